@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { TerminalError, isTerminal, sanitizeNetworkError, wrapError } from './index.ts';
+
+describe('TerminalError', () => {
+  it('survives wrapping and keeps its reason', () => {
+    const inner = new TerminalError('bad ref', { reason: 'InvalidConfiguration' });
+    const wrapped = wrapError('source catalog content', inner);
+    expect(wrapped.message).toBe('source catalog content: bad ref');
+    expect(isTerminal(wrapped)).toBe(true);
+    expect((wrapped as TerminalError).reason).toBe('InvalidConfiguration');
+  });
+
+  it('does not mark ordinary errors terminal', () => {
+    const wrapped = wrapError('error storing fbc', new Error('disk full'));
+    expect(isTerminal(wrapped)).toBe(false);
+    expect(wrapped.cause).toBeInstanceOf(Error);
+  });
+});
+
+describe('sanitizeNetworkError', () => {
+  it('removes ephemeral socket details for IPv4 and IPv6', () => {
+    expect(sanitizeNetworkError('Get "x": read tcp 10.0.0.1:51234->10.0.0.2:443: connection reset'))
+      .toBe('Get "x": connection reset');
+    expect(sanitizeNetworkError('write udp [::1]:5000->[fe80::1]:53: refused')).toBe('refused');
+  });
+
+  it('leaves other text untouched', () => {
+    expect(sanitizeNetworkError('no bundles found for package "foo"')).toBe('no bundles found for package "foo"');
+  });
+});

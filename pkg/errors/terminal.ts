@@ -1,0 +1,68 @@
+/**
+ * Failure vocabulary shared by every module.
+ *
+ * Expected domain outcomes (no bundle matches, a catalog file does not parse) are returned as
+ * values (see result.ts). Infrastructure failures are thrown `Error`s with a `cause`. A
+ * `TerminalError` marks a failure that retrying cannot fix (a malformed image reference, an
+ * invalid configuration); controllers report it with its `reason` and do not requeue.
+ */
+
+/** Condition reason used when a terminal error does not carry a more specific one. */
+export const DEFAULT_TERMINAL_REASON = 'Blocked';
+
+/** A failure that must not be retried with backoff. `reason` becomes the condition reason. */
+export class TerminalError extends Error {
+  readonly reason: string;
+
+  constructor(message: string, options?: { reason?: string; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'TerminalError';
+    this.reason = options?.reason ?? DEFAULT_TERMINAL_REASON;
+  }
+}
+
+/** True when `err`, or any error in its `cause` chain, is a TerminalError. */
+export function isTerminal(err: unknown): boolean {
+  return findTerminal(err) !== undefined;
+}
+
+/** The first TerminalError in `err`'s cause chain, if any. */
+export function findTerminal(err: unknown): TerminalError | undefined {
+  const seen = new Set<unknown>();
+  let cur: unknown = err;
+  while (cur instanceof Error && !seen.has(cur)) {
+    if (cur instanceof TerminalError) return cur;
+    seen.add(cur);
+    cur = cur.cause;
+  }
+  return undefined;
+}
+
+/** The message of any thrown value, without stack traces. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+/**
+ * Wraps `err` with `context` the way upstream's `fmt.Errorf("<context>: %w", err)` does:
+ * the message becomes `<context>: <inner message>` and the original error is the `cause`,
+ * so terminal-ness survives wrapping.
+ */
+export function wrapError(context: string, err: unknown): Error {
+  const wrapped = new Error(`${context}: ${errorMessage(err)}`, { cause: err });
+  const terminal = findTerminal(err);
+  if (terminal === undefined) return wrapped;
+  return new TerminalError(wrapped.message, { reason: terminal.reason, cause: err });
+}
+
+// Matches the ephemeral socket detail Go's net package puts in errors, e.g.
+// "read tcp 10.0.0.1:51234->10.0.0.2:443: ". Retries use a different source port, so the
+// detail is removed to keep condition messages stable across attempts.
+const SOCKET_DETAIL =
+  /(read|write) (tcp|udp) ((?:\d{1,3}\.){3}\d{1,3}|\[[0-9a-fA-F:.%\w]+\])(:\d+)?->((?:\d{1,3}\.){3}\d{1,3}|\[[0-9a-fA-F:.%\w]+\])(:\d+)?(: )?/g;
+
+/** Removes `(read|write) (tcp|udp) <ip[:port]>-><ip[:port]>(: )?` from a message. */
+export function sanitizeNetworkError(message: string): string {
+  return message.replace(SOCKET_DETAIL, '');
+}
