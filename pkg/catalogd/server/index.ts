@@ -1,0 +1,11 @@
+export { type CatalogContent, type CatalogServerOptions, buildCatalogServer } from './server.ts';
+export {
+  type Coding,
+  cleanPath,
+  dns1123SubdomainErrors,
+  evaluatePreconditions,
+  formatHttpDate,
+  negotiateCoding,
+  parseHttpDate,
+  parseRange,
+} from './http-semantics.ts';

@@ -1,0 +1,12 @@
+export { CONTENT_FILES, type ContentSummary, writeCatalogContent } from './content-writer.ts';
+export { createWorkerIngest, ingestInProcess } from './ingest.ts';
+export {
+  type ContentSource,
+  type IngestFn,
+  LocalDirStore,
+  type LocalDirStoreOptions,
+  type VersionInfo,
+  versionDirName,
+} from './local-dir-store.ts';
+export { type ByteRange, MetaIndex, MetaIndexBuilder, type MetaQuery } from './meta-index.ts';
+export { StoredVersion } from './stored-version.ts';

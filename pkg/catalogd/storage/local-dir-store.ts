@@ -1,0 +1,235 @@
+/**
+ * catalogd's content store: per catalog, versions keyed by image digest, each a directory
+ * written by `writeCatalogContent`, and `current.json` naming the version that is served.
+ *
+ * Layout under `root`:
+ *   <catalog>/current.json                {"digest","ref","unpackedAt"} of the served version
+ *   <catalog>/<sha256-hex...>/catalog.jsonl, .gz, .zst, index.json
+ *   .tmp-<catalog>-<random>/              a version being written (removed on failure/start-up)
+ *
+ * Guarantees:
+ * - Switching versions is atomic (rename of current.json); a reader sees the old or the new
+ *   version, never a mix, and never a 404 while some version exists.
+ * - A failed store leaves the served version untouched.
+ * - Content on disk is served again right after a restart: `open()` loads every catalog whose
+ *   current.json points at complete content.
+ * - Superseded versions are removed after a grace period (open reads finish first) and at
+ *   start-up; temp directories are removed at start-up and by `gc`.
+ * Stores of the same catalog are serialised; different catalogs proceed in parallel.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Meta } from '../../fbc/types.ts';
+import { CONTENT_FILES, type ContentSummary, writeCatalogContent } from './content-writer.ts';
+import { StoredVersion } from './stored-version.ts';
+
+/** Writes the content of an unpacked FBC directory into `targetDir` (see ingest-worker.ts). */
+export type IngestFn = (fbcDir: string, targetDir: string) => Promise<ContentSummary>;
+
+/** Where the content of a new version comes from. */
+export type ContentSource = { fbcDir: string } | { metas: AsyncIterable<Meta> | Iterable<Meta> };
+
+/** Identity of a version: the image digest (`sha256:<hex>`), its digest reference and unpack time. */
+export interface VersionInfo {
+  digest: string;
+  ref: string;
+  unpackedAt: string;
+}
+
+export interface LocalDirStoreOptions {
+  root: string;
+  ingest: IngestFn;
+  logger: Logger;
+  /** How long a superseded version stays on disk for requests already being served. */
+  retireGraceMs?: number;
+}
+
+const CURRENT = 'current.json';
+const TMP_PREFIX = '.tmp-';
+
+export class LocalDirStore {
+  readonly #root: string;
+  readonly #ingest: IngestFn;
+  readonly #log: Logger;
+  readonly #graceMs: number;
+  readonly #served = new Map<string, StoredVersion>();
+  readonly #locks = new Map<string, Promise<unknown>>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+
+  constructor(opts: LocalDirStoreOptions) {
+    this.#root = opts.root;
+    this.#ingest = opts.ingest;
+    this.#log = opts.logger;
+    this.#graceMs = opts.retireGraceMs ?? 60_000;
+  }
+
+  /** Creates the root, removes leftovers of interrupted writes and loads every servable catalog. */
+  async open(): Promise<void> {
+    await mkdir(this.#root, { recursive: true });
+    for (const entry of await readdir(this.#root, { withFileTypes: true })) {
+      const path = join(this.#root, entry.name);
+      if (entry.name.startsWith(TMP_PREFIX) || !entry.isDirectory()) {
+        await rm(path, { recursive: true, force: true });
+        continue;
+      }
+      const version = await this.#loadCurrent(entry.name);
+      if (version === undefined) {
+        await rm(path, { recursive: true, force: true });
+        continue;
+      }
+      this.#served.set(entry.name, version);
+      await this.#removeOtherVersions(entry.name, version.dirName);
+    }
+  }
+
+  /** The version served for `catalog`, if any. */
+  get(catalog: string): StoredVersion | undefined {
+    return this.#served.get(catalog);
+  }
+
+  /** Names of all catalogs with served content. */
+  catalogs(): string[] {
+    return [...this.#served.keys()].sort();
+  }
+
+  /** True when `catalog` is served, and (if given) at `digest`. */
+  contentExists(catalog: string, digest?: string): boolean {
+    const v = this.#served.get(catalog);
+    return v !== undefined && (digest === undefined || v.info.digest === digest);
+  }
+
+  /**
+   * Writes a new version of `catalog` from `source` and switches to it. When the same digest is
+   * already served its content is rewritten only if `force` is set. Errors leave the served
+   * version untouched and are thrown with the ingest error as `cause`.
+   */
+  store(catalog: string, info: VersionInfo, source: ContentSource, force = false): Promise<StoredVersion> {
+    return this.#serialised(catalog, async () => {
+      const existing = this.#served.get(catalog);
+      if (!force && existing?.info.digest === info.digest) return existing;
+      const tmp = join(this.#root, `${TMP_PREFIX}${catalog}-${randomBytes(6).toString('hex')}`);
+      await mkdir(tmp, { recursive: true, mode: 0o700 });
+      try {
+        if ('fbcDir' in source) await this.#ingest(source.fbcDir, tmp);
+        else await writeCatalogContent(tmp, source.metas);
+        const dirName = versionDirName(info.digest);
+        const catalogDir = join(this.#root, catalog);
+        await mkdir(catalogDir, { recursive: true });
+        const target = join(catalogDir, dirName);
+        let oldDir = existing?.dir;
+        if (existing?.dirName === dirName) {
+          // Same digest rewritten (force): move the served copy aside; open reads keep their fds.
+          oldDir = join(this.#root, `${TMP_PREFIX}${catalog}-old-${randomBytes(4).toString('hex')}`);
+          await rename(target, oldDir);
+        }
+        await rm(target, { recursive: true, force: true });
+        await rename(tmp, target);
+        const next = await StoredVersion.load(catalog, target, dirName, info);
+        const currentTmp = join(catalogDir, `${CURRENT}.${randomBytes(4).toString('hex')}`);
+        await writeFile(currentTmp, `${JSON.stringify(info)}\n`);
+        await rename(currentTmp, join(catalogDir, CURRENT));
+        this.#served.set(catalog, next);
+        if (existing !== undefined && oldDir !== undefined) this.#retire(catalog, existing, oldDir);
+        return next;
+      } catch (err) {
+        await rm(tmp, { recursive: true, force: true });
+        throw err;
+      }
+    });
+  }
+
+  /** Stops serving `catalog` and removes all of its content. */
+  delete(catalog: string): Promise<void> {
+    return this.#serialised(catalog, async () => {
+      const existing = this.#served.get(catalog);
+      this.#served.delete(catalog);
+      await existing?.close();
+      await rm(join(this.#root, catalog), { recursive: true, force: true });
+    });
+  }
+
+  /**
+   * Garbage collection: removes the content of every catalog not in `keep` (catalogs deleted
+   * while catalogd was down) and temp directories of writes that are not running.
+   */
+  async gc(keep: ReadonlySet<string>): Promise<string[]> {
+    const removed: string[] = [];
+    for (const entry of await readdir(this.#root, { withFileTypes: true })) {
+      if (entry.name.startsWith(TMP_PREFIX)) {
+        const catalog = entry.name.slice(TMP_PREFIX.length).replace(/-[^-]*$/, '');
+        if (this.#locks.has(catalog)) continue;
+        await rm(join(this.#root, entry.name), { recursive: true, force: true });
+        removed.push(entry.name);
+      } else if (!keep.has(entry.name)) {
+        await this.delete(entry.name);
+        removed.push(entry.name);
+      }
+    }
+    return removed;
+  }
+
+  /** Closes open file handles and cancels pending retirements (for shutdown and tests). */
+  async close(): Promise<void> {
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+    await Promise.all([...this.#served.values()].map((v) => v.close()));
+  }
+
+  async #loadCurrent(catalog: string): Promise<StoredVersion | undefined> {
+    const catalogDir = join(this.#root, catalog);
+    try {
+      const info = JSON.parse(await readFile(join(catalogDir, CURRENT), 'utf8')) as VersionInfo;
+      if (typeof info.digest !== 'string' || typeof info.ref !== 'string') return undefined;
+      const dirName = versionDirName(info.digest);
+      const dir = join(catalogDir, dirName);
+      for (const f of Object.values(CONTENT_FILES)) await stat(join(dir, f));
+      return await StoredVersion.load(catalog, dir, dirName, info);
+    } catch (err) {
+      this.#log.warn({ catalog, err }, 'discarding unreadable stored catalog');
+      return undefined;
+    }
+  }
+
+  async #removeOtherVersions(catalog: string, keepDir: string): Promise<void> {
+    const catalogDir = join(this.#root, catalog);
+    for (const entry of await readdir(catalogDir)) {
+      if (entry === keepDir || entry === CURRENT) continue;
+      await rm(join(catalogDir, entry), { recursive: true, force: true });
+    }
+  }
+
+  /** Closes `old` and removes `oldDir` (its content) once requests in flight have had time to finish. */
+  #retire(catalog: string, old: StoredVersion, oldDir: string): void {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      void this.#serialised(catalog, async () => {
+        await old.close();
+        if (this.#served.get(catalog)?.dir === oldDir) return;
+        await rm(oldDir, { recursive: true, force: true });
+      }).catch((err: unknown) => this.#log.warn({ catalog, err }, 'removing superseded catalog content failed'));
+    }, this.#graceMs);
+    timer.unref();
+    this.#timers.add(timer);
+  }
+
+  #serialised<T>(catalog: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.#locks.get(catalog) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => undefined);
+    this.#locks.set(catalog, tail);
+    void tail.then(() => {
+      if (this.#locks.get(catalog) === tail) this.#locks.delete(catalog);
+    });
+    return next;
+  }
+}
+
+/** Directory name of a version: the digest with its algorithm separator made path-safe. */
+export function versionDirName(digest: string): string {
+  if (!/^[a-z0-9]+(?:[+._-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$/.test(digest)) {
+    throw new Error(`invalid content digest ${JSON.stringify(digest)}`);
+  }
+  return digest.replace(':', '-');
+}
