@@ -9,3 +9,4 @@ export {
   parseHttpDate,
   parseRange,
 } from './http-semantics.ts';
+export { type Certificate, type CertificatePaths, type SecureContextTarget, loadCertificate, watchCertificate } from './tls.ts';

@@ -1,0 +1,16 @@
+/**
+ * The streams a command writes to. Commands take this instead of touching `process` so they
+ * can be run and asserted in tests.
+ */
+import type { Writable } from 'node:stream';
+
+export interface CommandIO {
+  stdout: Writable;
+  stderr: Writable;
+}
+
+/** A command: argv after the command words in, exit code out. */
+export type Command = (args: string[], io: CommandIO) => Promise<number>;
+
+/** Exit codes shared by all commands: 0 success, 1 the operation failed, 2 usage error. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;

@@ -1,0 +1,60 @@
+/**
+ * TLS material for the catalog server, reloaded when the files change. Secret volumes are
+ * updated by swapping a symlink, which file-system events do not reliably report, so the files
+ * are polled. A changed pair that does not load (half-written, mismatched) is logged and the
+ * server keeps the previous certificate.
+ */
+import { readFileSync, unwatchFile, watchFile } from 'node:fs';
+import { createSecureContext } from 'node:tls';
+import type { Logger } from 'pino';
+
+/** Paths of a PEM certificate (chain) and its private key. */
+export interface CertificatePaths {
+  certPath: string;
+  keyPath: string;
+}
+
+/** A certificate and key read from disk. */
+export interface Certificate {
+  cert: Buffer;
+  key: Buffer;
+}
+
+/** Reads and checks the pair; throws with the file at fault named. */
+export function loadCertificate(paths: CertificatePaths): Certificate {
+  const cert = readFileSync(paths.certPath);
+  const key = readFileSync(paths.keyPath);
+  try {
+    createSecureContext({ cert, key });
+  } catch (err) {
+    throw new Error(`invalid TLS certificate ${paths.certPath} or key ${paths.keyPath}: ${(err as Error).message}`, { cause: err });
+  }
+  return { cert, key };
+}
+
+/** Anything that can switch its TLS context (node:https and node:tls servers). */
+export interface SecureContextTarget {
+  setSecureContext(options: { cert: Buffer; key: Buffer }): void;
+}
+
+/**
+ * Polls both files every `intervalMs` and installs a new pair on `server` when either changed
+ * and the pair loads. Returns a function that stops watching.
+ */
+export function watchCertificate(server: SecureContextTarget, paths: CertificatePaths, log: Logger, intervalMs = 10_000): () => void {
+  const onChange = (): void => {
+    try {
+      server.setSecureContext(loadCertificate(paths));
+      log.info({ certPath: paths.certPath }, 'reloaded TLS certificate');
+    } catch (err) {
+      log.warn({ err, certPath: paths.certPath }, 'keeping previous TLS certificate');
+    }
+  };
+  const opts = { interval: intervalMs, persistent: false };
+  watchFile(paths.certPath, opts, onChange);
+  watchFile(paths.keyPath, opts, onChange);
+  return () => {
+    unwatchFile(paths.certPath, onChange);
+    unwatchFile(paths.keyPath, onChange);
+  };
+}
