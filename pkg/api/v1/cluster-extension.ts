@@ -1,0 +1,186 @@
+/**
+ * The ClusterExtension kind: zod schemas and types for what operator-controller reads from
+ * the object and the status it writes.
+ *
+ * The API server validates these objects against config/crd (formats, CEL rules,
+ * immutability), so the schemas check shape only. Schema defaults mirror the CRD's, so a
+ * manifest read from a file parses to the same value the server would store.
+ */
+import { z } from 'zod';
+import { Condition } from './conditions.ts';
+import { API_VERSION, CLUSTER_EXTENSION } from './constants.ts';
+import { LabelSelector, ObjectMeta } from './object-meta.ts';
+import { parseObject } from './parse.ts';
+import type { Result } from '../../errors/index.ts';
+
+/** Values of `spec.source.sourceType`. */
+export const SourceType = {
+  Catalog: 'Catalog',
+} as const;
+
+/** Values of `spec.source.catalog.upgradeConstraintPolicy`. */
+export const UpgradeConstraintPolicy = {
+  /** Upgrade only along the catalog's upgrade edges (the default). */
+  CatalogProvided: 'CatalogProvided',
+  /** Any bundle in the version range is allowed, including downgrades. */
+  SelfCertified: 'SelfCertified',
+} as const;
+
+/** One of CatalogProvided, SelfCertified. */
+export type UpgradeConstraintPolicy = (typeof UpgradeConstraintPolicy)[keyof typeof UpgradeConstraintPolicy];
+
+/** Values of `spec.install.preflight.crdUpgradeSafety.enforcement`. */
+export const CrdUpgradeSafetyEnforcement = {
+  /** Skip the CRD upgrade-safety check. */
+  None: 'None',
+  /** Block an install or upgrade whose CRD changes are unsafe (the behaviour when unset). */
+  Strict: 'Strict',
+} as const;
+
+/** One of None, Strict. */
+export type CrdUpgradeSafetyEnforcement = (typeof CrdUpgradeSafetyEnforcement)[keyof typeof CrdUpgradeSafetyEnforcement];
+
+/** Values of `spec.config.configType`. */
+export const ConfigType = {
+  Inline: 'Inline',
+} as const;
+
+/**
+ * `spec.source.catalog`: which bundle to pick from the served catalogs.
+ *
+ * `version` is a Masterminds semver constraint; absent or "" means no range filter. `channels`
+ * absent or empty means every channel. `selector` absent or empty selects every catalog.
+ */
+export const CatalogFilter = z.object({
+  packageName: z.string().min(1),
+  version: z.string().optional(),
+  channels: z.array(z.string()).optional(),
+  selector: LabelSelector.optional(),
+  upgradeConstraintPolicy: z
+    .enum([UpgradeConstraintPolicy.CatalogProvided, UpgradeConstraintPolicy.SelfCertified])
+    .default(UpgradeConstraintPolicy.CatalogProvided),
+});
+
+/** `spec.source.catalog`; see the `CatalogFilter` schema. */
+export type CatalogFilter = z.infer<typeof CatalogFilter>;
+
+/**
+ * `spec.source`. `Catalog` is the only source type, and the CRD requires `catalog` with it, so
+ * the parsed form always has `catalog`.
+ */
+export const ClusterExtensionSource = z.object({
+  sourceType: z.literal(SourceType.Catalog),
+  catalog: CatalogFilter,
+});
+
+/** `spec.source`; see the `ClusterExtensionSource` schema. */
+export type ClusterExtensionSource = z.infer<typeof ClusterExtensionSource>;
+
+/** `spec.serviceAccount`: the ServiceAccount in `spec.namespace` used for the extension's objects. */
+export const ServiceAccountReference = z.object({
+  name: z.string().min(1),
+});
+
+/** `spec.serviceAccount`; see the `ServiceAccountReference` schema. */
+export type ServiceAccountReference = z.infer<typeof ServiceAccountReference>;
+
+/**
+ * `spec.install`. The CRD requires `preflight.crdUpgradeSafety` whenever `install` is given;
+ * an absent `install` (or `preflight`) means Strict enforcement.
+ */
+export const ClusterExtensionInstallConfig = z.object({
+  preflight: z
+    .object({
+      crdUpgradeSafety: z.object({
+        enforcement: z.enum([CrdUpgradeSafetyEnforcement.None, CrdUpgradeSafetyEnforcement.Strict]),
+      }),
+    })
+    .optional(),
+});
+
+/** `spec.install`; see the `ClusterExtensionInstallConfig` schema. */
+export type ClusterExtensionInstallConfig = z.infer<typeof ClusterExtensionInstallConfig>;
+
+/**
+ * `spec.config`: bundle configuration. `inline` is an arbitrary non-empty JSON object; for
+ * registry+v1 bundles its keys are `watchNamespace` and `deploymentConfig`, and it is checked
+ * against the resolved bundle's configuration schema at reconcile time, not here.
+ */
+export const ClusterExtensionConfig = z.object({
+  configType: z.literal(ConfigType.Inline),
+  inline: z.record(z.string(), z.unknown()),
+});
+
+/** `spec.config`; see the `ClusterExtensionConfig` schema. */
+export type ClusterExtensionConfig = z.infer<typeof ClusterExtensionConfig>;
+
+/** `spec` of a ClusterExtension. `namespace`, `serviceAccount` and `source` are required. */
+export const ClusterExtensionSpec = z.object({
+  namespace: z.string().min(1),
+  serviceAccount: ServiceAccountReference,
+  source: ClusterExtensionSource,
+  install: ClusterExtensionInstallConfig.optional(),
+  config: ClusterExtensionConfig.optional(),
+});
+
+/** `spec` of a ClusterExtension; see the `ClusterExtensionSpec` schema. */
+export type ClusterExtensionSpec = z.infer<typeof ClusterExtensionSpec>;
+
+/**
+ * Identity of an installed bundle (`status.install.bundle`). `version` is semver; `release` is
+ * set only when release support is enabled and the catalog gives one (otherwise the release,
+ * if any, travels in `version`'s build metadata, e.g. `1.0.0+2`).
+ */
+export const BundleMetadata = z.object({
+  name: z.string().min(1),
+  version: z.string().min(1),
+  release: z.string().optional(),
+});
+
+/** `status.install.bundle`; see the `BundleMetadata` schema. */
+export type BundleMetadata = z.infer<typeof BundleMetadata>;
+
+/** `status.install`: present exactly while a bundle is installed. */
+export const ClusterExtensionInstallStatus = z.object({
+  bundle: BundleMetadata,
+});
+
+/** `status.install`; see the `ClusterExtensionInstallStatus` schema. */
+export type ClusterExtensionInstallStatus = z.infer<typeof ClusterExtensionInstallStatus>;
+
+/**
+ * `status` of a ClusterExtension, written only by operator-controller. Condition types and
+ * reasons are those of `ClusterExtensionConditionType` and `ClusterExtensionReason`.
+ */
+export const ClusterExtensionStatus = z.object({
+  conditions: z.array(Condition).optional(),
+  install: ClusterExtensionInstallStatus.optional(),
+});
+
+/** `status` of a ClusterExtension; see the `ClusterExtensionStatus` schema. */
+export type ClusterExtensionStatus = z.infer<typeof ClusterExtensionStatus>;
+
+/**
+ * A ClusterExtension as our code sees it. `apiVersion` and `kind` may be absent (list items
+ * from some clients omit them) but must be right when present, so a manifest of another kind
+ * is rejected. `spec` is required here although the CRD (like upstream's) accepts an object
+ * without one: such an object cannot be acted on, and parsing it fails with a clear error.
+ */
+export const ClusterExtension = z.object({
+  apiVersion: z.literal(API_VERSION).optional(),
+  kind: z.literal(CLUSTER_EXTENSION.kind).optional(),
+  metadata: ObjectMeta,
+  spec: ClusterExtensionSpec,
+  status: ClusterExtensionStatus.optional(),
+});
+
+/** A parsed ClusterExtension; see the `ClusterExtension` schema. */
+export type ClusterExtension = z.infer<typeof ClusterExtension>;
+
+/**
+ * Parses a ClusterExtension read from the API server or a file. Fails (never throws) with a
+ * one-line message naming the object and every offending field path.
+ */
+export function parseClusterExtension(input: unknown): Result<ClusterExtension, string> {
+  return parseObject(ClusterExtension, CLUSTER_EXTENSION.kind, input);
+}

@@ -1,0 +1,140 @@
+/**
+ * The closed vocabulary of status conditions: the `metav1.Condition` shape, and the condition
+ * types and reasons each kind uses. Controllers set only these; tools and users match on them
+ * exactly as on upstream OLM v1, so the strings are API contracts.
+ */
+import { z } from 'zod';
+
+/** Values of a condition's `status`. */
+export const ConditionStatus = {
+  True: 'True',
+  False: 'False',
+  Unknown: 'Unknown',
+} as const;
+
+/** One of `True`, `False`, `Unknown`. */
+export type ConditionStatus = (typeof ConditionStatus)[keyof typeof ConditionStatus];
+
+/**
+ * A status condition as the API server stores it (Kubernetes `metav1.Condition`).
+ *
+ * `type` and `reason` are plain strings here because objects read back may carry conditions
+ * other writers added; compare them with the vocabulary below. `lastTransitionTime` is an
+ * RFC 3339 timestamp in whole seconds (`2024-01-02T03:04:05Z`). `observedGeneration` is the
+ * `metadata.generation` the condition was computed for; our controllers always set it.
+ * `message` may be empty; the CRD caps it at 32768 characters.
+ */
+export const Condition = z.object({
+  type: z.string().min(1),
+  status: z.enum([ConditionStatus.True, ConditionStatus.False, ConditionStatus.Unknown]),
+  reason: z.string().min(1),
+  message: z.string(),
+  lastTransitionTime: z.string().min(1),
+  observedGeneration: z.number().int().nonnegative().optional(),
+});
+
+/** A status condition; see the `Condition` schema. */
+export type Condition = z.infer<typeof Condition>;
+
+/** Condition types of a ClusterExtension. */
+export const ClusterExtensionConditionType = {
+  /** Whether a bundle is installed; its reason says why not. */
+  Installed: 'Installed',
+  /** Whether the extension is moving towards (or has reached) its desired state. */
+  Progressing: 'Progressing',
+  /** Roll-up of the three deprecation conditions below. */
+  Deprecated: 'Deprecated',
+  /** The package is deprecated in the catalog. */
+  PackageDeprecated: 'PackageDeprecated',
+  /** A channel the extension follows is deprecated. */
+  ChannelDeprecated: 'ChannelDeprecated',
+  /** The installed bundle is deprecated. */
+  BundleDeprecated: 'BundleDeprecated',
+} as const;
+
+/** A ClusterExtension condition type. */
+export type ClusterExtensionConditionType =
+  (typeof ClusterExtensionConditionType)[keyof typeof ClusterExtensionConditionType];
+
+/** Every ClusterExtension condition type, in the order upstream lists them. */
+export const CLUSTER_EXTENSION_CONDITION_TYPES: readonly ClusterExtensionConditionType[] =
+  Object.values(ClusterExtensionConditionType);
+
+/** Condition reasons used on a ClusterExtension. */
+export const ClusterExtensionReason = {
+  /** Installed True: a bundle is installed; Progressing True: desired state reached. */
+  Succeeded: 'Succeeded',
+  /** Installed False or Unknown: nothing installed, or the installed state could not be read. */
+  Failed: 'Failed',
+  /** Progressing False: a terminal error without a more specific reason; no retry. */
+  Blocked: 'Blocked',
+  /** Progressing True: a transient error; the controller retries with backoff. */
+  Retrying: 'Retrying',
+  /** Progressing False: `spec.config` does not fit the bundle's configuration schema; no retry. */
+  InvalidConfiguration: 'InvalidConfiguration',
+  /** Installed False (revision-based runtime) or BundleDeprecated Unknown: nothing installed yet. */
+  Absent: 'Absent',
+  /** Progressing True (revision-based runtime): a new revision is rolling out. */
+  RollingOut: 'RollingOut',
+  /** Progressing False (revision-based runtime): a revision did not roll out in time. */
+  ProgressDeadlineExceeded: 'ProgressDeadlineExceeded',
+  /** Deprecation condition True. */
+  Deprecated: 'Deprecated',
+  /** Deprecation condition False. */
+  NotDeprecated: 'NotDeprecated',
+  /** Deprecation condition Unknown: no catalog data to decide from. */
+  DeprecationStatusUnknown: 'DeprecationStatusUnknown',
+} as const;
+
+/** A ClusterExtension condition reason. */
+export type ClusterExtensionReason = (typeof ClusterExtensionReason)[keyof typeof ClusterExtensionReason];
+
+/** Every ClusterExtension condition reason, in the order upstream lists them. */
+export const CLUSTER_EXTENSION_REASONS: readonly ClusterExtensionReason[] = Object.values(ClusterExtensionReason);
+
+/** Condition types of a ClusterCatalog. */
+export const ClusterCatalogConditionType = {
+  /** Whether catalogd serves the catalog's content. */
+  Serving: 'Serving',
+  /** Whether catalogd is moving towards (or has reached) the desired content. */
+  Progressing: 'Progressing',
+} as const;
+
+/** A ClusterCatalog condition type. */
+export type ClusterCatalogConditionType =
+  (typeof ClusterCatalogConditionType)[keyof typeof ClusterCatalogConditionType];
+
+/** Every ClusterCatalog condition type. */
+export const CLUSTER_CATALOG_CONDITION_TYPES: readonly ClusterCatalogConditionType[] =
+  Object.values(ClusterCatalogConditionType);
+
+/** Condition reasons used on a ClusterCatalog. */
+export const ClusterCatalogReason = {
+  /** Serving True: content from the resolved source is served. */
+  Available: 'Available',
+  /** Serving False: no content is served (for example during deletion). */
+  Unavailable: 'Unavailable',
+  /** Serving False: `spec.availabilityMode` is Unavailable. */
+  UserSpecifiedUnavailable: 'UserSpecifiedUnavailable',
+  /** Progressing True: content unpacked and stored, or the Unavailable mode applied. */
+  Succeeded: 'Succeeded',
+  /** Progressing True: a transient error; catalogd retries with backoff. */
+  Retrying: 'Retrying',
+  /** Progressing False: a terminal error; no retry until the object changes. */
+  Blocked: 'Blocked',
+} as const;
+
+/** A ClusterCatalog condition reason. */
+export type ClusterCatalogReason = (typeof ClusterCatalogReason)[keyof typeof ClusterCatalogReason];
+
+/** Every ClusterCatalog condition reason. */
+export const CLUSTER_CATALOG_REASONS: readonly ClusterCatalogReason[] = Object.values(ClusterCatalogReason);
+
+/** The condition of `type` in `conditions`, or undefined when there is none. */
+export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+  if (conditions === undefined) return undefined;
+  for (const c of conditions) {
+    if (c.type === type) return c;
+  }
+  return undefined;
+}

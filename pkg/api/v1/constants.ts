@@ -1,0 +1,110 @@
+/**
+ * Fixed names of the OLM v1 API: group, version, kinds and resources, and the label,
+ * annotation and finalizer keys both controllers and the CLI put on objects.
+ *
+ * Every value here is an API contract shared with upstream OLM v1 (objects written by one
+ * implementation must be understood by the other), so none may change.
+ */
+
+/** API group of ClusterExtension and ClusterCatalog. */
+export const GROUP = 'olm.operatorframework.io';
+
+/** The only served and stored version of both kinds. */
+export const VERSION = 'v1';
+
+/** `apiVersion` of both kinds. */
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+/**
+ * Names of one cluster-scoped kind of this group: everything needed to build a REST path
+ * (`/apis/<group>/<version>/<plural>/<name>`), a list or watch request, or an owner reference.
+ */
+export interface ResourceNames {
+  readonly group: typeof GROUP;
+  readonly version: typeof VERSION;
+  readonly apiVersion: typeof API_VERSION;
+  readonly kind: string;
+  readonly listKind: string;
+  readonly plural: string;
+  readonly singular: string;
+  /** `metadata.name` of the CustomResourceDefinition that serves the kind. */
+  readonly crdName: string;
+}
+
+/** Names of the ClusterExtension kind. */
+export const CLUSTER_EXTENSION = {
+  group: GROUP,
+  version: VERSION,
+  apiVersion: API_VERSION,
+  kind: 'ClusterExtension',
+  listKind: 'ClusterExtensionList',
+  plural: 'clusterextensions',
+  singular: 'clusterextension',
+  crdName: `clusterextensions.${GROUP}`,
+} as const satisfies ResourceNames;
+
+/** Names of the ClusterCatalog kind. */
+export const CLUSTER_CATALOG = {
+  group: GROUP,
+  version: VERSION,
+  apiVersion: API_VERSION,
+  kind: 'ClusterCatalog',
+  listKind: 'ClusterCatalogList',
+  plural: 'clustercatalogs',
+  singular: 'clustercatalog',
+  crdName: `clustercatalogs.${GROUP}`,
+} as const satisfies ResourceNames;
+
+/**
+ * Label catalogd keeps equal to a ClusterCatalog's `metadata.name`, so that a ClusterExtension's
+ * `spec.source.catalog.selector.matchLabels` can pick catalogs by name.
+ */
+export const METADATA_NAME_LABEL = 'olm.operatorframework.io/metadata.name';
+
+/**
+ * Label on every object installed for a ClusterExtension: the owner's kind, always
+ * `ClusterExtension`. With OWNER_NAME_LABEL it selects the objects of one extension.
+ */
+export const OWNER_KIND_LABEL = 'olm.operatorframework.io/owner-kind';
+
+/** Label on every object installed for a ClusterExtension: the extension's name. */
+export const OWNER_NAME_LABEL = 'olm.operatorframework.io/owner-name';
+
+/**
+ * Keys under which a release record stores which bundle it installed. Each is written as a
+ * label when the value is a valid label value, otherwise as an annotation (image references and
+ * versions with `+` are not valid label values); readers must look in both places.
+ */
+export const RELEASE_LABELS = {
+  bundleName: 'olm.operatorframework.io/bundle-name',
+  packageName: 'olm.operatorframework.io/package-name',
+  bundleVersion: 'olm.operatorframework.io/bundle-version',
+  bundleReference: 'olm.operatorframework.io/bundle-reference',
+  /** Present only when the bundle's release is known and release support is enabled. */
+  bundleRelease: 'olm.operatorframework.io/bundle-release',
+} as const;
+
+/**
+ * ClusterCatalog finalizer: while present, deleting the catalog first removes its served
+ * content and unpack cache. catalogd adds it while the catalog is Available and removes it while
+ * `availabilityMode` is Unavailable.
+ */
+export const DELETE_SERVER_CACHE_FINALIZER = 'olm.operatorframework.io/delete-server-cache';
+
+/** ClusterExtension finalizer: on deletion, remove the extension's bundle unpack cache. */
+export const CLEANUP_UNPACK_CACHE_FINALIZER = 'olm.operatorframework.io/cleanup-unpack-cache';
+
+/**
+ * ClusterExtension finalizer: on deletion, stop the watches that track the extension's
+ * installed objects for drift.
+ */
+export const CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER = 'olm.operatorframework.io/cleanup-contentmanager-cache';
+
+/**
+ * OCI image config label of a catalog image: the directory inside the image that holds the
+ * file-based catalog (usually `/configs`). An image without it is not a catalog image.
+ */
+export const CONFIGS_LOCATION_LABEL = 'operators.operatorframework.io.index.configs.v1';
+
+/** Server-side apply field manager operator-controller uses for every object it applies. */
+export const FIELD_MANAGER = 'olm.operatorframework.io/clusterextension-controller';

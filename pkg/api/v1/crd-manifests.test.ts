@@ -1,0 +1,116 @@
+// Checks on the CRD manifests in config/crd that need no API server: that they agree with the
+// names in constants.ts and that the version-expression regex behaves as the specification's
+// admission table says. test/integration/crds.test.ts checks every rule on a real API server.
+import { readFileSync } from 'node:fs';
+import { load } from 'js-yaml';
+import { describe, expect, it } from 'vitest';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION, GROUP, type ResourceNames, VERSION } from '../index.ts';
+
+type Json = Record<string, unknown>;
+
+function readCrd(names: ResourceNames): Json {
+  const url = new URL(`../../../config/crd/${GROUP}_${names.plural}.yaml`, import.meta.url);
+  return load(readFileSync(url, 'utf8')) as Json;
+}
+
+// Walks `path` through nested objects; arrays are indexed by number.
+function at(obj: unknown, ...path: (string | number)[]): unknown {
+  let cur: unknown = obj;
+  for (const key of path) cur = (cur as Record<string | number, unknown> | undefined)?.[key];
+  return cur;
+}
+
+function schemaOf(crd: Json): Json {
+  return at(crd, 'spec', 'versions', 0, 'schema', 'openAPIV3Schema') as Json;
+}
+
+const KINDS = [CLUSTER_EXTENSION, CLUSTER_CATALOG];
+
+describe('CRD manifests', () => {
+  for (const names of KINDS) {
+    it(`${names.kind}: names, scope and the single v1 version agree with constants.ts`, () => {
+      const crd = readCrd(names);
+      expect(at(crd, 'metadata', 'name')).toBe(names.crdName);
+      expect(at(crd, 'spec', 'group')).toBe(GROUP);
+      expect(at(crd, 'spec', 'scope')).toBe('Cluster');
+      expect(at(crd, 'spec', 'names')).toEqual({
+        kind: names.kind,
+        listKind: names.listKind,
+        plural: names.plural,
+        singular: names.singular,
+      });
+      expect(at(crd, 'spec', 'versions', 'length')).toBe(1);
+      expect(at(crd, 'spec', 'versions', 0)).toMatchObject({
+        name: VERSION,
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+      });
+    });
+  }
+
+  it('ClusterExtension: printer columns are those of upstream', () => {
+    const columns = at(readCrd(CLUSTER_EXTENSION), 'spec', 'versions', 0, 'additionalPrinterColumns') as Json[];
+    expect(columns.map((c) => [c.name, c.jsonPath])).toEqual([
+      ['Installed Bundle', '.status.install.bundle.name'],
+      ['Version', '.status.install.bundle.version'],
+      ['Installed', ".status.conditions[?(@.type=='Installed')].status"],
+      ['Progressing', ".status.conditions[?(@.type=='Progressing')].status"],
+      ['Age', '.metadata.creationTimestamp'],
+    ]);
+  });
+
+  it('ClusterCatalog: printer columns are those of upstream', () => {
+    const columns = at(readCrd(CLUSTER_CATALOG), 'spec', 'versions', 0, 'additionalPrinterColumns') as Json[];
+    expect(columns.map((c) => [c.name, c.jsonPath])).toEqual([
+      ['LastUnpacked', '.status.lastUnpacked'],
+      ['Serving', '.status.conditions[?(@.type=="Serving")].status'],
+      ['Age', '.metadata.creationTimestamp'],
+    ]);
+  });
+
+  it('ClusterExtension: serviceAccount and its name are required (v1.10 model, not HEAD)', () => {
+    const spec = at(schemaOf(readCrd(CLUSTER_EXTENSION)), 'properties', 'spec') as Json;
+    expect(spec.required).toEqual(['namespace', 'serviceAccount', 'source']);
+    expect(at(spec, 'properties', 'serviceAccount', 'required')).toEqual(['name']);
+    // Boxcutter-only field, deliberately not served.
+    expect(at(spec, 'properties', 'progressDeadlineMinutes')).toBeUndefined();
+  });
+});
+
+// The version rule, evaluated with a JavaScript RegExp. CEL uses RE2, which agrees with
+// JavaScript on this ASCII-only pattern; the real evaluation is in the integration suite.
+function versionRegex(): RegExp {
+  const catalog = at(schemaOf(readCrd(CLUSTER_EXTENSION)), 'properties', 'spec', 'properties', 'source', 'properties', 'catalog');
+  const rules = at(catalog, 'properties', 'version', 'x-kubernetes-validations') as { rule: string; message: string }[];
+  expect(rules.map((r) => r.message)).toEqual(['invalid version expression']);
+  const match = /^self\.matches\("(.*)"\)$/.exec(rules[0]?.rule ?? '');
+  if (match?.[1] === undefined) throw new Error('version rule is not self.matches("...")');
+  // CEL string literal: `\\` stands for one backslash (the only escape the pattern uses).
+  return new RegExp(match[1].replaceAll('\\\\', '\\'));
+}
+
+// The specification's admission table (api-and-controllers.md §1.1, resolver.md §2.4.6) with
+// the operators applied to a version, plus the quirks of the regex.
+const ACCEPTED = [
+  '1.2.3', '1.2.3-alpha.1+metadata', '1.2.3-alpha-beta', '>=1.2.3', '=>1.2.3', '>= 1.2.3', '>=v1.2.3', '>= v1.2.3',
+  '<=1.2.3', '=<1.2.3', '=1.2.3', '!=1.2.3', '<1.2.3', '>1.2.3', '~1.2.2', '~>1.2.3', '^1.2.3', 'v1.2.3',
+  '1.x', '1.X', '1.*', '1.2.x', '1.2.X', '1.2.*', '>=1.2.3 <2.3.4', '>=1.2.3,<2.3.4', '>=1.2.3, <2.3.4',
+  '<1.2.3||>2.3.4', '<1.2.3|| >2.3.4', '<1.2.3 ||>2.3.4', '<1.2.3 || >2.3.4', '>1.0.0,<1.2.3 || >2.1.0',
+  '<1.2.3-abc >2.3.4-def', '<1.2.3-abc+def >2.3.4-ghi+jkl',
+  // quirks
+  '1.x.x', '*', 'x', '>=1.0.0 <2.*', '|',
+];
+const REJECTED = [
+  'invalid-semver', '1.2.3.4', '1.2.3-beta!', '1.2.3.alpha', '1..2.3', '1.2.3-pre+bad_metadata', '1.2.-3', '.1.2.3',
+  '<<1.2.3', '>>1.2.3', '>~1.2.3', '==1.2.3', '=!1.2.3', '!1.2.3', '1.Y', '>1.2.3 && <2.3.4', '>1.2.3;<2.3.4',
+  '01.2.3', '1.02.3', '1.2.03', '1.2.3 - 2.3.4',
+  // quirks
+  '1.*.*', '>=1.0.0 <2.0.*', '>=1.0.0 <*',
+];
+
+describe('version expression rule', () => {
+  const re = versionRegex();
+  for (const v of ACCEPTED) it(`accepts ${JSON.stringify(v)}`, () => expect(re.test(v)).toBe(true));
+  for (const v of REJECTED) it(`rejects ${JSON.stringify(v)}`, () => expect(re.test(v)).toBe(false));
+});
