@@ -25,6 +25,16 @@ export const commands = new Map<string, Entry>([
       load: async () => (await import('./catalog-serve.ts')).runCatalogServe,
     },
   ],
+  [
+    'resolve',
+    {
+      summary: 'show which bundle a ClusterExtension would get from FBC directories',
+      load: async () => {
+        const [{ runResolve }, { loadFS }] = await Promise.all([import('./resolve.ts'), import('../../pkg/fbc/index.ts')]);
+        return (args, io) => runResolve(args, io, { loadCatalogDir: (dir) => loadFS(dir) });
+      },
+    },
+  ],
 ]);
 
 /** The help text listing every command. */

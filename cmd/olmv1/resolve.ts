@@ -1,0 +1,201 @@
+/**
+ * `olmv1 resolve`: which bundle a ClusterExtension with the given spec would get from local
+ * file-based catalog directories, decided by the same resolver operator-controller runs.
+ * Scripts depend on the output contract: one JSON object on stdout, exit 0 on success,
+ * 1 with `{"error": ...}` (the Progressing condition's message) when nothing resolves,
+ * 2 for usage errors (help text on stderr).
+ */
+import { basename } from 'node:path';
+import { parseArgs } from 'node:util';
+import { errorMessage } from '../../pkg/errors/index.ts';
+import type { DeclarativeConfig } from '../../pkg/fbc/types.ts';
+import {
+  checkVersionRange,
+  metadataFor,
+  packagePartition,
+  resolve,
+  type CatalogInput,
+} from '../../pkg/resolve/index.ts';
+import { type CommandIO, EXIT } from './io.ts';
+
+const HELP = `Usage: olmv1 resolve --package NAME --catalog [NAME[:PRIORITY]=]DIR [--catalog ...] [options]
+
+Resolves the bundle a ClusterExtension would install or upgrade to, using file-based catalog
+directories instead of ClusterCatalogs.
+
+Options:
+  --package NAME                   package to resolve (required)
+  --channel NAME                   only bundles in this channel; repeatable
+  --version RANGE                  version range, e.g. ">=1.2.0 <2.0.0" or "1.2.x"
+  --installed BUNDLE@VERSION       the installed bundle; upgrades then follow catalog edges
+  --upgrade-constraint-policy P    CatalogProvided (default) or SelfCertified
+  --catalog [NAME[:PRIORITY]=]DIR  a catalog directory (at least one; repeatable). NAME
+                                   defaults to the directory's base name, PRIORITY to 0;
+                                   higher priority wins and may be negative
+  -h, --help                       show this help
+
+Output on stdout, one JSON object:
+  exit 0: {"bundle":{"name","version","image"},"catalog":NAME,"deprecation":OBJECT|null}
+  exit 1: {"error":MESSAGE}  (the message the ClusterExtension's Progressing condition shows)
+  exit 2: usage error, reported on stderr
+`;
+
+/** What `runResolve` needs from outside: reading an FBC directory into its typed model. */
+export interface ResolveDeps {
+  /** Loads a whole catalog directory; throws with a readable message when it cannot. */
+  loadCatalogDir(dir: string): Promise<DeclarativeConfig>;
+}
+
+interface CatalogArg {
+  name: string;
+  priority: number;
+  dir: string;
+}
+
+interface Spec {
+  packageName: string;
+  channels: string[];
+  versionRange: string;
+  installed: { name: string; version: string } | undefined;
+  policy: string | undefined;
+  catalogs: CatalogArg[];
+}
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+function parseCatalogArg(arg: string): CatalogArg | string {
+  const eq = arg.indexOf('=');
+  const dir = eq < 0 ? arg : arg.slice(eq + 1);
+  if (dir === '') return `invalid --catalog ${JSON.stringify(arg)}: DIR is empty`;
+  if (eq < 0) return { name: basename(dir.replace(/[/\\]+$/, '')) || dir, priority: 0, dir };
+  const left = arg.slice(0, eq);
+  const colon = left.lastIndexOf(':');
+  const name = colon < 0 ? left : left.slice(0, colon);
+  if (name === '') return `invalid --catalog ${JSON.stringify(arg)}: NAME is empty`;
+  if (colon < 0) return { name, priority: 0, dir };
+  const text = left.slice(colon + 1);
+  const priority = Number(text);
+  if (!/^[+-]?[0-9]+$/.test(text) || priority < INT32_MIN || priority > INT32_MAX) {
+    return `invalid --catalog ${JSON.stringify(arg)}: PRIORITY must be an integer between ${INT32_MIN} and ${INT32_MAX}`;
+  }
+  return { name, priority, dir };
+}
+
+// Turns argv into a spec, or a usage-error message.
+function parseSpec(args: string[]): Spec | 'help' | string {
+  let values;
+  try {
+    values = parseArgs({
+      args,
+      allowPositionals: false,
+      options: {
+        package: { type: 'string', multiple: true },
+        channel: { type: 'string', multiple: true },
+        version: { type: 'string', multiple: true },
+        installed: { type: 'string', multiple: true },
+        'upgrade-constraint-policy': { type: 'string', multiple: true },
+        catalog: { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }).values;
+  } catch (err) {
+    return errorMessage(err);
+  }
+  if (values.help === true) return 'help';
+  for (const flag of ['package', 'version', 'installed', 'upgrade-constraint-policy'] as const) {
+    if ((values[flag]?.length ?? 0) > 1) return `--${flag} may be given only once`;
+  }
+  const packageName = values.package?.[0] ?? '';
+  if (packageName === '') return '--package is required';
+  const channels = values.channel ?? [];
+  if (channels.includes('')) return '--channel must not be empty';
+
+  let installed: Spec['installed'];
+  const installedArg = values.installed?.[0];
+  if (installedArg !== undefined) {
+    const at = installedArg.indexOf('@');
+    if (at <= 0 || at === installedArg.length - 1) {
+      return `invalid --installed ${JSON.stringify(installedArg)}: want BUNDLE@VERSION`;
+    }
+    installed = { name: installedArg.slice(0, at), version: installedArg.slice(at + 1) };
+  }
+  const policy = values['upgrade-constraint-policy']?.[0];
+  if (policy !== undefined && policy !== 'CatalogProvided' && policy !== 'SelfCertified') {
+    return `invalid --upgrade-constraint-policy ${JSON.stringify(policy)}: want CatalogProvided or SelfCertified`;
+  }
+
+  const catalogs: CatalogArg[] = [];
+  for (const arg of values.catalog ?? []) {
+    const c = parseCatalogArg(arg);
+    if (typeof c === 'string') return c;
+    if (catalogs.some((other) => other.name === c.name)) {
+      return `catalog name ${JSON.stringify(c.name)} is used twice; give each --catalog a distinct NAME=`;
+    }
+    catalogs.push(c);
+  }
+  if (catalogs.length === 0) return 'at least one --catalog is required';
+  return { packageName, channels, versionRange: values.version?.[0] ?? '', installed, policy, catalogs };
+}
+
+function writeJson(io: CommandIO, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+/**
+ * Runs `olmv1 resolve` with `args` (the words after `resolve`). Catalog directories are
+ * loaded one at a time through `deps`, and only the requested package's partition is kept.
+ * A directory that fails to load counts as a catalog whose content cannot be fetched, so
+ * (after the version-range check, as upstream orders it) it fails the resolution with
+ * `error walking catalogs: error getting package "<pkg>" from catalog "<name>": error loading catalog directory "<dir>": <reason>`.
+ * Returns the exit code.
+ */
+export async function runResolve(args: string[], io: CommandIO, deps: ResolveDeps): Promise<number> {
+  const spec = parseSpec(args);
+  if (spec === 'help') {
+    io.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  if (typeof spec === 'string') {
+    io.stderr.write(`olmv1 resolve: ${spec}\n\n${HELP}`);
+    return EXIT.usage;
+  }
+  // An invalid range is reported before any catalog is read, as upstream does.
+  const range = checkVersionRange(spec.versionRange);
+  if (!range.ok) {
+    writeJson(io, { error: range.error });
+    return EXIT.failed;
+  }
+
+  const catalogs: CatalogInput[] = [];
+  for (const c of spec.catalogs) {
+    try {
+      const dc = await deps.loadCatalogDir(c.dir);
+      catalogs.push({ name: c.name, priority: c.priority, package: packagePartition(dc, spec.packageName) });
+    } catch (err) {
+      catalogs.push({ name: c.name, error: `error loading catalog directory ${JSON.stringify(c.dir)}: ${errorMessage(err)}` });
+      // Resolution stops at the first unreadable catalog; later ones cannot change the result.
+      break;
+    }
+  }
+
+  const result = resolve({
+    packageName: spec.packageName,
+    channels: spec.channels,
+    versionRange: spec.versionRange,
+    upgradeConstraintPolicy: spec.policy,
+    installed: spec.installed,
+    catalogs,
+  });
+  if (!result.ok) {
+    writeJson(io, { error: result.error });
+    return EXIT.failed;
+  }
+  const { bundle, versionRelease, catalog, deprecation } = result.value;
+  writeJson(io, {
+    bundle: { name: bundle.name, version: metadataFor(bundle.name, versionRelease).version, image: bundle.image },
+    catalog,
+    deprecation,
+  });
+  return EXIT.ok;
+}
