@@ -1,0 +1,70 @@
+/**
+ * The image client shared by catalogd (catalog images), operator-controller (bundle images)
+ * and the CLI (`catalog push`, `render bundle IMAGE`): one transport, one credential store,
+ * one token cache, one platform.
+ */
+import type { Logger } from 'pino';
+import type { BuiltImage, BuiltIndex } from './build.ts';
+import type { DockerConfig } from './docker-config.ts';
+import { HttpTransport } from './http-transport.ts';
+import { ImageSource, type ResolvedReference } from './image-source.ts';
+import { normalizeArchitecture, type Platform } from './manifest.ts';
+import { Puller, type ImageFiles, type PullOptions, type PullResult } from './puller.ts';
+import { pushImage } from './push.ts';
+import { RegistryAuth } from './registry-auth.ts';
+import { RegistryClient } from './registry-client.ts';
+
+/** Settings of {@link createImageClient}. Providers are read at each request. */
+export interface ImageClientOptions {
+  /** `host[:port]` of registries spoken to over plain HTTP; all others use HTTPS. */
+  insecureRegistries?: readonly string[];
+  /** PEM CA bundle trusted in addition to the system roots (or a provider for reloads). */
+  caPem?: string | (() => string | undefined);
+  /** Pull/push credentials (or a provider, e.g. fed by the pull-secret controller). */
+  credentials?: DockerConfig | (() => DockerConfig | undefined);
+  /** Platform chosen from multi-arch indexes; default linux/amd64. */
+  platform?: Platform;
+  logger?: Pick<Logger, 'debug' | 'info' | 'warn'>;
+  /** Socket inactivity timeout per request, default 60 s. */
+  timeoutMs?: number;
+  userAgent?: string;
+}
+
+/** Registry operations on images. */
+export interface ImageClient {
+  /**
+   * Pins `ref` to its manifest digest without pulling (no registry call for digest refs).
+   * @throws TerminalError for a bad reference; Error `error getting manifest: ...` otherwise.
+   */
+  resolveDigest(ref: string, signal?: AbortSignal): Promise<ResolvedReference>;
+  /** Pulls into a cache; see {@link Puller.pull} for steps and errors. */
+  pull(ref: string, options: PullOptions): Promise<PullResult>;
+  /** Reads a whole image into memory; see {@link Puller.readImageFiles}. */
+  readImageFiles(ref: string, options?: { signal?: AbortSignal; maxBytes?: number; tmpDir?: string }): Promise<ImageFiles>;
+  /** Pushes a built image or index and returns its digest; see {@link pushImage}. */
+  push(ref: string, image: BuiltImage | BuiltIndex, signal?: AbortSignal): Promise<string>;
+  /** Closes idle connections. The client stays usable. */
+  close(): void;
+}
+
+/** Creates an image client. Nothing is contacted until the first call. */
+export function createImageClient(options: ImageClientOptions = {}): ImageClient {
+  const transport = new HttpTransport({
+    insecureRegistries: options.insecureRegistries,
+    caPem: options.caPem,
+    timeoutMs: options.timeoutMs,
+    userAgent: options.userAgent,
+  });
+  const auth = new RegistryAuth(transport, options.credentials);
+  const registry = new RegistryClient(transport, auth);
+  const platform = options.platform ?? { os: 'linux', architecture: 'amd64' };
+  const source = new ImageSource(registry, { ...platform, architecture: normalizeArchitecture(platform.architecture) }, options.logger);
+  const puller = new Puller(source, registry, options.logger);
+  return {
+    resolveDigest: (ref, signal) => source.resolve(ref, signal),
+    pull: (ref, pullOptions) => puller.pull(ref, pullOptions),
+    readImageFiles: (ref, readOptions) => puller.readImageFiles(ref, readOptions),
+    push: (ref, image, signal) => pushImage(registry, ref, image, signal),
+    close: () => transport.close(),
+  };
+}

@@ -1,0 +1,174 @@
+/**
+ * The HTTP layer under the registry client: picks the scheme per registry (HTTPS unless the
+ * registry is configured as insecure), applies the custom CA bundle, follows redirects
+ * (dropping credentials across origins), enforces an inactivity timeout and turns socket
+ * failures into Errors that name the request, with the original error as `cause`.
+ */
+import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { rootCertificates } from 'node:tls';
+
+/** HTTP methods the registry API uses. */
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A request; `body` is a Buffer so that it can be re-sent after an auth challenge. */
+export interface HttpRequest {
+  method: HttpMethod;
+  url: URL;
+  headers?: Record<string, string>;
+  body?: Buffer;
+  signal?: AbortSignal | undefined;
+}
+
+/** A response whose body has not been read yet; callers must consume or destroy `body`. */
+export interface HttpResponse {
+  status: number;
+  statusText: string;
+  headers: IncomingHttpHeaders;
+  /** Header values as sent, one array entry per header line. */
+  headersDistinct: Record<string, string[]>;
+  /** The URL that answered (after redirects). */
+  url: URL;
+  body: IncomingMessage;
+}
+
+/** Transport settings. Providers are called per request, so updates apply to the next one. */
+export interface TransportOptions {
+  /** `host[:port]` of registries reached over plain HTTP (compared case-insensitively). */
+  insecureRegistries?: readonly string[] | undefined;
+  /** PEM bundle trusted in addition to the system roots. */
+  caPem?: string | (() => string | undefined) | undefined;
+  /** Socket inactivity limit per request (headers and body), default 60 s. */
+  timeoutMs?: number | undefined;
+  userAgent?: string | undefined;
+}
+
+const MAX_REDIRECTS = 10;
+const DEFAULT_TIMEOUT_MS = 60_000;
+const GO_METHOD: Readonly<Record<HttpMethod, string>> = {
+  GET: 'Get',
+  HEAD: 'Head',
+  POST: 'Post',
+  PUT: 'Put',
+  PATCH: 'Patch',
+  DELETE: 'Delete',
+};
+
+/** Formats a request the way Go's net/http prefixes its errors: `Get "<url>"`. */
+export function describeRequest(method: HttpMethod, url: URL): string {
+  return `${GO_METHOD[method]} ${JSON.stringify(url.toString())}`;
+}
+
+/** Sends HTTP requests to registries. One instance is shared by all pulls and pushes. */
+export class HttpTransport {
+  readonly #insecure: ReadonlySet<string>;
+  readonly #caPem: TransportOptions['caPem'];
+  readonly #timeoutMs: number;
+  readonly #userAgent: string;
+  readonly #httpAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  #httpsAgent: { ca: string | undefined; agent: https.Agent } | undefined;
+
+  constructor(options: TransportOptions = {}) {
+    this.#insecure = new Set((options.insecureRegistries ?? []).map((h) => h.toLowerCase()));
+    this.#caPem = options.caPem;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#userAgent = options.userAgent ?? 'olmv1';
+  }
+
+  /** True when `domain` is configured for plain HTTP. */
+  isInsecure(domain: string): boolean {
+    return this.#insecure.has(domain.toLowerCase());
+  }
+
+  /** `http(s)://<host>/v2/` for a reference domain (Docker Hub's API host for docker.io). */
+  apiBase(domain: string): URL {
+    const host = domain === 'docker.io' ? 'registry-1.docker.io' : domain;
+    return new URL(`${this.isInsecure(domain) ? 'http' : 'https'}://${host}/v2/`);
+  }
+
+  /**
+   * Sends `req`. GET and HEAD follow redirects; the `Authorization` header is dropped when a
+   * redirect leaves the original origin. Resolves with any HTTP status; rejects only when no
+   * response arrives, with `<Method> "<url>": <reason>` and the socket error as `cause`.
+   */
+  async request(req: HttpRequest): Promise<HttpResponse> {
+    let url = req.url;
+    let headers = { ...req.headers };
+    for (let hop = 0; ; hop++) {
+      const res = await this.#sendWithRetry({ ...req, url, headers });
+      const location = res.headers.location;
+      const redirect = res.status >= 300 && res.status < 400 && res.status !== 304 && location !== undefined;
+      if (!redirect || (req.method !== 'GET' && req.method !== 'HEAD')) return res;
+      res.body.resume();
+      if (hop >= MAX_REDIRECTS) {
+        throw new Error(`${describeRequest(req.method, req.url)}: stopped after ${MAX_REDIRECTS} redirects`);
+      }
+      const next = new URL(location, url);
+      if (next.origin !== url.origin) {
+        const { authorization: _dropped, ...rest } = headers;
+        headers = rest;
+      }
+      url = next;
+    }
+  }
+
+  async #sendWithRetry(req: HttpRequest): Promise<HttpResponse> {
+    try {
+      return await this.#send(req);
+    } catch (err) {
+      // A keep-alive socket the server closed while idle fails on first use; one fresh
+      // attempt is safe for requests that may be repeated.
+      const retriable = req.method !== 'POST' && req.method !== 'PATCH' && (err as { reusedSocket?: boolean }).reusedSocket === true;
+      if (!retriable) throw err;
+      return this.#send(req);
+    }
+  }
+
+  #agentFor(url: URL): http.Agent {
+    if (url.protocol === 'http:') return this.#httpAgent;
+    const ca = typeof this.#caPem === 'function' ? this.#caPem() : this.#caPem;
+    if (this.#httpsAgent === undefined || this.#httpsAgent.ca !== ca) {
+      const agent = new https.Agent({
+        keepAlive: true,
+        maxSockets: 16,
+        ...(ca !== undefined && ca !== '' ? { ca: [...rootCertificates, ca] } : {}),
+      });
+      this.#httpsAgent = { ca, agent };
+    }
+    return this.#httpsAgent.agent;
+  }
+
+  #send(req: HttpRequest): Promise<HttpResponse> {
+    const { method, url, body } = req;
+    const headers: Record<string, string> = { 'user-agent': this.#userAgent, ...req.headers };
+    if (body !== undefined) headers['content-length'] = String(body.length);
+    const mod = url.protocol === 'http:' ? http : https;
+    return new Promise<HttpResponse>((resolve, reject) => {
+      const r = mod.request(url, { method, headers, agent: this.#agentFor(url), signal: req.signal }, (res) => {
+        resolve({
+          status: res.statusCode ?? 0,
+          statusText: res.statusMessage ?? '',
+          headers: res.headers,
+          headersDistinct: res.headersDistinct as Record<string, string[]>,
+          url,
+          body: res,
+        });
+      });
+      r.setTimeout(this.#timeoutMs, () => {
+        r.destroy(new Error(`no data received for ${this.#timeoutMs} ms`));
+      });
+      r.on('error', (err) => {
+        const wrapped = new Error(`${describeRequest(method, url)}: ${err.message}`, { cause: err });
+        Object.assign(wrapped, { reusedSocket: r.reusedSocket });
+        reject(wrapped);
+      });
+      r.end(body);
+    });
+  }
+
+  /** Closes idle keep-alive sockets (for clean shutdown in tests and CLIs). */
+  close(): void {
+    this.#httpAgent.destroy();
+    this.#httpsAgent?.agent.destroy();
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * OCI image client: pull (with digest-keyed unpack cache), read into memory, build, push.
+ * Public surface of `pkg/image`.
+ */
+export { createImageClient, type ImageClient, type ImageClientOptions } from './client.ts';
+export {
+  buildCatalogImage,
+  buildImage,
+  buildIndex,
+  buildLayer,
+  filesToEntries,
+  rawLayer,
+  type BuildImageOptions,
+  type BuiltBlob,
+  type BuiltImage,
+  type BuiltIndex,
+  type BuiltLayer,
+  type ImageFormat,
+  type LayerCompression,
+} from './build.ts';
+export { createDiskImageCache, type CacheEntry, type ImageCache } from './cache.ts';
+export {
+  credentialsFor,
+  dockerConfigFromSecret,
+  mergeDockerConfigs,
+  parseDockerConfigJson,
+  parseDockercfg,
+  type DockerConfig,
+  type RegistryCredentials,
+  type SecretPayload,
+} from './docker-config.ts';
+export { isDigest, sha256Digest } from './digest.ts';
+export type { ResolvedReference } from './image-source.ts';
+export { MediaTypes, type ImageConfig, type Platform } from './manifest.ts';
+export { CATALOG_CONFIGS_LABEL } from './path-filter.ts';
+export { DEFAULT_READ_FILES_LIMIT, type ImageFiles, type PullOptions, type PullResult } from './puller.ts';
+export {
+  canonicalReference,
+  formatReference,
+  parseImageReference,
+  requireTagOrDigest,
+  type ImageReference,
+} from './reference.ts';
+export { RegistryError, type RegistryErrorEntry } from './registry-error.ts';
+export type { TarWriteEntry } from './tar-writer.ts';

@@ -1,0 +1,187 @@
+/**
+ * Pulling images into the unpack cache (catalogd, operator-controller) or into memory (CLI).
+ *
+ * Steps of `pull`, as upstream: parse and pin the reference (terminal errors for bad
+ * references), look the digest up in the cache, otherwise fetch manifest and config, apply the
+ * optional label path filter, stream the layers into a temporary tree, store it read-only
+ * under its digest, and garbage-collect the owner's other digests. Concurrent pulls of the
+ * same owner and digest share one unpack.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { TerminalError, wrapError } from '../errors/index.ts';
+import type { ImageCache } from './cache.ts';
+import { deleteReadOnly, readTreeFiles } from './fs-tree.ts';
+import type { ImageSource, ResolvedReference } from './image-source.ts';
+import type { ImageConfig } from './manifest.ts';
+import { onlyPath, type EntryFilter } from './path-filter.ts';
+import type { RegistryClient } from './registry-client.ts';
+import { unpackLayers } from './unpack.ts';
+
+/** Options of {@link Puller.pull}. */
+export interface PullOptions {
+  /** Cache namespace: the ClusterCatalog or ClusterExtension name. */
+  owner: string;
+  cache: ImageCache;
+  /**
+   * When set, the image config must carry this label and only the directory it names is
+   * unpacked (catalog images: `operators.operatorframework.io.index.configs.v1`).
+   */
+  labelPathFilter?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** A pulled image. */
+export interface PullResult {
+  /** The read-only unpacked tree. */
+  dir: string;
+  digest: string;
+  /** `<domain>/<path>@<digest>`: what status reports as the resolved source. */
+  digestRef: string;
+  config: ImageConfig;
+  /** When the tree was unpacked (reused from the cache when `fromCache`). */
+  unpackedAt: Date;
+  fromCache: boolean;
+}
+
+/** An image read whole into memory. */
+export interface ImageFiles {
+  digest: string;
+  digestRef: string;
+  config: ImageConfig;
+  /** File contents by root-relative path (`manifests/csv.yaml`), sorted by path. */
+  files: Map<string, Buffer>;
+}
+
+/** Default cap on the bytes {@link Puller.readImageFiles} holds in memory. */
+export const DEFAULT_READ_FILES_LIMIT = 256 * 1024 * 1024;
+
+/** Pull operations over one registry client. */
+export class Puller {
+  readonly #source: ImageSource;
+  readonly #registry: RegistryClient;
+  readonly #log: Pick<Logger, 'debug' | 'info' | 'warn'> | undefined;
+  readonly #inflight = new Map<string, Promise<PullResult>>();
+  readonly #cacheIds = new WeakMap<ImageCache, number>();
+  #nextCacheId = 0;
+
+  constructor(source: ImageSource, registry: RegistryClient, log?: Pick<Logger, 'debug' | 'info' | 'warn'>) {
+    this.#source = source;
+    this.#registry = registry;
+    this.#log = log;
+  }
+
+  #cacheId(cache: ImageCache): number {
+    let id = this.#cacheIds.get(cache);
+    if (id === undefined) {
+      id = this.#nextCacheId++;
+      this.#cacheIds.set(cache, id);
+    }
+    return id;
+  }
+
+  /**
+   * Pulls `ref` into `options.cache` (see module comment).
+   *
+   * @throws TerminalError `error parsing image reference ...` / `error creating reference: ...`;
+   *   `error applying image: catalog image is missing the required label "<label>"` (terminal
+   *   only when `ref` is a digest reference); otherwise retryable errors:
+   *   `error getting manifest: ...`, `error checking cache for existing content: ...`,
+   *   `error copying image: ...` (manifest/config), `error applying image: error reading
+   *   layer[i]: ...` / `... error applying layer[i]: ...`, `error deleting old images: ...`.
+   */
+  async pull(ref: string, options: PullOptions): Promise<PullResult> {
+    const resolved = await this.#source.resolve(ref, options.signal);
+    const key = [this.#cacheId(options.cache), options.owner, resolved.digest, options.labelPathFilter ?? ''].join('\0');
+    const running = this.#inflight.get(key);
+    if (running !== undefined) return running;
+    const p = this.#pullResolved(resolved, options).finally(() => this.#inflight.delete(key));
+    this.#inflight.set(key, p);
+    return p;
+  }
+
+  async #pullResolved(resolved: ResolvedReference, options: PullOptions): Promise<PullResult> {
+    const { owner, cache, signal } = options;
+    const log = this.#log;
+    let hit;
+    try {
+      hit = await cache.fetch(owner, resolved.digest);
+    } catch (err) {
+      throw wrapError('error checking cache for existing content', err);
+    }
+    if (hit !== undefined) {
+      log?.debug({ ref: resolved.digestRef, owner }, 'image already unpacked');
+      return { ...hit, digestRef: resolved.digestRef, fromCache: true };
+    }
+
+    let meta;
+    try {
+      meta = await this.#source.metadata(resolved, signal);
+    } catch (err) {
+      throw wrapError('error copying image', err);
+    }
+
+    let entry;
+    try {
+      const filter = this.#filterFor(resolved, meta.config, options.labelPathFilter);
+      entry = await cache.store(owner, resolved.digest, meta.config, (dir) =>
+        unpackLayers({ registry: this.#registry, repo: resolved.ref, layers: meta.manifest.layers, dir, filter, log, signal }),
+      );
+    } catch (err) {
+      throw wrapError('error applying image', err);
+    }
+    log?.info({ ref: resolved.digestRef, owner, layers: meta.manifest.layers.length }, 'unpacked image');
+
+    try {
+      await cache.garbageCollect(owner, resolved.digest);
+    } catch (err) {
+      throw wrapError('error deleting old images', err);
+    }
+    return { ...entry, digestRef: resolved.digestRef, fromCache: false };
+  }
+
+  #filterFor(resolved: ResolvedReference, config: ImageConfig, label: string | undefined): EntryFilter | undefined {
+    if (label === undefined) return undefined;
+    const dir = config.labels[label];
+    if (dir !== undefined) return onlyPath(dir);
+    const message = `catalog image is missing the required label ${JSON.stringify(label)}`;
+    // A tag may later point at an image that has the label; a digest never changes.
+    if (resolved.ref.digest !== undefined) throw new TerminalError(message);
+    throw new Error(message);
+  }
+
+  /**
+   * Reads the whole filesystem of `ref` (all layers applied, whiteouts honoured) into memory,
+   * through a temporary directory under `tmpDir` (default: the OS temp dir) that is removed
+   * afterwards. Meant for bundle images in the CLI.
+   *
+   * @throws the errors of `pull` (without the cache ones), and `image content exceeds <n>
+   *   bytes` beyond `maxBytes`.
+   */
+  async readImageFiles(
+    ref: string,
+    options: { signal?: AbortSignal; maxBytes?: number; tmpDir?: string } = {},
+  ): Promise<ImageFiles> {
+    const resolved = await this.#source.resolve(ref, options.signal);
+    let meta;
+    try {
+      meta = await this.#source.metadata(resolved, options.signal);
+    } catch (err) {
+      throw wrapError('error copying image', err);
+    }
+    const dir = await mkdtemp(join(options.tmpDir ?? tmpdir(), 'olmv1-image-'));
+    try {
+      try {
+        await unpackLayers({ registry: this.#registry, repo: resolved.ref, layers: meta.manifest.layers, dir, log: this.#log, signal: options.signal });
+      } catch (err) {
+        throw wrapError('error applying image', err);
+      }
+      const files = await readTreeFiles(dir, options.maxBytes ?? DEFAULT_READ_FILES_LIMIT);
+      return { digest: resolved.digest, digestRef: resolved.digestRef, config: meta.config, files };
+    } finally {
+      await deleteReadOnly(dir);
+    }
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Path resolution confined to an unpack root.
+ *
+ * Layer entries name paths inside the image; symlinks created by earlier entries may point
+ * anywhere. `resolveInRoot` follows them the way the kernel would, except that the image root
+ * acts as `/`: `..` never climbs above it and absolute targets restart at it (containerd's
+ * `RootPath`). `symlinkEscapes` answers the opposite question for the final tree: would the
+ * host kernel, following this link, leave the root?
+ */
+import { lstat, readlink } from 'node:fs/promises';
+import { join, posix } from 'node:path';
+
+const MAX_LINK_HOPS = 255;
+
+function splitPath(p: string): string[] {
+  return p.split('/').filter((c) => c !== '' && c !== '.');
+}
+
+async function lstatOrUndefined(p: string): Promise<Awaited<ReturnType<typeof lstat>> | undefined> {
+  try {
+    return await lstat(p);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Resolves `rel` (slash-separated; a leading `/` means the root) to an absolute host path
+ * under `root`, following symlinks in every component, and in the last one too when
+ * `followFinal` is set. Missing components are taken literally.
+ *
+ * @throws Error `too many levels of symbolic links resolving "<rel>"` after 255 hops.
+ */
+export async function resolveInRoot(root: string, rel: string, followFinal: boolean): Promise<string> {
+  let pending = splitPath(rel);
+  const current: string[] = [];
+  let hops = 0;
+  while (pending.length > 0) {
+    const [head, ...rest] = pending;
+    pending = rest;
+    if (head === undefined) break;
+    if (head === '..') {
+      current.pop();
+      continue;
+    }
+    const candidate = [...current, head];
+    if (pending.length === 0 && !followFinal) {
+      current.push(head);
+      break;
+    }
+    const st = await lstatOrUndefined(join(root, ...candidate));
+    if (st?.isSymbolicLink() === true) {
+      if (++hops > MAX_LINK_HOPS) throw new Error(`too many levels of symbolic links resolving ${JSON.stringify(rel)}`);
+      const target = await readlink(join(root, ...candidate));
+      if (target.startsWith('/')) current.length = 0;
+      pending = [...splitPath(target), ...pending];
+      continue;
+    }
+    current.push(head);
+  }
+  return join(root, ...current);
+}
+
+/**
+ * Rewrites a symlink target so that it resolves inside the unpack root as it would inside the
+ * image: an absolute target becomes relative to the link's directory (`linkDir`, relative to
+ * the root). Relative targets are returned unchanged.
+ */
+export function confineLinkTarget(linkDir: string, target: string): string {
+  if (!target.startsWith('/')) return target;
+  const rel = posix.relative(posix.join('/', linkDir), posix.normalize(target));
+  return rel === '' ? '.' : rel;
+}
+
+/**
+ * True when following the symlink at `linkRel` (relative to `root`) would leave `root` on the
+ * host: an absolute target, `..` above the root, or a chain of links doing either. Chains
+ * longer than 255 hops count as escaping. Resolution stops (not escaping) at a missing
+ * component, which cannot appear later in a read-only tree.
+ */
+export async function symlinkEscapes(root: string, linkRel: string): Promise<boolean> {
+  const current = splitPath(posix.dirname(linkRel));
+  const first = await readlink(join(root, linkRel));
+  if (first.startsWith('/')) return true;
+  let pending = splitPath(first);
+  let hops = 0;
+  while (pending.length > 0) {
+    const [head, ...rest] = pending;
+    pending = rest;
+    if (head === undefined) break;
+    if (head === '..') {
+      if (current.length === 0) return true;
+      current.pop();
+      continue;
+    }
+    const candidate = [...current, head];
+    const st = await lstatOrUndefined(join(root, ...candidate));
+    if (st === undefined) return false;
+    if (st.isSymbolicLink()) {
+      if (++hops > MAX_LINK_HOPS) return true;
+      const target = await readlink(join(root, ...candidate));
+      if (target.startsWith('/')) return true;
+      pending = [...splitPath(target), ...pending];
+      continue;
+    }
+    current.push(head);
+  }
+  return false;
+}

@@ -1,0 +1,103 @@
+/**
+ * Streams an image's layers from the registry into a directory: each layer blob is verified
+ * (digest and size) while it is read, decompressed by sniffing, parsed as tar and applied in
+ * order. No layer is ever held in memory or staged on disk.
+ */
+import { decompress } from './decompress.ts';
+import { BlobMismatchError } from './digest.ts';
+import { removeEscapingSymlinks } from './fs-tree.ts';
+import { applyLayer, type UnpackLog } from './layer-apply.ts';
+import type { Descriptor } from './manifest.ts';
+import type { EntryFilter } from './path-filter.ts';
+import type { RegistryClient, Repository } from './registry-client.ts';
+import { readTar, TarFormatError } from './tar-reader.ts';
+
+/** Marks errors that came from reading a layer (network, digest, decompression). */
+class LayerReadError extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = 'LayerReadError';
+  }
+}
+
+async function* markReadErrors(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  try {
+    yield* source;
+  } catch (err) {
+    throw new LayerReadError(err);
+  }
+}
+
+function layerError(kind: 'reading' | 'applying', index: number, err: unknown): Error {
+  const inner = err instanceof LayerReadError ? err.cause : err;
+  const message = inner instanceof Error ? inner.message : String(inner);
+  return new Error(`error ${kind} layer[${index}]: ${message}`, { cause: inner });
+}
+
+/**
+ * After a decompression or tar failure, reads the rest of the verified blob stream: when the
+ * blob is corrupt, its digest mismatch is the real cause and is returned instead of the
+ * symptom. Other errors (network) are ignored here; the original error is reported.
+ */
+async function drainForMismatch(verified: AsyncIterable<Buffer>): Promise<BlobMismatchError | undefined> {
+  try {
+    for await (const _ of verified) {
+      // discarded
+    }
+  } catch (err) {
+    if (err instanceof BlobMismatchError) return err;
+  }
+  return undefined;
+}
+
+/** What to unpack and how. */
+export interface UnpackRequest {
+  registry: RegistryClient;
+  repo: Repository;
+  layers: readonly Descriptor[];
+  dir: string;
+  filter?: EntryFilter | undefined;
+  log?: UnpackLog | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Applies every layer of the request into `dir` (which must exist), then removes symlinks
+ * that would resolve outside `dir`.
+ *
+ * @throws Error `error reading layer[<i>]: <cause>` when a blob cannot be fetched, fails its
+ *   digest/size check or cannot be decompressed; `error applying layer[<i>]: <cause>` when its
+ *   tar content cannot be applied. `dir` is left as is: the caller removes it.
+ */
+export async function unpackLayers(req: UnpackRequest): Promise<void> {
+  for (const [index, layer] of req.layers.entries()) {
+    let opened: Awaited<ReturnType<RegistryClient['openBlob']>>;
+    try {
+      opened = await req.registry.openBlob(req.repo, { digest: layer.digest, size: layer.size }, req.signal);
+    } catch (err) {
+      throw layerError('reading', index, err);
+    }
+    const source = markReadErrors(decompress(opened.stream));
+    try {
+      await applyLayer(req.dir, readTar(source), { filter: req.filter, log: req.log });
+      // Bytes after the end-of-archive marker still count for the digest: read them too.
+      for await (const _ of source) {
+        // discarded
+      }
+    } catch (err) {
+      // Garbled data is usually a corrupt blob: prefer its digest mismatch as the cause.
+      if (err instanceof LayerReadError || err instanceof TarFormatError) {
+        const mismatch = await drainForMismatch(opened.stream);
+        if (mismatch !== undefined) throw layerError('reading', index, mismatch);
+      }
+      throw layerError(err instanceof LayerReadError ? 'reading' : 'applying', index, err);
+    } finally {
+      opened.body.destroy();
+      // Ends the decompressor pipeline if applying stopped early.
+      await source.return(undefined).catch(() => undefined);
+    }
+    req.log?.debug({ layer: index, digest: layer.digest }, 'applied layer');
+  }
+  const removed = await removeEscapingSymlinks(req.dir);
+  if (removed.length > 0) req.log?.warn({ symlinks: removed }, 'removed symlinks pointing outside the image');
+}
