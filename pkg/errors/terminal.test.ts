@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { TerminalError, isTerminal, sanitizeNetworkError, wrapError } from './index.ts';
+import { TerminalError, findTerminal, isTerminal, sanitizeNetworkError, wrapError } from './index.ts';
 
 describe('TerminalError', () => {
   it('survives wrapping and keeps its reason', () => {
     const inner = new TerminalError('bad ref', { reason: 'InvalidConfiguration' });
     const wrapped = wrapError('source catalog content', inner);
-    expect(wrapped.message).toBe('source catalog content: bad ref');
+    // As in Go, the terminal error prints its "terminal error: " marker where it was wrapped.
+    expect(wrapped.message).toBe('source catalog content: terminal error: bad ref');
+    expect(wrapError('outer', wrapped).message).toBe('outer: source catalog content: terminal error: bad ref');
     expect(isTerminal(wrapped)).toBe(true);
-    expect((wrapped as TerminalError).reason).toBe('InvalidConfiguration');
+    expect(findTerminal(wrapped)?.reason).toBe('InvalidConfiguration');
   });
 
   it('does not mark ordinary errors terminal', () => {

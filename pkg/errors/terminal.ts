@@ -47,13 +47,15 @@ export function errorMessage(err: unknown): string {
 /**
  * Wraps `err` with `context` the way upstream's `fmt.Errorf("<context>: %w", err)` does:
  * the message becomes `<context>: <inner message>` and the original error is the `cause`,
- * so terminal-ness survives wrapping.
+ * so terminal-ness survives wrapping. As in Go, where a terminal error prints itself as
+ * `terminal error: <message>`, wrapping a TerminalError directly yields
+ * `<context>: terminal error: <message>` (upstream's condition messages show it that way).
+ * The result is a plain Error; `isTerminal`/`findTerminal` see the TerminalError in its cause
+ * chain, as Go's errors.As does.
  */
 export function wrapError(context: string, err: unknown): Error {
-  const wrapped = new Error(`${context}: ${errorMessage(err)}`, { cause: err });
-  const terminal = findTerminal(err);
-  if (terminal === undefined) return wrapped;
-  return new TerminalError(wrapped.message, { reason: terminal.reason, cause: err });
+  const inner = err instanceof TerminalError ? `terminal error: ${err.message}` : errorMessage(err);
+  return new Error(`${context}: ${inner}`, { cause: err });
 }
 
 // Matches the ephemeral socket detail Go's net package puts in errors, e.g.

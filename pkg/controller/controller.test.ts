@@ -1,0 +1,203 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { TerminalError } from '../errors/index.ts';
+import { Informer, type KubeObject, type ListWatchSource, type ObjectList } from '../kube/index.ts';
+import { Controller, type ReconcileResult, type Reconciler } from './index.ts';
+
+// Captures pino's JSON lines.
+function captureLog(): { log: pino.Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const l of chunk.toString().split('\n')) if (l !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
+      cb();
+    },
+  });
+  return { log: pino({ level: 'info' }, sink), lines };
+}
+
+// A list/watch source serving fixed objects; `release()` lets the first list complete.
+function source(names: string[], gated = false): { src: ListWatchSource; release: () => void } {
+  let release = (): void => undefined;
+  const gate = gated ? new Promise<void>((r) => (release = r)) : Promise.resolve();
+  const src: ListWatchSource = {
+    description: 'fake',
+    async list(): Promise<ObjectList> {
+      await gate;
+      return {
+        apiVersion: 'v1',
+        kind: 'List',
+        metadata: { resourceVersion: '1' },
+        items: names.map((n) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n, resourceVersion: '1', labels: { owner: `owner-${n}` } } })),
+      };
+    },
+    watch(o) {
+      return {
+        async *[Symbol.asyncIterator]() {
+          await new Promise((_r, reject) => o.signal.addEventListener('abort', () => reject(o.signal.reason)));
+        },
+      };
+    },
+  };
+  return { src, release };
+}
+
+async function metric(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const m = await registry.getSingleMetric(name)?.get();
+  const v = m?.values.find((x) => Object.entries(labels).every(([k, val]) => x.labels[k] === val) && !('le' in x.labels));
+  return v?.value ?? 0;
+}
+
+let ctl: AbortController;
+beforeEach(() => {
+  vi.useFakeTimers({ now: 0 });
+  ctl = new AbortController();
+});
+afterEach(() => {
+  ctl.abort();
+  vi.useRealTimers();
+});
+
+function setup(names: string[], reconcile: Reconciler['reconcile'], extra: { gated?: boolean; concurrency?: number; keys?: (o: Readonly<KubeObject>) => string } = {}) {
+  const { src, release } = source(names, extra.gated);
+  const registry = new Registry();
+  const { log, lines } = captureLog();
+  const informer = new Informer({ name: 'cm', source: src, log, resyncPeriodMs: 0 });
+  const watch = extra.keys === undefined ? { informer } : { informer, keys: (_t: unknown, o: Readonly<KubeObject>) => extra.keys?.(o) };
+  const controller = new Controller({ name: 'test-controller', reconciler: { reconcile }, log, registry, watches: [watch], concurrency: extra.concurrency ?? 1, shutdownTimeoutMs: 5_000 });
+  void informer.run(ctl.signal);
+  const done = controller.run(ctl.signal);
+  return { controller, registry, lines, release, done };
+}
+
+describe('Controller', () => {
+  it('starts workers only after the informers synced', async () => {
+    const calls: string[] = [];
+    const { release, controller } = setup(['a', 'b'], async (key) => void calls.push(key), { gated: true });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(calls).toEqual([]);
+    expect(controller.started).toBe(false);
+    release();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(controller.started).toBe(true);
+    expect(calls).toEqual(['a', 'b']); // cluster-scoped keys are bare names
+  });
+
+  it('requeues errors with per-key backoff, forgets on success and counts results', async () => {
+    const times: number[] = [];
+    const { registry, controller } = setup(['a'], async () => {
+      times.push(Date.now());
+      if (times.length < 3) throw new Error('transient');
+    });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(times).toEqual([0, 5, 15]); // 5 ms, then 10 ms
+    expect(controller.queue.numRequeues('a')).toBe(0);
+    expect(await metric(registry, 'controller_runtime_reconcile_total', { controller: 'test-controller', result: 'error' })).toBe(2);
+    expect(await metric(registry, 'controller_runtime_reconcile_total', { result: 'success' })).toBe(1);
+    expect(await metric(registry, 'controller_runtime_reconcile_errors_total')).toBe(2);
+    expect(await metric(registry, 'controller_runtime_max_concurrent_reconciles')).toBe(1);
+  });
+
+  it('does not requeue terminal errors; logs them with controller, key and reconcileID', async () => {
+    let calls = 0;
+    const { registry, lines } = setup(['a'], async () => {
+      calls++;
+      throw new TerminalError('invalid spec', { reason: 'Blocked' });
+    });
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(calls).toBe(1);
+    expect(await metric(registry, 'controller_runtime_terminal_reconcile_errors_total')).toBe(1);
+    const line = lines.find((l) => l.msg === 'Reconciler error');
+    expect(line).toMatchObject({ controller: 'test-controller', key: 'a', terminal: true });
+    expect(typeof line?.reconcileID).toBe('string');
+  });
+
+  it('honours requeueAfter and requeue results', async () => {
+    const times: number[] = [];
+    const { registry } = setup(['a'], async (): Promise<ReconcileResult> => {
+      times.push(Date.now());
+      return times.length === 1 ? { requeueAfterMs: 30_000 } : times.length === 2 ? { requeue: true } : {};
+    });
+    await vi.advanceTimersByTimeAsync(31_000);
+    expect(times).toEqual([0, 30_000, 30_005]);
+    expect(await metric(registry, 'controller_runtime_reconcile_total', { result: 'requeue_after' })).toBe(1);
+    expect(await metric(registry, 'controller_runtime_reconcile_total', { result: 'requeue' })).toBe(1);
+  });
+
+  it('counts programming errors as panics and retries them', async () => {
+    let calls = 0;
+    const { registry } = setup(['a'], async () => {
+      if (calls++ === 0) (undefined as unknown as { x: number }).x;
+    });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(calls).toBe(2);
+    expect(await metric(registry, 'controller_runtime_reconcile_panics_total')).toBe(1);
+  });
+
+  it('maps events through key functions and reconciles distinct keys in parallel, one worker per key', async () => {
+    vi.useRealTimers();
+    let active = 0;
+    let peak = 0;
+    const seen: string[] = [];
+    const { controller } = setup(
+      ['a', 'b', 'c'],
+      async (key) => {
+        active++;
+        peak = Math.max(peak, active);
+        seen.push(key);
+        await new Promise((r) => setTimeout(r, 20));
+        active--;
+      },
+      { concurrency: 3, keys: (o) => o.metadata.labels?.owner ?? '' },
+    );
+    while (seen.length < 3) await new Promise((r) => setTimeout(r, 5));
+    expect(seen.sort()).toEqual(['owner-a', 'owner-b', 'owner-c']);
+    expect(peak).toBe(3);
+    controller.enqueue('owner-a');
+    controller.enqueue('owner-a');
+    await new Promise((r) => setTimeout(r, 60));
+    expect(seen.filter((k) => k === 'owner-a')).toHaveLength(2);
+  });
+
+  it('on stop, waits for the in-flight reconcile (bounded) and passes it an aborted signal', async () => {
+    let sawAbort = false;
+    let finished = false;
+    const { done } = setup(['a'], async (_key, { signal }) => {
+      await new Promise<void>((r) => signal.addEventListener('abort', () => r()));
+      sawAbort = true;
+      await new Promise((r) => setTimeout(r, 1_000));
+      finished = true;
+    });
+    await vi.advanceTimersByTimeAsync(10);
+    let stopped = false;
+    void done.then(() => (stopped = true));
+    ctl.abort();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(sawAbort).toBe(true);
+    expect(stopped).toBe(false);
+    await vi.advanceTimersByTimeAsync(600);
+    expect(finished).toBe(true);
+    expect(stopped).toBe(true);
+  });
+
+  it('runs only once', async () => {
+    const { controller, done } = setup(['a'], async () => undefined);
+    ctl.abort();
+    await done;
+    await expect(controller.run(new AbortController().signal)).rejects.toThrow('controller test-controller can run only once');
+  });
+
+  it('gives up waiting for a stuck reconcile after shutdownTimeoutMs', async () => {
+    const { done } = setup(['a'], () => new Promise(() => undefined));
+    await vi.advanceTimersByTimeAsync(10);
+    ctl.abort();
+    let stopped = false;
+    void done.then(() => (stopped = true));
+    await vi.advanceTimersByTimeAsync(4_900);
+    expect(stopped).toBe(false);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(stopped).toBe(true);
+  });
+});

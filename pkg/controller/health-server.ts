@@ -1,0 +1,150 @@
+/**
+ * The probe and metrics endpoint of a component, on its own port: `/healthz` (liveness),
+ * `/readyz` (readiness: checks components register) and `/metrics` (the injected registry).
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+
+/**
+ * A named check. It passes by returning true (or resolving to true); returning false, a
+ * string (the reason) or throwing fails it. Checks must be fast (they run per probe).
+ */
+export type HealthCheck = () => boolean | string | Promise<boolean | string>;
+
+/**
+ * A readiness check that passes once every informer has synced; otherwise it names the ones
+ * that have not (`informers not synced: a, b`).
+ */
+export function informersSynced(informers: ReadonlyArray<{ readonly name: string; readonly hasSynced: boolean }>): HealthCheck {
+  return () => {
+    const pending = informers.filter((i) => !i.hasSynced).map((i) => i.name);
+    return pending.length === 0 ? true : `informers not synced: ${pending.join(', ')}`;
+  };
+}
+
+/** Construction options of a HealthServer. */
+export interface HealthServerOptions {
+  /** TCP port; 0 picks a free one (see `port` after `start`). */
+  port: number;
+  /** Bind address (default `0.0.0.0`). */
+  host?: string;
+  registry: Registry;
+  log: Logger;
+  /** Serve HTTPS with this certificate and key (PEM) instead of plain HTTP. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+}
+
+/** See the module comment. Register checks before or after `start`. */
+export class HealthServer {
+  readonly #o: HealthServerOptions;
+  readonly #health = new Map<string, HealthCheck>();
+  readonly #ready = new Map<string, HealthCheck>();
+  #server: http.Server | https.Server | undefined;
+
+  constructor(options: HealthServerOptions) {
+    this.#o = options;
+    this.#health.set('ping', () => true);
+    this.#ready.set('ping', () => true);
+  }
+
+  /** Adds (or replaces) a liveness check shown on `/healthz`. */
+  addHealthCheck(name: string, check: HealthCheck): void {
+    this.#health.set(name, check);
+  }
+
+  /** Adds (or replaces) a readiness check shown on `/readyz`. */
+  addReadinessCheck(name: string, check: HealthCheck): void {
+    this.#ready.set(name, check);
+  }
+
+  /** The bound port (after `start`). */
+  get port(): number {
+    const addr = this.#server?.address();
+    if (addr === null || addr === undefined || typeof addr === 'string') throw new Error('the health server is not listening');
+    return (addr as AddressInfo).port;
+  }
+
+  /** Starts listening; rejects when the port cannot be bound. */
+  async start(): Promise<void> {
+    if (this.#server !== undefined) throw new Error('the health server is already started');
+    const listener = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+      this.#handle(req, res).catch((err: unknown) => {
+        this.#o.log.error({ err, url: req.url }, 'health endpoint failed');
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end('internal error\n');
+      });
+    };
+    const tls = this.#o.tls;
+    const server = tls === undefined ? http.createServer(listener) : https.createServer({ cert: tls.cert, key: tls.key }, listener);
+    this.#server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.#o.port, this.#o.host ?? '0.0.0.0', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
+  /** Stops listening and closes idle connections. */
+  async stop(): Promise<void> {
+    const server = this.#server;
+    if (server === undefined) return;
+    this.#server = undefined;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+  }
+
+  async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end('method not allowed\n');
+      return;
+    }
+    if (url.pathname === '/metrics') {
+      const body = await this.#o.registry.metrics();
+      res.writeHead(200, { 'Content-Type': this.#o.registry.contentType });
+      res.end(body);
+      return;
+    }
+    const checks = url.pathname === '/healthz' ? this.#health : url.pathname === '/readyz' ? this.#ready : undefined;
+    if (checks === undefined) {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end('not found\n');
+      return;
+    }
+    const { ok, report } = await runChecks(checks);
+    const verbose = url.searchParams.has('verbose');
+    res.writeHead(ok ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+    const name = url.pathname.slice(1);
+    if (ok && !verbose) res.end('ok');
+    else res.end(`${report}${name} check ${ok ? 'passed' : 'failed'}\n`);
+  }
+}
+
+// One line per check, `[+]name ok` or `[-]name failed: reason`, as Kubernetes' healthz does.
+async function runChecks(checks: Map<string, HealthCheck>): Promise<{ ok: boolean; report: string }> {
+  let ok = true;
+  let report = '';
+  for (const [name, check] of checks) {
+    let outcome: boolean | string;
+    try {
+      outcome = await check();
+    } catch (err) {
+      outcome = (err as Error).message ?? String(err);
+    }
+    if (outcome === true) {
+      report += `[+]${name} ok\n`;
+      continue;
+    }
+    ok = false;
+    report += `[-]${name} failed: ${outcome === false ? 'reason withheld' : outcome}\n`;
+  }
+  return { ok, report };
+}

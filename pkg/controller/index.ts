@@ -1,0 +1,30 @@
+/**
+ * pkg/controller: the generic controller runtime (workqueue, controller loop, conditions,
+ * status/finalizer writing, health/metrics endpoint, shutdown wiring).
+ */
+export {
+  MAX_CONDITION_MESSAGE_BYTES,
+  TRUNCATION_SUFFIX,
+  findCondition,
+  isConditionTrue,
+  metaTime,
+  removeCondition,
+  setStatusCondition,
+  truncateConditionMessage,
+  type Condition,
+  type ConditionInput,
+  type ConditionStatus,
+} from './conditions.ts';
+export { Controller, type ControllerOptions, type KeyFunc, type Watch } from './controller.ts';
+export { HealthServer, informersSynced, type HealthCheck, type HealthServerOptions } from './health-server.ts';
+export {
+  BucketRateLimiter,
+  ExponentialFailureRateLimiter,
+  MaxOfRateLimiter,
+  defaultControllerRateLimiter,
+  type RateLimiter,
+} from './rate-limiter.ts';
+export { PanicError, isPanic, type ReconcileContext, type ReconcileResult, type Reconciler } from './reconciler.ts';
+export { settlesWithin, wireShutdownSignals, type ShutdownOptions, type SignalProcess } from './shutdown.ts';
+export { UNEXPECTED_CHANGE_MESSAGE, joinErrors, jsonEqual, reconcileWithStatus, type StatusWriteRequest } from './status-writer.ts';
+export { WorkQueue, type WorkQueueOptions } from './workqueue.ts';

@@ -1,0 +1,68 @@
+/**
+ * Graceful shutdown plumbing for composition roots: OS signals abort one AbortController that
+ * every component's `run(signal)` watches; a second signal, or a stuck shutdown, exits hard.
+ */
+import type { Logger } from 'pino';
+
+/** The part of `process` the wiring needs (passed in by cmd/, which owns the process). */
+export interface SignalProcess {
+  on(event: NodeJS.Signals, listener: () => void): unknown;
+  removeListener(event: NodeJS.Signals, listener: () => void): unknown;
+  exit(code: number): void;
+}
+
+/** Options of `wireShutdownSignals`. */
+export interface ShutdownOptions {
+  log: Logger;
+  /** Default SIGTERM and SIGINT. */
+  signals?: readonly NodeJS.Signals[];
+  /** Exit with code 1 if still running this long after the first signal (default: never). */
+  forceExitAfterMs?: number;
+}
+
+/**
+ * On the first of `signals`: log and `controller.abort()`. On a second one: exit(1) at once
+ * (controller-runtime's behaviour). Returns a function that removes the listeners.
+ */
+export function wireShutdownSignals(proc: SignalProcess, controller: AbortController, options: ShutdownOptions): () => void {
+  const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
+  let received = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const handlers = signals.map((sig) => {
+    const handler = (): void => {
+      received++;
+      if (received > 1) {
+        options.log.error({ signal: sig }, 'second shutdown signal received, exiting');
+        proc.exit(1);
+        return;
+      }
+      options.log.info({ signal: sig }, 'shutdown signal received');
+      controller.abort(new Error(`received ${sig}`));
+      if (options.forceExitAfterMs !== undefined) {
+        timer = setTimeout(() => {
+          options.log.error({ timeoutMs: options.forceExitAfterMs }, 'graceful shutdown timed out, exiting');
+          proc.exit(1);
+        }, options.forceExitAfterMs);
+        timer.unref();
+      }
+    };
+    proc.on(sig, handler);
+    return [sig, handler] as const;
+  });
+  return () => {
+    clearTimeout(timer);
+    for (const [sig, handler] of handlers) proc.removeListener(sig, handler);
+  };
+}
+
+/** True when `p` settles (either way) within `ms`; the timer is cleared either way. */
+export function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    p.then(done, done);
+  });
+}

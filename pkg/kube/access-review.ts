@@ -1,0 +1,109 @@
+/**
+ * Permission checks through SubjectAccessReview, made with the controller's own identity:
+ * "may this user do these things?", answered by the cluster's real authorizers.
+ */
+import type { KubeClient } from './client.ts';
+import type { KubeObject } from './types.ts';
+
+/** A request on a resource (`resourceAttributes` of a SubjectAccessReview). */
+export interface ResourceAccess {
+  verb: string;
+  /** API group; '' for the core group. */
+  group?: string;
+  version?: string;
+  resource: string;
+  subresource?: string;
+  name?: string;
+  /** Omit or '' for cluster-scoped resources or all namespaces. */
+  namespace?: string;
+}
+
+/** A request on a non-resource URL (`nonResourceAttributes`). */
+export interface NonResourceAccess {
+  verb: string;
+  path: string;
+}
+
+/** One thing to check. */
+export type AccessAttributes = ResourceAccess | NonResourceAccess;
+
+/** Who is asking. */
+export interface AccessSubject {
+  user: string;
+  groups?: string[];
+  uid?: string;
+  extra?: Record<string, string[]>;
+}
+
+/** The answer for one attribute set, in input order. */
+export interface AccessDecision {
+  attributes: AccessAttributes;
+  allowed: boolean;
+  /** An authorizer explicitly denied (RBAC never does; webhooks may). */
+  denied: boolean;
+  reason: string;
+  /** Set when evaluation was incomplete (e.g. a referenced role is missing). */
+  evaluationError: string;
+}
+
+/** The subject a ServiceAccount token authenticates as. */
+export function serviceAccountSubject(namespace: string, serviceAccount: string): AccessSubject {
+  return {
+    user: `system:serviceaccount:${namespace}:${serviceAccount}`,
+    groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
+  };
+}
+
+interface ReviewResponse extends KubeObject {
+  status?: { allowed?: boolean; denied?: boolean; reason?: string; evaluationError?: string };
+}
+
+function isNonResource(a: AccessAttributes): a is NonResourceAccess {
+  return 'path' in a;
+}
+
+function reviewSpec(subject: AccessSubject, a: AccessAttributes): Record<string, unknown> {
+  const spec: Record<string, unknown> = { user: subject.user };
+  if (subject.groups !== undefined) spec.groups = subject.groups;
+  if (subject.uid !== undefined) spec.uid = subject.uid;
+  if (subject.extra !== undefined) spec.extra = subject.extra;
+  if (isNonResource(a)) {
+    spec.nonResourceAttributes = { path: a.path, verb: a.verb };
+    return spec;
+  }
+  const attrs: Record<string, string> = { verb: a.verb, resource: a.resource, group: a.group ?? '' };
+  for (const k of ['version', 'subresource', 'name', 'namespace'] as const) {
+    const v = a[k];
+    if (v !== undefined && v !== '') attrs[k] = v;
+  }
+  spec.resourceAttributes = attrs;
+  return spec;
+}
+
+/**
+ * Asks the API server whether `subject` may perform each of `attributes`. Reviews run
+ * `concurrency` at a time (default 8); the result has one decision per input, in order.
+ * Throws the first API error (the caller needs `subjectaccessreviews: create`).
+ */
+export async function canI(
+  client: KubeClient,
+  subject: AccessSubject,
+  attributes: readonly AccessAttributes[],
+  options: { concurrency?: number; signal?: AbortSignal } = {},
+): Promise<AccessDecision[]> {
+  const results = new Array<AccessDecision>(attributes.length);
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < attributes.length) {
+      const i = next++;
+      const a = attributes[i] as AccessAttributes;
+      const review: KubeObject = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {}, spec: reviewSpec(subject, a) };
+      const res = await client.create<ReviewResponse>(review, options.signal === undefined ? {} : { signal: options.signal });
+      const s = res.status ?? {};
+      results[i] = { attributes: a, allowed: s.allowed === true, denied: s.denied === true, reason: s.reason ?? '', evaluationError: s.evaluationError ?? '' };
+    }
+  }
+  const n = Math.max(1, Math.min(options.concurrency ?? 8, attributes.length));
+  await Promise.all(Array.from({ length: n }, () => worker()));
+  return results;
+}

@@ -1,0 +1,219 @@
+/**
+ * A client over unstructured objects: kinds are resolved through discovery, bodies are sent
+ * as given and responses returned as parsed JSON, never through a typed model.
+ */
+import { resourcePath, type ResourceInfo, type ResourceMapper } from './resource-mapper.ts';
+import type { QueryParams, Transport } from './transport.ts';
+import { gvkOf, type KubeObject, type ObjectList, type ObjectRef, type TypeRef, type WatchEvent } from './types.ts';
+import { decodeWatchStream, jitteredWatchTimeoutSeconds } from './watch.ts';
+
+/** Content types of the patch flavours. */
+export const PatchType = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+} as const;
+
+/** `fieldValidation` query values. */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** Options shared by writes. */
+export interface WriteOptions {
+  fieldManager?: string;
+  dryRun?: boolean;
+  fieldValidation?: FieldValidation;
+  signal?: AbortSignal;
+}
+
+/** Options of `apply` (server-side apply); `fieldManager` is mandatory for apply. */
+export interface ApplyOptions extends WriteOptions {
+  fieldManager: string;
+  /** Take ownership of conflicting fields (`force=true`). */
+  force?: boolean;
+  subresource?: string;
+}
+
+/** Options of `list` / `watch`. */
+export interface ListOptions {
+  /** Omit (or '') for all namespaces / cluster-scoped kinds. */
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  signal?: AbortSignal;
+}
+
+/** Options of `watch`. */
+export interface WatchOptions extends Omit<ListOptions, 'limit' | 'continue'> {
+  /** Server-side timeout; default jittered 5-10 minutes so watches are renewed regularly. */
+  timeoutSeconds?: number;
+  /** Ask for BOOKMARK events (default true). */
+  allowWatchBookmarks?: boolean;
+}
+
+/** Options of `delete`. */
+export interface DeleteOptions {
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  preconditions?: { uid?: string; resourceVersion?: string };
+  gracePeriodSeconds?: number;
+  dryRun?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * CRUD, patch, server-side apply and watch for any kind. Every method throws ApiError
+ * (see api-error.ts predicates) for API failures and NoKindMatchError for unknown kinds.
+ */
+export interface KubeClient {
+  readonly transport: Transport;
+  readonly mapper: ResourceMapper;
+  /** The resource of a type (discovery). */
+  resourceFor(type: TypeRef, signal?: AbortSignal): Promise<ResourceInfo>;
+  get<T extends KubeObject = KubeObject>(ref: ObjectRef, options?: { signal?: AbortSignal }): Promise<T>;
+  /** One page; pass `continue` from `metadata.continue` for the next one. */
+  list<T extends KubeObject = KubeObject>(type: TypeRef, options?: ListOptions): Promise<ObjectList<T>>;
+  /** All pages (page size `limit`, default 500); the resourceVersion is the first page's. */
+  listAll<T extends KubeObject = KubeObject>(type: TypeRef, options?: Omit<ListOptions, 'continue'>): Promise<{ items: T[]; resourceVersion: string }>;
+  create<T extends KubeObject = KubeObject>(obj: KubeObject, options?: WriteOptions): Promise<T>;
+  /** PUT of the whole object; `metadata.resourceVersion` gives optimistic concurrency. */
+  update<T extends KubeObject = KubeObject>(obj: KubeObject, options?: WriteOptions): Promise<T>;
+  /** PUT of the `status` subresource. */
+  updateStatus<T extends KubeObject = KubeObject>(obj: KubeObject, options?: WriteOptions): Promise<T>;
+  patch<T extends KubeObject = KubeObject>(
+    ref: ObjectRef,
+    patch: unknown,
+    type: 'merge' | 'json' | 'strategic',
+    options?: WriteOptions & { subresource?: string },
+  ): Promise<T>;
+  /** Server-side apply: PATCH `application/apply-patch+yaml` with `JSON.stringify(obj)`, unchanged. */
+  apply<T extends KubeObject = KubeObject>(obj: KubeObject, options: ApplyOptions): Promise<T>;
+  /** Deletes; resolves with the server's answer (the object while finalizers run, or a Status). */
+  delete(ref: ObjectRef, options?: DeleteOptions): Promise<unknown>;
+  /** Streams events until the server ends the watch or `signal` aborts (see decodeWatchStream). */
+  watch<T extends KubeObject = KubeObject>(type: TypeRef, options?: WatchOptions): AsyncGenerator<WatchEvent<T>, void, undefined>;
+  /** POST to a subresource of an object (TokenRequest, eviction, ...); returns the response. */
+  createSubresource<T = unknown>(ref: ObjectRef, subresource: string, body: unknown, options?: { signal?: AbortSignal }): Promise<T>;
+}
+
+function writeQuery(o: WriteOptions | undefined): QueryParams {
+  return {
+    fieldManager: o?.fieldManager,
+    dryRun: o?.dryRun === true ? 'All' : undefined,
+    fieldValidation: o?.fieldValidation,
+  };
+}
+
+function withSignal(signal: AbortSignal | undefined): { signal?: AbortSignal } {
+  return signal === undefined ? {} : { signal };
+}
+
+function nameOf(obj: KubeObject): string {
+  const name = obj.metadata?.name;
+  if (typeof name !== 'string' || name === '') {
+    throw new Error(`${obj.kind} object has no metadata.name`);
+  }
+  return name;
+}
+
+/** Creates a client over `transport`, resolving kinds with `mapper` (which may be shared). */
+export function createKubeClient(transport: Transport, mapper: ResourceMapper): KubeClient {
+  const resourceFor = (type: TypeRef, signal?: AbortSignal): Promise<ResourceInfo> => mapper.resolve(gvkOf(type), signal);
+
+  async function objectPath(obj: KubeObject, withName: boolean, subresource?: string, signal?: AbortSignal): Promise<string> {
+    const info = await resourceFor(obj, signal);
+    return resourcePath(info, { namespace: obj.metadata?.namespace, name: withName ? nameOf(obj) : undefined, subresource });
+  }
+
+  async function refPath(ref: ObjectRef, subresource?: string, signal?: AbortSignal): Promise<string> {
+    const info = await resourceFor(ref, signal);
+    return resourcePath(info, { namespace: ref.namespace, name: ref.name, subresource });
+  }
+
+  const client: KubeClient = {
+    transport,
+    mapper,
+    resourceFor,
+    async get<T extends KubeObject>(ref: ObjectRef, options?: { signal?: AbortSignal }) {
+      return transport.request<T>('GET', await refPath(ref, undefined, options?.signal), withSignal(options?.signal));
+    },
+    async list<T extends KubeObject>(type: TypeRef, o: ListOptions = {}) {
+      const info = await resourceFor(type, o.signal);
+      const query: QueryParams = {
+        labelSelector: o.labelSelector || undefined,
+        fieldSelector: o.fieldSelector || undefined,
+        limit: o.limit,
+        continue: o.continue || undefined,
+        resourceVersion: o.resourceVersion,
+      };
+      return transport.request<ObjectList<T>>('GET', resourcePath(info, { namespace: o.namespace }), { query, ...withSignal(o.signal) });
+    },
+    async listAll<T extends KubeObject>(type: TypeRef, o: Omit<ListOptions, 'continue'> = {}) {
+      const items: T[] = [];
+      let resourceVersion = '';
+      let cont: string | undefined;
+      do {
+        const page: ObjectList<T> = await client.list<T>(type, { ...o, limit: o.limit ?? 500, ...(cont === undefined ? {} : { continue: cont }) });
+        if (resourceVersion === '') resourceVersion = page.metadata?.resourceVersion ?? '';
+        items.push(...page.items);
+        cont = page.metadata?.continue || undefined;
+      } while (cont !== undefined);
+      return { items, resourceVersion };
+    },
+    async create<T extends KubeObject>(obj: KubeObject, o?: WriteOptions) {
+      const path = await objectPath(obj, false, undefined, o?.signal);
+      return transport.request<T>('POST', path, { body: obj, query: writeQuery(o), ...withSignal(o?.signal) });
+    },
+    async update<T extends KubeObject>(obj: KubeObject, o?: WriteOptions) {
+      const path = await objectPath(obj, true, undefined, o?.signal);
+      return transport.request<T>('PUT', path, { body: obj, query: writeQuery(o), ...withSignal(o?.signal) });
+    },
+    async updateStatus<T extends KubeObject>(obj: KubeObject, o?: WriteOptions) {
+      const path = await objectPath(obj, true, 'status', o?.signal);
+      return transport.request<T>('PUT', path, { body: obj, query: writeQuery(o), ...withSignal(o?.signal) });
+    },
+    async patch<T extends KubeObject>(ref: ObjectRef, patch: unknown, type: 'merge' | 'json' | 'strategic', o?: WriteOptions & { subresource?: string }) {
+      const path = await refPath(ref, o?.subresource, o?.signal);
+      return transport.request<T>('PATCH', path, { body: patch, contentType: PatchType[type], query: writeQuery(o), ...withSignal(o?.signal) });
+    },
+    async apply<T extends KubeObject>(obj: KubeObject, o: ApplyOptions) {
+      if (typeof o.fieldManager !== 'string' || o.fieldManager === '') {
+        throw new Error('server-side apply needs a fieldManager');
+      }
+      const path = await objectPath(obj, true, o.subresource, o.signal);
+      const query = { ...writeQuery(o), force: o.force === true ? 'true' : undefined };
+      // Stringified here, so nothing downstream can re-serialize the manifest.
+      const body = JSON.stringify(obj);
+      return transport.request<T>('PATCH', path, { body, contentType: PatchType.apply, query, ...withSignal(o.signal) });
+    },
+    async delete(ref: ObjectRef, o: DeleteOptions = {}) {
+      const path = await refPath(ref, undefined, o.signal);
+      const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
+      if (o.propagationPolicy !== undefined) body.propagationPolicy = o.propagationPolicy;
+      if (o.preconditions !== undefined) body.preconditions = o.preconditions;
+      if (o.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = o.gracePeriodSeconds;
+      if (o.dryRun === true) body.dryRun = ['All'];
+      return transport.request('DELETE', path, { body, ...withSignal(o.signal) });
+    },
+    async *watch<T extends KubeObject>(type: TypeRef, o: WatchOptions = {}) {
+      const info = await resourceFor(type, o.signal);
+      const query: QueryParams = {
+        watch: '1',
+        allowWatchBookmarks: o.allowWatchBookmarks === false ? undefined : 'true',
+        timeoutSeconds: o.timeoutSeconds ?? jitteredWatchTimeoutSeconds(),
+        resourceVersion: o.resourceVersion || undefined,
+        labelSelector: o.labelSelector || undefined,
+        fieldSelector: o.fieldSelector || undefined,
+      };
+      const body = await transport.stream('GET', resourcePath(info, { namespace: o.namespace }), { query, ...withSignal(o.signal) });
+      yield* decodeWatchStream<T>(body, o.signal);
+    },
+    async createSubresource<T>(ref: ObjectRef, subresource: string, body: unknown, o?: { signal?: AbortSignal }) {
+      const path = await refPath(ref, subresource, o?.signal);
+      return transport.request<T>('POST', path, { body, ...withSignal(o?.signal) });
+    },
+  };
+  return client;
+}

@@ -1,0 +1,292 @@
+/**
+ * An informer: a local, read-only cache of one kind kept current by list+watch, notifying
+ * handlers of changes. Written over our own list/watch (decision 0060) to guard against
+ * every failure mode of style.md §9.4: it never stops for good, restarts with capped
+ * jittered backoff, relists on 410 Gone, re-watches when a watch goes silent, reports
+ * `hasSynced` only after a real list, and hands out frozen objects.
+ */
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { isGone } from './api-error.ts';
+import { Backoff, sleepUnlessAborted, type BackoffOptions } from './backoff.ts';
+import { deepFreeze, type ListWatchSource } from './informer-source.ts';
+import { counterOn } from './metrics.ts';
+import { objectKey, type KubeObject, type WatchEvent } from './types.ts';
+import { jitteredWatchTimeoutSeconds } from './watch.ts';
+
+/** Kinds of change delivered to handlers. */
+export type InformerEventType = 'add' | 'update' | 'delete';
+
+/**
+ * Receives changes. `oldObj` is the previously cached object for updates and deletes
+ * (for periodic resyncs `obj === oldObj`). Handlers should only compute keys and enqueue;
+ * exceptions are logged and ignored.
+ */
+export type InformerHandler<T extends KubeObject> = (type: InformerEventType, obj: Readonly<T>, oldObj: Readonly<T> | undefined) => void;
+
+/** Construction options of an Informer. */
+export interface InformerOptions<T extends KubeObject> {
+  /** Metric label and log field. */
+  name: string;
+  source: ListWatchSource<T>;
+  log: Logger;
+  /** Registry for `informer_restarts_total` and `informer_{list,watch}_errors_total`. */
+  registry?: Registry;
+  /** Applied to each decoded object before it is frozen and cached (e.g. stripManagedFields). */
+  transform?: (obj: T) => T;
+  /** Re-deliver every cached object as an update this often; 0 disables (default 10 h). */
+  resyncPeriodMs?: number;
+  /** Abort and re-watch a watch that delivered nothing, not even a bookmark, this long (default 5 min). */
+  watchdogMs?: number;
+  /** `timeoutSeconds` of each watch (default jittered 300-600). */
+  watchTimeoutSeconds?: () => number;
+  backoff?: BackoffOptions;
+  /** List page size (default 500). */
+  pageSize?: number;
+}
+
+/** A watch that was aborted by the watchdog. */
+class WatchdogExpired extends Error {}
+
+/** See the module comment. Objects handed out are deeply frozen; clone before mutating. */
+export class Informer<T extends KubeObject = KubeObject> {
+  readonly name: string;
+  readonly #o: InformerOptions<T>;
+  readonly #cache = new Map<string, Readonly<T>>();
+  readonly #handlers = new Set<InformerHandler<T>>();
+  readonly #backoff: Backoff;
+  readonly #metrics: ReturnType<typeof informerMetrics> | undefined;
+  #resourceVersion = '';
+  #synced = false;
+  #syncWaiters: Array<() => void> = [];
+  #running = false;
+
+  constructor(options: InformerOptions<T>) {
+    this.name = options.name;
+    this.#o = options;
+    this.#backoff = new Backoff(options.backoff);
+    this.#metrics = options.registry === undefined ? undefined : informerMetrics(options.registry);
+  }
+
+  /** True once the first list succeeded; stays true across restarts (the cache is kept). */
+  get hasSynced(): boolean {
+    return this.#synced;
+  }
+
+  /** The resourceVersion the next watch would start from. */
+  get resourceVersion(): string {
+    return this.#resourceVersion;
+  }
+
+  /** Resolves when synced; rejects with `signal.reason` if `signal` aborts first. */
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    if (this.#synced) return Promise.resolve();
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => reject(signal?.reason);
+      this.#syncWaiters.push(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /**
+   * Registers a handler; when the cache is already synced, it first receives an `add` for
+   * every cached object. Returns a function that unregisters it.
+   */
+  addHandler(handler: InformerHandler<T>): () => void {
+    this.#handlers.add(handler);
+    if (this.#synced) for (const obj of this.#cache.values()) this.#call(handler, 'add', obj, undefined);
+    return () => this.#handlers.delete(handler);
+  }
+
+  /** The cached object with key `namespace/name` (or `name`), frozen. */
+  get(key: string): Readonly<T> | undefined {
+    return this.#cache.get(key);
+  }
+
+  /** All cached objects, frozen. */
+  list(): Array<Readonly<T>> {
+    return [...this.#cache.values()];
+  }
+
+  /** All cached keys. */
+  keys(): string[] {
+    return [...this.#cache.keys()];
+  }
+
+  /**
+   * Runs until `signal` aborts; never rejects. Failures are logged, counted and retried
+   * with backoff. Throws synchronously if the informer is already running.
+   */
+  run(signal: AbortSignal): Promise<void> {
+    if (this.#running) throw new Error(`informer ${this.name} is already running`);
+    this.#running = true;
+    const resync = this.#startResync(signal);
+    return this.#loop(signal).finally(() => {
+      clearInterval(resync);
+      this.#running = false;
+    });
+  }
+
+  async #loop(signal: AbortSignal): Promise<void> {
+    let goneInARow = 0;
+    while (!signal.aborted) {
+      let phase: 'list' | 'watch' = 'list';
+      try {
+        await this.#relist(signal);
+        phase = 'watch';
+        await this.#watchUntilError(signal, () => (goneInARow = 0));
+      } catch (err) {
+        if (signal.aborted) break;
+        if (isGone(err) && goneInARow++ === 0) {
+          // Expected after etcd compaction: relist at once (but not in a loop).
+          this.#metrics?.restarts.inc({ name: this.name, reason: 'gone' });
+          this.#o.log.info({ informer: this.name, err }, 'watch expired, relisting');
+          continue;
+        }
+        const counter = phase === 'list' ? this.#metrics?.listErrors : this.#metrics?.watchErrors;
+        counter?.inc({ name: this.name });
+        this.#metrics?.restarts.inc({ name: this.name, reason: 'error' });
+        const delayMs = this.#backoff.next();
+        this.#o.log.warn({ informer: this.name, source: this.#o.source.description, phase, err, delayMs }, 'informer failed, restarting after backoff');
+        await sleepUnlessAborted(delayMs, signal);
+      }
+    }
+  }
+
+  // Lists every page, then reconciles the cache with the result: synthetic deletes for
+  // vanished keys, adds for new ones, updates for changed resourceVersions.
+  async #relist(signal: AbortSignal): Promise<void> {
+    const fresh = new Map<string, Readonly<T>>();
+    let cont: string | undefined;
+    let rv = '';
+    do {
+      const page = await this.#o.source.list({ limit: this.#o.pageSize ?? 500, signal, ...(cont === undefined ? {} : { continue: cont }) });
+      for (const item of page.items ?? []) {
+        const obj = this.#prepare(item);
+        fresh.set(objectKey(obj), obj);
+      }
+      rv = page.metadata?.resourceVersion ?? rv;
+      cont = page.metadata?.continue || undefined;
+    } while (cont !== undefined);
+    if (signal.aborted) return;
+    for (const [key, old] of this.#cache) {
+      if (fresh.has(key)) continue;
+      this.#cache.delete(key);
+      this.#emit('delete', old, old);
+    }
+    for (const [key, obj] of fresh) {
+      const old = this.#cache.get(key);
+      this.#cache.set(key, obj);
+      if (old === undefined) this.#emit('add', obj, undefined);
+      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.#emit('update', obj, old);
+    }
+    this.#resourceVersion = rv;
+    this.#markSynced();
+  }
+
+  // Watches from the current resourceVersion, again and again; returns only on abort.
+  async #watchUntilError(signal: AbortSignal, onHealthy: () => void): Promise<void> {
+    const watchdogMs = this.#o.watchdogMs ?? 5 * 60_000;
+    while (!signal.aborted) {
+      const ctl = new AbortController();
+      const stop = (): void => ctl.abort(signal.reason);
+      signal.addEventListener('abort', stop, { once: true });
+      let timer: NodeJS.Timeout | undefined;
+      const arm = (): void => {
+        clearTimeout(timer);
+        timer = setTimeout(() => ctl.abort(new WatchdogExpired(`no watch event for ${watchdogMs} ms`)), watchdogMs);
+      };
+      const started = Date.now();
+      let events = 0;
+      try {
+        arm();
+        const timeoutSeconds = (this.#o.watchTimeoutSeconds ?? jitteredWatchTimeoutSeconds)();
+        for await (const ev of this.#o.source.watch({ resourceVersion: this.#resourceVersion, timeoutSeconds, signal: ctl.signal })) {
+          arm();
+          if (events++ === 0) {
+            this.#backoff.reset();
+            onHealthy();
+          }
+          this.#apply(ev);
+        }
+        // A server that closes watches at once would otherwise make this a busy loop.
+        if (events === 0 && Date.now() - started < 1000) throw new Error('the watch ended immediately without events');
+      } catch (err) {
+        if (signal.aborted) return;
+        if (!(ctl.signal.reason instanceof WatchdogExpired)) throw err;
+        this.#metrics?.restarts.inc({ name: this.name, reason: 'watchdog' });
+        this.#o.log.warn({ informer: this.name, source: this.#o.source.description, watchdogMs }, 'watch silent too long, re-watching');
+      } finally {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', stop);
+      }
+    }
+  }
+
+  #apply(ev: WatchEvent<T>): void {
+    const rv = ev.object?.metadata?.resourceVersion;
+    if (ev.type === 'BOOKMARK') {
+      if (rv !== undefined && rv !== '') this.#resourceVersion = rv;
+      return;
+    }
+    const obj = this.#prepare(ev.object);
+    const key = objectKey(obj);
+    const old = this.#cache.get(key);
+    if (ev.type === 'DELETED') {
+      this.#cache.delete(key);
+      this.#emit('delete', obj, old);
+    } else {
+      this.#cache.set(key, obj);
+      this.#emit(old === undefined ? 'add' : 'update', obj, old);
+    }
+    if (rv !== undefined && rv !== '') this.#resourceVersion = rv;
+  }
+
+  #prepare(item: T): Readonly<T> {
+    const obj = this.#o.transform === undefined ? item : this.#o.transform(item);
+    return deepFreeze(obj);
+  }
+
+  #markSynced(): void {
+    if (this.#synced) return;
+    this.#synced = true;
+    const waiters = this.#syncWaiters;
+    this.#syncWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  #startResync(signal: AbortSignal): NodeJS.Timeout | undefined {
+    const period = this.#o.resyncPeriodMs ?? 10 * 60 * 60_000;
+    if (period <= 0) return undefined;
+    const timer = setInterval(() => {
+      if (signal.aborted || !this.#synced) return;
+      for (const obj of this.#cache.values()) this.#emit('update', obj, obj);
+    }, period);
+    timer.unref();
+    return timer;
+  }
+
+  #emit(type: InformerEventType, obj: Readonly<T>, old: Readonly<T> | undefined): void {
+    for (const h of this.#handlers) this.#call(h, type, obj, old);
+  }
+
+  #call(h: InformerHandler<T>, type: InformerEventType, obj: Readonly<T>, old: Readonly<T> | undefined): void {
+    try {
+      h(type, obj, old);
+    } catch (err) {
+      this.#o.log.error({ informer: this.name, err, eventType: type, key: objectKey(obj) }, 'informer event handler threw');
+    }
+  }
+}
+
+function informerMetrics(registry: Registry) {
+  return {
+    restarts: counterOn(registry, 'informer_restarts_total', 'Restarts of informer list/watch loops, by cause (error, gone, watchdog).', ['name', 'reason']),
+    listErrors: counterOn(registry, 'informer_list_errors_total', 'Failed informer list requests.', ['name']),
+    watchErrors: counterOn(registry, 'informer_watch_errors_total', 'Failed or broken informer watches.', ['name']),
+  };
+}

@@ -1,0 +1,168 @@
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiError, LeaderElector, type KubeClient, type KubeObject, type LeaderElectionOutcome } from './index.ts';
+
+const log = pino({ level: 'silent' });
+
+// One in-memory Lease "server" with resourceVersion checks; each candidate gets its own
+// client view whose requests can be made to fail (a network partition).
+class LeaseStore {
+  lease: KubeObject | undefined;
+  rv = 1;
+
+  client(): { client: KubeClient; partitioned: { value: boolean } } {
+    const partitioned = { value: false };
+    const check = (): void => {
+      if (partitioned.value) throw new Error('connect ETIMEDOUT');
+    };
+    const fake: Partial<KubeClient> = {
+      get: async <T extends KubeObject>() => {
+        check();
+        if (this.lease === undefined) throw new ApiError(404, 'NotFound', 'leases.coordination.k8s.io "l" not found');
+        return structuredClone(this.lease) as T;
+      },
+      create: async <T extends KubeObject>(obj: KubeObject) => {
+        check();
+        if (this.lease !== undefined) throw new ApiError(409, 'AlreadyExists', 'exists');
+        this.lease = { ...structuredClone(obj), metadata: { ...obj.metadata, resourceVersion: String(++this.rv) } };
+        return structuredClone(this.lease) as T;
+      },
+      update: async <T extends KubeObject>(obj: KubeObject) => {
+        check();
+        if (obj.metadata.resourceVersion !== this.lease?.metadata.resourceVersion) throw new ApiError(409, 'Conflict', 'the object has been modified');
+        this.lease = { ...structuredClone(obj), metadata: { ...obj.metadata, resourceVersion: String(++this.rv) } };
+        return structuredClone(this.lease) as T;
+      },
+    };
+    return { client: fake as KubeClient, partitioned };
+  }
+
+  get holder(): string | null | undefined {
+    return (this.lease?.spec as { holderIdentity?: string | null } | undefined)?.holderIdentity;
+  }
+}
+
+function candidate(store: LeaseStore, identity: string, registry?: Registry) {
+  const { client, partitioned } = store.client();
+  const ctl = new AbortController();
+  const events: string[] = [];
+  const elector = new LeaderElector({
+    client,
+    namespace: 'ns',
+    name: 'l',
+    identity,
+    log,
+    ...(registry === undefined ? {} : { registry }),
+    onStartedLeading: (signal) => {
+      events.push('started');
+      return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+    },
+    onStoppedLeading: () => events.push('stopped'),
+  });
+  let outcome: LeaderElectionOutcome | undefined;
+  const done = elector.run(ctl.signal).then((o) => (outcome = o));
+  return { elector, ctl, events, partitioned, done, outcome: () => outcome };
+}
+
+let store: LeaseStore;
+beforeEach(() => {
+  vi.useFakeTimers({ now: 1_000_000 });
+  store = new LeaseStore();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+// Advances fake time in 100 ms steps, failing if two candidates ever lead at once.
+async function run(ms: number, ...cs: Array<{ elector: LeaderElector }>): Promise<void> {
+  for (let t = 0; t < ms; t += 100) {
+    await vi.advanceTimersByTimeAsync(100);
+    expect(cs.filter((c) => c.elector.isLeader).length).toBeLessThanOrEqual(1);
+  }
+}
+
+describe('LeaderElector', () => {
+  it('creates the lease, leads and reports it in the master-status gauge', async () => {
+    const registry = new Registry();
+    const a = candidate(store, 'a', registry);
+    await run(100, a);
+    expect(a.elector.isLeader).toBe(true);
+    expect(store.lease?.spec).toMatchObject({ holderIdentity: 'a', leaseDurationSeconds: 15, leaseTransitions: 0 });
+    expect((store.lease?.spec as { renewTime: string }).renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    const gauge = await registry.getSingleMetric('leader_election_master_status')?.get();
+    expect(gauge?.values).toEqual([expect.objectContaining({ labels: { name: 'l' }, value: 1 })]);
+    a.ctl.abort();
+    await a.done;
+  });
+
+  it('keeps a standby waiting while the leader renews', async () => {
+    const a = candidate(store, 'a');
+    await run(100, a);
+    const b = candidate(store, 'b');
+    await run(60_000, a, b);
+    expect(a.elector.isLeader).toBe(true);
+    expect(b.elector.isLeader).toBe(false);
+    a.ctl.abort();
+    b.ctl.abort();
+    await Promise.all([a.done, b.done]);
+  });
+
+  it('a partitioned leader stops within the renew deadline; the standby takes over only after the lease duration', async () => {
+    const a = candidate(store, 'a');
+    await run(100, a);
+    const b = candidate(store, 'b');
+    await run(5_000, a, b);
+    a.partitioned.value = true;
+    const cut = Date.now();
+    await run(10_500, a, b);
+    expect(a.elector.isLeader).toBe(false);
+    expect(a.outcome()).toBe('lost');
+    expect(a.events).toEqual(['started', 'stopped']);
+    expect(b.elector.isLeader).toBe(false); // lease not yet expired
+    let tookOver = 0;
+    for (let t = 0; t < 20_000 && !b.elector.isLeader; t += 100) {
+      await run(100, a, b);
+      tookOver = Date.now() - cut;
+    }
+    expect(b.elector.isLeader).toBe(true);
+    expect(tookOver).toBeGreaterThanOrEqual(15_000 - 2_000); // not before the lease (observed) expired
+    expect(tookOver).toBeLessThanOrEqual(15_000 + 2 * 4_400);
+    expect(store.lease?.spec).toMatchObject({ holderIdentity: 'b', leaseTransitions: 1 });
+    b.ctl.abort();
+    await b.done;
+  });
+
+  it('releases the lease on cancel so a standby takes over within a retry period', async () => {
+    const a = candidate(store, 'a');
+    await run(100, a);
+    const b = candidate(store, 'b');
+    await run(3_000, a, b);
+    a.ctl.abort();
+    await run(100, a, b);
+    expect(a.outcome()).toBe('cancelled');
+    expect(store.holder ?? '').not.toBe('a');
+    await run(4_500, a, b);
+    expect(b.elector.isLeader).toBe(true);
+    b.ctl.abort();
+    await b.done;
+  });
+
+  it('stops leading at once when another holder shows up in the lease', async () => {
+    const a = candidate(store, 'a');
+    await run(100, a);
+    const spec = store.lease?.spec as Record<string, unknown>;
+    spec.holderIdentity = 'intruder';
+    if (store.lease !== undefined) store.lease.metadata.resourceVersion = String(++store.rv);
+    await run(2_500, a);
+    expect(a.elector.isLeader).toBe(false);
+    expect(a.outcome()).toBe('lost');
+  });
+
+  it('rejects inconsistent durations', () => {
+    const { client } = store.client();
+    const base = { client, namespace: 'ns', name: 'l', identity: 'x', log, onStartedLeading: () => undefined };
+    expect(() => new LeaderElector({ ...base, leaseDurationMs: 10_000, renewDeadlineMs: 10_000 })).toThrow('leaseDuration must be greater than renewDeadline');
+    expect(() => new LeaderElector({ ...base, renewDeadlineMs: 2_000, retryPeriodMs: 2_000 })).toThrow('renewDeadline must be greater than retryPeriod*1.2');
+  });
+});

@@ -1,0 +1,237 @@
+/**
+ * Leader election on a `coordination.k8s.io/v1` Lease, with client-go's algorithm and
+ * defaults (lease 15 s, renew deadline 10 s, retry 2 s).
+ *
+ * Safety ("never two leaders"): a leader stops leading once `renewDeadline` has passed since
+ * the start of its last successful renew request, measured on its own clock, and at once when
+ * it sees another holder. A candidate only takes over a lease whose record it has seen
+ * unchanged for `leaseDuration` on its own clock. Since leaseDuration > renewDeadline, the
+ * old leader has stopped before anyone else can start, without comparing clocks.
+ */
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { isAlreadyExists, isConflict, isNotFound } from './api-error.ts';
+import { sleepUnlessAborted } from './backoff.ts';
+import type { KubeClient } from './client.ts';
+import { gaugeOn } from './metrics.ts';
+import type { KubeObject } from './types.ts';
+
+/** Construction options of a LeaderElector. */
+export interface LeaderElectionOptions {
+  client: KubeClient;
+  /** Namespace and name of the Lease. */
+  namespace: string;
+  name: string;
+  /** Unique per process (e.g. `<pod name>_<uuid>`). */
+  identity: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  /** Candidates wait retryPeriod * (1 + random * retryJitter) between attempts (default 1.2). */
+  retryJitter?: number;
+  /** On cancellation, clear the holder so a standby takes over at once (default true). */
+  releaseOnCancel?: boolean;
+  log: Logger;
+  registry?: Registry;
+  /** Called when leadership starts; `signal` aborts when it ends. Must stop work on abort. */
+  onStartedLeading: (signal: AbortSignal) => void | Promise<void>;
+  /** Called once leadership has ended (lost or released). */
+  onStoppedLeading?: () => void;
+  /** Called when a different holder is observed (including this process). */
+  onNewLeader?: (identity: string) => void;
+}
+
+/** How `run` ended: `lost` = renew failed or another holder appeared; `cancelled` = signal aborted. */
+export type LeaderElectionOutcome = 'lost' | 'cancelled';
+
+interface LeaseSpec {
+  holderIdentity?: string | null;
+  leaseDurationSeconds?: number;
+  acquireTime?: string | null;
+  renewTime?: string | null;
+  leaseTransitions?: number;
+}
+
+interface Lease extends KubeObject {
+  spec?: LeaseSpec;
+}
+
+/** Kubernetes MicroTime: RFC 3339 with six fractional digits. */
+export function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+/** Runs leader election for one Lease; see the module comment for the guarantees. */
+export class LeaderElector {
+  readonly #o: Required<Pick<LeaderElectionOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'retryJitter' | 'releaseOnCancel'>> & LeaderElectionOptions;
+  readonly #gauge;
+  #leading = false;
+  #observed: { record: string; holder: string; durationMs: number; at: number } | undefined;
+
+  /** Throws when the durations are inconsistent (same rules as client-go). */
+  constructor(options: LeaderElectionOptions) {
+    this.#o = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, retryJitter: 1.2, releaseOnCancel: true, ...options };
+    const { leaseDurationMs, renewDeadlineMs, retryPeriodMs } = this.#o;
+    if (!(leaseDurationMs > renewDeadlineMs)) throw new Error('leaseDuration must be greater than renewDeadline');
+    if (!(renewDeadlineMs > retryPeriodMs * 1.2)) throw new Error('renewDeadline must be greater than retryPeriod*1.2');
+    if (!(retryPeriodMs > 0)) throw new Error('retryPeriod must be greater than zero');
+    if (options.identity === '') throw new Error('leader election identity must not be empty');
+    this.#gauge = options.registry === undefined ? undefined : gaugeOn(options.registry, 'leader_election_master_status', 'Whether this process leads the named lease (1) or not (0).', ['name']);
+    this.#gauge?.set({ name: options.name }, 0);
+  }
+
+  /** True while this process holds the lease. */
+  get isLeader(): boolean {
+    return this.#leading;
+  }
+
+  /**
+   * Campaigns until leading, leads until leadership is lost or `signal` aborts, then returns.
+   * Never rejects. After `lost` the caller must stop leader-only work (upstream exits).
+   */
+  async run(signal: AbortSignal): Promise<LeaderElectionOutcome> {
+    const { retryPeriodMs, retryJitter, renewDeadlineMs, log } = this.#o;
+    log.info({ lease: this.#leaseName(), identity: this.#o.identity }, 'attempting to acquire leader lease');
+    while (!signal.aborted) {
+      if ((await this.#tryAcquireOrRenew(renewDeadlineMs, signal)) === 'held') break;
+      await sleepUnlessAborted(retryPeriodMs * (1 + Math.random() * retryJitter), signal);
+    }
+    if (signal.aborted) return 'cancelled';
+    return this.#lead(signal);
+  }
+
+  async #lead(signal: AbortSignal): Promise<LeaderElectionOutcome> {
+    const { retryPeriodMs, renewDeadlineMs, log } = this.#o;
+    const leadCtl = new AbortController();
+    this.#setLeading(true);
+    log.info({ lease: this.#leaseName(), identity: this.#o.identity }, 'successfully acquired lease');
+    const work = Promise.resolve()
+      .then(() => this.#o.onStartedLeading(leadCtl.signal))
+      .catch((err: unknown) => log.error({ err }, 'leader work failed'));
+    // The local deadline: a leader that cannot renew stops before any candidate may take over.
+    let lastRenewStart = this.#observed?.at ?? Date.now();
+    let lost = false;
+    const deadline = new AbortController();
+    let timer = setTimeout(() => deadline.abort(), renewDeadlineMs);
+    const stopOnCancel = (): void => deadline.abort();
+    signal.addEventListener('abort', stopOnCancel, { once: true });
+    try {
+      while (!deadline.signal.aborted) {
+        await sleepUnlessAborted(retryPeriodMs, deadline.signal);
+        if (deadline.signal.aborted) break;
+        const start = Date.now();
+        const outcome = await this.#tryAcquireOrRenew(lastRenewStart + renewDeadlineMs - start, deadline.signal);
+        if (outcome === 'held') {
+          lastRenewStart = start;
+          clearTimeout(timer);
+          timer = setTimeout(() => deadline.abort(), Math.max(0, lastRenewStart + renewDeadlineMs - Date.now()));
+        } else if (outcome === 'other') {
+          break;
+        }
+      }
+      lost = !signal.aborted;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stopOnCancel);
+    }
+    leadCtl.abort(new Error(lost ? 'leader election lost' : 'leader election cancelled'));
+    this.#setLeading(false);
+    if (lost) {
+      log.error({ lease: this.#leaseName(), identity: this.#o.identity }, 'leader election lost');
+      this.#o.onStoppedLeading?.();
+      return 'lost';
+    }
+    // Let leader work wind down before handing over, but never beyond the lease itself.
+    const finished = await settlesWithin(work, this.#o.leaseDurationMs);
+    if (this.#o.releaseOnCancel && finished) await this.#release();
+    this.#o.onStoppedLeading?.();
+    return 'cancelled';
+  }
+
+  // 'held' = we hold the lease now; 'other' = someone else holds a live lease; 'failed' = error.
+  async #tryAcquireOrRenew(timeoutMs: number, outer: AbortSignal): Promise<'held' | 'other' | 'failed'> {
+    const signal = AbortSignal.any([outer, AbortSignal.timeout(Math.max(1, timeoutMs))]);
+    const { client, namespace, name, identity } = this.#o;
+    const now = Date.now();
+    const durationSeconds = Math.ceil(this.#o.leaseDurationMs / 1000);
+    try {
+      let lease: Lease;
+      try {
+        lease = await client.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name }, { signal });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        const spec: LeaseSpec = { holderIdentity: identity, leaseDurationSeconds: durationSeconds, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 };
+        await client.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { namespace, name }, spec }, { signal });
+        this.#observe(spec, now);
+        return 'held';
+      }
+      const spec = lease.spec ?? {};
+      this.#observe(spec, now);
+      const holder = spec.holderIdentity ?? '';
+      const observed = this.#observed;
+      if (holder !== '' && holder !== identity && observed !== undefined && observed.at + observed.durationMs > now) return 'other';
+      const mine = holder === identity;
+      const next: LeaseSpec = {
+        holderIdentity: identity,
+        leaseDurationSeconds: durationSeconds,
+        acquireTime: mine && spec.acquireTime ? spec.acquireTime : microTime(now),
+        renewTime: microTime(now),
+        leaseTransitions: mine ? (spec.leaseTransitions ?? 0) : (spec.leaseTransitions ?? 0) + 1,
+      };
+      await client.update({ ...lease, spec: next }, { signal });
+      this.#observe(next, now);
+      return 'held';
+    } catch (err) {
+      if (outer.aborted) return 'failed';
+      const level = isConflict(err) || isAlreadyExists(err) ? 'debug' : 'warn';
+      this.#o.log[level]({ lease: this.#leaseName(), err }, 'failed to acquire or renew lease');
+      return 'failed';
+    }
+  }
+
+  // Remembers when the lease record last changed, by our clock (never the record's own times).
+  #observe(spec: LeaseSpec, now: number): void {
+    const record = JSON.stringify([spec.holderIdentity ?? '', spec.renewTime ?? '', spec.acquireTime ?? '', spec.leaseTransitions ?? 0, spec.leaseDurationSeconds ?? 0]);
+    if (this.#observed?.record === record) return;
+    const holder = spec.holderIdentity ?? '';
+    if (holder !== '' && holder !== this.#observed?.holder) this.#o.onNewLeader?.(holder);
+    this.#observed = { record, holder, durationMs: (spec.leaseDurationSeconds ?? 0) * 1000, at: now };
+  }
+
+  // Clears the holder (if still ours) so the next candidate attempt succeeds at once.
+  async #release(): Promise<void> {
+    const { client, namespace, name, identity, log } = this.#o;
+    const signal = AbortSignal.timeout(this.#o.renewDeadlineMs);
+    try {
+      const lease = await client.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name }, { signal });
+      if ((lease.spec?.holderIdentity ?? '') !== identity) return;
+      const now = Date.now();
+      const spec: LeaseSpec = { ...lease.spec, holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(now), acquireTime: microTime(now) };
+      await client.update({ ...lease, spec }, { signal });
+      log.info({ lease: this.#leaseName(), identity }, 'released leader lease');
+    } catch (err) {
+      log.warn({ lease: this.#leaseName(), err }, 'failed to release leader lease');
+    }
+  }
+
+  #setLeading(leading: boolean): void {
+    this.#leading = leading;
+    this.#gauge?.set({ name: this.#o.name }, leading ? 1 : 0);
+  }
+
+  #leaseName(): string {
+    return `${this.#o.namespace}/${this.#o.name}`;
+  }
+}
+
+// True when `p` settles within `ms`; the timer is cleared either way.
+function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    p.then(done, done);
+  });
+}

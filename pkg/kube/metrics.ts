@@ -1,0 +1,45 @@
+/**
+ * Get-or-create helpers for prom-client metrics on an injected Registry.
+ *
+ * Several components (every informer, every workqueue) share one metric family per registry,
+ * distinguished by labels; prom-client throws when a name is registered twice, so each
+ * family is created by the first user and looked up by the others.
+ */
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/** The Counter named `name` on `registry`, created with `labelNames` when absent. */
+export function counterOn<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Counter<L> {
+  const existing = registry.getSingleMetric(name);
+  if (existing instanceof Counter) return existing as Counter<L>;
+  if (existing !== undefined) throw new Error(`metric ${name} is already registered with another type`);
+  return new Counter<L>({ name, help, labelNames, registers: [registry] });
+}
+
+/** The Gauge named `name` on `registry`, created with `labelNames` when absent. */
+export function gaugeOn<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Gauge<L> {
+  const existing = registry.getSingleMetric(name);
+  if (existing instanceof Gauge) return existing as Gauge<L>;
+  if (existing !== undefined) throw new Error(`metric ${name} is already registered with another type`);
+  return new Gauge<L>({ name, help, labelNames, registers: [registry] });
+}
+
+/** The Histogram named `name` on `registry`, created with `labelNames`/`buckets` when absent. */
+export function histogramOn<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  buckets: number[],
+): Histogram<L> {
+  const existing = registry.getSingleMetric(name);
+  if (existing instanceof Histogram) return existing as Histogram<L>;
+  if (existing !== undefined) throw new Error(`metric ${name} is already registered with another type`);
+  return new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
+}
+
+/** `count` buckets starting at `start`, each `factor` times the previous (Prometheus ExponentialBuckets). */
+export function exponentialBuckets(start: number, factor: number, count: number): number[] {
+  const out: number[] = [];
+  for (let i = 0, v = start; i < count; i++, v *= factor) out.push(v);
+  return out;
+}

@@ -1,0 +1,68 @@
+/**
+ * Clients that act as a ServiceAccount (decision 0003): same server and CA as the controller,
+ * none of its credentials, and `Authorization: Bearer <TokenRequest token>` on every request.
+ * A 401 evicts the token and the request is retried once with a fresh one.
+ */
+import type http from 'node:http';
+import { createKubeClient, type KubeClient } from './client.ts';
+import { anonymousAgent, bearerConnection, type Connection, type ConnectionOptions } from './connection.ts';
+import type { ResourceMapper } from './resource-mapper.ts';
+import type { TokenGetter } from './token-getter.ts';
+import { createTransport, type TransportOptions } from './transport.ts';
+
+/** Builds clients scoped to one ServiceAccount. */
+export interface ScopedClientFactory {
+  /**
+   * The client acting as `system:serviceaccount:<namespace>:<serviceAccount>`. Cached per
+   * ServiceAccount; the token is fetched lazily, so a missing ServiceAccount surfaces as
+   * ServiceAccountNotFoundError from the first request.
+   */
+  forServiceAccount(namespace: string, serviceAccount: string): KubeClient;
+  /** Forgets the cached client and token of a ServiceAccount (e.g. its extension was deleted). */
+  forget(namespace: string, serviceAccount: string): void;
+  /** Closes the shared agent; clients must not be used afterwards. */
+  close(): void;
+}
+
+/** Construction options of the factory. */
+export interface ScopedClientFactoryOptions {
+  /** The controller's connection: only its server URL and CA are reused. */
+  base: Pick<Connection, 'server' | 'serverTls'>;
+  /** Discovery is identity-independent; share the controller's mapper. */
+  mapper: ResourceMapper;
+  tokens: TokenGetter;
+  transport?: TransportOptions;
+  connection?: ConnectionOptions;
+}
+
+/** Creates the factory. All scoped clients share one keep-alive agent without client certificates. */
+export function createScopedClientFactory(options: ScopedClientFactoryOptions): ScopedClientFactory {
+  const agent: http.Agent = anonymousAgent(options.base, options.connection);
+  const clients = new Map<string, KubeClient>();
+  return {
+    forServiceAccount(namespace, serviceAccount) {
+      if (namespace === '' || serviceAccount === '') throw new Error('a scoped client needs a namespace and a service account name');
+      const key = `${namespace}/${serviceAccount}`;
+      const existing = clients.get(key);
+      if (existing !== undefined) return existing;
+      const conn = bearerConnection(
+        options.base,
+        agent,
+        `serviceaccount ${namespace}/${serviceAccount}`,
+        async () => ({ Authorization: `Bearer ${await options.tokens.get(namespace, serviceAccount)}` }),
+        () => options.tokens.evict(namespace, serviceAccount),
+      );
+      const client = createKubeClient(createTransport(conn, options.transport), options.mapper);
+      clients.set(key, client);
+      return client;
+    },
+    forget(namespace, serviceAccount) {
+      clients.delete(`${namespace}/${serviceAccount}`);
+      options.tokens.evict(namespace, serviceAccount);
+    },
+    close() {
+      clients.clear();
+      agent.destroy();
+    },
+  };
+}
