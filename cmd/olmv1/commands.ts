@@ -35,7 +35,47 @@ export const commands = new Map<string, Entry>([
       },
     },
   ],
+  [
+    'render bundle',
+    {
+      summary: 'render a registry+v1 bundle (directory or image) to the plain manifests OLM applies',
+      load: async () => {
+        const { runRenderBundle } = await import('./render.ts');
+        return (args, io) => runRenderBundle(args, io, { fetchBundle });
+      },
+    },
+  ],
+  [
+    'rbac',
+    {
+      summary: "print the minimal RBAC an extension's ServiceAccount needs for a bundle",
+      load: async () => {
+        const { runRbac } = await import('./rbac.ts');
+        return (args, io) => runRbac(args, io, { fetchBundle });
+      },
+    },
+  ],
 ]);
+
+/**
+ * Reads a bundle image's files with the image client. Registries on loopback are reached over
+ * plain HTTP; `OLMV1_INSECURE_REGISTRIES` (comma-separated host[:port]) adds others.
+ */
+async function fetchBundle(ref: string): Promise<Map<string, Buffer>> {
+  const { createImageClient } = await import('../../pkg/image/index.ts');
+  const client = createImageClient({ insecureRegistries: insecureRegistries() });
+  try {
+    return (await client.readImageFiles(ref)).files;
+  } finally {
+    client.close();
+  }
+}
+
+/** Registries the CLI may reach without TLS: loopback ones and those listed in the environment. */
+export function insecureRegistries(): string[] {
+  const listed = (process.env.OLMV1_INSECURE_REGISTRIES ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return ['localhost', '127.0.0.1', '[::1]', ...listed];
+}
 
 /** The help text listing every command. */
 export function usage(): string {

@@ -34,7 +34,10 @@ export interface HttpResponse {
 
 /** Transport settings. Providers are called per request, so updates apply to the next one. */
 export interface TransportOptions {
-  /** `host[:port]` of registries reached over plain HTTP (compared case-insensitively). */
+  /**
+   * `host[:port]` of registries reached over plain HTTP (compared case-insensitively); an
+   * entry without a port covers every port of that host (e.g. `127.0.0.1`).
+   */
   insecureRegistries?: readonly string[] | undefined;
   /** PEM bundle trusted in addition to the system roots. */
   caPem?: string | (() => string | undefined) | undefined;
@@ -77,7 +80,10 @@ export class HttpTransport {
 
   /** True when `domain` is configured for plain HTTP. */
   isInsecure(domain: string): boolean {
-    return this.#insecure.has(domain.toLowerCase());
+    const d = domain.toLowerCase();
+    if (this.#insecure.has(d)) return true;
+    const host = d.replace(/:\d+$/, '');
+    return host !== d && this.#insecure.has(host);
   }
 
   /** `http(s)://<host>/v2/` for a reference domain (Docker Hub's API host for docker.io). */

@@ -1,0 +1,66 @@
+import { join } from 'node:path';
+import { loadAll } from 'js-yaml';
+import { describe, expect, it } from 'vitest';
+import { FIXTURE_BUNDLES_DIR } from '../../test/fixtures/bundles/golden-cases.ts';
+import { runRbac } from './rbac.ts';
+import type { CommandIo } from './render.ts';
+
+function capture(): CommandIo & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) }, out: () => out, err: () => err };
+}
+
+describe('olmv1 rbac', () => {
+  it('prints the ServiceAccount, roles and bindings for kubectl apply', async () => {
+    const io = capture();
+    const code = await runRbac(
+      [join(FIXTURE_BUNDLES_DIR, 'multi-crd'), '--install-namespace', 'acme-system', '--watch-namespace', 'acme-watched', '--service-account', 'installer'],
+      io,
+      {},
+    );
+    expect(io.err()).toBe('');
+    expect(code).toBe(0);
+    const docs = loadAll(io.out()) as { kind: string; metadata: { name: string; namespace?: string } }[];
+    const name = 'olmv1-installer:acme-system:installer:acme-widgets.v1.2.0';
+    expect(docs.map((d) => [d.kind, d.metadata.namespace ?? '', d.metadata.name])).toEqual([
+      ['ServiceAccount', 'acme-system', 'installer'],
+      ['ClusterRole', '', name],
+      ['ClusterRoleBinding', '', name],
+      ['Role', 'acme-system', name],
+      ['RoleBinding', 'acme-system', name],
+      ['Role', 'acme-watched', name],
+      ['RoleBinding', 'acme-watched', name],
+    ]);
+  });
+
+  it('is deterministic', async () => {
+    const args = [join(FIXTURE_BUNDLES_DIR, 'webhook'), '--install-namespace', 'hooks', '--service-account', 'sa', '--cert-provider', 'cert-manager'];
+    const a = capture();
+    const b = capture();
+    await runRbac(args, a, {});
+    await runRbac(args, b, {});
+    expect(a.out()).not.toBe('');
+    expect(a.out()).toBe(b.out());
+  });
+
+  it('writes warnings to stderr', async () => {
+    const io = capture();
+    const code = await runRbac(
+      [join(FIXTURE_BUNDLES_DIR, 'extra-kinds'), '--install-namespace', 'ns', '--service-account', 'sa'],
+      io,
+      {},
+    );
+    expect(code).toBe(0);
+    expect(io.err()).toContain('warning: ClusterRoleBinding "acme-extras-view" refers to ClusterRole "view"');
+  });
+
+  it('requires --service-account (exit 2) and refuses unsupported bundles (exit 1)', async () => {
+    const io = capture();
+    expect(await runRbac([join(FIXTURE_BUNDLES_DIR, 'multi-crd'), '--install-namespace', 'ns'], io, {})).toBe(2);
+    expect(io.err()).toContain('--service-account is required');
+    const io2 = capture();
+    expect(await runRbac([join(FIXTURE_BUNDLES_DIR, 'webhook'), '--install-namespace', 'ns', '--service-account', 'sa'], io2, {})).toBe(1);
+    expect(io2.err()).toBe('unsupported bundle: webhookDefinitions are not supported\n');
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * `olmv1 rbac DIR|IMAGE --install-namespace NS [--watch-namespace NS]
+ *  --service-account NAME [--cert-provider cert-manager|openshift-service-ca] [--config FILE]`
+ *
+ * Prints, ready for `kubectl apply -f -`, the ServiceAccount and the minimal
+ * ClusterRole/Role set (with bindings) that lets that ServiceAccount install, upgrade and
+ * uninstall exactly this bundle under operator-controller (decision 0003). Notes about
+ * grants that cannot be derived offline go to stderr.
+ *
+ * Exit codes as for `olmv1 render bundle`.
+ */
+import { computeInstallRbac, objectsToYaml, render, staticResourceMapper } from '../../pkg/render/index.ts';
+import {
+  CommandError,
+  buildRenderOptions,
+  loadBundle,
+  parseCommandArgs,
+  runCommand,
+  type BundleSourceDeps,
+  type CommandIo,
+} from './render.ts';
+
+const RBAC_USAGE = `usage: olmv1 rbac DIR|IMAGE --install-namespace NS --service-account NAME [--watch-namespace NS]
+                 [--cert-provider cert-manager|openshift-service-ca] [--config FILE]`;
+
+/** Runs `olmv1 rbac`; `args` are the arguments after `rbac`. */
+export async function runRbac(args: readonly string[], io: CommandIo, deps: BundleSourceDeps): Promise<number> {
+  return runCommand(io, async () => {
+    const parsed = parseCommandArgs(args, RBAC_USAGE, { 'service-account': { type: 'string' }, config: { type: 'string' } });
+    const serviceAccount = parsed.values['service-account'];
+    if (serviceAccount === undefined || serviceAccount === '') throw new CommandError(`--service-account is required\n${RBAC_USAGE}`, 2);
+    const bundle = await loadBundle(parsed.source, deps);
+
+    const options = await buildRenderOptions(parsed);
+    const rendered = render(bundle, options);
+    if (!rendered.ok) throw new CommandError(rendered.error.message, 1);
+
+    const rbac = computeInstallRbac(rendered.value, {
+      installNamespace: parsed.installNamespace,
+      serviceAccountName: serviceAccount,
+      bundleName: bundle.csv.metadata?.name ?? bundle.packageName,
+      mapper: staticResourceMapper(bundle.crds),
+    });
+    if (!rbac.ok) throw new CommandError(rbac.error, 1);
+    for (const warning of rbac.value.warnings) io.stderr.write(`warning: ${warning}\n`);
+    io.stdout.write(objectsToYaml(rbac.value.objects));
+  });
+}

@@ -1,0 +1,132 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readBundleDir } from '../../pkg/bundle/index.ts';
+import { FIXTURE_BUNDLES_DIR, GOLDEN_CASES, GOLDEN_DIR } from '../../test/fixtures/bundles/golden-cases.ts';
+import { runRenderBundle, type CommandIo } from './render.ts';
+
+function capture(): CommandIo & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (err += s) },
+    out: () => out,
+    err: () => err,
+  };
+}
+
+const bundle = (name: string) => join(FIXTURE_BUNDLES_DIR, name);
+const golden = (name: string) => readFile(join(GOLDEN_DIR, `${name}.yaml`), 'utf8');
+
+let tmp: string;
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'olmv1-render-'));
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+describe('olmv1 render bundle', () => {
+  it.each([
+    ['multi-crd-all-namespaces', ['multi-crd', '--install-namespace', 'acme-system']],
+    ['multi-crd-single-namespace', ['multi-crd', '--install-namespace', 'acme-system', '--watch-namespace', 'acme-watched']],
+    ['multi-crd-own-namespace', ['multi-crd', '--install-namespace=acme-system', '--watch-namespace=acme-system']],
+    ['webhook-cert-manager', ['webhook', '--install-namespace', 'hooks-system', '--cert-provider', 'cert-manager']],
+    ['webhook-openshift-service-ca', ['webhook', '--install-namespace', 'hooks-system', '--cert-provider', 'openshift-service-ca']],
+  ])('prints the %s rendering', async (goldenName, [dir, ...flags]) => {
+    const io = capture();
+    expect(await runRenderBundle([bundle(dir as string), ...flags], io, {})).toBe(0);
+    expect(io.err()).toBe('');
+    expect(io.out()).toBe(await golden(goldenName));
+  });
+
+  it('reads --config as YAML or JSON (what spec.config.inline holds)', async () => {
+    const c = GOLDEN_CASES.find((g) => g.name === 'multi-crd-deployment-config');
+    if (c?.via !== 'render') throw new Error('golden case missing');
+    const file = join(tmp, 'config.json');
+    await writeFile(file, JSON.stringify(c.options.config));
+    const io = capture();
+    expect(await runRenderBundle([bundle('multi-crd'), '--install-namespace', 'acme-system', '--config', file], io, {})).toBe(0);
+    expect(io.out()).toBe(await golden('multi-crd-deployment-config'));
+  });
+
+  it.each([
+    [['webhook', '--install-namespace', 'ns'], 'unsupported bundle: webhookDefinitions are not supported\n'],
+    [['own-only', '--install-namespace', 'ns'], 'invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing\n'],
+    [['multi-only', '--install-namespace', 'ns'], 'unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes\n'],
+    [
+      ['unsupported-kinds', '--install-namespace', 'ns'],
+      'unsupported resource "sneaky-extra-deployment" with kind "Deployment"\nunsupported resource "acme-unsupported-condition" with kind "OperatorCondition"\n',
+    ],
+  ])('refuses %j with upstream message and exit 1', async ([dir, ...flags], message) => {
+    const io = capture();
+    expect(await runRenderBundle([bundle(dir as string), ...flags], io, {})).toBe(1);
+    expect(io.out()).toBe('');
+    expect(io.err()).toBe(message);
+  });
+
+  it.each([
+    [['--install-namespace', 'ns'], 'expected exactly one bundle directory or image'],
+    [['a', 'b', '--install-namespace', 'ns'], 'expected exactly one bundle directory or image'],
+    [['dir'], '--install-namespace is required'],
+    [['dir', '--install-namespace', 'ns', '--bogus'], "Unknown option '--bogus'"],
+    [['dir', '--install-namespace', 'ns', '--cert-provider', 'vault'], '--cert-provider must be cert-manager or openshift-service-ca, got "vault"'],
+  ])('exits 2 on usage error %j', async (args, message) => {
+    const io = capture();
+    expect(await runRenderBundle(args, io, {})).toBe(2);
+    expect(io.err()).toContain(message);
+    expect(io.err()).toContain('usage: olmv1 render bundle');
+  });
+
+  it('prints usage on --help with exit 0', async () => {
+    const io = capture();
+    expect(await runRenderBundle(['--help'], io, {})).toBe(0);
+    expect(io.out()).toContain('usage: olmv1 render bundle DIR|IMAGE --install-namespace NS');
+    expect(io.err()).toBe('');
+  });
+
+  it('rejects a --watch-namespace that conflicts with --config', async () => {
+    const file = join(tmp, 'watch.yaml');
+    await writeFile(file, 'watchNamespace: a\n');
+    const io = capture();
+    expect(await runRenderBundle([bundle('multi-crd'), '--install-namespace', 'ns', '--config', file, '--watch-namespace', 'b'], io, {})).toBe(2);
+    expect(io.err()).toBe('--watch-namespace "b" conflicts with watchNamespace "a" in --config\n');
+  });
+
+  it('reports a malformed --config file', async () => {
+    const file = join(tmp, 'bad.yaml');
+    await writeFile(file, '{"incomplete');
+    const io = capture();
+    expect(await runRenderBundle([bundle('multi-crd'), '--install-namespace', 'ns', '--config', file], io, {})).toBe(1);
+    expect(io.err()).toMatch(/^invalid ClusterExtension configuration: invalid configuration: /);
+  });
+
+  it('fetches an image reference through deps.fetchBundle', async () => {
+    const files = await readBundleDir(bundle('multi-crd'));
+    const fetchBundle = vi.fn(async () => new Map([...files].map(([k, v]) => [k, Buffer.from(v)])));
+    const io = capture();
+    expect(await runRenderBundle(['quay.io/acme/widgets-bundle:v1.2.0', '--install-namespace', 'acme-system'], io, { fetchBundle })).toBe(0);
+    expect(fetchBundle).toHaveBeenCalledWith('quay.io/acme/widgets-bundle:v1.2.0');
+    expect(io.out()).toBe(await golden('multi-crd-all-namespaces'));
+  });
+
+  it('reports fetch failures and missing image support with exit 1', async () => {
+    const io = capture();
+    const fetchBundle = async () => {
+      throw new Error('pulling image: manifest unknown');
+    };
+    expect(await runRenderBundle(['example.com/x:1', '--install-namespace', 'ns'], io, { fetchBundle })).toBe(1);
+    expect(io.err()).toBe('pulling image: manifest unknown\n');
+    const io2 = capture();
+    expect(await runRenderBundle(['example.com/x:1', '--install-namespace', 'ns'], io2, {})).toBe(1);
+    expect(io2.err()).toBe('"example.com/x:1" is not a directory, and fetching bundle images is not available\n');
+  });
+
+  it('reports bundle parse errors with exit 1', async () => {
+    const io = capture();
+    expect(await runRenderBundle([tmp, '--install-namespace', 'ns'], io, {})).toBe(1);
+    expect(io.err()).toBe('open metadata/annotations.yaml: file does not exist\n');
+  });
+});

@@ -1,0 +1,187 @@
+/**
+ * `olmv1 render bundle DIR|IMAGE --install-namespace NS [--watch-namespace NS]
+ *  [--cert-provider cert-manager|openshift-service-ca] [--config FILE]`
+ *
+ * Renders a registry+v1 bundle exactly as operator-controller would install it and prints
+ * every object as multi-document YAML on stdout, in a deterministic order. Feature gates
+ * SingleOwnNamespaceInstallSupport and DeploymentConfig are on (decision 0040).
+ *
+ * Exit codes: 0 rendered; 1 the bundle or configuration was refused (upstream's message on
+ * stderr) or could not be read; 2 usage error.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { decodeSingleDocument, decodeUtf8, parseBundle, readBundleDir, type RegistryV1Bundle } from '../../pkg/bundle/index.ts';
+import { errorMessage } from '../../pkg/errors/index.ts';
+import { objectsToYaml, render, type CertProviderName, type RenderOptions } from '../../pkg/render/index.ts';
+
+/** Where a command writes: process.stdout/stderr or test doubles. */
+export interface CommandIo {
+  stdout: { write(chunk: string): unknown };
+  stderr: { write(chunk: string): unknown };
+}
+
+/** How bundle images are fetched (the OCI client); absent means directories only. */
+export interface BundleSourceDeps {
+  /** Pulls and unpacks a bundle image; keys are paths relative to the bundle root. */
+  fetchBundle?: (ref: string) => Promise<Map<string, Buffer>>;
+}
+
+/** A command failure with its exit code; the message goes to stderr (stdout for exit 0, i.e. --help). */
+export class CommandError extends Error {
+  readonly exitCode: number;
+
+  constructor(message: string, exitCode: number) {
+    super(message);
+    this.name = 'CommandError';
+    this.exitCode = exitCode;
+  }
+}
+
+const RENDER_USAGE = `usage: olmv1 render bundle DIR|IMAGE --install-namespace NS [--watch-namespace NS]
+                          [--cert-provider cert-manager|openshift-service-ca] [--config FILE]`;
+
+/** Runs `olmv1 render bundle`; `args` are the arguments after `render bundle`. */
+export async function runRenderBundle(args: readonly string[], io: CommandIo, deps: BundleSourceDeps): Promise<number> {
+  return runCommand(io, async () => {
+    const parsed = parseCommandArgs(args, RENDER_USAGE, { config: { type: 'string' } });
+    const bundle = await loadBundle(parsed.source, deps);
+    const options = await buildRenderOptions(parsed);
+    const result = render(bundle, options);
+    if (!result.ok) throw new CommandError(result.error.message, 1);
+    io.stdout.write(objectsToYaml(result.value));
+  });
+}
+
+/** Parsed common arguments of the bundle commands. */
+export interface BundleCommandArgs {
+  source: string;
+  installNamespace: string;
+  watchNamespace?: string;
+  certProvider?: CertProviderName;
+  values: Record<string, string | undefined>;
+}
+
+/**
+ * Parses `SOURCE --install-namespace NS [--watch-namespace NS] [--cert-provider P]` plus
+ * `extra` options. Usage problems throw a CommandError with exit code 2.
+ */
+export function parseCommandArgs(
+  args: readonly string[],
+  usage: string,
+  extra: Record<string, { type: 'string' }>,
+): BundleCommandArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        'install-namespace': { type: 'string' },
+        'watch-namespace': { type: 'string' },
+        'cert-provider': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        ...extra,
+      },
+    });
+  } catch (e) {
+    throw new CommandError(`${errorMessage(e)}\n${usage}`, 2);
+  }
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  if (values['help'] === true) throw new CommandError(usage, 0);
+  if (parsed.positionals.length !== 1) throw new CommandError(`expected exactly one bundle directory or image\n${usage}`, 2);
+  const installNamespace = values['install-namespace'];
+  if (typeof installNamespace !== 'string' || installNamespace === '') {
+    throw new CommandError(`--install-namespace is required\n${usage}`, 2);
+  }
+  const certProvider = values['cert-provider'];
+  if (certProvider !== undefined && certProvider !== 'cert-manager' && certProvider !== 'openshift-service-ca') {
+    throw new CommandError(`--cert-provider must be cert-manager or openshift-service-ca, got ${JSON.stringify(certProvider)}\n${usage}`, 2);
+  }
+  const watch = values['watch-namespace'];
+  const strings: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(values)) if (typeof v === 'string') strings[k] = v;
+  return {
+    source: parsed.positionals[0] as string,
+    installNamespace,
+    ...(typeof watch === 'string' ? { watchNamespace: watch } : {}),
+    ...(certProvider === undefined ? {} : { certProvider }),
+    values: strings,
+  };
+}
+
+/** Reads a bundle from a directory, or fetches it as an image when `source` is not one. */
+export async function loadBundle(source: string, deps: BundleSourceDeps): Promise<RegistryV1Bundle> {
+  let isDir = false;
+  try {
+    isDir = (await stat(source)).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  let files: ReadonlyMap<string, Uint8Array>;
+  if (isDir) {
+    files = await readBundleDir(source);
+  } else if (deps.fetchBundle !== undefined) {
+    files = await deps.fetchBundle(source);
+  } else {
+    throw new CommandError(`${JSON.stringify(source)} is not a directory, and fetching bundle images is not available`, 1);
+  }
+  const bundle = parseBundle(files);
+  if (!bundle.ok) throw new CommandError(bundle.error, 1);
+  return bundle.value;
+}
+
+/**
+ * Render options for the CLI: `--config` file content (JSON or YAML) merged with
+ * `--watch-namespace` (a conflicting value is a usage error), both feature gates on.
+ */
+export async function buildRenderOptions(args: BundleCommandArgs): Promise<RenderOptions> {
+  let config: unknown;
+  const configFile = args.values['config'];
+  if (configFile !== undefined) config = await readConfigFile(configFile);
+  if (args.watchNamespace !== undefined) {
+    if (config === undefined || config === null) config = {};
+    if (typeof config !== 'object' || Array.isArray(config)) {
+      throw new CommandError('--watch-namespace cannot be combined with a --config file that does not hold an object', 2);
+    }
+    const existing = (config as Record<string, unknown>)['watchNamespace'];
+    if (existing !== undefined && existing !== null && existing !== args.watchNamespace) {
+      throw new CommandError(`--watch-namespace ${JSON.stringify(args.watchNamespace)} conflicts with watchNamespace ${JSON.stringify(existing)} in --config`, 2);
+    }
+    config = { ...(config as Record<string, unknown>), watchNamespace: args.watchNamespace };
+  }
+  return {
+    installNamespace: args.installNamespace,
+    ...(config === undefined ? {} : { config }),
+    ...(args.certProvider === undefined ? {} : { certProvider: args.certProvider }),
+    singleOwnNamespaceSupport: true,
+    deploymentConfigSupport: true,
+  };
+}
+
+/** Reads `--config`: a JSON or YAML document (what `spec.config.inline` would hold). */
+async function readConfigFile(path: string): Promise<unknown> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(path);
+  } catch (e) {
+    throw new CommandError(`reading --config ${JSON.stringify(path)}: ${errorMessage(e)}`, 1);
+  }
+  const text = decodeUtf8(bytes);
+  const doc = text.ok ? decodeSingleDocument(text.value) : text;
+  if (!doc.ok) throw new CommandError(`invalid ClusterExtension configuration: invalid configuration: ${doc.error}`, 1);
+  return doc.value;
+}
+
+/** Runs `body`, mapping CommandErrors and unexpected failures to stderr and an exit code. */
+export async function runCommand(io: CommandIo, body: () => Promise<void>): Promise<number> {
+  try {
+    await body();
+    return 0;
+  } catch (e) {
+    const code = e instanceof CommandError ? e.exitCode : 1;
+    (code === 0 ? io.stdout : io.stderr).write(`${errorMessage(e)}\n`);
+    return code;
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The minimal RBAC that lets an extension's ServiceAccount install, upgrade and uninstall
+ * exactly a rendered bundle under operator-controller, following the access pattern of
+ * decision 0003:
+ *
+ * - every object: `get`, `patch`, `create` and (except CustomResourceDefinitions, which are
+ *   never deleted) `delete`, restricted by `resourceNames` to the object's name;
+ * - every resource: `list` and `watch` where objects of it live (namespace or cluster);
+ * - the rules of every Role (in its namespace) and ClusterRole the bundle creates, because
+ *   Kubernetes only lets a subject grant permissions it holds (no `escalate`/`bind`).
+ *
+ * Output, in this order: the ServiceAccount; a ClusterRole and ClusterRoleBinding for
+ * cluster-scoped objects, cluster-wide list/watch and the bundle's ClusterRole rules; per
+ * namespace (sorted) a Role and RoleBinding for that namespace's objects and the bundle's
+ * Role rules there. All four kinds are named
+ * `olmv1-installer:<installNamespace>:<serviceAccount>:<bundleName>`, so the RBAC of two
+ * bundle versions can coexist during an upgrade (which needs both: the old version's
+ * objects are deleted or updated, the new version's created).
+ */
+import type { KubeObject } from '../bundle/index.ts';
+import { err, ok, type Result } from '../errors/index.ts';
+import { goStringCompare, goSorted } from './go-format.ts';
+import type { ResourceMapper } from './resource-mapping.ts';
+
+/** Inputs of `computeInstallRbac`. */
+export interface InstallRbacOptions {
+  installNamespace: string;
+  serviceAccountName: string;
+  /** Distinguishes bundles and versions in the generated names (e.g. the CSV name). */
+  bundleName: string;
+  mapper: ResourceMapper;
+}
+
+/** The generated objects plus notes about grants that cannot be derived offline. */
+export interface InstallRbac {
+  objects: KubeObject[];
+  warnings: string[];
+}
+
+interface Rule {
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+  verbs: string[];
+}
+
+interface Scope {
+  named: Map<string, Set<string>>; // "<group>\0<resource>" -> names
+  listWatch: Map<string, Set<string>>; // group -> resources
+  extraRules: Rule[];
+}
+
+const OBJECT_VERBS = ['create', 'delete', 'get', 'patch'];
+const CRD_VERBS = ['create', 'get', 'patch'];
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+/** Computes the RBAC for `objects` (rendered, e.g. by `render`); see the module comment. */
+export function computeInstallRbac(objects: readonly KubeObject[], opts: InstallRbacOptions): Result<InstallRbac, string> {
+  const scopes = new Map<string, Scope>(); // "" = cluster
+  const scope = (ns: string): Scope => {
+    let s = scopes.get(ns);
+    if (s === undefined) {
+      s = { named: new Map(), listWatch: new Map(), extraRules: [] };
+      scopes.set(ns, s);
+    }
+    return s;
+  };
+  scope('');
+  const roles = new Set<string>();
+  for (const obj of objects) {
+    if (obj.kind === 'Role' || obj.kind === 'ClusterRole') roles.add(`${obj.kind}/${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`);
+  }
+  const warnings: string[] = [];
+  for (const obj of objects) {
+    const mapping = opts.mapper(obj.apiVersion, obj.kind);
+    const name = obj.metadata?.name;
+    if (mapping === undefined) {
+      return err(`cannot determine the API resource of ${obj.kind} ${JSON.stringify(name ?? '')} (apiVersion ${JSON.stringify(obj.apiVersion)}): it is neither a built-in kind nor defined by a CustomResourceDefinition of the bundle`);
+    }
+    if (typeof name !== 'string' || name === '') return err(`${obj.kind} object without a name cannot be authorized by name`);
+    const ns = mapping.namespaced ? nonEmpty(obj.metadata?.namespace) ?? opts.installNamespace : '';
+    const s = scope(ns);
+    const key = `${mapping.group}\0${mapping.resource}`;
+    s.named.set(key, (s.named.get(key) ?? new Set()).add(name));
+    s.listWatch.set(mapping.group, (s.listWatch.get(mapping.group) ?? new Set()).add(mapping.resource));
+    if (obj.kind === 'Role' || obj.kind === 'ClusterRole') s.extraRules.push(...rulesOf(obj));
+    if (obj.kind === 'RoleBinding' || obj.kind === 'ClusterRoleBinding') {
+      const ref = obj['roleRef'] as { kind?: unknown; name?: unknown } | undefined;
+      const refKey = ref?.kind === 'ClusterRole' ? `ClusterRole//${String(ref.name)}` : `Role/${ns}/${String(ref?.name)}`;
+      if (!roles.has(refKey)) {
+        warnings.push(
+          `${obj.kind} ${JSON.stringify(name)} refers to ${String(ref?.kind)} ${JSON.stringify(String(ref?.name))}, which is not part of the bundle: the ServiceAccount must also hold every permission it grants`,
+        );
+      }
+    }
+  }
+
+  const objectName = `olmv1-installer:${opts.installNamespace}:${opts.serviceAccountName}:${opts.bundleName}`;
+  const subjects = [{ kind: 'ServiceAccount', name: opts.serviceAccountName, namespace: opts.installNamespace }];
+  const out: KubeObject[] = [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: opts.serviceAccountName, namespace: opts.installNamespace } },
+  ];
+  for (const ns of goSorted(scopes.keys())) {
+    const s = scopes.get(ns) as Scope;
+    const cluster = ns === '';
+    const metadata = cluster ? { name: objectName } : { name: objectName, namespace: ns };
+    out.push(
+      { apiVersion: `${RBAC_GROUP}/v1`, kind: cluster ? 'ClusterRole' : 'Role', metadata, rules: rulesFor(s) },
+      {
+        apiVersion: `${RBAC_GROUP}/v1`,
+        kind: cluster ? 'ClusterRoleBinding' : 'RoleBinding',
+        metadata,
+        roleRef: { apiGroup: RBAC_GROUP, kind: cluster ? 'ClusterRole' : 'Role', name: objectName },
+        subjects,
+      },
+    );
+  }
+  return ok({ objects: out, warnings });
+}
+
+function nonEmpty(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+function rulesFor(s: Scope): Rule[] {
+  const rules: Rule[] = [];
+  const keys = [...s.named.keys()].sort(goStringCompare);
+  for (const key of keys) {
+    const [group, resource] = key.split('\0') as [string, string];
+    const verbs = group === 'apiextensions.k8s.io' && resource === 'customresourcedefinitions' ? CRD_VERBS : OBJECT_VERBS;
+    rules.push({ apiGroups: [group], resources: [resource], resourceNames: goSorted(s.named.get(key) ?? []), verbs });
+  }
+  for (const group of goSorted(s.listWatch.keys())) {
+    rules.push({ apiGroups: [group], resources: goSorted(s.listWatch.get(group) ?? []), verbs: ['list', 'watch'] });
+  }
+  const seen = new Set<string>();
+  for (const rule of s.extraRules) {
+    const text = JSON.stringify(rule);
+    if (seen.has(text)) continue;
+    seen.add(text);
+    rules.push(rule);
+  }
+  return rules;
+}
+
+function rulesOf(role: KubeObject): Rule[] {
+  const rules = role['rules'];
+  if (!Array.isArray(rules)) return [];
+  return rules.map((r: Record<string, unknown>) => {
+    const rule: Rule = { verbs: strings(r['verbs']) };
+    for (const field of ['apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'] as const) {
+      const list = strings(r[field]);
+      if (list.length > 0) rule[field] = list;
+    }
+    return rule;
+  });
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
