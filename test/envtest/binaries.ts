@@ -1,0 +1,123 @@
+/**
+ * Resolves the binaries the test environment runs: kube-apiserver, etcd and kubectl from
+ * KUBEBUILDER_ASSETS when the caller passes that directory, otherwise built from pinned Go
+ * modules into the cache; the registry (and its htpasswd helper) is always built.
+ */
+import { accessSync, constants } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { ensureTool, type Log } from './build.ts';
+import { runCommand } from './exec.ts';
+import { findGoToolchain, type GoToolchain } from './go-toolchain.ts';
+import { ETCD_RECIPE, KUBERNETES_RECIPE, REGISTRY_RECIPE } from './tool-recipes.ts';
+
+/** Absolute paths (and versions) of every binary; plain data, safe to pass to test workers. */
+export interface EnvtestBinaries {
+  kubeApiserver: string;
+  etcd: string;
+  kubectl: string;
+  registry: string;
+  /** Our helper that prints a bcrypt htpasswd line (see tool-recipes.ts). */
+  htpasswd: string;
+  /** Directory holding kube-apiserver and kubectl (KUBEBUILDER_ASSETS or the cache entry). */
+  binDir: string;
+  /** Versions as the binaries report them, e.g. `v1.36.3`. */
+  versions: { kubeApiserver: string; etcd: string; kubectl: string; registry: string };
+}
+
+/** Options of resolveBinaries. */
+export interface ResolveBinariesOptions {
+  /** Value of KUBEBUILDER_ASSETS, read by the entry point; undefined or '' to build. */
+  kubebuilderAssets?: string | undefined;
+  /** Cache root, e.g. defaultCacheRoot(process.env). */
+  cacheRoot: string;
+  /** Environment for the Go toolchain (PATH, GOPATH, GOPROXY, ...). */
+  env: NodeJS.ProcessEnv;
+  /** Progress lines (stderr). */
+  log: Log;
+}
+
+/** `${XDG_CACHE_HOME:-$HOME/.cache}/olmv1/envtest` computed from the given environment. */
+export function defaultCacheRoot(env: NodeJS.ProcessEnv): string {
+  const xdg = env['XDG_CACHE_HOME'];
+  const base = xdg !== undefined && xdg !== '' ? xdg : join(env['HOME'] || homedir(), '.cache');
+  return join(base, 'olmv1', 'envtest');
+}
+
+/**
+ * Returns every binary, building what is missing (concurrently; the first cold build takes
+ * several minutes and logs progress). Throws when KUBEBUILDER_ASSETS lacks a binary (naming
+ * the missing ones), when no suitable Go toolchain exists, or when a build fails.
+ */
+export async function resolveBinaries(options: ResolveBinariesOptions): Promise<EnvtestBinaries> {
+  let toolchain: Promise<GoToolchain> | undefined;
+  const go = (): Promise<GoToolchain> => (toolchain ??= findGoToolchain(options.env));
+  const assets = options.kubebuilderAssets;
+  if (assets !== undefined && assets !== '') {
+    const missing = ['kube-apiserver', 'etcd', 'kubectl'].filter((b) => !isExecutable(join(assets, b)));
+    if (missing.length > 0) {
+      throw new Error(`KUBEBUILDER_ASSETS=${assets} lacks ${missing.join(', ')}: it must be a directory with executable kube-apiserver, etcd and kubectl (unset it to build pinned versions from Go modules)`);
+    }
+    const [registry, versions] = await Promise.all([
+      ensureTool(REGISTRY_RECIPE, options.cacheRoot, go, options.log),
+      probeAssetVersions(assets),
+    ]);
+    return {
+      kubeApiserver: join(assets, 'kube-apiserver'),
+      etcd: join(assets, 'etcd'),
+      kubectl: join(assets, 'kubectl'),
+      registry: join(registry, 'registry'),
+      htpasswd: join(registry, 'htpasswd'),
+      binDir: assets,
+      versions: { ...versions, registry: REGISTRY_RECIPE.version },
+    };
+  }
+  const [kubeDir, etcdDir, registry] = await Promise.all([
+    ensureTool(KUBERNETES_RECIPE, options.cacheRoot, go, options.log),
+    ensureTool(ETCD_RECIPE, options.cacheRoot, go, options.log),
+    ensureTool(REGISTRY_RECIPE, options.cacheRoot, go, options.log),
+  ]);
+  return {
+    kubeApiserver: join(kubeDir, 'kube-apiserver'),
+    etcd: join(etcdDir, 'etcd'),
+    kubectl: join(kubeDir, 'kubectl'),
+    registry: join(registry, 'registry'),
+    htpasswd: join(registry, 'htpasswd'),
+    binDir: kubeDir,
+    versions: {
+      kubeApiserver: KUBERNETES_RECIPE.version,
+      etcd: ETCD_RECIPE.version,
+      kubectl: KUBERNETES_RECIPE.version,
+      registry: REGISTRY_RECIPE.version,
+    },
+  };
+}
+
+/** One line naming every version, for the start of a test run. */
+export function describeVersions(binaries: EnvtestBinaries): string {
+  const v = binaries.versions;
+  return `envtest: kube-apiserver ${v.kubeApiserver}, etcd ${v.etcd}, kubectl ${v.kubectl}, registry ${v.registry}`;
+}
+
+async function probeAssetVersions(dir: string): Promise<{ kubeApiserver: string; etcd: string; kubectl: string }> {
+  const [apiserver, etcd, kubectl] = await Promise.all([
+    runCommand(join(dir, 'kube-apiserver'), ['--version'], { timeoutMs: 60_000 }),
+    runCommand(join(dir, 'etcd'), ['--version'], { timeoutMs: 60_000 }),
+    runCommand(join(dir, 'kubectl'), ['version', '--client', '-o', 'json'], { timeoutMs: 60_000 }),
+  ]);
+  const kubectlVersion = (JSON.parse(kubectl.stdout) as { clientVersion?: { gitVersion?: string } }).clientVersion?.gitVersion;
+  return {
+    kubeApiserver: /Kubernetes (\S+)/.exec(apiserver.stdout)?.[1] ?? 'unknown',
+    etcd: `v${/etcd Version: (\S+)/.exec(etcd.stdout)?.[1] ?? 'unknown'}`,
+    kubectl: kubectlVersion ?? 'unknown',
+  };
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Command lines of etcd and kube-apiserver for a single-node test control plane (pure).
+ *
+ * The control plane has no kube-controller-manager, scheduler or kubelet. Consequences worth
+ * knowing when writing tests:
+ *  - no garbage collector: ownerReferences do not cascade deletes;
+ *  - no namespace controller: a deleted namespace stays Terminating forever;
+ *  - no ServiceAccount/token controllers: no `default` ServiceAccount in namespaces and no
+ *    legacy token Secrets; tokens come from the TokenRequest API only;
+ *  - no Deployment/ReplicaSet controllers, no scheduler, no kubelet: workloads never run.
+ */
+
+/** Fixed settings of the test control plane. */
+export const CONTROL_PLANE_DEFAULTS = {
+  /** ServiceAccount token issuer (also the default token audience). */
+  serviceAccountIssuer: 'https://kubernetes.default.svc.cluster.local',
+  serviceClusterIpRange: '10.0.0.0/24',
+  /**
+   * Admission plugins disabled on top of the defaults: ServiceAccount admission rejects pods
+   * until the ServiceAccount controller (not running) has created the `default` account.
+   */
+  disabledAdmissionPlugins: ['ServiceAccount'],
+} as const;
+
+/** Inputs of etcdArgs. */
+export interface EtcdArgsOptions {
+  dataDir: string;
+  clientPort: number;
+  peerPort: number;
+}
+
+/**
+ * etcd flags: one member named `envtest` on loopback; fsync disabled (tests do not need
+ * durability across machine crashes, and fsync dominates etcd latency on shared disks).
+ */
+export function etcdArgs(options: EtcdArgsOptions): string[] {
+  const client = `http://127.0.0.1:${options.clientPort}`;
+  const peer = `http://127.0.0.1:${options.peerPort}`;
+  return [
+    '--name=envtest',
+    `--data-dir=${options.dataDir}`,
+    `--listen-client-urls=${client}`,
+    `--advertise-client-urls=${client}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=envtest=${peer}`,
+    '--initial-cluster-state=new',
+    '--unsafe-no-fsync=true',
+    '--log-level=warn',
+  ];
+}
+
+/** Files and ports kube-apiserver needs. */
+export interface ApiServerArgsOptions {
+  etcdUrl: string;
+  securePort: number;
+  /** Serving certificate and key (must cover 127.0.0.1). */
+  tlsCertPath: string;
+  tlsKeyPath: string;
+  /** CA whose client certificates authenticate users (CN = user, O = groups). */
+  clientCaPath: string;
+  /** Static bearer tokens CSV (`token,user,uid,"group,..."`). */
+  tokenAuthPath: string;
+  serviceAccountPublicKeyPath: string;
+  serviceAccountPrivateKeyPath: string;
+  /** Extra `--flag=value` arguments appended last (they win over earlier ones). */
+  extraArgs?: readonly string[];
+}
+
+/**
+ * kube-apiserver flags: secure port on 127.0.0.1 only, RBAC authorization, client-certificate
+ * and static-token authentication, ServiceAccount token issuing (TokenRequest API), and the
+ * admission plugins that need absent controllers turned off.
+ */
+export function apiServerArgs(options: ApiServerArgsOptions): string[] {
+  return [
+    `--etcd-servers=${options.etcdUrl}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${options.securePort}`,
+    `--tls-cert-file=${options.tlsCertPath}`,
+    `--tls-private-key-file=${options.tlsKeyPath}`,
+    `--client-ca-file=${options.clientCaPath}`,
+    `--token-auth-file=${options.tokenAuthPath}`,
+    '--authorization-mode=RBAC',
+    `--service-account-issuer=${CONTROL_PLANE_DEFAULTS.serviceAccountIssuer}`,
+    `--service-account-key-file=${options.serviceAccountPublicKeyPath}`,
+    `--service-account-signing-key-file=${options.serviceAccountPrivateKeyPath}`,
+    `--service-cluster-ip-range=${CONTROL_PLANE_DEFAULTS.serviceClusterIpRange}`,
+    `--disable-admission-plugins=${CONTROL_PLANE_DEFAULTS.disabledAdmissionPlugins.join(',')}`,
+    // The apiserver would publish 127.0.0.1 as the `kubernetes` Service endpoint, which
+    // validation rejects (loopback); nothing in-cluster needs that endpoint here.
+    '--endpoint-reconciler-type=none',
+    '--allow-privileged=true',
+    '--profiling=false',
+    ...(options.extraArgs ?? []),
+  ];
+}
+
+/** One line of a kube-apiserver static token file. */
+export interface StaticToken {
+  token: string;
+  user: string;
+  uid: string;
+  groups: readonly string[];
+}
+
+/**
+ * Renders a `--token-auth-file` CSV. Throws when a value contains a character the format
+ * cannot carry (comma or quote in token/user/uid, quote in a group).
+ */
+export function renderTokenAuthFile(tokens: readonly StaticToken[]): string {
+  return tokens
+    .map((t) => {
+      for (const value of [t.token, t.user, t.uid]) {
+        if (/[,"\n]/.test(value)) throw new Error(`static token field "${value}" must not contain commas, quotes or newlines`);
+      }
+      for (const group of t.groups) {
+        if (/[,"\n]/.test(group)) throw new Error(`static token group "${group}" must not contain commas, quotes or newlines`);
+      }
+      return `${t.token},${t.user},${t.uid},"${t.groups.join(',')}"`;
+    })
+    .join('\n') + '\n';
+}

@@ -1,0 +1,237 @@
+/**
+ * A real single-node Kubernetes control plane for tests: etcd + kube-apiserver on loopback,
+ * with RBAC, TokenRequest and an admin identity. See control-plane-args.ts for what is
+ * deliberately absent (no controller manager, scheduler or kubelet).
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { apiServerArgs, etcdArgs } from './control-plane-args.ts';
+import { createControlPlanePki, type ControlPlanePki } from './control-plane-pki.ts';
+import { kubeRequest, type KubeAuth, type KubeEndpoint } from './kube-http.ts';
+import { renderKubeconfig } from './kubeconfig.ts';
+import { freePorts, isAddressInUse } from './ports.ts';
+import { signalGroup, startProcess, type ManagedProcess } from './process.ts';
+import { Reaper } from './reaper.ts';
+import { ServerExitedError, waitUntil } from './wait.ts';
+
+/** Connection data of a running control plane; plain data, safe to hand to test workers. */
+export interface ControlPlaneInfo extends KubeEndpoint {
+  /** Admin kubeconfig (client certificate of group system:masters). */
+  kubeconfigPath: string;
+  caCertPath: string;
+  /** Bearer token of the same admin identity (static token file). */
+  adminToken: string;
+  adminCertPem: string;
+  adminKeyPem: string;
+  adminCertPath: string;
+  adminKeyPath: string;
+  /** kubectl matching the API server. */
+  kubectl: string;
+  etcdUrl: string;
+  /** The control plane's temp directory (deleted by stop()). */
+  dir: string;
+}
+
+/** A running control plane. */
+export interface ControlPlane {
+  readonly info: ControlPlaneInfo;
+  /** Log files of etcd and kube-apiserver (inside `info.dir`). */
+  readonly logs: { etcd: string; apiServer: string };
+  /**
+   * Stops kube-apiserver, waits `downtimeMs` (default 0) and starts it again with the same
+   * etcd, port and credentials, then waits until it is ready. Clients keep their
+   * configuration across the restart. Throws (with the log tail) if it does not come back.
+   */
+  restartApiServer(options?: { downtimeMs?: number }): Promise<void>;
+  /** Stops both servers and deletes the temp directory. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Binaries the control plane runs. */
+export interface ControlPlaneBinaries {
+  kubeApiserver: string;
+  etcd: string;
+  kubectl: string;
+}
+
+/** Options of startControlPlane. */
+export interface StartControlPlaneOptions {
+  binaries: ControlPlaneBinaries;
+  /** Parent of the temp directory (default: the OS temp dir). */
+  tmpRoot?: string;
+  /** Extra kube-apiserver flags (`--feature-gates=...`), appended last. */
+  apiServerExtraArgs?: readonly string[];
+  /** Per-server readiness timeout (default 90 s; kube-apiserver takes ~5-15 s on 2 cores). */
+  startTimeoutMs?: number;
+}
+
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Servers get an empty environment: etcd reads ETCD_* variables (which would fight our flags)
+ * and nothing they need comes from the environment.
+ */
+const SERVER_ENV: NodeJS.ProcessEnv = {};
+
+/**
+ * Starts etcd and kube-apiserver and resolves once `/readyz` is ok, the `default` namespace
+ * exists and the admin identity is authorised. On any failure everything started so far is
+ * stopped and the temp directory removed before the error (with the failing server's log
+ * tail) is thrown. If this process dies without stop(), a reaper kills the servers and
+ * removes the directory.
+ */
+export async function startControlPlane(options: StartControlPlaneOptions): Promise<ControlPlane> {
+  const dir = await mkdtemp(join(options.tmpRoot ?? tmpdir(), 'olmv1-envtest-'));
+  const reaper = Reaper.start();
+  reaper.trackDir(dir);
+  const timeoutMs = options.startTimeoutMs ?? 90_000;
+  let etcd: ManagedProcess | undefined;
+  let apiServer: ManagedProcess | undefined;
+  const onExit = (): void => {
+    // Synchronous last resort when Node exits without stop() (e.g. process.exit()).
+    for (const proc of [apiServer, etcd]) if (proc !== undefined && proc.exitStatus() === undefined) signalGroup(proc.pid, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', onExit);
+  let stopped = false;
+  async function stop(): Promise<void> {
+    if (stopped) return;
+    stopped = true;
+    await apiServer?.stop();
+    await etcd?.stop();
+    await rm(dir, { recursive: true, force: true });
+    reaper.untrackDir(dir);
+    reaper.close();
+    process.removeListener('exit', onExit);
+  }
+
+  try {
+    const logsDir = join(dir, 'logs');
+    await mkdir(logsDir);
+    const logs = { etcd: join(logsDir, 'etcd.log'), apiServer: join(logsDir, 'kube-apiserver.log') };
+    const pki = await createControlPlanePki(dir);
+    const etcdStarted = await startEtcd(options.binaries.etcd, dir, logs.etcd, reaper, timeoutMs);
+    etcd = etcdStarted.process;
+    const endpoint: KubeEndpoint = { server: '', caPem: pki.ca.certPem };
+    const admin: KubeAuth = { certPem: pki.admin.certPem, keyPem: pki.admin.keyPem };
+    let args: string[] = [];
+    const launch = async (): Promise<ManagedProcess> => {
+      const proc = await startProcess({ name: 'kube-apiserver', command: options.binaries.kubeApiserver, args, logPath: logs.apiServer, reaper, env: SERVER_ENV });
+      apiServer = proc;
+      try {
+        await waitForApiServer(endpoint, admin, proc, timeoutMs);
+      } catch (err) {
+        await proc.stop();
+        throw err;
+      }
+      return proc;
+    };
+    for (let attempt = 1; ; attempt++) {
+      const [port] = await freePorts(1);
+      endpoint.server = `https://127.0.0.1:${port}`;
+      args = apiServerArgs({
+        etcdUrl: etcdStarted.url,
+        securePort: port ?? 0,
+        tlsCertPath: pki.serving.certPath,
+        tlsKeyPath: pki.serving.keyPath,
+        clientCaPath: pki.ca.certPath,
+        tokenAuthPath: pki.tokenAuthPath,
+        serviceAccountPublicKeyPath: pki.serviceAccountKeys.publicKeyPath,
+        serviceAccountPrivateKeyPath: pki.serviceAccountKeys.privateKeyPath,
+        extraArgs: options.apiServerExtraArgs ?? [],
+      });
+      try {
+        await launch();
+        break;
+      } catch (err) {
+        if (!(attempt < PORT_ATTEMPTS && err instanceof ServerExitedError && isAddressInUse(err.logTail))) throw err;
+      }
+    }
+    const info = await writeInfo(dir, endpoint, pki, options.binaries.kubectl, etcdStarted.url);
+    return {
+      info,
+      logs,
+      stop,
+      async restartApiServer(restart: { downtimeMs?: number } = {}): Promise<void> {
+        if (stopped) throw new Error('restartApiServer: control plane was stopped');
+        await apiServer?.stop();
+        if (restart.downtimeMs !== undefined) await sleep(restart.downtimeMs);
+        // The port must stay the same (clients keep their URL); if something grabbed it
+        // meanwhile, wait for it to go away a few times before giving up.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await launch();
+            return;
+          } catch (err) {
+            if (!(attempt < 5 && err instanceof ServerExitedError && isAddressInUse(err.logTail))) throw err;
+            await sleep(1000);
+          }
+        }
+      },
+    };
+  } catch (err) {
+    await stop();
+    throw new Error(`starting the envtest control plane failed: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+async function startEtcd(binary: string, dir: string, logPath: string, reaper: Reaper, timeoutMs: number): Promise<{ process: ManagedProcess; url: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const [clientPort, peerPort] = await freePorts(2);
+    const dataDir = join(dir, `etcd-data-${attempt}`);
+    const url = `http://127.0.0.1:${clientPort}`;
+    const args = etcdArgs({ dataDir, clientPort: clientPort ?? 0, peerPort: peerPort ?? 0 });
+    const proc = await startProcess({ name: 'etcd', command: binary, args, logPath, reaper, env: SERVER_ENV });
+    try {
+      await waitUntil('etcd /health', async () => {
+        const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
+        return res.ok && ((await res.json()) as { health?: string }).health === 'true';
+      }, { timeoutMs, process: proc });
+      return { process: proc, url };
+    } catch (err) {
+      await proc.stop();
+      if (!(attempt < PORT_ATTEMPTS && err instanceof ServerExitedError && isAddressInUse(err.logTail))) throw err;
+    }
+  }
+}
+
+/** Ready means: /readyz ok, the `default` namespace exists, and the admin may list RBAC roles. */
+async function waitForApiServer(endpoint: KubeEndpoint, admin: KubeAuth, proc: ManagedProcess, timeoutMs: number): Promise<void> {
+  const ok = async (path: string): Promise<boolean> => {
+    const res = await kubeRequest(endpoint, { path, auth: admin, timeoutMs: 5000 });
+    if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${res.body.slice(0, 200)}`);
+    return true;
+  };
+  const opts = { timeoutMs, process: proc, intervalMs: 200 };
+  await waitUntil('kube-apiserver /readyz', () => ok('/readyz'), opts);
+  await waitUntil('the default namespace', () => ok('/api/v1/namespaces/default'), opts);
+  await waitUntil('admin access to RBAC', () => ok('/apis/rbac.authorization.k8s.io/v1/clusterroles/cluster-admin'), opts);
+}
+
+async function writeInfo(dir: string, endpoint: KubeEndpoint, pki: ControlPlanePki, kubectl: string, etcdUrl: string): Promise<ControlPlaneInfo> {
+  const kubeconfigPath = join(dir, 'admin.kubeconfig');
+  const kubeconfig = renderKubeconfig({
+    server: endpoint.server,
+    caPem: endpoint.caPem,
+    userName: 'envtest-admin',
+    credentials: { kind: 'clientCertificate', certPem: pki.admin.certPem, keyPem: pki.admin.keyPem },
+  });
+  await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 });
+  return {
+    server: endpoint.server,
+    caPem: endpoint.caPem,
+    kubeconfigPath,
+    caCertPath: pki.ca.certPath,
+    adminToken: pki.adminToken,
+    adminCertPem: pki.admin.certPem,
+    adminKeyPem: pki.admin.keyPem,
+    adminCertPath: pki.admin.certPath,
+    adminKeyPath: pki.admin.keyPath,
+    kubectl,
+    etcdUrl,
+    dir,
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The shared test environment: one control plane and two registries (anonymous and basic
+ * auth), started together. Used by the vitest global setup and by `main.ts up`.
+ */
+import { randomBytes } from 'node:crypto';
+import type { EnvtestBinaries } from './binaries.ts';
+import { startControlPlane, type ControlPlane, type ControlPlaneInfo } from './control-plane.ts';
+import { startRegistry, type Registry, type RegistryInfo } from './registry.ts';
+
+/** Plain-data description of a running environment (what tests receive). */
+export interface EnvironmentInfo {
+  controlPlane: ControlPlaneInfo;
+  registries: {
+    /** No authentication. */
+    anonymous: RegistryInfo;
+    /** HTTP basic authentication; `username`/`password` are set. */
+    basicAuth: RegistryInfo;
+  };
+  binaries: EnvtestBinaries;
+}
+
+/** A running environment. */
+export interface Environment {
+  readonly info: EnvironmentInfo;
+  readonly controlPlane: ControlPlane;
+  /** Stops every server and removes every temp directory. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** User name of the basic-auth registry (the password is random per environment). */
+export const REGISTRY_USERNAME = 'envtest';
+
+/**
+ * Starts the control plane and both registries concurrently. If any of them fails, the
+ * others are stopped before the first error is thrown.
+ */
+export async function startEnvironment(binaries: EnvtestBinaries, options: { tmpRoot?: string } = {}): Promise<Environment> {
+  const tmp = options.tmpRoot !== undefined ? { tmpRoot: options.tmpRoot } : {};
+  const password = randomBytes(12).toString('hex');
+  const results = await Promise.allSettled([
+    startControlPlane({ binaries, ...tmp }),
+    startRegistry({ binaries, ...tmp }),
+    startRegistry({ binaries, htpasswd: { username: REGISTRY_USERNAME, password }, ...tmp }),
+  ]);
+  const [cp, anonymous, basicAuth] = results;
+  if (cp.status === 'rejected' || anonymous.status === 'rejected' || basicAuth.status === 'rejected') {
+    const started: Array<ControlPlane | Registry> = [];
+    const errors: unknown[] = [];
+    for (const r of results) {
+      if (r.status === 'fulfilled') started.push(r.value);
+      else errors.push(r.reason);
+    }
+    await Promise.all(started.map((s) => s.stop()));
+    throw errors[0];
+  }
+  const servers = [cp.value, anonymous.value, basicAuth.value];
+  return {
+    info: {
+      controlPlane: cp.value.info,
+      registries: { anonymous: anonymous.value.info, basicAuth: basicAuth.value.info },
+      binaries,
+    },
+    controlPlane: cp.value,
+    stop: async () => {
+      await Promise.all(servers.map((s) => s.stop()));
+    },
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * Vitest global setup of the `integration` project: resolves (and on first use builds) the
+ * binaries, starts one control plane and two registries for the whole run, hands their
+ * connection data to tests through `provide`, and stops everything in teardown.
+ *
+ * In a test:
+ *   const cp = inject('envtestControlPlane');      // server, kubeconfigPath, adminToken, ...
+ *   const { anonymous, basicAuth } = inject('envtestRegistries');
+ *   const bins = inject('envtestBinaries');         // startControlPlane({ binaries: bins })
+ *
+ * This is an entry point: it reads KUBEBUILDER_ASSETS, XDG_CACHE_HOME and HOME.
+ */
+import type { TestProject } from 'vitest/node';
+import { defaultCacheRoot, describeVersions, resolveBinaries, type EnvtestBinaries } from './binaries.ts';
+import type { ControlPlaneInfo } from './control-plane.ts';
+import { startEnvironment } from './environment.ts';
+import type { RegistryInfo } from './registry.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The shared control plane (admin kubeconfig, server URL, CA, admin token, kubectl). */
+    envtestControlPlane: ControlPlaneInfo;
+    /** The shared registries: `anonymous` and `basicAuth` (with username/password). */
+    envtestRegistries: { anonymous: RegistryInfo; basicAuth: RegistryInfo };
+    /** Binary paths and versions, for tests that start their own control plane/registry. */
+    envtestBinaries: EnvtestBinaries;
+  }
+}
+
+/** Starts the environment and returns its teardown. */
+export async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const log = (line: string): void => {
+    process.stderr.write(`${line}\n`);
+  };
+  const binaries = await resolveBinaries({
+    kubebuilderAssets: process.env['KUBEBUILDER_ASSETS'],
+    cacheRoot: defaultCacheRoot(process.env),
+    env: process.env,
+    log,
+  });
+  log(describeVersions(binaries));
+  const started = Date.now();
+  const environment = await startEnvironment(binaries);
+  log(`envtest: control plane ${environment.info.controlPlane.server} and registries ready in ${Date.now() - started} ms`);
+  project.provide('envtestControlPlane', environment.info.controlPlane);
+  project.provide('envtestRegistries', environment.info.registries);
+  project.provide('envtestBinaries', binaries);
+  return async () => {
+    await environment.stop();
+  };
+}

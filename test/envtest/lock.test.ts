@@ -1,0 +1,81 @@
+import { mkdir, mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isAlive, withLock } from './lock.ts';
+
+let root: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'envtest-lock-'));
+});
+
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('withLock', () => {
+  it('runs holders one at a time and reports waiting once', async () => {
+    const lock = join(root, 'l');
+    let inside = 0;
+    let maxInside = 0;
+    const waits: string[] = [];
+    const job = async (): Promise<void> => {
+      inside++;
+      maxInside = Math.max(maxInside, inside);
+      await sleep(30);
+      inside--;
+    };
+    await Promise.all([1, 2, 3].map(() => withLock(lock, job, { pollMs: 5, onWait: (h) => waits.push(h) })));
+    expect(maxInside).toBe(1);
+    expect(waits.length).toBeGreaterThan(0);
+    expect(waits[0]).toContain(`pid ${process.pid}`);
+  });
+
+  it('releases the lock when the function throws', async () => {
+    const lock = join(root, 'l');
+    await expect(withLock(lock, async () => {
+      throw new Error('build failed');
+    })).rejects.toThrow('build failed');
+    await expect(stat(lock)).rejects.toThrow();
+    expect(await withLock(lock, async () => 'again')).toBe('again');
+  });
+
+  it('breaks a lock whose holder process is dead', async () => {
+    const lock = join(root, 'l');
+    await mkdir(lock);
+    await writeFile(join(lock, 'owner.json'), JSON.stringify({ pid: 2 ** 30, host: hostname() }));
+    expect(await withLock(lock, async () => 'took over', { pollMs: 5 })).toBe('took over');
+  });
+
+  it('breaks a lock that stopped being refreshed', async () => {
+    const lock = join(root, 'l');
+    await mkdir(lock);
+    const old = new Date(Date.now() - 60_000);
+    await utimes(lock, old, old);
+    expect(await withLock(lock, async () => 'took over', { staleMs: 1000, pollMs: 5 })).toBe('took over');
+  });
+
+  it('waits for a live, fresh holder', async () => {
+    const lock = join(root, 'l');
+    await mkdir(lock);
+    await writeFile(join(lock, 'owner.json'), JSON.stringify({ pid: process.pid, host: hostname() }));
+    let done = false;
+    const pending = withLock(lock, async () => {
+      done = true;
+    }, { pollMs: 5 });
+    await sleep(50);
+    expect(done).toBe(false);
+    await rm(lock, { recursive: true });
+    await pending;
+    expect(done).toBe(true);
+  });
+});
+
+describe('isAlive', () => {
+  it('knows this process and not an impossible pid', () => {
+    expect(isAlive(process.pid)).toBe(true);
+    expect(isAlive(2 ** 30)).toBe(false);
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * A cross-process lock made of a directory, so concurrent test runs (or vitest workers) build
+ * a tool once: `mkdir` is atomic, and the holder writes its pid into the directory and keeps
+ * touching it. A lock whose holder is dead, or whose heartbeat is older than `staleMs`, is
+ * broken.
+ */
+import { mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Options of withLock. */
+export interface LockOptions {
+  /** A lock not refreshed for this long is considered abandoned (default 2 minutes). */
+  staleMs?: number;
+  /** How often the holder refreshes the lock (default 10 s). */
+  heartbeatMs?: number;
+  /** How often a waiter looks again (default 1 s). */
+  pollMs?: number;
+  /** Called once when the lock is found taken, with the holder's description. */
+  onWait?: (holder: string) => void;
+}
+
+interface Owner {
+  pid: number;
+  host: string;
+}
+
+/**
+ * Runs `fn` while holding the lock directory `lockDir` (its parent must exist) and releases
+ * the lock afterwards, whether `fn` resolves or throws. Waits as long as a live holder keeps
+ * the lock fresh.
+ */
+export async function withLock<T>(lockDir: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+  const staleMs = options.staleMs ?? 120_000;
+  const heartbeatMs = options.heartbeatMs ?? 10_000;
+  const pollMs = options.pollMs ?? 1000;
+  const ownerFile = join(lockDir, 'owner.json');
+  let waiting = false;
+  for (;;) {
+    if (await tryCreate(lockDir)) break;
+    const holder = await readOwner(ownerFile);
+    if (await isAbandoned(lockDir, holder, staleMs)) {
+      // Breaking a lock is itself racy; a rename-free rm followed by mkdir lets exactly one
+      // contender win the next mkdir.
+      await rm(lockDir, { recursive: true, force: true });
+      continue;
+    }
+    if (!waiting) {
+      waiting = true;
+      options.onWait?.(holder === undefined ? 'unknown process' : `pid ${holder.pid} on ${holder.host}`);
+    }
+    await sleep(pollMs);
+  }
+  const owner: Owner = { pid: process.pid, host: hostname() };
+  await writeFile(ownerFile, JSON.stringify(owner));
+  const heartbeat = setInterval(() => {
+    const now = new Date();
+    utimes(lockDir, now, now).catch(() => {});
+  }, heartbeatMs);
+  heartbeat.unref();
+  try {
+    return await fn();
+  } finally {
+    clearInterval(heartbeat);
+    await rm(lockDir, { recursive: true, force: true });
+  }
+}
+
+async function tryCreate(lockDir: string): Promise<boolean> {
+  try {
+    await mkdir(lockDir);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+async function readOwner(ownerFile: string): Promise<Owner | undefined> {
+  try {
+    const parsed: unknown = JSON.parse(await readFile(ownerFile, 'utf8'));
+    if (typeof parsed === 'object' && parsed !== null && 'pid' in parsed && 'host' in parsed) {
+      const { pid, host } = parsed;
+      if (typeof pid === 'number' && typeof host === 'string') return { pid, host };
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function isAbandoned(lockDir: string, holder: Owner | undefined, staleMs: number): Promise<boolean> {
+  if (holder !== undefined && holder.host === hostname() && !isAlive(holder.pid)) return true;
+  try {
+    const info = await stat(lockDir);
+    return Date.now() - info.mtimeMs > staleMs;
+  } catch {
+    // Vanished between mkdir and stat: the next mkdir decides.
+    return false;
+  }
+}
+
+/** True when a process with this pid exists (signal 0 probes without delivering). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Free loopback TCP ports for servers we start.
+ *
+ * The kernel picks a port that is free now; another process may take it before our server
+ * binds, so callers retry a start that fails with "address already in use"
+ * (see isAddressInUse).
+ */
+import { createServer, type Server } from 'node:net';
+
+/**
+ * Returns `count` distinct ports that are free on 127.0.0.1. All listeners are held open
+ * until every port is chosen, so the same port is never returned twice in one call.
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    const ports: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const server = createServer();
+      servers.push(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', resolve);
+      });
+      const address = server.address();
+      if (address === null || typeof address === 'string') throw new Error('listener has no TCP address');
+      ports.push(address.port);
+    }
+    return ports;
+  } finally {
+    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  }
+}
+
+/** True when a server log says its listen address was taken (Go's and etcd's wording). */
+export function isAddressInUse(log: string): boolean {
+  return /address already in use/i.test(log);
+}

@@ -1,0 +1,129 @@
+/**
+ * A watchdog process that cleans up after us if we die without stopping our servers.
+ *
+ * Servers run in their own process groups (so a Ctrl-C aimed at vitest does not kill them
+ * before teardown). The price is that nothing kills them if the parent is SIGKILLed or
+ * crashes. The reaper covers that case: a detached Node process that reads "track/untrack"
+ * lines on a pipe from us; when the pipe closes (we exited, however that happened) it
+ * terminates every process group and deletes every directory still tracked, then exits.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Writable } from 'node:stream';
+
+// Kept as plain JavaScript so the reaper runs on whatever Node executes the parent (vitest
+// may run on a Node without type stripping). Protocol: one command per line,
+// `+group PID`, `-group PID`, `+dir PATH`, `-dir PATH`.
+const REAPER_SCRIPT = `
+const fs = require('node:fs');
+const groups = new Set();
+const dirs = new Set();
+let buffered = '';
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => {});
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  buffered += chunk;
+  let nl;
+  while ((nl = buffered.indexOf('\\n')) >= 0) {
+    const line = buffered.slice(0, nl);
+    buffered = buffered.slice(nl + 1);
+    const space = line.indexOf(' ');
+    const verb = line.slice(0, space);
+    const arg = line.slice(space + 1);
+    if (verb === '+group') groups.add(Number(arg));
+    if (verb === '-group') groups.delete(Number(arg));
+    if (verb === '+dir') dirs.add(arg);
+    if (verb === '-dir') dirs.delete(arg);
+  }
+});
+function signalAll(sig) {
+  let alive = 0;
+  for (const pgid of groups) {
+    try { process.kill(-pgid, sig); alive++; } catch { groups.delete(pgid); }
+  }
+  return alive;
+}
+function finish() {
+  signalAll('SIGTERM');
+  const deadline = Date.now() + 5000;
+  const timer = setInterval(() => {
+    if (signalAll(0) === 0 || Date.now() > deadline) {
+      clearInterval(timer);
+      signalAll('SIGKILL');
+      for (const dir of dirs) { try { fs.rmSync(dir, { recursive: true, force: true }); } catch {} }
+      process.exit(0);
+    }
+  }, 100);
+}
+process.stdin.on('end', finish);
+process.stdin.on('error', finish);
+`;
+
+/**
+ * Parent-side handle of a reaper. Track a process group or directory as soon as it exists and
+ * untrack it once it was cleaned up normally; `close()` after a clean shutdown lets the
+ * reaper exit with nothing left to do.
+ */
+export class Reaper {
+  readonly #child: ChildProcess;
+  readonly #pipe: Writable;
+  #closed = false;
+
+  private constructor(child: ChildProcess, pipe: Writable) {
+    this.#child = child;
+    this.#pipe = pipe;
+  }
+
+  /**
+   * Starts a reaper with `nodePath` (default: the Node running us). It neither keeps our event
+   * loop alive nor receives terminal signals meant for us.
+   */
+  static start(nodePath: string = process.execPath): Reaper {
+    const child = spawn(nodePath, ['-e', REAPER_SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    const pipe = child.stdin;
+    if (pipe === null) throw new Error('reaper has no stdin pipe');
+    // Errors surface when the reaper died; there is nothing better to do than carry on.
+    pipe.on('error', () => {});
+    child.on('error', () => {});
+    child.unref();
+    (pipe as Writable & { unref?: () => void }).unref?.();
+    return new Reaper(child, pipe);
+  }
+
+  /** Pid of the reaper process (tests use it to prove the reaper works). */
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  /** Kill process group `pgid` if we die. */
+  trackGroup(pgid: number): void {
+    this.#send(`+group ${pgid}`);
+  }
+
+  /** Forget process group `pgid` (it was stopped). */
+  untrackGroup(pgid: number): void {
+    this.#send(`-group ${pgid}`);
+  }
+
+  /** Delete directory `path` recursively if we die. */
+  trackDir(path: string): void {
+    this.#send(`+dir ${path}`);
+  }
+
+  /** Forget directory `path` (it was removed). */
+  untrackDir(path: string): void {
+    this.#send(`-dir ${path}`);
+  }
+
+  /** Closes the pipe: the reaper cleans whatever is still tracked and exits. Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#pipe.end();
+  }
+
+  #send(line: string): void {
+    if (this.#closed) return;
+    if (line.includes('\n')) throw new Error(`reaper command must be one line: ${JSON.stringify(line)}`);
+    this.#pipe.write(line + '\n');
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * A real OCI registry (distribution) on loopback for tests: filesystem storage in a temp
+ * directory, deletes enabled, optionally HTTPS, basic auth or a raw auth section (token auth).
+ */
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCommand } from './exec.ts';
+import { freePorts, isAddressInUse } from './ports.ts';
+import { signalGroup, startProcess, type ManagedProcess } from './process.ts';
+import { Reaper } from './reaper.ts';
+import { renderRegistryConfig } from './registry-config.ts';
+import { ServerExitedError, waitUntil } from './wait.ts';
+
+/** Binaries a registry needs. */
+export interface RegistryBinaries {
+  registry: string;
+  /** Only used when `htpasswd` credentials are requested. */
+  htpasswd: string;
+}
+
+/** Options of startRegistry. */
+export interface StartRegistryOptions {
+  binaries: RegistryBinaries;
+  /** Require HTTP basic authentication with these credentials. */
+  htpasswd?: { username: string; password: string };
+  /** Serve HTTPS with this certificate (must cover 127.0.0.1) and key. */
+  tls?: { certPath: string; keyPath: string };
+  /** Raw `auth:` section of the registry configuration (e.g. token auth); excludes `htpasswd`. */
+  auth?: Record<string, unknown>;
+  /** Parent of the temp directory (default: the OS temp dir). */
+  tmpRoot?: string;
+  /** Readiness timeout (default 30 s). */
+  startTimeoutMs?: number;
+}
+
+/** Connection data of a running registry; plain data, safe to hand to test workers. */
+export interface RegistryInfo {
+  /** `127.0.0.1:PORT`: what image references start with. */
+  host: string;
+  /** `http://127.0.0.1:PORT` or `https://...`. */
+  url: string;
+  /** Present when started with `htpasswd`. */
+  username?: string;
+  password?: string;
+  /** Root of the filesystem storage. */
+  storageDir: string;
+}
+
+/** A running registry. */
+export interface Registry extends RegistryInfo {
+  /** Plain-data copy of the connection fields. */
+  readonly info: RegistryInfo;
+  readonly logPath: string;
+  /** Stops the registry and deletes its storage. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Starts a registry and resolves once `GET /v2/` answers (200, or 401 when authentication is
+ * configured). Throws (after cleaning up) when the options conflict, the htpasswd helper
+ * fails, or the registry does not come up; the error carries its log tail.
+ */
+export async function startRegistry(options: StartRegistryOptions): Promise<Registry> {
+  if (options.htpasswd !== undefined) validateCredentials(options.htpasswd);
+  const dir = await mkdtemp(join(options.tmpRoot ?? tmpdir(), 'olmv1-registry-'));
+  const reaper = Reaper.start();
+  reaper.trackDir(dir);
+  let proc: ManagedProcess | undefined;
+  const onExit = (): void => {
+    if (proc !== undefined && proc.exitStatus() === undefined) signalGroup(proc.pid, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', onExit);
+  let stopped = false;
+  async function stop(): Promise<void> {
+    if (stopped) return;
+    stopped = true;
+    await proc?.stop();
+    await rm(dir, { recursive: true, force: true });
+    reaper.untrackDir(dir);
+    reaper.close();
+    process.removeListener('exit', onExit);
+  }
+
+  try {
+    const storageDir = join(dir, 'storage');
+    const logPath = join(dir, 'registry.log');
+    const configPath = join(dir, 'config.json');
+    let htpasswdPath: string | undefined;
+    if (options.htpasswd !== undefined) {
+      htpasswdPath = join(dir, 'htpasswd');
+      const { stdout } = await runCommand(options.binaries.htpasswd, [], {
+        input: `${options.htpasswd.username}\n${options.htpasswd.password}\n`,
+        timeoutMs: 30_000,
+      });
+      await writeFile(htpasswdPath, stdout, { mode: 0o600 });
+    }
+    const scheme = options.tls === undefined ? 'http' : 'https';
+    for (let attempt = 1; ; attempt++) {
+      const [port = 0] = await freePorts(1);
+      await writeFile(configPath, renderRegistryConfig({
+        port,
+        storageDir,
+        httpSecret: randomBytes(16).toString('hex'),
+        ...(options.tls !== undefined ? { tls: options.tls } : {}),
+        ...(htpasswdPath !== undefined ? { htpasswdPath } : {}),
+        ...(options.auth !== undefined ? { auth: options.auth } : {}),
+      }));
+      const started = await startProcess({
+        name: 'registry',
+        command: options.binaries.registry,
+        args: ['serve', configPath],
+        logPath,
+        reaper,
+        // A clean environment: REGISTRY_* variables would override the config file, and the
+        // default OpenTelemetry exporter would try to reach a collector.
+        env: { OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' },
+      });
+      proc = started;
+      const url = `${scheme}://127.0.0.1:${port}`;
+      try {
+        await waitUntil('registry /v2/', async () => [200, 401].includes(await probeStatus(`${url}/v2/`)), {
+          timeoutMs: options.startTimeoutMs ?? 30_000,
+          process: started,
+        });
+      } catch (err) {
+        await started.stop();
+        if (attempt < PORT_ATTEMPTS && err instanceof ServerExitedError && isAddressInUse(err.logTail)) continue;
+        throw err;
+      }
+      const info: RegistryInfo = { host: `127.0.0.1:${port}`, url, storageDir };
+      if (options.htpasswd !== undefined) {
+        info.username = options.htpasswd.username;
+        info.password = options.htpasswd.password;
+      }
+      return { ...info, info, logPath, stop };
+    }
+  } catch (err) {
+    await stop();
+    throw new Error(`starting the envtest registry failed: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function validateCredentials(creds: { username: string; password: string }): void {
+  if (creds.username === '' || /[:\n\r]/.test(creds.username)) {
+    throw new Error('registry htpasswd username must be non-empty and contain no ":" or line breaks');
+  }
+  if (/[\n\r]/.test(creds.password)) throw new Error('registry htpasswd password must not contain line breaks');
+  if (Buffer.byteLength(creds.password) > 72) throw new Error('registry htpasswd password must be at most 72 bytes (bcrypt limit)');
+}
+
+/** Status code of a GET, trusting any certificate: readiness only, no data is exchanged. */
+async function probeStatus(url: string): Promise<number> {
+  const request = url.startsWith('https:') ? httpsRequest : httpRequest;
+  return new Promise<number>((resolve, reject) => {
+    const req = request(url, { method: 'GET', rejectUnauthorized: false, agent: false, timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}

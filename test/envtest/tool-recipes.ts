@@ -1,0 +1,173 @@
+/**
+ * How each pinned tool is built from Go modules: which upstream module and version, which main
+ * packages become which binaries, the version stamps, and how a built binary proves its version.
+ *
+ * Three recipes, one cache directory each (`<name>-<version>/`):
+ *  - kubernetes: kube-apiserver and kubectl, built together (they share most packages);
+ *  - etcd: the etcd server binary;
+ *  - registry: a registry binary composed by us from distribution's packages (filesystem and
+ *    in-memory storage; htpasswd, token and silly auth) plus `htpasswd`, our bcrypt helper.
+ */
+import {
+  ETCD_VERSION,
+  KUBERNETES_STAGING_VERSION,
+  KUBERNETES_VERSION,
+  REGISTRY_VERSION,
+} from './versions.ts';
+
+/** A binary of a recipe: its file name and the Go main package it is built from. */
+export interface RecipeBinary {
+  name: string;
+  /** Import path of an upstream main, or `./dir` for a main we write (see `sources`). */
+  pkg: string;
+}
+
+/** Proof that a built binary is the intended version: run `args`, find `expect` in stdout. */
+export interface VersionProbe {
+  binary: string;
+  args: string[];
+  expect: string;
+}
+
+/** Everything needed to build one tool from Go modules. */
+export interface ToolRecipe {
+  /** Cache directory prefix and progress-message name. */
+  name: 'kubernetes' | 'etcd' | 'registry';
+  /** The upstream release, also the cache directory suffix. */
+  version: string;
+  /** Upstream module required at `version`. */
+  module: string;
+  /** Version that siblings replaced by local paths in the upstream go.mod are pinned to. */
+  siblingVersion: string;
+  binaries: RecipeBinary[];
+  /** Extra files of the generated module (path relative to its root -> content). */
+  sources: Record<string, string>;
+  /** `-X` ldflags stamps. */
+  stamps: Record<string, string>;
+  probes: VersionProbe[];
+  /** Rough cold-build duration, for the progress message. */
+  estimate: string;
+}
+
+function kubernetesStamps(version: string): Record<string, string> {
+  const match = /^v(\d+)\.(\d+)\./.exec(version);
+  const stamps: Record<string, string> = {};
+  for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
+    stamps[`${pkg}.gitVersion`] = version;
+    stamps[`${pkg}.gitMajor`] = match?.[1] ?? '';
+    stamps[`${pkg}.gitMinor`] = match?.[2] ?? '';
+    stamps[`${pkg}.gitTreeState`] = 'clean';
+  }
+  return stamps;
+}
+
+/** kube-apiserver + kubectl at KUBERNETES_VERSION. */
+export const KUBERNETES_RECIPE: ToolRecipe = {
+  name: 'kubernetes',
+  version: KUBERNETES_VERSION,
+  module: 'k8s.io/kubernetes',
+  siblingVersion: KUBERNETES_STAGING_VERSION,
+  binaries: [
+    { name: 'kube-apiserver', pkg: 'k8s.io/kubernetes/cmd/kube-apiserver' },
+    { name: 'kubectl', pkg: 'k8s.io/kubernetes/cmd/kubectl' },
+  ],
+  sources: {},
+  stamps: kubernetesStamps(KUBERNETES_VERSION),
+  probes: [
+    { binary: 'kube-apiserver', args: ['--version'], expect: `Kubernetes ${KUBERNETES_VERSION}` },
+    { binary: 'kubectl', args: ['version', '--client'], expect: `Client Version: ${KUBERNETES_VERSION}` },
+  ],
+  estimate: 'about 5 minutes',
+};
+
+/** etcd at ETCD_VERSION (its version is compiled in, no stamps needed). */
+export const ETCD_RECIPE: ToolRecipe = {
+  name: 'etcd',
+  version: ETCD_VERSION,
+  module: 'go.etcd.io/etcd/server/v3',
+  siblingVersion: ETCD_VERSION,
+  binaries: [{ name: 'etcd', pkg: 'go.etcd.io/etcd/server/v3' }],
+  sources: {},
+  stamps: {},
+  probes: [{ binary: 'etcd', args: ['--version'], expect: `etcd Version: ${ETCD_VERSION.slice(1)}` }],
+  estimate: 'about 1 minute',
+};
+
+const REGISTRY_MAIN = `// Command registry runs the distribution registry with the storage drivers and access
+// controllers integration tests use; the cloud storage drivers are left out to keep the
+// first build short.
+package main
+
+import (
+	"os"
+
+	"github.com/distribution/distribution/v3/registry"
+	_ "github.com/distribution/distribution/v3/registry/auth/htpasswd"
+	_ "github.com/distribution/distribution/v3/registry/auth/silly"
+	_ "github.com/distribution/distribution/v3/registry/auth/token"
+	_ "github.com/distribution/distribution/v3/registry/storage/driver/filesystem"
+	_ "github.com/distribution/distribution/v3/registry/storage/driver/inmemory"
+)
+
+func main() {
+	if err := registry.RootCmd.Execute(); err != nil {
+		os.Exit(1)
+	}
+}
+`;
+
+const HTPASSWD_MAIN = `// Command htpasswd reads a user name and a password (one per line) from stdin and prints
+// the htpasswd line "user:bcrypt-hash" the registry's htpasswd access controller accepts.
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+func main() {
+	in := bufio.NewScanner(os.Stdin)
+	var lines []string
+	for in.Scan() {
+		lines = append(lines, in.Text())
+	}
+	if len(lines) != 2 || lines[0] == "" || strings.Contains(lines[0], ":") {
+		fmt.Fprintln(os.Stderr, "htpasswd: expected two lines on stdin: a user name without ':' and a password")
+		os.Exit(2)
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(lines[1]), bcrypt.DefaultCost)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "htpasswd:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("%s:%s\\n", lines[0], hash)
+}
+`;
+
+/** The registry (and our htpasswd helper) at REGISTRY_VERSION. */
+export const REGISTRY_RECIPE: ToolRecipe = {
+  name: 'registry',
+  version: REGISTRY_VERSION,
+  module: 'github.com/distribution/distribution/v3',
+  siblingVersion: REGISTRY_VERSION,
+  binaries: [
+    { name: 'registry', pkg: './cmd/registry' },
+    { name: 'htpasswd', pkg: './cmd/htpasswd' },
+  ],
+  sources: { 'cmd/registry/main.go': REGISTRY_MAIN, 'cmd/htpasswd/main.go': HTPASSWD_MAIN },
+  stamps: { 'github.com/distribution/distribution/v3/version.version': REGISTRY_VERSION },
+  probes: [{ binary: 'registry', args: ['--version'], expect: `github.com/distribution/distribution/v3 ${REGISTRY_VERSION}` }],
+  estimate: 'about 1 minute',
+};
+
+/** All recipes, in the order their builds are started. */
+export const ALL_RECIPES: readonly ToolRecipe[] = [KUBERNETES_RECIPE, ETCD_RECIPE, REGISTRY_RECIPE];
+
+/** Cache directory name of a recipe: `<name>-<version>`. */
+export function recipeDirName(recipe: Pick<ToolRecipe, 'name' | 'version'>): string {
+  return `${recipe.name}-${recipe.version}`;
+}

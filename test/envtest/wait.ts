@@ -1,0 +1,53 @@
+/**
+ * Polling for a server to become ready, failing fast (with its log) when it dies instead.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describeExit, type ManagedProcess } from './process.ts';
+
+/** Options of waitUntil. */
+export interface WaitOptions {
+  timeoutMs: number;
+  /** Pause between checks (default 100 ms). */
+  intervalMs?: number;
+  /** If this process exits while waiting, fail at once. */
+  process?: ManagedProcess;
+}
+
+/** Thrown when a server exits while we wait for it; `logTail` holds the end of its log. */
+export class ServerExitedError extends Error {
+  readonly logTail: string;
+
+  constructor(message: string, logTail: string) {
+    super(`${message}\n--- last lines of the log ---\n${logTail}`);
+    this.name = 'ServerExitedError';
+    this.logTail = logTail;
+  }
+}
+
+/**
+ * Calls `check` until it returns true. A `check` that throws counts as "not yet" (servers
+ * refuse connections while starting); its last error is reported on timeout. Throws
+ * ServerExitedError when `options.process` exits, and an Error naming `what`, the timeout,
+ * the last check error and the process log tail on timeout.
+ */
+export async function waitUntil(what: string, check: () => Promise<boolean>, options: WaitOptions): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
+  let lastError = 'not ready';
+  for (;;) {
+    const proc = options.process;
+    const status = proc?.exitStatus();
+    if (proc !== undefined && status !== undefined) {
+      throw new ServerExitedError(`${proc.name} ${describeExit(status)} while waiting for ${what}`, proc.logTail());
+    }
+    try {
+      if (await check()) return;
+    } catch (err) {
+      lastError = (err as Error).message;
+    }
+    if (Date.now() > deadline) {
+      const log = proc === undefined ? '' : `\n--- last lines of ${proc.name}'s log ---\n${proc.logTail()}`;
+      throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${what} (last: ${lastError})${log}`);
+    }
+    await sleep(options.intervalMs ?? 100);
+  }
+}
