@@ -20,7 +20,7 @@ function peerCN(port: number): Promise<string> {
     const s = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
       const cn = s.getPeerCertificate().subject.CN;
       s.end();
-      resolve(Array.isArray(cn) ? cn.join(',') : cn);
+      resolve(Array.isArray(cn) ? cn.join(',') : (cn ?? ''));
     });
     s.on('error', reject);
   });

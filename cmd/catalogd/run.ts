@@ -1,0 +1,124 @@
+/**
+ * catalogd's composition: builds every component from the options and runs them until the
+ * signal aborts. Every replica serves catalog content from its own store and keeps it in sync
+ * with the published status; the elected leader also reconciles ClusterCatalogs (pulls,
+ * stores, writes status). Losing leadership ends the process, as controller-runtime does.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { CLUSTER_CATALOG } from '../../pkg/api/index.ts';
+import {
+  CATALOG_CONTROLLER_NAME,
+  CONTENT_SYNC_CONTROLLER_NAME,
+  CatalogReconciler,
+  ContentSyncReconciler,
+  PollSchedule,
+  PullSecretCredentials,
+  runGarbageCollector,
+} from '../../pkg/catalogd/controller/index.ts';
+import { buildCatalogServer, loadCertificate, watchCertificate } from '../../pkg/catalogd/server/index.ts';
+import { LocalDirStore, createWorkerIngest } from '../../pkg/catalogd/storage/index.ts';
+import { Controller, HealthServer, informersSynced } from '../../pkg/controller/index.ts';
+import { createDiskImageCache, createImageClient } from '../../pkg/image/index.ts';
+import { Informer, type KubeContext, LeaderElector, clientListWatch, connect, stripManagedFields } from '../../pkg/kube/index.ts';
+import type { CatalogdOptions } from './options.ts';
+
+/** Runs catalogd; resolves when `signal` aborts (after a graceful stop) or leadership is lost. */
+export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: AbortSignal): Promise<'stopped' | 'lost-leadership'> {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const kube: KubeContext = await connect(
+    o.kubeconfig !== undefined ? { kind: 'file', path: o.kubeconfig } : { kind: 'inCluster', host: o.inCluster?.host ?? '', port: o.inCluster?.port ?? '443' },
+    { userAgent: 'catalogd' },
+  );
+  const store = new LocalDirStore({ root: join(o.cacheDir, 'catalogs'), ingest: createWorkerIngest(), logger: log });
+  await store.open();
+  log.info({ catalogs: store.catalogs() }, 'serving stored catalog content');
+  const unpackCache = createDiskImageCache(join(o.cacheDir, 'unpack'));
+  await unpackCache.cleanupTemporary();
+
+  const pullSecret = o.pullSecret === undefined ? undefined : new PullSecretCredentials(kube.client, o.pullSecret, log);
+  const pullCaFile = o.pullCaFile;
+  const images = createImageClient({
+    insecureRegistries: o.insecureRegistries,
+    credentials: () => pullSecret?.get(),
+    ...(pullCaFile === undefined ? {} : { caPem: () => readFileSync(pullCaFile, 'utf8') }),
+    logger: log,
+  });
+  const catalogs = new Informer({
+    name: CLUSTER_CATALOG.plural,
+    source: clientListWatch(kube.client, { apiVersion: CLUSTER_CATALOG.apiVersion, kind: CLUSTER_CATALOG.kind }),
+    log,
+    registry,
+    transform: stripManagedFields,
+  });
+
+  const tls = o.tls === undefined ? undefined : loadCertificate(o.tls);
+  const server = buildCatalogServer({ content: store, logger: log, registry, ...(tls === undefined ? {} : { https: tls }) });
+  const stopCertWatch = o.tls === undefined ? () => undefined : watchCertificate(server.server as never, o.tls, log);
+  await server.listen({ host: o.catalogServer.host, port: o.catalogServer.port });
+  log.info({ address: o.catalogServer, tls: o.tls !== undefined }, 'catalog server listening');
+
+  const health = new HealthServer({ port: o.healthProbe.port, host: o.healthProbe.host, registry, log });
+  health.addReadinessCheck('informers', informersSynced([catalogs]));
+  await health.start();
+
+  const scheme = o.tls === undefined ? 'http' : 'https';
+  const baseURL = (name: string): string => `${scheme}://${o.externalAddress}/catalogs/${name}`;
+  const sync = new Controller({
+    name: CONTENT_SYNC_CONTROLLER_NAME,
+    reconciler: new ContentSyncReconciler({ catalogs, images, unpackCache, store, log }),
+    log,
+    registry,
+    watches: [{ informer: catalogs }],
+  });
+  const lead = async (leading: AbortSignal): Promise<void> => {
+    const controller = new Controller({
+      name: CATALOG_CONTROLLER_NAME,
+      reconciler: new CatalogReconciler({
+        client: kube.client,
+        images,
+        unpackCache,
+        store,
+        baseURL,
+        log,
+        schedule: new PollSchedule(o.pollMinuteMs === undefined ? {} : { minuteMs: o.pollMinuteMs }),
+      }),
+      log,
+      registry,
+      watches: [{ informer: catalogs }],
+    });
+    await controller.run(leading);
+  };
+
+  void catalogs.run(signal);
+  if (pullSecret !== undefined) void pullSecret.informer.run(signal);
+  const gc = runGarbageCollector({ catalogs, store, unpackCache, intervalMs: o.gcIntervalMs, log }, signal);
+  const syncing = sync.run(signal);
+  let outcome: 'stopped' | 'lost-leadership' = 'stopped';
+  if (o.leaderElect) {
+    const elector = new LeaderElector({
+      client: kube.client,
+      namespace: o.systemNamespace,
+      name: o.leaderElectionId,
+      identity: o.identity,
+      log,
+      registry,
+      onStartedLeading: lead,
+    });
+    if ((await elector.run(signal)) === 'lost') outcome = 'lost-leadership';
+  } else {
+    await lead(signal);
+  }
+
+  await Promise.allSettled([syncing, gc]);
+  stopCertWatch();
+  await server.close();
+  await health.stop();
+  await store.close();
+  images.close();
+  kube.close();
+  return outcome;
+}

@@ -1,0 +1,201 @@
+/**
+ * catalogd's ClusterCatalog reconciler (controller `catalogd-clustercatalog-controller`),
+ * run by the leader only: it resolves the image, stores its content, and writes status and the
+ * `olm.operatorframework.io/delete-server-cache` finalizer. Followers serve content through
+ * content-sync.ts.
+ *
+ * The algorithm is upstream's (reference api-and-controllers.md §4.1), with one difference
+ * (decision 0080): content is keyed by digest in a store that survives restarts, so a poll or
+ * restart that resolves to an already stored digest neither pulls nor rewrites anything.
+ *
+ * Failure behaviour: a failed pull or store keeps the previous content served (Serving stays
+ * True) and reports Progressing True/Retrying, or False/Blocked for terminal errors (bad
+ * reference, missing configs label on a digest reference), with the cause in the message.
+ */
+import type { Logger } from 'pino';
+import { AvailabilityMode, CLUSTER_CATALOG, CONFIGS_LOCATION_LABEL, DELETE_SERVER_CACHE_FINALIZER, parseClusterCatalog } from '../../api/index.ts';
+import { type ReconcileContext, type ReconcileResult, type Reconciler, jsonEqual, reconcileWithStatus } from '../../controller/index.ts';
+import { TerminalError, wrapError } from '../../errors/index.ts';
+import type { ImageCache, PullOptions, PullResult, ResolvedReference } from '../../image/index.ts';
+import type { KubeClient, KubeObject } from '../../kube/index.ts';
+import type { LocalDirStore } from '../storage/index.ts';
+import { type PollEntry, PollSchedule } from './poll-state.ts';
+import { type CatalogStatus, knownConditionsOnly, setDeleted, setProgressingError, setServing, setUserUnavailable, statusOf } from './status.ts';
+
+/** The image operations the reconciler needs (ImageClient satisfies it). */
+export interface CatalogImages {
+  resolveDigest(ref: string, signal?: AbortSignal): Promise<ResolvedReference>;
+  pull(ref: string, options: PullOptions): Promise<PullResult>;
+}
+
+export interface CatalogReconcilerOptions {
+  client: KubeClient;
+  images: CatalogImages;
+  /** Where images are unpacked before ingest; emptied for a catalog once its content is stored. */
+  unpackCache: ImageCache;
+  store: LocalDirStore;
+  /** `status.urls.base` of a catalog: `<scheme>://<external address>/catalogs/<name>`. */
+  baseURL: (name: string) => string;
+  log: Logger;
+  now?: () => Date;
+  schedule?: PollSchedule;
+}
+
+/** Name of this controller (metrics label and log field). */
+export const CATALOG_CONTROLLER_NAME = 'catalogd-clustercatalog-controller';
+
+export class CatalogReconciler implements Reconciler {
+  readonly #o: CatalogReconcilerOptions;
+  readonly #now: () => Date;
+  readonly #schedule: PollSchedule;
+  readonly #state = new Map<string, PollEntry>();
+
+  constructor(options: CatalogReconcilerOptions) {
+    this.#o = options;
+    this.#now = options.now ?? (() => new Date());
+    this.#schedule = options.schedule ?? new PollSchedule();
+  }
+
+  async reconcile(name: string, ctx: ReconcileContext): Promise<ReconcileResult | void> {
+    try {
+      return await reconcileWithStatus<KubeObject>({
+        client: this.#o.client,
+        ref: { apiVersion: CLUSTER_CATALOG.apiVersion, kind: CLUSTER_CATALOG.kind, name },
+        reconcile: (cc) => this.#reconcile(cc, ctx),
+        signal: ctx.signal,
+      });
+    } catch (err) {
+      // Any failure forgets what we knew, so the next attempt re-checks the source.
+      this.#state.delete(name);
+      throw err;
+    }
+  }
+
+  async #reconcile(cc: KubeObject, ctx: ReconcileContext): Promise<ReconcileResult> {
+    const name = cc.metadata.name ?? '';
+    const parsed = parseClusterCatalog(cc);
+    if (!parsed.ok) throw new TerminalError(parsed.error);
+    const spec = parsed.value.spec;
+
+    if (spec.availabilityMode === AvailabilityMode.Unavailable) {
+      await this.#removeContent(cc, name, (err) => err);
+      setUserUnavailable(cc);
+      removeFinalizer(cc);
+      this.#state.delete(name);
+      return {};
+    }
+
+    const finalizers = cc.metadata.finalizers ?? [];
+    const deleting = cc.metadata.deletionTimestamp !== undefined;
+    if (!deleting && !finalizers.includes(DELETE_SERVER_CACHE_FINALIZER)) {
+      cc.metadata.finalizers = [...finalizers, DELETE_SERVER_CACHE_FINALIZER];
+      return {};
+    }
+    if (deleting) {
+      if (!finalizers.includes(DELETE_SERVER_CACHE_FINALIZER)) return {};
+      await this.#removeContent(cc, name, (err) => wrapError(`finalizer "${DELETE_SERVER_CACHE_FINALIZER}" failed`, err));
+      setDeleted(cc);
+      removeFinalizer(cc);
+      this.#state.delete(name);
+      return {};
+    }
+
+    const interval = spec.source.image.pollIntervalMinutes;
+    const generation = cc.metadata.generation ?? 0;
+    const now = this.#now();
+    const entry = this.#state.get(name);
+    if (entry !== undefined && !this.#needsUnpack(cc, entry, generation, interval, now)) {
+      const wait = this.#schedule.remaining(entry, interval, now);
+      return wait === undefined ? {} : { requeueAfterMs: wait };
+    }
+
+    const ref = spec.source.image.ref;
+    const version = await this.#ensureContent(cc, name, ref, ctx);
+    const served = { digestRef: version.info.ref, baseURL: this.#o.baseURL(name), unpackedAt: new Date(version.info.unpackedAt) };
+    setServing(cc, served);
+    this.#state.set(name, {
+      digest: version.info.digest,
+      digestRef: version.info.ref,
+      unpackedAt: served.unpackedAt,
+      lastSuccessfulPoll: now,
+      observedGeneration: generation,
+    });
+    const next = this.#schedule.nextAfterSuccess(interval);
+    return next === undefined ? {} : { requeueAfterMs: next };
+  }
+
+  /** Upstream's "unpack needed" rule, evaluated against what we last stored. */
+  #needsUnpack(cc: KubeObject, entry: PollEntry, generation: number, interval: number | undefined, now: Date): boolean {
+    const name = cc.metadata.name ?? '';
+    if (!this.#o.store.contentExists(name, entry.digest)) return true;
+    if (generation !== entry.observedGeneration) return true;
+    if (this.#schedule.due(entry, interval, now)) return true;
+    // Someone changed status (or a condition lags): recompute it.
+    const expected = structuredClone(statusOf(cc));
+    expected.conditions = knownConditionsOnly(expected.conditions);
+    const probe = { ...cc, status: expected } as KubeObject;
+    setServing(probe, { digestRef: entry.digestRef, baseURL: this.#o.baseURL(name), unpackedAt: entry.unpackedAt });
+    return !jsonEqual(cc.status as CatalogStatus, probe.status);
+  }
+
+  /**
+   * Makes the store hold the content of `ref`'s current digest: resolve the tag (no registry
+   * call for digest references), and only when that digest is not stored yet, pull, ingest and
+   * switch. Errors are reported on Progressing and thrown.
+   */
+  async #ensureContent(cc: KubeObject, name: string, ref: string, ctx: ReconcileContext) {
+    const { images, store, unpackCache } = this.#o;
+    const fail = (context: string, err: unknown): never => {
+      const wrapped = wrapError(context, err);
+      setProgressingError(cc, wrapped);
+      throw wrapped;
+    };
+    let resolved: ResolvedReference;
+    try {
+      resolved = await images.resolveDigest(ref, ctx.signal);
+    } catch (err) {
+      return fail('source catalog content', err);
+    }
+    const stored = store.get(name);
+    if (stored !== undefined && stored.info.digest === resolved.digest) return stored;
+
+    let pulled: PullResult;
+    try {
+      // Pull by the spec's reference: a missing configs label is terminal only for digest refs.
+      pulled = await images.pull(ref, { owner: name, cache: unpackCache, labelPathFilter: CONFIGS_LOCATION_LABEL, signal: ctx.signal });
+    } catch (err) {
+      return fail('source catalog content', err);
+    }
+    let version;
+    try {
+      version = await store.store(name, { digest: pulled.digest, ref: pulled.digestRef, unpackedAt: truncateToSeconds(pulled.unpackedAt).toISOString() }, { fbcDir: pulled.dir });
+    } catch (err) {
+      return fail('error storing fbc', err);
+    }
+    ctx.log.info({ catalog: name, ref: pulled.digestRef }, 'stored catalog content');
+    // The store holds the content now; the unpacked image is no longer needed.
+    await unpackCache.delete(name).catch((err: unknown) => ctx.log.warn({ catalog: name, err }, 'removing unpacked catalog image failed'));
+    return version;
+  }
+
+  async #removeContent(cc: KubeObject, name: string, wrap: (err: unknown) => unknown): Promise<void> {
+    try {
+      await this.#o.store.delete(name);
+      await this.#o.unpackCache.delete(name);
+    } catch (err) {
+      const wrapped = wrap(err);
+      setProgressingError(cc, wrapped);
+      throw wrapped;
+    }
+  }
+}
+
+function removeFinalizer(cc: KubeObject): void {
+  const rest = (cc.metadata.finalizers ?? []).filter((f) => f !== DELETE_SERVER_CACHE_FINALIZER);
+  if (rest.length > 0) cc.metadata.finalizers = rest;
+  else delete cc.metadata.finalizers;
+}
+
+function truncateToSeconds(d: Date): Date {
+  return new Date(Math.floor(d.getTime() / 1000) * 1000);
+}

@@ -1,0 +1,61 @@
+/**
+ * Content sync (controller `catalogd-content-sync`), run by EVERY catalogd replica: makes the
+ * replica's own store serve exactly what the leader published in `status.resolvedSource` (a
+ * digest reference), and removes content of catalogs that are deleted or Unavailable. With it,
+ * all replicas answer every request (reference README, difference 5); on the leader it is a
+ * no-op, because the leader stores content before it publishes the status.
+ */
+import type { Logger } from 'pino';
+import { AvailabilityMode, type ClusterCatalog, CONFIGS_LOCATION_LABEL } from '../../api/index.ts';
+import type { ReconcileContext, ReconcileResult, Reconciler } from '../../controller/index.ts';
+import { wrapError } from '../../errors/index.ts';
+import type { ImageCache } from '../../image/index.ts';
+import type { Informer, KubeObject } from '../../kube/index.ts';
+import type { LocalDirStore } from '../storage/index.ts';
+import type { CatalogImages } from './catalog-reconciler.ts';
+
+export interface ContentSyncOptions {
+  catalogs: Informer<KubeObject>;
+  images: Pick<CatalogImages, 'pull'>;
+  unpackCache: ImageCache;
+  store: LocalDirStore;
+  log: Logger;
+}
+
+/** Name of this controller (metrics label and log field). */
+export const CONTENT_SYNC_CONTROLLER_NAME = 'catalogd-content-sync';
+
+export class ContentSyncReconciler implements Reconciler {
+  readonly #o: ContentSyncOptions;
+
+  constructor(options: ContentSyncOptions) {
+    this.#o = options;
+  }
+
+  async reconcile(name: string, ctx: ReconcileContext): Promise<ReconcileResult | void> {
+    const { store, unpackCache } = this.#o;
+    const cc = this.#o.catalogs.get(name) as Readonly<ClusterCatalog> | undefined;
+    const gone = cc === undefined || cc.metadata.deletionTimestamp !== undefined || cc.spec?.availabilityMode === AvailabilityMode.Unavailable;
+    if (gone) {
+      if (store.get(name) !== undefined) ctx.log.info({ catalog: name }, 'removing catalog content');
+      await store.delete(name);
+      await unpackCache.delete(name);
+      return;
+    }
+    const ref = cc.status?.resolvedSource?.image?.ref;
+    const at = ref?.lastIndexOf('@') ?? -1;
+    if (ref === undefined || at < 0) return; // nothing published yet
+    const digest = ref.slice(at + 1);
+    if (store.contentExists(name, digest)) return;
+
+    let pulled;
+    try {
+      pulled = await this.#o.images.pull(ref, { owner: name, cache: unpackCache, labelPathFilter: CONFIGS_LOCATION_LABEL, signal: ctx.signal });
+      await store.store(name, { digest: pulled.digest, ref: pulled.digestRef, unpackedAt: cc.status?.lastUnpacked ?? pulled.unpackedAt.toISOString() }, { fbcDir: pulled.dir });
+    } catch (err) {
+      throw wrapError(`syncing content of catalog "${name}"`, err);
+    }
+    ctx.log.info({ catalog: name, ref: pulled.digestRef }, 'stored catalog content');
+    await unpackCache.delete(name).catch((err: unknown) => ctx.log.warn({ catalog: name, err }, 'removing unpacked catalog image failed'));
+  }
+}

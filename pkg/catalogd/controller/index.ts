@@ -1,0 +1,6 @@
+export { CATALOG_CONTROLLER_NAME, CatalogReconciler, type CatalogImages, type CatalogReconcilerOptions } from './catalog-reconciler.ts';
+export { CONTENT_SYNC_CONTROLLER_NAME, ContentSyncReconciler, type ContentSyncOptions } from './content-sync.ts';
+export { collectGarbage, runGarbageCollector, type GarbageCollectorOptions } from './garbage-collector.ts';
+export { type PollEntry, PollSchedule } from './poll-state.ts';
+export { PullSecretCredentials } from './pull-secret.ts';
+export { MESSAGES } from './status.ts';

@@ -1,0 +1,48 @@
+/**
+ * What the leader remembers about each catalog between reconciles (upstream keeps the same
+ * in memory): the digest it last stored, when, and for which generation. An entry is dropped
+ * whenever a reconcile fails, so the next attempt starts over.
+ */
+
+export interface PollEntry {
+  digest: string;
+  digestRef: string;
+  unpackedAt: Date;
+  lastSuccessfulPoll: Date;
+  observedGeneration: number;
+}
+
+/**
+ * Polling arithmetic for `pollIntervalMinutes`. `random` returns [0, 1); `minuteMs` is the
+ * length of a minute, shortened only by tests that exercise real polling in seconds.
+ */
+export class PollSchedule {
+  readonly #random: () => number;
+  readonly #minuteMs: number;
+
+  constructor(options: { random?: () => number; minuteMs?: number } = {}) {
+    this.#random = options.random ?? Math.random;
+    this.#minuteMs = options.minuteMs ?? 60_000;
+  }
+
+  /** True when a poll is due: polling is on and the interval has passed since the last success. */
+  due(entry: PollEntry, intervalMinutes: number | undefined, now: Date): boolean {
+    if (intervalMinutes === undefined) return false;
+    return entry.lastSuccessfulPoll.getTime() + intervalMinutes * this.#minuteMs <= now.getTime();
+  }
+
+  /**
+   * Milliseconds until the next poll after a success: the interval stretched by up to 1%
+   * (upstream's jitter), so catalogs created together do not poll in lockstep.
+   */
+  nextAfterSuccess(intervalMinutes: number | undefined): number | undefined {
+    if (intervalMinutes === undefined) return undefined;
+    return Math.round(intervalMinutes * this.#minuteMs * (1 + 0.01 * this.#random()));
+  }
+
+  /** Milliseconds until `entry`'s next poll is due (0 when overdue), undefined without polling. */
+  remaining(entry: PollEntry, intervalMinutes: number | undefined, now: Date): number | undefined {
+    if (intervalMinutes === undefined) return undefined;
+    return Math.max(0, entry.lastSuccessfulPoll.getTime() + intervalMinutes * this.#minuteMs - now.getTime());
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The ClusterCatalog status catalogd writes: condition texts and the success/unavailable/
+ * deleted shapes of reference api-and-controllers.md §2.3 and §4.
+ */
+import {
+  CatalogSourceType,
+  ClusterCatalogConditionType as Type,
+  ClusterCatalogReason as Reason,
+  type Condition,
+  formatKubeTime,
+} from '../../api/index.ts';
+import { setStatusCondition } from '../../controller/index.ts';
+import { findTerminal, sanitizeNetworkError } from '../../errors/index.ts';
+import type { KubeObject } from '../../kube/index.ts';
+
+/** The mutable status of a working copy (see reconcileWithStatus). */
+export interface CatalogStatus {
+  conditions?: Condition[];
+  resolvedSource?: { type: string; image: { ref: string } };
+  urls?: { base: string };
+  lastUnpacked?: string;
+}
+
+export const MESSAGES = {
+  served: 'Serving desired content from resolved source',
+  unpacked: 'Successfully unpacked and stored content from resolved source',
+  unavailable: 'Catalog availability mode is set to Unavailable',
+} as const;
+
+/** The status object of `cc`, created when absent. */
+export function statusOf(cc: KubeObject): CatalogStatus {
+  cc.status ??= {};
+  return cc.status as CatalogStatus;
+}
+
+function set(cc: KubeObject, type: string, status: 'True' | 'False' | 'Unknown', reason: string, message: string): void {
+  const st = statusOf(cc);
+  st.conditions ??= [];
+  const input = { type, status, reason, message, ...(cc.metadata.generation === undefined ? {} : { observedGeneration: cc.metadata.generation }) };
+  setStatusCondition(st.conditions, input);
+}
+
+/** Progressing from an error: True/Retrying, or False with the terminal reason (Blocked). */
+export function setProgressingError(cc: KubeObject, err: unknown): void {
+  const terminal = findTerminal(err);
+  const message = sanitizeNetworkError(err instanceof Error ? err.message : String(err));
+  if (terminal === undefined) set(cc, Type.Progressing, 'True', Reason.Retrying, message);
+  else set(cc, Type.Progressing, 'False', terminal.reason, message);
+}
+
+/** The status of content that is stored and served. */
+export function setServing(cc: KubeObject, served: { digestRef: string; baseURL: string; unpackedAt: Date }): void {
+  set(cc, Type.Progressing, 'True', Reason.Succeeded, MESSAGES.unpacked);
+  set(cc, Type.Serving, 'True', Reason.Available, MESSAGES.served);
+  const st = statusOf(cc);
+  st.resolvedSource = { type: CatalogSourceType.Image, image: { ref: served.digestRef } };
+  st.urls = { base: served.baseURL };
+  st.lastUnpacked = formatKubeTime(served.unpackedAt);
+}
+
+/** `availabilityMode: Unavailable` processed. */
+export function setUserUnavailable(cc: KubeObject): void {
+  set(cc, Type.Progressing, 'True', Reason.Succeeded, MESSAGES.unavailable);
+  set(cc, Type.Serving, 'False', Reason.UserSpecifiedUnavailable, MESSAGES.unavailable);
+  clearServed(cc);
+}
+
+/** Content removed during deletion. */
+export function setDeleted(cc: KubeObject): void {
+  set(cc, Type.Serving, 'False', Reason.Unavailable, '');
+  clearServed(cc);
+}
+
+function clearServed(cc: KubeObject): void {
+  const st = statusOf(cc);
+  delete st.resolvedSource;
+  delete st.urls;
+  delete st.lastUnpacked;
+}
+
+/** Drops conditions of types catalogd does not own (status is rewritten as upstream does). */
+export function knownConditionsOnly(conditions: Condition[] | undefined): Condition[] | undefined {
+  if (conditions === undefined) return undefined;
+  return conditions.filter((c) => c.type === Type.Serving || c.type === Type.Progressing);
+}

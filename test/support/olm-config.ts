@@ -1,0 +1,46 @@
+/**
+ * Installs the project's cluster-wide configuration that integration tests need: the CRDs of
+ * config/crd and the admission policies of config/admission, applied with kubectl
+ * (server-side), then waits until the CRDs are Established and the metadata.name label policy
+ * takes effect. Idempotent; safe to call from every test file.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { ControlPlaneInfo } from '../envtest/index.ts';
+
+const exec = promisify(execFile);
+const repo = (path: string): string => fileURLToPath(new URL(`../../${path}`, import.meta.url));
+
+/** Applies config/crd and config/admission to `cp` and waits until both work. */
+export async function installOlmConfig(cp: ControlPlaneInfo): Promise<void> {
+  const kubectl = (...args: string[]) => exec(cp.kubectl, ['--kubeconfig', cp.kubeconfigPath, ...args]);
+  await kubectl('apply', '--server-side', '--force-conflicts', '-f', repo('config/crd'));
+  await kubectl('wait', '--for=condition=Established', '--timeout=60s', 'crd/clustercatalogs.olm.operatorframework.io', 'crd/clusterextensions.olm.operatorframework.io');
+  await kubectl('apply', '--server-side', '--force-conflicts', '-f', repo('config/admission'));
+  // The policy type-checks against the new kind a moment after the CRD appears; until then
+  // ClusterCatalog writes fail closed. Probe with a dry-run create until one is admitted.
+  const probe = JSON.stringify({
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterCatalog',
+    metadata: { name: 'admission-probe' },
+    spec: { source: { type: 'Image', image: { ref: 'registry.test/probe:latest' } } },
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
+        const child = execFile(cp.kubectl, ['--kubeconfig', cp.kubeconfigPath, 'create', '--dry-run=server', '-o', 'json', '-f', '-'], (err, out) =>
+          err === null ? resolve({ stdout: out }) : reject(err),
+        );
+        child.stdin?.end(probe);
+      });
+      const labels = (JSON.parse(stdout) as { metadata: { labels?: Record<string, string> } }).metadata.labels ?? {};
+      if (labels['olm.operatorframework.io/metadata.name'] === 'admission-probe') return;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error('the ClusterCatalog admission policy did not become ready', { cause: err });
+    }
+    if (Date.now() > deadline) throw new Error('the ClusterCatalog metadata.name label policy is not applied');
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
