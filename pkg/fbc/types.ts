@@ -29,11 +29,13 @@ export interface MetaSource {
   line: number;
 }
 
+/** A package icon: base64 image data (standard encoding, padded) and its media type. */
 export interface Icon {
   base64data: string;
   mediatype: string;
 }
 
+/** A typed property of a bundle, channel or package, e.g. `olm.package` or `olm.gvk`. */
 export interface Property {
   type: string;
   /** The property value as decoded JSON. */
@@ -50,6 +52,7 @@ export interface Package {
   properties?: Property[];
 }
 
+/** One bundle of a channel and its upgrade edges. */
 export interface ChannelEntry {
   name: string;
   replaces?: string;
@@ -66,6 +69,7 @@ export interface Channel {
   properties?: Property[];
 }
 
+/** An image a bundle needs, besides the bundle image itself. */
 export interface RelatedImage {
   name: string;
   image: string;
@@ -81,11 +85,13 @@ export interface Bundle {
   relatedImages?: RelatedImage[];
 }
 
+/** What a deprecation entry targets: `olm.package` (no name), `olm.channel` or `olm.bundle` (by name). */
 export interface DeprecationReference {
   schema: string;
   name?: string;
 }
 
+/** One deprecated object and the message shown to users. */
 export interface DeprecationEntry {
   reference: DeprecationReference;
   message: string;

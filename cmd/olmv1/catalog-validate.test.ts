@@ -1,0 +1,105 @@
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { load } from 'js-yaml';
+import { describe, expect, it } from 'vitest';
+import { runCatalogValidate } from './catalog-validate.ts';
+
+const TESTDATA = fileURLToPath(new URL('../../pkg/fbc/testdata/', import.meta.url));
+
+async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (s: string) => void): Writable =>
+    new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        append(chunk.toString());
+        cb();
+      },
+    });
+  const code = await runCatalogValidate(args, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)) });
+  return { code, stdout, stderr };
+}
+
+const MODEL_ERRORS = [
+  'package "foo" bundle "foo.v1" image: invalid image pull spec "quay.io/Example/foo-bundle:v1": invalid reference format: repository name must be lowercase',
+  'error parsing bundle "foo.v2" version "2.0": No Major.Minor.Patch elements found',
+  'cannot deprecate bundle "foo.v9" for package "foo": bundle not found',
+  [
+    'invalid index:',
+    '└── invalid package "foo":',
+    '    └── invalid channel "stable":',
+    '        ├── multiple channel heads found in graph: foo.v2, foo.v3',
+    '        └── invalid bundle "foo.v3":',
+    '            └── bundle image must be set',
+  ].join('\n'),
+];
+
+describe('olmv1 catalog validate', () => {
+  it('prints nothing and exits 0 for a valid catalog', async () => {
+    expect(await run(`${TESTDATA}valid`)).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('reports every validation error on stderr and exits 1', async () => {
+    const r = await run(`${TESTDATA}invalid-model`);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`${MODEL_ERRORS.join('\n')}\n`);
+  });
+
+  it('names the file and line of every decode error', async () => {
+    const r = await run(`${TESTDATA}invalid-decode`);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.split('\n');
+    expect(lines[0]).toBe(`a/catalog.json:3: invalid character '}' looking for beginning of value`);
+    expect(lines[1]).toMatch(/^b\/catalog\.yaml:5: error converting YAML to JSON: yaml: line \d+: /);
+    expect(lines[2]).toBe('c.json:1: duplicate keys for key "name": [Name name]');
+    expect(lines[3]).toBe(
+      'notes.txt:1: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go value of type map[string]interface {} at offset 13 (indicated by <==)',
+    );
+    // Validation still runs on what could be decoded.
+    expect(r.stderr).toContain('no olm.bundle blobs found in package "a" for olm.channel entries [a.v1]');
+  });
+
+  it('prints opm-style structured results with -o json', async () => {
+    expect(await run(`${TESTDATA}valid`, '-o', 'json')).toEqual({ code: 0, stdout: '{\n  "passed": true\n}\n', stderr: '' });
+    const r = await run('--output=json', `${TESTDATA}invalid-model`);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ passed: false, error: { message: MODEL_ERRORS.join('\n') } });
+    expect(r.stdout.startsWith('{\n  "passed": false,\n  "error": {\n    "message": "package \\"foo\\"')).toBe(true);
+  });
+
+  it('escapes HTML characters in JSON output like Go', async () => {
+    const r = await run(`${TESTDATA}invalid-decode`, '-ojson');
+    expect(r.stdout).toContain('(indicated by \\u003c==)');
+    expect(r.stdout).not.toContain('<==');
+  });
+
+  it('prints YAML with -o yaml', async () => {
+    expect(await run(`${TESTDATA}valid`, '-o', 'yaml')).toEqual({ code: 0, stdout: 'passed: true\n\n', stderr: '' });
+    const r = await run(`${TESTDATA}invalid-model`, '-o', 'yaml');
+    expect(r.code).toBe(1);
+    expect(r.stdout.startsWith('error:\n  message: ')).toBe(true);
+    expect(load(r.stdout)).toEqual({ error: { message: MODEL_ERRORS.join('\n') }, passed: false });
+  });
+
+  it.each<[string[], string]>([
+    [[], 'Error: accepts 1 arg(s), received 0'],
+    [['a', 'b'], 'Error: accepts 1 arg(s), received 2'],
+    [[`${TESTDATA}valid`, '-o', 'xml'], 'Error: invalid --output value "xml", expected (json|yaml)'],
+    [[`${TESTDATA}valid`, '--frobnicate'], 'Error: unknown flag: --frobnicate'],
+    [[`${TESTDATA}does-not-exist`], `Error: "${TESTDATA}does-not-exist" is not a directory`],
+    [[`${TESTDATA}valid/README.md`], `Error: "${TESTDATA}valid/README.md" is not a directory`],
+  ])('exits 2 on usage errors: %j', async (args, message) => {
+    const r = await run(...args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n')[0]).toBe(message);
+  });
+
+  it('prints help', async () => {
+    const r = await run('--help');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: olmv1 catalog validate <directory> \[-o json\|yaml\]/);
+  });
+});

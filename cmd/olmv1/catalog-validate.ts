@@ -1,0 +1,110 @@
+/**
+ * `olmv1 catalog validate DIR [-o json|yaml]`: `opm validate` for a file-based catalog
+ * directory. Unlike opm, which stops at the first problem, it reports every decode error (with
+ * file and line) and every validation error (conversion errors, then the `invalid index:` tree
+ * naming the package, channel and bundle at fault).
+ *
+ * Exit codes: 0 valid (prints nothing by default), 1 invalid, 2 usage error.
+ */
+import { stat } from 'node:fs/promises';
+import { dump } from 'js-yaml';
+import { canonicalJson, type FbcLoadError, goQuote, loadFS, validate } from '../../pkg/fbc/index.ts';
+import { type CommandIO, EXIT } from './io.ts';
+
+const USAGE = `Usage: olmv1 catalog validate <directory> [-o json|yaml]
+
+Validate the file-based catalog in <directory> (like opm validate) and report every error.
+
+Flags:
+  -o, --output string   Output format for validation results (json|yaml)
+  -h, --help            Show this help
+`;
+
+interface ParsedArgs {
+  dir: string;
+  output: string;
+}
+
+function parseArgs(args: string[]): ParsedArgs | { help: true } | { error: string } {
+  const positional: string[] = [];
+  let output = '';
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === '-h' || a === '--help') return { help: true };
+    if (a === '-o' || a === '--output') {
+      const v = args[++i];
+      if (v === undefined) return { error: `flag needs an argument: ${a}` };
+      output = v;
+    } else if (a.startsWith('--output=')) {
+      output = a.slice('--output='.length);
+    } else if (a.startsWith('-o') && a.length > 2) {
+      output = a.slice(a[2] === '=' ? 3 : 2);
+    } else if (a.startsWith('-') && a !== '-') {
+      return { error: `unknown flag: ${a}` };
+    } else {
+      positional.push(a);
+    }
+  }
+  if (positional.length !== 1) return { error: `accepts 1 arg(s), received ${positional.length}` };
+  if (output !== '' && output !== 'json' && output !== 'yaml') {
+    return { error: `invalid --output value ${goQuote(output)}, expected (json|yaml)` };
+  }
+  return { dir: positional[0] as string, output };
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Runs `catalog validate`; see the file comment for arguments, output and exit codes. */
+export async function runCatalogValidate(args: string[], io: CommandIO): Promise<number> {
+  const parsed = parseArgs(args);
+  if ('help' in parsed) {
+    io.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  if ('error' in parsed) {
+    io.stderr.write(`Error: ${parsed.error}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  if (!(await isDirectory(parsed.dir))) {
+    io.stderr.write(`Error: ${goQuote(parsed.dir)} is not a directory\n`);
+    return EXIT.usage;
+  }
+
+  const errors: string[] = [];
+  try {
+    const cfg = await loadFS(parsed.dir, { onError: (e: FbcLoadError) => errors.push(e.message) });
+    errors.push(...validate(cfg));
+  } catch (err) {
+    // Only I/O failures get here: decode errors are collected above.
+    io.stderr.write(`Error: reading catalog ${goQuote(parsed.dir)}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT.failed;
+  }
+
+  if (parsed.output !== '') {
+    io.stdout.write(formatResult(errors, parsed.output));
+    return errors.length === 0 ? EXIT.ok : EXIT.failed;
+  }
+  for (const e of errors) io.stderr.write(`${e}\n`);
+  return errors.length === 0 ? EXIT.ok : EXIT.failed;
+}
+
+// opm's structured result: {"passed": bool, "error": {"message": "..."}}, JSON with two-space
+// indent and Go's HTML escaping, or YAML with sorted keys; both followed by a blank line
+// (YAML) / newline (JSON) as fmt.Fprintln prints them.
+function formatResult(errors: string[], output: string): string {
+  const passed = errors.length === 0;
+  const message = errors.join('\n');
+  if (output === 'yaml') {
+    const doc = passed ? { passed } : { error: { message }, passed };
+    return `${dump(doc, { sortKeys: true, lineWidth: -1 })}\n`;
+  }
+  if (passed) return '{\n  "passed": true\n}\n';
+  const quoted = canonicalJson(message).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+  return `{\n  "passed": false,\n  "error": {\n    "message": ${quoted}\n  }\n}\n`;
+}

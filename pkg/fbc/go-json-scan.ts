@@ -1,0 +1,248 @@
+/**
+ * A byte-level JSON value scanner with the state machine and error texts of Go's
+ * `encoding/json` scanner. The streaming loader only uses it off the hot path: to find the
+ * extent of top-level scalars, and to explain why a document that JSON.parse rejected is
+ * invalid (`invalid character 'x' looking for beginning of value`, ...) at the byte Go would
+ * report.
+ */
+import { goQuote } from './go-format.ts';
+
+/** Outcome of {@link scanJsonValue}. `end`/`index` are indices into the scanned buffer. */
+export type ScanResult =
+  | { kind: 'complete'; end: number }
+  | { kind: 'error'; index: number; message: string }
+  | { kind: 'incomplete' };
+
+// Scanner states (Go's scanner step functions).
+const S = {
+  BeginValue: 0,
+  BeginValueOrEmpty: 1,
+  BeginStringOrEmpty: 2,
+  BeginString: 3,
+  EndValue: 4,
+  InString: 5,
+  InStringEsc: 6,
+  InStringEscU: 7,
+  Neg: 8,
+  One: 9,
+  Zero: 10,
+  Dot: 11,
+  Dot0: 12,
+  E: 13,
+  ESign: 14,
+  E0: 15,
+  Literal: 16,
+} as const;
+type State = (typeof S)[keyof typeof S];
+
+const OBJ_KEY = 0;
+const OBJ_VALUE = 1;
+const ARRAY_VALUE = 2;
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+function isHex(c: number): boolean {
+  return isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
+}
+
+/** Go's `quoteChar`: a byte rendered (as a Latin-1 rune) for a syntax error message. */
+export function goQuoteChar(c: number): string {
+  if (c === 0x27) return `'\\''`;
+  if (c === 0x22) return `'"'`;
+  return `'${goQuote(String.fromCharCode(c)).slice(1, -1)}'`;
+}
+
+/**
+ * Scans one JSON value starting at `start` (leading JSON whitespace allowed) the way Go's
+ * stream decoder does. Objects and arrays are complete at their closing byte; scalars need
+ * the following byte, or `atEof` (then the value ends at `end`). At EOF an unfinished value
+ * is `incomplete`, which Go reports as "unexpected EOF".
+ */
+export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof: boolean): ScanResult {
+  const stack: number[] = [];
+  let state: State = S.BeginValue;
+  let literal = '';
+  let litPos = 0;
+  let escU = 0;
+  let i = start;
+  const fail = (index: number, context: string): ScanResult => ({
+    kind: 'error',
+    index,
+    message: `invalid character ${goQuoteChar(buf[index] as number)} ${context}`,
+  });
+
+  for (; i <= end; i++) {
+    // At the end of the buffer, Go feeds a virtual space at EOF to finish scalars.
+    const atEnd = i === end;
+    if (atEnd && !atEof) return { kind: 'incomplete' };
+    const c = atEnd ? 0x20 : (buf[i] as number);
+    let reprocess = true;
+    while (reprocess) {
+      reprocess = false;
+      switch (state) {
+        case S.BeginValueOrEmpty:
+          if (isSpace(c)) break;
+          if (c === 0x5d) { state = S.EndValue; reprocess = true; break; }
+          state = S.BeginValue; reprocess = true; break;
+        case S.BeginValue:
+          if (isSpace(c)) { if (atEnd) return { kind: 'incomplete' }; break; }
+          if (atEnd) return { kind: 'incomplete' };
+          if (c === 0x7b) { stack.push(OBJ_KEY); state = S.BeginStringOrEmpty; break; }
+          if (c === 0x5b) { stack.push(ARRAY_VALUE); state = S.BeginValueOrEmpty; break; }
+          if (c === 0x22) { state = S.InString; break; }
+          if (c === 0x2d) { state = S.Neg; break; }
+          if (c === 0x30) { state = S.Zero; break; }
+          if (c >= 0x31 && c <= 0x39) { state = S.One; break; }
+          if (c === 0x74) { state = S.Literal; literal = 'true'; litPos = 1; break; }
+          if (c === 0x66) { state = S.Literal; literal = 'false'; litPos = 1; break; }
+          if (c === 0x6e) { state = S.Literal; literal = 'null'; litPos = 1; break; }
+          return fail(i, 'looking for beginning of value');
+        case S.BeginStringOrEmpty:
+          if (isSpace(c)) break;
+          if (c === 0x7d) { stack[stack.length - 1] = OBJ_VALUE; state = S.EndValue; reprocess = true; break; }
+          state = S.BeginString; reprocess = true; break;
+        case S.BeginString:
+          if (isSpace(c)) break;
+          if (atEnd) return { kind: 'incomplete' };
+          if (c === 0x22) { state = S.InString; break; }
+          return fail(i, 'looking for beginning of object key string');
+        case S.EndValue: {
+          if (stack.length === 0) return { kind: 'complete', end: i };
+          if (isSpace(c)) break;
+          if (atEnd) return { kind: 'incomplete' };
+          const top = stack[stack.length - 1];
+          if (top === OBJ_KEY) {
+            if (c === 0x3a) { stack[stack.length - 1] = OBJ_VALUE; state = S.BeginValue; break; }
+            return fail(i, 'after object key');
+          }
+          if (top === OBJ_VALUE) {
+            if (c === 0x2c) { stack[stack.length - 1] = OBJ_KEY; state = S.BeginString; break; }
+            if (c === 0x7d) {
+              stack.pop();
+              if (stack.length === 0) return { kind: 'complete', end: i + 1 };
+              break;
+            }
+            return fail(i, 'after object key:value pair');
+          }
+          if (c === 0x2c) { state = S.BeginValue; break; }
+          if (c === 0x5d) {
+            stack.pop();
+            if (stack.length === 0) return { kind: 'complete', end: i + 1 };
+            break;
+          }
+          return fail(i, 'after array element');
+        }
+        case S.InString:
+          if (atEnd) return { kind: 'incomplete' };
+          if (c === 0x22) { state = S.EndValue; break; }
+          if (c === 0x5c) { state = S.InStringEsc; break; }
+          if (c < 0x20) return fail(i, 'in string literal');
+          break;
+        case S.InStringEsc:
+          if (atEnd) return { kind: 'incomplete' };
+          if ('bfnrt\\/"'.includes(String.fromCharCode(c))) { state = S.InString; break; }
+          if (c === 0x75) { state = S.InStringEscU; escU = 0; break; }
+          return fail(i, 'in string escape code');
+        case S.InStringEscU:
+          if (atEnd) return { kind: 'incomplete' };
+          if (!isHex(c)) return fail(i, 'in \\u hexadecimal character escape');
+          if (++escU === 4) state = S.InString;
+          break;
+        case S.Neg:
+          if (atEnd) return { kind: 'incomplete' };
+          if (c === 0x30) { state = S.Zero; break; }
+          if (c >= 0x31 && c <= 0x39) { state = S.One; break; }
+          return fail(i, 'in numeric literal');
+        case S.One:
+          if (isDigit(c)) break;
+          state = S.Zero; reprocess = true; break;
+        case S.Zero:
+          if (c === 0x2e) { state = S.Dot; break; }
+          if (c === 0x65 || c === 0x45) { state = S.E; break; }
+          state = S.EndValue; reprocess = true; break;
+        case S.Dot:
+          if (atEnd) return { kind: 'incomplete' };
+          if (isDigit(c)) { state = S.Dot0; break; }
+          return fail(i, 'after decimal point in numeric literal');
+        case S.Dot0:
+          if (isDigit(c)) break;
+          if (c === 0x65 || c === 0x45) { state = S.E; break; }
+          state = S.EndValue; reprocess = true; break;
+        case S.E:
+          if (c === 0x2b || c === 0x2d) { state = S.ESign; break; }
+          state = S.ESign; reprocess = true; break;
+        case S.ESign:
+          if (atEnd) return { kind: 'incomplete' };
+          if (isDigit(c)) { state = S.E0; break; }
+          return fail(i, 'in exponent of numeric literal');
+        case S.E0:
+          if (isDigit(c)) break;
+          state = S.EndValue; reprocess = true; break;
+        case S.Literal: {
+          if (atEnd) return { kind: 'incomplete' };
+          const want = literal.charCodeAt(litPos);
+          if (c !== want) return fail(i, `in literal ${literal} (expecting '${literal[litPos]}')`);
+          if (++litPos === literal.length) state = S.EndValue;
+          break;
+        }
+      }
+    }
+  }
+  return { kind: 'incomplete' };
+}
+
+/** Length of the JSON number literal starting at `start` (0 when there is none). */
+export function numberLiteralEnd(text: string, start: number): number {
+  const m = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?/.exec(text.slice(start));
+  return m === null ? start : start + m[0].length;
+}
+
+/**
+ * Finds the first number literal of a syntactically valid JSON text whose float64 value is
+ * infinite (Go: `json: cannot unmarshal number 1e400 into Go value of type float64`).
+ * Returns the literal and the byte offset Go reports (one past the literal's end).
+ */
+export function findOverflowingNumber(text: string): { literal: string; offset: number } | undefined {
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') { inString = true; continue; }
+    if (ch === '-' || (ch !== undefined && ch >= '0' && ch <= '9')) {
+      const end = numberLiteralEnd(text, i);
+      const literal = text.slice(i, end);
+      if (!Number.isFinite(Number(literal))) {
+        return { literal, offset: Buffer.byteLength(text.slice(0, end)) + 1 };
+      }
+      i = end - 1;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The error `json.Unmarshal` gives for syntactically invalid input (it validates the whole
+ * input first): a scanner error, `unexpected end of JSON input`, or trailing data
+ * `invalid character 'x' after top-level value`. Undefined when `text` is valid JSON.
+ */
+export function goUnmarshalSyntaxError(text: string): string | undefined {
+  const buf = Buffer.from(text, 'utf8');
+  const r = scanJsonValue(buf, 0, buf.length, true);
+  if (r.kind === 'incomplete') return 'unexpected end of JSON input';
+  if (r.kind === 'error') return r.message;
+  for (let i = r.end; i < buf.length; i++) {
+    const c = buf[i] as number;
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return `invalid character ${goQuoteChar(c)} after top-level value`;
+  }
+  return undefined;
+}

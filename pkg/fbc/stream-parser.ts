@@ -1,0 +1,322 @@
+/**
+ * Incremental decoder of one FBC file/stream, equivalent to apimachinery's
+ * `YAMLOrJSONDecoder(r, 4096)` feeding `declcfg.Meta`:
+ * - the first non-space rune within 4096 bytes decides: `{` => JSON value stream, else YAML;
+ * - JSON: values one at a time (concatenated or white-space separated). If decoding fails after
+ *   0 or 1 values, decoding restarts as YAML right after the last good value (white space up to
+ *   and including one newline skipped); if that first YAML read fails too, the JSON error
+ *   (`json: offset N: ...` for syntax errors) is reported. After 2 values, JSON errors stand;
+ * - YAML: documents split on lines starting with `---`.
+ *
+ * Input arrives in chunks (`push`), only the current document is buffered, and object
+ * boundaries are found with a string-aware byte scanner, so a 50 MB file is never held whole.
+ * Errors go to `onError(detail, line)`; a throwing callback aborts (fail-fast). Otherwise JSON
+ * errors end the stream (upstream stops there too) and YAML document errors skip the document.
+ */
+import { decodeJsonDocument, decodeYamlDocument, type DocumentResult } from './documents.ts';
+import { goIsSpace, goTrimSpace } from './go-format.ts';
+import { scanJsonValue } from './go-json-scan.ts';
+import { type BoundaryScan, findValueEnd } from './json-boundary.ts';
+import type { DecodedMeta } from './meta.ts';
+import type { JsonValue } from './types.ts';
+import { decodeRune, looksLikeJson, RUNE_ERROR } from './utf8.ts';
+
+/** A decoded document and the 1-based line where it starts. */
+export interface StreamDocument extends DecodedMeta {
+  line: number;
+}
+
+/** Callbacks of {@link MetaStreamParser}. */
+export interface StreamCallbacks {
+  onDocument(doc: StreamDocument): void;
+  /** Called with upstream's error text; throw to abort, return to let the parser go on. */
+  onError(detail: string, line: number): void;
+}
+
+const SNIFF_BYTES = 4096;
+const MIN_CAPACITY = 64 * 1024;
+
+type Mode = 'sniff' | 'json' | 'fallback' | 'yaml' | 'done';
+
+/** Push-based FBC stream decoder; see the file comment for semantics. */
+export class MetaStreamParser {
+  private readonly cb: StreamCallbacks;
+  private buf: Buffer = Buffer.allocUnsafe(0);
+  private absStart = 0; // absolute stream offset of buf[0]
+  private len = 0; // bytes filled
+  private start = 0; // first byte still needed
+  private pos = 0; // scan cursor
+  private line = 1; // line at pos
+  private mode: Mode = 'sniff';
+  private peak = 0;
+  // JSON mode
+  private count = 0;
+  private scanning = false;
+  private readonly scan: BoundaryScan = { pos: 0, depth: 0, inString: false, newlines: 0 };
+  private valueStart = 0;
+  private valueLine = 1;
+  private consumedLine = 1;
+  private firstError: { detail: string; line: number } | undefined;
+  // YAML mode
+  private docStart = 0;
+  private docLine = 1;
+  private docHasLines = false;
+
+  constructor(callbacks: StreamCallbacks) {
+    this.cb = callbacks;
+  }
+
+  /** The largest buffer capacity used so far, in bytes (a bound on memory per stream). */
+  get peakBufferBytes(): number {
+    return this.peak;
+  }
+
+  /** Feeds the next chunk of the stream. */
+  push(chunk: Uint8Array): void {
+    if (this.mode === 'done' || chunk.length === 0) return;
+    this.reserve(chunk.length);
+    this.buf.set(chunk, this.len);
+    this.len += chunk.length;
+    this.process(false);
+  }
+
+  /** Signals the end of the stream; decodes whatever is left. */
+  end(): void {
+    if (this.mode === 'done') return;
+    this.process(true);
+    this.mode = 'done';
+  }
+
+  private reserve(n: number): void {
+    if (this.len + n <= this.buf.length) return;
+    const live = this.len - this.start;
+    let target = this.buf;
+    if (live + n > this.buf.length / 2) {
+      target = Buffer.allocUnsafe(Math.max(MIN_CAPACITY, 2 * (live + n)));
+      this.peak = Math.max(this.peak, target.length);
+    }
+    this.buf.copy(target, 0, this.start, this.len);
+    this.buf = target;
+    this.shift(this.start);
+  }
+
+  private shift(d: number): void {
+    this.absStart += d;
+    this.len -= d;
+    this.start -= d;
+    this.pos -= d;
+    this.valueStart -= d;
+    this.docStart -= d;
+    this.scan.pos -= d;
+  }
+
+  private process(atEof: boolean): void {
+    for (;;) {
+      const before = this.mode;
+      switch (this.mode) {
+        case 'sniff':
+          if (!atEof && this.len - this.start < SNIFF_BYTES) return;
+          this.mode = looksLikeJson(this.buf, this.start, Math.min(this.len, this.start + SNIFF_BYTES)) ? 'json' : 'yaml';
+          if (this.mode === 'yaml') this.beginYaml();
+          break;
+        case 'json':
+          this.processJson(atEof);
+          break;
+        case 'fallback':
+          this.processFallback(atEof);
+          break;
+        case 'yaml':
+          this.processYaml(atEof);
+          break;
+        case 'done':
+          return;
+      }
+      if (this.mode === before) return;
+    }
+  }
+
+  // ---- JSON value stream ----
+
+  private processJson(atEof: boolean): void {
+    const buf = this.buf;
+    for (;;) {
+      if (!this.scanning) {
+        while (this.pos < this.len) {
+          const c = buf[this.pos] as number;
+          if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+          if (c === 0x0a) this.line++;
+          this.pos++;
+        }
+        if (this.pos >= this.len) {
+          if (atEof) this.mode = 'done';
+          return;
+        }
+        this.valueStart = this.pos;
+        this.valueLine = this.line;
+        const c = buf[this.pos] as number;
+        if (c === 0x7b || c === 0x5b) {
+          this.scanning = true;
+          Object.assign(this.scan, { pos: this.pos, depth: 0, inString: false, newlines: 0 });
+        } else {
+          // Scalars (and junk) are rare: let the exact scanner find their extent or error.
+          const r = scanJsonValue(buf, this.valueStart, this.len, atEof);
+          if (r.kind === 'incomplete') {
+            if (atEof) this.jsonFailed('unexpected EOF');
+            return;
+          }
+          if (r.kind === 'error') return this.jsonFailed(r.message, r.index);
+          this.pos = r.end;
+          this.finishJsonValue(r.end);
+          if (this.mode !== 'json') return;
+          continue;
+        }
+      }
+      const end = findValueEnd(buf, this.valueStart, this.len, this.scan);
+      if (end < 0) {
+        if (atEof) this.explainJson(this.len);
+        return;
+      }
+      this.scanning = false;
+      this.pos = end;
+      this.line += this.scan.newlines;
+      this.finishJsonValue(end);
+      if (this.mode !== 'json') return;
+    }
+  }
+
+  private finishJsonValue(end: number): void {
+    const text = this.buf.toString('utf8', this.valueStart, end);
+    let value: JsonValue;
+    try {
+      value = JSON.parse(text) as JsonValue;
+    } catch {
+      return this.explainJson(end);
+    }
+    // The raw bytes are only read synchronously, to render the rare pretty type error.
+    const valueStart = this.valueStart;
+    const result = decodeJsonDocument(value, () => this.buf.subarray(valueStart, end));
+    if (!result.ok) return this.jsonFailed(result.detail);
+    this.count++;
+    this.start = end;
+    this.consumedLine = this.line;
+    this.cb.onDocument({ ...result.decoded, line: this.valueLine });
+  }
+
+  // JSON.parse rejected the value (or the stream ended inside it): find Go's error.
+  private explainJson(limit: number): void {
+    const r = scanJsonValue(this.buf, this.valueStart, Math.max(limit, this.len), true);
+    if (r.kind === 'error') return this.jsonFailed(r.message, r.index);
+    this.jsonFailed('unexpected EOF');
+  }
+
+  private jsonFailed(message: string, syntaxIndex?: number): void {
+    this.scanning = false;
+    if (this.count > 1) {
+      this.mode = 'done';
+      return this.cb.onError(message, this.valueLine);
+    }
+    const detail = syntaxIndex === undefined ? message : `json: offset ${this.absStart + syntaxIndex + 1}: ${message}`;
+    this.firstError = { detail, line: this.valueLine };
+    // Rewind to just after the last decoded value and retry the rest as YAML.
+    this.pos = this.start;
+    this.line = this.consumedLine;
+    this.mode = 'fallback';
+  }
+
+  // Skips white space up to and including one newline before switching to YAML. Like
+  // apimachinery, it reads 4 bytes at a time and gives up (keeping the JSON error) when fewer
+  // remain or a byte sequence is not valid UTF-8.
+  private processFallback(atEof: boolean): void {
+    for (;;) {
+      if (this.len - this.pos < 4) {
+        if (!atEof) return;
+        return this.failFirst();
+      }
+      const [cp, size] = decodeRune(this.buf, this.pos, this.len);
+      if (cp === RUNE_ERROR) return this.failFirst();
+      if (!goIsSpace(cp)) break;
+      this.pos += size;
+      if (cp === 0x0a) {
+        this.line++;
+        break;
+      }
+    }
+    this.start = this.pos;
+    this.mode = 'yaml';
+    this.beginYaml();
+  }
+
+  private failFirst(): void {
+    const first = this.firstError;
+    this.firstError = undefined;
+    this.mode = 'done';
+    if (first !== undefined) this.cb.onError(first.detail, first.line);
+  }
+
+  // ---- YAML documents ----
+
+  private beginYaml(): void {
+    this.pos = this.start;
+    this.docStart = this.start;
+    this.docHasLines = false;
+  }
+
+  private processYaml(atEof: boolean): void {
+    const buf = this.buf;
+    while (this.mode === 'yaml') {
+      let nl = buf.indexOf(0x0a, this.pos);
+      if (nl >= this.len) nl = -1;
+      if (nl < 0 && !atEof) return;
+      if (nl < 0 && this.pos >= this.len) {
+        // End of stream: the pending document, if any, ends here.
+        if (this.docHasLines) this.emitYaml(this.len, true);
+        this.mode = 'done';
+        return;
+      }
+      const lineEnd = nl < 0 ? this.len : nl;
+      const next = nl < 0 ? this.len : nl + 1;
+      if (lineEnd - this.pos >= 3 && buf[this.pos] === 0x2d && buf[this.pos + 1] === 0x2d && buf[this.pos + 2] === 0x2d) {
+        this.separator(lineEnd, next);
+      } else if (!this.docHasLines) {
+        this.docHasLines = true;
+        this.docStart = this.pos;
+        this.docLine = this.line;
+      }
+      if (nl >= 0) this.line++;
+      this.pos = next;
+      if (!this.docHasLines) this.start = this.pos;
+    }
+  }
+
+  private separator(lineEnd: number, next: number): void {
+    // bufio.ReadLine drops "\r\n" as well as "\n".
+    const contentEnd = lineEnd > this.pos && this.buf[lineEnd - 1] === 0x0d && lineEnd < this.len ? lineEnd - 1 : lineEnd;
+    const rest = goTrimSpace(this.buf.toString('utf8', this.pos + 3, contentEnd));
+    const sepLine = this.line;
+    // Upstream returns this error before (and instead of) the document read so far.
+    if (rest !== '' && rest[0] !== '#') this.yamlError(`invalid Yaml document separator: ${rest}`, sepLine);
+    if (this.mode !== 'yaml') return;
+    if (this.docHasLines) this.emitYaml(this.pos, false);
+    this.docHasLines = false;
+    this.docStart = next;
+  }
+
+  private emitYaml(end: number, atEof: boolean): void {
+    let text = this.buf.toString('utf8', this.docStart, end);
+    if (text.includes('\r')) text = text.replaceAll('\r\n', '\n');
+    // apimachinery's line reader terminates the last line with "\n" even at EOF.
+    if (atEof && !text.endsWith('\n')) text += '\n';
+    const line = this.docLine;
+    const result: DocumentResult = decodeYamlDocument(text);
+    if (!result.ok) return this.yamlError(result.detail, line);
+    this.firstError = undefined;
+    this.count++;
+    this.cb.onDocument({ ...result.decoded, line });
+  }
+
+  private yamlError(detail: string, line: number): void {
+    // The first YAML read after a failed JSON attempt decides: if it fails, the JSON error wins.
+    if (this.firstError !== undefined) return this.failFirst();
+    this.cb.onError(detail, line);
+  }
+}

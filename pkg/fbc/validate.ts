@@ -1,0 +1,32 @@
+/**
+ * `opm validate` semantics over an already loaded config: conversion to the model, then the
+ * model checks. Pure: no file system access.
+ */
+import { convertToModel } from './model.ts';
+import { validateModel } from './model-validate.ts';
+import type { DeclarativeConfig } from './types.ts';
+
+/**
+ * Every validation error of `cfg`: first the conversion errors (each a single line, in
+ * upstream's check order), then, if the model has problems, the rendered `invalid index:` tree
+ * as one multi-line string. Empty when the catalog is valid.
+ *
+ * Upstream stops at the first conversion error; here conversion goes on past independent
+ * errors and the model checks run on what could be converted, so users see everything at once.
+ */
+export function validate(cfg: DeclarativeConfig): string[] {
+  const { packages, errors } = convertToModel(cfg);
+  const tree = validateModel(packages);
+  return tree === undefined ? errors : [...errors, tree.render()];
+}
+
+/**
+ * The single error `opm validate` would print for `cfg` (the first conversion error, else the
+ * model error tree), or undefined when valid. Tree children are sorted by name where upstream's
+ * order is random.
+ */
+export function firstValidationError(cfg: DeclarativeConfig): string | undefined {
+  const { packages, errors } = convertToModel(cfg);
+  if (errors.length > 0) return errors[0];
+  return validateModel(packages)?.render();
+}
