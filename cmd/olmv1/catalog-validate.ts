@@ -76,10 +76,9 @@ export async function runCatalogValidate(args: string[], io: CommandIO): Promise
     return EXIT.usage;
   }
 
-  const errors: string[] = [];
+  let errors: string[];
   try {
-    const cfg = await loadFS(parsed.dir, { onError: (e: FbcLoadError) => errors.push(e.message) });
-    errors.push(...validate(cfg));
+    errors = await validateCatalogDir(parsed.dir);
   } catch (err) {
     // Only I/O failures get here: decode errors are collected above.
     io.stderr.write(`Error: reading catalog ${goQuote(parsed.dir)}: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -92,6 +91,17 @@ export async function runCatalogValidate(args: string[], io: CommandIO): Promise
   }
   for (const e of errors) io.stderr.write(`${e}\n`);
   return errors.length === 0 ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * Every decode and validation error of the catalog in `dir` (empty when valid), in the order
+ * `catalog validate` prints them. Throws only for I/O failures.
+ */
+export async function validateCatalogDir(dir: string): Promise<string[]> {
+  const errors: string[] = [];
+  const cfg = await loadFS(dir, { onError: (e: FbcLoadError) => errors.push(e.message) });
+  errors.push(...validate(cfg));
+  return errors;
 }
 
 // opm's structured result: {"passed": bool, "error": {"message": "..."}}, JSON with two-space

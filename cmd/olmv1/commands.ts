@@ -26,6 +26,16 @@ export const commands = new Map<string, Entry>([
     },
   ],
   [
+    'catalog push',
+    {
+      summary: 'validate a catalog directory, build its image without Docker and push it',
+      load: async () => {
+        const { runCatalogPush } = await import('./catalog-push.ts');
+        return (args, io) => runCatalogPush(args, io, { insecureRegistries: insecureRegistries(), defaultAuthFile: defaultAuthFile() });
+      },
+    },
+  ],
+  [
     'resolve',
     {
       summary: 'show which bundle a ClusterExtension would get from FBC directories',
@@ -75,6 +85,13 @@ async function fetchBundle(ref: string): Promise<Map<string, Buffer>> {
 export function insecureRegistries(): string[] {
   const listed = (process.env.OLMV1_INSECURE_REGISTRIES ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
   return ['localhost', '127.0.0.1', '[::1]', ...listed];
+}
+
+/** The Docker config.json `catalog push` reads credentials from unless --authfile is given. */
+function defaultAuthFile(): string | undefined {
+  if (process.env.REGISTRY_AUTH_FILE !== undefined && process.env.REGISTRY_AUTH_FILE !== '') return process.env.REGISTRY_AUTH_FILE;
+  const dockerConfig = process.env.DOCKER_CONFIG ?? (process.env.HOME === undefined ? undefined : `${process.env.HOME}/.docker`);
+  return dockerConfig === undefined ? undefined : `${dockerConfig}/config.json`;
 }
 
 /** The help text listing every command. */
