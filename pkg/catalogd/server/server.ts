@@ -46,7 +46,7 @@ export function buildCatalogServer(opts: CatalogServerOptions): FastifyInstance 
     exposeHeadRoutes: false,
     requestTimeout: READ_TIMEOUT_MS,
     connectionTimeout: IDLE_TIMEOUT_MS,
-    maxParamLength: 4096,
+    routerOptions: { maxParamLength: 4096 },
     return503OnClosing: false,
     ...(opts.https === undefined ? {} : { https: { key: opts.https.key, cert: opts.https.cert, ALPNProtocols: ['http/1.1'] } }),
   }) as unknown as FastifyInstance<HttpsServer>;

@@ -27,7 +27,8 @@ interface WorkerReply {
   message?: string;
 }
 
-const WORKER_URL = new URL('./ingest-worker.ts', import.meta.url);
+// Same extension as this module: `.ts` when run from source, `.js` in the built image.
+const WORKER_URL = new URL(`./ingest-worker${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url);
 
 /**
  * Returns an IngestFn that runs each ingest on a fresh worker thread. A worker is started per

@@ -1,0 +1,71 @@
+// The shipped RBAC (config/rbac/catalogd.yaml) is enough for catalogd: catalogd runs with a
+// token of its ServiceAccount, not as admin, through a catalog's whole life (create, serve,
+// Unavailable, delete). The other shipped manifests pass a server-side dry run.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type KubeContext, connect, isNotFound } from '../../pkg/kube/index.ts';
+import { requestServiceAccountToken, serviceAccountKubeconfig } from '../envtest/index.ts';
+import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
+import { condition, pushCatalog, simpleCatalog, waitForCatalog, writeCatalogDir } from '../support/catalogs.ts';
+import { installOlmConfig } from '../support/olm-config.ts';
+
+const exec = promisify(execFile);
+const repo = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.meta.url));
+const id = randomBytes(3).toString('hex');
+const CC = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog' };
+let kube: KubeContext;
+let catalogd: TestCatalogd;
+
+beforeAll(async () => {
+  const cp = inject('envtestControlPlane');
+  await installOlmConfig(cp);
+  kube = await connect({ kind: 'file', path: cp.kubeconfigPath });
+  const kubectl = (...args: string[]) => exec(cp.kubectl, ['--kubeconfig', cp.kubeconfigPath, ...args]);
+  await kubectl('apply', '--server-side', '-f', repo('config/namespace.yaml'), '-f', repo('config/rbac/catalogd.yaml'));
+  const token = await requestServiceAccountToken({ ...cp, token: cp.adminToken } as never, 'olmv1-system', 'catalogd-controller-manager');
+  const kubeconfig = join(await mkdtemp(join(tmpdir(), 'catalogd-sa-')), 'kubeconfig');
+  await writeFile(kubeconfig, serviceAccountKubeconfig(cp, token));
+  catalogd = await startCatalogd(cp, { kubeconfig, leaderElectionId: `catalogd-rbac-${id}` });
+});
+
+afterAll(async () => {
+  await catalogd?.destroy();
+  kube?.close();
+});
+
+describe('catalogd as its ServiceAccount', () => {
+  it('manages a catalog from creation to deletion with only the shipped permissions', async () => {
+    const name = `rbac-${id}`;
+    const ref = `${inject('envtestRegistries').anonymous.host}/rbac/${name}:v1`;
+    await pushCatalog(await writeCatalogDir(simpleCatalog('rbac', ['1.0.0'])), ref);
+    await kube.client.create({ ...CC, metadata: { name }, spec: { source: { type: 'Image', image: { ref } } } });
+    await waitForCatalog(kube.client, name, (c) => condition(c, 'Serving')?.status === 'True');
+    expect((await fetch(`${catalogd.url}/catalogs/${name}/api/v1/all`)).status).toBe(200);
+
+    await kube.client.patch({ ...CC, name }, { spec: { availabilityMode: 'Unavailable' } }, 'merge');
+    await waitForCatalog(kube.client, name, (c) => condition(c, 'Serving')?.reason === 'UserSpecifiedUnavailable');
+    await kube.client.patch({ ...CC, name }, { spec: { availabilityMode: 'Available' } }, 'merge');
+    await waitForCatalog(kube.client, name, (c) => condition(c, 'Serving')?.status === 'True');
+
+    await kube.client.delete({ ...CC, name });
+    const deadline = Date.now() + 30_000;
+    while (await kube.client.get({ ...CC, name }).then(() => true, (e: unknown) => !isNotFound(e))) {
+      if (Date.now() > deadline) throw new Error('the finalizer was not removed');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect((await fetch(`${catalogd.url}/catalogs/${name}/api/v1/all`)).status).toBe(404);
+  });
+
+  it('ships manifests the API server accepts', async () => {
+    const cp = inject('envtestControlPlane');
+    const { stdout } = await exec(cp.kubectl, ['--kubeconfig', cp.kubeconfigPath, 'apply', '-k', repo('config'), '--server-side', '--dry-run=server', '--force-conflicts']);
+    expect(stdout).toContain('deployment.apps/catalogd-controller-manager serverside-applied (server dry run)');
+    expect(stdout).toContain('service/catalogd-service serverside-applied (server dry run)');
+  });
+});
