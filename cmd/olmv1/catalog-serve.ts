@@ -14,6 +14,7 @@ import { Registry } from 'prom-client';
 import { LocalDirStore, createWorkerIngest } from '../../pkg/catalogd/storage/index.ts';
 import { buildCatalogServer, dns1123SubdomainErrors } from '../../pkg/catalogd/server/index.ts';
 import { errorMessage } from '../../pkg/errors/index.ts';
+import { parseListenAddress } from '../shared/flags.ts';
 import { type CommandIO, EXIT } from './io.ts';
 
 const HELP = `Usage: olmv1 catalog serve NAME=DIR [NAME=DIR ...] [--listen HOST:PORT]
@@ -40,6 +41,7 @@ export async function runCatalogServe(args: string[], io: CommandIO, signal: Abo
     return EXIT.ok;
   }
   const listen = parseListen(parsed.values.listen ?? '127.0.0.1:8080');
+
   const catalogs = parsed.positionals.map(parseCatalogArg);
   const usageError = [listen, ...catalogs].find((c): c is { error: string } => 'error' in c);
   if (usageError !== undefined || catalogs.length === 0) {
@@ -94,10 +96,11 @@ function parseCatalogArg(arg: string): { name: string; dir: string } | { error: 
 }
 
 function parseListen(value: string): { host: string; port: number } | { error: string } {
-  const m = /^(.*):(\d{1,5})$/.exec(value);
-  const port = Number(m?.[2]);
-  if (m === null || port > 65535) return { error: `invalid --listen ${JSON.stringify(value)}: want HOST:PORT` };
-  return { host: (m[1] ?? '').replace(/^\[(.*)\]$/, '$1') || '0.0.0.0', port };
+  try {
+    return parseListenAddress(value);
+  } catch (err) {
+    return { error: `invalid --listen: ${errorMessage(err)}` };
+  }
 }
 
 function shutdownSignal(): AbortSignal {

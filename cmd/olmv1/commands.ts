@@ -36,6 +36,13 @@ export const commands = new Map<string, Entry>([
     },
   ],
   [
+    'local-stack',
+    {
+      summary: 'run a control plane, catalogd and operator-controller locally (not available yet)',
+      load: async () => (await import('./local-stack.ts')).runLocalStack,
+    },
+  ],
+  [
     'resolve',
     {
       summary: 'show which bundle a ClusterExtension would get from FBC directories',
