@@ -9,7 +9,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../pkg/errors/index.ts';
-import { goQuote } from '../../pkg/fbc/index.ts';
+import { goQuote } from '../../pkg/gotext/index.ts';
 import { type DockerConfig, buildCatalogImage, createImageClient, parseDockerConfigJson, parseImageReference } from '../../pkg/image/index.ts';
 import { validateCatalogDir } from './catalog-validate.ts';
 import { type CommandIO, EXIT } from './io.ts';

@@ -8,7 +8,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { dump } from 'js-yaml';
-import { canonicalJson, type FbcLoadError, goQuote, loadFS, validate } from '../../pkg/fbc/index.ts';
+import { canonicalJson, type FbcLoadError, loadFS, validate } from '../../pkg/fbc/index.ts';
+import { goQuote } from '../../pkg/gotext/index.ts';
 import { type CommandIO, EXIT } from './io.ts';
 
 const USAGE = `Usage: olmv1 catalog validate <directory> [-o json|yaml]

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { blangVersionString, compareBlang, imageReferenceError, parseBlangRange, parseBlangVersion, parseRelease } from './index.ts';
-import { dns1123LabelErrors } from './names.ts';
+import { dns1123LabelErrors } from '../k8sname/index.ts';
 
 function version(s: string) {
   const v = parseBlangVersion(s);

@@ -7,7 +7,7 @@
  * grammar for resolution; this one serves validation.
  */
 import { err, ok, type Result } from '../errors/index.ts';
-import { goQuote, goTrimSpace } from './go-format.ts';
+import { goQuote, goTrimSpace } from '../gotext/index.ts';
 
 /** A pre-release identifier: numeric (compared as a number) or alphanumeric. */
 export interface PRVersion {

@@ -6,7 +6,7 @@
  * it leans on the native `JSON.stringify` for string escaping and only falls back to a
  * character loop for the rare strings that need Go-specific treatment.
  */
-import { compareUtf8 } from './go-format.ts';
+import { compareUtf8 } from '../gotext/index.ts';
 import type { JsonValue } from './types.ts';
 
 /** Thrown when a number cannot be represented (JSON.parse turned an out-of-range literal into ±Infinity). */

@@ -7,7 +7,7 @@
  */
 import { goDecode, type GoObject, MISSING } from './go-json-decode.ts';
 import { GO_BUNDLE, GO_BUNDLE_OBJECT, GO_CHANNEL, GO_DEPRECATION, GO_PACKAGE } from './go-types.ts';
-import { goQuote } from './go-format.ts';
+import { goQuote } from '../gotext/index.ts';
 import { goUnmarshalSyntaxError } from './go-json-scan.ts';
 import type {
   Bundle,

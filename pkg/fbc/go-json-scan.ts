@@ -5,7 +5,7 @@
  * invalid (`invalid character 'x' looking for beginning of value`, ...) at the byte Go would
  * report.
  */
-import { goQuote } from './go-format.ts';
+import { goQuote } from '../gotext/index.ts';
 
 /** Outcome of {@link scanJsonValue}. `end`/`index` are indices into the scanned buffer. */
 export type ScanResult =

@@ -24,7 +24,6 @@ export { type MetaEntry, type WalkOptions, type WalkStats, walkMetas } from './w
 export { type ParseStreamOptions, parseMetas, parseMetaStream } from './parse-stream.ts';
 export { isZeroMeta } from './meta.ts';
 export { canonicalJson } from './canonical-json.ts';
-export { goQuote } from './go-format.ts';
 export { loadFS, loadMetas } from './load.ts';
 export { isPropertyValueMissing } from './decode-config.ts';
 export { firstValidationError, validate } from './validate.ts';

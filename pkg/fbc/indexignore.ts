@@ -10,7 +10,7 @@
  * - patterns are tried last to first and the first that matches decides. Unlike git, `!` can
  *   re-include a file below an ignored directory.
  */
-import { goTrimSpace } from './go-format.ts';
+import { goTrimSpace } from '../gotext/index.ts';
 import { goFilepathMatch } from './glob.ts';
 
 /** One parsed pattern line. */

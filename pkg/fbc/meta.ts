@@ -5,7 +5,7 @@
  * re-serialised in Go's canonical form followed by "\n".
  */
 import { encodeGoJson, NonFiniteNumberError } from './canonical-json.ts';
-import { compareUtf8, goBoolVerb, goList, goQuote, goValueV } from './go-format.ts';
+import { compareUtf8, goBoolVerb, goList, goQuote, goValueV } from '../gotext/index.ts';
 import { findOverflowingNumber } from './go-json-scan.ts';
 import { prettyJsonError } from './json-pretty.ts';
 import type { JsonValue, Meta } from './types.ts';

@@ -3,7 +3,7 @@
  * package (at most one blob per package) and each entry must reference an existing bundle,
  * channel or the package itself. Errors are collected in upstream's order and wording.
  */
-import { goQuote } from './go-format.ts';
+import { goQuote } from '../gotext/index.ts';
 import type { ModelPackage } from './model.ts';
 import type { DeclarativeConfig, DeprecationReference } from './types.ts';
 

@@ -6,7 +6,7 @@
  */
 import { blangVersionString, parseBlangRange, prString } from './blang.ts';
 import { ValidationNode } from './error-tree.ts';
-import { compareUtf8, goQuote } from './go-format.ts';
+import { compareUtf8, goQuote } from '../gotext/index.ts';
 import type { ModelBundle, ModelChannel, ModelDeprecation, ModelPackage } from './model.ts';
 
 function byName<T extends { name: string }>(items: Iterable<T>): T[] {

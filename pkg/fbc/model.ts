@@ -6,9 +6,10 @@
  * first collected error is therefore exactly the error upstream would print. Pure.
  */
 import { type BlangVersion, type PRVersion, parseBlangVersion, ZERO_VERSION } from './blang.ts';
-import { compareUtf8, goList, goQuote } from './go-format.ts';
+import { compareUtf8, goList, goQuote } from '../gotext/index.ts';
 import { imageReferenceError } from './image-ref.ts';
-import { dns1123LabelErrors, parseRelease } from './names.ts';
+import { dns1123LabelErrors } from '../k8sname/index.ts';
+import { parseRelease } from './names.ts';
 import { type PackageProperty, type ParsedProperties, parseProperties } from './properties.ts';
 import type { Bundle, DeclarativeConfig, Property } from './types.ts';
 import { convertDeprecations } from './model-deprecations.ts';

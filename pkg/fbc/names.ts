@@ -5,7 +5,7 @@
  */
 import { err, ok, type Result } from '../errors/index.ts';
 import { type PRVersion, parsePRVersion } from './blang.ts';
-import { goQuote } from './go-format.ts';
+import { goQuote } from '../gotext/index.ts';
 
 const RELEASE_MAX_LENGTH = 20;
 
@@ -31,20 +31,3 @@ export function parseRelease(release: string): Result<PRVersion[], string> {
   return ok(out);
 }
 
-const LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const LABEL = new RegExp(`^${LABEL_FMT}$`);
-const SUBDOMAIN = new RegExp(`^${LABEL_FMT}(\\.${LABEL_FMT})*$`);
-const LABEL_MSG =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-
-/** apimachinery `IsDNS1123Label`: the list of problems, empty when valid. */
-export function dns1123LabelErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (Buffer.byteLength(value) > 63) errs.push('must be no more than 63 characters');
-  if (!LABEL.test(value)) {
-    if (SUBDOMAIN.test(value)) errs.push('must not contain dots');
-    // RegexError's example list leaves two spaces before "or" (an artefact upstream keeps).
-    else errs.push(`${LABEL_MSG} (e.g. 'my-name',  or '123-abc', regex used for validation is '${LABEL_FMT}')`);
-  }
-  return errs;
-}

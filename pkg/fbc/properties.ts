@@ -5,7 +5,7 @@
  */
 import { err, ok, type Result } from '../errors/index.ts';
 import { isPropertyValueMissing } from './decode-config.ts';
-import { goQuote } from './go-format.ts';
+import { goQuote } from '../gotext/index.ts';
 import { GO_RAW, goDecode, type GoObject, MISSING } from './go-json-decode.ts';
 import { GO_PROPERTY_TYPES } from './go-types.ts';
 import type { Property } from './types.ts';

@@ -14,7 +14,7 @@
  * errors end the stream (upstream stops there too) and YAML document errors skip the document.
  */
 import { decodeJsonDocument, decodeYamlDocument, type DocumentResult } from './documents.ts';
-import { goIsSpace, goTrimSpace } from './go-format.ts';
+import { goIsSpace, goTrimSpace } from '../gotext/index.ts';
 import { scanJsonValue } from './go-json-scan.ts';
 import { type BoundaryScan, findValueEnd } from './json-boundary.ts';
 import type { DecodedMeta } from './meta.ts';

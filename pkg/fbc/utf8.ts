@@ -2,7 +2,7 @@
  * Byte-level UTF-8 helpers mirroring Go's `utf8.DecodeRune` and the `unicode.IsSpace` prefix
  * trim the stream sniffer uses (Go decides JSON vs YAML on runes, not bytes).
  */
-import { goIsSpace } from './go-format.ts';
+import { goIsSpace } from '../gotext/index.ts';
 
 /** Go's utf8.RuneError. */
 export const RUNE_ERROR = 0xfffd;

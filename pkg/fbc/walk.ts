@@ -9,7 +9,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FbcLoadError } from './errors.ts';
-import { compareUtf8 } from './go-format.ts';
+import { compareUtf8 } from '../gotext/index.ts';
 import { IgnoreMatcher, type IgnorePattern, parseIndexIgnore } from './indexignore.ts';
 import { MetaStreamParser, type StreamDocument } from './stream-parser.ts';
 import type { Meta, MetaSource } from './types.ts';

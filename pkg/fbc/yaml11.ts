@@ -17,7 +17,7 @@ import {
   strTag,
   YAMLException,
 } from 'js-yaml';
-import { goFormatFloatG } from './go-format.ts';
+import { goFormatFloatG } from '../gotext/index.ts';
 import type { JsonValue } from './types.ts';
 
 /** A YAML float; boxed so that float map keys can be printed like Go's float32 `'g'` format. */

@@ -8,7 +8,7 @@ import { lstat, readFile, readdir } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { constants as zlibConstants, gzipSync, zstdCompressSync } from 'node:zlib';
 import { sha256Digest } from './digest.ts';
-import { goCleanPath } from './go-text.ts';
+import { goCleanPath } from './go-path.ts';
 import { MediaTypes, type Platform } from './manifest.ts';
 import { CATALOG_CONFIGS_LABEL } from './path-filter.ts';
 import { writeTar, type TarWriteEntry } from './tar-writer.ts';

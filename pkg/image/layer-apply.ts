@@ -16,7 +16,7 @@
 import { chmod, link, lstat, lutimes, mkdir, open, readdir, rm, symlink, utimes } from 'node:fs/promises';
 import { dirname, join, posix, relative } from 'node:path';
 import type { Logger } from 'pino';
-import { goCleanPath } from './go-text.ts';
+import { goCleanPath } from './go-path.ts';
 import type { EntryFilter } from './path-filter.ts';
 import { confineLinkTarget, resolveInRoot } from './root-path.ts';
 import type { TarEntry } from './tar-reader.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { goCleanPath, goQuote, goRelPath } from './go-text.ts';
+import { goCleanPath, goRelPath } from './go-path.ts';
+import { goQuote } from '../gotext/index.ts';
 import { onlyPath } from './path-filter.ts';
 
 describe('onlyPath (catalogd-and-fbc.md 1.1)', () => {

@@ -7,7 +7,7 @@
  * keep everything; entries like `../x` are dropped; a label such as `../x` cannot be
  * satisfied and fails with `error getting relative path: ...`. Entries are not re-rooted.
  */
-import { goCleanPath, goRelPath } from './go-text.ts';
+import { goCleanPath, goRelPath } from './go-path.ts';
 
 /** The image config label that names the FBC directory of a catalog image. */
 export const CATALOG_CONFIGS_LABEL = 'operators.operatorframework.io.index.configs.v1';

@@ -8,7 +8,7 @@
  */
 import { TerminalError } from '../errors/index.ts';
 import { validateDigest } from './digest.ts';
-import { goQuote } from './go-text.ts';
+import { goQuote } from '../gotext/index.ts';
 
 /** A parsed, fully qualified image reference. */
 export interface ImageReference {

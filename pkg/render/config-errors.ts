@@ -5,7 +5,7 @@
  * `invalid type for field "a.b": got number, want string`; several lines are combined as
  * `multiple errors found:\n  - a\n  - b`.
  */
-import { goQuote } from './go-format.ts';
+import { goQuote } from '../gotext/index.ts';
 import { basicOutput, type ErrorKind, type OutputUnit, type ValidationError } from './json-schema.ts';
 
 /** The message for a failed validation (without the `invalid configuration: ` prefix). */

@@ -19,7 +19,7 @@ import {
   REQUIRED_ORDER,
   type FieldType,
 } from './config-k8s-types.ts';
-import { goQuote } from './go-format.ts';
+import { goQuote } from '../gotext/index.ts';
 import type { FormatCheck, SchemaNode } from './json-schema.ts';
 
 /** Format name upstream registers for the OwnNamespace rule. */

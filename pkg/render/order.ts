@@ -6,7 +6,7 @@
  * generation order.
  */
 import type { KubeObject } from '../bundle/index.ts';
-import { goStringCompare } from './go-format.ts';
+import { compareUtf8 } from '../gotext/index.ts';
 
 /** Helm 3's `InstallOrder`. */
 export const HELM_INSTALL_ORDER: readonly string[] = [
@@ -56,9 +56,9 @@ export function compareObjects(a: KubeObject, b: KubeObject): number {
   const rb = RANK.get(b.kind) ?? HELM_INSTALL_ORDER.length;
   if (ra !== rb) return ra - rb;
   return (
-    goStringCompare(a.kind, b.kind) ||
-    goStringCompare(field(a, 'namespace'), field(b, 'namespace')) ||
-    goStringCompare(field(a, 'name'), field(b, 'name'))
+    compareUtf8(a.kind, b.kind) ||
+    compareUtf8(field(a, 'namespace'), field(b, 'namespace')) ||
+    compareUtf8(field(a, 'name'), field(b, 'name'))
   );
 }
 

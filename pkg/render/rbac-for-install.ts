@@ -19,7 +19,7 @@
  */
 import type { KubeObject } from '../bundle/index.ts';
 import { err, ok, type Result } from '../errors/index.ts';
-import { goStringCompare, goSorted } from './go-format.ts';
+import { compareUtf8, goSorted } from '../gotext/index.ts';
 import type { ResourceMapper } from './resource-mapping.ts';
 
 /** Inputs of `computeInstallRbac`. */
@@ -125,7 +125,7 @@ function nonEmpty(v: unknown): string | undefined {
 
 function rulesFor(s: Scope): Rule[] {
   const rules: Rule[] = [];
-  const keys = [...s.named.keys()].sort(goStringCompare);
+  const keys = [...s.named.keys()].sort(compareUtf8);
   for (const key of keys) {
     const [group, resource] = key.split('\0') as [string, string];
     const verbs = group === 'apiextensions.k8s.io' && resource === 'customresourcedefinitions' ? CRD_VERBS : OBJECT_VERBS;

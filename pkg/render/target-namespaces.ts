@@ -2,7 +2,7 @@
  * Target namespaces of an install (the namespaces the operator watches): defaults and
  * validation against the bundle's supported install modes, with upstream's messages.
  */
-import { goList, goSorted } from './go-format.ts';
+import { goList, goSorted } from '../gotext/index.ts';
 
 /** `[""]` (all namespaces) when AllNamespaces is supported, otherwise none. */
 export function defaultTargetNamespaces(modes: ReadonlySet<string>): string[] {

@@ -10,8 +10,8 @@ import {
   supportedInstallModes,
   webhookDefinitions,
 } from './csv-access.ts';
-import { isDNS1123Subdomain } from './dns1123.ts';
-import { goList, goQuote, goSorted, goStringCompare } from './go-format.ts';
+import { dns1123SubdomainErrors } from '../k8sname/index.ts';
+import { goList, goQuote, goSorted, compareUtf8 } from '../gotext/index.ts';
 import { isSupportedKind } from './supported-kinds.ts';
 
 type Check = (bundle: RegistryV1Bundle) => string[];
@@ -68,7 +68,7 @@ function checkDeploymentSpecUniqueness(bundle: RegistryV1Bundle): string[] {
 function checkDeploymentNameIsDNS1123Subdomain(bundle: RegistryV1Bundle): string[] {
   const problems = new Map<string, string[]>();
   for (const name of deploymentNames(bundle)) {
-    const errs = isDNS1123Subdomain(name);
+    const errs = dns1123SubdomainErrors(name);
     if (errs.length > 0) problems.set(name, goSorted(errs));
   }
   return goSorted(problems.keys()).map(
@@ -114,7 +114,7 @@ function checkWebhookDeploymentReferentialIntegrity(bundle: RegistryV1Bundle): s
   const out: string[] = [];
   for (const dep of goSorted(byDeployment.keys())) {
     const whs = [...(byDeployment.get(dep) ?? [])].sort(
-      (a, b) => goStringCompare(whType(a), whType(b)) || goStringCompare(whName(a), whName(b)),
+      (a, b) => compareUtf8(whType(a), whType(b)) || compareUtf8(whName(a), whName(b)),
     );
     for (const wh of whs) {
       out.push(`webhook of type '${whType(wh)}' with name '${whName(wh)}' references non-existent deployment '${dep}'`);
@@ -136,7 +136,7 @@ function checkWebhookNameUniqueness(bundle: RegistryV1Bundle): string[] {
 function checkWebhookNameIsDNS1123Subdomain(bundle: RegistryV1Bundle): string[] {
   const byType = new Map<string, Map<string, string[]>>();
   for (const wh of webhookDefinitions(bundle.csv)) {
-    const errs = isDNS1123Subdomain(whName(wh));
+    const errs = dns1123SubdomainErrors(whName(wh));
     if (errs.length === 0) continue;
     const forType = byType.get(whType(wh)) ?? new Map<string, string[]>();
     forType.set(whName(wh), goSorted(errs));
@@ -173,7 +173,7 @@ function checkConversionWebhooksReferenceOwnedCRDs(bundle: RegistryV1Bundle): st
   if (conversion.length === 0) return [];
   const owned = new Set(ownedCrdNames(bundle.csv));
   const out: string[] = [];
-  for (const wh of [...conversion].sort((a, b) => goStringCompare(whName(a), whName(b)))) {
+  for (const wh of [...conversion].sort((a, b) => compareUtf8(whName(a), whName(b)))) {
     for (const crd of goSorted(wh.conversionCRDs ?? [])) {
       if (!owned.has(crd)) {
         out.push(`conversion webhook '${whName(wh)}' references custom resource definition '${crd}' not owned bundle`);

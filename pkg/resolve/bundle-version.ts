@@ -4,7 +4,7 @@
  */
 import { err, type Result } from '../errors/index.ts';
 import type { Bundle, JsonValue } from '../fbc/types.ts';
-import { goQuote } from './go-text.ts';
+import { goQuote } from '../gotext/index.ts';
 import {
   parseExplicitVersionRelease,
   parseLegacyVersionRelease,

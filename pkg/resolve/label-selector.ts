@@ -3,7 +3,7 @@
  * conversion with the API machinery's validation messages, and matching.
  */
 import { err, ok, type Result } from '../errors/index.ts';
-import { goQuote, utf8Length } from './go-text.ts';
+import { goQuote, utf8Length } from '../gotext/index.ts';
 
 /** One `matchExpressions` entry. `operator` is unchecked input (validated here). */
 export interface LabelSelectorRequirement {

@@ -3,7 +3,7 @@
  * Progressing condition verbatim, and users and tools compare them with upstream's, so each
  * builder reproduces upstream's format exactly (Go `%q` quoting, `%v` lists, trimming).
  */
-import { goQuote, goStringSlice, goTrimSpace } from './go-text.ts';
+import { goQuote, goList, goTrimSpace } from '../gotext/index.ts';
 
 const WALK = 'error walking catalogs: ';
 
@@ -97,11 +97,11 @@ export function resolutionFailed(f: ResolutionFailure): string {
   const several = f.catalogs.length > 1;
   s += `${several ? 'found bundles' : 'no bundles found'} for package ${goQuote(f.packageName)} `;
   if (f.versionRange !== '') s += `matching version ${goQuote(f.versionRange)} `;
-  if (f.channels.length > 0) s += `in channels ${goStringSlice(f.channels)} `;
+  if (f.channels.length > 0) s += `in channels ${goList(f.channels)} `;
   if (several) {
     // Byte-wise sort, like Go's slices.Sort on strings.
     const sorted = [...f.catalogs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    s += `in multiple catalogs with the same priority ${goStringSlice(sorted)} `;
+    s += `in multiple catalogs with the same priority ${goList(sorted)} `;
   }
   return goTrimSpace(s);
 }

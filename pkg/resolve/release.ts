@@ -4,7 +4,7 @@
  */
 import type { BundleMetadata } from '../api/index.ts';
 import { err, ok, type Result } from '../errors/index.ts';
-import { goQuote, utf8Length } from './go-text.ts';
+import { goQuote, utf8Length } from '../gotext/index.ts';
 import {
   compareIdentifiers,
   compareSemver,

@@ -4,7 +4,7 @@
  * (§2.3 step 1). Numeric parts are BigInt because they range over uint64.
  */
 import { err, ok, type Result } from '../errors/index.ts';
-import { goQuote, parseUint64 } from './go-text.ts';
+import { goQuote, parseUint64 } from '../gotext/index.ts';
 
 /** One pre-release (or release) identifier. `num` is set iff the identifier is numeric. */
 export interface Identifier {

@@ -6,7 +6,7 @@
  * (single-character tokens are dropped, an unknown operator in front of a wildcard reads as
  * equality) because existing catalogs were written against them.
  */
-import { goTrimSpace, utf8Length } from './go-text.ts';
+import { goTrimSpace, utf8Length } from '../gotext/index.ts';
 import { compareSemver, parseSemver, type SemVersion } from './semver.ts';
 
 /** A parsed skipRange: true when the (installed) version is inside it. */

@@ -6,7 +6,7 @@
  * the regex itself), so no input can trigger catastrophic regex backtracking.
  */
 import { err, ok, type Result } from '../errors/index.ts';
-import { goQuote } from './go-text.ts';
+import { goQuote } from '../gotext/index.ts';
 import { termAccepts, type RangeOperator, type RangeTerm } from './range-operators.ts';
 import type { Identifier, SemVersion } from './semver.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanPath, dns1123SubdomainErrors, evaluatePreconditions, negotiateCoding, parseHttpDate, parseRange } from './http-semantics.ts';
+import { cleanPath, evaluatePreconditions, negotiateCoding, parseHttpDate, parseRange } from './http-semantics.ts';
 
 describe('cleanPath', () => {
   it.each([
@@ -10,14 +10,6 @@ describe('cleanPath', () => {
     ['/..', '/'],
     ['', '/'],
   ])('%s -> %s', (input, want) => expect(cleanPath(input)).toBe(want));
-});
-
-describe('dns1123SubdomainErrors', () => {
-  it('accepts subdomains and reports upstream texts otherwise', () => {
-    expect(dns1123SubdomainErrors('operatorhub.io')).toEqual([]);
-    expect(dns1123SubdomainErrors('Bad_Name')[0]).toMatch(/^a lowercase RFC 1123 subdomain must consist of/);
-    expect(dns1123SubdomainErrors('a'.repeat(254))).toEqual(['must be no more than 253 characters']);
-  });
 });
 
 describe('parseHttpDate', () => {

@@ -1,6 +1,6 @@
 /**
  * The HTTP details catalogd clients observe, reproduced from upstream's Go server (reference
- * catalogd-and-fbc.md §3.3-3.7): ServeMux path cleaning, catalog-name validation messages,
+ * catalogd-and-fbc.md §3.3-3.7): ServeMux path cleaning,
  * HTTP dates, conditional-request evaluation in RFC 7232 order (no ETags), byte ranges, and
  * content-coding negotiation (zstd preferred over gzip at equal quality).
  */
@@ -18,20 +18,6 @@ export function cleanPath(p: string): string {
   let cleaned = `/${out.join('/')}`;
   if (rooted.endsWith('/') && cleaned !== '/') cleaned += '/';
   return cleaned;
-}
-
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** The messages Kubernetes' IsDNS1123Subdomain gives for `name` (empty when valid). */
-export function dns1123SubdomainErrors(name: string): string[] {
-  const errs: string[] = [];
-  if (name.length > 253) errs.push('must be no more than 253 characters');
-  if (!DNS1123_SUBDOMAIN.test(name)) {
-    errs.push(
-      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-    );
-  }
-  return errs;
 }
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];

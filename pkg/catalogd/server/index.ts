@@ -2,7 +2,6 @@ export { type CatalogContent, type CatalogServerOptions, buildCatalogServer } fr
 export {
   type Coding,
   cleanPath,
-  dns1123SubdomainErrors,
   evaluatePreconditions,
   formatHttpDate,
   negotiateCoding,

@@ -15,7 +15,8 @@ import type { Logger } from 'pino';
 import { Histogram, type Registry } from 'prom-client';
 import type { StoredVersion } from '../storage/index.ts';
 import { serveAll, serveMetas } from './handlers.ts';
-import { cleanPath, dns1123SubdomainErrors } from './http-semantics.ts';
+import { dns1123SubdomainErrors } from '../../k8sname/index.ts';
+import { cleanPath } from './http-semantics.ts';
 import { STATUS_TEXT, httpError } from './responses.ts';
 
 /** What the server reads content from (LocalDirStore satisfies it). */

@@ -1,42 +1,7 @@
 /**
- * Small helpers that reproduce Go's text formatting where upstream messages embed it.
+ * Go's lexical path functions (`path.Clean`, `filepath.Rel`), which decide which tar entries a
+ * label path filter keeps and how they are named, exactly as upstream's unpacker does.
  */
-
-/**
- * Quotes `s` like Go's `%q` verb (`strconv.Quote`): double quotes, with `"`, `\` and control
- * characters escaped. Printable non-ASCII characters are kept as they are, as Go does.
- */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const code = ch.codePointAt(0) ?? 0;
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case '\\':
-        out += '\\\\';
-        continue;
-      case '\n':
-        out += '\\n';
-        continue;
-      case '\r':
-        out += '\\r';
-        continue;
-      case '\t':
-        out += '\\t';
-        continue;
-      default:
-        break;
-    }
-    if (code < 0x20 || code === 0x7f) {
-      out += `\\x${code.toString(16).padStart(2, '0')}`;
-    } else {
-      out += ch;
-    }
-  }
-  return `${out}"`;
-}
 
 /**
  * Go's `path.Clean` for slash-separated paths: collapses `//`, removes `.` elements and
