@@ -74,21 +74,16 @@ export const commands = new Map<string, Entry>([
   ],
 ]);
 
-/**
- * Reads a bundle image's files with the image client. Registries on loopback are reached over
- * plain HTTP; `OLMV1_INSECURE_REGISTRIES` (comma-separated host[:port]) adds others.
- */
+/** Reads a bundle image with the image client (see bundle-image.ts). */
 async function fetchBundle(ref: string): Promise<Map<string, Buffer>> {
-  const { createImageClient } = await import('../../pkg/image/index.ts');
-  const client = createImageClient({ insecureRegistries: insecureRegistries() });
-  try {
-    return (await client.readImageFiles(ref)).files;
-  } finally {
-    client.close();
-  }
+  const { fetchBundleFiles } = await import('./bundle-image.ts');
+  return fetchBundleFiles(ref, { insecureRegistries: insecureRegistries() });
 }
 
-/** Registries the CLI may reach without TLS: loopback ones and those listed in the environment. */
+/**
+ * Registries the CLI may reach without TLS: loopback ones and those listed in
+ * `OLMV1_INSECURE_REGISTRIES` (comma-separated host[:port]).
+ */
 export function insecureRegistries(): string[] {
   const listed = (process.env.OLMV1_INSECURE_REGISTRIES ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
   return ['localhost', '127.0.0.1', '[::1]', ...listed];
