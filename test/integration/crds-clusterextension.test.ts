@@ -1,0 +1,216 @@
+// The ClusterExtension CRD on a real kube-apiserver: defaults are applied, and every validation
+// rule rejects what upstream rejects, with upstream's message (api-and-controllers.md §1,
+// resolver.md §2.4.6). Immutability rules need a stored object and use dry-run updates.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { dryRunCreate, createForReal, dryRunUpdate, expectAccepted, expectRejected, table, samples, ceBase, catalogSource, ceSpec, extension, type Json, useCrds } from '../support/crd-admission.ts';
+
+useCrds();
+
+describe('samples', () => {
+  it('are accepted', async () => {
+    for (const sample of samples()) expectAccepted(await dryRunCreate(sample));
+  });
+});
+
+describe('ClusterExtension defaults', () => {
+  it('sets upgradeConstraintPolicy CatalogProvided', async () => {
+    const res = await dryRunCreate(extension(ceSpec()));
+    expectAccepted(res);
+    expect(res.body).toMatchObject({ spec: { source: { catalog: { upgradeConstraintPolicy: 'CatalogProvided' } } } });
+  });
+
+  it('prunes the Boxcutter-only spec.progressDeadlineMinutes (not served, decision 0070)', async () => {
+    const res = await dryRunCreate(extension({ ...ceSpec(), progressDeadlineMinutes: 30 }));
+    expectAccepted(res);
+    expect(res.body.spec).not.toHaveProperty('progressDeadlineMinutes');
+  });
+});
+
+// resolver.md §2.4.6 / api-and-controllers.md §1.1, with the regex's quirks.
+const VERSIONS_ACCEPTED = [
+  '1.2.3', '1.2.3-alpha.1+metadata', '1.2.3-alpha-beta', '>=1.2.3', '=>1.2.3', '>= 1.2.3', '>=v1.2.3', '>= v1.2.3',
+  '<=1.2.3', '=<1.2.3', '=1.2.3', '!=1.2.3', '<1.2.3', '>1.2.3', '~1.2.2', '~>1.2.3', '^1.2.3', 'v1.2.3',
+  '1.x', '1.X', '1.*', '1.2.x', '1.2.X', '1.2.*', '>=1.2.3 <2.3.4', '>=1.2.3,<2.3.4', '>=1.2.3, <2.3.4',
+  '<1.2.3||>2.3.4', '<1.2.3|| >2.3.4', '<1.2.3 ||>2.3.4', '<1.2.3 || >2.3.4', '>1.0.0,<1.2.3 || >2.1.0',
+  '<1.2.3-abc >2.3.4-def', '<1.2.3-abc+def >2.3.4-ghi+jkl', '1.x.x', '*', 'x', '>=1.0.0 <2.*', '|',
+];
+const VERSIONS_REJECTED = [
+  'invalid-semver', '1.2.3.4', '1.2.3-beta!', '1.2.3.alpha', '1..2.3', '1.2.3-pre+bad_metadata', '1.2.-3', '.1.2.3',
+  '<<1.2.3', '>>1.2.3', '>~1.2.3', '==1.2.3', '=!1.2.3', '!1.2.3', '1.Y', '>1.2.3 && <2.3.4', '>1.2.3;<2.3.4',
+  '01.2.3', '1.02.3', '1.2.03', '1.2.3 - 2.3.4', '1.*.*', '>=1.0.0 <2.0.*', '>=1.0.0 <*',
+];
+
+describe('ClusterExtension spec.source.catalog.version', () => {
+  const field = 'spec.source.catalog.version';
+  table([
+    ...VERSIONS_ACCEPTED.map((v) => ({ name: JSON.stringify(v), obj: () => extension(ceSpec({ version: v })) })),
+    ...VERSIONS_REJECTED.map((v) => ({
+      name: JSON.stringify(v),
+      obj: () => extension(ceSpec({ version: v })),
+      reject: { field, message: 'invalid version expression' },
+    })),
+    {
+      name: 'a 65-character version',
+      obj: () => extension(ceSpec({ version: `1234567890.1234567890.${'1'.repeat(43)}` })),
+      reject: { field, message: 'Too long: may not be more than 64' },
+    },
+  ]);
+});
+
+const SUBDOMAIN = 'must be a valid DNS1123 subdomain. It must contain only lowercase alphanumeric characters, hyphens (-) or periods (.), start and end with an alphanumeric character, and be no longer than 253 characters';
+
+describe('ClusterExtension spec validation', () => {
+  const catalogField = 'spec.source.catalog';
+  table([
+    { name: 'a packageName with dots', obj: () => extension(ceSpec({ packageName: 'some.package' })) },
+    {
+      name: 'a packageName that is not a DNS1123 subdomain',
+      obj: () => extension(ceSpec({ packageName: 'Bad_Package' })),
+      reject: { field: `${catalogField}.packageName`, message: `packageName ${SUBDOMAIN}` },
+    },
+    {
+      name: 'a 254-character packageName',
+      obj: () => extension(ceSpec({ packageName: 'a'.repeat(254) })),
+      reject: { field: `${catalogField}.packageName`, message: 'Too long: may not be more than 253' },
+    },
+    { name: 'valid channels', obj: () => extension(ceSpec({ channels: ['stable', 'fast-1.2'] })) },
+    {
+      name: 'a channel that is not a DNS1123 subdomain',
+      obj: () => extension(ceSpec({ channels: ['stable', 'Bad_Channel'] })),
+      reject: { field: `${catalogField}.channels[1]`, message: 'channels entries must be valid DNS1123 subdomains' },
+    },
+    {
+      name: '257 channels',
+      obj: () => extension(ceSpec({ channels: Array.from({ length: 257 }, (_, i) => `c${i}`) })),
+      reject: { field: `${catalogField}.channels`, message: 'must have at most 256 items' },
+    },
+    {
+      name: 'an unknown upgradeConstraintPolicy',
+      obj: () => extension(ceSpec({ upgradeConstraintPolicy: 'Never' })),
+      reject: { field: `${catalogField}.upgradeConstraintPolicy`, message: 'Unsupported value: "Never"' },
+    },
+    {
+      name: 'a namespace that is not a DNS1123 label',
+      obj: () => extension({ ...ceSpec(), namespace: 'my.namespace' }),
+      reject: { field: 'spec.namespace', message: 'namespace must be a valid DNS1123 label' },
+    },
+    {
+      name: 'a 64-character namespace',
+      obj: () => extension({ ...ceSpec(), namespace: 'a'.repeat(64) }),
+      reject: { field: 'spec.namespace', message: 'Too long: may not be more than 63' },
+    },
+    {
+      name: 'a missing serviceAccount',
+      obj: () => extension({ namespace: 'default', source: catalogSource({}) }),
+      reject: { field: 'spec.serviceAccount', message: 'Required value' },
+    },
+    {
+      name: 'a serviceAccount without name',
+      obj: () => extension({ ...ceSpec(), serviceAccount: {} }),
+      reject: { field: 'spec.serviceAccount.name', message: 'Required value' },
+    },
+    {
+      name: 'a serviceAccount name that is not a DNS1123 subdomain',
+      obj: () => extension({ ...ceSpec(), serviceAccount: { name: 'Bad_SA' } }),
+      reject: { field: 'spec.serviceAccount.name', message: `name ${SUBDOMAIN}` },
+    },
+    {
+      name: 'sourceType Catalog without catalog',
+      obj: () => extension({ ...ceBase, source: { sourceType: 'Catalog' } }),
+      reject: { field: 'spec.source', message: 'catalog is required when sourceType is Catalog, and forbidden otherwise' },
+    },
+    {
+      name: 'an unknown sourceType',
+      obj: () => extension({ ...ceBase, source: { sourceType: 'Bundle' } }),
+      reject: { field: 'spec.source.sourceType', message: 'Unsupported value: "Bundle"' },
+    },
+    {
+      name: 'install without preflight',
+      obj: () => extension({ ...ceSpec(), install: {} }),
+      reject: { field: 'spec.install', message: 'at least one of [preflight] are required when install is specified' },
+    },
+    // The schema's `required` fails first, so the API server skips the CEL rule with upstream's
+    // "at least one of [crdUpgradeSafety] ..." message (as upstream's does).
+    {
+      name: 'preflight without crdUpgradeSafety',
+      obj: () => extension({ ...ceSpec(), install: { preflight: {} } }),
+      reject: { field: 'spec.install.preflight.crdUpgradeSafety', message: 'Required value' },
+    },
+    {
+      name: 'an unknown crdUpgradeSafety enforcement',
+      obj: () => extension({ ...ceSpec(), install: { preflight: { crdUpgradeSafety: { enforcement: 'Lax' } } } }),
+      reject: { field: 'spec.install.preflight.crdUpgradeSafety.enforcement', message: 'Unsupported value: "Lax"' },
+    },
+    {
+      name: 'inline config with watchNamespace and deploymentConfig',
+      obj: () =>
+        extension({
+          ...ceSpec(),
+          config: { configType: 'Inline', inline: { watchNamespace: 'other', deploymentConfig: { env: [{ name: 'A', value: 'b' }] } } },
+        }),
+    },
+    {
+      name: 'configType Inline without inline',
+      obj: () => extension({ ...ceSpec(), config: { configType: 'Inline' } }),
+      reject: { field: 'spec.config', message: 'inline is required when configType is Inline, and forbidden otherwise' },
+    },
+    {
+      name: 'an empty inline config',
+      obj: () => extension({ ...ceSpec(), config: { configType: 'Inline', inline: {} } }),
+      reject: { field: 'spec.config.inline', message: 'should have at least 1 properties' },
+    },
+    {
+      name: 'an inline config that is not an object',
+      obj: () => extension({ ...ceSpec(), config: { configType: 'Inline', inline: 'watchNamespace: x' } }),
+      reject: { field: 'spec.config.inline', message: 'must be of type object' },
+    },
+    // Upstream quirk kept: the top-level schema does not require spec.
+    { name: 'an object without spec', obj: () => extension(undefined) },
+  ]);
+});
+
+describe('ClusterExtension immutable fields', () => {
+  let stored: Json;
+  beforeAll(async () => {
+    stored = await createForReal(extension(ceSpec({ version: '1.0.0' })));
+  });
+
+  const update = (change: (spec: Json) => Json): Json => ({ ...stored, spec: change(stored.spec as Json) });
+  const withCatalog = (spec: Json, patch: Json): Json => {
+    const source = spec.source as Json;
+    return { ...spec, source: { ...source, catalog: { ...(source.catalog as Json), ...patch } } };
+  };
+
+  it('allows changing version and channels', async () => {
+    expectAccepted(await dryRunUpdate(update((s) => withCatalog(s, { version: '>=1.0.0', channels: ['fast'] }))));
+  });
+
+  it('rejects changing packageName', async () => {
+    const res = await dryRunUpdate(update((s) => withCatalog(s, { packageName: 'other' })));
+    expectRejected(res, 'spec.source.catalog.packageName', 'packageName is immutable');
+  });
+
+  it('rejects changing namespace', async () => {
+    const res = await dryRunUpdate(update((s) => ({ ...s, namespace: 'kube-system' })));
+    expectRejected(res, 'spec.namespace', 'namespace is immutable');
+  });
+
+  it('rejects changing serviceAccount.name', async () => {
+    const res = await dryRunUpdate(update((s) => ({ ...s, serviceAccount: { name: 'other' } })));
+    expectRejected(res, 'spec.serviceAccount.name', 'name is immutable');
+  });
+
+  it('accepts the status operator-controller writes and rejects malformed bundle identities', async () => {
+    const condition = { type: 'Installed', status: 'True', reason: 'Succeeded', message: 'm', lastTransitionTime: '2024-01-02T03:04:05Z', observedGeneration: 1 };
+    const withStatus = (bundle: Json): Json => ({ ...stored, status: { conditions: [condition], install: { bundle } } });
+    expectAccepted(await dryRunUpdate(withStatus({ name: 'pkg.v1.0.0', version: '1.0.0+2', release: '2' }), '/status'));
+    const bundleField = 'status.install.bundle';
+    expectRejected(await dryRunUpdate(withStatus({ name: 'Bad_Name', version: '1.0.0' }), '/status'), `${bundleField}.name`, `packageName ${SUBDOMAIN}`);
+    expectRejected(await dryRunUpdate(withStatus({ name: 'b', version: 'v1' }), '/status'), `${bundleField}.version`, 'version must be well-formed semver');
+    expectRejected(
+      await dryRunUpdate(withStatus({ name: 'b', version: '1.0.0', release: '01' }), '/status'),
+      `${bundleField}.release`,
+      'release must be empty or consist of dot-separated identifiers (numeric without leading zeros, or alphanumeric)',
+    );
+  });
+});
