@@ -27,14 +27,4 @@ export { canonicalJson } from './canonical-json.ts';
 export { loadFS, loadMetas } from './load.ts';
 export { isPropertyValueMissing } from './decode-config.ts';
 export { firstValidationError, validate } from './validate.ts';
-export {
-  type BlangRange,
-  type BlangVersion,
-  blangVersionString,
-  compareBlang,
-  parseBlangRange,
-  parseBlangVersion,
-  type PRVersion,
-} from './blang.ts';
-export { parseRelease } from './names.ts';
 export { imageReferenceError } from './image-ref.ts';

@@ -4,10 +4,10 @@
  * are visited in name order (upstream iterates Go maps, i.e. randomly), so output is
  * deterministic. Pure.
  */
-import { blangVersionString, parseBlangRange, prString } from './blang.ts';
 import { ValidationNode } from './error-tree.ts';
 import { compareUtf8, goQuote } from '../gotext/index.ts';
 import type { ModelBundle, ModelChannel, ModelDeprecation, ModelPackage } from './model.ts';
+import { formatRelease, formatSemver, parseBlangRange } from '../semver/index.ts';
 
 function byName<T extends { name: string }>(items: Iterable<T>): T[] {
   return [...items].sort((a, b) => compareUtf8(a.name, b.name));
@@ -37,8 +37,8 @@ function validatePackage(pkg: ModelPackage): ValidationNode {
 
 /** `Bundle.VersionString()`: the version, plus `-<release>` when there is a release. */
 export function bundleVersionString(b: ModelBundle): string {
-  const v = blangVersionString(b.version);
-  return b.release.length > 0 ? `${v}-${b.release.map(prString).join('.')}` : v;
+  const v = formatSemver(b.version);
+  return b.release.length > 0 ? `${v}-${formatRelease(b.release)}` : v;
 }
 
 function duplicateVersions(pkg: ModelPackage): string | undefined {

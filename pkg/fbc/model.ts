@@ -5,11 +5,10 @@
  * in its channels but marked invalid so that the model checks do not report it twice). The
  * first collected error is therefore exactly the error upstream would print. Pure.
  */
-import { type BlangVersion, type PRVersion, parseBlangVersion, ZERO_VERSION } from './blang.ts';
 import { compareUtf8, goList, goQuote } from '../gotext/index.ts';
 import { imageReferenceError } from './image-ref.ts';
 import { dns1123LabelErrors } from '../k8sname/index.ts';
-import { parseRelease } from './names.ts';
+import { type Release, type SemVersion, parseRelease, parseSemver, ZERO_VERSION } from '../semver/index.ts';
 import { type PackageProperty, type ParsedProperties, parseProperties } from './properties.ts';
 import type { Bundle, DeclarativeConfig, Property } from './types.ts';
 import { convertDeprecations } from './model-deprecations.ts';
@@ -47,8 +46,8 @@ export interface ModelBundle {
   properties: Property[];
   /** The parsed properties (conversion already checked that they parse). */
   parsed: ParsedProperties;
-  version: BlangVersion;
-  release: PRVersion[];
+  version: SemVersion;
+  release: Release;
   deprecation: ModelDeprecation | undefined;
   /** Its `olm.bundle` failed conversion: already reported, excluded from the model checks. */
   invalid: boolean;
@@ -189,14 +188,14 @@ function attachBundle(pkg: ModelPackage, b: Bundle, errors: string[]): void {
   imageError('image', b.image);
   (b.relatedImages ?? []).forEach((r, i) => imageError(`relatedImages[${i}].image`, r.image));
 
-  let version: BlangVersion = ZERO_VERSION;
-  let release: PRVersion[] = [];
+  let version: SemVersion = ZERO_VERSION;
+  let release: Release = [];
   if (pkgProp !== undefined) {
-    const v = parseBlangVersion(pkgProp.version);
+    const v = parseSemver(pkgProp.version);
     if (v.ok) version = v.value;
     else errors.push(`error parsing bundle ${goQuote(b.name)} version ${goQuote(pkgProp.version)}: ${v.error}`);
     const r = parseRelease(pkgProp.release);
-    if (r.ok) release = r.value;
+    if (r.ok) release = r.value ?? [];
     else errors.push(`error parsing bundle ${goQuote(b.name)} release version ${goQuote(pkgProp.release)}: ${r.error}`);
   }
 

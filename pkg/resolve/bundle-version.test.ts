@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Bundle, JsonValue } from '../fbc/types.ts';
-import { bundleVersionRelease, formatRelease, formatSemver } from './index.ts';
+import { formatRelease, formatSemver } from '../semver/index.ts';
+import { bundleVersionRelease } from './index.ts';
 import { bundle } from './testing.ts';
 
 function withPackageValue(value: JsonValue, extra: Bundle['properties'] = []): Bundle {

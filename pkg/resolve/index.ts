@@ -1,8 +1,8 @@
 /**
  * Bundle resolution for OLM v1, as a pure function of already-fetched catalog data:
  * which bundle of which catalog a ClusterExtension should run, with upstream's version
- * semantics (Masterminds ranges for `spec.version`, blang ranges for `skipRange`, release
- * ordering) and upstream's exact error texts. Also the catalog label selector and the
+ * semantics (Masterminds ranges for `spec.version`, blang ranges for `skipRange` and release
+ * ordering, both on top of pkg/semver) and upstream's exact error texts. Also the catalog label selector and the
  * deprecation conditions derived from a resolution.
  */
 export { bundleVersionRelease, PACKAGE_PROPERTY } from './bundle-version.ts';
@@ -37,19 +37,15 @@ export {
 } from './messages.ts';
 export { packagePartition } from './partition.ts';
 export {
-  MAX_RELEASE_LENGTH,
   compareVersionRelease,
   formatLegacyVersion,
-  formatRelease,
   metadataFor,
   parseExplicitVersionRelease,
   parseLegacyVersionRelease,
-  parseRelease,
   type ReleaseOptions,
   type VersionRelease,
 } from './release.ts';
 export { DEPENDENCY_PROPERTY_TYPES, checkVersionRange, resolve } from './resolver.ts';
-export { compareSemver, formatSemver, parseSemver, type Identifier, type SemVersion } from './semver.ts';
 export { parseSkipRange, type SkipRange } from './skip-range.ts';
 export type {
   CatalogFetchFailure,

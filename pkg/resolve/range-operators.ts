@@ -4,7 +4,7 @@
  * The pre-release gate (§2.4.3) is applied per OR group by the caller and repeated here,
  * as upstream does, so every operator is safe to call on its own.
  */
-import { compareIdentifiers, compareSemver, type SemVersion } from './semver.ts';
+import { compareIdentifiers, compareSemver, type SemVersion } from '../semver/index.ts';
 
 /** The operators the grammar accepts, aliases included. */
 export type RangeOperator = '' | '=' | '!=' | '>' | '<' | '>=' | '=>' | '<=' | '=<' | '~' | '~>' | '^';

@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { formatRelease, formatSemver } from '../semver/index.ts';
 import {
   compareVersionRelease,
   formatLegacyVersion,
-  formatRelease,
-  formatSemver,
   metadataFor,
   parseExplicitVersionRelease,
   parseLegacyVersionRelease,
-  parseRelease,
   type VersionRelease,
 } from './index.ts';
 
@@ -22,35 +20,6 @@ function explicit(v: string, rel: string): VersionRelease {
   if (!r.ok) throw new Error(r.error);
   return r.value;
 }
-
-describe('parseRelease', () => {
-  it('treats "" as no release', () => {
-    expect(parseRelease('')).toEqual({ ok: true, value: null });
-  });
-
-  it.each(['2', '1.el9', '3.alpha.1', '0', '01alpha', 'a-b', '12345678901234567890'])('accepts %s', (s) => {
-    const r = parseRelease(s);
-    expect(r.ok && formatRelease(r.value)).toBe(s);
-  });
-
-  it.each([
-    ['123456789012345678901', 'invalid release "123456789012345678901": exceeds maximum length of 20 characters'],
-    ['001', 'invalid release "001": segment 0: Numeric PreRelease version must not contain leading zeroes "001"'],
-    ['1..2', 'invalid release "1..2": segment 1: Prerelease is empty'],
-    ['a_b.01', 'invalid release "a_b.01": segment 0: Invalid character(s) found in prerelease "a_b"\nsegment 1: Numeric PreRelease version must not contain leading zeroes "01"'],
-    ['99999999999999999999', 'invalid release "99999999999999999999": segment 0: strconv.ParseUint: parsing "99999999999999999999": value out of range'],
-  ])('rejects %j', (s, message) => {
-    expect(parseRelease(s)).toEqual({ ok: false, error: message });
-  });
-
-  it('counts the length limit in bytes', () => {
-    // 10 two-byte characters are 20 bytes: too long only at 11.
-    expect(parseRelease('é'.repeat(11))).toEqual({
-      ok: false,
-      error: `invalid release "${'é'.repeat(11)}": exceeds maximum length of 20 characters`,
-    });
-  });
-});
 
 describe('legacy version/release', () => {
   it('moves a valid build into the release', () => {

@@ -1,22 +1,21 @@
 /**
- * Bundle releases and the (version, release) pair bundles are ordered by
- * (resolver.md §2.2, §2.3), plus the round trip into `status.install.bundle` (§1.2).
+ * The (version, release) pair bundles are ordered by (resolver.md §2.2, §2.3): the legacy and
+ * explicit readings of a bundle's version and release, their order, and the round trip into
+ * `status.install.bundle` (§1.2). Versions and releases themselves come from pkg/semver.
  */
 import type { BundleMetadata } from '../api/index.ts';
 import { err, ok, type Result } from '../errors/index.ts';
-import { goQuote, utf8Length } from '../gotext/index.ts';
+import { goQuote } from '../gotext/index.ts';
 import {
-  compareIdentifiers,
+  compareRelease,
   compareSemver,
+  formatRelease,
   formatSemver,
-  parseIdentifier,
+  parseRelease,
   parseSemver,
-  type Identifier,
+  type Release,
   type SemVersion,
-} from './semver.ts';
-
-/** Longest release string accepted, in bytes. */
-export const MAX_RELEASE_LENGTH = 20;
+} from '../semver/index.ts';
 
 /**
  * A bundle's version and release. `release` is null when there is none; an explicit empty
@@ -24,33 +23,13 @@ export const MAX_RELEASE_LENGTH = 20;
  */
 export interface VersionRelease {
   readonly version: SemVersion;
-  readonly release: readonly Identifier[] | null;
+  readonly release: Release | null;
 }
 
 /** Options shared by every function that depends on the `BundleReleaseSupport` feature gate. */
 export interface ReleaseOptions {
   /** The `BundleReleaseSupport` gate; off (false) by default, as upstream. */
   readonly bundleReleaseSupport?: boolean | undefined;
-}
-
-/**
- * Parses a release string: `""` gives null; longer than 20 bytes or a bad dotted segment
- * is an error (`invalid release "<s>": segment <i>: <reason>`, several joined by newlines).
- */
-export function parseRelease(s: string): Result<Identifier[] | null, string> {
-  if (s === '') return ok(null);
-  if (utf8Length(s) > MAX_RELEASE_LENGTH) {
-    return err(`invalid release ${goQuote(s)}: exceeds maximum length of ${MAX_RELEASE_LENGTH} characters`);
-  }
-  const ids: Identifier[] = [];
-  const problems: string[] = [];
-  for (const [i, segment] of s.split('.').entries()) {
-    const id = parseIdentifier(segment);
-    if (id.ok) ids.push(id.value);
-    else problems.push(`segment ${i}: ${id.error}`);
-  }
-  if (problems.length > 0) return err(`invalid release ${goQuote(s)}: ${problems.join('\n')}`);
-  return ok(ids);
 }
 
 /**
@@ -83,23 +62,9 @@ export function parseExplicitVersionRelease(version: string, release: string): R
   return ok({ version: v.value, release: rel.value });
 }
 
-/** Orders releases: empty or null below any non-empty one; otherwise like PRE lists. */
-export function compareRelease(a: readonly Identifier[] | null, b: readonly Identifier[] | null): number {
-  const al = a?.length ?? 0;
-  const bl = b?.length ?? 0;
-  if (al === 0) return bl === 0 ? 0 : -1;
-  if (bl === 0) return 1;
-  return compareIdentifiers(a ?? [], b ?? []);
-}
-
 /** Orders (version, release) pairs: version precedence (BUILD ignored), then release. */
 export function compareVersionRelease(a: VersionRelease, b: VersionRelease): number {
   return compareSemver(a.version, b.version) || compareRelease(a.release, b.release);
-}
-
-/** Renders a release dotted (`""` for none). */
-export function formatRelease(release: readonly Identifier[] | null): string {
-  return (release ?? []).map((id) => id.str).join('.');
 }
 
 /**

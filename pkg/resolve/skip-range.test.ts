@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseSemver, parseSkipRange } from './index.ts';
+import { parseSemver } from '../semver/index.ts';
+import { parseSkipRange } from './index.ts';
 
 function contains(range: string, version: string): boolean {
   const r = parseSkipRange(range);

@@ -6,7 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSemver, parseVersionRange, rangeContains } from './index.ts';
+import { parseSemver } from '../semver/index.ts';
+import { parseVersionRange, rangeContains } from './index.ts';
 import { splitGroup } from './version-range.ts';
 
 // ---- model versions -------------------------------------------------------------------

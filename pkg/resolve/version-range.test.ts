@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CONSTRAINT_PARSER_ERROR, parseSemver, parseVersionRange, rangeContains } from './index.ts';
+import { parseSemver } from '../semver/index.ts';
+import { CONSTRAINT_PARSER_ERROR, parseVersionRange, rangeContains } from './index.ts';
 
 function accepts(range: string, version: string): boolean {
   const r = parseVersionRange(range);

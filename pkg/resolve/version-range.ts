@@ -8,7 +8,7 @@
 import { err, ok, type Result } from '../errors/index.ts';
 import { goQuote } from '../gotext/index.ts';
 import { termAccepts, type RangeOperator, type RangeTerm } from './range-operators.ts';
-import type { Identifier, SemVersion } from './semver.ts';
+import type { Identifier, SemVersion } from '../semver/index.ts';
 
 /** A parsed version range: OR groups of ANDed terms, each with its pre-release gate. */
 export interface VersionRange {

@@ -1,12 +1,17 @@
 /**
- * Strict semantic versions as the bundle side of resolution sees them (resolver.md §2.1):
- * the strict parser upstream uses for bundle and installed versions, and semver precedence
- * (§2.3 step 1). Numeric parts are BigInt because they range over uint64.
+ * Strict semantic versions with blang/semver v4's rules (resolver.md §2.1, §2.3;
+ * catalogd-and-fbc.md §2.9): the parser bundle versions, installed versions and skipRange
+ * operands go through, its error texts, pre-release identifiers and precedence. Numeric parts
+ * range over uint64, hence BigInt.
  */
 import { err, ok, type Result } from '../errors/index.ts';
 import { goQuote, parseUint64 } from '../gotext/index.ts';
 
-/** One pre-release (or release) identifier. `num` is set iff the identifier is numeric. */
+/**
+ * One pre-release identifier (also a release segment). `num` is set iff the identifier is
+ * purely numeric; `str` is always the identifier as written (canonical for numerics, since
+ * leading zeros are rejected).
+ */
 export interface Identifier {
   readonly str: string;
   readonly num: bigint | undefined;
@@ -21,6 +26,9 @@ export interface SemVersion {
   readonly build: readonly string[];
 }
 
+/** 0.0.0, the version a model bundle carries before (or without) a parsed `olm.package`. */
+export const ZERO_VERSION: SemVersion = Object.freeze({ major: 0n, minor: 0n, patch: 0n, pre: [], build: [] });
+
 const DIGITS = /^[0-9]*$/;
 const ALPHANUM = /^[0-9A-Za-z-]*$/;
 
@@ -29,8 +37,9 @@ function hasLeadingZero(s: string): boolean {
 }
 
 /**
- * Parses one pre-release identifier: non-empty, `[0-9A-Za-z-]`, numeric ones without a
- * leading zero and within uint64. Errors carry upstream's texts (`Prerelease is empty`, ...).
+ * Parses one pre-release identifier: non-empty, `[0-9A-Za-z-]` only, numeric ones without a
+ * leading zero and within uint64. Errors are blang's texts (`Prerelease is empty`,
+ * `Numeric PreRelease version must not contain leading zeroes "01"`, ...).
  */
 export function parseIdentifier(s: string): Result<Identifier, string> {
   if (s === '') return err('Prerelease is empty');
@@ -50,14 +59,15 @@ function parseNumber(s: string, what: 'major' | 'minor' | 'patch'): Result<bigin
     const title = what.charAt(0).toUpperCase() + what.slice(1);
     return err(`${title} number must not contain leading zeroes ${goQuote(s)}`);
   }
+  // "" passes both checks above and fails here with strconv's "invalid syntax", as upstream.
   const n = parseUint64(s);
   return n.ok ? ok(n.value) : err(n.error);
 }
 
 /**
- * Strict parse, checking parts in upstream's order so the first error reported is the
- * same: no `v` prefix, exactly three numeric parts, the first `+` starts BUILD and the
- * first `-` before it starts PRE. Errors are upstream's texts, e.g.
+ * Strict parse (blang `Parse`), checking parts in blang's order so the first error reported
+ * is the same: no `v` prefix, exactly three numeric parts, the first `+` starts BUILD and the
+ * first `-` before it starts PRE; PRE is checked before BUILD. Errors are blang's texts, e.g.
  * `No Major.Minor.Patch elements found`.
  */
 export function parseSemver(s: string): Result<SemVersion, string> {
@@ -103,7 +113,7 @@ function cmpBig(a: bigint, b: bigint): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Compares two identifiers: numeric < alphanumeric; numbers by value; strings by bytes. */
+/** Compares two identifiers (-1, 0, 1): numeric < alphanumeric; numbers by value; strings by bytes. */
 export function compareIdentifier(a: Identifier, b: Identifier): number {
   if (a.num !== undefined) return b.num === undefined ? -1 : cmpBig(a.num, b.num);
   if (b.num !== undefined) return 1;
@@ -111,14 +121,14 @@ export function compareIdentifier(a: Identifier, b: Identifier): number {
   return a.str < b.str ? -1 : a.str > b.str ? 1 : 0;
 }
 
-/** Compares identifier lists left to right; when one is a prefix of the other, longer wins. */
+/** Compares identifier lists left to right (-1, 0, 1); when one is a prefix of the other, the longer wins. */
 export function compareIdentifiers(a: readonly Identifier[], b: readonly Identifier[]): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const c = compareIdentifier(a[i] as Identifier, b[i] as Identifier);
     if (c !== 0) return c;
   }
-  return a.length - b.length === 0 ? 0 : a.length < b.length ? -1 : 1;
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
 }
 
 /** Semver precedence (-1, 0, 1): numbers, then "no PRE beats any PRE", then PRE lists. BUILD is ignored. */
@@ -130,7 +140,7 @@ export function compareSemver(a: SemVersion, b: SemVersion): number {
   return compareIdentifiers(a.pre, b.pre);
 }
 
-/** Renders a version as upstream does: `M.m.p`, then `-PRE` and `+BUILD` when present. */
+/** Renders a version as blang's `String()` does: `M.m.p`, then `-PRE` and `+BUILD` when present. */
 export function formatSemver(v: SemVersion): string {
   let s = `${v.major}.${v.minor}.${v.patch}`;
   if (v.pre.length > 0) s += `-${v.pre.map((p) => p.str).join('.')}`;
