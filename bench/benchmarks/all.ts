@@ -1,0 +1,113 @@
+/**
+ * `/api/v1/all`: time to first byte and total time of full downloads of the 31 MB catalog from
+ * the real `olmv1 catalog serve` in a child process, without and with `Accept-Encoding: gzip`
+ * (served from the precompressed copy): requests 300 ms apart (independent clients), then back
+ * to back (where V8 collecting the previous download's buffers can delay the next response).
+ *
+ * Streaming is verified from the outside through the server child's RSS (its kernel high-water
+ * mark, reset before each download, and /proc samples every 5 ms). During a full-speed download
+ * RSS may rise by up to the body size with buffers already sent that V8 has not collected yet,
+ * so that figure is context. The verdict comes from a reader that stops for a second after the
+ * headers: a server that buffers instead of applying backpressure grows by the body size then,
+ * a streaming one by at most a socket buffer.
+ *
+ * Target (users-perf-reliability.md §5.1 item 3): first byte <= 20 ms, streamed.
+ */
+import http from 'node:http';
+import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
+import { startCatalogServe } from '../lib/catalog-server.ts';
+import { type Timing, sleep, timedGet } from '../lib/http-load.ts';
+import { RssSampler, procMemory, resetPeak } from '../lib/proc.ts';
+import { atMost, measure, type Measurement } from '../lib/report.ts';
+import { mb, median, round, summarize } from '../lib/stats.ts';
+
+const REPS = 7;
+const PAUSE_MS = 1_000;
+const GAP_MS = 300;
+
+interface Download {
+  timing: Timing;
+  /** Server RSS growth over its RSS just before the request, bytes. */
+  rssGrowth: number;
+  /** Growth while the reader was paused (only with a pause), bytes. */
+  pausedGrowth: number;
+}
+
+/** One download while watching the server's memory; with `pauseMs` the reader stops after the headers. */
+async function download(url: URL, pid: number, agent: http.Agent, headers: Record<string, string>, pauseMs = 0): Promise<Download> {
+  const before = procMemory(pid)?.rss ?? Number.NaN;
+  const reset = resetPeak(pid);
+  const sampler = new RssSampler(5, pid);
+  const peak = (): number => Math.max(sampler.max, reset ? (procMemory(pid)?.hwm ?? 0) : 0);
+  let pausedGrowth = Number.NaN;
+  const timing = await timedGet(url, {
+    agent,
+    headers,
+    onResponse: async (res) => {
+      if (pauseMs === 0) return;
+      res.pause();
+      await sleep(pauseMs);
+      sampler.sample();
+      pausedGrowth = peak() - before;
+      res.resume();
+    },
+  });
+  sampler.stop();
+  return { timing, rssGrowth: peak() - before, pausedGrowth };
+}
+
+async function run(ctx: BenchContext): Promise<BenchOutcome> {
+  const catalog = await ctx.fixtures.catalog();
+  ctx.log('starting olmv1 catalog serve');
+  const server = await startCatalogServe(ctx.runtime, { operatorhub: catalog.dir });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  const url = new URL(`${server.baseURL('operatorhub')}/api/v1/all`);
+  const measurements: Measurement[] = [];
+  const details: Record<string, unknown> = {};
+  try {
+    for (const [label, headers] of [['identity', {}], ['gzip', { 'accept-encoding': 'gzip' }]] as const) {
+      ctx.log(`${REPS} downloads, ${label}`);
+      await download(url, server.pid, agent, headers); // warm-up: file cache, JIT, connection
+      const runs: Download[] = [];
+      for (let i = 0; i < REPS; i++) {
+        await sleep(GAP_MS);
+        runs.push(await download(url, server.pid, agent, headers));
+      }
+      const backToBack: Download[] = [];
+      for (let i = 0; i < REPS; i++) backToBack.push(await download(url, server.pid, agent, headers));
+      const bytes = runs[0]?.timing.bytes ?? 0;
+      if ([...runs, ...backToBack].some((r) => r.timing.status !== 200 || r.timing.bytes !== bytes)) throw new Error(`${label}: unexpected status or size`);
+      const total = median(runs.map((r) => r.timing.totalMs));
+      const ttfb = summarize(runs.map((r) => r.timing.firstByteMs));
+      const ttfbBusy = summarize(backToBack.map((r) => r.timing.firstByteMs));
+      const growth = [...runs, ...backToBack].map((r) => r.rssGrowth);
+      measurements.push(
+        measure(`${label}: time to first byte, median`, ttfb.p50, 'ms', atMost(20), `max ${round(ttfb.max, 1)} ms; requests ${GAP_MS} ms apart`),
+        measure(`${label}: time to first byte, back to back`, ttfbBusy.p50, 'ms', undefined, `max ${round(ttfbBusy.max, 1)} ms; next request as soon as the last ended`),
+        measure(`${label}: full download, median`, total, 'ms', undefined, `${mb(bytes)} MB, ${round(bytes / total / 1000, 0)} MB/s`),
+        // Read buffers already sent stay until V8 collects them, so this varies with GC timing.
+        measure(`${label}: server RSS growth during a download`, mb(median(growth)), 'MB', undefined, `median; max ${mb(Math.max(...growth))} MB (unreclaimed buffers)`),
+      );
+      details[label] = {
+        bytes,
+        firstByteMs: runs.map((r) => round(r.timing.firstByteMs)),
+        firstByteBackToBackMs: backToBack.map((r) => round(r.timing.firstByteMs)),
+        totalMs: runs.map((r) => round(r.timing.totalMs)),
+        rssGrowthMB: growth.map((g) => mb(g)),
+      };
+    }
+    ctx.log(`slow client: pauses ${PAUSE_MS} ms after the headers`);
+    const slow = await download(url, server.pid, agent, {}, PAUSE_MS);
+    measurements.push(
+      measure('paused reader: server RSS growth during the pause', mb(slow.pausedGrowth), 'MB', atMost(round(mb(slow.timing.bytes) / 2, 1)), `reader paused ${PAUSE_MS} ms after the headers`),
+    );
+    details['pausedClient'] = { bytes: slow.timing.bytes, totalMs: round(slow.timing.totalMs), pausedGrowthMB: mb(slow.pausedGrowth), wholeDownloadGrowthMB: mb(slow.rssGrowth) };
+  } finally {
+    agent.destroy();
+    await server.stop();
+  }
+  return { measurements, details };
+}
+
+/** The /api/v1/all benchmark. */
+export const allBenchmark: Benchmark = { name: 'all', title: '/api/v1/all full downloads, streamed', run };

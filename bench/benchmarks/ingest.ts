@@ -1,0 +1,113 @@
+/**
+ * Catalog ingest: the 31 MB / 5,000-bundle catalog image, pulled from a local registry and
+ * unpacked with pkg/image, then ingested by LocalDirStore with the worker-thread ingest, each
+ * repetition in a fresh child process (bench/children/ingest.ts). The in-process ingest the
+ * CLI uses is measured the same way for comparison.
+ *
+ * Targets (users-perf-reliability.md §5.1 item 2, §5.4): unpack + ingest <= 1.5 s, peak RSS
+ * <= 64 MB above the process's settled baseline, event-loop delay p99 <= 50 ms while ingesting.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
+import { type ChildMessage, forkChild } from '../lib/child.ts';
+import { atMost, measure } from '../lib/report.ts';
+import { median, mb, round } from '../lib/stats.ts';
+
+const REPS = { worker: 5, inprocess: 3 } as const;
+
+interface LoopDelay {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+interface IngestRun extends ChildMessage {
+  unpackMs: number;
+  ingestMs: number;
+  totalMs: number;
+  baselineRss: number;
+  sampledPeakRss: number;
+  unpackPeakRss: number;
+  ingestPeakRss: number;
+  hwm: number;
+  peakReset: boolean;
+  unpackLoopDelay: LoopDelay;
+  ingestLoopDelay: LoopDelay;
+  stored: { jsonl: number; gzip: number; zstd: number; blobs: number };
+}
+
+function roundDelay(d: LoopDelay): LoopDelay {
+  return { p50: round(d.p50), p99: round(d.p99), max: round(d.max) };
+}
+
+/** Peak RSS above baseline: the larger of the sampled peak and the kernel's high-water mark. */
+function peakAbove(r: IngestRun): number {
+  const hwm = r.peakReset && Number.isFinite(r.hwm) ? r.hwm : 0;
+  return Math.max(r.sampledPeakRss, hwm) - r.baselineRss;
+}
+
+async function runOnce(ctx: BenchContext, mode: 'worker' | 'inprocess', ref: string, host: string): Promise<IngestRun> {
+  const dir = await mkdtemp(join(ctx.workDir, `${mode}-`));
+  const child = forkChild(ctx.runtime.entry('bench/children/ingest.ts'), { args: [mode, ref, host, dir], execArgv: ['--expose-gc'] });
+  try {
+    return await child.next<IngestRun>('result', 120_000);
+  } finally {
+    await child.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function run(ctx: BenchContext): Promise<BenchOutcome> {
+  const catalog = await ctx.fixtures.catalog();
+  const image = await ctx.fixtures.catalogImage();
+  const runs: Record<'worker' | 'inprocess', IngestRun[]> = { worker: [], inprocess: [] };
+  for (const mode of ['worker', 'inprocess'] as const) {
+    for (let i = 0; i < REPS[mode]; i++) {
+      ctx.log(`ingest (${mode}) ${i + 1}/${REPS[mode]}`);
+      runs[mode].push(await runOnce(ctx, mode, image.ref, image.registryHost));
+    }
+  }
+  const w = runs.worker;
+  const p = runs.inprocess;
+  const med = (rs: IngestRun[], f: (r: IngestRun) => number): number => median(rs.map(f));
+  const measurements = [
+    measure('unpack + ingest, median', med(w, (r) => r.totalMs), 'ms', atMost(1500)),
+    measure('  pull + unpack (pkg/image)', med(w, (r) => r.unpackMs), 'ms'),
+    measure('  ingest (createWorkerIngest)', med(w, (r) => r.ingestMs), 'ms'),
+    measure('peak RSS above baseline, median', mb(med(w, peakAbove)), 'MB', atMost(64)),
+    measure('  peak during unpack', mb(med(w, (r) => r.unpackPeakRss - r.baselineRss)), 'MB', undefined, 'sampled'),
+    measure('  peak during ingest', mb(med(w, (r) => r.ingestPeakRss - r.baselineRss)), 'MB', undefined, 'sampled'),
+    measure('event-loop delay p99 during ingest', med(w, (r) => r.ingestLoopDelay.p99), 'ms', atMost(50)),
+    measure('  event-loop delay p99 during unpack', med(w, (r) => r.unpackLoopDelay.p99), 'ms'),
+    measure('ingestInProcess: ingest, median', med(p, (r) => r.ingestMs), 'ms', undefined, 'comparison'),
+    measure('ingestInProcess: peak RSS above baseline', mb(med(p, peakAbove)), 'MB', undefined, 'comparison'),
+    measure('ingestInProcess: event-loop delay p99', med(p, (r) => r.ingestLoopDelay.p99), 'ms', undefined, 'comparison'),
+  ];
+  const perRun = (rs: IngestRun[]): unknown[] =>
+    rs.map((r) => ({
+      totalMs: round(r.totalMs),
+      unpackMs: round(r.unpackMs),
+      ingestMs: round(r.ingestMs),
+      baselineRssMB: mb(r.baselineRss),
+      peakAboveBaselineMB: mb(peakAbove(r)),
+      sampledPeakMB: mb(r.sampledPeakRss),
+      vmHwmMB: mb(r.hwm),
+      vmHwmReset: r.peakReset,
+      ingestLoopDelayMs: roundDelay(r.ingestLoopDelay),
+      unpackLoopDelayMs: roundDelay(r.unpackLoopDelay),
+    }));
+  return {
+    measurements,
+    details: {
+      catalog: { bytes: catalog.summary.bytes, bundles: catalog.summary.bundles, packages: catalog.summary.packages },
+      image: { layerBytes: image.layerBytes, buildMs: round(image.buildMs) },
+      stored: w[0]?.stored,
+      worker: perRun(w),
+      inprocess: perRun(p),
+    },
+  };
+}
+
+/** The catalog ingest benchmark. */
+export const ingestBenchmark: Benchmark = { name: 'ingest', title: 'catalog ingest (pull + unpack + store)', run };

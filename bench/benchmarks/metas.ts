@@ -1,0 +1,83 @@
+/**
+ * `/api/v1/metas` under load: the real `olmv1 catalog serve` over the 31 MB catalog in a
+ * child process; 100 concurrent keep-alive clients in the bench process each request
+ * `?package=<random package>` and read the whole response, then send the next (closed loop),
+ * without and with `Accept-Encoding: gzip`. A single sequential client gives the service time
+ * without queueing, for comparison.
+ *
+ * Target (users-perf-reliability.md §5.1 item 4): p50 <= 5 ms and p99 <= 50 ms under 100
+ * concurrent clients. In a closed loop the mean latency is clients / throughput (Little's law),
+ * so at 100 clients the p50 target also demands ~20,000 responses per second. An open-loop run
+ * (100 users sending 500 requests per second in total, latency counted from each request's
+ * scheduled start) shows the latency at a load the server can carry; it has no target.
+ */
+import http from 'node:http';
+import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
+import { startCatalogServe } from '../lib/catalog-server.ts';
+import { closedLoop, openLoop, seededRandom, timedGet } from '../lib/http-load.ts';
+import { atMost, measure, type Measurement } from '../lib/report.ts';
+import { round, roundSummary, summarize } from '../lib/stats.ts';
+
+const CLIENTS = 100;
+const WARMUP_MS = 2_000;
+const DURATION_MS = 8_000;
+const SEQUENTIAL_REQUESTS = 300;
+// Open loop: 100 users at 5 requests per second each.
+const OPEN_RATE = 500;
+const OPEN_MS = 5_000;
+
+async function run(ctx: BenchContext): Promise<BenchOutcome> {
+  const catalog = await ctx.fixtures.catalog();
+  ctx.log('starting olmv1 catalog serve');
+  const server = await startCatalogServe(ctx.runtime, { operatorhub: catalog.dir });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+  const random = seededRandom(42);
+  const nextUrl = (): URL => {
+    const pkg = catalog.packages[Math.floor(random() * catalog.packages.length)] ?? '';
+    return new URL(`${server.baseURL('operatorhub')}/api/v1/metas?package=${encodeURIComponent(pkg)}`);
+  };
+  const measurements: Measurement[] = [];
+  const details: Record<string, unknown> = {};
+  try {
+    const sequential: number[] = [];
+    for (let i = 0; i < SEQUENTIAL_REQUESTS; i++) {
+      const t = await timedGet(nextUrl(), { agent });
+      if (i >= 50) sequential.push(t.totalMs);
+    }
+    const seq = summarize(sequential);
+    details['sequentialMs'] = roundSummary(seq);
+
+    for (const [label, headers] of [['identity', {}], ['gzip', { 'accept-encoding': 'gzip' }]] as const) {
+      ctx.log(`${CLIENTS} clients, ${label}, ${(WARMUP_MS + DURATION_MS) / 1000} s`);
+      const r = await closedLoop({ clients: CLIENTS, warmupMs: WARMUP_MS, durationMs: DURATION_MS, nextUrl, agent, headers });
+      if (r.errors > 0 || r.non200 > 0) throw new Error(`${label}: ${r.errors} transport errors, ${r.non200} non-200 responses`);
+      const s = summarize(r.latencies);
+      const rps = r.requests / (r.elapsedMs / 1000);
+      measurements.push(
+        measure(`${label}: p50`, s.p50, 'ms', atMost(5)),
+        measure(`${label}: p99`, s.p99, 'ms', atMost(50)),
+        measure(`${label}: p90 / max`, s.p90, 'ms', undefined, `max ${round(s.max, 0)} ms`),
+        measure(`${label}: throughput`, rps, 'req/s', undefined, `${round(r.bytes / (r.elapsedMs / 1000) / 1e6, 1)} MB/s, mean body ${round(r.bytes / r.requests / 1024, 1)} KiB`),
+      );
+      details[label] = { ...roundSummary(s), requests: r.requests, requestsPerSecond: round(rps), bytes: r.bytes, gzipShare: round(r.gzipShare) };
+    }
+    for (const [label, headers] of [['identity', {}], ['gzip', { 'accept-encoding': 'gzip' }]] as const) {
+      ctx.log(`open loop, ${OPEN_RATE} req/s, ${label}, ${(WARMUP_MS + OPEN_MS) / 1000} s`);
+      const r = await openLoop({ ratePerSecond: OPEN_RATE, warmupMs: WARMUP_MS, durationMs: OPEN_MS, nextUrl, agent, headers });
+      const s = summarize(r.latencies);
+      measurements.push(measure(`open loop ${OPEN_RATE} req/s, ${label}: p50`, s.p50, 'ms', undefined, `p99 ${round(s.p99, 1)} ms`));
+      details[`openLoop-${label}`] = { ...roundSummary(s), ratePerSecond: OPEN_RATE, errors: r.errors, non200: r.non200 };
+    }
+    measurements.push(measure('1 sequential client: p50', seq.p50, 'ms', undefined, `p99 ${round(seq.p99, 1)} ms, no queueing`));
+  } finally {
+    agent.destroy();
+    await server.stop();
+  }
+  details['clients'] = CLIENTS;
+  details['durationMs'] = DURATION_MS;
+  details['packages'] = catalog.packages.length;
+  return { measurements, details };
+}
+
+/** The /api/v1/metas latency benchmark. */
+export const metasBenchmark: Benchmark = { name: 'metas', title: '/api/v1/metas package queries, 100 concurrent clients', run };

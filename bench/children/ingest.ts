@@ -1,0 +1,88 @@
+/**
+ * Benchmark child: one catalog ingest as catalogd's reconciler performs it, in a fresh process.
+ * Pulls the catalog image (manifest, config, the gzip layer streamed through pkg/image's layer
+ * application into the digest-keyed unpack cache), then stores it with LocalDirStore using
+ * `createWorkerIngest()` (catalogd) or `ingestInProcess` (CLI, for comparison).
+ *
+ * Reports wall times of both parts, peak RSS above the settled baseline (sampled every 2 ms
+ * and from the kernel's VmHWM, reset at the baseline), and event-loop delay per part.
+ *
+ * Usage (by bench/benchmarks/ingest.ts): node --expose-gc ingest.ts MODE REF REGISTRY_HOST WORKDIR
+ */
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import pino from 'pino';
+import { CATALOG_CONFIGS_LABEL, createDiskImageCache, createImageClient } from '../../pkg/image/index.ts';
+import { LocalDirStore, createWorkerIngest, ingestInProcess } from '../../pkg/catalogd/storage/index.ts';
+import { runChild, toParent } from '../lib/child.ts';
+import { RssSampler, procMemory, resetPeak } from '../lib/proc.ts';
+import { sleep } from '../lib/http-load.ts';
+
+const SAMPLE_MS = 2;
+const LOOP_RESOLUTION_MS = 2;
+
+/**
+ * Event-loop delay figures of one phase, ms. The histogram records each timer interval whole
+ * (an idle loop reports the resolution itself), so the resolution is subtracted.
+ */
+function loopDelay(h: ReturnType<typeof monitorEventLoopDelay>): { p50: number; p99: number; max: number } {
+  const delay = (ns: number): number => Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS);
+  return { p50: delay(h.percentile(50)), p99: delay(h.percentile(99)), max: delay(h.max) };
+}
+
+runChild(async () => {
+  const [mode, ref, registryHost, workDir] = process.argv.slice(2);
+  if (mode === undefined || ref === undefined || registryHost === undefined || workDir === undefined) throw new Error('usage: MODE REF REGISTRY_HOST WORKDIR');
+  const logger = pino({ level: 'silent' });
+  const images = createImageClient({ insecureRegistries: [registryHost], logger });
+  const unpackCache = createDiskImageCache(join(workDir, 'unpack'));
+  const store = new LocalDirStore({ root: join(workDir, 'store'), ingest: mode === 'inprocess' ? ingestInProcess : createWorkerIngest(), logger });
+  await store.open();
+
+  // Baseline: everything loaded, garbage collected, nothing running.
+  for (let i = 0; i < 3; i++) {
+    globalThis.gc?.();
+    await sleep(50);
+  }
+  const baseline = process.memoryUsage().rss;
+  const peakReset = resetPeak('self');
+  const hwmAtBaseline = procMemory('self')?.hwm ?? Number.NaN;
+  const sampler = new RssSampler(SAMPLE_MS);
+  const eld = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+  eld.enable();
+
+  const t0 = performance.now();
+  const pulled = await images.pull(ref, { owner: 'bench', cache: unpackCache, labelPathFilter: CATALOG_CONFIGS_LABEL });
+  const t1 = performance.now();
+  const unpackDelay = loopDelay(eld);
+  const unpackPeak = sampler.takePhaseMax();
+  eld.reset();
+  const version = await store.store('bench', { digest: pulled.digest, ref: pulled.digestRef, unpackedAt: pulled.unpackedAt.toISOString() }, { fbcDir: pulled.dir });
+  const t2 = performance.now();
+  eld.disable();
+  const ingestPeak = sampler.takePhaseMax();
+  const sampledPeak = sampler.stop();
+  const hwm = procMemory('self')?.hwm ?? Number.NaN;
+  const index = await version.index();
+
+  toParent({
+    type: 'result',
+    mode,
+    unpackMs: t1 - t0,
+    ingestMs: t2 - t1,
+    totalMs: t2 - t0,
+    baselineRss: baseline,
+    sampledPeakRss: sampledPeak,
+    unpackPeakRss: unpackPeak,
+    ingestPeakRss: ingestPeak,
+    hwm,
+    hwmAtBaseline,
+    peakReset,
+    samples: sampler.count,
+    unpackLoopDelay: unpackDelay,
+    ingestLoopDelay: loopDelay(eld),
+    stored: { jsonl: version.sizes.jsonl, gzip: version.sizes.gzip, zstd: version.sizes.zstd, blobs: index.size },
+  });
+  await store.close();
+  images.close();
+});

@@ -1,0 +1,25 @@
+/**
+ * Benchmark child: RSS of a process that has loaded catalogd's whole composition root
+ * (cmd/catalogd/run.ts and everything it imports, the Kubernetes client included) and does
+ * nothing else. It is the floor under catalogd's steady RSS that no catalog content causes.
+ * Also reports the same process before the import (node itself plus the IPC channel).
+ */
+import { runChild, toParent } from '../lib/child.ts';
+import { sleep } from '../lib/http-load.ts';
+import { procMemory } from '../lib/proc.ts';
+
+async function settled(): Promise<ReturnType<typeof procMemory>> {
+  for (let i = 0; i < 3; i++) {
+    globalThis.gc?.();
+    await sleep(50);
+  }
+  await sleep(500);
+  return procMemory('self');
+}
+
+runChild(async () => {
+  const empty = await settled();
+  await import('../../cmd/catalogd/run.ts');
+  const loaded = await settled();
+  toParent({ type: 'result', empty, loaded, heap: process.memoryUsage() });
+});

@@ -1,0 +1,32 @@
+/**
+ * The catalog server under test: the real `olmv1 catalog serve NAME=DIR ...` command in a
+ * child process (LocalDirStore with worker ingest + buildCatalogServer, exactly the composition
+ * the command ships), listening on a kernel-chosen loopback port.
+ */
+import { type BenchChild, spawnChild } from './child.ts';
+import type { Runtime } from './runtime.ts';
+
+/** A running `olmv1 catalog serve`. */
+export interface CatalogServer {
+  readonly pid: number;
+  /** `http://127.0.0.1:PORT` */
+  readonly origin: string;
+  /** `<origin>/catalogs/<name>`: what a ClusterCatalog's `status.urls.base` would hold. */
+  baseURL(name: string): string;
+  stop(): Promise<void>;
+}
+
+/** Starts the server over `catalogs` (name -> FBC directory) and waits until it serves them all. */
+export async function startCatalogServe(runtime: Runtime, catalogs: Record<string, string>): Promise<CatalogServer> {
+  const args = Object.entries(catalogs).map(([name, dir]) => `${name}=${dir}`);
+  const child: BenchChild = spawnChild([runtime.entry('cmd/olmv1/main.ts'), 'catalog', 'serve', ...args, '--listen', '127.0.0.1:0']);
+  try {
+    const last = Object.keys(catalogs).at(-1) ?? '';
+    const m = await child.waitForStderr(new RegExp(`serving (http://[^\\s/]+)/catalogs/${last}/`), 180_000);
+    const origin = m[1] ?? '';
+    return { pid: child.pid, origin, baseURL: (name) => `${origin}/catalogs/${name}`, stop: () => child.stop() };
+  } catch (err) {
+    await child.stop();
+    throw err;
+  }
+}

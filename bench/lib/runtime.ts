@@ -1,0 +1,56 @@
+/**
+ * What the measured child processes run. catalogd ships as JavaScript emitted by tsc (the
+ * container image runs `dist/`), while `node file.ts` pays for Node's type stripping: its
+ * WebAssembly transformer adds 15-35 MB of RSS that production never has. So by default the
+ * bench emits the sources once per run (tsc, `noCheck`, into its work directory, with
+ * node_modules linked) and starts children from that JavaScript; `--source` (or a failed
+ * emit) runs the TypeScript files directly instead, and the report says which was used.
+ */
+import { execFile } from 'node:child_process';
+import { symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+/** How child processes run the product code. */
+export interface Runtime {
+  kind: 'compiled' | 'source';
+  /** Why `source` was used when compiled output was wanted. */
+  note?: string;
+  /** Path to run for a repository file given as a `.ts` path relative to the repo root. */
+  entry(repoPath: string): string;
+}
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Runs the TypeScript sources directly. */
+export function sourceRuntime(note?: string): Runtime {
+  return { kind: 'source', ...(note === undefined ? {} : { note }), entry: (p) => join(REPO, p) };
+}
+
+/** Emits cmd/, pkg/ and bench/ (and what they import) as JavaScript under `workDir/js`. */
+export async function compiledRuntime(workDir: string, log: (line: string) => void): Promise<Runtime> {
+  const out = join(workDir, 'js');
+  const config = join(workDir, 'tsconfig.bench.json');
+  const include = ['cmd', 'pkg', 'bench'].map((d) => join(REPO, d, '**/*.ts'));
+  await writeFile(
+    config,
+    JSON.stringify({
+      extends: join(REPO, 'tsconfig.json'),
+      compilerOptions: { noEmit: false, noCheck: true, types: [], outDir: out, rootDir: REPO, sourceMap: false },
+      include,
+      exclude: [join(REPO, '**/*.test.ts')],
+    }),
+  );
+  log('emitting JavaScript for the child processes (tsc, no type check)');
+  try {
+    await promisify(execFile)(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', config], { maxBuffer: 16 << 20 });
+    // Bare imports (pino, fastify, ...) resolve from the repository's node_modules.
+    await symlink(join(REPO, 'node_modules'), join(workDir, 'node_modules'), 'dir');
+  } catch (err) {
+    const reason = (err as { stdout?: string }).stdout?.split('\n')[0] || (err as Error).message;
+    log(`emit failed, children run the TypeScript sources: ${reason}`);
+    return sourceRuntime(`tsc emit failed: ${reason}`);
+  }
+  return { kind: 'compiled', entry: (p) => join(out, p.replace(/\.ts$/, '.js')) };
+}

@@ -1,0 +1,5 @@
+/**
+ * Client of catalogd's content HTTP API: one package's partition of a served catalog, read
+ * through `/api/v1/metas` (see client.ts for the requests made and the error texts).
+ */
+export { type CatalogClient, type CatalogClientOptions, createCatalogClient } from './client.ts';
