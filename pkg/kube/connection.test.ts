@@ -1,4 +1,7 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bearerConnection, anonymousAgent, connectionFromKubeConfig, loadKubeConfig } from './index.ts';
 
@@ -54,10 +57,45 @@ describe('kubeconfig loading', () => {
     expect(() => loadKubeConfig({ kind: 'inCluster', host: '', port: '' })).toThrow('in-cluster configuration needs the service host and port');
   });
 
-  it('builds in-cluster configuration from the given host and port', () => {
-    const kc = loadKubeConfig({ kind: 'inCluster', host: 'fd00::1', port: '443', pathPrefix: '/tmp/x' });
-    expect(kc.getCurrentCluster()?.server).toBe('https://[fd00::1]:443');
-    expect(kc.getCurrentCluster()?.caFile).toBe('/tmp/x/var/run/secrets/kubernetes.io/serviceaccount/ca.crt');
+  it('builds in-cluster configuration from the given host and port, re-reading the token file', async () => {
+    const prefix = await mkdtemp(join(tmpdir(), 'incluster-'));
+    const dir = join(prefix, 'var/run/secrets/kubernetes.io/serviceaccount');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'ca.crt'), 'CA PEM');
+    await writeFile(join(dir, 'token'), 'first\n');
+    const kc = loadKubeConfig({ kind: 'inCluster', host: 'fd00::1', port: '443', pathPrefix: prefix });
+    expect(kc.server).toBe('https://[fd00::1]:443');
+    expect(String(kc.ca)).toBe('CA PEM');
+    const conn = await connectionFromKubeConfig(kc, { authCacheMs: 0 });
+    expect(await conn.authHeaders()).toEqual({ Authorization: 'Bearer first' });
+    await writeFile(join(dir, 'token'), 'rotated');
+    expect(await conn.authHeaders()).toEqual({ Authorization: 'Bearer rotated' });
+    conn.close();
+  });
+
+  it('reads certificate files relative to the kubeconfig and impersonates', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubeconfig-'));
+    await writeFile(join(dir, 'ca.pem'), 'CA');
+    await writeFile(join(dir, 'client.pem'), 'CERT');
+    await writeFile(join(dir, 'client.key'), 'KEY');
+    await writeFile(join(dir, 'config'), `current-context: c
+contexts: [{name: c, context: {cluster: k, user: u}}]
+clusters: [{name: k, cluster: {server: "https://k.test", certificate-authority: ca.pem, insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {client-certificate: client.pem, client-key: client.key, as: alice}}]
+`);
+    const kc = loadKubeConfig({ kind: 'file', path: join(dir, 'config') });
+    expect([String(kc.ca), String(kc.cert), String(kc.key), kc.rejectUnauthorized]).toEqual(['CA', 'CERT', 'KEY', false]);
+    expect(kc.auth).toEqual({ kind: 'static', headers: { 'Impersonate-User': 'alice' } });
+  });
+
+  it('evaluates exec plugins through client-node, loaded on demand', async () => {
+    const credential = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'from-exec' } });
+    const exec = `    exec: {apiVersion: client.authentication.k8s.io/v1, command: sh, args: ["-c", ${JSON.stringify(`echo '${credential}'`)}], interactiveMode: Never}`;
+    const kc = loadKubeConfig({ kind: 'yaml', yaml: kubeconfig(exec) });
+    expect(kc.auth).toMatchObject({ kind: 'plugin', context: 'ctx1' });
+    const conn = await connectionFromKubeConfig(kc);
+    expect(await conn.authHeaders()).toEqual({ Authorization: 'Bearer from-exec' });
+    conn.close();
   });
 
   it('scoped bearer connections carry only their own header and share the anonymous agent', async () => {

@@ -2,15 +2,16 @@
  * A Connection is everything the raw transport needs to talk to one API server as one identity:
  * the server URL, one long-lived keep-alive agent, and the authentication headers.
  *
- * client-node is used only here, to read kubeconfig files and turn users/clusters into TLS
- * options and auth headers (certificates, tokens, token files, exec plugins). Its own agents
- * are discarded: we keep exactly one keep-alive agent per identity so reconnects never leak
- * sockets (style.md §9.4, FD growth row).
+ * Credentials come from kubeconfig.ts; only users with exec or auth-provider plugins are
+ * evaluated through client-node, imported on demand. Its own agents are discarded: we keep
+ * exactly one keep-alive agent per identity so reconnects never leak sockets (style.md §9.4,
+ * FD growth row).
  */
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
 import { createKubeClient, type KubeClient } from './client.ts';
+import { type KubeAuth, type KubeConfigSource, loadKubeConfig, type ResolvedKubeConfig } from './kubeconfig.ts';
 import { createResourceMapper, type ResourceMapper } from './resource-mapper.ts';
 import { createTransport, type Transport, type TransportOptions } from './transport.ts';
 
@@ -41,12 +42,6 @@ export interface Connection {
   close(): void;
 }
 
-/** Where to read the admin credentials from; chosen by `cmd/` (which alone reads env/argv). */
-export type KubeConfigSource =
-  | { kind: 'file'; path: string; context?: string }
-  | { kind: 'yaml'; yaml: string; context?: string }
-  | { kind: 'inCluster'; host: string; port: string; pathPrefix?: string };
-
 /** Tuning of the connection's agent. */
 export interface ConnectionOptions {
   /** Upper bound of parallel sockets to the server (default 64; watches hold one each). */
@@ -55,88 +50,71 @@ export interface ConnectionOptions {
   authCacheMs?: number;
 }
 
-const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
-
-/** Loads a kubeconfig per `source`; throws with the file/context named when it cannot. */
-export function loadKubeConfig(source: KubeConfigSource): KubeConfig {
-  const kc = new KubeConfig();
-  try {
-    if (source.kind === 'file') kc.loadFromFile(source.path);
-    if (source.kind === 'yaml') kc.loadFromString(source.yaml);
-    if (source.kind === 'inCluster') loadInCluster(kc, source.host, source.port, source.pathPrefix ?? '');
-  } catch (err) {
-    const where = source.kind === 'file' ? ` ${source.path}` : '';
-    throw new Error(`unable to load kubeconfig${where}: ${(err as Error).message}`, { cause: err });
-  }
-  if (source.kind !== 'inCluster' && source.context !== undefined) {
-    if (kc.getContextObject(source.context) === null) {
-      throw new Error(`context "${source.context}" does not exist in the kubeconfig`);
-    }
-    kc.setCurrentContext(source.context);
-  }
-  if (kc.getCurrentCluster() === null) {
-    throw new Error('the kubeconfig has no current context with a cluster; set current-context');
-  }
-  return kc;
-}
-
-// Mirrors client-go's in-cluster config, with host/port handed in by cmd/ (which reads
-// KUBERNETES_SERVICE_HOST/PORT) instead of this library reading the environment.
-function loadInCluster(kc: KubeConfig, host: string, port: string, prefix: string): void {
-  if (host === '' || port === '') {
-    throw new Error('in-cluster configuration needs the service host and port of the API server');
-  }
-  const bracketed = host.includes(':') ? `[${host}]` : host;
-  kc.loadFromOptions({
-    clusters: [{ name: 'inCluster', server: `https://${bracketed}:${port}`, caFile: `${prefix}${SA_DIR}/ca.crt`, skipTLSVerify: false }],
-    users: [{ name: 'inClusterUser', authProvider: { name: 'tokenFile', config: { tokenFile: `${prefix}${SA_DIR}/token` } } }],
-    contexts: [{ name: 'inClusterContext', cluster: 'inCluster', user: 'inClusterUser' }],
-    currentContext: 'inClusterContext',
-  });
-}
-
 /**
- * Builds the admin Connection of a kubeconfig's current context. TLS material is read once;
- * static tokens/certs become fixed headers, exec plugins and token files are re-evaluated
- * (cached `authCacheMs`) so rotated credentials are picked up; a 401 drops that cache.
+ * Builds the admin Connection of a resolved kubeconfig. TLS material is read once; static
+ * tokens/certs become fixed headers; token files and plugins are re-evaluated (cached
+ * `authCacheMs`) so rotated credentials are picked up; a 401 drops that cache.
  */
-export async function connectionFromKubeConfig(kc: KubeConfig, options: ConnectionOptions = {}): Promise<Connection> {
-  const cluster = kc.getCurrentCluster();
-  if (cluster === null) throw new Error('the kubeconfig has no current cluster');
-  if (cluster.proxyUrl !== undefined && cluster.proxyUrl !== '') {
-    throw new Error(`cluster "${cluster.name}" uses proxy-url, which is not supported; connect to the API server directly`);
-  }
-  const user = kc.getCurrentUser();
-  const opts: https.RequestOptions = {};
-  await kc.applyToHTTPSOptions(opts);
-  const serverTls: ServerTls = { ca: opts.ca as Buffer | undefined, servername: opts.servername, rejectUnauthorized: opts.rejectUnauthorized };
-  const server = new URL(cluster.server);
-  const agent = makeAgent(server, { ...serverTls, cert: opts.cert as Buffer | undefined, key: opts.key as Buffer | undefined }, options);
-  const initial = headersOf(opts);
-  const dynamic = user !== null && (user.exec !== undefined || user.authProvider !== undefined);
-  const identity = `kubeconfig user ${user?.name ?? '(none)'}`;
-  if (!dynamic) {
-    return { server, agent, serverTls, identity, authHeaders: () => Promise.resolve(initial), close: () => agent.destroy() };
+export async function connectionFromKubeConfig(kc: ResolvedKubeConfig, options: ConnectionOptions = {}): Promise<Connection> {
+  const server = new URL(kc.server);
+  const serverTls: ServerTls = { ca: kc.ca, servername: kc.servername, rejectUnauthorized: kc.rejectUnauthorized };
+  const identity = `kubeconfig user ${kc.userName === '' ? '(none)' : kc.userName}`;
+  const plugin = kc.auth.kind === 'plugin' ? await pluginCredentials(kc.auth) : undefined;
+  const agent = makeAgent(server, { ...serverTls, cert: plugin?.cert ?? kc.cert, key: plugin?.key ?? kc.key }, options);
+  const fetchHeaders = headerSource(kc.auth, plugin);
+  if (fetchHeaders === undefined) {
+    const fixed = kc.auth.kind === 'static' ? kc.auth.headers : {};
+    return { server, agent, serverTls, identity, authHeaders: () => Promise.resolve(fixed), close: () => agent.destroy() };
   }
   const cacheMs = options.authCacheMs ?? 10_000;
-  let cached = { headers: initial, at: Date.now() };
+  let cached: { headers: Record<string, string>; at: number } | undefined;
   return {
     server,
     agent,
     serverTls,
     identity,
     async authHeaders() {
-      if (Date.now() - cached.at < cacheMs) return cached.headers;
-      const fresh: https.RequestOptions = {};
-      await kc.applyToHTTPSOptions(fresh);
-      cached = { headers: headersOf(fresh), at: Date.now() };
+      if (cached === undefined || Date.now() - cached.at >= cacheMs) cached = { headers: await fetchHeaders(), at: Date.now() };
       return cached.headers;
     },
     invalidateAuth() {
-      cached = { headers: cached.headers, at: 0 };
+      cached = undefined;
     },
     close: () => agent.destroy(),
   };
+}
+
+/** Re-evaluates credentials that can change (token files, plugins); undefined for static ones. */
+function headerSource(auth: KubeAuth, plugin: PluginCredentials | undefined): (() => Promise<Record<string, string>>) | undefined {
+  if (auth.kind === 'tokenFile') {
+    return async () => {
+      const token = (await readFile(auth.path, 'utf8')).trim();
+      return { ...auth.extraHeaders, Authorization: `Bearer ${token}` };
+    };
+  }
+  return plugin?.headers;
+}
+
+interface PluginCredentials {
+  cert: Buffer | undefined;
+  key: Buffer | undefined;
+  headers: () => Promise<Record<string, string>>;
+}
+
+// exec and auth-provider plugins are evaluated by client-node, loaded only here.
+async function pluginCredentials(auth: Extract<KubeAuth, { kind: 'plugin' }>): Promise<PluginCredentials> {
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const kc = new KubeConfig();
+  if ('path' in auth.kubeconfig) kc.loadFromFile(auth.kubeconfig.path);
+  else kc.loadFromString(auth.kubeconfig.yaml);
+  kc.setCurrentContext(auth.context);
+  const evaluate = async (): Promise<https.RequestOptions> => {
+    const opts: https.RequestOptions = {};
+    await kc.applyToHTTPSOptions(opts);
+    return opts;
+  };
+  const first = await evaluate();
+  return { cert: first.cert as Buffer | undefined, key: first.key as Buffer | undefined, headers: async () => headersOf(await evaluate()) };
 }
 
 /**

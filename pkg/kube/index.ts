@@ -45,13 +45,12 @@ export {
   bearerConnection,
   connect,
   connectionFromKubeConfig,
-  loadKubeConfig,
   type Connection,
   type ConnectionOptions,
-  type KubeConfigSource,
   type KubeContext,
   type ServerTls,
 } from './connection.ts';
+export { loadKubeConfig, type KubeAuth, type KubeConfigSource, type ResolvedKubeConfig } from './kubeconfig.ts';
 export { Informer, type InformerEventType, type InformerHandler, type InformerOptions } from './informer.ts';
 export {
   LAST_APPLIED_ANNOTATION,
