@@ -1,6 +1,6 @@
 /**
  * Benchmark child: catalogd's content side as cmd/catalogd/run.ts composes it (LocalDirStore
- * with the worker-thread ingest, buildCatalogServer with a prom-client Registry carrying the
+ * with the process ingest, buildCatalogServer with a prom-client Registry carrying the
  * default metrics, a pino logger), without the control-plane parts (kube client, informers,
  * reconcilers, leader election), which the steady-RSS figure does not cover.
  *
@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import pino from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { buildCatalogServer } from '../../pkg/catalogd/server/index.ts';
-import { LocalDirStore, createWorkerIngest } from '../../pkg/catalogd/storage/index.ts';
+import { LocalDirStore, createProcessIngest } from '../../pkg/catalogd/storage/index.ts';
 import { type ChildMessage, runChild, toParent } from '../lib/child.ts';
 import { sleep } from '../lib/http-load.ts';
 import { procMemory } from '../lib/proc.ts';
@@ -30,7 +30,7 @@ runChild(async () => {
   const logger = pino({ level: 'info' }, pino.destination('/dev/null'));
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const store = new LocalDirStore({ root, ingest: createWorkerIngest(), logger });
+  const store = new LocalDirStore({ root, ingest: createProcessIngest(), logger });
   await store.open();
   for (const arg of catalogs) {
     const [name = '', dir = ''] = arg.split('=');

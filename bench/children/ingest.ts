@@ -2,7 +2,9 @@
  * Benchmark child: one catalog ingest as catalogd's reconciler performs it, in a fresh process.
  * Pulls the catalog image (manifest, config, the gzip layer streamed through pkg/image's layer
  * application into the digest-keyed unpack cache), then stores it with LocalDirStore using
- * `createWorkerIngest()` (catalogd) or `ingestInProcess` (CLI, for comparison).
+ * `createProcessIngest()` (catalogd) or `ingestInProcess` (CLI, for comparison). With the
+ * former, the ingest's own process is sampled too (its RSS and its anonymous memory: the node
+ * binary's file-backed pages are shared with this process).
  *
  * Reports wall times of both parts, peak RSS above the settled baseline (sampled every 2 ms
  * and from the kernel's VmHWM, reset at the baseline), and event-loop delay per part.
@@ -13,9 +15,9 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
 import { CATALOG_CONFIGS_LABEL, createDiskImageCache, createImageClient } from '../../pkg/image/index.ts';
-import { LocalDirStore, createWorkerIngest, ingestInProcess } from '../../pkg/catalogd/storage/index.ts';
+import { LocalDirStore, createProcessIngest, ingestInProcess } from '../../pkg/catalogd/storage/index.ts';
 import { runChild, toParent } from '../lib/child.ts';
-import { RssSampler, procMemory, resetPeak } from '../lib/proc.ts';
+import { ProcessMemorySampler, RssSampler, procMemory, resetPeak } from '../lib/proc.ts';
 import { sleep } from '../lib/http-load.ts';
 
 const SAMPLE_MS = 2;
@@ -36,7 +38,9 @@ runChild(async () => {
   const logger = pino({ level: 'silent' });
   const images = createImageClient({ insecureRegistries: [registryHost], logger });
   const unpackCache = createDiskImageCache(join(workDir, 'unpack'));
-  const store = new LocalDirStore({ root: join(workDir, 'store'), ingest: mode === 'inprocess' ? ingestInProcess : createWorkerIngest(), logger });
+  let ingestProcess: ProcessMemorySampler | undefined;
+  const ingest = mode === 'inprocess' ? ingestInProcess : createProcessIngest({ onSpawn: (pid) => (ingestProcess = new ProcessMemorySampler(pid, SAMPLE_MS)) });
+  const store = new LocalDirStore({ root: join(workDir, 'store'), ingest, logger });
   await store.open();
 
   // Baseline: everything loaded, garbage collected, nothing running.
@@ -61,6 +65,7 @@ runChild(async () => {
   const t2 = performance.now();
   eld.disable();
   const ingestPeak = sampler.takePhaseMax();
+  const child = ingestProcess?.stop();
   const sampledPeak = sampler.stop();
   const hwm = procMemory('self')?.hwm ?? Number.NaN;
   const index = await version.index();
@@ -78,6 +83,8 @@ runChild(async () => {
     hwm,
     hwmAtBaseline,
     peakReset,
+    childPeakRss: child?.rss ?? 0,
+    childPeakAnon: child?.anon ?? 0,
     samples: sampler.count,
     unpackLoopDelay: unpackDelay,
     ingestLoopDelay: loopDelay(eld),

@@ -92,3 +92,33 @@ export class RssSampler {
     return this.#max;
   }
 }
+
+/**
+ * Polls another process's RSS and anonymous memory until it exits or `stop` is called, keeping
+ * the maxima (bytes). Used for the ingest child process, whose memory is not in our own RSS.
+ */
+export class ProcessMemorySampler {
+  readonly #pid: number;
+  readonly #timer: NodeJS.Timeout;
+  #rss = 0;
+  #anon = 0;
+
+  constructor(pid: number, intervalMs: number) {
+    this.#pid = pid;
+    this.#timer = setInterval(() => this.#sample(), intervalMs);
+    this.#sample();
+  }
+
+  #sample(): void {
+    const m = procMemory(this.#pid);
+    if (m === undefined) return;
+    if (m.rss > this.#rss) this.#rss = m.rss;
+    if (m.anon > this.#anon) this.#anon = m.anon;
+  }
+
+  /** Stops sampling and returns the peaks. */
+  stop(): { rss: number; anon: number } {
+    clearInterval(this.#timer);
+    return { rss: this.#rss, anon: this.#anon };
+  }
+}

@@ -19,7 +19,7 @@ import {
   runGarbageCollector,
 } from '../../pkg/catalogd/controller/index.ts';
 import { buildCatalogServer, loadCertificate, watchCertificate } from '../../pkg/catalogd/server/index.ts';
-import { LocalDirStore, createWorkerIngest } from '../../pkg/catalogd/storage/index.ts';
+import { LocalDirStore, createProcessIngest } from '../../pkg/catalogd/storage/index.ts';
 import { Controller, HealthServer, informersSynced } from '../../pkg/controller/index.ts';
 import { createDiskImageCache, createImageClient } from '../../pkg/image/index.ts';
 import { Informer, type KubeContext, LeaderElector, clientListWatch, connect, stripManagedFields } from '../../pkg/kube/index.ts';
@@ -33,7 +33,7 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
     o.kubeconfig !== undefined ? { kind: 'file', path: o.kubeconfig } : { kind: 'inCluster', host: o.inCluster?.host ?? '', port: o.inCluster?.port ?? '443' },
     { userAgent: 'catalogd' },
   );
-  const store = new LocalDirStore({ root: join(o.cacheDir, 'catalogs'), ingest: createWorkerIngest(), logger: log });
+  const store = new LocalDirStore({ root: join(o.cacheDir, 'catalogs'), ingest: createProcessIngest(), logger: log });
   await store.open();
   log.info({ catalogs: store.catalogs() }, 'serving stored catalog content');
   const unpackCache = createDiskImageCache(join(o.cacheDir, 'unpack'));

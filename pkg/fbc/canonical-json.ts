@@ -30,9 +30,10 @@ export interface GoJsonResult {
   replacedSurrogates: boolean;
 }
 
-const PLAIN_SPECIAL = /[\u2028\u2029]/;
-const LONE_SURROGATE_ESCAPE = /\\ud[89a-f]/;
-const HTML_SPECIAL = /[\u2028\u2029<>&]/;
+// What JSON.stringify's output may need fixing for: \u2028/\u2029 (and <>& in HTML mode),
+// and the \udXXX escapes it writes for lone surrogates. One scan finds either.
+const PLAIN_SPECIAL = /[\u2028\u2029]|\\ud[89a-f]/;
+const HTML_SPECIAL = /[\u2028\u2029<>&]|\\ud[89a-f]/;
 
 /**
  * Encodes a JSON value (as produced by JSON.parse) the way Go's encoder writes the decoded
@@ -98,9 +99,8 @@ class Encoder {
 
   string(raw: string): string {
     const quoted = JSON.stringify(raw);
-    // One scan of the output finds both \u2028/\u2029 and the \udXXX escapes JSON.stringify
-    // writes for lone surrogates (a literal backslash before "ud8.." is a harmless false hit).
-    if (!this.special.test(quoted) && !LONE_SURROGATE_ESCAPE.test(quoted)) return quoted;
+    // A literal backslash before "ud8.." is a harmless false hit: it only takes the slow path.
+    if (!this.special.test(quoted)) return quoted;
     let s = raw;
     if (!s.isWellFormed()) {
       s = s.toWellFormed();

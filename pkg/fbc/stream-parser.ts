@@ -62,8 +62,18 @@ export class MetaStreamParser {
   private docLine = 1;
   private docHasLines = false;
 
-  constructor(callbacks: StreamCallbacks) {
+  /**
+   * `scratch`, when given, is used as the initial buffer (a walk hands the same one to each
+   * file's parser, so reading a catalog does not allocate per file); see `buffer`.
+   */
+  constructor(callbacks: StreamCallbacks, scratch?: Buffer) {
     this.cb = callbacks;
+    if (scratch !== undefined) this.buf = scratch;
+  }
+
+  /** The buffer in use, possibly grown; reusable by another parser once this one is done. */
+  get buffer(): Buffer {
+    return this.buf;
   }
 
   /** The largest buffer capacity used so far, in bytes (a bound on memory per stream). */

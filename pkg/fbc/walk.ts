@@ -64,15 +64,26 @@ export interface WalkedDocument extends StreamDocument {
 export async function* walkDocuments(root: string, opts: WalkOptions = {}): AsyncGenerator<WalkedDocument> {
   const { files, patterns } = await listCatalogFiles(root);
   const matcher = new IgnoreMatcher(patterns);
+  // One read chunk and one parse buffer serve every file: fresh ones per file would churn
+  // hundreds of MB of short-lived buffers through a large catalog.
+  const buffers: ReadBuffers = { chunk: Buffer.allocUnsafe(opts.chunkSize ?? DEFAULT_CHUNK), parse: undefined };
   for (const file of files) {
     opts.signal?.throwIfAborted();
     if (matcher.ignores(file)) continue;
     if (opts.stats !== undefined) opts.stats.files++;
-    yield* readFileDocuments(root, file, opts);
+    yield* readFileDocuments(root, file, opts, buffers);
   }
 }
 
-async function* readFileDocuments(root: string, file: string, opts: WalkOptions): AsyncGenerator<WalkedDocument> {
+interface ReadBuffers {
+  chunk: Buffer;
+  parse: Buffer | undefined;
+}
+
+// A parse buffer that grew beyond this (a huge document) is not kept for the next file.
+const MAX_REUSED_PARSE_BUFFER = 4 << 20;
+
+async function* readFileDocuments(root: string, file: string, opts: WalkOptions, buffers: ReadBuffers): AsyncGenerator<WalkedDocument> {
   const ready: WalkedDocument[] = [];
   const parser = new MetaStreamParser({
     onDocument: (doc) => ready.push({ ...doc, source: { file, line: doc.line } }),
@@ -81,7 +92,7 @@ async function* readFileDocuments(root: string, file: string, opts: WalkOptions)
       if (opts.onError === undefined) throw err;
       opts.onError(err);
     },
-  });
+  }, buffers.parse);
   // Reads are synchronous: catalog files sit in the page cache after unpacking, and async
   // reads cost an event-loop round trip per call (four per file) for no benefit.
   let fd: number;
@@ -91,7 +102,7 @@ async function* readFileDocuments(root: string, file: string, opts: WalkOptions)
     throw new FbcLoadError(`open ${file}: ${(err as Error).message}`, { file }, { cause: err });
   }
   try {
-    const chunk = Buffer.allocUnsafe(opts.chunkSize ?? DEFAULT_CHUNK);
+    const chunk = buffers.chunk;
     for (;;) {
       opts.signal?.throwIfAborted();
       const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
@@ -101,6 +112,7 @@ async function* readFileDocuments(root: string, file: string, opts: WalkOptions)
     }
     parser.end();
     yield* drain(ready, opts.stats);
+    buffers.parse = parser.buffer.length <= MAX_REUSED_PARSE_BUFFER ? parser.buffer : undefined;
   } finally {
     if (opts.stats !== undefined) opts.stats.peakBufferBytes = Math.max(opts.stats.peakBufferBytes, parser.peakBufferBytes);
     closeSync(fd);

@@ -117,7 +117,7 @@ export async function serveMetas(req: FastifyRequest, reply: FastifyReply, v: St
   if (whole && coding !== 'identity') return reply.send(createReadStream(v.path(coding)));
   const body = Readable.from(v.readRanges(ranges));
   if (coding === 'identity') return reply.send(body);
-  const compressor = coding === 'gzip' ? createGzip({ level: 4 }) : createZstdCompress();
+  const compressor = coding === 'gzip' ? createGzip({ level: 1 }) : createZstdCompress();
   // pipeline destroys the compressor when a read fails, which aborts the response.
   pipeline(body, compressor, () => undefined);
   return reply.send(compressor);

@@ -9,10 +9,10 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
+import { type TransformOptions, Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { constants as zlibConstants, createGzip, createZstdCompress } from 'node:zlib';
+import { type ZlibOptions, type ZstdOptions, constants as zlibConstants, createGzip, createZstdCompress } from 'node:zlib';
 import type { Meta } from '../../fbc/types.ts';
 import { MetaIndexBuilder } from './meta-index.ts';
 
@@ -34,7 +34,8 @@ export interface ContentSummary {
 // higher levels buy a few percent on catalogs whose bulk (icons) barely compresses.
 const GZIP_LEVEL = 1;
 const ZSTD_LEVEL = 1;
-const HIGH_WATER = 1 << 20;
+const HIGH_WATER = 256 << 10;
+const COMPRESS_BUFFER = 1 << 20;
 // Longest stretch of synchronous work between event-loop turns: an ingest on the main thread
 // must not delay HTTP requests or reconciles by more than a few milliseconds.
 const SLICE_MS = 4;
@@ -47,16 +48,23 @@ const SLICE_MS = 4;
  */
 export async function writeCatalogContent(dir: string, metas: AsyncIterable<Meta> | Iterable<Meta>): Promise<ContentSummary> {
   const jsonl = createWriteStream(join(dir, CONTENT_FILES.jsonl), { highWaterMark: HIGH_WATER });
-  const gzip = createGzip({ level: GZIP_LEVEL, chunkSize: 64 * 1024 });
-  const zstd = createZstdCompress({ params: { [zlibConstants.ZSTD_c_compressionLevel]: ZSTD_LEVEL } });
+  // Room for a few batches on the compressors' input side, so they compress on the thread pool
+  // while the caller produces the next batches instead of each write waiting for a drain.
+  // (zlib streams take Transform options; Node's typings only list the zlib ones.)
+  const buffered: Pick<TransformOptions, 'writableHighWaterMark'> = { writableHighWaterMark: COMPRESS_BUFFER };
+  const gzipOptions: ZlibOptions = { level: GZIP_LEVEL, chunkSize: 64 * 1024, ...buffered };
+  const zstdOptions: ZstdOptions = { params: { [zlibConstants.ZSTD_c_compressionLevel]: ZSTD_LEVEL }, ...buffered };
+  const gzip = createGzip(gzipOptions);
+  const zstd = createZstdCompress(zstdOptions);
   const gzipDone = pipeline(gzip, createWriteStream(join(dir, CONTENT_FILES.gzip)));
   const zstdDone = pipeline(zstd, createWriteStream(join(dir, CONTENT_FILES.zstd)));
   const sinks: Writable[] = [jsonl, gzip, zstd];
   const index = new MetaIndexBuilder();
   let offset = 0;
   try {
-    // Batch small blobs into ~1 MB writes: one write per blob costs more than the copy.
-    let batch: Buffer[] = [];
+    // Batch blobs as strings and encode one buffer per batch: a buffer per blob would leave
+    // tens of MB of small dead buffers waiting for an old-generation collection.
+    let batch: string[] = [];
     let batchBytes = 0;
     let sliceStart = performance.now();
     for await (const meta of metas) {
@@ -65,18 +73,18 @@ export async function writeCatalogContent(dir: string, metas: AsyncIterable<Meta
         sliceStart = performance.now();
       }
       if (meta.blob === '') continue;
-      const bytes = Buffer.from(meta.blob, 'utf8');
-      index.add(meta, offset, bytes.length);
-      offset += bytes.length;
-      batch.push(bytes);
-      batchBytes += bytes.length;
+      const length = Buffer.byteLength(meta.blob, 'utf8');
+      index.add(meta, offset, length);
+      offset += length;
+      batch.push(meta.blob);
+      batchBytes += length;
       if (batchBytes >= HIGH_WATER) {
-        await writeAll(sinks, Buffer.concat(batch, batchBytes));
+        await writeAll(sinks, Buffer.from(batch.join(''), 'utf8'));
         batch = [];
         batchBytes = 0;
       }
     }
-    if (batchBytes > 0) await writeAll(sinks, Buffer.concat(batch, batchBytes));
+    if (batchBytes > 0) await writeAll(sinks, Buffer.from(batch.join(''), 'utf8'));
     for (const s of sinks) s.end();
     await Promise.all([finished(jsonl), gzipDone, zstdDone]);
   } catch (err) {

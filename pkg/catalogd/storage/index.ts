@@ -1,5 +1,5 @@
 export { CONTENT_FILES, type ContentSummary, writeCatalogContent } from './content-writer.ts';
-export { createWorkerIngest, ingestInProcess } from './ingest.ts';
+export { INGEST_CHILD_FLAGS, createProcessIngest, ingestInProcess, type ProcessIngestOptions } from './ingest.ts';
 export {
   type ContentSource,
   type IngestFn,
