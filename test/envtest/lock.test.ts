@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -67,7 +67,10 @@ describe('withLock', () => {
     }, { pollMs: 5 });
     await sleep(50);
     expect(done).toBe(false);
-    await rm(lock, { recursive: true });
+    // Release as a holder does: move the lock away first, so a waiter's rename never lands on
+    // a half-deleted directory.
+    await rename(lock, `${lock}.released`);
+    await rm(`${lock}.released`, { recursive: true });
     await pending;
     expect(done).toBe(true);
   });

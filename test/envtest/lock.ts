@@ -1,10 +1,11 @@
 /**
  * A cross-process lock made of a directory, so concurrent test runs (or vitest workers) build
- * a tool once: `mkdir` is atomic, and the holder writes its pid into the directory and keeps
- * touching it. A lock whose holder is dead, or whose heartbeat is older than `staleMs`, is
+ * a tool once. A contender prepares a private directory holding its `owner.json` and renames
+ * it to the lock path (atomic, and fails when the lock exists), so a lock is never seen without
+ * its owner; the holder keeps touching it. A lock whose holder is dead, or whose heartbeat is older than `staleMs`, is
  * broken.
  */
-import { mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -37,13 +38,14 @@ export async function withLock<T>(lockDir: string, fn: () => Promise<T>, options
   const pollMs = options.pollMs ?? 1000;
   const ownerFile = join(lockDir, 'owner.json');
   let waiting = false;
+  const owner: Owner = { pid: process.pid, host: hostname() };
   for (;;) {
-    if (await tryCreate(lockDir)) break;
+    if (await tryCreate(lockDir, owner)) break;
     const holder = await readOwner(ownerFile);
     if (await isAbandoned(lockDir, holder, staleMs)) {
       // Breaking a lock is itself racy; a rename-free rm followed by mkdir lets exactly one
       // contender win the next mkdir.
-      await rm(lockDir, { recursive: true, force: true });
+      await removeLock(lockDir);
       continue;
     }
     if (!waiting) {
@@ -52,8 +54,6 @@ export async function withLock<T>(lockDir: string, fn: () => Promise<T>, options
     }
     await sleep(pollMs);
   }
-  const owner: Owner = { pid: process.pid, host: hostname() };
-  await writeFile(ownerFile, JSON.stringify(owner));
   const heartbeat = setInterval(() => {
     const now = new Date();
     utimes(lockDir, now, now).catch(() => {});
@@ -63,16 +63,35 @@ export async function withLock<T>(lockDir: string, fn: () => Promise<T>, options
     return await fn();
   } finally {
     clearInterval(heartbeat);
-    await rm(lockDir, { recursive: true, force: true });
+    await removeLock(lockDir);
   }
 }
 
-async function tryCreate(lockDir: string): Promise<boolean> {
+/**
+ * Removes the lock by renaming it to a private name first: deleting it in place would leave an
+ * empty directory for a moment, onto which a contender's rename can land and then be deleted.
+ */
+async function removeLock(lockDir: string): Promise<void> {
+  const tombstone = `${lockDir}.old-${process.pid}-${Math.random().toString(36).slice(2)}`;
   try {
-    await mkdir(lockDir);
+    await rename(lockDir, tombstone);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  await rm(tombstone, { recursive: true, force: true });
+}
+
+async function tryCreate(lockDir: string, owner: Owner): Promise<boolean> {
+  const staged = await mkdtemp(`${lockDir}.new-`);
+  await writeFile(join(staged, 'owner.json'), JSON.stringify(owner));
+  try {
+    await rename(staged, lockDir);
     return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    await rm(staged, { recursive: true, force: true });
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTEMPTY') return false;
     throw err;
   }
 }
