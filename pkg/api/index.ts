@@ -69,4 +69,4 @@ export {
   ObjectMeta,
   formatKubeTime,
 } from './v1/object-meta.ts';
-export { parseObject } from './v1/parse.ts';
+export { formatPath, parseObject } from './v1/parse.ts';

@@ -6,6 +6,7 @@
  * through untouched. `null` is accepted wherever a field is optional, as Go's decoder does.
  */
 import { z } from 'zod';
+import { formatPath } from '../api/index.ts';
 
 const StringMap = z.record(z.string(), z.string());
 const StringList = z.array(z.string());
@@ -195,13 +196,4 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
 function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_union') return 'Invalid input: expected integer or string';
   return issue.message;
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const seg of path) {
-    if (typeof seg === 'number') out += `[${seg}]`;
-    else out += out === '' ? String(seg) : `.${String(seg)}`;
-  }
-  return out === '' ? '(root)' : out;
 }

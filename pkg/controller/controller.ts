@@ -6,11 +6,10 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { isTerminal } from '../errors/index.ts';
-import { objectKey, type Informer, type InformerEventType, type KubeObject } from '../kube/index.ts';
+import { objectKey, settlesWithin, type Informer, type InformerEventType, type KubeObject } from '../kube/index.ts';
 import { controllerMetrics, type ControllerMetrics } from './controller-metrics.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { isPanic, type ReconcileResult, type Reconciler } from './reconciler.ts';
-import { settlesWithin } from './shutdown.ts';
 import { WorkQueue } from './workqueue.ts';
 
 /**

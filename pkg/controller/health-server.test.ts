@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import pino from 'pino';
 import { Counter, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HealthServer, informersSynced, settlesWithin, wireShutdownSignals } from './index.ts';
+import { settlesWithin } from '../kube/index.ts';
+import { HealthServer, informersSynced, wireShutdownSignals } from './index.ts';
 
 const log = pino({ level: 'silent' });
 let server: HealthServer | undefined;

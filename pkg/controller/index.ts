@@ -25,6 +25,6 @@ export {
   type RateLimiter,
 } from './rate-limiter.ts';
 export { PanicError, isPanic, type ReconcileContext, type ReconcileResult, type Reconciler } from './reconciler.ts';
-export { settlesWithin, wireShutdownSignals, type ShutdownOptions, type SignalProcess } from './shutdown.ts';
+export { wireShutdownSignals, type ShutdownOptions, type SignalProcess } from './shutdown.ts';
 export { UNEXPECTED_CHANGE_MESSAGE, joinErrors, jsonEqual, reconcileWithStatus, type StatusWriteRequest } from './status-writer.ts';
 export { WorkQueue, type WorkQueueOptions } from './workqueue.ts';

@@ -54,15 +54,3 @@ export function wireShutdownSignals(proc: SignalProcess, controller: AbortContro
     for (const [sig, handler] of handlers) proc.removeListener(sig, handler);
   };
 }
-
-/** True when `p` settles (either way) within `ms`; the timer is cleared either way. */
-export function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    const done = (): void => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    p.then(done, done);
-  });
-}

@@ -65,3 +65,15 @@ export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<voi
     signal.addEventListener('abort', done, { once: true });
   });
 }
+
+/** True when `p` settles (either way) within `ms`; the timer is cleared either way. */
+export function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    p.then(done, done);
+  });
+}

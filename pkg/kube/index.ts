@@ -28,7 +28,7 @@ export {
   type NonResourceAccess,
   type ResourceAccess,
 } from './access-review.ts';
-export { Backoff, sleepUnlessAborted, type BackoffOptions } from './backoff.ts';
+export { Backoff, settlesWithin, sleepUnlessAborted, type BackoffOptions } from './backoff.ts';
 export {
   PatchType,
   createKubeClient,

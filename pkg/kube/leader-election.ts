@@ -11,7 +11,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { isAlreadyExists, isConflict, isNotFound } from './api-error.ts';
-import { sleepUnlessAborted } from './backoff.ts';
+import { settlesWithin, sleepUnlessAborted } from './backoff.ts';
 import type { KubeClient } from './client.ts';
 import { gaugeOn } from './metrics.ts';
 import type { KubeObject } from './types.ts';
@@ -222,16 +222,4 @@ export class LeaderElector {
   #leaseName(): string {
     return `${this.#o.namespace}/${this.#o.name}`;
   }
-}
-
-// True when `p` settles within `ms`; the timer is cleared either way.
-function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    const done = (): void => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    p.then(done, done);
-  });
 }

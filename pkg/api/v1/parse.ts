@@ -35,8 +35,11 @@ function nameOf(input: unknown): string | undefined {
   return typeof name === 'string' && name !== '' ? name : undefined;
 }
 
-// Field paths as the API server writes them: `spec.channels[0]`; `(root)` for the object itself.
-function formatPath(path: readonly PropertyKey[]): string {
+/**
+ * A zod issue path as the API server writes field paths: `spec.channels[0]`; `(root)` for the
+ * object itself.
+ */
+export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const seg of path) {
     if (typeof seg === 'number') out += `[${seg}]`;
