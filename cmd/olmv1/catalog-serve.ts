@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { LocalDirStore, createWorkerIngest } from '../../pkg/catalogd/storage/index.ts';
+import { LocalDirStore, createProcessIngest } from '../../pkg/catalogd/storage/index.ts';
 import { buildCatalogServer } from '../../pkg/catalogd/server/index.ts';
 import { dns1123SubdomainErrors } from '../../pkg/k8sname/index.ts';
 import { errorMessage } from '../../pkg/errors/index.ts';
@@ -53,7 +53,7 @@ export async function runCatalogServe(args: string[], io: CommandIO, signal: Abo
 
   const logger = pino({ level: 'warn' }, pino.destination(2));
   const root = await mkdtemp(join(tmpdir(), 'olmv1-serve-'));
-  const store = new LocalDirStore({ root, ingest: createWorkerIngest(), logger });
+  const store = new LocalDirStore({ root, ingest: createProcessIngest(), logger });
   try {
     await store.open();
     for (const c of catalogs) {
