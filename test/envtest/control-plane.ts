@@ -3,9 +3,7 @@
  * with RBAC, TokenRequest and an admin identity. See control-plane-args.ts for what is
  * deliberately absent (no controller manager, scheduler or kubelet).
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { apiServerArgs, etcdArgs } from './control-plane-args.ts';
@@ -13,9 +11,10 @@ import { createControlPlanePki, type ControlPlanePki } from './control-plane-pki
 import { kubeRequest, type KubeAuth, type KubeEndpoint } from './kube-http.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { freePorts, isAddressInUse } from './ports.ts';
-import { signalGroup, startProcess, type ManagedProcess } from './process.ts';
+import { startProcess, type ManagedProcess } from './process.ts';
 import { Reaper } from './reaper.ts';
 import { ServerExitedError, waitUntil } from './wait.ts';
+import { createWorkspace } from './workspace.ts';
 
 /** Connection data of a running control plane; plain data, safe to hand to test workers. */
 export interface ControlPlaneInfo extends KubeEndpoint {
@@ -84,29 +83,14 @@ const SERVER_ENV: NodeJS.ProcessEnv = {};
  * removes the directory.
  */
 export async function startControlPlane(options: StartControlPlaneOptions): Promise<ControlPlane> {
-  const dir = await mkdtemp(join(options.tmpRoot ?? tmpdir(), 'olmv1-envtest-'));
-  const reaper = Reaper.start();
-  reaper.trackDir(dir);
+  const ws = await createWorkspace('olmv1-envtest-', options.tmpRoot);
+  const { dir, reaper } = ws;
   const timeoutMs = options.startTimeoutMs ?? 90_000;
   let etcd: ManagedProcess | undefined;
   let apiServer: ManagedProcess | undefined;
-  const onExit = (): void => {
-    // Synchronous last resort when Node exits without stop() (e.g. process.exit()).
-    for (const proc of [apiServer, etcd]) if (proc !== undefined && proc.exitStatus() === undefined) signalGroup(proc.pid, 'SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  };
-  process.once('exit', onExit);
-  let stopped = false;
-  async function stop(): Promise<void> {
-    if (stopped) return;
-    stopped = true;
-    await apiServer?.stop();
-    await etcd?.stop();
-    await rm(dir, { recursive: true, force: true });
-    reaper.untrackDir(dir);
-    reaper.close();
-    process.removeListener('exit', onExit);
-  }
+  ws.track(() => etcd);
+  ws.track(() => apiServer);
+  const stop = (): Promise<void> => ws.stop();
 
   try {
     const logsDir = join(dir, 'logs');
@@ -156,7 +140,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
       logs,
       stop,
       async restartApiServer(restart: { downtimeMs?: number } = {}): Promise<void> {
-        if (stopped) throw new Error('restartApiServer: control plane was stopped');
+        if (ws.stopped) throw new Error('restartApiServer: control plane was stopped');
         await apiServer?.stop();
         if (restart.downtimeMs !== undefined) await sleep(restart.downtimeMs);
         // The port must stay the same (clients keep their URL); if something grabbed it

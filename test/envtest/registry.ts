@@ -3,18 +3,16 @@
  * directory, deletes enabled, optionally HTTPS, basic auth or a raw auth section (token auth).
  */
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCommand } from './exec.ts';
 import { freePorts, isAddressInUse } from './ports.ts';
-import { signalGroup, startProcess, type ManagedProcess } from './process.ts';
-import { Reaper } from './reaper.ts';
+import { startProcess, type ManagedProcess } from './process.ts';
 import { renderRegistryConfig } from './registry-config.ts';
 import { ServerExitedError, waitUntil } from './wait.ts';
+import { createWorkspace } from './workspace.ts';
 
 /** Binaries a registry needs. */
 export interface RegistryBinaries {
@@ -69,25 +67,11 @@ const PORT_ATTEMPTS = 3;
  */
 export async function startRegistry(options: StartRegistryOptions): Promise<Registry> {
   if (options.htpasswd !== undefined) validateCredentials(options.htpasswd);
-  const dir = await mkdtemp(join(options.tmpRoot ?? tmpdir(), 'olmv1-registry-'));
-  const reaper = Reaper.start();
-  reaper.trackDir(dir);
+  const ws = await createWorkspace('olmv1-registry-', options.tmpRoot);
+  const { dir, reaper } = ws;
   let proc: ManagedProcess | undefined;
-  const onExit = (): void => {
-    if (proc !== undefined && proc.exitStatus() === undefined) signalGroup(proc.pid, 'SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  };
-  process.once('exit', onExit);
-  let stopped = false;
-  async function stop(): Promise<void> {
-    if (stopped) return;
-    stopped = true;
-    await proc?.stop();
-    await rm(dir, { recursive: true, force: true });
-    reaper.untrackDir(dir);
-    reaper.close();
-    process.removeListener('exit', onExit);
-  }
+  ws.track(() => proc);
+  const stop = (): Promise<void> => ws.stop();
 
   try {
     const storageDir = join(dir, 'storage');

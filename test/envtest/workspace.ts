@@ -1,0 +1,59 @@
+/**
+ * The temp directory and server processes of one started piece of the test environment
+ * (a control plane, a registry), cleaned up however the test process ends: `stop()` stops the
+ * processes (last started first) and removes the directory; if Node exits without it, an
+ * exit hook kills the process groups, and the reaper covers a test process that is killed.
+ */
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { signalGroup, type ManagedProcess } from './process.ts';
+import { Reaper } from './reaper.ts';
+
+/** See the module comment. */
+export interface Workspace {
+  readonly dir: string;
+  readonly reaper: Reaper;
+  /** True once `stop` was called. */
+  readonly stopped: boolean;
+  /** Adds a process to stop; the getter is read at stop time, so a replaced process is covered. */
+  track(current: () => ManagedProcess | undefined): void;
+  /** Stops tracked processes in reverse order and removes the directory; idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Creates `<tmpRoot>/<prefix>XXXXXX` and starts its reaper. */
+export async function createWorkspace(prefix: string, tmpRoot: string = tmpdir()): Promise<Workspace> {
+  const dir = await mkdtemp(join(tmpRoot, prefix));
+  const reaper = Reaper.start();
+  reaper.trackDir(dir);
+  const processes: Array<() => ManagedProcess | undefined> = [];
+  const onExit = (): void => {
+    // Synchronous last resort when Node exits without stop() (e.g. process.exit()).
+    for (const get of processes) {
+      const proc = get();
+      if (proc !== undefined && proc.exitStatus() === undefined) signalGroup(proc.pid, 'SIGKILL');
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', onExit);
+  let stopped = false;
+  return {
+    dir,
+    reaper,
+    get stopped() {
+      return stopped;
+    },
+    track: (current) => processes.push(current),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const get of [...processes].reverse()) await get()?.stop();
+      await rm(dir, { recursive: true, force: true });
+      reaper.untrackDir(dir);
+      reaper.close();
+      process.removeListener('exit', onExit);
+    },
+  };
+}
