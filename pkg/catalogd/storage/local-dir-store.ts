@@ -25,7 +25,7 @@ import type { Meta } from '../../fbc/types.ts';
 import { CONTENT_FILES, type ContentSummary, writeCatalogContent } from './content-writer.ts';
 import { StoredVersion } from './stored-version.ts';
 
-/** Writes the content of an unpacked FBC directory into `targetDir` (see ingest-worker.ts). */
+/** Writes the content of an unpacked FBC directory into `targetDir` (see ingest.ts). */
 export type IngestFn = (fbcDir: string, targetDir: string) => Promise<ContentSummary>;
 
 /** Where the content of a new version comes from. */
