@@ -10,7 +10,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
-import { CATALOGD_NODE_FLAGS } from '../../cmd/catalogd/node-flags.ts';
+import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../../cmd/catalogd/node-flags.ts';
 import { type ChildMessage, forkChild } from '../lib/child.ts';
 import { atMost, measure } from '../lib/report.ts';
 import { median, mb, round } from '../lib/stats.ts';
@@ -60,7 +60,7 @@ function extraMemory(r: IngestRun): number {
 
 async function runOnce(ctx: BenchContext, mode: 'process' | 'inprocess', ref: string, host: string): Promise<IngestRun> {
   const dir = await mkdtemp(join(ctx.workDir, `${mode}-`));
-  const child = forkChild(ctx.runtime.entry('bench/children/ingest.ts'), { args: [mode, ref, host, dir], execArgv: ['--expose-gc', ...CATALOGD_NODE_FLAGS] });
+  const child = forkChild(ctx.runtime.entry('bench/children/ingest.ts'), { args: [mode, ref, host, dir], execArgv: ['--expose-gc', ...CATALOGD_NODE_FLAGS], env: CATALOGD_ENVIRONMENT });
   try {
     return await child.next<IngestRun>('result', 120_000);
   } finally {

@@ -12,7 +12,7 @@
 import http from 'node:http';
 import { join } from 'node:path';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
-import { CATALOGD_NODE_FLAGS } from '../../cmd/catalogd/node-flags.ts';
+import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../../cmd/catalogd/node-flags.ts';
 import { type BenchChild, type ChildMessage, forkChild } from '../lib/child.ts';
 import type { CatalogFixture } from '../lib/fixtures.ts';
 import { seededRandom, sleep, timedGet } from '../lib/http-load.ts';
@@ -89,7 +89,7 @@ interface Phase {
 
 async function phase(ctx: BenchContext, root: string, set: CatalogFixture[], names: string[], ingest: boolean): Promise<Phase> {
   const args = [root, ...(ingest ? set.map((c, i) => `${names[i]}=${c.dir}`) : [])];
-  const child = forkChild(ctx.runtime.entry('bench/children/catalogd-content.ts'), { args, execArgv: ['--expose-gc', ...CATALOGD_NODE_FLAGS] });
+  const child = forkChild(ctx.runtime.entry('bench/children/catalogd-content.ts'), { args, execArgv: ['--expose-gc', ...CATALOGD_NODE_FLAGS], env: CATALOGD_ENVIRONMENT });
   try {
     const ready = await child.next<ChildMessage & { origin: string }>('ready', 300_000);
     const requests = await exercise(ready.origin, set, names);
@@ -123,7 +123,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const fresh = await phase(ctx, root, set, names, true);
   ctx.log('restarting on the stored content');
   const restarted = await phase(ctx, root, set, names, false);
-  const baselineChild = forkChild(ctx.runtime.entry('bench/children/module-baseline.ts'), { execArgv: ['--expose-gc', ...CATALOGD_NODE_FLAGS] });
+  const baselineChild = forkChild(ctx.runtime.entry('bench/children/module-baseline.ts'), { execArgv: ['--expose-gc', ...CATALOGD_NODE_FLAGS], env: CATALOGD_ENVIRONMENT });
   let baseline: ChildMessage & { empty: ProcMemory | undefined; loaded: ProcMemory | undefined };
   try {
     baseline = await baselineChild.next('result');

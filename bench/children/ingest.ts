@@ -18,7 +18,8 @@ import { CATALOG_CONFIGS_LABEL, createDiskImageCache, createImageClient } from '
 import { LocalDirStore, createProcessIngest, ingestInProcess } from '../../pkg/catalogd/storage/index.ts';
 import { runChild, toParent } from '../lib/child.ts';
 import { ProcessMemorySampler, RssSampler, procMemory, resetPeak } from '../lib/proc.ts';
-import { sleep } from '../lib/http-load.ts';
+// Not from ../lib/http-load.ts: an ES import of node:http loads undici (pkg/nodehttp), ~14 MB of RSS.
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const SAMPLE_MS = 2;
 const LOOP_RESOLUTION_MS = 2;

@@ -5,7 +5,8 @@
  * Also reports the same process before the import (node itself plus the IPC channel).
  */
 import { runChild, toParent } from '../lib/child.ts';
-import { sleep } from '../lib/http-load.ts';
+// Not from ../lib/http-load.ts: an ES import of node:http loads undici (pkg/nodehttp), ~14 MB of RSS.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { procMemory } from '../lib/proc.ts';
 
 async function settled(): Promise<ReturnType<typeof procMemory>> {

@@ -29,17 +29,19 @@ export interface BenchChild {
 const STDERR_KEEP = 64 * 1024;
 
 /** Forks `script` (a .js or .ts file, see runtime.ts) with an IPC channel. */
-export function forkChild(script: string, options: { args?: string[]; execArgv?: string[] } = {}): BenchChild {
+export function forkChild(script: string, options: { args?: string[]; execArgv?: string[]; env?: Readonly<Record<string, string>> } = {}): BenchChild {
   const child = fork(script, options.args ?? [], {
     execArgv: options.execArgv ?? [],
+    env: { ...process.env, ...options.env },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   return wrap(child);
 }
 
 /** Spawns `node <args>` (e.g. the olmv1 CLI) without IPC; stdout is discarded. */
-export function spawnChild(args: string[], options: { cwd?: string; execArgv?: string[] } = {}): BenchChild {
+export function spawnChild(args: string[], options: { cwd?: string; execArgv?: string[]; env?: Readonly<Record<string, string>> } = {}): BenchChild {
   const child = spawn(process.execPath, [...(options.execArgv ?? []), ...args], {
+    env: { ...process.env, ...options.env },
     stdio: ['ignore', 'ignore', 'pipe'],
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });

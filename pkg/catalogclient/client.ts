@@ -14,10 +14,11 @@
  * - a body that breaks off or does not decode: `error parsing catalog contents: <cause>`;
  * - blobs that do not load as FBC: `error loading package "<pkg>": <cause>`.
  */
-import http, { type IncomingMessage } from 'node:http';
+import type { Agent, IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { rootCertificates } from 'node:tls';
 import { createGunzip } from 'node:zlib';
+import { http } from '../nodehttp/index.ts';
 import { errorMessage } from '../errors/index.ts';
 import { type DeclarativeConfig, type Meta, loadMetas, parseMetaStream } from '../fbc/index.ts';
 import { packagePartition } from '../resolve/index.ts';
@@ -35,7 +36,7 @@ export interface CatalogClientOptions {
    */
   caPem?: string | (() => string | undefined);
   /** Agent for `http:` URLs (default: keep-alive, 32 sockets per host). */
-  httpAgent?: http.Agent;
+  httpAgent?: Agent;
   /** Agent for `https:` URLs (default: keep-alive, 32 sockets per host, `caPem` trusted). */
   httpsAgent?: https.Agent;
 }
@@ -66,8 +67,8 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
   const ownHttp = options.httpAgent === undefined ? new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS }) : undefined;
   let ownHttps: { ca: string | undefined; agent: https.Agent } | undefined;
 
-  function agentFor(url: URL): http.Agent {
-    if (url.protocol === 'http:') return options.httpAgent ?? (ownHttp as http.Agent);
+  function agentFor(url: URL): Agent {
+    if (url.protocol === 'http:') return options.httpAgent ?? (ownHttp as Agent);
     if (options.httpsAgent !== undefined) return options.httpsAgent;
     const ca = typeof options.caPem === 'function' ? options.caPem() : options.caPem;
     if (ownHttps === undefined || ownHttps.ca !== ca) {
@@ -117,7 +118,7 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
 }
 
 /** GETs `url` and decodes its body as a stream of FBC blobs. */
-async function fetchMetas(url: URL, agent: http.Agent, signal: AbortSignal): Promise<Meta[]> {
+async function fetchMetas(url: URL, agent: Agent, signal: AbortSignal): Promise<Meta[]> {
   let res: IncomingMessage;
   try {
     res = await sendWithRetry(url, agent, signal);
@@ -144,7 +145,7 @@ async function fetchMetas(url: URL, agent: http.Agent, signal: AbortSignal): Pro
 }
 
 /** A stale keep-alive socket fails on first reuse; a GET may be sent once more on a fresh one. */
-async function sendWithRetry(url: URL, agent: http.Agent, signal: AbortSignal): Promise<IncomingMessage> {
+async function sendWithRetry(url: URL, agent: Agent, signal: AbortSignal): Promise<IncomingMessage> {
   try {
     return await send(url, agent, signal);
   } catch (err) {
@@ -154,7 +155,7 @@ async function sendWithRetry(url: URL, agent: http.Agent, signal: AbortSignal): 
 }
 
 /** Sends one GET; rejects with `Get "<url>": <reason>` (Go's wording) when no response arrives. */
-function send(url: URL, agent: http.Agent, signal: AbortSignal): Promise<IncomingMessage> {
+function send(url: URL, agent: Agent, signal: AbortSignal): Promise<IncomingMessage> {
   const mod = url.protocol === 'http:' ? http : https;
   return new Promise<IncomingMessage>((resolve, reject) => {
     const req = mod.request(url, { method: 'GET', agent, signal, headers: { 'accept-encoding': 'gzip' } }, resolve);

@@ -2,11 +2,12 @@
  * The probe and metrics endpoint of a component, on its own port: `/healthz` (liveness),
  * `/readyz` (readiness: checks components register) and `/metrics` (the injected registry).
  */
-import http from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { http } from '../nodehttp/index.ts';
 
 /**
  * A named check. It passes by returning true (or resolving to true); returning false, a
@@ -42,7 +43,7 @@ export class HealthServer {
   readonly #o: HealthServerOptions;
   readonly #health = new Map<string, HealthCheck>();
   readonly #ready = new Map<string, HealthCheck>();
-  #server: http.Server | https.Server | undefined;
+  #server: Server | https.Server | undefined;
 
   constructor(options: HealthServerOptions) {
     this.#o = options;
@@ -70,7 +71,7 @@ export class HealthServer {
   /** Starts listening; rejects when the port cannot be bound. */
   async start(): Promise<void> {
     if (this.#server !== undefined) throw new Error('the health server is already started');
-    const listener = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    const listener = (req: IncomingMessage, res: ServerResponse): void => {
       this.#handle(req, res).catch((err: unknown) => {
         this.#o.log.error({ err, url: req.url }, 'health endpoint failed');
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
@@ -100,7 +101,7 @@ export class HealthServer {
     });
   }
 
-  async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' });

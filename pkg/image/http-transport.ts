@@ -4,9 +4,10 @@
  * (dropping credentials across origins), enforces an inactivity timeout and turns socket
  * failures into Errors that name the request, with the original error as `cause`.
  */
-import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { rootCertificates } from 'node:tls';
+import { http } from '../nodehttp/index.ts';
 
 /** HTTP methods the registry API uses. */
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -130,7 +131,7 @@ export class HttpTransport {
     }
   }
 
-  #agentFor(url: URL): http.Agent {
+  #agentFor(url: URL): Agent {
     if (url.protocol === 'http:') return this.#httpAgent;
     const ca = typeof this.#caPem === 'function' ? this.#caPem() : this.#caPem;
     if (this.#httpsAgent === undefined || this.#httpsAgent.ca !== ca) {

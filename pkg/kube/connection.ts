@@ -8,8 +8,9 @@
  * FD growth row).
  */
 import { readFile } from 'node:fs/promises';
-import http from 'node:http';
+import type { Agent } from 'node:http';
 import https from 'node:https';
+import { http } from '../nodehttp/index.ts';
 import { createKubeClient, type KubeClient } from './client.ts';
 import { type KubeAuth, type KubeConfigSource, loadKubeConfig, type ResolvedKubeConfig } from './kubeconfig.ts';
 import { createResourceMapper, type ResourceMapper } from './resource-mapper.ts';
@@ -31,7 +32,7 @@ export interface Connection {
   /** Base URL of the API server (may carry a path prefix). */
   readonly server: URL;
   /** The keep-alive agent every request of this identity goes through. */
-  readonly agent: http.Agent;
+  readonly agent: Agent;
   /** TLS trust of the server, reused to build credential-less (scoped) connections. */
   readonly serverTls: ServerTls;
   /** Short description for logs, never a secret (e.g. `kubeconfig user admin`). */
@@ -124,7 +125,7 @@ async function pluginCredentials(auth: Extract<KubeAuth, { kind: 'plugin' }>): P
  */
 export function bearerConnection(
   base: Pick<Connection, 'server' | 'serverTls'>,
-  agent: http.Agent,
+  agent: Agent,
   identity: string,
   authHeaders: () => Promise<Record<string, string>>,
   invalidateAuth?: () => void,
@@ -143,11 +144,11 @@ export function bearerConnection(
 }
 
 /** Creates the keep-alive agent for credential-less connections to `base`'s server. */
-export function anonymousAgent(base: Pick<Connection, 'server' | 'serverTls'>, options: ConnectionOptions = {}): http.Agent {
+export function anonymousAgent(base: Pick<Connection, 'server' | 'serverTls'>, options: ConnectionOptions = {}): Agent {
   return makeAgent(base.server, base.serverTls, options);
 }
 
-function makeAgent(server: URL, tls: ServerTls & { cert?: Buffer | undefined; key?: Buffer | undefined }, options: ConnectionOptions): http.Agent {
+function makeAgent(server: URL, tls: ServerTls & { cert?: Buffer | undefined; key?: Buffer | undefined }, options: ConnectionOptions): Agent {
   const common = { keepAlive: true, keepAliveMsecs: 30_000, maxSockets: options.maxSockets ?? 64, maxFreeSockets: 8 };
   if (server.protocol === 'http:') return new http.Agent(common);
   const agentOpts: https.AgentOptions = { ...common };

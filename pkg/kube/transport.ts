@@ -3,10 +3,11 @@
  * so manifests (CRDs with `$ref`, `default`, `x-kubernetes-*`) are sent exactly as given and
  * responses come back as plain JSON (style.md §9.2).
  */
-import http from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, RequestOptions as HttpRequestOptions } from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { http } from '../nodehttp/index.ts';
 import { apiErrorFromResponse } from './api-error.ts';
 import type { Connection } from './connection.ts';
 
@@ -59,8 +60,8 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 interface RawResponse {
   status: number;
-  headers: http.IncomingHttpHeaders;
-  stream: http.IncomingMessage;
+  headers: IncomingHttpHeaders;
+  stream: IncomingMessage;
 }
 
 /** Creates the transport of `conn`. */
@@ -119,7 +120,7 @@ export function createTransport(conn: Connection, options: TransportOptions = {}
     const lib = url.protocol === 'http:' ? http : https;
     const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     return new Promise<RawResponse>((resolve, reject) => {
-      const reqOpts: http.RequestOptions = { method, agent: conn.agent, headers };
+      const reqOpts: HttpRequestOptions = { method, agent: conn.agent, headers };
       if (opts.signal !== undefined) reqOpts.signal = opts.signal;
       const req = lib.request(url, reqOpts, (res) => {
         clearTimeout(timer);
