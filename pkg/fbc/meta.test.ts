@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from './canonical-json.ts';
+import { canonicalJson, encodeGoJson } from './canonical-json.ts';
 import { FbcLoadError, type JsonValue, parseMetas } from './index.ts';
 
 function detail(text: string): string {
@@ -69,6 +69,9 @@ describe('blob normalisation', () => {
     ['{"a":-0}', '{"a":-0}'],
     ['{"a":[1.0,1e21,1e20,1.5e-7,0.000001,100,12345678901234567890]}', '{"a":[1,1e+21,100000000000000000000,1.5e-7,0.000001,100,12345678901234567000]}'],
     ['{"\ue000":1,"\ud83d\ude00":2,"z":3}', '{"z":3,"\ue000":1,"\ud83d\ude00":2}'],
+    // V8 enumerates array-index keys first and numerically; Go sorts them as bytes.
+    ['{"a":3,"10":1,"9":2," ":4}', '{" ":4,"10":1,"9":2,"a":3}'],
+    ['{"b":{"__proto__":{"y":1,"x":2},"a":1},"a":[{"d":1,"c":2}]}', '{"a":[{"c":2,"d":1}],"b":{"__proto__":{"x":2,"y":1},"a":1}}'],
   ])('%s -> %s', (input, want) => {
     expect(parseMetas(`${input}`)[0]?.meta.blob).toBe(`${want}\n`);
   });
@@ -88,6 +91,37 @@ describe('blob normalisation', () => {
         expect(canonicalJson(v as JsonValue)).toBe(model(v as JsonValue));
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('gives the same text on the native fast path and the rule-by-rule encoder', () => {
+    const key = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 4 }), fc.constantFrom('0', '9', '10', '1a', '__proto__', '\ue000', 'a', 'B'));
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.string({ unit: 'grapheme' }),
+        fc.constantFrom('\u2028', 'x\ud800', '<&>'),
+        fc.double(),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('value')),
+        fc.dictionary(key, tie('value')),
+      ),
+    }));
+    fc.assert(
+      fc.property(value, (v) => {
+        const reference = (() => {
+          try {
+            return encodeGoJson(v as JsonValue, { native: false });
+          } catch (err) {
+            return err;
+          }
+        })();
+        if (reference instanceof Error) expect(() => canonicalJson(v as JsonValue)).toThrow(reference.constructor as new () => Error);
+        else expect(encodeGoJson(v as JsonValue)).toEqual(reference);
+      }),
+      { numRuns: 500 },
     );
   });
 });
