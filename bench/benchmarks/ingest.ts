@@ -37,7 +37,7 @@ interface IngestRun extends ChildMessage {
   childPeakAnon: number;
   unpackLoopDelay: LoopDelay;
   ingestLoopDelay: LoopDelay;
-  stored: { jsonl: number; gzip: number; zstd: number; blobs: number };
+  stored: { jsonl: number; gzip: number; blobs: number };
 }
 
 function roundDelay(d: LoopDelay): LoopDelay {

@@ -89,7 +89,7 @@ runChild(async () => {
     samples: sampler.count,
     unpackLoopDelay: unpackDelay,
     ingestLoopDelay: loopDelay(eld),
-    stored: { jsonl: version.sizes.jsonl, gzip: version.sizes.gzip, zstd: version.sizes.zstd, blobs: index.size },
+    stored: { jsonl: version.sizes.jsonl, gzip: version.sizes.gzip, blobs: index.size },
   });
   await store.close();
   images.close();

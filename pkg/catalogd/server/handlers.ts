@@ -1,15 +1,17 @@
 /**
  * The two content endpoints. Both stream from disk and never hold a catalog in memory:
  * - `/api/v1/all`: the whole catalog.jsonl, with Range support, conditional requests and the
- *   precompressed gzip/zstd copies when the client accepts them;
+ *   precompressed gzip copy when the client accepts it;
  * - `/api/v1/metas?schema=&package=&name=`: the blobs matching the filters, read by byte range
- *   through the stored index, compressed on the fly when large enough.
+ *   through the stored index; gzip (when accepted and the answer is large enough) comes from
+ *   the package's precompressed member for `?package=` alone, else is made per request.
  */
 import { createReadStream } from 'node:fs';
 import { Readable, pipeline } from 'node:stream';
-import { createGzip, createZstdCompress } from 'node:zlib';
+import { promisify } from 'node:util';
+import { createGzip, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { StoredVersion } from '../storage/index.ts';
+import type { ByteRange, StoredVersion } from '../storage/index.ts';
 import {
   type Coding,
   MIN_COMPRESS_SIZE,
@@ -24,6 +26,11 @@ import { STATUS_TEXT, httpError, notModified, preconditionFailed, storageErrorRe
 
 const JSONL = 'application/jsonl';
 const METAS_PARAMS = new Set(['schema', 'package', 'name']);
+// /metas answers up to this size are read whole and sent with a Content-Length; larger ones
+// (schema-wide queries over a big catalog) stream. The bound also caps the memory a burst of
+// concurrent queries holds: 100 answers at the bound are 25 MB.
+const WHOLE_RESPONSE_MAX = 256 << 10;
+const gzipAsync = promisify(gzip);
 
 /** Serves `/catalogs/<name>/api/v1/all` for an existing version. */
 export function serveAll(req: FastifyRequest, reply: FastifyReply, v: StoredVersion): FastifyReply {
@@ -54,8 +61,8 @@ export function serveAll(req: FastifyRequest, reply: FastifyReply, v: StoredVers
     return send(req, reply, () => createReadStream(v.path('jsonl')));
   }
   reply.removeHeader('accept-ranges');
-  reply.header('content-encoding', coding).header('content-length', coding === 'gzip' ? v.sizes.gzip : v.sizes.zstd);
-  return send(req, reply, () => createReadStream(v.path(coding)));
+  reply.header('content-encoding', coding).header('content-length', v.sizes.gzip);
+  return send(req, reply, () => createReadStream(v.path('gzip')));
 }
 
 function serveMultipart(
@@ -103,9 +110,12 @@ export async function serveMetas(req: FastifyRequest, reply: FastifyReply, v: St
   if (pre === 'precondition-failed') return preconditionFailed(reply);
 
   const whole = query.schema === '' && query.package === '' && query.name === '';
-  let ranges;
+  let ranges: ByteRange[];
+  let member: ByteRange | undefined;
   try {
-    ranges = whole ? [{ offset: 0, length: v.sizes.jsonl }] : (await v.index()).lookup(query);
+    const index = whole ? undefined : await v.index();
+    ranges = index === undefined ? [{ offset: 0, length: v.sizes.jsonl }] : index.lookup(query);
+    if (query.schema === '' && query.name === '') member = index?.packageMember(query.package);
   } catch (err) {
     return storageErrorResponse(reply, err);
   }
@@ -113,14 +123,36 @@ export async function serveMetas(req: FastifyRequest, reply: FastifyReply, v: St
   if (req.method === 'HEAD') return reply.send();
   const total = ranges.reduce((n, r) => n + r.length, 0);
   const coding = total >= MIN_COMPRESS_SIZE ? negotiateCoding(header(req.headers, 'accept-encoding')) : 'identity';
-  if (coding !== 'identity') reply.header('content-encoding', coding);
-  if (whole && coding !== 'identity') return reply.send(createReadStream(v.path(coding)));
+  if (coding === 'gzip') reply.header('content-encoding', 'gzip');
+  if (whole && coding === 'gzip') return reply.send(createReadStream(v.path('gzip')));
+  if (member !== undefined && coding === 'gzip') {
+    // The package's answer, compressed at ingest (storage/package-members.ts).
+    return sendWhole(reply, () => v.readRangesWhole('packages', [member], member.length));
+  }
+  if (total <= WHOLE_RESPONSE_MAX) {
+    // Package- and name-scoped answers are small: one read, one write with a Content-Length,
+    // and for compression one call on the thread pool instead of a stream pipeline.
+    return sendWhole(reply, async () => {
+      const body = await v.readRangesWhole('jsonl', ranges, total);
+      return coding === 'gzip' ? gzipAsync(body, { level: 1 }) : body;
+    });
+  }
   const body = Readable.from(v.readRanges(ranges));
   if (coding === 'identity') return reply.send(body);
-  const compressor = coding === 'gzip' ? createGzip({ level: 1 }) : createZstdCompress();
+  const compressor = createGzip({ level: 1 });
   // pipeline destroys the compressor when a read fails, which aborts the response.
   pipeline(body, compressor, () => undefined);
   return reply.send(compressor);
+}
+
+async function sendWhole(reply: FastifyReply, read: () => Promise<Buffer>): Promise<FastifyReply> {
+  let body: Buffer;
+  try {
+    body = await read();
+  } catch (err) {
+    return storageErrorResponse(reply, err);
+  }
+  return reply.header('content-length', body.length).send(body);
 }
 
 function send(req: FastifyRequest, reply: FastifyReply, body: () => Readable): FastifyReply {

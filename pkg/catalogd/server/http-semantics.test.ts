@@ -59,9 +59,9 @@ describe('negotiateCoding', () => {
   it.each<[string | undefined, string]>([
     [undefined, 'identity'],
     ['gzip', 'gzip'],
-    ['gzip, deflate, br, zstd', 'zstd'],
-    ['gzip;q=1, zstd;q=0.5', 'gzip'],
-    ['zstd;q=0, gzip', 'gzip'],
+    ['gzip, deflate, br, zstd', 'gzip'],
+    ['zstd', 'identity'],
+    ['zstd, gzip;q=0.1', 'gzip'],
     ['gzip;q=0', 'identity'],
     ['identity', 'identity'],
   ])('%s -> %s', (h, want) => expect(negotiateCoding(h)).toBe(want));

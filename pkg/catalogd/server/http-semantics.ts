@@ -2,7 +2,7 @@
  * The HTTP details catalogd clients observe, reproduced from upstream's Go server (reference
  * catalogd-and-fbc.md §3.3-3.7): ServeMux path cleaning,
  * HTTP dates, conditional-request evaluation in RFC 7232 order (no ETags), byte ranges, and
- * content-coding negotiation (zstd preferred over gzip at equal quality).
+ * content-coding negotiation (gzip, as upstream's gzhttp handler offers).
  */
 
 /** Go's path.Clean as ServeMux applies it (a trailing slash is kept). */
@@ -154,16 +154,12 @@ export function ifRangeAllows(headers: Record<string, string | string[] | undefi
 }
 
 /** Content codings catalogd produces. */
-export type Coding = 'zstd' | 'gzip' | 'identity';
+export type Coding = 'gzip' | 'identity';
 
-/**
- * Picks the response coding from `Accept-Encoding`: the acceptable (q > 0) one of zstd/gzip
- * with the higher quality, zstd when equal; identity otherwise.
- */
+/** Picks the response coding from `Accept-Encoding`: gzip when acceptable (q > 0), else identity. */
 export function negotiateCoding(acceptEncoding: string | undefined): Coding {
   if (acceptEncoding === undefined) return 'identity';
   let gzip = 0;
-  let zstd = 0;
   for (const part of acceptEncoding.split(',')) {
     const [token, ...params] = part.trim().split(';');
     const name = (token ?? '').trim().toLowerCase();
@@ -174,11 +170,8 @@ export function negotiateCoding(acceptEncoding: string | undefined): Coding {
     }
     if (Number.isNaN(q)) q = 0;
     if (name === 'gzip') gzip = Math.max(gzip, q);
-    if (name === 'zstd') zstd = Math.max(zstd, q);
   }
-  if (zstd > 0 && zstd >= gzip) return 'zstd';
-  if (gzip > 0) return 'gzip';
-  return 'identity';
+  return gzip > 0 ? 'gzip' : 'identity';
 }
 
 /** Bodies shorter than this are never compressed (upstream's gzhttp default). */

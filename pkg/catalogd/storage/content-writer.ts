@@ -1,28 +1,37 @@
 /**
  * Writes one catalog version into a directory: `catalog.jsonl` (every blob, in order), its
- * precompressed copies `catalog.jsonl.gz` and `catalog.jsonl.zst` (so `/api/v1/all` costs no
- * CPU per request), and `index.json` (byte offsets for `/api/v1/metas`).
+ * precompressed copy `catalog.jsonl.gz` (so `/api/v1/all` costs no CPU per request), the
+ * per-package gzip members of `packages.jsonl.gz` (package-members.ts) and `index.json` (byte
+ * offsets for `/api/v1/metas`).
  *
  * Blobs stream through: memory use does not grow with catalog size. Compression runs on libuv's
  * thread pool in parallel with the caller producing blobs.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type TransformOptions, Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { type ZlibOptions, type ZstdOptions, constants as zlibConstants, createGzip, createZstdCompress } from 'node:zlib';
+import { type ZlibOptions, createGzip } from 'node:zlib';
 import type { Meta } from '../../fbc/types.ts';
+import { drained } from './drained.ts';
 import { MetaIndexBuilder } from './meta-index.ts';
+import { PackageMemberWriter } from './package-members.ts';
 
 /** File names inside a stored catalog version directory. */
 export const CONTENT_FILES = {
   jsonl: 'catalog.jsonl',
   gzip: 'catalog.jsonl.gz',
-  zstd: 'catalog.jsonl.zst',
+  packages: 'packages.jsonl.gz',
   index: 'index.json',
 } as const;
+
+/**
+ * The files a stored version cannot be served without. Versions written before
+ * `packages.jsonl.gz` existed are served too; their package answers are compressed per request.
+ */
+export const REQUIRED_CONTENT_FILES = [CONTENT_FILES.jsonl, CONTENT_FILES.gzip, CONTENT_FILES.index] as const;
 
 /** What was written. */
 export interface ContentSummary {
@@ -30,10 +39,10 @@ export interface ContentSummary {
   bytes: number;
 }
 
-// gzip and zstd at level 1 keep ingest of a 30 MB catalog well inside its time budget;
-// higher levels buy a few percent on catalogs whose bulk (icons) barely compresses.
+// gzip at level 1 keeps ingest of a 30 MB catalog inside its time budget; higher levels buy a
+// few percent on catalogs whose bulk (icons) barely compresses. No zstd copy: upstream offers
+// gzip only, and a second whole-catalog compression competes with the ingest for the CPU.
 const GZIP_LEVEL = 1;
-const ZSTD_LEVEL = 1;
 const HIGH_WATER = 256 << 10;
 const COMPRESS_BUFFER = 1 << 20;
 // Longest stretch of synchronous work between event-loop turns: an ingest on the main thread
@@ -52,13 +61,12 @@ export async function writeCatalogContent(dir: string, metas: AsyncIterable<Meta
   // while the caller produces the next batches instead of each write waiting for a drain.
   // (zlib streams take Transform options; Node's typings only list the zlib ones.)
   const buffered: Pick<TransformOptions, 'writableHighWaterMark'> = { writableHighWaterMark: COMPRESS_BUFFER };
-  const gzipOptions: ZlibOptions = { level: GZIP_LEVEL, chunkSize: 64 * 1024, ...buffered };
-  const zstdOptions: ZstdOptions = { params: { [zlibConstants.ZSTD_c_compressionLevel]: ZSTD_LEVEL }, ...buffered };
+  // 256 KiB output chunks (zlib's default is 16 KiB): fewer output callbacks on the main thread.
+  const gzipOptions: ZlibOptions = { level: GZIP_LEVEL, chunkSize: 256 * 1024, ...buffered };
   const gzip = createGzip(gzipOptions);
-  const zstd = createZstdCompress(zstdOptions);
   const gzipDone = pipeline(gzip, createWriteStream(join(dir, CONTENT_FILES.gzip)));
-  const zstdDone = pipeline(zstd, createWriteStream(join(dir, CONTENT_FILES.zstd)));
-  const sinks: Writable[] = [jsonl, gzip, zstd];
+  const sinks: Writable[] = [jsonl, gzip];
+  const packages = new PackageMemberWriter(join(dir, CONTENT_FILES.packages), GZIP_LEVEL);
   const index = new MetaIndexBuilder();
   let offset = 0;
   try {
@@ -76,6 +84,8 @@ export async function writeCatalogContent(dir: string, metas: AsyncIterable<Meta
       const length = Buffer.byteLength(meta.blob, 'utf8');
       index.add(meta, offset, length);
       offset += length;
+      const behind = packages.add(meta.schema === '' ? '' : meta.package, meta.blob, length);
+      if (behind !== undefined) await behind;
       batch.push(meta.blob);
       batchBytes += length;
       if (batchBytes >= HIGH_WATER) {
@@ -86,13 +96,14 @@ export async function writeCatalogContent(dir: string, metas: AsyncIterable<Meta
     }
     if (batchBytes > 0) await writeAll(sinks, Buffer.from(batch.join(''), 'utf8'));
     for (const s of sinks) s.end();
-    await Promise.all([finished(jsonl), gzipDone, zstdDone]);
+    const [members] = await Promise.all([packages.finish(), finished(jsonl), gzipDone]);
+    await writeFile(join(dir, CONTENT_FILES.index), index.serialize(members));
   } catch (err) {
     for (const s of sinks) s.destroy();
-    await Promise.allSettled([gzipDone, zstdDone]);
+    packages.destroy();
+    await Promise.allSettled([gzipDone]);
     throw err;
   }
-  await writeFile(join(dir, CONTENT_FILES.index), index.serialize());
   return { blobs: index.size, bytes: offset };
 }
 
@@ -103,19 +114,4 @@ async function writeAll(sinks: Writable[], chunk: Buffer): Promise<void> {
     if (!sink.write(chunk)) waits.push(drained(sink));
   }
   if (waits.length > 0) await Promise.all(waits);
-}
-
-function drained(stream: Writable | WriteStream): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onDrain = (): void => {
-      stream.off('error', onError);
-      resolve();
-    };
-    const onError = (err: Error): void => {
-      stream.off('drain', onDrain);
-      reject(err);
-    };
-    stream.once('drain', onDrain);
-    stream.once('error', onError);
-  });
 }

@@ -4,7 +4,7 @@
  *
  * Layout under `root`:
  *   <catalog>/current.json                {"digest","ref","unpackedAt"} of the served version
- *   <catalog>/<sha256-hex...>/catalog.jsonl, .gz, .zst, index.json
+ *   <catalog>/<sha256-hex...>/catalog.jsonl, .gz, packages.jsonl.gz, index.json
  *   .tmp-<catalog>-<random>/              a version being written (removed on failure/start-up)
  *
  * Guarantees:
@@ -22,7 +22,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Meta } from '../../fbc/types.ts';
-import { CONTENT_FILES, type ContentSummary, writeCatalogContent } from './content-writer.ts';
+import { type ContentSummary, REQUIRED_CONTENT_FILES, writeCatalogContent } from './content-writer.ts';
 import { StoredVersion } from './stored-version.ts';
 
 /** Writes the content of an unpacked FBC directory into `targetDir` (see ingest.ts). */
@@ -184,7 +184,7 @@ export class LocalDirStore {
       if (typeof info.digest !== 'string' || typeof info.ref !== 'string') return undefined;
       const dirName = versionDirName(info.digest);
       const dir = join(catalogDir, dirName);
-      for (const f of Object.values(CONTENT_FILES)) await stat(join(dir, f));
+      for (const f of REQUIRED_CONTENT_FILES) await stat(join(dir, f));
       return await StoredVersion.load(catalog, dir, dirName, info);
     } catch (err) {
       this.#log.warn({ catalog, err }, 'discarding unreadable stored catalog');

@@ -4,7 +4,9 @@
  * matching byte ranges, so catalog content is never held parsed in memory.
  *
  * On disk (`index.json`) the index is one JSON object with string tables and a flat entry list
- * `[offset, length, schemaId, packageId, nameId, ...]` in file order (id -1 = empty value).
+ * `[offset, length, schemaId, packageId, nameId, ...]` in file order (id -1 = empty value), and
+ * optionally `packageGzip`: per entry of the package table `[offset, length]` of its gzip member
+ * in packages.jsonl.gz, `[-1, -1]` for none (package-members.ts).
  */
 
 /** The three optional `/api/v1/metas` filters; "" means "no filter". */
@@ -26,6 +28,7 @@ interface IndexFile {
   packages: string[];
   names: string[];
   entries: number[];
+  packageGzip?: number[];
 }
 
 const FIELDS = 5;
@@ -51,15 +54,22 @@ export class MetaIndexBuilder {
     return this.#entries.length / FIELDS;
   }
 
-  /** The on-disk form. */
-  serialize(): string {
+  /** The on-disk form, with the packages' precompressed members when given. */
+  serialize(members?: ReadonlyMap<string, ByteRange>): string {
+    const packages = [...this.#tables.packages.keys()];
     const file: IndexFile = {
       version: 1,
       schemas: [...this.#tables.schemas.keys()],
-      packages: [...this.#tables.packages.keys()],
+      packages,
       names: [...this.#tables.names.keys()],
       entries: this.#entries,
     };
+    if (members !== undefined) {
+      file.packageGzip = packages.flatMap((p) => {
+        const m = members.get(p);
+        return m === undefined ? [-1, -1] : [m.offset, m.length];
+      });
+    }
     return `${JSON.stringify(file)}\n`;
   }
 }
@@ -87,8 +97,15 @@ export class MetaIndex {
   readonly #byPackage: Map<string, Int32Array>;
   readonly #byName: Map<string, Int32Array>;
   readonly #withSchema: Int32Array;
+  readonly #packageGzip = new Map<string, ByteRange>();
 
   private constructor(file: IndexFile) {
+    const members = file.packageGzip ?? [];
+    file.packages.forEach((p, id) => {
+      const offset = members[id * 2] ?? -1;
+      const length = members[id * 2 + 1] ?? -1;
+      if (offset >= 0 && length >= 0) this.#packageGzip.set(p, { offset, length });
+    });
     const count = file.entries.length / FIELDS;
     this.#offsets = new Float64Array(count);
     this.#lengths = new Float64Array(count);
@@ -126,11 +143,20 @@ export class MetaIndex {
       !Array.isArray(file.packages) ||
       !Array.isArray(file.names) ||
       !Array.isArray(file.entries) ||
-      file.entries.length % FIELDS !== 0
+      file.entries.length % FIELDS !== 0 ||
+      (file.packageGzip !== undefined && (!Array.isArray(file.packageGzip) || file.packageGzip.length !== file.packages.length * 2))
     ) {
       throw new Error('malformed catalog index');
     }
     return new MetaIndex(file as IndexFile);
+  }
+
+  /**
+   * Where packages.jsonl.gz holds the gzip member that is exactly the answer to
+   * `?package=<pkg>` alone, if it does.
+   */
+  packageMember(pkg: string): ByteRange | undefined {
+    return this.#packageGzip.get(pkg);
   }
 
   /** Number of indexed blobs. */

@@ -1,7 +1,7 @@
 /**
  * One stored, servable catalog version: file locations, sizes, modification time and the
- * lazily loaded metas index. Reads of `catalog.jsonl` byte ranges go through one shared file
- * handle, which stays valid even after the version's directory is removed.
+ * lazily loaded metas index. Byte-range reads of catalog.jsonl and packages.jsonl.gz go through
+ * one shared handle per file, which stays valid even after the version's directory is removed.
  */
 import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,6 +11,9 @@ import { type ByteRange, MetaIndex } from './meta-index.ts';
 
 const READ_CHUNK = 256 * 1024;
 
+/** The content files read by byte range. */
+export type RangeFile = 'jsonl' | 'packages';
+
 export class StoredVersion {
   readonly catalog: string;
   readonly dir: string;
@@ -18,9 +21,9 @@ export class StoredVersion {
   readonly info: VersionInfo;
   /** Modification time of catalog.jsonl: the Last-Modified of every response. */
   readonly modTime: Date;
-  readonly sizes: { jsonl: number; gzip: number; zstd: number };
+  readonly sizes: { jsonl: number; gzip: number };
   #index: Promise<MetaIndex> | undefined;
-  #handle: Promise<FileHandle> | undefined;
+  readonly #handles = new Map<RangeFile, Promise<FileHandle>>();
   #closed = false;
   #readers = 0;
 
@@ -35,12 +38,8 @@ export class StoredVersion {
 
   /** Reads the metadata of the version stored in `dir`; throws if any content file is missing. */
   static async load(catalog: string, dir: string, dirName: string, info: VersionInfo): Promise<StoredVersion> {
-    const [jsonl, gzip, zstd] = await Promise.all([
-      stat(join(dir, CONTENT_FILES.jsonl)),
-      stat(join(dir, CONTENT_FILES.gzip)),
-      stat(join(dir, CONTENT_FILES.zstd)),
-    ]);
-    return new StoredVersion(catalog, dir, dirName, info, jsonl.mtime, { jsonl: jsonl.size, gzip: gzip.size, zstd: zstd.size });
+    const [jsonl, gzip] = await Promise.all([stat(join(dir, CONTENT_FILES.jsonl)), stat(join(dir, CONTENT_FILES.gzip))]);
+    return new StoredVersion(catalog, dir, dirName, info, jsonl.mtime, { jsonl: jsonl.size, gzip: gzip.size });
   }
 
   /** Absolute path of one of the content files. */
@@ -54,42 +53,81 @@ export class StoredVersion {
     return this.#index;
   }
 
+  /**
+   * Reads the bytes of `ranges` of `file` (`total` bytes in all) into one buffer: the cheap way
+   * to answer a small `/metas` query. Callers bound `total`; large answers stream (readRanges).
+   */
+  async readRangesWhole(file: RangeFile, ranges: readonly ByteRange[], total: number): Promise<Buffer> {
+    const out = Buffer.allocUnsafe(total);
+    const { fh, release } = await this.#acquire(file);
+    try {
+      let at = 0;
+      for (const range of ranges) {
+        if (at + range.length > total) throw new Error(`catalog ${this.catalog}: ranges exceed ${total} bytes`);
+        for (let done = 0; done < range.length; ) {
+          const { bytesRead } = await fh.read(out, at, range.length - done, range.offset + done);
+          if (bytesRead === 0) throw new Error(`catalog ${this.catalog}: content ended before byte ${range.offset + done}`);
+          done += bytesRead;
+          at += bytesRead;
+        }
+      }
+      return at === total ? out : out.subarray(0, at);
+    } finally {
+      await release();
+    }
+  }
+
   /** Streams the bytes of `ranges` of catalog.jsonl in order, in chunks of at most 256 KiB. */
   async *readRanges(ranges: readonly ByteRange[]): AsyncGenerator<Buffer> {
-    // A request that raced a retirement reads through a private handle it closes itself;
-    // otherwise the shared handle stays open until the last reader finishes.
-    const shared = !this.#closed;
-    if (shared) this.#readers++;
+    const { fh, release } = await this.#acquire('jsonl');
     try {
-      const fh = shared ? await this.#sharedFile() : await open(this.path('jsonl'), 'r');
-      try {
-        yield* readFrom(fh, ranges, this.catalog);
-      } finally {
-        if (!shared) await fh.close();
-      }
+      yield* readFrom(fh, ranges, this.catalog);
     } finally {
-      if (shared) {
-        this.#readers--;
-        if (this.#closed && this.#readers === 0) await this.#closeHandle();
-      }
+      await release();
+    }
+  }
+
+  // A read that raced a retirement goes through a private handle it closes itself; otherwise
+  // the shared handle stays open until the last reader releases it.
+  async #acquire(file: RangeFile): Promise<{ fh: FileHandle; release: () => Promise<void> }> {
+    if (this.#closed) {
+      const fh = await open(this.path(file), 'r');
+      return { fh, release: () => fh.close() };
+    }
+    this.#readers++;
+    const release = async (): Promise<void> => {
+      this.#readers--;
+      if (this.#closed && this.#readers === 0) await this.#closeHandles();
+    };
+    try {
+      return { fh: await this.#sharedFile(file), release };
+    } catch (err) {
+      await release();
+      throw err;
     }
   }
 
   /** Releases the shared file handle once no read is using it. */
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#readers === 0) await this.#closeHandle();
+    if (this.#readers === 0) await this.#closeHandles();
   }
 
-  async #closeHandle(): Promise<void> {
-    const handle = this.#handle;
-    this.#handle = undefined;
-    if (handle !== undefined) await (await handle.catch(() => undefined))?.close();
+  async #closeHandles(): Promise<void> {
+    const handles = [...this.#handles.values()];
+    this.#handles.clear();
+    await Promise.all(handles.map(async (h) => (await h.catch(() => undefined))?.close()));
   }
 
-  #sharedFile(): Promise<FileHandle> {
-    this.#handle ??= open(this.path('jsonl'), 'r');
-    return this.#handle;
+  #sharedFile(file: RangeFile): Promise<FileHandle> {
+    let handle = this.#handles.get(file);
+    if (handle === undefined) {
+      handle = open(this.path(file), 'r');
+      this.#handles.set(file, handle);
+      // A failed open is not cached: the next read tries again.
+      handle.catch(() => this.#handles.get(file) === handle && this.#handles.delete(file));
+    }
+    return handle;
   }
 }
 
