@@ -57,6 +57,7 @@ runChild(async () => {
   eld.enable();
 
   const t0 = performance.now();
+  store.prepareIngest(); // as catalogd's reconciler does
   const pulled = await images.pull(ref, { owner: 'bench', cache: unpackCache, labelPathFilter: CATALOG_CONFIGS_LABEL });
   const t1 = performance.now();
   const unpackDelay = loopDelay(eld);

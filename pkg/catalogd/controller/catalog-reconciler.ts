@@ -160,6 +160,8 @@ export class CatalogReconciler implements Reconciler {
     if (stored !== undefined && stored.info.digest === resolved.digest) return stored;
 
     let pulled: PullResult;
+    // The ingest process starts while the image is pulled.
+    store.prepareIngest();
     try {
       // Pull by the spec's reference: a missing configs label is terminal only for digest refs.
       pulled = await images.pull(ref, { owner: name, cache: unpackCache, labelPathFilter: CONFIGS_LOCATION_LABEL, signal: ctx.signal });

@@ -49,6 +49,7 @@ export class ContentSyncReconciler implements Reconciler {
     if (store.contentExists(name, digest)) return;
 
     let pulled;
+    store.prepareIngest(); // the ingest process starts while the image is pulled
     try {
       pulled = await this.#o.images.pull(ref, { owner: name, cache: unpackCache, labelPathFilter: CONFIGS_LOCATION_LABEL, signal: ctx.signal });
       await store.store(name, { digest: pulled.digest, ref: pulled.digestRef, unpackedAt: cc.status?.lastUnpacked ?? pulled.unpackedAt.toISOString() }, { fbcDir: pulled.dir });

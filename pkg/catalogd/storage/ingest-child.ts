@@ -1,17 +1,27 @@
 /**
- * Child-process entry point of `createProcessIngest` (ingest.ts): ingests the FBC directory
- * `argv[2]` into `argv[3]`, reports `{ ok, summary }` or `{ ok: false, message }` over the IPC
- * channel, and exits. Its memory is returned to the system when it exits.
+ * Child-process entry point of `createProcessIngest` (ingest.ts). Started with the idle limit
+ * in ms as its argument, it loads the ingest code, then waits for one `IngestRequest` over the
+ * IPC channel, ingests, replies `{ ok, summary }` or `{ ok: false, message }` and exits. Its
+ * memory is returned to the system when it exits. Without a request within the idle limit, or
+ * when the parent goes away, it exits.
  */
 import { errorMessage } from '../../errors/index.ts';
-import { ingestInProcess } from './ingest.ts';
+import { type IngestRequest, ingestInProcess } from './ingest.ts';
 
-const [fbcDir, targetDir] = process.argv.slice(2);
-let reply: { ok: boolean; summary?: unknown; message?: string };
-try {
-  if (fbcDir === undefined || targetDir === undefined) throw new Error('usage: ingest-child FBC_DIR TARGET_DIR');
-  reply = { ok: true, summary: await ingestInProcess(fbcDir, targetDir) };
-} catch (err) {
-  reply = { ok: false, message: errorMessage(err) };
-}
-process.send?.(reply, () => process.disconnect());
+const idleMs = Number(process.argv[2] ?? '0');
+const idle = setTimeout(() => process.exit(0), Number.isFinite(idleMs) && idleMs > 0 ? idleMs : 60_000);
+process.once('disconnect', () => process.exit(0));
+
+process.once('message', (request: IngestRequest) => {
+  clearTimeout(idle);
+  void (async () => {
+    let reply: { ok: boolean; summary?: unknown; message?: string };
+    try {
+      if (typeof request?.fbcDir !== 'string' || typeof request.targetDir !== 'string') throw new Error('ingest request without fbcDir and targetDir');
+      reply = { ok: true, summary: await ingestInProcess(request.fbcDir, request.targetDir) };
+    } catch (err) {
+      reply = { ok: false, message: errorMessage(err) };
+    }
+    process.send?.(reply, () => process.disconnect());
+  })();
+});

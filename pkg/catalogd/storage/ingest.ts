@@ -8,7 +8,7 @@
  *   long-running process's allocator (decision 0082).
  * Both reject with the loader's error (which names the file and line at fault).
  */
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { walkMetas } from '../../fbc/index.ts';
 import type { Meta } from '../../fbc/types.ts';
 import { type ContentSummary, writeCatalogContent } from './content-writer.ts';
@@ -29,6 +29,12 @@ interface ChildReply {
   message?: string;
 }
 
+/** What the parent sends a waiting ingest process. */
+export interface IngestRequest {
+  fbcDir: string;
+  targetDir: string;
+}
+
 // Same extension as this module: `.ts` when run from source, `.js` in the built image.
 const CHILD = new URL(`./ingest-child${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url);
 
@@ -39,27 +45,49 @@ const CHILD = new URL(`./ingest-child${import.meta.url.slice(import.meta.url.las
  */
 export const INGEST_CHILD_FLAGS = ['--max-semi-space-size=4'];
 
+/** How long a process started by `prepare()` waits for its ingest before it exits. */
+export const SPARE_IDLE_MS = 5 * 60_000;
+
 /** Options of `createProcessIngest`. */
 export interface ProcessIngestOptions {
   /** Node flags of the child (default INGEST_CHILD_FLAGS). */
   execArgv?: string[];
-  /** Called with the child's pid once it is running (for logs and measurements). */
+  /** Called with the pid of the process that runs an ingest, when it starts that ingest. */
   onSpawn?: (pid: number) => void;
+  /** See SPARE_IDLE_MS (tests shorten it). */
+  spareIdleMs?: number;
 }
 
-/** Returns an IngestFn that runs each ingest in a fresh child process of the same Node. */
-export function createProcessIngest(options: ProcessIngestOptions = {}): IngestFn {
-  return (fbcDir, targetDir) =>
+/**
+ * Returns an IngestFn that runs each ingest in a fresh child process of the same Node. Its
+ * `prepare()` starts the process for the next ingest ahead of time, so that Node's start-up
+ * and module loading (~60-150 ms) overlap the image pull instead of following it. At most one
+ * such spare waits; it exits after `spareIdleMs` without work, or when this process exits.
+ */
+export function createProcessIngest(options: ProcessIngestOptions = {}): IngestFn & { prepare: () => void } {
+  const idleMs = options.spareIdleMs ?? SPARE_IDLE_MS;
+  const start = (): ChildProcess =>
+    fork(CHILD, [String(idleMs)], {
+      execArgv: options.execArgv ?? INGEST_CHILD_FLAGS,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'json',
+    });
+  let spare: ChildProcess | undefined;
+  const usable = (c: ChildProcess | undefined): c is ChildProcess => c !== undefined && c.connected && c.exitCode === null && c.signalCode === null;
+
+  const ingest = (fbcDir: string, targetDir: string): Promise<ContentSummary> =>
     new Promise<ContentSummary>((resolve, reject) => {
-      const child = fork(CHILD, [fbcDir, targetDir], {
-        execArgv: options.execArgv ?? INGEST_CHILD_FLAGS,
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-        serialization: 'json',
-      });
+      const child = usable(spare) ? spare : start();
+      spare = undefined;
       let reply: ChildReply | undefined;
-      child.once('spawn', () => {
+      const begin = (): void => {
         if (child.pid !== undefined) options.onSpawn?.(child.pid);
-      });
+        const request: IngestRequest = { fbcDir, targetDir };
+        // A failed send shows as the process's exit without a reply.
+        child.send(request, () => undefined);
+      };
+      if (child.pid !== undefined) begin();
+      else child.once('spawn', begin);
       child.once('message', (m: ChildReply) => {
         reply = m;
       });
@@ -70,4 +98,12 @@ export function createProcessIngest(options: ProcessIngestOptions = {}): IngestF
         else reject(new Error(`catalog ingest process exited with ${signal === null ? `code ${code}` : `signal ${signal}`}`));
       });
     });
+
+  const prepare = (): void => {
+    if (usable(spare)) return;
+    const child = start();
+    child.once('error', () => undefined); // a failed start is reported by the ingest that needs it
+    spare = child;
+  };
+  return Object.assign(ingest, { prepare });
 }

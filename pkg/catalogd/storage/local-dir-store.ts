@@ -25,8 +25,12 @@ import type { Meta } from '../../fbc/types.ts';
 import { type ContentSummary, REQUIRED_CONTENT_FILES, writeCatalogContent } from './content-writer.ts';
 import { StoredVersion } from './stored-version.ts';
 
-/** Writes the content of an unpacked FBC directory into `targetDir` (see ingest.ts). */
-export type IngestFn = (fbcDir: string, targetDir: string) => Promise<ContentSummary>;
+/**
+ * Writes the content of an unpacked FBC directory into `targetDir` (see ingest.ts). `prepare`,
+ * when present, is a hint that an ingest is coming (a pull started): the implementation may
+ * start work that does not depend on the content, such as a process.
+ */
+export type IngestFn = ((fbcDir: string, targetDir: string) => Promise<ContentSummary>) & { prepare?: () => void };
 
 /** Where the content of a new version comes from. */
 export type ContentSource = { fbcDir: string } | { metas: AsyncIterable<Meta> | Iterable<Meta> };
@@ -98,6 +102,11 @@ export class LocalDirStore {
   contentExists(catalog: string, digest?: string): boolean {
     const v = this.#served.get(catalog);
     return v !== undefined && (digest === undefined || v.info.digest === digest);
+  }
+
+  /** Tells the ingest that a store of an FBC directory is likely soon (call when a pull starts). */
+  prepareIngest(): void {
+    this.#ingest.prepare?.();
   }
 
   /**

@@ -1,0 +1,92 @@
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProcessIngest } from './ingest.ts';
+
+const PACKAGE = '{"schema":"olm.package","name":"foo","defaultChannel":"stable"}\n';
+const BUNDLE = '{"schema":"olm.bundle","package":"foo","name":"foo.v1","image":"r.test/foo@sha256:aa","properties":[]}\n';
+
+/** Pids of this process's children running the ingest entry point. */
+async function ingestChildren(): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8');
+      if (ppid === process.pid && cmdline.includes('ingest-child')) pids.push(Number(entry));
+    } catch {
+      // the process went away meanwhile
+    }
+  }
+  return pids;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('createProcessIngest', () => {
+  let root: string;
+  let fbc: string;
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'ingest-test-'));
+    fbc = join(root, 'fbc');
+    await mkdir(join(fbc, 'foo'), { recursive: true });
+    await writeFile(join(fbc, 'foo', 'catalog.json'), PACKAGE + BUNDLE);
+  });
+  afterAll(() => rm(root, { recursive: true, force: true }));
+
+  async function target(name: string): Promise<string> {
+    const dir = join(root, name);
+    await mkdir(dir);
+    return dir;
+  }
+
+  it('runs the ingest in the process prepare() started, and that process exits after it', async () => {
+    const pids: number[] = [];
+    const ingest = createProcessIngest({ onSpawn: (pid) => pids.push(pid) });
+    ingest.prepare();
+    ingest.prepare(); // one spare at most
+    await new Promise((r) => setTimeout(r, 300));
+    const spares = await ingestChildren();
+    expect(spares).toHaveLength(1);
+    const dir = await target('prepared');
+    // Keys re-sorted, same length.
+    expect(await ingest(fbc, dir)).toEqual({ blobs: 2, bytes: PACKAGE.length + BUNDLE.length });
+    expect(await readFile(join(dir, 'catalog.jsonl'), 'utf8')).toContain('"name":"foo.v1"');
+    expect(pids).toEqual(spares);
+    expect(alive(pids[0]!)).toBe(false);
+  });
+
+  it('starts a process per ingest without prepare(), and after an unused spare timed out', async () => {
+    const pids: number[] = [];
+    const ingest = createProcessIngest({ onSpawn: (pid) => pids.push(pid), spareIdleMs: 100 });
+    await ingest(fbc, await target('plain'));
+    ingest.prepare();
+    const spares = await ingestChildren();
+    expect(spares).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 1_500)); // the spare gave up waiting
+    expect(alive(spares[0]!)).toBe(false);
+    await ingest(fbc, await target('after-timeout'));
+    expect(pids).toHaveLength(2);
+    expect(pids[0]).not.toBe(pids[1]);
+  });
+
+  it("rejects with the loader's error", async () => {
+    const bad = join(root, 'bad');
+    await mkdir(bad);
+    await writeFile(join(bad, 'catalog.yaml'), 'schema: [unclosed\n');
+    const ingest = createProcessIngest();
+    ingest.prepare();
+    await expect(ingest(bad, await target('bad-out'))).rejects.toThrow(/catalog\.yaml/);
+  });
+});
