@@ -126,8 +126,10 @@ export async function serveMetas(req: FastifyRequest, reply: FastifyReply, v: St
   if (coding === 'gzip') reply.header('content-encoding', 'gzip');
   if (whole && coding === 'gzip') return reply.send(createReadStream(v.path('gzip')));
   if (member !== undefined && coding === 'gzip') {
-    // The package's answer, compressed at ingest (storage/package-members.ts).
-    return sendWhole(reply, () => v.readRangesWhole('packages', [member], member.length));
+    // The package's answer, compressed at ingest (storage/package-members.ts). Should the
+    // members file be unreadable, the answer is compressed per request instead.
+    const precompressed = await v.readRangesWhole('packages', [member], member.length).catch(() => undefined);
+    if (precompressed !== undefined) return reply.header('content-length', precompressed.length).send(precompressed);
   }
   if (total <= WHOLE_RESPONSE_MAX) {
     // Package- and name-scoped answers are small: one read, one write with a Content-Length,

@@ -8,6 +8,8 @@ import type { Meta } from '../../fbc/types.ts';
 import { CONTENT_FILES } from './content-writer.ts';
 import { LocalDirStore, type VersionInfo } from './local-dir-store.ts';
 import { MAX_MEMBER } from './package-members.ts';
+import { buildCatalogServer } from '../server/server.ts';
+import { Registry } from 'prom-client';
 import type { StoredVersion } from './stored-version.ts';
 
 function meta(schema: string, pkg: string, name: string, pad = 0): Meta {
@@ -73,6 +75,24 @@ describe('precompressed package answers', () => {
     expect(index.packageMember('huge')).toBeUndefined();
     expect(index.packageMember('')).toBeUndefined();
     expect(index.packageMember('nope')).toBeUndefined();
+  });
+
+  it('answers gzip package queries from the member, and per request when the members file is gone', async () => {
+    const app = buildCatalogServer({ content: store, logger: pino({ level: 'silent' }), registry: new Registry() });
+    try {
+      const get = () => app.inject({ url: '/catalogs/cat/api/v1/metas?package=a', headers: { 'accept-encoding': 'gzip' } });
+      const fromMember = await get();
+      expect(fromMember.rawPayload.length).toBe((await version.index()).packageMember('a')!.length);
+      expect(gunzipSync(fromMember.rawPayload).toString()).toBe(await answer('a'));
+      await store.close(); // drops the open handles, so the next read opens the file again
+      await unlink(join(version.dir, CONTENT_FILES.packages));
+      const perRequest = await get();
+      expect(perRequest.statusCode).toBe(200);
+      expect(perRequest.headers['content-encoding']).toBe('gzip');
+      expect(gunzipSync(perRequest.rawPayload).toString()).toBe(await answer('a'));
+    } finally {
+      await app.close();
+    }
   });
 
   it('still serves versions stored before members existed', async () => {
