@@ -70,7 +70,9 @@ export class PackageMemberWriter {
     const run = this.#run as Run;
     run.bytes += bytes;
     if (run.bytes > MAX_MEMBER) this.#split.add(pkg);
-    if (!this.#split.has(pkg)) run.parts.push(blob);
+    // A package that gets no member holds none of its blobs.
+    if (this.#split.has(pkg)) run.parts = [];
+    else run.parts.push(blob);
     return wait;
   }
 

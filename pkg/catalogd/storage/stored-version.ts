@@ -36,7 +36,7 @@ export class StoredVersion {
     this.sizes = sizes;
   }
 
-  /** Reads the metadata of the version stored in `dir`; throws if any content file is missing. */
+  /** Reads the metadata of the version stored in `dir`; throws if catalog.jsonl or its gzip copy is missing. */
   static async load(catalog: string, dir: string, dirName: string, info: VersionInfo): Promise<StoredVersion> {
     const [jsonl, gzip] = await Promise.all([stat(join(dir, CONTENT_FILES.jsonl)), stat(join(dir, CONTENT_FILES.gzip))]);
     return new StoredVersion(catalog, dir, dirName, info, jsonl.mtime, { jsonl: jsonl.size, gzip: gzip.size });
