@@ -11,7 +11,7 @@ import { Readable, pipeline } from 'node:stream';
 import { promisify } from 'node:util';
 import { createGzip, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ByteRange, StoredVersion } from '../storage/index.ts';
+import { type ByteRange, type PackageGzip, type StoredVersion, frameDeflate } from '../storage/index.ts';
 import {
   type Coding,
   MIN_COMPRESS_SIZE,
@@ -111,11 +111,11 @@ export async function serveMetas(req: FastifyRequest, reply: FastifyReply, v: St
 
   const whole = query.schema === '' && query.package === '' && query.name === '';
   let ranges: ByteRange[];
-  let member: ByteRange | undefined;
+  let packageGzip: PackageGzip | undefined;
   try {
     const index = whole ? undefined : await v.index();
     ranges = index === undefined ? [{ offset: 0, length: v.sizes.jsonl }] : index.lookup(query);
-    if (query.schema === '' && query.name === '') member = index?.packageMember(query.package);
+    if (query.schema === '' && query.name === '') packageGzip = index?.packageGzip(query.package);
   } catch (err) {
     return storageErrorResponse(reply, err);
   }
@@ -125,11 +125,16 @@ export async function serveMetas(req: FastifyRequest, reply: FastifyReply, v: St
   const coding = total >= MIN_COMPRESS_SIZE ? negotiateCoding(header(req.headers, 'accept-encoding')) : 'identity';
   if (coding === 'gzip') reply.header('content-encoding', 'gzip');
   if (whole && coding === 'gzip') return reply.send(createReadStream(v.path('gzip')));
-  if (member !== undefined && coding === 'gzip') {
-    // The package's answer, compressed at ingest (storage/package-members.ts). Should the
-    // members file be unreadable, the answer is compressed per request instead.
-    const precompressed = await v.readRangesWhole('packages', [member], member.length).catch(() => undefined);
-    if (precompressed !== undefined) return reply.header('content-length', precompressed.length).send(precompressed);
+  if (packageGzip !== undefined && packageGzip.size === total && coding === 'gzip') {
+    // The package's answer, compressed at ingest: its segments of catalog.jsonl.gz framed as a
+    // gzip file of their own (storage/gzip-segments.ts). Should that read fail, the answer is
+    // compressed per request instead.
+    const { offset, length, crc, size } = packageGzip;
+    const segments = await v.readRangesWhole('gzip', [{ offset, length }], length).catch(() => undefined);
+    if (segments !== undefined && segments.length === length) {
+      const body = frameDeflate(segments, crc, size);
+      return reply.header('content-length', body.length).send(body);
+    }
   }
   if (total <= WHOLE_RESPONSE_MAX) {
     // Package- and name-scoped answers are small: one read, one write with a Content-Length,

@@ -1,5 +1,7 @@
 export { CONTENT_FILES, type ContentSummary, writeCatalogContent } from './content-writer.ts';
-export { INGEST_CHILD_FLAGS, createProcessIngest, ingestInProcess, type ProcessIngestOptions } from './ingest.ts';
+export { frameDeflate } from './gzip-framing.ts';
+export { MAX_PACKAGE_GZIP, type PackageGzip } from './gzip-segments.ts';
+export { INGEST_CHILD_ENVIRONMENT, INGEST_CHILD_FLAGS, createProcessIngest, ingestInProcess, type ProcessIngestOptions } from './ingest.ts';
 export {
   type ContentSource,
   type IngestFn,

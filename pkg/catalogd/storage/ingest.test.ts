@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProcessIngest } from './ingest.ts';
+import { INGEST_CHILD_ENVIRONMENT, createProcessIngest } from './ingest.ts';
 
 const PACKAGE = '{"schema":"olm.package","name":"foo","defaultChannel":"stable"}\n';
 const BUNDLE = '{"schema":"olm.bundle","package":"foo","name":"foo.v1","image":"r.test/foo@sha256:aa","properties":[]}\n';
@@ -79,6 +79,19 @@ describe('createProcessIngest', () => {
     await ingest(fbc, await target('after-timeout'));
     expect(pids).toHaveLength(2);
     expect(pids[0]).not.toBe(pids[1]);
+  });
+
+  it('runs the child with its own environment, not the parent\'s', async () => {
+    const ingest = createProcessIngest();
+    ingest.prepare();
+    await new Promise((r) => setTimeout(r, 200));
+    const [pid] = await ingestChildren();
+    const environ = await readFile(`/proc/${pid}/environ`, 'utf8');
+    // glibc cuts GLIBC_TUNABLES into its settings in place; Node adds its IPC channel's variables.
+    expect(environ.replaceAll('\0glibc.', ':glibc.')).toContain(`GLIBC_TUNABLES=${INGEST_CHILD_ENVIRONMENT['GLIBC_TUNABLES']}\0`);
+    const names = environ.split('\0').map((v) => v.slice(0, v.indexOf('=')));
+    expect(names.filter((n) => n !== '' && !n.startsWith('NODE_CHANNEL_') && !n.startsWith('glibc.'))).toEqual(['GLIBC_TUNABLES']);
+    expect(await ingest(fbc, await target('environment'))).toMatchObject({ blobs: 2 });
   });
 
   it("rejects with the loader's error", async () => {

@@ -4,7 +4,7 @@
  *
  * Layout under `root`:
  *   <catalog>/current.json                {"digest","ref","unpackedAt"} of the served version
- *   <catalog>/<sha256-hex...>/catalog.jsonl, .gz, packages.jsonl.gz, index.json
+ *   <catalog>/<sha256-hex...>/catalog.jsonl, .gz, index.json
  *   .tmp-<catalog>-<random>/              a version being written (removed on failure/start-up)
  *
  * Guarantees:

@@ -5,9 +5,11 @@
  *
  * On disk (`index.json`) the index is one JSON object with string tables and a flat entry list
  * `[offset, length, schemaId, packageId, nameId, ...]` in file order (id -1 = empty value), and
- * optionally `packageGzip`: per entry of the package table `[offset, length]` of its gzip member
- * in packages.jsonl.gz, `[-1, -1]` for none (package-members.ts).
+ * optionally `packageSegments`: per entry of the package table `[offset, length, crc, size]` of
+ * its deflate segments in catalog.jsonl.gz, `[-1, -1, -1, -1]` for none (gzip-segments.ts).
+ * Indexes written before carried `packageGzip` (members of a separate file); it is ignored.
  */
+import type { PackageGzip } from './gzip-segments.ts';
 
 /** The three optional `/api/v1/metas` filters; "" means "no filter". */
 export interface MetaQuery {
@@ -28,7 +30,7 @@ interface IndexFile {
   packages: string[];
   names: string[];
   entries: number[];
-  packageGzip?: number[];
+  packageSegments?: number[];
 }
 
 const FIELDS = 5;
@@ -54,8 +56,8 @@ export class MetaIndexBuilder {
     return this.#entries.length / FIELDS;
   }
 
-  /** The on-disk form, with the packages' precompressed members when given. */
-  serialize(members?: ReadonlyMap<string, ByteRange>): string {
+  /** The on-disk form, with where the packages' compressed answers lie when given. */
+  serialize(gzip?: ReadonlyMap<string, PackageGzip>): string {
     const packages = [...this.#tables.packages.keys()];
     const file: IndexFile = {
       version: 1,
@@ -64,10 +66,10 @@ export class MetaIndexBuilder {
       names: [...this.#tables.names.keys()],
       entries: this.#entries,
     };
-    if (members !== undefined) {
-      file.packageGzip = packages.flatMap((p) => {
-        const m = members.get(p);
-        return m === undefined ? [-1, -1] : [m.offset, m.length];
+    if (gzip !== undefined) {
+      file.packageSegments = packages.flatMap((p) => {
+        const g = gzip.get(p);
+        return g === undefined ? [-1, -1, -1, -1] : [g.offset, g.length, g.crc, g.size];
       });
     }
     return `${JSON.stringify(file)}\n`;
@@ -97,14 +99,13 @@ export class MetaIndex {
   readonly #byPackage: Map<string, Int32Array>;
   readonly #byName: Map<string, Int32Array>;
   readonly #withSchema: Int32Array;
-  readonly #packageGzip = new Map<string, ByteRange>();
+  readonly #packageGzip = new Map<string, PackageGzip>();
 
   private constructor(file: IndexFile) {
-    const members = file.packageGzip ?? [];
+    const segments = file.packageSegments ?? [];
     file.packages.forEach((p, id) => {
-      const offset = members[id * 2] ?? -1;
-      const length = members[id * 2 + 1] ?? -1;
-      if (offset >= 0 && length >= 0) this.#packageGzip.set(p, { offset, length });
+      const [offset = -1, length = -1, crc = -1, size = -1] = segments.slice(id * 4, id * 4 + 4);
+      if (offset >= 0 && length >= 0 && crc >= 0 && size >= 0) this.#packageGzip.set(p, { offset, length, crc, size });
     });
     const count = file.entries.length / FIELDS;
     this.#offsets = new Float64Array(count);
@@ -144,7 +145,7 @@ export class MetaIndex {
       !Array.isArray(file.names) ||
       !Array.isArray(file.entries) ||
       file.entries.length % FIELDS !== 0 ||
-      (file.packageGzip !== undefined && (!Array.isArray(file.packageGzip) || file.packageGzip.length !== file.packages.length * 2))
+      (file.packageSegments !== undefined && (!Array.isArray(file.packageSegments) || file.packageSegments.length !== file.packages.length * 4))
     ) {
       throw new Error('malformed catalog index');
     }
@@ -152,10 +153,10 @@ export class MetaIndex {
   }
 
   /**
-   * Where packages.jsonl.gz holds the gzip member that is exactly the answer to
+   * Where catalog.jsonl.gz holds the compressed segments that are exactly the answer to
    * `?package=<pkg>` alone, if it does.
    */
-  packageMember(pkg: string): ByteRange | undefined {
+  packageGzip(pkg: string): PackageGzip | undefined {
     return this.#packageGzip.get(pkg);
   }
 

@@ -1,6 +1,6 @@
 /**
  * One stored, servable catalog version: file locations, sizes, modification time and the
- * lazily loaded metas index. Byte-range reads of catalog.jsonl and packages.jsonl.gz go through
+ * lazily loaded metas index. Byte-range reads of catalog.jsonl and catalog.jsonl.gz go through
  * one shared handle per file, which stays valid even after the version's directory is removed.
  */
 import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
@@ -12,7 +12,7 @@ import { type ByteRange, MetaIndex } from './meta-index.ts';
 const READ_CHUNK = 256 * 1024;
 
 /** The content files read by byte range. */
-export type RangeFile = 'jsonl' | 'packages';
+export type RangeFile = 'jsonl' | 'gzip';
 
 export class StoredVersion {
   readonly catalog: string;

@@ -1,0 +1,80 @@
+/**
+ * gzip framing (RFC 1952) around raw deflate data, and CRC-32 arithmetic.
+ *
+ * A deflate stream may be built from independently compressed segments: each segment is raw
+ * deflate output ended with a sync flush (an empty stored block, so it ends on a byte boundary
+ * and holds no final block). Any sequence of such segments followed by one empty final block is
+ * one valid deflate stream, and with a gzip header and a trailer (CRC-32 and length of the
+ * uncompressed bytes) it is one single-member gzip file. catalogd writes catalog.jsonl.gz that
+ * way (gzip-segments.ts), so the compressed bytes of any contiguous run of segments, framed
+ * anew, are the gzip answer for that run's content without compressing it again.
+ */
+
+/**
+ * gzip header: magic, deflate, no flags, no modification time, "fastest" compression, Unix.
+ * The same ten bytes zlib writes at level 1.
+ */
+export const GZIP_HEADER: Buffer = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x04, 0x03]);
+
+/** An empty final deflate block (fixed Huffman codes: BFINAL=1, BTYPE=01, end-of-block). */
+export const FINAL_BLOCK: Buffer = Buffer.from([0x03, 0x00]);
+
+/** The eight-byte gzip trailer: CRC-32 and length modulo 2^32 of the uncompressed data, little-endian. */
+export function gzipTrailer(crc: number, size: number): Buffer {
+  const out = Buffer.allocUnsafe(8);
+  out.writeUInt32LE(crc >>> 0, 0);
+  out.writeUInt32LE(size % 2 ** 32, 4);
+  return out;
+}
+
+/**
+ * One gzip member holding `segments`: concatenated sync-flushed raw deflate segments whose
+ * uncompressed content is `size` bytes with CRC-32 `crc`.
+ */
+export function frameDeflate(segments: Buffer, crc: number, size: number): Buffer {
+  return Buffer.concat([GZIP_HEADER, segments, FINAL_BLOCK, gzipTrailer(crc, size)]);
+}
+
+// CRC-32 (the gzip/zlib polynomial, reflected) as polynomials over GF(2) modulo P, with bit 31
+// holding the coefficient of x^0: combining two CRCs multiplies the first by x^(8 * len2).
+const POLY = 0xedb88320;
+
+/** a * b modulo P. */
+function multiplyModP(a: number, b: number): number {
+  let product = 0;
+  for (let m = 0x80000000; m !== 0; m >>>= 1) {
+    if ((a & m) !== 0) product ^= b;
+    b = (b & 1) !== 0 ? (b >>> 1) ^ POLY : b >>> 1;
+  }
+  return product >>> 0;
+}
+
+// X2N[k] = x^(2^k) modulo P.
+const X2N = new Uint32Array(32);
+{
+  let p = 0x40000000; // x^1
+  for (let k = 0; k < 32; k++) {
+    X2N[k] = p;
+    p = multiplyModP(p, p);
+  }
+}
+
+/** x^(8 * bytes) modulo P. */
+function shiftForBytes(bytes: number): number {
+  let p = 0x80000000; // x^0
+  let n = bytes;
+  for (let k = 3; n > 0; k++) {
+    if (n % 2 === 1) p = multiplyModP(X2N[k % 32] ?? 0, p);
+    n = Math.floor(n / 2);
+  }
+  return p;
+}
+
+/**
+ * The CRC-32 of A followed by B, from `crcA`, `crcB` and the length of B in bytes, without
+ * reading either (zlib's crc32_combine).
+ */
+export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
+  if (lengthB === 0) return crcA >>> 0;
+  return (multiplyModP(shiftForBytes(lengthB), crcA >>> 0) ^ crcB) >>> 0;
+}
