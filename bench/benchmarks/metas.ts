@@ -14,7 +14,8 @@
 import http from 'node:http';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
 import { startCatalogServe } from '../lib/catalog-server.ts';
-import { closedLoop, openLoop, seededRandom, timedGet } from '../lib/http-load.ts';
+import { closedLoop } from '../lib/closed-loop.ts';
+import { openLoop, seededRandom, timedGet } from '../lib/http-load.ts';
 import { atMost, measure, type Measurement } from '../lib/report.ts';
 import { round, roundSummary, summarize } from '../lib/stats.ts';
 
@@ -49,7 +50,11 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
 
     for (const [label, headers] of [['identity', {}], ['gzip', { 'accept-encoding': 'gzip' }]] as const) {
       ctx.log(`${CLIENTS} clients, ${label}, ${(WARMUP_MS + DURATION_MS) / 1000} s`);
-      const r = await closedLoop({ clients: CLIENTS, warmupMs: WARMUP_MS, durationMs: DURATION_MS, nextUrl, agent, headers });
+      const nextPath = (): string => {
+        const url = nextUrl();
+        return url.pathname + url.search;
+      };
+      const r = await closedLoop({ origin: server.origin, clients: CLIENTS, warmupMs: WARMUP_MS, durationMs: DURATION_MS, nextPath, headers });
       if (r.errors > 0 || r.non200 > 0) throw new Error(`${label}: ${r.errors} transport errors, ${r.non200} non-200 responses`);
       const s = summarize(r.latencies);
       const rps = r.requests / (r.elapsedMs / 1000);

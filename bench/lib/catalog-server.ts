@@ -3,7 +3,7 @@
  * child process (LocalDirStore with worker ingest + buildCatalogServer, exactly the composition
  * the command ships), listening on a kernel-chosen loopback port.
  */
-import { CATALOGD_NODE_FLAGS } from '../../cmd/catalogd/node-flags.ts';
+import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../../cmd/catalogd/node-flags.ts';
 import { type BenchChild, spawnChild } from './child.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -20,10 +20,12 @@ export interface CatalogServer {
 /** Starts the server over `catalogs` (name -> FBC directory) and waits until it serves them all. */
 export async function startCatalogServe(runtime: Runtime, catalogs: Record<string, string>): Promise<CatalogServer> {
   const args = Object.entries(catalogs).map(([name, dir]) => `${name}=${dir}`);
-  // catalogd's Node flags, so latency is measured as catalogd serves (OLMV1_BENCH_SERVER_FLAGS
-  // overrides them for experiments).
+  // catalogd's Node flags and allocator settings, so latency is measured as catalogd serves
+  // (OLMV1_BENCH_SERVER_FLAGS overrides the flags for experiments, and GLIBC_TUNABLES set for
+  // the bench replaces catalogd's).
   const flags = process.env.OLMV1_BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [...CATALOGD_NODE_FLAGS];
-  const child: BenchChild = spawnChild([...flags, runtime.entry('cmd/olmv1/main.ts'), 'catalog', 'serve', ...args, '--listen', '127.0.0.1:0']);
+  const env = process.env.GLIBC_TUNABLES === undefined ? CATALOGD_ENVIRONMENT : {};
+  const child: BenchChild = spawnChild([...flags, runtime.entry('cmd/olmv1/main.ts'), 'catalog', 'serve', ...args, '--listen', '127.0.0.1:0'], { env });
   try {
     const last = Object.keys(catalogs).at(-1) ?? '';
     const m = await child.waitForStderr(new RegExp(`serving (http://[^\\s/]+)/catalogs/${last}/`), 180_000);

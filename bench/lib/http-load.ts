@@ -1,7 +1,7 @@
 /**
- * HTTP measurement for the serving benchmarks: one timed GET (headers, first body byte, last
- * byte) and a closed-loop load generator where N keep-alive clients each send their next
- * request as soon as the previous response has been read completely.
+ * HTTP measurement for the serving benchmarks with Node's http client: one timed GET (headers,
+ * first body byte, last byte) and an open-loop load generator. The closed loop, which saturates
+ * the server, has a leaner client of its own (closed-loop.ts).
  *
  * Bodies are counted, not decoded: the figures are the server's, not a client's JSON parsing.
  */
@@ -54,21 +54,8 @@ export function timedGet(url: URL, opts: TimedGetOptions): Promise<Timing> {
   });
 }
 
-/** Options of {@link closedLoop}. */
-export interface ClosedLoopOptions {
-  clients: number;
-  /** Requests started before this are not recorded (connections open, JIT warms up). */
-  warmupMs: number;
-  /** Recorded phase after the warm-up. */
-  durationMs: number;
-  /** The next URL to request (e.g. a random package). */
-  nextUrl: () => URL;
-  agent: http.Agent;
-  headers?: Record<string, string>;
-}
-
-/** What a closed-loop run recorded (recorded phase only). */
-export interface ClosedLoopResult {
+/** What a load run recorded (recorded phase only). */
+export interface LoadResult {
   /** Latency of every recorded request (request start to last body byte), ms. */
   latencies: number[];
   requests: number;
@@ -79,34 +66,6 @@ export interface ClosedLoopResult {
   elapsedMs: number;
   /** Share of recorded responses that came gzip-encoded. */
   gzipShare: number;
-}
-
-/** Runs `clients` concurrent request loops for `warmupMs + durationMs`. */
-export async function closedLoop(opts: ClosedLoopOptions): Promise<ClosedLoopResult> {
-  const start = performance.now();
-  const recordFrom = start + opts.warmupMs;
-  const end = recordFrom + opts.durationMs;
-  const result: ClosedLoopResult = { latencies: [], requests: 0, bytes: 0, errors: 0, non200: 0, elapsedMs: opts.durationMs, gzipShare: 0 };
-  let gzip = 0;
-  async function client(): Promise<void> {
-    while (performance.now() < end) {
-      const sent = performance.now();
-      try {
-        const t = await timedGet(opts.nextUrl(), { agent: opts.agent, ...(opts.headers === undefined ? {} : { headers: opts.headers }) });
-        if (sent < recordFrom || sent + t.totalMs > end) continue;
-        result.latencies.push(t.totalMs);
-        result.requests++;
-        result.bytes += t.bytes;
-        if (t.status !== 200) result.non200++;
-        if (t.contentEncoding === 'gzip') gzip++;
-      } catch {
-        if (sent >= recordFrom) result.errors++;
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: opts.clients }, () => client()));
-  result.gzipShare = result.requests === 0 ? 0 : gzip / result.requests;
-  return result;
 }
 
 /** Options of {@link openLoop}. */
@@ -125,12 +84,12 @@ export interface OpenLoopOptions {
  * is counted from each request's scheduled start, so a server that falls behind is charged for
  * the queueing it causes (no coordinated omission).
  */
-export async function openLoop(opts: OpenLoopOptions): Promise<ClosedLoopResult> {
+export async function openLoop(opts: OpenLoopOptions): Promise<LoadResult> {
   const start = performance.now();
   const interval = 1000 / opts.ratePerSecond;
   const total = Math.floor(((opts.warmupMs + opts.durationMs) / 1000) * opts.ratePerSecond);
   const recordFrom = Math.floor((opts.warmupMs / 1000) * opts.ratePerSecond);
-  const result: ClosedLoopResult = { latencies: [], requests: 0, bytes: 0, errors: 0, non200: 0, elapsedMs: opts.durationMs, gzipShare: 0 };
+  const result: LoadResult = { latencies: [], requests: 0, bytes: 0, errors: 0, non200: 0, elapsedMs: opts.durationMs, gzipShare: 0 };
   let gzip = 0;
   const pending: Promise<void>[] = [];
   const fire = (i: number): void => {

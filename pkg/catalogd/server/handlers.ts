@@ -11,7 +11,8 @@ import { Readable, pipeline } from 'node:stream';
 import { promisify } from 'node:util';
 import { createGzip, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type ByteRange, type PackageGzip, type StoredVersion, frameDeflate } from '../storage/index.ts';
+import { type ByteRange, GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, type PackageGzip, type StoredVersion, frameDeflateInPlace } from '../storage/index.ts';
+import type { AnswerBuffers, BufferLease } from './answer-buffers.ts';
 import {
   type Coding,
   MIN_COMPRESS_SIZE,
@@ -29,7 +30,7 @@ const METAS_PARAMS = new Set(['schema', 'package', 'name']);
 // /metas answers up to this size are read whole and sent with a Content-Length; larger ones
 // (schema-wide queries over a big catalog) stream. The bound also caps the memory a burst of
 // concurrent queries holds: 100 answers at the bound are 25 MB.
-const WHOLE_RESPONSE_MAX = 256 << 10;
+export const WHOLE_RESPONSE_MAX = 256 << 10;
 const gzipAsync = promisify(gzip);
 
 /** Serves `/catalogs/<name>/api/v1/all` for an existing version. */
@@ -94,7 +95,13 @@ function serveMultipart(
 }
 
 /** Serves `/catalogs/<name>/api/v1/metas`; `v` is undefined when the catalog has no content. */
-export async function serveMetas(req: FastifyRequest, reply: FastifyReply, v: StoredVersion | undefined, rawQuery: string): Promise<FastifyReply> {
+export async function serveMetas(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  v: StoredVersion | undefined,
+  rawQuery: string,
+  buffers: AnswerBuffers,
+): Promise<FastifyReply> {
   const query = { schema: '', package: '', name: '' };
   const seen = new Set<string>();
   for (const [key, value] of new URLSearchParams(rawQuery)) {
@@ -130,19 +137,30 @@ export async function serveMetas(req: FastifyRequest, reply: FastifyReply, v: St
     // gzip file of their own (storage/gzip-segments.ts). Should that read fail, the answer is
     // compressed per request instead.
     const { offset, length, crc, size } = packageGzip;
-    const segments = await v.readRangesWhole('gzip', [{ offset, length }], length).catch(() => undefined);
+    const lease = buffers.lease(GZIP_FRAME_HEAD + length + GZIP_FRAME_TAIL);
+    const segments = await v.readRangesInto('gzip', [{ offset, length }], lease.buf, GZIP_FRAME_HEAD).catch(() => undefined);
     if (segments !== undefined && segments.length === length) {
-      const body = frameDeflate(segments, crc, size);
-      return reply.header('content-length', body.length).send(body);
+      return sendLeased(reply, lease, frameDeflateInPlace(lease.buf, length, crc, size));
     }
+    lease.release();
   }
   if (total <= WHOLE_RESPONSE_MAX) {
     // Package- and name-scoped answers are small: one read, one write with a Content-Length,
     // and for compression one call on the thread pool instead of a stream pipeline.
-    return sendWhole(reply, async () => {
-      const body = await v.readRangesWhole('jsonl', ranges, total);
-      return coding === 'gzip' ? gzipAsync(body, { level: 1 }) : body;
-    });
+    const lease = buffers.lease(total);
+    let body: Buffer;
+    try {
+      body = await v.readRangesInto('jsonl', ranges, lease.buf, 0);
+      if (coding === 'gzip') {
+        const compressed = await gzipAsync(body, { level: 1 });
+        lease.release();
+        return reply.header('content-length', compressed.length).send(compressed);
+      }
+    } catch (err) {
+      lease.release();
+      return storageErrorResponse(reply, err);
+    }
+    return sendLeased(reply, lease, body);
   }
   const body = Readable.from(v.readRanges(ranges));
   if (coding === 'identity') return reply.send(body);
@@ -152,13 +170,11 @@ export async function serveMetas(req: FastifyRequest, reply: FastifyReply, v: St
   return reply.send(compressor);
 }
 
-async function sendWhole(reply: FastifyReply, read: () => Promise<Buffer>): Promise<FastifyReply> {
-  let body: Buffer;
-  try {
-    body = await read();
-  } catch (err) {
-    return storageErrorResponse(reply, err);
-  }
+/** Sends `body`, a view of `lease.buf`, returning the buffer once the response has been written out. */
+function sendLeased(reply: FastifyReply, lease: BufferLease, body: Buffer): FastifyReply {
+  // Only 'finish' proves the socket no longer needs the bytes; a response closed before that
+  // keeps its lease, which is then collected rather than reused.
+  reply.raw.once('finish', lease.release);
   return reply.header('content-length', body.length).send(body);
 }
 

@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -8,6 +9,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Meta } from '../../fbc/types.ts';
 import { LocalDirStore } from '../storage/local-dir-store.ts';
+import { AnswerBuffers } from './answer-buffers.ts';
 import { buildCatalogServer } from './server.ts';
 
 function meta(schema: string, pkg: string, name: string, pad = 0): Meta {
@@ -233,3 +235,94 @@ describe('catalog server', () => {
     expect(metric).toMatch(/catalogd_http_request_duration_seconds_count\{code="404"\} \d+/);
   });
 });
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('catalog server answer buffers', () => {
+  // Answers of 120-190 KB to readers that do not read yet cannot all be written out at once:
+  // their buffers stay on loan while other answers are read. A buffer reused before its answer was
+  // written out would send another package's bytes.
+  const PACKAGES = 24;
+  const blobs = Array.from({ length: PACKAGES }, (_, i) => meta('olm.bundle', `p${i}`, `p${i}.v1`, 120_000 + i * 3_000));
+  let root: string;
+  let store: LocalDirStore;
+  let app: FastifyInstance;
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'server-buffers-'));
+    store = new LocalDirStore({ root, ingest: () => Promise.reject(new Error('unused')), logger: pino({ level: 'silent' }) });
+    await store.open();
+    const digest = `sha256:${'b'.repeat(64)}`;
+    // Each package's padding is its own letter, so a mixed-up answer cannot pass as right.
+    const metas = blobs.map((b, i) => ({ ...b, blob: b.blob.replace(/p{20,}/, (pad) => String.fromCharCode(97 + (i % 26)).repeat(pad.length)) }));
+    await store.store('c', { digest, ref: `r.test/c@${digest}`, unpackedAt: '2026-01-01T00:00:00Z' }, { metas });
+    blobs.splice(0, PACKAGES, ...metas);
+    // Every released buffer is kept, so the next answers are read into the latest released.
+    const answerBuffers = new AnswerBuffers([{ size: 256 * 1024 + 20, keep: 1_000 }]);
+    app = buildCatalogServer({ content: store, logger: pino({ level: 'silent' }), registry: new Registry(), answerBuffers });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    await app.close();
+    await store.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  /**
+   * Sends a request for each of `pkgs` on one connection once `sendAfter` resolves, reading
+   * nothing until `readAfter` resolves; returns the answers' bodies.
+   */
+  async function pausedClient(port: number, pkgs: string[], sendAfter: Promise<void>, readAfter: Promise<void>): Promise<string[]> {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.pause();
+    await sendAfter;
+    socket.write(pkgs.map((p) => `GET /catalogs/c/api/v1/metas?package=${p} HTTP/1.1\r\nhost: x\r\n\r\n`).join(''));
+    await readAfter;
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.resume();
+    const want = pkgs.length;
+    let all = Buffer.alloc(0);
+    const bodies: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const parse = (): void => {
+        all = Buffer.concat([all, ...chunks.splice(0)]);
+        while (bodies.length < want) {
+          const end = all.indexOf('\r\n\r\n');
+          if (end < 0) return;
+          const length = Number(/content-length: (\d+)/i.exec(all.toString('latin1', 0, end))?.[1] ?? Number.NaN);
+          if (Number.isNaN(length)) return reject(new Error(`no content-length: ${all.toString('latin1', 0, end)}`));
+          if (all.length < end + 4 + length) return;
+          bodies.push(all.toString('utf8', end + 4, end + 4 + length));
+          all = all.subarray(end + 4 + length);
+        }
+        resolve();
+      };
+      socket.on('data', parse);
+      socket.once('error', reject);
+      parse();
+    });
+    socket.destroy();
+    return bodies;
+  }
+
+  it('lends a buffer again only after its answer was written out, with readers that stall', async () => {
+    const port = (app.server.address() as AddressInfo).port;
+    let go!: () => void;
+    const readAfter = new Promise<void>((resolve) => (go = resolve));
+    // Pipelined requests, ~7 MB of answers per connection: more than the kernel buffers for a
+    // reader that stalls, so writes stay pending while other connections' answers are read.
+    const plans = Array.from({ length: 6 }, (_, c) => Array.from({ length: 2 * PACKAGES }, (_, i) => `p${(i + c * 5) % PACKAGES}`));
+    // One connection after the other, so that later answers are read after earlier ones were
+    // sent (and stalled), when a buffer released too early would be lent again.
+    const clients = plans.map((pkgs, i) => pausedClient(port, pkgs, sleep(50 * i), readAfter));
+    await sleep(50 * plans.length + 200);
+    go();
+    const results = await Promise.all(clients);
+    results.forEach((bodies, i) => {
+      expect(bodies).toEqual(plans[i]!.map((p) => blobs[Number(p.slice(1))]!.blob));
+    });
+  });
+});
+

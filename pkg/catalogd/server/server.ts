@@ -13,8 +13,9 @@ import type { Server as HttpsServer } from 'node:https';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Histogram, type Registry } from 'prom-client';
-import type { StoredVersion } from '../storage/index.ts';
-import { serveAll, serveMetas } from './handlers.ts';
+import { GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, type StoredVersion } from '../storage/index.ts';
+import { AnswerBuffers } from './answer-buffers.ts';
+import { WHOLE_RESPONSE_MAX, serveAll, serveMetas } from './handlers.ts';
 import { dns1123SubdomainErrors } from '../../k8sname/index.ts';
 import { cleanPath } from './http-semantics.ts';
 import { STATUS_TEXT, httpError } from './responses.ts';
@@ -30,6 +31,8 @@ export interface CatalogServerOptions {
   registry: Registry;
   /** Serve `/api/v1/metas` (default true). */
   metas?: boolean;
+  /** Reusable buffers for /metas answers; the default keeps up to 3 MiB (ANSWER_SLABS). */
+  answerBuffers?: AnswerBuffers;
   /** Key and certificate for HTTPS; absent means plain HTTP. */
   https?: { key: Buffer | string; cert: Buffer | string };
 }
@@ -38,6 +41,14 @@ const ROUTE = /^\/catalogs\/([^/]+)\/api\/v1\/(all|metas)$/;
 const READ_TIMEOUT_MS = 5_000;
 // No write timeout while bytes flow: the socket times out only after 5 minutes of inactivity.
 const IDLE_TIMEOUT_MS = 5 * 60_000;
+// Reused read buffers for /metas answers (answer-buffers.ts): most package answers and gzip
+// members fit the small class; the large one holds every answer sent whole, with room for gzip
+// framing. Kept at most: 16 x 64 KiB + 8 x 256 KiB, 3 MiB, touched only as far as answers go.
+const FRAMING = GZIP_FRAME_HEAD + GZIP_FRAME_TAIL;
+const ANSWER_SLABS = [
+  { size: (64 << 10) + FRAMING, keep: 16 },
+  { size: WHOLE_RESPONSE_MAX + FRAMING, keep: 8 },
+];
 const DURATION_BUCKETS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.2, 1.6, 2, 2.4, 2.8, 3.2, 3.6, 4, 10];
 
 /** Builds (but does not start) the catalog server. */
@@ -81,12 +92,13 @@ export function buildCatalogServer(opts: CatalogServerOptions): FastifyInstance 
     if (reply.sent) return;
     void httpError(reply, 500, STATUS_TEXT.internal);
   });
-  app.setNotFoundHandler((req, reply) => route(req, reply, opts));
-  app.all('/*', (req, reply) => route(req, reply, opts));
+  const buffers = opts.answerBuffers ?? new AnswerBuffers(ANSWER_SLABS);
+  app.setNotFoundHandler((req, reply) => route(req, reply, opts, buffers));
+  app.all('/*', (req, reply) => route(req, reply, opts, buffers));
   return app as unknown as FastifyInstance;
 }
 
-async function route(req: FastifyRequest, reply: FastifyReply, opts: CatalogServerOptions): Promise<FastifyReply> {
+async function route(req: FastifyRequest, reply: FastifyReply, opts: CatalogServerOptions, buffers: AnswerBuffers): Promise<FastifyReply> {
   const url = req.raw.url ?? '/';
   const q = url.indexOf('?');
   const rawPath = q < 0 ? url : url.slice(0, q);
@@ -116,7 +128,7 @@ async function route(req: FastifyRequest, reply: FastifyReply, opts: CatalogServ
   if (nameErrors.length > 0) return httpError(reply, 400, `invalid catalog name: ${nameErrors.join('; ')}`);
 
   const version = opts.content.get(name);
-  if (m[2] === 'metas') return serveMetas(req, reply, version, rawQuery);
+  if (m[2] === 'metas') return serveMetas(req, reply, version, rawQuery, buffers);
   if (version === undefined) return httpError(reply, 404, STATUS_TEXT.notFound);
   return serveAll(req, reply, version);
 }

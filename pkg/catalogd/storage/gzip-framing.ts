@@ -22,17 +22,42 @@ export const FINAL_BLOCK: Buffer = Buffer.from([0x03, 0x00]);
 /** The eight-byte gzip trailer: CRC-32 and length modulo 2^32 of the uncompressed data, little-endian. */
 export function gzipTrailer(crc: number, size: number): Buffer {
   const out = Buffer.allocUnsafe(8);
-  out.writeUInt32LE(crc >>> 0, 0);
-  out.writeUInt32LE(size % 2 ** 32, 4);
+  writeGzipTrailer(out, 0, crc, size);
   return out;
 }
+
+function writeGzipTrailer(buf: Buffer, at: number, crc: number, size: number): void {
+  buf.writeUInt32LE(crc >>> 0, at);
+  buf.writeUInt32LE(size % 2 ** 32, at + 4);
+}
+
+/** Bytes {@link frameDeflateInPlace} needs before the deflate data (the gzip header). */
+export const GZIP_FRAME_HEAD = GZIP_HEADER.length;
+/** Bytes it needs after the deflate data (final block and trailer). */
+export const GZIP_FRAME_TAIL = FINAL_BLOCK.length + 8;
 
 /**
  * One gzip member holding `segments`: concatenated sync-flushed raw deflate segments whose
  * uncompressed content is `size` bytes with CRC-32 `crc`.
  */
 export function frameDeflate(segments: Buffer, crc: number, size: number): Buffer {
-  return Buffer.concat([GZIP_HEADER, segments, FINAL_BLOCK, gzipTrailer(crc, size)]);
+  const out = Buffer.allocUnsafe(GZIP_FRAME_HEAD + segments.length + GZIP_FRAME_TAIL);
+  segments.copy(out, GZIP_FRAME_HEAD);
+  return frameDeflateInPlace(out, segments.length, crc, size);
+}
+
+/**
+ * Frames deflate data already placed in `buf` at GZIP_FRAME_HEAD (`length` bytes) as one gzip
+ * member, writing the header before and final block and trailer after it, without copying the
+ * data; returns the member, a view of `buf`.
+ */
+export function frameDeflateInPlace(buf: Buffer, length: number, crc: number, size: number): Buffer {
+  const end = GZIP_FRAME_HEAD + length;
+  if (buf.length < end + GZIP_FRAME_TAIL) throw new RangeError(`gzip frame needs ${end + GZIP_FRAME_TAIL} bytes, buffer has ${buf.length}`);
+  GZIP_HEADER.copy(buf, 0);
+  FINAL_BLOCK.copy(buf, end);
+  writeGzipTrailer(buf, end + FINAL_BLOCK.length, crc, size);
+  return buf.subarray(0, end + GZIP_FRAME_TAIL);
 }
 
 // CRC-32 (the gzip/zlib polynomial, reflected) as polynomials over GF(2) modulo P, with bit 31

@@ -8,7 +8,7 @@ import type { ByteRange } from './meta-index.ts';
 import { StoredVersion } from './stored-version.ts';
 
 const INFO = { digest: 'sha256:00', ref: 'example.test/c@sha256:00', unpackedAt: '2026-11-22T00:00:00Z' };
-// 300 KiB, so reads fall on both sides of the 64 KiB synchronous-read bound.
+// 300 KiB; totals up to 400 KiB, so reads fall on both sides of the 256 KiB synchronous-read bound.
 const SIZE = 300 * 1024;
 
 describe('StoredVersion.readRangesWhole', () => {

@@ -11,12 +11,16 @@ import type { VersionInfo } from './local-dir-store.ts';
 import { type ByteRange, MetaIndex } from './meta-index.ts';
 
 const READ_CHUNK = 256 * 1024;
-// Whole reads up to this size are made synchronously: catalog content is written just before
-// it is served and stays in the page cache, where a pread of this size takes microseconds of
-// the event loop, fewer than an asynchronous read costs to dispatch through the thread pool
-// and resolve (about 15% of /metas throughput). On a cold cache such a read blocks the loop
-// for one disk read of at most this size, the trade nginx makes by default.
-const SYNC_READ_MAX = 64 * 1024;
+// Whole reads up to this size (every /metas answer the server sends whole) are made
+// synchronously: catalog content is written just before it is served and stays in the page
+// cache, where a pread of this size takes microseconds of the event loop, fewer than an
+// asynchronous read costs to dispatch through the thread pool and resolve. It also keeps the
+// server's reusable answer buffers (server/answer-buffers.ts) on loan only from the read to the
+// write: asynchronous reads held them across the thread pool's queue, so under 100 concurrent
+// clients most answers fell back to fresh buffers and their page faults (identity answers ran
+// at 40% of the throughput). On a cold cache such a read blocks the loop for one disk read of
+// at most this size, the trade nginx makes by default.
+const SYNC_READ_MAX = 256 * 1024;
 
 /** The content files read by byte range. */
 export type RangeFile = 'jsonl' | 'gzip';
@@ -61,18 +65,27 @@ export class StoredVersion {
   }
 
   /**
-   * Reads the bytes of `ranges` of `file` (`total` bytes in all) into one buffer: the cheap way
-   * to answer a small `/metas` query. Callers bound `total`; large answers stream (readRanges).
-   * Up to SYNC_READ_MAX bytes are read synchronously.
+   * Reads the bytes of `ranges` of `file` (`total` bytes in all) into one new buffer: the cheap
+   * way to answer a small `/metas` query. Callers bound `total`; large answers stream (readRanges).
    */
   async readRangesWhole(file: RangeFile, ranges: readonly ByteRange[], total: number): Promise<Buffer> {
-    const out = Buffer.allocUnsafe(total);
+    return this.readRangesInto(file, ranges, Buffer.allocUnsafe(total), 0);
+  }
+
+  /**
+   * Reads the bytes of `ranges` of `file` into `out` from byte `at` on and returns that part of
+   * `out`; the ranges must fit. Lets the server read into buffers it reuses (a fresh buffer per
+   * answer costs page faults that dominate a small read). Up to SYNC_READ_MAX bytes in all are
+   * read synchronously.
+   */
+  async readRangesInto(file: RangeFile, ranges: readonly ByteRange[], out: Buffer, at: number): Promise<Buffer> {
+    const start = at;
+    const total = ranges.reduce((n, r) => n + r.length, 0);
+    if (at + total > out.length) throw new Error(`catalog ${this.catalog}: ranges exceed ${out.length - at} bytes`);
     const sync = total <= SYNC_READ_MAX;
     const { fh, release } = await this.#acquire(file);
     try {
-      let at = 0;
       for (const range of ranges) {
-        if (at + range.length > total) throw new Error(`catalog ${this.catalog}: ranges exceed ${total} bytes`);
         for (let done = 0; done < range.length; ) {
           const want = range.length - done;
           const bytesRead = sync ? readSync(fh.fd, out, at, want, range.offset + done) : (await fh.read(out, at, want, range.offset + done)).bytesRead;
@@ -81,7 +94,7 @@ export class StoredVersion {
           at += bytesRead;
         }
       }
-      return at === total ? out : out.subarray(0, at);
+      return out.subarray(start, at);
     } finally {
       await release();
     }

@@ -1,0 +1,66 @@
+/**
+ * Reusable buffers for small `/metas` answers.
+ *
+ * A package query reads a few KiB to a few tens of KiB from the page cache and writes them to
+ * the socket. With a fresh buffer per answer, the kernel's copy into it takes page faults on
+ * memory the allocator just got from (or gave back to) the system, and those faults cost more
+ * than the read itself: measured here, a 9.6 KiB read into a fresh buffer took 14.5 µs (53 µs
+ * under catalogd's allocator settings, which return memory eagerly) against 3.2 µs into a
+ * reused one, and a 56 KiB read 18 µs (267 µs) against 6.3 µs. So answers that fit a slab are
+ * read into one of a few slabs kept for reuse, whose pages stay resident.
+ *
+ * Contract: a lease's buffer is the caller's until it calls `release()`, which it must do only
+ * once nothing refers to the bytes any more (for a response body: after the response's
+ * `finish`, when the last write has been handed to the kernel). A lease that is never released
+ * (an aborted response) is simply collected; the pool allocates a new slab when it runs out.
+ * Answers larger than a slab get a buffer of their own, and releasing it does nothing.
+ */
+
+/** A buffer on loan; see the module contract. */
+export interface BufferLease {
+  readonly buf: Buffer;
+  release(): void;
+}
+
+/** One size class of {@link AnswerBuffers}. */
+export interface SlabClass {
+  /** Bytes per slab: the largest answer this class holds. */
+  size: number;
+  /** Slabs of this size kept for reuse at most; more may be out on loan at a time. */
+  keep: number;
+}
+
+const NO_RELEASE = (): void => undefined;
+
+/** Free lists of slabs in a few size classes. */
+export class AnswerBuffers {
+  readonly #classes: ReadonlyArray<SlabClass & { free: Buffer[] }>;
+
+  /** `classes` in any order; an answer takes a slab of the smallest class that holds it. */
+  constructor(classes: readonly SlabClass[]) {
+    this.#classes = [...classes].sort((a, b) => a.size - b.size).map((c) => ({ ...c, free: [] }));
+  }
+
+  /** Slabs waiting for reuse, per class in ascending size (for tests). */
+  get idle(): number[] {
+    return this.#classes.map((c) => c.free.length);
+  }
+
+  /** A buffer of at least `size` bytes (exactly `size` when larger than every class). */
+  lease(size: number): BufferLease {
+    const cls = this.#classes.find((c) => c.size >= size);
+    if (cls === undefined) return { buf: Buffer.allocUnsafe(size), release: NO_RELEASE };
+    // allocUnsafeSlow: a slab owns its memory, never a slice of Node's shared pool.
+    const buf = cls.free.pop() ?? Buffer.allocUnsafeSlow(cls.size);
+    let released = false;
+    return {
+      buf,
+      release: () => {
+        // A second release must not put the slab on the list twice (two leases of one buffer).
+        if (released) return;
+        released = true;
+        if (cls.free.length < cls.keep) cls.free.push(buf);
+      },
+    };
+  }
+}
