@@ -1,8 +1,8 @@
-import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { testTempDir } from '../../test/support/temp-dir.ts';
 import { freePorts } from '../../test/envtest/ports.ts';
 import { runCatalogServe } from './catalog-serve.ts';
 
@@ -16,7 +16,7 @@ function io(): { stdout: PassThrough; stderr: PassThrough; err: () => string } {
 }
 
 async function catalogDir(docs: object[]): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'serve-test-'));
+  const dir = await testTempDir('serve-test-');
   await mkdir(join(dir, 'pkg'));
   await writeFile(join(dir, 'pkg', 'catalog.json'), docs.map((d) => JSON.stringify(d)).join('\n'));
   return dir;
@@ -41,7 +41,7 @@ describe('olmv1 catalog serve', () => {
   });
 
   it('refuses a catalog that does not load, naming the file, and serves nothing', async () => {
-    const bad = await mkdtemp(join(tmpdir(), 'serve-bad-'));
+    const bad = await testTempDir('serve-bad-');
     await writeFile(join(bad, 'broken.json'), '{"schema": }');
     const cli = io();
     expect(await runCatalogServe([`bad=${bad}`, '--listen', '127.0.0.1:0'], cli, new AbortController().signal)).toBe(1);

@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import https from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { testTempDir } from '../../test/support/temp-dir.ts';
 import { bearerConnection, anonymousAgent, connectionFromKubeConfig, loadKubeConfig } from './index.ts';
 
 function kubeconfig(user: string, extra = ''): string {
@@ -58,7 +58,7 @@ describe('kubeconfig loading', () => {
   });
 
   it('builds in-cluster configuration from the given host and port, re-reading the token file', async () => {
-    const prefix = await mkdtemp(join(tmpdir(), 'incluster-'));
+    const prefix = await testTempDir('incluster-');
     const dir = join(prefix, 'var/run/secrets/kubernetes.io/serviceaccount');
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'ca.crt'), 'CA PEM');
@@ -74,7 +74,7 @@ describe('kubeconfig loading', () => {
   });
 
   it('reads certificate files relative to the kubeconfig and impersonates', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'kubeconfig-'));
+    const dir = await testTempDir('kubeconfig-');
     await writeFile(join(dir, 'ca.pem'), 'CA');
     await writeFile(join(dir, 'client.pem'), 'CERT');
     await writeFile(join(dir, 'client.key'), 'KEY');

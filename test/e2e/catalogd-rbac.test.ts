@@ -3,7 +3,7 @@
 // Unavailable, delete). The other shipped manifests pass a server-side dry run.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,7 @@ const id = randomBytes(3).toString('hex');
 const CC = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog' };
 let kube: KubeContext;
 let catalogd: TestCatalogd;
+let kubeconfigDir: string | undefined;
 
 beforeAll(async () => {
   const cp = inject('envtestControlPlane');
@@ -29,7 +30,8 @@ beforeAll(async () => {
   const kubectl = (...args: string[]) => exec(cp.kubectl, ['--kubeconfig', cp.kubeconfigPath, ...args]);
   await kubectl('apply', '--server-side', '-f', repo('config/namespace.yaml'), '-f', repo('config/rbac/catalogd.yaml'));
   const token = await requestServiceAccountToken({ ...cp, token: cp.adminToken } as never, 'olmv1-system', 'catalogd-controller-manager');
-  const kubeconfig = join(await mkdtemp(join(tmpdir(), 'catalogd-sa-')), 'kubeconfig');
+  kubeconfigDir = await mkdtemp(join(tmpdir(), 'catalogd-sa-'));
+  const kubeconfig = join(kubeconfigDir, 'kubeconfig');
   await writeFile(kubeconfig, serviceAccountKubeconfig(cp, token));
   catalogd = await startCatalogd(cp, { kubeconfig, leaderElectionId: `catalogd-rbac-${id}` });
 });
@@ -37,6 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await catalogd?.destroy();
   kube?.close();
+  if (kubeconfigDir !== undefined) await rm(kubeconfigDir, { recursive: true, force: true });
 });
 
 describe('catalogd as its ServiceAccount', () => {

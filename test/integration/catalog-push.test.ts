@@ -1,7 +1,6 @@
 // `olmv1 catalog push` against a real registry: the pushed image carries the catalog under the
 // configs label and pulls back byte-identical; invalid catalogs and bad credentials are refused.
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, inject, it } from 'vitest';
@@ -9,6 +8,7 @@ import { runCatalogPush } from '../../cmd/olmv1/catalog-push.ts';
 import { CONFIGS_LOCATION_LABEL } from '../../pkg/api/index.ts';
 import { createDiskImageCache, createImageClient } from '../../pkg/image/index.ts';
 import { simpleCatalog, writeCatalogDir } from '../support/catalogs.ts';
+import { testTempDir } from '../support/temp-dir.ts';
 
 function io(): { stdout: PassThrough; stderr: PassThrough; out: () => string; err: () => string } {
   const stdout = new PassThrough();
@@ -34,7 +34,7 @@ describe('olmv1 catalog push', () => {
     expect(cli.err()).toContain(`pushing`);
 
     const client = createImageClient({ insecureRegistries: ['127.0.0.1'] });
-    const cache = createDiskImageCache(await mkdtemp(join(tmpdir(), 'push-test-')));
+    const cache = createDiskImageCache(await testTempDir('push-test-'));
     const pulled = await client.pull(`${host}/push-test/catalog@${digest}`, { owner: 'p', cache, labelPathFilter: CONFIGS_LOCATION_LABEL });
     client.close();
     expect(pulled.config.labels[CONFIGS_LOCATION_LABEL]).toBe('/configs');
@@ -55,7 +55,7 @@ describe('olmv1 catalog push', () => {
   it('authenticates with an auth file and reports refused credentials', async () => {
     const auth = inject('envtestRegistries').basicAuth;
     const dir = await writeCatalogDir(simpleCatalog('private', ['1.0.0']));
-    const authfile = join(await mkdtemp(join(tmpdir(), 'authfile-')), 'config.json');
+    const authfile = join(await testTempDir('authfile-'), 'config.json');
     await writeFile(authfile, JSON.stringify({ auths: { [auth.host]: { auth: Buffer.from(`${auth.username}:${auth.password}`).toString('base64') } } }));
     const ok = io();
     expect(await runCatalogPush([dir, `${auth.host}/push-test/private:v1`, '--authfile', authfile], ok, deps)).toBe(0);

@@ -4,6 +4,7 @@
 // to one second so polling is exercised for real.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { canonicalJson } from '../../pkg/fbc/index.ts';
@@ -49,7 +50,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // The restarted instances share the first one's cache directory, which destroy() leaves.
+  const cacheDir = catalogd?.options.cacheDir;
   await catalogd?.destroy();
+  if (cacheDir !== undefined) await rm(cacheDir, { recursive: true, force: true });
   kube?.close();
 });
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
+import { testTempDir } from '../support/temp-dir.ts';
 import {
   createCertificateAuthority,
   ensureServiceAccount,
@@ -75,7 +76,7 @@ describe('control plane', () => {
     expect(userInfo.username).toBe(`system:serviceaccount:${namespace}:${name}`);
     expect(userInfo.groups).toEqual(expect.arrayContaining(['system:serviceaccounts', `system:serviceaccounts:${namespace}`]));
 
-    const dir = await mkdtemp(join(tmpdir(), 'smoke-kubeconfig-'));
+    const dir = await testTempDir('smoke-kubeconfig-');
     const kubeconfig = join(dir, 'sa.kubeconfig');
     await writeFile(kubeconfig, serviceAccountKubeconfig(cp, token));
     const whoami = await kubectl(kubeconfig, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']);
@@ -173,7 +174,7 @@ describe('registries', () => {
 
 describe('own registries', () => {
   it('serves HTTPS with a certificate issued by a test CA', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'smoke-tls-'));
+    const dir = await testTempDir('smoke-tls-');
     const ca = await createCertificateAuthority(dir, 'ca', 'smoke-ca');
     const cert = await issueCertificate(ca, dir, { name: 'registry', commonName: 'registry', ipAddresses: ['127.0.0.1'], usage: 'server' });
     expect(new X509Certificate(cert.certPem).checkIP('127.0.0.1')).toBe('127.0.0.1');

@@ -2,15 +2,18 @@
  * Test helpers for catalog content: write small FBC directories, push them as catalog images
  * to a test registry, and wait for ClusterCatalog conditions.
  */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { buildCatalogImage, createImageClient, type DockerConfig } from '../../pkg/image/index.ts';
 import type { KubeClient, KubeObject } from '../../pkg/kube/index.ts';
+import { testTempDir } from './temp-dir.ts';
 
-/** Writes `files` (path -> content; objects are JSON-encoded) into a new temp directory. */
+/**
+ * Writes `files` (path -> content; objects are JSON-encoded) into a new temp directory, removed
+ * when the calling test finishes (so call it inside a test, not in a hook).
+ */
 export async function writeCatalogDir(files: Record<string, string | object>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'fbc-'));
+  const dir = await testTempDir('fbc-');
   for (const [path, content] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), typeof content === 'string' ? content : JSON.stringify(content));
