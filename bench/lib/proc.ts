@@ -31,6 +31,21 @@ export function procMemory(pid: number | 'self' = 'self'): ProcMemory | undefine
 }
 
 /**
+ * Bytes `pid` has read and written through system calls so far (`rchar`/`wchar` of
+ * /proc/PID/io: files and sockets alike, page cache hits included); undefined when unreadable.
+ */
+export function procIo(pid: number): { read: number; written: number } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/io`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const field = (name: string): number => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return { read: field('rchar'), written: field('wchar') };
+}
+
+/**
  * Resets the high-water mark of `pid` to its current RSS (writes `5` to clear_refs, Linux 4.0+).
  * Returns false when that is not possible; VmHWM then still holds older peaks.
  */
