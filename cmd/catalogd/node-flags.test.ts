@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { STREAM_CHUNK } from '../../pkg/catalogd/storage/index.ts';
 import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from './node-flags.ts';
 
 interface Container {
@@ -25,13 +24,5 @@ describe('catalogd Deployment', () => {
     for (const [name, value] of Object.entries(CATALOGD_ENVIRONMENT)) {
       expect(env.find((e) => e.name === name)?.value, name).toBe(value);
     }
-  });
-});
-
-describe('catalogd allocator settings', () => {
-  it('keep streamed content reads below the mmap threshold (decision 0082)', () => {
-    const threshold = Number(/glibc\.malloc\.mmap_threshold=(\d+)/.exec(CATALOGD_ENVIRONMENT.GLIBC_TUNABLES ?? '')?.[1]);
-    // glibc adds a 16-byte chunk header (rounded) to every request.
-    expect(STREAM_CHUNK + 32).toBeLessThan(threshold);
   });
 });

@@ -11,7 +11,7 @@ import { Readable, pipeline } from 'node:stream';
 import { promisify } from 'node:util';
 import { createGzip, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type ByteRange, GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, type PackageGzip, STREAM_CHUNK, type StoredVersion, frameDeflateInPlace } from '../storage/index.ts';
+import { type ByteRange, GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, type PackageGzip, type StoredVersion, frameDeflateInPlace } from '../storage/index.ts';
 import type { AnswerBuffers, BufferLease } from './answer-buffers.ts';
 import {
   type Coding,
@@ -52,18 +52,18 @@ export function serveAll(req: FastifyRequest, reply: FastifyReply, v: StoredVers
     const [r] = ranges;
     if (r === undefined) return httpError(reply, 500, STATUS_TEXT.internal);
     reply.code(206).header('content-range', `bytes ${r.start}-${r.end - 1}/${size}`).header('content-length', r.end - r.start);
-    return send(req, reply, () => createReadStream(v.path('jsonl'), { start: r.start, end: r.end - 1, highWaterMark: STREAM_CHUNK }));
+    return send(req, reply, () => createReadStream(v.path('jsonl'), { start: r.start, end: r.end - 1 }));
   }
   if (ranges !== undefined) return serveMultipart(req, reply, v, ranges, size);
 
   const coding: Coding = req.method === 'GET' && size >= MIN_COMPRESS_SIZE ? negotiateCoding(header(req.headers, 'accept-encoding')) : 'identity';
   if (coding === 'identity') {
     reply.header('content-length', size);
-    return send(req, reply, () => createReadStream(v.path('jsonl'), { highWaterMark: STREAM_CHUNK }));
+    return send(req, reply, () => createReadStream(v.path('jsonl')));
   }
   reply.removeHeader('accept-ranges');
   reply.header('content-encoding', coding).header('content-length', v.sizes.gzip);
-  return send(req, reply, () => createReadStream(v.path('gzip'), { highWaterMark: STREAM_CHUNK }));
+  return send(req, reply, () => createReadStream(v.path('gzip')));
 }
 
 function serveMultipart(
@@ -86,7 +86,7 @@ function serveMultipart(
       (async function* () {
         for (const p of parts) {
           yield Buffer.from(p.head);
-          yield* createReadStream(v.path('jsonl'), { start: p.range.start, end: p.range.end - 1, highWaterMark: STREAM_CHUNK });
+          yield* createReadStream(v.path('jsonl'), { start: p.range.start, end: p.range.end - 1 });
         }
         yield Buffer.from(tail);
       })(),
@@ -131,7 +131,7 @@ export async function serveMetas(
   const total = ranges.reduce((n, r) => n + r.length, 0);
   const coding = total >= MIN_COMPRESS_SIZE ? negotiateCoding(header(req.headers, 'accept-encoding')) : 'identity';
   if (coding === 'gzip') reply.header('content-encoding', 'gzip');
-  if (whole && coding === 'gzip') return reply.send(createReadStream(v.path('gzip'), { highWaterMark: STREAM_CHUNK }));
+  if (whole && coding === 'gzip') return reply.send(createReadStream(v.path('gzip')));
   if (packageGzip !== undefined && packageGzip.size === total && coding === 'gzip') {
     // The package's answer, compressed at ingest: its segments of catalog.jsonl.gz framed as a
     // gzip file of their own (storage/gzip-segments.ts). Should that read fail, the answer is

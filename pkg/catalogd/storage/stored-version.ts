@@ -10,14 +10,7 @@ import { CONTENT_FILES } from './content-writer.ts';
 import type { VersionInfo } from './local-dir-store.ts';
 import { type ByteRange, MetaIndex } from './meta-index.ts';
 
-/**
- * Read size of streamed content (`/api/v1/all`, large `/metas` answers): just under catalogd's
- * 32 KiB mmap threshold (cmd/catalogd/node-flags.ts, decision 0082), so read buffers come from
- * the heap, where freed ones are reused, instead of each being a fresh mapping whose pages the
- * read faults in. Measured with 64 KiB reads against this: a 29 MB `/all` download took 253-389
- * against 124-165 ms, and the server's RSS rose by 8-11 against 0.2-0.4 MB meanwhile.
- */
-export const STREAM_CHUNK = 32 * 1024 - 64;
+const READ_CHUNK = 256 * 1024;
 // Whole reads up to this size (every /metas answer the server sends whole) are made
 // synchronously: catalog content is written just before it is served and stays in the page
 // cache, where a pread of this size takes microseconds of the event loop, fewer than an
@@ -107,7 +100,7 @@ export class StoredVersion {
     }
   }
 
-  /** Streams the bytes of `ranges` of catalog.jsonl in order, in chunks of at most STREAM_CHUNK bytes. */
+  /** Streams the bytes of `ranges` of catalog.jsonl in order, in chunks of at most 256 KiB. */
   async *readRanges(ranges: readonly ByteRange[]): AsyncGenerator<Buffer> {
     const { fh, release } = await this.#acquire('jsonl');
     try {
@@ -165,7 +158,7 @@ async function* readFrom(fh: FileHandle, ranges: readonly ByteRange[], catalog: 
     for (const range of ranges) {
       let done = 0;
       while (done < range.length) {
-        const want = Math.min(STREAM_CHUNK, range.length - done);
+        const want = Math.min(READ_CHUNK, range.length - done);
         const buf = Buffer.allocUnsafe(want);
         const { bytesRead } = await fh.read(buf, 0, want, range.offset + done);
         if (bytesRead === 0) throw new Error(`catalog ${catalog}: content ended before byte ${range.offset + done}`);
