@@ -11,7 +11,8 @@ import { Readable, pipeline } from 'node:stream';
 import { promisify } from 'node:util';
 import { createGzip, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type ByteRange, GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, type PackageGzip, type StoredVersion, frameDeflateInPlace } from '../storage/index.ts';
+import { type ByteRange, GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, type PackageGzip, type RangeFile, type StoredVersion, frameDeflateInPlace } from '../storage/index.ts';
+import { streamRanges } from './stream-body.ts';
 import type { AnswerBuffers, BufferLease } from './answer-buffers.ts';
 import {
   type Coding,
@@ -23,7 +24,7 @@ import {
   negotiateCoding,
   parseRange,
 } from './http-semantics.ts';
-import { STATUS_TEXT, httpError, notModified, preconditionFailed, storageErrorResponse } from './responses.ts';
+import { EVERY_RESPONSE_HEADERS, STATUS_TEXT, httpError, notModified, preconditionFailed, storageErrorResponse } from './responses.ts';
 
 const JSONL = 'application/jsonl';
 const METAS_PARAMS = new Set(['schema', 'package', 'name']);
@@ -34,7 +35,7 @@ export const WHOLE_RESPONSE_MAX = 256 << 10;
 const gzipAsync = promisify(gzip);
 
 /** Serves `/catalogs/<name>/api/v1/all` for an existing version. */
-export function serveAll(req: FastifyRequest, reply: FastifyReply, v: StoredVersion): FastifyReply {
+export function serveAll(req: FastifyRequest, reply: FastifyReply, v: StoredVersion, buffers: AnswerBuffers): FastifyReply | Promise<FastifyReply> {
   reply.header('content-type', JSONL).header('last-modified', formatHttpDate(v.modTime));
   const pre = evaluatePreconditions(req.headers, v.modTime);
   if (pre === 'not-modified') return notModified(reply);
@@ -52,18 +53,18 @@ export function serveAll(req: FastifyRequest, reply: FastifyReply, v: StoredVers
     const [r] = ranges;
     if (r === undefined) return httpError(reply, 500, STATUS_TEXT.internal);
     reply.code(206).header('content-range', `bytes ${r.start}-${r.end - 1}/${size}`).header('content-length', r.end - r.start);
-    return send(req, reply, () => createReadStream(v.path('jsonl'), { start: r.start, end: r.end - 1 }));
+    return stream(req, reply, v, 'jsonl', [{ offset: r.start, length: r.end - r.start }], buffers);
   }
   if (ranges !== undefined) return serveMultipart(req, reply, v, ranges, size);
 
   const coding: Coding = req.method === 'GET' && size >= MIN_COMPRESS_SIZE ? negotiateCoding(header(req.headers, 'accept-encoding')) : 'identity';
   if (coding === 'identity') {
     reply.header('content-length', size);
-    return send(req, reply, () => createReadStream(v.path('jsonl')));
+    return stream(req, reply, v, 'jsonl', [{ offset: 0, length: size }], buffers);
   }
   reply.removeHeader('accept-ranges');
   reply.header('content-encoding', coding).header('content-length', v.sizes.gzip);
-  return send(req, reply, () => createReadStream(v.path('gzip')));
+  return stream(req, reply, v, 'gzip', [{ offset: 0, length: v.sizes.gzip }], buffers);
 }
 
 function serveMultipart(
@@ -131,7 +132,7 @@ export async function serveMetas(
   const total = ranges.reduce((n, r) => n + r.length, 0);
   const coding = total >= MIN_COMPRESS_SIZE ? negotiateCoding(header(req.headers, 'accept-encoding')) : 'identity';
   if (coding === 'gzip') reply.header('content-encoding', 'gzip');
-  if (whole && coding === 'gzip') return reply.send(createReadStream(v.path('gzip')));
+  if (whole && coding === 'gzip') return streamRanges(reply, v, 'gzip', [{ offset: 0, length: v.sizes.gzip }], buffers, EVERY_RESPONSE_HEADERS).then(() => reply);
   if (packageGzip !== undefined && packageGzip.size === total && coding === 'gzip') {
     // The package's answer, compressed at ingest: its segments of catalog.jsonl.gz framed as a
     // gzip file of their own (storage/gzip-segments.ts). Should that read fail, the answer is
@@ -162,8 +163,8 @@ export async function serveMetas(
     }
     return sendLeased(reply, lease, body);
   }
+  if (coding === 'identity') return streamRanges(reply, v, 'jsonl', ranges, buffers, EVERY_RESPONSE_HEADERS).then(() => reply);
   const body = Readable.from(v.readRanges(ranges));
-  if (coding === 'identity') return reply.send(body);
   const compressor = createGzip({ level: 1 });
   // pipeline destroys the compressor when a read fails, which aborts the response.
   pipeline(body, compressor, () => undefined);
@@ -176,6 +177,12 @@ function sendLeased(reply: FastifyReply, lease: BufferLease, body: Buffer): Fast
   // keeps its lease, which is then collected rather than reused.
   reply.raw.once('finish', lease.release);
   return reply.header('content-length', body.length).send(body);
+}
+
+/** HEAD: headers only; GET: the ranges of `file`, streamed through reused buffers. */
+function stream(req: FastifyRequest, reply: FastifyReply, v: StoredVersion, file: RangeFile, ranges: ByteRange[], buffers: AnswerBuffers): FastifyReply | Promise<FastifyReply> {
+  if (req.method === 'HEAD') return reply.send();
+  return streamRanges(reply, v, file, ranges, buffers, EVERY_RESPONSE_HEADERS).then(() => reply);
 }
 
 function send(req: FastifyRequest, reply: FastifyReply, body: () => Readable): FastifyReply {

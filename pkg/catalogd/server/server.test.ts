@@ -269,22 +269,22 @@ describe('catalog server answer buffers', () => {
   });
 
   /**
-   * Sends a request for each of `pkgs` on one connection once `sendAfter` resolves, reading
+   * Sends a GET of each of `paths` on one connection once `sendAfter` resolves, reading
    * nothing until `readAfter` resolves; returns the answers' bodies.
    */
-  async function pausedClient(port: number, pkgs: string[], sendAfter: Promise<void>, readAfter: Promise<void>): Promise<string[]> {
+  async function pausedClient(port: number, paths: string[], sendAfter: Promise<void>, readAfter: Promise<void>, headers = ''): Promise<Buffer[]> {
     const socket = net.connect({ host: '127.0.0.1', port });
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.pause();
     await sendAfter;
-    socket.write(pkgs.map((p) => `GET /catalogs/c/api/v1/metas?package=${p} HTTP/1.1\r\nhost: x\r\n\r\n`).join(''));
+    socket.write(paths.map((p) => `GET ${p} HTTP/1.1\r\nhost: x\r\n${headers}\r\n`).join(''));
     await readAfter;
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.resume();
-    const want = pkgs.length;
+    const want = paths.length;
     let all = Buffer.alloc(0);
-    const bodies: string[] = [];
+    const bodies: Buffer[] = [];
     await new Promise<void>((resolve, reject) => {
       const parse = (): void => {
         all = Buffer.concat([all, ...chunks.splice(0)]);
@@ -294,7 +294,7 @@ describe('catalog server answer buffers', () => {
           const length = Number(/content-length: (\d+)/i.exec(all.toString('latin1', 0, end))?.[1] ?? Number.NaN);
           if (Number.isNaN(length)) return reject(new Error(`no content-length: ${all.toString('latin1', 0, end)}`));
           if (all.length < end + 4 + length) return;
-          bodies.push(all.toString('utf8', end + 4, end + 4 + length));
+          bodies.push(all.subarray(end + 4, end + 4 + length));
           all = all.subarray(end + 4 + length);
         }
         resolve();
@@ -316,13 +316,54 @@ describe('catalog server answer buffers', () => {
     const plans = Array.from({ length: 6 }, (_, c) => Array.from({ length: 2 * PACKAGES }, (_, i) => `p${(i + c * 5) % PACKAGES}`));
     // One connection after the other, so that later answers are read after earlier ones were
     // sent (and stalled), when a buffer released too early would be lent again.
-    const clients = plans.map((pkgs, i) => pausedClient(port, pkgs, sleep(50 * i), readAfter));
+    const clients = plans.map((pkgs, i) => pausedClient(port, pkgs.map((p) => `/catalogs/c/api/v1/metas?package=${p}`), sleep(50 * i), readAfter));
     await sleep(50 * plans.length + 200);
     go();
     const results = await Promise.all(clients);
     results.forEach((bodies, i) => {
-      expect(bodies).toEqual(plans[i]!.map((p) => blobs[Number(p.slice(1))]!.blob));
+      expect(bodies.map((b) => b.toString())).toEqual(plans[i]!.map((p) => blobs[Number(p.slice(1))]!.blob));
     });
   });
-});
 
+  it('streams /api/v1/all through the same buffers, to readers that stall, intact', async () => {
+    const port = (app.server.address() as AddressInfo).port;
+    const whole = blobs.map((b) => b.blob).join('');
+    let go!: () => void;
+    const readAfter = new Promise<void>((resolve) => (go = resolve));
+    // Whole downloads and ranges, identity and gzip, on connections that start one after the
+    // other and read nothing until all have been answered as far as the sockets take.
+    const plans = Array.from({ length: 4 }, (_, c) => ({ paths: ['/catalogs/c/api/v1/all', `/catalogs/c/api/v1/metas?package=p${c}`, '/catalogs/c/api/v1/all'], gzip: c % 2 === 1 }));
+    const clients = plans.map((plan, i) => pausedClient(port, plan.paths, sleep(50 * i), readAfter, plan.gzip ? 'accept-encoding: gzip\r\n' : ''));
+    await sleep(50 * plans.length + 200);
+    go();
+    const results = await Promise.all(clients);
+    results.forEach((bodies, i) => {
+      const decode = (b: Buffer): string => (plans[i]!.gzip ? gunzipSync(b) : b).toString();
+      expect(decode(bodies[0]!)).toBe(whole);
+      expect(decode(bodies[1]!)).toBe(blobs[i]!.blob);
+      expect(decode(bodies[2]!)).toBe(whole);
+    });
+  });
+
+  it('answers the next request after a client that went away mid-download, and records it', async () => {
+    const registry = new Registry();
+    const own = buildCatalogServer({ content: store, logger: pino({ level: 'silent' }), registry });
+    await own.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const port = (own.server.address() as AddressInfo).port;
+      const socket = net.connect({ host: '127.0.0.1', port });
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write('GET /catalogs/c/api/v1/all HTTP/1.1\r\nhost: x\r\n\r\n');
+      await new Promise((resolve) => socket.once('data', resolve));
+      socket.destroy();
+      const res = await fetch(`http://127.0.0.1:${port}/catalogs/c/api/v1/all`);
+      expect(res.headers.get('vary')).toBe('Accept-Encoding');
+      expect(await res.text()).toBe(blobs.map((b) => b.blob).join(''));
+      const metric = await registry.getSingleMetricAsString('catalogd_http_request_duration_seconds');
+      // The download that completed; the abandoned one never finished (as with a piped stream).
+      expect(metric).toMatch(/catalogd_http_request_duration_seconds_count\{code="200"\} 1(\n|$)/);
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -18,7 +18,7 @@ import { AnswerBuffers } from './answer-buffers.ts';
 import { WHOLE_RESPONSE_MAX, serveAll, serveMetas } from './handlers.ts';
 import { dns1123SubdomainErrors } from '../../k8sname/index.ts';
 import { cleanPath } from './http-semantics.ts';
-import { STATUS_TEXT, httpError } from './responses.ts';
+import { EVERY_RESPONSE_HEADERS, STATUS_TEXT, httpError } from './responses.ts';
 
 /** What the server reads content from (LocalDirStore satisfies it). */
 export interface CatalogContent {
@@ -78,7 +78,7 @@ export function buildCatalogServer(opts: CatalogServerOptions): FastifyInstance 
   // Callback-style hooks: on a path taken by every request, an async hook's promise costs
   // measurable CPU at tens of thousands of requests per second.
   app.addHook('onSend', (_req, reply, payload, done) => {
-    reply.header('vary', 'Accept-Encoding');
+    reply.headers(EVERY_RESPONSE_HEADERS);
     done(null, payload);
   });
   const debug = log.isLevelEnabled('debug');
@@ -130,5 +130,5 @@ async function route(req: FastifyRequest, reply: FastifyReply, opts: CatalogServ
   const version = opts.content.get(name);
   if (m[2] === 'metas') return serveMetas(req, reply, version, rawQuery, buffers);
   if (version === undefined) return httpError(reply, 404, STATUS_TEXT.notFound);
-  return serveAll(req, reply, version);
+  return serveAll(req, reply, version, buffers);
 }

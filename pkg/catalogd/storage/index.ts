@@ -11,4 +11,4 @@ export {
   versionDirName,
 } from './local-dir-store.ts';
 export { type ByteRange, MetaIndex, MetaIndexBuilder, type MetaQuery } from './meta-index.ts';
-export { StoredVersion } from './stored-version.ts';
+export { type RangeFile, StoredVersion } from './stored-version.ts';

@@ -100,6 +100,19 @@ export class StoredVersion {
     }
   }
 
+  /**
+   * Runs `fn` with the shared handle of `file` (or a private one after retirement), which stays
+   * open until `fn` settles: for callers that read into buffers of their own.
+   */
+  async withFile<T>(file: RangeFile, fn: (fh: FileHandle) => Promise<T>): Promise<T> {
+    const { fh, release } = await this.#acquire(file);
+    try {
+      return await fn(fh);
+    } finally {
+      await release();
+    }
+  }
+
   /** Streams the bytes of `ranges` of catalog.jsonl in order, in chunks of at most 256 KiB. */
   async *readRanges(ranges: readonly ByteRange[]): AsyncGenerator<Buffer> {
     const { fh, release } = await this.#acquire('jsonl');
