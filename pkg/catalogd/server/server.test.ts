@@ -366,4 +366,24 @@ describe('catalog server answer buffers', () => {
       await own.close();
     }
   });
+
+  it('answers 404 when the stored content file is gone before it is opened', async () => {
+    const gone = await mkdtemp(join(tmpdir(), 'server-gone-'));
+    const goneStore = new LocalDirStore({ root: gone, ingest: () => Promise.reject(new Error('unused')), logger: pino({ level: 'silent' }) });
+    await goneStore.open();
+    const digest = `sha256:${'c'.repeat(64)}`;
+    await goneStore.store('g', { digest, ref: `r.test/g@${digest}`, unpackedAt: '2026-01-01T00:00:00Z' }, { metas: blobs.slice(0, 2) });
+    const own = buildCatalogServer({ content: goneStore, logger: pino({ level: 'silent' }), registry: new Registry() });
+    try {
+      await rm(goneStore.get('g')!.path('jsonl'));
+      const res = await own.inject({ url: '/catalogs/g/api/v1/all' });
+      expect(res.statusCode).toBe(404);
+      expect(res.body).toBe('404 Not Found\n');
+      expect(res.headers.vary).toBe('Accept-Encoding');
+    } finally {
+      await own.close();
+      await goneStore.close();
+      await rm(gone, { recursive: true, force: true });
+    }
+  });
 });

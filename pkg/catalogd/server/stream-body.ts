@@ -12,13 +12,15 @@
  * Contract: the reply must have its status and headers set and must not have been sent. The
  * response is taken over from fastify (`reply.hijack()`): its onSend hooks do not run, so the
  * headers they add are passed here (`extraHeaders`); its onResponse hooks still run on
- * `finish`. A read that fails midway destroys the response (the client sees a truncated
- * body, as with a piped stream); a client that goes away stops the reads.
+ * `finish`. A file that cannot be opened gets the storage error response (404 when it is
+ * gone); a read that fails midway destroys the response (the client sees a truncated body,
+ * as with a piped stream); a client that goes away stops the reads.
  */
 import type { FileHandle } from 'node:fs/promises';
 import type { FastifyReply } from 'fastify';
 import type { ByteRange, RangeFile, StoredVersion } from '../storage/index.ts';
 import type { AnswerBuffers } from './answer-buffers.ts';
+import { storageErrorResponse } from './responses.ts';
 
 /** Bytes per read: one slab of the answer buffers' small class. */
 export const STREAM_READ = 64 * 1024;
@@ -32,14 +34,22 @@ export async function streamRanges(
   buffers: AnswerBuffers,
   extraHeaders: Readonly<Record<string, string>>,
 ): Promise<void> {
-  reply.hijack();
   const res = reply.raw;
-  res.writeHead(reply.statusCode, { ...reply.getHeaders(), ...extraHeaders } as Record<string, string | number | string[]>);
+  let started = false;
   try {
-    await v.withFile(file, (fh) => writeRanges(res, fh, ranges, buffers, v.catalog));
+    await v.withFile(file, async (fh) => {
+      // The file is open: from here on the response is ours.
+      reply.hijack();
+      started = true;
+      res.writeHead(reply.statusCode, { ...reply.getHeaders(), ...extraHeaders } as Record<string, string | number | string[]>);
+      await writeRanges(res, fh, ranges, buffers, v.catalog);
+    });
     if (!res.destroyed) res.end();
   } catch (err) {
-    res.destroy(err as Error);
+    // A file that cannot be opened is answered like every storage error; one that fails
+    // midway can only cut the response short.
+    if (!started) storageErrorResponse(reply, err);
+    else res.destroy(err as Error);
   }
 }
 
