@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { constants, crc32, deflateRawSync, gunzipSync } from 'node:zlib';
-import { crc32Combine, frameDeflate } from './gzip-framing.ts';
+import { GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, crc32Combine, frameDeflateInPlace } from './gzip-framing.ts';
 
 const segment = (b: Uint8Array): Buffer => deflateRawSync(b, { level: 1, finishFlush: constants.Z_SYNC_FLUSH });
 
@@ -29,19 +29,38 @@ describe('crc32Combine', () => {
   });
 });
 
-describe('frameDeflate', () => {
+/** `segments` framed as one gzip member, in a buffer of its own. */
+function frame(segments: Buffer, crc: number, size: number): Buffer {
+  const buf = Buffer.alloc(GZIP_FRAME_HEAD + segments.length + GZIP_FRAME_TAIL);
+  segments.copy(buf, GZIP_FRAME_HEAD);
+  return frameDeflateInPlace(buf, segments.length, crc, size);
+}
+
+describe('frameDeflateInPlace', () => {
   it('frames concatenated sync-flushed segments as one gzip member', () => {
     fc.assert(
       fc.property(fc.array(fc.uint8Array({ minLength: 1, maxLength: 2000 }), { maxLength: 6 }), (parts) => {
         const whole = Buffer.concat(parts);
-        const framed = frameDeflate(Buffer.concat(parts.map(segment)), crc32(whole), whole.length);
+        const framed = frame(Buffer.concat(parts.map(segment)), crc32(whole), whole.length);
         expect(gunzipSync(framed).equals(whole)).toBe(true);
       }),
     );
   });
 
+  it('frames in place inside a larger buffer, leaving the bytes after the member alone', () => {
+    const data = Buffer.from('{"schema":"olm.bundle"}\n');
+    const seg = segment(data);
+    const buf = Buffer.alloc(GZIP_FRAME_HEAD + seg.length + GZIP_FRAME_TAIL + 5, 0x7a);
+    seg.copy(buf, GZIP_FRAME_HEAD);
+    const member = frameDeflateInPlace(buf, seg.length, crc32(data), data.length);
+    expect(member.buffer).toBe(buf.buffer);
+    expect(gunzipSync(member).equals(data)).toBe(true);
+    expect(buf.subarray(member.length).equals(Buffer.alloc(5, 0x7a))).toBe(true);
+    expect(() => frameDeflateInPlace(Buffer.alloc(GZIP_FRAME_HEAD + seg.length + GZIP_FRAME_TAIL - 1), seg.length, 0, 0)).toThrow(RangeError);
+  });
+
   it('makes a gzip stream that a reader rejects when the CRC is wrong', () => {
     const data = Buffer.from('{"schema":"olm.package"}\n');
-    expect(() => gunzipSync(frameDeflate(segment(data), crc32(data) ^ 1, data.length))).toThrow();
+    expect(() => gunzipSync(frame(segment(data), crc32(data) ^ 1, data.length))).toThrow();
   });
 });

@@ -37,19 +37,10 @@ export const GZIP_FRAME_HEAD = GZIP_HEADER.length;
 export const GZIP_FRAME_TAIL = FINAL_BLOCK.length + 8;
 
 /**
- * One gzip member holding `segments`: concatenated sync-flushed raw deflate segments whose
- * uncompressed content is `size` bytes with CRC-32 `crc`.
- */
-export function frameDeflate(segments: Buffer, crc: number, size: number): Buffer {
-  const out = Buffer.allocUnsafe(GZIP_FRAME_HEAD + segments.length + GZIP_FRAME_TAIL);
-  segments.copy(out, GZIP_FRAME_HEAD);
-  return frameDeflateInPlace(out, segments.length, crc, size);
-}
-
-/**
- * Frames deflate data already placed in `buf` at GZIP_FRAME_HEAD (`length` bytes) as one gzip
- * member, writing the header before and final block and trailer after it, without copying the
- * data; returns the member, a view of `buf`.
+ * Frames deflate data already placed in `buf` at GZIP_FRAME_HEAD (`length` bytes: concatenated
+ * sync-flushed raw deflate segments whose uncompressed content is `size` bytes with CRC-32
+ * `crc`) as one gzip member, writing the header before and final block and trailer after it,
+ * without copying the data; returns the member, a view of `buf`.
  */
 export function frameDeflateInPlace(buf: Buffer, length: number, crc: number, size: number): Buffer {
   const end = GZIP_FRAME_HEAD + length;

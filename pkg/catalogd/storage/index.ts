@@ -1,5 +1,5 @@
 export { CONTENT_FILES, type ContentSummary, writeCatalogContent } from './content-writer.ts';
-export { GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, frameDeflate, frameDeflateInPlace } from './gzip-framing.ts';
+export { GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, frameDeflateInPlace } from './gzip-framing.ts';
 export { MAX_PACKAGE_GZIP, type PackageGzip } from './gzip-segments.ts';
 export { INGEST_CHILD_ENVIRONMENT, INGEST_CHILD_FLAGS, createProcessIngest, ingestInProcess, type ProcessIngestOptions } from './ingest.ts';
 export {

@@ -11,7 +11,7 @@ const INFO = { digest: 'sha256:00', ref: 'example.test/c@sha256:00', unpackedAt:
 // 300 KiB; totals up to 400 KiB, so reads fall on both sides of the 256 KiB synchronous-read bound.
 const SIZE = 300 * 1024;
 
-describe('StoredVersion.readRangesWhole', () => {
+describe('StoredVersion.readRangesInto', () => {
   let dir: string;
   let content: Buffer;
   let version: StoredVersion;
@@ -29,6 +29,9 @@ describe('StoredVersion.readRangesWhole', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  // Into a buffer of exactly `total` bytes, as the server's small answers are read.
+  const readWhole = (file: 'jsonl' | 'gzip', ranges: ByteRange[], total: number): Promise<Buffer> => version.readRangesInto(file, ranges, Buffer.alloc(total), 0);
+
   const rangesArb = fc.array(
     fc.integer({ min: 0, max: SIZE - 1 }).chain((offset) => fc.record({ offset: fc.constant(offset), length: fc.integer({ min: 1, max: Math.min(SIZE - offset, 100 * 1024) }) })),
     { minLength: 1, maxLength: 4 },
@@ -38,7 +41,7 @@ describe('StoredVersion.readRangesWhole', () => {
     await fc.assert(
       fc.asyncProperty(rangesArb, async (ranges: ByteRange[]) => {
         const total = ranges.reduce((n, r) => n + r.length, 0);
-        const got = await version.readRangesWhole('jsonl', ranges, total);
+        const got = await readWhole('jsonl', ranges, total);
         const want = Buffer.concat(ranges.map((r) => content.subarray(r.offset, r.offset + r.length)));
         expect(got.equals(want)).toBe(true);
       }),
@@ -47,24 +50,24 @@ describe('StoredVersion.readRangesWhole', () => {
   });
 
   it('reads the gzip file when asked', async () => {
-    const got = await version.readRangesWhole('gzip', [{ offset: 10, length: 20 }], 20);
+    const got = await readWhole('gzip', [{ offset: 10, length: 20 }], 20);
     expect(got.equals(content.subarray(10, 30))).toBe(true);
   });
 
   it('rejects, naming the catalog, when the file is shorter than the index says (small and large reads)', async () => {
     await truncate(join(dir, CONTENT_FILES.jsonl), 1000);
-    await expect(version.readRangesWhole('jsonl', [{ offset: 900, length: 200 }], 200)).rejects.toThrow('catalog c: content ended before byte 1000');
-    await expect(version.readRangesWhole('jsonl', [{ offset: 0, length: 100_000 }], 100_000)).rejects.toThrow('catalog c: content ended before byte 1000');
+    await expect(readWhole('jsonl', [{ offset: 900, length: 200 }], 200)).rejects.toThrow('catalog c: content ended before byte 1000');
+    await expect(readWhole('jsonl', [{ offset: 0, length: 100_000 }], 100_000)).rejects.toThrow('catalog c: content ended before byte 1000');
   });
 
   it('rejects ranges that add up to more than the total', async () => {
-    await expect(version.readRangesWhole('jsonl', [{ offset: 0, length: 10 }], 5)).rejects.toThrow('ranges exceed 5 bytes');
+    await expect(readWhole('jsonl', [{ offset: 0, length: 10 }], 5)).rejects.toThrow('ranges exceed 5 bytes');
   });
 
   it('still reads after close (the version was retired while a query was in flight)', async () => {
-    await version.readRangesWhole('jsonl', [{ offset: 0, length: 10 }], 10);
+    await readWhole('jsonl', [{ offset: 0, length: 10 }], 10);
     await version.close();
-    const got = await version.readRangesWhole('jsonl', [{ offset: 5, length: 10 }], 10);
+    const got = await readWhole('jsonl', [{ offset: 5, length: 10 }], 10);
     expect(got.equals(content.subarray(5, 15))).toBe(true);
   });
 });

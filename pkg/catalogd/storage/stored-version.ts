@@ -65,14 +65,6 @@ export class StoredVersion {
   }
 
   /**
-   * Reads the bytes of `ranges` of `file` (`total` bytes in all) into one new buffer: the cheap
-   * way to answer a small `/metas` query. Callers bound `total`; large answers stream (readRanges).
-   */
-  async readRangesWhole(file: RangeFile, ranges: readonly ByteRange[], total: number): Promise<Buffer> {
-    return this.readRangesInto(file, ranges, Buffer.allocUnsafe(total), 0);
-  }
-
-  /**
    * Reads the bytes of `ranges` of `file` into `out` from byte `at` on and returns that part of
    * `out`; the ranges must fit. Lets the server read into buffers it reuses (a fresh buffer per
    * answer costs page faults that dominate a small read). Up to SYNC_READ_MAX bytes in all are
