@@ -7,12 +7,12 @@
  *   the package's precompressed member for `?package=` alone, else is made per request.
  */
 import { createReadStream } from 'node:fs';
-import { Readable, pipeline } from 'node:stream';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { createGzip, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ByteRange, GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, type PackageGzip, type RangeFile, type StoredVersion, frameDeflateInPlace } from '../storage/index.ts';
-import { streamRanges } from './stream-body.ts';
+import { feedRanges, streamRanges } from './stream-body.ts';
 import type { AnswerBuffers, BufferLease } from './answer-buffers.ts';
 import {
   type Coding,
@@ -164,10 +164,9 @@ export async function serveMetas(
     return sendLeased(reply, lease, body);
   }
   if (coding === 'identity') return streamRanges(reply, v, 'jsonl', ranges, buffers, EVERY_RESPONSE_HEADERS).then(() => reply);
-  const body = Readable.from(v.readRanges(ranges));
   const compressor = createGzip({ level: 1 });
-  // pipeline destroys the compressor when a read fails, which aborts the response.
-  pipeline(body, compressor, () => undefined);
+  // A failed read destroys the compressor, which aborts the response.
+  void feedRanges(compressor, v, 'jsonl', ranges, buffers);
   return reply.send(compressor);
 }
 

@@ -238,6 +238,21 @@ describe('catalog server', () => {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A complete chunked body at the start of `buf` (no trailers), or undefined when incomplete. */
+function dechunk(buf: Buffer): { body: Buffer; consumed: number } | undefined {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const eol = buf.indexOf('\r\n', at);
+    if (eol < 0) return undefined;
+    const size = Number.parseInt(buf.toString('latin1', at, eol), 16);
+    if (buf.length < eol + 2 + size + 2) return undefined;
+    if (size === 0) return { body: Buffer.concat(parts), consumed: eol + 4 };
+    parts.push(buf.subarray(eol + 2, eol + 2 + size));
+    at = eol + 2 + size + 2;
+  }
+}
+
 describe('catalog server answer buffers', () => {
   // Answers of 120-190 KB to readers that do not read yet cannot all be written out at once:
   // their buffers stay on loan while other answers are read. A buffer reused before its answer was
@@ -291,8 +306,16 @@ describe('catalog server answer buffers', () => {
         while (bodies.length < want) {
           const end = all.indexOf('\r\n\r\n');
           if (end < 0) return;
-          const length = Number(/content-length: (\d+)/i.exec(all.toString('latin1', 0, end))?.[1] ?? Number.NaN);
-          if (Number.isNaN(length)) return reject(new Error(`no content-length: ${all.toString('latin1', 0, end)}`));
+          const head = all.toString('latin1', 0, end);
+          if (/transfer-encoding: chunked/i.test(head)) {
+            const body = dechunk(all.subarray(end + 4));
+            if (body === undefined) return;
+            bodies.push(body.body);
+            all = all.subarray(end + 4 + body.consumed);
+            continue;
+          }
+          const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? Number.NaN);
+          if (Number.isNaN(length)) return reject(new Error(`no framing: ${head}`));
           if (all.length < end + 4 + length) return;
           bodies.push(all.subarray(end + 4, end + 4 + length));
           all = all.subarray(end + 4 + length);
@@ -325,14 +348,17 @@ describe('catalog server answer buffers', () => {
     });
   });
 
-  it('streams /api/v1/all through the same buffers, to readers that stall, intact', async () => {
+  it('streams /api/v1/all and large /metas answers through the same buffers, to readers that stall, intact', async () => {
     const port = (app.server.address() as AddressInfo).port;
     const whole = blobs.map((b) => b.blob).join('');
     let go!: () => void;
     const readAfter = new Promise<void>((resolve) => (go = resolve));
     // Whole downloads and ranges, identity and gzip, on connections that start one after the
     // other and read nothing until all have been answered as far as the sockets take.
-    const plans = Array.from({ length: 4 }, (_, c) => ({ paths: ['/catalogs/c/api/v1/all', `/catalogs/c/api/v1/metas?package=p${c}`, '/catalogs/c/api/v1/all'], gzip: c % 2 === 1 }));
+    // A schema-wide /metas answer is larger than answers sent whole: streamed too (gzip: through
+    // a compressor fed from the same buffers).
+    const paths = (c: number): string[] => ['/catalogs/c/api/v1/all', `/catalogs/c/api/v1/metas?package=p${c}`, '/catalogs/c/api/v1/metas?schema=olm.bundle', '/catalogs/c/api/v1/all'];
+    const plans = Array.from({ length: 4 }, (_, c) => ({ paths: paths(c), gzip: c % 2 === 1 }));
     const clients = plans.map((plan, i) => pausedClient(port, plan.paths, sleep(50 * i), readAfter, plan.gzip ? 'accept-encoding: gzip\r\n' : ''));
     await sleep(50 * plans.length + 200);
     go();
@@ -342,6 +368,7 @@ describe('catalog server answer buffers', () => {
       expect(decode(bodies[0]!)).toBe(whole);
       expect(decode(bodies[1]!)).toBe(blobs[i]!.blob);
       expect(decode(bodies[2]!)).toBe(whole);
+      expect(decode(bodies[3]!)).toBe(whole);
     });
   });
 

@@ -1,5 +1,6 @@
 /**
- * Streams a response body from a stored content file through reused buffers.
+ * Streams a response body from a stored content file through reused buffers (streamRanges),
+ * or feeds such a file into a compressor whose output is the body (feedRanges).
  *
  * catalogd runs with glibc's mmap threshold at 32 KiB (decision 0082), so the 64 KiB buffer a
  * file stream allocates per read is a fresh mapping: its pages are faulted in by the read and
@@ -53,9 +54,28 @@ export async function streamRanges(
   }
 }
 
-type Response = FastifyReply['raw'];
+/**
+ * Feeds `ranges` of `file` of `v` into `sink` (a compressor whose output is the response body)
+ * through reused buffers, each released by its write's callback, when the sink has consumed
+ * it; ends the sink, or destroys it when a read fails. Resolves when done or abandoned.
+ */
+export async function feedRanges(sink: Sink, v: StoredVersion, file: RangeFile, ranges: readonly ByteRange[], buffers: AnswerBuffers): Promise<void> {
+  try {
+    await v.withFile(file, (fh) => writeRanges(sink, fh, ranges, buffers, v.catalog));
+    if (!sink.destroyed) sink.end();
+  } catch (err) {
+    sink.destroy(err as Error);
+  }
+}
 
-async function writeRanges(res: Response, fh: FileHandle, ranges: readonly ByteRange[], buffers: AnswerBuffers, catalog: string): Promise<void> {
+/** What the reads are written to: a response or a stream in front of one. */
+type Sink = Pick<NodeJS.WritableStream, 'on' | 'off' | 'end'> & {
+  readonly destroyed: boolean;
+  write(chunk: Buffer, cb: (err?: Error | null) => void): boolean;
+  destroy(err?: Error): unknown;
+};
+
+async function writeRanges(res: Sink, fh: FileHandle, ranges: readonly ByteRange[], buffers: AnswerBuffers, catalog: string): Promise<void> {
   for (const range of ranges) {
     for (let done = 0; done < range.length; ) {
       if (res.destroyed) return;
@@ -82,7 +102,7 @@ async function writeRanges(res: Response, fh: FileHandle, ranges: readonly ByteR
   }
 }
 
-function drainedOrClosed(res: Response): Promise<void> {
+function drainedOrClosed(res: Sink): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
       res.off('drain', done);

@@ -10,7 +10,6 @@ import { CONTENT_FILES } from './content-writer.ts';
 import type { VersionInfo } from './local-dir-store.ts';
 import { type ByteRange, MetaIndex } from './meta-index.ts';
 
-const READ_CHUNK = 256 * 1024;
 // Whole reads up to this size (every /metas answer the server sends whole) are made
 // synchronously: catalog content is written just before it is served and stays in the page
 // cache, where a pread of this size takes microseconds of the event loop, fewer than an
@@ -105,16 +104,6 @@ export class StoredVersion {
     }
   }
 
-  /** Streams the bytes of `ranges` of catalog.jsonl in order, in chunks of at most 256 KiB. */
-  async *readRanges(ranges: readonly ByteRange[]): AsyncGenerator<Buffer> {
-    const { fh, release } = await this.#acquire('jsonl');
-    try {
-      yield* readFrom(fh, ranges, this.catalog);
-    } finally {
-      await release();
-    }
-  }
-
   // A read that raced a retirement goes through a private handle it closes itself; otherwise
   // the shared handle stays open until the last reader releases it.
   async #acquire(file: RangeFile): Promise<{ fh: FileHandle; release: () => Promise<void> }> {
@@ -157,18 +146,4 @@ export class StoredVersion {
     }
     return handle;
   }
-}
-
-async function* readFrom(fh: FileHandle, ranges: readonly ByteRange[], catalog: string): AsyncGenerator<Buffer> {
-    for (const range of ranges) {
-      let done = 0;
-      while (done < range.length) {
-        const want = Math.min(READ_CHUNK, range.length - done);
-        const buf = Buffer.allocUnsafe(want);
-        const { bytesRead } = await fh.read(buf, 0, want, range.offset + done);
-        if (bytesRead === 0) throw new Error(`catalog ${catalog}: content ended before byte ${range.offset + done}`);
-        done += bytesRead;
-        yield bytesRead === want ? buf : buf.subarray(0, bytesRead);
-      }
-    }
 }
