@@ -29,7 +29,9 @@ describe('closedLoop', () => {
       res.write('x'.repeat(300));
       setTimeout(() => {
         res.write('y'.repeat(4000));
-        res.end('z');
+        res.write('z');
+        // The last chunk on its own, in a later read.
+        setTimeout(() => res.end(), 2);
       }, 2);
     });
     let i = 0;

@@ -41,11 +41,13 @@ interface ResponseState {
   chunkLeft: number;
   /** Chunked: partial chunk-size line carried between reads. */
   sizeLine: string;
+  /** Chunked: the last (empty) chunk was seen; its CRLF ends the response. */
+  last: boolean;
   done: boolean;
 }
 
 function freshState(): ResponseState {
-  return { head: undefined, status: 0, gzip: false, remaining: 0, bytes: 0, chunkLeft: 0, sizeLine: '', done: false };
+  return { head: undefined, status: 0, gzip: false, remaining: 0, bytes: 0, chunkLeft: 0, sizeLine: '', last: false, done: false };
 }
 
 /**
@@ -91,6 +93,11 @@ function feedChunked(st: ResponseState, body: Buffer): boolean {
       st.bytes += Math.max(0, Math.min(take, st.chunkLeft - 2));
       st.chunkLeft -= take;
       i += take;
+      if (st.last && st.chunkLeft === 0) {
+        st.done = true;
+        // Nothing may follow the response (no pipelining, no trailers from these servers).
+        return i === body.length;
+      }
       continue;
     }
     const nl = body.indexOf(10, i);
@@ -103,11 +110,8 @@ function feedChunked(st: ResponseState, body: Buffer): boolean {
     i = nl + 1;
     const size = Number.parseInt(line, 16);
     if (!Number.isFinite(size)) return false;
-    if (size === 0) {
-      // Last chunk; no trailers are sent by the servers measured here: expect the final CRLF.
-      st.done = body.length - i >= 2;
-      return st.done ? body.length - i === 2 : true;
-    }
+    // The last chunk is empty: only its CRLF (possibly in the next read) is left.
+    st.last = size === 0;
     st.chunkLeft = size + 2;
   }
   return true;

@@ -24,7 +24,7 @@ import {
   negotiateCoding,
   parseRange,
 } from './http-semantics.ts';
-import { EVERY_RESPONSE_HEADERS, STATUS_TEXT, httpError, notModified, preconditionFailed, storageErrorResponse } from './responses.ts';
+import { STATUS_TEXT, httpError, notModified, preconditionFailed, storageErrorResponse } from './responses.ts';
 
 const JSONL = 'application/jsonl';
 const METAS_PARAMS = new Set(['schema', 'package', 'name']);
@@ -132,7 +132,7 @@ export async function serveMetas(
   const total = ranges.reduce((n, r) => n + r.length, 0);
   const coding = total >= MIN_COMPRESS_SIZE ? negotiateCoding(header(req.headers, 'accept-encoding')) : 'identity';
   if (coding === 'gzip') reply.header('content-encoding', 'gzip');
-  if (whole && coding === 'gzip') return streamRanges(reply, v, 'gzip', [{ offset: 0, length: v.sizes.gzip }], buffers, EVERY_RESPONSE_HEADERS).then(() => reply);
+  if (whole && coding === 'gzip') return streamRanges(reply, v, 'gzip', [{ offset: 0, length: v.sizes.gzip }], buffers);
   if (packageGzip !== undefined && packageGzip.size === total && coding === 'gzip') {
     // The package's answer, compressed at ingest: its segments of catalog.jsonl.gz framed as a
     // gzip file of their own (storage/gzip-segments.ts). Should that read fail, the answer is
@@ -163,7 +163,7 @@ export async function serveMetas(
     }
     return sendLeased(reply, lease, body);
   }
-  if (coding === 'identity') return streamRanges(reply, v, 'jsonl', ranges, buffers, EVERY_RESPONSE_HEADERS).then(() => reply);
+  if (coding === 'identity') return streamRanges(reply, v, 'jsonl', ranges, buffers);
   const compressor = createGzip({ level: 1 });
   // A failed read destroys the compressor, which aborts the response.
   void feedRanges(compressor, v, 'jsonl', ranges, buffers);
@@ -181,7 +181,7 @@ function sendLeased(reply: FastifyReply, lease: BufferLease, body: Buffer): Fast
 /** HEAD: headers only; GET: the ranges of `file`, streamed through reused buffers. */
 function stream(req: FastifyRequest, reply: FastifyReply, v: StoredVersion, file: RangeFile, ranges: ByteRange[], buffers: AnswerBuffers): FastifyReply | Promise<FastifyReply> {
   if (req.method === 'HEAD') return reply.send();
-  return streamRanges(reply, v, file, ranges, buffers, EVERY_RESPONSE_HEADERS).then(() => reply);
+  return streamRanges(reply, v, file, ranges, buffers);
 }
 
 function send(req: FastifyRequest, reply: FastifyReply, body: () => Readable): FastifyReply {

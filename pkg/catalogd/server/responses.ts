@@ -4,10 +4,10 @@
  */
 import type { FastifyReply } from 'fastify';
 
-/** Go's http.Error: text/plain body `<message>\n`, nosniff, no Content-Length of the old body. */
-/** Headers every response carries (the server's onSend hook adds them; streamed bodies pass them). */
+/** Headers every response carries (the server's onSend hook adds them; streamed bodies too). */
 export const EVERY_RESPONSE_HEADERS: Readonly<Record<string, string>> = { vary: 'Accept-Encoding' };
 
+/** Go's http.Error: text/plain body `<message>\n`, nosniff, no Content-Length of the old body. */
 export function httpError(reply: FastifyReply, status: number, message: string): FastifyReply {
   reply.removeHeader('content-length');
   reply.removeHeader('content-encoding');

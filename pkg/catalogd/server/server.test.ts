@@ -30,26 +30,37 @@ const BLOBS = [
 ];
 const ALL = BLOBS.map((b) => b.blob).join('');
 
+/** A LocalDirStore in a new temp directory holding `metas` as catalog `name`; `remove` deletes it all. */
+async function storeWith(prefix: string, name: string, metas: Meta[]): Promise<{ store: LocalDirStore; remove: () => Promise<void> }> {
+  const root = await mkdtemp(join(tmpdir(), prefix));
+  const store = new LocalDirStore({ root, ingest: () => Promise.reject(new Error('unused')), logger: pino({ level: 'silent' }) });
+  await store.open();
+  const digest = `sha256:${Buffer.from(name).toString('hex').padEnd(64, '0').slice(0, 64)}`;
+  await store.store(name, { digest, ref: `r.test/${name}@${digest}`, unpackedAt: '2026-01-01T00:00:00Z' }, { metas });
+  return {
+    store,
+    remove: async () => {
+      await store.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
 describe('catalog server', () => {
-  let root: string;
+  let remove: () => Promise<void>;
   let store: LocalDirStore;
   let app: FastifyInstance;
   let registry: Registry;
 
   beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), 'server-test-'));
-    store = new LocalDirStore({ root, ingest: () => Promise.reject(new Error('unused')), logger: pino({ level: 'silent' }) });
-    await store.open();
-    const digest = `sha256:${'a'.repeat(64)}`;
-    await store.store('test-catalog', { digest, ref: `r.test/c@${digest}`, unpackedAt: '2026-01-01T00:00:00Z' }, { metas: BLOBS });
+    ({ store, remove } = await storeWith('server-test-', 'test-catalog', BLOBS));
     registry = new Registry();
     app = buildCatalogServer({ content: store, logger: pino({ level: 'silent' }), registry });
     await app.ready();
   });
   afterAll(async () => {
     await app.close();
-    await store.close();
-    await rm(root, { recursive: true, force: true });
+    await remove();
   });
 
   const lastModified = (): string => store.get('test-catalog')!.modTime.toUTCString();
@@ -259,18 +270,14 @@ describe('catalog server answer buffers', () => {
   // written out would send another package's bytes.
   const PACKAGES = 24;
   const blobs = Array.from({ length: PACKAGES }, (_, i) => meta('olm.bundle', `p${i}`, `p${i}.v1`, 120_000 + i * 3_000));
-  let root: string;
+  let remove: () => Promise<void>;
   let store: LocalDirStore;
   let app: FastifyInstance;
 
   beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), 'server-buffers-'));
-    store = new LocalDirStore({ root, ingest: () => Promise.reject(new Error('unused')), logger: pino({ level: 'silent' }) });
-    await store.open();
-    const digest = `sha256:${'b'.repeat(64)}`;
     // Each package's padding is its own letter, so a mixed-up answer cannot pass as right.
     const metas = blobs.map((b, i) => ({ ...b, blob: b.blob.replace(/p{20,}/, (pad) => String.fromCharCode(97 + (i % 26)).repeat(pad.length)) }));
-    await store.store('c', { digest, ref: `r.test/c@${digest}`, unpackedAt: '2026-01-01T00:00:00Z' }, { metas });
+    ({ store, remove } = await storeWith('server-buffers-', 'c', metas));
     blobs.splice(0, PACKAGES, ...metas);
     // Every released buffer is kept, so the next answers are read into the latest released.
     const answerBuffers = new AnswerBuffers([{ size: 256 * 1024 + 20, keep: 1_000 }]);
@@ -279,8 +286,7 @@ describe('catalog server answer buffers', () => {
   });
   afterAll(async () => {
     await app.close();
-    await store.close();
-    await rm(root, { recursive: true, force: true });
+    await remove();
   });
 
   /**
@@ -395,11 +401,8 @@ describe('catalog server answer buffers', () => {
   });
 
   it('answers 404 when the stored content file is gone before it is opened', async () => {
-    const gone = await mkdtemp(join(tmpdir(), 'server-gone-'));
-    const goneStore = new LocalDirStore({ root: gone, ingest: () => Promise.reject(new Error('unused')), logger: pino({ level: 'silent' }) });
-    await goneStore.open();
-    const digest = `sha256:${'c'.repeat(64)}`;
-    await goneStore.store('g', { digest, ref: `r.test/g@${digest}`, unpackedAt: '2026-01-01T00:00:00Z' }, { metas: blobs.slice(0, 2) });
+    const gone = await storeWith('server-gone-', 'g', blobs.slice(0, 2));
+    const goneStore = gone.store;
     const own = buildCatalogServer({ content: goneStore, logger: pino({ level: 'silent' }), registry: new Registry() });
     try {
       await rm(goneStore.get('g')!.path('jsonl'));
@@ -409,8 +412,7 @@ describe('catalog server answer buffers', () => {
       expect(res.headers.vary).toBe('Accept-Encoding');
     } finally {
       await own.close();
-      await goneStore.close();
-      await rm(gone, { recursive: true, force: true });
+      await gone.remove();
     }
   });
 });

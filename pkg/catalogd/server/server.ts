@@ -31,7 +31,7 @@ export interface CatalogServerOptions {
   registry: Registry;
   /** Serve `/api/v1/metas` (default true). */
   metas?: boolean;
-  /** Reusable buffers for /metas answers; the default keeps up to 3 MiB (ANSWER_SLABS). */
+  /** Reusable read buffers for answers and streamed bodies; the default keeps up to 3 MiB (ANSWER_SLABS). */
   answerBuffers?: AnswerBuffers;
   /** Key and certificate for HTTPS; absent means plain HTTP. */
   https?: { key: Buffer | string; cert: Buffer | string };
@@ -41,9 +41,9 @@ const ROUTE = /^\/catalogs\/([^/]+)\/api\/v1\/(all|metas)$/;
 const READ_TIMEOUT_MS = 5_000;
 // No write timeout while bytes flow: the socket times out only after 5 minutes of inactivity.
 const IDLE_TIMEOUT_MS = 5 * 60_000;
-// Reused read buffers for /metas answers (answer-buffers.ts): most package answers and gzip
-// members fit the small class; the large one holds every answer sent whole, with room for gzip
-// framing. Kept at most: 16 x 64 KiB + 8 x 256 KiB, 3 MiB, touched only as far as answers go.
+// Reused read buffers (answer-buffers.ts): most package answers, gzip members and every read of
+// a streamed body (stream-body.ts) fit the small class; the large one holds every answer sent
+// whole, with room for gzip framing. Kept at most: 16 x 64 KiB + 8 x 256 KiB, 3 MiB, touched only as far as answers go.
 const FRAMING = GZIP_FRAME_HEAD + GZIP_FRAME_TAIL;
 const ANSWER_SLABS = [
   { size: (64 << 10) + FRAMING, keep: 16 },

@@ -12,7 +12,7 @@
  *
  * Contract: the reply must have its status and headers set and must not have been sent. The
  * response is taken over from fastify (`reply.hijack()`): its onSend hooks do not run, so the
- * headers they add are passed here (`extraHeaders`); its onResponse hooks still run on
+ * headers they add (EVERY_RESPONSE_HEADERS) are added here; its onResponse hooks still run on
  * `finish`. A file that cannot be opened gets the storage error response (404 when it is
  * gone); a read that fails midway destroys the response (the client sees a truncated body,
  * as with a piped stream); a client that goes away stops the reads.
@@ -21,20 +21,16 @@ import type { FileHandle } from 'node:fs/promises';
 import type { FastifyReply } from 'fastify';
 import type { ByteRange, RangeFile, StoredVersion } from '../storage/index.ts';
 import type { AnswerBuffers } from './answer-buffers.ts';
-import { storageErrorResponse } from './responses.ts';
+import { EVERY_RESPONSE_HEADERS, storageErrorResponse } from './responses.ts';
 
-/** Bytes per read: one slab of the answer buffers' small class. */
-export const STREAM_READ = 64 * 1024;
+// Bytes per read: one slab of the answer buffers' small class.
+const STREAM_READ = 64 * 1024;
 
-/** Sends `ranges` of `file` of `v` as the body of `reply`; resolves when the body is written or abandoned. */
-export async function streamRanges(
-  reply: FastifyReply,
-  v: StoredVersion,
-  file: RangeFile,
-  ranges: readonly ByteRange[],
-  buffers: AnswerBuffers,
-  extraHeaders: Readonly<Record<string, string>>,
-): Promise<void> {
+/**
+ * Sends `ranges` of `file` of `v` as the body of `reply`; resolves with the reply when the body
+ * is written or abandoned.
+ */
+export async function streamRanges(reply: FastifyReply, v: StoredVersion, file: RangeFile, ranges: readonly ByteRange[], buffers: AnswerBuffers): Promise<FastifyReply> {
   const res = reply.raw;
   let started = false;
   try {
@@ -42,7 +38,7 @@ export async function streamRanges(
       // The file is open: from here on the response is ours.
       reply.hijack();
       started = true;
-      res.writeHead(reply.statusCode, { ...reply.getHeaders(), ...extraHeaders } as Record<string, string | number | string[]>);
+      res.writeHead(reply.statusCode, { ...reply.getHeaders(), ...EVERY_RESPONSE_HEADERS } as Record<string, string | number | string[]>);
       await writeRanges(res, fh, ranges, buffers, v.catalog);
     });
     if (!res.destroyed) res.end();
@@ -52,6 +48,7 @@ export async function streamRanges(
     if (!started) storageErrorResponse(reply, err);
     else res.destroy(err as Error);
   }
+  return reply;
 }
 
 /**

@@ -74,8 +74,7 @@ export class StoredVersion {
     const total = ranges.reduce((n, r) => n + r.length, 0);
     if (at + total > out.length) throw new Error(`catalog ${this.catalog}: ranges exceed ${out.length - at} bytes`);
     const sync = total <= SYNC_READ_MAX;
-    const { fh, release } = await this.#acquire(file);
-    try {
+    return this.withFile(file, async (fh) => {
       for (const range of ranges) {
         for (let done = 0; done < range.length; ) {
           const want = range.length - done;
@@ -86,9 +85,7 @@ export class StoredVersion {
         }
       }
       return out.subarray(start, at);
-    } finally {
-      await release();
-    }
+    });
   }
 
   /**
