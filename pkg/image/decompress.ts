@@ -16,6 +16,8 @@ const MAGIC: ReadonlyArray<[Compression, readonly number[]]> = [
   ['xz', [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]],
 ];
 const SNIFF_BYTES = 6;
+// Decompressed chunks (16 KiB each) buffered ahead of the consumer before the inflater pauses.
+const MAX_QUEUED = 8;
 
 /** The compression `head` (the first bytes of a blob) starts with. */
 export function detectCompression(head: Uint8Array): Compression {
@@ -66,9 +68,69 @@ export async function* decompress(source: AsyncIterable<Buffer>): AsyncGenerator
     if (err) failure = err;
   });
   try {
-    for await (const chunk of inflater as AsyncIterable<Buffer>) yield chunk;
+    yield* chunksOf(inflater);
   } catch (err) {
     throw failure ?? err;
   }
   if (failure !== undefined) throw failure;
+}
+
+/**
+ * Yields a readable's chunks one by one, as it pushed them. A Readable's own async iterator
+ * calls `read()`, which joins everything buffered into one new buffer: behind a fast inflater
+ * that is a fresh allocation of 32 KiB or more per step, which under catalogd's allocator
+ * settings (decision 0082) is an mmap whose pages are faulted in one by one. zlib's chunks are
+ * views of its 16 KiB output buffers and need no copy. At most `MAX_QUEUED` chunks wait
+ * before the readable is paused. Ending the iteration early destroys the readable.
+ */
+async function* chunksOf(readable: Readable): AsyncGenerator<Buffer> {
+  const queue: Buffer[] = [];
+  let done = false;
+  let failed: { err: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  const notify = (): void => {
+    wake?.();
+    wake = undefined;
+  };
+  const onData = (chunk: Buffer): void => {
+    queue.push(chunk);
+    if (queue.length >= MAX_QUEUED) readable.pause();
+    notify();
+  };
+  const onEnd = (): void => {
+    done = true;
+    notify();
+  };
+  const onClose = (): void => {
+    if (!readable.readableEnded) failed ??= { err: new Error('decompressor closed before the end of its output') };
+    onEnd();
+  };
+  const onError = (err: unknown): void => {
+    failed = { err };
+    notify();
+  };
+  readable.on('data', onData);
+  readable.once('end', onEnd);
+  readable.once('error', onError);
+  readable.once('close', onClose);
+  try {
+    for (;;) {
+      const chunk = queue.shift();
+      if (chunk !== undefined) {
+        if (queue.length < MAX_QUEUED && readable.isPaused()) readable.resume();
+        yield chunk;
+        continue;
+      }
+      if (failed !== undefined) throw failed.err;
+      if (done) return;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    readable.off('data', onData);
+    readable.off('end', onEnd);
+    readable.off('error', onError);
+    readable.off('close', onClose);
+    // A consumer that stops early ends the pipeline (as a Readable's own iterator does).
+    if (!readable.readableEnded) readable.destroy();
+  }
 }
