@@ -77,11 +77,12 @@ export async function* decompress(source: AsyncIterable<Buffer>): AsyncGenerator
 
 /**
  * Yields a readable's chunks one by one, as it pushed them. A Readable's own async iterator
- * calls `read()`, which joins everything buffered into one new buffer: behind a fast inflater
- * that is a fresh allocation of 32 KiB or more per step, which under catalogd's allocator
- * settings (decision 0082) is an mmap whose pages are faulted in one by one. zlib's chunks are
- * views of its 16 KiB output buffers and need no copy. At most `MAX_QUEUED` chunks wait
- * before the readable is paused. Ending the iteration early destroys the readable.
+ * calls `read()`, which joins everything buffered into one new buffer: when the consumer is
+ * slower than the inflater, that is a fresh allocation of 32 KiB or more per step, which under
+ * catalogd's allocator settings (decision 0082) is an mmap whose pages are faulted in one by
+ * one. zlib's chunks are views of its 16 KiB output buffers and need no copy. At most
+ * `MAX_QUEUED` chunks wait before the readable is paused. Ending the iteration early destroys
+ * the readable.
  */
 async function* chunksOf(readable: Readable): AsyncGenerator<Buffer> {
   const queue: Buffer[] = [];
