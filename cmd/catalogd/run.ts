@@ -17,6 +17,7 @@ import {
   PollSchedule,
   PullSecretCredentials,
   runGarbageCollector,
+  createCatalogContentMetrics,
 } from '../../pkg/catalogd/controller/index.ts';
 import { buildCatalogServer, loadCertificate, watchCertificate } from '../../pkg/catalogd/server/index.ts';
 import { LocalDirStore, createProcessIngest } from '../../pkg/catalogd/storage/index.ts';
@@ -67,9 +68,10 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
 
   const scheme = o.tls === undefined ? 'http' : 'https';
   const baseURL = (name: string): string => `${scheme}://${o.externalAddress}/catalogs/${name}`;
+  const contentMetrics = createCatalogContentMetrics(registry);
   const sync = new Controller({
     name: CONTENT_SYNC_CONTROLLER_NAME,
-    reconciler: new ContentSyncReconciler({ catalogs, images, unpackCache, store, log }),
+    reconciler: new ContentSyncReconciler({ catalogs, images, unpackCache, store, metrics: contentMetrics, log }),
     log,
     registry,
     watches: [{ informer: catalogs }],
@@ -82,6 +84,7 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
         images,
         unpackCache,
         store,
+        metrics: contentMetrics,
         baseURL,
         log,
         schedule: new PollSchedule(o.pollMinuteMs === undefined ? {} : { minuteMs: o.pollMinuteMs }),

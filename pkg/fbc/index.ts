@@ -21,6 +21,7 @@ export type {
 } from './types.ts';
 export { FbcLoadError } from './errors.ts';
 export { type MetaEntry, type WalkOptions, type WalkStats, walkMetas } from './walk.ts';
+export { NeedsUnpackError, type TreeEntry, walkEntryDocuments } from './entry-walk.ts';
 export { type ParseStreamOptions, parseMetas, parseMetaStream } from './parse-stream.ts';
 export { isZeroMeta } from './meta.ts';
 export { canonicalJson } from './canonical-json.ts';

@@ -41,7 +41,8 @@ export interface WalkOptions {
   stats?: WalkStats;
 }
 
-const INDEX_IGNORE = '.indexignore';
+/** Name of the files holding ignore patterns for their directory. */
+export const INDEX_IGNORE = '.indexignore';
 const DEFAULT_CHUNK = 256 * 1024;
 
 /**
@@ -66,7 +67,7 @@ export async function* walkDocuments(root: string, opts: WalkOptions = {}): Asyn
   const matcher = new IgnoreMatcher(patterns);
   // One read chunk and one parse buffer serve every file: fresh ones per file would churn
   // hundreds of MB of short-lived buffers through a large catalog.
-  const buffers: ReadBuffers = { chunk: Buffer.allocUnsafe(opts.chunkSize ?? DEFAULT_CHUNK), parse: undefined };
+  const buffers = newReadBuffers(opts.chunkSize);
   for (const file of files) {
     opts.signal?.throwIfAborted();
     if (matcher.ignores(file)) continue;
@@ -75,24 +76,21 @@ export async function* walkDocuments(root: string, opts: WalkOptions = {}): Asyn
   }
 }
 
-interface ReadBuffers {
+/** Buffers one walk reuses for every file it decodes. */
+export interface ReadBuffers {
   chunk: Buffer;
   parse: Buffer | undefined;
+}
+
+/** Fresh reuse buffers for a walk (`chunkSize` is the read size per file system call). */
+export function newReadBuffers(chunkSize = DEFAULT_CHUNK): ReadBuffers {
+  return { chunk: Buffer.allocUnsafe(chunkSize), parse: undefined };
 }
 
 // A parse buffer that grew beyond this (a huge document) is not kept for the next file.
 const MAX_REUSED_PARSE_BUFFER = 4 << 20;
 
 async function* readFileDocuments(root: string, file: string, opts: WalkOptions, buffers: ReadBuffers): AsyncGenerator<WalkedDocument> {
-  const ready: WalkedDocument[] = [];
-  const parser = new MetaStreamParser({
-    onDocument: (doc) => ready.push({ ...doc, source: { file, line: doc.line } }),
-    onError: (detail, line) => {
-      const err = new FbcLoadError(detail, { file, line });
-      if (opts.onError === undefined) throw err;
-      opts.onError(err);
-    },
-  }, buffers.parse);
   // Reads are synchronous: catalog files sit in the page cache after unpacking, and async
   // reads cost an event-loop round trip per call (four per file) for no benefit.
   let fd: number;
@@ -102,12 +100,44 @@ async function* readFileDocuments(root: string, file: string, opts: WalkOptions,
     throw new FbcLoadError(`open ${file}: ${(err as Error).message}`, { file }, { cause: err });
   }
   try {
-    const chunk = buffers.chunk;
-    for (;;) {
+    yield* decodeFileDocuments(file, readChunks(fd, buffers.chunk), opts, buffers);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function* readChunks(fd: number, chunk: Buffer): Generator<Buffer> {
+  for (;;) {
+    const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
+    if (bytesRead === 0) return;
+    yield chunk.subarray(0, bytesRead);
+  }
+}
+
+/**
+ * Decodes the documents of one catalog file from its content in chunks (a file read or a tar
+ * entry's body): the one decoder every walk uses, so a file yields the same documents and
+ * errors whichever way its bytes arrive. Chunks may be reused once the next one is requested.
+ */
+export async function* decodeFileDocuments(
+  file: string,
+  chunks: Iterable<Buffer> | AsyncIterable<Buffer>,
+  opts: WalkOptions,
+  buffers: ReadBuffers,
+): AsyncGenerator<WalkedDocument> {
+  const ready: WalkedDocument[] = [];
+  const parser = new MetaStreamParser({
+    onDocument: (doc) => ready.push({ ...doc, source: { file, line: doc.line } }),
+    onError: (detail, line) => {
+      const err = new FbcLoadError(detail, { file, line });
+      if (opts.onError === undefined) throw err;
+      opts.onError(err);
+    },
+  }, buffers.parse);
+  try {
+    for await (const chunk of chunks) {
       opts.signal?.throwIfAborted();
-      const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      parser.push(chunk.subarray(0, bytesRead));
+      parser.push(chunk);
       yield* drain(ready, opts.stats);
     }
     parser.end();
@@ -115,7 +145,6 @@ async function* readFileDocuments(root: string, file: string, opts: WalkOptions,
     buffers.parse = parser.buffer.length <= MAX_REUSED_PARSE_BUFFER ? parser.buffer : undefined;
   } finally {
     if (opts.stats !== undefined) opts.stats.peakBufferBytes = Math.max(opts.stats.peakBufferBytes, parser.peakBufferBytes);
-    closeSync(fd);
   }
 }
 

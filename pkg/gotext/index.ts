@@ -4,4 +4,4 @@
  */
 export { goBoolVerb, goFormatFloatG, goTypeName, goValueV, parseUint64 } from './format.ts';
 export { goList, goQuote } from './quote.ts';
-export { compareUtf8, goIsSpace, goSorted, goTrimSpace, utf8Length } from './strings.ts';
+export { compareUtf8, compareWalkOrder, goIsSpace, goSorted, goTrimSpace, utf8Length } from './strings.ts';

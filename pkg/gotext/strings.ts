@@ -1,6 +1,6 @@
 /**
  * Go's string semantics where they differ from JavaScript's: byte-wise (UTF-8) ordering as
- * `sort.Strings` uses it, `unicode.IsSpace`/`strings.TrimSpace`, and `len` in UTF-8 bytes.
+ * `sort.Strings` uses it, `fs.WalkDir`'s path order, `unicode.IsSpace`/`strings.TrimSpace`, and `len` in UTF-8 bytes.
  */
 
 /** Compares strings by their UTF-8 bytes, the order Go's sort.Strings and map-key sorting use. */
@@ -23,6 +23,22 @@ export function compareUtf8(a: string, b: string): number {
   return a.length - b.length;
 }
 
+
+/**
+ * Compares '/'-separated paths in the order Go's `fs.WalkDir` visits them: component by
+ * component, each compared byte-wise, so `a/b` comes before `a-b` (whose first component is
+ * greater than `a`) although `-` sorts before `/` in a plain comparison.
+ */
+export function compareWalkOrder(a: string, b: string): number {
+  const x = a.split('/');
+  const y = b.split('/');
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) {
+    const c = compareUtf8(x[i] as string, y[i] as string);
+    if (c !== 0) return c;
+  }
+  return x.length - y.length;
+}
 /** A sorted copy of `items` in Go's byte order. */
 export function goSorted(items: Iterable<string>): string[] {
   return [...items].sort(compareUtf8);

@@ -7,6 +7,7 @@
 import { lstat, readFile, readdir } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { constants as zlibConstants, gzipSync, zstdCompressSync } from 'node:zlib';
+import { compareWalkOrder } from '../gotext/index.ts';
 import { sha256Digest } from './digest.ts';
 import { goCleanPath } from './go-path.ts';
 import { MediaTypes, type Platform } from './manifest.ts';
@@ -177,7 +178,7 @@ async function collectFiles(root: string, rel: string, out: TarWriteEntry[]): Pr
 /**
  * Builds a catalog image from an FBC directory: one gzip layer holding the directory's files
  * under `configs/`, and `config.Labels["operators.operatorframework.io.index.configs.v1"] =
- * "/configs"`. Entries are sorted; mtimes, owners and modes are fixed.
+ * "/configs"`. Entries are in walk order; mtimes, owners and modes are fixed.
  *
  * @throws Error when `fbcDir` is not a directory or holds something other than files and dirs.
  */
@@ -188,7 +189,9 @@ export async function buildCatalogImage(fbcDir: string, options: { platform?: Pl
   if (!st.isDirectory()) throw new Error(`catalog directory ${JSON.stringify(fbcDir)} is not a directory`);
   const entries: TarWriteEntry[] = [{ path: 'configs', type: 'dir' }];
   await collectFiles(fbcDir, '', entries);
-  entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // In directory-walk order, as a build from a directory writes them: catalogd can then read
+  // the layer as it streams in instead of unpacking it (decision 0086).
+  entries.sort((a, b) => compareWalkOrder(a.path, b.path));
   return buildImage({
     layers: [buildLayer(entries)],
     labels: { [CATALOG_CONFIGS_LABEL]: '/configs' },

@@ -9,7 +9,7 @@ import type { DockerConfig } from './docker-config.ts';
 import { HttpTransport } from './http-transport.ts';
 import { ImageSource, type ResolvedReference } from './image-source.ts';
 import { normalizeArchitecture, type Platform } from './manifest.ts';
-import { Puller, type ImageFiles, type PullOptions, type PullResult } from './puller.ts';
+import { Puller, type ImageFiles, type OpenedImage, type PullOptions, type PullResult } from './puller.ts';
 import { pushImage } from './push.ts';
 import { RegistryAuth } from './registry-auth.ts';
 import { RegistryClient } from './registry-client.ts';
@@ -39,6 +39,8 @@ export interface ImageClient {
   resolveDigest(ref: string, signal?: AbortSignal): Promise<ResolvedReference>;
   /** Pulls into a cache; see {@link Puller.pull} for steps and errors. */
   pull(ref: string, options: PullOptions): Promise<PullResult>;
+  /** Reads manifest and config and leaves the layers to stream; see {@link Puller.openLayers}. */
+  openLayers(ref: string, options: Pick<PullOptions, 'labelPathFilter' | 'signal'>): Promise<OpenedImage>;
   /** Reads a whole image into memory; see {@link Puller.readImageFiles}. */
   readImageFiles(ref: string, options?: { signal?: AbortSignal; maxBytes?: number; tmpDir?: string }): Promise<ImageFiles>;
   /** Pushes a built image or index and returns its digest; see {@link pushImage}. */
@@ -63,6 +65,7 @@ export function createImageClient(options: ImageClientOptions = {}): ImageClient
   return {
     resolveDigest: (ref, signal) => source.resolve(ref, signal),
     pull: (ref, pullOptions) => puller.pull(ref, pullOptions),
+    openLayers: (ref, openOptions) => puller.openLayers(ref, openOptions),
     readImageFiles: (ref, readOptions) => puller.readImageFiles(ref, readOptions),
     push: (ref, image, signal) => pushImage(registry, ref, image, signal),
     close: () => transport.close(),

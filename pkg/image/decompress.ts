@@ -82,9 +82,9 @@ export async function* decompress(source: AsyncIterable<Buffer>): AsyncGenerator
  * catalogd's allocator settings (decision 0082) is an mmap whose pages are faulted in one by
  * one. zlib's chunks are views of its 16 KiB output buffers and need no copy. At most
  * `MAX_QUEUED` chunks wait before the readable is paused. Ending the iteration early destroys
- * the readable.
+ * the readable. `what` names it in the error for a close before its end.
  */
-async function* chunksOf(readable: Readable): AsyncGenerator<Buffer> {
+export async function* chunksOf(readable: Readable, what = 'decompressor'): AsyncGenerator<Buffer> {
   const queue: Buffer[] = [];
   let done = false;
   let failed: { err: unknown } | undefined;
@@ -103,7 +103,7 @@ async function* chunksOf(readable: Readable): AsyncGenerator<Buffer> {
     notify();
   };
   const onClose = (): void => {
-    if (!readable.readableEnded) failed ??= { err: new Error('decompressor closed before the end of its output') };
+    if (!readable.readableEnded) failed ??= { err: new Error(`${what} closed before the end of its output`) };
     onEnd();
   };
   const onError = (err: unknown): void => {

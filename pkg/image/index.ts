@@ -29,11 +29,13 @@ export {
   type RegistryCredentials,
   type SecretPayload,
 } from './docker-config.ts';
+export { chunksOf } from './decompress.ts';
 export { isDigest, sha256Digest } from './digest.ts';
 export type { ResolvedReference } from './image-source.ts';
 export { MediaTypes, type ImageConfig, type Platform } from './manifest.ts';
-export { CATALOG_CONFIGS_LABEL } from './path-filter.ts';
-export { DEFAULT_READ_FILES_LIMIT, type ImageFiles, type PullOptions, type PullResult } from './puller.ts';
+export { readLayerEntries, type LayerEntry } from './layer-entries.ts';
+export { CATALOG_CONFIGS_LABEL, onlyPath, type EntryFilter } from './path-filter.ts';
+export { DEFAULT_READ_FILES_LIMIT, type ImageFiles, type OpenedImage, type OpenedLayer, type PullOptions, type PullResult } from './puller.ts';
 export {
   canonicalReference,
   formatReference,

@@ -46,6 +46,25 @@ export interface PullResult {
   fromCache: boolean;
 }
 
+/** A layer of an {@link OpenedImage}. */
+export interface OpenedLayer {
+  digest: string;
+  /** Compressed size in bytes, from the manifest. */
+  size: number;
+  /** Fetches the blob; see {@link Puller.openLayers}. */
+  open(signal?: AbortSignal): AsyncGenerator<Buffer>;
+}
+
+/** An image whose layers are left to the caller to stream. */
+export interface OpenedImage {
+  digest: string;
+  digestRef: string;
+  config: ImageConfig;
+  /** The directory the label path filter names (undefined without a filter). */
+  pathFilter: string | undefined;
+  layers: OpenedLayer[];
+}
+
 /** An image read whole into memory. */
 export interface ImageFiles {
   digest: string;
@@ -143,13 +162,59 @@ export class Puller {
   }
 
   #filterFor(resolved: ResolvedReference, config: ImageConfig, label: string | undefined): EntryFilter | undefined {
+    const dir = this.#labelDir(resolved, config, label);
+    return dir === undefined ? undefined : onlyPath(dir);
+  }
+
+  /** The directory `label` names in `config` (undefined without a label to look for). */
+  #labelDir(resolved: ResolvedReference, config: ImageConfig, label: string | undefined): string | undefined {
     if (label === undefined) return undefined;
     const dir = config.labels[label];
-    if (dir !== undefined) return onlyPath(dir);
+    if (dir !== undefined) return dir;
     const message = `catalog image is missing the required label ${JSON.stringify(label)}`;
     // A tag may later point at an image that has the label; a digest never changes.
     if (resolved.ref.digest !== undefined) throw new TerminalError(message);
     throw new Error(message);
+  }
+
+  /**
+   * Resolves `ref` and reads its manifest and config like `pull`, but unpacks nothing: the
+   * layers are returned for the caller to stream (catalogd's streamed ingest). Each
+   * `open()` fetches its blob anew and yields it verified: iteration throws at the end on a
+   * digest or size mismatch; stopping early closes the connection.
+   *
+   * @throws the errors `pull` throws for the same steps: a bad reference, `error getting
+   *   manifest: ...`, `error copying image: ...`, `error applying image: catalog image is
+   *   missing the required label ...` (terminal only for digest references).
+   */
+  async openLayers(ref: string, options: Pick<PullOptions, 'labelPathFilter' | 'signal'>): Promise<OpenedImage> {
+    const resolved = await this.#source.resolve(ref, options.signal);
+    let meta;
+    try {
+      meta = await this.#source.metadata(resolved, options.signal);
+    } catch (err) {
+      throw wrapError('error copying image', err);
+    }
+    let pathFilter;
+    try {
+      pathFilter = this.#labelDir(resolved, meta.config, options.labelPathFilter);
+    } catch (err) {
+      throw wrapError('error applying image', err);
+    }
+    const registry = this.#registry;
+    const layers = meta.manifest.layers.map((layer) => ({
+      digest: layer.digest,
+      size: layer.size,
+      async *open(signal?: AbortSignal): AsyncGenerator<Buffer> {
+        const opened = await registry.openBlob(resolved.ref, { digest: layer.digest, size: layer.size }, signal);
+        try {
+          yield* opened.stream;
+        } finally {
+          opened.body.destroy();
+        }
+      },
+    }));
+    return { digest: resolved.digest, digestRef: resolved.digestRef, config: meta.config, pathFilter, layers };
   }
 
   /**

@@ -120,6 +120,27 @@ describe('catalogd', () => {
     expect((await all(`private-${id}`)).body).toContain('"name":"secret-op"');
   });
 
+  it('serves an image whose layers must be unpacked to be read (a later layer replaces a file)', async () => {
+    const { buildImage, buildLayer, createImageClient } = await import('../../pkg/image/index.ts');
+    const file = (pkg: string): Buffer => Buffer.from(simpleCatalog(pkg, ['1.0.0'])[`${pkg}/catalog.json`] ?? '');
+    const layers = [
+      buildLayer([{ path: 'configs', type: 'dir' }, { path: 'configs/x', type: 'dir' }, { path: 'configs/x/catalog.json', type: 'file', data: file('old-op') }]),
+      buildLayer([{ path: 'configs/x/catalog.json', type: 'file', data: file('new-op') }]),
+    ];
+    const client = createImageClient({ insecureRegistries: ['127.0.0.1'] });
+    await client.push(`${anon}/catalogs/layered-${id}:v1`, buildImage({ layers, labels: { 'operators.operatorframework.io.index.configs.v1': '/configs' } }));
+    client.close();
+    await createCatalog(`layered-${id}`, { ref: `${anon}/catalogs/layered-${id}:v1` });
+    await waitForCatalog(kube.client, `layered-${id}`, serving);
+    const body = (await all(`layered-${id}`)).body;
+    expect(body).toContain('"name":"new-op"');
+    expect(body).not.toContain('old-op');
+    // The images pushed before streamed into the ingest; this one had to be unpacked.
+    const metrics = await (await fetch(`${catalogd.healthUrl}/metrics`)).text();
+    expect(metrics).toMatch(/catalogd_catalog_contents_stored_total\{method="streamed"\} [1-9]/);
+    expect(metrics).toMatch(/catalogd_catalog_contents_stored_total\{method="unpacked"\} 1\n/);
+  });
+
   it('blocks on a digest reference to an image without the configs label', async () => {
     const { buildImage, createImageClient } = await import('../../pkg/image/index.ts');
     const client = createImageClient({ insecureRegistries: ['127.0.0.1'] });

@@ -13,12 +13,13 @@
  * reference, missing configs label on a digest reference), with the cause in the message.
  */
 import type { Logger } from 'pino';
-import { AvailabilityMode, CLUSTER_CATALOG, CONFIGS_LOCATION_LABEL, DELETE_SERVER_CACHE_FINALIZER, parseClusterCatalog } from '../../api/index.ts';
+import { AvailabilityMode, CLUSTER_CATALOG, DELETE_SERVER_CACHE_FINALIZER, parseClusterCatalog } from '../../api/index.ts';
 import { type ReconcileContext, type ReconcileResult, type Reconciler, jsonEqual, reconcileWithStatus } from '../../controller/index.ts';
 import { TerminalError, wrapError } from '../../errors/index.ts';
-import type { ImageCache, PullOptions, PullResult, ResolvedReference } from '../../image/index.ts';
+import type { ImageCache, OpenedImage, PullOptions, PullResult, ResolvedReference } from '../../image/index.ts';
 import type { KubeClient, KubeObject } from '../../kube/index.ts';
 import type { LocalDirStore } from '../storage/index.ts';
+import { type CatalogContentMetrics, ContentStepError, storeCatalogImage } from './catalog-content.ts';
 import { type PollEntry, PollSchedule } from './poll-state.ts';
 import { type CatalogStatus, knownConditionsOnly, setDeleted, setProgressingError, setServing, setUserUnavailable, statusOf } from './status.ts';
 
@@ -26,6 +27,7 @@ import { type CatalogStatus, knownConditionsOnly, setDeleted, setProgressingErro
 export interface CatalogImages {
   resolveDigest(ref: string, signal?: AbortSignal): Promise<ResolvedReference>;
   pull(ref: string, options: PullOptions): Promise<PullResult>;
+  openLayers(ref: string, options: Pick<PullOptions, 'labelPathFilter' | 'signal'>): Promise<OpenedImage>;
 }
 
 export interface CatalogReconcilerOptions {
@@ -34,6 +36,7 @@ export interface CatalogReconcilerOptions {
   /** Where images are unpacked before ingest; emptied for a catalog once its content is stored. */
   unpackCache: ImageCache;
   store: LocalDirStore;
+  metrics?: CatalogContentMetrics;
   /** `status.urls.base` of a catalog: `<scheme>://<external address>/catalogs/<name>`. */
   baseURL: (name: string) => string;
   log: Logger;
@@ -144,7 +147,7 @@ export class CatalogReconciler implements Reconciler {
    * switch. Errors are reported on Progressing and thrown.
    */
   async #ensureContent(cc: KubeObject, name: string, ref: string, ctx: ReconcileContext) {
-    const { images, store, unpackCache } = this.#o;
+    const { images, store } = this.#o;
     const fail = (context: string, err: unknown): never => {
       const wrapped = wrapError(context, err);
       setProgressingError(cc, wrapped);
@@ -156,28 +159,18 @@ export class CatalogReconciler implements Reconciler {
     } catch (err) {
       return fail('source catalog content', err);
     }
-    const stored = store.get(name);
-    if (stored !== undefined && stored.info.digest === resolved.digest) return stored;
+    const current = store.get(name);
+    if (current !== undefined && current.info.digest === resolved.digest) return current;
 
-    let pulled: PullResult;
-    // The ingest process starts while the image is pulled.
-    store.prepareIngest();
+    let stored;
     try {
-      // Pull by the spec's reference: a missing configs label is terminal only for digest refs.
-      pulled = await images.pull(ref, { owner: name, cache: unpackCache, labelPathFilter: CONFIGS_LOCATION_LABEL, signal: ctx.signal });
+      stored = await storeCatalogImage(this.#o, { name, ref, unpackedAt: (at) => truncateToSeconds(at).toISOString(), log: ctx.log, signal: ctx.signal });
     } catch (err) {
-      return fail('source catalog content', err);
+      if (!(err instanceof ContentStepError)) throw err;
+      return fail(err.step === 'source' ? 'source catalog content' : 'error storing fbc', err.error);
     }
-    let version;
-    try {
-      version = await store.store(name, { digest: pulled.digest, ref: pulled.digestRef, unpackedAt: truncateToSeconds(pulled.unpackedAt).toISOString() }, { fbcDir: pulled.dir });
-    } catch (err) {
-      return fail('error storing fbc', err);
-    }
-    ctx.log.info({ catalog: name, ref: pulled.digestRef }, 'stored catalog content');
-    // The store holds the content now; the unpacked image is no longer needed.
-    await unpackCache.delete(name).catch((err: unknown) => ctx.log.warn({ catalog: name, err }, 'removing unpacked catalog image failed'));
-    return version;
+    ctx.log.info({ catalog: name, ref: stored.version.info.ref, streamed: stored.streamed }, 'stored catalog content');
+    return stored.version;
   }
 
   async #removeContent(cc: KubeObject, name: string, wrap: (err: unknown) => unknown): Promise<void> {

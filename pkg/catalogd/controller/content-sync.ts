@@ -6,19 +6,21 @@
  * no-op, because the leader stores content before it publishes the status.
  */
 import type { Logger } from 'pino';
-import { AvailabilityMode, type ClusterCatalog, CONFIGS_LOCATION_LABEL } from '../../api/index.ts';
+import { AvailabilityMode, type ClusterCatalog } from '../../api/index.ts';
 import type { ReconcileContext, ReconcileResult, Reconciler } from '../../controller/index.ts';
 import { wrapError } from '../../errors/index.ts';
 import type { ImageCache } from '../../image/index.ts';
 import type { Informer, KubeObject } from '../../kube/index.ts';
 import type { LocalDirStore } from '../storage/index.ts';
+import { type CatalogContentMetrics, ContentStepError, storeCatalogImage } from './catalog-content.ts';
 import type { CatalogImages } from './catalog-reconciler.ts';
 
 export interface ContentSyncOptions {
   catalogs: Informer<KubeObject>;
-  images: Pick<CatalogImages, 'pull'>;
+  images: Pick<CatalogImages, 'pull' | 'openLayers'>;
   unpackCache: ImageCache;
   store: LocalDirStore;
+  metrics?: CatalogContentMetrics;
   log: Logger;
 }
 
@@ -48,15 +50,12 @@ export class ContentSyncReconciler implements Reconciler {
     const digest = ref.slice(at + 1);
     if (store.contentExists(name, digest)) return;
 
-    let pulled;
-    store.prepareIngest(); // the ingest process starts while the image is pulled
+    let stored;
     try {
-      pulled = await this.#o.images.pull(ref, { owner: name, cache: unpackCache, labelPathFilter: CONFIGS_LOCATION_LABEL, signal: ctx.signal });
-      await store.store(name, { digest: pulled.digest, ref: pulled.digestRef, unpackedAt: cc.status?.lastUnpacked ?? pulled.unpackedAt.toISOString() }, { fbcDir: pulled.dir });
+      stored = await storeCatalogImage(this.#o, { name, ref, unpackedAt: (at) => cc.status?.lastUnpacked ?? at.toISOString(), log: ctx.log, signal: ctx.signal });
     } catch (err) {
-      throw wrapError(`syncing content of catalog "${name}"`, err);
+      throw wrapError(`syncing content of catalog "${name}"`, err instanceof ContentStepError ? err.error : err);
     }
-    ctx.log.info({ catalog: name, ref: pulled.digestRef }, 'stored catalog content');
-    await unpackCache.delete(name).catch((err: unknown) => ctx.log.warn({ catalog: name, err }, 'removing unpacked catalog image failed'));
+    ctx.log.info({ catalog: name, ref: stored.version.info.ref, streamed: stored.streamed }, 'stored catalog content');
   }
 }

@@ -4,3 +4,4 @@ export { collectGarbage, runGarbageCollector, type GarbageCollectorOptions } fro
 export { type PollEntry, PollSchedule } from './poll-state.ts';
 export { PullSecretCredentials } from './pull-secret.ts';
 export { MESSAGES } from './status.ts';
+export { type CatalogContentMetrics, createCatalogContentMetrics } from './catalog-content.ts';

@@ -1,26 +1,44 @@
 /**
  * Child-process entry point of `createProcessIngest` (ingest.ts). Started with the idle limit
  * in ms as its argument, it loads the ingest code, then waits for one `IngestRequest` over the
- * IPC channel, ingests, replies `{ ok, summary }` or `{ ok: false, message }` and exits. Its
- * memory is returned to the system when it exits. Without a request within the idle limit, or
- * when the parent goes away, it exits.
+ * IPC channel, ingests (a directory, or layer blobs arriving on descriptor `LAYER_STREAM_FD`),
+ * replies an `IngestReply` and exits. Its memory is returned to the system when it exits.
+ * Without a request within the idle limit, or when the parent goes away, it exits.
  */
+import { Socket } from 'node:net';
 import { errorMessage } from '../../errors/index.ts';
-import { type IngestRequest, ingestInProcess } from './ingest.ts';
+import { chunksOf } from '../../image/index.ts';
+import { type IngestReply, type IngestRequest, LAYER_STREAM_FD, ingestInProcess } from './ingest.ts';
+import { CatalogContentError, ingestLayerBlobs } from './ingest-layers.ts';
+import { splitBySizes } from './split-stream.ts';
 
 const idleMs = Number(process.argv[2] ?? '0');
 const idle = setTimeout(() => process.exit(0), Number.isFinite(idleMs) && idleMs > 0 ? idleMs : 60_000);
 process.once('disconnect', () => process.exit(0));
 
+async function handle(request: IngestRequest): Promise<IngestReply> {
+  if (typeof request?.targetDir !== 'string') throw new Error('ingest request without targetDir');
+  if (request.kind !== 'layers') {
+    if (typeof request.fbcDir !== 'string') throw new Error('ingest request without fbcDir');
+    return { ok: true, summary: await ingestInProcess(request.fbcDir, request.targetDir) };
+  }
+  const socket = new Socket({ fd: LAYER_STREAM_FD, readable: true, writable: false });
+  try {
+    const blobs = splitBySizes(chunksOf(socket, 'catalog layer stream'), request.layerSizes);
+    return { ok: true, summary: await ingestLayerBlobs(blobs, request.pathFilter, request.targetDir) };
+  } finally {
+    socket.destroy();
+  }
+}
+
 process.once('message', (request: IngestRequest) => {
   clearTimeout(idle);
   void (async () => {
-    let reply: { ok: boolean; summary?: unknown; message?: string };
+    let reply: IngestReply;
     try {
-      if (typeof request?.fbcDir !== 'string' || typeof request.targetDir !== 'string') throw new Error('ingest request without fbcDir and targetDir');
-      reply = { ok: true, summary: await ingestInProcess(request.fbcDir, request.targetDir) };
+      reply = await handle(request);
     } catch (err) {
-      reply = { ok: false, message: errorMessage(err) };
+      reply = { ok: false, message: errorMessage(err), content: err instanceof CatalogContentError };
     }
     process.send?.(reply, () => process.disconnect());
   })();

@@ -9,31 +9,43 @@
  * Both reject with the loader's error (which names the file and line at fault).
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { walkMetas } from '../../fbc/index.ts';
 import type { Meta } from '../../fbc/types.ts';
 import { type ContentSummary, writeCatalogContent } from './content-writer.ts';
+import { CatalogContentError, type CatalogLayers, ingestLayersInProcess } from './ingest-layers.ts';
 import type { IngestFn } from './local-dir-store.ts';
 
-/** Ingests on the current thread. */
-export async function ingestInProcess(fbcDir: string, targetDir: string): Promise<ContentSummary> {
-  return writeCatalogContent(targetDir, metasOf(fbcDir));
-}
+/** Ingests on the current thread; `.layers` streams an image's layers (ingest-layers.ts). */
+export const ingestInProcess: IngestFn = Object.assign(
+  (fbcDir: string, targetDir: string): Promise<ContentSummary> => writeCatalogContent(targetDir, metasOf(fbcDir)),
+  { layers: ingestLayersInProcess },
+);
 
 async function* metasOf(fbcDir: string): AsyncGenerator<Meta> {
   for await (const { meta } of walkMetas(fbcDir)) yield meta;
 }
 
-interface ChildReply {
+/** What an ingest process answers; `content` marks a decoding error of the catalog itself. */
+export interface IngestReply {
   ok: boolean;
   summary?: ContentSummary;
   message?: string;
+  content?: boolean;
 }
 
-/** What the parent sends a waiting ingest process. */
-export interface IngestRequest {
-  fbcDir: string;
-  targetDir: string;
-}
+/**
+ * What the parent sends a waiting ingest process: a directory to walk, or the sizes of the
+ * layer blobs it then writes, one after the other, to the process's descriptor
+ * `LAYER_STREAM_FD`.
+ */
+export type IngestRequest =
+  | { kind?: 'dir'; fbcDir: string; targetDir: string }
+  | { kind: 'layers'; layerSizes: number[]; pathFilter: string | undefined; targetDir: string };
+
+/** Descriptor of the ingest process on which layer bytes arrive (a socket pair end). */
+export const LAYER_STREAM_FD = 4;
 
 // Same extension as this module: `.ts` when run from source, `.js` in the built image.
 const CHILD = new URL(`./ingest-child${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url);
@@ -79,41 +91,76 @@ export interface ProcessIngestOptions {
  * and module loading (~60-150 ms) overlap the image pull instead of following it. At most one
  * such spare waits; it exits after `spareIdleMs` without work, or when this process exits.
  */
-export function createProcessIngest(options: ProcessIngestOptions = {}): IngestFn & { prepare: () => void } {
+export function createProcessIngest(options: ProcessIngestOptions = {}): IngestFn & { prepare: () => void; layers: NonNullable<IngestFn['layers']> } {
   const idleMs = options.spareIdleMs ?? SPARE_IDLE_MS;
-  const start = (): ChildProcess =>
-    fork(CHILD, [String(idleMs)], {
+  const start = (): ChildProcess => {
+    const child = fork(CHILD, [String(idleMs)], {
       execArgv: options.execArgv ?? INGEST_CHILD_FLAGS,
       env: { ...(options.env ?? INGEST_CHILD_ENVIRONMENT) },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe'],
       serialization: 'json',
     });
+    // Our end of the layer stream is never read: close it with the process.
+    child.once('exit', () => child.stdio[LAYER_STREAM_FD]?.destroy());
+    return child;
+  };
   let spare: ChildProcess | undefined;
   const usable = (c: ChildProcess | undefined): c is ChildProcess => c !== undefined && c.connected && c.exitCode === null && c.signalCode === null;
 
-  const ingest = (fbcDir: string, targetDir: string): Promise<ContentSummary> =>
-    new Promise<ContentSummary>((resolve, reject) => {
+  /**
+   * Runs one request in the spare (or a new) process, `feed` writing to its layer stream, and
+   * resolves once the process has exited, with its reply and what failed the feed.
+   */
+  const run = (request: IngestRequest, feed?: (pipe: Writable) => Promise<void>): Promise<{ reply: IngestReply | undefined; exit: string; feedError: unknown }> =>
+    new Promise((resolve, reject) => {
       const child = usable(spare) ? spare : start();
       spare = undefined;
-      let reply: ChildReply | undefined;
+      let reply: IngestReply | undefined;
+      let feedError: unknown;
       const begin = (): void => {
         if (child.pid !== undefined) options.onSpawn?.(child.pid);
-        const request: IngestRequest = { fbcDir, targetDir };
         // A failed send shows as the process's exit without a reply.
         child.send(request, () => undefined);
       };
       if (child.pid !== undefined) begin();
       else child.once('spawn', begin);
-      child.once('message', (m: ChildReply) => {
+      child.once('message', (m: IngestReply) => {
         reply = m;
       });
       child.once('error', (err) => reject(new Error(`catalog ingest process failed: ${err.message}`, { cause: err })));
+      const pipe = child.stdio[LAYER_STREAM_FD] as Writable;
+      pipe.on('error', () => undefined); // a process that stopped reading: its reply or exit says why
+      const fed = (feed?.(pipe) ?? Promise.resolve()).catch((err: unknown) => {
+        // Content is trusted only when every byte was fed, and so verified, without error.
+        feedError = err ?? new Error('catalog layer stream failed');
+        child.kill('SIGKILL');
+      });
       child.once('exit', (code, signal) => {
-        if (reply?.ok === true && reply.summary !== undefined) resolve(reply.summary);
-        else if (reply !== undefined) reject(new Error(reply.message ?? 'catalog ingest failed'));
-        else reject(new Error(`catalog ingest process exited with ${signal === null ? `code ${code}` : `signal ${signal}`}`));
+        void fed.then(() => resolve({ reply, exit: signal === null ? `code ${code}` : `signal ${signal}`, feedError }));
       });
     });
+
+  const ingest = async (fbcDir: string, targetDir: string): Promise<ContentSummary> => {
+    const { reply, exit } = await run({ kind: 'dir', fbcDir, targetDir });
+    if (reply?.ok === true && reply.summary !== undefined) return reply.summary;
+    if (reply !== undefined) throw new Error(reply.message ?? 'catalog ingest failed');
+    throw new Error(`catalog ingest process exited with ${exit}`);
+  };
+
+  const layers = async (image: CatalogLayers, targetDir: string): Promise<ContentSummary> => {
+    const request: IngestRequest = { kind: 'layers', layerSizes: image.layers.map((l) => l.size), pathFilter: image.pathFilter, targetDir };
+    const feed = (pipe: Writable): Promise<void> =>
+      pipeline(async function* () {
+        for (const layer of image.layers) yield* layer.open();
+      }, pipe);
+    const { reply, exit, feedError } = await run(request, feed);
+    // A process that gave up (the stream needs unpacking) stops reading: its reason is the news.
+    if (reply?.ok === false && reply.content !== true) throw new Error(reply.message ?? 'catalog ingest failed', { cause: feedError });
+    if (feedError !== undefined) throw feedError;
+    if (reply?.ok === true && reply.summary !== undefined) return reply.summary;
+    if (reply?.content === true) throw new CatalogContentError(reply.message ?? 'catalog content is invalid');
+    throw new Error(`catalog ingest process exited with ${exit}`);
+  };
 
   const prepare = (): void => {
     if (usable(spare)) return;
@@ -121,5 +168,5 @@ export function createProcessIngest(options: ProcessIngestOptions = {}): IngestF
     child.once('error', () => undefined); // a failed start is reported by the ingest that needs it
     spare = child;
   };
-  return Object.assign(ingest, { prepare });
+  return Object.assign(ingest, { prepare, layers });
 }

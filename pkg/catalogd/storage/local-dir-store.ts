@@ -23,17 +23,27 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Meta } from '../../fbc/types.ts';
 import { type ContentSummary, REQUIRED_CONTENT_FILES, writeCatalogContent } from './content-writer.ts';
+import { type CatalogLayers, ingestLayersInProcess } from './ingest-layers.ts';
 import { StoredVersion } from './stored-version.ts';
 
 /**
  * Writes the content of an unpacked FBC directory into `targetDir` (see ingest.ts). `prepare`,
  * when present, is a hint that an ingest is coming (a pull started): the implementation may
- * start work that does not depend on the content, such as a process.
+ * start work that does not depend on the content, such as a process. `layers`, when present,
+ * ingests an image's layers as they stream in (ingest-layers.ts; without it the store does
+ * that on its own thread).
  */
-export type IngestFn = ((fbcDir: string, targetDir: string) => Promise<ContentSummary>) & { prepare?: () => void };
+export type IngestFn = ((fbcDir: string, targetDir: string) => Promise<ContentSummary>) & {
+  prepare?: () => void;
+  layers?: (image: CatalogLayers, targetDir: string) => Promise<ContentSummary>;
+};
 
-/** Where the content of a new version comes from. */
-export type ContentSource = { fbcDir: string } | { metas: AsyncIterable<Meta> | Iterable<Meta> };
+/**
+ * Where the content of a new version comes from: an unpacked FBC directory, an image's layers
+ * (which may throw NeedsUnpack-style errors the caller answers by unpacking; see
+ * ingest-layers.ts), or documents.
+ */
+export type ContentSource = { fbcDir: string } | { layers: CatalogLayers } | { metas: AsyncIterable<Meta> | Iterable<Meta> };
 
 /** Identity of a version: the image digest (`sha256:<hex>`), its digest reference and unpack time. */
 export interface VersionInfo {
@@ -122,6 +132,7 @@ export class LocalDirStore {
       await mkdir(tmp, { recursive: true, mode: 0o700 });
       try {
         if ('fbcDir' in source) await this.#ingest(source.fbcDir, tmp);
+        else if ('layers' in source) await (this.#ingest.layers ?? ingestLayersInProcess)(source.layers, tmp);
         else await writeCatalogContent(tmp, source.metas);
         const dirName = versionDirName(info.digest);
         const catalogDir = join(this.#root, catalog);
