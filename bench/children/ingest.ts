@@ -1,10 +1,14 @@
 /**
- * Benchmark child: one catalog ingest as catalogd's reconciler performs it, in a fresh process.
- * Pulls the catalog image (manifest, config, the gzip layer streamed through pkg/image's layer
- * application into the digest-keyed unpack cache), then stores it with LocalDirStore using
- * `createProcessIngest()` (catalogd) or `ingestInProcess` (CLI, for comparison). With the
- * former, the ingest's own process is sampled too (its RSS and its anonymous memory: the node
- * binary's file-backed pages are shared with this process).
+ * Benchmark child: one catalog ingest in a fresh process. Modes:
+ * - `streamed`: as catalogd's reconciler performs it (`storeCatalogImage`): manifest and
+ *   config are read, the layer streams from the registry into the ingest process
+ *   (`createProcessIngest().layers`), which decodes and stores it; the "pull" part is the
+ *   metadata step only. The run fails if the image was not streamed.
+ * - `unpacked`: catalogd's fallback: the image is pulled into the digest-keyed unpack cache,
+ *   then the directory is stored with `createProcessIngest()`.
+ * - `inprocess`: like `unpacked`, with `ingestInProcess` (the CLI's ingest), for comparison.
+ * With an ingest process, that process is sampled too (its RSS and its anonymous memory: the
+ * node binary's file-backed pages are shared with this process).
  *
  * Reports wall times of both parts, peak RSS above the settled baseline (sampled every 2 ms
  * and from the kernel's VmHWM, reset at the baseline), and event-loop delay per part.
@@ -15,6 +19,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
 import { CATALOG_CONFIGS_LABEL, createDiskImageCache, createImageClient } from '../../pkg/image/index.ts';
+import { storeCatalogImage } from '../../pkg/catalogd/controller/catalog-content.ts';
 import { LocalDirStore, createProcessIngest, ingestInProcess } from '../../pkg/catalogd/storage/index.ts';
 import { runChild, toParent } from '../lib/child.ts';
 import { ProcessMemorySampler, RssSampler, procMemory, resetPeak } from '../lib/proc.ts';
@@ -57,13 +62,32 @@ runChild(async () => {
   eld.enable();
 
   const t0 = performance.now();
-  store.prepareIngest(); // as catalogd's reconciler does
-  const pulled = await images.pull(ref, { owner: 'bench', cache: unpackCache, labelPathFilter: CATALOG_CONFIGS_LABEL });
-  const t1 = performance.now();
-  const unpackDelay = loopDelay(eld);
-  const unpackPeak = sampler.takePhaseMax();
-  eld.reset();
-  const version = await store.store('bench', { digest: pulled.digest, ref: pulled.digestRef, unpackedAt: pulled.unpackedAt.toISOString() }, { fbcDir: pulled.dir });
+  let t1: number;
+  let unpackDelay: ReturnType<typeof loopDelay>;
+  let unpackPeak: number;
+  const endFirstPart = (): void => {
+    t1 = performance.now();
+    unpackDelay = loopDelay(eld);
+    unpackPeak = sampler.takePhaseMax();
+    eld.reset();
+  };
+  let version;
+  if (mode === 'streamed') {
+    // catalogd's own path, with the metadata step timed as the first part.
+    const timed = { ...images, openLayers: async (...args: Parameters<typeof images.openLayers>) => {
+      const opened = await images.openLayers(...args);
+      endFirstPart();
+      return opened;
+    } };
+    const stored = await storeCatalogImage({ images: timed, unpackCache, store }, { name: 'bench', ref, unpackedAt: (at) => at.toISOString(), log: logger });
+    if (!stored.streamed) throw new Error('the catalog image was not streamed into the ingest');
+    version = stored.version;
+  } else {
+    store.prepareIngest(); // as catalogd's reconciler does
+    const pulled = await images.pull(ref, { owner: 'bench', cache: unpackCache, labelPathFilter: CATALOG_CONFIGS_LABEL });
+    endFirstPart();
+    version = await store.store('bench', { digest: pulled.digest, ref: pulled.digestRef, unpackedAt: pulled.unpackedAt.toISOString() }, { fbcDir: pulled.dir });
+  }
   const t2 = performance.now();
   eld.disable();
   const ingestPeak = sampler.takePhaseMax();
@@ -75,12 +99,12 @@ runChild(async () => {
   toParent({
     type: 'result',
     mode,
-    unpackMs: t1 - t0,
-    ingestMs: t2 - t1,
+    unpackMs: t1! - t0,
+    ingestMs: t2 - t1!,
     totalMs: t2 - t0,
     baselineRss: baseline,
     sampledPeakRss: sampledPeak,
-    unpackPeakRss: unpackPeak,
+    unpackPeakRss: unpackPeak!,
     ingestPeakRss: ingestPeak,
     hwm,
     hwmAtBaseline,
@@ -88,7 +112,7 @@ runChild(async () => {
     childPeakRss: child?.rss ?? 0,
     childPeakAnon: child?.anon ?? 0,
     samples: sampler.count,
-    unpackLoopDelay: unpackDelay,
+    unpackLoopDelay: unpackDelay!,
     ingestLoopDelay: loopDelay(eld),
     stored: { jsonl: version.sizes.jsonl, gzip: version.sizes.gzip, blobs: index.size },
   });

@@ -43,7 +43,7 @@ async function* prepend(head: Buffer, it: AsyncIterator<Buffer>): AsyncGenerator
  *
  * @throws Error `unsupported layer compression: bzip2|xz`, or the decompressor's error.
  */
-export async function* decompress(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+export async function* decompress(source: AsyncIterable<Buffer>, options: { chunkSize?: number } = {}): AsyncGenerator<Buffer> {
   const it = source[Symbol.asyncIterator]();
   let head = Buffer.alloc(0);
   while (head.length < SNIFF_BYTES) {
@@ -60,7 +60,8 @@ export async function* decompress(source: AsyncIterable<Buffer>): AsyncGenerator
     yield* prepend(head, it);
     return;
   }
-  const inflater = kind === 'gzip' ? createGunzip() : createZstdDecompress();
+  const zlibOptions = options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize };
+  const inflater = kind === 'gzip' ? createGunzip(zlibOptions) : createZstdDecompress(zlibOptions);
   const input = Readable.from(prepend(head, it), { objectMode: false });
   let failure: unknown;
   // pipeline destroys both ends on error; the inflater then ends its iteration by throwing.

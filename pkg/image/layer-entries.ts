@@ -35,9 +35,13 @@ function describe(type: string, base: string): string | undefined {
  *
  * @throws the decompressor's, the tar reader's or the filter's errors.
  */
-export async function* readLayerEntries(blobs: Iterable<AsyncIterable<Buffer>> | AsyncIterable<AsyncIterable<Buffer>>, filter?: EntryFilter): AsyncGenerator<LayerEntry> {
+export async function* readLayerEntries(
+  blobs: Iterable<AsyncIterable<Buffer>> | AsyncIterable<AsyncIterable<Buffer>>,
+  filter?: EntryFilter,
+  options: { chunkSize?: number } = {},
+): AsyncGenerator<LayerEntry> {
   for await (const blob of blobs) {
-    const source = decompress(blob);
+    const source = decompress(blob, options);
     try {
       for await (const { header, body } of readTar(source)) {
         const path = goCleanPath(header.name.startsWith('/') ? header.name.slice(1) : header.name);

@@ -7,7 +7,7 @@
  */
 import { Socket } from 'node:net';
 import { errorMessage } from '../../errors/index.ts';
-import { chunksOf } from '../../image/index.ts';
+import { chunksOf } from '../../image/decompress.ts'; // not the index: see ingest-layers.ts
 import { type IngestReply, type IngestRequest, LAYER_STREAM_FD, ingestInProcess } from './ingest.ts';
 import { CatalogContentError, ingestLayerBlobs } from './ingest-layers.ts';
 import { splitBySizes } from './split-stream.ts';

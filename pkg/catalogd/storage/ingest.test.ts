@@ -64,6 +64,9 @@ describe('createProcessIngest', () => {
     expect(await ingest(fbc, dir)).toEqual({ blobs: 2, bytes: PACKAGE.length + BUNDLE.length });
     expect(await readFile(join(dir, 'catalog.jsonl'), 'utf8')).toContain('"name":"foo.v1"');
     expect(pids).toEqual(spares);
+    // The ingest resolves on the reply; the process exits right after it.
+    const deadline = Date.now() + 5_000;
+    while (alive(pids[0]!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(alive(pids[0]!)).toBe(false);
   });
 

@@ -108,8 +108,10 @@ export function createProcessIngest(options: ProcessIngestOptions = {}): IngestF
   const usable = (c: ChildProcess | undefined): c is ChildProcess => c !== undefined && c.connected && c.exitCode === null && c.signalCode === null;
 
   /**
-   * Runs one request in the spare (or a new) process, `feed` writing to its layer stream, and
-   * resolves once the process has exited, with its reply and what failed the feed.
+   * Runs one request in the spare (or a new) process, `feed` writing to its layer stream.
+   * Resolves with the process's reply (the content is complete on disk when it replies: the
+   * process's own exit, ~50-100 ms of tearing down its heap, is not waited for) or, without
+   * one, how it exited; and with what failed the feed, once the feed is over.
    */
   const run = (request: IngestRequest, feed?: (pipe: Writable) => Promise<void>): Promise<{ reply: IngestReply | undefined; exit: string; feedError: unknown }> =>
     new Promise((resolve, reject) => {
@@ -117,6 +119,7 @@ export function createProcessIngest(options: ProcessIngestOptions = {}): IngestF
       spare = undefined;
       let reply: IngestReply | undefined;
       let feedError: unknown;
+      let settled = false;
       const begin = (): void => {
         if (child.pid !== undefined) options.onSpawn?.(child.pid);
         // A failed send shows as the process's exit without a reply.
@@ -124,10 +127,6 @@ export function createProcessIngest(options: ProcessIngestOptions = {}): IngestF
       };
       if (child.pid !== undefined) begin();
       else child.once('spawn', begin);
-      child.once('message', (m: IngestReply) => {
-        reply = m;
-      });
-      child.once('error', (err) => reject(new Error(`catalog ingest process failed: ${err.message}`, { cause: err })));
       const pipe = child.stdio[LAYER_STREAM_FD] as Writable;
       pipe.on('error', () => undefined); // a process that stopped reading: its reply or exit says why
       const fed = (feed?.(pipe) ?? Promise.resolve()).catch((err: unknown) => {
@@ -135,9 +134,20 @@ export function createProcessIngest(options: ProcessIngestOptions = {}): IngestF
         feedError = err ?? new Error('catalog layer stream failed');
         child.kill('SIGKILL');
       });
-      child.once('exit', (code, signal) => {
-        void fed.then(() => resolve({ reply, exit: signal === null ? `code ${code}` : `signal ${signal}`, feedError }));
+      const settle = (exit: string): void => {
+        if (settled) return;
+        settled = true;
+        void fed.then(() => resolve({ reply, exit, feedError }));
+      };
+      child.once('message', (m: IngestReply) => {
+        reply = m;
+        settle('still running');
       });
+      child.once('error', (err) => {
+        settled = true;
+        reject(new Error(`catalog ingest process failed: ${err.message}`, { cause: err }));
+      });
+      child.once('exit', (code, signal) => settle(signal === null ? `code ${code}` : `signal ${signal}`));
     });
 
   const ingest = async (fbcDir: string, targetDir: string): Promise<ContentSummary> => {
