@@ -33,7 +33,7 @@ export interface CatalogImages {
 export interface CatalogReconcilerOptions {
   client: KubeClient;
   images: CatalogImages;
-  /** Where images are unpacked before ingest; emptied for a catalog once its content is stored. */
+  /** Where images are unpacked when they cannot be streamed; emptied for a catalog once its content is stored. */
   unpackCache: ImageCache;
   store: LocalDirStore;
   metrics?: CatalogContentMetrics;
@@ -143,8 +143,8 @@ export class CatalogReconciler implements Reconciler {
 
   /**
    * Makes the store hold the content of `ref`'s current digest: resolve the tag (no registry
-   * call for digest references), and only when that digest is not stored yet, pull, ingest and
-   * switch. Errors are reported on Progressing and thrown.
+   * call for digest references), and only when that digest is not stored yet, stream (or pull)
+   * and ingest it and switch (catalog-content.ts). Errors are reported on Progressing and thrown.
    */
   async #ensureContent(cc: KubeObject, name: string, ref: string, ctx: ReconcileContext) {
     const { images, store } = this.#o;
