@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import { TerminalError, wrapError } from '../errors/index.ts';
 import type { ImageCache } from './cache.ts';
 import { deleteReadOnly, readTreeFiles } from './fs-tree.ts';
-import type { ImageSource, ResolvedReference } from './image-source.ts';
+import type { ImageMetadata, ImageSource, ResolvedReference } from './image-source.ts';
 import type { ImageConfig } from './manifest.ts';
 import { onlyPath, type EntryFilter } from './path-filter.ts';
 import type { RegistryClient } from './registry-client.ts';
@@ -135,12 +135,7 @@ export class Puller {
       return { ...hit, digestRef: resolved.digestRef, fromCache: true };
     }
 
-    let meta;
-    try {
-      meta = await this.#source.metadata(resolved, signal);
-    } catch (err) {
-      throw wrapError('error copying image', err);
-    }
+    const meta = await this.#metadata(resolved, signal);
 
     let entry;
     try {
@@ -159,6 +154,15 @@ export class Puller {
       throw wrapError('error deleting old images', err);
     }
     return { ...entry, digestRef: resolved.digestRef, fromCache: false };
+  }
+
+  /** Manifest and config, with pull's error wrapping. */
+  async #metadata(resolved: ResolvedReference, signal: AbortSignal | undefined): Promise<ImageMetadata> {
+    try {
+      return await this.#source.metadata(resolved, signal);
+    } catch (err) {
+      throw wrapError('error copying image', err);
+    }
   }
 
   #filterFor(resolved: ResolvedReference, config: ImageConfig, label: string | undefined): EntryFilter | undefined {
@@ -189,12 +193,7 @@ export class Puller {
    */
   async openLayers(ref: string, options: Pick<PullOptions, 'labelPathFilter' | 'signal'>): Promise<OpenedImage> {
     const resolved = await this.#source.resolve(ref, options.signal);
-    let meta;
-    try {
-      meta = await this.#source.metadata(resolved, options.signal);
-    } catch (err) {
-      throw wrapError('error copying image', err);
-    }
+    const meta = await this.#metadata(resolved, options.signal);
     let pathFilter;
     try {
       pathFilter = this.#labelDir(resolved, meta.config, options.labelPathFilter);
@@ -230,12 +229,7 @@ export class Puller {
     options: { signal?: AbortSignal; maxBytes?: number; tmpDir?: string } = {},
   ): Promise<ImageFiles> {
     const resolved = await this.#source.resolve(ref, options.signal);
-    let meta;
-    try {
-      meta = await this.#source.metadata(resolved, options.signal);
-    } catch (err) {
-      throw wrapError('error copying image', err);
-    }
+    const meta = await this.#metadata(resolved, options.signal);
     const dir = await mkdtemp(join(options.tmpDir ?? tmpdir(), 'olmv1-image-'));
     try {
       try {
