@@ -16,7 +16,7 @@ const MAGIC: ReadonlyArray<[Compression, readonly number[]]> = [
   ['xz', [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]],
 ];
 const SNIFF_BYTES = 6;
-// Decompressed chunks (16 KiB each) buffered ahead of the consumer before the inflater pauses.
+// Chunks (zlib's are 16 KiB by default) buffered ahead of the consumer before the source pauses.
 const MAX_QUEUED = 8;
 
 /** The compression `head` (the first bytes of a blob) starts with. */
@@ -81,7 +81,7 @@ export async function* decompress(source: AsyncIterable<Buffer>, options: { chun
  * calls `read()`, which joins everything buffered into one new buffer: when the consumer is
  * slower than the inflater, that is a fresh allocation of 32 KiB or more per step, which under
  * catalogd's allocator settings (decision 0082) is an mmap whose pages are faulted in one by
- * one. zlib's chunks are views of its 16 KiB output buffers and need no copy. At most
+ * one. zlib's chunks are views of its output buffers and need no copy. At most
  * `MAX_QUEUED` chunks wait before the readable is paused. Ending the iteration early destroys
  * the readable. `what` names it in the error for a close before its end.
  */

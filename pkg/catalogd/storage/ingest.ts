@@ -1,12 +1,14 @@
 /**
- * Ingest = walk an unpacked FBC directory, decode and normalise every document, and write the
- * catalog content (content-writer.ts). Two implementations of `IngestFn`:
+ * Ingest = walk an unpacked FBC directory (or read an image's layers as they stream in:
+ * ingest-layers.ts), decode and normalise every document, and write the catalog content
+ * (content-writer.ts). Two implementations of `IngestFn`:
  * - `ingestInProcess`: on the calling thread, yielding every few milliseconds (CLI, tests);
  * - `createProcessIngest()`: in a short-lived child process (catalogd). A 30-60 MB catalog
  *   then never blocks the event loop that serves HTTP and runs reconciles, and the memory the
  *   ingest needed is returned to the system when the child exits instead of staying in the
  *   long-running process's allocator (decision 0082).
- * Both reject with the loader's error (which names the file and line at fault).
+ * Both reject with the loader's error (which names the file and line at fault); for layers,
+ * with `CatalogContentError` carrying it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import type { Writable } from 'node:stream';
