@@ -48,6 +48,8 @@ runChild(async () => {
   const ingest = mode === 'inprocess' ? ingestInProcess : createProcessIngest({ onSpawn: (pid) => (ingestProcess = new ProcessMemorySampler(pid, SAMPLE_MS)) });
   const store = new LocalDirStore({ root: join(workDir, 'store'), ingest, logger });
   await store.open();
+  // ingestInProcess loads the decoder on first use; here it belongs to the baseline.
+  if (mode === 'inprocess') await import('../../pkg/catalogd/storage/ingest-directory.ts');
 
   // Baseline: everything loaded, garbage collected, nothing running.
   for (let i = 0; i < 3; i++) {

@@ -8,7 +8,10 @@
 import { Socket } from 'node:net';
 import { errorMessage } from '../../errors/index.ts';
 import { chunksOf } from '../../image/decompress.ts'; // not the index: see ingest-layers.ts
-import { type IngestReply, type IngestRequest, LAYER_STREAM_FD, ingestInProcess } from './ingest.ts';
+// The decoder is imported here, not on first use as ingestInProcess does: a spare process
+// loads it while the pull it waits for runs.
+import { ingestDirectory } from './ingest-directory.ts';
+import { type IngestReply, type IngestRequest, LAYER_STREAM_FD } from './ingest.ts';
 import { CatalogContentError, ingestLayerBlobs } from './ingest-layers.ts';
 import { splitBySizes } from './split-stream.ts';
 
@@ -20,7 +23,7 @@ async function handle(request: IngestRequest): Promise<IngestReply> {
   if (typeof request?.targetDir !== 'string') throw new Error('ingest request without targetDir');
   if (request.kind !== 'layers') {
     if (typeof request.fbcDir !== 'string') throw new Error('ingest request without fbcDir');
-    return { ok: true, summary: await ingestInProcess(request.fbcDir, request.targetDir) };
+    return { ok: true, summary: await ingestDirectory(request.fbcDir, request.targetDir) };
   }
   const socket = new Socket({ fd: LAYER_STREAM_FD, readable: true, writable: false });
   try {

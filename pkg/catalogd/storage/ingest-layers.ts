@@ -12,7 +12,10 @@ import type { Meta } from '../../fbc/types.ts';
 // stack, ~14 MB the ingest process does not need.
 import { readLayerEntries } from '../../image/layer-entries.ts';
 import { onlyPath } from '../../image/path-filter.ts';
+import { CatalogContentError, type CatalogLayers } from './catalog-layers.ts';
 import { type ContentSummary, writeCatalogContent } from './content-writer.ts';
+
+export { CatalogContentError, type CatalogLayers } from './catalog-layers.ts';
 
 /**
  * Output chunk of the layer decompressor. zlib's default 16 KiB means a thread-pool round trip
@@ -21,25 +24,6 @@ import { type ContentSummary, writeCatalogContent } from './content-writer.ts';
  * path in catalogd's own process keeps 16 KiB: there, 32 KiB and more is an mmap each.)
  */
 const INFLATE_CHUNK = 128 << 10;
-
-/** The layers of a catalog image, each opened on demand as a verified byte stream. */
-export interface CatalogLayers {
-  /** The directory the configs label names; entries outside it are ignored (undefined: none). */
-  pathFilter: string | undefined;
-  layers: ReadonlyArray<{ size: number; open(): AsyncIterable<Buffer> }>;
-}
-
-/**
- * The catalog's content is invalid: a document failed to decode. Thrown only once every layer
- * has been read to its end (so digests were verified) and the stream was found to read like
- * the directory walk, so this is the error the directory ingest reports too.
- */
-export class CatalogContentError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'CatalogContentError';
-  }
-}
 
 /**
  * Writes the content of the catalog the layer blobs carry into `targetDir`. `blobs` yields

@@ -1,7 +1,7 @@
 /**
- * Ingest = walk an unpacked FBC directory (or read an image's layers as they stream in:
- * ingest-layers.ts), decode and normalise every document, and write the catalog content
- * (content-writer.ts). Two implementations of `IngestFn`:
+ * Ingest = walk an unpacked FBC directory (ingest-directory.ts) or read an image's layers as
+ * they stream in (ingest-layers.ts), decode and normalise every document, and write the catalog
+ * content (content-writer.ts). Two implementations of `IngestFn`:
  * - `ingestInProcess`: on the calling thread, yielding every few milliseconds (CLI, tests);
  * - `createProcessIngest()`: in a short-lived child process (catalogd). A 30-60 MB catalog
  *   then never blocks the event loop that serves HTTP and runs reconciles, and the memory the
@@ -13,21 +13,20 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { walkMetas } from '../../fbc/index.ts';
-import type { Meta } from '../../fbc/types.ts';
-import { type ContentSummary, writeCatalogContent } from './content-writer.ts';
-import { CatalogContentError, type CatalogLayers, ingestLayersInProcess } from './ingest-layers.ts';
+import { CatalogContentError, type CatalogLayers } from './catalog-layers.ts';
+import type { ContentSummary } from './content-writer.ts';
 import type { IngestFn } from './local-dir-store.ts';
 
-/** Ingests on the current thread; `.layers` streams an image's layers (ingest-layers.ts). */
-export const ingestInProcess: IngestFn = Object.assign(
-  (fbcDir: string, targetDir: string): Promise<ContentSummary> => writeCatalogContent(targetDir, metasOf(fbcDir)),
-  { layers: ingestLayersInProcess },
+/**
+ * Ingests on the current thread (ingest-directory.ts); `.layers` streams an image's layers
+ * (ingest-layers.ts). The decoder (pkg/fbc, the YAML parser, semver) is loaded on first use:
+ * catalogd's own process ingests through `createProcessIngest` and never needs it, and loading
+ * it cost that process ~1 MB of steady RSS (decision 0082).
+ */
+export const ingestInProcess: IngestFn & { layers: NonNullable<IngestFn['layers']> } = Object.assign(
+  async (fbcDir: string, targetDir: string): Promise<ContentSummary> => (await import('./ingest-directory.ts')).ingestDirectory(fbcDir, targetDir),
+  { layers: async (image: CatalogLayers, targetDir: string): Promise<ContentSummary> => (await import('./ingest-layers.ts')).ingestLayersInProcess(image, targetDir) },
 );
-
-async function* metasOf(fbcDir: string): AsyncGenerator<Meta> {
-  for await (const { meta } of walkMetas(fbcDir)) yield meta;
-}
 
 /** What an ingest process answers; `content` marks a decoding error of the catalog itself. */
 export interface IngestReply {

@@ -23,7 +23,8 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Meta } from '../../fbc/types.ts';
 import { type ContentSummary, REQUIRED_CONTENT_FILES, writeCatalogContent } from './content-writer.ts';
-import { type CatalogLayers, ingestLayersInProcess } from './ingest-layers.ts';
+import type { CatalogLayers } from './catalog-layers.ts';
+import { ingestInProcess } from './ingest.ts';
 import { StoredVersion } from './stored-version.ts';
 
 /**
@@ -132,7 +133,7 @@ export class LocalDirStore {
       await mkdir(tmp, { recursive: true, mode: 0o700 });
       try {
         if ('fbcDir' in source) await this.#ingest(source.fbcDir, tmp);
-        else if ('layers' in source) await (this.#ingest.layers ?? ingestLayersInProcess)(source.layers, tmp);
+        else if ('layers' in source) await (this.#ingest.layers ?? ingestInProcess.layers)(source.layers, tmp);
         else await writeCatalogContent(tmp, source.metas);
         const dirName = versionDirName(info.digest);
         const catalogDir = join(this.#root, catalog);

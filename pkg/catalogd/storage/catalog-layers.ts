@@ -1,0 +1,25 @@
+/**
+ * What a streamed ingest (ingest-layers.ts) is given and the one error it reports as the
+ * catalog's own fault. Kept apart from the decoder so that catalogd's long-running process,
+ * which ingests in a child process, can name them without loading pkg/fbc and its YAML parser
+ * (decision 0082).
+ */
+
+/** The layers of a catalog image, each opened on demand as a verified byte stream. */
+export interface CatalogLayers {
+  /** The directory the configs label names; entries outside it are ignored (undefined: none). */
+  pathFilter: string | undefined;
+  layers: ReadonlyArray<{ size: number; open(): AsyncIterable<Buffer> }>;
+}
+
+/**
+ * The catalog's content is invalid: a document failed to decode. Thrown only once every layer
+ * has been read to its end (so digests were verified) and the stream was found to read like
+ * the directory walk, so this is the error the directory ingest reports too.
+ */
+export class CatalogContentError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CatalogContentError';
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * The directory ingest: walk an unpacked FBC directory as upstream's `WalkMetasFS` does
+ * (pkg/fbc walk.ts), decode and normalise every document, and write the catalog content
+ * (content-writer.ts). Runs in the ingest process, or on the calling thread through
+ * `ingestInProcess` (ingest.ts), which loads this module on first use.
+ */
+import { walkMetas } from '../../fbc/index.ts';
+import type { Meta } from '../../fbc/types.ts';
+import { type ContentSummary, writeCatalogContent } from './content-writer.ts';
+
+/** Writes the content of the catalog in `fbcDir` into `targetDir` (existing and empty). */
+export function ingestDirectory(fbcDir: string, targetDir: string): Promise<ContentSummary> {
+  return writeCatalogContent(targetDir, metasOf(fbcDir));
+}
+
+async function* metasOf(fbcDir: string): AsyncGenerator<Meta> {
+  for await (const { meta } of walkMetas(fbcDir)) yield meta;
+}
