@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AnswerBuffers } from './answer-buffers.ts';
 
 describe('AnswerBuffers', () => {
@@ -48,5 +48,27 @@ describe('AnswerBuffers', () => {
     const { buf } = pool.lease(1);
     expect(buf.byteOffset).toBe(0);
     expect(buf.buffer.byteLength).toBe(64);
+  });
+
+  describe('when idle', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('drops kept slabs once no lease was taken for idleMs, and not before', () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+      const pool = new AnswerBuffers([{ size: 64, keep: 4 }], { idleMs: 1_000 });
+      pool.lease(1).release();
+      vi.advanceTimersByTime(600);
+      const again = pool.lease(1); // keeps the pool busy: the first check finds a recent lease
+      again.release();
+      vi.advanceTimersByTime(600);
+      expect(pool.idle).toEqual([1]);
+      vi.advanceTimersByTime(500);
+      expect(pool.idle).toEqual([0]);
+      // Released slabs are kept again afterwards.
+      pool.lease(1).release();
+      expect(pool.idle).toEqual([1]);
+    });
   });
 });

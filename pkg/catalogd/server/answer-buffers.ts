@@ -14,6 +14,11 @@
  * `finish`, when the last write has been handed to the kernel). A lease that is never released
  * (an aborted response) is simply collected; the pool allocates a new slab when it runs out.
  * Answers larger than a slab get a buffer of their own, and releasing it does nothing.
+ *
+ * Slabs are kept only while answers keep coming: after `idleMs` without a lease the pool drops
+ * them (up to 3 MiB in catalogd's server), so an idle catalogd does not hold memory for a
+ * burst that is over. Refilling the pool at the next burst costs a few milliseconds of page
+ * faults in all.
  */
 
 /** A buffer on loan; see the module contract. */
@@ -32,13 +37,23 @@ export interface SlabClass {
 
 const NO_RELEASE = (): void => undefined;
 
+/** How long the pool keeps idle slabs after the last lease, by default. */
+export const IDLE_RELEASE_MS = 10_000;
+
 /** Free lists of slabs in a few size classes. */
 export class AnswerBuffers {
   readonly #classes: ReadonlyArray<SlabClass & { free: Buffer[] }>;
+  readonly #idleMs: number;
+  #lastLease = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** `classes` in any order; an answer takes a slab of the smallest class that holds it. */
-  constructor(classes: readonly SlabClass[]) {
+  /**
+   * `classes` in any order; an answer takes a slab of the smallest class that holds it.
+   * `idleMs`: slabs kept for reuse are dropped after this long without a lease.
+   */
+  constructor(classes: readonly SlabClass[], options: { idleMs?: number } = {}) {
     this.#classes = [...classes].sort((a, b) => a.size - b.size).map((c) => ({ ...c, free: [] }));
+    this.#idleMs = options.idleMs ?? IDLE_RELEASE_MS;
   }
 
   /** Slabs waiting for reuse, per class in ascending size (for tests). */
@@ -48,6 +63,7 @@ export class AnswerBuffers {
 
   /** A buffer of at least `size` bytes (exactly `size` when larger than every class). */
   lease(size: number): BufferLease {
+    this.#lastLease = performance.now();
     const cls = this.#classes.find((c) => c.size >= size);
     if (cls === undefined) return { buf: Buffer.allocUnsafe(size), release: NO_RELEASE };
     // allocUnsafeSlow: a slab owns its memory, never a slice of Node's shared pool.
@@ -59,8 +75,23 @@ export class AnswerBuffers {
         // A second release must not put the slab on the list twice (two leases of one buffer).
         if (released) return;
         released = true;
-        if (cls.free.length < cls.keep) cls.free.push(buf);
+        if (cls.free.length < cls.keep) {
+          cls.free.push(buf);
+          this.#scheduleDrop(this.#idleMs);
+        }
       },
     };
+  }
+
+  // One timer at a time, armed while slabs are kept; it never holds the process open.
+  #scheduleDrop(ms: number): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      const idleFor = performance.now() - this.#lastLease;
+      if (idleFor >= this.#idleMs) for (const c of this.#classes) c.free.length = 0;
+      else this.#scheduleDrop(this.#idleMs - idleFor);
+    }, ms);
+    this.#timer.unref();
   }
 }
