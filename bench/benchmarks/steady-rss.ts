@@ -5,6 +5,9 @@
  * settled, before and after forced garbage collection (--expose-gc). The control plane
  * (kube client, informers, reconcilers) is not part of this composition; the module-baseline
  * child shows what loading it costs. A second child restarts on the same store (no ingest).
+ * Last, the floor: servers built from the same libraries (fastify, pino, prom-client) with no
+ * catalogd code, and the same on node:http, after the same kind of traffic
+ * (bench/children/server-floor.ts; decision 0087).
  *
  * Target (users-perf-reliability.md §5.1 item 1, upstream's catalogd-memory-usage alert):
  * <= 75 MB RSS while serving the three catalogs.
@@ -102,6 +105,37 @@ async function phase(ctx: BenchContext, root: string, set: CatalogFixture[], nam
   }
 }
 
+const FLOOR_REQUESTS = 300;
+
+interface FloorReply extends ChildMessage {
+  proc: ProcMemory | undefined;
+  heapTotal: number;
+}
+
+/**
+ * The floor under the figure: a server of the same libraries with no catalogd code
+ * (bench/children/server-floor.ts), after FLOOR_REQUESTS requests from ten keep-alive clients.
+ */
+async function floor(ctx: BenchContext, kind: 'fastify' | 'http'): Promise<FloorReply> {
+  const child = forkChild(ctx.runtime.entry('bench/children/server-floor.ts'), { args: [kind], execArgv: ['--expose-gc', ...CATALOGD_NODE_FLAGS], env: CATALOGD_ENVIRONMENT });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
+  try {
+    const { origin } = await child.next<ChildMessage & { origin: string }>('ready', 60_000);
+    const url = new URL(`${origin}/catalogs/floor/api/v1/metas?package=floor`);
+    for (let k = 0; k < FLOOR_REQUESTS; k += 10) {
+      for (const t of await Promise.all(Array.from({ length: 10 }, () => timedGet(url, { agent })))) {
+        if (t.status !== 200) throw new Error(`floor server answered ${t.status}`);
+      }
+    }
+    agent.destroy();
+    child.send({ type: 'memory' });
+    return await child.next<FloorReply>('memory', 60_000);
+  } finally {
+    agent.destroy();
+    await child.stop();
+  }
+}
+
 function memoryDetails(r: MemoryReply): Record<string, number> {
   const m = r.memory;
   return {
@@ -130,6 +164,9 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   } finally {
     await baselineChild.stop();
   }
+  ctx.log('measuring the floor: the same libraries with no catalogd code, fastify and node:http');
+  const floors = { fastify: await floor(ctx, 'fastify'), http: await floor(ctx, 'http') };
+  const floorNote = (r: FloorReply): string => `after ${FLOOR_REQUESTS.toLocaleString('en-US')} requests and forced GC; anon ${mb(r.proc?.anon ?? Number.NaN)} MB + file-backed ${mb(r.proc?.file ?? Number.NaN)} MB`;
   const gcNote = fresh.afterGc.gcExposed ? 'after forced GC' : 'GC not exposed';
   const anon = (r: MemoryReply): string => `anon ${mb(r.proc?.anon ?? Number.NaN)} MB + file-backed ${mb(r.proc?.file ?? Number.NaN)} MB`;
   const measurements: Measurement[] = [
@@ -138,6 +175,8 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     measure('  after a restart on the stored content', mb(restarted.afterGc.memory.rss), 'MB', undefined, `${gcNote}; ${anon(restarted.afterGc)}`),
     measure('node process, nothing loaded', mb(baseline.empty?.rss ?? Number.NaN), 'MB', undefined, `file-backed ${mb(baseline.empty?.file ?? Number.NaN)} MB`),
     measure("catalogd's modules loaded (incl. kube client), idle", mb(baseline.loaded?.rss ?? Number.NaN), 'MB', undefined, 'not in the figure above'),
+    measure('floor: fastify + pino + prom-client, fixed answers, no catalogd code', mb(floors.fastify.proc?.rss ?? Number.NaN), 'MB', undefined, floorNote(floors.fastify)),
+    measure('floor: the same on node:http instead of fastify', mb(floors.http.proc?.rss ?? Number.NaN), 'MB', undefined, floorNote(floors.http)),
   ];
   return {
     measurements,
@@ -153,6 +192,9 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         loadedRssMB: mb(baseline.loaded?.rss ?? Number.NaN),
         loadedRssAnonMB: mb(baseline.loaded?.anon ?? Number.NaN),
       },
+      floor: Object.fromEntries(
+        Object.entries(floors).map(([kind, r]) => [kind, { rssMB: mb(r.proc?.rss ?? Number.NaN), rssAnonMB: mb(r.proc?.anon ?? Number.NaN), rssFileMB: mb(r.proc?.file ?? Number.NaN), heapTotalMB: mb(r.heapTotal) }]),
+      ),
       controlPlane: 'not included: no kube client, informers, reconcilers or leader election in the measured process',
     },
   };
