@@ -9,7 +9,9 @@
  * concurrent clients. In a closed loop the mean latency is clients / throughput (Little's law),
  * so at 100 clients the p50 target also demands ~20,000 responses per second. An open-loop run
  * (100 users sending 500 requests per second in total, latency counted from each request's
- * scheduled start) shows the latency at a load the server can carry; it has no target.
+ * scheduled start) shows the latency at a load the server can carry; it has no target. Last,
+ * for comparison, the same closed loops against a bare node:http handler over the same store
+ * (bench/children/bare-metas-server.ts): what the HTTP framework costs per answer.
  */
 import http from 'node:http';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
@@ -33,15 +35,64 @@ const SEQUENTIAL_REQUESTS = 300;
 const OPEN_RATE = 500;
 const OPEN_MS = 5_000;
 
+const CODINGS = [
+  ['identity', {}],
+  ['gzip', { 'accept-encoding': 'gzip' }],
+] as const;
+
+interface Rep {
+  s: Summary;
+  rps: number;
+  mbps: number;
+  bodyKiB: number;
+  gzipShare: number;
+}
+
+/** REPS closed-loop runs against `origin` (the first after WARMUP_MS, the others after REP_WARMUP_MS). */
+async function closedLoopRuns(origin: string, nextPath: () => string, headers: Readonly<Record<string, string>>, label: string): Promise<Rep[]> {
+  const reps: Rep[] = [];
+  for (let i = 0; i < REPS; i++) {
+    const r = await closedLoop({ origin, clients: CLIENTS, warmupMs: i === 0 ? WARMUP_MS : REP_WARMUP_MS, durationMs: REP_MS, nextPath, headers: { ...headers } });
+    if (r.errors > 0 || r.non200 > 0) throw new Error(`${label}: ${r.errors} transport errors, ${r.non200} non-200 responses`);
+    const seconds = r.elapsedMs / 1000;
+    reps.push({ s: summarize(r.latencies), rps: r.requests / seconds, mbps: r.bytes / seconds / 1e6, bodyKiB: r.bytes / r.requests / 1024, gzipShare: r.gzipShare });
+  }
+  return reps;
+}
+
+/**
+ * The same closed loops against bench/children/bare-metas-server.ts: package answers from the
+ * same store through a bare node:http handler, for comparison (decision 0087).
+ */
+async function bareComparison(ctx: BenchContext, dir: string, nextPackage: () => string): Promise<Measurement[]> {
+  ctx.log('comparison: the same package queries through a bare node:http handler');
+  const bare = await startCatalogServe(ctx.runtime, { operatorhub: dir }, [ctx.runtime.entry('bench/children/bare-metas-server.ts')]);
+  const measurements: Measurement[] = [];
+  try {
+    const nextPath = (): string => `/catalogs/operatorhub/api/v1/metas?package=${encodeURIComponent(nextPackage())}`;
+    for (const [label, headers] of CODINGS) {
+      const reps = await closedLoopRuns(bare.origin, nextPath, headers, `bare ${label}`);
+      const p50 = median(reps.map((x) => x.s.p50));
+      const rps = median(reps.map((x) => x.rps));
+      measurements.push(measure(`comparison, bare node:http handler, ${label}: p50`, p50, 'ms', undefined, `${round(rps, 0)} req/s; p99 ${round(median(reps.map((x) => x.s.p99)), 1)} ms; not the product`));
+    }
+  } finally {
+    await bare.stop();
+  }
+  return measurements;
+}
+
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const catalog = await ctx.fixtures.catalog();
   ctx.log('starting olmv1 catalog serve');
   const server = await startCatalogServe(ctx.runtime, { operatorhub: catalog.dir });
   const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
   const random = seededRandom(42);
-  const nextUrl = (): URL => {
-    const pkg = catalog.packages[Math.floor(random() * catalog.packages.length)] ?? '';
-    return new URL(`${server.baseURL('operatorhub')}/api/v1/metas?package=${encodeURIComponent(pkg)}`);
+  const nextPackage = (): string => catalog.packages[Math.floor(random() * catalog.packages.length)] ?? '';
+  const nextUrl = (): URL => new URL(`${server.baseURL('operatorhub')}/api/v1/metas?package=${encodeURIComponent(nextPackage())}`);
+  const nextPath = (): string => {
+    const url = nextUrl();
+    return url.pathname + url.search;
   };
   const measurements: Measurement[] = [];
   const details: Record<string, unknown> = {};
@@ -54,21 +105,11 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const seq = summarize(sequential);
     details['sequentialMs'] = roundSummary(seq);
 
-    for (const [label, headers] of [['identity', {}], ['gzip', { 'accept-encoding': 'gzip' }]] as const) {
+    for (const [label, headers] of CODINGS) {
       ctx.log(`${CLIENTS} clients, ${label}, ${REPS} x ${REP_MS / 1000} s`);
-      const nextPath = (): string => {
-        const url = nextUrl();
-        return url.pathname + url.search;
-      };
-      const reps: Array<{ s: Summary; rps: number; mbps: number; bodyKiB: number; gzipShare: number }> = [];
-      for (let i = 0; i < REPS; i++) {
-        const r = await closedLoop({ origin: server.origin, clients: CLIENTS, warmupMs: i === 0 ? WARMUP_MS : REP_WARMUP_MS, durationMs: REP_MS, nextPath, headers });
-        if (r.errors > 0 || r.non200 > 0) throw new Error(`${label}: ${r.errors} transport errors, ${r.non200} non-200 responses`);
-        const seconds = r.elapsedMs / 1000;
-        reps.push({ s: summarize(r.latencies), rps: r.requests / seconds, mbps: r.bytes / seconds / 1e6, bodyKiB: r.bytes / r.requests / 1024, gzipShare: r.gzipShare });
-      }
-      const med = (f: (x: (typeof reps)[number]) => number): number => median(reps.map(f));
-      const each = (f: (x: (typeof reps)[number]) => number, digits: number): string => reps.map((x) => round(f(x), digits)).join(' / ');
+      const reps = await closedLoopRuns(server.origin, nextPath, headers, label);
+      const med = (f: (x: Rep) => number): number => median(reps.map(f));
+      const each = (f: (x: Rep) => number, digits: number): string => reps.map((x) => round(f(x), digits)).join(' / ');
       measurements.push(
         measure(`${label}: p50`, med((x) => x.s.p50), 'ms', atMost(5), `runs: ${each((x) => x.s.p50, 2)} ms`),
         measure(`${label}: p99`, med((x) => x.s.p99), 'ms', atMost(50), `runs: ${each((x) => x.s.p99, 1)} ms`),
@@ -77,7 +118,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       );
       details[label] = reps.map((x) => ({ ...roundSummary(x.s), requestsPerSecond: round(x.rps), gzipShare: round(x.gzipShare) }));
     }
-    for (const [label, headers] of [['identity', {}], ['gzip', { 'accept-encoding': 'gzip' }]] as const) {
+    for (const [label, headers] of CODINGS) {
       ctx.log(`open loop, ${OPEN_RATE} req/s, ${label}, ${(WARMUP_MS + OPEN_MS) / 1000} s`);
       const r = await openLoop({ ratePerSecond: OPEN_RATE, warmupMs: WARMUP_MS, durationMs: OPEN_MS, nextUrl, agent, headers });
       const s = summarize(r.latencies);
@@ -89,6 +130,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     agent.destroy();
     await server.stop();
   }
+  measurements.push(...(await bareComparison(ctx, catalog.dir, nextPackage)));
   details['clients'] = CLIENTS;
   details['repetitions'] = { runs: REPS, durationMs: REP_MS };
   details['packages'] = catalog.packages.length;

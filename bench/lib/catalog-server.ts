@@ -17,15 +17,19 @@ export interface CatalogServer {
   stop(): Promise<void>;
 }
 
-/** Starts the server over `catalogs` (name -> FBC directory) and waits until it serves them all. */
-export async function startCatalogServe(runtime: Runtime, catalogs: Record<string, string>): Promise<CatalogServer> {
+/**
+ * Starts the server over `catalogs` (name -> FBC directory) and waits until it serves them all.
+ * `command` replaces `olmv1 catalog serve` by another script taking the same arguments and
+ * printing the same `serving` lines (bench/children/bare-metas-server.ts).
+ */
+export async function startCatalogServe(runtime: Runtime, catalogs: Record<string, string>, command: string[] = [runtime.entry('cmd/olmv1/main.ts'), 'catalog', 'serve']): Promise<CatalogServer> {
   const args = Object.entries(catalogs).map(([name, dir]) => `${name}=${dir}`);
   // catalogd's Node flags and allocator settings, so latency is measured as catalogd serves
   // (OLMV1_BENCH_SERVER_FLAGS overrides the flags for experiments, and GLIBC_TUNABLES set for
   // the bench replaces catalogd's).
   const flags = process.env.OLMV1_BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [...CATALOGD_NODE_FLAGS];
   const env = process.env.GLIBC_TUNABLES === undefined ? CATALOGD_ENVIRONMENT : {};
-  const child: BenchChild = spawnChild([...flags, runtime.entry('cmd/olmv1/main.ts'), 'catalog', 'serve', ...args, '--listen', '127.0.0.1:0'], { env });
+  const child: BenchChild = spawnChild([...flags, ...command, ...args, '--listen', '127.0.0.1:0'], { env });
   try {
     const last = Object.keys(catalogs).at(-1) ?? '';
     const m = await child.waitForStderr(new RegExp(`serving (http://[^\\s/]+)/catalogs/${last}/`), 180_000);
