@@ -2,7 +2,7 @@
  * What a streamed ingest (ingest-layers.ts) is given and the one error it reports as the
  * catalog's own fault. Kept apart from the decoder so that catalogd's long-running process,
  * which ingests in a child process, can name them without loading pkg/fbc and its YAML parser
- * (decision 0082).
+ * (decision 0087).
  */
 
 /** The layers of a catalog image, each opened on demand as a verified byte stream. */

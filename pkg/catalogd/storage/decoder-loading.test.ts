@@ -1,7 +1,7 @@
 /**
  * catalogd's long-running process ingests in a child process, so it must not load the catalog
- * decoder (pkg/fbc and the YAML parser): that code costs its steady RSS about 1 MB (decision
- * 0082). This checks, in fresh processes, which modules catalogd's content side and its catalog
+ * decoder (pkg/fbc and the YAML parser): that code cost its steady RSS about 1.4 MB (decision
+ * 0087). This checks, in fresh processes, which modules catalogd's content side and its catalog
  * controller load, and that the in-process ingest still loads the decoder on first use.
  */
 import { execFile } from 'node:child_process';

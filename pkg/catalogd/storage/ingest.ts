@@ -21,7 +21,7 @@ import type { IngestFn } from './local-dir-store.ts';
  * Ingests on the current thread (ingest-directory.ts); `.layers` streams an image's layers
  * (ingest-layers.ts). The decoder (pkg/fbc, the YAML parser, semver) is loaded on first use:
  * catalogd's own process ingests through `createProcessIngest` and never needs it, and loading
- * it cost that process ~1 MB of steady RSS (decision 0082).
+ * it cost that process ~1.4 MB of steady RSS (decision 0087).
  */
 export const ingestInProcess: IngestFn & { layers: NonNullable<IngestFn['layers']> } = Object.assign(
   async (fbcDir: string, targetDir: string): Promise<ContentSummary> => (await import('./ingest-directory.ts')).ingestDirectory(fbcDir, targetDir),

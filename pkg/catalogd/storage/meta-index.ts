@@ -90,7 +90,7 @@ function intern(table: Map<string, number>, value: string): number {
  * The values of one field (schema, package or name) and, for each, the entries that carry it,
  * in file order. One flat array for all values (`entries`, sliced by `start`) instead of an
  * array per value: a catalog has a distinct name per bundle, and a typed array per name cost
- * ~200 bytes of heap each (2.2 MB for the benchmark's three catalogs; decision 0082).
+ * ~200 bytes of heap each (2.2 MB for the benchmark's three catalogs; decision 0087).
  */
 class Postings {
   readonly #ids = new Map<string, number>();
