@@ -19,7 +19,7 @@ import type { IngestFn } from './local-dir-store.ts';
 
 /**
  * Ingests on the current thread (ingest-directory.ts); `.layers` streams an image's layers
- * (ingest-layers.ts). The decoder (pkg/fbc, the YAML parser, semver) is loaded on first use:
+ * (ingest-layers.ts). The decoder (pkg/fbc, pkg/semver, the YAML parser) is loaded on first use:
  * catalogd's own process ingests through `createProcessIngest` and never needs it, and loading
  * it cost that process ~1.4 MB of steady RSS (decision 0087).
  */
