@@ -12,7 +12,8 @@ import { chunksOf } from '../../image/decompress.ts'; // not the index: see inge
 // loads it while the pull it waits for runs.
 import { ingestDirectory } from './ingest-directory.ts';
 import { type IngestReply, type IngestRequest, LAYER_STREAM_FD } from './ingest.ts';
-import { CatalogContentError, ingestLayerBlobs } from './ingest-layers.ts';
+import { CatalogContentError } from './catalog-layers.ts';
+import { ingestLayerBlobs } from './ingest-layers.ts';
 import { splitBySizes } from './split-stream.ts';
 
 const idleMs = Number(process.argv[2] ?? '0');

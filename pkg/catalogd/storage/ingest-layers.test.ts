@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalogImage, buildLayer, type BuiltLayer } from '../../image/index.ts';
 import { CONTENT_FILES } from './content-writer.ts';
 import { createProcessIngest, ingestInProcess } from './ingest.ts';
-import { CatalogContentError, type CatalogLayers, ingestLayersInProcess } from './ingest-layers.ts';
+import { CatalogContentError, type CatalogLayers } from './catalog-layers.ts';
+import { ingestLayersInProcess } from './ingest-layers.ts';
 import { splitBySizes } from './split-stream.ts';
 
 const TESTDATA = join(dirname(fileURLToPath(import.meta.url)), '../../fbc/testdata');

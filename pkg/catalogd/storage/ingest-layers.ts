@@ -15,8 +15,6 @@ import { onlyPath } from '../../image/path-filter.ts';
 import { CatalogContentError, type CatalogLayers } from './catalog-layers.ts';
 import { type ContentSummary, writeCatalogContent } from './content-writer.ts';
 
-export { CatalogContentError, type CatalogLayers } from './catalog-layers.ts';
-
 /**
  * Output chunk of the layer decompressor. zlib's default 16 KiB means a thread-pool round trip
  * per 16 KiB: inflating and reading the 31 MB benchmark catalog's tar took ~250 ms with it and

@@ -212,32 +212,31 @@ export class MetaIndex {
    */
   lookup(query: MetaQuery): ByteRange[] {
     // The id each field must have (-1: any); a filter value no entry carries matches nothing.
+    const values = [query.schema, query.package, query.name];
     const want = [-1, -1, -1];
     let candidates = this.#withSchema;
-    const filters: Array<[number, string]> = [
-      [SCHEMA, query.schema],
-      [PACKAGE, query.package],
-      [NAME, query.name],
-    ];
     let narrowed = false;
-    for (const [f, value] of filters) {
+    for (let f = 0; f < ID_FIELDS; f++) {
+      const value = values[f] as string;
       if (value === '') continue;
-      const id = this.#fields[f as 0 | 1 | 2].id(value);
+      const field = this.#fields[f as 0 | 1 | 2];
+      const id = field.id(value);
       if (id < 0) return [];
       want[f] = id;
-      const entries = this.#fields[f as 0 | 1 | 2].entries(id);
+      const entries = field.entries(id);
       if (!narrowed || entries.length < candidates.length) candidates = entries;
       narrowed = true;
     }
 
     const ranges: ByteRange[] = [];
     const ids = this.#ids;
-    for (const i of candidates) {
+    candidates: for (const i of candidates) {
       const at = i * ID_FIELDS;
       if ((ids[at + SCHEMA] ?? -1) < 0) continue;
-      if ((want[SCHEMA] as number) >= 0 && ids[at + SCHEMA] !== want[SCHEMA]) continue;
-      if ((want[PACKAGE] as number) >= 0 && ids[at + PACKAGE] !== want[PACKAGE]) continue;
-      if ((want[NAME] as number) >= 0 && ids[at + NAME] !== want[NAME]) continue;
+      for (let f = 0; f < ID_FIELDS; f++) {
+        const id = want[f] as number;
+        if (id >= 0 && ids[at + f] !== id) continue candidates;
+      }
       const offset = this.#offsets[i] ?? 0;
       const length = this.#lengths[i] ?? 0;
       const last = ranges[ranges.length - 1];
