@@ -8,6 +8,7 @@ export { certNamesFor, type CertNames } from './cert-providers.ts';
 export { HELM_INSTALL_ORDER, compareObjects, sortObjects } from './order.ts';
 export { deepHashJson, encodePermission, objectNameForBaseAndSuffix, permissionObjectName } from './naming.ts';
 export { computeInstallRbac, type InstallRbac, type InstallRbacOptions } from './rbac-for-install.ts';
+export { computeInstallRules, type InstallRules, type InstallRulesOptions, type PolicyRule, type ScopeRules } from './rbac-for-install.ts';
 export { render, renderBundle, type RenderBundleOptions } from './render.ts';
 export { groupOf, staticResourceMapper, type ResourceMapper, type ResourceMapping } from './resource-mapping.ts';
 export { isNamespacedKind, isSupportedKind } from './supported-kinds.ts';

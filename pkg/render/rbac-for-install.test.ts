@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseBundle, readBundleDir, type KubeObject, type RegistryV1Bundle } from '../bundle/index.ts';
 import { FIXTURE_BUNDLES_DIR } from '../../test/fixtures/bundles/golden-cases.ts';
-import { computeInstallRbac, render, staticResourceMapper, type RenderOptions } from './index.ts';
+import { computeInstallRbac, computeInstallRules, render, staticResourceMapper, type RenderOptions } from './index.ts';
 
 async function fixture(name: string): Promise<RegistryV1Bundle> {
   const r = parseBundle(await readBundleDir(join(FIXTURE_BUNDLES_DIR, name)));
@@ -119,5 +119,47 @@ describe('computeInstallRbac', () => {
     expect(mapper('example.com/v1', 'G')).toEqual({ group: 'example.com', resource: 'gs', namespaced: false });
     expect(mapper('v1', 'ConfigMap')).toEqual({ group: '', resource: 'configmaps', namespaced: true });
     expect(mapper('example.com/v1', 'Other')).toBeUndefined();
+  });
+});
+
+describe('computeInstallRules', () => {
+  it('is the rules of the generated roles, scope by scope', async () => {
+    const bundle = await fixture('multi-crd');
+    const options = { installNamespace: 'acme-system', config: { watchNamespace: 'acme-watched' } };
+    const { rendered, objects } = rbacFor(bundle, options);
+    const r = computeInstallRules(rendered, { installNamespace: 'acme-system', mapper: staticResourceMapper(bundle.crds) });
+    if (!r.ok) throw new Error(r.error);
+    expect(r.value.scopes.map((s) => s.namespace)).toEqual(['', 'acme-system', 'acme-watched']);
+    for (const { namespace, rules } of r.value.scopes) {
+      expect(rules).toEqual(namespace === '' ? rulesOf(objects, 'ClusterRole') : rulesOf(objects, 'Role', namespace));
+    }
+  });
+
+  it('adds delete on the names of dropped objects, in their scope, except CRDs', () => {
+    const crd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'old.example.com' } };
+    const kept = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kept', namespace: 'ns' } };
+    const dropped = [
+      crd,
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc-b', namespace: 'ns' } },
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc-a' } }, // no namespace: the install namespace
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other', namespace: 'elsewhere' } },
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'old-role' } },
+    ];
+    const r = computeInstallRules([kept], { installNamespace: 'ns', mapper: staticResourceMapper([]), dropped });
+    if (!r.ok) throw new Error(r.error);
+    expect(r.value.scopes).toEqual([
+      { namespace: '', rules: [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['old-role'], verbs: ['delete'] }] },
+      { namespace: 'elsewhere', rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['other'], verbs: ['delete'] }] },
+      {
+        namespace: 'ns',
+        rules: [
+          { apiGroups: [''], resources: ['configmaps'], resourceNames: ['kept'], verbs: ['create', 'delete', 'get', 'patch'] },
+          { apiGroups: [''], resources: ['services'], resourceNames: ['svc-a', 'svc-b'], verbs: ['delete'] },
+          { apiGroups: [''], resources: ['configmaps'], verbs: ['list', 'watch'] },
+        ],
+      },
+    ]);
+    const unknown = computeInstallRules([], { installNamespace: 'ns', mapper: staticResourceMapper([]), dropped: [{ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' } }] });
+    expect(unknown.ok).toBe(false);
   });
 });

@@ -16,6 +16,10 @@
  * `olmv1-installer:<installNamespace>:<serviceAccount>:<bundleName>`, so the RBAC of two
  * bundle versions can coexist during an upgrade (which needs both: the old version's
  * objects are deleted or updated, the new version's created).
+ *
+ * `computeInstallRules` is the derivation itself, per scope; the pre-authorization check
+ * (pkg/applier) checks its rules, plus `delete` for objects an upgrade drops, so what it asks
+ * for and what `olmv1 rbac` prints cannot drift apart.
  */
 import type { KubeObject } from '../bundle/index.ts';
 import { err, ok, type Result } from '../errors/index.ts';
@@ -23,12 +27,10 @@ import { compareUtf8, goSorted } from '../gotext/index.ts';
 import type { ResourceMapper } from './resource-mapping.ts';
 
 /** Inputs of `computeInstallRbac`. */
-export interface InstallRbacOptions {
-  installNamespace: string;
+export interface InstallRbacOptions extends Omit<InstallRulesOptions, 'dropped'> {
   serviceAccountName: string;
   /** Distinguishes bundles and versions in the generated names (e.g. the CSV name). */
   bundleName: string;
-  mapper: ResourceMapper;
 }
 
 /** The generated objects plus notes about grants that cannot be derived offline. */
@@ -37,7 +39,20 @@ export interface InstallRbac {
   warnings: string[];
 }
 
-interface Rule {
+/** Inputs of `computeInstallRules`. */
+export interface InstallRulesOptions {
+  installNamespace: string;
+  mapper: ResourceMapper;
+  /**
+   * Objects of the deployed revision that the new one drops: they are DELETEd, so each one
+   * but a CustomResourceDefinition (never deleted) needs `delete` on its name. `olmv1 rbac`
+   * passes none: it prints one version's grants, and an upgrade runs with both versions'.
+   */
+  dropped?: readonly KubeObject[];
+}
+
+/** An RBAC PolicyRule (rbac.authorization.k8s.io/v1), empty lists omitted. */
+export interface PolicyRule {
   apiGroups?: string[];
   resources?: string[];
   resourceNames?: string[];
@@ -45,23 +60,68 @@ interface Rule {
   verbs: string[];
 }
 
+/** The rules of one scope: a namespace, or '' for cluster-wide (a ClusterRole's rules). */
+export interface ScopeRules {
+  namespace: string;
+  rules: PolicyRule[];
+}
+
+/** What `computeInstallRules` derives: rules per scope (cluster first, then namespaces sorted). */
+export interface InstallRules {
+  scopes: ScopeRules[];
+  warnings: string[];
+}
+
 interface Scope {
   named: Map<string, Set<string>>; // "<group>\0<resource>" -> names
+  deleted: Map<string, Set<string>>; // "<group>\0<resource>" -> names of dropped objects
   listWatch: Map<string, Set<string>>; // group -> resources
-  extraRules: Rule[];
+  extraRules: PolicyRule[];
 }
 
 const OBJECT_VERBS = ['create', 'delete', 'get', 'patch'];
 const CRD_VERBS = ['create', 'get', 'patch'];
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
+const CRD_KIND = 'CustomResourceDefinition';
 
 /** Computes the RBAC for `objects` (rendered, e.g. by `render`); see the module comment. */
 export function computeInstallRbac(objects: readonly KubeObject[], opts: InstallRbacOptions): Result<InstallRbac, string> {
+  const derived = computeInstallRules(objects, { installNamespace: opts.installNamespace, mapper: opts.mapper });
+  if (!derived.ok) return derived;
+  const objectName = `olmv1-installer:${opts.installNamespace}:${opts.serviceAccountName}:${opts.bundleName}`;
+  const subjects = [{ kind: 'ServiceAccount', name: opts.serviceAccountName, namespace: opts.installNamespace }];
+  const out: KubeObject[] = [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: opts.serviceAccountName, namespace: opts.installNamespace } },
+  ];
+  for (const { namespace: ns, rules } of derived.value.scopes) {
+    const cluster = ns === '';
+    const metadata = cluster ? { name: objectName } : { name: objectName, namespace: ns };
+    out.push(
+      { apiVersion: `${RBAC_GROUP}/v1`, kind: cluster ? 'ClusterRole' : 'Role', metadata, rules },
+      {
+        apiVersion: `${RBAC_GROUP}/v1`,
+        kind: cluster ? 'ClusterRoleBinding' : 'RoleBinding',
+        metadata,
+        roleRef: { apiGroup: RBAC_GROUP, kind: cluster ? 'ClusterRole' : 'Role', name: objectName },
+        subjects,
+      },
+    );
+  }
+  return ok({ objects: out, warnings: derived.value.warnings });
+}
+
+/**
+ * The rules behind `computeInstallRbac`, per scope: what `olmv1 rbac` prints and what the
+ * pre-authorization check asks the ServiceAccount to hold, so the two cannot disagree. The
+ * cluster scope ('') is always present; a namespace appears when it holds objects. With
+ * `dropped`, `delete` rules for those objects follow each scope's named-object rules.
+ */
+export function computeInstallRules(objects: readonly KubeObject[], opts: InstallRulesOptions): Result<InstallRules, string> {
   const scopes = new Map<string, Scope>(); // "" = cluster
   const scope = (ns: string): Scope => {
     let s = scopes.get(ns);
     if (s === undefined) {
-      s = { named: new Map(), listWatch: new Map(), extraRules: [] };
+      s = { named: new Map(), deleted: new Map(), listWatch: new Map(), extraRules: [] };
       scopes.set(ns, s);
     }
     return s;
@@ -73,17 +133,12 @@ export function computeInstallRbac(objects: readonly KubeObject[], opts: Install
   }
   const warnings: string[] = [];
   for (const obj of objects) {
-    const mapping = opts.mapper(obj.apiVersion, obj.kind);
-    const name = obj.metadata?.name;
-    if (mapping === undefined) {
-      return err(`cannot determine the API resource of ${obj.kind} ${JSON.stringify(name ?? '')} (apiVersion ${JSON.stringify(obj.apiVersion)}): it is neither a built-in kind nor defined by a CustomResourceDefinition of the bundle`);
-    }
-    if (typeof name !== 'string' || name === '') return err(`${obj.kind} object without a name cannot be authorized by name`);
-    const ns = mapping.namespaced ? nonEmpty(obj.metadata?.namespace) ?? opts.installNamespace : '';
+    const located = locate(obj, opts);
+    if (!located.ok) return located;
+    const { ns, key, group, resource, name } = located.value;
     const s = scope(ns);
-    const key = `${mapping.group}\0${mapping.resource}`;
     s.named.set(key, (s.named.get(key) ?? new Set()).add(name));
-    s.listWatch.set(mapping.group, (s.listWatch.get(mapping.group) ?? new Set()).add(mapping.resource));
+    s.listWatch.set(group, (s.listWatch.get(group) ?? new Set()).add(resource));
     if (obj.kind === 'Role' || obj.kind === 'ClusterRole') s.extraRules.push(...rulesOf(obj));
     if (obj.kind === 'RoleBinding' || obj.kind === 'ClusterRoleBinding') {
       const ref = obj['roleRef'] as { kind?: unknown; name?: unknown } | undefined;
@@ -95,41 +150,46 @@ export function computeInstallRbac(objects: readonly KubeObject[], opts: Install
       }
     }
   }
-
-  const objectName = `olmv1-installer:${opts.installNamespace}:${opts.serviceAccountName}:${opts.bundleName}`;
-  const subjects = [{ kind: 'ServiceAccount', name: opts.serviceAccountName, namespace: opts.installNamespace }];
-  const out: KubeObject[] = [
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: opts.serviceAccountName, namespace: opts.installNamespace } },
-  ];
-  for (const ns of goSorted(scopes.keys())) {
-    const s = scopes.get(ns) as Scope;
-    const cluster = ns === '';
-    const metadata = cluster ? { name: objectName } : { name: objectName, namespace: ns };
-    out.push(
-      { apiVersion: `${RBAC_GROUP}/v1`, kind: cluster ? 'ClusterRole' : 'Role', metadata, rules: rulesFor(s) },
-      {
-        apiVersion: `${RBAC_GROUP}/v1`,
-        kind: cluster ? 'ClusterRoleBinding' : 'RoleBinding',
-        metadata,
-        roleRef: { apiGroup: RBAC_GROUP, kind: cluster ? 'ClusterRole' : 'Role', name: objectName },
-        subjects,
-      },
-    );
+  for (const obj of opts.dropped ?? []) {
+    if (obj.kind === CRD_KIND) continue;
+    const located = locate(obj, opts);
+    if (!located.ok) return located;
+    const { ns, key, name } = located.value;
+    const s = scope(ns);
+    s.deleted.set(key, (s.deleted.get(key) ?? new Set()).add(name));
   }
-  return ok({ objects: out, warnings });
+  const out: ScopeRules[] = [];
+  for (const ns of goSorted(scopes.keys())) out.push({ namespace: ns, rules: rulesFor(scopes.get(ns) as Scope) });
+  return ok({ scopes: out, warnings });
+}
+
+/** Where an object lives and what it is, for the rules naming it. */
+function locate(obj: KubeObject, opts: InstallRulesOptions): Result<{ ns: string; key: string; group: string; resource: string; name: string }, string> {
+  const mapping = opts.mapper(obj.apiVersion, obj.kind);
+  const name = obj.metadata?.name;
+  if (mapping === undefined) {
+    return err(`cannot determine the API resource of ${obj.kind} ${JSON.stringify(name ?? '')} (apiVersion ${JSON.stringify(obj.apiVersion)}): it is neither a built-in kind nor defined by a CustomResourceDefinition of the bundle`);
+  }
+  if (typeof name !== 'string' || name === '') return err(`${obj.kind} object without a name cannot be authorized by name`);
+  const ns = mapping.namespaced ? nonEmpty(obj.metadata?.namespace) ?? opts.installNamespace : '';
+  return ok({ ns, key: `${mapping.group}\0${mapping.resource}`, group: mapping.group, resource: mapping.resource, name });
 }
 
 function nonEmpty(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
-function rulesFor(s: Scope): Rule[] {
-  const rules: Rule[] = [];
+function rulesFor(s: Scope): PolicyRule[] {
+  const rules: PolicyRule[] = [];
   const keys = [...s.named.keys()].sort(compareUtf8);
   for (const key of keys) {
     const [group, resource] = key.split('\0') as [string, string];
     const verbs = group === 'apiextensions.k8s.io' && resource === 'customresourcedefinitions' ? CRD_VERBS : OBJECT_VERBS;
     rules.push({ apiGroups: [group], resources: [resource], resourceNames: goSorted(s.named.get(key) ?? []), verbs });
+  }
+  for (const key of [...s.deleted.keys()].sort(compareUtf8)) {
+    const [group, resource] = key.split('\0') as [string, string];
+    rules.push({ apiGroups: [group], resources: [resource], resourceNames: goSorted(s.deleted.get(key) ?? []), verbs: ['delete'] });
   }
   for (const group of goSorted(s.listWatch.keys())) {
     rules.push({ apiGroups: [group], resources: goSorted(s.listWatch.get(group) ?? []), verbs: ['list', 'watch'] });
@@ -144,11 +204,11 @@ function rulesFor(s: Scope): Rule[] {
   return rules;
 }
 
-function rulesOf(role: KubeObject): Rule[] {
+function rulesOf(role: KubeObject): PolicyRule[] {
   const rules = role['rules'];
   if (!Array.isArray(rules)) return [];
   return rules.map((r: Record<string, unknown>) => {
-    const rule: Rule = { verbs: strings(r['verbs']) };
+    const rule: PolicyRule = { verbs: strings(r['verbs']) };
     for (const field of ['apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'] as const) {
       const list = strings(r[field]);
       if (list.length > 0) rule[field] = list;
