@@ -1,0 +1,42 @@
+/**
+ * pkg/release: Helm-like release records of ClusterExtensions. Every install or upgrade is a
+ * numbered revision with a status, stored gzip'd and split across Secrets in the system
+ * namespace so that no Secret exceeds 1 MiB with all overhead counted, and read back whole or
+ * not at all.
+ */
+export {
+  CHUNK_SIZE,
+  MAX_CHUNKS,
+  ReleaseTooLargeError,
+  SECRET_SIZE_LIMIT,
+  SERVER_ADDED_ALLOWANCE,
+  canonicalRelease,
+  decodeRelease,
+  encodeRelease,
+  releaseJson,
+  serializedSize,
+  splitPayload,
+} from './codec.ts';
+export { deployedRelease, revisionsToPrune, type RevisionEntry } from './history.ts';
+export {
+  BundleKey,
+  CHUNK_SECRET_TYPE,
+  INDEX_SECRET_TYPE,
+  Label,
+  RECORD_OWNER,
+  base32Hash,
+  bundleMetadata,
+  chunkSecretName,
+  fnv64a,
+  isLabelValue,
+  releaseKey,
+} from './naming.ts';
+export { createReleaseStore } from './store.ts';
+export {
+  ReleaseStatus,
+  StoredRelease,
+  type Release,
+  type ReleaseBundle,
+  type ReleaseStore,
+  type ReleaseStoreOptions,
+} from './types.ts';

@@ -1,0 +1,140 @@
+/**
+ * The release record model: one numbered revision of a ClusterExtension's install or upgrade,
+ * and the store that keeps them (as Helm keeps releases). The zod schema here decodes records
+ * read back from the API server; everything written is typed by the interfaces.
+ */
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { KubeClient, KubeObject } from '../kube/index.ts';
+
+/** Status of a revision, with Helm's status strings (stored in the `status` label too). */
+export const ReleaseStatus = {
+  PendingInstall: 'pending-install',
+  PendingUpgrade: 'pending-upgrade',
+  Deployed: 'deployed',
+  Superseded: 'superseded',
+  Failed: 'failed',
+} as const;
+
+/** One of the ReleaseStatus strings. */
+export type ReleaseStatus = (typeof ReleaseStatus)[keyof typeof ReleaseStatus];
+
+/** The bundle a revision installed. */
+export interface ReleaseBundle {
+  package: string;
+  name: string;
+  version: string;
+  release?: string;
+  /** resolved image reference, by digest */
+  image: string;
+}
+
+/** One revision of an extension's release. */
+export interface Release {
+  /** ClusterExtension metadata.name (= release name). */
+  extension: string;
+  /** ClusterExtension metadata.uid (owner reference of the records); '' writes no owner reference. */
+  extensionUID: string;
+  /** 1, 2, ... */
+  revision: number;
+  status: ReleaseStatus;
+  bundle: ReleaseBundle;
+  /** the objects applied, in apply order */
+  manifest: KubeObject[];
+  /** the bundle's olm.properties (parsed JSON array) */
+  properties: unknown[];
+  /** spec.config.inline used to render ("values") */
+  config?: Record<string, unknown>;
+  /** fields dropped because the API server's schema does not know them, and objects kept on purpose (CRDs) */
+  notes?: { droppedFields?: { object: string; paths: string[] }[]; keptObjects?: string[] };
+  /** "Install complete", "Upgrade complete", or the API server's error for failed */
+  description: string;
+  /** RFC 3339 */
+  firstDeployed?: string;
+  /** RFC 3339 */
+  lastDeployed?: string;
+}
+
+/** Release records of ClusterExtensions. Every method throws (with `cause`) on API failures. */
+export interface ReleaseStore {
+  /** All revisions of `extension`, newest first; [] when there are none. */
+  history(extension: string, signal?: AbortSignal): Promise<Release[]>;
+  /** Names of all extensions that have records. */
+  list(signal?: AbortSignal): Promise<string[]>;
+  /** Writes a new revision (must not exist yet); then prunes history to maxHistory revisions, never deleting the newest deployed one. */
+  create(release: Release, signal?: AbortSignal): Promise<void>;
+  /** Rewrites an existing revision (e.g. status pending-install -> deployed, deployed -> superseded). */
+  update(release: Release, signal?: AbortSignal): Promise<void>;
+  /** Deletes every record of `extension`. */
+  deleteAll(extension: string, signal?: AbortSignal): Promise<void>;
+}
+
+/** Options of createReleaseStore. */
+export interface ReleaseStoreOptions {
+  /** The controller's own client (records are never written with an extension's ServiceAccount). */
+  client: KubeClient;
+  /** The system namespace the record Secrets live in (e.g. `olmv1-system`). */
+  namespace: string;
+  /** Revisions kept per extension after a create (default 10; 0 keeps all). */
+  maxHistory?: number;
+  /** Clock of the `createdAt`/`modifiedAt` labels (default: the system clock). */
+  now?: () => Date;
+  /**
+   * Where a failed pruning is reported. Pruning after a create is best effort: the new
+   * revision is written by then, and the next create prunes whatever is still in excess.
+   */
+  log?: Logger;
+}
+
+// Manifest objects are kept exactly as stored (same keys, same order), so only their
+// identifying fields are checked.
+const ManifestObject = z.custom<KubeObject>(
+  (v) =>
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    typeof (v as { apiVersion?: unknown }).apiVersion === 'string' &&
+    typeof (v as { kind?: unknown }).kind === 'string' &&
+    typeof (v as { metadata?: unknown }).metadata === 'object' &&
+    (v as { metadata?: unknown }).metadata !== null,
+  { message: 'expected an object with apiVersion, kind and metadata' },
+);
+
+/**
+ * A release as decoded from a record. Field order is the order `encodeRelease` writes, so
+ * decoding and re-encoding gives the same bytes.
+ */
+export const StoredRelease = z.object({
+  extension: z.string().min(1),
+  extensionUID: z.string(),
+  revision: z.number().int().positive(),
+  status: z.enum([
+    ReleaseStatus.PendingInstall,
+    ReleaseStatus.PendingUpgrade,
+    ReleaseStatus.Deployed,
+    ReleaseStatus.Superseded,
+    ReleaseStatus.Failed,
+  ]),
+  bundle: z.object({
+    package: z.string(),
+    name: z.string(),
+    version: z.string(),
+    release: z.string().optional(),
+    image: z.string(),
+  }),
+  manifest: z.array(ManifestObject),
+  properties: z.array(z.unknown()),
+  config: z.record(z.string(), z.unknown()).optional(),
+  notes: z
+    .object({
+      droppedFields: z.array(z.object({ object: z.string(), paths: z.array(z.string()) })).optional(),
+      keptObjects: z.array(z.string()).optional(),
+    })
+    .optional(),
+  description: z.string(),
+  firstDeployed: z.string().optional(),
+  lastDeployed: z.string().optional(),
+});
+
+/** A decoded release; assignable to Release. */
+export type StoredRelease = z.infer<typeof StoredRelease>;
