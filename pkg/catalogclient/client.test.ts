@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createCatalogClient } from './index.ts';
+import { createCatalogClient, MetasNotServedError } from './index.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -148,6 +148,68 @@ describe('catalog client', () => {
       res.write(PACKAGE, () => res.destroy());
     };
     await expect(client.getPackage(`${url}/catalogs/ops`, 'foo')).rejects.toThrow(/^error parsing catalog contents: /);
+  });
+
+  it('lists the olm.package names through /metas?schema=olm.package', async () => {
+    const requests: string[] = [];
+    handler = (req, res) => {
+      requests.push(req.url ?? '');
+      res.end(PACKAGE + line({ schema: 'olm.package', name: 'bar' }));
+    };
+    expect([...(await client.packageNames(`${url}/catalogs/ops/`))]).toEqual(['foo', 'bar']);
+    expect(requests).toEqual(['/catalogs/ops/api/v1/metas?schema=olm.package']);
+  });
+
+  it.each([true, false])('downloads /all grouped per package (gzip=%s)', async (gzip) => {
+    const requests: string[] = [];
+    const body = PACKAGE + CHANNEL + BUNDLE('1') + line({ schema: 'olm.package', name: 'bar' }) +
+      line({ schema: 'olm.bundle', package: 'bar', name: 'bar.v1', image: 'r.test/bar:1', properties: [] }) + line({ schema: 'custom.thing', name: 'loose' });
+    handler = (req, res) => {
+      requests.push(req.url ?? '');
+      res.setHeader('content-type', 'application/jsonl');
+      if (gzip) res.setHeader('content-encoding', 'gzip');
+      res.end(gzip ? gzipSync(body) : body);
+    };
+    const content = await client.getAll(`${url}/catalogs/ops`);
+    expect(requests).toEqual(['/catalogs/ops/api/v1/all']);
+    expect([...content.packageNames]).toEqual(['foo', 'bar']);
+    const foo = content.loadPackage('foo');
+    expect([foo.packages.map((p) => p.name), foo.channels.map((c) => c.name), foo.bundles.map((b) => b.name)]).toEqual([['foo'], ['stable'], ['foo.v1']]);
+    expect(content.loadPackage('bar').bundles.map((b) => b.image)).toEqual(['r.test/bar:1']);
+    expect(content.loadPackage('none')).toEqual({ packages: [], channels: [], bundles: [], deprecations: [], others: [] });
+  });
+
+  it('reports /all errors with the same texts', async () => {
+    handler = (_req, res) => {
+      res.statusCode = 404;
+      res.end('404 page not found\n');
+    };
+    const err = await client.getAll(`${url}/catalogs/ops`).catch((e: unknown) => e);
+    expect(err).not.toBeInstanceOf(MetasNotServedError);
+    expect((err as Error).message).toBe('error: received unexpected response status code 404');
+    handler = (_req, res) => res.end(line({ schema: 'olm.channel', package: 'foo', name: 'c', entries: 'x' }));
+    const content = await client.getAll(`${url}/catalogs/ops`);
+    expect(() => content.loadPackage('foo')).toThrow(/^error loading package "foo": parse channel: /);
+    handler = (_req, res) => res.end('{"schema": nope\n');
+    await expect(client.getAll(`${url}/catalogs/ops`)).rejects.toThrow(/^error parsing catalog contents: /);
+  });
+
+  it.each([
+    ['404 page not found\n', 404, false, true],
+    ['404 page not found\n', 404, true, true],
+    ['404 Not Found\n', 404, false, false],
+    ['404 page not found\n', 500, false, false],
+  ])('tells a missing /metas route (%j, status %i, gzip=%s) from other failures', async (text, status, gzip, notServed) => {
+    handler = (_req, res) => {
+      res.statusCode = status;
+      if (gzip) res.setHeader('content-encoding', 'gzip');
+      res.end(gzip ? gzipSync(text) : text);
+    };
+    for (const call of [() => client.getPackage(`${url}/catalogs/ops`, 'foo'), () => client.packageNames(`${url}/catalogs/ops`)]) {
+      const err = await call().catch((e: unknown) => e);
+      expect(err instanceof MetasNotServedError).toBe(notServed);
+      expect((err as Error).message).toBe(`error: received unexpected response status code ${status}`);
+    }
   });
 
   it('reports blobs that do not load', async () => {

@@ -6,22 +6,39 @@
  * Two queries run in parallel, because the `olm.package` blob carries no `package` field:
  *   GET <base>/api/v1/metas?package=<pkg>                 channels, bundles, deprecations, others
  *   GET <base>/api/v1/metas?schema=olm.package&name=<pkg> the package blob itself
- * Both ask for gzip and reuse keep-alive connections; bodies are decoded as they stream in.
+ * `packageNames` asks `GET <base>/api/v1/metas?schema=olm.package`; `getAll` downloads
+ * `GET <base>/api/v1/all` for catalogd servers that do not serve `/metas`.
+ * All ask for gzip and reuse keep-alive connections; bodies are decoded as they stream in.
  *
  * Error texts follow upstream's catalog client and cache (reference catalogd-and-fbc.md §3.9):
  * - no response (connection, TLS, timeout): `error performing request: <cause>`;
- * - any status but 200: `error: received unexpected response status code <n>`;
+ * - any status but 200: `error: received unexpected response status code <n>`; when a
+ *   `/metas` query gets Go's `404 page not found` (the route is not served, as on upstream
+ *   catalogd without the `APIV1MetasHandler` gate) the error is a {@link MetasNotServedError};
  * - a body that breaks off or does not decode: `error parsing catalog contents: <cause>`;
  * - blobs that do not load as FBC: `error loading package "<pkg>": <cause>`.
  */
 import type { Agent, IncomingMessage } from 'node:http';
 import https from 'node:https';
+import type { Readable } from 'node:stream';
 import { rootCertificates } from 'node:tls';
 import { createGunzip } from 'node:zlib';
 import { http } from '../nodehttp/index.ts';
 import { errorMessage } from '../errors/index.ts';
-import { type DeclarativeConfig, type Meta, loadMetas, parseMetaStream } from '../fbc/index.ts';
-import { packagePartition } from '../resolve/index.ts';
+import { type DeclarativeConfig, type Meta, parseMetaStream } from '../fbc/index.ts';
+import { type CatalogContent, createCatalogContentBuilder, loadPackagePartition } from './catalog-content.ts';
+
+/**
+ * A `/api/v1/metas` query answered `404 page not found`: the server routes no such path (upstream
+ * catalogd with the metas handler off). The text is the plain status error's; a 404 for a
+ * catalog the server does not have (`404 Not Found`) is not this error.
+ */
+export class MetasNotServedError extends Error {
+  constructor() {
+    super('error: received unexpected response status code 404');
+    this.name = 'MetasNotServedError';
+  }
+}
 
 /** Settings of {@link createCatalogClient}; all optional. */
 export interface CatalogClientOptions {
@@ -54,6 +71,17 @@ export interface CatalogClient {
    *   underlying error. When `signal` aborts, the abort surfaces as one of them too.
    */
   getPackage(baseURL: string, packageName: string, signal?: AbortSignal): Promise<DeclarativeConfig>;
+  /**
+   * Names of the `olm.package` blobs the catalog at `baseURL` serves
+   * (`/api/v1/metas?schema=olm.package`). Errors as for `getPackage`.
+   */
+  packageNames(baseURL: string, signal?: AbortSignal): Promise<Set<string>>;
+  /**
+   * The whole catalog at `baseURL` (`/api/v1/all`), decoded as it streams in and grouped per
+   * package; the body itself is never held. Errors as for `getPackage` (never a
+   * {@link MetasNotServedError}); `timeoutMs` applies to the whole download.
+   */
+  getAll(baseURL: string, signal?: AbortSignal): Promise<CatalogContent>;
   /** Closes idle keep-alive connections of the default agents. The client stays usable. */
   close(): void;
 }
@@ -83,32 +111,52 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
     return ownHttps.agent;
   }
 
+  /** The caller's signal combined with the per-call timeout (and `extra`, if given). */
+  function limitsOf(signal: AbortSignal | undefined, ...extra: AbortSignal[]): AbortSignal {
+    return AbortSignal.any([...extra, AbortSignal.timeout(timeoutMs), ...(signal === undefined ? [] : [signal])]);
+  }
+
   async function getPackage(baseURL: string, packageName: string, signal?: AbortSignal): Promise<DeclarativeConfig> {
     const base = baseURL.replace(/\/+$/, '');
     const name = encodeURIComponent(packageName);
     // One failure cancels the other request: its result could not be used anyway.
     const cancel = new AbortController();
-    const limits = [cancel.signal, AbortSignal.timeout(timeoutMs), ...(signal === undefined ? [] : [signal])];
-    const combined = AbortSignal.any(limits);
-    const fetchOne = (query: string): Promise<Meta[]> => {
+    const combined = limitsOf(signal, cancel.signal);
+    const fetchOne = async (query: string): Promise<Meta[]> => {
       const url = new URL(`${base}/api/v1/metas?${query}`);
-      return fetchMetas(url, agentFor(url), combined).catch((err: unknown) => {
+      const metas: Meta[] = [];
+      try {
+        await fetchBlobs(url, agentFor(url), combined, (meta) => metas.push(meta));
+      } catch (err) {
         cancel.abort();
         throw err;
-      });
+      }
+      return metas;
     };
     const [packageBlobs, rest] = await Promise.all([fetchOne(`schema=olm.package&name=${name}`), fetchOne(`package=${name}`)]);
-    let loaded: DeclarativeConfig;
-    try {
-      loaded = loadMetas([...packageBlobs, ...rest]);
-    } catch (err) {
-      throw new Error(`error loading package ${JSON.stringify(packageName)}: ${errorMessage(err)}`, { cause: err });
-    }
-    return packagePartition(loaded, packageName);
+    return loadPackagePartition([...packageBlobs, ...rest], packageName);
+  }
+
+  async function packageNames(baseURL: string, signal?: AbortSignal): Promise<Set<string>> {
+    const url = new URL(`${baseURL.replace(/\/+$/, '')}/api/v1/metas?schema=olm.package`);
+    const names = new Set<string>();
+    await fetchBlobs(url, agentFor(url), limitsOf(signal), (meta) => {
+      if (meta.schema === 'olm.package' && meta.name !== '') names.add(meta.name);
+    });
+    return names;
+  }
+
+  async function getAll(baseURL: string, signal?: AbortSignal): Promise<CatalogContent> {
+    const url = new URL(`${baseURL.replace(/\/+$/, '')}/api/v1/all`);
+    const content = createCatalogContentBuilder();
+    await fetchBlobs(url, agentFor(url), limitsOf(signal), (meta) => content.add(meta));
+    return content.finish();
   }
 
   return {
     getPackage,
+    packageNames,
+    getAll,
     close: () => {
       ownHttp?.destroy();
       ownHttps?.agent.destroy();
@@ -117,8 +165,8 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
   };
 }
 
-/** GETs `url` and decodes its body as a stream of FBC blobs. */
-async function fetchMetas(url: URL, agent: Agent, signal: AbortSignal): Promise<Meta[]> {
+/** GETs `url` and hands each FBC blob of its body to `onMeta` as it is decoded. */
+async function fetchBlobs(url: URL, agent: Agent, signal: AbortSignal, onMeta: (meta: Meta) => void): Promise<void> {
   let res: IncomingMessage;
   try {
     res = await sendWithRetry(url, agent, signal);
@@ -126,22 +174,53 @@ async function fetchMetas(url: URL, agent: Agent, signal: AbortSignal): Promise<
     throw new Error(`error performing request: ${errorMessage(err)}`, { cause: err });
   }
   if (res.statusCode !== 200) {
+    if (res.statusCode === 404 && url.pathname.endsWith('/api/v1/metas') && (await shortBody(res)).trim() === NOT_ROUTED) {
+      throw new MetasNotServedError();
+    }
     res.resume();
     throw new Error(`error: received unexpected response status code ${res.statusCode ?? 0}`);
   }
-  const encoding = (res.headers['content-encoding'] ?? 'identity').toLowerCase();
-  const metas: Meta[] = [];
   try {
-    if (encoding !== 'identity' && encoding !== 'gzip') throw new Error(`unsupported content encoding ${JSON.stringify(encoding)}`);
-    const body = encoding === 'gzip' ? res.pipe(createGunzip()) : res;
-    // A broken connection surfaces on `res`, which piping does not forward.
-    if (body !== res) res.once('error', (err) => body.destroy(err));
-    for await (const { meta } of parseMetaStream(body, { file: url.pathname, signal })) metas.push(meta);
+    const body = decodedBody(res);
+    for await (const { meta } of parseMetaStream(body, { file: url.pathname, signal })) onMeta(meta);
   } catch (err) {
     res.destroy();
     throw new Error(`error parsing catalog contents: ${errorMessage(err)}`, { cause: err });
   }
-  return metas;
+}
+
+/** Go's ServeMux answer for a path no route matches. */
+const NOT_ROUTED = '404 page not found';
+const SHORT_BODY_LIMIT = 1024;
+
+/** The response body, gunzipped when so encoded. @throws for any other content encoding. */
+function decodedBody(res: IncomingMessage): Readable {
+  const encoding = (res.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (encoding !== 'identity' && encoding !== 'gzip') throw new Error(`unsupported content encoding ${JSON.stringify(encoding)}`);
+  if (encoding === 'identity') return res;
+  const body = res.pipe(createGunzip());
+  // A broken connection surfaces on `res`, which piping does not forward.
+  res.once('error', (err) => body.destroy(err));
+  return body;
+}
+
+/** The first bytes of an error response's body ('' when it cannot be read); never throws. */
+async function shortBody(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of decodedBody(res)) {
+      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+      chunks.push(buf);
+      size += buf.length;
+      if (size >= SHORT_BODY_LIMIT) break;
+    }
+  } catch {
+    return '';
+  } finally {
+    if (!res.complete) res.destroy();
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A stale keep-alive socket fails on first reuse; a GET may be sent once more on a fresh one. */
