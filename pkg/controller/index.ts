@@ -15,6 +15,9 @@ export {
   type ConditionInput,
   type ConditionStatus,
 } from './conditions.ts';
+export { RETRYING_REASON, progressingFromError, type ErrorCondition } from './error-condition.ts';
+export { addFinalizers, hasFinalizer, isDeleting, removeFinalizer } from './finalizers.ts';
+export { runSteps, stepDurationTimer, type Step, type StepOutcome, type StepTimer } from './steps.ts';
 export { Controller, type ControllerOptions, type KeyFunc, type Watch } from './controller.ts';
 export { HealthServer, informersSynced, type HealthCheck, type HealthServerOptions } from './health-server.ts';
 export {

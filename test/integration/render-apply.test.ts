@@ -8,6 +8,7 @@
 // providers; for cert-manager the test creates its own minimal, permissive CRDs for
 // `cert-manager.io/v1` Issuer and Certificate, so those objects are checked by the server too.
 // A refusal names the object and carries the API server's message.
+import { FIELD_MANAGER } from '../../pkg/api/index.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,7 +19,7 @@ import { connect, isNotFound, type KubeClient, type KubeContext, type KubeObject
 import type { RenderOptions } from '../../pkg/render/index.ts';
 import { FIXTURE_BUNDLES_DIR } from '../fixtures/bundles/golden-cases.ts';
 import {
-  FIELD_MANAGER, applyAll, applyEach, deleteAndWait, loadBundleDir, refOf, renderRelease, uniqueMultiCrdBundle,
+  applyAll, applyEach, deleteAndWait, loadBundleDir, refOf, renderRelease, uniqueMultiCrdBundle,
   waitForCrdsEstablished, writeBundleDir,
 } from '../support/bundle-flow.ts';
 

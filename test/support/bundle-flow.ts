@@ -12,29 +12,13 @@ import { dirname, join } from 'node:path';
 import { load, loadAll } from 'js-yaml';
 import { runRbac } from '../../cmd/olmv1/rbac.ts';
 import { parseBundle, readBundleDir, type RegistryV1Bundle } from '../../pkg/bundle/index.ts';
-import { isNotFound, type KubeClient, type KubeObject, type ObjectRef } from '../../pkg/kube/index.ts';
+import { FIELD_MANAGER, OWNER_NAME_LABEL } from '../../pkg/api/index.ts';
+import { applyObjects, deleteObjects, describeObject, droppedObjects, isCrd, refOf, withOwnerLabels } from '../../pkg/applier/index.ts';
+import { isNotFound, type KubeClient, type KubeObject } from '../../pkg/kube/index.ts';
 import { render, type RenderOptions } from '../../pkg/render/index.ts';
 import { FIXTURE_BUNDLES_DIR } from '../fixtures/bundles/golden-cases.ts';
 
-/** The applier's server-side-apply field manager. */
-export const FIELD_MANAGER = 'olm.operatorframework.io/clusterextension-controller';
-/** Owner labels the applier puts on every object of a release: the owner's kind... */
-export const OWNER_KIND_LABEL = 'olm.operatorframework.io/owner-kind';
-/** ...and the ClusterExtension's name (what drift watches select on). */
-export const OWNER_NAME_LABEL = 'olm.operatorframework.io/owner-name';
-
-const CRD_KIND = 'CustomResourceDefinition';
-
-/** `Kind namespace/name` (or `Kind name`), for failure messages. */
-export function describeObject(obj: Pick<KubeObject, 'kind'> & { metadata?: { name?: string; namespace?: string } }): string {
-  const ns = obj.metadata?.namespace;
-  return `${obj.kind} ${ns === undefined || ns === '' ? '' : `${ns}/`}${obj.metadata?.name ?? '<unnamed>'}`;
-}
-
-/** The reference naming `obj` (for get and delete). */
-export function refOf(obj: KubeObject): ObjectRef {
-  return { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name ?? '', namespace: obj.metadata.namespace };
-}
+export { describeObject, droppedObjects, refOf } from '../../pkg/applier/index.ts';
 
 /** A bundle directory's files as text, keyed by path relative to the bundle root. */
 export type BundleText = Map<string, string>;
@@ -93,18 +77,11 @@ export async function loadBundleDir(dir: string): Promise<RegistryV1Bundle> {
   return parsed.value;
 }
 
-/**
- * Renders `bundle` and adds the owner labels of `extension` to every object, as the applier
- * does before applying. The rendered objects are shared with the bundle: copies are made.
- */
+/** Renders `bundle` and adds the owner labels of `extension` to every object, as the applier does before applying. */
 export function renderRelease(bundle: RegistryV1Bundle, options: RenderOptions, extension: string): KubeObject[] {
   const rendered = render(bundle, options);
   if (!rendered.ok) throw new Error(`rendering ${bundle.csv.metadata?.name ?? bundle.packageName}: ${rendered.error.message}`);
-  return rendered.value.map((obj) => {
-    const metadata = obj.metadata ?? {};
-    const labels = { ...metadata.labels, [OWNER_KIND_LABEL]: 'ClusterExtension', [OWNER_NAME_LABEL]: extension };
-    return { ...obj, metadata: { ...metadata, labels } };
-  });
+  return withOwnerLabels(rendered.value as KubeObject[], extension);
 }
 
 /** One object the API server refused, with its message. */
@@ -211,9 +188,9 @@ export async function deleteAndWait(client: KubeClient, obj: KubeObject): Promis
   await waitUntil(`${describeObject(obj)} is gone`, async () => client.get(refOf(obj)).then(() => false, (e: unknown) => (isNotFound(e) ? true : Promise.reject(e))));
 }
 
-/** Install (decision 0003): server-side apply of every object, in render order. */
+/** Install (decision 0003): the product applier's server-side apply of every object, in apply order. */
 export async function installRelease(client: KubeClient, objects: readonly KubeObject[]): Promise<void> {
-  await applyAll(client, objects);
+  await applyObjects(client, objects);
 }
 
 /** Drift check: GET of every object; throws naming an object that is missing or unreadable. */
@@ -227,12 +204,6 @@ export async function readRelease(client: KubeClient, objects: readonly KubeObje
   }
 }
 
-/** Objects that are in `from` and not in `to` (by kind, namespace and name). */
-export function droppedObjects(from: readonly KubeObject[], to: readonly KubeObject[]): KubeObject[] {
-  const kept = new Set(to.map(describeObject));
-  return from.filter((o) => !kept.has(describeObject(o)));
-}
-
 /**
  * Upgrade: GET of the new release's CRDs that already exist (the upgrade-safety preflight
  * reads the live CRD), server-side apply of every new object, then DELETE of every object the
@@ -240,24 +211,14 @@ export function droppedObjects(from: readonly KubeObject[], to: readonly KubeObj
  */
 export async function upgradeRelease(client: KubeClient, from: readonly KubeObject[], to: readonly KubeObject[]): Promise<void> {
   const existing = new Set(from.map(describeObject));
-  await readRelease(client, to.filter((o) => o.kind === CRD_KIND && existing.has(describeObject(o))));
-  await applyAll(client, to);
-  await deleteObjects(client, droppedObjects(from, to).filter((o) => o.kind !== CRD_KIND));
+  await readRelease(client, to.filter((o) => isCrd(o) && existing.has(describeObject(o))));
+  await applyObjects(client, to);
+  await deleteObjects(client, droppedObjects(from, to));
 }
 
-/** Uninstall: DELETE of every object except CustomResourceDefinitions (kept by design), in reverse order. */
+/** Uninstall: the product applier's DELETE of every object except CustomResourceDefinitions (kept by design), in reverse order. */
 export async function uninstallRelease(client: KubeClient, objects: readonly KubeObject[]): Promise<void> {
-  await deleteObjects(client, [...objects].reverse().filter((o) => o.kind !== CRD_KIND));
-}
-
-async function deleteObjects(client: KubeClient, objects: readonly KubeObject[]): Promise<void> {
-  for (const obj of objects) {
-    try {
-      await client.delete(refOf(obj));
-    } catch (e) {
-      throw new Error(`deleting ${describeObject(obj)}: ${(e as Error).message}`, { cause: e });
-    }
-  }
+  await deleteObjects(client, objects);
 }
 
 /** The (type, namespace) pairs the drift watch covers, with the object names expected in each. */

@@ -14,7 +14,17 @@
  */
 import type { Logger } from 'pino';
 import { AvailabilityMode, CLUSTER_CATALOG, DELETE_SERVER_CACHE_FINALIZER, parseClusterCatalog } from '../../api/index.ts';
-import { type ReconcileContext, type ReconcileResult, type Reconciler, jsonEqual, reconcileWithStatus } from '../../controller/index.ts';
+import {
+  type ReconcileContext,
+  type ReconcileResult,
+  type Reconciler,
+  addFinalizers,
+  hasFinalizer,
+  isDeleting,
+  jsonEqual,
+  reconcileWithStatus,
+  removeFinalizer,
+} from '../../controller/index.ts';
 import { TerminalError, wrapError } from '../../errors/index.ts';
 import type { ImageCache, OpenedImage, PullOptions, PullResult, ResolvedReference } from '../../image/index.ts';
 import type { KubeClient, KubeObject } from '../../kube/index.ts';
@@ -83,22 +93,18 @@ export class CatalogReconciler implements Reconciler {
     if (spec.availabilityMode === AvailabilityMode.Unavailable) {
       await this.#removeContent(cc, name, (err) => err);
       setUserUnavailable(cc);
-      removeFinalizer(cc);
+      removeFinalizer(cc, DELETE_SERVER_CACHE_FINALIZER);
       this.#state.delete(name);
       return {};
     }
 
-    const finalizers = cc.metadata.finalizers ?? [];
-    const deleting = cc.metadata.deletionTimestamp !== undefined;
-    if (!deleting && !finalizers.includes(DELETE_SERVER_CACHE_FINALIZER)) {
-      cc.metadata.finalizers = [...finalizers, DELETE_SERVER_CACHE_FINALIZER];
-      return {};
-    }
+    const deleting = isDeleting(cc);
+    if (!deleting && addFinalizers(cc, [DELETE_SERVER_CACHE_FINALIZER])) return {};
     if (deleting) {
-      if (!finalizers.includes(DELETE_SERVER_CACHE_FINALIZER)) return {};
+      if (!hasFinalizer(cc, DELETE_SERVER_CACHE_FINALIZER)) return {};
       await this.#removeContent(cc, name, (err) => wrapError(`finalizer "${DELETE_SERVER_CACHE_FINALIZER}" failed`, err));
       setDeleted(cc);
-      removeFinalizer(cc);
+      removeFinalizer(cc, DELETE_SERVER_CACHE_FINALIZER);
       this.#state.delete(name);
       return {};
     }
@@ -183,12 +189,6 @@ export class CatalogReconciler implements Reconciler {
       throw wrapped;
     }
   }
-}
-
-function removeFinalizer(cc: KubeObject): void {
-  const rest = (cc.metadata.finalizers ?? []).filter((f) => f !== DELETE_SERVER_CACHE_FINALIZER);
-  if (rest.length > 0) cc.metadata.finalizers = rest;
-  else delete cc.metadata.finalizers;
 }
 
 function truncateToSeconds(d: Date): Date {

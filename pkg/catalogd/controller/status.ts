@@ -9,8 +9,7 @@ import {
   type Condition,
   formatKubeTime,
 } from '../../api/index.ts';
-import { setStatusCondition } from '../../controller/index.ts';
-import { findTerminal, sanitizeNetworkError } from '../../errors/index.ts';
+import { progressingFromError, setStatusCondition } from '../../controller/index.ts';
 import type { KubeObject } from '../../kube/index.ts';
 
 /** The mutable status of a working copy (see reconcileWithStatus). */
@@ -42,10 +41,8 @@ function set(cc: KubeObject, type: string, status: 'True' | 'False' | 'Unknown',
 
 /** Progressing from an error: True/Retrying, or False with the terminal reason (Blocked). */
 export function setProgressingError(cc: KubeObject, err: unknown): void {
-  const terminal = findTerminal(err);
-  const message = sanitizeNetworkError(err instanceof Error ? err.message : String(err));
-  if (terminal === undefined) set(cc, Type.Progressing, 'True', Reason.Retrying, message);
-  else set(cc, Type.Progressing, 'False', terminal.reason, message);
+  const { status, reason, message } = progressingFromError(err);
+  set(cc, Type.Progressing, status, reason, message);
 }
 
 /** The status of content that is stored and served. */

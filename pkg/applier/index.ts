@@ -1,0 +1,25 @@
+/**
+ * pkg/applier: puts a rendered bundle on the cluster as the extension's ServiceAccount and
+ * records it as a Helm-like release (decision 0003 for the requests, README difference 2 and
+ * 3 for server-side apply and CRD-keeping uninstall).
+ */
+export { APPLY_PHASES, applyPhases, inApplyOrder } from './apply-order.ts';
+export { ApplyError, applyObjects, deleteObjects, type ApplyObjectsOptions, type DeleteOutcome } from './apply.ts';
+export {
+  CRD_KIND,
+  OWNER_KIND,
+  describeObject,
+  droppedObjects,
+  isCrd,
+  objectIdentity,
+  refOf,
+  withOwnerLabels,
+} from './objects.ts';
+export {
+  applyRelease,
+  sameContent,
+  uninstallRelease,
+  type AppliedRelease,
+  type DesiredRelease,
+  type ReleaseDeps,
+} from './release-apply.ts';

@@ -1,0 +1,131 @@
+/**
+ * Install, upgrade and uninstall as Helm-like releases (README difference 2, reference
+ * applier-and-bundles.md §4.4-4.8, with server-side apply instead of Helm's patches):
+ *
+ * - the desired objects equal the deployed revision's: nothing is recorded and every object is
+ *   applied again (idempotent; puts back objects that were deleted);
+ * - otherwise a new revision is recorded `pending-install`/`pending-upgrade`, the objects are
+ *   applied, objects of the deployed revision that the new one dropped are deleted (except
+ *   CRDs, kept and noted), and the revision becomes `deployed` and its predecessor `superseded`;
+ * - a failed apply leaves the revision `failed` with the API server's message (no rollback, as
+ *   upstream) and the error is rethrown for the caller to retry with backoff.
+ *
+ * A revision left `pending-*` by a crash is taken over (same number) instead of piling up a
+ * new one. Release records are written with the controller's identity; the objects with
+ * `client`, the extension's ServiceAccount.
+ */
+import { jsonEqual } from '../controller/index.ts';
+import type { KubeClient, KubeObject } from '../kube/index.ts';
+import { ReleaseStatus, deployedRelease, type Release, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
+import { applyObjects, deleteObjects } from './apply.ts';
+import { droppedObjects, objectIdentity } from './objects.ts';
+
+/** What a new revision is made of. */
+export interface DesiredRelease {
+  extension: string;
+  extensionUID: string;
+  bundle: ReleaseBundle;
+  /** Rendered, labelled objects, ready to apply. */
+  objects: KubeObject[];
+  properties: unknown[];
+  config?: Record<string, unknown>;
+  droppedFields?: { object: string; paths: string[] }[];
+}
+
+/** Outcome of `applyRelease`. */
+export interface AppliedRelease {
+  /** The deployed revision after the call. */
+  release: Release;
+  /** True when a new revision was recorded (install or upgrade), false when it was re-applied. */
+  changed: boolean;
+}
+
+/** Dependencies of the release operations. */
+export interface ReleaseDeps {
+  /** Acts as the extension's ServiceAccount. */
+  client: KubeClient;
+  store: ReleaseStore;
+  now?: () => Date;
+  signal?: AbortSignal;
+}
+
+/** True when `desired` would be recorded exactly as `release` already is. */
+export function sameContent(release: Release, desired: DesiredRelease): boolean {
+  return jsonEqual(release.bundle, desired.bundle) && jsonEqual(release.manifest, desired.objects) && jsonEqual(release.config, desired.config);
+}
+
+/**
+ * Makes the cluster hold `desired` (see the module comment). `history` is the extension's
+ * records, newest first, as read at the start of the reconcile.
+ */
+export async function applyRelease(deps: ReleaseDeps, history: readonly Release[], desired: DesiredRelease): Promise<AppliedRelease> {
+  const { client, store, signal } = deps;
+  const now = (): string => (deps.now?.() ?? new Date()).toISOString();
+  const deployed = deployedRelease(history);
+  const latest = history[0];
+  const options = signal === undefined ? {} : { signal };
+  if (deployed !== undefined && latest === deployed && sameContent(deployed, desired)) {
+    await applyObjects(client, deployed.manifest, options);
+    return { release: deployed, changed: false };
+  }
+
+  const resuming = latest !== undefined && (latest.status === ReleaseStatus.PendingInstall || latest.status === ReleaseStatus.PendingUpgrade);
+  const upgrade = deployed !== undefined;
+  const record: Release = {
+    extension: desired.extension,
+    extensionUID: desired.extensionUID,
+    revision: resuming ? latest.revision : (latest?.revision ?? 0) + 1,
+    status: upgrade ? ReleaseStatus.PendingUpgrade : ReleaseStatus.PendingInstall,
+    bundle: desired.bundle,
+    manifest: desired.objects,
+    properties: desired.properties,
+    ...(desired.config === undefined ? {} : { config: desired.config }),
+    notes: desired.droppedFields === undefined || desired.droppedFields.length === 0 ? {} : { droppedFields: desired.droppedFields },
+    description: upgrade ? 'Upgrade underway' : 'Initial install underway',
+  };
+  if (resuming) await store.update(record, signal);
+  else await store.create(record, signal);
+
+  try {
+    await applyObjects(client, desired.objects, options);
+    const outcome = await deleteObjects(client, droppedObjects(deployed?.manifest ?? [], desired.objects), signal);
+    if (outcome.kept.length > 0) record.notes = { ...record.notes, keptObjects: outcome.kept };
+  } catch (err) {
+    record.status = ReleaseStatus.Failed;
+    record.description = `${upgrade ? 'Upgrade' : 'Release'} "${desired.extension}" failed: ${(err as Error).message}`;
+    await store.update(record, signal).catch(() => undefined);
+    throw err;
+  }
+  record.status = ReleaseStatus.Deployed;
+  record.description = upgrade ? 'Upgrade complete' : 'Install complete';
+  record.lastDeployed = now();
+  record.firstDeployed = deployed?.firstDeployed ?? record.lastDeployed;
+  await store.update(record, signal);
+  for (const old of history) {
+    if (old.status === ReleaseStatus.Deployed && old.revision !== record.revision) {
+      await store.update({ ...old, status: ReleaseStatus.Superseded, description: 'Superseded' }, signal);
+    }
+  }
+  return { release: record, changed: true };
+}
+
+/**
+ * Uninstall: deletes, as the ServiceAccount, every object any recorded revision applied
+ * (newest revision's order, reversed), except CRDs, which stay with their custom resources;
+ * then the records. Returns the objects kept.
+ */
+export async function uninstallRelease(deps: ReleaseDeps, extension: string, history: readonly Release[]): Promise<string[]> {
+  const seen = new Set<string>();
+  const objects: KubeObject[] = [];
+  for (const release of history) {
+    for (const obj of release.manifest) {
+      const id = objectIdentity(obj);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      objects.push(obj);
+    }
+  }
+  const outcome = await deleteObjects(deps.client, objects, deps.signal);
+  await deps.store.deleteAll(extension, deps.signal);
+  return outcome.kept;
+}

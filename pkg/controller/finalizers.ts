@@ -1,0 +1,38 @@
+/**
+ * Finalizer bookkeeping on a reconciler's working copy (see reconcileWithStatus, which
+ * persists finalizer changes as a guarded merge patch).
+ */
+import type { KubeObject } from '../kube/index.ts';
+
+/** True while the object is being deleted. */
+export function isDeleting(obj: KubeObject): boolean {
+  return obj.metadata.deletionTimestamp !== undefined && obj.metadata.deletionTimestamp !== null;
+}
+
+/**
+ * Adds each of `names` that `obj` lacks (in the given order); returns true when any was added.
+ * Kubernetes refuses new finalizers on an object that is being deleted, so callers add them
+ * only to live objects.
+ */
+export function addFinalizers(obj: KubeObject, names: readonly string[]): boolean {
+  const current = obj.metadata.finalizers ?? [];
+  const missing = names.filter((n) => !current.includes(n));
+  if (missing.length === 0) return false;
+  obj.metadata.finalizers = [...current, ...missing];
+  return true;
+}
+
+/** True when `obj` carries the finalizer `name`. */
+export function hasFinalizer(obj: KubeObject, name: string): boolean {
+  return (obj.metadata.finalizers ?? []).includes(name);
+}
+
+/** Removes the finalizer `name` (the list is dropped when it becomes empty); returns true when it was there. */
+export function removeFinalizer(obj: KubeObject, name: string): boolean {
+  const current = obj.metadata.finalizers ?? [];
+  if (!current.includes(name)) return false;
+  const rest = current.filter((f) => f !== name);
+  if (rest.length > 0) obj.metadata.finalizers = rest;
+  else delete obj.metadata.finalizers;
+  return true;
+}
