@@ -9,6 +9,7 @@ interface Container {
 }
 
 function catalogdContainer(): Container {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped YAML, navigated to one Container
   const docs = loadAll(readFileSync(new URL('../../config/manager/catalogd.yaml', import.meta.url), 'utf8')) as Array<Record<string, any>>;
   const deployment = docs.find((d) => d.kind === 'Deployment');
   return deployment?.spec.template.spec.containers[0] as Container;

@@ -37,6 +37,7 @@ export interface ControllerOptions {
   registry?: Registry;
   // Watch<any>: handlers are contravariant in T, so a list of differently-typed watches
   // cannot be expressed with Watch<KubeObject>.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
   watches: ReadonlyArray<Watch<any>>;
   /** Workers (default 1: a key is never reconciled concurrently anyway). */
   concurrency?: number;

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Meta } from '../../fbc/types.ts';
-import { LocalDirStore } from '../storage/local-dir-store.ts';
+import { LocalDirStore } from '../storage/index.ts';
 import { AnswerBuffers } from './answer-buffers.ts';
 import { buildCatalogServer } from './server.ts';
 

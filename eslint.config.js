@@ -1,0 +1,230 @@
+// ESLint: typescript-eslint's recommended rules (syntax only, no type information, so the whole
+// tree lints in seconds) and the architecture of docs/development.md ("Module rules") as rules.
+// scripts/lint-rules.test.ts shows that each architecture rule fires on a violation.
+import { registerHooks } from 'node:module';
+import js from '@eslint/js';
+import { architecturePlugin } from './scripts/eslint-architecture.js';
+
+// typescript-eslint parses with the TypeScript compiler's JavaScript API, which TypeScript 7
+// (the native `tsc` this project type-checks with) no longer ships. Its parser gets TypeScript
+// 6 instead, installed under the alias `typescript6`: every `typescript` that a package in
+// node_modules asks for resolves there. Only this process is affected; `tsc` stays 7.
+const hooked = Symbol.for('olmv1.eslint.typescript6');
+if (!globalThis[hooked]) {
+  globalThis[hooked] = true;
+  registerHooks({
+    resolve(specifier, context, nextResolve) {
+      if (/^typescript(\/|$)/.test(specifier) && context.parentURL?.includes('/node_modules/')) {
+        return nextResolve(specifier.replace(/^typescript/, 'typescript6'), context);
+      }
+      return nextResolve(specifier, context);
+    },
+  });
+}
+const { default: tseslint } = await import('typescript-eslint');
+
+/** Pure cores: data in, data out (docs/development.md). Their tests may read fixtures. */
+const PURE_CORES = [
+  'pkg/resolve/**',
+  'pkg/render/**',
+  'pkg/bundle/**',
+  'pkg/semver/**',
+  'pkg/gotext/**',
+  'pkg/k8sname/**',
+  'pkg/fbc/**',
+];
+/** The I/O edges inside pure-core directories: they read the files and pass the data in. */
+const PURE_CORE_EDGES = ['pkg/fbc/walk.ts', 'pkg/bundle/read-bundle-dir.ts'];
+const TESTS = ['**/*.test.ts'];
+
+/** Imports that do I/O (Node built-ins with or without `node:`, and network clients). */
+const IO_IMPORTS = [
+  'node:fs',
+  'node:net',
+  'node:http',
+  'node:https',
+  'node:http2',
+  'node:child_process',
+  'node:dgram',
+  'node:tls',
+  'node:dns',
+  'node:cluster',
+  'node:worker_threads',
+  'node:readline',
+  'node:inspector',
+  'undici',
+  'fastify',
+  '@kubernetes/client-node',
+];
+/** Modules that talk to the outside world; pure cores import none of them. */
+const INFRASTRUCTURE_MODULES = [
+  'pkg/kube',
+  'pkg/image',
+  'pkg/catalogd',
+  'pkg/catalogclient',
+  'pkg/nodehttp',
+  'pkg/controller',
+  'pkg/applier',
+];
+
+/** `process.env` and `process.argv` are read only by the composition roots (cmd/). */
+const NO_PROCESS_ENV_ARGV = [
+  { object: 'process', property: 'env', message: 'Configuration is read in cmd/ and passed in.' },
+  { object: 'process', property: 'argv', message: 'Arguments are read in cmd/ and passed in.' },
+];
+const NO_PROCESS_IMPORT_ENV_ARGV = {
+  selector: "ImportDeclaration[source.value=/^(node:)?process$/] > ImportSpecifier[imported.name=/^(env|argv)$/]",
+  message: 'Configuration and arguments are read in cmd/ and passed in.',
+};
+
+/**
+ * Imports of another module's files other than its index.ts that are allowed, and why.
+ * `from` is the importing file or a directory prefix ending in '/'; '' is every file.
+ */
+const MODULE_INDEX_EXCEPTIONS = [
+  {
+    from: 'pkg/catalogd/storage/ingest-layers.ts',
+    to: 'pkg/image/layer-entries.ts',
+    reason:
+      "The ingest process loads the layer reader alone: pkg/image's index loads the registry client and its HTTP stack, ~14 MB it does not need (decisions 0086, 0087).",
+  },
+  {
+    from: 'pkg/catalogd/storage/ingest-layers.ts',
+    to: 'pkg/image/path-filter.ts',
+    reason: 'As above: the ingest process does not load pkg/image\'s index (decisions 0086, 0087).',
+  },
+  {
+    from: 'pkg/catalogd/storage/ingest-child.ts',
+    to: 'pkg/image/decompress.ts',
+    reason: 'As above: the ingest process does not load pkg/image\'s index (decisions 0086, 0087).',
+  },
+  {
+    from: '',
+    to: 'pkg/fbc/types.ts',
+    typeOnly: true,
+    reason:
+      "The FBC data model, imported for types only: erased at run time, and every name is also exported by pkg/fbc's index.ts.",
+  },
+  {
+    from: 'bench/children/ingest.ts',
+    to: 'pkg/catalogd/controller/catalog-content.ts',
+    reason:
+      "The benchmark runs catalogd's ingest step (storeCatalogImage) without the reconciler and kube client that the controller index loads, which would distort its memory figures.",
+  },
+  {
+    from: 'bench/children/ingest.ts',
+    to: 'pkg/catalogd/storage/ingest-directory.ts',
+    reason: 'The in-process mode preloads the decoder module exactly as catalogd loads it on first use.',
+  },
+  {
+    from: 'bench/children/bare-metas-server.ts',
+    to: 'pkg/catalogd/server/answer-buffers.ts',
+    reason:
+      "A comparison server on bare node:http over catalogd's own answer buffers, to measure what the HTTP framework costs (decision 0087); not part of the server's public surface.",
+  },
+  {
+    from: 'bench/children/bare-metas-server.ts',
+    to: 'pkg/catalogd/server/handlers.ts',
+    reason: 'As above: the comparison server answers with the same size limit as catalogd.',
+  },
+];
+
+export default tseslint.config(
+  {
+    ignores: ['node_modules/', 'dist/', 'coverage/', '.cache/', 'tmp/', '.tmp-*/', '**/testdata/'],
+  },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    languageOptions: {
+      ecmaVersion: 2024,
+      sourceType: 'module',
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+        queueMicrotask: 'readonly',
+        structuredClone: 'readonly',
+        AbortController: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        fetch: 'readonly',
+      },
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    plugins: { olmv1: architecturePlugin },
+    rules: {
+      // tsc's noUnusedLocals/noUnusedParameters conventions: a leading `_` marks a deliberately
+      // unused binding (`const { dropped: _dropped, ...rest } = o`, `for (const [_, v] of m)`).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
+      // The decoders test for ASCII with /^[\x00-\x7f]*$/ as Go's byte-level code does.
+      'no-control-regex': 'off',
+      // Tests match upstream's messages literally, double spaces included.
+      'no-regex-spaces': 'off',
+      // Flags defensive initial values (`let lost = false` before a try); tsc's definite
+      // assignment analysis already catches reads before a write.
+      'no-useless-assignment': 'off',
+      // Rule 2: only pkg/kube imports @kubernetes/client-node (turned off for pkg/kube below).
+      'olmv1/kube-client-node': 'error',
+      // Rule 4: another module is imported through its index.ts.
+      'olmv1/module-index-imports': ['error', { allow: MODULE_INDEX_EXCEPTIONS }],
+    },
+  },
+  {
+    files: TESTS,
+    rules: {
+      // Fakes of never-ending streams: async generators that wait for an abort and never yield.
+      'require-yield': 'off',
+      // Tests provoke a TypeError with a bare property read of undefined.
+      '@typescript-eslint/no-unused-expressions': 'off',
+    },
+  },
+  {
+    files: ['pkg/kube/**'],
+    rules: { 'olmv1/kube-client-node': 'off' },
+  },
+  {
+    // Rule 3: no process.env / process.argv outside the composition roots and tooling.
+    files: ['**/*.ts', '**/*.js', '**/*.mjs'],
+    ignores: ['cmd/**', 'test/**', 'bench/**', 'scripts/**'],
+    rules: {
+      'no-restricted-properties': ['error', ...NO_PROCESS_ENV_ARGV],
+      'no-restricted-syntax': ['error', NO_PROCESS_IMPORT_ENV_ARGV],
+    },
+  },
+  {
+    // The ingest child process is an entry point of its own: ingest.ts starts it with the idle
+    // limit as its only argument. It reads no environment.
+    files: ['pkg/catalogd/storage/ingest-child.ts'],
+    rules: { 'no-restricted-properties': ['error', NO_PROCESS_ENV_ARGV[0]] },
+  },
+  {
+    // Rule 1: pure cores import no I/O and no infrastructure module, and do not fetch Node's
+    // I/O modules through process.getBuiltinModule either.
+    files: PURE_CORES,
+    ignores: [...PURE_CORE_EDGES, ...TESTS],
+    rules: {
+      'olmv1/pure-core-imports': ['error', { forbidden: IO_IMPORTS, forbiddenModules: INFRASTRUCTURE_MODULES }],
+      'no-restricted-properties': [
+        'error',
+        ...NO_PROCESS_ENV_ARGV,
+        { object: 'process', property: 'getBuiltinModule', message: 'A pure core does no I/O.' },
+      ],
+    },
+  },
+);
