@@ -86,7 +86,7 @@ const MODULE_INDEX_EXCEPTIONS = [
     from: 'pkg/catalogd/storage/ingest-layers.ts',
     to: 'pkg/image/layer-entries.ts',
     reason:
-      "The ingest process loads the layer reader alone: pkg/image's index loads the registry client and its HTTP stack, ~14 MB it does not need (decisions 0086, 0087).",
+      "The ingest process loads the layer reader alone: pkg/image's index loads the registry client and its HTTP stack, memory the ingest process does not need (decisions 0086, 0087).",
   },
   {
     from: 'pkg/catalogd/storage/ingest-layers.ts',
