@@ -18,4 +18,4 @@ export { PACKAGE_ANNOTATION, parseBundle } from './parse-bundle.ts';
 export { OLM_PROPERTIES_ANNOTATION, mergeOlmProperties } from './properties.ts';
 export { MAX_BUNDLE_FILE_BYTES, readBundleDir } from './read-bundle-dir.ts';
 export type { BundleFiles, CustomResourceDefinition, JsonObject, KubeObject, ObjectMeta, RegistryV1Bundle } from './types.ts';
-export { GO_COMPATIBLE_YAML_SCHEMA, decodeDocuments, decodeSingleDocument, decodeUtf8 } from './yaml-stream.ts';
+export { decodeDocuments, decodeSingleDocument, decodeUtf8 } from '../goyaml/index.ts';

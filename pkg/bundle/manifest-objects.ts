@@ -6,7 +6,7 @@
  */
 import { err, ok, type Result } from '../errors/index.ts';
 import type { KubeObject } from './types.ts';
-import { decodeDocuments } from './yaml-stream.ts';
+import { decodeDocuments } from '../goyaml/index.ts';
 
 /**
  * Decodes `text` (the content of `path`) into objects, in document order.

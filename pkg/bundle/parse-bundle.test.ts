@@ -105,7 +105,7 @@ describe('parseBundle refusals', () => {
 
   it('reports YAML syntax errors with the file', () => {
     const msg = parseError({ 'metadata/annotations.yaml': ANNOTATIONS, 'manifests/bad.yaml': 'a: 1\nb: [\n' });
-    expect(msg).toMatch(/^error parsing objects in "manifests\/bad.yaml": error parsing manifests\/bad.yaml: error converting YAML to JSON: yaml: line \d+, column \d+: /);
+    expect(msg).toMatch(/^error parsing objects in "manifests\/bad.yaml": error parsing manifests\/bad.yaml: error converting YAML to JSON: yaml: line \d+: /);
   });
 
   it.each([
@@ -135,7 +135,7 @@ describe('parseBundle refusals', () => {
     let doc = 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n';
     for (let i = 1; i < 9; i++) doc += `a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]\n`;
     const msg = parseError({ 'metadata/annotations.yaml': ANNOTATIONS, 'manifests/a.yaml': CSV('a'), 'manifests/bomb.yaml': `apiVersion: v1\nkind: ConfigMap\n${doc}` });
-    expect(msg).toContain('expands to more than 5000000 values through aliases');
+    expect(msg).toContain('yaml: document contains excessive aliasing');
   });
 
   it('refuses invalid UTF-8', () => {

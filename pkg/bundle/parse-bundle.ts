@@ -17,7 +17,7 @@ import { ClusterServiceVersion, CustomResourceDefinitionSchema, formatIssues } f
 import { decodeManifestObjects } from './manifest-objects.ts';
 import { mergeOlmProperties } from './properties.ts';
 import type { BundleFiles, CustomResourceDefinition, KubeObject, RegistryV1Bundle } from './types.ts';
-import { decodeSingleDocument, decodeUtf8 } from './yaml-stream.ts';
+import { decodeSingleDocument, decodeUtf8 } from '../goyaml/index.ts';
 
 /** The annotation in `metadata/annotations.yaml` naming the bundle's package. */
 export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { goJsonMarshal, mergeOlmProperties } from './index.ts';
-import { compactRaw, scanJson, splitJsonStream } from './raw-json.ts';
+import { compactRaw, scanJson, splitJsonStream } from '../goyaml/index.ts';
 
 const enc = new TextEncoder();
 

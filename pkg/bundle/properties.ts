@@ -8,8 +8,7 @@
  */
 import { err, ok, type Result } from '../errors/index.ts';
 import { GoJsonUnsupportedValueError, goJsonMarshal, goJsonString } from './go-json.ts';
-import { compactRaw, goJsonKindName, scanJson, type RawJson } from './raw-json.ts';
-import { decodeSingleDocument, decodeUtf8 } from './yaml-stream.ts';
+import { compactRaw, decodeSingleDocument, decodeUtf8, goJsonKindName, scanJson, type RawJson } from '../goyaml/index.ts';
 
 /** The annotation key holding a bundle's properties. */
 export const OLM_PROPERTIES_ANNOTATION = 'olm.properties';

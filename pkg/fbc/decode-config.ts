@@ -8,7 +8,7 @@
 import { goDecode, type GoObject, MISSING } from './go-json-decode.ts';
 import { GO_BUNDLE, GO_BUNDLE_OBJECT, GO_CHANNEL, GO_DEPRECATION, GO_PACKAGE } from './go-types.ts';
 import { goQuote } from '../gotext/index.ts';
-import { goUnmarshalSyntaxError } from './go-json-scan.ts';
+import { goUnmarshalSyntaxError, YamlConvertError, yamlToJsonValue } from '../goyaml/index.ts';
 import type {
   Bundle,
   Channel,
@@ -21,7 +21,6 @@ import type {
   Property,
 } from './types.ts';
 import { looksLikeJson } from './utf8.ts';
-import { YamlConvertError, yamlToJsonValue } from './yaml11.ts';
 
 const MISSING_VALUES = new WeakSet<Property>();
 

@@ -7,7 +7,7 @@
 import { encodeGoJson } from './canonical-json.ts';
 import { type DecodedMeta, MetaError, metaFromValue, ZERO_META } from './meta.ts';
 import type { JsonValue } from './types.ts';
-import { YamlConvertError, yamlToJsonValue } from './yaml11.ts';
+import { YamlConvertError, yamlToJsonValue } from '../goyaml/index.ts';
 
 /** The result of decoding one document: a Meta, or upstream's error text. */
 export type DocumentResult = { ok: true; decoded: DecodedMeta } | { ok: false; detail: string };

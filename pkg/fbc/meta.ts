@@ -6,7 +6,7 @@
  */
 import { encodeGoJson, NonFiniteNumberError } from './canonical-json.ts';
 import { compareUtf8, goBoolVerb, goList, goQuote, goValueV } from '../gotext/index.ts';
-import { findOverflowingNumber } from './go-json-scan.ts';
+import { findOverflowingNumber } from '../goyaml/index.ts';
 import { prettyJsonError } from './json-pretty.ts';
 import type { JsonValue, Meta } from './types.ts';
 

@@ -15,8 +15,7 @@
  */
 import { decodeJsonDocument, decodeYamlDocument, type DocumentResult } from './documents.ts';
 import { goIsSpace, goTrimSpace } from '../gotext/index.ts';
-import { scanJsonValue } from './go-json-scan.ts';
-import { type BoundaryScan, findValueEnd } from './json-boundary.ts';
+import { type BoundaryScan, findValueEnd, scanJsonValue } from '../goyaml/index.ts';
 import type { DecodedMeta } from './meta.ts';
 import type { JsonValue } from './types.ts';
 import { decodeRune, looksLikeJson, RUNE_ERROR } from './utf8.ts';

@@ -1,15 +1,23 @@
 /**
- * A byte-level JSON value scanner with the state machine and error texts of Go's
- * `encoding/json` scanner. The streaming loader only uses it off the hot path: to find the
- * extent of top-level scalars, and to explain why a document that JSON.parse rejected is
- * invalid (`invalid character 'x' looking for beginning of value`, ...) at the byte Go would
- * report.
+ * The one JSON scanner with the state machine and error texts of Go's `encoding/json`
+ * scanner, over bytes, optionally recording the source span of every value:
+ * - streaming decoders use it off their hot path, to find the extent of top-level scalars and
+ *   to explain why a value JSON.parse rejected is invalid
+ *   (`invalid character 'x' looking for beginning of value`, ...) at the byte Go reports;
+ * - {@link scanJson} keeps spans where upstream works on raw JSON text (`json.RawMessage`
+ *   property values, whose number spellings and key order must survive a round trip).
  */
 import { goQuote } from '../gotext/index.ts';
+import { type RawJson, SpanRecorder } from './span-recorder.ts';
 
-/** Outcome of {@link scanJsonValue}. `end`/`index` are indices into the scanned buffer. */
+export type { RawJson };
+
+/**
+ * Outcome of {@link scanJsonValue}. `end`/`index` are indices into the scanned buffer; `tree`
+ * is the value with its spans when the scan was asked to record them.
+ */
 export type ScanResult =
-  | { kind: 'complete'; end: number }
+  | { kind: 'complete'; end: number; tree?: RawJson | undefined }
   | { kind: 'error'; index: number; message: string }
   | { kind: 'incomplete' };
 
@@ -39,7 +47,8 @@ const OBJ_KEY = 0;
 const OBJ_VALUE = 1;
 const ARRAY_VALUE = 2;
 
-function isSpace(c: number): boolean {
+/** JSON white space: space, tab, LF, CR. */
+export function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 }
 
@@ -64,8 +73,9 @@ export function goQuoteChar(c: number): string {
  * the following byte, or `atEof` (then the value ends at `end`). At EOF an unfinished value
  * is `incomplete`, which Go reports as "unexpected EOF".
  */
-export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof: boolean): ScanResult {
+export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof: boolean, spans = false): ScanResult {
   const stack: number[] = [];
+  const rec = spans ? new SpanRecorder(buf) : undefined;
   let state: State = S.BeginValue;
   let literal = '';
   let litPos = 0;
@@ -93,6 +103,7 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
         case S.BeginValue:
           if (isSpace(c)) { if (atEnd) return { kind: 'incomplete' }; break; }
           if (atEnd) return { kind: 'incomplete' };
+          rec?.begin(i, c);
           if (c === 0x7b) { stack.push(OBJ_KEY); state = S.BeginStringOrEmpty; break; }
           if (c === 0x5b) { stack.push(ARRAY_VALUE); state = S.BeginValueOrEmpty; break; }
           if (c === 0x22) { state = S.InString; break; }
@@ -110,10 +121,10 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
         case S.BeginString:
           if (isSpace(c)) break;
           if (atEnd) return { kind: 'incomplete' };
-          if (c === 0x22) { state = S.InString; break; }
+          if (c === 0x22) { rec?.beginKey(i); state = S.InString; break; }
           return fail(i, 'looking for beginning of object key string');
         case S.EndValue: {
-          if (stack.length === 0) return { kind: 'complete', end: i };
+          if (stack.length === 0) return { kind: 'complete', end: i, tree: rec?.root };
           if (isSpace(c)) break;
           if (atEnd) return { kind: 'incomplete' };
           const top = stack[stack.length - 1];
@@ -125,7 +136,8 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
             if (c === 0x2c) { stack[stack.length - 1] = OBJ_KEY; state = S.BeginString; break; }
             if (c === 0x7d) {
               stack.pop();
-              if (stack.length === 0) return { kind: 'complete', end: i + 1 };
+              rec?.endContainer(i + 1);
+              if (stack.length === 0) return { kind: 'complete', end: i + 1, tree: rec?.root };
               break;
             }
             return fail(i, 'after object key:value pair');
@@ -133,14 +145,15 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
           if (c === 0x2c) { state = S.BeginValue; break; }
           if (c === 0x5d) {
             stack.pop();
-            if (stack.length === 0) return { kind: 'complete', end: i + 1 };
+            rec?.endContainer(i + 1);
+            if (stack.length === 0) return { kind: 'complete', end: i + 1, tree: rec?.root };
             break;
           }
           return fail(i, 'after array element');
         }
         case S.InString:
           if (atEnd) return { kind: 'incomplete' };
-          if (c === 0x22) { state = S.EndValue; break; }
+          if (c === 0x22) { rec?.endScalar(i + 1); state = S.EndValue; break; }
           if (c === 0x5c) { state = S.InStringEsc; break; }
           if (c < 0x20) return fail(i, 'in string literal');
           break;
@@ -165,6 +178,7 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
         case S.Zero:
           if (c === 0x2e) { state = S.Dot; break; }
           if (c === 0x65 || c === 0x45) { state = S.E; break; }
+          rec?.endScalar(i);
           state = S.EndValue; reprocess = true; break;
         case S.Dot:
           if (atEnd) return { kind: 'incomplete' };
@@ -173,6 +187,7 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
         case S.Dot0:
           if (isDigit(c)) break;
           if (c === 0x65 || c === 0x45) { state = S.E; break; }
+          rec?.endScalar(i);
           state = S.EndValue; reprocess = true; break;
         case S.E:
           if (c === 0x2b || c === 0x2d) { state = S.ESign; break; }
@@ -183,12 +198,16 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
           return fail(i, 'in exponent of numeric literal');
         case S.E0:
           if (isDigit(c)) break;
+          rec?.endScalar(i);
           state = S.EndValue; reprocess = true; break;
         case S.Literal: {
           if (atEnd) return { kind: 'incomplete' };
           const want = literal.charCodeAt(litPos);
           if (c !== want) return fail(i, `in literal ${literal} (expecting '${literal[litPos]}')`);
-          if (++litPos === literal.length) state = S.EndValue;
+          if (++litPos === literal.length) {
+            rec?.endScalar(i + 1);
+            state = S.EndValue;
+          }
           break;
         }
       }

@@ -1,0 +1,12 @@
+/**
+ * Go-compatible YAML and JSON decoding: what upstream OLM gets from sigs.k8s.io/yaml over
+ * go-yaml v2, apimachinery's YAMLOrJSONDecoder and encoding/json's scanner. Pure: text or
+ * bytes in, JSON values or Go's error texts out. See docs/decisions/0022.
+ */
+export type { JsonValue } from './types.ts';
+export { MAX_DEPTH, YamlConvertError, yamlToJsonValue } from './convert.ts';
+export { resolvePlain, type Resolved } from './resolve.ts';
+export { decodeDocuments, decodeSingleDocument, decodeUtf8, decodeYamlOrJson, type DecodedStream } from './stream.ts';
+export { findOverflowingNumber, goQuoteChar, goUnmarshalSyntaxError, numberLiteralEnd, scanJsonValue, type RawJson, type ScanResult } from './json-scan.ts';
+export { compactRaw, goJsonKindName, scanJson, splitJsonStream } from './raw-json.ts';
+export { type BoundaryScan, findValueEnd } from './json-boundary.ts';
