@@ -72,6 +72,8 @@ export {
   type ResourceInfo,
   type ResourceMapper,
 } from './resource-mapper.ts';
+export { createOpenApiSchemas, type OpenApiSchemas } from './openapi.ts';
+export { OPEN_SCHEMA, compileSchemas, type ListItems, type ObjectFields, type ObjectSchema, type SchemaTable } from './openapi-schema.ts';
 export { createScopedClientFactory, type ScopedClientFactory, type ScopedClientFactoryOptions } from './scoped-client.ts';
 export { ServiceAccountNotFoundError, TokenGetter, type TokenGetterOptions } from './token-getter.ts';
 export { createTransport, parseWarnings, retryAfterMs, type QueryParams, type RequestOptions, type Transport, type TransportOptions } from './transport.ts';

@@ -1,0 +1,172 @@
+/**
+ * The API server's OpenAPI v3 as a schema source for pruning objects before server-side apply.
+ *
+ * `GET /openapi/v3` lists one document per group-version with a content hash in its URL
+ * (`/openapi/v3/apis/apps/v1?hash=...`). Each document is fetched once, compiled to the
+ * schemas of the group-version's kinds (openapi-schema.ts) and the raw document dropped. The
+ * hash tells when a document changed: built-in group-versions never do while the server runs;
+ * those served by CRDs do when a CRD is created, changed or deleted, and are fetched again
+ * after `refresh()` when their hash moved.
+ */
+import { compileSchemas, type ObjectSchema } from './openapi-schema.ts';
+import type { Transport } from './transport.ts';
+
+/** Schemas of kinds as the API server publishes them. */
+export interface OpenApiSchemas {
+  /**
+   * The schema of `kind` in `apiVersion`; undefined when the server publishes no OpenAPI for
+   * it (group-version not served, or kind unknown to OpenAPI). Throws an Error with `cause`
+   * when the server cannot be read, and the abort reason when `signal` aborts.
+   */
+  schemaFor(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ObjectSchema | undefined>;
+  /**
+   * Marks the index of documents stale: the next `schemaFor` reads it again and fetches the
+   * documents whose hash changed (group-versions of CRDs created, changed or removed since).
+   * Documents whose hash did not change are kept.
+   */
+  refresh(): void;
+  /** Compiled group-versions and schema components held, for memory accounting. */
+  stats(): { groupVersions: number; components: number };
+}
+
+interface IndexDoc {
+  paths?: Record<string, { serverRelativeURL?: string }>;
+}
+
+interface GroupVersionDoc {
+  components?: { schemas?: Record<string, unknown> };
+}
+
+interface Compiled {
+  /** The document URL (with its hash) this entry was compiled from. */
+  url: string;
+  kinds: Promise<Map<string, ObjectSchema>>;
+  /** Components compiled, once the document is in. */
+  components: number;
+}
+
+/** `apis/apps/v1` or `api/v1`: the key of a group-version in the OpenAPI v3 index. */
+function indexKey(apiVersion: string): string {
+  return apiVersion.includes('/') ? `apis/${apiVersion}` : `api/${apiVersion}`;
+}
+
+function gvkMatches(raw: unknown, group: string, version: string): string[] {
+  if (typeof raw !== 'object' || raw === null) return [];
+  const gvks = (raw as Record<string, unknown>)['x-kubernetes-group-version-kind'];
+  if (!Array.isArray(gvks)) return [];
+  const kinds: string[] = [];
+  for (const gvk of gvks as { group?: unknown; version?: unknown; kind?: unknown }[]) {
+    if ((gvk.group ?? '') === group && gvk.version === version && typeof gvk.kind === 'string') kinds.push(gvk.kind);
+  }
+  return kinds;
+}
+
+// Waits for `promise` unless `signal` aborts first (the shared fetch itself goes on).
+async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  signal.throwIfAborted();
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * A schema source reading the server's OpenAPI v3 through `transport` (the controller's own
+ * identity: OpenAPI is readable by every authenticated user). Concurrent callers share one
+ * fetch per document; a failed fetch is retried by the next call.
+ */
+export function createOpenApiSchemas(transport: Transport): OpenApiSchemas {
+  let index: Promise<Map<string, string>> | undefined;
+  const docs = new Map<string, Compiled>();
+
+  function readIndex(): Promise<Map<string, string>> {
+    const pending = (async () => {
+      const doc = await transport.request<IndexDoc>('GET', '/openapi/v3');
+      const urls = new Map<string, string>();
+      for (const [key, entry] of Object.entries(doc?.paths ?? {})) {
+        if (typeof entry?.serverRelativeURL === 'string') urls.set(key, entry.serverRelativeURL);
+      }
+      return urls;
+    })();
+    pending.catch(() => {
+      if (index === pending) index = undefined;
+    });
+    index = pending;
+    return pending;
+  }
+
+  // Fetches one document and compiles the schemas of the group-version's kinds; the raw
+  // document is garbage once this returns.
+  async function fetchKinds(apiVersion: string, url: string): Promise<{ byKind: Map<string, ObjectSchema>; components: number }> {
+    const slash = apiVersion.indexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    const version = apiVersion.slice(slash + 1);
+    const parsed = new URL(url, 'http://openapi.invalid');
+    const query = Object.fromEntries(parsed.searchParams);
+    const doc = await transport.request<GroupVersionDoc>('GET', parsed.pathname, { query, timeoutMs: 60_000 });
+    const components = doc?.components?.schemas ?? {};
+    const names = new Map<string, string>();
+    for (const [name, raw] of Object.entries(components)) for (const kind of gvkMatches(raw, group, version)) names.set(kind, name);
+    const table = compileSchemas(components, [...names.values()]);
+    const byKind = new Map<string, ObjectSchema>();
+    for (const [kind, name] of names) {
+      const schema = table.get(name);
+      if (schema !== undefined) byKind.set(kind, schema);
+    }
+    return { byKind, components: table.size };
+  }
+
+  function compile(apiVersion: string, url: string): Compiled {
+    const entry: Compiled = {
+      url,
+      components: 0,
+      kinds: fetchKinds(apiVersion, url).then(({ byKind, components }) => {
+        entry.components = components;
+        return byKind;
+      }),
+    };
+    entry.kinds.catch(() => {
+      if (docs.get(apiVersion) === entry) docs.delete(apiVersion);
+    });
+    return entry;
+  }
+
+  async function schemaFor(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ObjectSchema | undefined> {
+    try {
+      const urls = await unlessAborted(index ?? readIndex(), signal);
+      const url = urls.get(indexKey(apiVersion));
+      if (url === undefined) {
+        docs.delete(apiVersion);
+        return undefined;
+      }
+      let entry = docs.get(apiVersion);
+      if (entry === undefined || entry.url !== url) {
+        entry = compile(apiVersion, url);
+        docs.set(apiVersion, entry);
+      }
+      return (await unlessAborted(entry.kinds, signal)).get(kind);
+    } catch (err) {
+      if (signal?.aborted === true) throw signal.reason;
+      throw new Error(`reading the OpenAPI schema of ${apiVersion}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  return {
+    schemaFor,
+    refresh() {
+      index = undefined;
+    },
+    stats() {
+      let components = 0;
+      for (const entry of docs.values()) components += entry.components;
+      return { groupVersions: docs.size, components };
+    },
+  };
+}
