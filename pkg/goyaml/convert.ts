@@ -14,19 +14,12 @@
  * Only the first document of `text` is converted, as go-yaml's Unmarshal does.
  */
 import { EVENT_ID, getScalarValue, parseEvents, SCALAR_STYLE, type Event, type ScalarEvent } from 'js-yaml';
-import { floatKey, goBytesToString, goPlusSharpV, goSharpV } from './go-format.ts';
+import { floatKey, goPlusSharpV, goSharpV } from './go-format.ts';
 import { repairIndentation } from './indent-repair.ts';
-import { resolvePlain, type Resolved } from './resolve.ts';
+import { resolvePlain, resolveTagged, TAG_PREFIX, type Resolved } from './resolve.ts';
+import { YamlConvertError } from './errors.ts';
 import { goYamlSyntaxError } from './syntax-errors.ts';
 import type { JsonValue } from './types.ts';
-
-/** A document that go-yaml or sigs.k8s.io/yaml refuses; `message` is Go's text (`yaml: ...`). */
-export class YamlConvertError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'YamlConvertError';
-  }
-}
 
 /** go-yaml v2's nesting limit (flow level and indentation stack). */
 export const MAX_DEPTH = 10000;
@@ -126,8 +119,6 @@ function firstDocumentEnd(text: string): number | undefined {
   }
   return undefined;
 }
-
-const TAG_PREFIX = 'tag:yaml.org,2002:';
 
 class Builder {
   private readonly text: string;
@@ -315,45 +306,4 @@ function expandTag(tag: string): string {
   if (tag.startsWith('!!')) return TAG_PREFIX + tag.slice(2);
   if (tag.startsWith('!<') && tag.endsWith('>')) return tag.slice(2, -1);
   return tag;
-}
-
-const SHORT: Record<Resolved['tag'], string> = { null: '!!null', bool: '!!bool', int: '!!int', float: '!!float', str: '!!str' };
-
-// go-yaml's resolve() with an explicit tag.
-function resolveTagged(tag: string, raw: string): Resolved {
-  if (!tag.startsWith(TAG_PREFIX)) return { tag: 'str', value: raw };
-  const name = tag.slice(TAG_PREFIX.length);
-  switch (name) {
-    case 'str':
-    case 'merge':
-      return { tag: 'str', value: raw };
-    case 'binary':
-      return { tag: 'str', value: decodeBinary(raw) };
-    case 'timestamp':
-    case 'null':
-    case 'bool':
-    case 'int':
-    case 'float': {
-      const r = resolvePlain(raw);
-      if (r.tag === name) return r;
-      if (name === 'float' && r.tag === 'int') return { tag: 'float', value: Number(r.value) };
-      if (name === 'timestamp' && TIMESTAMP.test(raw)) return { tag: 'str', value: raw };
-      throw new YamlConvertError(`yaml: cannot decode ${name === 'timestamp' && r.tag === 'str' ? '!!str' : SHORT[r.tag]} \`${raw}\` as a !!${name}`);
-    }
-    default:
-      // Tags go-yaml does not resolve keep the text.
-      return { tag: 'str', value: raw };
-  }
-}
-
-// The shapes go-yaml's parseTimestamp accepts (it keeps the text for interface{} targets).
-const TIMESTAMP = /^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)?$/;
-
-// base64.StdEncoding.DecodeString: CR and LF ignored, padding required.
-function decodeBinary(raw: string): string {
-  const s = raw.replace(/[\r\n]/g, '');
-  if (s.length % 4 !== 0 || !/^[A-Za-z0-9+/]*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s)) {
-    throw new YamlConvertError('yaml: !!binary value contains invalid base64 data');
-  }
-  return goBytesToString(Buffer.from(s, 'base64'));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeYamlOrJson, YamlConvertError, yamlToJsonValue } from './index.ts';
+import { compactRaw, decodeDocuments, decodeSingleDocument, decodeYamlOrJson, type RawJson, scanJson, splitJsonStream, YamlConvertError, yamlToJsonValue } from './index.ts';
 import { PARITY_CASES } from './parity-cases.ts';
 
 // The table's `go` answers are checked against the Go libraries by
@@ -25,4 +25,35 @@ describe('goyaml decoder against the Go parity table', () => {
       expect(got).toEqual({ docs: want.docs.map((d) => JSON.parse(d) as unknown), ...(want.error === undefined ? {} : { error: want.error }) });
     });
   }
+});
+
+describe('raw JSON spans', () => {
+  it('keeps key names and string indices for non-ASCII text and nested values', () => {
+    const text = '{"é":"ü", "n":[1.50, {"k":"<&>"}], "z":{"a":{"b":null}}}';
+    const r = scanJson(text);
+    if (!r.ok) throw new Error(r.error);
+    const root = r.value;
+    if (root.kind !== 'object') throw new Error('not an object');
+    expect(root.members.map((m) => m.key)).toEqual(['é', 'n', 'z']);
+    expect(root.members.map((m) => text.slice(m.value.start, m.value.end))).toEqual(['"ü"', '[1.50, {"k":"<&>"}]', '{"a":{"b":null}}']);
+    expect(compactRaw(text, (root.members[1] as { value: RawJson }).value)).toBe('[1.50,{"k":"\\u003c\\u0026\\u003e"}]');
+  });
+
+  it('reports Go syntax errors', () => {
+    expect(scanJson('{"a":1} x')).toEqual({ ok: false, error: "invalid character 'x' after top-level value" });
+    expect(scanJson('{"a":')).toEqual({ ok: false, error: 'unexpected end of JSON input' });
+    expect(splitJsonStream('{"a":1}{"b":2} 3')).toEqual({ ok: true, value: ['{"a":1}', '{"b":2}', '3'] });
+  });
+});
+
+describe('file-level helpers', () => {
+  it('decodeDocuments drops null documents and the conversion prefix of errors', () => {
+    expect(decodeDocuments('a: 1\n---\n# c\n---\nb: 2\n')).toEqual({ ok: true, value: [{ a: 1 }, { b: 2 }] });
+    expect(decodeDocuments('a: [1\n')).toEqual({ ok: false, error: "yaml: line 1: did not find expected ',' or ']'" });
+  });
+
+  it('decodeSingleDocument reads the first document, like sigs.k8s.io/yaml.Unmarshal', () => {
+    expect(decodeSingleDocument('a: 1\n---\nb: [\n')).toEqual({ ok: true, value: { a: 1 } });
+    expect(decodeSingleDocument('')).toEqual({ ok: true, value: null });
+  });
 });

@@ -4,7 +4,8 @@
  * bytes in, JSON values or Go's error texts out. See docs/decisions/0022.
  */
 export type { JsonValue } from './types.ts';
-export { MAX_DEPTH, YamlConvertError, yamlToJsonValue } from './convert.ts';
+export { MAX_DEPTH, yamlToJsonValue } from './convert.ts';
+export { YamlConvertError } from './errors.ts';
 export { resolvePlain, type Resolved } from './resolve.ts';
 export { decodeDocuments, decodeSingleDocument, decodeUtf8, decodeYamlOrJson, type DecodedStream } from './stream.ts';
 export { findOverflowingNumber, goQuoteChar, goUnmarshalSyntaxError, numberLiteralEnd, scanJsonValue, type RawJson, type ScanResult } from './json-scan.ts';

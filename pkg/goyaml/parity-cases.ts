@@ -125,6 +125,7 @@ export const PARITY_CASES: readonly ParityCase[] = [
   { name: "flow sequence continued at the key column", mode: 'convert', input: "a: [1,\n2]\n", go: { json: "{\"a\":[1,2]}" } },
   { name: "nested flow mapping continued at column 0", mode: 'convert', input: "a:\n  b: {c: 1,\nd: 2}\n", go: { json: "{\"a\":{\"b\":{\"c\":1,\"d\":2}}}" } },
   { name: "description continued at column 0 (published CSV)", mode: 'convert', input: "spec:\n  description: \"An operator that\n  manages things.\n\n  Second paragraph with a \\\"quote\\\".\"\n  version: 1.0.0\n", go: { json: "{\"spec\":{\"description\":\"An operator that manages things.\\nSecond paragraph with a \\\"quote\\\".\",\"version\":\"1.0.0\"}}" } },
+  { name: "quotes inside plain and block scalars are not openers", mode: 'convert', input: "a: it's \"x\nb: |\n  say \"hi\nc: \"two\nlines\"\nd: [1,\n2]\n", go: { json: "{\"a\":\"it's \\\"x\",\"b\":\"say \\\"hi\\n\",\"c\":\"two lines\",\"d\":[1,2]}" } },
   { name: "plain scalar continued at the key column fails", mode: 'convert', input: "a: foo\nbar\n", go: { error: "yaml: line 3: could not find expected ':'" } },
   { name: "escapes", mode: 'convert', input: "a: \"\\u00e9\\x41\\t\\\\\"\n", go: { json: "{\"a\":\"éA\\t\\\\\"}" } },
   { name: "tab inside a double-quoted scalar", mode: 'convert', input: "a: \"x\tb\"\n", go: { json: "{\"a\":\"x\\tb\"}" } },

@@ -6,6 +6,11 @@
  * `017` and `_` separators), floats only when they fit float64 (`1e400` stays a string).
  * Sexagesimal numbers (`1:30`) and timestamps stay strings.
  */
+import { YamlConvertError } from './errors.ts';
+import { goBytesToString } from './go-format.ts';
+
+/** The prefix of the YAML core tags: `!!int` is `tag:yaml.org,2002:int`. */
+export const TAG_PREFIX = 'tag:yaml.org,2002:';
 
 /** A resolved scalar. Integers beyond 2^53 are bigints, as Go keeps them exact until JSON. */
 export type Resolved =
@@ -78,4 +83,49 @@ export function resolvePlain(text: string): Resolved {
     if (f !== undefined) return { tag: 'float', value: f };
   }
   return { tag: 'str', value: text };
+}
+
+const SHORT: Record<Resolved['tag'], string> = { null: '!!null', bool: '!!bool', int: '!!int', float: '!!float', str: '!!str' };
+
+/**
+ * go-yaml's resolve() of a scalar with an explicit tag (already expanded: `!!int` is
+ * `tag:yaml.org,2002:int`). Unknown tags keep the text, `!!binary` is base64-decoded.
+ * @throws YamlConvertError with go-yaml's `cannot decode ...` or `!!binary ...` text.
+ */
+export function resolveTagged(tag: string, raw: string): Resolved {
+  if (!tag.startsWith(TAG_PREFIX)) return { tag: 'str', value: raw };
+  const name = tag.slice(TAG_PREFIX.length);
+  switch (name) {
+    case 'str':
+    case 'merge':
+      return { tag: 'str', value: raw };
+    case 'binary':
+      return { tag: 'str', value: decodeBinary(raw) };
+    case 'timestamp':
+    case 'null':
+    case 'bool':
+    case 'int':
+    case 'float': {
+      const r = resolvePlain(raw);
+      if (r.tag === name) return r;
+      if (name === 'float' && r.tag === 'int') return { tag: 'float', value: Number(r.value) };
+      if (name === 'timestamp' && TIMESTAMP.test(raw)) return { tag: 'str', value: raw };
+      throw new YamlConvertError(`yaml: cannot decode ${name === 'timestamp' && r.tag === 'str' ? '!!str' : SHORT[r.tag]} \`${raw}\` as a !!${name}`);
+    }
+    default:
+      // Tags go-yaml does not resolve keep the text.
+      return { tag: 'str', value: raw };
+  }
+}
+
+// The shapes go-yaml's parseTimestamp accepts (it keeps the text for interface{} targets).
+const TIMESTAMP = /^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)?$/;
+
+// base64.StdEncoding.DecodeString: CR and LF ignored, padding required.
+function decodeBinary(raw: string): string {
+  const s = raw.replace(/[\r\n]/g, '');
+  if (s.length % 4 !== 0 || !/^[A-Za-z0-9+/]*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s)) {
+    throw new YamlConvertError('yaml: !!binary value contains invalid base64 data');
+  }
+  return goBytesToString(Buffer.from(s, 'base64'));
 }

@@ -14,7 +14,8 @@
  */
 import { err, ok, type Result } from '../errors/index.ts';
 import { goIsSpace, goTrimSpace } from '../gotext/index.ts';
-import { YamlConvertError, yamlToJsonValue } from './convert.ts';
+import { yamlToJsonValue } from './convert.ts';
+import { YamlConvertError } from './errors.ts';
 import { goBytesToString, validSequenceLength } from './go-format.ts';
 import { findOverflowingNumber, isSpace, scanJsonValue } from './json-scan.ts';
 import type { JsonValue } from './types.ts';
