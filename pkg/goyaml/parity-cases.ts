@@ -219,6 +219,7 @@ export const PARITY_CASES: readonly ParityCase[] = [
   { name: "trailing separator", mode: 'stream', input: "a: 1\n---\n", go: { docs: ["{\"a\":1}"] } },
   { name: "--- inside a double-quoted scalar", mode: 'stream', input: "a: \"x\n---\ny\"\n", go: { docs: [], error: "error converting YAML to JSON: yaml: line 2: found unexpected end of stream" } },
   { name: "lone surrogate escape", mode: 'stream', input: "{\"a\":\"\\ud800\"}\n", go: { docs: ["{\"a\":\"�\"}"] } },
+  { name: "__proto__ key and a lone surrogate in a JSON stream", mode: 'stream', input: "{\"__proto__\": {\"x\": 1}, \"a\": \"\\ud800\"}\n", go: { docs: ["{\"__proto__\":{\"x\":1},\"a\":\"\ufffd\"}"] } },
   { name: "JSON error after three values", mode: 'stream', input: "{\"a\":1}\n{\"a\":2}\n{\"a\":3}\nfoo: [\n", go: { docs: ["{\"a\":1}", "{\"a\":2}", "{\"a\":3}"], error: "invalid character 'o' in literal false (expecting 'a')" } },
   { name: "JSON syntax error where YAML fails too", mode: 'stream', input: "{\"a\":1} {\"b\": ]}\n", go: { docs: ["{\"a\":1}"], error: "json: offset 15: invalid character ']' looking for beginning of value" } },
   { name: "JSON syntax error at the start", mode: 'stream', input: "{\"a\" 1}\n[\n", go: { docs: [], error: "json: offset 6: invalid character '1' after object key" } },

@@ -75,9 +75,15 @@ function wellFormed(v: JsonValue): JsonValue {
     for (let i = 0; i < v.length; i++) v[i] = wellFormed(v[i] as JsonValue);
     return v;
   }
-  const out: { [key: string]: JsonValue } = {};
-  for (const [k, item] of Object.entries(v)) out[k.isWellFormed() ? k : k.toWellFormed()] = wellFormed(item);
-  return out;
+  for (const k of Object.keys(v)) {
+    const item = wellFormed(v[k] as JsonValue);
+    if (k.isWellFormed()) v[k] = item;
+    else {
+      delete v[k];
+      Object.defineProperty(v, k.toWellFormed(), { value: item, enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return v;
 }
 
 function utf8Text(bytes: Uint8Array, start: number, end: number): string {
