@@ -38,7 +38,7 @@ const ALIAS_BOMB = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
   .concat(['b', 'c', 'd', 'e', 'f', 'g'].map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdef'[i]}`).join(',')}]`))
   .join('\n') + '\n';
 
-/** Every row; names are unique. */
+/** Every row; mode and name together are unique. */
 export const PARITY_CASES: readonly ParityCase[] = [
   { name: "0o octal int", mode: 'convert', input: "a: 0o17\n", go: { json: "{\"a\":15}" } },
   { name: "0o with a non-octal digit stays a string", mode: 'convert', input: "a: 0o8\n", go: { json: "{\"a\":\"0o8\"}" } },
