@@ -4,7 +4,7 @@
  */
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { type ListenAddress, parseDuration, parseListenAddress } from '../shared/flags.ts';
+import { type ListenAddress, clusterLocation, parseBool, parseDuration, parseListenAddress, parseSecretRef } from '../shared/flags.ts';
 
 export interface CatalogdOptions {
   /** Kubeconfig file; undefined means in-cluster configuration. */
@@ -77,12 +77,7 @@ export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): Ca
   });
   if (values.help === true) return 'help';
   const ns = values['system-namespace'] ?? env.POD_NAMESPACE ?? 'olmv1-system';
-  const kubeconfig = values.kubeconfig ?? (env.KUBECONFIG === '' ? undefined : env.KUBECONFIG);
-  const inCluster =
-    kubeconfig === undefined && env.KUBERNETES_SERVICE_HOST !== undefined
-      ? { host: env.KUBERNETES_SERVICE_HOST, port: env.KUBERNETES_SERVICE_PORT ?? '443' }
-      : undefined;
-  if (kubeconfig === undefined && inCluster === undefined) throw new Error('no cluster configuration: pass --kubeconfig or run in a cluster');
+  const { kubeconfig, inCluster } = clusterLocation(values.kubeconfig, env);
   const cert = values['tls-cert'];
   const key = values['tls-key'];
   if ((cert === undefined) !== (key === undefined)) throw new Error('--tls-cert and --tls-key must be given together');
@@ -98,23 +93,10 @@ export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): Ca
     leaderElect: parseBool('--leader-elect', values['leader-elect'] ?? 'true'),
     leaderElectionId: values['leader-election-id'] ?? 'catalogd-operator-lock',
     identity: env.POD_NAME ?? `${hostname()}_${process.pid}`,
-    pullSecret: parseSecretRef(values['global-pull-secret'], ns),
+    pullSecret: parseSecretRef('--global-pull-secret', values['global-pull-secret'], ns),
     insecureRegistries: values['insecure-registry'] ?? [],
     pullCaFile: values['pull-ca-file'],
     gcIntervalMs: parseDuration(values['gc-interval'] ?? '12h'),
     logLevel: values['log-level'] ?? 'info',
   };
-}
-
-function parseBool(flag: string, v: string): boolean {
-  if (v === 'true' || v === '') return true;
-  if (v === 'false') return false;
-  throw new Error(`invalid ${flag} value ${JSON.stringify(v)} (want true or false)`);
-}
-
-function parseSecretRef(v: string | undefined, defaultNamespace: string): { namespace: string; name: string } | undefined {
-  if (v === undefined || v === '') return undefined;
-  const [a, b, ...rest] = v.split('/');
-  if (rest.length > 0 || a === '' || b === '') throw new Error(`invalid --global-pull-secret ${JSON.stringify(v)} (want NAME or NAMESPACE/NAME)`);
-  return b === undefined ? { namespace: defaultNamespace, name: a ?? '' } : { namespace: a ?? '', name: b };
 }

@@ -33,3 +33,54 @@ export function parseListenAddress(value: string): ListenAddress {
   const host = (m[1] ?? '').replace(/^\[(.*)\]$/, '$1');
   return { host: host === '' ? '0.0.0.0' : host, port };
 }
+
+/** Parses a Go-style boolean flag value (`true`, `false`, or empty for true); throws naming `flag`. */
+export function parseBool(flag: string, v: string): boolean {
+  if (v === 'true' || v === '') return true;
+  if (v === 'false') return false;
+  throw new Error(`invalid ${flag} value ${JSON.stringify(v)} (want true or false)`);
+}
+
+/** Parses `NAME` or `NAMESPACE/NAME` (a Secret reference); undefined for an absent or empty value. */
+export function parseSecretRef(flag: string, v: string | undefined, defaultNamespace: string): { namespace: string; name: string } | undefined {
+  if (v === undefined || v === '') return undefined;
+  const [a, b, ...rest] = v.split('/');
+  if (rest.length > 0 || a === '' || b === '') throw new Error(`invalid ${flag} ${JSON.stringify(v)} (want NAME or NAMESPACE/NAME)`);
+  return b === undefined ? { namespace: defaultNamespace, name: a ?? '' } : { namespace: a ?? '', name: b };
+}
+
+/**
+ * Parses `--feature-gates` (`Name=true,Other=false`) over `defaults`; unknown names and values
+ * other than true/false are errors, as in Kubernetes components.
+ */
+export function parseFeatureGates<K extends string>(value: string | undefined, defaults: Readonly<Record<K, boolean>>): Record<K, boolean> {
+  const gates: Record<K, boolean> = { ...defaults };
+  if (value === undefined || value.trim() === '') return gates;
+  for (const part of value.split(',')) {
+    const [name = '', setting, ...rest] = part.trim().split('=');
+    if (!(name in defaults)) throw new Error(`unrecognized feature gate: ${name} (known: ${Object.keys(defaults).sort().join(', ')})`);
+    if (rest.length > 0 || (setting !== 'true' && setting !== 'false')) throw new Error(`invalid value of ${name}: ${JSON.stringify(setting ?? '')} (want true or false)`);
+    gates[name as K] = setting === 'true';
+  }
+  return gates;
+}
+
+/** Where a component finds its cluster: a kubeconfig file, or the in-cluster service environment. */
+export interface ClusterLocation {
+  kubeconfig: string | undefined;
+  inCluster: { host: string; port: string } | undefined;
+}
+
+/**
+ * `--kubeconfig`, else `$KUBECONFIG`, else the in-cluster environment
+ * (`KUBERNETES_SERVICE_HOST`/`_PORT`); throws when there is none.
+ */
+export function clusterLocation(flag: string | undefined, env: NodeJS.ProcessEnv): ClusterLocation {
+  const kubeconfig = flag ?? (env.KUBECONFIG === '' ? undefined : env.KUBECONFIG);
+  const inCluster =
+    kubeconfig === undefined && env.KUBERNETES_SERVICE_HOST !== undefined
+      ? { host: env.KUBERNETES_SERVICE_HOST, port: env.KUBERNETES_SERVICE_PORT ?? '443' }
+      : undefined;
+  if (kubeconfig === undefined && inCluster === undefined) throw new Error('no cluster configuration: pass --kubeconfig or run in a cluster');
+  return { kubeconfig, inCluster };
+}

@@ -23,3 +23,14 @@ export {
   type DesiredRelease,
   type ReleaseDeps,
 } from './release-apply.ts';
+export {
+  CLUSTER_SCOPE_REVIEW_NAMESPACE,
+  MAX_MESSAGE_BYTES,
+  PREAUTHORIZATION_FAILED,
+  formatMissingPermissions,
+  preAuthorize,
+  type MissingPermission,
+  type MissingPermissionsFix,
+  type PreAuthorizeInput,
+} from './preauthorize.ts';
+export { pruneUnknownFields, type PrunedObject } from './prune-unknown-fields.ts';

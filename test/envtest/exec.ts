@@ -11,7 +11,11 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** Written to the child's stdin, which is then closed. */
   input?: string;
-  /** Kill the command (SIGKILL) after this long; default 15 minutes. */
+  /**
+   * Kill the command (SIGKILL) after this long; default never. Builds get no limit: on a busy
+   * 2-core machine compiling kube-apiserver has taken over 15 minutes, and a build must never
+   * fail for being slow. Only quick probes (version checks) set one.
+   */
   timeoutMs?: number;
   /** Receives stderr chunks as they arrive (progress of long builds). */
   onStderr?: (chunk: string) => void;
@@ -45,8 +49,8 @@ export async function runCommand(command: string, args: readonly string[], optio
   // is the error worth reporting, so the stream error is ignored.
   child.stdin.on('error', () => {});
   child.stdin.end(options.input ?? '');
-  const timeoutMs = options.timeoutMs ?? 15 * 60_000;
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const timeoutMs = options.timeoutMs;
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const described = [command, ...args].join(' ');
   try {
     const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
@@ -55,7 +59,7 @@ export async function runCommand(command: string, args: readonly string[], optio
     });
     const out = { stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') };
     if (code === 0) return out;
-    const why = signal !== null ? `was killed by ${signal}${signal === 'SIGKILL' ? ` (timeout ${timeoutMs} ms?)` : ''}` : `exited with status ${code}`;
+    const why = signal !== null ? `was killed by ${signal}${signal === 'SIGKILL' && timeoutMs !== undefined ? ` (timeout ${timeoutMs} ms?)` : ''}` : `exited with status ${code}`;
     throw new Error(`command "${described}" ${why}: ${tailLines(out.stderr || out.stdout, 30)}`);
   } catch (err) {
     if (err instanceof Error && (err as NodeJS.ErrnoException).code === 'ENOENT') {

@@ -13,3 +13,13 @@ export async function testTempDir(prefix: string): Promise<string> {
   onTestFinished(() => rm(dir, { recursive: true, force: true }));
   return dir;
 }
+
+/** Runs `fn` with a new directory `<tmp>/<prefix>XXXXXX` and removes it afterwards (usable in hooks). */
+export async function withTempDir<T>(prefix: string, fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

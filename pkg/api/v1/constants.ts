@@ -106,5 +106,19 @@ export const CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER = 'olm.operatorframework.io
  */
 export const CONFIGS_LOCATION_LABEL = 'operators.operatorframework.io.index.configs.v1';
 
+/**
+ * ClusterExtension finalizer (ours; upstream relies on garbage collection instead): on
+ * deletion, uninstall the release as the extension's ServiceAccount, keeping CRDs, then
+ * remove its records (README difference 3).
+ */
+export const UNINSTALL_FINALIZER = 'olm.operatorframework.io/uninstall';
+
+/**
+ * ClusterExtension annotation: with the value `true`, uninstall removes only operator-
+ * controller's own records and caches and leaves every installed object in place (for when
+ * the ServiceAccount or its permissions are gone).
+ */
+export const ORPHAN_OBJECTS_ANNOTATION = 'olm.operatorframework.io/orphan-objects';
+
 /** Server-side apply field manager operator-controller uses for every object it applies. */
 export const FIELD_MANAGER = 'olm.operatorframework.io/clusterextension-controller';

@@ -1,0 +1,158 @@
+/**
+ * operator-controller's composition: builds every component from the options and runs them
+ * until the signal aborts. Informers run on every replica; the elected leader reconciles
+ * ClusterExtensions. Losing leadership ends the process, as controller-runtime does.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
+import { PullSecretCredentials } from '../../pkg/catalogd/controller/index.ts';
+import { createCatalogClient, createCatalogContentCache } from '../../pkg/catalogclient/index.ts';
+import { Controller, HealthServer, informersSynced, stepDurationTimer } from '../../pkg/controller/index.ts';
+import { createDiskImageCache, createImageClient } from '../../pkg/image/index.ts';
+import {
+  Informer,
+  LeaderElector,
+  TokenGetter,
+  clientListWatch,
+  connect,
+  createOpenApiSchemas,
+  createScopedClientFactory,
+  stripManagedFields,
+  type KubeContext,
+  type KubeObject,
+} from '../../pkg/kube/index.ts';
+import { EXTENSION_CONTROLLER_NAME, ExtensionReconciler, watchCatalogEvents } from '../../pkg/operatorcontroller/index.ts';
+import { createReleaseStore } from '../../pkg/release/index.ts';
+import type { OperatorControllerOptions } from './options.ts';
+
+/** Runs operator-controller; resolves when `signal` aborts (after a graceful stop) or leadership is lost. */
+export async function runOperatorController(o: OperatorControllerOptions, log: Logger, signal: AbortSignal): Promise<'stopped' | 'lost-leadership'> {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const kube: KubeContext = await connect(
+    o.kubeconfig !== undefined ? { kind: 'file', path: o.kubeconfig } : { kind: 'inCluster', host: o.inCluster?.host ?? '', port: o.inCluster?.port ?? '443' },
+    { userAgent: 'operator-controller' },
+  );
+  const bundleCache = createDiskImageCache(join(o.cacheDir, 'bundles'));
+  await bundleCache.cleanupTemporary();
+
+  const pullSecret = o.pullSecret === undefined ? undefined : new PullSecretCredentials(kube.client, o.pullSecret, log);
+  const pullCaFile = o.pullCaFile;
+  const images = createImageClient({
+    insecureRegistries: o.insecureRegistries,
+    credentials: () => pullSecret?.get(),
+    ...(pullCaFile === undefined ? {} : { caPem: () => readFileSync(pullCaFile, 'utf8') }),
+    logger: log,
+    userAgent: 'operator-controller',
+  });
+  const catalogdCaFile = o.catalogdCaFile;
+  const catalogClient = createCatalogClient(catalogdCaFile === undefined ? {} : { caPem: () => readFileSync(catalogdCaFile, 'utf8') });
+  const content = createCatalogContentCache({ client: catalogClient, log, registry });
+  const catalogdUrl = o.catalogdUrl;
+  const baseURL =
+    catalogdUrl === undefined
+      ? undefined
+      : (_name: string, statusBase: string): string => {
+          const url = new URL(statusBase);
+          return `${catalogdUrl.origin}${url.pathname}`.replace(/\/+$/, '');
+        };
+
+  const informer = (kind: { apiVersion: string; kind: string }, name: string): Informer<KubeObject> =>
+    new Informer({ name, source: clientListWatch(kube.client, kind), log, registry, transform: stripManagedFields });
+  const extensions = informer({ apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind }, CLUSTER_EXTENSION.plural);
+  const catalogs = informer({ apiVersion: CLUSTER_CATALOG.apiVersion, kind: CLUSTER_CATALOG.kind }, CLUSTER_CATALOG.plural);
+  const scoped = createScopedClientFactory({ base: kube.connection, mapper: kube.mapper, tokens: new TokenGetter({ client: kube.client }) });
+  const gates = o.featureGates;
+  const certProvider = gates.WebhookProviderCertManager ? 'cert-manager' : gates.WebhookProviderOpenshiftServiceCA ? 'openshift-service-ca' : undefined;
+
+  const health = new HealthServer({ port: o.healthProbe.port, host: o.healthProbe.host, registry, log });
+  health.addReadinessCheck('informers', informersSynced([extensions, catalogs]));
+  await health.start();
+  log.info({ address: o.healthProbe }, 'health and metrics server listening');
+
+  const lead = async (leading: AbortSignal): Promise<void> => {
+    const reconciler = new ExtensionReconciler(
+      {
+        client: kube.client,
+        scoped,
+        releases: createReleaseStore({ client: kube.client, namespace: o.systemNamespace }),
+        catalogs: { catalogs, content, ...(baseURL === undefined ? {} : { baseURL }) },
+        images,
+        bundleCache,
+        schemas: createOpenApiSchemas(kube.transport),
+        features: {
+          ...(certProvider === undefined ? {} : { certProvider }),
+          webhookSupport: certProvider !== undefined,
+          singleOwnNamespaceSupport: gates.SingleOwnNamespaceInstallSupport,
+          deploymentConfigSupport: gates.DeploymentConfig,
+          bundleReleaseSupport: gates.BundleReleaseSupport,
+        },
+        log,
+      },
+      { stepTimer: stepDurationTimer(registry, EXTENSION_CONTROLLER_NAME) },
+    );
+    const controller = new Controller({
+      name: EXTENSION_CONTROLLER_NAME,
+      reconciler,
+      log,
+      registry,
+      watches: [{ informer: extensions }],
+      concurrency: o.maxConcurrentReconciles,
+    });
+    const unsubscribe = watchCatalogEvents({ catalogs, extensions, content, ...(baseURL === undefined ? {} : { baseURL }), enqueue: (n) => controller.enqueue(n), log });
+    try {
+      await collectUnusedBundles(extensions, bundleCache, leading, log);
+      await controller.run(leading);
+    } finally {
+      unsubscribe();
+    }
+  };
+
+  void extensions.run(signal);
+  void catalogs.run(signal);
+  if (pullSecret !== undefined) void pullSecret.informer.run(signal);
+  let outcome: 'stopped' | 'lost-leadership' = 'stopped';
+  if (o.leaderElect) {
+    const elector = new LeaderElector({
+      client: kube.client,
+      namespace: o.systemNamespace,
+      name: o.leaderElectionId,
+      identity: o.identity,
+      log,
+      registry,
+      onStartedLeading: lead,
+    });
+    if ((await elector.run(signal)) === 'lost') outcome = 'lost-leadership';
+  } else {
+    await lead(signal);
+  }
+
+  await health.stop();
+  scoped.close();
+  catalogClient.close();
+  images.close();
+  kube.close();
+  return outcome;
+}
+
+/** Removes cached bundle images of extensions that no longer exist (e.g. deleted while stopped). */
+async function collectUnusedBundles(
+  extensions: Informer<KubeObject>,
+  cache: ReturnType<typeof createDiskImageCache>,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<void> {
+  try {
+    await extensions.waitForSync(signal);
+  } catch {
+    return;
+  }
+  const live = new Set(extensions.keys());
+  for (const owner of await cache.owners()) {
+    if (live.has(owner)) continue;
+    await cache.delete(owner).catch((err: unknown) => log.warn({ err, owner }, 'removing an unused bundle cache entry failed'));
+  }
+}

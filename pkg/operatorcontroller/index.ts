@@ -1,0 +1,13 @@
+/**
+ * pkg/operatorcontroller: the ClusterExtension reconciler and what it is made of (catalog
+ * selection, bundle fetching, status, uninstall, catalog events). Composed in
+ * cmd/operator-controller.
+ */
+export { fetchBundle, bundleProperties, type BundleImages, type FetchedBundle } from './bundle-source.ts';
+export { watchCatalogEvents, type CatalogEventsOptions } from './catalog-events.ts';
+export { contentRef, selectedCatalogs, type CatalogSource, type SelectedCatalogs } from './catalogs.ts';
+export type { ExtensionFeatures, ExtensionReconcilerDeps, ExtensionState, Target } from './pipeline-state.ts';
+export { EXTENSION_CONTROLLER_NAME, ExtensionReconciler, type ExtensionReconcilerOptions } from './reconciler.ts';
+export { MESSAGES } from './status.ts';
+export { VALIDATION_PREFIX } from './steps.ts';
+export { EXTENSION_FINALIZERS } from './uninstall.ts';

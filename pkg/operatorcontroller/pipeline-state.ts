@@ -1,0 +1,70 @@
+/**
+ * What the steps of one ClusterExtension reconcile share, and the dependencies they use.
+ */
+import type { Logger } from 'pino';
+import type { ClusterExtensionSpec } from '../api/index.ts';
+import type { RegistryV1Bundle } from '../bundle/index.ts';
+import type { Deprecation } from '../fbc/index.ts';
+import type { ImageCache } from '../image/index.ts';
+import type { KubeClient, KubeObject, OpenApiSchemas, ScopedClientFactory } from '../kube/index.ts';
+import type { Release, ReleaseBundle, ReleaseStore } from '../release/index.ts';
+import type { CertProviderName } from '../render/index.ts';
+import type { BundleImages } from './bundle-source.ts';
+import type { CatalogSource } from './catalogs.ts';
+
+/** Feature switches of rendering and status reporting (`--feature-gates`). */
+export interface ExtensionFeatures {
+  certProvider?: CertProviderName;
+  webhookSupport: boolean;
+  singleOwnNamespaceSupport: boolean;
+  deploymentConfigSupport: boolean;
+  bundleReleaseSupport: boolean;
+}
+
+/** Everything the ClusterExtension reconciler uses; composed in cmd/operator-controller. */
+export interface ExtensionReconcilerDeps {
+  /** operator-controller's own identity: the ClusterExtension, namespaces, ServiceAccounts. */
+  client: KubeClient;
+  /** Clients acting as an extension's ServiceAccount. */
+  scoped: ScopedClientFactory;
+  releases: ReleaseStore;
+  catalogs: CatalogSource;
+  images: BundleImages;
+  bundleCache: ImageCache;
+  /** Schemas of the API server's kinds, to drop fields they do not declare before applying. */
+  schemas: OpenApiSchemas;
+  features: ExtensionFeatures;
+  log: Logger;
+}
+
+/** The bundle a reconcile is going to install (resolved, or the installed one as fallback). */
+export interface Target {
+  bundle: ReleaseBundle;
+  /** Catalog deprecation data was available (false after the no-catalog fallback). */
+  fromCatalog: boolean;
+}
+
+/** State shared by the steps of one reconcile. */
+export interface ExtensionState {
+  /** The working copy: steps write its status and finalizers only. */
+  ce: KubeObject;
+  name: string;
+  uid: string;
+  spec: ClusterExtensionSpec;
+  log: Logger;
+  signal: AbortSignal;
+  /** Release records, newest first (step "installed"). */
+  history: Release[];
+  /** The deployed revision, if any. */
+  installed?: Release;
+  target?: Target;
+  /** The package's deprecation entries from the resolution (null: none). */
+  deprecation?: Deprecation | null;
+  /** The pulled bundle; undefined when the pull failed for an unchanged bundle (the records are used). */
+  bundle?: RegistryV1Bundle;
+  /** Objects to apply, labelled and pruned (step "render"). */
+  objects?: KubeObject[];
+  droppedFields?: { object: string; paths: string[] }[];
+  /** The extension's ServiceAccount client. */
+  installer?: KubeClient;
+}

@@ -1,0 +1,92 @@
+/**
+ * The writing steps of a ClusterExtension reconcile: pre-authorization of the extension's
+ * ServiceAccount, then the apply as a Helm-like release, and the success status.
+ */
+import { applyRelease, droppedObjects, formatMissingPermissions, preAuthorize, sameContent, type DesiredRelease } from '../applier/index.ts';
+import type { StepOutcome } from '../controller/index.ts';
+import { staticResourceMapper } from '../render/index.ts';
+import { deprecationConditions } from '../resolve/index.ts';
+import { bundleProperties } from './bundle-source.ts';
+import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import { fail, forBundle } from './steps.ts';
+import { setDeprecation, setInstalledFrom, setProgressingRetrying, setProgressingSucceeded } from './status.ts';
+
+/** The release the reconcile wants deployed. */
+export function desiredRelease(state: ExtensionState): DesiredRelease {
+  const target = state.target?.bundle;
+  if (target === undefined || state.objects === undefined) throw new Error('apply step without rendered objects');
+  const properties = state.bundle === undefined ? (state.installed?.properties ?? []) : bundleProperties(state.bundle);
+  const config = state.bundle === undefined ? state.installed?.config : state.spec.config?.inline;
+  return {
+    extension: state.name,
+    extensionUID: state.uid,
+    bundle: target,
+    objects: state.objects,
+    properties,
+    ...(config === undefined ? {} : { config }),
+    ...(state.droppedFields === undefined ? {} : { droppedFields: state.droppedFields }),
+  };
+}
+
+/**
+ * Before anything new is written, checks as the ServiceAccount every permission the release
+ * needs; all missing ones are reported at once and the step waits (polling) until they are
+ * granted. Skipped when the release is unchanged (nothing new to authorize).
+ */
+export async function preauthorize(deps: ExtensionReconcilerDeps, state: ExtensionState, wait: () => StepOutcome): Promise<StepOutcome> {
+  const desired = desiredRelease(state);
+  if (state.installed !== undefined && state.history[0] === state.installed && sameContent(state.installed, desired)) return undefined;
+  const installer = deps.scoped.forServiceAccount(state.spec.namespace, state.spec.serviceAccount.name);
+  const oldCrds = (state.installed?.manifest ?? []).filter((o) => o.kind === 'CustomResourceDefinition');
+  const mapper = staticResourceMapper([...oldCrds, ...desired.objects.filter((o) => o.kind === 'CustomResourceDefinition')]);
+  let missing;
+  try {
+    missing = await preAuthorize(
+      installer,
+      {
+        objects: desired.objects,
+        dropped: droppedObjects(state.installed?.manifest ?? [], desired.objects),
+        installNamespace: state.spec.namespace,
+        serviceAccountName: state.spec.serviceAccount.name,
+        bundleName: desired.bundle.name,
+        mapper,
+      },
+      state.signal,
+    );
+  } catch (err) {
+    setInstalledFrom(state.ce, state.installed);
+    fail(state, forBundle(desired.bundle, err));
+  }
+  if (missing.length === 0) return undefined;
+  const watchNamespace = state.spec.config?.inline['watchNamespace'];
+  const message = formatMissingPermissions(missing, {
+    bundleImage: desired.bundle.image,
+    installNamespace: state.spec.namespace,
+    serviceAccountName: state.spec.serviceAccount.name,
+    ...(typeof watchNamespace === 'string' ? { watchNamespace } : {}),
+  });
+  setInstalledFrom(state.ce, state.installed);
+  setProgressingRetrying(state.ce, forBundle(desired.bundle, new Error(message)).message);
+  return wait();
+}
+
+/** Applies the release as the ServiceAccount and reports the outcome. */
+export async function applyBundle(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
+  const desired = desiredRelease(state);
+  const client = deps.scoped.forServiceAccount(state.spec.namespace, state.spec.serviceAccount.name);
+  let applied;
+  try {
+    applied = await applyRelease({ client, store: deps.releases, signal: state.signal }, state.history, desired);
+  } catch (err) {
+    const history = await deps.releases.history(state.name, state.signal).catch(() => state.history);
+    setInstalledFrom(state.ce, history.find((r) => r.status === 'deployed'));
+    fail(state, forBundle(desired.bundle, err));
+  }
+  setInstalledFrom(state.ce, applied.release);
+  if (state.target?.fromCatalog === true) {
+    setDeprecation(state.ce, deprecationConditions(applied.release.bundle.name, state.deprecation ?? null, true, state.spec.source.catalog.channels ?? []));
+  }
+  setProgressingSucceeded(state.ce);
+  if (applied.changed) state.log.info({ bundle: applied.release.bundle.name, version: applied.release.bundle.version, revision: applied.release.revision }, 'release deployed');
+  return undefined;
+}

@@ -1,0 +1,193 @@
+/**
+ * The steps of a ClusterExtension reconcile after finalizers (reference api-and-controllers.md
+ * §3.2-3.3 with upstream v1.10's ServiceAccount model, README difference 1):
+ *
+ *   validate -> installed -> resolve -> pull -> render -> preauthorize -> apply
+ *
+ * Each step sets the conditions its outcome decides and throws to stop with backoff, or
+ * returns a result to stop without an error (a wait that polls, e.g. for permissions).
+ */
+import { pruneUnknownFields, withOwnerLabels } from '../applier/index.ts';
+import type { StepOutcome } from '../controller/index.ts';
+import { TerminalError, errorMessage, findTerminal, wrapError } from '../errors/index.ts';
+import { isNotFound, type KubeObject } from '../kube/index.ts';
+import { deployedRelease, type ReleaseBundle } from '../release/index.ts';
+import { render, renderFailureToError } from '../render/index.ts';
+import { deprecationConditions, metadataFor, resolve } from '../resolve/index.ts';
+import { fetchBundle } from './bundle-source.ts';
+import { selectedCatalogs } from './catalogs.ts';
+import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import {
+  MESSAGES,
+  setDeprecation,
+  setInstalledFrom,
+  setInstalledUnknown,
+  setProgressingError,
+  setProgressingRetrying,
+} from './status.ts';
+
+/** Prefix of validation failures (upstream v1.9-v1.10). */
+export const VALIDATION_PREFIX = 'operation cannot proceed due to the following validation error(s): ';
+
+/** Reports `err` on Progressing and rethrows it. */
+export function fail(state: ExtensionState, err: unknown): never {
+  setProgressingError(state.ce, err);
+  throw err;
+}
+
+/** `error for resolved bundle "<name>" with version "<version>": <err>` (terminal-ness kept). */
+export function forBundle(bundle: ReleaseBundle, err: unknown): Error {
+  const message = `error for resolved bundle ${JSON.stringify(bundle.name)} with version ${JSON.stringify(bundle.version)}: ${errorMessage(err)}`;
+  const terminal = findTerminal(err);
+  return terminal === undefined ? new Error(message, { cause: err }) : new TerminalError(message, { reason: terminal.reason, cause: err });
+}
+
+/**
+ * The namespace and ServiceAccount must exist (read with the controller's identity). A missing
+ * one is a wait: Installed Unknown, Progressing Retrying, with the commands that create it.
+ */
+export async function validate(deps: ExtensionReconcilerDeps, state: ExtensionState, wait: () => StepOutcome): Promise<StepOutcome> {
+  const ns = state.spec.namespace;
+  const sa = state.spec.serviceAccount.name;
+  const create = `kubectl create serviceaccount ${sa} -n ${ns}`;
+  let problem: string | undefined;
+  try {
+    await deps.client.get({ apiVersion: 'v1', kind: 'Namespace', name: ns }, { signal: state.signal });
+    await deps.client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: sa }, { signal: state.signal });
+  } catch (err) {
+    if (!isNotFound(err)) {
+      problem = `error getting service account: ${errorMessage(err)}`;
+    } else if ((err as { details?: { kind?: string } }).details?.kind === 'namespaces') {
+      problem = `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns}), then the service account (${create}) with the RBAC that "olmv1 rbac" prints`;
+    } else {
+      problem = `service account ${JSON.stringify(sa)} not found in namespace ${JSON.stringify(ns)}: create it (${create}) and grant it the RBAC that "olmv1 rbac" prints`;
+    }
+  }
+  if (problem === undefined) return undefined;
+  const message = VALIDATION_PREFIX + problem;
+  setInstalledUnknown(state.ce, message, false);
+  setProgressingRetrying(state.ce, message);
+  return wait();
+}
+
+/** Reads the release records; the deployed revision is what is installed. */
+export async function readInstalled(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
+  try {
+    state.history = await deps.releases.history(state.name, state.signal);
+  } catch (err) {
+    setInstalledUnknown(state.ce, errorMessage(err), true);
+    setProgressingRetrying(state.ce, MESSAGES.retryingInstalledBundle);
+    throw err;
+  }
+  const installed = deployedRelease(state.history);
+  if (installed !== undefined) state.installed = installed;
+  return undefined;
+}
+
+/**
+ * Resolves the bundle from the selected catalogs and sets the deprecation conditions. On
+ * failure, upstream's decision table: retry, except when something is installed, no other
+ * version is asked for and no catalog matches the selector any more: then the installed
+ * bundle stays the target (catalog gone, keep running).
+ */
+export async function resolveBundle(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
+  const src = state.spec.source.catalog;
+  const installed = state.installed;
+  const channels = src.channels ?? [];
+  const selection = await selectedCatalogs(deps.catalogs, src.selector, src.packageName, state.signal);
+  const resolved = selection.ok
+    ? resolve({
+        packageName: src.packageName,
+        channels,
+        versionRange: src.version ?? '',
+        upgradeConstraintPolicy: src.upgradeConstraintPolicy,
+        installed: installed === undefined ? null : { name: installed.bundle.name, version: installed.bundle.version, release: installed.bundle.release ?? null },
+        catalogs: selection.value.inputs,
+        bundleReleaseSupport: deps.features.bundleReleaseSupport,
+      })
+    : selection;
+  const installedName = installed?.bundle.name ?? '';
+  setDeprecation(state.ce, deprecationConditions(installedName, resolved.ok ? resolved.value.deprecation : null, resolved.ok, channels));
+  if (resolved.ok) {
+    const r = resolved.value;
+    const meta = metadataFor(r.bundle.name, r.versionRelease, { bundleReleaseSupport: deps.features.bundleReleaseSupport });
+    state.target = {
+      bundle: { package: src.packageName, name: r.bundle.name, version: meta.version, ...(meta.release === undefined ? {} : { release: meta.release }), image: r.bundle.image },
+      fromCatalog: true,
+    };
+    state.deprecation = r.deprecation;
+    return undefined;
+  }
+  const err = new Error(resolved.error);
+  setInstalledFrom(state.ce, installed);
+  const versionChange = (src.version ?? '') !== '' && src.version !== installed?.bundle.version;
+  if (installed === undefined || versionChange || !selection.ok || selection.value.matching > 0) fail(state, err);
+  state.target = { bundle: installed.bundle, fromCatalog: false };
+  return undefined;
+}
+
+/** True when the target is the installed bundle (same name and version). */
+function unchanged(state: ExtensionState): boolean {
+  const i = state.installed?.bundle;
+  const t = state.target?.bundle;
+  return i !== undefined && t !== undefined && i.name === t.name && i.version === t.version;
+}
+
+/** Pulls and parses the target bundle; a failed pull of the unchanged bundle falls back to the records. */
+export async function pullBundle(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
+  const target = state.target?.bundle;
+  if (target === undefined) throw new Error('pull step without a target bundle');
+  try {
+    const fetched = await fetchBundle(deps.images, deps.bundleCache, state.name, target.image, state.signal);
+    state.bundle = fetched.bundle;
+    state.log.debug({ image: target.image, digestRef: fetched.digestRef, fromCache: fetched.fromCache }, 'bundle ready');
+  } catch (err) {
+    if (unchanged(state)) {
+      state.log.warn({ err, image: target.image }, 'bundle pull failed, keeping the installed release');
+      return undefined;
+    }
+    setInstalledFrom(state.ce, state.installed);
+    fail(state, forBundle(target, err));
+  }
+  return undefined;
+}
+
+/** Renders the bundle for `spec.namespace` and `spec.config`, labels the objects and drops fields the API server does not know. */
+export async function renderBundle(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
+  const target = state.target?.bundle;
+  if (target === undefined) throw new Error('render step without a target bundle');
+  if (state.bundle === undefined) {
+    state.objects = state.installed?.manifest ?? [];
+    return undefined;
+  }
+  const f = deps.features;
+  const rendered = render(state.bundle, {
+    installNamespace: state.spec.namespace,
+    ...(state.spec.config === undefined ? {} : { config: state.spec.config.inline }),
+    ...(f.certProvider === undefined ? {} : { certProvider: f.certProvider }),
+    webhookSupport: f.webhookSupport,
+    singleOwnNamespaceSupport: f.singleOwnNamespaceSupport,
+    deploymentConfigSupport: f.deploymentConfigSupport,
+  });
+  if (!rendered.ok) {
+    setInstalledFrom(state.ce, state.installed);
+    fail(state, forBundle(target, renderFailureToError(rendered.error)));
+  }
+  const objects: KubeObject[] = [];
+  const dropped: { object: string; paths: string[] }[] = [];
+  for (const obj of withOwnerLabels(rendered.value as KubeObject[], state.name)) {
+    let schema;
+    try {
+      schema = await deps.schemas.schemaFor(obj.apiVersion, obj.kind, state.signal);
+    } catch (err) {
+      setInstalledFrom(state.ce, state.installed);
+      fail(state, forBundle(target, wrapError('error reading the API schema', err)));
+    }
+    const pruned = pruneUnknownFields(obj, schema);
+    objects.push(pruned.object);
+    if (pruned.dropped.length > 0) dropped.push({ object: `${obj.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`.replace(' /', ' '), paths: pruned.dropped });
+  }
+  state.objects = objects;
+  state.droppedFields = dropped;
+  return undefined;
+}

@@ -1,0 +1,69 @@
+/**
+ * Deletion of a ClusterExtension (README difference 3): under the uninstall finalizer the
+ * release's objects are deleted as the extension's ServiceAccount, in reverse order, except
+ * CustomResourceDefinitions, which stay with their custom resources; then the release records,
+ * the bundle cache and the finalizers. Nothing relies on garbage collection.
+ *
+ * When the ServiceAccount or its permissions are gone the finalizer keeps failing with a
+ * message that says so and how to let go: the `olm.operatorframework.io/orphan-objects: "true"`
+ * annotation makes the controller remove only its own records and leave the objects.
+ */
+import {
+  CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER,
+  CLEANUP_UNPACK_CACHE_FINALIZER,
+  ORPHAN_OBJECTS_ANNOTATION,
+  UNINSTALL_FINALIZER,
+} from '../api/index.ts';
+import { uninstallRelease } from '../applier/index.ts';
+import { hasFinalizer, removeFinalizer, type StepOutcome } from '../controller/index.ts';
+import { errorMessage } from '../errors/index.ts';
+import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import { setProgressingError } from './status.ts';
+
+/** The finalizers operator-controller puts on every ClusterExtension, in the order added. */
+export const EXTENSION_FINALIZERS = [CLEANUP_UNPACK_CACHE_FINALIZER, CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER, UNINSTALL_FINALIZER] as const;
+
+/** Runs the finalizers of a ClusterExtension being deleted; see the module comment. */
+export async function finalize(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
+  const { ce, name } = state;
+  if (!EXTENSION_FINALIZERS.some((f) => hasFinalizer(ce, f))) return {};
+  const ns = state.spec.namespace;
+  const sa = state.spec.serviceAccount.name;
+  if (hasFinalizer(ce, UNINSTALL_FINALIZER)) {
+    const orphan = ce.metadata.annotations?.[ORPHAN_OBJECTS_ANNOTATION] === 'true';
+    try {
+      const history = await deps.releases.history(name, state.signal);
+      if (orphan || history.length === 0) {
+        await deps.releases.deleteAll(name, state.signal);
+        if (orphan) state.log.info({ records: history.length }, 'removed release records, objects left in place');
+      } else {
+        const client = deps.scoped.forServiceAccount(ns, sa);
+        const kept = await uninstallRelease({ client, store: deps.releases, signal: state.signal }, name, history);
+        state.log.info({ kept }, 'uninstalled');
+      }
+    } catch (err) {
+      const message =
+        `finalizer ${JSON.stringify(UNINSTALL_FINALIZER)} failed: ${errorMessage(err)}; ` +
+        `the service account ${JSON.stringify(sa)} in namespace ${JSON.stringify(ns)} must be able to delete the extension's objects, ` +
+        `or annotate the ClusterExtension with ${ORPHAN_OBJECTS_ANNOTATION}=true to remove only operator-controller's records and leave the objects in place`;
+      const wrapped = new Error(message, { cause: err });
+      setProgressingError(ce, wrapped);
+      throw wrapped;
+    }
+    removeFinalizer(ce, UNINSTALL_FINALIZER);
+  }
+  if (hasFinalizer(ce, CLEANUP_UNPACK_CACHE_FINALIZER)) {
+    try {
+      await deps.bundleCache.delete(name);
+    } catch (err) {
+      const wrapped = new Error(`finalizer ${JSON.stringify(CLEANUP_UNPACK_CACHE_FINALIZER)} failed: ${errorMessage(err)}`, { cause: err });
+      setProgressingError(ce, wrapped);
+      throw wrapped;
+    }
+    removeFinalizer(ce, CLEANUP_UNPACK_CACHE_FINALIZER);
+  }
+  // Nothing watches an extension's objects yet, so there is no tracking cache to release.
+  removeFinalizer(ce, CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER);
+  deps.scoped.forget(ns, sa);
+  return {};
+}

@@ -1,0 +1,162 @@
+// operator-controller end to end, when things are not right: ambiguous catalogs, deprecations,
+// a ServiceAccount without permissions or missing, a bundle the renderer refuses, and one
+// failing extension next to healthy ones. Real API server, registry, catalogd and
+// operator-controller, as in operator-controller-install.test.ts.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type KubeContext, connect } from '../../pkg/kube/index.ts';
+import type { ControlPlaneInfo } from '../envtest/index.ts';
+import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
+import { condition, waitForCatalog } from '../support/catalogs.ts';
+import {
+  applyAsAdmin,
+  bundleFiles,
+  clusterExtension,
+  installedAs,
+  packageCatalog,
+  pushBundle,
+  pushCatalogFiles,
+  rbacFor,
+  waitForExtension,
+  type BundleSpec,
+} from '../support/extensions.ts';
+import { installOlmConfig } from '../support/olm-config.ts';
+import { startOperatorController, type TestOperatorController } from '../support/operator-controller.ts';
+
+const run = randomBytes(3).toString('hex');
+let cp: ControlPlaneInfo;
+let kube: KubeContext;
+let registry: string;
+let catalogd: TestCatalogd;
+let controller: TestOperatorController;
+
+beforeAll(async () => {
+  cp = inject('envtestControlPlane');
+  registry = inject('envtestRegistries').anonymous.host;
+  await installOlmConfig(cp);
+  kube = await connect({ kind: 'file', path: cp.kubeconfigPath });
+  await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmv1-system' } }).catch(() => undefined);
+  catalogd = await startCatalogd(cp, { pollMinuteMs: 1000 });
+  controller = await startOperatorController(cp);
+});
+
+afterAll(async () => {
+  await controller?.destroy();
+  await catalogd?.destroy();
+  kube?.close();
+});
+
+async function image(spec: BundleSpec): Promise<string> {
+  return pushBundle(bundleFiles(spec), `${registry}/bundles/${spec.pkg}:v${spec.version}`);
+}
+
+async function publishCatalog(name: string, files: Record<string, string>, spec: Record<string, unknown> = {}): Promise<void> {
+  const ref = `${registry}/catalogs/${name}:latest`;
+  const digest = await pushCatalogFiles(files, ref);
+  await kube.client.create({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', metadata: { name }, spec: { source: { type: 'Image', image: { ref } }, ...spec } });
+  await waitForCatalog(kube.client, name, (cc) => condition(cc, 'Serving')?.status === 'True' && JSON.stringify(cc.status).includes(digest), 90_000);
+}
+
+async function namespace(name: string): Promise<void> {
+  await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }).catch(() => undefined);
+}
+
+function oneVersion(pkg: string, img: string, extra: { deprecations?: object[]; channel?: string } = {}): Record<string, string> {
+  const channel = extra.channel ?? 'stable';
+  return packageCatalog(pkg, {
+    defaultChannel: channel,
+    channels: [{ name: channel, entries: [{ version: '1.0.0' }] }],
+    bundles: [{ version: '1.0.0', image: img }],
+    ...(extra.deprecations === undefined ? {} : { deprecations: extra.deprecations }),
+  });
+}
+
+describe('operator-controller reports what stops an install', () => {
+  it('reports ambiguity between catalogs of equal priority and resolves by priority', async () => {
+    const pkg = `twice-${run}`;
+    const spec = { pkg, version: '1.0.0' };
+    const img = await image(spec);
+    await namespace(pkg);
+    await applyAsAdmin(kube.client, await rbacFor(bundleFiles(spec), pkg, 'installer'));
+    const [a, b] = [`twice-a-${run}`, `twice-b-${run}`];
+    await publishCatalog(a, oneVersion(pkg, img));
+    await publishCatalog(b, oneVersion(pkg, img));
+    const selector = { matchExpressions: [{ key: 'olm.operatorframework.io/metadata.name', operator: 'In', values: [a, b] }] };
+    await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, selector }));
+    const ext = await waitForExtension(kube.client, pkg, 'ambiguous', (e) => e.cond('Progressing')?.reason === 'Retrying');
+    expect(ext.cond('Progressing')?.message).toBe(`found bundles for package "${pkg}" in multiple catalogs with the same priority [${a} ${b}]`);
+    expect(ext.cond('Installed')).toMatchObject({ status: 'False', reason: 'Failed', message: 'No bundle installed' });
+    expect(ext.cond('BundleDeprecated')).toMatchObject({ status: 'Unknown', reason: 'Absent' });
+    await kube.client.patch({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: b }, { spec: { priority: 10 } }, 'merge');
+    await waitForExtension(kube.client, pkg, 'installed from the higher priority catalog', installedAs(`${pkg}.v1.0.0`));
+  });
+
+  it('sets the package, channel and bundle deprecation conditions', async () => {
+    const pkg = `old-${run}`;
+    const spec = { pkg, version: '1.0.0' };
+    await namespace(pkg);
+    await applyAsAdmin(kube.client, await rbacFor(bundleFiles(spec), pkg, 'installer'));
+    const deprecations = [
+      { reference: { schema: 'olm.package' }, message: 'package old is end of life' },
+      { reference: { schema: 'olm.channel', name: 'stable' }, message: 'channel stable is frozen' },
+      { reference: { schema: 'olm.bundle', name: `${pkg}.v1.0.0` }, message: 'bundle 1.0.0 has a CVE' },
+    ];
+    await publishCatalog(`old-${run}`, oneVersion(pkg, await image(spec), { deprecations }));
+    await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+    const ext = await waitForExtension(kube.client, pkg, 'installed', installedAs(`${pkg}.v1.0.0`));
+    expect(ext.cond('PackageDeprecated')).toMatchObject({ status: 'True', reason: 'Deprecated', message: 'package old is end of life' });
+    expect(ext.cond('ChannelDeprecated')).toMatchObject({ status: 'True', reason: 'Deprecated', message: 'channel stable is frozen' });
+    expect(ext.cond('BundleDeprecated')).toMatchObject({ status: 'True', reason: 'Deprecated', message: 'bundle 1.0.0 has a CVE' });
+    expect(ext.cond('Deprecated')).toMatchObject({ status: 'True', message: 'package old is end of life\nchannel stable is frozen\nbundle 1.0.0 has a CVE' });
+  });
+
+  it('lists every missing permission in one message and installs by itself once they are granted', async () => {
+    const pkg = `locked-${run}`;
+    const spec = { pkg, version: '1.0.0', configMaps: ['settings'] };
+    await namespace(pkg);
+    await publishCatalog(`locked-${run}`, oneVersion(pkg, await image(spec)));
+    await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+    const noSa = await waitForExtension(kube.client, pkg, 'missing service account', (e) => (e.cond('Progressing')?.message ?? '').includes('not found'));
+    expect(noSa.cond('Progressing')?.message).toBe(
+      `operation cannot proceed due to the following validation error(s): service account "installer" not found in namespace "${pkg}": create it (kubectl create serviceaccount installer -n ${pkg}) and grant it the RBAC that "olmv1 rbac" prints`,
+    );
+    await kube.client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'installer', namespace: pkg } });
+    const denied = await waitForExtension(kube.client, pkg, 'pre-authorization failed', (e) => (e.cond('Progressing')?.message ?? '').includes('pre-authorization failed'));
+    const message = denied.cond('Progressing')?.message ?? '';
+    expect(denied.cond('Progressing')?.reason).toBe('Retrying');
+    expect(message).toContain(`error for resolved bundle "${pkg}.v1.0.0" with version "1.0.0": pre-authorization failed: service account requires the following permissions to manage cluster extension:`);
+    expect(message).toContain(`Namespace:"${pkg}" APIGroups:[] Resources:[configmaps] ResourceNames:[${pkg}-settings]`);
+    expect(message).toContain(`Resources:[customresourcedefinitions] ResourceNames:[widgets.${pkg}.e2e.test]`);
+    expect(message).toContain('olmv1 rbac');
+    // Nothing was applied.
+    const cms = await kube.client.list({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: pkg, labelSelector: `olm.operatorframework.io/owner-name=${pkg}` });
+    expect(cms.items).toEqual([]);
+    await applyAsAdmin(kube.client, await rbacFor(bundleFiles(spec), pkg, 'installer'));
+    await waitForExtension(kube.client, pkg, 'installed after the grant', installedAs(`${pkg}.v1.0.0`), 30_000);
+  });
+
+  it("shows the renderer's message for a bundle it refuses, while other extensions install in parallel", async () => {
+    const broken = `ownonly-${run}`;
+    const brokenSpec: BundleSpec = { pkg: broken, version: '1.0.0', installModes: ['OwnNamespace'] };
+    const healthy = [`para-a-${run}`, `para-b-${run}`];
+    const specs = [brokenSpec, ...healthy.map((pkg) => ({ pkg, version: '1.0.0' }))];
+    let files: Record<string, string> = {};
+    for (const s of specs) {
+      await namespace(s.pkg);
+      await applyAsAdmin(kube.client, await rbacFor(bundleFiles(s), s.pkg, 'installer'));
+      files = { ...files, ...oneVersion(s.pkg, await image(s)) };
+    }
+    await publishCatalog(`mixed-${run}`, files);
+    for (const s of specs) await kube.client.create(clusterExtension(s.pkg, { namespace: s.pkg, serviceAccount: 'installer', packageName: s.pkg }));
+    const started = Date.now();
+    await Promise.all(healthy.map((pkg) => waitForExtension(kube.client, pkg, 'installed', installedAs(`${pkg}.v1.0.0`))));
+    const elapsed = Date.now() - started;
+    const ext = await waitForExtension(kube.client, broken, 'refused', (e) => (e.cond('Progressing')?.message ?? '').includes('watchNamespace'));
+    expect(ext.cond('Progressing')).toMatchObject({
+      status: 'False',
+      reason: 'InvalidConfiguration',
+      message: `error for resolved bundle "${broken}.v1.0.0" with version "1.0.0": invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing`,
+    });
+    expect(elapsed).toBeLessThan(30_000);
+  });
+});

@@ -1,0 +1,265 @@
+/**
+ * Test helpers for operator-controller end-to-end suites: registry+v1 bundles generated per
+ * test run (unique package, CRD group and cluster-scoped names, so tests can share the API
+ * server), pushed as real bundle images; file-based catalogs that reference them; the
+ * ServiceAccount and the RBAC `olmv1 rbac` prints for it; and waits on ClusterExtension status.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
+import { buildImage, createImageClient } from '../../pkg/image/index.ts';
+import type { KubeClient, KubeObject } from '../../pkg/kube/index.ts';
+import { pushCatalog } from './catalogs.ts';
+import { type BundleText, runRbacCommand, waitUntil, writeBundleDir } from './bundle-flow.ts';
+import { withTempDir } from './temp-dir.ts';
+
+/** What one generated bundle version contains. */
+export interface BundleSpec {
+  pkg: string;
+  version: string;
+  /** CRD plurals under `<pkg>.e2e.test` (default ['widgets']). */
+  crds?: string[];
+  /** Extra ConfigMaps `<pkg>-<name>` in the install namespace ("others"). */
+  configMaps?: string[];
+  /** CSV `spec.installModes` supported types (default AllNamespaces). */
+  installModes?: string[];
+  /** `olm.skipRange` annotation of the CSV. */
+  skipRange?: string;
+}
+
+const CSV_API = 'operators.coreos.com/v1alpha1';
+
+/** The CRD group of a generated package. */
+export function groupOf(pkg: string): string {
+  return `${pkg}.e2e.test`;
+}
+
+function crdOf(pkg: string, plural: string): object {
+  const kind = plural.charAt(0).toUpperCase() + plural.slice(1).replace(/s$/, '');
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${groupOf(pkg)}` },
+    spec: {
+      group: groupOf(pkg),
+      names: { plural, singular: plural.replace(/s$/, ''), kind, listKind: `${kind}List` },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
+        },
+      ],
+    },
+  };
+}
+
+/** The files of a bundle (`manifests/`, `metadata/`), JSON documents (valid YAML). */
+export function bundleFiles(spec: BundleSpec): BundleText {
+  const { pkg, version } = spec;
+  const crds = spec.crds ?? ['widgets'];
+  const modes = spec.installModes ?? ['AllNamespaces'];
+  const csv = {
+    apiVersion: CSV_API,
+    kind: 'ClusterServiceVersion',
+    metadata: { name: `${pkg}.v${version}`, annotations: spec.skipRange === undefined ? {} : { 'olm.skipRange': spec.skipRange } },
+    spec: {
+      version,
+      installModes: ['OwnNamespace', 'SingleNamespace', 'MultiNamespace', 'AllNamespaces'].map((type) => ({ type, supported: modes.includes(type) })),
+      customresourcedefinitions: {
+        owned: crds.map((plural) => ({ name: `${plural}.${groupOf(pkg)}`, version: 'v1', kind: plural.charAt(0).toUpperCase() + plural.slice(1).replace(/s$/, '') })),
+      },
+      install: {
+        strategy: 'deployment',
+        spec: {
+          clusterPermissions: [{ serviceAccountName: `${pkg}-controller`, rules: [{ apiGroups: [groupOf(pkg)], resources: crds, verbs: ['get', 'list', 'watch'] }] }],
+          deployments: [
+            {
+              name: `${pkg}-controller`,
+              spec: {
+                replicas: 1,
+                selector: { matchLabels: { app: `${pkg}-controller` } },
+                template: {
+                  metadata: { labels: { app: `${pkg}-controller` } },
+                  spec: { serviceAccountName: `${pkg}-controller`, containers: [{ name: 'manager', image: `registry.invalid/${pkg}:v${version}` }] },
+                },
+              },
+            },
+          ],
+        },
+      },
+    },
+  };
+  const files: BundleText = new Map();
+  files.set('metadata/annotations.yaml', `annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.package.v1: ${pkg}\n`);
+  files.set('manifests/csv.json', JSON.stringify(csv));
+  for (const plural of crds) files.set(`manifests/crd-${plural}.json`, JSON.stringify(crdOf(pkg, plural)));
+  for (const cm of spec.configMaps ?? []) {
+    files.set(`manifests/cm-${cm}.json`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${pkg}-${cm}` }, data: { version } }));
+  }
+  return files;
+}
+
+/** Pushes `files` as a bundle image to `ref` on a loopback registry; returns `<repo>@<digest>`. */
+export async function pushBundle(files: BundleText, ref: string): Promise<string> {
+  const client = createImageClient({ insecureRegistries: ['127.0.0.1'] });
+  try {
+    const image = buildImage({
+      files: new Map([...files].map(([p, t]) => [p, t] as const)),
+      labels: { 'operators.operatorframework.io.bundle.mediatype.v1': 'registry+v1', 'operators.operatorframework.io.bundle.package.v1': files.get('metadata/annotations.yaml')?.match(/package\.v1: (\S+)/)?.[1] ?? '' },
+    });
+    const digest = await client.push(ref, image);
+    return `${ref.replace(/:[^:/]+$/, '')}@${digest}`;
+  } finally {
+    client.close();
+  }
+}
+
+/** One bundle as a catalog lists it. */
+export interface CatalogBundle {
+  version: string;
+  image: string;
+  skipRange?: string;
+}
+
+/** One channel: entry names are `<pkg>.v<version>`; `replaces` edges as given. */
+export interface CatalogChannel {
+  name: string;
+  entries: { version: string; replaces?: string; skips?: string[]; skipRange?: string }[];
+}
+
+/** A file-based catalog (`<pkg>/catalog.json`) for one package. */
+export function packageCatalog(
+  pkg: string,
+  opts: { defaultChannel: string; channels: CatalogChannel[]; bundles: CatalogBundle[]; deprecations?: object[] },
+): Record<string, string> {
+  const docs: object[] = [{ schema: 'olm.package', name: pkg, defaultChannel: opts.defaultChannel }];
+  for (const ch of opts.channels) {
+    docs.push({
+      schema: 'olm.channel',
+      package: pkg,
+      name: ch.name,
+      entries: ch.entries.map((e) => ({
+        name: `${pkg}.v${e.version}`,
+        ...(e.replaces === undefined ? {} : { replaces: `${pkg}.v${e.replaces}` }),
+        ...(e.skips === undefined ? {} : { skips: e.skips.map((s) => `${pkg}.v${s}`) }),
+        ...(e.skipRange === undefined ? {} : { skipRange: e.skipRange }),
+      })),
+    });
+  }
+  for (const b of opts.bundles) {
+    docs.push({
+      schema: 'olm.bundle',
+      package: pkg,
+      name: `${pkg}.v${b.version}`,
+      image: b.image,
+      properties: [{ type: 'olm.package', value: { packageName: pkg, version: b.version } }],
+    });
+  }
+  if (opts.deprecations !== undefined) docs.push({ schema: 'olm.deprecations', package: pkg, entries: opts.deprecations });
+  return { [`${pkg}/catalog.json`]: docs.map((d) => JSON.stringify(d)).join('\n') };
+}
+
+/** The RBAC `olmv1 rbac` prints for `files` installed into `namespace` by `serviceAccount` (ServiceAccount included). */
+export async function rbacFor(files: BundleText, namespace: string, serviceAccount: string): Promise<KubeObject[]> {
+  const out = await withTempDir('bundle-', async (tmp) => {
+    const dir = await writeBundleDir(join(tmp, 'b'), files);
+    return runRbacCommand([dir, '--install-namespace', namespace, '--service-account', serviceAccount]);
+  });
+  if (out.code !== 0) throw new Error(`olmv1 rbac failed: ${out.stderr}`);
+  return out.objects;
+}
+
+/** Server-side applies `objects` as the test's admin. */
+export async function applyAsAdmin(client: KubeClient, objects: readonly KubeObject[]): Promise<void> {
+  for (const obj of objects) await client.apply(obj, { fieldManager: 'e2e-admin', force: true });
+}
+
+/** A ClusterExtension manifest. */
+export function clusterExtension(
+  name: string,
+  spec: { namespace: string; serviceAccount: string; packageName: string; channels?: string[]; version?: string; upgradeConstraintPolicy?: string; selector?: object; config?: object },
+): KubeObject {
+  return {
+    apiVersion: CLUSTER_EXTENSION.apiVersion,
+    kind: CLUSTER_EXTENSION.kind,
+    metadata: { name },
+    spec: {
+      namespace: spec.namespace,
+      serviceAccount: { name: spec.serviceAccount },
+      source: {
+        sourceType: 'Catalog',
+        catalog: {
+          packageName: spec.packageName,
+          ...(spec.channels === undefined ? {} : { channels: spec.channels }),
+          ...(spec.version === undefined ? {} : { version: spec.version }),
+          ...(spec.upgradeConstraintPolicy === undefined ? {} : { upgradeConstraintPolicy: spec.upgradeConstraintPolicy }),
+          ...(spec.selector === undefined ? {} : { selector: spec.selector }),
+        },
+      },
+      ...(spec.config === undefined ? {} : { config: { configType: 'Inline', inline: spec.config } }),
+    },
+  };
+}
+
+/** A condition of a ClusterExtension. */
+export interface ExtCondition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  observedGeneration?: number;
+}
+
+/** The current ClusterExtension and its conditions by type. */
+export async function getExtension(client: KubeClient, name: string): Promise<{ obj: KubeObject; cond: (type: string) => ExtCondition | undefined; install: { bundle: { name: string; version: string } } | undefined }> {
+  const obj = await client.get({ apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind, name });
+  const status = (obj.status ?? {}) as { conditions?: ExtCondition[]; install?: { bundle: { name: string; version: string } } };
+  return { obj, cond: (type) => status.conditions?.find((c) => c.type === type), install: status.install };
+}
+
+/**
+ * Waits until `check` holds for the ClusterExtension `name` (polled every 50 ms); the timeout
+ * error shows the last conditions seen.
+ */
+export async function waitForExtension(
+  client: KubeClient,
+  name: string,
+  what: string,
+  check: (ext: Awaited<ReturnType<typeof getExtension>>) => boolean,
+  timeoutMs = 60_000,
+): Promise<Awaited<ReturnType<typeof getExtension>>> {
+  let last: Awaited<ReturnType<typeof getExtension>> | undefined;
+  try {
+    await waitUntil(
+      `${name}: ${what}`,
+      async () => {
+        last = await getExtension(client, name);
+        return check(last);
+      },
+      timeoutMs,
+    );
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last status: ${JSON.stringify(last?.obj.status ?? null)}`, { cause: err });
+  }
+  if (last === undefined) throw new Error('unreachable');
+  return last;
+}
+
+/** True when Installed is True and the installed bundle is `bundleName`. */
+export function installedAs(bundleName: string): (ext: Awaited<ReturnType<typeof getExtension>>) => boolean {
+  return (ext) => ext.cond('Installed')?.status === 'True' && ext.install?.bundle.name === bundleName && ext.cond('Progressing')?.reason === 'Succeeded';
+}
+
+/** Writes `files` (path -> text) as a catalog directory, pushes it as a catalog image to `ref`; returns the digest. */
+export async function pushCatalogFiles(files: Record<string, string>, ref: string): Promise<string> {
+  return withTempDir('fbc-', async (dir) => {
+    for (const [path, text] of Object.entries(files)) {
+      await mkdir(dirname(join(dir, path)), { recursive: true });
+      await writeFile(join(dir, path), text);
+    }
+    return pushCatalog(dir, ref);
+  });
+}

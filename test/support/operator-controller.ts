@@ -1,0 +1,70 @@
+/**
+ * Runs operator-controller (the real composition in cmd/operator-controller/run.ts) inside the
+ * test process against the envtest control plane, with its own cache directory and port.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { FEATURE_GATE_DEFAULTS, type OperatorControllerOptions } from '../../cmd/operator-controller/options.ts';
+import { runOperatorController } from '../../cmd/operator-controller/run.ts';
+import { type ControlPlaneInfo, freePorts } from '../envtest/index.ts';
+
+/** A running in-process operator-controller. */
+export interface TestOperatorController {
+  options: OperatorControllerOptions;
+  /** `http://127.0.0.1:<port>`: /healthz, /readyz, /metrics. */
+  healthUrl: string;
+  /** Stops it (graceful) and removes its cache directory. */
+  destroy(): Promise<void>;
+}
+
+/** Starts operator-controller; `overrides` replace defaults. Resolves once it is ready. */
+export async function startOperatorController(cp: ControlPlaneInfo, overrides: Partial<OperatorControllerOptions> = {}): Promise<TestOperatorController> {
+  const [healthPort = 0] = await freePorts(1);
+  const cacheDir = overrides.cacheDir ?? (await mkdtemp(join(tmpdir(), 'operator-controller-test-')));
+  const options: OperatorControllerOptions = {
+    kubeconfig: cp.kubeconfigPath,
+    inCluster: undefined,
+    systemNamespace: 'olmv1-system',
+    cacheDir,
+    catalogdUrl: undefined,
+    catalogdCaFile: undefined,
+    maxConcurrentReconciles: 4,
+    healthProbe: { host: '127.0.0.1', port: healthPort },
+    leaderElect: false,
+    leaderElectionId: 'operator-controller-test-lock',
+    identity: `operator-controller-test-${process.pid}-${healthPort}`,
+    pullSecret: undefined,
+    insecureRegistries: ['127.0.0.1'],
+    pullCaFile: undefined,
+    featureGates: { ...FEATURE_GATE_DEFAULTS },
+    // Reconcile errors are expected in these tests; set OLMV1_TEST_LOG=debug to see them.
+    logLevel: process.env.OLMV1_TEST_LOG ?? 'silent',
+    ...overrides,
+  };
+  const stopper = new AbortController();
+  const log = pino(
+    { level: options.logLevel, base: { component: 'operator-controller' }, serializers: { err: pino.stdSerializers.errWithCause } },
+    pino.destination(2),
+  );
+  const running = runOperatorController(options, log, stopper.signal);
+  const healthUrl = `http://127.0.0.1:${healthPort}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ready = await fetch(`${healthUrl}/readyz`).then((r) => r.ok, () => false);
+    if (ready) break;
+    const failed = await Promise.race([running.then(() => true, () => true), new Promise<false>((r) => setTimeout(() => r(false), 100))]);
+    if (failed) throw new Error('operator-controller exited during start-up', { cause: await running.catch((e: unknown) => e) });
+    if (Date.now() > deadline) throw new Error('operator-controller was not ready within 60 s');
+  }
+  return {
+    options,
+    healthUrl,
+    destroy: async () => {
+      stopper.abort();
+      await running.catch(() => undefined);
+      if (overrides.cacheDir === undefined) await rm(cacheDir, { recursive: true, force: true });
+    },
+  };
+}
