@@ -58,7 +58,9 @@ interface Frame {
  * @throws YamlConvertError with go-yaml's or sigs.k8s.io/yaml's text.
  */
 export function yamlToJsonValue(input: string | Uint8Array): JsonValue {
-  const text = typeof input === 'string' ? input : utf8OrFail(input);
+  const decoded = typeof input === 'string' ? input : utf8OrFail(input);
+  // NEL is a line break to libyaml (YAML 1.1) and only content to js-yaml; it reads as "\n".
+  const text = decoded.includes('\u0085') ? decoded.replaceAll('\u0085', '\n') : decoded;
   const parsed = parse(text);
   return new Builder(parsed.source).document(parsed.events);
 }
@@ -137,7 +139,10 @@ class Builder {
     const stack: Frame[] = [];
     let root: Built | undefined;
     let i = 0;
-    if (events[0]?.type !== EVENT_ID.DOCUMENT) return null;
+    const doc = events[0];
+    if (doc?.type !== EVENT_ID.DOCUMENT) return null;
+    // libyaml accepts only `%YAML 1.1` (and no directive).
+    if (doc.directives.some((d) => d.kind === 'yaml' && d.version !== '1.1')) throw new YamlConvertError('yaml: found incompatible YAML document');
     this.decodeCount = 1;
     for (i = 1; i < events.length; i++) {
       const e = events[i] as Event;
@@ -178,8 +183,10 @@ class Builder {
       }
       if (built === undefined) continue;
       const parent = stack.at(-1);
-      if (parent === undefined) root = built;
-      else this.add(parent, built);
+      if (parent === undefined) {
+        root = built;
+        this.checkFinite(built);
+      } else this.add(parent, built);
     }
     // sigs.k8s.io/yaml's conversion fails before json.Marshal does.
     if (this.keyError !== undefined) throw new YamlConvertError(this.keyError);
@@ -213,6 +220,7 @@ class Builder {
   private scalar(e: ScalarEvent): Built {
     this.count(1, false);
     const raw = e.fast ? this.text.slice(e.valueStart, e.valueEnd) : getScalarValue(this.text, e);
+    if (e.style === SCALAR_STYLE.DOUBLE_QUOTED && !e.fast && !raw.isWellFormed()) this.badEscape(e);
     const tag = e.tagStart >= 0 ? expandTag(this.slice(e.tagStart, e.tagEnd)) : '';
     let r: Resolved;
     if (tag === '' && e.style !== SCALAR_STYLE.PLAIN) r = { tag: 'str', value: raw };
@@ -224,21 +232,27 @@ class Builder {
     return built;
   }
 
+  // libyaml refuses `\u`/`\U` escapes of surrogates (JS decodes them to lone surrogates).
+  private badEscape(e: ScalarEvent): never {
+    const at = this.text.slice(e.valueStart, e.valueEnd).search(/\\(?:u[dD][89a-fA-F]|U0000[dD][89a-fA-F])/);
+    const line = lineOf(this.text, e.valueStart + Math.max(at, 0));
+    throw new YamlConvertError(`yaml: ${line === 0 ? '' : `line ${line + 1}: `}found invalid Unicode character escape code`);
+  }
+
   private jsonOf(r: Resolved): JsonValue {
-    switch (r.tag) {
-      case 'int':
-        return typeof r.value === 'bigint' ? Number(r.value) : r.value;
-      case 'float':
-        if (!Number.isFinite(r.value) && this.nonFinite === undefined) this.nonFinite = r.value;
-        return r.value;
-      default:
-        return r.value;
-    }
+    return r.tag === 'int' && typeof r.value === 'bigint' ? Number(r.value) : r.value;
+  }
+
+  // json.Marshal refuses Inf and NaN values (keys were stringified before, `.inf` is fine).
+  private checkFinite(value: Built): void {
+    const r = value.scalar;
+    if (r?.tag === 'float' && !Number.isFinite(r.value)) this.nonFinite ??= r.value;
   }
 
   private add(frame: Frame, child: Built): void {
     frame.size += child.size;
     if (frame.kind === 'seq') {
+      this.checkFinite(child);
       frame.items.push(child.value);
       frame.itemKinds.push(child.kind);
       return;
@@ -255,6 +269,7 @@ class Builder {
       this.keyError ??= `unsupported map key of type: %!s(<nil>), key: <nil>, value: ${goPlusSharpV(child.value)}`;
       return;
     }
+    this.checkFinite(child);
     setKey(frame.obj, key.text, child.value);
   }
 
@@ -291,6 +306,12 @@ class Builder {
       copyInto(obj, item as JsonObject);
     }
   }
+}
+
+function lineOf(text: string, pos: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < pos; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 function setKey(obj: JsonObject, key: string, value: JsonValue): void {

@@ -51,6 +51,7 @@ export function goYamlSyntaxError(text: string, err: unknown): string {
   }
   if (reason.includes('a multiline key may not be an implicit key')) return scanner("could not find expected ':'");
   if (reason.startsWith('undeclared tag handle')) return parser('found undefined tag handle');
+  if (reason.startsWith('expected the node content')) return parser('did not find expected node content');
   return scanner(reason);
 }
 
