@@ -72,6 +72,16 @@ export const commands = new Map<string, Entry>([
       },
     },
   ],
+  [
+    'release',
+    {
+      summary: 'show the release records of ClusterExtensions (list, history, get)',
+      load: async () => {
+        const { runRelease } = await import('./release.ts');
+        return (args, io) => runRelease(args, io, { defaultKubeconfig: defaultKubeconfig() });
+      },
+    },
+  ],
 ]);
 
 /** Reads a bundle image with the image client (see bundle-image.ts). */
@@ -94,6 +104,13 @@ function defaultAuthFile(): string | undefined {
   if (process.env.REGISTRY_AUTH_FILE !== undefined && process.env.REGISTRY_AUTH_FILE !== '') return process.env.REGISTRY_AUTH_FILE;
   const dockerConfig = process.env.DOCKER_CONFIG ?? (process.env.HOME === undefined ? undefined : `${process.env.HOME}/.docker`);
   return dockerConfig === undefined ? undefined : `${dockerConfig}/config.json`;
+}
+
+/** The kubeconfig the cluster commands use without --kubeconfig: the first of $KUBECONFIG, else ~/.kube/config. */
+function defaultKubeconfig(): string | undefined {
+  const first = (process.env.KUBECONFIG ?? '').split(':').find((p) => p !== '');
+  if (first !== undefined) return first;
+  return process.env.HOME === undefined || process.env.HOME === '' ? undefined : `${process.env.HOME}/.kube/config`;
 }
 
 /** The help text listing every command. */

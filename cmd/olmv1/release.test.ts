@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { runRelease, table } from './release.ts';
+
+async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
+  // A kubeconfig that does not exist: usage errors must be reported before any connection.
+  const code = await runRelease(args, io, { defaultKubeconfig: '/nonexistent/kubeconfig' });
+  return { code, stdout, stderr };
+}
+
+describe('olmv1 release usage', () => {
+  it('prints help on stdout with exit 0', async () => {
+    const r = await run('--help');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^usage: olmv1 release list /);
+  });
+
+  it.each([
+    [[], 'missing subcommand'],
+    [['frobnicate'], 'unknown subcommand "frobnicate"'],
+    [['list', 'extra'], '"list" takes no arguments'],
+    [['history'], '"history" takes exactly one extension name'],
+    [['get'], '"get" takes an extension name and optionally "manifest" or "values"'],
+    [['get', 'x', 'secrets'], '"get" takes an extension name and optionally "manifest" or "values"'],
+    [['history', 'x', '--revision', '2'], '--revision is only valid with "get"'],
+    [['get', 'x', '--revision', '0'], '--revision must be a positive integer, got "0"'],
+    [['list', '--bogus'], "Unknown option '--bogus'"],
+  ])('%j is a usage error: %s', async (args, message) => {
+    const r = await run(...args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(message);
+    expect(r.stderr).toContain('usage: olmv1 release');
+  });
+
+  it('fails with exit 1 when the kubeconfig cannot be read', async () => {
+    const r = await run('list');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^unable to load kubeconfig \/nonexistent\/kubeconfig: /);
+  });
+});
+
+describe('table', () => {
+  it('aligns columns with three spaces and no trailing padding', () => {
+    expect(table([['NAME', 'REVISION', 'STATUS'], ['argocd-operator', '12', 'deployed'], ['x', '1', 'failed']])).toBe(
+      'NAME              REVISION   STATUS\nargocd-operator   12         deployed\nx                 1          failed\n',
+    );
+  });
+});

@@ -1,0 +1,176 @@
+/**
+ * `olmv1 release list|history|get`: reads the release records operator-controller keeps for
+ * each ClusterExtension (pkg/release), like `helm list`, `helm history` and `helm get`.
+ *
+ *   olmv1 release list [--kubeconfig F] [--system-namespace NS]
+ *   olmv1 release history EXT [--kubeconfig F] [--system-namespace NS]
+ *   olmv1 release get EXT [--revision N] [manifest|values] [--kubeconfig F] [--system-namespace NS]
+ *
+ * Exit codes: 0 printed; 1 the records could not be read (or none exist for EXT); 2 usage error.
+ */
+import { parseArgs } from 'node:util';
+import { dump } from 'js-yaml';
+import { errorMessage } from '../../pkg/errors/index.ts';
+import { connect } from '../../pkg/kube/index.ts';
+import { createReleaseStore, type Release, type ReleaseStore } from '../../pkg/release/index.ts';
+import { objectsToYaml } from '../../pkg/render/index.ts';
+import { CommandError, runCommand, type CommandIo } from './render.ts';
+
+/** What `olmv1 release` needs from its environment (composed in commands.ts). */
+export interface ReleaseCommandDeps {
+  /** The kubeconfig used without --kubeconfig: $KUBECONFIG, else ~/.kube/config. */
+  defaultKubeconfig: string | undefined;
+}
+
+/** operator-controller's default system namespace. */
+export const DEFAULT_SYSTEM_NAMESPACE = 'olmv1-system';
+
+const RELEASE_USAGE = `usage: olmv1 release list [--kubeconfig FILE] [--system-namespace NS]
+       olmv1 release history EXT [--kubeconfig FILE] [--system-namespace NS]
+       olmv1 release get EXT [--revision N] [manifest|values] [--kubeconfig FILE] [--system-namespace NS]
+
+Shows the release records operator-controller keeps for each ClusterExtension: "list" the
+latest revision of every extension, "history" all revisions of one, "get" one revision (the
+latest by default) as a summary, its applied objects ("manifest", YAML) or its
+configuration ("values", YAML). Records are read from --system-namespace (default ${DEFAULT_SYSTEM_NAMESPACE}).`;
+
+interface Parsed {
+  words: string[];
+  kubeconfig: string | undefined;
+  namespace: string;
+  revision: number | undefined;
+}
+
+/** Runs `olmv1 release`; `args` are the arguments after `release`. */
+export async function runRelease(args: readonly string[], io: CommandIo, deps: ReleaseCommandDeps): Promise<number> {
+  return runCommand(io, async () => {
+    const parsed = parse(args);
+    const [sub, ...rest] = parsed.words;
+    const run = subcommand(sub, rest, parsed.revision);
+    const path = parsed.kubeconfig ?? deps.defaultKubeconfig;
+    if (path === undefined) throw new CommandError('no kubeconfig: pass --kubeconfig or set KUBECONFIG', 1);
+    const kube = await connect({ kind: 'file', path });
+    try {
+      await run(createReleaseStore({ client: kube.client, namespace: parsed.namespace }), io, parsed.namespace);
+    } finally {
+      kube.close();
+    }
+  });
+}
+
+function parse(args: readonly string[]): Parsed {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        kubeconfig: { type: 'string' },
+        'system-namespace': { type: 'string' },
+        revision: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    throw new CommandError(`${errorMessage(e)}\n${RELEASE_USAGE}`, 2);
+  }
+  if (parsed.values.help === true) throw new CommandError(RELEASE_USAGE, 0);
+  const rev = parsed.values.revision;
+  if (rev !== undefined && !/^[1-9]\d*$/.test(rev)) throw new CommandError(`--revision must be a positive integer, got ${JSON.stringify(rev)}\n${RELEASE_USAGE}`, 2);
+  const namespace = parsed.values['system-namespace'] ?? DEFAULT_SYSTEM_NAMESPACE;
+  if (namespace === '') throw new CommandError(`--system-namespace must not be empty\n${RELEASE_USAGE}`, 2);
+  return { words: parsed.positionals, kubeconfig: parsed.values.kubeconfig, namespace, revision: rev === undefined ? undefined : Number(rev) };
+}
+
+type Run = (store: ReleaseStore, io: CommandIo, namespace: string) => Promise<void>;
+
+// Checks the words before connecting, so usage errors never need a cluster.
+function subcommand(sub: string | undefined, rest: string[], revision: number | undefined): Run {
+  const usage = (problem: string) => new CommandError(`${problem}\n${RELEASE_USAGE}`, 2);
+  if (revision !== undefined && sub !== 'get') throw usage('--revision is only valid with "get"');
+  if (sub === 'list') {
+    if (rest.length > 0) throw usage('"list" takes no arguments');
+    return listReleases;
+  }
+  if (sub === 'history') {
+    const [ext, ...extra] = rest;
+    if (ext === undefined || extra.length > 0) throw usage('"history" takes exactly one extension name');
+    return async (store, io, ns) => printHistory(await historyOf(store, ext, ns), io);
+  }
+  if (sub === 'get') {
+    const [ext, what = 'summary', ...extra] = rest;
+    if (ext === undefined || extra.length > 0 || !['summary', 'manifest', 'values'].includes(what)) {
+      throw usage('"get" takes an extension name and optionally "manifest" or "values"');
+    }
+    return async (store, io, ns) => {
+      const history = await historyOf(store, ext, ns);
+      const release = revision === undefined ? history[0] : history.find((r) => r.revision === revision);
+      if (release === undefined) throw new CommandError(`revision ${revision} of ${JSON.stringify(ext)} not found`, 1);
+      if (what === 'manifest') io.stdout.write(objectsToYaml(release.manifest));
+      else if (what === 'values') io.stdout.write(dump(release.config ?? {}, { sortKeys: true, lineWidth: -1, noRefs: true }));
+      else io.stdout.write(summary(release));
+    };
+  }
+  throw usage(sub === undefined ? 'missing subcommand' : `unknown subcommand ${JSON.stringify(sub)}`);
+}
+
+async function historyOf(store: ReleaseStore, ext: string, namespace: string): Promise<Release[]> {
+  const history = await store.history(ext);
+  if (history.length === 0) throw new CommandError(`no release records of ${JSON.stringify(ext)} in namespace ${JSON.stringify(namespace)}`, 1);
+  return history;
+}
+
+async function listReleases(store: ReleaseStore, io: CommandIo): Promise<void> {
+  const rows = [['NAME', 'REVISION', 'UPDATED', 'STATUS', 'BUNDLE', 'VERSION']];
+  for (const name of await store.list()) {
+    const latest = (await store.history(name))[0];
+    if (latest !== undefined) rows.push([name, String(latest.revision), updated(latest), latest.status, latest.bundle.name, latest.bundle.version]);
+  }
+  io.stdout.write(table(rows));
+}
+
+function printHistory(history: readonly Release[], io: CommandIo): void {
+  const rows = [['REVISION', 'UPDATED', 'STATUS', 'BUNDLE', 'VERSION', 'DESCRIPTION']];
+  for (const r of [...history].reverse()) rows.push([String(r.revision), updated(r), r.status, r.bundle.name, r.bundle.version, oneLine(r.description)]);
+  io.stdout.write(table(rows));
+}
+
+function summary(r: Release): string {
+  const lines = [
+    `NAME: ${r.extension}`,
+    `REVISION: ${r.revision}`,
+    `STATUS: ${r.status}`,
+    `PACKAGE: ${r.bundle.package}`,
+    `BUNDLE: ${r.bundle.name}`,
+    `VERSION: ${r.bundle.version}`,
+    ...(r.bundle.release === undefined ? [] : [`RELEASE: ${r.bundle.release}`]),
+    `IMAGE: ${r.bundle.image}`,
+    ...(r.firstDeployed === undefined ? [] : [`FIRST DEPLOYED: ${r.firstDeployed}`]),
+    ...(r.lastDeployed === undefined ? [] : [`LAST DEPLOYED: ${r.lastDeployed}`]),
+    `DESCRIPTION: ${r.description}`,
+    `OBJECTS: ${r.manifest.length}`,
+  ];
+  const kept = r.notes?.keptObjects ?? [];
+  if (kept.length > 0) lines.push('KEPT OBJECTS:', ...kept.map((o) => `  ${o}`));
+  const dropped = r.notes?.droppedFields ?? [];
+  if (dropped.length > 0) lines.push('DROPPED FIELDS:', ...dropped.map((d) => `  ${d.object}: ${d.paths.join(', ')}`));
+  return `${lines.join('\n')}\n`;
+}
+
+function updated(r: Release): string {
+  return r.lastDeployed ?? r.firstDeployed ?? '-';
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ');
+}
+
+/** Left-aligned columns separated by three spaces, like kubectl's tables. */
+export function table(rows: readonly string[][]): string {
+  const widths: number[] = [];
+  for (const row of rows) {
+    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
+  }
+  return rows.map((row) => `${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('   ')}\n`).join('');
+}
