@@ -240,7 +240,7 @@ class Builder {
   }
 
   private jsonOf(r: Resolved): JsonValue {
-    return r.tag === 'int' && typeof r.value === 'bigint' ? Number(r.value) : r.value;
+    return typeof r.value === 'bigint' ? Number(r.value) : r.value;
   }
 
   // json.Marshal refuses Inf and NaN values (keys were stringified before, `.inf` is fine).
