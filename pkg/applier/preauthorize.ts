@@ -24,7 +24,7 @@
  * So a check costs one request per namespace plus one (three for a SingleNamespace install),
  * where asking one access review per permission would cost about 140 for a small bundle.
  */
-import { TerminalError, wrapError } from '../errors/index.ts';
+import { TerminalError } from '../errors/index.ts';
 import { goQuote } from '../gotext/index.ts';
 import { ApiError, isInvalid, type KubeClient, type KubeObject } from '../kube/index.ts';
 import { computeInstallRules, type PolicyRule, type ResourceMapper } from '../render/index.ts';
@@ -78,31 +78,30 @@ interface HeldRules {
 /**
  * Checks, as the ServiceAccount (`client` is a scoped client acting as it), every permission
  * the release needs. Resolves the missing ones, grouped (`[]` when everything is allowed).
- * Throws only infrastructure errors (e.g. the token request failed, or the ServiceAccount may
- * not create self reviews); a kind the mapper does not know is a TerminalError.
+ * Throws only infrastructure errors, unchanged (e.g. ServiceAccountNotFoundError from the token
+ * request, an ApiError when the ServiceAccount may not create self reviews, which every
+ * authenticated user may by default); a kind the mapper does not know is a TerminalError.
  */
 export async function preAuthorize(client: KubeClient, input: PreAuthorizeInput, signal?: AbortSignal): Promise<MissingPermission[]> {
   const derived = computeInstallRules(input.objects, { installNamespace: input.installNamespace, mapper: input.mapper, dropped: input.dropped ?? [] });
   if (!derived.ok) throw new TerminalError(`pre-authorization: ${derived.error}`);
   const atoms = uniqueAtoms(derived.value.scopes);
   const namespaces = [...new Set(atoms.map((a) => a.namespace))];
-  try {
-    const reviews = await Promise.all(namespaces.map((ns) => rulesReview(client, ns, signal)));
-    const byNamespace = new Map(namespaces.map((ns, i) => [ns, reviews[i]]));
-    const missing: Atom[] = [];
-    const unsure: Atom[] = [];
-    for (const atom of atoms) {
-      const review = byNamespace.get(atom.namespace);
-      if (review !== undefined && review.rules.some((r) => ruleCovers(r, atom))) continue;
-      if (review === undefined || review.incomplete) unsure.push(atom);
-      else missing.push(atom);
-    }
-    const allowed = await accessReviews(client, unsure, signal);
-    for (const [i, atom] of unsure.entries()) if (!allowed[i]) missing.push(atom);
-    return groupMissing(missing);
-  } catch (err) {
-    throw wrapError(`checking the permissions of service account ${goQuote(input.serviceAccountName)} in namespace ${goQuote(input.installNamespace)}`, err);
+  // Errors pass through unchanged (ServiceAccountNotFoundError, ApiError, the abort reason):
+  // the caller reports them with its own context, as for any other request of the release.
+  const reviews = await Promise.all(namespaces.map((ns) => rulesReview(client, ns, signal)));
+  const byNamespace = new Map(namespaces.map((ns, i) => [ns, reviews[i]]));
+  const missing: Atom[] = [];
+  const unsure: Atom[] = [];
+  for (const atom of atoms) {
+    const review = byNamespace.get(atom.namespace);
+    if (review !== undefined && review.rules.some((r) => ruleCovers(r, atom))) continue;
+    if (review === undefined || review.incomplete) unsure.push(atom);
+    else missing.push(atom);
   }
+  const allowed = await accessReviews(client, unsure, signal);
+  for (const [i, atom] of unsure.entries()) if (!allowed[i]) missing.push(atom);
+  return groupMissing(missing);
 }
 
 /**
