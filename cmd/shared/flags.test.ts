@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration, parseListenAddress } from './flags.ts';
+import { clusterLocation, parseBool, parseDuration, parseFeatureGates, parseListenAddress, parseSecretRef } from './flags.ts';
 
 describe('parseDuration', () => {
   it.each([
@@ -21,5 +21,77 @@ describe('parseListenAddress', () => {
   it('rejects malformed addresses', () => {
     expect(() => parseListenAddress('8080')).toThrow(/invalid address/);
     expect(() => parseListenAddress('host:99999')).toThrow(/invalid address/);
+  });
+});
+
+describe('parseBool', () => {
+  it.each([
+    ['true', true],
+    ['', true],
+    ['false', false],
+  ])('%j', (v, want) => expect(parseBool('--leader-elect', v)).toBe(want));
+  it.each(['yes', 'TRUE', '1', 'f'])('rejects %j naming the flag', (v) =>
+    expect(() => parseBool('--leader-elect', v)).toThrow(`invalid --leader-elect value ${JSON.stringify(v)} (want true or false)`),
+  );
+});
+
+describe('parseSecretRef', () => {
+  it.each([
+    [undefined, undefined],
+    ['', undefined],
+    ['pull', { namespace: 'sys', name: 'pull' }],
+    ['other/pull', { namespace: 'other', name: 'pull' }],
+  ])('%j', (v, want) => expect(parseSecretRef('--global-pull-secret', v, 'sys')).toEqual(want));
+  it.each(['a/b/c', '/pull', 'other/', '/'])('rejects %j', (v) =>
+    expect(() => parseSecretRef('--global-pull-secret', v, 'sys')).toThrow(`invalid --global-pull-secret ${JSON.stringify(v)} (want NAME or NAMESPACE/NAME)`),
+  );
+});
+
+describe('parseFeatureGates', () => {
+  const defaults = { Alpha: false, Beta: true } as const;
+  it.each([
+    [undefined, { Alpha: false, Beta: true }],
+    ['', { Alpha: false, Beta: true }],
+    ['  ', { Alpha: false, Beta: true }],
+    ['Alpha=true', { Alpha: true, Beta: true }],
+    ['Beta=false', { Alpha: false, Beta: false }],
+    ['Alpha=true, Beta=false', { Alpha: true, Beta: false }],
+    ['Alpha=true,Alpha=false', { Alpha: false, Beta: true }],
+    ['Alpha=true,', { Alpha: true, Beta: true }],
+    [',Alpha = true,,Beta= false ', { Alpha: true, Beta: false }],
+  ])('%j', (v, want) => expect(parseFeatureGates(v, defaults)).toEqual(want));
+
+  it('does not modify the defaults', () => {
+    parseFeatureGates('Alpha=true', defaults);
+    expect(defaults).toEqual({ Alpha: false, Beta: true });
+  });
+
+  it.each(['Gamma=true', 'alpha=true', 'toString=true', '__proto__=true'])('rejects the unknown gate in %j, listing the known ones', (v) =>
+    expect(() => parseFeatureGates(v, defaults)).toThrow(`unrecognized feature gate: ${v.split('=')[0]} (known: Alpha, Beta)`),
+  );
+
+  it.each([
+    ['Alpha', 'invalid value of Alpha: "" (want true or false)'],
+    ['Alpha=', 'invalid value of Alpha: "" (want true or false)'],
+    ['Alpha=yes', 'invalid value of Alpha: "yes" (want true or false)'],
+    ['Alpha=true=false', 'invalid value of Alpha: "true=false" (want true or false)'],
+  ])('rejects the bad value in %j', (v, message) => expect(() => parseFeatureGates(v, defaults)).toThrow(message));
+});
+
+describe('clusterLocation', () => {
+  it.each([
+    ['the flag first', '/flag', { KUBECONFIG: '/env', KUBERNETES_SERVICE_HOST: '10.0.0.1' }, { kubeconfig: '/flag', inCluster: undefined }],
+    ['then $KUBECONFIG', undefined, { KUBECONFIG: '/env', KUBERNETES_SERVICE_HOST: '10.0.0.1' }, { kubeconfig: '/env', inCluster: undefined }],
+    [
+      'then the in-cluster service (empty $KUBECONFIG ignored)',
+      undefined,
+      { KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '6443' },
+      { kubeconfig: undefined, inCluster: { host: '10.0.0.1', port: '6443' } },
+    ],
+    ['in-cluster port defaults to 443', undefined, { KUBERNETES_SERVICE_HOST: '10.0.0.1' }, { kubeconfig: undefined, inCluster: { host: '10.0.0.1', port: '443' } }],
+  ])('%s', (_name, flag, env, want) => expect(clusterLocation(flag, env)).toEqual(want));
+
+  it('throws when there is no cluster configuration', () => {
+    expect(() => clusterLocation(undefined, { KUBECONFIG: '' })).toThrow('no cluster configuration: pass --kubeconfig or run in a cluster');
   });
 });

@@ -57,9 +57,14 @@ export function parseFeatureGates<K extends string>(value: string | undefined, d
   const gates: Record<K, boolean> = { ...defaults };
   if (value === undefined || value.trim() === '') return gates;
   for (const part of value.split(',')) {
-    const [name = '', setting, ...rest] = part.trim().split('=');
-    if (!(name in defaults)) throw new Error(`unrecognized feature gate: ${name} (known: ${Object.keys(defaults).sort().join(', ')})`);
-    if (rest.length > 0 || (setting !== 'true' && setting !== 'false')) throw new Error(`invalid value of ${name}: ${JSON.stringify(setting ?? '')} (want true or false)`);
+    // Empty entries are skipped and only the first `=` splits, as Kubernetes' featuregate.Set does.
+    if (part.trim() === '') continue;
+    const eq = part.indexOf('=');
+    const name = (eq < 0 ? part : part.slice(0, eq)).trim();
+    const setting = eq < 0 ? '' : part.slice(eq + 1).trim();
+    // Own keys only: `toString` or `__proto__` are not gates.
+    if (!Object.hasOwn(defaults, name)) throw new Error(`unrecognized feature gate: ${name} (known: ${Object.keys(defaults).sort().join(', ')})`);
+    if (setting !== 'true' && setting !== 'false') throw new Error(`invalid value of ${name}: ${JSON.stringify(setting)} (want true or false)`);
     gates[name as K] = setting === 'true';
   }
   return gates;
