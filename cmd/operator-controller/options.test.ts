@@ -1,0 +1,133 @@
+import { hostname } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { FEATURE_GATE_DEFAULTS, HELP, parseOperatorControllerOptions, type OperatorControllerOptions } from './options.ts';
+
+const ENV = { KUBECONFIG: '/home/u/.kube/config' };
+
+function parse(argv: string[], env: NodeJS.ProcessEnv = ENV): OperatorControllerOptions {
+  const o = parseOperatorControllerOptions(argv, env);
+  if (o === 'help') throw new Error('unexpected help');
+  return o;
+}
+
+describe('parseOperatorControllerOptions', () => {
+  it('defaults', () => {
+    expect(parse([])).toEqual({
+      kubeconfig: '/home/u/.kube/config',
+      inCluster: undefined,
+      systemNamespace: 'olmv1-system',
+      cacheDir: '/var/cache/operator-controller',
+      catalogdUrl: undefined,
+      catalogdCaFile: undefined,
+      maxConcurrentReconciles: 4,
+      healthProbe: { host: '0.0.0.0', port: 8081 },
+      leaderElect: true,
+      leaderElectionId: '9c4404e7.operatorframework.io',
+      identity: `${hostname()}_${process.pid}`,
+      pullSecret: undefined,
+      insecureRegistries: [],
+      pullCaFile: undefined,
+      featureGates: { ...FEATURE_GATE_DEFAULTS },
+      logLevel: 'info',
+    });
+    expect(FEATURE_GATE_DEFAULTS).toEqual({
+      SingleOwnNamespaceInstallSupport: true,
+      DeploymentConfig: true,
+      WebhookProviderCertManager: true,
+      WebhookProviderOpenshiftServiceCA: true,
+      BundleReleaseSupport: false,
+    });
+  });
+
+  it('takes the namespace, identity and cluster from the environment', () => {
+    const o = parse([], { POD_NAMESPACE: 'olm', POD_NAME: 'oc-7f9', KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' });
+    expect(o).toMatchObject({ systemNamespace: 'olm', identity: 'oc-7f9', kubeconfig: undefined, inCluster: { host: '10.96.0.1', port: '443' } });
+  });
+
+  it('every flag', () => {
+    const o = parse(
+      [
+        '--kubeconfig=/tmp/kc',
+        '--system-namespace',
+        'sys',
+        '--cache-dir=/cache',
+        '--catalogd-url=https://localhost:8443/ignored',
+        '--catalogd-ca-file=/ca/catalogd.pem',
+        '--max-concurrent-reconciles=12',
+        '--health-probe-bind-address=127.0.0.1:9440',
+        '--leader-elect=false',
+        '--leader-election-id=my-lease',
+        '--global-pull-secret=pull',
+        '--insecure-registry=localhost:5000',
+        '--insecure-registry',
+        'registry.local',
+        '--pull-ca-file=/ca/registry.pem',
+        '--feature-gates=BundleReleaseSupport=true,WebhookProviderCertManager=false',
+        '--log-level=debug',
+      ],
+      { KUBECONFIG: '/env/kc', POD_NAMESPACE: 'olm', POD_NAME: 'me' },
+    );
+    expect(o).toEqual({
+      kubeconfig: '/tmp/kc',
+      inCluster: undefined,
+      systemNamespace: 'sys',
+      cacheDir: '/cache',
+      catalogdUrl: new URL('https://localhost:8443/ignored'),
+      catalogdCaFile: '/ca/catalogd.pem',
+      maxConcurrentReconciles: 12,
+      healthProbe: { host: '127.0.0.1', port: 9440 },
+      leaderElect: false,
+      leaderElectionId: 'my-lease',
+      identity: 'me',
+      pullSecret: { namespace: 'sys', name: 'pull' },
+      insecureRegistries: ['localhost:5000', 'registry.local'],
+      pullCaFile: '/ca/registry.pem',
+      featureGates: { ...FEATURE_GATE_DEFAULTS, BundleReleaseSupport: true, WebhookProviderCertManager: false },
+      logLevel: 'debug',
+    });
+  });
+
+  it.each([
+    [['--leader-elect'], true],
+    [['--leader-elect=true'], true],
+    [['--leader-elect=false'], false],
+  ])('%j', (argv, want) => expect(parse(argv).leaderElect).toBe(want));
+
+  it('--global-pull-secret NS/NAME keeps its namespace', () => {
+    expect(parse(['--global-pull-secret=creds/pull']).pullSecret).toEqual({ namespace: 'creds', name: 'pull' });
+  });
+
+  it.each(['0', '-1', '1.5', 'four', ''])('rejects --max-concurrent-reconciles %j', (v) => {
+    expect(() => parse([`--max-concurrent-reconciles=${v}`])).toThrow(`invalid --max-concurrent-reconciles ${JSON.stringify(v)} (want a positive integer)`);
+  });
+
+  it.each(['localhost:8443', 'ftp://catalogd.example', 'not a url', ''])('rejects --catalogd-url %j', (v) => {
+    expect(() => parse([`--catalogd-url=${v}`])).toThrow(`invalid --catalogd-url ${JSON.stringify(v)} (want http(s)://HOST[:PORT])`);
+  });
+
+  it.each([
+    [['--leader-elect=maybe'], 'invalid --leader-elect value "maybe" (want true or false)'],
+    [['--global-pull-secret=a/b/c'], 'invalid --global-pull-secret "a/b/c" (want NAME or NAMESPACE/NAME)'],
+    [['--feature-gates=NoSuchGate=true'], 'unrecognized feature gate: NoSuchGate'],
+    [['--health-probe-bind-address=8081'], 'invalid address "8081"'],
+    [['--no-such-flag'], /no-such-flag/],
+    [['positional'], /positional/],
+  ])('rejects %j', (argv, message) => {
+    expect(() => parse(argv)).toThrow(message);
+  });
+
+  it('rejects a missing cluster configuration', () => {
+    expect(() => parse([], {})).toThrow('no cluster configuration');
+  });
+
+  it.each([['--help'], ['-h'], ['--help', '--max-concurrent-reconciles=0']])('%j returns help', (...argv) => {
+    expect(parseOperatorControllerOptions(argv, {})).toBe('help');
+  });
+
+  it('the help text lists every flag and the gate defaults', () => {
+    for (const flag of ['--kubeconfig', '--system-namespace', '--cache-dir', '--catalogd-url', '--catalogd-ca-file', '--max-concurrent-reconciles', '--health-probe-bind-address', '--leader-elect', '--leader-election-id', '--global-pull-secret', '--insecure-registry', '--pull-ca-file', '--feature-gates', '--log-level']) {
+      expect(HELP).toContain(flag);
+    }
+    expect(HELP).toContain('BundleReleaseSupport=false');
+  });
+});
