@@ -45,7 +45,9 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   async function history(extension: string, signal?: AbortSignal): Promise<Release[]> {
     checkExtension(extension);
     const indexes = await records.list({ [Label.name]: extension, [Label.type]: 'index' }, signal);
-    const releases = await Promise.all(indexes.map((obj) => readRevision(parseIndexSecret(obj, namespace), extension, signal)));
+    // One revision at a time (its chunks in parallel): a large history is never in memory twice.
+    const releases: Release[] = [];
+    for (const obj of indexes) releases.push(await readRevision(parseIndexSecret(obj, namespace), extension, signal));
     return releases.sort((a, b) => b.revision - a.revision);
   }
 
@@ -88,9 +90,17 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     }
     for (const chunk of chunks) await records.createChunk(key, chunk, signal);
     const created = await records.create(index, signal);
-    const owner = indexOwnerRef(key, created.metadata.uid ?? '');
-    for (const chunk of chunks) await records.setOwner(chunk.metadata.name ?? '', owner, signal);
 
+    // The record is complete and readable from here on; what follows is housekeeping that
+    // must not make a caller retry (and meet "already exists"). Until the chunks are re-owned
+    // the ClusterExtension is their garbage-collection backstop; a later create prunes what
+    // this one could not.
+    try {
+      const owner = indexOwnerRef(key, created.metadata.uid ?? '');
+      for (const chunk of chunks) await records.setOwner(chunk.metadata.name ?? '', owner, signal);
+    } catch (e) {
+      options.log?.warn({ err: e, key }, 'setting the owner of release chunks failed');
+    }
     try {
       await prune(release.extension, signal);
     } catch (e) {
