@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import { parseClusterCatalog } from '../api/index.ts';
+import type { CatalogContentCache, CatalogRef } from '../catalogclient/index.ts';
+import type { DeclarativeConfig } from '../fbc/index.ts';
+import type { KubeObject } from '../kube/index.ts';
+import { contentRef, selectedCatalogs, type CatalogSource } from './catalogs.ts';
+
+// ---- fixtures ------------------------------------------------------------------------------
+
+interface CatalogOptions {
+  labels?: Record<string, string>;
+  priority?: number;
+  availabilityMode?: 'Available' | 'Unavailable';
+  serving?: 'True' | 'False' | 'absent';
+  resolved?: boolean;
+  urls?: boolean;
+}
+
+const BASE = (name: string): string => `https://catalogd-service.olmv1-system.svc/catalogs/${name}`;
+const DIGEST = (name: string): string => `registry.example/${name}@sha256:${'a'.repeat(64)}`;
+
+/** A ClusterCatalog as the informer holds it. */
+function catalogObject(name: string, o: CatalogOptions = {}): KubeObject {
+  const serving = o.serving ?? 'True';
+  return {
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterCatalog',
+    metadata: { name, labels: { 'olm.operatorframework.io/metadata.name': name, ...o.labels } },
+    spec: {
+      source: { type: 'Image', image: { ref: `registry.example/${name}:latest` } },
+      ...(o.priority === undefined ? {} : { priority: o.priority }),
+      ...(o.availabilityMode === undefined ? {} : { availabilityMode: o.availabilityMode }),
+    },
+    status: {
+      conditions:
+        serving === 'absent'
+          ? []
+          : [{ type: 'Serving', status: serving, reason: serving === 'True' ? 'Available' : 'Unavailable', message: '', lastTransitionTime: '2024-01-01T00:00:00Z' }],
+      ...(o.resolved === false ? {} : { resolvedSource: { type: 'Image', image: { ref: DIGEST(name) } } }),
+      ...(o.urls === false ? {} : { urls: { base: BASE(name) } }),
+    },
+  };
+}
+
+const config = (pkg: string, catalog: string): DeclarativeConfig => ({
+  packages: [{ schema: 'olm.package', name: pkg, defaultChannel: 'stable', description: catalog }],
+  channels: [],
+  bundles: [],
+  deprecations: [],
+  others: [],
+});
+
+/** A content cache recording getPackage calls; `fail` maps catalog names to the error thrown. */
+function fakeContent(fail: Record<string, Error> = {}): { content: CatalogContentCache; fetched: [CatalogRef, string][] } {
+  const fetched: [CatalogRef, string][] = [];
+  const content: CatalogContentCache = {
+    getPackage: (ref, pkg) => {
+      fetched.push([ref, pkg]);
+      const e = fail[ref.name];
+      return e === undefined ? Promise.resolve(config(pkg, ref.name)) : Promise.reject(e);
+    },
+    packageNames: () => Promise.reject(new Error('not used')),
+    forget: () => undefined,
+  };
+  return { content, fetched };
+}
+
+function source(objects: KubeObject[], content: CatalogContentCache, baseURL?: CatalogSource['baseURL']): CatalogSource {
+  return { catalogs: { list: () => objects }, content, ...(baseURL === undefined ? {} : { baseURL }) };
+}
+
+async function select(src: CatalogSource, selector: Parameters<typeof selectedCatalogs>[1], pkg = 'widgets') {
+  const r = await selectedCatalogs(src, selector, pkg);
+  if (!r.ok) throw new Error(r.error);
+  return r.value;
+}
+
+// ---- tests ---------------------------------------------------------------------------------
+
+describe('selectedCatalogs', () => {
+  const objects = [
+    catalogObject('zeta', { labels: { env: 'prod' }, priority: 5 }),
+    catalogObject('alpha', { labels: { env: 'prod' } }),
+    catalogObject('mid', { labels: { env: 'dev' }, priority: -1 }),
+  ];
+
+  it('without a selector takes every catalog, in name order, fetching the package from each', async () => {
+    const { content, fetched } = fakeContent();
+    const out = await select(source(objects, content), undefined);
+    expect(out.matching).toBe(3);
+    expect(out.inputs).toEqual([
+      { name: 'alpha', priority: 0, package: config('widgets', 'alpha') },
+      { name: 'mid', priority: -1, package: config('widgets', 'mid') },
+      { name: 'zeta', priority: 5, package: config('widgets', 'zeta') },
+    ]);
+    expect(fetched).toEqual([
+      [{ name: 'alpha', digestRef: DIGEST('alpha'), baseURL: BASE('alpha') }, 'widgets'],
+      [{ name: 'mid', digestRef: DIGEST('mid'), baseURL: BASE('mid') }, 'widgets'],
+      [{ name: 'zeta', digestRef: DIGEST('zeta'), baseURL: BASE('zeta') }, 'widgets'],
+    ]);
+  });
+
+  it.each([
+    ['matchLabels', { matchLabels: { env: 'prod' } }, ['alpha', 'zeta']],
+    ['the metadata.name label', { matchLabels: { 'olm.operatorframework.io/metadata.name': 'mid' } }, ['mid']],
+    ['matchExpressions NotIn', { matchExpressions: [{ key: 'env', operator: 'NotIn' as const, values: ['prod'] }] }, ['mid']],
+    ['an empty selector matches everything', {}, ['alpha', 'mid', 'zeta']],
+    ['no match', { matchLabels: { env: 'qa' } }, []],
+  ])('selects by label selector: %s', async (_name, selector, want) => {
+    const { content, fetched } = fakeContent();
+    const out = await select(source(objects, content), selector);
+    expect(out.inputs.map((i) => i.name)).toEqual(want);
+    expect(out.matching).toBe(want.length);
+    expect(fetched.map(([ref]) => ref.name)).toEqual(want);
+  });
+
+  it('returns the selector error for an invalid selector without fetching', async () => {
+    const { content, fetched } = fakeContent();
+    const r = await selectedCatalogs(source(objects, content), { matchExpressions: [{ key: 'env', operator: 'In', values: [] }] }, 'widgets');
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.startsWith('desired catalog selector is invalid: ')).toBe(true);
+    expect(fetched).toEqual([]);
+  });
+
+  it('drops Unavailable catalogs but counts them in matching', async () => {
+    const { content, fetched } = fakeContent();
+    const out = await select(
+      source([catalogObject('a'), catalogObject('b', { availabilityMode: 'Unavailable' }), catalogObject('c', { availabilityMode: 'Available' })], content),
+      undefined,
+    );
+    expect(out.matching).toBe(3);
+    expect(out.inputs.map((i) => i.name)).toEqual(['a', 'c']);
+    expect(fetched.map(([ref]) => ref.name)).toEqual(['a', 'c']);
+    const none = await select(source([catalogObject('b', { availabilityMode: 'Unavailable' })], content), undefined);
+    expect(none).toEqual({ matching: 1, inputs: [] });
+  });
+
+  it.each([
+    ['not serving', { serving: 'False' as const }, 'catalog "x" is not being served'],
+    ['no Serving condition', { serving: 'absent' as const }, 'catalog "x" is not being served'],
+    ['nil resolvedSource', { resolved: false }, 'error: catalog "x" has a nil status.resolvedSource value'],
+    ['missing urls', { urls: false }, 'error: catalog "x" has a nil status.urls value'],
+  ])('a catalog %s is a failure input with upstream text, and is not fetched', async (_name, o, error) => {
+    const { content, fetched } = fakeContent();
+    const out = await select(source([catalogObject('x', o), catalogObject('y')], content), undefined);
+    expect(out.inputs).toEqual([{ name: 'x', error }, { name: 'y', priority: 0, package: config('widgets', 'y') }]);
+    expect(fetched.map(([ref]) => ref.name)).toEqual(['y']);
+  });
+
+  it('a fetch error becomes `error retrieving cache for catalog "<name>": <err>`', async () => {
+    const { content } = fakeContent({ b: new Error('Get "https://catalogd/catalogs/b/api/v1/all": connection refused') });
+    const out = await select(source([catalogObject('a'), catalogObject('b')], content), undefined);
+    expect(out.inputs[1]).toEqual({ name: 'b', error: 'error retrieving cache for catalog "b": Get "https://catalogd/catalogs/b/api/v1/all": connection refused' });
+    expect(out.inputs[0]).toMatchObject({ name: 'a', priority: 0 });
+  });
+
+  it('fetches from the URL the baseURL hook gives (the --catalogd-url rewriting)', async () => {
+    const { content, fetched } = fakeContent();
+    const seen: [string, string][] = [];
+    const rewrite = (name: string, statusBase: string): string => {
+      seen.push([name, statusBase]);
+      return `http://localhost:8080${new URL(statusBase).pathname}`;
+    };
+    await select(source([catalogObject('a')], content, rewrite), undefined);
+    expect(seen).toEqual([['a', BASE('a')]]);
+    expect(fetched).toEqual([[{ name: 'a', digestRef: DIGEST('a'), baseURL: 'http://localhost:8080/catalogs/a' }, 'widgets']]);
+  });
+
+  it('ignores informer objects that are not valid ClusterCatalogs', async () => {
+    const { content } = fakeContent();
+    const broken: KubeObject = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', metadata: { name: 'broken' }, spec: {} };
+    const out = await select(source([broken, catalogObject('a')], content), undefined);
+    expect(out).toMatchObject({ matching: 1, inputs: [{ name: 'a' }] });
+  });
+});
+
+describe('contentRef', () => {
+  it('uses status.urls.base unchanged without a hook', () => {
+    const parsed = parseClusterCatalog(catalogObject('a'));
+    if (!parsed.ok) throw new Error(parsed.error);
+    expect(contentRef(parsed.value, undefined)).toEqual({ name: 'a', digestRef: DIGEST('a'), baseURL: BASE('a') });
+  });
+});
