@@ -32,6 +32,7 @@ const PURE_CORES = [
   'pkg/gotext/**',
   'pkg/k8sname/**',
   'pkg/fbc/**',
+  'pkg/goyaml/**',
 ];
 /** The I/O edges inside pure-core directories: they read the files and pass the data in. */
 const PURE_CORE_EDGES = ['pkg/fbc/walk.ts', 'pkg/bundle/read-bundle-dir.ts'];
