@@ -121,7 +121,7 @@ function* splitYamlDocuments(bytes: Uint8Array, from: number): Generator<SplitDo
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let doc: Buffer[] = [];
   for (let at = from; at < buf.length; ) {
-    let nl = buf.indexOf(0x0a, at);
+    const nl = buf.indexOf(0x0a, at);
     const lineEnd = nl < 0 ? buf.length : nl;
     const next = nl < 0 ? buf.length : nl + 1;
     const contentEnd = nl >= 0 && lineEnd > at && buf[lineEnd - 1] === 0x0d ? lineEnd - 1 : lineEnd;
@@ -138,7 +138,6 @@ function* splitYamlDocuments(bytes: Uint8Array, from: number): Generator<SplitDo
       doc.push(buf.subarray(at, contentEnd), NEWLINE);
     }
     at = next;
-    nl = -1;
   }
   if (doc.length > 0) yield { bytes: Buffer.concat(doc) };
 }
