@@ -52,6 +52,9 @@ export function watchCatalogEvents(o: CatalogEventsOptions): () => void {
   };
   // Package names of each catalog's content as last read: what it "carried" before a change.
   const carried = new Map<string, ReadonlySet<string>>();
+  // Digest of each catalog's newest event: a slower read of an older digest must not replace
+  // the newer content's names as the baseline of the next change.
+  const newest = new Map<string, string | undefined>();
 
   const handle = async (type: InformerEventType, obj: Readonly<KubeObject>, old: Readonly<KubeObject> | undefined): Promise<void> => {
     const name = obj.metadata.name ?? '';
@@ -64,9 +67,11 @@ export function watchCatalogEvents(o: CatalogEventsOptions): () => void {
     if (type === 'delete') {
       o.content.forget(name);
       carried.delete(name);
+      newest.delete(name);
       return enqueueFor(undefined);
     }
     if (now !== undefined) o.content.forget(name, now.digestRef);
+    newest.set(name, now?.digestRef);
     let current: ReadonlySet<string> = new Set();
     try {
       if (now !== undefined) current = await o.content.packageNames(now);
@@ -75,7 +80,7 @@ export function watchCatalogEvents(o: CatalogEventsOptions): () => void {
       carried.delete(name);
       return enqueueFor(undefined);
     }
-    carried.set(name, current);
+    if (newest.get(name) === now?.digestRef) carried.set(name, current);
     // A new catalog, or one whose priority, labels or serving state changed, can change any
     // resolution (ambiguity, selection, "not being served" errors); so can new content whose
     // previous package names were never read.
