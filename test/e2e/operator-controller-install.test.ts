@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CLUSTER_EXTENSION, OWNER_NAME_LABEL } from '../../pkg/api/index.ts';
-import { type KubeContext, type KubeObject, connect, isNotFound } from '../../pkg/kube/index.ts';
+import { type KubeContext, type KubeObject, connect, isAlreadyExists, isNotFound } from '../../pkg/kube/index.ts';
 import { createReleaseStore } from '../../pkg/release/index.ts';
 import type { ControlPlaneInfo } from '../envtest/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
@@ -65,7 +65,7 @@ async function publishCatalog(name: string, files: Record<string, string>, spec:
   await kube.client
     .create({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', metadata: { name }, spec: { source: { type: 'Image', image: { ref, pollIntervalMinutes: 1 } }, ...spec } })
     .catch((err: unknown) => {
-      if (!(err as { code?: number }).code || (err as { code?: number }).code !== 409) throw err;
+      if (!isAlreadyExists(err)) throw err;
     });
   await waitForCatalog(kube.client, name, (cc) => condition(cc, 'Serving')?.status === 'True' && JSON.stringify(cc.status).includes(digest), 90_000);
 }
@@ -108,7 +108,7 @@ function channelsOf(pkg: string, images: Record<string, string>): Record<string,
 
 describe('operator-controller installs from catalogs', () => {
   const catalog = `installs-${run}`;
-  const pkgs = { plain: `plain-${run}`, fast: `fast-${run}`, pinned: `pinned-${run}`, range: `range-${run}` };
+  const pkgs = { plain: `plain-${run}`, channel: `channel-${run}`, pinned: `pinned-${run}`, range: `range-${run}` };
   const images: Record<string, Record<string, string>> = {};
 
   beforeAll(async () => {
@@ -121,12 +121,14 @@ describe('operator-controller installs from catalogs', () => {
     await publishCatalog(catalog, files);
   });
 
-  it('installs the highest version of the default channel, as the ServiceAccount, and records a release', async () => {
+  // Without `channels`, upstream resolves over every channel (the package's defaultChannel plays
+  // no part in OLM v1 resolution), so the highest version of any channel is installed.
+  it('installs the highest version of any channel, as the ServiceAccount, and records a release', async () => {
     const pkg = pkgs.plain;
     await createExtension(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
-    const ext = await waitForExtension(kube.client, pkg, 'installed', installedAs(`${pkg}.v1.1.0`));
-    expect(ext.install?.bundle).toEqual({ name: `${pkg}.v1.1.0`, version: '1.1.0' });
-    expect(ext.cond('Installed')).toMatchObject({ status: 'True', reason: 'Succeeded', message: `Installed bundle ${images[pkg]?.['1.1.0']} successfully` });
+    const ext = await waitForExtension(kube.client, pkg, 'installed', installedAs(`${pkg}.v2.0.0`));
+    expect(ext.install?.bundle).toEqual({ name: `${pkg}.v2.0.0`, version: '2.0.0' });
+    expect(ext.cond('Installed')).toMatchObject({ status: 'True', reason: 'Succeeded', message: `Installed bundle ${images[pkg]?.['2.0.0']} successfully` });
     expect(ext.cond('Progressing')).toMatchObject({ status: 'True', reason: 'Succeeded', message: 'Desired state reached' });
     for (const type of ['Deprecated', 'PackageDeprecated', 'ChannelDeprecated', 'BundleDeprecated']) expect(ext.cond(type)?.status).toBe('False');
     expect(ext.cond('Installed')?.observedGeneration).toBe(ext.obj.metadata.generation);
@@ -136,13 +138,13 @@ describe('operator-controller installs from catalogs', () => {
     expect((deploy.metadata.managedFields as { manager: string }[]).map((m) => m.manager)).toContain('olm.operatorframework.io/clusterextension-controller');
     expect(await exists({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: `widgets.${groupOf(pkg)}` })).toBe(true);
     const history = await createReleaseStore({ client: kube.client, namespace: 'olmv1-system' }).history(pkg);
-    expect(history.map((r) => [r.revision, r.status, r.bundle.name, r.bundle.image])).toEqual([[1, 'deployed', `${pkg}.v1.1.0`, images[pkg]?.['1.1.0']]]);
+    expect(history.map((r) => [r.revision, r.status, r.bundle.name, r.bundle.image])).toEqual([[1, 'deployed', `${pkg}.v2.0.0`, images[pkg]?.['2.0.0']]]);
     expect(ext.obj.metadata.finalizers).toEqual(expect.arrayContaining(['olm.operatorframework.io/uninstall']));
   });
 
   it('installs from a named channel, a pinned version and a version range', async () => {
     const cases: [string, Partial<Parameters<typeof clusterExtension>[1]>, string][] = [
-      [pkgs.fast, { channels: ['fast'] }, '2.0.0'],
+      [pkgs.channel, { channels: ['stable'] }, '1.1.0'],
       [pkgs.pinned, { version: '1.0.0' }, '1.0.0'],
       [pkgs.range, { channels: ['fast'], version: '>=1.0.0 <2.0.0' }, '1.1.0'],
     ];
