@@ -296,8 +296,11 @@ class RecordClient {
       throw wrapError(`reading release chunk ${describeSecret(this.#namespace, name)} of ${where}`, e);
     }
     const piece = chunkPiece(obj, this.#namespace, key);
-    if (chunkSecretName(key, piece) !== name) {
-      throw new Error(`release record ${where} is corrupt: the content of chunk ${describeSecret(this.#namespace, name)} does not match its name`);
+    const expected = chunkSecretName(key, piece);
+    if (expected !== name) {
+      throw new Error(`release record ${where} is corrupt: the content of chunk ${describeSecret(this.#namespace, name)} does not match its name`, {
+        cause: new Error(`its bytes hash to the name ${expected}`),
+      });
     }
     return piece;
   }
