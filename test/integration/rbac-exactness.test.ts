@@ -318,11 +318,11 @@ describe('olmv1 rbac against the real API server', () => {
     const user = `system:serviceaccount:${NS}:${SA}`;
     const manager = `acme-${RUN}-controller-manager`;
     expect(await failure(roleIn(NS), (a) => a.verb === 'create' && a.resource === 'deployments')).toBe(
-      `applying Deployment ${NS}/${manager}: deployments.apps "${manager}" is forbidden: User "${user}" cannot create resource "deployments" in API group "apps" in the namespace "${NS}"`,
+      `error applying Deployment ${NS}/${manager}: deployments.apps "${manager}" is forbidden: User "${user}" cannot create resource "deployments" in API group "apps" in the namespace "${NS}"`,
     );
     await uninstallRelease(sa, v2.objects.filter((o) => o.kind !== 'Deployment'));
     const escalation = await failure(roleIn(WATCH), (a) => a.verb === 'get' && a.resource === 'leases');
-    expect(escalation).toMatch(new RegExp(`^applying Role ${WATCH}/\\S+: roles.rbac.authorization.k8s.io "\\S+" is forbidden: user "${user}" .*is attempting to grant RBAC permissions not currently held:`, 's'));
+    expect(escalation).toMatch(new RegExp(`^error applying Role ${WATCH}/\\S+: roles.rbac.authorization.k8s.io "\\S+" is forbidden: user "${user}" .*is attempting to grant RBAC permissions not currently held:`, 's'));
     expect(escalation).toContain('{APIGroups:["coordination.k8s.io"], Resources:["leases"], Verbs:["get"]}');
     // With every grant back, the interrupted install completes and uninstalls cleanly.
     await installRelease(sa, v2.objects);
