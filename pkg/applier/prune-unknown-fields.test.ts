@@ -137,11 +137,11 @@ describe('pruneUnknownFields', () => {
     });
   }
 
-  it('prunes metadata and top-level keys, leaves status alone', () => {
+  it('prunes metadata, status and top-level keys', () => {
     const input = widget({ replicas: 1 }, { metadata: { name: 'w', labels: { a: 'b' }, bogus: 1 }, extra: true, status: { ready: true, unknown: 1 } });
     const pruned = pruneUnknownFields(input, widgetSchema());
-    expect(pruned.dropped).toEqual(['.metadata.bogus', '.extra']);
-    expect(pruned.object).toEqual(widget({ replicas: 1 }, { metadata: { name: 'w', labels: { a: 'b' } }, status: { ready: true, unknown: 1 } }));
+    expect(pruned.dropped).toEqual(['.metadata.bogus', '.extra', '.status.unknown']);
+    expect(pruned.object).toEqual(widget({ replicas: 1 }, { metadata: { name: 'w', labels: { a: 'b' } }, status: { ready: true } }));
   });
 
   it('returns an unchanged copy without a schema or with an open schema', () => {

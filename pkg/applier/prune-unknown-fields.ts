@@ -27,8 +27,9 @@ function isRecord(v: unknown): v is Json {
 /**
  * Returns a copy of `object` without the fields its schema does not declare; objects whose
  * kind has no schema (or preserves unknown fields) are returned unchanged. Never mutates the
- * input. `metadata` is pruned like any field (the schema types it as ObjectMeta); `status` is
- * left as given: the server ignores it on apply of kinds with a status subresource.
+ * input. `metadata` (ObjectMeta) and `status` are pruned like any field: the server refuses
+ * unknown keys there too. Whether the remaining status is stored is left to the server (it
+ * ignores status on apply of kinds with a status subresource, as it does on create).
  *
  * Values whose shape does not fit the schema (an object where a string is declared) are kept:
  * the API server reports them. `schema` comes from OpenApiSchemas.schemaFor in pkg/kube.
@@ -38,7 +39,6 @@ export function pruneUnknownFields(object: KubeObject, schema: ObjectSchema | un
   const dropped: string[] = [];
   if (schema === undefined || schema.open || schema.object === undefined) return { object: copy, dropped };
   for (const key of Object.keys(copy)) {
-    if (key === 'status') continue;
     const field = schema.object.field(key);
     if (field === undefined) {
       delete copy[key];

@@ -98,51 +98,119 @@ function scalarDefault(v: unknown): string | number | boolean | undefined {
   return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : undefined;
 }
 
+/** A property not compiled yet: a reference to a component, resolved on first use. */
+interface Ref {
+  readonly ref: string;
+}
+type Slot = ObjectSchema | Ref;
+
+/** Scalars of every inline schema share one node. */
+const SCALAR: ObjectSchema = Object.freeze({ open: false });
+
+interface Resolver {
+  /** The compiled component `name`; OPEN_SCHEMA when the document lacks it (never prune on a guess). */
+  resolve(name: string): ObjectSchema;
+}
+
+function isRef(slot: Slot): slot is Ref {
+  return 'ref' in slot;
+}
+
+// Object fields; references are replaced by their node when first followed.
+class Fields implements ObjectFields {
+  readonly #slots: Map<string, Slot>;
+  #rest: Slot | undefined;
+  readonly #defaults: Map<string, string | number | boolean> | undefined;
+  readonly #resolver: Resolver;
+
+  constructor(slots: Map<string, Slot>, rest: Slot | undefined, defaults: Map<string, string | number | boolean> | undefined, resolver: Resolver) {
+    this.#slots = slots;
+    this.#rest = rest;
+    this.#defaults = defaults;
+    this.#resolver = resolver;
+  }
+
+  field(name: string): ObjectSchema | undefined {
+    const slot = this.#slots.get(name);
+    if (slot === undefined) return this.#restSchema();
+    if (!isRef(slot)) return slot;
+    const node = this.#resolver.resolve(slot.ref);
+    this.#slots.set(name, node);
+    return node;
+  }
+
+  fieldDefault(name: string): string | number | boolean | undefined {
+    return this.#defaults?.get(name);
+  }
+
+  /** Resolves every reference now. */
+  force(): void {
+    for (const name of this.#slots.keys()) this.field(name);
+    this.#restSchema();
+  }
+
+  #restSchema(): ObjectSchema | undefined {
+    const rest = this.#rest;
+    if (rest === undefined || !isRef(rest)) return rest;
+    this.#rest = this.#resolver.resolve(rest.ref);
+    return this.#rest;
+  }
+}
+
+class Items implements ListItems {
+  #slot: Slot;
+  readonly keys: readonly string[] | undefined;
+  readonly #resolver: Resolver;
+
+  constructor(slot: Slot, keys: readonly string[] | undefined, resolver: Resolver) {
+    this.#slot = slot;
+    this.keys = keys;
+    this.#resolver = resolver;
+  }
+
+  get items(): ObjectSchema {
+    const slot = this.#slot;
+    if (!isRef(slot)) return slot;
+    this.#slot = this.#resolver.resolve(slot.ref);
+    return this.#slot;
+  }
+
+  /** Resolves the reference now. */
+  force(): void {
+    void this.items;
+  }
+}
+
 /**
  * Compiles the `components.schemas` of an OpenAPI v3 document. Components are compiled on
  * first lookup and memoized; references between them are resolved when first followed, so
- * recursive schemas (JSONSchemaProps) are fine. `components` is read, never modified, and is
- * no longer referenced once every component in use has been compiled: `retain` limits the
- * table to the components reachable from the given names, compiled eagerly, so the document
- * itself can be garbage-collected.
+ * recursive schemas (JSONSchemaProps) are fine. `components` is read, never modified. With
+ * `retain`, only the components reachable from those names are compiled, eagerly, and the
+ * table drops `components`, so the document can be garbage-collected.
  */
 export function compileSchemas(components: Readonly<Record<string, unknown>>, retain?: readonly string[]): SchemaTable {
   const compiled = new Map<string, ObjectSchema>();
   let source: Readonly<Record<string, unknown>> | undefined = components;
+  // Parts holding references, forced before the source is let go (retain only).
+  const unforced: (Fields | Items)[] | undefined = retain === undefined ? undefined : [];
 
   function named(name: string): ObjectSchema | undefined {
     const hit = compiled.get(name);
     if (hit !== undefined) return hit;
     const raw = source?.[name];
     if (!isRecord(raw)) return undefined;
-    if (UNTYPED_COMPONENTS.has(name)) {
-      compiled.set(name, OPEN_SCHEMA);
-      return OPEN_SCHEMA;
-    }
     // A component's own preserve-unknown-fields applies to it and its inline parts only.
-    const node = compile(raw, false, name);
+    const node = UNTYPED_COMPONENTS.has(name) ? OPEN_SCHEMA : compile(raw, false, name);
     compiled.set(name, node);
     return node;
   }
 
-  // References made while retaining, forced before the source is let go.
-  const pending: (() => ObjectSchema)[] = [];
+  const resolver: Resolver = { resolve: (name) => named(name) ?? OPEN_SCHEMA };
 
-  // A lazily resolved, memoized reference: an unknown component accepts anything rather
-  // than pruning.
-  function reference(name: string): () => ObjectSchema {
-    let node: ObjectSchema | undefined;
-    const resolve = (): ObjectSchema => (node ??= named(name) ?? OPEN_SCHEMA);
-    if (source !== undefined && retain !== undefined) pending.push(resolve);
-    return resolve;
-  }
-
-  function child(raw: unknown, preserve: boolean): () => ObjectSchema {
-    if (!isRecord(raw)) return () => OPEN_SCHEMA;
+  function slot(raw: unknown, preserve: boolean): Slot {
+    if (!isRecord(raw)) return OPEN_SCHEMA;
     const ref = refName(raw);
-    if (ref !== undefined) return reference(ref);
-    const node = compile(raw, preserve);
-    return () => node;
+    return ref === undefined ? compile(raw, preserve) : { ref };
   }
 
   function compile(raw: Raw, inheritedPreserve: boolean, name?: string): ObjectSchema {
@@ -159,7 +227,7 @@ export function compileSchemas(components: Readonly<Record<string, unknown>>, re
       case 'integer':
       case 'number':
       case 'boolean':
-        return { name, open: false };
+        return name === undefined ? SCALAR : { name, open: false };
       default:
         return OPEN_SCHEMA;
     }
@@ -167,40 +235,34 @@ export function compileSchemas(components: Readonly<Record<string, unknown>>, re
 
   function objectFields(raw: Raw, preserve: boolean): ObjectFields {
     const props = isRecord(raw['properties']) ? raw['properties'] : {};
-    const fields = new Map<string, () => ObjectSchema>();
-    const defaults = new Map<string, string | number | boolean>();
+    const slots = new Map<string, Slot>();
+    let defaults: Map<string, string | number | boolean> | undefined;
     for (const [key, value] of Object.entries(props)) {
-      fields.set(key, child(value, preserve));
+      slots.set(key, slot(value, preserve));
       const def = isRecord(value) ? scalarDefault(value['default']) : undefined;
-      if (def !== undefined) defaults.set(key, def);
+      if (def !== undefined) (defaults ??= new Map()).set(key, def);
     }
     const additional = raw['additionalProperties'];
-    let rest: (() => ObjectSchema) | undefined;
-    if (additional === undefined) rest = preserve || fields.size === 0 ? () => OPEN_SCHEMA : undefined;
-    else if (isRecord(additional)) rest = child(additional, preserve);
-    else rest = additional === true ? () => OPEN_SCHEMA : undefined;
-    return {
-      field: (key) => (fields.get(key) ?? rest)?.(),
-      fieldDefault: (key) => defaults.get(key),
-    };
+    let rest: Slot | undefined;
+    if (additional === undefined) rest = preserve || slots.size === 0 ? OPEN_SCHEMA : undefined;
+    else if (isRecord(additional)) rest = slot(additional, preserve);
+    else rest = additional === true ? OPEN_SCHEMA : undefined;
+    const fields = new Fields(slots, rest, defaults, resolver);
+    unforced?.push(fields);
+    return fields;
   }
 
   function listItems(raw: Raw, preserve: boolean): ListItems {
-    const items = raw['items'] === undefined ? () => OPEN_SCHEMA : child(raw['items'], preserve);
-    const keys = listKeys(raw);
-    return {
-      get items() {
-        return items();
-      },
-      keys,
-    };
+    const items = new Items(raw['items'] === undefined ? OPEN_SCHEMA : slot(raw['items'], preserve), listKeys(raw), resolver);
+    unforced?.push(items);
+    return items;
   }
 
-  if (retain !== undefined) {
+  if (retain !== undefined && unforced !== undefined) {
     for (const name of retain) named(name);
-    // Forcing a reference may compile further components, which add their own references.
-    for (let i = 0; i < pending.length; i++) pending[i]?.();
-    pending.length = 0;
+    // Forcing a part may compile further components, which add their own parts.
+    for (let i = 0; i < unforced.length; i++) unforced[i]?.force();
+    unforced.length = 0;
     source = undefined;
   }
 

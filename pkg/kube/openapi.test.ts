@@ -48,13 +48,16 @@ function fields(schema: Awaited<ReturnType<ReturnType<typeof createOpenApiSchema
   return node !== undefined;
 }
 
+// A clock the tests move; the index is re-read on a miss only when a second has passed.
+const clock = { ms: 0, now: () => clock.ms };
+
 describe('createOpenApiSchemas', () => {
   it('fetches the index and each group-version document once, shared by concurrent callers', async () => {
     const server = fakeServer({
       'api/v1': { hash: 'c1', schemas: { Meta: meta, ConfigMap: kindSchema('', 'v1', 'ConfigMap', ['data']), Other: kindSchema('other', 'v1', 'Other', []) } },
       'apis/apps/v1': { hash: 'a1', schemas: { Meta: meta, Deployment: kindSchema('apps', 'v1', 'Deployment', ['replicas']) } },
     });
-    const schemas = createOpenApiSchemas(server.transport);
+    const schemas = createOpenApiSchemas(server.transport, { now: clock.now });
     const [cm, again, dep] = await Promise.all([
       schemas.schemaFor('v1', 'ConfigMap'),
       schemas.schemaFor('v1', 'ConfigMap'),
@@ -77,14 +80,16 @@ describe('createOpenApiSchemas', () => {
       'apis/acme.example.com/v1': { hash: 'w1', schemas: { Meta: meta, Widget: kindSchema('acme.example.com', 'v1', 'Widget', ['size']) } },
     };
     const server = fakeServer(docs);
-    const schemas = createOpenApiSchemas(server.transport);
+    const schemas = createOpenApiSchemas(server.transport, { now: clock.now });
     expect(fields(await schemas.schemaFor('acme.example.com/v1', 'Widget'), 'spec', 'color')).toBe(false);
     await schemas.schemaFor('v1', 'ConfigMap');
     docs['apis/acme.example.com/v1'] = { hash: 'w2', schemas: { Meta: meta, Widget: kindSchema('acme.example.com', 'v1', 'Widget', ['size', 'color']) } };
     docs['apis/new.example.com/v1'] = { hash: 'n1', schemas: { Meta: meta, Gadget: kindSchema('new.example.com', 'v1', 'Gadget', []) } };
-    // Without refresh the cached index and documents answer.
+    // Without refresh the cached index and documents answer, and a miss within a second of
+    // reading the index does not read it again.
     expect(fields(await schemas.schemaFor('acme.example.com/v1', 'Widget'), 'spec', 'color')).toBe(false);
     expect(await schemas.schemaFor('new.example.com/v1', 'Gadget')).toBeUndefined();
+    expect(server.requests.filter((r) => r === 'GET /openapi/v3')).toHaveLength(1);
     server.requests.length = 0;
     schemas.refresh();
     expect(fields(await schemas.schemaFor('acme.example.com/v1', 'Widget'), 'spec', 'color')).toBe(true);
@@ -95,7 +100,7 @@ describe('createOpenApiSchemas', () => {
 
   it('reports a failed fetch with its cause and retries it on the next call', async () => {
     const server = fakeServer({ 'api/v1': { hash: 'c1', schemas: { Meta: meta, ConfigMap: kindSchema('', 'v1', 'ConfigMap', ['data']) } } });
-    const schemas = createOpenApiSchemas(server.transport);
+    const schemas = createOpenApiSchemas(server.transport, { now: clock.now });
     const cause = new Error('connection refused');
     server.failOnce(cause);
     const err = await schemas.schemaFor('v1', 'ConfigMap').catch((e: unknown) => e as Error);
@@ -107,7 +112,7 @@ describe('createOpenApiSchemas', () => {
 
   it('an aborted caller gets the abort reason while the shared fetch completes for others', async () => {
     const server = fakeServer({ 'api/v1': { hash: 'c1', schemas: { Meta: meta, ConfigMap: kindSchema('', 'v1', 'ConfigMap', ['data']) } } });
-    const schemas = createOpenApiSchemas(server.transport);
+    const schemas = createOpenApiSchemas(server.transport, { now: clock.now });
     const controller = new AbortController();
     const reason = new Error('stop');
     const aborted = schemas.schemaFor('v1', 'ConfigMap', controller.signal);
@@ -115,5 +120,30 @@ describe('createOpenApiSchemas', () => {
     controller.abort(reason);
     await expect(aborted).rejects.toBe(reason);
     expect(await other).toBeDefined();
+  });
+
+  it('a miss re-reads the index when it was read more than a second ago', async () => {
+    const docs: Record<string, { hash: string; schemas: Record<string, unknown> }> = {
+      'api/v1': { hash: 'c1', schemas: { Meta: meta, ConfigMap: kindSchema('', 'v1', 'ConfigMap', ['data']) } },
+    };
+    const server = fakeServer(docs);
+    const schemas = createOpenApiSchemas(server.transport, { now: clock.now });
+    await schemas.schemaFor('v1', 'ConfigMap');
+    docs['apis/new.example.com/v1'] = { hash: 'n1', schemas: { Meta: meta, Gadget: kindSchema('new.example.com', 'v1', 'Gadget', []) } };
+    clock.ms += 500;
+    expect(await schemas.schemaFor('new.example.com/v1', 'Gadget')).toBeUndefined();
+    clock.ms += 600;
+    expect(await schemas.schemaFor('new.example.com/v1', 'Gadget')).toBeDefined();
+    // A kind no document has: one re-read, then none until a second has passed again.
+    clock.ms += 1500;
+    expect(await schemas.schemaFor('v1', 'Nothing')).toBeUndefined();
+    expect(await schemas.schemaFor('v1', 'Nothing')).toBeUndefined();
+    expect(server.requests).toEqual([
+      'GET /openapi/v3',
+      'GET /openapi/v3/api/v1?hash=c1',
+      'GET /openapi/v3',
+      'GET /openapi/v3/apis/new.example.com/v1?hash=n1',
+      'GET /openapi/v3',
+    ]);
   });
 });

@@ -15,8 +15,9 @@ import type { Transport } from './transport.ts';
 export interface OpenApiSchemas {
   /**
    * The schema of `kind` in `apiVersion`; undefined when the server publishes no OpenAPI for
-   * it (group-version not served, or kind unknown to OpenAPI). Throws an Error with `cause`
-   * when the server cannot be read, and the abort reason when `signal` aborts.
+   * it (group-version not served, or kind unknown to OpenAPI; a miss re-reads the index
+   * first). Throws an Error with `cause` when the server cannot be read, and the abort
+   * reason when `signal` aborts.
    */
   schemaFor(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ObjectSchema | undefined>;
   /**
@@ -61,6 +62,15 @@ function gvkMatches(raw: unknown, group: string, version: string): string[] {
   return kinds;
 }
 
+function asJson<T>(body: unknown): T | undefined {
+  if (typeof body !== 'string') return body as T | undefined;
+  try {
+    return JSON.parse(body) as T;
+  } catch (err) {
+    throw new Error(`the server sent malformed OpenAPI JSON: ${(err as Error).message}`, { cause: err });
+  }
+}
+
 // Waits for `promise` unless `signal` aborts first (the shared fetch itself goes on).
 async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return promise;
@@ -77,18 +87,28 @@ async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
   }
 }
 
+// A miss (group-version or kind not published) re-reads the index at most this often.
+const MISS_REREAD_MS = 1000;
+
 /**
  * A schema source reading the server's OpenAPI v3 through `transport` (the controller's own
  * identity: OpenAPI is readable by every authenticated user). Concurrent callers share one
- * fetch per document; a failed fetch is retried by the next call.
+ * fetch per document; a failed fetch is retried by the next call. A kind that is not
+ * published re-reads the index (at most once a second) before undefined is returned, so the
+ * kinds of CRDs created since are found once the server publishes them (about 0.5 s after the
+ * CRD is Established, measured). `options.now` is for tests.
  */
-export function createOpenApiSchemas(transport: Transport): OpenApiSchemas {
+export function createOpenApiSchemas(transport: Transport, options: { now?: () => number } = {}): OpenApiSchemas {
   let index: Promise<Map<string, string>> | undefined;
+  let indexReadAt = 0;
+  const now = options.now ?? Date.now;
   const docs = new Map<string, Compiled>();
 
   function readIndex(): Promise<Map<string, string>> {
+    indexReadAt = now();
     const pending = (async () => {
-      const doc = await transport.request<IndexDoc>('GET', '/openapi/v3');
+      // The index is served as text/plain; documents as application/json.
+      const doc = asJson<IndexDoc>(await transport.request<unknown>('GET', '/openapi/v3'));
       const urls = new Map<string, string>();
       for (const [key, entry] of Object.entries(doc?.paths ?? {})) {
         if (typeof entry?.serverRelativeURL === 'string') urls.set(key, entry.serverRelativeURL);
@@ -110,7 +130,7 @@ export function createOpenApiSchemas(transport: Transport): OpenApiSchemas {
     const version = apiVersion.slice(slash + 1);
     const parsed = new URL(url, 'http://openapi.invalid');
     const query = Object.fromEntries(parsed.searchParams);
-    const doc = await transport.request<GroupVersionDoc>('GET', parsed.pathname, { query, timeoutMs: 60_000 });
+    const doc = asJson<GroupVersionDoc>(await transport.request<unknown>('GET', parsed.pathname, { query, timeoutMs: 60_000 }));
     const components = doc?.components?.schemas ?? {};
     const names = new Map<string, string>();
     for (const [name, raw] of Object.entries(components)) for (const kind of gvkMatches(raw, group, version)) names.set(kind, name);
@@ -138,20 +158,28 @@ export function createOpenApiSchemas(transport: Transport): OpenApiSchemas {
     return entry;
   }
 
+  async function lookup(apiVersion: string, kind: string, signal: AbortSignal | undefined): Promise<ObjectSchema | undefined> {
+    const urls = await unlessAborted(index ?? readIndex(), signal);
+    const url = urls.get(indexKey(apiVersion));
+    if (url === undefined) {
+      docs.delete(apiVersion);
+      return undefined;
+    }
+    let entry = docs.get(apiVersion);
+    if (entry === undefined || entry.url !== url) {
+      entry = compile(apiVersion, url);
+      docs.set(apiVersion, entry);
+    }
+    return (await unlessAborted(entry.kinds, signal)).get(kind);
+  }
+
   async function schemaFor(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ObjectSchema | undefined> {
     try {
-      const urls = await unlessAborted(index ?? readIndex(), signal);
-      const url = urls.get(indexKey(apiVersion));
-      if (url === undefined) {
-        docs.delete(apiVersion);
-        return undefined;
-      }
-      let entry = docs.get(apiVersion);
-      if (entry === undefined || entry.url !== url) {
-        entry = compile(apiVersion, url);
-        docs.set(apiVersion, entry);
-      }
-      return (await unlessAborted(entry.kinds, signal)).get(kind);
+      const found = await lookup(apiVersion, kind, signal);
+      if (found !== undefined || now() - indexReadAt < MISS_REREAD_MS) return found;
+      // A miss on an index read a while ago: a CRD created since may be published by now.
+      readIndex();
+      return await lookup(apiVersion, kind, signal);
     } catch (err) {
       if (signal?.aborted === true) throw signal.reason;
       throw new Error(`reading the OpenAPI schema of ${apiVersion}: ${(err as Error).message}`, { cause: err });
