@@ -138,8 +138,12 @@ export async function pullBundle(deps: ExtensionReconcilerDeps, state: Extension
   const target = state.target?.bundle;
   if (target === undefined) throw new Error('pull step without a target bundle');
   try {
-    const fetched = await fetchBundle(deps.images, deps.bundleCache, state.name, target.image, state.signal);
+    // The deployed revision's digest when the target is that bundle: restarts and catalog
+    // outages pull exactly what is installed, wherever its tag points now.
+    const ref = unchanged(state) && state.installed?.bundle.digestRef !== undefined ? state.installed.bundle.digestRef : target.image;
+    const fetched = await fetchBundle(deps.images, deps.bundleCache, state.name, ref, state.signal);
     state.bundle = fetched.bundle;
+    state.target = { ...(state.target ?? { fromCatalog: false }), bundle: { ...target, digestRef: fetched.digestRef } };
     state.log.debug({ image: target.image, digestRef: fetched.digestRef, fromCache: fetched.fromCache }, 'bundle ready');
   } catch (err) {
     if (unchanged(state)) {

@@ -64,6 +64,7 @@ export function canonicalRelease(release: Release): Release {
       version: b.version,
       ...(b.release === undefined ? {} : { release: b.release }),
       image: b.image,
+      ...(b.digestRef === undefined ? {} : { digestRef: b.digestRef }),
     },
     manifest: release.manifest,
     properties: release.properties,

@@ -25,8 +25,13 @@ export interface ReleaseBundle {
   name: string;
   version: string;
   release?: string;
-  /** resolved image reference, by digest */
+  /** The bundle image reference as the catalog gives it (reported in `Installed`). */
   image: string;
+  /**
+   * `<repository>@<digest>` of the image that was pulled: what a restart pulls again, so that
+   * neither the catalog nor a moved tag decides what is installed.
+   */
+  digestRef?: string;
 }
 
 /** One revision of an extension's release. */
@@ -121,6 +126,7 @@ export const StoredRelease = z.object({
     version: z.string(),
     release: z.string().optional(),
     image: z.string(),
+    digestRef: z.string().optional(),
   }),
   manifest: z.array(ManifestObject),
   properties: z.array(z.unknown()),

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type KubeContext, connect } from '../../pkg/kube/index.ts';
 import type { ControlPlaneInfo } from '../envtest/index.ts';
 import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
+import { waitUntil } from '../support/bundle-flow.ts';
 import { condition, waitForCatalog } from '../support/catalogs.ts';
 import {
   applyAsAdmin,
@@ -160,5 +161,32 @@ describe('operator-controller reports what stops an install', () => {
       message: `error for resolved bundle "${broken}.v1.0.0" with version "1.0.0": invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing`,
     });
     expect(elapsed).toBeLessThan(30_000);
+  });
+
+  it('keeps an extension whose ServiceAccount lost its permissions until the orphan annotation lets it go', async () => {
+    const pkg = `orphan-${run}`;
+    const spec = { pkg, version: '1.0.0', configMaps: ['settings'] };
+    await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+    const noNs = await waitForExtension(kube.client, pkg, 'missing namespace', (e) => (e.cond('Progressing')?.message ?? '').includes('namespace'));
+    expect(noNs.cond('Progressing')?.message).toContain(`namespace "${pkg}" not found: create it (kubectl create namespace ${pkg})`);
+    expect(noNs.cond('Installed')?.status).toBe('Unknown');
+    await namespace(pkg);
+    const rbac = await rbacFor(bundleFiles(spec), pkg, 'installer');
+    await applyAsAdmin(kube.client, rbac);
+    await publishCatalog(`orphan-${run}`, oneVersion(pkg, await image(spec)));
+    await waitForExtension(kube.client, pkg, 'installed', installedAs(`${pkg}.v1.0.0`));
+
+    // The administrator removes the installer's RBAC, then deletes the extension.
+    for (const obj of rbac.filter((o) => o.kind !== 'ServiceAccount')) await kube.client.delete({ apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name ?? '', namespace: obj.metadata.namespace });
+    const ce = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', name: pkg };
+    await kube.client.delete(ce);
+    const stuck = await waitForExtension(kube.client, pkg, 'uninstall refused', (e) => (e.cond('Progressing')?.message ?? '').includes('finalizer'));
+    expect(stuck.cond('Progressing')?.message).toMatch(/^finalizer "olm.operatorframework.io\/uninstall" failed: error deleting .* is forbidden: .*annotate the ClusterExtension with olm.operatorframework.io\/orphan-objects=true/s);
+    await kube.client.patch(ce, { metadata: { annotations: { 'olm.operatorframework.io/orphan-objects': 'true' } } }, 'merge');
+    await waitUntil('the ClusterExtension is gone', () => kube.client.get(ce).then(() => false, () => true), 30_000);
+    // Its objects stay; its records are gone.
+    await kube.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: pkg, name: `${pkg}-settings` });
+    const secrets = await kube.client.list({ apiVersion: 'v1', kind: 'Secret' }, { namespace: 'olmv1-system', labelSelector: `name=${pkg}` });
+    expect(secrets.items).toEqual([]);
   });
 });

@@ -139,6 +139,7 @@ describe('operator-controller installs from catalogs', () => {
     expect(await exists({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: `widgets.${groupOf(pkg)}` })).toBe(true);
     const history = await createReleaseStore({ client: kube.client, namespace: 'olmv1-system' }).history(pkg);
     expect(history.map((r) => [r.revision, r.status, r.bundle.name, r.bundle.image])).toEqual([[1, 'deployed', `${pkg}.v2.0.0`, images[pkg]?.['2.0.0']]]);
+    expect(history[0]?.bundle.digestRef).toBe(images[pkg]?.['2.0.0']);
     expect(ext.obj.metadata.finalizers).toEqual(expect.arrayContaining(['olm.operatorframework.io/uninstall']));
   });
 
