@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type KubeContext, connect } from '../../pkg/kube/index.ts';
+import { createReleaseStore } from '../../pkg/release/index.ts';
 import type { ControlPlaneInfo } from '../envtest/index.ts';
 import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
@@ -188,5 +189,22 @@ describe('operator-controller reports what stops an install', () => {
     await kube.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: pkg, name: `${pkg}-settings` });
     const secrets = await kube.client.list({ apiVersion: 'v1', kind: 'Secret' }, { namespace: 'olmv1-system', labelSelector: `name=${pkg}` });
     expect(secrets.items).toEqual([]);
+  });
+
+  it('installs a bundle whose objects carry fields the API server does not declare, and records what it dropped', async () => {
+    const pkg = `stray-${run}`;
+    const spec: BundleSpec = { pkg, version: '1.0.0', configMaps: ['settings'], strayFields: true };
+    await namespace(pkg);
+    await applyAsAdmin(kube.client, await rbacFor(bundleFiles(spec), pkg, 'installer'));
+    await publishCatalog(`stray-${run}`, oneVersion(pkg, await image(spec)));
+    await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+    await waitForExtension(kube.client, pkg, 'installed', installedAs(`${pkg}.v1.0.0`));
+    const [release] = await createReleaseStore({ client: kube.client, namespace: 'olmv1-system' }).history(pkg);
+    expect(release?.notes?.droppedFields).toEqual(
+      expect.arrayContaining([
+        { object: `ConfigMap ${pkg}/${pkg}-settings`, paths: ['.junk'] },
+        { object: `Deployment ${pkg}/${pkg}-controller`, paths: ['.spec.x'] },
+      ]),
+    );
   });
 });

@@ -25,6 +25,8 @@ export interface BundleSpec {
   installModes?: string[];
   /** `olm.skipRange` annotation of the CSV. */
   skipRange?: string;
+  /** Fields no schema declares, as old published bundles have: `spec.x` in the Deployment and `junk` in each ConfigMap. */
+  strayFields?: boolean;
 }
 
 const CSV_API = 'operators.coreos.com/v1alpha1';
@@ -80,6 +82,7 @@ export function bundleFiles(spec: BundleSpec): BundleText {
               name: `${pkg}-controller`,
               spec: {
                 replicas: 1,
+                ...(spec.strayFields === true ? { x: 'stray' } : {}),
                 selector: { matchLabels: { app: `${pkg}-controller` } },
                 template: {
                   metadata: { labels: { app: `${pkg}-controller` } },
@@ -97,7 +100,7 @@ export function bundleFiles(spec: BundleSpec): BundleText {
   files.set('manifests/csv.json', JSON.stringify(csv));
   for (const plural of crds) files.set(`manifests/crd-${plural}.json`, JSON.stringify(crdOf(pkg, plural)));
   for (const cm of spec.configMaps ?? []) {
-    files.set(`manifests/cm-${cm}.json`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${pkg}-${cm}` }, data: { version } }));
+    files.set(`manifests/cm-${cm}.json`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${pkg}-${cm}` }, data: { version }, ...(spec.strayFields === true ? { junk: { a: 1 } } : {}) }));
   }
   return files;
 }
