@@ -33,4 +33,5 @@ export {
   type MissingPermissionsFix,
   type PreAuthorizeInput,
 } from './preauthorize.ts';
+export { atomKey, atomsOfRule, type Atom } from './preauthorize-atoms.ts';
 export { pruneUnknownFields, type PrunedObject } from './prune-unknown-fields.ts';

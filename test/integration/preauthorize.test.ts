@@ -19,8 +19,10 @@ import {
   preAuthorize,
   type MissingPermission,
   type PreAuthorizeInput,
-} from '../../pkg/applier/preauthorize.ts';
-import { atomKey, atomsOfRule, type Atom } from '../../pkg/applier/preauthorize-atoms.ts';
+  atomKey,
+  atomsOfRule,
+  type Atom,
+} from '../../pkg/applier/index.ts';
 import {
   TokenGetter, canI, connect, createScopedClientFactory, isNotFound, serviceAccountSubject,
   type AccessAttributes, type KubeClient, type KubeContext, type KubeObject, type RequestOptions, type ScopedClientFactory, type Transport,

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FIELD_MANAGER } from '../../pkg/api/index.ts';
-import { pruneUnknownFields } from '../../pkg/applier/prune-unknown-fields.ts';
+import { pruneUnknownFields } from '../../pkg/applier/index.ts';
 import { parseBundle, readBundleDir, type KubeObject as RenderedObject } from '../../pkg/bundle/index.ts';
 import { connect, createOpenApiSchemas, type KubeClient, type KubeContext, type KubeObject, type OpenApiSchemas } from '../../pkg/kube/index.ts';
 import { render, type RenderOptions } from '../../pkg/render/index.ts';
