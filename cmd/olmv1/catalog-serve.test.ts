@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { testTempDir } from '../../test/support/temp-dir.ts';
-import { freePorts } from '../../test/envtest/ports.ts';
+import { freePorts } from '../../pkg/localstack/index.ts';
 import { runCatalogServe } from './catalog-serve.ts';
 
 function io(): { stdout: PassThrough; stderr: PassThrough; err: () => string } {

@@ -3,9 +3,7 @@
  * auth), started together. Used by the vitest global setup and by `main.ts up`.
  */
 import { randomBytes } from 'node:crypto';
-import type { EnvtestBinaries } from './binaries.ts';
-import { startControlPlane, type ControlPlane, type ControlPlaneInfo } from './control-plane.ts';
-import { startRegistry, type Registry, type RegistryInfo } from './registry.ts';
+import { startControlPlane, startRegistry, type ControlPlane, type ControlPlaneInfo, type EnvtestBinaries, type Registry, type RegistryInfo } from '../../pkg/localstack/index.ts';
 
 /** Plain-data description of a running environment (what tests receive). */
 export interface EnvironmentInfo {

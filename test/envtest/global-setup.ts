@@ -11,10 +11,8 @@
  * This is an entry point: it reads KUBEBUILDER_ASSETS, XDG_CACHE_HOME and HOME.
  */
 import type { TestProject } from 'vitest/node';
-import { defaultCacheRoot, describeVersions, resolveBinaries, type EnvtestBinaries } from './binaries.ts';
-import type { ControlPlaneInfo } from './control-plane.ts';
+import { defaultCacheRoot, describeVersions, resolveBinaries, type ControlPlaneInfo, type EnvtestBinaries, type RegistryInfo } from '../../pkg/localstack/index.ts';
 import { startEnvironment } from './environment.ts';
-import type { RegistryInfo } from './registry.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -3,9 +3,7 @@
  * build a kubeconfig that authenticates with that token. All requests use the admin token of
  * the control plane; none depends on the project's own kube client.
  */
-import type { ControlPlaneInfo } from './control-plane.ts';
-import { kubeRequest } from './kube-http.ts';
-import { renderKubeconfig } from './kubeconfig.ts';
+import { kubeRequest, renderKubeconfig, type ControlPlaneInfo } from '../../pkg/localstack/index.ts';
 
 /** What the helpers need from a control plane. */
 type AdminAccess = Pick<ControlPlaneInfo, 'server' | 'caPem' | 'adminToken'>;

@@ -4,14 +4,13 @@
  * once per source revision, into the envtest cache: `<cacheRoot>/goyaml-<hash>/goyaml`, where
  * `<hash>` covers main.go, go.mod and go.sum, so an edit rebuilds and an unchanged checkout
  * reuses the binary. The build runs in a staging directory renamed into place under the
- * envtest directory lock, like the envtest binaries (test/envtest/build.ts).
+ * envtest directory lock, like the envtest binaries (pkg/localstack/build.ts).
  */
 import { createHash } from 'node:crypto';
 import { access, copyFile, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findGoToolchain, runGo } from '../envtest/go-toolchain.ts';
-import { withLock } from '../envtest/lock.ts';
+import { findGoToolchain, runGo, withLock } from '../../pkg/localstack/index.ts';
 
 const SOURCE_DIR = dirname(fileURLToPath(import.meta.url));
 const SOURCES = ['main.go', 'go.mod', 'go.sum'] as const;
