@@ -34,6 +34,8 @@ export interface StartRegistryOptions {
   tmpRoot?: string;
   /** Readiness timeout (default 30 s). */
   startTimeoutMs?: number;
+  /** Listen on this port of 127.0.0.1 (default: a free one); a taken port is an error. */
+  port?: number;
 }
 
 /** Connection data of a running registry; plain data, safe to hand to test workers. */
@@ -88,7 +90,7 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Regi
     }
     const scheme = options.tls === undefined ? 'http' : 'https';
     for (let attempt = 1; ; attempt++) {
-      const [port = 0] = await freePorts(1);
+      const [port = 0] = options.port !== undefined ? [options.port] : await freePorts(1);
       await writeFile(configPath, renderRegistryConfig({
         port,
         storageDir,
@@ -116,7 +118,9 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Regi
         });
       } catch (err) {
         await started.stop();
-        if (attempt < PORT_ATTEMPTS && err instanceof ServerExitedError && isAddressInUse(err.logTail)) continue;
+        const inUse = err instanceof ServerExitedError && isAddressInUse(err.logTail);
+        if (inUse && options.port !== undefined) throw new Error(`port ${port} of 127.0.0.1 is in use`, { cause: err });
+        if (attempt < PORT_ATTEMPTS && inUse) continue;
         throw err;
       }
       const info: RegistryInfo = { host: `127.0.0.1:${port}`, url, storageDir };

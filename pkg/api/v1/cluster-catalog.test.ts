@@ -21,7 +21,7 @@ describe('ClusterCatalog schema', () => {
     const parsed = parseClusterCatalog(sample);
     expect(parsed).toMatchObject({
       ok: true,
-      value: { metadata: { name: 'operatorhubio' }, spec: { source: { image: { pollIntervalMinutes: 10 } } } },
+      value: { metadata: { name: 'example-catalog' }, spec: { source: { image: { pollIntervalMinutes: 10 } } } },
     });
   });
 

@@ -69,10 +69,10 @@ const fromServer = {
 describe('ClusterExtension schema', () => {
   it('accepts the sample manifest', () => {
     const parsed = parseClusterExtension(sample);
-    expect(parsed).toMatchObject({ ok: true, value: { metadata: { name: 'argocd' } } });
+    expect(parsed).toMatchObject({ ok: true, value: { metadata: { name: 'example-operator' } } });
     if (!parsed.ok) return;
-    expect(parsed.value.spec.serviceAccount.name).toBe('argocd-installer');
-    expect(parsed.value.spec.source.catalog.packageName).toBe('argocd-operator');
+    expect(parsed.value.spec.serviceAccount.name).toBe('example-operator-installer');
+    expect(parsed.value.spec.source.catalog.packageName).toBe('example-operator');
   });
 
   it('applies the CRD default upgradeConstraintPolicy CatalogProvided', () => {
