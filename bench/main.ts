@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { allBenchmark } from './benchmarks/all.ts';
+import { extensionsBenchmark } from './benchmarks/extensions.ts';
 import { ingestBenchmark } from './benchmarks/ingest.ts';
 import { metasBenchmark } from './benchmarks/metas.ts';
 import { renderBenchmark } from './benchmarks/render.ts';
@@ -20,7 +21,7 @@ import { loadAverage, machineInfo } from './lib/machine.ts';
 import { type BenchReport, type BenchmarkResult, formatReport, writeJsonReport } from './lib/report.ts';
 import { type Runtime, compiledRuntime, sourceRuntime } from './lib/runtime.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [ingestBenchmark, metasBenchmark, allBenchmark, steadyRssBenchmark, resolutionBenchmark, renderBenchmark];
+const BENCHMARKS: readonly Benchmark[] = [ingestBenchmark, metasBenchmark, allBenchmark, steadyRssBenchmark, resolutionBenchmark, renderBenchmark, extensionsBenchmark];
 
 const HELP = `Usage: npm run bench -- [--only NAME]... [--json FILE] [--source] [--keep] [--list]
 
