@@ -36,10 +36,23 @@ export const commands = new Map<string, Entry>([
     },
   ],
   [
+    'up',
+    {
+      summary: 'run a control plane, a registry with an example catalog, catalogd and operator-controller locally until Ctrl-C',
+      load: async () => {
+        const { runUp } = await import('./up.ts');
+        return (args, io) => runUp(args, io, upDeps());
+      },
+    },
+  ],
+  [
     'local-stack',
     {
-      summary: 'run a control plane, catalogd and operator-controller locally (not available yet)',
-      load: async () => (await import('./local-stack.ts')).runLocalStack,
+      summary: 'same as up',
+      load: async () => {
+        const { runLocalStack } = await import('./local-stack.ts');
+        return (args, io) => runLocalStack(args, io, upDeps());
+      },
     },
   ],
   [
@@ -111,6 +124,11 @@ function defaultKubeconfig(): string | undefined {
   const first = (process.env.KUBECONFIG ?? '').split(':').find((p) => p !== '');
   if (first !== undefined) return first;
   return process.env.HOME === undefined || process.env.HOME === '' ? undefined : `${process.env.HOME}/.kube/config`;
+}
+
+/** What `olmv1 up` needs from the process. */
+function upDeps(): import('./up.ts').UpDeps {
+  return { env: process.env, cwd: process.cwd(), node: process.execPath, insecureRegistries: insecureRegistries(), signals: process };
 }
 
 /** The help text listing every command. */

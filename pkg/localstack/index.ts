@@ -33,3 +33,5 @@ export { startProcess, type ExitStatus, type ManagedProcess, type StartProcessOp
 export { Reaper } from './reaper.ts';
 export { startRegistry, type Registry, type RegistryBinaries, type RegistryInfo, type StartRegistryOptions } from './registry.ts';
 export { ETCD_VERSION, KUBERNETES_VERSION, REGISTRY_VERSION } from './versions.ts';
+export { ServerExitedError, waitUntil, type WaitOptions } from './wait.ts';
+export { createWorkspace, type Workspace } from './workspace.ts';

@@ -1,0 +1,128 @@
+/**
+ * What `olmv1 up` does on the cluster itself: installs the cluster-wide configuration both
+ * components need (config/crd, config/admission, the system namespace), creates the example
+ * ClusterCatalog from config/samples, and waits until catalogd serves it.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadAll } from 'js-yaml';
+import { type KubeClient, type KubeObject, LAST_APPLIED_ANNOTATION, isAlreadyExists, isNotFound } from '../../pkg/kube/index.ts';
+
+/** Field manager of everything `olmv1 up` applies. */
+export const UP_FIELD_MANAGER = 'olmv1-up';
+
+const CATALOG_TYPE = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog' } as const;
+const CRD_TYPE = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } as const;
+/** The label the admission policy sets and ClusterExtension selectors match. */
+const NAME_LABEL = 'olm.operatorframework.io/metadata.name';
+
+/** Every YAML document of the `.yaml` files of `dir`, in file-name order. */
+export async function readManifests(dir: string): Promise<KubeObject[]> {
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.yaml')).sort();
+  const out: KubeObject[] = [];
+  for (const f of files) {
+    for (const doc of loadAll(await readFile(join(dir, f), 'utf8'))) if (doc !== null && typeof doc === 'object') out.push(doc as KubeObject);
+  }
+  return out;
+}
+
+/**
+ * Server-side applies the CRDs of `<repo>/config/crd` and waits until they are Established,
+ * creates `systemNamespace`, then applies `<repo>/config/admission`. A cluster without
+ * MutatingAdmissionPolicy (older than Kubernetes 1.34 or without the feature) only gets a
+ * warning: `up` labels its catalog itself, catalogs created by hand then need the label.
+ */
+export async function installOlmResources(client: KubeClient, repoRoot: string, systemNamespace: string, warn: (line: string) => void): Promise<void> {
+  const crds = await readManifests(join(repoRoot, 'config/crd'));
+  for (const crd of crds) await client.apply(crd, { fieldManager: UP_FIELD_MANAGER, force: true });
+  await waitFor('the OLM CRDs to be Established', 60_000, async () => {
+    for (const crd of crds) {
+      const live = await client.get({ ...CRD_TYPE, name: crd.metadata?.name ?? '' });
+      const conds = (live.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? [];
+      if (!conds.some((c) => c.type === 'Established' && c.status === 'True')) return false;
+    }
+    return true;
+  });
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: systemNamespace } }).catch((err: unknown) => {
+    if (!isAlreadyExists(err)) throw err;
+  });
+  for (const obj of await readManifests(join(repoRoot, 'config/admission'))) {
+    try {
+      await client.apply(obj, { fieldManager: UP_FIELD_MANAGER, force: true });
+    } catch (err) {
+      warn(`could not apply ${obj.kind} ${obj.metadata?.name ?? ''} (${(err as Error).message}); ClusterCatalogs need the label ${NAME_LABEL}=<name> set by hand`);
+    }
+  }
+}
+
+/**
+ * Creates the ClusterCatalog `sample` with its image ref replaced by `ref`, labelled with its
+ * name, and with kubectl's last-applied annotation holding the sample as written, so that a
+ * later `kubectl apply` of the same sample file is an ordinary update. An existing catalog of
+ * that name is replaced.
+ */
+export async function createCatalogFromSample(client: KubeClient, sample: KubeObject, ref: string): Promise<KubeObject> {
+  const name = sample.metadata?.name ?? '';
+  const spec = structuredClone(sample.spec ?? {}) as { source?: { image?: { ref?: string } } };
+  if (spec.source?.image === undefined) throw new Error(`the ClusterCatalog sample ${name} has no spec.source.image`);
+  spec.source.image.ref = ref;
+  const applied = { ...sample, spec };
+  const obj: KubeObject = {
+    ...applied,
+    metadata: {
+      ...sample.metadata,
+      name,
+      labels: { ...sample.metadata?.labels, [NAME_LABEL]: name },
+      annotations: { ...sample.metadata?.annotations, [LAST_APPLIED_ANNOTATION]: JSON.stringify(applied) },
+    },
+  };
+  try {
+    return await client.create(obj);
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  }
+  await client.delete({ ...CATALOG_TYPE, name });
+  await waitFor(`the old ClusterCatalog ${name} to be deleted`, 60_000, async () =>
+    client.get({ ...CATALOG_TYPE, name }).then(() => false, (e: unknown) => (isNotFound(e) ? true : Promise.reject(e))),
+  );
+  return client.create(obj);
+}
+
+/**
+ * Waits until the ClusterCatalog `name` is Serving and returns its `status.urls.base`. The
+ * timeout error carries the last conditions seen.
+ */
+export async function waitForServing(client: KubeClient, name: string, timeoutMs: number, signal: AbortSignal): Promise<string> {
+  let last: unknown;
+  let base = '';
+  try {
+    await waitFor(`ClusterCatalog ${name} to be Serving`, timeoutMs, async () => {
+      signal.throwIfAborted();
+      const cc = await client.get({ ...CATALOG_TYPE, name });
+      const status = cc.status as { conditions?: Array<{ type: string; status: string }>; urls?: { base?: string } } | undefined;
+      last = status?.conditions;
+      base = status?.urls?.base ?? '';
+      return base !== '' && (status?.conditions ?? []).some((c) => c.type === 'Serving' && c.status === 'True');
+    });
+  } catch (err) {
+    if (signal.aborted) throw err;
+    throw new Error(`${(err as Error).message}; last conditions: ${JSON.stringify(last ?? null)}`, { cause: err });
+  }
+  return base;
+}
+
+async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch (err) {
+      if ((err as Error).name === 'AbortError') throw err;
+      lastError = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`, { cause: lastError });
+    await sleep(200);
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * catalogd and operator-controller as child processes of `olmv1 up`: the real entry points
+ * (`node cmd/<name>/main.ts`) with leader election, each in its own process group (so a
+ * Ctrl-C reaches `up`, which stops them in order), logging to a file, tracked by the
+ * workspace's reaper in case `up` dies first.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { freePorts, startProcess, waitUntil, type ManagedProcess, type Workspace } from '../../pkg/localstack/index.ts';
+
+/** Where the components run and what they may reach. */
+export interface ComponentsOptions {
+  repoRoot: string;
+  /** The Node binary (process.execPath). */
+  node: string;
+  kubeconfig: string;
+  systemNamespace: string;
+  /** Registries reached over plain HTTP (`--insecure-registry`). */
+  insecureRegistries: readonly string[];
+  /** Directory for catalogd.log and operator-controller.log. */
+  logDir: string;
+  /** Processes are tracked here; cache directories are created inside `workspace.dir`. */
+  workspace: Workspace;
+  /** Environment of the children. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** The running components. */
+export interface Components {
+  catalogd: ManagedProcess;
+  operatorController: ManagedProcess;
+  /** `http://127.0.0.1:PORT` of catalogd's catalog server. */
+  catalogdUrl: string;
+  catalogdHealthUrl: string;
+  operatorControllerHealthUrl: string;
+  /** Every port the components listen on. */
+  ports: number[];
+}
+
+/**
+ * Starts catalogd, then operator-controller, and resolves once both answer their health
+ * probes. Throws (with the log tail) when one exits or is not healthy within a minute; what
+ * was started stays tracked by the workspace, whose stop() ends it.
+ */
+export async function startComponents(options: ComponentsOptions): Promise<Components> {
+  const [serverPort = 0, catalogdHealth = 0, controllerHealth = 0] = await freePorts(3);
+  const ws = options.workspace;
+  await mkdir(options.logDir, { recursive: true });
+  const insecure = options.insecureRegistries.flatMap((r) => ['--insecure-registry', r]);
+  const common = ['--kubeconfig', options.kubeconfig, '--system-namespace', options.systemNamespace, '--leader-elect', ...insecure];
+
+  const catalogd = await startProcess({
+    name: 'catalogd',
+    command: options.node,
+    args: [
+      join(options.repoRoot, 'cmd/catalogd/main.ts'),
+      ...common,
+      '--cache-dir', join(ws.dir, 'catalogd'),
+      '--catalogs-server-addr', `127.0.0.1:${serverPort}`,
+      '--external-address', `127.0.0.1:${serverPort}`,
+      '--health-probe-bind-address', `127.0.0.1:${catalogdHealth}`,
+    ],
+    logPath: join(options.logDir, 'catalogd.log'),
+    reaper: ws.reaper,
+    env: options.env,
+  });
+  ws.track(() => catalogd);
+  const catalogdHealthUrl = `http://127.0.0.1:${catalogdHealth}`;
+  await waitHealthy(catalogd, `${catalogdHealthUrl}/healthz`);
+
+  const operatorController = await startProcess({
+    name: 'operator-controller',
+    command: options.node,
+    args: [
+      join(options.repoRoot, 'cmd/operator-controller/main.ts'),
+      ...common,
+      '--cache-dir', join(ws.dir, 'operator-controller'),
+      '--health-probe-bind-address', `127.0.0.1:${controllerHealth}`,
+    ],
+    logPath: join(options.logDir, 'operator-controller.log'),
+    reaper: ws.reaper,
+    env: options.env,
+  });
+  ws.track(() => operatorController);
+  const operatorControllerHealthUrl = `http://127.0.0.1:${controllerHealth}`;
+  await waitHealthy(operatorController, `${operatorControllerHealthUrl}/readyz`);
+
+  return {
+    catalogd,
+    operatorController,
+    catalogdUrl: `http://127.0.0.1:${serverPort}`,
+    catalogdHealthUrl,
+    operatorControllerHealthUrl,
+    ports: [serverPort, catalogdHealth, controllerHealth],
+  };
+}
+
+async function waitHealthy(proc: ManagedProcess, url: string): Promise<void> {
+  await waitUntil(`${proc.name} at ${url}`, async () => (await fetch(url, { signal: AbortSignal.timeout(2000) })).ok, {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+    process: proc,
+  });
+}

@@ -1,0 +1,72 @@
+/**
+ * Flags of `olmv1 up` (alias `olmv1 local-stack`, `npm start`), parsed into a checked object.
+ */
+import { parseArgs } from 'node:util';
+import { EXAMPLE_REGISTRY } from './up-example.ts';
+
+/** Help text of `olmv1 up`. */
+export const UP_USAGE = `Usage: olmv1 up [--registry-port N] | olmv1 up --kubeconfig PATH [--registry HOST]
+
+Runs OLM v1 on this machine until Ctrl-C (SIGINT or SIGTERM), then stops everything it started.
+
+Without --kubeconfig: starts a local Kubernetes control plane (kube-apiserver + etcd; no
+kubelet, so Deployments get no Pods) and an OCI registry on 127.0.0.1:5001, pushes the
+example-operator bundles and catalog (examples/example-operator) to it, runs catalogd and
+operator-controller as child processes, creates the ClusterCatalog of
+config/samples/olm_v1_clustercatalog.yaml and waits until it is Serving. The binaries are
+built from Go modules the first time (several minutes; cached in ~/.cache/olmv1/envtest, or
+taken from $KUBEBUILDER_ASSETS).
+
+Written in the current directory (.olmv1/, removed again on stop except bin/ and logs/):
+  .olmv1/kubeconfig     admin kubeconfig of the local control plane
+  .olmv1/bin/kubectl    a kubectl matching it
+  .olmv1/stack.json     where everything runs (pid, API server, catalog URL, health URLs)
+  .olmv1/logs/          catalogd.log, operator-controller.log
+
+With --kubeconfig PATH: runs only catalogd and operator-controller, on this machine, against
+that cluster (it needs cluster-admin: up applies config/crd and config/admission and creates
+the olmv1-system namespace). With --registry HOST it also pushes the example content to HOST
+(which this machine must be able to push to anonymously and pull from) and creates the
+example ClusterCatalog; without it, no catalog is created.
+
+Flags:
+  --kubeconfig PATH     use an existing cluster instead of starting one
+  --registry HOST       with --kubeconfig: registry (host[:port]) for the example content
+  --registry-port N     local registry port (default 5001; the samples expect 5001)
+  -h, --help            show this help
+`;
+
+/** Parsed flags. */
+export type UpOptions =
+  | { mode: 'local'; registryPort: number }
+  | { mode: 'cluster'; kubeconfig: string; registry: string | undefined };
+
+/** Parses the arguments after `up`; 'help' for --help; throws Error with a message on bad input. */
+export function parseUpOptions(args: readonly string[]): UpOptions | 'help' {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      kubeconfig: { type: 'string' },
+      registry: { type: 'string' },
+      'registry-port': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help === true) return 'help';
+  if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  if (values.kubeconfig !== undefined) {
+    if (values.kubeconfig === '') throw new Error('--kubeconfig needs a path');
+    if (values['registry-port'] !== undefined) throw new Error('--registry-port starts a local registry; with --kubeconfig use --registry HOST');
+    if (values.registry !== undefined && !/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-fA-F:]+\](:\d{1,5})?$/.test(values.registry)) {
+      throw new Error(`--registry wants a host[:port], got ${JSON.stringify(values.registry)}`);
+    }
+    return { mode: 'cluster', kubeconfig: values.kubeconfig, registry: values.registry };
+  }
+  if (values.registry !== undefined) throw new Error('--registry is for --kubeconfig mode; without it up runs its own registry (see --registry-port)');
+  const raw = values['registry-port'] ?? EXAMPLE_REGISTRY.split(':')[1] ?? '5001';
+  const registryPort = Number(raw);
+  if (!/^\d+$/.test(raw) || registryPort < 1 || registryPort > 65535) throw new Error(`--registry-port wants a port number, got ${JSON.stringify(raw)}`);
+  return { mode: 'local', registryPort };
+}

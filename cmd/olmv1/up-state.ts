@@ -1,0 +1,49 @@
+/**
+ * `.olmv1/stack.json`: where the running `olmv1 up` put everything (for scripts and
+ * `olmv1 status`), written once the stack is ready and removed when it stops. A file whose
+ * pid is no longer alive is left over from a killed `up` and ignored.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** Contents of `.olmv1/stack.json`. Paths are absolute. */
+export interface StackFile {
+  /** Pid of `olmv1 up`; send it SIGINT or SIGTERM to stop the stack. */
+  pid: number;
+  /** `local`: up runs the control plane and registry; `cluster`: an existing cluster (--kubeconfig). */
+  mode: 'local' | 'cluster';
+  apiServer: string;
+  kubeconfig: string;
+  /** Only in local mode. */
+  kubectl?: string;
+  /** Registry (host:port) holding the example content, if any. */
+  registry?: string;
+  /** The example ClusterCatalog: name, image and `status.urls.base`. */
+  catalog?: { name: string; ref: string; url: string };
+  catalogd: { url: string; healthUrl: string; pid: number; log: string };
+  operatorController: { healthUrl: string; pid: number; log: string };
+  /** Ports catalogd and operator-controller listen on (127.0.0.1). */
+  ports: number[];
+}
+
+/** Writes `<stateDir>/stack.json`. */
+export async function writeStackFile(stateDir: string, stack: StackFile): Promise<void> {
+  await writeFile(join(stateDir, 'stack.json'), JSON.stringify(stack, null, 2) + '\n');
+}
+
+/** The stack file of a live `up` in `stateDir`, or undefined (none, unreadable, or its pid is dead). */
+export async function readRunningStack(stateDir: string): Promise<StackFile | undefined> {
+  let stack: StackFile;
+  try {
+    stack = JSON.parse(await readFile(join(stateDir, 'stack.json'), 'utf8')) as StackFile;
+  } catch {
+    return undefined;
+  }
+  if (typeof stack.pid !== 'number') return undefined;
+  try {
+    process.kill(stack.pid, 0);
+    return stack;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM' ? stack : undefined;
+  }
+}

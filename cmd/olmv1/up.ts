@@ -1,0 +1,251 @@
+/**
+ * `olmv1 up` (also `olmv1 local-stack`, `npm start`): OLM v1 on this machine until Ctrl-C.
+ * See UP_USAGE in up-options.ts for what it starts and writes. Progress goes to stderr; the
+ * summary (API server, kubeconfig, catalog URL, next steps) to stdout once the example catalog
+ * is Serving, after the line `olmv1 local stack is ready`.
+ *
+ * Everything started is registered as a clean-up step as soon as it exists; a signal during
+ * start-up or afterwards, a failing step or a component exiting runs them all in reverse.
+ * If `up` itself is killed, the reapers of pkg/localstack stop the servers and children.
+ *
+ * Exit codes: 0 stopped by a signal once ready, 1 a step failed or a component exited,
+ * 2 usage error or already running here, 130 stopped by a signal during start-up.
+ */
+import { copyFile, mkdir, rm, symlink } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect, type KubeClient } from '../../pkg/kube/index.ts';
+import { createWorkspace, defaultCacheRoot, describeVersions, resolveBinaries, startControlPlane, startRegistry } from '../../pkg/localstack/index.ts';
+import { type CommandIO, EXIT } from './io.ts';
+import { createCatalogFromSample, installOlmResources, readManifests, waitForServing } from './up-cluster.ts';
+import { startComponents, type Components } from './up-components.ts';
+import { EXAMPLE_REGISTRY, pushExample } from './up-example.ts';
+import { UP_USAGE, parseUpOptions, type UpOptions } from './up-options.ts';
+import { readRunningStack, writeStackFile, type StackFile } from './up-state.ts';
+
+/** What the composition root provides. */
+export interface UpDeps {
+  env: NodeJS.ProcessEnv;
+  /** `.olmv1/` is created here. */
+  cwd: string;
+  /** The Node binary the components run on (process.execPath). */
+  node: string;
+  /** Registries reached over plain HTTP: loopback and $OLMV1_INSECURE_REGISTRIES. */
+  insecureRegistries: string[];
+  /** Where SIGINT and SIGTERM arrive (process). */
+  signals: { on(event: 'SIGINT' | 'SIGTERM', fn: () => void): unknown; removeListener(event: 'SIGINT' | 'SIGTERM', fn: () => void): unknown };
+}
+
+const SYSTEM_NAMESPACE = 'olmv1-system';
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+class Stopped extends Error {}
+
+/** Runs `olmv1 up`; see the file comment. */
+export async function runUp(args: string[], io: CommandIO, deps: UpDeps): Promise<number> {
+  let options: UpOptions | 'help';
+  try {
+    options = parseUpOptions(args);
+  } catch (err) {
+    io.stderr.write(`Error: ${(err as Error).message}\n\n${UP_USAGE}`);
+    return EXIT.usage;
+  }
+  if (options === 'help') {
+    io.stdout.write(UP_USAGE);
+    return EXIT.ok;
+  }
+  const stateDir = join(deps.cwd, '.olmv1');
+  const running = await readRunningStack(stateDir);
+  if (running !== undefined) {
+    io.stderr.write(`Error: olmv1 up is already running here (pid ${running.pid}); stop it first (Ctrl-C or kill -INT ${running.pid})\n`);
+    return EXIT.usage;
+  }
+  const progress = (line: string): void => void io.stderr.write(`olmv1 up: ${line}\n`);
+  const stopper = new AbortController();
+  const onSignal = (): void => {
+    if (!stopper.signal.aborted) progress('stopping');
+    stopper.abort();
+  };
+  deps.signals.on('SIGINT', onSignal);
+  deps.signals.on('SIGTERM', onSignal);
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const ctx: StartContext = { deps, io, progress, stateDir, signal: stopper.signal, cleanups };
+  let code: number;
+  try {
+    const started = await start(options, ctx);
+    io.stdout.write(summary(started.stack, deps.cwd));
+    code = await waitForStop(started.components, stopper.signal, progress, deps.cwd);
+  } catch (err) {
+    if (err instanceof Stopped || stopper.signal.aborted) {
+      code = 130;
+    } else {
+      io.stderr.write(`olmv1 up: ${(err as Error).message}\n`);
+      code = EXIT.failed;
+    }
+  } finally {
+    for (const step of cleanups.reverse()) await step().catch((err: unknown) => progress(`clean-up: ${(err as Error).message}`));
+    deps.signals.removeListener('SIGINT', onSignal);
+    deps.signals.removeListener('SIGTERM', onSignal);
+  }
+  progress('stopped; nothing left running');
+  return code;
+}
+
+interface StartContext {
+  deps: UpDeps;
+  io: CommandIO;
+  progress(line: string): void;
+  stateDir: string;
+  signal: AbortSignal;
+  /** Clean-up steps, run in reverse order. */
+  cleanups: Array<() => Promise<unknown>>;
+}
+
+function checkpoint(ctx: StartContext): void {
+  if (ctx.signal.aborted) throw new Stopped('stopped');
+}
+
+/** Starts everything for `options`; returns what runs. */
+async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: StackFile; components: Components }> {
+  const { deps, progress, stateDir } = ctx;
+  await mkdir(join(stateDir, 'logs'), { recursive: true });
+  let kubeconfig: string;
+  let registry: string | undefined;
+  let stack: Partial<StackFile> = {};
+  if (options.mode === 'local') {
+    progress('resolving the control plane and registry binaries (building them the first time takes several minutes)');
+    const binariesPromise = resolveBinaries({ kubebuilderAssets: deps.env['KUBEBUILDER_ASSETS'], cacheRoot: defaultCacheRoot(deps.env), env: deps.env, log: progress });
+    const binaries = await Promise.race([binariesPromise, aborted(ctx.signal)]);
+    progress(describeVersions(binaries));
+    checkpoint(ctx);
+    progress(`starting kube-apiserver, etcd and a registry on 127.0.0.1:${options.registryPort}`);
+    const [cp, reg] = await Promise.allSettled([startControlPlane({ binaries }), startRegistry({ binaries, port: options.registryPort })]);
+    if (cp.status === 'fulfilled') ctx.cleanups.push(() => cp.value.stop());
+    if (reg.status === 'fulfilled') ctx.cleanups.push(() => reg.value.stop());
+    if (cp.status === 'rejected') throw cp.reason;
+    if (reg.status === 'rejected') throw reg.reason;
+    checkpoint(ctx);
+    const localKubeconfig = join(stateDir, 'kubeconfig');
+    const kubectl = join(stateDir, 'bin', 'kubectl');
+    await copyFile(cp.value.info.kubeconfigPath, localKubeconfig);
+    ctx.cleanups.push(() => rm(localKubeconfig, { force: true }));
+    await mkdir(join(stateDir, 'bin'), { recursive: true });
+    await rm(kubectl, { force: true });
+    await symlink(binaries.kubectl, kubectl);
+    kubeconfig = cp.value.info.kubeconfigPath;
+    registry = reg.value.host;
+    stack = { apiServer: cp.value.info.server, kubeconfig: localKubeconfig, kubectl, registry };
+  } else {
+    kubeconfig = resolve(deps.cwd, options.kubeconfig);
+    registry = options.registry;
+    stack = { kubeconfig, ...(registry === undefined ? {} : { registry }) };
+  }
+
+  const kube = await connect({ kind: 'file', path: kubeconfig });
+  ctx.cleanups.push(async () => kube.close());
+  if (options.mode === 'cluster') stack.apiServer = kube.connection.server.origin;
+  progress('installing the CRDs, the admission policy and the olmv1-system namespace');
+  await installOlmResources(kube.client, REPO_ROOT, SYSTEM_NAMESPACE, (line) => progress(`warning: ${line}`));
+  checkpoint(ctx);
+
+  const ws = await createWorkspace('olmv1-up-');
+  ctx.cleanups.push(() => ws.stop());
+  const insecure = [...new Set([...deps.insecureRegistries, ...(options.mode === 'local' && registry !== undefined ? [registry] : [])])];
+  let catalogRef: string | undefined;
+  if (registry !== undefined) {
+    progress(`pushing the example-operator bundles and catalog to ${registry}`);
+    catalogRef = (await pushExample(REPO_ROOT, registry, insecure, ws.dir)).catalogRef;
+    checkpoint(ctx);
+  }
+  progress('starting catalogd and operator-controller');
+  const logDir = join(stateDir, 'logs');
+  const components = await startComponents({ repoRoot: REPO_ROOT, node: deps.node, kubeconfig, systemNamespace: SYSTEM_NAMESPACE, insecureRegistries: insecure, logDir, workspace: ws, env: deps.env });
+  checkpoint(ctx);
+
+  const file: StackFile = {
+    pid: process.pid,
+    mode: options.mode,
+    apiServer: stack.apiServer ?? '',
+    kubeconfig: stack.kubeconfig ?? kubeconfig,
+    ...(stack.kubectl === undefined ? {} : { kubectl: stack.kubectl }),
+    ...(registry === undefined ? {} : { registry }),
+    catalogd: { url: components.catalogdUrl, healthUrl: components.catalogdHealthUrl, pid: components.catalogd.pid, log: join(logDir, 'catalogd.log') },
+    operatorController: { healthUrl: components.operatorControllerHealthUrl, pid: components.operatorController.pid, log: join(logDir, 'operator-controller.log') },
+    ports: components.ports,
+  };
+  if (catalogRef !== undefined) file.catalog = await publishCatalog(kube.client, catalogRef, ctx);
+  await writeStackFile(stateDir, file);
+  ctx.cleanups.push(() => rm(join(stateDir, 'stack.json'), { force: true }));
+  return { stack: file, components };
+}
+
+/** Creates the sample ClusterCatalog pointing at `ref` and waits until catalogd serves it. */
+async function publishCatalog(client: KubeClient, ref: string, ctx: StartContext): Promise<NonNullable<StackFile['catalog']>> {
+  const [sample] = await readManifests(join(REPO_ROOT, 'config/samples')).then((docs) => docs.filter((d) => d.kind === 'ClusterCatalog'));
+  if (sample === undefined) throw new Error('config/samples has no ClusterCatalog');
+  const name = sample.metadata?.name ?? '';
+  ctx.progress(`creating ClusterCatalog ${name} (${ref}) and waiting until it is Serving`);
+  await createCatalogFromSample(client, sample, ref);
+  const base = await waitForServing(client, name, 120_000, ctx.signal).catch((err: unknown) => {
+    checkpoint(ctx);
+    throw err;
+  });
+  if (!ref.startsWith(`${EXAMPLE_REGISTRY}/`)) ctx.progress(`note: the catalog is at ${ref}; config/samples/olm_v1_clustercatalog.yaml names ${EXAMPLE_REGISTRY}, do not apply that file`);
+  return { name, ref, url: base };
+}
+
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(new Stopped('stopped'));
+    signal.addEventListener('abort', () => reject(new Stopped('stopped')), { once: true });
+  });
+}
+
+/** Waits for a signal (exit code 0) or a component exiting (1, with its log tail). */
+async function waitForStop(components: Components, signal: AbortSignal, progress: (line: string) => void, cwd: string): Promise<number> {
+  const stopped = new Promise<'signal'>((resolve) => {
+    if (signal.aborted) resolve('signal');
+    signal.addEventListener('abort', () => resolve('signal'), { once: true });
+  });
+  // Node would exit with only unref'd children and no pending timer.
+  const keepAlive = setInterval(() => {}, 60_000);
+  try {
+    const procs = [components.catalogd, components.operatorController];
+    const first = await Promise.race([stopped, ...procs.map((p) => p.exited.then(() => p))]);
+    if (first === 'signal') return EXIT.ok;
+    progress(`${first.name} exited unexpectedly (${JSON.stringify(first.exitStatus())}); its log is ${relative(cwd, first.logPath)}:\n${first.logTail(30)}`);
+    return EXIT.failed;
+  } finally {
+    clearInterval(keepAlive);
+  }
+}
+
+/** The text printed once everything is up. */
+function summary(stack: StackFile, cwd: string): string {
+  const rel = (p: string): string => (p.startsWith(cwd) ? relative(cwd, p) : p);
+  const kubectl = stack.kubectl === undefined ? 'kubectl' : rel(stack.kubectl);
+  const k = `${kubectl} --kubeconfig ${rel(stack.kubeconfig)}`;
+  const lines = ['olmv1 local stack is ready', ''];
+  lines.push(`  API server           ${stack.apiServer}`);
+  lines.push(`  kubeconfig           ${rel(stack.kubeconfig)}`);
+  if (stack.kubectl !== undefined) lines.push(`  kubectl              ${rel(stack.kubectl)}`);
+  if (stack.registry !== undefined) lines.push(`  registry             ${stack.registry}`);
+  if (stack.catalog !== undefined) {
+    lines.push(`  ClusterCatalog       ${stack.catalog.name} (${stack.catalog.ref})`);
+    lines.push(`  catalog URL          ${stack.catalog.url}`);
+  }
+  lines.push(`  catalogd             pid ${stack.catalogd.pid}, health ${stack.catalogd.healthUrl}, log ${rel(stack.catalogd.log)}`);
+  lines.push(`  operator-controller  pid ${stack.operatorController.pid}, health ${stack.operatorController.healthUrl}, log ${rel(stack.operatorController.log)}`);
+  lines.push('', 'Next, in another shell in this directory:');
+  if (stack.catalog !== undefined) {
+    lines.push(`  curl -s ${stack.catalog.url}/api/v1/all | head -c 600; echo`);
+    if (stack.mode === 'local') lines.push(`  ${k} apply -f config/samples/`);
+    else lines.push(`  ${k} apply -f config/samples/example-operator-installer.yaml -f config/samples/olm_v1_clusterextension.yaml`);
+    lines.push(`  ${k} wait --for=condition=Installed clusterextension/example-operator --timeout=120s`);
+    lines.push(`  ${k} get clusterextension example-operator -o yaml`);
+  } else {
+    lines.push(`  ${k} apply -f <your ClusterCatalog and ClusterExtension>`);
+  }
+  lines.push('', 'Ctrl-C stops everything.', '');
+  return lines.join('\n');
+}
