@@ -1,0 +1,176 @@
+// `olmv1 up` (npm start) end to end, as a newcomer runs it: from a clean checkout of HEAD
+// (node_modules symlinked, an empty .olmv1/), `node cmd/olmv1/main.ts up` starts; once it
+// prints that it is ready, the documented commands install the example operator with the
+// written kubectl and kubeconfig and the printed catalog URL serves the example catalog; SIGINT
+// then stops everything: no process it started is alive, none of the printed ports listens,
+// and no temp file is left (its TMPDIR is private to this test, so "left" is exact).
+// The binaries come from the cache the integration global setup resolved (no build here).
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
+import { connect as netConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const exec = promisify(execFile);
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+let checkout: string;
+let privateTmp: string;
+let up: ChildProcess;
+let stdout = '';
+let stderr = '';
+let exited: Promise<number | null>;
+
+/**
+ * Writes the tracked files as committed (HEAD) into `dest`: a clean checkout. Not the work
+ * tree: other changes in progress there (a modified file importing a not yet added one)
+ * would make the copy inconsistent, and a newcomer gets what is committed.
+ */
+function checkoutHead(dest: string): void {
+  const tar = execFileSync('git', ['archive', '--format=tar', 'HEAD'], { cwd: REPO, maxBuffer: 512 * 1024 * 1024 });
+  execFileSync('tar', ['-x', '-C', dest], { input: tar });
+}
+
+/** Pids of every live descendant of `root`, read from /proc. */
+function descendants(root: number): number[] {
+  const parent = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const out: number[] = [];
+  const walk = (pid: number): void => {
+    for (const [child, ppid] of parent) if (ppid === pid) (out.push(child), walk(child));
+  };
+  walk(root);
+  return out;
+}
+
+/** Pids whose command line mentions `needle` (our checkout or private temp directory). */
+function processesMentioning(needle: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) out.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = netConnect({ host: '127.0.0.1', port }, () => (socket.destroy(), resolve(true)));
+    socket.on('error', () => resolve(false));
+  });
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(async () => {
+  checkout = await mkdtemp(join(tmpdir(), 'olmv1-up-e2e-checkout-'));
+  privateTmp = await mkdtemp(join(tmpdir(), 'olmv1-up-e2e-tmp-'));
+  checkoutHead(checkout);
+  await symlink(join(REPO, 'node_modules'), join(checkout, 'node_modules'));
+  await mkdir(join(checkout, '.olmv1'));
+  up = spawn(process.execPath, ['cmd/olmv1/main.ts', 'up'], { cwd: checkout, env: { ...process.env, TMPDIR: privateTmp }, stdio: ['ignore', 'pipe', 'pipe'] });
+  up.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+  up.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  exited = new Promise((resolve) => up.once('exit', (code) => resolve(code)));
+  await until('olmv1 up to print that it is ready', () => stdout.includes('Ctrl-C stops everything.') || up.exitCode !== null, 120_000);
+  if (up.exitCode !== null) throw new Error(`olmv1 up exited with ${up.exitCode}\n${stderr}`);
+}, 180_000);
+
+afterAll(async () => {
+  if (up !== undefined && up.exitCode === null) up.kill('SIGKILL');
+  if (checkout !== undefined) await rm(checkout, { recursive: true, force: true });
+  if (privateTmp !== undefined) await rm(privateTmp, { recursive: true, force: true });
+});
+
+describe('olmv1 up from a clean checkout', () => {
+  const kubectl = (...args: string[]) => exec('.olmv1/bin/kubectl', ['--kubeconfig', '.olmv1/kubeconfig', ...args], { cwd: checkout });
+  const field = (label: string): string => new RegExp(`^  ${label} +(\\S+)`, 'm').exec(stdout)?.[1] ?? '';
+
+  it('prints where everything is and writes the kubeconfig, kubectl and stack.json', () => {
+    expect(stdout).toMatch(/^olmv1 local stack is ready$/m);
+    expect(field('kubeconfig')).toBe('.olmv1/kubeconfig');
+    expect(field('kubectl')).toBe('.olmv1/bin/kubectl');
+    expect(field('registry')).toBe('127.0.0.1:5001');
+    expect(field('catalog URL')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/catalogs\/example-catalog$/);
+    expect(stdout).toContain('.olmv1/bin/kubectl --kubeconfig .olmv1/kubeconfig apply -f config/samples/');
+    const stack = JSON.parse(readFileSync(join(checkout, '.olmv1/stack.json'), 'utf8')) as { pid: number; apiServer: string; catalog: { url: string } };
+    expect(stack.pid).toBe(up.pid);
+    expect(stack.apiServer).toBe(field('API server'));
+    expect(stack.catalog.url).toBe(field('catalog URL'));
+  });
+
+  it('installs the example operator from config/samples with the written kubectl', async () => {
+    await kubectl('apply', '-f', 'config/samples/');
+    await kubectl('wait', '--for=condition=Installed', 'clusterextension/example-operator', '--timeout=60s');
+    const { stdout: json } = await kubectl('get', 'clusterextension', 'example-operator', '-o', 'json');
+    const status = (JSON.parse(json) as { status: { install: { bundle: { name: string } }; conditions: Array<{ type: string; status: string }> } }).status;
+    expect(status.install.bundle.name).toBe('example-operator.v1.0.0');
+    expect(status.conditions.find((c) => c.type === 'Installed')?.status).toBe('True');
+    // What the bundle holds is on the cluster, owned by the extension.
+    await kubectl('get', 'crd', 'greetings.demo.example.com');
+    await kubectl('get', 'deployment', '-n', 'example-operator', 'example-operator-controller');
+  });
+
+  it('serves the example catalog at the printed URL', async () => {
+    const res = await fetch(`${field('catalog URL')}/api/v1/all`);
+    expect(res.status).toBe(200);
+    const docs = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as { schema: string; name?: string; package?: string });
+    expect(docs.filter((d) => d.schema === 'olm.package').map((d) => d.name)).toEqual(['example-operator']);
+    expect(docs.filter((d) => d.schema === 'olm.channel').map((d) => d.name).sort()).toEqual(['candidate', 'stable']);
+    expect(docs.filter((d) => d.schema === 'olm.bundle')).toHaveLength(4);
+    expect(docs.filter((d) => d.schema === 'olm.deprecations')).toHaveLength(1);
+  });
+
+  it('stops everything on SIGINT and leaves no process, listening port or temp file behind', async () => {
+    const pid = up.pid ?? 0;
+    const children = descendants(pid);
+    const mentioning = [...processesMentioning(privateTmp), ...processesMentioning(checkout)];
+    // etcd, kube-apiserver, the registry, catalogd, operator-controller and the reapers.
+    expect(children.length).toBeGreaterThanOrEqual(5);
+    expect(mentioning.length).toBeGreaterThanOrEqual(4);
+    const ports = [...stdout.matchAll(/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1]));
+    expect(new Set(ports).size).toBeGreaterThanOrEqual(5);
+    for (const port of new Set(ports)) expect(await listening(port), `port ${port}`).toBe(true);
+
+    up.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('olmv1 up: stopped; nothing left running');
+    await until('every process olmv1 up started to exit', () => [...children, ...mentioning].every((p) => !alive(p)), 10_000);
+    expect(processesMentioning(privateTmp)).toEqual([]);
+    expect(processesMentioning(checkout)).toEqual([]);
+    for (const port of new Set(ports)) expect(await listening(port), `port ${port}`).toBe(false);
+    expect(await readdir(privateTmp)).toEqual([]);
+    expect((await readdir(join(checkout, '.olmv1'))).sort()).toEqual(['bin', 'logs']);
+  });
+});
