@@ -123,7 +123,10 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     if (cp.status === 'fulfilled') ctx.cleanups.push(() => cp.value.stop());
     if (reg.status === 'fulfilled') ctx.cleanups.push(() => reg.value.stop());
     if (cp.status === 'rejected') throw cp.reason;
-    if (reg.status === 'rejected') throw reg.reason;
+    if (reg.status === 'rejected') {
+      const reason = reg.reason as Error;
+      throw new Error(`${reason.message} (is another olmv1 up or registry using it? --registry-port N picks another port)`, { cause: reason });
+    }
     checkpoint(ctx);
     const localKubeconfig = join(stateDir, 'kubeconfig');
     const kubectl = join(stateDir, 'bin', 'kubectl');
