@@ -170,12 +170,14 @@ export async function startOlmStack(opts: {
 export interface StepMetrics {
   steps: Record<string, { sum: number; count: number }>;
   reconciles: Record<string, number>;
+  /** `controller_runtime_active_workers` summed over controllers (reconciles in progress). */
+  active: number;
 }
 
 /** Scrapes `${healthUrl}/metrics` for the step and reconcile figures. */
 export async function scrapeStepMetrics(healthUrl: string): Promise<StepMetrics> {
   const text = await (await fetch(`${healthUrl}/metrics`)).text();
-  const out: StepMetrics = { steps: {}, reconciles: {} };
+  const out: StepMetrics = { steps: {}, reconciles: {}, active: 0 };
   for (const m of text.matchAll(/^controller_reconcile_step_duration_seconds_(sum|count)\{([^}]*)\} (\S+)$/gm)) {
     const step = /step="([^"]*)"/.exec(m[2] ?? '')?.[1] ?? '?';
     const entry = (out.steps[step] ??= { sum: 0, count: 0 });
@@ -185,6 +187,7 @@ export async function scrapeStepMetrics(healthUrl: string): Promise<StepMetrics>
     const result = /result="([^"]*)"/.exec(m[1] ?? '')?.[1] ?? '?';
     out.reconciles[result] = (out.reconciles[result] ?? 0) + Number(m[2]);
   }
+  for (const m of text.matchAll(/^controller_runtime_active_workers\{[^}]*\} (\S+)$/gm)) out.active += Number(m[1]);
   return out;
 }
 
@@ -197,5 +200,5 @@ export function stepDelta(before: StepMetrics, after: StepMetrics): StepMetrics 
   }
   const reconciles: Record<string, number> = {};
   for (const [r, n] of Object.entries(after.reconciles)) reconciles[r] = n - (before.reconciles[r] ?? 0);
-  return { steps, reconciles };
+  return { steps, reconciles, active: after.active };
 }
