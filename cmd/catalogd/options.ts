@@ -2,28 +2,16 @@
  * catalogd's command-line flags and environment, parsed once into a checked options object.
  * Flag names follow upstream catalogd where the concept is the same.
  */
-import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { type ListenAddress, clusterLocation, parseBool, parseDuration, parseListenAddress, parseSecretRef } from '../shared/flags.ts';
+import { COMPONENT_FLAGS, type ComponentOptions, componentOptions, normalizeBoolFlags } from '../shared/component.ts';
+import { type ListenAddress, parseDuration, parseListenAddress } from '../shared/flags.ts';
 
-export interface CatalogdOptions {
-  /** Kubeconfig file; undefined means in-cluster configuration. */
-  kubeconfig: string | undefined;
-  inCluster: { host: string; port: string } | undefined;
-  systemNamespace: string;
+export interface CatalogdOptions extends ComponentOptions {
   cacheDir: string;
   catalogServer: ListenAddress;
   externalAddress: string;
   tls: { certPath: string; keyPath: string } | undefined;
-  healthProbe: ListenAddress;
-  leaderElect: boolean;
-  leaderElectionId: string;
-  identity: string;
-  pullSecret: { namespace: string; name: string } | undefined;
-  insecureRegistries: string[];
-  pullCaFile: string | undefined;
   gcIntervalMs: number;
-  logLevel: string;
   /** Length of a `pollIntervalMinutes` minute. Not a flag: tests shorten it to poll in seconds. */
   pollMinuteMs?: number;
 }
@@ -54,49 +42,30 @@ Flags:
 export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): CatalogdOptions | 'help' {
   const { values } = parseArgs({
     // `--leader-elect` alone means true, as Go's boolean flags do.
-    args: argv.map((a) => (a === '--leader-elect' ? '--leader-elect=true' : a)),
+    args: normalizeBoolFlags(argv),
     strict: true,
     options: {
-      help: { type: 'boolean', short: 'h' },
-      kubeconfig: { type: 'string' },
-      'system-namespace': { type: 'string' },
+      ...COMPONENT_FLAGS,
       'cache-dir': { type: 'string' },
       'catalogs-server-addr': { type: 'string' },
       'external-address': { type: 'string' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
-      'health-probe-bind-address': { type: 'string' },
-      'leader-elect': { type: 'string' },
-      'leader-election-id': { type: 'string' },
-      'global-pull-secret': { type: 'string' },
-      'insecure-registry': { type: 'string', multiple: true },
-      'pull-ca-file': { type: 'string' },
       'gc-interval': { type: 'string' },
-      'log-level': { type: 'string' },
     },
   });
   if (values.help === true) return 'help';
-  const ns = values['system-namespace'] ?? env.POD_NAMESPACE ?? 'olmv1-system';
-  const { kubeconfig, inCluster } = clusterLocation(values.kubeconfig, env);
+  const common = componentOptions(values, env, 'catalogd-operator-lock');
+  const ns = common.systemNamespace;
   const cert = values['tls-cert'];
   const key = values['tls-key'];
   if ((cert === undefined) !== (key === undefined)) throw new Error('--tls-cert and --tls-key must be given together');
   return {
-    kubeconfig,
-    inCluster,
-    systemNamespace: ns,
+    ...common,
     cacheDir: values['cache-dir'] ?? '/var/cache/catalogd',
     catalogServer: parseListenAddress(values['catalogs-server-addr'] ?? ':8443'),
     externalAddress: values['external-address'] ?? `catalogd-service.${ns}.svc`,
     tls: cert !== undefined && key !== undefined ? { certPath: cert, keyPath: key } : undefined,
-    healthProbe: parseListenAddress(values['health-probe-bind-address'] ?? ':8081'),
-    leaderElect: parseBool('--leader-elect', values['leader-elect'] ?? 'true'),
-    leaderElectionId: values['leader-election-id'] ?? 'catalogd-operator-lock',
-    identity: env.POD_NAME ?? `${hostname()}_${process.pid}`,
-    pullSecret: parseSecretRef('--global-pull-secret', values['global-pull-secret'], ns),
-    insecureRegistries: values['insecure-registry'] ?? [],
-    pullCaFile: values['pull-ca-file'],
     gcIntervalMs: parseDuration(values['gc-interval'] ?? '12h'),
-    logLevel: values['log-level'] ?? 'info',
   };
 }

@@ -4,7 +4,6 @@
  * with the published status; the elected leader also reconciles ClusterCatalogs (pulls,
  * stores, writes status). Losing leadership ends the process, as controller-runtime does.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
@@ -15,39 +14,29 @@ import {
   CatalogReconciler,
   ContentSyncReconciler,
   PollSchedule,
-  PullSecretCredentials,
   runGarbageCollector,
   createCatalogContentMetrics,
 } from '../../pkg/catalogd/controller/index.ts';
 import { buildCatalogServer, loadCertificate, watchCertificate } from '../../pkg/catalogd/server/index.ts';
 import { LocalDirStore, createProcessIngest } from '../../pkg/catalogd/storage/index.ts';
 import { Controller, HealthServer, informersSynced } from '../../pkg/controller/index.ts';
-import { createDiskImageCache, createImageClient } from '../../pkg/image/index.ts';
-import { Informer, type KubeContext, LeaderElector, clientListWatch, connect, stripManagedFields } from '../../pkg/kube/index.ts';
+import { createDiskImageCache } from '../../pkg/image/index.ts';
+import { Informer, type KubeContext, clientListWatch, stripManagedFields } from '../../pkg/kube/index.ts';
+import { componentImages, connectComponent, runLeading } from '../shared/component.ts';
 import type { CatalogdOptions } from './options.ts';
 
 /** Runs catalogd; resolves when `signal` aborts (after a graceful stop) or leadership is lost. */
 export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: AbortSignal): Promise<'stopped' | 'lost-leadership'> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const kube: KubeContext = await connect(
-    o.kubeconfig !== undefined ? { kind: 'file', path: o.kubeconfig } : { kind: 'inCluster', host: o.inCluster?.host ?? '', port: o.inCluster?.port ?? '443' },
-    { userAgent: 'catalogd' },
-  );
+  const kube: KubeContext = await connectComponent(o, 'catalogd');
   const store = new LocalDirStore({ root: join(o.cacheDir, 'catalogs'), ingest: createProcessIngest(), logger: log });
   await store.open();
   log.info({ catalogs: store.catalogs() }, 'serving stored catalog content');
   const unpackCache = createDiskImageCache(join(o.cacheDir, 'unpack'));
   await unpackCache.cleanupTemporary();
 
-  const pullSecret = o.pullSecret === undefined ? undefined : new PullSecretCredentials(kube.client, o.pullSecret, log);
-  const pullCaFile = o.pullCaFile;
-  const images = createImageClient({
-    insecureRegistries: o.insecureRegistries,
-    credentials: () => pullSecret?.get(),
-    ...(pullCaFile === undefined ? {} : { caPem: () => readFileSync(pullCaFile, 'utf8') }),
-    logger: log,
-  });
+  const { images, pullSecret } = componentImages(o, kube.client, log, 'catalogd');
   const catalogs = new Informer({
     name: CLUSTER_CATALOG.plural,
     source: clientListWatch(kube.client, { apiVersion: CLUSTER_CATALOG.apiVersion, kind: CLUSTER_CATALOG.kind }),
@@ -100,21 +89,7 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
   if (pullSecret !== undefined) void pullSecret.informer.run(signal);
   const gc = runGarbageCollector({ catalogs, store, unpackCache, intervalMs: o.gcIntervalMs, log }, signal);
   const syncing = sync.run(signal);
-  let outcome: 'stopped' | 'lost-leadership' = 'stopped';
-  if (o.leaderElect) {
-    const elector = new LeaderElector({
-      client: kube.client,
-      namespace: o.systemNamespace,
-      name: o.leaderElectionId,
-      identity: o.identity,
-      log,
-      registry,
-      onStartedLeading: lead,
-    });
-    if ((await elector.run(signal)) === 'lost') outcome = 'lost-leadership';
-  } else {
-    await lead(signal);
-  }
+  const outcome = await runLeading(o, { client: kube.client, log, registry }, lead, signal);
 
   await Promise.allSettled([syncing, gc]);
   stopCertWatch();

@@ -8,16 +8,13 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
-import { PullSecretCredentials } from '../../pkg/catalogd/controller/index.ts';
 import { createCatalogClient, createCatalogContentCache } from '../../pkg/catalogclient/index.ts';
 import { Controller, HealthServer, informersSynced, stepDurationTimer } from '../../pkg/controller/index.ts';
-import { createDiskImageCache, createImageClient } from '../../pkg/image/index.ts';
+import { createDiskImageCache } from '../../pkg/image/index.ts';
 import {
   Informer,
-  LeaderElector,
   TokenGetter,
   clientListWatch,
-  connect,
   createOpenApiSchemas,
   createScopedClientFactory,
   stripManagedFields,
@@ -26,28 +23,18 @@ import {
 } from '../../pkg/kube/index.ts';
 import { EXTENSION_CONTROLLER_NAME, ExtensionReconciler, watchCatalogEvents } from '../../pkg/operatorcontroller/index.ts';
 import { createReleaseStore } from '../../pkg/release/index.ts';
+import { componentImages, connectComponent, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
 
 /** Runs operator-controller; resolves when `signal` aborts (after a graceful stop) or leadership is lost. */
 export async function runOperatorController(o: OperatorControllerOptions, log: Logger, signal: AbortSignal): Promise<'stopped' | 'lost-leadership'> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const kube: KubeContext = await connect(
-    o.kubeconfig !== undefined ? { kind: 'file', path: o.kubeconfig } : { kind: 'inCluster', host: o.inCluster?.host ?? '', port: o.inCluster?.port ?? '443' },
-    { userAgent: 'operator-controller' },
-  );
+  const kube: KubeContext = await connectComponent(o, 'operator-controller');
   const bundleCache = createDiskImageCache(join(o.cacheDir, 'bundles'));
   await bundleCache.cleanupTemporary();
 
-  const pullSecret = o.pullSecret === undefined ? undefined : new PullSecretCredentials(kube.client, o.pullSecret, log);
-  const pullCaFile = o.pullCaFile;
-  const images = createImageClient({
-    insecureRegistries: o.insecureRegistries,
-    credentials: () => pullSecret?.get(),
-    ...(pullCaFile === undefined ? {} : { caPem: () => readFileSync(pullCaFile, 'utf8') }),
-    logger: log,
-    userAgent: 'operator-controller',
-  });
+  const { images, pullSecret } = componentImages(o, kube.client, log, 'operator-controller');
   const catalogdCaFile = o.catalogdCaFile;
   const catalogClient = createCatalogClient(catalogdCaFile === undefined ? {} : { caPem: () => readFileSync(catalogdCaFile, 'utf8') });
   const content = createCatalogContentCache({ client: catalogClient, log, registry });
@@ -114,21 +101,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
   void extensions.run(signal);
   void catalogs.run(signal);
   if (pullSecret !== undefined) void pullSecret.informer.run(signal);
-  let outcome: 'stopped' | 'lost-leadership' = 'stopped';
-  if (o.leaderElect) {
-    const elector = new LeaderElector({
-      client: kube.client,
-      namespace: o.systemNamespace,
-      name: o.leaderElectionId,
-      identity: o.identity,
-      log,
-      registry,
-      onStartedLeading: lead,
-    });
-    if ((await elector.run(signal)) === 'lost') outcome = 'lost-leadership';
-  } else {
-    await lead(signal);
-  }
+  const outcome = await runLeading(o, { client: kube.client, log, registry }, lead, signal);
 
   await health.stop();
   scoped.close();

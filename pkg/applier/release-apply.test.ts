@@ -229,6 +229,16 @@ describe('applyRelease', () => {
     expect(out).toMatchObject({ changed: true, release: { revision: 1, status: 'deployed', firstDeployed: NOW.toISOString() } });
   });
 
+  it('retrying a failed revision with the same content reuses its number (no revision per retry)', async () => {
+    const want = desired('1.0.0', [cm('a')]);
+    const history = [recorded(1, 'failed', want, { firstDeployed: undefined, lastDeployed: undefined })];
+    const store = new FakeStore(history);
+    const { client } = fakeClient();
+    const out = await applyRelease({ client, store }, history, want);
+    expect(store.log).toEqual(['update r1 pending-install Initial install underway', 'update r1 deployed Install complete']);
+    expect(out.release.revision).toBe(1);
+  });
+
   it('after a failed revision, records the next revision even for the deployed content', async () => {
     const v1 = desired('1.0.0', [cm('a')]);
     const history = [recorded(2, 'failed', desired('1.1.0', [cm('a'), cm('b')])), recorded(1, 'deployed', v1)];

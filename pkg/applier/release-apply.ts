@@ -10,8 +10,10 @@
  * - a failed apply leaves the revision `failed` with the API server's message (no rollback, as
  *   upstream) and the error is rethrown for the caller to retry with backoff.
  *
- * A revision left `pending-*` by a crash is taken over (same number) instead of piling up a
- * new one. Release records are written with the controller's identity; the objects with
+ * A revision left `pending-*` by a crash, or a `failed` one retried with the same content, is
+ * taken over (same number) instead of piling up new ones: upstream's Helm records a new
+ * revision per retry, which with backoff retries pushes every useful revision out of the
+ * bounded history. Release records are written with the controller's identity; the objects with
  * `client`, the extension's ServiceAccount.
  */
 import { jsonEqual } from '../controller/index.ts';
@@ -69,7 +71,11 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
     return { release: deployed, changed: false };
   }
 
-  const resuming = latest !== undefined && (latest.status === ReleaseStatus.PendingInstall || latest.status === ReleaseStatus.PendingUpgrade);
+  // A revision left pending by a crash, or a failed one retried with the same content, is
+  // taken over: retries with backoff must not fill the bounded history with copies.
+  const pending = latest?.status === ReleaseStatus.PendingInstall || latest?.status === ReleaseStatus.PendingUpgrade;
+  const retried = latest?.status === ReleaseStatus.Failed && sameContent(latest, desired);
+  const resuming = latest !== undefined && (pending || retried);
   const upgrade = deployed !== undefined;
   const record: Release = {
     extension: desired.extension,

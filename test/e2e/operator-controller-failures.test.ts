@@ -4,60 +4,45 @@
 // operator-controller, as in operator-controller-install.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type KubeContext, connect } from '../../pkg/kube/index.ts';
+import type { KubeContext } from '../../pkg/kube/index.ts';
 import { createReleaseStore } from '../../pkg/release/index.ts';
-import type { ControlPlaneInfo } from '../envtest/index.ts';
-import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
-import { condition, waitForCatalog } from '../support/catalogs.ts';
+import { waitForCatalog } from '../support/catalogs.ts';
 import {
   applyAsAdmin,
   bundleFiles,
   clusterExtension,
   installedAs,
   packageCatalog,
+  publishCatalog as publish,
   pushBundle,
   pushCatalogFiles,
   rbacFor,
+  startExtensionStack,
   waitForExtension,
   type BundleSpec,
+  type ExtensionStack,
 } from '../support/extensions.ts';
-import { installOlmConfig } from '../support/olm-config.ts';
-import { startOperatorController, type TestOperatorController } from '../support/operator-controller.ts';
 
 const run = randomBytes(3).toString('hex');
-let cp: ControlPlaneInfo;
+let stack: ExtensionStack;
 let kube: KubeContext;
 let registry: string;
-let catalogd: TestCatalogd;
-let controller: TestOperatorController;
 
 beforeAll(async () => {
-  cp = inject('envtestControlPlane');
-  registry = inject('envtestRegistries').anonymous.host;
-  await installOlmConfig(cp);
-  kube = await connect({ kind: 'file', path: cp.kubeconfigPath });
-  await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmv1-system' } }).catch(() => undefined);
-  catalogd = await startCatalogd(cp, { pollMinuteMs: 1000 });
-  controller = await startOperatorController(cp);
+  stack = await startExtensionStack(inject('envtestControlPlane'), inject('envtestRegistries').anonymous.host);
+  ({ kube, registry } = stack);
 });
 
 afterAll(async () => {
-  await controller?.destroy();
-  await catalogd?.destroy();
-  kube?.close();
+  await stack?.stop();
 });
 
 async function image(spec: BundleSpec): Promise<string> {
   return pushBundle(bundleFiles(spec), `${registry}/bundles/${spec.pkg}:v${spec.version}`);
 }
 
-async function publishCatalog(name: string, files: Record<string, string>, spec: Record<string, unknown> = {}): Promise<void> {
-  const ref = `${registry}/catalogs/${name}:latest`;
-  const digest = await pushCatalogFiles(files, ref);
-  await kube.client.create({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', metadata: { name }, spec: { source: { type: 'Image', image: { ref } }, ...spec } });
-  await waitForCatalog(kube.client, name, (cc) => condition(cc, 'Serving')?.status === 'True' && JSON.stringify(cc.status).includes(digest), 90_000);
-}
+const publishCatalog = (name: string, files: Record<string, string>): Promise<void> => publish(stack, name, files);
 
 async function namespace(name: string): Promise<void> {
   await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }).catch(() => undefined);
@@ -206,5 +191,45 @@ describe('operator-controller reports what stops an install', () => {
         { object: `Deployment ${pkg}/${pkg}-controller`, paths: ['.spec.x'] },
       ]),
     );
+  });
+
+  it('records a failed revision with the API server message and recovers when the catalog offers a fixed bundle', async () => {
+    const pkg = `refused-${run}`;
+    const bad: BundleSpec = { pkg, version: '1.0.0', configMaps: ['settings'], invalidService: true };
+    const good: BundleSpec = { pkg, version: '1.0.1', configMaps: ['settings'] };
+    await namespace(pkg);
+    for (const s of [bad, good]) await applyAsAdmin(kube.client, await rbacFor(bundleFiles(s), pkg, 'installer'));
+    const [badImage, goodImage] = [await image(bad), await image(good)];
+    const catalog = `refused-${run}`;
+    await publishCatalog(catalog, oneVersion(pkg, badImage));
+    await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+    const failed = await waitForExtension(kube.client, pkg, 'apply refused', (e) => (e.cond('Progressing')?.message ?? '').includes('error applying Service'));
+    expect(failed.cond('Progressing')?.reason).toBe('Retrying');
+    expect(failed.cond('Progressing')?.message).toBe(
+      `error for resolved bundle "${pkg}.v1.0.0" with version "1.0.0": error applying Service ${pkg}/${pkg}-metrics: Service "${pkg}-metrics" is invalid: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive`,
+    );
+    expect(failed.cond('Installed')).toMatchObject({ status: 'False', message: 'No bundle installed' });
+    const store = createReleaseStore({ client: kube.client, namespace: 'olmv1-system' });
+    const [first] = await store.history(pkg);
+    expect(first).toMatchObject({ revision: 1, status: 'failed' });
+    expect(first?.description).toContain(`Release "${pkg}" failed: error applying Service`);
+
+    // The catalog image is replaced by one whose 1.0.1 replaces the broken bundle.
+    const files = packageCatalog(pkg, {
+      defaultChannel: 'stable',
+      channels: [{ name: 'stable', entries: [{ version: '1.0.0' }, { version: '1.0.1', replaces: '1.0.0' }] }],
+      bundles: [
+        { version: '1.0.0', image: badImage },
+        { version: '1.0.1', image: goodImage },
+      ],
+    });
+    const digest = await pushCatalogFiles(files, `${registry}/catalogs/${catalog}:latest`);
+    await kube.client.patch({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: catalog }, { spec: { source: { image: { pollIntervalMinutes: 1 } } } }, 'merge');
+    await waitForCatalog(kube.client, catalog, (cc) => JSON.stringify(cc.status).includes(digest), 90_000);
+    await waitForExtension(kube.client, pkg, 'installed the fixed bundle', installedAs(`${pkg}.v1.0.1`), 90_000);
+    expect((await store.history(pkg)).map((r) => [r.revision, r.status])).toEqual([
+      [2, 'deployed'],
+      [1, 'failed'],
+    ]);
   });
 });

@@ -5,50 +5,37 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CLUSTER_EXTENSION, OWNER_NAME_LABEL } from '../../pkg/api/index.ts';
-import { type KubeContext, type KubeObject, connect, isAlreadyExists, isNotFound } from '../../pkg/kube/index.ts';
+import { type KubeContext, type KubeObject, isNotFound } from '../../pkg/kube/index.ts';
 import { createReleaseStore } from '../../pkg/release/index.ts';
-import type { ControlPlaneInfo } from '../envtest/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
-import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
-import { condition, waitForCatalog } from '../support/catalogs.ts';
 import {
-  applyAsAdmin,
   bundleFiles,
   clusterExtension,
   groupOf,
   installedAs,
   packageCatalog,
+  installerFor as installer,
+  publishCatalog as publish,
   pushBundle,
-  pushCatalogFiles,
-  rbacFor,
+  startExtensionStack,
   waitForExtension,
   type BundleSpec,
+  type ExtensionStack,
 } from '../support/extensions.ts';
-import { installOlmConfig } from '../support/olm-config.ts';
-import { startOperatorController, type TestOperatorController } from '../support/operator-controller.ts';
 
 const run = randomBytes(3).toString('hex');
-let cp: ControlPlaneInfo;
+let stack: ExtensionStack;
 let kube: KubeContext;
 let registry: string;
-let catalogd: TestCatalogd;
-let controller: TestOperatorController;
 const CE = { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind };
 
 beforeAll(async () => {
-  cp = inject('envtestControlPlane');
-  registry = inject('envtestRegistries').anonymous.host;
-  await installOlmConfig(cp);
-  kube = await connect({ kind: 'file', path: cp.kubeconfigPath });
-  await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmv1-system' } }).catch(() => undefined);
-  catalogd = await startCatalogd(cp, { pollMinuteMs: 1000 });
-  controller = await startOperatorController(cp);
+  stack = await startExtensionStack(inject('envtestControlPlane'), inject('envtestRegistries').anonymous.host);
+  ({ kube, registry } = stack);
 });
 
 afterAll(async () => {
-  await controller?.destroy();
-  await catalogd?.destroy();
-  kube?.close();
+  await stack?.stop();
 });
 
 /** Pushes one bundle image per spec; returns the digest references by version. */
@@ -58,23 +45,8 @@ async function pushBundles(specs: BundleSpec[]): Promise<Record<string, string>>
   return images;
 }
 
-/** Pushes `files` as catalog image `<name>:latest` and creates (or keeps) the ClusterCatalog; waits until it serves that digest. */
-async function publishCatalog(name: string, files: Record<string, string>, spec: Record<string, unknown> = {}): Promise<void> {
-  const ref = `${registry}/catalogs/${name}:latest`;
-  const digest = await pushCatalogFiles(files, ref);
-  await kube.client
-    .create({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', metadata: { name }, spec: { source: { type: 'Image', image: { ref, pollIntervalMinutes: 1 } }, ...spec } })
-    .catch((err: unknown) => {
-      if (!isAlreadyExists(err)) throw err;
-    });
-  await waitForCatalog(kube.client, name, (cc) => condition(cc, 'Serving')?.status === 'True' && JSON.stringify(cc.status).includes(digest), 90_000);
-}
-
-/** A namespace with a ServiceAccount holding exactly the RBAC `olmv1 rbac` prints for each of `bundles`. */
-async function installerFor(ns: string, sa: string, bundles: BundleSpec[]): Promise<void> {
-  await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }).catch(() => undefined);
-  for (const b of bundles) await applyAsAdmin(kube.client, await rbacFor(bundleFiles(b), ns, sa));
-}
+const publishCatalog = (name: string, files: Record<string, string>): Promise<void> => publish(stack, name, files);
+const installerFor = (ns: string, sa: string, bundles: BundleSpec[]): Promise<void> => installer(kube.client, ns, sa, bundles);
 
 async function createExtension(obj: KubeObject): Promise<void> {
   await kube.client.create(obj);

@@ -8,8 +8,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
 import { buildImage, createImageClient } from '../../pkg/image/index.ts';
-import type { KubeClient, KubeObject } from '../../pkg/kube/index.ts';
-import { pushCatalog } from './catalogs.ts';
+import { connect, isAlreadyExists, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
+import type { ControlPlaneInfo } from '../envtest/index.ts';
+import { startCatalogd, type TestCatalogd } from './catalogd.ts';
+import { condition, pushCatalog, waitForCatalog } from './catalogs.ts';
+import { installOlmConfig } from './olm-config.ts';
+import { startOperatorController, type TestOperatorController } from './operator-controller.ts';
 import { type BundleText, runRbacCommand, waitUntil, writeBundleDir } from './bundle-flow.ts';
 import { withTempDir } from './temp-dir.ts';
 
@@ -27,6 +31,8 @@ export interface BundleSpec {
   skipRange?: string;
   /** Fields no schema declares, as old published bundles have: `spec.x` in the Deployment and `junk` in each ConfigMap. */
   strayFields?: boolean;
+  /** A Service `<pkg>-metrics` whose port the API server refuses (70000). */
+  invalidService?: boolean;
 }
 
 const CSV_API = 'operators.coreos.com/v1alpha1';
@@ -99,6 +105,10 @@ export function bundleFiles(spec: BundleSpec): BundleText {
   files.set('metadata/annotations.yaml', `annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.package.v1: ${pkg}\n`);
   files.set('manifests/csv.json', JSON.stringify(csv));
   for (const plural of crds) files.set(`manifests/crd-${plural}.json`, JSON.stringify(crdOf(pkg, plural)));
+  if (spec.invalidService === true) {
+    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: `${pkg}-metrics` }, spec: { selector: { app: `${pkg}-controller` }, ports: [{ name: 'metrics', port: 70000, targetPort: 8080 }] } };
+    files.set('manifests/svc-metrics.json', JSON.stringify(svc));
+  }
   for (const cm of spec.configMaps ?? []) {
     files.set(`manifests/cm-${cm}.json`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${pkg}-${cm}` }, data: { version }, ...(spec.strayFields === true ? { junk: { a: 1 } } : {}) }));
   }
@@ -265,4 +275,60 @@ export async function pushCatalogFiles(files: Record<string, string>, ref: strin
     }
     return pushCatalog(dir, ref);
   });
+}
+
+/** Everything an operator-controller end-to-end suite runs against. */
+export interface ExtensionStack {
+  cp: ControlPlaneInfo;
+  kube: KubeContext;
+  /** `127.0.0.1:<port>` of the anonymous test registry. */
+  registry: string;
+  catalogd: TestCatalogd;
+  controller: TestOperatorController;
+  stop(): Promise<void>;
+}
+
+/**
+ * Installs the OLM CRDs, creates `olmv1-system`, and starts catalogd (polling "minutes" of one
+ * second) and operator-controller in this process. Call from `beforeAll`; `stop` in `afterAll`.
+ */
+export async function startExtensionStack(cp: ControlPlaneInfo, registry: string): Promise<ExtensionStack> {
+  await installOlmConfig(cp);
+  const kube = await connect({ kind: 'file', path: cp.kubeconfigPath });
+  await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmv1-system' } }).catch(() => undefined);
+  const catalogd = await startCatalogd(cp, { pollMinuteMs: 1000 });
+  const controller = await startOperatorController(cp);
+  return {
+    cp,
+    kube,
+    registry,
+    catalogd,
+    controller,
+    stop: async () => {
+      await controller.destroy();
+      await catalogd.destroy();
+      kube.close();
+    },
+  };
+}
+
+/**
+ * Pushes `files` as the catalog image `<registry>/catalogs/<name>:latest`, creates the
+ * ClusterCatalog (polled every "minute", i.e. second) unless it exists, and waits until it
+ * serves that digest.
+ */
+export async function publishCatalog(stack: Pick<ExtensionStack, 'kube' | 'registry'>, name: string, files: Record<string, string>, spec: Record<string, unknown> = {}): Promise<void> {
+  const ref = `${stack.registry}/catalogs/${name}:latest`;
+  const digest = await pushCatalogFiles(files, ref);
+  const catalog = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', metadata: { name }, spec: { source: { type: 'Image', image: { ref, pollIntervalMinutes: 1 } }, ...spec } };
+  await stack.kube.client.create(catalog).catch((err: unknown) => {
+    if (!isAlreadyExists(err)) throw err;
+  });
+  await waitForCatalog(stack.kube.client, name, (cc) => condition(cc, 'Serving')?.status === 'True' && JSON.stringify(cc.status).includes(digest), 90_000);
+}
+
+/** A namespace with a ServiceAccount holding exactly the RBAC `olmv1 rbac` prints for each of `bundles`. */
+export async function installerFor(client: KubeClient, ns: string, sa: string, bundles: BundleSpec[]): Promise<void> {
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }).catch(() => undefined);
+  for (const b of bundles) await applyAsAdmin(client, await rbacFor(bundleFiles(b), ns, sa));
 }

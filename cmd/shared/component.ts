@@ -1,0 +1,125 @@
+/**
+ * What catalogd and operator-controller share in their flags and composition: the cluster
+ * connection, system namespace, health address, leader election, registry access and log level,
+ * and running the leader-only part of a component.
+ */
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { ParseArgsConfig } from 'node:util';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { PullSecretCredentials } from '../../pkg/catalogd/controller/index.ts';
+import { createImageClient, type ImageClient } from '../../pkg/image/index.ts';
+import { LeaderElector, connect, type KubeClient, type KubeContext } from '../../pkg/kube/index.ts';
+import { type ClusterLocation, type ListenAddress, clusterLocation, parseBool, parseListenAddress, parseSecretRef } from './flags.ts';
+
+/** Options every component has. */
+export interface ComponentOptions extends ClusterLocation {
+  systemNamespace: string;
+  healthProbe: ListenAddress;
+  leaderElect: boolean;
+  leaderElectionId: string;
+  identity: string;
+  pullSecret: { namespace: string; name: string } | undefined;
+  insecureRegistries: string[];
+  pullCaFile: string | undefined;
+  logLevel: string;
+}
+
+/** The `parseArgs` options of the common flags. */
+export const COMPONENT_FLAGS = {
+  help: { type: 'boolean', short: 'h' },
+  kubeconfig: { type: 'string' },
+  'system-namespace': { type: 'string' },
+  'health-probe-bind-address': { type: 'string' },
+  'leader-elect': { type: 'string' },
+  'leader-election-id': { type: 'string' },
+  'global-pull-secret': { type: 'string' },
+  'insecure-registry': { type: 'string', multiple: true },
+  'pull-ca-file': { type: 'string' },
+  'log-level': { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** Go-style boolean flags: `--leader-elect` alone means true. */
+export function normalizeBoolFlags(argv: readonly string[]): string[] {
+  return argv.map((a) => (a === '--leader-elect' ? '--leader-elect=true' : a));
+}
+
+/** The common options from parsed flag values and the environment; `leaderElectionId` is the component's default Lease name. */
+export function componentOptions(
+  values: { [K in keyof typeof COMPONENT_FLAGS]?: (typeof COMPONENT_FLAGS)[K] extends { multiple: true } ? string[] : string | boolean },
+  env: NodeJS.ProcessEnv,
+  defaultLeaseName: string,
+): ComponentOptions {
+  const str = (k: keyof typeof COMPONENT_FLAGS): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const ns = str('system-namespace') ?? env.POD_NAMESPACE ?? 'olmv1-system';
+  return {
+    ...clusterLocation(str('kubeconfig'), env),
+    systemNamespace: ns,
+    healthProbe: parseListenAddress(str('health-probe-bind-address') ?? ':8081'),
+    leaderElect: parseBool('--leader-elect', str('leader-elect') ?? 'true'),
+    leaderElectionId: str('leader-election-id') ?? defaultLeaseName,
+    identity: env.POD_NAME ?? `${hostname()}_${process.pid}`,
+    pullSecret: parseSecretRef('--global-pull-secret', str('global-pull-secret'), ns),
+    insecureRegistries: Array.isArray(values['insecure-registry']) ? values['insecure-registry'] : [],
+    pullCaFile: str('pull-ca-file'),
+    logLevel: str('log-level') ?? 'info',
+  };
+}
+
+/** Connects to the cluster the options name, as `userAgent`. */
+export function connectComponent(o: ClusterLocation, userAgent: string): Promise<KubeContext> {
+  return connect(
+    o.kubeconfig !== undefined ? { kind: 'file', path: o.kubeconfig } : { kind: 'inCluster', host: o.inCluster?.host ?? '', port: o.inCluster?.port ?? '443' },
+    { userAgent },
+  );
+}
+
+/**
+ * Runs `lead` while this replica leads (with leader election) or until `signal` aborts
+ * (without). Resolves 'lost-leadership' when an elected leader lost its Lease.
+ */
+export async function runLeading(
+  o: Pick<ComponentOptions, 'leaderElect' | 'systemNamespace' | 'leaderElectionId' | 'identity'>,
+  deps: { client: KubeClient; log: Logger; registry: Registry },
+  lead: (leading: AbortSignal) => Promise<void>,
+  signal: AbortSignal,
+): Promise<'stopped' | 'lost-leadership'> {
+  if (!o.leaderElect) {
+    await lead(signal);
+    return 'stopped';
+  }
+  const elector = new LeaderElector({
+    client: deps.client,
+    namespace: o.systemNamespace,
+    name: o.leaderElectionId,
+    identity: o.identity,
+    log: deps.log,
+    registry: deps.registry,
+    onStartedLeading: lead,
+  });
+  return (await elector.run(signal)) === 'lost' ? 'lost-leadership' : 'stopped';
+}
+
+/**
+ * The image client of a component: plain HTTP for the insecure registries, credentials from the
+ * `--global-pull-secret` Secret (kept current by its informer, which the caller runs), extra CAs
+ * from `--pull-ca-file` (re-read at each connection pool rebuild).
+ */
+export function componentImages(
+  o: Pick<ComponentOptions, 'pullSecret' | 'pullCaFile' | 'insecureRegistries'>,
+  client: KubeClient,
+  log: Logger,
+  userAgent: string,
+): { images: ImageClient; pullSecret: PullSecretCredentials | undefined } {
+  const pullSecret = o.pullSecret === undefined ? undefined : new PullSecretCredentials(client, o.pullSecret, log);
+  const caFile = o.pullCaFile;
+  const images = createImageClient({
+    insecureRegistries: o.insecureRegistries,
+    credentials: () => pullSecret?.get(),
+    ...(caFile === undefined ? {} : { caPem: () => readFileSync(caFile, 'utf8') }),
+    logger: log,
+    userAgent,
+  });
+  return { images, pullSecret };
+}
