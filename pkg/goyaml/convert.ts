@@ -105,7 +105,7 @@ function parse(text: string): { events: Event[]; source: string } {
 // Offset of the line that ends the first document (`---` after content, or `...`).
 function firstDocumentEnd(text: string): number | undefined {
   let content = false;
-  for (let at = 0; at < text.length; ) {
+  for (let at = 0; at < text.length;) {
     const nl = text.indexOf('\n', at);
     const end = nl < 0 ? text.length : nl;
     const marker = text.startsWith('---', at) || text.startsWith('...', at);
@@ -158,7 +158,16 @@ class Builder {
         case EVENT_ID.MAPPING: {
           const anchor = e.anchorStart >= 0 ? this.slice(e.anchorStart, e.anchorEnd) : undefined;
           if (anchor !== undefined) this.building.add(anchor);
-          stack.push({ kind: e.type === EVENT_ID.SEQUENCE ? 'seq' : 'map', anchor, items: [], itemKinds: [], obj: {}, size: 1, key: undefined, nullKey: false });
+          stack.push({
+            kind: e.type === EVENT_ID.SEQUENCE ? 'seq' : 'map',
+            anchor,
+            items: [],
+            itemKinds: [],
+            obj: {},
+            size: 1,
+            key: undefined,
+            nullKey: false,
+          });
           continue;
         }
         case EVENT_ID.POP: {
@@ -167,9 +176,10 @@ class Builder {
             i = events.length;
             continue;
           }
-          built = frame.kind === 'seq'
-            ? { value: frame.items, scalar: undefined, kind: 'seq', size: frame.size, merge: false }
-            : { value: frame.obj, scalar: undefined, kind: 'map', size: frame.size, merge: false };
+          built =
+            frame.kind === 'seq'
+              ? { value: frame.items, scalar: undefined, kind: 'seq', size: frame.size, merge: false }
+              : { value: frame.obj, scalar: undefined, kind: 'map', size: frame.size, merge: false };
           if (frame.anchor !== undefined) {
             this.building.delete(frame.anchor);
             this.anchors.set(frame.anchor, built);
@@ -190,7 +200,8 @@ class Builder {
     }
     // sigs.k8s.io/yaml's conversion fails before json.Marshal does.
     if (this.keyError !== undefined) throw new YamlConvertError(this.keyError);
-    if (this.nonFinite !== undefined) throw new YamlConvertError(`json: unsupported value: ${Number.isNaN(this.nonFinite) ? 'NaN' : this.nonFinite > 0 ? '+Inf' : '-Inf'}`);
+    if (this.nonFinite !== undefined)
+      throw new YamlConvertError(`json: unsupported value: ${Number.isNaN(this.nonFinite) ? 'NaN' : this.nonFinite > 0 ? '+Inf' : '-Inf'}`);
     return root?.value ?? null;
   }
 

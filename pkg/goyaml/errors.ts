@@ -7,4 +7,3 @@ export class YamlConvertError extends Error {
     this.name = 'YamlConvertError';
   }
 }
-

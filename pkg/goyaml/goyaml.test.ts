@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { compactRaw, decodeDocuments, decodeSingleDocument, decodeYamlOrJson, type RawJson, scanJson, splitJsonStream, YamlConvertError, yamlToJsonValue } from './index.ts';
-import { PARITY_CASES } from './parity-cases.ts';
+import {
+  compactRaw,
+  decodeDocuments,
+  decodeSingleDocument,
+  decodeYamlOrJson,
+  PARITY_CASES,
+  type RawJson,
+  scanJson,
+  splitJsonStream,
+  YamlConvertError,
+  yamlToJsonValue,
+} from './index.ts';
 
 // The table's `go` answers are checked against the Go libraries by
 // test/integration/yaml-go-parity.test.ts; here our decoder must give them (or `ours`).

@@ -8,6 +8,15 @@ export { MAX_DEPTH, yamlToJsonValue } from './convert.ts';
 export { YamlConvertError } from './errors.ts';
 export { resolvePlain, type Resolved } from './resolve.ts';
 export { decodeDocuments, decodeSingleDocument, decodeUtf8, decodeYamlOrJson, type DecodedStream } from './stream.ts';
-export { findOverflowingNumber, goQuoteChar, goUnmarshalSyntaxError, numberLiteralEnd, scanJsonValue, type RawJson, type ScanResult } from './json-scan.ts';
+export {
+  findOverflowingNumber,
+  goQuoteChar,
+  goUnmarshalSyntaxError,
+  numberLiteralEnd,
+  scanJsonValue,
+  type RawJson,
+  type ScanResult,
+} from './json-scan.ts';
 export { compactRaw, goJsonKindName, scanJson, splitJsonStream } from './raw-json.ts';
 export { type BoundaryScan, findValueEnd } from './json-boundary.ts';
+export { PARITY_CASES, type ConvertAnswer, type ParityCase, type StreamAnswer } from './parity-cases.ts';

@@ -88,7 +88,7 @@ function toStringSpans(text: string, buf: Uint8Array, tree: RawJson): RawJson {
   if (buf.length === text.length) return tree;
   const index = new Int32Array(buf.length + 1);
   let u = 0;
-  for (let b = 0; b < buf.length; ) {
+  for (let b = 0; b < buf.length;) {
     const cp = text.codePointAt(u) as number;
     const bytes = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
     for (let k = 0; k < bytes; k++) index[b + k] = u;

@@ -119,7 +119,8 @@ export function resolveTagged(tag: string, raw: string): Resolved {
 }
 
 // The shapes go-yaml's parseTimestamp accepts (it keeps the text for interface{} targets).
-const TIMESTAMP = /^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)?$/;
+const TIMESTAMP =
+  /^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)?$/;
 
 // base64.StdEncoding.DecodeString: CR and LF ignored, padding required.
 function decodeBinary(raw: string): string {

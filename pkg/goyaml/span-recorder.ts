@@ -9,7 +9,6 @@ export type RawJson =
   | { kind: 'array'; start: number; end: number; items: RawJson[] }
   | { kind: 'string' | 'number' | 'true' | 'false' | 'null'; start: number; end: number };
 
-
 // A container being scanned; `key` is its own key in the enclosing object.
 type Building =
   | { kind: 'object'; start: number; key: string; members: { key: string; value: RawJson }[] }
@@ -53,7 +52,10 @@ export class SpanRecorder {
   endContainer(end: number): void {
     const b = this.open.pop();
     if (b === undefined) return;
-    this.attach(b.kind === 'object' ? { kind: 'object', start: b.start, end, members: b.members } : { kind: 'array', start: b.start, end, items: b.items }, b.key);
+    this.attach(
+      b.kind === 'object' ? { kind: 'object', start: b.start, end, members: b.members } : { kind: 'array', start: b.start, end, items: b.items },
+      b.key,
+    );
   }
 
   private attach(node: RawJson, key: string): void {

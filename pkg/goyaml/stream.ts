@@ -120,7 +120,7 @@ type SplitDoc = { bytes: Uint8Array } | { separatorError: string };
 function* splitYamlDocuments(bytes: Uint8Array, from: number): Generator<SplitDoc> {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let doc: Buffer[] = [];
-  for (let at = from; at < buf.length; ) {
+  for (let at = from; at < buf.length;) {
     const nl = buf.indexOf(0x0a, at);
     const lineEnd = nl < 0 ? buf.length : nl;
     const next = nl < 0 ? buf.length : nl + 1;
@@ -147,7 +147,7 @@ const NEWLINE = Buffer.from('\n');
 // GuessJSONStream: is the first non-space rune of the first 4096 bytes `{`?
 function sniffJson(bytes: Uint8Array): boolean {
   const limit = Math.min(bytes.length, SNIFF_BYTES);
-  for (let i = 0; i < limit; ) {
+  for (let i = 0; i < limit;) {
     const c = bytes[i] as number;
     if (c === 0x7b) return true;
     if (c < 0x80) {
@@ -157,7 +157,9 @@ function sniffJson(bytes: Uint8Array): boolean {
     }
     const size = validSequenceLength(bytes, i);
     if (size === 0 || i + size > limit) return false;
-    const cp = Buffer.from(bytes.subarray(i, i + size)).toString('utf8').codePointAt(0) as number;
+    const cp = Buffer.from(bytes.subarray(i, i + size))
+      .toString('utf8')
+      .codePointAt(0) as number;
     if (!goIsSpace(cp)) return false;
     i += size;
   }
@@ -178,7 +180,12 @@ function skipOneLine(bytes: Uint8Array, from: number): number | undefined {
     if (bytes.length - i < 4) return undefined;
     const size = validSequenceLength(bytes, i);
     if (size === 0) return undefined;
-    const cp = size === 1 ? (bytes[i] as number) : (Buffer.from(bytes.subarray(i, i + size)).toString('utf8').codePointAt(0) as number);
+    const cp =
+      size === 1
+        ? (bytes[i] as number)
+        : (Buffer.from(bytes.subarray(i, i + size))
+            .toString('utf8')
+            .codePointAt(0) as number);
     if (!goIsSpace(cp)) return i;
     i += size;
     if (cp === 0x0a) return i;

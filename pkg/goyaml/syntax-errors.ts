@@ -38,7 +38,8 @@ export function goYamlSyntaxError(text: string, err: unknown): string {
     if (at === ':') return scanner('mapping values are not allowed in this context');
     if (at === '-') return scanner('block sequence entries are not allowed in this context');
     if (at === '@' || at === '`') return scanner('found character that cannot start any token');
-    if (at === ']' || at === '}') return parser(previousToken(text, pos) === ':' ? 'did not find expected node content' : 'did not find expected key');
+    if (at === ']' || at === '}')
+      return parser(previousToken(text, pos) === ':' ? 'did not find expected node content' : 'did not find expected key');
     return parser(inSequence(text, line) ? "did not find expected '-' indicator" : 'did not find expected key');
   }
   if (reason === 'end of the stream or a document separator is expected') {

@@ -23,22 +23,26 @@ export async function ensureGoYamlOracle(cacheRoot: string, env: NodeJS.ProcessE
   const binary = join(dir, 'goyaml');
   if (await exists(binary)) return binary;
   await mkdir(cacheRoot, { recursive: true });
-  return withLock(`${dir}.lock`, async () => {
-    if (await exists(binary)) return binary;
-    const go = await findGoToolchain(env);
-    log(`building the YAML parity oracle (test/goyaml) with ${go.version}`);
-    const stage = await mkdtemp(`${dir}.build-`);
-    try {
-      for (const name of SOURCES) await copyFile(join(SOURCE_DIR, name), join(stage, name));
-      await runGo(go, ['build', '-trimpath', '-buildvcs=false', '-o', join(stage, 'goyaml'), '.'], stage);
-      await rm(dir, { recursive: true, force: true });
-      await rename(stage, dir);
-    } catch (err) {
-      await rm(stage, { recursive: true, force: true });
-      throw new Error(`building test/goyaml failed: ${(err as Error).message}`, { cause: err });
-    }
-    return binary;
-  }, { onWait: (holder) => log(`waiting for ${holder} to finish building test/goyaml`) });
+  return withLock(
+    `${dir}.lock`,
+    async () => {
+      if (await exists(binary)) return binary;
+      const go = await findGoToolchain(env);
+      log(`building the YAML parity oracle (test/goyaml) with ${go.version}`);
+      const stage = await mkdtemp(`${dir}.build-`);
+      try {
+        for (const name of SOURCES) await copyFile(join(SOURCE_DIR, name), join(stage, name));
+        await runGo(go, ['build', '-trimpath', '-buildvcs=false', '-o', join(stage, 'goyaml'), '.'], stage);
+        await rm(dir, { recursive: true, force: true });
+        await rename(stage, dir);
+      } catch (err) {
+        await rm(stage, { recursive: true, force: true });
+        throw new Error(`building test/goyaml failed: ${(err as Error).message}`, { cause: err });
+      }
+      return binary;
+    },
+    { onWait: (holder) => log(`waiting for ${holder} to finish building test/goyaml`) },
+  );
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -6,8 +6,7 @@
 // pkg/goyaml/goyaml.test.ts then holds our decoder to the same table.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { YamlConvertError, yamlToJsonValue } from '../../pkg/goyaml/index.ts';
-import { PARITY_CASES } from '../../pkg/goyaml/parity-cases.ts';
+import { PARITY_CASES, YamlConvertError, yamlToJsonValue } from '../../pkg/goyaml/index.ts';
 import { defaultCacheRoot } from '../envtest/index.ts';
 import { ensureGoYamlOracle } from '../goyaml/build.ts';
 import { askGo, type OracleAnswer } from '../goyaml/oracle.ts';
@@ -46,7 +45,10 @@ describe('random plain scalars', () => {
     const unit = fc.constantFrom(...'0123456789+-._:eExXoObBaAfFnNyYtTlLiI~');
     const words = fc.sample(fc.string({ unit, minLength: 1, maxLength: 8 }), { numRuns: 3000, seed: 7 });
     const texts = words.flatMap((w) => [`a: ${w}\n`, `${w}: 1\n`]);
-    const go = await askGo(binary, texts.map((input) => ({ mode: 'convert' as const, input })));
+    const go = await askGo(
+      binary,
+      texts.map((input) => ({ mode: 'convert' as const, input })),
+    );
     const mismatches: string[] = [];
     texts.forEach((text, i) => {
       let ours: { json: unknown } | { error: string };
@@ -57,7 +59,8 @@ describe('random plain scalars', () => {
         ours = { error: e.message };
       }
       const answer = go[i];
-      const agree = answer?.json !== undefined ? 'json' in ours && JSON.stringify(ours.json) === JSON.stringify(JSON.parse(answer.json)) : 'error' in ours;
+      const agree =
+        answer?.json !== undefined ? 'json' in ours && JSON.stringify(ours.json) === JSON.stringify(JSON.parse(answer.json)) : 'error' in ours;
       if (!agree) mismatches.push(`${JSON.stringify(text)}: go ${JSON.stringify(answer)}, ours ${JSON.stringify(ours)}`);
     });
     expect(mismatches).toEqual([]);
