@@ -3,7 +3,7 @@ import https from 'node:https';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testTempDir } from '../../test/support/temp-dir.ts';
-import { bearerConnection, anonymousAgent, connectionFromKubeConfig, loadKubeConfig } from './index.ts';
+import { bearerConnection, anonymousChannels, connectionFromKubeConfig, loadKubeConfig } from './index.ts';
 
 function kubeconfig(user: string, extra = ''): string {
   return `apiVersion: v1
@@ -98,17 +98,21 @@ users: [{name: u, user: {client-certificate: client.pem, client-key: client.key,
     conn.close();
   });
 
-  it('scoped bearer connections carry only their own header and share the anonymous agent', async () => {
+  it('scoped bearer connections carry only their own header and share the anonymous agent and watch channel', async () => {
     const base = await connectionFromKubeConfig(loadKubeConfig({ kind: 'yaml', yaml: kubeconfig('    token: admin-token') }));
-    const agent = anonymousAgent(base);
+    const channels = anonymousChannels(base);
+    const agent = channels.agent;
     let evicted = 0;
-    const conn = bearerConnection(base, agent, 'serviceaccount ns/sa', async () => ({ Authorization: 'Bearer sa-token' }), () => evicted++);
+    const conn = bearerConnection(base, channels, 'serviceaccount ns/sa', async () => ({ Authorization: 'Bearer sa-token' }), () => evicted++);
+    expect(conn.agent).toBe(agent);
+    expect(conn.watches).toBe(channels.watches);
+    expect(conn.watches.stats()).toEqual({ protocol: 'h2', connections: 0, streams: 0 });
     expect(await conn.authHeaders()).toEqual({ Authorization: 'Bearer sa-token' });
     expect((agent as https.Agent).options.cert).toBeUndefined();
     expect((agent as https.Agent).options.ca).toEqual(base.serverTls.ca);
     conn.invalidateAuth?.();
     expect(evicted).toBe(1);
-    agent.destroy();
+    channels.close();
     base.close();
   });
 });

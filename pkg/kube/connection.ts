@@ -2,6 +2,9 @@
  * A Connection is everything the raw transport needs to talk to one API server as one identity:
  * the server URL, one long-lived keep-alive agent, and the authentication headers.
  *
+ * Watches do not use that agent: they go through the identity's WatchChannel (HTTP/2 streams),
+ * so they can never take the sockets requests need (decision 0065).
+ *
  * Credentials come from kubeconfig.ts; only users with exec or auth-provider plugins are
  * evaluated through client-node, imported on demand. Its own agents are discarded: we keep
  * exactly one keep-alive agent per identity so reconnects never leak sockets (style.md §9.4,
@@ -15,6 +18,7 @@ import { createKubeClient, type KubeClient } from './client.ts';
 import { type KubeAuth, type KubeConfigSource, loadKubeConfig, type ResolvedKubeConfig } from './kubeconfig.ts';
 import { createResourceMapper, type ResourceMapper } from './resource-mapper.ts';
 import { createTransport, type Transport, type TransportOptions } from './transport.ts';
+import { createWatchChannel, type WatchChannel } from './watch-channel.ts';
 
 /** TLS settings of the server side of a connection, shared by identities on the same server. */
 export interface ServerTls {
@@ -31,22 +35,26 @@ export interface ServerTls {
 export interface Connection {
   /** Base URL of the API server (may carry a path prefix). */
   readonly server: URL;
-  /** The keep-alive agent every request of this identity goes through. */
+  /** The keep-alive agent every request (but no watch) of this identity goes through. */
   readonly agent: Agent;
+  /** Where this identity's watches go (HTTP/2 sessions over TLS), never through `agent`. */
+  readonly watches: WatchChannel;
   /** TLS trust of the server, reused to build credential-less (scoped) connections. */
   readonly serverTls: ServerTls;
   /** Short description for logs, never a secret (e.g. `kubeconfig user admin`). */
   readonly identity: string;
   authHeaders(): Promise<Record<string, string>>;
   invalidateAuth?: () => void;
-  /** Closes idle sockets of the agent; the connection must not be used afterwards. */
+  /** Closes the agent's sockets and the watch sessions; the connection must not be used afterwards. */
   close(): void;
 }
 
 /** Tuning of the connection's agent. */
 export interface ConnectionOptions {
-  /** Upper bound of parallel sockets to the server (default 64; watches hold one each). */
+  /** Upper bound of parallel request sockets to the server (default 64; watches hold none). */
   maxSockets?: number;
+  /** Transport of watches: `h2` (default over TLS) or `http/1.1` (an uncapped separate agent). */
+  watchProtocol?: 'h2' | 'http/1.1';
   /** How long dynamic auth headers (exec plugins, token files) are reused (default 10 s). */
   authCacheMs?: number;
 }
@@ -61,17 +69,24 @@ export async function connectionFromKubeConfig(kc: ResolvedKubeConfig, options: 
   const serverTls: ServerTls = { ca: kc.ca, servername: kc.servername, rejectUnauthorized: kc.rejectUnauthorized };
   const identity = `kubeconfig user ${kc.userName === '' ? '(none)' : kc.userName}`;
   const plugin = kc.auth.kind === 'plugin' ? await pluginCredentials(kc.auth) : undefined;
-  const agent = makeAgent(server, { ...serverTls, cert: plugin?.cert ?? kc.cert, key: plugin?.key ?? kc.key }, options);
+  const tls = { ...serverTls, cert: plugin?.cert ?? kc.cert, key: plugin?.key ?? kc.key };
+  const agent = makeAgent(server, tls, options);
+  const watches = makeWatchChannel(server, tls, options);
+  const close = (): void => {
+    agent.destroy();
+    watches.close();
+  };
   const fetchHeaders = headerSource(kc.auth, plugin);
   if (fetchHeaders === undefined) {
     const fixed = kc.auth.kind === 'static' ? kc.auth.headers : {};
-    return { server, agent, serverTls, identity, authHeaders: () => Promise.resolve(fixed), close: () => agent.destroy() };
+    return { server, agent, watches, serverTls, identity, authHeaders: () => Promise.resolve(fixed), close };
   }
   const cacheMs = options.authCacheMs ?? 10_000;
   let cached: { headers: Record<string, string>; at: number } | undefined;
   return {
     server,
     agent,
+    watches,
     serverTls,
     identity,
     async authHeaders() {
@@ -81,7 +96,7 @@ export async function connectionFromKubeConfig(kc: ResolvedKubeConfig, options: 
     invalidateAuth() {
       cached = undefined;
     },
-    close: () => agent.destroy(),
+    close,
   };
 }
 
@@ -118,34 +133,57 @@ async function pluginCredentials(auth: Extract<KubeAuth, { kind: 'plugin' }>): P
   return { cert: first.cert as Buffer | undefined, key: first.key as Buffer | undefined, headers: async () => headersOf(await evaluate()) };
 }
 
+/** The request agent and watch channel credential-less connections to one server share. */
+export interface SharedChannels {
+  readonly agent: Agent;
+  readonly watches: WatchChannel;
+  /** Closes both; connections using them must not be used afterwards. */
+  close(): void;
+}
+
 /**
  * A connection to the same server that carries no client certificate and no admin
  * credentials: only the headers `authHeaders` returns (e.g. a ServiceAccount bearer token).
- * All such connections may share one agent, since their TLS identity is the same (anonymous).
+ * All such connections may share one agent and one watch channel, since their TLS identity
+ * is the same (anonymous).
  */
 export function bearerConnection(
   base: Pick<Connection, 'server' | 'serverTls'>,
-  agent: Agent,
+  channels: Pick<SharedChannels, 'agent' | 'watches'>,
   identity: string,
   authHeaders: () => Promise<Record<string, string>>,
   invalidateAuth?: () => void,
 ): Connection {
   const conn: Connection = {
     server: base.server,
-    agent,
+    agent: channels.agent,
+    watches: channels.watches,
     serverTls: base.serverTls,
     identity,
     authHeaders,
-    // The agent is shared with other scoped identities; its owner closes it.
+    // The channels are shared with other scoped identities; their owner closes them.
     close: () => undefined,
   };
   if (invalidateAuth !== undefined) conn.invalidateAuth = invalidateAuth;
   return conn;
 }
 
-/** Creates the keep-alive agent for credential-less connections to `base`'s server. */
-export function anonymousAgent(base: Pick<Connection, 'server' | 'serverTls'>, options: ConnectionOptions = {}): Agent {
-  return makeAgent(base.server, base.serverTls, options);
+/** Creates the request agent and watch channel for credential-less connections to `base`'s server. */
+export function anonymousChannels(base: Pick<Connection, 'server' | 'serverTls'>, options: ConnectionOptions = {}): SharedChannels {
+  const agent = makeAgent(base.server, base.serverTls, options);
+  const watches = makeWatchChannel(base.server, base.serverTls, options);
+  return {
+    agent,
+    watches,
+    close() {
+      agent.destroy();
+      watches.close();
+    },
+  };
+}
+
+function makeWatchChannel(server: URL, tls: ServerTls & { cert?: Buffer | undefined; key?: Buffer | undefined }, options: ConnectionOptions): WatchChannel {
+  return createWatchChannel(server, tls, options.watchProtocol === undefined ? {} : { protocol: options.watchProtocol });
 }
 
 function makeAgent(server: URL, tls: ServerTls & { cert?: Buffer | undefined; key?: Buffer | undefined }, options: ConnectionOptions): Agent {

@@ -41,13 +41,14 @@ export {
   type WriteOptions,
 } from './client.ts';
 export {
-  anonymousAgent,
+  anonymousChannels,
   bearerConnection,
   connect,
   connectionFromKubeConfig,
   type Connection,
   type ConnectionOptions,
   type KubeContext,
+  type SharedChannels,
   type ServerTls,
 } from './connection.ts';
 export { loadKubeConfig, type KubeAuth, type KubeConfigSource, type ResolvedKubeConfig } from './kubeconfig.ts';
@@ -76,6 +77,7 @@ export { createOpenApiSchemas, type OpenApiSchemas } from './openapi.ts';
 export { OPEN_SCHEMA, compileSchemas, type ListItems, type ObjectFields, type ObjectSchema, type SchemaTable } from './openapi-schema.ts';
 export { createScopedClientFactory, type ScopedClientFactory, type ScopedClientFactoryOptions } from './scoped-client.ts';
 export { ServiceAccountNotFoundError, TokenGetter, type TokenGetterOptions } from './token-getter.ts';
+export { createWatchChannel, type ChannelStats, type WatchChannel, type WatchChannelOptions } from './watch-channel.ts';
 export { createTransport, parseWarnings, retryAfterMs, type QueryParams, type RequestOptions, type Transport, type TransportOptions } from './transport.ts';
 export {
   gvkOf,

@@ -3,12 +3,12 @@
  * none of its credentials, and `Authorization: Bearer <TokenRequest token>` on every request.
  * A 401 evicts the token and the request is retried once with a fresh one.
  */
-import type http from 'node:http';
 import { createKubeClient, type KubeClient } from './client.ts';
-import { anonymousAgent, bearerConnection, type Connection, type ConnectionOptions } from './connection.ts';
+import { anonymousChannels, bearerConnection, type Connection, type ConnectionOptions } from './connection.ts';
 import type { ResourceMapper } from './resource-mapper.ts';
 import type { TokenGetter } from './token-getter.ts';
 import { createTransport, type TransportOptions } from './transport.ts';
+import type { ChannelStats } from './watch-channel.ts';
 
 /** Builds clients scoped to one ServiceAccount. */
 export interface ScopedClientFactory {
@@ -20,7 +20,9 @@ export interface ScopedClientFactory {
   forServiceAccount(namespace: string, serviceAccount: string): KubeClient;
   /** Forgets the cached client and token of a ServiceAccount (e.g. its extension was deleted). */
   forget(namespace: string, serviceAccount: string): void;
-  /** Closes the shared agent; clients must not be used afterwards. */
+  /** Usage of the shared watch channel (sessions and open watch streams of all scoped clients). */
+  watchStats(): ChannelStats;
+  /** Closes the shared agent and watch channel; clients must not be used afterwards. */
   close(): void;
 }
 
@@ -35,9 +37,13 @@ export interface ScopedClientFactoryOptions {
   connection?: ConnectionOptions;
 }
 
-/** Creates the factory. All scoped clients share one keep-alive agent without client certificates. */
+/**
+ * Creates the factory. All scoped clients share one keep-alive request agent and one watch
+ * channel (HTTP/2 sessions), both without client certificates: any number of scoped watches
+ * leaves the request sockets to requests (decision 0065).
+ */
 export function createScopedClientFactory(options: ScopedClientFactoryOptions): ScopedClientFactory {
-  const agent: http.Agent = anonymousAgent(options.base, options.connection);
+  const channels = anonymousChannels(options.base, options.connection);
   const clients = new Map<string, KubeClient>();
   return {
     forServiceAccount(namespace, serviceAccount) {
@@ -47,7 +53,7 @@ export function createScopedClientFactory(options: ScopedClientFactoryOptions): 
       if (existing !== undefined) return existing;
       const conn = bearerConnection(
         options.base,
-        agent,
+        channels,
         `serviceaccount ${namespace}/${serviceAccount}`,
         async () => ({ Authorization: `Bearer ${await options.tokens.get(namespace, serviceAccount)}` }),
         () => options.tokens.evict(namespace, serviceAccount),
@@ -60,9 +66,10 @@ export function createScopedClientFactory(options: ScopedClientFactoryOptions): 
       clients.delete(`${namespace}/${serviceAccount}`);
       options.tokens.evict(namespace, serviceAccount);
     },
+    watchStats: () => channels.watches.stats(),
     close() {
       clients.clear();
-      agent.destroy();
+      channels.close();
     },
   };
 }

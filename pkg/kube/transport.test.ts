@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, createTransport, isConflict, isGone, isNotFound, parseWarnings, retryAfterMs, type Connection } from './index.ts';
+import { ApiError, createTransport, createWatchChannel, isConflict, isGone, isNotFound, parseWarnings, retryAfterMs, type Connection } from './index.ts';
 
 // An in-process HTTP server whose answers each test scripts; it records what arrived.
 interface Seen {
@@ -45,7 +45,11 @@ function json(res: http.ServerResponse, status: number, body: unknown, headers: 
 
 function connection(extra: Partial<Connection> = {}): Connection {
   const agent = new http.Agent({ keepAlive: true });
-  return { server: base, agent, serverTls: {}, identity: 'test', authHeaders: async () => ({ Authorization: 'Bearer t0' }), close: () => agent.destroy(), ...extra };
+  const watches = createWatchChannel(base, {});
+  return { server: base, agent, watches, serverTls: {}, identity: 'test', authHeaders: async () => ({ Authorization: 'Bearer t0' }), close: () => {
+    agent.destroy();
+    watches.close();
+  }, ...extra };
 }
 
 describe('transport', () => {
@@ -150,6 +154,28 @@ describe('transport', () => {
     expect(text).toBe('{"type":"ADDED"}\n');
     handler = (_req, res) => json(res, 403, { kind: 'Status', reason: 'Forbidden', message: 'no', code: 403 });
     await expect(createTransport(connection()).stream('GET', '/watch')).rejects.toMatchObject({ status: 403, reason: 'Forbidden' });
+  });
+});
+
+describe('watch budget', () => {
+  it('opens streams on the watch channel, so open watches never hold a request socket', async () => {
+    handler = (req, res) => {
+      if (req.url.includes('/watch')) {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.write('{"type":"BOOKMARK"}\n');
+        return;
+      }
+      json(res, 200, { ok: true });
+    };
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const conn = connection({ agent });
+    const t = createTransport(conn);
+    const streams = await Promise.all(Array.from({ length: 5 }, () => t.stream('GET', '/watch', { timeoutMs: 0 })));
+    expect(conn.watches.stats()).toMatchObject({ protocol: 'http/1.1', streams: 5 });
+    await expect(t.request('GET', '/get', { timeoutMs: 2000 })).resolves.toEqual({ ok: true });
+    for (const s of streams) s.destroy();
+    server.closeAllConnections();
+    conn.close();
   });
 });
 

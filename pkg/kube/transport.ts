@@ -3,13 +3,11 @@
  * so manifests (CRDs with `$ref`, `default`, `x-kubernetes-*`) are sent exactly as given and
  * responses come back as plain JSON (style.md §9.2).
  */
-import type { IncomingHttpHeaders, IncomingMessage, RequestOptions as HttpRequestOptions } from 'node:http';
-import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { http } from '../nodehttp/index.ts';
 import { apiErrorFromResponse } from './api-error.ts';
 import type { Connection } from './connection.ts';
+import { type ChannelResponse, sendHttp1 } from './watch-channel.ts';
 
 /** Query parameters; `undefined` values are left out, arrays repeat the key. */
 export type QueryParams = Record<string, string | number | boolean | readonly string[] | undefined>;
@@ -40,7 +38,11 @@ export interface Transport {
    * network failures, and the abort reason when `signal` aborts.
    */
   request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<T>;
-  /** Like `request` but resolves with the open response body stream of a 2xx response. */
+  /**
+   * Like `request` but resolves with the open response body stream of a 2xx response. The
+   * request goes through the connection's watch channel, never the request agent, so
+   * long-lived streams (watches) cannot starve requests.
+   */
   stream(method: string, path: string, options?: RequestOptions): Promise<Readable>;
 }
 
@@ -58,11 +60,7 @@ export interface TransportOptions {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-interface RawResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  stream: IncomingMessage;
-}
+type RawResponse = ChannelResponse;
 
 /** Creates the transport of `conn`. */
 export function createTransport(conn: Connection, options: TransportOptions = {}): Transport {
@@ -83,12 +81,12 @@ export function createTransport(conn: Connection, options: TransportOptions = {}
 
   // Opens the request and resolves at response headers; retries 401 once (after the
   // connection dropped its cached credentials) and 429 a few times (after Retry-After).
-  async function open(method: string, path: string, opts: RequestOptions): Promise<RawResponse> {
+  async function open(method: string, path: string, opts: RequestOptions, longLived: boolean): Promise<RawResponse> {
     const url = urlFor(path, opts.query);
     const payload = encodeBody(opts.body);
     let authRetried = false;
     for (let throttled = 0; ; ) {
-      const res = await send(method, url, payload, opts);
+      const res = await send(method, url, payload, opts, longLived);
       if (res.status === 401 && !authRetried && conn.invalidateAuth !== undefined) {
         authRetried = true;
         res.stream.resume();
@@ -106,7 +104,7 @@ export function createTransport(conn: Connection, options: TransportOptions = {}
     }
   }
 
-  async function send(method: string, url: URL, payload: Buffer | undefined, opts: RequestOptions): Promise<RawResponse> {
+  async function send(method: string, url: URL, payload: Buffer | undefined, opts: RequestOptions, longLived: boolean): Promise<RawResponse> {
     const headers: Record<string, string | string[]> = {
       Accept: 'application/json',
       'User-Agent': userAgent,
@@ -117,26 +115,8 @@ export function createTransport(conn: Connection, options: TransportOptions = {}
       headers['Content-Type'] = opts.contentType ?? 'application/json';
       headers['Content-Length'] = String(payload.length);
     }
-    const lib = url.protocol === 'http:' ? http : https;
-    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    return new Promise<RawResponse>((resolve, reject) => {
-      const reqOpts: HttpRequestOptions = { method, agent: conn.agent, headers };
-      if (opts.signal !== undefined) reqOpts.signal = opts.signal;
-      const req = lib.request(url, reqOpts, (res) => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, stream: res });
-      });
-      const timer =
-        timeoutMs > 0
-          ? setTimeout(() => req.destroy(new Error(`request timed out after ${timeoutMs} ms`)), timeoutMs)
-          : undefined;
-      req.on('error', (err) => {
-        clearTimeout(timer);
-        if (opts.signal?.aborted === true) reject(opts.signal.reason);
-        else reject(new Error(`${method} ${url.href}: ${err.message}`, { cause: err }));
-      });
-      req.end(payload);
-    });
+    const req = { method, url, headers, body: payload, signal: opts.signal, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS };
+    return longLived ? conn.watches.send(req) : sendHttp1(conn.agent, req);
   }
 
   function reportWarnings(header: string | undefined): void {
@@ -146,7 +126,7 @@ export function createTransport(conn: Connection, options: TransportOptions = {}
 
   async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const res = await open(method, path, opts);
+    const res = await open(method, path, opts, false);
     const text = await readBody(res.stream, timeoutMs, opts.signal);
     const parsed = parseBody(text, res.headers['content-type']);
     if (res.status >= 400 || res.status < 200) throw apiErrorFromResponse(res.status, parsed, `${method} ${path}`);
@@ -154,7 +134,7 @@ export function createTransport(conn: Connection, options: TransportOptions = {}
   }
 
   async function stream(method: string, path: string, opts: RequestOptions = {}): Promise<Readable> {
-    const res = await open(method, path, opts);
+    const res = await open(method, path, opts, true);
     if (res.status >= 200 && res.status < 300) return res.stream;
     const text = await readBody(res.stream, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.signal);
     throw apiErrorFromResponse(res.status, parseBody(text, res.headers['content-type']), `${method} ${path}`);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   ServiceAccountNotFoundError,
   TokenGetter,
-  anonymousAgent,
+  anonymousChannels,
   bearerConnection,
   canI,
   connect,
@@ -103,15 +103,15 @@ describe('scoped ServiceAccount clients', () => {
     const stale = await tokens.get(NS, SA);
     await kube.client.delete({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: NS, name: SA });
     await kube.client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: SA, namespace: NS } });
-    const agent = anonymousAgent(kube.connection);
-    const probe = createTransport(bearerConnection(kube.connection, agent, 'probe', async () => ({ Authorization: `Bearer ${stale}` })));
+    const channels = anonymousChannels(kube.connection);
+    const probe = createTransport(bearerConnection(kube.connection, channels, 'probe', async () => ({ Authorization: `Bearer ${stale}` })));
     for (let i = 0; ; i++) {
       const res = await probe.request('GET', `/api/v1/namespaces/${NS}/configmaps/granted`).catch((e: unknown) => e);
       if (isUnauthorized(res)) break;
       if (i > 300) throw new Error('the API server kept accepting the token of the deleted ServiceAccount');
       await new Promise((r) => setTimeout(r, 100));
     }
-    agent.destroy();
+    channels.close();
     expect(tokens.requestCount).toBe(2);
     await expect(read()).resolves.toBeDefined();
     expect(tokens.requestCount).toBe(3);
