@@ -21,7 +21,7 @@ import {
   type KubeContext,
   type KubeObject,
 } from '../../pkg/kube/index.ts';
-import { EXTENSION_CONTROLLER_NAME, ExtensionReconciler, watchCatalogEvents } from '../../pkg/operatorcontroller/index.ts';
+import { EXTENSION_CONTROLLER_NAME, ExtensionReconciler, extensionKeys, watchCatalogEvents } from '../../pkg/operatorcontroller/index.ts';
 import { createReleaseStore } from '../../pkg/release/index.ts';
 import { componentImages, connectComponent, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
@@ -86,7 +86,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       reconciler,
       log,
       registry,
-      watches: [{ informer: extensions }],
+      watches: [{ informer: extensions, keys: extensionKeys }],
       concurrency: o.maxConcurrentReconciles,
     });
     const unsubscribe = watchCatalogEvents({ catalogs, extensions, content, ...(baseURL === undefined ? {} : { baseURL }), enqueue: (n) => controller.enqueue(n), log });

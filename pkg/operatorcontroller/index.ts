@@ -5,6 +5,7 @@
  */
 export { fetchBundle, bundleProperties, type BundleImages, type FetchedBundle } from './bundle-source.ts';
 export { watchCatalogEvents, type CatalogEventsOptions } from './catalog-events.ts';
+export { extensionKeys } from './extension-events.ts';
 export { contentRef, selectedCatalogs, type CatalogSource, type SelectedCatalogs } from './catalogs.ts';
 export type { ExtensionFeatures, ExtensionReconcilerDeps, ExtensionState, Target } from './pipeline-state.ts';
 export { EXTENSION_CONTROLLER_NAME, ExtensionReconciler, type ExtensionReconcilerOptions } from './reconciler.ts';
