@@ -22,6 +22,7 @@
  * Targets (users-perf-reliability.md §5): install of a cached 20-object bundle <= 2 s (median);
  * operator-controller with 50 extensions within 40 MB above the library floor.
  */
+import { OPERATOR_CONTROLLER_ENVIRONMENT, OPERATOR_CONTROLLER_NODE_FLAGS } from '../../cmd/operator-controller/node-flags.ts';
 import { join } from 'node:path';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
 import { spawnChild } from '../lib/child.ts';
@@ -72,7 +73,8 @@ async function readings(pid: number, inspectPort: number, what: string, settle: 
 async function floor(ctx: BenchContext, kind: 'libraries' | 'modules'): Promise<Readings> {
   const [inspectPort = 0] = await freePorts(1);
   const child = spawnChild([ctx.runtime.entry('bench/children/operator-controller-floor.ts'), kind], {
-    execArgv: [`--inspect-port=127.0.0.1:${inspectPort}`],
+    execArgv: [...OPERATOR_CONTROLLER_NODE_FLAGS, `--inspect-port=127.0.0.1:${inspectPort}`],
+    env: OPERATOR_CONTROLLER_ENVIRONMENT,
   });
   try {
     await child.waitForStderr(/^ready \d+$/m, 60_000);

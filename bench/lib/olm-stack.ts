@@ -11,6 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../../cmd/catalogd/node-flags.ts';
+import { OPERATOR_CONTROLLER_ENVIRONMENT, OPERATOR_CONTROLLER_NODE_FLAGS } from '../../cmd/operator-controller/node-flags.ts';
 import { type KubeContext, connect } from '../../pkg/kube/index.ts';
 import {
   type ControlPlane,
@@ -150,7 +151,8 @@ export async function startOlmStack(opts: {
         const cacheDir = join(workDir, `operator-controller-cache-${started++}`);
         await mkdir(cacheDir, { recursive: true });
         const child = spawnChild([runtime.entry('cmd/operator-controller/main.ts'), ...common(cacheDir, healthPort), ...extraArgs], {
-          execArgv: [`--inspect-port=127.0.0.1:${inspectPort}`],
+          execArgv: [...OPERATOR_CONTROLLER_NODE_FLAGS, `--inspect-port=127.0.0.1:${inspectPort}`],
+          env: OPERATOR_CONTROLLER_ENVIRONMENT,
         });
         children.push(child);
         const healthUrl = `http://127.0.0.1:${healthPort}`;
