@@ -9,7 +9,7 @@
  *
  * Exit codes as for `olmv1 render bundle`.
  */
-import { computeInstallRbac, objectsToYaml, render, staticResourceMapper } from '../../pkg/render/index.ts';
+import { computeInstallRbac, objectsToYaml, render, staticKindScopes } from '../../pkg/render/index.ts';
 import {
   CommandError,
   buildRenderOptions,
@@ -39,7 +39,7 @@ export async function runRbac(args: readonly string[], io: CommandIo, deps: Bund
       installNamespace: parsed.installNamespace,
       serviceAccountName: serviceAccount,
       bundleName: bundle.csv.metadata?.name ?? bundle.packageName,
-      mapper: staticResourceMapper(bundle.crds),
+      mapper: staticKindScopes(bundle.crds),
     });
     if (!rbac.ok) throw new CommandError(rbac.error, 1);
     for (const warning of rbac.value.warnings) io.stderr.write(`warning: ${warning}\n`);

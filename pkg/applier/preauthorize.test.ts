@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isTerminal } from '../errors/index.ts';
 import { ApiError, type KubeClient, type KubeObject, type RequestOptions } from '../kube/index.ts';
-import { staticResourceMapper, type PolicyRule } from '../render/index.ts';
+import { staticKindScopes, type PolicyRule } from '../render/index.ts';
 import { groupMissing, ruleCovers, type Atom } from './preauthorize-atoms.ts';
 import {
   CLUSTER_SCOPE_REVIEW_NAMESPACE,
@@ -177,7 +177,7 @@ const input: PreAuthorizeInput = {
   installNamespace: 'inst',
   serviceAccountName: 'installer',
   bundleName: 'things.v1',
-  mapper: staticResourceMapper([]),
+  mapper: staticKindScopes([]),
 };
 
 const rulesReview = (resourceRules: PolicyRule[], incomplete = false): unknown => ({

@@ -27,7 +27,7 @@
 import { TerminalError } from '../errors/index.ts';
 import { goQuote } from '../gotext/index.ts';
 import { ApiError, isInvalid, type KubeClient, type KubeObject } from '../kube/index.ts';
-import { computeInstallRules, type PolicyRule, type ResourceMapper } from '../render/index.ts';
+import { computeInstallRules, type PolicyRule, type KindScopes } from '../render/index.ts';
 import { groupMissing, ruleCovers, uniqueAtoms, type Atom, type MissingPermission } from './preauthorize-atoms.ts';
 
 export type { MissingPermission } from './preauthorize-atoms.ts';
@@ -44,10 +44,10 @@ export interface PreAuthorizeInput {
   bundleName: string;
   /**
    * Scope and resource names of kinds: the static mapper `olmv1 rbac` uses
-   * (`staticResourceMapper(bundle.crds)` from pkg/render). It must also know the kinds of
+   * (`staticKindScopes(bundle.crds)` from pkg/render). It must also know the kinds of
    * `dropped` (for kinds defined by the old bundle's CRDs, build it from both bundles' CRDs).
    */
-  mapper: ResourceMapper;
+  mapper: KindScopes;
 }
 
 /** Upstream's first line of the message (v1.2-v1.10 `PreflightPermissions`), verbatim. */

@@ -4,7 +4,7 @@
  */
 import { applyRelease, droppedObjects, formatMissingPermissions, preAuthorize, sameContent, type DesiredRelease } from '../applier/index.ts';
 import type { StepOutcome } from '../controller/index.ts';
-import { staticResourceMapper } from '../render/index.ts';
+import { staticKindScopes } from '../render/index.ts';
 import { deprecationConditions } from '../resolve/index.ts';
 import { bundleProperties } from './bundle-source.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
@@ -38,7 +38,7 @@ export async function preauthorize(deps: ExtensionReconcilerDeps, state: Extensi
   if (state.installed !== undefined && state.history[0] === state.installed && sameContent(state.installed, desired)) return undefined;
   const installer = deps.scoped.forServiceAccount(state.spec.namespace, state.spec.serviceAccount.name);
   const oldCrds = (state.installed?.manifest ?? []).filter((o) => o.kind === 'CustomResourceDefinition');
-  const mapper = staticResourceMapper([...oldCrds, ...desired.objects.filter((o) => o.kind === 'CustomResourceDefinition')]);
+  const mapper = staticKindScopes([...oldCrds, ...desired.objects.filter((o) => o.kind === 'CustomResourceDefinition')]);
   let missing;
   try {
     missing = await preAuthorize(

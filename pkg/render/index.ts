@@ -10,7 +10,7 @@ export { deepHashJson, encodePermission, objectNameForBaseAndSuffix, permissionO
 export { computeInstallRbac, type InstallRbac, type InstallRbacOptions } from './rbac-for-install.ts';
 export { computeInstallRules, type InstallRules, type InstallRulesOptions, type PolicyRule, type ScopeRules } from './rbac-for-install.ts';
 export { render, renderBundle, type RenderBundleOptions } from './render.ts';
-export { groupOf, staticResourceMapper, type ResourceMapper, type ResourceMapping } from './resource-mapping.ts';
+export { groupOf, staticKindScopes, type KindScopes, type ResourceMapping } from './resource-mapping.ts';
 export { isNamespacedKind, isSupportedKind } from './supported-kinds.ts';
 export {
   REASON_INVALID_CONFIGURATION,

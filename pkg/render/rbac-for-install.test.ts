@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseBundle, readBundleDir, type KubeObject, type RegistryV1Bundle } from '../bundle/index.ts';
 import { FIXTURE_BUNDLES_DIR } from '../../test/fixtures/bundles/golden-cases.ts';
-import { computeInstallRbac, computeInstallRules, render, staticResourceMapper, type RenderOptions } from './index.ts';
+import { computeInstallRbac, computeInstallRules, render, staticKindScopes, type RenderOptions } from './index.ts';
 
 async function fixture(name: string): Promise<RegistryV1Bundle> {
   const r = parseBundle(await readBundleDir(join(FIXTURE_BUNDLES_DIR, name)));
@@ -17,7 +17,7 @@ function rbacFor(bundle: RegistryV1Bundle, options: RenderOptions) {
     installNamespace: options.installNamespace,
     serviceAccountName: 'installer',
     bundleName: bundle.csv.metadata?.name ?? '',
-    mapper: staticResourceMapper(bundle.crds),
+    mapper: staticKindScopes(bundle.crds),
   });
   if (!r.ok) throw new Error(r.error);
   return { rendered: rendered.value, ...r.value };
@@ -104,7 +104,7 @@ describe('computeInstallRbac', () => {
       installNamespace: 'ns',
       serviceAccountName: 'sa',
       bundleName: 'b',
-      mapper: staticResourceMapper([]),
+      mapper: staticKindScopes([]),
     });
     expect(r).toEqual({
       ok: false,
@@ -113,7 +113,7 @@ describe('computeInstallRbac', () => {
   });
 
   it('maps kinds defined by bundle CRDs, including cluster-scoped ones', () => {
-    const mapper = staticResourceMapper([
+    const mapper = staticKindScopes([
       { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gs.example.com' }, spec: { group: 'example.com', scope: 'Cluster', names: { kind: 'G', plural: 'gs' } } },
     ]);
     expect(mapper('example.com/v1', 'G')).toEqual({ group: 'example.com', resource: 'gs', namespaced: false });
@@ -127,7 +127,7 @@ describe('computeInstallRules', () => {
     const bundle = await fixture('multi-crd');
     const options = { installNamespace: 'acme-system', config: { watchNamespace: 'acme-watched' } };
     const { rendered, objects } = rbacFor(bundle, options);
-    const r = computeInstallRules(rendered, { installNamespace: 'acme-system', mapper: staticResourceMapper(bundle.crds) });
+    const r = computeInstallRules(rendered, { installNamespace: 'acme-system', mapper: staticKindScopes(bundle.crds) });
     if (!r.ok) throw new Error(r.error);
     expect(r.value.scopes.map((s) => s.namespace)).toEqual(['', 'acme-system', 'acme-watched']);
     for (const { namespace, rules } of r.value.scopes) {
@@ -145,7 +145,7 @@ describe('computeInstallRules', () => {
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other', namespace: 'elsewhere' } },
       { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'old-role' } },
     ];
-    const r = computeInstallRules([kept], { installNamespace: 'ns', mapper: staticResourceMapper([]), dropped });
+    const r = computeInstallRules([kept], { installNamespace: 'ns', mapper: staticKindScopes([]), dropped });
     if (!r.ok) throw new Error(r.error);
     expect(r.value.scopes).toEqual([
       { namespace: '', rules: [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['old-role'], verbs: ['delete'] }] },
@@ -159,7 +159,7 @@ describe('computeInstallRules', () => {
         ],
       },
     ]);
-    const unknown = computeInstallRules([], { installNamespace: 'ns', mapper: staticResourceMapper([]), dropped: [{ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' } }] });
+    const unknown = computeInstallRules([], { installNamespace: 'ns', mapper: staticKindScopes([]), dropped: [{ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' } }] });
     expect(unknown.ok).toBe(false);
   });
 });

@@ -24,7 +24,7 @@
 import type { KubeObject } from '../bundle/index.ts';
 import { err, ok, type Result } from '../errors/index.ts';
 import { compareUtf8, goSorted } from '../gotext/index.ts';
-import type { ResourceMapper } from './resource-mapping.ts';
+import type { KindScopes } from './resource-mapping.ts';
 
 /** Inputs of `computeInstallRbac`. */
 export interface InstallRbacOptions extends Omit<InstallRulesOptions, 'dropped'> {
@@ -42,7 +42,7 @@ export interface InstallRbac {
 /** Inputs of `computeInstallRules`. */
 export interface InstallRulesOptions {
   installNamespace: string;
-  mapper: ResourceMapper;
+  mapper: KindScopes;
   /**
    * Objects of the deployed revision that the new one drops: they are DELETEd, so each one
    * but a CustomResourceDefinition (never deleted) needs `delete` on its name. `olmv1 rbac`

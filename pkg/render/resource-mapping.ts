@@ -12,8 +12,12 @@ export interface ResourceMapping {
   namespaced: boolean;
 }
 
-/** Maps `apiVersion` + `kind` to a resource, or undefined when unknown. */
-export type ResourceMapper = (apiVersion: string, kind: string) => ResourceMapping | undefined;
+/**
+ * Maps `apiVersion` + `kind` to its resource and scope from a static table (built-in kinds plus
+ * the bundle's CRDs), or undefined when unknown. Offline and pure: pkg/kube's ResourceMapper
+ * answers the same question from the API server's discovery.
+ */
+export type KindScopes = (apiVersion: string, kind: string) => ResourceMapping | undefined;
 
 /** The group part of an apiVersion (`apps/v1` -> `apps`, `v1` -> ""). */
 export function groupOf(apiVersion: string): string {
@@ -54,7 +58,7 @@ const BUILTIN: readonly (readonly [group: string, kind: string, resource: string
  * A mapper knowing the built-in kinds above and the kinds defined by `crds` (their
  * `spec.group`, `spec.names.plural/kind`, `spec.scope`); CRDs take precedence.
  */
-export function staticResourceMapper(crds: readonly KubeObject[]): ResourceMapper {
+export function staticKindScopes(crds: readonly KubeObject[]): KindScopes {
   const table = new Map<string, ResourceMapping>();
   for (const [group, kind, resource, namespaced] of BUILTIN) table.set(`${group}/${kind}`, { group, resource, namespaced });
   for (const crd of crds) {

@@ -27,7 +27,7 @@ import {
   TokenGetter, canI, connect, createScopedClientFactory, isNotFound, serviceAccountSubject,
   type AccessAttributes, type KubeClient, type KubeContext, type KubeObject, type RequestOptions, type ScopedClientFactory, type Transport,
 } from '../../pkg/kube/index.ts';
-import { staticResourceMapper, type PolicyRule } from '../../pkg/render/index.ts';
+import { staticKindScopes, type PolicyRule } from '../../pkg/render/index.ts';
 import {
   applyAll, deleteAndWait, droppedObjects, editManifest, installRelease, loadBundleDir, prepareRelease, refOf,
   uniqueMultiCrdBundle, upgradeRelease, waitUntil, writeBundleDir, type Release,
@@ -70,7 +70,7 @@ async function release(dir: string): Promise<Release & { input: PreAuthorizeInpu
     installNamespace: NS,
     serviceAccountName: SA,
     bundleName: bundle.csv.metadata?.name ?? '',
-    mapper: staticResourceMapper(bundle.crds),
+    mapper: staticKindScopes(bundle.crds),
   };
   return { ...rel, input };
 }
