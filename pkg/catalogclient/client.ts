@@ -19,11 +19,10 @@
  * - blobs that do not load as FBC: `error loading package "<pkg>": <cause>`.
  */
 import type { Agent, IncomingMessage } from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
 import type { Readable } from 'node:stream';
-import { rootCertificates } from 'node:tls';
 import { createGunzip } from 'node:zlib';
-import { http } from '../nodehttp/index.ts';
+import { createAgentPool, sendRequest } from '../nodehttp/index.ts';
 import { errorMessage } from '../errors/index.ts';
 import { type DeclarativeConfig, type Meta, parseMetaStream } from '../fbc/index.ts';
 import { type CatalogContent, createCatalogContentBuilder, loadPackagePartition } from './catalog-content.ts';
@@ -92,23 +91,11 @@ const MAX_SOCKETS = 32;
 /** Creates a catalog content client; nothing is contacted until the first call. */
 export function createCatalogClient(options: CatalogClientOptions = {}): CatalogClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const ownHttp = options.httpAgent === undefined ? new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS }) : undefined;
-  let ownHttps: { ca: string | undefined; agent: https.Agent } | undefined;
+  const own = createAgentPool({ maxSockets: MAX_SOCKETS, caPem: options.caPem });
 
   function agentFor(url: URL): Agent {
-    if (url.protocol === 'http:') return options.httpAgent ?? (ownHttp as Agent);
-    if (options.httpsAgent !== undefined) return options.httpsAgent;
-    const ca = typeof options.caPem === 'function' ? options.caPem() : options.caPem;
-    if (ownHttps === undefined || ownHttps.ca !== ca) {
-      ownHttps?.agent.destroy();
-      const agent = new https.Agent({
-        keepAlive: true,
-        maxSockets: MAX_SOCKETS,
-        ...(ca !== undefined && ca !== '' ? { ca: [...rootCertificates, ca] } : {}),
-      });
-      ownHttps = { ca, agent };
-    }
-    return ownHttps.agent;
+    if (url.protocol === 'http:') return options.httpAgent ?? own.agentFor(url);
+    return options.httpsAgent ?? own.agentFor(url);
   }
 
   /** The caller's signal combined with the per-call timeout (and `extra`, if given). */
@@ -157,11 +144,7 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
     getPackage,
     packageNames,
     getAll,
-    close: () => {
-      ownHttp?.destroy();
-      ownHttps?.agent.destroy();
-      ownHttps = undefined;
-    },
+    close: () => own.close(),
   };
 }
 
@@ -169,7 +152,8 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
 async function fetchBlobs(url: URL, agent: Agent, signal: AbortSignal, onMeta: (meta: Meta) => void): Promise<void> {
   let res: IncomingMessage;
   try {
-    res = await sendWithRetry(url, agent, signal);
+    // A stale keep-alive socket fails on first reuse; the GET is then sent once more.
+    res = await sendRequest({ method: 'GET', url, agent, signal, headers: { 'accept-encoding': 'gzip' }, abort: 'go' });
   } catch (err) {
     throw new Error(`error performing request: ${errorMessage(err)}`, { cause: err });
   }
@@ -221,34 +205,4 @@ async function shortBody(res: IncomingMessage): Promise<string> {
     if (!res.complete) res.destroy();
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/** A stale keep-alive socket fails on first reuse; a GET may be sent once more on a fresh one. */
-async function sendWithRetry(url: URL, agent: Agent, signal: AbortSignal): Promise<IncomingMessage> {
-  try {
-    return await send(url, agent, signal);
-  } catch (err) {
-    if ((err as { reusedSocket?: boolean }).reusedSocket !== true || signal.aborted) throw err;
-    return send(url, agent, signal);
-  }
-}
-
-/** Sends one GET; rejects with `Get "<url>": <reason>` (Go's wording) when no response arrives. */
-function send(url: URL, agent: Agent, signal: AbortSignal): Promise<IncomingMessage> {
-  const mod = url.protocol === 'http:' ? http : https;
-  return new Promise<IncomingMessage>((resolve, reject) => {
-    const req = mod.request(url, { method: 'GET', agent, signal, headers: { 'accept-encoding': 'gzip' } }, resolve);
-    req.once('error', (err) => {
-      const reason = signal.aborted ? abortReason(signal) : err.message;
-      const wrapped = new Error(`Get ${JSON.stringify(url.toString())}: ${reason}`, { cause: err });
-      reject(Object.assign(wrapped, { reusedSocket: req.reusedSocket }));
-    });
-    req.end();
-  });
-}
-
-function abortReason(signal: AbortSignal): string {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error && reason.name === 'TimeoutError') return 'context deadline exceeded';
-  return reason instanceof Error ? reason.message : 'request aborted';
 }

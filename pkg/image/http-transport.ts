@@ -4,10 +4,8 @@
  * (dropping credentials across origins), enforces an inactivity timeout and turns socket
  * failures into Errors that name the request, with the original error as `cause`.
  */
-import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import https from 'node:https';
-import { rootCertificates } from 'node:tls';
-import { http } from '../nodehttp/index.ts';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { type AgentPool, createAgentPool, describeRequest as describeGoRequest, sendRequest } from '../nodehttp/index.ts';
 
 /** HTTP methods the registry API uses. */
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -49,32 +47,22 @@ export interface TransportOptions {
 
 const MAX_REDIRECTS = 10;
 const DEFAULT_TIMEOUT_MS = 60_000;
-const GO_METHOD: Readonly<Record<HttpMethod, string>> = {
-  GET: 'Get',
-  HEAD: 'Head',
-  POST: 'Post',
-  PUT: 'Put',
-  PATCH: 'Patch',
-  DELETE: 'Delete',
-};
 
 /** Formats a request the way Go's net/http prefixes its errors: `Get "<url>"`. */
 export function describeRequest(method: HttpMethod, url: URL): string {
-  return `${GO_METHOD[method]} ${JSON.stringify(url.toString())}`;
+  return describeGoRequest(method, url);
 }
 
 /** Sends HTTP requests to registries. One instance is shared by all pulls and pushes. */
 export class HttpTransport {
   readonly #insecure: ReadonlySet<string>;
-  readonly #caPem: TransportOptions['caPem'];
+  readonly #agents: AgentPool;
   readonly #timeoutMs: number;
   readonly #userAgent: string;
-  readonly #httpAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  #httpsAgent: { ca: string | undefined; agent: https.Agent } | undefined;
 
   constructor(options: TransportOptions = {}) {
     this.#insecure = new Set((options.insecureRegistries ?? []).map((h) => h.toLowerCase()));
-    this.#caPem = options.caPem;
+    this.#agents = createAgentPool({ maxSockets: 16, caPem: options.caPem });
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#userAgent = options.userAgent ?? 'olmv1';
   }
@@ -119,63 +107,33 @@ export class HttpTransport {
     }
   }
 
+  // A keep-alive socket the server closed while idle fails on first use; sendRequest sends
+  // an idempotent request once more on a fresh one.
   async #sendWithRetry(req: HttpRequest): Promise<HttpResponse> {
-    try {
-      return await this.#send(req);
-    } catch (err) {
-      // A keep-alive socket the server closed while idle fails on first use; one fresh
-      // attempt is safe for requests that may be repeated.
-      const retriable = req.method !== 'POST' && req.method !== 'PATCH' && (err as { reusedSocket?: boolean }).reusedSocket === true;
-      if (!retriable) throw err;
-      return this.#send(req);
-    }
-  }
-
-  #agentFor(url: URL): Agent {
-    if (url.protocol === 'http:') return this.#httpAgent;
-    const ca = typeof this.#caPem === 'function' ? this.#caPem() : this.#caPem;
-    if (this.#httpsAgent === undefined || this.#httpsAgent.ca !== ca) {
-      const agent = new https.Agent({
-        keepAlive: true,
-        maxSockets: 16,
-        ...(ca !== undefined && ca !== '' ? { ca: [...rootCertificates, ca] } : {}),
-      });
-      this.#httpsAgent = { ca, agent };
-    }
-    return this.#httpsAgent.agent;
-  }
-
-  #send(req: HttpRequest): Promise<HttpResponse> {
     const { method, url, body } = req;
     const headers: Record<string, string> = { 'user-agent': this.#userAgent, ...req.headers };
     if (body !== undefined) headers['content-length'] = String(body.length);
-    const mod = url.protocol === 'http:' ? http : https;
-    return new Promise<HttpResponse>((resolve, reject) => {
-      const r = mod.request(url, { method, headers, agent: this.#agentFor(url), signal: req.signal }, (res) => {
-        resolve({
-          status: res.statusCode ?? 0,
-          statusText: res.statusMessage ?? '',
-          headers: res.headers,
-          headersDistinct: res.headersDistinct as Record<string, string[]>,
-          url,
-          body: res,
-        });
-      });
-      r.setTimeout(this.#timeoutMs, () => {
-        r.destroy(new Error(`no data received for ${this.#timeoutMs} ms`));
-      });
-      r.on('error', (err) => {
-        const wrapped = new Error(`${describeRequest(method, url)}: ${err.message}`, { cause: err });
-        Object.assign(wrapped, { reusedSocket: r.reusedSocket });
-        reject(wrapped);
-      });
-      r.end(body);
+    const res = await sendRequest({
+      method,
+      url,
+      agent: this.#agents.agentFor(url),
+      headers,
+      body,
+      signal: req.signal,
+      idleTimeoutMs: this.#timeoutMs,
     });
+    return {
+      status: res.statusCode ?? 0,
+      statusText: res.statusMessage ?? '',
+      headers: res.headers,
+      headersDistinct: res.headersDistinct as Record<string, string[]>,
+      url,
+      body: res,
+    };
   }
 
   /** Closes idle keep-alive sockets (for clean shutdown in tests and CLIs). */
   close(): void {
-    this.#httpAgent.destroy();
-    this.#httpsAgent?.agent.destroy();
+    this.#agents.close();
   }
 }

@@ -12,8 +12,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Agent } from 'node:http';
-import https from 'node:https';
-import { http } from '../nodehttp/index.ts';
+import type https from 'node:https';
+import { createAgentPool } from '../nodehttp/index.ts';
 import { createKubeClient, type KubeClient } from './client.ts';
 import { type KubeAuth, type KubeConfigSource, loadKubeConfig, type ResolvedKubeConfig } from './kubeconfig.ts';
 import { createResourceMapper, type ResourceMapper } from './resource-mapper.ts';
@@ -187,15 +187,8 @@ function makeWatchChannel(server: URL, tls: ServerTls & { cert?: Buffer | undefi
 }
 
 function makeAgent(server: URL, tls: ServerTls & { cert?: Buffer | undefined; key?: Buffer | undefined }, options: ConnectionOptions): Agent {
-  const common = { keepAlive: true, keepAliveMsecs: 30_000, maxSockets: options.maxSockets ?? 64, maxFreeSockets: 8 };
-  if (server.protocol === 'http:') return new http.Agent(common);
-  const agentOpts: https.AgentOptions = { ...common };
-  if (tls.ca !== undefined) agentOpts.ca = tls.ca;
-  if (tls.cert !== undefined) agentOpts.cert = tls.cert;
-  if (tls.key !== undefined) agentOpts.key = tls.key;
-  if (tls.servername !== undefined) agentOpts.servername = tls.servername;
-  if (tls.rejectUnauthorized !== undefined) agentOpts.rejectUnauthorized = tls.rejectUnauthorized;
-  return new https.Agent(agentOpts);
+  const pool = createAgentPool({ maxSockets: options.maxSockets ?? 64, maxFreeSockets: 8, keepAliveMsecs: 30_000, tls });
+  return pool.agentFor(server);
 }
 
 // Auth headers client-node computed (Authorization, Impersonate-User) plus basic auth,

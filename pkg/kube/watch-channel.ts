@@ -13,9 +13,8 @@
  */
 import type { Agent, IncomingHttpHeaders } from 'node:http';
 import type * as NodeHttp2 from 'node:http2';
-import https from 'node:https';
 import type { Readable } from 'node:stream';
-import { http } from '../nodehttp/index.ts';
+import { createAgentPool, sendRequest } from '../nodehttp/index.ts';
 
 /** TLS material of the watch sessions (the same as the identity's request agent). */
 export interface ChannelTls {
@@ -79,28 +78,28 @@ export function createWatchChannel(server: URL, tls: ChannelTls, options: WatchC
   return http2Channel(server, tls, options);
 }
 
-/** Sends one HTTP/1.1 request through `agent`; shared by the request transport. */
-export function sendHttp1(agent: Agent, req: ChannelRequest): Promise<ChannelResponse> {
-  const { method, url, signal, timeoutMs } = req;
-  const lib = url.protocol === 'http:' ? http : https;
-  return new Promise<ChannelResponse>((resolve, reject) => {
-    const r = lib.request(url, { method, agent, headers: req.headers, ...(signal === undefined ? {} : { signal }) }, (res) => {
-      clearTimeout(timer);
-      resolve({ status: res.statusCode ?? 0, headers: res.headers, stream: res });
-    });
-    const timer = timeoutMs > 0 ? setTimeout(() => r.destroy(new Error(`request timed out after ${timeoutMs} ms`)), timeoutMs) : undefined;
-    r.on('error', (err) => {
-      clearTimeout(timer);
-      if (signal?.aborted === true) reject(signal.reason);
-      else reject(new Error(`${method} ${url.href}: ${err.message}`, { cause: err }));
-    });
-    r.end(req.body);
+/**
+ * Sends one HTTP/1.1 request through `agent` (the request transport uses it too). Errors read
+ * `<METHOD> <url>: <reason>`; an abort rejects with the signal's reason; an idempotent request
+ * whose reused socket the server had closed is sent once more.
+ */
+export async function sendHttp1(agent: Agent, req: ChannelRequest): Promise<ChannelResponse> {
+  const res = await sendRequest({
+    method: req.method,
+    url: req.url,
+    agent,
+    headers: req.headers,
+    body: req.body,
+    signal: req.signal,
+    headersTimeoutMs: req.timeoutMs,
+    abort: 'reason',
+    describe: (method, url) => `${method} ${url.href}`,
   });
+  return { status: res.statusCode ?? 0, headers: res.headers, stream: res };
 }
 
 function http1Channel(server: URL, tls: ChannelTls): WatchChannel {
-  const common = { keepAlive: true, keepAliveMsecs: 30_000, maxSockets: Infinity, maxFreeSockets: 8 };
-  const agent = server.protocol === 'http:' ? new http.Agent(common) : new https.Agent({ ...common, ...definedTls(tls) });
+  const agent = createAgentPool({ maxSockets: Infinity, maxFreeSockets: 8, keepAliveMsecs: 30_000, tls }).agentFor(server);
   let streams = 0;
   const count = (l: NodeJS.ReadOnlyDict<unknown[]>): number => Object.values(l).reduce((n, s) => n + (s?.length ?? 0), 0);
   return {

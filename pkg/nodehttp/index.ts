@@ -1,0 +1,9 @@
+/**
+ * The one HTTP client layer of the project: `node:http` without the cost of its ES module
+ * namespace (http.ts), keep-alive agents per CA bundle (agents.ts), and sending a request
+ * with the stale-socket retry, timeouts, aborts and Go-style error texts (request.ts). The
+ * image registry client, the catalogd content client and the Kubernetes transport all use it.
+ */
+export { http } from './http.ts';
+export { createAgentPool, type AgentPool, type AgentPoolOptions, type ServerTlsOptions } from './agents.ts';
+export { describeRequest, sendRequest, type AbortStyle, type SendOptions } from './request.ts';

@@ -1,0 +1,115 @@
+/**
+ * One HTTP request through a keep-alive agent, with what every client of ours needs around
+ * it: the single retry of a request whose reused keep-alive socket the server had closed,
+ * timeouts, aborts, and error texts that name the request the way Go's net/http does
+ * (`Get "<url>": <reason>`) unless the caller names it otherwise.
+ */
+import type { Agent, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { http } from './http.ts';
+
+/** How an abort through `signal` surfaces (the request had no response yet). */
+export type AbortStyle =
+  /** Rejects with `signal.reason` itself. */
+  | 'reason'
+  /** `<request>: context deadline exceeded` for a TimeoutError reason, else the reason's message. */
+  | 'go'
+  /** `<request>: <Node's AbortError message>` (`The operation was aborted`). */
+  | 'native';
+
+/** One request. */
+export interface SendOptions {
+  method: string;
+  url: URL;
+  agent: Agent;
+  headers?: OutgoingHttpHeaders | undefined;
+  /** Sent as is; a Buffer so that the request can be sent again on a fresh socket. */
+  body?: Buffer | undefined;
+  signal?: AbortSignal | undefined;
+  /** Bound of the wait for response headers: `request timed out after <n> ms` (0 or unset: none). */
+  headersTimeoutMs?: number | undefined;
+  /** Socket inactivity limit, body included: `no data received for <n> ms` (unset: none). */
+  idleTimeoutMs?: number | undefined;
+  /** Default `'native'`. */
+  abort?: AbortStyle | undefined;
+  /** Names the request in error texts; default {@link describeRequest}. */
+  describe?: ((method: string, url: URL) => string) | undefined;
+}
+
+const GO_METHOD: Readonly<Record<string, string>> = {
+  GET: 'Get',
+  HEAD: 'Head',
+  POST: 'Post',
+  PUT: 'Put',
+  PATCH: 'Patch',
+  DELETE: 'Delete',
+  OPTIONS: 'Options',
+};
+
+/** Formats a request the way Go's net/http prefixes its errors: `Get "<url>"`. */
+export function describeRequest(method: string, url: URL): string {
+  return `${GO_METHOD[method] ?? method} ${JSON.stringify(url.toString())}`;
+}
+
+/** Methods whose repetition has no further effect (RFC 9110 §9.2.2). */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+/** What a server closing an idle keep-alive socket looks like to the next request on it. */
+const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+/**
+ * Sends the request and resolves at response headers, with any status; the caller reads or
+ * destroys the body. Rejects, when no response arrived, with `<request>: <reason>` and the
+ * socket error as `cause` (or as `abort` says when `signal` aborted). An idempotent request
+ * that failed with ECONNRESET or EPIPE on a reused socket, before any response byte, is sent
+ * once more (on a fresh socket, as the agent has dropped the failed one).
+ */
+export async function sendRequest(options: SendOptions): Promise<IncomingMessage> {
+  try {
+    return await sendOnce(options);
+  } catch (err) {
+    if (!isStaleSocketFailure(err) || !IDEMPOTENT.has(options.method) || options.signal?.aborted === true) throw err;
+    return sendOnce(options);
+  }
+}
+
+const STALE = Symbol('stale-socket');
+
+function isStaleSocketFailure(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && STALE in err;
+}
+
+function sendOnce(o: SendOptions): Promise<IncomingMessage> {
+  const { method, url, signal } = o;
+  const lib = url.protocol === 'http:' ? http : https;
+  const name = (o.describe ?? describeRequest)(method, url);
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    const req = lib.request(url, { method, agent: o.agent, headers: o.headers ?? {}, ...(signal === undefined ? {} : { signal }) }, (res) => {
+      clearTimeout(timer);
+      resolve(res);
+    });
+    const headersMs = o.headersTimeoutMs ?? 0;
+    const timer = headersMs > 0 ? setTimeout(() => req.destroy(new Error(`request timed out after ${headersMs} ms`)), headersMs) : undefined;
+    if (o.idleTimeoutMs !== undefined) {
+      const idleMs = o.idleTimeoutMs;
+      req.setTimeout(idleMs, () => req.destroy(new Error(`no data received for ${idleMs} ms`)));
+    }
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      if (signal?.aborted === true && o.abort === 'reason') {
+        reject(signal.reason);
+        return;
+      }
+      const reason = signal?.aborted === true && o.abort === 'go' ? goAbortReason(signal) : err.message;
+      const wrapped = new Error(`${name}: ${reason}`, { cause: err });
+      if (req.reusedSocket && err.code !== undefined && STALE_SOCKET_CODES.has(err.code)) Object.assign(wrapped, { [STALE]: true });
+      reject(wrapped);
+    });
+    req.end(o.body);
+  });
+}
+
+function goAbortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && reason.name === 'TimeoutError') return 'context deadline exceeded';
+  return reason instanceof Error ? reason.message : 'request aborted';
+}
