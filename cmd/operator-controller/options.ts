@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { COMPONENT_FLAGS, type ComponentOptions, componentOptions, normalizeBoolFlags } from '../shared/component.ts';
 import { parseFeatureGates } from '../shared/flags.ts';
+import { parseClusterVersion, type ClusterMinor } from '../../pkg/gating/index.ts';
 
 /** Feature gates and their defaults (decision 0040 for the two install-mode/config gates). */
 export const FEATURE_GATE_DEFAULTS = {
@@ -25,6 +26,8 @@ export interface OperatorControllerOptions extends ComponentOptions {
   catalogdCaFile: string | undefined;
   maxConcurrentReconciles: number;
   featureGates: FeatureGates;
+  /** `--cluster-version X.Y[.Z]`: the cluster version the upgrade gate uses where ClusterVersion is not served. */
+  clusterVersion?: ClusterMinor | undefined;
 }
 
 export const HELP = `Usage: operator-controller [flags]
@@ -47,6 +50,8 @@ Flags:
   --pull-ca-file FILE               extra PEM CA bundle for registries
   --feature-gates GATES             e.g. BundleReleaseSupport=true,WebhookProviderCertManager=false
                                     (${Object.entries(FEATURE_GATE_DEFAULTS).map(([k, v]) => `${k}=${v}`).join(', ')})
+  --cluster-version X.Y[.Z]         cluster version for the upgrade gate (olm.maxOpenShiftVersion) where the
+                                    config.openshift.io ClusterVersion API is not served
   --log-level LEVEL                 trace, debug, info, warn, error (default info)
 `;
 
@@ -62,6 +67,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
       'catalogd-ca-file': { type: 'string' },
       'max-concurrent-reconciles': { type: 'string' },
       'feature-gates': { type: 'string' },
+      'cluster-version': { type: 'string' },
     },
   });
   if (values.help === true) return 'help';
@@ -76,6 +82,9 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
       throw new Error(`invalid --catalogd-url ${JSON.stringify(url)} (want http(s)://HOST[:PORT])`);
     }
   }
+  const clusterVersionFlag = values['cluster-version'];
+  const clusterVersion = clusterVersionFlag === undefined ? undefined : parseClusterVersion(clusterVersionFlag);
+  if (clusterVersion !== undefined && !clusterVersion.ok) throw new Error(`invalid --cluster-version: ${clusterVersion.error}`);
   return {
     ...common,
     cacheDir: values['cache-dir'] ?? '/var/cache/operator-controller',
@@ -83,5 +92,6 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
     catalogdCaFile: values['catalogd-ca-file'],
     maxConcurrentReconciles: workers,
     featureGates: parseFeatureGates(values['feature-gates'], FEATURE_GATE_DEFAULTS),
+    clusterVersion: clusterVersion?.value,
   };
 }

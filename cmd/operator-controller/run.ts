@@ -21,6 +21,7 @@ import {
   type KubeContext,
   type KubeObject,
 } from '../../pkg/kube/index.ts';
+import { GatingController } from '../../pkg/gatingcontroller/index.ts';
 import { EXTENSION_CONTROLLER_NAME, ExtensionReconciler, extensionKeys, watchCatalogEvents } from '../../pkg/operatorcontroller/index.ts';
 import { createReleaseStore } from '../../pkg/release/index.ts';
 import { componentImages, connectComponent, runLeading } from '../shared/component.ts';
@@ -89,12 +90,23 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       watches: [{ informer: extensions, keys: extensionKeys }],
       concurrency: o.maxConcurrentReconciles,
     });
+    // The cluster-upgrade gate (olm.maxOpenShiftVersion): metrics always, OpenShift conditions where served.
+    const gate = new GatingController({
+      client: kube.client,
+      releases: createReleaseStore({ client: kube.client, namespace: o.systemNamespace }),
+      extensions,
+      clusterVersion: o.clusterVersion,
+      log: log.child({ controller: 'upgrade-gate' }),
+      registry,
+    });
+    const gating = gate.run(leading);
     const unsubscribe = watchCatalogEvents({ catalogs, extensions, content, ...(baseURL === undefined ? {} : { baseURL }), enqueue: (n) => controller.enqueue(n), log });
     try {
       await collectUnusedBundles(extensions, bundleCache, leading, log);
       await controller.run(leading);
     } finally {
       unsubscribe();
+      await gating;
     }
   };
 

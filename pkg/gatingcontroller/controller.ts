@@ -1,0 +1,191 @@
+/**
+ * The gating controller (applier-and-bundles.md §6, deliberate difference 6): judges every
+ * ClusterExtension's latest deployed release against the current cluster version and publishes
+ * the verdict as metrics, and, where the OpenShift APIs exist, as the OLM `cluster` object's
+ * `InstalledOLMOperatorsUpgradeable` condition and the `olm` ClusterOperator's `Upgradeable`.
+ *
+ * Level-triggered and coalescing: any ClusterExtension event (a deploy always ends with a
+ * status update, so a new release is seen that way), any ClusterVersion event and a periodic
+ * resync mark the verdict stale; one evaluation runs at a time and covers every mark made
+ * before it started. A failed evaluation is retried with backoff.
+ */
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import {
+  clusterOperatorUpgradeable,
+  evaluateGate,
+  olmUpgradeableCondition,
+  parseClusterVersion,
+  type ClusterMinor,
+  type DeployedExtension,
+  type GateCondition,
+  type GateVerdict,
+} from '../gating/index.ts';
+import { Backoff, Informer, clientListWatch, sleepUnlessAborted, type KubeClient, type KubeObject } from '../kube/index.ts';
+import { deployedRelease, type ReleaseStore } from '../release/index.ts';
+import { gateMetrics, type GateMetrics } from './metrics.ts';
+import { CLUSTER_VERSION, OLM_CLUSTER_OPERATOR, OLM_OPERATOR, desiredVersion, served, setCondition } from './openshift.ts';
+
+/** Field manager of the condition writes. */
+export const GATING_FIELD_MANAGER = 'olmv1-upgrade-gate';
+
+/** Dependencies and settings of a GatingController. */
+export interface GatingControllerOptions {
+  client: KubeClient;
+  releases: ReleaseStore;
+  /** The ClusterExtension informer (shared with the extension controller; run by the caller). */
+  extensions: Informer<KubeObject>;
+  /** `--cluster-version`: used when ClusterVersion is not served or has no desired version. */
+  clusterVersion: ClusterMinor | undefined;
+  log: Logger;
+  registry: Registry;
+  /** Re-evaluation without events (default 60 s); catches APIs installed later. */
+  resyncMs?: number;
+  /** Clock of condition transition times. */
+  now?: () => Date;
+}
+
+/** See the module comment. `run` until the signal aborts; `lastVerdict` for tests and status. */
+export class GatingController {
+  readonly #o: GatingControllerOptions;
+  readonly #metrics: GateMetrics;
+  #stale = true;
+  #wake: (() => void) | undefined;
+  #clusterVersions: Informer<KubeObject> | undefined;
+  #signal: AbortSignal | undefined;
+  /** The verdict of the last successful evaluation (undefined: none yet, or no cluster version). */
+  lastVerdict: GateVerdict | undefined;
+
+  constructor(options: GatingControllerOptions) {
+    this.#o = options;
+    this.#metrics = gateMetrics(options.registry);
+  }
+
+  /** Marks the verdict stale; the running loop re-evaluates. */
+  trigger(): void {
+    this.#stale = true;
+    this.#wake?.();
+  }
+
+  /** Evaluates on every trigger until `signal` aborts; never rejects. */
+  async run(signal: AbortSignal): Promise<void> {
+    this.#signal = signal;
+    const log = this.#o.log;
+    const unsubscribe = this.#o.extensions.addHandler(() => this.trigger());
+    const resync = setInterval(() => this.trigger(), this.#o.resyncMs ?? 60_000);
+    const backoff = new Backoff({ initialMs: 500, maxMs: 30_000 });
+    const onAbort = (): void => this.#wake?.();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.#o.extensions.waitForSync(signal).catch(() => undefined);
+      while (!signal.aborted) {
+        if (!this.#stale) {
+          await new Promise<void>((resolve) => {
+            this.#wake = resolve;
+          });
+          this.#wake = undefined;
+          continue;
+        }
+        // Coalesce a burst of events (an install writes status several times).
+        await sleepUnlessAborted(50, signal);
+        this.#stale = false;
+        try {
+          await this.evaluate(signal);
+          backoff.reset();
+        } catch (err) {
+          if (signal.aborted) break;
+          log.warn({ err }, 'evaluating the cluster upgrade gate failed');
+          this.#stale = true;
+          await sleepUnlessAborted(backoff.next(), signal);
+        }
+      }
+    } finally {
+      clearInterval(resync);
+      signal.removeEventListener('abort', onAbort);
+      unsubscribe();
+    }
+  }
+
+  /** One evaluation: verdict, metrics, and the OpenShift conditions where they exist. */
+  async evaluate(signal?: AbortSignal): Promise<GateVerdict | undefined> {
+    const current = await this.#currentVersion(signal);
+    if (current === undefined) {
+      this.lastVerdict = undefined;
+      this.#metrics(undefined);
+      this.#o.log.warn('no cluster version: ClusterVersion is not served or has no desired version, and --cluster-version is not set');
+      return undefined;
+    }
+    const deployed: DeployedExtension[] = [];
+    const extra: string[] = [];
+    for (const name of this.#o.extensions.keys()) {
+      try {
+        const release = deployedRelease(await this.#o.releases.history(name, signal));
+        if (release !== undefined) deployed.push({ extension: name, bundle: release.bundle.name, properties: release.properties });
+      } catch (err) {
+        this.#o.log.warn({ err, extension: name }, 'reading the release history failed');
+        extra.push(`error returning the last deployed release for ${name}`);
+      }
+    }
+    const verdict = evaluateGate(current, deployed, extra);
+    this.lastVerdict = verdict;
+    this.#metrics(verdict);
+    await this.#writeConditions(olmUpgradeableCondition(verdict), signal);
+    return verdict;
+  }
+
+  async #currentVersion(signal?: AbortSignal): Promise<ClusterMinor | undefined> {
+    const fromCluster = desiredVersion(await this.#clusterVersionObject(signal));
+    if (fromCluster !== undefined) {
+      const parsed = parseClusterVersion(fromCluster);
+      if (parsed.ok) return parsed.value;
+      this.#o.log.warn({ version: fromCluster, error: parsed.error }, 'ClusterVersion desired version does not parse');
+    }
+    return this.#o.clusterVersion;
+  }
+
+  // Starts a ClusterVersion informer the first time the API is seen served, so version changes
+  // re-trigger the gate; reads go to its cache once synced.
+  async #clusterVersionObject(signal?: AbortSignal): Promise<Readonly<KubeObject> | undefined> {
+    if (this.#clusterVersions === undefined) {
+      if (!(await served(this.#o.client, CLUSTER_VERSION, signal))) return undefined;
+      const informer = new Informer({
+        name: 'clusterversions',
+        source: clientListWatch(this.#o.client, CLUSTER_VERSION),
+        log: this.#o.log,
+        registry: this.#o.registry,
+      });
+      informer.addHandler(() => this.trigger());
+      this.#clusterVersions = informer;
+      if (this.#signal !== undefined) void informer.run(this.#signal);
+      this.#o.log.info('ClusterVersion is served: the cluster version comes from it');
+    }
+    if (!this.#clusterVersions.hasSynced) return this.#o.client.get(CLUSTER_VERSION, signal === undefined ? {} : { signal }).catch(() => undefined);
+    return this.#clusterVersions.get(CLUSTER_VERSION.name);
+  }
+
+  async #writeConditions(condition: GateCondition, signal?: AbortSignal): Promise<void> {
+    const opts = {
+      fieldManager: GATING_FIELD_MANAGER,
+      ...(signal === undefined ? {} : { signal }),
+      ...(this.#o.now === undefined ? {} : { now: this.#o.now }),
+    };
+    const olm = await setCondition(this.#o.client, OLM_OPERATOR, condition, opts);
+    // The union covers every *Upgradeable condition of the OLM operator, ours included.
+    const inputs: GateCondition[] =
+      olm.outcome === 'absent'
+        ? [condition]
+        : olm.conditions.map((c) => ({
+            type: c.type,
+            status: c.status === 'True' ? 'True' : 'False',
+            reason: c.reason ?? '',
+            message: c.message ?? '',
+          }));
+    const co = await setCondition(this.#o.client, OLM_CLUSTER_OPERATOR, clusterOperatorUpgradeable(inputs), opts);
+    if (olm.outcome === 'updated' || co.outcome === 'updated') {
+      this.#o.log.info(
+        { olm: olm.outcome, clusterOperator: co.outcome, status: condition.status, reason: condition.reason },
+        'cluster upgrade gate conditions written',
+      );
+    }
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * pkg/gatingcontroller: the cluster-upgrade gate inside operator-controller. Reads deployed
+ * releases and the cluster version, publishes the pkg/gating verdict as metrics and, where the
+ * OpenShift APIs exist, as the OLM `cluster` and `olm` ClusterOperator conditions. Composed in
+ * cmd/operator-controller.
+ */
+export { GATING_FIELD_MANAGER, GatingController, type GatingControllerOptions } from './controller.ts';
+export { gateMetrics, type GateMetrics } from './metrics.ts';
+export {
+  CLUSTER_VERSION,
+  OLM_CLUSTER_OPERATOR,
+  OLM_OPERATOR,
+  conditionsOf,
+  desiredVersion,
+  served,
+  setCondition,
+  type SetOutcome,
+} from './openshift.ts';
