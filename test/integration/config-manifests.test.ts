@@ -1,0 +1,355 @@
+// The deployment manifests of config/ are valid and their RBAC is exactly what the components use.
+//
+// A control plane of its own, with an audit log of every request catalogd's and
+// operator-controller's ServiceAccounts make. `kubectl kustomize config` (the envtest kubectl)
+// builds the kustomization; `kubectl apply --dry-run=server` accepts every object; then it is
+// applied for real. The Deployments' flags are parsed by the components' own option parsers.
+// catalogd and operator-controller then run in this process with tokens of the shipped
+// ServiceAccounts (so only the shipped RBAC applies) and the shipped flags (leader election on
+// the shipped Leases, release records in olmv1-system), plus --global-pull-secret: a catalog is
+// served; an extension is installed (a release big enough to need chunk Secrets), upgraded and
+// uninstalled; the catalog is deleted.
+//   Sufficient: every step succeeds and the audit log holds no 403 for either identity.
+//   Minimal: every grant (verb, group, resource, and for Roles the namespace) of the shipped
+//   ClusterRoles and Roles was used by at least one audited request; every request the
+//   components made is covered by a shipped grant, or by the default discovery/self-review roles.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadAll } from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parseCatalogdOptions } from '../../cmd/catalogd/options.ts';
+import { parseOperatorControllerOptions } from '../../cmd/operator-controller/options.ts';
+import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
+import { connect, isNotFound, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
+import { type ControlPlane, requestServiceAccountToken, serviceAccountKubeconfig, startControlPlane } from '../envtest/index.ts';
+import { waitUntil } from '../support/bundle-flow.ts';
+import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
+import {
+  applyAsAdmin,
+  bundleFiles,
+  clusterExtension,
+  installedAs,
+  packageCatalog,
+  publishCatalog,
+  pushBundle,
+  rbacFor,
+  waitForExtension,
+} from '../support/extensions.ts';
+import { installOlmConfig } from '../support/olm-config.ts';
+import { startOperatorController, type TestOperatorController } from '../support/operator-controller.ts';
+
+const repo = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.meta.url));
+const RUN = randomBytes(3).toString('hex');
+const SYSTEM = 'olmv1-system';
+const USERS = {
+  catalogd: `system:serviceaccount:${SYSTEM}:catalogd-controller-manager`,
+  operatorController: `system:serviceaccount:${SYSTEM}:operator-controller-controller-manager`,
+} as const;
+
+let cp: ControlPlane;
+let work: string;
+let kube: KubeContext;
+let built: KubeObject[];
+let catalogd: TestCatalogd | undefined;
+let controller: TestOperatorController | undefined;
+
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+    users: [${Object.values(USERS)
+      .map((u) => JSON.stringify(u))
+      .join(', ')}]
+  - level: None
+`;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'config-manifests-'));
+  await writeFile(join(work, 'audit-policy.yaml'), auditPolicy);
+  cp = await startControlPlane({
+    binaries: inject('envtestBinaries'),
+    apiServerExtraArgs: [`--audit-policy-file=${join(work, 'audit-policy.yaml')}`, `--audit-log-path=${join(work, 'audit.log')}`],
+  });
+  kube = await connect({ kind: 'file', path: cp.info.kubeconfigPath });
+});
+
+afterAll(async () => {
+  await controller?.destroy();
+  await catalogd?.destroy();
+  kube?.close();
+  await cp?.stop();
+  if (work !== undefined) await rm(work, { recursive: true, force: true });
+});
+
+function kubectl(args: readonly string[], stdin?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(cp.info.kubectl, ['--kubeconfig', cp.info.kubeconfigPath, ...args], { maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
+      err === null ? resolve(stdout) : reject(new Error(`kubectl ${args.join(' ')}: ${stderr}`, { cause: err })),
+    );
+    if (stdin !== undefined) child.stdin?.end(stdin);
+  });
+}
+
+const find = (kind: string, name: string): KubeObject => {
+  const obj = built.find((o) => o.kind === kind && o.metadata.name === name);
+  if (obj === undefined) throw new Error(`kustomize output has no ${kind} ${name}`);
+  return obj;
+};
+
+type Container = { command: string[]; args: string[] };
+const containerOf = (deployment: string): Container =>
+  (find('Deployment', deployment) as unknown as { spec: { template: { spec: { containers: Container[] } } } }).spec.template.spec
+    .containers[0] as Container;
+
+/** The environment a pod of a shipped Deployment sees (downward API and in-cluster service). */
+function podEnv(pod: string): NodeJS.ProcessEnv {
+  return { POD_NAMESPACE: SYSTEM, POD_NAME: pod, KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' };
+}
+
+async function tokenKubeconfig(sa: string): Promise<string> {
+  const path = join(work, `${sa}.kubeconfig`);
+  await writeFile(path, serviceAccountKubeconfig(cp.info, await requestServiceAccountToken(cp.info, SYSTEM, sa)));
+  return path;
+}
+
+describe('config/ on a real API server', () => {
+  it('builds with kubectl kustomize and passes a server-side dry run', async () => {
+    const yaml = await kubectl(['kustomize', repo('config')]);
+    built = (loadAll(yaml) as KubeObject[]).filter((o) => o !== null);
+    const names = built.map((o) => `${o.kind}/${o.metadata.name}`);
+    for (const want of [
+      'Namespace/olmv1-system',
+      'CustomResourceDefinition/clustercatalogs.olm.operatorframework.io',
+      'CustomResourceDefinition/clusterextensions.olm.operatorframework.io',
+      'ServiceAccount/catalogd-controller-manager',
+      'ServiceAccount/operator-controller-controller-manager',
+      'ClusterRole/operator-controller-manager-role',
+      'Deployment/catalogd-controller-manager',
+      'Deployment/operator-controller-controller-manager',
+      'Service/catalogd-service',
+      'Service/catalogd-metrics-service',
+      'Service/operator-controller-metrics-service',
+    ]) {
+      expect(names).toContain(want);
+    }
+    // Namespaced objects need their namespace to exist, even in a dry run.
+    await kubectl(['apply', '-f', repo('config/namespace.yaml')]);
+    const dry = await kubectl(['apply', '--dry-run=server', '-f', '-'], yaml);
+    expect(dry.trim().split('\n')).toHaveLength(built.length);
+    for (const line of dry.trim().split('\n')) expect(line).toMatch(/ \(server dry run\)$/);
+    await kubectl(['apply', '--server-side', '-f', '-'], yaml);
+    await installOlmConfig(cp.info);
+  });
+
+  it('ships Deployments whose flags the components accept', () => {
+    const env = podEnv('pod-0');
+    const c = containerOf('catalogd-controller-manager');
+    expect(c.command.at(-1)).toBe('dist/cmd/catalogd/main.js');
+    expect(parseCatalogdOptions(c.args, env)).toMatchObject({ leaderElect: true, systemNamespace: SYSTEM, cacheDir: '/var/cache/catalogd' });
+    const o = containerOf('operator-controller-controller-manager');
+    expect(o.command.at(-1)).toBe('dist/cmd/operator-controller/main.js');
+    expect(parseOperatorControllerOptions(o.args, env)).toMatchObject({
+      leaderElect: true,
+      systemNamespace: SYSTEM,
+      cacheDir: '/var/cache/operator-controller',
+    });
+    const replicas = (name: string): number => (find('Deployment', name) as unknown as { spec: { replicas: number } }).spec.replicas;
+    expect(replicas('catalogd-controller-manager')).toBe(2);
+  });
+
+  it('lets catalogd and operator-controller serve a catalog and install, upgrade and uninstall an extension with the shipped RBAC alone', async () => {
+    const env = podEnv(`pod-${RUN}`);
+    const pullSecret = { namespace: SYSTEM, name: 'olmv1-pull-secret' };
+    const auths = { auths: { 'registry.invalid': { auth: Buffer.from('u:p').toString('base64') } } };
+    await kube.client.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'kubernetes.io/dockerconfigjson',
+      metadata: { name: pullSecret.name, namespace: SYSTEM },
+      data: { '.dockerconfigjson': Buffer.from(JSON.stringify(auths)).toString('base64') },
+    });
+    const catalogdShipped = parseCatalogdOptions(containerOf('catalogd-controller-manager').args, env);
+    const controllerShipped = parseOperatorControllerOptions(containerOf('operator-controller-controller-manager').args, env);
+    if (catalogdShipped === 'help' || controllerShipped === 'help') throw new Error('unreachable');
+    catalogd = await startCatalogd(cp.info, {
+      kubeconfig: await tokenKubeconfig('catalogd-controller-manager'),
+      leaderElect: catalogdShipped.leaderElect,
+      leaderElectionId: catalogdShipped.leaderElectionId,
+      systemNamespace: catalogdShipped.systemNamespace,
+      pullSecret,
+      pollMinuteMs: 1000,
+    });
+    controller = await startOperatorController(cp.info, {
+      kubeconfig: await tokenKubeconfig('operator-controller-controller-manager'),
+      leaderElect: controllerShipped.leaderElect,
+      leaderElectionId: controllerShipped.leaderElectionId,
+      systemNamespace: controllerShipped.systemNamespace,
+      pullSecret,
+    });
+
+    const registry = inject('envtestRegistries').anonymous.host;
+    const pkg = `cfg-${RUN}`;
+    const ns = `cfg-${RUN}`;
+    const sa = 'installer';
+    // Two ConfigMaps of random text: the release (compressed) exceeds one Secret's piece.
+    const big = (version: string) => {
+      const files = bundleFiles({ pkg, version, configMaps: ['a'] });
+      for (const part of ['b', 'c']) {
+        const data = { blob: randomBytes(450_000).toString('base64') };
+        files.set(`manifests/cm-${part}.json`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${pkg}-${part}` }, data }));
+      }
+      return files;
+    };
+    const v1 = big('1.0.0');
+    const v2 = big('1.1.0');
+    const images = [await pushBundle(v1, `${registry}/cfg/${pkg}:v1.0.0`), await pushBundle(v2, `${registry}/cfg/${pkg}:v1.1.0`)];
+    const catalog = `cfg-${RUN}`;
+    await publishCatalog(
+      { kube, registry },
+      catalog,
+      packageCatalog(pkg, {
+        defaultChannel: 'stable',
+        channels: [{ name: 'stable', entries: [{ version: '1.0.0' }, { version: '1.1.0', replaces: '1.0.0' }] }],
+        bundles: [
+          { version: '1.0.0', image: images[0] as string },
+          { version: '1.1.0', image: images[1] as string },
+        ],
+      }),
+    );
+
+    await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    await applyAsAdmin(kube.client, await rbacFor(v1, ns, sa));
+    await applyAsAdmin(kube.client, await rbacFor(v2, ns, sa));
+    const name = `cfg-${RUN}`;
+    await kube.client.create(clusterExtension(name, { namespace: ns, serviceAccount: sa, packageName: pkg, version: '1.0.0' }));
+    await waitForExtension(kube.client, name, 'installed v1', installedAs(`${pkg}.v1.0.0`), 90_000);
+    const chunks = await kube.client.list({ apiVersion: 'v1', kind: 'Secret' }, { namespace: SYSTEM });
+    expect(chunks.items.filter((s) => s.metadata.name?.includes(name)).length).toBeGreaterThan(1);
+
+    await kube.client.patch(
+      { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind, name },
+      { spec: { source: { catalog: { version: '1.1.0' } } } },
+      'merge',
+    );
+    await waitForExtension(kube.client, name, 'upgraded to v2', installedAs(`${pkg}.v1.1.0`), 90_000);
+
+    await kube.client.delete({ apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind, name });
+    await waitUntil(
+      'the extension is uninstalled',
+      async () =>
+        kube.client.get({ apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind, name }).then(
+          () => false,
+          (e: unknown) => isNotFound(e),
+        ),
+      60_000,
+    );
+    await expect(kube.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: `${pkg}-b` })).rejects.toSatisfy(isNotFound);
+
+    await kube.client.delete({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: catalog });
+    await waitUntil(
+      'the catalog is deleted',
+      async () =>
+        kube.client.get({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: catalog }).then(
+          () => false,
+          (e: unknown) => isNotFound(e),
+        ),
+      60_000,
+    );
+    // Let each leader renew its Lease at least once.
+    await new Promise((r) => setTimeout(r, 3_000));
+  }, 300_000);
+
+  it('grants each component exactly what it used', async () => {
+    const events = (await readFile(join(work, 'audit.log'), 'utf8'))
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as AuditEvent);
+    const problems: string[] = [];
+    for (const [component, user] of Object.entries(USERS)) {
+      const mine = events.filter((e) => e.user.username === user);
+      if (mine.length === 0) problems.push(`${component}: no audited request`);
+      for (const e of mine) if (e.responseStatus?.code === 403) problems.push(`${component}: refused: ${describeEvent(e)}`);
+      const grants = grantsOf(user);
+      const used = new Set<string>();
+      for (const e of mine) {
+        if (e.objectRef === undefined) {
+          if (!/^\/(api|apis|openapi|version)(\/|$|\?)/.test(e.requestURI)) problems.push(`${component}: no grant covers ${describeEvent(e)}`);
+          continue;
+        }
+        const resource = e.objectRef.resource + (e.objectRef.subresource === undefined ? '' : `/${e.objectRef.subresource}`);
+        const group = e.objectRef.apiGroup ?? '';
+        if (group === 'authorization.k8s.io' && resource.startsWith('selfsubject')) continue;
+        const match = grants.filter(
+          (g) =>
+            g.group === group &&
+            g.resource === resource &&
+            g.verb === e.verb &&
+            (g.namespace === undefined || g.namespace === e.objectRef?.namespace),
+        );
+        if (match.length === 0) problems.push(`${component}: no grant covers ${describeEvent(e)}`);
+        for (const g of match) used.add(g.key);
+      }
+      for (const g of grants) if (!used.has(g.key)) problems.push(`${component}: unused grant ${g.key}`);
+    }
+    expect([...new Set(problems)]).toEqual([]);
+  });
+});
+
+interface AuditEvent {
+  verb: string;
+  requestURI: string;
+  user: { username: string };
+  objectRef?: { resource: string; subresource?: string; namespace?: string; apiGroup?: string; name?: string };
+  responseStatus?: { code: number };
+}
+
+function describeEvent(e: AuditEvent): string {
+  return `${e.verb} ${e.requestURI} -> ${e.responseStatus?.code ?? '?'}`;
+}
+
+interface Grant {
+  key: string;
+  verb: string;
+  group: string;
+  resource: string;
+  /** The Role's namespace; undefined for a ClusterRole bound cluster-wide. */
+  namespace: string | undefined;
+}
+
+type Rule = { apiGroups?: string[]; resources?: string[]; verbs: string[] };
+
+/** Every (verb, group, resource) the shipped (Cluster)RoleBindings of `user` grant. */
+function grantsOf(user: string): Grant[] {
+  const grants: Grant[] = [];
+  for (const binding of built.filter((o) => o.kind === 'ClusterRoleBinding' || o.kind === 'RoleBinding')) {
+    const b = binding as unknown as { roleRef: { kind: string; name: string }; subjects: { kind: string; name: string; namespace: string }[] };
+    if (!b.subjects.some((s) => s.kind === 'ServiceAccount' && `system:serviceaccount:${s.namespace}:${s.name}` === user)) continue;
+    const ns = binding.kind === 'RoleBinding' ? binding.metadata.namespace : undefined;
+    const role = built.find(
+      (o) => o.kind === b.roleRef.kind && o.metadata.name === b.roleRef.name && (b.roleRef.kind === 'ClusterRole' || o.metadata.namespace === ns),
+    );
+    if (role === undefined) throw new Error(`${binding.kind} ${binding.metadata.name} refers to a missing ${b.roleRef.kind} ${b.roleRef.name}`);
+    for (const rule of (role as unknown as { rules: Rule[] }).rules) {
+      for (const group of rule.apiGroups ?? []) {
+        for (const resource of rule.resources ?? []) {
+          for (const verb of rule.verbs) {
+            expect([group, resource, verb]).not.toContain('*');
+            grants.push({
+              key: `${b.roleRef.kind}/${b.roleRef.name}${ns === undefined ? '' : ` in ${ns}`}: ${verb} ${group}/${resource}`,
+              verb,
+              group,
+              resource,
+              namespace: ns,
+            });
+          }
+        }
+      }
+    }
+  }
+  return grants;
+}
