@@ -1,21 +1,27 @@
 # One image, several entry points (node dist/cmd/<name>/main.js): catalogd, operator-controller
-# and the olmv1 CLI. The build stage compiles TypeScript to JavaScript; the runtime stage holds
-# only production dependencies.
+# and the olmv1 CLI; config/manager/*.yaml name them in `command`. The build stage compiles
+# TypeScript to JavaScript; the runtime stage holds only production dependencies and dist/.
+# scripts/check-image.ts replays both stages without a container engine.
 FROM node:24-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
+# --ignore-scripts: the `node` devDependency would download a second Node; the image's is used.
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY cmd cmd
 COPY pkg pkg
-RUN npx tsc -p tsconfig.build.json
+RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json
 
 FROM node:24-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force \
+  && mkdir -p /var/cache/catalogd /var/cache/operator-controller \
+  && chown 65532:65532 /var/cache/catalogd /var/cache/operator-controller
 COPY --from=build /src/dist ./dist
+# Numeric, so that Kubernetes can verify runAsNonRoot. The Deployments mount emptyDirs on the
+# cache directories and /tmp and run with a read-only root filesystem.
 USER 65532:65532
 ENTRYPOINT []
 CMD ["node", "dist/cmd/olmv1/main.js", "--help"]
