@@ -95,6 +95,28 @@ export const commands = new Map<string, Entry>([
       },
     },
   ],
+  [
+    'status',
+    {
+      summary: 'catalogs, extensions and whether the cluster may upgrade to its next minor version (exit 0 allowed, 1 blocked)',
+      load: async () => {
+        const { runStatus } = await import('./status.ts');
+        const noColor = (process.env.NO_COLOR ?? '') !== '';
+        return (args, io) => {
+          // Only --watch runs until Ctrl-C; it then exits with the last verdict.
+          const stop = new AbortController();
+          if (args.includes('--watch') || args.includes('-w')) process.once('SIGINT', () => stop.abort());
+          return runStatus(args, io, {
+            defaultKubeconfig: defaultKubeconfig(),
+            isTTY: process.stdout.isTTY === true,
+            columns: process.stdout.columns,
+            noColor,
+            signal: stop.signal,
+          });
+        };
+      },
+    },
+  ],
 ]);
 
 /** Reads a bundle image with the image client (see bundle-image.ts). */

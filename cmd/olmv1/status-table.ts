@@ -1,0 +1,101 @@
+/**
+ * The table form of `olmv1 status`: catalogs, extensions, then the verdict line
+ * (`cluster upgrade to X.Y: allowed` / `... blocked by` with one line per blocking extension)
+ * and metadata errors. Colour only when asked (a terminal without NO_COLOR); lines are cut to
+ * the terminal's width when one is given.
+ */
+import type { StatusReport } from './status-report.ts';
+
+/** Rendering options. */
+export interface TableOptions {
+  color: boolean;
+  /** Cut every line to this many characters (a terminal's width). */
+  columns?: number;
+}
+
+const RED = '\x1b[31m';
+const GREEN = '\x1b[32m';
+const YELLOW = '\x1b[33m';
+const BOLD = '\x1b[1m';
+const RESET = '\x1b[0m';
+
+function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+/** `sha256:0123456789ab` of a digest reference, or '-'. */
+function shortDigest(ref: string | null): string {
+  const m = ref === null ? null : /@(sha256:[0-9a-f]{12})/.exec(ref);
+  return m?.[1] ?? (ref === null ? '-' : ref);
+}
+
+function condText(c: { status: string; reason: string } | null): string {
+  if (c === null) return '-';
+  return c.reason === '' ? c.status : `${c.status} (${c.reason})`;
+}
+
+/** Renders the report as text ending in a newline. */
+export function renderStatusTable(r: StatusReport, o: TableOptions): string {
+  const paint = (code: string, s: string): string => (o.color ? `${code}${s}${RESET}` : s);
+  const out: string[] = [];
+  out.push(paint(BOLD, 'CATALOGS'));
+  if (r.catalogs.length === 0) out.push('(none)');
+  else
+    out.push(
+      ...table(
+        ['NAME', 'SERVING', 'PRIORITY', 'DIGEST', 'LAST UNPACKED', 'URL'],
+        r.catalogs.map((c) => [
+          c.name,
+          c.serving ? 'True' : 'False',
+          String(c.priority),
+          shortDigest(c.resolvedRef),
+          c.lastUnpacked ?? '-',
+          c.contentURL ?? '-',
+        ]),
+      ),
+    );
+  out.push('', paint(BOLD, 'EXTENSIONS'));
+  if (r.extensions.length === 0) out.push('(none)');
+  else
+    out.push(
+      ...table(
+        ['NAME', 'PACKAGE', 'INSTALLED', 'CHANNELS/VERSION', 'INSTALLED?', 'PROGRESSING', 'DEPRECATED', 'MAX OCP'],
+        r.extensions.map((e) => [
+          e.name,
+          e.package,
+          e.installedVersion ?? '-',
+          [e.channels.join(','), e.versionRange ?? ''].filter((s) => s !== '').join(' ') || '-',
+          condText(e.installed),
+          condText(e.progressing),
+          e.deprecations.length === 0 ? '-' : e.deprecations.join(','),
+          e.maxOpenShiftVersion ?? '-',
+        ]),
+      ),
+    );
+  out.push('');
+  const { verdict, cluster } = r;
+  const head = `cluster upgrade to ${cluster.nextVersion}`;
+  const from = `(current ${cluster.currentVersion}, from ${cluster.versionSource === 'flag' ? '--cluster-version' : 'ClusterVersion'})`;
+  if (verdict.blockers.length > 0) {
+    out.push(`${paint(RED, `${head}: blocked by`)} ${from}`);
+    for (const b of verdict.blockers) out.push(`  ${b.extension}: bundle ${b.bundle} declares olm.maxOpenShiftVersion ${b.maxOpenShiftVersion}`);
+  } else if (verdict.metadataErrors.length > 0) {
+    out.push(`${paint(YELLOW, `${head}: undecided`)} ${from}`);
+  } else {
+    out.push(`${paint(GREEN, `${head}: allowed`)} ${from}`);
+  }
+  if (verdict.metadataErrors.length > 0) {
+    out.push(paint(YELLOW, 'metadata errors:'));
+    for (const e of verdict.metadataErrors) for (const line of e.split('\n')) out.push(`  ${line}`);
+  }
+  const cut = o.columns;
+  // Cut by visible length: escape codes only wrap whole lines here, so cut uncoloured lines only.
+  const lines = cut === undefined ? out : out.map((l) => (l.includes('\x1b[') || l.length <= cut ? l : `${l.slice(0, Math.max(cut - 1, 0))}…`));
+  return `${lines.join('\n')}\n`;
+}

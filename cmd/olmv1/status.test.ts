@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../pkg/kube/index.ts';
+import { STATUS_SCHEMA_VERSION, StatusReport, buildStatusReport, type StatusInput } from './status-report.ts';
+import { renderStatusTable } from './status-table.ts';
+import { runStatus } from './status.ts';
+
+const fixture = (name: string): string => readFileSync(new URL(`../../test/fixtures/olmv1-status/${name}`, import.meta.url), 'utf8');
+
+const catalog: KubeObject = {
+  apiVersion: 'olm.operatorframework.io/v1',
+  kind: 'ClusterCatalog',
+  metadata: { name: 'operatorhubio' },
+  spec: { priority: 10, source: { type: 'Image', image: { ref: 'quay.io/operatorhubio/catalog:latest' } } },
+  status: {
+    conditions: [{ type: 'Serving', status: 'True', reason: 'Available', message: '' }],
+    resolvedSource: {
+      type: 'Image',
+      image: { ref: 'quay.io/operatorhubio/catalog@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef' },
+    },
+    lastUnpacked: '2026-11-23T18:00:00Z',
+    urls: { base: 'https://catalogd-service.olmv1-system.svc/catalogs/operatorhubio' },
+  },
+};
+
+function extension(name: string, version: string, conditions: object[], catalogSpec: object = {}): KubeObject {
+  return {
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterExtension',
+    metadata: { name },
+    spec: {
+      namespace: name,
+      serviceAccount: { name: 'installer' },
+      source: { sourceType: 'Catalog', catalog: { packageName: name, ...catalogSpec } },
+    },
+    status: { conditions, install: { bundle: { name: `${name}.v${version}`, version } } },
+  };
+}
+
+const ok = [
+  { type: 'Installed', status: 'True', reason: 'Succeeded' },
+  { type: 'Progressing', status: 'True', reason: 'Succeeded' },
+];
+const max = (value: unknown) => [{ type: 'olm.maxOpenShiftVersion', value }];
+
+// One of each: allowed (no property), compatible, blocking, deprecated, a metadata error, nothing deployed.
+const input: StatusInput = {
+  current: { major: 4n, minor: 18n },
+  versionSource: 'flag',
+  catalogs: [catalog],
+  extensions: [
+    extension(
+      'zeta',
+      '2.0.0',
+      [...ok, { type: 'Deprecated', status: 'True', reason: 'Deprecated' }, { type: 'BundleDeprecated', status: 'True', reason: 'Deprecated' }],
+      { channels: ['stable'] },
+    ),
+    extension('alpha', '1.0.0', ok, { version: '>=1.0.0 <2' }),
+    extension('beta', '1.2.0', ok),
+    extension('broken', '0.1.0', ok),
+    {
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterExtension',
+      metadata: { name: 'pending' },
+      spec: { source: { catalog: { packageName: 'pending' } } },
+      status: { conditions: [{ type: 'Progressing', status: 'True', reason: 'Retrying' }] },
+    },
+  ],
+  deployed: new Map([
+    ['zeta', { extension: 'zeta', bundle: 'zeta.v2.0.0', properties: [] }],
+    ['alpha', { extension: 'alpha', bundle: 'alpha.v1.0.0', properties: max('4.18') }],
+    ['beta', { extension: 'beta', bundle: 'beta.v1.2.0', properties: max(4.19) }],
+    ['broken', { extension: 'broken', bundle: 'broken.v0.1.0', properties: max('v4.20') }],
+  ]),
+  unreadable: [],
+};
+
+describe('olmv1 status report', () => {
+  it('-o json is the documented schema: the fixture, field for field', () => {
+    const report = buildStatusReport(input);
+    expect(StatusReport.parse(report)).toEqual(report);
+    expect(report.schemaVersion).toBe(STATUS_SCHEMA_VERSION);
+    expect(`${JSON.stringify(report, null, 2)}\n`).toBe(fixture('blocked.json'));
+  });
+
+  it('the table: catalogs, extensions, verdict with one line per blocker, errors apart; no colour unless asked', () => {
+    const text = renderStatusTable(buildStatusReport(input), { color: false });
+    expect(text).toBe(fixture('blocked.txt'));
+    expect(text).not.toContain('\x1b[');
+    expect(renderStatusTable(buildStatusReport(input), { color: true })).toContain('\x1b[31mcluster upgrade to 4.19: blocked by\x1b[0m');
+  });
+
+  it('fits the terminal width when one is given', () => {
+    const lines = renderStatusTable(buildStatusReport(input), { color: false, columns: 40 }).trimEnd().split('\n');
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(40);
+  });
+
+  it('allowed and undecided verdicts', () => {
+    const allowed = buildStatusReport({
+      ...input,
+      current: { major: 4n, minor: 17n },
+      deployed: new Map([...input.deployed].filter(([k]) => k !== 'broken')),
+    });
+    expect(allowed.verdict).toEqual({ upgradeable: true, blockers: [], metadataErrors: [] });
+    expect(renderStatusTable(allowed, { color: false })).toContain('cluster upgrade to 4.18: allowed (current 4.17, from --cluster-version)\n');
+    const undecided = buildStatusReport({ ...input, current: { major: 4n, minor: 17n } });
+    expect(undecided.verdict.upgradeable).toBe(false);
+    expect(renderStatusTable(undecided, { color: false })).toContain('cluster upgrade to 4.18: undecided');
+  });
+});
+
+describe('olmv1 status usage', () => {
+  const io = () => {
+    const out = { stdout: '', stderr: '' };
+    return { out, io: { stdout: { write: (s: string) => (out.stdout += s) }, stderr: { write: (s: string) => (out.stderr += s) } } };
+  };
+  const deps = { defaultKubeconfig: '/nonexistent/kubeconfig', isTTY: false, columns: undefined, noColor: true };
+
+  it.each([[['-o', 'xml']], [['--cluster-version', '4']], [['--bogus']]])('%j exits 2', async (args) => {
+    const { out, io: cio } = io();
+    expect(await runStatus(args, cio, deps)).toBe(2);
+    expect(out.stderr).toContain('usage: olmv1 status');
+  });
+
+  it('an unreachable cluster exits 2', async () => {
+    const { out, io: cio } = io();
+    expect(await runStatus(['--cluster-version', '4.18'], cio, deps)).toBe(2);
+    expect(out.stderr).not.toBe('');
+  });
+});

@@ -1,0 +1,195 @@
+/**
+ * `olmv1 status`: one screen that answers "is my OLM healthy and may I upgrade the cluster?".
+ *
+ *   olmv1 status [--kubeconfig F] [--system-namespace NS] [--cluster-version X.Y[.Z]]
+ *                [-o table|json|yaml] [--watch] [--interval SECONDS]
+ *
+ * The current cluster version is --cluster-version when given, else the `config.openshift.io/v1`
+ * ClusterVersion `version`. Exit codes, so that `olmv1 status && oc adm upgrade ...` gates:
+ * 0 the upgrade to the next minor is allowed; 1 blocked, or undecidable because of metadata
+ * errors; 2 usage or connection errors (including no cluster version to judge from).
+ */
+import { parseArgs } from 'node:util';
+import { dump } from 'js-yaml';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
+import { errorMessage } from '../../pkg/errors/index.ts';
+import { parseClusterVersion, type ClusterMinor, type DeployedExtension } from '../../pkg/gating/index.ts';
+import { connect, isNoKindMatch, isNotFound, sleepUnlessAborted, type KubeClient, type KubeContext } from '../../pkg/kube/index.ts';
+import { createReleaseStore, deployedRelease } from '../../pkg/release/index.ts';
+import { CommandError, runCommand, type CommandIo } from './render.ts';
+import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
+import { buildStatusReport, type StatusReport } from './status-report.ts';
+import { renderStatusTable } from './status-table.ts';
+
+/** What `olmv1 status` needs from its environment (composed in commands.ts). */
+export interface StatusCommandDeps {
+  defaultKubeconfig: string | undefined;
+  /** stdout is a terminal: colour (unless NO_COLOR) and fitting to `columns`; --watch clears the screen. */
+  isTTY: boolean;
+  columns: number | undefined;
+  /** `NO_COLOR` is set (to anything non-empty). */
+  noColor: boolean;
+  /** Ends --watch (Ctrl-C). */
+  signal?: AbortSignal;
+}
+
+const USAGE = `usage: olmv1 status [--kubeconfig FILE] [--system-namespace NS] [--cluster-version X.Y[.Z]]
+                    [-o table|json|yaml] [--watch] [--interval SECONDS]
+
+Shows the ClusterCatalogs, the ClusterExtensions and whether their installed bundles allow the
+cluster's next minor upgrade (olm.maxOpenShiftVersion). The cluster version is --cluster-version,
+else the config.openshift.io ClusterVersion "version". Exit 0: upgrade allowed; 1: blocked or
+undecidable (metadata errors); 2: usage or connection error. --watch redraws on every change.`;
+
+interface Options {
+  kubeconfig: string | undefined;
+  namespace: string;
+  clusterVersion: ClusterMinor | undefined;
+  output: 'table' | 'json' | 'yaml';
+  watch: boolean;
+  intervalMs: number;
+}
+
+function parse(args: readonly string[]): Options {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      strict: true,
+      options: {
+        kubeconfig: { type: 'string' },
+        'system-namespace': { type: 'string' },
+        'cluster-version': { type: 'string' },
+        output: { type: 'string', short: 'o' },
+        watch: { type: 'boolean', short: 'w' },
+        interval: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    throw new CommandError(`${errorMessage(e)}\n${USAGE}`, 2);
+  }
+  const v = parsed.values;
+  if (v.help === true) throw new CommandError(USAGE, 0);
+  const output = v.output ?? 'table';
+  if (output !== 'table' && output !== 'json' && output !== 'yaml')
+    throw new CommandError(`-o must be table, json or yaml, got ${JSON.stringify(output)}\n${USAGE}`, 2);
+  let clusterVersion: ClusterMinor | undefined;
+  if (v['cluster-version'] !== undefined) {
+    const cv = parseClusterVersion(v['cluster-version']);
+    if (!cv.ok) throw new CommandError(`--cluster-version: ${cv.error}\n${USAGE}`, 2);
+    clusterVersion = cv.value;
+  }
+  const interval = Number(v.interval ?? '2');
+  if (!(interval > 0)) throw new CommandError(`--interval must be a positive number of seconds\n${USAGE}`, 2);
+  return {
+    kubeconfig: v.kubeconfig,
+    namespace: v['system-namespace'] ?? DEFAULT_SYSTEM_NAMESPACE,
+    clusterVersion,
+    output,
+    watch: v.watch === true,
+    intervalMs: interval * 1000,
+  };
+}
+
+/** Runs `olmv1 status`; `args` are the arguments after `status`. */
+export async function runStatus(args: readonly string[], io: CommandIo, deps: StatusCommandDeps): Promise<number> {
+  let verdictCode = 0;
+  const code = await runCommand(io, async () => {
+    const o = parse(args);
+    const path = o.kubeconfig ?? deps.defaultKubeconfig;
+    if (path === undefined) throw new CommandError('no kubeconfig: pass --kubeconfig or set KUBECONFIG', 2);
+    let kube: KubeContext;
+    try {
+      kube = await connect({ kind: 'file', path });
+    } catch (e) {
+      throw new CommandError(`cannot connect: ${errorMessage(e)}`, 2);
+    }
+    try {
+      const render = (r: StatusReport): string => format(r, o.output, deps);
+      if (!o.watch) {
+        const report = await collect(kube.client, o);
+        io.stdout.write(render(report));
+        verdictCode = report.verdict.upgradeable ? 0 : 1;
+        return;
+      }
+      verdictCode = await watch(kube.client, o, io, deps, render);
+    } finally {
+      kube.close();
+    }
+  });
+  return code === 0 ? verdictCode : code;
+}
+
+// Redraws whenever the rendered text changes; polls every --interval until the signal aborts.
+async function watch(client: KubeClient, o: Options, io: CommandIo, deps: StatusCommandDeps, render: (r: StatusReport) => string): Promise<number> {
+  let last = '';
+  let code = 0;
+  const signal = deps.signal ?? new AbortController().signal;
+  while (!signal.aborted) {
+    const report = await collect(client, o);
+    code = report.verdict.upgradeable ? 0 : 1;
+    const text = render(report);
+    if (text !== last) {
+      io.stdout.write(deps.isTTY && o.output === 'table' ? `\x1b[H\x1b[2J${text}` : last === '' ? text : `---\n${text}`);
+      last = text;
+    }
+    await sleepUnlessAborted(o.intervalMs, signal);
+  }
+  return code;
+}
+
+function format(report: StatusReport, output: Options['output'], deps: StatusCommandDeps): string {
+  if (output === 'json') return `${JSON.stringify(report, null, 2)}\n`;
+  if (output === 'yaml') return dump(report, { noRefs: true, lineWidth: -1 });
+  return renderStatusTable(report, {
+    color: deps.isTTY && !deps.noColor,
+    ...(deps.isTTY && deps.columns !== undefined ? { columns: deps.columns } : {}),
+  });
+}
+
+/** Reads everything the report needs; API failures are connection errors (exit 2). */
+async function collect(client: KubeClient, o: Options): Promise<StatusReport> {
+  try {
+    const [current, catalogs, extensions] = await Promise.all([
+      currentVersion(client, o.clusterVersion),
+      client.listAll(CLUSTER_CATALOG),
+      client.listAll(CLUSTER_EXTENSION),
+    ]);
+    const store = createReleaseStore({ client, namespace: o.namespace });
+    const deployed = new Map<string, DeployedExtension>();
+    const unreadable: string[] = [];
+    for (const e of extensions.items) {
+      const name = e.metadata.name ?? '';
+      try {
+        const release = deployedRelease(await store.history(name));
+        if (release !== undefined) deployed.set(name, { extension: name, bundle: release.bundle.name, properties: release.properties });
+      } catch {
+        unreadable.push(name);
+      }
+    }
+    return buildStatusReport({ ...current, catalogs: catalogs.items, extensions: extensions.items, deployed, unreadable });
+  } catch (e) {
+    if (e instanceof CommandError) throw e;
+    throw new CommandError(errorMessage(e), 2);
+  }
+}
+
+async function currentVersion(
+  client: KubeClient,
+  flag: ClusterMinor | undefined,
+): Promise<{ current: ClusterMinor; versionSource: 'flag' | 'ClusterVersion' }> {
+  if (flag !== undefined) return { current: flag, versionSource: 'flag' };
+  let desired: unknown;
+  try {
+    const cv = await client.get({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', name: 'version' });
+    desired = (cv.status as { desired?: { version?: unknown } } | undefined)?.desired?.version;
+  } catch (e) {
+    if (!isNoKindMatch(e) && !isNotFound(e)) throw e;
+  }
+  if (typeof desired !== 'string')
+    throw new CommandError('no cluster version: the cluster has no config.openshift.io ClusterVersion "version"; pass --cluster-version X.Y', 2);
+  const parsed = parseClusterVersion(desired);
+  if (!parsed.ok) throw new CommandError(parsed.error, 2);
+  return { current: parsed.value, versionSource: 'ClusterVersion' };
+}
