@@ -131,3 +131,15 @@ describe('parseOperatorControllerOptions', () => {
     expect(HELP).toContain('BundleReleaseSupport=false');
   });
 });
+
+describe('--cluster-version (the upgrade gate without ClusterVersion)', () => {
+  it('takes X.Y and X.Y.Z, keeping the minor', () => {
+    expect(parse(['--cluster-version', '4.18']).clusterVersion).toEqual({ major: 4n, minor: 18n });
+    expect(parse(['--cluster-version=4.23.7']).clusterVersion).toEqual({ major: 4n, minor: 23n });
+    expect(parse([]).clusterVersion).toBeUndefined();
+  });
+
+  it('refuses anything else', () => {
+    expect(() => parse(['--cluster-version', 'v4.18'])).toThrow('invalid --cluster-version: invalid cluster version "v4.18": No Major.Minor.Patch elements found');
+  });
+});
