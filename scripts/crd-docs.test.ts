@@ -1,0 +1,52 @@
+// docs/api.md is what scripts/crd-docs.ts renders from config/crd (regenerate with
+// `node scripts/crd-docs.ts`), and the renderer shows every field with its validation.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { type Crd, readCrds, renderCrdDocs } from './crd-docs.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+describe('docs/api.md', () => {
+  it('is up to date with the CRD schemas (run node scripts/crd-docs.ts)', () => {
+    expect(readFileSync(`${root}docs/api.md`, 'utf8')).toBe(renderCrdDocs(readCrds(`${root}config/crd`)));
+  });
+
+  it('lists nested fields, required marks, constraints and CEL messages', () => {
+    const crd: Crd = {
+      spec: {
+        group: 'g.test',
+        scope: 'Namespaced',
+        names: { kind: 'Widget', plural: 'widgets' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: {
+                    type: 'object',
+                    required: ['size'],
+                    'x-kubernetes-validations': [{ rule: 'self.size > 0 || self.mode == "a|b"', message: 'size must be positive' }],
+                    properties: {
+                      size: { type: 'integer', description: 'How\nbig.', minimum: 1 },
+                      tags: { type: 'array', items: { type: 'object', required: ['k'], properties: { k: { type: 'string', enum: ['x', 'y'] } } } },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    };
+    const text = renderCrdDocs([crd]);
+    expect(text).toContain('`g.test/v1`, namespaced; `kubectl get widgets`.');
+    expect(text).toContain('| `spec` | object |  | "size must be positive": `self.size > 0 \\|\\| self.mode == "a\\|b"` |');
+    expect(text).toContain('| `spec.size` | integer, **required** | How big. | min 1 |');
+    expect(text).toContain('| `spec.tags[].k` | string, **required** |  | one of `x`, `y` |');
+  });
+});
