@@ -18,6 +18,17 @@ beforeAll(async () => {
     if (path.startsWith('/watch')) {
       stream.respond({ ':status': 200, 'content-type': 'application/json' });
       stream.write('{"type":"BOOKMARK"}\n');
+    } else if (path === '/flood') {
+      stream.respond({ ':status': 200 });
+      const chunk = Buffer.alloc(64 * 1024, 97);
+      const write = (): void => {
+        while (!stream.destroyed && stream.write(chunk));
+      };
+      write();
+      stream.on('drain', write);
+    } else if (path === '/big') {
+      stream.respond({ ':status': 200 });
+      stream.end(Buffer.alloc(1024 * 1024, 98));
     } else if (path.startsWith('/status/')) {
       stream.respond({ ':status': Number(path.slice('/status/'.length)), warning: '299 - "w"' });
       stream.end('body');
@@ -77,6 +88,19 @@ describe('HTTP/2 watch channel', () => {
     const refused = createWatchChannel(new URL('http://127.0.0.1:1/'), {}, { protocol: 'h2' });
     await expect(refused.send(req('http://127.0.0.1:1/watch'))).rejects.toThrow(/^GET http:\/\/127\.0\.0\.1:1\/watch: connect ECONNREFUSED/);
     refused.close();
+  });
+
+  it('keeps delivering on a session where one watch is not being read (flow control is per stream)', async () => {
+    const ch = createWatchChannel(base, {}, { protocol: 'h2' });
+    const stalled = await ch.send(req('/flood'));
+    stalled.stream.pause();
+    const big = await ch.send(req('/big'));
+    expect(ch.stats()).toMatchObject({ connections: 1, streams: 2 });
+    let size = 0;
+    for await (const c of big.stream) size += (c as Buffer).length;
+    expect(size).toBe(1024 * 1024);
+    stalled.stream.destroy();
+    ch.close();
   });
 
   it('ends an answered stream when the caller\'s signal aborts', async () => {
