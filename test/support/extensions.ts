@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
 import { buildImage, createImageClient } from '../../pkg/image/index.ts';
 import { connect, isAlreadyExists, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
+import type { OperatorControllerOptions } from '../../cmd/operator-controller/options.ts';
 import type { ControlPlaneInfo } from '../envtest/index.ts';
 import { startCatalogd, type TestCatalogd } from './catalogd.ts';
 import { condition, pushCatalog, waitForCatalog } from './catalogs.ts';
@@ -33,6 +34,8 @@ export interface BundleSpec {
   strayFields?: boolean;
   /** A Service `<pkg>-metrics` whose port the API server refuses (70000). */
   invalidService?: boolean;
+  /** The CSV's `olm.properties` annotation: an array (JSON-encoded) or the annotation text as is. */
+  properties?: unknown[] | string;
 }
 
 const CSV_API = 'operators.coreos.com/v1alpha1';
@@ -72,7 +75,13 @@ export function bundleFiles(spec: BundleSpec): BundleText {
   const csv = {
     apiVersion: CSV_API,
     kind: 'ClusterServiceVersion',
-    metadata: { name: `${pkg}.v${version}`, annotations: spec.skipRange === undefined ? {} : { 'olm.skipRange': spec.skipRange } },
+    metadata: {
+      name: `${pkg}.v${version}`,
+      annotations: {
+        ...(spec.skipRange === undefined ? {} : { 'olm.skipRange': spec.skipRange }),
+        ...(spec.properties === undefined ? {} : { 'olm.properties': typeof spec.properties === 'string' ? spec.properties : JSON.stringify(spec.properties) }),
+      },
+    },
     spec: {
       version,
       installModes: ['OwnNamespace', 'SingleNamespace', 'MultiNamespace', 'AllNamespaces'].map((type) => ({ type, supported: modes.includes(type) })),
@@ -290,14 +299,15 @@ export interface ExtensionStack {
 
 /**
  * Installs the OLM CRDs, creates `olmv1-system`, and starts catalogd (polling "minutes" of one
- * second) and operator-controller in this process. Call from `beforeAll`; `stop` in `afterAll`.
+ * second) and operator-controller (`options.controller` overrides its options) in this process.
+ * Call from `beforeAll`; `stop` in `afterAll`.
  */
-export async function startExtensionStack(cp: ControlPlaneInfo, registry: string): Promise<ExtensionStack> {
+export async function startExtensionStack(cp: ControlPlaneInfo, registry: string, options: { controller?: Partial<OperatorControllerOptions> } = {}): Promise<ExtensionStack> {
   await installOlmConfig(cp);
   const kube = await connect({ kind: 'file', path: cp.kubeconfigPath });
   await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmv1-system' } }).catch(() => undefined);
   const catalogd = await startCatalogd(cp, { pollMinuteMs: 1000 });
-  const controller = await startOperatorController(cp);
+  const controller = await startOperatorController(cp, options.controller);
   return {
     cp,
     kube,
