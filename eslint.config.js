@@ -34,6 +34,7 @@ const PURE_CORES = [
   'pkg/fbc/**',
   'pkg/goyaml/**',
   'pkg/gating/**',
+  'pkg/unstructured/**',
 ];
 /** The I/O edges inside pure-core directories: they read the files and pass the data in. */
 const PURE_CORE_EDGES = ['pkg/fbc/walk.ts', 'pkg/bundle/read-bundle-dir.ts'];

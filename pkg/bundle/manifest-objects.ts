@@ -59,7 +59,8 @@ function flatten(doc: unknown, path: string, out: KubeObject[], depth: number): 
   if (metadata !== undefined && metadata !== null && !isPlainObject(metadata)) {
     return err(`unable to decode ${JSON.stringify(path)}: ${kind}: metadata must be an object, got ${kindOfValue(metadata)}`);
   }
-  out.push(record as KubeObject);
+  // Every object has metadata from here on (upstream's unstructured objects behave the same).
+  out.push((metadata === undefined || metadata === null ? { ...record, metadata: {} } : record) as KubeObject);
   return ok(undefined);
 }
 

@@ -7,29 +7,17 @@
  * every object reachable from a `RegistryV1Bundle` as read-only.
  */
 import type { ClusterServiceVersion } from './csv-schema.ts';
+import type { KubeObject, ObjectMeta } from '../unstructured/index.ts';
 
 /** A JSON object as decoded from a manifest. */
 export type JsonObject = { [key: string]: unknown };
 
-/** `metadata` of a Kubernetes object; only the fields this project reads are typed. */
-export interface ObjectMeta {
-  name?: string;
-  namespace?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  [key: string]: unknown;
-}
-
 /**
- * A Kubernetes object in unstructured form. `apiVersion` and `kind` are always non-empty
- * strings (the parser refuses documents without them); everything else is as written.
+ * Objects of a bundle are pkg/unstructured's KubeObject: `apiVersion` and `kind` are always
+ * non-empty strings (the parser refuses documents without them) and `metadata` always an object
+ * (`{}` when the manifest has none); everything else is as written.
  */
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata?: ObjectMeta;
-  [key: string]: unknown;
-}
+export type { KubeObject, ObjectMeta } from '../unstructured/index.ts';
 
 /** A CustomResourceDefinition from the bundle: `metadata.name` is always a string. */
 export interface CustomResourceDefinition extends KubeObject {

@@ -179,7 +179,7 @@ export async function renderBundle(deps: ExtensionReconcilerDeps, state: Extensi
   }
   const objects: KubeObject[] = [];
   const dropped: { object: string; paths: string[] }[] = [];
-  for (const obj of withOwnerLabels(rendered.value as KubeObject[], state.name)) {
+  for (const obj of withOwnerLabels(rendered.value, state.name)) {
     let schema;
     try {
       schema = await deps.schemas.schemaFor(obj.apiVersion, obj.kind, state.signal);

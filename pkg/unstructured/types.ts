@@ -1,6 +1,8 @@
 /**
- * Unstructured Kubernetes object shapes. The client never models kinds: objects travel as
- * plain JSON and only the fields every object has are typed here.
+ * Unstructured Kubernetes object shapes: the one object type that bundles (pkg/bundle), rendered
+ * manifests (pkg/render), the applier and the API client (pkg/kube) share. Kinds are never
+ * modelled: objects travel as plain JSON and only the fields every object has are typed here.
+ * Pure (types and string helpers), so the pure cores may use it.
  */
 
 /** An owner reference (`metadata.ownerReferences[]`). */

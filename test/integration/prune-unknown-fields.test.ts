@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FIELD_MANAGER } from '../../pkg/api/index.ts';
 import { pruneUnknownFields } from '../../pkg/applier/index.ts';
-import { parseBundle, readBundleDir, type KubeObject as RenderedObject } from '../../pkg/bundle/index.ts';
+import { parseBundle, readBundleDir } from '../../pkg/bundle/index.ts';
 import { connect, createOpenApiSchemas, type KubeClient, type KubeContext, type KubeObject, type OpenApiSchemas } from '../../pkg/kube/index.ts';
 import { render, type RenderOptions } from '../../pkg/render/index.ts';
 import { FIXTURE_BUNDLES_DIR, GOLDEN_CASES } from '../fixtures/bundles/golden-cases.ts';
@@ -300,7 +300,7 @@ describe('rendered fixture bundles', () => {
     const rendered = new Set<string>();
     const dropped: string[] = [];
     let checked = 0;
-    const check = async (label: string, objects: readonly RenderedObject[]): Promise<void> => {
+    const check = async (label: string, objects: readonly KubeObject[]): Promise<void> => {
       for (const rendered of objects) {
         const obj: KubeObject = { ...rendered, metadata: rendered.metadata ?? {} };
         const schema = await schemas.schemaFor(obj.apiVersion, obj.kind);

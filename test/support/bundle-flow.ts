@@ -81,7 +81,7 @@ export async function loadBundleDir(dir: string): Promise<RegistryV1Bundle> {
 export function renderRelease(bundle: RegistryV1Bundle, options: RenderOptions, extension: string): KubeObject[] {
   const rendered = render(bundle, options);
   if (!rendered.ok) throw new Error(`rendering ${bundle.csv.metadata?.name ?? bundle.packageName}: ${rendered.error.message}`);
-  return withOwnerLabels(rendered.value as KubeObject[], extension);
+  return withOwnerLabels(rendered.value, extension);
 }
 
 /** One object the API server refused, with its message. */
