@@ -100,19 +100,17 @@ export const commands = new Map<string, Entry>([
     {
       summary: 'catalogs, extensions and whether the cluster may upgrade to its next minor version (exit 0 allowed, 1 blocked)',
       load: async () => {
-        const { runStatus } = await import('./status.ts');
+        const [{ runStatus }, { readRunningStack }] = await Promise.all([import('./status.ts'), import('./up-state.ts')]);
         const noColor = (process.env.NO_COLOR ?? '') !== '';
+        // Without $KUBECONFIG, a running `olmv1 up` in this directory comes before ~/.kube/config.
+        const fromEnv = (process.env.KUBECONFIG ?? '').split(':').find((p) => p !== '');
+        const stack = fromEnv === undefined ? await readRunningStack(`${process.cwd()}/.olmv1`) : undefined;
+        const kubeconfig = fromEnv ?? stack?.kubeconfig ?? defaultKubeconfig();
         return (args, io) => {
           // Only --watch runs until Ctrl-C; it then exits with the last verdict.
           const stop = new AbortController();
           if (args.includes('--watch') || args.includes('-w')) process.once('SIGINT', () => stop.abort());
-          return runStatus(args, io, {
-            defaultKubeconfig: defaultKubeconfig(),
-            isTTY: process.stdout.isTTY === true,
-            columns: process.stdout.columns,
-            noColor,
-            signal: stop.signal,
-          });
+          return runStatus(args, io, { defaultKubeconfig: kubeconfig, isTTY: process.stdout.isTTY === true, columns: process.stdout.columns, noColor, signal: stop.signal });
         };
       },
     },
@@ -130,7 +128,10 @@ async function fetchBundle(ref: string): Promise<Map<string, Buffer>> {
  * `OLMV1_INSECURE_REGISTRIES` (comma-separated host[:port]).
  */
 export function insecureRegistries(): string[] {
-  const listed = (process.env.OLMV1_INSECURE_REGISTRIES ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const listed = (process.env.OLMV1_INSECURE_REGISTRIES ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   return ['localhost', '127.0.0.1', '[::1]', ...listed];
 }
 

@@ -5,7 +5,8 @@
  *                [-o table|json|yaml] [--watch] [--interval SECONDS]
  *
  * The current cluster version is --cluster-version when given, else the `config.openshift.io/v1`
- * ClusterVersion `version`. Exit codes, so that `olmv1 status && oc adm upgrade ...` gates:
+ * ClusterVersion `version`. Without --kubeconfig: $KUBECONFIG, else the kubeconfig of an
+ * `olmv1 up` running in this directory, else ~/.kube/config. Exit codes, so that `olmv1 status && oc adm upgrade ...` gates:
  * 0 the upgrade to the next minor is allowed; 1 blocked, or undecidable because of metadata
  * errors; 2 usage or connection errors (including no cluster version to judge from).
  */

@@ -68,6 +68,8 @@ async function runGateStatus(s: ExtensionStack, args: string[]): Promise<{ code:
   const io = { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } };
   const deps = { defaultKubeconfig: s.cp.kubeconfigPath, isTTY: false, columns: undefined, noColor: true };
   const code = await runStatus(args, io, deps);
+  // OLMV1_GATING_PRINT=1 shows what a user sees (the README walkthrough is taken from it).
+  if (process.env.OLMV1_GATING_PRINT === '1') process.stderr.write(`\n$ olmv1 status ${args.join(' ')}\n${stdout}${stderr}(exit ${code})\n`);
   let json = '';
   const jsonIo = { stdout: { write: (t: string) => (json += t) }, stderr: io.stderr };
   const jsonCode = await runStatus([...args, '-o', 'json'], jsonIo, deps);
@@ -77,6 +79,13 @@ async function runGateStatus(s: ExtensionStack, args: string[]): Promise<{ code:
 
 async function metric(name: string): Promise<string | undefined> {
   const text = await (await fetch(`${stack.controller.healthUrl}/metrics`)).text();
+  if (process.env.OLMV1_GATING_PRINT === '1')
+    process.stderr.write(
+      `\n$ curl -s .../metrics | grep olmv1_cluster_upgrade\n${text
+        .split('\n')
+        .filter((l) => l.startsWith('olmv1_cluster_upgrade'))
+        .join('\n')}\n`,
+    );
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
   return line?.replace(/^\S+\s+/, '') === undefined ? undefined : line;
 }
@@ -92,12 +101,24 @@ async function conditions(ref: { apiVersion: string; kind: string; name: string 
   return ((obj.status as { conditions?: Array<Record<string, string>> } | undefined)?.conditions ?? []).map(({ lastTransitionTime: _t, ...c }) => c);
 }
 
+/** Our condition on the OLM `cluster` object. */
+async function ours(): Promise<Record<string, string> | undefined> {
+  return (await conditions(OLM)).find((c) => c.type === 'InstalledOLMOperatorsUpgradeable');
+}
+
 async function setClusterVersion(version: string): Promise<void> {
   const obj = await client.get(CV);
   await client.updateStatus({ ...obj, status: { ...(obj.status ?? {}), desired: { version } } });
 }
 
-const upgradeable = (status: string, reason: string, message: string) => ({ type: 'InstalledOLMOperatorsUpgradeable', status, reason, message });
+const OLM_OTHERS = [
+  { type: 'CatalogdStaticResourcesUpgradeable', status: 'True', reason: 'AsExpected', message: '' },
+  { type: 'Available', status: 'True', reason: 'AsExpected', message: 'set by another controller' },
+];
+const upgradeable = (status: string, reason: string, message: string) => [
+  ...OLM_OTHERS,
+  { type: 'InstalledOLMOperatorsUpgradeable', status, reason, message },
+];
 
 beforeAll(async () => {
   stack = await startExtensionStack(inject('envtestControlPlane'), inject('envtestRegistries').anonymous.host, {
@@ -201,7 +222,14 @@ describe('with the OpenShift APIs', () => {
       ),
     );
     await setClusterVersion('4.17.5');
-    await client.create({ apiVersion: OLM.apiVersion, kind: OLM.kind, metadata: { name: 'cluster' }, spec: { managementState: 'Managed' } });
+    const olm = await client.create({
+      apiVersion: OLM.apiVersion,
+      kind: OLM.kind,
+      metadata: { name: 'cluster' },
+      spec: { managementState: 'Managed' },
+    });
+    // Conditions of other controllers: kept as they are, and the True *Upgradeable one joins the union.
+    await client.updateStatus({ ...olm, status: { conditions: OLM_OTHERS.map((c) => ({ ...c, lastTransitionTime: '2026-01-01T00:00:00Z' })) } });
     const co = await client.create({ apiVersion: CO.apiVersion, kind: CO.kind, metadata: { name: 'olm' }, spec: {} });
     const t = '2026-01-01T00:00:00Z';
     await client.updateStatus({
@@ -223,7 +251,7 @@ describe('with the OpenShift APIs', () => {
     await waitUntil('OLM condition is True', async () =>
       (await conditions(OLM)).some((c) => c.type === 'InstalledOLMOperatorsUpgradeable' && c.status === 'True'),
     );
-    expect(await conditions(OLM)).toEqual([upgradeable('True', '', '')]);
+    expect(await conditions(OLM)).toEqual(upgradeable('True', '', ''));
     await waitUntil('ClusterOperator Upgradeable', async () => (await conditions(CO)).some((c) => c.type === 'Upgradeable'));
     expect(await conditions(CO)).toEqual([
       { type: 'Available', status: 'True', reason: 'AsExpected', message: 'from the cluster-olm-operator' },
@@ -236,8 +264,8 @@ describe('with the OpenShift APIs', () => {
   it('the cluster moving to 4.18 blocks with the exact messages', async () => {
     await setClusterVersion('4.18.0');
     const message = `Found ClusterExtensions that require upgrades prior to upgrading cluster to version 4.19: bundle "${pkgName('a')}.v1.0.0" for ClusterExtension "${pkgName('a')}".`;
-    await waitUntil('OLM condition is False', async () => (await conditions(OLM)).some((c) => c.status === 'False'));
-    expect(await conditions(OLM)).toEqual([upgradeable('False', 'IncompatibleOperatorsInstalled', message)]);
+    await waitUntil('OLM condition is False', async () => (await ours())?.status === 'False');
+    expect(await conditions(OLM)).toEqual(upgradeable('False', 'IncompatibleOperatorsInstalled', message));
     await waitUntil('ClusterOperator Upgradeable False', async () =>
       (await conditions(CO)).some((c) => c.type === 'Upgradeable' && c.status === 'False'),
     );
@@ -267,9 +295,9 @@ describe('with the OpenShift APIs', () => {
     } as KubeObject);
     await waitForExtension(client, name, 'installed 1.1.0', installedAs(`${name}.v1.1.0`), 90_000);
     const installedAt = Date.now();
-    await waitUntil('OLM condition is True again', async () => (await conditions(OLM)).some((c) => c.status === 'True'), 10_000);
+    await waitUntil('OLM condition is True again', async () => (await ours())?.status === 'True', 10_000);
     expect(Date.now() - installedAt).toBeLessThan(10_000);
-    expect(await conditions(OLM)).toEqual([upgradeable('True', '', '')]);
+    expect(await conditions(OLM)).toEqual(upgradeable('True', '', ''));
     await waitUntil(
       'ClusterOperator Upgradeable True',
       async () => (await conditions(CO)).some((c) => c.type === 'Upgradeable' && c.status === 'True'),
@@ -285,7 +313,7 @@ describe('with the OpenShift APIs', () => {
       'Found ClusterExtensions that require upgrades prior to upgrading cluster to version 5.1: ' +
       `bundle "${pkgName('a')}.v1.1.0" for ClusterExtension "${pkgName('a')}",bundle "${pkgName('b')}.v1.0.0" for ClusterExtension "${pkgName('b')}".`;
     await waitUntil('OLM condition names both', async () => (await conditions(OLM)).some((c) => c.message === message));
-    expect(await conditions(OLM)).toEqual([upgradeable('False', 'IncompatibleOperatorsInstalled', message)]);
+    expect(await conditions(OLM)).toEqual(upgradeable('False', 'IncompatibleOperatorsInstalled', message));
     expect(await metric('olmv1_cluster_upgrade_blockers')).toBe('olmv1_cluster_upgrade_blockers{next="5.1"} 2');
   });
 
@@ -316,7 +344,11 @@ describe('with the OpenShift APIs', () => {
     // Back on 4.18 only the errors remain: FailureGettingExtensionMetadata, still not upgradeable.
     await setClusterVersion('4.18.1');
     await waitUntil('errors alone', async () => (await conditions(OLM)).some((c) => c.reason === 'FailureGettingExtensionMetadata'));
-    expect(await conditions(OLM)).toEqual([upgradeable('False', 'FailureGettingExtensionMetadata', errors.join('\n'))]);
+    expect(await conditions(OLM)).toEqual(upgradeable('False', 'FailureGettingExtensionMetadata', errors.join('\n')));
+    // The ClusterOperator is written right after the OLM object, in the same evaluation.
+    await waitUntil('ClusterOperator follows', async () =>
+      (await conditions(CO)).some((c) => c.reason === 'InstalledOLMOperators_FailureGettingExtensionMetadata'),
+    );
     const co = (await conditions(CO)).find((c) => c.type === 'Upgradeable');
     expect(co).toEqual({
       type: 'Upgradeable',
@@ -326,5 +358,27 @@ describe('with the OpenShift APIs', () => {
     });
     const status = await runGateStatus(stack, []);
     expect(status.code).toBe(1);
+  });
+
+  it('--watch redraws when the verdict changes and exits with the last verdict', async () => {
+    let out = '';
+    const stop = new AbortController();
+    const io = { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (out += t) } };
+    const watching = runStatus(['--watch', '--interval', '0.2', '-o', 'json'], io, {
+      defaultKubeconfig: stack.cp.kubeconfigPath,
+      isTTY: false,
+      columns: undefined,
+      noColor: true,
+      signal: stop.signal,
+    });
+    await waitUntil('first report', async () => out.includes('"schemaVersion"'));
+    expect(out).not.toContain('---');
+    await setClusterVersion('4.17.9');
+    await waitUntil('redrawn', async () => out.includes('---\n'));
+    stop.abort();
+    expect(await watching).toBe(1); // the metadata errors still leave it undecided
+    const docs = out.split('---\n').map((d) => StatusReport.parse(JSON.parse(d)));
+    expect(docs[0]?.cluster.currentVersion).toBe('4.18');
+    expect(docs.at(-1)?.cluster.currentVersion).toBe('4.17');
   });
 });
