@@ -4,8 +4,9 @@
  * the verdict as metrics, and, where the OpenShift APIs exist, as the OLM `cluster` object's
  * `InstalledOLMOperatorsUpgradeable` condition and the `olm` ClusterOperator's `Upgradeable`.
  *
- * Level-triggered and coalescing: any ClusterExtension event (a deploy always ends with a
- * status update, so a new release is seen that way), any ClusterVersion event and a periodic
+ * Level-triggered and coalescing: ClusterExtension adds, deletes and updates that change what
+ * is installed (a deploy always ends with a status update, so a new release is seen that way;
+ * see affectsGate), any ClusterVersion event and a periodic
  * resync mark the verdict stale; one evaluation runs at a time and covers every mark made
  * before it started. A failed evaluation is retried with backoff.
  */
@@ -21,7 +22,8 @@ import {
   type GateCondition,
   type GateVerdict,
 } from '../gating/index.ts';
-import { Backoff, Informer, clientListWatch, sleepUnlessAborted, type KubeClient, type KubeObject } from '../kube/index.ts';
+import { jsonEqual } from '../controller/index.ts';
+import { Backoff, Informer, clientListWatch, sleepUnlessAborted, type InformerEventType, type KubeClient, type KubeObject } from '../kube/index.ts';
 import { deployedRelease, type ReleaseStore } from '../release/index.ts';
 import { gateMetrics, type GateMetrics } from './metrics.ts';
 import { CLUSTER_VERSION, OLM_CLUSTER_OPERATOR, OLM_OPERATOR, desiredVersion, served, setCondition } from './openshift.ts';
@@ -71,7 +73,9 @@ export class GatingController {
   async run(signal: AbortSignal): Promise<void> {
     this.#signal = signal;
     const log = this.#o.log;
-    const unsubscribe = this.#o.extensions.addHandler(() => this.trigger());
+    const unsubscribe = this.#o.extensions.addHandler((type, obj, old) => {
+      if (affectsGate(type, obj, old)) this.trigger();
+    });
     const resync = setInterval(() => this.trigger(), this.#o.resyncMs ?? 60_000);
     const backoff = new Backoff({ initialMs: 500, maxMs: 30_000 });
     const onAbort = (): void => this.#wake?.();
@@ -188,4 +192,18 @@ export class GatingController {
       );
     }
   }
+}
+
+// What of a ClusterExtension the verdict depends on: which one it is, what is installed and
+// whether that install succeeded. Every deploy changes one of these; the reconciler's other
+// status writes (Progressing, deprecation) do not, and would re-read every release for nothing.
+function gateInputs(obj: Readonly<KubeObject>): unknown {
+  const status = (obj.status ?? {}) as { install?: unknown; conditions?: Array<{ type?: string; status?: string; lastTransitionTime?: string }> };
+  const installed = status.conditions?.find((c) => c.type === 'Installed');
+  return [obj.metadata.uid, status.install, installed?.status, installed?.lastTransitionTime];
+}
+
+/** True for ClusterExtension events that may change the verdict (adds, deletes, install changes). */
+export function affectsGate(type: InformerEventType, obj: Readonly<KubeObject>, old: Readonly<KubeObject> | undefined): boolean {
+  return type !== 'update' || old === undefined || !jsonEqual(gateInputs(obj), gateInputs(old));
 }

@@ -4,7 +4,7 @@
  * OpenShift APIs exist, as the OLM `cluster` and `olm` ClusterOperator conditions. Composed in
  * cmd/operator-controller.
  */
-export { GATING_FIELD_MANAGER, GatingController, type GatingControllerOptions } from './controller.ts';
+export { GATING_FIELD_MANAGER, GatingController, affectsGate, type GatingControllerOptions } from './controller.ts';
 export { gateMetrics, type GateMetrics } from './metrics.ts';
 export {
   CLUSTER_VERSION,
