@@ -1,6 +1,6 @@
 /**
- * Checks the Dockerfile without a container engine (none runs here, and no base image can be
- * pulled: see docs/operations.md "Container image").
+ * Checks the Dockerfile without a container engine (scripts/build-image.sh builds it with
+ * buildah; see docs/operations.md "Container image").
  *
  *   node scripts/check-image.ts           static checks only (also run by check-image.test.ts)
  *   node scripts/check-image.ts --replay  static checks, then both stages replayed in a temp dir
