@@ -1,23 +1,25 @@
 // The deployment manifests of config/ are valid and their RBAC is exactly what the components use.
 //
 // A control plane of its own, with an audit log of every request catalogd's and
-// operator-controller's ServiceAccounts make. `kubectl kustomize config` (the envtest kubectl)
-// builds the kustomization; `kubectl apply --dry-run=server` accepts every object; then it is
-// applied for real. The Deployments' flags are parsed by the components' own option parsers.
+// operator-controller's ServiceAccounts make, and the OpenShift kinds the cluster-upgrade gate
+// writes (test/fixtures/openshift). `kubectl kustomize` (the envtest kubectl) builds config/ and
+// an overlay adding the config/openshift component; `kubectl apply --dry-run=server` accepts
+// every object of both; then the overlay is applied for real. The Deployments' flags are parsed by the components' own option parsers.
 // catalogd and operator-controller then run in this process with tokens of the shipped
 // ServiceAccounts (so only the shipped RBAC applies) and the shipped flags (leader election on
 // the shipped Leases, release records in olmv1-system), plus --global-pull-secret: a catalog is
 // served; an extension is installed (a release big enough to need chunk Secrets), upgraded and
 // uninstalled; the catalog is deleted.
-//   Sufficient: every step succeeds and the audit log holds no 403 for either identity.
+//   Sufficient: every step succeeds, the gate's conditions reach the OLM and ClusterOperator
+//   objects, and the audit log holds no 403 for either identity.
 //   Minimal: every grant (verb, group, resource, and for Roles the namespace) of the shipped
 //   ClusterRoles and Roles was used by at least one audited request; every request the
 //   components made is covered by a shipped grant, or by the default discovery/self-review roles.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -106,6 +108,33 @@ const containerOf = (deployment: string): Container =>
   (find('Deployment', deployment) as unknown as { spec: { template: { spec: { containers: Container[] } } } }).spec.template.spec
     .containers[0] as Container;
 
+const CV = { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', name: 'version' };
+const CO = { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', name: 'olm' };
+const OLM = { apiVersion: 'operator.openshift.io/v1', kind: 'OLM', name: 'cluster' };
+
+/** The OpenShift kinds of test/fixtures/openshift with the objects the gate reads and writes. */
+async function installOpenShiftKinds(): Promise<void> {
+  await kubectl(['apply', '--server-side', '-f', repo('test/fixtures/openshift')]);
+  await kubectl([
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd/clusterversions.config.openshift.io',
+    'crd/clusteroperators.config.openshift.io',
+    'crd/olms.operator.openshift.io',
+  ]);
+  await waitUntil('OpenShift kinds are creatable', async () =>
+    kube.client.create({ apiVersion: CV.apiVersion, kind: CV.kind, metadata: { name: CV.name }, spec: {} }).then(
+      () => true,
+      (e: unknown) => (e as { code?: number }).code === 409,
+    ),
+  );
+  const cv = await kube.client.get(CV);
+  await kube.client.updateStatus({ ...cv, status: { desired: { version: '4.17.5' } } });
+  await kube.client.create({ apiVersion: OLM.apiVersion, kind: OLM.kind, metadata: { name: OLM.name }, spec: { managementState: 'Managed' } });
+  await kube.client.create({ apiVersion: CO.apiVersion, kind: CO.kind, metadata: { name: CO.name }, spec: {} });
+}
+
 /** The environment a pod of a shipped Deployment sees (downward API and in-cluster service). */
 function podEnv(pod: string): NodeJS.ProcessEnv {
   return { POD_NAMESPACE: SYSTEM, POD_NAME: pod, KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' };
@@ -137,12 +166,33 @@ describe('config/ on a real API server', () => {
     ]) {
       expect(names).toContain(want);
     }
+    // The OpenShift overlay: config/ plus the config/openshift component.
+    const overlay = join(work, 'openshift-overlay');
+    await mkdir(overlay);
+    const rel = (p: string): string => relative(overlay, repo(p));
+    await writeFile(
+      join(overlay, 'kustomization.yaml'),
+      `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [${rel('config')}]\ncomponents: [${rel('config/openshift')}]\n`,
+    );
+    const openshiftYaml = await kubectl(['kustomize', overlay]);
+    const openshift = (loadAll(openshiftYaml) as KubeObject[]).filter((o) => o !== null);
+    expect(openshift.map((o) => `${o.kind}/${o.metadata.name}`).filter((n) => !names.includes(n))).toEqual([
+      'ClusterRole/operator-controller-openshift-role',
+      'ClusterRoleBinding/operator-controller-openshift-rolebinding',
+    ]);
+
     // Namespaced objects need their namespace to exist, even in a dry run.
     await kubectl(['apply', '-f', repo('config/namespace.yaml')]);
-    const dry = await kubectl(['apply', '--dry-run=server', '-f', '-'], yaml);
-    expect(dry.trim().split('\n')).toHaveLength(built.length);
-    for (const line of dry.trim().split('\n')) expect(line).toMatch(/ \(server dry run\)$/);
-    await kubectl(['apply', '--server-side', '-f', '-'], yaml);
+    for (const [text, objects] of [
+      [yaml, built],
+      [openshiftYaml, openshift],
+    ] as const) {
+      const dry = await kubectl(['apply', '--dry-run=server', '-f', '-'], text);
+      expect(dry.trim().split('\n')).toHaveLength(objects.length);
+      for (const line of dry.trim().split('\n')) expect(line).toMatch(/ \(server dry run\)$/);
+    }
+    await kubectl(['apply', '--server-side', '-f', '-'], openshiftYaml);
+    built = openshift;
     await installOlmConfig(cp.info);
   });
 
@@ -173,6 +223,7 @@ describe('config/ on a real API server', () => {
       metadata: { name: pullSecret.name, namespace: SYSTEM },
       data: { '.dockerconfigjson': Buffer.from(JSON.stringify(auths)).toString('base64') },
     });
+    await installOpenShiftKinds();
     const catalogdShipped = parseCatalogdOptions(containerOf('catalogd-controller-manager').args, env);
     const controllerShipped = parseOperatorControllerOptions(containerOf('operator-controller-controller-manager').args, env);
     if (catalogdShipped === 'help' || controllerShipped === 'help') throw new Error('unreachable');
@@ -249,6 +300,14 @@ describe('config/ on a real API server', () => {
       60_000,
     );
     await expect(kube.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: `${pkg}-b` })).rejects.toSatisfy(isNotFound);
+
+    // The gate judged the installed extension and wrote its conditions.
+    await waitUntil('the gate wrote the OpenShift conditions', async () => {
+      const olm = await kube.client.get(OLM);
+      const co = await kube.client.get(CO);
+      const types = (o: KubeObject) => ((o.status as { conditions?: { type: string }[] } | undefined)?.conditions ?? []).map((c) => c.type);
+      return types(olm).includes('InstalledOLMOperatorsUpgradeable') && types(co).includes('Upgradeable');
+    });
 
     await kube.client.delete({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: catalog });
     await waitUntil(
