@@ -60,15 +60,7 @@ const IO_IMPORTS = [
   '@kubernetes/client-node',
 ];
 /** Modules that talk to the outside world; pure cores import none of them. */
-const INFRASTRUCTURE_MODULES = [
-  'pkg/kube',
-  'pkg/image',
-  'pkg/catalogd',
-  'pkg/catalogclient',
-  'pkg/nodehttp',
-  'pkg/controller',
-  'pkg/applier',
-];
+const INFRASTRUCTURE_MODULES = ['pkg/kube', 'pkg/image', 'pkg/catalogd', 'pkg/catalogclient', 'pkg/nodehttp', 'pkg/controller', 'pkg/applier'];
 
 /** `process.env` and `process.argv` are read only by the composition roots (cmd/). */
 const NO_PROCESS_ENV_ARGV = [
@@ -76,7 +68,7 @@ const NO_PROCESS_ENV_ARGV = [
   { object: 'process', property: 'argv', message: 'Arguments are read in cmd/ and passed in.' },
 ];
 const NO_PROCESS_IMPORT_ENV_ARGV = {
-  selector: "ImportDeclaration[source.value=/^(node:)?process$/] > ImportSpecifier[imported.name=/^(env|argv)$/]",
+  selector: 'ImportDeclaration[source.value=/^(node:)?process$/] > ImportSpecifier[imported.name=/^(env|argv)$/]',
   message: 'Configuration and arguments are read in cmd/ and passed in.',
 };
 
@@ -94,19 +86,18 @@ const MODULE_INDEX_EXCEPTIONS = [
   {
     from: 'pkg/catalogd/storage/ingest-layers.ts',
     to: 'pkg/image/path-filter.ts',
-    reason: 'As above: the ingest process does not load pkg/image\'s index (decisions 0086, 0087).',
+    reason: "As above: the ingest process does not load pkg/image's index (decisions 0086, 0087).",
   },
   {
     from: 'pkg/catalogd/storage/ingest-child.ts',
     to: 'pkg/image/decompress.ts',
-    reason: 'As above: the ingest process does not load pkg/image\'s index (decisions 0086, 0087).',
+    reason: "As above: the ingest process does not load pkg/image's index (decisions 0086, 0087).",
   },
   {
     from: '',
     to: 'pkg/fbc/types.ts',
     typeOnly: true,
-    reason:
-      "The FBC data model, imported for types only: erased at run time, and every name is also exported by pkg/fbc's index.ts.",
+    reason: "The FBC data model, imported for types only: erased at run time, and every name is also exported by pkg/fbc's index.ts.",
   },
   {
     from: 'bench/children/ingest.ts',

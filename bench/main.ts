@@ -21,7 +21,15 @@ import { loadAverage, machineInfo } from './lib/machine.ts';
 import { type BenchReport, type BenchmarkResult, formatReport, writeJsonReport } from './lib/report.ts';
 import { type Runtime, compiledRuntime, sourceRuntime } from './lib/runtime.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [ingestBenchmark, metasBenchmark, allBenchmark, steadyRssBenchmark, resolutionBenchmark, renderBenchmark, extensionsBenchmark];
+const BENCHMARKS: readonly Benchmark[] = [
+  ingestBenchmark,
+  metasBenchmark,
+  allBenchmark,
+  steadyRssBenchmark,
+  resolutionBenchmark,
+  renderBenchmark,
+  extensionsBenchmark,
+];
 
 const HELP = `Usage: npm run bench -- [--only NAME]... [--json FILE] [--source] [--keep] [--list]
 
@@ -79,7 +87,10 @@ async function main(argv: string[]): Promise<number> {
   log(`work directory ${workDir}; load average ${report.machine.loadAverageAtStart.join(' / ')}`);
   try {
     const runtime = args.source === true ? sourceRuntime() : await compiledRuntime(workDir, log);
-    report.runtime = runtime.kind === 'compiled' ? 'JavaScript emitted by tsc (as shipped)' : `TypeScript sources via type stripping${runtime.note === undefined ? '' : ` (${runtime.note})`}`;
+    report.runtime =
+      runtime.kind === 'compiled'
+        ? 'JavaScript emitted by tsc (as shipped)'
+        : `TypeScript sources via type stripping${runtime.note === undefined ? '' : ` (${runtime.note})`}`;
     for (const b of selected) report.results.push(await runOne(b, fixtures, runtime, workDir));
   } finally {
     await fixtures.close();
@@ -106,8 +117,17 @@ async function runOne(b: Benchmark, fixtures: Fixtures, runtime: Runtime, workDi
     return { name: b.name, title: b.title, status: 'ok', ...out, durationMs: performance.now() - start, load: { before, after: loadAverage() } };
   } catch (err) {
     log(`${b.name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    const message = err instanceof Error ? err.message.split('\n')[0] ?? err.message : String(err);
-    return { name: b.name, title: b.title, status: 'error', error: message, measurements: [], details: {}, durationMs: performance.now() - start, load: { before, after: loadAverage() } };
+    const message = err instanceof Error ? (err.message.split('\n')[0] ?? err.message) : String(err);
+    return {
+      name: b.name,
+      title: b.title,
+      status: 'error',
+      error: message,
+      measurements: [],
+      details: {},
+      durationMs: performance.now() - start,
+      load: { before, after: loadAverage() },
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

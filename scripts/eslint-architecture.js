@@ -31,8 +31,7 @@ function importVisitors(check) {
   function fromDeclaration(node, kindKey) {
     if (node.source?.type !== 'Literal' || typeof node.source.value !== 'string') return;
     const specifiers = node.specifiers ?? [];
-    const typeOnly =
-      node[kindKey] === 'type' || (specifiers.length > 0 && specifiers.every((s) => s[kindKey] === 'type'));
+    const typeOnly = node[kindKey] === 'type' || (specifiers.length > 0 && specifiers.every((s) => s[kindKey] === 'type'));
     check(node.source, node.source.value, typeOnly);
   }
   return {
@@ -132,7 +131,7 @@ const kubeClientNode = {
 const moduleIndexImports = {
   meta: {
     type: 'problem',
-    docs: { description: "Another module is imported through its index.ts" },
+    docs: { description: 'Another module is imported through its index.ts' },
     schema: [
       {
         type: 'object',

@@ -34,7 +34,10 @@ function runCases(ruleId: string, cases: Case[]): void {
     for (const c of cases) {
       it(`fires: ${c.name}`, async () => {
         const messages = await lint(c.path, c.violation);
-        expect(messages.some((m) => m.startsWith(`${ruleId}: `)), messages.join('\n')).toBe(true);
+        expect(
+          messages.some((m) => m.startsWith(`${ruleId}: `)),
+          messages.join('\n'),
+        ).toBe(true);
       });
       it(`passes: ${c.name}`, async () => {
         expect(await lint(c.path, c.compliant)).toEqual([]);

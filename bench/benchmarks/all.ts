@@ -78,7 +78,10 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const measurements: Measurement[] = [];
   const details: Record<string, unknown> = {};
   try {
-    for (const [label, headers] of [['identity', {}], ['gzip', { 'accept-encoding': 'gzip' }]] as const) {
+    for (const [label, headers] of [
+      ['identity', {}],
+      ['gzip', { 'accept-encoding': 'gzip' }],
+    ] as const) {
       ctx.log(`${REPS} downloads, ${label}`);
       await download(url, server.pid, agent, headers); // warm-up: file cache, JIT, connection
       const runs: Download[] = [];
@@ -89,17 +92,30 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       const backToBack: Download[] = [];
       for (let i = 0; i < REPS; i++) backToBack.push(await download(url, server.pid, agent, headers));
       const bytes = runs[0]?.timing.bytes ?? 0;
-      if ([...runs, ...backToBack].some((r) => r.timing.status !== 200 || r.timing.bytes !== bytes)) throw new Error(`${label}: unexpected status or size`);
+      if ([...runs, ...backToBack].some((r) => r.timing.status !== 200 || r.timing.bytes !== bytes))
+        throw new Error(`${label}: unexpected status or size`);
       const total = median(runs.map((r) => r.timing.totalMs));
       const ttfb = summarize(runs.map((r) => r.timing.firstByteMs));
       const ttfbBusy = summarize(backToBack.map((r) => r.timing.firstByteMs));
       const growth = [...runs, ...backToBack].map((r) => r.rssGrowth);
       measurements.push(
         measure(`${label}: time to first byte, median`, ttfb.p50, 'ms', atMost(20), `max ${round(ttfb.max, 1)} ms; requests ${GAP_MS} ms apart`),
-        measure(`${label}: time to first byte, back to back`, ttfbBusy.p50, 'ms', undefined, `max ${round(ttfbBusy.max, 1)} ms; next request as soon as the last ended`),
+        measure(
+          `${label}: time to first byte, back to back`,
+          ttfbBusy.p50,
+          'ms',
+          undefined,
+          `max ${round(ttfbBusy.max, 1)} ms; next request as soon as the last ended`,
+        ),
         measure(`${label}: full download, median`, total, 'ms', undefined, `${mb(bytes)} MB, ${round(bytes / total / 1000, 0)} MB/s`),
         // Read buffers already sent stay until V8 collects them, so this varies with GC timing.
-        measure(`${label}: server RSS growth during a download`, mb(median(growth)), 'MB', undefined, `median; max ${mb(Math.max(...growth))} MB (unreclaimed buffers)`),
+        measure(
+          `${label}: server RSS growth during a download`,
+          mb(median(growth)),
+          'MB',
+          undefined,
+          `median; max ${mb(Math.max(...growth))} MB (unreclaimed buffers)`,
+        ),
       );
       details[label] = {
         bytes,
@@ -112,10 +128,22 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     ctx.log(`slow client: pauses ${PAUSE_MS} ms after the headers`);
     const slow = await download(url, server.pid, agent, {}, PAUSE_MS);
     measurements.push(
-      measure('paused reader: read by the server, not yet sent', mb(slow.readAhead), 'MB', atMost(HELD_MAX_MB), `reader paused ${PAUSE_MS} ms after the headers`),
+      measure(
+        'paused reader: read by the server, not yet sent',
+        mb(slow.readAhead),
+        'MB',
+        atMost(HELD_MAX_MB),
+        `reader paused ${PAUSE_MS} ms after the headers`,
+      ),
       measure('  server RSS growth during the pause', mb(slow.pausedGrowth), 'MB', undefined, 'context: sent buffers not collected yet'),
     );
-    details['pausedClient'] = { bytes: slow.timing.bytes, totalMs: round(slow.timing.totalMs), readAheadMB: mb(slow.readAhead), pausedGrowthMB: mb(slow.pausedGrowth), wholeDownloadGrowthMB: mb(slow.rssGrowth) };
+    details['pausedClient'] = {
+      bytes: slow.timing.bytes,
+      totalMs: round(slow.timing.totalMs),
+      readAheadMB: mb(slow.readAhead),
+      pausedGrowthMB: mb(slow.pausedGrowth),
+      wholeDownloadGrowthMB: mb(slow.rssGrowth),
+    };
   } finally {
     agent.destroy();
     await server.stop();

@@ -62,7 +62,11 @@ function extraMemory(r: IngestRun): number {
 
 async function runOnce(ctx: BenchContext, mode: Mode, ref: string, host: string): Promise<IngestRun> {
   const dir = await mkdtemp(join(ctx.workDir, `${mode}-`));
-  const child = forkChild(ctx.runtime.entry('bench/children/ingest.ts'), { args: [mode, ref, host, dir], execArgv: ['--expose-gc', ...CATALOGD_NODE_FLAGS], env: CATALOGD_ENVIRONMENT });
+  const child = forkChild(ctx.runtime.entry('bench/children/ingest.ts'), {
+    args: [mode, ref, host, dir],
+    execArgv: ['--expose-gc', ...CATALOGD_NODE_FLAGS],
+    env: CATALOGD_ENVIRONMENT,
+  });
   try {
     return await child.next<IngestRun>('result', 120_000);
   } finally {
@@ -86,25 +90,78 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const p = runs.inprocess;
   const med = (rs: IngestRun[], f: (r: IngestRun) => number): number => median(rs.map(f));
   const measurements = [
-    measure('pull + ingest, median', med(w, (r) => r.totalMs), 'ms', atMost(1500), 'layer streamed into the ingest process'),
+    measure(
+      'pull + ingest, median',
+      med(w, (r) => r.totalMs),
+      'ms',
+      atMost(1500),
+      'layer streamed into the ingest process',
+    ),
     measure('  fastest repetition', Math.min(...w.map((r) => r.totalMs)), 'ms', undefined, 'this VM varies run to run'),
-    measure('  manifest + config', med(w, (r) => r.unpackMs), 'ms'),
-    measure('  layer streamed, decoded and stored', med(w, (r) => r.ingestMs), 'ms'),
+    measure(
+      '  manifest + config',
+      med(w, (r) => r.unpackMs),
+      'ms',
+    ),
+    measure(
+      '  layer streamed, decoded and stored',
+      med(w, (r) => r.ingestMs),
+      'ms',
+    ),
     measure('extra memory at peak, median', mb(med(w, extraMemory)), 'MB', atMost(64), 'catalogd RSS growth + ingest process anon'),
     measure('  catalogd process RSS growth', mb(med(w, peakAbove)), 'MB'),
     measure('  ingest process peak anonymous memory', mb(med(w, (r) => r.childPeakAnon)), 'MB'),
     measure('  ingest process peak RSS (incl. shared node binary)', mb(med(w, (r) => r.childPeakRss)), 'MB', undefined, 'context'),
     measure('  peak during unpack', mb(med(w, (r) => r.unpackPeakRss - r.baselineRss)), 'MB', undefined, 'sampled'),
     measure('  peak during ingest', mb(med(w, (r) => r.ingestPeakRss - r.baselineRss)), 'MB', undefined, 'sampled'),
-    measure('event-loop delay p99 during ingest', med(w, (r) => r.ingestLoopDelay.p99), 'ms', atMost(50)),
-    measure('  event-loop delay p99 during unpack', med(w, (r) => r.unpackLoopDelay.p99), 'ms'),
-    measure('fallback (unpack, then ingest the directory), median', med(u, (r) => r.totalMs), 'ms', undefined, 'comparison'),
-    measure('  pull + unpack (pkg/image)', med(u, (r) => r.unpackMs), 'ms', undefined, 'comparison'),
-    measure('  ingest of the directory (createProcessIngest)', med(u, (r) => r.ingestMs), 'ms', undefined, 'comparison'),
+    measure(
+      'event-loop delay p99 during ingest',
+      med(w, (r) => r.ingestLoopDelay.p99),
+      'ms',
+      atMost(50),
+    ),
+    measure(
+      '  event-loop delay p99 during unpack',
+      med(w, (r) => r.unpackLoopDelay.p99),
+      'ms',
+    ),
+    measure(
+      'fallback (unpack, then ingest the directory), median',
+      med(u, (r) => r.totalMs),
+      'ms',
+      undefined,
+      'comparison',
+    ),
+    measure(
+      '  pull + unpack (pkg/image)',
+      med(u, (r) => r.unpackMs),
+      'ms',
+      undefined,
+      'comparison',
+    ),
+    measure(
+      '  ingest of the directory (createProcessIngest)',
+      med(u, (r) => r.ingestMs),
+      'ms',
+      undefined,
+      'comparison',
+    ),
     measure('  extra memory at peak', mb(med(u, extraMemory)), 'MB', undefined, 'comparison'),
-    measure('ingestInProcess: ingest, median', med(p, (r) => r.ingestMs), 'ms', undefined, 'comparison'),
+    measure(
+      'ingestInProcess: ingest, median',
+      med(p, (r) => r.ingestMs),
+      'ms',
+      undefined,
+      'comparison',
+    ),
     measure('ingestInProcess: peak RSS above baseline', mb(med(p, peakAbove)), 'MB', undefined, 'comparison'),
-    measure('ingestInProcess: event-loop delay p99', med(p, (r) => r.ingestLoopDelay.p99), 'ms', undefined, 'comparison'),
+    measure(
+      'ingestInProcess: event-loop delay p99',
+      med(p, (r) => r.ingestLoopDelay.p99),
+      'ms',
+      undefined,
+      'comparison',
+    ),
   ];
   const perRun = (rs: IngestRun[]): unknown[] =>
     rs.map((r) => ({

@@ -52,10 +52,23 @@ interface Rep {
 async function closedLoopRuns(origin: string, nextPath: () => string, headers: Readonly<Record<string, string>>, label: string): Promise<Rep[]> {
   const reps: Rep[] = [];
   for (let i = 0; i < REPS; i++) {
-    const r = await closedLoop({ origin, clients: CLIENTS, warmupMs: i === 0 ? WARMUP_MS : REP_WARMUP_MS, durationMs: REP_MS, nextPath, headers: { ...headers } });
+    const r = await closedLoop({
+      origin,
+      clients: CLIENTS,
+      warmupMs: i === 0 ? WARMUP_MS : REP_WARMUP_MS,
+      durationMs: REP_MS,
+      nextPath,
+      headers: { ...headers },
+    });
     if (r.errors > 0 || r.non200 > 0) throw new Error(`${label}: ${r.errors} transport errors, ${r.non200} non-200 responses`);
     const seconds = r.elapsedMs / 1000;
-    reps.push({ s: summarize(r.latencies), rps: r.requests / seconds, mbps: r.bytes / seconds / 1e6, bodyKiB: r.bytes / r.requests / 1024, gzipShare: r.gzipShare });
+    reps.push({
+      s: summarize(r.latencies),
+      rps: r.requests / seconds,
+      mbps: r.bytes / seconds / 1e6,
+      bodyKiB: r.bytes / r.requests / 1024,
+      gzipShare: r.gzipShare,
+    });
   }
   return reps;
 }
@@ -74,7 +87,15 @@ async function bareComparison(ctx: BenchContext, dir: string, nextPackage: () =>
       const reps = await closedLoopRuns(bare.origin, nextPath, headers, `bare ${label}`);
       const p50 = median(reps.map((x) => x.s.p50));
       const rps = median(reps.map((x) => x.rps));
-      measurements.push(measure(`comparison, bare node:http handler, ${label}: p50`, p50, 'ms', undefined, `${round(rps, 0)} req/s; p99 ${round(median(reps.map((x) => x.s.p99)), 1)} ms; not the product`));
+      measurements.push(
+        measure(
+          `comparison, bare node:http handler, ${label}: p50`,
+          p50,
+          'ms',
+          undefined,
+          `${round(rps, 0)} req/s; p99 ${round(median(reps.map((x) => x.s.p99)), 1)} ms; not the product`,
+        ),
+      );
     }
   } finally {
     await bare.stop();
@@ -111,10 +132,40 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       const med = (f: (x: Rep) => number): number => median(reps.map(f));
       const each = (f: (x: Rep) => number, digits: number): string => reps.map((x) => round(f(x), digits)).join(' / ');
       measurements.push(
-        measure(`${label}: p50`, med((x) => x.s.p50), 'ms', atMost(5), `runs: ${each((x) => x.s.p50, 2)} ms`),
-        measure(`${label}: p99`, med((x) => x.s.p99), 'ms', atMost(50), `runs: ${each((x) => x.s.p99, 1)} ms`),
-        measure(`${label}: p90 / max`, med((x) => x.s.p90), 'ms', undefined, `max ${round(Math.max(...reps.map((x) => x.s.max)), 0)} ms`),
-        measure(`${label}: throughput`, med((x) => x.rps), 'req/s', undefined, `${round(med((x) => x.mbps), 1)} MB/s, mean body ${round(med((x) => x.bodyKiB), 1)} KiB; runs: ${each((x) => x.rps, 0)}`),
+        measure(
+          `${label}: p50`,
+          med((x) => x.s.p50),
+          'ms',
+          atMost(5),
+          `runs: ${each((x) => x.s.p50, 2)} ms`,
+        ),
+        measure(
+          `${label}: p99`,
+          med((x) => x.s.p99),
+          'ms',
+          atMost(50),
+          `runs: ${each((x) => x.s.p99, 1)} ms`,
+        ),
+        measure(
+          `${label}: p90 / max`,
+          med((x) => x.s.p90),
+          'ms',
+          undefined,
+          `max ${round(Math.max(...reps.map((x) => x.s.max)), 0)} ms`,
+        ),
+        measure(
+          `${label}: throughput`,
+          med((x) => x.rps),
+          'req/s',
+          undefined,
+          `${round(
+            med((x) => x.mbps),
+            1,
+          )} MB/s, mean body ${round(
+            med((x) => x.bodyKiB),
+            1,
+          )} KiB; runs: ${each((x) => x.rps, 0)}`,
+        ),
       );
       details[label] = reps.map((x) => ({ ...roundSummary(x.s), requestsPerSecond: round(x.rps), gzipShare: round(x.gzipShare) }));
     }

@@ -26,7 +26,10 @@ function bundleFiles(format: 'yaml' | 'json'): { files: BundleFiles; bytes: numb
   const crds = Array.from({ length: CRDS }, (_, i) => largeCrd(i, CRD_BYTES));
   const csv = testBundle({
     packageName: 'large',
-    spec: { installModes: installModes('AllNamespaces'), customresourcedefinitions: { owned: crds.map((c, i) => ({ name: c.metadata.name, kind: `Thing${i}`, version: 'v1' })) } },
+    spec: {
+      installModes: installModes('AllNamespaces'),
+      customresourcedefinitions: { owned: crds.map((c, i) => ({ name: c.metadata.name, kind: `Thing${i}`, version: 'v1' })) },
+    },
   }).csv;
   const enc = new TextEncoder();
   const files = new Map<string, Uint8Array>([
@@ -76,9 +79,21 @@ async function run(_ctx: BenchContext): Promise<BenchOutcome> {
     measurements.push(
       measure(`${label}: render, median`, rend.p50, 'ms', target, `p90 ${round(rend.p90, 2)} ms`),
       measure(`${label}: parseBundle, median`, parse.p50, 'ms', undefined, `${mb(bytes)} MB of files`),
-      measure(`${label}: parse + render, median`, both.p50, 'ms', target, `p90 ${round(both.p90, 1)} ms; cold first run ${round(cold.parse + cold.render, 0)} ms`),
+      measure(
+        `${label}: parse + render, median`,
+        both.p50,
+        'ms',
+        target,
+        `p90 ${round(both.p90, 1)} ms; cold first run ${round(cold.parse + cold.render, 0)} ms`,
+      ),
     );
-    details[format] = { bytes, parse: roundSummary(parse), render: roundSummary(rend), total: roundSummary(both), cold: { parse: round(cold.parse), render: round(cold.render) } };
+    details[format] = {
+      bytes,
+      parse: roundSummary(parse),
+      render: roundSummary(rend),
+      total: roundSummary(both),
+      cold: { parse: round(cold.parse), render: round(cold.render) },
+    };
   }
   return { measurements, details };
 }

@@ -87,7 +87,11 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const cfg = await loadFS(catalog.dir);
   const packageName = largestPackage(cfg);
   const partition = packagePartition(cfg, packageName);
-  const input = (s: Scenario, fbc: DeclarativeConfig): ResolveInput => ({ packageName, catalogs: [{ name: 'operatorhub', priority: 0, package: fbc }], ...s });
+  const input = (s: Scenario, fbc: DeclarativeConfig): ResolveInput => ({
+    packageName,
+    catalogs: [{ name: 'operatorhub', priority: 0, package: fbc }],
+    ...s,
+  });
   const measurements: Measurement[] = [];
   const details: Record<string, unknown> = { package: packageName, bundles: partition.bundles.length, channels: partition.channels.length };
   const outcomes: Record<string, string> = {};
@@ -108,7 +112,11 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const bigCfg = await loadFS(bigDir);
   const bigName = largestPackage(bigCfg);
   const big = packagePartition(bigCfg, bigName);
-  const bigInput = (s: Scenario, fbc: DeclarativeConfig): ResolveInput => ({ packageName: bigName, catalogs: [{ name: 'served', priority: 0, package: fbc }], ...s });
+  const bigInput = (s: Scenario, fbc: DeclarativeConfig): ResolveInput => ({
+    packageName: bigName,
+    catalogs: [{ name: 'served', priority: 0, package: fbc }],
+    ...s,
+  });
   for (const [label, s] of scenarios(big)) {
     const t = summarize(timeRuns(() => resolve(bigInput(s, big)), WARMUP, RUNS / 3));
     measurements.push(measure(`1,000 bundles, warm, ${label}: median`, t.p50, 'ms', undefined, `p99 ${round(t.p99, 2)} ms`));

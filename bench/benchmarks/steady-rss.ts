@@ -92,7 +92,11 @@ interface Phase {
 
 async function phase(ctx: BenchContext, root: string, set: CatalogFixture[], names: string[], ingest: boolean): Promise<Phase> {
   const args = [root, ...(ingest ? set.map((c, i) => `${names[i]}=${c.dir}`) : [])];
-  const child = forkChild(ctx.runtime.entry('bench/children/catalogd-content.ts'), { args, execArgv: ['--expose-gc', ...CATALOGD_NODE_FLAGS], env: CATALOGD_ENVIRONMENT });
+  const child = forkChild(ctx.runtime.entry('bench/children/catalogd-content.ts'), {
+    args,
+    execArgv: ['--expose-gc', ...CATALOGD_NODE_FLAGS],
+    env: CATALOGD_ENVIRONMENT,
+  });
   try {
     const ready = await child.next<ChildMessage & { origin: string }>('ready', 300_000);
     const requests = await exercise(ready.origin, set, names);
@@ -117,7 +121,11 @@ interface FloorReply extends ChildMessage {
  * (bench/children/server-floor.ts), after FLOOR_REQUESTS requests from ten keep-alive clients.
  */
 async function floor(ctx: BenchContext, kind: 'fastify' | 'http'): Promise<FloorReply> {
-  const child = forkChild(ctx.runtime.entry('bench/children/server-floor.ts'), { args: [kind], execArgv: ['--expose-gc', ...CATALOGD_NODE_FLAGS], env: CATALOGD_ENVIRONMENT });
+  const child = forkChild(ctx.runtime.entry('bench/children/server-floor.ts'), {
+    args: [kind],
+    execArgv: ['--expose-gc', ...CATALOGD_NODE_FLAGS],
+    env: CATALOGD_ENVIRONMENT,
+  });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
   try {
     const { origin } = await child.next<ChildMessage & { origin: string }>('ready', 60_000);
@@ -157,7 +165,10 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const fresh = await phase(ctx, root, set, names, true);
   ctx.log('restarting on the stored content');
   const restarted = await phase(ctx, root, set, names, false);
-  const baselineChild = forkChild(ctx.runtime.entry('bench/children/module-baseline.ts'), { execArgv: ['--expose-gc', ...CATALOGD_NODE_FLAGS], env: CATALOGD_ENVIRONMENT });
+  const baselineChild = forkChild(ctx.runtime.entry('bench/children/module-baseline.ts'), {
+    execArgv: ['--expose-gc', ...CATALOGD_NODE_FLAGS],
+    env: CATALOGD_ENVIRONMENT,
+  });
   let baseline: ChildMessage & { empty: ProcMemory | undefined; loaded: ProcMemory | undefined };
   try {
     baseline = await baselineChild.next('result');
@@ -166,16 +177,47 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   }
   ctx.log('measuring the floor: the same libraries with no catalogd code, fastify and node:http');
   const floors = { fastify: await floor(ctx, 'fastify'), http: await floor(ctx, 'http') };
-  const floorNote = (r: FloorReply): string => `after ${FLOOR_REQUESTS.toLocaleString('en-US')} requests and forced GC; anon ${mb(r.proc?.anon ?? Number.NaN)} MB + file-backed ${mb(r.proc?.file ?? Number.NaN)} MB`;
+  const floorNote = (r: FloorReply): string =>
+    `after ${FLOOR_REQUESTS.toLocaleString('en-US')} requests and forced GC; anon ${mb(r.proc?.anon ?? Number.NaN)} MB + file-backed ${mb(r.proc?.file ?? Number.NaN)} MB`;
   const gcNote = fresh.afterGc.gcExposed ? 'after forced GC' : 'GC not exposed';
   const anon = (r: MemoryReply): string => `anon ${mb(r.proc?.anon ?? Number.NaN)} MB + file-backed ${mb(r.proc?.file ?? Number.NaN)} MB`;
   const measurements: Measurement[] = [
-    measure('steady RSS: 3 catalogs ingested + served (no control plane)', mb(fresh.afterGc.memory.rss), 'MB', atMost(75), `${gcNote}; ${anon(fresh.afterGc)}`),
-    measure('  same, settled without forced GC', mb(fresh.settled.memory.rss), 'MB', undefined, `settled after ${Math.round(fresh.settleMs / 1000)} s; heap used ${mb(fresh.settled.memory.heapUsed)} MB`),
+    measure(
+      'steady RSS: 3 catalogs ingested + served (no control plane)',
+      mb(fresh.afterGc.memory.rss),
+      'MB',
+      atMost(75),
+      `${gcNote}; ${anon(fresh.afterGc)}`,
+    ),
+    measure(
+      '  same, settled without forced GC',
+      mb(fresh.settled.memory.rss),
+      'MB',
+      undefined,
+      `settled after ${Math.round(fresh.settleMs / 1000)} s; heap used ${mb(fresh.settled.memory.heapUsed)} MB`,
+    ),
     measure('  after a restart on the stored content', mb(restarted.afterGc.memory.rss), 'MB', undefined, `${gcNote}; ${anon(restarted.afterGc)}`),
-    measure('node process, nothing loaded', mb(baseline.empty?.rss ?? Number.NaN), 'MB', undefined, `file-backed ${mb(baseline.empty?.file ?? Number.NaN)} MB`),
-    measure("catalogd's modules loaded (incl. kube client), idle", mb(baseline.loaded?.rss ?? Number.NaN), 'MB', undefined, 'not in the figure above'),
-    measure('floor: fastify + pino + prom-client, fixed answers, no catalogd code', mb(floors.fastify.proc?.rss ?? Number.NaN), 'MB', undefined, floorNote(floors.fastify)),
+    measure(
+      'node process, nothing loaded',
+      mb(baseline.empty?.rss ?? Number.NaN),
+      'MB',
+      undefined,
+      `file-backed ${mb(baseline.empty?.file ?? Number.NaN)} MB`,
+    ),
+    measure(
+      "catalogd's modules loaded (incl. kube client), idle",
+      mb(baseline.loaded?.rss ?? Number.NaN),
+      'MB',
+      undefined,
+      'not in the figure above',
+    ),
+    measure(
+      'floor: fastify + pino + prom-client, fixed answers, no catalogd code',
+      mb(floors.fastify.proc?.rss ?? Number.NaN),
+      'MB',
+      undefined,
+      floorNote(floors.fastify),
+    ),
     measure('floor: the same on node:http instead of fastify', mb(floors.http.proc?.rss ?? Number.NaN), 'MB', undefined, floorNote(floors.http)),
   ];
   return {
@@ -193,7 +235,15 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         loadedRssAnonMB: mb(baseline.loaded?.anon ?? Number.NaN),
       },
       floor: Object.fromEntries(
-        Object.entries(floors).map(([kind, r]) => [kind, { rssMB: mb(r.proc?.rss ?? Number.NaN), rssAnonMB: mb(r.proc?.anon ?? Number.NaN), rssFileMB: mb(r.proc?.file ?? Number.NaN), heapTotalMB: mb(r.heapTotal) }]),
+        Object.entries(floors).map(([kind, r]) => [
+          kind,
+          {
+            rssMB: mb(r.proc?.rss ?? Number.NaN),
+            rssAnonMB: mb(r.proc?.anon ?? Number.NaN),
+            rssFileMB: mb(r.proc?.file ?? Number.NaN),
+            heapTotalMB: mb(r.heapTotal),
+          },
+        ]),
       ),
       controlPlane: 'not included: no kube client, informers, reconcilers or leader election in the measured process',
     },

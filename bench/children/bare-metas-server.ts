@@ -39,7 +39,12 @@ async function main(): Promise<void> {
     const digest = `sha256:${createHash('sha256').update(resolve(dir)).digest('hex')}`;
     await store.store(name, { digest, ref: dir, unpackedAt: new Date().toISOString() }, { fbcDir: resolve(dir) });
   }
-  const duration = new Histogram({ name: 'bare_request_duration_seconds', help: 'request duration', labelNames: ['code'], registers: [new Registry()] });
+  const duration = new Histogram({
+    name: 'bare_request_duration_seconds',
+    help: 'request duration',
+    labelNames: ['code'],
+    registers: [new Registry()],
+  });
   const buffers = new AnswerBuffers([
     { size: (64 << 10) + FRAMING, keep: 16 },
     { size: WHOLE_RESPONSE_MAX + FRAMING, keep: 8 },
@@ -57,7 +62,11 @@ async function main(): Promise<void> {
     const ranges = index.lookup({ schema: '', package: pkg, name: '' });
     const total = ranges.reduce((n, r) => n + r.length, 0);
     const gzip = String(req.headers['accept-encoding'] ?? '').includes('gzip') ? index.packageGzip(pkg) : undefined;
-    const headers: Record<string, string | number> = { 'content-type': 'application/jsonl', 'last-modified': version.modTime.toUTCString(), vary: 'Accept-Encoding' };
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/jsonl',
+      'last-modified': version.modTime.toUTCString(),
+      vary: 'Accept-Encoding',
+    };
     let lease;
     let body: Buffer;
     if (gzip !== undefined && gzip.size === total) {

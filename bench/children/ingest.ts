@@ -40,12 +40,14 @@ function loopDelay(h: ReturnType<typeof monitorEventLoopDelay>): { p50: number; 
 
 runChild(async () => {
   const [mode, ref, registryHost, workDir] = process.argv.slice(2);
-  if (mode === undefined || ref === undefined || registryHost === undefined || workDir === undefined) throw new Error('usage: MODE REF REGISTRY_HOST WORKDIR');
+  if (mode === undefined || ref === undefined || registryHost === undefined || workDir === undefined)
+    throw new Error('usage: MODE REF REGISTRY_HOST WORKDIR');
   const logger = pino({ level: 'silent' });
   const images = createImageClient({ insecureRegistries: [registryHost], logger });
   const unpackCache = createDiskImageCache(join(workDir, 'unpack'));
   let ingestProcess: ProcessMemorySampler | undefined;
-  const ingest = mode === 'inprocess' ? ingestInProcess : createProcessIngest({ onSpawn: (pid) => (ingestProcess = new ProcessMemorySampler(pid, SAMPLE_MS)) });
+  const ingest =
+    mode === 'inprocess' ? ingestInProcess : createProcessIngest({ onSpawn: (pid) => (ingestProcess = new ProcessMemorySampler(pid, SAMPLE_MS)) });
   const store = new LocalDirStore({ root: join(workDir, 'store'), ingest, logger });
   await store.open();
   // ingestInProcess loads the decoder on first use; here it belongs to the baseline.
@@ -76,19 +78,29 @@ runChild(async () => {
   let version;
   if (mode === 'streamed') {
     // catalogd's own path, with the metadata step timed as the first part.
-    const timed = { ...images, openLayers: async (...args: Parameters<typeof images.openLayers>) => {
-      const opened = await images.openLayers(...args);
-      endFirstPart();
-      return opened;
-    } };
-    const stored = await storeCatalogImage({ images: timed, unpackCache, store }, { name: 'bench', ref, unpackedAt: (at) => at.toISOString(), log: logger });
+    const timed = {
+      ...images,
+      openLayers: async (...args: Parameters<typeof images.openLayers>) => {
+        const opened = await images.openLayers(...args);
+        endFirstPart();
+        return opened;
+      },
+    };
+    const stored = await storeCatalogImage(
+      { images: timed, unpackCache, store },
+      { name: 'bench', ref, unpackedAt: (at) => at.toISOString(), log: logger },
+    );
     if (!stored.streamed) throw new Error('the catalog image was not streamed into the ingest');
     version = stored.version;
   } else {
     store.prepareIngest(); // as catalogd's reconciler does
     const pulled = await images.pull(ref, { owner: 'bench', cache: unpackCache, labelPathFilter: CATALOG_CONFIGS_LABEL });
     endFirstPart();
-    version = await store.store('bench', { digest: pulled.digest, ref: pulled.digestRef, unpackedAt: pulled.unpackedAt.toISOString() }, { fbcDir: pulled.dir });
+    version = await store.store(
+      'bench',
+      { digest: pulled.digest, ref: pulled.digestRef, unpackedAt: pulled.unpackedAt.toISOString() },
+      { fbcDir: pulled.dir },
+    );
   }
   const t2 = performance.now();
   eld.disable();

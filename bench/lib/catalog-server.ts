@@ -22,7 +22,11 @@ export interface CatalogServer {
  * `command` replaces `olmv1 catalog serve` by another script taking the same arguments and
  * printing the same `serving` lines (bench/children/bare-metas-server.ts).
  */
-export async function startCatalogServe(runtime: Runtime, catalogs: Record<string, string>, command: string[] = [runtime.entry('cmd/olmv1/main.ts'), 'catalog', 'serve']): Promise<CatalogServer> {
+export async function startCatalogServe(
+  runtime: Runtime,
+  catalogs: Record<string, string>,
+  command: string[] = [runtime.entry('cmd/olmv1/main.ts'), 'catalog', 'serve'],
+): Promise<CatalogServer> {
   const args = Object.entries(catalogs).map(([name, dir]) => `${name}=${dir}`);
   // catalogd's Node flags and allocator settings, so latency is measured as catalogd serves
   // (OLMV1_BENCH_SERVER_FLAGS overrides the flags for experiments, and GLIBC_TUNABLES set for

@@ -29,7 +29,10 @@ export interface BenchChild {
 const STDERR_KEEP = 64 * 1024;
 
 /** Forks `script` (a .js or .ts file, see runtime.ts) with an IPC channel. */
-export function forkChild(script: string, options: { args?: string[]; execArgv?: string[]; env?: Readonly<Record<string, string>> } = {}): BenchChild {
+export function forkChild(
+  script: string,
+  options: { args?: string[]; execArgv?: string[]; env?: Readonly<Record<string, string>> } = {},
+): BenchChild {
   const child = fork(script, options.args ?? [], {
     execArgv: options.execArgv ?? [],
     env: { ...process.env, ...options.env },
@@ -101,15 +104,19 @@ function wrap(child: ChildProcess): BenchChild {
   return {
     pid: child.pid ?? -1,
     next: <T extends ChildMessage>(type: string, timeoutMs = 120_000) =>
-      waitFor<T>(() => {
-        const i = queue.findIndex((m) => m.type === type);
-        if (i < 0) {
-          const failed = queue.find((m) => m.type === 'error');
-          if (failed !== undefined) throw new Error(`child failed: ${String(failed.message)}`);
-          return undefined;
-        }
-        return queue.splice(i, 1)[0] as T;
-      }, `message ${type}`, timeoutMs),
+      waitFor<T>(
+        () => {
+          const i = queue.findIndex((m) => m.type === type);
+          if (i < 0) {
+            const failed = queue.find((m) => m.type === 'error');
+            if (failed !== undefined) throw new Error(`child failed: ${String(failed.message)}`);
+            return undefined;
+          }
+          return queue.splice(i, 1)[0] as T;
+        },
+        `message ${type}`,
+        timeoutMs,
+      ),
     send: (msg) => {
       child.send(msg);
     },

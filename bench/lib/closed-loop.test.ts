@@ -35,7 +35,14 @@ describe('closedLoop', () => {
       }, 2);
     });
     let i = 0;
-    const r = await closedLoop({ origin, clients: 4, warmupMs: 50, durationMs: 400, nextPath: () => (i++ % 2 === 0 ? '/fixed' : '/chunked'), headers: { 'accept-encoding': 'gzip' } });
+    const r = await closedLoop({
+      origin,
+      clients: 4,
+      warmupMs: 50,
+      durationMs: 400,
+      nextPath: () => (i++ % 2 === 0 ? '/fixed' : '/chunked'),
+      headers: { 'accept-encoding': 'gzip' },
+    });
     expect(r.errors).toBe(0);
     expect(r.non200).toBe(0);
     expect(r.requests).toBeGreaterThan(10);

@@ -99,7 +99,13 @@ export class Fixtures {
       const client = createImageClient({ insecureRegistries: [this.#registry.host] });
       try {
         const digest = await client.push(`${this.#registry.host}/bench/catalog:v1`, image);
-        return { ref: `${this.#registry.host}/bench/catalog@${digest}`, registryHost: this.#registry.host, layerBytes: layer.size, layerPath, buildMs };
+        return {
+          ref: `${this.#registry.host}/bench/catalog@${digest}`,
+          registryHost: this.#registry.host,
+          layerBytes: layer.size,
+          layerPath,
+          buildMs,
+        };
       } finally {
         client.close();
       }
@@ -115,5 +121,8 @@ export class Fixtures {
 
 async function packageDirs(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  return entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
 }

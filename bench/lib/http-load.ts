@@ -113,7 +113,7 @@ export async function openLoop(opts: OpenLoopOptions): Promise<LoadResult> {
     );
   };
   // Fire every request that is due (never early), then sleep until the next one is.
-  for (let i = 0; i < total; ) {
+  for (let i = 0; i < total;) {
     const now = performance.now();
     while (i < total && start + i * interval <= now) fire(i++);
     if (i < total) await sleep(Math.max(1, start + i * interval - performance.now()));

@@ -52,7 +52,14 @@ export interface BenchReport {
 /** A measurement, judged against `target` when one is given. */
 export function measure(metric: string, value: number, unit: string, target?: Target, note?: string): Measurement {
   const verdict: Verdict = target === undefined ? 'INFO' : meets(value, target) ? 'PASS' : 'MISS';
-  return { metric, value: roundForDisplay(value), unit, verdict, ...(target === undefined ? {} : { target }), ...(note === undefined ? {} : { note }) };
+  return {
+    metric,
+    value: roundForDisplay(value),
+    unit,
+    verdict,
+    ...(target === undefined ? {} : { target }),
+    ...(note === undefined ? {} : { note }),
+  };
 }
 
 /** Shorthand for an upper bound. */
@@ -111,7 +118,11 @@ export function formatReport(report: BenchReport): string {
 
 function table(rows: string[][]): string[] {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  const fmt = (r: string[]): string => r.map((c, i) => (i === 2 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  const fmt = (r: string[]): string =>
+    r
+      .map((c, i) => (i === 2 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   const [head, ...body] = rows;
   return head === undefined ? [] : [fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(fmt)];
 }

@@ -49,7 +49,12 @@ export async function runCatalogPush(args: string[], io: CommandIO, deps: Catalo
     io.stderr.write(`Error: expected a directory and an image reference\n\n${USAGE}`);
     return EXIT.usage;
   }
-  if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) {
+  if (
+    !(await stat(dir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  ) {
     io.stderr.write(`Error: ${goQuote(dir)} is not a directory\n`);
     return EXIT.usage;
   }

@@ -25,15 +25,29 @@ async function catalogDir(docs: object[]): Promise<string> {
 describe('olmv1 catalog serve', () => {
   it('serves each directory under its name until stopped', async () => {
     const a = await catalogDir([{ schema: 'olm.package', name: 'a', defaultChannel: 'stable' }]);
-    const b = await catalogDir([{ schema: 'olm.package', name: 'b', defaultChannel: 'stable' }, { schema: 'olm.channel', package: 'b', name: 'stable', entries: [] }]);
+    const b = await catalogDir([
+      { schema: 'olm.package', name: 'b', defaultChannel: 'stable' },
+      { schema: 'olm.channel', package: 'b', name: 'stable', entries: [] },
+    ]);
     const [port] = await freePorts(1);
     const stop = new AbortController();
     const cli = io();
     const running = runCatalogServe([`first=${a}`, `second=${b}`, '--listen', `127.0.0.1:${port}`], cli, stop.signal);
     const base = `http://127.0.0.1:${port}/catalogs`;
-    await expect.poll(() => fetch(`${base}/first/api/v1/all`).then((r) => r.status, () => 0), { timeout: 15_000 }).toBe(200);
+    await expect
+      .poll(
+        () =>
+          fetch(`${base}/first/api/v1/all`).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        { timeout: 15_000 },
+      )
+      .toBe(200);
     expect(await (await fetch(`${base}/first/api/v1/all`)).text()).toBe('{"defaultChannel":"stable","name":"a","schema":"olm.package"}\n');
-    expect(await (await fetch(`${base}/second/api/v1/metas?schema=olm.channel`)).text()).toBe('{"entries":[],"name":"stable","package":"b","schema":"olm.channel"}\n');
+    expect(await (await fetch(`${base}/second/api/v1/metas?schema=olm.channel`)).text()).toBe(
+      '{"entries":[],"name":"stable","package":"b","schema":"olm.channel"}\n',
+    );
     expect((await fetch(`${base}/third/api/v1/all`)).status).toBe(404);
     stop.abort();
     expect(await running).toBe(0);

@@ -110,7 +110,13 @@ export const commands = new Map<string, Entry>([
           // Only --watch runs until Ctrl-C; it then exits with the last verdict.
           const stop = new AbortController();
           if (args.includes('--watch') || args.includes('-w')) process.once('SIGINT', () => stop.abort());
-          return runStatus(args, io, { defaultKubeconfig: kubeconfig, isTTY: process.stdout.isTTY === true, columns: process.stdout.columns, noColor, signal: stop.signal });
+          return runStatus(args, io, {
+            defaultKubeconfig: kubeconfig,
+            isTTY: process.stdout.isTTY === true,
+            columns: process.stdout.columns,
+            noColor,
+            signal: stop.signal,
+          });
         };
       },
     },

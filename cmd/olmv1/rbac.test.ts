@@ -15,7 +15,15 @@ describe('olmv1 rbac', () => {
   it('prints the ServiceAccount, roles and bindings for kubectl apply', async () => {
     const io = capture();
     const code = await runRbac(
-      [join(FIXTURE_BUNDLES_DIR, 'multi-crd'), '--install-namespace', 'acme-system', '--watch-namespace', 'acme-watched', '--service-account', 'installer'],
+      [
+        join(FIXTURE_BUNDLES_DIR, 'multi-crd'),
+        '--install-namespace',
+        'acme-system',
+        '--watch-namespace',
+        'acme-watched',
+        '--service-account',
+        'installer',
+      ],
       io,
       {},
     );
@@ -46,11 +54,7 @@ describe('olmv1 rbac', () => {
 
   it('writes warnings to stderr', async () => {
     const io = capture();
-    const code = await runRbac(
-      [join(FIXTURE_BUNDLES_DIR, 'extra-kinds'), '--install-namespace', 'ns', '--service-account', 'sa'],
-      io,
-      {},
-    );
+    const code = await runRbac([join(FIXTURE_BUNDLES_DIR, 'extra-kinds'), '--install-namespace', 'ns', '--service-account', 'sa'], io, {});
     expect(code).toBe(0);
     expect(io.err()).toContain('warning: ClusterRoleBinding "acme-extras-view" refers to ClusterRole "view"');
   });

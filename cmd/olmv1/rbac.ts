@@ -10,15 +10,7 @@
  * Exit codes as for `olmv1 render bundle`.
  */
 import { computeInstallRbac, objectsToYaml, render, staticKindScopes } from '../../pkg/render/index.ts';
-import {
-  CommandError,
-  buildRenderOptions,
-  loadBundle,
-  parseCommandArgs,
-  runCommand,
-  type BundleSourceDeps,
-  type CommandIo,
-} from './render.ts';
+import { CommandError, buildRenderOptions, loadBundle, parseCommandArgs, runCommand, type BundleSourceDeps, type CommandIo } from './render.ts';
 
 const RBAC_USAGE = `usage: olmv1 rbac DIR|IMAGE --install-namespace NS --service-account NAME [--watch-namespace NS]
                  [--cert-provider cert-manager|openshift-service-ca] [--config FILE]`;

@@ -44,8 +44,12 @@ describe('olmv1 release usage', () => {
 
 describe('table', () => {
   it('aligns columns with three spaces and no trailing padding', () => {
-    expect(table([['NAME', 'REVISION', 'STATUS'], ['argocd-operator', '12', 'deployed'], ['x', '1', 'failed']])).toBe(
-      'NAME              REVISION   STATUS\nargocd-operator   12         deployed\nx                 1          failed\n',
-    );
+    expect(
+      table([
+        ['NAME', 'REVISION', 'STATUS'],
+        ['argocd-operator', '12', 'deployed'],
+        ['x', '1', 'failed'],
+      ]),
+    ).toBe('NAME              REVISION   STATUS\nargocd-operator   12         deployed\nx                 1          failed\n');
   });
 });

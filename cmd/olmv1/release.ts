@@ -77,7 +77,8 @@ function parse(args: readonly string[]): Parsed {
   }
   if (parsed.values.help === true) throw new CommandError(RELEASE_USAGE, 0);
   const rev = parsed.values.revision;
-  if (rev !== undefined && !/^[1-9]\d*$/.test(rev)) throw new CommandError(`--revision must be a positive integer, got ${JSON.stringify(rev)}\n${RELEASE_USAGE}`, 2);
+  if (rev !== undefined && !/^[1-9]\d*$/.test(rev))
+    throw new CommandError(`--revision must be a positive integer, got ${JSON.stringify(rev)}\n${RELEASE_USAGE}`, 2);
   const namespace = parsed.values['system-namespace'] ?? DEFAULT_SYSTEM_NAMESPACE;
   if (namespace === '') throw new CommandError(`--system-namespace must not be empty\n${RELEASE_USAGE}`, 2);
   return { words: parsed.positionals, kubeconfig: parsed.values.kubeconfig, namespace, revision: rev === undefined ? undefined : Number(rev) };
@@ -132,7 +133,8 @@ async function listReleases(store: ReleaseStore, io: CommandIo): Promise<void> {
 
 function printHistory(history: readonly Release[], io: CommandIo): void {
   const rows = [['REVISION', 'UPDATED', 'STATUS', 'BUNDLE', 'VERSION', 'DESCRIPTION']];
-  for (const r of [...history].reverse()) rows.push([String(r.revision), updated(r), r.status, r.bundle.name, r.bundle.version, oneLine(r.description)]);
+  for (const r of [...history].reverse())
+    rows.push([String(r.revision), updated(r), r.status, r.bundle.name, r.bundle.version, oneLine(r.description)]);
   io.stdout.write(table(rows));
 }
 

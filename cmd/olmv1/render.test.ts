@@ -54,8 +54,14 @@ describe('olmv1 render bundle', () => {
 
   it.each([
     [['webhook', '--install-namespace', 'ns'], 'unsupported bundle: webhookDefinitions are not supported\n'],
-    [['own-only', '--install-namespace', 'ns'], 'invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing\n'],
-    [['multi-only', '--install-namespace', 'ns'], 'unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes\n'],
+    [
+      ['own-only', '--install-namespace', 'ns'],
+      'invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing\n',
+    ],
+    [
+      ['multi-only', '--install-namespace', 'ns'],
+      'unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes\n',
+    ],
     [
       ['unsupported-kinds', '--install-namespace', 'ns'],
       'unsupported resource "sneaky-extra-deployment" with kind "Deployment"\nunsupported resource "acme-unsupported-condition" with kind "OperatorCondition"\n',

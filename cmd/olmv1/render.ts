@@ -66,11 +66,7 @@ export interface BundleCommandArgs {
  * Parses `SOURCE --install-namespace NS [--watch-namespace NS] [--cert-provider P]` plus
  * `extra` options. Usage problems throw a CommandError with exit code 2.
  */
-export function parseCommandArgs(
-  args: readonly string[],
-  usage: string,
-  extra: Record<string, { type: 'string' }>,
-): BundleCommandArgs {
+export function parseCommandArgs(args: readonly string[], usage: string, extra: Record<string, { type: 'string' }>): BundleCommandArgs {
   let parsed;
   try {
     parsed = parseArgs({
@@ -147,7 +143,10 @@ export async function buildRenderOptions(args: BundleCommandArgs): Promise<Rende
     }
     const existing = (config as Record<string, unknown>)['watchNamespace'];
     if (existing !== undefined && existing !== null && existing !== args.watchNamespace) {
-      throw new CommandError(`--watch-namespace ${JSON.stringify(args.watchNamespace)} conflicts with watchNamespace ${JSON.stringify(existing)} in --config`, 2);
+      throw new CommandError(
+        `--watch-namespace ${JSON.stringify(args.watchNamespace)} conflicts with watchNamespace ${JSON.stringify(existing)} in --config`,
+        2,
+      );
     }
     config = { ...(config as Record<string, unknown>), watchNamespace: args.watchNamespace };
   }

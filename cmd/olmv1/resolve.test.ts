@@ -146,9 +146,11 @@ describe('olmv1 resolve: no resolution (exit 1)', () => {
     expect(r.loads).toEqual([A, BROKEN]);
     expect(r.code).toBe(1);
     const error = (r.json as { error: string }).error;
-    expect(error.startsWith(
-      `error walking catalogs: error getting package "foo" from catalog "broken": error loading catalog directory ${JSON.stringify(BROKEN)}: `,
-    )).toBe(true);
+    expect(
+      error.startsWith(
+        `error walking catalogs: error getting package "foo" from catalog "broken": error loading catalog directory ${JSON.stringify(BROKEN)}: `,
+      ),
+    ).toBe(true);
   });
 });
 

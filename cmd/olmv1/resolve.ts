@@ -9,13 +9,7 @@ import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import type { DeclarativeConfig } from '../../pkg/fbc/types.ts';
-import {
-  checkVersionRange,
-  metadataFor,
-  packagePartition,
-  resolve,
-  type CatalogInput,
-} from '../../pkg/resolve/index.ts';
+import { checkVersionRange, metadataFor, packagePartition, resolve, type CatalogInput } from '../../pkg/resolve/index.ts';
 import { type CommandIO, EXIT } from './io.ts';
 
 const HELP = `Usage: olmv1 resolve --package NAME --catalog [NAME[:PRIORITY]=]DIR [--catalog ...] [options]

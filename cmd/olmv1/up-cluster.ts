@@ -33,7 +33,12 @@ export async function readManifests(dir: string): Promise<KubeObject[]> {
  * MutatingAdmissionPolicy (older than Kubernetes 1.34 or without the feature) only gets a
  * warning: `up` labels its catalog itself, catalogs created by hand then need the label.
  */
-export async function installOlmResources(client: KubeClient, repoRoot: string, systemNamespace: string, warn: (line: string) => void): Promise<void> {
+export async function installOlmResources(
+  client: KubeClient,
+  repoRoot: string,
+  systemNamespace: string,
+  warn: (line: string) => void,
+): Promise<void> {
   const crds = await readManifests(join(repoRoot, 'config/crd'));
   for (const crd of crds) await client.apply(crd, { fieldManager: UP_FIELD_MANAGER, force: true });
   await waitFor('the OLM CRDs to be Established', 60_000, async () => {
@@ -51,7 +56,9 @@ export async function installOlmResources(client: KubeClient, repoRoot: string, 
     try {
       await client.apply(obj, { fieldManager: UP_FIELD_MANAGER, force: true });
     } catch (err) {
-      warn(`could not apply ${obj.kind} ${obj.metadata?.name ?? ''} (${(err as Error).message}); ClusterCatalogs need the label ${NAME_LABEL}=<name> set by hand`);
+      warn(
+        `could not apply ${obj.kind} ${obj.metadata?.name ?? ''} (${(err as Error).message}); ClusterCatalogs need the label ${NAME_LABEL}=<name> set by hand`,
+      );
     }
   }
 }
@@ -84,7 +91,10 @@ export async function createCatalogFromSample(client: KubeClient, sample: KubeOb
   }
   await client.delete({ ...CATALOG_TYPE, name });
   await waitFor(`the old ClusterCatalog ${name} to be deleted`, 60_000, async () =>
-    client.get({ ...CATALOG_TYPE, name }).then(() => false, (e: unknown) => (isNotFound(e) ? true : Promise.reject(e))),
+    client.get({ ...CATALOG_TYPE, name }).then(
+      () => false,
+      (e: unknown) => (isNotFound(e) ? true : Promise.reject(e)),
+    ),
   );
   return client.create(obj);
 }

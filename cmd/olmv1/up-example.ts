@@ -30,7 +30,12 @@ export interface PushedExample {
  * Pushes the example bundles and catalog to `registry` (a host[:port]; plain HTTP when it is in
  * `insecureRegistries`). `workDir` is an empty scratch directory for the rewritten catalog.
  */
-export async function pushExample(repoRoot: string, registry: string, insecureRegistries: readonly string[], workDir: string): Promise<PushedExample> {
+export async function pushExample(
+  repoRoot: string,
+  registry: string,
+  insecureRegistries: readonly string[],
+  workDir: string,
+): Promise<PushedExample> {
   const exampleDir = join(repoRoot, 'examples/example-operator');
   const client = createImageClient({ insecureRegistries });
   try {

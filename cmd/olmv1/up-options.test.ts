@@ -9,7 +9,11 @@ describe('olmv1 up flags', () => {
 
   it('runs against an existing cluster with --kubeconfig, optionally pushing the example to --registry', () => {
     expect(parseUpOptions(['--kubeconfig', 'kc'])).toEqual({ mode: 'cluster', kubeconfig: 'kc', registry: undefined });
-    expect(parseUpOptions(['--kubeconfig', '/k', '--registry', 'reg.example:5000'])).toEqual({ mode: 'cluster', kubeconfig: '/k', registry: 'reg.example:5000' });
+    expect(parseUpOptions(['--kubeconfig', '/k', '--registry', 'reg.example:5000'])).toEqual({
+      mode: 'cluster',
+      kubeconfig: '/k',
+      registry: 'reg.example:5000',
+    });
   });
 
   it('returns help for --help and -h', () => {

@@ -37,9 +37,7 @@ Flags:
 `;
 
 /** Parsed flags. */
-export type UpOptions =
-  | { mode: 'local'; registryPort: number }
-  | { mode: 'cluster'; kubeconfig: string; registry: string | undefined };
+export type UpOptions = { mode: 'local'; registryPort: number } | { mode: 'cluster'; kubeconfig: string; registry: string | undefined };
 
 /** Parses the arguments after `up`; 'help' for --help; throws Error with a message on bad input. */
 export function parseUpOptions(args: readonly string[]): UpOptions | 'help' {
@@ -64,9 +62,11 @@ export function parseUpOptions(args: readonly string[]): UpOptions | 'help' {
     }
     return { mode: 'cluster', kubeconfig: values.kubeconfig, registry: values.registry };
   }
-  if (values.registry !== undefined) throw new Error('--registry is for --kubeconfig mode; without it up runs its own registry (see --registry-port)');
+  if (values.registry !== undefined)
+    throw new Error('--registry is for --kubeconfig mode; without it up runs its own registry (see --registry-port)');
   const raw = values['registry-port'] ?? EXAMPLE_REGISTRY.split(':')[1] ?? '5001';
   const registryPort = Number(raw);
-  if (!/^\d+$/.test(raw) || registryPort < 1 || registryPort > 65535) throw new Error(`--registry-port wants a port number, got ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw) || registryPort < 1 || registryPort > 65535)
+    throw new Error(`--registry-port wants a port number, got ${JSON.stringify(raw)}`);
   return { mode: 'local', registryPort };
 }

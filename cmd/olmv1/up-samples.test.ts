@@ -33,7 +33,12 @@ describe('config/samples', () => {
     const namespaceDoc = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example-operator\n';
     const at = committed.indexOf(namespaceDoc);
     expect(at, 'the file starts (after comments) with the Namespace').toBeGreaterThanOrEqual(0);
-    expect(committed.slice(0, at).split('\n').filter((l) => l !== '' && !l.startsWith('#'))).toEqual([]);
+    expect(
+      committed
+        .slice(0, at)
+        .split('\n')
+        .filter((l) => l !== '' && !l.startsWith('#')),
+    ).toEqual([]);
     expect(committed.slice(at + namespaceDoc.length), 'regenerate it with the command in its header').toBe(out);
   });
 
@@ -41,7 +46,11 @@ describe('config/samples', () => {
     const installer = loadAll(read('config/samples/example-operator-installer.yaml')) as Doc[];
     const [catalog] = loadAll(read('config/samples/olm_v1_clustercatalog.yaml')) as Doc[];
     const [extension] = loadAll(read('config/samples/olm_v1_clusterextension.yaml')) as Doc[];
-    const spec = extension?.spec as { namespace: string; serviceAccount: { name: string }; source: { catalog: { packageName: string; selector: { matchLabels: Record<string, string> } } } };
+    const spec = extension?.spec as {
+      namespace: string;
+      serviceAccount: { name: string };
+      source: { catalog: { packageName: string; selector: { matchLabels: Record<string, string> } } };
+    };
     expect(installer[0]).toMatchObject({ kind: 'Namespace', metadata: { name: spec.namespace } });
     expect(installer.find((d) => d.kind === 'ServiceAccount')?.metadata).toEqual({ name: spec.serviceAccount.name, namespace: spec.namespace });
     expect(spec.source.catalog.packageName).toBe('example-operator');

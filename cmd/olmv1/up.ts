@@ -15,7 +15,14 @@ import { copyFile, mkdir, rm, symlink } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect, type KubeClient } from '../../pkg/kube/index.ts';
-import { createWorkspace, defaultCacheRoot, describeVersions, resolveBinaries, startControlPlane, startRegistry } from '../../pkg/localstack/index.ts';
+import {
+  createWorkspace,
+  defaultCacheRoot,
+  describeVersions,
+  resolveBinaries,
+  startControlPlane,
+  startRegistry,
+} from '../../pkg/localstack/index.ts';
 import { type CommandIO, EXIT } from './io.ts';
 import { createCatalogFromSample, installOlmResources, readManifests, waitForServing } from './up-cluster.ts';
 import { startComponents, type Components } from './up-components.ts';
@@ -114,7 +121,12 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
   let stack: Partial<StackFile> = {};
   if (options.mode === 'local') {
     progress('resolving the control plane and registry binaries (building them the first time takes several minutes)');
-    const binariesPromise = resolveBinaries({ kubebuilderAssets: deps.env['KUBEBUILDER_ASSETS'], cacheRoot: defaultCacheRoot(deps.env), env: deps.env, log: progress });
+    const binariesPromise = resolveBinaries({
+      kubebuilderAssets: deps.env['KUBEBUILDER_ASSETS'],
+      cacheRoot: defaultCacheRoot(deps.env),
+      env: deps.env,
+      log: progress,
+    });
     const binaries = await Promise.race([binariesPromise, aborted(ctx.signal)]);
     progress(describeVersions(binaries));
     checkpoint(ctx);
@@ -162,7 +174,16 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
   }
   progress('starting catalogd and operator-controller');
   const logDir = join(stateDir, 'logs');
-  const components = await startComponents({ repoRoot: REPO_ROOT, node: deps.node, kubeconfig, systemNamespace: SYSTEM_NAMESPACE, insecureRegistries: insecure, logDir, workspace: ws, env: deps.env });
+  const components = await startComponents({
+    repoRoot: REPO_ROOT,
+    node: deps.node,
+    kubeconfig,
+    systemNamespace: SYSTEM_NAMESPACE,
+    insecureRegistries: insecure,
+    logDir,
+    workspace: ws,
+    env: deps.env,
+  });
   checkpoint(ctx);
 
   const file: StackFile = {
@@ -172,8 +193,17 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     kubeconfig: stack.kubeconfig ?? kubeconfig,
     ...(stack.kubectl === undefined ? {} : { kubectl: stack.kubectl }),
     ...(registry === undefined ? {} : { registry }),
-    catalogd: { url: components.catalogdUrl, healthUrl: components.catalogdHealthUrl, pid: components.catalogd.pid, log: join(logDir, 'catalogd.log') },
-    operatorController: { healthUrl: components.operatorControllerHealthUrl, pid: components.operatorController.pid, log: join(logDir, 'operator-controller.log') },
+    catalogd: {
+      url: components.catalogdUrl,
+      healthUrl: components.catalogdHealthUrl,
+      pid: components.catalogd.pid,
+      log: join(logDir, 'catalogd.log'),
+    },
+    operatorController: {
+      healthUrl: components.operatorControllerHealthUrl,
+      pid: components.operatorController.pid,
+      log: join(logDir, 'operator-controller.log'),
+    },
     ports: components.ports,
   };
   if (catalogRef !== undefined) file.catalog = await publishCatalog(kube.client, catalogRef, ctx);
@@ -193,7 +223,8 @@ async function publishCatalog(client: KubeClient, ref: string, ctx: StartContext
     checkpoint(ctx);
     throw err;
   });
-  if (!ref.startsWith(`${EXAMPLE_REGISTRY}/`)) ctx.progress(`note: the catalog is at ${ref}; config/samples/olm_v1_clustercatalog.yaml names ${EXAMPLE_REGISTRY}, do not apply that file`);
+  if (!ref.startsWith(`${EXAMPLE_REGISTRY}/`))
+    ctx.progress(`note: the catalog is at ${ref}; config/samples/olm_v1_clustercatalog.yaml names ${EXAMPLE_REGISTRY}, do not apply that file`);
   return { name, ref, url: base };
 }
 
@@ -216,7 +247,9 @@ async function waitForStop(components: Components, signal: AbortSignal, progress
     const procs = [components.catalogd, components.operatorController];
     const first = await Promise.race([stopped, ...procs.map((p) => p.exited.then(() => p))]);
     if (first === 'signal') return EXIT.ok;
-    progress(`${first.name} exited unexpectedly (${JSON.stringify(first.exitStatus())}); its log is ${relative(cwd, first.logPath)}:\n${first.logTail(30)}`);
+    progress(
+      `${first.name} exited unexpectedly (${JSON.stringify(first.exitStatus())}); its log is ${relative(cwd, first.logPath)}:\n${first.logTail(30)}`,
+    );
     return EXIT.failed;
   } finally {
     clearInterval(keepAlive);
@@ -238,7 +271,9 @@ function summary(stack: StackFile, cwd: string): string {
     lines.push(`  catalog URL          ${stack.catalog.url}`);
   }
   lines.push(`  catalogd             pid ${stack.catalogd.pid}, health ${stack.catalogd.healthUrl}, log ${rel(stack.catalogd.log)}`);
-  lines.push(`  operator-controller  pid ${stack.operatorController.pid}, health ${stack.operatorController.healthUrl}, log ${rel(stack.operatorController.log)}`);
+  lines.push(
+    `  operator-controller  pid ${stack.operatorController.pid}, health ${stack.operatorController.healthUrl}, log ${rel(stack.operatorController.log)}`,
+  );
   lines.push('', 'Next, in another shell in this directory:');
   if (stack.catalog !== undefined) {
     lines.push(`  curl -s ${stack.catalog.url}/api/v1/all | head -c 600; echo`);

@@ -98,7 +98,9 @@ describe('parseOperatorControllerOptions', () => {
   });
 
   it.each(['0', '-1', '1.5', 'four', ''])('rejects --max-concurrent-reconciles %j', (v) => {
-    expect(() => parse([`--max-concurrent-reconciles=${v}`])).toThrow(`invalid --max-concurrent-reconciles ${JSON.stringify(v)} (want a positive integer)`);
+    expect(() => parse([`--max-concurrent-reconciles=${v}`])).toThrow(
+      `invalid --max-concurrent-reconciles ${JSON.stringify(v)} (want a positive integer)`,
+    );
   });
 
   it.each(['localhost:8443', 'ftp://catalogd.example', 'not a url', ''])('rejects --catalogd-url %j', (v) => {
@@ -125,7 +127,22 @@ describe('parseOperatorControllerOptions', () => {
   });
 
   it('the help text lists every flag and the gate defaults', () => {
-    for (const flag of ['--kubeconfig', '--system-namespace', '--cache-dir', '--catalogd-url', '--catalogd-ca-file', '--max-concurrent-reconciles', '--health-probe-bind-address', '--leader-elect', '--leader-election-id', '--global-pull-secret', '--insecure-registry', '--pull-ca-file', '--feature-gates', '--log-level']) {
+    for (const flag of [
+      '--kubeconfig',
+      '--system-namespace',
+      '--cache-dir',
+      '--catalogd-url',
+      '--catalogd-ca-file',
+      '--max-concurrent-reconciles',
+      '--health-probe-bind-address',
+      '--leader-elect',
+      '--leader-election-id',
+      '--global-pull-secret',
+      '--insecure-registry',
+      '--pull-ca-file',
+      '--feature-gates',
+      '--log-level',
+    ]) {
       expect(HELP).toContain(flag);
     }
     expect(HELP).toContain('BundleReleaseSupport=false');
@@ -140,6 +157,8 @@ describe('--cluster-version (the upgrade gate without ClusterVersion)', () => {
   });
 
   it('refuses anything else', () => {
-    expect(() => parse(['--cluster-version', 'v4.18'])).toThrow('invalid --cluster-version: invalid cluster version "v4.18": No Major.Minor.Patch elements found');
+    expect(() => parse(['--cluster-version', 'v4.18'])).toThrow(
+      'invalid --cluster-version: invalid cluster version "v4.18": No Major.Minor.Patch elements found',
+    );
   });
 });

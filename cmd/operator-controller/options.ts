@@ -49,7 +49,9 @@ Flags:
   --insecure-registry HOST[:PORT]   reach this registry over plain HTTP (repeatable)
   --pull-ca-file FILE               extra PEM CA bundle for registries
   --feature-gates GATES             e.g. BundleReleaseSupport=true,WebhookProviderCertManager=false
-                                    (${Object.entries(FEATURE_GATE_DEFAULTS).map(([k, v]) => `${k}=${v}`).join(', ')})
+                                    (${Object.entries(FEATURE_GATE_DEFAULTS)
+                                      .map(([k, v]) => `${k}=${v}`)
+                                      .join(', ')})
   --cluster-version X.Y[.Z]         cluster version for the upgrade gate (olm.maxOpenShiftVersion) where the
                                     config.openshift.io ClusterVersion API is not served
   --log-level LEVEL                 trace, debug, info, warn, error (default info)
@@ -73,7 +75,8 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
   if (values.help === true) return 'help';
   const common = componentOptions(values, env, '9c4404e7.operatorframework.io');
   const workers = Number(values['max-concurrent-reconciles'] ?? '4');
-  if (!Number.isInteger(workers) || workers < 1) throw new Error(`invalid --max-concurrent-reconciles ${JSON.stringify(values['max-concurrent-reconciles'])} (want a positive integer)`);
+  if (!Number.isInteger(workers) || workers < 1)
+    throw new Error(`invalid --max-concurrent-reconciles ${JSON.stringify(values['max-concurrent-reconciles'])} (want a positive integer)`);
   const url = values['catalogd-url'];
   let catalogdUrl: URL | undefined;
   if (url !== undefined) {

@@ -54,7 +54,11 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
   const catalogs = informer({ apiVersion: CLUSTER_CATALOG.apiVersion, kind: CLUSTER_CATALOG.kind }, CLUSTER_CATALOG.plural);
   const scoped = createScopedClientFactory({ base: kube.connection, mapper: kube.mapper, tokens: new TokenGetter({ client: kube.client }) });
   const gates = o.featureGates;
-  const certProvider = gates.WebhookProviderCertManager ? 'cert-manager' : gates.WebhookProviderOpenshiftServiceCA ? 'openshift-service-ca' : undefined;
+  const certProvider = gates.WebhookProviderCertManager
+    ? 'cert-manager'
+    : gates.WebhookProviderOpenshiftServiceCA
+      ? 'openshift-service-ca'
+      : undefined;
 
   const health = new HealthServer({ port: o.healthProbe.port, host: o.healthProbe.host, registry, log });
   health.addReadinessCheck('informers', informersSynced([extensions, catalogs]));
@@ -100,7 +104,14 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       registry,
     });
     const gating = gate.run(leading);
-    const unsubscribe = watchCatalogEvents({ catalogs, extensions, content, ...(baseURL === undefined ? {} : { baseURL }), enqueue: (n) => controller.enqueue(n), log });
+    const unsubscribe = watchCatalogEvents({
+      catalogs,
+      extensions,
+      content,
+      ...(baseURL === undefined ? {} : { baseURL }),
+      enqueue: (n) => controller.enqueue(n),
+      log,
+    });
     try {
       await collectUnusedBundles(extensions, bundleCache, leading, log);
       await controller.run(leading);

@@ -70,7 +70,9 @@ export function componentOptions(
 /** Connects to the cluster the options name, as `userAgent`. */
 export function connectComponent(o: ClusterLocation, userAgent: string): Promise<KubeContext> {
   return connect(
-    o.kubeconfig !== undefined ? { kind: 'file', path: o.kubeconfig } : { kind: 'inCluster', host: o.inCluster?.host ?? '', port: o.inCluster?.port ?? '443' },
+    o.kubeconfig !== undefined
+      ? { kind: 'file', path: o.kubeconfig }
+      : { kind: 'inCluster', host: o.inCluster?.host ?? '', port: o.inCluster?.port ?? '443' },
     { userAgent },
   );
 }

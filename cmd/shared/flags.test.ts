@@ -43,7 +43,9 @@ describe('parseSecretRef', () => {
     ['other/pull', { namespace: 'other', name: 'pull' }],
   ])('%j', (v, want) => expect(parseSecretRef('--global-pull-secret', v, 'sys')).toEqual(want));
   it.each(['a/b/c', '/pull', 'other/', '/'])('rejects %j', (v) =>
-    expect(() => parseSecretRef('--global-pull-secret', v, 'sys')).toThrow(`invalid --global-pull-secret ${JSON.stringify(v)} (want NAME or NAMESPACE/NAME)`),
+    expect(() => parseSecretRef('--global-pull-secret', v, 'sys')).toThrow(
+      `invalid --global-pull-secret ${JSON.stringify(v)} (want NAME or NAMESPACE/NAME)`,
+    ),
   );
 });
 
@@ -88,7 +90,12 @@ describe('clusterLocation', () => {
       { KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '6443' },
       { kubeconfig: undefined, inCluster: { host: '10.0.0.1', port: '6443' } },
     ],
-    ['in-cluster port defaults to 443', undefined, { KUBERNETES_SERVICE_HOST: '10.0.0.1' }, { kubeconfig: undefined, inCluster: { host: '10.0.0.1', port: '443' } }],
+    [
+      'in-cluster port defaults to 443',
+      undefined,
+      { KUBERNETES_SERVICE_HOST: '10.0.0.1' },
+      { kubeconfig: undefined, inCluster: { host: '10.0.0.1', port: '443' } },
+    ],
   ])('%s', (_name, flag, env, want) => expect(clusterLocation(flag, env)).toEqual(want));
 
   it('throws when there is no cluster configuration', () => {

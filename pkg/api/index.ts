@@ -64,11 +64,5 @@ export {
   VERSION,
   type ResourceNames,
 } from './v1/constants.ts';
-export {
-  LabelSelector,
-  LabelSelectorOperator,
-  LabelSelectorRequirement,
-  ObjectMeta,
-  formatKubeTime,
-} from './v1/object-meta.ts';
+export { LabelSelector, LabelSelectorOperator, LabelSelectorRequirement, ObjectMeta, formatKubeTime } from './v1/object-meta.ts';
 export { formatPath, parseObject } from './v1/parse.ts';

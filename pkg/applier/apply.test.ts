@@ -132,7 +132,10 @@ function fakeClient(o: FakeOptions = {}): { client: KubeClient; calls: string[];
       return Promise.resolve(obj);
     },
     get: (ref: ObjectRef) => {
-      const what = describeObject({ kind: ref.kind, metadata: { name: ref.name, ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }) } });
+      const what = describeObject({
+        kind: ref.kind,
+        metadata: { name: ref.name, ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }) },
+      });
       calls.push(`get ${what}`);
       const n = gets.get(what) ?? 0;
       gets.set(what, n + 1);
@@ -141,7 +144,10 @@ function fakeClient(o: FakeOptions = {}): { client: KubeClient; calls: string[];
       return Promise.resolve({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name }, status: { conditions } });
     },
     delete: (ref: ObjectRef) => {
-      const what = describeObject({ kind: ref.kind, metadata: { name: ref.name, ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }) } });
+      const what = describeObject({
+        kind: ref.kind,
+        metadata: { name: ref.name, ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }) },
+      });
       calls.push(`delete ${what}`);
       const refused = o.refuseDelete?.[what];
       if (refused !== undefined) return Promise.reject(refused);
@@ -167,7 +173,9 @@ async function applyError(p: Promise<unknown>): Promise<ApplyError> {
 
 describe('applyObjects', () => {
   it('applies CRDs, waits until they are Established, then the rest in apply order, with our field manager and force', async () => {
-    const { client, calls, applyOptions } = fakeClient({ crdConditions: [notEstablished, notEstablished, [{ type: 'Established', status: 'True' }]] });
+    const { client, calls, applyOptions } = fakeClient({
+      crdConditions: [notEstablished, notEstablished, [{ type: 'Established', status: 'True' }]],
+    });
     const applied: string[] = [];
     await applyObjects(client, [deploy('d'), binding('b'), role('r'), sa('s'), ns('n'), crd('x')], {
       pollMs: 1,

@@ -155,7 +155,14 @@ export function groupMissing(atoms: readonly Atom[]): MissingPermission[] {
 
 /** Scope, group, resource, URLs, names, verbs: the order of the message's lines. */
 export function compareMissing(a: MissingPermission, b: MissingPermission): number {
-  const fields = (m: MissingPermission): string[] => [m.namespace, m.apiGroup, m.resource, (m.nonResourceURLs ?? []).join(','), m.resourceNames.join(','), m.verbs.join(',')];
+  const fields = (m: MissingPermission): string[] => [
+    m.namespace,
+    m.apiGroup,
+    m.resource,
+    (m.nonResourceURLs ?? []).join(','),
+    m.resourceNames.join(','),
+    m.verbs.join(','),
+  ];
   const fa = fields(a);
   const fb = fields(b);
   for (let i = 0; i < fa.length; i++) {

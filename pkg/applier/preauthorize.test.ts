@@ -20,16 +20,36 @@ describe('ruleCovers (RBAC semantics)', () => {
     ['exact verb, group, resource', { verbs: ['get'], apiGroups: [''], resources: ['pods'] }, atom('get', 'pods'), true],
     ['other verb', { verbs: ['list'], apiGroups: [''], resources: ['pods'] }, atom('get', 'pods'), false],
     ['other group', { verbs: ['get'], apiGroups: ['apps'], resources: ['pods'] }, atom('get', 'pods'), false],
-    ['held * verb, group, resource', { verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, atom('delete', 'deployments', { group: 'apps', name: 'x' }), true],
+    [
+      'held * verb, group, resource',
+      { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+      atom('delete', 'deployments', { group: 'apps', name: 'x' }),
+      true,
+    ],
     ['wanted * verb needs held *', { verbs: ['get', 'list', 'create'], apiGroups: [''], resources: ['pods'] }, atom('*', 'pods'), false],
     ['wanted * verb held *', { verbs: ['*'], apiGroups: [''], resources: ['pods'] }, atom('*', 'pods'), true],
     ['wanted * resource needs held *', { verbs: ['get'], apiGroups: [''], resources: ['pods', 'secrets'] }, atom('get', '*'), false],
     ['subresource exact', { verbs: ['get'], apiGroups: [''], resources: ['pods/log'] }, atom('get', 'pods/log'), true],
     ['subresource via */log', { verbs: ['get'], apiGroups: [''], resources: ['*/log'] }, atom('get', 'pods/log'), true],
     ['parent does not cover subresource', { verbs: ['get'], apiGroups: [''], resources: ['pods'] }, atom('get', 'pods/log'), false],
-    ['*/scale wanted, */scale held', { verbs: ['update'], apiGroups: ['apps'], resources: ['*/scale'] }, atom('update', '*/scale', { group: 'apps' }), true],
-    ['named held covers that name', { verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a', 'b'] }, atom('get', 'pods', { name: 'b' }), true],
-    ['named held not other names', { verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] }, atom('get', 'pods', { name: 'c' }), false],
+    [
+      '*/scale wanted, */scale held',
+      { verbs: ['update'], apiGroups: ['apps'], resources: ['*/scale'] },
+      atom('update', '*/scale', { group: 'apps' }),
+      true,
+    ],
+    [
+      'named held covers that name',
+      { verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a', 'b'] },
+      atom('get', 'pods', { name: 'b' }),
+      true,
+    ],
+    [
+      'named held not other names',
+      { verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] },
+      atom('get', 'pods', { name: 'c' }),
+      false,
+    ],
     ['named held not unnamed (list)', { verbs: ['list'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] }, atom('list', 'pods'), false],
     ['unnamed held covers names', { verbs: ['get'], apiGroups: [''], resources: ['pods'] }, atom('get', 'pods', { name: 'z' }), true],
     ['url exact', { verbs: ['get'], nonResourceURLs: ['/metrics'] }, atom('get', '', { url: '/metrics', namespace: '' }), true],
@@ -37,7 +57,12 @@ describe('ruleCovers (RBAC semantics)', () => {
     ['url *', { verbs: ['get'], nonResourceURLs: ['*'] }, atom('get', '', { url: '/healthz', namespace: '' }), true],
     ['url other', { verbs: ['get'], nonResourceURLs: ['/metrics'] }, atom('get', '', { url: '/metrics/x', namespace: '' }), false],
     ['wanted url * needs held prefix', { verbs: ['get'], nonResourceURLs: ['/api/v1'] }, atom('get', '', { url: '/api/*', namespace: '' }), false],
-    ['resource rule never covers a url', { verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, atom('get', '', { url: '/metrics', namespace: '' }), false],
+    [
+      'resource rule never covers a url',
+      { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+      atom('get', '', { url: '/metrics', namespace: '' }),
+      false,
+    ],
     ['url rule never covers a resource', { verbs: ['*'], nonResourceURLs: ['*'] }, atom('get', 'pods'), false],
   ];
   it.each(cases)('%s', (_name, rule, want, expected) => {
@@ -82,7 +107,13 @@ describe('formatMissingPermissions', () => {
     const text = formatMissingPermissions(
       [
         { namespace: '', apiGroup: '', resource: 'services', resourceNames: [], verbs: ['list', 'watch'] },
-        { namespace: '', apiGroup: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', resourceNames: ['a.example.com', 'b.example.com'], verbs: ['create', 'get', 'patch'] },
+        {
+          namespace: '',
+          apiGroup: 'apiextensions.k8s.io',
+          resource: 'customresourcedefinitions',
+          resourceNames: ['a.example.com', 'b.example.com'],
+          verbs: ['create', 'get', 'patch'],
+        },
         { namespace: '', apiGroup: '', resource: '', resourceNames: [], verbs: ['get'], nonResourceURLs: ['/metrics'] },
         { namespace: 'test-namespace', apiGroup: '*', resource: 'certificates', resourceNames: [], verbs: ['create'] },
       ],
@@ -104,18 +135,23 @@ describe('formatMissingPermissions', () => {
   it('is empty when nothing is missing; omits --watch-namespace when not given', () => {
     expect(formatMissingPermissions([], fix)).toBe('');
     const text = formatMissingPermissions([{ namespace: 'n', apiGroup: '', resource: 'pods', resourceNames: [], verbs: ['get'] }], fix);
-    expect(text.split('\n').at(-1)).toBe('grant them with the RBAC printed by: olmv1 rbac quay.io/acme/widgets-bundle:v1.2.0 --install-namespace acme-system --service-account installer');
+    expect(text.split('\n').at(-1)).toBe(
+      'grant them with the RBAC printed by: olmv1 rbac quay.io/acme/widgets-bundle:v1.2.0 --install-namespace acme-system --service-account installer',
+    );
   });
 
   it('stays readable for 50 missing atoms: about one line per resource and verb set', () => {
     const atoms: Atom[] = [];
     for (let i = 0; i < 10; i++) for (const verb of ['create', 'delete', 'get', 'patch']) atoms.push(atom(verb, 'configmaps', { name: `cm-${i}` }));
-    for (const verb of ['list', 'watch']) for (const resource of ['configmaps', 'services', 'secrets', 'serviceaccounts', 'deployments']) atoms.push(atom(verb, resource));
+    for (const verb of ['list', 'watch'])
+      for (const resource of ['configmaps', 'services', 'secrets', 'serviceaccounts', 'deployments']) atoms.push(atom(verb, resource));
     expect(atoms).toHaveLength(50);
     const lines = formatMissingPermissions(groupMissing(atoms), fix).split('\n');
     expect(lines).toHaveLength(1 + 6 + 1);
     expect(lines[1]).toBe('  Namespace:"ns" APIGroups:[] Resources:[configmaps] Verbs:[list,watch]');
-    expect(lines[2]).toBe(`  Namespace:"ns" APIGroups:[] Resources:[configmaps] ResourceNames:[${Array.from({ length: 10 }, (_, i) => `cm-${i}`).join(',')}] Verbs:[create,delete,get,patch]`);
+    expect(lines[2]).toBe(
+      `  Namespace:"ns" APIGroups:[] Resources:[configmaps] ResourceNames:[${Array.from({ length: 10 }, (_, i) => `cm-${i}`).join(',')}] Verbs:[create,delete,get,patch]`,
+    );
   });
 
   it('stays under 32 KB whatever is missing: long name lists shortened, excess lines counted', () => {
@@ -171,7 +207,12 @@ const input: PreAuthorizeInput = {
   objects: [
     obj('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'things.example.com'),
     obj('v1', 'ConfigMap', 'settings', 'inst'),
-    obj('rbac.authorization.k8s.io/v1', 'ClusterRole', 'reader', undefined, { rules: [{ apiGroups: [''], resources: ['pods/log'], verbs: ['get'] }, { nonResourceURLs: ['/metrics'], verbs: ['get'] }] }),
+    obj('rbac.authorization.k8s.io/v1', 'ClusterRole', 'reader', undefined, {
+      rules: [
+        { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
+        { nonResourceURLs: ['/metrics'], verbs: ['get'] },
+      ],
+    }),
   ],
   dropped: [obj('v1', 'Service', 'old-svc', 'inst')],
   installNamespace: 'inst',
@@ -194,7 +235,12 @@ describe('preAuthorize (request pattern)', () => {
       if (c.spec['namespace'] === 'inst') return rulesReview([{ verbs: ['*'], apiGroups: [''], resources: ['configmaps', 'services'] }]);
       // Cluster-wide: everything but the ClusterRole's pods/log rule and patch on the CRD.
       return rulesReview([
-        { verbs: ['create', 'get'], apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: ['things.example.com'] },
+        {
+          verbs: ['create', 'get'],
+          apiGroups: ['apiextensions.k8s.io'],
+          resources: ['customresourcedefinitions'],
+          resourceNames: ['things.example.com'],
+        },
         { verbs: ['list', 'watch'], apiGroups: ['apiextensions.k8s.io', 'rbac.authorization.k8s.io'], resources: ['*'] },
         { verbs: ['*'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['reader'] },
         { verbs: ['get'], nonResourceURLs: ['/metrics'] },
@@ -205,17 +251,32 @@ describe('preAuthorize (request pattern)', () => {
     expect(calls.every((c) => c.path === '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews')).toBe(true);
     expect(missing).toEqual([
       { namespace: '', apiGroup: '', resource: 'pods/log', resourceNames: [], verbs: ['get'] },
-      { namespace: '', apiGroup: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', resourceNames: ['things.example.com'], verbs: ['patch'] },
+      {
+        namespace: '',
+        apiGroup: 'apiextensions.k8s.io',
+        resource: 'customresourcedefinitions',
+        resourceNames: ['things.example.com'],
+        verbs: ['patch'],
+      },
     ]);
   });
 
   it('reports delete on dropped objects (never on CRDs) and everything when nothing is held', async () => {
     const { client } = fakeClient(() => rulesReview([]));
-    const missing = await preAuthorize(client, { ...input, dropped: [...(input.dropped ?? []), obj('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'old.example.com')] });
+    const missing = await preAuthorize(client, {
+      ...input,
+      dropped: [...(input.dropped ?? []), obj('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'old.example.com')],
+    });
     expect(missing).toContainEqual({ namespace: 'inst', apiGroup: '', resource: 'services', resourceNames: ['old-svc'], verbs: ['delete'] });
     expect(missing.filter((m) => m.resourceNames.includes('old.example.com'))).toEqual([]);
     expect(missing).toContainEqual({ namespace: '', apiGroup: '', resource: '', resourceNames: [], verbs: ['get'], nonResourceURLs: ['/metrics'] });
-    expect(missing).toContainEqual({ namespace: 'inst', apiGroup: '', resource: 'configmaps', resourceNames: ['settings'], verbs: ['create', 'delete', 'get', 'patch'] });
+    expect(missing).toContainEqual({
+      namespace: 'inst',
+      apiGroup: '',
+      resource: 'configmaps',
+      resourceNames: ['settings'],
+      verbs: ['create', 'delete', 'get', 'patch'],
+    });
   });
 
   it('asks access reviews only for what an incomplete rules review does not cover', async () => {
@@ -242,9 +303,16 @@ describe('preAuthorize (request pattern)', () => {
       return rulesReview([]);
     });
     const missing = await preAuthorize(client, input);
-    const asked = calls.filter((c) => c.path.endsWith('selfsubjectaccessreviews')).map((c) => c.spec['resourceAttributes'] as Record<string, string> | undefined);
+    const asked = calls
+      .filter((c) => c.path.endsWith('selfsubjectaccessreviews'))
+      .map((c) => c.spec['resourceAttributes'] as Record<string, string> | undefined);
     expect(asked.every((a) => a === undefined || a['namespace'] === undefined)).toBe(true);
-    expect(asked).toContainEqual({ verb: 'create', group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', name: 'things.example.com' });
+    expect(asked).toContainEqual({
+      verb: 'create',
+      group: 'apiextensions.k8s.io',
+      resource: 'customresourcedefinitions',
+      name: 'things.example.com',
+    });
     expect(missing.every((m) => m.namespace === 'inst')).toBe(true);
     expect(missing.length).toBeGreaterThan(0);
   });

@@ -83,7 +83,11 @@ interface HeldRules {
  * authenticated user may by default); a kind the mapper does not know is a TerminalError.
  */
 export async function preAuthorize(client: KubeClient, input: PreAuthorizeInput, signal?: AbortSignal): Promise<MissingPermission[]> {
-  const derived = computeInstallRules(input.objects, { installNamespace: input.installNamespace, mapper: input.mapper, dropped: input.dropped ?? [] });
+  const derived = computeInstallRules(input.objects, {
+    installNamespace: input.installNamespace,
+    mapper: input.mapper,
+    dropped: input.dropped ?? [],
+  });
   if (!derived.ok) throw new TerminalError(`pre-authorization: ${derived.error}`);
   const atoms = uniqueAtoms(derived.value.scopes);
   const namespaces = [...new Set(atoms.map((a) => a.namespace))];
@@ -109,7 +113,11 @@ export async function preAuthorize(client: KubeClient, input: PreAuthorizeInput,
  * the server refuses the cluster-wide review's namespace: those atoms are then asked singly.
  */
 async function rulesReview(client: KubeClient, namespace: string, signal: AbortSignal | undefined): Promise<HeldRules | undefined> {
-  const body = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: namespace === '' ? CLUSTER_SCOPE_REVIEW_NAMESPACE : namespace } };
+  const body = {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectRulesReview',
+    spec: { namespace: namespace === '' ? CLUSTER_SCOPE_REVIEW_NAMESPACE : namespace },
+  };
   let res: { status?: RulesReviewStatus };
   try {
     res = await client.transport.request('POST', `${REVIEW_API}/selfsubjectrulesreviews`, { body, ...(signal === undefined ? {} : { signal }) });
@@ -199,7 +207,8 @@ function missingLine(m: MissingPermission): string {
   const parts = [`Namespace:${goQuote(m.namespace)}`];
   const list = (label: string, values: readonly string[]): void => {
     if (values.length === 0) return;
-    const shown = values.length > MAX_NAMES_PER_LINE ? [...values.slice(0, MAX_NAMES_PER_LINE), `... ${values.length - MAX_NAMES_PER_LINE} more`] : values;
+    const shown =
+      values.length > MAX_NAMES_PER_LINE ? [...values.slice(0, MAX_NAMES_PER_LINE), `... ${values.length - MAX_NAMES_PER_LINE} more`] : values;
     parts.push(`${label}:[${shown.join(',')}]`);
   };
   if (m.nonResourceURLs === undefined || m.resource !== '') {

@@ -7,10 +7,19 @@ import { pruneUnknownFields } from './prune-unknown-fields.ts';
 const ref = (name: string): Record<string, unknown> => ({ allOf: [{ $ref: `#/components/schemas/${name}` }], default: {} });
 const str = { type: 'string' };
 const COMPONENTS: Record<string, unknown> = {
-  Meta: { type: 'object', properties: { name: str, namespace: str, labels: { type: 'object', additionalProperties: { type: 'string', default: '' } } } },
+  Meta: {
+    type: 'object',
+    properties: { name: str, namespace: str, labels: { type: 'object', additionalProperties: { type: 'string', default: '' } } },
+  },
   Widget: {
     type: 'object',
-    properties: { apiVersion: str, kind: str, metadata: ref('Meta'), spec: ref('Spec'), status: { type: 'object', properties: { ready: { type: 'boolean' } } } },
+    properties: {
+      apiVersion: str,
+      kind: str,
+      metadata: ref('Meta'),
+      spec: ref('Spec'),
+      status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+    },
     'x-kubernetes-group-version-kind': [{ group: 'acme.example.com', version: 'v1', kind: 'Widget' }],
   },
   Spec: {
@@ -32,7 +41,11 @@ const COMPONENTS: Record<string, unknown> = {
       free: { type: 'object' },
       open: { type: 'object', additionalProperties: true },
       closed: { type: 'object', properties: { a: str }, additionalProperties: false },
-      config: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { level: str, nested: { type: 'object', properties: { b: str } } } },
+      config: {
+        type: 'object',
+        'x-kubernetes-preserve-unknown-fields': true,
+        properties: { level: str, nested: { type: 'object', properties: { b: str } } },
+      },
       named: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { inner: ref('Selector') } },
       raw: ref('io.k8s.apimachinery.pkg.runtime.RawExtension'),
       quantity: ref('io.k8s.apimachinery.pkg.api.resource.Quantity'),
@@ -66,14 +79,34 @@ describe('pruneUnknownFields', () => {
     { name: 'an undeclared field is dropped', spec: { replicas: 2, version: 'v1' }, want: { replicas: 2 }, dropped: ['.spec.version'] },
     {
       name: 'keyed list items are named by their merge key',
-      spec: { containers: [{ name: 'a', image: 'i', foo: 1 }, { name: 'b', env: [{ name: 'X', value: 'y', bar: true }] }] },
-      want: { containers: [{ name: 'a', image: 'i' }, { name: 'b', env: [{ name: 'X', value: 'y' }] }] },
+      spec: {
+        containers: [
+          { name: 'a', image: 'i', foo: 1 },
+          { name: 'b', env: [{ name: 'X', value: 'y', bar: true }] },
+        ],
+      },
+      want: {
+        containers: [
+          { name: 'a', image: 'i' },
+          { name: 'b', env: [{ name: 'X', value: 'y' }] },
+        ],
+      },
       dropped: ['.spec.containers[name="a"].foo', '.spec.containers[name="b"].env[0].bar'],
     },
     {
       name: 'list-map keys are sorted, a missing key takes its default',
-      spec: { ports: [{ protocol: 'UDP', port: 53, x: 1 }, { port: 80, y: 2, extra: 'kept' }] },
-      want: { ports: [{ protocol: 'UDP', port: 53 }, { port: 80, extra: 'kept' }] },
+      spec: {
+        ports: [
+          { protocol: 'UDP', port: 53, x: 1 },
+          { port: 80, y: 2, extra: 'kept' },
+        ],
+      },
+      want: {
+        ports: [
+          { protocol: 'UDP', port: 53 },
+          { port: 80, extra: 'kept' },
+        ],
+      },
       dropped: ['.spec.ports[port=53,protocol="UDP"].x', '.spec.ports[port=80,protocol="TCP"].y'],
     },
     {
@@ -138,7 +171,10 @@ describe('pruneUnknownFields', () => {
   }
 
   it('prunes metadata, status and top-level keys', () => {
-    const input = widget({ replicas: 1 }, { metadata: { name: 'w', labels: { a: 'b' }, bogus: 1 }, extra: true, status: { ready: true, unknown: 1 } });
+    const input = widget(
+      { replicas: 1 },
+      { metadata: { name: 'w', labels: { a: 'b' }, bogus: 1 }, extra: true, status: { ready: true, unknown: 1 } },
+    );
     const pruned = pruneUnknownFields(input, widgetSchema());
     expect(pruned.dropped).toEqual(['.metadata.bogus', '.extra', '.status.unknown']);
     expect(pruned.object).toEqual(widget({ replicas: 1 }, { metadata: { name: 'w', labels: { a: 'b' } }, status: { ready: true } }));
@@ -146,7 +182,10 @@ describe('pruneUnknownFields', () => {
 
   it('returns an unchanged copy without a schema or with an open schema', () => {
     const input = widget({ anything: { goes: 1 } }, { extra: 1 });
-    for (const schema of [undefined, compileSchemas({ Open: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { spec: str } } }).get('Open')]) {
+    for (const schema of [
+      undefined,
+      compileSchemas({ Open: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { spec: str } } }).get('Open'),
+    ]) {
       const pruned = pruneUnknownFields(input, schema);
       expect(pruned).toEqual({ object: input, dropped: [] });
       expect(pruned.object).not.toBe(input);
@@ -167,7 +206,10 @@ describe('compileSchemas', () => {
     const table = compileSchemas(components, ['Widget']);
     for (const key of Object.keys(components)) delete components[key];
     expect(table.get('Unused')).toBeUndefined();
-    const pruned = pruneUnknownFields(widget({ tree: { children: [{ children: [{ x: 1 }] }] }, containers: [{ name: 'c', env: [{ y: 1 }] }] }), table.get('Widget'));
+    const pruned = pruneUnknownFields(
+      widget({ tree: { children: [{ children: [{ x: 1 }] }] }, containers: [{ name: 'c', env: [{ y: 1 }] }] }),
+      table.get('Widget'),
+    );
     expect(pruned.dropped).toEqual(['.spec.tree.children[0].children[0].x', '.spec.containers[name="c"].env[0].y']);
     expect(table.size).toBeGreaterThan(5);
   });

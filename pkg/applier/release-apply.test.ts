@@ -60,7 +60,8 @@ function fakeClient(refuse: Record<string, Error> = {}): { client: KubeClient; c
       const e = refuse[describeObject(obj)];
       return e === undefined ? Promise.resolve(obj) : Promise.reject(e);
     },
-    get: (ref: ObjectRef) => Promise.resolve({ ...ref, metadata: { name: ref.name }, status: { conditions: [{ type: 'Established', status: 'True' }] } }),
+    get: (ref: ObjectRef) =>
+      Promise.resolve({ ...ref, metadata: { name: ref.name }, status: { conditions: [{ type: 'Established', status: 'True' }] } }),
     delete: (ref: ObjectRef) => {
       calls.push(`delete ${refName(ref)}`);
       const e = refuse[`delete ${refName(ref)}`];
@@ -73,9 +74,19 @@ function fakeClient(refuse: Record<string, Error> = {}): { client: KubeClient; c
 // ---- data ----------------------------------------------------------------------------------
 
 const crd = (name: string): KubeObject => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name } });
-const cm = (name: string, data: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data });
+const cm = (name: string, data: Record<string, string> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'ns' },
+  data,
+});
 
-const bundle = (version: string): ReleaseBundle => ({ package: 'pkg', name: `pkg.v${version}`, version, image: `registry.example/pkg@sha256:${version.replace(/\./g, '')}` });
+const bundle = (version: string): ReleaseBundle => ({
+  package: 'pkg',
+  name: `pkg.v${version}`,
+  version,
+  image: `registry.example/pkg@sha256:${version.replace(/\./g, '')}`,
+});
 
 function desired(version: string, objects: KubeObject[], extra: Partial<DesiredRelease> = {}): DesiredRelease {
   return { extension: 'ext', extensionUID: 'uid-1', bundle: bundle(version), objects, properties: [{ type: 'olm.package' }], ...extra };
@@ -116,7 +127,10 @@ describe('applyRelease', () => {
   it('install: records pending-install, applies, then deployed "Install complete"', async () => {
     const store = new FakeStore();
     const { client, calls } = fakeClient();
-    const want = desired('1.0.0', [crd('w.example.com'), cm('a')], { config: { replicas: 2 }, droppedFields: [{ object: 'ConfigMap ns/a', paths: ['.x'] }] });
+    const want = desired('1.0.0', [crd('w.example.com'), cm('a')], {
+      config: { replicas: 2 },
+      droppedFields: [{ object: 'ConfigMap ns/a', paths: ['.x'] }],
+    });
     const out = await applyRelease({ client, store, now: () => NOW }, [], want);
     expect(store.log).toEqual(['create r1 pending-install Initial install underway', 'update r1 deployed Install complete']);
     expect(calls).toEqual(['apply CustomResourceDefinition w.example.com', 'apply ConfigMap ns/a']);
@@ -152,7 +166,10 @@ describe('applyRelease', () => {
       'apply ConfigMap ns/new',
       'delete ConfigMap ns/gone',
     ]);
-    expect(out).toMatchObject({ changed: true, release: { revision: 2, status: 'deployed', notes: { keptObjects: ['CustomResourceDefinition old.example.com'] } } });
+    expect(out).toMatchObject({
+      changed: true,
+      release: { revision: 2, status: 'deployed', notes: { keptObjects: ['CustomResourceDefinition old.example.com'] } },
+    });
     expect(out.release.firstDeployed).toBe('2024-01-01T00:00:00.000Z');
     expect(out.release.lastDeployed).toBe(NOW.toISOString());
     expect(store.records.get(1)?.status).toBe('superseded');
@@ -214,7 +231,11 @@ describe('applyRelease', () => {
     const store = new FakeStore(history);
     const { client } = fakeClient();
     const out = await applyRelease({ client, store }, history, desired('1.1.0', [cm('a'), cm('b')]));
-    expect(store.log).toEqual(['update r2 pending-upgrade Upgrade underway', 'update r2 deployed Upgrade complete', 'update r1 superseded Superseded']);
+    expect(store.log).toEqual([
+      'update r2 pending-upgrade Upgrade underway',
+      'update r2 deployed Upgrade complete',
+      'update r1 superseded Superseded',
+    ]);
     expect(out.release).toMatchObject({ revision: 2, status: 'deployed' });
     expect(store.records.size).toBe(2);
   });
@@ -245,7 +266,11 @@ describe('applyRelease', () => {
     const store = new FakeStore(history);
     const { client } = fakeClient();
     const out = await applyRelease({ client, store }, history, v1);
-    expect(store.log).toEqual(['create r3 pending-upgrade Upgrade underway', 'update r3 deployed Upgrade complete', 'update r1 superseded Superseded']);
+    expect(store.log).toEqual([
+      'create r3 pending-upgrade Upgrade underway',
+      'update r3 deployed Upgrade complete',
+      'update r1 superseded Superseded',
+    ]);
     expect(out.release.revision).toBe(3);
     expect(store.records.get(2)?.status).toBe('failed');
   });

@@ -105,7 +105,9 @@ describe('parseBundle refusals', () => {
 
   it('reports YAML syntax errors with the file', () => {
     const msg = parseError({ 'metadata/annotations.yaml': ANNOTATIONS, 'manifests/bad.yaml': 'a: 1\nb: [\n' });
-    expect(msg).toMatch(/^error parsing objects in "manifests\/bad.yaml": error parsing manifests\/bad.yaml: error converting YAML to JSON: yaml: line \d+: /);
+    expect(msg).toMatch(
+      /^error parsing objects in "manifests\/bad.yaml": error parsing manifests\/bad.yaml: error converting YAML to JSON: yaml: line \d+: /,
+    );
   });
 
   it.each([
@@ -133,8 +135,15 @@ describe('parseBundle refusals', () => {
 
   it('refuses alias bombs instead of expanding them', () => {
     let doc = 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n';
-    for (let i = 1; i < 9; i++) doc += `a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]\n`;
-    const msg = parseError({ 'metadata/annotations.yaml': ANNOTATIONS, 'manifests/a.yaml': CSV('a'), 'manifests/bomb.yaml': `apiVersion: v1\nkind: ConfigMap\n${doc}` });
+    for (let i = 1; i < 9; i++)
+      doc += `a${i}: &a${i} [${Array(10)
+        .fill(`*a${i - 1}`)
+        .join(', ')}]\n`;
+    const msg = parseError({
+      'metadata/annotations.yaml': ANNOTATIONS,
+      'manifests/a.yaml': CSV('a'),
+      'manifests/bomb.yaml': `apiVersion: v1\nkind: ConfigMap\n${doc}`,
+    });
     expect(msg).toContain('yaml: document contains excessive aliasing');
   });
 
@@ -145,7 +154,9 @@ describe('parseBundle refusals', () => {
 
   it('reports a package name of the wrong type', () => {
     const msg = parseError({ 'metadata/annotations.yaml': 'annotations:\n  operators.operatorframework.io.bundle.package.v1: 5\n' });
-    expect(msg).toContain('cannot unmarshal number into Go struct field Annotations.annotations.operators.operatorframework.io.bundle.package.v1 of type string');
+    expect(msg).toContain(
+      'cannot unmarshal number into Go struct field Annotations.annotations.operators.operatorframework.io.bundle.package.v1 of type string',
+    );
   });
 });
 

@@ -66,7 +66,14 @@ export function parseBundle(files: BundleFiles): Result<RegistryV1Bundle, string
 
 function normalizePaths(files: BundleFiles): Map<string, Uint8Array> {
   const out = new Map<string, Uint8Array>();
-  for (const [path, bytes] of files) out.set(path.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, ''), bytes);
+  for (const [path, bytes] of files)
+    out.set(
+      path
+        .replace(/\\/g, '/')
+        .replace(/^(\.\/)+/, '')
+        .replace(/^\/+/, ''),
+      bytes,
+    );
   return out;
 }
 
@@ -84,12 +91,16 @@ function readPackageName(bytes: Uint8Array | undefined): Result<string, string> 
   const annotations = (root as Record<string, unknown>)['annotations'];
   if (annotations === undefined || annotations === null) return ok('');
   if (typeof annotations !== 'object' || Array.isArray(annotations)) {
-    return err('error unmarshaling JSON: while decoding JSON: json: cannot unmarshal non-object into Go struct field AnnotationsFile.annotations of type registry.Annotations');
+    return err(
+      'error unmarshaling JSON: while decoding JSON: json: cannot unmarshal non-object into Go struct field AnnotationsFile.annotations of type registry.Annotations',
+    );
   }
   const name = (annotations as Record<string, unknown>)[PACKAGE_ANNOTATION];
   if (name === undefined || name === null) return ok('');
   if (typeof name !== 'string') {
-    return err(`error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${typeof name} into Go struct field Annotations.annotations.${PACKAGE_ANNOTATION} of type string`);
+    return err(
+      `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${typeof name} into Go struct field Annotations.annotations.${PACKAGE_ANNOTATION} of type string`,
+    );
   }
   return ok(name);
 }
@@ -109,9 +120,7 @@ function manifestEntries(files: Map<string, Uint8Array>): { path: string; isDir:
     children.set(name, (children.get(name) ?? false) || slash !== -1);
   }
   if (!exists) return undefined;
-  return [...children.keys()]
-    .sort(byteOrder)
-    .map((name) => ({ path: `${MANIFESTS_DIR}/${name}`, isDir: children.get(name) === true }));
+  return [...children.keys()].sort(byteOrder).map((name) => ({ path: `${MANIFESTS_DIR}/${name}`, isDir: children.get(name) === true }));
 }
 
 const utf8 = new TextEncoder();
@@ -144,7 +153,9 @@ function classify(obj: KubeObject): Result<Classified, string> {
     const parsed = CustomResourceDefinitionSchema.safeParse(obj);
     if (!parsed.success) return err(`CustomResourceDefinition ${JSON.stringify(nameOf(obj))}: ${formatIssues(parsed.error.issues)}`);
     if (obj.apiVersion !== CRD_API_VERSION) {
-      return err(`CustomResourceDefinition ${JSON.stringify(nameOf(obj))}: apiVersion ${JSON.stringify(obj.apiVersion)} is not supported; only ${CRD_API_VERSION} CustomResourceDefinitions can be installed`);
+      return err(
+        `CustomResourceDefinition ${JSON.stringify(nameOf(obj))}: apiVersion ${JSON.stringify(obj.apiVersion)} is not supported; only ${CRD_API_VERSION} CustomResourceDefinitions can be installed`,
+      );
     }
     return ok({ type: 'crd', crd: obj as CustomResourceDefinition });
   }

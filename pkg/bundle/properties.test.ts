@@ -5,7 +5,10 @@ import { compactRaw, scanJson, splitJsonStream } from '../goyaml/index.ts';
 const enc = new TextEncoder();
 
 function merged(annotation: string | undefined, yaml: string | undefined): string | undefined {
-  const r = mergeOlmProperties(annotation === undefined ? undefined : { 'olm.properties': annotation }, yaml === undefined ? undefined : enc.encode(yaml));
+  const r = mergeOlmProperties(
+    annotation === undefined ? undefined : { 'olm.properties': annotation },
+    yaml === undefined ? undefined : enc.encode(yaml),
+  );
   if (!r.ok) throw new Error(r.error);
   return r.value?.['olm.properties'];
 }
@@ -13,7 +16,8 @@ function merged(annotation: string | undefined, yaml: string | undefined): strin
 describe('mergeOlmProperties', () => {
   // Expected bytes were produced by Go (encoding/json + sigs.k8s.io/yaml) for the same input.
   it('keeps annotation values verbatim (compacted, HTML-escaped) and converts YAML values like Go', () => {
-    const yaml = 'properties:\n  - type: olm.maxOpenShiftVersion\n    value: 4.10\n  - type: acme.example.com/tier\n    value:\n      zeta: last\n      alpha: first\n      limits: {widgets: 100, ratio: 1.50}\n';
+    const yaml =
+      'properties:\n  - type: olm.maxOpenShiftVersion\n    value: 4.10\n  - type: acme.example.com/tier\n    value:\n      zeta: last\n      alpha: first\n      limits: {widgets: 100, ratio: 1.50}\n';
     expect(merged('[{"type":"acme.example.com/feature","value":{"b":1.0,"a":"<x&y>"}}]', yaml)).toBe(
       '[{"type":"acme.example.com/feature","value":{"b":1.0,"a":"\\u003cx\\u0026y\\u003e"}},{"type":"olm.maxOpenShiftVersion","value":4.1},{"type":"acme.example.com/tier","value":{"alpha":"first","limits":{"ratio":1.5,"widgets":100},"zeta":"last"}}]',
     );

@@ -45,8 +45,7 @@ export function mergeOlmProperties(
 
   const all = [...fromCsv, ...fromFile.value];
   // Go marshals a nil slice (no properties at all) as `null`.
-  const merged =
-    all.length === 0 ? 'null' : `[${all.map((p) => `{"type":${p.type},"value":${p.value}}`).join(',')}]`;
+  const merged = all.length === 0 ? 'null' : `[${all.map((p) => `{"type":${p.type},"value":${p.value}}`).join(',')}]`;
   return ok({ ...annotations, [OLM_PROPERTIES_ANNOTATION]: merged });
 }
 
@@ -95,12 +94,16 @@ function parsePropertiesYaml(bytes: Uint8Array): Result<EncodedProperty[], strin
   const root = doc.value;
   if (root === null) return ok([]);
   if (typeof root !== 'object' || Array.isArray(root)) {
-    return err(`error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsKind(root)} into Go value of type source.RegistryV1Properties`);
+    return err(
+      `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsKind(root)} into Go value of type source.RegistryV1Properties`,
+    );
   }
   const list = (root as Record<string, unknown>)['properties'];
   if (list === undefined || list === null) return ok([]);
   if (!Array.isArray(list)) {
-    return err(`error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsKind(list)} into Go struct field RegistryV1Properties.properties of type []property.Property`);
+    return err(
+      `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsKind(list)} into Go struct field RegistryV1Properties.properties of type []property.Property`,
+    );
   }
   const out: EncodedProperty[] = [];
   for (const item of list) {
@@ -109,12 +112,16 @@ function parsePropertiesYaml(bytes: Uint8Array): Result<EncodedProperty[], strin
       continue;
     }
     if (typeof item !== 'object' || Array.isArray(item)) {
-      return err(`error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsKind(item)} into Go struct field RegistryV1Properties.properties of type property.Property`);
+      return err(
+        `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsKind(item)} into Go struct field RegistryV1Properties.properties of type property.Property`,
+      );
     }
     const record = item as Record<string, unknown>;
     const type = record['type'] ?? '';
     if (typeof type !== 'string') {
-      return err(`error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsKind(type)} into Go struct field Property.properties.type of type string`);
+      return err(
+        `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsKind(type)} into Go struct field Property.properties.type of type string`,
+      );
     }
     try {
       out.push({ type: goJsonString(type), value: goJsonMarshal(record['value'] ?? null, true) });

@@ -25,7 +25,14 @@ function fakeClient(): CatalogClient & { calls: Call[] } {
   const calls: Call[] = [];
   const record = <T>(method: Call['method'], baseURL: string, signal: AbortSignal | undefined, packageName?: string): Promise<T> =>
     new Promise<T>((resolve, reject) => {
-      calls.push({ method, baseURL, signal, resolve: resolve as (v: unknown) => void, reject, ...(packageName === undefined ? {} : { packageName }) });
+      calls.push({
+        method,
+        baseURL,
+        signal,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        ...(packageName === undefined ? {} : { packageName }),
+      });
     });
   return {
     calls,
@@ -56,7 +63,11 @@ function allContent(version: string): CatalogContent {
 /** Lets pending promise callbacks run. */
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-const cat = (digest: string, name = 'ops'): CatalogRef => ({ name, baseURL: `http://catalogd.test/catalogs/${name}`, digestRef: `r.test/${name}@sha256:${digest}` });
+const cat = (digest: string, name = 'ops'): CatalogRef => ({
+  name,
+  baseURL: `http://catalogd.test/catalogs/${name}`,
+  digestRef: `r.test/${name}@sha256:${digest}`,
+});
 
 describe('catalog content cache', () => {
   let client: ReturnType<typeof fakeClient>;
@@ -162,7 +173,14 @@ describe('catalog content cache', () => {
     const pending = cache.getPackage(cat('a'), 'foo');
     client.calls[0]?.reject('plain string');
     await expect(pending).rejects.toThrow(new Error('plain string'));
-    const sync = createCatalogContentCache({ client: { ...client, getPackage: () => { throw new Error('sync throw'); } } });
+    const sync = createCatalogContentCache({
+      client: {
+        ...client,
+        getPackage: () => {
+          throw new Error('sync throw');
+        },
+      },
+    });
     await expect(sync.getPackage(cat('a'), 'foo')).rejects.toThrow('sync throw');
   });
 

@@ -198,14 +198,28 @@ export function createCatalogContentCache(options: CatalogContentCacheOptions): 
         digest.packages.set(packageName, slot);
       }
       const fetch = (s: AbortSignal): Promise<DeclarativeConfig> =>
-        fromMetasOrAll(catalog, catalogEntries, s, 'package', (rs) => client.getPackage(catalog.baseURL, packageName, rs), (c) => c.loadPackage(packageName));
+        fromMetasOrAll(
+          catalog,
+          catalogEntries,
+          s,
+          'package',
+          (rs) => client.getPackage(catalog.baseURL, packageName, rs),
+          (c) => c.loadPackage(packageName),
+        );
       return slot.get(fetch, policy, signal, lookup('package'));
     },
 
     packageNames(catalog, signal) {
       const { catalogEntries, digest } = entriesOf(catalog);
       const fetch = (s: AbortSignal): Promise<ReadonlySet<string>> =>
-        fromMetasOrAll(catalog, catalogEntries, s, 'package_names', (rs) => client.packageNames(catalog.baseURL, rs), (c) => c.packageNames);
+        fromMetasOrAll(
+          catalog,
+          catalogEntries,
+          s,
+          'package_names',
+          (rs) => client.packageNames(catalog.baseURL, rs),
+          (c) => c.packageNames,
+        );
       return digest.names.get(fetch, policy, signal, lookup('package_names'));
     },
 

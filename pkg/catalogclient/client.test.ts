@@ -15,7 +15,13 @@ const line = (o: Record<string, unknown>): string => `${JSON.stringify(o)}\n`;
 const PACKAGE = line({ schema: 'olm.package', name: 'foo', defaultChannel: 'stable' });
 const CHANNEL = line({ schema: 'olm.channel', package: 'foo', name: 'stable', entries: [{ name: 'foo.v1' }] });
 const BUNDLE = (v: string, image = `r.test/foo:${v}`): string =>
-  line({ schema: 'olm.bundle', package: 'foo', name: `foo.v${v}`, image, properties: [{ type: 'olm.package', value: { packageName: 'foo', version: `${v}.0.0` } }] });
+  line({
+    schema: 'olm.bundle',
+    package: 'foo',
+    name: `foo.v${v}`,
+    image,
+    properties: [{ type: 'olm.package', value: { packageName: 'foo', version: `${v}.0.0` } }],
+  });
 
 /** Answers like catalogd's /api/v1/metas for package "foo"; records every request. */
 function catalogdLike(requests: Array<{ url: string; encoding: string | undefined }>, gzip: boolean): Handler {
@@ -72,7 +78,10 @@ describe('catalog client', () => {
     expect(cfg.packages.map((p) => p.name)).toEqual(['foo']);
     expect(cfg.channels.map((c) => c.name)).toEqual(['stable']);
     // Two blobs in the foo.v2 slot: the later one wins, as in the catalog cache.
-    expect(cfg.bundles.map((b) => [b.name, b.image])).toEqual([['foo.v1', 'r.test/foo:1'], ['foo.v2', 'r.test/foo:2']]);
+    expect(cfg.bundles.map((b) => [b.name, b.image])).toEqual([
+      ['foo.v1', 'r.test/foo:1'],
+      ['foo.v2', 'r.test/foo:2'],
+    ]);
   });
 
   it('URL-encodes the package name', async () => {
@@ -87,7 +96,8 @@ describe('catalog client', () => {
   });
 
   it('keeps only the requested package when the server sends more', async () => {
-    handler = (_req, res) => res.end(PACKAGE + line({ schema: 'olm.package', name: 'bar' }) + line({ schema: 'olm.channel', package: 'bar', name: 'x', entries: [] }));
+    handler = (_req, res) =>
+      res.end(PACKAGE + line({ schema: 'olm.package', name: 'bar' }) + line({ schema: 'olm.channel', package: 'bar', name: 'x', entries: [] }));
     const cfg = await client.getPackage(`${url}/catalogs/ops`, 'foo');
     expect(cfg.packages.map((p) => p.name)).toEqual(['foo']);
     expect(cfg.channels).toEqual([]);
@@ -116,7 +126,9 @@ describe('catalog client', () => {
     await new Promise((resolve) => closed.close(resolve));
     const err = await client.getPackage(`${closedUrl}/catalogs/ops`, 'foo').catch((e: unknown) => e as Error);
     expect(err).toBeInstanceOf(Error);
-    expect((err as Error).message).toMatch(/^error performing request: Get "http:\/\/127\.0\.0\.1:\d+\/catalogs\/ops\/api\/v1\/metas\?\S+": connect ECONNREFUSED/);
+    expect((err as Error).message).toMatch(
+      /^error performing request: Get "http:\/\/127\.0\.0\.1:\d+\/catalogs\/ops\/api\/v1\/metas\?\S+": connect ECONNREFUSED/,
+    );
     expect((err as Error).cause).toBeInstanceOf(Error);
   });
 
@@ -162,8 +174,13 @@ describe('catalog client', () => {
 
   it.each([true, false])('downloads /all grouped per package (gzip=%s)', async (gzip) => {
     const requests: string[] = [];
-    const body = PACKAGE + CHANNEL + BUNDLE('1') + line({ schema: 'olm.package', name: 'bar' }) +
-      line({ schema: 'olm.bundle', package: 'bar', name: 'bar.v1', image: 'r.test/bar:1', properties: [] }) + line({ schema: 'custom.thing', name: 'loose' });
+    const body =
+      PACKAGE +
+      CHANNEL +
+      BUNDLE('1') +
+      line({ schema: 'olm.package', name: 'bar' }) +
+      line({ schema: 'olm.bundle', package: 'bar', name: 'bar.v1', image: 'r.test/bar:1', properties: [] }) +
+      line({ schema: 'custom.thing', name: 'loose' });
     handler = (req, res) => {
       requests.push(req.url ?? '');
       res.setHeader('content-type', 'application/jsonl');
@@ -174,7 +191,11 @@ describe('catalog client', () => {
     expect(requests).toEqual(['/catalogs/ops/api/v1/all']);
     expect([...content.packageNames]).toEqual(['foo', 'bar']);
     const foo = content.loadPackage('foo');
-    expect([foo.packages.map((p) => p.name), foo.channels.map((c) => c.name), foo.bundles.map((b) => b.name)]).toEqual([['foo'], ['stable'], ['foo.v1']]);
+    expect([foo.packages.map((p) => p.name), foo.channels.map((c) => c.name), foo.bundles.map((b) => b.name)]).toEqual([
+      ['foo'],
+      ['stable'],
+      ['foo.v1'],
+    ]);
     expect(content.loadPackage('bar').bundles.map((b) => b.image)).toEqual(['r.test/bar:1']);
     expect(content.loadPackage('none')).toEqual({ packages: [], channels: [], bundles: [], deprecations: [], others: [] });
   });
@@ -213,7 +234,8 @@ describe('catalog client', () => {
   });
 
   it('reports blobs that do not load', async () => {
-    handler = (req, res) => res.end(req.url?.includes('package=') === true ? line({ schema: 'olm.channel', package: 'foo', name: 'c', entries: 'x' }) : '');
+    handler = (req, res) =>
+      res.end(req.url?.includes('package=') === true ? line({ schema: 'olm.channel', package: 'foo', name: 'c', entries: 'x' }) : '');
     await expect(client.getPackage(`${url}/catalogs/ops`, 'foo')).rejects.toThrow(
       /^error loading package "foo": parse channel: json: cannot unmarshal string into Go struct field Channel.entries/,
     );
@@ -228,8 +250,29 @@ describe('catalog client over HTTPS', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'catalogclient-tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=catalogd', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'tls.key'), '-out', join(dir, 'tls.crt')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=catalogd',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'tls.key'),
+        '-out',
+        join(dir, 'tls.crt'),
+      ],
+      { stdio: 'ignore' },
+    );
     ca = await readFile(join(dir, 'tls.crt'), 'utf8');
     server = createHttpsServer({ key: await readFile(join(dir, 'tls.key')), cert: ca }, catalogdLike([], true)) as unknown as Server;
     url = (await listen(server)).replace('http:', 'https:');
@@ -249,7 +292,9 @@ describe('catalog client over HTTPS', () => {
 
   it('rejects an untrusted certificate as a transport error', async () => {
     const client = createCatalogClient();
-    await expect(client.getPackage(`${url}/catalogs/ops`, 'foo')).rejects.toThrow(/^error performing request: Get "https:.*": self-signed certificate/);
+    await expect(client.getPackage(`${url}/catalogs/ops`, 'foo')).rejects.toThrow(
+      /^error performing request: Get "https:.*": self-signed certificate/,
+    );
     client.close();
   });
 });

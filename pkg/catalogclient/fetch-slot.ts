@@ -44,7 +44,12 @@ export class FetchSlot<T> {
    * @throws the fetch's error (non-Errors are wrapped), or `signal.reason` (an Error) when the
    *   caller's `signal` aborts first; the latter is this caller's alone and is not cached.
    */
-  async get(fetch: (signal: AbortSignal) => Promise<T>, policy: RetryPolicy, signal?: AbortSignal, onLookup?: (outcome: LookupOutcome) => void): Promise<T> {
+  async get(
+    fetch: (signal: AbortSignal) => Promise<T>,
+    policy: RetryPolicy,
+    signal?: AbortSignal,
+    onLookup?: (outcome: LookupOutcome) => void,
+  ): Promise<T> {
     if (signal?.aborted === true) throw abortError(signal);
     const held = this.#held;
     if (held?.ok === true) {

@@ -5,9 +5,4 @@
  */
 export { type CatalogClient, type CatalogClientOptions, createCatalogClient, MetasNotServedError } from './client.ts';
 export { type CatalogContent, createCatalogContentBuilder, loadPackagePartition } from './catalog-content.ts';
-export {
-  type CatalogContentCache,
-  type CatalogContentCacheOptions,
-  type CatalogRef,
-  createCatalogContentCache,
-} from './cache.ts';
+export { type CatalogContentCache, type CatalogContentCacheOptions, type CatalogRef, createCatalogContentCache } from './cache.ts';

@@ -34,7 +34,14 @@ describe('setStatusCondition', () => {
     const c = base();
     const changed = setStatusCondition(c, { type: 'Progressing', status: 'True', reason: 'Succeeded', message: 'done', observedGeneration: 2 }, now);
     expect(changed).toBe(true);
-    expect(c[0]).toEqual({ type: 'Progressing', status: 'True', reason: 'Succeeded', message: 'done', lastTransitionTime: T0, observedGeneration: 2 });
+    expect(c[0]).toEqual({
+      type: 'Progressing',
+      status: 'True',
+      reason: 'Succeeded',
+      message: 'done',
+      lastTransitionTime: T0,
+      observedGeneration: 2,
+    });
     expect(c.map((x) => x.type)).toEqual(['Progressing', 'Installed']);
   });
 

@@ -30,7 +30,11 @@ function source(names: string[], gated = false): { src: ListWatchSource; release
         apiVersion: 'v1',
         kind: 'List',
         metadata: { resourceVersion: '1' },
-        items: names.map((n) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n, resourceVersion: '1', labels: { owner: `owner-${n}` } } })),
+        items: names.map((n) => ({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: n, resourceVersion: '1', labels: { owner: `owner-${n}` } },
+        })),
       };
     },
     watch(o) {
@@ -60,13 +64,25 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function setup(names: string[], reconcile: Reconciler['reconcile'], extra: { gated?: boolean; concurrency?: number; keys?: (o: Readonly<KubeObject>) => string } = {}) {
+function setup(
+  names: string[],
+  reconcile: Reconciler['reconcile'],
+  extra: { gated?: boolean; concurrency?: number; keys?: (o: Readonly<KubeObject>) => string } = {},
+) {
   const { src, release } = source(names, extra.gated);
   const registry = new Registry();
   const { log, lines } = captureLog();
   const informer = new Informer({ name: 'cm', source: src, log, resyncPeriodMs: 0 });
   const watch = extra.keys === undefined ? { informer } : { informer, keys: (_t: unknown, o: Readonly<KubeObject>) => extra.keys?.(o) };
-  const controller = new Controller({ name: 'test-controller', reconciler: { reconcile }, log, registry, watches: [watch], concurrency: extra.concurrency ?? 1, shutdownTimeoutMs: 5_000 });
+  const controller = new Controller({
+    name: 'test-controller',
+    reconciler: { reconcile },
+    log,
+    registry,
+    watches: [watch],
+    concurrency: extra.concurrency ?? 1,
+    shutdownTimeoutMs: 5_000,
+  });
   void informer.run(ctl.signal);
   const done = controller.run(ctl.signal);
   return { controller, registry, lines, release, done };

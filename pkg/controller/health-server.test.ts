@@ -73,7 +73,12 @@ describe('HealthServer', () => {
 
 describe('wireShutdownSignals', () => {
   it('aborts on the first signal, exits on the second, and can be unwired', () => {
-    const proc = Object.assign(new EventEmitter(), { exits: [] as number[], exit(code: number) { this.exits.push(code); } });
+    const proc = Object.assign(new EventEmitter(), {
+      exits: [] as number[],
+      exit(code: number) {
+        this.exits.push(code);
+      },
+    });
     const ctl = new AbortController();
     const unwire = wireShutdownSignals(proc, ctl, { log });
     proc.emit('SIGTERM');

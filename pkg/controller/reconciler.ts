@@ -45,5 +45,7 @@ export class PanicError extends Error {
 /** True for PanicError, JS runtime errors (TypeError, ReferenceError, RangeError, SyntaxError) and non-Error throws. */
 export function isPanic(err: unknown): boolean {
   if (!(err instanceof Error)) return true;
-  return err instanceof PanicError || err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError;
+  return (
+    err instanceof PanicError || err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError
+  );
 }

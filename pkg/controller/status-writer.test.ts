@@ -34,7 +34,13 @@ function store(initial: Obj | undefined, fail: { status?: ApiError; patch?: ApiE
 }
 
 const ref = { apiVersion: 'example.com/v1', kind: 'Thing', name: 't' };
-const obj = (): Obj => ({ apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't', resourceVersion: '1', finalizers: ['keep'] }, spec: { a: 1 }, status: { n: 1 } });
+const obj = (): Obj => ({
+  apiVersion: 'example.com/v1',
+  kind: 'Thing',
+  metadata: { name: 't', resourceVersion: '1', finalizers: ['keep'] },
+  spec: { a: 1 },
+  status: { n: 1 },
+});
 
 describe('reconcileWithStatus', () => {
   it('does nothing for a missing object', async () => {
@@ -99,7 +105,11 @@ describe('reconcileWithStatus', () => {
   });
 
   it('refuses reconcilers that change spec, labels or annotations (after writing status)', async () => {
-    for (const mutate of [(w: Obj) => void (w.spec.a = 2), (w: Obj) => void (w.metadata.labels = { x: 'y' }), (w: Obj) => void (w.metadata.annotations = { a: 'b' })]) {
+    for (const mutate of [
+      (w: Obj) => void (w.spec.a = 2),
+      (w: Obj) => void (w.metadata.labels = { x: 'y' }),
+      (w: Obj) => void (w.metadata.annotations = { a: 'b' }),
+    ]) {
       const { client, writes } = store(obj());
       const err = await reconcileWithStatus<Obj>({
         client,

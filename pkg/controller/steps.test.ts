@@ -6,7 +6,10 @@ interface State {
   trail: string[];
 }
 
-function step(name: string, run: (s: State) => Promise<{ requeueAfterMs?: number } | undefined> | { requeueAfterMs?: number } | undefined): Step<State> {
+function step(
+  name: string,
+  run: (s: State) => Promise<{ requeueAfterMs?: number } | undefined> | { requeueAfterMs?: number } | undefined,
+): Step<State> {
   return {
     name,
     run: (s) => {
@@ -35,7 +38,11 @@ describe('runSteps', () => {
   it('stops at the first step returning a result and resolves with it', async () => {
     const state: State = { trail: [] };
     const { timer, timed } = recordingTimer();
-    const result = await runSteps([step('a', () => undefined), step('b', () => ({ requeueAfterMs: 5000 })), step('c', () => undefined)], state, timer);
+    const result = await runSteps(
+      [step('a', () => undefined), step('b', () => ({ requeueAfterMs: 5000 })), step('c', () => undefined)],
+      state,
+      timer,
+    );
     expect(result).toEqual({ requeueAfterMs: 5000 });
     expect(state.trail).toEqual(['a', 'b']);
     expect(timed.map(([n]) => n)).toEqual(['a', 'b']);

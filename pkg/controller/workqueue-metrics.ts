@@ -33,19 +33,8 @@ export function workQueueMetrics(registry: Registry, name: string): WorkQueueMet
       labels,
       DURATION_BUCKETS,
     ).labels(name),
-    workDuration: histogramOn(
-      registry,
-      'workqueue_work_duration_seconds',
-      'Seconds a worker spent on a key.',
-      labels,
-      DURATION_BUCKETS,
-    ).labels(name),
-    unfinished: gaugeOn(
-      registry,
-      'workqueue_unfinished_work_seconds',
-      'Seconds spent so far on keys still being processed.',
-      labels,
-    ).labels(name),
+    workDuration: histogramOn(registry, 'workqueue_work_duration_seconds', 'Seconds a worker spent on a key.', labels, DURATION_BUCKETS).labels(name),
+    unfinished: gaugeOn(registry, 'workqueue_unfinished_work_seconds', 'Seconds spent so far on keys still being processed.', labels).labels(name),
     longest: gaugeOn(
       registry,
       'workqueue_longest_running_processor_seconds',

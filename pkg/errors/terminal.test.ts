@@ -21,8 +21,7 @@ describe('TerminalError', () => {
 
 describe('sanitizeNetworkError', () => {
   it('removes ephemeral socket details for IPv4 and IPv6', () => {
-    expect(sanitizeNetworkError('Get "x": read tcp 10.0.0.1:51234->10.0.0.2:443: connection reset'))
-      .toBe('Get "x": connection reset');
+    expect(sanitizeNetworkError('Get "x": read tcp 10.0.0.1:51234->10.0.0.2:443: connection reset')).toBe('Get "x": connection reset');
     expect(sanitizeNetworkError('write udp [::1]:5000->[fe80::1]:53: refused')).toBe('refused');
   });
 

@@ -31,28 +31,63 @@ describe('typed decoding (Go encoding/json semantics)', () => {
       ),
     );
     expect(cfg.packages).toEqual([{ schema: 'olm.package', name: 'p', defaultChannel: 's', icon: { base64data: 'aGk=', mediatype: 'image/png' } }]);
-    expect(cfg.channels[0]?.entries).toEqual([{ name: 'p.v1', skips: ['x'], skipRange: '<1.0.0' }, { name: 'p.v2', replaces: 'p.v1' }]);
+    expect(cfg.channels[0]?.entries).toEqual([
+      { name: 'p.v1', skips: ['x'], skipRange: '<1.0.0' },
+      { name: 'p.v2', replaces: 'p.v1' },
+    ]);
     expect(cfg.bundles[0]).toMatchObject({ name: 'p.v1', package: 'p', image: '' });
     expect(cfg.bundles[0]?.properties[1]).toEqual({ type: 't', value: null });
     expect(isPropertyValueMissing(cfg.bundles[0]?.properties[1] as never)).toBe(true);
     expect(isPropertyValueMissing(cfg.bundles[0]?.properties[0] as never)).toBe(false);
-    expect(cfg.deprecations).toEqual([{ schema: 'olm.deprecations', package: 'p', entries: [{ reference: { schema: 'olm.package' }, message: 'old' }] }]);
+    expect(cfg.deprecations).toEqual([
+      { schema: 'olm.deprecations', package: 'p', entries: [{ reference: { schema: 'olm.package' }, message: 'old' }] },
+    ]);
     expect(cfg.others.map((m) => m.name)).toEqual(['c']);
   });
 
   it.each<[string, string]>([
-    ['{"schema":"olm.package","defaultChannel":1}', 'parse package: json: cannot unmarshal number into Go struct field Package.defaultChannel of type string'],
-    ['{"schema":"olm.package","name":"p","icon":"x"}', 'parse package: json: cannot unmarshal string into Go struct field Package.icon of type declcfg.Icon'],
+    [
+      '{"schema":"olm.package","defaultChannel":1}',
+      'parse package: json: cannot unmarshal number into Go struct field Package.defaultChannel of type string',
+    ],
+    [
+      '{"schema":"olm.package","name":"p","icon":"x"}',
+      'parse package: json: cannot unmarshal string into Go struct field Package.icon of type declcfg.Icon',
+    ],
     ['{"schema":"olm.package","name":"p","icon":{"base64data":"abc!"}}', 'parse package: illegal base64 data at input byte 3'],
     ['{"schema":"olm.package","name":"p","icon":{"base64data":"ab"}}', 'parse package: illegal base64 data at input byte 0'],
-    ['{"schema":"olm.package","name":"p","icon":{"base64data":1}}', 'parse package: json: cannot unmarshal number into Go struct field Icon.icon.base64data of type []uint8'],
-    ['{"schema":"olm.channel","name":"c","entries":{}}', 'parse channel: json: cannot unmarshal object into Go struct field Channel.entries of type []declcfg.ChannelEntry'],
-    ['{"schema":"olm.channel","name":"c","entries":[{"skips":"x"}]}', 'parse channel: json: cannot unmarshal string into Go struct field ChannelEntry.entries.skips of type []string'],
-    ['{"schema":"olm.channel","name":"c","entries":[1]}', 'parse channel: json: cannot unmarshal number into Go struct field Channel.entries of type declcfg.ChannelEntry'],
-    ['{"schema":"olm.bundle","relatedImages":{}}', 'parse bundle: json: cannot unmarshal object into Go struct field Bundle.relatedImages of type []declcfg.RelatedImage'],
-    ['{"schema":"olm.bundle","properties":[{"type":5}]}', 'parse bundle: json: cannot unmarshal number into Go struct field Property.properties.type of type string'],
-    ['{"schema":"olm.bundle","relatedImages":5,"image":true}', 'parse bundle: json: cannot unmarshal bool into Go struct field Bundle.image of type string'],
-    ['{"schema":"olm.deprecations","entries":[{"reference":"x"}]}', 'parse deprecation: json: cannot unmarshal string into Go struct field DeprecationEntry.entries.reference of type declcfg.PackageScopedReference'],
+    [
+      '{"schema":"olm.package","name":"p","icon":{"base64data":1}}',
+      'parse package: json: cannot unmarshal number into Go struct field Icon.icon.base64data of type []uint8',
+    ],
+    [
+      '{"schema":"olm.channel","name":"c","entries":{}}',
+      'parse channel: json: cannot unmarshal object into Go struct field Channel.entries of type []declcfg.ChannelEntry',
+    ],
+    [
+      '{"schema":"olm.channel","name":"c","entries":[{"skips":"x"}]}',
+      'parse channel: json: cannot unmarshal string into Go struct field ChannelEntry.entries.skips of type []string',
+    ],
+    [
+      '{"schema":"olm.channel","name":"c","entries":[1]}',
+      'parse channel: json: cannot unmarshal number into Go struct field Channel.entries of type declcfg.ChannelEntry',
+    ],
+    [
+      '{"schema":"olm.bundle","relatedImages":{}}',
+      'parse bundle: json: cannot unmarshal object into Go struct field Bundle.relatedImages of type []declcfg.RelatedImage',
+    ],
+    [
+      '{"schema":"olm.bundle","properties":[{"type":5}]}',
+      'parse bundle: json: cannot unmarshal number into Go struct field Property.properties.type of type string',
+    ],
+    [
+      '{"schema":"olm.bundle","relatedImages":5,"image":true}',
+      'parse bundle: json: cannot unmarshal bool into Go struct field Bundle.image of type string',
+    ],
+    [
+      '{"schema":"olm.deprecations","entries":[{"reference":"x"}]}',
+      'parse deprecation: json: cannot unmarshal string into Go struct field DeprecationEntry.entries.reference of type declcfg.PackageScopedReference',
+    ],
     ['{"name":"x"}', `object '{"name":"x"}\n' is missing root schema field`],
     ['# only a comment\n', `object '' is missing root schema field`],
   ])('rejects %s', (text, want) => {
@@ -81,7 +116,13 @@ describe('typed decoding (Go encoding/json semantics)', () => {
       new RegExp(`^${prefix}: convert bundle object property at index 0 to JSON: yaml: line \\d+: `),
     );
     // JSON data is accepted as is; YAML data must convert.
-    const ok = loadMetas(metas(bundle(`{"type":"olm.bundle.object","value":{"data":"${b64('{not json')}"}},{"type":"olm.bundle.object","value":{"data":"${b64('kind: X\n')}"}}`)));
+    const ok = loadMetas(
+      metas(
+        bundle(
+          `{"type":"olm.bundle.object","value":{"data":"${b64('{not json')}"}},{"type":"olm.bundle.object","value":{"data":"${b64('kind: X\n')}"}}`,
+        ),
+      ),
+    );
     expect(ok.bundles).toHaveLength(1);
   });
 });

@@ -9,17 +9,7 @@ import { goDecode, type GoObject, MISSING } from './go-json-decode.ts';
 import { GO_BUNDLE, GO_BUNDLE_OBJECT, GO_CHANNEL, GO_DEPRECATION, GO_PACKAGE } from './go-types.ts';
 import { goQuote } from '../gotext/index.ts';
 import { goUnmarshalSyntaxError, YamlConvertError, yamlToJsonValue } from '../goyaml/index.ts';
-import type {
-  Bundle,
-  Channel,
-  ChannelEntry,
-  DeclarativeConfig,
-  Deprecation,
-  JsonValue,
-  Meta,
-  Package,
-  Property,
-} from './types.ts';
+import type { Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation, JsonValue, Meta, Package, Property } from './types.ts';
 import { looksLikeJson } from './utf8.ts';
 
 const MISSING_VALUES = new WeakSet<Property>();

@@ -93,16 +93,80 @@ describe('walkEntryDocuments', () => {
   });
 
   it.each<[string, Spec[], RegExp]>([
-    ['files out of walk order', [['b.json', PKG('b')], ['a.json', PKG('a')]], /a\.json comes after b\.json/],
-    ['`a-b` before `a/x` (a plain string sort)', [['a-b.json', PKG('b')], ['a/x.json', PKG('a')]], /a\/x\.json comes after a-b\.json/],
-    ['the same path twice (a later layer replaces it)', [['a.json', PKG('a')], ['a.json', PKG('b')]], /comes after a\.json/],
+    [
+      'files out of walk order',
+      [
+        ['b.json', PKG('b')],
+        ['a.json', PKG('a')],
+      ],
+      /a\.json comes after b\.json/,
+    ],
+    [
+      '`a-b` before `a/x` (a plain string sort)',
+      [
+        ['a-b.json', PKG('b')],
+        ['a/x.json', PKG('a')],
+      ],
+      /a\/x\.json comes after a-b\.json/,
+    ],
+    [
+      'the same path twice (a later layer replaces it)',
+      [
+        ['a.json', PKG('a')],
+        ['a.json', PKG('b')],
+      ],
+      /comes after a\.json/,
+    ],
     ['a symlink', [['a.json', { other: 'a symlink' }]], /a\.json is a symlink/],
-    ['a whiteout', [['a.json', PKG('a')], ['.wh.a.json', { other: 'a whiteout' }]], /is a whiteout/],
-    ['a file under a file', [['a', PKG('a')], ['a/b.json', PKG('b')]], /a\/b\.json lies under the file a/],
-    ['a directory replacing a file', [['a', PKG('a')], ['a', 'dir']], /directory a replaces a file/],
-    ['a file replacing a directory', [['a', 'dir'], ['a', PKG('a')]], /file a replaces a directory/],
-    ['an .indexignore ignoring a file already read', [['-a.json', PKG('a')], ['.indexignore', '-a.json\n']], /decides differently about -a\.json/],
-    ['an .indexignore un-ignoring a file already passed', [['.indexignore', '*.json\n'], ['d/-a.json', PKG('a')], ['d/.indexignore', '!-a.json\n']], /decides differently about d\/-a\.json/],
+    [
+      'a whiteout',
+      [
+        ['a.json', PKG('a')],
+        ['.wh.a.json', { other: 'a whiteout' }],
+      ],
+      /is a whiteout/,
+    ],
+    [
+      'a file under a file',
+      [
+        ['a', PKG('a')],
+        ['a/b.json', PKG('b')],
+      ],
+      /a\/b\.json lies under the file a/,
+    ],
+    [
+      'a directory replacing a file',
+      [
+        ['a', PKG('a')],
+        ['a', 'dir'],
+      ],
+      /directory a replaces a file/,
+    ],
+    [
+      'a file replacing a directory',
+      [
+        ['a', 'dir'],
+        ['a', PKG('a')],
+      ],
+      /file a replaces a directory/,
+    ],
+    [
+      'an .indexignore ignoring a file already read',
+      [
+        ['-a.json', PKG('a')],
+        ['.indexignore', '-a.json\n'],
+      ],
+      /decides differently about -a\.json/,
+    ],
+    [
+      'an .indexignore un-ignoring a file already passed',
+      [
+        ['.indexignore', '*.json\n'],
+        ['d/-a.json', PKG('a')],
+        ['d/.indexignore', '!-a.json\n'],
+      ],
+      /decides differently about d\/-a\.json/,
+    ],
   ])('refuses %s', async (_, specs, message) => {
     const streamed = await outcome(walkEntryDocuments(entries(specs)));
     expect(streamed.needsUnpack).toBe(true);
@@ -112,12 +176,35 @@ describe('walkEntryDocuments', () => {
   it('reports a decoding error only after checking the rest of the stream', async () => {
     const broken = '{"schema":"olm.package","name":"a"}\n{"broken\n';
     // The walk of the unpacked tree would ignore the broken file: the stream must say so.
-    const undone = await outcome(walkEntryDocuments(entries([['-a.json', broken], ['.indexignore', '-a.json\n'], ['b.json', PKG('b')]])));
+    const undone = await outcome(
+      walkEntryDocuments(
+        entries([
+          ['-a.json', broken],
+          ['.indexignore', '-a.json\n'],
+          ['b.json', PKG('b')],
+        ]),
+      ),
+    );
     expect(undone.needsUnpack).toBe(true);
-    const out = await outcome(walkEntryDocuments(entries([['a.json', broken], ['b.json', PKG('b')], ['c.json', '{"also broken']])));
+    const out = await outcome(
+      walkEntryDocuments(
+        entries([
+          ['a.json', broken],
+          ['b.json', PKG('b')],
+          ['c.json', '{"also broken'],
+        ]),
+      ),
+    );
     expect(out.needsUnpack).toBe(false);
     expect(out.error).toMatch(/^a\.json:2: /);
-    const late = await outcome(walkEntryDocuments(entries([['b.json', broken], ['a.json', PKG('a')]])));
+    const late = await outcome(
+      walkEntryDocuments(
+        entries([
+          ['b.json', broken],
+          ['a.json', PKG('a')],
+        ]),
+      ),
+    );
     expect(late.needsUnpack).toBe(true);
   });
 
@@ -126,25 +213,36 @@ describe('walkEntryDocuments', () => {
     const path = fc.array(name, { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/'));
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(path, { minLength: 1, maxLength: 8 }), fc.array(fc.constantFrom('a', '*.json', '!b', '/z0', 'a-b/'), { maxLength: 3 }), async (paths, ignore) => {
-        // Paths that are also parents of other paths become directories.
-        const dirs = new Set(paths.flatMap((p) => p.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
-        const files = paths.filter((p) => !dirs.has(p));
-        const specs: Spec[] = files.map((p, i) => [p, p.endsWith('.indexignore') ? ignore.join('\n') : PKG(`p${i}`)]);
-        specs.sort((a, b) => compareWalkOrder(a[0], b[0]));
-        const root = join(scratch, `random-${n++}`);
-        await writeTree(root, specs);
-        const walked = await outcome(walkDocuments(root));
-        const streamed = await outcome(walkEntryDocuments(entries(specs)));
-        if (streamed.needsUnpack === true) {
-          // Allowed only for a pattern arriving after files it decides about.
-          expect(streamed.error).toMatch(/decides differently/);
-          expect(specs.some(([p], i) => p.endsWith('.indexignore') && i > 0)).toBe(true);
-        } else {
-          expect(streamed).toEqual({ ...walked, ...(walked.error !== undefined ? { needsUnpack: false } : {}) });
-        }
-        expect((await listCatalogFiles(root)).files).toEqual(specs.map(([p]) => p).filter((p) => !p.endsWith('.indexignore')));
-      }),
+      fc.asyncProperty(
+        fc.uniqueArray(path, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.constantFrom('a', '*.json', '!b', '/z0', 'a-b/'), { maxLength: 3 }),
+        async (paths, ignore) => {
+          // Paths that are also parents of other paths become directories.
+          const dirs = new Set(
+            paths.flatMap((p) =>
+              p
+                .split('/')
+                .slice(0, -1)
+                .map((_, i, parts) => parts.slice(0, i + 1).join('/')),
+            ),
+          );
+          const files = paths.filter((p) => !dirs.has(p));
+          const specs: Spec[] = files.map((p, i) => [p, p.endsWith('.indexignore') ? ignore.join('\n') : PKG(`p${i}`)]);
+          specs.sort((a, b) => compareWalkOrder(a[0], b[0]));
+          const root = join(scratch, `random-${n++}`);
+          await writeTree(root, specs);
+          const walked = await outcome(walkDocuments(root));
+          const streamed = await outcome(walkEntryDocuments(entries(specs)));
+          if (streamed.needsUnpack === true) {
+            // Allowed only for a pattern arriving after files it decides about.
+            expect(streamed.error).toMatch(/decides differently/);
+            expect(specs.some(([p], i) => p.endsWith('.indexignore') && i > 0)).toBe(true);
+          } else {
+            expect(streamed).toEqual({ ...walked, ...(walked.error !== undefined ? { needsUnpack: false } : {}) });
+          }
+          expect((await listCatalogFiles(root)).files).toEqual(specs.map(([p]) => p).filter((p) => !p.endsWith('.indexignore')));
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -61,7 +61,10 @@ async function readText(body: AsyncIterable<Buffer>): Promise<string> {
  * @throws NeedsUnpackError (see module comment); FbcLoadError as `walkDocuments` would throw it
  *   (`opts.onError` is not supported: the first decoding error ends the walk).
  */
-export async function* walkEntryDocuments(entries: AsyncIterable<TreeEntry>, opts: Pick<WalkOptions, 'signal' | 'stats'> = {}): AsyncGenerator<WalkedDocument> {
+export async function* walkEntryDocuments(
+  entries: AsyncIterable<TreeEntry>,
+  opts: Pick<WalkOptions, 'signal' | 'stats'> = {},
+): AsyncGenerator<WalkedDocument> {
   const buffers = newReadBuffers();
   const files: Array<{ path: string; decoded: boolean }> = [];
   const fileSet = new Set<string>();

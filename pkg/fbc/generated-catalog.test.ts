@@ -10,7 +10,10 @@ import { type DeclarativeConfig, loadFS, validate } from './index.ts';
 async function digest(dir: string): Promise<string> {
   const h = createHash('sha256');
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  const files = entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).sort();
+  const files = entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
   for (const f of files) h.update(f.slice(dir.length)).update(await readFile(f));
   return h.digest('hex');
 }
@@ -23,7 +26,14 @@ describe('seeded catalog generator', () => {
   let cfg: DeclarativeConfig;
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'fbc-gen-'));
-    summary = await generateCatalog(join(root, 'a'), { seed: 7, bundles: 400, packages: 24, yamlShare: 0.3, inlineObjectShare: 0.3, iconBytes: [2000, 3000] });
+    summary = await generateCatalog(join(root, 'a'), {
+      seed: 7,
+      bundles: 400,
+      packages: 24,
+      yamlShare: 0.3,
+      inlineObjectShare: 0.3,
+      iconBytes: [2000, 3000],
+    });
     cfg = await loadFS(join(root, 'a'));
   });
   afterAll(async () => {

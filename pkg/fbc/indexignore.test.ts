@@ -109,6 +109,13 @@ describe('listCatalogFiles', () => {
     const { files, patterns } = await listCatalogFiles(root);
     const m = new IgnoreMatcher(patterns);
     // pkg/.indexignore (later) re-includes what the root ignores; its secret/ rule applies.
-    expect(files.filter((f) => !m.ignores(f))).toEqual(['.hidden.json', 'B.json', 'a.json', 'pkg/a.yaml', 'pkg/keep.yaml', 'z/.indexignore/inner.json']);
+    expect(files.filter((f) => !m.ignores(f))).toEqual([
+      '.hidden.json',
+      'B.json',
+      'a.json',
+      'pkg/a.yaml',
+      'pkg/keep.yaml',
+      'z/.indexignore/inner.json',
+    ]);
   });
 });

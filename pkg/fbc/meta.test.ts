@@ -30,7 +30,10 @@ describe('Meta extraction', () => {
     ['{"schema":1}', 'expected value for key "schema" to be a string, got %!t(float64=1): 1'],
     ['{"Package":true}', 'expected value for key "Package" to be a string, got true: true'],
     ['{"name":null}', 'expected value for key "name" to be a string, got %!t(<nil>): <nil>'],
-    ['{"name":{"b":[1,"x"],"a":1000000}}', 'expected value for key "name" to be a string, got %!t(map[string]interface {}=map[a:1e+06 b:[1 x]]): map[a:1e+06 b:[1 x]]'],
+    [
+      '{"name":{"b":[1,"x"],"a":1000000}}',
+      'expected value for key "name" to be a string, got %!t(map[string]interface {}=map[a:1e+06 b:[1 x]]): map[a:1e+06 b:[1 x]]',
+    ],
     ['{"name":[0.5]}', 'expected value for key "name" to be a string, got %!t([]interface {}=[0.5]): [0.5]'],
   ])('rejects %s', (text, want) => {
     expect(detail(text)).toBe(want);
@@ -42,9 +45,15 @@ describe('Meta extraction', () => {
       'json: cannot unmarshal array into Go value of type map[string]interface {} at offset 1 (indicated by <==)\n' +
         '[ <== \n    1,\n    {\n        "a": 2\n    }\n]',
     );
-    expect(detail('{}{}"x"')).toBe('json: cannot unmarshal string into Go value of type map[string]interface {} at offset 3 (indicated by <==)\n"x" <==');
-    expect(detail('{}{}42 ')).toBe('json: cannot unmarshal number into Go value of type map[string]interface {} at offset 2 (indicated by <==)\n42 <==');
-    expect(detail('{}{}true')).toBe('json: cannot unmarshal bool into Go value of type map[string]interface {} at offset 4 (indicated by <==)\ntrue <==');
+    expect(detail('{}{}"x"')).toBe(
+      'json: cannot unmarshal string into Go value of type map[string]interface {} at offset 3 (indicated by <==)\n"x" <==',
+    );
+    expect(detail('{}{}42 ')).toBe(
+      'json: cannot unmarshal number into Go value of type map[string]interface {} at offset 2 (indicated by <==)\n42 <==',
+    );
+    expect(detail('{}{}true')).toBe(
+      'json: cannot unmarshal bool into Go value of type map[string]interface {} at offset 4 (indicated by <==)\ntrue <==',
+    );
     // In YAML the document goes through Go's json.Marshal first (keys sorted, HTML escaped).
     expect(detail('- b: "<"\n  a: 1\n')).toBe(
       'error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {} ' +
@@ -67,7 +76,10 @@ describe('blob normalisation', () => {
     ['{"a":"\\u0001\\b\\f\\n\\r\\t\\u007f é"}', '{"a":"\\u0001\\b\\f\\n\\r\\t\u007f é"}'],
     ['{"a":"\\ud800x"}', '{"a":"\ufffdx"}'],
     ['{"a":-0}', '{"a":-0}'],
-    ['{"a":[1.0,1e21,1e20,1.5e-7,0.000001,100,12345678901234567890]}', '{"a":[1,1e+21,100000000000000000000,1.5e-7,0.000001,100,12345678901234567000]}'],
+    [
+      '{"a":[1.0,1e21,1e20,1.5e-7,0.000001,100,12345678901234567890]}',
+      '{"a":[1,1e+21,100000000000000000000,1.5e-7,0.000001,100,12345678901234567000]}',
+    ],
     ['{"\ue000":1,"\ud83d\ude00":2,"z":3}', '{"z":3,"\ue000":1,"\ud83d\ude00":2}'],
     // V8 enumerates array-index keys first and numerically; Go sorts them as bytes.
     ['{"a":3,"10":1,"9":2," ":4}', '{" ":4,"10":1,"9":2,"a":3}'],
@@ -84,7 +96,9 @@ describe('blob normalisation', () => {
         return `{${keys.map((k) => `${model(k)}:${model(x[k] as JsonValue)}`).join(',')}}`;
       }
       if (Object.is(x, -0)) return '-0';
-      return JSON.stringify(x).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+      return JSON.stringify(x)
+        .replace(/\u2028/g, '\\u2028')
+        .replace(/\u2029/g, '\\u2029');
     };
     fc.assert(
       fc.property(fc.jsonValue({ stringUnit: 'grapheme' }), (v) => {

@@ -78,7 +78,9 @@ export function convertDeprecations(
           pkg.deprecation = deprecation;
           return;
         default:
-          errors.push(`cannot deprecate object ${goReference(ref)} referenced by entry ${j} for package ${goQuote(d.package)}: object schema unknown`);
+          errors.push(
+            `cannot deprecate object ${goReference(ref)} referenced by entry ${j} for package ${goQuote(d.package)}: object schema unknown`,
+          );
       }
     });
   });

@@ -89,7 +89,11 @@ export function replacesChainError(ch: ModelChannel): string | undefined {
   }
   const heads = [...ch.bundles.values()].filter((b) => !incoming.has(b.name));
   if (heads.length === 0) return 'no channel head found in graph';
-  if (heads.length > 1) return `multiple channel heads found in graph: ${heads.map((h) => h.name).sort(compareUtf8).join(', ')}`;
+  if (heads.length > 1)
+    return `multiple channel heads found in graph: ${heads
+      .map((h) => h.name)
+      .sort(compareUtf8)
+      .join(', ')}`;
 
   const head = heads[0] as ModelBundle;
   const chain = new Set<string>([head.name]);

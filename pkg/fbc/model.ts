@@ -173,7 +173,9 @@ function attachBundle(pkg: ModelPackage, b: Bundle, errors: string[]): void {
   if (!props.ok) {
     errors.push(`parse properties for bundle ${goQuote(b.name)}: ${props.error}`);
   } else if (props.value.packages.length !== 1) {
-    errors.push(`package ${goQuote(b.package)} bundle ${goQuote(b.name)} must have exactly 1 "olm.package" property, found ${props.value.packages.length}`);
+    errors.push(
+      `package ${goQuote(b.package)} bundle ${goQuote(b.name)} must have exactly 1 "olm.package" property, found ${props.value.packages.length}`,
+    );
   } else {
     pkgProp = props.value.packages[0] as PackageProperty;
     if (b.package !== pkgProp.packageName) {
@@ -183,7 +185,8 @@ function attachBundle(pkg: ModelPackage, b: Bundle, errors: string[]): void {
   const imageError = (what: string, image: string): void => {
     if (image === '') return;
     const cause = imageReferenceError(image);
-    if (cause !== undefined) errors.push(`package ${goQuote(b.package)} bundle ${goQuote(b.name)} ${what}: invalid image pull spec ${goQuote(image)}: ${cause}`);
+    if (cause !== undefined)
+      errors.push(`package ${goQuote(b.package)} bundle ${goQuote(b.name)} ${what}: invalid image pull spec ${goQuote(image)}: ${cause}`);
   };
   imageError('image', b.image);
   (b.relatedImages ?? []).forEach((r, i) => imageError(`relatedImages[${i}].image`, r.image));

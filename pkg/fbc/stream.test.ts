@@ -119,10 +119,30 @@ describe('YAML documents', () => {
 
   it('types plain scalars like YAML 1.1 (go-yaml v2)', () => {
     const doc = [
-      'a: yes', 'b: no', 'c: on', 'd: off', 'e: y', 'f: N', 'g: True', 'tilde: ~', 'empty:',
-      'float: 1.0', 'exp: 1e3', 'hex: 0x1F', 'oct: 017', 'under: 1_000', 'neg0: -0', 'negf0: -0.0',
-      'eight: 08', 'dot: .5', 'big: 12345678901234567890', 'huge: 1e400', 'mixed: yEs', 'date: 2024-01-02',
-      'quoted: "yes"', 'version: 1.10',
+      'a: yes',
+      'b: no',
+      'c: on',
+      'd: off',
+      'e: y',
+      'f: N',
+      'g: True',
+      'tilde: ~',
+      'empty:',
+      'float: 1.0',
+      'exp: 1e3',
+      'hex: 0x1F',
+      'oct: 017',
+      'under: 1_000',
+      'neg0: -0',
+      'negf0: -0.0',
+      'eight: 08',
+      'dot: .5',
+      'big: 12345678901234567890',
+      'huge: 1e400',
+      'mixed: yEs',
+      'date: 2024-01-02',
+      'quoted: "yes"',
+      'version: 1.10',
     ].join('\n');
     expect(blobs(doc)).toEqual([
       '{"a":true,"b":false,"big":12345678901234567000,"c":true,"d":false,"date":"2024-01-02","dot":0.5,"e":true,' +
@@ -130,9 +150,7 @@ describe('YAML documents', () => {
         '"negf0":-0,"oct":15,"quoted":"yes","tilde":null,"under":1000,"version":1.1}\n',
     ]);
     // Boolean-looking keys are booleans too: `yes:` and `on:` both become "true" (last wins).
-    expect(blobs('yes: 1\non: 2\nno: 3\n')).toEqual([
-      '{"false":3,"true":2}\n',
-    ]);
+    expect(blobs('yes: 1\non: 2\nno: 3\n')).toEqual(['{"false":3,"true":2}\n']);
   });
 
   it('stringifies non-string keys as Go prints them', () => {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { type Bundle, type Channel, type ChannelEntry, type DeclarativeConfig, type Deprecation, firstValidationError, type Package, validate } from './index.ts';
+import {
+  type Bundle,
+  type Channel,
+  type ChannelEntry,
+  type DeclarativeConfig,
+  type Deprecation,
+  firstValidationError,
+  type Package,
+  validate,
+} from './index.ts';
 
 function pkg(name: string, defaultChannel = 'stable'): Package {
   return { schema: 'olm.package', name, defaultChannel };
@@ -56,7 +65,11 @@ describe('conversion errors (upstream ConvertToModel)', () => {
     ['channel of unknown package', modify((c) => c.channels.push(ch('bar', 'x', []))), 'unknown package "bar" for channel "x"'],
     ['channel without name', modify((c) => c.channels.push(ch('foo', '', []))), 'package "foo" contains channel with no name'],
     ['duplicate channel', modify((c) => c.channels.push(ch('foo', 'stable', []))), 'package "foo" has duplicate channel "stable"'],
-    ['duplicate entry', modify((c) => c.channels[0]?.entries.push({ name: 'foo.v1' })), 'invalid package "foo", channel "stable": duplicate entry "foo.v1"'],
+    [
+      'duplicate entry',
+      modify((c) => c.channels[0]?.entries.push({ name: 'foo.v1' })),
+      'invalid package "foo", channel "stable": duplicate entry "foo.v1"',
+    ],
     ['bundle without package', modify((c) => c.bundles.push(bundle('', 'x.v1', '1.0.0'))), 'package name must be set for bundle "x.v1"'],
     ['bundle of unknown package', modify((c) => c.bundles.push(bundle('bar', 'bar.v1', '1.0.0'))), 'unknown package "bar" for bundle "bar.v1"'],
     ['duplicate bundle', modify((c) => c.bundles.push(bundle('foo', 'foo.v1', '1.0.0'))), 'package "foo" has duplicate bundle "foo.v1"'],
@@ -75,7 +88,11 @@ describe('conversion errors (upstream ConvertToModel)', () => {
       modify((c) => (c.bundles[0] as Bundle).properties.push({ type: 'olm.package', value: { packageName: 'foo', version: '1.0.0' } })),
       'package "foo" bundle "foo.v1" must have exactly 1 "olm.package" property, found 2',
     ],
-    ['no olm.package property', modify((c) => ((c.bundles[0] as Bundle).properties = [])), 'package "foo" bundle "foo.v1" must have exactly 1 "olm.package" property, found 0'],
+    [
+      'no olm.package property',
+      modify((c) => ((c.bundles[0] as Bundle).properties = [])),
+      'package "foo" bundle "foo.v1" must have exactly 1 "olm.package" property, found 0',
+    ],
     [
       'package mismatch',
       modify((c) => ((c.bundles[0] as Bundle).properties = [{ type: 'olm.package', value: { packageName: 'bar', version: '1.0.0' } }])),
@@ -88,17 +105,33 @@ describe('conversion errors (upstream ConvertToModel)', () => {
     ],
     [
       'invalid related image',
-      modify((c) => ((c.bundles[0] as Bundle).relatedImages = [{ name: 'a', image: '' }, { name: 'b', image: `x@md5:${hex}` }])),
+      modify(
+        (c) =>
+          ((c.bundles[0] as Bundle).relatedImages = [
+            { name: 'a', image: '' },
+            { name: 'b', image: `x@md5:${hex}` },
+          ]),
+      ),
       `package "foo" bundle "foo.v1" relatedImages[1].image: invalid image pull spec "x@md5:${hex}": unsupported digest algorithm`,
     ],
-    ['invalid version', modify((c) => (c.bundles[0] = bundle('foo', 'foo.v1', '0.1.0.1'))), 'error parsing bundle "foo.v1" version "0.1.0.1": Invalid character(s) found in patch number "0.1"'],
+    [
+      'invalid version',
+      modify((c) => (c.bundles[0] = bundle('foo', 'foo.v1', '0.1.0.1'))),
+      'error parsing bundle "foo.v1" version "0.1.0.1": Invalid character(s) found in patch number "0.1"',
+    ],
     ['empty version', modify((c) => (c.bundles[0] = bundle('foo', 'foo.v1', ''))), 'error parsing bundle "foo.v1" version "": Version string empty'],
     [
       'invalid release',
-      modify((c) => ((c.bundles[0] as Bundle).properties = [{ type: 'olm.package', value: { packageName: 'foo', version: '1.0.0', release: '01' } }])),
+      modify(
+        (c) => ((c.bundles[0] as Bundle).properties = [{ type: 'olm.package', value: { packageName: 'foo', version: '1.0.0', release: '01' } }]),
+      ),
       'error parsing bundle "foo.v1" release version "01": invalid release "01": segment 0: Numeric PreRelease version must not contain leading zeroes "01"',
     ],
-    ['bundle in no channel', modify((c) => c.bundles.push(bundle('foo', 'foo.v9', '9.0.0'))), 'package "foo", bundle "foo.v9" not found in any channel entries'],
+    [
+      'bundle in no channel',
+      modify((c) => c.bundles.push(bundle('foo', 'foo.v9', '9.0.0'))),
+      'package "foo", bundle "foo.v9" not found in any channel entries',
+    ],
     [
       'entries without bundles',
       modify((c) => c.channels[0]?.entries.push({ name: 'foo.v4', replaces: 'foo.v2' }, { name: 'foo.v3', replaces: 'foo.v4' })),
@@ -106,11 +139,26 @@ describe('conversion errors (upstream ConvertToModel)', () => {
     ],
     ['deprecation without package', modify((c) => c.deprecations.push(dep('', []))), 'package name must be set for deprecation item 0'],
     ['deprecation of unknown package', modify((c) => c.deprecations.push(dep('bar', []))), 'cannot apply deprecations to an unknown package "bar"'],
-    ['two deprecations', modify((c) => c.deprecations.push(dep('foo', []), dep('foo', []))), 'expected a maximum of one deprecation per package: "foo"'],
-    ['deprecation without schema', modify((c) => c.deprecations.push(dep('foo', [{ reference: { schema: '' }, message: 'm' }]))), 'schema must be set for deprecation entry [0] for package "foo"'],
+    [
+      'two deprecations',
+      modify((c) => c.deprecations.push(dep('foo', []), dep('foo', []))),
+      'expected a maximum of one deprecation per package: "foo"',
+    ],
+    [
+      'deprecation without schema',
+      modify((c) => c.deprecations.push(dep('foo', [{ reference: { schema: '' }, message: 'm' }]))),
+      'schema must be set for deprecation entry [0] for package "foo"',
+    ],
     [
       'duplicate deprecation entry',
-      modify((c) => c.deprecations.push(dep('foo', [0, 1].map(() => ({ reference: { schema: 'olm.bundle', name: 'foo.v1' }, message: 'm' }))))),
+      modify((c) =>
+        c.deprecations.push(
+          dep(
+            'foo',
+            [0, 1].map(() => ({ reference: { schema: 'olm.bundle', name: 'foo.v1' }, message: 'm' })),
+          ),
+        ),
+      ),
       'duplicate deprecation entry declcfg.PackageScopedReference{Schema:"olm.bundle", Name:"foo.v1"} for package "foo"',
     ],
     [
@@ -154,7 +202,9 @@ describe('conversion errors (upstream ConvertToModel)', () => {
       'cannot apply deprecations to an unknown package "nope"',
     ]);
     // The broken bundle is not reported again by the model checks; package Bad is.
-    expect(errors[5]).toBe('invalid index:\n└── invalid package "Bad":\n    └── invalid channel "stable":\n        └── channel must contain at least one bundle');
+    expect(errors[5]).toBe(
+      'invalid index:\n└── invalid package "Bad":\n    └── invalid channel "stable":\n        └── channel must contain at least one bundle',
+    );
     expect(errors).toHaveLength(6);
   });
 });
@@ -165,7 +215,11 @@ describe('model checks (the invalid index tree)', () => {
     const c = cfg({
       packages: [pkg('foo', 'alpha')],
       channels: [ch('foo', 'alpha', [{ name }])],
-      bundles: [bundle('foo', name, '0.1.0+alpha.1.0.0', { properties: [{ type: 'olm.package', value: { packageName: 'foo', version: '0.1.0+alpha.1.0.0', release: '0.0.1' } }] })],
+      bundles: [
+        bundle('foo', name, '0.1.0+alpha.1.0.0', {
+          properties: [{ type: 'olm.package', value: { packageName: 'foo', version: '0.1.0+alpha.1.0.0', release: '0.0.1' } }],
+        }),
+      ],
     });
     expect(firstValidationError(c)).toBe(
       [
@@ -210,10 +264,32 @@ describe('model checks (the invalid index tree)', () => {
   }
 
   it.each<[string, ChannelEntry[], string]>([
-    ['no head (cycle)', [{ name: 'foo.v1', replaces: 'foo.v2' }, { name: 'foo.v2', replaces: 'foo.v1' }], 'no channel head found in graph'],
+    [
+      'no head (cycle)',
+      [
+        { name: 'foo.v1', replaces: 'foo.v2' },
+        { name: 'foo.v2', replaces: 'foo.v1' },
+      ],
+      'no channel head found in graph',
+    ],
     ['multiple heads', [{ name: 'foo.v1' }, { name: 'foo.v2' }], 'multiple channel heads found in graph: foo.v1, foo.v2'],
-    ['cycle below the head', [{ name: 'foo.v1', replaces: 'foo.v2' }, { name: 'foo.v2', replaces: 'foo.v1' }, { name: 'foo.v3', replaces: 'foo.v2' }], 'detected cycle in replaces chain of upgrade graph: foo.v2 -> foo.v1 -> foo.v2'],
-    ['self replace', [{ name: 'foo.v1', replaces: 'foo.v1' }, { name: 'foo.v2', replaces: 'foo.v1' }], 'detected cycle in replaces chain of upgrade graph: foo.v1 -> foo.v1'],
+    [
+      'cycle below the head',
+      [
+        { name: 'foo.v1', replaces: 'foo.v2' },
+        { name: 'foo.v2', replaces: 'foo.v1' },
+        { name: 'foo.v3', replaces: 'foo.v2' },
+      ],
+      'detected cycle in replaces chain of upgrade graph: foo.v2 -> foo.v1 -> foo.v2',
+    ],
+    [
+      'self replace',
+      [
+        { name: 'foo.v1', replaces: 'foo.v1' },
+        { name: 'foo.v2', replaces: 'foo.v1' },
+      ],
+      'detected cycle in replaces chain of upgrade graph: foo.v1 -> foo.v1',
+    ],
     [
       'stranded',
       [{ name: 'foo.v1' }, { name: 'foo.v2', replaces: 'foo.v1' }, { name: 'foo.v3' }, { name: 'foo.v4', replaces: 'foo.v3', skips: ['foo.v2'] }],
@@ -221,19 +297,33 @@ describe('model checks (the invalid index tree)', () => {
     ],
   ])('replaces chain: %s', (_name, entries, want) => {
     const names = entries.map((e) => e.name);
-    const c = cfg({ packages: [pkg('foo')], channels: [ch('foo', 'stable', entries)], bundles: names.map((n, i) => bundle('foo', n, `${i + 1}.0.0`)) });
+    const c = cfg({
+      packages: [pkg('foo')],
+      channels: [ch('foo', 'stable', entries)],
+      bundles: names.map((n, i) => bundle('foo', n, `${i + 1}.0.0`)),
+    });
     expect(tree(c)).toBe(`invalid index:\n└── invalid package "foo":\n    └── invalid channel "stable":\n        └── ${want}`);
   });
 
   it('accepts skipped entries off the chain and a tail replacing a missing entry', () => {
-    const entries = [{ name: 'foo.v1', replaces: 'foo.v0' }, { name: 'foo.v2', replaces: 'foo.v1' }, { name: 'foo.v3', replaces: 'foo.v1', skips: ['foo.v2'] }];
-    const c = cfg({ packages: [pkg('foo')], channels: [ch('foo', 'stable', entries)], bundles: entries.map((e, i) => bundle('foo', e.name, `${i + 1}.0.0`)) });
+    const entries = [
+      { name: 'foo.v1', replaces: 'foo.v0' },
+      { name: 'foo.v2', replaces: 'foo.v1' },
+      { name: 'foo.v3', replaces: 'foo.v1', skips: ['foo.v2'] },
+    ];
+    const c = cfg({
+      packages: [pkg('foo')],
+      channels: [ch('foo', 'stable', entries)],
+      bundles: entries.map((e, i) => bundle('foo', e.name, `${i + 1}.0.0`)),
+    });
     expect(validate(c)).toEqual([]);
   });
 
   it('reports a default channel that names no channel as an empty channel', () => {
     const c = modify((x) => ((x.packages[0] as Package).defaultChannel = 'beta'));
-    expect(tree(c)).toBe('invalid index:\n└── invalid package "foo":\n    └── invalid channel "beta":\n        └── channel must contain at least one bundle');
+    expect(tree(c)).toBe(
+      'invalid index:\n└── invalid package "foo":\n    └── invalid channel "beta":\n        └── channel must contain at least one bundle',
+    );
   });
 
   it('reports bundle-level problems', () => {
@@ -309,7 +399,13 @@ describe('model checks (the invalid index tree)', () => {
     const versions = ['0.0.1', '0.0.1', '1.0.1', '1.0.1', '1.0.1+b'];
     const c = cfg({
       packages: [pkg('anakin')],
-      channels: [ch('anakin', 'stable', names.map((n, i) => (i === 0 ? { name: n } : { name: n, replaces: names[i - 1] as string })))],
+      channels: [
+        ch(
+          'anakin',
+          'stable',
+          names.map((n, i) => (i === 0 ? { name: n } : { name: n, replaces: names[i - 1] as string })),
+        ),
+      ],
       bundles: names.map((n, i) => bundle('anakin', n, versions[i] as string)),
     });
     expect(tree(c)).toBe(

@@ -126,14 +126,17 @@ export async function* decodeFileDocuments(
   buffers: ReadBuffers,
 ): AsyncGenerator<WalkedDocument> {
   const ready: WalkedDocument[] = [];
-  const parser = new MetaStreamParser({
-    onDocument: (doc) => ready.push({ ...doc, source: { file, line: doc.line } }),
-    onError: (detail, line) => {
-      const err = new FbcLoadError(detail, { file, line });
-      if (opts.onError === undefined) throw err;
-      opts.onError(err);
+  const parser = new MetaStreamParser(
+    {
+      onDocument: (doc) => ready.push({ ...doc, source: { file, line: doc.line } }),
+      onError: (detail, line) => {
+        const err = new FbcLoadError(detail, { file, line });
+        if (opts.onError === undefined) throw err;
+        opts.onError(err);
+      },
     },
-  }, buffers.parse);
+    buffers.parse,
+  );
   try {
     for await (const chunk of chunks) {
       opts.signal?.throwIfAborted();

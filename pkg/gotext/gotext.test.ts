@@ -42,7 +42,10 @@ describe('Go numbers', () => {
   });
   it('parses uint64 with strconv texts', () => {
     expect(parseUint64('18446744073709551615')).toEqual({ ok: true, value: 18446744073709551615n });
-    expect(parseUint64('18446744073709551616')).toEqual({ ok: false, error: 'strconv.ParseUint: parsing "18446744073709551616": value out of range' });
+    expect(parseUint64('18446744073709551616')).toEqual({
+      ok: false,
+      error: 'strconv.ParseUint: parsing "18446744073709551616": value out of range',
+    });
     expect(parseUint64('')).toEqual({ ok: false, error: 'strconv.ParseUint: parsing "": invalid syntax' });
     expect(parseUint64('1a')).toEqual({ ok: false, error: 'strconv.ParseUint: parsing "1a": invalid syntax' });
   });

@@ -15,15 +15,33 @@ export function goQuote(s: string): string {
   for (const ch of s.toWellFormed()) {
     const r = ch.codePointAt(0) ?? 0;
     switch (r) {
-      case 0x07: out += '\\a'; continue;
-      case 0x08: out += '\\b'; continue;
-      case 0x0c: out += '\\f'; continue;
-      case 0x0a: out += '\\n'; continue;
-      case 0x0d: out += '\\r'; continue;
-      case 0x09: out += '\\t'; continue;
-      case 0x0b: out += '\\v'; continue;
-      case 0x5c: out += '\\\\'; continue;
-      case 0x22: out += '\\"'; continue;
+      case 0x07:
+        out += '\\a';
+        continue;
+      case 0x08:
+        out += '\\b';
+        continue;
+      case 0x0c:
+        out += '\\f';
+        continue;
+      case 0x0a:
+        out += '\\n';
+        continue;
+      case 0x0d:
+        out += '\\r';
+        continue;
+      case 0x09:
+        out += '\\t';
+        continue;
+      case 0x0b:
+        out += '\\v';
+        continue;
+      case 0x5c:
+        out += '\\\\';
+        continue;
+      case 0x22:
+        out += '\\"';
+        continue;
     }
     if (PRINTABLE.test(ch)) {
       out += ch;

@@ -17,9 +17,7 @@ export type { RawJson };
  * is the value with its spans when the scan was asked to record them.
  */
 export type ScanResult =
-  | { kind: 'complete'; end: number; tree?: RawJson | undefined }
-  | { kind: 'error'; index: number; message: string }
-  | { kind: 'incomplete' };
+  { kind: 'complete'; end: number; tree?: RawJson | undefined } | { kind: 'error'; index: number; message: string } | { kind: 'incomplete' };
 
 // Scanner states (Go's scanner step functions).
 const S = {
@@ -98,30 +96,85 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
       switch (state) {
         case S.BeginValueOrEmpty:
           if (isSpace(c)) break;
-          if (c === 0x5d) { state = S.EndValue; reprocess = true; break; }
-          state = S.BeginValue; reprocess = true; break;
+          if (c === 0x5d) {
+            state = S.EndValue;
+            reprocess = true;
+            break;
+          }
+          state = S.BeginValue;
+          reprocess = true;
+          break;
         case S.BeginValue:
-          if (isSpace(c)) { if (atEnd) return { kind: 'incomplete' }; break; }
+          if (isSpace(c)) {
+            if (atEnd) return { kind: 'incomplete' };
+            break;
+          }
           if (atEnd) return { kind: 'incomplete' };
           rec?.begin(i, c);
-          if (c === 0x7b) { stack.push(OBJ_KEY); state = S.BeginStringOrEmpty; break; }
-          if (c === 0x5b) { stack.push(ARRAY_VALUE); state = S.BeginValueOrEmpty; break; }
-          if (c === 0x22) { state = S.InString; break; }
-          if (c === 0x2d) { state = S.Neg; break; }
-          if (c === 0x30) { state = S.Zero; break; }
-          if (c >= 0x31 && c <= 0x39) { state = S.One; break; }
-          if (c === 0x74) { state = S.Literal; literal = 'true'; litPos = 1; break; }
-          if (c === 0x66) { state = S.Literal; literal = 'false'; litPos = 1; break; }
-          if (c === 0x6e) { state = S.Literal; literal = 'null'; litPos = 1; break; }
+          if (c === 0x7b) {
+            stack.push(OBJ_KEY);
+            state = S.BeginStringOrEmpty;
+            break;
+          }
+          if (c === 0x5b) {
+            stack.push(ARRAY_VALUE);
+            state = S.BeginValueOrEmpty;
+            break;
+          }
+          if (c === 0x22) {
+            state = S.InString;
+            break;
+          }
+          if (c === 0x2d) {
+            state = S.Neg;
+            break;
+          }
+          if (c === 0x30) {
+            state = S.Zero;
+            break;
+          }
+          if (c >= 0x31 && c <= 0x39) {
+            state = S.One;
+            break;
+          }
+          if (c === 0x74) {
+            state = S.Literal;
+            literal = 'true';
+            litPos = 1;
+            break;
+          }
+          if (c === 0x66) {
+            state = S.Literal;
+            literal = 'false';
+            litPos = 1;
+            break;
+          }
+          if (c === 0x6e) {
+            state = S.Literal;
+            literal = 'null';
+            litPos = 1;
+            break;
+          }
           return fail(i, 'looking for beginning of value');
         case S.BeginStringOrEmpty:
           if (isSpace(c)) break;
-          if (c === 0x7d) { stack[stack.length - 1] = OBJ_VALUE; state = S.EndValue; reprocess = true; break; }
-          state = S.BeginString; reprocess = true; break;
+          if (c === 0x7d) {
+            stack[stack.length - 1] = OBJ_VALUE;
+            state = S.EndValue;
+            reprocess = true;
+            break;
+          }
+          state = S.BeginString;
+          reprocess = true;
+          break;
         case S.BeginString:
           if (isSpace(c)) break;
           if (atEnd) return { kind: 'incomplete' };
-          if (c === 0x22) { rec?.beginKey(i); state = S.InString; break; }
+          if (c === 0x22) {
+            rec?.beginKey(i);
+            state = S.InString;
+            break;
+          }
           return fail(i, 'looking for beginning of object key string');
         case S.EndValue: {
           if (stack.length === 0) return { kind: 'complete', end: i, tree: rec?.root };
@@ -129,11 +182,19 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
           if (atEnd) return { kind: 'incomplete' };
           const top = stack[stack.length - 1];
           if (top === OBJ_KEY) {
-            if (c === 0x3a) { stack[stack.length - 1] = OBJ_VALUE; state = S.BeginValue; break; }
+            if (c === 0x3a) {
+              stack[stack.length - 1] = OBJ_VALUE;
+              state = S.BeginValue;
+              break;
+            }
             return fail(i, 'after object key');
           }
           if (top === OBJ_VALUE) {
-            if (c === 0x2c) { stack[stack.length - 1] = OBJ_KEY; state = S.BeginString; break; }
+            if (c === 0x2c) {
+              stack[stack.length - 1] = OBJ_KEY;
+              state = S.BeginString;
+              break;
+            }
             if (c === 0x7d) {
               stack.pop();
               rec?.endContainer(i + 1);
@@ -142,7 +203,10 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
             }
             return fail(i, 'after object key:value pair');
           }
-          if (c === 0x2c) { state = S.BeginValue; break; }
+          if (c === 0x2c) {
+            state = S.BeginValue;
+            break;
+          }
           if (c === 0x5d) {
             stack.pop();
             rec?.endContainer(i + 1);
@@ -153,14 +217,28 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
         }
         case S.InString:
           if (atEnd) return { kind: 'incomplete' };
-          if (c === 0x22) { rec?.endScalar(i + 1); state = S.EndValue; break; }
-          if (c === 0x5c) { state = S.InStringEsc; break; }
+          if (c === 0x22) {
+            rec?.endScalar(i + 1);
+            state = S.EndValue;
+            break;
+          }
+          if (c === 0x5c) {
+            state = S.InStringEsc;
+            break;
+          }
           if (c < 0x20) return fail(i, 'in string literal');
           break;
         case S.InStringEsc:
           if (atEnd) return { kind: 'incomplete' };
-          if ('bfnrt\\/"'.includes(String.fromCharCode(c))) { state = S.InString; break; }
-          if (c === 0x75) { state = S.InStringEscU; escU = 0; break; }
+          if ('bfnrt\\/"'.includes(String.fromCharCode(c))) {
+            state = S.InString;
+            break;
+          }
+          if (c === 0x75) {
+            state = S.InStringEscU;
+            escU = 0;
+            break;
+          }
           return fail(i, 'in string escape code');
         case S.InStringEscU:
           if (atEnd) return { kind: 'incomplete' };
@@ -169,37 +247,71 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
           break;
         case S.Neg:
           if (atEnd) return { kind: 'incomplete' };
-          if (c === 0x30) { state = S.Zero; break; }
-          if (c >= 0x31 && c <= 0x39) { state = S.One; break; }
+          if (c === 0x30) {
+            state = S.Zero;
+            break;
+          }
+          if (c >= 0x31 && c <= 0x39) {
+            state = S.One;
+            break;
+          }
           return fail(i, 'in numeric literal');
         case S.One:
           if (isDigit(c)) break;
-          state = S.Zero; reprocess = true; break;
+          state = S.Zero;
+          reprocess = true;
+          break;
         case S.Zero:
-          if (c === 0x2e) { state = S.Dot; break; }
-          if (c === 0x65 || c === 0x45) { state = S.E; break; }
+          if (c === 0x2e) {
+            state = S.Dot;
+            break;
+          }
+          if (c === 0x65 || c === 0x45) {
+            state = S.E;
+            break;
+          }
           rec?.endScalar(i);
-          state = S.EndValue; reprocess = true; break;
+          state = S.EndValue;
+          reprocess = true;
+          break;
         case S.Dot:
           if (atEnd) return { kind: 'incomplete' };
-          if (isDigit(c)) { state = S.Dot0; break; }
+          if (isDigit(c)) {
+            state = S.Dot0;
+            break;
+          }
           return fail(i, 'after decimal point in numeric literal');
         case S.Dot0:
           if (isDigit(c)) break;
-          if (c === 0x65 || c === 0x45) { state = S.E; break; }
+          if (c === 0x65 || c === 0x45) {
+            state = S.E;
+            break;
+          }
           rec?.endScalar(i);
-          state = S.EndValue; reprocess = true; break;
+          state = S.EndValue;
+          reprocess = true;
+          break;
         case S.E:
-          if (c === 0x2b || c === 0x2d) { state = S.ESign; break; }
-          state = S.ESign; reprocess = true; break;
+          if (c === 0x2b || c === 0x2d) {
+            state = S.ESign;
+            break;
+          }
+          state = S.ESign;
+          reprocess = true;
+          break;
         case S.ESign:
           if (atEnd) return { kind: 'incomplete' };
-          if (isDigit(c)) { state = S.E0; break; }
+          if (isDigit(c)) {
+            state = S.E0;
+            break;
+          }
           return fail(i, 'in exponent of numeric literal');
         case S.E0:
           if (isDigit(c)) break;
           rec?.endScalar(i);
-          state = S.EndValue; reprocess = true; break;
+          state = S.EndValue;
+          reprocess = true;
+          break;
         case S.Literal: {
           if (atEnd) return { kind: 'incomplete' };
           const want = literal.charCodeAt(litPos);
@@ -236,7 +348,10 @@ export function findOverflowingNumber(text: string): { literal: string; offset: 
       else if (ch === '"') inString = false;
       continue;
     }
-    if (ch === '"') { inString = true; continue; }
+    if (ch === '"') {
+      inString = true;
+      continue;
+    }
     if (ch === '-' || (ch !== undefined && ch >= '0' && ch <= '9')) {
       const end = numberLiteralEnd(text, i);
       const literal = text.slice(i, end);

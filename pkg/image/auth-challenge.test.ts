@@ -3,9 +3,7 @@ import { findChallenge, parseAuthChallenges } from './auth-challenge.ts';
 
 describe('parseAuthChallenges', () => {
   it('parses a registry bearer challenge', () => {
-    const got = parseAuthChallenges(
-      'Bearer realm="https://auth.example.io/token",service="registry.example.io",scope="repository:ns/app:pull,push"',
-    );
+    const got = parseAuthChallenges('Bearer realm="https://auth.example.io/token",service="registry.example.io",scope="repository:ns/app:pull,push"');
     expect(got).toEqual([
       {
         scheme: 'bearer',

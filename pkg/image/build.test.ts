@@ -87,7 +87,10 @@ describe('buildImage / buildIndex', () => {
     expect(image.layers[0]?.mediaType).toBe(MediaTypes.dockerLayerGzip);
     const index = buildIndex([image], 'docker');
     const parsed = parseManifest(index.manifest, undefined, 'i');
-    expect(parsed.kind === 'index' && parsed.index.manifests[0]).toMatchObject({ digest: image.digest, platform: { os: 'linux', architecture: 'amd64' } });
+    expect(parsed.kind === 'index' && parsed.index.manifests[0]).toMatchObject({
+      digest: image.digest,
+      platform: { os: 'linux', architecture: 'amd64' },
+    });
     expect(() => buildImage({})).toThrow('exactly one of files or layers');
   });
 });

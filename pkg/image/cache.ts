@@ -88,12 +88,7 @@ export function createDiskImageCache(baseDir: string): ImageCache {
     return { dir, digest, config, unpackedAt: info.mtime };
   }
 
-  async function store(
-    owner: string,
-    digest: string,
-    config: ImageConfig,
-    populate: (dir: string) => Promise<void>,
-  ): Promise<CacheEntry> {
+  async function store(owner: string, digest: string, config: ImageConfig, populate: (dir: string) => Promise<void>): Promise<CacheEntry> {
     checkOwner(owner);
     checkDigest(digest);
     const parent = ownerDir(owner);

@@ -67,11 +67,7 @@ export interface BlobExpectation {
  * ends short, and `digest mismatch for <what>: expected <d>, got <d>` at the end. Consumers
  * must iterate to the end for the check to run.
  */
-export async function* verifyStream(
-  source: AsyncIterable<Buffer>,
-  expected: BlobExpectation,
-  what: string,
-): AsyncGenerator<Buffer> {
+export async function* verifyStream(source: AsyncIterable<Buffer>, expected: BlobExpectation, what: string): AsyncGenerator<Buffer> {
   const problem = validateDigest(expected.digest);
   if (problem !== undefined) throw new Error(`invalid digest ${expected.digest} for ${what}: ${problem}`);
   const hash = hashFor(expected.digest);

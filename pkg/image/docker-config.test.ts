@@ -64,7 +64,10 @@ describe('parseDockerConfigJson', () => {
     ['not json', /error parsing \.dockerconfigjson: /],
     ['{"auths": 3}', /error parsing \.dockerconfigjson: auths: /],
     ['{}', /error parsing \.dockerconfigjson: auths: /],
-    [JSON.stringify({ auths: { 'q.io': { auth: b64('nocolon') } } }), /invalid "auth" for registry "q\.io" in \.dockerconfigjson: expected base64 of "username:password"/],
+    [
+      JSON.stringify({ auths: { 'q.io': { auth: b64('nocolon') } } }),
+      /invalid "auth" for registry "q\.io" in \.dockerconfigjson: expected base64 of "username:password"/,
+    ],
   ])('rejects %j clearly', (text, message) => {
     expect(() => parseDockerConfigJson(text)).toThrow(message);
   });
@@ -79,7 +82,10 @@ describe('parseDockercfg', () => {
 
 describe('dockerConfigFromSecret', () => {
   it('decodes .dockerconfigjson, falls back to .dockercfg, ignores other secrets', () => {
-    const json = dockerConfigFromSecret({ name: 'pull', data: { '.dockerconfigjson': b64(JSON.stringify({ auths: { 'a.io': { auth: b64('a:1') } } })) } });
+    const json = dockerConfigFromSecret({
+      name: 'pull',
+      data: { '.dockerconfigjson': b64(JSON.stringify({ auths: { 'a.io': { auth: b64('a:1') } } })) },
+    });
     expect(json?.auths['a.io']).toEqual({ username: 'a', password: '1' });
     const cfg = dockerConfigFromSecret({ data: { '.dockercfg': b64(JSON.stringify({ 'b.io': { auth: b64('b:2') } })) } });
     expect(cfg?.auths['b.io']).toEqual({ username: 'b', password: '2' });

@@ -36,12 +36,6 @@ export { MediaTypes, type ImageConfig, type Platform } from './manifest.ts';
 export { readLayerEntries, type LayerEntry } from './layer-entries.ts';
 export { CATALOG_CONFIGS_LABEL, onlyPath, type EntryFilter } from './path-filter.ts';
 export { DEFAULT_READ_FILES_LIMIT, type ImageFiles, type OpenedImage, type OpenedLayer, type PullOptions, type PullResult } from './puller.ts';
-export {
-  canonicalReference,
-  formatReference,
-  parseImageReference,
-  requireTagOrDigest,
-  type ImageReference,
-} from './reference.ts';
+export { canonicalReference, formatReference, parseImageReference, requireTagOrDigest, type ImageReference } from './reference.ts';
 export { RegistryError, type RegistryErrorEntry } from './registry-error.ts';
 export type { TarWriteEntry } from './tar-writer.ts';

@@ -112,7 +112,11 @@ describe('applyLayer', () => {
   });
 
   it('rewrites absolute symlink targets relative to the link', async () => {
-    await apply([{ path: 'usr/share', type: 'dir' }, file('usr/share/zone', 'UTC'), { path: 'etc/localtime', type: 'symlink', linkname: '/usr/share/zone' }]);
+    await apply([
+      { path: 'usr/share', type: 'dir' },
+      file('usr/share/zone', 'UTC'),
+      { path: 'etc/localtime', type: 'symlink', linkname: '/usr/share/zone' },
+    ]);
     expect(await readlink(join(root, 'etc/localtime'))).toBe('../usr/share/zone');
     expect(await readFile(join(root, 'etc/localtime'), 'utf8')).toBe('UTC');
   });

@@ -33,7 +33,9 @@ describe('digests', () => {
   it('verifies streamed bytes and reports digest and size mismatches', async () => {
     const data = Buffer.from('layer bytes');
     const digest = sha256Digest(data);
-    expect((await collect(verifyStream(from(data.subarray(0, 3), data.subarray(3)), { digest, size: data.length }, 'blob x'))).equals(data)).toBe(true);
+    expect((await collect(verifyStream(from(data.subarray(0, 3), data.subarray(3)), { digest, size: data.length }, 'blob x'))).equals(data)).toBe(
+      true,
+    );
     await expect(collect(verifyStream(from(Buffer.from('layer bytez')), { digest, size: data.length }, 'blob x'))).rejects.toThrow(
       `digest mismatch for blob x: expected ${digest}, got sha256:`,
     );
@@ -62,9 +64,9 @@ describe('parseManifest', () => {
   });
 
   it('rejects schema 1, unknown types, garbage and malformed documents', () => {
-    expect(() => parseManifest(bytes({ schemaVersion: 1, fsLayers: [] }), 'application/vnd.docker.distribution.manifest.v1+prettyjws', 'manifest x')).toThrow(
-      'unsupported manifest media type "application/vnd.docker.distribution.manifest.v1+prettyjws" for manifest x',
-    );
+    expect(() =>
+      parseManifest(bytes({ schemaVersion: 1, fsLayers: [] }), 'application/vnd.docker.distribution.manifest.v1+prettyjws', 'manifest x'),
+    ).toThrow('unsupported manifest media type "application/vnd.docker.distribution.manifest.v1+prettyjws" for manifest x');
     expect(() => parseManifest(Buffer.from('<html>'), 'text/html', 'manifest x')).toThrow(/^error parsing manifest x: /);
     expect(() => parseManifest(bytes({ ...manifest, layers: [{ mediaType: 'x', digest: 'nope', size: 1 }] }), undefined, 'manifest x')).toThrow(
       'error parsing manifest x: layers.0.digest: invalid digest',
@@ -117,7 +119,9 @@ describe('decompress', () => {
   });
 
   it('rejects xz and bzip2, and corrupt gzip', async () => {
-    await expect(collect(decompress(from(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00, 1]))))).rejects.toThrow('unsupported layer compression: xz');
+    await expect(collect(decompress(from(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00, 1]))))).rejects.toThrow(
+      'unsupported layer compression: xz',
+    );
     await expect(collect(decompress(from(Buffer.from('BZh91AY'))))).rejects.toThrow('unsupported layer compression: bzip2');
     const broken = Buffer.from(gzipSync(tar));
     broken.fill(0xff, 12, broken.length - 8);

@@ -26,12 +26,7 @@ export const IMAGE_MANIFEST_TYPES: readonly string[] = [MediaTypes.ociManifest, 
 export const INDEX_MANIFEST_TYPES: readonly string[] = [MediaTypes.ociIndex, MediaTypes.dockerManifestList];
 
 /** The `Accept` header sent for manifests: every type this client can read. */
-export const MANIFEST_ACCEPT = [
-  MediaTypes.ociIndex,
-  MediaTypes.ociManifest,
-  MediaTypes.dockerManifestList,
-  MediaTypes.dockerManifest,
-].join(', ');
+export const MANIFEST_ACCEPT = [MediaTypes.ociIndex, MediaTypes.ociManifest, MediaTypes.dockerManifestList, MediaTypes.dockerManifest].join(', ');
 
 /** An OS/architecture pair (plus optional CPU variant) as used in indexes and configs. */
 export const Platform = z.object({
@@ -91,9 +86,7 @@ export interface ImageConfig {
 }
 
 /** A parsed manifest: one image, or an index of per-platform images. */
-export type ParsedManifest =
-  | { kind: 'image'; mediaType: string; manifest: ImageManifest }
-  | { kind: 'index'; mediaType: string; index: ImageIndex };
+export type ParsedManifest = { kind: 'image'; mediaType: string; manifest: ImageManifest } | { kind: 'index'; mediaType: string; index: ImageIndex };
 
 function describeIssues(error: z.ZodError): string {
   return error.issues

@@ -138,7 +138,9 @@ describe('pull', () => {
     registry.faults.corruptBlobs.add(layer);
     const err = await errorOf(client.pull(`${registry.host}/c:1`, { owner: 'bad', cache }));
     expect(err.message).toMatch(
-      new RegExp(`^error applying image: error reading layer\\[0\\]: digest mismatch for blob ${layer} in ${registry.host}/c: expected ${layer}, got sha256:`),
+      new RegExp(
+        `^error applying image: error reading layer\\[0\\]: digest mismatch for blob ${layer} in ${registry.host}/c: expected ${layer}, got sha256:`,
+      ),
     );
     expect(isTerminal(err)).toBe(false);
     expect(await readdir(join(dir, 'unpack', 'bad'))).toEqual([]);
@@ -171,7 +173,9 @@ describe('pull', () => {
 
   it('says which manifest is unknown, with status and registry error code, retryably', async () => {
     const err = await errorOf(client.pull(`${registry.host}/missing:nope`, { owner: 'm', cache }));
-    expect(err.message).toBe(`error getting manifest: error reading manifest nope in ${registry.host}/missing: HTTP 404 Not Found: MANIFEST_UNKNOWN: manifest unknown`);
+    expect(err.message).toBe(
+      `error getting manifest: error reading manifest nope in ${registry.host}/missing: HTTP 404 Not Found: MANIFEST_UNKNOWN: manifest unknown`,
+    );
     expect(isTerminal(err)).toBe(false);
   });
 
@@ -259,7 +263,9 @@ describe('readImageFiles', () => {
     expect(got.files.get('manifests/csv.yaml')?.toString()).toBe('kind: ClusterServiceVersion');
     expect(got.digestRef).toBe(`${registry.host}/bundle@${image.digest}`);
     expect(await readdir(tmp)).toEqual([]);
-    await expect(client.readImageFiles(`${registry.host}/bundle:v1`, { tmpDir: tmp, maxBytes: 10 })).rejects.toThrow('image content exceeds 10 bytes');
+    await expect(client.readImageFiles(`${registry.host}/bundle:v1`, { tmpDir: tmp, maxBytes: 10 })).rejects.toThrow(
+      'image content exceeds 10 bytes',
+    );
     await rm(tmp, { recursive: true });
   });
 });

@@ -224,16 +224,20 @@ export class Puller {
    * @throws the errors of `pull` (without the cache ones), and `image content exceeds <n>
    *   bytes` beyond `maxBytes`.
    */
-  async readImageFiles(
-    ref: string,
-    options: { signal?: AbortSignal; maxBytes?: number; tmpDir?: string } = {},
-  ): Promise<ImageFiles> {
+  async readImageFiles(ref: string, options: { signal?: AbortSignal; maxBytes?: number; tmpDir?: string } = {}): Promise<ImageFiles> {
     const resolved = await this.#source.resolve(ref, options.signal);
     const meta = await this.#metadata(resolved, options.signal);
     const dir = await mkdtemp(join(options.tmpDir ?? tmpdir(), 'olmv1-image-'));
     try {
       try {
-        await unpackLayers({ registry: this.#registry, repo: resolved.ref, layers: meta.manifest.layers, dir, log: this.#log, signal: options.signal });
+        await unpackLayers({
+          registry: this.#registry,
+          repo: resolved.ref,
+          layers: meta.manifest.layers,
+          dir,
+          log: this.#log,
+          signal: options.signal,
+        });
       } catch (err) {
         throw wrapError('error applying image', err);
       }

@@ -22,12 +22,7 @@ async function pushBlobs(registry: RegistryClient, repo: ImageReference, image: 
  *   reference without a tag, with both tag and digest, or whose digest differs from the image;
  *   RegistryError when the registry refuses a step.
  */
-export async function pushImage(
-  registry: RegistryClient,
-  ref: string,
-  image: BuiltImage | BuiltIndex,
-  signal?: AbortSignal,
-): Promise<string> {
+export async function pushImage(registry: RegistryClient, ref: string, image: BuiltImage | BuiltIndex, signal?: AbortSignal): Promise<string> {
   const parsed = parseImageReference(ref);
   if (parsed.tag === undefined && parsed.digest === undefined) throw new Error(`cannot push to ${ref}: the reference needs a tag`);
   if (parsed.tag !== undefined && parsed.digest !== undefined) throw new Error(`cannot push to ${ref}: give a tag or a digest, not both`);

@@ -131,7 +131,10 @@ function parseNumeric(b: Buffer, field: string): number {
     if (!Number.isSafeInteger(v)) throw new TarFormatError(`invalid tar header: ${field} too large`);
     return v;
   }
-  const text = b.toString('latin1').replace(/[\0 ]+$/, '').replace(/^[\0 ]+/, '');
+  const text = b
+    .toString('latin1')
+    .replace(/[\0 ]+$/, '')
+    .replace(/^[\0 ]+/, '');
   if (text === '') return 0;
   if (!/^[0-7]+$/.test(text)) throw new TarFormatError(`invalid tar header: bad ${field} ${JSON.stringify(text)}`);
   return parseInt(text, 8);

@@ -113,7 +113,12 @@ export function writeTar(entries: readonly TarWriteEntry[]): Buffer {
     const defaultMode = e.type === 'dir' ? 0o755 : e.type === 'symlink' ? 0o777 : 0o644;
     parts.push(
       tarHeaderBlock({
-        name: fitsUstar(name) ? name : Buffer.from(name).subarray(0, 99).toString('latin1').replace(/[^\x20-\x7e]/g, '_'),
+        name: fitsUstar(name)
+          ? name
+          : Buffer.from(name)
+              .subarray(0, 99)
+              .toString('latin1')
+              .replace(/[^\x20-\x7e]/g, '_'),
         typeflag: TYPEFLAG[e.type],
         size: data.length,
         mode: e.mode ?? defaultMode,

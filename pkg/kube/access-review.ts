@@ -100,7 +100,13 @@ export async function canI(
       const review: KubeObject = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {}, spec: reviewSpec(subject, a) };
       const res = await client.create<ReviewResponse>(review, options.signal === undefined ? {} : { signal: options.signal });
       const s = res.status ?? {};
-      results[i] = { attributes: a, allowed: s.allowed === true, denied: s.denied === true, reason: s.reason ?? '', evaluationError: s.evaluationError ?? '' };
+      results[i] = {
+        attributes: a,
+        allowed: s.allowed === true,
+        denied: s.denied === true,
+        reason: s.reason ?? '',
+        evaluationError: s.evaluationError ?? '',
+      };
     }
   }
   const n = Math.max(1, Math.min(options.concurrency ?? 8, attributes.length));

@@ -37,7 +37,9 @@ function fakeTransport(discovery: Record<string, unknown>, reply: (c: Call) => u
     },
     async stream(method: string, path: string, options: RequestOptions = {}) {
       calls.push({ method, path, options });
-      return Readable.from([Buffer.from(JSON.stringify({ type: 'ADDED', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } } }) + '\n')]);
+      return Readable.from([
+        Buffer.from(JSON.stringify({ type: 'ADDED', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } } }) + '\n'),
+      ]);
     },
   };
   return { transport, calls };
@@ -99,7 +101,10 @@ describe('KubeClient', () => {
     await client.patch(ref, [{ op: 'remove', path: '/data/x' }], 'json');
     expect(calls.at(-1)?.options.contentType).toBe('application/json-patch+json');
     await client.patch(ref, { data: { x: null } }, 'merge', { subresource: 'status' });
-    expect(calls.at(-1)).toMatchObject({ path: '/api/v1/namespaces/ns/configmaps/c/status', options: { contentType: 'application/merge-patch+json' } });
+    expect(calls.at(-1)).toMatchObject({
+      path: '/api/v1/namespaces/ns/configmaps/c/status',
+      options: { contentType: 'application/merge-patch+json' },
+    });
     await client.delete(ref, { propagationPolicy: 'Foreground', preconditions: { uid: 'u1' } });
     expect(calls.at(-1)).toMatchObject({
       method: 'DELETE',
@@ -166,7 +171,10 @@ describe('ResourceMapper', () => {
 
 describe('decodeWatchStream', () => {
   it('splits events across chunk boundaries and multi-byte characters', async () => {
-    const line = JSON.stringify({ type: 'MODIFIED', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ü' }, data: { k: 'v'.repeat(1000) } } });
+    const line = JSON.stringify({
+      type: 'MODIFIED',
+      object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ü' }, data: { k: 'v'.repeat(1000) } },
+    });
     const bytes = Buffer.from(`${line}\n${line}\n`);
     const chunks = [bytes.subarray(0, 37), bytes.subarray(37, 38), bytes.subarray(38, 1500), bytes.subarray(1500)];
     const out = [];
@@ -176,7 +184,10 @@ describe('decodeWatchStream', () => {
   });
 
   it('maps ERROR events to ApiErrors (410 Gone) and rejects garbage', async () => {
-    const gone = JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (2)' } });
+    const gone = JSON.stringify({
+      type: 'ERROR',
+      object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (2)' },
+    });
     const err = await (async () => {
       for await (const _ of decodeWatchStream(Readable.from([Buffer.from(`${gone}\n`)]))) void _;
     })().catch((e: unknown) => e);

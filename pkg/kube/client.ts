@@ -76,7 +76,10 @@ export interface KubeClient {
   /** One page; pass `continue` from `metadata.continue` for the next one. */
   list<T extends KubeObject = KubeObject>(type: TypeRef, options?: ListOptions): Promise<ObjectList<T>>;
   /** All pages (page size `limit`, default 500); the resourceVersion is the first page's. */
-  listAll<T extends KubeObject = KubeObject>(type: TypeRef, options?: Omit<ListOptions, 'continue'>): Promise<{ items: T[]; resourceVersion: string }>;
+  listAll<T extends KubeObject = KubeObject>(
+    type: TypeRef,
+    options?: Omit<ListOptions, 'continue'>,
+  ): Promise<{ items: T[]; resourceVersion: string }>;
   create<T extends KubeObject = KubeObject>(obj: KubeObject, options?: WriteOptions): Promise<T>;
   /** PUT of the whole object; `metadata.resourceVersion` gives optimistic concurrency. */
   update<T extends KubeObject = KubeObject>(obj: KubeObject, options?: WriteOptions): Promise<T>;
@@ -174,7 +177,12 @@ export function createKubeClient(transport: Transport, mapper: ResourceMapper): 
       const path = await objectPath(obj, true, 'status', o?.signal);
       return transport.request<T>('PUT', path, { body: obj, query: writeQuery(o), ...withSignal(o?.signal) });
     },
-    async patch<T extends KubeObject>(ref: ObjectRef, patch: unknown, type: 'merge' | 'json' | 'strategic', o?: WriteOptions & { subresource?: string }) {
+    async patch<T extends KubeObject>(
+      ref: ObjectRef,
+      patch: unknown,
+      type: 'merge' | 'json' | 'strategic',
+      o?: WriteOptions & { subresource?: string },
+    ) {
       const path = await refPath(ref, o?.subresource, o?.signal);
       return transport.request<T>('PATCH', path, { body: patch, contentType: PatchType[type], query: writeQuery(o), ...withSignal(o?.signal) });
     },

@@ -53,7 +53,9 @@ describe('kubeconfig loading', () => {
 
   it('explains unusable sources', () => {
     expect(() => loadKubeConfig({ kind: 'file', path: '/nonexistent/kubeconfig' })).toThrow(/^unable to load kubeconfig \/nonexistent\/kubeconfig: /);
-    expect(() => loadKubeConfig({ kind: 'yaml', yaml: kubeconfig('    token: x'), context: 'nope' })).toThrow('context "nope" does not exist in the kubeconfig');
+    expect(() => loadKubeConfig({ kind: 'yaml', yaml: kubeconfig('    token: x'), context: 'nope' })).toThrow(
+      'context "nope" does not exist in the kubeconfig',
+    );
     expect(() => loadKubeConfig({ kind: 'inCluster', host: '', port: '' })).toThrow('in-cluster configuration needs the service host and port');
   });
 
@@ -78,11 +80,14 @@ describe('kubeconfig loading', () => {
     await writeFile(join(dir, 'ca.pem'), 'CA');
     await writeFile(join(dir, 'client.pem'), 'CERT');
     await writeFile(join(dir, 'client.key'), 'KEY');
-    await writeFile(join(dir, 'config'), `current-context: c
+    await writeFile(
+      join(dir, 'config'),
+      `current-context: c
 contexts: [{name: c, context: {cluster: k, user: u}}]
 clusters: [{name: k, cluster: {server: "https://k.test", certificate-authority: ca.pem, insecure-skip-tls-verify: true}}]
 users: [{name: u, user: {client-certificate: client.pem, client-key: client.key, as: alice}}]
-`);
+`,
+    );
     const kc = loadKubeConfig({ kind: 'file', path: join(dir, 'config') });
     expect([String(kc.ca), String(kc.cert), String(kc.key), kc.rejectUnauthorized]).toEqual(['CA', 'CERT', 'KEY', false]);
     expect(kc.auth).toEqual({ kind: 'static', headers: { 'Impersonate-User': 'alice' } });
@@ -103,7 +108,13 @@ users: [{name: u, user: {client-certificate: client.pem, client-key: client.key,
     const channels = anonymousChannels(base);
     const agent = channels.agent;
     let evicted = 0;
-    const conn = bearerConnection(base, channels, 'serviceaccount ns/sa', async () => ({ Authorization: 'Bearer sa-token' }), () => evicted++);
+    const conn = bearerConnection(
+      base,
+      channels,
+      'serviceaccount ns/sa',
+      async () => ({ Authorization: 'Bearer sa-token' }),
+      () => evicted++,
+    );
     expect(conn.agent).toBe(agent);
     expect(conn.watches).toBe(channels.watches);
     expect(conn.watches.stats()).toEqual({ protocol: 'h2', connections: 0, streams: 0 });

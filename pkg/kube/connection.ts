@@ -182,7 +182,11 @@ export function anonymousChannels(base: Pick<Connection, 'server' | 'serverTls'>
   };
 }
 
-function makeWatchChannel(server: URL, tls: ServerTls & { cert?: Buffer | undefined; key?: Buffer | undefined }, options: ConnectionOptions): WatchChannel {
+function makeWatchChannel(
+  server: URL,
+  tls: ServerTls & { cert?: Buffer | undefined; key?: Buffer | undefined },
+  options: ConnectionOptions,
+): WatchChannel {
   return createWatchChannel(server, tls, options.watchProtocol === undefined ? {} : { protocol: options.watchProtocol });
 }
 

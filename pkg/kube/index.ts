@@ -78,7 +78,15 @@ export { OPEN_SCHEMA, compileSchemas, type ListItems, type ObjectFields, type Ob
 export { createScopedClientFactory, type ScopedClientFactory, type ScopedClientFactoryOptions } from './scoped-client.ts';
 export { ServiceAccountNotFoundError, TokenGetter, type TokenGetterOptions } from './token-getter.ts';
 export { createWatchChannel, type ChannelStats, type WatchChannel, type WatchChannelOptions } from './watch-channel.ts';
-export { createTransport, parseWarnings, retryAfterMs, type QueryParams, type RequestOptions, type Transport, type TransportOptions } from './transport.ts';
+export {
+  createTransport,
+  parseWarnings,
+  retryAfterMs,
+  type QueryParams,
+  type RequestOptions,
+  type Transport,
+  type TransportOptions,
+} from './transport.ts';
 export {
   gvkOf,
   objectKey,

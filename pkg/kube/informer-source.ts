@@ -26,17 +26,26 @@ export interface ListWatchScope {
 }
 
 /** A ListWatchSource over `client` for objects of `type` within `scope`. */
-export function clientListWatch<T extends KubeObject = KubeObject>(client: KubeClient, type: TypeRef, scope: ListWatchScope = {}): ListWatchSource<T> {
+export function clientListWatch<T extends KubeObject = KubeObject>(
+  client: KubeClient,
+  type: TypeRef,
+  scope: ListWatchScope = {},
+): ListWatchSource<T> {
   const selectors: ListWatchScope = {};
   if (scope.namespace !== undefined) selectors.namespace = scope.namespace;
   if (scope.labelSelector !== undefined) selectors.labelSelector = scope.labelSelector;
   if (scope.fieldSelector !== undefined) selectors.fieldSelector = scope.fieldSelector;
-  const where = [scope.namespace && `namespace=${scope.namespace}`, scope.labelSelector && `labels=${scope.labelSelector}`, scope.fieldSelector && `fields=${scope.fieldSelector}`]
+  const where = [
+    scope.namespace && `namespace=${scope.namespace}`,
+    scope.labelSelector && `labels=${scope.labelSelector}`,
+    scope.fieldSelector && `fields=${scope.fieldSelector}`,
+  ]
     .filter(Boolean)
     .join(',');
   return {
     description: `${type.kind}.${type.apiVersion}${where === '' ? '' : ` (${where})`}`,
-    list: (o) => client.list<T>(type, { ...selectors, limit: o.limit, signal: o.signal, ...(o.continue === undefined ? {} : { continue: o.continue }) }),
+    list: (o) =>
+      client.list<T>(type, { ...selectors, limit: o.limit, signal: o.signal, ...(o.continue === undefined ? {} : { continue: o.continue }) }),
     watch: (o) => client.watch<T>(type, { ...selectors, resourceVersion: o.resourceVersion, timeoutSeconds: o.timeoutSeconds, signal: o.signal }),
   };
 }

@@ -1,7 +1,16 @@
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, Informer, stripManagedFields, type InformerEventType, type KubeObject, type ListWatchSource, type ObjectList, type WatchEvent } from './index.ts';
+import {
+  ApiError,
+  Informer,
+  stripManagedFields,
+  type InformerEventType,
+  type KubeObject,
+  type ListWatchSource,
+  type ObjectList,
+  type WatchEvent,
+} from './index.ts';
 
 const log = pino({ level: 'silent' });
 
@@ -36,7 +45,12 @@ class FakeSource implements ListWatchSource {
     this.listCalls.push(Date.now());
     const err = this.listErrors.shift();
     if (err !== undefined) throw err;
-    return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: String(this.rv) }, items: [...this.objects.values()].map((o) => structuredClone(o)) };
+    return {
+      apiVersion: 'v1',
+      kind: 'List',
+      metadata: { resourceVersion: String(this.rv) },
+      items: [...this.objects.values()].map((o) => structuredClone(o)),
+    };
   }
 
   watch(o: { resourceVersion: string; signal: AbortSignal }): AsyncIterable<WatchEvent> {
@@ -46,7 +60,13 @@ class FakeSource implements ListWatchSource {
       buffered.push(x);
       wake?.();
     };
-    const w: FakeWatch = { resourceVersion: o.resourceVersion, signal: o.signal, push: (ev) => put(structuredClone(ev)), end: () => put('end'), fail: (e) => put(e) };
+    const w: FakeWatch = {
+      resourceVersion: o.resourceVersion,
+      signal: o.signal,
+      push: (ev) => put(structuredClone(ev)),
+      end: () => put('end'),
+      fail: (e) => put(e),
+    };
     this.watches.push(w);
     o.signal.addEventListener('abort', () => put(o.signal.reason instanceof Error ? o.signal.reason : new Error('aborted')));
     return {
@@ -257,7 +277,17 @@ describe('Informer', () => {
 
   it('survives throwing handlers, applies the transform and replays the cache to late handlers', async () => {
     const src = new FakeSource();
-    src.set(obj('a', 1, { metadata: { name: 'a', namespace: 'ns', resourceVersion: '1', managedFields: [{}], annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}', keep: 'me' } } }));
+    src.set(
+      obj('a', 1, {
+        metadata: {
+          name: 'a',
+          namespace: 'ns',
+          resourceVersion: '1',
+          managedFields: [{}],
+          annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}', keep: 'me' },
+        },
+      }),
+    );
     const inf = new Informer({ name: 't', source: src, log, resyncPeriodMs: 0, transform: stripManagedFields });
     inf.addHandler(() => {
       throw new Error('handler bug');

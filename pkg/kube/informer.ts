@@ -151,7 +151,10 @@ export class Informer<T extends KubeObject = KubeObject> {
         counter?.inc({ name: this.name });
         this.#metrics?.restarts.inc({ name: this.name, reason: 'error' });
         const delayMs = this.#backoff.next();
-        this.#o.log.warn({ informer: this.name, source: this.#o.source.description, phase, err, delayMs }, 'informer failed, restarting after backoff');
+        this.#o.log.warn(
+          { informer: this.name, source: this.#o.source.description, phase, err, delayMs },
+          'informer failed, restarting after backoff',
+        );
         await sleepUnlessAborted(delayMs, signal);
       }
     }
@@ -285,7 +288,10 @@ export class Informer<T extends KubeObject = KubeObject> {
 
 function informerMetrics(registry: Registry) {
   return {
-    restarts: counterOn(registry, 'informer_restarts_total', 'Restarts of informer list/watch loops, by cause (error, gone, watchdog).', ['name', 'reason']),
+    restarts: counterOn(registry, 'informer_restarts_total', 'Restarts of informer list/watch loops, by cause (error, gone, watchdog).', [
+      'name',
+      'reason',
+    ]),
     listErrors: counterOn(registry, 'informer_list_errors_total', 'Failed informer list requests.', ['name']),
     watchErrors: counterOn(registry, 'informer_watch_errors_total', 'Failed or broken informer watches.', ['name']),
   };

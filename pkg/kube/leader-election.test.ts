@@ -30,7 +30,8 @@ class LeaseStore {
       },
       update: async <T extends KubeObject>(obj: KubeObject) => {
         check();
-        if (obj.metadata.resourceVersion !== this.lease?.metadata.resourceVersion) throw new ApiError(409, 'Conflict', 'the object has been modified');
+        if (obj.metadata.resourceVersion !== this.lease?.metadata.resourceVersion)
+          throw new ApiError(409, 'Conflict', 'the object has been modified');
         this.lease = { ...structuredClone(obj), metadata: { ...obj.metadata, resourceVersion: String(++this.rv) } };
         return structuredClone(this.lease) as T;
       },
@@ -162,7 +163,11 @@ describe('LeaderElector', () => {
   it('rejects inconsistent durations', () => {
     const { client } = store.client();
     const base = { client, namespace: 'ns', name: 'l', identity: 'x', log, onStartedLeading: () => undefined };
-    expect(() => new LeaderElector({ ...base, leaseDurationMs: 10_000, renewDeadlineMs: 10_000 })).toThrow('leaseDuration must be greater than renewDeadline');
-    expect(() => new LeaderElector({ ...base, renewDeadlineMs: 2_000, retryPeriodMs: 2_000 })).toThrow('renewDeadline must be greater than retryPeriod*1.2');
+    expect(() => new LeaderElector({ ...base, leaseDurationMs: 10_000, renewDeadlineMs: 10_000 })).toThrow(
+      'leaseDuration must be greater than renewDeadline',
+    );
+    expect(() => new LeaderElector({ ...base, renewDeadlineMs: 2_000, retryPeriodMs: 2_000 })).toThrow(
+      'renewDeadline must be greater than retryPeriod*1.2',
+    );
   });
 });

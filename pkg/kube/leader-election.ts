@@ -63,7 +63,8 @@ export function microTime(ms: number): string {
 
 /** Runs leader election for one Lease; see the module comment for the guarantees. */
 export class LeaderElector {
-  readonly #o: Required<Pick<LeaderElectionOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'retryJitter' | 'releaseOnCancel'>> & LeaderElectionOptions;
+  readonly #o: Required<Pick<LeaderElectionOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'retryJitter' | 'releaseOnCancel'>> &
+    LeaderElectionOptions;
   readonly #gauge;
   #leading = false;
   #observed: { record: string; holder: string; durationMs: number; at: number } | undefined;
@@ -76,7 +77,10 @@ export class LeaderElector {
     if (!(renewDeadlineMs > retryPeriodMs * 1.2)) throw new Error('renewDeadline must be greater than retryPeriod*1.2');
     if (!(retryPeriodMs > 0)) throw new Error('retryPeriod must be greater than zero');
     if (options.identity === '') throw new Error('leader election identity must not be empty');
-    this.#gauge = options.registry === undefined ? undefined : gaugeOn(options.registry, 'leader_election_master_status', 'Whether this process leads the named lease (1) or not (0).', ['name']);
+    this.#gauge =
+      options.registry === undefined
+        ? undefined
+        : gaugeOn(options.registry, 'leader_election_master_status', 'Whether this process leads the named lease (1) or not (0).', ['name']);
     this.#gauge?.set({ name: options.name }, 0);
   }
 
@@ -160,7 +164,13 @@ export class LeaderElector {
         lease = await client.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name }, { signal });
       } catch (err) {
         if (!isNotFound(err)) throw err;
-        const spec: LeaseSpec = { holderIdentity: identity, leaseDurationSeconds: durationSeconds, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 };
+        const spec: LeaseSpec = {
+          holderIdentity: identity,
+          leaseDurationSeconds: durationSeconds,
+          acquireTime: microTime(now),
+          renewTime: microTime(now),
+          leaseTransitions: 0,
+        };
         await client.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { namespace, name }, spec }, { signal });
         this.#observe(spec, now);
         return 'held';
@@ -191,7 +201,13 @@ export class LeaderElector {
 
   // Remembers when the lease record last changed, by our clock (never the record's own times).
   #observe(spec: LeaseSpec, now: number): void {
-    const record = JSON.stringify([spec.holderIdentity ?? '', spec.renewTime ?? '', spec.acquireTime ?? '', spec.leaseTransitions ?? 0, spec.leaseDurationSeconds ?? 0]);
+    const record = JSON.stringify([
+      spec.holderIdentity ?? '',
+      spec.renewTime ?? '',
+      spec.acquireTime ?? '',
+      spec.leaseTransitions ?? 0,
+      spec.leaseDurationSeconds ?? 0,
+    ]);
     if (this.#observed?.record === record) return;
     const holder = spec.holderIdentity ?? '';
     if (holder !== '' && holder !== this.#observed?.holder) this.#o.onNewLeader?.(holder);
@@ -206,7 +222,13 @@ export class LeaderElector {
       const lease = await client.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name }, { signal });
       if ((lease.spec?.holderIdentity ?? '') !== identity) return;
       const now = Date.now();
-      const spec: LeaseSpec = { ...lease.spec, holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(now), acquireTime: microTime(now) };
+      const spec: LeaseSpec = {
+        ...lease.spec,
+        holderIdentity: null,
+        leaseDurationSeconds: 1,
+        renewTime: microTime(now),
+        acquireTime: microTime(now),
+      };
       await client.update({ ...lease, spec }, { signal });
       log.info({ lease: this.#leaseName(), identity }, 'released leader lease');
     } catch (err) {

@@ -54,7 +54,10 @@ const clock = { ms: 0, now: () => clock.ms };
 describe('createOpenApiSchemas', () => {
   it('fetches the index and each group-version document once, shared by concurrent callers', async () => {
     const server = fakeServer({
-      'api/v1': { hash: 'c1', schemas: { Meta: meta, ConfigMap: kindSchema('', 'v1', 'ConfigMap', ['data']), Other: kindSchema('other', 'v1', 'Other', []) } },
+      'api/v1': {
+        hash: 'c1',
+        schemas: { Meta: meta, ConfigMap: kindSchema('', 'v1', 'ConfigMap', ['data']), Other: kindSchema('other', 'v1', 'Other', []) },
+      },
       'apis/apps/v1': { hash: 'a1', schemas: { Meta: meta, Deployment: kindSchema('apps', 'v1', 'Deployment', ['replicas']) } },
     });
     const schemas = createOpenApiSchemas(server.transport, { now: clock.now });
@@ -83,7 +86,10 @@ describe('createOpenApiSchemas', () => {
     const schemas = createOpenApiSchemas(server.transport, { now: clock.now });
     expect(fields(await schemas.schemaFor('acme.example.com/v1', 'Widget'), 'spec', 'color')).toBe(false);
     await schemas.schemaFor('v1', 'ConfigMap');
-    docs['apis/acme.example.com/v1'] = { hash: 'w2', schemas: { Meta: meta, Widget: kindSchema('acme.example.com', 'v1', 'Widget', ['size', 'color']) } };
+    docs['apis/acme.example.com/v1'] = {
+      hash: 'w2',
+      schemas: { Meta: meta, Widget: kindSchema('acme.example.com', 'v1', 'Widget', ['size', 'color']) },
+    };
     docs['apis/new.example.com/v1'] = { hash: 'n1', schemas: { Meta: meta, Gadget: kindSchema('new.example.com', 'v1', 'Gadget', []) } };
     // Without refresh the cached index and documents answer, and a miss within a second of
     // reading the index does not read it again.
@@ -95,7 +101,11 @@ describe('createOpenApiSchemas', () => {
     expect(fields(await schemas.schemaFor('acme.example.com/v1', 'Widget'), 'spec', 'color')).toBe(true);
     expect(await schemas.schemaFor('v1', 'ConfigMap')).toBeDefined();
     expect(await schemas.schemaFor('new.example.com/v1', 'Gadget')).toBeDefined();
-    expect(server.requests).toEqual(['GET /openapi/v3', 'GET /openapi/v3/apis/acme.example.com/v1?hash=w2', 'GET /openapi/v3/apis/new.example.com/v1?hash=n1']);
+    expect(server.requests).toEqual([
+      'GET /openapi/v3',
+      'GET /openapi/v3/apis/acme.example.com/v1?hash=w2',
+      'GET /openapi/v3/apis/new.example.com/v1?hash=n1',
+    ]);
   });
 
   it('reports a failed fetch with its cause and retries it on the next call', async () => {

@@ -23,7 +23,10 @@ describe('TokenGetter', () => {
     const { client, calls } = tokenClient(clock);
     const tokens = new TokenGetter({ client, now: () => clock.now });
     expect(await tokens.get('ns', 'sa')).toBe('tok-1');
-    expect(calls[0]).toEqual({ path: 'ns/sa/token', body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } } });
+    expect(calls[0]).toEqual({
+      path: 'ns/sa/token',
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+    });
     clock.now += 53 * 60_000; // 7 min left > 6 min
     expect(await tokens.get('ns', 'sa')).toBe('tok-1');
     clock.now += 2 * 60_000; // 5 min left < 6 min
@@ -43,11 +46,13 @@ describe('TokenGetter', () => {
     expect(await tokens.get('ns', 'sa')).toBe('tok-2');
   });
 
-  it('reports a missing ServiceAccount with upstream\'s message', async () => {
+  it("reports a missing ServiceAccount with upstream's message", async () => {
     const { client } = tokenClient({ now: Date.now() }, new Set(['ghost']));
     const err = await new TokenGetter({ client }).get('team-a', 'ghost').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceAccountNotFoundError);
-    expect((err as Error).message).toBe('service account "ghost" not found in namespace "team-a": unable to authenticate with the Kubernetes cluster.');
+    expect((err as Error).message).toBe(
+      'service account "ghost" not found in namespace "team-a": unable to authenticate with the Kubernetes cluster.',
+    );
   });
 });
 
@@ -59,7 +64,10 @@ describe('canI', () => {
         sent.push(obj);
         const attrs = (obj.spec as { resourceAttributes?: { verb: string } }).resourceAttributes;
         await new Promise((r) => setTimeout(r, attrs?.verb === 'get' ? 5 : 0)); // finish out of order
-        return { ...obj, status: { allowed: attrs?.verb === 'get', reason: attrs?.verb === 'get' ? 'RBAC: allowed by RoleBinding' : '' } } as unknown as T;
+        return {
+          ...obj,
+          status: { allowed: attrs?.verb === 'get', reason: attrs?.verb === 'get' ? 'RBAC: allowed by RoleBinding' : '' },
+        } as unknown as T;
       },
     };
     const subject = serviceAccountSubject('ns', 'installer');

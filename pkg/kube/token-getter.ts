@@ -22,7 +22,9 @@ export class ServiceAccountNotFoundError extends Error {
   readonly serviceAccount: string;
 
   constructor(namespace: string, serviceAccount: string, cause: unknown) {
-    super(`service account "${serviceAccount}" not found in namespace "${namespace}": unable to authenticate with the Kubernetes cluster.`, { cause });
+    super(`service account "${serviceAccount}" not found in namespace "${namespace}": unable to authenticate with the Kubernetes cluster.`, {
+      cause,
+    });
     this.name = 'ServiceAccountNotFoundError';
     this.namespace = namespace;
     this.serviceAccount = serviceAccount;

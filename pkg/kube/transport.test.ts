@@ -1,7 +1,17 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, createTransport, createWatchChannel, isConflict, isGone, isNotFound, parseWarnings, retryAfterMs, type Connection } from './index.ts';
+import {
+  ApiError,
+  createTransport,
+  createWatchChannel,
+  isConflict,
+  isGone,
+  isNotFound,
+  parseWarnings,
+  retryAfterMs,
+  type Connection,
+} from './index.ts';
 
 // An in-process HTTP server whose answers each test scripts; it records what arrived.
 interface Seen {
@@ -46,10 +56,19 @@ function json(res: http.ServerResponse, status: number, body: unknown, headers: 
 function connection(extra: Partial<Connection> = {}): Connection {
   const agent = new http.Agent({ keepAlive: true });
   const watches = createWatchChannel(base, {});
-  return { server: base, agent, watches, serverTls: {}, identity: 'test', authHeaders: async () => ({ Authorization: 'Bearer t0' }), close: () => {
-    agent.destroy();
-    watches.close();
-  }, ...extra };
+  return {
+    server: base,
+    agent,
+    watches,
+    serverTls: {},
+    identity: 'test',
+    authHeaders: async () => ({ Authorization: 'Bearer t0' }),
+    close: () => {
+      agent.destroy();
+      watches.close();
+    },
+    ...extra,
+  };
 }
 
 describe('transport', () => {
@@ -74,7 +93,14 @@ describe('transport', () => {
 
   it('turns Status bodies into ApiErrors carrying status, reason, message and details', async () => {
     handler = (_req, res) =>
-      json(res, 404, { kind: 'Status', status: 'Failure', reason: 'NotFound', message: 'configmaps "x" not found', details: { name: 'x', kind: 'configmaps' }, code: 404 });
+      json(res, 404, {
+        kind: 'Status',
+        status: 'Failure',
+        reason: 'NotFound',
+        message: 'configmaps "x" not found',
+        details: { name: 'x', kind: 'configmaps' },
+        code: 404,
+      });
     const t = createTransport(connection());
     const err = await t.request('GET', '/api/v1/namespaces/d/configmaps/x').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
@@ -88,7 +114,9 @@ describe('transport', () => {
       res.writeHead(410, { 'Content-Type': 'text/plain' });
       res.end('gone away');
     };
-    const err = await createTransport(connection()).request('GET', '/x').catch((e: unknown) => e);
+    const err = await createTransport(connection())
+      .request('GET', '/x')
+      .catch((e: unknown) => e);
     expect(isGone(err)).toBe(true);
     expect((err as Error).message).toBe('GET /x: gone away');
   });
@@ -96,7 +124,10 @@ describe('transport', () => {
   it('retries a 401 once after invalidating credentials', async () => {
     let invalidated = 0;
     let token = 'old';
-    handler = (req, res) => (req.headers.authorization === 'Bearer new' ? json(res, 200, { ok: 1 }) : json(res, 401, { kind: 'Status', reason: 'Unauthorized', message: 'Unauthorized', code: 401 }));
+    handler = (req, res) =>
+      req.headers.authorization === 'Bearer new'
+        ? json(res, 200, { ok: 1 })
+        : json(res, 401, { kind: 'Status', reason: 'Unauthorized', message: 'Unauthorized', code: 401 });
     const t = createTransport(
       connection({
         authHeaders: async () => ({ Authorization: `Bearer ${token}` }),
@@ -117,7 +148,10 @@ describe('transport', () => {
 
   it('honours 429 Retry-After a bounded number of times', async () => {
     let calls = 0;
-    handler = (_req, res) => (++calls < 3 ? json(res, 429, { kind: 'Status', reason: 'TooManyRequests', message: 'slow down', code: 429 }, { 'Retry-After': '0' }) : json(res, 200, { n: calls }));
+    handler = (_req, res) =>
+      ++calls < 3
+        ? json(res, 429, { kind: 'Status', reason: 'TooManyRequests', message: 'slow down', code: 429 }, { 'Retry-After': '0' })
+        : json(res, 200, { n: calls });
     const t = createTransport(connection(), { maxThrottleRetries: 3 });
     await expect(t.request('GET', '/t')).resolves.toEqual({ n: 3 });
     calls = -100;

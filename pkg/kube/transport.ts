@@ -85,7 +85,7 @@ export function createTransport(conn: Connection, options: TransportOptions = {}
     const url = urlFor(path, opts.query);
     const payload = encodeBody(opts.body);
     let authRetried = false;
-    for (let throttled = 0; ; ) {
+    for (let throttled = 0; ;) {
       const res = await send(method, url, payload, opts, longLived);
       if (res.status === 401 && !authRetried && conn.invalidateAuth !== undefined) {
         authRetried = true;
@@ -151,7 +151,8 @@ function encodeBody(body: unknown): Buffer | undefined {
 }
 
 async function readBody(stream: Readable, timeoutMs: number, signal: AbortSignal | undefined): Promise<string> {
-  const timer = timeoutMs > 0 ? setTimeout(() => stream.destroy(new Error(`reading the response timed out after ${timeoutMs} ms`)), timeoutMs) : undefined;
+  const timer =
+    timeoutMs > 0 ? setTimeout(() => stream.destroy(new Error(`reading the response timed out after ${timeoutMs} ms`)), timeoutMs) : undefined;
   const chunks: Buffer[] = [];
   try {
     for await (const chunk of stream) chunks.push(chunk as Buffer);

@@ -103,7 +103,7 @@ describe('HTTP/2 watch channel', () => {
     ch.close();
   });
 
-  it('ends an answered stream when the caller\'s signal aborts', async () => {
+  it("ends an answered stream when the caller's signal aborts", async () => {
     const ch = createWatchChannel(base, {}, { protocol: 'h2' });
     const ctl = new AbortController();
     const res = await ch.send(req('/watch', { signal: ctl.signal }));

@@ -56,12 +56,11 @@ export async function resolveBinaries(options: ResolveBinariesOptions): Promise<
   if (assets !== undefined && assets !== '') {
     const missing = ['kube-apiserver', 'etcd', 'kubectl'].filter((b) => !isExecutable(join(assets, b)));
     if (missing.length > 0) {
-      throw new Error(`KUBEBUILDER_ASSETS=${assets} lacks ${missing.join(', ')}: it must be a directory with executable kube-apiserver, etcd and kubectl (unset it to build pinned versions from Go modules)`);
+      throw new Error(
+        `KUBEBUILDER_ASSETS=${assets} lacks ${missing.join(', ')}: it must be a directory with executable kube-apiserver, etcd and kubectl (unset it to build pinned versions from Go modules)`,
+      );
     }
-    const [registry, versions] = await Promise.all([
-      ensureTool(REGISTRY_RECIPE, options.cacheRoot, go, options.log),
-      probeAssetVersions(assets),
-    ]);
+    const [registry, versions] = await Promise.all([ensureTool(REGISTRY_RECIPE, options.cacheRoot, go, options.log), probeAssetVersions(assets)]);
     return {
       kubeApiserver: join(assets, 'kube-apiserver'),
       etcd: join(assets, 'etcd'),

@@ -9,14 +9,7 @@
 import { access, chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { runCommand } from './exec.ts';
-import {
-  goDirectiveFor,
-  localReplacementsToPin,
-  parseGoMod,
-  renderLdflags,
-  renderToolsGo,
-  renderToolsGoMod,
-} from './go-module.ts';
+import { goDirectiveFor, localReplacementsToPin, parseGoMod, renderLdflags, renderToolsGo, renderToolsGoMod } from './go-module.ts';
 import { goDefaultBinaryName, runGo, type GoToolchain } from './go-toolchain.ts';
 import { withLock } from './lock.ts';
 import { recipeDirName, type ToolRecipe } from './tool-recipes.ts';
@@ -46,13 +39,17 @@ export async function ensureTool(recipe: ToolRecipe, cacheRoot: string, go: () =
   if (await isComplete(finalDir, recipe)) return finalDir;
   await mkdir(cacheRoot, { recursive: true });
   const lockDir = join(cacheRoot, `.${recipeDirName(recipe)}.lock`);
-  return withLock(lockDir, async () => {
-    // Another process may have finished the build while we waited for the lock.
-    if (await isComplete(finalDir, recipe)) return finalDir;
-    await removeAbandonedStages(cacheRoot, recipe);
-    await build(recipe, finalDir, await go(), log);
-    return finalDir;
-  }, { onWait: (holder) => log(`waiting for ${holder} to finish building ${recipe.name} ${recipe.version}`) });
+  return withLock(
+    lockDir,
+    async () => {
+      // Another process may have finished the build while we waited for the lock.
+      if (await isComplete(finalDir, recipe)) return finalDir;
+      await removeAbandonedStages(cacheRoot, recipe);
+      await build(recipe, finalDir, await go(), log);
+      return finalDir;
+    },
+    { onWait: (holder) => log(`waiting for ${holder} to finish building ${recipe.name} ${recipe.version}`) },
+  );
 }
 
 /** True when `dir` holds a complete build of `recipe` made by the current RECIPE_REVISION. */

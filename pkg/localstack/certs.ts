@@ -45,15 +45,36 @@ export interface PkiOptions {
 }
 
 /** Creates `<dir>/<name>.crt|.key`: a self-signed CA valid for ten years. */
-export async function createCertificateAuthority(dir: string, name: string, commonName: string, options: PkiOptions = {}): Promise<CertificateAuthority> {
+export async function createCertificateAuthority(
+  dir: string,
+  name: string,
+  commonName: string,
+  options: PkiOptions = {},
+): Promise<CertificateAuthority> {
   const certPath = join(dir, `${name}.crt`);
   const keyPath = join(dir, `${name}.key`);
   await openssl(options, [
-    'req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', keyPath, '-out', certPath, '-days', '3650', '-sha256',
-    '-subj', subject(commonName, []),
-    '-addext', 'basicConstraints=critical,CA:TRUE',
-    '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature',
+    'req',
+    '-x509',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    keyPath,
+    '-out',
+    certPath,
+    '-days',
+    '3650',
+    '-sha256',
+    '-subj',
+    subject(commonName, []),
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign,digitalSignature',
   ]);
   return { certPath, keyPath, certPem: await readFile(certPath, 'utf8') };
 }
@@ -63,7 +84,12 @@ export async function createCertificateAuthority(dir: string, name: string, comm
  * subject alternative names (at least one is required); client certificates carry the
  * organizations as Kubernetes groups.
  */
-export async function issueCertificate(ca: CertificateAuthority, dir: string, request: CertificateRequest, options: PkiOptions = {}): Promise<IssuedCertificate> {
+export async function issueCertificate(
+  ca: CertificateAuthority,
+  dir: string,
+  request: CertificateRequest,
+  options: PkiOptions = {},
+): Promise<IssuedCertificate> {
   const base = join(dir, request.name);
   const certPath = `${base}.crt`;
   const keyPath = `${base}.key`;
@@ -72,8 +98,19 @@ export async function issueCertificate(ca: CertificateAuthority, dir: string, re
     throw new Error(`server certificate "${request.name}" needs at least one DNS name or IP address`);
   }
   await openssl(options, [
-    'req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', keyPath, '-out', `${base}.csr`, '-subj', subject(request.commonName, request.organizations ?? []),
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    keyPath,
+    '-out',
+    `${base}.csr`,
+    '-subj',
+    subject(request.commonName, request.organizations ?? []),
   ]);
   const extensions = [
     'basicConstraints=critical,CA:FALSE',
@@ -83,9 +120,23 @@ export async function issueCertificate(ca: CertificateAuthority, dir: string, re
   ];
   await writeFile(`${base}.ext`, extensions.join('\n') + '\n');
   await openssl(options, [
-    'x509', '-req', '-in', `${base}.csr`, '-CA', ca.certPath, '-CAkey', ca.keyPath,
-    '-set_serial', `0x${randomSerial()}`, '-days', String(request.days ?? 365), '-sha256',
-    '-extfile', `${base}.ext`, '-out', certPath,
+    'x509',
+    '-req',
+    '-in',
+    `${base}.csr`,
+    '-CA',
+    ca.certPath,
+    '-CAkey',
+    ca.keyPath,
+    '-set_serial',
+    `0x${randomSerial()}`,
+    '-days',
+    String(request.days ?? 365),
+    '-sha256',
+    '-extfile',
+    `${base}.ext`,
+    '-out',
+    certPath,
   ]);
   return { certPath, keyPath, certPem: await readFile(certPath, 'utf8'), keyPem: await readFile(keyPath, 'utf8') };
 }

@@ -16,10 +16,12 @@ const API_OPTIONS = {
 };
 
 function flags(args: readonly string[]): Map<string, string> {
-  return new Map(args.map((a) => {
-    const eq = a.indexOf('=');
-    return [a.slice(0, eq), a.slice(eq + 1)] as const;
-  }));
+  return new Map(
+    args.map((a) => {
+      const eq = a.indexOf('=');
+      return [a.slice(0, eq), a.slice(eq + 1)] as const;
+    }),
+  );
 }
 
 describe('etcdArgs', () => {
@@ -119,6 +121,8 @@ describe('buildRegistryConfig', () => {
   });
 
   it('refuses htpasswd together with a raw auth section', () => {
-    expect(() => buildRegistryConfig({ ...base, htpasswdPath: '/h', auth: { silly: {} } })).toThrow('either htpasswd credentials or a raw auth section');
+    expect(() => buildRegistryConfig({ ...base, htpasswdPath: '/h', auth: { silly: {} } })).toThrow(
+      'either htpasswd credentials or a raw auth section',
+    );
   });
 });

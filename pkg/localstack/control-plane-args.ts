@@ -110,15 +110,17 @@ export interface StaticToken {
  * cannot carry (comma or quote in token/user/uid, quote in a group).
  */
 export function renderTokenAuthFile(tokens: readonly StaticToken[]): string {
-  return tokens
-    .map((t) => {
-      for (const value of [t.token, t.user, t.uid]) {
-        if (/[,"\n]/.test(value)) throw new Error(`static token field "${value}" must not contain commas, quotes or newlines`);
-      }
-      for (const group of t.groups) {
-        if (/[,"\n]/.test(group)) throw new Error(`static token group "${group}" must not contain commas, quotes or newlines`);
-      }
-      return `${t.token},${t.user},${t.uid},"${t.groups.join(',')}"`;
-    })
-    .join('\n') + '\n';
+  return (
+    tokens
+      .map((t) => {
+        for (const value of [t.token, t.user, t.uid]) {
+          if (/[,"\n]/.test(value)) throw new Error(`static token field "${value}" must not contain commas, quotes or newlines`);
+        }
+        for (const group of t.groups) {
+          if (/[,"\n]/.test(group)) throw new Error(`static token group "${group}" must not contain commas, quotes or newlines`);
+        }
+        return `${t.token},${t.user},${t.uid},"${t.groups.join(',')}"`;
+      })
+      .join('\n') + '\n'
+  );
 }

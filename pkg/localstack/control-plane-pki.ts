@@ -6,7 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createCertificateAuthority, createRsaKeyPair, issueCertificate, type CertificateAuthority, type IssuedCertificate, type KeyPairFiles } from './certs.ts';
+import {
+  createCertificateAuthority,
+  createRsaKeyPair,
+  issueCertificate,
+  type CertificateAuthority,
+  type IssuedCertificate,
+  type KeyPairFiles,
+} from './certs.ts';
 import { renderTokenAuthFile } from './control-plane-args.ts';
 
 /** User name of the admin identity (both the client certificate and the static token). */
@@ -47,6 +54,8 @@ export async function createControlPlanePki(dir: string): Promise<ControlPlanePk
   ]);
   const adminToken = randomBytes(24).toString('hex');
   const tokenAuthPath = join(pki, 'tokens.csv');
-  await writeFile(tokenAuthPath, renderTokenAuthFile([{ token: adminToken, user: ADMIN_USER, uid: ADMIN_USER, groups: [ADMIN_GROUP] }]), { mode: 0o600 });
+  await writeFile(tokenAuthPath, renderTokenAuthFile([{ token: adminToken, user: ADMIN_USER, uid: ADMIN_USER, groups: [ADMIN_GROUP] }]), {
+    mode: 0o600,
+  });
   return { ca, serving, admin, adminToken, tokenAuthPath, serviceAccountKeys };
 }

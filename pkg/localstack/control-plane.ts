@@ -103,7 +103,14 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
     const admin: KubeAuth = { certPem: pki.admin.certPem, keyPem: pki.admin.keyPem };
     let args: string[] = [];
     const launch = async (): Promise<ManagedProcess> => {
-      const proc = await startProcess({ name: 'kube-apiserver', command: options.binaries.kubeApiserver, args, logPath: logs.apiServer, reaper, env: SERVER_ENV });
+      const proc = await startProcess({
+        name: 'kube-apiserver',
+        command: options.binaries.kubeApiserver,
+        args,
+        logPath: logs.apiServer,
+        reaper,
+        env: SERVER_ENV,
+      });
       apiServer = proc;
       try {
         await waitForApiServer(endpoint, admin, proc, timeoutMs);
@@ -162,7 +169,13 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
   }
 }
 
-async function startEtcd(binary: string, dir: string, logPath: string, reaper: Reaper, timeoutMs: number): Promise<{ process: ManagedProcess; url: string }> {
+async function startEtcd(
+  binary: string,
+  dir: string,
+  logPath: string,
+  reaper: Reaper,
+  timeoutMs: number,
+): Promise<{ process: ManagedProcess; url: string }> {
   for (let attempt = 1; ; attempt++) {
     const [clientPort, peerPort] = await freePorts(2);
     const dataDir = join(dir, `etcd-data-${attempt}`);
@@ -170,10 +183,14 @@ async function startEtcd(binary: string, dir: string, logPath: string, reaper: R
     const args = etcdArgs({ dataDir, clientPort: clientPort ?? 0, peerPort: peerPort ?? 0 });
     const proc = await startProcess({ name: 'etcd', command: binary, args, logPath, reaper, env: SERVER_ENV });
     try {
-      await waitUntil('etcd /health', async () => {
-        const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
-        return res.ok && ((await res.json()) as { health?: string }).health === 'true';
-      }, { timeoutMs, process: proc });
+      await waitUntil(
+        'etcd /health',
+        async () => {
+          const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
+          return res.ok && ((await res.json()) as { health?: string }).health === 'true';
+        },
+        { timeoutMs, process: proc },
+      );
       return { process: proc, url };
     } catch (err) {
       await proc.stop();

@@ -59,7 +59,10 @@ export async function runCommand(command: string, args: readonly string[], optio
     });
     const out = { stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') };
     if (code === 0) return out;
-    const why = signal !== null ? `was killed by ${signal}${signal === 'SIGKILL' && timeoutMs !== undefined ? ` (timeout ${timeoutMs} ms?)` : ''}` : `exited with status ${code}`;
+    const why =
+      signal !== null
+        ? `was killed by ${signal}${signal === 'SIGKILL' && timeoutMs !== undefined ? ` (timeout ${timeoutMs} ms?)` : ''}`
+        : `exited with status ${code}`;
     throw new Error(`command "${described}" ${why}: ${tailLines(out.stderr || out.stdout, 30)}`);
   } catch (err) {
     if (err instanceof Error && (err as NodeJS.ErrnoException).code === 'ENOENT') {

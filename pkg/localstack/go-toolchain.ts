@@ -29,11 +29,19 @@ export interface GoToolchain {
  * Throws an actionable Error when no suitable Go is found.
  */
 export async function findGoToolchain(env: NodeJS.ProcessEnv): Promise<GoToolchain> {
-  const candidates = [...(env['PATH'] ?? '').split(delimiter).filter((d) => d !== '').map((d) => join(d, 'go')), FALLBACK_GO];
+  const candidates = [
+    ...(env['PATH'] ?? '')
+      .split(delimiter)
+      .filter((d) => d !== '')
+      .map((d) => join(d, 'go')),
+    FALLBACK_GO,
+  ];
   const path = candidates.find(isExecutable);
   const hint = `building the envtest binaries needs Go >= ${MINIMUM_GO_VERSION}`;
   if (path === undefined) {
-    throw new Error(`${hint}: no "go" on PATH or at ${FALLBACK_GO}; install Go, or set KUBEBUILDER_ASSETS to a directory with kube-apiserver, etcd and kubectl (the registry is always built with Go)`);
+    throw new Error(
+      `${hint}: no "go" on PATH or at ${FALLBACK_GO}; install Go, or set KUBEBUILDER_ASSETS to a directory with kube-apiserver, etcd and kubectl (the registry is always built with Go)`,
+    );
   }
   const buildEnv: NodeJS.ProcessEnv = { ...env, CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOWORK: 'off', GOFLAGS: '-mod=mod' };
   const { stdout } = await runCommand(path, ['env', 'GOVERSION'], { env: buildEnv, timeoutMs: 60_000 });
@@ -46,7 +54,12 @@ export async function findGoToolchain(env: NodeJS.ProcessEnv): Promise<GoToolcha
 }
 
 /** Runs `go args...` in `cwd` with the toolchain's environment; errors as runCommand. */
-export async function runGo(go: GoToolchain, args: readonly string[], cwd: string, options: Omit<RunOptions, 'cwd' | 'env'> = {}): Promise<RunResult> {
+export async function runGo(
+  go: GoToolchain,
+  args: readonly string[],
+  cwd: string,
+  options: Omit<RunOptions, 'cwd' | 'env'> = {},
+): Promise<RunResult> {
   return runCommand(go.path, args, { ...options, cwd, env: go.env });
 }
 

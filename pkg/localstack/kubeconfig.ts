@@ -4,9 +4,7 @@
 import { dump } from 'js-yaml';
 
 /** How a kubeconfig user authenticates. */
-export type KubeconfigCredentials =
-  | { kind: 'clientCertificate'; certPem: string; keyPem: string }
-  | { kind: 'token'; token: string };
+export type KubeconfigCredentials = { kind: 'clientCertificate'; certPem: string; keyPem: string } | { kind: 'token'; token: string };
 
 /** Inputs of renderKubeconfig. */
 export interface KubeconfigOptions {

@@ -35,9 +35,11 @@ describe('withLock', () => {
 
   it('releases the lock when the function throws', async () => {
     const lock = join(root, 'l');
-    await expect(withLock(lock, async () => {
-      throw new Error('build failed');
-    })).rejects.toThrow('build failed');
+    await expect(
+      withLock(lock, async () => {
+        throw new Error('build failed');
+      }),
+    ).rejects.toThrow('build failed');
     await expect(stat(lock)).rejects.toThrow();
     expect(await withLock(lock, async () => 'again')).toBe('again');
   });
@@ -62,9 +64,13 @@ describe('withLock', () => {
     await mkdir(lock);
     await writeFile(join(lock, 'owner.json'), JSON.stringify({ pid: process.pid, host: hostname() }));
     let done = false;
-    const pending = withLock(lock, async () => {
-      done = true;
-    }, { pollMs: 5 });
+    const pending = withLock(
+      lock,
+      async () => {
+        done = true;
+      },
+      { pollMs: 5 },
+    );
     await sleep(50);
     expect(done).toBe(false);
     // Release as a holder does: move the lock away first, so a waiter's rename never lands on

@@ -91,14 +91,17 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Regi
     const scheme = options.tls === undefined ? 'http' : 'https';
     for (let attempt = 1; ; attempt++) {
       const [port = 0] = options.port !== undefined ? [options.port] : await freePorts(1);
-      await writeFile(configPath, renderRegistryConfig({
-        port,
-        storageDir,
-        httpSecret: randomBytes(16).toString('hex'),
-        ...(options.tls !== undefined ? { tls: options.tls } : {}),
-        ...(htpasswdPath !== undefined ? { htpasswdPath } : {}),
-        ...(options.auth !== undefined ? { auth: options.auth } : {}),
-      }));
+      await writeFile(
+        configPath,
+        renderRegistryConfig({
+          port,
+          storageDir,
+          httpSecret: randomBytes(16).toString('hex'),
+          ...(options.tls !== undefined ? { tls: options.tls } : {}),
+          ...(htpasswdPath !== undefined ? { htpasswdPath } : {}),
+          ...(options.auth !== undefined ? { auth: options.auth } : {}),
+        }),
+      );
       const started = await startProcess({
         name: 'registry',
         command: options.binaries.registry,

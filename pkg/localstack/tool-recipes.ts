@@ -8,12 +8,7 @@
  *  - registry: a registry binary composed by us from distribution's packages (filesystem and
  *    in-memory storage; htpasswd, token and silly auth) plus `htpasswd`, our bcrypt helper.
  */
-import {
-  ETCD_VERSION,
-  KUBERNETES_STAGING_VERSION,
-  KUBERNETES_VERSION,
-  REGISTRY_VERSION,
-} from './versions.ts';
+import { ETCD_VERSION, KUBERNETES_STAGING_VERSION, KUBERNETES_VERSION, REGISTRY_VERSION } from './versions.ts';
 
 /** A binary of a recipe: its file name and the Go main package it is built from. */
 export interface RecipeBinary {

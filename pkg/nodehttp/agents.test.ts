@@ -44,7 +44,12 @@ describe('createAgentPool', () => {
   });
 
   it('uses fixed server TLS settings as given', () => {
-    const pool = createAgentPool({ maxSockets: 64, maxFreeSockets: 8, keepAliveMsecs: 30_000, tls: { ca: 'SERVER-CA', servername: 'api', rejectUnauthorized: true } });
+    const pool = createAgentPool({
+      maxSockets: 64,
+      maxFreeSockets: 8,
+      keepAliveMsecs: 30_000,
+      tls: { ca: 'SERVER-CA', servername: 'api', rejectUnauthorized: true },
+    });
     const agent = pool.agentFor(new URL('https://127.0.0.1:6443/')) as https.Agent;
     expect(agent.options).toMatchObject({ ca: 'SERVER-CA', servername: 'api', rejectUnauthorized: true, keepAlive: true, keepAliveMsecs: 30_000 });
     expect(agent.maxFreeSockets).toBe(8);

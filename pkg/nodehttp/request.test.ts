@@ -69,23 +69,29 @@ describe('sendRequest', () => {
     expect(connections - first).toBe(1);
   });
 
-  it('names the request Go\'s way, or as the caller says', async () => {
+  it("names the request Go's way, or as the caller says", async () => {
     pool = createAgentPool({ maxSockets: 4 });
     const refused = new URL('http://127.0.0.1:1/api/v1/all');
     const agent = pool.agentFor(refused);
-    await expect(sendRequest({ method: 'GET', url: refused, agent })).rejects.toThrow(/^Get "http:\/\/127\.0\.0\.1:1\/api\/v1\/all": connect ECONNREFUSED 127\.0\.0\.1:1$/);
+    await expect(sendRequest({ method: 'GET', url: refused, agent })).rejects.toThrow(
+      /^Get "http:\/\/127\.0\.0\.1:1\/api\/v1\/all": connect ECONNREFUSED 127\.0\.0\.1:1$/,
+    );
     await expect(sendRequest({ method: 'GET', url: refused, agent, describe: (m, u) => `${m} ${u.href}` })).rejects.toThrow(
       /^GET http:\/\/127\.0\.0\.1:1\/api\/v1\/all: connect ECONNREFUSED/,
     );
     expect(describeRequest('HEAD', new URL('https://r.test/v2/a b'))).toBe('Head "https://r.test/v2/a%20b"');
   });
 
-  it('bounds the wait for headers, the socket\'s inactivity, and surfaces aborts as asked', async () => {
+  it("bounds the wait for headers, the socket's inactivity, and surfaces aborts as asked", async () => {
     pool = createAgentPool({ maxSockets: 4 });
     const agent = pool.agentFor(base);
     script = () => undefined; // never answers
-    await expect(sendRequest({ method: 'GET', url: base, agent, headersTimeoutMs: 30 })).rejects.toThrow(`Get "${base.href}": request timed out after 30 ms`);
-    await expect(sendRequest({ method: 'GET', url: base, agent, idleTimeoutMs: 30 })).rejects.toThrow(`Get "${base.href}": no data received for 30 ms`);
+    await expect(sendRequest({ method: 'GET', url: base, agent, headersTimeoutMs: 30 })).rejects.toThrow(
+      `Get "${base.href}": request timed out after 30 ms`,
+    );
+    await expect(sendRequest({ method: 'GET', url: base, agent, idleTimeoutMs: 30 })).rejects.toThrow(
+      `Get "${base.href}": no data received for 30 ms`,
+    );
 
     const reason = new Error('stop now');
     const ctl = new AbortController();
@@ -93,7 +99,9 @@ describe('sendRequest', () => {
     setTimeout(() => ctl.abort(reason), 10);
     await expect(asReason).rejects.toBe(reason);
 
-    await expect(sendRequest({ method: 'GET', url: base, agent, signal: AbortSignal.timeout(20), abort: 'go' })).rejects.toThrow(`Get "${base.href}": context deadline exceeded`);
+    await expect(sendRequest({ method: 'GET', url: base, agent, signal: AbortSignal.timeout(20), abort: 'go' })).rejects.toThrow(
+      `Get "${base.href}": context deadline exceeded`,
+    );
     const ctl2 = new AbortController();
     const native = sendRequest({ method: 'GET', url: base, agent, signal: ctl2.signal });
     setTimeout(() => ctl2.abort(), 10);

@@ -37,7 +37,11 @@ function parsed(files: Record<string, string>): RegistryV1Bundle {
 describe('bundleProperties', () => {
   it.each([
     ['no annotation', bundleFiles(), []],
-    ['the annotation array', bundleFiles('[{"type":"olm.maxOpenShiftVersion","value":"4.16"}]'), [{ type: 'olm.maxOpenShiftVersion', value: '4.16' }]],
+    [
+      'the annotation array',
+      bundleFiles('[{"type":"olm.maxOpenShiftVersion","value":"4.16"}]'),
+      [{ type: 'olm.maxOpenShiftVersion', value: '4.16' }],
+    ],
     [
       'the annotation merged with metadata/properties.yaml',
       bundleFiles('[{"type":"a","value":1}]', 'properties:\n  - type: b\n    value: {x: z}\n'),
@@ -58,7 +62,10 @@ describe('bundleProperties', () => {
     ['not an array', '{"type":"a"}'],
   ])('an annotation that is %s gives []', (_name, annotation) => {
     const bundle = parsed(bundleFiles());
-    const withAnnotation: RegistryV1Bundle = { ...bundle, csv: { ...bundle.csv, metadata: { ...bundle.csv.metadata, annotations: { 'olm.properties': annotation } } } };
+    const withAnnotation: RegistryV1Bundle = {
+      ...bundle,
+      csv: { ...bundle.csv, metadata: { ...bundle.csv.metadata, annotations: { 'olm.properties': annotation } } },
+    };
     expect(bundleProperties(withAnnotation)).toEqual([]);
   });
 });
@@ -79,13 +86,25 @@ describe('fetchBundle', () => {
     return dir;
   }
 
-  function fakes(dir: string, fromCache: boolean): { images: { pull: (ref: string, o: PullOptions) => Promise<PullResult> }; cache: ImageCache; log: string[] } {
+  function fakes(
+    dir: string,
+    fromCache: boolean,
+  ): { images: { pull: (ref: string, o: PullOptions) => Promise<PullResult> }; cache: ImageCache; log: string[] } {
     const log: string[] = [];
-    const cache = { garbageCollect: (owner: string, keep: string) => Promise.resolve(void log.push(`gc ${owner} keep ${keep}`)) } as unknown as ImageCache;
+    const cache = {
+      garbageCollect: (owner: string, keep: string) => Promise.resolve(void log.push(`gc ${owner} keep ${keep}`)),
+    } as unknown as ImageCache;
     const images = {
       pull: (ref: string, o: PullOptions) => {
         log.push(`pull ${ref} for ${o.owner}${o.cache === cache ? ' with the cache' : ''}`);
-        return Promise.resolve({ dir, digest: 'sha256:abc', digestRef: 'registry.example/widgets@sha256:abc', config: {}, unpackedAt: new Date(0), fromCache } as PullResult);
+        return Promise.resolve({
+          dir,
+          digest: 'sha256:abc',
+          digestRef: 'registry.example/widgets@sha256:abc',
+          config: {},
+          unpackedAt: new Date(0),
+          fromCache,
+        } as PullResult);
       },
     };
     return { images, cache, log };
@@ -108,7 +127,10 @@ describe('fetchBundle', () => {
   });
 
   it('throws the parser message for an invalid bundle', async () => {
-    const dir = await bundleDir({ 'metadata/annotations.yaml': ANNOTATIONS, 'manifests/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n' });
+    const dir = await bundleDir({
+      'metadata/annotations.yaml': ANNOTATIONS,
+      'manifests/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n',
+    });
     const { images, cache, log } = fakes(dir, false);
     await expect(fetchBundle(images, cache, 'ext', 'r:v1')).rejects.toThrow('no ClusterServiceVersion found in "manifests"');
     expect(log).toEqual(['pull r:v1 for ext with the cache']);

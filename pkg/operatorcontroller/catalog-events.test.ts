@@ -27,7 +27,15 @@ function catalog(name: string, o: CatalogOptions = {}): KubeObject {
       availabilityMode: o.availabilityMode ?? 'Available',
     },
     status: {
-      conditions: [{ type: 'Serving', status: serving, reason: serving === 'True' ? 'Available' : 'Unavailable', message: '', lastTransitionTime: '2024-01-01T00:00:00Z' }],
+      conditions: [
+        {
+          type: 'Serving',
+          status: serving,
+          reason: serving === 'True' ? 'Available' : 'Unavailable',
+          message: '',
+          lastTransitionTime: '2024-01-01T00:00:00Z',
+        },
+      ],
       resolvedSource: { type: 'Image', image: { ref: `registry.example/${name}@${o.digest ?? 'sha256:d1'}` } },
       urls: { base: `https://catalogd.example/catalogs/${name}` },
       lastUnpacked: o.lastUnpacked ?? '2024-01-01T00:00:00Z',

@@ -34,7 +34,9 @@ function refOf(obj: Readonly<KubeObject> | undefined, baseURL: CatalogSource['ba
 /** The spec, labels and serving state that decide resolution, besides the content. */
 function resolutionInputs(obj: Readonly<KubeObject> | undefined): string {
   if (obj === undefined) return '';
-  const serving = (obj.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Serving')?.status;
+  const serving = (obj.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions?.find(
+    (c) => c.type === 'Serving',
+  )?.status;
   return JSON.stringify([obj.spec, obj.metadata.labels ?? {}, serving ?? '']);
 }
 

@@ -35,7 +35,15 @@ function catalogObject(name: string, o: CatalogOptions = {}): KubeObject {
       conditions:
         serving === 'absent'
           ? []
-          : [{ type: 'Serving', status: serving, reason: serving === 'True' ? 'Available' : 'Unavailable', message: '', lastTransitionTime: '2024-01-01T00:00:00Z' }],
+          : [
+              {
+                type: 'Serving',
+                status: serving,
+                reason: serving === 'True' ? 'Available' : 'Unavailable',
+                message: '',
+                lastTransitionTime: '2024-01-01T00:00:00Z',
+              },
+            ],
       ...(o.resolved === false ? {} : { resolvedSource: { type: 'Image', image: { ref: DIGEST(name) } } }),
       ...(o.urls === false ? {} : { urls: { base: BASE(name) } }),
     },
@@ -125,7 +133,10 @@ describe('selectedCatalogs', () => {
   it('drops Unavailable catalogs but counts them in matching', async () => {
     const { content, fetched } = fakeContent();
     const out = await select(
-      source([catalogObject('a'), catalogObject('b', { availabilityMode: 'Unavailable' }), catalogObject('c', { availabilityMode: 'Available' })], content),
+      source(
+        [catalogObject('a'), catalogObject('b', { availabilityMode: 'Unavailable' }), catalogObject('c', { availabilityMode: 'Available' })],
+        content,
+      ),
       undefined,
     );
     expect(out.matching).toBe(3);
@@ -143,14 +154,20 @@ describe('selectedCatalogs', () => {
   ])('a catalog %s is a failure input with upstream text, and is not fetched', async (_name, o, error) => {
     const { content, fetched } = fakeContent();
     const out = await select(source([catalogObject('x', o), catalogObject('y')], content), undefined);
-    expect(out.inputs).toEqual([{ name: 'x', error }, { name: 'y', priority: 0, package: config('widgets', 'y') }]);
+    expect(out.inputs).toEqual([
+      { name: 'x', error },
+      { name: 'y', priority: 0, package: config('widgets', 'y') },
+    ]);
     expect(fetched.map(([ref]) => ref.name)).toEqual(['y']);
   });
 
   it('a fetch error becomes `error retrieving cache for catalog "<name>": <err>`', async () => {
     const { content } = fakeContent({ b: new Error('Get "https://catalogd/catalogs/b/api/v1/all": connection refused') });
     const out = await select(source([catalogObject('a'), catalogObject('b')], content), undefined);
-    expect(out.inputs[1]).toEqual({ name: 'b', error: 'error retrieving cache for catalog "b": Get "https://catalogd/catalogs/b/api/v1/all": connection refused' });
+    expect(out.inputs[1]).toEqual({
+      name: 'b',
+      error: 'error retrieving cache for catalog "b": Get "https://catalogd/catalogs/b/api/v1/all": connection refused',
+    });
     expect(out.inputs[0]).toMatchObject({ name: 'a', priority: 0 });
   });
 

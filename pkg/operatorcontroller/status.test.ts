@@ -20,7 +20,11 @@ import {
 const OLD = '2020-01-01T00:00:00Z';
 
 function extension(generation: number | null = 3): KubeObject {
-  return { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', metadata: { name: 'ext', ...(generation === null ? {} : { generation }) } };
+  return {
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterExtension',
+    metadata: { name: 'ext', ...(generation === null ? {} : { generation }) },
+  };
 }
 
 function release(version: string, extra: Partial<Release['bundle']> = {}): Release {
@@ -58,7 +62,12 @@ describe('setInstalledFrom', () => {
     const ce = extension();
     setInstalledFrom(ce, release('1.0.0'));
     setInstalledFrom(ce, undefined);
-    expect(condition(ce, 'Installed')).toMatchObject({ status: 'False', reason: 'Failed', message: MESSAGES.noBundleInstalled, observedGeneration: 3 });
+    expect(condition(ce, 'Installed')).toMatchObject({
+      status: 'False',
+      reason: 'Failed',
+      message: MESSAGES.noBundleInstalled,
+      observedGeneration: 3,
+    });
     expect(MESSAGES.noBundleInstalled).toBe('No bundle installed');
     expect(statusOf(ce)).not.toHaveProperty('install');
   });
@@ -71,7 +80,10 @@ describe('setInstalledFrom', () => {
     expect(installed.lastTransitionTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     installed.lastTransitionTime = OLD;
     setInstalledFrom(ce, release('1.1.0'));
-    expect(condition(ce, 'Installed')).toMatchObject({ message: 'Installed bundle registry.example/pkg-bundle@sha256:1.1.0 successfully', lastTransitionTime: OLD });
+    expect(condition(ce, 'Installed')).toMatchObject({
+      message: 'Installed bundle registry.example/pkg-bundle@sha256:1.1.0 successfully',
+      lastTransitionTime: OLD,
+    });
     expect(statusOf(ce).install).toEqual({ bundle: { name: 'pkg.v1.1.0', version: '1.1.0' } });
     setInstalledFrom(ce, undefined);
     expect(condition(ce, 'Installed')?.lastTransitionTime).not.toBe(OLD);
@@ -102,7 +114,11 @@ describe('other status setters', () => {
 
   it.each([
     ['retried', new Error('timeout'), { status: 'True', reason: 'Retrying', message: 'timeout' }],
-    ['terminal', new TerminalError('bad config', { reason: 'InvalidConfiguration' }), { status: 'False', reason: 'InvalidConfiguration', message: 'bad config' }],
+    [
+      'terminal',
+      new TerminalError('bad config', { reason: 'InvalidConfiguration' }),
+      { status: 'False', reason: 'InvalidConfiguration', message: 'bad config' },
+    ],
   ])('setProgressingError: %s', (_name, err, want) => {
     const ce = extension();
     setProgressingError(ce, err);

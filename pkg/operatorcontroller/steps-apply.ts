@@ -79,14 +79,24 @@ export async function applyBundle(deps: ExtensionReconcilerDeps, state: Extensio
     applied = await applyRelease({ client, store: deps.releases, signal: state.signal }, state.history, desired);
   } catch (err) {
     const history = await deps.releases.history(state.name, state.signal).catch(() => state.history);
-    setInstalledFrom(state.ce, history.find((r) => r.status === 'deployed'));
+    setInstalledFrom(
+      state.ce,
+      history.find((r) => r.status === 'deployed'),
+    );
     fail(state, forBundle(desired.bundle, err));
   }
   setInstalledFrom(state.ce, applied.release);
   if (state.target?.fromCatalog === true) {
-    setDeprecation(state.ce, deprecationConditions(applied.release.bundle.name, state.deprecation ?? null, true, state.spec.source.catalog.channels ?? []));
+    setDeprecation(
+      state.ce,
+      deprecationConditions(applied.release.bundle.name, state.deprecation ?? null, true, state.spec.source.catalog.channels ?? []),
+    );
   }
   setProgressingSucceeded(state.ce);
-  if (applied.changed) state.log.info({ bundle: applied.release.bundle.name, version: applied.release.bundle.version, revision: applied.release.revision }, 'release deployed');
+  if (applied.changed)
+    state.log.info(
+      { bundle: applied.release.bundle.name, version: applied.release.bundle.version, revision: applied.release.revision },
+      'release deployed',
+    );
   return undefined;
 }

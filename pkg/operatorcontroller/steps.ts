@@ -17,14 +17,7 @@ import { deprecationConditions, metadataFor, resolve } from '../resolve/index.ts
 import { fetchBundle } from './bundle-source.ts';
 import { selectedCatalogs } from './catalogs.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
-import {
-  MESSAGES,
-  setDeprecation,
-  setInstalledFrom,
-  setInstalledUnknown,
-  setProgressingError,
-  setProgressingRetrying,
-} from './status.ts';
+import { MESSAGES, setDeprecation, setInstalledFrom, setInstalledUnknown, setProgressingError, setProgressingRetrying } from './status.ts';
 
 /** Prefix of validation failures (upstream v1.9-v1.10). */
 export const VALIDATION_PREFIX = 'operation cannot proceed due to the following validation error(s): ';
@@ -101,7 +94,10 @@ export async function resolveBundle(deps: ExtensionReconcilerDeps, state: Extens
         channels,
         versionRange: src.version ?? '',
         upgradeConstraintPolicy: src.upgradeConstraintPolicy,
-        installed: installed === undefined ? null : { name: installed.bundle.name, version: installed.bundle.version, release: installed.bundle.release ?? null },
+        installed:
+          installed === undefined
+            ? null
+            : { name: installed.bundle.name, version: installed.bundle.version, release: installed.bundle.release ?? null },
         catalogs: selection.value.inputs,
         bundleReleaseSupport: deps.features.bundleReleaseSupport,
       })
@@ -112,7 +108,13 @@ export async function resolveBundle(deps: ExtensionReconcilerDeps, state: Extens
     const r = resolved.value;
     const meta = metadataFor(r.bundle.name, r.versionRelease, { bundleReleaseSupport: deps.features.bundleReleaseSupport });
     state.target = {
-      bundle: { package: src.packageName, name: r.bundle.name, version: meta.version, ...(meta.release === undefined ? {} : { release: meta.release }), image: r.bundle.image },
+      bundle: {
+        package: src.packageName,
+        name: r.bundle.name,
+        version: meta.version,
+        ...(meta.release === undefined ? {} : { release: meta.release }),
+        image: r.bundle.image,
+      },
       fromCatalog: true,
     };
     state.deprecation = r.deprecation;
@@ -189,7 +191,8 @@ export async function renderBundle(deps: ExtensionReconcilerDeps, state: Extensi
     }
     const pruned = pruneUnknownFields(obj, schema);
     objects.push(pruned.object);
-    if (pruned.dropped.length > 0) dropped.push({ object: `${obj.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`.replace(' /', ' '), paths: pruned.dropped });
+    if (pruned.dropped.length > 0)
+      dropped.push({ object: `${obj.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`.replace(' /', ' '), paths: pruned.dropped });
   }
   state.objects = objects;
   state.droppedFields = dropped;

@@ -24,7 +24,12 @@ function release(overrides: Partial<Release> = {}): Release {
     extensionUID: '6f1c1a52-9a0e-4c55-8f0e-2a4c0f4f9b10',
     revision: 2,
     status: 'deployed',
-    bundle: { package: 'argocd-operator', name: 'argocd-operator.v0.6.0', version: '0.6.0', image: 'quay.io/argoprojlabs/argocd-operator-bundle@sha256:' + 'a'.repeat(64) },
+    bundle: {
+      package: 'argocd-operator',
+      name: 'argocd-operator.v0.6.0',
+      version: '0.6.0',
+      image: 'quay.io/argoprojlabs/argocd-operator-bundle@sha256:' + 'a'.repeat(64),
+    },
     manifest: [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'argocd-operator', namespace: 'argocd' } }],
     properties: [{ type: 'olm.package', value: { packageName: 'argocd-operator', version: '0.6.0' } }],
     config: { watchNamespace: 'argocd' },
@@ -55,7 +60,16 @@ function withServerMetadata(secret: KubeObject): KubeObject {
       uid: '00000000-0000-0000-0000-000000000000',
       resourceVersion: '18446744073709551615',
       creationTimestamp: '2026-11-23T17:52:00Z',
-      managedFields: [{ manager: 'operator-controller-with-a-long-user-agent/v1.0.0 (linux/amd64)', operation: 'Update', apiVersion: 'v1', time: '2026-11-23T17:52:00Z', fieldsType: 'FieldsV1', fieldsV1 }],
+      managedFields: [
+        {
+          manager: 'operator-controller-with-a-long-user-agent/v1.0.0 (linux/amd64)',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: '2026-11-23T17:52:00Z',
+          fieldsType: 'FieldsV1',
+          fieldsV1,
+        },
+      ],
     },
   };
 }
@@ -75,12 +89,41 @@ describe('chunk size', () => {
     const big = release({
       extension: ext,
       revision: 2147483647,
-      bundle: { package: 'p'.repeat(253), name: 'n'.repeat(253), version: `1.0.0+${'b'.repeat(120)}`, release: 'r'.repeat(63), image: `${'registry.example.com/'.repeat(12)}x@sha256:${'f'.repeat(64)}` },
+      bundle: {
+        package: 'p'.repeat(253),
+        name: 'n'.repeat(253),
+        version: `1.0.0+${'b'.repeat(120)}`,
+        release: 'r'.repeat(63),
+        image: `${'registry.example.com/'.repeat(12)}x@sha256:${'f'.repeat(64)}`,
+      },
     });
     const piece = randomBytes(CHUNK_SIZE);
     const extraChunks = Array.from({ length: MAX_CHUNKS - 1 }, (_, i) => `${key}-${String(i).padStart(13, 'x')}`);
-    const index = buildIndexSecret({ key, namespace: 'openshift-operator-controller', release: big, firstPiece: piece, extraChunks, createdAt: '1795000000', modifiedAt: '1795000001' });
-    const chunk = buildChunkSecret({ name: extraChunks[0] ?? '', key, extension: ext, namespace: 'openshift-operator-controller', piece, owner: { apiVersion: 'v1', kind: 'Secret', name: key, uid: '00000000-0000-0000-0000-000000000000', controller: true, blockOwnerDeletion: false }, createdAt: '1795000000' });
+    const index = buildIndexSecret({
+      key,
+      namespace: 'openshift-operator-controller',
+      release: big,
+      firstPiece: piece,
+      extraChunks,
+      createdAt: '1795000000',
+      modifiedAt: '1795000001',
+    });
+    const chunk = buildChunkSecret({
+      name: extraChunks[0] ?? '',
+      key,
+      extension: ext,
+      namespace: 'openshift-operator-controller',
+      piece,
+      owner: {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        name: key,
+        uid: '00000000-0000-0000-0000-000000000000',
+        controller: true,
+        blockOwnerDeletion: false,
+      },
+      createdAt: '1795000000',
+    });
     for (const secret of [index, chunk]) {
       const stored = withServerMetadata(secret);
       expect(serializedSize(stored)).toBeLessThan(SECRET_SIZE_LIMIT);
@@ -91,7 +134,15 @@ describe('chunk size', () => {
 
   it("shows why upstream's 1,040,384-byte chunks are not used: their Secret JSON is about 1.39 MB", () => {
     const key = 'sh.helm.release.v1.x.v1';
-    const secret = buildChunkSecret({ name: `${key}-aaaaaaaaaaaaa`, key, extension: 'x', namespace: 'olmv1-system', piece: randomBytes(1_040_384), owner: undefined, createdAt: '1' });
+    const secret = buildChunkSecret({
+      name: `${key}-aaaaaaaaaaaaa`,
+      key,
+      extension: 'x',
+      namespace: 'olmv1-system',
+      piece: randomBytes(1_040_384),
+      owner: undefined,
+      createdAt: '1',
+    });
     expect(serializedSize(secret)).toBeGreaterThan(1_380_000);
     expect(() => assertSecretFits(key, secret)).toThrow(ReleaseTooLargeError);
   });
@@ -100,7 +151,9 @@ describe('chunk size', () => {
     const key = 'sh.helm.release.v1.x.v1';
     const huge = release({ extension: 'x', revision: 1, bundle: { package: 'p', name: 'n', version: '1', image: `img/${'x'.repeat(20_000)}` } });
     const index = buildIndexSecret({ key, namespace: 'ns', release: huge, firstPiece: randomBytes(CHUNK_SIZE), extraChunks: [], createdAt: '1' });
-    expect(() => assertSecretFits(key, index)).toThrow(/^release too large: "sh\.helm\.release\.v1\.x\.v1": Secret "sh\.helm\.release\.v1\.x\.v1" would be \d+ bytes with server metadata, over the limit of 1048576$/);
+    expect(() => assertSecretFits(key, index)).toThrow(
+      /^release too large: "sh\.helm\.release\.v1\.x\.v1": Secret "sh\.helm\.release\.v1\.x\.v1" would be \d+ bytes with server metadata, over the limit of 1048576$/,
+    );
   });
 });
 

@@ -32,11 +32,4 @@ export {
   releaseKey,
 } from './naming.ts';
 export { createReleaseStore } from './store.ts';
-export {
-  ReleaseStatus,
-  StoredRelease,
-  type Release,
-  type ReleaseBundle,
-  type ReleaseStore,
-  type ReleaseStoreOptions,
-} from './types.ts';
+export { ReleaseStatus, StoredRelease, type Release, type ReleaseBundle, type ReleaseStore, type ReleaseStoreOptions } from './types.ts';

@@ -16,7 +16,14 @@ const release: Release = {
 const key = 'sh.helm.release.v1.argocd.v3';
 
 function index(): KubeObject {
-  return buildIndexSecret({ key, namespace: 'olmv1-system', release, firstPiece: Buffer.from('piece one'), extraChunks: [`${key}-aaaaaaaaaaaaa`], createdAt: '1700000000' });
+  return buildIndexSecret({
+    key,
+    namespace: 'olmv1-system',
+    release,
+    firstPiece: Buffer.from('piece one'),
+    extraChunks: [`${key}-aaaaaaaaaaaaa`],
+    createdAt: '1700000000',
+  });
 }
 
 describe('index Secrets', () => {
@@ -38,7 +45,14 @@ describe('index Secrets', () => {
   });
 
   it('carry no owner reference when the release has no ClusterExtension UID', () => {
-    const obj = buildIndexSecret({ key, namespace: 'ns', release: { ...release, extensionUID: '' }, firstPiece: Buffer.alloc(0), extraChunks: [], createdAt: '1' });
+    const obj = buildIndexSecret({
+      key,
+      namespace: 'ns',
+      release: { ...release, extensionUID: '' },
+      firstPiece: Buffer.alloc(0),
+      extraChunks: [],
+      createdAt: '1',
+    });
     expect(obj.metadata).not.toHaveProperty('ownerReferences');
   });
 
@@ -47,11 +61,22 @@ describe('index Secrets', () => {
     ['without a version label', (o) => delete o.metadata.labels?.['version'], 'label version is undefined'],
     ['without a name label', (o) => delete o.metadata.labels?.['name'], 'label name is missing'],
     ['without data.chunk', (o) => delete (o['data'] as Record<string, string>)['chunk'], 'data.chunk is missing'],
-    ['with extraChunks that are not JSON', (o) => ((o['data'] as Record<string, string>)['extraChunks'] = Buffer.from('[').toString('base64')), 'data.extraChunks is not a JSON list'],
-    ['with extraChunks that are not names', (o) => ((o['data'] as Record<string, string>)['extraChunks'] = Buffer.from('[1]').toString('base64')), 'data.extraChunks is not a list of Secret names'],
+    [
+      'with extraChunks that are not JSON',
+      (o) => ((o['data'] as Record<string, string>)['extraChunks'] = Buffer.from('[').toString('base64')),
+      'data.extraChunks is not a JSON list',
+    ],
+    [
+      'with extraChunks that are not names',
+      (o) => ((o['data'] as Record<string, string>)['extraChunks'] = Buffer.from('[1]').toString('base64')),
+      'data.extraChunks is not a list of Secret names',
+    ],
     [
       'with more than 11 chunks',
-      (o) => ((o['data'] as Record<string, string>)['extraChunks'] = Buffer.from(JSON.stringify(Array.from({ length: 11 }, (_, i) => `c${i}`))).toString('base64')),
+      (o) =>
+        ((o['data'] as Record<string, string>)['extraChunks'] = Buffer.from(JSON.stringify(Array.from({ length: 11 }, (_, i) => `c${i}`))).toString(
+          'base64',
+        )),
       'it has 12 chunks, more than the maximum of 11',
     ],
   ];
@@ -64,13 +89,23 @@ describe('index Secrets', () => {
 
 describe('chunk Secrets', () => {
   it('are immutable, labelled for their key and extension, and give their piece back', () => {
-    const obj = buildChunkSecret({ name: `${key}-x`, key, extension: 'argocd', namespace: 'ns', piece: Buffer.from([1, 2, 3]), owner: undefined, createdAt: '5' });
+    const obj = buildChunkSecret({
+      name: `${key}-x`,
+      key,
+      extension: 'argocd',
+      namespace: 'ns',
+      piece: Buffer.from([1, 2, 3]),
+      owner: undefined,
+      createdAt: '5',
+    });
     expect(obj).toMatchObject({
       type: 'operatorframework.io/chunk.v1',
       immutable: true,
       metadata: { labels: { name: 'argocd', owner: 'operator-controller', key, type: 'chunk', createdAt: '5' } },
     });
     expect(chunkPiece(obj, 'ns', key)).toEqual(Buffer.from([1, 2, 3]));
-    expect(() => chunkPiece({ ...obj, type: 'Opaque' }, 'ns', key)).toThrow(`release record Secret "ns/${key}" is corrupt: chunk Secret "ns/${key}-x" is not a chunk Secret with data.chunk`);
+    expect(() => chunkPiece({ ...obj, type: 'Opaque' }, 'ns', key)).toThrow(
+      `release record Secret "ns/${key}" is corrupt: chunk Secret "ns/${key}-x" is not a chunk Secret with data.chunk`,
+    );
   });
 });

@@ -197,7 +197,9 @@ export function chunkPiece(obj: unknown, namespace: string, key: string): Buffer
   const chunk = parsed.success ? parsed.data.data?.['chunk'] : undefined;
   if (!parsed.success || parsed.data.type !== CHUNK_SECRET_TYPE || chunk === undefined) {
     const name = parsed.success ? parsed.data.metadata.name : '<unnamed>';
-    throw new Error(`release record ${describeSecret(namespace, key)} is corrupt: chunk ${describeSecret(namespace, name)} is not a chunk Secret with data.chunk`);
+    throw new Error(
+      `release record ${describeSecret(namespace, key)} is corrupt: chunk ${describeSecret(namespace, name)} is not a chunk Secret with data.chunk`,
+    );
   }
   return Buffer.from(chunk, 'base64');
 }

@@ -22,10 +22,13 @@ function fakeClient(objects: Store, budget = Number.POSITIVE_INFINITY): { client
   };
   const notFound = (name: string) => new ApiError(404, 'NotFound', `secrets "${name}" not found`);
   const matches = (obj: KubeObject, selector: string | undefined) =>
-    (selector ?? '').split(',').filter(Boolean).every((req) => {
-      const [k, v] = req.split('=');
-      return obj.metadata.labels?.[k ?? ''] === v;
-    });
+    (selector ?? '')
+      .split(',')
+      .filter(Boolean)
+      .every((req) => {
+        const [k, v] = req.split('=');
+        return obj.metadata.labels?.[k ?? ''] === v;
+      });
   const client = {
     async listAll(_t: unknown, o: { labelSelector?: string }) {
       return { items: [...objects.values()].filter((s) => matches(s, o.labelSelector)).map((s) => structuredClone(s)), resourceVersion: String(rv) };
@@ -75,7 +78,9 @@ function rel(revision: number, status: Release['status'], blobBytes: number, des
     revision,
     status,
     bundle: { package: 'acme', name: `acme.v${revision}`, version: `${revision}.0.0`, image: 'quay.io/acme/b@sha256:00' },
-    manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `blob${revision}` }, data: { blob: randomBytes(blobBytes).toString('base64') } }],
+    manifest: [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `blob${revision}` }, data: { blob: randomBytes(blobBytes).toString('base64') } },
+    ],
     properties: [],
     description,
   };
@@ -87,7 +92,8 @@ function expectNoOrphans(objects: Store): void {
   for (const s of objects.values()) {
     if (s.metadata.labels?.['type'] !== 'index') continue;
     referenced.add(s.metadata.name ?? '');
-    for (const n of JSON.parse(Buffer.from((s['data'] as Record<string, string>)['extraChunks'] ?? '', 'base64').toString()) as string[]) referenced.add(n);
+    for (const n of JSON.parse(Buffer.from((s['data'] as Record<string, string>)['extraChunks'] ?? '', 'base64').toString()) as string[])
+      referenced.add(n);
   }
   expect([...objects.keys()].filter((n) => !referenced.has(n))).toEqual([]);
 }
@@ -112,7 +118,10 @@ async function crashEverywhere(
   for (let k = 0; k < total; k++) {
     const objects: Store = new Map(structuredClone([...seed]));
     const crashing = fakeClient(objects, k);
-    const failure = await op(createReleaseStore({ client: crashing.client, namespace: 'ns' })).then(() => undefined, (e: unknown) => e);
+    const failure = await op(createReleaseStore({ client: crashing.client, namespace: 'ns' })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     if (failure !== undefined) expect(causedByCrash(failure), String(failure)).toBe(true);
     await check(objects, failure === undefined ? 'completed' : 'crashed');
   }
@@ -129,21 +138,25 @@ describe('a crash at any write', () => {
     await createReleaseStore({ client: fakeClient(seed).client, namespace: NAMESPACE }).create(v1);
     const v2 = rel(2, ReleaseStatus.PendingUpgrade, 800_000);
     const outcomes: Outcome[] = [];
-    const total = await crashEverywhere(seed, (s) => s.create(v2), async (objects, outcome) => {
-      outcomes.push(outcome);
-      const seen = await history(objects);
-      if (outcome === 'completed') {
-        // Only the chunks' re-owning was cut short: the record is whole.
-        expect(seen).toEqual([v2, v1]);
-      } else {
-        expect(seen.map((r) => r.revision)).toEqual([1]);
-        // The controller retries with content of the moment (another timestamp, say).
-        const retried = { ...v2, description: 'Upgrade retried' };
-        await createReleaseStore({ client: fakeClient(objects).client, namespace: NAMESPACE }).create(retried);
-        expect(await history(objects)).toEqual([retried, v1]);
-      }
-      expectNoOrphans(objects);
-    });
+    const total = await crashEverywhere(
+      seed,
+      (s) => s.create(v2),
+      async (objects, outcome) => {
+        outcomes.push(outcome);
+        const seen = await history(objects);
+        if (outcome === 'completed') {
+          // Only the chunks' re-owning was cut short: the record is whole.
+          expect(seen).toEqual([v2, v1]);
+        } else {
+          expect(seen.map((r) => r.revision)).toEqual([1]);
+          // The controller retries with content of the moment (another timestamp, say).
+          const retried = { ...v2, description: 'Upgrade retried' };
+          await createReleaseStore({ client: fakeClient(objects).client, namespace: NAMESPACE }).create(retried);
+          expect(await history(objects)).toEqual([retried, v1]);
+        }
+        expectNoOrphans(objects);
+      },
+    );
     expect(total).toBeGreaterThanOrEqual(3);
     expect(outcomes).toContain('crashed');
   });
@@ -153,24 +166,32 @@ describe('a crash at any write', () => {
     const pending = rel(1, ReleaseStatus.PendingInstall, 800_000);
     await createReleaseStore({ client: fakeClient(seed).client, namespace: NAMESPACE }).create(pending);
     const deployed = { ...rel(1, ReleaseStatus.Deployed, 800_000), description: 'Install complete' };
-    await crashEverywhere(seed, (s) => s.update(deployed), async (objects) => {
-      const [seen] = await history(objects);
-      expect([pending, deployed]).toContainEqual(seen);
-      await createReleaseStore({ client: fakeClient(objects).client, namespace: NAMESPACE }).update(deployed);
-      expect(await history(objects)).toEqual([deployed]);
-      expectNoOrphans(objects);
-    });
+    await crashEverywhere(
+      seed,
+      (s) => s.update(deployed),
+      async (objects) => {
+        const [seen] = await history(objects);
+        expect([pending, deployed]).toContainEqual(seen);
+        await createReleaseStore({ client: fakeClient(objects).client, namespace: NAMESPACE }).update(deployed);
+        expect(await history(objects)).toEqual([deployed]);
+        expectNoOrphans(objects);
+      },
+    );
   });
 
   it('of deleteAll leaves a readable, newest part of the history, and the retry removes everything', async () => {
     const seed: Store = new Map();
     const setup = createReleaseStore({ client: fakeClient(seed).client, namespace: NAMESPACE });
     for (let r = 1; r <= 3; r++) await setup.create(rel(r, r === 3 ? ReleaseStatus.Deployed : ReleaseStatus.Superseded, 800_000));
-    await crashEverywhere(seed, (s) => s.deleteAll('acme'), async (objects) => {
-      const left = (await history(objects)).map((r) => r.revision);
-      expect([[3, 2, 1], [3, 2], [3], []]).toContainEqual(left);
-      await createReleaseStore({ client: fakeClient(objects).client, namespace: NAMESPACE }).deleteAll('acme');
-      expect(objects.size).toBe(0);
-    });
+    await crashEverywhere(
+      seed,
+      (s) => s.deleteAll('acme'),
+      async (objects) => {
+        const left = (await history(objects)).map((r) => r.revision);
+        expect([[3, 2, 1], [3, 2], [3], []]).toContainEqual(left);
+        await createReleaseStore({ client: fakeClient(objects).client, namespace: NAMESPACE }).deleteAll('acme');
+        expect(objects.size).toBe(0);
+      },
+    );
   });
 });

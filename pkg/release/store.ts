@@ -80,7 +80,14 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     const chunks = uniqueChunks(key, pieces, (name, piece) =>
       buildChunkSecret({ name, key, extension: release.extension, namespace, piece, owner: extensionOwnerRef(release), createdAt }),
     );
-    const index = buildIndexSecret({ key, namespace, release, firstPiece: pieces[0] ?? Buffer.alloc(0), extraChunks: chunkNames(key, pieces), createdAt });
+    const index = buildIndexSecret({
+      key,
+      namespace,
+      release,
+      firstPiece: pieces[0] ?? Buffer.alloc(0),
+      extraChunks: chunkNames(key, pieces),
+      createdAt,
+    });
     for (const secret of [index, ...chunks]) assertSecretFits(key, secret);
 
     if ((await records.get(key, signal)) !== undefined) throw new Error(`release record ${describeSecret(namespace, key)} already exists`);
@@ -218,7 +225,12 @@ class RecordClient {
   async list(labels: Record<string, string>, signal?: AbortSignal): Promise<KubeObject[]> {
     const labelSelector = selector({ [Label.owner]: RECORD_OWNER, ...labels });
     try {
-      const { items } = await this.#client.listAll(SECRET, { namespace: this.#namespace, labelSelector, limit: 50, ...(signal === undefined ? {} : { signal }) });
+      const { items } = await this.#client.listAll(SECRET, {
+        namespace: this.#namespace,
+        labelSelector,
+        limit: 50,
+        ...(signal === undefined ? {} : { signal }),
+      });
       return items;
     } catch (e) {
       throw wrapError(`listing release records in namespace ${JSON.stringify(this.#namespace)} (${labelSelector})`, e);
@@ -292,7 +304,8 @@ class RecordClient {
     try {
       obj = await this.#client.get(this.#ref(name), signal === undefined ? {} : { signal });
     } catch (e) {
-      if (isNotFound(e)) throw new Error(`release record ${where} is corrupt: its chunk ${describeSecret(this.#namespace, name)} does not exist`, { cause: e });
+      if (isNotFound(e))
+        throw new Error(`release record ${where} is corrupt: its chunk ${describeSecret(this.#namespace, name)} does not exist`, { cause: e });
       throw wrapError(`reading release chunk ${describeSecret(this.#namespace, name)} of ${where}`, e);
     }
     const piece = chunkPiece(obj, this.#namespace, key);

@@ -39,11 +39,31 @@ describe('unmarshalBundleConfig matches upstream messages', () => {
   it.each([
     [['OwnNamespace'], {}, 'required field "watchNamespace" is missing'],
     [['AllNamespaces'], { watchNamespace: 'x' }, 'unknown field "watchNamespace"'],
-    [['OwnNamespace'], { watchNamespace: 'other' }, 'invalid format for field "watchNamespace": \'other\' is not valid ownNamespaceInstallMode: invalid value "other": must be "install-ns" (the namespace where the operator is installed) because this operator only supports OwnNamespace install mode'],
-    [['SingleNamespace'], { watchNamespace: 'install-ns' }, 'invalid format for field "watchNamespace": \'install-ns\' is not valid singleNamespaceInstallMode: invalid value "install-ns": must be different from "install-ns" (the install namespace) because this operator uses SingleNamespace install mode to watch a different namespace'],
-    [['OwnNamespace', 'SingleNamespace'], { watchNamespace: 'A'.repeat(64) }, 'multiple errors found:\n  - field "watchNamespace" must have maximum length of 63 (len=64)\n  - field "watchNamespace" must match pattern "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"'],
-    [['OwnNamespace', 'SingleNamespace'], { watchNamespace: '' }, 'multiple errors found:\n  - field "watchNamespace" must have minimum length of 1 (len=0)\n  - field "watchNamespace" must match pattern "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"'],
-    [['AllNamespaces', 'OwnNamespace'], { watchNamespace: 5 }, 'multiple errors found:\n  - invalid value for field "watchNamespace"\n  - invalid type for field "watchNamespace": got number, want null\n  - invalid type for field "watchNamespace": got number, want string'],
+    [
+      ['OwnNamespace'],
+      { watchNamespace: 'other' },
+      'invalid format for field "watchNamespace": \'other\' is not valid ownNamespaceInstallMode: invalid value "other": must be "install-ns" (the namespace where the operator is installed) because this operator only supports OwnNamespace install mode',
+    ],
+    [
+      ['SingleNamespace'],
+      { watchNamespace: 'install-ns' },
+      'invalid format for field "watchNamespace": \'install-ns\' is not valid singleNamespaceInstallMode: invalid value "install-ns": must be different from "install-ns" (the install namespace) because this operator uses SingleNamespace install mode to watch a different namespace',
+    ],
+    [
+      ['OwnNamespace', 'SingleNamespace'],
+      { watchNamespace: 'A'.repeat(64) },
+      'multiple errors found:\n  - field "watchNamespace" must have maximum length of 63 (len=64)\n  - field "watchNamespace" must match pattern "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"',
+    ],
+    [
+      ['OwnNamespace', 'SingleNamespace'],
+      { watchNamespace: '' },
+      'multiple errors found:\n  - field "watchNamespace" must have minimum length of 1 (len=0)\n  - field "watchNamespace" must match pattern "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"',
+    ],
+    [
+      ['AllNamespaces', 'OwnNamespace'],
+      { watchNamespace: 5 },
+      'multiple errors found:\n  - invalid value for field "watchNamespace"\n  - invalid type for field "watchNamespace": got number, want null\n  - invalid type for field "watchNamespace": got number, want string',
+    ],
     [['AllNamespaces'], true, 'invalid type: got boolean, want object'],
   ])('reports %j %j as upstream does', (modes, config, message) => {
     const r = unmarshalBundleConfig(config, { supportedModes: new Set(modes), installNamespace: 'install-ns', deploymentConfigEnabled: true });
@@ -51,7 +71,10 @@ describe('unmarshalBundleConfig matches upstream messages', () => {
   });
 
   it('reports deploymentConfig as unknown when the feature is off', () => {
-    const r = unmarshalBundleConfig({ deploymentConfig: {} }, { supportedModes: new Set(['AllNamespaces']), installNamespace: 'ns', deploymentConfigEnabled: false });
+    const r = unmarshalBundleConfig(
+      { deploymentConfig: {} },
+      { supportedModes: new Set(['AllNamespaces']), installNamespace: 'ns', deploymentConfigEnabled: false },
+    );
     expect(r).toEqual({ ok: false, error: 'invalid ClusterExtension configuration: invalid configuration: unknown field "deploymentConfig"' });
   });
 });
@@ -83,7 +106,11 @@ describe('unmarshalBundleConfig extraction', () => {
     [{ resources: { requests: { memory: '1Zi' } } }, "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
     [{ resources: { requests: { memory: '1kM' } } }, "unable to parse quantity's suffix"],
     [
-      { affinity: { podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 3000000000, podAffinityTerm: { topologyKey: 't' } }] } } },
+      {
+        affinity: {
+          podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 3000000000, podAffinityTerm: { topologyKey: 't' } }] },
+        },
+      },
       'json: cannot unmarshal number 3000000000 into Go struct field WeightedPodAffinityTerm.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution.weight of type int32',
     ],
   ])('refuses values Kubernetes types reject: %j', (deploymentConfig, detail) => {

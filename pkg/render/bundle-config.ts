@@ -69,8 +69,7 @@ export function unmarshalBundleConfig(config: unknown, opts: BundleConfigOptions
   return ok(out);
 }
 
-const QUANTITY_FORMAT_ERROR =
-  "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const QUANTITY_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 const QUANTITY = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
 const QUANTITY_NUMBER = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$/;
 const QUANTITY_SUFFIX = /^(|[numkMGTPE]|[KMGTPE]i|[eE][-+]?[0-9]+)$/;

@@ -63,9 +63,7 @@ function kindString(k: ErrorKind): string {
     case 'anyOf':
       return 'anyOf failed';
     case 'oneOf':
-      return k.matched === undefined
-        ? 'oneOf failed, none matched'
-        : `oneOf failed, subschemas ${k.matched[0]}, ${k.matched[1]} matched`;
+      return k.matched === undefined ? 'oneOf failed, none matched' : `oneOf failed, subschemas ${k.matched[0]}, ${k.matched[1]} matched`;
     case 'type':
       return `got ${k.got}, want ${k.want.join(' or ')}`;
     case 'format':

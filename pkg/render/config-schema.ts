@@ -13,12 +13,7 @@
  * A namespace name is 1-63 characters matching `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`.
  * `deploymentConfig` is only allowed when that feature is enabled.
  */
-import {
-  DEPLOYMENT_CONFIG_FIELDS,
-  K8S_TYPES,
-  REQUIRED_ORDER,
-  type FieldType,
-} from './config-k8s-types.ts';
+import { DEPLOYMENT_CONFIG_FIELDS, K8S_TYPES, REQUIRED_ORDER, type FieldType } from './config-k8s-types.ts';
 import { goQuote } from '../gotext/index.ts';
 import type { FormatCheck, SchemaNode } from './json-schema.ts';
 

@@ -2,12 +2,7 @@
  * Null-safe accessors for the CSV fields rendering reads (absent and `null` both mean
  * "empty", as with Go's zero values).
  */
-import type {
-  ClusterServiceVersion,
-  StrategyDeployment,
-  StrategyPermission,
-  WebhookDescription,
-} from '../bundle/index.ts';
+import type { ClusterServiceVersion, StrategyDeployment, StrategyPermission, WebhookDescription } from '../bundle/index.ts';
 
 /** `metadata.name`, or "". */
 export function csvName(csv: ClusterServiceVersion): string {

@@ -8,10 +8,31 @@ function pod(podSpec: JsonObject, containers: JsonObject[]): WorkingPod {
 
 describe('applyDeploymentConfig', () => {
   it('replaces same-name env vars in place and appends new ones, per container', () => {
-    const p = pod({}, [{ name: 'a', env: [{ name: 'X', value: '1' }, { name: 'Y', value: '2' }] }, { name: 'b' }]);
-    applyDeploymentConfig(p, { env: [{ name: 'Y', value: 'new' }, { name: 'Z', value: '3' }] });
-    expect(p.containers[0]?.['env']).toEqual([{ name: 'X', value: '1' }, { name: 'Y', value: 'new' }, { name: 'Z', value: '3' }]);
-    expect(p.containers[1]?.['env']).toEqual([{ name: 'Y', value: 'new' }, { name: 'Z', value: '3' }]);
+    const p = pod({}, [
+      {
+        name: 'a',
+        env: [
+          { name: 'X', value: '1' },
+          { name: 'Y', value: '2' },
+        ],
+      },
+      { name: 'b' },
+    ]);
+    applyDeploymentConfig(p, {
+      env: [
+        { name: 'Y', value: 'new' },
+        { name: 'Z', value: '3' },
+      ],
+    });
+    expect(p.containers[0]?.['env']).toEqual([
+      { name: 'X', value: '1' },
+      { name: 'Y', value: 'new' },
+      { name: 'Z', value: '3' },
+    ]);
+    expect(p.containers[1]?.['env']).toEqual([
+      { name: 'Y', value: 'new' },
+      { name: 'Z', value: '3' },
+    ]);
   });
 
   it('appends envFrom and tolerations unless an equal entry exists (null members ignored)', () => {
@@ -27,10 +48,16 @@ describe('applyDeploymentConfig', () => {
   it('replaces volumes and mounts by name, appends the others', () => {
     const p = pod({ volumes: [{ name: 'v', emptyDir: {} }] }, [{ name: 'a', volumeMounts: [{ name: 'v', mountPath: '/old' }] }]);
     applyDeploymentConfig(p, {
-      volumes: [{ name: 'v', secret: { secretName: 's' } }, { name: 'w', emptyDir: {} }],
+      volumes: [
+        { name: 'v', secret: { secretName: 's' } },
+        { name: 'w', emptyDir: {} },
+      ],
       volumeMounts: [{ name: 'v', mountPath: '/new' }],
     });
-    expect(p.podSpec['volumes']).toEqual([{ name: 'v', secret: { secretName: 's' } }, { name: 'w', emptyDir: {} }]);
+    expect(p.podSpec['volumes']).toEqual([
+      { name: 'v', secret: { secretName: 's' } },
+      { name: 'w', emptyDir: {} },
+    ]);
     expect(p.containers[0]?.['volumeMounts']).toEqual([{ name: 'v', mountPath: '/new' }]);
   });
 
@@ -41,7 +68,9 @@ describe('applyDeploymentConfig', () => {
     expect(p.podSpec['nodeSelector']).toEqual({});
   });
 
-  const nodeAffinity = { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'a', operator: 'Exists' }] }] } };
+  const nodeAffinity = {
+    requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'a', operator: 'Exists' }] }] },
+  };
   const podAffinity = { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 't' }] };
 
   it.each([
@@ -67,7 +96,12 @@ describe('applyDeploymentConfig', () => {
   it('never mutates the arrays it was given', () => {
     const env = [{ name: 'X', value: '1' }];
     const p = pod({}, [{ name: 'a', env }]);
-    applyDeploymentConfig(p, { env: [{ name: 'X', value: '2' }, { name: 'Y', value: '3' }] });
+    applyDeploymentConfig(p, {
+      env: [
+        { name: 'X', value: '2' },
+        { name: 'Y', value: '3' },
+      ],
+    });
     expect(env).toEqual([{ name: 'X', value: '1' }]);
   });
 

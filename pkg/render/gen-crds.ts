@@ -15,11 +15,7 @@ import { err, ok, type Result } from '../errors/index.ts';
 import { isNamespacedKind, isSupportedKind } from './supported-kinds.ts';
 
 /** The bundle's CRDs with conversion webhooks wired in, or upstream's refusal text. */
-export function generateCrds(
-  bundle: RegistryV1Bundle,
-  installNamespace: string,
-  provider: CertProvider | undefined,
-): Result<KubeObject[], string> {
+export function generateCrds(bundle: RegistryV1Bundle, installNamespace: string, provider: CertProvider | undefined): Result<KubeObject[], string> {
   const conversionFor = new Map<string, WebhookDescription>();
   for (const wh of webhookDefinitions(bundle.csv)) {
     if (wh.type !== 'ConversionWebhook') continue;

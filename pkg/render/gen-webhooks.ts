@@ -83,11 +83,7 @@ interface ServicePort {
 }
 
 /** One Service per webhook-serving Deployment (in CSV deployment order). */
-export function generateWebhookServices(
-  bundle: RegistryV1Bundle,
-  installNamespace: string,
-  provider: CertProvider | undefined,
-): KubeObject[] {
+export function generateWebhookServices(bundle: RegistryV1Bundle, installNamespace: string, provider: CertProvider | undefined): KubeObject[] {
   const portsByDeployment = new Map<string, ServicePort[]>();
   for (const wh of webhookDefinitions(bundle.csv)) {
     const dep = wh.deploymentName ?? '';
@@ -128,11 +124,7 @@ function intValue(v: number | string): number {
 }
 
 /** The certificate provider's extra objects for each webhook-serving Deployment. */
-export function generateCertProviderObjects(
-  bundle: RegistryV1Bundle,
-  installNamespace: string,
-  provider: CertProvider | undefined,
-): KubeObject[] {
+export function generateCertProviderObjects(bundle: RegistryV1Bundle, installNamespace: string, provider: CertProvider | undefined): KubeObject[] {
   if (provider === undefined) return [];
   const deployments = new Set(webhookDefinitions(bundle.csv).map((wh) => wh.deploymentName ?? ''));
   return [...deployments].flatMap((dep) => provider.additionalObjects(certNamesFor(dep, installNamespace)));

@@ -18,7 +18,9 @@ export function objectNameForBaseAndSuffix(base: string, suffix: string): string
   const suffixBytes = Buffer.byteLength(suffix);
   let b = base;
   if (baseBytes + suffixBytes > MAX_NAME_LENGTH) {
-    b = Buffer.from(base).subarray(0, Math.max(0, MAX_NAME_LENGTH - suffixBytes - 1)).toString();
+    b = Buffer.from(base)
+      .subarray(0, Math.max(0, MAX_NAME_LENGTH - suffixBytes - 1))
+      .toString();
   }
   return `${b}-${suffix}`;
 }

@@ -55,11 +55,7 @@ export function compareObjects(a: KubeObject, b: KubeObject): number {
   const ra = RANK.get(a.kind) ?? HELM_INSTALL_ORDER.length;
   const rb = RANK.get(b.kind) ?? HELM_INSTALL_ORDER.length;
   if (ra !== rb) return ra - rb;
-  return (
-    compareUtf8(a.kind, b.kind) ||
-    compareUtf8(field(a, 'namespace'), field(b, 'namespace')) ||
-    compareUtf8(field(a, 'name'), field(b, 'name'))
-  );
+  return compareUtf8(a.kind, b.kind) || compareUtf8(field(a, 'namespace'), field(b, 'namespace')) || compareUtf8(field(a, 'name'), field(b, 'name'));
 }
 
 function field(obj: KubeObject, key: 'name' | 'namespace'): string {

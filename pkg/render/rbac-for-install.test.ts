@@ -49,7 +49,10 @@ describe('computeInstallRbac', () => {
       resourceNames: ['gadgets.widgets.acme.example.com', 'gizmos.widgets.acme.example.com', 'widgets.widgets.acme.example.com'],
       verbs: ['create', 'get', 'patch'], // CRDs are never deleted
     });
-    const clusterRoleNames = rendered.filter((o) => o.kind === 'ClusterRole').map((o) => o.metadata?.name).sort();
+    const clusterRoleNames = rendered
+      .filter((o) => o.kind === 'ClusterRole')
+      .map((o) => o.metadata?.name)
+      .sort();
     expect(cluster.find((r) => r.resources?.[0] === 'clusterroles' && r.resourceNames !== undefined)).toEqual({
       apiGroups: ['rbac.authorization.k8s.io'],
       resources: ['clusterroles'],
@@ -63,7 +66,12 @@ describe('computeInstallRbac', () => {
     }
 
     const namespaced = rulesOf(objects, 'Role', 'acme-system');
-    expect(namespaced).toContainEqual({ apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['acme-widgets-controller-manager'], verbs: ['create', 'delete', 'get', 'patch'] });
+    expect(namespaced).toContainEqual({
+      apiGroups: ['apps'],
+      resources: ['deployments'],
+      resourceNames: ['acme-widgets-controller-manager'],
+      verbs: ['create', 'delete', 'get', 'patch'],
+    });
     expect(namespaced).toContainEqual({ apiGroups: [''], resources: ['configmaps', 'serviceaccounts', 'services'], verbs: ['list', 'watch'] });
   });
 
@@ -82,7 +90,12 @@ describe('computeInstallRbac', () => {
     const bundle = await fixture('webhook');
     const { objects } = rbacFor(bundle, { installNamespace: 'hooks-system', certProvider: 'cert-manager' });
     const ns = rulesOf(objects, 'Role', 'hooks-system');
-    expect(ns).toContainEqual({ apiGroups: ['cert-manager.io'], resources: ['issuers'], resourceNames: ['acme-hooks-controller-manager-service-cert-selfsigned-issuer'], verbs: ['create', 'delete', 'get', 'patch'] });
+    expect(ns).toContainEqual({
+      apiGroups: ['cert-manager.io'],
+      resources: ['issuers'],
+      resourceNames: ['acme-hooks-controller-manager-service-cert-selfsigned-issuer'],
+      verbs: ['create', 'delete', 'get', 'patch'],
+    });
     expect(rulesOf(objects, 'ClusterRole')).toContainEqual({
       apiGroups: ['admissionregistration.k8s.io'],
       resources: ['validatingwebhookconfigurations'],
@@ -108,13 +121,19 @@ describe('computeInstallRbac', () => {
     });
     expect(r).toEqual({
       ok: false,
-      error: 'cannot determine the API resource of Gadget "g" (apiVersion "example.com/v1"): it is neither a built-in kind nor defined by a CustomResourceDefinition of the bundle',
+      error:
+        'cannot determine the API resource of Gadget "g" (apiVersion "example.com/v1"): it is neither a built-in kind nor defined by a CustomResourceDefinition of the bundle',
     });
   });
 
   it('maps kinds defined by bundle CRDs, including cluster-scoped ones', () => {
     const mapper = staticKindScopes([
-      { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gs.example.com' }, spec: { group: 'example.com', scope: 'Cluster', names: { kind: 'G', plural: 'gs' } } },
+      {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'gs.example.com' },
+        spec: { group: 'example.com', scope: 'Cluster', names: { kind: 'G', plural: 'gs' } },
+      },
     ]);
     expect(mapper('example.com/v1', 'G')).toEqual({ group: 'example.com', resource: 'gs', namespaced: false });
     expect(mapper('v1', 'ConfigMap')).toEqual({ group: '', resource: 'configmaps', namespaced: true });
@@ -148,7 +167,10 @@ describe('computeInstallRules', () => {
     const r = computeInstallRules([kept], { installNamespace: 'ns', mapper: staticKindScopes([]), dropped });
     if (!r.ok) throw new Error(r.error);
     expect(r.value.scopes).toEqual([
-      { namespace: '', rules: [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['old-role'], verbs: ['delete'] }] },
+      {
+        namespace: '',
+        rules: [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['old-role'], verbs: ['delete'] }],
+      },
       { namespace: 'elsewhere', rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['other'], verbs: ['delete'] }] },
       {
         namespace: 'ns',
@@ -159,7 +181,11 @@ describe('computeInstallRules', () => {
         ],
       },
     ]);
-    const unknown = computeInstallRules([], { installNamespace: 'ns', mapper: staticKindScopes([]), dropped: [{ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' } }] });
+    const unknown = computeInstallRules([], {
+      installNamespace: 'ns',
+      mapper: staticKindScopes([]),
+      dropped: [{ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' } }],
+    });
     expect(unknown.ok).toBe(false);
   });
 });

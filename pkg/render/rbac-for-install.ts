@@ -164,14 +164,19 @@ export function computeInstallRules(objects: readonly KubeObject[], opts: Instal
 }
 
 /** Where an object lives and what it is, for the rules naming it. */
-function locate(obj: KubeObject, opts: InstallRulesOptions): Result<{ ns: string; key: string; group: string; resource: string; name: string }, string> {
+function locate(
+  obj: KubeObject,
+  opts: InstallRulesOptions,
+): Result<{ ns: string; key: string; group: string; resource: string; name: string }, string> {
   const mapping = opts.mapper(obj.apiVersion, obj.kind);
   const name = obj.metadata?.name;
   if (mapping === undefined) {
-    return err(`cannot determine the API resource of ${obj.kind} ${JSON.stringify(name ?? '')} (apiVersion ${JSON.stringify(obj.apiVersion)}): it is neither a built-in kind nor defined by a CustomResourceDefinition of the bundle`);
+    return err(
+      `cannot determine the API resource of ${obj.kind} ${JSON.stringify(name ?? '')} (apiVersion ${JSON.stringify(obj.apiVersion)}): it is neither a built-in kind nor defined by a CustomResourceDefinition of the bundle`,
+    );
   }
   if (typeof name !== 'string' || name === '') return err(`${obj.kind} object without a name cannot be authorized by name`);
-  const ns = mapping.namespaced ? nonEmpty(obj.metadata?.namespace) ?? opts.installNamespace : '';
+  const ns = mapping.namespaced ? (nonEmpty(obj.metadata?.namespace) ?? opts.installNamespace) : '';
   return ok({ ns, key: `${mapping.group}\0${mapping.resource}`, group: mapping.group, resource: mapping.resource, name });
 }
 

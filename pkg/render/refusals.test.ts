@@ -27,7 +27,9 @@ describe('pre-render gates (2.1), in order, never terminal', () => {
   it.each([
     [
       'owned APIServices',
-      testBundle({ spec: { apiservicedefinitions: { owned: [{ name: 'v1.x' }] }, webhookdefinitions: [webhook('ValidatingAdmissionWebhook', 'v.x')] } }),
+      testBundle({
+        spec: { apiservicedefinitions: { owned: [{ name: 'v1.x' }] }, webhookdefinitions: [webhook('ValidatingAdmissionWebhook', 'v.x')] },
+      }),
       {},
       'unsupported bundle: apiServiceDefintions are not supported',
     ],
@@ -86,9 +88,14 @@ describe('configuration failures (2.2) are terminal with reason InvalidConfigura
   });
 
   it('uses watchNamespace as the target namespace', () => {
-    const r = render(testBundle({ spec: { installModes: installModes('SingleNamespace') } }), { installNamespace: NS, config: { watchNamespace: 'team-a' } });
+    const r = render(testBundle({ spec: { installModes: installModes('SingleNamespace') } }), {
+      installNamespace: NS,
+      config: { watchNamespace: 'team-a' },
+    });
     if (!r.ok) throw new Error(r.error.message);
-    const dep = r.value.find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { metadata: { annotations: Record<string, string> } } } };
+    const dep = r.value.find((o) => o.kind === 'Deployment') as unknown as {
+      spec: { template: { metadata: { annotations: Record<string, string> } } };
+    };
     expect(dep.spec.template.metadata.annotations['olm.targetNamespaces']).toBe('team-a');
   });
 });
@@ -99,11 +106,31 @@ describe('target namespaces (2.3)', () => {
     [modes('SingleNamespace', 'MultiNamespace'), [], 'invalid target namespaces []: at least one target namespace must be specified'],
     [modes('OwnNamespace'), [], 'invalid target namespaces []: exactly one target namespace must be specified'],
     [modes('OwnNamespace'), [''], 'invalid target namespaces []: supported install modes [OwnNamespace] do not support targeting all namespaces'],
-    [modes('SingleNamespace'), [NS], `invalid target namespaces [${NS}]: supported install modes [SingleNamespace] do not support targeting own namespace`],
-    [modes('OwnNamespace', 'AllNamespaces'), ['other'], 'invalid target namespaces [other]: supported install modes [AllNamespaces OwnNamespace] do not support target namespaces [other]'],
-    [modes('SingleNamespace', 'MultiNamespace'), [NS, 'a'], `invalid target namespaces [${NS} a]: supported install modes [MultiNamespace SingleNamespace] do not support targeting own namespace`],
-    [modes('SingleNamespace', 'MultiNamespace', 'OwnNamespace'), ['', 'a'], 'invalid target namespaces [ a]: supported install modes [MultiNamespace OwnNamespace SingleNamespace] do not support target namespaces [ a]'],
-    [modes('OwnNamespace', 'SingleNamespace'), ['a', 'b'], 'invalid target namespaces [a b]: supported install modes [OwnNamespace SingleNamespace] do not support target namespaces [a b]'],
+    [
+      modes('SingleNamespace'),
+      [NS],
+      `invalid target namespaces [${NS}]: supported install modes [SingleNamespace] do not support targeting own namespace`,
+    ],
+    [
+      modes('OwnNamespace', 'AllNamespaces'),
+      ['other'],
+      'invalid target namespaces [other]: supported install modes [AllNamespaces OwnNamespace] do not support target namespaces [other]',
+    ],
+    [
+      modes('SingleNamespace', 'MultiNamespace'),
+      [NS, 'a'],
+      `invalid target namespaces [${NS} a]: supported install modes [MultiNamespace SingleNamespace] do not support targeting own namespace`,
+    ],
+    [
+      modes('SingleNamespace', 'MultiNamespace', 'OwnNamespace'),
+      ['', 'a'],
+      'invalid target namespaces [ a]: supported install modes [MultiNamespace OwnNamespace SingleNamespace] do not support target namespaces [ a]',
+    ],
+    [
+      modes('OwnNamespace', 'SingleNamespace'),
+      ['a', 'b'],
+      'invalid target namespaces [a b]: supported install modes [OwnNamespace SingleNamespace] do not support target namespaces [a b]',
+    ],
   ])('%#: %j', (bundle, targets, message) => {
     expect(failure(renderBundle(bundle, { installNamespace: NS, targetNamespaces: targets }))).toEqual({
       terminal: false,
@@ -115,9 +142,14 @@ describe('target namespaces (2.3)', () => {
     [['AllNamespaces'], ['']],
     [['OwnNamespace'], [NS]],
     [['SingleNamespace'], ['a']],
-    [['MultiNamespace', 'OwnNamespace'], [NS, 'a', 'b']],
+    [
+      ['MultiNamespace', 'OwnNamespace'],
+      [NS, 'a', 'b'],
+    ],
   ])('accepts %j with %j', (m, targets) => {
-    expect(renderBundle(testBundle({ spec: { installModes: installModes(...m) } }), { installNamespace: NS, targetNamespaces: targets }).ok).toBe(true);
+    expect(renderBundle(testBundle({ spec: { installModes: installModes(...m) } }), { installNamespace: NS, targetNamespaces: targets }).ok).toBe(
+      true,
+    );
   });
 });
 
@@ -164,7 +196,15 @@ describe('bundle validators (2.4)', () => {
     ],
     [
       'duplicate webhook names per type',
-      testBundle({ spec: { webhookdefinitions: [webhook('MutatingAdmissionWebhook', 'w.x'), webhook('MutatingAdmissionWebhook', 'w.x'), webhook('ValidatingAdmissionWebhook', 'w.x')] } }),
+      testBundle({
+        spec: {
+          webhookdefinitions: [
+            webhook('MutatingAdmissionWebhook', 'w.x'),
+            webhook('MutatingAdmissionWebhook', 'w.x'),
+            webhook('ValidatingAdmissionWebhook', 'w.x'),
+          ],
+        },
+      }),
       "duplicate webhook 'w.x' of type 'MutatingAdmissionWebhook'",
     ],
     [
@@ -197,7 +237,12 @@ describe('bundle validators (2.4)', () => {
         spec: {
           webhookdefinitions: [
             webhook('ValidatingAdmissionWebhook', 'v.x', {
-              rules: [{ apiGroups: ['*', 'olm.operatorframework.io', 'admissionregistration.k8s.io'], resources: ['ValidatingWebhookConfigurations', 'pods'] }],
+              rules: [
+                {
+                  apiGroups: ['*', 'olm.operatorframework.io', 'admissionregistration.k8s.io'],
+                  resources: ['ValidatingWebhookConfigurations', 'pods'],
+                },
+              ],
             }),
           ],
         },
@@ -210,7 +255,12 @@ describe('bundle validators (2.4)', () => {
     ],
     [
       'unsupported other kinds',
-      testBundle({ others: [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'extra' } }, { apiVersion: 'operators.coreos.com/v2', kind: 'OperatorCondition', metadata: { name: 'c' } }] }),
+      testBundle({
+        others: [
+          { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'extra' } },
+          { apiVersion: 'operators.coreos.com/v2', kind: 'OperatorCondition', metadata: { name: 'c' } },
+        ],
+      }),
       'unsupported resource "extra" with kind "Deployment"\nunsupported resource "c" with kind "OperatorCondition"',
     ],
   ])('%s', (_name, bundle, message) => {
@@ -244,7 +294,8 @@ describe('generator refusals (2.5)', () => {
     });
     expect(failure(render(bundle, { installNamespace: NS, certProvider: 'cert-manager' }))).toEqual({
       terminal: false,
-      message: "custom resource definition 'xs.example.com' must have .spec.preserveUnknownFields set to false to let API Server call webhook to do the conversion",
+      message:
+        "custom resource definition 'xs.example.com' must have .spec.preserveUnknownFields set to false to let API Server call webhook to do the conversion",
     });
   });
 

@@ -24,7 +24,12 @@ const optionsArb: fc.Arbitrary<RenderOptions> = fc.record(
     config: fc.oneof(
       fc.constant(undefined),
       fc.record({ watchNamespace: fc.constantFrom('ns-a', 'operators', 'team-b') }),
-      fc.record({ deploymentConfig: fc.record({ env: fc.constant([{ name: 'A', value: 'b' }]), nodeSelector: fc.constant({ os: 'linux' }) }, { requiredKeys: [] }) }),
+      fc.record({
+        deploymentConfig: fc.record(
+          { env: fc.constant([{ name: 'A', value: 'b' }]), nodeSelector: fc.constant({ os: 'linux' }) },
+          { requiredKeys: [] },
+        ),
+      }),
     ),
     targetNamespaces: fc.constantFrom(undefined, ['team-b'], ['team-a', 'team-b']),
   },

@@ -84,9 +84,7 @@ export function renderBundle(bundle: RegistryV1Bundle, options: RenderBundleOpti
 
   const modes = supportedInstallModes(bundle.csv);
   const targets =
-    options.targetNamespaces !== undefined && options.targetNamespaces.length > 0
-      ? [...options.targetNamespaces]
-      : defaultTargetNamespaces(modes);
+    options.targetNamespaces !== undefined && options.targetNamespaces.length > 0 ? [...options.targetNamespaces] : defaultTargetNamespaces(modes);
   const badTargets = validateTargetNamespaces(modes, options.installNamespace, targets);
   if (badTargets !== undefined) return refuse(badTargets);
 

@@ -14,11 +14,7 @@ export function defaultTargetNamespaces(modes: ReadonlySet<string>): string[] {
  * otherwise the full upstream message
  * `invalid option(s): invalid target namespaces [<targets>]: <reason>`.
  */
-export function validateTargetNamespaces(
-  modes: ReadonlySet<string>,
-  installNamespace: string,
-  targets: readonly string[],
-): string | undefined {
+export function validateTargetNamespaces(modes: ReadonlySet<string>, installNamespace: string, targets: readonly string[]): string | undefined {
   const reason = targetNamespacesProblem(modes, installNamespace, targets);
   if (reason === undefined) return undefined;
   return `invalid option(s): invalid target namespaces ${goList(targets)}: ${reason}`;

@@ -40,9 +40,7 @@ export const REASON_INVALID_CONFIGURATION = 'InvalidConfiguration';
  * invalid `spec.config`) must not be retried: the controller reports them with `reason`
  * `InvalidConfiguration`; all others are retried with back-off upstream.
  */
-export type RenderFailure =
-  | { terminal: true; reason: typeof REASON_INVALID_CONFIGURATION; message: string }
-  | { terminal: false; message: string };
+export type RenderFailure = { terminal: true; reason: typeof REASON_INVALID_CONFIGURATION; message: string } | { terminal: false; message: string };
 
 /** The failure as an Error: a `TerminalError` (reason InvalidConfiguration) when terminal. */
 export function renderFailureToError(failure: RenderFailure): Error {

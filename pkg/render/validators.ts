@@ -4,12 +4,7 @@
  * ordering inside each check are upstream's.
  */
 import type { RegistryV1Bundle, WebhookDescription } from '../bundle/index.ts';
-import {
-  ownedCrdNames,
-  strategyDeployments,
-  supportedInstallModes,
-  webhookDefinitions,
-} from './csv-access.ts';
+import { ownedCrdNames, strategyDeployments, supportedInstallModes, webhookDefinitions } from './csv-access.ts';
 import { dns1123SubdomainErrors } from '../k8sname/index.ts';
 import { goList, goQuote, goSorted, compareUtf8 } from '../gotext/index.ts';
 import { isSupportedKind } from './supported-kinds.ts';
@@ -83,9 +78,7 @@ function checkCRDResourceUniqueness(bundle: RegistryV1Bundle): string[] {
 function checkOwnedCRDExistence(bundle: RegistryV1Bundle): string[] {
   const present = new Set(bundle.crds.map((c) => c.metadata.name));
   const missing = new Set(ownedCrdNames(bundle.csv).filter((n) => !present.has(n)));
-  return goSorted(missing).map(
-    (n) => `cluster service definition references owned custom resource definition '${n}' not found in bundle`,
-  );
+  return goSorted(missing).map((n) => `cluster service definition references owned custom resource definition '${n}' not found in bundle`);
 }
 
 function checkPackageNameNotEmpty(bundle: RegistryV1Bundle): string[] {
@@ -93,13 +86,16 @@ function checkPackageNameNotEmpty(bundle: RegistryV1Bundle): string[] {
 }
 
 function checkConversionWebhookSupport(bundle: RegistryV1Bundle): string[] {
-  const names = webhookDefinitions(bundle.csv).filter((wh) => whType(wh) === 'ConversionWebhook').map(whName);
+  const names = webhookDefinitions(bundle.csv)
+    .filter((wh) => whType(wh) === 'ConversionWebhook')
+    .map(whName);
   if (names.length === 0) return [];
   const modes = supportedInstallModes(bundle.csv);
   if (modes.size === 1 && modes.has('AllNamespaces')) return [];
   const sorted = goList(goSorted(modes));
   return names.map(
-    (n) => `bundle contains conversion webhook ${goQuote(n)} and supports install modes ${sorted} - conversion webhooks are only supported for bundles that only support AllNamespaces install mode`,
+    (n) =>
+      `bundle contains conversion webhook ${goQuote(n)} and supports install modes ${sorted} - conversion webhooks are only supported for bundles that only support AllNamespaces install mode`,
   );
 }
 
@@ -113,9 +109,7 @@ function checkWebhookDeploymentReferentialIntegrity(bundle: RegistryV1Bundle): s
   }
   const out: string[] = [];
   for (const dep of goSorted(byDeployment.keys())) {
-    const whs = [...(byDeployment.get(dep) ?? [])].sort(
-      (a, b) => compareUtf8(whType(a), whType(b)) || compareUtf8(whName(a), whName(b)),
-    );
+    const whs = [...(byDeployment.get(dep) ?? [])].sort((a, b) => compareUtf8(whType(a), whType(b)) || compareUtf8(whName(a), whName(b)));
     for (const wh of whs) {
       out.push(`webhook of type '${whType(wh)}' with name '${whName(wh)}' references non-existent deployment '${dep}'`);
     }

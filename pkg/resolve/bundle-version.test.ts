@@ -29,8 +29,16 @@ describe('bundleVersionRelease', () => {
 
   it.each<[string, Bundle, string]>([
     ['no property', { ...bundle('b', '1.0.0'), properties: [] }, 'no package property found in bundle "b"'],
-    ['a non-object value', withPackageValue('1.0.0'), 'error unmarshalling package property: json: cannot unmarshal string into Go value of type property.Package'],
-    ['an array value', withPackageValue([]), 'error unmarshalling package property: json: cannot unmarshal array into Go value of type property.Package'],
+    [
+      'a non-object value',
+      withPackageValue('1.0.0'),
+      'error unmarshalling package property: json: cannot unmarshal string into Go value of type property.Package',
+    ],
+    [
+      'an array value',
+      withPackageValue([]),
+      'error unmarshalling package property: json: cannot unmarshal array into Go value of type property.Package',
+    ],
     [
       'a numeric version',
       withPackageValue({ packageName: 'foo', version: 1 }),
@@ -74,8 +82,7 @@ describe('bundleVersionRelease', () => {
     it('reports explicit parse errors', () => {
       expect(bundleVersionRelease(bundle('b', '1.0.0', { release: '01' }), { bundleReleaseSupport: true })).toEqual({
         ok: false,
-        error:
-          'error parsing release "01": invalid release "01": segment 0: Numeric PreRelease version must not contain leading zeroes "01"',
+        error: 'error parsing release "01": invalid release "01": segment 0: Numeric PreRelease version must not contain leading zeroes "01"',
       });
     });
   });

@@ -5,12 +5,7 @@
 import { err, type Result } from '../errors/index.ts';
 import type { Bundle, JsonValue } from '../fbc/types.ts';
 import { goQuote } from '../gotext/index.ts';
-import {
-  parseExplicitVersionRelease,
-  parseLegacyVersionRelease,
-  type ReleaseOptions,
-  type VersionRelease,
-} from './release.ts';
+import { parseExplicitVersionRelease, parseLegacyVersionRelease, type ReleaseOptions, type VersionRelease } from './release.ts';
 
 /** The property type that carries a bundle's package name, version and release. */
 export const PACKAGE_PROPERTY = 'olm.package';

@@ -44,11 +44,7 @@ export interface CatalogBest {
 export function isEmptyPartition(fbc: DeclarativeConfig | null): boolean {
   if (fbc === null) return true;
   return (
-    fbc.packages.length === 0 &&
-    fbc.channels.length === 0 &&
-    fbc.bundles.length === 0 &&
-    fbc.deprecations.length === 0 &&
-    fbc.others.length === 0
+    fbc.packages.length === 0 && fbc.channels.length === 0 && fbc.bundles.length === 0 && fbc.deprecations.length === 0 && fbc.others.length === 0
   );
 }
 
@@ -107,9 +103,7 @@ export function bestInCatalog(fbc: DeclarativeConfig, filter: CandidateFilter): 
   }
 
   const deprecation = fbc.deprecations[0] ?? null;
-  const deprecatedNames = new Set(
-    (deprecation?.entries ?? []).filter((e) => e.reference.schema === BUNDLE_SCHEMA).map((e) => e.reference.name),
-  );
+  const deprecatedNames = new Set((deprecation?.entries ?? []).filter((e) => e.reference.schema === BUNDLE_SCHEMA).map((e) => e.reference.name));
 
   let best: Ranked | undefined;
   for (const bundle of fbc.bundles) {

@@ -46,11 +46,7 @@ describe('deprecationConditions (api-and-controllers.md 3.7)', () => {
   });
 
   it('treats entries with empty messages as not deprecated', () => {
-    expect(rows(deprecationConditions('foo.v2', dep, true))['BundleDeprecated']).toEqual([
-      'False',
-      'NotDeprecated',
-      'bundle not deprecated',
-    ]);
+    expect(rows(deprecationConditions('foo.v2', dep, true))['BundleDeprecated']).toEqual(['False', 'NotDeprecated', 'bundle not deprecated']);
   });
 
   it('reports "not deprecated" everywhere without a deprecation object', () => {
@@ -76,10 +72,6 @@ describe('deprecationConditions (api-and-controllers.md 3.7)', () => {
       ChannelDeprecated: unknown,
       BundleDeprecated: unknown,
     });
-    expect(rows(deprecationConditions('', null, false))['BundleDeprecated']).toEqual([
-      'Unknown',
-      'Absent',
-      'no bundle installed yet',
-    ]);
+    expect(rows(deprecationConditions('', null, false))['BundleDeprecated']).toEqual(['Unknown', 'Absent', 'no bundle installed yet']);
   });
 });

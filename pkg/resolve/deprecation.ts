@@ -2,11 +2,7 @@
  * The four deprecation conditions of a ClusterExtension (api-and-controllers.md §3.7),
  * computed from the deprecation object a resolution returned.
  */
-import {
-  ClusterExtensionConditionType,
-  ClusterExtensionReason,
-  ConditionStatus,
-} from '../api/index.ts';
+import { ClusterExtensionConditionType, ClusterExtensionReason, ConditionStatus } from '../api/index.ts';
 import type { Deprecation, DeprecationEntry } from '../fbc/types.ts';
 
 /** One computed condition, without the bookkeeping fields the controller adds. */
@@ -22,11 +18,7 @@ export const DEPRECATION_UNKNOWN_MESSAGE = 'deprecation status unknown: catalog 
 /** BundleDeprecated message when nothing is installed. */
 export const NO_BUNDLE_INSTALLED_MESSAGE = 'no bundle installed yet';
 
-function condition(
-  type: ClusterExtensionConditionType,
-  messages: readonly string[],
-  notDeprecatedMessage: string,
-): DeprecationCondition {
+function condition(type: ClusterExtensionConditionType, messages: readonly string[], notDeprecatedMessage: string): DeprecationCondition {
   if (messages.length > 0) {
     return { type, status: ConditionStatus.True, reason: ClusterExtensionReason.Deprecated, message: messages.join('\n') };
   }
@@ -82,14 +74,10 @@ export function deprecationConditions(
   const entries = deprecation?.entries ?? [];
   const pkg = messagesOf(entries.filter((e) => e.reference.schema === 'olm.package'));
   const chan = messagesOf(
-    entries.filter(
-      (e) => e.reference.schema === 'olm.channel' && (channelSet.size === 0 || channelSet.has(e.reference.name ?? '')),
-    ),
+    entries.filter((e) => e.reference.schema === 'olm.channel' && (channelSet.size === 0 || channelSet.has(e.reference.name ?? ''))),
   );
   const bundle = messagesOf(
-    entries.filter(
-      (e) => e.reference.schema === 'olm.bundle' && installedBundleName !== '' && e.reference.name === installedBundleName,
-    ),
+    entries.filter((e) => e.reference.schema === 'olm.bundle' && installedBundleName !== '' && e.reference.name === installedBundleName),
   );
   return [
     condition(T.Deprecated, [...pkg, ...chan, ...bundle], 'not deprecated'),

@@ -6,12 +6,7 @@
  * deprecation conditions derived from a resolution.
  */
 export { bundleVersionRelease, PACKAGE_PROPERTY } from './bundle-version.ts';
-export {
-  DEPRECATION_UNKNOWN_MESSAGE,
-  NO_BUNDLE_INSTALLED_MESSAGE,
-  deprecationConditions,
-  type DeprecationCondition,
-} from './deprecation.ts';
+export { DEPRECATION_UNKNOWN_MESSAGE, NO_BUNDLE_INSTALLED_MESSAGE, deprecationConditions, type DeprecationCondition } from './deprecation.ts';
 export {
   SELECTOR_ERROR_PREFIX,
   parseLabelSelector,
@@ -47,12 +42,5 @@ export {
 } from './release.ts';
 export { DEPENDENCY_PROPERTY_TYPES, checkVersionRange, resolve } from './resolver.ts';
 export { parseSkipRange, type SkipRange } from './skip-range.ts';
-export type {
-  CatalogFetchFailure,
-  CatalogInput,
-  CatalogPackage,
-  InstalledBundle,
-  Resolution,
-  ResolveInput,
-} from './types.ts';
+export type { CatalogFetchFailure, CatalogInput, CatalogPackage, InstalledBundle, Resolution, ResolveInput } from './types.ts';
 export { CONSTRAINT_PARSER_ERROR, parseVersionRange, rangeContains, type VersionRange } from './version-range.ts';

@@ -26,11 +26,7 @@ describe('parseLabelSelector matching', () => {
     ['NotIn on a missing key', { matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['x'] }] }, true],
     ['Exists', { matchExpressions: [{ key: 'tier', operator: 'Exists' }] }, true],
     ['DoesNotExist', { matchExpressions: [{ key: 'tier', operator: 'DoesNotExist' }] }, false],
-    [
-      'all requirements must hold',
-      { matchLabels: { name: 'a' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['silver'] }] },
-      false,
-    ],
+    ['all requirements must hold', { matchLabels: { name: 'a' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['silver'] }] }, false],
   ])('%s', (_, selector, want) => {
     expect(matches(selector, labels)).toBe(want);
   });
@@ -46,10 +42,7 @@ describe('parseLabelSelector errors (Kubernetes texts)', () => {
     [{ matchExpressions: [{ key: 'name', operator: 'bad' }] }, '"bad" is not a valid label selector operator'],
     [{ matchLabels: { '-bad-': 'x' } }, `key: Invalid value: "-bad-": name part ${KEY_RULE}`],
     [{ matchLabels: { name: 'bad value' } }, `values[0][name]: Invalid value: "bad value": ${VALUE_RULE}`],
-    [
-      { matchExpressions: [{ key: 'name', operator: 'In' }] },
-      "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty",
-    ],
+    [{ matchExpressions: [{ key: 'name', operator: 'In' }] }, "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty"],
     [
       { matchExpressions: [{ key: 'name', operator: 'Exists', values: ['a<b'] }] },
       `[values: Invalid value: ["a\\u003cb"]: values set must be empty for exists and does not exist, values[0][name]: Invalid value: "a<b": ${VALUE_RULE}]`,

@@ -26,10 +26,26 @@ function slotName(name: string | undefined, schema: string): string {
  */
 export function packagePartition(catalog: DeclarativeConfig, packageName: string): DeclarativeConfig {
   return {
-    packages: lastPerSlot(catalog.packages, (p) => p.name === packageName, (p) => slotName(p.name, 'olm.package')),
-    channels: lastPerSlot(catalog.channels, (c) => c.package === packageName, (c) => slotName(c.name, 'olm.channel')),
-    bundles: lastPerSlot(catalog.bundles, (b) => b.package === packageName, (b) => slotName(b.name, 'olm.bundle')),
-    deprecations: lastPerSlot(catalog.deprecations, (d) => d.package === packageName, () => 'olm.deprecations'),
+    packages: lastPerSlot(
+      catalog.packages,
+      (p) => p.name === packageName,
+      (p) => slotName(p.name, 'olm.package'),
+    ),
+    channels: lastPerSlot(
+      catalog.channels,
+      (c) => c.package === packageName,
+      (c) => slotName(c.name, 'olm.channel'),
+    ),
+    bundles: lastPerSlot(
+      catalog.bundles,
+      (b) => b.package === packageName,
+      (b) => slotName(b.name, 'olm.bundle'),
+    ),
+    deprecations: lastPerSlot(
+      catalog.deprecations,
+      (d) => d.package === packageName,
+      () => 'olm.deprecations',
+    ),
     others: lastPerSlot(
       catalog.others,
       (m: Meta) => m.package === packageName,

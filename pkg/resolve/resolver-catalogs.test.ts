@@ -63,10 +63,7 @@ describe('several catalogs (resolver.md 4)', () => {
 
   it('lets a non-deprecated offer beat a deprecated one regardless of priority', () => {
     const depHigh = deprecation([['olm.bundle', 'foo.v2', 'deprecated']]);
-    const catalogs = [
-      cat('high', 1000, pkg([bundle('foo.v2', '2.0.0')], [depHigh])),
-      cat('low', -100, pkg([bundle('foo.v1', '1.0.0')])),
-    ];
+    const catalogs = [cat('high', 1000, pkg([bundle('foo.v2', '2.0.0')], [depHigh])), cat('low', -100, pkg([bundle('foo.v1', '1.0.0')]))];
     for (const order of permutations(catalogs)) expect(run(order)).toBe('low/foo.v1');
   });
 
@@ -82,11 +79,7 @@ describe('several catalogs (resolver.md 4)', () => {
   });
 
   it('ignores catalogs that have the package but no candidate', () => {
-    const catalogs = [
-      cat('a', 5, pkg([bundle('foo.v3', '3.0.0')])),
-      cat('b', 0, pkg([bundle('foo.v1', '1.0.0')])),
-      cat('c', 9, null),
-    ];
+    const catalogs = [cat('a', 5, pkg([bundle('foo.v3', '3.0.0')])), cat('b', 0, pkg([bundle('foo.v1', '1.0.0')])), cat('c', 9, null)];
     const r = resolve({ packageName: 'foo', catalogs, versionRange: '1.x' });
     expect(r.ok && [r.value.catalog, r.value.bundle.name, r.value.deprecation]).toEqual(['b', 'foo.v1', null]);
   });
@@ -120,9 +113,7 @@ describe('several catalogs (resolver.md 4)', () => {
     expect(run([good, broken], { installed })).toBe(
       `${walk}error finding upgrade edges: failed to get version and release of installed bundle: No Major.Minor.Patch elements found`,
     );
-    expect(run([broken, good], { installed })).toBe(
-      `${walk}error getting package "foo" from catalog "broken": cache for catalog "broken" not found`,
-    );
+    expect(run([broken, good], { installed })).toBe(`${walk}error getting package "foo" from catalog "broken": cache for catalog "broken" not found`);
     // An empty partition does not trigger the installed-version check.
     expect(run([cat('empty', 0, null), broken], { installed })).toMatch(/from catalog "broken"/);
   });

@@ -56,13 +56,7 @@ describe('upgrade edges (resolver.md 3.1, 8)', () => {
 
   it('moves one edge per resolution (no transitivity)', () => {
     const fbc = partition({
-      channels: [
-        channel('stable', [
-          { name: 'foo.v1' },
-          { name: 'foo.v2', replaces: 'foo.v1' },
-          { name: 'foo.v3', replaces: 'foo.v2' },
-        ]),
-      ],
+      channels: [channel('stable', [{ name: 'foo.v1' }, { name: 'foo.v2', replaces: 'foo.v1' }, { name: 'foo.v3', replaces: 'foo.v2' }])],
       bundles: [bundle('foo.v1', '1.0.0'), bundle('foo.v2', '2.0.0'), bundle('foo.v3', '3.0.0')],
     });
     expect(walk(fbc, { name: 'foo.v1', version: '1.0.0' }, 3)).toEqual(['2.0.0', '3.0.0', '3.0.0']);

@@ -6,11 +6,7 @@ import { bundle, channel, deprecation, partition } from './testing.ts';
 // stable: 1.0.0 -> 1.0.1 -> 2.0.0; beta: 2.0.0 -> 2.1.0-rc.1 -> 3.0.0; 0.5.0 is in no channel.
 const FOO = partition({
   channels: [
-    channel('stable', [
-      { name: 'foo.v1.0.0' },
-      { name: 'foo.v1.0.1', replaces: 'foo.v1.0.0' },
-      { name: 'foo.v2.0.0', replaces: 'foo.v1.0.1' },
-    ]),
+    channel('stable', [{ name: 'foo.v1.0.0' }, { name: 'foo.v1.0.1', replaces: 'foo.v1.0.0' }, { name: 'foo.v2.0.0', replaces: 'foo.v1.0.1' }]),
     channel('beta', [
       { name: 'foo.v2.0.0' },
       { name: 'foo.v2.1.0-rc.1', replaces: 'foo.v2.0.0' },
@@ -101,9 +97,7 @@ describe('resolve: "no bundles found" messages (resolver.md 5)', () => {
 describe('resolve: errors raised before and after choosing', () => {
   it('E-range is reported before any catalog is looked at', () => {
     const catalogs: CatalogInput[] = [{ name: 'broken', error: 'catalog "broken" is not being served' }];
-    expect(run({ versionRange: 'foobar', catalogs })).toBe(
-      'error: desired version range "foobar" is invalid: improper constraint: "foobar"',
-    );
+    expect(run({ versionRange: 'foobar', catalogs })).toBe('error: desired version range "foobar" is invalid: improper constraint: "foobar"');
   });
 
   it('E-walk-2: one unreachable catalog fails the whole resolution', () => {

@@ -3,13 +3,7 @@
  * gets. Pure: catalogs are fetched by the caller and passed in.
  */
 import { err, ok, type Result } from '../errors/index.ts';
-import {
-  bestInCatalog,
-  isEmptyPartition,
-  type CandidateFilter,
-  type CatalogBest,
-  type InstalledEdges,
-} from './candidates.ts';
+import { bestInCatalog, isEmptyPartition, type CandidateFilter, type CatalogBest, type InstalledEdges } from './candidates.ts';
 import {
   dependencyNotSupported,
   getPackageFailed,
@@ -44,9 +38,7 @@ export function checkVersionRange(versionRange: string): Result<VersionRange | u
 
 function installedEdges(installed: InstalledBundle): Result<InstalledEdges, string> {
   const explicit = installed.release !== null && installed.release !== undefined;
-  const vr = explicit
-    ? parseExplicitVersionRelease(installed.version, installed.release ?? '')
-    : parseLegacyVersionRelease(installed.version);
+  const vr = explicit ? parseExplicitVersionRelease(installed.version, installed.release ?? '') : parseLegacyVersionRelease(installed.version);
   if (!vr.ok) return err(upgradeEdgesFailed(installedVersionFailed(explicit, vr.error)));
   return ok({ name: installed.name, versionRelease: vr.value });
 }

@@ -2,14 +2,7 @@
  * Test-only builders for FBC fragments used by this module's tests. Not exported from the
  * module's index; production code never imports this file.
  */
-import type {
-  Bundle,
-  Channel,
-  ChannelEntry,
-  DeclarativeConfig,
-  Deprecation,
-  Property,
-} from '../fbc/types.ts';
+import type { Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation, Property } from '../fbc/types.ts';
 
 /** Options of `bundle`. */
 export interface BundleOptions {

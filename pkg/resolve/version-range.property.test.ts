@@ -42,8 +42,7 @@ const floor = (M: number, m: number, p: number): MV => mv(M, m, p, ['0']);
 const PRES = ['', '0', '1', 'alpha', 'alpha.1', 'beta'];
 const UNIVERSE: MV[] = [];
 for (let M = 0; M <= 3; M++)
-  for (let m = 0; m <= 3; m++)
-    for (let p = 0; p <= 3; p++) for (const pre of PRES) UNIVERSE.push(mv(M, m, p, pre === '' ? [] : pre.split('.')));
+  for (let m = 0; m <= 3; m++) for (let p = 0; p <= 3; p++) for (const pre of PRES) UNIVERSE.push(mv(M, m, p, pre === '' ? [] : pre.split('.')));
 
 function render(v: MV): string {
   return `${v.t.join('.')}${v.pre.length > 0 ? `-${v.pre.join('.')}` : ''}`;
@@ -133,7 +132,13 @@ interface Group {
 }
 
 function groupTerms(g: Group): Term[] {
-  const hy = g.hyphen === undefined ? [] : [{ ...g.hyphen[0], op: '>=' }, { ...g.hyphen[1], op: '<=' }];
+  const hy =
+    g.hyphen === undefined
+      ? []
+      : [
+          { ...g.hyphen[0], op: '>=' },
+          { ...g.hyphen[1], op: '<=' },
+        ];
   return [...hy, ...g.terms];
 }
 
@@ -170,11 +175,13 @@ const term = fc
   .record({ op: fc.constantFrom('', '=', '!=', '>', '<', '>=', '=>', '<=', '=<', '~', '~>', '^'), ver: version })
   .map(({ op, ver }): Term => ({ op, ...ver }));
 const plain = version.map((ver): Term => ({ op: '', ...ver }));
-const group = fc.record({
-  hyphen: fc.option(fc.tuple(plain, plain), { nil: undefined }),
-  terms: fc.array(term, { minLength: 0, maxLength: 3 }),
-  seps: fc.array(fc.constantFrom(' ', ',', ', ', ' , ', '  ', '\t'), { minLength: 1, maxLength: 3 }),
-}).filter((g) => g.hyphen !== undefined || g.terms.length > 0);
+const group = fc
+  .record({
+    hyphen: fc.option(fc.tuple(plain, plain), { nil: undefined }),
+    terms: fc.array(term, { minLength: 0, maxLength: 3 }),
+    seps: fc.array(fc.constantFrom(' ', ',', ', ', ' , ', '  ', '\t'), { minLength: 1, maxLength: 3 }),
+  })
+  .filter((g) => g.hyphen !== undefined || g.terms.length > 0);
 const groups = fc.array(group, { minLength: 1, maxLength: 3 });
 const orSep = fc.constantFrom('||', ' || ', '|| ');
 
@@ -219,13 +226,16 @@ describe('group scanner against the upstream regexes', () => {
   const chars = ['1', '0', '2', 'x', '*', '|', '.', '-', '+', 'a', 'v', '=', '!', '<', '>', '~', '^', ' ', ' ', ',', '\t'];
   it('accepts the same groups and splits them into the same terms', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...chars), { maxLength: 14 }).map((a) => a.join('')), (g) => {
-        const got = splitGroup(g);
-        expect(got !== null, JSON.stringify(g)).toBe(VALID.test(g));
-        if (got === null) return;
-        const want = [...g.matchAll(FIND)].map((m) => [m[1], m[2]]);
-        expect(got, JSON.stringify(g)).toEqual(want);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...chars), { maxLength: 14 }).map((a) => a.join('')),
+        (g) => {
+          const got = splitGroup(g);
+          expect(got !== null, JSON.stringify(g)).toBe(VALID.test(g));
+          if (got === null) return;
+          const want = [...g.matchAll(FIND)].map((m) => [m[1], m[2]]);
+          expect(got, JSON.stringify(g)).toEqual(want);
+        },
+      ),
       { numRuns: 3000 },
     );
   });

@@ -21,8 +21,14 @@ describe('parseRelease', () => {
     ['123456789012345678901', 'invalid release "123456789012345678901": exceeds maximum length of 20 characters'],
     ['001', 'invalid release "001": segment 0: Numeric PreRelease version must not contain leading zeroes "001"'],
     ['1..2', 'invalid release "1..2": segment 1: Prerelease is empty'],
-    ['a_b.01', 'invalid release "a_b.01": segment 0: Invalid character(s) found in prerelease "a_b"\nsegment 1: Numeric PreRelease version must not contain leading zeroes "01"'],
-    ['99999999999999999999', 'invalid release "99999999999999999999": segment 0: strconv.ParseUint: parsing "99999999999999999999": value out of range'],
+    [
+      'a_b.01',
+      'invalid release "a_b.01": segment 0: Invalid character(s) found in prerelease "a_b"\nsegment 1: Numeric PreRelease version must not contain leading zeroes "01"',
+    ],
+    [
+      '99999999999999999999',
+      'invalid release "99999999999999999999": segment 0: strconv.ParseUint: parsing "99999999999999999999": value out of range',
+    ],
   ])('rejects %j', (s, message) => {
     expect(parseRelease(s)).toEqual({ ok: false, error: message });
   });

@@ -145,7 +145,8 @@ describe('releases against the identifier grammar', () => {
 
 const PRES = ['', '0', '1', 'alpha', 'alpha.1', 'beta'];
 const UNIVERSE: string[] = [];
-for (const M of [0, 1, 2, 3]) for (const m of [0, 1, 2, 3]) for (const p of [0, 1, 3]) for (const pre of PRES) UNIVERSE.push(`${M}.${m}.${p}${pre === '' ? '' : `-${pre}`}`);
+for (const M of [0, 1, 2, 3])
+  for (const m of [0, 1, 2, 3]) for (const p of [0, 1, 3]) for (const pre of PRES) UNIVERSE.push(`${M}.${m}.${p}${pre === '' ? '' : `-${pre}`}`);
 
 type Pred = (v: string) => boolean;
 interface ModelTerm {
@@ -171,30 +172,26 @@ const opText = (op: string): fc.Arbitrary<string> => (/[<>=]$/.test(op) ? fc.con
 // Exact terms: any strict version without an `x` (which would take the wildcard path).
 const exactTerm: fc.Arbitrary<ModelTerm> = fc
   .tuple(opName, fc.constantFrom(...UNIVERSE, '1.0.0+build.7', '2.1.0-rc.1', '0.0.0-0'))
-  .chain(([op, v]) =>
-    opText(op).map((o) => ({ text: o + v, pred: (x: string) => (OPS[op] as (c: number) => boolean)(modelCompare(x, v)) })),
-  );
+  .chain(([op, v]) => opText(op).map((o) => ({ text: o + v, pred: (x: string) => (OPS[op] as (c: number) => boolean)(modelCompare(x, v)) })));
 
 // Wildcard terms as resolver.md §2.5 tabulates them; `M.x.x` is a patch wildcard of M.0.
-const wildcardTerm: fc.Arbitrary<ModelTerm> = fc
-  .tuple(opName, fc.nat(3), fc.option(fc.nat(3)), fc.boolean())
-  .chain(([op, M, m, xx]) => {
-    const minor = m === null && !xx;
-    const lo = minor ? `${M}.0.0` : `${M}.${m ?? 0}.0`;
-    const hi = minor ? `${M + 1}.0.0` : `${M}.${(m ?? 0) + 1}.0`;
-    const ge = (x: string, v: string) => modelCompare(x, v) >= 0;
-    const preds: Record<string, Pred> = {
-      '>=': (x) => ge(x, lo),
-      '>': (x) => ge(x, hi),
-      '<': (x) => !ge(x, lo),
-      '<=': (x) => !ge(x, hi),
-      '': (x) => ge(x, lo) && !ge(x, hi),
-      '!=': () => false, // `<lo` AND `>=hi`
-    };
-    const pred = preds[op] ?? (op === '!' ? preds['!='] : preds['']);
-    const text = m === null ? (xx ? `${M}.x.x` : `${M}.x`) : `${M}.${m}.x`;
-    return opText(op).map((o) => ({ text: o + text, pred: pred as Pred }));
-  });
+const wildcardTerm: fc.Arbitrary<ModelTerm> = fc.tuple(opName, fc.nat(3), fc.option(fc.nat(3)), fc.boolean()).chain(([op, M, m, xx]) => {
+  const minor = m === null && !xx;
+  const lo = minor ? `${M}.0.0` : `${M}.${m ?? 0}.0`;
+  const hi = minor ? `${M + 1}.0.0` : `${M}.${(m ?? 0) + 1}.0`;
+  const ge = (x: string, v: string) => modelCompare(x, v) >= 0;
+  const preds: Record<string, Pred> = {
+    '>=': (x) => ge(x, lo),
+    '>': (x) => ge(x, hi),
+    '<': (x) => !ge(x, lo),
+    '<=': (x) => !ge(x, hi),
+    '': (x) => ge(x, lo) && !ge(x, hi),
+    '!=': () => false, // `<lo` AND `>=hi`
+  };
+  const pred = preds[op] ?? (op === '!' ? preds['!='] : preds['']);
+  const text = m === null ? (xx ? `${M}.x.x` : `${M}.x`) : `${M}.${m}.x`;
+  return opText(op).map((o) => ({ text: o + text, pred: pred as Pred }));
+});
 
 const term = fc.oneof(exactTerm, wildcardTerm);
 // Between terms: spaces, possibly with one-byte junk tokens that blang drops.

@@ -56,7 +56,12 @@ async function startReplica(name: string, cacheDir?: string): Promise<Replica> {
   });
   const replica = { name, cacheDir: dir, port, health, proc };
   replicas.set(name, replica);
-  await waitFor(`${name} to answer /healthz`, async () => (await fetch(`http://127.0.0.1:${health}/healthz`).catch(() => undefined))?.ok === true, 30_000, replica);
+  await waitFor(
+    `${name} to answer /healthz`,
+    async () => (await fetch(`http://127.0.0.1:${health}/healthz`).catch(() => undefined))?.ok === true,
+    30_000,
+    replica,
+  );
   return replica;
 }
 
@@ -79,7 +84,12 @@ async function leader(): Promise<string> {
 }
 
 async function createCatalog(name: string, ref: string): Promise<void> {
-  await kube.client.create({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', metadata: { name }, spec: { source: { type: 'Image', image: { ref } } } });
+  await kube.client.create({
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterCatalog',
+    metadata: { name },
+    spec: { source: { type: 'Image', image: { ref } } },
+  });
 }
 
 beforeAll(async () => {

@@ -58,7 +58,12 @@ describe('catalogd as its ServiceAccount', () => {
 
     await kube.client.delete({ ...CC, name });
     const deadline = Date.now() + 30_000;
-    while (await kube.client.get({ ...CC, name }).then(() => true, (e: unknown) => !isNotFound(e))) {
+    while (
+      await kube.client.get({ ...CC, name }).then(
+        () => true,
+        (e: unknown) => !isNotFound(e),
+      )
+    ) {
       if (Date.now() > deadline) throw new Error('the finalizer was not removed');
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -67,7 +72,16 @@ describe('catalogd as its ServiceAccount', () => {
 
   it('ships manifests the API server accepts', async () => {
     const cp = inject('envtestControlPlane');
-    const { stdout } = await exec(cp.kubectl, ['--kubeconfig', cp.kubeconfigPath, 'apply', '-k', repo('config'), '--server-side', '--dry-run=server', '--force-conflicts']);
+    const { stdout } = await exec(cp.kubectl, [
+      '--kubeconfig',
+      cp.kubeconfigPath,
+      'apply',
+      '-k',
+      repo('config'),
+      '--server-side',
+      '--dry-run=server',
+      '--force-conflicts',
+    ]);
     expect(stdout).toContain('deployment.apps/catalogd-controller-manager serverside-applied (server dry run)');
     expect(stdout).toContain('service/catalogd-service serverside-applied (server dry run)');
   });

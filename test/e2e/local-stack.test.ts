@@ -99,7 +99,11 @@ beforeAll(async () => {
   checkoutHead(checkout);
   await symlink(join(REPO, 'node_modules'), join(checkout, 'node_modules'));
   await mkdir(join(checkout, '.olmv1'));
-  up = spawn(process.execPath, ['cmd/olmv1/main.ts', 'up'], { cwd: checkout, env: { ...process.env, TMPDIR: privateTmp }, stdio: ['ignore', 'pipe', 'pipe'] });
+  up = spawn(process.execPath, ['cmd/olmv1/main.ts', 'up'], {
+    cwd: checkout,
+    env: { ...process.env, TMPDIR: privateTmp },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   up.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
   up.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   exited = new Promise((resolve) => up.once('exit', (code) => resolve(code)));
@@ -124,7 +128,11 @@ describe('olmv1 up from a clean checkout', () => {
     expect(field('registry')).toBe('127.0.0.1:5001');
     expect(field('catalog URL')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/catalogs\/example-catalog$/);
     expect(stdout).toContain('.olmv1/bin/kubectl --kubeconfig .olmv1/kubeconfig apply -f config/samples/');
-    const stack = JSON.parse(readFileSync(join(checkout, '.olmv1/stack.json'), 'utf8')) as { pid: number; apiServer: string; catalog: { url: string } };
+    const stack = JSON.parse(readFileSync(join(checkout, '.olmv1/stack.json'), 'utf8')) as {
+      pid: number;
+      apiServer: string;
+      catalog: { url: string };
+    };
     expect(stack.pid).toBe(up.pid);
     expect(stack.apiServer).toBe(field('API server'));
     expect(stack.catalog.url).toBe(field('catalog URL'));
@@ -134,7 +142,8 @@ describe('olmv1 up from a clean checkout', () => {
     await kubectl('apply', '-f', 'config/samples/');
     await kubectl('wait', '--for=condition=Installed', 'clusterextension/example-operator', '--timeout=60s');
     const { stdout: json } = await kubectl('get', 'clusterextension', 'example-operator', '-o', 'json');
-    const status = (JSON.parse(json) as { status: { install: { bundle: { name: string } }; conditions: Array<{ type: string; status: string }> } }).status;
+    const status = (JSON.parse(json) as { status: { install: { bundle: { name: string } }; conditions: Array<{ type: string; status: string }> } })
+      .status;
     expect(status.install.bundle.name).toBe('example-operator.v1.0.0');
     expect(status.conditions.find((c) => c.type === 'Installed')?.status).toBe('True');
     // What the bundle holds is on the cluster, owned by the extension.
@@ -145,9 +154,17 @@ describe('olmv1 up from a clean checkout', () => {
   it('serves the example catalog at the printed URL', async () => {
     const res = await fetch(`${field('catalog URL')}/api/v1/all`);
     expect(res.status).toBe(200);
-    const docs = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as { schema: string; name?: string; package?: string });
+    const docs = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { schema: string; name?: string; package?: string });
     expect(docs.filter((d) => d.schema === 'olm.package').map((d) => d.name)).toEqual(['example-operator']);
-    expect(docs.filter((d) => d.schema === 'olm.channel').map((d) => d.name).sort()).toEqual(['candidate', 'stable']);
+    expect(
+      docs
+        .filter((d) => d.schema === 'olm.channel')
+        .map((d) => d.name)
+        .sort(),
+    ).toEqual(['candidate', 'stable']);
     expect(docs.filter((d) => d.schema === 'olm.bundle')).toHaveLength(4);
     expect(docs.filter((d) => d.schema === 'olm.deprecations')).toHaveLength(1);
   });

@@ -94,7 +94,10 @@ describe('operator-controller reports what stops an install', () => {
     expect(ext.cond('PackageDeprecated')).toMatchObject({ status: 'True', reason: 'Deprecated', message: 'package old is end of life' });
     expect(ext.cond('ChannelDeprecated')).toMatchObject({ status: 'True', reason: 'Deprecated', message: 'channel stable is frozen' });
     expect(ext.cond('BundleDeprecated')).toMatchObject({ status: 'True', reason: 'Deprecated', message: 'bundle 1.0.0 has a CVE' });
-    expect(ext.cond('Deprecated')).toMatchObject({ status: 'True', message: 'package old is end of life\nchannel stable is frozen\nbundle 1.0.0 has a CVE' });
+    expect(ext.cond('Deprecated')).toMatchObject({
+      status: 'True',
+      message: 'package old is end of life\nchannel stable is frozen\nbundle 1.0.0 has a CVE',
+    });
   });
 
   it('lists every missing permission in one message and installs by itself once they are granted', async () => {
@@ -103,20 +106,29 @@ describe('operator-controller reports what stops an install', () => {
     await namespace(pkg);
     await publishCatalog(`locked-${run}`, oneVersion(pkg, await image(spec)));
     await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
-    const noSa = await waitForExtension(kube.client, pkg, 'missing service account', (e) => (e.cond('Progressing')?.message ?? '').includes('not found'));
+    const noSa = await waitForExtension(kube.client, pkg, 'missing service account', (e) =>
+      (e.cond('Progressing')?.message ?? '').includes('not found'),
+    );
     expect(noSa.cond('Progressing')?.message).toBe(
       `operation cannot proceed due to the following validation error(s): service account "installer" not found in namespace "${pkg}": create it (kubectl create serviceaccount installer -n ${pkg}) and grant it the RBAC that "olmv1 rbac" prints`,
     );
     await kube.client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'installer', namespace: pkg } });
-    const denied = await waitForExtension(kube.client, pkg, 'pre-authorization failed', (e) => (e.cond('Progressing')?.message ?? '').includes('pre-authorization failed'));
+    const denied = await waitForExtension(kube.client, pkg, 'pre-authorization failed', (e) =>
+      (e.cond('Progressing')?.message ?? '').includes('pre-authorization failed'),
+    );
     const message = denied.cond('Progressing')?.message ?? '';
     expect(denied.cond('Progressing')?.reason).toBe('Retrying');
-    expect(message).toContain(`error for resolved bundle "${pkg}.v1.0.0" with version "1.0.0": pre-authorization failed: service account requires the following permissions to manage cluster extension:`);
+    expect(message).toContain(
+      `error for resolved bundle "${pkg}.v1.0.0" with version "1.0.0": pre-authorization failed: service account requires the following permissions to manage cluster extension:`,
+    );
     expect(message).toContain(`Namespace:"${pkg}" APIGroups:[] Resources:[configmaps] ResourceNames:[${pkg}-settings]`);
     expect(message).toContain(`Resources:[customresourcedefinitions] ResourceNames:[widgets.${pkg}.e2e.test]`);
     expect(message).toContain('olmv1 rbac');
     // Nothing was applied.
-    const cms = await kube.client.list({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: pkg, labelSelector: `olm.operatorframework.io/owner-name=${pkg}` });
+    const cms = await kube.client.list(
+      { apiVersion: 'v1', kind: 'ConfigMap' },
+      { namespace: pkg, labelSelector: `olm.operatorframework.io/owner-name=${pkg}` },
+    );
     expect(cms.items).toEqual([]);
     await applyAsAdmin(kube.client, await rbacFor(bundleFiles(spec), pkg, 'installer'));
     await waitForExtension(kube.client, pkg, 'installed after the grant', installedAs(`${pkg}.v1.0.0`), 30_000);
@@ -131,7 +143,10 @@ describe('operator-controller reports what stops an install', () => {
     for (const s of specs) {
       await namespace(s.pkg);
       // `olmv1 rbac` refuses the broken bundle as the controller will; its installer gets only a ServiceAccount.
-      const rbac = s === brokenSpec ? [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'installer', namespace: s.pkg } }] : await rbacFor(bundleFiles(s), s.pkg, 'installer');
+      const rbac =
+        s === brokenSpec
+          ? [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'installer', namespace: s.pkg } }]
+          : await rbacFor(bundleFiles(s), s.pkg, 'installer');
       await applyAsAdmin(kube.client, rbac);
       files = { ...files, ...oneVersion(s.pkg, await image(s)) };
     }
@@ -163,13 +178,24 @@ describe('operator-controller reports what stops an install', () => {
     await waitForExtension(kube.client, pkg, 'installed', installedAs(`${pkg}.v1.0.0`));
 
     // The administrator removes the installer's RBAC, then deletes the extension.
-    for (const obj of rbac.filter((o) => o.kind !== 'ServiceAccount')) await kube.client.delete({ apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name ?? '', namespace: obj.metadata.namespace });
+    for (const obj of rbac.filter((o) => o.kind !== 'ServiceAccount'))
+      await kube.client.delete({ apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name ?? '', namespace: obj.metadata.namespace });
     const ce = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', name: pkg };
     await kube.client.delete(ce);
     const stuck = await waitForExtension(kube.client, pkg, 'uninstall refused', (e) => (e.cond('Progressing')?.message ?? '').includes('finalizer'));
-    expect(stuck.cond('Progressing')?.message).toMatch(/^finalizer "olm.operatorframework.io\/uninstall" failed: error deleting .* is forbidden: .*annotate the ClusterExtension with olm.operatorframework.io\/orphan-objects=true/s);
+    expect(stuck.cond('Progressing')?.message).toMatch(
+      /^finalizer "olm.operatorframework.io\/uninstall" failed: error deleting .* is forbidden: .*annotate the ClusterExtension with olm.operatorframework.io\/orphan-objects=true/s,
+    );
     await kube.client.patch(ce, { metadata: { annotations: { 'olm.operatorframework.io/orphan-objects': 'true' } } }, 'merge');
-    await waitUntil('the ClusterExtension is gone', () => kube.client.get(ce).then(() => false, () => true), 30_000);
+    await waitUntil(
+      'the ClusterExtension is gone',
+      () =>
+        kube.client.get(ce).then(
+          () => false,
+          () => true,
+        ),
+      30_000,
+    );
     // Its objects stay; its records are gone.
     await kube.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: pkg, name: `${pkg}-settings` });
     const secrets = await kube.client.list({ apiVersion: 'v1', kind: 'Secret' }, { namespace: 'olmv1-system', labelSelector: `name=${pkg}` });
@@ -203,7 +229,9 @@ describe('operator-controller reports what stops an install', () => {
     const catalog = `refused-${run}`;
     await publishCatalog(catalog, oneVersion(pkg, badImage));
     await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
-    const failed = await waitForExtension(kube.client, pkg, 'apply refused', (e) => (e.cond('Progressing')?.message ?? '').includes('error applying Service'));
+    const failed = await waitForExtension(kube.client, pkg, 'apply refused', (e) =>
+      (e.cond('Progressing')?.message ?? '').includes('error applying Service'),
+    );
     expect(failed.cond('Progressing')?.reason).toBe('Retrying');
     expect(failed.cond('Progressing')?.message).toBe(
       `error for resolved bundle "${pkg}.v1.0.0" with version "1.0.0": error applying Service ${pkg}/${pkg}-metrics: Service "${pkg}-metrics" is invalid: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive`,
@@ -224,7 +252,11 @@ describe('operator-controller reports what stops an install', () => {
       ],
     });
     const digest = await pushCatalogFiles(files, `${registry}/catalogs/${catalog}:latest`);
-    await kube.client.patch({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: catalog }, { spec: { source: { image: { pollIntervalMinutes: 1 } } } }, 'merge');
+    await kube.client.patch(
+      { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: catalog },
+      { spec: { source: { image: { pollIntervalMinutes: 1 } } } },
+      'merge',
+    );
     await waitForCatalog(kube.client, catalog, (cc) => JSON.stringify(cc.status).includes(digest), 90_000);
     await waitForExtension(kube.client, pkg, 'installed the fixed bundle', installedAs(`${pkg}.v1.0.1`), 90_000);
     expect((await store.history(pkg)).map((r) => [r.revision, r.status])).toEqual([

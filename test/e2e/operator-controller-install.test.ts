@@ -100,17 +100,25 @@ describe('operator-controller installs from catalogs', () => {
     await createExtension(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
     const ext = await waitForExtension(kube.client, pkg, 'installed', installedAs(`${pkg}.v2.0.0`));
     expect(ext.install?.bundle).toEqual({ name: `${pkg}.v2.0.0`, version: '2.0.0' });
-    expect(ext.cond('Installed')).toMatchObject({ status: 'True', reason: 'Succeeded', message: `Installed bundle ${images[pkg]?.['2.0.0']} successfully` });
+    expect(ext.cond('Installed')).toMatchObject({
+      status: 'True',
+      reason: 'Succeeded',
+      message: `Installed bundle ${images[pkg]?.['2.0.0']} successfully`,
+    });
     expect(ext.cond('Progressing')).toMatchObject({ status: 'True', reason: 'Succeeded', message: 'Desired state reached' });
     for (const type of ['Deprecated', 'PackageDeprecated', 'ChannelDeprecated', 'BundleDeprecated']) expect(ext.cond(type)?.status).toBe('False');
     expect(ext.cond('Installed')?.observedGeneration).toBe(ext.obj.metadata.generation);
     // The bundle's objects exist with the owner labels, applied by our field manager as the ServiceAccount.
     const deploy = await kube.client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: pkg, name: `${pkg}-controller` });
     expect(deploy.metadata.labels?.[OWNER_NAME_LABEL]).toBe(pkg);
-    expect((deploy.metadata.managedFields as { manager: string }[]).map((m) => m.manager)).toContain('olm.operatorframework.io/clusterextension-controller');
+    expect((deploy.metadata.managedFields as { manager: string }[]).map((m) => m.manager)).toContain(
+      'olm.operatorframework.io/clusterextension-controller',
+    );
     expect(await exists({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: `widgets.${groupOf(pkg)}` })).toBe(true);
     const history = await createReleaseStore({ client: kube.client, namespace: 'olmv1-system' }).history(pkg);
-    expect(history.map((r) => [r.revision, r.status, r.bundle.name, r.bundle.image])).toEqual([[1, 'deployed', `${pkg}.v2.0.0`, images[pkg]?.['2.0.0']]]);
+    expect(history.map((r) => [r.revision, r.status, r.bundle.name, r.bundle.image])).toEqual([
+      [1, 'deployed', `${pkg}.v2.0.0`, images[pkg]?.['2.0.0']],
+    ]);
     expect(history[0]?.bundle.digestRef).toBe(images[pkg]?.['2.0.0']);
     expect(ext.obj.metadata.finalizers).toEqual(expect.arrayContaining(['olm.operatorframework.io/uninstall']));
   });
@@ -121,7 +129,8 @@ describe('operator-controller installs from catalogs', () => {
       [pkgs.pinned, { version: '1.0.0' }, '1.0.0'],
       [pkgs.range, { channels: ['fast'], version: '>=1.0.0 <2.0.0' }, '1.1.0'],
     ];
-    for (const [pkg, spec] of cases) await createExtension(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, ...spec }));
+    for (const [pkg, spec] of cases)
+      await createExtension(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, ...spec }));
     for (const [pkg, , version] of cases) await waitForExtension(kube.client, pkg, `installed ${version}`, installedAs(`${pkg}.v${version}`));
   });
 });
@@ -135,7 +144,11 @@ describe('operator-controller upgrades and uninstalls', () => {
   const v300: BundleSpec = { pkg, version: '3.0.0', crds: ['widgets'], configMaps: ['settings'] };
   let images: Record<string, string> = {};
   const entries = (versions: { version: string; skipRange?: string; replaces?: string }[]) =>
-    packageCatalog(pkg, { defaultChannel: 'stable', channels: [{ name: 'stable', entries: versions }], bundles: versions.map((e) => ({ version: e.version, image: images[e.version] ?? '' })) });
+    packageCatalog(pkg, {
+      defaultChannel: 'stable',
+      channels: [{ name: 'stable', entries: versions }],
+      bundles: versions.map((e) => ({ version: e.version, image: images[e.version] ?? '' })),
+    });
 
   beforeAll(async () => {
     images = await pushBundles([v100, v150, v300]);
@@ -167,8 +180,15 @@ describe('operator-controller upgrades and uninstalls', () => {
   it('refuses an upgrade without an edge with upstream message, then takes it (and a downgrade) with SelfCertified', async () => {
     await publishCatalog(catalog, entries([{ version: '1.0.0' }, { version: '1.5.0', skipRange: '>=1.0.0 <1.5.0' }, { version: '3.0.0' }]));
     await kube.client.patch({ ...CE, name: pkg }, { spec: { source: { catalog: { version: '3.0.0' } } } }, 'merge');
-    const refused = await waitForExtension(kube.client, pkg, 'refused 3.0.0', (e) => e.cond('Progressing')?.reason === 'Retrying' && e.cond('Progressing')?.observedGeneration === e.obj.metadata.generation);
-    expect(refused.cond('Progressing')?.message).toBe(`error upgrading from currently installed version "1.5.0": no bundles found for package "${pkg}" matching version "3.0.0"`);
+    const refused = await waitForExtension(
+      kube.client,
+      pkg,
+      'refused 3.0.0',
+      (e) => e.cond('Progressing')?.reason === 'Retrying' && e.cond('Progressing')?.observedGeneration === e.obj.metadata.generation,
+    );
+    expect(refused.cond('Progressing')?.message).toBe(
+      `error upgrading from currently installed version "1.5.0": no bundles found for package "${pkg}" matching version "3.0.0"`,
+    );
     expect(refused.cond('Installed')).toMatchObject({ status: 'True', reason: 'Succeeded' });
     expect(refused.install?.bundle.version).toBe('1.5.0');
 

@@ -3,7 +3,15 @@
  * auth), started together. Used by the vitest global setup and by `main.ts up`.
  */
 import { randomBytes } from 'node:crypto';
-import { startControlPlane, startRegistry, type ControlPlane, type ControlPlaneInfo, type EnvtestBinaries, type Registry, type RegistryInfo } from '../../pkg/localstack/index.ts';
+import {
+  startControlPlane,
+  startRegistry,
+  type ControlPlane,
+  type ControlPlaneInfo,
+  type EnvtestBinaries,
+  type Registry,
+  type RegistryInfo,
+} from '../../pkg/localstack/index.ts';
 
 /** Plain-data description of a running environment (what tests receive). */
 export interface EnvironmentInfo {

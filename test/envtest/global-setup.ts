@@ -11,7 +11,14 @@
  * This is an entry point: it reads KUBEBUILDER_ASSETS, XDG_CACHE_HOME and HOME.
  */
 import type { TestProject } from 'vitest/node';
-import { defaultCacheRoot, describeVersions, resolveBinaries, type ControlPlaneInfo, type EnvtestBinaries, type RegistryInfo } from '../../pkg/localstack/index.ts';
+import {
+  defaultCacheRoot,
+  describeVersions,
+  resolveBinaries,
+  type ControlPlaneInfo,
+  type EnvtestBinaries,
+  type RegistryInfo,
+} from '../../pkg/localstack/index.ts';
 import { startEnvironment } from './environment.ts';
 
 declare module 'vitest' {

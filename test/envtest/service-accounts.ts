@@ -34,7 +34,12 @@ export async function ensureServiceAccount(cp: AdminAccess, namespace: string, n
  * (`POST .../serviceaccounts/NAME/token`). Throws with status and body when the request
  * fails (e.g. 404 when the ServiceAccount does not exist).
  */
-export async function requestServiceAccountToken(cp: AdminAccess, namespace: string, name: string, options: TokenRequestOptions = {}): Promise<string> {
+export async function requestServiceAccountToken(
+  cp: AdminAccess,
+  namespace: string,
+  name: string,
+  options: TokenRequestOptions = {},
+): Promise<string> {
   const spec: Record<string, unknown> = { expirationSeconds: options.expirationSeconds ?? 3600 };
   if (options.audiences !== undefined) spec['audiences'] = options.audiences;
   const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts/${encodeURIComponent(name)}/token`;
@@ -51,7 +56,11 @@ export async function requestServiceAccountToken(cp: AdminAccess, namespace: str
 }
 
 /** A kubeconfig (YAML) for the control plane that authenticates with `token`. */
-export function serviceAccountKubeconfig(cp: Pick<ControlPlaneInfo, 'server' | 'caPem'>, token: string, options: { userName?: string; namespace?: string } = {}): string {
+export function serviceAccountKubeconfig(
+  cp: Pick<ControlPlaneInfo, 'server' | 'caPem'>,
+  token: string,
+  options: { userName?: string; namespace?: string } = {},
+): string {
   return renderKubeconfig({
     server: cp.server,
     caPem: cp.caPem,

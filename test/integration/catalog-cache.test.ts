@@ -168,7 +168,7 @@ describe('catalog content cache against catalogd', () => {
       expect(requests).toHaveLength(seen);
 
       // A new digest: straight to /all, once.
-      body = (await (await fetch(`${catalogd.url}/catalogs/${name}/api/v1/all`)).text());
+      body = await (await fetch(`${catalogd.url}/catalogs/${name}/api/v1/all`)).text();
       const next: CatalogRef = { ...ref, digestRef: `${ref.digestRef}-next` };
       const [foo2, names2] = await Promise.all([fallback.getPackage(next, 'foo'), fallback.packageNames(next)]);
       expect(foo2.bundles.map((b) => b.name)).toEqual(['foo.v1.0.0', 'foo.v1.1.0', 'foo.v1.2.0']);

@@ -56,7 +56,10 @@ describe('olmv1 catalog push', () => {
     const auth = inject('envtestRegistries').basicAuth;
     const dir = await writeCatalogDir(simpleCatalog('private', ['1.0.0']));
     const authfile = join(await testTempDir('authfile-'), 'config.json');
-    await writeFile(authfile, JSON.stringify({ auths: { [auth.host]: { auth: Buffer.from(`${auth.username}:${auth.password}`).toString('base64') } } }));
+    await writeFile(
+      authfile,
+      JSON.stringify({ auths: { [auth.host]: { auth: Buffer.from(`${auth.username}:${auth.password}`).toString('base64') } } }),
+    );
     const ok = io();
     expect(await runCatalogPush([dir, `${auth.host}/push-test/private:v1`, '--authfile', authfile], ok, deps)).toBe(0);
     const denied = io();

@@ -74,8 +74,16 @@ describe('catalogd', () => {
     expect(status.resolvedSource).toEqual({ type: 'Image', image: { ref: `${anon}/catalogs/${name}@${v1Digest}` } });
     expect(status.urls).toEqual({ base: `http://${catalogd.options.externalAddress}/catalogs/${name}` });
     expect(status.lastUnpacked).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    expect(condition(cc, 'Serving')).toMatchObject({ reason: 'Available', message: 'Serving desired content from resolved source', observedGeneration: cc.metadata.generation });
-    expect(condition(cc, 'Progressing')).toMatchObject({ status: 'True', reason: 'Succeeded', message: 'Successfully unpacked and stored content from resolved source' });
+    expect(condition(cc, 'Serving')).toMatchObject({
+      reason: 'Available',
+      message: 'Serving desired content from resolved source',
+      observedGeneration: cc.metadata.generation,
+    });
+    expect(condition(cc, 'Progressing')).toMatchObject({
+      status: 'True',
+      reason: 'Succeeded',
+      message: 'Successfully unpacked and stored content from resolved source',
+    });
 
     const res = await all(name);
     expect(res.status).toBe(200);
@@ -83,7 +91,12 @@ describe('catalogd', () => {
     expect(lines).toHaveLength(2 + 2 + 2 + 1);
     for (const line of lines) expect(line).toBe(canonicalJson(JSON.parse(line)));
     const metas = await (await fetch(`${catalogd.url}/catalogs/${name}/api/v1/metas?schema=olm.bundle&package=foo`)).text();
-    expect(metas.trimEnd().split('\n').map((l) => JSON.parse(l).name)).toEqual(['foo.v1.0.0', 'foo.v1.1.0']);
+    expect(
+      metas
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l).name),
+    ).toEqual(['foo.v1.0.0', 'foo.v1.1.0']);
   });
 
   it('picks up new content pushed to the tag by polling', async () => {
@@ -124,11 +137,18 @@ describe('catalogd', () => {
     const { buildImage, buildLayer, createImageClient } = await import('../../pkg/image/index.ts');
     const file = (pkg: string): Buffer => Buffer.from(simpleCatalog(pkg, ['1.0.0'])[`${pkg}/catalog.json`] ?? '');
     const layers = [
-      buildLayer([{ path: 'configs', type: 'dir' }, { path: 'configs/x', type: 'dir' }, { path: 'configs/x/catalog.json', type: 'file', data: file('old-op') }]),
+      buildLayer([
+        { path: 'configs', type: 'dir' },
+        { path: 'configs/x', type: 'dir' },
+        { path: 'configs/x/catalog.json', type: 'file', data: file('old-op') },
+      ]),
       buildLayer([{ path: 'configs/x/catalog.json', type: 'file', data: file('new-op') }]),
     ];
     const client = createImageClient({ insecureRegistries: ['127.0.0.1'] });
-    await client.push(`${anon}/catalogs/layered-${id}:v1`, buildImage({ layers, labels: { 'operators.operatorframework.io.index.configs.v1': '/configs' } }));
+    await client.push(
+      `${anon}/catalogs/layered-${id}:v1`,
+      buildImage({ layers, labels: { 'operators.operatorframework.io.index.configs.v1': '/configs' } }),
+    );
     client.close();
     await createCatalog(`layered-${id}`, { ref: `${anon}/catalogs/layered-${id}:v1` });
     await waitForCatalog(kube.client, `layered-${id}`, serving);
@@ -150,7 +170,8 @@ describe('catalogd', () => {
     const cc = await waitForCatalog(kube.client, `nolabel-${id}`, (c) => condition(c, 'Progressing')?.status === 'False');
     expect(condition(cc, 'Progressing')).toMatchObject({
       reason: 'Blocked',
-      message: 'source catalog content: error applying image: terminal error: catalog image is missing the required label "operators.operatorframework.io.index.configs.v1"',
+      message:
+        'source catalog content: error applying image: terminal error: catalog image is missing the required label "operators.operatorframework.io.index.configs.v1"',
     });
     expect(condition(cc, 'Serving')).toBeUndefined();
   });
@@ -164,7 +185,11 @@ describe('catalogd', () => {
     await kube.client.patch({ ...CC, name }, { spec: { availabilityMode: 'Unavailable' } }, 'merge');
     const off = await waitForCatalog(kube.client, name, (c) => condition(c, 'Serving')?.reason === 'UserSpecifiedUnavailable');
     expect(condition(off, 'Serving')).toMatchObject({ status: 'False', message: 'Catalog availability mode is set to Unavailable' });
-    expect(condition(off, 'Progressing')).toMatchObject({ status: 'True', reason: 'Succeeded', message: 'Catalog availability mode is set to Unavailable' });
+    expect(condition(off, 'Progressing')).toMatchObject({
+      status: 'True',
+      reason: 'Succeeded',
+      message: 'Catalog availability mode is set to Unavailable',
+    });
     expect(off.metadata.finalizers ?? []).not.toContain('olm.operatorframework.io/delete-server-cache');
     expect((off.status as Record<string, unknown>).resolvedSource).toBeUndefined();
     expect((await all(name)).status).toBe(404);
@@ -193,7 +218,12 @@ describe('catalogd', () => {
   it('removes the content when the catalog is deleted', async () => {
     await kube.client.delete({ ...CC, name });
     const deadline = Date.now() + 30_000;
-    while (await kube.client.get({ ...CC, name }).then(() => true, (err: unknown) => !isNotFound(err))) {
+    while (
+      await kube.client.get({ ...CC, name }).then(
+        () => true,
+        (err: unknown) => !isNotFound(err),
+      )
+    ) {
       if (Date.now() > deadline) throw new Error('ClusterCatalog was not deleted');
       await new Promise((r) => setTimeout(r, 200));
     }

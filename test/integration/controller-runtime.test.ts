@@ -9,15 +9,18 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  Controller,
-  HealthServer,
-  reconcileWithStatus,
-  setStatusCondition,
-  type Condition,
-} from '../../pkg/controller/index.ts';
+import { Controller, HealthServer, reconcileWithStatus, setStatusCondition, type Condition } from '../../pkg/controller/index.ts';
 import { createCertificateAuthority, issueCertificate } from '../envtest/index.ts';
-import { Informer, clientListWatch, connect, isNotFound, splitObjectKey, stripManagedFields, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
+import {
+  Informer,
+  clientListWatch,
+  connect,
+  isNotFound,
+  splitObjectKey,
+  stripManagedFields,
+  type KubeContext,
+  type KubeObject,
+} from '../../pkg/kube/index.ts';
 
 const suffix = randomBytes(3).toString('hex');
 const GROUP = `ctl${suffix}.example.com`;
@@ -84,7 +87,14 @@ describe('controller runtime against a real API server', () => {
   it('reconciles status and finalizers once, settles, and handles deletion', async () => {
     const log = pino({ level: 'silent' });
     const registry = new Registry();
-    const informer = new Informer<Gadget>({ name: 'gadgets', source: clientListWatch<Gadget>(kube.client, TYPE), log, registry, transform: stripManagedFields, resyncPeriodMs: 0 });
+    const informer = new Informer<Gadget>({
+      name: 'gadgets',
+      source: clientListWatch<Gadget>(kube.client, TYPE),
+      log,
+      registry,
+      transform: stripManagedFields,
+      resyncPeriodMs: 0,
+    });
     let reconciles = 0;
     const controller = new Controller({
       name: 'gadget-controller',
@@ -106,7 +116,13 @@ describe('controller runtime against a real API server', () => {
               if (!(g.metadata.finalizers ?? []).includes(FINALIZER)) g.metadata.finalizers = [...(g.metadata.finalizers ?? []), FINALIZER];
               g.status ??= {};
               g.status.conditions ??= [];
-              setStatusCondition(g.status.conditions, { type: 'Ready', status: 'True', reason: 'Succeeded', message: `size ${g.spec.size}`, observedGeneration: g.metadata.generation ?? 0 });
+              setStatusCondition(g.status.conditions, {
+                type: 'Ready',
+                status: 'True',
+                reason: 'Succeeded',
+                message: `size ${g.spec.size}`,
+                observedGeneration: g.metadata.generation ?? 0,
+              });
             },
           }),
       },
@@ -125,7 +141,14 @@ describe('controller runtime against a real API server', () => {
       return g.status?.conditions?.find((c) => c.type === 'Ready') !== undefined && (g.metadata.finalizers ?? []).includes(FINALIZER) ? g : undefined;
     });
     expect(ready.status?.conditions).toEqual([
-      { type: 'Ready', status: 'True', reason: 'Succeeded', message: 'size 1', observedGeneration: 1, lastTransitionTime: expect.stringMatching(/Z$/) },
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'Succeeded',
+        message: 'size 1',
+        observedGeneration: 1,
+        lastTransitionTime: expect.stringMatching(/Z$/),
+      },
     ]);
 
     // The writes trigger more events; the controller must settle instead of looping.
@@ -142,11 +165,16 @@ describe('controller runtime against a real API server', () => {
       const g = await kube.client.get<Gadget>({ ...TYPE, name: 'g1' });
       return g.status?.conditions?.[0]?.observedGeneration === 2 ? g : undefined;
     });
-    expect(updated.status?.conditions?.[0]).toMatchObject({ message: 'size 2', lastTransitionTime: ready.status?.conditions?.[0]?.lastTransitionTime });
+    expect(updated.status?.conditions?.[0]).toMatchObject({
+      message: 'size 2',
+      lastTransitionTime: ready.status?.conditions?.[0]?.lastTransitionTime,
+    });
 
     // Deletion waits for the finalizer, which the reconciler removes.
     await kube.client.delete({ ...TYPE, name: 'g1' });
-    await until('deletion', async () => ((await kube.client.get({ ...TYPE, name: 'g1' }).catch((e: unknown) => e)) instanceof Error ? true : undefined));
+    await until('deletion', async () =>
+      (await kube.client.get({ ...TYPE, name: 'g1' }).catch((e: unknown) => e)) instanceof Error ? true : undefined,
+    );
     expect(isNotFound(await kube.client.get({ ...TYPE, name: 'g1' }).catch((e: unknown) => e))).toBe(true);
 
     const metrics = await (await fetch(`http://127.0.0.1:${health.port}/metrics`)).text();
@@ -163,7 +191,13 @@ describe('controller runtime against a real API server', () => {
       const ca = await createCertificateAuthority(dir, 'ca', 'test-ca');
       const cert = await issueCertificate(ca, dir, { name: 'serving', commonName: 'metrics', ipAddresses: ['127.0.0.1'], usage: 'server' });
       const registry = new Registry();
-      const server = new HealthServer({ port: 0, host: '127.0.0.1', registry, log: pino({ level: 'silent' }), tls: { cert: cert.certPem, key: cert.keyPem } });
+      const server = new HealthServer({
+        port: 0,
+        host: '127.0.0.1',
+        registry,
+        log: pino({ level: 'silent' }),
+        tls: { cert: cert.certPem, key: cert.keyPem },
+      });
       await server.start();
       const body = await new Promise<string>((resolve, reject) => {
         https

@@ -1,7 +1,19 @@
 // The ClusterCatalog CRD on a real kube-apiserver: defaults, the image reference rules, spec and
 // status validation, with upstream's messages (api-and-controllers.md §2).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dryRunCreate, createForReal, dryRunUpdate, causes, expectAccepted, expectRejected, table, imageSpec, catalog, type Json, useCrds } from '../support/crd-admission.ts';
+import {
+  dryRunCreate,
+  createForReal,
+  dryRunUpdate,
+  causes,
+  expectAccepted,
+  expectRejected,
+  table,
+  imageSpec,
+  catalog,
+  type Json,
+  useCrds,
+} from '../support/crd-admission.ts';
 
 useCrds();
 
@@ -122,7 +134,9 @@ describe('ClusterCatalog status', () => {
   const withStatus = (patch: Json): Json => ({
     ...stored,
     status: {
-      conditions: [{ type: 'Serving', status: 'True', reason: 'Available', message: '', lastTransitionTime: '2024-01-02T03:04:05Z', observedGeneration: 1 }],
+      conditions: [
+        { type: 'Serving', status: 'True', reason: 'Available', message: '', lastTransitionTime: '2024-01-02T03:04:05Z', observedGeneration: 1 },
+      ],
       resolvedSource: { type: 'Image', image: { ref: `registry.example/catalog@sha256:${'b'.repeat(64)}` } },
       urls: { base: `https://catalogd-service.olmv1-system.svc/catalogs/${name()}` },
       lastUnpacked: '2024-01-02T03:04:05Z',
@@ -137,7 +151,11 @@ describe('ClusterCatalog status', () => {
   it('rejects a base URL that is not a URL or not http(s)', async () => {
     const field = 'status.urls.base';
     expectRejected(await dryRunUpdate(withStatus({ urls: { base: 'notevenarealURL' } }), '/status'), field, 'must be a valid URL');
-    expectRejected(await dryRunUpdate(withStatus({ urls: { base: 'file://somefilepath' } }), '/status'), field, 'scheme must be either http or https');
+    expectRejected(
+      await dryRunUpdate(withStatus({ urls: { base: 'file://somefilepath' } }), '/status'),
+      field,
+      'scheme must be either http or https',
+    );
   });
 
   it('rejects a resolved source that is a tag', async () => {

@@ -2,7 +2,21 @@
 // rule rejects what upstream rejects, with upstream's message (api-and-controllers.md §1,
 // resolver.md §2.4.6). Immutability rules need a stored object and use dry-run updates.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dryRunCreate, createForReal, dryRunUpdate, expectAccepted, expectRejected, table, samples, ceBase, catalogSource, ceSpec, extension, type Json, useCrds } from '../support/crd-admission.ts';
+import {
+  dryRunCreate,
+  createForReal,
+  dryRunUpdate,
+  expectAccepted,
+  expectRejected,
+  table,
+  samples,
+  ceBase,
+  catalogSource,
+  ceSpec,
+  extension,
+  type Json,
+  useCrds,
+} from '../support/crd-admission.ts';
 
 useCrds();
 
@@ -28,16 +42,71 @@ describe('ClusterExtension defaults', () => {
 
 // resolver.md §2.4.6 / api-and-controllers.md §1.1, with the regex's quirks.
 const VERSIONS_ACCEPTED = [
-  '1.2.3', '1.2.3-alpha.1+metadata', '1.2.3-alpha-beta', '>=1.2.3', '=>1.2.3', '>= 1.2.3', '>=v1.2.3', '>= v1.2.3',
-  '<=1.2.3', '=<1.2.3', '=1.2.3', '!=1.2.3', '<1.2.3', '>1.2.3', '~1.2.2', '~>1.2.3', '^1.2.3', 'v1.2.3',
-  '1.x', '1.X', '1.*', '1.2.x', '1.2.X', '1.2.*', '>=1.2.3 <2.3.4', '>=1.2.3,<2.3.4', '>=1.2.3, <2.3.4',
-  '<1.2.3||>2.3.4', '<1.2.3|| >2.3.4', '<1.2.3 ||>2.3.4', '<1.2.3 || >2.3.4', '>1.0.0,<1.2.3 || >2.1.0',
-  '<1.2.3-abc >2.3.4-def', '<1.2.3-abc+def >2.3.4-ghi+jkl', '1.x.x', '*', 'x', '>=1.0.0 <2.*', '|',
+  '1.2.3',
+  '1.2.3-alpha.1+metadata',
+  '1.2.3-alpha-beta',
+  '>=1.2.3',
+  '=>1.2.3',
+  '>= 1.2.3',
+  '>=v1.2.3',
+  '>= v1.2.3',
+  '<=1.2.3',
+  '=<1.2.3',
+  '=1.2.3',
+  '!=1.2.3',
+  '<1.2.3',
+  '>1.2.3',
+  '~1.2.2',
+  '~>1.2.3',
+  '^1.2.3',
+  'v1.2.3',
+  '1.x',
+  '1.X',
+  '1.*',
+  '1.2.x',
+  '1.2.X',
+  '1.2.*',
+  '>=1.2.3 <2.3.4',
+  '>=1.2.3,<2.3.4',
+  '>=1.2.3, <2.3.4',
+  '<1.2.3||>2.3.4',
+  '<1.2.3|| >2.3.4',
+  '<1.2.3 ||>2.3.4',
+  '<1.2.3 || >2.3.4',
+  '>1.0.0,<1.2.3 || >2.1.0',
+  '<1.2.3-abc >2.3.4-def',
+  '<1.2.3-abc+def >2.3.4-ghi+jkl',
+  '1.x.x',
+  '*',
+  'x',
+  '>=1.0.0 <2.*',
+  '|',
 ];
 const VERSIONS_REJECTED = [
-  'invalid-semver', '1.2.3.4', '1.2.3-beta!', '1.2.3.alpha', '1..2.3', '1.2.3-pre+bad_metadata', '1.2.-3', '.1.2.3',
-  '<<1.2.3', '>>1.2.3', '>~1.2.3', '==1.2.3', '=!1.2.3', '!1.2.3', '1.Y', '>1.2.3 && <2.3.4', '>1.2.3;<2.3.4',
-  '01.2.3', '1.02.3', '1.2.03', '1.2.3 - 2.3.4', '1.*.*', '>=1.0.0 <2.0.*', '>=1.0.0 <*',
+  'invalid-semver',
+  '1.2.3.4',
+  '1.2.3-beta!',
+  '1.2.3.alpha',
+  '1..2.3',
+  '1.2.3-pre+bad_metadata',
+  '1.2.-3',
+  '.1.2.3',
+  '<<1.2.3',
+  '>>1.2.3',
+  '>~1.2.3',
+  '==1.2.3',
+  '=!1.2.3',
+  '!1.2.3',
+  '1.Y',
+  '>1.2.3 && <2.3.4',
+  '>1.2.3;<2.3.4',
+  '01.2.3',
+  '1.02.3',
+  '1.2.03',
+  '1.2.3 - 2.3.4',
+  '1.*.*',
+  '>=1.0.0 <2.0.*',
+  '>=1.0.0 <*',
 ];
 
 describe('ClusterExtension spec.source.catalog.version', () => {
@@ -57,7 +126,8 @@ describe('ClusterExtension spec.source.catalog.version', () => {
   ]);
 });
 
-const SUBDOMAIN = 'must be a valid DNS1123 subdomain. It must contain only lowercase alphanumeric characters, hyphens (-) or periods (.), start and end with an alphanumeric character, and be no longer than 253 characters';
+const SUBDOMAIN =
+  'must be a valid DNS1123 subdomain. It must contain only lowercase alphanumeric characters, hyphens (-) or periods (.), start and end with an alphanumeric character, and be no longer than 253 characters';
 
 describe('ClusterExtension spec validation', () => {
   const catalogField = 'spec.source.catalog';
@@ -201,12 +271,27 @@ describe('ClusterExtension immutable fields', () => {
   });
 
   it('accepts the status operator-controller writes and rejects malformed bundle identities', async () => {
-    const condition = { type: 'Installed', status: 'True', reason: 'Succeeded', message: 'm', lastTransitionTime: '2024-01-02T03:04:05Z', observedGeneration: 1 };
+    const condition = {
+      type: 'Installed',
+      status: 'True',
+      reason: 'Succeeded',
+      message: 'm',
+      lastTransitionTime: '2024-01-02T03:04:05Z',
+      observedGeneration: 1,
+    };
     const withStatus = (bundle: Json): Json => ({ ...stored, status: { conditions: [condition], install: { bundle } } });
     expectAccepted(await dryRunUpdate(withStatus({ name: 'pkg.v1.0.0', version: '1.0.0+2', release: '2' }), '/status'));
     const bundleField = 'status.install.bundle';
-    expectRejected(await dryRunUpdate(withStatus({ name: 'Bad_Name', version: '1.0.0' }), '/status'), `${bundleField}.name`, `packageName ${SUBDOMAIN}`);
-    expectRejected(await dryRunUpdate(withStatus({ name: 'b', version: 'v1' }), '/status'), `${bundleField}.version`, 'version must be well-formed semver');
+    expectRejected(
+      await dryRunUpdate(withStatus({ name: 'Bad_Name', version: '1.0.0' }), '/status'),
+      `${bundleField}.name`,
+      `packageName ${SUBDOMAIN}`,
+    );
+    expectRejected(
+      await dryRunUpdate(withStatus({ name: 'b', version: 'v1' }), '/status'),
+      `${bundleField}.version`,
+      'version must be well-formed semver',
+    );
     expectRejected(
       await dryRunUpdate(withStatus({ name: 'b', version: '1.0.0', release: '01' }), '/status'),
       `${bundleField}.release`,

@@ -97,7 +97,12 @@ describe('control plane', () => {
       method: 'POST',
       path: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
       auth: admin,
-      body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: role }, rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['list'] }] },
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: role },
+        rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['list'] }],
+      },
     });
     expect(created.status, created.body).toBe(201);
     const bound = await kubeRequest(cp, {

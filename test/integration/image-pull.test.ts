@@ -151,7 +151,9 @@ describe('failures', () => {
 
     const err = await errorOf(client.pull(`${name}:v1`, { owner: 'corrupt', cache }));
     expect(err.message).toMatch(
-      new RegExp(`^error applying image: error reading layer\\[0\\]: digest mismatch for blob ${layer.digest} in ${name}: expected ${layer.digest}, got sha256:[0-9a-f]{64}$`),
+      new RegExp(
+        `^error applying image: error reading layer\\[0\\]: digest mismatch for blob ${layer.digest} in ${name}: expected ${layer.digest}, got sha256:[0-9a-f]{64}$`,
+      ),
     );
     expect(isTerminal(err)).toBe(false);
     expect(await readdir(join(work, 'unpack', 'corrupt'))).toEqual([]);
@@ -159,7 +161,9 @@ describe('failures', () => {
 
   it('reports an unknown tag and a stopped registry as retryable, and serves digests from cache offline', async () => {
     const unknown = await errorOf(client.pull(`${repo('missing')}:nope`, { owner: 'm', cache }));
-    expect(unknown.message).toMatch(/^error getting manifest: error reading manifest nope in .*: HTTP 404 Not Found: (MANIFEST_UNKNOWN|NAME_UNKNOWN)/);
+    expect(unknown.message).toMatch(
+      /^error getting manifest: error reading manifest nope in .*: HTTP 404 Not Found: (MANIFEST_UNKNOWN|NAME_UNKNOWN)/,
+    );
     expect(isTerminal(unknown)).toBe(false);
 
     const own = await startRegistry({ binaries });

@@ -30,7 +30,8 @@ function largeSchema(groups: number, fields: number): Schema {
     for (let f = 0; f < fields; f++) {
       const n = g * fields + f;
       if (f % 5 === 0) props[`mode${f}`] = { type: 'string', description: text(n), enum: ['Fast', 'Safe', 'Off'], default: 'Safe' };
-      else if (f % 5 === 1) props[`port${f}`] = { description: text(n), 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] };
+      else if (f % 5 === 1)
+        props[`port${f}`] = { description: text(n), 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] };
       else if (f % 5 === 2) props[`count${f}`] = { type: 'integer', format: 'int32', minimum: 0, maximum: 1000, default: f, description: text(n) };
       else if (f % 5 === 3) props[`raw${f}`] = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, description: text(n) };
       else {
@@ -53,13 +54,20 @@ function largeSchema(groups: number, fields: number): Schema {
       spec: {
         type: 'object',
         'x-kubernetes-validations': [
-          { rule: '!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas', message: 'minReplicas must not exceed maxReplicas' },
+          {
+            rule: '!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas',
+            message: 'minReplicas must not exceed maxReplicas',
+          },
         ],
         properties: {
           ...groupProps,
           minReplicas: { type: 'integer', default: 1 },
           maxReplicas: { type: 'integer', default: 3 },
-          name: { type: 'string', maxLength: 64, 'x-kubernetes-validations': [{ rule: "self.startsWith('op-')", message: 'name must start with op-', reason: 'FieldValueInvalid' }] },
+          name: {
+            type: 'string',
+            maxLength: 64,
+            'x-kubernetes-validations': [{ rule: "self.startsWith('op-')", message: 'name must start with op-', reason: 'FieldValueInvalid' }],
+          },
           entries: {
             type: 'array',
             'x-kubernetes-list-type': 'map',
@@ -128,14 +136,22 @@ describe('server-side apply through the raw transport', () => {
     );
     expect(widget.spec).toMatchObject({ minReplicas: 1, maxReplicas: 3, group0: { mode0: 'Safe', port1: 'http', count2: 2 } });
     const invalid = await kube.client
-      .apply({ apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w2', namespace: NS }, spec: { name: 'bad', minReplicas: 5 } }, { fieldManager: FIELD_MANAGER })
+      .apply(
+        { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w2', namespace: NS }, spec: { name: 'bad', minReplicas: 5 } },
+        { fieldManager: FIELD_MANAGER },
+      )
       .catch((e: unknown) => e);
     expect((invalid as Error).message).toContain('name must start with op-');
     expect((invalid as Error).message).toContain('minReplicas must not exceed maxReplicas');
   });
 
   it('reports field-ownership conflicts unless forced, and rejects unknown fields with Strict validation', async () => {
-    const cm = (value: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned', namespace: NS }, data: { x: value } });
+    const cm = (value: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'owned', namespace: NS },
+      data: { x: value },
+    });
     await kube.client.apply(cm('1'), { fieldManager: 'first' });
     const conflict = await kube.client.apply(cm('2'), { fieldManager: 'second' }).catch((e: unknown) => e);
     expect(isConflict(conflict)).toBe(true);
@@ -167,7 +183,12 @@ describe('CRUD, pagination and watch', () => {
     const events: string[] = [];
     const watching = (async () => {
       try {
-        for await (const ev of kube.client.watch(type, { namespace: NS, labelSelector: 'set=pages', resourceVersion: all.resourceVersion, signal: ctl.signal })) {
+        for await (const ev of kube.client.watch(type, {
+          namespace: NS,
+          labelSelector: 'set=pages',
+          resourceVersion: all.resourceVersion,
+          signal: ctl.signal,
+        })) {
           if (ev.type !== 'BOOKMARK') events.push(`${ev.type} ${ev.object.metadata.name}`);
           if (events.length === 2) ctl.abort();
         }
@@ -177,7 +198,9 @@ describe('CRUD, pagination and watch', () => {
     })();
     await kube.client.patch({ ...type, namespace: NS, name: 'page-0' }, { data: { a: 'b' } }, 'merge');
     const victim = await kube.client.get({ ...type, namespace: NS, name: 'page-1' });
-    const wrongUid = await kube.client.delete({ ...type, namespace: NS, name: 'page-1' }, { preconditions: { uid: 'not-the-uid' } }).catch((e: unknown) => e);
+    const wrongUid = await kube.client
+      .delete({ ...type, namespace: NS, name: 'page-1' }, { preconditions: { uid: 'not-the-uid' } })
+      .catch((e: unknown) => e);
     expect(isConflict(wrongUid)).toBe(true);
     await kube.client.delete({ ...type, namespace: NS, name: 'page-1' }, { preconditions: { uid: victim.metadata.uid as string } });
     await watching;

@@ -42,7 +42,13 @@ describe('Informer across a kube-apiserver restart', () => {
     const messages: string[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _e, cb) {
-        messages.push(...chunk.toString().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { msg: string }).msg));
+        messages.push(
+          ...chunk
+            .toString()
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => (JSON.parse(l) as { msg: string }).msg),
+        );
         cb();
       },
     });

@@ -47,7 +47,9 @@ afterAll(() => {
 
 function candidate(id: string): Candidate {
   const kubeconfig = inject('envtestControlPlane').kubeconfigPath;
-  const proc = spawn(NODE, [CHILD, kubeconfig, NS, LEASE, id, String(LEASE_MS), String(RENEW_MS), String(RETRY_MS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(NODE, [CHILD, kubeconfig, NS, LEASE, id, String(LEASE_MS), String(RENEW_MS), String(RETRY_MS)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const events: Event[] = [];
   const waiters: Array<() => void> = [];
   createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on('line', (line) => {

@@ -59,7 +59,10 @@ describe('scoped ServiceAccount clients', () => {
 
     const got = await client.get({ ...CM, namespace: NS, name: 'granted' });
     expect(got.data).toEqual({ k: 'granted' });
-    const applied = await client.apply({ ...CM, metadata: { name: 'granted', namespace: NS }, data: { k: 'by-sa' } }, { fieldManager: 'olm', force: true });
+    const applied = await client.apply(
+      { ...CM, metadata: { name: 'granted', namespace: NS }, data: { k: 'by-sa' } },
+      { fieldManager: 'olm', force: true },
+    );
     expect(applied.data).toEqual({ k: 'by-sa' });
 
     const denied = await client.get({ ...CM, namespace: NS, name: 'denied' }).catch((e: unknown) => e);
@@ -71,14 +74,16 @@ describe('scoped ServiceAccount clients', () => {
     scoped.close();
   });
 
-  it('names a missing ServiceAccount with upstream\'s message', async () => {
+  it("names a missing ServiceAccount with upstream's message", async () => {
     const scoped = factory(new TokenGetter({ client: kube.client }));
     const err = await scoped
       .forServiceAccount(NS, 'ghost')
       .get({ ...CM, namespace: NS, name: 'granted' })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceAccountNotFoundError);
-    expect((err as Error).message).toBe(`service account "ghost" not found in namespace "${NS}": unable to authenticate with the Kubernetes cluster.`);
+    expect((err as Error).message).toBe(
+      `service account "ghost" not found in namespace "${NS}": unable to authenticate with the Kubernetes cluster.`,
+    );
     scoped.close();
   });
 

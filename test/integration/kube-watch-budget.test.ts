@@ -8,7 +8,16 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { connect, createScopedClientFactory, isForbidden, TokenGetter, type KubeContext, type KubeObject, type ScopedClientFactory, type TypeRef } from '../../pkg/kube/index.ts';
+import {
+  connect,
+  createScopedClientFactory,
+  isForbidden,
+  TokenGetter,
+  type KubeContext,
+  type KubeObject,
+  type ScopedClientFactory,
+  type TypeRef,
+} from '../../pkg/kube/index.ts';
 
 const ID = randomBytes(3).toString('hex');
 const SA_NS = `budget-${ID}-sa`;
@@ -20,11 +29,26 @@ const podTemplate = { metadata: { labels }, spec: { restartPolicy: 'Never', cont
 
 // One seed object per kind and namespace: each watch's initial ADDED event proves it is open.
 const KINDS: Array<{ type: TypeRef; seed: (ns: string) => KubeObject }> = [
-  { type: { apiVersion: 'v1', kind: 'ConfigMap' }, seed: (ns) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: SEED, namespace: ns }, data: { k: 'v' } }) },
-  { type: { apiVersion: 'v1', kind: 'Secret' }, seed: (ns) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: SEED, namespace: ns }, stringData: { k: 'v' } }) },
-  { type: { apiVersion: 'v1', kind: 'Service' }, seed: (ns) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: SEED, namespace: ns }, spec: { ports: [{ port: 80 }], selector: labels } }) },
-  { type: { apiVersion: 'v1', kind: 'ServiceAccount' }, seed: (ns) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: SEED, namespace: ns } }) },
-  { type: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role' }, seed: (ns) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: SEED, namespace: ns }, rules: [] }) },
+  {
+    type: { apiVersion: 'v1', kind: 'ConfigMap' },
+    seed: (ns) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: SEED, namespace: ns }, data: { k: 'v' } }),
+  },
+  {
+    type: { apiVersion: 'v1', kind: 'Secret' },
+    seed: (ns) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: SEED, namespace: ns }, stringData: { k: 'v' } }),
+  },
+  {
+    type: { apiVersion: 'v1', kind: 'Service' },
+    seed: (ns) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: SEED, namespace: ns }, spec: { ports: [{ port: 80 }], selector: labels } }),
+  },
+  {
+    type: { apiVersion: 'v1', kind: 'ServiceAccount' },
+    seed: (ns) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: SEED, namespace: ns } }),
+  },
+  {
+    type: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role' },
+    seed: (ns) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: SEED, namespace: ns }, rules: [] }),
+  },
   {
     type: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding' },
     seed: (ns) => ({
@@ -37,9 +61,17 @@ const KINDS: Array<{ type: TypeRef; seed: (ns: string) => KubeObject }> = [
   },
   {
     type: { apiVersion: 'apps/v1', kind: 'Deployment' },
-    seed: (ns) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: SEED, namespace: ns }, spec: { replicas: 0, selector: { matchLabels: labels }, template: { ...podTemplate, spec: { containers: podTemplate.spec.containers } } } }),
+    seed: (ns) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: SEED, namespace: ns },
+      spec: { replicas: 0, selector: { matchLabels: labels }, template: { ...podTemplate, spec: { containers: podTemplate.spec.containers } } },
+    }),
   },
-  { type: { apiVersion: 'batch/v1', kind: 'Job' }, seed: (ns) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: SEED, namespace: ns }, spec: { suspend: true, template: podTemplate } }) },
+  {
+    type: { apiVersion: 'batch/v1', kind: 'Job' },
+    seed: (ns) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: SEED, namespace: ns }, spec: { suspend: true, template: podTemplate } }),
+  },
 ];
 
 let kube: KubeContext;
@@ -82,7 +114,10 @@ beforeAll(async () => {
   for (const sa of SAS) {
     for (const ns of NAMESPACES) {
       for (let i = 0; ; i++) {
-        const res = await scoped.forServiceAccount(SA_NS, sa).list({ apiVersion: 'batch/v1', kind: 'Job' }, { namespace: ns }).catch((e: unknown) => e);
+        const res = await scoped
+          .forServiceAccount(SA_NS, sa)
+          .list({ apiVersion: 'batch/v1', kind: 'Job' }, { namespace: ns })
+          .catch((e: unknown) => e);
         if (!isForbidden(res)) break;
         if (i > 100) throw new Error(`RBAC for ${sa} in ${ns} never took effect`);
         await new Promise((r) => setTimeout(r, 100));
@@ -94,7 +129,8 @@ beforeAll(async () => {
 afterAll(async () => {
   stop.abort();
   scoped?.close();
-  if (kube !== undefined) await Promise.all([SA_NS, ...NAMESPACES].map((name) => kube.client.delete({ apiVersion: 'v1', kind: 'Namespace', name }).catch(() => undefined)));
+  if (kube !== undefined)
+    await Promise.all([SA_NS, ...NAMESPACES].map((name) => kube.client.delete({ apiVersion: 'v1', kind: 'Namespace', name }).catch(() => undefined)));
   kube?.close();
 });
 
@@ -126,7 +162,7 @@ function openWatch(sa: string, ns: string, type: TypeRef): OpenWatch {
 const openFds = (): number => readdirSync('/proc/self/fd').length;
 
 async function waitFor(what: string, ok: () => boolean, ms: number): Promise<void> {
-  for (const end = Date.now() + ms; !ok(); ) {
+  for (const end = Date.now() + ms; !ok();) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -158,28 +194,49 @@ describe('watch-connection budget', () => {
     const latencies = await Promise.all([
       ...Array.from({ length: 40 }, (_, i) =>
         timed(() =>
-          scoped
-            .forServiceAccount(SA_NS, SAS[i % SAS.length] as string)
-            .apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `applied-${i}`, namespace: NAMESPACES[i % NAMESPACES.length] }, data: { i: String(i) } }, { fieldManager: 'budget', force: true, signal: AbortSignal.timeout(10_000) }),
+          scoped.forServiceAccount(SA_NS, SAS[i % SAS.length] as string).apply(
+            {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              metadata: { name: `applied-${i}`, namespace: NAMESPACES[i % NAMESPACES.length] },
+              data: { i: String(i) },
+            },
+            { fieldManager: 'budget', force: true, signal: AbortSignal.timeout(10_000) },
+          ),
         ),
       ),
       ...Array.from({ length: 40 }, (_, i) =>
-        timed(() => scoped.forServiceAccount(SA_NS, SAS[i % SAS.length] as string).get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NAMESPACES[i % NAMESPACES.length], name: SEED }, { signal: AbortSignal.timeout(10_000) })),
+        timed(() =>
+          scoped
+            .forServiceAccount(SA_NS, SAS[i % SAS.length] as string)
+            .get(
+              { apiVersion: 'v1', kind: 'ConfigMap', namespace: NAMESPACES[i % NAMESPACES.length], name: SEED },
+              { signal: AbortSignal.timeout(10_000) },
+            ),
+        ),
       ),
     ]);
     const batchMs = performance.now() - t1;
     const slowest = Math.max(...latencies);
     // Bound: 5 s for the slowest of 80 concurrent requests (measured on 2 cores: ~0.3-0.6 s).
     expect(slowest).toBeLessThan(5_000);
-    console.log(`400 watches open in ${Math.round(openMs)} ms over ${stats.connections} HTTP/2 connections (+${fdDelta} fds); 80 requests in ${Math.round(batchMs)} ms, slowest ${Math.round(slowest)} ms`);
+    console.log(
+      `400 watches open in ${Math.round(openMs)} ms over ${stats.connections} HTTP/2 connections (+${fdDelta} fds); 80 requests in ${Math.round(batchMs)} ms, slowest ${Math.round(slowest)} ms`,
+    );
 
     // Every watch still delivers: annotate each seed object, each of its 5 watchers sees it.
     await Promise.all(
       NAMESPACES.flatMap((ns) =>
-        KINDS.map((k) => kube.client.patch({ ...k.type, namespace: ns, name: SEED }, { metadata: { annotations: { 'budget/marker': 'after' } } }, 'merge')),
+        KINDS.map((k) =>
+          kube.client.patch({ ...k.type, namespace: ns, name: SEED }, { metadata: { annotations: { 'budget/marker': 'after' } } }, 'merge'),
+        ),
       ),
     );
-    await waitFor('a MODIFIED event on every watch', () => watches.every((w) => w.events.some((e) => e.type === 'MODIFIED' && e.marker === 'after')), 20_000);
+    await waitFor(
+      'a MODIFIED event on every watch',
+      () => watches.every((w) => w.events.some((e) => e.type === 'MODIFIED' && e.marker === 'after')),
+      20_000,
+    );
     expect(watches.filter((w) => w.error !== undefined)).toEqual([]);
     // The applied ConfigMaps reached the ConfigMap watches of their namespaces too.
     const cmWatches = watches.filter((_, i) => i % KINDS.length === 0);

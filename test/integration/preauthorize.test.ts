@@ -24,13 +24,35 @@ import {
   type Atom,
 } from '../../pkg/applier/index.ts';
 import {
-  TokenGetter, canI, connect, createScopedClientFactory, isNotFound, serviceAccountSubject,
-  type AccessAttributes, type KubeClient, type KubeContext, type KubeObject, type RequestOptions, type ScopedClientFactory, type Transport,
+  TokenGetter,
+  canI,
+  connect,
+  createScopedClientFactory,
+  isNotFound,
+  serviceAccountSubject,
+  type AccessAttributes,
+  type KubeClient,
+  type KubeContext,
+  type KubeObject,
+  type RequestOptions,
+  type ScopedClientFactory,
+  type Transport,
 } from '../../pkg/kube/index.ts';
 import { staticKindScopes, type PolicyRule } from '../../pkg/render/index.ts';
 import {
-  applyAll, deleteAndWait, droppedObjects, editManifest, installRelease, loadBundleDir, prepareRelease, refOf,
-  uniqueMultiCrdBundle, upgradeRelease, waitUntil, writeBundleDir, type Release,
+  applyAll,
+  deleteAndWait,
+  droppedObjects,
+  editManifest,
+  installRelease,
+  loadBundleDir,
+  prepareRelease,
+  refOf,
+  uniqueMultiCrdBundle,
+  upgradeRelease,
+  waitUntil,
+  writeBundleDir,
+  type Release,
 } from '../support/bundle-flow.ts';
 
 const RUN = randomBytes(3).toString('hex');
@@ -124,9 +146,15 @@ function grantedBy(roles: readonly KubeObject[]): Map<string, Atom> {
 function missingAtoms(missing: readonly MissingPermission[]): Set<string> {
   const out = new Set<string>();
   for (const m of missing) {
-    const rule: PolicyRule = m.nonResourceURLs === undefined
-      ? { apiGroups: [m.apiGroup], resources: [m.resource], verbs: m.verbs, ...(m.resourceNames.length > 0 ? { resourceNames: m.resourceNames } : {}) }
-      : { nonResourceURLs: m.nonResourceURLs, verbs: m.verbs };
+    const rule: PolicyRule =
+      m.nonResourceURLs === undefined
+        ? {
+            apiGroups: [m.apiGroup],
+            resources: [m.resource],
+            verbs: m.verbs,
+            ...(m.resourceNames.length > 0 ? { resourceNames: m.resourceNames } : {}),
+          }
+        : { nonResourceURLs: m.nonResourceURLs, verbs: m.verbs };
     for (const a of atomsOfRule(rule, m.namespace)) out.add(atomKey(a));
   }
   return out;
@@ -167,7 +195,9 @@ describe('preAuthorize against the real API server', () => {
     const lines = message.split('\n');
     expect(lines[0]).toBe('pre-authorization failed: service account requires the following permissions to manage cluster extension:');
     const crds = ['gadgets', 'gizmos', 'widgets'].map((k) => `${k}.w${RUN}.acme.example.com`).join(',');
-    expect(lines).toContain(`  Namespace:"" APIGroups:[apiextensions.k8s.io] Resources:[customresourcedefinitions] ResourceNames:[${crds}] Verbs:[create,get,patch]`);
+    expect(lines).toContain(
+      `  Namespace:"" APIGroups:[apiextensions.k8s.io] Resources:[customresourcedefinitions] ResourceNames:[${crds}] Verbs:[create,get,patch]`,
+    );
     expect(lines).toContain('  Namespace:"" APIGroups:[apiextensions.k8s.io] Resources:[customresourcedefinitions] Verbs:[list,watch]');
     // Rules of the bundle's ClusterRoles (escalation check), cluster-wide.
     expect(lines).toContain('  Namespace:"" APIGroups:[authentication.k8s.io] Resources:[tokenreviews] Verbs:[create]');
@@ -175,9 +205,15 @@ describe('preAuthorize against the real API server', () => {
     expect(lines).toContain('  Namespace:"" Verbs:[get] NonResourceURLs:[/metrics]');
     // Rules of the bundle's Roles, in the watched namespace; named objects in the install namespace.
     expect(lines).toContain(`  Namespace:"${WATCH}" APIGroups:[apps] Resources:[deployments] Verbs:[*]`);
-    expect(lines).toContain(`  Namespace:"${NS}" APIGroups:[apps] Resources:[deployments] ResourceNames:[acme-${RUN}-controller-manager] Verbs:[create,delete,get,patch]`);
-    expect(lines.at(-1)).toBe(`grant them with the RBAC printed by: olmv1 rbac ${fix.bundleImage} --install-namespace ${NS} --watch-namespace ${WATCH} --service-account ${SA}`);
-    console.info(`preauthorize: ${missingAtoms(missing).size} missing permissions in ${missing.length} lines, ${Buffer.byteLength(message)} bytes:\n${message}`);
+    expect(lines).toContain(
+      `  Namespace:"${NS}" APIGroups:[apps] Resources:[deployments] ResourceNames:[acme-${RUN}-controller-manager] Verbs:[create,delete,get,patch]`,
+    );
+    expect(lines.at(-1)).toBe(
+      `grant them with the RBAC printed by: olmv1 rbac ${fix.bundleImage} --install-namespace ${NS} --watch-namespace ${WATCH} --service-account ${SA}`,
+    );
+    console.info(
+      `preauthorize: ${missingAtoms(missing).size} missing permissions in ${missing.length} lines, ${Buffer.byteLength(message)} bytes:\n${message}`,
+    );
   });
 
   it('with exactly the printed RBAC, reports nothing, and the install as the ServiceAccount succeeds', async () => {
@@ -192,7 +228,9 @@ describe('preAuthorize against the real API server', () => {
       times.push(performance.now() - start);
     }
     times.sort((a, b) => a - b);
-    console.info(`preauthorize: one check (3 requests) takes ${times[0]?.toFixed(1)}-${times.at(-1)?.toFixed(1)} ms, median ${times[5]?.toFixed(1)} ms`);
+    console.info(
+      `preauthorize: one check (3 requests) takes ${times[0]?.toFixed(1)}-${times.at(-1)?.toFixed(1)} ms, median ${times[5]?.toFixed(1)} ms`,
+    );
     await installRelease(sa, v1.objects);
   });
 
@@ -224,7 +262,13 @@ describe('preAuthorize against the real API server', () => {
     for (const o of dropped) {
       const r = v2.input.mapper(o.apiVersion, o.kind);
       if (r === undefined) throw new Error(`no mapping for ${o.kind}`);
-      const a: Atom = { namespace: r.namespaced ? o.metadata.namespace ?? '' : '', verb: 'delete', group: r.group, resource: r.resource, name: o.metadata.name ?? '' };
+      const a: Atom = {
+        namespace: r.namespaced ? (o.metadata.namespace ?? '') : '',
+        verb: 'delete',
+        group: r.group,
+        resource: r.resource,
+        name: o.metadata.name ?? '',
+      };
       deletes.set(atomKey(a), a);
     }
     await waitForRbac(deletes.values(), false);

@@ -21,7 +21,14 @@ import { connect, createOpenApiSchemas, type KubeClient, type KubeContext, type 
 import { render, type RenderOptions } from '../../pkg/render/index.ts';
 import { FIXTURE_BUNDLES_DIR, GOLDEN_CASES } from '../fixtures/bundles/golden-cases.ts';
 import {
-  applyAll, deleteAndWait, describeObject, loadBundleDir, refOf, renderRelease, uniqueMultiCrdBundle, waitForCrdsEstablished,
+  applyAll,
+  deleteAndWait,
+  describeObject,
+  loadBundleDir,
+  refOf,
+  renderRelease,
+  uniqueMultiCrdBundle,
+  waitForCrdsEstablished,
   writeBundleDir,
 } from '../support/bundle-flow.ts';
 
@@ -54,7 +61,10 @@ async function prune(obj: KubeObject): Promise<{ object: KubeObject; dropped: st
 }
 
 async function applyRefusal(obj: KubeObject): Promise<string> {
-  return admin.apply(obj, { fieldManager: FIELD_MANAGER, force: true }).then(() => 'applied', (e: unknown) => (e as Error).message);
+  return admin.apply(obj, { fieldManager: FIELD_MANAGER, force: true }).then(
+    () => 'applied',
+    (e: unknown) => (e as Error).message,
+  );
 }
 
 /** The paths a "failed to create typed patch object" message names (one, or an `errors:` list). */
@@ -111,7 +121,11 @@ const CRD: KubeObject = {
             properties: {
               spec: {
                 type: 'object',
-                properties: { size: { type: 'integer' }, labels: { type: 'object', additionalProperties: { type: 'string' } }, extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+                properties: {
+                  size: { type: 'integer' },
+                  labels: { type: 'object', additionalProperties: { type: 'string' } },
+                  extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                },
               },
             },
           },
@@ -142,10 +156,17 @@ describe('built-in kinds with fields their schema does not declare', () => {
         '.status.bogus',
       ],
       check: (live) => {
-        const spec = live['spec'] as { replicas: number; template: { spec: { containers: Record<string, unknown>[]; volumes: Record<string, unknown>[] } } };
+        const spec = live['spec'] as {
+          replicas: number;
+          template: { spec: { containers: Record<string, unknown>[]; volumes: Record<string, unknown>[] } };
+        };
         expect(spec.replicas).toBe(1);
         expect(spec).not.toHaveProperty('x');
-        expect(spec.template.spec.containers[0]).toMatchObject({ name: 'app', image: 'registry.example.com/app:1', ports: [{ containerPort: 8080, name: 'http' }] });
+        expect(spec.template.spec.containers[0]).toMatchObject({
+          name: 'app',
+          image: 'registry.example.com/app:1',
+          ports: [{ containerPort: 8080, name: 'http' }],
+        });
         expect(spec.template.spec.containers[0]).not.toHaveProperty('imagePullPolicyy');
         expect(spec.template.spec.volumes).toEqual([{ name: 'data', emptyDir: { sizeLimit: '1Gi' } }]);
         expect(live['status']).not.toHaveProperty('replicas');

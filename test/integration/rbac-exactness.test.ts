@@ -28,13 +28,37 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
-  TokenGetter, canI, connect, createScopedClientFactory, isForbidden, isNotFound, serviceAccountSubject,
-  type AccessAttributes, type KubeClient, type KubeContext, type KubeObject, type ScopedClientFactory,
+  TokenGetter,
+  canI,
+  connect,
+  createScopedClientFactory,
+  isForbidden,
+  isNotFound,
+  serviceAccountSubject,
+  type AccessAttributes,
+  type KubeClient,
+  type KubeContext,
+  type KubeObject,
+  type ScopedClientFactory,
 } from '../../pkg/kube/index.ts';
 import {
-  applyAll, deleteAndWait, describeObject, droppedObjects, editManifest, installRelease,
-  prepareRelease, readRelease, refOf, uninstallRelease, uniqueMultiCrdBundle, upgradeRelease, waitUntil, watchInitial,
-  watchRelease, writeBundleDir, type Release,
+  applyAll,
+  deleteAndWait,
+  describeObject,
+  droppedObjects,
+  editManifest,
+  installRelease,
+  prepareRelease,
+  readRelease,
+  refOf,
+  uninstallRelease,
+  uniqueMultiCrdBundle,
+  upgradeRelease,
+  waitUntil,
+  watchInitial,
+  watchRelease,
+  writeBundleDir,
+  type Release,
 } from '../support/bundle-flow.ts';
 
 const RUN = randomBytes(3).toString('hex');
@@ -64,7 +88,10 @@ async function bundleDirs(): Promise<[string, string]> {
   const metadata = { name: `acme-${RUN}-allow-metrics` };
   next.set('manifests/network-policy.yaml', JSON.stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata, spec: policy }));
   type Csv = { metadata: { name: string }; spec: { version: string; replaces: string; install: { spec: CsvInstall } } };
-  type CsvInstall = { permissions: { rules: unknown[] }[]; deployments: { spec: { template: { spec: { containers: { image: string; env?: unknown[] }[] } } } }[] };
+  type CsvInstall = {
+    permissions: { rules: unknown[] }[];
+    deployments: { spec: { template: { spec: { containers: { image: string; env?: unknown[] }[] } } } }[];
+  };
   editManifest<Csv>(next, CSV_FILE, (csv) => {
     csv.metadata.name = `acme-${RUN}.v1.3.0`;
     csv.spec.version = '1.3.0';
@@ -86,7 +113,12 @@ async function bundleDirs(): Promise<[string, string]> {
 }
 
 async function release(dir: string, ns: string, watch: string | undefined, extension: string): Promise<Release> {
-  const rel = await prepareRelease(dir, { installNamespace: ns, ...(watch === undefined ? {} : { watchNamespace: watch }), serviceAccount: SA, extension });
+  const rel = await prepareRelease(dir, {
+    installNamespace: ns,
+    ...(watch === undefined ? {} : { watchNamespace: watch }),
+    serviceAccount: SA,
+    extension,
+  });
   releases.push(rel);
   return rel;
 }
@@ -113,9 +145,22 @@ afterAll(async () => {
 
 // ---- grant atoms -------------------------------------------------------------------------
 
-interface Rule { apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; nonResourceURLs?: string[]; verbs: string[] }
+interface Rule {
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+  verbs: string[];
+}
 /** One grant: a verb on a resource (optionally one name) or on a non-resource URL, in `role`. */
-interface Atom { role: KubeObject; verb: string; group?: string; resource?: string; name?: string; url?: string }
+interface Atom {
+  role: KubeObject;
+  verb: string;
+  group?: string;
+  resource?: string;
+  name?: string;
+  url?: string;
+}
 
 const rulesOf = (role: KubeObject): Rule[] => (role['rules'] as Rule[] | undefined) ?? [];
 const isRole = (o: KubeObject): boolean => o.kind === 'Role' || o.kind === 'ClusterRole';
@@ -160,8 +205,11 @@ function accessOf(a: Atom): AccessAttributes {
 function covers(held: Atom, want: Atom): boolean {
   const eq = (h: string | undefined, w: string | undefined): boolean => h === w || h === '*';
   if (!eq(held.verb, want.verb)) return false;
-  if (want.url !== undefined) return held.url !== undefined && (held.url === want.url || (held.url.endsWith('*') && want.url.startsWith(held.url.slice(0, -1))));
-  return held.url === undefined && eq(held.group, want.group) && eq(held.resource, want.resource) && (held.name === undefined || held.name === want.name);
+  if (want.url !== undefined)
+    return held.url !== undefined && (held.url === want.url || (held.url.endsWith('*') && want.url.startsWith(held.url.slice(0, -1))));
+  return (
+    held.url === undefined && eq(held.group, want.group) && eq(held.resource, want.resource) && (held.name === undefined || held.name === want.name)
+  );
 }
 
 async function allowed(atoms: readonly Atom[], ns = NS): Promise<boolean[]> {
@@ -184,7 +232,13 @@ async function grant(rbac: readonly KubeObject[]): Promise<void> {
  * object so the apply creates it), `restore` repeats the request once the atom is back (it
  * must succeed and leave the release as it was), `denial` is part of the expected 403 text.
  */
-interface Probe { what: string; prepare?: () => Promise<void>; run: () => Promise<unknown>; restore: () => Promise<unknown>; denial: string }
+interface Probe {
+  what: string;
+  prepare?: () => Promise<void>;
+  run: () => Promise<unknown>;
+  restore: () => Promise<unknown>;
+  denial: string;
+}
 
 async function probeFor(a: Atom, objects: readonly KubeObject[]): Promise<Probe | undefined> {
   const scope = scopeOf(a);
@@ -209,7 +263,8 @@ async function probeFor(a: Atom, objects: readonly KubeObject[]): Promise<Probe 
     const what = describeObject(o);
     if (a.verb === 'get') return { what: `GET ${what}`, run: () => sa.get(refOf(o)), restore: () => sa.get(refOf(o)), denial: direct };
     if (a.verb === 'patch') return { what: `apply ${what}`, run: apply, restore: apply, denial: direct };
-    if (a.verb === 'create') return { what: `apply creating ${what}`, prepare: () => deleteAndWait(admin, o), run: apply, restore: apply, denial: direct };
+    if (a.verb === 'create')
+      return { what: `apply creating ${what}`, prepare: () => deleteAndWait(admin, o), run: apply, restore: apply, denial: direct };
     if (a.verb === 'delete' && o.kind !== 'CustomResourceDefinition') {
       const del = (): Promise<unknown> => sa.delete(refOf(o));
       return { what: `DELETE ${what}`, run: del, restore: async () => (await del(), apply()), denial: direct };
@@ -220,7 +275,13 @@ async function probeFor(a: Atom, objects: readonly KubeObject[]): Promise<Probe 
     if (!isRole(r) || !(scope === '' || (r.kind === 'Role' && r.metadata.namespace === scope))) continue;
     if (!atomsOf(r).some((want) => covers(a, want))) continue;
     const apply = (): Promise<unknown> => sa.apply(r, { fieldManager: FIELD_MANAGER, force: true });
-    return { what: `apply creating ${describeObject(r)}`, prepare: () => deleteAndWait(admin, r), run: apply, restore: apply, denial: 'is attempting to grant RBAC permissions not currently held' };
+    return {
+      what: `apply creating ${describeObject(r)}`,
+      prepare: () => deleteAndWait(admin, r),
+      run: apply,
+      restore: apply,
+      denial: 'is attempting to grant RBAC permissions not currently held',
+    };
   }
   return undefined;
 }
@@ -251,10 +312,17 @@ async function proveEveryGrantNeeded(rbac: readonly KubeObject[], objects: reado
     for (const atom of atomsOf(role)) {
       const probe = await probeFor(atom, objects);
       if (probe === undefined) throw new Error(`${atomText(atom)} is needed by no request of the flow`);
-      const refused = await withoutGrants(role, (a) => keyOf(a) === keyOf(atom), async () => {
-        await probe.prepare?.();
-        return probe.run().then(() => undefined, (e: unknown) => e);
-      });
+      const refused = await withoutGrants(
+        role,
+        (a) => keyOf(a) === keyOf(atom),
+        async () => {
+          await probe.prepare?.();
+          return probe.run().then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+        },
+      );
       expect(isForbidden(refused), `${probe.what} without ${atomText(atom)}: ${String(refused)}`).toBe(true);
       expect((refused as Error).message).toContain(probe.denial);
       await probe.restore();
@@ -270,7 +338,17 @@ describe('olmv1 rbac against the real API server', () => {
   it('prints RBAC that lets the ServiceAccount install, read and watch v1', async () => {
     expect(v1.rbac.map((o) => o.kind)).toEqual(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'Role', 'RoleBinding']);
     expect(new Set(v1.objects.map((o) => o.kind))).toEqual(
-      new Set(['ServiceAccount', 'ConfigMap', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'Service', 'Deployment']),
+      new Set([
+        'ServiceAccount',
+        'ConfigMap',
+        'CustomResourceDefinition',
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'Role',
+        'RoleBinding',
+        'Service',
+        'Deployment',
+      ]),
     );
     await grant(v1.rbac);
     await installRelease(sa, v1.objects);
@@ -306,7 +384,10 @@ describe('olmv1 rbac against the real API server', () => {
   it("uninstalls with v2's RBAC: every object but the CRDs is deleted", async () => {
     await uninstallRelease(sa, v2.objects);
     for (const obj of v2.objects) {
-      const live = await admin.get(refOf(obj)).then(() => true, (e: unknown) => (isNotFound(e) ? false : Promise.reject(e)));
+      const live = await admin.get(refOf(obj)).then(
+        () => true,
+        (e: unknown) => (isNotFound(e) ? false : Promise.reject(e)),
+      );
       expect(live, describeObject(obj)).toBe(obj.kind === 'CustomResourceDefinition');
     }
   });
@@ -314,15 +395,28 @@ describe('olmv1 rbac against the real API server', () => {
   it("names the missing permission in the API server's words when a grant is missing", async () => {
     const roleIn = (ns: string): KubeObject => v2.rbac.find((o) => o.kind === 'Role' && o.metadata.namespace === ns) as KubeObject;
     const failure = (role: KubeObject, drop: (a: Atom) => boolean): Promise<string> =>
-      withoutGrants(role, drop, () => installRelease(sa, v2.objects).then(() => 'succeeded', (e: unknown) => (e as Error).message));
+      withoutGrants(role, drop, () =>
+        installRelease(sa, v2.objects).then(
+          () => 'succeeded',
+          (e: unknown) => (e as Error).message,
+        ),
+      );
     const user = `system:serviceaccount:${NS}:${SA}`;
     const manager = `acme-${RUN}-controller-manager`;
     expect(await failure(roleIn(NS), (a) => a.verb === 'create' && a.resource === 'deployments')).toBe(
       `error applying Deployment ${NS}/${manager}: deployments.apps "${manager}" is forbidden: User "${user}" cannot create resource "deployments" in API group "apps" in the namespace "${NS}"`,
     );
-    await uninstallRelease(sa, v2.objects.filter((o) => o.kind !== 'Deployment'));
+    await uninstallRelease(
+      sa,
+      v2.objects.filter((o) => o.kind !== 'Deployment'),
+    );
     const escalation = await failure(roleIn(WATCH), (a) => a.verb === 'get' && a.resource === 'leases');
-    expect(escalation).toMatch(new RegExp(`^error applying Role ${WATCH}/\\S+: roles.rbac.authorization.k8s.io "\\S+" is forbidden: user "${user}" .*is attempting to grant RBAC permissions not currently held:`, 's'));
+    expect(escalation).toMatch(
+      new RegExp(
+        `^error applying Role ${WATCH}/\\S+: roles.rbac.authorization.k8s.io "\\S+" is forbidden: user "${user}" .*is attempting to grant RBAC permissions not currently held:`,
+        's',
+      ),
+    );
     expect(escalation).toContain('{APIGroups:["coordination.k8s.io"], Resources:["leases"], Verbs:["get"]}');
     // With every grant back, the interrupted install completes and uninstalls cleanly.
     await installRelease(sa, v2.objects);

@@ -51,7 +51,12 @@ function makeRelease(ext: { name: string; uid: string }, revision: number, statu
     extensionUID: ext.uid,
     revision,
     status,
-    bundle: { package: 'acme', name: `acme.v1.${revision}.0`, version: `1.${revision}.0+build.7`, image: `quay.io/acme/acme-bundle@sha256:${'c'.repeat(64)}` },
+    bundle: {
+      package: 'acme',
+      name: `acme.v1.${revision}.0`,
+      version: `1.${revision}.0+build.7`,
+      image: `quay.io/acme/acme-bundle@sha256:${'c'.repeat(64)}`,
+    },
     manifest: manifest.length > 0 ? manifest : [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'acme', namespace: 'acme-system' } }],
     properties: [{ type: 'olm.package', value: { packageName: 'acme', version: `1.${revision}.0` } }],
     config: { watchNamespace: 'acme-watch' },
@@ -86,7 +91,13 @@ function bigCrd(i: number, group: string): KubeObject {
           name: 'v1',
           served: true,
           storage: true,
-          schema: { openAPIV3Schema: { type: 'object', description: words(60), properties: { spec: { type: 'object', properties }, status: { type: 'object', description: words(20) } } } },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              description: words(60),
+              properties: { spec: { type: 'object', properties }, status: { type: 'object', description: words(20) } },
+            },
+          },
         },
       ],
     },
@@ -135,7 +146,14 @@ describe('release store on the API server', () => {
       'olm.operatorframework.io/bundle-reference': r1.bundle.image,
     });
     expect(index.metadata.ownerReferences).toEqual([
-      { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', name: ext.name, uid: ext.uid, controller: true, blockOwnerDeletion: false },
+      {
+        apiVersion: 'olm.operatorframework.io/v1',
+        kind: 'ClusterExtension',
+        name: ext.name,
+        uid: ext.uid,
+        controller: true,
+        blockOwnerDeletion: false,
+      },
     ]);
     expect(JSON.parse(Buffer.from((index['data'] as Record<string, string>)['extraChunks'] ?? '', 'base64').toString())).toEqual([]);
 
@@ -152,7 +170,9 @@ describe('release store on the API server', () => {
     expect(await store.list()).toContain(ext.name);
 
     await expect(store.create(r2)).rejects.toThrow(`release record Secret "${NS}/${releaseKey(ext.name, 2)}" already exists`);
-    await expect(store.update(makeRelease(ext, 9, ReleaseStatus.Deployed))).rejects.toThrow(`release record Secret "${NS}/${releaseKey(ext.name, 9)}" does not exist`);
+    await expect(store.update(makeRelease(ext, 9, ReleaseStatus.Deployed))).rejects.toThrow(
+      `release record Secret "${NS}/${releaseKey(ext.name, 9)}" does not exist`,
+    );
   });
 
   it('splits a 3 MB release across Secrets whose stored JSON stays under 1 MiB, and reads it back byte-identical', async () => {
@@ -179,7 +199,9 @@ describe('release store on the API server', () => {
       expect(secret['type']).toBe('operatorframework.io/chunk.v1');
       expect(secret['immutable']).toBe(true);
       expect(secret.metadata.name).toMatch(new RegExp(`^${releaseKey(ext.name, 1).replaceAll('.', '\\.')}-[a-z1-6]{13}$`));
-      expect(secret.metadata.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Secret', name: index.metadata.name, uid: index.metadata.uid, controller: true, blockOwnerDeletion: false }]);
+      expect(secret.metadata.ownerReferences).toEqual([
+        { apiVersion: 'v1', kind: 'Secret', name: index.metadata.name, uid: index.metadata.uid, controller: true, blockOwnerDeletion: false },
+      ]);
       expect(Buffer.from((secret['data'] as Record<string, string>)['chunk'] ?? '', 'base64').length).toBeLessThanOrEqual(CHUNK_SIZE);
     }
 
@@ -194,8 +216,18 @@ describe('release store on the API server', () => {
 
   it('refuses a release that needs more than 11 chunks and writes nothing', async () => {
     const ext = await newExtension();
-    const blob = (i: number): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `blob${i}`, namespace: 'acme' }, data: { blob: randomBytes(900_000).toString('base64') } });
-    const release = makeRelease(ext, 1, ReleaseStatus.PendingInstall, Array.from({ length: 10 }, (_, i) => blob(i)));
+    const blob = (i: number): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `blob${i}`, namespace: 'acme' },
+      data: { blob: randomBytes(900_000).toString('base64') },
+    });
+    const release = makeRelease(
+      ext,
+      1,
+      ReleaseStatus.PendingInstall,
+      Array.from({ length: 10 }, (_, i) => blob(i)),
+    );
     const n = splitPayload(await encodeRelease(release)).length;
     expect(n).toBeGreaterThan(11);
     const failure = await store.create(release).catch((e: unknown) => e);
@@ -207,7 +239,9 @@ describe('release store on the API server', () => {
   it('prunes history to 10 revisions, keeping the deployed one, and deleteAll removes every Secret', async () => {
     const ext = await newExtension();
     // About one chunk Secret per revision besides the index, so pruning must delete chunks too.
-    const payload = (rev: number): KubeObject[] => [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `p${rev}`, namespace: 'acme' }, data: { d: randomBytes(900_000).toString('base64') } }];
+    const payload = (rev: number): KubeObject[] => [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `p${rev}`, namespace: 'acme' }, data: { d: randomBytes(900_000).toString('base64') } },
+    ];
     await store.create(makeRelease(ext, 1, ReleaseStatus.Deployed, payload(1)));
     for (let rev = 2; rev <= 12; rev++) await store.create(makeRelease(ext, rev, ReleaseStatus.Failed, payload(rev)));
     const history = await store.history(ext.name);
@@ -252,7 +286,9 @@ describe('crash safety and corruption', () => {
     expect(await store.history(ext.name)).toEqual([retried]);
 
     // An update that dies before the index is replaced leaves the old revision readable.
-    await expect(crashing.update({ ...retried, status: ReleaseStatus.Deployed, manifest: bigManifest(1_500_000) })).rejects.toThrow('simulated crash');
+    await expect(crashing.update({ ...retried, status: ReleaseStatus.Deployed, manifest: bigManifest(1_500_000) })).rejects.toThrow(
+      'simulated crash',
+    );
     expect(await store.history(ext.name)).toEqual([retried]);
     const deployed = { ...retried, status: ReleaseStatus.Deployed };
     await store.update(deployed);
@@ -275,7 +311,9 @@ describe('crash safety and corruption', () => {
     data[100] = (data[100] ?? 0) ^ 0xff;
     const { uid, resourceVersion, creationTimestamp, managedFields, ...meta } = chunk.metadata;
     await kube.client.create({ ...chunk, ...SECRET, metadata: meta, data: { chunk: data.toString('base64') } });
-    await expect(store.history(ext.name)).rejects.toThrow(`release record Secret "${NS}/${key}" is corrupt: the content of chunk Secret "${NS}/${chunkName}" does not match its name`);
+    await expect(store.history(ext.name)).rejects.toThrow(
+      `release record Secret "${NS}/${key}" is corrupt: the content of chunk Secret "${NS}/${chunkName}" does not match its name`,
+    );
     expect([uid, resourceVersion, creationTimestamp, managedFields]).toHaveLength(4);
   });
 });
@@ -295,7 +333,11 @@ describe('olmv1 release', () => {
     const cliStore = createReleaseStore({ client: kube.client, namespace: ns });
     const ext = await newExtension();
     const r1 = makeRelease(ext, 1, ReleaseStatus.Superseded);
-    const r2 = { ...makeRelease(ext, 2, ReleaseStatus.Deployed), description: 'Upgrade complete', notes: { keptObjects: ['CustomResourceDefinition widgets.acme.example.com'] } };
+    const r2 = {
+      ...makeRelease(ext, 2, ReleaseStatus.Deployed),
+      description: 'Upgrade complete',
+      notes: { keptObjects: ['CustomResourceDefinition widgets.acme.example.com'] },
+    };
     await cliStore.create(r1);
     await cliStore.create(r2);
     const sys = ['--system-namespace', ns];
@@ -320,15 +362,25 @@ describe('olmv1 release', () => {
 
     const get = await run('get', ext.name, ...sys);
     expect(get.code).toBe(0);
-    expect(get.stdout).toContain(`NAME: ${ext.name}\nREVISION: 2\nSTATUS: deployed\nPACKAGE: acme\nBUNDLE: acme.v1.2.0\nVERSION: 1.2.0+build.7\nIMAGE: ${r2.bundle.image}\n`);
+    expect(get.stdout).toContain(
+      `NAME: ${ext.name}\nREVISION: 2\nSTATUS: deployed\nPACKAGE: acme\nBUNDLE: acme.v1.2.0\nVERSION: 1.2.0+build.7\nIMAGE: ${r2.bundle.image}\n`,
+    );
     expect(get.stdout).toContain('OBJECTS: 1\nKEPT OBJECTS:\n  CustomResourceDefinition widgets.acme.example.com\n');
 
     expect((await run('get', ext.name, '--revision', '1', ...sys)).stdout).toContain('REVISION: 1\nSTATUS: superseded\n');
-    expect(await run('get', ext.name, 'manifest', ...sys)).toEqual({ code: 0, stderr: '', stdout: '---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: acme\n  namespace: acme-system\n' });
+    expect(await run('get', ext.name, 'manifest', ...sys)).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: '---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: acme\n  namespace: acme-system\n',
+    });
     expect(await run('get', ext.name, 'values', ...sys)).toEqual({ code: 0, stderr: '', stdout: 'watchNamespace: acme-watch\n' });
 
     expect(await run('get', ext.name, '--revision', '7', ...sys)).toEqual({ code: 1, stdout: '', stderr: `revision 7 of "${ext.name}" not found\n` });
-    expect(await run('history', 'nothing-here', ...sys)).toEqual({ code: 1, stdout: '', stderr: `no release records of "nothing-here" in namespace "${ns}"\n` });
+    expect(await run('history', 'nothing-here', ...sys)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `no release records of "nothing-here" in namespace "${ns}"\n`,
+    });
     expect((await run('get', ext.name, 'everything', ...sys)).code).toBe(2);
   });
 });

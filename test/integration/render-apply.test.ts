@@ -19,8 +19,15 @@ import { connect, isNotFound, type KubeClient, type KubeContext, type KubeObject
 import type { RenderOptions } from '../../pkg/render/index.ts';
 import { FIXTURE_BUNDLES_DIR } from '../fixtures/bundles/golden-cases.ts';
 import {
-  applyAll, applyEach, deleteAndWait, loadBundleDir, refOf, renderRelease, uniqueMultiCrdBundle,
-  waitForCrdsEstablished, writeBundleDir,
+  applyAll,
+  applyEach,
+  deleteAndWait,
+  loadBundleDir,
+  refOf,
+  renderRelease,
+  uniqueMultiCrdBundle,
+  waitForCrdsEstablished,
+  writeBundleDir,
 } from '../support/bundle-flow.ts';
 
 const RUN = randomBytes(3).toString('hex');
@@ -62,7 +69,13 @@ beforeAll(async () => {
   webhook = await loadBundleDir(join(FIXTURE_BUNDLES_DIR, 'webhook'));
   // cert-manager's CRD names are fixed: create them only when absent, and remove only those.
   for (const crd of [permissiveCrd('Issuer', 'issuers'), permissiveCrd('Certificate', 'certificates')]) {
-    if (await admin.get(refOf(crd)).then(() => false, (e: unknown) => (isNotFound(e) ? true : Promise.reject(e)))) createdCrds.push(crd);
+    if (
+      await admin.get(refOf(crd)).then(
+        () => false,
+        (e: unknown) => (isNotFound(e) ? true : Promise.reject(e)),
+      )
+    )
+      createdCrds.push(crd);
   }
   createdCrds.push(...multiCrd.crds.map((c) => ({ ...c, metadata: { ...c.metadata } })));
   await applyAll(admin, createdCrds);
@@ -78,7 +91,10 @@ afterAll(async () => {
 // Every deploymentConfig option, with values the API server validates (quantities, taints,
 // affinity terms, volume sources).
 const DEPLOYMENT_CONFIG = {
-  env: [{ name: 'LOG_LEVEL', value: 'debug' }, { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+  env: [
+    { name: 'LOG_LEVEL', value: 'debug' },
+    { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+  ],
   envFrom: [{ prefix: 'ACME_', secretRef: { name: 'acme-env', optional: true } }],
   resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '1Gi' } },
   tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'acme', effect: 'NoExecute', tolerationSeconds: 120 }],
@@ -90,10 +106,15 @@ const DEPLOYMENT_CONFIG = {
       },
     },
     podAffinity: {
-      preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 10, podAffinityTerm: { topologyKey: 'topology.kubernetes.io/zone', labelSelector: { matchLabels: { app: 'db' } } } }],
+      preferredDuringSchedulingIgnoredDuringExecution: [
+        { weight: 10, podAffinityTerm: { topologyKey: 'topology.kubernetes.io/zone', labelSelector: { matchLabels: { app: 'db' } } } },
+      ],
     },
   },
-  volumes: [{ name: 'config', configMap: { name: 'acme-override' } }, { name: 'scratch', emptyDir: { sizeLimit: '1Gi' } }],
+  volumes: [
+    { name: 'config', configMap: { name: 'acme-override' } },
+    { name: 'scratch', emptyDir: { sizeLimit: '1Gi' } },
+  ],
   volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }],
   annotations: { 'acme.example.com/team': 'platform' },
 };
@@ -113,7 +134,12 @@ const WEBHOOK_KINDS = [...MULTI_KINDS.filter((k) => k !== 'ConfigMap'), 'Validat
 const CASES: Case[] = [
   { name: 'multi-crd, AllNamespaces', bundle: () => multiCrd, options: { installNamespace: SYS }, kinds: MULTI_KINDS },
   { name: 'multi-crd, OwnNamespace', bundle: () => multiCrd, options: { installNamespace: SYS, config: { watchNamespace: SYS } }, kinds: NS_RBAC },
-  { name: 'multi-crd, SingleNamespace', bundle: () => multiCrd, options: { installNamespace: SYS, config: { watchNamespace: WATCHED } }, kinds: NS_RBAC },
+  {
+    name: 'multi-crd, SingleNamespace',
+    bundle: () => multiCrd,
+    options: { installNamespace: SYS, config: { watchNamespace: WATCHED } },
+    kinds: NS_RBAC,
+  },
   {
     name: 'multi-crd, SingleNamespace with every deploymentConfig option',
     bundle: () => multiCrd,
@@ -132,7 +158,12 @@ const CASES: Case[] = [
     options: { installNamespace: SYS, certProvider: 'cert-manager' },
     kinds: [...WEBHOOK_KINDS, 'Issuer', 'Certificate'],
   },
-  { name: 'webhook, openshift-service-ca', bundle: () => webhook, options: { installNamespace: SYS, certProvider: 'openshift-service-ca' }, kinds: WEBHOOK_KINDS },
+  {
+    name: 'webhook, openshift-service-ca',
+    bundle: () => webhook,
+    options: { installNamespace: SYS, certProvider: 'openshift-service-ca' },
+    kinds: WEBHOOK_KINDS,
+  },
 ];
 
 describe('rendered bundles on the real API server', () => {
@@ -163,7 +194,10 @@ describe('rendered bundles on the real API server', () => {
     for (const container of containers) {
       expect(container.resources).toEqual(DEPLOYMENT_CONFIG.resources);
       // The server only adds the default fieldRef.apiVersion.
-      expect(container.env.find((e) => e.name === 'POD_NAME')).toEqual({ name: 'POD_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } });
+      expect(container.env.find((e) => e.name === 'POD_NAME')).toEqual({
+        name: 'POD_NAME',
+        valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } },
+      });
       expect(container.volumeMounts).toContainEqual(DEPLOYMENT_CONFIG.volumeMounts[0]);
     }
   });

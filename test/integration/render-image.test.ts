@@ -22,7 +22,11 @@ async function filesOf(dir: string): Promise<Record<string, Buffer>> {
   return out;
 }
 
-async function run(cmd: typeof runRenderBundle, args: string[], fetchBundle?: (ref: string) => Promise<Map<string, Buffer>>): Promise<{ code: number; out: string; err: string }> {
+async function run(
+  cmd: typeof runRenderBundle,
+  args: string[],
+  fetchBundle?: (ref: string) => Promise<Map<string, Buffer>>,
+): Promise<{ code: number; out: string; err: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const out: Buffer[] = [];
@@ -58,7 +62,9 @@ describe('rendering a bundle image', () => {
     const fetchBundle = (r: string): Promise<Map<string, Buffer>> => fetchBundleFiles(r, { insecureRegistries: ['127.0.0.1'] });
     const res = await run(runRenderBundle, [`${host}/bundles/missing:v1`, '--install-namespace', 'x'], fetchBundle);
     expect(res.code).toBe(1);
-    expect(res.err).toMatch(/^error getting manifest: error reading manifest v1 in 127\.0\.0\.1:\d+\/bundles\/missing: HTTP 404 Not Found: MANIFEST_UNKNOWN/);
+    expect(res.err).toMatch(
+      /^error getting manifest: error reading manifest v1 in 127\.0\.0\.1:\d+\/bundles\/missing: HTTP 404 Not Found: MANIFEST_UNKNOWN/,
+    );
     expect(res.err).not.toMatch(/\n\s+at /);
   });
 });

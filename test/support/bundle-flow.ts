@@ -33,7 +33,11 @@ export async function readBundleText(dir: string): Promise<BundleText> {
 /** A copy of `files` with every occurrence of each `[from, to]` replaced, in order (e.g. to make names unique per run). */
 export function replaceInBundle(files: BundleText, pairs: readonly (readonly [string, string])[]): BundleText {
   const out: BundleText = new Map();
-  for (const [path, text] of files) out.set(path, pairs.reduce((t, [from, to]) => t.replaceAll(from, to), text));
+  for (const [path, text] of files)
+    out.set(
+      path,
+      pairs.reduce((t, [from, to]) => t.replaceAll(from, to), text),
+    );
   return out;
 }
 
@@ -185,7 +189,12 @@ export async function deleteAndWait(client: KubeClient, obj: KubeObject): Promis
   await client.delete(refOf(obj)).catch((e: unknown) => {
     if (!isNotFound(e)) throw e;
   });
-  await waitUntil(`${describeObject(obj)} is gone`, async () => client.get(refOf(obj)).then(() => false, (e: unknown) => (isNotFound(e) ? true : Promise.reject(e))));
+  await waitUntil(`${describeObject(obj)} is gone`, async () =>
+    client.get(refOf(obj)).then(
+      () => false,
+      (e: unknown) => (isNotFound(e) ? true : Promise.reject(e)),
+    ),
+  );
 }
 
 /** Install (decision 0003): the product applier's server-side apply of every object, in apply order. */
@@ -211,7 +220,10 @@ export async function readRelease(client: KubeClient, objects: readonly KubeObje
  */
 export async function upgradeRelease(client: KubeClient, from: readonly KubeObject[], to: readonly KubeObject[]): Promise<void> {
   const existing = new Set(from.map(describeObject));
-  await readRelease(client, to.filter((o) => isCrd(o) && existing.has(describeObject(o))));
+  await readRelease(
+    client,
+    to.filter((o) => isCrd(o) && existing.has(describeObject(o))),
+  );
   await applyObjects(client, to);
   await deleteObjects(client, droppedObjects(from, to));
 }
@@ -245,7 +257,10 @@ export async function watchRelease(client: KubeClient, objects: readonly KubeObj
     const where = `${type.kind} in ${namespace ?? 'the cluster'}`;
     const expected = [...names].sort().join(',');
     const listed = await client.list(type, { labelSelector, ...(namespace === undefined ? {} : { namespace }) });
-    const listedNames = listed.items.map((o) => o.metadata.name).sort().join(',');
+    const listedNames = listed.items
+      .map((o) => o.metadata.name)
+      .sort()
+      .join(',');
     if (listedNames !== expected) throw new Error(`LIST ${where} found [${listedNames}], expected [${expected}]`);
     const watched = await watchInitial(client, type, labelSelector, namespace, names.length);
     if (watched.sort().join(',') !== expected) throw new Error(`WATCH ${where} found [${watched.join(',')}], expected [${expected}]`);

@@ -58,9 +58,18 @@ export async function startCatalogd(cp: ControlPlaneInfo, overrides: Partial<Cat
   // Ready once the health server answers (the catalog server listens before it starts).
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const up = await fetch(`${healthUrl}/healthz`).then((r) => r.ok, () => false);
+    const up = await fetch(`${healthUrl}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
-    const failed = await Promise.race([running.then(() => true, () => true), new Promise<false>((r) => setTimeout(() => r(false), 100))]);
+    const failed = await Promise.race([
+      running.then(
+        () => true,
+        () => true,
+      ),
+      new Promise<false>((r) => setTimeout(() => r(false), 100)),
+    ]);
     if (failed) throw new Error('catalogd exited during start-up', { cause: await running.catch((e: unknown) => e) });
     if (Date.now() > deadline) throw new Error('catalogd did not start within 30 s');
   }

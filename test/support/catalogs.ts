@@ -53,7 +53,10 @@ export async function pushCatalog(dir: string, ref: string, credentials?: Docker
 }
 
 /** The condition of `type` on `obj`, if any. */
-export function condition(obj: KubeObject | undefined, type: string): { status: string; reason: string; message: string; observedGeneration?: number } | undefined {
+export function condition(
+  obj: KubeObject | undefined,
+  type: string,
+): { status: string; reason: string; message: string; observedGeneration?: number } | undefined {
   const conds = (obj?.status as { conditions?: Array<{ type: string; status: string; reason: string; message: string }> } | undefined)?.conditions;
   return conds?.find((c) => c.type === type);
 }
@@ -65,7 +68,8 @@ export async function waitForCatalog(client: KubeClient, name: string, until: (c
   for (;;) {
     last = await client.get({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name }).catch(() => undefined);
     if (last !== undefined && until(last)) return last;
-    if (Date.now() > deadline) throw new Error(`ClusterCatalog ${name} did not reach the expected state; last status: ${JSON.stringify(last?.status)}`);
+    if (Date.now() > deadline)
+      throw new Error(`ClusterCatalog ${name} did not reach the expected state; last status: ${JSON.stringify(last?.status)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }

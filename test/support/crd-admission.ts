@@ -127,7 +127,5 @@ export function table(cases: Case[]): void {
 }
 
 export function samples(): Json[] {
-  return ['olm_v1_clustercatalog.yaml', 'olm_v1_clusterextension.yaml'].map(
-    (f) => load(readFileSync(root(`config/samples/${f}`), 'utf8')) as Json,
-  );
+  return ['olm_v1_clustercatalog.yaml', 'olm_v1_clusterextension.yaml'].map((f) => load(readFileSync(root(`config/samples/${f}`), 'utf8')) as Json);
 }

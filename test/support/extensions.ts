@@ -79,19 +79,27 @@ export function bundleFiles(spec: BundleSpec): BundleText {
       name: `${pkg}.v${version}`,
       annotations: {
         ...(spec.skipRange === undefined ? {} : { 'olm.skipRange': spec.skipRange }),
-        ...(spec.properties === undefined ? {} : { 'olm.properties': typeof spec.properties === 'string' ? spec.properties : JSON.stringify(spec.properties) }),
+        ...(spec.properties === undefined
+          ? {}
+          : { 'olm.properties': typeof spec.properties === 'string' ? spec.properties : JSON.stringify(spec.properties) }),
       },
     },
     spec: {
       version,
       installModes: ['OwnNamespace', 'SingleNamespace', 'MultiNamespace', 'AllNamespaces'].map((type) => ({ type, supported: modes.includes(type) })),
       customresourcedefinitions: {
-        owned: crds.map((plural) => ({ name: `${plural}.${groupOf(pkg)}`, version: 'v1', kind: plural.charAt(0).toUpperCase() + plural.slice(1).replace(/s$/, '') })),
+        owned: crds.map((plural) => ({
+          name: `${plural}.${groupOf(pkg)}`,
+          version: 'v1',
+          kind: plural.charAt(0).toUpperCase() + plural.slice(1).replace(/s$/, ''),
+        })),
       },
       install: {
         strategy: 'deployment',
         spec: {
-          clusterPermissions: [{ serviceAccountName: `${pkg}-controller`, rules: [{ apiGroups: [groupOf(pkg)], resources: crds, verbs: ['get', 'list', 'watch'] }] }],
+          clusterPermissions: [
+            { serviceAccountName: `${pkg}-controller`, rules: [{ apiGroups: [groupOf(pkg)], resources: crds, verbs: ['get', 'list', 'watch'] }] },
+          ],
           deployments: [
             {
               name: `${pkg}-controller`,
@@ -111,15 +119,32 @@ export function bundleFiles(spec: BundleSpec): BundleText {
     },
   };
   const files: BundleText = new Map();
-  files.set('metadata/annotations.yaml', `annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.package.v1: ${pkg}\n`);
+  files.set(
+    'metadata/annotations.yaml',
+    `annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.package.v1: ${pkg}\n`,
+  );
   files.set('manifests/csv.json', JSON.stringify(csv));
   for (const plural of crds) files.set(`manifests/crd-${plural}.json`, JSON.stringify(crdOf(pkg, plural)));
   if (spec.invalidService === true) {
-    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: `${pkg}-metrics` }, spec: { selector: { app: `${pkg}-controller` }, ports: [{ name: 'metrics', port: 70000, targetPort: 8080 }] } };
+    const svc = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: `${pkg}-metrics` },
+      spec: { selector: { app: `${pkg}-controller` }, ports: [{ name: 'metrics', port: 70000, targetPort: 8080 }] },
+    };
     files.set('manifests/svc-metrics.json', JSON.stringify(svc));
   }
   for (const cm of spec.configMaps ?? []) {
-    files.set(`manifests/cm-${cm}.json`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${pkg}-${cm}` }, data: { version }, ...(spec.strayFields === true ? { junk: { a: 1 } } : {}) }));
+    files.set(
+      `manifests/cm-${cm}.json`,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `${pkg}-${cm}` },
+        data: { version },
+        ...(spec.strayFields === true ? { junk: { a: 1 } } : {}),
+      }),
+    );
   }
   return files;
 }
@@ -130,7 +155,10 @@ export async function pushBundle(files: BundleText, ref: string): Promise<string
   try {
     const image = buildImage({
       files: new Map([...files].map(([p, t]) => [p, t] as const)),
-      labels: { 'operators.operatorframework.io.bundle.mediatype.v1': 'registry+v1', 'operators.operatorframework.io.bundle.package.v1': files.get('metadata/annotations.yaml')?.match(/package\.v1: (\S+)/)?.[1] ?? '' },
+      labels: {
+        'operators.operatorframework.io.bundle.mediatype.v1': 'registry+v1',
+        'operators.operatorframework.io.bundle.package.v1': files.get('metadata/annotations.yaml')?.match(/package\.v1: (\S+)/)?.[1] ?? '',
+      },
     });
     const digest = await client.push(ref, image);
     return `${ref.replace(/:[^:/]+$/, '')}@${digest}`;
@@ -202,7 +230,16 @@ export async function applyAsAdmin(client: KubeClient, objects: readonly KubeObj
 /** A ClusterExtension manifest. */
 export function clusterExtension(
   name: string,
-  spec: { namespace: string; serviceAccount: string; packageName: string; channels?: string[]; version?: string; upgradeConstraintPolicy?: string; selector?: object; config?: object },
+  spec: {
+    namespace: string;
+    serviceAccount: string;
+    packageName: string;
+    channels?: string[];
+    version?: string;
+    upgradeConstraintPolicy?: string;
+    selector?: object;
+    config?: object;
+  },
 ): KubeObject {
   return {
     apiVersion: CLUSTER_EXTENSION.apiVersion,
@@ -236,7 +273,14 @@ export interface ExtCondition {
 }
 
 /** The current ClusterExtension and its conditions by type. */
-export async function getExtension(client: KubeClient, name: string): Promise<{ obj: KubeObject; cond: (type: string) => ExtCondition | undefined; install: { bundle: { name: string; version: string } } | undefined }> {
+export async function getExtension(
+  client: KubeClient,
+  name: string,
+): Promise<{
+  obj: KubeObject;
+  cond: (type: string) => ExtCondition | undefined;
+  install: { bundle: { name: string; version: string } } | undefined;
+}> {
   const obj = await client.get({ apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind, name });
   const status = (obj.status ?? {}) as { conditions?: ExtCondition[]; install?: { bundle: { name: string; version: string } } };
   return { obj, cond: (type) => status.conditions?.find((c) => c.type === type), install: status.install };
@@ -272,7 +316,8 @@ export async function waitForExtension(
 
 /** True when Installed is True and the installed bundle is `bundleName`. */
 export function installedAs(bundleName: string): (ext: Awaited<ReturnType<typeof getExtension>>) => boolean {
-  return (ext) => ext.cond('Installed')?.status === 'True' && ext.install?.bundle.name === bundleName && ext.cond('Progressing')?.reason === 'Succeeded';
+  return (ext) =>
+    ext.cond('Installed')?.status === 'True' && ext.install?.bundle.name === bundleName && ext.cond('Progressing')?.reason === 'Succeeded';
 }
 
 /** Writes `files` (path -> text) as a catalog directory, pushes it as a catalog image to `ref`; returns the digest. */
@@ -302,7 +347,11 @@ export interface ExtensionStack {
  * second) and operator-controller (`options.controller` overrides its options) in this process.
  * Call from `beforeAll`; `stop` in `afterAll`.
  */
-export async function startExtensionStack(cp: ControlPlaneInfo, registry: string, options: { controller?: Partial<OperatorControllerOptions> } = {}): Promise<ExtensionStack> {
+export async function startExtensionStack(
+  cp: ControlPlaneInfo,
+  registry: string,
+  options: { controller?: Partial<OperatorControllerOptions> } = {},
+): Promise<ExtensionStack> {
   await installOlmConfig(cp);
   const kube = await connect({ kind: 'file', path: cp.kubeconfigPath });
   await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmv1-system' } }).catch(() => undefined);
@@ -327,14 +376,29 @@ export async function startExtensionStack(cp: ControlPlaneInfo, registry: string
  * ClusterCatalog (polled every "minute", i.e. second) unless it exists, and waits until it
  * serves that digest.
  */
-export async function publishCatalog(stack: Pick<ExtensionStack, 'kube' | 'registry'>, name: string, files: Record<string, string>, spec: Record<string, unknown> = {}): Promise<void> {
+export async function publishCatalog(
+  stack: Pick<ExtensionStack, 'kube' | 'registry'>,
+  name: string,
+  files: Record<string, string>,
+  spec: Record<string, unknown> = {},
+): Promise<void> {
   const ref = `${stack.registry}/catalogs/${name}:latest`;
   const digest = await pushCatalogFiles(files, ref);
-  const catalog = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', metadata: { name }, spec: { source: { type: 'Image', image: { ref, pollIntervalMinutes: 1 } }, ...spec } };
+  const catalog = {
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterCatalog',
+    metadata: { name },
+    spec: { source: { type: 'Image', image: { ref, pollIntervalMinutes: 1 } }, ...spec },
+  };
   await stack.kube.client.create(catalog).catch((err: unknown) => {
     if (!isAlreadyExists(err)) throw err;
   });
-  await waitForCatalog(stack.kube.client, name, (cc) => condition(cc, 'Serving')?.status === 'True' && JSON.stringify(cc.status).includes(digest), 90_000);
+  await waitForCatalog(
+    stack.kube.client,
+    name,
+    (cc) => condition(cc, 'Serving')?.status === 'True' && JSON.stringify(cc.status).includes(digest),
+    90_000,
+  );
 }
 
 /** A namespace with a ServiceAccount holding exactly the RBAC `olmv1 rbac` prints for each of `bundles`. */

@@ -16,7 +16,13 @@ const repo = (path: string): string => fileURLToPath(new URL(`../../${path}`, im
 export async function installOlmConfig(cp: ControlPlaneInfo): Promise<void> {
   const kubectl = (...args: string[]) => exec(cp.kubectl, ['--kubeconfig', cp.kubeconfigPath, ...args]);
   await kubectl('apply', '--server-side', '--force-conflicts', '-f', repo('config/crd'));
-  await kubectl('wait', '--for=condition=Established', '--timeout=60s', 'crd/clustercatalogs.olm.operatorframework.io', 'crd/clusterextensions.olm.operatorframework.io');
+  await kubectl(
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd/clustercatalogs.olm.operatorframework.io',
+    'crd/clusterextensions.olm.operatorframework.io',
+  );
   await kubectl('apply', '--server-side', '--force-conflicts', '-f', repo('config/admission'));
   // The policy type-checks against the new kind a moment after the CRD appears; until then
   // ClusterCatalog writes fail closed. Probe with a dry-run create until one is admitted.

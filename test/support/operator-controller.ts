@@ -20,7 +20,10 @@ export interface TestOperatorController {
 }
 
 /** Starts operator-controller; `overrides` replace defaults. Resolves once it is ready. */
-export async function startOperatorController(cp: ControlPlaneInfo, overrides: Partial<OperatorControllerOptions> = {}): Promise<TestOperatorController> {
+export async function startOperatorController(
+  cp: ControlPlaneInfo,
+  overrides: Partial<OperatorControllerOptions> = {},
+): Promise<TestOperatorController> {
   const [healthPort = 0] = await freePorts(1);
   const cacheDir = overrides.cacheDir ?? (await mkdtemp(join(tmpdir(), 'operator-controller-test-')));
   const options: OperatorControllerOptions = {
@@ -52,9 +55,18 @@ export async function startOperatorController(cp: ControlPlaneInfo, overrides: P
   const healthUrl = `http://127.0.0.1:${healthPort}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const ready = await fetch(`${healthUrl}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${healthUrl}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
-    const failed = await Promise.race([running.then(() => true, () => true), new Promise<false>((r) => setTimeout(() => r(false), 100))]);
+    const failed = await Promise.race([
+      running.then(
+        () => true,
+        () => true,
+      ),
+      new Promise<false>((r) => setTimeout(() => r(false), 100)),
+    ]);
     if (failed) throw new Error('operator-controller exited during start-up', { cause: await running.catch((e: unknown) => e) });
     if (Date.now() > deadline) throw new Error('operator-controller was not ready within 60 s');
   }

@@ -3,9 +3,7 @@ import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { ClusterCatalog, formatKubeTime, parseClusterCatalog } from '../index.ts';
 
-const sample: unknown = load(
-  readFileSync(new URL('../../../config/samples/olm_v1_clustercatalog.yaml', import.meta.url), 'utf8'),
-);
+const sample: unknown = load(readFileSync(new URL('../../../config/samples/olm_v1_clustercatalog.yaml', import.meta.url), 'utf8'));
 
 const minimal = {
   apiVersion: 'olm.operatorframework.io/v1',

@@ -3,9 +3,7 @@ import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { ClusterExtension, parseClusterExtension } from '../index.ts';
 
-const sample: unknown = load(
-  readFileSync(new URL('../../../config/samples/olm_v1_clusterextension.yaml', import.meta.url), 'utf8'),
-);
+const sample: unknown = load(readFileSync(new URL('../../../config/samples/olm_v1_clusterextension.yaml', import.meta.url), 'utf8'));
 
 // The smallest object the API server accepts.
 const minimal = {

@@ -53,12 +53,10 @@ export const ClusterExtensionConditionType = {
 } as const;
 
 /** A ClusterExtension condition type. */
-export type ClusterExtensionConditionType =
-  (typeof ClusterExtensionConditionType)[keyof typeof ClusterExtensionConditionType];
+export type ClusterExtensionConditionType = (typeof ClusterExtensionConditionType)[keyof typeof ClusterExtensionConditionType];
 
 /** Every ClusterExtension condition type, in the order upstream lists them. */
-export const CLUSTER_EXTENSION_CONDITION_TYPES: readonly ClusterExtensionConditionType[] =
-  Object.values(ClusterExtensionConditionType);
+export const CLUSTER_EXTENSION_CONDITION_TYPES: readonly ClusterExtensionConditionType[] = Object.values(ClusterExtensionConditionType);
 
 /** Condition reasons used on a ClusterExtension. */
 export const ClusterExtensionReason = {
@@ -101,12 +99,10 @@ export const ClusterCatalogConditionType = {
 } as const;
 
 /** A ClusterCatalog condition type. */
-export type ClusterCatalogConditionType =
-  (typeof ClusterCatalogConditionType)[keyof typeof ClusterCatalogConditionType];
+export type ClusterCatalogConditionType = (typeof ClusterCatalogConditionType)[keyof typeof ClusterCatalogConditionType];
 
 /** Every ClusterCatalog condition type. */
-export const CLUSTER_CATALOG_CONDITION_TYPES: readonly ClusterCatalogConditionType[] =
-  Object.values(ClusterCatalogConditionType);
+export const CLUSTER_CATALOG_CONDITION_TYPES: readonly ClusterCatalogConditionType[] = Object.values(ClusterCatalogConditionType);
 
 /** Condition reasons used on a ClusterCatalog. */
 export const ClusterCatalogReason = {

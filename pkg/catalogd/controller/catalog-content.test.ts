@@ -6,7 +6,15 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildLayer, type BuiltLayer, createDiskImageCache, type ImageCache, type OpenedImage, type PullOptions, type PullResult } from '../../image/index.ts';
+import {
+  buildLayer,
+  type BuiltLayer,
+  createDiskImageCache,
+  type ImageCache,
+  type OpenedImage,
+  type PullOptions,
+  type PullResult,
+} from '../../image/index.ts';
 import { LocalDirStore, ingestInProcess } from '../storage/index.ts';
 import { ContentStepError, createCatalogContentMetrics, storeCatalogImage } from './catalog-content.ts';
 
@@ -16,7 +24,11 @@ const PKG = '{"schema":"olm.package","name":"foo"}\n';
 const log = pino({ level: 'silent' });
 
 function catalogLayer(files: Record<string, string>, extra: Parameters<typeof buildLayer>[0] = []): BuiltLayer {
-  return buildLayer([{ path: 'configs', type: 'dir' }, ...Object.entries(files).map(([p, d]) => ({ path: `configs/${p}`, type: 'file' as const, data: Buffer.from(d) })), ...extra]);
+  return buildLayer([
+    { path: 'configs', type: 'dir' },
+    ...Object.entries(files).map(([p, d]) => ({ path: `configs/${p}`, type: 'file' as const, data: Buffer.from(d) })),
+    ...extra,
+  ]);
 }
 
 /** An image client over `layer`: `openLayers` streams it, `pull` unpacks `files` into the cache. */
@@ -30,17 +42,27 @@ function images(layer: BuiltLayer, files: Record<string, string>, calls: string[
         digestRef: REF,
         config: { labels: {}, raw: {} },
         pathFilter: '/configs',
-        layers: [{ digest: layer.digest, size: layer.size, async *open() { yield layer.data; } }],
+        layers: [
+          {
+            digest: layer.digest,
+            size: layer.size,
+            async *open() {
+              yield layer.data;
+            },
+          },
+        ],
       };
     },
     async pull(_ref: string, o: PullOptions): Promise<PullResult> {
       calls.push('pull');
-      const entry = await o.cache.fetch(o.owner, DIGEST) ?? await o.cache.store(o.owner, DIGEST, { labels: {}, raw: {} }, async (dir) => {
-        for (const [p, d] of Object.entries(files)) {
-          await mkdir(join(dir, 'configs'), { recursive: true });
-          await writeFile(join(dir, 'configs', p), d);
-        }
-      });
+      const entry =
+        (await o.cache.fetch(o.owner, DIGEST)) ??
+        (await o.cache.store(o.owner, DIGEST, { labels: {}, raw: {} }, async (dir) => {
+          for (const [p, d] of Object.entries(files)) {
+            await mkdir(join(dir, 'configs'), { recursive: true });
+            await writeFile(join(dir, 'configs', p), d);
+          }
+        }));
       return { ...entry, digestRef: REF, fromCache: false };
     },
   };
@@ -65,8 +87,15 @@ describe('storeCatalogImage', () => {
   });
 
   const run = (img: ReturnType<typeof images>) =>
-    storeCatalogImage({ images: img, unpackCache, store, metrics: createCatalogContentMetrics(registry) }, { name: 'ops', ref: REF, unpackedAt: () => '2026-11-23T00:00:00Z', log });
-  const counted = async (): Promise<string> => (await registry.metrics()).split('\n').filter((l) => l.startsWith('catalogd_catalog_contents_stored_total{')).join(' ');
+    storeCatalogImage(
+      { images: img, unpackCache, store, metrics: createCatalogContentMetrics(registry) },
+      { name: 'ops', ref: REF, unpackedAt: () => '2026-11-23T00:00:00Z', log },
+    );
+  const counted = async (): Promise<string> =>
+    (await registry.metrics())
+      .split('\n')
+      .filter((l) => l.startsWith('catalogd_catalog_contents_stored_total{'))
+      .join(' ');
 
   it('streams an image whose layer reads like a directory walk, and never pulls', async () => {
     const calls: string[] = [];

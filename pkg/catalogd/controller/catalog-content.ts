@@ -97,7 +97,10 @@ export async function storeCatalogImage(deps: CatalogContentDeps, o: StoreImageO
       return { version, streamed: true };
     } catch (err) {
       if (err instanceof CatalogContentError) throw new ContentStepError('store', err);
-      o.log.info({ catalog: o.name, ref: opened.digestRef, reason: err instanceof Error ? err.message : String(err) }, 'catalog image not streamed, unpacking it');
+      o.log.info(
+        { catalog: o.name, ref: opened.digestRef, reason: err instanceof Error ? err.message : String(err) },
+        'catalog image not streamed, unpacking it',
+      );
       store.prepareIngest();
     }
   }
@@ -111,7 +114,11 @@ export async function storeCatalogImage(deps: CatalogContentDeps, o: StoreImageO
   }
   let version;
   try {
-    version = await store.store(o.name, { digest: pulled.digest, ref: pulled.digestRef, unpackedAt: o.unpackedAt(pulled.unpackedAt) }, { fbcDir: pulled.dir });
+    version = await store.store(
+      o.name,
+      { digest: pulled.digest, ref: pulled.digestRef, unpackedAt: o.unpackedAt(pulled.unpackedAt) },
+      { fbcDir: pulled.dir },
+    );
   } catch (err) {
     throw new ContentStepError('store', err);
   }

@@ -170,7 +170,13 @@ export class CatalogReconciler implements Reconciler {
 
     let stored;
     try {
-      stored = await storeCatalogImage(this.#o, { name, ref, unpackedAt: (at) => truncateToSeconds(at).toISOString(), log: ctx.log, signal: ctx.signal });
+      stored = await storeCatalogImage(this.#o, {
+        name,
+        ref,
+        unpackedAt: (at) => truncateToSeconds(at).toISOString(),
+        log: ctx.log,
+        signal: ctx.signal,
+      });
     } catch (err) {
       if (!(err instanceof ContentStepError)) throw err;
       return fail(err.step === 'source' ? 'source catalog content' : 'error storing fbc', err.error);

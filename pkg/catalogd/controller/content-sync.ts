@@ -52,7 +52,13 @@ export class ContentSyncReconciler implements Reconciler {
 
     let stored;
     try {
-      stored = await storeCatalogImage(this.#o, { name, ref, unpackedAt: (at) => cc.status?.lastUnpacked ?? at.toISOString(), log: ctx.log, signal: ctx.signal });
+      stored = await storeCatalogImage(this.#o, {
+        name,
+        ref,
+        unpackedAt: (at) => cc.status?.lastUnpacked ?? at.toISOString(),
+        log: ctx.log,
+        signal: ctx.signal,
+      });
     } catch (err) {
       throw wrapError(`syncing content of catalog "${name}"`, err instanceof ContentStepError ? err.error : err);
     }

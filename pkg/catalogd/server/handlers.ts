@@ -11,7 +11,15 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { createGzip, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type ByteRange, GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, type PackageGzip, type RangeFile, type StoredVersion, frameDeflateInPlace } from '../storage/index.ts';
+import {
+  type ByteRange,
+  GZIP_FRAME_HEAD,
+  GZIP_FRAME_TAIL,
+  type PackageGzip,
+  type RangeFile,
+  type StoredVersion,
+  frameDeflateInPlace,
+} from '../storage/index.ts';
 import { feedRanges, streamRanges } from './stream-body.ts';
 import type { AnswerBuffers, BufferLease } from './answer-buffers.ts';
 import {
@@ -52,7 +60,10 @@ export function serveAll(req: FastifyRequest, reply: FastifyReply, v: StoredVers
   if (ranges !== undefined && ranges.length === 1) {
     const [r] = ranges;
     if (r === undefined) return httpError(reply, 500, STATUS_TEXT.internal);
-    reply.code(206).header('content-range', `bytes ${r.start}-${r.end - 1}/${size}`).header('content-length', r.end - r.start);
+    reply
+      .code(206)
+      .header('content-range', `bytes ${r.start}-${r.end - 1}/${size}`)
+      .header('content-length', r.end - r.start);
     return stream(req, reply, v, 'jsonl', [{ offset: r.start, length: r.end - r.start }], buffers);
   }
   if (ranges !== undefined) return serveMultipart(req, reply, v, ranges, size);
@@ -179,7 +190,14 @@ function sendLeased(reply: FastifyReply, lease: BufferLease, body: Buffer): Fast
 }
 
 /** HEAD: headers only; GET: the ranges of `file`, streamed through reused buffers. */
-function stream(req: FastifyRequest, reply: FastifyReply, v: StoredVersion, file: RangeFile, ranges: ByteRange[], buffers: AnswerBuffers): FastifyReply | Promise<FastifyReply> {
+function stream(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  v: StoredVersion,
+  file: RangeFile,
+  ranges: ByteRange[],
+  buffers: AnswerBuffers,
+): FastifyReply | Promise<FastifyReply> {
   if (req.method === 'HEAD') return reply.send();
   return streamRanges(reply, v, file, ranges, buffers);
 }

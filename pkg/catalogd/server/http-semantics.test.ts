@@ -46,7 +46,13 @@ describe('parseRange', () => {
     ['bytes=90-', [{ start: 90, end: 100 }]],
     ['bytes=-5', [{ start: 95, end: 100 }]],
     ['bytes=95-200', [{ start: 95, end: 100 }]],
-    ['bytes=0-1, 5-6', [{ start: 0, end: 2 }, { start: 5, end: 7 }]],
+    [
+      'bytes=0-1, 5-6',
+      [
+        { start: 0, end: 2 },
+        { start: 5, end: 7 },
+      ],
+    ],
     ['bytes=100-', 'unsatisfiable'],
     ['bytes=5-1', 'invalid'],
     ['items=0-1', 'invalid'],

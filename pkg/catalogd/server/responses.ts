@@ -11,11 +11,7 @@ export const EVERY_RESPONSE_HEADERS: Readonly<Record<string, string>> = { vary: 
 export function httpError(reply: FastifyReply, status: number, message: string): FastifyReply {
   reply.removeHeader('content-length');
   reply.removeHeader('content-encoding');
-  return reply
-    .code(status)
-    .header('content-type', 'text/plain; charset=utf-8')
-    .header('x-content-type-options', 'nosniff')
-    .send(`${message}\n`);
+  return reply.code(status).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(`${message}\n`);
 }
 
 /** A 304: no body, and the entity headers removed. */

@@ -66,20 +66,29 @@ describe('catalog server', () => {
   const lastModified = (): string => store.get('test-catalog')!.modTime.toUTCString();
 
   describe('routing', () => {
-    it.each(['/', '/catalogs/', '/catalogs/test-catalog/', '/catalogs/test-catalog/api/v1c', '/catalogs/test-catalog/api/v1/all/', '/catalogs/test-catalog/api/v1/graphql'])(
-      '404 page not found for %s',
-      async (url) => {
-        const res = await app.inject({ url });
-        expect(res.statusCode).toBe(404);
-        expect(res.body).toBe('404 page not found\n');
-        expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
-        expect(res.headers['x-content-type-options']).toBe('nosniff');
-        expect(res.headers.vary).toBe('Accept-Encoding');
-      },
-    );
+    it.each([
+      '/',
+      '/catalogs/',
+      '/catalogs/test-catalog/',
+      '/catalogs/test-catalog/api/v1c',
+      '/catalogs/test-catalog/api/v1/all/',
+      '/catalogs/test-catalog/api/v1/graphql',
+    ])('404 page not found for %s', async (url) => {
+      const res = await app.inject({ url });
+      expect(res.statusCode).toBe(404);
+      expect(res.body).toBe('404 page not found\n');
+      expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers.vary).toBe('Accept-Encoding');
+    });
 
     it('answers 405 without an Allow header for other methods', async () => {
-      const res = await app.inject({ method: 'POST', url: '/catalogs/test-catalog/api/v1/all', payload: 'x', headers: { 'content-type': 'application/x-anything' } });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/catalogs/test-catalog/api/v1/all',
+        payload: 'x',
+        headers: { 'content-type': 'application/x-anything' },
+      });
       expect(res.statusCode).toBe(405);
       expect(res.body).toBe('Method Not Allowed\n');
       expect(res.headers.allow).toBeUndefined();
@@ -345,7 +354,14 @@ describe('catalog server answer buffers', () => {
     const plans = Array.from({ length: 6 }, (_, c) => Array.from({ length: 2 * PACKAGES }, (_, i) => `p${(i + c * 5) % PACKAGES}`));
     // One connection after the other, so that later answers are read after earlier ones were
     // sent (and stalled), when a buffer released too early would be lent again.
-    const clients = plans.map((pkgs, i) => pausedClient(port, pkgs.map((p) => `/catalogs/c/api/v1/metas?package=${p}`), sleep(50 * i), readAfter));
+    const clients = plans.map((pkgs, i) =>
+      pausedClient(
+        port,
+        pkgs.map((p) => `/catalogs/c/api/v1/metas?package=${p}`),
+        sleep(50 * i),
+        readAfter,
+      ),
+    );
     await sleep(50 * plans.length + 200);
     go();
     const results = await Promise.all(clients);
@@ -363,7 +379,12 @@ describe('catalog server answer buffers', () => {
     // other and read nothing until all have been answered as far as the sockets take.
     // A schema-wide /metas answer is larger than answers sent whole: streamed too (gzip: through
     // a compressor fed from the same buffers).
-    const paths = (c: number): string[] => ['/catalogs/c/api/v1/all', `/catalogs/c/api/v1/metas?package=p${c}`, '/catalogs/c/api/v1/metas?schema=olm.bundle', '/catalogs/c/api/v1/all'];
+    const paths = (c: number): string[] => [
+      '/catalogs/c/api/v1/all',
+      `/catalogs/c/api/v1/metas?package=p${c}`,
+      '/catalogs/c/api/v1/metas?schema=olm.bundle',
+      '/catalogs/c/api/v1/all',
+    ];
     const plans = Array.from({ length: 4 }, (_, c) => ({ paths: paths(c), gzip: c % 2 === 1 }));
     const clients = plans.map((plan, i) => pausedClient(port, plan.paths, sleep(50 * i), readAfter, plan.gzip ? 'accept-encoding: gzip\r\n' : ''));
     await sleep(50 * plans.length + 200);

@@ -112,7 +112,11 @@ async function route(req: FastifyRequest, reply: FastifyReply, opts: CatalogServ
   const cleaned = cleanPath(path);
   if (cleaned !== path) {
     const location = encodeURI(cleaned) + (q < 0 ? '' : `?${rawQuery}`);
-    return reply.code(301).header('location', location).header('content-type', 'text/html; charset=utf-8').send(`<a href="${location}">Moved Permanently</a>.\n\n`);
+    return reply
+      .code(301)
+      .header('location', location)
+      .header('content-type', 'text/html; charset=utf-8')
+      .send(`<a href="${location}">Moved Permanently</a>.\n\n`);
   }
   const m = ROUTE.exec(rawPath);
   if (m === null || (m[2] === 'metas' && opts.metas === false)) return httpError(reply, 404, STATUS_TEXT.notFoundPage);

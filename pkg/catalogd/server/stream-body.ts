@@ -30,7 +30,13 @@ const STREAM_READ = 64 * 1024;
  * Sends `ranges` of `file` of `v` as the body of `reply`; resolves with the reply when the body
  * is written or abandoned.
  */
-export async function streamRanges(reply: FastifyReply, v: StoredVersion, file: RangeFile, ranges: readonly ByteRange[], buffers: AnswerBuffers): Promise<FastifyReply> {
+export async function streamRanges(
+  reply: FastifyReply,
+  v: StoredVersion,
+  file: RangeFile,
+  ranges: readonly ByteRange[],
+  buffers: AnswerBuffers,
+): Promise<FastifyReply> {
   const res = reply.raw;
   let started = false;
   try {
@@ -74,7 +80,7 @@ type Sink = Pick<NodeJS.WritableStream, 'on' | 'off' | 'end'> & {
 
 async function writeRanges(res: Sink, fh: FileHandle, ranges: readonly ByteRange[], buffers: AnswerBuffers, catalog: string): Promise<void> {
   for (const range of ranges) {
-    for (let done = 0; done < range.length; ) {
+    for (let done = 0; done < range.length;) {
       if (res.destroyed) return;
       const lease = buffers.lease(STREAM_READ);
       let bytesRead: number;

@@ -11,8 +11,27 @@ import { buildCatalogServer } from './server.ts';
 import { loadCertificate, watchCertificate } from './tls.ts';
 
 function selfSigned(dir: string, cn: string): void {
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', `/CN=${cn}`, '-keyout', join(dir, 'tls.key'), '-out', join(dir, 'tls.crt')], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${cn}`,
+      '-keyout',
+      join(dir, 'tls.key'),
+      '-out',
+      join(dir, 'tls.crt'),
+    ],
+    { stdio: 'ignore' },
+  );
 }
 
 function peerCN(port: number): Promise<string> {
@@ -36,7 +55,12 @@ describe('catalog server TLS', () => {
     dir = await mkdtemp(join(tmpdir(), 'tls-test-'));
     selfSigned(dir, 'first');
     const paths = { certPath: join(dir, 'tls.crt'), keyPath: join(dir, 'tls.key') };
-    app = buildCatalogServer({ content: { get: () => undefined }, logger: pino({ level: 'silent' }), registry: new Registry(), https: loadCertificate(paths) });
+    app = buildCatalogServer({
+      content: { get: () => undefined },
+      logger: pino({ level: 'silent' }),
+      registry: new Registry(),
+      https: loadCertificate(paths),
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as { port: number }).port;
     stop = watchCertificate(app.server as never, paths, pino({ level: 'silent' }), 50);

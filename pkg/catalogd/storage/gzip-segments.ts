@@ -77,7 +77,12 @@ export class GzipSegmentWriter {
   add(pkg: string, segment: Buffer): Promise<void> | undefined {
     const crc = crc32(segment);
     const size = segment.length;
-    const compressed = deflateRawAsync(segment, { level: this.#level, memLevel: DEFLATE_MEM_LEVEL, finishFlush: constants.Z_SYNC_FLUSH, chunkSize: DEFLATE_CHUNK });
+    const compressed = deflateRawAsync(segment, {
+      level: this.#level,
+      memLevel: DEFLATE_MEM_LEVEL,
+      finishFlush: constants.Z_SYNC_FLUSH,
+      chunkSize: DEFLATE_CHUNK,
+    });
     this.#jobs++;
     this.#tail = this.#tail.then(async () => {
       const deflated = await compressed;

@@ -97,11 +97,14 @@ describe('streamed catalog ingest', () => {
   });
 
   it('reads past base layers and entries outside the labelled directory, and zstd layers', async () => {
-    const base = buildLayer([
-      { path: 'bin', type: 'dir' },
-      { path: 'bin/opm', type: 'file', data: Buffer.alloc(100_000, 1) },
-      { path: 'bin/sh', type: 'symlink', linkname: 'opm' },
-    ], { compression: 'zstd' });
+    const base = buildLayer(
+      [
+        { path: 'bin', type: 'dir' },
+        { path: 'bin/opm', type: 'file', data: Buffer.alloc(100_000, 1) },
+        { path: 'bin/sh', type: 'symlink', linkname: 'opm' },
+      ],
+      { compression: 'zstd' },
+    );
     const expected = await target();
     await ingestInProcess(unpacked, expected);
     const out = await target();
@@ -113,7 +116,10 @@ describe('streamed catalog ingest', () => {
     const image = await buildCatalogImage(join(TESTDATA, 'invalid-decode'));
     const dir = join(root, 'invalid');
     await cp(join(TESTDATA, 'invalid-decode'), join(dir, 'configs'), { recursive: true });
-    const walkError = await ingestInProcess(dir, await target()).then(() => undefined, (err: unknown) => (err as Error).message);
+    const walkError = await ingestInProcess(dir, await target()).then(
+      () => undefined,
+      (err: unknown) => (err as Error).message,
+    );
     expect(walkError).toMatch(/^configs\//);
     for (const run of [ingestLayersInProcess, ingest.layers]) {
       const err = await run(layersOf(image.layers), await target()).catch((e: unknown) => e);
@@ -135,16 +141,18 @@ describe('streamed catalog ingest', () => {
     }
   });
 
-  it('fails with the feed\'s error when a layer cannot be read to its end, even if the content decoded', async () => {
+  it("fails with the feed's error when a layer cannot be read to its end, even if the content decoded", async () => {
     const broken: CatalogLayers = {
       pathFilter: '/configs',
-      layers: [{
-        size: catalog.size,
-        async *open() {
-          yield catalog.data;
-          throw new Error('digest mismatch for blob sha256:test');
+      layers: [
+        {
+          size: catalog.size,
+          async *open() {
+            yield catalog.data;
+            throw new Error('digest mismatch for blob sha256:test');
+          },
         },
-      }],
+      ],
     };
     await expect(ingest.layers(broken, await target())).rejects.toThrow('digest mismatch for blob sha256:test');
     await expect(ingestLayersInProcess(broken, await target())).rejects.toThrow('digest mismatch for blob sha256:test');

@@ -84,7 +84,7 @@ describe('createProcessIngest', () => {
     expect(pids[0]).not.toBe(pids[1]);
   });
 
-  it('runs the child with its own environment, not the parent\'s', async () => {
+  it("runs the child with its own environment, not the parent's", async () => {
     const ingest = createProcessIngest();
     ingest.prepare();
     await new Promise((r) => setTimeout(r, 200));

@@ -25,7 +25,10 @@ import type { IngestFn } from './local-dir-store.ts';
  */
 export const ingestInProcess: IngestFn & { layers: NonNullable<IngestFn['layers']> } = Object.assign(
   async (fbcDir: string, targetDir: string): Promise<ContentSummary> => (await import('./ingest-directory.ts')).ingestDirectory(fbcDir, targetDir),
-  { layers: async (image: CatalogLayers, targetDir: string): Promise<ContentSummary> => (await import('./ingest-layers.ts')).ingestLayersInProcess(image, targetDir) },
+  {
+    layers: async (image: CatalogLayers, targetDir: string): Promise<ContentSummary> =>
+      (await import('./ingest-layers.ts')).ingestLayersInProcess(image, targetDir),
+  },
 );
 
 /** What an ingest process answers; `content` marks a decoding error of the catalog itself. */
@@ -42,8 +45,7 @@ export interface IngestReply {
  * `LAYER_STREAM_FD`.
  */
 export type IngestRequest =
-  | { kind?: 'dir'; fbcDir: string; targetDir: string }
-  | { kind: 'layers'; layerSizes: number[]; pathFilter: string | undefined; targetDir: string };
+  { kind?: 'dir'; fbcDir: string; targetDir: string } | { kind: 'layers'; layerSizes: number[]; pathFilter: string | undefined; targetDir: string };
 
 /** Descriptor of the ingest process on which layer bytes arrive (a socket pair end). */
 export const LAYER_STREAM_FD = 4;
@@ -119,7 +121,10 @@ export function createProcessIngest(options: ProcessIngestOptions = {}): IngestF
    * process's own exit, ~50-100 ms of tearing down its heap, is not waited for) or, without
    * one, how it exited; and with what failed the feed, once the feed is over.
    */
-  const run = (request: IngestRequest, feed?: (pipe: Writable) => Promise<void>): Promise<{ reply: IngestReply | undefined; exit: string; feedError: unknown }> =>
+  const run = (
+    request: IngestRequest,
+    feed?: (pipe: Writable) => Promise<void>,
+  ): Promise<{ reply: IngestReply | undefined; exit: string; feedError: unknown }> =>
     new Promise((resolve, reject) => {
       const child = usable(spare) ? spare : start();
       spare = undefined;

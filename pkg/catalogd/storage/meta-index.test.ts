@@ -65,24 +65,35 @@ describe('MetaIndex.lookup', () => {
 describe('MetaIndex against a plain scan', () => {
   // Small value sets so that filters often hit, miss and share entries.
   const field = (values: string[]): fc.Arbitrary<string> => fc.constantFrom('', ...values);
-  const blob = fc.tuple(field(['olm.bundle', 'olm.channel', 'olm.package']), field(['a', 'b', 'c']), field(['x', 'y', 'a']), fc.integer({ min: 1, max: 9 }));
+  const blob = fc.tuple(
+    field(['olm.bundle', 'olm.channel', 'olm.package']),
+    field(['a', 'b', 'c']),
+    field(['x', 'y', 'a']),
+    fc.integer({ min: 1, max: 9 }),
+  );
 
   it('answers every query with the coalesced ranges of the matching blobs, in file order', () => {
     fc.assert(
-      fc.property(fc.array(blob, { maxLength: 40 }), field(['olm.bundle', 'olm.channel', 'nope']), field(['a', 'b', 'nope']), field(['x', 'a', 'nope']), (blobs, schema, pkg, name) => {
-        const b = new MetaIndexBuilder();
-        let offset = 0;
-        const expected: Array<{ offset: number; length: number }> = [];
-        for (const [s, p, n, len] of blobs) {
-          b.add({ schema: s, package: p, name: n }, offset, len);
-          const matches = s !== '' && (schema === '' || s === schema) && (pkg === '' || p === pkg) && (name === '' || n === name);
-          const last = expected[expected.length - 1];
-          if (matches && last !== undefined && last.offset + last.length === offset) last.length += len;
-          else if (matches) expected.push({ offset, length: len });
-          offset += len;
-        }
-        expect(MetaIndex.parse(b.serialize()).lookup({ schema, package: pkg, name })).toEqual(expected);
-      }),
+      fc.property(
+        fc.array(blob, { maxLength: 40 }),
+        field(['olm.bundle', 'olm.channel', 'nope']),
+        field(['a', 'b', 'nope']),
+        field(['x', 'a', 'nope']),
+        (blobs, schema, pkg, name) => {
+          const b = new MetaIndexBuilder();
+          let offset = 0;
+          const expected: Array<{ offset: number; length: number }> = [];
+          for (const [s, p, n, len] of blobs) {
+            b.add({ schema: s, package: p, name: n }, offset, len);
+            const matches = s !== '' && (schema === '' || s === schema) && (pkg === '' || p === pkg) && (name === '' || n === name);
+            const last = expected[expected.length - 1];
+            if (matches && last !== undefined && last.offset + last.length === offset) last.length += len;
+            else if (matches) expected.push({ offset, length: len });
+            offset += len;
+          }
+          expect(MetaIndex.parse(b.serialize()).lookup({ schema, package: pkg, name })).toEqual(expected);
+        },
+      ),
     );
   });
 });

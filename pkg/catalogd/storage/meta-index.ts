@@ -163,7 +163,11 @@ export class MetaIndex {
     }
     this.#withSchema = new Int32Array(withSchema);
     for (let i = 0, n = 0; i < count; i++) if ((this.#ids[i * ID_FIELDS + SCHEMA] ?? -1) >= 0) this.#withSchema[n++] = i;
-    this.#fields = [new Postings(file.schemas, this.#ids, SCHEMA), new Postings(file.packages, this.#ids, PACKAGE), new Postings(file.names, this.#ids, NAME)];
+    this.#fields = [
+      new Postings(file.schemas, this.#ids, SCHEMA),
+      new Postings(file.packages, this.#ids, PACKAGE),
+      new Postings(file.names, this.#ids, NAME),
+    ];
     this.#packageGzip = new Float64Array(file.packages.length * 4).fill(-1);
     const segments = file.packageSegments ?? [];
     for (let id = 0; id < file.packages.length; id++) {

@@ -30,10 +30,13 @@ describe('StoredVersion.readRangesInto', () => {
   });
 
   // Into a buffer of exactly `total` bytes, as the server's small answers are read.
-  const readWhole = (file: 'jsonl' | 'gzip', ranges: ByteRange[], total: number): Promise<Buffer> => version.readRangesInto(file, ranges, Buffer.alloc(total), 0);
+  const readWhole = (file: 'jsonl' | 'gzip', ranges: ByteRange[], total: number): Promise<Buffer> =>
+    version.readRangesInto(file, ranges, Buffer.alloc(total), 0);
 
   const rangesArb = fc.array(
-    fc.integer({ min: 0, max: SIZE - 1 }).chain((offset) => fc.record({ offset: fc.constant(offset), length: fc.integer({ min: 1, max: Math.min(SIZE - offset, 100 * 1024) }) })),
+    fc
+      .integer({ min: 0, max: SIZE - 1 })
+      .chain((offset) => fc.record({ offset: fc.constant(offset), length: fc.integer({ min: 1, max: Math.min(SIZE - offset, 100 * 1024) }) })),
     { minLength: 1, maxLength: 4 },
   );
 

@@ -76,9 +76,11 @@ export class StoredVersion {
     const sync = total <= SYNC_READ_MAX;
     return this.withFile(file, async (fh) => {
       for (const range of ranges) {
-        for (let done = 0; done < range.length; ) {
+        for (let done = 0; done < range.length;) {
           const want = range.length - done;
-          const bytesRead = sync ? readSync(fh.fd, out, at, want, range.offset + done) : (await fh.read(out, at, want, range.offset + done)).bytesRead;
+          const bytesRead = sync
+            ? readSync(fh.fd, out, at, want, range.offset + done)
+            : (await fh.read(out, at, want, range.offset + done)).bytesRead;
           if (bytesRead === 0) throw new Error(`catalog ${this.catalog}: content ended before byte ${range.offset + done}`);
           done += bytesRead;
           at += bytesRead;
