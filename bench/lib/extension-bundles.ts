@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { buildCatalogImage, buildImage, createImageClient, type ImageClient } from '../../pkg/image/index.ts';
 import type { KubeClient, KubeObject } from '../../pkg/kube/index.ts';
 import { type BundleText, loadBundleDir, renderRelease, runRbacCommand, writeBundleDir } from '../../test/support/bundle-flow.ts';
+import { bundleFiles } from '../../test/support/bundle-gen.ts';
 
 /** One generated bundle, written to disk and pushed. */
 export interface PushedBundle {
@@ -29,86 +30,9 @@ export interface PushedBundle {
 
 const VERSION = '1.0.0';
 
-function groupOf(pkg: string): string {
-  return `${pkg}.bench.test`;
-}
-
-function kindOf(plural: string): string {
-  return plural.charAt(0).toUpperCase() + plural.slice(1).replace(/s$/, '');
-}
-
+/** The generated bundle (test/support/bundle-gen.ts, as the e2e suites use) with `configMaps` fill-up ConfigMaps. */
 function bundleText(pkg: string, crds: readonly string[], configMaps: number): BundleText {
-  const csv = {
-    apiVersion: 'operators.coreos.com/v1alpha1',
-    kind: 'ClusterServiceVersion',
-    metadata: { name: `${pkg}.v${VERSION}` },
-    spec: {
-      version: VERSION,
-      installModes: ['OwnNamespace', 'SingleNamespace', 'MultiNamespace', 'AllNamespaces'].map((type) => ({
-        type,
-        supported: type === 'AllNamespaces',
-      })),
-      customresourcedefinitions: { owned: crds.map((plural) => ({ name: `${plural}.${groupOf(pkg)}`, version: 'v1', kind: kindOf(plural) })) },
-      install: {
-        strategy: 'deployment',
-        spec: {
-          clusterPermissions: [
-            {
-              serviceAccountName: `${pkg}-controller`,
-              rules: [{ apiGroups: [groupOf(pkg)], resources: [...crds], verbs: ['get', 'list', 'watch'] }],
-            },
-          ],
-          deployments: [
-            {
-              name: `${pkg}-controller`,
-              spec: {
-                replicas: 1,
-                selector: { matchLabels: { app: `${pkg}-controller` } },
-                template: {
-                  metadata: { labels: { app: `${pkg}-controller` } },
-                  spec: { serviceAccountName: `${pkg}-controller`, containers: [{ name: 'manager', image: `registry.invalid/${pkg}:v${VERSION}` }] },
-                },
-              },
-            },
-          ],
-        },
-      },
-    },
-  };
-  const files: BundleText = new Map();
-  files.set(
-    'metadata/annotations.yaml',
-    `annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.package.v1: ${pkg}\n`,
-  );
-  files.set('manifests/csv.json', JSON.stringify(csv));
-  for (const plural of crds) {
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `${plural}.${groupOf(pkg)}` },
-      spec: {
-        group: groupOf(pkg),
-        names: { plural, singular: plural.replace(/s$/, ''), kind: kindOf(plural), listKind: `${kindOf(plural)}List` },
-        scope: 'Namespaced',
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
-          },
-        ],
-      },
-    };
-    files.set(`manifests/crd-${plural}.json`, JSON.stringify(crd));
-  }
-  for (let i = 0; i < configMaps; i++) {
-    files.set(
-      `manifests/cm-${i}.json`,
-      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${pkg}-settings-${i}` }, data: { index: String(i) } }),
-    );
-  }
-  return files;
+  return bundleFiles({ pkg, version: VERSION, crds: [...crds], configMaps: Array.from({ length: configMaps }, (_, i) => `settings-${i}`) });
 }
 
 async function renderedCount(dir: string, pkg: string): Promise<number> {

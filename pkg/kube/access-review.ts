@@ -3,7 +3,7 @@
  * "may this user do these things?", answered by the cluster's real authorizers.
  */
 import type { KubeClient } from './client.ts';
-import type { KubeObject } from './types.ts';
+import type { KubeObject } from '../unstructured/index.ts';
 
 /** A request on a resource (`resourceAttributes` of a SubjectAccessReview). */
 export interface ResourceAccess {

@@ -4,7 +4,7 @@
  */
 import { resourcePath, type ResourceInfo, type ResourceMapper } from './resource-mapper.ts';
 import type { QueryParams, Transport } from './transport.ts';
-import { gvkOf, type KubeObject, type ObjectList, type ObjectRef, type TypeRef, type WatchEvent } from './types.ts';
+import { gvkOf, type KubeObject, type ObjectList, type ObjectRef, type TypeRef, type WatchEvent } from '../unstructured/index.ts';
 import { decodeWatchStream, jitteredWatchTimeoutSeconds } from './watch.ts';
 
 /** Content types of the patch flavours. */

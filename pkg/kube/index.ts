@@ -99,5 +99,5 @@ export {
   type OwnerReference,
   type TypeRef,
   type WatchEvent,
-} from './types.ts';
+} from '../unstructured/index.ts';
 export { decodeWatchStream, jitteredWatchTimeoutSeconds } from './watch.ts';

@@ -3,7 +3,7 @@
  * transforms informers commonly apply before caching.
  */
 import type { KubeClient } from './client.ts';
-import type { KubeObject, ObjectList, TypeRef, WatchEvent } from './types.ts';
+import type { KubeObject, ObjectList, TypeRef, WatchEvent } from '../unstructured/index.ts';
 
 /**
  * Where an informer gets its objects. `list` returns one page; `watch` streams events from

@@ -11,7 +11,7 @@ import { isGone } from './api-error.ts';
 import { Backoff, sleepUnlessAborted, type BackoffOptions } from './backoff.ts';
 import { deepFreeze, type ListWatchSource } from './informer-source.ts';
 import { counterOn } from './metrics.ts';
-import { objectKey, type KubeObject, type WatchEvent } from './types.ts';
+import { objectKey, type KubeObject, type WatchEvent } from '../unstructured/index.ts';
 import { jitteredWatchTimeoutSeconds } from './watch.ts';
 
 /** Kinds of change delivered to handlers. */

@@ -14,7 +14,7 @@ import { isAlreadyExists, isConflict, isNotFound } from './api-error.ts';
 import { settlesWithin, sleepUnlessAborted } from './backoff.ts';
 import type { KubeClient } from './client.ts';
 import { gaugeOn } from './metrics.ts';
-import type { KubeObject } from './types.ts';
+import type { KubeObject } from '../unstructured/index.ts';
 
 /** Construction options of a LeaderElector. */
 export interface LeaderElectionOptions {

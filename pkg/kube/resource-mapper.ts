@@ -7,7 +7,7 @@
  */
 import { isNotFound } from './api-error.ts';
 import type { Transport } from './transport.ts';
-import type { GroupVersionKind } from './types.ts';
+import type { GroupVersionKind } from '../unstructured/index.ts';
 
 /** What discovery says about one resource. */
 export interface ResourceInfo {

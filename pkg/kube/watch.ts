@@ -5,7 +5,7 @@
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { apiErrorFromStatus, type Status } from './api-error.ts';
-import type { KubeObject, WatchEvent } from './types.ts';
+import type { KubeObject, WatchEvent } from '../unstructured/index.ts';
 
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
 

@@ -1,0 +1,137 @@
+/**
+ * Generated registry+v1 bundles for end-to-end suites and benchmarks: a CSV with one Deployment
+ * and cluster permissions, owned CRDs under a group of the package's own, optional ConfigMaps
+ * and deliberately broken parts. Pure (no vitest, no I/O), so bench/ can use it too.
+ */
+import type { BundleText } from './bundle-flow.ts';
+
+/** What one generated bundle version contains. */
+export interface BundleSpec {
+  pkg: string;
+  version: string;
+  /** CRD plurals under `<pkg>.e2e.test` (default ['widgets']). */
+  crds?: string[];
+  /** Extra ConfigMaps `<pkg>-<name>` in the install namespace ("others"). */
+  configMaps?: string[];
+  /** CSV `spec.installModes` supported types (default AllNamespaces). */
+  installModes?: string[];
+  /** `olm.skipRange` annotation of the CSV. */
+  skipRange?: string;
+  /** Fields no schema declares, as old published bundles have: `spec.x` in the Deployment and `junk` in each ConfigMap. */
+  strayFields?: boolean;
+  /** A Service `<pkg>-metrics` whose port the API server refuses (70000). */
+  invalidService?: boolean;
+  /** The CSV's `olm.properties` annotation: an array (JSON-encoded) or the annotation text as is. */
+  properties?: unknown[] | string;
+}
+
+const CSV_API = 'operators.coreos.com/v1alpha1';
+
+/** The CRD group of a generated package. */
+export function groupOf(pkg: string): string {
+  return `${pkg}.e2e.test`;
+}
+
+function crdOf(pkg: string, plural: string): object {
+  const kind = plural.charAt(0).toUpperCase() + plural.slice(1).replace(/s$/, '');
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${groupOf(pkg)}` },
+    spec: {
+      group: groupOf(pkg),
+      names: { plural, singular: plural.replace(/s$/, ''), kind, listKind: `${kind}List` },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
+        },
+      ],
+    },
+  };
+}
+
+/** The files of a bundle (`manifests/`, `metadata/`), JSON documents (valid YAML). */
+export function bundleFiles(spec: BundleSpec): BundleText {
+  const { pkg, version } = spec;
+  const crds = spec.crds ?? ['widgets'];
+  const modes = spec.installModes ?? ['AllNamespaces'];
+  const csv = {
+    apiVersion: CSV_API,
+    kind: 'ClusterServiceVersion',
+    metadata: {
+      name: `${pkg}.v${version}`,
+      annotations: {
+        ...(spec.skipRange === undefined ? {} : { 'olm.skipRange': spec.skipRange }),
+        ...(spec.properties === undefined
+          ? {}
+          : { 'olm.properties': typeof spec.properties === 'string' ? spec.properties : JSON.stringify(spec.properties) }),
+      },
+    },
+    spec: {
+      version,
+      installModes: ['OwnNamespace', 'SingleNamespace', 'MultiNamespace', 'AllNamespaces'].map((type) => ({ type, supported: modes.includes(type) })),
+      customresourcedefinitions: {
+        owned: crds.map((plural) => ({
+          name: `${plural}.${groupOf(pkg)}`,
+          version: 'v1',
+          kind: plural.charAt(0).toUpperCase() + plural.slice(1).replace(/s$/, ''),
+        })),
+      },
+      install: {
+        strategy: 'deployment',
+        spec: {
+          clusterPermissions: [
+            { serviceAccountName: `${pkg}-controller`, rules: [{ apiGroups: [groupOf(pkg)], resources: crds, verbs: ['get', 'list', 'watch'] }] },
+          ],
+          deployments: [
+            {
+              name: `${pkg}-controller`,
+              spec: {
+                replicas: 1,
+                ...(spec.strayFields === true ? { x: 'stray' } : {}),
+                selector: { matchLabels: { app: `${pkg}-controller` } },
+                template: {
+                  metadata: { labels: { app: `${pkg}-controller` } },
+                  spec: { serviceAccountName: `${pkg}-controller`, containers: [{ name: 'manager', image: `registry.invalid/${pkg}:v${version}` }] },
+                },
+              },
+            },
+          ],
+        },
+      },
+    },
+  };
+  const files: BundleText = new Map();
+  files.set(
+    'metadata/annotations.yaml',
+    `annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.package.v1: ${pkg}\n`,
+  );
+  files.set('manifests/csv.json', JSON.stringify(csv));
+  for (const plural of crds) files.set(`manifests/crd-${plural}.json`, JSON.stringify(crdOf(pkg, plural)));
+  if (spec.invalidService === true) {
+    const svc = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: `${pkg}-metrics` },
+      spec: { selector: { app: `${pkg}-controller` }, ports: [{ name: 'metrics', port: 70000, targetPort: 8080 }] },
+    };
+    files.set('manifests/svc-metrics.json', JSON.stringify(svc));
+  }
+  for (const cm of spec.configMaps ?? []) {
+    files.set(
+      `manifests/cm-${cm}.json`,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `${pkg}-${cm}` },
+        data: { version },
+        ...(spec.strayFields === true ? { junk: { a: 1 } } : {}),
+      }),
+    );
+  }
+  return files;
+}
