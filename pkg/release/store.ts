@@ -74,11 +74,20 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     return [...names].sort();
   }
 
-  async function create(release: Release, signal?: AbortSignal): Promise<void> {
-    const { key, pieces } = await encode(release);
-    const createdAt = unixSeconds(now());
+  /**
+   * The index and chunk Secrets of `release`, checked to fit the size limit. Chunks are stamped
+   * `chunkCreatedAt` (default: the index's `createdAt`).
+   */
+  function secretsOf(
+    release: Release,
+    key: string,
+    pieces: Buffer[],
+    chunkOwner: Parameters<typeof buildChunkSecret>[0]['owner'],
+    stamps: { createdAt: string; modifiedAt?: string },
+    chunkCreatedAt = stamps.createdAt,
+  ) {
     const chunks = uniqueChunks(key, pieces, (name, piece) =>
-      buildChunkSecret({ name, key, extension: release.extension, namespace, piece, owner: extensionOwnerRef(release), createdAt }),
+      buildChunkSecret({ name, key, extension: release.extension, namespace, piece, owner: chunkOwner, createdAt: chunkCreatedAt }),
     );
     const index = buildIndexSecret({
       key,
@@ -86,9 +95,15 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
       release,
       firstPiece: pieces[0] ?? Buffer.alloc(0),
       extraChunks: chunkNames(key, pieces),
-      createdAt,
+      ...stamps,
     });
     for (const secret of [index, ...chunks]) assertSecretFits(key, secret);
+    return { index, chunks };
+  }
+
+  async function create(release: Release, signal?: AbortSignal): Promise<void> {
+    const { key, pieces } = await encode(release);
+    const { index, chunks } = secretsOf(release, key, pieces, extensionOwnerRef(release), { createdAt: unixSeconds(now()) });
 
     if ((await records.get(key, signal)) !== undefined) throw new Error(`release record ${describeSecret(namespace, key)} already exists`);
     // With no index, any chunk of this key is a leftover of an interrupted create.
@@ -125,20 +140,8 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     }
     const stamp = unixSeconds(now());
     const owner = indexOwnerRef(key, current.uid);
-    const chunks = uniqueChunks(key, pieces, (name, piece) =>
-      buildChunkSecret({ name, key, extension: release.extension, namespace, piece, owner, createdAt: stamp }),
-    );
-    const index = buildIndexSecret({
-      key,
-      namespace,
-      release,
-      firstPiece: pieces[0] ?? Buffer.alloc(0),
-      extraChunks: chunkNames(key, pieces),
-      createdAt: current.createdAt ?? stamp,
-      modifiedAt: stamp,
-    });
+    const { index, chunks } = secretsOf(release, key, pieces, owner, { createdAt: current.createdAt ?? stamp, modifiedAt: stamp }, stamp);
     index.metadata.resourceVersion = current.resourceVersion;
-    for (const secret of [index, ...chunks]) assertSecretFits(key, secret);
 
     const old = await records.list({ [Label.key]: key, [Label.type]: 'chunk' }, signal);
     for (const chunk of chunks) await records.createChunk(key, chunk, signal);
