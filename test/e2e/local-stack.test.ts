@@ -151,6 +151,31 @@ describe('olmv1 up from a clean checkout', () => {
     await kubectl('get', 'deployment', '-n', 'example-operator', 'example-operator-controller');
   });
 
+  it('olmv1 status finds the running stack and reports its catalog, the extension and the upgrade verdict', async () => {
+    const env = { ...process.env };
+    delete env.KUBECONFIG;
+    const { stdout: json } = await exec(process.execPath, ['cmd/olmv1/main.ts', 'status', '--cluster-version', '4.18', '-o', 'json'], {
+      cwd: checkout,
+      env,
+    });
+    const report = JSON.parse(json) as {
+      schemaVersion: number;
+      catalogs: Array<{ name: string; serving: boolean; contentURL: string | null }>;
+      extensions: Array<{ name: string; installedBundle: string | null; installed: { status: string } | null }>;
+      verdict: { upgradeable: boolean };
+    };
+    expect(report.schemaVersion).toBe(1);
+    expect(report.catalogs).toEqual([expect.objectContaining({ name: 'example-catalog', serving: true, contentURL: field('catalog URL') })]);
+    expect(report.extensions).toEqual([
+      expect.objectContaining({
+        name: 'example-operator',
+        installedBundle: 'example-operator.v1.0.0',
+        installed: expect.objectContaining({ status: 'True' }),
+      }),
+    ]);
+    expect(report.verdict.upgradeable).toBe(true);
+  });
+
   it('serves the example catalog at the printed URL', async () => {
     const res = await fetch(`${field('catalog URL')}/api/v1/all`);
     expect(res.status).toBe(200);
