@@ -4,6 +4,7 @@
  * server), pushed as real bundle images; file-based catalogs that reference them; the
  * ServiceAccount and the RBAC `olmv1 rbac` prints for it; and waits on ClusterExtension status.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
@@ -20,6 +21,15 @@ import { bundleFiles, type BundleSpec } from './bundle-gen.ts';
 import { withTempDir } from './temp-dir.ts';
 
 export { bundleFiles, groupOf, type BundleSpec } from './bundle-gen.ts';
+
+/**
+ * Test files share one API server, and an extension without a selector resolves against every
+ * catalog, so a catalog another file left unserved would block it (upstream's rule). Catalogs
+ * published here carry this label with a value unique to the test file's module instance, and
+ * extensions select it unless a test gives its own selector.
+ */
+export const SUITE_LABEL = 'olmv1.test/suite';
+const SUITE = randomBytes(4).toString('hex');
 
 /** Pushes `files` as a bundle image to `ref` on a loopback registry; returns `<repo>@<digest>`. */
 export async function pushBundle(files: BundleText, ref: string): Promise<string> {
@@ -127,7 +137,7 @@ export function clusterExtension(
           ...(spec.channels === undefined ? {} : { channels: spec.channels }),
           ...(spec.version === undefined ? {} : { version: spec.version }),
           ...(spec.upgradeConstraintPolicy === undefined ? {} : { upgradeConstraintPolicy: spec.upgradeConstraintPolicy }),
-          ...(spec.selector === undefined ? {} : { selector: spec.selector }),
+          selector: spec.selector ?? { matchLabels: { [SUITE_LABEL]: SUITE } },
         },
       },
       ...(spec.config === undefined ? {} : { config: { configType: 'Inline', inline: spec.config } }),
@@ -259,7 +269,7 @@ export async function publishCatalog(
   const catalog = {
     apiVersion: 'olm.operatorframework.io/v1',
     kind: 'ClusterCatalog',
-    metadata: { name },
+    metadata: { name, labels: { [SUITE_LABEL]: SUITE } },
     spec: { source: { type: 'Image', image: { ref, pollIntervalMinutes: 1 } }, ...spec },
   };
   await stack.kube.client.create(catalog).catch((err: unknown) => {
