@@ -291,7 +291,10 @@ describe('with the OpenShift APIs', () => {
     const obj = await client.get({ ...CE, name });
     await client.update({
       ...obj,
-      spec: { ...(obj.spec as object), source: { sourceType: 'Catalog', catalog: { packageName: name, version: '1.1.0' } } },
+      spec: {
+        ...(obj.spec as object),
+        source: { sourceType: 'Catalog', catalog: { ...(obj.spec as { source: { catalog: object } }).source.catalog, version: '1.1.0' } },
+      },
     } as KubeObject);
     await waitForExtension(client, name, 'installed 1.1.0', installedAs(`${name}.v1.1.0`), 90_000);
     const installedAt = Date.now();
