@@ -13,7 +13,11 @@ import { testTempDir } from './temp-dir.ts';
  * when the calling test finishes (so call it inside a test, not in a hook).
  */
 export async function writeCatalogDir(files: Record<string, string | object>): Promise<string> {
-  const dir = await testTempDir('fbc-');
+  return writeCatalogFiles(await testTempDir('fbc-'), files);
+}
+
+/** Writes `files` (path -> content; objects are JSON-encoded) under `dir`; returns `dir`. */
+export async function writeCatalogFiles(dir: string, files: Record<string, string | object>): Promise<string> {
   for (const [path, content] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), typeof content === 'string' ? content : JSON.stringify(content));

@@ -5,15 +5,14 @@
  * ServiceAccount and the RBAC `olmv1 rbac` prints for it; and waits on ClusterExtension status.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
 import { buildImage, createImageClient } from '../../pkg/image/index.ts';
 import { connect, isAlreadyExists, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
 import type { OperatorControllerOptions } from '../../cmd/operator-controller/options.ts';
 import type { ControlPlaneInfo } from '../envtest/index.ts';
 import { startCatalogd, type TestCatalogd } from './catalogd.ts';
-import { condition, pushCatalog, waitForCatalog } from './catalogs.ts';
+import { condition, pushCatalog, waitForCatalog, writeCatalogFiles } from './catalogs.ts';
 import { installOlmConfig } from './olm-config.ts';
 import { startOperatorController, type TestOperatorController } from './operator-controller.ts';
 import { type BundleText, runRbacCommand, waitUntil, writeBundleDir } from './bundle-flow.ts';
@@ -204,13 +203,7 @@ export function installedAs(bundleName: string): (ext: Awaited<ReturnType<typeof
 
 /** Writes `files` (path -> text) as a catalog directory, pushes it as a catalog image to `ref`; returns the digest. */
 export async function pushCatalogFiles(files: Record<string, string>, ref: string): Promise<string> {
-  return withTempDir('fbc-', async (dir) => {
-    for (const [path, text] of Object.entries(files)) {
-      await mkdir(dirname(join(dir, path)), { recursive: true });
-      await writeFile(join(dir, path), text);
-    }
-    return pushCatalog(dir, ref);
-  });
+  return withTempDir('fbc-', async (dir) => pushCatalog(await writeCatalogFiles(dir, files), ref));
 }
 
 /** Everything an operator-controller end-to-end suite runs against. */
