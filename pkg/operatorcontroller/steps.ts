@@ -7,7 +7,7 @@
  * Each step sets the conditions its outcome decides and throws to stop with backoff, or
  * returns a result to stop without an error (a wait that polls, e.g. for permissions).
  */
-import { pruneUnknownFields, withOwnerLabels } from '../applier/index.ts';
+import { describeObject, pruneUnknownFields, withOwnerLabels } from '../applier/index.ts';
 import type { StepOutcome } from '../controller/index.ts';
 import { TerminalError, errorMessage, findTerminal, wrapError } from '../errors/index.ts';
 import { isNotFound, type KubeObject } from '../kube/index.ts';
@@ -191,8 +191,7 @@ export async function renderBundle(deps: ExtensionReconcilerDeps, state: Extensi
     }
     const pruned = pruneUnknownFields(obj, schema);
     objects.push(pruned.object);
-    if (pruned.dropped.length > 0)
-      dropped.push({ object: `${obj.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`.replace(' /', ' '), paths: pruned.dropped });
+    if (pruned.dropped.length > 0) dropped.push({ object: describeObject(obj), paths: pruned.dropped });
   }
   state.objects = objects;
   state.droppedFields = dropped;
