@@ -35,6 +35,7 @@ const PURE_CORES = [
   'pkg/goyaml/**',
   'pkg/gating/**',
   'pkg/unstructured/**',
+  'pkg/crdupgrade/**',
 ];
 /** The I/O edges inside pure-core directories: they read the files and pass the data in. */
 const PURE_CORE_EDGES = ['pkg/fbc/walk.ts', 'pkg/bundle/read-bundle-dir.ts'];
