@@ -87,17 +87,6 @@ export {
   type Transport,
   type TransportOptions,
 } from './transport.ts';
-export {
-  gvkOf,
-  objectKey,
-  splitObjectKey,
-  type GroupVersionKind,
-  type KubeObject,
-  type ObjectList,
-  type ObjectMeta,
-  type ObjectRef,
-  type OwnerReference,
-  type TypeRef,
-  type WatchEvent,
-} from '../unstructured/index.ts';
+// The shared unstructured object type, re-exported whole so kube's users need one import.
+export * from '../unstructured/index.ts';
 export { decodeWatchStream, jitteredWatchTimeoutSeconds } from './watch.ts';
