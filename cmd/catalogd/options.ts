@@ -2,8 +2,7 @@
  * catalogd's command-line flags and environment, parsed once into a checked options object.
  * Flag names follow upstream catalogd where the concept is the same.
  */
-import { parseArgs } from 'node:util';
-import { COMPONENT_FLAGS, type ComponentOptions, componentOptions, normalizeBoolFlags } from '../shared/component.ts';
+import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
 import { type ListenAddress, parseDuration, parseListenAddress } from '../shared/flags.ts';
 
 export interface CatalogdOptions extends ComponentOptions {
@@ -40,12 +39,10 @@ Flags:
 
 /** Parses argv and env; throws Error with a usage message on bad input. */
 export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): CatalogdOptions | 'help' {
-  const { values } = parseArgs({
-    // `--leader-elect` alone means true, as Go's boolean flags do.
-    args: normalizeBoolFlags(argv),
-    strict: true,
-    options: {
-      ...COMPONENT_FLAGS,
+  const parsed = parseComponentFlags(
+    argv,
+    env,
+    {
       'cache-dir': { type: 'string' },
       'catalogs-server-addr': { type: 'string' },
       'external-address': { type: 'string' },
@@ -53,9 +50,10 @@ export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): Ca
       'tls-key': { type: 'string' },
       'gc-interval': { type: 'string' },
     },
-  });
-  if (values.help === true) return 'help';
-  const common = componentOptions(values, env, 'catalogd-operator-lock');
+    'catalogd-operator-lock',
+  );
+  if (parsed === 'help') return 'help';
+  const { common, values } = parsed;
   const ns = common.systemNamespace;
   const cert = values['tls-cert'];
   const key = values['tls-key'];

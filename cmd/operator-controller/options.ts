@@ -2,8 +2,7 @@
  * operator-controller's command-line flags and environment, parsed once into a checked
  * options object. Flag names follow upstream operator-controller where the concept is the same.
  */
-import { parseArgs } from 'node:util';
-import { COMPONENT_FLAGS, type ComponentOptions, componentOptions, normalizeBoolFlags } from '../shared/component.ts';
+import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
 import { parseFeatureGates } from '../shared/flags.ts';
 import { parseClusterVersion, type ClusterMinor } from '../../pkg/gating/index.ts';
 
@@ -59,11 +58,10 @@ Flags:
 
 /** Parses argv and env; throws Error with a usage message on bad input. */
 export function parseOperatorControllerOptions(argv: string[], env: NodeJS.ProcessEnv): OperatorControllerOptions | 'help' {
-  const { values } = parseArgs({
-    args: normalizeBoolFlags(argv),
-    strict: true,
-    options: {
-      ...COMPONENT_FLAGS,
+  const parsed = parseComponentFlags(
+    argv,
+    env,
+    {
       'cache-dir': { type: 'string' },
       'catalogd-url': { type: 'string' },
       'catalogd-ca-file': { type: 'string' },
@@ -71,9 +69,10 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
       'feature-gates': { type: 'string' },
       'cluster-version': { type: 'string' },
     },
-  });
-  if (values.help === true) return 'help';
-  const common = componentOptions(values, env, '9c4404e7.operatorframework.io');
+    '9c4404e7.operatorframework.io',
+  );
+  if (parsed === 'help') return 'help';
+  const { common, values } = parsed;
   const workers = Number(values['max-concurrent-reconciles'] ?? '4');
   if (!Number.isInteger(workers) || workers < 1)
     throw new Error(`invalid --max-concurrent-reconciles ${JSON.stringify(values['max-concurrent-reconciles'])} (want a positive integer)`);

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { PullSecretCredentials } from '../../pkg/catalogd/controller/index.ts';
@@ -43,6 +43,27 @@ export const COMPONENT_FLAGS = {
 /** Go-style boolean flags: `--leader-elect` alone means true. */
 export function normalizeBoolFlags(argv: readonly string[]): string[] {
   return argv.map((a) => (a === '--leader-elect' ? '--leader-elect=true' : a));
+}
+
+/**
+ * Parses a component's argv: the common flags plus `flags` (string-valued, the component's own).
+ * Returns 'help' for -h/--help; otherwise the common options and the component's flag values.
+ * Throws parseArgs' error on an unknown flag or a missing value.
+ */
+export function parseComponentFlags<F extends Record<string, { type: 'string' }>>(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  flags: F,
+  defaultLeaseName: string,
+): { common: ComponentOptions; values: { [K in keyof F]?: string } } | 'help' {
+  // Typed loosely here: the common flags' values go to componentOptions, the rest are strings.
+  const options: ParseArgsConfig['options'] = { ...COMPONENT_FLAGS, ...flags };
+  const { values } = parseArgs({ args: normalizeBoolFlags(argv), strict: true, options });
+  if (values['help'] === true) return 'help';
+  return {
+    common: componentOptions(values as Parameters<typeof componentOptions>[0], env, defaultLeaseName),
+    values: values as { [K in keyof F]?: string },
+  };
 }
 
 /** The common options from parsed flag values and the environment; `leaderElectionId` is the component's default Lease name. */
