@@ -65,6 +65,36 @@ export function goQuoteChar(c: number): string {
   return `'${goQuote(String.fromCharCode(c)).slice(1, -1)}'`;
 }
 
+/** The literal a byte starts (`t`, `f`, `n`). */
+const LITERALS: ReadonlyMap<number, string> = new Map([
+  [0x74, 'true'],
+  [0x66, 'false'],
+  [0x6e, 'null'],
+]);
+
+/** The states that need a digit next: the state a digit leads to, and the error context otherwise. */
+const DIGIT_NEEDED = {
+  [S.Dot]: { next: S.Dot0, context: 'after decimal point in numeric literal' },
+  [S.ESign]: { next: S.E0, context: 'in exponent of numeric literal' },
+} as const;
+
+/**
+ * The states inside a number's digits (Go's state1, state0, stateDot0, stateE0): whether more
+ * digits, a `.` or an exponent may follow. Anything else ends the number.
+ */
+const NUMBER_TAILS = {
+  [S.One]: { digits: true, dot: true, exponent: true },
+  [S.Zero]: { digits: false, dot: true, exponent: true },
+  [S.Dot0]: { digits: true, dot: false, exponent: true },
+  [S.E0]: { digits: true, dot: false, exponent: false },
+} as const;
+
+/** The state a number's first digit leads to, or undefined for a byte that is no digit. */
+function firstDigitState(c: number): State | undefined {
+  if (c === 0x30) return S.Zero;
+  return c >= 0x31 && c <= 0x39 ? S.One : undefined;
+}
+
 /**
  * Scans one JSON value starting at `start` (leading JSON whitespace allowed) the way Go's
  * stream decoder does. Objects and arrays are complete at their closing byte; scalars need
@@ -79,37 +109,34 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
   let litPos = 0;
   let escU = 0;
   let i = start;
+  let reprocess = false;
   const fail = (index: number, context: string): ScanResult => ({
     kind: 'error',
     index,
     message: `invalid character ${goQuoteChar(buf[index] as number)} ${context}`,
   });
+  /** Moves to `next` and has it scan the current byte again. */
+  const again = (next: State): void => {
+    state = next;
+    reprocess = true;
+  };
 
   for (; i <= end; i++) {
     // At the end of the buffer, Go feeds a virtual space at EOF to finish scalars.
     const atEnd = i === end;
     if (atEnd && !atEof) return { kind: 'incomplete' };
     const c = atEnd ? 0x20 : (buf[i] as number);
-    let reprocess = true;
+    reprocess = true;
     while (reprocess) {
       reprocess = false;
       switch (state) {
         case S.BeginValueOrEmpty:
           if (isSpace(c)) break;
-          if (c === 0x5d) {
-            state = S.EndValue;
-            reprocess = true;
-            break;
-          }
-          state = S.BeginValue;
-          reprocess = true;
+          again(c === 0x5d ? S.EndValue : S.BeginValue);
           break;
-        case S.BeginValue:
-          if (isSpace(c)) {
-            if (atEnd) return { kind: 'incomplete' };
-            break;
-          }
+        case S.BeginValue: {
           if (atEnd) return { kind: 'incomplete' };
+          if (isSpace(c)) break;
           rec?.begin(i, c);
           if (c === 0x7b) {
             stack.push(OBJ_KEY);
@@ -121,51 +148,18 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
             state = S.BeginValueOrEmpty;
             break;
           }
-          if (c === 0x22) {
-            state = S.InString;
-            break;
-          }
-          if (c === 0x2d) {
-            state = S.Neg;
-            break;
-          }
-          if (c === 0x30) {
-            state = S.Zero;
-            break;
-          }
-          if (c >= 0x31 && c <= 0x39) {
-            state = S.One;
-            break;
-          }
-          if (c === 0x74) {
-            state = S.Literal;
-            literal = 'true';
-            litPos = 1;
-            break;
-          }
-          if (c === 0x66) {
-            state = S.Literal;
-            literal = 'false';
-            litPos = 1;
-            break;
-          }
-          if (c === 0x6e) {
-            state = S.Literal;
-            literal = 'null';
-            litPos = 1;
-            break;
-          }
-          return fail(i, 'looking for beginning of value');
+          const lit = LITERALS.get(c);
+          const next = c === 0x22 ? S.InString : c === 0x2d ? S.Neg : lit !== undefined ? S.Literal : firstDigitState(c);
+          if (next === undefined) return fail(i, 'looking for beginning of value');
+          state = next;
+          literal = lit ?? '';
+          litPos = 1;
+          break;
+        }
         case S.BeginStringOrEmpty:
           if (isSpace(c)) break;
-          if (c === 0x7d) {
-            stack[stack.length - 1] = OBJ_VALUE;
-            state = S.EndValue;
-            reprocess = true;
-            break;
-          }
-          state = S.BeginString;
-          reprocess = true;
+          if (c === 0x7d) stack[stack.length - 1] = OBJ_VALUE;
+          again(c === 0x7d ? S.EndValue : S.BeginString);
           break;
         case S.BeginString:
           if (isSpace(c)) break;
@@ -182,38 +176,22 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
           if (atEnd) return { kind: 'incomplete' };
           const top = stack[stack.length - 1];
           if (top === OBJ_KEY) {
-            if (c === 0x3a) {
-              stack[stack.length - 1] = OBJ_VALUE;
-              state = S.BeginValue;
-              break;
-            }
-            return fail(i, 'after object key');
-          }
-          if (top === OBJ_VALUE) {
-            if (c === 0x2c) {
-              stack[stack.length - 1] = OBJ_KEY;
-              state = S.BeginString;
-              break;
-            }
-            if (c === 0x7d) {
-              stack.pop();
-              rec?.endContainer(i + 1);
-              if (stack.length === 0) return { kind: 'complete', end: i + 1, tree: rec?.root };
-              break;
-            }
-            return fail(i, 'after object key:value pair');
-          }
-          if (c === 0x2c) {
+            if (c !== 0x3a) return fail(i, 'after object key');
+            stack[stack.length - 1] = OBJ_VALUE;
             state = S.BeginValue;
             break;
           }
-          if (c === 0x5d) {
-            stack.pop();
-            rec?.endContainer(i + 1);
-            if (stack.length === 0) return { kind: 'complete', end: i + 1, tree: rec?.root };
+          const inObject = top === OBJ_VALUE;
+          if (c === 0x2c) {
+            if (inObject) stack[stack.length - 1] = OBJ_KEY;
+            state = inObject ? S.BeginString : S.BeginValue;
             break;
           }
-          return fail(i, 'after array element');
+          if (c !== (inObject ? 0x7d : 0x5d)) return fail(i, inObject ? 'after object key:value pair' : 'after array element');
+          stack.pop();
+          rec?.endContainer(i + 1);
+          if (stack.length === 0) return { kind: 'complete', end: i + 1, tree: rec?.root };
+          break;
         }
         case S.InString:
           if (atEnd) return { kind: 'incomplete' };
@@ -245,72 +223,40 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
           if (!isHex(c)) return fail(i, 'in \\u hexadecimal character escape');
           if (++escU === 4) state = S.InString;
           break;
-        case S.Neg:
+        case S.Neg: {
           if (atEnd) return { kind: 'incomplete' };
-          if (c === 0x30) {
-            state = S.Zero;
-            break;
-          }
-          if (c >= 0x31 && c <= 0x39) {
-            state = S.One;
-            break;
-          }
-          return fail(i, 'in numeric literal');
-        case S.One:
-          if (isDigit(c)) break;
-          state = S.Zero;
-          reprocess = true;
+          const next = firstDigitState(c);
+          if (next === undefined) return fail(i, 'in numeric literal');
+          state = next;
           break;
-        case S.Zero:
-          if (c === 0x2e) {
-            state = S.Dot;
-            break;
-          }
-          if (c === 0x65 || c === 0x45) {
-            state = S.E;
-            break;
-          }
-          rec?.endScalar(i);
-          state = S.EndValue;
-          reprocess = true;
-          break;
+        }
         case S.Dot:
+        case S.ESign: {
           if (atEnd) return { kind: 'incomplete' };
-          if (isDigit(c)) {
-            state = S.Dot0;
-            break;
-          }
-          return fail(i, 'after decimal point in numeric literal');
+          const { next, context }: { next: State; context: string } = DIGIT_NEEDED[state];
+          if (!isDigit(c)) return fail(i, context);
+          state = next;
+          break;
+        }
+        case S.One:
+        case S.Zero:
         case S.Dot0:
-          if (isDigit(c)) break;
-          if (c === 0x65 || c === 0x45) {
-            state = S.E;
-            break;
+        case S.E0: {
+          const tail = NUMBER_TAILS[state];
+          if (tail.digits && isDigit(c)) break;
+          if (tail.dot && c === 0x2e) state = S.Dot;
+          else if (tail.exponent && (c === 0x65 || c === 0x45)) state = S.E;
+          else {
+            // The number ended before this byte, which is scanned again as what follows it.
+            rec?.endScalar(i);
+            again(S.EndValue);
           }
-          rec?.endScalar(i);
-          state = S.EndValue;
-          reprocess = true;
           break;
+        }
         case S.E:
-          if (c === 0x2b || c === 0x2d) {
-            state = S.ESign;
-            break;
-          }
-          state = S.ESign;
-          reprocess = true;
-          break;
-        case S.ESign:
-          if (atEnd) return { kind: 'incomplete' };
-          if (isDigit(c)) {
-            state = S.E0;
-            break;
-          }
-          return fail(i, 'in exponent of numeric literal');
-        case S.E0:
-          if (isDigit(c)) break;
-          rec?.endScalar(i);
-          state = S.EndValue;
-          reprocess = true;
+          // An optional sign, then the exponent's digits.
+          if (c === 0x2b || c === 0x2d) state = S.ESign;
+          else again(S.ESign);
           break;
         case S.Literal: {
           if (atEnd) return { kind: 'incomplete' };
