@@ -22,7 +22,13 @@ import {
   type KubeObject,
 } from '../../pkg/kube/index.ts';
 import { GatingController } from '../../pkg/gatingcontroller/index.ts';
-import { EXTENSION_CONTROLLER_NAME, ExtensionReconciler, extensionKeys, watchCatalogEvents } from '../../pkg/operatorcontroller/index.ts';
+import {
+  DriftWatches,
+  EXTENSION_CONTROLLER_NAME,
+  ExtensionReconciler,
+  extensionKeys,
+  watchCatalogEvents,
+} from '../../pkg/operatorcontroller/index.ts';
 import { createReleaseStore } from '../../pkg/release/index.ts';
 import { componentImages, connectComponent, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
@@ -66,6 +72,8 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
   log.info({ address: o.healthProbe }, 'health and metrics server listening');
 
   const lead = async (leading: AbortSignal): Promise<void> => {
+    // Managed objects are watched as each extension's ServiceAccount while this replica leads.
+    const drift = new DriftWatches({ scoped, enqueue: (n) => controller.enqueue(n), log, registry, signal: leading });
     const reconciler = new ExtensionReconciler(
       {
         client: kube.client,
@@ -75,6 +83,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
         images,
         bundleCache,
         schemas: createOpenApiSchemas(kube.transport),
+        drift,
         features: {
           ...(certProvider === undefined ? {} : { certProvider }),
           webhookSupport: certProvider !== undefined,
@@ -104,6 +113,10 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       registry,
     });
     const gating = gate.run(leading);
+    // An extension deleted without its finalizers (removed by hand) leaves no watches behind.
+    const forgetDeleted = extensions.addHandler((type, obj) => {
+      if (type === 'delete') drift.stop(obj.metadata.name ?? '');
+    });
     const unsubscribe = watchCatalogEvents({
       catalogs,
       extensions,
@@ -117,7 +130,9 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       await controller.run(leading);
     } finally {
       unsubscribe();
+      forgetDeleted();
       await gating;
+      await drift.settled();
     }
   };
 

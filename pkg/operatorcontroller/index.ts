@@ -1,10 +1,11 @@
 /**
  * pkg/operatorcontroller: the ClusterExtension reconciler and what it is made of (catalog
- * selection, bundle fetching, status, uninstall, catalog events). Composed in
+ * selection, bundle fetching, status, uninstall, catalog events, drift watches). Composed in
  * cmd/operator-controller.
  */
 export { fetchBundle, bundleProperties, type BundleImages, type FetchedBundle } from './bundle-source.ts';
 export { watchCatalogEvents, type CatalogEventsOptions } from './catalog-events.ts';
+export { DriftWatches, type DriftTracker, type DriftWatchesOptions, type TrackedRelease } from './drift-watches.ts';
 export { extensionKeys } from './extension-events.ts';
 export { contentRef, selectedCatalogs, type CatalogSource, type SelectedCatalogs } from './catalogs.ts';
 export type { ExtensionFeatures, ExtensionReconcilerDeps, ExtensionState, Target } from './pipeline-state.ts';

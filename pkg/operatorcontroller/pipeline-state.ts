@@ -11,6 +11,7 @@ import type { Release, ReleaseBundle, ReleaseStore } from '../release/index.ts';
 import type { CertProviderName } from '../render/index.ts';
 import type { BundleImages } from './bundle-source.ts';
 import type { CatalogSource } from './catalogs.ts';
+import type { DriftTracker } from './drift-watches.ts';
 
 /** Feature switches of rendering and status reporting (`--feature-gates`). */
 export interface ExtensionFeatures {
@@ -34,6 +35,8 @@ export interface ExtensionReconcilerDeps {
   /** Schemas of the API server's kinds, to drop fields they do not declare before applying. */
   schemas: OpenApiSchemas;
   features: ExtensionFeatures;
+  /** Watches of the deployed release's objects that queue a reconcile when they drift. */
+  drift: DriftTracker;
   log: Logger;
 }
 

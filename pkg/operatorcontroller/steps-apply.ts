@@ -8,7 +8,7 @@ import { staticKindScopes } from '../render/index.ts';
 import { deprecationConditions } from '../resolve/index.ts';
 import { bundleProperties } from './bundle-source.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
-import { fail, forBundle } from './steps.ts';
+import { fail, forBundle, trackDrift } from './steps.ts';
 import { setDeprecation, setInstalledFrom, setProgressingRetrying, setProgressingSucceeded } from './status.ts';
 
 /** The release the reconcile wants deployed. */
@@ -86,6 +86,7 @@ export async function applyBundle(deps: ExtensionReconcilerDeps, state: Extensio
     fail(state, forBundle(desired.bundle, err));
   }
   setInstalledFrom(state.ce, applied.release);
+  if (applied.changed) await trackDrift(deps, state, applied.release.manifest);
   if (state.target?.fromCatalog === true) {
     setDeprecation(
       state.ce,

@@ -63,7 +63,7 @@ export async function validate(deps: ExtensionReconcilerDeps, state: ExtensionSt
   return wait();
 }
 
-/** Reads the release records; the deployed revision is what is installed. */
+/** Reads the release records; the deployed revision is what is installed (and what drift watches cover). */
 export async function readInstalled(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
   try {
     state.history = await deps.releases.history(state.name, state.signal);
@@ -73,8 +73,19 @@ export async function readInstalled(deps: ExtensionReconcilerDeps, state: Extens
     throw err;
   }
   const installed = deployedRelease(state.history);
-  if (installed !== undefined) state.installed = installed;
+  if (installed === undefined) return undefined;
+  state.installed = installed;
+  // Watched from here on, so drift is noticed whatever later steps of this reconcile do.
+  await trackDrift(deps, state, installed.manifest);
   return undefined;
+}
+
+/** Makes the drift watches follow the deployed release's objects. */
+export function trackDrift(deps: ExtensionReconcilerDeps, state: ExtensionState, objects: readonly KubeObject[]): Promise<void> {
+  return deps.drift.track(
+    { extension: state.name, installNamespace: state.spec.namespace, serviceAccount: state.spec.serviceAccount.name, objects },
+    state.signal,
+  );
 }
 
 /**

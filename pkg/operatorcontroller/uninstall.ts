@@ -29,6 +29,8 @@ export async function finalize(deps: ExtensionReconcilerDeps, state: ExtensionSt
   if (!EXTENSION_FINALIZERS.some((f) => hasFinalizer(ce, f))) return {};
   const ns = state.spec.namespace;
   const sa = state.spec.serviceAccount.name;
+  // The drift watches ("content manager cache") end first: the uninstall's deletes are no drift.
+  deps.drift.stop(name);
   if (hasFinalizer(ce, UNINSTALL_FINALIZER)) {
     const orphan = ce.metadata.annotations?.[ORPHAN_OBJECTS_ANNOTATION] === 'true';
     try {
@@ -62,7 +64,7 @@ export async function finalize(deps: ExtensionReconcilerDeps, state: ExtensionSt
     }
     removeFinalizer(ce, CLEANUP_UNPACK_CACHE_FINALIZER);
   }
-  // Nothing watches an extension's objects yet, so there is no tracking cache to release.
+  // Its tracking cache, the drift watches, ended above.
   removeFinalizer(ce, CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER);
   deps.scoped.forget(ns, sa);
   return {};

@@ -15,6 +15,8 @@ export interface BundleSpec {
   configMaps?: string[];
   /** CSV `spec.installModes` supported types (default AllNamespaces). */
   installModes?: string[];
+  /** The Deployment leaves `spec.replicas` unset (scaling left to an autoscaler); default 1 replica. */
+  omitReplicas?: boolean;
   /** `olm.skipRange` annotation of the CSV. */
   skipRange?: string;
   /** Fields no schema declares, as old published bundles have: `spec.x` in the Deployment and `junk` in each ConfigMap. */
@@ -91,7 +93,7 @@ export function bundleFiles(spec: BundleSpec): BundleText {
             {
               name: `${pkg}-controller`,
               spec: {
-                replicas: 1,
+                ...(spec.omitReplicas === true ? {} : { replicas: 1 }),
                 ...(spec.strayFields === true ? { x: 'stray' } : {}),
                 selector: { matchLabels: { app: `${pkg}-controller` } },
                 template: {

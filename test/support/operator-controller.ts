@@ -80,3 +80,18 @@ export async function startOperatorController(
     },
   };
 }
+
+/**
+ * The sum of the samples of metric `name` whose labels include `labels`, read from a
+ * component's /metrics; 0 when there are none.
+ */
+export async function readMetric(healthUrl: string, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`${healthUrl}/metrics`)).text();
+  let sum = 0;
+  for (const m of text.matchAll(/^([a-zA-Z_:][\w:]*)(?:\{([^}]*)\})? (\S+)$/gm)) {
+    if (m[1] !== name) continue;
+    const have = new Map([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]] as const));
+    if (Object.entries(labels).every(([k, v]) => have.get(k) === v)) sum += Number(m[3]);
+  }
+  return sum;
+}
