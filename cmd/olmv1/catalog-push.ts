@@ -6,10 +6,11 @@
  *
  * Exit codes: 0 pushed, 1 invalid catalog or push failed, 2 usage error.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { goQuote } from '../../pkg/gotext/index.ts';
+import { readRegularFile } from '../../pkg/localfs/index.ts';
 import { type DockerConfig, buildCatalogImage, createImageClient, parseDockerConfigJson, parseImageReference } from '../../pkg/image/index.ts';
 import { validateCatalogDir } from './catalog-validate.ts';
 import { type CommandIO, EXIT } from './io.ts';
@@ -105,15 +106,18 @@ function referenceError(ref: string): string | undefined {
   }
 }
 
+// Far above any real Docker config.json; a larger file is refused before it is read.
+const MAX_AUTH_FILE_BYTES = 4 << 20;
+
 /** Reads a Docker config.json; a missing default file means anonymous, a missing given file is an error. */
 async function loadAuthFile(path: string | undefined, explicit: boolean): Promise<DockerConfig | undefined> {
   if (path === undefined) return undefined;
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = (await readRegularFile(path, { maxBytes: MAX_AUTH_FILE_BYTES })).toString('utf8');
   } catch (err) {
-    if (!explicit && (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`reading --authfile ${goQuote(path)}: ${errorMessage(err)}`, { cause: err });
+    if (!explicit && ((err as Error).cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return undefined;
+    throw new Error(`reading --authfile: ${errorMessage(err)}`, { cause: err });
   }
   return parseDockerConfigJson(text, path);
 }

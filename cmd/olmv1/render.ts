@@ -9,10 +9,11 @@
  * Exit codes: 0 rendered; 1 the bundle or configuration was refused (upstream's message on
  * stderr) or could not be read; 2 usage error.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { decodeSingleDocument, decodeUtf8, parseBundle, readBundleDir, type RegistryV1Bundle } from '../../pkg/bundle/index.ts';
 import { errorMessage } from '../../pkg/errors/index.ts';
+import { readRegularFile } from '../../pkg/localfs/index.ts';
 import { objectsToYaml, render, type CertProviderName, type RenderOptions } from '../../pkg/render/index.ts';
 
 /** Where a command writes: process.stdout/stderr or test doubles. */
@@ -159,13 +160,16 @@ export async function buildRenderOptions(args: BundleCommandArgs): Promise<Rende
   };
 }
 
+// A ClusterExtension's inline configuration is part of an object the API server stores (1.5 MB at most).
+const MAX_CONFIG_BYTES = 4 << 20;
+
 /** Reads `--config`: a JSON or YAML document (what `spec.config.inline` would hold). */
 async function readConfigFile(path: string): Promise<unknown> {
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(path);
+    bytes = await readRegularFile(path, { maxBytes: MAX_CONFIG_BYTES });
   } catch (e) {
-    throw new CommandError(`reading --config ${JSON.stringify(path)}: ${errorMessage(e)}`, 1);
+    throw new CommandError(`reading --config: ${errorMessage(e)}`, 1);
   }
   const text = decodeUtf8(bytes);
   const doc = text.ok ? decodeSingleDocument(text.value) : text;

@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -110,6 +111,28 @@ describe('walking a catalog directory', () => {
       // ~11 MB went through a decode buffer that never grew beyond a few chunks.
       expect(fileSize).toBeGreaterThan(10_000_000);
       expect(stats.peakBufferBytes).toBeLessThanOrEqual(256 * 1024);
+    });
+
+    it('reads links to files inside the root, skips what .indexignore ignores, and refuses the rest with its path when reached', async () => {
+      const dir = join(root, 'links');
+      await writeTree(dir, { 'pkg/a.json': '{"schema":"olm.package","name":"a"}', '.indexignore': 'ignored-fifo\n', 'sub/x.json': '{"schema":"x"}' });
+      await symlink('pkg/a.json', join(dir, 'b-link.json'));
+      execFileSync('mkfifo', [join(dir, 'ignored-fifo')]);
+      const entries = await collect(dir);
+      expect(entries.map((e) => `${e.source.file}:${e.meta.schema}`)).toEqual(['b-link.json:olm.package', 'pkg/a.json:olm.package', 'sub/x.json:x']);
+
+      execFileSync('mkfifo', [join(dir, 'pkg', 'z-fifo')]);
+      const errors: FbcLoadError[] = [];
+      const fifo = await collect(dir, { onError: (e) => errors.push(e) }).catch((err: unknown) => err);
+      expect((fifo as Error).message).toBe(
+        `pkg/z-fifo: refusing ${JSON.stringify(join(dir, 'pkg', 'z-fifo'))}: a FIFO, not a regular file or directory`,
+      );
+      expect(errors).toEqual([]);
+      await rm(join(dir, 'pkg', 'z-fifo'));
+
+      // Upstream's fs.WalkDir does not descend a link to a directory; reading it fails, here with the path.
+      await symlink('sub', join(dir, 'sub-link'));
+      await expect(collect(dir)).rejects.toThrow(`sub-link: read ${JSON.stringify(join(dir, 'sub-link'))}: is a directory`);
     });
   });
 });

@@ -4,10 +4,16 @@
  * `.indexignore` and files their patterns ignore. File extensions do not matter: hidden files
  * and READMEs are parsed as FBC too. Each file is read in chunks and decoded as a stream, so
  * memory stays bounded by the largest single document.
+ *
+ * Only regular files are read (pkg/localfs): a FIFO, socket or device, or a symbolic link
+ * leading outside the root, fails the walk with its path when the walk reaches it (an ignored
+ * one is skipped as upstream skips it). A symbolic link to a directory inside the root is not
+ * descended, as `fs.WalkDir` does not; reading it fails as upstream's read does ("is a
+ * directory"), with the path.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { closeSync, readSync } from 'node:fs';
 import { join } from 'node:path';
+import { LocalFileError, type LocalTree, listDir, openRegularFileSync, openTree, readFailure, readRegularFile } from '../localfs/index.ts';
 import { FbcLoadError } from './errors.ts';
 import { compareUtf8 } from '../gotext/index.ts';
 import { IgnoreMatcher, type IgnorePattern, parseIndexIgnore } from './indexignore.ts';
@@ -63,7 +69,7 @@ export interface WalkedDocument extends StreamDocument {
 
 /** {@link walkMetas} plus each document's decoded value, for typed loading without re-parsing. */
 export async function* walkDocuments(root: string, opts: WalkOptions = {}): AsyncGenerator<WalkedDocument> {
-  const { files, patterns } = await listCatalogFiles(root);
+  const { files, patterns, refused } = await listCatalogFiles(root);
   const matcher = new IgnoreMatcher(patterns);
   // One read chunk and one parse buffer serve every file: fresh ones per file would churn
   // hundreds of MB of short-lived buffers through a large catalog.
@@ -71,6 +77,8 @@ export async function* walkDocuments(root: string, opts: WalkOptions = {}): Asyn
   for (const file of files) {
     opts.signal?.throwIfAborted();
     if (matcher.ignores(file)) continue;
+    const refusal = refused.get(file);
+    if (refusal !== undefined) throw new FbcLoadError(refusal, { file });
     if (opts.stats !== undefined) opts.stats.files++;
     yield* readFileDocuments(root, file, opts, buffers);
   }
@@ -93,22 +101,28 @@ const MAX_REUSED_PARSE_BUFFER = 4 << 20;
 async function* readFileDocuments(root: string, file: string, opts: WalkOptions, buffers: ReadBuffers): AsyncGenerator<WalkedDocument> {
   // Reads are synchronous: catalog files sit in the page cache after unpacking, and async
   // reads cost an event-loop round trip per call (four per file) for no benefit.
+  const path = join(root, file);
   let fd: number;
   try {
-    fd = openSync(join(root, file), 'r');
+    fd = openRegularFileSync(path);
   } catch (err) {
-    throw new FbcLoadError(`open ${file}: ${(err as Error).message}`, { file }, { cause: err });
+    throw new FbcLoadError((err as Error).message, { file }, { cause: err });
   }
   try {
-    yield* decodeFileDocuments(file, readChunks(fd, buffers.chunk), opts, buffers);
+    yield* decodeFileDocuments(file, readChunks(fd, path, file, buffers.chunk), opts, buffers);
   } finally {
     closeSync(fd);
   }
 }
 
-function* readChunks(fd: number, chunk: Buffer): Generator<Buffer> {
+function* readChunks(fd: number, path: string, file: string, chunk: Buffer): Generator<Buffer> {
   for (;;) {
-    const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
+    let bytesRead: number;
+    try {
+      bytesRead = readSync(fd, chunk, 0, chunk.length, null);
+    } catch (err) {
+      throw new FbcLoadError(readFailure(path, err).message, { file }, { cause: err });
+    }
     if (bytesRead === 0) return;
     yield chunk.subarray(0, bytesRead);
   }
@@ -157,29 +171,49 @@ function* drain(ready: WalkedDocument[], stats: WalkStats | undefined): Generato
   ready.length = 0;
 }
 
+/** The files of a catalog directory, its ignore patterns, and the files that must not be read. */
+export interface CatalogFiles {
+  files: string[];
+  patterns: IgnorePattern[];
+  /** File -> the refusal to report should the walk reach it (not a regular file, or leaving the root). */
+  refused: Map<string, string>;
+}
+
+// No ignore file legitimately comes close to this.
+const MAX_INDEX_IGNORE_BYTES = 1 << 20;
+
 /**
  * Lists the files of the catalog ('/'-separated paths relative to root) in `fs.WalkDir` order
  * and collects the `.indexignore` patterns in the same order (later files take precedence).
+ *
+ * @throws LocalFileError naming the path when a directory or an `.indexignore` cannot or must
+ *   not be read.
  */
-export async function listCatalogFiles(root: string): Promise<{ files: string[]; patterns: IgnorePattern[] }> {
-  const files: string[] = [];
-  const patterns: IgnorePattern[] = [];
-  const visit = async (dir: string[]): Promise<void> => {
-    const entries = await readdir(join(root, ...dir), { withFileTypes: true });
-    entries.sort((a, b) => compareUtf8(a.name, b.name));
-    for (const e of entries) {
-      const rel = [...dir, e.name];
-      if (e.isDirectory()) {
-        await visit(rel);
-        continue;
-      }
-      if (e.name === INDEX_IGNORE) {
-        patterns.push(...parseIndexIgnore(await readFile(join(root, ...rel), 'utf8'), dir));
-        continue;
-      }
-      files.push(rel.join('/'));
+export async function listCatalogFiles(root: string): Promise<CatalogFiles> {
+  const out: CatalogFiles = { files: [], patterns: [], refused: new Map() };
+  await visitCatalogDir(await openTree(root), [], out);
+  return out;
+}
+
+async function visitCatalogDir(tree: LocalTree, dir: string[], out: CatalogFiles): Promise<void> {
+  const entries = await listDir(tree, dir);
+  entries.sort((a, b) => compareUtf8(a.name, b.name));
+  for (const e of entries) {
+    const rel = [...dir, e.name];
+    if (e.kind === 'dir' && !e.link) {
+      await visitCatalogDir(tree, rel, out);
+      continue;
     }
-  };
-  await visit([]);
-  return { files, patterns };
+    if (e.name === INDEX_IGNORE) {
+      if (e.kind === 'refused') throw new LocalFileError(e.path, e.refusal);
+      // A link to a directory is read too, and fails with the path as upstream's read does.
+      const text = (await readRegularFile(e.path, { maxBytes: MAX_INDEX_IGNORE_BYTES })).toString('utf8');
+      out.patterns.push(...parseIndexIgnore(text, dir));
+      continue;
+    }
+    const file = rel.join('/');
+    out.files.push(file);
+    if (e.kind === 'refused') out.refused.set(file, e.refusal);
+    else if (e.kind === 'dir') out.refused.set(file, `read ${JSON.stringify(e.path)}: is a directory`);
+  }
 }

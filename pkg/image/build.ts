@@ -4,10 +4,10 @@
  * layout (`/configs` + the configs label). Output is deterministic: the same input gives the
  * same digests.
  */
-import { lstat, readFile, readdir } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { posix } from 'node:path';
 import { constants as zlibConstants, gzipSync, zstdCompressSync } from 'node:zlib';
 import { compareWalkOrder } from '../gotext/index.ts';
+import { LocalFileError, type LocalTree, listDir, openTree, readRegularFile } from '../localfs/index.ts';
 import { sha256Digest } from './digest.ts';
 import { goCleanPath } from './go-path.ts';
 import { MediaTypes, type Platform } from './manifest.ts';
@@ -160,17 +160,22 @@ export function buildIndex(images: readonly BuiltImage[], format: ImageFormat = 
   return { kind: 'index', mediaType, manifest, digest: sha256Digest(manifest), images: [...images] };
 }
 
-async function collectFiles(root: string, rel: string, out: TarWriteEntry[]): Promise<void> {
-  const entries = await readdir(join(root, rel), { withFileTypes: true });
-  for (const e of entries) {
-    const childRel = rel === '' ? e.name : `${rel}/${e.name}`;
-    if (e.isDirectory()) {
-      out.push({ path: `configs/${childRel}`, type: 'dir' });
-      await collectFiles(root, childRel, out);
-    } else if (e.isFile()) {
-      out.push({ path: `configs/${childRel}`, type: 'file', data: await readFile(join(root, childRel)) });
+// A catalog file beyond this is refused before it is read (the catalog image holds it in memory).
+const MAX_CATALOG_FILE_BYTES = 1 << 30;
+
+async function collectFiles(tree: LocalTree, dir: string[], out: TarWriteEntry[]): Promise<void> {
+  for (const e of await listDir(tree, dir)) {
+    const rel = [...dir, e.name];
+    const path = `configs/${rel.join('/')}`;
+    if (e.kind === 'dir' && !e.link) {
+      out.push({ path, type: 'dir' });
+      await collectFiles(tree, rel, out);
+    } else if (e.kind === 'file') {
+      out.push({ path, type: 'file', data: await readRegularFile(e.path, { maxBytes: MAX_CATALOG_FILE_BYTES }) });
+    } else if (e.kind === 'refused') {
+      throw new LocalFileError(e.path, e.refusal);
     } else {
-      throw new Error(`cannot package ${JSON.stringify(join(root, childRel))}: only regular files and directories are supported`);
+      throw new LocalFileError(e.path, `cannot package ${JSON.stringify(e.path)}: a symbolic link to a directory`);
     }
   }
 }
@@ -178,17 +183,15 @@ async function collectFiles(root: string, rel: string, out: TarWriteEntry[]): Pr
 /**
  * Builds a catalog image from an FBC directory: one gzip layer holding the directory's files
  * under `configs/`, and `config.Labels["operators.operatorframework.io.index.configs.v1"] =
- * "/configs"`. Entries are in walk order; mtimes, owners and modes are fixed.
+ * "/configs"`. Entries are in walk order; mtimes, owners and modes are fixed. A symbolic link
+ * to a regular file inside `fbcDir` is packaged as that file's content.
  *
- * @throws Error when `fbcDir` is not a directory or holds something other than files and dirs.
+ * @throws LocalFileError naming the path when `fbcDir` is not a directory or holds something
+ *   other than files, directories and links to files inside it (pkg/localfs).
  */
 export async function buildCatalogImage(fbcDir: string, options: { platform?: Platform } = {}): Promise<BuiltImage> {
-  const st = await lstat(fbcDir).catch((err: unknown) => {
-    throw new Error(`cannot read catalog directory ${JSON.stringify(fbcDir)}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-  });
-  if (!st.isDirectory()) throw new Error(`catalog directory ${JSON.stringify(fbcDir)} is not a directory`);
   const entries: TarWriteEntry[] = [{ path: 'configs', type: 'dir' }];
-  await collectFiles(fbcDir, '', entries);
+  await collectFiles(await openTree(fbcDir), [], entries);
   // In directory-walk order, as a build from a directory writes them: catalogd can then read
   // the layer as it streams in instead of unpacking it (decision 0086).
   entries.sort((a, b) => compareWalkOrder(a.path, b.path));
