@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type Crd, readCrds, renderCrdDocs } from './crd-docs.ts';
+import { customResourceDefinition } from '../test/support/crds.ts';
+import { type Crd, type Schema, readCrds, renderCrdDocs } from './crd-docs.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -13,36 +14,25 @@ describe('docs/api.md', () => {
   });
 
   it('lists nested fields, required marks, constraints and CEL messages', () => {
-    const crd: Crd = {
-      spec: {
-        group: 'g.test',
-        scope: 'Namespaced',
-        names: { kind: 'Widget', plural: 'widgets' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                properties: {
-                  spec: {
-                    type: 'object',
-                    required: ['size'],
-                    'x-kubernetes-validations': [{ rule: 'self.size > 0 || self.mode == "a|b"', message: 'size must be positive' }],
-                    properties: {
-                      size: { type: 'integer', description: 'How\nbig.', minimum: 1 },
-                      tags: { type: 'array', items: { type: 'object', required: ['k'], properties: { k: { type: 'string', enum: ['x', 'y'] } } } },
-                    },
-                  },
-                },
-              },
+    const crd: Crd = customResourceDefinition<Schema>({
+      group: 'g.test',
+      kind: 'Widget',
+      plural: 'widgets',
+      schema: {
+        type: 'object',
+        properties: {
+          spec: {
+            type: 'object',
+            required: ['size'],
+            'x-kubernetes-validations': [{ rule: 'self.size > 0 || self.mode == "a|b"', message: 'size must be positive' }],
+            properties: {
+              size: { type: 'integer', description: 'How\nbig.', minimum: 1 },
+              tags: { type: 'array', items: { type: 'object', required: ['k'], properties: { k: { type: 'string', enum: ['x', 'y'] } } } },
             },
           },
-        ],
+        },
       },
-    };
+    });
     const text = renderCrdDocs([crd]);
     expect(text).toContain('`g.test/v1`, namespaced; `kubectl get widgets`.');
     expect(text).toContain('| `spec` | object |  | "size must be positive": `self.size > 0 \\|\\| self.mode == "a\\|b"` |');

@@ -11,6 +11,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Controller, HealthServer, reconcileWithStatus, setStatusCondition, type Condition } from '../../pkg/controller/index.ts';
 import { createCertificateAuthority, issueCertificate } from '../envtest/index.ts';
+import { customResourceDefinition } from '../support/crds.ts';
 import {
   Informer,
   clientListWatch,
@@ -36,33 +37,20 @@ interface Gadget extends KubeObject {
 beforeAll(async () => {
   kube = await connect({ kind: 'file', path: inject('envtestControlPlane').kubeconfigPath });
   await kube.client.apply(
-    {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `gadgets.${GROUP}` },
-      spec: {
-        group: GROUP,
-        scope: 'Cluster',
-        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            subresources: { status: {} },
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                properties: {
-                  spec: { type: 'object', properties: { size: { type: 'integer' } } },
-                  status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-                },
-              },
-            },
-          },
-        ],
+    customResourceDefinition({
+      group: GROUP,
+      kind: 'Gadget',
+      plural: 'gadgets',
+      scope: 'Cluster',
+      subresources: { status: {} },
+      schema: {
+        type: 'object',
+        properties: {
+          spec: { type: 'object', properties: { size: { type: 'integer' } } },
+          status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        },
       },
-    },
+    }),
     { fieldManager: 'test', force: true },
   );
   for (let i = 0; i < 100; i++) {

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect, isConflict, isNotFound, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
+import { customResourceDefinition } from '../support/crds.ts';
 
 const suffix = randomBytes(3).toString('hex');
 const NS = `kube-client-${suffix}`;
@@ -84,17 +85,7 @@ function largeSchema(groups: number, fields: number): Schema {
 }
 
 function crd(schema: Schema): KubeObject {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `widgets.${GROUP}` },
-    spec: {
-      group: GROUP,
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema }, subresources: { status: {} } }],
-    },
-  };
+  return customResourceDefinition({ group: GROUP, kind: 'Widget', plural: 'widgets', subresources: { status: {} }, schema });
 }
 
 async function waitEstablished(name: string): Promise<void> {

@@ -31,6 +31,7 @@ import {
   waitForCrdsEstablished,
   writeBundleDir,
 } from '../support/bundle-flow.ts';
+import { customResourceDefinition } from '../support/crds.ts';
 
 const RUN = randomBytes(3).toString('hex');
 const NS = `prune-${RUN}`;
@@ -100,40 +101,25 @@ const DEPLOYMENT: KubeObject = {
   status: { replicas: 5, bogus: 1 },
 };
 
-const CRD: KubeObject = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `gadgets.${GROUP}` },
-  spec: {
-    group: GROUP,
-    version: 'v1',
-    validation: { openAPIV3Schema: { type: 'object' } },
-    scope: 'Namespaced',
-    names: { kind: 'Gadget', plural: 'gadgets', singular: 'gadget', listKind: 'GadgetList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: {
-                type: 'object',
-                properties: {
-                  size: { type: 'integer' },
-                  labels: { type: 'object', additionalProperties: { type: 'string' } },
-                  extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-                },
-              },
-            },
-          },
+const CRD: KubeObject = customResourceDefinition({
+  group: GROUP,
+  kind: 'Gadget',
+  plural: 'gadgets',
+  extraSpec: { version: 'v1', validation: { openAPIV3Schema: { type: 'object' } } },
+  schema: {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          size: { type: 'integer' },
+          labels: { type: 'object', additionalProperties: { type: 'string' } },
+          extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
         },
       },
-    ],
+    },
   },
-};
+});
 
 const SERVICE_ACCOUNT: KubeObject = {
   apiVersion: 'v1',
@@ -219,40 +205,26 @@ function describeTarget(obj: KubeObject): string {
 }
 
 // A custom resource kind of our own: a structural schema with a status subresource.
-const WIDGET_CRD: KubeObject = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `widgets.${GROUP}` },
-  spec: {
-    group: GROUP,
-    scope: 'Namespaced',
-    names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: {
-                type: 'object',
-                properties: {
-                  size: { type: 'integer' },
-                  items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
-                  free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-                },
-              },
-              status: { type: 'object', properties: { ready: { type: 'boolean' } } },
-            },
-          },
+const WIDGET_CRD: KubeObject = customResourceDefinition({
+  group: GROUP,
+  kind: 'Widget',
+  plural: 'widgets',
+  subresources: { status: {} },
+  schema: {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          size: { type: 'integer' },
+          items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
+          free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
         },
       },
-    ],
+      status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+    },
   },
-};
+});
 
 function widget(name: string, extra: Record<string, unknown> = {}): KubeObject {
   return {

@@ -24,6 +24,7 @@ import {
   type ReleaseStore,
 } from '../../pkg/release/index.ts';
 import { ceSpec, createForReal, extension, useCrds } from '../support/crd-admission.ts';
+import { customResourceDefinition } from '../support/crds.ts';
 
 const NS = `releases-${randomBytes(3).toString('hex')}`;
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
@@ -78,30 +79,17 @@ const words = (n: number): string => Array.from({ length: n }, () => randomBytes
 function bigCrd(i: number, group: string): KubeObject {
   const properties: Record<string, unknown> = {};
   for (let p = 0; p < 40; p++) properties[`field${p}`] = { type: p % 3 === 0 ? 'integer' : 'string', description: words(40) };
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `kind${i}s.${group}`, labels: { 'olm.operatorframework.io/owner-kind': 'ClusterExtension' } },
-    spec: {
-      group,
-      names: { kind: `Kind${i}`, listKind: `Kind${i}List`, plural: `kind${i}s`, singular: `kind${i}` },
-      scope: 'Namespaced',
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              description: words(60),
-              properties: { spec: { type: 'object', properties }, status: { type: 'object', description: words(20) } },
-            },
-          },
-        },
-      ],
+  return customResourceDefinition({
+    group,
+    kind: `Kind${i}`,
+    plural: `kind${i}s`,
+    metadata: { labels: { 'olm.operatorframework.io/owner-kind': 'ClusterExtension' } },
+    schema: {
+      type: 'object',
+      description: words(60),
+      properties: { spec: { type: 'object', properties }, status: { type: 'object', description: words(20) } },
     },
-  };
+  });
 }
 
 function bigManifest(targetBytes: number): KubeObject[] {
