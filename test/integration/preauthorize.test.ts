@@ -42,10 +42,11 @@ import { staticKindScopes, type PolicyRule } from '../../pkg/render/index.ts';
 import {
   applyAll,
   deleteAndWait,
+  deleteClusterScoped,
   droppedObjects,
-  editManifest,
   installRelease,
   loadBundleDir,
+  nextMultiCrdVersion,
   prepareRelease,
   refOf,
   uniqueMultiCrdBundle,
@@ -60,7 +61,6 @@ const EXT = `acme-${RUN}`;
 const NS = `preauth-${RUN}`;
 const WATCH = `preauth-${RUN}-watch`;
 const SA = 'installer';
-const CSV_FILE = 'manifests/acme-widgets.v1.2.0.clusterserviceversion.yaml';
 
 let kube: KubeContext;
 let admin: KubeClient;
@@ -107,13 +107,7 @@ beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'preauthorize-'));
   // v2: a new CSV version without the metrics Service (dropped by the upgrade).
   const base = await uniqueMultiCrdBundle(RUN);
-  const next = new Map(base);
-  next.delete('manifests/acme-widgets-metrics-service_v1_service.yaml');
-  editManifest<{ metadata: { name: string }; spec: { version: string; replaces?: string } }>(next, CSV_FILE, (csv) => {
-    csv.metadata.name = `acme-${RUN}.v1.3.0`;
-    csv.spec.version = '1.3.0';
-    csv.spec.replaces = `acme-${RUN}.v1.2.0`;
-  });
+  const next = nextMultiCrdVersion(base, RUN);
   v1 = await release(await writeBundleDir(join(tmp, 'v1'), base));
   const r2 = await release(await writeBundleDir(join(tmp, 'v2'), next));
   v2 = { ...r2, input: { ...r2.input, dropped: droppedObjects(v1.objects, r2.objects) } };
@@ -121,9 +115,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   scoped?.close();
-  // Namespaces never finish deleting without a namespace controller; cluster-scoped leftovers go.
-  const clusterScoped = [v1, v2].flatMap((r) => (r === undefined ? [] : [...r.objects, ...r.rbac])).filter((o) => o.metadata.namespace === undefined);
-  for (const obj of clusterScoped) await admin.delete(refOf(obj)).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+  if (admin !== undefined)
+    await deleteClusterScoped(
+      admin,
+      [v1, v2].filter((r) => r !== undefined),
+    );
   kube?.close();
   if (tmp !== undefined) await rm(tmp, { recursive: true, force: true });
 });

@@ -44,10 +44,13 @@ import {
 import {
   applyAll,
   deleteAndWait,
+  deleteClusterScoped,
   describeObject,
   droppedObjects,
   editManifest,
   installRelease,
+  MULTI_CRD_CSV_FILE,
+  nextMultiCrdVersion,
   prepareRelease,
   readRelease,
   refOf,
@@ -66,7 +69,6 @@ const EXT = `acme-${RUN}`;
 const NS = `rbacx-${RUN}`;
 const WATCH = `rbacx-${RUN}-watch`;
 const SA = 'installer';
-const CSV_FILE = 'manifests/acme-widgets.v1.2.0.clusterserviceversion.yaml';
 
 let kube: KubeContext;
 let admin: KubeClient;
@@ -77,25 +79,20 @@ let v1: Release;
 let v2: Release;
 const releases: Release[] = [];
 
-// v1: the multi-crd fixture with names unique to this run. v2: a new CSV version whose
-// manager container changes, whose reporter gains a rule, a CRD gaining a field, a new
-// NetworkPolicy, and without the metrics Service.
+// v1: the multi-crd fixture with names unique to this run. v2: its next version (no metrics
+// Service) whose manager container changes, whose reporter gains a rule, a CRD gaining a field,
+// and a new NetworkPolicy.
 async function bundleDirs(): Promise<[string, string]> {
   const base = await uniqueMultiCrdBundle(RUN);
-  const next = new Map(base);
-  next.delete('manifests/acme-widgets-metrics-service_v1_service.yaml');
+  const next = nextMultiCrdVersion(base, RUN);
   const policy = { podSelector: { matchLabels: { 'control-plane': 'controller-manager' } }, ingress: [{ ports: [{ port: 8443 }] }] };
   const metadata = { name: `acme-${RUN}-allow-metrics` };
   next.set('manifests/network-policy.yaml', JSON.stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata, spec: policy }));
-  type Csv = { metadata: { name: string }; spec: { version: string; replaces: string; install: { spec: CsvInstall } } };
   type CsvInstall = {
     permissions: { rules: unknown[] }[];
     deployments: { spec: { template: { spec: { containers: { image: string; env?: unknown[] }[] } } } }[];
   };
-  editManifest<Csv>(next, CSV_FILE, (csv) => {
-    csv.metadata.name = `acme-${RUN}.v1.3.0`;
-    csv.spec.version = '1.3.0';
-    csv.spec.replaces = `acme-${RUN}.v1.2.0`;
+  editManifest<{ spec: { install: { spec: CsvInstall } } }>(next, MULTI_CRD_CSV_FILE, (csv) => {
     const install = csv.spec.install.spec;
     // pods: new for the installer; configmaps: already granted by another rule (overlap).
     install.permissions[1]?.rules.push({ apiGroups: [''], resources: ['configmaps', 'pods'], verbs: ['get'] });
@@ -136,9 +133,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   scoped?.close();
-  // Namespaces never finish deleting without a namespace controller; cluster-scoped leftovers go.
-  const clusterScoped = releases.flatMap((r) => [...r.objects, ...r.rbac]).filter((o) => o.metadata.namespace === undefined);
-  for (const obj of clusterScoped) await admin.delete(refOf(obj)).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+  if (admin !== undefined) await deleteClusterScoped(admin, releases);
   kube?.close();
   if (tmp !== undefined) await rm(tmp, { recursive: true, force: true });
 });

@@ -53,6 +53,25 @@ export async function uniqueMultiCrdBundle(run: string): Promise<BundleText> {
   ]);
 }
 
+/** The multi-crd fixture's CSV file (uniqueMultiCrdBundle renames its content, not the file). */
+export const MULTI_CRD_CSV_FILE = 'manifests/acme-widgets.v1.2.0.clusterserviceversion.yaml';
+
+/**
+ * The next version of `uniqueMultiCrdBundle(run)`: CSV `acme-<run>.v1.3.0` replacing v1.2.0,
+ * without the metrics Service. An upgrade to it drops that Service and the bundle's permission
+ * objects, whose names derive from the CSV name.
+ */
+export function nextMultiCrdVersion(base: BundleText, run: string): BundleText {
+  const next = new Map(base);
+  next.delete('manifests/acme-widgets-metrics-service_v1_service.yaml');
+  editManifest<{ metadata: { name: string }; spec: { version: string; replaces?: string } }>(next, MULTI_CRD_CSV_FILE, (csv) => {
+    csv.metadata.name = `acme-${run}.v1.3.0`;
+    csv.spec.version = '1.3.0';
+    csv.spec.replaces = `acme-${run}.v1.2.0`;
+  });
+  return next;
+}
+
 /**
  * Replaces the single YAML document at `path` by `edit(document)`, written back as JSON
  * (valid YAML). `T` describes the fields the caller edits; it is not checked.
@@ -195,6 +214,15 @@ export async function deleteAndWait(client: KubeClient, obj: KubeObject): Promis
       (e: unknown) => (isNotFound(e) ? true : Promise.reject(e)),
     ),
   );
+}
+
+/**
+ * Deletes what `releases` left at cluster scope (objects and printed RBAC), as the admin. Their
+ * namespaced objects stay: namespaces never finish deleting without a namespace controller.
+ */
+export async function deleteClusterScoped(client: KubeClient, releases: readonly Release[]): Promise<void> {
+  const leftovers = releases.flatMap((r) => [...r.objects, ...r.rbac]).filter((o) => o.metadata.namespace === undefined);
+  for (const obj of leftovers) await client.delete(refOf(obj)).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
 }
 
 /** Install (decision 0003): the product applier's server-side apply of every object, in apply order. */
