@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -7,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createSelfSignedCertificate } from '../localstack/index.ts';
 import { createCatalogClient, MetasNotServedError } from './index.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -250,31 +250,9 @@ describe('catalog client over HTTPS', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'catalogclient-tls-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=catalogd',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        join(dir, 'tls.key'),
-        '-out',
-        join(dir, 'tls.crt'),
-      ],
-      { stdio: 'ignore' },
-    );
-    ca = await readFile(join(dir, 'tls.crt'), 'utf8');
-    server = createHttpsServer({ key: await readFile(join(dir, 'tls.key')), cert: ca }, catalogdLike([], true)) as unknown as Server;
+    const cert = await createSelfSignedCertificate(dir, { name: 'tls', commonName: 'catalogd', ipAddresses: ['127.0.0.1'] });
+    ca = cert.certPem;
+    server = createHttpsServer({ key: cert.keyPem, cert: ca }, catalogdLike([], true)) as unknown as Server;
     url = (await listen(server)).replace('http:', 'https:');
   });
   afterAll(async () => {

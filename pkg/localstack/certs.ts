@@ -51,32 +51,62 @@ export async function createCertificateAuthority(
   commonName: string,
   options: PkiOptions = {},
 ): Promise<CertificateAuthority> {
+  const { certPath, keyPath, certPem } = await selfSigned(
+    dir,
+    name,
+    commonName,
+    3650,
+    ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature'],
+    options,
+  );
+  return { certPath, keyPath, certPem };
+}
+
+/**
+ * Creates `<dir>/<name>.crt|.key`: a self-signed server certificate (its own trust anchor) for
+ * a test server, with the given IP addresses as subject alternative names, valid for `days`
+ * (default 1).
+ */
+export function createSelfSignedCertificate(
+  dir: string,
+  request: { name: string; commonName: string; ipAddresses?: string[]; days?: number },
+  options: PkiOptions = {},
+): Promise<IssuedCertificate> {
+  const sans = (request.ipAddresses ?? []).map((ip) => `IP:${ip}`);
+  const extensions = sans.length > 0 ? [`subjectAltName=${sans.join(',')}`] : [];
+  return selfSigned(dir, request.name, request.commonName, request.days ?? 1, extensions, options);
+}
+
+async function selfSigned(
+  dir: string,
+  name: string,
+  commonName: string,
+  days: number,
+  extensions: readonly string[],
+  options: PkiOptions,
+): Promise<IssuedCertificate> {
   const certPath = join(dir, `${name}.crt`);
   const keyPath = join(dir, `${name}.key`);
   await openssl(options, [
     'req',
     '-x509',
     '-new',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    keyPath,
+    ...newEcKey(keyPath),
     '-out',
     certPath,
     '-days',
-    '3650',
+    String(days),
     '-sha256',
     '-subj',
     subject(commonName, []),
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign,digitalSignature',
+    ...extensions.flatMap((e) => ['-addext', e]),
   ]);
-  return { certPath, keyPath, certPem: await readFile(certPath, 'utf8') };
+  return { certPath, keyPath, certPem: await readFile(certPath, 'utf8'), keyPem: await readFile(keyPath, 'utf8') };
+}
+
+/** openssl `req` arguments for a new unencrypted ECDSA P-256 key written to `keyPath`. */
+function newEcKey(keyPath: string): string[] {
+  return ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyPath];
 }
 
 /**
@@ -100,13 +130,7 @@ export async function issueCertificate(
   await openssl(options, [
     'req',
     '-new',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    keyPath,
+    ...newEcKey(keyPath),
     '-out',
     `${base}.csr`,
     '-subj',

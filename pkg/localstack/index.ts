@@ -7,7 +7,14 @@
  */
 export { defaultCacheRoot, describeVersions, resolveBinaries, type EnvtestBinaries, type ResolveBinariesOptions } from './binaries.ts';
 export type { Log } from './build.ts';
-export { createCertificateAuthority, issueCertificate, type CertificateAuthority, type CertificateRequest, type IssuedCertificate } from './certs.ts';
+export {
+  createCertificateAuthority,
+  createSelfSignedCertificate,
+  issueCertificate,
+  type CertificateAuthority,
+  type CertificateRequest,
+  type IssuedCertificate,
+} from './certs.ts';
 export { CONTROL_PLANE_DEFAULTS } from './control-plane-args.ts';
 export { ADMIN_GROUP, ADMIN_USER } from './control-plane-pki.ts';
 export {

@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
@@ -7,31 +6,13 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSelfSignedCertificate } from '../../localstack/index.ts';
 import { buildCatalogServer } from './server.ts';
 import { loadCertificate, watchCertificate } from './tls.ts';
 
-function selfSigned(dir: string, cn: string): void {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${cn}`,
-      '-keyout',
-      join(dir, 'tls.key'),
-      '-out',
-      join(dir, 'tls.crt'),
-    ],
-    { stdio: 'ignore' },
-  );
+/** Writes `<dir>/tls.crt|.key`, a self-signed certificate for `cn`. */
+async function selfSigned(dir: string, cn: string): Promise<void> {
+  await createSelfSignedCertificate(dir, { name: 'tls', commonName: cn });
 }
 
 function peerCN(port: number): Promise<string> {
@@ -53,7 +34,7 @@ describe('catalog server TLS', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tls-test-'));
-    selfSigned(dir, 'first');
+    await selfSigned(dir, 'first');
     const paths = { certPath: join(dir, 'tls.crt'), keyPath: join(dir, 'tls.key') };
     app = buildCatalogServer({
       content: { get: () => undefined },
@@ -73,14 +54,14 @@ describe('catalog server TLS', () => {
 
   it('serves HTTPS and picks up a rotated certificate without restarting', async () => {
     expect(await peerCN(port)).toBe('first');
-    selfSigned(dir, 'second');
+    await selfSigned(dir, 'second');
     await expect.poll(() => peerCN(port), { timeout: 5000, interval: 100 }).toBe('second');
   });
 
-  it('rejects a key that does not match the certificate', () => {
+  it('rejects a key that does not match the certificate', async () => {
     const other = join(dir, 'other');
-    execFileSync('mkdir', ['-p', other]);
-    selfSigned(other, 'other');
+    await mkdir(other, { recursive: true });
+    await selfSigned(other, 'other');
     expect(() => loadCertificate({ certPath: join(dir, 'tls.crt'), keyPath: join(other, 'tls.key') })).toThrow(/invalid TLS certificate/);
   });
 });
