@@ -3,11 +3,10 @@
  * KUBEBUILDER_ASSETS when the caller passes that directory, otherwise built from pinned Go
  * modules into the cache; the registry (and its htpasswd helper) is always built.
  */
-import { accessSync, constants } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ensureTool, type Log } from './build.ts';
-import { runCommand } from './exec.ts';
+import { isExecutable, runCommand } from './exec.ts';
 import { findGoToolchain, type GoToolchain } from './go-toolchain.ts';
 import { ETCD_RECIPE, KUBERNETES_RECIPE, REGISTRY_RECIPE } from './tool-recipes.ts';
 
@@ -110,13 +109,4 @@ async function probeAssetVersions(dir: string): Promise<{ kubeApiserver: string;
     etcd: `v${/etcd Version: (\S+)/.exec(etcd.stdout)?.[1] ?? 'unknown'}`,
     kubectl: kubectlVersion ?? 'unknown',
   };
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -3,6 +3,7 @@
  * output; long-running servers use process.ts instead.
  */
 import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
 
 /** Options of runCommand. */
 export interface RunOptions {
@@ -78,4 +79,14 @@ export async function runCommand(command: string, args: readonly string[], optio
 export function tailLines(text: string, count: number): string {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   return lines.slice(-count).join('\n');
+}
+
+/** True when `path` exists and this process may execute it. */
+export function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,9 +1,8 @@
 /**
  * Finding the machine's Go toolchain and running it with a controlled environment.
  */
-import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { runCommand, type RunOptions, type RunResult } from './exec.ts';
+import { isExecutable, runCommand, type RunOptions, type RunResult } from './exec.ts';
 import { compareDotted, goDirectiveFor } from './go-module.ts';
 import { MINIMUM_GO_VERSION } from './versions.ts';
 
@@ -73,13 +72,4 @@ export function goDefaultBinaryName(pkg: string): string {
   if (last === undefined) throw new Error(`not a package path: "${pkg}"`);
   if (/^v\d+$/.test(last) && elements.length > 1) return elements.at(-2) ?? last;
   return last;
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
