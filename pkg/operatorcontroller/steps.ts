@@ -159,7 +159,10 @@ export async function pullBundle(deps: ExtensionReconcilerDeps, state: Extension
     state.target = { ...(state.target ?? { fromCatalog: false }), bundle: { ...target, digestRef: fetched.digestRef } };
     state.log.debug({ image: target.image, digestRef: fetched.digestRef, fromCache: fetched.fromCache }, 'bundle ready');
   } catch (err) {
-    if (unchanged(state)) {
+    if (unchanged(state) && state.installed !== undefined) {
+      // The release record stands in for the image: its bundle (with the digest pulled at
+      // install), manifest and config, so the apply re-applies it without a new revision.
+      state.target = { ...(state.target ?? { fromCatalog: false }), bundle: state.installed.bundle };
       state.log.warn({ err, image: target.image }, 'bundle pull failed, keeping the installed release');
       return undefined;
     }

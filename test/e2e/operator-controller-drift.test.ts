@@ -1,7 +1,8 @@
-// operator-controller drift repair end to end: real kube-apiserver + etcd, registry, catalogd and
+// operator-controller drift repair end to end: real kube-apiserver + etcd, registries, catalogd and
 // operator-controller in this process. Managed objects are deleted and edited as users and other
 // controllers do; the extension's drift watches (as its ServiceAccount) must bring the reconcile
-// back, which restores what operator-controller applied and leaves what others own.
+// back, which restores what operator-controller applied and leaves what others own, also while
+// the bundle's registry is down or its catalog deleted.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -17,54 +18,78 @@ import {
   packageCatalog,
   publishCatalog,
   pushBundle,
+  requestRefusedVersion,
   startExtensionStack,
   waitForExtension,
   type BundleSpec,
   type ExtensionStack,
 } from '../support/extensions.ts';
 import { readMetric, startOperatorController, type TestOperatorController } from '../support/operator-controller.ts';
+import { startRegistry, type Registry } from '../envtest/index.ts';
 
 const run = randomBytes(3).toString('hex');
 const CE = { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind };
 const WATCHES = 'operator_controller_drift_watches';
 let stack: ExtensionStack;
 let kube: KubeContext;
-// The operator-controller under test; the forbidden-watch test replaces it with a restarted one.
+// The operator-controller under test; restarts replace it.
 let controller: TestOperatorController;
+// A registry of this file's own, for the bundle whose registry goes down.
+let privateRegistry: Registry;
 
-// Two extensions from one catalog: both Deployments leave `replicas` to an autoscaler.
-const a: BundleSpec = { pkg: `drift-a-${run}`, version: '1.0.0', configMaps: ['settings'], omitReplicas: true };
-const b: BundleSpec = { pkg: `drift-b-${run}`, version: '1.0.0', configMaps: ['settings'], omitReplicas: true };
+// Extensions a and b come from catalog `drift-<run>`; c and d (whose bundle image is on the
+// private registry) from catalog `outage-<run>`, which they alone select. Every Deployment
+// leaves `replicas` to an autoscaler.
+const spec = (name: string): BundleSpec => ({ pkg: `drift-${name}-${run}`, version: '1.0.0', configMaps: ['settings'], omitReplicas: true });
+const [a, b, c, d] = [spec('a'), spec('b'), spec('c'), spec('d')] as [BundleSpec, BundleSpec, BundleSpec, BundleSpec];
+const OUTAGE_CATALOG = `outage-${run}`;
 
 const deployment = (pkg: string): ObjectRef => ({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: pkg, name: `${pkg}-controller` });
 const settings = (pkg: string): ObjectRef => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: pkg, name: `${pkg}-settings` });
 
+/** Pushes each bundle to its registry, grants its installer, and publishes them as one catalog. */
+async function publish(catalog: string, bundles: [BundleSpec, string][]): Promise<void> {
+  let files: Record<string, string> = {};
+  for (const [spec, registry] of bundles) {
+    const image = await pushBundle(bundleFiles(spec), `${registry}/bundles/${spec.pkg}:v${spec.version}`);
+    await installerFor(kube.client, spec.pkg, 'installer', [spec]);
+    const channels = [{ name: 'stable', entries: [{ version: spec.version }] }];
+    files = { ...files, ...packageCatalog(spec.pkg, { defaultChannel: 'stable', channels, bundles: [{ version: spec.version, image }] }) };
+  }
+  await publishCatalog(stack, catalog, files);
+}
+
 beforeAll(async () => {
   stack = await startExtensionStack(inject('envtestControlPlane'), inject('envtestRegistries').anonymous.host);
   ({ kube, controller } = stack);
-  let files: Record<string, string> = {};
-  for (const spec of [a, b]) {
-    const image = await pushBundle(bundleFiles(spec), `${stack.registry}/bundles/${spec.pkg}:v${spec.version}`);
-    await installerFor(kube.client, spec.pkg, 'installer', [spec]);
-    files = {
-      ...files,
-      ...packageCatalog(spec.pkg, {
-        defaultChannel: 'stable',
-        channels: [{ name: 'stable', entries: [{ version: spec.version }] }],
-        bundles: [{ version: spec.version, image }],
-      }),
-    };
+  privateRegistry = await startRegistry({ binaries: inject('envtestBinaries') });
+  await publish(`drift-${run}`, [
+    [a, stack.registry],
+    [b, stack.registry],
+  ]);
+  await publish(OUTAGE_CATALOG, [
+    [c, stack.registry],
+    [d, privateRegistry.host],
+  ]);
+  const outage = { matchLabels: { 'olm.operatorframework.io/metadata.name': OUTAGE_CATALOG } };
+  for (const spec of [a, b, c, d]) {
+    const selector = spec === c || spec === d ? { selector: outage } : {};
+    await kube.client.create(clusterExtension(spec.pkg, { namespace: spec.pkg, serviceAccount: 'installer', packageName: spec.pkg, ...selector }));
   }
-  await publishCatalog(stack, `drift-${run}`, files);
-  for (const spec of [a, b])
-    await kube.client.create(clusterExtension(spec.pkg, { namespace: spec.pkg, serviceAccount: 'installer', packageName: spec.pkg }));
-  for (const spec of [a, b]) await waitForExtension(kube.client, spec.pkg, 'installed', installedAs(`${spec.pkg}.v1.0.0`));
+  for (const spec of [a, b, c, d]) await waitForExtension(kube.client, spec.pkg, 'installed', installedAs(`${spec.pkg}.v1.0.0`));
 });
 
 afterAll(async () => {
   if (controller !== stack?.controller) await controller?.destroy();
   await stack?.stop();
+  await privateRegistry?.stop();
 });
+
+/** Stops the operator-controller under test and starts a new one (another cache directory). */
+async function restartController(): Promise<void> {
+  await controller.destroy();
+  controller = await startOperatorController(stack.cp);
+}
 
 async function get(ref: ObjectRef): Promise<KubeObject | undefined> {
   return kube.client.get(ref).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
@@ -102,9 +127,10 @@ const image = (d: KubeObject | undefined): string | undefined =>
 
 describe('drift repair', () => {
   it('watches each resource and namespace of every release as its ServiceAccount', async () => {
-    const expected = (await watchTargets(a.pkg)) + (await watchTargets(b.pkg));
+    let expected = 0;
+    for (const spec of [a, b, c, d]) expected += await watchTargets(spec.pkg);
     // Cluster-scoped (CRD, ClusterRole, ClusterRoleBinding) and namespaced (Deployment, ConfigMap, ServiceAccount) kinds.
-    expect(expected).toBeGreaterThanOrEqual(2 * 6);
+    expect(expected).toBeGreaterThanOrEqual(4 * 6);
     await waitUntil('drift watches running', async () => (await metric(WATCHES)) === expected);
     expect(await metric('informer_list_errors_total', { name: 'drift' })).toBe(0);
   });
@@ -191,8 +217,7 @@ describe('a drift watch the ServiceAccount may not open', () => {
       role['rules'] = rules.map((r) => (r.verbs.includes('watch') ? { ...r, resources: r.resources?.filter((x) => x !== 'configmaps') } : r));
       await kube.client.update({ ...role, apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role' });
     }
-    await stack.controller.destroy();
-    controller = await startOperatorController(stack.cp);
+    await restartController();
     await waitUntil('the configmaps watch refused', async () => (await metric('informer_list_errors_total', { name: 'drift' })) >= 1, 30_000);
     await sleep(8000);
     // 0.8 s doubling (with jitter): at most a handful of attempts in 8 s, not a hot loop.
@@ -204,16 +229,49 @@ describe('a drift watch the ServiceAccount may not open', () => {
   });
 });
 
+describe('outages', () => {
+  it('repairs while the bundle registry is down: from the image cache, and after a restart from the release record', async () => {
+    await privateRegistry.stop();
+    await expectRecreated(settings(d.pkg));
+    await restartController();
+    await expectRecreated(deployment(d.pkg));
+    const ext = await waitForExtension(kube.client, d.pkg, 'still installed', installedAs(`${d.pkg}.v1.0.0`));
+    expect(ext.cond('Progressing')?.message).toBe('Desired state reached');
+    const history = await createReleaseStore({ client: kube.client, namespace: 'olmv1-system' }).history(d.pkg);
+    expect(history.map((r) => [r.revision, r.status])).toEqual([[1, 'deployed']]);
+  });
+
+  it('repairs with its catalog deleted and blocks only a version change, with upstream message', async () => {
+    await kube.client.delete({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: OUTAGE_CATALOG });
+    await waitUntil(
+      'catalog gone',
+      async () => (await get({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: OUTAGE_CATALOG })) === undefined,
+      60_000,
+    );
+    await expectRecreated(settings(c.pkg));
+    await expectRecreated(deployment(c.pkg));
+    const kept = await waitForExtension(kube.client, c.pkg, 'still installed', installedAs(`${c.pkg}.v1.0.0`));
+    expect(kept.cond('Progressing')?.message).toBe('Desired state reached');
+    const refused = await requestRefusedVersion(kube.client, c.pkg, '2.0.0');
+    expect(refused.cond('Progressing')?.message).toBe(
+      `error upgrading from currently installed version "1.0.0": no bundles found for package "${c.pkg}" matching version "2.0.0"`,
+    );
+    expect(refused.cond('Installed')).toMatchObject({ status: 'True', reason: 'Succeeded' });
+    expect(refused.install?.bundle.version).toBe('1.0.0');
+  });
+});
+
 describe('uninstall', () => {
   it('ends the extension watches', async () => {
-    const all = await metric(WATCHES);
-    const ofA = await watchTargets(a.pkg);
-    expect(all).toBe(ofA + (await watchTargets(b.pkg)));
-    await kube.client.delete({ ...CE, name: a.pkg });
-    await waitUntil('a uninstalled', async () => (await get({ ...CE, name: a.pkg })) === undefined, 60_000);
-    expect(await metric(WATCHES)).toBe(all - ofA);
-    await kube.client.delete({ ...CE, name: b.pkg });
-    await waitUntil('b uninstalled', async () => (await get({ ...CE, name: b.pkg })) === undefined, 60_000);
-    expect(await metric(WATCHES)).toBe(0);
+    let all = await metric(WATCHES);
+    for (const spec of [a, b, c, d]) {
+      const own = await watchTargets(spec.pkg);
+      expect(own).toBeGreaterThan(0);
+      await kube.client.delete({ ...CE, name: spec.pkg });
+      await waitUntil(`${spec.pkg} uninstalled`, async () => (await get({ ...CE, name: spec.pkg })) === undefined, 60_000);
+      expect(await metric(WATCHES)).toBe(all - own);
+      all -= own;
+    }
+    expect(all).toBe(0);
   });
 });

@@ -17,6 +17,7 @@ import {
   installerFor as installer,
   publishCatalog as publish,
   pushBundle,
+  requestRefusedVersion,
   startExtensionStack,
   waitForExtension,
   type BundleSpec,
@@ -179,13 +180,7 @@ describe('operator-controller upgrades and uninstalls', () => {
 
   it('refuses an upgrade without an edge with upstream message, then takes it (and a downgrade) with SelfCertified', async () => {
     await publishCatalog(catalog, entries([{ version: '1.0.0' }, { version: '1.5.0', skipRange: '>=1.0.0 <1.5.0' }, { version: '3.0.0' }]));
-    await kube.client.patch({ ...CE, name: pkg }, { spec: { source: { catalog: { version: '3.0.0' } } } }, 'merge');
-    const refused = await waitForExtension(
-      kube.client,
-      pkg,
-      'refused 3.0.0',
-      (e) => e.cond('Progressing')?.reason === 'Retrying' && e.cond('Progressing')?.observedGeneration === e.obj.metadata.generation,
-    );
+    const refused = await requestRefusedVersion(kube.client, pkg, '3.0.0');
     expect(refused.cond('Progressing')?.message).toBe(
       `error upgrading from currently installed version "1.5.0": no bundles found for package "${pkg}" matching version "3.0.0"`,
     );

@@ -195,6 +195,21 @@ export async function waitForExtension(
   return last;
 }
 
+/**
+ * Sets `spec.source.catalog.version` of the ClusterExtension `name` and waits until Progressing
+ * is Retrying for that generation (a refused version change); returns the extension then.
+ */
+export async function requestRefusedVersion(client: KubeClient, name: string, version: string): Promise<Awaited<ReturnType<typeof getExtension>>> {
+  const ref = { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind, name };
+  await client.patch(ref, { spec: { source: { catalog: { version } } } }, 'merge');
+  return waitForExtension(
+    client,
+    name,
+    `version ${version} refused`,
+    (e) => e.cond('Progressing')?.reason === 'Retrying' && e.cond('Progressing')?.observedGeneration === e.obj.metadata.generation,
+  );
+}
+
 /** True when Installed is True and the installed bundle is `bundleName`. */
 export function installedAs(bundleName: string): (ext: Awaited<ReturnType<typeof getExtension>>) => boolean {
   return (ext) =>
