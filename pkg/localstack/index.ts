@@ -28,7 +28,7 @@ export { runCommand, tailLines, type RunOptions, type RunResult } from './exec.t
 export { findGoToolchain, runGo, type GoToolchain } from './go-toolchain.ts';
 export { kubeRequest, type KubeAuth, type KubeEndpoint, type KubeRequest, type KubeResponse } from './kube-http.ts';
 export { renderKubeconfig, type KubeconfigCredentials, type KubeconfigOptions } from './kubeconfig.ts';
-export { withLock, type LockOptions } from './lock.ts';
+export { isAlive, withLock, type LockOptions } from './lock.ts';
 export { freePorts } from './ports.ts';
 export { startProcess, type ExitStatus, type ManagedProcess, type StartProcessOptions } from './process.ts';
 export { Reaper } from './reaper.ts';

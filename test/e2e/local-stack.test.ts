@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isAlive } from '../../pkg/localstack/index.ts';
 
 const exec = promisify(execFile);
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -67,15 +68,6 @@ function processesMentioning(needle: string): number[] {
     }
   }
   return out;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function listening(port: number): Promise<boolean> {
@@ -208,7 +200,7 @@ describe('olmv1 up from a clean checkout', () => {
     up.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(stderr).toContain('olmv1 up: stopped; nothing left running');
-    await until('every process olmv1 up started to exit', () => [...children, ...mentioning].every((p) => !alive(p)), 10_000);
+    await until('every process olmv1 up started to exit', () => [...children, ...mentioning].every((p) => !isAlive(p)), 10_000);
     expect(processesMentioning(privateTmp)).toEqual([]);
     expect(processesMentioning(checkout)).toEqual([]);
     for (const port of new Set(ports)) expect(await listening(port), `port ${port}`).toBe(false);

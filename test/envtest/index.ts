@@ -18,6 +18,7 @@ export {
   defaultCacheRoot,
   describeVersions,
   freePorts,
+  isAlive,
   issueCertificate,
   kubeRequest,
   renderKubeconfig,

@@ -12,6 +12,7 @@ import { testTempDir } from '../support/temp-dir.ts';
 import {
   createCertificateAuthority,
   ensureServiceAccount,
+  isAlive,
   issueCertificate,
   kubeRequest,
   Reaper,
@@ -242,16 +243,7 @@ describe('reaper', () => {
     reaper.trackDir(dir);
     // Closing the pipe is what the reaper sees when its owner dies.
     reaper.close();
-    await expect.poll(() => isRunning(pid), { timeout: 10_000 }).toBe(false);
+    await expect.poll(() => isAlive(pid), { timeout: 10_000 }).toBe(false);
     await expect.poll(() => existsSync(dir), { timeout: 10_000 }).toBe(false);
   });
 });
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isAlive } from '../../localstack/index.ts';
 import { INGEST_CHILD_ENVIRONMENT, createProcessIngest } from './ingest.ts';
 
 const PACKAGE = '{"schema":"olm.package","name":"foo","defaultChannel":"stable"}\n';
@@ -22,15 +23,6 @@ async function ingestChildren(): Promise<number[]> {
     }
   }
   return pids;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('createProcessIngest', () => {
@@ -66,8 +58,8 @@ describe('createProcessIngest', () => {
     expect(pids).toEqual(spares);
     // The ingest resolves on the reply; the process exits right after it.
     const deadline = Date.now() + 5_000;
-    while (alive(pids[0]!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(alive(pids[0]!)).toBe(false);
+    while (isAlive(pids[0]!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(isAlive(pids[0]!)).toBe(false);
   });
 
   it('starts a process per ingest without prepare(), and after an unused spare timed out', async () => {
@@ -78,7 +70,7 @@ describe('createProcessIngest', () => {
     const spares = await ingestChildren();
     expect(spares).toHaveLength(1);
     await new Promise((r) => setTimeout(r, 1_500)); // the spare gave up waiting
-    expect(alive(spares[0]!)).toBe(false);
+    expect(isAlive(spares[0]!)).toBe(false);
     await ingest(fbc, await target('after-timeout'));
     expect(pids).toHaveLength(2);
     expect(pids[0]).not.toBe(pids[1]);
