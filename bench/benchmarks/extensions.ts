@@ -48,7 +48,7 @@ const BIG_OBJECTS = 20;
 const EXTENSIONS = 50;
 const SETTLE_OC = { minMs: 10_000, maxMs: 40_000, windowMs: 5_000, toleranceBytes: 1e6 };
 const SETTLE_FLOOR = { minMs: 4_000, maxMs: 15_000, windowMs: 3_000, toleranceBytes: 0.5e6 };
-const STEPS = ['validate', 'installed', 'resolve', 'pull', 'render', 'preauthorize', 'apply'];
+const STEPS = ['validate', 'installed', 'resolve', 'pull', 'render', 'preauthorize', 'preflight', 'apply'];
 
 interface Readings {
   settled: RollupMemory;

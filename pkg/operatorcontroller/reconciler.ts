@@ -4,7 +4,7 @@
  * whose status and finalizers are written once at the end, even when a step failed
  * (reconcileWithStatus):
  *
- *   finalizers -> validate -> installed -> resolve -> pull -> render -> preauthorize -> apply
+ *   finalizers -> validate -> installed -> resolve -> pull -> render -> preauthorize -> preflight -> apply
  *
  * Failures are retried with the controller's per-extension exponential backoff; waits that
  * only a person can end (a missing namespace or ServiceAccount, missing permissions) poll
@@ -27,6 +27,7 @@ import { TerminalError } from '../errors/index.ts';
 import type { KubeObject } from '../kube/index.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
 import { applyBundle, preauthorize } from './steps-apply.ts';
+import { preflight } from './steps-preflight.ts';
 import { pullBundle, readInstalled, renderBundle, resolveBundle, validate } from './steps.ts';
 import { EXTENSION_FINALIZERS, finalize } from './uninstall.ts';
 
@@ -99,6 +100,7 @@ export class ExtensionReconciler implements Reconciler {
       { name: 'pull', run: (s) => pullBundle(deps, s) },
       { name: 'render', run: (s) => renderBundle(deps, s) },
       { name: 'preauthorize', run: (s) => preauthorize(deps, s, wait) },
+      { name: 'preflight', run: (s) => preflight(deps, s) },
       { name: 'apply', run: (s) => applyBundle(deps, s) },
     ];
     return runSteps(steps, state, this.#o.stepTimer);

@@ -29,13 +29,21 @@ export function desiredRelease(state: ExtensionState): DesiredRelease {
 }
 
 /**
+ * True when `desired` is what the newest revision already deployed (Helm's "unchanged" state):
+ * the apply only repairs drift, so nothing new needs authorizing or checking.
+ */
+export function releaseUnchanged(state: ExtensionState, desired: DesiredRelease): boolean {
+  return state.installed !== undefined && state.history[0] === state.installed && sameContent(state.installed, desired);
+}
+
+/**
  * Before anything new is written, checks as the ServiceAccount every permission the release
  * needs; all missing ones are reported at once and the step waits (polling) until they are
  * granted. Skipped when the release is unchanged (nothing new to authorize).
  */
 export async function preauthorize(deps: ExtensionReconcilerDeps, state: ExtensionState, wait: () => StepOutcome): Promise<StepOutcome> {
   const desired = desiredRelease(state);
-  if (state.installed !== undefined && state.history[0] === state.installed && sameContent(state.installed, desired)) return undefined;
+  if (releaseUnchanged(state, desired)) return undefined;
   const installer = deps.scoped.forServiceAccount(state.spec.namespace, state.spec.serviceAccount.name);
   const oldCrds = (state.installed?.manifest ?? []).filter((o) => o.kind === 'CustomResourceDefinition');
   const mapper = staticKindScopes([...oldCrds, ...desired.objects.filter((o) => o.kind === 'CustomResourceDefinition')]);

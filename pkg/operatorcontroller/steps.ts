@@ -2,7 +2,7 @@
  * The steps of a ClusterExtension reconcile after finalizers (reference api-and-controllers.md
  * §3.2-3.3 with upstream v1.10's ServiceAccount model, README difference 1):
  *
- *   validate -> installed -> resolve -> pull -> render -> preauthorize -> apply
+ *   validate -> installed -> resolve -> pull -> render -> preauthorize -> preflight -> apply
  *
  * Each step sets the conditions its outcome decides and throws to stop with backoff, or
  * returns a result to stop without an error (a wait that polls, e.g. for permissions).

@@ -11,6 +11,8 @@ export interface BundleSpec {
   version: string;
   /** CRD plurals under `<pkg>.e2e.test` (default ['widgets']). */
   crds?: string[];
+  /** The versions of every CRD (default: v1, served and stored, with `spec.size` an integer). */
+  crdVersions?: CrdVersionSpec[];
   /** Extra ConfigMaps `<pkg>-<name>` in the install namespace ("others"). */
   configMaps?: string[];
   /** CSV `spec.installModes` supported types (default AllNamespaces). */
@@ -27,6 +29,18 @@ export interface BundleSpec {
   properties?: unknown[] | string;
 }
 
+/** One version of the generated CRDs. */
+export interface CrdVersionSpec {
+  name: string;
+  served?: boolean;
+  /** Default: the first version. */
+  storage?: boolean;
+  /** The properties of `spec` in the version's schema. */
+  spec: Record<string, unknown>;
+}
+
+const DEFAULT_CRD_VERSIONS: CrdVersionSpec[] = [{ name: 'v1', spec: { size: { type: 'integer' } } }];
+
 const CSV_API = 'operators.coreos.com/v1alpha1';
 
 /** The CRD group of a generated package. */
@@ -34,7 +48,7 @@ export function groupOf(pkg: string): string {
   return `${pkg}.e2e.test`;
 }
 
-function crdOf(pkg: string, plural: string): object {
+function crdOf(pkg: string, plural: string, versions: CrdVersionSpec[]): object {
   const kind = plural.charAt(0).toUpperCase() + plural.slice(1).replace(/s$/, '');
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
@@ -44,14 +58,12 @@ function crdOf(pkg: string, plural: string): object {
       group: groupOf(pkg),
       names: { plural, singular: plural.replace(/s$/, ''), kind, listKind: `${kind}List` },
       scope: 'Namespaced',
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
-        },
-      ],
+      versions: versions.map((v, i) => ({
+        name: v.name,
+        served: v.served ?? true,
+        storage: v.storage ?? i === 0,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: v.spec } } } },
+      })),
     },
   };
 }
@@ -60,6 +72,8 @@ function crdOf(pkg: string, plural: string): object {
 export function bundleFiles(spec: BundleSpec): BundleText {
   const { pkg, version } = spec;
   const crds = spec.crds ?? ['widgets'];
+  const crdVersions = spec.crdVersions ?? DEFAULT_CRD_VERSIONS;
+  const storageVersion = crdVersions.find((v, i) => v.storage ?? i === 0)?.name ?? 'v1';
   const modes = spec.installModes ?? ['AllNamespaces'];
   const csv = {
     apiVersion: CSV_API,
@@ -79,7 +93,7 @@ export function bundleFiles(spec: BundleSpec): BundleText {
       customresourcedefinitions: {
         owned: crds.map((plural) => ({
           name: `${plural}.${groupOf(pkg)}`,
-          version: 'v1',
+          version: storageVersion,
           kind: plural.charAt(0).toUpperCase() + plural.slice(1).replace(/s$/, ''),
         })),
       },
@@ -113,7 +127,7 @@ export function bundleFiles(spec: BundleSpec): BundleText {
     `annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.package.v1: ${pkg}\n`,
   );
   files.set('manifests/csv.json', JSON.stringify(csv));
-  for (const plural of crds) files.set(`manifests/crd-${plural}.json`, JSON.stringify(crdOf(pkg, plural)));
+  for (const plural of crds) files.set(`manifests/crd-${plural}.json`, JSON.stringify(crdOf(pkg, plural, crdVersions)));
   if (spec.invalidService === true) {
     const svc = {
       apiVersion: 'v1',

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
 import { buildImage, createImageClient } from '../../pkg/image/index.ts';
 import { connect, isAlreadyExists, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
@@ -19,7 +20,7 @@ import { type BundleText, runRbacCommand, waitUntil, writeBundleDir } from './bu
 import { bundleFiles, type BundleSpec } from './bundle-gen.ts';
 import { withTempDir } from './temp-dir.ts';
 
-export { bundleFiles, groupOf, type BundleSpec } from './bundle-gen.ts';
+export { bundleFiles, groupOf, type BundleSpec, type CrdVersionSpec } from './bundle-gen.ts';
 
 /**
  * Test files share one API server, and an extension without a selector resolves against every
@@ -259,6 +260,30 @@ export async function startExtensionStack(
       kube.close();
     },
   };
+}
+
+/** A test file's extension stack, set before its first test runs (see `useExtensionStack`). */
+export interface ExtensionSuite {
+  stack: ExtensionStack;
+  kube: KubeContext;
+  /** `127.0.0.1:<port>` of the anonymous test registry. */
+  registry: string;
+}
+
+/**
+ * Starts the extension stack on the run's control plane and anonymous registry before the
+ * calling test file's tests and stops it after them. The returned object is filled in then.
+ */
+export function useExtensionStack(options: { controller?: Partial<OperatorControllerOptions> } = {}): ExtensionSuite {
+  const suite = {} as ExtensionSuite;
+  beforeAll(async () => {
+    const stack = await startExtensionStack(inject('envtestControlPlane'), inject('envtestRegistries').anonymous.host, options);
+    Object.assign(suite, { stack, kube: stack.kube, registry: stack.registry });
+  });
+  afterAll(async () => {
+    await (suite.stack as ExtensionStack | undefined)?.stop();
+  });
+  return suite;
 }
 
 /**
