@@ -1,7 +1,10 @@
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_BUNDLES_DIR } from '../../test/fixtures/bundles/golden-cases.ts';
+import { decodeDocuments } from '../../pkg/goyaml/index.ts';
 import { runRbac } from './rbac.ts';
 import type { CommandIo } from './render.ts';
 
@@ -66,5 +69,23 @@ describe('olmv1 rbac', () => {
     const io2 = capture();
     expect(await runRbac([join(FIXTURE_BUNDLES_DIR, 'webhook'), '--install-namespace', 'ns', '--service-account', 'sa'], io2, {})).toBe(1);
     expect(io2.err()).toBe('unsupported bundle: webhookDefinitions are not supported\n');
+  });
+  it('prints rules holding a multi-megabyte string', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'olmv1-rbac-'));
+    try {
+      await cp(join(FIXTURE_BUNDLES_DIR, 'minimal'), dir, { recursive: true });
+      const big = 'x'.repeat(4 << 20);
+      const csvPath = join(dir, 'manifests', 'csv.yaml');
+      const rule = `      clusterPermissions:\n        - serviceAccountName: acme-minimal\n          rules:\n            - {apiGroups: [""], resources: [configmaps], resourceNames: ["${big}"], verbs: [get]}\n`;
+      await writeFile(csvPath, (await readFile(csvPath, 'utf8')).replace('    spec:\n      deployments:', `    spec:\n${rule}      deployments:`));
+      const io = capture();
+      expect(await runRbac([dir, '--install-namespace', 'ns', '--service-account', 'sa'], io, {})).toBe(0);
+      expect(io.err()).toBe('');
+      const docs = decodeDocuments(io.out());
+      if (!docs.ok) throw new Error(docs.error);
+      expect(JSON.stringify(docs.value)).toContain(`"resourceNames":["${big}"]`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

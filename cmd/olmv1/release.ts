@@ -9,11 +9,10 @@
  * Exit codes: 0 printed; 1 the records could not be read (or none exist for EXT); 2 usage error.
  */
 import { parseArgs } from 'node:util';
-import { dump } from 'js-yaml';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { connect } from '../../pkg/kube/index.ts';
 import { createReleaseStore, type Release, type ReleaseStore } from '../../pkg/release/index.ts';
-import { objectsToYaml } from '../../pkg/render/index.ts';
+import { objectsToYaml, toYaml } from '../../pkg/render/index.ts';
 import { CommandError, runCommand, type CommandIo } from './render.ts';
 
 /** What `olmv1 release` needs from its environment (composed in commands.ts). */
@@ -109,7 +108,7 @@ function subcommand(sub: string | undefined, rest: string[], revision: number | 
       const release = revision === undefined ? history[0] : history.find((r) => r.revision === revision);
       if (release === undefined) throw new CommandError(`revision ${revision} of ${JSON.stringify(ext)} not found`, 1);
       if (what === 'manifest') io.stdout.write(objectsToYaml(release.manifest));
-      else if (what === 'values') io.stdout.write(dump(release.config ?? {}, { sortKeys: true, lineWidth: -1, noRefs: true }));
+      else if (what === 'values') io.stdout.write(toYaml(release.config ?? {}));
       else io.stdout.write(summary(release));
     };
   }

@@ -1,8 +1,9 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readBundleDir } from '../../pkg/bundle/index.ts';
+import { decodeDocuments } from '../../pkg/goyaml/index.ts';
 import { FIXTURE_BUNDLES_DIR, GOLDEN_CASES, GOLDEN_DIR } from '../../test/fixtures/bundles/golden-cases.ts';
 import { runRenderBundle, type CommandIo } from './render.ts';
 
@@ -134,5 +135,17 @@ describe('olmv1 render bundle', () => {
     const io = capture();
     expect(await runRenderBundle([tmp, '--install-namespace', 'ns'], io, {})).toBe(1);
     expect(io.err()).toBe('open metadata/annotations.yaml: file does not exist\n');
+  });
+  it('prints a manifest holding a multi-megabyte string', async () => {
+    const dir = join(tmp, 'big-string');
+    await cp(bundle('minimal'), dir, { recursive: true });
+    const big = 'x'.repeat(4 << 20);
+    await writeFile(join(dir, 'manifests', 'big.yaml'), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  big: "${big}"\n`);
+    const io = capture();
+    expect(await runRenderBundle([dir, '--install-namespace', 'ns'], io, {})).toBe(0);
+    expect(io.err()).toBe('');
+    const docs = decodeDocuments(io.out());
+    if (!docs.ok) throw new Error(docs.error);
+    expect(docs.value).toContainEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big', namespace: 'ns' }, data: { big } });
   });
 });
