@@ -3,7 +3,9 @@
  * Flag names follow upstream catalogd where the concept is the same.
  */
 import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
+import type { DecodeLimits } from '../../pkg/fbc/index.ts';
 import { type ListenAddress, parseDuration, parseListenAddress } from '../shared/flags.ts';
+import { DECODE_LIMIT_FLAGS, decodeLimitHelp, decodeLimitOptions } from '../shared/limits.ts';
 
 export interface CatalogdOptions extends ComponentOptions {
   cacheDir: string;
@@ -11,6 +13,8 @@ export interface CatalogdOptions extends ComponentOptions {
   externalAddress: string;
   tls: { certPath: string; keyPath: string } | undefined;
   gcIntervalMs: number;
+  /** Size limits of decoding a catalog's content. */
+  decodeLimits: DecodeLimits;
   /** Length of a `pollIntervalMinutes` minute. Not a flag: tests shorten it to poll in seconds. */
   pollMinuteMs?: number;
 }
@@ -34,7 +38,7 @@ Flags:
   --insecure-registry HOST[:PORT]   reach this registry over plain HTTP (repeatable)
   --pull-ca-file FILE               extra PEM CA bundle for registries
   --gc-interval DURATION            garbage-collection period (default 12h)
-  --log-level LEVEL                 trace, debug, info, warn, error (default info)
+${decodeLimitHelp(36)}  --log-level LEVEL                 trace, debug, info, warn, error (default info)
 `;
 
 /** Parses argv and env; throws Error with a usage message on bad input. */
@@ -49,6 +53,7 @@ export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): Ca
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       'gc-interval': { type: 'string' },
+      ...DECODE_LIMIT_FLAGS,
     },
     'catalogd-operator-lock',
   );
@@ -65,5 +70,6 @@ export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): Ca
     externalAddress: values['external-address'] ?? `catalogd-service.${ns}.svc`,
     tls: cert !== undefined && key !== undefined ? { certPath: cert, keyPath: key } : undefined,
     gcIntervalMs: parseDuration(values['gc-interval'] ?? '12h'),
+    decodeLimits: decodeLimitOptions(values),
   };
 }

@@ -30,7 +30,7 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const kube: KubeContext = await connectComponent(o, 'catalogd');
-  const store = new LocalDirStore({ root: join(o.cacheDir, 'catalogs'), ingest: createProcessIngest(), logger: log });
+  const store = new LocalDirStore({ root: join(o.cacheDir, 'catalogs'), ingest: createProcessIngest({ limits: o.decodeLimits }), logger: log });
   await store.open();
   log.info({ catalogs: store.catalogs() }, 'serving stored catalog content');
   const unpackCache = createDiskImageCache(join(o.cacheDir, 'unpack'));

@@ -16,6 +16,7 @@ import { buildCatalogServer } from '../../pkg/catalogd/server/index.ts';
 import { dns1123SubdomainErrors } from '../../pkg/k8sname/index.ts';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { parseListenAddress } from '../shared/flags.ts';
+import { DECODE_LIMIT_FLAGS, decodeLimitHelp, decodeLimitOptions } from '../shared/limits.ts';
 import { type CommandIO, EXIT } from './io.ts';
 
 const HELP = `Usage: olmv1 catalog serve NAME=DIR [NAME=DIR ...] [--listen HOST:PORT]
@@ -25,14 +26,22 @@ Serves each file-based catalog directory DIR as catalog NAME over the catalogd H
   GET /catalogs/NAME/api/v1/metas?schema=&package=&name=
 
 Options:
-  --listen HOST:PORT   address to listen on (default 127.0.0.1:8080)
+  --listen HOST:PORT          address to listen on (default 127.0.0.1:8080)
+${decodeLimitHelp(30)}
+SIZE is a number of bytes, optionally with a suffix (Ki, Mi, Gi, or k, M, G).
 `;
 
 /** Runs until `signal` aborts (the CLI wires SIGINT/SIGTERM); resolves with the exit code. */
 export async function runCatalogServe(args: string[], io: CommandIO, signal: AbortSignal = shutdownSignal()): Promise<number> {
   let parsed;
+  let limits;
   try {
-    parsed = parseArgs({ args, allowPositionals: true, options: { listen: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { listen: { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...DECODE_LIMIT_FLAGS },
+    });
+    limits = decodeLimitOptions(parsed.values);
   } catch (err) {
     io.stderr.write(`${errorMessage(err)}\n\n${HELP}`);
     return EXIT.usage;
@@ -53,7 +62,7 @@ export async function runCatalogServe(args: string[], io: CommandIO, signal: Abo
 
   const logger = pino({ level: 'warn' }, pino.destination(2));
   const root = await mkdtemp(join(tmpdir(), 'olmv1-serve-'));
-  const store = new LocalDirStore({ root, ingest: createProcessIngest(), logger });
+  const store = new LocalDirStore({ root, ingest: createProcessIngest({ limits }), logger });
   try {
     await store.open();
     for (const c of catalogs) {

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
@@ -90,11 +93,63 @@ describe('olmv1 catalog validate', () => {
     [[`${TESTDATA}valid`, '--frobnicate'], 'Error: unknown flag: --frobnicate'],
     [[`${TESTDATA}does-not-exist`], `Error: "${TESTDATA}does-not-exist" is not a directory`],
     [[`${TESTDATA}valid/README.md`], `Error: "${TESTDATA}valid/README.md" is not a directory`],
+    [
+      [`${TESTDATA}valid`, '--max-document-bytes', '0'],
+      'Error: invalid --max-document-bytes "0" (want a positive size in bytes, e.g. 1048576, 512Mi or 2Gi)',
+    ],
+    [[`${TESTDATA}valid`, '--max-string-bytes'], 'Error: flag needs an argument: --max-string-bytes'],
   ])('exits 2 on usage errors: %j', async (args, message) => {
     const r = await run(...args);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.split('\n')[0]).toBe(message);
+  });
+
+  it('keeps going after a document of the wrong type and reports the rest of the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'validate-types-'));
+    try {
+      const pkg = '{"schema":"olm.package","name":"foo","defaultChannel":"stable"}\n';
+      const channel = '{"schema":"olm.channel","name":"stable","package":"foo","entries":[{"name":"foo.v1"}]}\n';
+      const bundle = '{"schema":"olm.bundle","name":"foo.v1","package":"foo","image":"quay.io/x/Foo:v1","properties":[]}\n';
+      await writeFile(join(dir, 'catalog.json'), `${pkg}${channel}{"schema":"olm.package","name":12}\n${bundle}[1]\n`);
+      const r = await run(dir);
+      expect(r.code).toBe(1);
+      const lines = r.stderr.split('\n');
+      expect(lines[0]).toBe('catalog.json:3: expected value for key "name" to be a string, got %!t(float64=12): 12');
+      expect(lines[1]).toMatch(/^catalog\.json:5: json: cannot unmarshal array into Go value of type map\[string\]interface \{\}/);
+      // The bundle after the first error was read and validated.
+      expect(r.stderr).toContain('package "foo" bundle "foo.v1" image: invalid image pull spec "quay.io/x/Foo:v1"');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reports a too deeply nested file by file and line and validates the others', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'validate-deep-'));
+    try {
+      await writeFile(join(dir, 'a.json'), '{"schema":"olm.package","name":"foo"}\n');
+      await writeFile(join(dir, 'b.json'), `{"schema":"x","v":${'['.repeat(100_000)}${']'.repeat(100_000)}}\n`);
+      await writeFile(join(dir, 'c.yaml'), `schema: x\nv: ${'['.repeat(5000)}${']'.repeat(5000)}\n`);
+      await writeFile(join(dir, 'd.json'), '{"schema":"olm.package","name":"Bar"}\n');
+      const r = await run(dir);
+      expect(r.code).toBe(1);
+      expect(r.stderr.split('\n').slice(0, 3)).toEqual([
+        "b.json:1: json: offset 1018: invalid character '[' exceeded max depth",
+        'c.yaml:1: error converting YAML to JSON: yaml: line 2: exceeded max depth of 1000',
+        expect.stringContaining('invalid package name "Bar"'),
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('applies the size limits given as flags', async () => {
+    const r = await run(`${TESTDATA}valid`, '--max-document-bytes=100');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^bar\/catalog\.yaml:\d+: document exceeds the limit of 100 bytes\n/);
+    const all = await run(`${TESTDATA}valid`, '--max-catalog-bytes', '1Ki');
+    expect(all.code).toBe(1);
+    expect(all.stderr).toMatch(/^Error: reading catalog ".*": [^ ]+: catalog exceeds the limit of 1024 bytes\n$/);
   });
 
   it('prints help', async () => {

@@ -7,9 +7,10 @@
  * Exit codes: 0 valid (prints nothing by default), 1 invalid, 2 usage error.
  */
 import { stat } from 'node:fs/promises';
-import { dump } from 'js-yaml';
-import { canonicalJson, type FbcLoadError, loadFS, validate } from '../../pkg/fbc/index.ts';
+import { canonicalJson, type DecodeLimits, type FbcLoadError, loadFS, validate } from '../../pkg/fbc/index.ts';
 import { goQuote } from '../../pkg/gotext/index.ts';
+import { toYaml } from '../../pkg/render/index.ts';
+import { DECODE_LIMIT_FLAGS, decodeLimitHelp, decodeLimitOptions } from '../shared/limits.ts';
 import { type CommandIO, EXIT } from './io.ts';
 
 const USAGE = `Usage: olmv1 catalog validate <directory> [-o json|yaml]
@@ -17,21 +18,35 @@ const USAGE = `Usage: olmv1 catalog validate <directory> [-o json|yaml]
 Validate the file-based catalog in <directory> (like opm validate) and report every error.
 
 Flags:
-  -o, --output string   Output format for validation results (json|yaml)
-  -h, --help            Show this help
+  -o, --output string         Output format for validation results (json|yaml)
+${decodeLimitHelp(30)}  -h, --help                  Show this help
+
+SIZE is a number of bytes, optionally with a suffix (Ki, Mi, Gi, or k, M, G).
 `;
 
 interface ParsedArgs {
   dir: string;
   output: string;
+  limits: DecodeLimits;
 }
+
+type LimitFlag = keyof typeof DECODE_LIMIT_FLAGS;
+const LIMIT_FLAGS = new Set(Object.keys(DECODE_LIMIT_FLAGS));
 
 function parseArgs(args: string[]): ParsedArgs | { help: true } | { error: string } {
   const positional: string[] = [];
   let output = '';
+  const limitValues: { [K in LimitFlag]?: string } = {};
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     if (a === '-h' || a === '--help') return { help: true };
+    const [flag = '', inline] = a.startsWith('--') ? a.slice(2).split(/=(.*)/s) : [];
+    if (LIMIT_FLAGS.has(flag)) {
+      const v = inline ?? args[++i];
+      if (v === undefined) return { error: `flag needs an argument: --${flag}` };
+      limitValues[flag as LimitFlag] = v;
+      continue;
+    }
     if (a === '-o' || a === '--output') {
       const v = args[++i];
       if (v === undefined) return { error: `flag needs an argument: ${a}` };
@@ -50,7 +65,11 @@ function parseArgs(args: string[]): ParsedArgs | { help: true } | { error: strin
   if (output !== '' && output !== 'json' && output !== 'yaml') {
     return { error: `invalid --output value ${goQuote(output)}, expected (json|yaml)` };
   }
-  return { dir: positional[0] as string, output };
+  try {
+    return { dir: positional[0] as string, output, limits: decodeLimitOptions(limitValues) };
+  } catch (err) {
+    return { error: err instanceof Error ? err.message : String(err) };
+  }
 }
 
 async function isDirectory(path: string): Promise<boolean> {
@@ -79,7 +98,7 @@ export async function runCatalogValidate(args: string[], io: CommandIO): Promise
 
   let errors: string[];
   try {
-    errors = await validateCatalogDir(parsed.dir);
+    errors = await validateCatalogDir(parsed.dir, parsed.limits);
   } catch (err) {
     // Only I/O failures get here: decode errors are collected above.
     io.stderr.write(`Error: reading catalog ${goQuote(parsed.dir)}: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -96,11 +115,11 @@ export async function runCatalogValidate(args: string[], io: CommandIO): Promise
 
 /**
  * Every decode and validation error of the catalog in `dir` (empty when valid), in the order
- * `catalog validate` prints them. Throws only for I/O failures.
+ * `catalog validate` prints them. Throws for I/O failures and a catalog over its size limit.
  */
-export async function validateCatalogDir(dir: string): Promise<string[]> {
+export async function validateCatalogDir(dir: string, limits?: Partial<DecodeLimits>): Promise<string[]> {
   const errors: string[] = [];
-  const cfg = await loadFS(dir, { onError: (e: FbcLoadError) => errors.push(e.message) });
+  const cfg = await loadFS(dir, { onError: (e: FbcLoadError) => errors.push(e.message), limits });
   errors.push(...validate(cfg));
   return errors;
 }
@@ -113,7 +132,7 @@ function formatResult(errors: string[], output: string): string {
   const message = errors.join('\n');
   if (output === 'yaml') {
     const doc = passed ? { passed } : { error: { message }, passed };
-    return `${dump(doc, { sortKeys: true, lineWidth: -1 })}\n`;
+    return `${toYaml(doc)}\n`;
   }
   if (passed) return '{\n  "passed": true\n}\n';
   const quoted = canonicalJson(message).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);

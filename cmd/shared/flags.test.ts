@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clusterLocation, parseBool, parseDuration, parseFeatureGates, parseListenAddress, parseSecretRef } from './flags.ts';
+import { clusterLocation, parseBool, parseByteSize, parseDuration, parseFeatureGates, parseListenAddress, parseSecretRef } from './flags.ts';
+import { decodeLimitOptions } from './limits.ts';
 
 describe('parseDuration', () => {
   it.each([
@@ -10,6 +11,33 @@ describe('parseDuration', () => {
     ['1.5s', 1500],
   ])('%s', (v, ms) => expect(parseDuration(v)).toBe(ms));
   it.each(['', '12', 'h', '5d', '1h x'])('rejects %j', (v) => expect(() => parseDuration(v)).toThrow(/invalid duration/));
+});
+
+describe('parseByteSize', () => {
+  it.each([
+    ['1048576', 1048576],
+    ['512Mi', 512 * 2 ** 20],
+    ['2Gi', 2 * 2 ** 30],
+    ['64Ki', 65536],
+    ['2G', 2e9],
+    ['16M', 16e6],
+    ['3k', 3000],
+  ])('%s', (v, n) => expect(parseByteSize('--x', v)).toBe(n));
+  it.each(['', '0', '-1', '1.5Mi', '12ki', '1MiB', '10 Mi', '99999999999Ti'])('rejects %j', (v) =>
+    expect(() => parseByteSize('--x', v)).toThrow(`invalid --x ${JSON.stringify(v)} (want a positive size in bytes`),
+  );
+});
+
+describe('decodeLimitOptions', () => {
+  it('uses the defaults for absent flags and parses the given ones', () => {
+    expect(decodeLimitOptions({})).toEqual({ maxCatalogBytes: 256 << 20, maxDocumentBytes: 16 << 20, maxStringBytes: 8 << 20 });
+    expect(decodeLimitOptions({ 'max-catalog-bytes': '1Gi', 'max-string-bytes': '1000' })).toEqual({
+      maxCatalogBytes: 2 ** 30,
+      maxDocumentBytes: 16 << 20,
+      maxStringBytes: 1000,
+    });
+    expect(() => decodeLimitOptions({ 'max-document-bytes': 'lots' })).toThrow('invalid --max-document-bytes "lots"');
+  });
 });
 
 describe('parseListenAddress', () => {

@@ -1,5 +1,5 @@
 /**
- * Small parsers shared by the binaries' flag handling: Go-style durations and
+ * Small parsers shared by the binaries' flag handling: Go-style durations, byte sizes and
  * `host:port` listen addresses (an empty host means every interface, as in Go).
  */
 
@@ -17,6 +17,21 @@ export function parseDuration(value: string): number {
   }
   if (value === '' || matched !== value.length) throw new Error(`invalid duration ${JSON.stringify(value)} (want e.g. 90s, 30m, 12h)`);
   return Math.round(total);
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
+
+/**
+ * Parses a byte size: a whole number of bytes, optionally with a Kubernetes quantity suffix
+ * (`k`, `M`, `G`, `T` decimal; `Ki`, `Mi`, `Gi`, `Ti` binary): `1048576`, `512Mi`, `2G`. Must be
+ * positive; throws naming `flag`.
+ */
+export function parseByteSize(flag: string, value: string): number {
+  const m = /^(\d+)([kMGT]i?|Ki)?$/.exec(value);
+  const n = m === null ? NaN : Number(m[1]) * (SIZE_UNITS[m[2] ?? ''] ?? NaN);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new Error(`invalid ${flag} ${JSON.stringify(value)} (want a positive size in bytes, e.g. 1048576, 512Mi or 2Gi)`);
+  return n;
 }
 
 /** A listen address. */

@@ -7,7 +7,7 @@
 import { encodeGoJson } from './canonical-json.ts';
 import { type DecodedMeta, MetaError, metaFromValue, ZERO_META } from './meta.ts';
 import type { JsonValue } from './types.ts';
-import { YamlConvertError, yamlToJsonValue } from '../goyaml/index.ts';
+import { DecodeLimitError, YamlConvertError, yamlToJsonValue } from '../goyaml/index.ts';
 
 /** The result of decoding one document: a Meta, or upstream's error text. */
 export type DocumentResult = { ok: true; decoded: DecodedMeta } | { ok: false; detail: string };
@@ -25,13 +25,15 @@ export function decodeJsonDocument(value: JsonValue, raw: () => Uint8Array): Doc
 /**
  * Meta of one YAML document's text. A document of only blank lines and comments yields the
  * zero Meta (upstream leaves `Meta` untouched when the document converts to JSON null).
+ * A scalar longer than `maxStringBytes` fails with our limit message.
  */
-export function decodeYamlDocument(text: string): DocumentResult {
+export function decodeYamlDocument(text: string, maxStringBytes?: number): DocumentResult {
   let value: JsonValue;
   try {
-    value = yamlToJsonValue(text);
+    value = yamlToJsonValue(text, maxStringBytes === undefined ? {} : { maxStringBytes });
   } catch (err) {
     if (err instanceof YamlConvertError) return { ok: false, detail: `error converting YAML to JSON: ${err.message}` };
+    if (err instanceof DecodeLimitError) return { ok: false, detail: err.message };
     throw err;
   }
   if (value === null) return { ok: true, decoded: { meta: { ...ZERO_META }, value: undefined } };

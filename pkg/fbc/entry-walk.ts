@@ -19,7 +19,7 @@
 import { compareWalkOrder } from '../gotext/index.ts';
 import { FbcLoadError } from './errors.ts';
 import { IgnoreMatcher, type IgnorePattern, parseIndexIgnore } from './indexignore.ts';
-import { decodeFileDocuments, INDEX_IGNORE, newReadBuffers, type WalkedDocument, type WalkOptions } from './walk.ts';
+import { decodeFileDocuments, INDEX_IGNORE, MAX_INDEX_IGNORE_BYTES, newWalkState, type WalkedDocument, type WalkOptions } from './walk.ts';
 
 /**
  * One entry of a streamed tree. `path` is clean, relative and '/'-separated (`configs/a.json`);
@@ -47,9 +47,16 @@ function ancestors(path: string): string[] {
   return out;
 }
 
-async function readText(body: AsyncIterable<Buffer>): Promise<string> {
+// An `.indexignore` file's text. One over the size the directory walk reads is left to that
+// walk (by unpacking), which refuses it with its path.
+async function readText(path: string, body: AsyncIterable<Buffer>): Promise<string> {
   const parts: Buffer[] = [];
-  for await (const chunk of body) parts.push(Buffer.from(chunk));
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_INDEX_IGNORE_BYTES) throw new NeedsUnpackError(`${path} is larger than ${MAX_INDEX_IGNORE_BYTES} bytes`);
+    parts.push(Buffer.from(chunk));
+  }
   return Buffer.concat(parts).toString('utf8');
 }
 
@@ -63,9 +70,9 @@ async function readText(body: AsyncIterable<Buffer>): Promise<string> {
  */
 export async function* walkEntryDocuments(
   entries: AsyncIterable<TreeEntry>,
-  opts: Pick<WalkOptions, 'signal' | 'stats'> = {},
+  opts: Pick<WalkOptions, 'signal' | 'stats' | 'limits'> = {},
 ): AsyncGenerator<WalkedDocument> {
-  const buffers = newReadBuffers();
+  const state = newWalkState(opts);
   const files: Array<{ path: string; decoded: boolean }> = [];
   const fileSet = new Set<string>();
   const dirSet = new Set<string>();
@@ -93,7 +100,7 @@ export async function* walkEntryDocuments(
 
     const slash = path.lastIndexOf('/');
     if (path.slice(slash + 1) === INDEX_IGNORE) {
-      patterns.push(...parseIndexIgnore(await readText(entry.body), slash < 0 ? [] : path.slice(0, slash).split('/')));
+      patterns.push(...parseIndexIgnore(await readText(path, entry.body), slash < 0 ? [] : path.slice(0, slash).split('/')));
       matcher = new IgnoreMatcher(patterns);
       continue;
     }
@@ -103,7 +110,7 @@ export async function* walkEntryDocuments(
     if (!decode) continue;
     if (opts.stats !== undefined) opts.stats.files++;
     try {
-      yield* decodeFileDocuments(path, entry.body, { signal: opts.signal, stats: opts.stats }, buffers);
+      yield* decodeFileDocuments(path, entry.body, { signal: opts.signal, stats: opts.stats }, state);
     } catch (err) {
       if (!(err instanceof FbcLoadError)) throw err;
       failure = err;

@@ -20,6 +20,7 @@ export type {
   RelatedImage,
 } from './types.ts';
 export { FbcLoadError } from './errors.ts';
+export { DEFAULT_DECODE_LIMITS, type DecodeLimits } from './limits.ts';
 export { type MetaEntry, type WalkOptions, type WalkStats, walkMetas } from './walk.ts';
 export { NeedsUnpackError, type TreeEntry, walkEntryDocuments } from './entry-walk.ts';
 export { type ParseStreamOptions, parseMetas, parseMetaStream } from './parse-stream.ts';

@@ -10,12 +10,21 @@
  *
  * Input arrives in chunks (`push`), only the current document is buffered, and object
  * boundaries are found with a string-aware byte scanner, so a 50 MB file is never held whole.
- * Errors go to `onError(detail, line)`; a throwing callback aborts (fail-fast). Otherwise JSON
- * errors end the stream (upstream stops there too) and YAML document errors skip the document.
+ * A document, or a JSON string, longer than its limit (limits.ts) ends the stream with our own
+ * error as soon as the buffered bytes cross the limit, without a YAML retry; nesting beyond
+ * MAX_NESTING_DEPTH fails like any JSON error, with Go's text.
+ *
+ * Errors go to `onError(detail, line)`; a throwing callback aborts (fail-fast, as upstream).
+ * A callback that returns asks for every error (`catalog validate`): YAML document errors skip
+ * the document; a JSON value that is well-formed but cannot become a Meta (a type error) is
+ * reported and skipped, where upstream stops the stream, and the values after it are decoded
+ * without further YAML retries (after the first error upstream has nothing to compare with);
+ * other JSON errors end the stream, as upstream.
  */
 import { decodeJsonDocument, decodeYamlDocument, type DocumentResult } from './documents.ts';
 import { goIsSpace, goTrimSpace } from '../gotext/index.ts';
-import { type BoundaryScan, findValueEnd, scanJsonValue } from '../goyaml/index.ts';
+import { type BoundaryScan, findValueEnd, NEEDS_MORE, scanJsonValue, STRING_TOO_LONG, TOO_DEEP } from '../goyaml/index.ts';
+import { DEFAULT_DECODE_LIMITS, type DecodeLimits, limitMessage } from './limits.ts';
 import type { DecodedMeta } from './meta.ts';
 import type { JsonValue } from './types.ts';
 import { decodeRune, looksLikeJson, RUNE_ERROR } from './utf8.ts';
@@ -37,6 +46,14 @@ const MIN_CAPACITY = 64 * 1024;
 
 type Mode = 'sniff' | 'json' | 'fallback' | 'yaml' | 'done';
 
+/** The error of a JSON attempt that a YAML retry may still replace, and where a well-formed failed value ends. */
+interface FirstError {
+  detail: string;
+  line: number;
+  /** Absolute stream offset and line after the value, for a value that was well-formed. */
+  resume: { at: number; line: number } | undefined;
+}
+
 /** Push-based FBC stream decoder; see the file comment for semantics. */
 export class MetaStreamParser {
   private readonly cb: StreamCallbacks;
@@ -51,11 +68,14 @@ export class MetaStreamParser {
   // JSON mode
   private count = 0;
   private scanning = false;
-  private readonly scan: BoundaryScan = { pos: 0, depth: 0, inString: false, newlines: 0 };
+  private readonly scan: BoundaryScan = { pos: 0, depth: 0, inString: false, newlines: 0, stringBytes: 0 };
   private valueStart = 0;
   private valueLine = 1;
   private consumedLine = 1;
-  private firstError: { detail: string; line: number } | undefined;
+  private firstError: FirstError | undefined;
+  /** Set once a failed value was skipped: later failures are reported without YAML retries. */
+  private resumed = false;
+  private readonly limits: Pick<DecodeLimits, 'maxDocumentBytes' | 'maxStringBytes'>;
   // YAML mode
   private docStart = 0;
   private docLine = 1;
@@ -63,11 +83,17 @@ export class MetaStreamParser {
 
   /**
    * `scratch`, when given, is used as the initial buffer (a walk hands the same one to each
-   * file's parser, so reading a catalog does not allocate per file); see `buffer`.
+   * file's parser, so reading a catalog does not allocate per file); see `buffer`. `limits`
+   * default to DEFAULT_DECODE_LIMITS.
    */
-  constructor(callbacks: StreamCallbacks, scratch?: Buffer) {
+  constructor(
+    callbacks: StreamCallbacks,
+    scratch?: Buffer,
+    limits: Pick<DecodeLimits, 'maxDocumentBytes' | 'maxStringBytes'> = DEFAULT_DECODE_LIMITS,
+  ) {
     this.cb = callbacks;
     if (scratch !== undefined) this.buf = scratch;
+    this.limits = limits;
   }
 
   /** The buffer in use, possibly grown; reusable by another parser once this one is done. */
@@ -78,6 +104,11 @@ export class MetaStreamParser {
   /** The largest buffer capacity used so far, in bytes (a bound on memory per stream). */
   get peakBufferBytes(): number {
     return this.peak;
+  }
+
+  /** True once the stream has ended (an error ended it, or `end()`): further input is ignored. */
+  get finished(): boolean {
+    return this.mode === 'done';
   }
 
   /** Feeds the next chunk of the stream. */
@@ -165,11 +196,12 @@ export class MetaStreamParser {
         const c = buf[this.pos] as number;
         if (c === 0x7b || c === 0x5b) {
           this.scanning = true;
-          Object.assign(this.scan, { pos: this.pos, depth: 0, inString: false, newlines: 0 });
+          Object.assign(this.scan, { pos: this.pos, depth: 0, inString: false, newlines: 0, stringBytes: 0 });
         } else {
           // Scalars (and junk) are rare: let the exact scanner find their extent or error.
           const r = scanJsonValue(buf, this.valueStart, this.len, atEof);
           if (r.kind === 'incomplete') {
+            if (this.len - this.valueStart > this.limits.maxDocumentBytes) return this.limitFailed('document', this.valueLine);
             if (atEof) this.jsonFailed('unexpected EOF');
             return;
           }
@@ -180,8 +212,13 @@ export class MetaStreamParser {
           continue;
         }
       }
-      const end = findValueEnd(buf, this.valueStart, this.len, this.scan);
-      if (end < 0) {
+      const end = findValueEnd(buf, this.valueStart, this.len, this.scan, this.limits.maxStringBytes);
+      if (end === STRING_TOO_LONG) return this.limitFailed('string', this.valueLine);
+      // The exact scanner stops at the bracket one level too deep, with Go's error.
+      if (end === TOO_DEEP) return this.explainJson(this.scan.pos);
+      const size = (end === NEEDS_MORE ? this.len : end) - this.valueStart;
+      if (size > this.limits.maxDocumentBytes) return this.limitFailed('document', this.valueLine);
+      if (end === NEEDS_MORE) {
         if (atEof) this.explainJson(this.len);
         return;
       }
@@ -204,7 +241,7 @@ export class MetaStreamParser {
     // The raw bytes are only read synchronously, to render the rare pretty type error.
     const valueStart = this.valueStart;
     const result = decodeJsonDocument(value, () => this.buf.subarray(valueStart, end));
-    if (!result.ok) return this.jsonFailed(result.detail);
+    if (!result.ok) return this.jsonFailed(result.detail, undefined, end);
     this.count++;
     this.start = end;
     this.consumedLine = this.line;
@@ -218,14 +255,22 @@ export class MetaStreamParser {
     this.jsonFailed('unexpected EOF');
   }
 
-  private jsonFailed(message: string, syntaxIndex?: number): void {
+  // `valueEnd`: the failed value was well-formed and ends there (a type error).
+  private jsonFailed(message: string, syntaxIndex?: number, valueEnd?: number): void {
     this.scanning = false;
-    if (this.count > 1) {
+    if (this.count > 1 || this.resumed) {
       this.mode = 'done';
-      return this.cb.onError(message, this.valueLine);
+      this.cb.onError(message, this.valueLine);
+      // The callback returned: skip the value and go on.
+      if (valueEnd !== undefined) this.resumeJson(this.absStart + valueEnd, this.line);
+      return;
     }
     const detail = syntaxIndex === undefined ? message : `json: offset ${this.absStart + syntaxIndex + 1}: ${message}`;
-    this.firstError = { detail, line: this.valueLine };
+    this.firstError = {
+      detail,
+      line: this.valueLine,
+      resume: valueEnd === undefined ? undefined : { at: this.absStart + valueEnd, line: this.line },
+    };
     // Rewind to just after the last decoded value and retry the rest as YAML.
     this.pos = this.start;
     this.line = this.consumedLine;
@@ -259,7 +304,31 @@ export class MetaStreamParser {
     const first = this.firstError;
     this.firstError = undefined;
     this.mode = 'done';
-    if (first !== undefined) this.cb.onError(first.detail, first.line);
+    if (first === undefined) return;
+    this.cb.onError(first.detail, first.line);
+    // The callback returned: go on after the failed value when it was well-formed.
+    if (first.resume !== undefined) this.resumeJson(first.resume.at, first.resume.line);
+  }
+
+  // Continues the JSON stream at absolute offset `at` (still buffered: nothing before the
+  // failed value's end was released).
+  private resumeJson(at: number, line: number): void {
+    this.resumed = true;
+    this.mode = 'json';
+    this.scanning = false;
+    this.pos = at - this.absStart;
+    this.start = this.pos;
+    this.line = line;
+    this.consumedLine = line;
+  }
+
+  // A size limit was crossed: ours, not upstream's, so no YAML retry. In a YAML retry of a
+  // failed JSON value, the JSON error is what upstream would report and stands instead.
+  private limitFailed(what: 'document' | 'string', line: number): void {
+    if (this.firstError !== undefined) return this.failFirst();
+    this.scanning = false;
+    this.mode = 'done';
+    this.cb.onError(limitMessage(what, what === 'document' ? this.limits.maxDocumentBytes : this.limits.maxStringBytes), line);
   }
 
   // ---- YAML documents ----
@@ -275,17 +344,23 @@ export class MetaStreamParser {
     while (this.mode === 'yaml') {
       let nl = buf.indexOf(0x0a, this.pos);
       if (nl >= this.len) nl = -1;
+      // The document so far, or the line that may start one.
+      const docStart = this.docHasLines ? this.docStart : this.pos;
+      if ((nl < 0 ? this.len : nl) - docStart > this.limits.maxDocumentBytes)
+        return this.limitFailed('document', this.docHasLines ? this.docLine : this.line);
       if (nl < 0 && !atEof) return;
       if (nl < 0 && this.pos >= this.len) {
         // End of stream: the pending document, if any, ends here.
         if (this.docHasLines) this.emitYaml(this.len, true);
-        this.mode = 'done';
+        if (this.mode === 'yaml') this.mode = 'done';
         return;
       }
       const lineEnd = nl < 0 ? this.len : nl;
       const next = nl < 0 ? this.len : nl + 1;
       if (lineEnd - this.pos >= 3 && buf[this.pos] === 0x2d && buf[this.pos + 1] === 0x2d && buf[this.pos + 2] === 0x2d) {
         this.separator(lineEnd, next);
+        // An error may have ended the stream, or resumed it as JSON elsewhere.
+        if (this.mode !== 'yaml') return;
       } else if (!this.docHasLines) {
         this.docHasLines = true;
         this.docStart = this.pos;
@@ -316,7 +391,7 @@ export class MetaStreamParser {
     // apimachinery's line reader terminates the last line with "\n" even at EOF.
     if (atEof && !text.endsWith('\n')) text += '\n';
     const line = this.docLine;
-    const result: DocumentResult = decodeYamlDocument(text);
+    const result: DocumentResult = decodeYamlDocument(text, this.limits.maxStringBytes);
     if (!result.ok) return this.yamlError(result.detail, line);
     this.firstError = undefined;
     this.count++;

@@ -3,7 +3,8 @@
  * lexical (byte-wise) walk order, parents before children, except directories, files named
  * `.indexignore` and files their patterns ignore. File extensions do not matter: hidden files
  * and READMEs are parsed as FBC too. Each file is read in chunks and decoded as a stream, so
- * memory stays bounded by the largest single document.
+ * memory stays bounded by the largest single document; documents, strings and the catalog as a
+ * whole are bounded by the decode limits (limits.ts).
  *
  * Only regular files are read (pkg/localfs): a FIFO, socket or device, or a symbolic link
  * leading outside the root, fails the walk with its path when the walk reaches it (an ignored
@@ -17,6 +18,7 @@ import { LocalFileError, type LocalTree, listDir, openRegularFileSync, openTree,
 import { FbcLoadError } from './errors.ts';
 import { compareUtf8 } from '../gotext/index.ts';
 import { IgnoreMatcher, type IgnorePattern, parseIndexIgnore } from './indexignore.ts';
+import { type DecodeLimits, decodeLimits, limitMessage } from './limits.ts';
 import { MetaStreamParser, type StreamDocument } from './stream-parser.ts';
 import type { Meta, MetaSource } from './types.ts';
 
@@ -45,6 +47,12 @@ export interface WalkOptions {
   /** Read size per file system call; default 256 KiB. */
   chunkSize?: number;
   stats?: WalkStats;
+  /**
+   * Size limits (default DEFAULT_DECODE_LIMITS). A document or string over its limit is a
+   * decode error of its file; the catalog over its limit ends the walk with an FbcLoadError
+   * naming the file where it was crossed, even with `onError`.
+   */
+  limits?: Partial<DecodeLimits>;
 }
 
 /** Name of the files holding ignore patterns for their directory. */
@@ -71,34 +79,39 @@ export interface WalkedDocument extends StreamDocument {
 export async function* walkDocuments(root: string, opts: WalkOptions = {}): AsyncGenerator<WalkedDocument> {
   const { files, patterns, refused } = await listCatalogFiles(root);
   const matcher = new IgnoreMatcher(patterns);
-  // One read chunk and one parse buffer serve every file: fresh ones per file would churn
-  // hundreds of MB of short-lived buffers through a large catalog.
-  const buffers = newReadBuffers(opts.chunkSize);
+  const state = newWalkState(opts);
   for (const file of files) {
     opts.signal?.throwIfAborted();
     if (matcher.ignores(file)) continue;
     const refusal = refused.get(file);
     if (refusal !== undefined) throw new FbcLoadError(refusal, { file });
     if (opts.stats !== undefined) opts.stats.files++;
-    yield* readFileDocuments(root, file, opts, buffers);
+    yield* readFileDocuments(root, file, opts, state);
   }
 }
 
-/** Buffers one walk reuses for every file it decodes. */
-export interface ReadBuffers {
+/**
+ * What one walk carries from file to file: one read chunk and one parse buffer serve every
+ * file (fresh ones per file would churn hundreds of MB of short-lived buffers through a large
+ * catalog), and the bytes decoded so far count against the catalog limit.
+ */
+export interface WalkState {
   chunk: Buffer;
   parse: Buffer | undefined;
+  limits: DecodeLimits;
+  /** Bytes of the files decoded so far. */
+  bytes: number;
 }
 
-/** Fresh reuse buffers for a walk (`chunkSize` is the read size per file system call). */
-export function newReadBuffers(chunkSize = DEFAULT_CHUNK): ReadBuffers {
-  return { chunk: Buffer.allocUnsafe(chunkSize), parse: undefined };
+/** A fresh state for a walk with `opts` (`chunkSize` is the read size per file system call). */
+export function newWalkState(opts: Pick<WalkOptions, 'chunkSize' | 'limits'> = {}): WalkState {
+  return { chunk: Buffer.allocUnsafe(opts.chunkSize ?? DEFAULT_CHUNK), parse: undefined, limits: decodeLimits(opts.limits), bytes: 0 };
 }
 
 // A parse buffer that grew beyond this (a huge document) is not kept for the next file.
 const MAX_REUSED_PARSE_BUFFER = 4 << 20;
 
-async function* readFileDocuments(root: string, file: string, opts: WalkOptions, buffers: ReadBuffers): AsyncGenerator<WalkedDocument> {
+async function* readFileDocuments(root: string, file: string, opts: WalkOptions, state: WalkState): AsyncGenerator<WalkedDocument> {
   // Reads are synchronous: catalog files sit in the page cache after unpacking, and async
   // reads cost an event-loop round trip per call (four per file) for no benefit.
   const path = join(root, file);
@@ -109,7 +122,7 @@ async function* readFileDocuments(root: string, file: string, opts: WalkOptions,
     throw new FbcLoadError((err as Error).message, { file }, { cause: err });
   }
   try {
-    yield* decodeFileDocuments(file, readChunks(fd, path, file, buffers.chunk), opts, buffers);
+    yield* decodeFileDocuments(file, readChunks(fd, path, file, state.chunk), opts, state);
   } finally {
     closeSync(fd);
   }
@@ -132,12 +145,15 @@ function* readChunks(fd: number, path: string, file: string, chunk: Buffer): Gen
  * Decodes the documents of one catalog file from its content in chunks (a file read or a tar
  * entry's body): the one decoder every walk uses, so a file yields the same documents and
  * errors whichever way its bytes arrive. Chunks may be reused once the next one is requested.
+ *
+ * @throws FbcLoadError `catalog exceeds the limit of N bytes` (at the file's first line) as soon
+ *   as the walk's bytes cross `state.limits.maxCatalogBytes`; decode errors unless `opts.onError`.
  */
 export async function* decodeFileDocuments(
   file: string,
   chunks: Iterable<Buffer> | AsyncIterable<Buffer>,
-  opts: WalkOptions,
-  buffers: ReadBuffers,
+  opts: Pick<WalkOptions, 'signal' | 'onError' | 'stats'>,
+  state: WalkState,
 ): AsyncGenerator<WalkedDocument> {
   const ready: WalkedDocument[] = [];
   const parser = new MetaStreamParser(
@@ -149,17 +165,22 @@ export async function* decodeFileDocuments(
         opts.onError(err);
       },
     },
-    buffers.parse,
+    state.parse,
+    state.limits,
   );
   try {
     for await (const chunk of chunks) {
       opts.signal?.throwIfAborted();
+      state.bytes += chunk.length;
+      if (state.bytes > state.limits.maxCatalogBytes) throw new FbcLoadError(limitMessage('catalog', state.limits.maxCatalogBytes), { file });
       parser.push(chunk);
       yield* drain(ready, opts.stats);
+      // An error ended the file: the rest is not read.
+      if (parser.finished) break;
     }
     parser.end();
     yield* drain(ready, opts.stats);
-    buffers.parse = parser.buffer.length <= MAX_REUSED_PARSE_BUFFER ? parser.buffer : undefined;
+    state.parse = parser.buffer.length <= MAX_REUSED_PARSE_BUFFER ? parser.buffer : undefined;
   } finally {
     if (opts.stats !== undefined) opts.stats.peakBufferBytes = Math.max(opts.stats.peakBufferBytes, parser.peakBufferBytes);
   }
@@ -179,8 +200,8 @@ export interface CatalogFiles {
   refused: Map<string, string>;
 }
 
-// No ignore file legitimately comes close to this.
-const MAX_INDEX_IGNORE_BYTES = 1 << 20;
+/** Largest `.indexignore` read: no ignore file legitimately comes close to this. */
+export const MAX_INDEX_IGNORE_BYTES = 1 << 20;
 
 /**
  * Lists the files of the catalog ('/'-separated paths relative to root) in `fs.WalkDir` order

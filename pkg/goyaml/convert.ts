@@ -10,19 +10,20 @@
  * - map keys stringified: ints in decimal, floats as float32 `'g'`, booleans as words;
  *   collection and null keys are errors with go-yaml's/sigs.k8s.io/yaml's texts;
  * - non-finite floats fail as json.Marshal does (`json: unsupported value: +Inf`);
- * - aliases share the anchored value; expansion is bounded like go-yaml's alias-ratio check.
+ * - aliases share the anchored value; expansion is bounded like go-yaml's alias-ratio check
+ *   (`yaml: document contains excessive aliasing`);
+ * - nesting is bounded by MAX_NESTING_DEPTH (limits.ts; go-yaml's wording, our number), and
+ *   optionally the length of each scalar.
  * Only the first document of `text` is converted, as go-yaml's Unmarshal does.
  */
 import { EVENT_ID, getScalarValue, parseEvents, SCALAR_STYLE, type Event, type ScalarEvent } from 'js-yaml';
 import { floatKey, goPlusSharpV, goSharpV } from './go-format.ts';
 import { repairIndentation } from './indent-repair.ts';
 import { resolvePlain, resolveTagged, TAG_PREFIX, type Resolved } from './resolve.ts';
-import { YamlConvertError } from './errors.ts';
+import { DecodeLimitError, YamlConvertError } from './errors.ts';
+import { MAX_NESTING_DEPTH } from './limits.ts';
 import { goYamlSyntaxError } from './syntax-errors.ts';
 import type { JsonValue } from './types.ts';
-
-/** go-yaml v2's nesting limit (flow level and indentation stack). */
-export const MAX_DEPTH = 10000;
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -52,17 +53,24 @@ interface Frame {
   nullKey: boolean;
 }
 
+/** Options of {@link yamlToJsonValue}. */
+export interface ConvertOptions {
+  /** Longest scalar accepted, measured as its source text (UTF-16 units); default no limit. */
+  maxStringBytes?: number;
+}
+
 /**
  * Converts the first document of `input` to JSON (null for an empty or comment-only text).
  * Bytes must be UTF-8 (go-yaml refuses anything else).
- * @throws YamlConvertError with go-yaml's or sigs.k8s.io/yaml's text.
+ * @throws YamlConvertError with go-yaml's or sigs.k8s.io/yaml's text; DecodeLimitError for a
+ *   scalar longer than `options.maxStringBytes`.
  */
-export function yamlToJsonValue(input: string | Uint8Array): JsonValue {
+export function yamlToJsonValue(input: string | Uint8Array, options: ConvertOptions = {}): JsonValue {
   const decoded = typeof input === 'string' ? input : utf8OrFail(input);
   // NEL is a line break to libyaml (YAML 1.1) and only content to js-yaml; it reads as "\n".
   const text = decoded.includes('\u0085') ? decoded.replaceAll('\u0085', '\n') : decoded;
   const parsed = parse(text);
-  return new Builder(parsed.source).document(parsed.events);
+  return new Builder(parsed.source, options.maxStringBytes ?? Infinity).document(parsed.events);
 }
 
 const FATAL_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -75,16 +83,19 @@ function utf8OrFail(bytes: Uint8Array): string {
   }
 }
 
+// js-yaml counts the document as a level: 1000 nested collections are 1001 of its levels.
+const JS_YAML_DEPTH = MAX_NESTING_DEPTH + 1;
+
 // The events and the text their offsets refer to (a repaired copy of `text`, possibly).
 function parse(text: string): { events: Event[]; source: string } {
   try {
-    return { events: parseEvents(text, { maxDepth: MAX_DEPTH }), source: text };
+    return { events: parseEvents(text, { maxDepth: JS_YAML_DEPTH }), source: text };
   } catch (first) {
     // go-yaml reads lazily: a syntax error after the first document is never seen.
     const end = firstDocumentEnd(text);
     if (end !== undefined) {
       try {
-        return { events: parseEvents(text.slice(0, end), { maxDepth: MAX_DEPTH }), source: text };
+        return { events: parseEvents(text.slice(0, end), { maxDepth: JS_YAML_DEPTH }), source: text };
       } catch {
         // fall through to the original error
       }
@@ -93,7 +104,7 @@ function parse(text: string): { events: Event[]; source: string } {
     const repaired = repairIndentation(text, first);
     if (repaired !== undefined) {
       try {
-        return { events: parseEvents(repaired, { maxDepth: MAX_DEPTH }), source: repaired };
+        return { events: parseEvents(repaired, { maxDepth: JS_YAML_DEPTH }), source: repaired };
       } catch {
         // fall through to the original error
       }
@@ -130,9 +141,11 @@ class Builder {
   private aliasCount = 0;
   private nonFinite: number | undefined;
   private keyError: string | undefined;
+  private readonly maxString: number;
 
-  constructor(text: string) {
+  constructor(text: string, maxString: number) {
     this.text = text;
+    this.maxString = maxString;
   }
 
   document(events: Event[]): JsonValue {
@@ -230,6 +243,9 @@ class Builder {
 
   private scalar(e: ScalarEvent): Built {
     this.count(1, false);
+    if (e.valueEnd - e.valueStart > this.maxString) {
+      throw new DecodeLimitError(`string exceeds the limit of ${this.maxString} bytes`);
+    }
     const raw = e.fast ? this.text.slice(e.valueStart, e.valueEnd) : getScalarValue(this.text, e);
     if (e.style === SCALAR_STYLE.DOUBLE_QUOTED && !e.fast && !raw.isWellFormed()) this.badEscape(e);
     const tag = e.tagStart >= 0 ? expandTag(this.slice(e.tagStart, e.tagEnd)) : '';

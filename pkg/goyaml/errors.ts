@@ -7,3 +7,14 @@ export class YamlConvertError extends Error {
     this.name = 'YamlConvertError';
   }
 }
+
+/**
+ * Input refused for a size limit of ours (not a Go error): a string longer than the caller
+ * allows. The message is ours and carries no `yaml:` prefix.
+ */
+export class DecodeLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DecodeLimitError';
+  }
+}

@@ -4,8 +4,9 @@
  * bytes in, JSON values or Go's error texts out. See docs/decisions/0022.
  */
 export type { JsonValue } from './types.ts';
-export { MAX_DEPTH, yamlToJsonValue } from './convert.ts';
-export { YamlConvertError } from './errors.ts';
+export { type ConvertOptions, yamlToJsonValue } from './convert.ts';
+export { DecodeLimitError, YamlConvertError } from './errors.ts';
+export { MAX_NESTING_DEPTH } from './limits.ts';
 export { resolvePlain, type Resolved } from './resolve.ts';
 export { decodeDocuments, decodeSingleDocument, decodeUtf8, decodeYamlOrJson, type DecodedStream } from './stream.ts';
 export {
@@ -18,5 +19,5 @@ export {
   type ScanResult,
 } from './json-scan.ts';
 export { compactRaw, goJsonKindName, scanJson, splitJsonStream } from './raw-json.ts';
-export { type BoundaryScan, findValueEnd } from './json-boundary.ts';
+export { type BoundaryScan, findValueEnd, NEEDS_MORE, STRING_TOO_LONG, TOO_DEEP } from './json-boundary.ts';
 export { PARITY_CASES, type ConvertAnswer, type ParityCase, type StreamAnswer } from './parity-cases.ts';

@@ -6,8 +6,10 @@
  *   (`invalid character 'x' looking for beginning of value`, ...) at the byte Go reports;
  * - {@link scanJson} keeps spans where upstream works on raw JSON text (`json.RawMessage`
  *   property values, whose number spellings and key order must survive a round trip).
+ * Nesting deeper than MAX_NESTING_DEPTH (limits.ts) fails with Go's `exceeded max depth`.
  */
 import { goQuote } from '../gotext/index.ts';
+import { MAX_NESTING_DEPTH } from './limits.ts';
 import { type RawJson, SpanRecorder } from './span-recorder.ts';
 
 export type { RawJson };
@@ -138,14 +140,11 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
           if (atEnd) return { kind: 'incomplete' };
           if (isSpace(c)) break;
           rec?.begin(i, c);
-          if (c === 0x7b) {
-            stack.push(OBJ_KEY);
-            state = S.BeginStringOrEmpty;
-            break;
-          }
-          if (c === 0x5b) {
-            stack.push(ARRAY_VALUE);
-            state = S.BeginValueOrEmpty;
+          if (c === 0x7b || c === 0x5b) {
+            // Go's pushParseState: the bracket that opens one level too many is the error.
+            if (stack.length >= MAX_NESTING_DEPTH) return fail(i, 'exceeded max depth');
+            stack.push(c === 0x7b ? OBJ_KEY : ARRAY_VALUE);
+            state = c === 0x7b ? S.BeginStringOrEmpty : S.BeginValueOrEmpty;
             break;
           }
           const lit = LITERALS.get(c);

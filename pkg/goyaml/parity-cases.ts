@@ -223,6 +223,7 @@ export const PARITY_CASES: readonly ParityCase[] = [
   { name: 'deep block nesting', mode: 'convert', input: deepBlock(300), go: { json: `${'{"k":'.repeat(299)}{"k":1}${'}'.repeat(299)}` } },
   {
     name: 'flow nesting beyond 10000 fails',
+    ours: { error: 'yaml: exceeded max depth of 1000' },
     mode: 'convert',
     input: `${'['.repeat(10001)}${']'.repeat(10001)}\n`,
     go: { error: 'yaml: exceeded max depth of 10000' },
@@ -356,14 +357,61 @@ export const PARITY_CASES: readonly ParityCase[] = [
     input: 'a: 1\n\u2028b: 2\n',
     go: { json: '{"a":1,"b":2}' },
   },
-  // js-yaml's recursive parser overflows the stack at ~1,500 nested flow collections
-  // (~2,400 block levels); go-yaml allows 10,000. No published catalog nests that deep.
+  // Our nesting limit is 1,000 levels (limits.ts: js-yaml and JSON.stringify recurse on Node's
+  // stack); go-yaml and encoding/json allow 10,000. Exactly 1,000 is accepted.
+  {
+    name: 'flow nesting of 1000',
+    mode: 'convert',
+    input: `${'['.repeat(1000)}${']'.repeat(1000)}\n`,
+    go: { json: `${'['.repeat(1000)}${']'.repeat(1000)}` },
+  },
+  {
+    name: 'flow nesting of 1001',
+    ours: { error: 'yaml: exceeded max depth of 1000' },
+    mode: 'convert',
+    input: `${'['.repeat(1001)}${']'.repeat(1001)}\n`,
+    go: { json: `${'['.repeat(1001)}${']'.repeat(1001)}` },
+  },
   {
     name: 'flow nesting of 2000',
-    ours: { error: 'yaml: document nested too deeply for this decoder' },
+    ours: { error: 'yaml: exceeded max depth of 1000' },
     mode: 'convert',
     input: `${'['.repeat(2000)}${']'.repeat(2000)}\n`,
     go: { json: `${'['.repeat(2000)}${']'.repeat(2000)}` },
+  },
+  { name: 'block nesting of 1000', mode: 'convert', input: deepBlock(1000), go: { json: `${'{"k":'.repeat(999)}{"k":1}${'}'.repeat(999)}` } },
+  {
+    name: 'block nesting of 1001',
+    ours: { error: 'yaml: line 1001: exceeded max depth of 1000' },
+    mode: 'convert',
+    input: deepBlock(1001),
+    go: { json: `${'{"k":'.repeat(1000)}{"k":1}${'}'.repeat(1000)}` },
+  },
+  {
+    name: 'JSON nesting of 1000 in a stream',
+    mode: 'stream',
+    input: `{"a":${'['.repeat(999)}${']'.repeat(999)}}\n`,
+    go: { docs: [`{"a":${'['.repeat(999)}${']'.repeat(999)}}`] },
+  },
+  {
+    name: 'JSON nesting of 1001 in a stream',
+    ours: { docs: [], error: "json: offset 1005: invalid character '[' exceeded max depth" },
+    mode: 'stream',
+    input: `{"a":${'['.repeat(1000)}${']'.repeat(1000)}}\n`,
+    go: { docs: [`{"a":${'['.repeat(1000)}${']'.repeat(1000)}}`] },
+  },
+  {
+    name: 'JSON nesting beyond 10000 after two values',
+    mode: 'stream',
+    input: `{"x":1}\n{"y":2}\n{"a":${'['.repeat(10000)}${']'.repeat(10000)}}\n`,
+    go: { docs: ['{"x":1}', '{"y":2}'], error: "invalid character '[' exceeded max depth" },
+  },
+  {
+    name: 'JSON nesting beyond 10000 after one value',
+    ours: { docs: ['{"x":1}'], error: "json: offset 1013: invalid character '[' exceeded max depth" },
+    mode: 'stream',
+    input: `{"x":1}\n{"a":${'['.repeat(10000)}${']'.repeat(10000)}}\n`,
+    go: { docs: ['{"x":1}'], error: "json: offset 10013: invalid character '[' exceeded max depth" },
   },
   { name: 'two documents', mode: 'stream', input: 'a: 1\n---\nb: 2\n', go: { docs: ['{"a":1}', '{"b":2}'] } },
   {

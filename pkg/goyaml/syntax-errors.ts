@@ -10,13 +10,12 @@
  */
 import type { YAMLException } from 'js-yaml';
 import { endState } from './indent-repair.ts';
+import { MAX_NESTING_DEPTH } from './limits.ts';
 
 /** The `yaml: ...` text go-yaml gives for the document js-yaml refused with `err`. */
 export function goYamlSyntaxError(text: string, err: unknown): string {
-  if (err instanceof RangeError) {
-    // js-yaml's recursive parser ran out of stack (about 1,500 nested flow collections).
-    return maxNesting(text) > 10000 ? 'yaml: exceeded max depth of 10000' : 'yaml: document nested too deeply for this decoder';
-  }
+  // js-yaml's recursive parser ran out of stack: its depth limit (limits.ts) should prevent it.
+  if (err instanceof RangeError) return 'yaml: document nested too deeply for this decoder';
   if (!isYamlException(err)) return `yaml: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
   const reason = err.reason;
   const line = err.mark?.line ?? 0;
@@ -53,6 +52,8 @@ export function goYamlSyntaxError(text: string, err: unknown): string {
   if (reason.includes('a multiline key may not be an implicit key')) return scanner("could not find expected ':'");
   if (reason.startsWith('undeclared tag handle')) return parser('found undefined tag handle');
   if (reason.startsWith('expected the node content')) return parser('did not find expected node content');
+  // js-yaml's maxDepth: go-yaml's scanner text for its own limit, with ours.
+  if (reason.startsWith('nesting exceeded maxDepth')) return scanner(`exceeded max depth of ${MAX_NESTING_DEPTH}`);
   return scanner(reason);
 }
 
@@ -96,15 +97,4 @@ function inSequence(text: string, line: number): boolean {
 function topLevelSequence(text: string): boolean {
   const first = lines(text).find((l) => isContent(l) && !l.startsWith('%') && !l.startsWith('---'));
   return first !== undefined && /^-(?:\s|$)/.test(first);
-}
-
-function maxNesting(text: string): number {
-  let depth = 0;
-  let max = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5b || c === 0x7b) max = Math.max(max, ++depth);
-    else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return max;
 }

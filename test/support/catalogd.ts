@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import type { CatalogdOptions } from '../../cmd/catalogd/options.ts';
 import { runCatalogd } from '../../cmd/catalogd/run.ts';
+import { DEFAULT_DECODE_LIMITS } from '../../pkg/fbc/index.ts';
 import { type ControlPlaneInfo, freePorts } from '../envtest/index.ts';
 
 /** A running in-process catalogd. */
@@ -43,6 +44,7 @@ export async function startCatalogd(cp: ControlPlaneInfo, overrides: Partial<Cat
     insecureRegistries: ['127.0.0.1'],
     pullCaFile: undefined,
     gcIntervalMs: 12 * 3_600_000,
+    decodeLimits: { ...DEFAULT_DECODE_LIMITS },
     // Reconcile errors are expected in these tests; set OLMV1_TEST_LOG=debug to see them.
     logLevel: process.env.OLMV1_TEST_LOG ?? 'silent',
     ...overrides,

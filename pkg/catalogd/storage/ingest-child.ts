@@ -24,12 +24,12 @@ async function handle(request: IngestRequest): Promise<IngestReply> {
   if (typeof request?.targetDir !== 'string') throw new Error('ingest request without targetDir');
   if (request.kind !== 'layers') {
     if (typeof request.fbcDir !== 'string') throw new Error('ingest request without fbcDir');
-    return { ok: true, summary: await ingestDirectory(request.fbcDir, request.targetDir) };
+    return { ok: true, summary: await ingestDirectory(request.fbcDir, request.targetDir, request.limits) };
   }
   const socket = new Socket({ fd: LAYER_STREAM_FD, readable: true, writable: false });
   try {
     const blobs = splitBySizes(chunksOf(socket, 'catalog layer stream'), request.layerSizes);
-    return { ok: true, summary: await ingestLayerBlobs(blobs, request.pathFilter, request.targetDir) };
+    return { ok: true, summary: await ingestLayerBlobs(blobs, request.pathFilter, request.targetDir, request.limits) };
   } finally {
     socket.destroy();
   }

@@ -4,15 +4,15 @@
  * (content-writer.ts). Runs in the ingest process, or on the calling thread through
  * `ingestInProcess` (ingest.ts), which loads this module on first use.
  */
-import { walkMetas } from '../../fbc/index.ts';
+import { type DecodeLimits, walkMetas } from '../../fbc/index.ts';
 import type { Meta } from '../../fbc/types.ts';
 import { type ContentSummary, writeCatalogContent } from './content-writer.ts';
 
-/** Writes the content of the catalog in `fbcDir` into `targetDir` (existing and empty). */
-export function ingestDirectory(fbcDir: string, targetDir: string): Promise<ContentSummary> {
-  return writeCatalogContent(targetDir, metasOf(fbcDir));
+/** Writes the content of the catalog in `fbcDir` into `targetDir` (existing and empty), within `limits`. */
+export function ingestDirectory(fbcDir: string, targetDir: string, limits?: Partial<DecodeLimits>): Promise<ContentSummary> {
+  return writeCatalogContent(targetDir, metasOf(fbcDir, limits));
 }
 
-async function* metasOf(fbcDir: string): AsyncGenerator<Meta> {
-  for await (const { meta } of walkMetas(fbcDir)) yield meta;
+async function* metasOf(fbcDir: string, limits: Partial<DecodeLimits> | undefined): AsyncGenerator<Meta> {
+  for await (const { meta } of walkMetas(fbcDir, { limits })) yield meta;
 }

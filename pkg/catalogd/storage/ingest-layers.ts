@@ -6,7 +6,7 @@
  * content fails, the caller falls back to unpacking, which then reports any error exactly as
  * before.
  */
-import { FbcLoadError, walkEntryDocuments } from '../../fbc/index.ts';
+import { type DecodeLimits, FbcLoadError, walkEntryDocuments } from '../../fbc/index.ts';
 import type { Meta } from '../../fbc/types.ts';
 // The modules themselves, not pkg/image's index: that loads the registry client and its HTTP
 // stack, ~14 MB the ingest process does not need.
@@ -27,6 +27,8 @@ const INFLATE_CHUNK = 128 << 10;
  * Writes the content of the catalog the layer blobs carry into `targetDir`. `blobs` yields
  * each layer's bytes in turn, verified by the caller.
  *
+ * `limits` are the decode limits (default pkg/fbc's).
+ *
  * @throws CatalogContentError for a decoding error; NeedsUnpackError when the layers must be
  *   unpacked to be read; other errors (a blob's, a tar's, a disk's) as they are.
  */
@@ -34,10 +36,11 @@ export async function ingestLayerBlobs(
   blobs: Iterable<AsyncIterable<Buffer>> | AsyncIterable<AsyncIterable<Buffer>>,
   pathFilter: string | undefined,
   targetDir: string,
+  limits?: Partial<DecodeLimits>,
 ): Promise<ContentSummary> {
   const entries = readLayerEntries(blobs, pathFilter === undefined ? undefined : onlyPath(pathFilter), { chunkSize: INFLATE_CHUNK });
   try {
-    return await writeCatalogContent(targetDir, metasOf(walkEntryDocuments(entries)));
+    return await writeCatalogContent(targetDir, metasOf(walkEntryDocuments(entries, { limits })));
   } catch (err) {
     if (err instanceof FbcLoadError) throw new CatalogContentError(err.message, { cause: err });
     throw err;

@@ -101,4 +101,8 @@ describe('createProcessIngest', () => {
     ingest.prepare();
     await expect(ingest(bad, await target('bad-out'))).rejects.toThrow(/catalog\.yaml/);
   });
+  it('hands its decode limits to the process', async () => {
+    const ingest = createProcessIngest({ limits: { maxDocumentBytes: PACKAGE.length } });
+    await expect(ingest(fbc, await target('limited'))).rejects.toThrow(`foo/catalog.json:2: document exceeds the limit of ${PACKAGE.length} bytes`);
+  });
 });

@@ -13,6 +13,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { DecodeLimits } from '../../fbc/index.ts';
 import { CatalogContentError, type CatalogLayers } from './catalog-layers.ts';
 import type { ContentSummary } from './content-writer.ts';
 import type { IngestFn } from './local-dir-store.ts';
@@ -44,8 +45,9 @@ export interface IngestReply {
  * layer blobs it then writes, one after the other, to the process's descriptor
  * `LAYER_STREAM_FD`.
  */
-export type IngestRequest =
-  { kind?: 'dir'; fbcDir: string; targetDir: string } | { kind: 'layers'; layerSizes: number[]; pathFilter: string | undefined; targetDir: string };
+export type IngestRequest = (
+  { kind?: 'dir'; fbcDir: string; targetDir: string } | { kind: 'layers'; layerSizes: number[]; pathFilter: string | undefined; targetDir: string }
+) & { limits?: Partial<DecodeLimits> | undefined };
 
 /** Descriptor of the ingest process on which layer bytes arrive (a socket pair end). */
 export const LAYER_STREAM_FD = 4;
@@ -91,6 +93,8 @@ export interface ProcessIngestOptions {
   onSpawn?: (pid: number) => void;
   /** See SPARE_IDLE_MS (tests shorten it). */
   spareIdleMs?: number;
+  /** Decode limits of every ingest (default pkg/fbc's DEFAULT_DECODE_LIMITS). */
+  limits?: Partial<DecodeLimits>;
 }
 
 /**
@@ -162,14 +166,20 @@ export function createProcessIngest(options: ProcessIngestOptions = {}): IngestF
     });
 
   const ingest = async (fbcDir: string, targetDir: string): Promise<ContentSummary> => {
-    const { reply, exit } = await run({ kind: 'dir', fbcDir, targetDir });
+    const { reply, exit } = await run({ kind: 'dir', fbcDir, targetDir, limits: options.limits });
     if (reply?.ok === true && reply.summary !== undefined) return reply.summary;
     if (reply !== undefined) throw new Error(reply.message ?? 'catalog ingest failed');
     throw new Error(`catalog ingest process exited with ${exit}`);
   };
 
   const layers = async (image: CatalogLayers, targetDir: string): Promise<ContentSummary> => {
-    const request: IngestRequest = { kind: 'layers', layerSizes: image.layers.map((l) => l.size), pathFilter: image.pathFilter, targetDir };
+    const request: IngestRequest = {
+      kind: 'layers',
+      layerSizes: image.layers.map((l) => l.size),
+      pathFilter: image.pathFilter,
+      targetDir,
+      limits: options.limits,
+    };
     const feed = (pipe: Writable): Promise<void> =>
       pipeline(async function* () {
         for (const layer of image.layers) yield* layer.open();
