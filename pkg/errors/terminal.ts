@@ -6,6 +6,7 @@
  * `TerminalError` marks a failure that retrying cannot fix (a malformed image reference, an
  * invalid configuration); controllers report it with its `reason` and do not requeue.
  */
+import { findCause } from './cause-chain.ts';
 
 /** Condition reason used when a terminal error does not carry a more specific one. */
 export const DEFAULT_TERMINAL_REASON = 'Blocked';
@@ -21,21 +22,14 @@ export class TerminalError extends Error {
   }
 }
 
-/** True when `err`, or any error in its `cause` chain, is a TerminalError. */
+/** True when `err`, or any error among its causes (cause-chain.ts), is a TerminalError. */
 export function isTerminal(err: unknown): boolean {
   return findTerminal(err) !== undefined;
 }
 
-/** The first TerminalError in `err`'s cause chain, if any. */
+/** The first TerminalError among `err`'s causes, if any. */
 export function findTerminal(err: unknown): TerminalError | undefined {
-  const seen = new Set<unknown>();
-  let cur: unknown = err;
-  while (cur instanceof Error && !seen.has(cur)) {
-    if (cur instanceof TerminalError) return cur;
-    seen.add(cur);
-    cur = cur.cause;
-  }
-  return undefined;
+  return findCause(err, (e): e is TerminalError => e instanceof TerminalError);
 }
 
 /** The message of any thrown value, without stack traces. */
