@@ -2,9 +2,9 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TerminalError } from '../errors/index.ts';
+import { LimitExceededError, TerminalError } from '../errors/index.ts';
 import { Informer, type KubeObject, type ListWatchSource, type ObjectList } from '../kube/index.ts';
-import { Controller, type ReconcileResult, type Reconciler } from './index.ts';
+import { Controller, ReconcileCancelledError, type ReconcileResult, type Reconciler } from './index.ts';
 
 // Captures pino's JSON lines.
 function captureLog(): { log: pino.Logger; lines: Array<Record<string, unknown>> } {
@@ -215,5 +215,123 @@ describe('Controller', () => {
     expect(stopped).toBe(false);
     await vi.advanceTimersByTimeAsync(200);
     expect(stopped).toBe(true);
+  });
+});
+
+// A source listing one ConfigMap `a` (generation 1) whose watch delivers what `push` sends.
+function pushSource(): { src: ListWatchSource; push: (type: 'MODIFIED' | 'DELETED', generation: number, rv: string) => void } {
+  const pending: Array<{ type: 'MODIFIED' | 'DELETED'; object: KubeObject }> = [];
+  let wake = (): void => undefined;
+  const obj = (generation: number, rv: string): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'a', generation, resourceVersion: rv },
+  });
+  const src: ListWatchSource = {
+    description: 'fake',
+    list: async () => ({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '1' }, items: [obj(1, '1')] }),
+    watch: (o) => ({
+      async *[Symbol.asyncIterator]() {
+        while (!o.signal.aborted) {
+          const ev = pending.shift();
+          if (ev !== undefined) yield ev;
+          else await new Promise<void>((r) => (wake = r));
+        }
+      },
+    }),
+  };
+  return {
+    src,
+    push: (type, generation, rv) => {
+      pending.push({ type, object: obj(generation, rv) });
+      wake();
+    },
+  };
+}
+
+describe('Controller cancellation and limit backoff', () => {
+  function start(reconcile: Reconciler['reconcile'], limitRetryFloorMs?: number) {
+    const { src, push } = pushSource();
+    const registry = new Registry();
+    const { log, lines } = captureLog();
+    const informer = new Informer({ name: 'cm', source: src, log, resyncPeriodMs: 0 });
+    const cancels = (type: string, obj: Readonly<KubeObject>, old: Readonly<KubeObject> | undefined): string | undefined =>
+      type === 'delete' ? 'deleted' : obj.metadata.generation !== old?.metadata.generation ? 'generation changed' : undefined;
+    const controller = new Controller({
+      name: 'test-controller',
+      reconciler: { reconcile },
+      log,
+      registry,
+      watches: [{ informer, cancels }],
+      ...(limitRetryFloorMs === undefined ? {} : { limitRetryFloorMs }),
+    });
+    void informer.run(ctl.signal);
+    void controller.run(ctl.signal);
+    return { push, registry, lines, controller };
+  }
+
+  // Resolves when `signal` aborts, rejecting with its reason as abortable operations do.
+  const untilAborted = (signal: AbortSignal): Promise<never> =>
+    new Promise((_r, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+
+  it('aborts the reconcile in flight when an event cancels it, then reconciles the key again at once', async () => {
+    const reasons: unknown[] = [];
+    const starts: number[] = [];
+    const { push, registry, lines, controller } = start(async (_key, { signal }) => {
+      starts.push(Date.now());
+      if (starts.length > 1) return;
+      try {
+        await untilAborted(signal);
+      } catch (err) {
+        reasons.push(err);
+        throw err;
+      }
+    });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(starts).toEqual([0]);
+    push('MODIFIED', 1, '2'); // no spec change: nothing cancelled, the key waits for the worker
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(reasons).toEqual([]);
+    push('MODIFIED', 2, '3');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toBeInstanceOf(ReconcileCancelledError);
+    expect((reasons[0] as Error).message).toBe('reconcile cancelled: generation changed');
+    expect(starts).toEqual([0, 2_000]); // no backoff
+    expect(controller.queue.numRequeues('a')).toBe(0);
+    expect(await metric(registry, 'controller_runtime_reconcile_errors_total')).toBe(0);
+    expect(lines.find((l) => l.msg === 'reconcile cancelled')).toMatchObject({ key: 'a', reason: 'reconcile cancelled: generation changed' });
+  });
+
+  it('cancels on delete, and leaves an ignored cancellation to the result the reconcile returns', async () => {
+    let calls = 0;
+    let aborted = false;
+    let release = (): void => undefined;
+    const { push, registry } = start(async (_key, { signal }) => {
+      if (calls++ > 0) return;
+      await new Promise<void>((r) => (release = r)); // does not watch the signal
+      aborted = signal.aborted;
+      return { requeueAfterMs: 60_000 };
+    });
+    await vi.advanceTimersByTimeAsync(10);
+    push('DELETED', 1, '2');
+    await vi.advanceTimersByTimeAsync(10);
+    release();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(aborted).toBe(true);
+    expect(calls).toBe(2);
+    expect(await metric(registry, 'controller_runtime_reconcile_total', { result: 'requeue_after' })).toBe(1);
+  });
+
+  it('retries a failure for a resource limit no sooner than limitRetryFloorMs, other failures with the usual backoff', async () => {
+    const times: number[] = [];
+    start(async () => {
+      times.push(Date.now());
+      if (times.length <= 2) throw new Error('ingest failed', { cause: new LimitExceededError('took too long') });
+      if (times.length === 3) throw new Error('connection refused');
+    }, 30_000);
+    await vi.advanceTimersByTimeAsync(100_000);
+    // Floor, floor (the exponential delays are shorter), then the limiter's third delay (20 ms).
+    expect(times).toEqual([0, 30_000, 60_000, 60_020]);
   });
 });

@@ -1,15 +1,18 @@
 /**
  * A controller: informer events -> key functions -> de-duplicating workqueue -> N workers
- * running the reconciler, with controller-runtime's result handling and metrics.
+ * running the reconciler, with controller-runtime's result handling and metrics. Two additions
+ * for reconciles that can run long (catalogd's ingests): an event can cancel the reconcile in
+ * flight for its key (Watch.cancels), and a failure for a resource limit is retried no sooner
+ * than a floor (ControllerOptions.limitRetryFloorMs).
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { isTerminal } from '../errors/index.ts';
+import { isLimitExceeded, isTerminal } from '../errors/index.ts';
 import { objectKey, settlesWithin, type Informer, type InformerEventType, type KubeObject } from '../kube/index.ts';
 import { controllerMetrics, type ControllerMetrics } from './controller-metrics.ts';
 import type { RateLimiter } from './rate-limiter.ts';
-import { isPanic, type ReconcileResult, type Reconciler } from './reconciler.ts';
+import { ReconcileCancelledError, isPanic, type ReconcileResult, type Reconciler } from './reconciler.ts';
 import { WorkQueue } from './workqueue.ts';
 
 /**
@@ -22,10 +25,26 @@ export type KeyFunc<T extends KubeObject = KubeObject> = (
   oldObj: Readonly<T> | undefined,
 ) => string | readonly string[] | undefined;
 
+/**
+ * Says whether an event makes the reconcile in flight for its keys pointless (the object was
+ * deleted, its spec changed): the reason why, or undefined. Same constraints as KeyFunc.
+ */
+export type CancelFunc<T extends KubeObject = KubeObject> = (
+  type: InformerEventType,
+  obj: Readonly<T>,
+  oldObj: Readonly<T> | undefined,
+) => string | undefined;
+
 /** One informer the controller reacts to; `keys` defaults to the object's own key. */
 export interface Watch<T extends KubeObject = KubeObject> {
   informer: Informer<T>;
   keys?: KeyFunc<T>;
+  /**
+   * When it gives a reason, a reconcile of the event's keys that is running gets its `signal`
+   * aborted with a ReconcileCancelledError carrying it. The event queues the keys as usual, so
+   * they are reconciled again as soon as the cancelled reconcile returns, without backoff.
+   */
+  cancels?: CancelFunc<T>;
 }
 
 /** Construction options of a Controller. */
@@ -42,6 +61,11 @@ export interface ControllerOptions {
   /** Workers (default 1: a key is never reconciled concurrently anyway). */
   concurrency?: number;
   rateLimiter?: RateLimiter;
+  /**
+   * A reconcile that failed with a LimitExceededError among its causes (pkg/errors) is retried
+   * after this many ms at the earliest, or later if the rate limiter says so (default 0).
+   */
+  limitRetryFloorMs?: number;
   /** How long `run` waits for in-flight reconciles after its signal aborted (default 30 s). */
   shutdownTimeoutMs?: number;
 }
@@ -53,6 +77,8 @@ export class Controller {
   readonly #o: ControllerOptions;
   readonly #metrics: ControllerMetrics | undefined;
   readonly #unsubscribe: Array<() => void> = [];
+  /** Cancellation of the reconcile running for each key. */
+  readonly #inFlight = new Map<string, AbortController>();
   #started = false;
   #ran = false;
 
@@ -68,7 +94,15 @@ export class Controller {
     this.#metrics?.activeWorkers.set(0);
     for (const w of options.watches) {
       const keys: KeyFunc = w.keys ?? ((_t, obj) => objectKey(obj));
-      this.#unsubscribe.push(w.informer.addHandler((type, obj, old) => this.#enqueueAll(keys(type, obj, old))));
+      const cancels: CancelFunc | undefined = w.cancels;
+      this.#unsubscribe.push(
+        w.informer.addHandler((type, obj, old) => {
+          const k = keys(type, obj, old);
+          const reason = cancels?.(type, obj, old);
+          if (reason !== undefined) this.#cancelAll(k, reason);
+          this.#enqueueAll(k);
+        }),
+      );
     }
   }
 
@@ -114,6 +148,15 @@ export class Controller {
     log.info({}, 'controller stopped');
   }
 
+  #cancelAll(keys: string | readonly string[] | undefined, reason: string): void {
+    for (const k of typeof keys === 'string' ? [keys] : (keys ?? [])) {
+      const running = this.#inFlight.get(k);
+      if (running === undefined || running.signal.aborted) continue;
+      this.#o.log.info({ controller: this.name, key: k, reason }, 'cancelling reconcile in flight');
+      running.abort(new ReconcileCancelledError(reason));
+    }
+  }
+
   #enqueueAll(keys: string | readonly string[] | undefined): void {
     if (keys === undefined) return;
     if (typeof keys === 'string') {
@@ -141,10 +184,18 @@ export class Controller {
     const m = this.#metrics;
     m?.activeWorkers.inc();
     const started = performance.now();
+    const cancel = new AbortController();
+    this.#inFlight.set(key, cancel);
     let result: ReconcileResult | void;
     try {
-      result = await this.#o.reconciler.reconcile(key, { signal, log });
+      result = await this.#o.reconciler.reconcile(key, { signal: AbortSignal.any([signal, cancel.signal]), log });
     } catch (err) {
+      if (cancel.signal.aborted) {
+        // The event that cancelled it queued the key again: no backoff, no error.
+        m?.total.inc({ result: 'requeue' });
+        log.info({ reason: (cancel.signal.reason as Error).message }, 'reconcile cancelled');
+        return;
+      }
       if (isPanic(err)) {
         m?.panics.inc();
         log.error({ err }, 'Observed a panic in reconciler');
@@ -152,13 +203,14 @@ export class Controller {
       if (isTerminal(err)) {
         m?.terminalErrors.inc();
       } else {
-        this.queue.addRateLimited(key);
+        this.queue.addRateLimited(key, isLimitExceeded(err) ? (this.#o.limitRetryFloorMs ?? 0) : 0);
       }
       m?.errors.inc();
       m?.total.inc({ result: 'error' });
       log.error({ err, terminal: isTerminal(err) }, 'Reconciler error');
       return;
     } finally {
+      this.#inFlight.delete(key);
       m?.duration.observe((performance.now() - started) / 1000);
       m?.activeWorkers.dec();
     }

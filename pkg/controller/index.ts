@@ -18,7 +18,7 @@ export {
 export { RETRYING_REASON, progressingFromError, type ErrorCondition } from './error-condition.ts';
 export { addFinalizers, hasFinalizer, isDeleting, removeFinalizer } from './finalizers.ts';
 export { runSteps, stepDurationTimer, type Step, type StepOutcome, type StepTimer } from './steps.ts';
-export { Controller, type ControllerOptions, type KeyFunc, type Watch } from './controller.ts';
+export { Controller, type CancelFunc, type ControllerOptions, type KeyFunc, type Watch } from './controller.ts';
 export { HealthServer, informersSynced, type HealthCheck, type HealthServerOptions } from './health-server.ts';
 export {
   BucketRateLimiter,
@@ -27,7 +27,7 @@ export {
   defaultControllerRateLimiter,
   type RateLimiter,
 } from './rate-limiter.ts';
-export { PanicError, isPanic, type ReconcileContext, type ReconcileResult, type Reconciler } from './reconciler.ts';
+export { PanicError, ReconcileCancelledError, isPanic, type ReconcileContext, type ReconcileResult, type Reconciler } from './reconciler.ts';
 export { wireShutdownSignals, type ShutdownOptions, type SignalProcess } from './shutdown.ts';
 export { UNEXPECTED_CHANGE_MESSAGE, joinErrors, jsonEqual, reconcileWithStatus, type StatusWriteRequest } from './status-writer.ts';
 export { WorkQueue, type WorkQueueOptions } from './workqueue.ts';

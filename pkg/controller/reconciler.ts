@@ -14,7 +14,10 @@ export interface ReconcileResult {
 
 /** Per-reconcile context. */
 export interface ReconcileContext {
-  /** Aborts when the controller stops; long operations must honour it. */
+  /**
+   * Aborts when the controller stops, or with a ReconcileCancelledError when an event made
+   * this reconcile pointless (Watch.cancels); long operations must honour it.
+   */
   signal: AbortSignal;
   /** Child logger carrying `controller`, `key` and `reconcileID`. */
   log: Logger;
@@ -48,4 +51,12 @@ export function isPanic(err: unknown): boolean {
   return (
     err instanceof PanicError || err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError
   );
+}
+
+/** The abort reason of a reconcile an event cancelled (Watch.cancels); the message says why. */
+export class ReconcileCancelledError extends Error {
+  constructor(reason: string) {
+    super(`reconcile cancelled: ${reason}`);
+    this.name = 'ReconcileCancelledError';
+  }
 }

@@ -78,9 +78,9 @@ export class WorkQueue {
     this.#waiting.set(key, { at, timer });
   }
 
-  /** Queues `key` after the rate limiter's delay (one more failure of `key`). */
-  addRateLimited(key: string): void {
-    this.addAfter(key, this.#limiter.when(key));
+  /** Queues `key` after the rate limiter's delay (one more failure of `key`), or after `floorMs` if that is longer. */
+  addRateLimited(key: string, floorMs = 0): void {
+    this.addAfter(key, Math.max(floorMs, this.#limiter.when(key)));
   }
 
   /** Resets the rate limiter's backoff of `key`. */

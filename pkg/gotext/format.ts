@@ -1,7 +1,7 @@
 /**
  * Go's number and value renderings used in upstream messages: shortest-`'g'` float formatting,
- * `%v` of decoded JSON values, the `%!t(type=value)` bad-verb form, and strconv.ParseUint's
- * results and error texts.
+ * `%v` of decoded JSON values, the `%!t(type=value)` bad-verb form, strconv.ParseUint's
+ * results and error texts, and time.Duration's String (for durations in messages and flags).
  */
 import { goQuote } from './quote.ts';
 import { compareUtf8 } from './strings.ts';
@@ -108,4 +108,27 @@ export function parseUint64(s: string): { ok: true; value: bigint } | { ok: fals
     return { ok: false, error: `strconv.ParseUint: parsing ${goQuote(s)}: value out of range` };
   }
   return { ok: true, value };
+}
+
+/**
+ * `time.Duration.String()` of `ms` milliseconds (whole milliseconds and up): `10m0s`, `1h0m0s`,
+ * `1.5s`, `250ms`, `0s`.
+ */
+export function goDuration(ms: number): string {
+  const sign = ms < 0 ? '-' : '';
+  const abs = Math.round(Math.abs(ms));
+  if (abs === 0) return '0s';
+  if (abs < 1000) return `${sign}${abs}ms`;
+  const h = Math.floor(abs / 3_600_000);
+  const m = Math.floor((abs % 3_600_000) / 60_000);
+  const rest = abs % 60_000;
+  const frac =
+    rest % 1000 === 0
+      ? ''
+      : `.${String(rest % 1000)
+          .padStart(3, '0')
+          .replace(/0+$/, '')}`;
+  const s = `${Math.floor(rest / 1000)}${frac}s`;
+  if (h > 0) return `${sign}${h}h${m}m${s}`;
+  return m > 0 ? `${sign}${m}m${s}` : `${sign}${s}`;
 }

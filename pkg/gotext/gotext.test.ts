@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareUtf8, goFormatFloatG, goList, goQuote, goSorted, goTrimSpace, parseUint64, utf8Length } from './index.ts';
+import { compareUtf8, goDuration, goFormatFloatG, goList, goQuote, goSorted, goTrimSpace, parseUint64, utf8Length } from './index.ts';
 
 describe('goQuote (strconv.Quote)', () => {
   it.each([
@@ -49,4 +49,18 @@ describe('Go numbers', () => {
     expect(parseUint64('')).toEqual({ ok: false, error: 'strconv.ParseUint: parsing "": invalid syntax' });
     expect(parseUint64('1a')).toEqual({ ok: false, error: 'strconv.ParseUint: parsing "1a": invalid syntax' });
   });
+});
+
+describe('goDuration (time.Duration.String)', () => {
+  it.each([
+    [0, '0s'],
+    [250, '250ms'],
+    [1_000, '1s'],
+    [1_500, '1.5s'],
+    [61_020, '1m1.02s'],
+    [600_000, '10m0s'],
+    [3_600_000, '1h0m0s'],
+    [43_200_000, '12h0m0s'],
+    [-90_000, '-1m30s'],
+  ])('%d ms', (ms, want) => expect(goDuration(ms)).toBe(want));
 });
