@@ -5,11 +5,14 @@
  * (decision 0087).
  */
 
-/** The layers of a catalog image, each opened on demand as a verified byte stream. */
+/**
+ * The layers of a catalog image, each opened on demand as a verified byte stream; a stream
+ * ends (throwing) soon after the signal given to `open` aborts.
+ */
 export interface CatalogLayers {
   /** The directory the configs label names; entries outside it are ignored (undefined: none). */
   pathFilter: string | undefined;
-  layers: ReadonlyArray<{ size: number; open(): AsyncIterable<Buffer> }>;
+  layers: ReadonlyArray<{ size: number; open(signal?: AbortSignal): AsyncIterable<Buffer> }>;
 }
 
 /**

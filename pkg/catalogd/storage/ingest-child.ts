@@ -6,7 +6,7 @@
  * Without a request within the idle limit, or when the parent goes away, it exits.
  */
 import { Socket } from 'node:net';
-import { errorMessage } from '../../errors/index.ts';
+import { errorMessage, isLimitExceeded } from '../../errors/index.ts';
 import { chunksOf } from '../../image/decompress.ts'; // not the index: see ingest-layers.ts
 // The decoder is imported here, not on first use as ingestInProcess does: a spare process
 // loads it while the pull it waits for runs.
@@ -42,7 +42,7 @@ process.once('message', (request: IngestRequest) => {
     try {
       reply = await handle(request);
     } catch (err) {
-      reply = { ok: false, message: errorMessage(err), content: err instanceof CatalogContentError };
+      reply = { ok: false, message: errorMessage(err), content: err instanceof CatalogContentError, limit: isLimitExceeded(err) };
     }
     process.send?.(reply, () => process.disconnect());
   })();

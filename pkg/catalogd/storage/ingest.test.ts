@@ -1,9 +1,14 @@
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive } from '../../localstack/index.ts';
+import { gzipSync } from 'node:zlib';
+import { LimitExceededError } from '../../errors/index.ts';
+import type { CatalogLayers } from './catalog-layers.ts';
 import { INGEST_CHILD_ENVIRONMENT, createProcessIngest } from './ingest.ts';
+import { LocalDirStore } from './local-dir-store.ts';
 
 const PACKAGE = '{"schema":"olm.package","name":"foo","defaultChannel":"stable"}\n';
 const BUNDLE = '{"schema":"olm.bundle","package":"foo","name":"foo.v1","image":"r.test/foo@sha256:aa","properties":[]}\n';
@@ -91,6 +96,70 @@ describe('createProcessIngest', () => {
     const names = environ.split('\0').map((v) => v.slice(0, v.indexOf('=')));
     expect(names.filter((n) => n !== '' && !n.startsWith('NODE_CHANNEL_') && !n.startsWith('glibc.'))).toEqual(['GLIBC_TUNABLES']);
     expect(await ingest(fbc, await target('environment'))).toMatchObject({ blobs: 2 });
+  });
+
+  // One layer whose download sends its first bytes and then stalls until its signal aborts.
+  function stalledLayer(): CatalogLayers & { opened: Promise<void> } {
+    let opened = (): void => undefined;
+    const gz = gzipSync(Buffer.alloc(4096));
+    return {
+      opened: new Promise<void>((r) => (opened = r)),
+      pathFilter: undefined,
+      layers: [
+        {
+          size: gz.length,
+          async *open(signal?: AbortSignal) {
+            yield gz.subarray(0, 16);
+            opened();
+            await new Promise((_r, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+          },
+        },
+      ],
+    };
+  }
+
+  it('kills the process when the signal aborts, and rejects with the reason once it is gone', async () => {
+    const pids: number[] = [];
+    const ingest = createProcessIngest({ onSpawn: (pid) => pids.push(pid) });
+    const image = stalledLayer();
+    const stop = new AbortController();
+    const running = ingest.layers(image, await target('aborted'), stop.signal);
+    await image.opened;
+    const reason = new Error('catalog deleted');
+    stop.abort(reason);
+    await expect(running).rejects.toBe(reason);
+    expect(isAlive(pids[0]!)).toBe(false);
+    await expect(ingest.layers(stalledLayer(), await target('aborted-before'), stop.signal)).rejects.toBe(reason);
+    expect(pids).toHaveLength(1); // an aborted signal starts nothing
+  });
+
+  it('reports a process killed by a signal it did not get from us as a resource limit, and stops the download', async () => {
+    const pids: number[] = [];
+    const ingest = createProcessIngest({ onSpawn: (pid) => pids.push(pid) });
+    const image = stalledLayer();
+    const running = ingest.layers(image, await target('killed'));
+    await image.opened;
+    process.kill(pids[0]!, 'SIGKILL'); // as the kernel's OOM killer would
+    const err = await running.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LimitExceededError);
+    expect((err as Error).message).toBe('catalog ingest process was killed by signal SIGKILL, most likely for running out of memory');
+  });
+
+  it('leaves nothing in the store when a store is cancelled mid-ingest', async () => {
+    const storeRoot = await target('store');
+    const store = new LocalDirStore({ root: storeRoot, ingest: createProcessIngest(), logger: pino({ level: 'silent' }) });
+    await store.open();
+    const image = stalledLayer();
+    const stop = new AbortController();
+    const info = { digest: `sha256:${'a'.repeat(64)}`, ref: 'r.test/c@sha256:aa', unpackedAt: '2026-01-01T00:00:00Z' };
+    const storing = store.store('c', info, { layers: image }, { signal: stop.signal });
+    await image.opened;
+    expect(await readdir(storeRoot)).toHaveLength(1); // the version being written
+    stop.abort(new Error('spec changed'));
+    await expect(storing).rejects.toThrow('spec changed');
+    expect(await readdir(storeRoot)).toEqual([]);
+    expect(store.get('c')).toBeUndefined();
+    await store.close();
   });
 
   it("rejects with the loader's error", async () => {

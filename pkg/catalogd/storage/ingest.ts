@@ -8,11 +8,16 @@
  *   ingest needed is returned to the system when the child exits instead of staying in the
  *   long-running process's allocator (decision 0082).
  * Both reject with the loader's error (which names the file and line at fault); for layers,
- * with `CatalogContentError` carrying it.
+ * with `CatalogContentError` carrying it. The process ingest can be cancelled: when its signal
+ * aborts, the child is killed and waited for, so nothing writes into the target directory
+ * any more when the ingest rejects (with the signal's reason). A child that died of a signal
+ * nobody here sent (the kernel's OOM killer, V8 aborting out of heap) rejects with a
+ * `LimitExceededError`, which catalogd retries only after a floor.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { LimitExceededError } from '../../errors/index.ts';
 import type { DecodeLimits } from '../../fbc/index.ts';
 import { CatalogContentError, type CatalogLayers } from './catalog-layers.ts';
 import type { ContentSummary } from './content-writer.ts';
@@ -20,7 +25,7 @@ import type { IngestFn } from './local-dir-store.ts';
 
 /**
  * Ingests on the current thread (ingest-directory.ts); `.layers` streams an image's layers
- * (ingest-layers.ts). The decoder (pkg/fbc, pkg/semver, the YAML parser) is loaded on first use:
+ * (ingest-layers.ts). A signal is not honoured here (the CLI and tests use it). The decoder (pkg/fbc, pkg/semver, the YAML parser) is loaded on first use:
  * catalogd's own process ingests through `createProcessIngest` and never needs it, and loading
  * it cost that process ~1.4 MB of steady RSS (decision 0087).
  */
@@ -32,12 +37,16 @@ export const ingestInProcess: IngestFn & { layers: NonNullable<IngestFn['layers'
   },
 );
 
-/** What an ingest process answers; `content` marks a decoding error of the catalog itself. */
+/**
+ * What an ingest process answers; `content` marks a decoding error of the catalog itself,
+ * `limit` an error that was a LimitExceededError (a size cap).
+ */
 export interface IngestReply {
   ok: boolean;
   summary?: ContentSummary;
   message?: string;
   content?: boolean;
+  limit?: boolean;
 }
 
 /**
@@ -79,6 +88,13 @@ export const INGEST_CHILD_FLAGS = ['--max-semi-space-size=4', '--heap-growing-pe
 export const INGEST_CHILD_ENVIRONMENT: Readonly<Record<string, string>> = {
   GLIBC_TUNABLES: 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=262144',
 };
+
+/**
+ * Signals an ingest process dies of when it runs out of memory: SIGKILL from the kernel's OOM
+ * killer (or a cgroup limit), SIGABRT or SIGTRAP from V8 failing an allocation. A process this
+ * module killed itself is not counted.
+ */
+const OUT_OF_MEMORY_SIGNALS = new Set(['SIGKILL', 'SIGABRT', 'SIGTRAP']);
 
 /** How long a process started by `prepare()` waits for its ingest before it exits. */
 export const SPARE_IDLE_MS = 5 * 60_000;
@@ -123,18 +139,34 @@ export function createProcessIngest(options: ProcessIngestOptions = {}): IngestF
    * Runs one request in the spare (or a new) process, `feed` writing to its layer stream.
    * Resolves with the process's reply (the content is complete on disk when it replies: the
    * process's own exit, ~50-100 ms of tearing down its heap, is not waited for) or, without
-   * one, how it exited; and with what failed the feed, once the feed is over.
+   * one, how it exited (`died`: of a signal we did not send, see OUT_OF_MEMORY_SIGNALS); and
+   * with what failed the feed, once the feed is over. When `signal` aborts first, the process
+   * is killed and, once it exited and the feed is over, the promise rejects with the reason.
    */
   const run = (
     request: IngestRequest,
     feed?: (pipe: Writable) => Promise<void>,
-  ): Promise<{ reply: IngestReply | undefined; exit: string; feedError: unknown }> =>
+    signal?: AbortSignal,
+  ): Promise<{ reply: IngestReply | undefined; exit: string; died: boolean; feedError: unknown }> =>
     new Promise((resolve, reject) => {
+      if (signal?.aborted === true) {
+        reject(signal.reason);
+        return;
+      }
       const child = usable(spare) ? spare : start();
       spare = undefined;
       let reply: IngestReply | undefined;
       let feedError: unknown;
       let settled = false;
+      let killed = false;
+      const kill = (): void => {
+        killed = true;
+        child.kill('SIGKILL');
+      };
+      const onAbort = (): void => {
+        if (reply === undefined) kill();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       const begin = (): void => {
         if (child.pid !== undefined) options.onSpawn?.(child.pid);
         // A failed send shows as the process's exit without a reply.
@@ -143,16 +175,21 @@ export function createProcessIngest(options: ProcessIngestOptions = {}): IngestF
       if (child.pid !== undefined) begin();
       else child.once('spawn', begin);
       const pipe = child.stdio[LAYER_STREAM_FD] as Writable;
-      pipe.on('error', () => undefined); // a process that stopped reading: its reply or exit says why
+      let readerFailed = false;
+      pipe.on('error', () => (readerFailed = true)); // a process that stopped reading: its reply or exit says why
       const fed = (feed?.(pipe) ?? Promise.resolve()).catch((err: unknown) => {
         // Content is trusted only when every byte was fed, and so verified, without error.
         feedError = err ?? new Error('catalog layer stream failed');
-        child.kill('SIGKILL');
+        if (!readerFailed) kill();
       });
-      const settle = (exit: string): void => {
+      const settle = (exit: string, died = false): void => {
         if (settled) return;
         settled = true;
-        void fed.then(() => resolve({ reply, exit, feedError }));
+        signal?.removeEventListener('abort', onAbort);
+        void fed.then(() => {
+          if (reply === undefined && signal?.aborted === true) reject(signal.reason);
+          else resolve({ reply, exit, died, feedError });
+        });
       };
       child.once('message', (m: IngestReply) => {
         reply = m;
@@ -160,19 +197,35 @@ export function createProcessIngest(options: ProcessIngestOptions = {}): IngestF
       });
       child.once('error', (err) => {
         settled = true;
+        signal?.removeEventListener('abort', onAbort);
         reject(new Error(`catalog ingest process failed: ${err.message}`, { cause: err }));
       });
-      child.once('exit', (code, signal) => settle(signal === null ? `code ${code}` : `signal ${signal}`));
+      child.once('exit', (code, sig) =>
+        settle(sig === null ? `code ${code}` : `signal ${sig}`, sig !== null && !killed && OUT_OF_MEMORY_SIGNALS.has(sig)),
+      );
     });
 
-  const ingest = async (fbcDir: string, targetDir: string): Promise<ContentSummary> => {
-    const { reply, exit } = await run({ kind: 'dir', fbcDir, targetDir, limits: options.limits });
-    if (reply?.ok === true && reply.summary !== undefined) return reply.summary;
-    if (reply !== undefined) throw new Error(reply.message ?? 'catalog ingest failed');
-    throw new Error(`catalog ingest process exited with ${exit}`);
+  /** The error a failed reply stands for. */
+  const replyError = (reply: IngestReply, cause?: unknown): Error => {
+    const message = reply.message ?? 'catalog ingest failed';
+    if (reply.limit === true) return new LimitExceededError(message, { cause });
+    return reply.content === true ? new CatalogContentError(message) : new Error(message, { cause });
   };
 
-  const layers = async (image: CatalogLayers, targetDir: string): Promise<ContentSummary> => {
+  /** The error of a process that exited without a reply. */
+  const exitError = (exit: string, died: boolean, cause?: unknown): Error =>
+    died
+      ? new LimitExceededError(`catalog ingest process was killed by ${exit}, most likely for running out of memory`, { cause })
+      : new Error(`catalog ingest process exited with ${exit}`, { cause });
+
+  const ingest = async (fbcDir: string, targetDir: string, signal?: AbortSignal): Promise<ContentSummary> => {
+    const { reply, exit, died } = await run({ kind: 'dir', fbcDir, targetDir, limits: options.limits }, undefined, signal);
+    if (reply?.ok === true && reply.summary !== undefined) return reply.summary;
+    if (reply !== undefined) throw replyError({ ...reply, content: false });
+    throw exitError(exit, died);
+  };
+
+  const layers = async (image: CatalogLayers, targetDir: string, signal?: AbortSignal): Promise<ContentSummary> => {
     const request: IngestRequest = {
       kind: 'layers',
       layerSizes: image.layers.map((l) => l.size),
@@ -180,17 +233,23 @@ export function createProcessIngest(options: ProcessIngestOptions = {}): IngestF
       targetDir,
       limits: options.limits,
     };
-    const feed = (pipe: Writable): Promise<void> =>
-      pipeline(async function* () {
-        for (const layer of image.layers) yield* layer.open();
+    // Once the process is gone nobody reads: the download stops too, even a stalled one.
+    const readerGone = new AbortController();
+    const feed = (pipe: Writable): Promise<void> => {
+      pipe.once('close', () => readerGone.abort(new Error('catalog ingest process closed its layer stream')));
+      return pipeline(async function* () {
+        for (const layer of image.layers) yield* layer.open(readerGone.signal);
       }, pipe);
-    const { reply, exit, feedError } = await run(request, feed);
+    };
+    const { reply, exit, died, feedError } = await run(request, feed, signal);
     // A process that gave up (the stream needs unpacking) stops reading: its reason is the news.
-    if (reply?.ok === false && reply.content !== true) throw new Error(reply.message ?? 'catalog ingest failed', { cause: feedError });
+    if (reply?.ok === false && reply.content !== true) throw replyError(reply, feedError);
+    // So is one that died: the feed then failed only for want of a reader.
+    if (died) throw exitError(exit, died, feedError);
     if (feedError !== undefined) throw feedError;
     if (reply?.ok === true && reply.summary !== undefined) return reply.summary;
-    if (reply?.content === true) throw new CatalogContentError(reply.message ?? 'catalog content is invalid');
-    throw new Error(`catalog ingest process exited with ${exit}`);
+    if (reply?.content === true) throw replyError(reply);
+    throw exitError(exit, died);
   };
 
   const prepare = (): void => {

@@ -72,7 +72,7 @@ describe('LocalDirStore', () => {
   it('does not rewrite an already served digest unless forced', async () => {
     const v1 = await store.store('cat', info('a'), { metas: V1 });
     expect(await store.store('cat', info('a'), { metas: V2 })).toBe(v1);
-    const forced = await store.store('cat', info('a'), { metas: V2 }, true);
+    const forced = await store.store('cat', info('a'), { metas: V2 }, { force: true });
     expect(forced).not.toBe(v1);
     expect(await readFile(forced.path('jsonl'), 'utf8')).toBe(V2.map((m) => m.blob).join(''));
   });

@@ -32,11 +32,12 @@ import { StoredVersion } from './stored-version.ts';
  * when present, is a hint that an ingest is coming (a pull started): the implementation may
  * start work that does not depend on the content, such as a process. `layers`, when present,
  * ingests an image's layers as they stream in (ingest-layers.ts; without it the store does
- * that on its own thread).
+ * that on its own thread). An implementation that honours `signal` stops writing into
+ * `targetDir` before it rejects with the signal's reason.
  */
-export type IngestFn = ((fbcDir: string, targetDir: string) => Promise<ContentSummary>) & {
+export type IngestFn = ((fbcDir: string, targetDir: string, signal?: AbortSignal) => Promise<ContentSummary>) & {
   prepare?: () => void;
-  layers?: (image: CatalogLayers, targetDir: string) => Promise<ContentSummary>;
+  layers?: (image: CatalogLayers, targetDir: string, signal?: AbortSignal) => Promise<ContentSummary>;
 };
 
 /**
@@ -123,18 +124,29 @@ export class LocalDirStore {
   /**
    * Writes a new version of `catalog` from `source` and switches to it. When the same digest is
    * already served its content is rewritten only if `force` is set. Errors leave the served
-   * version untouched and are thrown with the ingest error as `cause`.
+   * version untouched and are thrown with the ingest error as `cause`. When `signal` aborts
+   * before the switch, the ingest is cancelled (see IngestFn), what it wrote is removed and the
+   * signal's reason is thrown.
    */
-  store(catalog: string, info: VersionInfo, source: ContentSource, force = false): Promise<StoredVersion> {
+  store(
+    catalog: string,
+    info: VersionInfo,
+    source: ContentSource,
+    options: { force?: boolean; signal?: AbortSignal | undefined } = {},
+  ): Promise<StoredVersion> {
+    const { force = false, signal } = options;
     return this.#serialised(catalog, async () => {
       const existing = this.#served.get(catalog);
       if (!force && existing?.info.digest === info.digest) return existing;
+      signal?.throwIfAborted();
       const tmp = join(this.#root, `${TMP_PREFIX}${catalog}-${randomBytes(6).toString('hex')}`);
       await mkdir(tmp, { recursive: true, mode: 0o700 });
       try {
-        if ('fbcDir' in source) await this.#ingest(source.fbcDir, tmp);
-        else if ('layers' in source) await (this.#ingest.layers ?? ingestInProcess.layers)(source.layers, tmp);
+        if ('fbcDir' in source) await this.#ingest(source.fbcDir, tmp, signal);
+        else if ('layers' in source) await (this.#ingest.layers ?? ingestInProcess.layers)(source.layers, tmp, signal);
         else await writeCatalogContent(tmp, source.metas);
+        // Content for a cancelled reconcile (a changed spec, a deleted catalog) is not served.
+        signal?.throwIfAborted();
         const dirName = versionDirName(info.digest);
         const catalogDir = join(this.#root, catalog);
         await mkdir(catalogDir, { recursive: true });
