@@ -4,8 +4,10 @@
  */
 import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
 import type { DecodeLimits } from '../../pkg/fbc/index.ts';
-import { type ListenAddress, parseDuration, parseListenAddress } from '../shared/flags.ts';
 import { DECODE_LIMIT_FLAGS, decodeLimitHelp, decodeLimitOptions } from '../shared/limits.ts';
+import { DEFAULT_INGEST_TIMEOUT_MS } from '../../pkg/catalogd/controller/index.ts';
+import { goDuration } from '../../pkg/gotext/index.ts';
+import { type ListenAddress, parseDuration, parseListenAddress, parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
 
 export interface CatalogdOptions extends ComponentOptions {
   cacheDir: string;
@@ -15,9 +17,19 @@ export interface CatalogdOptions extends ComponentOptions {
   gcIntervalMs: number;
   /** Size limits of decoding a catalog's content. */
   decodeLimits: DecodeLimits;
+  /** ClusterCatalogs reconciled (and synced) in parallel. */
+  maxConcurrentReconciles: number;
+  /**
+   * Bound of one catalog ingest (resolve, pull, decode, store), and the least time before a
+   * catalog that failed for a resource limit (this timeout, a size cap, memory) is tried again.
+   */
+  ingestTimeoutMs: number;
   /** Length of a `pollIntervalMinutes` minute. Not a flag: tests shorten it to poll in seconds. */
   pollMinuteMs?: number;
 }
+
+/** Default of `--max-concurrent-reconciles`: a catalog that takes long leaves a worker to the others. */
+const DEFAULT_WORKERS = 2;
 
 export const HELP = `Usage: catalogd [flags]
 
@@ -38,6 +50,10 @@ Flags:
   --insecure-registry HOST[:PORT]   reach this registry over plain HTTP (repeatable)
   --pull-ca-file FILE               extra PEM CA bundle for registries
   --gc-interval DURATION            garbage-collection period (default 12h)
+  --max-concurrent-reconciles N     ClusterCatalogs pulled and stored in parallel (default ${DEFAULT_WORKERS})
+  --ingest-timeout DURATION         limit of one catalog's pull and store; a catalog that exceeded it, a size cap
+                                    or the memory of its ingest process is retried after as long at the earliest
+                                    (default ${goDuration(DEFAULT_INGEST_TIMEOUT_MS)})
 ${decodeLimitHelp(36)}  --log-level LEVEL                 trace, debug, info, warn, error (default info)
 `;
 
@@ -54,6 +70,8 @@ export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): Ca
       'tls-key': { type: 'string' },
       'gc-interval': { type: 'string' },
       ...DECODE_LIMIT_FLAGS,
+      'max-concurrent-reconciles': { type: 'string' },
+      'ingest-timeout': { type: 'string' },
     },
     'catalogd-operator-lock',
   );
@@ -71,5 +89,8 @@ export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): Ca
     tls: cert !== undefined && key !== undefined ? { certPath: cert, keyPath: key } : undefined,
     gcIntervalMs: parseDuration(values['gc-interval'] ?? '12h'),
     decodeLimits: decodeLimitOptions(values),
+    maxConcurrentReconciles: parsePositiveInt('--max-concurrent-reconciles', values['max-concurrent-reconciles'] ?? String(DEFAULT_WORKERS)),
+    ingestTimeoutMs:
+      values['ingest-timeout'] === undefined ? DEFAULT_INGEST_TIMEOUT_MS : parsePositiveDuration('--ingest-timeout', values['ingest-timeout']),
   };
 }

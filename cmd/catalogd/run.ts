@@ -14,6 +14,8 @@ import {
   CatalogReconciler,
   ContentSyncReconciler,
   PollSchedule,
+  catalogReconcileCancels,
+  contentSyncCancels,
   runGarbageCollector,
   createCatalogContentMetrics,
 } from '../../pkg/catalogd/controller/index.ts';
@@ -60,10 +62,12 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
   const contentMetrics = createCatalogContentMetrics(registry);
   const sync = new Controller({
     name: CONTENT_SYNC_CONTROLLER_NAME,
-    reconciler: new ContentSyncReconciler({ catalogs, images, unpackCache, store, metrics: contentMetrics, log }),
+    reconciler: new ContentSyncReconciler({ catalogs, images, unpackCache, store, metrics: contentMetrics, log, ingestTimeoutMs: o.ingestTimeoutMs }),
     log,
     registry,
-    watches: [{ informer: catalogs }],
+    watches: [{ informer: catalogs, cancels: contentSyncCancels }],
+    concurrency: o.maxConcurrentReconciles,
+    limitRetryFloorMs: o.ingestTimeoutMs,
   });
   const lead = async (leading: AbortSignal): Promise<void> => {
     const controller = new Controller({
@@ -77,10 +81,15 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
         baseURL,
         log,
         schedule: new PollSchedule(o.pollMinuteMs === undefined ? {} : { minuteMs: o.pollMinuteMs }),
+        ingestTimeoutMs: o.ingestTimeoutMs,
+        limitRetryFloorMs: o.ingestTimeoutMs,
       }),
       log,
       registry,
-      watches: [{ informer: catalogs }],
+      watches: [{ informer: catalogs, cancels: catalogReconcileCancels }],
+      // Several workers: a catalog that takes long to pull and store leaves the others theirs.
+      concurrency: o.maxConcurrentReconciles,
+      limitRetryFloorMs: o.ingestTimeoutMs,
     });
     await controller.run(leading);
   };

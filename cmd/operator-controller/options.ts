@@ -3,7 +3,7 @@
  * options object. Flag names follow upstream operator-controller where the concept is the same.
  */
 import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
-import { parseFeatureGates } from '../shared/flags.ts';
+import { parseFeatureGates, parsePositiveInt } from '../shared/flags.ts';
 import { parseClusterVersion, type ClusterMinor } from '../../pkg/gating/index.ts';
 
 /** Feature gates and their defaults (decision 0040 for the two install-mode/config gates). */
@@ -73,9 +73,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
   );
   if (parsed === 'help') return 'help';
   const { common, values } = parsed;
-  const workers = Number(values['max-concurrent-reconciles'] ?? '4');
-  if (!Number.isInteger(workers) || workers < 1)
-    throw new Error(`invalid --max-concurrent-reconciles ${JSON.stringify(values['max-concurrent-reconciles'])} (want a positive integer)`);
+  const workers = parsePositiveInt('--max-concurrent-reconciles', values['max-concurrent-reconciles'] ?? '4');
   const url = values['catalogd-url'];
   let catalogdUrl: URL | undefined;
   if (url !== undefined) {

@@ -34,6 +34,25 @@ export function parseByteSize(flag: string, value: string): number {
   return n;
 }
 
+/** Parses a positive integer flag value; throws naming `flag`. */
+export function parsePositiveInt(flag: string, value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < 1) throw new Error(`invalid ${flag} ${JSON.stringify(value)} (want a positive integer)`);
+  return n;
+}
+
+/** Parses a positive duration flag value (see parseDuration); throws naming `flag`. */
+export function parsePositiveDuration(flag: string, value: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(value);
+  } catch (err) {
+    throw new Error(`invalid ${flag}: ${(err as Error).message}`, { cause: err });
+  }
+  if (ms <= 0) throw new Error(`invalid ${flag} ${JSON.stringify(value)} (want a duration above zero)`);
+  return ms;
+}
+
 /** A listen address. */
 export interface ListenAddress {
   host: string;

@@ -1,15 +1,17 @@
 /**
- * Runs catalogd (the real composition in cmd/catalogd/run.ts) inside the test process against
- * the envtest control plane, with its own cache directory and ports.
+ * Runs catalogd against the envtest control plane, with its own cache directory and ports:
+ * inside the test process (the real composition in cmd/catalogd/run.ts), or as the real binary
+ * (cmd/catalogd/main.ts) in a process of its own.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import type { CatalogdOptions } from '../../cmd/catalogd/options.ts';
+import { type CatalogdOptions, parseCatalogdOptions } from '../../cmd/catalogd/options.ts';
 import { runCatalogd } from '../../cmd/catalogd/run.ts';
 import { DEFAULT_DECODE_LIMITS } from '../../pkg/fbc/index.ts';
-import { type ControlPlaneInfo, freePorts } from '../envtest/index.ts';
+import { type ControlPlaneInfo, type ManagedProcess, type Reaper, freePorts, startProcess } from '../envtest/index.ts';
 
 /** A running in-process catalogd. */
 export interface TestCatalogd {
@@ -28,6 +30,8 @@ export interface TestCatalogd {
 export async function startCatalogd(cp: ControlPlaneInfo, overrides: Partial<CatalogdOptions> = {}): Promise<TestCatalogd> {
   const [serverPort = 0, healthPort = 0] = await freePorts(2);
   const cacheDir = overrides.cacheDir ?? (await mkdtemp(join(tmpdir(), 'catalogd-test-')));
+  const defaults = parseCatalogdOptions([`--kubeconfig=${cp.kubeconfigPath}`], {});
+  if (defaults === 'help') throw new Error('unreachable');
   const options: CatalogdOptions = {
     kubeconfig: cp.kubeconfigPath,
     inCluster: undefined,
@@ -45,6 +49,8 @@ export async function startCatalogd(cp: ControlPlaneInfo, overrides: Partial<Cat
     pullCaFile: undefined,
     gcIntervalMs: 12 * 3_600_000,
     decodeLimits: { ...DEFAULT_DECODE_LIMITS },
+    maxConcurrentReconciles: defaults.maxConcurrentReconciles,
+    ingestTimeoutMs: defaults.ingestTimeoutMs,
     // Reconcile errors are expected in these tests; set OLMV1_TEST_LOG=debug to see them.
     logLevel: process.env.OLMV1_TEST_LOG ?? 'silent',
     ...overrides,
@@ -90,4 +96,54 @@ export async function startCatalogd(cp: ControlPlaneInfo, overrides: Partial<Cat
       if (overrides.cacheDir === undefined) await rm(cacheDir, { recursive: true, force: true });
     },
   };
+}
+
+const MAIN = fileURLToPath(new URL('../../cmd/catalogd/main.ts', import.meta.url));
+
+/** A catalogd binary running in its own process group. */
+export interface CatalogdProcess {
+  name: string;
+  proc: ManagedProcess;
+  /** Port of the catalog API on 127.0.0.1. */
+  port: number;
+  /** Port of /healthz, /readyz and /metrics on 127.0.0.1. */
+  health: number;
+  cacheDir: string;
+}
+
+/**
+ * Starts the catalogd binary with `--kubeconfig`, `--cache-dir` (a new directory under
+ * `workDir` unless given), loopback addresses, `--insecure-registry=127.0.0.1`,
+ * `--log-level=info`, `POD_NAME=<name>` and `flags`; its log goes to `<workDir>/<name>.log`.
+ * Resolves once /healthz answers (throws with the log's tail after 30 s).
+ */
+export async function startCatalogdProcess(
+  cp: ControlPlaneInfo,
+  o: { name: string; workDir: string; reaper: Reaper; flags?: readonly string[]; cacheDir?: string | undefined },
+): Promise<CatalogdProcess> {
+  const [port = 0, health = 0] = await freePorts(2);
+  const cacheDir = o.cacheDir ?? (await mkdtemp(join(o.workDir, `${o.name}-`)));
+  const proc = await startProcess({
+    name: o.name,
+    command: process.execPath,
+    args: [
+      MAIN,
+      `--kubeconfig=${cp.kubeconfigPath}`,
+      `--cache-dir=${cacheDir}`,
+      `--catalogs-server-addr=127.0.0.1:${port}`,
+      `--health-probe-bind-address=127.0.0.1:${health}`,
+      '--insecure-registry=127.0.0.1',
+      '--log-level=info',
+      ...(o.flags ?? []),
+    ],
+    env: { ...process.env, POD_NAME: o.name },
+    logPath: join(o.workDir, `${o.name}.log`),
+    reaper: o.reaper,
+  });
+  const deadline = Date.now() + 30_000;
+  while ((await fetch(`http://127.0.0.1:${health}/healthz`).catch(() => undefined))?.ok !== true) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${o.name} to answer /healthz\n${proc.logTail(20)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { name: o.name, proc, port, health, cacheDir };
 }

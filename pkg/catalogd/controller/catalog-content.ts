@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { CONFIGS_LOCATION_LABEL } from '../../api/index.ts';
+import { isLimitExceeded } from '../../errors/index.ts';
 import type { ImageCache, OpenedImage } from '../../image/index.ts';
 import { CatalogContentError, type LocalDirStore, type StoredVersion } from '../storage/index.ts';
 import type { CatalogImages } from './catalog-reconciler.ts';
@@ -89,14 +90,22 @@ export async function storeCatalogImage(deps: CatalogContentDeps, o: StoreImageO
   const cached = await unpackCache.fetch(o.name, opened.digest).catch(() => undefined);
   if (cached === undefined) {
     const signal = o.signal;
-    const layers = { pathFilter: opened.pathFilter, layers: opened.layers.map((l) => ({ size: l.size, open: () => l.open(signal) })) };
+    const both = (reader?: AbortSignal): AbortSignal | undefined =>
+      reader === undefined ? signal : signal === undefined ? reader : AbortSignal.any([signal, reader]);
+    const layers = {
+      pathFilter: opened.pathFilter,
+      layers: opened.layers.map((l) => ({ size: l.size, open: (reader?: AbortSignal) => l.open(both(reader)) })),
+    };
     try {
-      const version = await store.store(o.name, { digest: opened.digest, ref: opened.digestRef, unpackedAt: o.unpackedAt(new Date()) }, { layers });
+      const info = { digest: opened.digest, ref: opened.digestRef, unpackedAt: o.unpackedAt(new Date()) };
+      const version = await store.store(o.name, info, { layers }, { signal });
       deps.metrics?.stored('streamed');
       await dropUnpacked(deps, o);
       return { version, streamed: true };
     } catch (err) {
       if (err instanceof CatalogContentError) throw new ContentStepError('store', err);
+      // Cancelled or timed out, or past a limit: unpacking would not get further.
+      if (signal?.aborted === true || isLimitExceeded(err)) throw new ContentStepError('store', err);
       o.log.info(
         { catalog: o.name, ref: opened.digestRef, reason: err instanceof Error ? err.message : String(err) },
         'catalog image not streamed, unpacking it',
@@ -118,6 +127,7 @@ export async function storeCatalogImage(deps: CatalogContentDeps, o: StoreImageO
       o.name,
       { digest: pulled.digest, ref: pulled.digestRef, unpackedAt: o.unpackedAt(pulled.unpackedAt) },
       { fbcDir: pulled.dir },
+      { signal: o.signal },
     );
   } catch (err) {
     throw new ContentStepError('store', err);

@@ -11,6 +11,8 @@
  * Failure behaviour: a failed pull or store keeps the previous content served (Serving stays
  * True) and reports Progressing True/Retrying, or False/Blocked for terminal errors (bad
  * reference, missing configs label on a digest reference), with the cause in the message.
+ * An ingest is bounded in time and cancelled when it becomes pointless, and a catalog that
+ * failed for a resource limit is not tried again before the retry floor (ingest-bounds.ts).
  */
 import type { Logger } from 'pino';
 import { AvailabilityMode, CLUSTER_CATALOG, DELETE_SERVER_CACHE_FINALIZER, parseClusterCatalog } from '../../api/index.ts';
@@ -25,11 +27,12 @@ import {
   reconcileWithStatus,
   removeFinalizer,
 } from '../../controller/index.ts';
-import { TerminalError, wrapError } from '../../errors/index.ts';
+import { TerminalError, isLimitExceeded, wrapError } from '../../errors/index.ts';
 import type { ImageCache, OpenedImage, PullOptions, PullResult, ResolvedReference } from '../../image/index.ts';
 import type { KubeClient, KubeObject } from '../../kube/index.ts';
 import type { LocalDirStore } from '../storage/index.ts';
 import { type CatalogContentMetrics, ContentStepError, storeCatalogImage } from './catalog-content.ts';
+import { DEFAULT_INGEST_TIMEOUT_MS, withIngestTimeout, withRetryFloor } from './ingest-bounds.ts';
 import { type PollEntry, PollSchedule } from './poll-state.ts';
 import { type CatalogStatus, knownConditionsOnly, setDeleted, setProgressingError, setServing, setUserUnavailable, statusOf } from './status.ts';
 
@@ -52,6 +55,20 @@ export interface CatalogReconcilerOptions {
   log: Logger;
   now?: () => Date;
   schedule?: PollSchedule;
+  /** Bound of one ingest (default DEFAULT_INGEST_TIMEOUT_MS). */
+  ingestTimeoutMs?: number;
+  /**
+   * After a failure for a resource limit, the catalog is not tried again at its generation
+   * before this many ms (default: the ingest timeout). Give the controller the same floor.
+   */
+  limitRetryFloorMs?: number;
+}
+
+/** A catalog that failed for a resource limit: its generation then, and until when it rests. */
+interface Held {
+  generation: number;
+  until: number;
+  error: Error;
 }
 
 /** Name of this controller (metrics label and log field). */
@@ -62,11 +79,16 @@ export class CatalogReconciler implements Reconciler {
   readonly #now: () => Date;
   readonly #schedule: PollSchedule;
   readonly #state = new Map<string, PollEntry>();
+  readonly #held = new Map<string, Held>();
+  readonly #timeoutMs: number;
+  readonly #floorMs: number;
 
   constructor(options: CatalogReconcilerOptions) {
     this.#o = options;
     this.#now = options.now ?? (() => new Date());
     this.#schedule = options.schedule ?? new PollSchedule();
+    this.#timeoutMs = options.ingestTimeoutMs ?? DEFAULT_INGEST_TIMEOUT_MS;
+    this.#floorMs = options.limitRetryFloorMs ?? this.#timeoutMs;
   }
 
   async reconcile(name: string, ctx: ReconcileContext): Promise<ReconcileResult | void> {
@@ -94,7 +116,7 @@ export class CatalogReconciler implements Reconciler {
       await this.#removeContent(cc, name, (err) => err);
       setUserUnavailable(cc);
       removeFinalizer(cc, DELETE_SERVER_CACHE_FINALIZER);
-      this.#state.delete(name);
+      this.#forget(name);
       return {};
     }
 
@@ -105,7 +127,7 @@ export class CatalogReconciler implements Reconciler {
       await this.#removeContent(cc, name, (err) => wrapError(`finalizer "${DELETE_SERVER_CACHE_FINALIZER}" failed`, err));
       setDeleted(cc);
       removeFinalizer(cc, DELETE_SERVER_CACHE_FINALIZER);
-      this.#state.delete(name);
+      this.#forget(name);
       return {};
     }
 
@@ -118,8 +140,24 @@ export class CatalogReconciler implements Reconciler {
       return wait === undefined ? {} : { requeueAfterMs: wait };
     }
 
+    // Our own status write after a limit failure, or a poll, must not start the same work again.
+    const held = this.#held.get(name);
+    if (held !== undefined && held.generation === generation && now.getTime() < held.until) {
+      setProgressingError(cc, held.error);
+      throw held.error;
+    }
+    this.#held.delete(name);
+
     const ref = spec.source.image.ref;
-    const version = await this.#ensureContent(cc, name, ref, ctx);
+    let version;
+    try {
+      version = await this.#ensureContent(cc, name, ref, ctx);
+    } catch (err) {
+      if (isLimitExceeded(err) && !ctx.signal.aborted) {
+        this.#held.set(name, { generation, until: this.#now().getTime() + this.#floorMs, error: err as Error });
+      }
+      throw err;
+    }
     const served = { digestRef: version.info.ref, baseURL: this.#o.baseURL(name), unpackedAt: new Date(version.info.unpackedAt) };
     setServing(cc, served);
     this.#state.set(name, {
@@ -150,39 +188,45 @@ export class CatalogReconciler implements Reconciler {
   /**
    * Makes the store hold the content of `ref`'s current digest: resolve the tag (no registry
    * call for digest references), and only when that digest is not stored yet, stream (or pull)
-   * and ingest it and switch (catalog-content.ts). Errors are reported on Progressing and thrown.
+   * and ingest it and switch (catalog-content.ts), all within the ingest timeout. Errors are
+   * reported on Progressing and thrown, except a cancellation (the object changed: its status
+   * is no longer ours to write).
    */
   async #ensureContent(cc: KubeObject, name: string, ref: string, ctx: ReconcileContext) {
     const { images, store } = this.#o;
-    const fail = (context: string, err: unknown): never => {
-      const wrapped = wrapError(context, err);
-      setProgressingError(cc, wrapped);
-      throw wrapped;
-    };
-    let resolved: ResolvedReference;
+    let resolving = true;
     try {
-      resolved = await images.resolveDigest(ref, ctx.signal);
-    } catch (err) {
-      return fail('source catalog content', err);
-    }
-    const current = store.get(name);
-    if (current !== undefined && current.info.digest === resolved.digest) return current;
-
-    let stored;
-    try {
-      stored = await storeCatalogImage(this.#o, {
-        name,
-        ref,
-        unpackedAt: (at) => truncateToSeconds(at).toISOString(),
-        log: ctx.log,
-        signal: ctx.signal,
+      return await withIngestTimeout(ctx.signal, this.#timeoutMs, async (signal) => {
+        const resolved = await images.resolveDigest(ref, signal);
+        resolving = false;
+        const current = store.get(name);
+        if (current !== undefined && current.info.digest === resolved.digest) return current;
+        const stored = await storeCatalogImage(this.#o, {
+          name,
+          ref,
+          unpackedAt: (at) => truncateToSeconds(at).toISOString(),
+          log: ctx.log,
+          signal,
+        });
+        ctx.log.info({ catalog: name, ref: stored.version.info.ref, streamed: stored.streamed }, 'stored catalog content');
+        return stored.version;
       });
     } catch (err) {
-      if (!(err instanceof ContentStepError)) throw err;
-      return fail(err.step === 'source' ? 'source catalog content' : 'error storing fbc', err.error);
+      if (ctx.signal.aborted) throw err;
+      let wrapped: Error;
+      if (err instanceof ContentStepError) wrapped = wrapError(err.step === 'source' ? 'source catalog content' : 'error storing fbc', err.error);
+      else if (resolving || isLimitExceeded(err)) wrapped = wrapError('source catalog content', err);
+      else throw err;
+      if (isLimitExceeded(wrapped)) wrapped = new Error(withRetryFloor(wrapped.message, this.#floorMs), { cause: wrapped });
+      setProgressingError(cc, wrapped);
+      throw wrapped;
     }
-    ctx.log.info({ catalog: name, ref: stored.version.info.ref, streamed: stored.streamed }, 'stored catalog content');
-    return stored.version;
+  }
+
+  /** Forgets what we knew about a catalog whose content is gone. */
+  #forget(name: string): void {
+    this.#state.delete(name);
+    this.#held.delete(name);
   }
 
   async #removeContent(cc: KubeObject, name: string, wrap: (err: unknown) => unknown): Promise<void> {

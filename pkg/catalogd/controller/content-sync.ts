@@ -3,7 +3,8 @@
  * replica's own store serve exactly what the leader published in `status.resolvedSource` (a
  * digest reference), and removes content of catalogs that are deleted or Unavailable. With it,
  * all replicas answer every request (reference README, difference 5); on the leader it is a
- * no-op, because the leader stores content before it publishes the status.
+ * no-op, because the leader stores content before it publishes the status. A sync is bounded
+ * by the same ingest timeout as the leader's ingest (ingest-bounds.ts).
  */
 import type { Logger } from 'pino';
 import { AvailabilityMode, type ClusterCatalog } from '../../api/index.ts';
@@ -13,6 +14,7 @@ import type { ImageCache } from '../../image/index.ts';
 import type { Informer, KubeObject } from '../../kube/index.ts';
 import type { LocalDirStore } from '../storage/index.ts';
 import { type CatalogContentMetrics, ContentStepError, storeCatalogImage } from './catalog-content.ts';
+import { DEFAULT_INGEST_TIMEOUT_MS, withIngestTimeout } from './ingest-bounds.ts';
 import type { CatalogImages } from './catalog-reconciler.ts';
 
 export interface ContentSyncOptions {
@@ -22,6 +24,8 @@ export interface ContentSyncOptions {
   store: LocalDirStore;
   metrics?: CatalogContentMetrics;
   log: Logger;
+  /** Bound of one sync's ingest (default DEFAULT_INGEST_TIMEOUT_MS). */
+  ingestTimeoutMs?: number;
 }
 
 /** Name of this controller (metrics label and log field). */
@@ -52,13 +56,15 @@ export class ContentSyncReconciler implements Reconciler {
 
     let stored;
     try {
-      stored = await storeCatalogImage(this.#o, {
-        name,
-        ref,
-        unpackedAt: (at) => cc.status?.lastUnpacked ?? at.toISOString(),
-        log: ctx.log,
-        signal: ctx.signal,
-      });
+      stored = await withIngestTimeout(ctx.signal, this.#o.ingestTimeoutMs ?? DEFAULT_INGEST_TIMEOUT_MS, (signal) =>
+        storeCatalogImage(this.#o, {
+          name,
+          ref,
+          unpackedAt: (at) => cc.status?.lastUnpacked ?? at.toISOString(),
+          log: ctx.log,
+          signal,
+        }),
+      );
     } catch (err) {
       throw wrapError(`syncing content of catalog "${name}"`, err instanceof ContentStepError ? err.error : err);
     }

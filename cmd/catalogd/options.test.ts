@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { HELP, parseCatalogdOptions, type CatalogdOptions } from './options.ts';
+
+const ENV = { KUBECONFIG: '/home/u/.kube/config' };
+
+function parse(argv: string[]): CatalogdOptions {
+  const o = parseCatalogdOptions(argv, ENV);
+  if (o === 'help') throw new Error('unexpected help');
+  return o;
+}
+
+describe('parseCatalogdOptions: workers and ingest timeout', () => {
+  it('defaults to two workers and a ten-minute ingest timeout', () => {
+    expect(parse([])).toMatchObject({ maxConcurrentReconciles: 2, ingestTimeoutMs: 600_000, gcIntervalMs: 43_200_000 });
+    expect(HELP).toContain('--max-concurrent-reconciles N     ClusterCatalogs pulled and stored in parallel (default 2)');
+    expect(HELP).toContain('(default 10m0s)');
+  });
+
+  it('takes both flags', () => {
+    expect(parse(['--max-concurrent-reconciles=6', '--ingest-timeout', '90s'])).toMatchObject({
+      maxConcurrentReconciles: 6,
+      ingestTimeoutMs: 90_000,
+    });
+  });
+
+  it.each(['0', '-1', '1.5', 'two', ''])('rejects --max-concurrent-reconciles %j', (v) => {
+    expect(() => parse([`--max-concurrent-reconciles=${v}`])).toThrow(
+      `invalid --max-concurrent-reconciles ${JSON.stringify(v)} (want a positive integer)`,
+    );
+  });
+
+  it('rejects an ingest timeout that is not a positive duration', () => {
+    expect(() => parse(['--ingest-timeout=10'])).toThrow('invalid --ingest-timeout: invalid duration "10" (want e.g. 90s, 30m, 12h)');
+    expect(() => parse(['--ingest-timeout=0s'])).toThrow('invalid --ingest-timeout "0s" (want a duration above zero)');
+  });
+});
