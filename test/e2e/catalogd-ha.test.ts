@@ -6,25 +6,18 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type KubeContext, connect } from '../../pkg/kube/index.ts';
-import { type ManagedProcess, Reaper, freePorts, startProcess } from '../envtest/index.ts';
+import { Reaper } from '../envtest/index.ts';
+import { type CatalogdProcess, startCatalogdProcess } from '../support/catalogd.ts';
 import { condition, pushCatalog, simpleCatalog, waitForCatalog, writeCatalogDir } from '../support/catalogs.ts';
 import { installOlmConfig } from '../support/olm-config.ts';
 
-const MAIN = fileURLToPath(new URL('../../cmd/catalogd/main.ts', import.meta.url));
 const id = randomBytes(3).toString('hex');
 const NS = `catalogd-ha-${id}`;
 const LEASE = `catalogd-ha-lock-${id}`;
 
-interface Replica {
-  name: string;
-  cacheDir: string;
-  port: number;
-  health: number;
-  proc: ManagedProcess;
-}
+type Replica = CatalogdProcess;
 
 let kube: KubeContext;
 let reaper: Reaper;
@@ -32,36 +25,14 @@ let work: string;
 const replicas = new Map<string, Replica>();
 
 async function startReplica(name: string, cacheDir?: string): Promise<Replica> {
-  const cp = inject('envtestControlPlane');
-  const [port = 0, health = 0] = await freePorts(2);
-  const dir = cacheDir ?? (await mkdtemp(join(work, `${name}-`)));
-  const proc = await startProcess({
+  const replica = await startCatalogdProcess(inject('envtestControlPlane'), {
     name,
-    command: process.execPath,
-    args: [
-      MAIN,
-      `--kubeconfig=${cp.kubeconfigPath}`,
-      `--system-namespace=${NS}`,
-      `--cache-dir=${dir}`,
-      `--catalogs-server-addr=127.0.0.1:${port}`,
-      `--health-probe-bind-address=127.0.0.1:${health}`,
-      `--external-address=catalogd.test`,
-      `--leader-election-id=${LEASE}`,
-      '--insecure-registry=127.0.0.1',
-      '--log-level=info',
-    ],
-    env: { ...process.env, POD_NAME: name },
-    logPath: join(work, `${name}.log`),
+    workDir: work,
     reaper,
+    cacheDir,
+    flags: [`--system-namespace=${NS}`, `--external-address=catalogd.test`, `--leader-election-id=${LEASE}`],
   });
-  const replica = { name, cacheDir: dir, port, health, proc };
   replicas.set(name, replica);
-  await waitFor(
-    `${name} to answer /healthz`,
-    async () => (await fetch(`http://127.0.0.1:${health}/healthz`).catch(() => undefined))?.ok === true,
-    30_000,
-    replica,
-  );
   return replica;
 }
 
