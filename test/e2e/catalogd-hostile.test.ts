@@ -140,7 +140,7 @@ describe('catalogd with its default workers and ingest timeout, and a catalog wh
       expect(res.body).toContain(`"name":"pkg${i + 1}.v1.0.0"`);
     }
     expect(inFlight(hostile)).toBe(true);
-  });
+  }, 240_000); // generous: three ingests on a busy machine
 
   it('cancels the ingest when the spec changes mid-download, and serves the new image', async () => {
     expect(inFlight(hostile)).toBe(true);
@@ -220,5 +220,5 @@ describe('catalogd with a short ingest timeout', () => {
     // A timed-out attempt leaves nothing behind: between attempts, no partial version exists.
     const partial = async (): Promise<string[]> => (await entries(join(catalogd.cacheDir, 'catalogs'))).filter((e) => e.startsWith('.'));
     await waitFor('a moment between attempts without partial content', async () => !inFlight(hostile) && (await partial()).length === 0, 60_000);
-  });
+  }, 360_000); // generous: a timeout, the floor and another timeout on a busy machine
 });
