@@ -21,7 +21,7 @@ export interface CatalogdOptions extends ComponentOptions {
   maxConcurrentReconciles: number;
   /**
    * Bound of one catalog ingest (resolve, pull, decode, store), and the least time before a
-   * catalog that failed for a resource limit (this timeout, a size cap, memory) is tried again.
+   * catalog that failed for a resource limit (this timeout, its ingest process's memory) is tried again.
    */
   ingestTimeoutMs: number;
   /** Length of a `pollIntervalMinutes` minute. Not a flag: tests shorten it to poll in seconds. */
@@ -51,8 +51,8 @@ Flags:
   --pull-ca-file FILE               extra PEM CA bundle for registries
   --gc-interval DURATION            garbage-collection period (default 12h)
   --max-concurrent-reconciles N     ClusterCatalogs pulled and stored in parallel (default ${DEFAULT_WORKERS})
-  --ingest-timeout DURATION         limit of one catalog's pull and store; a catalog that exceeded it, a size cap
-                                    or the memory of its ingest process is retried after as long at the earliest
+  --ingest-timeout DURATION         limit of one catalog's pull and store; a catalog that exceeded it or the
+                                    memory of its ingest process is retried after as long at the earliest
                                     (default ${goDuration(DEFAULT_INGEST_TIMEOUT_MS)})
 ${decodeLimitHelp(36)}  --log-level LEVEL                 trace, debug, info, warn, error (default info)
 `;

@@ -39,7 +39,7 @@ export const ingestInProcess: IngestFn & { layers: NonNullable<IngestFn['layers'
 
 /**
  * What an ingest process answers; `content` marks a decoding error of the catalog itself,
- * `limit` an error that was a LimitExceededError (a size cap).
+ * `limit` an error that was a LimitExceededError (a resource limit, see pkg/errors).
  */
 export interface IngestReply {
   ok: boolean;
