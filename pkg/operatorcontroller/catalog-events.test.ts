@@ -2,45 +2,14 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { CatalogContentCache, CatalogRef } from '../catalogclient/index.ts';
 import type { InformerEventType, InformerHandler, KubeObject } from '../kube/index.ts';
+import { type CatalogFixture, clusterCatalogObject } from '../../test/support/cluster-catalogs.ts';
 import { watchCatalogEvents } from './catalog-events.ts';
 
 // ---- fixtures ------------------------------------------------------------------------------
 
-interface CatalogOptions {
-  digest?: string;
-  priority?: number;
-  labels?: Record<string, string>;
-  serving?: 'True' | 'False';
-  availabilityMode?: 'Available' | 'Unavailable';
-  lastUnpacked?: string;
-}
-
-function catalog(name: string, o: CatalogOptions = {}): KubeObject {
-  const serving = o.serving ?? 'True';
-  return {
-    apiVersion: 'olm.operatorframework.io/v1',
-    kind: 'ClusterCatalog',
-    metadata: { name, labels: { 'olm.operatorframework.io/metadata.name': name, ...o.labels } },
-    spec: {
-      source: { type: 'Image', image: { ref: `registry.example/${name}:latest` } },
-      priority: o.priority ?? 0,
-      availabilityMode: o.availabilityMode ?? 'Available',
-    },
-    status: {
-      conditions: [
-        {
-          type: 'Serving',
-          status: serving,
-          reason: serving === 'True' ? 'Available' : 'Unavailable',
-          message: '',
-          lastTransitionTime: '2024-01-01T00:00:00Z',
-        },
-      ],
-      resolvedSource: { type: 'Image', image: { ref: `registry.example/${name}@${o.digest ?? 'sha256:d1'}` } },
-      urls: { base: `https://catalogd.example/catalogs/${name}` },
-      lastUnpacked: o.lastUnpacked ?? '2024-01-01T00:00:00Z',
-    },
-  };
+/** A serving catalog at digest sha256:d1 (priority 0, Available), unless `o` says otherwise. */
+function catalog(name: string, o: CatalogFixture = {}): KubeObject {
+  return clusterCatalogObject(name, { digest: 'sha256:d1', priority: 0, availabilityMode: 'Available', lastUnpacked: '2024-01-01T00:00:00Z', ...o });
 }
 
 function extension(name: string, packageName: string): KubeObject {

@@ -3,52 +3,10 @@ import { parseClusterCatalog } from '../api/index.ts';
 import type { CatalogContentCache, CatalogRef } from '../catalogclient/index.ts';
 import type { DeclarativeConfig } from '../fbc/index.ts';
 import type { KubeObject } from '../kube/index.ts';
+import { catalogBaseUrl, catalogDigestRef, clusterCatalogObject } from '../../test/support/cluster-catalogs.ts';
 import { contentRef, selectedCatalogs, type CatalogSource } from './catalogs.ts';
 
 // ---- fixtures ------------------------------------------------------------------------------
-
-interface CatalogOptions {
-  labels?: Record<string, string>;
-  priority?: number;
-  availabilityMode?: 'Available' | 'Unavailable';
-  serving?: 'True' | 'False' | 'absent';
-  resolved?: boolean;
-  urls?: boolean;
-}
-
-const BASE = (name: string): string => `https://catalogd-service.olmv1-system.svc/catalogs/${name}`;
-const DIGEST = (name: string): string => `registry.example/${name}@sha256:${'a'.repeat(64)}`;
-
-/** A ClusterCatalog as the informer holds it. */
-function catalogObject(name: string, o: CatalogOptions = {}): KubeObject {
-  const serving = o.serving ?? 'True';
-  return {
-    apiVersion: 'olm.operatorframework.io/v1',
-    kind: 'ClusterCatalog',
-    metadata: { name, labels: { 'olm.operatorframework.io/metadata.name': name, ...o.labels } },
-    spec: {
-      source: { type: 'Image', image: { ref: `registry.example/${name}:latest` } },
-      ...(o.priority === undefined ? {} : { priority: o.priority }),
-      ...(o.availabilityMode === undefined ? {} : { availabilityMode: o.availabilityMode }),
-    },
-    status: {
-      conditions:
-        serving === 'absent'
-          ? []
-          : [
-              {
-                type: 'Serving',
-                status: serving,
-                reason: serving === 'True' ? 'Available' : 'Unavailable',
-                message: '',
-                lastTransitionTime: '2024-01-01T00:00:00Z',
-              },
-            ],
-      ...(o.resolved === false ? {} : { resolvedSource: { type: 'Image', image: { ref: DIGEST(name) } } }),
-      ...(o.urls === false ? {} : { urls: { base: BASE(name) } }),
-    },
-  };
-}
 
 const config = (pkg: string, catalog: string): DeclarativeConfig => ({
   packages: [{ schema: 'olm.package', name: pkg, defaultChannel: 'stable', description: catalog }],
@@ -87,9 +45,9 @@ async function select(src: CatalogSource, selector: Parameters<typeof selectedCa
 
 describe('selectedCatalogs', () => {
   const objects = [
-    catalogObject('zeta', { labels: { env: 'prod' }, priority: 5 }),
-    catalogObject('alpha', { labels: { env: 'prod' } }),
-    catalogObject('mid', { labels: { env: 'dev' }, priority: -1 }),
+    clusterCatalogObject('zeta', { labels: { env: 'prod' }, priority: 5 }),
+    clusterCatalogObject('alpha', { labels: { env: 'prod' } }),
+    clusterCatalogObject('mid', { labels: { env: 'dev' }, priority: -1 }),
   ];
 
   it('without a selector takes every catalog, in name order, fetching the package from each', async () => {
@@ -102,9 +60,9 @@ describe('selectedCatalogs', () => {
       { name: 'zeta', priority: 5, package: config('widgets', 'zeta') },
     ]);
     expect(fetched).toEqual([
-      [{ name: 'alpha', digestRef: DIGEST('alpha'), baseURL: BASE('alpha') }, 'widgets'],
-      [{ name: 'mid', digestRef: DIGEST('mid'), baseURL: BASE('mid') }, 'widgets'],
-      [{ name: 'zeta', digestRef: DIGEST('zeta'), baseURL: BASE('zeta') }, 'widgets'],
+      [{ name: 'alpha', digestRef: catalogDigestRef('alpha'), baseURL: catalogBaseUrl('alpha') }, 'widgets'],
+      [{ name: 'mid', digestRef: catalogDigestRef('mid'), baseURL: catalogBaseUrl('mid') }, 'widgets'],
+      [{ name: 'zeta', digestRef: catalogDigestRef('zeta'), baseURL: catalogBaseUrl('zeta') }, 'widgets'],
     ]);
   });
 
@@ -134,7 +92,11 @@ describe('selectedCatalogs', () => {
     const { content, fetched } = fakeContent();
     const out = await select(
       source(
-        [catalogObject('a'), catalogObject('b', { availabilityMode: 'Unavailable' }), catalogObject('c', { availabilityMode: 'Available' })],
+        [
+          clusterCatalogObject('a'),
+          clusterCatalogObject('b', { availabilityMode: 'Unavailable' }),
+          clusterCatalogObject('c', { availabilityMode: 'Available' }),
+        ],
         content,
       ),
       undefined,
@@ -142,7 +104,7 @@ describe('selectedCatalogs', () => {
     expect(out.matching).toBe(3);
     expect(out.inputs.map((i) => i.name)).toEqual(['a', 'c']);
     expect(fetched.map(([ref]) => ref.name)).toEqual(['a', 'c']);
-    const none = await select(source([catalogObject('b', { availabilityMode: 'Unavailable' })], content), undefined);
+    const none = await select(source([clusterCatalogObject('b', { availabilityMode: 'Unavailable' })], content), undefined);
     expect(none).toEqual({ matching: 1, inputs: [] });
   });
 
@@ -153,7 +115,7 @@ describe('selectedCatalogs', () => {
     ['missing urls', { urls: false }, 'error: catalog "x" has a nil status.urls value'],
   ])('a catalog %s is a failure input with upstream text, and is not fetched', async (_name, o, error) => {
     const { content, fetched } = fakeContent();
-    const out = await select(source([catalogObject('x', o), catalogObject('y')], content), undefined);
+    const out = await select(source([clusterCatalogObject('x', o), clusterCatalogObject('y')], content), undefined);
     expect(out.inputs).toEqual([
       { name: 'x', error },
       { name: 'y', priority: 0, package: config('widgets', 'y') },
@@ -163,7 +125,7 @@ describe('selectedCatalogs', () => {
 
   it('a fetch error becomes `error retrieving cache for catalog "<name>": <err>`', async () => {
     const { content } = fakeContent({ b: new Error('Get "https://catalogd/catalogs/b/api/v1/all": connection refused') });
-    const out = await select(source([catalogObject('a'), catalogObject('b')], content), undefined);
+    const out = await select(source([clusterCatalogObject('a'), clusterCatalogObject('b')], content), undefined);
     expect(out.inputs[1]).toEqual({
       name: 'b',
       error: 'error retrieving cache for catalog "b": Get "https://catalogd/catalogs/b/api/v1/all": connection refused',
@@ -178,23 +140,23 @@ describe('selectedCatalogs', () => {
       seen.push([name, statusBase]);
       return `http://localhost:8080${new URL(statusBase).pathname}`;
     };
-    await select(source([catalogObject('a')], content, rewrite), undefined);
-    expect(seen).toEqual([['a', BASE('a')]]);
-    expect(fetched).toEqual([[{ name: 'a', digestRef: DIGEST('a'), baseURL: 'http://localhost:8080/catalogs/a' }, 'widgets']]);
+    await select(source([clusterCatalogObject('a')], content, rewrite), undefined);
+    expect(seen).toEqual([['a', catalogBaseUrl('a')]]);
+    expect(fetched).toEqual([[{ name: 'a', digestRef: catalogDigestRef('a'), baseURL: 'http://localhost:8080/catalogs/a' }, 'widgets']]);
   });
 
   it('ignores informer objects that are not valid ClusterCatalogs', async () => {
     const { content } = fakeContent();
     const broken: KubeObject = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', metadata: { name: 'broken' }, spec: {} };
-    const out = await select(source([broken, catalogObject('a')], content), undefined);
+    const out = await select(source([broken, clusterCatalogObject('a')], content), undefined);
     expect(out).toMatchObject({ matching: 1, inputs: [{ name: 'a' }] });
   });
 });
 
 describe('contentRef', () => {
   it('uses status.urls.base unchanged without a hook', () => {
-    const parsed = parseClusterCatalog(catalogObject('a'));
+    const parsed = parseClusterCatalog(clusterCatalogObject('a'));
     if (!parsed.ok) throw new Error(parsed.error);
-    expect(contentRef(parsed.value, undefined)).toEqual({ name: 'a', digestRef: DIGEST('a'), baseURL: BASE('a') });
+    expect(contentRef(parsed.value, undefined)).toEqual({ name: 'a', digestRef: catalogDigestRef('a'), baseURL: catalogBaseUrl('a') });
   });
 });
