@@ -8,12 +8,10 @@
  *
  * Exit codes: 0 printed; 1 the records could not be read (or none exist for EXT); 2 usage error.
  */
-import { parseArgs } from 'node:util';
-import { errorMessage } from '../../pkg/errors/index.ts';
 import { connect } from '../../pkg/kube/index.ts';
 import { createReleaseStore, type Release, type ReleaseStore } from '../../pkg/release/index.ts';
 import { objectsToYaml, toYaml } from '../../pkg/render/index.ts';
-import { CommandError, runCommand, type CommandIo } from './render.ts';
+import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 
 /** What `olmv1 release` needs from its environment (composed in commands.ts). */
 export interface ReleaseCommandDeps {
@@ -58,23 +56,11 @@ export async function runRelease(args: readonly string[], io: CommandIo, deps: R
 }
 
 function parse(args: readonly string[]): Parsed {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        kubeconfig: { type: 'string' },
-        'system-namespace': { type: 'string' },
-        revision: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (e) {
-    throw new CommandError(`${errorMessage(e)}\n${RELEASE_USAGE}`, 2);
-  }
-  if (parsed.values.help === true) throw new CommandError(RELEASE_USAGE, 0);
+  const parsed = parseCommandLine(args, RELEASE_USAGE, {
+    kubeconfig: { type: 'string' },
+    'system-namespace': { type: 'string' },
+    revision: { type: 'string' },
+  });
   const rev = parsed.values.revision;
   if (rev !== undefined && !/^[1-9]\d*$/.test(rev))
     throw new CommandError(`--revision must be a positive integer, got ${JSON.stringify(rev)}\n${RELEASE_USAGE}`, 2);

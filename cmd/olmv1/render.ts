@@ -10,7 +10,7 @@
  * stderr) or could not be read; 2 usage error.
  */
 import { stat } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { decodeSingleDocument, decodeUtf8, parseBundle, readBundleDir, type RegistryV1Bundle } from '../../pkg/bundle/index.ts';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { readRegularFile } from '../../pkg/localfs/index.ts';
@@ -37,6 +37,35 @@ export class CommandError extends Error {
     this.name = 'CommandError';
     this.exitCode = exitCode;
   }
+}
+
+const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
+
+/** What {@link parseCommandLine} returns for `options` (plus -h/--help). */
+export type CommandLine<O extends ParseArgsOptionsConfig, P extends boolean> = ReturnType<
+  typeof parseArgs<{ args: string[]; strict: true; allowPositionals: P; options: O & typeof HELP_FLAG }>
+>;
+
+/**
+ * Parses a command's arguments strictly with `options` and -h/--help. A usage problem throws a
+ * CommandError with exit code 2 and the usage; --help throws one with exit code 0.
+ */
+export function parseCommandLine<const O extends ParseArgsOptionsConfig, P extends boolean = true>(
+  args: readonly string[],
+  usage: string,
+  options: O,
+  allowPositionals: P = true as P,
+): CommandLine<O, P> {
+  // Typed loosely here (a spread of a generic); the caller gets the precise type.
+  const all: ParseArgsOptionsConfig = { ...options, ...HELP_FLAG };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...args], allowPositionals, strict: true, options: all });
+  } catch (e) {
+    throw new CommandError(`${errorMessage(e)}\n${usage}`, 2);
+  }
+  if (parsed.values['help'] === true) throw new CommandError(usage, 0);
+  return parsed as CommandLine<O, P>;
 }
 
 const RENDER_USAGE = `usage: olmv1 render bundle DIR|IMAGE --install-namespace NS [--watch-namespace NS]
@@ -68,25 +97,13 @@ export interface BundleCommandArgs {
  * `extra` options. Usage problems throw a CommandError with exit code 2.
  */
 export function parseCommandArgs(args: readonly string[], usage: string, extra: Record<string, { type: 'string' }>): BundleCommandArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        'install-namespace': { type: 'string' },
-        'watch-namespace': { type: 'string' },
-        'cert-provider': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        ...extra,
-      },
-    });
-  } catch (e) {
-    throw new CommandError(`${errorMessage(e)}\n${usage}`, 2);
-  }
+  const parsed = parseCommandLine(args, usage, {
+    'install-namespace': { type: 'string' },
+    'watch-namespace': { type: 'string' },
+    'cert-provider': { type: 'string' },
+    ...extra,
+  });
   const values = parsed.values as Record<string, string | boolean | undefined>;
-  if (values['help'] === true) throw new CommandError(usage, 0);
   if (parsed.positionals.length !== 1) throw new CommandError(`expected exactly one bundle directory or image\n${usage}`, 2);
   const installNamespace = values['install-namespace'];
   if (typeof installNamespace !== 'string' || installNamespace === '') {

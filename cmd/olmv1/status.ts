@@ -10,14 +10,13 @@
  * 0 the upgrade to the next minor is allowed; 1 blocked, or undecidable because of metadata
  * errors; 2 usage or connection errors (including no cluster version to judge from).
  */
-import { parseArgs } from 'node:util';
 import { dump } from 'js-yaml';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { parseClusterVersion, type ClusterMinor, type DeployedExtension } from '../../pkg/gating/index.ts';
 import { connect, isNoKindMatch, isNotFound, sleepUnlessAborted, type KubeClient, type KubeContext } from '../../pkg/kube/index.ts';
 import { createReleaseStore, deployedRelease } from '../../pkg/release/index.ts';
-import { CommandError, runCommand, type CommandIo } from './render.ts';
+import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
 import { buildStatusReport, type StatusReport } from './status-report.ts';
 import { renderStatusTable } from './status-table.ts';
@@ -52,26 +51,19 @@ interface Options {
 }
 
 function parse(args: readonly string[]): Options {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      strict: true,
-      options: {
-        kubeconfig: { type: 'string' },
-        'system-namespace': { type: 'string' },
-        'cluster-version': { type: 'string' },
-        output: { type: 'string', short: 'o' },
-        watch: { type: 'boolean', short: 'w' },
-        interval: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (e) {
-    throw new CommandError(`${errorMessage(e)}\n${USAGE}`, 2);
-  }
-  const v = parsed.values;
-  if (v.help === true) throw new CommandError(USAGE, 0);
+  const v = parseCommandLine(
+    args,
+    USAGE,
+    {
+      kubeconfig: { type: 'string' },
+      'system-namespace': { type: 'string' },
+      'cluster-version': { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      watch: { type: 'boolean', short: 'w' },
+      interval: { type: 'string' },
+    },
+    false,
+  ).values;
   const output = v.output ?? 'table';
   if (output !== 'table' && output !== 'json' && output !== 'yaml')
     throw new CommandError(`-o must be table, json or yaml, got ${JSON.stringify(output)}\n${USAGE}`, 2);
