@@ -1,0 +1,46 @@
+/**
+ * The process entry of a component (catalogd, operator-controller): reads flags and
+ * environment, then runs until SIGTERM/SIGINT. Exit codes: 0 after a graceful stop or --help,
+ * 1 on a start-up error or lost leadership, 2 on bad flags (with the usage on stderr).
+ */
+import pino, { type Logger } from 'pino';
+import { wireShutdownSignals } from '../../pkg/controller/index.ts';
+
+/** What differs between the components' entry points. */
+export interface ComponentMain<O extends { logLevel: string }> {
+  /** The `component` of every log line and the prefix of a flag error. */
+  name: string;
+  help: string;
+  parse(argv: string[], env: NodeJS.ProcessEnv): O | 'help';
+  run(options: O, log: Logger, signal: AbortSignal): Promise<'stopped' | 'lost-leadership'>;
+}
+
+/** Runs the component in this process with its arguments and environment. */
+export async function componentMain<O extends { logLevel: string }>(c: ComponentMain<O>): Promise<void> {
+  let options;
+  try {
+    options = c.parse(process.argv.slice(2), process.env);
+  } catch (err) {
+    process.stderr.write(`${c.name}: ${(err as Error).message}\n\n${c.help}`);
+    process.exit(2);
+  }
+  if (options === 'help') {
+    process.stdout.write(c.help);
+    process.exit(0);
+  }
+
+  // errWithCause keeps each error's own message and nests its causes, instead of repeating them.
+  const log = pino({ level: options.logLevel, base: { component: c.name }, serializers: { err: pino.stdSerializers.errWithCause } });
+  const stop = new AbortController();
+  wireShutdownSignals(process, stop, { log, forceExitAfterMs: 60_000 });
+  try {
+    const outcome = await c.run(options, log, stop.signal);
+    if (outcome === 'lost-leadership') {
+      log.error({}, 'leader election lost');
+      process.exitCode = 1;
+    }
+  } catch (err) {
+    log.fatal({ err }, `${c.name} failed`);
+    process.exitCode = 1;
+  }
+}
