@@ -24,6 +24,7 @@ import {
   type BundleSpec,
   type ExtensionStack,
 } from '../support/extensions.ts';
+import { installOpenShiftKinds } from '../support/olm-config.ts';
 import { startOperatorController } from '../support/operator-controller.ts';
 import { runStatus } from '../../cmd/olmv1/status.ts';
 import { StatusReport } from '../../cmd/olmv1/status-report.ts';
@@ -205,22 +206,7 @@ describe('without the OpenShift APIs (--cluster-version 4.18)', () => {
 
 describe('with the OpenShift APIs', () => {
   beforeAll(async () => {
-    const kubectl = (...args: string[]) => exec(stack.cp.kubectl, ['--kubeconfig', stack.cp.kubeconfigPath, ...args]);
-    await kubectl('apply', '--server-side', '-f', FIXTURES);
-    await kubectl(
-      'wait',
-      '--for=condition=Established',
-      '--timeout=60s',
-      'crd/clusterversions.config.openshift.io',
-      'crd/clusteroperators.config.openshift.io',
-      'crd/olms.operator.openshift.io',
-    );
-    await waitUntil('OpenShift kinds are creatable', async () =>
-      client.create({ apiVersion: CV.apiVersion, kind: CV.kind, metadata: { name: 'version' }, spec: {} }).then(
-        () => true,
-        (e: unknown) => (e as { code?: number }).code === 409,
-      ),
-    );
+    await installOpenShiftKinds(stack.cp, client);
     await setClusterVersion('4.17.5');
     const olm = await client.create({
       apiVersion: OLM.apiVersion,

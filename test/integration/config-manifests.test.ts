@@ -41,7 +41,7 @@ import {
   rbacFor,
   waitForExtension,
 } from '../support/extensions.ts';
-import { installOlmConfig } from '../support/olm-config.ts';
+import { installOlmConfig, installOpenShiftKinds } from '../support/olm-config.ts';
 import { startOperatorController, type TestOperatorController } from '../support/operator-controller.ts';
 
 const repo = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.meta.url));
@@ -113,22 +113,8 @@ const CO = { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', name
 const OLM = { apiVersion: 'operator.openshift.io/v1', kind: 'OLM', name: 'cluster' };
 
 /** The OpenShift kinds of test/fixtures/openshift with the objects the gate reads and writes. */
-async function installOpenShiftKinds(): Promise<void> {
-  await kubectl(['apply', '--server-side', '-f', repo('test/fixtures/openshift')]);
-  await kubectl([
-    'wait',
-    '--for=condition=Established',
-    '--timeout=60s',
-    'crd/clusterversions.config.openshift.io',
-    'crd/clusteroperators.config.openshift.io',
-    'crd/olms.operator.openshift.io',
-  ]);
-  await waitUntil('OpenShift kinds are creatable', async () =>
-    kube.client.create({ apiVersion: CV.apiVersion, kind: CV.kind, metadata: { name: CV.name }, spec: {} }).then(
-      () => true,
-      (e: unknown) => (e as { code?: number }).code === 409,
-    ),
-  );
+async function installOpenShiftObjects(): Promise<void> {
+  await installOpenShiftKinds(cp.info, kube.client);
   const cv = await kube.client.get(CV);
   await kube.client.updateStatus({ ...cv, status: { desired: { version: '4.17.5' } } });
   await kube.client.create({ apiVersion: OLM.apiVersion, kind: OLM.kind, metadata: { name: OLM.name }, spec: { managementState: 'Managed' } });
@@ -223,7 +209,7 @@ describe('config/ on a real API server', () => {
       metadata: { name: pullSecret.name, namespace: SYSTEM },
       data: { '.dockerconfigjson': Buffer.from(JSON.stringify(auths)).toString('base64') },
     });
-    await installOpenShiftKinds();
+    await installOpenShiftObjects();
     const catalogdShipped = parseCatalogdOptions(containerOf('catalogd-controller-manager').args, env);
     const controllerShipped = parseOperatorControllerOptions(containerOf('operator-controller-controller-manager').args, env);
     if (catalogdShipped === 'help' || controllerShipped === 'help') throw new Error('unreachable');

@@ -7,7 +7,9 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { KubeClient } from '../../pkg/kube/index.ts';
 import type { ControlPlaneInfo } from '../envtest/index.ts';
+import { waitUntil } from './bundle-flow.ts';
 
 const exec = promisify(execFile);
 const repo = (path: string): string => fileURLToPath(new URL(`../../${path}`, import.meta.url));
@@ -49,4 +51,27 @@ export async function installOlmConfig(cp: ControlPlaneInfo): Promise<void> {
     if (Date.now() > deadline) throw new Error('the ClusterCatalog metadata.name label policy is not applied');
     await new Promise((r) => setTimeout(r, 500));
   }
+}
+
+/**
+ * Applies the OpenShift kinds of test/fixtures/openshift (ClusterVersion, ClusterOperator, OLM)
+ * to `cp` and waits until they are creatable, which leaves ClusterVersion `version` created.
+ */
+export async function installOpenShiftKinds(cp: ControlPlaneInfo, client: KubeClient): Promise<void> {
+  const kubectl = (...args: string[]) => exec(cp.kubectl, ['--kubeconfig', cp.kubeconfigPath, ...args]);
+  await kubectl('apply', '--server-side', '-f', repo('test/fixtures/openshift'));
+  await kubectl(
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd/clusterversions.config.openshift.io',
+    'crd/clusteroperators.config.openshift.io',
+    'crd/olms.operator.openshift.io',
+  );
+  await waitUntil('OpenShift kinds are creatable', async () =>
+    client.create({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'version' }, spec: {} }).then(
+      () => true,
+      (e: unknown) => (e as { code?: number }).code === 409,
+    ),
+  );
 }
