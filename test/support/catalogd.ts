@@ -12,6 +12,7 @@ import { type CatalogdOptions, parseCatalogdOptions } from '../../cmd/catalogd/o
 import { runCatalogd } from '../../cmd/catalogd/run.ts';
 import { DEFAULT_DECODE_LIMITS } from '../../pkg/fbc/index.ts';
 import { type ControlPlaneInfo, type ManagedProcess, type Reaper, freePorts, startProcess } from '../envtest/index.ts';
+import { waitForComponent } from './component-start.ts';
 
 /** A running in-process catalogd. */
 export interface TestCatalogd {
@@ -64,23 +65,7 @@ export async function startCatalogd(cp: ControlPlaneInfo, overrides: Partial<Cat
   const url = `http://127.0.0.1:${options.catalogServer.port}`;
   const healthUrl = `http://127.0.0.1:${options.healthProbe.port}`;
   // Ready once the health server answers (the catalog server listens before it starts).
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const up = await fetch(`${healthUrl}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) break;
-    const failed = await Promise.race([
-      running.then(
-        () => true,
-        () => true,
-      ),
-      new Promise<false>((r) => setTimeout(() => r(false), 100)),
-    ]);
-    if (failed) throw new Error('catalogd exited during start-up', { cause: await running.catch((e: unknown) => e) });
-    if (Date.now() > deadline) throw new Error('catalogd did not start within 30 s');
-  }
+  await waitForComponent('catalogd', `${healthUrl}/healthz`, running, 30_000);
   let stopped: Promise<string> | undefined;
   const stop = (): Promise<string> => {
     stopped ??= (stopper.abort(), running);

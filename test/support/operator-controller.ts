@@ -9,6 +9,7 @@ import pino from 'pino';
 import { FEATURE_GATE_DEFAULTS, type OperatorControllerOptions } from '../../cmd/operator-controller/options.ts';
 import { runOperatorController } from '../../cmd/operator-controller/run.ts';
 import { type ControlPlaneInfo, freePorts } from '../envtest/index.ts';
+import { waitForComponent } from './component-start.ts';
 
 /** A running in-process operator-controller. */
 export interface TestOperatorController {
@@ -53,23 +54,7 @@ export async function startOperatorController(
   );
   const running = runOperatorController(options, log, stopper.signal);
   const healthUrl = `http://127.0.0.1:${healthPort}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const ready = await fetch(`${healthUrl}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ready) break;
-    const failed = await Promise.race([
-      running.then(
-        () => true,
-        () => true,
-      ),
-      new Promise<false>((r) => setTimeout(() => r(false), 100)),
-    ]);
-    if (failed) throw new Error('operator-controller exited during start-up', { cause: await running.catch((e: unknown) => e) });
-    if (Date.now() > deadline) throw new Error('operator-controller was not ready within 60 s');
-  }
+  await waitForComponent('operator-controller', `${healthUrl}/readyz`, running, 60_000);
   return {
     options,
     healthUrl,
