@@ -18,8 +18,9 @@ import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts'
 import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../../cmd/catalogd/node-flags.ts';
 import { type BenchChild, type ChildMessage, forkChild } from '../lib/child.ts';
 import type { CatalogFixture } from '../lib/fixtures.ts';
-import { seededRandom, sleep, timedGet } from '../lib/http-load.ts';
-import { type ProcMemory, procMemory } from '../lib/proc.ts';
+import { seededRandom, timedGet } from '../lib/http-load.ts';
+import { settleRss } from '../lib/inspector.ts';
+import type { ProcMemory } from '../lib/proc.ts';
 import { atMost, measure, type Measurement } from '../lib/report.ts';
 import { mb } from '../lib/stats.ts';
 
@@ -27,7 +28,7 @@ const QUERIES_PER_CATALOG = 100;
 const GC_SETTLE_MS = 2_000;
 // V8 keeps a terminated ingest worker's heap pages pooled for several seconds before its memory
 // reducer releases them, so RSS is read only once it has stopped moving.
-const SETTLE = { minMs: 15_000, maxMs: 60_000, windowMs: 5_000, toleranceBytes: 1e6, pollMs: 500 };
+const SETTLE = { minMs: 15_000, maxMs: 60_000, windowMs: 5_000, toleranceBytes: 1e6 };
 
 interface MemoryReply extends ChildMessage {
   memory: NodeJS.MemoryUsage;
@@ -69,20 +70,6 @@ async function memory(child: BenchChild, gc: boolean): Promise<MemoryReply> {
   return child.next<MemoryReply>('memory');
 }
 
-/** Waits until the child's RSS stayed within the tolerance for a whole window; returns the wait. */
-async function settle(pid: number): Promise<number> {
-  const start = performance.now();
-  const readings: Array<[number, number]> = [];
-  for (;;) {
-    const now = performance.now();
-    readings.push([now, procMemory(pid)?.rss ?? 0]);
-    const window = readings.filter(([t]) => t >= now - SETTLE.windowMs).map(([, v]) => v);
-    const stable = now - (readings[0]?.[0] ?? now) >= SETTLE.windowMs && Math.max(...window) - Math.min(...window) <= SETTLE.toleranceBytes;
-    if ((stable && now - start >= SETTLE.minMs) || now - start >= SETTLE.maxMs) return now - start;
-    await sleep(SETTLE.pollMs);
-  }
-}
-
 interface Phase {
   requests: number;
   settleMs: number;
@@ -100,7 +87,7 @@ async function phase(ctx: BenchContext, root: string, set: CatalogFixture[], nam
   try {
     const ready = await child.next<ChildMessage & { origin: string }>('ready', 300_000);
     const requests = await exercise(ready.origin, set, names);
-    const settleMs = await settle(child.pid);
+    const settleMs = await settleRss(child.pid, SETTLE);
     const settled = await memory(child, false);
     const afterGc = await memory(child, true);
     return { requests, settleMs, settled, afterGc };
