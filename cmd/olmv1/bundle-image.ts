@@ -1,12 +1,13 @@
 /**
  * Reads a bundle image's files for `render bundle IMAGE` and `rbac IMAGE`, with the image
- * client (verified digests, whiteouts, credentials-free pulls).
+ * client (verified digests, whiteouts), the credentials and CAs of `--authfile`/`--ca-file`.
  */
 import { createImageClient } from '../../pkg/image/index.ts';
+import type { RegistryAccess } from './registry-access.ts';
 
 /** The files of the image `ref`, keyed by root-relative path. */
-export async function fetchBundleFiles(ref: string, options: { insecureRegistries: string[] }): Promise<Map<string, Buffer>> {
-  const client = createImageClient({ insecureRegistries: options.insecureRegistries });
+export async function fetchBundleFiles(ref: string, options: { insecureRegistries: string[] } & RegistryAccess): Promise<Map<string, Buffer>> {
+  const client = createImageClient(options);
   try {
     return (await client.readImageFiles(ref)).files;
   } finally {

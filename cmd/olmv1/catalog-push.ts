@@ -1,5 +1,5 @@
 /**
- * `olmv1 catalog push DIR REF [--authfile FILE]`: validates the file-based catalog in DIR,
+ * `olmv1 catalog push DIR REF [--authfile FILE] [--ca-file FILE]`: validates the file-based catalog in DIR,
  * builds a single-layer catalog image (the FBC under `/configs`, label
  * `operators.operatorframework.io.index.configs.v1=/configs`) without Docker, pushes it to REF
  * and prints the manifest digest on stdout. Progress goes to stderr.
@@ -10,20 +10,29 @@ import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { goQuote } from '../../pkg/gotext/index.ts';
-import { readRegularFile } from '../../pkg/localfs/index.ts';
-import { type DockerConfig, buildCatalogImage, createImageClient, parseDockerConfigJson, parseImageReference } from '../../pkg/image/index.ts';
+import { buildCatalogImage, createImageClient, parseImageReference } from '../../pkg/image/index.ts';
 import { validateCatalogDir } from './catalog-validate.ts';
 import { type CommandIO, EXIT } from './io.ts';
+import { REGISTRY_FLAGS, type RegistryAccess, loadRegistryAccess, registryFlagsHelp } from './registry-access.ts';
 
-const USAGE = `Usage: olmv1 catalog push <directory> <image-reference> [--authfile FILE]
+const USAGE = `Usage: olmv1 catalog push <directory> <image-reference> [--authfile FILE] [--ca-file FILE]
 
-Validate the file-based catalog in <directory>, build a catalog image from it and push it to
-<image-reference> (e.g. quay.io/acme/catalog:latest). Prints the pushed manifest digest.
+Validates the file-based catalog in <directory> (as catalog validate does), builds a catalog
+image from it without Docker (the catalog under /configs, with the label
+operators.operatorframework.io.index.configs.v1=/configs) and pushes it to <image-reference>
+(e.g. quay.io/acme/catalog:latest). Registries on loopback and those in
+$OLMV1_INSECURE_REGISTRIES (comma-separated host[:port]) are reached over plain HTTP.
 
 Flags:
-  --authfile FILE   registry credentials in Docker config.json format
-                    (default: $REGISTRY_AUTH_FILE, else ~/.docker/config.json when present)
-  -h, --help        Show this help
+${registryFlagsHelp(23)}  -h, --help           show this help
+
+Output:
+  stdout: the pushed manifest digest (sha256:...). stderr: progress, the catalog's errors.
+
+Exit codes:
+  0  pushed
+  1  the catalog is invalid (nothing is pushed) or the push failed
+  2  usage error (also an unreadable --authfile or --ca-file)
 `;
 
 /** What the composition root provides: where plain HTTP is allowed and the default auth file. */
@@ -36,7 +45,7 @@ export interface CatalogPushDeps {
 export async function runCatalogPush(args: string[], io: CommandIO, deps: CatalogPushDeps): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args, allowPositionals: true, options: { authfile: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ args, allowPositionals: true, options: { ...REGISTRY_FLAGS, help: { type: 'boolean', short: 'h' } } });
   } catch (err) {
     io.stderr.write(`Error: ${errorMessage(err)}\n\n${USAGE}`);
     return EXIT.usage;
@@ -73,15 +82,14 @@ export async function runCatalogPush(args: string[], io: CommandIO, deps: Catalo
     return EXIT.failed;
   }
 
-  let credentials: DockerConfig | undefined;
-  const authFile = parsed.values.authfile ?? deps.defaultAuthFile;
+  let access: RegistryAccess;
   try {
-    credentials = await loadAuthFile(authFile, parsed.values.authfile !== undefined);
+    access = await loadRegistryAccess(parsed.values, deps.defaultAuthFile);
   } catch (err) {
     io.stderr.write(`Error: ${errorMessage(err)}\n`);
     return EXIT.usage;
   }
-  const client = createImageClient({ insecureRegistries: deps.insecureRegistries, ...(credentials === undefined ? {} : { credentials }) });
+  const client = createImageClient({ insecureRegistries: deps.insecureRegistries, ...access });
   try {
     const image = await buildCatalogImage(dir);
     const bytes = image.layers.reduce((n, l) => n + l.size, 0);
@@ -104,20 +112,4 @@ function referenceError(ref: string): string | undefined {
   } catch (err) {
     return errorMessage(err);
   }
-}
-
-// Far above any real Docker config.json; a larger file is refused before it is read.
-const MAX_AUTH_FILE_BYTES = 4 << 20;
-
-/** Reads a Docker config.json; a missing default file means anonymous, a missing given file is an error. */
-async function loadAuthFile(path: string | undefined, explicit: boolean): Promise<DockerConfig | undefined> {
-  if (path === undefined) return undefined;
-  let text: string;
-  try {
-    text = (await readRegularFile(path, { maxBytes: MAX_AUTH_FILE_BYTES })).toString('utf8');
-  } catch (err) {
-    if (!explicit && ((err as Error).cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return undefined;
-    throw new Error(`reading --authfile: ${errorMessage(err)}`, { cause: err });
-  }
-  return parseDockerConfigJson(text, path);
 }

@@ -1,12 +1,15 @@
 /**
  * `olmv1 catalog serve NAME=DIR [NAME=DIR ...] [--listen HOST:PORT]`: the catalogd HTTP API
  * (`/catalogs/<name>/api/v1/all` and `/api/v1/metas`) over local FBC directories, no cluster
- * needed. Each directory is ingested exactly as catalogd ingests an unpacked image; a directory
- * that does not load is reported and the command exits 1 before serving anything.
+ * needed. Each directory is ingested exactly as catalogd ingests an unpacked image (in an
+ * ingest process, pkg/catalogd/storage); a directory that does not load is reported and the
+ * command exits 1 before serving anything.
+ *
+ * A signal stops it at any moment: during an ingest the ingest process is killed; the temporary
+ * content store is removed in every case.
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
@@ -17,22 +20,46 @@ import { dns1123SubdomainErrors } from '../../pkg/k8sname/index.ts';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { parseListenAddress } from '../shared/flags.ts';
 import { DECODE_LIMIT_FLAGS, decodeLimitHelp, decodeLimitOptions } from '../shared/limits.ts';
-import { type CommandIO, EXIT } from './io.ts';
+import { type CommandIO, EXIT, signalExitCode } from './io.ts';
 
 const HELP = `Usage: olmv1 catalog serve NAME=DIR [NAME=DIR ...] [--listen HOST:PORT]
 
-Serves each file-based catalog directory DIR as catalog NAME over the catalogd HTTP API:
+Serves each file-based catalog directory DIR as catalog NAME over the catalogd HTTP API, no
+cluster needed, until Ctrl-C (SIGINT) or SIGTERM:
   GET /catalogs/NAME/api/v1/all
   GET /catalogs/NAME/api/v1/metas?schema=&package=&name=
+Each directory is read and stored exactly as catalogd stores a catalog image's content; NAMEs
+must be distinct DNS subdomain names.
 
-Options:
+Flags:
   --listen HOST:PORT          address to listen on (default 127.0.0.1:8080)
-${decodeLimitHelp(30)}
+${decodeLimitHelp(30)}  -h, --help                  show this help
+
 SIZE is a number of bytes, optionally with a suffix (Ki, Mi, Gi, or k, M, G).
+
+Output:
+  stdout: nothing. stderr: progress while loading each catalog, then the URL of each catalog
+  once serving, and any error.
+
+Exit codes:
+  0    never (it serves until stopped)
+  1    a catalog did not load (the error names the file), or the address is unavailable
+  2    usage error
+  130  stopped by SIGINT (Ctrl-C), 143 by SIGTERM, at any moment
 `;
 
-/** Runs until `signal` aborts (the CLI wires SIGINT/SIGTERM); resolves with the exit code. */
-export async function runCatalogServe(args: string[], io: CommandIO, signal: AbortSignal = shutdownSignal()): Promise<number> {
+/** What the composition root provides. */
+export interface CatalogServeDeps {
+  /** Aborted by SIGINT/SIGTERM; its reason is the signal's name. */
+  signal: AbortSignal;
+  /** Where the temporary content store is created (and removed again). */
+  tmpDir: string;
+  /** How often progress is printed while a catalog loads; default 2 s. */
+  progressIntervalMs?: number;
+}
+
+/** Runs until `deps.signal` aborts; resolves with the exit code. */
+export async function runCatalogServe(args: string[], io: CommandIO, deps: CatalogServeDeps): Promise<number> {
   let parsed;
   let limits;
   try {
@@ -51,49 +78,111 @@ export async function runCatalogServe(args: string[], io: CommandIO, signal: Abo
     return EXIT.ok;
   }
   const listen = parseListen(parsed.values.listen ?? '127.0.0.1:8080');
-
-  const catalogs = parsed.positionals.map(parseCatalogArg);
-  const usageError = [listen, ...catalogs].find((c): c is { error: string } => 'error' in c);
-  if (usageError !== undefined || catalogs.length === 0) {
-    io.stderr.write(`${usageError?.error ?? 'at least one NAME=DIR is required'}\n\n${HELP}`);
+  const catalogs = parseCatalogArgs(parsed.positionals);
+  const usageError = 'error' in listen ? listen.error : 'error' in catalogs ? catalogs.error : undefined;
+  if (usageError !== undefined || 'error' in listen || 'error' in catalogs) {
+    io.stderr.write(`${usageError}\n\n${HELP}`);
     return EXIT.usage;
   }
-  if ('error' in listen) return EXIT.usage;
 
+  const { signal } = deps;
+  const stopped = (): number => {
+    io.stderr.write('stopped\n');
+    return signalExitCode(signal.reason);
+  };
   const logger = pino({ level: 'warn' }, pino.destination(2));
-  const root = await mkdtemp(join(tmpdir(), 'olmv1-serve-'));
+  const root = await mkdtemp(join(deps.tmpDir, 'olmv1-serve-'));
   const store = new LocalDirStore({ root, ingest: createProcessIngest({ limits }), logger });
   try {
     await store.open();
     for (const c of catalogs) {
-      if ('error' in c) continue;
+      if (signal.aborted) return stopped();
       const dir = resolve(c.dir);
       if (!(await stat(dir).catch(() => undefined))?.isDirectory()) {
         io.stderr.write(`catalog ${c.name}: ${JSON.stringify(c.dir)} is not a directory\n`);
         return EXIT.failed;
       }
-      io.stderr.write(`loading catalog ${c.name} from ${dir}\n`);
       const digest = `sha256:${createHash('sha256').update(dir).digest('hex')}`;
+      const loading = reportProgress(io, c.name, dir, root, deps.progressIntervalMs ?? 2000);
       try {
-        await store.store(c.name, { digest, ref: dir, unpackedAt: new Date().toISOString() }, { fbcDir: dir });
+        // The signal kills the ingest process and removes what it wrote (LocalDirStore.store).
+        const version = await store.store(c.name, { digest, ref: dir, unpackedAt: new Date().toISOString() }, { fbcDir: dir }, { signal });
+        loading.done(`${(version.sizes.jsonl / 1e6).toFixed(1)} MB of content`);
       } catch (err) {
+        loading.done(undefined);
+        if (signal.aborted) return stopped();
         io.stderr.write(`catalog ${c.name}: ${errorMessage(err)}\n`);
         return EXIT.failed;
       }
     }
+    if (signal.aborted) return stopped();
     const app = buildCatalogServer({ content: store, logger, registry: new Registry() });
-    const address = await app.listen({ host: listen.host, port: listen.port });
-    for (const c of catalogs) if (!('error' in c)) io.stderr.write(`serving ${address}/catalogs/${c.name}/api/v1/all\n`);
+    let address: string;
+    try {
+      address = await app.listen({ host: listen.host, port: listen.port });
+    } catch (err) {
+      io.stderr.write(`listening on ${listen.host}:${listen.port}: ${errorMessage(err)}\n`);
+      return EXIT.failed;
+    }
+    for (const c of catalogs) io.stderr.write(`serving ${address}/catalogs/${c.name}/api/v1/all\n`);
     await new Promise<void>((done) => {
       if (signal.aborted) done();
       else signal.addEventListener('abort', () => done(), { once: true });
     });
     await app.close();
-    return EXIT.ok;
+    return stopped();
   } finally {
     await store.close();
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/**
+ * Prints `loading catalog NAME from DIR`, then every `intervalMs` how much content the ingest
+ * has written so far (the store's temporary directories for NAME under `root`), and the total
+ * once done.
+ */
+function reportProgress(io: CommandIO, name: string, dir: string, root: string, intervalMs: number): { done(summary: string | undefined): void } {
+  const started = Date.now();
+  const seconds = (): string => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+  io.stderr.write(`loading catalog ${name} from ${dir}\n`);
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    void writtenBytes(root, `.tmp-${name}-`)
+      .then((bytes) => io.stderr.write(`loading catalog ${name}: ${(bytes / 1e6).toFixed(1)} MB of content written, ${seconds()}\n`))
+      .finally(() => (busy = false));
+  }, intervalMs);
+  return {
+    done(summary) {
+      clearInterval(timer);
+      if (summary !== undefined) io.stderr.write(`loaded catalog ${name}: ${summary} in ${seconds()}\n`);
+    },
+  };
+}
+
+/** Bytes in the files of the directories under `root` whose names start with `prefix`. */
+async function writtenBytes(root: string, prefix: string): Promise<number> {
+  let total = 0;
+  for (const d of await readdir(root).catch(() => [])) {
+    if (!d.startsWith(prefix)) continue;
+    for (const f of await readdir(join(root, d)).catch(() => [])) total += (await stat(join(root, d, f)).catch(() => undefined))?.size ?? 0;
+  }
+  return total;
+}
+
+/** Parses every NAME=DIR; names must be valid and distinct. */
+function parseCatalogArgs(args: string[]): Array<{ name: string; dir: string }> | { error: string } {
+  if (args.length === 0) return { error: 'at least one NAME=DIR is required' };
+  const out: Array<{ name: string; dir: string }> = [];
+  for (const arg of args) {
+    const c = parseCatalogArg(arg);
+    if ('error' in c) return c;
+    if (out.some((o) => o.name === c.name)) return { error: `duplicate catalog name ${JSON.stringify(c.name)}: each NAME=DIR needs its own NAME` };
+    out.push(c);
+  }
+  return out;
 }
 
 function parseCatalogArg(arg: string): { name: string; dir: string } | { error: string } {
@@ -111,11 +200,4 @@ function parseListen(value: string): { host: string; port: number } | { error: s
   } catch (err) {
     return { error: `invalid --listen: ${errorMessage(err)}` };
   }
-}
-
-function shutdownSignal(): AbortSignal {
-  const ac = new AbortController();
-  process.once('SIGINT', () => ac.abort());
-  process.once('SIGTERM', () => ac.abort());
-  return ac.signal;
 }

@@ -15,13 +15,23 @@ import { type CommandIO, EXIT } from './io.ts';
 
 const USAGE = `Usage: olmv1 catalog validate <directory> [-o json|yaml]
 
-Validate the file-based catalog in <directory> (like opm validate) and report every error.
+Validate the file-based catalog in <directory> (like opm validate) and report every error:
+decode errors with file and line, then model errors as upstream's "invalid index:" tree.
 
 Flags:
   -o, --output string         Output format for validation results (json|yaml)
 ${decodeLimitHelp(30)}  -h, --help                  Show this help
 
 SIZE is a number of bytes, optionally with a suffix (Ki, Mi, Gi, or k, M, G).
+
+Output:
+  Without -o: nothing on stdout; every error on stderr, one per line.
+  With -o: opm's result on stdout, {"passed": bool, "error": {"message": ...}} as JSON or YAML.
+
+Exit codes:
+  0  valid
+  1  invalid, or the directory could not be read (the error names the path)
+  2  usage error, or <directory> is not a directory
 `;
 
 interface ParsedArgs {

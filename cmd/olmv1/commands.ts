@@ -22,7 +22,10 @@ export const commands = new Map<string, Entry>([
     'catalog serve',
     {
       summary: 'serve catalog directories over the catalogd HTTP API, no cluster needed',
-      load: async () => (await import('./catalog-serve.ts')).runCatalogServe,
+      load: async () => {
+        const [{ runCatalogServe }, { tmpdir }] = await Promise.all([import('./catalog-serve.ts'), import('node:os')]);
+        return (args, io) => runCatalogServe(args, io, { signal: shutdownSignal(), tmpDir: tmpdir() });
+      },
     },
   ],
   [
@@ -71,7 +74,7 @@ export const commands = new Map<string, Entry>([
       summary: 'render a registry+v1 bundle (directory or image) to the plain manifests OLM applies',
       load: async () => {
         const { runRenderBundle } = await import('./render.ts');
-        return (args, io) => runRenderBundle(args, io, { fetchBundle });
+        return (args, io) => runRenderBundle(args, io, { fetchBundle, defaultAuthFile: defaultAuthFile() });
       },
     },
   ],
@@ -81,7 +84,7 @@ export const commands = new Map<string, Entry>([
       summary: "print the minimal RBAC an extension's ServiceAccount needs for a bundle",
       load: async () => {
         const { runRbac } = await import('./rbac.ts');
-        return (args, io) => runRbac(args, io, { fetchBundle });
+        return (args, io) => runRbac(args, io, { fetchBundle, defaultAuthFile: defaultAuthFile() });
       },
     },
   ],
@@ -123,10 +126,28 @@ export const commands = new Map<string, Entry>([
   ],
 ]);
 
+/**
+ * Aborted by the first SIGINT or SIGTERM, with the signal's name as reason. A second one
+ * finds no handler and ends the process as the signal does by default.
+ */
+function shutdownSignal(): AbortSignal {
+  const ac = new AbortController();
+  const on = (name: 'SIGINT' | 'SIGTERM') => () => {
+    process.removeListener('SIGINT', onInt);
+    process.removeListener('SIGTERM', onTerm);
+    ac.abort(name);
+  };
+  const onInt = on('SIGINT');
+  const onTerm = on('SIGTERM');
+  process.once('SIGINT', onInt);
+  process.once('SIGTERM', onTerm);
+  return ac.signal;
+}
+
 /** Reads a bundle image with the image client (see bundle-image.ts). */
-async function fetchBundle(ref: string): Promise<Map<string, Buffer>> {
+async function fetchBundle(ref: string, access: import('./registry-access.ts').RegistryAccess): Promise<Map<string, Buffer>> {
   const { fetchBundleFiles } = await import('./bundle-image.ts');
-  return fetchBundleFiles(ref, { insecureRegistries: insecureRegistries() });
+  return fetchBundleFiles(ref, { insecureRegistries: insecureRegistries(), ...access });
 }
 
 /**
@@ -141,7 +162,7 @@ export function insecureRegistries(): string[] {
   return ['localhost', '127.0.0.1', '[::1]', ...listed];
 }
 
-/** The Docker config.json `catalog push` reads credentials from unless --authfile is given. */
+/** The Docker config.json the image commands read credentials from unless --authfile is given. */
 function defaultAuthFile(): string | undefined {
   if (process.env.REGISTRY_AUTH_FILE !== undefined && process.env.REGISTRY_AUTH_FILE !== '') return process.env.REGISTRY_AUTH_FILE;
   const dockerConfig = process.env.DOCKER_CONFIG ?? (process.env.HOME === undefined ? undefined : `${process.env.HOME}/.docker`);
@@ -164,5 +185,14 @@ function upDeps(): import('./up.ts').UpDeps {
 export function usage(): string {
   const width = Math.max(...[...commands.keys()].map((k) => k.length));
   const lines = [...commands].map(([k, e]) => `  ${k.padEnd(width)}  ${e.summary}`);
-  return `Usage: olmv1 <command> [arguments]\n\nCommands:\n${lines.join('\n')}\n\nRun "olmv1 <command> --help" for a command's arguments.\n`;
+  return `Usage: olmv1 <command> [arguments]
+       olmv1 --version
+
+Commands:
+${lines.join('\n')}
+
+Run "olmv1 <command> --help" for what a command does, its flags, its output and its exit codes.
+Results go to stdout, progress and errors to stderr. Exit codes: 0 success, 1 the operation
+failed, 2 usage error; 130/143 stopped by SIGINT/SIGTERM.
+`;
 }

@@ -14,3 +14,12 @@ export type Command = (args: string[], io: CommandIO) => Promise<number>;
 
 /** Exit codes shared by all commands: 0 success, 1 the operation failed, 2 usage error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/**
+ * The exit code of a command stopped by a signal, as shells report a process the signal
+ * killed: 128 + its number (130 for SIGINT, 143 for SIGTERM). `reason` is the abort reason the
+ * CLI's shutdown signal carries: the signal's name; anything else counts as SIGINT.
+ */
+export function signalExitCode(reason: unknown): number {
+  return reason === 'SIGTERM' ? 143 : 130;
+}

@@ -2,6 +2,7 @@
 // file or directory inside it, naming the path, and never prints a file from outside.
 import { execFileSync } from 'node:child_process';
 import { cp, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -92,7 +93,9 @@ describe.each(KINDS)('a catalog directory holding a %s', (kind) => {
   it('fails catalog serve before serving', async () => {
     const { dir, path } = await hostileCatalog(kind);
     const io = capture();
-    expect(await runCatalogServe([`hostile=${dir}`, '--listen', '127.0.0.1:0'], io, new AbortController().signal)).toBe(1);
+    expect(await runCatalogServe([`hostile=${dir}`, '--listen', '127.0.0.1:0'], io, { signal: new AbortController().signal, tmpDir: tmpdir() })).toBe(
+      1,
+    );
     expectRefused(io.all(), path, kind);
     expect(io.all()).not.toContain('serving');
   });

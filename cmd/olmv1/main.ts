@@ -7,8 +7,29 @@
 import { commands, usage } from './commands.ts';
 import { EXIT } from './io.ts';
 
+// A reader that goes away (`olmv1 ... | head`) ends the command quietly: Node would otherwise
+// throw the EPIPE as an unhandled 'error' event, with a stack trace. A command that runs until
+// stopped (it listens for SIGINT: up, catalog serve, status --watch) stops as on Ctrl-C and
+// cleans up; any other exits 0 at once, its output no longer wanted. A closed stderr is ignored.
+let readerGone = false;
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  if (readerGone) return;
+  readerGone = true;
+  if (process.listenerCount('SIGINT') > 0) process.emit('SIGINT', 'SIGINT');
+  else process.exit(EXIT.ok);
+});
+process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+});
+
 async function main(argv: string[]): Promise<number> {
   const io = { stdout: process.stdout, stderr: process.stderr };
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === 'version')) {
+    const { packageVersion } = await import('./version.ts');
+    io.stdout.write(`olmv1 ${await packageVersion()}\n`);
+    return EXIT.ok;
+  }
   for (let words = 2; words >= 1; words--) {
     const key = argv.slice(0, words).join(' ');
     const entry = commands.get(key);

@@ -68,7 +68,18 @@ describe('olmv1 rbac', () => {
     expect(io.err()).toContain('--service-account is required');
     const io2 = capture();
     expect(await runRbac([join(FIXTURE_BUNDLES_DIR, 'webhook'), '--install-namespace', 'ns', '--service-account', 'sa'], io2, {})).toBe(1);
-    expect(io2.err()).toBe('unsupported bundle: webhookDefinitions are not supported\n');
+    expect(io2.err()).toBe(
+      'unsupported bundle: webhookDefinitions are not supported\n(the bundle has webhooks: render it with --cert-provider cert-manager or --cert-provider openshift-service-ca)\n',
+    );
+  });
+
+  it('prints the same objects as one v1 List with -o json', async () => {
+    const args = [join(FIXTURE_BUNDLES_DIR, 'multi-crd'), '--install-namespace', 'acme-system', '--service-account', 'installer'];
+    const yamlIo = capture();
+    expect(await runRbac(args, yamlIo, {})).toBe(0);
+    const io = capture();
+    expect(await runRbac([...args, '-o', 'json'], io, {})).toBe(0);
+    expect(JSON.parse(io.out())).toEqual({ apiVersion: 'v1', kind: 'List', items: loadAll(yamlIo.out()) });
   });
   it('prints rules holding a multi-megabyte string', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'olmv1-rbac-'));

@@ -1,19 +1,50 @@
 /**
  * `olmv1 rbac DIR|IMAGE --install-namespace NS [--watch-namespace NS]
- *  --service-account NAME [--cert-provider cert-manager|openshift-service-ca] [--config FILE]`
+ *  --service-account NAME [--cert-provider cert-manager|openshift-service-ca] [--config FILE]
+ *  [-o yaml|json] [--authfile FILE] [--ca-file FILE]`
  *
  * Prints, ready for `kubectl apply -f -`, the ServiceAccount and the minimal
  * ClusterRole/Role set (with bindings) that lets that ServiceAccount install, upgrade and
  * uninstall exactly this bundle under operator-controller (decision 0003). Notes about
  * grants that cannot be derived offline go to stderr.
  *
- * Exit codes as for `olmv1 render bundle`.
+ * Exit codes: see RBAC_USAGE.
  */
-import { computeInstallRbac, objectsToYaml, render, staticKindScopes } from '../../pkg/render/index.ts';
-import { CommandError, buildRenderOptions, loadBundle, parseCommandArgs, runCommand, type BundleSourceDeps, type CommandIo } from './render.ts';
+import { computeInstallRbac, render, staticKindScopes } from '../../pkg/render/index.ts';
+import {
+  BUNDLE_FLAGS_HELP,
+  BUNDLE_SOURCE_HELP,
+  CommandError,
+  buildRenderOptions,
+  formatObjects,
+  loadBundle,
+  parseCommandArgs,
+  refusalMessage,
+  runCommand,
+  type BundleSourceDeps,
+  type CommandIo,
+} from './render.ts';
 
-const RBAC_USAGE = `usage: olmv1 rbac DIR|IMAGE --install-namespace NS --service-account NAME [--watch-namespace NS]
-                 [--cert-provider cert-manager|openshift-service-ca] [--config FILE]`;
+const RBAC_USAGE = `Usage: olmv1 rbac DIR|IMAGE --install-namespace NS --service-account NAME [--watch-namespace NS]
+         [--cert-provider cert-manager|openshift-service-ca] [--config FILE] [-o yaml|json]
+         [--authfile FILE] [--ca-file FILE]
+
+Prints the ServiceAccount NAME in NS and the minimal ClusterRoles/Roles and bindings that let
+it install, upgrade and uninstall exactly this bundle under operator-controller, ready for
+kubectl apply -f -.
+
+${BUNDLE_SOURCE_HELP}
+
+Flags:
+  --service-account NAME   the ServiceAccount the ClusterExtension names (required)
+${BUNDLE_FLAGS_HELP}
+Output:
+  stdout: the objects. stderr: warnings about grants that cannot be derived offline; errors.
+
+Exit codes:
+  0  printed
+  1  the bundle or configuration was refused (upstream's message), or could not be read
+  2  usage error`;
 
 /** Runs `olmv1 rbac`; `args` are the arguments after `rbac`. */
 export async function runRbac(args: readonly string[], io: CommandIo, deps: BundleSourceDeps): Promise<number> {
@@ -21,11 +52,11 @@ export async function runRbac(args: readonly string[], io: CommandIo, deps: Bund
     const parsed = parseCommandArgs(args, RBAC_USAGE, { 'service-account': { type: 'string' }, config: { type: 'string' } });
     const serviceAccount = parsed.values['service-account'];
     if (serviceAccount === undefined || serviceAccount === '') throw new CommandError(`--service-account is required\n${RBAC_USAGE}`, 2);
-    const bundle = await loadBundle(parsed.source, deps);
+    const bundle = await loadBundle(parsed, deps);
 
     const options = await buildRenderOptions(parsed);
     const rendered = render(bundle, options);
-    if (!rendered.ok) throw new CommandError(rendered.error.message, 1);
+    if (!rendered.ok) throw new CommandError(refusalMessage(rendered.error.message, parsed), 1);
 
     const rbac = computeInstallRbac(rendered.value, {
       installNamespace: parsed.installNamespace,
@@ -35,6 +66,6 @@ export async function runRbac(args: readonly string[], io: CommandIo, deps: Bund
     });
     if (!rbac.ok) throw new CommandError(rbac.error, 1);
     for (const warning of rbac.value.warnings) io.stderr.write(`warning: ${warning}\n`);
-    io.stdout.write(objectsToYaml(rbac.value.objects));
+    io.stdout.write(formatObjects(rbac.value.objects, parsed.output));
   });
 }

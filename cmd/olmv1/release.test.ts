@@ -14,7 +14,7 @@ describe('olmv1 release usage', () => {
   it('prints help on stdout with exit 0', async () => {
     const r = await run('--help');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^usage: olmv1 release list /);
+    expect(r.stdout).toMatch(/^Usage: olmv1 release list /);
   });
 
   it.each([
@@ -32,7 +32,7 @@ describe('olmv1 release usage', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain(message);
-    expect(r.stderr).toContain('usage: olmv1 release');
+    expect(r.stderr).toContain('Usage: olmv1 release');
   });
 
   it('fails with exit 1 when the kubeconfig cannot be read', async () => {

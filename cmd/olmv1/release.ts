@@ -22,14 +22,29 @@ export interface ReleaseCommandDeps {
 /** operator-controller's default system namespace. */
 export const DEFAULT_SYSTEM_NAMESPACE = 'olmv1-system';
 
-const RELEASE_USAGE = `usage: olmv1 release list [--kubeconfig FILE] [--system-namespace NS]
+const RELEASE_USAGE = `Usage: olmv1 release list [--kubeconfig FILE] [--system-namespace NS]
        olmv1 release history EXT [--kubeconfig FILE] [--system-namespace NS]
        olmv1 release get EXT [--revision N] [manifest|values] [--kubeconfig FILE] [--system-namespace NS]
 
 Shows the release records operator-controller keeps for each ClusterExtension: "list" the
 latest revision of every extension, "history" all revisions of one, "get" one revision (the
 latest by default) as a summary, its applied objects ("manifest", YAML) or its
-configuration ("values", YAML). Records are read from --system-namespace (default ${DEFAULT_SYSTEM_NAMESPACE}).`;
+configuration ("values", YAML).
+
+Flags:
+  --kubeconfig FILE        cluster to read from (default: $KUBECONFIG, else ~/.kube/config)
+  --system-namespace NS    where operator-controller keeps the records (default ${DEFAULT_SYSTEM_NAMESPACE})
+  --revision N             with get: that revision instead of the latest
+  -h, --help               show this help
+
+Output:
+  stdout: list and history print a table; get prints a summary, or YAML for manifest|values.
+  stderr: errors.
+
+Exit codes:
+  0  printed
+  1  the records could not be read, or none exist for EXT
+  2  usage error`;
 
 interface Parsed {
   words: string[];

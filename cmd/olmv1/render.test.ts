@@ -1,6 +1,7 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readBundleDir } from '../../pkg/bundle/index.ts';
 import { decodeDocuments } from '../../pkg/goyaml/index.ts';
@@ -54,7 +55,10 @@ describe('olmv1 render bundle', () => {
   });
 
   it.each([
-    [['webhook', '--install-namespace', 'ns'], 'unsupported bundle: webhookDefinitions are not supported\n'],
+    [
+      ['webhook', '--install-namespace', 'ns'],
+      'unsupported bundle: webhookDefinitions are not supported\n(the bundle has webhooks: render it with --cert-provider cert-manager or --cert-provider openshift-service-ca)\n',
+    ],
     [
       ['own-only', '--install-namespace', 'ns'],
       'invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing\n',
@@ -84,13 +88,13 @@ describe('olmv1 render bundle', () => {
     const io = capture();
     expect(await runRenderBundle(args, io, {})).toBe(2);
     expect(io.err()).toContain(message);
-    expect(io.err()).toContain('usage: olmv1 render bundle');
+    expect(io.err()).toContain('Usage: olmv1 render bundle');
   });
 
   it('prints usage on --help with exit 0', async () => {
     const io = capture();
     expect(await runRenderBundle(['--help'], io, {})).toBe(0);
-    expect(io.out()).toContain('usage: olmv1 render bundle DIR|IMAGE --install-namespace NS');
+    expect(io.out()).toContain('Usage: olmv1 render bundle DIR|IMAGE --install-namespace NS');
     expect(io.err()).toBe('');
   });
 
@@ -115,7 +119,7 @@ describe('olmv1 render bundle', () => {
     const fetchBundle = vi.fn(async () => new Map([...files].map(([k, v]) => [k, Buffer.from(v)])));
     const io = capture();
     expect(await runRenderBundle(['quay.io/acme/widgets-bundle:v1.2.0', '--install-namespace', 'acme-system'], io, { fetchBundle })).toBe(0);
-    expect(fetchBundle).toHaveBeenCalledWith('quay.io/acme/widgets-bundle:v1.2.0');
+    expect(fetchBundle).toHaveBeenCalledWith('quay.io/acme/widgets-bundle:v1.2.0', {});
     expect(io.out()).toBe(await golden('multi-crd-all-namespaces'));
   });
 
@@ -147,5 +151,48 @@ describe('olmv1 render bundle', () => {
     const docs = decodeDocuments(io.out());
     if (!docs.ok) throw new Error(docs.error);
     expect(docs.value).toContainEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big', namespace: 'ns' }, data: { big } });
+  });
+
+  it('prints one v1 List with -o json, the same objects as the YAML', async () => {
+    const yamlIo = capture();
+    expect(await runRenderBundle([bundle('multi-crd'), '--install-namespace', 'acme-system', '-o', 'yaml'], yamlIo, {})).toBe(0);
+    expect(yamlIo.out()).toBe(await golden('multi-crd-all-namespaces'));
+    const io = capture();
+    expect(await runRenderBundle([bundle('multi-crd'), '--install-namespace', 'acme-system', '--output=json'], io, {})).toBe(0);
+    const list = JSON.parse(io.out()) as { apiVersion: string; kind: string; items: unknown[] };
+    expect([list.apiVersion, list.kind]).toEqual(['v1', 'List']);
+    expect(list.items).toEqual(loadAll(yamlIo.out()));
+    expect(io.out()).toMatch(/^\{\n {2}"apiVersion": "v1",\n/);
+    const bad = capture();
+    expect(await runRenderBundle([bundle('multi-crd'), '--install-namespace', 'ns', '-o', 'wide'], bad, {})).toBe(2);
+    expect(bad.err()).toMatch(/^-o must be yaml or json, got "wide"\n/);
+  });
+
+  it('pulls with the credentials of --authfile and the CAs of --ca-file, and refuses unreadable ones before pulling', async () => {
+    const files = await readBundleDir(bundle('multi-crd'));
+    const fetchBundle = vi.fn(async () => new Map([...files].map(([k, v]) => [k, Buffer.from(v)])));
+    const auth = join(tmp, 'auth.json');
+    await writeFile(auth, JSON.stringify({ auths: { 'registry.example': { auth: Buffer.from('user:pass').toString('base64') } } }));
+    const ca = join(tmp, 'ca.pem');
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    await writeFile(ca, pem);
+    const ref = 'registry.example/acme/widgets-bundle:v1';
+    const io = capture();
+    expect(await runRenderBundle([ref, '--install-namespace', 'ns', '--authfile', auth, '--ca-file', ca], io, { fetchBundle })).toBe(0);
+    const access = (fetchBundle.mock.calls[0] as unknown[] | undefined)?.[1] as { credentials?: { auths: Record<string, unknown> }; caPem?: string };
+    expect(access.caPem).toBe(pem);
+    expect(access.credentials?.auths['registry.example']).toEqual({ username: 'user', password: 'pass' });
+
+    // The default auth file (from $REGISTRY_AUTH_FILE or ~/.docker) may be missing; a named one may not.
+    const none = capture();
+    expect(await runRenderBundle([ref, '--install-namespace', 'ns'], none, { fetchBundle, defaultAuthFile: join(tmp, 'absent.json') })).toBe(0);
+    expect(fetchBundle).toHaveBeenLastCalledWith(ref, {});
+    const missing = capture();
+    expect(await runRenderBundle([ref, '--install-namespace', 'ns', '--authfile', join(tmp, 'absent.json')], missing, { fetchBundle })).toBe(2);
+    expect(missing.err()).toBe(`reading --authfile: open ${JSON.stringify(join(tmp, 'absent.json'))}: no such file or directory\n`);
+    const notPem = capture();
+    expect(await runRenderBundle([ref, '--install-namespace', 'ns', '--ca-file', auth], notPem, { fetchBundle })).toBe(2);
+    expect(notPem.err()).toBe(`--ca-file ${JSON.stringify(auth)} holds no PEM certificate\n`);
+    expect(fetchBundle).toHaveBeenCalledTimes(2);
   });
 });

@@ -1,20 +1,22 @@
 /**
  * `olmv1 render bundle DIR|IMAGE --install-namespace NS [--watch-namespace NS]
- *  [--cert-provider cert-manager|openshift-service-ca] [--config FILE]`
+ *  [--cert-provider cert-manager|openshift-service-ca] [--config FILE] [-o yaml|json]
+ *  [--authfile FILE] [--ca-file FILE]`
  *
  * Renders a registry+v1 bundle exactly as operator-controller would install it and prints
- * every object as multi-document YAML on stdout, in a deterministic order. Feature gates
+ * every object on stdout, in a deterministic order: multi-document YAML, or with `-o json` one
+ * `v1` `List` (as `kubectl get -o json` prints several objects). Feature gates
  * SingleOwnNamespaceInstallSupport and DeploymentConfig are on (decision 0040).
  *
- * Exit codes: 0 rendered; 1 the bundle or configuration was refused (upstream's message on
- * stderr) or could not be read; 2 usage error.
+ * Exit codes: see RENDER_USAGE.
  */
 import { stat } from 'node:fs/promises';
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
-import { decodeSingleDocument, decodeUtf8, parseBundle, readBundleDir, type RegistryV1Bundle } from '../../pkg/bundle/index.ts';
+import { decodeSingleDocument, decodeUtf8, parseBundle, readBundleDir, type KubeObject, type RegistryV1Bundle } from '../../pkg/bundle/index.ts';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { readRegularFile } from '../../pkg/localfs/index.ts';
 import { objectsToYaml, render, type CertProviderName, type RenderOptions } from '../../pkg/render/index.ts';
+import { REGISTRY_FLAGS, type RegistryAccess, loadRegistryAccess, registryFlagsHelp } from './registry-access.ts';
 
 /** Where a command writes: process.stdout/stderr or test doubles. */
 export interface CommandIo {
@@ -25,7 +27,9 @@ export interface CommandIo {
 /** How bundle images are fetched (the OCI client); absent means directories only. */
 export interface BundleSourceDeps {
   /** Pulls and unpacks a bundle image; keys are paths relative to the bundle root. */
-  fetchBundle?: (ref: string) => Promise<Map<string, Buffer>>;
+  fetchBundle?: (ref: string, access: RegistryAccess) => Promise<Map<string, Buffer>>;
+  /** The Docker config.json used without --authfile (see registry-access.ts). */
+  defaultAuthFile?: string;
 }
 
 /** A command failure with its exit code; the message goes to stderr (stdout for exit 0, i.e. --help). */
@@ -68,18 +72,51 @@ export function parseCommandLine<const O extends ParseArgsOptionsConfig, P exten
   return parsed as CommandLine<O, P>;
 }
 
-const RENDER_USAGE = `usage: olmv1 render bundle DIR|IMAGE --install-namespace NS [--watch-namespace NS]
-                          [--cert-provider cert-manager|openshift-service-ca] [--config FILE]`;
+/** Flags and exit codes both bundle commands share, for their help texts. */
+export const BUNDLE_FLAGS_HELP = `  --install-namespace NS   namespace the extension is installed into (required)
+  --watch-namespace NS     namespace its operator watches (Single/OwnNamespace install modes);
+                           default: all namespaces
+  --cert-provider P        cert-manager or openshift-service-ca: how webhook certificates are
+                           provided (required for bundles with webhooks)
+  --config FILE            JSON or YAML of what spec.config.inline would hold
+                           (watchNamespace, deploymentConfig)
+  -o, --output FORMAT      yaml (default: multi-document YAML) or json (one v1 List)
+${registryFlagsHelp(27)}  -h, --help               show this help
+`;
+
+/** What DIR|IMAGE means, for the help texts. */
+export const BUNDLE_SOURCE_HELP = `DIR is a bundle directory (manifests/ and metadata/); anything else is pulled as a bundle
+image (registries on loopback and in $OLMV1_INSECURE_REGISTRIES over plain HTTP).`;
+
+const RENDER_USAGE = `Usage: olmv1 render bundle DIR|IMAGE --install-namespace NS [--watch-namespace NS]
+         [--cert-provider cert-manager|openshift-service-ca] [--config FILE] [-o yaml|json]
+         [--authfile FILE] [--ca-file FILE]
+
+Renders a registry+v1 bundle into the objects operator-controller would apply for it (CRDs,
+Deployments, ServiceAccounts, RBAC, webhook configurations, Services, certificates), exactly
+as it would render them.
+
+${BUNDLE_SOURCE_HELP}
+
+Flags:
+${BUNDLE_FLAGS_HELP}
+Output:
+  stdout: every object, in a deterministic order. stderr: errors.
+
+Exit codes:
+  0  rendered
+  1  the bundle or configuration was refused (upstream's message), or could not be read
+  2  usage error`;
 
 /** Runs `olmv1 render bundle`; `args` are the arguments after `render bundle`. */
 export async function runRenderBundle(args: readonly string[], io: CommandIo, deps: BundleSourceDeps): Promise<number> {
   return runCommand(io, async () => {
     const parsed = parseCommandArgs(args, RENDER_USAGE, { config: { type: 'string' } });
-    const bundle = await loadBundle(parsed.source, deps);
+    const bundle = await loadBundle(parsed, deps);
     const options = await buildRenderOptions(parsed);
     const result = render(bundle, options);
-    if (!result.ok) throw new CommandError(result.error.message, 1);
-    io.stdout.write(objectsToYaml(result.value));
+    if (!result.ok) throw new CommandError(refusalMessage(result.error.message, parsed), 1);
+    io.stdout.write(formatObjects(result.value, parsed.output));
   });
 }
 
@@ -89,6 +126,7 @@ export interface BundleCommandArgs {
   installNamespace: string;
   watchNamespace?: string;
   certProvider?: CertProviderName;
+  output: 'yaml' | 'json';
   values: Record<string, string | undefined>;
 }
 
@@ -101,6 +139,8 @@ export function parseCommandArgs(args: readonly string[], usage: string, extra: 
     'install-namespace': { type: 'string' },
     'watch-namespace': { type: 'string' },
     'cert-provider': { type: 'string' },
+    output: { type: 'string', short: 'o' },
+    ...REGISTRY_FLAGS,
     ...extra,
   });
   const values = parsed.values as Record<string, string | boolean | undefined>;
@@ -113,6 +153,8 @@ export function parseCommandArgs(args: readonly string[], usage: string, extra: 
   if (certProvider !== undefined && certProvider !== 'cert-manager' && certProvider !== 'openshift-service-ca') {
     throw new CommandError(`--cert-provider must be cert-manager or openshift-service-ca, got ${JSON.stringify(certProvider)}\n${usage}`, 2);
   }
+  const output = values['output'] ?? 'yaml';
+  if (output !== 'yaml' && output !== 'json') throw new CommandError(`-o must be yaml or json, got ${JSON.stringify(output)}\n${usage}`, 2);
   const watch = values['watch-namespace'];
   const strings: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(values)) if (typeof v === 'string') strings[k] = v;
@@ -121,12 +163,17 @@ export function parseCommandArgs(args: readonly string[], usage: string, extra: 
     installNamespace,
     ...(typeof watch === 'string' ? { watchNamespace: watch } : {}),
     ...(certProvider === undefined ? {} : { certProvider }),
+    output,
     values: strings,
   };
 }
 
-/** Reads a bundle from a directory, or fetches it as an image when `source` is not one. */
-export async function loadBundle(source: string, deps: BundleSourceDeps): Promise<RegistryV1Bundle> {
+/**
+ * Reads a bundle from a directory, or fetches it as an image when `args.source` is not one,
+ * with the registry access the flags give.
+ */
+export async function loadBundle(args: Pick<BundleCommandArgs, 'source' | 'values'>, deps: BundleSourceDeps): Promise<RegistryV1Bundle> {
+  const source = args.source;
   let isDir = false;
   try {
     isDir = (await stat(source)).isDirectory();
@@ -137,13 +184,36 @@ export async function loadBundle(source: string, deps: BundleSourceDeps): Promis
   if (isDir) {
     files = await readBundleDir(source);
   } else if (deps.fetchBundle !== undefined) {
-    files = await deps.fetchBundle(source);
+    let access: RegistryAccess;
+    try {
+      access = await loadRegistryAccess(args.values, deps.defaultAuthFile);
+    } catch (e) {
+      throw new CommandError(errorMessage(e), 2);
+    }
+    files = await deps.fetchBundle(source, access);
   } else {
     throw new CommandError(`${JSON.stringify(source)} is not a directory, and fetching bundle images is not available`, 1);
   }
   const bundle = parseBundle(files);
   if (!bundle.ok) throw new CommandError(bundle.error, 1);
   return bundle.value;
+}
+
+/** The objects as `-o` asks: multi-document YAML, or one JSON `v1` `List` (2-space indent). */
+export function formatObjects(objects: readonly KubeObject[], output: 'yaml' | 'json'): string {
+  if (output === 'yaml') return objectsToYaml(objects);
+  return `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n`;
+}
+
+const WEBHOOK_REFUSAL = 'unsupported bundle: webhookDefinitions are not supported';
+
+/**
+ * The render refusal as the CLI prints it: upstream's message, and for a bundle with webhooks
+ * rendered without a certificate provider, the flag that provides one.
+ */
+export function refusalMessage(message: string, args: Pick<BundleCommandArgs, 'certProvider'>): string {
+  if (args.certProvider !== undefined || !message.startsWith(WEBHOOK_REFUSAL)) return message;
+  return `${message}\n(the bundle has webhooks: render it with --cert-provider cert-manager or --cert-provider openshift-service-ca)`;
 }
 
 /**

@@ -17,7 +17,7 @@ const HELP = `Usage: olmv1 resolve --package NAME --catalog [NAME[:PRIORITY]=]DI
 Resolves the bundle a ClusterExtension would install or upgrade to, using file-based catalog
 directories instead of ClusterCatalogs.
 
-Options:
+Flags:
   --package NAME                   package to resolve (required)
   --channel NAME                   only bundles in this channel; repeatable
   --version RANGE                  version range, e.g. ">=1.2.0 <2.0.0" or "1.2.x"
@@ -28,10 +28,16 @@ Options:
                                    higher priority wins and may be negative
   -h, --help                       show this help
 
-Output on stdout, one JSON object:
-  exit 0: {"bundle":{"name","version","image"},"catalog":NAME,"deprecation":OBJECT|null}
-  exit 1: {"error":MESSAGE}  (the message the ClusterExtension's Progressing condition shows)
-  exit 2: usage error, reported on stderr
+Output:
+  stdout, one JSON object: on success {"bundle":{"name","version","image"},"catalog":NAME,
+  "deprecation":OBJECT|null}; otherwise {"error":MESSAGE}, the message the ClusterExtension's
+  Progressing condition would show (an unreadable catalog directory included).
+  stderr: usage errors.
+
+Exit codes:
+  0  resolved
+  1  nothing resolves ({"error":...} on stdout)
+  2  usage error
 `;
 
 /** What `runResolve` needs from outside: reading an FBC directory into its typed model. */

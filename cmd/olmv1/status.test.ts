@@ -119,7 +119,7 @@ describe('olmv1 status usage', () => {
   it.each([[['-o', 'xml']], [['--cluster-version', '4']], [['--bogus']]])('%j exits 2', async (args) => {
     const { out, io: cio } = io();
     expect(await runStatus(args, cio, deps)).toBe(2);
-    expect(out.stderr).toContain('usage: olmv1 status');
+    expect(out.stderr).toContain('Usage: olmv1 status');
   });
 
   it('an unreachable cluster exits 2', async () => {

@@ -33,13 +33,30 @@ export interface StatusCommandDeps {
   signal?: AbortSignal;
 }
 
-const USAGE = `usage: olmv1 status [--kubeconfig FILE] [--system-namespace NS] [--cluster-version X.Y[.Z]]
+const USAGE = `Usage: olmv1 status [--kubeconfig FILE] [--system-namespace NS] [--cluster-version X.Y[.Z]]
                     [-o table|json|yaml] [--watch] [--interval SECONDS]
 
 Shows the ClusterCatalogs, the ClusterExtensions and whether their installed bundles allow the
-cluster's next minor upgrade (olm.maxOpenShiftVersion). The cluster version is --cluster-version,
-else the config.openshift.io ClusterVersion "version". Exit 0: upgrade allowed; 1: blocked or
-undecidable (metadata errors); 2: usage or connection error. --watch redraws on every change.`;
+cluster's next minor upgrade (olm.maxOpenShiftVersion).
+
+Flags:
+  --kubeconfig FILE          cluster to read (default: $KUBECONFIG, else the running olmv1 up
+                             in this directory, else ~/.kube/config)
+  --system-namespace NS      operator-controller's namespace (default ${DEFAULT_SYSTEM_NAMESPACE})
+  --cluster-version X.Y[.Z]  the cluster's version (default: the config.openshift.io
+                             ClusterVersion "version")
+  -o, --output FORMAT        table (default), json or yaml
+  -w, --watch                redraw on every change; Ctrl-C ends it with the last verdict
+  --interval SECONDS         with --watch: seconds between polls (default 2)
+  -h, --help                 show this help
+
+Output:
+  stdout: the report (a table: colour on a terminal unless NO_COLOR is set). stderr: errors.
+
+Exit codes:
+  0  the next minor upgrade is allowed
+  1  it is blocked, or undecidable (metadata errors)
+  2  usage or connection error, or no cluster version to judge from`;
 
 interface Options {
   kubeconfig: string | undefined;

@@ -34,6 +34,16 @@ Flags:
   --registry HOST       with --kubeconfig: registry (host[:port]) for the example content
   --registry-port N     local registry port (default 5001; the samples expect 5001)
   -h, --help            show this help
+
+Output:
+  stdout: once ready, a summary (API server, kubeconfig, catalog URL, next steps) after the line
+  "olmv1 local stack is ready". stderr: progress and errors.
+
+Exit codes:
+  0    stopped by Ctrl-C or SIGTERM after everything was ready
+  1    a step failed or a component exited (its log tail is printed)
+  2    usage error, or already running in this directory
+  130  stopped by a signal during start-up
 `;
 
 /** Parsed flags. */

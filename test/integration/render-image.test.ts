@@ -1,14 +1,19 @@
 // `olmv1 render bundle IMAGE` and `olmv1 rbac IMAGE` pull the bundle from a real registry and
-// produce exactly what the same bundle directory renders to.
-import { readdir, readFile } from 'node:fs/promises';
+// produce exactly what the same bundle directory renders to; --authfile and --ca-file reach a
+// registry that wants credentials and one with its own CA.
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
+import type { RegistryAccess } from '../../cmd/olmv1/registry-access.ts';
 import { runRbac } from '../../cmd/olmv1/rbac.ts';
 import { runRenderBundle } from '../../cmd/olmv1/render.ts';
 import { buildImage, createImageClient } from '../../pkg/image/index.ts';
+import { createCertificateAuthority, issueCertificate, startRegistry, type Registry } from '../envtest/index.ts';
+import { testTempDir } from '../support/temp-dir.ts';
 
 const BUNDLE = fileURLToPath(new URL('../fixtures/bundles/multi-crd', import.meta.url));
 
@@ -25,7 +30,7 @@ async function filesOf(dir: string): Promise<Record<string, Buffer>> {
 async function run(
   cmd: typeof runRenderBundle,
   args: string[],
-  fetchBundle?: (ref: string) => Promise<Map<string, Buffer>>,
+  fetchBundle?: (ref: string, access: RegistryAccess) => Promise<Map<string, Buffer>>,
 ): Promise<{ code: number; out: string; err: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -66,5 +71,69 @@ describe('rendering a bundle image', () => {
       /^error getting manifest: error reading manifest v1 in 127\.0\.0\.1:\d+\/bundles\/missing: HTTP 404 Not Found: MANIFEST_UNKNOWN/,
     );
     expect(res.err).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('pulling a bundle image with --authfile and --ca-file', () => {
+  const binaries = inject('envtestBinaries');
+  const args = ['--install-namespace', 'operators'];
+  let tls: Registry | undefined;
+  let tlsDir: string;
+  let caPem = '';
+  let bundleImage: ReturnType<typeof buildImage>;
+
+  beforeAll(async () => {
+    bundleImage = buildImage({ files: await filesOf(BUNDLE), labels: { 'operators.operatorframework.io.bundle.package.v1': 'multi-crd' } });
+    tlsDir = await mkdtemp(join(tmpdir(), 'olmv1-render-tls-'));
+    const ca = await createCertificateAuthority(tlsDir, 'registry-ca', 'olmv1 render test CA');
+    const cert = await issueCertificate(ca, tlsDir, { name: 'registry', commonName: '127.0.0.1', ipAddresses: ['127.0.0.1'], usage: 'server' });
+    caPem = ca.certPem;
+    tls = await startRegistry({ binaries, tls: { certPath: cert.certPath, keyPath: cert.keyPath } });
+    const client = createImageClient({ caPem });
+    await client.push(`${tls?.host}/bundles/multi-crd:v1`, bundleImage);
+    client.close();
+  });
+
+  afterAll(async () => {
+    await tls?.stop();
+    await rm(tlsDir, { recursive: true, force: true });
+  });
+
+  // Loopback registries are plain HTTP for the CLI by default (commands.ts); the TLS one must not be.
+  const fetchBundle =
+    (insecure: string[]) =>
+    (r: string, access: RegistryAccess): Promise<Map<string, Buffer>> =>
+      fetchBundleFiles(r, { insecureRegistries: insecure, ...access });
+
+  it('authenticates with the credentials of --authfile', async () => {
+    const auth = inject('envtestRegistries').basicAuth;
+    const ref = `${auth.host}/bundles/private-multi-crd:v1`;
+    const user = { username: auth.username ?? '', password: auth.password ?? '' };
+    const client = createImageClient({ insecureRegistries: ['127.0.0.1'], credentials: { auths: { [auth.host]: user } } });
+    await client.push(ref, bundleImage);
+    client.close();
+    const authfile = join(await testTempDir('olmv1-render-auth-'), 'config.json');
+    await writeFile(
+      authfile,
+      JSON.stringify({ auths: { [auth.host]: { auth: Buffer.from(`${user.username}:${user.password}`).toString('base64') } } }),
+    );
+
+    const fromDir = await run(runRenderBundle, [BUNDLE, ...args]);
+    expect(await run(runRenderBundle, [ref, ...args, '--authfile', authfile], fetchBundle(['127.0.0.1']))).toEqual(fromDir);
+    const anonymous = await run(runRenderBundle, [ref, ...args], fetchBundle(['127.0.0.1']));
+    expect(anonymous.code).toBe(1);
+    expect(anonymous.err).toContain('HTTP 401 Unauthorized');
+  });
+
+  it('trusts a registry with its own CA through --ca-file, and not without it', async () => {
+    const ref = `${tls?.host}/bundles/multi-crd:v1`;
+    const caFile = join(await testTempDir('olmv1-render-ca-'), 'ca.pem');
+    await writeFile(caFile, caPem);
+    const rbacArgs = [...args, '--service-account', 'installer'];
+    const fromDir = await run(runRbac, [BUNDLE, ...rbacArgs]);
+    expect(await run(runRbac, [ref, ...rbacArgs, '--ca-file', caFile], fetchBundle([]))).toEqual(fromDir);
+    const untrusting = await run(runRbac, [ref, ...rbacArgs], fetchBundle([]));
+    expect(untrusting.code).toBe(1);
+    expect(untrusting.err).toMatch(/certificate/);
   });
 });
