@@ -1,20 +1,13 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { generateCatalog } from '../../test/fixtures/generate/catalog.ts';
+import { captureIO } from '../../test/support/command-io.ts';
 import { testTempDir } from '../../test/support/temp-dir.ts';
 import { freePorts } from '../../pkg/localstack/index.ts';
 import { type CatalogServeDeps, runCatalogServe } from './catalog-serve.ts';
 
-function io(): { stdout: PassThrough; stderr: PassThrough; err: () => string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const chunks: Buffer[] = [];
-  stderr.on('data', (c: Buffer) => chunks.push(c));
-  stdout.resume();
-  return { stdout, stderr, err: () => Buffer.concat(chunks).toString() };
-}
+const io = captureIO;
 
 async function catalogDir(docs: object[]): Promise<string> {
   const dir = await testTempDir('serve-test-');

@@ -1,16 +1,6 @@
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { captureIO } from '../../test/support/command-io.ts';
 import { commands, usage } from './commands.ts';
-
-function capture(): { stdout: PassThrough; stderr: PassThrough; out: () => string; err: () => string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c));
-  stderr.on('data', (c: Buffer) => err.push(c));
-  return { stdout, stderr, out: () => Buffer.concat(out).toString(), err: () => Buffer.concat(err).toString() };
-}
 
 // Loading a command may wire SIGINT/SIGTERM (catalog serve): undo that for the test process.
 const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
@@ -23,7 +13,7 @@ afterEach(() => {
 describe('olmv1 help', () => {
   it.each([...commands.keys()])('%s --help says what it does, its flags, its output and its exit codes', async (key) => {
     const run = await (commands.get(key) as NonNullable<ReturnType<typeof commands.get>>).load();
-    const io = capture();
+    const io = captureIO();
     expect(await run(['--help'], io)).toBe(0);
     expect(io.err()).toBe('');
     const help = io.out();

@@ -4,10 +4,10 @@ import { execFileSync } from 'node:child_process';
 import { cp, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_BUNDLES_DIR } from '../../test/fixtures/bundles/golden-cases.ts';
+import { captureIO } from '../../test/support/command-io.ts';
 import { testTempDir } from '../../test/support/temp-dir.ts';
 import { runCatalogPush } from './catalog-push.ts';
 import { runCatalogServe } from './catalog-serve.ts';
@@ -18,14 +18,7 @@ import { runRenderBundle } from './render.ts';
 const VALID_CATALOG = fileURLToPath(new URL('../../pkg/fbc/testdata/valid', import.meta.url));
 const SECRET = 'secret-token-value-0123';
 
-function capture(): { stdout: PassThrough; stderr: PassThrough; all: () => string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const chunks: Buffer[] = [];
-  stdout.on('data', (c: Buffer) => chunks.push(c));
-  stderr.on('data', (c: Buffer) => chunks.push(c));
-  return { stdout, stderr, all: () => Buffer.concat(chunks).toString() };
-}
+const capture = captureIO;
 
 type Hostile = 'fifo' | 'device link' | 'link outside' | 'directory link';
 

@@ -1,35 +1,26 @@
 import { EventEmitter } from 'node:events';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { captureIO } from '../../test/support/command-io.ts';
 import { testTempDir } from '../../test/support/temp-dir.ts';
 import { runUp } from './up.ts';
 
 describe('olmv1 up', () => {
   it('exits 1 at once, naming the cause and leaving nothing running, when it cannot start the control plane', async () => {
     const cwd = await testTempDir('olmv1-up-');
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    stdout.on('data', (c: Buffer) => out.push(c));
-    stderr.on('data', (c: Buffer) => err.push(c));
+    const io = captureIO();
     const signals = new EventEmitter();
-    const code = await runUp(
-      [],
-      { stdout, stderr },
-      {
-        env: { KUBEBUILDER_ASSETS: join(cwd, 'no-such-assets'), HOME: cwd },
-        cwd,
-        node: process.execPath,
-        insecureRegistries: ['localhost'],
-        signals,
-      },
-    );
+    const code = await runUp([], io, {
+      env: { KUBEBUILDER_ASSETS: join(cwd, 'no-such-assets'), HOME: cwd },
+      cwd,
+      node: process.execPath,
+      insecureRegistries: ['localhost'],
+      signals,
+    });
     expect(code).toBe(1);
-    expect(Buffer.concat(out).toString()).toBe('');
-    const text = Buffer.concat(err).toString();
+    expect(io.out()).toBe('');
+    const text = io.err();
     expect(text).toContain(`KUBEBUILDER_ASSETS=${join(cwd, 'no-such-assets')} lacks kube-apiserver, etcd, kubectl`);
     expect(text).toMatch(/olmv1 up: stopped; nothing left running\n$/);
     expect(await readdir(join(cwd, '.olmv1'))).toEqual(['logs']);

@@ -2,22 +2,15 @@
 // configs label and pulls back byte-identical; invalid catalogs and bad credentials are refused.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, inject, it } from 'vitest';
 import { runCatalogPush } from '../../cmd/olmv1/catalog-push.ts';
 import { CONFIGS_LOCATION_LABEL } from '../../pkg/api/index.ts';
 import { createDiskImageCache, createImageClient } from '../../pkg/image/index.ts';
 import { simpleCatalog, writeCatalogDir } from '../support/catalogs.ts';
+import { captureIO } from '../support/command-io.ts';
 import { testTempDir } from '../support/temp-dir.ts';
 
-function io(): { stdout: PassThrough; stderr: PassThrough; out: () => string; err: () => string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const chunks = { out: [] as Buffer[], err: [] as Buffer[] };
-  stdout.on('data', (c: Buffer) => chunks.out.push(c));
-  stderr.on('data', (c: Buffer) => chunks.err.push(c));
-  return { stdout, stderr, out: () => Buffer.concat(chunks.out).toString(), err: () => Buffer.concat(chunks.err).toString() };
-}
+const io = captureIO;
 
 const deps = { insecureRegistries: ['127.0.0.1'], defaultAuthFile: undefined };
 

@@ -4,7 +4,6 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
@@ -13,6 +12,7 @@ import { runRbac } from '../../cmd/olmv1/rbac.ts';
 import { runRenderBundle } from '../../cmd/olmv1/render.ts';
 import { buildImage, createImageClient } from '../../pkg/image/index.ts';
 import { createCertificateAuthority, issueCertificate, startRegistry, type Registry } from '../envtest/index.ts';
+import { captureIO } from '../support/command-io.ts';
 import { testTempDir } from '../support/temp-dir.ts';
 
 const BUNDLE = fileURLToPath(new URL('../fixtures/bundles/multi-crd', import.meta.url));
@@ -32,14 +32,9 @@ async function run(
   args: string[],
   fetchBundle?: (ref: string, access: RegistryAccess) => Promise<Map<string, Buffer>>,
 ): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c));
-  stderr.on('data', (c: Buffer) => err.push(c));
-  const code = await cmd(args, { stdout, stderr }, fetchBundle === undefined ? {} : { fetchBundle });
-  return { code, out: Buffer.concat(out).toString(), err: Buffer.concat(err).toString() };
+  const io = captureIO();
+  const code = await cmd(args, io, fetchBundle === undefined ? {} : { fetchBundle });
+  return { code, out: io.out(), err: io.err() };
 }
 
 describe('rendering a bundle image', () => {
