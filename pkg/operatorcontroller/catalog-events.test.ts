@@ -130,6 +130,17 @@ describe('watchCatalogEvents', () => {
     expect(h.forgotten).toEqual([]);
   });
 
+  it('a new image reference enqueues nothing until its content is served as a new digest', async () => {
+    const h = harness({ 'sha256:d1': ['a', 'b'], 'sha256:d2': ['a', 'b'] });
+    const v1 = catalog('cat');
+    await added(h, v1);
+    const moved = catalog('cat', { ref: 'registry.example/cat:v2' });
+    await h.emit('update', moved, v1);
+    expect(h.enqueued).toEqual([]);
+    await h.emit('update', catalog('cat', { ref: 'registry.example/cat:v2', digest: 'sha256:d2' }), moved);
+    expect(h.enqueued).toEqual(['ext-a', 'ext-b']);
+  });
+
   it.each([
     ['priority', { priority: 10 }],
     ['labels', { labels: { tier: 'gold' } }],

@@ -5,7 +5,8 @@
  * package names before and after, read from the content cache), so an update of one catalog
  * does not re-resolve 100 extensions installed from others. Changes that can move any
  * resolution (a catalog added or deleted, its priority, labels, availability or serving state
- * changed) and content whose package names cannot be read enqueue every extension.
+ * changed) and content whose package names cannot be read enqueue every extension. A changed
+ * image reference alone enqueues nothing: its content arrives later as a new digest.
  */
 import type { Logger } from 'pino';
 import { parseClusterCatalog, parseClusterExtension } from '../api/index.ts';
@@ -31,13 +32,19 @@ function refOf(obj: Readonly<KubeObject> | undefined, baseURL: CatalogSource['ba
   return typeof ref === 'string' ? undefined : ref;
 }
 
-/** The spec, labels and serving state that decide resolution, besides the content. */
+/**
+ * What decides resolution besides the content: priority, availability, labels and serving
+ * state. Not `spec.source`: a new image reference changes nothing until catalogd serves its
+ * content, which arrives as a new digest; reconciling every extension at the reference change
+ * would only repeat their current resolution while catalogd is busy unpacking.
+ */
 function resolutionInputs(obj: Readonly<KubeObject> | undefined): string {
   if (obj === undefined) return '';
+  const spec = (obj.spec ?? {}) as { priority?: unknown; availabilityMode?: unknown };
   const serving = (obj.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions?.find(
     (c) => c.type === 'Serving',
   )?.status;
-  return JSON.stringify([obj.spec, obj.metadata.labels ?? {}, serving ?? '']);
+  return JSON.stringify([spec.priority ?? 0, spec.availabilityMode ?? '', obj.metadata.labels ?? {}, serving ?? '']);
 }
 
 /**

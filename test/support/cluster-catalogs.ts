@@ -21,6 +21,8 @@ export interface CatalogFixture {
   urls?: boolean;
   /** Set only when given. */
   lastUnpacked?: string;
+  /** `spec.source.image.ref` (default `registry.example/<name>:latest`). */
+  ref?: string;
 }
 
 export const CATALOG_DIGEST = `sha256:${'a'.repeat(64)}`;
@@ -46,7 +48,7 @@ export function clusterCatalogObject(name: string, o: CatalogFixture = {}): Kube
     kind: 'ClusterCatalog',
     metadata: { name, labels: { 'olm.operatorframework.io/metadata.name': name, ...o.labels } },
     spec: {
-      source: { type: 'Image', image: { ref: `registry.example/${name}:latest` } },
+      source: { type: 'Image', image: { ref: o.ref ?? `registry.example/${name}:latest` } },
       ...(o.priority === undefined ? {} : { priority: o.priority }),
       ...(o.availabilityMode === undefined ? {} : { availabilityMode: o.availabilityMode }),
     },
