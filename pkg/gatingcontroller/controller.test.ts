@@ -1,6 +1,10 @@
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../kube/index.ts';
-import { affectsGate } from './index.ts';
+import { parseClusterVersion } from '../gating/index.ts';
+import { ApiError, NoKindMatchError, type KubeClient, type KubeObject } from '../kube/index.ts';
+import type { Release, ReleaseStore } from '../release/index.ts';
+import { GatingController, affectsGate } from './index.ts';
 
 const ext = (status: object, uid = 'u1'): KubeObject => ({
   apiVersion: 'olm.operatorframework.io/v1',
@@ -33,5 +37,99 @@ describe('affectsGate', () => {
     const before = installed('e.v1');
     const after = { ...before, conditions: [...before.conditions, { type: 'Deprecated', status: 'False' }] };
     expect(affectsGate('update', ext(after), ext(before))).toBe(false);
+  });
+});
+
+describe('GatingController.evaluate', () => {
+  const cluster = parseClusterVersion('4.18');
+  if (!cluster.ok) throw new Error(cluster.error);
+  const release = (extension: string, bundle: string, max: string): Release => ({
+    extension,
+    extensionUID: 'u',
+    revision: 1,
+    status: 'deployed',
+    bundle: { package: extension, name: bundle, version: '1.0.0', image: `registry.example/${bundle}` },
+    manifest: [],
+    properties: [{ type: 'olm.maxOpenShiftVersion', value: max }],
+    description: 'Install complete',
+  });
+
+  /** A gate over `extensions` whose release store serves `records` and counts the histories read. */
+  function gate(extensions: Map<string, KubeObject>, records: Map<string, Release | Error>) {
+    const reads: string[] = [];
+    const releases: ReleaseStore = {
+      history: async (name) => {
+        reads.push(name);
+        const r = records.get(name);
+        if (r instanceof Error) throw r;
+        return r === undefined ? [] : [r];
+      },
+      list: () => Promise.reject(new Error('not used')),
+      create: () => Promise.reject(new Error('not used')),
+      update: () => Promise.reject(new Error('not used')),
+      deleteAll: () => Promise.reject(new Error('not used')),
+    };
+    // No OpenShift API is served: the cluster version is the option's, and there are no conditions to write.
+    const client = {
+      resourceFor: (t: { apiVersion: string; kind: string }) =>
+        Promise.reject(new NoKindMatchError({ group: t.apiVersion.split('/')[0] ?? '', version: 'v1', kind: t.kind })),
+      get: () => Promise.reject(new ApiError(404, 'NotFound', 'the server could not find the requested resource')),
+    } as unknown as KubeClient;
+    const controller = new GatingController({
+      client,
+      releases,
+      extensions: { list: () => [...extensions.values()], addHandler: () => () => undefined, waitForSync: () => Promise.resolve() },
+      clusterVersion: cluster.ok ? cluster.value : undefined,
+      log: pino({ level: 'silent' }),
+      registry: new Registry(),
+    });
+    return { controller, reads };
+  }
+  const named = (name: string, status: object): KubeObject => ({ ...ext(status, `uid-${name}`), metadata: { name, uid: `uid-${name}` } });
+
+  it('reads the records only of extensions whose install changed since the last evaluation', async () => {
+    const extensions = new Map([
+      ['a', named('a', installed('a.v1'))],
+      ['b', named('b', installed('b.v1'))],
+    ]);
+    const records = new Map<string, Release | Error>([
+      ['a', release('a', 'a.v1', '4.19')],
+      ['b', release('b', 'b.v1', '4.20')],
+    ]);
+    const { controller, reads } = gate(extensions, records);
+    expect((await controller.evaluate())?.maxVersions).toEqual({ a: '4.19', b: '4.20' });
+    expect(reads).toEqual(['a', 'b']);
+
+    reads.length = 0;
+    expect((await controller.evaluate())?.maxVersions).toEqual({ a: '4.19', b: '4.20' });
+    expect(reads).toEqual([]);
+
+    // b is upgraded (its status names the new bundle) and a third one is installed.
+    records.set('b', release('b', 'b.v2', '4.21'));
+    extensions.set('b', named('b', installed('b.v2')));
+    records.set('c', release('c', 'c.v1', '4.22'));
+    extensions.set('c', named('c', installed('c.v1')));
+    expect((await controller.evaluate())?.maxVersions).toEqual({ a: '4.19', b: '4.21', c: '4.22' });
+    expect(reads).toEqual(['b', 'c']);
+
+    // a is deleted: gone from the verdict; re-created later under the same name, it is read anew.
+    reads.length = 0;
+    extensions.delete('a');
+    expect((await controller.evaluate())?.maxVersions).toEqual({ b: '4.21', c: '4.22' });
+    extensions.set('a', named('a', installed('a.v1')));
+    expect((await controller.evaluate())?.maxVersions).toEqual({ a: '4.19', b: '4.21', c: '4.22' });
+    expect(reads).toEqual(['a']);
+  });
+
+  it('does not keep a failed read: the next evaluation reads again', async () => {
+    const extensions = new Map([['a', named('a', installed('a.v1'))]]);
+    const records = new Map<string, Release | Error>([['a', new Error('etcd is down')]]);
+    const { controller, reads } = gate(extensions, records);
+    expect((await controller.evaluate())?.errors).toEqual(['error returning the last deployed release for a']);
+    records.set('a', release('a', 'a.v1', '4.19'));
+    const verdict = await controller.evaluate();
+    expect(verdict?.errors).toEqual([]);
+    expect(verdict?.maxVersions).toEqual({ a: '4.19' });
+    expect(reads).toEqual(['a', 'a']);
   });
 });
