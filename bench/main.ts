@@ -14,6 +14,7 @@ import { ingestBenchmark } from './benchmarks/ingest.ts';
 import { metasBenchmark } from './benchmarks/metas.ts';
 import { renderBenchmark } from './benchmarks/render.ts';
 import { resolutionBenchmark } from './benchmarks/resolution.ts';
+import { scaleBenchmark } from './benchmarks/scale.ts';
 import { steadyRssBenchmark } from './benchmarks/steady-rss.ts';
 import type { Benchmark } from './lib/benchmark.ts';
 import { Fixtures } from './lib/fixtures.ts';
@@ -29,6 +30,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   resolutionBenchmark,
   renderBenchmark,
   extensionsBenchmark,
+  scaleBenchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--only NAME]... [--json FILE] [--source] [--keep] [--list]

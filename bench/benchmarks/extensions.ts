@@ -30,6 +30,7 @@ import {
   type PushedBundle,
   benchImageClient,
   clusterExtension,
+  createCatalog,
   createInstaller,
   pushCatalog,
   pushGeneratedBundle,
@@ -95,22 +96,9 @@ async function publish(ctx: BenchContext, stack: OlmStack): Promise<{ big: Pushe
       small.push(await pushGeneratedBundle(images, stack.registry, root, `bench-pkg-${String(i).padStart(2, '0')}`, ['widgets']));
     const ref = `${stack.registry}/bench-catalogs/bench:latest`;
     const digest = await pushCatalog(images, join(ctx.workDir, 'catalog'), ref, [big, ...small]);
-    await stack.kube.client.create({
-      apiVersion: 'olm.operatorframework.io/v1',
-      kind: 'ClusterCatalog',
-      metadata: { name: 'bench' },
-      spec: { source: { type: 'Image', image: { ref } } },
-    });
+    await createCatalog(stack.kube.client, 'bench', ref, digest);
     ctx.log(`creating ${EXTENSIONS + 1} namespaces with a ServiceAccount and the RBAC olmv1 rbac prints`);
     for (const b of [big, ...small]) await createInstaller(stack.kube.client, b, b.pkg, 'installer');
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      const cc = await stack.kube.client.get({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: 'bench' });
-      const status = (cc.status ?? {}) as { conditions?: Array<{ type: string; status: string }> };
-      if (status.conditions?.some((c) => c.type === 'Serving' && c.status === 'True') === true && JSON.stringify(status).includes(digest)) break;
-      if (Date.now() > deadline) throw new Error(`ClusterCatalog bench is not serving ${digest}: ${JSON.stringify(cc.status)}`);
-      await sleep(200);
-    }
     return { big, small };
   } finally {
     images.close();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { buildCatalogImage, buildImage, createImageClient, type ImageClient } from '../../pkg/image/index.ts';
 import type { KubeClient, KubeObject } from '../../pkg/kube/index.ts';
 import { type BundleText, loadBundleDir, renderRelease, runRbacCommand, writeBundleDir } from '../../test/support/bundle-flow.ts';
-import { bundleFiles } from '../../test/support/bundle-gen.ts';
+import { type BundleSpec, bundleFiles } from '../../test/support/bundle-gen.ts';
 
 /** One generated bundle, written to disk and pushed. */
 export interface PushedBundle {
@@ -28,11 +28,23 @@ export interface PushedBundle {
   layerBytes: number;
 }
 
-const VERSION = '1.0.0';
+/** Version and extra parts of a generated bundle (default 1.0.0, nothing extra). */
+export interface BundleVariant {
+  version?: string;
+  /** A Service whose port the API server refuses: the bundle fails to apply (test/support/bundle-gen.ts). */
+  invalidService?: boolean;
+}
 
 /** The generated bundle (test/support/bundle-gen.ts, as the e2e suites use) with `configMaps` fill-up ConfigMaps. */
-function bundleText(pkg: string, crds: readonly string[], configMaps: number): BundleText {
-  return bundleFiles({ pkg, version: VERSION, crds: [...crds], configMaps: Array.from({ length: configMaps }, (_, i) => `settings-${i}`) });
+function bundleText(pkg: string, crds: readonly string[], configMaps: number, variant: BundleVariant): BundleText {
+  const spec: BundleSpec = {
+    pkg,
+    version: variant.version ?? '1.0.0',
+    crds: [...crds],
+    configMaps: Array.from({ length: configMaps }, (_, i) => `settings-${i}`),
+    ...(variant.invalidService === true ? { invalidService: true } : {}),
+  };
+  return bundleFiles(spec);
 }
 
 async function renderedCount(dir: string, pkg: string): Promise<number> {
@@ -41,8 +53,8 @@ async function renderedCount(dir: string, pkg: string): Promise<number> {
 
 /**
  * Writes a bundle of package `pkg` with `crds` owned CRDs whose rendered release holds exactly
- * `objects` objects (ConfigMaps fill the difference; undefined: none), under `root/<pkg>`, and
- * pushes it to `<registry>/bench-bundles/<pkg>:v1.0.0`.
+ * `objects` objects (ConfigMaps fill the difference; undefined: none), under
+ * `root/<pkg>.v<version>`, and pushes it to `<registry>/bench-bundles/<pkg>:v<version>`.
  */
 export async function pushGeneratedBundle(
   images: ImageClient,
@@ -51,27 +63,29 @@ export async function pushGeneratedBundle(
   pkg: string,
   crds: readonly string[],
   objects?: number,
+  variant: BundleVariant = {},
 ): Promise<PushedBundle> {
+  const version = variant.version ?? '1.0.0';
   let fill = 0;
   if (objects !== undefined) {
-    const base = await renderedCount(await writeBundleDir(join(root, `${pkg}-probe`), bundleText(pkg, crds, 0)), pkg);
+    const base = await renderedCount(await writeBundleDir(join(root, `${pkg}-probe`), bundleText(pkg, crds, 0, variant)), pkg);
     if (base > objects) throw new Error(`a bundle with ${crds.length} CRDs renders ${base} objects, more than ${objects}`);
     fill = objects - base;
   }
-  const files = bundleText(pkg, crds, fill);
-  const dir = await writeBundleDir(join(root, pkg), files);
+  const files = bundleText(pkg, crds, fill, variant);
+  const dir = await writeBundleDir(join(root, `${pkg}.v${version}`), files);
   const count = await renderedCount(dir, pkg);
   if (objects !== undefined && count !== objects) throw new Error(`bundle ${pkg} renders ${count} objects, not ${objects}`);
   const image = buildImage({
     files: new Map(files),
     labels: { 'operators.operatorframework.io.bundle.mediatype.v1': 'registry+v1', 'operators.operatorframework.io.bundle.package.v1': pkg },
   });
-  const ref = `${registry}/bench-bundles/${pkg}:v${VERSION}`;
+  const ref = `${registry}/bench-bundles/${pkg}:v${version}`;
   const digest = await images.push(ref, image);
   return {
     pkg,
-    version: VERSION,
-    name: `${pkg}.v${VERSION}`,
+    version,
+    name: `${pkg}.v${version}`,
     dir,
     image: `${registry}/bench-bundles/${pkg}@${digest}`,
     objects: count,
@@ -79,22 +93,33 @@ export async function pushGeneratedBundle(
   };
 }
 
-/** Writes a file-based catalog with one package (one channel, one bundle) per pushed bundle and pushes it to `ref`; returns the digest. */
+/**
+ * Writes a file-based catalog of the pushed bundles and pushes it to `ref`; returns the digest.
+ * Each package gets one channel `stable` (its default) listing its bundles in the order given,
+ * each replacing the one before it, so a later version is an upgrade of the earlier one.
+ */
 export async function pushCatalog(images: ImageClient, dir: string, ref: string, bundles: readonly PushedBundle[]): Promise<string> {
-  for (const b of bundles) {
+  const byPackage = new Map<string, PushedBundle[]>();
+  for (const b of bundles) byPackage.set(b.pkg, [...(byPackage.get(b.pkg) ?? []), b]);
+  for (const [pkg, versions] of byPackage) {
     const docs = [
-      { schema: 'olm.package', name: b.pkg, defaultChannel: 'stable' },
-      { schema: 'olm.channel', package: b.pkg, name: 'stable', entries: [{ name: b.name }] },
+      { schema: 'olm.package', name: pkg, defaultChannel: 'stable' },
       {
+        schema: 'olm.channel',
+        package: pkg,
+        name: 'stable',
+        entries: versions.map((b, i) => (i === 0 ? { name: b.name } : { name: b.name, replaces: versions[i - 1]?.name })),
+      },
+      ...versions.map((b) => ({
         schema: 'olm.bundle',
-        package: b.pkg,
+        package: pkg,
         name: b.name,
         image: b.image,
-        properties: [{ type: 'olm.package', value: { packageName: b.pkg, version: b.version } }],
-      },
+        properties: [{ type: 'olm.package', value: { packageName: pkg, version: b.version } }],
+      })),
     ];
-    await mkdir(join(dir, b.pkg), { recursive: true });
-    await writeFile(join(dir, b.pkg, 'catalog.json'), docs.map((d) => JSON.stringify(d)).join('\n'));
+    await mkdir(join(dir, pkg), { recursive: true });
+    await writeFile(join(dir, pkg, 'catalog.json'), docs.map((d) => JSON.stringify(d)).join('\n'));
   }
   return images.push(ref, await buildCatalogImage(dir));
 }
@@ -116,6 +141,24 @@ export function clusterExtension(name: string, bundle: PushedBundle, ns: string,
     metadata: { name },
     spec: { namespace: ns, serviceAccount: { name: sa }, source: { sourceType: 'Catalog', catalog: { packageName: bundle.pkg } } },
   };
+}
+
+/** Creates ClusterCatalog `name` for image `ref` and waits until it serves `digest`. */
+export async function createCatalog(client: KubeClient, name: string, ref: string, digest: string, timeoutMs = 90_000): Promise<void> {
+  await client.create({
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterCatalog',
+    metadata: { name },
+    spec: { source: { type: 'Image', image: { ref } } },
+  });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const cc = await client.get({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name });
+    const status = (cc.status ?? {}) as { conditions?: Array<{ type: string; status: string }> };
+    if (status.conditions?.some((c) => c.type === 'Serving' && c.status === 'True') === true && JSON.stringify(status).includes(digest)) return;
+    if (Date.now() > deadline) throw new Error(`ClusterCatalog ${name} is not serving ${digest}: ${JSON.stringify(cc.status)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** Opens an image client for the loopback registry. */

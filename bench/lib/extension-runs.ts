@@ -22,7 +22,7 @@ interface ExtStatus {
 }
 
 /** True when `obj` has Installed=True for bundle `bundleName`. */
-export function isInstalledAs(obj: KubeObject | undefined, bundleName: string): boolean {
+export function isInstalledAs(obj: Readonly<KubeObject> | undefined, bundleName: string): boolean {
   const status = (obj?.status ?? {}) as ExtStatus;
   return status.conditions?.some((c) => c.type === 'Installed' && c.status === 'True') === true && status.install?.bundle?.name === bundleName;
 }
@@ -116,7 +116,7 @@ function reconcileTotal(m: StepMetrics): number {
  * Scrapes until no reconcile is in progress and the reconcile count has not changed for
  * `quietMs` (a reconcile the last status write triggers starts within that); returns the last scrape.
  */
-async function quiet(oc: ProductProcess, quietMs = 500, timeoutMs = 20_000): Promise<StepMetrics> {
+export async function quiet(oc: ProductProcess, quietMs = 500, timeoutMs = 20_000): Promise<StepMetrics> {
   let last = await scrapeStepMetrics(oc.healthUrl);
   let since = performance.now();
   const deadline = since + timeoutMs;

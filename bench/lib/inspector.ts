@@ -2,8 +2,9 @@
  * Memory of a product process read from outside, and a forced collection in it without
  * `--expose-gc` or IPC: the child is started with `--inspect-port=127.0.0.1:PORT` (which does
  * nothing by itself), SIGUSR1 then activates Node's inspector on that port and the DevTools
- * protocol's `HeapProfiler.collectGarbage` runs full collections. The inspector costs a few MB
- * once active, so floors measured beside such a process get the same treatment.
+ * protocol's `HeapProfiler.collectGarbage` runs full collections (and `Profiler` records CPU
+ * profiles). The inspector costs a few MB once active, so floors measured beside such a
+ * process get the same treatment.
  */
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -53,15 +54,19 @@ export async function settleRss(pid: number, opts: { minMs: number; maxMs: numbe
 
 interface CdpReply {
   id?: number;
+  result?: unknown;
   error?: { message: string };
 }
 
-/**
- * Activates the inspector of `pid` (listening on `port`, see the module comment) and runs
- * `rounds` full collections through it; waits `settleMs` afterwards. Throws when the
- * inspector does not answer.
- */
-export async function forceGc(pid: number, port: number, rounds = 3, settleMs = 2_000): Promise<void> {
+/** A DevTools protocol session with a process's inspector. */
+export interface InspectorSession {
+  /** Sends `method` and resolves with its result; rejects with the protocol's error. */
+  call(method: string, params?: Record<string, unknown>): Promise<unknown>;
+  close(): void;
+}
+
+/** Activates the inspector of `pid` (listening on `port`, see the module comment) and connects to it. */
+export async function connectInspector(pid: number, port: number): Promise<InspectorSession> {
   process.kill(pid, 'SIGUSR1');
   let url: string | undefined;
   const deadline = Date.now() + 10_000;
@@ -78,12 +83,14 @@ export async function forceGc(pid: number, port: number, rounds = 3, settleMs = 
     }
   }
   const ws = new WebSocket(url);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      ws.addEventListener('open', () => resolve(), { once: true });
-      ws.addEventListener('error', () => reject(new Error(`inspector connection to process ${pid} failed`)), { once: true });
-    });
-    for (let id = 1; id <= rounds; id++) {
+  await new Promise<void>((resolve, reject) => {
+    ws.addEventListener('open', () => resolve(), { once: true });
+    ws.addEventListener('error', () => reject(new Error(`inspector connection to process ${pid} failed`)), { once: true });
+  });
+  let nextId = 1;
+  return {
+    call: (method, params) => {
+      const id = nextId++;
       const reply = new Promise<CdpReply>((resolve) => {
         const on = (ev: MessageEvent): void => {
           const msg = JSON.parse(String(ev.data)) as CdpReply;
@@ -93,12 +100,41 @@ export async function forceGc(pid: number, port: number, rounds = 3, settleMs = 
         };
         ws.addEventListener('message', on);
       });
-      ws.send(JSON.stringify({ id, method: 'HeapProfiler.collectGarbage' }));
-      const msg = await reply;
-      if (msg.error !== undefined) throw new Error(`HeapProfiler.collectGarbage: ${msg.error.message}`);
-    }
+      ws.send(JSON.stringify({ id, method, ...(params === undefined ? {} : { params }) }));
+      return reply.then((msg) => (msg.error === undefined ? msg.result : Promise.reject(new Error(`${method}: ${msg.error.message}`))));
+    },
+    close: () => ws.close(),
+  };
+}
+
+/**
+ * Activates the inspector of `pid` and runs `rounds` full collections through it; waits
+ * `settleMs` afterwards. Throws when the inspector does not answer.
+ */
+export async function forceGc(pid: number, port: number, rounds = 3, settleMs = 2_000): Promise<void> {
+  const session = await connectInspector(pid, port);
+  try {
+    for (let i = 0; i < rounds; i++) await session.call('HeapProfiler.collectGarbage');
   } finally {
-    ws.close();
+    session.close();
   }
   await sleep(settleMs);
+}
+
+/**
+ * Starts V8's CPU profiler in `pid` (sampling every `intervalUs`); the returned function stops
+ * it and resolves with the profile (the `.cpuprofile` format DevTools opens).
+ */
+export async function startCpuProfile(pid: number, port: number, intervalUs = 500): Promise<() => Promise<unknown>> {
+  const session = await connectInspector(pid, port);
+  await session.call('Profiler.enable');
+  await session.call('Profiler.setSamplingInterval', { interval: intervalUs });
+  await session.call('Profiler.start');
+  return async () => {
+    try {
+      return ((await session.call('Profiler.stop')) as { profile: unknown }).profile;
+    } finally {
+      session.close();
+    }
+  };
 }

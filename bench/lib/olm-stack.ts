@@ -78,6 +78,8 @@ export async function startOlmStack(opts: {
   workDir: string;
   log: (line: string) => void;
   env: NodeJS.ProcessEnv;
+  /** Extra kube-apiserver flags (e.g. an audit log, see audit-log.ts). */
+  apiServerExtraArgs?: readonly string[];
 }): Promise<OlmStack> {
   const { runtime, workDir, log } = opts;
   const children: BenchChild[] = [];
@@ -101,7 +103,14 @@ export async function startOlmStack(opts: {
       log,
     });
     log('starting kube-apiserver + etcd and the registry');
-    [cpServer, registry] = await Promise.all([startControlPlane({ binaries, tmpRoot: workDir }), startRegistry({ binaries, tmpRoot: workDir })]);
+    [cpServer, registry] = await Promise.all([
+      startControlPlane({
+        binaries,
+        tmpRoot: workDir,
+        ...(opts.apiServerExtraArgs === undefined ? {} : { apiServerExtraArgs: opts.apiServerExtraArgs }),
+      }),
+      startRegistry({ binaries, tmpRoot: workDir }),
+    ]);
     const cp = cpServer.info;
     await installOlmConfig(cp);
     kube = await connect({ kind: 'file', path: cp.kubeconfigPath });
@@ -203,4 +212,17 @@ export function stepDelta(before: StepMetrics, after: StepMetrics): StepMetrics 
   const reconciles: Record<string, number> = {};
   for (const [r, n] of Object.entries(after.reconciles)) reconciles[r] = n - (before.reconciles[r] ?? 0);
   return { steps, reconciles, active: after.active };
+}
+
+/** The samples of counter (or gauge) `name` on `${url}/metrics`, keyed by their label text (`query="package",outcome="success"`). */
+export async function scrapeSamples(url: string, name: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, 'gm'))) out[m[1] ?? ''] = Number(m[2]);
+  return out;
+}
+
+/** `after - before` per label text (a sample missing before counts from 0). */
+export function sampleDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]));
 }

@@ -1,12 +1,13 @@
 /**
  * Memory of a process as Linux reports it: current RSS (`VmRSS`) and its high-water mark
  * (`VmHWM`) from /proc/<pid>/status, resetting the high-water mark through
- * /proc/<pid>/clear_refs, and a sampler that polls RSS every few milliseconds.
+ * /proc/<pid>/clear_refs, and a sampler that polls RSS every few milliseconds; also its I/O
+ * and CPU time counters.
  *
  * The kernel's high-water mark catches peaks a sampler can miss (an allocation burst between
  * two samples); the sampler shows when the peak happened. Both are reported.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 
 /** Memory figures of one process, in bytes. */
 export interface ProcMemory {
@@ -28,6 +29,41 @@ export function procMemory(pid: number | 'self' = 'self'): ProcMemory | undefine
   }
   const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN) * 1024;
   return { rss: kb('VmRSS'), hwm: kb('VmHWM'), anon: kb('RssAnon'), file: kb('RssFile') };
+}
+
+/** Clock ticks per second of /proc/PID/stat times (USER_HZ: 100 on every Linux architecture Node runs on). */
+const USER_HZ = 100;
+
+/**
+ * CPU time `pid` has used so far, user + system, in seconds (`utime` + `stime` of
+ * /proc/PID/stat, 10 ms resolution); undefined when unreadable.
+ */
+export function procCpuSeconds(pid: number): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Fields after the command name (which may contain spaces), counted from field 3 (state).
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
+}
+
+/** Processes whose command line (arguments joined by spaces) satisfies `match`, e.g. the control plane's servers. */
+export function findProcesses(match: (cmdline: string) => boolean): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    } catch {
+      continue;
+    }
+    if (match(cmdline)) pids.push(Number(entry));
+  }
+  return pids;
 }
 
 /**
