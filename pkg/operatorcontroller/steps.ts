@@ -38,6 +38,8 @@ export function forBundle(bundle: ReleaseBundle, err: unknown): Error {
 /**
  * The namespace and ServiceAccount must exist (read with the controller's identity). A missing
  * one is a wait: Installed Unknown, Progressing Retrying, with the commands that create it.
+ * The ServiceAccount is read first: it exists in every reconcile but the first few, and only
+ * its absence needs the namespace read that tells which of the two is missing.
  */
 export async function validate(deps: ExtensionReconcilerDeps, state: ExtensionState, wait: () => StepOutcome): Promise<StepOutcome> {
   const ns = state.spec.namespace;
@@ -45,15 +47,18 @@ export async function validate(deps: ExtensionReconcilerDeps, state: ExtensionSt
   const create = `kubectl create serviceaccount ${sa} -n ${ns}`;
   let problem: string | undefined;
   try {
-    await deps.client.get({ apiVersion: 'v1', kind: 'Namespace', name: ns }, { signal: state.signal });
     await deps.client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: sa }, { signal: state.signal });
   } catch (err) {
-    if (!isNotFound(err)) {
-      problem = `error getting service account: ${errorMessage(err)}`;
-    } else if ((err as { details?: { kind?: string } }).details?.kind === 'namespaces') {
-      problem = `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns}), then the service account (${create}) with the RBAC that "olmv1 rbac" prints`;
-    } else {
+    problem = `error getting service account: ${errorMessage(err)}`;
+    if (isNotFound(err)) {
       problem = `service account ${JSON.stringify(sa)} not found in namespace ${JSON.stringify(ns)}: create it (${create}) and grant it the RBAC that "olmv1 rbac" prints`;
+      try {
+        await deps.client.get({ apiVersion: 'v1', kind: 'Namespace', name: ns }, { signal: state.signal });
+      } catch (nsErr) {
+        problem = !isNotFound(nsErr)
+          ? `error getting service account: ${errorMessage(nsErr)}`
+          : `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns}), then the service account (${create}) with the RBAC that "olmv1 rbac" prints`;
+      }
     }
   }
   if (problem === undefined) return undefined;

@@ -1,0 +1,81 @@
+// The validate step with a fake controller client: what it reads and the message of each
+// missing object; the end-to-end behaviour is in test/e2e/operator-controller-failures.test.ts.
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { ApiError, type KubeClient, type ObjectRef } from '../kube/index.ts';
+import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import { validate } from './steps.ts';
+
+/** Deps whose client answers GETs of `present` kinds (`Kind/name`), 404s the rest, or throws `failure`; `reads` records them. */
+function depsWith(present: string[], reads: string[], failure?: Error): ExtensionReconcilerDeps {
+  const client = {
+    get: async (ref: ObjectRef) => {
+      const id = `${ref.kind}/${ref.name}`;
+      reads.push(id);
+      if (failure !== undefined) throw failure;
+      if (present.includes(id)) return { apiVersion: 'v1', kind: ref.kind, metadata: { name: ref.name } };
+      const resource = ref.kind === 'Namespace' ? 'namespaces' : 'serviceaccounts';
+      throw new ApiError(404, 'NotFound', `${resource} "${ref.name}" not found`, { name: ref.name, kind: resource });
+    },
+  } as unknown as KubeClient;
+  return { client } as unknown as ExtensionReconcilerDeps;
+}
+
+function state(): ExtensionState {
+  return {
+    ce: { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', metadata: { name: 'ext', generation: 1 } },
+    name: 'ext',
+    uid: 'u',
+    spec: {
+      namespace: 'ns',
+      serviceAccount: { name: 'sa' },
+      source: { sourceType: 'Catalog', catalog: { packageName: 'p' } },
+    } as ExtensionState['spec'],
+    log: pino({ level: 'silent' }),
+    signal: new AbortController().signal,
+    history: [],
+  };
+}
+
+function progressingMessage(s: ExtensionState): string | undefined {
+  return (s.ce.status as { conditions?: { type: string; message: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Progressing')
+    ?.message;
+}
+
+const PREFIX = 'operation cannot proceed due to the following validation error(s): ';
+
+describe('validate step', () => {
+  const wait = () => ({ requeueAfterMs: 1000 });
+
+  it('reads only the ServiceAccount when it exists', async () => {
+    const reads: string[] = [];
+    const s = state();
+    expect(await validate(depsWith(['Namespace/ns', 'ServiceAccount/sa'], reads), s, wait)).toBeUndefined();
+    expect(reads).toEqual(['ServiceAccount/sa']);
+    expect(s.ce.status).toBeUndefined();
+  });
+
+  it('names a missing ServiceAccount in an existing namespace', async () => {
+    const reads: string[] = [];
+    const s = state();
+    expect(await validate(depsWith(['Namespace/ns'], reads), s, wait)).toEqual({ requeueAfterMs: 1000 });
+    expect(reads).toEqual(['ServiceAccount/sa', 'Namespace/ns']);
+    expect(progressingMessage(s)).toBe(
+      `${PREFIX}service account "sa" not found in namespace "ns": create it (kubectl create serviceaccount sa -n ns) and grant it the RBAC that "olmv1 rbac" prints`,
+    );
+  });
+
+  it('names a missing namespace', async () => {
+    const s = state();
+    expect(await validate(depsWith([], []), s, wait)).toEqual({ requeueAfterMs: 1000 });
+    expect(progressingMessage(s)).toBe(
+      `${PREFIX}namespace "ns" not found: create it (kubectl create namespace ns), then the service account (kubectl create serviceaccount sa -n ns) with the RBAC that "olmv1 rbac" prints`,
+    );
+  });
+
+  it('reports a failed read as such', async () => {
+    const s = state();
+    await validate(depsWith([], [], new ApiError(500, 'InternalError', 'etcdserver: request timed out')), s, wait);
+    expect(progressingMessage(s)).toBe(`${PREFIX}error getting service account: etcdserver: request timed out`);
+  });
+});
