@@ -115,6 +115,8 @@ interface FakeOptions {
   refuseDelete?: Record<string, Error>;
   /** Conditions the CRD GET returns, one entry per GET (the last repeats). */
   crdConditions?: Condition[][];
+  /** Status conditions in the answer of `apply`, by `Kind ns/name` (default: the object as sent). */
+  appliedConditions?: Record<string, Condition[]>;
 }
 
 /** A KubeClient recording apply/get/delete in order. */
@@ -129,7 +131,8 @@ function fakeClient(o: FakeOptions = {}): { client: KubeClient; calls: string[];
       applyOptions.push(options);
       const refused = o.refuse?.[what];
       if (refused !== undefined) return Promise.reject(refused);
-      return Promise.resolve(obj);
+      const conditions = o.appliedConditions?.[what];
+      return Promise.resolve(conditions === undefined ? obj : { ...obj, status: { conditions } });
     },
     get: (ref: ObjectRef) => {
       const what = describeObject({
@@ -203,6 +206,19 @@ describe('applyObjects', () => {
       'apply CustomResourceDefinition x',
       'apply CustomResourceDefinition y',
       'get CustomResourceDefinition x',
+      'get CustomResourceDefinition y',
+      'apply ConfigMap ns/c',
+    ]);
+  });
+
+  it('reads a CRD again only when the apply answer does not show it Established', async () => {
+    const { client, calls } = fakeClient({
+      appliedConditions: { 'CustomResourceDefinition x': [{ type: 'Established', status: 'True' }], 'CustomResourceDefinition y': notEstablished },
+    });
+    await applyObjects(client, [crd('x'), crd('y'), cm('c')], { pollMs: 1 });
+    expect(calls).toEqual([
+      'apply CustomResourceDefinition x',
+      'apply CustomResourceDefinition y',
       'get CustomResourceDefinition y',
       'apply ConfigMap ns/c',
     ]);

@@ -45,27 +45,39 @@ interface CrdStatus {
 export async function applyObjects(client: KubeClient, objects: readonly KubeObject[], options: ApplyObjectsOptions = {}): Promise<void> {
   const signal = options.signal;
   for (const [index, phase] of applyPhases(objects).entries()) {
+    const answers: Array<KubeObject & CrdStatus> = [];
     for (const obj of phase) {
       signal?.throwIfAborted();
       try {
-        await client.apply(obj, { fieldManager: FIELD_MANAGER, force: true, ...(signal === undefined ? {} : { signal }) });
+        answers.push(
+          await client.apply<KubeObject & CrdStatus>(obj, { fieldManager: FIELD_MANAGER, force: true, ...(signal === undefined ? {} : { signal }) }),
+        );
       } catch (err) {
         throw new ApplyError(describeObject(obj), `error applying ${describeObject(obj)}: ${errorMessage(err)}`, err);
       }
       options.onApplied?.(obj);
     }
-    if (index === 0) for (const crd of phase) await waitEstablished(client, crd, options);
+    if (index === 0) for (const [i, crd] of phase.entries()) await waitEstablished(client, crd, answers[i], options);
   }
 }
 
-/** Polls the CRD until its Established condition is True; fails early when its names are refused. */
-async function waitEstablished(client: KubeClient, crd: KubeObject, options: ApplyObjectsOptions): Promise<void> {
+/**
+ * Polls the CRD until its Established condition is True; fails early when its names are refused.
+ * `applied` (the apply's answer) is the first reading: a CRD that was established before,
+ * the common case on every reconcile after the first, needs no further request.
+ */
+async function waitEstablished(
+  client: KubeClient,
+  crd: KubeObject,
+  applied: (KubeObject & CrdStatus) | undefined,
+  options: ApplyObjectsOptions,
+): Promise<void> {
   const timeoutMs = options.crdEstablishTimeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
   const what = describeObject(crd);
   let last = '';
-  for (;;) {
-    const live = await client.get<KubeObject & CrdStatus>(refOf(crd), options.signal === undefined ? {} : { signal: options.signal });
+  for (let reading = applied; ; reading = undefined) {
+    const live = reading ?? (await client.get<KubeObject & CrdStatus>(refOf(crd), options.signal === undefined ? {} : { signal: options.signal }));
     const conditions = live.status?.conditions ?? [];
     if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) return;
     const names = conditions.find((c) => c.type === 'NamesAccepted' && c.status === 'False');
@@ -74,6 +86,8 @@ async function waitEstablished(client: KubeClient, crd: KubeObject, options: App
     if (Date.now() > deadline) {
       throw new ApplyError(what, `error applying ${what}: not Established after ${Math.round(timeoutMs / 1000)} s${last === '' ? '' : `: ${last}`}`);
     }
+    // Not established in the apply's answer: read the live object at once, then poll.
+    if (reading !== undefined) continue;
     await sleepUnlessAborted(options.pollMs ?? 50, options.signal ?? new AbortController().signal);
     options.signal?.throwIfAborted();
   }
