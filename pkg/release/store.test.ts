@@ -195,3 +195,28 @@ describe('a crash at any write', () => {
     );
   });
 });
+
+describe('reads', () => {
+  it('a create and an update read the revision with one LIST each, and still refuse a wrong state', async () => {
+    const objects: Store = new Map();
+    const { client } = fakeClient(objects);
+    const reads: string[] = [];
+    const counting = {
+      ...client,
+      listAll: (t: unknown, o: { labelSelector?: string }) => (reads.push(`list ${o.labelSelector ?? ''}`), client.listAll(t as never, o as never)),
+      get: (ref: ObjectRef) => (reads.push(`get ${ref.name}`), client.get(ref)),
+    } as unknown as KubeClient;
+    const store = createReleaseStore({ client: counting, namespace: NAMESPACE });
+    const key = 'sh.helm.release.v1.acme.v1';
+    await store.create(rel(1, ReleaseStatus.PendingInstall, 10));
+    // The key's Secrets, then the history for pruning.
+    expect(reads).toEqual([`list owner=operator-controller,key=${key}`, 'list owner=operator-controller,name=acme,type=index']);
+    reads.length = 0;
+    await store.update(rel(1, ReleaseStatus.Deployed, 10));
+    expect(reads).toEqual([`list owner=operator-controller,key=${key}`]);
+    await expect(store.create(rel(1, ReleaseStatus.Deployed, 10))).rejects.toThrow(`release record Secret "ns/${key}" already exists`);
+    await expect(store.update(rel(2, ReleaseStatus.Deployed, 10))).rejects.toThrow(
+      'release record Secret "ns/sh.helm.release.v1.acme.v2" does not exist',
+    );
+  });
+});

@@ -101,15 +101,23 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     return { index, chunks };
   }
 
+  /** The index Secret of `key` (if any) and its chunk Secrets, in one LIST (a GET and a LIST before). */
+  async function secretsOfKey(key: string, signal?: AbortSignal): Promise<{ index: KubeObject | undefined; chunks: KubeObject[] }> {
+    const all = await records.list({ [Label.key]: key }, signal);
+    return {
+      index: all.find((s) => s.metadata.labels?.[Label.type] === 'index' && s.metadata.name === key),
+      chunks: all.filter((s) => s.metadata.labels?.[Label.type] === 'chunk'),
+    };
+  }
+
   async function create(release: Release, signal?: AbortSignal): Promise<void> {
     const { key, pieces } = await encode(release);
     const { index, chunks } = secretsOf(release, key, pieces, extensionOwnerRef(release), { createdAt: unixSeconds(now()) });
 
-    if ((await records.get(key, signal)) !== undefined) throw new Error(`release record ${describeSecret(namespace, key)} already exists`);
+    const existing = await secretsOfKey(key, signal);
+    if (existing.index !== undefined) throw new Error(`release record ${describeSecret(namespace, key)} already exists`);
     // With no index, any chunk of this key is a leftover of an interrupted create.
-    for (const leftover of await records.list({ [Label.key]: key, [Label.type]: 'chunk' }, signal)) {
-      await records.delete(leftover.metadata.name ?? '', signal);
-    }
+    for (const leftover of existing.chunks) await records.delete(leftover.metadata.name ?? '', signal);
     for (const chunk of chunks) await records.createChunk(key, chunk, signal);
     const created = await records.create(index, signal);
 
@@ -132,7 +140,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
 
   async function update(release: Release, signal?: AbortSignal): Promise<void> {
     const { key, pieces } = await encode(release);
-    const existing = await records.get(key, signal);
+    const { index: existing, chunks: old } = await secretsOfKey(key, signal);
     if (existing === undefined) throw new Error(`release record ${describeSecret(namespace, key)} does not exist`);
     const current = parseIndexSecret(existing, namespace);
     if (current.extension !== release.extension) {
@@ -143,7 +151,6 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     const { index, chunks } = secretsOf(release, key, pieces, owner, { createdAt: current.createdAt ?? stamp, modifiedAt: stamp }, stamp);
     index.metadata.resourceVersion = current.resourceVersion;
 
-    const old = await records.list({ [Label.key]: key, [Label.type]: 'chunk' }, signal);
     for (const chunk of chunks) await records.createChunk(key, chunk, signal);
     await records.update(index, signal);
     const keep = new Set(chunks.map((c) => c.metadata.name));
