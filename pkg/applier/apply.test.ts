@@ -216,12 +216,8 @@ describe('applyObjects', () => {
       appliedConditions: { 'CustomResourceDefinition x': [{ type: 'Established', status: 'True' }], 'CustomResourceDefinition y': notEstablished },
     });
     await applyObjects(client, [crd('x'), crd('y'), cm('c')], { pollMs: 1 });
-    expect(calls).toEqual([
-      'apply CustomResourceDefinition x',
-      'apply CustomResourceDefinition y',
-      'get CustomResourceDefinition y',
-      'apply ConfigMap ns/c',
-    ]);
+    expect(calls.filter((c) => c.startsWith('get '))).toEqual(['get CustomResourceDefinition y']);
+    expect(calls.at(-1)).toBe('apply ConfigMap ns/c');
   });
 
   it('fails fast when a CRD names are not accepted, with the condition message, and applies nothing after it', async () => {

@@ -1,10 +1,10 @@
 // The preflight step with a fake ServiceAccount client (what it reads, when it skips, how it
 // reports); the end-to-end behaviour is test/e2e/operator-controller-crd-upgrade.test.ts.
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ApiError, type KubeClient, type KubeObject, type ObjectRef, type ScopedClientFactory } from '../kube/index.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
 import { preflight } from './steps-preflight.ts';
+import { extensionState } from '../../test/support/extension-state.ts';
 
 function crd(name: string, props: Record<string, unknown>): KubeObject {
   return {
@@ -35,22 +35,11 @@ function depsWith(cluster: Record<string, KubeObject | Error>, reads: string[]):
 }
 
 function stateWith(objects: KubeObject[], install?: object): ExtensionState {
-  return {
-    ce: { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', metadata: { name: 'ext', generation: 1 } },
-    name: 'ext',
-    uid: 'u',
-    spec: {
-      namespace: 'ns',
-      serviceAccount: { name: 'sa' },
-      source: { sourceType: 'Catalog', catalog: { packageName: 'p' } },
-      ...(install === undefined ? {} : { install }),
-    } as ExtensionState['spec'],
-    log: pino({ level: 'silent' }),
-    signal: new AbortController().signal,
-    history: [],
+  return extensionState({
+    ...(install === undefined ? {} : { spec: { install } }),
     target: { bundle: { package: 'p', name: 'p.v2.0.0', version: '2.0.0', image: 'img' }, fromCatalog: true },
     objects,
-  };
+  });
 }
 
 function progressing(state: ExtensionState): unknown {

@@ -1,10 +1,10 @@
 // The validate step with a fake controller client: what it reads and the message of each
 // missing object; the end-to-end behaviour is in test/e2e/operator-controller-failures.test.ts.
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ApiError, type KubeClient, type ObjectRef } from '../kube/index.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
 import { validate } from './steps.ts';
+import { extensionState } from '../../test/support/extension-state.ts';
 
 /** Deps whose client answers GETs of `present` kinds (`Kind/name`), 404s the rest, or throws `failure`; `reads` records them. */
 function depsWith(present: string[], reads: string[], failure?: Error): ExtensionReconcilerDeps {
@@ -21,21 +21,7 @@ function depsWith(present: string[], reads: string[], failure?: Error): Extensio
   return { client } as unknown as ExtensionReconcilerDeps;
 }
 
-function state(): ExtensionState {
-  return {
-    ce: { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', metadata: { name: 'ext', generation: 1 } },
-    name: 'ext',
-    uid: 'u',
-    spec: {
-      namespace: 'ns',
-      serviceAccount: { name: 'sa' },
-      source: { sourceType: 'Catalog', catalog: { packageName: 'p' } },
-    } as ExtensionState['spec'],
-    log: pino({ level: 'silent' }),
-    signal: new AbortController().signal,
-    history: [],
-  };
-}
+const state = (): ExtensionState => extensionState();
 
 function progressingMessage(s: ExtensionState): string | undefined {
   return (s.ce.status as { conditions?: { type: string; message: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Progressing')

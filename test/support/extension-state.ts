@@ -1,0 +1,27 @@
+/**
+ * The state one ClusterExtension reconcile's steps share (pkg/operatorcontroller
+ * pipeline-state.ts), for unit tests of single steps: extension `ext`, generation 1, installed
+ * into namespace `ns` as ServiceAccount `sa` from package `p`, nothing read or resolved yet.
+ */
+import pino from 'pino';
+import type { ExtensionState } from '../../pkg/operatorcontroller/index.ts';
+
+/** A fresh state; `spec` fields and state fields given here replace the defaults. */
+export function extensionState(o: { spec?: Record<string, unknown> } & Partial<Omit<ExtensionState, 'spec'>> = {}): ExtensionState {
+  const { spec, ...rest } = o;
+  return {
+    ce: { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', metadata: { name: 'ext', generation: 1 } },
+    name: 'ext',
+    uid: 'u',
+    spec: {
+      namespace: 'ns',
+      serviceAccount: { name: 'sa' },
+      source: { sourceType: 'Catalog', catalog: { packageName: 'p' } },
+      ...spec,
+    } as ExtensionState['spec'],
+    log: pino({ level: 'silent' }),
+    signal: new AbortController().signal,
+    history: [],
+    ...rest,
+  };
+}
