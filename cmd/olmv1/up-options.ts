@@ -14,8 +14,8 @@ kubelet, so Deployments get no Pods) and an OCI registry on 127.0.0.1:5001, push
 example-operator bundles and catalog (examples/example-operator) to it, runs catalogd and
 operator-controller as child processes, creates the ClusterCatalog of
 config/samples/olm_v1_clustercatalog.yaml and waits until it is Serving. The binaries are
-built from Go modules the first time (several minutes; cached in ~/.cache/olmv1/envtest, or
-taken from $KUBEBUILDER_ASSETS).
+built from Go modules the first time (about 10 minutes on 2 idle cores, longer on a busy
+machine; cached in ~/.cache/olmv1/envtest, or taken from $KUBEBUILDER_ASSETS).
 
 Written in the current directory (.olmv1/, removed again on stop except bin/ and logs/):
   .olmv1/kubeconfig     admin kubeconfig of the local control plane

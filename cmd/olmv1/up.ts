@@ -12,6 +12,7 @@
  * 2 usage error or already running here, 130 stopped by a signal during start-up.
  */
 import { copyFile, mkdir, rm, symlink } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect, type KubeClient } from '../../pkg/kube/index.ts';
@@ -19,6 +20,7 @@ import {
   createWorkspace,
   defaultCacheRoot,
   describeVersions,
+  firstBuildEstimate,
   resolveBinaries,
   startControlPlane,
   startRegistry,
@@ -120,7 +122,10 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
   let registry: string | undefined;
   let stack: Partial<StackFile> = {};
   if (options.mode === 'local') {
-    progress('resolving the control plane and registry binaries (building them the first time takes several minutes)');
+    progress(
+      `resolving the control plane and registry binaries (building them the first time takes ${firstBuildEstimate(availableParallelism())}, ` +
+        'longer on a busy machine; a build cut short resumes on the next run)',
+    );
     const binariesPromise = resolveBinaries({
       kubebuilderAssets: deps.env['KUBEBUILDER_ASSETS'],
       cacheRoot: defaultCacheRoot(deps.env),

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ensureTool, type Log } from './build.ts';
 import { isExecutable, runCommand } from './exec.ts';
 import { findGoToolchain, type GoToolchain } from './go-toolchain.ts';
-import { ETCD_RECIPE, KUBERNETES_RECIPE, REGISTRY_RECIPE } from './tool-recipes.ts';
+import { ETCD_RECIPE, KUBERNETES_RECIPE, REGISTRY_RECIPE, coldBuildEstimate } from './tool-recipes.ts';
 
 /** Absolute paths (and versions) of every binary; plain data, safe to pass to test workers. */
 export interface EnvtestBinaries {
@@ -44,8 +44,8 @@ export function defaultCacheRoot(env: NodeJS.ProcessEnv): string {
 }
 
 /**
- * Returns every binary, building what is missing (concurrently; the first cold build takes
- * several minutes and logs progress). Throws when KUBEBUILDER_ASSETS lacks a binary (naming
+ * Returns every binary, building what is missing one build at a time (the first cold builds
+ * take many minutes, see firstBuildEstimate, and log progress). Throws when KUBEBUILDER_ASSETS lacks a binary (naming
  * the missing ones), when no suitable Go toolchain exists, or when a build fails.
  */
 export async function resolveBinaries(options: ResolveBinariesOptions): Promise<EnvtestBinaries> {
@@ -70,11 +70,11 @@ export async function resolveBinaries(options: ResolveBinariesOptions): Promise<
       versions: { ...versions, registry: REGISTRY_RECIPE.version },
     };
   }
-  const [kubeDir, etcdDir, registry] = await Promise.all([
-    ensureTool(KUBERNETES_RECIPE, options.cacheRoot, go, options.log),
-    ensureTool(ETCD_RECIPE, options.cacheRoot, go, options.log),
-    ensureTool(REGISTRY_RECIPE, options.cacheRoot, go, options.log),
-  ]);
+  // One after another (see build.ts): the small builds first, so an interruption during the
+  // long Kubernetes build leaves them done.
+  const registry = await ensureTool(REGISTRY_RECIPE, options.cacheRoot, go, options.log);
+  const etcdDir = await ensureTool(ETCD_RECIPE, options.cacheRoot, go, options.log);
+  const kubeDir = await ensureTool(KUBERNETES_RECIPE, options.cacheRoot, go, options.log);
   return {
     kubeApiserver: join(kubeDir, 'kube-apiserver'),
     etcd: join(etcdDir, 'etcd'),
@@ -91,6 +91,14 @@ export async function resolveBinaries(options: ResolveBinariesOptions): Promise<
   };
 }
 
+/**
+ * How long building every binary takes the first time on `cores` idle cores, e.g. `about 10
+ * minutes on 2 idle cores` (see coldBuildEstimate).
+ */
+export function firstBuildEstimate(cores: number): string {
+  return coldBuildEstimate([REGISTRY_RECIPE, ETCD_RECIPE, KUBERNETES_RECIPE], cores);
+}
+
 /** One line naming every version, for the start of a test run. */
 export function describeVersions(binaries: EnvtestBinaries): string {
   const v = binaries.versions;
@@ -99,9 +107,9 @@ export function describeVersions(binaries: EnvtestBinaries): string {
 
 async function probeAssetVersions(dir: string): Promise<{ kubeApiserver: string; etcd: string; kubectl: string }> {
   const [apiserver, etcd, kubectl] = await Promise.all([
-    runCommand(join(dir, 'kube-apiserver'), ['--version'], { timeoutMs: 60_000 }),
-    runCommand(join(dir, 'etcd'), ['--version'], { timeoutMs: 60_000 }),
-    runCommand(join(dir, 'kubectl'), ['version', '--client', '-o', 'json'], { timeoutMs: 60_000 }),
+    runCommand(join(dir, 'kube-apiserver'), ['--version']),
+    runCommand(join(dir, 'etcd'), ['--version']),
+    runCommand(join(dir, 'kubectl'), ['version', '--client', '-o', 'json']),
   ]);
   const kubectlVersion = (JSON.parse(kubectl.stdout) as { clientVersion?: { gitVersion?: string } }).clientVersion?.gitVersion;
   return {

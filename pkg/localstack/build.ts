@@ -3,16 +3,24 @@
  *
  * Cache layout: `<cacheRoot>/<name>-<version>/` holds the binaries, `build-info.json` and the
  * generated module (`src/`) for provenance. A build happens in a sibling temp directory and is
- * renamed into place only after every binary proved its version, under a directory lock, so
- * concurrent runs never build twice nor see half a cache entry.
+ * renamed into place only after every binary proved its version, so no run sees half a cache
+ * entry.
+ *
+ * Go builds under one cache root run one at a time, across processes too (the build slot, a
+ * directory lock): each `go build` already uses every core, and builds side by side would
+ * share the cores and the Go build cache only to finish later, all of them. No build is ever
+ * killed for taking long. An interrupted or failed build leaves `.<name>-<version>.attempt.json`
+ * behind; the next run says it resumes, and Go's build cache (GOCACHE) makes that resumption
+ * cheap: every package compiled before the interruption is reused.
  */
 import { access, chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runCommand } from './exec.ts';
 import { goDirectiveFor, localReplacementsToPin, parseGoMod, renderLdflags, renderToolsGo, renderToolsGoMod } from './go-module.ts';
 import { goDefaultBinaryName, runGo, type GoToolchain } from './go-toolchain.ts';
 import { withLock } from './lock.ts';
-import { recipeDirName, type ToolRecipe } from './tool-recipes.ts';
+import { coldBuildEstimate, recipeDirName, type ToolRecipe } from './tool-recipes.ts';
 import { RECIPE_REVISION } from './versions.ts';
 
 /** Progress sink (stderr in the entry points). */
@@ -37,19 +45,60 @@ export interface BuildInfo {
 export async function ensureTool(recipe: ToolRecipe, cacheRoot: string, go: () => Promise<GoToolchain>, log: Log): Promise<string> {
   const finalDir = join(cacheRoot, recipeDirName(recipe));
   if (await isComplete(finalDir, recipe)) return finalDir;
+  return withGoBuildSlot(cacheRoot, `${recipe.name} ${recipe.version}`, log, async () => {
+    // Another process may have finished the build while we waited for the slot.
+    if (await isComplete(finalDir, recipe)) return finalDir;
+    await removeAbandonedStages(cacheRoot, recipe);
+    await build(recipe, finalDir, await go(), log, await readAttempt(cacheRoot, recipe));
+    return finalDir;
+  });
+}
+
+/**
+ * Runs `fn`, a Go build of `what`, when no other Go build under `cacheRoot` runs (in this
+ * process or another), and says so while it waits.
+ */
+export async function withGoBuildSlot<T>(cacheRoot: string, what: string, log: Log, fn: () => Promise<T>): Promise<T> {
   await mkdir(cacheRoot, { recursive: true });
-  const lockDir = join(cacheRoot, `.${recipeDirName(recipe)}.lock`);
-  return withLock(
-    lockDir,
-    async () => {
-      // Another process may have finished the build while we waited for the lock.
-      if (await isComplete(finalDir, recipe)) return finalDir;
-      await removeAbandonedStages(cacheRoot, recipe);
-      await build(recipe, finalDir, await go(), log);
-      return finalDir;
-    },
-    { onWait: (holder) => log(`waiting for ${holder} to finish building ${recipe.name} ${recipe.version}`) },
+  return withLock(join(cacheRoot, '.go-build.lock'), fn, {
+    onWait: (holder) => log(`waiting for ${holder} to finish its Go build before building ${what} (one Go build at a time: each uses every core)`),
+  });
+}
+
+/** What `.<name>-<version>.attempt.json` records: a build that started and did not finish. */
+export interface BuildAttempt {
+  startedAt: string;
+  /** The failure's first line, when the build failed (absent: it was interrupted). */
+  error?: string;
+}
+
+/**
+ * The line that starts a build: what, with which Go, how long a cold build takes on `cores`
+ * idle cores, and whether it resumes an earlier attempt.
+ */
+export function buildStartMessage(recipe: ToolRecipe, goVersion: string, earlier: BuildAttempt | undefined, cores: number): string {
+  const what = `${recipe.binaries.map((b) => b.name).join(', ')} ${recipe.version}`;
+  const estimate = coldBuildEstimate([recipe], cores);
+  if (earlier === undefined) return `building ${what} from Go modules with ${goVersion} (first run only; ${estimate}, longer on a busy machine)`;
+  const how = earlier.error === undefined ? 'was interrupted' : `failed (${earlier.error})`;
+  return (
+    `building ${what} again with ${goVersion}: the build started at ${earlier.startedAt} ${how}; ` +
+    `it resumes from what Go's build cache kept, so it takes less than a cold build (${estimate})`
   );
+}
+
+function attemptFile(cacheRoot: string, recipe: ToolRecipe): string {
+  return join(cacheRoot, `.${recipeDirName(recipe)}.attempt.json`);
+}
+
+async function readAttempt(cacheRoot: string, recipe: ToolRecipe): Promise<BuildAttempt | undefined> {
+  try {
+    const parsed = JSON.parse(await readFile(attemptFile(cacheRoot, recipe), 'utf8')) as Partial<BuildAttempt>;
+    if (typeof parsed.startedAt !== 'string') return undefined;
+    return { startedAt: parsed.startedAt, ...(typeof parsed.error === 'string' ? { error: parsed.error } : {}) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** True when `dir` holds a complete build of `recipe` made by the current RECIPE_REVISION. */
@@ -72,10 +121,13 @@ async function removeAbandonedStages(cacheRoot: string, recipe: ToolRecipe): Pro
   }
 }
 
-async function build(recipe: ToolRecipe, finalDir: string, go: GoToolchain, log: Log): Promise<void> {
+async function build(recipe: ToolRecipe, finalDir: string, go: GoToolchain, log: Log, earlier: BuildAttempt | undefined): Promise<void> {
   const names = recipe.binaries.map((b) => b.name).join(', ');
   const started = Date.now();
-  log(`building ${names} ${recipe.version} from Go modules with ${go.version} (first run only, ${recipe.estimate})`);
+  log(buildStartMessage(recipe, go.version, earlier, availableParallelism()));
+  const attempt: BuildAttempt = { startedAt: new Date(started).toISOString() };
+  const cacheRoot = dirname(finalDir);
+  await writeFile(attemptFile(cacheRoot, recipe), `${JSON.stringify(attempt)}\n`);
   const stage = await mkdtemp(join(dirname(finalDir), `.build-${recipeDirName(recipe)}-`));
   try {
     const src = join(stage, 'src');
@@ -102,10 +154,14 @@ async function build(recipe: ToolRecipe, finalDir: string, go: GoToolchain, log:
     // An entry of an older recipe revision is replaced; we hold the lock, nobody else writes it.
     await rm(finalDir, { recursive: true, force: true });
     await rename(stage, finalDir);
+    await rm(attemptFile(cacheRoot, recipe), { force: true });
     log(`built ${names} ${recipe.version} in ${Math.round((Date.now() - started) / 1000)} s -> ${finalDir}`);
   } catch (err) {
     await rm(stage, { recursive: true, force: true });
-    throw new Error(`building ${names} ${recipe.version} from Go modules failed: ${(err as Error).message}`, { cause: err });
+    const message = (err as Error).message;
+    const failed: BuildAttempt = { ...attempt, error: message.split('\n')[0]?.slice(0, 300) ?? '' };
+    await writeFile(attemptFile(cacheRoot, recipe), `${JSON.stringify(failed)}\n`).catch(() => undefined);
+    throw new Error(`building ${names} ${recipe.version} from Go modules failed: ${message}`, { cause: err });
   }
 }
 
@@ -139,7 +195,7 @@ async function writeModule(recipe: ToolRecipe, src: string, go: GoToolchain): Pr
 
 async function probeVersions(recipe: ToolRecipe, dir: string): Promise<void> {
   for (const probe of recipe.probes) {
-    const { stdout } = await runCommand(join(dir, probe.binary), probe.args, { timeoutMs: 60_000 });
+    const { stdout } = await runCommand(join(dir, probe.binary), probe.args);
     if (!stdout.includes(probe.expect)) {
       throw new Error(`${probe.binary} ${probe.args.join(' ')} printed "${stdout.trim()}", expected it to contain "${probe.expect}"`);
     }

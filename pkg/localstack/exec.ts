@@ -13,9 +13,9 @@ export interface RunOptions {
   /** Written to the child's stdin, which is then closed. */
   input?: string;
   /**
-   * Kill the command (SIGKILL) after this long; default never. Builds get no limit: on a busy
-   * 2-core machine compiling kube-apiserver has taken over 15 minutes, and a build must never
-   * fail for being slow. Only quick probes (version checks) set one.
+   * Kill the command (SIGKILL) after this long; default never. Nothing of a Go build sets one,
+   * its version probes included: on a busy 2-core machine compiling kube-apiserver has taken
+   * over 15 minutes, and a build must never fail for being slow.
    */
   timeoutMs?: number;
   /** Receives stderr chunks as they arrive (progress of long builds). */

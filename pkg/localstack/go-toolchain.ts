@@ -43,7 +43,7 @@ export async function findGoToolchain(env: NodeJS.ProcessEnv): Promise<GoToolcha
     );
   }
   const buildEnv: NodeJS.ProcessEnv = { ...env, CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOWORK: 'off', GOFLAGS: '-mod=mod' };
-  const { stdout } = await runCommand(path, ['env', 'GOVERSION'], { env: buildEnv, timeoutMs: 60_000 });
+  const { stdout } = await runCommand(path, ['env', 'GOVERSION'], { env: buildEnv });
   const version = stdout.trim();
   const languageVersion = goDirectiveFor(version);
   if (compareDotted(languageVersion, MINIMUM_GO_VERSION) < 0) {

@@ -5,8 +5,15 @@
  * environment (test/envtest) starts the same servers. Everything started is stopped, and its
  * temp directory removed, by `stop()`, or by a reaper process if ours dies first.
  */
-export { defaultCacheRoot, describeVersions, resolveBinaries, type EnvtestBinaries, type ResolveBinariesOptions } from './binaries.ts';
-export type { Log } from './build.ts';
+export {
+  defaultCacheRoot,
+  describeVersions,
+  firstBuildEstimate,
+  resolveBinaries,
+  type EnvtestBinaries,
+  type ResolveBinariesOptions,
+} from './binaries.ts';
+export { buildStartMessage, withGoBuildSlot, type BuildAttempt, type Log } from './build.ts';
 export {
   createCertificateAuthority,
   createSelfSignedCertificate,

@@ -3,14 +3,14 @@
  * go.mod/go.sum to the YAML libraries upstream OLM links) with the machine's Go toolchain,
  * once per source revision, into the envtest cache: `<cacheRoot>/goyaml-<hash>/goyaml`, where
  * `<hash>` covers main.go, go.mod and go.sum, so an edit rebuilds and an unchanged checkout
- * reuses the binary. The build runs in a staging directory renamed into place under the
- * envtest directory lock, like the envtest binaries (pkg/localstack/build.ts).
+ * reuses the binary. The build runs in a staging directory renamed into place, in the envtest
+ * cache's Go build slot: one Go build at a time, like the envtest binaries (pkg/localstack/build.ts).
  */
 import { createHash } from 'node:crypto';
-import { access, copyFile, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { access, copyFile, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findGoToolchain, runGo, withLock } from '../../pkg/localstack/index.ts';
+import { findGoToolchain, runGo, withGoBuildSlot } from '../../pkg/localstack/index.ts';
 
 const SOURCE_DIR = dirname(fileURLToPath(import.meta.url));
 const SOURCES = ['main.go', 'go.mod', 'go.sum'] as const;
@@ -22,27 +22,22 @@ export async function ensureGoYamlOracle(cacheRoot: string, env: NodeJS.ProcessE
   const dir = join(cacheRoot, `goyaml-${hash.digest('hex').slice(0, 16)}`);
   const binary = join(dir, 'goyaml');
   if (await exists(binary)) return binary;
-  await mkdir(cacheRoot, { recursive: true });
-  return withLock(
-    `${dir}.lock`,
-    async () => {
-      if (await exists(binary)) return binary;
-      const go = await findGoToolchain(env);
-      log(`building the YAML parity oracle (test/goyaml) with ${go.version}`);
-      const stage = await mkdtemp(`${dir}.build-`);
-      try {
-        for (const name of SOURCES) await copyFile(join(SOURCE_DIR, name), join(stage, name));
-        await runGo(go, ['build', '-trimpath', '-buildvcs=false', '-o', join(stage, 'goyaml'), '.'], stage);
-        await rm(dir, { recursive: true, force: true });
-        await rename(stage, dir);
-      } catch (err) {
-        await rm(stage, { recursive: true, force: true });
-        throw new Error(`building test/goyaml failed: ${(err as Error).message}`, { cause: err });
-      }
-      return binary;
-    },
-    { onWait: (holder) => log(`waiting for ${holder} to finish building test/goyaml`) },
-  );
+  return withGoBuildSlot(cacheRoot, 'the YAML parity oracle (test/goyaml)', log, async () => {
+    if (await exists(binary)) return binary;
+    const go = await findGoToolchain(env);
+    log(`building the YAML parity oracle (test/goyaml) with ${go.version}`);
+    const stage = await mkdtemp(`${dir}.build-`);
+    try {
+      for (const name of SOURCES) await copyFile(join(SOURCE_DIR, name), join(stage, name));
+      await runGo(go, ['build', '-trimpath', '-buildvcs=false', '-o', join(stage, 'goyaml'), '.'], stage);
+      await rm(dir, { recursive: true, force: true });
+      await rename(stage, dir);
+    } catch (err) {
+      await rm(stage, { recursive: true, force: true });
+      throw new Error(`building test/goyaml failed: ${(err as Error).message}`, { cause: err });
+    }
+    return binary;
+  });
 }
 
 async function exists(path: string): Promise<boolean> {
