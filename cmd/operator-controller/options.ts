@@ -5,6 +5,7 @@
 import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
 import { parseFeatureGates, parsePositiveInt } from '../shared/flags.ts';
 import { parseClusterVersion, type ClusterMinor } from '../../pkg/gating/index.ts';
+import { parsePauseAt, type PauseAt } from './test-pause.ts';
 
 /** Feature gates and their defaults (decision 0040 for the two install-mode/config gates). */
 export const FEATURE_GATE_DEFAULTS = {
@@ -27,6 +28,8 @@ export interface OperatorControllerOptions extends ComponentOptions {
   featureGates: FeatureGates;
   /** `--cluster-version X.Y[.Z]`: the cluster version the upgrade gate uses where ClusterVersion is not served. */
   clusterVersion?: ClusterMinor | undefined;
+  /** Test hook only (`OLMV1_TEST_PAUSE_AT`, test-pause.ts): where to stop forever. */
+  testPauseAt?: PauseAt[] | undefined;
 }
 
 export const HELP = `Usage: operator-controller [flags]
@@ -93,5 +96,6 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
     maxConcurrentReconciles: workers,
     featureGates: parseFeatureGates(values['feature-gates'], FEATURE_GATE_DEFAULTS),
     clusterVersion: clusterVersion?.value,
+    ...(env.OLMV1_TEST_PAUSE_AT === undefined || env.OLMV1_TEST_PAUSE_AT === '' ? {} : { testPauseAt: parsePauseAt(env.OLMV1_TEST_PAUSE_AT) }),
   };
 }

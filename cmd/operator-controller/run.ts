@@ -32,6 +32,7 @@ import {
 import { createReleaseStore } from '../../pkg/release/index.ts';
 import { componentImages, connectComponent, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
+import { pauseHook } from './test-pause.ts';
 
 /** Runs operator-controller; resolves when `signal` aborts (after a graceful stop) or leadership is lost. */
 export async function runOperatorController(o: OperatorControllerOptions, log: Logger, signal: AbortSignal): Promise<'stopped' | 'lost-leadership'> {
@@ -71,6 +72,8 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
   await health.start();
   log.info({ address: o.healthProbe }, 'health and metrics server listening');
 
+  // Test hook only (OLMV1_TEST_PAUSE_AT): undefined in production.
+  const pause = pauseHook(o.testPauseAt, log);
   const lead = async (leading: AbortSignal): Promise<void> => {
     // Managed objects are watched as each extension's ServiceAccount while this replica leads.
     const drift = new DriftWatches({ scoped, enqueue: (n) => controller.enqueue(n), log, registry, signal: leading });
@@ -78,7 +81,11 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       {
         client: kube.client,
         scoped,
-        releases: createReleaseStore({ client: kube.client, namespace: o.systemNamespace }),
+        releases: createReleaseStore({
+          client: kube.client,
+          namespace: o.systemNamespace,
+          ...(pause === undefined ? {} : { beforeWrite: (extension: string) => pause('release-write', extension) }),
+        }),
         catalogs: { catalogs, content, ...(baseURL === undefined ? {} : { baseURL }) },
         images,
         bundleCache,
@@ -92,6 +99,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
           bundleReleaseSupport: gates.BundleReleaseSupport,
         },
         log,
+        ...(pause === undefined ? {} : { pause }),
       },
       { stepTimer: stepDurationTimer(registry, EXTENSION_CONTROLLER_NAME) },
     );
@@ -127,6 +135,9 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
     });
     try {
       await collectUnusedBundles(extensions, bundleCache, leading, log);
+      // Resolving before the catalogs are listed would take every catalog for deleted (the
+      // installed bundle stays, upgrades wait for a catalog event) or report no bundles found.
+      await catalogs.waitForSync(leading).catch(() => undefined);
       await controller.run(leading);
     } finally {
       unsubscribe();

@@ -18,6 +18,8 @@ export interface ApplyObjectsOptions {
   pollMs?: number;
   /** Called after each object is applied (progress, tests). */
   onApplied?: (obj: KubeObject) => void;
+  /** Awaited before each object is written (the crash tests' pause hook; none in production). */
+  beforeWrite?: (obj: KubeObject) => Promise<void>;
   signal?: AbortSignal;
 }
 
@@ -48,6 +50,7 @@ export async function applyObjects(client: KubeClient, objects: readonly KubeObj
     const answers: Array<KubeObject & CrdStatus> = [];
     for (const obj of phase) {
       signal?.throwIfAborted();
+      await options.beforeWrite?.(obj);
       try {
         answers.push(
           await client.apply<KubeObject & CrdStatus>(obj, { fieldManager: FIELD_MANAGER, force: true, ...(signal === undefined ? {} : { signal }) }),
@@ -106,7 +109,12 @@ export interface DeleteOutcome {
  * their custom resources (README difference 3). An object already gone counts as deleted.
  * Throws `error deleting <Kind ns/name>: <message>` at the first refusal.
  */
-export async function deleteObjects(client: KubeClient, objects: readonly KubeObject[], signal?: AbortSignal): Promise<DeleteOutcome> {
+export async function deleteObjects(
+  client: KubeClient,
+  objects: readonly KubeObject[],
+  options: Pick<ApplyObjectsOptions, 'beforeWrite' | 'signal'> = {},
+): Promise<DeleteOutcome> {
+  const { signal } = options;
   const outcome: DeleteOutcome = { deleted: [], kept: [] };
   for (const obj of [...objects].reverse()) {
     if (isCrd(obj)) {
@@ -114,6 +122,7 @@ export async function deleteObjects(client: KubeClient, objects: readonly KubeOb
       continue;
     }
     signal?.throwIfAborted();
+    await options.beforeWrite?.(obj);
     try {
       await client.delete(refOf(obj), { propagationPolicy: 'Background', ...(signal === undefined ? {} : { signal }) });
     } catch (err) {

@@ -6,7 +6,15 @@
 export { APPLY_PHASES, applyPhases, inApplyOrder } from './apply-order.ts';
 export { ApplyError, applyObjects, deleteObjects, type ApplyObjectsOptions, type DeleteOutcome } from './apply.ts';
 export { CRD_KIND, OWNER_KIND, describeObject, droppedObjects, isCrd, objectIdentity, refOf, withOwnerLabels } from './objects.ts';
-export { applyRelease, sameContent, uninstallRelease, type AppliedRelease, type DesiredRelease, type ReleaseDeps } from './release-apply.ts';
+export {
+  applyRelease,
+  objectsToDelete,
+  sameContent,
+  uninstallRelease,
+  type AppliedRelease,
+  type DesiredRelease,
+  type ReleaseDeps,
+} from './release-apply.ts';
 export {
   CLUSTER_SCOPE_REVIEW_NAMESPACE,
   MAX_MESSAGE_BYTES,

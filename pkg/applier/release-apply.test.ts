@@ -276,6 +276,57 @@ describe('applyRelease', () => {
   });
 });
 
+describe('applyRelease after a crash', () => {
+  it('re-applying the deployed revision supersedes an older one a crash left deployed too', async () => {
+    const v2 = desired('1.1.0', [cm('a')]);
+    const history = [recorded(2, 'deployed', v2), recorded(1, 'deployed', desired('1.0.0', [cm('a')]))];
+    const store = new FakeStore(history);
+    const { client, calls } = fakeClient();
+    const out = await applyRelease({ client, store }, history, v2);
+    expect(out).toEqual({ release: history[0], changed: false });
+    expect(calls).toEqual(['apply ConfigMap ns/a']);
+    expect(store.log).toEqual(['update r1 superseded Superseded']);
+  });
+
+  it('taking over a pending revision with other content deletes the objects only that revision had', async () => {
+    const history = [
+      recorded(2, 'pending-upgrade', desired('1.1.0', [cm('a'), cm('only-in-2')])),
+      recorded(1, 'deployed', desired('1.0.0', [cm('a'), cm('gone')])),
+    ];
+    const store = new FakeStore(history);
+    const { client, calls } = fakeClient();
+    await applyRelease({ client, store }, history, desired('1.2.0', [cm('a'), cm('c')]));
+    expect(calls).toEqual(['apply ConfigMap ns/a', 'apply ConfigMap ns/c', 'delete ConfigMap ns/only-in-2', 'delete ConfigMap ns/gone']);
+    expect(store.log).toEqual([
+      'update r2 pending-upgrade Upgrade underway',
+      'update r2 deployed Upgrade complete',
+      'update r1 superseded Superseded',
+    ]);
+  });
+
+  it('a new revision after a failed one deletes what the failed one may have created', async () => {
+    const history = [
+      recorded(3, 'failed', desired('1.2.0', [cm('a'), cm('only-in-3')])),
+      recorded(2, 'deployed', desired('1.1.0', [cm('a')])),
+      recorded(1, 'superseded', desired('1.0.0', [cm('a'), cm('long-gone')])),
+    ];
+    const { client, calls } = fakeClient();
+    await applyRelease({ client, store: new FakeStore(history) }, history, desired('1.3.0', [cm('a')]));
+    expect(calls).toEqual(['apply ConfigMap ns/a', 'delete ConfigMap ns/only-in-3']);
+  });
+
+  it('awaits beforeObjectWrite before every object write', async () => {
+    const history = [recorded(1, 'deployed', desired('1.0.0', [cm('a'), cm('gone')]))];
+    const { client, calls } = fakeClient();
+    const beforeObjectWrite = (obj: KubeObject): Promise<void> => {
+      calls.push(`before ${describeObject(obj)}`);
+      return Promise.resolve();
+    };
+    await applyRelease({ client, store: new FakeStore(history), beforeObjectWrite }, history, desired('1.1.0', [cm('a')]));
+    expect(calls).toEqual(['before ConfigMap ns/a', 'apply ConfigMap ns/a', 'before ConfigMap ns/gone', 'delete ConfigMap ns/gone']);
+  });
+});
+
 describe('uninstallRelease', () => {
   it('deletes the union of every revision objects except CRDs, newest order reversed, then the records', async () => {
     const history = [

@@ -5,16 +5,21 @@
  * - the desired objects equal the deployed revision's: nothing is recorded and every object is
  *   applied again (idempotent; puts back objects that were deleted);
  * - otherwise a new revision is recorded `pending-install`/`pending-upgrade`, the objects are
- *   applied, objects of the deployed revision that the new one dropped are deleted (except
+ *   applied, objects of earlier revisions that the new one does not contain are deleted (except
  *   CRDs, kept and noted), and the revision becomes `deployed` and its predecessor `superseded`;
  * - a failed apply leaves the revision `failed` with the API server's message (no rollback, as
  *   upstream) and the error is rethrown for the caller to retry with backoff.
  *
- * A revision left `pending-*` by a crash, or a `failed` one retried with the same content, is
- * taken over (same number) instead of piling up new ones: upstream's Helm records a new
- * revision per retry, which with backoff retries pushes every useful revision out of the
- * bounded history. Release records are written with the controller's identity; the objects with
- * `client`, the extension's ServiceAccount.
+ * Crash safety (a SIGKILL between any two writes, test/e2e/operator-controller-crash): the
+ * pending record is written before any object, so whatever a crash leaves applied belongs to a
+ * recorded revision. A revision left `pending-*` by a crash, or a `failed` one retried with the
+ * same content, is taken over (same number) instead of piling up new ones: upstream's Helm
+ * refuses to touch a pending release, and records a new revision per retry, which with backoff
+ * retries pushes every useful revision out of the bounded history. The objects a revision
+ * deletes include those of the pending or failed revisions since the deployed one (a crash may
+ * have created them), and a re-apply finishes superseding what a crash left `deployed` twice.
+ * Release records are written with the controller's identity; the objects with `client`, the
+ * extension's ServiceAccount.
  */
 import { jsonEqual } from '../controller/index.ts';
 import type { KubeClient, KubeObject } from '../kube/index.ts';
@@ -49,11 +54,34 @@ export interface ReleaseDeps {
   store: ReleaseStore;
   now?: () => Date;
   signal?: AbortSignal;
+  /** Awaited before each object apply or delete (the crash tests' pause hook; none in production). */
+  beforeObjectWrite?: (obj: KubeObject) => Promise<void>;
 }
 
 /** True when `desired` would be recorded exactly as `release` already is. */
 export function sameContent(release: Release, desired: DesiredRelease): boolean {
   return jsonEqual(release.bundle, desired.bundle) && jsonEqual(release.manifest, desired.objects) && jsonEqual(release.config, desired.config);
+}
+
+/**
+ * Objects a new revision deletes: those of the deployed revision and of every newer one
+ * (pending or failed, whose apply may have created some of its objects before a crash or a
+ * refusal) that `desired` does not contain, in the order they were recorded. Counting only the
+ * deployed revision would leave an object that only an interrupted revision had behind, in no
+ * record at all.
+ */
+export function objectsToDelete(history: readonly Release[], desired: readonly KubeObject[]): KubeObject[] {
+  const deployed = deployedRelease(history);
+  const since = history.filter((r) => (deployed === undefined ? true : r.revision >= deployed.revision)).reverse();
+  const seen = new Set<string>();
+  const recorded: KubeObject[] = [];
+  for (const obj of since.flatMap((r) => r.manifest)) {
+    const id = objectIdentity(obj);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    recorded.push(obj);
+  }
+  return droppedObjects(recorded, desired);
 }
 
 /**
@@ -65,9 +93,14 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   const now = (): string => (deps.now?.() ?? new Date()).toISOString();
   const deployed = deployedRelease(history);
   const latest = history[0];
-  const options = signal === undefined ? {} : { signal };
+  const options = {
+    ...(signal === undefined ? {} : { signal }),
+    ...(deps.beforeObjectWrite === undefined ? {} : { beforeWrite: deps.beforeObjectWrite }),
+  };
   if (deployed !== undefined && latest === deployed && sameContent(deployed, desired)) {
     await applyObjects(client, deployed.manifest, options);
+    // A crash between marking a revision deployed and superseding its predecessor leaves both deployed.
+    await supersedeOthers(store, history, deployed.revision, signal);
     return { release: deployed, changed: false };
   }
 
@@ -89,12 +122,14 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
     notes: desired.droppedFields === undefined || desired.droppedFields.length === 0 ? {} : { droppedFields: desired.droppedFields },
     description: upgrade ? 'Upgrade underway' : 'Initial install underway',
   };
+  // Decided before the record is rewritten: a taken-over revision's own objects count.
+  const stale = objectsToDelete(history, desired.objects);
   if (resuming) await store.update(record, signal);
   else await store.create(record, signal);
 
   try {
     await applyObjects(client, desired.objects, options);
-    const outcome = await deleteObjects(client, droppedObjects(deployed?.manifest ?? [], desired.objects), signal);
+    const outcome = await deleteObjects(client, stale, options);
     if (outcome.kept.length > 0) record.notes = { ...record.notes, keptObjects: outcome.kept };
   } catch (err) {
     record.status = ReleaseStatus.Failed;
@@ -107,12 +142,17 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   record.lastDeployed = now();
   record.firstDeployed = deployed?.firstDeployed ?? record.lastDeployed;
   await store.update(record, signal);
+  await supersedeOthers(store, history, record.revision, signal);
+  return { release: record, changed: true };
+}
+
+/** Marks every deployed revision of `history` other than `revision` superseded. */
+async function supersedeOthers(store: ReleaseStore, history: readonly Release[], revision: number, signal?: AbortSignal): Promise<void> {
   for (const old of history) {
-    if (old.status === ReleaseStatus.Deployed && old.revision !== record.revision) {
+    if (old.status === ReleaseStatus.Deployed && old.revision !== revision) {
       await store.update({ ...old, status: ReleaseStatus.Superseded, description: 'Superseded' }, signal);
     }
   }
-  return { release: record, changed: true };
 }
 
 /**
@@ -131,7 +171,7 @@ export async function uninstallRelease(deps: ReleaseDeps, extension: string, his
       objects.push(obj);
     }
   }
-  const outcome = await deleteObjects(deps.client, objects, deps.signal);
+  const outcome = await deleteObjects(deps.client, objects, deps.signal === undefined ? {} : { signal: deps.signal });
   await deps.store.deleteAll(extension, deps.signal);
   return outcome.kept;
 }

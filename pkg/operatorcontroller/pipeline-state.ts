@@ -38,6 +38,11 @@ export interface ExtensionReconcilerDeps {
   /** Watches of the deployed release's objects that queue a reconcile when they drift. */
   drift: DriftTracker;
   log: Logger;
+  /**
+   * Test hook (cmd/operator-controller/test-pause.ts), none in production: awaited with
+   * `step:<name>` before each step and `object-write` before each object apply or delete.
+   */
+  pause?: (point: string, extension: string) => Promise<void>;
 }
 
 /** The bundle a reconcile is going to install (resolved, or the installed one as fallback). */

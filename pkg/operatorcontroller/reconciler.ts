@@ -93,6 +93,7 @@ export class ExtensionReconciler implements Reconciler {
     if (isDeleting(ce)) return (await finalize(deps, state)) ?? {};
     // New finalizers end this pass; their patch triggers the next one (upstream's behaviour).
     if (addFinalizers(ce, EXTENSION_FINALIZERS)) return {};
+    const pause = deps.pause;
     const steps: Step<ExtensionState>[] = [
       { name: 'validate', run: (s) => validate(deps, s, wait) },
       { name: 'installed', run: (s) => readInstalled(deps, s) },
@@ -103,6 +104,17 @@ export class ExtensionReconciler implements Reconciler {
       { name: 'preflight', run: (s) => preflight(deps, s) },
       { name: 'apply', run: (s) => applyBundle(deps, s) },
     ];
-    return runSteps(steps, state, this.#o.stepTimer);
+    const paused = steps.map((step): Step<ExtensionState> =>
+      pause === undefined
+        ? step
+        : {
+            name: step.name,
+            run: async (s) => {
+              await pause(`step:${step.name}`, s.name);
+              return step.run(s);
+            },
+          },
+    );
+    return runSteps(paused, state, this.#o.stepTimer);
   }
 }

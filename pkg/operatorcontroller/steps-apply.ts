@@ -2,7 +2,7 @@
  * The writing steps of a ClusterExtension reconcile: pre-authorization of the extension's
  * ServiceAccount, then the apply as a Helm-like release, and the success status.
  */
-import { applyRelease, droppedObjects, formatMissingPermissions, preAuthorize, sameContent, type DesiredRelease } from '../applier/index.ts';
+import { applyRelease, formatMissingPermissions, objectsToDelete, preAuthorize, sameContent, type DesiredRelease } from '../applier/index.ts';
 import type { StepOutcome } from '../controller/index.ts';
 import { staticKindScopes } from '../render/index.ts';
 import { deprecationConditions } from '../resolve/index.ts';
@@ -53,7 +53,7 @@ export async function preauthorize(deps: ExtensionReconcilerDeps, state: Extensi
       installer,
       {
         objects: desired.objects,
-        dropped: droppedObjects(state.installed?.manifest ?? [], desired.objects),
+        dropped: objectsToDelete(state.history, desired.objects),
         installNamespace: state.spec.namespace,
         serviceAccountName: state.spec.serviceAccount.name,
         bundleName: desired.bundle.name,
@@ -84,7 +84,9 @@ export async function applyBundle(deps: ExtensionReconcilerDeps, state: Extensio
   const client = deps.scoped.forServiceAccount(state.spec.namespace, state.spec.serviceAccount.name);
   let applied;
   try {
-    applied = await applyRelease({ client, store: deps.releases, signal: state.signal }, state.history, desired);
+    const pause = deps.pause;
+    const beforeObjectWrite = pause === undefined ? {} : { beforeObjectWrite: () => pause('object-write', state.name) };
+    applied = await applyRelease({ client, store: deps.releases, signal: state.signal, ...beforeObjectWrite }, state.history, desired);
   } catch (err) {
     const history = await deps.releases.history(state.name, state.signal).catch(() => state.history);
     setInstalledFrom(

@@ -41,6 +41,10 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   if (!Number.isSafeInteger(maxHistory) || maxHistory < 0) throw new Error(`maxHistory must be a non-negative integer, got ${maxHistory}`);
   const now = options.now ?? (() => new Date());
   const records = new RecordClient(client, namespace);
+  // The records client of one extension's writes: with the test pause hook when there is one.
+  const beforeWrite = options.beforeWrite;
+  const recordsOf = (extension: string): RecordClient =>
+    beforeWrite === undefined ? records : new RecordClient(client, namespace, () => beforeWrite(extension));
 
   async function history(extension: string, signal?: AbortSignal): Promise<Release[]> {
     checkExtension(extension);
@@ -111,6 +115,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   }
 
   async function create(release: Release, signal?: AbortSignal): Promise<void> {
+    const records = recordsOf(release.extension);
     const { key, pieces } = await encode(release);
     const { index, chunks } = secretsOf(release, key, pieces, extensionOwnerRef(release), { createdAt: unixSeconds(now()) });
 
@@ -139,6 +144,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   }
 
   async function update(release: Release, signal?: AbortSignal): Promise<void> {
+    const records = recordsOf(release.extension);
     const { key, pieces } = await encode(release);
     const { index: existing, chunks: old } = await secretsOfKey(key, signal);
     if (existing === undefined) throw new Error(`release record ${describeSecret(namespace, key)} does not exist`);
@@ -159,6 +165,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
 
   async function deleteAll(extension: string, signal?: AbortSignal): Promise<void> {
     checkExtension(extension);
+    const records = recordsOf(extension);
     const all = await records.list({ [Label.name]: extension }, signal);
     const indexes = all.filter((s) => s.metadata.labels?.[Label.type] === 'index').sort((a, b) => versionOf(a) - versionOf(b));
     for (const index of indexes) await records.delete(index.metadata.name ?? '', signal);
@@ -166,6 +173,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   }
 
   async function prune(extension: string, signal?: AbortSignal): Promise<void> {
+    const records = recordsOf(extension);
     const indexes = await records.list({ [Label.name]: extension, [Label.type]: 'index' }, signal);
     const entries = indexes.map((s) => ({ revision: versionOf(s), status: s.metadata.labels?.[Label.status] ?? '', name: s.metadata.name ?? '' }));
     const doomed = new Set(revisionsToPrune(entries, maxHistory));
@@ -221,10 +229,13 @@ function versionOf(secret: KubeObject): number {
 class RecordClient {
   readonly #client: KubeClient;
   readonly #namespace: string;
+  readonly #beforeWrite: (() => Promise<void>) | undefined;
 
-  constructor(client: KubeClient, namespace: string) {
+  /** `beforeWrite` is awaited before every create, update, patch and delete. */
+  constructor(client: KubeClient, namespace: string, beforeWrite?: () => Promise<void>) {
     this.#client = client;
     this.#namespace = namespace;
+    this.#beforeWrite = beforeWrite;
   }
 
   #ref(name: string) {
@@ -258,6 +269,7 @@ class RecordClient {
   }
 
   async create(secret: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
+    await this.#beforeWrite?.();
     try {
       return await this.#client.create(secret, signal === undefined ? {} : { signal });
     } catch (e) {
@@ -266,6 +278,7 @@ class RecordClient {
   }
 
   async update(secret: KubeObject, signal?: AbortSignal): Promise<void> {
+    await this.#beforeWrite?.();
     try {
       await this.#client.update(secret, signal === undefined ? {} : { signal });
     } catch (e) {
@@ -276,6 +289,7 @@ class RecordClient {
   /** Creates a chunk Secret; one that exists already is accepted only with the same bytes. */
   async createChunk(key: string, chunk: KubeObject, signal?: AbortSignal): Promise<void> {
     const name = chunk.metadata.name ?? '';
+    await this.#beforeWrite?.();
     try {
       await this.#client.create(chunk, signal === undefined ? {} : { signal });
       return;
@@ -291,6 +305,7 @@ class RecordClient {
 
   /** Makes `owner` the only owner of a chunk Secret. */
   async setOwner(name: string, owner: OwnerReference, signal?: AbortSignal): Promise<void> {
+    await this.#beforeWrite?.();
     try {
       await this.#client.patch(this.#ref(name), { metadata: { ownerReferences: [owner] } }, 'merge', signal === undefined ? {} : { signal });
     } catch (e) {
@@ -300,6 +315,7 @@ class RecordClient {
 
   /** Deletes a Secret; one already gone is fine. */
   async delete(name: string, signal?: AbortSignal): Promise<void> {
+    await this.#beforeWrite?.();
     try {
       await this.#client.delete(this.#ref(name), signal === undefined ? {} : { signal });
     } catch (e) {
