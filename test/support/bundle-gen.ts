@@ -27,6 +27,28 @@ export interface BundleSpec {
   invalidService?: boolean;
   /** The CSV's `olm.properties` annotation: an array (JSON-encoded) or the annotation text as is. */
   properties?: unknown[] | string;
+  /**
+   * About this many bytes of incompressible text in ConfigMaps `<pkg>-pad-<i>` (at most 512 KiB
+   * each), so that the release record is split across several Secrets. Same spec, same bytes.
+   */
+  padBytes?: number;
+}
+
+const PAD_PER_CONFIGMAP = 512 * 1024;
+
+/** `n` base64 characters from a xorshift generator seeded with `seed`: incompressible, reproducible. */
+function noise(seed: string, n: number): string {
+  let x = 2166136261;
+  for (const c of seed) x = Math.imul(x ^ c.charCodeAt(0), 16777619) >>> 0;
+  const bytes = Buffer.alloc(Math.ceil((n * 3) / 4));
+  for (let i = 0; i < bytes.length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    bytes[i] = x & 0xff;
+  }
+  return bytes.toString('base64').slice(0, n);
 }
 
 /** One version of the generated CRDs. */
@@ -136,6 +158,16 @@ export function bundleFiles(spec: BundleSpec): BundleText {
       spec: { selector: { app: `${pkg}-controller` }, ports: [{ name: 'metrics', port: 70000, targetPort: 8080 }] },
     };
     files.set('manifests/svc-metrics.json', JSON.stringify(svc));
+  }
+  for (let i = 0; i * PAD_PER_CONFIGMAP < (spec.padBytes ?? 0); i++) {
+    const size = Math.min(PAD_PER_CONFIGMAP, (spec.padBytes ?? 0) - i * PAD_PER_CONFIGMAP);
+    const pad = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `${pkg}-pad-${i}` },
+      data: { noise: noise(`${pkg}/${version}/${i}`, size) },
+    };
+    files.set(`manifests/cm-pad-${i}.json`, JSON.stringify(pad));
   }
   for (const cm of spec.configMaps ?? []) {
     files.set(
