@@ -66,6 +66,11 @@ export interface ExtensionState {
   /** The deployed revision, if any. */
   installed?: Release;
   target?: Target;
+  /**
+   * Why resolution failed although matching catalogs exist, when the installed bundle is the
+   * target instead: reported (and retried) once it is applied.
+   */
+  resolutionError?: Error;
   /** The package's deprecation entries from the resolution (null: none). */
   deprecation?: Deprecation | null;
   /** The pulled bundle; undefined when the pull failed for an unchanged bundle (the records are used). */

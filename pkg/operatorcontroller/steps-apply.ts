@@ -103,6 +103,8 @@ export async function applyBundle(deps: ExtensionReconcilerDeps, state: Extensio
       deprecationConditions(applied.release.bundle.name, state.deprecation ?? null, true, state.spec.source.catalog.channels ?? []),
     );
   }
+  // The installed bundle is kept applied while its catalogs cannot offer it: say why, and retry.
+  if (state.resolutionError !== undefined) fail(state, state.resolutionError);
   setProgressingSucceeded(state.ce);
   if (applied.changed)
     state.log.info(

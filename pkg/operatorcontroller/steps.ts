@@ -95,9 +95,12 @@ export function trackDrift(deps: ExtensionReconcilerDeps, state: ExtensionState,
 
 /**
  * Resolves the bundle from the selected catalogs and sets the deprecation conditions. On
- * failure, upstream's decision table: retry, except when something is installed, no other
- * version is asked for and no catalog matches the selector any more: then the installed
- * bundle stays the target (catalog gone, keep running).
+ * failure with nothing installed, or with another version asked for, the error is retried
+ * (upstream's decision table). Otherwise the installed bundle stays the target, so it stays
+ * applied and repaired: when no catalog matches the selector any more (deleted) as upstream,
+ * and also, unlike upstream, when catalogs match but cannot offer it (not served,
+ * `Unavailable`, the package gone): then the apply step reports the resolution error after
+ * applying, and it is retried with backoff (decision 0048).
  */
 export async function resolveBundle(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
   const src = state.spec.source.catalog;
@@ -139,8 +142,9 @@ export async function resolveBundle(deps: ExtensionReconcilerDeps, state: Extens
   const err = new Error(resolved.error);
   setInstalledFrom(state.ce, installed);
   const versionChange = (src.version ?? '') !== '' && src.version !== installed?.bundle.version;
-  if (installed === undefined || versionChange || !selection.ok || selection.value.matching > 0) fail(state, err);
+  if (installed === undefined || versionChange || !selection.ok) fail(state, err);
   state.target = { bundle: installed.bundle, fromCatalog: false };
+  if (selection.value.matching > 0) state.resolutionError = err;
   return undefined;
 }
 

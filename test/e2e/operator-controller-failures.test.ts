@@ -1,11 +1,13 @@
 // operator-controller end to end, when things are not right: ambiguous catalogs, deprecations,
-// a ServiceAccount without permissions or missing, a bundle the renderer refuses, and one
-// failing extension next to healthy ones. Real API server, registry, catalogd and
+// a ServiceAccount without permissions or missing, a bundle the renderer refuses, one failing
+// extension next to healthy ones, a catalog that stops offering the installed package, an
+// upgrade the API server refuses halfway. Real API server, registry, catalogd and
 // operator-controller, as in operator-controller-install.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
 import type { KubeContext } from '../../pkg/kube/index.ts';
-import { createReleaseStore } from '../../pkg/release/index.ts';
+import { createReleaseStore, releaseKey } from '../../pkg/release/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
 import { waitForCatalog } from '../support/catalogs.ts';
 import {
@@ -13,6 +15,8 @@ import {
   bundleFiles,
   clusterExtension,
   installedAs,
+  installerFor,
+  objectExists,
   packageCatalog,
   publishCatalog as publish,
   pushBundle,
@@ -23,6 +27,7 @@ import {
   type BundleSpec,
   type ExtensionStack,
 } from '../support/extensions.ts';
+import { expectSettled } from '../support/release-invariants.ts';
 
 const run = randomBytes(3).toString('hex');
 let stack: ExtensionStack;
@@ -263,5 +268,142 @@ describe('operator-controller reports what stops an install', () => {
       [2, 'deployed'],
       [1, 'failed'],
     ]);
+  });
+});
+
+const CE = { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind };
+const CC = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog' };
+const cm = (pkg: string, name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: pkg, name: `${pkg}-${name}` });
+const exists = (ref: { apiVersion: string; kind: string; name: string; namespace?: string }): Promise<boolean> => objectExists(kube.client, ref);
+
+/** Deletes a managed ConfigMap and waits until it is back (drift repair). */
+async function expectRepaired(pkg: string, name: string): Promise<void> {
+  await kube.client.delete(cm(pkg, name));
+  await waitUntil(`${pkg}-${name} is put back`, () => exists(cm(pkg, name)), 60_000);
+}
+
+async function setVersion(pkg: string, version: string | null): Promise<void> {
+  await kube.client.patch({ ...CE, name: pkg }, { spec: { source: { catalog: { version } } } }, 'merge');
+}
+
+/** Pushes `specs` and grants the package's installer what each needs; returns the images by version. */
+async function preparePackage(pkg: string, specs: BundleSpec[]): Promise<Record<string, string>> {
+  const images: Record<string, string> = {};
+  for (const s of specs) images[s.version] = await image(s);
+  await installerFor(kube.client, pkg, 'installer', specs);
+  return images;
+}
+
+function chain(pkg: string, images: Record<string, string>, entries: { version: string; replaces?: string; skips?: string[] }[]) {
+  return packageCatalog(pkg, {
+    defaultChannel: 'stable',
+    channels: [{ name: 'stable', entries }],
+    bundles: entries.map((e) => ({ version: e.version, image: images[e.version] ?? '' })),
+  });
+}
+
+async function install(pkg: string, catalog: string, files: Record<string, string>, version: string): Promise<void> {
+  await publishCatalog(catalog, files);
+  await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+  await waitForExtension(kube.client, pkg, `installed ${version}`, installedAs(`${pkg}.v${version}`));
+}
+
+/** Installed=True at `version`, Progressing Retrying with exactly `message` for the current generation. */
+async function expectKeptWith(pkg: string, version: string, message: string): Promise<void> {
+  const ext = await waitForExtension(
+    kube.client,
+    pkg,
+    `retrying with ${message}`,
+    (e) => e.cond('Progressing')?.message === message && e.cond('Progressing')?.observedGeneration === e.obj.metadata.generation,
+  );
+  expect(ext.cond('Progressing')?.reason).toBe('Retrying');
+  expect(ext.cond('Installed')).toMatchObject({ status: 'True', reason: 'Succeeded' });
+  expect(ext.install?.bundle.version).toBe(version);
+}
+
+describe('operator-controller when catalogs fail', () => {
+  it('keeps an extension installed and repaired while its catalog is Unavailable or lacks the package', async () => {
+    const pkg = `unserved-${run}`;
+    const other = `other-${run}`;
+    const images = await preparePackage(pkg, [{ pkg, version: '1.0.0', configMaps: ['settings'] }]);
+    const otherImages = await preparePackage(other, [{ pkg: other, version: '1.0.0' }]);
+    const catalog = `unserved-${run}`;
+    const files = chain(pkg, images, [{ version: '1.0.0' }]);
+    await install(pkg, catalog, files, '1.0.0');
+    const notFound = `error upgrading from currently installed version "1.0.0": no bundles found for package "${pkg}"`;
+
+    // Unavailable: resolution skips the catalog; the installed bundle stays applied.
+    await kube.client.patch({ ...CC, name: catalog }, { spec: { availabilityMode: 'Unavailable' } }, 'merge');
+    await expectKeptWith(pkg, '1.0.0', notFound);
+    await expectRepaired(pkg, 'settings');
+    await setVersion(pkg, '1.0.1');
+    await expectKeptWith(pkg, '1.0.0', `${notFound} matching version "1.0.1"`);
+    await setVersion(pkg, null);
+    await kube.client.patch({ ...CC, name: catalog }, { spec: { availabilityMode: 'Available' } }, 'merge');
+    await waitForExtension(kube.client, pkg, 'Succeeded once available', installedAs(`${pkg}.v1.0.0`));
+
+    // New content without the package.
+    await publishCatalog(catalog, chain(other, otherImages, [{ version: '1.0.0' }]));
+    await expectKeptWith(pkg, '1.0.0', notFound);
+    await expectRepaired(pkg, 'settings');
+    await publishCatalog(catalog, files);
+    await waitForExtension(kube.client, pkg, 'Succeeded once offered again', installedAs(`${pkg}.v1.0.0`));
+    await expectSettled(kube.client, pkg, [[1, 'deployed']]);
+  });
+});
+
+describe('operator-controller when the API server refuses an upgrade halfway', () => {
+  it('records it failed, leaves the deployed objects, retries the same revision, and a fixed catalog clears it', async () => {
+    const pkg = `halfway-${run}`;
+    const v100: BundleSpec = { pkg, version: '1.0.0', configMaps: ['settings', 'legacy'] };
+    const v200: BundleSpec = { pkg, version: '2.0.0', configMaps: ['settings', 'extra'], invalidService: true };
+    const v201: BundleSpec = { pkg, version: '2.0.1', configMaps: ['settings'] };
+    const images = await preparePackage(pkg, [v100, v200, v201]);
+    const catalog = `halfway-${run}`;
+    await install(pkg, catalog, chain(pkg, images, [{ version: '1.0.0' }]), '1.0.0');
+
+    await publishCatalog(catalog, chain(pkg, images, [{ version: '1.0.0' }, { version: '2.0.0', replaces: '1.0.0' }]));
+    const refused = `error for resolved bundle "${pkg}.v2.0.0" with version "2.0.0": error applying Service ${pkg}/${pkg}-metrics: Service "${pkg}-metrics" is invalid: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive`;
+    const ext = await waitForExtension(kube.client, pkg, 'upgrade refused', (e) => e.cond('Progressing')?.message === refused);
+    expect(ext.cond('Progressing')?.reason).toBe('Retrying');
+    expect(ext.cond('Installed')).toMatchObject({ status: 'True', reason: 'Succeeded' });
+    expect(ext.install?.bundle.version).toBe('1.0.0');
+    const store = createReleaseStore({ client: kube.client, namespace: 'olmv1-system' });
+    const history = await store.history(pkg);
+    expect(history.map((r) => [r.revision, r.status])).toEqual([
+      [2, 'failed'],
+      [1, 'deployed'],
+    ]);
+    expect(history[0]?.description).toBe(`Upgrade "${pkg}" failed: ${refused.slice(refused.indexOf('error applying'))}`);
+    // The deployed revision's objects stay: nothing it has is deleted, its Deployment is not touched.
+    expect(await exists(cm(pkg, 'legacy'))).toBe(true);
+    // What 2.0.0 applied before the refused Service stays (no rollback, as upstream).
+    expect(await exists(cm(pkg, 'extra'))).toBe(true);
+    const deploy = await kube.client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: pkg, name: `${pkg}-controller` });
+    expect(JSON.stringify(deploy.spec)).toContain(`registry.invalid/${pkg}:v1.0.0`);
+
+    // Retried with backoff: the failed revision is rewritten, never a new one.
+    const index = { apiVersion: 'v1', kind: 'Secret', namespace: 'olmv1-system', name: releaseKey(pkg, 2) };
+    const before = (await kube.client.get(index)).metadata.resourceVersion;
+    await waitUntil('a retry rewrites revision 2', async () => (await kube.client.get(index)).metadata.resourceVersion !== before, 60_000);
+    expect((await store.history(pkg)).map((r) => r.revision)).toEqual([2, 1]);
+
+    // 2.0.1 replaces 1.0.0 and skips the broken 2.0.0.
+    const fixed = chain(pkg, images, [
+      { version: '1.0.0' },
+      { version: '2.0.0', replaces: '1.0.0' },
+      { version: '2.0.1', replaces: '1.0.0', skips: ['2.0.0'] },
+    ]);
+    const digest = await pushCatalogFiles(fixed, `${registry}/catalogs/${catalog}:latest`);
+    await waitForCatalog(kube.client, catalog, (cc) => JSON.stringify(cc.status).includes(digest), 90_000);
+    await waitForExtension(kube.client, pkg, 'installed the fixed bundle', installedAs(`${pkg}.v2.0.1`), 90_000);
+    await expectSettled(kube.client, pkg, [
+      [3, 'deployed'],
+      [2, 'failed'],
+      [1, 'superseded'],
+    ]);
+    // What 1.0.0 had and what the refused 2.0.0 created are gone with the upgrade.
+    expect(await exists(cm(pkg, 'legacy'))).toBe(false);
+    expect(await exists(cm(pkg, 'extra'))).toBe(false);
   });
 });

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CLUSTER_EXTENSION, OWNER_NAME_LABEL } from '../../pkg/api/index.ts';
-import { type KubeContext, type KubeObject, isNotFound } from '../../pkg/kube/index.ts';
+import type { KubeContext, KubeObject } from '../../pkg/kube/index.ts';
 import { createReleaseStore } from '../../pkg/release/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
 import {
@@ -15,6 +15,7 @@ import {
   installedAs,
   packageCatalog,
   installerFor as installer,
+  objectExists,
   publishCatalog as publish,
   pushBundle,
   requestRefusedVersion,
@@ -53,12 +54,7 @@ async function createExtension(obj: KubeObject): Promise<void> {
   await kube.client.create(obj);
 }
 
-async function exists(ref: { apiVersion: string; kind: string; name: string; namespace?: string }): Promise<boolean> {
-  return kube.client.get(ref).then(
-    () => true,
-    (err: unknown) => (isNotFound(err) ? false : Promise.reject(err)),
-  );
-}
+const exists = (ref: { apiVersion: string; kind: string; name: string; namespace?: string }): Promise<boolean> => objectExists(kube.client, ref);
 
 /** The versions every generated package offers: stable 1.0.0 -> 1.1.0, fast adds 2.0.0. */
 const VERSIONS = ['1.0.0', '1.1.0', '2.0.0'];

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
 import { buildImage, createImageClient } from '../../pkg/image/index.ts';
-import { connect, isAlreadyExists, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
+import { connect, isAlreadyExists, isNotFound, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
 import type { OperatorControllerOptions } from '../../cmd/operator-controller/options.ts';
 import type { ControlPlaneInfo } from '../envtest/index.ts';
 import { startCatalogd, type TestCatalogd } from './catalogd.ts';
@@ -208,6 +208,17 @@ export async function requestRefusedVersion(client: KubeClient, name: string, ve
     name,
     `version ${version} refused`,
     (e) => e.cond('Progressing')?.reason === 'Retrying' && e.cond('Progressing')?.observedGeneration === e.obj.metadata.generation,
+  );
+}
+
+/** True when the object exists, false when the API server says it does not. */
+export async function objectExists(
+  client: KubeClient,
+  ref: { apiVersion: string; kind: string; name: string; namespace?: string },
+): Promise<boolean> {
+  return client.get(ref).then(
+    () => true,
+    (err: unknown) => (isNotFound(err) ? false : Promise.reject(err)),
   );
 }
 
