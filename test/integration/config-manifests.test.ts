@@ -259,11 +259,16 @@ describe('config/ on a real API server', () => {
       }),
     );
 
+    // Applied before its namespace exists, so the namespace read that names what is missing
+    // (granted for that message alone) is exercised too.
+    const name = `cfg-${RUN}`;
+    await kube.client.create(clusterExtension(name, { namespace: ns, serviceAccount: sa, packageName: pkg, version: '1.0.0' }));
+    await waitForExtension(kube.client, name, 'reports the missing namespace', (e) =>
+      (e.cond('Progressing')?.message ?? '').includes(`namespace ${JSON.stringify(ns)} not found`),
+    );
     await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     await applyAsAdmin(kube.client, await rbacFor(v1, ns, sa));
     await applyAsAdmin(kube.client, await rbacFor(v2, ns, sa));
-    const name = `cfg-${RUN}`;
-    await kube.client.create(clusterExtension(name, { namespace: ns, serviceAccount: sa, packageName: pkg, version: '1.0.0' }));
     await waitForExtension(kube.client, name, 'installed v1', installedAs(`${pkg}.v1.0.0`), 90_000);
     const chunks = await kube.client.list({ apiVersion: 'v1', kind: 'Secret' }, { namespace: SYSTEM });
     expect(chunks.items.filter((s) => s.metadata.name?.includes(name)).length).toBeGreaterThan(1);
