@@ -126,7 +126,7 @@ export function clusterExtension(
   return {
     apiVersion: CLUSTER_EXTENSION.apiVersion,
     kind: CLUSTER_EXTENSION.kind,
-    metadata: { name },
+    metadata: { name, labels: { [SUITE_LABEL]: SUITE } },
     spec: {
       namespace: spec.namespace,
       serviceAccount: { name: spec.serviceAccount },
@@ -268,9 +268,26 @@ export async function startExtensionStack(
     stop: async () => {
       await controller.destroy();
       await catalogd.destroy();
+      await forgetSuiteExtensions(kube.client);
       kube.close();
     },
   };
+}
+
+/**
+ * Deletes this file's ClusterExtensions (labelled by `clusterExtension`) without uninstalling
+ * them: their finalizers are dropped once the controller is stopped. The suites share one API
+ * server, and the next file's operator-controller would otherwise adopt them (drift watches,
+ * upgrade gate), which its own assertions do not expect.
+ */
+async function forgetSuiteExtensions(client: KubeClient): Promise<void> {
+  const ref = { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind };
+  const list = await client.list(ref, { labelSelector: `${SUITE_LABEL}=${SUITE}` });
+  for (const ce of list.items) {
+    const name = ce.metadata.name ?? '';
+    await client.patch({ ...ref, name }, { metadata: { finalizers: null } }, 'merge').catch(() => undefined);
+    await client.delete({ ...ref, name }).catch(() => undefined);
+  }
 }
 
 /** A test file's extension stack, set before its first test runs (see `useExtensionStack`). */
