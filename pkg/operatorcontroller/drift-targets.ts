@@ -7,7 +7,7 @@
  * detector needs (decision 0066).
  */
 import { createHash } from 'node:crypto';
-import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../api/index.ts';
+import { FIELD_MANAGER, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../api/index.ts';
 import { OWNER_KIND } from '../applier/index.ts';
 import { LAST_APPLIED_ANNOTATION, objectKey, type KubeObject, type TypeRef } from '../kube/index.ts';
 
@@ -70,12 +70,46 @@ export async function driftTargets(
 export interface DriftFingerprint extends KubeObject {
   /** sha256 of the object without status, resourceVersion, managedFields and the last-applied annotation. */
   digest: string;
+  /** The last write was operator-controller's own server-side apply (see {@link lastWriteIsOurs}). */
+  ownWrite?: true;
+}
+
+interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: string;
+  subresource?: string;
+  time?: string;
 }
 
 /**
- * Informer transform: the object's identity, resourceVersion and content digest. A change of
- * status only (a Deployment's rollout, a CRD's conditions) keeps the digest, so it triggers no
- * reconcile; every other change does, whoever made it (the reconcile decides what to restore).
+ * True when the newest `managedFields` entry is operator-controller's apply and no other entry
+ * has the same time (their resolution is a second): the object was last changed by the
+ * reconcile itself (an install, upgrade or repair), so the change is not drift. A write by
+ * anyone else in the same second counts as theirs.
+ */
+export function lastWriteIsOurs(managedFields: readonly unknown[] | undefined): boolean {
+  let newest = Number.NEGATIVE_INFINITY;
+  let ours = false;
+  for (const raw of managedFields ?? []) {
+    const e = raw as ManagedFieldsEntry;
+    const t = e.time === undefined ? Number.NaN : Date.parse(e.time);
+    if (Number.isNaN(t)) continue;
+    const mine = e.manager === FIELD_MANAGER && e.operation === 'Apply' && (e.subresource ?? '') === '';
+    if (t > newest) {
+      newest = t;
+      ours = mine;
+    } else if (t === newest) {
+      ours = false;
+    }
+  }
+  return ours;
+}
+
+/**
+ * Informer transform: the object's identity, resourceVersion, content digest and whether the
+ * reconcile wrote it last. A change of status only (a Deployment's rollout, a CRD's conditions)
+ * keeps the digest, so it triggers no reconcile; neither does a change the reconcile made
+ * itself; every other change does, whoever made it (the reconcile decides what to restore).
  */
 export function fingerprint(obj: KubeObject): DriftFingerprint {
   const { status: _status, ...rest } = obj;
@@ -99,5 +133,6 @@ export function fingerprint(obj: KubeObject): DriftFingerprint {
       ...(resourceVersion === undefined ? {} : { resourceVersion }),
     },
     digest,
+    ...(lastWriteIsOurs(m.managedFields) ? { ownWrite: true as const } : {}),
   };
 }

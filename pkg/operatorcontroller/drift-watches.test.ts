@@ -1,8 +1,9 @@
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FIELD_MANAGER } from '../api/index.ts';
 import { ApiError, type KubeClient, type KubeObject, type ListOptions, type ObjectList, type TypeRef, type WatchEvent } from '../kube/index.ts';
-import { fingerprint } from './drift-targets.ts';
+import { fingerprint, lastWriteIsOurs } from './drift-targets.ts';
 import { DriftWatches, type TrackedRelease } from './drift-watches.ts';
 
 const log = pino({ level: 'silent' });
@@ -154,6 +155,34 @@ describe('DriftWatches', () => {
     await vi.waitFor(() => expect(enqueued).toEqual(['ext', 'ext']));
   });
 
+  it('does not queue the extension for its own reconcile writes: an apply that wrote last, a delete it announced', async () => {
+    const { cluster, drift, enqueued } = setup();
+    const deploy = obj('Deployment', 'ext-controller', 'ns', { spec: { image: 'v1' } });
+    const dropped = obj('Deployment', 'ext-old', 'ns');
+    cluster.objects = [deploy, dropped];
+    await drift.track({ ...RELEASE, objects: [deploy, dropped] });
+    await vi.waitFor(() => expect(cluster.open('Deployment')).toHaveLength(1));
+    const [w] = cluster.open('Deployment');
+    const written = (rv: string, image: string, fields: unknown[]): KubeObject => ({
+      ...deploy,
+      metadata: { ...deploy.metadata, resourceVersion: rv, managedFields: fields },
+      spec: { image },
+    });
+    const ours = { manager: FIELD_MANAGER, operation: 'Apply', time: '2026-11-23T10:00:05Z' };
+    const user = { manager: 'kubectl-edit', operation: 'Update', time: '2026-11-23T10:00:01Z' };
+    // The upgrade's apply, then its delete of the object the new release dropped.
+    drift.expectDeletes('ext', [{ ...dropped, metadata: { name: 'ext-old' } }]);
+    w?.push({ type: 'MODIFIED', object: written('2', 'v2', [user, ours]) });
+    w?.push({ type: 'DELETED', object: { ...dropped, metadata: { ...dropped.metadata, resourceVersion: '3' } } });
+    // Then someone else's change: drift.
+    w?.push({ type: 'MODIFIED', object: written('4', 'v3', [ours, { ...user, time: '2026-11-23T10:00:09Z' }]) });
+    await vi.waitFor(() => expect(enqueued).toEqual(['ext']));
+    // An announced delete counts once: the same object deleted again is drift.
+    w?.push({ type: 'ADDED', object: { ...dropped, metadata: { ...dropped.metadata, resourceVersion: '5' } } });
+    w?.push({ type: 'DELETED', object: { ...dropped, metadata: { ...dropped.metadata, resourceVersion: '6' } } });
+    await vi.waitFor(() => expect(enqueued).toEqual(['ext', 'ext']));
+  });
+
   it('queues the extension when the first list lacks an object of the release', async () => {
     const { cluster, drift, enqueued } = setup();
     cluster.objects = LIVE.filter((o) => o.metadata.name !== 'ext-controller');
@@ -258,5 +287,24 @@ describe('fingerprint', () => {
     expect(fingerprint(noisy).digest).toBe(f.digest);
     expect(fingerprint({ ...structuredClone(base), data: { k: 'w' } }).digest).not.toBe(f.digest);
     expect(fingerprint({ ...structuredClone(base), metadata: { ...base.metadata, labels: { l: '1' } } }).digest).not.toBe(f.digest);
+  });
+});
+
+describe('lastWriteIsOurs', () => {
+  const at = (manager: string, time: string, operation = 'Apply', subresource?: string) => ({
+    manager,
+    operation,
+    time,
+    ...(subresource === undefined ? {} : { subresource }),
+  });
+  it.each([
+    ['our apply is the newest entry', [at('kubectl', '2026-01-01T00:00:01Z', 'Update'), at(FIELD_MANAGER, '2026-01-01T00:00:02Z')], true],
+    ['someone wrote after us', [at(FIELD_MANAGER, '2026-01-01T00:00:02Z'), at('kubectl', '2026-01-01T00:00:03Z', 'Update')], false],
+    ['someone wrote in the same second', [at(FIELD_MANAGER, '2026-01-01T00:00:02Z'), at('hpa', '2026-01-01T00:00:02Z', 'Update')], false],
+    ['our manager through a subresource', [at(FIELD_MANAGER, '2026-01-01T00:00:02Z', 'Update', 'status')], false],
+    ['another manager applies', [at('someone-else', '2026-01-01T00:00:02Z')], false],
+    ['no managedFields', undefined, false],
+  ])('%s: %s', (_name, fields, want) => {
+    expect(lastWriteIsOurs(fields)).toBe(want);
   });
 });

@@ -14,6 +14,10 @@
  * - A delete, or an update that changed anything but status, enqueues the extension; creations
  *   do not (objects are created by the reconcile itself), but a watch's first list that lacks an
  *   object of the release does (deleted between the apply and the watch's start).
+ * - Changes the reconcile made itself do not enqueue: an update whose last write is
+ *   operator-controller's apply (its managedFields entry is the newest), and the delete of an
+ *   object a new release dropped, announced with `expectDeletes` before the apply deletes it.
+ *   Without this every upgrade ran a second, idle reconcile for its own writes.
  * - Server-side apply that changes nothing does not write (no new resourceVersion, no event), so
  *   the repair's own no-op re-applies cause no loop; to bound a fight with another writer anyway,
  *   one extension is enqueued by drift at most once per `minIntervalMs`.
@@ -52,7 +56,15 @@ export interface DriftTracker {
   track(release: TrackedRelease, signal?: AbortSignal): Promise<void>;
   /** Ends every watch of the extension. */
   stop(extension: string): void;
+  /**
+   * The reconcile is about to delete `objects` (a new release dropped them): their delete
+   * events are no drift. Each is expected once, for at most {@link EXPECTED_DELETE_MS}.
+   */
+  expectDeletes(extension: string, objects: readonly KubeObject[]): void;
 }
+
+/** How long an announced delete is waited for. */
+export const EXPECTED_DELETE_MS = 5 * 60_000;
 
 /** Construction options of DriftWatches. */
 export interface DriftWatchesOptions {
@@ -94,6 +106,8 @@ export class DriftWatches implements DriftTracker {
   readonly #stops = new Map<string, number>();
   readonly #running = new Set<Promise<void>>();
   readonly #metrics: ReturnType<typeof driftMetrics> | undefined;
+  /** Per extension: deletes the reconcile announced (`Kind|namespace|name`, namespace `*` when unknown) and until when. */
+  readonly #expectedDeletes = new Map<string, Map<string, number>>();
 
   constructor(options: DriftWatchesOptions) {
     this.#o = options;
@@ -148,7 +162,31 @@ export class DriftWatches implements DriftTracker {
     this.#metrics?.watches.set(this.size);
   }
 
+  expectDeletes(extension: string, objects: readonly KubeObject[]): void {
+    if (objects.length === 0) return;
+    const until = Date.now() + EXPECTED_DELETE_MS;
+    const expected = this.#expectedDeletes.get(extension) ?? new Map<string, number>();
+    for (const o of objects) expected.set(`${o.kind}|${o.metadata.namespace ?? '*'}|${o.metadata.name ?? ''}`, until);
+    this.#expectedDeletes.set(extension, expected);
+  }
+
+  /** True (once) when the delete of `obj` was announced and the announcement has not expired. */
+  #takeExpectedDelete(extension: string, obj: Readonly<KubeObject>): boolean {
+    const expected = this.#expectedDeletes.get(extension);
+    if (expected === undefined) return false;
+    const now = Date.now();
+    for (const [key, until] of expected) if (until < now) expected.delete(key);
+    const { kind, metadata } = obj;
+    for (const key of [`${kind}|${metadata.namespace ?? '*'}|${metadata.name ?? ''}`, `${kind}|*|${metadata.name ?? ''}`]) {
+      if (!expected.delete(key)) continue;
+      if (expected.size === 0) this.#expectedDeletes.delete(extension);
+      return true;
+    }
+    return false;
+  }
+
   stop(extension: string): void {
+    this.#expectedDeletes.delete(extension);
     this.#stops.set(extension, (this.#stops.get(extension) ?? 0) + 1);
     const state = this.#extensions.get(extension);
     if (state === undefined) return;
@@ -191,7 +229,8 @@ export class DriftWatches implements DriftTracker {
       watchTimeoutSeconds: () => jitteredWatchTimeoutSeconds(WATCH_TIMEOUT_SECONDS),
     });
     informer.addHandler((type, obj, old) => {
-      if (changed(type, obj, old)) this.#trigger(extension, type === 'delete' ? 'delete' : 'update', obj);
+      if (!changed(type, obj, old) || (type === 'delete' && this.#takeExpectedDelete(extension, obj))) return;
+      this.#trigger(extension, type === 'delete' ? 'delete' : 'update', obj);
     });
     const done = informer.run(abort.signal);
     this.#running.add(done);
@@ -232,7 +271,7 @@ export class DriftWatches implements DriftTracker {
 /** True for the informer events that mean a managed object drifted (see the module comment). */
 function changed(type: InformerEventType, obj: Readonly<DriftFingerprint>, old: Readonly<DriftFingerprint> | undefined): boolean {
   if (type === 'delete') return true;
-  return type === 'update' && old !== undefined && old.digest !== obj.digest;
+  return type === 'update' && old !== undefined && old.digest !== obj.digest && obj.ownWrite !== true;
 }
 
 function driftMetrics(registry: Registry) {

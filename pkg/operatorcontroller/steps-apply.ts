@@ -82,6 +82,8 @@ export async function preauthorize(deps: ExtensionReconcilerDeps, state: Extensi
 export async function applyBundle(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
   const desired = desiredRelease(state);
   const client = deps.scoped.forServiceAccount(state.spec.namespace, state.spec.serviceAccount.name);
+  // The objects the new release drops are deleted by the apply: no drift to repair.
+  deps.drift.expectDeletes(state.name, objectsToDelete(state.history, desired.objects));
   let applied;
   try {
     const pause = deps.pause;
