@@ -94,6 +94,11 @@ const MODULE_INDEX_EXCEPTIONS = [
     to: 'pkg/image/decompress.ts',
     reason: "As above: the ingest process does not load pkg/image's index (decisions 0086, 0087).",
   },
+  ...['ingest-layers.ts', 'ingest-child.ts', 'ingest.ts', 'catalog-layers.ts'].map((file) => ({
+    from: `pkg/catalogd/storage/${file}`,
+    to: 'pkg/image/limits.ts',
+    reason: "The image caps, enforced in the ingest process (decision 0052), which does not load pkg/image's index (decisions 0086, 0087).",
+  })),
   {
     from: '',
     to: 'pkg/fbc/types.ts',

@@ -34,3 +34,25 @@ describe('parseCatalogdOptions: workers and ingest timeout', () => {
     expect(() => parse(['--ingest-timeout=0s'])).toThrow('invalid --ingest-timeout "0s" (want a duration above zero)');
   });
 });
+
+describe('parseCatalogdOptions: size limits', () => {
+  it('defaults to the catalog decode limits and catalog image caps, and takes the flags', () => {
+    expect(parse([])).toMatchObject({
+      decodeLimits: { maxCatalogBytes: 256 << 20, maxDocumentBytes: 16 << 20, maxStringBytes: 8 << 20 },
+      imageLimits: { maxDecompressedBytes: 4 * 2 ** 30, maxUnpackedBytes: 256 << 20, maxFiles: 100_000 },
+    });
+    expect(
+      parse(['--max-catalog-bytes=1Gi', '--max-document-bytes=32Mi', '--max-image-unpacked-bytes=1Gi', '--max-image-files', '2000']),
+    ).toMatchObject({
+      decodeLimits: { maxCatalogBytes: 1 << 30, maxDocumentBytes: 32 << 20, maxStringBytes: 8 << 20 },
+      imageLimits: { maxDecompressedBytes: 4 * 2 ** 30, maxUnpackedBytes: 1 << 30, maxFiles: 2000 },
+    });
+    expect(HELP).toContain('--max-image-unpacked-bytes SIZE   bytes of the files unpacked from an image (default 256Mi)');
+  });
+
+  it('rejects sizes and counts that are not positive', () => {
+    expect(() => parse(['--max-image-decompressed-bytes=0'])).toThrow('invalid --max-image-decompressed-bytes "0"');
+    expect(() => parse(['--max-image-files=1k'])).toThrow('invalid --max-image-files "1k" (want a positive integer)');
+    expect(() => parse(['--max-string-bytes=-5'])).toThrow('invalid --max-string-bytes "-5"');
+  });
+});

@@ -4,10 +4,11 @@
  */
 import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
 import type { DecodeLimits } from '../../pkg/fbc/index.ts';
-import { DECODE_LIMIT_FLAGS, decodeLimitHelp, decodeLimitOptions } from '../shared/limits.ts';
 import { DEFAULT_INGEST_TIMEOUT_MS } from '../../pkg/catalogd/controller/index.ts';
 import { goDuration } from '../../pkg/gotext/index.ts';
 import { type ListenAddress, parseDuration, parseListenAddress, parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
+import { CATALOG_IMAGE_LIMITS, type ImageLimits } from '../../pkg/image/index.ts';
+import { DECODE_LIMIT_FLAGS, IMAGE_LIMIT_FLAGS, decodeLimitHelp, decodeLimitOptions, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 
 export interface CatalogdOptions extends ComponentOptions {
   cacheDir: string;
@@ -24,6 +25,8 @@ export interface CatalogdOptions extends ComponentOptions {
    * catalog that failed for a resource limit (this timeout, its ingest process's memory) is tried again.
    */
   ingestTimeoutMs: number;
+  /** Caps of a catalog image pull. */
+  imageLimits: ImageLimits;
   /** Length of a `pollIntervalMinutes` minute. Not a flag: tests shorten it to poll in seconds. */
   pollMinuteMs?: number;
 }
@@ -54,7 +57,7 @@ Flags:
   --ingest-timeout DURATION         limit of one catalog's pull and store; a catalog that exceeded it or the
                                     memory of its ingest process is retried after as long at the earliest
                                     (default ${goDuration(DEFAULT_INGEST_TIMEOUT_MS)})
-${decodeLimitHelp(36)}  --log-level LEVEL                 trace, debug, info, warn, error (default info)
+${decodeLimitHelp(36)}${imageLimitHelp(36, CATALOG_IMAGE_LIMITS)}  --log-level LEVEL                 trace, debug, info, warn, error (default info)
 `;
 
 /** Parses argv and env; throws Error with a usage message on bad input. */
@@ -72,6 +75,7 @@ export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): Ca
       ...DECODE_LIMIT_FLAGS,
       'max-concurrent-reconciles': { type: 'string' },
       'ingest-timeout': { type: 'string' },
+      ...IMAGE_LIMIT_FLAGS,
     },
     'catalogd-operator-lock',
   );
@@ -92,5 +96,6 @@ export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): Ca
     maxConcurrentReconciles: parsePositiveInt('--max-concurrent-reconciles', values['max-concurrent-reconciles'] ?? String(DEFAULT_WORKERS)),
     ingestTimeoutMs:
       values['ingest-timeout'] === undefined ? DEFAULT_INGEST_TIMEOUT_MS : parsePositiveDuration('--ingest-timeout', values['ingest-timeout']),
+    imageLimits: imageLimitOptions(values, CATALOG_IMAGE_LIMITS),
   };
 }

@@ -145,7 +145,10 @@ function shutdownSignal(): AbortSignal {
 }
 
 /** Reads a bundle image with the image client (see bundle-image.ts). */
-async function fetchBundle(ref: string, access: import('./registry-access.ts').RegistryAccess): Promise<Map<string, Buffer>> {
+async function fetchBundle(
+  ref: string,
+  access: import('./registry-access.ts').RegistryAccess & { limits: import('../../pkg/image/index.ts').ImageLimits },
+): Promise<Map<string, Buffer>> {
   const { fetchBundleFiles } = await import('./bundle-image.ts');
   return fetchBundleFiles(ref, { insecureRegistries: insecureRegistries(), ...access });
 }

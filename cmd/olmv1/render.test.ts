@@ -5,6 +5,7 @@ import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readBundleDir } from '../../pkg/bundle/index.ts';
 import { decodeDocuments } from '../../pkg/goyaml/index.ts';
+import { BUNDLE_IMAGE_LIMITS } from '../../pkg/image/index.ts';
 import { FIXTURE_BUNDLES_DIR, GOLDEN_CASES, GOLDEN_DIR } from '../../test/fixtures/bundles/golden-cases.ts';
 import { runRenderBundle, type CommandIo } from './render.ts';
 
@@ -119,7 +120,7 @@ describe('olmv1 render bundle', () => {
     const fetchBundle = vi.fn(async () => new Map([...files].map(([k, v]) => [k, Buffer.from(v)])));
     const io = capture();
     expect(await runRenderBundle(['quay.io/acme/widgets-bundle:v1.2.0', '--install-namespace', 'acme-system'], io, { fetchBundle })).toBe(0);
-    expect(fetchBundle).toHaveBeenCalledWith('quay.io/acme/widgets-bundle:v1.2.0', {});
+    expect(fetchBundle).toHaveBeenCalledWith('quay.io/acme/widgets-bundle:v1.2.0', { limits: BUNDLE_IMAGE_LIMITS });
     expect(io.out()).toBe(await golden('multi-crd-all-namespaces'));
   });
 
@@ -186,7 +187,7 @@ describe('olmv1 render bundle', () => {
     // The default auth file (from $REGISTRY_AUTH_FILE or ~/.docker) may be missing; a named one may not.
     const none = capture();
     expect(await runRenderBundle([ref, '--install-namespace', 'ns'], none, { fetchBundle, defaultAuthFile: join(tmp, 'absent.json') })).toBe(0);
-    expect(fetchBundle).toHaveBeenLastCalledWith(ref, {});
+    expect(fetchBundle).toHaveBeenLastCalledWith(ref, { limits: BUNDLE_IMAGE_LIMITS });
     const missing = capture();
     expect(await runRenderBundle([ref, '--install-namespace', 'ns', '--authfile', join(tmp, 'absent.json')], missing, { fetchBundle })).toBe(2);
     expect(missing.err()).toBe(`reading --authfile: open ${JSON.stringify(join(tmp, 'absent.json'))}: no such file or directory\n`);

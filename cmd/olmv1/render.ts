@@ -16,6 +16,8 @@ import { decodeSingleDocument, decodeUtf8, parseBundle, readBundleDir, type Kube
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { readRegularFile } from '../../pkg/localfs/index.ts';
 import { objectsToYaml, render, type CertProviderName, type RenderOptions } from '../../pkg/render/index.ts';
+import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/image/index.ts';
+import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 import { REGISTRY_FLAGS, type RegistryAccess, loadRegistryAccess, registryFlagsHelp } from './registry-access.ts';
 
 /** Where a command writes: process.stdout/stderr or test doubles. */
@@ -27,7 +29,7 @@ export interface CommandIo {
 /** How bundle images are fetched (the OCI client); absent means directories only. */
 export interface BundleSourceDeps {
   /** Pulls and unpacks a bundle image; keys are paths relative to the bundle root. */
-  fetchBundle?: (ref: string, access: RegistryAccess) => Promise<Map<string, Buffer>>;
+  fetchBundle?: (ref: string, access: RegistryAccess & { limits: ImageLimits }) => Promise<Map<string, Buffer>>;
   /** The Docker config.json used without --authfile (see registry-access.ts). */
   defaultAuthFile?: string;
 }
@@ -81,7 +83,7 @@ export const BUNDLE_FLAGS_HELP = `  --install-namespace NS   namespace the exten
   --config FILE            JSON or YAML of what spec.config.inline would hold
                            (watchNamespace, deploymentConfig)
   -o, --output FORMAT      yaml (default: multi-document YAML) or json (one v1 List)
-${registryFlagsHelp(27)}  -h, --help               show this help
+${registryFlagsHelp(27)}${imageLimitHelp(27, BUNDLE_IMAGE_LIMITS)}  -h, --help               show this help
 `;
 
 /** What DIR|IMAGE means, for the help texts. */
@@ -127,6 +129,8 @@ export interface BundleCommandArgs {
   watchNamespace?: string;
   certProvider?: CertProviderName;
   output: 'yaml' | 'json';
+  /** Caps of an image pull (`--max-image-*`; default BUNDLE_IMAGE_LIMITS). */
+  imageLimits: ImageLimits;
   values: Record<string, string | undefined>;
 }
 
@@ -141,6 +145,7 @@ export function parseCommandArgs(args: readonly string[], usage: string, extra: 
     'cert-provider': { type: 'string' },
     output: { type: 'string', short: 'o' },
     ...REGISTRY_FLAGS,
+    ...IMAGE_LIMIT_FLAGS,
     ...extra,
   });
   const values = parsed.values as Record<string, string | boolean | undefined>;
@@ -158,21 +163,31 @@ export function parseCommandArgs(args: readonly string[], usage: string, extra: 
   const watch = values['watch-namespace'];
   const strings: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(values)) if (typeof v === 'string') strings[k] = v;
+  let imageLimits: ImageLimits;
+  try {
+    imageLimits = imageLimitOptions(strings, BUNDLE_IMAGE_LIMITS);
+  } catch (e) {
+    throw new CommandError(`${errorMessage(e)}\n${usage}`, 2);
+  }
   return {
     source: parsed.positionals[0] as string,
     installNamespace,
     ...(typeof watch === 'string' ? { watchNamespace: watch } : {}),
     ...(certProvider === undefined ? {} : { certProvider }),
     output,
+    imageLimits,
     values: strings,
   };
 }
 
 /**
  * Reads a bundle from a directory, or fetches it as an image when `args.source` is not one,
- * with the registry access the flags give.
+ * with the registry access and within the image caps the flags give.
  */
-export async function loadBundle(args: Pick<BundleCommandArgs, 'source' | 'values'>, deps: BundleSourceDeps): Promise<RegistryV1Bundle> {
+export async function loadBundle(
+  args: Pick<BundleCommandArgs, 'source' | 'values' | 'imageLimits'>,
+  deps: BundleSourceDeps,
+): Promise<RegistryV1Bundle> {
   const source = args.source;
   let isDir = false;
   try {
@@ -190,7 +205,7 @@ export async function loadBundle(args: Pick<BundleCommandArgs, 'source' | 'value
     } catch (e) {
       throw new CommandError(errorMessage(e), 2);
     }
-    files = await deps.fetchBundle(source, access);
+    files = await deps.fetchBundle(source, { ...access, limits: args.imageLimits });
   } else {
     throw new CommandError(`${JSON.stringify(source)} is not a directory, and fetching bundle images is not available`, 1);
   }

@@ -29,6 +29,7 @@ describe('parseOperatorControllerOptions', () => {
       pullCaFile: undefined,
       featureGates: { ...FEATURE_GATE_DEFAULTS },
       logLevel: 'info',
+      imageLimits: { maxDecompressedBytes: 1 << 30, maxUnpackedBytes: 32 << 20, maxFiles: 10_000 },
     });
     expect(FEATURE_GATE_DEFAULTS).toEqual({
       SingleOwnNamespaceInstallSupport: true,
@@ -64,6 +65,10 @@ describe('parseOperatorControllerOptions', () => {
         '--pull-ca-file=/ca/registry.pem',
         '--feature-gates=BundleReleaseSupport=true,WebhookProviderCertManager=false',
         '--log-level=debug',
+        '--max-image-decompressed-bytes=2Gi',
+        '--max-image-unpacked-bytes',
+        '100Mi',
+        '--max-image-files=500',
       ],
       { KUBECONFIG: '/env/kc', POD_NAMESPACE: 'olm', POD_NAME: 'me' },
     );
@@ -84,6 +89,7 @@ describe('parseOperatorControllerOptions', () => {
       pullCaFile: '/ca/registry.pem',
       featureGates: { ...FEATURE_GATE_DEFAULTS, BundleReleaseSupport: true, WebhookProviderCertManager: false },
       logLevel: 'debug',
+      imageLimits: { maxDecompressedBytes: 2 * 2 ** 30, maxUnpackedBytes: 100 << 20, maxFiles: 500 },
     });
   });
 

@@ -4,6 +4,8 @@
  */
 import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
 import { parseFeatureGates, parsePositiveInt } from '../shared/flags.ts';
+import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
+import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/image/index.ts';
 import { parseClusterVersion, type ClusterMinor } from '../../pkg/gating/index.ts';
 import { parsePauseAt, type PauseAt } from './test-pause.ts';
 
@@ -30,6 +32,8 @@ export interface OperatorControllerOptions extends ComponentOptions {
   clusterVersion?: ClusterMinor | undefined;
   /** Test hook only (`OLMV1_TEST_PAUSE_AT`, test-pause.ts): where to stop forever. */
   testPauseAt?: PauseAt[] | undefined;
+  /** Caps of a bundle image pull. */
+  imageLimits: ImageLimits;
 }
 
 export const HELP = `Usage: operator-controller [flags]
@@ -50,7 +54,7 @@ Flags:
   --global-pull-secret [NS/]NAME    registry credentials Secret (default namespace: the system namespace)
   --insecure-registry HOST[:PORT]   reach this registry over plain HTTP (repeatable)
   --pull-ca-file FILE               extra PEM CA bundle for registries
-  --feature-gates GATES             e.g. BundleReleaseSupport=true,WebhookProviderCertManager=false
+${imageLimitHelp(36, BUNDLE_IMAGE_LIMITS)}  --feature-gates GATES             e.g. BundleReleaseSupport=true,WebhookProviderCertManager=false
                                     (${Object.entries(FEATURE_GATE_DEFAULTS)
                                       .map(([k, v]) => `${k}=${v}`)
                                       .join(', ')})
@@ -71,6 +75,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
       'max-concurrent-reconciles': { type: 'string' },
       'feature-gates': { type: 'string' },
       'cluster-version': { type: 'string' },
+      ...IMAGE_LIMIT_FLAGS,
     },
     '9c4404e7.operatorframework.io',
   );
@@ -97,5 +102,6 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
     featureGates: parseFeatureGates(values['feature-gates'], FEATURE_GATE_DEFAULTS),
     clusterVersion: clusterVersion?.value,
     ...(env.OLMV1_TEST_PAUSE_AT === undefined || env.OLMV1_TEST_PAUSE_AT === '' ? {} : { testPauseAt: parsePauseAt(env.OLMV1_TEST_PAUSE_AT) }),
+    imageLimits: imageLimitOptions(values, BUNDLE_IMAGE_LIMITS),
   };
 }

@@ -9,7 +9,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { PullSecretCredentials } from '../../pkg/catalogd/controller/index.ts';
-import { createImageClient, type ImageClient } from '../../pkg/image/index.ts';
+import { createImageClient, type ImageClient, type ImageLimits } from '../../pkg/image/index.ts';
 import { LeaderElector, connect, type KubeClient, type KubeContext } from '../../pkg/kube/index.ts';
 import { type ClusterLocation, type ListenAddress, clusterLocation, parseBool, parseListenAddress, parseSecretRef } from './flags.ts';
 
@@ -130,7 +130,7 @@ export async function runLeading(
  * from `--pull-ca-file` (re-read at each connection pool rebuild).
  */
 export function componentImages(
-  o: Pick<ComponentOptions, 'pullSecret' | 'pullCaFile' | 'insecureRegistries'>,
+  o: Pick<ComponentOptions, 'pullSecret' | 'pullCaFile' | 'insecureRegistries'> & { imageLimits: ImageLimits },
   client: KubeClient,
   log: Logger,
   userAgent: string,
@@ -143,6 +143,7 @@ export function componentImages(
     ...(caFile === undefined ? {} : { caPem: () => readFileSync(caFile, 'utf8') }),
     logger: log,
     userAgent,
+    limits: o.imageLimits,
   });
   return { images, pullSecret };
 }

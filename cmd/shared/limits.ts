@@ -1,10 +1,11 @@
 /**
  * The size-limit flags shared by catalogd and the `olmv1 catalog` commands (decoding a
  * catalog; pkg/fbc DecodeLimits), and by catalogd, operator-controller and the CLI commands
- * that pull images (pkg/image ImageLimits).
+ * that pull images (pkg/image ImageLimits; each with its own defaults).
  */
 import type { ParseArgsConfig } from 'node:util';
 import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from '../../pkg/fbc/index.ts';
+import type { ImageLimits } from '../../pkg/image/index.ts';
 import { parseByteSize } from './flags.ts';
 
 /** The `parseArgs` options of the decode limits. */
@@ -27,14 +28,58 @@ export function decodeLimitOptions(values: { [K in keyof typeof DECODE_LIMIT_FLA
   };
 }
 
-/** Help lines of the decode limit flags, their descriptions starting at column `column`. */
+/** Help lines of the decode limit flags, their descriptions indented by `column` characters. */
 export function decodeLimitHelp(column: number): string {
-  const line = (flag: string, text: string): string => `  ${flag.padEnd(column - 3)} ${text}\n`;
+  const line = (flag: string, text: string): string => helpLine(column, flag, text);
   return (
     line('--max-catalog-bytes SIZE', `largest catalog, all files together (default ${mib(DEFAULT_DECODE_LIMITS.maxCatalogBytes)})`) +
     line('--max-document-bytes SIZE', `largest document of a catalog (default ${mib(DEFAULT_DECODE_LIMITS.maxDocumentBytes)})`) +
     line('--max-string-bytes SIZE', `longest string in a document (default ${mib(DEFAULT_DECODE_LIMITS.maxStringBytes)})`)
   );
+}
+
+/** The `parseArgs` options of the image caps. */
+export const IMAGE_LIMIT_FLAGS = {
+  'max-image-decompressed-bytes': { type: 'string' },
+  'max-image-unpacked-bytes': { type: 'string' },
+  'max-image-files': { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** The image caps from parsed flag values over `defaults`; throws on bad values. */
+export function imageLimitOptions(values: { [K in keyof typeof IMAGE_LIMIT_FLAGS]?: string | undefined }, defaults: ImageLimits): ImageLimits {
+  const size = (flag: keyof typeof IMAGE_LIMIT_FLAGS, fallback: number): number => {
+    const v = values[flag];
+    return v === undefined ? fallback : parseByteSize(`--${flag}`, v);
+  };
+  const files = values['max-image-files'];
+  return {
+    maxDecompressedBytes: size('max-image-decompressed-bytes', defaults.maxDecompressedBytes),
+    maxUnpackedBytes: size('max-image-unpacked-bytes', defaults.maxUnpackedBytes),
+    maxFiles: files === undefined ? defaults.maxFiles : parseCount('--max-image-files', files),
+  };
+}
+
+/** Help lines of the image cap flags with `defaults`, descriptions indented by `column` characters. */
+export function imageLimitHelp(column: number, defaults: ImageLimits): string {
+  const line = (flag: string, text: string): string => helpLine(column, flag, text);
+  return (
+    line('--max-image-decompressed-bytes SIZE', `bytes an image's layers may decompress to (default ${mib(defaults.maxDecompressedBytes)})`) +
+    line('--max-image-unpacked-bytes SIZE', `bytes of the files unpacked from an image (default ${mib(defaults.maxUnpackedBytes)})`) +
+    line('--max-image-files N', `files, directories and links unpacked from an image (default ${defaults.maxFiles})`)
+  );
+}
+
+// `  FLAG   text`, the text at `column`; a flag too long for that gets the text on the next line.
+function helpLine(column: number, flag: string, text: string): string {
+  const lead = `  ${flag}`;
+  return lead.length < column ? `${lead.padEnd(column)}${text}\n` : `${lead}\n${' '.repeat(column)}${text}\n`;
+}
+
+function parseCount(flag: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw new Error(`invalid ${flag} ${JSON.stringify(value)} (want a positive integer)`);
+  return n;
 }
 
 /** A size for help texts: `16Mi` when it is a whole number of MiB, else bytes. */

@@ -40,15 +40,19 @@ describe('disk image cache', () => {
     expect(Math.abs((hit?.unpackedAt.getTime() ?? 0) - Date.now())).toBeLessThan(60_000);
   });
 
-  it('removes the temporary tree when populating fails', async () => {
+  it('leaves nothing behind when populating fails: not the temporary tree, not an empty owner directory', async () => {
     await expect(
       cache.store('cat', D1, config, async (dir) => {
         await populate(dir);
         throw new Error('error applying layer[0]: boom');
       }),
     ).rejects.toThrow('boom');
-    expect(await readdir(join(base, 'unpack', 'cat'))).toEqual([]);
+    expect(await readdir(join(base, 'unpack'))).toEqual([]);
     expect(await cache.fetch('cat', D1)).toBeUndefined();
+    // The owner's other entries stay.
+    await cache.store('cat', D1, config, populate);
+    await expect(cache.store('cat', D2, config, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await readdir(join(base, 'unpack', 'cat'))).toEqual([D1, `${D1}.config.json`]);
   });
 
   it('replaces a stale tree for the same digest', async () => {

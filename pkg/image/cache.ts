@@ -29,7 +29,8 @@ export interface ImageCache {
   /**
    * Creates the entry: `populate` fills an empty temporary directory, which is then made
    * read-only (files 0400, directories 0500) and moved into place, replacing any previous
-   * tree for the digest. On failure the temporary directory is removed and the error rethrown.
+   * tree for the digest. On failure the temporary directory (and the owner's directory, when
+   * that leaves it empty) is removed and the error rethrown.
    */
   store(owner: string, digest: string, config: ImageConfig, populate: (dir: string) => Promise<void>): Promise<CacheEntry>;
   /** Deletes every entry of `owner` except `keepDigest`; the owner dir too if that is absent. */
@@ -110,6 +111,8 @@ export function createDiskImageCache(baseDir: string): ImageCache {
     } catch (err) {
       await deleteReadOnly(tmp);
       await deleteReadOnly(`${tmp}${CONFIG_SUFFIX}`);
+      // Nothing of a failed store stays behind: the owner directory too, when it holds nothing else.
+      await rmdir(parent).catch(() => undefined);
       throw err;
     }
   }

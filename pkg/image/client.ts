@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { BuiltImage, BuiltIndex } from './build.ts';
 import type { DockerConfig } from './docker-config.ts';
 import { HttpTransport } from './http-transport.ts';
+import { CATALOG_IMAGE_LIMITS, type ImageLimits } from './limits.ts';
 import { ImageSource, type ResolvedReference } from './image-source.ts';
 import { normalizeArchitecture, type Platform } from './manifest.ts';
 import { Puller, type ImageFiles, type OpenedImage, type PullOptions, type PullResult } from './puller.ts';
@@ -28,6 +29,8 @@ export interface ImageClientOptions {
   /** Socket inactivity timeout per request, default 60 s. */
   timeoutMs?: number;
   userAgent?: string;
+  /** Caps of every pull (default CATALOG_IMAGE_LIMITS; BUNDLE_IMAGE_LIMITS suit bundle images). */
+  limits?: ImageLimits;
 }
 
 /** Registry operations on images. */
@@ -42,7 +45,7 @@ export interface ImageClient {
   /** Reads manifest and config and leaves the layers to stream; see {@link Puller.openLayers}. */
   openLayers(ref: string, options: Pick<PullOptions, 'labelPathFilter' | 'signal'>): Promise<OpenedImage>;
   /** Reads a whole image into memory; see {@link Puller.readImageFiles}. */
-  readImageFiles(ref: string, options?: { signal?: AbortSignal; maxBytes?: number; tmpDir?: string }): Promise<ImageFiles>;
+  readImageFiles(ref: string, options?: { signal?: AbortSignal; tmpDir?: string }): Promise<ImageFiles>;
   /** Pushes a built image or index and returns its digest; see {@link pushImage}. */
   push(ref: string, image: BuiltImage | BuiltIndex, signal?: AbortSignal): Promise<string>;
   /** Closes idle connections. The client stays usable. */
@@ -61,7 +64,7 @@ export function createImageClient(options: ImageClientOptions = {}): ImageClient
   const registry = new RegistryClient(transport, auth);
   const platform = options.platform ?? { os: 'linux', architecture: 'amd64' };
   const source = new ImageSource(registry, { ...platform, architecture: normalizeArchitecture(platform.architecture) }, options.logger);
-  const puller = new Puller(source, registry, options.logger);
+  const puller = new Puller(source, registry, options.limits ?? CATALOG_IMAGE_LIMITS, options.logger);
   return {
     resolveDigest: (ref, signal) => source.resolve(ref, signal),
     pull: (ref, pullOptions) => puller.pull(ref, pullOptions),

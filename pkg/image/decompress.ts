@@ -36,14 +36,32 @@ async function* prepend(head: Buffer, it: AsyncIterator<Buffer>): AsyncGenerator
   }
 }
 
+/** Options of {@link decompress}. */
+export interface DecompressOptions {
+  /** zlib's output chunk size (default 16 KiB). */
+  chunkSize?: number;
+  /** Called with the size of each output chunk before it is yielded; throwing stops decompression (a size cap). */
+  onBytes?: (n: number) => void;
+}
+
 /**
  * Yields the decompressed bytes of `source`. Errors from `source` (network, digest checks)
  * and from the decompressor surface from the iteration. The whole of `source` is consumed
  * when iteration completes, so verifying wrappers see every byte.
  *
- * @throws Error `unsupported layer compression: bzip2|xz`, or the decompressor's error.
+ * @throws Error `unsupported layer compression: bzip2|xz`, the decompressor's error, or
+ *   `options.onBytes`'s.
  */
-export async function* decompress(source: AsyncIterable<Buffer>, options: { chunkSize?: number } = {}): AsyncGenerator<Buffer> {
+export async function* decompress(source: AsyncIterable<Buffer>, options: DecompressOptions = {}): AsyncGenerator<Buffer> {
+  const count = options.onBytes;
+  if (count === undefined) return yield* decompressed(source, options.chunkSize);
+  for await (const chunk of decompressed(source, options.chunkSize)) {
+    count(chunk.length);
+    yield chunk;
+  }
+}
+
+async function* decompressed(source: AsyncIterable<Buffer>, chunkSize: number | undefined): AsyncGenerator<Buffer> {
   const it = source[Symbol.asyncIterator]();
   let head = Buffer.alloc(0);
   while (head.length < SNIFF_BYTES) {
@@ -60,7 +78,7 @@ export async function* decompress(source: AsyncIterable<Buffer>, options: { chun
     yield* prepend(head, it);
     return;
   }
-  const zlibOptions = options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize };
+  const zlibOptions = chunkSize === undefined ? {} : { chunkSize };
   const inflater = kind === 'gzip' ? createGunzip(zlibOptions) : createZstdDecompress(zlibOptions);
   const input = Readable.from(prepend(head, it), { objectMode: false });
   let failure: unknown;

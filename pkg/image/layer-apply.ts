@@ -17,6 +17,7 @@ import { chmod, link, lstat, lutimes, mkdir, open, readdir, rm, symlink, utimes 
 import { dirname, join, posix, relative } from 'node:path';
 import type { Logger } from 'pino';
 import { goCleanPath } from './go-path.ts';
+import type { ImageBudget } from './limits.ts';
 import type { EntryFilter } from './path-filter.ts';
 import { confineLinkTarget, resolveInRoot } from './root-path.ts';
 import type { TarEntry } from './tar-reader.ts';
@@ -28,10 +29,14 @@ export type UnpackLog = Pick<Logger, 'debug' | 'warn'>;
 export interface ApplyLayerOptions {
   filter?: EntryFilter | undefined;
   log?: UnpackLog | undefined;
+  /** Counts each entry about to be created (a file by its header's size, before its data). */
+  budget?: ImageBudget | undefined;
 }
 
 const WHITEOUT_PREFIX = '.wh.';
 const OPAQUE_WHITEOUT = '.wh..wh..opq';
+// Entry types that create something (special files are skipped).
+const CREATED = new Set(['dir', 'file', 'symlink', 'hardlink']);
 
 async function exists(p: string): Promise<Awaited<ReturnType<typeof lstat>> | undefined> {
   try {
@@ -61,7 +66,7 @@ async function removeOpaque(dir: string, keep: ReadonlySet<string>): Promise<voi
  *   unknown entry type, or an error from `entries` itself (the caller tells them apart).
  */
 export async function applyLayer(root: string, entries: AsyncIterable<TarEntry>, options: ApplyLayerOptions = {}): Promise<void> {
-  const { filter, log } = options;
+  const { filter, log, budget } = options;
   const unpacked = new Set<string>();
   const dirTimes = new Map<string, Date>();
   // Per-layer memo of resolved parent directories and of directories this layer created
@@ -107,6 +112,9 @@ export async function applyLayer(root: string, entries: AsyncIterable<TarEntry>,
       }
       continue;
     }
+
+    // Counted before anything changes on disk; a file by the size its header declares.
+    if (CREATED.has(header.type)) budget?.entry(header.type === 'file' ? header.size : 0);
 
     // In a directory this layer created, only this layer's own entries can exist.
     const existing = fresh.has(parent) && !unpacked.has(path) ? undefined : await exists(path);

@@ -7,6 +7,7 @@
  */
 import { decompress } from './decompress.ts';
 import { goCleanPath } from './go-path.ts';
+import type { ImageBudget } from './limits.ts';
 import type { EntryFilter } from './path-filter.ts';
 import { readTar } from './tar-reader.ts';
 
@@ -31,22 +32,28 @@ function describe(type: string, base: string): string | undefined {
 /**
  * Yields the entries of each layer blob in turn (compressed or plain tar, sniffed), keeping
  * those `filter` keeps. Each blob is read to its end, bytes after the tar's end marker included,
- * so a verifying source sees all of it.
+ * so a verifying source sees all of it. With `options.budget` (one layer per blob, in order),
+ * decompressed bytes and kept entries are counted as the unpacker counts them, each entry
+ * before it is yielded.
  *
- * @throws the decompressor's, the tar reader's or the filter's errors.
+ * @throws the decompressor's, the tar reader's or the filter's errors; ImageLimitError.
  */
 export async function* readLayerEntries(
   blobs: Iterable<AsyncIterable<Buffer>> | AsyncIterable<AsyncIterable<Buffer>>,
   filter?: EntryFilter,
-  options: { chunkSize?: number } = {},
+  options: { chunkSize?: number; budget?: ImageBudget | undefined } = {},
 ): AsyncGenerator<LayerEntry> {
+  const budget = options.budget;
+  const onBytes = budget === undefined ? undefined : (n: number): void => budget.decompressed(n);
   for await (const blob of blobs) {
-    const source = decompress(blob, options);
+    budget?.nextLayer();
+    const source = decompress(blob, { chunkSize: options.chunkSize, onBytes });
     try {
       for await (const { header, body } of readTar(source)) {
         const path = goCleanPath(header.name.startsWith('/') ? header.name.slice(1) : header.name);
         if (path === '.' || path === '..' || path.startsWith('../')) continue;
         if (filter !== undefined && !filter(header.name)) continue;
+        budget?.entry(header.type === 'file' ? header.size : 0);
         const what = describe(header.type, path.slice(path.lastIndexOf('/') + 1));
         if (what !== undefined) yield { path, kind: 'other', what, body };
         else yield { path, kind: header.type as 'file' | 'dir', body };

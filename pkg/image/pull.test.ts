@@ -8,6 +8,7 @@ import { isTerminal } from '../errors/index.ts';
 import { buildImage, buildIndex, buildLayer, rawLayer } from './build.ts';
 import { createDiskImageCache, type ImageCache } from './cache.ts';
 import { createImageClient, type ImageClient } from './client.ts';
+import { BUNDLE_IMAGE_LIMITS } from './limits.ts';
 import { CATALOG_CONFIGS_LABEL } from './path-filter.ts';
 import { startFakeRegistry, type FakeRegistry } from './testing/fake-registry.ts';
 
@@ -143,7 +144,7 @@ describe('pull', () => {
       ),
     );
     expect(isTerminal(err)).toBe(false);
-    expect(await readdir(join(dir, 'unpack', 'bad'))).toEqual([]);
+    expect(await readdir(join(dir, 'unpack'))).toEqual([]);
   });
 
   it('reports the digest mismatch, not the inflater error, for a blob corrupted mid-stream', async () => {
@@ -263,9 +264,12 @@ describe('readImageFiles', () => {
     expect(got.files.get('manifests/csv.yaml')?.toString()).toBe('kind: ClusterServiceVersion');
     expect(got.digestRef).toBe(`${registry.host}/bundle@${image.digest}`);
     expect(await readdir(tmp)).toEqual([]);
-    await expect(client.readImageFiles(`${registry.host}/bundle:v1`, { tmpDir: tmp, maxBytes: 10 })).rejects.toThrow(
-      'image content exceeds 10 bytes',
+    const capped = createImageClient({ insecureRegistries: [registry.host], limits: { ...BUNDLE_IMAGE_LIMITS, maxUnpackedBytes: 40 } });
+    await expect(capped.readImageFiles(`${registry.host}/bundle:v1`, { tmpDir: tmp })).rejects.toThrow(
+      `error applying image: image ${registry.host}/bundle@${image.digest}: layer ${base.digest}: exceeds the limit of 40 unpacked bytes (--max-image-unpacked-bytes)`,
     );
+    capped.close();
+    expect(await readdir(tmp)).toEqual([]);
     await rm(tmp, { recursive: true });
   });
 });

@@ -15,6 +15,7 @@ import { TerminalError, wrapError } from '../errors/index.ts';
 import type { ImageCache } from './cache.ts';
 import { deleteReadOnly, readTreeFiles } from './fs-tree.ts';
 import type { ImageMetadata, ImageSource, ResolvedReference } from './image-source.ts';
+import { ImageBudget, type ImageLimits } from './limits.ts';
 import type { ImageConfig } from './manifest.ts';
 import { onlyPath, type EntryFilter } from './path-filter.ts';
 import type { RegistryClient } from './registry-client.ts';
@@ -63,6 +64,8 @@ export interface OpenedImage {
   /** The directory the label path filter names (undefined without a filter). */
   pathFilter: string | undefined;
   layers: OpenedLayer[];
+  /** The client's caps, for the consumer of the layers to enforce (readLayerEntries' budget). */
+  limits: ImageLimits;
 }
 
 /** An image read whole into memory. */
@@ -74,22 +77,25 @@ export interface ImageFiles {
   files: Map<string, Buffer>;
 }
 
-/** Default cap on the bytes {@link Puller.readImageFiles} holds in memory. */
-export const DEFAULT_READ_FILES_LIMIT = 256 * 1024 * 1024;
-
 /** Pull operations over one registry client. */
 export class Puller {
   readonly #source: ImageSource;
   readonly #registry: RegistryClient;
   readonly #log: Pick<Logger, 'debug' | 'info' | 'warn'> | undefined;
+  readonly #limits: ImageLimits;
   readonly #inflight = new Map<string, Promise<PullResult>>();
   readonly #cacheIds = new WeakMap<ImageCache, number>();
   #nextCacheId = 0;
 
-  constructor(source: ImageSource, registry: RegistryClient, log?: Pick<Logger, 'debug' | 'info' | 'warn'>) {
+  constructor(source: ImageSource, registry: RegistryClient, limits: ImageLimits, log?: Pick<Logger, 'debug' | 'info' | 'warn'>) {
     this.#source = source;
     this.#registry = registry;
+    this.#limits = limits;
     this.#log = log;
+  }
+
+  #budget(resolved: ResolvedReference, meta: ImageMetadata): ImageBudget {
+    return new ImageBudget(resolved.digestRef, this.#limits, meta.manifest.layers);
   }
 
   #cacheId(cache: ImageCache): number {
@@ -109,7 +115,9 @@ export class Puller {
    *   only when `ref` is a digest reference); otherwise retryable errors:
    *   `error getting manifest: ...`, `error checking cache for existing content: ...`,
    *   `error copying image: ...` (manifest/config), `error applying image: error reading
-   *   layer[i]: ...` / `... error applying layer[i]: ...`, `error deleting old images: ...`.
+   *   layer[i]: ...` / `... error applying layer[i]: ...`, `error applying image: image <ref>:
+   *   layer <digest>: exceeds the limit of ...` (a cap: the cause is an ImageLimitError),
+   *   `error deleting old images: ...`.
    */
   async pull(ref: string, options: PullOptions): Promise<PullResult> {
     const resolved = await this.#source.resolve(ref, options.signal);
@@ -141,7 +149,16 @@ export class Puller {
     try {
       const filter = this.#filterFor(resolved, meta.config, options.labelPathFilter);
       entry = await cache.store(owner, resolved.digest, meta.config, (dir) =>
-        unpackLayers({ registry: this.#registry, repo: resolved.ref, layers: meta.manifest.layers, dir, filter, log, signal }),
+        unpackLayers({
+          registry: this.#registry,
+          repo: resolved.ref,
+          layers: meta.manifest.layers,
+          dir,
+          filter,
+          log,
+          signal,
+          budget: this.#budget(resolved, meta),
+        }),
       );
     } catch (err) {
       throw wrapError('error applying image', err);
@@ -213,18 +230,18 @@ export class Puller {
         }
       },
     }));
-    return { digest: resolved.digest, digestRef: resolved.digestRef, config: meta.config, pathFilter, layers };
+    return { digest: resolved.digest, digestRef: resolved.digestRef, config: meta.config, pathFilter, layers, limits: this.#limits };
   }
 
   /**
    * Reads the whole filesystem of `ref` (all layers applied, whiteouts honoured) into memory,
    * through a temporary directory under `tmpDir` (default: the OS temp dir) that is removed
-   * afterwards. Meant for bundle images in the CLI.
+   * afterwards. Meant for bundle images in the CLI. The caps apply while unpacking, so no more
+   * than `maxUnpackedBytes` is ever written or read.
    *
-   * @throws the errors of `pull` (without the cache ones), and `image content exceeds <n>
-   *   bytes` beyond `maxBytes`.
+   * @throws the errors of `pull` (without the cache ones).
    */
-  async readImageFiles(ref: string, options: { signal?: AbortSignal; maxBytes?: number; tmpDir?: string } = {}): Promise<ImageFiles> {
+  async readImageFiles(ref: string, options: { signal?: AbortSignal; tmpDir?: string } = {}): Promise<ImageFiles> {
     const resolved = await this.#source.resolve(ref, options.signal);
     const meta = await this.#metadata(resolved, options.signal);
     const dir = await mkdtemp(join(options.tmpDir ?? tmpdir(), 'olmv1-image-'));
@@ -237,11 +254,12 @@ export class Puller {
           dir,
           log: this.#log,
           signal: options.signal,
+          budget: this.#budget(resolved, meta),
         });
       } catch (err) {
         throw wrapError('error applying image', err);
       }
-      const files = await readTreeFiles(dir, options.maxBytes ?? DEFAULT_READ_FILES_LIMIT);
+      const files = await readTreeFiles(dir, this.#limits.maxUnpackedBytes);
       return { digest: resolved.digest, digestRef: resolved.digestRef, config: meta.config, files };
     } finally {
       await deleteReadOnly(dir);

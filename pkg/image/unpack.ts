@@ -7,6 +7,7 @@ import { decompress } from './decompress.ts';
 import { BlobMismatchError } from './digest.ts';
 import { removeEscapingSymlinks } from './fs-tree.ts';
 import { applyLayer, type UnpackLog } from './layer-apply.ts';
+import { ImageLimitError, type ImageBudget } from './limits.ts';
 import type { Descriptor } from './manifest.ts';
 import type { EntryFilter } from './path-filter.ts';
 import type { RegistryClient, Repository } from './registry-client.ts';
@@ -30,6 +31,8 @@ async function* markReadErrors(source: AsyncIterable<Buffer>): AsyncGenerator<Bu
 
 function layerError(kind: 'reading' | 'applying', index: number, err: unknown): Error {
   const inner = err instanceof LayerReadError ? err.cause : err;
+  // A cap's message names the image and the layer already.
+  if (inner instanceof ImageLimitError) return inner;
   const message = inner instanceof Error ? inner.message : String(inner);
   return new Error(`error ${kind} layer[${index}]: ${message}`, { cause: inner });
 }
@@ -59,6 +62,8 @@ export interface UnpackRequest {
   filter?: EntryFilter | undefined;
   log?: UnpackLog | undefined;
   signal?: AbortSignal | undefined;
+  /** The image's caps: checked while streaming, before anything past them is written. */
+  budget?: ImageBudget | undefined;
 }
 
 /**
@@ -67,26 +72,31 @@ export interface UnpackRequest {
  *
  * @throws Error `error reading layer[<i>]: <cause>` when a blob cannot be fetched, fails its
  *   digest/size check or cannot be decompressed; `error applying layer[<i>]: <cause>` when its
- *   tar content cannot be applied. `dir` is left as is: the caller removes it.
+ *   tar content cannot be applied; ImageLimitError (naming image and layer) when a cap is
+ *   crossed. `dir` is left as is: the caller removes it.
  */
 export async function unpackLayers(req: UnpackRequest): Promise<void> {
+  const budget = req.budget;
   for (const [index, layer] of req.layers.entries()) {
     let opened: Awaited<ReturnType<RegistryClient['openBlob']>>;
     try {
+      budget?.nextLayer();
       opened = await req.registry.openBlob(req.repo, { digest: layer.digest, size: layer.size }, req.signal);
     } catch (err) {
       throw layerError('reading', index, err);
     }
-    const source = markReadErrors(decompress(opened.stream));
+    const onBytes = budget === undefined ? undefined : (n: number): void => budget.decompressed(n);
+    const source = markReadErrors(decompress(opened.stream, { onBytes }));
     try {
-      await applyLayer(req.dir, readTar(source), { filter: req.filter, log: req.log });
+      await applyLayer(req.dir, readTar(source), { filter: req.filter, log: req.log, budget });
       // Bytes after the end-of-archive marker still count for the digest: read them too.
       for await (const _ of source) {
         // discarded
       }
     } catch (err) {
-      // Garbled data is usually a corrupt blob: prefer its digest mismatch as the cause.
-      if (err instanceof LayerReadError || err instanceof TarFormatError) {
+      // Garbled data is usually a corrupt blob: prefer its digest mismatch as the cause. (Not
+      // for a cap: reading on is what the cap is there to prevent.)
+      if ((err instanceof LayerReadError && !(err.cause instanceof ImageLimitError)) || err instanceof TarFormatError) {
         const mismatch = await drainForMismatch(opened.stream);
         if (mismatch !== undefined) throw layerError('reading', index, mismatch);
       }

@@ -8,9 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
 import type { RegistryAccess } from '../../cmd/olmv1/registry-access.ts';
+import { zeroFileLayer } from '../support/image-bombs.ts';
 import { runRbac } from '../../cmd/olmv1/rbac.ts';
 import { runRenderBundle } from '../../cmd/olmv1/render.ts';
-import { buildImage, createImageClient } from '../../pkg/image/index.ts';
+import { BUNDLE_IMAGE_LIMITS, buildImage, buildLayer, createImageClient, filesToEntries, type ImageLimits } from '../../pkg/image/index.ts';
 import { createCertificateAuthority, issueCertificate, startRegistry, type Registry } from '../envtest/index.ts';
 import { captureIO } from '../support/command-io.ts';
 import { testTempDir } from '../support/temp-dir.ts';
@@ -27,10 +28,13 @@ async function filesOf(dir: string): Promise<Record<string, Buffer>> {
   return out;
 }
 
+/** What the commands hand their image fetcher. */
+type Access = RegistryAccess & { limits: ImageLimits };
+
 async function run(
   cmd: typeof runRenderBundle,
   args: string[],
-  fetchBundle?: (ref: string, access: RegistryAccess) => Promise<Map<string, Buffer>>,
+  fetchBundle?: (ref: string, access: Access) => Promise<Map<string, Buffer>>,
 ): Promise<{ code: number; out: string; err: string }> {
   const io = captureIO();
   const code = await cmd(args, io, fetchBundle === undefined ? {} : { fetchBundle });
@@ -44,7 +48,8 @@ describe('rendering a bundle image', () => {
     const client = createImageClient({ insecureRegistries: ['127.0.0.1'] });
     await client.push(ref, buildImage({ files: await filesOf(BUNDLE), labels: { 'operators.operatorframework.io.bundle.package.v1': 'multi-crd' } }));
     client.close();
-    const fetchBundle = (r: string): Promise<Map<string, Buffer>> => fetchBundleFiles(r, { insecureRegistries: ['127.0.0.1'] });
+    const fetchBundle = (r: string, access: Access): Promise<Map<string, Buffer>> =>
+      fetchBundleFiles(r, { insecureRegistries: ['127.0.0.1'], ...access });
 
     const args = ['--install-namespace', 'operators', '--watch-namespace', 'team-a'];
     const fromDir = await run(runRenderBundle, [BUNDLE, ...args]);
@@ -59,13 +64,47 @@ describe('rendering a bundle image', () => {
 
   it('reports an image that does not exist', async () => {
     const host = inject('envtestRegistries').anonymous.host;
-    const fetchBundle = (r: string): Promise<Map<string, Buffer>> => fetchBundleFiles(r, { insecureRegistries: ['127.0.0.1'] });
+    const fetchBundle = (r: string, access: Access): Promise<Map<string, Buffer>> =>
+      fetchBundleFiles(r, { insecureRegistries: ['127.0.0.1'], ...access });
     const res = await run(runRenderBundle, [`${host}/bundles/missing:v1`, '--install-namespace', 'x'], fetchBundle);
     expect(res.code).toBe(1);
     expect(res.err).toMatch(
       /^error getting manifest: error reading manifest v1 in 127\.0\.0\.1:\d+\/bundles\/missing: HTTP 404 Not Found: MANIFEST_UNKNOWN/,
     );
     expect(res.err).not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses an image over its caps before writing the oversized file, naming image, layer and cap; flags set the caps', async () => {
+    const host = inject('envtestRegistries').anonymous.host;
+    const ref = `${host}/bundles/bomb:v1`;
+    // The bundle plus a ~1 MB layer holding one file that declares 1 GiB.
+    const bomb = zeroFileLayer('manifests/zeros.bin', 1 << 30);
+    const image = buildImage({ layers: [buildLayer(filesToEntries(await filesOf(BUNDLE))), bomb] });
+    const client = createImageClient({ insecureRegistries: ['127.0.0.1'] });
+    await client.push(ref, image);
+    client.close();
+    const seen: ImageLimits[] = [];
+    const fetchBundle = (r: string, access: Access): Promise<Map<string, Buffer>> => {
+      seen.push(access.limits);
+      return fetchBundleFiles(r, { insecureRegistries: ['127.0.0.1'], ...access });
+    };
+    const started = Date.now();
+    const res = await run(runRenderBundle, [ref, '--install-namespace', 'x'], fetchBundle);
+    expect(res).toEqual({
+      code: 1,
+      out: '',
+      err: `error applying image: image ${host}/bundles/bomb@${image.digest}: layer ${bomb.digest}: exceeds the limit of ${32 << 20} unpacked bytes (--max-image-unpacked-bytes)\n`,
+    });
+    // Refused at the file's header, not after inflating and writing a GiB.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(seen).toEqual([BUNDLE_IMAGE_LIMITS]);
+
+    const rbac = await run(runRbac, [ref, '--install-namespace', 'x', '--service-account', 'sa', '--max-image-files', '3'], fetchBundle);
+    expect(rbac.code).toBe(1);
+    expect(rbac.err).toMatch(/: exceeds the limit of 3 files \(--max-image-files\)\n$/);
+    const usage = await run(runRenderBundle, [ref, '--install-namespace', 'x', '--max-image-unpacked-bytes', 'lots'], fetchBundle);
+    expect(usage.code).toBe(2);
+    expect(usage.err).toMatch(/^invalid --max-image-unpacked-bytes "lots"/);
   });
 });
 
@@ -97,7 +136,7 @@ describe('pulling a bundle image with --authfile and --ca-file', () => {
   // Loopback registries are plain HTTP for the CLI by default (commands.ts); the TLS one must not be.
   const fetchBundle =
     (insecure: string[]) =>
-    (r: string, access: RegistryAccess): Promise<Map<string, Buffer>> =>
+    (r: string, access: Access): Promise<Map<string, Buffer>> =>
       fetchBundleFiles(r, { insecureRegistries: insecure, ...access });
 
   it('authenticates with the credentials of --authfile', async () => {

@@ -11,6 +11,7 @@ import pino from 'pino';
 import { type CatalogdOptions, parseCatalogdOptions } from '../../cmd/catalogd/options.ts';
 import { runCatalogd } from '../../cmd/catalogd/run.ts';
 import { DEFAULT_DECODE_LIMITS } from '../../pkg/fbc/index.ts';
+import { CATALOG_IMAGE_LIMITS } from '../../pkg/image/index.ts';
 import { type ControlPlaneInfo, type ManagedProcess, type Reaper, freePorts, startProcess } from '../envtest/index.ts';
 import { waitForComponent } from './component-start.ts';
 
@@ -52,6 +53,7 @@ export async function startCatalogd(cp: ControlPlaneInfo, overrides: Partial<Cat
     decodeLimits: { ...DEFAULT_DECODE_LIMITS },
     maxConcurrentReconciles: defaults.maxConcurrentReconciles,
     ingestTimeoutMs: defaults.ingestTimeoutMs,
+    imageLimits: { ...CATALOG_IMAGE_LIMITS },
     // Reconcile errors are expected in these tests; set OLMV1_TEST_LOG=debug to see them.
     logLevel: process.env.OLMV1_TEST_LOG ?? 'silent',
     ...overrides,

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { FEATURE_GATE_DEFAULTS, type OperatorControllerOptions } from '../../cmd/operator-controller/options.ts';
 import { runOperatorController } from '../../cmd/operator-controller/run.ts';
+import { BUNDLE_IMAGE_LIMITS } from '../../pkg/image/index.ts';
 import { type ControlPlaneInfo, freePorts } from '../envtest/index.ts';
 import { waitForComponent } from './component-start.ts';
 
@@ -43,6 +44,7 @@ export async function startOperatorController(
     insecureRegistries: ['127.0.0.1'],
     pullCaFile: undefined,
     featureGates: { ...FEATURE_GATE_DEFAULTS },
+    imageLimits: { ...BUNDLE_IMAGE_LIMITS },
     // Reconcile errors are expected in these tests; set OLMV1_TEST_LOG=debug to see them.
     logLevel: process.env.OLMV1_TEST_LOG ?? 'silent',
     ...overrides,

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   buildLayer,
   type BuiltLayer,
+  CATALOG_IMAGE_LIMITS,
   createDiskImageCache,
   type ImageCache,
   type OpenedImage,
@@ -42,6 +43,7 @@ function images(layer: BuiltLayer, files: Record<string, string>, calls: string[
         digestRef: REF,
         config: { labels: {}, raw: {} },
         pathFilter: '/configs',
+        limits: CATALOG_IMAGE_LIMITS,
         layers: [
           {
             digest: layer.digest,

@@ -3,13 +3,15 @@
  * and content sync. The image's layers are streamed into the ingest (decision 0086); when
  * that is not possible or fails for any reason but the catalog's own content, the image is
  * pulled into the unpack cache and its directory ingested, as before, so every error a user
- * sees comes from the same path as before and nothing served changes on a failure.
+ * sees comes from the same path as before and nothing served changes on a failure. A crossed
+ * image cap (ImageLimitError) is final for both: it is reported as the pull would report it,
+ * without unpacking.
  */
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { CONFIGS_LOCATION_LABEL } from '../../api/index.ts';
-import { isLimitExceeded } from '../../errors/index.ts';
-import type { ImageCache, OpenedImage } from '../../image/index.ts';
+import { isLimitExceeded, wrapError } from '../../errors/index.ts';
+import { type ImageCache, ImageLimitError, type OpenedImage } from '../../image/index.ts';
 import { CatalogContentError, type LocalDirStore, type StoredVersion } from '../storage/index.ts';
 import type { CatalogImages } from './catalog-reconciler.ts';
 
@@ -94,7 +96,8 @@ export async function storeCatalogImage(deps: CatalogContentDeps, o: StoreImageO
       reader === undefined ? signal : signal === undefined ? reader : AbortSignal.any([signal, reader]);
     const layers = {
       pathFilter: opened.pathFilter,
-      layers: opened.layers.map((l) => ({ size: l.size, open: (reader?: AbortSignal) => l.open(both(reader)) })),
+      layers: opened.layers.map((l) => ({ digest: l.digest, size: l.size, open: (reader?: AbortSignal) => l.open(both(reader)) })),
+      image: { ref: opened.digestRef, limits: opened.limits },
     };
     try {
       const info = { digest: opened.digest, ref: opened.digestRef, unpackedAt: o.unpackedAt(new Date()) };
@@ -104,6 +107,8 @@ export async function storeCatalogImage(deps: CatalogContentDeps, o: StoreImageO
       return { version, streamed: true };
     } catch (err) {
       if (err instanceof CatalogContentError) throw new ContentStepError('store', err);
+      // An image cap is reported as the pull reports it (it would cross it too).
+      if (err instanceof ImageLimitError) throw new ContentStepError('source', wrapError('error applying image', err));
       // Cancelled or timed out, or past a limit: unpacking would not get further.
       if (signal?.aborted === true || isLimitExceeded(err)) throw new ContentStepError('store', err);
       o.log.info(

@@ -4,5 +4,5 @@ export { collectGarbage, runGarbageCollector, type GarbageCollectorOptions } fro
 export { type PollEntry, PollSchedule } from './poll-state.ts';
 export { PullSecretCredentials } from './pull-secret.ts';
 export { MESSAGES } from './status.ts';
-export { type CatalogContentMetrics, createCatalogContentMetrics } from './catalog-content.ts';
+export { type CatalogContentMetrics, ContentStepError, createCatalogContentMetrics, storeCatalogImage } from './catalog-content.ts';
 export { DEFAULT_INGEST_TIMEOUT_MS, catalogReconcileCancels, contentSyncCancels } from './ingest-bounds.ts';

@@ -5,6 +5,8 @@
  * (decision 0087).
  */
 
+import type { ImageLimits } from '../../image/limits.ts';
+
 /**
  * The layers of a catalog image, each opened on demand as a verified byte stream; a stream
  * ends (throwing) soon after the signal given to `open` aborts.
@@ -12,7 +14,9 @@
 export interface CatalogLayers {
   /** The directory the configs label names; entries outside it are ignored (undefined: none). */
   pathFilter: string | undefined;
-  layers: ReadonlyArray<{ size: number; open(signal?: AbortSignal): AsyncIterable<Buffer> }>;
+  layers: ReadonlyArray<{ digest?: string; size: number; open(signal?: AbortSignal): AsyncIterable<Buffer> }>;
+  /** The image's digest reference and caps, enforced while the layers stream (none without). */
+  image?: { ref: string; limits: ImageLimits } | undefined;
 }
 
 /**

@@ -8,12 +8,13 @@
 import { Socket } from 'node:net';
 import { errorMessage, isLimitExceeded } from '../../errors/index.ts';
 import { chunksOf } from '../../image/decompress.ts'; // not the index: see ingest-layers.ts
+import { ImageLimitError } from '../../image/limits.ts';
 // The decoder is imported here, not on first use as ingestInProcess does: a spare process
 // loads it while the pull it waits for runs.
 import { ingestDirectory } from './ingest-directory.ts';
 import { type IngestReply, type IngestRequest, LAYER_STREAM_FD } from './ingest.ts';
 import { CatalogContentError } from './catalog-layers.ts';
-import { ingestLayerBlobs } from './ingest-layers.ts';
+import { ingestLayerBlobs, layerBudget } from './ingest-layers.ts';
 import { splitBySizes } from './split-stream.ts';
 
 const idleMs = Number(process.argv[2] ?? '0');
@@ -29,7 +30,9 @@ async function handle(request: IngestRequest): Promise<IngestReply> {
   const socket = new Socket({ fd: LAYER_STREAM_FD, readable: true, writable: false });
   try {
     const blobs = splitBySizes(chunksOf(socket, 'catalog layer stream'), request.layerSizes);
-    return { ok: true, summary: await ingestLayerBlobs(blobs, request.pathFilter, request.targetDir, request.limits) };
+    const layers = request.layerSizes.map((size, i) => ({ digest: request.image?.layerDigests[i], size }));
+    const budget = layerBudget(request.image, layers);
+    return { ok: true, summary: await ingestLayerBlobs(blobs, request.pathFilter, request.targetDir, request.limits, budget) };
   } finally {
     socket.destroy();
   }
@@ -43,6 +46,7 @@ process.once('message', (request: IngestRequest) => {
       reply = await handle(request);
     } catch (err) {
       reply = { ok: false, message: errorMessage(err), content: err instanceof CatalogContentError, limit: isLimitExceeded(err) };
+      if (err instanceof ImageLimitError) reply.imageLimit = { image: err.image, layer: err.layer, kind: err.kind, limit: err.limit };
     }
     process.send?.(reply, () => process.disconnect());
   })();

@@ -11,6 +11,7 @@ import type { Meta } from '../../fbc/types.ts';
 // The modules themselves, not pkg/image's index: that loads the registry client and its HTTP
 // stack, ~14 MB the ingest process does not need.
 import { readLayerEntries } from '../../image/layer-entries.ts';
+import { ImageBudget } from '../../image/limits.ts';
 import { onlyPath } from '../../image/path-filter.ts';
 import { CatalogContentError, type CatalogLayers } from './catalog-layers.ts';
 import { type ContentSummary, writeCatalogContent } from './content-writer.ts';
@@ -27,18 +28,20 @@ const INFLATE_CHUNK = 128 << 10;
  * Writes the content of the catalog the layer blobs carry into `targetDir`. `blobs` yields
  * each layer's bytes in turn, verified by the caller.
  *
- * `limits` are the decode limits (default pkg/fbc's).
+ * `limits` are the decode limits (default pkg/fbc's); `budget`, when given, the image's caps.
  *
  * @throws CatalogContentError for a decoding error; NeedsUnpackError when the layers must be
- *   unpacked to be read; other errors (a blob's, a tar's, a disk's) as they are.
+ *   unpacked to be read; ImageLimitError for a crossed cap; other errors (a blob's, a tar's, a
+ *   disk's) as they are.
  */
 export async function ingestLayerBlobs(
   blobs: Iterable<AsyncIterable<Buffer>> | AsyncIterable<AsyncIterable<Buffer>>,
   pathFilter: string | undefined,
   targetDir: string,
   limits?: Partial<DecodeLimits>,
+  budget?: ImageBudget,
 ): Promise<ContentSummary> {
-  const entries = readLayerEntries(blobs, pathFilter === undefined ? undefined : onlyPath(pathFilter), { chunkSize: INFLATE_CHUNK });
+  const entries = readLayerEntries(blobs, pathFilter === undefined ? undefined : onlyPath(pathFilter), { chunkSize: INFLATE_CHUNK, budget });
   try {
     return await writeCatalogContent(targetDir, metasOf(walkEntryDocuments(entries, { limits })));
   } catch (err) {
@@ -53,6 +56,21 @@ export function ingestLayersInProcess(image: CatalogLayers, targetDir: string): 
     image.layers.map((l) => l.open()),
     image.pathFilter,
     targetDir,
+    undefined,
+    layerBudget(image.image, image.layers),
+  );
+}
+
+/** The budget of an image's caps over `layers` (undefined without caps). */
+export function layerBudget(
+  image: CatalogLayers['image'],
+  layers: ReadonlyArray<{ digest?: string | undefined; size: number }>,
+): ImageBudget | undefined {
+  if (image === undefined) return undefined;
+  return new ImageBudget(
+    image.ref,
+    image.limits,
+    layers.map((l) => ({ digest: l.digest ?? '', size: l.size })),
   );
 }
 

@@ -19,6 +19,8 @@ import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { LimitExceededError } from '../../errors/index.ts';
 import type { DecodeLimits } from '../../fbc/index.ts';
+// Not pkg/image's index: this module is loaded by the ingest process too (decision 0087).
+import { ImageLimitError, type ImageLimitKind, type ImageLimits } from '../../image/limits.ts';
 import { CatalogContentError, type CatalogLayers } from './catalog-layers.ts';
 import type { ContentSummary } from './content-writer.ts';
 import type { IngestFn } from './local-dir-store.ts';
@@ -39,7 +41,8 @@ export const ingestInProcess: IngestFn & { layers: NonNullable<IngestFn['layers'
 
 /**
  * What an ingest process answers; `content` marks a decoding error of the catalog itself,
- * `limit` an error that was a LimitExceededError (a resource limit, see pkg/errors).
+ * `limit` an error that was a LimitExceededError (a resource limit, see pkg/errors),
+ * `imageLimit` an image cap the layers crossed (an ImageLimitError's fields, to rebuild it).
  */
 export interface IngestReply {
   ok: boolean;
@@ -47,6 +50,7 @@ export interface IngestReply {
   message?: string;
   content?: boolean;
   limit?: boolean;
+  imageLimit?: { image: string; layer: string; kind: ImageLimitKind; limit: number };
 }
 
 /**
@@ -55,7 +59,15 @@ export interface IngestReply {
  * `LAYER_STREAM_FD`.
  */
 export type IngestRequest = (
-  { kind?: 'dir'; fbcDir: string; targetDir: string } | { kind: 'layers'; layerSizes: number[]; pathFilter: string | undefined; targetDir: string }
+  | { kind?: 'dir'; fbcDir: string; targetDir: string }
+  | {
+      kind: 'layers';
+      layerSizes: number[];
+      pathFilter: string | undefined;
+      targetDir: string;
+      /** The image's digest reference, layer digests and caps (none without). */
+      image?: { ref: string; layerDigests: string[]; limits: ImageLimits } | undefined;
+    }
 ) & { limits?: Partial<DecodeLimits> | undefined };
 
 /** Descriptor of the ingest process on which layer bytes arrive (a socket pair end). */
@@ -232,6 +244,7 @@ export function createProcessIngest(options: ProcessIngestOptions = {}): IngestF
       pathFilter: image.pathFilter,
       targetDir,
       limits: options.limits,
+      image: image.image === undefined ? undefined : { ...image.image, layerDigests: image.layers.map((l) => l.digest ?? '') },
     };
     // Once the process is gone nobody reads: the download stops too, even a stalled one.
     const readerGone = new AbortController();
@@ -242,6 +255,9 @@ export function createProcessIngest(options: ProcessIngestOptions = {}): IngestF
       }, pipe);
     };
     const { reply, exit, died, feedError } = await run(request, feed, signal);
+    // A crossed image cap, rebuilt for the caller to report as the pull would.
+    const cap = reply?.imageLimit;
+    if (cap !== undefined) throw new ImageLimitError(cap.image, cap.layer, cap.kind, cap.limit);
     // A process that gave up (the stream needs unpacking) stops reading: its reason is the news.
     if (reply?.ok === false && reply.content !== true) throw replyError(reply, feedError);
     // So is one that died: the feed then failed only for want of a reader.
