@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseCatalogdOptions } from '../../cmd/catalogd/options.ts';
+import { parseByteSize } from '../../cmd/shared/flags.ts';
 import { parseOperatorControllerOptions } from '../../cmd/operator-controller/options.ts';
 import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
 import { connect, isNotFound, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
@@ -196,6 +197,30 @@ describe('config/ on a real API server', () => {
     });
     const replicas = (name: string): number => (find('Deployment', name) as unknown as { spec: { replicas: number } }).spec.replicas;
     expect(replicas('catalogd-controller-manager')).toBe(2);
+  });
+
+  it('bounds the memory of every container and every emptyDir, the cache volumes above what the shipped caps let concurrent pulls write', () => {
+    type PodSpec = {
+      containers: Array<{ name: string; resources?: { limits?: { memory?: string } } }>;
+      volumes: Array<{ name: string; emptyDir?: { sizeLimit?: string } }>;
+    };
+    const pod = (name: string): PodSpec => (find('Deployment', name) as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec;
+    const size = (v: string | undefined): number => parseByteSize('quantity', v ?? '');
+    for (const name of ['catalogd-controller-manager', 'operator-controller-controller-manager']) {
+      for (const c of pod(name).containers) expect(size(c.resources?.limits?.memory), `${name}/${c.name}`).toBeGreaterThanOrEqual(256 << 20);
+      for (const v of pod(name).volumes)
+        if (v.emptyDir !== undefined) expect(size(v.emptyDir.sizeLimit), `${name} volume ${v.name}`).toBeGreaterThan(0);
+    }
+    const cacheOf = (name: string): number => size(pod(name).volumes.find((v) => v.name === 'cache')?.emptyDir?.sizeLimit);
+    const env = podEnv('pod-0');
+    const c = parseCatalogdOptions(containerOf('catalogd-controller-manager').args, env);
+    const o = parseOperatorControllerOptions(containerOf('operator-controller-controller-manager').args, env);
+    if (c === 'help' || o === 'help') throw new Error('unreachable');
+    // Each concurrent catalog ingest may unpack up to its cap (the fallback) and store ~1.25x the catalog beside it.
+    expect(cacheOf('catalogd-controller-manager')).toBeGreaterThan(
+      c.maxConcurrentReconciles * (c.imageLimits.maxUnpackedBytes + 1.25 * c.decodeLimits.maxCatalogBytes),
+    );
+    expect(cacheOf('operator-controller-controller-manager')).toBeGreaterThan(o.maxConcurrentReconciles * o.imageLimits.maxUnpackedBytes);
   });
 
   it('lets catalogd and operator-controller serve a catalog and install, upgrade and uninstall an extension with the shipped RBAC alone', async () => {
