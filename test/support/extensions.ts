@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
 import { buildImage, createImageClient } from '../../pkg/image/index.ts';
 import { connect, isAlreadyExists, isNotFound, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
 import type { OperatorControllerOptions } from '../../cmd/operator-controller/options.ts';
@@ -275,18 +275,21 @@ export async function startExtensionStack(
 }
 
 /**
- * Deletes this file's ClusterExtensions (labelled by `clusterExtension`) without uninstalling
- * them: their finalizers are dropped once the controller is stopped. The suites share one API
- * server, and the next file's operator-controller would otherwise adopt them (drift watches,
- * upgrade gate), which its own assertions do not expect.
+ * Deletes this file's ClusterExtensions and ClusterCatalogs (both carry its suite label)
+ * without uninstalling them: their finalizers are dropped once the controllers are stopped.
+ * The suites share one API server, and the next file's controllers would otherwise adopt them
+ * (drift watches, upgrade gate, ingests of catalogs whose registries are gone), which its own
+ * assertions and timings do not expect.
  */
 async function forgetSuiteExtensions(client: KubeClient): Promise<void> {
-  const ref = { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind };
-  const list = await client.list(ref, { labelSelector: `${SUITE_LABEL}=${SUITE}` });
-  for (const ce of list.items) {
-    const name = ce.metadata.name ?? '';
-    await client.patch({ ...ref, name }, { metadata: { finalizers: null } }, 'merge').catch(() => undefined);
-    await client.delete({ ...ref, name }).catch(() => undefined);
+  for (const kind of [CLUSTER_EXTENSION, CLUSTER_CATALOG]) {
+    const ref = { apiVersion: kind.apiVersion, kind: kind.kind };
+    const list = await client.list(ref, { labelSelector: `${SUITE_LABEL}=${SUITE}` });
+    for (const item of list.items) {
+      const name = item.metadata.name ?? '';
+      await client.patch({ ...ref, name }, { metadata: { finalizers: null } }, 'merge').catch(() => undefined);
+      await client.delete({ ...ref, name }).catch(() => undefined);
+    }
   }
 }
 
