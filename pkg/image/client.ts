@@ -26,7 +26,9 @@ export interface ImageClientOptions {
   /** Platform chosen from multi-arch indexes; default linux/amd64. */
   platform?: Platform;
   logger?: Pick<Logger, 'debug' | 'info' | 'warn'>;
-  /** Socket inactivity timeout per request, default 60 s. */
+  /** Bound of connecting to a registry (TCP and TLS), default 30 s. */
+  connectTimeoutMs?: number;
+  /** Read timeout: socket inactivity per request once connected, headers and body, default 60 s. */
   timeoutMs?: number;
   userAgent?: string;
   /** Caps of every pull (default CATALOG_IMAGE_LIMITS; BUNDLE_IMAGE_LIMITS suit bundle images). */
@@ -57,6 +59,7 @@ export function createImageClient(options: ImageClientOptions = {}): ImageClient
   const transport = new HttpTransport({
     insecureRegistries: options.insecureRegistries,
     caPem: options.caPem,
+    connectTimeoutMs: options.connectTimeoutMs,
     timeoutMs: options.timeoutMs,
     userAgent: options.userAgent,
   });

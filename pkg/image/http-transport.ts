@@ -1,8 +1,9 @@
 /**
  * The HTTP layer under the registry client: picks the scheme per registry (HTTPS unless the
  * registry is configured as insecure), applies the custom CA bundle, follows redirects
- * (dropping credentials across origins), enforces an inactivity timeout and turns socket
- * failures into Errors that name the request, with the original error as `cause`.
+ * (dropping credentials across origins), enforces a connect timeout and a read (inactivity)
+ * timeout, and turns socket failures into Errors that name the request, with the original error
+ * as `cause` (a RequestTimeoutError for a timeout, which the registry client names).
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { type AgentPool, createAgentPool, describeRequest as describeGoRequest, sendRequest } from '../nodehttp/index.ts';
@@ -40,13 +41,17 @@ export interface TransportOptions {
   insecureRegistries?: readonly string[] | undefined;
   /** PEM bundle trusted in addition to the system roots. */
   caPem?: string | (() => string | undefined) | undefined;
-  /** Socket inactivity limit per request (headers and body), default 60 s. */
+  /** Bound of connecting to a registry (TCP and TLS) per new connection, default 30 s. */
+  connectTimeoutMs?: number | undefined;
+  /** Read timeout: socket inactivity limit per request once connected (headers and body), default 60 s. */
   timeoutMs?: number | undefined;
   userAgent?: string | undefined;
 }
 
 const MAX_REDIRECTS = 10;
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** Go's net.Dialer default in http.DefaultTransport, which upstream's image library uses. */
+const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
 /** Formats a request the way Go's net/http prefixes its errors: `Get "<url>"`. */
 export function describeRequest(method: HttpMethod, url: URL): string {
@@ -58,12 +63,14 @@ export class HttpTransport {
   readonly #insecure: ReadonlySet<string>;
   readonly #agents: AgentPool;
   readonly #timeoutMs: number;
+  readonly #connectTimeoutMs: number;
   readonly #userAgent: string;
 
   constructor(options: TransportOptions = {}) {
     this.#insecure = new Set((options.insecureRegistries ?? []).map((h) => h.toLowerCase()));
     this.#agents = createAgentPool({ maxSockets: 16, caPem: options.caPem });
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#userAgent = options.userAgent ?? 'olmv1';
   }
 
@@ -120,6 +127,7 @@ export class HttpTransport {
       headers,
       body,
       signal: req.signal,
+      connectTimeoutMs: this.#connectTimeoutMs,
       idleTimeoutMs: this.#timeoutMs,
     });
     return {

@@ -7,6 +7,7 @@ import { wrapError } from '../errors/index.ts';
 import { MAX_MANIFEST_BYTES, type RegistryClient } from './registry-client.ts';
 import { parseImageConfig, parseManifest, selectPlatform, type ImageConfig, type ImageManifest, type Platform } from './manifest.ts';
 import { canonicalReference, parseImageReference, requireTagOrDigest, type ImageReference } from './reference.ts';
+import { RegistryTimeoutError } from './timeout.ts';
 
 /** A reference pinned to the digest of its manifest (the index digest for multi-arch). */
 export interface ResolvedReference {
@@ -57,6 +58,8 @@ export class ImageSource {
     let digest: string | undefined;
     try {
       digest = await this.#registry.headManifestDigest(parsed, tag, signal).catch((err: unknown) => {
+        // A registry that does not answer HEAD in time will not answer GET either.
+        if (err instanceof RegistryTimeoutError) throw err;
         // Some registries refuse HEAD (405) or omit the digest header; GET decides.
         this.#log?.debug({ ref, err }, 'manifest HEAD failed, trying GET');
         return undefined;

@@ -40,3 +40,4 @@ export { type ImageFiles, type OpenedImage, type OpenedLayer, type PullOptions, 
 export { canonicalReference, formatReference, parseImageReference, requireTagOrDigest, type ImageReference } from './reference.ts';
 export { RegistryError, type RegistryErrorEntry } from './registry-error.ts';
 export { tarHeaderBlock, type TarWriteEntry } from './tar-writer.ts';
+export { RegistryTimeoutError, type RegistryTimeoutPhase } from './timeout.ts';

@@ -19,6 +19,7 @@ import { ImageBudget, type ImageLimits } from './limits.ts';
 import type { ImageConfig } from './manifest.ts';
 import { onlyPath, type EntryFilter } from './path-filter.ts';
 import type { RegistryClient } from './registry-client.ts';
+import { pullTimeoutError } from './timeout.ts';
 import { unpackLayers } from './unpack.ts';
 
 /** Options of {@link Puller.pull}. */
@@ -117,16 +118,23 @@ export class Puller {
    *   `error copying image: ...` (manifest/config), `error applying image: error reading
    *   layer[i]: ...` / `... error applying layer[i]: ...`, `error applying image: image <ref>:
    *   layer <digest>: exceeds the limit of ...` (a cap: the cause is an ImageLimitError),
-   *   `error deleting old images: ...`.
+   *   `error deleting old images: ...`. A registry request that timed out makes any of the
+   *   retryable ones `pulling image "<ref>": timeout after 30s reading layer sha256:… from
+   *   registry <host>` (or `... connecting to registry <host> to read ...`), with the
+   *   RegistryTimeoutError among its causes.
    */
   async pull(ref: string, options: PullOptions): Promise<PullResult> {
-    const resolved = await this.#source.resolve(ref, options.signal);
-    const key = [this.#cacheId(options.cache), options.owner, resolved.digest, options.labelPathFilter ?? ''].join('\0');
-    const running = this.#inflight.get(key);
-    if (running !== undefined) return running;
-    const p = this.#pullResolved(resolved, options).finally(() => this.#inflight.delete(key));
-    this.#inflight.set(key, p);
-    return p;
+    try {
+      const resolved = await this.#source.resolve(ref, options.signal);
+      const key = [this.#cacheId(options.cache), options.owner, resolved.digest, options.labelPathFilter ?? ''].join('\0');
+      const running = this.#inflight.get(key);
+      if (running !== undefined) return await running;
+      const p = this.#pullResolved(resolved, options).finally(() => this.#inflight.delete(key));
+      this.#inflight.set(key, p);
+      return await p;
+    } catch (err) {
+      throw pullTimeoutError(ref, err) ?? err;
+    }
   }
 
   async #pullResolved(resolved: ResolvedReference, options: PullOptions): Promise<PullResult> {
@@ -209,8 +217,14 @@ export class Puller {
    *   missing the required label ...` (terminal only for digest references).
    */
   async openLayers(ref: string, options: Pick<PullOptions, 'labelPathFilter' | 'signal'>): Promise<OpenedImage> {
-    const resolved = await this.#source.resolve(ref, options.signal);
-    const meta = await this.#metadata(resolved, options.signal);
+    let resolved: ResolvedReference;
+    let meta: ImageMetadata;
+    try {
+      resolved = await this.#source.resolve(ref, options.signal);
+      meta = await this.#metadata(resolved, options.signal);
+    } catch (err) {
+      throw pullTimeoutError(ref, err) ?? err;
+    }
     let pathFilter;
     try {
       pathFilter = this.#labelDir(resolved, meta.config, options.labelPathFilter);
@@ -242,6 +256,14 @@ export class Puller {
    * @throws the errors of `pull` (without the cache ones).
    */
   async readImageFiles(ref: string, options: { signal?: AbortSignal; tmpDir?: string } = {}): Promise<ImageFiles> {
+    try {
+      return await this.#readImageFiles(ref, options);
+    } catch (err) {
+      throw pullTimeoutError(ref, err) ?? err;
+    }
+  }
+
+  async #readImageFiles(ref: string, options: { signal?: AbortSignal; tmpDir?: string }): Promise<ImageFiles> {
     const resolved = await this.#source.resolve(ref, options.signal);
     const meta = await this.#metadata(resolved, options.signal);
     const dir = await mkdtemp(join(options.tmpDir ?? tmpdir(), 'olmv1-image-'));

@@ -13,6 +13,7 @@ import { credentialsFor, type DockerConfig, type RegistryCredentials } from './d
 import type { HttpRequest, HttpResponse, HttpTransport } from './http-transport.ts';
 import type { ImageReference } from './reference.ts';
 import { readLimited, registryErrorFrom } from './registry-error.ts';
+import { rethrowNamingTimeout } from './timeout.ts';
 
 /** Repository actions a request needs. */
 export type RepositoryActions = 'pull' | 'pull,push';
@@ -151,9 +152,14 @@ export class RegistryAuth {
     if (creds !== undefined) url.searchParams.set('account', creds.username);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (creds !== undefined) headers['authorization'] = basicHeader(creds);
-    const res = await this.#transport.request({ method: 'GET', url, headers });
-    if (res.status !== 200) throw await registryErrorFrom(res, where);
-    const body = await readLimited(res.body, TOKEN_RESPONSE_LIMIT, 'token response');
+    let body: Buffer;
+    try {
+      const res = await this.#transport.request({ method: 'GET', url, headers });
+      if (res.status !== 200) throw await registryErrorFrom(res, where);
+      body = await readLimited(res.body, TOKEN_RESPONSE_LIMIT, 'token response');
+    } catch (err) {
+      rethrowNamingTimeout(err, `a token for ${domain}`);
+    }
     let parsed: z.infer<typeof TokenResponse>;
     try {
       parsed = TokenResponse.parse(JSON.parse(body.toString('utf8')));

@@ -1,7 +1,8 @@
 /**
  * The registry API calls this client needs (OCI distribution spec): manifest HEAD/GET/PUT,
  * blob HEAD/GET and monolithic upload. Every response body is size-limited or digest-checked;
- * every failure names the repository and the manifest or blob concerned.
+ * every failure names the repository and the manifest or blob concerned; a request of a pull
+ * that times out fails with a RegistryTimeoutError naming what was read and the registry.
  */
 import type { Readable } from 'node:stream';
 import { sha256Digest, validateDigest, verifyBytes, verifyStream, type BlobExpectation } from './digest.ts';
@@ -10,6 +11,7 @@ import { MANIFEST_ACCEPT } from './manifest.ts';
 import type { ImageReference } from './reference.ts';
 import type { RegistryAuth, RepositoryActions } from './registry-auth.ts';
 import { readLimited, registryErrorFrom } from './registry-error.ts';
+import { rethrowNamingTimeout } from './timeout.ts';
 
 /** Largest manifest or config accepted: bigger documents are garbage, not images. */
 export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
@@ -56,7 +58,9 @@ export class RegistryClient {
    */
   async headManifestDigest(repo: Repository, reference: string, signal?: AbortSignal): Promise<string | undefined> {
     const url = this.#url(repo, `manifests/${reference}`);
-    const res = await this.#call(repo, 'pull', 'HEAD', url, { headers: { accept: MANIFEST_ACCEPT }, signal });
+    const res = await this.#call(repo, 'pull', 'HEAD', url, { headers: { accept: MANIFEST_ACCEPT }, signal }).catch((err: unknown) =>
+      rethrowNamingTimeout(err, `manifest ${reference}`),
+    );
     res.body.resume();
     if (res.status !== 200) throw await registryErrorFrom(res, `error reading manifest ${reference} in ${repo.name}`);
     const header = res.headers['docker-content-digest'];
@@ -73,9 +77,11 @@ export class RegistryClient {
   async getManifest(repo: Repository, reference: string, signal?: AbortSignal): Promise<FetchedManifest> {
     const url = this.#url(repo, `manifests/${reference}`);
     const what = `manifest ${reference} in ${repo.name}`;
-    const res = await this.#call(repo, 'pull', 'GET', url, { headers: { accept: MANIFEST_ACCEPT }, signal });
+    const res = await this.#call(repo, 'pull', 'GET', url, { headers: { accept: MANIFEST_ACCEPT }, signal }).catch((err: unknown) =>
+      rethrowNamingTimeout(err, `manifest ${reference}`),
+    );
     if (res.status !== 200) throw await registryErrorFrom(res, `error reading ${what}`);
-    const bytes = await this.#readBody(res, MAX_MANIFEST_BYTES, what);
+    const bytes = await this.#readBody(res, MAX_MANIFEST_BYTES, what).catch((err: unknown) => rethrowNamingTimeout(err, `manifest ${reference}`));
     const contentType = res.headers['content-type'];
     if (validateDigest(reference) === undefined) {
       verifyBytes(bytes, { digest: reference }, what);
@@ -87,32 +93,41 @@ export class RegistryClient {
   /**
    * GETs a small blob (an image config) whole, verified against `expected`.
    *
-   * @throws RegistryError for any status but 200; Error when larger than `limit` or corrupt.
+   * @throws RegistryError for any status but 200; Error when larger than `limit` or corrupt;
+   *   RegistryTimeoutError reading `config <digest>`.
    */
   async getBlobBytes(repo: Repository, expected: BlobExpectation, limit: number, signal?: AbortSignal): Promise<Buffer> {
     const what = `blob ${expected.digest} in ${repo.name}`;
     if (expected.size !== undefined && expected.size > limit) throw new Error(`${what} is larger than ${limit} bytes`);
-    const res = await this.#openBlob(repo, expected.digest, what, signal);
-    const bytes = await this.#readBody(res, limit, what);
-    verifyBytes(bytes, expected, what);
-    return bytes;
+    try {
+      const res = await this.#openBlob(repo, expected.digest, what, signal);
+      const bytes = await this.#readBody(res, limit, what);
+      verifyBytes(bytes, expected, what);
+      return bytes;
+    } catch (err) {
+      rethrowNamingTimeout(err, `config ${expected.digest}`);
+    }
   }
 
   /**
    * Opens a blob as a stream that is verified while it is read: iteration throws at the end
    * on a digest or size mismatch. The caller must read it to the end or destroy it.
    *
+   * Used for image layers: a timeout, opening or reading, is a RegistryTimeoutError reading
+   * `layer <digest>`.
+   *
    * @throws RegistryError for any status but 200 (before any data is returned).
    */
   async openBlob(repo: Repository, expected: BlobExpectation, signal?: AbortSignal): Promise<{ stream: AsyncIterable<Buffer>; body: Readable }> {
     const what = `blob ${expected.digest} in ${repo.name}`;
-    const res = await this.#openBlob(repo, expected.digest, what, signal);
+    const layer = `layer ${expected.digest}`;
+    const res = await this.#openBlob(repo, expected.digest, what, signal).catch((err: unknown) => rethrowNamingTimeout(err, layer));
     const length = Number(res.headers['content-length']);
     if (expected.size !== undefined && Number.isFinite(length) && res.headers['content-length'] !== undefined && length !== expected.size) {
       res.body.destroy();
       throw new Error(`size mismatch for ${what}: expected ${expected.size} bytes, registry sends ${length}`);
     }
-    return { stream: verifyStream(res.body, expected, what), body: res.body };
+    return { stream: namingTimeouts(verifyStream(res.body, expected, what), layer), body: res.body };
   }
 
   async #openBlob(repo: Repository, digest: string, what: string, signal?: AbortSignal): Promise<HttpResponse> {
@@ -185,5 +200,14 @@ export class RegistryClient {
       throw new Error(`${describeRequest('PUT', url)}: registry stored digest ${reported}, expected ${digest}`);
     }
     return digest;
+  }
+}
+
+/** Passes `source` through; a timeout while reading it is named as reading `what`. */
+async function* namingTimeouts(source: AsyncIterable<Buffer>, what: string): AsyncGenerator<Buffer> {
+  try {
+    yield* source;
+  } catch (err) {
+    rethrowNamingTimeout(err, what);
   }
 }

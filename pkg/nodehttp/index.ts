@@ -6,4 +6,4 @@
  */
 export { http } from './http.ts';
 export { createAgentPool, type AgentPool, type AgentPoolOptions, type ServerTlsOptions } from './agents.ts';
-export { describeRequest, sendRequest, type AbortStyle, type SendOptions } from './request.ts';
+export { RequestTimeoutError, describeRequest, sendRequest, type AbortStyle, type RequestTimeoutPhase, type SendOptions } from './request.ts';

@@ -28,12 +28,49 @@ export interface SendOptions {
   signal?: AbortSignal | undefined;
   /** Bound of the wait for response headers: `request timed out after <n> ms` (0 or unset: none). */
   headersTimeoutMs?: number | undefined;
-  /** Socket inactivity limit, body included: `no data received for <n> ms` (unset: none). */
+  /**
+   * Bound of connecting a new socket (TCP, and the TLS handshake for HTTPS), from the moment
+   * the agent hands one out: `connection not established within <n> ms` (unset: none; the
+   * inactivity limit below starts only once the socket is connected, and a reused keep-alive
+   * socket is connected already).
+   */
+  connectTimeoutMs?: number | undefined;
+  /**
+   * Socket inactivity limit, body included: `no data received for <n> ms` (unset: none). Past
+   * the headers, the response body fails with that error too (not Node's `aborted`).
+   */
   idleTimeoutMs?: number | undefined;
   /** Default `'native'`. */
   abort?: AbortStyle | undefined;
   /** Names the request in error texts; default {@link describeRequest}. */
   describe?: ((method: string, url: URL) => string) | undefined;
+}
+
+/** Which bound of {@link SendOptions} ended a request. */
+export type RequestTimeoutPhase = 'connect' | 'headers' | 'idle';
+
+/**
+ * A request ended by one of its time bounds: the `cause` of the rejection (or the error of the
+ * response body, for `idle` past the headers), so that callers can name what timed out.
+ */
+export class RequestTimeoutError extends Error {
+  readonly phase: RequestTimeoutPhase;
+  readonly ms: number;
+  readonly url: URL;
+
+  constructor(phase: RequestTimeoutPhase, ms: number, url: URL) {
+    super(
+      phase === 'connect'
+        ? `connection not established within ${ms} ms`
+        : phase === 'headers'
+          ? `request timed out after ${ms} ms`
+          : `no data received for ${ms} ms`,
+    );
+    this.name = 'RequestTimeoutError';
+    this.phase = phase;
+    this.ms = ms;
+    this.url = url;
+  }
 }
 
 const GO_METHOD: Readonly<Record<string, string>> = {
@@ -83,18 +120,39 @@ function sendOnce(o: SendOptions): Promise<IncomingMessage> {
   const lib = url.protocol === 'http:' ? http : https;
   const name = (o.describe ?? describeRequest)(method, url);
   return new Promise<IncomingMessage>((resolve, reject) => {
+    let response: IncomingMessage | undefined;
     const req = lib.request(url, { method, agent: o.agent, headers: o.headers ?? {}, ...(signal === undefined ? {} : { signal }) }, (res) => {
       clearTimeout(timer);
+      clearTimeout(connectTimer);
+      response = res;
       resolve(res);
     });
     const headersMs = o.headersTimeoutMs ?? 0;
-    const timer = headersMs > 0 ? setTimeout(() => req.destroy(new Error(`request timed out after ${headersMs} ms`)), headersMs) : undefined;
+    const timer = headersMs > 0 ? setTimeout(() => req.destroy(new RequestTimeoutError('headers', headersMs, url)), headersMs) : undefined;
+    let connectTimer: NodeJS.Timeout | undefined;
+    if (o.connectTimeoutMs !== undefined) {
+      const connectMs = o.connectTimeoutMs;
+      req.once('socket', (socket) => {
+        // A reused keep-alive socket is connected; `reusedSocket` is set before 'socket' fires.
+        if (req.reusedSocket) return;
+        connectTimer = setTimeout(() => req.destroy(new RequestTimeoutError('connect', connectMs, url)), connectMs);
+        const connected = (): void => clearTimeout(connectTimer);
+        socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
+        socket.once('close', connected);
+      });
+    }
     if (o.idleTimeoutMs !== undefined) {
       const idleMs = o.idleTimeoutMs;
-      req.setTimeout(idleMs, () => req.destroy(new Error(`no data received for ${idleMs} ms`)));
+      req.setTimeout(idleMs, () => {
+        const err = new RequestTimeoutError('idle', idleMs, url);
+        // Past the headers the reader of the body sees this error rather than `aborted`.
+        if (response !== undefined && !response.complete) response.destroy(err);
+        req.destroy(err);
+      });
     }
     req.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
+      clearTimeout(connectTimer);
       if (signal?.aborted === true && o.abort === 'reason') {
         reject(signal.reason);
         return;

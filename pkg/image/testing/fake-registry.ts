@@ -2,7 +2,7 @@
  * An in-process fake of the OCI distribution API for unit tests of this module only
  * (integration tests use the real registry from test/envtest). It stores manifests and blobs
  * in memory, speaks basic or bearer auth, and can inject faults: corrupted blobs, blob
- * redirects to another origin, missing digest headers, refused HEADs.
+ * redirects to another origin, missing digest headers, refused HEADs, stalled answers.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -24,6 +24,10 @@ export interface FakeFaults {
   omitDigestHeader: boolean;
   /** Answer manifest HEAD with 405. */
   refuseHead: boolean;
+  /** Never answer manifest requests (the connection stays open). */
+  stallManifests?: boolean;
+  /** Send these blobs' headers and half their bytes, then nothing more. */
+  stallBlobs?: Set<string>;
 }
 
 /** A running fake registry. */
@@ -126,6 +130,7 @@ export async function startFakeRegistry(auth: FakeAuth = { kind: 'none' }): Prom
       const digest = ref.startsWith('sha256:') ? ref : tags.get(`${repo}:${ref}`);
       const found = digest !== undefined ? manifests.get(`${repo}@${digest}`) : undefined;
       if (found === undefined || digest === undefined) return sendError(res, 404, 'MANIFEST_UNKNOWN', 'manifest unknown');
+      if (faults.stallManifests === true) return;
       if (req.method === 'HEAD' && faults.refuseHead) return void res.writeHead(405).end();
       const headers: Record<string, string> = { 'content-type': found.mediaType, 'content-length': String(found.body.length) };
       if (!faults.omitDigestHeader) headers['docker-content-digest'] = digest;
@@ -159,6 +164,7 @@ export async function startFakeRegistry(auth: FakeAuth = { kind: 'none' }): Prom
       blob[blob.length - 1] = (blob[blob.length - 1] ?? 0) ^ 0xff;
     }
     res.writeHead(200, { 'content-length': String(blob.length), 'docker-content-digest': ref });
+    if (req.method === 'GET' && faults.stallBlobs?.has(ref) === true) return void res.write(blob.subarray(0, blob.length >> 1));
     res.end(req.method === 'HEAD' ? undefined : blob);
   }
 
