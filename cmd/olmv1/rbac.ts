@@ -6,11 +6,20 @@
  * Prints, ready for `kubectl apply -f -`, the ServiceAccount and the minimal
  * ClusterRole/Role set (with bindings) that lets that ServiceAccount install, upgrade and
  * uninstall exactly this bundle under operator-controller (decision 0003). Notes about
- * grants that cannot be derived offline go to stderr.
+ * grants that cannot be derived offline go to stderr, then the grants that amount to
+ * privilege escalation (pkg/render rbac-escalation.ts): a header with their number, one
+ * `warning: ` line each. Warnings never change stdout or the exit code.
  *
  * Exit codes: see RBAC_USAGE.
  */
-import { computeInstallRbac, render, staticKindScopes } from '../../pkg/render/index.ts';
+import {
+  computeInstallRbac,
+  formatEscalationWarning,
+  rbacEscalationWarnings,
+  render,
+  staticKindScopes,
+  type EscalationWarning,
+} from '../../pkg/render/index.ts';
 import {
   BUNDLE_FLAGS_HELP,
   BUNDLE_SOURCE_HELP,
@@ -39,7 +48,10 @@ Flags:
   --service-account NAME   the ServiceAccount the ClusterExtension names (required)
 ${BUNDLE_FLAGS_HELP}
 Output:
-  stdout: the objects. stderr: warnings about grants that cannot be derived offline; errors.
+  stdout: the objects. stderr: warnings about grants that cannot be derived offline, then
+  about grants that amount to privilege escalation ("*" in rules, escalate/bind/impersonate,
+  rights on system: objects, Roles outside the install namespace, bindings of roles the
+  bundle does not ship); errors.
 
 Exit codes:
   0  printed
@@ -66,6 +78,26 @@ export async function runRbac(args: readonly string[], io: CommandIo, deps: Bund
     });
     if (!rbac.ok) throw new CommandError(rbac.error, 1);
     for (const warning of rbac.value.warnings) io.stderr.write(`warning: ${warning}\n`);
+    // The watch namespace: --watch-namespace or `watchNamespace` in --config (merged by buildRenderOptions).
+    const config = options.config;
+    const watch = typeof config === 'object' && config !== null ? (config as Record<string, unknown>)['watchNamespace'] : undefined;
+    const escalations = rbacEscalationWarnings(rbac.value.objects, rendered.value, {
+      installNamespace: parsed.installNamespace,
+      ...(typeof watch === 'string' ? { watchNamespace: watch } : {}),
+    });
+    if (escalations.length > 0) {
+      io.stderr.write(`${escalationHeader(escalations)}\n`);
+      for (const w of escalations) io.stderr.write(`warning: ${formatEscalationWarning(w)}\n`);
+    }
     io.stdout.write(formatObjects(rbac.value.objects, parsed.output));
   });
+}
+
+/** `N grant(s) printed amount(s) to privilege escalation (M expected); review them before applying:` */
+function escalationHeader(warnings: readonly EscalationWarning[]): string {
+  const n = warnings.length;
+  const expected = warnings.filter((w) => w.expected).length;
+  const count = n === 1 ? '1 grant printed amounts' : `${n} grants printed amount`;
+  const note = expected === 0 ? '' : ` (${expected} of them expected, as marked)`;
+  return `${count} to privilege escalation${note}; review them before applying:`;
 }

@@ -127,9 +127,53 @@ describe('formatMissingPermissions', () => {
         '  Namespace:"" Verbs:[get] NonResourceURLs:[/metrics]',
         '  Namespace:"test-namespace" APIGroups:[*] Resources:[certificates] Verbs:[create]',
         'grant them with the RBAC printed by: olmv1 rbac quay.io/acme/widgets-bundle:v1.2.0 --install-namespace acme-system --watch-namespace acme-watched --service-account installer',
+        'warning: 1 of these grants amounts to privilege escalation (*/certificates in "test-namespace": "*" in apiGroups); review them before granting',
       ].join('\n'),
     );
     expect(text.startsWith(PREAUTHORIZATION_FAILED)).toBe(true);
+  });
+
+  it('ends with one sentence counting the grants that amount to privilege escalation, the first three named', () => {
+    const rbac = 'rbac.authorization.k8s.io';
+    const missing: MissingPermission[] = [
+      { namespace: '', apiGroup: '*', resource: '*', resourceNames: [], verbs: ['*'] },
+      { namespace: '', apiGroup: rbac, resource: 'clusterrolebindings', resourceNames: ['acme-admin', 'acme-own'], verbs: ['create', 'get'] },
+      { namespace: '', apiGroup: rbac, resource: 'clusterroles', resourceNames: ['acme-own', 'system:basic-user'], verbs: ['create', 'get'] },
+      { namespace: '', apiGroup: '', resource: 'users', resourceNames: [], verbs: ['impersonate'] },
+      { namespace: 'acme-watched', apiGroup: 'apps', resource: 'deployments', resourceNames: [], verbs: ['list', 'watch'] },
+      { namespace: 'acme-system', apiGroup: '', resource: 'configmaps', resourceNames: ['c'], verbs: ['get'] },
+    ];
+    const objects: KubeObject[] = [
+      { apiVersion: `${rbac}/v1`, kind: 'ClusterRole', metadata: { name: 'acme-own' } },
+      { apiVersion: `${rbac}/v1`, kind: 'ClusterRole', metadata: { name: 'system:basic-user' } },
+      { apiVersion: `${rbac}/v1`, kind: 'ClusterRoleBinding', metadata: { name: 'acme-own' }, roleRef: { kind: 'ClusterRole', name: 'acme-own' } },
+      {
+        apiVersion: `${rbac}/v1`,
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'acme-admin' },
+        roleRef: { kind: 'ClusterRole', name: 'cluster-admin' },
+      },
+    ];
+    const base = formatMissingPermissions(missing, { ...fix, watchNamespace: 'acme-watched' }).split('\n');
+    const text = formatMissingPermissions(missing, { ...fix, watchNamespace: 'acme-watched', objects }).split('\n');
+    // The existing message comes first, unchanged; the sentence is one more line.
+    expect(text.slice(0, -1)).toEqual(base.slice(0, -1));
+    expect(text.at(-2)).toBe(
+      'grant them with the RBAC printed by: olmv1 rbac quay.io/acme/widgets-bundle:v1.2.0 --install-namespace acme-system --watch-namespace acme-watched --service-account installer',
+    );
+    expect(text.at(-1)).toBe(
+      'warning: 4 of these grants amount to privilege escalation (*/*: "*" in verbs, apiGroups, resources; rbac.authorization.k8s.io/clusterrolebindings: binds ClusterRole "cluster-admin"; rbac.authorization.k8s.io/clusterroles: name ["system:basic-user"], and 1 more); review them before granting',
+    );
+    // Without the objects, a binding of a role the bundle does not ship cannot be told.
+    expect(base.at(-1)).toBe(
+      'warning: 3 of these grants amount to privilege escalation (*/*: "*" in verbs, apiGroups, resources; rbac.authorization.k8s.io/clusterroles: name ["system:basic-user"]; users: verb impersonate); review them before granting',
+    );
+    // Nothing dangerous, no sentence: the watch namespace and named rights are expected.
+    expect(
+      formatMissingPermissions(missing.slice(4), { ...fix, watchNamespace: 'acme-watched', objects })
+        .split('\n')
+        .at(-1),
+    ).toMatch(/^grant them with the RBAC printed by: /);
   });
 
   it('is empty when nothing is missing; omits --watch-namespace when not given', () => {
@@ -169,6 +213,21 @@ describe('formatMissingPermissions', () => {
     expect(shown).toBeGreaterThan(0);
     expect(lines.at(-2)).toBe(`  ... and ${400 - shown} more`);
     expect(lines.at(-1)).toContain('olmv1 rbac');
+  });
+
+  it('stays under 32 KB with the escalation sentence: entries capped in number and length', () => {
+    const many: MissingPermission[] = [];
+    for (let i = 0; i < 400; i++) {
+      const names = Array.from({ length: 30 }, (_, j) => `system:${'n'.repeat(200)}-${i}-${j}`);
+      many.push({ namespace: `ns-${String(i).padStart(4, '0')}`, apiGroup: '*', resource: 'things', resourceNames: names, verbs: ['*'] });
+    }
+    const text = formatMissingPermissions(many, fix);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
+    const last = text.split('\n').at(-1) ?? '';
+    expect(last).toMatch(
+      /^warning: 400 of these grants amount to privilege escalation \(\*\/things in "ns-0000": .*, and 397 more\); review them before granting$/,
+    );
+    expect(Buffer.byteLength(last)).toBeLessThan(1024);
   });
 });
 

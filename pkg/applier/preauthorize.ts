@@ -27,7 +27,7 @@
 import { TerminalError } from '../errors/index.ts';
 import { goQuote } from '../gotext/index.ts';
 import { ApiError, isInvalid, type KubeClient, type KubeObject } from '../kube/index.ts';
-import { computeInstallRules, type PolicyRule, type KindScopes } from '../render/index.ts';
+import { computeInstallRules, foreignRoleBindings, ruleDangers, type PolicyRule, type KindScopes } from '../render/index.ts';
 import { groupMissing, ruleCovers, uniqueAtoms, type Atom, type MissingPermission } from './preauthorize-atoms.ts';
 
 export type { MissingPermission } from './preauthorize-atoms.ts';
@@ -169,18 +169,30 @@ export interface MissingPermissionsFix {
   installNamespace: string;
   serviceAccountName: string;
   watchNamespace?: string;
+  /**
+   * The objects the release applies (`PreAuthorizeInput.objects`). With them, a missing right
+   * on one of their bindings whose role they do not ship (e.g. a ClusterRoleBinding of
+   * `cluster-admin`) also counts as escalation; without them, only what the missing
+   * permissions show by themselves counts (`*`, escalate/bind/impersonate, `system:` names).
+   */
+  objects?: readonly KubeObject[];
 }
 
 /** Condition messages are limited to 32768 bytes; the message stays below, with room for a prefix. */
 export const MAX_MESSAGE_BYTES = 30 * 1024;
 const MAX_NAMES_PER_LINE = 20;
+const MAX_ESCALATIONS_LISTED = 3;
+const MAX_ESCALATION_CHARS = 200;
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
 /**
  * The Progressing message: upstream's "pre-authorization failed: ..." line, one line per
  * missing permission (as given, e.g. `preAuthorize`'s grouped and sorted result)
  * `  Namespace:"<ns>" APIGroups:[<group>] Resources:[<resource>] ResourceNames:[...] Verbs:[...]`
  * (empty parts omitted, the core group printed as `[]`, `NonResourceURLs:[...]` for URLs),
- * then the `olmv1 rbac` command that prints the RBAC granting them. Lines beyond
+ * then the `olmv1 rbac` command that prints the RBAC granting them. When some of the missing
+ * permissions amount to privilege escalation (`escalationSentence`), one more line says how
+ * many and which, so the administrator reviews them instead of granting blindly. Lines beyond
  * `MAX_MESSAGE_BYTES` are replaced by a count; more than 20 names on a line are shortened
  * the same way. Returns '' when nothing is missing.
  */
@@ -189,7 +201,8 @@ export function formatMissingPermissions(missing: readonly MissingPermission[], 
   const watch = fix.watchNamespace === undefined || fix.watchNamespace === '' ? '' : ` --watch-namespace ${fix.watchNamespace}`;
   const tail = `grant them with the RBAC printed by: olmv1 rbac ${fix.bundleImage} --install-namespace ${fix.installNamespace}${watch} --service-account ${fix.serviceAccountName}`;
   const lines = [PREAUTHORIZATION_FAILED];
-  let bytes = utf8Bytes(PREAUTHORIZATION_FAILED) + utf8Bytes(tail) + 64; // 64: the omission line
+  const warning = escalationSentence(missing, fix);
+  let bytes = utf8Bytes(PREAUTHORIZATION_FAILED) + utf8Bytes(tail) + utf8Bytes(warning) + 1 + 64; // 64: the omission line
   for (const [i, m] of missing.entries()) {
     const line = `  ${missingLine(m)}`;
     bytes += utf8Bytes(line) + 1;
@@ -200,7 +213,46 @@ export function formatMissingPermissions(missing: readonly MissingPermission[], 
     lines.push(line);
   }
   lines.push(tail);
+  if (warning !== '') lines.push(warning);
   return lines.join('\n');
+}
+
+/**
+ * `warning: N of these grants amount(s) to privilege escalation (<first three>[, and K more]);
+ * review them before granting`, or '' when none does. A missing permission amounts to
+ * escalation by the classes of pkg/render's rbac-escalation.ts that it shows by itself (`*`,
+ * escalate/bind/impersonate, `system:` names) and, with `fix.objects`, when it is a right on a
+ * binding of theirs whose role they do not ship. Namespaces are not judged here: a release is
+ * rendered into the install namespace and the namespaces its configuration names, which the
+ * ClusterExtension's author chose (`olmv1 rbac` still points them out). At most about 1 KB:
+ * three entries of at most 200 characters.
+ */
+function escalationSentence(missing: readonly MissingPermission[], fix: MissingPermissionsFix): string {
+  const foreign = foreignRoleBindings(fix.objects ?? []);
+  const entries: string[] = [];
+  for (const m of missing) {
+    const url = m.nonResourceURLs !== undefined && m.resource === '';
+    const rule: PolicyRule = url
+      ? { verbs: m.verbs, nonResourceURLs: m.nonResourceURLs ?? [] }
+      : { verbs: m.verbs, apiGroups: [m.apiGroup], resources: [m.resource], resourceNames: m.resourceNames };
+    const why = ruleDangers(rule).map((d) => d.short);
+    if (!url && m.apiGroup === RBAC_GROUP && (m.resource === 'rolebindings' || m.resource === 'clusterrolebindings')) {
+      const kind = m.resource === 'rolebindings' ? 'RoleBinding' : 'ClusterRoleBinding';
+      for (const b of foreign) {
+        if (b.kind === kind && b.namespace === m.namespace && m.resourceNames.includes(b.name))
+          why.push(`binds ${b.roleKind} ${JSON.stringify(b.roleName)}`);
+      }
+    }
+    if (why.length === 0) continue;
+    const what = url ? `nonResourceURLs ${JSON.stringify(m.nonResourceURLs)}` : m.apiGroup === '' ? m.resource : `${m.apiGroup}/${m.resource}`;
+    const where = m.namespace === '' ? '' : ` in ${goQuote(m.namespace)}`;
+    const entry = `${what}${where}: ${why.join(', ')}`;
+    entries.push(entry.length > MAX_ESCALATION_CHARS ? `${entry.slice(0, MAX_ESCALATION_CHARS).toWellFormed()}...` : entry);
+  }
+  if (entries.length === 0) return '';
+  const more = entries.length > MAX_ESCALATIONS_LISTED ? `, and ${entries.length - MAX_ESCALATIONS_LISTED} more` : '';
+  const verb = entries.length === 1 ? 'amounts' : 'amount';
+  return `warning: ${entries.length} of these grants ${verb} to privilege escalation (${entries.slice(0, MAX_ESCALATIONS_LISTED).join('; ')}${more}); review them before granting`;
 }
 
 function missingLine(m: MissingPermission): string {

@@ -9,6 +9,17 @@ export { HELM_INSTALL_ORDER, compareObjects, sortObjects } from './order.ts';
 export { deepHashJson, encodePermission, objectNameForBaseAndSuffix, permissionObjectName } from './naming.ts';
 export { computeInstallRbac, type InstallRbac, type InstallRbacOptions } from './rbac-for-install.ts';
 export { computeInstallRules, type InstallRules, type InstallRulesOptions, type PolicyRule, type ScopeRules } from './rbac-for-install.ts';
+export {
+  foreignRoleBindings,
+  formatEscalationWarning,
+  rbacEscalationWarnings,
+  ruleDangers,
+  ruleText,
+  type EscalationScope,
+  type EscalationWarning,
+  type ForeignRoleBinding,
+  type RuleDanger,
+} from './rbac-escalation.ts';
 export { render, renderBundle, type RenderBundleOptions } from './render.ts';
 export { groupOf, staticKindScopes, type KindScopes, type ResourceMapping } from './resource-mapping.ts';
 export { isNamespacedKind, isSupportedKind } from './supported-kinds.ts';
