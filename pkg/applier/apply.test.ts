@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FIELD_MANAGER } from '../api/index.ts';
 import { ApiError, type KubeClient, type KubeObject, type ObjectRef } from '../kube/index.ts';
 import { APPLY_PHASES, applyPhases, inApplyOrder } from './apply-order.ts';
-import { ApplyError, applyObjects, deleteObjects } from './apply.ts';
+import { ApplyError, applyObjects } from './apply.ts';
 import { describeObject, droppedObjects, isCrd, objectIdentity, refOf, withOwnerLabels } from './objects.ts';
 
 // ---- objects ------------------------------------------------------------------------------
@@ -99,7 +99,7 @@ describe('applyPhases / inApplyOrder', () => {
   });
 });
 
-// ---- applyObjects / deleteObjects against a fake client --------------------------------------
+// ---- applyObjects against a fake client --------------------------------------
 
 interface Condition {
   type: string;
@@ -268,33 +268,5 @@ describe('applyObjects', () => {
     const p = applyObjects(client, [cm('a'), cm('b')], { signal: ac.signal, onApplied: () => ac.abort(new Error('stop')) });
     await expect(p).rejects.toThrow('stop');
     expect(calls).toEqual(['apply ConfigMap ns/a']);
-  });
-});
-
-describe('deleteObjects', () => {
-  it('deletes in reverse order, keeps CRDs (reported in input order) and counts NotFound as deleted', async () => {
-    const notFound = new ApiError(404, 'NotFound', 'configmaps "b" not found');
-    const { client, calls } = fakeClient({ refuseDelete: { 'ConfigMap ns/b': notFound } });
-    const outcome = await deleteObjects(client, [crd('x'), sa('s'), cm('b'), crd('y'), deploy('d')]);
-    expect(calls).toEqual(['delete Deployment ns/d', 'delete ConfigMap ns/b', 'delete ServiceAccount ns/s']);
-    expect(outcome).toEqual({
-      deleted: ['Deployment ns/d', 'ConfigMap ns/b', 'ServiceAccount ns/s'],
-      kept: ['CustomResourceDefinition x', 'CustomResourceDefinition y'],
-    });
-  });
-
-  it('stops at the first other error with `error deleting <Kind ns/name>: <message>`', async () => {
-    const forbidden = new ApiError(403, 'Forbidden', 'serviceaccounts "s" is forbidden: User "x" cannot delete');
-    const { client, calls } = fakeClient({ refuseDelete: { 'ServiceAccount ns/s': forbidden } });
-    const e = await applyError(deleteObjects(client, [cm('a'), sa('s'), deploy('d')]));
-    expect(e.message).toBe('error deleting ServiceAccount ns/s: serviceaccounts "s" is forbidden: User "x" cannot delete');
-    expect(e.cause).toBe(forbidden);
-    expect(calls).toEqual(['delete Deployment ns/d', 'delete ServiceAccount ns/s']);
-  });
-
-  it('deletes nothing for an empty list', async () => {
-    const { client, calls } = fakeClient();
-    expect(await deleteObjects(client, [])).toEqual({ deleted: [], kept: [] });
-    expect(calls).toEqual([]);
   });
 });

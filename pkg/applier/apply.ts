@@ -2,13 +2,14 @@
  * Server-side apply of a release's objects (decision 0003): one PATCH
  * `application/apply-patch+yaml` per object with operator-controller's field manager and
  * `force=true`, in the order of apply-order.ts, waiting for CRDs to be Established before
- * anything else is applied. Deletion of objects a release no longer contains is here too.
+ * anything else is applied; and the server-side dry run of a whole release before its first
+ * write. Deletion is in delete.ts.
  */
 import { FIELD_MANAGER } from '../api/index.ts';
 import { errorMessage } from '../errors/index.ts';
-import { isNotFound, sleepUnlessAborted, type KubeClient, type KubeObject } from '../kube/index.ts';
-import { applyPhases } from './apply-order.ts';
-import { describeObject, isCrd, refOf } from './objects.ts';
+import { isNoKindMatch, sleepUnlessAborted, type KubeClient, type KubeObject } from '../kube/index.ts';
+import { applyPhases, inApplyOrder } from './apply-order.ts';
+import { describeObject, isCrd, objectIdentity, refOf } from './objects.ts';
 
 /** Options of `applyObjects`. */
 export interface ApplyObjectsOptions {
@@ -96,40 +97,66 @@ async function waitEstablished(
   }
 }
 
-/** Outcome of `deleteObjects`. */
-export interface DeleteOutcome {
-  /** `Kind ns/name` of the objects deleted (or already gone). */
-  deleted: string[];
-  /** `Kind name` of the CustomResourceDefinitions left in place on purpose. */
-  kept: string[];
-}
-
 /**
- * Deletes `objects` in reverse order, except CustomResourceDefinitions, which are kept with
- * their custom resources (README difference 3). An object already gone counts as deleted.
- * Throws `error deleting <Kind ns/name>: <message>` at the first refusal.
+ * Server-side dry run (`dryRun=All`) of every object in apply order, as the apply will send it:
+ * schema, admission, immutable fields and kinds the cluster does not serve are refused before
+ * anything is written. Throws ApplyError `error applying <Kind ns/name>: <message>` for the
+ * first refusal. Objects that cannot be checked before the release's own objects exist are
+ * skipped (the apply checks them): custom resources of a CRD of the release that the API server
+ * does not serve yet, objects in a Namespace of the release that is absent, and bindings to a
+ * Role or ClusterRole of the release that is absent (the API server's escalation check reads
+ * the role). `absent` holds the objectIdentity of the release's objects that do not exist.
  */
-export async function deleteObjects(
+export async function dryRunObjects(
   client: KubeClient,
   objects: readonly KubeObject[],
-  options: Pick<ApplyObjectsOptions, 'beforeWrite' | 'signal'> = {},
-): Promise<DeleteOutcome> {
-  const { signal } = options;
-  const outcome: DeleteOutcome = { deleted: [], kept: [] };
-  for (const obj of [...objects].reverse()) {
-    if (isCrd(obj)) {
-      outcome.kept.push(describeObject(obj));
-      continue;
-    }
-    signal?.throwIfAborted();
-    await options.beforeWrite?.(obj);
+  absent: ReadonlySet<string>,
+  signal?: AbortSignal,
+): Promise<void> {
+  const crdKinds = new Set(objects.filter(isCrd).map(crdKindKey));
+  const newNamespaces = new Set(
+    objects.filter((o) => o.apiVersion === 'v1' && o.kind === 'Namespace' && absent.has(objectIdentity(o))).map((o) => o.metadata.name),
+  );
+  const newRoles = new Set(objects.filter((o) => isRole(o) && absent.has(objectIdentity(o))).map(roleKey));
+  for (const obj of inApplyOrder(objects)) {
+    const ns = obj.metadata.namespace;
+    if (ns !== undefined && newNamespaces.has(ns)) continue;
+    if (isBinding(obj) && newRoles.has(roleRefKey(obj))) continue;
     try {
-      await client.delete(refOf(obj), { propagationPolicy: 'Background', ...(signal === undefined ? {} : { signal }) });
+      await client.apply(obj, { fieldManager: FIELD_MANAGER, force: true, dryRun: true, ...(signal === undefined ? {} : { signal }) });
     } catch (err) {
-      if (!isNotFound(err)) throw new ApplyError(describeObject(obj), `error deleting ${describeObject(obj)}: ${errorMessage(err)}`, err);
+      if (isNoKindMatch(err) && crdKinds.has(`${groupOf(obj.apiVersion)}/${obj.kind}`)) continue;
+      throw new ApplyError(describeObject(obj), `error applying ${describeObject(obj)}: ${errorMessage(err)}`, err);
     }
-    outcome.deleted.push(describeObject(obj));
   }
-  outcome.kept.reverse();
-  return outcome;
+}
+
+const RBAC_API = 'rbac.authorization.k8s.io/';
+
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+function crdKindKey(crd: KubeObject): string {
+  const spec = (crd as { spec?: { group?: string; names?: { kind?: string } } }).spec;
+  return `${spec?.group ?? ''}/${spec?.names?.kind ?? ''}`;
+}
+
+function isRole(obj: KubeObject): boolean {
+  return obj.apiVersion.startsWith(RBAC_API) && (obj.kind === 'Role' || obj.kind === 'ClusterRole');
+}
+
+function isBinding(obj: KubeObject): boolean {
+  return obj.apiVersion.startsWith(RBAC_API) && (obj.kind === 'RoleBinding' || obj.kind === 'ClusterRoleBinding');
+}
+
+function roleKey(role: KubeObject): string {
+  return `${role.kind}/${role.kind === 'Role' ? (role.metadata.namespace ?? '') : ''}/${role.metadata.name ?? ''}`;
+}
+
+function roleRefKey(binding: KubeObject): string {
+  const ref = (binding as { roleRef?: { kind?: string; name?: string } }).roleRef;
+  const kind = ref?.kind ?? '';
+  return `${kind}/${kind === 'Role' ? (binding.metadata.namespace ?? '') : ''}/${ref?.name ?? ''}`;
 }

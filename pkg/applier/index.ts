@@ -4,13 +4,26 @@
  * 3 for server-side apply and CRD-keeping uninstall).
  */
 export { APPLY_PHASES, applyPhases, inApplyOrder } from './apply-order.ts';
-export { ApplyError, applyObjects, deleteObjects, type ApplyObjectsOptions, type DeleteOutcome } from './apply.ts';
+export { ApplyError, applyObjects, dryRunObjects, type ApplyObjectsOptions } from './apply.ts';
+export { deleteOwnedObjects, type DeleteOptions, type DeleteOutcome, type SkippedObject } from './delete.ts';
+export {
+  DRY_RUN_PREFIX,
+  OwnershipConflictError,
+  checkOwnership,
+  conflictMessage,
+  ownedBy,
+  ownershipOf,
+  type Owner,
+  type Ownership,
+  type OwnershipReport,
+} from './ownership.ts';
 export { CRD_KIND, OWNER_KIND, describeObject, droppedObjects, isCrd, objectIdentity, refOf, withOwnerLabels } from './objects.ts';
 export {
   applyRelease,
   objectsToDelete,
   sameContent,
   uninstallRelease,
+  type UninstallOutcome,
   type AppliedRelease,
   type DesiredRelease,
   type ReleaseDeps,

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, type KubeClient, type KubeObject, type ObjectRef } from '../kube/index.ts';
+import { ApiError, type KubeClient, type KubeObject } from '../kube/index.ts';
 import type { Release, ReleaseBundle, ReleaseStore } from '../release/index.ts';
 import { ApplyError } from './apply.ts';
-import { describeObject } from './objects.ts';
+import { describeObject, withOwnerLabels } from './objects.ts';
 import { applyRelease, sameContent, uninstallRelease, type DesiredRelease } from './release-apply.ts';
+import { fakeCluster, type FakeCluster } from '../../test/support/fake-cluster.ts';
 
 // ---- fakes ---------------------------------------------------------------------------------
 
@@ -47,39 +48,23 @@ class FakeStore implements ReleaseStore {
   }
 }
 
-function refName(ref: ObjectRef): string {
-  return describeObject({ kind: ref.kind, metadata: { name: ref.name, ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }) } });
-}
-
-/** A KubeClient recording applies and deletes; CRDs are Established at once. */
-function fakeClient(refuse: Record<string, Error> = {}): { client: KubeClient; calls: string[] } {
-  const calls: string[] = [];
-  const client = {
-    apply: (obj: KubeObject) => {
-      calls.push(`apply ${describeObject(obj)}`);
-      const e = refuse[describeObject(obj)];
-      return e === undefined ? Promise.resolve(obj) : Promise.reject(e);
-    },
-    get: (ref: ObjectRef) =>
-      Promise.resolve({ ...ref, metadata: { name: ref.name }, status: { conditions: [{ type: 'Established', status: 'True' }] } }),
-    delete: (ref: ObjectRef) => {
-      calls.push(`delete ${refName(ref)}`);
-      const e = refuse[`delete ${refName(ref)}`];
-      return e === undefined ? Promise.resolve({}) : Promise.reject(e);
-    },
-  };
-  return { client: client as unknown as KubeClient, calls };
+/** A fake cluster whose recorded calls are reduced to the writes (apply, delete, patch). */
+function fakeClient(
+  refuse: Record<string, Error> = {},
+  history: readonly Release[] = [],
+): { client: KubeClient; calls: string[]; cluster: FakeCluster } {
+  const cluster = fakeCluster({ refuse });
+  // What the recorded revisions applied is on the cluster (the newest copy of each object).
+  for (const r of [...history].reverse()) for (const obj of r.manifest) cluster.seed(obj);
+  return { client: cluster.client, cluster, calls: cluster.writes };
 }
 
 // ---- data ----------------------------------------------------------------------------------
 
-const crd = (name: string): KubeObject => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name } });
-const cm = (name: string, data: Record<string, string> = {}): KubeObject => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, namespace: 'ns' },
-  data,
-});
+const crd = (name: string): KubeObject =>
+  withOwnerLabels([{ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name } }], 'ext')[0]!;
+const cm = (name: string, data: Record<string, string> = {}): KubeObject =>
+  withOwnerLabels([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data }], 'ext')[0]!;
 
 const bundle = (version: string): ReleaseBundle => ({
   package: 'pkg',
@@ -89,7 +74,15 @@ const bundle = (version: string): ReleaseBundle => ({
 });
 
 function desired(version: string, objects: KubeObject[], extra: Partial<DesiredRelease> = {}): DesiredRelease {
-  return { extension: 'ext', extensionUID: 'uid-1', bundle: bundle(version), objects, properties: [{ type: 'olm.package' }], ...extra };
+  return {
+    extension: 'ext',
+    extensionUID: 'uid-1',
+    installNamespace: 'ns',
+    bundle: bundle(version),
+    objects,
+    properties: [{ type: 'olm.package' }],
+    ...extra,
+  };
 }
 
 function recorded(revision: number, status: Release['status'], d: DesiredRelease, extra: Partial<Release> = {}): Release {
@@ -152,7 +145,7 @@ describe('applyRelease', () => {
     const old = desired('1.0.0', [crd('old.example.com'), crd('kept.example.com'), cm('a'), cm('gone')]);
     const history = [recorded(1, 'deployed', old)];
     const store = new FakeStore(history);
-    const { client, calls } = fakeClient();
+    const { client, calls } = fakeClient({}, history);
     const want = desired('1.1.0', [crd('kept.example.com'), cm('a', { k: 'v' }), cm('new')]);
     const out = await applyRelease({ client, store, now: () => NOW }, history, want);
     expect(store.log).toEqual([
@@ -179,7 +172,7 @@ describe('applyRelease', () => {
     const d = desired('1.0.0', [cm('a'), crd('w.example.com')], { config: { a: 1 } });
     const history = [recorded(1, 'deployed', d)];
     const store = new FakeStore(history);
-    const { client, calls } = fakeClient();
+    const { client, calls } = fakeClient({}, history);
     const out = await applyRelease({ client, store }, history, desired('1.0.0', [cm('a'), crd('w.example.com')], { config: { a: 1 } }));
     expect(out).toEqual({ release: history[0], changed: false });
     expect(store.log).toEqual([]);
@@ -197,30 +190,42 @@ describe('applyRelease', () => {
     expect(sameContent(base, other)).toBe(false);
   });
 
-  it('a failed install leaves a failed revision with the message and rethrows', async () => {
+  it('a refusal in the dry run records a failed revision with the message and applies nothing', async () => {
     const store = new FakeStore();
     const refusal = new ApiError(422, 'Invalid', 'ConfigMap "b" is invalid');
-    const { client, calls } = fakeClient({ 'ConfigMap ns/b': refusal });
+    const { client, calls, cluster } = fakeClient({ 'dry-run ConfigMap ns/b': refusal });
     const e = await rejection(applyRelease({ client, store }, [], desired('1.0.0', [cm('a'), cm('b'), cm('c')])));
     expect(e).toBeInstanceOf(ApplyError);
     expect((e as Error).message).toBe('error applying ConfigMap ns/b: ConfigMap "b" is invalid');
+    expect(cluster.calls.filter((c) => c.startsWith('dry-run'))).toEqual(['dry-run ConfigMap ns/a', 'dry-run ConfigMap ns/b']);
+    expect(calls).toEqual([]);
+    expect(store.log).toEqual(['create r1 failed Release "ext" failed: error applying ConfigMap ns/b: ConfigMap "b" is invalid']);
+  });
+
+  it('a failed install (past the dry run) leaves a failed revision with the message and rethrows', async () => {
+    const store = new FakeStore();
+    const refusal = new ApiError(500, 'InternalError', 'etcd is down');
+    const { client, calls } = fakeClient({ 'apply ConfigMap ns/b': refusal });
+    const e = await rejection(applyRelease({ client, store }, [], desired('1.0.0', [cm('a'), cm('b'), cm('c')])));
+    expect((e as Error).message).toBe('error applying ConfigMap ns/b: etcd is down');
     expect(calls).toEqual(['apply ConfigMap ns/a', 'apply ConfigMap ns/b']);
     expect(store.log).toEqual([
       'create r1 pending-install Initial install underway',
-      'update r1 failed Release "ext" failed: error applying ConfigMap ns/b: ConfigMap "b" is invalid',
+      'update r1 failed Release "ext" failed: error applying ConfigMap ns/b: etcd is down',
     ]);
   });
 
   it('a failed upgrade leaves the new revision failed and the old one deployed', async () => {
     const history = [recorded(1, 'deployed', desired('1.0.0', [cm('a'), cm('gone')]))];
     const store = new FakeStore(history);
-    const { client, calls } = fakeClient({ 'delete ConfigMap ns/gone': new ApiError(403, 'Forbidden', 'no delete for you') });
+    const forbidden = new ApiError(403, 'Forbidden', 'configmaps "gone" is forbidden: User "x" cannot delete resource "configmaps"');
+    const { client, calls } = fakeClient({ 'delete ConfigMap ns/gone': forbidden }, history);
     const e = await rejection(applyRelease({ client, store }, history, desired('1.1.0', [cm('a')])));
-    expect((e as Error).message).toBe('error deleting ConfigMap ns/gone: no delete for you');
+    expect((e as Error).message).toBe(`error deleting ConfigMap ns/gone: ${forbidden.message}`);
     expect(calls).toEqual(['apply ConfigMap ns/a', 'delete ConfigMap ns/gone']);
     expect(store.log).toEqual([
       'create r2 pending-upgrade Upgrade underway',
-      'update r2 failed Upgrade "ext" failed: error deleting ConfigMap ns/gone: no delete for you',
+      `update r2 failed Upgrade "ext" failed: error deleting ConfigMap ns/gone: ${forbidden.message}`,
     ]);
     expect(store.records.get(1)?.status).toBe('deployed');
   });
@@ -281,7 +286,7 @@ describe('applyRelease after a crash', () => {
     const v2 = desired('1.1.0', [cm('a')]);
     const history = [recorded(2, 'deployed', v2), recorded(1, 'deployed', desired('1.0.0', [cm('a')]))];
     const store = new FakeStore(history);
-    const { client, calls } = fakeClient();
+    const { client, calls } = fakeClient({}, history);
     const out = await applyRelease({ client, store }, history, v2);
     expect(out).toEqual({ release: history[0], changed: false });
     expect(calls).toEqual(['apply ConfigMap ns/a']);
@@ -294,7 +299,7 @@ describe('applyRelease after a crash', () => {
       recorded(1, 'deployed', desired('1.0.0', [cm('a'), cm('gone')])),
     ];
     const store = new FakeStore(history);
-    const { client, calls } = fakeClient();
+    const { client, calls } = fakeClient({}, history);
     await applyRelease({ client, store }, history, desired('1.2.0', [cm('a'), cm('c')]));
     expect(calls).toEqual(['apply ConfigMap ns/a', 'apply ConfigMap ns/c', 'delete ConfigMap ns/only-in-2', 'delete ConfigMap ns/gone']);
     expect(store.log).toEqual([
@@ -310,14 +315,14 @@ describe('applyRelease after a crash', () => {
       recorded(2, 'deployed', desired('1.1.0', [cm('a')])),
       recorded(1, 'superseded', desired('1.0.0', [cm('a'), cm('long-gone')])),
     ];
-    const { client, calls } = fakeClient();
+    const { client, calls } = fakeClient({}, history);
     await applyRelease({ client, store: new FakeStore(history) }, history, desired('1.3.0', [cm('a')]));
     expect(calls).toEqual(['apply ConfigMap ns/a', 'delete ConfigMap ns/only-in-3']);
   });
 
   it('awaits beforeObjectWrite before every object write', async () => {
     const history = [recorded(1, 'deployed', desired('1.0.0', [cm('a'), cm('gone')]))];
-    const { client, calls } = fakeClient();
+    const { client, calls } = fakeClient({}, history);
     const beforeObjectWrite = (obj: KubeObject): Promise<void> => {
       calls.push(`before ${describeObject(obj)}`);
       return Promise.resolve();
@@ -335,10 +340,23 @@ describe('uninstallRelease', () => {
       recorded(1, 'superseded', desired('1.0.0', [cm('one'), cm('a')])),
     ];
     const store = new FakeStore(history);
-    const { client, calls } = fakeClient({ 'delete ConfigMap ns/two': new ApiError(404, 'NotFound', 'gone already') });
-    const kept = await uninstallRelease({ client, store }, 'ext', history);
-    expect(calls).toEqual(['delete ConfigMap ns/one', 'delete ConfigMap ns/two', 'delete ConfigMap ns/three', 'delete ConfigMap ns/a']);
-    expect(kept).toEqual(['CustomResourceDefinition c3.example.com', 'CustomResourceDefinition c2.example.com']);
+    const { client, calls, cluster } = fakeClient({}, history);
+    cluster.objects.delete('ConfigMap ns/two'); // gone already
+    const outcome = await uninstallRelease({ client, store }, 'ext', history);
+    expect(calls).toEqual([
+      'delete ConfigMap ns/one',
+      'patch CustomResourceDefinition c2.example.com',
+      'delete ConfigMap ns/three',
+      'delete ConfigMap ns/a',
+      'patch CustomResourceDefinition c3.example.com',
+    ]);
+    expect(outcome).toEqual({
+      deleted: ['ConfigMap ns/one', 'ConfigMap ns/three', 'ConfigMap ns/a'],
+      kept: ['CustomResourceDefinition c3.example.com', 'CustomResourceDefinition c2.example.com'],
+      skipped: [],
+    });
+    // Kept CRDs are marked for the installed package, so its next install takes them back.
+    expect(cluster.live(crd('c2.example.com'))?.metadata.annotations).toEqual({ 'olm.operatorframework.io/kept-for-package': 'pkg' });
     expect(store.log).toEqual(['deleteAll ext']);
     expect(store.records.size).toBe(0);
   });
@@ -346,9 +364,10 @@ describe('uninstallRelease', () => {
   it('keeps the records when a delete is refused', async () => {
     const history = [recorded(1, 'deployed', desired('1.0.0', [cm('a'), cm('b')]))];
     const store = new FakeStore(history);
-    const { client, calls } = fakeClient({ 'delete ConfigMap ns/a': new ApiError(403, 'Forbidden', 'forbidden') });
+    const forbidden = new ApiError(403, 'Forbidden', 'configmaps "a" is forbidden: User "x" cannot delete resource "configmaps"');
+    const { client, calls } = fakeClient({ 'delete ConfigMap ns/a': forbidden }, history);
     const e = await rejection(uninstallRelease({ client, store }, 'ext', history));
-    expect((e as Error).message).toBe('error deleting ConfigMap ns/a: forbidden');
+    expect((e as Error).message).toBe(`error deleting ConfigMap ns/a: ${forbidden.message}`);
     expect(calls).toEqual(['delete ConfigMap ns/b', 'delete ConfigMap ns/a']);
     expect(store.deleted).toEqual([]);
     expect(store.records.size).toBe(1);

@@ -21,16 +21,22 @@
  * Release records are written with the controller's identity; the objects with `client`, the
  * extension's ServiceAccount.
  */
+import { KEPT_FOR_PACKAGE_ANNOTATION } from '../api/index.ts';
 import { jsonEqual } from '../controller/index.ts';
+import { errorMessage } from '../errors/index.ts';
 import type { KubeClient, KubeObject } from '../kube/index.ts';
 import { ReleaseStatus, deployedRelease, type Release, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
-import { applyObjects, deleteObjects } from './apply.ts';
-import { droppedObjects, objectIdentity } from './objects.ts';
+import { applyObjects, dryRunObjects } from './apply.ts';
+import { deleteOwnedObjects, type DeleteOutcome } from './delete.ts';
+import { droppedObjects, objectIdentity, refOf } from './objects.ts';
+import { checkOwnership, type Owner, type OwnershipReport } from './ownership.ts';
 
 /** What a new revision is made of. */
 export interface DesiredRelease {
   extension: string;
   extensionUID: string;
+  /** `spec.namespace`: with the extension and the bundle's package, who owns the objects (ownership.ts). */
+  installNamespace: string;
   bundle: ReleaseBundle;
   /** Rendered, labelled objects, ready to apply. */
   objects: KubeObject[];
@@ -56,6 +62,8 @@ export interface ReleaseDeps {
   signal?: AbortSignal;
   /** Awaited before each object apply or delete (the crash tests' pause hook; none in production). */
   beforeObjectWrite?: (obj: KubeObject) => Promise<void>;
+  /** True for objects known to carry the extension's owner labels (synced drift watches): not read again. */
+  knownOwned?: (obj: KubeObject) => boolean;
 }
 
 /** True when `desired` would be recorded exactly as `release` already is. */
@@ -97,8 +105,13 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
     ...(signal === undefined ? {} : { signal }),
     ...(deps.beforeObjectWrite === undefined ? {} : { beforeWrite: deps.beforeObjectWrite }),
   };
+  const owner: Owner = { extension: desired.extension, packageName: desired.bundle.package, installNamespace: desired.installNamespace };
+  const ownership = { ...(deps.knownOwned === undefined ? {} : { knownOwned: deps.knownOwned }), ...(signal === undefined ? {} : { signal }) };
   if (deployed !== undefined && latest === deployed && sameContent(deployed, desired)) {
+    // Drift repair: an object put back must still be absent or ours (a user may have made one).
+    const report = await checkOwnership(client, deployed.manifest, owner, ownership);
     await applyObjects(client, deployed.manifest, options);
+    await releaseAdopted(client, report, signal);
     // A crash between marking a revision deployed and superseding its predecessor leaves both deployed.
     await supersedeOthers(store, history, deployed.revision, signal);
     return { release: deployed, changed: false };
@@ -122,6 +135,21 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
     notes: desired.droppedFields === undefined || desired.droppedFields.length === 0 ? {} : { droppedFields: desired.droppedFields },
     description: upgrade ? 'Upgrade underway' : 'Initial install underway',
   };
+  const failed = (err: unknown): Release => ({
+    ...record,
+    status: ReleaseStatus.Failed,
+    description: `${upgrade ? 'Upgrade' : 'Release'} "${desired.extension}" failed: ${errorMessage(err)}`,
+  });
+  // Before the first write: objects of others refuse the release with nothing recorded (as
+  // upstream's dry run); the API server's refusals of the whole release in apply order are
+  // recorded as a failed revision with nothing applied.
+  const report = await checkOwnership(client, desired.objects, owner, ownership);
+  try {
+    await dryRunObjects(client, desired.objects, report.absent, signal);
+  } catch (err) {
+    await (resuming ? store.update(failed(err), signal) : store.create(failed(err), signal)).catch(() => undefined);
+    throw err;
+  }
   // Decided before the record is rewritten: a taken-over revision's own objects count.
   const stale = objectsToDelete(history, desired.objects);
   if (resuming) await store.update(record, signal);
@@ -129,12 +157,11 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
 
   try {
     await applyObjects(client, desired.objects, options);
-    const outcome = await deleteObjects(client, stale, options);
-    if (outcome.kept.length > 0) record.notes = { ...record.notes, keptObjects: outcome.kept };
+    await releaseAdopted(client, report, signal);
+    const outcome = await deleteOwnedObjects(client, stale, desired.extension, { ...options, tolerant: notIn(deployed) });
+    record.notes = { ...record.notes, ...deleteNotes(outcome) };
   } catch (err) {
-    record.status = ReleaseStatus.Failed;
-    record.description = `${upgrade ? 'Upgrade' : 'Release'} "${desired.extension}" failed: ${(err as Error).message}`;
-    await store.update(record, signal).catch(() => undefined);
+    await store.update(failed(err), signal).catch(() => undefined);
     throw err;
   }
   record.status = ReleaseStatus.Deployed;
@@ -146,6 +173,32 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   return { release: record, changed: true };
 }
 
+/** True for objects the deployed revision (if any) does not contain: their failures are skipped. */
+function notIn(deployed: Release | undefined): (obj: KubeObject) => boolean {
+  const ids = new Set((deployed?.manifest ?? []).map(objectIdentity));
+  return (obj) => !ids.has(objectIdentity(obj));
+}
+
+/** The release notes of a deletion: kept CRDs and skipped objects, when there are any. */
+function deleteNotes(outcome: DeleteOutcome): Pick<NonNullable<Release['notes']>, 'keptObjects' | 'skippedObjects'> {
+  return {
+    ...(outcome.kept.length === 0 ? {} : { keptObjects: outcome.kept }),
+    ...(outcome.skipped.length === 0 ? {} : { skippedObjects: outcome.skipped.map((o) => `${o.object}: ${o.reason}`) }),
+  };
+}
+
+/** Removes the kept-for-package mark from the CRDs the apply took back (they carry our labels now). */
+async function releaseAdopted(client: KubeClient, report: OwnershipReport, signal?: AbortSignal): Promise<void> {
+  for (const crd of report.adopted) {
+    await client.patch(
+      refOf(crd),
+      { metadata: { annotations: { [KEPT_FOR_PACKAGE_ANNOTATION]: null } } },
+      'merge',
+      signal === undefined ? {} : { signal },
+    );
+  }
+}
+
 /** Marks every deployed revision of `history` other than `revision` superseded. */
 async function supersedeOthers(store: ReleaseStore, history: readonly Release[], revision: number, signal?: AbortSignal): Promise<void> {
   for (const old of history) {
@@ -155,12 +208,18 @@ async function supersedeOthers(store: ReleaseStore, history: readonly Release[],
   }
 }
 
+/** Outcome of `uninstallRelease`. */
+export type UninstallOutcome = DeleteOutcome;
+
 /**
- * Uninstall: deletes, as the ServiceAccount, every object any recorded revision applied
- * (newest revision's order, reversed), except CRDs, which stay with their custom resources;
- * then the records. Returns the objects kept.
+ * Uninstall: deletes, as the ServiceAccount, the objects any recorded revision applied that are
+ * still this extension's (newest revision's order, reversed; delete.ts), except CRDs, which stay
+ * with their custom resources and are marked kept for the installed package, so that its next
+ * install takes them back; then the records. Objects only a failed or interrupted revision
+ * named never stop the uninstall.
  */
-export async function uninstallRelease(deps: ReleaseDeps, extension: string, history: readonly Release[]): Promise<string[]> {
+export async function uninstallRelease(deps: ReleaseDeps, extension: string, history: readonly Release[]): Promise<UninstallOutcome> {
+  const { client, signal } = deps;
   const seen = new Set<string>();
   const objects: KubeObject[] = [];
   for (const release of history) {
@@ -171,7 +230,19 @@ export async function uninstallRelease(deps: ReleaseDeps, extension: string, his
       objects.push(obj);
     }
   }
-  const outcome = await deleteObjects(deps.client, objects, deps.signal === undefined ? {} : { signal: deps.signal });
-  await deps.store.deleteAll(extension, deps.signal);
-  return outcome.kept;
+  const deployed = deployedRelease(history);
+  const packageName = (deployed ?? history[0])?.bundle.package;
+  const s = signal === undefined ? {} : { signal };
+  const outcome = await deleteOwnedObjects(client, objects, extension, {
+    ...s,
+    tolerant: notIn(deployed),
+    ...(packageName === undefined
+      ? {}
+      : {
+          onKeptCrd: (crd) =>
+            client.patch(refOf(crd), { metadata: { annotations: { [KEPT_FOR_PACKAGE_ANNOTATION]: packageName } } }, 'merge', s).then(() => undefined),
+        }),
+  });
+  await deps.store.deleteAll(extension, signal);
+  return outcome;
 }

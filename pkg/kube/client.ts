@@ -43,11 +43,20 @@ export interface ListOptions {
   limit?: number;
   continue?: string;
   resourceVersion?: string;
+  /**
+   * Ask for metadata only (`PartialObjectMetadataList`): items carry apiVersion
+   * `meta.k8s.io/v1`, kind `PartialObjectMetadata` and their full `metadata`, nothing else.
+   * Same verb (`list`) as a full list; a fraction of the bytes for kinds such as CRDs.
+   */
+  metadataOnly?: boolean;
   signal?: AbortSignal;
 }
 
+/** Accept header of a metadata-only list (the JSON fallback keeps servers without it working). */
+const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+
 /** Options of `watch`. */
-export interface WatchOptions extends Omit<ListOptions, 'limit' | 'continue'> {
+export interface WatchOptions extends Omit<ListOptions, 'limit' | 'continue' | 'metadataOnly'> {
   /** Server-side timeout; default jittered 5-10 minutes so watches are renewed regularly. */
   timeoutSeconds?: number;
   /** Ask for BOOKMARK events (default true). */
@@ -151,7 +160,8 @@ export function createKubeClient(transport: Transport, mapper: ResourceMapper): 
         continue: o.continue || undefined,
         resourceVersion: o.resourceVersion,
       };
-      return transport.request<ObjectList<T>>('GET', resourcePath(info, { namespace: o.namespace }), { query, ...withSignal(o.signal) });
+      const headers = o.metadataOnly === true ? { headers: { Accept: METADATA_LIST_ACCEPT } } : {};
+      return transport.request<ObjectList<T>>('GET', resourcePath(info, { namespace: o.namespace }), { query, ...headers, ...withSignal(o.signal) });
     },
     async listAll<T extends KubeObject>(type: TypeRef, o: Omit<ListOptions, 'continue'> = {}) {
       const items: T[] = [];

@@ -61,6 +61,11 @@ export interface DriftTracker {
    * events are no drift. Each is expected once, for at most {@link EXPECTED_DELETE_MS}.
    */
   expectDeletes(extension: string, objects: readonly KubeObject[]): void;
+  /**
+   * True when a synced watch of the extension holds `obj`, i.e. its live copy carries the
+   * extension's owner labels (the watches select by them); false when no synced watch has it.
+   */
+  owns(extension: string, obj: KubeObject): boolean;
 }
 
 /** How long an announced delete is waited for. */
@@ -84,6 +89,7 @@ export interface DriftWatchesOptions {
 interface RunningWatch {
   target: DriftTarget;
   abort: AbortController;
+  informer: Informer<DriftFingerprint>;
 }
 
 interface ExtensionWatches {
@@ -185,6 +191,19 @@ export class DriftWatches implements DriftTracker {
     return false;
   }
 
+  owns(extension: string, obj: KubeObject): boolean {
+    const watches = this.#extensions.get(extension)?.watches;
+    if (watches === undefined) return false;
+    const name = obj.metadata.name ?? '';
+    for (const { target, informer } of watches.values()) {
+      if (target.type.apiVersion !== obj.apiVersion || target.type.kind !== obj.kind || !informer.hasSynced) continue;
+      // The target's namespace is '' for cluster-scoped kinds, whatever the object says.
+      const key = target.namespace === '' ? name : `${target.namespace}/${name}`;
+      if ((target.namespace === '' || target.namespace === obj.metadata.namespace) && informer.get(key) !== undefined) return true;
+    }
+    return false;
+  }
+
   stop(extension: string): void {
     this.#expectedDeletes.delete(extension);
     this.#stops.set(extension, (this.#stops.get(extension) ?? 0) + 1);
@@ -211,7 +230,6 @@ export class DriftWatches implements DriftTracker {
 
   #start(extension: string, target: DriftTarget, client: KubeClient): RunningWatch {
     const abort = new AbortController();
-    const running: RunningWatch = { target, abort };
     const source = clientListWatch<DriftFingerprint>(client, target.type, {
       labelSelector: ownerSelector(extension),
       ...(target.namespace === '' ? {} : { namespace: target.namespace }),
@@ -228,6 +246,7 @@ export class DriftWatches implements DriftTracker {
       // requests per second low. Bookmarks (about one a minute) keep the watchdog quiet.
       watchTimeoutSeconds: () => jitteredWatchTimeoutSeconds(WATCH_TIMEOUT_SECONDS),
     });
+    const running: RunningWatch = { target, abort, informer };
     informer.addHandler((type, obj, old) => {
       if (!changed(type, obj, old) || (type === 'delete' && this.#takeExpectedDelete(extension, obj))) return;
       this.#trigger(extension, type === 'delete' ? 'delete' : 'update', obj);

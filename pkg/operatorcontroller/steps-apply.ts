@@ -2,8 +2,18 @@
  * The writing steps of a ClusterExtension reconcile: pre-authorization of the extension's
  * ServiceAccount, then the apply as a Helm-like release, and the success status.
  */
-import { applyRelease, formatMissingPermissions, objectsToDelete, preAuthorize, sameContent, type DesiredRelease } from '../applier/index.ts';
+import {
+  OwnershipConflictError,
+  applyRelease,
+  describeObject,
+  formatMissingPermissions,
+  objectsToDelete,
+  preAuthorize,
+  sameContent,
+  type DesiredRelease,
+} from '../applier/index.ts';
 import type { StepOutcome } from '../controller/index.ts';
+import type { KubeObject } from '../kube/index.ts';
 import { staticKindScopes } from '../render/index.ts';
 import { deprecationConditions } from '../resolve/index.ts';
 import { bundleProperties } from './bundle-source.ts';
@@ -20,6 +30,7 @@ export function desiredRelease(state: ExtensionState): DesiredRelease {
   return {
     extension: state.name,
     extensionUID: state.uid,
+    installNamespace: state.spec.namespace,
     bundle: target,
     objects: state.objects,
     properties,
@@ -69,6 +80,7 @@ export async function preauthorize(deps: ExtensionReconcilerDeps, state: Extensi
   const watchNamespace = state.spec.config?.inline['watchNamespace'];
   const message = formatMissingPermissions(missing, {
     bundleImage: desired.bundle.image,
+    objects: desired.objects,
     installNamespace: state.spec.namespace,
     serviceAccountName: state.spec.serviceAccount.name,
     ...(typeof watchNamespace === 'string' ? { watchNamespace } : {}),
@@ -78,7 +90,13 @@ export async function preauthorize(deps: ExtensionReconcilerDeps, state: Extensi
   return wait();
 }
 
-/** Applies the release as the ServiceAccount and reports the outcome. */
+/**
+ * Applies the release as the ServiceAccount and reports the outcome. Objects that are not the
+ * extension's refuse the release with nothing written (single ownership, decision 0049). A
+ * reconcile that moved the extension to another bundle is followed by another one at once, so
+ * a version range is walked hop by hop to its top without outside help (status-only updates do
+ * not start a reconcile, extension-events.ts).
+ */
 export async function applyBundle(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
   const desired = desiredRelease(state);
   const client = deps.scoped.forServiceAccount(state.spec.namespace, state.spec.serviceAccount.name);
@@ -88,8 +106,16 @@ export async function applyBundle(deps: ExtensionReconcilerDeps, state: Extensio
   try {
     const pause = deps.pause;
     const beforeObjectWrite = pause === undefined ? {} : { beforeObjectWrite: () => pause('object-write', state.name) };
-    applied = await applyRelease({ client, store: deps.releases, signal: state.signal, ...beforeObjectWrite }, state.history, desired);
+    const knownOwned = (obj: KubeObject): boolean => deps.drift.owns(state.name, obj);
+    applied = await applyRelease({ client, store: deps.releases, signal: state.signal, knownOwned, ...beforeObjectWrite }, state.history, desired);
   } catch (err) {
+    if (err instanceof OwnershipConflictError) {
+      const conflicts = err.conflicts.map((c) => ({
+        object: describeObject(c.object),
+        owner: c.ownership.kind === 'other-extension' ? c.ownership.extension : undefined,
+      }));
+      state.log.warn({ conflicts }, 'release refused: objects not owned by this extension');
+    }
     const history = await deps.releases.history(state.name, state.signal).catch(() => state.history);
     setInstalledFrom(
       state.ce,
@@ -108,10 +134,11 @@ export async function applyBundle(deps: ExtensionReconcilerDeps, state: Extensio
   // The installed bundle is kept applied while its catalogs cannot offer it: say why, and retry.
   if (state.resolutionError !== undefined) fail(state, state.resolutionError);
   setProgressingSucceeded(state.ce);
-  if (applied.changed)
-    state.log.info(
-      { bundle: applied.release.bundle.name, version: applied.release.bundle.version, revision: applied.release.revision },
-      'release deployed',
-    );
-  return undefined;
+  if (!applied.changed) return undefined;
+  state.log.info(
+    { bundle: applied.release.bundle.name, version: applied.release.bundle.version, revision: applied.release.revision },
+    'release deployed',
+  );
+  const moved = state.installed === undefined || state.installed.bundle.name !== applied.release.bundle.name;
+  return moved && state.target?.fromCatalog === true ? { requeue: true } : undefined;
 }

@@ -1,8 +1,10 @@
 /**
  * Deletion of a ClusterExtension (README difference 3): under the uninstall finalizer the
- * release's objects are deleted as the extension's ServiceAccount, in reverse order, except
- * CustomResourceDefinitions, which stay with their custom resources; then the release records,
- * the bundle cache and the finalizers. Nothing relies on garbage collection.
+ * release's objects that still carry the extension's owner labels are deleted as the
+ * extension's ServiceAccount, in reverse order, except CustomResourceDefinitions, which stay
+ * with their custom resources (marked for their package, decision 0049); then the release
+ * records, the bundle cache and the finalizers. Nothing relies on garbage collection. Objects
+ * that are not the extension's, or that the API server refuses to delete, are left and logged.
  *
  * When the ServiceAccount or its permissions are gone the finalizer keeps failing with a
  * message that says so and how to let go: the `olm.operatorframework.io/orphan-objects: "true"`
@@ -17,6 +19,7 @@ import {
 import { uninstallRelease } from '../applier/index.ts';
 import { hasFinalizer, removeFinalizer, type StepOutcome } from '../controller/index.ts';
 import { errorMessage } from '../errors/index.ts';
+import { isReleaseName } from '../release/index.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
 import { setProgressingError } from './status.ts';
 
@@ -32,26 +35,8 @@ export async function finalize(deps: ExtensionReconcilerDeps, state: ExtensionSt
   // The drift watches ("content manager cache") end first: the uninstall's deletes are no drift.
   deps.drift.stop(name);
   if (hasFinalizer(ce, UNINSTALL_FINALIZER)) {
-    const orphan = ce.metadata.annotations?.[ORPHAN_OBJECTS_ANNOTATION] === 'true';
-    try {
-      const history = await deps.releases.history(name, state.signal);
-      if (orphan || history.length === 0) {
-        await deps.releases.deleteAll(name, state.signal);
-        if (orphan) state.log.info({ records: history.length }, 'removed release records, objects left in place');
-      } else {
-        const client = deps.scoped.forServiceAccount(ns, sa);
-        const kept = await uninstallRelease({ client, store: deps.releases, signal: state.signal }, name, history);
-        state.log.info({ kept }, 'uninstalled');
-      }
-    } catch (err) {
-      const message =
-        `finalizer ${JSON.stringify(UNINSTALL_FINALIZER)} failed: ${errorMessage(err)}; ` +
-        `the service account ${JSON.stringify(sa)} in namespace ${JSON.stringify(ns)} must be able to delete the extension's objects, ` +
-        `or annotate the ClusterExtension with ${ORPHAN_OBJECTS_ANNOTATION}=true to remove only operator-controller's records and leave the objects in place`;
-      const wrapped = new Error(message, { cause: err });
-      setProgressingError(ce, wrapped);
-      throw wrapped;
-    }
+    // A name that cannot be a release name (admitted before the CRD refused it) has no records.
+    if (isReleaseName(name)) await uninstall(deps, state);
     removeFinalizer(ce, UNINSTALL_FINALIZER);
   }
   if (hasFinalizer(ce, CLEANUP_UNPACK_CACHE_FINALIZER)) {
@@ -68,4 +53,31 @@ export async function finalize(deps: ExtensionReconcilerDeps, state: ExtensionSt
   removeFinalizer(ce, CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER);
   deps.scoped.forget(ns, sa);
   return {};
+}
+
+/** The uninstall finalizer's work: the release's objects (or, orphaning, none) and its records. */
+async function uninstall(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<void> {
+  const { ce, name } = state;
+  const ns = state.spec.namespace;
+  const sa = state.spec.serviceAccount.name;
+  const orphan = ce.metadata.annotations?.[ORPHAN_OBJECTS_ANNOTATION] === 'true';
+  try {
+    const history = await deps.releases.history(name, state.signal);
+    if (orphan || history.length === 0) {
+      await deps.releases.deleteAll(name, state.signal);
+      if (orphan) state.log.info({ records: history.length }, 'removed release records, objects left in place');
+      return;
+    }
+    const client = deps.scoped.forServiceAccount(ns, sa);
+    const outcome = await uninstallRelease({ client, store: deps.releases, signal: state.signal }, name, history);
+    state.log.info({ deleted: outcome.deleted.length, kept: outcome.kept, skipped: outcome.skipped }, 'uninstalled');
+  } catch (err) {
+    const message =
+      `finalizer ${JSON.stringify(UNINSTALL_FINALIZER)} failed: ${errorMessage(err)}; ` +
+      `the service account ${JSON.stringify(sa)} in namespace ${JSON.stringify(ns)} must be able to delete the extension's objects, ` +
+      `or annotate the ClusterExtension with ${ORPHAN_OBJECTS_ANNOTATION}=true to remove only operator-controller's records and leave the objects in place`;
+    const wrapped = new Error(message, { cause: err });
+    setProgressingError(ce, wrapped);
+    throw wrapped;
+  }
 }

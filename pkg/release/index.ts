@@ -31,5 +31,5 @@ export {
   isLabelValue,
   releaseKey,
 } from './naming.ts';
-export { createReleaseStore } from './store.ts';
+export { createReleaseStore, isReleaseName } from './store.ts';
 export { ReleaseStatus, StoredRelease, type Release, type ReleaseBundle, type ReleaseStore, type ReleaseStoreOptions } from './types.ts';

@@ -200,9 +200,16 @@ async function encode(release: Release): Promise<{ key: string; pieces: Buffer[]
   return { key, pieces };
 }
 
-// The extension name is a Secret-name part and the `name` label value: both rules apply.
+/**
+ * True when `extension` can name release records: it is a Secret-name part and the `name` label
+ * value, so both rules apply. No record of any other name can exist.
+ */
+export function isReleaseName(extension: string): boolean {
+  return extension !== '' && isLabelValue(extension) && dns1123SubdomainErrors(extension).length === 0;
+}
+
 function checkExtension(extension: string): void {
-  if (!isLabelValue(extension) || dns1123SubdomainErrors(extension).length > 0 || extension === '') {
+  if (!isReleaseName(extension)) {
     throw new Error(`invalid release name ${JSON.stringify(extension)}: must be a DNS-1123 subdomain of at most 63 characters`);
   }
 }

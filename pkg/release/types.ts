@@ -51,7 +51,7 @@ export interface Release {
   /** spec.config.inline used to render ("values") */
   config?: Record<string, unknown>;
   /** fields dropped because the API server's schema does not know them, and objects kept on purpose (CRDs) */
-  notes?: { droppedFields?: { object: string; paths: string[] }[]; keptObjects?: string[] };
+  notes?: { droppedFields?: { object: string; paths: string[] }[]; keptObjects?: string[]; skippedObjects?: string[] };
   /** "Install complete", "Upgrade complete", or the API server's error for failed */
   description: string;
   /** RFC 3339 */
@@ -140,6 +140,7 @@ export const StoredRelease = z.object({
     .object({
       droppedFields: z.array(z.object({ object: z.string(), paths: z.array(z.string()) })).optional(),
       keptObjects: z.array(z.string()).optional(),
+      skippedObjects: z.array(z.string()).optional(),
     })
     .optional(),
   description: z.string(),

@@ -12,8 +12,18 @@ import { dirname, join } from 'node:path';
 import { load, loadAll } from 'js-yaml';
 import { runRbac } from '../../cmd/olmv1/rbac.ts';
 import { parseBundle, readBundleDir, type RegistryV1Bundle } from '../../pkg/bundle/index.ts';
-import { FIELD_MANAGER, OWNER_NAME_LABEL } from '../../pkg/api/index.ts';
-import { applyObjects, deleteObjects, describeObject, droppedObjects, isCrd, refOf, withOwnerLabels } from '../../pkg/applier/index.ts';
+import { FIELD_MANAGER, KEPT_FOR_PACKAGE_ANNOTATION, OWNER_NAME_LABEL } from '../../pkg/api/index.ts';
+import {
+  applyObjects,
+  checkOwnership,
+  deleteOwnedObjects,
+  describeObject,
+  droppedObjects,
+  dryRunObjects,
+  isCrd,
+  refOf,
+  withOwnerLabels,
+} from '../../pkg/applier/index.ts';
 import { isNotFound, type KubeClient, type KubeObject } from '../../pkg/kube/index.ts';
 import { render, type RenderOptions } from '../../pkg/render/index.ts';
 import { FIXTURE_BUNDLES_DIR } from '../fixtures/bundles/golden-cases.ts';
@@ -225,8 +235,28 @@ export async function deleteClusterScoped(client: KubeClient, releases: readonly
   for (const obj of leftovers) await client.delete(refOf(obj)).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
 }
 
-/** Install (decision 0003): the product applier's server-side apply of every object, in apply order. */
+/** The extension whose owner labels `objects` carry (renderRelease). */
+function extensionOf(objects: readonly KubeObject[]): string {
+  return objects[0]?.metadata.labels?.[OWNER_NAME_LABEL] ?? '';
+}
+
+/**
+ * Before a new revision's first write, as the product applier: the ownership check (a
+ * metadata-only LIST per resource and namespace) and the server-side dry run of every object.
+ */
+async function checkRelease(client: KubeClient, objects: readonly KubeObject[]): Promise<void> {
+  const owner = {
+    extension: extensionOf(objects),
+    packageName: '',
+    installNamespace: objects.find((o) => o.metadata.namespace)?.metadata.namespace ?? '',
+  };
+  const report = await checkOwnership(client, objects, owner);
+  await dryRunObjects(client, objects, report.absent);
+}
+
+/** Install (decision 0003): the product applier's checks, then server-side apply of every object, in apply order. */
 export async function installRelease(client: KubeClient, objects: readonly KubeObject[]): Promise<void> {
+  await checkRelease(client, objects);
   await applyObjects(client, objects);
 }
 
@@ -252,13 +282,21 @@ export async function upgradeRelease(client: KubeClient, from: readonly KubeObje
     client,
     to.filter((o) => isCrd(o) && existing.has(describeObject(o))),
   );
+  await checkRelease(client, to);
   await applyObjects(client, to);
-  await deleteObjects(client, droppedObjects(from, to));
+  await deleteOwnedObjects(client, droppedObjects(from, to), extensionOf(from));
 }
 
-/** Uninstall: the product applier's DELETE of every object except CustomResourceDefinitions (kept by design), in reverse order. */
+/**
+ * Uninstall: the product applier's GET and conditional DELETE of every object it owns except
+ * CustomResourceDefinitions (kept by design, and marked for their package), in reverse order.
+ */
 export async function uninstallRelease(client: KubeClient, objects: readonly KubeObject[]): Promise<void> {
-  await deleteObjects(client, objects);
+  const outcome = await deleteOwnedObjects(client, objects, extensionOf(objects), {
+    onKeptCrd: (crd) =>
+      client.patch(refOf(crd), { metadata: { annotations: { [KEPT_FOR_PACKAGE_ANNOTATION]: 'test' } } }, 'merge').then(() => undefined),
+  });
+  if (outcome.skipped.length > 0) throw new Error(`uninstall skipped ${JSON.stringify(outcome.skipped)}`);
 }
 
 /** The (type, namespace) pairs the drift watch covers, with the object names expected in each. */

@@ -32,6 +32,10 @@ export interface BundleSpec {
    * each), so that the release record is split across several Secrets. Same spec, same bytes.
    */
   padBytes?: number;
+  /** Manifests added as they are ("others"), e.g. a ClusterRole named like a built-in one. */
+  extraObjects?: object[];
+  /** One validating webhook on the first CRD, served by the Deployment (needs a certificate provider). */
+  webhook?: boolean;
 }
 
 const PAD_PER_CONFIGMAP = 512 * 1024;
@@ -119,6 +123,24 @@ export function bundleFiles(spec: BundleSpec): BundleText {
           kind: plural.charAt(0).toUpperCase() + plural.slice(1).replace(/s$/, ''),
         })),
       },
+      ...(spec.webhook === true
+        ? {
+            webhookdefinitions: [
+              {
+                type: 'ValidatingAdmissionWebhook',
+                generateName: `v${crds[0] ?? 'widgets'}.${groupOf(pkg)}`,
+                deploymentName: `${pkg}-controller`,
+                containerPort: 443,
+                targetPort: 9443,
+                admissionReviewVersions: ['v1'],
+                sideEffects: 'None',
+                failurePolicy: 'Fail',
+                webhookPath: '/validate',
+                rules: [{ operations: ['CREATE'], apiGroups: [groupOf(pkg)], apiVersions: [storageVersion], resources: [crds[0] ?? 'widgets'] }],
+              },
+            ],
+          }
+        : {}),
       install: {
         strategy: 'deployment',
         spec: {
@@ -169,6 +191,7 @@ export function bundleFiles(spec: BundleSpec): BundleText {
     };
     files.set(`manifests/cm-pad-${i}.json`, JSON.stringify(pad));
   }
+  for (const [i, obj] of (spec.extraObjects ?? []).entries()) files.set(`manifests/extra-${i}.json`, JSON.stringify(obj));
   for (const cm of spec.configMaps ?? []) {
     files.set(
       `manifests/cm-${cm}.json`,

@@ -94,11 +94,16 @@ export function packageCatalog(
   return { [`${pkg}/catalog.json`]: docs.map((d) => JSON.stringify(d)).join('\n') };
 }
 
-/** The RBAC `olmv1 rbac` prints for `files` installed into `namespace` by `serviceAccount` (ServiceAccount included). */
-export async function rbacFor(files: BundleText, namespace: string, serviceAccount: string): Promise<KubeObject[]> {
+/** The RBAC `olmv1 rbac` prints for `files` installed into `namespace` by `serviceAccount` (ServiceAccount included), with `extraArgs`. */
+export async function rbacFor(
+  files: BundleText,
+  namespace: string,
+  serviceAccount: string,
+  extraArgs: readonly string[] = [],
+): Promise<KubeObject[]> {
   const out = await withTempDir('bundle-', async (tmp) => {
     const dir = await writeBundleDir(join(tmp, 'b'), files);
-    return runRbacCommand([dir, '--install-namespace', namespace, '--service-account', serviceAccount]);
+    return runRbacCommand([dir, '--install-namespace', namespace, '--service-account', serviceAccount, ...extraArgs]);
   });
   if (out.code !== 0) throw new Error(`olmv1 rbac failed: ${out.stderr}`);
   return out.objects;

@@ -122,3 +122,23 @@ export const ORPHAN_OBJECTS_ANNOTATION = 'olm.operatorframework.io/orphan-object
 
 /** Server-side apply field manager operator-controller uses for every object it applies. */
 export const FIELD_MANAGER = 'olm.operatorframework.io/clusterextension-controller';
+
+/**
+ * Annotation operator-controller puts on a CustomResourceDefinition that an uninstall kept
+ * (README difference 3): the package whose extension installed it. The next install of that
+ * package, whatever its ClusterExtension is named, takes the CRD back (decision 0049); any
+ * other extension meets it as an object it does not own.
+ */
+export const KEPT_FOR_PACKAGE_ANNOTATION = 'olm.operatorframework.io/kept-for-package';
+
+/**
+ * Ownership metadata Helm stamps on the objects of a release (upstream operator-controller's
+ * Helm applier): an object carrying all three for an extension's release name and install
+ * namespace belongs to that extension.
+ */
+export const HELM_OWNERSHIP = {
+  managedByLabel: 'app.kubernetes.io/managed-by',
+  managedByValue: 'Helm',
+  releaseNameAnnotation: 'meta.helm.sh/release-name',
+  releaseNamespaceAnnotation: 'meta.helm.sh/release-namespace',
+} as const;
