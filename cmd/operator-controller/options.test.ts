@@ -30,6 +30,8 @@ describe('parseOperatorControllerOptions', () => {
       featureGates: { ...FEATURE_GATE_DEFAULTS },
       logLevel: 'info',
       imageLimits: { maxDecompressedBytes: 1 << 30, maxUnpackedBytes: 32 << 20, maxFiles: 10_000 },
+      pullConnectTimeoutMs: 10_000,
+      pullReadTimeoutMs: 30_000,
     });
     expect(FEATURE_GATE_DEFAULTS).toEqual({
       SingleOwnNamespaceInstallSupport: true,
@@ -69,6 +71,9 @@ describe('parseOperatorControllerOptions', () => {
         '--max-image-unpacked-bytes',
         '100Mi',
         '--max-image-files=500',
+        '--pull-connect-timeout=5s',
+        '--pull-read-timeout',
+        '1m30s',
       ],
       { KUBECONFIG: '/env/kc', POD_NAMESPACE: 'olm', POD_NAME: 'me' },
     );
@@ -90,6 +95,8 @@ describe('parseOperatorControllerOptions', () => {
       featureGates: { ...FEATURE_GATE_DEFAULTS, BundleReleaseSupport: true, WebhookProviderCertManager: false },
       logLevel: 'debug',
       imageLimits: { maxDecompressedBytes: 2 * 2 ** 30, maxUnpackedBytes: 100 << 20, maxFiles: 500 },
+      pullConnectTimeoutMs: 5_000,
+      pullReadTimeoutMs: 90_000,
     });
   });
 
@@ -118,6 +125,8 @@ describe('parseOperatorControllerOptions', () => {
     [['--global-pull-secret=a/b/c'], 'invalid --global-pull-secret "a/b/c" (want NAME or NAMESPACE/NAME)'],
     [['--feature-gates=NoSuchGate=true'], 'unrecognized feature gate: NoSuchGate'],
     [['--health-probe-bind-address=8081'], 'invalid address "8081"'],
+    [['--pull-read-timeout=0s'], 'invalid --pull-read-timeout "0s" (want a duration above zero)'],
+    [['--pull-connect-timeout=10'], 'invalid --pull-connect-timeout: invalid duration "10" (want e.g. 90s, 30m, 12h)'],
     [['--no-such-flag'], /no-such-flag/],
     [['positional'], /positional/],
   ])('rejects %j', (argv, message) => {
@@ -146,6 +155,8 @@ describe('parseOperatorControllerOptions', () => {
       '--global-pull-secret',
       '--insecure-registry',
       '--pull-ca-file',
+      '--pull-connect-timeout',
+      '--pull-read-timeout',
       '--feature-gates',
       '--log-level',
     ]) {

@@ -3,7 +3,7 @@
  * options object. Flag names follow upstream operator-controller where the concept is the same.
  */
 import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
-import { parseFeatureGates, parsePositiveInt } from '../shared/flags.ts';
+import { parseFeatureGates, parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/image/index.ts';
 import { parseClusterVersion, type ClusterMinor } from '../../pkg/gating/index.ts';
@@ -34,7 +34,16 @@ export interface OperatorControllerOptions extends ComponentOptions {
   testPauseAt?: PauseAt[] | undefined;
   /** Caps of a bundle image pull. */
   imageLimits: ImageLimits;
+  /** `--pull-connect-timeout`: bound of connecting to a registry (TCP and TLS). */
+  pullConnectTimeoutMs: number;
+  /** `--pull-read-timeout`: a registry request fails after this long without data. */
+  pullReadTimeoutMs: number;
 }
+
+/** Default of `--pull-connect-timeout`. */
+export const DEFAULT_PULL_CONNECT_TIMEOUT_MS = 10_000;
+/** Default of `--pull-read-timeout`: bundles are small; a registry silent this long is stalled. */
+export const DEFAULT_PULL_READ_TIMEOUT_MS = 30_000;
 
 export const HELP = `Usage: operator-controller [flags]
 
@@ -54,6 +63,8 @@ Flags:
   --global-pull-secret [NS/]NAME    registry credentials Secret (default namespace: the system namespace)
   --insecure-registry HOST[:PORT]   reach this registry over plain HTTP (repeatable)
   --pull-ca-file FILE               extra PEM CA bundle for registries
+  --pull-connect-timeout DURATION   bound of connecting to a registry, TLS included (default 10s)
+  --pull-read-timeout DURATION      a registry request fails after this long without data (default 30s)
 ${imageLimitHelp(36, BUNDLE_IMAGE_LIMITS)}  --feature-gates GATES             e.g. BundleReleaseSupport=true,WebhookProviderCertManager=false
                                     (${Object.entries(FEATURE_GATE_DEFAULTS)
                                       .map(([k, v]) => `${k}=${v}`)
@@ -75,6 +86,8 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
       'max-concurrent-reconciles': { type: 'string' },
       'feature-gates': { type: 'string' },
       'cluster-version': { type: 'string' },
+      'pull-connect-timeout': { type: 'string' },
+      'pull-read-timeout': { type: 'string' },
       ...IMAGE_LIMIT_FLAGS,
     },
     '9c4404e7.operatorframework.io',
@@ -103,5 +116,11 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
     clusterVersion: clusterVersion?.value,
     ...(env.OLMV1_TEST_PAUSE_AT === undefined || env.OLMV1_TEST_PAUSE_AT === '' ? {} : { testPauseAt: parsePauseAt(env.OLMV1_TEST_PAUSE_AT) }),
     imageLimits: imageLimitOptions(values, BUNDLE_IMAGE_LIMITS),
+    pullConnectTimeoutMs: duration('--pull-connect-timeout', values['pull-connect-timeout'], DEFAULT_PULL_CONNECT_TIMEOUT_MS),
+    pullReadTimeoutMs: duration('--pull-read-timeout', values['pull-read-timeout'], DEFAULT_PULL_READ_TIMEOUT_MS),
   };
+}
+
+function duration(flag: string, value: string | undefined, fallback: number): number {
+  return value === undefined ? fallback : parsePositiveDuration(flag, value);
 }

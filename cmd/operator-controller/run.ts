@@ -23,10 +23,13 @@ import {
 } from '../../pkg/kube/index.ts';
 import { GatingController } from '../../pkg/gatingcontroller/index.ts';
 import {
+  BundlePulls,
   DriftWatches,
   EXTENSION_CONTROLLER_NAME,
   ExtensionReconciler,
+  cachedBundle,
   extensionKeys,
+  fetchBundle,
   watchCatalogEvents,
 } from '../../pkg/operatorcontroller/index.ts';
 import { createReleaseStore } from '../../pkg/release/index.ts';
@@ -77,6 +80,15 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
   const lead = async (leading: AbortSignal): Promise<void> => {
     // Managed objects are watched as each extension's ServiceAccount while this replica leads.
     const drift = new DriftWatches({ scoped, enqueue: (n) => controller.enqueue(n), log, registry, signal: leading });
+    // Bundle pulls run in the background; a pull's end queues its extension (decision 0067).
+    const pulls = new BundlePulls({
+      fetch: (extension, ref, pullSignal) => fetchBundle(images, bundleCache, extension, ref, pullSignal),
+      cached: (extension, ref) => cachedBundle(bundleCache, extension, ref),
+      enqueue: (n) => controller.enqueue(n),
+      log,
+      registry,
+      signal: leading,
+    });
     const reconciler = new ExtensionReconciler(
       {
         client: kube.client,
@@ -89,6 +101,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
         catalogs: { catalogs, content, ...(baseURL === undefined ? {} : { baseURL }) },
         images,
         bundleCache,
+        pulls,
         schemas: createOpenApiSchemas(kube.transport),
         drift,
         features: {
@@ -121,9 +134,11 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       registry,
     });
     const gating = gate.run(leading);
-    // An extension deleted without its finalizers (removed by hand) leaves no watches behind.
+    // An extension deleted without its finalizers (removed by hand) leaves no watches behind;
+    // one being deleted pulls nothing any more (its uninstall removes its cache directory).
     const forgetDeleted = extensions.addHandler((type, obj) => {
       if (type === 'delete') drift.stop(obj.metadata.name ?? '');
+      if (type === 'delete' || obj.metadata.deletionTimestamp !== undefined) pulls.forget(obj.metadata.name ?? '');
     });
     const unsubscribe = watchCatalogEvents({
       catalogs,
@@ -144,6 +159,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       forgetDeleted();
       await gating;
       await drift.settled();
+      await pulls.settled();
     }
   };
 

@@ -130,7 +130,12 @@ export async function runLeading(
  * from `--pull-ca-file` (re-read at each connection pool rebuild).
  */
 export function componentImages(
-  o: Pick<ComponentOptions, 'pullSecret' | 'pullCaFile' | 'insecureRegistries'> & { imageLimits: ImageLimits },
+  o: Pick<ComponentOptions, 'pullSecret' | 'pullCaFile' | 'insecureRegistries'> & {
+    imageLimits: ImageLimits;
+    /** Connect and read timeouts of registry requests (pkg/image defaults when absent). */
+    pullConnectTimeoutMs?: number;
+    pullReadTimeoutMs?: number;
+  },
   client: KubeClient,
   log: Logger,
   userAgent: string,
@@ -144,6 +149,8 @@ export function componentImages(
     logger: log,
     userAgent,
     limits: o.imageLimits,
+    ...(o.pullConnectTimeoutMs === undefined ? {} : { connectTimeoutMs: o.pullConnectTimeoutMs }),
+    ...(o.pullReadTimeoutMs === undefined ? {} : { timeoutMs: o.pullReadTimeoutMs }),
   });
   return { images, pullSecret };
 }

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseBundle, type RegistryV1Bundle } from '../bundle/index.ts';
 import type { ImageCache, PullOptions, PullResult } from '../image/index.ts';
-import { bundleProperties, fetchBundle } from './bundle-source.ts';
+import { bundleProperties, cachedBundle, fetchBundle } from './bundle-source.ts';
 
 const ANNOTATIONS = 'annotations:\n  operators.operatorframework.io.bundle.package.v1: widgets\n';
 
@@ -134,5 +134,36 @@ describe('fetchBundle', () => {
     const { images, cache, log } = fakes(dir, false);
     await expect(fetchBundle(images, cache, 'ext', 'r:v1')).rejects.toThrow('no ClusterServiceVersion found in "manifests"');
     expect(log).toEqual(['pull r:v1 for ext with the cache']);
+  });
+
+  describe('cachedBundle', () => {
+    const DIGEST = `sha256:${'a'.repeat(64)}`;
+
+    function cacheWith(dir: string | undefined, asked: string[]): ImageCache {
+      return {
+        fetch: (owner: string, digest: string) => {
+          asked.push(`${owner} ${digest}`);
+          return Promise.resolve(dir === undefined ? undefined : { dir, digest, config: {}, unpackedAt: new Date(0) });
+        },
+      } as unknown as ImageCache;
+    }
+
+    it('reads a digest reference from the extension cache entry', async () => {
+      const dir = await bundleDir(bundleFiles());
+      const asked: string[] = [];
+      const out = await cachedBundle(cacheWith(dir, asked), 'ext', `registry.example/widgets@${DIGEST}`);
+      expect(out).toMatchObject({ digestRef: `registry.example/widgets@${DIGEST}`, fromCache: true, bundle: { packageName: 'widgets' } });
+      expect(asked).toEqual([`ext ${DIGEST}`]);
+    });
+
+    it.each([
+      ['a digest not in the cache', `registry.example/widgets@${DIGEST}`, true],
+      ['a tag reference (only the registry knows its digest)', 'registry.example/widgets:v1', false],
+      ['an unparseable reference (the pull reports it)', 'Not A Reference', false],
+    ])('gives undefined for %s', async (_name, ref, looked) => {
+      const asked: string[] = [];
+      expect(await cachedBundle(cacheWith(undefined, asked), 'ext', ref)).toBeUndefined();
+      expect(asked.length > 0).toBe(looked);
+    });
   });
 });

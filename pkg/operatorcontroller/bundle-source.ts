@@ -6,7 +6,7 @@
  * deleting the extension removes its directory, so the cache is bounded by the extensions.
  */
 import { OLM_PROPERTIES_ANNOTATION, parseBundle, readBundleDir, type RegistryV1Bundle } from '../bundle/index.ts';
-import type { ImageCache, PullOptions, PullResult } from '../image/index.ts';
+import { canonicalReference, parseImageReference, type ImageCache, type ImageReference, type PullOptions, type PullResult } from '../image/index.ts';
 
 /** The image operations needed here (ImageClient satisfies it). */
 export interface BundleImages {
@@ -32,6 +32,26 @@ export async function fetchBundle(images: BundleImages, cache: ImageCache, owner
   if (!parsed.ok) throw new Error(parsed.error);
   if (!pulled.fromCache) await cache.garbageCollect(owner, pulled.digest);
   return { bundle: parsed.value, digestRef: pulled.digestRef, fromCache: pulled.fromCache };
+}
+
+/**
+ * The bundle `owner`'s cache holds for `ref` when `ref` is a digest reference, read without
+ * any registry call; undefined for a tag reference, an unparseable one (the pull reports it)
+ * or a digest not in the cache. Throws when the cached tree cannot be read or parsed.
+ */
+export async function cachedBundle(cache: ImageCache, owner: string, ref: string): Promise<FetchedBundle | undefined> {
+  let parsed: ImageReference;
+  try {
+    parsed = parseImageReference(ref);
+  } catch {
+    return undefined;
+  }
+  if (parsed.digest === undefined) return undefined;
+  const entry = await cache.fetch(owner, parsed.digest);
+  if (entry === undefined) return undefined;
+  const bundle = parseBundle(await readBundleDir(entry.dir));
+  if (!bundle.ok) throw new Error(bundle.error);
+  return { bundle: bundle.value, digestRef: canonicalReference(parsed, parsed.digest), fromCache: true };
 }
 
 /** The bundle's `olm.properties` (CSV annotation merged with metadata/properties.yaml), or []. */

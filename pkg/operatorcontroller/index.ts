@@ -3,7 +3,17 @@
  * selection, bundle fetching, status, uninstall, catalog events, drift watches). Composed in
  * cmd/operator-controller.
  */
-export { fetchBundle, bundleProperties, type BundleImages, type FetchedBundle } from './bundle-source.ts';
+export { fetchBundle, bundleProperties, cachedBundle, type BundleImages, type FetchedBundle } from './bundle-source.ts';
+export {
+  BundlePulls,
+  DEFAULT_MAX_PULL_MS,
+  DEFAULT_PULL_WAIT_MS,
+  type BundlePullPorts,
+  type BundlePullScheduler,
+  type BundlePullsOptions,
+  type PullRequestOptions,
+  type PullStatus,
+} from './bundle-pulls.ts';
 export { watchCatalogEvents, type CatalogEventsOptions } from './catalog-events.ts';
 export { DriftWatches, type DriftTracker, type DriftWatchesOptions, type TrackedRelease } from './drift-watches.ts';
 export { extensionKeys } from './extension-events.ts';

@@ -9,6 +9,7 @@ import type { ImageCache } from '../image/index.ts';
 import type { KubeClient, KubeObject, OpenApiSchemas, ScopedClientFactory } from '../kube/index.ts';
 import type { Release, ReleaseBundle, ReleaseStore } from '../release/index.ts';
 import type { CertProviderName } from '../render/index.ts';
+import type { BundlePullScheduler } from './bundle-pulls.ts';
 import type { BundleImages } from './bundle-source.ts';
 import type { CatalogSource } from './catalogs.ts';
 import type { DriftTracker } from './drift-watches.ts';
@@ -32,6 +33,8 @@ export interface ExtensionReconcilerDeps {
   catalogs: CatalogSource;
   images: BundleImages;
   bundleCache: ImageCache;
+  /** Bundle pulls: from the cache, or in the background so that no worker waits on a registry (bundle-pulls.ts). */
+  pulls: BundlePullScheduler;
   /** Schemas of the API server's kinds, to drop fields they do not declare before applying. */
   schemas: OpenApiSchemas;
   features: ExtensionFeatures;
@@ -67,13 +70,15 @@ export interface ExtensionState {
   installed?: Release;
   target?: Target;
   /**
-   * Why resolution failed although matching catalogs exist, when the installed bundle is the
-   * target instead: reported (and retried) once it is applied.
+   * Reported (and retried) once the installed bundle is applied: why resolution failed
+   * although matching catalogs exist, when the installed bundle is the target instead; or why
+   * the installed bundle could not be pulled to render a changed `spec.config`, when its
+   * release record is re-applied instead.
    */
   resolutionError?: Error;
   /** The package's deprecation entries from the resolution (null: none). */
   deprecation?: Deprecation | null;
-  /** The pulled bundle; undefined when the pull failed for an unchanged bundle (the records are used). */
+  /** The pulled bundle; undefined when the installed bundle's release record stands in for it (step "pull"). */
   bundle?: RegistryV1Bundle;
   /** Objects to apply, labelled and pruned (step "render"). */
   objects?: KubeObject[];

@@ -8,13 +8,12 @@
  * returns a result to stop without an error (a wait that polls, e.g. for permissions).
  */
 import { describeObject, pruneUnknownFields, withOwnerLabels } from '../applier/index.ts';
-import type { StepOutcome } from '../controller/index.ts';
+import { jsonEqual, type StepOutcome } from '../controller/index.ts';
 import { TerminalError, errorMessage, findTerminal, wrapError } from '../errors/index.ts';
 import { isNotFound, type KubeObject } from '../kube/index.ts';
 import { deployedRelease, type ReleaseBundle } from '../release/index.ts';
 import { render, renderFailureToError } from '../render/index.ts';
 import { deprecationConditions, metadataFor, resolve } from '../resolve/index.ts';
-import { fetchBundle } from './bundle-source.ts';
 import { selectedCatalogs } from './catalogs.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
 import { MESSAGES, setDeprecation, setInstalledFrom, setInstalledUnknown, setProgressingError, setProgressingRetrying } from './status.ts';
@@ -155,30 +154,69 @@ function unchanged(state: ExtensionState): boolean {
   return i !== undefined && t !== undefined && i.name === t.name && i.version === t.version;
 }
 
-/** Pulls and parses the target bundle; a failed pull of the unchanged bundle falls back to the records. */
+/**
+ * Gets the target bundle from the cache or a pull (bundle-pulls.ts), which runs in the
+ * background so that no reconcile worker waits on a registry for more than a moment
+ * (decision 0067). By target and bundle:
+ *
+ * - Any target, bundle cached or pulled within the wait: rendered as before.
+ * - The installed bundle with the `spec.config` it was installed with, not cached: its release
+ *   record is re-applied at once (drift repair does not wait for a registry), while the pull
+ *   refills the cache in the background (its end queues a reconcile, which renders); a failed
+ *   pull re-applies the record too, as before.
+ * - A new bundle, or the installed one with another `spec.config`, still being pulled:
+ *   Progressing Retrying `pulling image "<ref>" of bundle ... since <time>`, and the reconcile
+ *   stops without an error (no backoff); the pull's end queues the next one.
+ * - A new bundle whose pull failed: `error for resolved bundle ...: <pull error>`, retried with
+ *   the controller's backoff.
+ * - The installed bundle with another `spec.config` whose pull failed: the release record is
+ *   re-applied (drift repair), then the pull error is reported as above.
+ *
+ * The release record (the bundle with its digest, manifest and config) re-applied as it is
+ * records no new revision.
+ */
 export async function pullBundle(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
   const target = state.target?.bundle;
   if (target === undefined) throw new Error('pull step without a target bundle');
-  try {
-    // The deployed revision's digest when the target is that bundle: restarts and catalog
-    // outages pull exactly what is installed, wherever its tag points now.
-    const ref = unchanged(state) && state.installed?.bundle.digestRef !== undefined ? state.installed.bundle.digestRef : target.image;
-    const fetched = await fetchBundle(deps.images, deps.bundleCache, state.name, ref, state.signal);
-    state.bundle = fetched.bundle;
-    state.target = { ...(state.target ?? { fromCatalog: false }), bundle: { ...target, digestRef: fetched.digestRef } };
-    state.log.debug({ image: target.image, digestRef: fetched.digestRef, fromCache: fetched.fromCache }, 'bundle ready');
-  } catch (err) {
-    if (unchanged(state) && state.installed !== undefined) {
-      // The release record stands in for the image: its bundle (with the digest pulled at
-      // install), manifest and config, so the apply re-applies it without a new revision.
-      state.target = { ...(state.target ?? { fromCatalog: false }), bundle: state.installed.bundle };
-      state.log.warn({ err, image: target.image }, 'bundle pull failed, keeping the installed release');
+  const installed = unchanged(state) ? state.installed : undefined;
+  // The deployed revision's digest when the target is that bundle: restarts and catalog
+  // outages pull exactly what is installed, wherever its tag points now.
+  const ref = installed?.bundle.digestRef ?? target.image;
+  // The record holds exactly what a render would give (same bundle, same configuration), so a
+  // drift repair need not wait for a registry.
+  const recordFits = installed !== undefined && jsonEqual(state.spec.config?.inline, installed.config);
+  const pulled = await deps.pulls.get(state.name, ref, { signal: state.signal, ...(recordFits ? { waitMs: 0 } : {}) });
+  if (pulled.state === 'done') {
+    state.bundle = pulled.fetched.bundle;
+    state.target = { ...(state.target ?? { fromCatalog: false }), bundle: { ...target, digestRef: pulled.fetched.digestRef } };
+    state.log.debug({ image: ref, digestRef: pulled.fetched.digestRef, fromCache: pulled.fetched.fromCache }, 'bundle ready');
+    return undefined;
+  }
+  if (installed !== undefined && (recordFits || pulled.state === 'failed')) {
+    // The release record stands in for the image: its bundle (with the digest pulled at
+    // install), manifest and config, so the apply re-applies it without a new revision.
+    state.target = { ...(state.target ?? { fromCatalog: false }), bundle: installed.bundle };
+    if (pulled.state === 'pending') {
+      state.log.debug({ image: ref, since: pulled.startedAt }, 'installed bundle not cached, re-applying its release record while it is pulled');
       return undefined;
     }
-    setInstalledFrom(state.ce, state.installed);
-    fail(state, forBundle(target, err));
+    state.log.warn({ err: pulled.error, image: ref }, 'bundle pull failed, keeping the installed release');
+    // Another configuration was asked for: the record is not the desired state; say why after re-applying it.
+    if (!recordFits) state.resolutionError ??= forBundle(target, pulled.error);
+    return undefined;
   }
-  return undefined;
+  setInstalledFrom(state.ce, state.installed);
+  if (pulled.state === 'failed') fail(state, forBundle(target, pulled.error));
+  // Not an error: no backoff. The pull's end queues the extension again.
+  setProgressingRetrying(state.ce, pullingMessage(target, ref, pulled.startedAt));
+  state.log.info({ image: ref, since: pulled.startedAt }, 'waiting for the bundle pull');
+  return {};
+}
+
+/** Progressing's message while the target bundle is being pulled. */
+export function pullingMessage(bundle: ReleaseBundle, ref: string, since: Date): string {
+  const at = since.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return `pulling image ${JSON.stringify(ref)} of bundle ${JSON.stringify(bundle.name)} with version ${JSON.stringify(bundle.version)} since ${at}`;
 }
 
 /** Renders the bundle for `spec.namespace` and `spec.config`, labels the objects and drops fields the API server does not know. */

@@ -6,7 +6,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { FEATURE_GATE_DEFAULTS, type OperatorControllerOptions } from '../../cmd/operator-controller/options.ts';
+import {
+  DEFAULT_PULL_CONNECT_TIMEOUT_MS,
+  DEFAULT_PULL_READ_TIMEOUT_MS,
+  FEATURE_GATE_DEFAULTS,
+  type OperatorControllerOptions,
+} from '../../cmd/operator-controller/options.ts';
 import { runOperatorController } from '../../cmd/operator-controller/run.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/image/index.ts';
 import { type ControlPlaneInfo, freePorts } from '../envtest/index.ts';
@@ -45,6 +50,8 @@ export async function startOperatorController(
     pullCaFile: undefined,
     featureGates: { ...FEATURE_GATE_DEFAULTS },
     imageLimits: { ...BUNDLE_IMAGE_LIMITS },
+    pullConnectTimeoutMs: DEFAULT_PULL_CONNECT_TIMEOUT_MS,
+    pullReadTimeoutMs: DEFAULT_PULL_READ_TIMEOUT_MS,
     // Reconcile errors are expected in these tests; set OLMV1_TEST_LOG=debug to see them.
     logLevel: process.env.OLMV1_TEST_LOG ?? 'silent',
     ...overrides,
