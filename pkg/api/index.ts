@@ -68,3 +68,4 @@ export {
 } from './v1/constants.ts';
 export { LabelSelector, LabelSelectorOperator, LabelSelectorRequirement, ObjectMeta, formatKubeTime } from './v1/object-meta.ts';
 export { formatPath, parseObject } from './v1/parse.ts';
+export { RELEASE_NAME_MAX_LENGTH, RELEASE_NAME_MESSAGE, RELEASE_NAME_PATTERN, releaseNameError } from './v1/release-name.ts';

@@ -1,7 +1,11 @@
 // The ClusterExtension CRD on a real kube-apiserver: defaults are applied, and every validation
 // rule rejects what upstream rejects, with upstream's message (api-and-controllers.md §1,
 // resolver.md §2.4.6). Immutability rules need a stored object and use dry-run updates.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { load } from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RELEASE_NAME_MESSAGE } from '../../pkg/api/index.ts';
 import {
   dryRunCreate,
   createForReal,
@@ -15,6 +19,8 @@ import {
   ceSpec,
   extension,
   type Json,
+  send,
+  type ApiResponse,
   useCrds,
 } from '../support/crd-admission.ts';
 import { ADMITTED_VERSION_EXPRESSIONS, REFUSED_VERSION_EXPRESSIONS } from '../support/version-expressions.ts';
@@ -229,5 +235,118 @@ describe('ClusterExtension immutable fields', () => {
       `${bundleField}.release`,
       'release must be empty or consist of dot-separated identifiers (numeric without leading zeros, or alphanumeric)',
     );
+  });
+});
+
+// metadata.name is the Helm release name (decision 0072): names Helm refuses (over 53
+// characters, not a DNS-1123 subdomain) are refused at creation with the rule's message. The API
+// server's own name check (a DNS-1123 subdomain of up to 253 characters) also refuses the last
+// two, with its own message next to the rule's; it admits 54 to 253 characters.
+describe('ClusterExtension metadata.name', () => {
+  const named = (name: string): Json => ({ ...extension(ceSpec()), metadata: { name } });
+  const reject = { field: 'metadata.name', message: RELEASE_NAME_MESSAGE };
+  table([
+    { name: 'a 53-character name', obj: () => named('a'.repeat(53)) },
+    { name: 'a dotted name', obj: () => named('argocd.v2') },
+    { name: 'a 54-character name', obj: () => named('a'.repeat(54)), reject },
+    { name: 'a 253-character name', obj: () => named(`${'a'.repeat(63)}.`.repeat(3) + 'a'.repeat(61)), reject },
+    { name: 'a name with an uppercase letter', obj: () => named('Argocd'), reject },
+    { name: 'a name with an underscore', obj: () => named('argo_cd'), reject },
+  ]);
+
+  it('says, as kubectl prints it, that the name is the release name and its limit is 53', async () => {
+    const res = await dryRunCreate(named('a'.repeat(54)));
+    expect(res.body.message).toContain(`is invalid: metadata.name: Invalid value: ${RELEASE_NAME_MESSAGE}`);
+    expect(RELEASE_NAME_MESSAGE).toMatch(/^name becomes the Helm release name, so it must be no longer than 53 characters/);
+  });
+});
+
+// The rule runs at creation only (optionalOldSelf): an extension stored before the rule
+// existed, under a name it refuses, must still take status writes, spec changes and the removal
+// of its finalizers, or it could never be reported on nor deleted. Shown on a copy of the CRD in
+// a group of its own, created without the rule and then updated to the real one.
+describe('ClusterExtension stored before the name rule existed', () => {
+  const group = `names-${randomBytes(3).toString('hex')}.test.example`;
+  const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/clusterextensions.${group}`;
+  const objects = `/apis/${group}/v1/clusterextensions`;
+  const oldName = `old-${'a'.repeat(56)}`; // 60 characters
+  const finalizer = 'test.example/hold';
+
+  function crdCopy(withNameRule: boolean): Json {
+    const url = new URL('../../config/crd/olm.operatorframework.io_clusterextensions.yaml', import.meta.url);
+    const crd = load(readFileSync(url, 'utf8')) as Json;
+    const spec = crd.spec as { group: string; versions: { schema: { openAPIV3Schema: Json } }[] };
+    spec.group = group;
+    const root = spec.versions[0]?.schema.openAPIV3Schema;
+    expect(root?.['x-kubernetes-validations']).toBeDefined();
+    if (!withNameRule && root !== undefined) delete root['x-kubernetes-validations'];
+    return { ...crd, metadata: { name: `clusterextensions.${group}` } };
+  }
+
+  const body = (name: string, extra: Json = {}): Json => ({
+    apiVersion: `${group}/v1`,
+    kind: 'ClusterExtension',
+    metadata: { name, ...extra },
+    spec: ceSpec(),
+  });
+
+  // Polls `check` (an error counts as false: a group not served yet answers 404 in plain text).
+  async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    while (!(await check().catch(() => false))) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  const expectOk = (res: ApiResponse): void => expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+  let stored: Json;
+
+  beforeAll(async () => {
+    expectOk(await send('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crdCopy(false)));
+    await eventually('the copy serves objects', async () => (await send('GET', objects)).status === 200);
+    const created = await send('POST', objects, body(oldName, { finalizers: [finalizer] }));
+    expectOk(created);
+    const current = (await send('GET', crdPath)).body;
+    const withRule = crdCopy(true);
+    expectOk(await send('PUT', crdPath, { ...withRule, metadata: current.metadata }));
+    await eventually(
+      'the name rule is enforced',
+      async () => (await send('POST', `${objects}?dryRun=All`, body(`new-${'a'.repeat(56)}`))).status === 422,
+    );
+    stored = (await send('GET', `${objects}/${oldName}`)).body;
+  });
+
+  // The object's finalizer would hold the copy's deletion if a test failed before removing it.
+  afterAll(async () => {
+    const left = await send('GET', `${objects}/${oldName}`).catch(() => undefined);
+    if (left?.status === 200) {
+      await send('PUT', `${objects}/${oldName}`, { ...left.body, metadata: { ...(left.body.metadata as Json), finalizers: [] } });
+    }
+    await send('DELETE', crdPath);
+  });
+
+  it('refuses a new object with the same kind of name', async () => {
+    const res = await send('POST', `${objects}?dryRun=All`, body(`new-${'a'.repeat(56)}`));
+    expect(res.status).toBe(422);
+    expect(res.body.message).toContain(RELEASE_NAME_MESSAGE);
+  });
+
+  it('accepts status writes and spec changes of the stored object', async () => {
+    const status = {
+      conditions: [
+        { type: 'Progressing', status: 'False', reason: 'Blocked', message: 'm', lastTransitionTime: '2024-01-02T03:04:05Z', observedGeneration: 1 },
+      ],
+    };
+    expectOk(await send('PUT', `${objects}/${oldName}/status?dryRun=All`, { ...stored, status }));
+    expectOk(await send('PUT', `${objects}/${oldName}?dryRun=All`, { ...stored, spec: ceSpec({ version: '1.0.0' }) }));
+  });
+
+  it('lets the stored object be deleted once its finalizer is removed', async () => {
+    expectOk(await send('DELETE', `${objects}/${oldName}`));
+    const deleting = (await send('GET', `${objects}/${oldName}`)).body;
+    const metadata = { ...(deleting.metadata as Json), finalizers: [] };
+    expectOk(await send('PUT', `${objects}/${oldName}`, { ...deleting, metadata }));
+    expect((await send('GET', `${objects}/${oldName}`)).status).toBe(404);
   });
 });
