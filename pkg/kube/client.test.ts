@@ -125,6 +125,19 @@ describe('KubeClient', () => {
     expect(calls.filter((c) => c.path.includes('configmaps')).map((c) => c.options.query?.continue)).toEqual([undefined, 'tok1', 'tok2']);
   });
 
+  it('asks for metadata only when told, and reads an empty metadata page (items: null) as no items', async () => {
+    const { transport, calls } = fakeTransport(DISCOVERY, () => ({
+      apiVersion: 'meta.k8s.io/v1',
+      kind: 'PartialObjectMetadataList',
+      metadata: {},
+      items: null,
+    }));
+    const client = createKubeClient(transport, createResourceMapper(transport));
+    const all = await client.listAll({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'ns', metadataOnly: true });
+    expect(all.items).toEqual([]);
+    expect(calls.at(-1)?.options.headers).toEqual({ Accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json' });
+  });
+
   it('watches with bookmarks, a jittered server timeout and the given resourceVersion', async () => {
     const { transport, calls } = fakeTransport(DISCOVERY);
     const client = createKubeClient(transport, createResourceMapper(transport));

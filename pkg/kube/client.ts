@@ -170,7 +170,8 @@ export function createKubeClient(transport: Transport, mapper: ResourceMapper): 
       do {
         const page: ObjectList<T> = await client.list<T>(type, { ...o, limit: o.limit ?? 500, ...(cont === undefined ? {} : { continue: cont }) });
         if (resourceVersion === '') resourceVersion = page.metadata?.resourceVersion ?? '';
-        items.push(...page.items);
+        // A metadata-only list answers an empty page with `items: null`.
+        items.push(...((page.items as T[] | null) ?? []));
         cont = page.metadata?.continue || undefined;
       } while (cont !== undefined);
       return { items, resourceVersion };

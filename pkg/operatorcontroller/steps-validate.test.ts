@@ -1,6 +1,7 @@
 // The validate step with a fake controller client: what it reads and the message of each
 // missing object; the end-to-end behaviour is in test/e2e/operator-controller-failures.test.ts.
 import { describe, expect, it } from 'vitest';
+import { isTerminal } from '../errors/index.ts';
 import { ApiError, type KubeClient, type ObjectRef } from '../kube/index.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
 import { validate } from './steps.ts';
@@ -63,5 +64,20 @@ describe('validate step', () => {
     const s = state();
     await validate(depsWith([], [], new ApiError(500, 'InternalError', 'etcdserver: request timed out')), s, wait);
     expect(progressingMessage(s)).toBe(`${PREFIX}error getting service account: etcdserver: request timed out`);
+  });
+
+  it('refuses, terminally and without a read, a name that can never be a release name (admitted before the CRD rule)', async () => {
+    const reads: string[] = [];
+    const name = 'x'.repeat(64);
+    const s = extensionState({
+      name,
+      ce: { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', metadata: { name, generation: 1 } },
+    });
+    const err = await validate(depsWith([], reads), s, wait).catch((e: unknown) => e);
+    expect(isTerminal(err)).toBe(true);
+    expect(reads).toEqual([]);
+    expect(progressingMessage(s)).toMatch(
+      /^operation cannot proceed due to the following validation error\(s\): invalid ClusterExtension name "x{64}": name becomes the Helm release name/,
+    );
   });
 });

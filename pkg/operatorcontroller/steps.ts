@@ -7,11 +7,12 @@
  * Each step sets the conditions its outcome decides and throws to stop with backoff, or
  * returns a result to stop without an error (a wait that polls, e.g. for permissions).
  */
+import { RELEASE_NAME_MESSAGE } from '../api/index.ts';
 import { describeObject, pruneUnknownFields, withOwnerLabels } from '../applier/index.ts';
 import { jsonEqual, type StepOutcome } from '../controller/index.ts';
 import { TerminalError, errorMessage, findTerminal, wrapError } from '../errors/index.ts';
 import { isNotFound, type KubeObject } from '../kube/index.ts';
-import { deployedRelease, type ReleaseBundle } from '../release/index.ts';
+import { deployedRelease, isReleaseName, type ReleaseBundle } from '../release/index.ts';
 import { render, renderFailureToError } from '../render/index.ts';
 import { deprecationConditions, metadataFor, resolve } from '../resolve/index.ts';
 import { selectedCatalogs } from './catalogs.ts';
@@ -41,6 +42,12 @@ export function forBundle(bundle: ReleaseBundle, err: unknown): Error {
  * its absence needs the namespace read that tells which of the two is missing.
  */
 export async function validate(deps: ExtensionReconcilerDeps, state: ExtensionState, wait: () => StepOutcome): Promise<StepOutcome> {
+  // Admitted before the CRD refused such names: it can never have a release; say so, once.
+  if (!isReleaseName(state.name)) {
+    const message = `${VALIDATION_PREFIX}invalid ClusterExtension name ${JSON.stringify(state.name)}: ${RELEASE_NAME_MESSAGE}; create it again under a valid name (deleting this one removes nothing but it)`;
+    setInstalledUnknown(state.ce, message, false);
+    fail(state, new TerminalError(message, { reason: 'Blocked' }));
+  }
   const ns = state.spec.namespace;
   const sa = state.spec.serviceAccount.name;
   const create = `kubectl create serviceaccount ${sa} -n ${ns}`;

@@ -148,7 +148,8 @@ describe('operator-controller and objects it does not own', () => {
       await kube.client.create(clusterExtension(second, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
       const ext = await waitForExtension(kube.client, second, 'refused', refused);
       expect(ext.cond('Progressing')?.message).toBe(
-        `error for resolved bundle "${pkg}.v1.0.0" with version "1.0.0": ${CONFLICT}CustomResourceDefinition 'widgets.${groupOf(pkg)}' already exists in namespace '' and cannot be managed by operator-controller`,
+        // The first shared object in the release's (Helm's install) order.
+        `error for resolved bundle "${pkg}.v1.0.0" with version "1.0.0": ${CONFLICT}ServiceAccount '${pkg}-controller' already exists in namespace '${pkg}' and cannot be managed by operator-controller`,
       );
       await holdsFor(60_000, async () => {
         expect(await Promise.all(firsts.map(resourceVersion))).toEqual(versions);
