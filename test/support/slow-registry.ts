@@ -1,12 +1,16 @@
 /**
  * A hostile registry for tests: a front on loopback that passes every request through to a
- * real registry, except that the layer blobs of the repositories it is told about are sent a
- * byte at a time, one byte per `intervalMs`, and never finished (the last byte is held back),
- * as an overloaded or malicious registry could. Each byte keeps the client's inactivity
- * timeout from firing, so only a bound on the whole ingest ends such a download.
+ * real registry, except for the repositories it is told about:
  *
- * It records every slowed download: repository, digest, when it started and when the client
- * went away.
+ * - slowed (`slowDown`): their layer blobs are sent a byte at a time, one byte per
+ *   `intervalMs`, and never finished (the last byte is held back), as an overloaded or
+ *   malicious registry could. Each byte keeps the client's inactivity timeout from firing, so
+ *   only a bound on the whole ingest ends such a download.
+ * - stalled (`stall`): every request is accepted and read, and never answered (the connection
+ *   stays open), as a registry whose backend hangs; only the client's read timeout ends it.
+ *
+ * It records every slowed download (repository, digest, when it started and when the client
+ * went away) and every stalled request.
  */
 import { type IncomingMessage, type ServerResponse, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +24,16 @@ export interface SlowDownload {
   endedAt?: number;
 }
 
+/** One request a stalled repository did not answer. */
+export interface StalledRequest {
+  repo: string;
+  /** `METHOD path`. */
+  request: string;
+  startedAt: number;
+  /** When the client closed the connection; undefined while it still waits. */
+  endedAt?: number;
+}
+
 /** A running slow registry front. */
 export interface SlowRegistry {
   /** `127.0.0.1:<port>`: the registry host to put in image references. */
@@ -28,6 +42,12 @@ export interface SlowRegistry {
   downloads: SlowDownload[];
   /** Makes the layers of `repo` (e.g. `hostile/one`) slow. */
   slowDown(repo: string): void;
+  /** Every stalled request so far, oldest first. */
+  stalled: StalledRequest[];
+  /** Leaves every request for `repo` unanswered from now on. */
+  stall(repo: string): void;
+  /** Answers `repo` again (requests already stalled stay so). */
+  unstall(repo: string): void;
   close(): Promise<void>;
 }
 
@@ -36,6 +56,8 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'ho
 /** Starts a front for the registry at `upstream` (`127.0.0.1:<port>`, plain HTTP). */
 export async function startSlowRegistry(upstream: string, intervalMs = 1_000): Promise<SlowRegistry> {
   const slow = new Set<string>();
+  const stalledRepos = new Set<string>();
+  const stalled: StalledRequest[] = [];
   const layers = new Set<string>(); // digests of layers of slow repositories, from their manifests
   const downloads: SlowDownload[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -55,6 +77,13 @@ export async function startSlowRegistry(upstream: string, intervalMs = 1_000): P
   const server = createServer((req, res) => {
     const m = /^\/v2\/(.+)\/(manifests|blobs)\/([^/?]+)/.exec(req.url ?? '');
     const repo = m?.[1] ?? '';
+    if (stalledRepos.has(repo)) {
+      const entry: StalledRequest = { repo, request: `${req.method} ${req.url}`, startedAt: Date.now() };
+      stalled.push(entry);
+      req.resume();
+      res.on('close', () => (entry.endedAt = Date.now()));
+      return;
+    }
     if (m === null || !slow.has(repo) || req.method !== 'GET') {
       forward(req, res, (up) => (head(res, up), up.pipe(res)));
       return;
@@ -100,6 +129,9 @@ export async function startSlowRegistry(upstream: string, intervalMs = 1_000): P
     host: `127.0.0.1:${port}`,
     downloads,
     slowDown: (repo) => void slow.add(repo),
+    stalled,
+    stall: (repo) => void stalledRepos.add(repo),
+    unstall: (repo) => void stalledRepos.delete(repo),
     close: async () => {
       for (const t of timers) clearInterval(t);
       server.closeAllConnections();
