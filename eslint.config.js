@@ -36,6 +36,7 @@ const PURE_CORES = [
   'pkg/gating/**',
   'pkg/unstructured/**',
   'pkg/crdupgrade/**',
+  'pkg/tlsprofile/**',
 ];
 /** The I/O edges inside pure-core directories: they read the files and pass the data in. */
 const PURE_CORE_EDGES = ['pkg/fbc/walk.ts', 'pkg/bundle/read-bundle-dir.ts'];
