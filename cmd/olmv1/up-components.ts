@@ -17,6 +17,8 @@ export interface ComponentsOptions {
   systemNamespace: string;
   /** Registries reached over plain HTTP (`--insecure-registry`). */
   insecureRegistries: readonly string[];
+  /** `NAMESPACE/NAME` of operator-controller's default install ServiceAccount, if any. */
+  defaultInstaller?: string;
   /** Directory for catalogd.log and operator-controller.log. */
   logDir: string;
   /** Processes are tracked here; cache directories are created inside `workspace.dir`. */
@@ -82,6 +84,7 @@ export async function startComponents(options: ComponentsOptions): Promise<Compo
       join(ws.dir, 'operator-controller'),
       '--health-probe-bind-address',
       `127.0.0.1:${controllerHealth}`,
+      ...(options.defaultInstaller === undefined ? [] : ['--default-install-service-account', options.defaultInstaller]),
     ],
     logPath: join(options.logDir, 'operator-controller.log'),
     reaper: ws.reaper,

@@ -26,7 +26,7 @@ import {
   startRegistry,
 } from '../../pkg/localstack/index.ts';
 import { type CommandIO, EXIT } from './io.ts';
-import { createCatalogFromSample, installOlmResources, readManifests, waitForServing } from './up-cluster.ts';
+import { UP_FIELD_MANAGER, createCatalogFromSample, installOlmResources, readManifests, waitForServing } from './up-cluster.ts';
 import { startComponents, type Components } from './up-components.ts';
 import { EXAMPLE_REGISTRY, pushExample } from './up-example.ts';
 import { UP_USAGE, parseUpOptions, type UpOptions } from './up-options.ts';
@@ -177,6 +177,16 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     catalogRef = (await pushExample(REPO_ROOT, registry, insecure, ws.dir)).catalogRef;
     checkpoint(ctx);
   }
+  // The local control plane is the user's own: extensions without a serviceAccount (upstream's
+  // YAML) install as a cluster-admin ServiceAccount, the opt-in config/default-installer component.
+  let defaultInstaller: string | undefined;
+  if (options.mode === 'local') {
+    const manifests = await readManifests(join(REPO_ROOT, 'config/default-installer'));
+    for (const obj of manifests.filter((o) => !o.apiVersion.startsWith('kustomize.config.k8s.io/'))) {
+      await kube.client.apply(obj, { fieldManager: UP_FIELD_MANAGER, force: true });
+    }
+    defaultInstaller = `${SYSTEM_NAMESPACE}/olmv1-default-installer`;
+  }
   progress('starting catalogd and operator-controller');
   const logDir = join(stateDir, 'logs');
   const components = await startComponents({
@@ -185,6 +195,7 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     kubeconfig,
     systemNamespace: SYSTEM_NAMESPACE,
     insecureRegistries: insecure,
+    ...(defaultInstaller === undefined ? {} : { defaultInstaller }),
     logDir,
     workspace: ws,
     env: deps.env,

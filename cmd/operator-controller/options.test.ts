@@ -106,6 +106,17 @@ describe('parseOperatorControllerOptions', () => {
     [['--leader-elect=false'], false],
   ])('%j', (argv, want) => expect(parse(argv).leaderElect).toBe(want));
 
+  it('--default-install-service-account NS/NAME, refused in any other shape', () => {
+    expect(parse(['--default-install-service-account', 'olmv1-system/installer']).defaultInstallServiceAccount).toEqual({
+      namespace: 'olmv1-system',
+      name: 'installer',
+    });
+    expect(() => parse(['--default-install-service-account', 'installer'])).toThrow(
+      'invalid --default-install-service-account: invalid ServiceAccount "installer": expected NAMESPACE/NAME',
+    );
+    expect(() => parse(['--default-install-service-account', 'NS/x'])).toThrow('expected NAMESPACE/NAME');
+  });
+
   it('--global-pull-secret NS/NAME keeps its namespace', () => {
     expect(parse(['--global-pull-secret=creds/pull']).pullSecret).toEqual({ namespace: 'creds', name: 'pull' });
   });

@@ -7,6 +7,7 @@ import { parseFeatureGates, parsePositiveDuration, parsePositiveInt } from '../s
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/image/index.ts';
 import { parseClusterVersion, type ClusterMinor } from '../../pkg/gating/index.ts';
+import { parseServiceAccountRef, type ServiceAccountRef } from '../../pkg/operatorcontroller/index.ts';
 import { parsePauseAt, type PauseAt } from './test-pause.ts';
 
 /** Feature gates and their defaults (decision 0040 for the two install-mode/config gates). */
@@ -38,6 +39,8 @@ export interface OperatorControllerOptions extends ComponentOptions {
   pullConnectTimeoutMs: number;
   /** `--pull-read-timeout`: a registry request fails after this long without data. */
   pullReadTimeoutMs: number;
+  /** `--default-install-service-account NS/NAME`: installs extensions whose spec names no ServiceAccount. */
+  defaultInstallServiceAccount?: ServiceAccountRef | undefined;
 }
 
 /** Default of `--pull-connect-timeout`. */
@@ -57,6 +60,9 @@ Flags:
   --catalogd-url URL                reach catalogd here instead of the host in catalogs' status.urls.base
   --catalogd-ca-file FILE           extra PEM CA bundle for catalogd's HTTPS
   --max-concurrent-reconciles N     ClusterExtensions reconciled in parallel (default 4)
+  --default-install-service-account NS/NAME
+                                    installs extensions whose spec names no serviceAccount (upstream's
+                                    current YAML); without it they wait with a message (default: none)
   --health-probe-bind-address ADDR  /healthz, /readyz and /metrics (default :8081)
   --leader-elect[=false]            elect one active replica (default true)
   --leader-election-id NAME         Lease name (default 9c4404e7.operatorframework.io)
@@ -88,6 +94,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
       'cluster-version': { type: 'string' },
       'pull-connect-timeout': { type: 'string' },
       'pull-read-timeout': { type: 'string' },
+      'default-install-service-account': { type: 'string' },
       ...IMAGE_LIMIT_FLAGS,
     },
     '9c4404e7.operatorframework.io',
@@ -103,6 +110,9 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
       throw new Error(`invalid --catalogd-url ${JSON.stringify(url)} (want http(s)://HOST[:PORT])`);
     }
   }
+  const installerFlag = values['default-install-service-account'];
+  const installer = installerFlag === undefined || installerFlag === '' ? undefined : parseServiceAccountRef(installerFlag);
+  if (installer !== undefined && !installer.ok) throw new Error(`invalid --default-install-service-account: ${installer.error}`);
   const clusterVersionFlag = values['cluster-version'];
   const clusterVersion = clusterVersionFlag === undefined ? undefined : parseClusterVersion(clusterVersionFlag);
   if (clusterVersion !== undefined && !clusterVersion.ok) throw new Error(`invalid --cluster-version: ${clusterVersion.error}`);
@@ -118,6 +128,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
     imageLimits: imageLimitOptions(values, BUNDLE_IMAGE_LIMITS),
     pullConnectTimeoutMs: duration('--pull-connect-timeout', values['pull-connect-timeout'], DEFAULT_PULL_CONNECT_TIMEOUT_MS),
     pullReadTimeoutMs: duration('--pull-read-timeout', values['pull-read-timeout'], DEFAULT_PULL_READ_TIMEOUT_MS),
+    defaultInstallServiceAccount: installer?.value,
   };
 }
 

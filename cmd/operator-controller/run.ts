@@ -102,6 +102,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
         images,
         bundleCache,
         pulls,
+        ...(o.defaultInstallServiceAccount === undefined ? {} : { defaultInstaller: o.defaultInstallServiceAccount }),
         schemas: createOpenApiSchemas(kube.transport),
         drift,
         features: {

@@ -47,6 +47,8 @@ export interface TrackedRelease {
   /** `spec.namespace`: the namespace of namespaced objects that name none, and of the ServiceAccount. */
   installNamespace: string;
   serviceAccount: string;
+  /** The ServiceAccount's namespace when it is not `installNamespace` (the default installer's). */
+  serviceAccountNamespace?: string;
   objects: readonly KubeObject[];
 }
 
@@ -135,7 +137,7 @@ export class DriftWatches implements DriftTracker {
     const stops = this.#stops.get(extension) ?? 0;
     let client: KubeClient;
     try {
-      client = this.#o.scoped.forServiceAccount(installNamespace, serviceAccount);
+      client = this.#o.scoped.forServiceAccount(release.serviceAccountNamespace ?? installNamespace, serviceAccount);
     } catch (err) {
       this.#o.log.warn({ extension, err }, 'drift watches not started');
       return;

@@ -19,6 +19,7 @@ export { DriftWatches, type DriftTracker, type DriftWatchesOptions, type Tracked
 export { extensionKeys } from './extension-events.ts';
 export { contentRef, selectedCatalogs, type CatalogSource, type SelectedCatalogs } from './catalogs.ts';
 export type { ExtensionFeatures, ExtensionReconcilerDeps, ExtensionState, Target } from './pipeline-state.ts';
+export { installerOf, noInstallerMessage, parseServiceAccountRef, type Installer, type ServiceAccountRef } from './installer.ts';
 export { EXTENSION_CONTROLLER_NAME, ExtensionReconciler, type ExtensionReconcilerOptions } from './reconciler.ts';
 export { MESSAGES } from './status.ts';
 export { VALIDATION_PREFIX } from './steps.ts';

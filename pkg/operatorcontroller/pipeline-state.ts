@@ -13,6 +13,7 @@ import type { BundlePullScheduler } from './bundle-pulls.ts';
 import type { BundleImages } from './bundle-source.ts';
 import type { CatalogSource } from './catalogs.ts';
 import type { DriftTracker } from './drift-watches.ts';
+import type { Installer, ServiceAccountRef } from './installer.ts';
 
 /** Feature switches of rendering and status reporting (`--feature-gates`). */
 export interface ExtensionFeatures {
@@ -38,6 +39,8 @@ export interface ExtensionReconcilerDeps {
   /** Schemas of the API server's kinds, to drop fields they do not declare before applying. */
   schemas: OpenApiSchemas;
   features: ExtensionFeatures;
+  /** Installs extensions whose spec names no ServiceAccount (`--default-install-service-account`); none: they wait. */
+  defaultInstaller?: ServiceAccountRef;
   /** Watches of the deployed release's objects that queue a reconcile when they drift. */
   drift: DriftTracker;
   log: Logger;
@@ -83,6 +86,6 @@ export interface ExtensionState {
   /** Objects to apply, labelled and pruned (step "render"). */
   objects?: KubeObject[];
   droppedFields?: { object: string; paths: string[] }[];
-  /** The extension's ServiceAccount client. */
-  installer?: KubeClient;
+  /** Whose identity reads and writes the extension's objects (installer.ts); undefined: nobody's, the extension waits. */
+  installer?: Installer;
 }

@@ -30,6 +30,7 @@ import { applyBundle, preauthorize } from './steps-apply.ts';
 import { preflight } from './steps-preflight.ts';
 import { pullBundle, readInstalled, renderBundle, resolveBundle, validate } from './steps.ts';
 import { EXTENSION_FINALIZERS, finalize } from './uninstall.ts';
+import { installerOf, type Installer } from './installer.ts';
 
 /** Name of this controller (metrics label and log field), as upstream's. */
 export const EXTENSION_CONTROLLER_NAME = 'controller-operator-cluster-extension-controller';
@@ -85,6 +86,7 @@ export class ExtensionReconciler implements Reconciler {
       name: ce.metadata.name ?? '',
       uid: ce.metadata.uid ?? '',
       spec: parsed.value.spec,
+      ...installerField(installerOf(parsed.value.spec, this.#deps.defaultInstaller)),
       log: ctx.log,
       signal: ctx.signal,
       history: [],
@@ -117,4 +119,9 @@ export class ExtensionReconciler implements Reconciler {
     );
     return runSteps(paused, state, this.#o.stepTimer);
   }
+}
+
+/** `{ installer }` when there is one (exactOptionalPropertyTypes). */
+function installerField(installer: Installer | undefined): { installer?: Installer } {
+  return installer === undefined ? {} : { installer };
 }

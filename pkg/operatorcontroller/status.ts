@@ -59,6 +59,11 @@ export function setProgressingRetrying(ce: KubeObject, message: string): void {
   setCondition(ce, Type.Progressing, 'True', Reason.Retrying, message);
 }
 
+/** Progressing True/Blocked with `message`: a wait only a person can end (no retry, no polling). */
+export function setProgressingBlocked(ce: KubeObject, message: string): void {
+  setCondition(ce, Type.Progressing, 'True', Reason.Blocked, message);
+}
+
 /** Progressing True/Succeeded "Desired state reached". */
 export function setProgressingSucceeded(ce: KubeObject): void {
   setCondition(ce, Type.Progressing, 'True', Reason.Succeeded, MESSAGES.desiredStateReached);

@@ -18,7 +18,7 @@ import { staticKindScopes } from '../render/index.ts';
 import { deprecationConditions } from '../resolve/index.ts';
 import { bundleProperties } from './bundle-source.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
-import { fail, forBundle, trackDrift } from './steps.ts';
+import { fail, forBundle, requireInstaller, trackDrift } from './steps.ts';
 import { setDeprecation, setInstalledFrom, setProgressingRetrying, setProgressingSucceeded } from './status.ts';
 
 /** The release the reconcile wants deployed. */
@@ -55,7 +55,8 @@ export function releaseUnchanged(state: ExtensionState, desired: DesiredRelease)
 export async function preauthorize(deps: ExtensionReconcilerDeps, state: ExtensionState, wait: () => StepOutcome): Promise<StepOutcome> {
   const desired = desiredRelease(state);
   if (releaseUnchanged(state, desired)) return undefined;
-  const installer = deps.scoped.forServiceAccount(state.spec.namespace, state.spec.serviceAccount.name);
+  const sa = requireInstaller(state);
+  const installer = deps.scoped.forServiceAccount(sa.namespace, sa.name);
   const oldCrds = (state.installed?.manifest ?? []).filter((o) => o.kind === 'CustomResourceDefinition');
   const mapper = staticKindScopes([...oldCrds, ...desired.objects.filter((o) => o.kind === 'CustomResourceDefinition')]);
   let missing;
@@ -66,7 +67,7 @@ export async function preauthorize(deps: ExtensionReconcilerDeps, state: Extensi
         objects: desired.objects,
         dropped: objectsToDelete(state.history, desired.objects),
         installNamespace: state.spec.namespace,
-        serviceAccountName: state.spec.serviceAccount.name,
+        serviceAccountName: sa.name,
         bundleName: desired.bundle.name,
         mapper,
       },
@@ -82,7 +83,7 @@ export async function preauthorize(deps: ExtensionReconcilerDeps, state: Extensi
     bundleImage: desired.bundle.image,
     objects: desired.objects,
     installNamespace: state.spec.namespace,
-    serviceAccountName: state.spec.serviceAccount.name,
+    serviceAccountName: sa.name,
     ...(typeof watchNamespace === 'string' ? { watchNamespace } : {}),
   });
   setInstalledFrom(state.ce, state.installed);
@@ -99,7 +100,8 @@ export async function preauthorize(deps: ExtensionReconcilerDeps, state: Extensi
  */
 export async function applyBundle(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
   const desired = desiredRelease(state);
-  const client = deps.scoped.forServiceAccount(state.spec.namespace, state.spec.serviceAccount.name);
+  const sa = requireInstaller(state);
+  const client = deps.scoped.forServiceAccount(sa.namespace, sa.name);
   // The objects the new release drops are deleted by the apply: no drift to repair.
   deps.drift.expectDeletes(state.name, objectsToDelete(state.history, desired.objects));
   let applied;

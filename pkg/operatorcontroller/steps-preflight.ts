@@ -14,7 +14,7 @@ import { goQuote } from '../gotext/index.ts';
 import { isNotFound, type KubeObject } from '../kube/index.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
 import { desiredRelease, releaseUnchanged } from './steps-apply.ts';
-import { fail, forBundle } from './steps.ts';
+import { fail, forBundle, requireInstaller } from './steps.ts';
 import { setInstalledFrom } from './status.ts';
 
 /**
@@ -27,7 +27,8 @@ export async function preflight(deps: ExtensionReconcilerDeps, state: ExtensionS
   if (state.spec.install?.preflight?.crdUpgradeSafety.enforcement === CrdUpgradeSafetyEnforcement.None) return undefined;
   const desired = desiredRelease(state);
   if (releaseUnchanged(state, desired)) return undefined;
-  const client = deps.scoped.forServiceAccount(state.spec.namespace, state.spec.serviceAccount.name);
+  const sa = requireInstaller(state);
+  const client = deps.scoped.forServiceAccount(sa.namespace, sa.name);
   const blocks: string[] = [];
   for (const proposed of desired.objects) {
     if (!isCrdV1(proposed)) continue;

@@ -80,4 +80,23 @@ describe('validate step', () => {
       /^operation cannot proceed due to the following validation error\(s\): invalid ClusterExtension name "x{64}": name becomes the Helm release name/,
     );
   });
+
+  it('without a serviceAccount and without a default installer, blocks (no poll) with both ways out', async () => {
+    const reads: string[] = [];
+    const s = extensionState({ spec: { serviceAccount: undefined } });
+    delete s.installer;
+    expect(await validate(depsWith([], reads), s, wait)).toEqual({});
+    expect(reads).toEqual([]);
+    expect(progressingMessage(s)).toContain('--default-install-service-account NAMESPACE/NAME');
+  });
+
+  it('with the default installer, checks the install namespace and that ServiceAccount', async () => {
+    const reads: string[] = [];
+    const s = extensionState({ installer: { namespace: 'olmv1-system', name: 'default', isDefault: true } });
+    expect(await validate(depsWith(['Namespace/ns'], reads), s, wait)).toEqual({ requeueAfterMs: 1000 });
+    expect(reads).toEqual(['Namespace/ns', 'ServiceAccount/default']);
+    expect(progressingMessage(s)).toBe(
+      `${PREFIX}the default install service account olmv1-system/default (--default-install-service-account) does not exist: create it with the RBAC the extensions need, or set spec.serviceAccount`,
+    );
+  });
 });

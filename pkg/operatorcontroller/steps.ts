@@ -16,8 +16,17 @@ import { deployedRelease, isReleaseName, type ReleaseBundle } from '../release/i
 import { render, renderFailureToError } from '../render/index.ts';
 import { deprecationConditions, metadataFor, resolve } from '../resolve/index.ts';
 import { selectedCatalogs } from './catalogs.ts';
+import { noInstallerMessage, type Installer } from './installer.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
-import { MESSAGES, setDeprecation, setInstalledFrom, setInstalledUnknown, setProgressingError, setProgressingRetrying } from './status.ts';
+import {
+  MESSAGES,
+  setDeprecation,
+  setInstalledFrom,
+  setInstalledUnknown,
+  setProgressingBlocked,
+  setProgressingError,
+  setProgressingRetrying,
+} from './status.ts';
 
 /** Prefix of validation failures (upstream v1.9-v1.10). */
 export const VALIDATION_PREFIX = 'operation cannot proceed due to the following validation error(s): ';
@@ -48,30 +57,68 @@ export async function validate(deps: ExtensionReconcilerDeps, state: ExtensionSt
     setInstalledUnknown(state.ce, message, false);
     fail(state, new TerminalError(message, { reason: 'Blocked' }));
   }
-  const ns = state.spec.namespace;
-  const sa = state.spec.serviceAccount.name;
-  const create = `kubectl create serviceaccount ${sa} -n ${ns}`;
-  let problem: string | undefined;
-  try {
-    await deps.client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: sa }, { signal: state.signal });
-  } catch (err) {
-    problem = `error getting service account: ${errorMessage(err)}`;
-    if (isNotFound(err)) {
-      problem = `service account ${JSON.stringify(sa)} not found in namespace ${JSON.stringify(ns)}: create it (${create}) and grant it the RBAC that "olmv1 rbac" prints`;
-      try {
-        await deps.client.get({ apiVersion: 'v1', kind: 'Namespace', name: ns }, { signal: state.signal });
-      } catch (nsErr) {
-        problem = !isNotFound(nsErr)
-          ? `error getting service account: ${errorMessage(nsErr)}`
-          : `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns}), then the service account (${create}) with the RBAC that "olmv1 rbac" prints`;
-      }
-    }
+  const installer = state.installer;
+  if (installer === undefined) {
+    // Only a new deployment of operator-controller or a spec change can end this: no polling.
+    const message = VALIDATION_PREFIX + noInstallerMessage(state.spec.namespace);
+    setInstalledUnknown(state.ce, message, false);
+    setProgressingBlocked(state.ce, message);
+    return {};
   }
+  const problem = installer.isDefault ? await defaultInstallerProblem(deps, state, installer) : await serviceAccountProblem(deps, state, installer);
   if (problem === undefined) return undefined;
   const message = VALIDATION_PREFIX + problem;
   setInstalledUnknown(state.ce, message, false);
   setProgressingRetrying(state.ce, message);
   return wait();
+}
+
+/**
+ * What is missing of the extension's own ServiceAccount or its namespace (the same), or
+ * undefined. The ServiceAccount is read first: it exists in every reconcile but the first few,
+ * and only its absence needs the namespace read that tells which of the two is missing.
+ */
+async function serviceAccountProblem(deps: ExtensionReconcilerDeps, state: ExtensionState, sa: Installer): Promise<string | undefined> {
+  const ns = sa.namespace;
+  const create = `kubectl create serviceaccount ${sa.name} -n ${ns}`;
+  try {
+    await deps.client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: sa.name }, { signal: state.signal });
+    return undefined;
+  } catch (err) {
+    if (!isNotFound(err)) return `error getting service account: ${errorMessage(err)}`;
+  }
+  try {
+    await deps.client.get({ apiVersion: 'v1', kind: 'Namespace', name: ns }, { signal: state.signal });
+    return `service account ${JSON.stringify(sa.name)} not found in namespace ${JSON.stringify(ns)}: create it (${create}) and grant it the RBAC that "olmv1 rbac" prints`;
+  } catch (nsErr) {
+    return !isNotFound(nsErr)
+      ? `error getting service account: ${errorMessage(nsErr)}`
+      : `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns}), then the service account (${create}) with the RBAC that "olmv1 rbac" prints`;
+  }
+}
+
+/** What is missing for an install as the default install ServiceAccount: the install namespace, or that ServiceAccount. */
+async function defaultInstallerProblem(deps: ExtensionReconcilerDeps, state: ExtensionState, sa: Installer): Promise<string | undefined> {
+  const ns = state.spec.namespace;
+  try {
+    await deps.client.get({ apiVersion: 'v1', kind: 'Namespace', name: ns }, { signal: state.signal });
+  } catch (err) {
+    return isNotFound(err) ? `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns})` : `error getting namespace: ${errorMessage(err)}`;
+  }
+  try {
+    await deps.client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: sa.namespace, name: sa.name }, { signal: state.signal });
+    return undefined;
+  } catch (err) {
+    return isNotFound(err)
+      ? `the default install service account ${sa.namespace}/${sa.name} (--default-install-service-account) does not exist: create it with the RBAC the extensions need, or set spec.serviceAccount`
+      : `error getting service account: ${errorMessage(err)}`;
+  }
+}
+
+/** The installer of a reconcile past validate, which stops the ones without one. */
+export function requireInstaller(state: ExtensionState): Installer {
+  if (state.installer === undefined) throw new Error('step without an installer: validate must run first');
+  return state.installer;
 }
 
 /** Reads the release records; the deployed revision is what is installed (and what drift watches cover). */
@@ -94,7 +141,13 @@ export async function readInstalled(deps: ExtensionReconcilerDeps, state: Extens
 /** Makes the drift watches follow the deployed release's objects. */
 export function trackDrift(deps: ExtensionReconcilerDeps, state: ExtensionState, objects: readonly KubeObject[]): Promise<void> {
   return deps.drift.track(
-    { extension: state.name, installNamespace: state.spec.namespace, serviceAccount: state.spec.serviceAccount.name, objects },
+    {
+      extension: state.name,
+      installNamespace: state.spec.namespace,
+      serviceAccount: requireInstaller(state).name,
+      serviceAccountNamespace: requireInstaller(state).namespace,
+      objects,
+    },
     state.signal,
   );
 }

@@ -20,6 +20,7 @@ import { uninstallRelease } from '../applier/index.ts';
 import { hasFinalizer, removeFinalizer, type StepOutcome } from '../controller/index.ts';
 import { errorMessage } from '../errors/index.ts';
 import { isReleaseName } from '../release/index.ts';
+import { noInstallerMessage } from './installer.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
 import { setProgressingError } from './status.ts';
 
@@ -30,8 +31,6 @@ export const EXTENSION_FINALIZERS = [CLEANUP_UNPACK_CACHE_FINALIZER, CLEANUP_CON
 export async function finalize(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
   const { ce, name } = state;
   if (!EXTENSION_FINALIZERS.some((f) => hasFinalizer(ce, f))) return {};
-  const ns = state.spec.namespace;
-  const sa = state.spec.serviceAccount.name;
   // The drift watches ("content manager cache") end first: the uninstall's deletes are no drift.
   deps.drift.stop(name);
   if (hasFinalizer(ce, UNINSTALL_FINALIZER)) {
@@ -51,15 +50,17 @@ export async function finalize(deps: ExtensionReconcilerDeps, state: ExtensionSt
   }
   // Its tracking cache, the drift watches, ended above.
   removeFinalizer(ce, CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER);
-  deps.scoped.forget(ns, sa);
+  // The default installer's token serves other extensions too.
+  const installer = state.installer;
+  if (installer !== undefined && !installer.isDefault) deps.scoped.forget(installer.namespace, installer.name);
   return {};
 }
 
 /** The uninstall finalizer's work: the release's objects (or, orphaning, none) and its records. */
 async function uninstall(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<void> {
-  const { ce, name } = state;
-  const ns = state.spec.namespace;
-  const sa = state.spec.serviceAccount.name;
+  const { ce, name, installer } = state;
+  const ns = installer?.namespace ?? state.spec.namespace;
+  const sa = installer?.name ?? '';
   const orphan = ce.metadata.annotations?.[ORPHAN_OBJECTS_ANNOTATION] === 'true';
   try {
     const history = await deps.releases.history(name, state.signal);
@@ -68,6 +69,7 @@ async function uninstall(deps: ExtensionReconcilerDeps, state: ExtensionState): 
       if (orphan) state.log.info({ records: history.length }, 'removed release records, objects left in place');
       return;
     }
+    if (installer === undefined) throw new Error(noInstallerMessage(state.spec.namespace));
     const client = deps.scoped.forServiceAccount(ns, sa);
     const outcome = await uninstallRelease({ client, store: deps.releases, signal: state.signal }, name, history);
     state.log.info({ deleted: outcome.deleted.length, kept: outcome.kept, skipped: outcome.skipped }, 'uninstalled');

@@ -1,8 +1,8 @@
 // operator-controller end to end, when things are not right: ambiguous catalogs, deprecations,
 // a ServiceAccount without permissions or missing, a bundle the renderer refuses, one failing
 // extension next to healthy ones, a catalog that stops offering the installed package, an
-// upgrade the API server refuses halfway. Real API server, registry, catalogd and
-// operator-controller, as in operator-controller-install.test.ts.
+// upgrade the API server refuses (found by the dry run before anything is applied). Real API
+// server, registry, catalogd and operator-controller, as in operator-controller-install.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
@@ -207,6 +207,24 @@ describe('operator-controller reports what stops an install', () => {
     expect(secrets.items).toEqual([]);
   });
 
+  it("admits upstream's YAML without a serviceAccount and, with no default install ServiceAccount, says both ways out", async () => {
+    const pkg = `nosa-${run}`;
+    await namespace(pkg);
+    const ce = clusterExtension(pkg, { namespace: pkg, serviceAccount: 'unused', packageName: pkg });
+    delete (ce.spec as { serviceAccount?: unknown }).serviceAccount;
+    await kube.client.create(ce);
+    const ext = await waitForExtension(kube.client, pkg, 'blocked', (e) => e.cond('Progressing')?.reason === 'Blocked');
+    expect(ext.cond('Progressing')).toMatchObject({
+      status: 'True',
+      message:
+        'operation cannot proceed due to the following validation error(s): spec.serviceAccount is not set and operator-controller has no default install service account: ' +
+        `set spec.serviceAccount.name to a ServiceAccount in namespace "${pkg}" with the RBAC that "olmv1 rbac" prints, ` +
+        'or deploy operator-controller with --default-install-service-account NAMESPACE/NAME (the config/default-installer component)',
+    });
+    await kube.client.delete({ ...CE, name: pkg });
+    await waitUntil('deleted', async () => !(await exists({ ...CE, name: pkg })), 30_000);
+  });
+
   it('installs a bundle whose objects carry fields the API server does not declare, and records what it dropped', async () => {
     const pkg = `stray-${run}`;
     const spec: BundleSpec = { pkg, version: '1.0.0', configMaps: ['settings'], strayFields: true };
@@ -352,8 +370,8 @@ describe('operator-controller when catalogs fail', () => {
   });
 });
 
-describe('operator-controller when the API server refuses an upgrade halfway', () => {
-  it('records it failed, leaves the deployed objects, retries the same revision, and a fixed catalog clears it', async () => {
+describe('operator-controller when the API server refuses an upgrade', () => {
+  it('records it failed with nothing applied, leaves the deployed objects, retries the same revision, and a fixed catalog clears it', async () => {
     const pkg = `halfway-${run}`;
     const v100: BundleSpec = { pkg, version: '1.0.0', configMaps: ['settings', 'legacy'] };
     const v200: BundleSpec = { pkg, version: '2.0.0', configMaps: ['settings', 'extra'], invalidService: true };
@@ -377,8 +395,8 @@ describe('operator-controller when the API server refuses an upgrade halfway', (
     expect(history[0]?.description).toBe(`Upgrade "${pkg}" failed: ${refused.slice(refused.indexOf('error applying'))}`);
     // The deployed revision's objects stay: nothing it has is deleted, its Deployment is not touched.
     expect(await exists(cm(pkg, 'legacy'))).toBe(true);
-    // What 2.0.0 applied before the refused Service stays (no rollback, as upstream).
-    expect(await exists(cm(pkg, 'extra'))).toBe(true);
+    // The dry run found the refused Service before the first write: nothing of 2.0.0 was applied.
+    expect(await exists(cm(pkg, 'extra'))).toBe(false);
     const deploy = await kube.client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: pkg, name: `${pkg}-controller` });
     expect(JSON.stringify(deploy.spec)).toContain(`registry.invalid/${pkg}:v1.0.0`);
 
@@ -402,7 +420,7 @@ describe('operator-controller when the API server refuses an upgrade halfway', (
       [2, 'failed'],
       [1, 'superseded'],
     ]);
-    // What 1.0.0 had and what the refused 2.0.0 created are gone with the upgrade.
+    // What 1.0.0 had is gone with the upgrade.
     expect(await exists(cm(pkg, 'legacy'))).toBe(false);
     expect(await exists(cm(pkg, 'extra'))).toBe(false);
   });

@@ -1,8 +1,8 @@
 // operator-controller never takes over, fights over or deletes what is not its own (decision
 // 0049): a bundle shipping a built-in ClusterRole, hand-made objects under bundle names, two
 // extensions of one package, reinstall after uninstall (kept CRDs taken back), a webhook bundle
-// without cert-manager (checked before the first write), and a version range walked hop by hop
-// without outside help. Real API server, registry, catalogd and operator-controller.
+// without cert-manager (checked before the first write), an uninstall past an object the API
+// server refuses to delete, and a version range walked hop by hop without outside help. Real API server, registry, catalogd and operator-controller.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
@@ -35,6 +35,8 @@ const cmRef = (ns: string, name: string) => ({ apiVersion: 'v1', kind: 'ConfigMa
 const deployRef = (ns: string, name: string) => ({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name });
 const crdRef = (name: string) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name });
 const CONFLICT = 'failed to get release state using server-side dry-run: ';
+/** Selects only the test's own catalog (named like its package): tests run concurrently. */
+const own = (catalog: string) => ({ matchLabels: { 'olm.operatorframework.io/metadata.name': catalog } });
 
 async function image(spec: BundleSpec): Promise<string> {
   return pushBundle(bundleFiles(spec), `${suite.registry}/bundles/${spec.pkg}:v${spec.version}`);
@@ -85,7 +87,7 @@ describe('operator-controller and objects it does not own', () => {
     const before = await kube.client.get(roleRef);
     await installerFor(kube.client, pkg, 'installer', [spec]);
     await offer(`builtin-${run}`, [spec]);
-    await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+    await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, selector: own(pkg) }));
     const ext = await waitForExtension(kube.client, pkg, 'refused', refused);
     expect(ext.cond('Progressing')?.message).toBe(
       `error for resolved bundle "${pkg}.v1.0.0" with version "1.0.0": ${CONFLICT}ClusterRole 'system:basic-user' already exists in namespace '' and cannot be managed by operator-controller`,
@@ -117,7 +119,7 @@ describe('operator-controller and objects it does not own', () => {
     });
     const versions = [await resourceVersion(cmRef(pkg, `${pkg}-settings`)), await resourceVersion(deployRef(pkg, `${pkg}-controller`))];
     await offer(`handmade-${run}`, [spec]);
-    await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+    await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, selector: own(pkg) }));
     const ext = await waitForExtension(kube.client, pkg, 'refused', refused);
     expect(ext.cond('Progressing')?.message).toMatch(
       new RegExp(
@@ -141,19 +143,20 @@ describe('operator-controller and objects it does not own', () => {
       await installerFor(kube.client, pkg, 'installer', [spec]);
       await offer(`twins-${run}`, [spec]);
       const [first, second] = [`${pkg}-first`, `${pkg}-second`];
-      await kube.client.create(clusterExtension(first, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+      await kube.client.create(clusterExtension(first, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, selector: own(pkg) }));
       await waitForExtension(kube.client, first, 'installed', installedAs(`${pkg}.v1.0.0`));
       const firsts = [cmRef(pkg, `${pkg}-settings`), deployRef(pkg, `${pkg}-controller`), crdRef(`widgets.${groupOf(pkg)}`)];
       const versions = await Promise.all(firsts.map(resourceVersion));
-      await kube.client.create(clusterExtension(second, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+      await kube.client.create(clusterExtension(second, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, selector: own(pkg) }));
       const ext = await waitForExtension(kube.client, second, 'refused', refused);
-      expect(ext.cond('Progressing')?.message).toBe(
+      const message = ext.cond('Progressing')?.message;
+      expect(message).toBe(
         // The first shared object in the release's (Helm's install) order.
         `error for resolved bundle "${pkg}.v1.0.0" with version "1.0.0": ${CONFLICT}ServiceAccount '${pkg}-controller' already exists in namespace '${pkg}' and cannot be managed by operator-controller`,
       );
       await holdsFor(60_000, async () => {
         expect(await Promise.all(firsts.map(resourceVersion))).toEqual(versions);
-        expect(refused(await waitForExtension(kube.client, second, 'still refused', () => true))).toBe(true);
+        expect((await waitForExtension(kube.client, second, 'still refused', () => true)).cond('Progressing')?.message).toBe(message);
       });
       await deleteExtension(second);
       expect(await Promise.all(firsts.map(resourceVersion))).toEqual(versions);
@@ -168,12 +171,12 @@ describe('operator-controller and objects it does not own', () => {
     await installerFor(kube.client, pkg, 'installer', [spec]);
     await offer(`again-${run}`, [spec]);
     const crd = crdRef(`widgets.${groupOf(pkg)}`);
-    await kube.client.create(clusterExtension(`${pkg}-one`, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+    await kube.client.create(clusterExtension(`${pkg}-one`, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, selector: own(pkg) }));
     await waitForExtension(kube.client, `${pkg}-one`, 'installed', installedAs(`${pkg}.v1.0.0`));
     await deleteExtension(`${pkg}-one`);
     const kept = await kube.client.get(crd);
     expect(kept.metadata.annotations?.['olm.operatorframework.io/kept-for-package']).toBe(pkg);
-    await kube.client.create(clusterExtension(`${pkg}-two`, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+    await kube.client.create(clusterExtension(`${pkg}-two`, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, selector: own(pkg) }));
     await waitForExtension(kube.client, `${pkg}-two`, 'installed', installedAs(`${pkg}.v1.0.0`));
     const taken = await kube.client.get(crd);
     expect(taken.metadata.labels?.['olm.operatorframework.io/owner-name']).toBe(`${pkg}-two`);
@@ -187,7 +190,7 @@ describe('operator-controller and objects it does not own', () => {
     await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: pkg } });
     await applyAsAdmin(kube.client, await rbacFor(bundleFiles(spec), pkg, 'installer', ['--cert-provider', 'cert-manager']));
     await offer(`hooks-${run}`, [spec]);
-    await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+    await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, selector: own(pkg) }));
     const ext = await waitForExtension(kube.client, pkg, 'refused by the dry run', (e) =>
       (e.cond('Progressing')?.message ?? '').includes('no matches for kind'),
     );
@@ -202,6 +205,50 @@ describe('operator-controller and objects it does not own', () => {
     await deleteExtension(pkg);
   });
 
+  it.concurrent('uninstalls past an object the API server refuses to delete, leaving it and deleting the rest', async () => {
+    const { kube } = suite;
+    const pkg = `locked-${run}`;
+    const spec: BundleSpec = { pkg, version: '1.0.0', configMaps: ['locked', 'free'] };
+    await installerFor(kube.client, pkg, 'installer', [spec]);
+    await offer(`locked-${run}`, [spec]);
+    await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, selector: own(pkg) }));
+    await waitForExtension(kube.client, pkg, 'installed', installedAs(`${pkg}.v1.0.0`));
+    const policy = `keep-${pkg}`;
+    const admission = 'admissionregistration.k8s.io/v1';
+    await kube.client.create({
+      apiVersion: admission,
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: policy },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['DELETE'], resources: ['configmaps'] }] },
+        validations: [{ expression: `oldObject.metadata.name != '${pkg}-locked'`, message: 'this ConfigMap is kept' }],
+      },
+    });
+    await kube.client.create({
+      apiVersion: admission,
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: policy },
+      spec: { policyName: policy, validationActions: ['Deny'] },
+    });
+    try {
+      // The policy is in force once a dry-run delete is refused.
+      await waitUntil('the policy refuses the delete', () =>
+        kube.client.delete(cmRef(pkg, `${pkg}-locked`), { dryRun: true }).then(
+          () => false,
+          () => true,
+        ),
+      );
+      await deleteExtension(pkg);
+      expect(await objectExists(kube.client, cmRef(pkg, `${pkg}-locked`))).toBe(true);
+      expect(await objectExists(kube.client, cmRef(pkg, `${pkg}-free`))).toBe(false);
+      expect(await objectExists(kube.client, deployRef(pkg, `${pkg}-controller`))).toBe(false);
+    } finally {
+      await kube.client.delete({ apiVersion: admission, kind: 'ValidatingAdmissionPolicyBinding', name: policy });
+      await kube.client.delete({ apiVersion: admission, kind: 'ValidatingAdmissionPolicy', name: policy });
+    }
+  });
+
   it.concurrent('walks a version range to its top hop by hop without outside help', async () => {
     const { kube } = suite;
     const pkg = `hops-${run}`;
@@ -212,7 +259,9 @@ describe('operator-controller and objects it does not own', () => {
     }));
     await installerFor(kube.client, pkg, 'installer', specs);
     await offer(`hops-${run}`, specs);
-    await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, version: '1.0.0' }));
+    await kube.client.create(
+      clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, version: '1.0.0', selector: own(pkg) }),
+    );
     await waitForExtension(kube.client, pkg, 'installed 1.0.0', installedAs(`${pkg}.v1.0.0`));
     await kube.client.patch(ceRef(pkg), { spec: { source: { catalog: { version: '>=1.0.0' } } } }, 'merge');
     await waitForExtension(kube.client, pkg, 'walked to 1.3.0', installedAs(`${pkg}.v1.3.0`), 90_000);

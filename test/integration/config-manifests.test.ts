@@ -168,11 +168,28 @@ describe('config/ on a real API server', () => {
       'ClusterRoleBinding/operator-controller-openshift-rolebinding',
     ]);
 
+    // The opt-in default installer: its ServiceAccount bound to cluster-admin, and the flag.
+    const installerOverlay = join(work, 'installer-overlay');
+    await mkdir(installerOverlay);
+    await writeFile(
+      join(installerOverlay, 'kustomization.yaml'),
+      `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [${relative(installerOverlay, repo('config'))}]\ncomponents: [${relative(installerOverlay, repo('config/default-installer'))}]\n`,
+    );
+    const installerYaml = await kubectl(['kustomize', installerOverlay]);
+    const withInstaller = (loadAll(installerYaml) as KubeObject[]).filter((o) => o !== null);
+    expect(withInstaller.map((o) => `${o.kind}/${o.metadata.name}`).filter((n) => !names.includes(n))).toEqual([
+      'ServiceAccount/olmv1-default-installer',
+      'ClusterRoleBinding/olmv1-default-installer',
+    ]);
+    const controller = withInstaller.find((o) => o.kind === 'Deployment' && o.metadata.name === 'operator-controller-controller-manager');
+    expect(JSON.stringify(controller)).toContain('--default-install-service-account=olmv1-system/olmv1-default-installer');
+
     // Namespaced objects need their namespace to exist, even in a dry run.
     await kubectl(['apply', '-f', repo('config/namespace.yaml')]);
     for (const [text, objects] of [
       [yaml, built],
       [openshiftYaml, openshift],
+      [installerYaml, withInstaller],
     ] as const) {
       const dry = await kubectl(['apply', '--dry-run=server', '-f', '-'], text);
       expect(dry.trim().split('\n')).toHaveLength(objects.length);

@@ -19,6 +19,7 @@ export function extensionState(o: { spec?: Record<string, unknown> } & Partial<O
       source: { sourceType: 'Catalog', catalog: { packageName: 'p' } },
       ...spec,
     } as ExtensionState['spec'],
+    installer: { namespace: 'ns', name: 'sa', isDefault: false },
     log: pino({ level: 'silent' }),
     signal: new AbortController().signal,
     history: [],

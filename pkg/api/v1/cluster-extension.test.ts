@@ -69,8 +69,14 @@ describe('ClusterExtension schema', () => {
     const parsed = parseClusterExtension(sample);
     expect(parsed).toMatchObject({ ok: true, value: { metadata: { name: 'example-operator' } } });
     if (!parsed.ok) return;
-    expect(parsed.value.spec.serviceAccount.name).toBe('example-operator-installer');
+    expect(parsed.value.spec.serviceAccount?.name).toBe('example-operator-installer');
     expect(parsed.value.spec.source.catalog.packageName).toBe('example-operator');
+  });
+
+  it("accepts upstream's current YAML, which names no serviceAccount", () => {
+    const { serviceAccount: _sa, ...spec } = minimal.spec;
+    const parsed = parseClusterExtension({ ...minimal, spec });
+    expect(parsed.ok && parsed.value.spec.serviceAccount).toBeUndefined();
   });
 
   it('applies the CRD default upgradeConstraintPolicy CatalogProvided', () => {
@@ -114,9 +120,9 @@ describe('parseClusterExtension errors', () => {
       error: 'ClusterExtension "ext" is invalid: kind: Invalid input: expected "ClusterExtension"',
     },
     {
-      name: 'missing serviceAccount',
-      input: { ...minimal, spec: { ...minimal.spec, serviceAccount: undefined } },
-      error: 'ClusterExtension "ext" is invalid: spec.serviceAccount: Invalid input: expected object, received undefined',
+      name: 'serviceAccount without a name',
+      input: { ...minimal, spec: { ...minimal.spec, serviceAccount: {} } },
+      error: 'ClusterExtension "ext" is invalid: spec.serviceAccount.name: Invalid input: expected string, received undefined',
     },
     {
       name: 'several problems at once',

@@ -76,7 +76,7 @@ export const ClusterExtensionSource = z.object({
 /** `spec.source`; see the `ClusterExtensionSource` schema. */
 export type ClusterExtensionSource = z.infer<typeof ClusterExtensionSource>;
 
-/** `spec.serviceAccount`: the ServiceAccount in `spec.namespace` used for the extension's objects. */
+/** `spec.serviceAccount`: the ServiceAccount in `spec.namespace` used for the extension's objects (optional). */
 export const ServiceAccountReference = z.object({
   name: z.string().min(1),
 });
@@ -114,10 +114,14 @@ export const ClusterExtensionConfig = z.object({
 /** `spec.config`; see the `ClusterExtensionConfig` schema. */
 export type ClusterExtensionConfig = z.infer<typeof ClusterExtensionConfig>;
 
-/** `spec` of a ClusterExtension. `namespace`, `serviceAccount` and `source` are required. */
+/**
+ * `spec` of a ClusterExtension. `namespace` and `source` are required; without
+ * `serviceAccount` (upstream's current YAML) the extension is installed as operator-
+ * controller's default install ServiceAccount, if it has one (decision 0073).
+ */
 export const ClusterExtensionSpec = z.object({
   namespace: z.string().min(1),
-  serviceAccount: ServiceAccountReference,
+  serviceAccount: ServiceAccountReference.optional(),
   source: ClusterExtensionSource,
   install: ClusterExtensionInstallConfig.optional(),
   config: ClusterExtensionConfig.optional(),

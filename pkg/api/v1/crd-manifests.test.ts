@@ -70,9 +70,9 @@ describe('CRD manifests', () => {
     ]);
   });
 
-  it('ClusterExtension: serviceAccount and its name are required (v1.10 model, not HEAD)', () => {
+  it('ClusterExtension: serviceAccount is optional, as upstream HEAD, and its name required when it is given', () => {
     const spec = at(schemaOf(readCrd(CLUSTER_EXTENSION)), 'properties', 'spec') as Json;
-    expect(spec.required).toEqual(['namespace', 'serviceAccount', 'source']);
+    expect(spec.required).toEqual(['namespace', 'source']);
     expect(at(spec, 'properties', 'serviceAccount', 'required')).toEqual(['name']);
     // Boxcutter-only field, deliberately not served.
     expect(at(spec, 'properties', 'progressDeadlineMinutes')).toBeUndefined();
