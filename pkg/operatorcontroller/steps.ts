@@ -103,7 +103,9 @@ async function defaultInstallerProblem(deps: ExtensionReconcilerDeps, state: Ext
   try {
     await deps.client.get({ apiVersion: 'v1', kind: 'Namespace', name: ns }, { signal: state.signal });
   } catch (err) {
-    return isNotFound(err) ? `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns})` : `error getting namespace: ${errorMessage(err)}`;
+    return isNotFound(err)
+      ? `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns})`
+      : `error getting namespace: ${errorMessage(err)}`;
   }
   try {
     await deps.client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: sa.namespace, name: sa.name }, { signal: state.signal });
