@@ -19,9 +19,9 @@ import {
   runGarbageCollector,
   createCatalogContentMetrics,
 } from '../../pkg/catalogd/controller/index.ts';
-import { buildCatalogServer, loadCertificate, watchCertificate } from '../../pkg/catalogd/server/index.ts';
+import { buildCatalogServer } from '../../pkg/catalogd/server/index.ts';
 import { LocalDirStore, createProcessIngest } from '../../pkg/catalogd/storage/index.ts';
-import { Controller, HealthServer, informersSynced } from '../../pkg/controller/index.ts';
+import { Controller, HealthServer, informersSynced, loadCertificate, watchCertificate } from '../../pkg/controller/index.ts';
 import { createDiskImageCache } from '../../pkg/image/index.ts';
 import { Informer, type KubeContext, clientListWatch, stripManagedFields } from '../../pkg/kube/index.ts';
 import { componentImages, connectComponent, runLeading } from '../shared/component.ts';

@@ -43,6 +43,13 @@ describe('HealthServer', () => {
     expect((await get('/nope')).status).toBe(404);
   });
 
+  it('serves no /metrics without a registry (metrics then go to the secure MetricsServer)', async () => {
+    server = new HealthServer({ port: 0, host: '127.0.0.1', log });
+    await server.start();
+    expect(await get('/healthz')).toMatchObject({ status: 200, body: 'ok' });
+    expect((await get('/metrics')).status).toBe(404);
+  });
+
   it('fails a check that throws and reports the message', async () => {
     server = new HealthServer({ port: 0, host: '127.0.0.1', registry: new Registry(), log });
     server.addHealthCheck('leader', () => {

@@ -1,6 +1,8 @@
 /**
- * The probe and metrics endpoint of a component, on its own port: `/healthz` (liveness),
- * `/readyz` (readiness: checks components register) and `/metrics` (the injected registry).
+ * The probe endpoint of a component, on its own port: `/healthz` (liveness), `/readyz`
+ * (readiness: checks components register) and, only when given a registry, `/metrics` without
+ * authentication (the components' `--insecure-metrics`, for local stacks and tests; on a cluster
+ * metrics are served by MetricsServer, over HTTPS to authorized callers only).
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import https from 'node:https';
@@ -32,7 +34,8 @@ export interface HealthServerOptions {
   port: number;
   /** Bind address (default `0.0.0.0`). */
   host?: string;
-  registry: Registry;
+  /** Serve `/metrics` from this registry, unauthenticated; absent, `/metrics` is not found. */
+  registry?: Registry | undefined;
   log: Logger;
   /** Serve HTTPS with this certificate and key (PEM) instead of plain HTTP. */
   tls?: { cert: string | Buffer; key: string | Buffer };
@@ -108,9 +111,10 @@ export class HealthServer {
       res.end('method not allowed\n');
       return;
     }
-    if (url.pathname === '/metrics') {
-      const body = await this.#o.registry.metrics();
-      res.writeHead(200, { 'Content-Type': this.#o.registry.contentType });
+    const registry = this.#o.registry;
+    if (url.pathname === '/metrics' && registry !== undefined) {
+      const body = await registry.metrics();
+      res.writeHead(200, { 'Content-Type': registry.contentType });
       res.end(body);
       return;
     }

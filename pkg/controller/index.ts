@@ -1,6 +1,6 @@
 /**
  * pkg/controller: the generic controller runtime (workqueue, controller loop, conditions,
- * status/finalizer writing, health/metrics endpoint, shutdown wiring).
+ * status/finalizer writing, health and metrics endpoints, serving certificates, shutdown wiring).
  */
 export {
   MAX_CONDITION_MESSAGE_BYTES,
@@ -20,6 +20,16 @@ export { addFinalizers, hasFinalizer, isDeleting, removeFinalizer } from './fina
 export { runSteps, stepDurationTimer, type Step, type StepOutcome, type StepTimer } from './steps.ts';
 export { Controller, type CancelFunc, type ControllerOptions, type KeyFunc, type Watch } from './controller.ts';
 export { HealthServer, informersSynced, type HealthCheck, type HealthServerOptions } from './health-server.ts';
+export {
+  keepingOptions,
+  loadCertificate,
+  watchCertificate,
+  type Certificate,
+  type CertificatePaths,
+  type SecureContextTarget,
+} from './certificates.ts';
+export { MetricsServer, type MetricsServerOptions, type ProfileOptions } from './metrics-server.ts';
+export { MetricsAuth, bearerToken, type MetricsAccess, type MetricsAuthOptions, type MetricsAuthReviews } from './metrics-auth.ts';
 export {
   BucketRateLimiter,
   ExponentialFailureRateLimiter,

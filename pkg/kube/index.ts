@@ -77,6 +77,7 @@ export { createOpenApiSchemas, type OpenApiSchemas } from './openapi.ts';
 export { OPEN_SCHEMA, compileSchemas, type ListItems, type ObjectFields, type ObjectSchema, type SchemaTable } from './openapi-schema.ts';
 export { createScopedClientFactory, type ScopedClientFactory, type ScopedClientFactoryOptions } from './scoped-client.ts';
 export { ServiceAccountNotFoundError, TokenGetter, type TokenGetterOptions } from './token-getter.ts';
+export { reviewToken, type TokenReviewResult } from './token-review.ts';
 export { createWatchChannel, type ChannelStats, type WatchChannel, type WatchChannelOptions } from './watch-channel.ts';
 export {
   createTransport,

@@ -1,3 +1,2 @@
 export { type CatalogContent, type CatalogServerOptions, buildCatalogServer } from './server.ts';
 export { type Coding, cleanPath, evaluatePreconditions, formatHttpDate, negotiateCoding, parseHttpDate, parseRange } from './http-semantics.ts';
-export { type Certificate, type CertificatePaths, type SecureContextTarget, loadCertificate, watchCertificate } from './tls.ts';

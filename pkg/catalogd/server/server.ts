@@ -7,9 +7,10 @@
  * is validated as a DNS-1123 subdomain (400) before storage is touched. Every response carries
  * `Vary: Accept-Encoding`. `/api/v1/metas` is on by default (reference README, difference 4).
  *
- * The caller owns listening (`app.listen`) and TLS (see tls.ts).
+ * The caller owns listening (`app.listen`) and TLS (certificate reloads: pkg/controller certificates.ts).
  */
 import type { Server as HttpsServer } from 'node:https';
+import type { SecureContextOptions } from 'node:tls';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Histogram, type Registry } from 'prom-client';
@@ -33,8 +34,8 @@ export interface CatalogServerOptions {
   metas?: boolean;
   /** Reusable read buffers for answers and streamed bodies; the default keeps up to 3 MiB (ANSWER_SLABS). */
   answerBuffers?: AnswerBuffers;
-  /** Key and certificate for HTTPS; absent means plain HTTP. */
-  https?: { key: Buffer | string; cert: Buffer | string };
+  /** Key and certificate for HTTPS, with the TLS profile's version, ciphers and curves; absent means plain HTTP. */
+  https?: { key: Buffer | string; cert: Buffer | string } & Pick<SecureContextOptions, 'minVersion' | 'ciphers' | 'ecdhCurve'>;
 }
 
 const ROUTE = /^\/catalogs\/([^/]+)\/api\/v1\/(all|metas)$/;
@@ -60,7 +61,7 @@ export function buildCatalogServer(opts: CatalogServerOptions): FastifyInstance 
     connectionTimeout: IDLE_TIMEOUT_MS,
     routerOptions: { maxParamLength: 4096 },
     return503OnClosing: false,
-    ...(opts.https === undefined ? {} : { https: { key: opts.https.key, cert: opts.https.cert, ALPNProtocols: ['http/1.1'] } }),
+    ...(opts.https === undefined ? {} : { https: { ...opts.https, ALPNProtocols: ['http/1.1'] } }),
   }) as unknown as FastifyInstance<HttpsServer>;
   const duration = new Histogram({
     name: 'catalogd_http_request_duration_seconds',

@@ -8,7 +8,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSelfSignedCertificate } from '../../localstack/index.ts';
 import { buildCatalogServer } from './server.ts';
-import { loadCertificate, watchCertificate } from './tls.ts';
+import { keepingOptions, loadCertificate, watchCertificate } from '../../controller/index.ts';
 
 /** Writes `<dir>/tls.crt|.key`, a self-signed certificate for `cn`. */
 async function selfSigned(dir: string, cn: string): Promise<void> {
@@ -26,6 +26,20 @@ function peerCN(port: number): Promise<string> {
   });
 }
 
+/** Resolves the negotiated protocol, or the handshake error's code. */
+function handshake(port: number, maxVersion: 'TLSv1.2' | 'TLSv1.3'): Promise<string> {
+  return new Promise((resolve) => {
+    const s = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, maxVersion }, () => {
+      resolve(s.getProtocol() ?? '');
+      s.end();
+    });
+    s.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+  });
+}
+
+// The modern TLS profile (pkg/tlsprofile): TLS 1.3 only.
+const MODERN = { minVersion: 'TLSv1.3', ciphers: 'TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384', ecdhCurve: 'X25519:prime256v1' } as const;
+
 describe('catalog server TLS', () => {
   let dir: string;
   let app: FastifyInstance;
@@ -40,11 +54,11 @@ describe('catalog server TLS', () => {
       content: { get: () => undefined },
       logger: pino({ level: 'silent' }),
       registry: new Registry(),
-      https: loadCertificate(paths),
+      https: { ...loadCertificate(paths), ...MODERN },
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as { port: number }).port;
-    stop = watchCertificate(app.server as never, paths, pino({ level: 'silent' }), 50);
+    stop = watchCertificate(keepingOptions(app.server as never, MODERN), paths, pino({ level: 'silent' }), 50);
   });
   afterAll(async () => {
     stop();
@@ -52,10 +66,13 @@ describe('catalog server TLS', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('serves HTTPS and picks up a rotated certificate without restarting', async () => {
+  it('serves HTTPS with the TLS profile and picks up a rotated certificate without restarting, profile kept', async () => {
     expect(await peerCN(port)).toBe('first');
+    expect(await handshake(port, 'TLSv1.2')).toBe('ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION');
     await selfSigned(dir, 'second');
     await expect.poll(() => peerCN(port), { timeout: 5000, interval: 100 }).toBe('second');
+    expect(await handshake(port, 'TLSv1.2')).toBe('ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION');
+    expect(await handshake(port, 'TLSv1.3')).toBe('TLSv1.3');
   });
 
   it('rejects a key that does not match the certificate', async () => {

@@ -1,11 +1,11 @@
 /**
- * TLS material for the catalog server, reloaded when the files change. Secret volumes are
- * updated by swapping a symlink, which file-system events do not reliably report, so the files
- * are polled. A changed pair that does not load (half-written, mismatched) is logged and the
- * server keeps the previous certificate.
+ * TLS material of the components' servers (catalogd's catalog server, the metrics servers),
+ * reloaded when the files change. Secret volumes are updated by swapping a symlink, which
+ * file-system events do not reliably report, so the files are polled. A changed pair that does
+ * not load (half-written, mismatched) is logged and the server keeps the previous certificate.
  */
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
-import { createSecureContext } from 'node:tls';
+import { type SecureContextOptions, createSecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 
 /** Paths of a PEM certificate (chain) and its private key. */
@@ -35,6 +35,18 @@ export function loadCertificate(paths: CertificatePaths): Certificate {
 /** Anything that can switch its TLS context (node:https and node:tls servers). */
 export interface SecureContextTarget {
   setSecureContext(options: { cert: Buffer; key: Buffer }): void;
+}
+
+/**
+ * A target that installs a new pair on `server` together with `options` (a TLS profile's
+ * minimum version, ciphers and curves): Node's `setSecureContext` replaces the whole context,
+ * so a reload without them would silently fall back to Node's defaults.
+ */
+export function keepingOptions(
+  server: { setSecureContext(options: SecureContextOptions): void },
+  options: SecureContextOptions,
+): SecureContextTarget {
+  return { setSecureContext: (pair) => server.setSecureContext({ ...options, ...pair }) };
 }
 
 /**
