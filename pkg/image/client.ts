@@ -14,6 +14,7 @@ import { Puller, type ImageFiles, type OpenedImage, type PullOptions, type PullR
 import { pushImage } from './push.ts';
 import { RegistryAuth } from './registry-auth.ts';
 import { RegistryClient } from './registry-client.ts';
+import { loadRegistriesConf, type RegistriesConfPaths } from './registries-conf-load.ts';
 
 /** Settings of {@link createImageClient}. Providers are read at each request. */
 export interface ImageClientOptions {
@@ -33,6 +34,11 @@ export interface ImageClientOptions {
   userAgent?: string;
   /** Caps of every pull (default CATALOG_IMAGE_LIMITS; BUNDLE_IMAGE_LIMITS suit bundle images). */
   limits?: ImageLimits;
+  /**
+   * Where containers-registries.conf is read from, again before each pull: mirrors, location
+   * rewrites, blocked and insecure registries for pulls (not pushes). Unset: none is read.
+   */
+  registriesConf?: RegistriesConfPaths | undefined;
 }
 
 /** Registry operations on images. */
@@ -66,7 +72,13 @@ export function createImageClient(options: ImageClientOptions = {}): ImageClient
   const auth = new RegistryAuth(transport, options.credentials);
   const registry = new RegistryClient(transport, auth);
   const platform = options.platform ?? { os: 'linux', architecture: 'amd64' };
-  const source = new ImageSource(registry, { ...platform, architecture: normalizeArchitecture(platform.architecture) }, options.logger);
+  const confPaths = options.registriesConf;
+  const source = new ImageSource(
+    registry,
+    { ...platform, architecture: normalizeArchitecture(platform.architecture) },
+    options.logger,
+    confPaths === undefined ? undefined : () => loadRegistriesConf(confPaths),
+  );
   const puller = new Puller(source, registry, options.limits ?? CATALOG_IMAGE_LIMITS, options.logger);
   return {
     resolveDigest: (ref, signal) => source.resolve(ref, signal),

@@ -18,6 +18,11 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   body?: Buffer;
   signal?: AbortSignal | undefined;
+  /**
+   * containers/image's `insecure` (a registries.conf source): TLS without certificate
+   * verification, and plain HTTP when HTTPS gets no answer (see {@link HttpTransport.request}).
+   */
+  insecure?: boolean | undefined;
 }
 
 /** A response whose body has not been read yet; callers must consume or destroy `body`. */
@@ -62,6 +67,10 @@ export function describeRequest(method: HttpMethod, url: URL): string {
 export class HttpTransport {
   readonly #insecure: ReadonlySet<string>;
   readonly #agents: AgentPool;
+  /** HTTPS without certificate verification, for insecure requests only. */
+  readonly #unverified: AgentPool;
+  /** Hosts of insecure requests that answered over plain HTTP: tried that way first next time. */
+  readonly #plainHosts = new Set<string>();
   readonly #timeoutMs: number;
   readonly #connectTimeoutMs: number;
   readonly #userAgent: string;
@@ -69,6 +78,7 @@ export class HttpTransport {
   constructor(options: TransportOptions = {}) {
     this.#insecure = new Set((options.insecureRegistries ?? []).map((h) => h.toLowerCase()));
     this.#agents = createAgentPool({ maxSockets: 16, caPem: options.caPem });
+    this.#unverified = createAgentPool({ maxSockets: 16, tls: { rejectUnauthorized: false } });
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#userAgent = options.userAgent ?? 'olmv1';
@@ -92,12 +102,19 @@ export class HttpTransport {
    * Sends `req`. GET and HEAD follow redirects; the `Authorization` header is dropped when a
    * redirect leaves the original origin. Resolves with any HTTP status; rejects only when no
    * response arrives, with `<Method> "<url>": <reason>` and the socket error as `cause`.
+   *
+   * An `insecure` request to an `https:` URL is sent without certificate verification (its
+   * redirects too); when no response arrives, it is sent again over plain HTTP, and the scheme
+   * that answered is tried first for that host next time. (containers/image pings the registry
+   * over HTTPS, then HTTP; the rejection is the last attempt's.)
    */
   async request(req: HttpRequest): Promise<HttpResponse> {
     let url = req.url;
     let headers = { ...req.headers };
     for (let hop = 0; ; hop++) {
-      const res = await this.#sendWithRetry({ ...req, url, headers });
+      const res =
+        hop === 0 && req.insecure === true ? await this.#sendInsecure({ ...req, headers }) : await this.#sendWithRetry({ ...req, url, headers });
+      url = res.url;
       const location = res.headers.location;
       const redirect = res.status >= 300 && res.status < 400 && res.status !== 304 && location !== undefined;
       if (!redirect || (req.method !== 'GET' && req.method !== 'HEAD')) return res;
@@ -114,6 +131,25 @@ export class HttpTransport {
     }
   }
 
+  async #sendInsecure(req: HttpRequest): Promise<HttpResponse> {
+    if (req.url.protocol !== 'https:') return this.#sendWithRetry(req);
+    const host = req.url.host;
+    const plain = new URL(req.url);
+    plain.protocol = 'http:';
+    const order = this.#plainHosts.has(host) ? [plain, req.url] : [req.url, plain];
+    for (const [i, url] of order.entries()) {
+      try {
+        const res = await this.#sendWithRetry({ ...req, url });
+        if (url.protocol === 'http:') this.#plainHosts.add(host);
+        else this.#plainHosts.delete(host);
+        return res;
+      } catch (err) {
+        if (req.signal?.aborted === true || i === order.length - 1) throw err;
+      }
+    }
+    throw new Error('unreachable');
+  }
+
   // A keep-alive socket the server closed while idle fails on first use; sendRequest sends
   // an idempotent request once more on a fresh one.
   async #sendWithRetry(req: HttpRequest): Promise<HttpResponse> {
@@ -123,7 +159,7 @@ export class HttpTransport {
     const res = await sendRequest({
       method,
       url,
-      agent: this.#agents.agentFor(url),
+      agent: req.insecure === true && url.protocol === 'https:' ? this.#unverified.agentFor(url) : this.#agents.agentFor(url),
       headers,
       body,
       signal: req.signal,
@@ -143,5 +179,6 @@ export class HttpTransport {
   /** Closes idle keep-alive sockets (for clean shutdown in tests and CLIs). */
   close(): void {
     this.#agents.close();
+    this.#unverified.close();
   }
 }

@@ -1,12 +1,16 @@
 /**
  * Reading image metadata from a registry: tag-to-digest resolution and the walk from a
- * digest to the platform's image manifest and config.
+ * digest to the platform's image manifest and config. Both read from the pull sources
+ * registries.conf gives for the reference (mirrors first, then the registry itself): the
+ * first source that serves the manifest is used, and the content is read from it.
  */
 import type { Logger } from 'pino';
 import { wrapError } from '../errors/index.ts';
-import { MAX_MANIFEST_BYTES, type RegistryClient } from './registry-client.ts';
+import { MAX_MANIFEST_BYTES, type RegistryClient, type Repository } from './registry-client.ts';
 import { parseImageConfig, parseManifest, selectPlatform, type ImageConfig, type ImageManifest, type Platform } from './manifest.ts';
-import { canonicalReference, parseImageReference, requireTagOrDigest, type ImageReference } from './reference.ts';
+import { canonicalReference, parseImageReference, requireTagOrDigest, withDigest, type ImageReference } from './reference.ts';
+import { EMPTY_REGISTRIES_CONF, pullSources, type RegistriesConf } from './registries-conf.ts';
+import { trySources } from './pull-sources.ts';
 import { RegistryTimeoutError } from './timeout.ts';
 
 /** A reference pinned to the digest of its manifest (the index digest for multi-arch). */
@@ -23,6 +27,8 @@ export interface ImageMetadata {
   /** Digest of the platform image manifest (differs from the index digest). */
   manifestDigest: string;
   config: ImageConfig;
+  /** Where the image was found (a mirror, or the registry itself): read its layers there. */
+  repo: Repository;
 }
 
 /** Index nesting deeper than this is refused (real images use one level). */
@@ -33,20 +39,32 @@ export class ImageSource {
   readonly #registry: RegistryClient;
   readonly #platform: Platform;
   readonly #log: Pick<Logger, 'debug'> | undefined;
+  readonly #registries: () => Promise<RegistriesConf>;
 
-  constructor(registry: RegistryClient, platform: Platform, log?: Pick<Logger, 'debug'>) {
+  /** `registries` is called before each registry access (the files are re-read every time). */
+  constructor(registry: RegistryClient, platform: Platform, log?: Pick<Logger, 'debug'>, registries?: () => Promise<RegistriesConf>) {
     this.#registry = registry;
     this.#platform = platform;
     this.#log = log;
+    this.#registries = registries ?? (() => Promise.resolve(EMPTY_REGISTRIES_CONF));
+  }
+
+  /** The pull sources of `ref` under the current configuration; throws for a broken one. */
+  async #sources(ref: ImageReference) {
+    const sources = pullSources(ref, await this.#registries());
+    if (!sources.ok) throw new Error(sources.error);
+    return sources.value;
   }
 
   /**
    * Parses `ref` and pins it to a digest. A digest reference needs no registry call; a tag
    * is resolved with HEAD (the registry's `Docker-Content-Digest`), falling back to GET and
-   * hashing the manifest bytes.
+   * hashing the manifest bytes, at the first pull source that answers.
    *
-   * @throws TerminalError for an unparseable reference or one without tag or digest;
-   *   Error `error getting manifest: <registry error>` (retryable) when the tag cannot be read.
+   * @throws TerminalError for an unparseable reference or one without tag or digest; Error
+   *   `loading registries configuration ...` for a broken registries.conf; Error `error
+   *   getting manifest: <registry error>` (retryable) when the tag cannot be read (with every
+   *   source's error when mirrors were tried, see pull-sources.ts).
    */
   async resolve(ref: string, signal?: AbortSignal): Promise<ResolvedReference> {
     const parsed = parseImageReference(ref);
@@ -55,34 +73,43 @@ export class ImageSource {
       return { ref: parsed, digest: parsed.digest, digestRef: canonicalReference(parsed, parsed.digest) };
     }
     const tag = parsed.tag ?? '';
-    let digest: string | undefined;
+    const sources = await this.#sources(parsed);
+    let digest: string;
     try {
-      digest = await this.#registry.headManifestDigest(parsed, tag, signal).catch((err: unknown) => {
-        // A registry that does not answer HEAD in time will not answer GET either.
-        if (err instanceof RegistryTimeoutError) throw err;
-        // Some registries refuse HEAD (405) or omit the digest header; GET decides.
-        this.#log?.debug({ ref, err }, 'manifest HEAD failed, trying GET');
-        return undefined;
-      });
-      digest ??= (await this.#registry.getManifest(parsed, tag, signal)).digest;
+      ({ value: digest } = await trySources(sources, (repo) => this.#tagDigest(repo, tag, signal), { signal, log: this.#log }));
     } catch (err) {
       throw wrapError('error getting manifest', err);
     }
     return { ref: parsed, digest, digestRef: canonicalReference(parsed, digest) };
   }
 
+  async #tagDigest(repo: Repository, tag: string, signal: AbortSignal | undefined): Promise<string> {
+    const digest = await this.#registry.headManifestDigest(repo, tag, signal).catch((err: unknown) => {
+      // A registry that does not answer HEAD in time will not answer GET either.
+      if (err instanceof RegistryTimeoutError) throw err;
+      // Some registries refuse HEAD (405) or omit the digest header; GET decides.
+      this.#log?.debug({ repo: repo.name, tag, err }, 'manifest HEAD failed, trying GET');
+      return undefined;
+    });
+    return digest ?? (await this.#registry.getManifest(repo, tag, signal)).digest;
+  }
+
   /**
-   * Fetches the manifest for `resolved.digest`, descends an index to the configured platform,
-   * and fetches and parses the config. All bytes are digest-verified.
+   * Fetches the manifest for `resolved.digest` from the first pull source that has it,
+   * descends an index to the configured platform, and fetches and parses the config from the
+   * same source. All bytes are digest-verified.
    *
-   * @throws Error naming the manifest or blob that failed (registry status and error codes,
-   *   digest mismatch, unsupported media type, no image for the platform).
+   * @throws Error `loading registries configuration ...` for a broken registries.conf; Error
+   *   naming the manifest or blob that failed (registry status and error codes, digest
+   *   mismatch, unsupported media type, no image for the platform).
    */
   async metadata(resolved: ResolvedReference, signal?: AbortSignal): Promise<ImageMetadata> {
-    const repo = resolved.ref;
+    const sources = await this.#sources(withDigest(resolved.ref, resolved.digest));
     let digest = resolved.digest;
+    const found = await trySources(sources, (repo) => this.#registry.getManifest(repo, resolved.digest, signal), { signal, log: this.#log });
+    const repo = found.repo;
+    let fetched = found.value;
     for (let depth = 0; ; depth++) {
-      const fetched = await this.#registry.getManifest(repo, digest, signal);
       const parsed = parseManifest(fetched.bytes, fetched.contentType, `manifest ${digest} in ${repo.name}`);
       if (parsed.kind === 'image') {
         const bytes = await this.#registry.getBlobBytes(
@@ -92,12 +119,13 @@ export class ImageSource {
           signal,
         );
         const config = parseImageConfig(bytes, `config ${parsed.manifest.config.digest} in ${repo.name}`);
-        return { manifest: parsed.manifest, manifestDigest: digest, config };
+        return { manifest: parsed.manifest, manifestDigest: digest, config, repo };
       }
       if (depth >= MAX_INDEX_DEPTH) throw new Error(`manifest ${resolved.digest} in ${repo.name}: indexes nested too deeply`);
       const chosen = selectPlatform(parsed.index, parsed.mediaType, this.#platform);
       this.#log?.debug({ index: digest, manifest: chosen.digest }, 'selected platform manifest');
       digest = chosen.digest;
+      fetched = await this.#registry.getManifest(repo, digest, signal);
     }
   }
 }

@@ -39,5 +39,15 @@ export { BUNDLE_IMAGE_LIMITS, CATALOG_IMAGE_LIMITS, ImageLimitError, type ImageL
 export { type ImageFiles, type OpenedImage, type OpenedLayer, type PullOptions, type PullResult } from './puller.ts';
 export { canonicalReference, formatReference, parseImageReference, requireTagOrDigest, type ImageReference } from './reference.ts';
 export { RegistryError, type RegistryErrorEntry } from './registry-error.ts';
+export { RegistryBlockedError } from './pull-sources.ts';
+export { loadRegistriesConf, type RegistriesConfLocation, type RegistriesConfPaths } from './registries-conf-load.ts';
+export { EMPTY_REGISTRIES_CONF, findRegistry, pullSources, type PullSource, type RegistriesConf } from './registries-conf.ts';
+export {
+  parseRegistriesConfFile,
+  type PullFromMirror,
+  type RegistriesConfFile,
+  type RegistryMirror,
+  type RegistryTable,
+} from './registries-conf-file.ts';
 export { tarHeaderBlock, type TarWriteEntry } from './tar-writer.ts';
 export { RegistryTimeoutError, type RegistryTimeoutPhase } from './timeout.ts';

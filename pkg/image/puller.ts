@@ -6,6 +6,9 @@
  * optional label path filter, stream the layers into a temporary tree, store it read-only
  * under its digest, and garbage-collect the owner's other digests. Concurrent pulls of the
  * same owner and digest share one unpack.
+ *
+ * The registry reads go to the pull sources registries.conf gives (image-source.ts): mirrors
+ * and rewritten locations; the results keep naming the image as `ref` does.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -118,7 +121,10 @@ export class Puller {
    *   `error copying image: ...` (manifest/config), `error applying image: error reading
    *   layer[i]: ...` / `... error applying layer[i]: ...`, `error applying image: image <ref>:
    *   layer <digest>: exceeds the limit of ...` (a cap: the cause is an ImageLimitError),
-   *   `error deleting old images: ...`. A registry request that timed out makes any of the
+   *   `error deleting old images: ...`. With registries.conf: `loading registries configuration
+   *   ...` for a broken one; `registry <prefix> is blocked in <file>` (a RegistryBlockedError)
+   *   inside `error getting manifest`/`error copying image`; every source's error, `(Mirrors
+   *   also failed: [...]): <ref>: <error>`, when mirrors were tried. A registry request that timed out makes any of the
    *   retryable ones `pulling image "<ref>": timeout after 30s reading layer sha256:… from
    *   registry <host>` (or `... connecting to registry <host> to read ...`), with the
    *   RegistryTimeoutError among its causes.
@@ -159,7 +165,7 @@ export class Puller {
       entry = await cache.store(owner, resolved.digest, meta.config, (dir) =>
         unpackLayers({
           registry: this.#registry,
-          repo: resolved.ref,
+          repo: meta.repo,
           layers: meta.manifest.layers,
           dir,
           filter,
@@ -232,11 +238,12 @@ export class Puller {
       throw wrapError('error applying image', err);
     }
     const registry = this.#registry;
+    const repo = meta.repo;
     const layers = meta.manifest.layers.map((layer) => ({
       digest: layer.digest,
       size: layer.size,
       async *open(signal?: AbortSignal): AsyncGenerator<Buffer> {
-        const opened = await registry.openBlob(resolved.ref, { digest: layer.digest, size: layer.size }, signal);
+        const opened = await registry.openBlob(repo, { digest: layer.digest, size: layer.size }, signal);
         try {
           yield* opened.stream;
         } finally {
@@ -271,7 +278,7 @@ export class Puller {
       try {
         await unpackLayers({
           registry: this.#registry,
-          repo: resolved.ref,
+          repo: meta.repo,
           layers: meta.manifest.layers,
           dir,
           log: this.#log,

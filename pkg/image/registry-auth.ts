@@ -74,7 +74,7 @@ export class RegistryAuth {
     let authorization: string | undefined;
     if (hint?.kind === 'bearer') {
       // Proactive: ask only for this request's scope, not the one an earlier challenge named.
-      authorization = `Bearer ${(await this.#token(ref.domain, hint.challenge, [scope], creds, false)).token}`;
+      authorization = `Bearer ${(await this.#token(ref.domain, hint.challenge, [scope], creds, false, req.insecure)).token}`;
     } else if (hint?.kind === 'basic' && creds !== undefined) {
       authorization = basicHeader(creds);
     }
@@ -89,7 +89,7 @@ export class RegistryAuth {
       this.#hints.set(ref.domain, { kind: 'bearer', challenge: bearer });
       res.body.resume();
       const scopes = [bearer.params['scope'], scope].filter((s): s is string => s !== undefined && s !== '');
-      const token = await this.#token(ref.domain, bearer, [...new Set(scopes)], creds, true);
+      const token = await this.#token(ref.domain, bearer, [...new Set(scopes)], creds, true, req.insecure);
       retryAuthorization = `Bearer ${token.token}`;
     } else if (basic !== undefined && creds !== undefined && hint?.kind !== 'basic') {
       this.#hints.set(ref.domain, { kind: 'basic' });
@@ -107,13 +107,14 @@ export class RegistryAuth {
     scopes: readonly string[],
     creds: RegistryCredentials | undefined,
     forceFresh: boolean,
+    insecure: boolean | undefined,
   ): Promise<CachedToken> {
     const key = [domain, challenge.params['realm'], challenge.params['service'] ?? '', scopes.join(' '), creds?.username ?? ''].join('|');
     const cached = this.#tokens.get(key);
     if (!forceFresh && cached !== undefined && cached.expiresAt > this.#now()) return cached;
     const pending = this.#inflight.get(key);
     if (pending !== undefined) return pending;
-    const p = this.#fetchToken(domain, challenge, scopes, creds).finally(() => this.#inflight.delete(key));
+    const p = this.#fetchToken(domain, challenge, scopes, creds, insecure === true).finally(() => this.#inflight.delete(key));
     this.#inflight.set(key, p);
     const token = await p;
     if (this.#tokens.size >= TOKEN_CACHE_PRUNE_AT) this.#pruneExpired();
@@ -133,6 +134,7 @@ export class RegistryAuth {
     challenge: AuthChallenge,
     scopes: readonly string[],
     creds: RegistryCredentials | undefined,
+    insecure: boolean,
   ): Promise<CachedToken> {
     const realm = challenge.params['realm'] ?? '';
     let url: URL;
@@ -143,7 +145,7 @@ export class RegistryAuth {
     }
     const where = `error fetching token from ${url.origin}${url.pathname}`;
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${where}: unsupported realm scheme ${url.protocol}`);
-    if (url.protocol === 'http:' && creds !== undefined && !this.#transport.isInsecure(domain)) {
+    if (url.protocol === 'http:' && creds !== undefined && !insecure && !this.#transport.isInsecure(domain)) {
       throw new Error(`${where}: refusing to send credentials for ${domain} to a plain-HTTP realm`);
     }
     const service = challenge.params['service'];
@@ -154,7 +156,8 @@ export class RegistryAuth {
     if (creds !== undefined) headers['authorization'] = basicHeader(creds);
     let body: Buffer;
     try {
-      const res = await this.#transport.request({ method: 'GET', url, headers });
+      // An insecure source's token endpoint is reached as insecurely, as upstream's one client does.
+      const res = await this.#transport.request({ method: 'GET', url, headers, ...(insecure ? { insecure } : {}) });
       if (res.status !== 200) throw await registryErrorFrom(res, where);
       body = await readLimited(res.body, TOKEN_RESPONSE_LIMIT, 'token response');
     } catch (err) {

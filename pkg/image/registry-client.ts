@@ -16,8 +16,11 @@ import { rethrowNamingTimeout } from './timeout.ts';
 /** Largest manifest or config accepted: bigger documents are garbage, not images. */
 export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 
-/** Repository coordinates: registry domain and repository path. */
-export type Repository = Pick<ImageReference, 'domain' | 'path' | 'name'>;
+/**
+ * Repository coordinates: registry domain and repository path; `insecure` (a registries.conf
+ * source's setting) allows plain HTTP or unverified TLS for its requests (http-transport.ts).
+ */
+export type Repository = Pick<ImageReference, 'domain' | 'path' | 'name'> & { readonly insecure?: boolean | undefined };
 
 /** A fetched manifest: raw bytes, the Content-Type it came with, and its digest. */
 export interface FetchedManifest {
@@ -47,7 +50,7 @@ export class RegistryClient {
     url: URL,
     init: { headers?: Record<string, string>; body?: Buffer; signal?: AbortSignal | undefined } = {},
   ): Promise<HttpResponse> {
-    return this.#auth.send(repo, actions, { method, url, ...init });
+    return this.#auth.send(repo, actions, { method, url, ...init, ...(repo.insecure === true ? { insecure: true } : {}) });
   }
 
   /**
