@@ -43,6 +43,47 @@ describe('createAgentPool', () => {
     pool.close();
   });
 
+  it('keeps one HTTPS agent per TLS material and proxy, retiring one no destination uses any more', () => {
+    const materials: Record<string, { id: string; ca: string; cert?: string; key?: string } | undefined> = {
+      'a.test': { id: 'm1', ca: 'CA-A', cert: 'CERT', key: 'KEY' },
+      'b.test': { id: 'm1', ca: 'CA-A', cert: 'CERT', key: 'KEY' },
+      'c.test': undefined,
+    };
+    const pool = createAgentPool({
+      maxSockets: 4,
+      caPem: 'CA-FILE',
+      tlsFor: (url) => materials[url.hostname],
+      proxy: (url) => (url.hostname === 'c.test' ? new URL('http://proxy.test:3128') : undefined),
+    });
+    const a = pool.agentFor(new URL('https://a.test/')) as https.Agent;
+    expect(pool.agentFor(new URL('https://b.test:5000/'))).toBe(a);
+    expect(a.options).toMatchObject({ ca: [...rootCertificates, 'CA-FILE', 'CA-A'], cert: 'CERT', key: 'KEY' });
+    const c = pool.agentFor(new URL('https://c.test/')) as https.Agent;
+    expect(c).not.toBe(a);
+    expect(c.options.ca).toEqual([...rootCertificates, 'CA-FILE']);
+    // a.test moves to new material: b.test still uses the old agent, so it stays.
+    materials['a.test'] = { id: 'm2', ca: 'CA-A2' };
+    const a2 = pool.agentFor(new URL('https://a.test/'));
+    expect(a2).not.toBe(a);
+    expect(a.maxFreeSockets).not.toBe(0);
+    materials['b.test'] = materials['a.test'];
+    expect(pool.agentFor(new URL('https://b.test:5000/'))).toBe(a2);
+    expect(a.maxFreeSockets).toBe(0);
+    pool.close();
+  });
+
+  it('throws what the TLS material provider throws', () => {
+    const pool = createAgentPool({
+      maxSockets: 1,
+      tlsFor: () => {
+        throw new Error('missing key client.key for client certificate client.cert');
+      },
+    });
+    expect(() => pool.agentFor(new URL('https://r.test/'))).toThrow('missing key client.key');
+    expect(pool.agentFor(new URL('http://r.test/'))).toBeDefined();
+    pool.close();
+  });
+
   it('uses fixed server TLS settings as given', () => {
     const pool = createAgentPool({
       maxSockets: 64,

@@ -7,6 +7,7 @@
 import type { Agent, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { http } from './http.ts';
+import { establishedSockets, httpProxyRequest } from './proxy-marks.ts';
 
 /** How an abort through `signal` surfaces (the request had no response yet). */
 export type AbortStyle =
@@ -121,7 +122,11 @@ function sendOnce(o: SendOptions): Promise<IncomingMessage> {
   const name = (o.describe ?? describeRequest)(method, url);
   return new Promise<IncomingMessage>((resolve, reject) => {
     let response: IncomingMessage | undefined;
-    const req = lib.request(url, { method, agent: o.agent, headers: o.headers ?? {}, ...(signal === undefined ? {} : { signal }) }, (res) => {
+    // Through an HTTP proxy the request line carries the absolute URL (proxy-agents.ts).
+    const proxied = url.protocol === 'http:' ? httpProxyRequest(o.agent, url) : undefined;
+    const headers = proxied === undefined ? (o.headers ?? {}) : { ...o.headers, ...proxied.headers };
+    const pathOption = proxied === undefined ? {} : { path: proxied.path };
+    const req = lib.request(url, { method, agent: o.agent, headers, ...pathOption, ...(signal === undefined ? {} : { signal }) }, (res) => {
       clearTimeout(timer);
       clearTimeout(connectTimer);
       response = res;
@@ -134,7 +139,8 @@ function sendOnce(o: SendOptions): Promise<IncomingMessage> {
       const connectMs = o.connectTimeoutMs;
       req.once('socket', (socket) => {
         // A reused keep-alive socket is connected; `reusedSocket` is set before 'socket' fires.
-        if (req.reusedSocket) return;
+        // A proxy agent's socket arrives connected too, having bounded its set-up itself.
+        if (req.reusedSocket || establishedSockets.has(socket)) return;
         connectTimer = setTimeout(() => req.destroy(new RequestTimeoutError('connect', connectMs, url)), connectMs);
         const connected = (): void => clearTimeout(connectTimer);
         socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
