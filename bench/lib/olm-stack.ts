@@ -128,6 +128,8 @@ export async function startOlmStack(opts: {
       cacheDir,
       '--health-probe-bind-address',
       `127.0.0.1:${healthPort}`,
+      // The benchmarks scrape /metrics on the health address, unauthenticated.
+      '--insecure-metrics',
     ];
     let started = 0;
     const stack: OlmStack = {

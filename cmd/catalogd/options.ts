@@ -8,13 +8,14 @@ import { DEFAULT_INGEST_TIMEOUT_MS } from '../../pkg/catalogd/controller/index.t
 import { goDuration } from '../../pkg/gotext/index.ts';
 import { type ListenAddress, parseDuration, parseListenAddress, parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
 import { CATALOG_IMAGE_LIMITS, type ImageLimits } from '../../pkg/image/index.ts';
+import { SERVING_FLAGS, type ServingOptions, servingHelp, servingOptions } from '../shared/serving.ts';
 import { DECODE_LIMIT_FLAGS, IMAGE_LIMIT_FLAGS, decodeLimitHelp, decodeLimitOptions, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 
-export interface CatalogdOptions extends ComponentOptions {
+/** `tls` (`--tls-cert`/`--tls-key`) serves the catalog API over HTTPS as well as the metrics. */
+export interface CatalogdOptions extends ComponentOptions, ServingOptions {
   cacheDir: string;
   catalogServer: ListenAddress;
   externalAddress: string;
-  tls: { certPath: string; keyPath: string } | undefined;
   gcIntervalMs: number;
   /** Size limits of decoding a catalog's content. */
   decodeLimits: DecodeLimits;
@@ -31,6 +32,9 @@ export interface CatalogdOptions extends ComponentOptions {
   pollMinuteMs?: number;
 }
 
+/** Upstream catalogd's metrics address when a certificate is given. */
+const METRICS_ADDRESS = ':7443';
+
 /** Default of `--max-concurrent-reconciles`: a catalog that takes long leaves a worker to the others. */
 const DEFAULT_WORKERS = 2;
 
@@ -45,8 +49,7 @@ Flags:
   --cache-dir DIR                   content store and unpack cache (default /var/cache/catalogd)
   --catalogs-server-addr ADDR       catalog HTTP server address (default :8443)
   --external-address HOST           host clients use, published in status.urls (default catalogd-service.<ns>.svc)
-  --tls-cert FILE --tls-key FILE    serve the catalog API over HTTPS (reloaded on change)
-  --health-probe-bind-address ADDR  /healthz, /readyz and /metrics (default :8081)
+${servingHelp(METRICS_ADDRESS, 'the catalog API over HTTPS, and the metrics server')}  --health-probe-bind-address ADDR  /healthz and /readyz (default :8081)
   --leader-elect[=false]            elect one leader to write status (default true)
   --leader-election-id NAME         Lease name (default catalogd-operator-lock)
   --global-pull-secret [NS/]NAME    registry credentials Secret (default namespace: the system namespace)
@@ -69,8 +72,7 @@ export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): Ca
       'cache-dir': { type: 'string' },
       'catalogs-server-addr': { type: 'string' },
       'external-address': { type: 'string' },
-      'tls-cert': { type: 'string' },
-      'tls-key': { type: 'string' },
+      ...SERVING_FLAGS,
       'gc-interval': { type: 'string' },
       ...DECODE_LIMIT_FLAGS,
       'max-concurrent-reconciles': { type: 'string' },
@@ -82,15 +84,12 @@ export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): Ca
   if (parsed === 'help') return 'help';
   const { common, values } = parsed;
   const ns = common.systemNamespace;
-  const cert = values['tls-cert'];
-  const key = values['tls-key'];
-  if ((cert === undefined) !== (key === undefined)) throw new Error('--tls-cert and --tls-key must be given together');
   return {
     ...common,
+    ...servingOptions(values, METRICS_ADDRESS),
     cacheDir: values['cache-dir'] ?? '/var/cache/catalogd',
     catalogServer: parseListenAddress(values['catalogs-server-addr'] ?? ':8443'),
     externalAddress: values['external-address'] ?? `catalogd-service.${ns}.svc`,
-    tls: cert !== undefined && key !== undefined ? { certPath: cert, keyPath: key } : undefined,
     gcIntervalMs: parseDuration(values['gc-interval'] ?? '12h'),
     decodeLimits: decodeLimitOptions(values),
     maxConcurrentReconciles: parsePositiveInt('--max-concurrent-reconciles', values['max-concurrent-reconciles'] ?? String(DEFAULT_WORKERS)),

@@ -21,10 +21,11 @@ import {
 } from '../../pkg/catalogd/controller/index.ts';
 import { buildCatalogServer } from '../../pkg/catalogd/server/index.ts';
 import { LocalDirStore, createProcessIngest } from '../../pkg/catalogd/storage/index.ts';
-import { Controller, HealthServer, informersSynced, loadCertificate, watchCertificate } from '../../pkg/controller/index.ts';
+import { Controller, HealthServer, informersSynced, keepingOptions, loadCertificate, watchCertificate } from '../../pkg/controller/index.ts';
 import { createDiskImageCache } from '../../pkg/image/index.ts';
 import { Informer, type KubeContext, clientListWatch, stripManagedFields } from '../../pkg/kube/index.ts';
 import { componentImages, connectComponent, runLeading } from '../shared/component.ts';
+import { startMetricsServing } from '../shared/serving.ts';
 import type { CatalogdOptions } from './options.ts';
 
 /** Runs catalogd; resolves when `signal` aborts (after a graceful stop) or leadership is lost. */
@@ -48,14 +49,17 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
   });
 
   const tls = o.tls === undefined ? undefined : loadCertificate(o.tls);
-  const server = buildCatalogServer({ content: store, logger: log, registry, ...(tls === undefined ? {} : { https: tls }) });
-  const stopCertWatch = o.tls === undefined ? () => undefined : watchCertificate(server.server as never, o.tls, log);
+  // The TLS profile applies to every TLS server, and stays across certificate reloads.
+  const server = buildCatalogServer({ content: store, logger: log, registry, ...(tls === undefined ? {} : { https: { ...tls, ...o.tlsOptions } }) });
+  const stopCertWatch = o.tls === undefined ? () => undefined : watchCertificate(keepingOptions(server.server as never, o.tlsOptions), o.tls, log);
   await server.listen({ host: o.catalogServer.host, port: o.catalogServer.port });
-  log.info({ address: o.catalogServer, tls: o.tls !== undefined }, 'catalog server listening');
+  log.info({ address: o.catalogServer, tls: o.tls !== undefined, tlsProfile: o.tlsProfile.name }, 'catalog server listening');
 
-  const health = new HealthServer({ port: o.healthProbe.port, host: o.healthProbe.host, registry, log });
+  // /metrics: over HTTPS to authorized callers (with a certificate), plain on the probe port only with --insecure-metrics.
+  const health = new HealthServer({ port: o.healthProbe.port, host: o.healthProbe.host, ...(o.insecureMetrics ? { registry } : {}), log });
   health.addReadinessCheck('informers', informersSynced([catalogs]));
   await health.start();
+  const metrics = await startMetricsServing(o, { client: kube.client, registry, log });
 
   const scheme = o.tls === undefined ? 'http' : 'https';
   const baseURL = (name: string): string => `${scheme}://${o.externalAddress}/catalogs/${name}`;
@@ -104,6 +108,7 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
   stopCertWatch();
   await server.close();
   await health.stop();
+  await metrics.stop();
   await store.close();
   images.close();
   kube.close();

@@ -49,7 +49,17 @@ export async function startComponents(options: ComponentsOptions): Promise<Compo
   const ws = options.workspace;
   await mkdir(options.logDir, { recursive: true });
   const insecure = options.insecureRegistries.flatMap((r) => ['--insecure-registry', r]);
-  const common = ['--kubeconfig', options.kubeconfig, '--system-namespace', options.systemNamespace, '--leader-elect', ...insecure];
+  // --insecure-metrics: /metrics on the loopback health address without TLS or authentication, so
+  // `curl <health>/metrics` works on the local stack (decision 0068); a cluster serves them over HTTPS.
+  const common = [
+    '--kubeconfig',
+    options.kubeconfig,
+    '--system-namespace',
+    options.systemNamespace,
+    '--leader-elect',
+    '--insecure-metrics',
+    ...insecure,
+  ];
 
   const catalogd = await startProcess({
     name: 'catalogd',

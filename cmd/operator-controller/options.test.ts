@@ -32,6 +32,11 @@ describe('parseOperatorControllerOptions', () => {
       imageLimits: { maxDecompressedBytes: 1 << 30, maxUnpackedBytes: 32 << 20, maxFiles: 10_000 },
       pullConnectTimeoutMs: 10_000,
       pullReadTimeoutMs: 30_000,
+      tls: undefined,
+      metrics: undefined,
+      tlsProfile: expect.objectContaining({ name: 'intermediate' }),
+      tlsOptions: expect.objectContaining({ minVersion: 'TLSv1.2' }),
+      insecureMetrics: false,
     });
     expect(FEATURE_GATE_DEFAULTS).toEqual({
       SingleOwnNamespaceInstallSupport: true,
@@ -74,6 +79,12 @@ describe('parseOperatorControllerOptions', () => {
         '--pull-connect-timeout=5s',
         '--pull-read-timeout',
         '1m30s',
+        '--tls-cert=/certs/tls.crt',
+        '--tls-key',
+        '/certs/tls.key',
+        '--metrics-bind-address=127.0.0.1:9443',
+        '--tls-profile=modern',
+        '--insecure-metrics',
       ],
       { KUBECONFIG: '/env/kc', POD_NAMESPACE: 'olm', POD_NAME: 'me' },
     );
@@ -97,6 +108,11 @@ describe('parseOperatorControllerOptions', () => {
       imageLimits: { maxDecompressedBytes: 2 * 2 ** 30, maxUnpackedBytes: 100 << 20, maxFiles: 500 },
       pullConnectTimeoutMs: 5_000,
       pullReadTimeoutMs: 90_000,
+      tls: { certPath: '/certs/tls.crt', keyPath: '/certs/tls.key' },
+      metrics: { host: '127.0.0.1', port: 9443 },
+      tlsProfile: expect.objectContaining({ name: 'modern' }),
+      tlsOptions: expect.objectContaining({ minVersion: 'TLSv1.3' }),
+      insecureMetrics: true,
     });
   });
 

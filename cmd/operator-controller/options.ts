@@ -5,6 +5,7 @@
 import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
 import { parseFeatureGates, parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
+import { SERVING_FLAGS, type ServingOptions, servingHelp, servingOptions } from '../shared/serving.ts';
 import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/image/index.ts';
 import { parseClusterVersion, type ClusterMinor } from '../../pkg/gating/index.ts';
 import { parseServiceAccountRef, type ServiceAccountRef } from '../../pkg/operatorcontroller/index.ts';
@@ -22,7 +23,8 @@ export const FEATURE_GATE_DEFAULTS = {
 /** The gates by name. */
 export type FeatureGates = Record<keyof typeof FEATURE_GATE_DEFAULTS, boolean>;
 
-export interface OperatorControllerOptions extends ComponentOptions {
+/** `tls` (`--tls-cert`/`--tls-key`) serves the metrics only. */
+export interface OperatorControllerOptions extends ComponentOptions, ServingOptions {
   cacheDir: string;
   /** Replaces scheme, host and port of catalogs' `status.urls.base` (e.g. a port-forward). */
   catalogdUrl: URL | undefined;
@@ -42,6 +44,9 @@ export interface OperatorControllerOptions extends ComponentOptions {
   /** `--default-install-service-account NS/NAME`: installs extensions whose spec names no ServiceAccount. */
   defaultInstallServiceAccount?: ServiceAccountRef | undefined;
 }
+
+/** Upstream operator-controller's metrics address when a certificate is given. */
+const METRICS_ADDRESS = ':8443';
 
 /** Default of `--pull-connect-timeout`. */
 export const DEFAULT_PULL_CONNECT_TIMEOUT_MS = 10_000;
@@ -63,7 +68,7 @@ Flags:
   --default-install-service-account NS/NAME
                                     installs extensions whose spec names no serviceAccount (upstream's
                                     current YAML); without it they wait with a message (default: none)
-  --health-probe-bind-address ADDR  /healthz, /readyz and /metrics (default :8081)
+${servingHelp(METRICS_ADDRESS, 'the metrics server')}  --health-probe-bind-address ADDR  /healthz and /readyz (default :8081)
   --leader-elect[=false]            elect one active replica (default true)
   --leader-election-id NAME         Lease name (default 9c4404e7.operatorframework.io)
   --global-pull-secret [NS/]NAME    registry credentials Secret (default namespace: the system namespace)
@@ -94,6 +99,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
       'cluster-version': { type: 'string' },
       'pull-connect-timeout': { type: 'string' },
       'pull-read-timeout': { type: 'string' },
+      ...SERVING_FLAGS,
       'default-install-service-account': { type: 'string' },
       ...IMAGE_LIMIT_FLAGS,
     },
@@ -118,6 +124,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
   if (clusterVersion !== undefined && !clusterVersion.ok) throw new Error(`invalid --cluster-version: ${clusterVersion.error}`);
   return {
     ...common,
+    ...servingOptions(values, METRICS_ADDRESS),
     cacheDir: values['cache-dir'] ?? '/var/cache/operator-controller',
     catalogdUrl,
     catalogdCaFile: values['catalogd-ca-file'],

@@ -34,6 +34,7 @@ import {
 } from '../../pkg/operatorcontroller/index.ts';
 import { createReleaseStore } from '../../pkg/release/index.ts';
 import { componentImages, connectComponent, runLeading } from '../shared/component.ts';
+import { startMetricsServing } from '../shared/serving.ts';
 import type { OperatorControllerOptions } from './options.ts';
 import { pauseHook } from './test-pause.ts';
 
@@ -70,10 +71,12 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       ? 'openshift-service-ca'
       : undefined;
 
-  const health = new HealthServer({ port: o.healthProbe.port, host: o.healthProbe.host, registry, log });
+  // /metrics: over HTTPS to authorized callers (with a certificate), plain on the probe port only with --insecure-metrics.
+  const health = new HealthServer({ port: o.healthProbe.port, host: o.healthProbe.host, ...(o.insecureMetrics ? { registry } : {}), log });
   health.addReadinessCheck('informers', informersSynced([extensions, catalogs]));
   await health.start();
-  log.info({ address: o.healthProbe }, 'health and metrics server listening');
+  log.info({ address: o.healthProbe, metrics: o.insecureMetrics }, 'health server listening');
+  const metrics = await startMetricsServing(o, { client: kube.client, registry, log });
 
   // Test hook only (OLMV1_TEST_PAUSE_AT): undefined in production.
   const pause = pauseHook(o.testPauseAt, log);
@@ -170,6 +173,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
   const outcome = await runLeading(o, { client: kube.client, log, registry }, lead, signal);
 
   await health.stop();
+  await metrics.stop();
   scoped.close();
   catalogClient.close();
   images.close();

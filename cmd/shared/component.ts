@@ -40,9 +40,9 @@ export const COMPONENT_FLAGS = {
   'log-level': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
-/** Go-style boolean flags: `--leader-elect` alone means true. */
+/** Go-style boolean flags: `--leader-elect` (or `--insecure-metrics`) alone means true. */
 export function normalizeBoolFlags(argv: readonly string[]): string[] {
-  return argv.map((a) => (a === '--leader-elect' ? '--leader-elect=true' : a));
+  return argv.map((a) => (a === '--leader-elect' || a === '--insecure-metrics' ? `${a}=true` : a));
 }
 
 /**

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { type CatalogdOptions, parseCatalogdOptions } from '../../cmd/catalogd/options.ts';
 import { runCatalogd } from '../../cmd/catalogd/run.ts';
+import { servingOptions } from '../../cmd/shared/serving.ts';
 import { DEFAULT_DECODE_LIMITS } from '../../pkg/fbc/index.ts';
 import { CATALOG_IMAGE_LIMITS } from '../../pkg/image/index.ts';
 import { type ControlPlaneInfo, type ManagedProcess, type Reaper, freePorts, startProcess } from '../envtest/index.ts';
@@ -41,7 +42,8 @@ export async function startCatalogd(cp: ControlPlaneInfo, overrides: Partial<Cat
     cacheDir,
     catalogServer: { host: '127.0.0.1', port: serverPort },
     externalAddress: `127.0.0.1:${serverPort}`,
-    tls: undefined,
+    // Metrics on the health port, unauthenticated (--insecure-metrics): readMetric and friends read them there.
+    ...servingOptions({ 'insecure-metrics': 'true' }, ':7443'),
     healthProbe: { host: '127.0.0.1', port: healthPort },
     leaderElect: true,
     leaderElectionId: 'catalogd-operator-lock',
@@ -100,7 +102,7 @@ export interface CatalogdProcess {
 
 /**
  * Starts the catalogd binary with `--kubeconfig`, `--cache-dir` (a new directory under
- * `workDir` unless given), loopback addresses, `--insecure-registry=127.0.0.1`,
+ * `workDir` unless given), loopback addresses, `--insecure-metrics`, `--insecure-registry=127.0.0.1`,
  * `--log-level=info`, `POD_NAME=<name>` and `flags`; its log goes to `<workDir>/<name>.log`.
  * Resolves once /healthz answers (throws with the log's tail after 30 s).
  */
@@ -119,6 +121,7 @@ export async function startCatalogdProcess(
       `--cache-dir=${cacheDir}`,
       `--catalogs-server-addr=127.0.0.1:${port}`,
       `--health-probe-bind-address=127.0.0.1:${health}`,
+      '--insecure-metrics',
       '--insecure-registry=127.0.0.1',
       '--log-level=info',
       ...(o.flags ?? []),

@@ -50,6 +50,8 @@ export async function startControllerProcess(o: ControllerProcessOptions): Promi
       '--system-namespace=olmv1-system',
       `--cache-dir=${o.cacheDir}`,
       `--health-probe-bind-address=127.0.0.1:${health}`,
+      // /metrics on the health address, unauthenticated: tests scrape it there.
+      '--insecure-metrics',
       '--insecure-registry=127.0.0.1',
       '--log-level=info',
       ...(o.args ?? []),

@@ -13,6 +13,7 @@ import {
   type OperatorControllerOptions,
 } from '../../cmd/operator-controller/options.ts';
 import { runOperatorController } from '../../cmd/operator-controller/run.ts';
+import { servingOptions } from '../../cmd/shared/serving.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/image/index.ts';
 import { type ControlPlaneInfo, freePorts } from '../envtest/index.ts';
 import { waitForComponent } from './component-start.ts';
@@ -51,6 +52,8 @@ export async function startOperatorController(
     featureGates: { ...FEATURE_GATE_DEFAULTS },
     imageLimits: { ...BUNDLE_IMAGE_LIMITS },
     pullConnectTimeoutMs: DEFAULT_PULL_CONNECT_TIMEOUT_MS,
+    // Metrics on the health port, unauthenticated (--insecure-metrics): readMetric and friends read them there.
+    ...servingOptions({ 'insecure-metrics': 'true' }, ':8443'),
     pullReadTimeoutMs: DEFAULT_PULL_READ_TIMEOUT_MS,
     // Reconcile errors are expected in these tests; set OLMV1_TEST_LOG=debug to see them.
     logLevel: process.env.OLMV1_TEST_LOG ?? 'silent',
