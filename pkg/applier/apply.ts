@@ -106,12 +106,15 @@ async function waitEstablished(
  * does not serve yet, objects in a Namespace of the release that is absent, and bindings to a
  * Role or ClusterRole of the release that is absent (the API server's escalation check reads
  * the role). `absent` holds the objectIdentity of the release's objects that do not exist.
+ * Objects `unchanged` says the deployed revision applied as they are were accepted then and are
+ * not sent again (an upgrade's dry run costs a request per changed object only).
  */
 export async function dryRunObjects(
   client: KubeClient,
   objects: readonly KubeObject[],
   absent: ReadonlySet<string>,
   signal?: AbortSignal,
+  unchanged: (obj: KubeObject) => boolean = () => false,
 ): Promise<void> {
   const crdKinds = new Set(objects.filter(isCrd).map(crdKindKey));
   const newNamespaces = new Set(
@@ -122,6 +125,7 @@ export async function dryRunObjects(
     const ns = obj.metadata.namespace;
     if (ns !== undefined && newNamespaces.has(ns)) continue;
     if (isBinding(obj) && newRoles.has(roleRefKey(obj))) continue;
+    if (unchanged(obj)) continue;
     try {
       await client.apply(obj, { fieldManager: FIELD_MANAGER, force: true, dryRun: true, ...(signal === undefined ? {} : { signal }) });
     } catch (err) {

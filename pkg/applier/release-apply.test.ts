@@ -190,6 +190,13 @@ describe('applyRelease', () => {
     expect(sameContent(base, other)).toBe(false);
   });
 
+  it('an upgrade dry-runs only the objects that differ from the deployed revision', async () => {
+    const history = [recorded(1, 'deployed', desired('1.0.0', [cm('same'), cm('changed', { v: '1' })]))];
+    const { client, cluster } = fakeClient({}, history);
+    await applyRelease({ client, store: new FakeStore(history) }, history, desired('1.1.0', [cm('same'), cm('changed', { v: '2' }), cm('new')]));
+    expect(cluster.calls.filter((c) => c.startsWith('dry-run'))).toEqual(['dry-run ConfigMap ns/changed', 'dry-run ConfigMap ns/new']);
+  });
+
   it('a refusal in the dry run records a failed revision with the message and applies nothing', async () => {
     const store = new FakeStore();
     const refusal = new ApiError(422, 'Invalid', 'ConfigMap "b" is invalid');

@@ -145,7 +145,7 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   // recorded as a failed revision with nothing applied.
   const report = await checkOwnership(client, desired.objects, owner, ownership);
   try {
-    await dryRunObjects(client, desired.objects, report.absent, signal);
+    await dryRunObjects(client, desired.objects, report.absent, signal, sameAsIn(deployed));
   } catch (err) {
     await (resuming ? store.update(failed(err), signal) : store.create(failed(err), signal)).catch(() => undefined);
     throw err;
@@ -171,6 +171,15 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   await store.update(record, signal);
   await supersedeOthers(store, history, record.revision, signal);
   return { release: record, changed: true };
+}
+
+/** True for objects the deployed revision (if any) applied exactly as they are. */
+function sameAsIn(deployed: Release | undefined): (obj: KubeObject) => boolean {
+  const applied = new Map((deployed?.manifest ?? []).map((o) => [objectIdentity(o), o]));
+  return (obj) => {
+    const old = applied.get(objectIdentity(obj));
+    return old !== undefined && jsonEqual(old, obj);
+  };
 }
 
 /** True for objects the deployed revision (if any) does not contain: their failures are skipped. */
