@@ -150,7 +150,8 @@ async function fetchBundle(
   access: import('./registry-access.ts').RegistryAccess & { limits: import('../../pkg/image/index.ts').ImageLimits },
 ): Promise<Map<string, Buffer>> {
   const { fetchBundleFiles } = await import('./bundle-image.ts');
-  return fetchBundleFiles(ref, { insecureRegistries: insecureRegistries(), ...access });
+  const { registriesConfPaths } = await import('../shared/registries-conf.ts');
+  return fetchBundleFiles(ref, { insecureRegistries: insecureRegistries(), registriesConf: registriesConfPaths(process.env), ...access });
 }
 
 /**

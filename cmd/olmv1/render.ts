@@ -88,7 +88,10 @@ ${registryFlagsHelp(27)}${imageLimitHelp(27, BUNDLE_IMAGE_LIMITS)}  -h, --help  
 
 /** What DIR|IMAGE means, for the help texts. */
 export const BUNDLE_SOURCE_HELP = `DIR is a bundle directory (manifests/ and metadata/); anything else is pulled as a bundle
-image (registries on loopback and in $OLMV1_INSECURE_REGISTRIES over plain HTTP).`;
+image (registries on loopback and in $OLMV1_INSECURE_REGISTRIES over plain HTTP), through the
+mirrors, rewrites and blocked or insecure registries of containers-registries.conf(5)
+($CONTAINERS_REGISTRIES_CONF, else ~/.config/containers/registries.conf or
+/etc/containers/registries.conf, and their registries.conf.d drop-ins).`;
 
 const RENDER_USAGE = `Usage: olmv1 render bundle DIR|IMAGE --install-namespace NS [--watch-namespace NS]
          [--cert-provider cert-manager|openshift-service-ca] [--config FILE] [-o yaml|json]

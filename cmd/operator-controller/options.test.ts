@@ -37,6 +37,7 @@ describe('parseOperatorControllerOptions', () => {
       tlsProfile: expect.objectContaining({ name: 'intermediate' }),
       tlsOptions: expect.objectContaining({ minVersion: 'TLSv1.2' }),
       insecureMetrics: false,
+      registriesConf: { system: { file: '/etc/containers/registries.conf', dir: '/etc/containers/registries.conf.d' } },
     });
     expect(FEATURE_GATE_DEFAULTS).toEqual({
       SingleOwnNamespaceInstallSupport: true,
@@ -113,6 +114,7 @@ describe('parseOperatorControllerOptions', () => {
       tlsProfile: expect.objectContaining({ name: 'modern' }),
       tlsOptions: expect.objectContaining({ minVersion: 'TLSv1.3' }),
       insecureMetrics: true,
+      registriesConf: { system: { file: '/etc/containers/registries.conf', dir: '/etc/containers/registries.conf.d' } },
     });
   });
 

@@ -9,9 +9,10 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { PullSecretCredentials } from '../../pkg/catalogd/controller/index.ts';
-import { createImageClient, type ImageClient, type ImageLimits } from '../../pkg/image/index.ts';
+import { createImageClient, type ImageClient, type ImageLimits, type RegistriesConfPaths } from '../../pkg/image/index.ts';
 import { LeaderElector, connect, type KubeClient, type KubeContext } from '../../pkg/kube/index.ts';
 import { type ClusterLocation, type ListenAddress, clusterLocation, parseBool, parseListenAddress, parseSecretRef } from './flags.ts';
+import { registriesConfPaths } from './registries-conf.ts';
 
 /** Options every component has. */
 export interface ComponentOptions extends ClusterLocation {
@@ -24,6 +25,11 @@ export interface ComponentOptions extends ClusterLocation {
   insecureRegistries: string[];
   pullCaFile: string | undefined;
   logLevel: string;
+  /**
+   * Where registries.conf is read from before each pull (from the environment, see
+   * registries-conf.ts); unset: none is read (tests that start components in-process).
+   */
+  registriesConf?: RegistriesConfPaths | undefined;
 }
 
 /** The `parseArgs` options of the common flags. */
@@ -85,6 +91,7 @@ export function componentOptions(
     insecureRegistries: Array.isArray(values['insecure-registry']) ? values['insecure-registry'] : [],
     pullCaFile: str('pull-ca-file'),
     logLevel: str('log-level') ?? 'info',
+    registriesConf: registriesConfPaths(env),
   };
 }
 
@@ -127,10 +134,11 @@ export async function runLeading(
 /**
  * The image client of a component: plain HTTP for the insecure registries, credentials from the
  * `--global-pull-secret` Secret (kept current by its informer, which the caller runs), extra CAs
- * from `--pull-ca-file` (re-read at each connection pool rebuild).
+ * from `--pull-ca-file` (re-read at each connection pool rebuild), mirrors and blocked or
+ * insecure registries from registries.conf (re-read at each pull).
  */
 export function componentImages(
-  o: Pick<ComponentOptions, 'pullSecret' | 'pullCaFile' | 'insecureRegistries'> & {
+  o: Pick<ComponentOptions, 'pullSecret' | 'pullCaFile' | 'insecureRegistries' | 'registriesConf'> & {
     imageLimits: ImageLimits;
     /** Connect and read timeouts of registry requests (pkg/image defaults when absent). */
     pullConnectTimeoutMs?: number;
@@ -149,6 +157,7 @@ export function componentImages(
     logger: log,
     userAgent,
     limits: o.imageLimits,
+    registriesConf: o.registriesConf,
     ...(o.pullConnectTimeoutMs === undefined ? {} : { connectTimeoutMs: o.pullConnectTimeoutMs }),
     ...(o.pullReadTimeoutMs === undefined ? {} : { timeoutMs: o.pullReadTimeoutMs }),
   });

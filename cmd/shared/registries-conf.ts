@@ -1,0 +1,34 @@
+/**
+ * Where containers-registries.conf is read from, for catalogd, operator-controller and the
+ * olmv1 commands that pull: the locations containers/image uses (and upstream's components
+ * with it), no flag of our own. pkg/image reads the files again before every pull.
+ *
+ * - `$CONTAINERS_REGISTRIES_CONF` (else the older `$REGISTRIES_CONFIG_PATH`), as podman, skopeo
+ *   and buildah honour it: that file, which must exist;
+ * - else `$HOME/.config/containers/registries.conf` when it exists (with its `.d` directory
+ *   only);
+ * - else `/etc/containers/registries.conf` (a missing one means no configuration);
+ * - then the drop-ins: `/etc/containers/registries.conf.d/*.conf` and
+ *   `$HOME/.config/containers/registries.conf.d/*.conf`, each in lexical order.
+ */
+import type { RegistriesConfPaths } from '../../pkg/image/index.ts';
+
+/** The system-wide locations (containers/image's built-in paths on Linux). */
+export const SYSTEM_REGISTRIES_CONF = { file: '/etc/containers/registries.conf', dir: '/etc/containers/registries.conf.d' } as const;
+
+/** The paths `env` selects (see the module comment); empty variables count as unset. */
+export function registriesConfPaths(env: NodeJS.ProcessEnv): RegistriesConfPaths {
+  const explicit = nonEmpty(env.CONTAINERS_REGISTRIES_CONF) ?? nonEmpty(env.REGISTRIES_CONFIG_PATH);
+  const home = nonEmpty(env.HOME);
+  return {
+    ...(explicit === undefined ? {} : { file: explicit }),
+    ...(home === undefined
+      ? {}
+      : { user: { file: `${home}/.config/containers/registries.conf`, dir: `${home}/.config/containers/registries.conf.d` } }),
+    system: { ...SYSTEM_REGISTRIES_CONF },
+  };
+}
+
+function nonEmpty(s: string | undefined): string | undefined {
+  return s === undefined || s === '' ? undefined : s;
+}
