@@ -158,14 +158,20 @@ describe('chunk size', () => {
 });
 
 describe('payload encoding', () => {
-  it('is the canonical JSON plus a newline, gzip-compressed, and decodes to the same release', async () => {
+  it("is Helm's release JSON plus a newline, gzip-compressed at level 9, and decodes to the same release", async () => {
     const r = release({ notes: { keptObjects: ['CustomResourceDefinition argocds.argoproj.io'] }, firstDeployed: '2026-11-23T17:00:00Z' });
     const payload = await encodeRelease(r);
     expect(gunzipSync(payload).toString()).toBe(releaseJson(r));
     expect(releaseJson(r).endsWith('}\n')).toBe(true);
-    const back = await decodeRelease(payload, 'test');
+    expect(releaseJson(r).startsWith('{"name":"argocd","info":{')).toBe(true);
+    // gzip header: magic, deflate, no flags, mtime 0, XFL 2 = maximum compression (Go writes the same).
+    expect([...payload.subarray(0, 4)]).toEqual([0x1f, 0x8b, 8, 0]);
+    expect(payload[8]).toBe(2);
+    // The ClusterExtension's uid is the record's owner reference, passed in by the store.
+    const back = await decodeRelease(payload, 'test', r.extensionUID);
     expect(back).toEqual(r);
     expect(releaseJson(back)).toBe(releaseJson(r));
+    expect((await decodeRelease(payload, 'test')).extensionUID).toBe('');
   });
 
   it('writes fields in one order whatever order the caller built them in', () => {
@@ -193,10 +199,10 @@ describe('payload encoding', () => {
   it.each([
     ['not gzip', Buffer.from('plain'), /^release record where is corrupt: decompressing the payload failed: /],
     ['not JSON', null, /^release record where is corrupt: the payload is not JSON: /],
-    ['not a release', null, /^release record where is corrupt: revision: /],
+    ['not a release', null, /^release record where is corrupt: version: /],
   ])('fails clearly on a payload that is %s', async (what, raw, message) => {
     const zlib = await import('node:zlib');
-    const payload = raw ?? zlib.gzipSync(what === 'not JSON' ? '{"extension":' : JSON.stringify({ ...release(), revision: 'two' }));
+    const payload = raw ?? zlib.gzipSync(what === 'not JSON' ? '{"name":' : releaseJson(release()).replace('"version":2,', '"version":"two",'));
     const failure = await decodeRelease(payload, 'where').catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(Error);
     expect((failure as Error).message).toMatch(message);

@@ -1,6 +1,8 @@
 /**
- * The payload of a release record: the release as JSON (plus "\n"), gzip'd at level 9 and
- * cut into pieces that fit one Secret each, and the way back with every step checked.
+ * The payload of a release record: the release as Helm's release JSON (helm-format.ts) plus
+ * "\n", gzip'd at level 9 and cut into pieces that fit one Secret each, as upstream's chunked
+ * driver stores it (json.Encoder output, gzip.BestCompression; the pieces are the raw gzip
+ * bytes, base64'd only once, by the Secret API), and the way back with every step checked.
  *
  * Chunk size. A Secret is limited to 1 MiB, and we hold the WHOLE serialized Secret under
  * that limit, not only its decoded data as the API server's validation does (upstream's
@@ -20,12 +22,15 @@
  *    long. Measured: an index Secret holding a full piece is stored as 1,033,986 bytes of
  *    JSON, a full chunk Secret as 1,033,213 (test/integration/release-store.test.ts).
  * `assertSecretFits` checks every Secret before it is sent, so an oversized one fails with
- * ReleaseTooLargeError instead of being written partially.
+ * ReleaseTooLargeError instead of being written partially. Readers join pieces of any size:
+ * records upstream wrote, in 1,040,384-byte pieces, read as ours do.
  */
 import { promisify } from 'node:util';
 import { gunzip, gzip, constants as zlibConstants } from 'node:zlib';
 import type { KubeObject } from '../kube/index.ts';
-import { StoredRelease, type Release } from './types.ts';
+import { fromHelmRelease, helmReleaseDocument } from './helm-format.ts';
+import { fromLegacyRelease, isLegacyRelease } from './legacy.ts';
+import type { Release } from './types.ts';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -47,38 +52,9 @@ export class ReleaseTooLargeError extends Error {
   }
 }
 
-/**
- * `release` with its fields in the one order every record is written in (optional fields
- * left out when undefined), so decoding a record and encoding it again gives the same bytes.
- */
-export function canonicalRelease(release: Release): Release {
-  const b = release.bundle;
-  return {
-    extension: release.extension,
-    extensionUID: release.extensionUID,
-    revision: release.revision,
-    status: release.status,
-    bundle: {
-      package: b.package,
-      name: b.name,
-      version: b.version,
-      ...(b.release === undefined ? {} : { release: b.release }),
-      image: b.image,
-      ...(b.digestRef === undefined ? {} : { digestRef: b.digestRef }),
-    },
-    manifest: release.manifest,
-    properties: release.properties,
-    ...(release.config === undefined ? {} : { config: release.config }),
-    ...(release.notes === undefined ? {} : { notes: release.notes }),
-    description: release.description,
-    ...(release.firstDeployed === undefined ? {} : { firstDeployed: release.firstDeployed }),
-    ...(release.lastDeployed === undefined ? {} : { lastDeployed: release.lastDeployed }),
-  };
-}
-
-/** The uncompressed payload: canonical JSON of `release` and a newline. */
+/** The uncompressed payload: Helm's release JSON of `release` and a newline (Go's json.Encoder output shape). */
 export function releaseJson(release: Release): string {
-  return `${JSON.stringify(canonicalRelease(release))}\n`;
+  return `${JSON.stringify(helmReleaseDocument(release))}\n`;
 }
 
 /** The compressed payload of `release` (gzip, best compression). */
@@ -121,10 +97,12 @@ export function assertSecretFits(key: string, secret: KubeObject): void {
 }
 
 /**
- * Decodes the joined pieces of a record: gunzip, JSON, then the StoredRelease schema.
- * Throws an Error naming `where` (the index Secret) with the failing step and its cause.
+ * Decodes the joined pieces of a record: gunzip, JSON, then Helm's release JSON (ours or
+ * upstream's) or, for records of the earlier format, that format (legacy.ts). `extensionUID`
+ * is the record's owner reference (Helm's JSON has no place for it). Throws an Error naming
+ * `where` (the index Secret) with the failing step and its cause.
  */
-export async function decodeRelease(payload: Uint8Array, where: string): Promise<Release> {
+export async function decodeRelease(payload: Uint8Array, where: string, extensionUID = ''): Promise<Release> {
   let text: string;
   try {
     text = (await gunzipAsync(payload)).toString('utf8');
@@ -137,10 +115,7 @@ export async function decodeRelease(payload: Uint8Array, where: string): Promise
   } catch (e) {
     throw new Error(`release record ${where} is corrupt: the payload is not JSON: ${(e as Error).message}`, { cause: e });
   }
-  const parsed = StoredRelease.safeParse(doc);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    throw new Error(`release record ${where} is corrupt: ${problems}`, { cause: parsed.error });
-  }
-  return parsed.data;
+  const decoded = isLegacyRelease(doc) ? fromLegacyRelease(doc) : fromHelmRelease(doc, extensionUID);
+  if (!decoded.ok) throw new Error(`release record ${where} is corrupt: ${decoded.problem}`, { cause: new Error(decoded.problem) });
+  return decoded.release;
 }

@@ -1,8 +1,9 @@
 /**
- * pkg/release: Helm-like release records of ClusterExtensions. Every install or upgrade is a
- * numbered revision with a status, stored gzip'd and split across Secrets in the system
- * namespace so that no Secret exceeds 1 MiB with all overhead counted, and read back whole or
- * not at all.
+ * pkg/release: Helm release records of ClusterExtensions. Every install or upgrade is a
+ * numbered revision with a status, stored as Helm's release JSON, gzip'd and split across
+ * Secrets in the system namespace as upstream's chunked driver stores it (so that upstream
+ * reads ours and we read upstream's), no Secret exceeding 1 MiB with all overhead counted, and
+ * read back whole or not at all.
  */
 export {
   CHUNK_SIZE,
@@ -10,7 +11,6 @@ export {
   ReleaseTooLargeError,
   SECRET_SIZE_LIMIT,
   SERVER_ADDED_ALLOWANCE,
-  canonicalRelease,
   decodeRelease,
   encodeRelease,
   releaseJson,
@@ -29,7 +29,8 @@ export {
   chunkSecretName,
   fnv64a,
   isLabelValue,
+  keyLabelValue,
   releaseKey,
 } from './naming.ts';
 export { createReleaseStore, isReleaseName } from './store.ts';
-export { ReleaseStatus, StoredRelease, type Release, type ReleaseBundle, type ReleaseStore, type ReleaseStoreOptions } from './types.ts';
+export { ReleaseStatus, type Release, type ReleaseBundle, type ReleaseStore, type ReleaseStoreOptions } from './types.ts';

@@ -4,6 +4,7 @@
  * storage key, extra chunk Secrets named after the key and a hash of their bytes, and the
  * system labels queries select on.
  */
+import { createHash } from 'node:crypto';
 
 /** `owner` label value of every record Secret (upstream's driver owner string). */
 export const RECORD_OWNER = 'operator-controller';
@@ -38,6 +39,19 @@ const KEY_PREFIX = 'sh.helm.release.v1.';
 /** Helm's storage key of a revision, also the index Secret's name: `sh.helm.release.v1.<extension>.v<revision>`. */
 export function releaseKey(extension: string, revision: number): string {
   return `${KEY_PREFIX}${extension}.v${revision}`;
+}
+
+/**
+ * The `key` label value of the Secrets of the revision stored under `key`: the key itself
+ * when it is a valid label value (at most 63 characters), else the first 63 hex digits of its
+ * SHA-256. Upstream's driver (helm-operator-plugins v0.9.1) writes the key unchanged, so its
+ * writes fail for release names over 41 characters (a 53-character name makes a 75-character
+ * key); the hash is what a later revision of that driver writes for such keys. Every key
+ * label we write or select on goes through here.
+ */
+export function keyLabelValue(key: string): string {
+  if (key.length <= 63) return key;
+  return createHash('sha256').update(key).digest('hex').slice(0, 63);
 }
 
 /** True when `key` is the storage key of some revision of `extension` (and not of a longer name that starts alike). */

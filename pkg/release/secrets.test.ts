@@ -36,6 +36,7 @@ describe('index Secrets', () => {
       uid: 'u',
       resourceVersion: '42',
       extension: 'argocd',
+      extensionUID: 'uid-1',
       revision: 3,
       status: 'superseded',
       createdAt: '1700000000',

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { KubeObject, OwnerReference } from '../kube/index.ts';
 import { MAX_CHUNKS } from './codec.ts';
-import { CHUNK_SECRET_TYPE, INDEX_SECRET_TYPE, Label, RECORD_OWNER, bundleMetadata } from './naming.ts';
+import { CHUNK_SECRET_TYPE, INDEX_SECRET_TYPE, Label, RECORD_OWNER, bundleMetadata, keyLabelValue } from './naming.ts';
 import type { Release, ReleaseStatus } from './types.ts';
 
 /** apiVersion/kind of the records. */
@@ -52,9 +52,20 @@ export interface IndexSecretParts {
   extraChunks: readonly string[];
   createdAt: string;
   modifiedAt?: string | undefined;
+  /**
+   * The whole payload as Helm's Secret driver stores it (`data.release`: base64 text of the
+   * gzip'd JSON, so base64'd twice in the API), when the store decided it fits: stock `helm`
+   * reads a revision by its Secret name from that key (docs/decisions/0073).
+   */
+  helmRelease?: string | undefined;
 }
 
-/** The index Secret of a revision: system labels, bundle identity, piece 1 and the names of the others. */
+/**
+ * The index Secret of a revision, in upstream's shape: system labels, data `chunk` (piece 1)
+ * and `extraChunks` (the names of the others). Besides upstream's, it carries the bundle
+ * identity (labels where valid, else annotations: for selection and for people; readers take
+ * the identity from the payload) and, when given, Helm's `release` key.
+ */
 export function buildIndexSecret(p: IndexSecretParts): KubeObject {
   const bundle = bundleMetadata(p.release.bundle);
   const labels: Record<string, string> = {
@@ -62,7 +73,7 @@ export function buildIndexSecret(p: IndexSecretParts): KubeObject {
     [Label.owner]: RECORD_OWNER,
     [Label.status]: p.release.status,
     [Label.version]: String(p.release.revision),
-    [Label.key]: p.key,
+    [Label.key]: keyLabelValue(p.key),
     [Label.type]: 'index',
     [Label.createdAt]: p.createdAt,
     ...(p.modifiedAt === undefined ? {} : { [Label.modifiedAt]: p.modifiedAt }),
@@ -83,6 +94,7 @@ export function buildIndexSecret(p: IndexSecretParts): KubeObject {
     data: {
       chunk: Buffer.from(p.firstPiece).toString('base64'),
       extraChunks: Buffer.from(JSON.stringify(p.extraChunks)).toString('base64'),
+      ...(p.helmRelease === undefined ? {} : { release: Buffer.from(p.helmRelease).toString('base64') }),
     },
   };
 }
@@ -112,7 +124,7 @@ export function buildChunkSecret(p: ChunkSecretParts): KubeObject {
       labels: {
         [Label.name]: p.extension,
         [Label.owner]: RECORD_OWNER,
-        [Label.key]: p.key,
+        [Label.key]: keyLabelValue(p.key),
         [Label.type]: 'chunk',
         [Label.createdAt]: p.createdAt,
       },
@@ -131,6 +143,7 @@ export const RecordSecret = z.object({
     uid: z.string().optional(),
     resourceVersion: z.string().optional(),
     labels: z.record(z.string(), z.string()).optional(),
+    ownerReferences: z.array(z.object({ kind: z.string().optional(), uid: z.string().optional(), controller: z.boolean().optional() })).optional(),
   }),
   type: z.string().optional(),
   data: z.record(z.string(), z.string()).optional(),
@@ -145,6 +158,8 @@ export interface IndexRecord {
   uid: string;
   resourceVersion: string;
   extension: string;
+  /** The uid of the ClusterExtension the index Secret's controller reference names, else ''. */
+  extensionUID: string;
   revision: number;
   status: ReleaseStatus | string;
   createdAt: string | undefined;
@@ -175,7 +190,8 @@ export function parseIndexSecret(obj: unknown, namespace: string): IndexRecord {
   } catch (e) {
     fail('data.extraChunks is not a JSON list', e);
   }
-  const list = z.array(z.string().min(1)).safeParse(extraChunks);
+  // Go's encoding/json writes a nil list as null; upstream writes [] but a null is no harm.
+  const list = z.array(z.string().min(1)).safeParse(extraChunks ?? []);
   if (!list.success) return fail('data.extraChunks is not a list of Secret names', list.error);
   if (list.data.length + 1 > MAX_CHUNKS) fail(`it has ${list.data.length + 1} chunks, more than the maximum of ${MAX_CHUNKS}`);
   return {
@@ -183,6 +199,7 @@ export function parseIndexSecret(obj: unknown, namespace: string): IndexRecord {
     uid: s.metadata.uid ?? '',
     resourceVersion: s.metadata.resourceVersion ?? '',
     extension,
+    extensionUID: s.metadata.ownerReferences?.find((o) => o.kind === 'ClusterExtension' && o.controller === true)?.uid ?? '',
     revision,
     status: labels[Label.status] ?? '',
     createdAt: labels[Label.createdAt],

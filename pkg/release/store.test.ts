@@ -5,71 +5,9 @@
 // server's behaviour is proven in test/integration/release-store.test.ts.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ApiError, type KubeClient, type KubeObject, type ObjectRef } from '../kube/index.ts';
+import type { KubeClient, ObjectRef } from '../kube/index.ts';
+import { Crash, fakeSecrets as fakeClient, type SecretStore as Store } from '../../test/support/fake-secrets.ts';
 import { ReleaseStatus, createReleaseStore, type Release } from './index.ts';
-
-type Store = Map<string, KubeObject>;
-
-class Crash extends Error {}
-
-/** Secrets in memory; writes beyond `budget` throw Crash without taking effect. */
-function fakeClient(objects: Store, budget = Number.POSITIVE_INFINITY): { client: KubeClient; writes: () => number } {
-  let writes = 0;
-  let rv = 100;
-  const write = () => {
-    writes++;
-    if (writes > budget) throw new Crash('crash');
-  };
-  const notFound = (name: string) => new ApiError(404, 'NotFound', `secrets "${name}" not found`);
-  const matches = (obj: KubeObject, selector: string | undefined) =>
-    (selector ?? '')
-      .split(',')
-      .filter(Boolean)
-      .every((req) => {
-        const [k, v] = req.split('=');
-        return obj.metadata.labels?.[k ?? ''] === v;
-      });
-  const client = {
-    async listAll(_t: unknown, o: { labelSelector?: string }) {
-      return { items: [...objects.values()].filter((s) => matches(s, o.labelSelector)).map((s) => structuredClone(s)), resourceVersion: String(rv) };
-    },
-    async get(ref: ObjectRef) {
-      const obj = objects.get(ref.name);
-      if (obj === undefined) throw notFound(ref.name);
-      return structuredClone(obj);
-    },
-    async create(obj: KubeObject) {
-      write();
-      const name = obj.metadata.name ?? '';
-      if (objects.has(name)) throw new ApiError(409, 'AlreadyExists', `secrets "${name}" already exists`);
-      const stored = structuredClone({ ...obj, metadata: { ...obj.metadata, uid: `uid-${++rv}`, resourceVersion: String(rv) } });
-      objects.set(name, stored);
-      return structuredClone(stored);
-    },
-    async update(obj: KubeObject) {
-      write();
-      const name = obj.metadata.name ?? '';
-      const cur = objects.get(name);
-      if (cur === undefined) throw notFound(name);
-      if (obj.metadata.resourceVersion !== cur.metadata.resourceVersion) throw new ApiError(409, 'Conflict', 'conflict');
-      objects.set(name, structuredClone({ ...obj, metadata: { ...obj.metadata, uid: cur.metadata.uid, resourceVersion: String(++rv) } }));
-      return {};
-    },
-    async patch(ref: ObjectRef, patch: { metadata: { ownerReferences: unknown } }) {
-      write();
-      const cur = objects.get(ref.name);
-      if (cur === undefined) throw notFound(ref.name);
-      cur.metadata.ownerReferences = structuredClone(patch.metadata.ownerReferences) as never;
-      return {};
-    },
-    async delete(ref: ObjectRef) {
-      write();
-      if (!objects.delete(ref.name)) throw notFound(ref.name);
-      return {};
-    },
-  };
-  return { client: client as unknown as KubeClient, writes: () => writes };
-}
 
 function rel(revision: number, status: Release['status'], blobBytes: number, description = 'Install complete'): Release {
   return {

@@ -14,17 +14,24 @@
  * Chunk names are hashes of their bytes, so a retried write meets the same names; an existing
  * chunk is reused only when its bytes are the same.
  */
-import { wrapError } from '../errors/index.ts';
-import { isAlreadyExists, isNotFound, type KubeClient, type KubeObject, type OwnerReference } from '../kube/index.ts';
+import type { KubeObject } from '../kube/index.ts';
 import { dns1123SubdomainErrors } from '../k8sname/index.ts';
-import { assertChunkCount, assertSecretFits, decodeRelease, encodeRelease, splitPayload } from './codec.ts';
-import { revisionsToPrune } from './history.ts';
-import { Label, RECORD_OWNER, chunkSecretName, isKeyOf, isLabelValue, releaseKey, selector } from './naming.ts';
 import {
-  SECRET,
+  SECRET_SIZE_LIMIT,
+  SERVER_ADDED_ALLOWANCE,
+  assertChunkCount,
+  assertSecretFits,
+  decodeRelease,
+  encodeRelease,
+  serializedSize,
+  splitPayload,
+} from './codec.ts';
+import { revisionsToPrune } from './history.ts';
+import { Label, chunkSecretName, isKeyOf, isLabelValue, keyLabelValue, releaseKey } from './naming.ts';
+import { RecordClient } from './record-client.ts';
+import {
   buildChunkSecret,
   buildIndexSecret,
-  chunkPiece,
   describeSecret,
   extensionOwnerRef,
   indexOwnerRef,
@@ -61,7 +68,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
       throw new Error(`release record ${where} is corrupt: its name does not match revision ${index.revision} of ${JSON.stringify(extension)}`);
     }
     const extra = await Promise.all(index.extraChunks.map((name) => records.readChunk(index.key, name, signal)));
-    const release = await decodeRelease(Buffer.concat([index.firstPiece, ...extra]), where);
+    const release = await decodeRelease(Buffer.concat([index.firstPiece, ...extra]), where, index.extensionUID);
     if (release.extension !== extension || release.revision !== index.revision) {
       throw new Error(`release record ${where} is corrupt: it holds revision ${release.revision} of ${JSON.stringify(release.extension)}`);
     }
@@ -93,21 +100,15 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     const chunks = uniqueChunks(key, pieces, (name, piece) =>
       buildChunkSecret({ name, key, extension: release.extension, namespace, piece, owner: chunkOwner, createdAt: chunkCreatedAt }),
     );
-    const index = buildIndexSecret({
-      key,
-      namespace,
-      release,
-      firstPiece: pieces[0] ?? Buffer.alloc(0),
-      extraChunks: chunkNames(key, pieces),
-      ...stamps,
-    });
+    const parts = { key, namespace, release, firstPiece: pieces[0] ?? Buffer.alloc(0), extraChunks: chunkNames(key, pieces), ...stamps };
+    const index = withHelmRelease(parts, pieces) ?? buildIndexSecret(parts);
     for (const secret of [index, ...chunks]) assertSecretFits(key, secret);
     return { index, chunks };
   }
 
   /** The index Secret of `key` (if any) and its chunk Secrets, in one LIST (a GET and a LIST before). */
   async function secretsOfKey(key: string, signal?: AbortSignal): Promise<{ index: KubeObject | undefined; chunks: KubeObject[] }> {
-    const all = await records.list({ [Label.key]: key }, signal);
+    const all = await records.list({ [Label.key]: keyLabelValue(key) }, signal);
     return {
       index: all.find((s) => s.metadata.labels?.[Label.type] === 'index' && s.metadata.name === key),
       chunks: all.filter((s) => s.metadata.labels?.[Label.type] === 'chunk'),
@@ -168,8 +169,16 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     const records = recordsOf(extension);
     const all = await records.list({ [Label.name]: extension }, signal);
     const indexes = all.filter((s) => s.metadata.labels?.[Label.type] === 'index').sort((a, b) => versionOf(a) - versionOf(b));
+    // Our chunks carry the `name` label; upstream's carry only `key`: both are gathered before
+    // any index goes, so that what is left after a crash is always found again.
+    const chunks = new Map(all.filter((s) => s.metadata.labels?.[Label.type] !== 'index').map((s) => [s.metadata.name ?? '', s]));
+    for (const index of indexes) {
+      for (const chunk of await records.list({ [Label.key]: keyLabelValue(index.metadata.name ?? ''), [Label.type]: 'chunk' }, signal)) {
+        chunks.set(chunk.metadata.name ?? '', chunk);
+      }
+    }
     for (const index of indexes) await records.delete(index.metadata.name ?? '', signal);
-    for (const chunk of all) if (chunk.metadata.labels?.[Label.type] !== 'index') await records.delete(chunk.metadata.name ?? '', signal);
+    for (const name of chunks.keys()) await records.delete(name, signal);
   }
 
   async function prune(extension: string, signal?: AbortSignal): Promise<void> {
@@ -179,7 +188,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     const doomed = new Set(revisionsToPrune(entries, maxHistory));
     for (const entry of entries.filter((e) => doomed.has(e.revision)).sort((a, b) => a.revision - b.revision)) {
       await records.delete(entry.name, signal);
-      for (const chunk of await records.list({ [Label.key]: entry.name, [Label.type]: 'chunk' }, signal)) {
+      for (const chunk of await records.list({ [Label.key]: keyLabelValue(entry.name), [Label.type]: 'chunk' }, signal)) {
         await records.delete(chunk.metadata.name ?? '', signal);
       }
     }
@@ -214,6 +223,19 @@ function checkExtension(extension: string): void {
   }
 }
 
+/**
+ * The index Secret with Helm's `release` key (the payload as stock Helm's Secret driver stores
+ * it), when the release is one piece and the Secret still fits the size limit with it; else
+ * undefined. The key costs about 1.8 times the compressed payload, so it is there for all but
+ * releases of some 300 KB compressed and more (docs/decisions/0073).
+ */
+function withHelmRelease(parts: Parameters<typeof buildIndexSecret>[0], pieces: readonly Buffer[]): KubeObject | undefined {
+  const [only] = pieces;
+  if (pieces.length !== 1 || only === undefined) return undefined;
+  const index = buildIndexSecret({ ...parts, helmRelease: only.toString('base64') });
+  return serializedSize(index) + SERVER_ADDED_ALLOWANCE <= SECRET_SIZE_LIMIT ? index : undefined;
+}
+
 function chunkNames(key: string, pieces: readonly Buffer[]): string[] {
   return pieces.slice(1).map((p) => chunkSecretName(key, p));
 }
@@ -230,124 +252,4 @@ function uniqueChunks(key: string, pieces: readonly Buffer[], build: (name: stri
 
 function versionOf(secret: KubeObject): number {
   return Number(secret.metadata.labels?.[Label.version] ?? 0);
-}
-
-/** The Secret calls of the store, with API errors wrapped to name the Secret and the step. */
-class RecordClient {
-  readonly #client: KubeClient;
-  readonly #namespace: string;
-  readonly #beforeWrite: (() => Promise<void>) | undefined;
-
-  /** `beforeWrite` is awaited before every create, update, patch and delete. */
-  constructor(client: KubeClient, namespace: string, beforeWrite?: () => Promise<void>) {
-    this.#client = client;
-    this.#namespace = namespace;
-    this.#beforeWrite = beforeWrite;
-  }
-
-  #ref(name: string) {
-    return { ...SECRET, namespace: this.#namespace, name };
-  }
-
-  /** Record Secrets (owner=operator-controller) matching `labels`. */
-  async list(labels: Record<string, string>, signal?: AbortSignal): Promise<KubeObject[]> {
-    const labelSelector = selector({ [Label.owner]: RECORD_OWNER, ...labels });
-    try {
-      const { items } = await this.#client.listAll(SECRET, {
-        namespace: this.#namespace,
-        labelSelector,
-        limit: 50,
-        ...(signal === undefined ? {} : { signal }),
-      });
-      return items;
-    } catch (e) {
-      throw wrapError(`listing release records in namespace ${JSON.stringify(this.#namespace)} (${labelSelector})`, e);
-    }
-  }
-
-  /** The Secret, or undefined when it does not exist. */
-  async get(name: string, signal?: AbortSignal): Promise<KubeObject | undefined> {
-    try {
-      return await this.#client.get(this.#ref(name), signal === undefined ? {} : { signal });
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw wrapError(`reading release record ${describeSecret(this.#namespace, name)}`, e);
-    }
-  }
-
-  async create(secret: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
-    await this.#beforeWrite?.();
-    try {
-      return await this.#client.create(secret, signal === undefined ? {} : { signal });
-    } catch (e) {
-      throw wrapError(`writing release record ${describeSecret(this.#namespace, secret.metadata.name ?? '')}`, e);
-    }
-  }
-
-  async update(secret: KubeObject, signal?: AbortSignal): Promise<void> {
-    await this.#beforeWrite?.();
-    try {
-      await this.#client.update(secret, signal === undefined ? {} : { signal });
-    } catch (e) {
-      throw wrapError(`updating release record ${describeSecret(this.#namespace, secret.metadata.name ?? '')}`, e);
-    }
-  }
-
-  /** Creates a chunk Secret; one that exists already is accepted only with the same bytes. */
-  async createChunk(key: string, chunk: KubeObject, signal?: AbortSignal): Promise<void> {
-    const name = chunk.metadata.name ?? '';
-    await this.#beforeWrite?.();
-    try {
-      await this.#client.create(chunk, signal === undefined ? {} : { signal });
-      return;
-    } catch (e) {
-      if (!isAlreadyExists(e)) throw wrapError(`writing release chunk ${describeSecret(this.#namespace, name)}`, e);
-    }
-    const existing = await this.get(name, signal);
-    const want = (chunk['data'] as Record<string, string>)['chunk'];
-    if (existing === undefined || chunkPiece(existing, this.#namespace, key).toString('base64') !== want) {
-      throw new Error(`release chunk ${describeSecret(this.#namespace, name)} exists with other content`);
-    }
-  }
-
-  /** Makes `owner` the only owner of a chunk Secret. */
-  async setOwner(name: string, owner: OwnerReference, signal?: AbortSignal): Promise<void> {
-    await this.#beforeWrite?.();
-    try {
-      await this.#client.patch(this.#ref(name), { metadata: { ownerReferences: [owner] } }, 'merge', signal === undefined ? {} : { signal });
-    } catch (e) {
-      throw wrapError(`setting the owner of release chunk ${describeSecret(this.#namespace, name)}`, e);
-    }
-  }
-
-  /** Deletes a Secret; one already gone is fine. */
-  async delete(name: string, signal?: AbortSignal): Promise<void> {
-    await this.#beforeWrite?.();
-    try {
-      await this.#client.delete(this.#ref(name), signal === undefined ? {} : { signal });
-    } catch (e) {
-      if (!isNotFound(e)) throw wrapError(`deleting release record ${describeSecret(this.#namespace, name)}`, e);
-    }
-  }
-
-  /** The piece held by chunk `name` of the revision stored under `key`; throws naming both when missing or corrupt. */
-  async readChunk(key: string, name: string, signal?: AbortSignal): Promise<Buffer> {
-    const where = describeSecret(this.#namespace, key);
-    let obj: KubeObject;
-    try {
-      obj = await this.#client.get(this.#ref(name), signal === undefined ? {} : { signal });
-    } catch (e) {
-      if (isNotFound(e))
-        throw new Error(`release record ${where} is corrupt: its chunk ${describeSecret(this.#namespace, name)} does not exist`, { cause: e });
-      throw wrapError(`reading release chunk ${describeSecret(this.#namespace, name)} of ${where}`, e);
-    }
-    const piece = chunkPiece(obj, this.#namespace, key);
-    const expected = chunkSecretName(key, piece);
-    if (expected !== name) {
-      throw new Error(`release record ${where} is corrupt: the content of chunk ${describeSecret(this.#namespace, name)} does not match its name`, {
-        cause: new Error(`its bytes hash to the name ${expected}`),
-      });
-    }
-    return piece;
-  }
 }

@@ -1,10 +1,9 @@
 /**
  * The release record model: one numbered revision of a ClusterExtension's install or upgrade,
- * and the store that keeps them (as Helm keeps releases). The zod schema here decodes records
- * read back from the API server; everything written is typed by the interfaces.
+ * and the store that keeps them (as Helm keeps releases). How a Release is stored, as Helm's
+ * release JSON, is helm-format.ts.
  */
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import type { KubeClient, KubeObject } from '../kube/index.ts';
 
 /** Status of a revision, with Helm's status strings (stored in the `status` label too). */
@@ -43,6 +42,11 @@ export interface Release {
   /** 1, 2, ... */
   revision: number;
   status: ReleaseStatus;
+  /**
+   * The install namespace (`spec.namespace`): Helm's release namespace, which upstream's Helm
+   * uses for the ownership metadata of an upgrade. Absent in records written before it was kept.
+   */
+  namespace?: string;
   bundle: ReleaseBundle;
   /** the objects applied, in apply order */
   manifest: KubeObject[];
@@ -95,58 +99,3 @@ export interface ReleaseStoreOptions {
    */
   beforeWrite?: (extension: string) => Promise<void>;
 }
-
-// Manifest objects are kept exactly as stored (same keys, same order), so only their
-// identifying fields are checked.
-const ManifestObject = z.custom<KubeObject>(
-  (v) =>
-    typeof v === 'object' &&
-    v !== null &&
-    !Array.isArray(v) &&
-    typeof (v as { apiVersion?: unknown }).apiVersion === 'string' &&
-    typeof (v as { kind?: unknown }).kind === 'string' &&
-    typeof (v as { metadata?: unknown }).metadata === 'object' &&
-    (v as { metadata?: unknown }).metadata !== null,
-  { message: 'expected an object with apiVersion, kind and metadata' },
-);
-
-/**
- * A release as decoded from a record. Field order is the order `encodeRelease` writes, so
- * decoding and re-encoding gives the same bytes.
- */
-export const StoredRelease = z.object({
-  extension: z.string().min(1),
-  extensionUID: z.string(),
-  revision: z.number().int().positive(),
-  status: z.enum([
-    ReleaseStatus.PendingInstall,
-    ReleaseStatus.PendingUpgrade,
-    ReleaseStatus.Deployed,
-    ReleaseStatus.Superseded,
-    ReleaseStatus.Failed,
-  ]),
-  bundle: z.object({
-    package: z.string(),
-    name: z.string(),
-    version: z.string(),
-    release: z.string().optional(),
-    image: z.string(),
-    digestRef: z.string().optional(),
-  }),
-  manifest: z.array(ManifestObject),
-  properties: z.array(z.unknown()),
-  config: z.record(z.string(), z.unknown()).optional(),
-  notes: z
-    .object({
-      droppedFields: z.array(z.object({ object: z.string(), paths: z.array(z.string()) })).optional(),
-      keptObjects: z.array(z.string()).optional(),
-      skippedObjects: z.array(z.string()).optional(),
-    })
-    .optional(),
-  description: z.string(),
-  firstDeployed: z.string().optional(),
-  lastDeployed: z.string().optional(),
-});
-
-/** A decoded release; assignable to Release. */
-export type StoredRelease = z.infer<typeof StoredRelease>;
