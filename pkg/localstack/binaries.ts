@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ensureTool, type Log } from './build.ts';
 import { isExecutable, runCommand } from './exec.ts';
 import { findGoToolchain, type GoToolchain } from './go-toolchain.ts';
-import { ETCD_RECIPE, KUBERNETES_RECIPE, REGISTRY_RECIPE, coldBuildEstimate } from './tool-recipes.ts';
+import { ETCD_RECIPE, HELM_RECIPE, KUBERNETES_RECIPE, REGISTRY_RECIPE, coldBuildEstimate } from './tool-recipes.ts';
 
 /** Absolute paths (and versions) of every binary; plain data, safe to pass to test workers. */
 export interface EnvtestBinaries {
@@ -89,6 +89,17 @@ export async function resolveBinaries(options: ResolveBinariesOptions): Promise<
       registry: REGISTRY_RECIPE.version,
     },
   };
+}
+
+/**
+ * The `helm` CLI at HELM_VERSION, built once into the cache like the other binaries (one Go
+ * build at a time, resumed after an interruption). Only the tests use it: they read release
+ * records with stock Helm. `kubebuilderAssets` plays no part: the assets hold no helm. Throws
+ * as resolveBinaries does when no Go toolchain exists or the build fails.
+ */
+export async function resolveHelm(options: Omit<ResolveBinariesOptions, 'kubebuilderAssets'>): Promise<{ helm: string; version: string }> {
+  const dir = await ensureTool(HELM_RECIPE, options.cacheRoot, () => findGoToolchain(options.env), options.log);
+  return { helm: join(dir, 'helm'), version: HELM_RECIPE.version };
 }
 
 /**

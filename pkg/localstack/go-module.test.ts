@@ -10,7 +10,7 @@ import {
   renderToolsGoMod,
 } from './go-module.ts';
 import { goDefaultBinaryName } from './go-toolchain.ts';
-import { ETCD_RECIPE, KUBERNETES_RECIPE, REGISTRY_RECIPE, recipeDirName } from './tool-recipes.ts';
+import { ETCD_RECIPE, HELM_RECIPE, KUBERNETES_RECIPE, REGISTRY_RECIPE, recipeDirName } from './tool-recipes.ts';
 import { stagingVersionOf } from './versions.ts';
 
 // Shaped like k8s.io/kubernetes' go.mod: staging siblings required at v0.0.0 and replaced by
@@ -194,5 +194,8 @@ describe('recipes', () => {
       'k8s.io/client-go/pkg/version.gitVersion': 'v1.36.3',
     });
     expect(REGISTRY_RECIPE.sources['cmd/htpasswd/main.go']).toContain('bcrypt.GenerateFromPassword');
+    // helm: the version upstream operator-controller's go.mod requires, stamped as Helm's Makefile does.
+    expect(recipeDirName(HELM_RECIPE)).toBe('helm-v3.21.3');
+    expect(HELM_RECIPE.stamps).toEqual({ 'helm.sh/helm/v3/internal/version.version': 'v3.21.3' });
   });
 });

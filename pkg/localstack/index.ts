@@ -10,6 +10,7 @@ export {
   describeVersions,
   firstBuildEstimate,
   resolveBinaries,
+  resolveHelm,
   type EnvtestBinaries,
   type ResolveBinariesOptions,
 } from './binaries.ts';
@@ -40,6 +41,6 @@ export { freePorts } from './ports.ts';
 export { startProcess, type ExitStatus, type ManagedProcess, type StartProcessOptions } from './process.ts';
 export { Reaper } from './reaper.ts';
 export { startRegistry, type Registry, type RegistryBinaries, type RegistryInfo, type StartRegistryOptions } from './registry.ts';
-export { ETCD_VERSION, KUBERNETES_VERSION, REGISTRY_VERSION } from './versions.ts';
+export { ETCD_VERSION, HELM_VERSION, KUBERNETES_VERSION, REGISTRY_VERSION } from './versions.ts';
 export { ServerExitedError, waitUntil, type WaitOptions } from './wait.ts';
 export { createWorkspace, type Workspace } from './workspace.ts';

@@ -21,6 +21,12 @@ export const ETCD_VERSION = 'v3.6.8';
 export const REGISTRY_VERSION = 'v3.1.2';
 
 /**
+ * helm.sh/helm/v3 release whose `helm` CLI the tests read release records with: the Helm
+ * library version upstream operator-controller builds against (its go.mod).
+ */
+export const HELM_VERSION = 'v3.21.3';
+
+/**
  * Oldest Go toolchain that builds all of the above (Kubernetes v1.36 and distribution v3.1
  * declare `go 1.26.0`).
  */

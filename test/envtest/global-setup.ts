@@ -7,6 +7,7 @@
  *   const cp = inject('envtestControlPlane');      // server, kubeconfigPath, adminToken, ...
  *   const { anonymous, basicAuth } = inject('envtestRegistries');
  *   const bins = inject('envtestBinaries');         // startControlPlane({ binaries: bins })
+ *   const helm = inject('envtestHelm');             // the helm CLI (reads release records)
  *
  * This is an entry point: it reads KUBEBUILDER_ASSETS, XDG_CACHE_HOME and HOME.
  */
@@ -15,6 +16,7 @@ import {
   defaultCacheRoot,
   describeVersions,
   resolveBinaries,
+  resolveHelm,
   type ControlPlaneInfo,
   type EnvtestBinaries,
   type RegistryInfo,
@@ -29,6 +31,8 @@ declare module 'vitest' {
     envtestRegistries: { anonymous: RegistryInfo; basicAuth: RegistryInfo };
     /** Binary paths and versions, for tests that start their own control plane/registry. */
     envtestBinaries: EnvtestBinaries;
+    /** Path of the `helm` CLI built from pinned Go modules (pkg/localstack HELM_VERSION). */
+    envtestHelm: string;
   }
 }
 
@@ -43,13 +47,16 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
     env: process.env,
     log,
   });
-  log(describeVersions(binaries));
+  // After the control-plane binaries, one Go build at a time (the build slot serializes them anyway).
+  const helm = await resolveHelm({ cacheRoot: defaultCacheRoot(process.env), env: process.env, log });
+  log(`${describeVersions(binaries)}, helm ${helm.version}`);
   const started = Date.now();
   const environment = await startEnvironment(binaries);
   log(`envtest: control plane ${environment.info.controlPlane.server} and registries ready in ${Date.now() - started} ms`);
   project.provide('envtestControlPlane', environment.info.controlPlane);
   project.provide('envtestRegistries', environment.info.registries);
   project.provide('envtestBinaries', binaries);
+  project.provide('envtestHelm', helm.helm);
   return async () => {
     await environment.stop();
   };
