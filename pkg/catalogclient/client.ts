@@ -22,7 +22,7 @@ import type { Agent, IncomingMessage } from 'node:http';
 import type https from 'node:https';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { createAgentPool, sendRequest } from '../nodehttp/index.ts';
+import { type ProxySelector, createAgentPool, sendRequest } from '../nodehttp/index.ts';
 import { errorMessage } from '../errors/index.ts';
 import { type DeclarativeConfig, type Meta, parseMetaStream } from '../fbc/index.ts';
 import { type CatalogContent, createCatalogContentBuilder, loadPackagePartition } from './catalog-content.ts';
@@ -51,6 +51,8 @@ export interface CatalogClientOptions {
    * request (a changed bundle gets a new connection pool). Ignored when `httpsAgent` is given.
    */
   caPem?: string | (() => string | undefined);
+  /** The forward proxy of each request (HTTPS_PROXY/HTTP_PROXY/NO_PROXY); default: direct. Not for given agents. */
+  proxy?: ProxySelector;
   /** Agent for `http:` URLs (default: keep-alive, 32 sockets per host). */
   httpAgent?: Agent;
   /** Agent for `https:` URLs (default: keep-alive, 32 sockets per host, `caPem` trusted). */
@@ -91,7 +93,7 @@ const MAX_SOCKETS = 32;
 /** Creates a catalog content client; nothing is contacted until the first call. */
 export function createCatalogClient(options: CatalogClientOptions = {}): CatalogClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const own = createAgentPool({ maxSockets: MAX_SOCKETS, caPem: options.caPem });
+  const own = createAgentPool({ maxSockets: MAX_SOCKETS, caPem: options.caPem, proxy: options.proxy });
 
   function agentFor(url: URL): Agent {
     if (url.protocol === 'http:') return options.httpAgent ?? own.agentFor(url);

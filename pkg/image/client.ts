@@ -4,6 +4,7 @@
  * one token cache, one platform.
  */
 import type { Logger } from 'pino';
+import type { ProxySelector, TlsMaterial } from '../nodehttp/index.ts';
 import type { BuiltImage, BuiltIndex } from './build.ts';
 import type { DockerConfig } from './docker-config.ts';
 import { HttpTransport } from './http-transport.ts';
@@ -22,6 +23,10 @@ export interface ImageClientOptions {
   insecureRegistries?: readonly string[];
   /** PEM CA bundle trusted in addition to the system roots (or a provider for reloads). */
   caPem?: string | (() => string | undefined);
+  /** Per-registry TLS material (a `--pull-cas-dir` certificate directory), read per request. */
+  tlsFor?: (url: URL) => TlsMaterial | undefined;
+  /** The forward proxy of each registry request; default: direct. */
+  proxy?: ProxySelector;
   /** Pull/push credentials (or a provider, e.g. fed by the pull-secret controller). */
   credentials?: DockerConfig | (() => DockerConfig | undefined);
   /** Platform chosen from multi-arch indexes; default linux/amd64. */
@@ -65,6 +70,8 @@ export function createImageClient(options: ImageClientOptions = {}): ImageClient
   const transport = new HttpTransport({
     insecureRegistries: options.insecureRegistries,
     caPem: options.caPem,
+    tlsFor: options.tlsFor,
+    proxy: options.proxy,
     connectTimeoutMs: options.connectTimeoutMs,
     timeoutMs: options.timeoutMs,
     userAgent: options.userAgent,

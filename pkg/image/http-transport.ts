@@ -1,12 +1,20 @@
 /**
  * The HTTP layer under the registry client: picks the scheme per registry (HTTPS unless the
- * registry is configured as insecure), applies the custom CA bundle, follows redirects
+ * registry is configured as insecure), applies the custom CA bundle and certificate directory,
+ * goes through the configured forward proxy, follows redirects
  * (dropping credentials across origins), enforces a connect timeout and a read (inactivity)
  * timeout, and turns socket failures into Errors that name the request, with the original error
  * as `cause` (a RequestTimeoutError for a timeout, which the registry client names).
  */
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { type AgentPool, createAgentPool, describeRequest as describeGoRequest, sendRequest } from '../nodehttp/index.ts';
+import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import {
+  type AgentPool,
+  type ProxySelector,
+  type TlsMaterial,
+  createAgentPool,
+  describeRequest as describeGoRequest,
+  sendRequest,
+} from '../nodehttp/index.ts';
 
 /** HTTP methods the registry API uses. */
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -46,6 +54,13 @@ export interface TransportOptions {
   insecureRegistries?: readonly string[] | undefined;
   /** PEM bundle trusted in addition to the system roots. */
   caPem?: string | (() => string | undefined) | undefined;
+  /**
+   * TLS material of one registry host (extra CAs, a client certificate), e.g. a certificate
+   * directory's; read per request. What it throws fails the request, named like a socket error.
+   */
+  tlsFor?: ((url: URL) => TlsMaterial | undefined) | undefined;
+  /** The forward proxy of each request (HTTPS_PROXY/HTTP_PROXY/NO_PROXY); default: direct. */
+  proxy?: ProxySelector | undefined;
   /** Bound of connecting to a registry (TCP and TLS) per new connection, default 30 s. */
   connectTimeoutMs?: number | undefined;
   /** Read timeout: socket inactivity limit per request once connected (headers and body), default 60 s. */
@@ -77,10 +92,12 @@ export class HttpTransport {
 
   constructor(options: TransportOptions = {}) {
     this.#insecure = new Set((options.insecureRegistries ?? []).map((h) => h.toLowerCase()));
-    this.#agents = createAgentPool({ maxSockets: 16, caPem: options.caPem });
-    this.#unverified = createAgentPool({ maxSockets: 16, tls: { rejectUnauthorized: false } });
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    // Through a proxy the connect timeout covers the proxy, the CONNECT and the TLS handshake.
+    const proxied = { proxy: options.proxy, proxyConnectTimeoutMs: this.#connectTimeoutMs };
+    this.#agents = createAgentPool({ maxSockets: 16, caPem: options.caPem, tlsFor: options.tlsFor, ...proxied });
+    this.#unverified = createAgentPool({ maxSockets: 16, tls: { rejectUnauthorized: false }, ...proxied });
     this.#userAgent = options.userAgent ?? 'olmv1';
   }
 
@@ -159,7 +176,7 @@ export class HttpTransport {
     const res = await sendRequest({
       method,
       url,
-      agent: req.insecure === true && url.protocol === 'https:' ? this.#unverified.agentFor(url) : this.#agents.agentFor(url),
+      agent: this.#agentFor(req.insecure === true && url.protocol === 'https:' ? this.#unverified : this.#agents, method, url),
       headers,
       body,
       signal: req.signal,
@@ -174,6 +191,15 @@ export class HttpTransport {
       url,
       body: res,
     };
+  }
+
+  // A certificate directory that cannot be used fails the request as Go names a failed one.
+  #agentFor(pool: AgentPool, method: HttpMethod, url: URL): Agent {
+    try {
+      return pool.agentFor(url);
+    } catch (err) {
+      throw new Error(`${describeRequest(method, url)}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
   }
 
   /** Closes idle keep-alive sockets (for clean shutdown in tests and CLIs). */
