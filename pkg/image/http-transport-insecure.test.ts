@@ -46,6 +46,13 @@ describe('insecure requests', () => {
     expect(connections).toBe(2);
   });
 
+  it('start from HTTPS even on a host configured for plain HTTP', () => {
+    const t = new HttpTransport({ insecureRegistries: ['127.0.0.1'] });
+    expect(t.apiBase('127.0.0.1:5000', true).toString()).toBe('https://127.0.0.1:5000/v2/');
+    expect(t.apiBase('127.0.0.1:5000').toString()).toBe('http://127.0.0.1:5000/v2/');
+    t.close();
+  });
+
   it('are not sent over plain HTTP when not insecure', async () => {
     await expect(get(`https://${host}/v2/`, false)).rejects.toThrow(new RegExp(`^Get "https://${host}/v2/": .*wrong version number`));
   });

@@ -109,10 +109,14 @@ export class HttpTransport {
     return host !== d && this.#insecure.has(host);
   }
 
-  /** `http(s)://<host>/v2/` for a reference domain (Docker Hub's API host for docker.io). */
-  apiBase(domain: string): URL {
+  /**
+   * `http(s)://<host>/v2/` for a reference domain (Docker Hub's API host for docker.io). An
+   * insecure source (`insecureSource`) starts from HTTPS even on a plain-HTTP host: its
+   * requests find the scheme that answers (see {@link request}).
+   */
+  apiBase(domain: string, insecureSource = false): URL {
     const host = domain === 'docker.io' ? 'registry-1.docker.io' : domain;
-    return new URL(`${this.isInsecure(domain) ? 'http' : 'https'}://${host}/v2/`);
+    return new URL(`${!insecureSource && this.isInsecure(domain) ? 'http' : 'https'}://${host}/v2/`);
   }
 
   /**

@@ -40,7 +40,7 @@ export class RegistryClient {
   }
 
   #url(repo: Repository, suffix: string): URL {
-    return new URL(`${repo.path}/${suffix}`, this.#transport.apiBase(repo.domain));
+    return new URL(`${repo.path}/${suffix}`, this.#transport.apiBase(repo.domain, repo.insecure === true));
   }
 
   async #call(
