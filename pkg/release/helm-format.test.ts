@@ -142,7 +142,10 @@ describe("upstream's records", () => {
       'ClusterRole argocd-operator.v-1dhiybrldl1gyksid1dk2dqjsc72psdybc7iyvse5gpx',
       'Deployment argocd-operator-controller-manager',
     ]);
-    const deployment = manifest[2] as { metadata: { ownerReferences: unknown[] }; spec: { template: { metadata: { annotations: object } } } };
+    const deployment = manifest[2] as unknown as {
+      metadata: { ownerReferences: unknown[] };
+      spec: { template: { metadata: { annotations: object } } };
+    };
     expect(deployment.spec.template.metadata.annotations).toEqual({ description: 'Argo CD <3 operators & friends' });
     expect(deployment.metadata.ownerReferences).toEqual([
       {
@@ -193,10 +196,10 @@ describe("upstream's records", () => {
 
 describe('records of our earlier format', () => {
   it('are still read, with the ClusterExtension uid they carry', async () => {
-    const old = { ...release(), manifest: [account], namespace: undefined };
+    const old: Release = { ...release(), manifest: [account] };
     delete old.namespace;
-    const { extensionUID, ...rest } = old;
-    const payload = gzipSync(`${JSON.stringify({ extension: rest.extension, extensionUID, ...rest })}\n`);
+    // The earlier writer's field order: extension, extensionUID, revision, status, bundle, ...
+    const payload = gzipSync(`${JSON.stringify(old)}\n`);
     expect(await decodeRelease(payload, 'w', 'ignored')).toStrictEqual(old);
   });
 });
