@@ -128,6 +128,8 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
     extensionUID: desired.extensionUID,
     revision: resuming ? latest.revision : (latest?.revision ?? 0) + 1,
     status: upgrade ? ReleaseStatus.PendingUpgrade : ReleaseStatus.PendingInstall,
+    // Helm's release namespace: upstream's Helm stamps it on the objects when it takes over.
+    namespace: desired.installNamespace,
     bundle: desired.bundle,
     manifest: desired.objects,
     properties: desired.properties,
