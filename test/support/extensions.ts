@@ -11,6 +11,7 @@ import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
 import { buildImage, createImageClient } from '../../pkg/image/index.ts';
 import { connect, isAlreadyExists, isNotFound, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
 import type { OperatorControllerOptions } from '../../cmd/operator-controller/options.ts';
+import type { CatalogdOptions } from '../../cmd/catalogd/options.ts';
 import type { ControlPlaneInfo } from '../envtest/index.ts';
 import { startCatalogd, type TestCatalogd } from './catalogd.ts';
 import { condition, pushCatalog, waitForCatalog, writeCatalogFiles } from './catalogs.ts';
@@ -257,12 +258,12 @@ export interface ExtensionStack {
 export async function startExtensionStack(
   cp: ControlPlaneInfo,
   registry: string,
-  options: { controller?: Partial<OperatorControllerOptions> } = {},
+  options: { controller?: Partial<OperatorControllerOptions>; catalogd?: Partial<CatalogdOptions> } = {},
 ): Promise<ExtensionStack> {
   await installOlmConfig(cp);
   const kube = await connect({ kind: 'file', path: cp.kubeconfigPath });
   await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmv1-system' } }).catch(() => undefined);
-  const catalogd = await startCatalogd(cp, { pollMinuteMs: 1000 });
+  const catalogd = await startCatalogd(cp, { pollMinuteMs: 1000, ...options.catalogd });
   const controller = await startOperatorController(cp, options.controller);
   return {
     cp,

@@ -1,0 +1,202 @@
+// containers-registries.conf end to end, with two real registries: the catalog image exists
+// only on the run's plain-HTTP registry and the bundle image only on a TLS registry whose
+// certificate nobody trusts (an `insecure` mirror, by digest only), while every reference
+// names an original registry that does not answer. catalogd serves the catalog,
+// operator-controller installs the bundle and `olmv1 render bundle` renders it, all through the
+// mirrors and under the original names; a blocked registry fails with its name and the file.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CLUSTER_CATALOG } from '../../pkg/api/index.ts';
+import { buildImage, createImageClient, type RegistriesConfPaths } from '../../pkg/image/index.ts';
+import type { KubeObject } from '../../pkg/kube/index.ts';
+import { createCertificateAuthority, freePorts, issueCertificate, startRegistry, type Registry } from '../envtest/index.ts';
+import { condition, waitForCatalog } from '../support/catalogs.ts';
+import {
+  SUITE_LABEL,
+  bundleFiles,
+  clusterExtension,
+  installedAs,
+  installerFor,
+  packageCatalog,
+  pushCatalogFiles,
+  startExtensionStack,
+  waitForExtension,
+  type ExtensionStack,
+} from '../support/extensions.ts';
+
+const exec = promisify(execFile);
+const run = randomBytes(3).toString('hex');
+const mirror = inject('envtestRegistries').anonymous.host;
+const pkg = `mirrored-${run}`;
+const blockedPkg = `blocked-${run}`;
+const catalogName = `mirrored-${run}`;
+
+let work: string;
+let tls: Registry;
+let caPem: string;
+let confFile: string;
+let paths: RegistriesConfPaths;
+/** `127.0.0.1:<port>` where nothing listens: the registry every reference names. */
+let origin: string;
+let stack: ExtensionStack;
+let bundleRef: string;
+
+/** Pushes the bundle of `spec` to the TLS registry; returns its digest. */
+async function pushTlsBundle(spec: { pkg: string; version: string }, repo: string): Promise<string> {
+  const files = bundleFiles(spec);
+  const image = buildImage({
+    files: new Map(files),
+    labels: { 'operators.operatorframework.io.bundle.mediatype.v1': 'registry+v1', 'operators.operatorframework.io.bundle.package.v1': spec.pkg },
+  });
+  const client = createImageClient({ caPem });
+  try {
+    return await client.push(`${tls.host}/${repo}:v${spec.version}`, image);
+  } finally {
+    client.close();
+  }
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'olmv1-mirrors-e2e-'));
+  const ca = await createCertificateAuthority(work, 'mirror-ca', 'olmv1 mirror test CA');
+  const cert = await issueCertificate(ca, work, { name: 'mirror', commonName: '127.0.0.1', ipAddresses: ['127.0.0.1'], usage: 'server' });
+  caPem = ca.certPem;
+  tls = await startRegistry({ binaries: inject('envtestBinaries'), tls: { certPath: cert.certPath, keyPath: cert.keyPath } });
+  const [closed = 0] = await freePorts(1);
+  origin = `127.0.0.1:${closed}`;
+  confFile = join(work, 'registries.conf');
+  await writeFile(
+    confFile,
+    `# catalogs: only on the plain-HTTP registry
+[[registry]]
+location = "${origin}/olm-${run}/catalogs"
+[[registry.mirror]]
+location = "${mirror}/mirror-${run}/catalogs"
+
+# bundles: only on the TLS registry, by digest
+[[registry]]
+location = "${origin}/olm-${run}/bundles"
+mirror-by-digest-only = true
+[[registry.mirror]]
+location = "${tls.host}/mirror-${run}/bundles"
+insecure = true
+
+[[registry]]
+location = "${origin}/olm-${run}/forbidden"
+blocked = true
+`,
+  );
+  paths = { file: confFile, system: { file: join(work, 'none.conf'), dir: join(work, 'none.d') } };
+  const digest = await pushTlsBundle({ pkg, version: '1.0.0' }, `mirror-${run}/bundles/${pkg}`);
+  bundleRef = `${origin}/olm-${run}/bundles/${pkg}@${digest}`;
+  stack = await startExtensionStack(inject('envtestControlPlane'), mirror, {
+    catalogd: { registriesConf: paths },
+    controller: { registriesConf: paths },
+  });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await tls?.stop();
+  if (work !== undefined) await rm(work, { recursive: true, force: true });
+});
+
+/** A ClusterCatalog of `ref`, labelled for this suite so that the stack deletes it when it stops. */
+function clusterCatalog(name: string, ref: string): KubeObject {
+  const labels = clusterExtension('x', { namespace: 'x', serviceAccount: 'x', packageName: 'x' }).metadata.labels ?? {};
+  return {
+    apiVersion: CLUSTER_CATALOG.apiVersion,
+    kind: CLUSTER_CATALOG.kind,
+    metadata: { name, labels: { [SUITE_LABEL]: labels[SUITE_LABEL] ?? '' } },
+    spec: { source: { type: 'Image', image: { ref } } },
+  };
+}
+
+describe('registries.conf mirrors', () => {
+  it('catalogd serves a catalog found only on the mirror, under its original name', async () => {
+    const files = {
+      ...packageCatalog(pkg, {
+        defaultChannel: 'stable',
+        channels: [{ name: 'stable', entries: [{ version: '1.0.0' }] }],
+        bundles: [{ version: '1.0.0', image: bundleRef }],
+      }),
+      ...packageCatalog(blockedPkg, {
+        defaultChannel: 'stable',
+        channels: [{ name: 'stable', entries: [{ version: '1.0.0' }] }],
+        bundles: [{ version: '1.0.0', image: `${origin}/olm-${run}/forbidden/${blockedPkg}@sha256:${'0'.repeat(64)}` }],
+      }),
+    };
+    const digest = await pushCatalogFiles(files, `${mirror}/mirror-${run}/catalogs/operators:v1`);
+    await stack.kube.client.create(clusterCatalog(catalogName, `${origin}/olm-${run}/catalogs/operators:v1`));
+    const cc = await waitForCatalog(stack.kube.client, catalogName, (c) => condition(c, 'Serving')?.status === 'True', 90_000);
+    expect((cc.status as { resolvedSource: unknown }).resolvedSource).toEqual({
+      type: 'Image',
+      image: { ref: `${origin}/olm-${run}/catalogs/operators@${digest}` },
+    });
+    const all = await (await fetch(`${stack.catalogd.url}/catalogs/${catalogName}/api/v1/all`)).text();
+    expect(all).toContain(bundleRef);
+  });
+
+  it('operator-controller installs a bundle found only on an insecure TLS mirror, recording the original name', async () => {
+    await installerFor(stack.kube.client, pkg, 'installer', [{ pkg, version: '1.0.0' }]);
+    const selector = { matchLabels: { 'olm.operatorframework.io/metadata.name': catalogName } };
+    await stack.kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, selector }));
+    const ext = await waitForExtension(stack.kube.client, pkg, 'installed', installedAs(`${pkg}.v1.0.0`), 90_000);
+    expect(ext.cond('Installed')?.message).toContain(bundleRef);
+  });
+
+  it('olmv1 render bundle pulls through $CONTAINERS_REGISTRIES_CONF', async () => {
+    const env = { ...process.env, CONTAINERS_REGISTRIES_CONF: confFile, HOME: work };
+    const { stdout } = await exec(process.execPath, ['cmd/olmv1/main.ts', 'render', 'bundle', bundleRef, '--install-namespace', 'demo'], { env });
+    expect(stdout).toContain(`name: ${pkg}`);
+  });
+
+  it('without insecure, the untrusted mirror fails and the original is tried last', async () => {
+    const secure = join(work, 'secure.conf');
+    await writeFile(
+      secure,
+      `[[registry]]\nlocation = "${origin}/olm-${run}/bundles"\n[[registry.mirror]]\nlocation = "${tls.host}/mirror-${run}/bundles"\n`,
+    );
+    const client = createImageClient({ registriesConf: { ...paths, file: secure } });
+    try {
+      await expect(client.readImageFiles(bundleRef)).rejects.toThrow(
+        new RegExp(
+          `^error copying image: \\(Mirrors also failed: \\[${tls.host}/mirror-${run}/bundles/${pkg}@sha256:[0-9a-f]+: .*certificate[^]*\\]\\): ${origin}/olm-${run}/bundles/${pkg}@sha256:[0-9a-f]+: .*ECONNREFUSED`,
+        ),
+      );
+    } finally {
+      client.close();
+    }
+  });
+
+  it('a blocked registry fails the catalog and the bundle pull, naming the registry and the file', async () => {
+    const blocked = `blocked-${run}`;
+    await stack.kube.client.create(clusterCatalog(blocked, `${origin}/olm-${run}/forbidden/catalog:v1`));
+    const message = `registry ${origin}/olm-${run}/forbidden is blocked in ${confFile}`;
+    const cc = await waitForCatalog(stack.kube.client, blocked, (c) => condition(c, 'Progressing')?.message?.includes(message) === true, 60_000);
+    expect(condition(cc, 'Progressing')).toMatchObject({
+      status: 'True',
+      reason: 'Retrying',
+      message: `source catalog content: error getting manifest: ${message}`,
+    });
+
+    await installerFor(stack.kube.client, blockedPkg, 'installer', [{ pkg: blockedPkg, version: '1.0.0' }]);
+    const selector = { matchLabels: { 'olm.operatorframework.io/metadata.name': catalogName } };
+    await stack.kube.client.create(
+      clusterExtension(blockedPkg, { namespace: blockedPkg, serviceAccount: 'installer', packageName: blockedPkg, selector }),
+    );
+    const ext = await waitForExtension(
+      stack.kube.client,
+      blockedPkg,
+      'blocked',
+      (e) => e.cond('Progressing')?.message.includes(message) === true,
+      60_000,
+    );
+    expect(ext.cond('Installed')?.status).toBe('False');
+  });
+});
