@@ -148,6 +148,7 @@ function summary(r: Release): string {
     `VERSION: ${r.bundle.version}`,
     ...(r.bundle.release === undefined ? [] : [`RELEASE: ${r.bundle.release}`]),
     `IMAGE: ${r.bundle.image}`,
+    ...(r.namespace === undefined ? [] : [`NAMESPACE: ${r.namespace}`]),
     ...(r.firstDeployed === undefined ? [] : [`FIRST DEPLOYED: ${r.firstDeployed}`]),
     ...(r.lastDeployed === undefined ? [] : [`LAST DEPLOYED: ${r.lastDeployed}`]),
     `DESCRIPTION: ${r.description}`,

@@ -191,7 +191,8 @@ describe("upstream's records on the API server", () => {
       '1          2025-03-14T09:26:55.106443121+01:00   superseded   argocd-operator.v0.6.0   0.6.0     Install complete\n',
     );
     expect(await run('get', 'argocd', '--revision', '1')).toContain(
-      'NAME: argocd\nREVISION: 1\nSTATUS: superseded\nPACKAGE: argocd-operator\nBUNDLE: argocd-operator.v0.6.0\nVERSION: 0.6.0\n',
+      'NAME: argocd\nREVISION: 1\nSTATUS: superseded\nPACKAGE: argocd-operator\nBUNDLE: argocd-operator.v0.6.0\nVERSION: 0.6.0\n' +
+        `IMAGE: quay.io/argoprojlabs/argocd-operator-bundle@sha256:${'a1'.repeat(32)}\nNAMESPACE: argocd\n`,
     );
     expect(await run('get', 'argocd', '--revision', '1', 'manifest')).toContain('kind: Deployment\nmetadata:\n  labels:\n');
 
