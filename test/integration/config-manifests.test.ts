@@ -9,7 +9,10 @@
 // ServiceAccounts (so only the shipped RBAC applies) and the shipped flags (leader election on
 // the shipped Leases, release records in olmv1-system), plus --global-pull-secret: a catalog is
 // served; an extension is installed (a release big enough to need chunk Secrets), upgraded and
-// uninstalled; the catalog is deleted.
+// uninstalled; the catalog is deleted. Both serve with a certificate, as shipped: catalogd its
+// catalog API over HTTPS (operator-controller trusting its CA) and both their metrics, which a
+// token bound to the shipped metrics-reader ClusterRoles reads (each scrape reviewed with the
+// components' own TokenReviews and SubjectAccessReviews).
 //   Sufficient: every step succeeds, the gate's conditions reach the OLM and ClusterOperator
 //   objects, and the audit log holds no 403 for either identity.
 //   Minimal: every grant (verb, group, resource, and for Roles the namespace) of the shipped
@@ -28,7 +31,7 @@ import { parseByteSize } from '../../cmd/shared/flags.ts';
 import { parseOperatorControllerOptions } from '../../cmd/operator-controller/options.ts';
 import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
 import { connect, isNotFound, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
-import { type ControlPlane, requestServiceAccountToken, serviceAccountKubeconfig, startControlPlane } from '../envtest/index.ts';
+import { type ControlPlane, freePorts, requestServiceAccountToken, serviceAccountKubeconfig, startControlPlane } from '../envtest/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
 import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
 import {
@@ -44,6 +47,7 @@ import {
 } from '../support/extensions.ts';
 import { installOlmConfig, installOpenShiftKinds } from '../support/olm-config.ts';
 import { startOperatorController, type TestOperatorController } from '../support/operator-controller.ts';
+import { handshake, scrape, servingCertificate } from '../support/secure-metrics.ts';
 
 const repo = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.meta.url));
 const RUN = randomBytes(3).toString('hex');
@@ -150,6 +154,8 @@ describe('config/ on a real API server', () => {
       'Service/catalogd-service',
       'Service/catalogd-metrics-service',
       'Service/operator-controller-metrics-service',
+      'ClusterRole/catalogd-metrics-reader',
+      'ClusterRole/operator-controller-metrics-reader',
     ]) {
       expect(names).toContain(want);
     }
@@ -216,6 +222,49 @@ describe('config/ on a real API server', () => {
     expect(replicas('catalogd-controller-manager')).toBe(2);
   });
 
+  it('ships both components serving metrics over HTTPS with a mounted certificate, behind metrics Services with an https port', () => {
+    type Pod = {
+      containers: Array<{
+        args: string[];
+        ports: Array<{ name: string; containerPort: number }>;
+        volumeMounts: Array<{ name: string; mountPath: string }>;
+      }>;
+      volumes: Array<{ name: string; secret?: { secretName: string } }>;
+    };
+    const env = podEnv('pod-0');
+    const shipped = {
+      'catalogd-controller-manager': {
+        options: parseCatalogdOptions(containerOf('catalogd-controller-manager').args, env),
+        service: 'catalogd-metrics-service',
+      },
+      'operator-controller-controller-manager': {
+        options: parseOperatorControllerOptions(containerOf('operator-controller-controller-manager').args, env),
+        service: 'operator-controller-metrics-service',
+      },
+    };
+    for (const [deployment, { options, service }] of Object.entries(shipped)) {
+      if (options === 'help') throw new Error('unreachable');
+      expect(options.tls, deployment).toEqual({ certPath: '/var/certs/tls.crt', keyPath: '/var/certs/tls.key' });
+      expect(options.tlsProfile.name).toBe('intermediate');
+      const pod = (find('Deployment', deployment) as unknown as { spec: { template: { spec: Pod } } }).spec.template.spec;
+      const c = pod.containers[0] as Pod['containers'][number];
+      const mount = c.volumeMounts.find((m) => m.mountPath === '/var/certs');
+      expect(pod.volumes.find((v) => v.name === mount?.name)?.secret?.secretName, deployment).toMatch(/-cert$/);
+      const metricsPort = c.ports.find((p) => p.name === 'metrics')?.containerPort;
+      expect(metricsPort, deployment).toBe(options.metrics?.port);
+      const svc = find('Service', service) as unknown as { spec: { ports: Array<{ name: string; targetPort: string }> } };
+      expect(svc.spec.ports).toEqual([expect.objectContaining({ name: 'https', targetPort: 'metrics' })]);
+    }
+    expect(shipped['catalogd-controller-manager'].options).toMatchObject({
+      metrics: { port: 7443 },
+      externalAddress: 'catalogd-service.olmv1-system.svc',
+    });
+    expect(shipped['operator-controller-controller-manager'].options).toMatchObject({
+      metrics: { port: 8443 },
+      catalogdCaFile: '/var/ca-certs/ca.crt',
+    });
+  });
+
   it('bounds the memory of every container and every emptyDir, the cache volumes above what the shipped caps let concurrent pulls write', () => {
     type PodSpec = {
       containers: Array<{ name: string; resources?: { limits?: { memory?: string } } }>;
@@ -255,7 +304,15 @@ describe('config/ on a real API server', () => {
     const catalogdShipped = parseCatalogdOptions(containerOf('catalogd-controller-manager').args, env);
     const controllerShipped = parseOperatorControllerOptions(containerOf('operator-controller-controller-manager').args, env);
     if (catalogdShipped === 'help' || controllerShipped === 'help') throw new Error('unreachable');
+    // The shipped serving setup, with a certificate of a test CA for 127.0.0.1 in place of the Secrets.
+    const cert = await servingCertificate(work);
+    const tls = { certPath: cert.certPath, keyPath: cert.keyPath };
+    const [catalogdMetrics = 0, controllerMetrics = 0] = await freePorts(2);
     catalogd = await startCatalogd(cp.info, {
+      tls,
+      metrics: { host: '127.0.0.1', port: catalogdMetrics },
+      tlsProfile: catalogdShipped.tlsProfile,
+      tlsOptions: catalogdShipped.tlsOptions,
       kubeconfig: await tokenKubeconfig('catalogd-controller-manager'),
       leaderElect: catalogdShipped.leaderElect,
       leaderElectionId: catalogdShipped.leaderElectionId,
@@ -264,6 +321,11 @@ describe('config/ on a real API server', () => {
       pollMinuteMs: 1000,
     });
     controller = await startOperatorController(cp.info, {
+      tls,
+      metrics: { host: '127.0.0.1', port: controllerMetrics },
+      tlsProfile: controllerShipped.tlsProfile,
+      tlsOptions: controllerShipped.tlsOptions,
+      catalogdCaFile: cert.caPath,
       kubeconfig: await tokenKubeconfig('operator-controller-controller-manager'),
       leaderElect: controllerShipped.leaderElect,
       leaderElectionId: controllerShipped.leaderElectionId,
@@ -352,6 +414,27 @@ describe('config/ on a real API server', () => {
         ),
       60_000,
     );
+    // The catalog API spoke HTTPS: the installs above read it through the test CA (--catalogd-ca-file).
+    expect(await handshake(catalogd.options.catalogServer.port, cert.caPem)).toMatch(/^TLSv1\.3 /);
+    // Metrics: a token bound to the shipped metrics-reader roles reads both; the components
+    // reviewed it with their own identities (the audit check below wants those grants used).
+    await kube.client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'scraper', namespace: SYSTEM } });
+    for (const role of ['catalogd-metrics-reader', 'operator-controller-metrics-reader']) {
+      await kube.client.create({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: `scraper-${role}` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+        subjects: [{ kind: 'ServiceAccount', name: 'scraper', namespace: SYSTEM }],
+      });
+    }
+    const scraper = await requestServiceAccountToken(cp.info, SYSTEM, 'scraper');
+    for (const port of [catalogdMetrics, controllerMetrics]) {
+      expect((await scrape(port, cert.caPem)).status).toBe(401);
+      const res = await scrape(port, cert.caPem, scraper);
+      expect(res.status).toBe(200);
+      expect(res.body).toContain('controller_runtime_reconcile_total');
+    }
     // Let each leader renew its Lease at least once.
     await new Promise((r) => setTimeout(r, 3_000));
   }, 300_000);
