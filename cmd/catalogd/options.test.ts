@@ -3,8 +3,8 @@ import { HELP, parseCatalogdOptions, type CatalogdOptions } from './options.ts';
 
 const ENV = { KUBECONFIG: '/home/u/.kube/config' };
 
-function parse(argv: string[]): CatalogdOptions {
-  const o = parseCatalogdOptions(argv, ENV);
+function parse(argv: string[], env: NodeJS.ProcessEnv = ENV): CatalogdOptions {
+  const o = parseCatalogdOptions(argv, env);
   if (o === 'help') throw new Error('unexpected help');
   return o;
 }
@@ -54,5 +54,16 @@ describe('parseCatalogdOptions: size limits', () => {
     expect(() => parse(['--max-image-decompressed-bytes=0'])).toThrow('invalid --max-image-decompressed-bytes "0"');
     expect(() => parse(['--max-image-files=1k'])).toThrow('invalid --max-image-files "1k" (want a positive integer)');
     expect(() => parse(['--max-string-bytes=-5'])).toThrow('invalid --max-string-bytes "-5"');
+  });
+});
+
+describe('parseCatalogdOptions: outgoing traffic', () => {
+  it('takes --pull-cas-dir and the proxy variables of the environment', () => {
+    const o = parse(['--pull-cas-dir=/etc/olmv1/registries.d'], { KUBECONFIG: '/kc', HTTP_PROXY: 'http://p:3128', no_proxy: 'localhost,.svc' });
+    expect(o).toMatchObject({
+      pullCasDir: '/etc/olmv1/registries.d',
+      proxy: { httpProxy: 'http://p:3128', httpsProxy: '', noProxy: 'localhost,.svc' },
+    });
+    expect(HELP).toContain('--pull-cas-dir DIR');
   });
 });

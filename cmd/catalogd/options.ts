@@ -55,6 +55,8 @@ ${servingHelp(METRICS_ADDRESS, 'the catalog API over HTTPS, and the metrics serv
   --global-pull-secret [NS/]NAME    registry credentials Secret (default namespace: the system namespace)
   --insecure-registry HOST[:PORT]   reach this registry over plain HTTP (repeatable)
   --pull-ca-file FILE               extra PEM CA bundle for registries
+  --pull-cas-dir DIR                registry certificates: *.crt CAs, NAME.cert+NAME.key client certificate,
+                                    per registry in DIR/HOST[:PORT]/ too (re-read on change)
   --gc-interval DURATION            garbage-collection period (default 12h)
   --max-concurrent-reconciles N     ClusterCatalogs pulled and stored in parallel (default ${DEFAULT_WORKERS})
   --ingest-timeout DURATION         limit of one catalog's pull and store; a catalog that exceeded it or the

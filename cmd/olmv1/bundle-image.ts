@@ -1,15 +1,22 @@
 /**
  * Reads a bundle image's files for `render bundle IMAGE` and `rbac IMAGE`, with the image
  * client (verified digests, whiteouts), the credentials and CAs of `--authfile`/`--ca-file`, and
- * the mirrors and blocked or insecure registries of registries.conf.
+ * the mirrors and blocked or insecure registries of registries.conf, and the proxy of the
+ * environment.
  */
 import { createImageClient, type ImageLimits, type RegistriesConfPaths } from '../../pkg/image/index.ts';
+import type { ProxySelector } from '../../pkg/nodehttp/index.ts';
 import type { RegistryAccess } from './registry-access.ts';
 
 /** The files of the image `ref`, keyed by root-relative path; the caps are checked while it is unpacked. */
 export async function fetchBundleFiles(
   ref: string,
-  options: { insecureRegistries: string[]; limits: ImageLimits; registriesConf?: RegistriesConfPaths | undefined } & RegistryAccess,
+  options: {
+    insecureRegistries: string[];
+    limits: ImageLimits;
+    registriesConf?: RegistriesConfPaths | undefined;
+    proxy?: ProxySelector;
+  } & RegistryAccess,
 ): Promise<Map<string, Buffer>> {
   const client = createImageClient(options);
   try {

@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { goQuote } from '../../pkg/gotext/index.ts';
 import { buildCatalogImage, createImageClient, parseImageReference } from '../../pkg/image/index.ts';
+import type { ProxySelector } from '../../pkg/nodehttp/index.ts';
 import { validateCatalogDir } from './catalog-validate.ts';
 import { type CommandIO, EXIT } from './io.ts';
 import { REGISTRY_FLAGS, type RegistryAccess, loadRegistryAccess, registryFlagsHelp } from './registry-access.ts';
@@ -35,10 +36,12 @@ Exit codes:
   2  usage error (also an unreadable --authfile or --ca-file)
 `;
 
-/** What the composition root provides: where plain HTTP is allowed and the default auth file. */
+/** What the composition root provides: where plain HTTP is allowed, the default auth file and the proxy. */
 export interface CatalogPushDeps {
   insecureRegistries: string[];
   defaultAuthFile: string | undefined;
+  /** The proxy of the environment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); absent: direct. */
+  proxy?: ProxySelector | undefined;
 }
 
 /** Runs `catalog push`; see the file comment. */
@@ -89,7 +92,11 @@ export async function runCatalogPush(args: string[], io: CommandIO, deps: Catalo
     io.stderr.write(`Error: ${errorMessage(err)}\n`);
     return EXIT.usage;
   }
-  const client = createImageClient({ insecureRegistries: deps.insecureRegistries, ...access });
+  const client = createImageClient({
+    insecureRegistries: deps.insecureRegistries,
+    ...access,
+    ...(deps.proxy === undefined ? {} : { proxy: deps.proxy }),
+  });
   try {
     const image = await buildCatalogImage(dir);
     const bytes = image.layers.reduce((n, l) => n + l.size, 0);

@@ -34,7 +34,8 @@ export const commands = new Map<string, Entry>([
       summary: 'validate a catalog directory, build its image without Docker and push it',
       load: async () => {
         const { runCatalogPush } = await import('./catalog-push.ts');
-        return (args, io) => runCatalogPush(args, io, { insecureRegistries: insecureRegistries(), defaultAuthFile: defaultAuthFile() });
+        return async (args, io) =>
+          runCatalogPush(args, io, { insecureRegistries: insecureRegistries(), defaultAuthFile: defaultAuthFile(), ...(await environmentProxy()) });
       },
     },
   ],
@@ -151,7 +152,23 @@ async function fetchBundle(
 ): Promise<Map<string, Buffer>> {
   const { fetchBundleFiles } = await import('./bundle-image.ts');
   const { registriesConfPaths } = await import('../shared/registries-conf.ts');
-  return fetchBundleFiles(ref, { insecureRegistries: insecureRegistries(), registriesConf: registriesConfPaths(process.env), ...access });
+  return fetchBundleFiles(ref, {
+    insecureRegistries: insecureRegistries(),
+    registriesConf: registriesConfPaths(process.env),
+    ...access,
+    ...(await environmentProxy()),
+  });
+}
+
+/**
+ * The proxy of HTTPS_PROXY, HTTP_PROXY and NO_PROXY for registry traffic, as Go programs use
+ * it (loopback registries never go through it).
+ * @throws Error naming the variable when its value is not a usable proxy.
+ */
+async function environmentProxy(): Promise<{ proxy?: import('../../pkg/nodehttp/index.ts').ProxySelector }> {
+  const { proxySelector, readProxyEnvironment } = await import('../shared/proxy.ts');
+  const proxy = proxySelector(readProxyEnvironment(process.env));
+  return proxy === undefined ? {} : { proxy };
 }
 
 /**

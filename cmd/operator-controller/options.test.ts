@@ -38,6 +38,7 @@ describe('parseOperatorControllerOptions', () => {
       tlsOptions: expect.objectContaining({ minVersion: 'TLSv1.2' }),
       insecureMetrics: false,
       registriesConf: { system: { file: '/etc/containers/registries.conf', dir: '/etc/containers/registries.conf.d' } },
+      proxy: { httpProxy: '', httpsProxy: '', noProxy: '' },
     });
     expect(FEATURE_GATE_DEFAULTS).toEqual({
       SingleOwnNamespaceInstallSupport: true,
@@ -62,6 +63,7 @@ describe('parseOperatorControllerOptions', () => {
         '--cache-dir=/cache',
         '--catalogd-url=https://localhost:8443/ignored',
         '--catalogd-ca-file=/ca/catalogd.pem',
+        '--catalogd-cas-dir=/ca/catalogd.d',
         '--max-concurrent-reconciles=12',
         '--health-probe-bind-address=127.0.0.1:9440',
         '--leader-elect=false',
@@ -71,6 +73,8 @@ describe('parseOperatorControllerOptions', () => {
         '--insecure-registry',
         'registry.local',
         '--pull-ca-file=/ca/registry.pem',
+        '--pull-cas-dir',
+        '/ca/registries.d',
         '--feature-gates=BundleReleaseSupport=true,WebhookProviderCertManager=false',
         '--log-level=debug',
         '--max-image-decompressed-bytes=2Gi',
@@ -87,7 +91,7 @@ describe('parseOperatorControllerOptions', () => {
         '--tls-profile=modern',
         '--insecure-metrics',
       ],
-      { KUBECONFIG: '/env/kc', POD_NAMESPACE: 'olm', POD_NAME: 'me' },
+      { KUBECONFIG: '/env/kc', POD_NAMESPACE: 'olm', POD_NAME: 'me', https_proxy: 'proxy.corp:3128', NO_PROXY: '.svc,10.0.0.0/8' },
     );
     expect(o).toEqual({
       kubeconfig: '/tmp/kc',
@@ -96,6 +100,7 @@ describe('parseOperatorControllerOptions', () => {
       cacheDir: '/cache',
       catalogdUrl: new URL('https://localhost:8443/ignored'),
       catalogdCaFile: '/ca/catalogd.pem',
+      catalogdCasDir: '/ca/catalogd.d',
       maxConcurrentReconciles: 12,
       healthProbe: { host: '127.0.0.1', port: 9440 },
       leaderElect: false,
@@ -104,6 +109,8 @@ describe('parseOperatorControllerOptions', () => {
       pullSecret: { namespace: 'sys', name: 'pull' },
       insecureRegistries: ['localhost:5000', 'registry.local'],
       pullCaFile: '/ca/registry.pem',
+      pullCasDir: '/ca/registries.d',
+      proxy: { httpProxy: '', httpsProxy: 'proxy.corp:3128', noProxy: '.svc,10.0.0.0/8' },
       featureGates: { ...FEATURE_GATE_DEFAULTS, BundleReleaseSupport: true, WebhookProviderCertManager: false },
       logLevel: 'debug',
       imageLimits: { maxDecompressedBytes: 2 * 2 ** 30, maxUnpackedBytes: 100 << 20, maxFiles: 500 },
@@ -162,6 +169,12 @@ describe('parseOperatorControllerOptions', () => {
     expect(() => parse(argv)).toThrow(message);
   });
 
+  it('rejects a proxy variable that is not an http(s) proxy, naming it', () => {
+    expect(() => parse([], { ...ENV, HTTPS_PROXY: 'socks5://proxy:1080' })).toThrow(
+      'unsupported proxy scheme "socks5" in HTTPS_PROXY: only http and https proxies are supported',
+    );
+  });
+
   it('rejects a missing cluster configuration', () => {
     expect(() => parse([], {})).toThrow('no cluster configuration');
   });
@@ -177,6 +190,7 @@ describe('parseOperatorControllerOptions', () => {
       '--cache-dir',
       '--catalogd-url',
       '--catalogd-ca-file',
+      '--catalogd-cas-dir',
       '--max-concurrent-reconciles',
       '--health-probe-bind-address',
       '--leader-elect',
@@ -184,6 +198,7 @@ describe('parseOperatorControllerOptions', () => {
       '--global-pull-secret',
       '--insecure-registry',
       '--pull-ca-file',
+      '--pull-cas-dir',
       '--pull-connect-timeout',
       '--pull-read-timeout',
       '--feature-gates',

@@ -29,6 +29,8 @@ export interface OperatorControllerOptions extends ComponentOptions, ServingOpti
   /** Replaces scheme, host and port of catalogs' `status.urls.base` (e.g. a port-forward). */
   catalogdUrl: URL | undefined;
   catalogdCaFile: string | undefined;
+  /** `--catalogd-cas-dir`: every certificate in the directory is trusted for catalogd's HTTPS (re-read on change). */
+  catalogdCasDir?: string | undefined;
   maxConcurrentReconciles: number;
   featureGates: FeatureGates;
   /** `--cluster-version X.Y[.Z]`: the cluster version the upgrade gate uses where ClusterVersion is not served. */
@@ -64,6 +66,7 @@ Flags:
   --cache-dir DIR                   bundle image cache (default /var/cache/operator-controller)
   --catalogd-url URL                reach catalogd here instead of the host in catalogs' status.urls.base
   --catalogd-ca-file FILE           extra PEM CA bundle for catalogd's HTTPS
+  --catalogd-cas-dir DIR            directory of PEM CA files for catalogd's HTTPS (re-read on change)
   --max-concurrent-reconciles N     ClusterExtensions reconciled in parallel (default 4)
   --default-install-service-account NS/NAME
                                     installs extensions whose spec names no serviceAccount (upstream's
@@ -74,6 +77,8 @@ ${servingHelp(METRICS_ADDRESS, 'the metrics server')}  --health-probe-bind-addre
   --global-pull-secret [NS/]NAME    registry credentials Secret (default namespace: the system namespace)
   --insecure-registry HOST[:PORT]   reach this registry over plain HTTP (repeatable)
   --pull-ca-file FILE               extra PEM CA bundle for registries
+  --pull-cas-dir DIR                registry certificates: *.crt CAs, NAME.cert+NAME.key client certificate,
+                                    per registry in DIR/HOST[:PORT]/ too (re-read on change)
   --pull-connect-timeout DURATION   bound of connecting to a registry, TLS included (default 10s)
   --pull-read-timeout DURATION      a registry request fails after this long without data (default 30s)
 ${imageLimitHelp(36, BUNDLE_IMAGE_LIMITS)}  --feature-gates GATES             e.g. BundleReleaseSupport=true,WebhookProviderCertManager=false
@@ -94,6 +99,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
       'cache-dir': { type: 'string' },
       'catalogd-url': { type: 'string' },
       'catalogd-ca-file': { type: 'string' },
+      'catalogd-cas-dir': { type: 'string' },
       'max-concurrent-reconciles': { type: 'string' },
       'feature-gates': { type: 'string' },
       'cluster-version': { type: 'string' },
@@ -128,6 +134,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
     cacheDir: values['cache-dir'] ?? '/var/cache/operator-controller',
     catalogdUrl,
     catalogdCaFile: values['catalogd-ca-file'],
+    catalogdCasDir: values['catalogd-cas-dir'],
     maxConcurrentReconciles: workers,
     featureGates: parseFeatureGates(values['feature-gates'], FEATURE_GATE_DEFAULTS),
     clusterVersion: clusterVersion?.value,

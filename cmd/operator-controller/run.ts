@@ -3,7 +3,6 @@
  * until the signal aborts. Informers run on every replica; the elected leader reconciles
  * ClusterExtensions. Losing leadership ends the process, as controller-runtime does.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
@@ -37,6 +36,7 @@ import { componentImages, connectComponent, runLeading } from '../shared/compone
 import { startMetricsServing } from '../shared/serving.ts';
 import type { OperatorControllerOptions } from './options.ts';
 import { pauseHook } from './test-pause.ts';
+import { catalogdClientOptions } from './catalogd-client.ts';
 
 /** Runs operator-controller; resolves when `signal` aborts (after a graceful stop) or leadership is lost. */
 export async function runOperatorController(o: OperatorControllerOptions, log: Logger, signal: AbortSignal): Promise<'stopped' | 'lost-leadership'> {
@@ -47,8 +47,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
   await bundleCache.cleanupTemporary();
 
   const { images, pullSecret } = componentImages(o, kube.client, log, 'operator-controller');
-  const catalogdCaFile = o.catalogdCaFile;
-  const catalogClient = createCatalogClient(catalogdCaFile === undefined ? {} : { caPem: () => readFileSync(catalogdCaFile, 'utf8') });
+  const catalogClient = createCatalogClient(catalogdClientOptions(o, log));
   const content = createCatalogContentCache({ client: catalogClient, log, registry });
   const catalogdUrl = o.catalogdUrl;
   const baseURL =

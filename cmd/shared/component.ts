@@ -11,6 +11,8 @@ import type { Registry } from 'prom-client';
 import { PullSecretCredentials } from '../../pkg/catalogd/controller/index.ts';
 import { createImageClient, type ImageClient, type ImageLimits, type RegistriesConfPaths } from '../../pkg/image/index.ts';
 import { LeaderElector, connect, type KubeClient, type KubeContext } from '../../pkg/kube/index.ts';
+import { type ProxyEnvironment, type ProxySelector, checkRegistryCertDir, registryCertDir } from '../../pkg/nodehttp/index.ts';
+import { proxySelector, readProxyEnvironment } from './proxy.ts';
 import { type ClusterLocation, type ListenAddress, clusterLocation, parseBool, parseListenAddress, parseSecretRef } from './flags.ts';
 import { registriesConfPaths } from './registries-conf.ts';
 
@@ -24,6 +26,13 @@ export interface ComponentOptions extends ClusterLocation {
   pullSecret: { namespace: string; name: string } | undefined;
   insecureRegistries: string[];
   pullCaFile: string | undefined;
+  /** `--pull-cas-dir`: a registry certificate directory (CAs, client certificates), re-read while in use. */
+  pullCasDir?: string | undefined;
+  /**
+   * HTTPS_PROXY/HTTP_PROXY/NO_PROXY of the environment, for registry and catalogd traffic (not
+   * the Kubernetes API); unset: every request goes direct (tests that start components in-process).
+   */
+  proxy?: ProxyEnvironment | undefined;
   logLevel: string;
   /**
    * Where registries.conf is read from before each pull (from the environment, see
@@ -43,6 +52,7 @@ export const COMPONENT_FLAGS = {
   'global-pull-secret': { type: 'string' },
   'insecure-registry': { type: 'string', multiple: true },
   'pull-ca-file': { type: 'string' },
+  'pull-cas-dir': { type: 'string' },
   'log-level': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -90,6 +100,8 @@ export function componentOptions(
     pullSecret: parseSecretRef('--global-pull-secret', str('global-pull-secret'), ns),
     insecureRegistries: Array.isArray(values['insecure-registry']) ? values['insecure-registry'] : [],
     pullCaFile: str('pull-ca-file'),
+    pullCasDir: str('pull-cas-dir'),
+    proxy: readProxyEnvironment(env),
     logLevel: str('log-level') ?? 'info',
     registriesConf: registriesConfPaths(env),
   };
@@ -134,11 +146,13 @@ export async function runLeading(
 /**
  * The image client of a component: plain HTTP for the insecure registries, credentials from the
  * `--global-pull-secret` Secret (kept current by its informer, which the caller runs), extra CAs
- * from `--pull-ca-file` (re-read at each connection pool rebuild), mirrors and blocked or
- * insecure registries from registries.conf (re-read at each pull).
+ * from `--pull-ca-file` (re-read at each connection pool rebuild) and the certificate directory
+ * `--pull-cas-dir` (checked now, re-read while in use), mirrors and blocked or insecure registries
+ * from registries.conf (re-read at each pull), the proxy of the environment.
+ * @throws Error when `--pull-cas-dir` cannot be read or holds no certificate (upstream's check).
  */
 export function componentImages(
-  o: Pick<ComponentOptions, 'pullSecret' | 'pullCaFile' | 'insecureRegistries' | 'registriesConf'> & {
+  o: Pick<ComponentOptions, 'pullSecret' | 'pullCaFile' | 'pullCasDir' | 'proxy' | 'insecureRegistries' | 'registriesConf'> & {
     imageLimits: ImageLimits;
     /** Connect and read timeouts of registry requests (pkg/image defaults when absent). */
     pullConnectTimeoutMs?: number;
@@ -150,10 +164,15 @@ export function componentImages(
 ): { images: ImageClient; pullSecret: PullSecretCredentials | undefined } {
   const pullSecret = o.pullSecret === undefined ? undefined : new PullSecretCredentials(client, o.pullSecret, log);
   const caFile = o.pullCaFile;
+  if (o.pullCasDir !== undefined) checkRegistryCertDir(o.pullCasDir);
+  const certs = o.pullCasDir === undefined ? undefined : registryCertDir(o.pullCasDir);
+  const proxy = componentProxy(o, log);
   const images = createImageClient({
     insecureRegistries: o.insecureRegistries,
     credentials: () => pullSecret?.get(),
     ...(caFile === undefined ? {} : { caPem: () => readFileSync(caFile, 'utf8') }),
+    ...(certs === undefined ? {} : { tlsFor: (url: URL) => certs.tlsFor(url) }),
+    ...(proxy === undefined ? {} : { proxy }),
     logger: log,
     userAgent,
     limits: o.imageLimits,
@@ -162,4 +181,9 @@ export function componentImages(
     ...(o.pullReadTimeoutMs === undefined ? {} : { timeoutMs: o.pullReadTimeoutMs }),
   });
   return { images, pullSecret };
+}
+
+/** The proxy selector of the options (undefined: direct), logged once per component. */
+export function componentProxy(o: Pick<ComponentOptions, 'proxy'>, log: Logger): ProxySelector | undefined {
+  return o.proxy === undefined ? undefined : proxySelector(o.proxy, log);
 }

@@ -1,0 +1,42 @@
+/**
+ * How operator-controller reaches catalogd for catalog content: the extra CAs of
+ * `--catalogd-ca-file` (re-read at each request) and `--catalogd-cas-dir` (upstream's flag:
+ * every certificate in the directory, re-read on change), and the proxy of the environment, as
+ * upstream's catalog client uses http.ProxyFromEnvironment.
+ */
+import { readFileSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { CatalogClientOptions } from '../../pkg/catalogclient/index.ts';
+import { caDirPem } from '../../pkg/nodehttp/index.ts';
+import { proxySelector } from '../shared/proxy.ts';
+import type { OperatorControllerOptions } from './options.ts';
+
+/**
+ * The catalog client's options.
+ * @throws Error when `--catalogd-cas-dir` cannot be read or holds no certificate (upstream's start-up check).
+ */
+export function catalogdClientOptions(
+  o: Pick<OperatorControllerOptions, 'catalogdCaFile' | 'catalogdCasDir' | 'proxy'>,
+  log: Logger,
+): CatalogClientOptions {
+  const file = o.catalogdCaFile;
+  const dir = o.catalogdCasDir;
+  let lastError = '';
+  const fromDir =
+    dir === undefined
+      ? undefined
+      : caDirPem(dir, {
+          // Once per distinct problem: the directory is read again every second while in use.
+          onError: (err) => {
+            if (err.message !== lastError) log.warn({ err, dir }, 'catalogd CA directory unusable, keeping its last certificates');
+            lastError = err.message;
+          },
+        });
+  const proxy = o.proxy === undefined ? undefined : proxySelector(o.proxy);
+  return {
+    ...(file === undefined && fromDir === undefined
+      ? {}
+      : { caPem: () => (file === undefined ? '' : readFileSync(file, 'utf8')) + (fromDir === undefined ? '' : fromDir()) }),
+    ...(proxy === undefined ? {} : { proxy }),
+  };
+}
