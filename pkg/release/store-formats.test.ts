@@ -134,13 +134,18 @@ describe("Helm's release key", () => {
     description: 'Install complete',
   });
 
-  it("holds the payload as Helm's Secret driver stores it (base64 of the gzip'd JSON) when the release is one piece", async () => {
+  it("holds the payload as Helm's Secret driver stores it (base64 of the gzip'd JSON) while the revision is deployed and one piece", async () => {
     const objects: SecretStore = new Map();
-    await createReleaseStore({ client: fakeSecrets(objects).client, namespace: NS }).create(small('acme'));
+    const store = createReleaseStore({ client: fakeSecrets(objects).client, namespace: NS });
+    await store.create({ ...small('acme'), status: ReleaseStatus.PendingInstall });
+    expect(data(objects.get(releaseKey('acme', 1)))).not.toHaveProperty('release');
+    await store.update(small('acme'));
     const d = data(objects.get(releaseKey('acme', 1)));
     const helmText = Buffer.from(d['release'] ?? '', 'base64').toString('latin1');
     expect(helmText).toMatch(/^H4sI[A-Za-z0-9+/=]+$/);
     expect(Buffer.from(helmText, 'base64').equals(Buffer.from(d['chunk'] ?? '', 'base64'))).toBe(true);
+    await store.update({ ...small('acme'), status: ReleaseStatus.Superseded });
+    expect(data(objects.get(releaseKey('acme', 1)))).not.toHaveProperty('release');
   });
 
   it('is left out when the release spans several Secrets or the key would not fit', async () => {

@@ -39,7 +39,7 @@ import {
   unixSeconds,
   type IndexRecord,
 } from './secrets.ts';
-import type { Release, ReleaseStore, ReleaseStoreOptions } from './types.ts';
+import { ReleaseStatus, type Release, type ReleaseStore, type ReleaseStoreOptions } from './types.ts';
 
 /** Creates the Secret-backed release store. Throws on invalid options (negative maxHistory). */
 export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
@@ -225,13 +225,15 @@ function checkExtension(extension: string): void {
 
 /**
  * The index Secret with Helm's `release` key (the payload as stock Helm's Secret driver stores
- * it), when the release is one piece and the Secret still fits the size limit with it; else
- * undefined. The key costs about 1.8 times the compressed payload, so it is there for all but
- * releases of some 300 KB compressed and more (docs/decisions/0073).
+ * it), when the revision is the deployed one, its release is one piece and the Secret still
+ * fits the size limit with it; else undefined. The key costs about 1.8 times the compressed
+ * payload, in the Secret and in every history read, hence only on the deployed revision (a
+ * superseded one is rewritten without it) and not for releases of some 300 KB compressed and
+ * more (docs/decisions/0073).
  */
 function withHelmRelease(parts: Parameters<typeof buildIndexSecret>[0], pieces: readonly Buffer[]): KubeObject | undefined {
   const [only] = pieces;
-  if (pieces.length !== 1 || only === undefined) return undefined;
+  if (parts.release.status !== ReleaseStatus.Deployed || pieces.length !== 1 || only === undefined) return undefined;
   const index = buildIndexSecret({ ...parts, helmRelease: only.toString('base64') });
   return serializedSize(index) + SERVER_ADDED_ALLOWANCE <= SECRET_SIZE_LIMIT ? index : undefined;
 }

@@ -1,10 +1,11 @@
 // Release records and other readers, on the real kube-apiserver (pkg/release, decision 0073):
-//  - stock `helm` (v3.21.3, built by the envtest setup) reads our records by revision, from the
-//    index Secret's `release` key: `helm get manifest|values|all`, `helm status --revision N`;
+//  - stock `helm` (v3.21.3, built by the envtest setup) reads our deployed revision by number,
+//    from its index Secret's `release` key: `helm get manifest|values|all`, `helm status
+//    --revision N`;
 //  - what it cannot do, pinned so that a change shows: list or find the latest revision of any
 //    chunked-driver record (its queries select owner=helm, ours and upstream's say
-//    owner=operator-controller), nor read a record without the `release` key (upstream's, or
-//    ours when too large for one Secret): Helm 3.21.3 then dies of a nil pointer;
+//    owner=operator-controller), nor read a record without the `release` key (upstream's, ours
+//    not deployed or spanning several Secrets): Helm 3.21.3 then dies of a nil pointer;
 //  - upstream's records (test/support/upstream-release-records.ts, unchunked and in 1,040,384-byte
 //    pieces) are accepted by the API server, read by our store and by `olmv1 release`, and
 //    continued by our store under the next revision number.
@@ -90,7 +91,7 @@ function objectsOf(manifest: string): unknown[] {
 }
 
 describe('stock helm over our records', () => {
-  it('reads a revision by number: manifest, values, status and all', async () => {
+  it('reads the deployed revision by number: manifest, values, status and all', async () => {
     const ns = await namespace('helm-ours');
     const store = createReleaseStore({ client: kube.client, namespace: ns });
     await store.create(release(1, ReleaseStatus.Superseded));
@@ -101,7 +102,7 @@ describe('stock helm over our records', () => {
     expect(manifest.code, manifest.stderr).toBe(0);
     expect(objectsOf(manifest.stdout)).toEqual(r2.manifest);
 
-    const values = await helm('get', 'values', 'acme', '--revision', '1', '-n', ns, '-o', 'json');
+    const values = await helm('get', 'values', 'acme', '--revision', '2', '-n', ns, '-o', 'json');
     expect(values).toEqual({ code: 0, stdout: '{"watchNamespace":"acme-watch"}\n', stderr: '' });
 
     const status = await helm('status', 'acme', '--revision', '2', '-n', ns, '-o', 'json');
@@ -114,9 +115,9 @@ describe('stock helm over our records', () => {
       config: { watchNamespace: 'acme-watch' },
     });
 
-    const all = await helm('get', 'all', 'acme', '--revision', '1', '-n', ns);
+    const all = await helm('get', 'all', 'acme', '--revision', '2', '-n', ns);
     expect(all.code, all.stderr).toBe(0);
-    expect(all.stdout).toContain('STATUS: superseded\nREVISION: 1\nCHART: acme-operator\nVERSION: 1.1.0\n');
+    expect(all.stdout).toContain('NAMESPACE: acme-system\nSTATUS: deployed\nREVISION: 2\nCHART: acme-operator\nVERSION: 1.2.0\n');
   });
 
   it('cannot list them nor find the latest revision: its queries select owner=helm', async () => {
@@ -136,16 +137,20 @@ describe('stock helm over our records', () => {
     });
   });
 
-  it('dies reading a revision whose index Secret has no release key (upstream wrote it, or it spans several Secrets)', async () => {
+  it('dies reading a revision whose index Secret has no release key (not deployed, or spanning several Secrets, or upstream wrote it)', async () => {
     const ns = await namespace('helm-big');
     const big = randomConfigMaps(1_000_000, 'acme-system') as KubeObject[];
-    await createReleaseStore({ client: kube.client, namespace: ns }).create(release(1, ReleaseStatus.Deployed, big));
-    const index = await kube.client.get({ ...SECRET, namespace: ns, name: releaseKey('acme', 1) });
-    expect(Object.keys(index['data'] as object).sort()).toEqual(['chunk', 'extraChunks']);
-    const got = await helm('get', 'manifest', 'acme', '--revision', '1', '-n', ns);
-    expect(got.code).toBe(2);
-    expect(got.stderr).toContain('panic: runtime error: invalid memory address or nil pointer dereference');
-    expect(got.stderr).toContain('helm.sh/helm/v3/pkg/storage/driver.(*Secrets).Get');
+    const store = createReleaseStore({ client: kube.client, namespace: ns });
+    await store.create(release(1, ReleaseStatus.Superseded));
+    await store.create(release(2, ReleaseStatus.Deployed, big));
+    for (const revision of [1, 2]) {
+      const index = await kube.client.get({ ...SECRET, namespace: ns, name: releaseKey('acme', revision) });
+      expect(Object.keys(index['data'] as object).sort()).toEqual(['chunk', 'extraChunks']);
+      const got = await helm('get', 'manifest', 'acme', '--revision', String(revision), '-n', ns);
+      expect(got.code).toBe(2);
+      expect(got.stderr).toContain('panic: runtime error: invalid memory address or nil pointer dereference');
+      expect(got.stderr).toContain('helm.sh/helm/v3/pkg/storage/driver.(*Secrets).Get');
+    }
   });
 });
 
