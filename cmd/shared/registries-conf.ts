@@ -13,6 +13,14 @@
  */
 import type { RegistriesConfPaths } from '../../pkg/image/index.ts';
 
+/** The environment section of catalogd's and operator-controller's `--help`. */
+export const REGISTRIES_CONF_HELP = `
+Environment:
+  CONTAINERS_REGISTRIES_CONF        containers-registries.conf(5) with mirrors, blocked and insecure registries,
+                                    re-read at each pull (default /etc/containers/registries.conf, then
+                                    /etc/containers/registries.conf.d/*.conf)
+`;
+
 /** The system-wide locations (containers/image's built-in paths on Linux). */
 export const SYSTEM_REGISTRIES_CONF = { file: '/etc/containers/registries.conf', dir: '/etc/containers/registries.conf.d' } as const;
 
