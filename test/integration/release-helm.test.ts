@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runRelease } from '../../cmd/olmv1/release.ts';
 import { connect, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
-import { ReleaseStatus, createReleaseStore, releaseKey, type Release } from '../../pkg/release/index.ts';
+import { ReleaseStatus, SECRET_SIZE_LIMIT, createReleaseStore, releaseKey, type Release } from '../../pkg/release/index.ts';
 import {
   FIXTURE_EXTENSION,
   UPSTREAM_CHUNK_SIZE,
@@ -118,6 +118,21 @@ describe('stock helm over our records', () => {
     const all = await helm('get', 'all', 'acme', '--revision', '2', '-n', ns);
     expect(all.code, all.stderr).toBe(0);
     expect(all.stdout).toContain('NAMESPACE: acme-system\nSTATUS: deployed\nREVISION: 2\nCHART: acme-operator\nVERSION: 1.2.0\n');
+  });
+
+  it('gets the release key up to the size limit: an index Secret holding both stays under 1 MiB as stored', async () => {
+    const ns = await namespace('helm-size');
+    const r = release(1, ReleaseStatus.Deployed, randomConfigMaps(280_000, 'acme-system') as KubeObject[]);
+    await createReleaseStore({ client: kube.client, namespace: ns }).create(r);
+    const index = await kube.client.get({ ...SECRET, namespace: ns, name: releaseKey('acme', 1) });
+    const d = index['data'] as Record<string, string>;
+    expect(Buffer.from(d['chunk'] ?? '', 'base64').length).toBeGreaterThan(290_000);
+    expect(Object.keys(d).sort()).toEqual(['chunk', 'extraChunks', 'release']);
+    const size = Buffer.byteLength(JSON.stringify(index));
+    expect(size).toBeGreaterThan(900_000);
+    expect(size).toBeLessThan(SECRET_SIZE_LIMIT);
+    const manifest = await helm('get', 'manifest', 'acme', '--revision', '1', '-n', ns);
+    expect(objectsOf(manifest.stdout)).toEqual(r.manifest);
   });
 
   it('cannot list them nor find the latest revision: its queries select owner=helm', async () => {
