@@ -41,13 +41,7 @@ export { canonicalReference, formatReference, parseImageReference, requireTagOrD
 export { RegistryError, type RegistryErrorEntry } from './registry-error.ts';
 export { RegistryBlockedError } from './pull-sources.ts';
 export { loadRegistriesConf, type RegistriesConfLocation, type RegistriesConfPaths } from './registries-conf-load.ts';
-export { EMPTY_REGISTRIES_CONF, findRegistry, pullSources, type PullSource, type RegistriesConf } from './registries-conf.ts';
-export {
-  parseRegistriesConfFile,
-  type PullFromMirror,
-  type RegistriesConfFile,
-  type RegistryMirror,
-  type RegistryTable,
-} from './registries-conf-file.ts';
+export type { RegistriesConf } from './registries-conf.ts';
+export type { PullFromMirror, RegistryMirror, RegistryTable } from './registries-conf-file.ts';
 export { tarHeaderBlock, type TarWriteEntry } from './tar-writer.ts';
 export { RegistryTimeoutError, type RegistryTimeoutPhase } from './timeout.ts';
