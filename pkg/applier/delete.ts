@@ -38,6 +38,8 @@ export interface DeleteOptions extends Pick<ApplyObjectsOptions, 'beforeWrite' |
    * only a failed or interrupted revision named, which may never have been created.
    */
   tolerant?: (obj: KubeObject) => boolean;
+  /** The live uid of objects known to carry the owner labels (synced drift watches): not read before their delete. */
+  knownUid?: (obj: KubeObject) => string | undefined;
   /** Called for each kept CRD that is this extension's (uninstall marks it for its package). */
   onKeptCrd?: (crd: KubeObject) => Promise<void>;
 }
@@ -71,19 +73,24 @@ export async function deleteOwnedObjects(
       throw new ApplyError(what, `error deleting ${what}: ${errorMessage(err)}`, err);
     };
     signal?.throwIfAborted();
-    let live: KubeObject;
-    try {
-      live = await client.get(refOf(obj), s);
-    } catch (err) {
-      if (isNotFound(err)) continue;
-      if (isNoKindMatch(err)) skip('its kind is not served by the cluster');
-      else if (tolerant || (isForbidden(err) && !isAuthorizationRefusal(err))) skip(errorMessage(err));
-      else fail(err);
-      continue;
-    }
-    if (!ownedBy(live.metadata, extension)) {
-      skip('not owned by this extension');
-      continue;
+    // The live uid, read unless a drift watch's cache vouches for the owner labels.
+    let uid = options.knownUid?.(obj);
+    if (uid === undefined) {
+      let live: KubeObject;
+      try {
+        live = await client.get(refOf(obj), s);
+      } catch (err) {
+        if (isNotFound(err)) continue;
+        if (isNoKindMatch(err)) skip('its kind is not served by the cluster');
+        else if (tolerant || (isForbidden(err) && !isAuthorizationRefusal(err))) skip(errorMessage(err));
+        else fail(err);
+        continue;
+      }
+      if (!ownedBy(live.metadata, extension)) {
+        skip('not owned by this extension');
+        continue;
+      }
+      uid = live.metadata.uid ?? '';
     }
     if (isCrd(obj)) {
       outcome.kept.push(what);
@@ -98,7 +105,7 @@ export async function deleteOwnedObjects(
     try {
       await client.delete(refOf(obj), {
         propagationPolicy: 'Background',
-        ...(live.metadata.uid === undefined ? {} : { preconditions: { uid: live.metadata.uid } }),
+        ...(uid === '' ? {} : { preconditions: { uid } }),
         ...s,
       });
       outcome.deleted.push(what);

@@ -164,6 +164,17 @@ describe('deleteOwnedObjects', () => {
     expect(outcome.skipped).toEqual([{ object: 'ConfigMap ns/a', reason: forbidden.message }]);
   });
 
+  it('deletes without reading what a drift watch vouches for, conditionally on the cached uid', async () => {
+    const cluster = fakeCluster();
+    cluster.seed(ours(cm('cached')));
+    cluster.seed(ours(cm('replaced')));
+    const uid = (o: KubeObject): string | undefined => (o.metadata.name === 'cached' ? cluster.live(o)?.metadata.uid : 'stale-uid');
+    const outcome = await deleteOwnedObjects(cluster.client, [ours(cm('replaced')), ours(cm('cached'))], 'ext', { knownUid: uid });
+    expect(cluster.calls).toEqual(['delete ConfigMap ns/cached', 'delete ConfigMap ns/replaced']);
+    expect(outcome.deleted).toEqual(['ConfigMap ns/cached']);
+    expect(outcome.skipped).toEqual([{ object: 'ConfigMap ns/replaced', reason: 'replaced while it was being deleted' }]);
+  });
+
   it('retries (throws) what is not the API server final word', async () => {
     const cluster = fakeCluster({ refuse: { 'delete ConfigMap ns/a': new ApiError(503, 'ServiceUnavailable', 'try later') } });
     cluster.seed(ours(cm('a')));

@@ -62,8 +62,11 @@ export interface ReleaseDeps {
   signal?: AbortSignal;
   /** Awaited before each object apply or delete (the crash tests' pause hook; none in production). */
   beforeObjectWrite?: (obj: KubeObject) => Promise<void>;
-  /** True for objects known to carry the extension's owner labels (synced drift watches): not read again. */
-  knownOwned?: (obj: KubeObject) => boolean;
+  /**
+   * The live uid of objects known to carry the extension's owner labels (synced drift watches),
+   * undefined for others: known ones are not read again, by the ownership check or before a delete.
+   */
+  knownUid?: (obj: KubeObject) => string | undefined;
 }
 
 /** True when `desired` would be recorded exactly as `release` already is. */
@@ -106,7 +109,11 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
     ...(deps.beforeObjectWrite === undefined ? {} : { beforeWrite: deps.beforeObjectWrite }),
   };
   const owner: Owner = { extension: desired.extension, packageName: desired.bundle.package, installNamespace: desired.installNamespace };
-  const ownership = { ...(deps.knownOwned === undefined ? {} : { knownOwned: deps.knownOwned }), ...(signal === undefined ? {} : { signal }) };
+  const knownUid = deps.knownUid;
+  const ownership = {
+    ...(knownUid === undefined ? {} : { knownOwned: (obj: KubeObject) => knownUid(obj) !== undefined }),
+    ...(signal === undefined ? {} : { signal }),
+  };
   if (deployed !== undefined && latest === deployed && sameContent(deployed, desired)) {
     // Drift repair: an object put back must still be absent or ours (a user may have made one).
     const report = await checkOwnership(client, deployed.manifest, owner, ownership);
@@ -160,7 +167,11 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   try {
     await applyObjects(client, desired.objects, options);
     await releaseAdopted(client, report, signal);
-    const outcome = await deleteOwnedObjects(client, stale, desired.extension, { ...options, tolerant: notIn(deployed) });
+    const outcome = await deleteOwnedObjects(client, stale, desired.extension, {
+      ...options,
+      tolerant: notIn(deployed),
+      ...(knownUid === undefined ? {} : { knownUid }),
+    });
     record.notes = { ...record.notes, ...deleteNotes(outcome) };
   } catch (err) {
     await store.update(failed(err), signal).catch(() => undefined);

@@ -64,10 +64,11 @@ export interface DriftTracker {
    */
   expectDeletes(extension: string, objects: readonly KubeObject[]): void;
   /**
-   * True when a synced watch of the extension holds `obj`, i.e. its live copy carries the
-   * extension's owner labels (the watches select by them); false when no synced watch has it.
+   * The uid of `obj`'s live copy when a synced watch of the extension holds it, i.e. when that
+   * copy carries the extension's owner labels (the watches select by them); undefined when no
+   * synced watch has it.
    */
-  owns(extension: string, obj: KubeObject): boolean;
+  ownedUid(extension: string, obj: KubeObject): string | undefined;
 }
 
 /** How long an announced delete is waited for. */
@@ -193,17 +194,18 @@ export class DriftWatches implements DriftTracker {
     return false;
   }
 
-  owns(extension: string, obj: KubeObject): boolean {
+  ownedUid(extension: string, obj: KubeObject): string | undefined {
     const watches = this.#extensions.get(extension)?.watches;
-    if (watches === undefined) return false;
+    if (watches === undefined) return undefined;
     const name = obj.metadata.name ?? '';
     for (const { target, informer } of watches.values()) {
       if (target.type.apiVersion !== obj.apiVersion || target.type.kind !== obj.kind || !informer.hasSynced) continue;
+      if (target.namespace !== '' && target.namespace !== obj.metadata.namespace) continue;
       // The target's namespace is '' for cluster-scoped kinds, whatever the object says.
-      const key = target.namespace === '' ? name : `${target.namespace}/${name}`;
-      if ((target.namespace === '' || target.namespace === obj.metadata.namespace) && informer.get(key) !== undefined) return true;
+      const cached = informer.get(target.namespace === '' ? name : `${target.namespace}/${name}`);
+      if (cached !== undefined) return cached.metadata.uid ?? '';
     }
-    return false;
+    return undefined;
   }
 
   stop(extension: string): void {

@@ -9,6 +9,7 @@ import type { ImageCache } from '../image/index.ts';
 import type { KubeClient, KubeObject, OpenApiSchemas, ScopedClientFactory } from '../kube/index.ts';
 import type { Release, ReleaseBundle, ReleaseStore } from '../release/index.ts';
 import type { CertProviderName } from '../render/index.ts';
+import type { ResolveInput } from '../resolve/index.ts';
 import type { BundlePullScheduler } from './bundle-pulls.ts';
 import type { BundleImages } from './bundle-source.ts';
 import type { CatalogSource } from './catalogs.ts';
@@ -79,6 +80,8 @@ export interface ExtensionState {
    * release record is re-applied instead.
    */
   resolutionError?: Error;
+  /** What the resolution was asked (step "resolve"): asked again for the installed bundle after an upgrade. */
+  resolveRequest?: ResolveInput;
   /** The package's deprecation entries from the resolution (null: none). */
   deprecation?: Deprecation | null;
   /** The pulled bundle; undefined when the installed bundle's release record stands in for it (step "pull"). */

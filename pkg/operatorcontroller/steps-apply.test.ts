@@ -6,6 +6,7 @@ import { withOwnerLabels } from '../applier/index.ts';
 import { fakeCluster, type FakeCluster } from '../../test/support/fake-cluster.ts';
 import type { KubeObject, ScopedClientFactory } from '../kube/index.ts';
 import type { Release, ReleaseStore } from '../release/index.ts';
+import type { CatalogPackage, ResolveInput } from '../resolve/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
 import { applyBundle } from './steps-apply.ts';
@@ -30,12 +31,38 @@ class MemoryStore implements Pick<ReleaseStore, 'history' | 'create' | 'update'>
   }
 }
 
-function depsFor(cluster: FakeCluster, store: MemoryStore, owns: (obj: KubeObject) => boolean = () => false): ExtensionReconcilerDeps {
+/** A resolution request over one catalog whose channel chains `versions` by replaces edges (package p). */
+function chainRequest(versions: string[]): ResolveInput {
+  const name = (v: string): string => `p.v${v}`;
+  const fbc = {
+    packages: [{ schema: 'olm.package', name: 'p', defaultChannel: 'stable' }],
+    channels: [
+      {
+        schema: 'olm.channel',
+        name: 'stable',
+        package: 'p',
+        entries: versions.map((v, i) => ({ name: name(v), ...(i === 0 ? {} : { replaces: name(versions[i - 1] ?? '') }) })),
+      },
+    ],
+    bundles: versions.map((v) => ({
+      schema: 'olm.bundle',
+      name: name(v),
+      package: 'p',
+      image: `r/p:v${v}`,
+      properties: [{ type: 'olm.package', value: { packageName: 'p', version: v } }],
+    })),
+    deprecations: [],
+    others: [],
+  };
+  return { packageName: 'p', versionRange: '>=1.0.0', catalogs: [{ name: 'c', priority: 0, package: fbc as CatalogPackage['package'] }] };
+}
+
+function depsFor(cluster: FakeCluster, store: MemoryStore, uid: (obj: KubeObject) => string | undefined = () => undefined): ExtensionReconcilerDeps {
   const drift = {
     track: () => Promise.resolve(),
     stop: () => undefined,
     expectDeletes: () => undefined,
-    owns: (_e: string, o: KubeObject) => owns(o),
+    ownedUid: (_e: string, o: KubeObject) => uid(o),
   } satisfies DriftTracker;
   const scoped = { forServiceAccount: () => cluster.client } as unknown as ScopedClientFactory;
   return { scoped, releases: store as unknown as ReleaseStore, drift } as unknown as ExtensionReconcilerDeps;
@@ -76,16 +103,22 @@ describe('apply step', () => {
     expect(condition(s, 'Installed')).toMatchObject({ status: 'False', message: 'No bundle installed' });
   });
 
-  it('asks for another reconcile after moving to a new bundle, so a range is walked hop by hop', async () => {
+  it('asks for another reconcile after a move when the catalogs offer a further hop, so a range is walked to its top', async () => {
     const cluster = fakeCluster();
     const store = new MemoryStore();
-    const first = stateFor('1.0.0', [cm('a')]);
+    const request = chainRequest(['1.0.0', '1.1.0', '1.2.0']);
+    const first = { ...stateFor('1.0.0', [cm('a')]), resolveRequest: request };
     expect(await applyBundle(depsFor(cluster, store), first)).toEqual({ requeue: true });
-    const [installed] = await store.history();
-    // The same bundle again: nothing to walk.
-    expect(await applyBundle(depsFor(cluster, store), stateFor('1.0.0', [cm('a')], installed))).toBeUndefined();
-    expect(await applyBundle(depsFor(cluster, store), stateFor('1.1.0', [cm('a')], installed))).toEqual({ requeue: true });
     expect(condition(first, 'Progressing')).toMatchObject({ reason: 'Succeeded', message: 'Desired state reached' });
+    let [installed] = await store.history();
+    // The same bundle again: nothing moved, nothing to walk.
+    expect(await applyBundle(depsFor(cluster, store), { ...stateFor('1.0.0', [cm('a')], installed), resolveRequest: request })).toBeUndefined();
+    expect(await applyBundle(depsFor(cluster, store), { ...stateFor('1.1.0', [cm('a')], installed), resolveRequest: request })).toEqual({
+      requeue: true,
+    });
+    [installed] = await store.history();
+    // At the top of the range: no further reconcile.
+    expect(await applyBundle(depsFor(cluster, store), { ...stateFor('1.2.0', [cm('a')], installed), resolveRequest: request })).toBeUndefined();
   });
 
   it('repairs an unchanged release without reading objects the drift watches know are ours', async () => {
@@ -95,7 +128,7 @@ describe('apply step', () => {
     const [installed] = await store.history();
     cluster.calls.length = 0;
     await applyBundle(
-      depsFor(cluster, store, () => true),
+      depsFor(cluster, store, (o) => cluster.live(o)?.metadata.uid),
       stateFor('1.0.0', [cm('a'), cm('b')], installed),
     );
     expect(cluster.calls).toEqual(['apply ConfigMap ns/a', 'apply ConfigMap ns/b']);

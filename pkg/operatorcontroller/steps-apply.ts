@@ -14,8 +14,9 @@ import {
 } from '../applier/index.ts';
 import type { StepOutcome } from '../controller/index.ts';
 import type { KubeObject } from '../kube/index.ts';
+import type { Release } from '../release/index.ts';
 import { staticKindScopes } from '../render/index.ts';
-import { deprecationConditions } from '../resolve/index.ts';
+import { deprecationConditions, resolve } from '../resolve/index.ts';
 import { bundleProperties } from './bundle-source.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
 import { fail, forBundle, requireInstaller, trackDrift } from './steps.ts';
@@ -92,6 +93,20 @@ export async function preauthorize(deps: ExtensionReconcilerDeps, state: Extensi
 }
 
 /**
+ * True when the catalogs offer another bundle from the one just deployed (the same question
+ * the resolution answered, asked again for the new installed bundle, in memory): the next hop
+ * of a version range. Asked only after a move to another bundle from the catalogs.
+ */
+function furtherHop(state: ExtensionState, deployed: Release): boolean {
+  const moved = state.installed === undefined || state.installed.bundle.name !== deployed.bundle.name;
+  const request = state.resolveRequest;
+  if (!moved || state.target?.fromCatalog !== true || request === undefined) return false;
+  const b = deployed.bundle;
+  const next = resolve({ ...request, installed: { name: b.name, version: b.version, release: b.release ?? null } });
+  return next.ok && next.value.bundle.name !== b.name;
+}
+
+/**
  * Applies the release as the ServiceAccount and reports the outcome. Objects that are not the
  * extension's refuse the release with nothing written (single ownership, decision 0049). A
  * reconcile that moved the extension to another bundle is followed by another one at once, so
@@ -108,8 +123,8 @@ export async function applyBundle(deps: ExtensionReconcilerDeps, state: Extensio
   try {
     const pause = deps.pause;
     const beforeObjectWrite = pause === undefined ? {} : { beforeObjectWrite: () => pause('object-write', state.name) };
-    const knownOwned = (obj: KubeObject): boolean => deps.drift.owns(state.name, obj);
-    applied = await applyRelease({ client, store: deps.releases, signal: state.signal, knownOwned, ...beforeObjectWrite }, state.history, desired);
+    const knownUid = (obj: KubeObject): string | undefined => deps.drift.ownedUid(state.name, obj);
+    applied = await applyRelease({ client, store: deps.releases, signal: state.signal, knownUid, ...beforeObjectWrite }, state.history, desired);
   } catch (err) {
     if (err instanceof OwnershipConflictError) {
       const conflicts = err.conflicts.map((c) => ({
@@ -141,6 +156,5 @@ export async function applyBundle(deps: ExtensionReconcilerDeps, state: Extensio
     { bundle: applied.release.bundle.name, version: applied.release.bundle.version, revision: applied.release.revision },
     'release deployed',
   );
-  const moved = state.installed === undefined || state.installed.bundle.name !== applied.release.bundle.name;
-  return moved && state.target?.fromCatalog === true ? { requeue: true } : undefined;
+  return furtherHop(state, applied.release) ? { requeue: true } : undefined;
 }

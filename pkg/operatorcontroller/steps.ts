@@ -168,20 +168,24 @@ export async function resolveBundle(deps: ExtensionReconcilerDeps, state: Extens
   const installed = state.installed;
   const channels = src.channels ?? [];
   const selection = await selectedCatalogs(deps.catalogs, src.selector, src.packageName, state.signal);
-  const resolved = selection.ok
-    ? resolve({
-        packageName: src.packageName,
-        channels,
-        versionRange: src.version ?? '',
-        upgradeConstraintPolicy: src.upgradeConstraintPolicy,
-        installed:
-          installed === undefined
-            ? null
-            : { name: installed.bundle.name, version: installed.bundle.version, release: installed.bundle.release ?? null },
-        catalogs: selection.value.inputs,
-        bundleReleaseSupport: deps.features.bundleReleaseSupport,
-      })
-    : selection;
+  let resolved: ReturnType<typeof resolve> | (typeof selection & { ok: false });
+  if (selection.ok) {
+    state.resolveRequest = {
+      packageName: src.packageName,
+      channels,
+      versionRange: src.version ?? '',
+      upgradeConstraintPolicy: src.upgradeConstraintPolicy,
+      installed:
+        installed === undefined
+          ? null
+          : { name: installed.bundle.name, version: installed.bundle.version, release: installed.bundle.release ?? null },
+      catalogs: selection.value.inputs,
+      bundleReleaseSupport: deps.features.bundleReleaseSupport,
+    };
+    resolved = resolve(state.resolveRequest);
+  } else {
+    resolved = selection;
+  }
   const installedName = installed?.bundle.name ?? '';
   setDeprecation(state.ce, deprecationConditions(installedName, resolved.ok ? resolved.value.deprecation : null, resolved.ok, channels));
   if (resolved.ok) {
