@@ -3,7 +3,7 @@
  * (Helm v3 `release.Release` plus a top-level `labels` object, reference applier-and-bundles.md
  * §4.3), written from and read into our `Release`.
  *
- * Where each field of `Release` goes (docs/decisions/0073-helm-release-format.md):
+ * Where each field of `Release` goes (docs/decisions/0074-helm-release-format.md):
  *   extension             name
  *   revision              version
  *   status, description   info.status, info.description

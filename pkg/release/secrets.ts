@@ -55,7 +55,7 @@ export interface IndexSecretParts {
   /**
    * The whole payload as Helm's Secret driver stores it (`data.release`: base64 text of the
    * gzip'd JSON, so base64'd twice in the API), when the store decided it fits: stock `helm`
-   * reads a revision by its Secret name from that key (docs/decisions/0073).
+   * reads a revision by its Secret name from that key (docs/decisions/0074).
    */
   helmRelease?: string | undefined;
 }

@@ -229,7 +229,7 @@ function checkExtension(extension: string): void {
  * fits the size limit with it; else undefined. The key costs about 1.8 times the compressed
  * payload, in the Secret and in every history read, hence only on the deployed revision (a
  * superseded one is rewritten without it) and not for releases of some 300 KB compressed and
- * more (docs/decisions/0073).
+ * more (docs/decisions/0074).
  */
 function withHelmRelease(parts: Parameters<typeof buildIndexSecret>[0], pieces: readonly Buffer[]): KubeObject | undefined {
   const [only] = pieces;

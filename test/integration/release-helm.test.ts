@@ -1,4 +1,4 @@
-// Release records and other readers, on the real kube-apiserver (pkg/release, decision 0073):
+// Release records and other readers, on the real kube-apiserver (pkg/release, decision 0074):
 //  - stock `helm` (v3.21.3, built by the envtest setup) reads our deployed revision by number,
 //    from its index Secret's `release` key: `helm get manifest|values|all`, `helm status
 //    --revision N`;
