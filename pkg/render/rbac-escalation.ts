@@ -25,7 +25,7 @@
  * `*` rule is in fact harmless for a given API; they point at what deserves a human look.
  */
 import type { KubeObject } from '../bundle/index.ts';
-import type { PolicyRule } from './rbac-for-install.ts';
+import { policyRules, type PolicyRule } from './rbac-for-install.ts';
 
 /** Where the installer RBAC is meant to act. */
 export interface EscalationScope {
@@ -232,23 +232,4 @@ function originOf(rule: PolicyRule, kind: string, ns: string, bundle: readonly K
 function sameRule(a: PolicyRule, b: PolicyRule): boolean {
   const fields = ['verbs', 'apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'] as const;
   return fields.every((f) => JSON.stringify(a[f] ?? []) === JSON.stringify(b[f] ?? []));
-}
-
-/** The rules of an unstructured role, string lists only, empty lists omitted. */
-function policyRules(rules: unknown): PolicyRule[] {
-  if (!Array.isArray(rules)) return [];
-  return rules
-    .filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null)
-    .map((r) => {
-      const rule: PolicyRule = { verbs: strings(r['verbs']) };
-      for (const field of ['apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'] as const) {
-        const list = strings(r[field]);
-        if (list.length > 0) rule[field] = list;
-      }
-      return rule;
-    });
-}
-
-function strings(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }

@@ -139,7 +139,7 @@ export function computeInstallRules(objects: readonly KubeObject[], opts: Instal
     const s = scope(ns);
     s.named.set(key, (s.named.get(key) ?? new Set()).add(name));
     s.listWatch.set(group, (s.listWatch.get(group) ?? new Set()).add(resource));
-    if (obj.kind === 'Role' || obj.kind === 'ClusterRole') s.extraRules.push(...rulesOf(obj));
+    if (obj.kind === 'Role' || obj.kind === 'ClusterRole') s.extraRules.push(...policyRules(obj['rules']));
     if (obj.kind === 'RoleBinding' || obj.kind === 'ClusterRoleBinding') {
       const ref = obj['roleRef'] as { kind?: unknown; name?: unknown } | undefined;
       const refKey = ref?.kind === 'ClusterRole' ? `ClusterRole//${String(ref.name)}` : `Role/${ns}/${String(ref?.name)}`;
@@ -209,17 +209,19 @@ function rulesFor(s: Scope): PolicyRule[] {
   return rules;
 }
 
-function rulesOf(role: KubeObject): PolicyRule[] {
-  const rules = role['rules'];
+/** The rules of an unstructured Role or ClusterRole (`rules`), string lists only, empty lists omitted. */
+export function policyRules(rules: unknown): PolicyRule[] {
   if (!Array.isArray(rules)) return [];
-  return rules.map((r: Record<string, unknown>) => {
-    const rule: PolicyRule = { verbs: strings(r['verbs']) };
-    for (const field of ['apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'] as const) {
-      const list = strings(r[field]);
-      if (list.length > 0) rule[field] = list;
-    }
-    return rule;
-  });
+  return rules
+    .filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null)
+    .map((r) => {
+      const rule: PolicyRule = { verbs: strings(r['verbs']) };
+      for (const field of ['apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'] as const) {
+        const list = strings(r[field]);
+        if (list.length > 0) rule[field] = list;
+      }
+      return rule;
+    });
 }
 
 function strings(v: unknown): string[] {
