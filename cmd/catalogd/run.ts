@@ -99,7 +99,7 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
   };
 
   void catalogs.run(signal);
-  if (pullSecret !== undefined) void pullSecret.informer.run(signal);
+  void pullSecret.run(signal);
   const gc = runGarbageCollector({ catalogs, store, unpackCache, intervalMs: o.gcIntervalMs, log }, signal);
   const syncing = sync.run(signal);
   const outcome = await runLeading(o, { client: kube.client, log, registry }, lead, signal);

@@ -168,7 +168,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
 
   void extensions.run(signal);
   void catalogs.run(signal);
-  if (pullSecret !== undefined) void pullSecret.informer.run(signal);
+  void pullSecret.run(signal);
   const outcome = await runLeading(o, { client: kube.client, log, registry }, lead, signal);
 
   await health.stop();

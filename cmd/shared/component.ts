@@ -145,7 +145,8 @@ export async function runLeading(
 
 /**
  * The image client of a component: plain HTTP for the insecure registries, credentials from the
- * `--global-pull-secret` Secret (kept current by its informer, which the caller runs), extra CAs
+ * `--global-pull-secret` Secret and the imagePullSecrets of the component's ServiceAccount (kept
+ * current by `pullSecret.run`, which the caller runs), extra CAs
  * from `--pull-ca-file` (re-read at each connection pool rebuild) and the certificate directory
  * `--pull-cas-dir` (checked now, re-read while in use), mirrors and blocked or insecure registries
  * from registries.conf (re-read at each pull), the proxy of the environment.
@@ -161,8 +162,9 @@ export function componentImages(
   client: KubeClient,
   log: Logger,
   userAgent: string,
-): { images: ImageClient; pullSecret: PullSecretCredentials | undefined } {
-  const pullSecret = o.pullSecret === undefined ? undefined : new PullSecretCredentials(client, o.pullSecret, log);
+): { images: ImageClient; pullSecret: PullSecretCredentials } {
+  // Upstream's sources: the global pull secret, then the imagePullSecrets of our ServiceAccount.
+  const pullSecret = new PullSecretCredentials(client, { global: o.pullSecret, serviceAccount: 'self' }, log);
   const caFile = o.pullCaFile;
   if (o.pullCasDir !== undefined) checkRegistryCertDir(o.pullCasDir);
   const certs = o.pullCasDir === undefined ? undefined : registryCertDir(o.pullCasDir);
