@@ -5,6 +5,9 @@
  * Watches do not use that agent: they go through the identity's WatchChannel (HTTP/2 streams),
  * so they can never take the sockets requests need (decision 0065).
  *
+ * A kubeconfig `proxy-url` makes every request and watch of the identity, and of the
+ * credential-less connections built on it, go through that proxy (see kubeconfig.ts).
+ *
  * Credentials come from kubeconfig.ts; only users with exec or auth-provider plugins are
  * evaluated through client-node, imported on demand. Its own agents are discarded: we keep
  * exactly one keep-alive agent per identity so reconnects never leak sockets (style.md §9.4,
@@ -41,6 +44,8 @@ export interface Connection {
   readonly watches: WatchChannel;
   /** TLS trust of the server, reused to build credential-less (scoped) connections. */
   readonly serverTls: ServerTls;
+  /** The forward proxy (kubeconfig `proxy-url`) every request and watch goes through, if any. */
+  readonly proxy?: URL | undefined;
   /** Short description for logs, never a secret (e.g. `kubeconfig user admin`). */
   readonly identity: string;
   authHeaders(): Promise<Record<string, string>>;
@@ -70,8 +75,9 @@ export async function connectionFromKubeConfig(kc: ResolvedKubeConfig, options: 
   const identity = `kubeconfig user ${kc.userName === '' ? '(none)' : kc.userName}`;
   const plugin = kc.auth.kind === 'plugin' ? await pluginCredentials(kc.auth) : undefined;
   const tls = { ...serverTls, cert: plugin?.cert ?? kc.cert, key: plugin?.key ?? kc.key };
-  const agent = makeAgent(server, tls, options);
-  const watches = makeWatchChannel(server, tls, options);
+  const proxy = kc.proxy;
+  const agent = makeAgent(server, tls, options, proxy);
+  const watches = makeWatchChannel(server, tls, options, proxy);
   const close = (): void => {
     agent.destroy();
     watches.close();
@@ -79,7 +85,7 @@ export async function connectionFromKubeConfig(kc: ResolvedKubeConfig, options: 
   const fetchHeaders = headerSource(kc.auth, plugin);
   if (fetchHeaders === undefined) {
     const fixed = kc.auth.kind === 'static' ? kc.auth.headers : {};
-    return { server, agent, watches, serverTls, identity, authHeaders: () => Promise.resolve(fixed), close };
+    return { server, agent, watches, serverTls, proxy, identity, authHeaders: () => Promise.resolve(fixed), close };
   }
   const cacheMs = options.authCacheMs ?? 10_000;
   let cached: { headers: Record<string, string>; at: number } | undefined;
@@ -88,6 +94,7 @@ export async function connectionFromKubeConfig(kc: ResolvedKubeConfig, options: 
     agent,
     watches,
     serverTls,
+    proxy,
     identity,
     async authHeaders() {
       if (cached === undefined || Date.now() - cached.at >= cacheMs) cached = { headers: await fetchHeaders(), at: Date.now() };
@@ -148,7 +155,7 @@ export interface SharedChannels {
  * is the same (anonymous).
  */
 export function bearerConnection(
-  base: Pick<Connection, 'server' | 'serverTls'>,
+  base: Pick<Connection, 'server' | 'serverTls' | 'proxy'>,
   channels: Pick<SharedChannels, 'agent' | 'watches'>,
   identity: string,
   authHeaders: () => Promise<Record<string, string>>,
@@ -159,6 +166,7 @@ export function bearerConnection(
     agent: channels.agent,
     watches: channels.watches,
     serverTls: base.serverTls,
+    proxy: base.proxy,
     identity,
     authHeaders,
     // The channels are shared with other scoped identities; their owner closes them.
@@ -168,10 +176,10 @@ export function bearerConnection(
   return conn;
 }
 
-/** Creates the request agent and watch channel for credential-less connections to `base`'s server. */
-export function anonymousChannels(base: Pick<Connection, 'server' | 'serverTls'>, options: ConnectionOptions = {}): SharedChannels {
-  const agent = makeAgent(base.server, base.serverTls, options);
-  const watches = makeWatchChannel(base.server, base.serverTls, options);
+/** Creates the request agent and watch channel for credential-less connections to `base`'s server (through its proxy). */
+export function anonymousChannels(base: Pick<Connection, 'server' | 'serverTls' | 'proxy'>, options: ConnectionOptions = {}): SharedChannels {
+  const agent = makeAgent(base.server, base.serverTls, options, base.proxy);
+  const watches = makeWatchChannel(base.server, base.serverTls, options, base.proxy);
   return {
     agent,
     watches,
@@ -186,12 +194,29 @@ function makeWatchChannel(
   server: URL,
   tls: ServerTls & { cert?: Buffer | undefined; key?: Buffer | undefined },
   options: ConnectionOptions,
+  proxy: URL | undefined,
 ): WatchChannel {
-  return createWatchChannel(server, tls, options.watchProtocol === undefined ? {} : { protocol: options.watchProtocol });
+  return createWatchChannel(server, tls, {
+    ...(options.watchProtocol === undefined ? {} : { protocol: options.watchProtocol }),
+    ...(proxy === undefined ? {} : { proxy }),
+  });
 }
 
-function makeAgent(server: URL, tls: ServerTls & { cert?: Buffer | undefined; key?: Buffer | undefined }, options: ConnectionOptions): Agent {
-  const pool = createAgentPool({ maxSockets: options.maxSockets ?? 64, maxFreeSockets: 8, keepAliveMsecs: 30_000, tls });
+// A proxy-url applies to every request to the server, loopback included, as Go's
+// http.ProxyURL does: the selector ignores the target.
+function makeAgent(
+  server: URL,
+  tls: ServerTls & { cert?: Buffer | undefined; key?: Buffer | undefined },
+  options: ConnectionOptions,
+  proxy: URL | undefined,
+): Agent {
+  const pool = createAgentPool({
+    maxSockets: options.maxSockets ?? 64,
+    maxFreeSockets: 8,
+    keepAliveMsecs: 30_000,
+    tls,
+    proxy: proxy === undefined ? undefined : () => proxy,
+  });
   return pool.agentFor(server);
 }
 

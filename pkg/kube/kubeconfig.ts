@@ -8,15 +8,29 @@
  * loaded on demand (see connection.ts): importing it costs about 80 MB of memory, which an
  * in-cluster controller should not pay. Relative file paths are resolved against the
  * kubeconfig's directory, as kubectl does.
+ *
+ * A cluster's `proxy-url` is honoured as client-go honours it: every request and watch to that
+ * cluster goes through the proxy, loopback servers included (no NO_PROXY applies to it).
+ * `http://` and `https://` proxies are supported (CONNECT tunnels for https servers, absolute
+ * form for plain-http ones); `socks5://`, which client-go also speaks, is refused with an error,
+ * as is any other scheme, rather than connecting directly.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
-import { load } from 'js-yaml';
+import { dump, load } from 'js-yaml';
+import { redactProxy } from '../nodehttp/index.ts';
+import { mergeKubeConfigFiles } from './kubeconfig-merge.ts';
 
-/** Where to read the admin credentials from; chosen by `cmd/` (which alone reads env/argv). */
+/**
+ * Where to read the admin credentials from; chosen by `cmd/` (which alone reads env/argv).
+ * `file` is one file that must exist (`--kubeconfig`); `files` is a kubectl kubeconfig list
+ * (`$KUBECONFIG`): files that do not exist are skipped and the rest merged, first wins (see
+ * kubeconfig-merge.ts). `context` replaces the current context (`--context`).
+ */
 export type KubeConfigSource =
-  | { kind: 'file'; path: string; context?: string }
-  | { kind: 'yaml'; yaml: string; context?: string }
+  | { kind: 'file'; path: string; context?: string | undefined }
+  | { kind: 'files'; paths: readonly string[]; context?: string | undefined }
+  | { kind: 'yaml'; yaml: string; context?: string | undefined }
   | { kind: 'inCluster'; host: string; port: string; pathPrefix?: string };
 
 /** How a resolved kubeconfig user authenticates. */
@@ -35,6 +49,8 @@ export interface ResolvedKubeConfig {
   ca?: Buffer | undefined;
   servername?: string | undefined;
   rejectUnauthorized?: boolean | undefined;
+  /** The cluster's `proxy-url` (http or https), which every request and watch goes through. */
+  proxy?: URL | undefined;
   cert?: Buffer | undefined;
   key?: Buffer | undefined;
   auth: KubeAuth;
@@ -46,6 +62,7 @@ const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 /** Resolves `source`; throws with the file, context or field at fault named. */
 export function loadKubeConfig(source: KubeConfigSource): ResolvedKubeConfig {
   if (source.kind === 'inCluster') return inCluster(source.host, source.port, source.pathPrefix ?? '');
+  if (source.kind === 'files') return loadMerged(source.paths, source.context);
   let yaml: string;
   let base: string;
   try {
@@ -55,22 +72,35 @@ export function loadKubeConfig(source: KubeConfigSource): ResolvedKubeConfig {
     throw new Error(`unable to load kubeconfig ${source.kind === 'file' ? source.path : ''}: ${(err as Error).message}`, { cause: err });
   }
   try {
-    return resolve(yaml, base, source.context, source.kind === 'file' ? { path: source.path } : { yaml });
+    const doc = load(yaml);
+    if (!isObj(doc)) throw new Error('not a kubeconfig (expected a YAML mapping)');
+    return resolve(doc, base, source.context, source.kind === 'file' ? { path: source.path } : { yaml });
   } catch (err) {
     const where = source.kind === 'file' ? ` ${source.path}` : '';
     throw new Error(`unable to load kubeconfig${where}: ${(err as Error).message}`, { cause: err });
   }
 }
 
-function resolve(yaml: string, base: string, wanted: string | undefined, origin: { path: string } | { yaml: string }): ResolvedKubeConfig {
-  const doc = load(yaml);
-  if (!isObj(doc)) throw new Error('not a kubeconfig (expected a YAML mapping)');
+// A kubeconfig list: merged (paths already absolute), handed to plugins as the merged YAML.
+function loadMerged(paths: readonly string[], context: string | undefined): ResolvedKubeConfig {
+  const where = paths.filter((p) => p !== '').join(':');
+  try {
+    const merged = mergeKubeConfigFiles(paths);
+    return resolve(merged.doc, process.cwd(), context, { yaml: dump(merged.doc) });
+  } catch (err) {
+    throw new Error(`unable to load kubeconfig ${where}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function resolve(doc: Obj, base: string, wanted: string | undefined, origin: { path: string } | { yaml: string }): ResolvedKubeConfig {
   const contextName = wanted ?? str(doc['current-context']);
-  if (contextName === '') throw new Error('the kubeconfig has no current context with a cluster; set current-context');
+  if (contextName === '') throw new Error('the kubeconfig has no current context with a cluster; set current-context or pass a context');
   const ctx = named(doc.contexts, 'context', contextName);
   if (ctx === undefined) {
-    if (wanted !== undefined) throw new Error(`context "${wanted}" does not exist in the kubeconfig`);
-    throw new Error(`current context "${contextName}" is not defined`);
+    const known = contextNames(doc.contexts);
+    const listed = known.length === 0 ? 'it defines no context' : `contexts: ${known.join(', ')}`;
+    if (wanted !== undefined) throw new Error(`context "${wanted}" does not exist in the kubeconfig (${listed})`);
+    throw new Error(`current context "${contextName}" is not defined (${listed})`);
   }
   const clusterName = str(ctx.cluster);
   const cluster = named(doc.clusters, 'cluster', clusterName);
@@ -78,9 +108,7 @@ function resolve(yaml: string, base: string, wanted: string | undefined, origin:
   const userName = str(ctx.user);
   const user = userName === '' ? {} : named(doc.users, 'user', userName);
   if (user === undefined) throw new Error(`context "${contextName}" names user "${userName}", which is not defined`);
-  if (str(cluster['proxy-url']) !== '') {
-    throw new Error(`cluster "${clusterName}" uses proxy-url, which is not supported; connect to the API server directly`);
-  }
+  const proxy = proxyUrl(str(cluster['proxy-url']), clusterName);
   const server = str(cluster.server);
   if (server === '') throw new Error(`cluster "${clusterName}" has no server`);
   const file = (p: unknown): Buffer | undefined => (str(p) === '' ? undefined : readFileSync(isAbsolute(str(p)) ? str(p) : join(base, str(p))));
@@ -98,6 +126,7 @@ function resolve(yaml: string, base: string, wanted: string | undefined, origin:
     ca: data(cluster['certificate-authority-data'], 'certificate-authority-data') ?? file(cluster['certificate-authority']),
     servername: str(cluster['tls-server-name']) || undefined,
     rejectUnauthorized: cluster['insecure-skip-tls-verify'] === true ? false : undefined,
+    proxy,
     cert: data(user['client-certificate-data'], 'client-certificate-data') ?? file(user['client-certificate']),
     key: data(user['client-key-data'], 'client-key-data') ?? file(user['client-key']),
     auth: { kind: 'static', headers: {} },
@@ -139,6 +168,31 @@ function inCluster(host: string, port: string, prefix: string): ResolvedKubeConf
     ca,
     auth: { kind: 'tokenFile', path: `${prefix}${SA_DIR}/token`, extraHeaders: {} },
   };
+}
+
+/**
+ * A cluster's `proxy-url`: http and https proxies are used; socks5 (which client-go accepts too)
+ * and other schemes are refused, so traffic meant for a proxy never leaves directly. The
+ * password of a proxy URL never appears in an error.
+ */
+function proxyUrl(raw: string, clusterName: string): URL | undefined {
+  if (raw === '') return undefined;
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (url === undefined) throw new Error(`cluster "${clusterName}" has an invalid proxy-url: could not parse it as a URL`);
+  const scheme = url.protocol.slice(0, -1);
+  if (scheme === 'socks5') {
+    throw new Error(`cluster "${clusterName}" has proxy-url ${redactProxy(url)}: socks5 proxies are not supported, only http and https ones`);
+  }
+  if (scheme !== 'http' && scheme !== 'https') {
+    throw new Error(`cluster "${clusterName}" has proxy-url ${redactProxy(url)}: unsupported scheme "${scheme}", must be http or https`);
+  }
+  if (url.hostname === '') throw new Error(`cluster "${clusterName}" has proxy-url ${redactProxy(url)} without a host`);
+  return url;
+}
+
+function contextNames(list: unknown): string[] {
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((e) => (isObj(e) && typeof e.name === 'string' ? [e.name] : []));
 }
 
 function named(list: unknown, field: string, name: string): Obj | undefined {

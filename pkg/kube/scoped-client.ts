@@ -28,8 +28,8 @@ export interface ScopedClientFactory {
 
 /** Construction options of the factory. */
 export interface ScopedClientFactoryOptions {
-  /** The controller's connection: only its server URL and CA are reused. */
-  base: Pick<Connection, 'server' | 'serverTls'>;
+  /** The controller's connection: only its server URL, CA and proxy are reused. */
+  base: Pick<Connection, 'server' | 'serverTls' | 'proxy'>;
   /** Discovery is identity-independent; share the controller's mapper. */
   mapper: ResourceMapper;
   tokens: TokenGetter;

@@ -9,7 +9,10 @@
  * 1.36 with 400 watches, this costs 4 sockets and ~8 MB in the client and ~7 MB in the server,
  * against 400 sockets, ~51 MB and ~33 MB with one HTTP/1.1 connection per watch. Plain-HTTP
  * servers (tests, proxies) and `protocol: 'http/1.1'` get a dedicated HTTP/1.1 agent without
- * a socket cap instead: as many sockets as watches, still none taken from requests.
+ * a socket cap instead: as many sockets as watches, still none taken from requests. So do
+ * servers reached through a forward proxy (kubeconfig `proxy-url`): each watch is one request
+ * through the proxy (a CONNECT tunnel for https servers); HTTP/2 through a tunnel is not
+ * implemented.
  */
 import type { Agent, IncomingHttpHeaders } from 'node:http';
 import type * as NodeHttp2 from 'node:http2';
@@ -65,6 +68,8 @@ export interface WatchChannel {
 export interface WatchChannelOptions {
   /** `h2` (default for https servers; prior-knowledge h2c for http ones) or `http/1.1` (default for http servers). */
   protocol?: 'h2' | 'http/1.1';
+  /** Forward proxy (http or https) every watch goes through; implies `http/1.1`. */
+  proxy?: URL;
   /** Streams per session at most, lower if the server's settings say so (default 100). */
   maxStreamsPerSession?: number;
   /** An HTTP/2 session without streams is closed after this long (default 60 s). */
@@ -73,8 +78,8 @@ export interface WatchChannelOptions {
 
 /** Creates the watch channel of `server` with `tls` (client certificate included, if any). */
 export function createWatchChannel(server: URL, tls: ChannelTls, options: WatchChannelOptions = {}): WatchChannel {
-  const protocol = options.protocol ?? (server.protocol === 'http:' ? 'http/1.1' : 'h2');
-  if (protocol === 'http/1.1') return http1Channel(server, tls);
+  const protocol = options.proxy !== undefined ? 'http/1.1' : (options.protocol ?? (server.protocol === 'http:' ? 'http/1.1' : 'h2'));
+  if (protocol === 'http/1.1') return http1Channel(server, tls, options.proxy);
   return http2Channel(server, tls, options);
 }
 
@@ -98,8 +103,14 @@ export async function sendHttp1(agent: Agent, req: ChannelRequest): Promise<Chan
   return { status: res.statusCode ?? 0, headers: res.headers, stream: res };
 }
 
-function http1Channel(server: URL, tls: ChannelTls): WatchChannel {
-  const agent = createAgentPool({ maxSockets: Infinity, maxFreeSockets: 8, keepAliveMsecs: 30_000, tls }).agentFor(server);
+function http1Channel(server: URL, tls: ChannelTls, proxy: URL | undefined): WatchChannel {
+  const agent = createAgentPool({
+    maxSockets: Infinity,
+    maxFreeSockets: 8,
+    keepAliveMsecs: 30_000,
+    tls,
+    proxy: proxy === undefined ? undefined : () => proxy,
+  }).agentFor(server);
   let streams = 0;
   const count = (l: NodeJS.ReadOnlyDict<unknown[]>): number => Object.values(l).reduce((n, s) => n + (s?.length ?? 0), 0);
   return {

@@ -1,0 +1,116 @@
+/**
+ * kubectl's reading of a kubeconfig list (client-go `clientcmd.ClientConfigLoadingRules`, the
+ * form `$KUBECONFIG` takes): every file that exists is read, files that do not exist are
+ * skipped, and the files are merged with the first one to set a key winning:
+ *
+ * - clusters, users and contexts are keyed by name: the first file to define a name wins, whole
+ *   (entries of the same name in later files are ignored, not merged field by field);
+ * - `current-context` is the first non-empty one.
+ *
+ * Relative file references are resolved against the directory of the file they are written in
+ * before merging, as client-go's `ResolveLocalPaths` does: `certificate-authority`,
+ * `client-certificate`, `client-key`, `tokenFile`, and an exec plugin's `command` when it
+ * contains a `/` (a bare command name is looked up in PATH). The merged document therefore
+ * holds absolute paths only and can be handed on as YAML (to client-node for plugins).
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve as resolvePath } from 'node:path';
+import { load } from 'js-yaml';
+
+type Obj = Record<string, unknown>;
+
+/** The merge of a kubeconfig list. */
+export interface MergedKubeConfig {
+  /** The merged document (clusters, users, contexts, current-context), paths made absolute. */
+  doc: Obj;
+  /** The files that were read, in order. */
+  read: string[];
+  /** The files that did not exist and were skipped. */
+  missing: string[];
+}
+
+/**
+ * Reads and merges `paths` (empty entries are ignored).
+ * @throws Error `error loading config file "<path>": <reason>` when a file exists but cannot be
+ *   read or parsed, and `none of the kubeconfig files exists: <paths>` when no file exists.
+ */
+export function mergeKubeConfigFiles(paths: readonly string[]): MergedKubeConfig {
+  const read: string[] = [];
+  const missing: string[] = [];
+  const docs: Obj[] = [];
+  for (const path of paths) {
+    if (path === '') continue;
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        missing.push(path);
+        continue;
+      }
+      throw new Error(`error loading config file "${path}": ${(err as Error).message}`, { cause: err });
+    }
+    let doc: unknown;
+    try {
+      doc = load(text);
+    } catch (err) {
+      throw new Error(`error loading config file "${path}": ${(err as Error).message}`, { cause: err });
+    }
+    // An empty file is an empty kubeconfig, as client-go reads it.
+    if (doc === undefined || doc === null) doc = {};
+    if (!isObj(doc)) throw new Error(`error loading config file "${path}": not a kubeconfig (expected a YAML mapping)`);
+    docs.push(absolutePaths(doc, dirname(resolvePath(path))));
+    read.push(path);
+  }
+  if (read.length === 0) throw new Error(`none of the kubeconfig files exists: ${missing.join(', ')}`);
+  return { doc: mergeDocs(docs), read, missing };
+}
+
+/** First wins: by name for the three lists, first non-empty `current-context`. */
+function mergeDocs(docs: readonly Obj[]): Obj {
+  const out: Obj = { apiVersion: 'v1', kind: 'Config', clusters: [], users: [], contexts: [] };
+  for (const list of ['clusters', 'users', 'contexts'] as const) {
+    const seen = new Set<string>();
+    const merged: Obj[] = [];
+    for (const doc of docs) {
+      const entries = doc[list];
+      if (!Array.isArray(entries)) continue;
+      for (const entry of entries) {
+        if (!isObj(entry) || typeof entry.name !== 'string' || seen.has(entry.name)) continue;
+        seen.add(entry.name);
+        merged.push(entry);
+      }
+    }
+    out[list] = merged;
+  }
+  const current = docs.map((d) => d['current-context']).find((c) => typeof c === 'string' && c !== '');
+  if (current !== undefined) out['current-context'] = current;
+  return out;
+}
+
+// A copy of `doc` whose file references are absolute (relative ones against `base`).
+function absolutePaths(doc: Obj, base: string): Obj {
+  const abs = (v: unknown): unknown => (typeof v === 'string' && v !== '' && !isAbsolute(v) ? resolvePath(base, v) : v);
+  const mapEntries = (list: unknown, field: string, fix: (o: Obj) => Obj): unknown =>
+    Array.isArray(list) ? list.map((e) => (isObj(e) && isObj(e[field]) ? { ...e, [field]: fix(e[field]) } : e)) : list;
+  const out: Obj = { ...doc };
+  out.clusters = mapEntries(doc.clusters, 'cluster', (c) => withField(c, 'certificate-authority', abs));
+  out.users = mapEntries(doc.users, 'user', (u) => {
+    let user = withField(u, 'client-certificate', abs);
+    user = withField(user, 'client-key', abs);
+    user = withField(user, 'tokenFile', abs);
+    const exec = user.exec;
+    if (isObj(exec) && typeof exec.command === 'string' && exec.command.includes('/'))
+      user = { ...user, exec: { ...exec, command: abs(exec.command) } };
+    return user;
+  });
+  return out;
+}
+
+function withField(o: Obj, field: string, fix: (v: unknown) => unknown): Obj {
+  return o[field] === undefined ? o : { ...o, [field]: fix(o[field]) };
+}
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
