@@ -1,9 +1,10 @@
 // Outgoing traffic of catalogd and operator-controller (issue #26): a forward proxy chosen from
-// HTTPS_PROXY/HTTP_PROXY/NO_PROXY as Go chooses it, and registry certificates from
-// --pull-cas-dir. Real kube-apiserver, real registries (one serving HTTPS with a certificate of
-// a test CA), the real compositions of both components in this process, and a forward proxy
-// (test/support/forward-proxy.ts) that alone knows the name `registry.proxy.test` and
-// `catalogd.proxy.test`: what reached a server by those names went through the proxy.
+// HTTPS_PROXY/HTTP_PROXY/NO_PROXY as Go chooses it, and certificates from --pull-cas-dir and
+// --catalogd-cas-dir. Real kube-apiserver, real registries (one serving HTTPS with a
+// certificate of a test CA, as catalogd does here), the real compositions of both components in
+// this process, and a forward proxy (test/support/forward-proxy.ts) that alone knows the names
+// `registry.proxy.test` and `catalogd.proxy.test`: what reached a server by those names went
+// through the proxy.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -131,14 +132,24 @@ describe('HTTPS_PROXY, HTTP_PROXY and NO_PROXY', () => {
     await writeFile(join(certs, 'ca.crt'), ca.certPem);
     const env: ProxyEnvironment = { httpsProxy: proxy.url, httpProxy: proxy.url, noProxy: '.direct.test' };
     const [catalogdPort = 0] = await freePorts(1);
+    // catalogd serves its catalogs over HTTPS; operator-controller trusts the CA of --catalogd-cas-dir.
+    const serving = await issueCertificate(ca, work, {
+      name: 'catalogd',
+      commonName: 'catalogd',
+      dnsNames: ['catalogd.proxy.test'],
+      usage: 'server',
+    });
+    const catalogdCas = await mkdtemp(join(work, 'catalogd-cas-'));
+    await writeFile(join(catalogdCas, 'service-ca.crt'), ca.certPem);
     stack = await startExtensionStack(cp, anon, {
       catalogd: {
         proxy: env,
         pullCasDir: certs,
+        tls: { certPath: serving.certPath, keyPath: serving.keyPath },
         catalogServer: { host: '127.0.0.1', port: catalogdPort },
         externalAddress: `catalogd.proxy.test:${catalogdPort}`,
       },
-      controller: { proxy: env, insecureRegistries: ['127.0.0.1', `registry.proxy.test:${anonPort}`] },
+      controller: { proxy: env, catalogdCasDir: catalogdCas, insecureRegistries: ['127.0.0.1', `registry.proxy.test:${anonPort}`] },
     });
     const client = stack.kube.client;
 
@@ -183,10 +194,11 @@ describe('HTTPS_PROXY, HTTP_PROXY and NO_PROXY', () => {
       }),
     );
     await waitForExtension(client, name, 'installed through the proxy', installedAs(`${pkg}.v1.0.0`), 90_000);
-    // The bundle in absolute-form HTTP requests, and the catalog content from catalogd, both through the proxy.
+    // The bundle in absolute-form HTTP requests, and the catalog content from catalogd (HTTPS,
+    // checked against --catalogd-cas-dir) through a tunnel, both through the proxy.
     const targets = proxy.requests.map((r) => `${r.method} ${r.target}`);
     expect(targets.some((t) => t.startsWith(`GET http://registry.proxy.test:${anonPort}/v2/proxied/${pkg}/`))).toBe(true);
-    expect(targets.some((t) => t.startsWith(`GET http://catalogd.proxy.test:${catalogdPort}/catalogs/${catalog}/api/v1/`))).toBe(true);
+    expect(targets).toContain(`CONNECT catalogd.proxy.test:${catalogdPort}`);
     expect(proxy.requests.every((r) => r.status === 200)).toBe(true);
 
     // NO_PROXY=.direct.test: connected directly, so the name (which only the proxy knows) does not resolve.
