@@ -30,7 +30,7 @@ afterEach(async () => {
 });
 
 async function get(url: string, insecure: boolean): Promise<{ status: number; url: string; body: string }> {
-  const res = await transport.request({ method: 'GET', url: new URL(url), insecure });
+  const res = await transport.request({ method: 'GET', url: new URL(url), skipTlsVerify: insecure, plainHttpFallback: insecure });
   let body = '';
   for await (const chunk of res.body) body += String(chunk);
   return { status: res.status, url: res.url.toString(), body };
@@ -55,6 +55,11 @@ describe('insecure requests', () => {
 
   it('are not sent over plain HTTP when not insecure', async () => {
     await expect(get(`https://${host}/v2/`, false)).rejects.toThrow(new RegExp(`^Get "https://${host}/v2/": .*wrong version number`));
+  });
+
+  it('skip verification alone never moves to plain HTTP (token endpoints: credentials would travel in clear)', async () => {
+    const res = transport.request({ method: 'GET', url: new URL(`https://${host}/token`), skipTlsVerify: true });
+    await expect(res).rejects.toThrow(new RegExp(`^Get "https://${host}/token": .*wrong version number`));
   });
 
   it('fail with the plain HTTP attempt when neither scheme answers', async () => {

@@ -26,11 +26,13 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   body?: Buffer;
   signal?: AbortSignal | undefined;
+  /** TLS without certificate verification, redirects included (containers/image's `insecure`). */
+  skipTlsVerify?: boolean | undefined;
   /**
-   * containers/image's `insecure` (a registries.conf source): TLS without certificate
-   * verification, and plain HTTP when HTTPS gets no answer (see {@link HttpTransport.request}).
+   * For an `https:` URL: when no response arrives, send the request over plain HTTP (an
+   * `insecure` registries.conf source's own requests; see {@link HttpTransport.request}).
    */
-  insecure?: boolean | undefined;
+  plainHttpFallback?: boolean | undefined;
 }
 
 /** A response whose body has not been read yet; callers must consume or destroy `body`. */
@@ -82,9 +84,9 @@ export function describeRequest(method: HttpMethod, url: URL): string {
 export class HttpTransport {
   readonly #insecure: ReadonlySet<string>;
   readonly #agents: AgentPool;
-  /** HTTPS without certificate verification, for insecure requests only. */
+  /** HTTPS without certificate verification, for `skipTlsVerify` requests only. */
   readonly #unverified: AgentPool;
-  /** Hosts of insecure requests that answered over plain HTTP: tried that way first next time. */
+  /** Hosts of `plainHttpFallback` requests that answered over plain HTTP: tried that way first next time. */
   readonly #plainHosts = new Set<string>();
   readonly #timeoutMs: number;
   readonly #connectTimeoutMs: number;
@@ -124,17 +126,20 @@ export class HttpTransport {
    * redirect leaves the original origin. Resolves with any HTTP status; rejects only when no
    * response arrives, with `<Method> "<url>": <reason>` and the socket error as `cause`.
    *
-   * An `insecure` request to an `https:` URL is sent without certificate verification (its
-   * redirects too); when no response arrives, it is sent again over plain HTTP, and the scheme
-   * that answered is tried first for that host next time. (containers/image pings the registry
-   * over HTTPS, then HTTP; the rejection is the last attempt's.)
+   * A `skipTlsVerify` request (and its redirects) is sent without certificate verification. A
+   * `plainHttpFallback` request to an `https:` URL that gets no response is sent again over
+   * plain HTTP, and the scheme that answered is tried first for that host next time
+   * (containers/image pings an insecure registry over HTTPS, then HTTP); the rejection is the
+   * last attempt's.
    */
   async request(req: HttpRequest): Promise<HttpResponse> {
     let url = req.url;
     let headers = { ...req.headers };
     for (let hop = 0; ; hop++) {
       const res =
-        hop === 0 && req.insecure === true ? await this.#sendInsecure({ ...req, headers }) : await this.#sendWithRetry({ ...req, url, headers });
+        hop === 0 && req.plainHttpFallback === true
+          ? await this.#sendWithFallback({ ...req, headers })
+          : await this.#sendWithRetry({ ...req, url, headers });
       url = res.url;
       const location = res.headers.location;
       const redirect = res.status >= 300 && res.status < 400 && res.status !== 304 && location !== undefined;
@@ -152,7 +157,7 @@ export class HttpTransport {
     }
   }
 
-  async #sendInsecure(req: HttpRequest): Promise<HttpResponse> {
+  async #sendWithFallback(req: HttpRequest): Promise<HttpResponse> {
     if (req.url.protocol !== 'https:') return this.#sendWithRetry(req);
     const host = req.url.host;
     const plain = new URL(req.url);
@@ -180,7 +185,7 @@ export class HttpTransport {
     const res = await sendRequest({
       method,
       url,
-      agent: this.#agentFor(req.insecure === true && url.protocol === 'https:' ? this.#unverified : this.#agents, method, url),
+      agent: this.#agentFor(req.skipTlsVerify === true && url.protocol === 'https:' ? this.#unverified : this.#agents, method, url),
       headers,
       body,
       signal: req.signal,

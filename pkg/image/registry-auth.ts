@@ -74,7 +74,7 @@ export class RegistryAuth {
     let authorization: string | undefined;
     if (hint?.kind === 'bearer') {
       // Proactive: ask only for this request's scope, not the one an earlier challenge named.
-      authorization = `Bearer ${(await this.#token(ref.domain, hint.challenge, [scope], creds, false, req.insecure)).token}`;
+      authorization = `Bearer ${(await this.#token(ref.domain, hint.challenge, [scope], creds, false, req.skipTlsVerify)).token}`;
     } else if (hint?.kind === 'basic' && creds !== undefined) {
       authorization = basicHeader(creds);
     }
@@ -89,7 +89,7 @@ export class RegistryAuth {
       this.#hints.set(ref.domain, { kind: 'bearer', challenge: bearer });
       res.body.resume();
       const scopes = [bearer.params['scope'], scope].filter((s): s is string => s !== undefined && s !== '');
-      const token = await this.#token(ref.domain, bearer, [...new Set(scopes)], creds, true, req.insecure);
+      const token = await this.#token(ref.domain, bearer, [...new Set(scopes)], creds, true, req.skipTlsVerify);
       retryAuthorization = `Bearer ${token.token}`;
     } else if (basic !== undefined && creds !== undefined && hint?.kind !== 'basic') {
       this.#hints.set(ref.domain, { kind: 'basic' });
@@ -156,8 +156,9 @@ export class RegistryAuth {
     if (creds !== undefined) headers['authorization'] = basicHeader(creds);
     let body: Buffer;
     try {
-      // An insecure source's token endpoint is reached as insecurely, as upstream's one client does.
-      const res = await this.#transport.request({ method: 'GET', url, headers, ...(insecure ? { insecure } : {}) });
+      // An insecure source's token endpoint is reached without TLS verification, as upstream's
+      // one client does; never moved to plain HTTP, where the credentials would travel in clear.
+      const res = await this.#transport.request({ method: 'GET', url, headers, ...(insecure ? { skipTlsVerify: true } : {}) });
       if (res.status !== 200) throw await registryErrorFrom(res, where);
       body = await readLimited(res.body, TOKEN_RESPONSE_LIMIT, 'token response');
     } catch (err) {

@@ -50,7 +50,8 @@ export class RegistryClient {
     url: URL,
     init: { headers?: Record<string, string>; body?: Buffer; signal?: AbortSignal | undefined } = {},
   ): Promise<HttpResponse> {
-    return this.#auth.send(repo, actions, { method, url, ...init, ...(repo.insecure === true ? { insecure: true } : {}) });
+    const insecure = repo.insecure === true ? { skipTlsVerify: true, plainHttpFallback: true } : {};
+    return this.#auth.send(repo, actions, { method, url, ...init, ...insecure });
   }
 
   /**
