@@ -3,7 +3,7 @@
  * registries: `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (or their lower-case names), read once
  * at start-up as Go's http.ProxyFromEnvironment reads them (pkg/nodehttp proxy-env.ts has the
  * rules). They apply to registry traffic and to operator-controller's requests to catalogd, as
- * upstream's do; not to the Kubernetes API (decision 0092).
+ * upstream's do; not to the Kubernetes API (decision 0093).
  */
 import type { Logger } from 'pino';
 import { type ProxyEnvironment, type ProxySelector, createProxySelector, hasProxy, proxyEnvironment, redactProxy } from '../../pkg/nodehttp/index.ts';
