@@ -3,6 +3,7 @@
 // extension next to healthy ones, a catalog that stops offering the installed package, an
 // upgrade the API server refuses (found by the dry run before anything is applied). Real API
 // server, registry, catalogd and operator-controller, as in operator-controller-install.test.ts.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
@@ -42,6 +43,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
+
+/** The envtest kubectl as the admin; resolves with its stdout. */
+function kubectl(args: readonly string[]): Promise<string> {
+  const cp = inject('envtestControlPlane');
+  return new Promise((resolve, reject) => {
+    execFile(cp.kubectl, ['--kubeconfig', cp.kubeconfigPath, ...args], (err, stdout, stderr) =>
+      err === null ? resolve(stdout) : reject(new Error(`kubectl ${args.join(' ')}: ${stderr}`, { cause: err })),
+    );
+  });
+}
 
 async function image(spec: BundleSpec): Promise<string> {
   return pushBundle(bundleFiles(spec), `${registry}/bundles/${spec.pkg}:v${spec.version}`);
@@ -135,8 +146,13 @@ describe('operator-controller reports what stops an install', () => {
       { namespace: pkg, labelSelector: `olm.operatorframework.io/owner-name=${pkg}` },
     );
     expect(cms.items).toEqual([]);
+    // kubectl shows the reason at a glance, and the message with -o wide.
+    const wide = await kubectl(['get', 'clusterextension', pkg, '-o', 'wide']);
+    expect(wide.split('\n')[0]).toMatch(/PROGRESSING\s+REASON\s+MESSAGE\s+AGE/);
+    expect(wide.split('\n')[1]).toMatch(/\sRetrying\s+error for resolved bundle .*pre-authorization failed/);
     await applyAsAdmin(kube.client, await rbacFor(bundleFiles(spec), pkg, 'installer'));
     await waitForExtension(kube.client, pkg, 'installed after the grant', installedAs(`${pkg}.v1.0.0`), 30_000);
+    expect((await kubectl(['get', 'clusterextension', pkg])).split('\n')[1]).toMatch(/\sTrue\s+True\s+Succeeded\s/);
   });
 
   it("shows the renderer's message for a bundle it refuses, while other extensions install in parallel", async () => {

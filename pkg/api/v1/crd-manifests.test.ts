@@ -50,23 +50,27 @@ describe('CRD manifests', () => {
     });
   }
 
-  it('ClusterExtension: printer columns are those of upstream', () => {
+  it("ClusterExtension: upstream's printer columns plus the Progressing reason, and its message under -o wide", () => {
     const columns = at(readCrd(CLUSTER_EXTENSION), 'spec', 'versions', 0, 'additionalPrinterColumns') as Json[];
-    expect(columns.map((c) => [c.name, c.jsonPath])).toEqual([
-      ['Installed Bundle', '.status.install.bundle.name'],
-      ['Version', '.status.install.bundle.version'],
-      ['Installed', ".status.conditions[?(@.type=='Installed')].status"],
-      ['Progressing', ".status.conditions[?(@.type=='Progressing')].status"],
-      ['Age', '.metadata.creationTimestamp'],
+    expect(columns.map((c) => [c.name, c.jsonPath, c.priority ?? 0])).toEqual([
+      ['Installed Bundle', '.status.install.bundle.name', 0],
+      ['Version', '.status.install.bundle.version', 0],
+      ['Installed', ".status.conditions[?(@.type=='Installed')].status", 0],
+      ['Progressing', ".status.conditions[?(@.type=='Progressing')].status", 0],
+      ['Reason', ".status.conditions[?(@.type=='Progressing')].reason", 0],
+      ['Message', ".status.conditions[?(@.type=='Progressing')].message", 1],
+      ['Age', '.metadata.creationTimestamp', 0],
     ]);
   });
 
-  it('ClusterCatalog: printer columns are those of upstream', () => {
+  it("ClusterCatalog: upstream's printer columns plus the Progressing reason, and its message under -o wide", () => {
     const columns = at(readCrd(CLUSTER_CATALOG), 'spec', 'versions', 0, 'additionalPrinterColumns') as Json[];
-    expect(columns.map((c) => [c.name, c.jsonPath])).toEqual([
-      ['LastUnpacked', '.status.lastUnpacked'],
-      ['Serving', '.status.conditions[?(@.type=="Serving")].status'],
-      ['Age', '.metadata.creationTimestamp'],
+    expect(columns.map((c) => [c.name, c.jsonPath, c.priority ?? 0])).toEqual([
+      ['LastUnpacked', '.status.lastUnpacked', 0],
+      ['Serving', '.status.conditions[?(@.type=="Serving")].status', 0],
+      ['Reason', '.status.conditions[?(@.type=="Progressing")].reason', 0],
+      ['Message', '.status.conditions[?(@.type=="Progressing")].message', 1],
+      ['Age', '.metadata.creationTimestamp', 0],
     ]);
   });
 
