@@ -95,7 +95,8 @@ export const commands = new Map<string, Entry>([
       summary: 'show the release records of ClusterExtensions (list, history, get)',
       load: async () => {
         const { runRelease } = await import('./release.ts');
-        return (args, io) => runRelease(args, io, { defaultKubeconfig: defaultKubeconfig() });
+        const kubeconfig = await kubeconfigLookup();
+        return (args, io) => runRelease(args, io, { kubeconfig });
       },
     },
   ],
@@ -104,18 +105,15 @@ export const commands = new Map<string, Entry>([
     {
       summary: 'catalogs, extensions and whether the cluster may upgrade to its next minor version (exit 0 allowed, 1 blocked)',
       load: async () => {
-        const [{ runStatus }, { readRunningStack }] = await Promise.all([import('./status.ts'), import('./up-state.ts')]);
+        const { runStatus } = await import('./status.ts');
         const noColor = (process.env.NO_COLOR ?? '') !== '';
-        // Without $KUBECONFIG, a running `olmv1 up` in this directory comes before ~/.kube/config.
-        const fromEnv = (process.env.KUBECONFIG ?? '').split(':').find((p) => p !== '');
-        const stack = fromEnv === undefined ? await readRunningStack(`${process.cwd()}/.olmv1`) : undefined;
-        const kubeconfig = fromEnv ?? stack?.kubeconfig ?? defaultKubeconfig();
+        const kubeconfig = await kubeconfigLookup();
         return (args, io) => {
           // Only --watch runs until Ctrl-C; it then exits with the last verdict.
           const stop = new AbortController();
           if (args.includes('--watch') || args.includes('-w')) process.once('SIGINT', () => stop.abort());
           return runStatus(args, io, {
-            defaultKubeconfig: kubeconfig,
+            kubeconfig,
             isTTY: process.stdout.isTTY === true,
             columns: process.stdout.columns,
             noColor,
@@ -190,11 +188,13 @@ function defaultAuthFile(): string | undefined {
   return dockerConfig === undefined ? undefined : `${dockerConfig}/config.json`;
 }
 
-/** The kubeconfig the cluster commands use without --kubeconfig: the first of $KUBECONFIG, else ~/.kube/config. */
-function defaultKubeconfig(): string | undefined {
-  const first = (process.env.KUBECONFIG ?? '').split(':').find((p) => p !== '');
-  if (first !== undefined) return first;
-  return process.env.HOME === undefined || process.env.HOME === '' ? undefined : `${process.env.HOME}/.kube/config`;
+/**
+ * Where every command that talks to a cluster finds it without --kubeconfig: $KUBECONFIG, the
+ * `olmv1 up` running in the working directory, ~/.kube/config (cluster-access.ts).
+ */
+async function kubeconfigLookup(): Promise<import('./cluster-access.ts').KubeconfigLookup> {
+  const { createKubeconfigLookup } = await import('./cluster-access.ts');
+  return createKubeconfigLookup({ KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME }, process.cwd());
 }
 
 /** What `olmv1 up` needs from the process. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createKubeconfigLookup } from './cluster-access.ts';
 import { runRelease, table } from './release.ts';
 
 async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -6,7 +7,7 @@ async function run(...args: string[]): Promise<{ code: number; stdout: string; s
   let stderr = '';
   const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
   // A kubeconfig that does not exist: usage errors must be reported before any connection.
-  const code = await runRelease(args, io, { defaultKubeconfig: '/nonexistent/kubeconfig' });
+  const code = await runRelease(args, io, { kubeconfig: createKubeconfigLookup({ HOME: '/nonexistent' }, '/nonexistent') });
   return { code, stdout, stderr };
 }
 
@@ -27,6 +28,8 @@ describe('olmv1 release usage', () => {
     [['history', 'x', '--revision', '2'], '--revision is only valid with "get"'],
     [['get', 'x', '--revision', '0'], '--revision must be a positive integer, got "0"'],
     [['list', '--bogus'], "Unknown option '--bogus'"],
+    [['list', '--context', ''], '--context must not be empty'],
+    [['list', '--kubeconfig', ''], '--kubeconfig must not be empty'],
   ])('%j is a usage error: %s', async (args, message) => {
     const r = await run(...args);
     expect(r.code).toBe(2);
@@ -36,9 +39,16 @@ describe('olmv1 release usage', () => {
   });
 
   it('fails with exit 1 when the kubeconfig cannot be read', async () => {
-    const r = await run('list');
+    const r = await run('list', '--kubeconfig', '/nonexistent/kubeconfig');
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^unable to load kubeconfig \/nonexistent\/kubeconfig: /);
+  });
+
+  it('fails with exit 1 and the places searched when there is no kubeconfig', async () => {
+    const r = await run('list');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^no kubeconfig found; searched:\n/);
+    expect(r.stderr).toContain('/nonexistent/.kube/config does not exist');
   });
 });
 

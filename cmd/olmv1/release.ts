@@ -2,29 +2,30 @@
  * `olmv1 release list|history|get`: reads the release records operator-controller keeps for
  * each ClusterExtension (pkg/release), like `helm list`, `helm history` and `helm get`.
  *
- *   olmv1 release list [--kubeconfig F] [--system-namespace NS]
- *   olmv1 release history EXT [--kubeconfig F] [--system-namespace NS]
- *   olmv1 release get EXT [--revision N] [manifest|values] [--kubeconfig F] [--system-namespace NS]
+ *   olmv1 release list [--kubeconfig F] [--context NAME] [--system-namespace NS]
+ *   olmv1 release history EXT [--kubeconfig F] [--context NAME] [--system-namespace NS]
+ *   olmv1 release get EXT [--revision N] [manifest|values] [--kubeconfig F] [--context NAME] [--system-namespace NS]
  *
- * Exit codes: 0 printed; 1 the records could not be read (or none exist for EXT); 2 usage error.
+ * The cluster is found as by every olmv1 command (cluster-access.ts). Exit codes: 0 printed; 1 the records could not be read (or none exist for EXT); 2 usage error.
  */
-import { connect } from '../../pkg/kube/index.ts';
 import { createReleaseStore, type Release, type ReleaseStore } from '../../pkg/release/index.ts';
 import { objectsToYaml, toYaml } from '../../pkg/render/index.ts';
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, connectCluster, type ClusterFlags, type KubeconfigLookup } from './cluster-access.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 
 /** What `olmv1 release` needs from its environment (composed in commands.ts). */
 export interface ReleaseCommandDeps {
-  /** The kubeconfig used without --kubeconfig: $KUBECONFIG, else ~/.kube/config. */
-  defaultKubeconfig: string | undefined;
+  /** Where the cluster is found without --kubeconfig. */
+  kubeconfig: KubeconfigLookup;
 }
 
 /** operator-controller's default system namespace. */
 export const DEFAULT_SYSTEM_NAMESPACE = 'olmv1-system';
 
-const RELEASE_USAGE = `Usage: olmv1 release list [--kubeconfig FILE] [--system-namespace NS]
-       olmv1 release history EXT [--kubeconfig FILE] [--system-namespace NS]
-       olmv1 release get EXT [--revision N] [manifest|values] [--kubeconfig FILE] [--system-namespace NS]
+const RELEASE_USAGE = `Usage: olmv1 release list [--kubeconfig FILE] [--context NAME] [--system-namespace NS]
+       olmv1 release history EXT [--kubeconfig FILE] [--context NAME] [--system-namespace NS]
+       olmv1 release get EXT [--revision N] [manifest|values] [--kubeconfig FILE] [--context NAME]
+                         [--system-namespace NS]
 
 Shows the release records operator-controller keeps for each ClusterExtension: "list" the
 latest revision of every extension, "history" all revisions of one, "get" one revision (the
@@ -32,10 +33,10 @@ latest by default) as a summary, its applied objects ("manifest", YAML) or its
 configuration ("values", YAML).
 
 Flags:
-  --kubeconfig FILE        cluster to read from (default: $KUBECONFIG, else ~/.kube/config)
-  --system-namespace NS    where operator-controller keeps the records (default ${DEFAULT_SYSTEM_NAMESPACE})
-  --revision N             with get: that revision instead of the latest
-  -h, --help               show this help
+${CLUSTER_FLAGS_HELP}
+  --system-namespace NS      where operator-controller keeps the records (default ${DEFAULT_SYSTEM_NAMESPACE})
+  --revision N               with get: that revision instead of the latest
+  -h, --help                 show this help
 
 Output:
   stdout: list and history print a table; get prints a summary, or YAML for manifest|values.
@@ -43,12 +44,12 @@ Output:
 
 Exit codes:
   0  printed
-  1  the records could not be read, or none exist for EXT
+  1  the records could not be read, or none exist for EXT, or no kubeconfig was found
   2  usage error`;
 
 interface Parsed {
   words: string[];
-  kubeconfig: string | undefined;
+  cluster: ClusterFlags;
   namespace: string;
   revision: number | undefined;
 }
@@ -59,9 +60,7 @@ export async function runRelease(args: readonly string[], io: CommandIo, deps: R
     const parsed = parse(args);
     const [sub, ...rest] = parsed.words;
     const run = subcommand(sub, rest, parsed.revision);
-    const path = parsed.kubeconfig ?? deps.defaultKubeconfig;
-    if (path === undefined) throw new CommandError('no kubeconfig: pass --kubeconfig or set KUBECONFIG', 1);
-    const kube = await connect({ kind: 'file', path });
+    const kube = await connectCluster(parsed.cluster, deps.kubeconfig, 1);
     try {
       await run(createReleaseStore({ client: kube.client, namespace: parsed.namespace }), io, parsed.namespace);
     } finally {
@@ -72,7 +71,7 @@ export async function runRelease(args: readonly string[], io: CommandIo, deps: R
 
 function parse(args: readonly string[]): Parsed {
   const parsed = parseCommandLine(args, RELEASE_USAGE, {
-    kubeconfig: { type: 'string' },
+    ...CLUSTER_FLAGS,
     'system-namespace': { type: 'string' },
     revision: { type: 'string' },
   });
@@ -81,7 +80,8 @@ function parse(args: readonly string[]): Parsed {
     throw new CommandError(`--revision must be a positive integer, got ${JSON.stringify(rev)}\n${RELEASE_USAGE}`, 2);
   const namespace = parsed.values['system-namespace'] ?? DEFAULT_SYSTEM_NAMESPACE;
   if (namespace === '') throw new CommandError(`--system-namespace must not be empty\n${RELEASE_USAGE}`, 2);
-  return { words: parsed.positionals, kubeconfig: parsed.values.kubeconfig, namespace, revision: rev === undefined ? undefined : Number(rev) };
+  const cluster = clusterFlags(parsed.values, RELEASE_USAGE);
+  return { words: parsed.positionals, cluster, namespace, revision: rev === undefined ? undefined : Number(rev) };
 }
 
 type Run = (store: ReleaseStore, io: CommandIo, namespace: string) => Promise<void>;

@@ -3,6 +3,12 @@
  * the cluster's objects and release records. `StatusReport` is the `-o json|yaml` schema
  * (docs/olmv1-status.md); `schemaVersion` changes only with an incompatible change, and fields
  * are only ever added within a version.
+ *
+ * Without a current cluster version the report is still complete (catalogs, extensions, the
+ * declared maxima and metadata errors); only the verdict cannot be given: the version fields are
+ * null, `versionError` says why, and the exit code is {@link STATUS_EXIT.undecidable}. Such
+ * documents were never written before (the command failed instead), so no reader of version 1
+ * has met a null there.
  */
 import { z } from 'zod';
 import { evaluateGate, formatMinor, nextMinorVersion, type ClusterMinor, type DeployedExtension } from '../../pkg/gating/index.ts';
@@ -11,16 +17,25 @@ import type { KubeObject } from '../../pkg/kube/index.ts';
 /** The schema version this build writes. */
 export const STATUS_SCHEMA_VERSION = 1;
 
+/**
+ * Exit codes of `olmv1 status` (docs/olmv1-status.md): 0 the next minor upgrade is allowed;
+ * 1 blocked, or undecided because of metadata errors; 2 usage or connection error;
+ * 3 undecidable: no cluster version to judge from (the report is printed all the same).
+ */
+export const STATUS_EXIT = { allowed: 0, blocked: 1, failed: 2, undecidable: 3 } as const;
+
 const Condition = z.object({ status: z.string(), reason: z.string() });
 
 /** `olmv1 status -o json`: see docs/olmv1-status.md. */
 export const StatusReport = z.object({
   schemaVersion: z.literal(STATUS_SCHEMA_VERSION),
   cluster: z.object({
-    /** `X.Y` the verdict starts from, and where it came from. */
-    currentVersion: z.string(),
-    versionSource: z.enum(['flag', 'ClusterVersion']),
-    nextVersion: z.string(),
+    /** `X.Y` the verdict starts from, and where it came from; null when unknown. */
+    currentVersion: z.string().nullable(),
+    versionSource: z.enum(['flag', 'ClusterVersion']).nullable(),
+    nextVersion: z.string().nullable(),
+    /** Why the current version is unknown (null when it is known). */
+    versionError: z.string().nullable(),
   }),
   catalogs: z.array(
     z.object({
@@ -55,10 +70,12 @@ export const StatusReport = z.object({
 /** The inferred type of StatusReport. */
 export type StatusReport = z.infer<typeof StatusReport>;
 
+/** The cluster's current version, or why it is not known. */
+export type ClusterVersionInfo = { ok: true; current: ClusterMinor; source: 'flag' | 'ClusterVersion' } | { ok: false; error: string };
+
 /** What the report is built from (already read from the cluster). */
 export interface StatusInput {
-  current: ClusterMinor;
-  versionSource: 'flag' | 'ClusterVersion';
+  version: ClusterVersionInfo;
   catalogs: readonly KubeObject[];
   extensions: readonly KubeObject[];
   /** The latest deployed release per extension name (absent: nothing deployed). */
@@ -90,13 +107,19 @@ function str(v: unknown): string | null {
 const byName = (a: KubeObject, b: KubeObject): number =>
   (a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : (a.metadata.name ?? '') > (b.metadata.name ?? '') ? 1 : 0;
 
+// Stands in for an unknown version: the declared maxima and metadata errors do not depend on
+// the current version, and the blockers computed against it are discarded.
+const NO_VERSION: ClusterMinor = { major: 0n, minor: 0n };
+
 /** Builds the report; the verdict is pkg/gating's over the deployed releases. */
 export function buildStatusReport(input: StatusInput): StatusReport {
-  const verdict = evaluateGate(
-    input.current,
+  const { version } = input;
+  const gate = evaluateGate(
+    version.ok ? version.current : NO_VERSION,
     [...input.deployed.values()],
     input.unreadable.map((n) => `error returning the last deployed release for ${n}`),
   );
+  const verdict = version.ok ? gate : { ...gate, upgradeable: false, blockers: [] };
   const catalogs = [...input.catalogs].sort(byName).map((c) => {
     const spec = (c.spec ?? {}) as { priority?: unknown };
     const status = (c.status ?? {}) as { resolvedSource?: { image?: { ref?: unknown } }; lastUnpacked?: unknown; urls?: { base?: unknown } };
@@ -132,11 +155,14 @@ export function buildStatusReport(input: StatusInput): StatusReport {
   });
   return {
     schemaVersion: STATUS_SCHEMA_VERSION,
-    cluster: {
-      currentVersion: formatMinor(input.current),
-      versionSource: input.versionSource,
-      nextVersion: formatMinor(nextMinorVersion(input.current)),
-    },
+    cluster: version.ok
+      ? {
+          currentVersion: formatMinor(version.current),
+          versionSource: version.source,
+          nextVersion: formatMinor(nextMinorVersion(version.current)),
+          versionError: null,
+        }
+      : { currentVersion: null, versionSource: null, nextVersion: null, versionError: version.error },
     catalogs,
     extensions,
     verdict: {
@@ -145,4 +171,10 @@ export function buildStatusReport(input: StatusInput): StatusReport {
       metadataErrors: verdict.errors,
     },
   };
+}
+
+/** The exit code a report stands for (see {@link STATUS_EXIT}). */
+export function statusExitCode(report: StatusReport): number {
+  if (report.cluster.currentVersion === null) return STATUS_EXIT.undecidable;
+  return report.verdict.upgradeable ? STATUS_EXIT.allowed : STATUS_EXIT.blocked;
 }

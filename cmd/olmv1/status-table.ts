@@ -1,7 +1,8 @@
 /**
  * The table form of `olmv1 status`: catalogs, extensions, then the verdict line
- * (`cluster upgrade to X.Y: allowed` / `... blocked by` with one line per blocking extension)
- * and metadata errors. Colour only when asked (a terminal without NO_COLOR); lines are cut to
+ * (`cluster upgrade to X.Y: allowed` / `... blocked by` with one line per blocking extension /
+ * `... undecided`, or without a cluster version `cluster upgrade: cannot judge` with why and how
+ * to give one) and metadata errors. Colour only when asked (a terminal without NO_COLOR); lines are cut to
  * the terminal's width when one is given.
  */
 import type { StatusReport } from './status-report.ts';
@@ -82,7 +83,11 @@ export function renderStatusTable(r: StatusReport, o: TableOptions): string {
   const { verdict, cluster } = r;
   const head = `cluster upgrade to ${cluster.nextVersion}`;
   const from = `(current ${cluster.currentVersion}, from ${cluster.versionSource === 'flag' ? '--cluster-version' : 'ClusterVersion'})`;
-  if (verdict.blockers.length > 0) {
+  if (cluster.currentVersion === null) {
+    out.push(paint(YELLOW, 'cluster upgrade: cannot judge, no cluster version'));
+    out.push(`  ${cluster.versionError ?? 'the current cluster version is not known'}`);
+    out.push("  pass --cluster-version X.Y (the cluster's current version) to judge the next minor upgrade");
+  } else if (verdict.blockers.length > 0) {
     out.push(`${paint(RED, `${head}: blocked by`)} ${from}`);
     for (const b of verdict.blockers) out.push(`  ${b.extension}: bundle ${b.bundle} declares olm.maxOpenShiftVersion ${b.maxOpenShiftVersion}`);
   } else if (verdict.metadataErrors.length > 0) {

@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../pkg/kube/index.ts';
-import { STATUS_SCHEMA_VERSION, StatusReport, buildStatusReport, type StatusInput } from './status-report.ts';
+import { testTempDir } from '../../test/support/temp-dir.ts';
+import { createKubeconfigLookup } from './cluster-access.ts';
+import { STATUS_EXIT, STATUS_SCHEMA_VERSION, StatusReport, buildStatusReport, statusExitCode, type StatusInput } from './status-report.ts';
 import { renderStatusTable } from './status-table.ts';
 import { runStatus } from './status.ts';
 
@@ -45,8 +49,7 @@ const max = (value: unknown) => [{ type: 'olm.maxOpenShiftVersion', value }];
 
 // One of each: allowed (no property), compatible, blocking, deprecated, a metadata error, nothing deployed.
 const input: StatusInput = {
-  current: { major: 4n, minor: 18n },
-  versionSource: 'flag',
+  version: { ok: true, current: { major: 4n, minor: 18n }, source: 'flag' },
   catalogs: [catalog],
   extensions: [
     extension(
@@ -96,16 +99,48 @@ describe('olmv1 status report', () => {
   });
 
   it('allowed and undecided verdicts', () => {
+    const at417 = { ok: true, current: { major: 4n, minor: 17n }, source: 'flag' } as const;
     const allowed = buildStatusReport({
       ...input,
-      current: { major: 4n, minor: 17n },
+      version: at417,
       deployed: new Map([...input.deployed].filter(([k]) => k !== 'broken')),
     });
     expect(allowed.verdict).toEqual({ upgradeable: true, blockers: [], metadataErrors: [] });
+    expect(statusExitCode(allowed)).toBe(STATUS_EXIT.allowed);
     expect(renderStatusTable(allowed, { color: false })).toContain('cluster upgrade to 4.18: allowed (current 4.17, from --cluster-version)\n');
-    const undecided = buildStatusReport({ ...input, current: { major: 4n, minor: 17n } });
+    const undecided = buildStatusReport({ ...input, version: at417 });
     expect(undecided.verdict.upgradeable).toBe(false);
     expect(renderStatusTable(undecided, { color: false })).toContain('cluster upgrade to 4.18: undecided');
+    expect(statusExitCode(undecided)).toBe(STATUS_EXIT.blocked);
+    expect(statusExitCode(buildStatusReport(input))).toBe(STATUS_EXIT.blocked);
+  });
+
+  it('without a cluster version: the whole report, the gate line saying why it cannot judge and how to, exit 3', () => {
+    const why = 'the cluster serves no config.openshift.io/v1 ClusterVersion API (it is not OpenShift)';
+    const report = buildStatusReport({ ...input, version: { ok: false, error: why } });
+    expect(StatusReport.parse(report)).toEqual(report);
+    expect(report.cluster).toEqual({ currentVersion: null, versionSource: null, nextVersion: null, versionError: why });
+    // Everything that does not depend on the version is there: catalogs, extensions, maxima, metadata errors.
+    expect(report.catalogs.map((c) => c.name)).toEqual(['operatorhubio']);
+    expect(report.extensions.map((e) => [e.name, e.maxOpenShiftVersion])).toEqual([
+      ['alpha', '4.18'],
+      ['beta', '4.19'],
+      ['broken', null],
+      ['pending', null],
+      ['zeta', null],
+    ]);
+    expect(report.verdict).toEqual({ upgradeable: false, blockers: [], metadataErrors: [expect.stringContaining('broken.v0.1.0')] });
+    expect(statusExitCode(report)).toBe(STATUS_EXIT.undecidable);
+    const text = renderStatusTable(report, { color: false });
+    expect(text).toContain(
+      [
+        'cluster upgrade: cannot judge, no cluster version',
+        `  ${why}`,
+        "  pass --cluster-version X.Y (the cluster's current version) to judge the next minor upgrade",
+        'metadata errors:',
+      ].join('\n'),
+    );
+    expect(text).toContain('EXTENSIONS\nNAME ');
   });
 });
 
@@ -114,7 +149,13 @@ describe('olmv1 status usage', () => {
     const out = { stdout: '', stderr: '' };
     return { out, io: { stdout: { write: (s: string) => (out.stdout += s) }, stderr: { write: (s: string) => (out.stderr += s) } } };
   };
-  const deps = { defaultKubeconfig: '/nonexistent/kubeconfig', isTTY: false, columns: undefined, noColor: true };
+  // A lookup that finds no kubeconfig at all: nothing in an empty directory, no HOME.
+  const deps = {
+    kubeconfig: createKubeconfigLookup({ KUBECONFIG: '/nonexistent/kubeconfig' }, '/nonexistent'),
+    isTTY: false,
+    columns: undefined,
+    noColor: true,
+  };
 
   it.each([[['-o', 'xml']], [['--cluster-version', '4']], [['--bogus']]])('%j exits 2', async (args) => {
     const { out, io: cio } = io();
@@ -122,9 +163,23 @@ describe('olmv1 status usage', () => {
     expect(out.stderr).toContain('Usage: olmv1 status');
   });
 
-  it('an unreachable cluster exits 2', async () => {
+  it('no kubeconfig exits 2 and says where it looked', async () => {
     const { out, io: cio } = io();
     expect(await runStatus(['--cluster-version', '4.18'], cio, deps)).toBe(2);
-    expect(out.stderr).not.toBe('');
+    expect(out.stderr).toContain('no kubeconfig found: none of the files in $KUBECONFIG exists (/nonexistent/kubeconfig)');
+    expect(out.stdout).toBe('');
+  });
+
+  it('an unreachable cluster exits 2', async () => {
+    const dir = await testTempDir('status-unreachable-');
+    const path = join(dir, 'config');
+    await writeFile(
+      path,
+      'current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\nclusters: [{name: k, cluster: {server: "http://127.0.0.1:1"}}]\n',
+    );
+    const { out, io: cio } = io();
+    expect(await runStatus(['--kubeconfig', path], cio, deps)).toBe(2);
+    expect(out.stderr).toContain('127.0.0.1:1');
+    expect(out.stdout).toBe('');
   });
 });

@@ -1,29 +1,32 @@
 /**
  * `olmv1 status`: one screen that answers "is my OLM healthy and may I upgrade the cluster?".
  *
- *   olmv1 status [--kubeconfig F] [--system-namespace NS] [--cluster-version X.Y[.Z]]
+ *   olmv1 status [--kubeconfig F] [--context NAME] [--system-namespace NS] [--cluster-version X.Y[.Z]]
  *                [-o table|json|yaml] [--watch] [--interval SECONDS]
  *
  * The current cluster version is --cluster-version when given, else the `config.openshift.io/v1`
- * ClusterVersion `version`. Without --kubeconfig: $KUBECONFIG, else the kubeconfig of an
- * `olmv1 up` running in this directory, else ~/.kube/config. Exit codes, so that `olmv1 status && oc adm upgrade ...` gates:
- * 0 the upgrade to the next minor is allowed; 1 blocked, or undecidable because of metadata
- * errors; 2 usage or connection errors (including no cluster version to judge from).
+ * ClusterVersion `version`; without either the report is printed all the same and says why it
+ * cannot judge. The cluster is found as by every olmv1 command (cluster-access.ts). Exit codes
+ * (STATUS_EXIT), so that `olmv1 status && oc adm upgrade ...` gates: 0 the upgrade to the next
+ * minor is allowed; 1 blocked, or undecided because of metadata errors; 2 usage or connection
+ * errors; 3 undecidable, no cluster version to judge from.
  */
 import { dump } from 'js-yaml';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { parseClusterVersion, type ClusterMinor, type DeployedExtension } from '../../pkg/gating/index.ts';
-import { connect, isNoKindMatch, isNotFound, sleepUnlessAborted, type KubeClient, type KubeContext } from '../../pkg/kube/index.ts';
+import { isForbidden, isNoKindMatch, isNotFound, sleepUnlessAborted, type KubeClient } from '../../pkg/kube/index.ts';
 import { createReleaseStore, deployedRelease } from '../../pkg/release/index.ts';
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, connectCluster, type ClusterFlags, type KubeconfigLookup } from './cluster-access.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
-import { buildStatusReport, type StatusReport } from './status-report.ts';
+import { STATUS_EXIT, buildStatusReport, statusExitCode, type ClusterVersionInfo, type StatusReport } from './status-report.ts';
 import { renderStatusTable } from './status-table.ts';
 
 /** What `olmv1 status` needs from its environment (composed in commands.ts). */
 export interface StatusCommandDeps {
-  defaultKubeconfig: string | undefined;
+  /** Where the cluster is found without --kubeconfig. */
+  kubeconfig: KubeconfigLookup;
   /** stdout is a terminal: colour (unless NO_COLOR) and fitting to `columns`; --watch clears the screen. */
   isTTY: boolean;
   columns: number | undefined;
@@ -33,18 +36,17 @@ export interface StatusCommandDeps {
   signal?: AbortSignal;
 }
 
-const USAGE = `Usage: olmv1 status [--kubeconfig FILE] [--system-namespace NS] [--cluster-version X.Y[.Z]]
-                    [-o table|json|yaml] [--watch] [--interval SECONDS]
+const USAGE = `Usage: olmv1 status [--kubeconfig FILE] [--context NAME] [--system-namespace NS]
+                    [--cluster-version X.Y[.Z]] [-o table|json|yaml] [--watch] [--interval SECONDS]
 
 Shows the ClusterCatalogs, the ClusterExtensions and whether their installed bundles allow the
 cluster's next minor upgrade (olm.maxOpenShiftVersion).
 
 Flags:
-  --kubeconfig FILE          cluster to read (default: $KUBECONFIG, else the running olmv1 up
-                             in this directory, else ~/.kube/config)
+${CLUSTER_FLAGS_HELP}
   --system-namespace NS      operator-controller's namespace (default ${DEFAULT_SYSTEM_NAMESPACE})
   --cluster-version X.Y[.Z]  the cluster's version (default: the config.openshift.io
-                             ClusterVersion "version")
+                             ClusterVersion "version"; needed outside OpenShift)
   -o, --output FORMAT        table (default), json or yaml
   -w, --watch                redraw on every change; Ctrl-C ends it with the last verdict
   --interval SECONDS         with --watch: seconds between polls (default 2)
@@ -55,11 +57,13 @@ Output:
 
 Exit codes:
   0  the next minor upgrade is allowed
-  1  it is blocked, or undecidable (metadata errors)
-  2  usage or connection error, or no cluster version to judge from`;
+  1  it is blocked, or undecided (metadata errors)
+  2  usage or connection error
+  3  undecidable: no cluster version to judge from (no ClusterVersion, no --cluster-version);
+     the report is printed all the same`;
 
 interface Options {
-  kubeconfig: string | undefined;
+  cluster: ClusterFlags;
   namespace: string;
   clusterVersion: ClusterMinor | undefined;
   output: 'table' | 'json' | 'yaml';
@@ -72,7 +76,7 @@ function parse(args: readonly string[]): Options {
     args,
     USAGE,
     {
-      kubeconfig: { type: 'string' },
+      ...CLUSTER_FLAGS,
       'system-namespace': { type: 'string' },
       'cluster-version': { type: 'string' },
       output: { type: 'string', short: 'o' },
@@ -93,7 +97,7 @@ function parse(args: readonly string[]): Options {
   const interval = Number(v.interval ?? '2');
   if (!(interval > 0)) throw new CommandError(`--interval must be a positive number of seconds\n${USAGE}`, 2);
   return {
-    kubeconfig: v.kubeconfig,
+    cluster: clusterFlags(v, USAGE),
     namespace: v['system-namespace'] ?? DEFAULT_SYSTEM_NAMESPACE,
     clusterVersion,
     output,
@@ -107,20 +111,13 @@ export async function runStatus(args: readonly string[], io: CommandIo, deps: St
   let verdictCode = 0;
   const code = await runCommand(io, async () => {
     const o = parse(args);
-    const path = o.kubeconfig ?? deps.defaultKubeconfig;
-    if (path === undefined) throw new CommandError('no kubeconfig: pass --kubeconfig or set KUBECONFIG', 2);
-    let kube: KubeContext;
-    try {
-      kube = await connect({ kind: 'file', path });
-    } catch (e) {
-      throw new CommandError(`cannot connect: ${errorMessage(e)}`, 2);
-    }
+    const kube = await connectCluster(o.cluster, deps.kubeconfig, STATUS_EXIT.failed);
     try {
       const render = (r: StatusReport): string => format(r, o.output, deps);
       if (!o.watch) {
         const report = await collect(kube.client, o);
         io.stdout.write(render(report));
-        verdictCode = report.verdict.upgradeable ? 0 : 1;
+        verdictCode = statusExitCode(report);
         return;
       }
       verdictCode = await watch(kube.client, o, io, deps, render);
@@ -138,7 +135,7 @@ async function watch(client: KubeClient, o: Options, io: CommandIo, deps: Status
   const signal = deps.signal ?? new AbortController().signal;
   while (!signal.aborted) {
     const report = await collect(client, o);
-    code = report.verdict.upgradeable ? 0 : 1;
+    code = statusExitCode(report);
     const text = render(report);
     if (text !== last) {
       io.stdout.write(deps.isTTY && o.output === 'table' ? `\x1b[H\x1b[2J${text}` : last === '' ? text : `---\n${text}`);
@@ -158,10 +155,10 @@ function format(report: StatusReport, output: Options['output'], deps: StatusCom
   });
 }
 
-/** Reads everything the report needs; API failures are connection errors (exit 2). */
+/** Reads everything the report needs; API failures are connection errors (exit 2), except for the cluster version. */
 async function collect(client: KubeClient, o: Options): Promise<StatusReport> {
   try {
-    const [current, catalogs, extensions] = await Promise.all([
+    const [version, catalogs, extensions] = await Promise.all([
       currentVersion(client, o.clusterVersion),
       client.listAll(CLUSTER_CATALOG),
       client.listAll(CLUSTER_EXTENSION),
@@ -178,28 +175,31 @@ async function collect(client: KubeClient, o: Options): Promise<StatusReport> {
         unreadable.push(name);
       }
     }
-    return buildStatusReport({ ...current, catalogs: catalogs.items, extensions: extensions.items, deployed, unreadable });
+    return buildStatusReport({ version, catalogs: catalogs.items, extensions: extensions.items, deployed, unreadable });
   } catch (e) {
-    if (e instanceof CommandError) throw e;
-    throw new CommandError(errorMessage(e), 2);
+    throw new CommandError(errorMessage(e), STATUS_EXIT.failed);
   }
 }
 
-async function currentVersion(
-  client: KubeClient,
-  flag: ClusterMinor | undefined,
-): Promise<{ current: ClusterMinor; versionSource: 'flag' | 'ClusterVersion' }> {
-  if (flag !== undefined) return { current: flag, versionSource: 'flag' };
+/**
+ * --cluster-version, else the ClusterVersion `version`. A cluster that serves none, one without
+ * a usable `status.desired.version`, or one the caller may not read, leaves the version unknown
+ * (a value saying why); other API failures are thrown.
+ */
+async function currentVersion(client: KubeClient, flag: ClusterMinor | undefined): Promise<ClusterVersionInfo> {
+  if (flag !== undefined) return { ok: true, current: flag, source: 'flag' };
   let desired: unknown;
   try {
     const cv = await client.get({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', name: 'version' });
     desired = (cv.status as { desired?: { version?: unknown } } | undefined)?.desired?.version;
   } catch (e) {
-    if (!isNoKindMatch(e) && !isNotFound(e)) throw e;
+    if (isNoKindMatch(e)) return { ok: false, error: 'the cluster serves no config.openshift.io/v1 ClusterVersion API (it is not OpenShift)' };
+    if (isNotFound(e)) return { ok: false, error: 'the config.openshift.io/v1 ClusterVersion "version" does not exist' };
+    if (isForbidden(e)) return { ok: false, error: `cannot read the ClusterVersion "version": ${errorMessage(e)}` };
+    throw e;
   }
-  if (typeof desired !== 'string')
-    throw new CommandError('no cluster version: the cluster has no config.openshift.io ClusterVersion "version"; pass --cluster-version X.Y', 2);
+  if (typeof desired !== 'string' || desired === '') return { ok: false, error: 'the ClusterVersion "version" has no status.desired.version' };
   const parsed = parseClusterVersion(desired);
-  if (!parsed.ok) throw new CommandError(parsed.error, 2);
-  return { current: parsed.value, versionSource: 'ClusterVersion' };
+  if (!parsed.ok) return { ok: false, error: `the ClusterVersion "version" has status.desired.version ${JSON.stringify(desired)}: ${parsed.error}` };
+  return { ok: true, current: parsed.value, source: 'ClusterVersion' };
 }

@@ -26,6 +26,7 @@ import {
 } from '../support/extensions.ts';
 import { installOpenShiftKinds } from '../support/olm-config.ts';
 import { startOperatorController } from '../support/operator-controller.ts';
+import { createKubeconfigLookup } from '../../cmd/olmv1/cluster-access.ts';
 import { runStatus } from '../../cmd/olmv1/status.ts';
 import { StatusReport } from '../../cmd/olmv1/status-report.ts';
 
@@ -67,7 +68,12 @@ async function runGateStatus(s: ExtensionStack, args: string[]): Promise<{ code:
   let stdout = '';
   let stderr = '';
   const io = { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } };
-  const deps = { defaultKubeconfig: s.cp.kubeconfigPath, isTTY: false, columns: undefined, noColor: true };
+  const deps = {
+    kubeconfig: createKubeconfigLookup({ KUBECONFIG: s.cp.kubeconfigPath }, process.cwd()),
+    isTTY: false,
+    columns: undefined,
+    noColor: true,
+  };
   const code = await runStatus(args, io, deps);
   // OLMV1_GATING_PRINT=1 shows what a user sees (the README walkthrough is taken from it).
   if (process.env.OLMV1_GATING_PRINT === '1') process.stderr.write(`\n$ olmv1 status ${args.join(' ')}\n${stdout}${stderr}(exit ${code})\n`);
@@ -354,7 +360,7 @@ describe('with the OpenShift APIs', () => {
     const stop = new AbortController();
     const io = { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (out += t) } };
     const watching = runStatus(['--watch', '--interval', '0.2', '-o', 'json'], io, {
-      defaultKubeconfig: stack.cp.kubeconfigPath,
+      kubeconfig: createKubeconfigLookup({ KUBECONFIG: stack.cp.kubeconfigPath }, process.cwd()),
       isTTY: false,
       columns: undefined,
       noColor: true,

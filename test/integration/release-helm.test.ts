@@ -15,6 +15,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createKubeconfigLookup } from '../../cmd/olmv1/cluster-access.ts';
 import { runRelease } from '../../cmd/olmv1/release.ts';
 import { connect, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
 import { ReleaseStatus, SECRET_SIZE_LIMIT, createReleaseStore, releaseKey, type Release } from '../../pkg/release/index.ts';
@@ -199,7 +200,9 @@ describe("upstream's records on the API server", () => {
     const run = async (...args: string[]): Promise<string> => {
       out.length = 0;
       const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => out.push(s) } };
-      const code = await runRelease([...args, '--system-namespace', ns], io, { defaultKubeconfig: inject('envtestControlPlane').kubeconfigPath });
+      const code = await runRelease([...args, '--system-namespace', ns], io, {
+        kubeconfig: createKubeconfigLookup({ KUBECONFIG: inject('envtestControlPlane').kubeconfigPath }, process.cwd()),
+      });
       expect(code, out.join('')).toBe(0);
       return out.join('');
     };

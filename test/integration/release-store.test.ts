@@ -5,6 +5,7 @@
 // failures on missing or tampered chunks, and the `olmv1 release` commands over the records.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createKubeconfigLookup } from '../../cmd/olmv1/cluster-access.ts';
 import { runRelease } from '../../cmd/olmv1/release.ts';
 import { connect, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
 import {
@@ -311,7 +312,9 @@ describe('olmv1 release', () => {
     let stdout = '';
     let stderr = '';
     const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
-    const code = await runRelease(args, io, { defaultKubeconfig: inject('envtestControlPlane').kubeconfigPath });
+    const code = await runRelease(args, io, {
+      kubeconfig: createKubeconfigLookup({ KUBECONFIG: inject('envtestControlPlane').kubeconfigPath }, process.cwd()),
+    });
     return { code, stdout, stderr };
   }
 
