@@ -168,6 +168,51 @@ describe('olmv1 up from a clean checkout', () => {
     expect(report.verdict.upgradeable).toBe(true);
   });
 
+  // Without KUBECONFIG and with a HOME that holds no kubeconfig: only the running up can be found.
+  const olmv1 = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: privateTmp };
+    delete env.KUBECONFIG;
+    return new Promise((resolve) =>
+      execFile(process.execPath, ['cmd/olmv1/main.ts', ...args], { cwd: checkout, env }, (err, out, errOut) =>
+        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout: out, stderr: errOut }),
+      ),
+    );
+  };
+
+  it('olmv1 release list finds the running stack by itself', async () => {
+    const r = await olmv1('release', 'list');
+    expect(r, r.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toMatch(
+      /^NAME +REVISION +UPDATED +STATUS +BUNDLE +VERSION\nexample-operator +1 +\S+ +deployed +example-operator\.v1\.0\.0 +1\.0\.0\n$/,
+    );
+  });
+
+  it('olmv1 status without a cluster version prints the whole report, says it cannot judge, and exits 3', async () => {
+    const json = await olmv1('status', '-o', 'json');
+    expect(json.stderr).toBe('');
+    expect(json.code).toBe(3);
+    const report = JSON.parse(json.stdout) as {
+      cluster: Record<string, unknown>;
+      catalogs: Array<{ name: string }>;
+      extensions: Array<{ name: string; installedBundle: string | null }>;
+      verdict: { upgradeable: boolean; blockers: unknown[] };
+    };
+    expect(report.cluster).toEqual({
+      currentVersion: null,
+      versionSource: null,
+      nextVersion: null,
+      versionError: 'the cluster serves no config.openshift.io/v1 ClusterVersion API (it is not OpenShift)',
+    });
+    expect(report.catalogs.map((c) => c.name)).toEqual(['example-catalog']);
+    expect(report.extensions).toEqual([expect.objectContaining({ name: 'example-operator', installedBundle: 'example-operator.v1.0.0' })]);
+    expect(report.verdict).toMatchObject({ upgradeable: false, blockers: [] });
+    const table = await olmv1('status');
+    expect(table.code).toBe(3);
+    expect(table.stdout).toMatch(/^CATALOGS\n/);
+    expect(table.stdout).toContain('cluster upgrade: cannot judge, no cluster version\n');
+    expect(table.stdout).toContain('pass --cluster-version X.Y');
+  });
+
   it('serves the example catalog at the printed URL', async () => {
     const res = await fetch(`${field('catalog URL')}/api/v1/all`);
     expect(res.status).toBe(200);
