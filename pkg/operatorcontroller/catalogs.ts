@@ -55,6 +55,17 @@ export function contentRef(cc: ClusterCatalog, baseURL: CatalogSource['baseURL']
   return { name, digestRef: resolved.image.ref, baseURL: baseURL === undefined ? base : baseURL(name, base) };
 }
 
+/** The ClusterCatalogs `selector` picks, in name order (a bad selector is an error text). */
+function selectedCandidates(source: CatalogSource, selector: LabelSelector | undefined): ReturnType<typeof selectCatalogs<Candidate>> {
+  const candidates: Candidate[] = [];
+  for (const obj of source.catalogs.list()) {
+    const parsed = parseClusterCatalog(obj);
+    if (parsed.ok) candidates.push({ labels: obj.metadata.labels, catalog: parsed.value });
+  }
+  candidates.sort((a, b) => ((a.catalog.metadata.name ?? '') < (b.catalog.metadata.name ?? '') ? -1 : 1));
+  return selectCatalogs(candidates, selector);
+}
+
 /**
  * Lists the catalogs `selector` picks (a bad selector is an error text), drops those with
  * `availabilityMode: Unavailable`, and fetches `packageName` from each of the others, in
@@ -66,13 +77,7 @@ export async function selectedCatalogs(
   packageName: string,
   signal?: AbortSignal,
 ): Promise<{ ok: true; value: SelectedCatalogs } | { ok: false; error: string }> {
-  const candidates: Candidate[] = [];
-  for (const obj of source.catalogs.list()) {
-    const parsed = parseClusterCatalog(obj);
-    if (parsed.ok) candidates.push({ labels: obj.metadata.labels, catalog: parsed.value });
-  }
-  candidates.sort((a, b) => ((a.catalog.metadata.name ?? '') < (b.catalog.metadata.name ?? '') ? -1 : 1));
-  const selected = selectCatalogs(candidates, selector);
+  const selected = selectedCandidates(source, selector);
   if (!selected.ok) return selected;
   const available = selected.value.filter((c) => c.catalog.spec.availabilityMode !== AvailabilityMode.Unavailable);
   const inputs = await Promise.all(
@@ -88,4 +93,26 @@ export async function selectedCatalogs(
     }),
   );
   return { ok: true, value: { matching: selected.value.length, inputs } };
+}
+
+/**
+ * The package names the served, available catalogs `selector` picks carry (from the content
+ * cache: one request per catalog digest, then none), for the hints of a resolution that found
+ * no package. Catalogs that cannot be read are left out: hints are best effort.
+ */
+export async function selectedPackageNames(source: CatalogSource, selector: LabelSelector | undefined, signal?: AbortSignal): Promise<string[]> {
+  const selected = selectedCandidates(source, selector);
+  if (!selected.ok) return [];
+  const names = new Set<string>();
+  for (const { catalog } of selected.value) {
+    if (catalog.spec.availabilityMode === AvailabilityMode.Unavailable) continue;
+    const ref = contentRef(catalog, source.baseURL);
+    if (typeof ref === 'string') continue;
+    try {
+      for (const n of await source.content.packageNames(ref, signal)) names.add(n);
+    } catch {
+      // Best effort: the resolution's own error already says what failed.
+    }
+  }
+  return [...names].sort();
 }

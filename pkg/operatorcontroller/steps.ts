@@ -14,8 +14,8 @@ import { TerminalError, errorMessage, findTerminal, wrapError } from '../errors/
 import { isNotFound, type KubeObject } from '../kube/index.ts';
 import { deployedRelease, isReleaseName, type ReleaseBundle } from '../release/index.ts';
 import { render, renderFailureToError } from '../render/index.ts';
-import { deprecationConditions, metadataFor, resolve } from '../resolve/index.ts';
-import { selectedCatalogs } from './catalogs.ts';
+import { deprecationConditions, metadataFor, packageMissing, resolutionHints, resolve } from '../resolve/index.ts';
+import { selectedCatalogs, selectedPackageNames } from './catalogs.ts';
 import { noInstallerMessage, type Installer } from './installer.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
 import {
@@ -204,13 +204,26 @@ export async function resolveBundle(deps: ExtensionReconcilerDeps, state: Extens
     state.deprecation = r.deprecation;
     return undefined;
   }
-  const err = new Error(resolved.error);
+  const err = new Error(await withHints(deps, state, resolved.error));
   setInstalledFrom(state.ce, installed);
   const versionChange = (src.version ?? '') !== '' && src.version !== installed?.bundle.version;
   if (installed === undefined || versionChange || !selection.ok) fail(state, err);
   state.target = { bundle: installed.bundle, fromCatalog: false };
   if (selection.value.matching > 0) state.resolutionError = err;
   return undefined;
+}
+
+/**
+ * Upstream's "no bundles found ..." line, then what the selected catalogs do offer (package
+ * names close to a typo, the package's channels, versions, successors of the installed
+ * version: pkg/resolve hints.ts), one per line. Other errors are returned as they are.
+ */
+async function withHints(deps: ExtensionReconcilerDeps, state: ExtensionState, error: string): Promise<string> {
+  const request = state.resolveRequest;
+  if (request === undefined || !error.includes('no bundles found for package')) return error;
+  const src = state.spec.source.catalog;
+  const names = packageMissing(request) ? await selectedPackageNames(deps.catalogs, src.selector, state.signal) : [];
+  return [error, ...resolutionHints(request, names)].join('\n');
 }
 
 /** True when the target is the installed bundle (same name and version). */

@@ -31,6 +31,7 @@ export {
   type ResolutionFailure,
 } from './messages.ts';
 export { packagePartition } from './partition.ts';
+export { packageMissing, resolutionHints, similarNames } from './hints.ts';
 export {
   compareVersionRelease,
   formatLegacyVersion,

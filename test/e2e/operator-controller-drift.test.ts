@@ -253,7 +253,7 @@ describe('outages', () => {
     const kept = await waitForExtension(kube.client, c.pkg, 'still installed', installedAs(`${c.pkg}.v1.0.0`));
     expect(kept.cond('Progressing')?.message).toBe('Desired state reached');
     const refused = await requestRefusedVersion(kube.client, c.pkg, '2.0.0');
-    expect(refused.cond('Progressing')?.message).toBe(
+    expect(refused.cond('Progressing')?.message.split('\n')[0]).toBe(
       `error upgrading from currently installed version "1.0.0": no bundles found for package "${c.pkg}" matching version "2.0.0"`,
     );
     expect(refused.cond('Installed')).toMatchObject({ status: 'True', reason: 'Succeeded' });

@@ -116,6 +116,32 @@ describe('operator-controller reports what stops an install', () => {
     });
   });
 
+  it("says which packages exist when the package name has a typo, and the package's channels for a wrong channel", async () => {
+    const pkg = `typo-${run}`;
+    const spec = { pkg, version: '1.0.0' };
+    await namespace(pkg);
+    await applyAsAdmin(kube.client, await rbacFor(bundleFiles(spec), pkg, 'installer'));
+    const catalog = `typo-${run}`;
+    await publishCatalog(catalog, oneVersion(pkg, await image(spec)));
+    const selector = { matchLabels: { 'olm.operatorframework.io/metadata.name': catalog } };
+    const typo = `${pkg}x`;
+    await kube.client.create(clusterExtension(typo, { namespace: pkg, serviceAccount: 'installer', packageName: typo, selector }));
+    const ext = await waitForExtension(kube.client, typo, 'not found', (e) => (e.cond('Progressing')?.message ?? '').includes('no bundles found'));
+    expect(ext.cond('Progressing')?.message).toBe(
+      `no bundles found for package "${typo}"\nthe selected catalogs have no package "${typo}"; packages with similar names: "${pkg}"`,
+    );
+    const channel = `${pkg}-channel`;
+    await kube.client.create(
+      clusterExtension(channel, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, channels: ['stabel'], selector }),
+    );
+    const wrong = await waitForExtension(kube.client, channel, 'not found', (e) =>
+      (e.cond('Progressing')?.message ?? '').includes('no bundles found'),
+    );
+    expect(wrong.cond('Progressing')?.message).toBe(
+      `no bundles found for package "${pkg}" in channels [stabel]\npackage "${pkg}" has no channel "stabel"; its channels: "stable" (default "stable")`,
+    );
+  });
+
   it('lists every missing permission in one message and installs by itself once they are granted', async () => {
     const pkg = `locked-${run}`;
     const spec = { pkg, version: '1.0.0', configMaps: ['settings'] };
@@ -342,13 +368,16 @@ async function install(pkg: string, catalog: string, files: Record<string, strin
   await waitForExtension(kube.client, pkg, `installed ${version}`, installedAs(`${pkg}.v${version}`));
 }
 
-/** Installed=True at `version`, Progressing Retrying with exactly `message` for the current generation. */
+/**
+ * Installed=True at `version`, Progressing Retrying for the current generation with exactly
+ * `message` as its first line (upstream's; what the catalogs offer follows).
+ */
 async function expectKeptWith(pkg: string, version: string, message: string): Promise<void> {
   const ext = await waitForExtension(
     kube.client,
     pkg,
     `retrying with ${message}`,
-    (e) => e.cond('Progressing')?.message === message && e.cond('Progressing')?.observedGeneration === e.obj.metadata.generation,
+    (e) => e.cond('Progressing')?.message.split('\n')[0] === message && e.cond('Progressing')?.observedGeneration === e.obj.metadata.generation,
   );
   expect(ext.cond('Progressing')?.reason).toBe('Retrying');
   expect(ext.cond('Installed')).toMatchObject({ status: 'True', reason: 'Succeeded' });
