@@ -28,6 +28,7 @@ export {
   type CertificatePaths,
   type SecureContextTarget,
 } from './certificates.ts';
+export { hasProgrammingError, logErrorSerializer } from './log-error.ts';
 export { MetricsServer, type MetricsServerOptions, type ProfileOptions } from './metrics-server.ts';
 export { MetricsAuth, bearerToken, type MetricsAccess, type MetricsAuthOptions, type MetricsAuthReviews } from './metrics-auth.ts';
 export {
