@@ -4,6 +4,7 @@
  */
 import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
 import { REGISTRIES_CONF_HELP } from '../shared/registries-conf.ts';
+import { logFlagsHelp } from '../shared/logging.ts';
 import type { DecodeLimits } from '../../pkg/fbc/index.ts';
 import { DEFAULT_INGEST_TIMEOUT_MS } from '../../pkg/catalogd/controller/index.ts';
 import { goDuration } from '../../pkg/gotext/index.ts';
@@ -63,8 +64,7 @@ ${servingHelp(METRICS_ADDRESS, 'the catalog API over HTTPS, and the metrics serv
   --ingest-timeout DURATION         limit of one catalog's pull and store; a catalog that exceeded it or the
                                     memory of its ingest process is retried after as long at the earliest
                                     (default ${goDuration(DEFAULT_INGEST_TIMEOUT_MS)})
-${decodeLimitHelp(36)}${imageLimitHelp(36, CATALOG_IMAGE_LIMITS)}  --log-level LEVEL                 trace, debug, info, warn, error (default info)
-${REGISTRIES_CONF_HELP}`;
+${decodeLimitHelp(36)}${imageLimitHelp(36, CATALOG_IMAGE_LIMITS)}${logFlagsHelp(36)}${REGISTRIES_CONF_HELP}`;
 
 /** Parses argv and env; throws Error with a usage message on bad input. */
 export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): CatalogdOptions | 'help' {

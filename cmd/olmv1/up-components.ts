@@ -1,7 +1,7 @@
 /**
  * catalogd and operator-controller as child processes of `olmv1 up`: the real entry points
  * (`node cmd/<name>/main.ts`) with leader election, each in its own process group (so a
- * Ctrl-C reaches `up`, which stops them in order), logging to a file, tracked by the
+ * Ctrl-C reaches `up`, which stops them in order), logging readable lines to a file, tracked by the
  * workspace's reaper in case `up` dies first.
  */
 import { mkdir } from 'node:fs/promises';
@@ -51,7 +51,10 @@ export async function startComponents(options: ComponentsOptions): Promise<Compo
   const insecure = options.insecureRegistries.flatMap((r) => ['--insecure-registry', r]);
   // --insecure-metrics: /metrics on the loopback health address without TLS or authentication, so
   // `curl <health>/metrics` works on the local stack (decision 0068); a cluster serves them over HTTPS.
+  // --log-format text: the logs in .olmv1/logs/ are read by people, one readable line a record.
   const common = [
+    '--log-format',
+    'text',
     '--kubeconfig',
     options.kubeconfig,
     '--system-namespace',

@@ -4,6 +4,7 @@
  */
 import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
 import { REGISTRIES_CONF_HELP } from '../shared/registries-conf.ts';
+import { logFlagsHelp } from '../shared/logging.ts';
 import { parseFeatureGates, parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 import { SERVING_FLAGS, type ServingOptions, servingHelp, servingOptions } from '../shared/serving.ts';
@@ -88,8 +89,7 @@ ${imageLimitHelp(36, BUNDLE_IMAGE_LIMITS)}  --feature-gates GATES             e.
                                       .join(', ')})
   --cluster-version X.Y[.Z]         cluster version for the upgrade gate (olm.maxOpenShiftVersion) where the
                                     config.openshift.io ClusterVersion API is not served
-  --log-level LEVEL                 trace, debug, info, warn, error (default info)
-${REGISTRIES_CONF_HELP}`;
+${logFlagsHelp(36)}${REGISTRIES_CONF_HELP}`;
 
 /** Parses argv and env; throws Error with a usage message on bad input. */
 export function parseOperatorControllerOptions(argv: string[], env: NodeJS.ProcessEnv): OperatorControllerOptions | 'help' {

@@ -1,6 +1,6 @@
 /**
  * What catalogd and operator-controller share in their flags and composition: the cluster
- * connection, system namespace, health address, leader election, registry access and log level,
+ * connection, system namespace, health address, leader election, registry access and logging,
  * and running the leader-only part of a component.
  */
 import { readFileSync } from 'node:fs';
@@ -15,9 +15,10 @@ import { type ProxyEnvironment, type ProxySelector, checkRegistryCertDir, regist
 import { proxySelector, readProxyEnvironment } from './proxy.ts';
 import { type ClusterLocation, type ListenAddress, clusterLocation, parseBool, parseListenAddress, parseSecretRef } from './flags.ts';
 import { registriesConfPaths } from './registries-conf.ts';
+import { LOG_FLAGS, type LogOptions, logOptions } from './logging.ts';
 
 /** Options every component has. */
-export interface ComponentOptions extends ClusterLocation {
+export interface ComponentOptions extends ClusterLocation, LogOptions {
   systemNamespace: string;
   healthProbe: ListenAddress;
   leaderElect: boolean;
@@ -33,7 +34,6 @@ export interface ComponentOptions extends ClusterLocation {
    * the Kubernetes API); unset: every request goes direct (tests that start components in-process).
    */
   proxy?: ProxyEnvironment | undefined;
-  logLevel: string;
   /**
    * Where registries.conf is read from before each pull (from the environment, see
    * registries-conf.ts); unset: none is read (tests that start components in-process).
@@ -53,7 +53,7 @@ export const COMPONENT_FLAGS = {
   'insecure-registry': { type: 'string', multiple: true },
   'pull-ca-file': { type: 'string' },
   'pull-cas-dir': { type: 'string' },
-  'log-level': { type: 'string' },
+  ...LOG_FLAGS,
 } as const satisfies ParseArgsConfig['options'];
 
 /** Go-style boolean flags: `--leader-elect` (or `--insecure-metrics`) alone means true. */
@@ -102,7 +102,13 @@ export function componentOptions(
     pullCaFile: str('pull-ca-file'),
     pullCasDir: str('pull-cas-dir'),
     proxy: readProxyEnvironment(env),
-    logLevel: str('log-level') ?? 'info',
+    ...logOptions({
+      'log-level': str('log-level'),
+      'log-format': str('log-format'),
+      'zap-log-level': str('zap-log-level'),
+      'zap-encoder': str('zap-encoder'),
+      'zap-time-encoding': str('zap-time-encoding'),
+    }),
     registriesConf: registriesConfPaths(env),
   };
 }

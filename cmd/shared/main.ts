@@ -3,11 +3,12 @@
  * environment, then runs until SIGTERM/SIGINT. Exit codes: 0 after a graceful stop or --help,
  * 1 on a start-up error or lost leadership, 2 on bad flags (with the usage on stderr).
  */
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { wireShutdownSignals } from '../../pkg/controller/index.ts';
+import { type LogOptions, componentLogger } from './logging.ts';
 
 /** What differs between the components' entry points. */
-export interface ComponentMain<O extends { logLevel: string }> {
+export interface ComponentMain<O extends LogOptions> {
   /** The `component` of every log line and the prefix of a flag error. */
   name: string;
   help: string;
@@ -16,7 +17,7 @@ export interface ComponentMain<O extends { logLevel: string }> {
 }
 
 /** Runs the component in this process with its arguments and environment. */
-export async function componentMain<O extends { logLevel: string }>(c: ComponentMain<O>): Promise<void> {
+export async function componentMain<O extends LogOptions>(c: ComponentMain<O>): Promise<void> {
   let options;
   try {
     options = c.parse(process.argv.slice(2), process.env);
@@ -29,8 +30,7 @@ export async function componentMain<O extends { logLevel: string }>(c: Component
     process.exit(0);
   }
 
-  // errWithCause keeps each error's own message and nests its causes, instead of repeating them.
-  const log = pino({ level: options.logLevel, base: { component: c.name }, serializers: { err: pino.stdSerializers.errWithCause } });
+  const log = componentLogger(c.name, options);
   const stop = new AbortController();
   wireShutdownSignals(process, stop, { log, forceExitAfterMs: 60_000 });
   try {

@@ -58,6 +58,7 @@ export async function startCatalogd(cp: ControlPlaneInfo, overrides: Partial<Cat
     imageLimits: { ...CATALOG_IMAGE_LIMITS },
     // Reconcile errors are expected in these tests; set OLMV1_TEST_LOG=debug to see them.
     logLevel: process.env.OLMV1_TEST_LOG ?? 'silent',
+    logFormat: 'json',
     ...overrides,
   };
   const stopper = new AbortController();

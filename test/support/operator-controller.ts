@@ -57,6 +57,7 @@ export async function startOperatorController(
     pullReadTimeoutMs: DEFAULT_PULL_READ_TIMEOUT_MS,
     // Reconcile errors are expected in these tests; set OLMV1_TEST_LOG=debug to see them.
     logLevel: process.env.OLMV1_TEST_LOG ?? 'silent',
+    logFormat: 'json',
     ...overrides,
   };
   const stopper = new AbortController();
