@@ -40,6 +40,20 @@ export const commands = new Map<string, Entry>([
     },
   ],
   [
+    'catalog list',
+    {
+      summary: 'list the packages of catalogs (cluster, catalogd URL or directory): channels, versions, deprecations, installability',
+      load: async () => catalogListCommand(false),
+    },
+  ],
+  [
+    'catalog search',
+    {
+      summary: 'find packages by name, description or keywords in catalogs (cluster, catalogd URL or directory)',
+      load: async () => catalogListCommand(true),
+    },
+  ],
+  [
     'up',
     {
       summary: 'run a control plane, a registry with an example catalog, catalogd and operator-controller locally until Ctrl-C',
@@ -124,6 +138,36 @@ export const commands = new Map<string, Entry>([
     },
   ],
 ]);
+
+/** `olmv1 catalog list` (search false) or `catalog search`, with the cluster, catalogd and directory sources. */
+async function catalogListCommand(search: boolean): Promise<Command> {
+  const { runCatalogList } = await import('./catalog-list.ts');
+  const deps = await catalogSourceDeps();
+  return async (args, io) => {
+    try {
+      return await runCatalogList(args, io, { ...deps, now: () => Date.now() }, search);
+    } finally {
+      deps.catalogClient.close();
+    }
+  };
+}
+
+/** What the catalog commands read catalogs with: pkg/fbc for directories, catalogd's client (through the proxy variables), the cluster. */
+async function catalogSourceDeps(): Promise<import('./catalog-sources.ts').CatalogSourceDeps> {
+  const [{ loadFS }, { createCatalogClient }, { connectCluster }, { statSync }] = await Promise.all([
+    import('../../pkg/fbc/index.ts'),
+    import('../../pkg/catalogclient/index.ts'),
+    import('./cluster-access.ts'),
+    import('node:fs'),
+  ]);
+  const lookup = await kubeconfigLookup();
+  return {
+    loadCatalogDir: (dir) => loadFS(dir),
+    isDirectory: (path) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true,
+    catalogClient: createCatalogClient(await environmentProxy()),
+    connectCluster: (flags) => connectCluster(flags, lookup, 1),
+  };
+}
 
 /**
  * Aborted by the first SIGINT or SIGTERM, with the signal's name as reason. A second one

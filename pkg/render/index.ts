@@ -22,6 +22,7 @@ export {
 } from './rbac-escalation.ts';
 export { render, renderBundle, type RenderBundleOptions } from './render.ts';
 export { groupOf, staticKindScopes, type KindScopes, type ResourceMapping } from './resource-mapping.ts';
+export { checkPreRenderGates, type GateOptions } from './gates.ts';
 export { isNamespacedKind, isSupportedKind } from './supported-kinds.ts';
 export { REASON_INVALID_CONFIGURATION, renderFailureToError, type CertProviderName, type RenderFailure, type RenderOptions } from './types.ts';
 export { objectToYaml, objectsToYaml, toYaml } from './yaml-output.ts';
