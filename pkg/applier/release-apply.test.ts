@@ -190,6 +190,13 @@ describe('applyRelease', () => {
     expect(sameContent(base, other)).toBe(false);
   });
 
+  it('records a move to a lower version as "Downgrade complete"', async () => {
+    const history = [recorded(1, 'deployed', desired('2.0.0', [cm('a')]))];
+    const { client } = fakeClient({}, history);
+    const out = await applyRelease({ client, store: new FakeStore(history) }, history, desired('1.0.0', [cm('a')]));
+    expect(out.release.description).toBe('Downgrade complete');
+  });
+
   it('an upgrade dry-runs only the objects that differ from the deployed revision', async () => {
     const history = [recorded(1, 'deployed', desired('1.0.0', [cm('same'), cm('changed', { v: '1' })]))];
     const { client, cluster } = fakeClient({}, history);
@@ -207,6 +214,8 @@ describe('applyRelease', () => {
     expect(cluster.calls.filter((c) => c.startsWith('dry-run'))).toEqual(['dry-run ConfigMap ns/a', 'dry-run ConfigMap ns/b']);
     expect(calls).toEqual([]);
     expect(store.log).toEqual(['create r1 failed Release "ext" failed: error applying ConfigMap ns/b: ConfigMap "b" is invalid']);
+    // When it was tried, as Helm records a failed release.
+    expect(store.records.get(1)?.lastDeployed).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
   it('a failed install (past the dry run) leaves a failed revision with the message and rethrows', async () => {

@@ -24,6 +24,7 @@
 import { KEPT_FOR_PACKAGE_ANNOTATION } from '../api/index.ts';
 import { jsonEqual } from '../controller/index.ts';
 import { errorMessage } from '../errors/index.ts';
+import { compareSemver, parseSemver } from '../semver/index.ts';
 import type { KubeClient, KubeObject } from '../kube/index.ts';
 import { ReleaseStatus, deployedRelease, type Release, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
 import { applyObjects, dryRunObjects } from './apply.ts';
@@ -144,10 +145,14 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
     notes: desired.droppedFields === undefined || desired.droppedFields.length === 0 ? {} : { droppedFields: desired.droppedFields },
     description: upgrade ? 'Upgrade underway' : 'Initial install underway',
   };
+  // A failed revision carries when it was tried, as Helm's does (its last_deployed is set
+  // when the action starts): `olmv1 release history` and `helm history` show it.
   const failed = (err: unknown): Release => ({
     ...record,
     status: ReleaseStatus.Failed,
     description: `${upgrade ? 'Upgrade' : 'Release'} "${desired.extension}" failed: ${errorMessage(err)}`,
+    lastDeployed: now(),
+    firstDeployed: deployed?.firstDeployed ?? now(),
   });
   // Before the first write: objects of others refuse the release with nothing recorded (as
   // upstream's dry run); the API server's refusals of the whole release in apply order are
@@ -178,12 +183,23 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
     throw err;
   }
   record.status = ReleaseStatus.Deployed;
-  record.description = upgrade ? 'Upgrade complete' : 'Install complete';
+  record.description = !upgrade
+    ? 'Install complete'
+    : isDowngrade(deployed.bundle.version, desired.bundle.version)
+      ? 'Downgrade complete'
+      : 'Upgrade complete';
   record.lastDeployed = now();
   record.firstDeployed = deployed?.firstDeployed ?? record.lastDeployed;
   await store.update(record, signal);
   await supersedeOthers(store, history, record.revision, signal);
   return { release: record, changed: true };
+}
+
+/** True when `to` is a lower semantic version than `from` (a SelfCertified or pinned move back). */
+function isDowngrade(from: string, to: string): boolean {
+  const a = parseSemver(from);
+  const b = parseSemver(to);
+  return a.ok && b.ok && compareSemver(b.value, a.value) < 0;
 }
 
 /** True for objects the deployed revision (if any) applied exactly as they are. */
