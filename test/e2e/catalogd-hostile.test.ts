@@ -207,7 +207,7 @@ describe('catalogd with a short ingest timeout', () => {
       reason: 'Retrying',
       message: `source catalog content: the catalog image was not pulled and stored within the ingest timeout of ${TIMEOUT_S}s (catalogd --ingest-timeout); retrying in ${TIMEOUT_S}s at the earliest`,
     });
-    expect(condition(cc, 'Serving')).toBeUndefined();
+    expect(condition(cc, 'Serving')).toMatchObject({ status: 'False', reason: 'Unavailable' }); // never served
 
     // The next attempt comes no sooner than the timeout after the first ended (our own status
     // write, which queues the catalog again at once, included). Both times are this process's.

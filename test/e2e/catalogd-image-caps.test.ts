@@ -83,7 +83,7 @@ describe('catalogd and a catalog image over its caps', () => {
     expect(message.replace(/; retrying in \S+ at the earliest$/, '')).toBe(
       `source catalog content: error applying image: image ${bombRepo}@${image.digest}: layer ${bomb.digest}: exceeds the limit of 268435456 unpacked bytes (--max-image-unpacked-bytes)`,
     );
-    expect(condition(cc, 'Serving')).toBeUndefined();
+    expect(condition(cc, 'Serving')).toMatchObject({ status: 'False', reason: 'Unavailable' }); // never served
     const res = await fetch(`http://127.0.0.1:${catalogd.port}/catalogs/${valid}/api/v1/all`);
     expect(await res.text()).toContain('"name":"capsok.v1.0.0"');
     expect(await readdir(join(catalogd.cacheDir, 'unpack')).catch(() => [])).toEqual([]);

@@ -173,7 +173,7 @@ describe('catalogd', () => {
       message:
         'source catalog content: error applying image: terminal error: catalog image is missing the required label "operators.operatorframework.io.index.configs.v1"',
     });
-    expect(condition(cc, 'Serving')).toBeUndefined();
+    expect(condition(cc, 'Serving')).toMatchObject({ status: 'False', reason: 'Unavailable' }); // never served
   });
 
   it('stops serving when made Unavailable and serves again when Available', async () => {

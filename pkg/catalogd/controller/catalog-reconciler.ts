@@ -34,7 +34,16 @@ import type { LocalDirStore } from '../storage/index.ts';
 import { type CatalogContentMetrics, ContentStepError, storeCatalogImage } from './catalog-content.ts';
 import { DEFAULT_INGEST_TIMEOUT_MS, withIngestTimeout, withRetryFloor } from './ingest-bounds.ts';
 import { type PollEntry, PollSchedule } from './poll-state.ts';
-import { type CatalogStatus, knownConditionsOnly, setDeleted, setProgressingError, setServing, setUserUnavailable, statusOf } from './status.ts';
+import {
+  type CatalogStatus,
+  knownConditionsOnly,
+  setDeleted,
+  setNeverServed,
+  setProgressingError,
+  setServing,
+  setUserUnavailable,
+  statusOf,
+} from './status.ts';
 
 /** The image operations the reconciler needs (ImageClient satisfies it). */
 export interface CatalogImages {
@@ -156,6 +165,7 @@ export class CatalogReconciler implements Reconciler {
       if (isLimitExceeded(err) && !ctx.signal.aborted) {
         this.#held.set(name, { generation, until: this.#now().getTime() + this.#floorMs, error: err as Error });
       }
+      setNeverServed(cc);
       throw err;
     }
     const served = { digestRef: version.info.ref, baseURL: this.#o.baseURL(name), unpackedAt: new Date(version.info.unpackedAt) };

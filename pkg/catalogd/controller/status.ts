@@ -22,6 +22,7 @@ export interface CatalogStatus {
 
 export const MESSAGES = {
   served: 'Serving desired content from resolved source',
+  neverServed: 'No content unpacked yet: see the Progressing condition',
   unpacked: 'Successfully unpacked and stored content from resolved source',
   unavailable: 'Catalog availability mode is set to Unavailable',
 } as const;
@@ -60,6 +61,17 @@ export function setUserUnavailable(cc: KubeObject): void {
   set(cc, Type.Progressing, 'True', Reason.Succeeded, MESSAGES.unavailable);
   set(cc, Type.Serving, 'False', Reason.UserSpecifiedUnavailable, MESSAGES.unavailable);
   clearServed(cc);
+}
+
+/**
+ * A pull or store failed and nothing was ever served: Serving False/Unavailable, so `kubectl
+ * get clustercatalog` shows False rather than an empty column (upstream leaves the condition
+ * out until the first success). Content served before keeps Serving True (old content stays).
+ */
+export function setNeverServed(cc: KubeObject): void {
+  const conditions = statusOf(cc).conditions ?? [];
+  if (conditions.some((c) => c.type === Type.Serving)) return;
+  set(cc, Type.Serving, 'False', Reason.Unavailable, MESSAGES.neverServed);
 }
 
 /** Content removed during deletion. */
