@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { parseClusterVersion } from '../gating/index.ts';
+import { parseClusterVersion, type ClusterMinor } from '../gating/index.ts';
 import { ApiError, NoKindMatchError, type KubeClient, type KubeObject } from '../kube/index.ts';
 import type { Release, ReleaseStore } from '../release/index.ts';
 import { GatingController, affectsGate } from './index.ts';
@@ -54,9 +54,13 @@ describe('GatingController.evaluate', () => {
     description: 'Install complete',
   });
 
-  /** A gate over `extensions` whose release store serves `records` and counts the histories read. */
-  function gate(extensions: Map<string, KubeObject>, records: Map<string, Release | Error>) {
+  /**
+   * A gate over `extensions` whose release store serves `records` and counts the histories read;
+   * `version` replaces --cluster-version (null: not set), `logged` collects the messages logged.
+   */
+  function gate(extensions: Map<string, KubeObject>, records: Map<string, Release | Error>, o: { version?: ClusterMinor | null } = {}) {
     const reads: string[] = [];
+    const logged: string[] = [];
     const releases: ReleaseStore = {
       history: async (name) => {
         reads.push(name);
@@ -79,11 +83,11 @@ describe('GatingController.evaluate', () => {
       client,
       releases,
       extensions: { list: () => [...extensions.values()], addHandler: () => () => undefined, waitForSync: () => Promise.resolve() },
-      clusterVersion: cluster.ok ? cluster.value : undefined,
-      log: pino({ level: 'silent' }),
+      clusterVersion: o.version === null ? undefined : (o.version ?? (cluster.ok ? cluster.value : undefined)),
+      log: pino({ level: 'info' }, { write: (line: string) => logged.push((JSON.parse(line) as { msg: string }).msg) }),
       registry: new Registry(),
     });
-    return { controller, reads };
+    return { controller, reads, logged };
   }
   const named = (name: string, status: object): KubeObject => ({ ...ext(status, `uid-${name}`), metadata: { name, uid: `uid-${name}` } });
 
@@ -131,5 +135,28 @@ describe('GatingController.evaluate', () => {
     expect(verdict?.errors).toEqual([]);
     expect(verdict?.maxVersions).toEqual({ a: '4.19' });
     expect(reads).toEqual(['a', 'a']);
+  });
+
+  it('warns of a missing cluster version when it starts, not at every evaluation, and says when one is found', async () => {
+    const { controller, logged } = gate(new Map(), new Map(), { version: null });
+    for (let i = 0; i < 3; i++) expect(await controller.evaluate()).toBeUndefined();
+    const warning = 'no cluster version: ClusterVersion is not served or has no desired version, and --cluster-version is not set';
+    expect(logged).toEqual([warning]);
+  });
+
+  it('warns of an unreadable release history once per distinct error, and again after it was read', async () => {
+    const extensions = new Map([['a', named('a', installed('a.v1'))]]);
+    const records = new Map<string, Release | Error>([['a', new Error('etcd is down')]]);
+    const { controller, logged } = gate(extensions, records);
+    await controller.evaluate();
+    await controller.evaluate();
+    records.set('a', new Error('etcd is still down'));
+    await controller.evaluate();
+    records.set('a', release('a', 'a.v1', '4.19'));
+    await controller.evaluate();
+    extensions.set('a', named('a', installed('a.v1', '2026-02-01T00:00:00Z')));
+    records.set('a', new Error('etcd is down'));
+    await controller.evaluate();
+    expect(logged.filter((m) => m === 'reading the release history failed')).toHaveLength(3);
   });
 });

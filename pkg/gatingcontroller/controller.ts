@@ -29,7 +29,9 @@ import {
   type GateVerdict,
 } from '../gating/index.ts';
 import { jsonEqual } from '../controller/index.ts';
+import { errorMessage } from '../errors/index.ts';
 import { Backoff, Informer, clientListWatch, sleepUnlessAborted, type InformerEventType, type KubeClient, type KubeObject } from '../kube/index.ts';
+import { LogOnChange } from '../logchange/index.ts';
 import { deployedRelease, type ReleaseStore } from '../release/index.ts';
 import { gateMetrics, type GateMetrics } from './metrics.ts';
 import { CLUSTER_VERSION, OLM_CLUSTER_OPERATOR, OLM_OPERATOR, desiredVersion, served, setCondition } from './openshift.ts';
@@ -63,6 +65,11 @@ export class GatingController {
   #signal: AbortSignal | undefined;
   /** Per extension: its gate inputs when its records were last read, and what was deployed then. */
   readonly #deployed = new Map<string, { inputs: string; entry: DeployedExtension | undefined }>();
+  /**
+   * Warnings of situations every resync finds again (no cluster version, an unparsable one, an
+   * unreadable release history): logged when they start and when they change, not every minute.
+   */
+  readonly #warned = new LogOnChange();
   /** The verdict of the last successful evaluation (undefined: none yet, or no cluster version). */
   lastVerdict: GateVerdict | undefined;
 
@@ -104,9 +111,10 @@ export class GatingController {
         try {
           await this.evaluate(signal);
           backoff.reset();
+          this.#warned.clear('evaluate');
         } catch (err) {
           if (signal.aborted) break;
-          log.warn({ err }, 'evaluating the cluster upgrade gate failed');
+          if (this.#warned.changed('evaluate', errorMessage(err))) log.warn({ err }, 'evaluating the cluster upgrade gate failed');
           this.#stale = true;
           await sleepUnlessAborted(backoff.next(), signal);
         }
@@ -124,9 +132,11 @@ export class GatingController {
     if (current === undefined) {
       this.lastVerdict = undefined;
       this.#metrics(undefined);
-      this.#o.log.warn('no cluster version: ClusterVersion is not served or has no desired version, and --cluster-version is not set');
+      if (this.#warned.changed('cluster-version', 'none'))
+        this.#o.log.warn('no cluster version: ClusterVersion is not served or has no desired version, and --cluster-version is not set');
       return undefined;
     }
+    if (this.#warned.clear('cluster-version')) this.#o.log.info({ version: `${current.major}.${current.minor}` }, 'cluster version found');
     const deployed: DeployedExtension[] = [];
     const extra: string[] = [];
     const live = new Set<string>();
@@ -136,12 +146,15 @@ export class GatingController {
       try {
         const entry = await this.#deployedOf(name, JSON.stringify(gateInputs(obj)), signal);
         if (entry !== undefined) deployed.push(entry);
+        this.#warned.clear(`history/${name}`);
       } catch (err) {
-        this.#o.log.warn({ err, extension: name }, 'reading the release history failed');
+        if (this.#warned.changed(`history/${name}`, errorMessage(err)))
+          this.#o.log.warn({ err, extension: name }, 'reading the release history failed');
         extra.push(`error returning the last deployed release for ${name}`);
       }
     }
     for (const name of [...this.#deployed.keys()]) if (!live.has(name)) this.#deployed.delete(name);
+    this.#warned.retain((key) => !key.startsWith('history/') || live.has(key.slice('history/'.length)));
     const verdict = evaluateGate(current, deployed, extra);
     this.lastVerdict = verdict;
     this.#metrics(verdict);
@@ -163,8 +176,12 @@ export class GatingController {
     const fromCluster = desiredVersion(await this.#clusterVersionObject(signal));
     if (fromCluster !== undefined) {
       const parsed = parseClusterVersion(fromCluster);
-      if (parsed.ok) return parsed.value;
-      this.#o.log.warn({ version: fromCluster, error: parsed.error }, 'ClusterVersion desired version does not parse');
+      if (parsed.ok) {
+        this.#warned.clear('unparsable-version');
+        return parsed.value;
+      }
+      if (this.#warned.changed('unparsable-version', fromCluster))
+        this.#o.log.warn({ version: fromCluster, error: parsed.error }, 'ClusterVersion desired version does not parse');
     }
     return this.#o.clusterVersion;
   }
