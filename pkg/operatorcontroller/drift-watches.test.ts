@@ -45,6 +45,11 @@ class FakeCluster {
         return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '5' }, items: structuredClone(items) };
       },
       watch: (type: TypeRef, o: ListOptions & { signal: AbortSignal }) => this.#watch(identity, type, o),
+      get: async (ref: TypeRef & { name: string; namespace?: string }) => {
+        const found = this.objects.find((x) => x.kind === ref.kind && x.metadata.name === ref.name && x.metadata.namespace === ref.namespace);
+        if (found === undefined) throw new ApiError(404, 'NotFound', `${ref.kind} "${ref.name}" not found`);
+        return structuredClone(found);
+      },
     } as unknown as KubeClient;
   }
 
@@ -80,7 +85,7 @@ afterEach(() => {
   for (const s of stoppers.splice(0)) s.abort();
 });
 
-function setup(o: { minIntervalMs?: number } = {}) {
+function setup(o: { minIntervalMs?: number; log?: typeof log } = {}) {
   const cluster = new FakeCluster();
   const enqueued: string[] = [];
   const leading = new AbortController();
@@ -89,7 +94,7 @@ function setup(o: { minIntervalMs?: number } = {}) {
   const drift = new DriftWatches({
     scoped: { forServiceAccount: (ns, sa) => cluster.clientFor(`${ns}/${sa}`) },
     enqueue: (n) => enqueued.push(n),
-    log,
+    log: o.log ?? log,
     registry,
     signal: leading.signal,
     backoff: { initialMs: 20, maxMs: 40 },
@@ -181,6 +186,37 @@ describe('DriftWatches', () => {
     w?.push({ type: 'ADDED', object: { ...dropped, metadata: { ...dropped.metadata, resourceVersion: '5' } } });
     w?.push({ type: 'DELETED', object: { ...dropped, metadata: { ...dropped.metadata, resourceVersion: '6' } } });
     await vi.waitFor(() => expect(enqueued).toEqual(['ext', 'ext']));
+  });
+
+  it('tells a deleted object from a relabelled one in its log line, queueing both as deletes', async () => {
+    const logged: { msg: string; object: string }[] = [];
+    const capture = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line) as { msg: string; object: string }) });
+    const { cluster, drift, enqueued, registry } = setup({ log: capture });
+    const uid = (name: string, u: string): KubeObject => ({
+      ...obj('ConfigMap', name, 'ns'),
+      metadata: { ...obj('ConfigMap', name, 'ns').metadata, uid: u },
+    });
+    const [kept, gone, recreated] = [uid('relabelled', 'u1'), uid('deleted', 'u2'), uid('recreated', 'u3')];
+    cluster.objects = [kept, gone, recreated];
+    await drift.track({ ...RELEASE, objects: [kept, gone, recreated] });
+    await vi.waitFor(() => expect(cluster.open('ConfigMap')).toHaveLength(1));
+    const [w] = cluster.open('ConfigMap');
+    // The API server: the first lost its owner labels (still there, same uid), the second is gone,
+    // the third was deleted and created again (another uid). Each watch event carries the last matching content.
+    cluster.objects = [kept, { ...recreated, metadata: { ...recreated.metadata, uid: 'u4' } }];
+    for (const o of [kept, gone, recreated]) w?.push({ type: 'DELETED', object: { ...o, metadata: { ...o.metadata, resourceVersion: '7' } } });
+    await vi.waitFor(() => expect(logged.filter((l) => l.msg.startsWith('managed object'))).toHaveLength(3));
+    expect(logged.filter((l) => l.msg.startsWith('managed object')).map((l) => [l.msg, l.object])).toEqual(
+      expect.arrayContaining([
+        ['managed object relabelled, reconciling', 'ConfigMap ns/relabelled'],
+        ['managed object deleted, reconciling', 'ConfigMap ns/deleted'],
+        ['managed object deleted, reconciling', 'ConfigMap ns/recreated'],
+      ]),
+    );
+    expect(enqueued).toContain('ext');
+    expect((await registry.getSingleMetric('operator_controller_drift_events_total')?.get())?.values).toEqual([
+      expect.objectContaining({ labels: { event: 'delete' }, value: 3 }),
+    ]);
   });
 
   it('queues the extension when the first list lacks an object of the release', async () => {

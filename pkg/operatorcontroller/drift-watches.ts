@@ -23,6 +23,10 @@
  *   one extension is enqueued by drift at most once per `minIntervalMs`.
  * - A watch the ServiceAccount may not open (403, a missing ServiceAccount) is retried by its
  *   informer with capped backoff and logged; it touches no other watch or extension.
+ * - An object that leaves a watch was deleted or lost its owner labels: a label-selected watch
+ *   reports both as DELETED, with the object's last matching content, and a relist cannot tell
+ *   them apart either. Both enqueue at once (counted as `delete`); the log line says which it
+ *   was after a GET of the object (`managed object relabelled`: it still exists, same uid).
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -38,6 +42,7 @@ import {
   type KubeClient,
   type KubeObject,
   type ScopedClientFactory,
+  isNotFound,
 } from '../kube/index.ts';
 import { driftTargets, fingerprint, ownerSelector, type DriftFingerprint, type DriftTarget } from './drift-targets.ts';
 
@@ -106,6 +111,9 @@ const WATCH_TIMEOUT_SECONDS = 1800;
 
 /** Why a reconcile was triggered (metric label). */
 type DriftEvent = 'update' | 'delete' | 'missing';
+
+/** Bound of the GET that tells a deleted object from a relabelled one (only the log line waits for it). */
+const DEPARTURE_CHECK_MS = 10_000;
 
 /** See the module comment. */
 export class DriftWatches implements DriftTracker {
@@ -253,7 +261,7 @@ export class DriftWatches implements DriftTracker {
     const running: RunningWatch = { target, abort, informer };
     informer.addHandler((type, obj, old) => {
       if (!changed(type, obj, old) || (type === 'delete' && this.#takeExpectedDelete(extension, obj))) return;
-      this.#trigger(extension, type === 'delete' ? 'delete' : 'update', obj);
+      this.#trigger(extension, type === 'delete' ? 'delete' : 'update', obj, client);
     });
     const done = informer.run(abort.signal);
     this.#running.add(done);
@@ -262,20 +270,40 @@ export class DriftWatches implements DriftTracker {
       () => {
         const missing = [...running.target.expected].find((key) => informer.get(key) === undefined);
         if (missing !== undefined)
-          this.#trigger(extension, 'missing', { apiVersion: target.type.apiVersion, kind: target.type.kind, metadata: { name: missing } });
+          this.#trigger(
+            extension,
+            'missing',
+            {
+              apiVersion: target.type.apiVersion,
+              kind: target.type.kind,
+              metadata: { name: missing.slice(missing.indexOf('/') + 1), ...(target.namespace === '' ? {} : { namespace: target.namespace }) },
+            },
+            client,
+          );
       },
       () => undefined,
     );
     return running;
   }
 
-  #trigger(extension: string, event: DriftEvent, obj: Readonly<KubeObject>): void {
+  #trigger(extension: string, event: DriftEvent, obj: Readonly<KubeObject>, client: KubeClient): void {
     const state = this.#extensions.get(extension);
     if (state === undefined) return;
     this.#metrics?.events.inc({ event });
     const fields = { extension, event, object: describeObject(obj) };
     if (event === 'update') this.#o.log.debug(fields, 'managed object changed, reconciling');
-    else this.#o.log.info(fields, 'managed object deleted, reconciling');
+    else void this.#logDeparture(client, obj, fields);
+    this.#enqueue(extension, state);
+  }
+
+  async #logDeparture(client: KubeClient, obj: Readonly<KubeObject>, fields: Record<string, unknown>): Promise<void> {
+    const how = await departure(client, obj, this.#o.signal);
+    if (how === 'relabelled') this.#o.log.info(fields, 'managed object relabelled, reconciling');
+    else if (how === 'deleted') this.#o.log.info(fields, 'managed object deleted, reconciling');
+    else this.#o.log.info(fields, 'managed object left its watch, reconciling');
+  }
+
+  #enqueue(extension: string, state: ExtensionWatches): void {
     const wait = state.lastEnqueue + (this.#o.minIntervalMs ?? 1000) - Date.now();
     if (wait <= 0) {
       state.lastEnqueue = Date.now();
@@ -288,6 +316,27 @@ export class DriftWatches implements DriftTracker {
       }, wait);
       state.timer.unref();
     }
+  }
+}
+
+/**
+ * Logs why `obj` left its watch: deleted (gone, or re-created with another uid), or relabelled
+ * (still there with the same uid, so its owner labels were removed or changed). Runs after the
+ * enqueue, so the line may follow the reconcile's first lines; never rejects.
+ */
+async function departure(client: KubeClient, obj: Readonly<KubeObject>, signal: AbortSignal): Promise<'deleted' | 'relabelled' | 'unknown'> {
+  const { apiVersion, kind, metadata } = obj;
+  try {
+    const live = await client.get(
+      { apiVersion, kind, name: metadata.name ?? '', ...(metadata.namespace === undefined ? {} : { namespace: metadata.namespace }) },
+      {
+        signal: AbortSignal.any([signal, AbortSignal.timeout(DEPARTURE_CHECK_MS)]),
+      },
+    );
+    // A missing uid (a first list's missing object) cannot tell re-creation; the object exists without our labels.
+    return metadata.uid === undefined || live.metadata.uid === metadata.uid ? 'relabelled' : 'deleted';
+  } catch (err) {
+    return isNotFound(err) ? 'deleted' : 'unknown';
   }
 }
 
