@@ -76,10 +76,27 @@ export const commands = new Map<string, Entry>([
   [
     'resolve',
     {
-      summary: 'show which bundle a ClusterExtension would get from FBC directories',
+      summary: 'show which bundle a ClusterExtension would get (FBC directories, catalogd URLs, or --cluster EXTENSION)',
       load: async () => {
-        const [{ runResolve }, { loadFS }] = await Promise.all([import('./resolve.ts'), import('../../pkg/fbc/index.ts')]);
-        return (args, io) => runResolve(args, io, { loadCatalogDir: (dir) => loadFS(dir) });
+        const [{ runResolve }, { createCatalogContentCache }] = await Promise.all([
+          import('./resolve.ts'),
+          import('../../pkg/catalogclient/index.ts'),
+        ]);
+        const deps = await catalogSourceDeps();
+        // The cache falls back to /api/v1/all where catalogd does not serve /api/v1/metas.
+        const catalogContent = createCatalogContentCache({ client: deps.catalogClient });
+        return async (args, io) => {
+          try {
+            return await runResolve(args, io, {
+              loadCatalogDir: deps.loadCatalogDir,
+              loadCatalogPackage: (url, pkg) => catalogContent.getPackage({ name: url, baseURL: url, digestRef: url }, pkg),
+              connectCluster: deps.connectCluster,
+              catalogContent,
+            });
+          } finally {
+            deps.catalogClient.close();
+          }
+        };
       },
     },
   ],

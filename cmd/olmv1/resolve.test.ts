@@ -1,9 +1,13 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Bundle, Channel, DeclarativeConfig, Deprecation, Package } from '../../pkg/fbc/types.ts';
+import { createCatalogClient, createCatalogContentCache } from '../../pkg/catalogclient/index.ts';
 import { runResolve, type ResolveDeps } from './resolve.ts';
 
 const TESTDATA = fileURLToPath(new URL('../../pkg/resolve/testdata/', import.meta.url));
@@ -43,7 +47,9 @@ interface Run {
   loads: string[];
 }
 
-async function cli(...args: string[]): Promise<Run> {
+async function cli(...argsAndDeps: (string | Partial<ResolveDeps>)[]): Promise<Run> {
+  const args = argsAndDeps.filter((a) => typeof a === 'string');
+  const extra = argsAndDeps.find((a) => typeof a !== 'string') ?? {};
   const stdout = new Sink();
   const stderr = new Sink();
   const loads: string[] = [];
@@ -52,6 +58,7 @@ async function cli(...args: string[]): Promise<Run> {
       loads.push(dir);
       return loadJsonLines(dir);
     },
+    ...extra,
   };
   const code = await runResolve(args, { stdout, stderr }, deps);
   const json: unknown = stdout.text.startsWith('{') ? JSON.parse(stdout.text) : undefined;
@@ -67,12 +74,61 @@ describe('olmv1 resolve: success', () => {
     expect(r.json).toEqual({
       bundle: { name: 'foo.v2.1.0-rc.1', version: '2.1.0-rc.1', image: 'registry.example/foo:2.1.0-rc.1' },
       catalog: 'operators-a',
-      deprecation: {
-        schema: 'olm.deprecations',
-        package: 'foo',
-        entries: [{ reference: { schema: 'olm.bundle', name: 'foo.v1.0.0' }, message: 'foo.v1.0.0 is deprecated' }],
-      },
+      // foo.v1.0.0's entry is about another bundle than the resolved one.
+      deprecation: { schema: 'olm.deprecations', package: 'foo', entries: [] },
     });
+  });
+
+  it('keeps only the deprecation entries about the package, the selected channels and the resolved bundle', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'olmv1-resolve-'));
+    try {
+      const entries = [
+        { reference: { schema: 'olm.package' }, message: 'package' },
+        { reference: { schema: 'olm.channel', name: 'stable' }, message: 'stable' },
+        { reference: { schema: 'olm.channel', name: 'fast' }, message: 'fast' },
+        { reference: { schema: 'olm.bundle', name: 'foo.v1.0.0' }, message: 'v1' },
+      ];
+      const docs = (await readFile(join(A, (await readdir(A)).find((f) => f.endsWith('.json')) ?? ''), 'utf8'))
+        .split('\n')
+        .filter((l) => l.trim() !== '' && !l.includes('"olm.deprecations"'));
+      await writeFile(join(dir, 'catalog.json'), [...docs, JSON.stringify({ schema: 'olm.deprecations', package: 'foo', entries })].join('\n'));
+      const messages = async (...flags: string[]) =>
+        (
+          (await cli('--package', 'foo', '--catalog', dir, ...flags)).json as { deprecation: { entries: { message: string }[] } }
+        ).deprecation.entries.map((e) => e.message);
+      expect(await messages('--channel', 'stable')).toEqual(['package', 'stable']);
+      expect(await messages('--version', '1.0.0')).toEqual(['package', 'stable', 'fast', 'v1']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads a catalogd URL', async () => {
+    const body = (await readFile(join(A, (await readdir(A)).find((f) => f.endsWith('.json')) ?? ''), 'utf8')).trim();
+    const server = createServer((req, res) => {
+      if (req.url === '/catalogs/served/api/v1/all') res.writeHead(200).end(`${body}\n`);
+      else res.writeHead(404).end('404 page not found');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = createCatalogClient();
+    const cache = createCatalogContentCache({ client });
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/catalogs/served`;
+      const r = await cli('--package', 'foo', '--channel', 'stable', '--catalog', url, {
+        loadCatalogPackage: (u, pkg) => cache.getPackage({ name: u, baseURL: u, digestRef: u }, pkg),
+      });
+      expect(r.json).toMatchObject({ bundle: { name: 'foo.v2.0.0' }, catalog: 'served' });
+      const missing = await cli('--package', 'foo', '--catalog', `x=${url}-gone`, {
+        loadCatalogPackage: (u, pkg) => cache.getPackage({ name: u, baseURL: u, digestRef: u }, pkg),
+      });
+      expect(missing.code).toBe(1);
+      expect(missing.json).toEqual({
+        error: `error walking catalogs: error getting package "foo" from catalog "x": error reading catalog URL "${url}-gone": error: received unexpected response status code 404`,
+      });
+    } finally {
+      client.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it.each<[string, string[], string, string]>([
@@ -167,6 +223,11 @@ describe('olmv1 resolve: usage (exit 2)', () => {
     ['a priority out of int32 range', ['--package', 'foo', '--catalog', `a:2147483648=${A}`], 'PRIORITY must be an integer'],
     ['an empty NAME', ['--package', 'foo', '--catalog', `=${A}`], 'NAME is empty'],
     ['duplicate catalog names', ['--package', 'foo', '--catalog', A, '--catalog', A], 'catalog name "operators-a" is used twice'],
+    ['--cluster with --package', ['--cluster', 'ext', '--package', 'foo'], '--package cannot be combined with --cluster'],
+    ['--cluster with --catalog', ['--cluster', 'ext', '--catalog', A], '--catalog cannot be combined with --cluster'],
+    ['an empty --cluster', ['--cluster', ''], '--cluster must not be empty'],
+    ['a bad --catalogd-url', ['--cluster', 'ext', '--catalogd-url', 'ftp://x'], 'invalid --catalogd-url "ftp://x"'],
+    ['--kubeconfig without --cluster', ['--package', 'foo', '--catalog', A, '--kubeconfig', 'k'], '--kubeconfig needs --cluster'],
   ])('rejects %s', async (_, args, problem) => {
     const r = await cli(...args);
     expect(r.code).toBe(2);

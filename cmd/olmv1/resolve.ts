@@ -11,11 +11,16 @@ import { errorMessage } from '../../pkg/errors/index.ts';
 import type { DeclarativeConfig } from '../../pkg/fbc/types.ts';
 import { checkVersionRange, metadataFor, packagePartition, resolve, type CatalogInput } from '../../pkg/resolve/index.ts';
 import { type CommandIO, EXIT } from './io.ts';
+import { relevantDeprecation, runResolveCluster, type ClusterSpec, type ResolveClusterDeps } from './resolve-cluster.ts';
 
-const HELP = `Usage: olmv1 resolve --package NAME --catalog [NAME[:PRIORITY]=]DIR [--catalog ...] [options]
+const HELP = `Usage: olmv1 resolve --package NAME --catalog [NAME[:PRIORITY]=]DIR|URL [--catalog ...] [options]
+       olmv1 resolve --cluster EXTENSION [--catalogd-url URL] [--kubeconfig FILE] [--context NAME]
+                     [--system-namespace NS]
 
-Resolves the bundle a ClusterExtension would install or upgrade to, using file-based catalog
-directories instead of ClusterCatalogs.
+Resolves the bundle a ClusterExtension would install or upgrade to, from file-based catalog
+directories or catalogd URLs, or (--cluster) what the named ClusterExtension would get next
+from the cluster's ClusterCatalogs (its selector and their priorities) given its installed
+version (its release records).
 
 Flags:
   --package NAME                   package to resolve (required)
@@ -23,27 +28,40 @@ Flags:
   --version RANGE                  version range, e.g. ">=1.2.0 <2.0.0" or "1.2.x"
   --installed BUNDLE@VERSION       the installed bundle; upgrades then follow catalog edges
   --upgrade-constraint-policy P    CatalogProvided (default) or SelfCertified
-  --catalog [NAME[:PRIORITY]=]DIR  a catalog directory (at least one; repeatable). NAME
-                                   defaults to the directory's base name, PRIORITY to 0;
+  --catalog [NAME[:PRIORITY]=]DIR|URL
+                                   a catalog directory or catalogd content URL (a
+                                   ClusterCatalog's status.urls.base); at least one;
+                                   repeatable. NAME defaults to the base name, PRIORITY to 0;
                                    higher priority wins and may be negative
+  --cluster EXTENSION              resolve for this ClusterExtension of the cluster instead;
+                                   the flags above are then taken from it
+  --catalogd-url URL               with --cluster: reach catalogd at this origin instead of
+                                   the host in the ClusterCatalogs' status.urls.base
+  --kubeconfig FILE, --context NAME, --system-namespace NS (default olmv1-system)
+                                   with --cluster: the cluster and where release records are
   -h, --help                       show this help
 
 Output:
   stdout, one JSON object: on success {"bundle":{"name","version","image"},"catalog":NAME,
-  "deprecation":OBJECT|null}; otherwise {"error":MESSAGE}, the message the ClusterExtension's
-  Progressing condition would show (an unreadable catalog directory included).
-  stderr: usage errors.
+  "deprecation":OBJECT|null} (with --cluster also "extension" and "installed"); the
+  deprecation object holds only the entries about the package, the selected channels and the
+  resolved bundle. Otherwise {"error":MESSAGE}, the message the ClusterExtension's Progressing
+  condition would show (an unreadable catalog included).
+  stderr: usage errors; with --cluster, a cluster that cannot be read.
 
 Exit codes:
   0  resolved
-  1  nothing resolves ({"error":...} on stdout)
+  1  nothing resolves ({"error":...} on stdout); with --cluster also: the extension, its
+     catalogs or release records could not be read (stderr)
   2  usage error
 `;
 
 /** What `runResolve` needs from outside: reading an FBC directory into its typed model. */
-export interface ResolveDeps {
+export interface ResolveDeps extends Partial<ResolveClusterDeps> {
   /** Loads a whole catalog directory; throws with a readable message when it cannot. */
   loadCatalogDir(dir: string): Promise<DeclarativeConfig>;
+  /** One package's partition of the catalog catalogd serves at `url`; throws the client's texts. */
+  loadCatalogPackage?(url: string, packageName: string): Promise<DeclarativeConfig>;
 }
 
 interface CatalogArg {
@@ -83,7 +101,7 @@ function parseCatalogArg(arg: string): CatalogArg | string {
 }
 
 // Turns argv into a spec, or a usage-error message.
-function parseSpec(args: string[]): Spec | 'help' | string {
+function parseSpec(args: string[]): Spec | ClusterSpec | 'help' | string {
   let values;
   try {
     values = parseArgs({
@@ -96,6 +114,11 @@ function parseSpec(args: string[]): Spec | 'help' | string {
         installed: { type: 'string', multiple: true },
         'upgrade-constraint-policy': { type: 'string', multiple: true },
         catalog: { type: 'string', multiple: true },
+        cluster: { type: 'string', multiple: true },
+        'catalogd-url': { type: 'string', multiple: true },
+        kubeconfig: { type: 'string', multiple: true },
+        context: { type: 'string', multiple: true },
+        'system-namespace': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
@@ -103,8 +126,41 @@ function parseSpec(args: string[]): Spec | 'help' | string {
     return errorMessage(err);
   }
   if (values.help === true) return 'help';
-  for (const flag of ['package', 'version', 'installed', 'upgrade-constraint-policy'] as const) {
+  const once = [
+    'package',
+    'version',
+    'installed',
+    'upgrade-constraint-policy',
+    'cluster',
+    'catalogd-url',
+    'kubeconfig',
+    'context',
+    'system-namespace',
+  ] as const;
+  for (const flag of once) {
     if ((values[flag]?.length ?? 0) > 1) return `--${flag} may be given only once`;
+    if (values[flag]?.[0] === '') return `--${flag} must not be empty`;
+  }
+  const cluster = values.cluster?.[0];
+  if (cluster !== undefined) {
+    const clash = (['package', 'channel', 'version', 'installed', 'upgrade-constraint-policy', 'catalog'] as const).find(
+      (f) => values[f] !== undefined,
+    );
+    if (clash !== undefined) return `--${clash} cannot be combined with --cluster: it is taken from the ClusterExtension`;
+    const url = values['catalogd-url']?.[0];
+    if (url !== undefined && !(URL.canParse(url) && /^https?:$/.test(new URL(url).protocol))) {
+      return `invalid --catalogd-url ${JSON.stringify(url)} (want http(s)://HOST[:PORT])`;
+    }
+    return {
+      extension: cluster,
+      catalogdUrl: url === undefined ? undefined : new URL(url),
+      kubeconfig: values.kubeconfig?.[0],
+      context: values.context?.[0],
+      systemNamespace: values['system-namespace']?.[0] ?? 'olmv1-system',
+    };
+  }
+  for (const flag of ['catalogd-url', 'kubeconfig', 'context', 'system-namespace'] as const) {
+    if (values[flag] !== undefined) return `--${flag} needs --cluster`;
   }
   const packageName = values.package?.[0] ?? '';
   if (packageName === '') return '--package is required';
@@ -160,6 +216,11 @@ export async function runResolve(args: string[], io: CommandIO, deps: ResolveDep
     io.stderr.write(`olmv1 resolve: ${spec}\n\n${HELP}`);
     return EXIT.usage;
   }
+  if ('extension' in spec) {
+    if (deps.connectCluster === undefined || deps.catalogContent === undefined)
+      throw new Error('olmv1 resolve --cluster: no cluster access composed');
+    return runResolveCluster(spec, io, { connectCluster: deps.connectCluster, catalogContent: deps.catalogContent });
+  }
   // An invalid range is reported before any catalog is read, as upstream does.
   const range = checkVersionRange(spec.versionRange);
   if (!range.ok) {
@@ -170,10 +231,16 @@ export async function runResolve(args: string[], io: CommandIO, deps: ResolveDep
   const catalogs: CatalogInput[] = [];
   for (const c of spec.catalogs) {
     try {
-      const dc = await deps.loadCatalogDir(c.dir);
-      catalogs.push({ name: c.name, priority: c.priority, package: packagePartition(dc, spec.packageName) });
+      if (isUrl(c.dir)) {
+        if (deps.loadCatalogPackage === undefined) throw new Error('no catalogd client composed');
+        catalogs.push({ name: c.name, priority: c.priority, package: await deps.loadCatalogPackage(c.dir, spec.packageName) });
+      } else {
+        const dc = await deps.loadCatalogDir(c.dir);
+        catalogs.push({ name: c.name, priority: c.priority, package: packagePartition(dc, spec.packageName) });
+      }
     } catch (err) {
-      catalogs.push({ name: c.name, error: `error loading catalog directory ${JSON.stringify(c.dir)}: ${errorMessage(err)}` });
+      const what = isUrl(c.dir) ? 'error reading catalog URL' : 'error loading catalog directory';
+      catalogs.push({ name: c.name, error: `${what} ${JSON.stringify(c.dir)}: ${errorMessage(err)}` });
       // Resolution stops at the first unreadable catalog; later ones cannot change the result.
       break;
     }
@@ -195,7 +262,11 @@ export async function runResolve(args: string[], io: CommandIO, deps: ResolveDep
   writeJson(io, {
     bundle: { name: bundle.name, version: metadataFor(bundle.name, versionRelease).version, image: bundle.image },
     catalog,
-    deprecation,
+    deprecation: relevantDeprecation(deprecation, spec.channels, bundle.name),
   });
   return EXIT.ok;
+}
+
+function isUrl(value: string): boolean {
+  return /^https?:\/\//i.test(value);
 }
