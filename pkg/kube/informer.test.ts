@@ -205,6 +205,25 @@ describe('Informer', () => {
     await expect(done).resolves.toBeUndefined();
   });
 
+  it('logs a failure that repeats at every backoff at warn when it starts and changes, at debug in between', async () => {
+    const logged: { level: number; msg: string; err?: { message: string } }[] = [];
+    const capture = pino({ level: 'debug' }, { write: (line: string) => logged.push(JSON.parse(line) as (typeof logged)[number]) });
+    const src = new FakeSource();
+    const refused = new Error('secrets is forbidden');
+    src.listErrors = [refused, refused, refused, new Error('connect ECONNREFUSED')];
+    const inf = new Informer({ name: 't', source: src, log: capture, resyncPeriodMs: 0, backoff: { initialMs: 100, maxMs: 100, random: () => 0 } });
+    void inf.run(ctl.signal);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(inf.hasSynced).toBe(true);
+    expect(logged.map((l) => [l.level === 40 ? 'warn' : l.level === 20 ? 'debug' : 'info', l.msg, l.err?.message])).toEqual([
+      ['warn', 'informer failed, restarting after backoff', 'secrets is forbidden'],
+      ['debug', 'informer failed, restarting after backoff', 'secrets is forbidden'],
+      ['debug', 'informer failed, restarting after backoff', 'secrets is forbidden'],
+      ['warn', 'informer failed, restarting after backoff', 'connect ECONNREFUSED'],
+      ['info', 'informer recovered', undefined],
+    ]);
+  });
+
   it('backs off instead of spinning when watches keep failing, and resets after a healthy watch', async () => {
     const src = new FakeSource();
     const inf = new Informer({ name: 't', source: src, log, resyncPeriodMs: 0, backoff: { initialMs: 100, maxMs: 10_000, random: () => 0 } });

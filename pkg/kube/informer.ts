@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { LogOnChange } from '../logchange/index.ts';
 import { isGone } from './api-error.ts';
 import { Backoff, sleepUnlessAborted, type BackoffOptions } from './backoff.ts';
 import { deepFreeze, type ListWatchSource } from './informer-source.ts';
@@ -60,6 +61,13 @@ export class Informer<T extends KubeObject = KubeObject> {
   #synced = false;
   #syncWaiters: Array<() => void> = [];
   #running = false;
+  /**
+   * The failures last logged at warn, per phase: a failure that repeats at every backoff (a
+   * refused list or watch, an API server down) is logged at warn when it starts and when it
+   * changes, at debug in between. A list failure ends with a list, a watch failure with a watch
+   * that delivered an event (its list succeeds every time).
+   */
+  readonly #failure = new LogOnChange();
 
   constructor(options: InformerOptions<T>) {
     this.name = options.name;
@@ -137,8 +145,12 @@ export class Informer<T extends KubeObject = KubeObject> {
       let phase: 'list' | 'watch' = 'list';
       try {
         await this.#relist(signal);
+        if (this.#failure.clear('list')) this.#recovered();
         phase = 'watch';
-        await this.#watchUntilError(signal, () => (goneInARow = 0));
+        await this.#watchUntilError(signal, () => {
+          goneInARow = 0;
+          if (this.#failure.clear('watch')) this.#recovered();
+        });
       } catch (err) {
         if (signal.aborted) break;
         if (isGone(err) && goneInARow++ === 0) {
@@ -151,13 +163,18 @@ export class Informer<T extends KubeObject = KubeObject> {
         counter?.inc({ name: this.name });
         this.#metrics?.restarts.inc({ name: this.name, reason: 'error' });
         const delayMs = this.#backoff.next();
-        this.#o.log.warn(
+        const repeated = !this.#failure.changed(phase, err instanceof Error ? err.message : String(err));
+        this.#o.log[repeated ? 'debug' : 'warn'](
           { informer: this.name, source: this.#o.source.description, phase, err, delayMs },
           'informer failed, restarting after backoff',
         );
         await sleepUnlessAborted(delayMs, signal);
       }
     }
+  }
+
+  #recovered(): void {
+    this.#o.log.info({ informer: this.name, source: this.#o.source.description }, 'informer recovered');
   }
 
   // Lists every page, then reconciles the cache with the result: synthetic deletes for
