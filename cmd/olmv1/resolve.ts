@@ -10,7 +10,8 @@ import { parseArgs } from 'node:util';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import type { DeclarativeConfig } from '../../pkg/fbc/types.ts';
 import { checkVersionRange, metadataFor, packagePartition, resolve, type CatalogInput } from '../../pkg/resolve/index.ts';
-import { type CommandIO, EXIT } from './io.ts';
+import { EXIT } from './io.ts';
+import type { CommandIo } from './render.ts';
 import { relevantDeprecation, runResolveCluster, type ClusterSpec, type ResolveClusterDeps } from './resolve-cluster.ts';
 
 const HELP = `Usage: olmv1 resolve --package NAME --catalog [NAME[:PRIORITY]=]DIR|URL [--catalog ...] [options]
@@ -194,7 +195,7 @@ function parseSpec(args: string[]): Spec | ClusterSpec | 'help' | string {
   return { packageName, channels, versionRange: values.version?.[0] ?? '', installed, policy, catalogs };
 }
 
-function writeJson(io: CommandIO, value: unknown): void {
+function writeJson(io: CommandIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
@@ -206,7 +207,7 @@ function writeJson(io: CommandIO, value: unknown): void {
  * `error walking catalogs: error getting package "<pkg>" from catalog "<name>": error loading catalog directory "<dir>": <reason>`.
  * Returns the exit code.
  */
-export async function runResolve(args: string[], io: CommandIO, deps: ResolveDeps): Promise<number> {
+export async function runResolve(args: string[], io: CommandIo, deps: ResolveDeps): Promise<number> {
   const spec = parseSpec(args);
   if (spec === 'help') {
     io.stdout.write(HELP);
