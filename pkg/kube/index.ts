@@ -51,6 +51,16 @@ export {
   type SharedChannels,
   type ServerTls,
 } from './connection.ts';
+export { COMBINED_PREFIX, type CorrelatorOptions, type EventObjectRef, type EventSpec, type EventType } from './event-correlator.ts';
+export {
+  CLUSTER_EVENT_NAMESPACE,
+  KubeEventRecorder,
+  NOTE_MAX_BYTES,
+  discardEvents,
+  truncateNote,
+  type EventRecorder,
+  type KubeEventRecorderOptions,
+} from './event-recorder.ts';
 export { loadKubeConfig, type KubeAuth, type KubeConfigSource, type ResolvedKubeConfig } from './kubeconfig.ts';
 export { Informer, type InformerEventType, type InformerHandler, type InformerOptions } from './informer.ts';
 export {
