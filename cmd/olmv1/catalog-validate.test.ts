@@ -54,7 +54,8 @@ describe('olmv1 catalog validate', () => {
     expect(r.code).toBe(1);
     const lines = r.stderr.split('\n');
     expect(lines[0]).toBe(`a/catalog.json:3: invalid character '}' looking for beginning of value`);
-    expect(lines[1]).toMatch(/^b\/catalog\.yaml:5: error converting YAML to JSON: yaml: line \d+: /);
+    // The line of the error in the file (not in its document), as the prefix says.
+    expect(lines[1]).toBe(`b/catalog.yaml:7: error converting YAML to JSON: yaml: line 7 (document 2): did not find expected ',' or '}'`);
     expect(lines[2]).toBe('c.json:1: duplicate keys for key "name": [Name name]');
     expect(lines[3]).toBe(
       'notes.txt:1: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go value of type map[string]interface {} at offset 13 (indicated by <==)',
@@ -135,7 +136,7 @@ describe('olmv1 catalog validate', () => {
       expect(r.code).toBe(1);
       expect(r.stderr.split('\n').slice(0, 3)).toEqual([
         "b.json:1: json: offset 1018: invalid character '[' exceeded max depth",
-        'c.yaml:1: error converting YAML to JSON: yaml: line 2: exceeded max depth of 1000',
+        'c.yaml:2: error converting YAML to JSON: yaml: line 2: exceeded max depth of 1000',
         expect.stringContaining('invalid package name "Bar"'),
       ]);
     } finally {

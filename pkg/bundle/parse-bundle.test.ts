@@ -110,6 +110,14 @@ describe('parseBundle refusals', () => {
     );
   });
 
+  it('reports a YAML error in the third document of a manifest with the file line and the document', () => {
+    const cm = (n: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${n}\n`;
+    const msg = parseError({ 'metadata/annotations.yaml': ANNOTATIONS, 'manifests/cms.yaml': `${cm('a')}---\n${cm('b')}---\n${cm('c')}   x: : y\n` });
+    expect(msg).toBe(
+      'error parsing objects in "manifests/cms.yaml": error parsing manifests/cms.yaml: error converting YAML to JSON: yaml: line 15 (document 3): mapping values are not allowed in this context',
+    );
+  });
+
   it.each([
     ['kind missing', 'apiVersion: v1\nmetadata: {name: x}\n', `Object 'Kind' is missing in '{"apiVersion":"v1","metadata":{"name":"x"}}'`],
     ['apiVersion missing', 'kind: ConfigMap\n', `Object 'apiVersion' is missing in '{"kind":"ConfigMap"}'`],

@@ -13,8 +13,18 @@ export class FbcLoadError extends Error {
   /** Upstream's error text, without our location prefix. */
   readonly detail: string;
 
-  constructor(detail: string, location: { file?: string; line?: number } = {}, options?: { cause?: unknown }) {
-    super(formatLocation(location.file ?? '', location.line) + detail, options);
+  /**
+   * `located`, when given, is what the message shows instead of `line` and `detail`: a YAML
+   * error in the file's line numbering (see pkg/goyaml file-lines.ts); `line` and `detail`
+   * stay the document's start line and upstream's text.
+   */
+  constructor(
+    detail: string,
+    location: { file?: string; line?: number; located?: { text: string; line: number } } = {},
+    options?: { cause?: unknown },
+  ) {
+    const shown = location.located;
+    super(formatLocation(location.file ?? '', shown?.line ?? location.line) + (shown?.text ?? detail), options);
     this.name = 'FbcLoadError';
     this.file = location.file ?? '';
     this.line = location.line;

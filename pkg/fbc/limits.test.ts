@@ -73,8 +73,8 @@ describe('nesting depth', () => {
     const { entries, errors } = await walk(root);
     expect(errors).toEqual([
       "b.json:2: json: offset 1019: invalid character '[' exceeded max depth",
-      'c.yaml:1: error converting YAML to JSON: yaml: line 2: exceeded max depth of 1000',
-      'd.yaml:1: error converting YAML to JSON: yaml: line 1002: exceeded max depth of 1000',
+      'c.yaml:2: error converting YAML to JSON: yaml: line 2: exceeded max depth of 1000',
+      'd.yaml:1002: error converting YAML to JSON: yaml: line 1002: exceeded max depth of 1000',
     ]);
     expect(entries.map((e) => e.source.file)).toEqual(['a.json', 'e.json']);
   });

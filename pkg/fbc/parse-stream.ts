@@ -25,8 +25,8 @@ function newParser(file: string, ready: StreamDocument[], opts: ParseStreamOptio
   return new MetaStreamParser(
     {
       onDocument: (doc) => ready.push(doc),
-      onError: (detail, line) => {
-        const err = new FbcLoadError(detail, { file, line });
+      onError: (detail, line, located) => {
+        const err = new FbcLoadError(detail, { file, line, ...(located === undefined ? {} : { located }) });
         if (opts.onError === undefined) throw err;
         opts.onError(err);
       },

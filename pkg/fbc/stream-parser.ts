@@ -23,7 +23,7 @@
  */
 import { decodeJsonDocument, decodeYamlDocument, type DocumentResult } from './documents.ts';
 import { goIsSpace, goTrimSpace } from '../gotext/index.ts';
-import { type BoundaryScan, findValueEnd, NEEDS_MORE, scanJsonValue, STRING_TOO_LONG, TOO_DEEP } from '../goyaml/index.ts';
+import { type BoundaryScan, findValueEnd, inFileNumbering, NEEDS_MORE, scanJsonValue, STRING_TOO_LONG, TOO_DEEP } from '../goyaml/index.ts';
 import { DEFAULT_DECODE_LIMITS, type DecodeLimits, limitMessage } from './limits.ts';
 import type { DecodedMeta } from './meta.ts';
 import type { JsonValue } from './types.ts';
@@ -37,8 +37,12 @@ export interface StreamDocument extends DecodedMeta {
 /** Callbacks of {@link MetaStreamParser}. */
 export interface StreamCallbacks {
   onDocument(doc: StreamDocument): void;
-  /** Called with upstream's error text; throw to abort, return to let the parser go on. */
-  onError(detail: string, line: number): void;
+  /**
+   * Called with upstream's error text and the line of the failing document; throw to abort,
+   * return to let the parser go on. For a YAML error that names a line, `located` has the text
+   * and line in the file's numbering (goyaml `inFileNumbering`), for messages.
+   */
+  onError(detail: string, line: number, located?: { text: string; line: number }): void;
 }
 
 const SNIFF_BYTES = 4096;
@@ -67,6 +71,7 @@ export class MetaStreamParser {
   private peak = 0;
   // JSON mode
   private count = 0;
+  private yamlDocs = 0; // YAML documents read so far, for error messages
   private scanning = false;
   private readonly scan: BoundaryScan = { pos: 0, depth: 0, inString: false, newlines: 0, stringBytes: 0 };
   private valueStart = 0;
@@ -391,16 +396,19 @@ export class MetaStreamParser {
     // apimachinery's line reader terminates the last line with "\n" even at EOF.
     if (atEof && !text.endsWith('\n')) text += '\n';
     const line = this.docLine;
+    this.yamlDocs++;
     const result: DocumentResult = decodeYamlDocument(text, this.limits.maxStringBytes);
-    if (!result.ok) return this.yamlError(result.detail, line);
+    if (!result.ok) return this.yamlError(result.detail, line, { index: this.yamlDocs, firstLine: line });
     this.firstError = undefined;
     this.count++;
     this.cb.onDocument({ ...result.decoded, line });
   }
 
-  private yamlError(detail: string, line: number): void {
+  private yamlError(detail: string, line: number, at?: { index: number; firstLine: number }): void {
     // The first YAML read after a failed JSON attempt decides: if it fails, the JSON error wins.
     if (this.firstError !== undefined) return this.failFirst();
-    this.cb.onError(detail, line);
+    const located = at === undefined ? undefined : inFileNumbering(detail, at);
+    if (located?.line === undefined) return this.cb.onError(detail, line);
+    this.cb.onError(detail, line, { text: located.text, line: located.line });
   }
 }

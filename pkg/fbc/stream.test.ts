@@ -35,6 +35,13 @@ describe('stream framing', () => {
     expect(blobs(text)).toEqual(want);
   });
 
+  it('names the file line and the document of a YAML error in a later document, keeping upstream text in detail', () => {
+    const err = failure('schema: olm.package\nname: a\n---\nschema: olm.channel\nname: s\n---\n# third\nschema: olm.bundle\n  name: : x\n');
+    expect(err.message).toBe('f.json:9: error converting YAML to JSON: yaml: line 9 (document 3): mapping values are not allowed in this context');
+    expect(err.line).toBe(7);
+    expect(err.detail).toBe('error converting YAML to JSON: yaml: line 3: mapping values are not allowed in this context');
+  });
+
   it('reports the 1-based line where each document starts', () => {
     const json = parseMetas('\n{"a":1}\n\n  {"b":\n2}{"c":3}\n');
     expect(json.map((e) => e.source.line)).toEqual([2, 4, 5]);

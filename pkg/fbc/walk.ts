@@ -159,8 +159,8 @@ export async function* decodeFileDocuments(
   const parser = new MetaStreamParser(
     {
       onDocument: (doc) => ready.push({ ...doc, source: { file, line: doc.line } }),
-      onError: (detail, line) => {
-        const err = new FbcLoadError(detail, { file, line });
+      onError: (detail, line, located) => {
+        const err = new FbcLoadError(detail, { file, line, ...(located === undefined ? {} : { located }) });
         if (opts.onError === undefined) throw err;
         opts.onError(err);
       },

@@ -6,6 +6,7 @@
 export type { JsonValue } from './types.ts';
 export { type ConvertOptions, yamlToJsonValue } from './convert.ts';
 export { DecodeLimitError, YamlConvertError } from './errors.ts';
+export { inFileNumbering, type DocumentPosition, type FileNumberedError } from './file-lines.ts';
 export { MAX_NESTING_DEPTH } from './limits.ts';
 export { resolvePlain, type Resolved } from './resolve.ts';
 export { decodeDocuments, decodeSingleDocument, decodeUtf8, decodeYamlOrJson, type DecodedStream } from './stream.ts';

@@ -17,6 +17,7 @@ import { goIsSpace, goTrimSpace } from '../gotext/index.ts';
 import { yamlToJsonValue } from './convert.ts';
 import { YamlConvertError } from './errors.ts';
 import { goBytesToString, validSequenceLength } from './go-format.ts';
+import { type DocumentPosition, inFileNumbering } from './file-lines.ts';
 import { findOverflowingNumber, isSpace, scanJsonValue } from './json-scan.ts';
 import type { JsonValue } from './types.ts';
 
@@ -26,10 +27,20 @@ export interface DecodedStream {
   error?: string;
 }
 
+/** A decoded stream and the YAML document whose conversion produced `error` (for messages in the file's numbering, file-lines.ts). */
+interface LocatedStream extends DecodedStream {
+  errorAt?: DocumentPosition;
+}
+
 const SNIFF_BYTES = 4096;
 
-/** Decodes a YAML-or-JSON stream; never throws for bad input. */
+/** Decodes a YAML-or-JSON stream; never throws for bad input. The error is Go's text, in go-yaml's per-document line numbering. */
 export function decodeYamlOrJson(bytes: Uint8Array): DecodedStream {
+  const r = decodeLocated(bytes);
+  return r.error === undefined ? { docs: r.docs } : { docs: r.docs, error: r.error };
+}
+
+function decodeLocated(bytes: Uint8Array): LocatedStream {
   const docs: JsonValue[] = [];
   if (!sniffJson(bytes)) return decodeYamlDocs(bytes, 0, docs, undefined);
   let pos = 0;
@@ -97,16 +108,19 @@ function utf8Text(bytes: Uint8Array, start: number, end: number): string {
 
 const FATAL_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-function decodeYamlDocs(bytes: Uint8Array, from: number, docs: JsonValue[], jsonError: string | undefined): DecodedStream {
+function decodeYamlDocs(bytes: Uint8Array, from: number, docs: JsonValue[], jsonError: string | undefined): LocatedStream {
   let pending = jsonError;
+  let index = 0;
   for (const doc of splitYamlDocuments(bytes, from)) {
     if ('separatorError' in doc) return { docs, error: pending ?? doc.separatorError };
+    index++;
     let value: JsonValue;
     try {
       value = yamlToJsonValue(doc.bytes);
     } catch (e) {
       if (!(e instanceof YamlConvertError)) throw e;
-      return { docs, error: pending ?? `error converting YAML to JSON: ${e.message}` };
+      if (pending !== undefined) return { docs, error: pending };
+      return { docs, error: `error converting YAML to JSON: ${e.message}`, errorAt: { index, firstLine: doc.firstLine } };
     }
     pending = undefined;
     docs.push(value);
@@ -114,13 +128,16 @@ function decodeYamlDocs(bytes: Uint8Array, from: number, docs: JsonValue[], json
   return pending === undefined ? { docs } : { docs, error: pending };
 }
 
-type SplitDoc = { bytes: Uint8Array } | { separatorError: string };
+type SplitDoc = { bytes: Uint8Array; firstLine: number } | { separatorError: string };
 
-/** apimachinery's YAMLReader: documents between `---` lines (CRLF read as LF). */
+/** apimachinery's YAMLReader: documents between `---` lines (CRLF read as LF), with the file line each starts on. */
 function* splitYamlDocuments(bytes: Uint8Array, from: number): Generator<SplitDoc> {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let doc: Buffer[] = [];
-  for (let at = from; at < buf.length;) {
+  let line = 1;
+  for (let i = buf.indexOf(0x0a); i >= 0 && i < from; i = buf.indexOf(0x0a, i + 1)) line++;
+  let firstLine = line;
+  for (let at = from; at < buf.length; line++) {
     const nl = buf.indexOf(0x0a, at);
     const lineEnd = nl < 0 ? buf.length : nl;
     const next = nl < 0 ? buf.length : nl + 1;
@@ -131,15 +148,16 @@ function* splitYamlDocuments(bytes: Uint8Array, from: number): Generator<SplitDo
         yield { separatorError: `invalid Yaml document separator: ${rest}` };
         return;
       }
-      if (doc.length > 0) yield { bytes: Buffer.concat(doc) };
+      if (doc.length > 0) yield { bytes: Buffer.concat(doc), firstLine };
       doc = [];
+      firstLine = line + 1;
     } else {
       // The line reader ends every line, the last one included, with "\n".
       doc.push(buf.subarray(at, contentEnd), NEWLINE);
     }
     at = next;
   }
-  if (doc.length > 0) yield { bytes: Buffer.concat(doc) };
+  if (doc.length > 0) yield { bytes: Buffer.concat(doc), firstLine };
 }
 
 const NEWLINE = Buffer.from('\n');
@@ -208,11 +226,15 @@ export function decodeUtf8(bytes: Uint8Array): Result<string, string> {
 /**
  * The non-null documents of a YAML-or-JSON stream given as text, as cli-runtime's resource
  * builder keeps them. The error is Go's text without a leading `error converting YAML to JSON: `
- * (callers add their own wrapper).
+ * (callers add their own wrapper), its line in the file's numbering (file-lines.ts): a problem
+ * in a later document names the file's line and the document, not the document's own line.
  */
 export function decodeDocuments(text: string): Result<unknown[], string> {
-  const r = decodeYamlOrJson(Buffer.from(text, 'utf8'));
-  if (r.error !== undefined) return err(r.error.replace(/^error converting YAML to JSON: /, ''));
+  const r = decodeLocated(Buffer.from(text, 'utf8'));
+  if (r.error !== undefined) {
+    const shown = r.errorAt === undefined ? r.error : inFileNumbering(r.error, r.errorAt).text;
+    return err(shown.replace(/^error converting YAML to JSON: /, ''));
+  }
   return ok(r.docs.filter((d) => d !== null));
 }
 

@@ -1,0 +1,39 @@
+/**
+ * Line numbers of YAML errors in multi-document files. go-yaml numbers lines from the start of
+ * the document it was given, and apimachinery hands it one document at a time, so upstream's
+ * `yaml: line 3: ...` for the third document of a file names the third line of that document,
+ * not of the file. Messages we show name the file's line instead, with the document's index, so
+ * that one number locates the problem (`yaml: line 12 (document 3): ...`). The texts that must
+ * match upstream verbatim (`decodeYamlOrJson`, `FbcLoadError.detail`) keep go-yaml's numbering.
+ */
+
+/** Where a YAML document sits in its file. */
+export interface DocumentPosition {
+  /** 1-based index of the document among the file's YAML documents. */
+  index: number;
+  /** 1-based file line of the document's first line (after its `---` separator). */
+  firstLine: number;
+}
+
+/** Upstream's text rewritten to the file's numbering, and the file line it names (if any). */
+export interface FileNumberedError {
+  text: string;
+  line: number | undefined;
+}
+
+const YAML_LINE = /yaml: line (\d+):/;
+
+/**
+ * Rewrites the first `yaml: line N:` of `detail` (N counted from the document's first line, as
+ * go-yaml counts, quirks included) into the file's numbering with the document index. A
+ * document starting on the file's first line is numbered as the file already: its text is
+ * returned unchanged. Text without a line number is returned unchanged with `line` undefined.
+ */
+export function inFileNumbering(detail: string, at: DocumentPosition): FileNumberedError {
+  const m = YAML_LINE.exec(detail);
+  if (m === null) return { text: detail, line: undefined };
+  const line = Number(m[1]) + at.firstLine - 1;
+  if (at.firstLine === 1) return { text: detail, line };
+  const text = `${detail.slice(0, m.index)}yaml: line ${line} (document ${at.index}):${detail.slice(m.index + m[0].length)}`;
+  return { text, line };
+}
