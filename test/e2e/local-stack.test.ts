@@ -251,5 +251,13 @@ describe('olmv1 up from a clean checkout', () => {
     for (const port of new Set(ports)) expect(await listening(port), `port ${port}`).toBe(false);
     expect(await readdir(privateTmp)).toEqual([]);
     expect((await readdir(join(checkout, '.olmv1'))).sort()).toEqual(['bin', 'logs']);
+    // The components log readable lines there (--log-format text), one a record, not JSON.
+    for (const component of ['catalogd', 'operator-controller']) {
+      const lines = readFileSync(join(checkout, '.olmv1', 'logs', `${component}.log`), 'utf8')
+        .split('\n')
+        .filter((l) => l !== '');
+      expect(lines.length, component).toBeGreaterThan(0);
+      for (const line of lines) expect(line).toMatch(/^\[\d{4}-\d\d-\d\dT[\d:.]+Z\] (TRACE|DEBUG|INFO|WARN|ERROR|FATAL): \S/);
+    }
   });
 });
