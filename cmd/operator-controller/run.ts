@@ -12,10 +12,12 @@ import { Controller, HealthServer, informersSynced, stepDurationTimer } from '..
 import { createDiskImageCache } from '../../pkg/image/index.ts';
 import {
   Informer,
+  KubeEventRecorder,
   TokenGetter,
   clientListWatch,
   createOpenApiSchemas,
   createScopedClientFactory,
+  settlesWithin,
   stripManagedFields,
   type KubeContext,
   type KubeObject,
@@ -26,6 +28,7 @@ import {
   DriftWatches,
   EXTENSION_CONTROLLER_NAME,
   ExtensionReconciler,
+  OPERATOR_CONTROLLER_REPORTER,
   cachedBundle,
   extensionKeys,
   fetchBundle,
@@ -62,6 +65,14 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
     new Informer({ name, source: clientListWatch(kube.client, kind), log, registry, transform: stripManagedFields });
   const extensions = informer({ apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind }, CLUSTER_EXTENSION.plural);
   const catalogs = informer({ apiVersion: CLUSTER_CATALOG.apiVersion, kind: CLUSTER_CATALOG.kind }, CLUSTER_CATALOG.plural);
+  // Events on ClusterExtensions, written with operator-controller's own identity (one recorder per process).
+  const events = new KubeEventRecorder({
+    client: kube.client,
+    reportingController: OPERATOR_CONTROLLER_REPORTER,
+    reportingInstance: o.identity,
+    log,
+    registry,
+  });
   const scoped = createScopedClientFactory({ base: kube.connection, mapper: kube.mapper, tokens: new TokenGetter({ client: kube.client }) });
   const gates = o.featureGates;
   const certProvider = gates.WebhookProviderCertManager
@@ -107,6 +118,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
         ...(o.defaultInstallServiceAccount === undefined ? {} : { defaultInstaller: o.defaultInstallServiceAccount }),
         schemas: createOpenApiSchemas(kube.transport),
         drift,
+        events,
         features: {
           ...(certProvider === undefined ? {} : { certProvider }),
           webhookSupport: certProvider !== undefined,
@@ -171,6 +183,8 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
   void pullSecret.run(signal);
   const outcome = await runLeading(o, { client: kube.client, log, registry }, lead, signal);
 
+  // Events are best effort: the last ones get a moment to be written, no more.
+  await settlesWithin(events.settled(), 2000);
   await health.stop();
   await metrics.stop();
   scoped.close();

@@ -158,6 +158,9 @@ describe('DriftWatches', () => {
     await vi.waitFor(() => expect(enqueued).toEqual(['ext']));
     w?.push({ type: 'DELETED', object: at('4', { spec: { replicas: 2 } }) });
     await vi.waitFor(() => expect(enqueued).toEqual(['ext', 'ext']));
+    // What drifted is handed once to the reconcile that repairs it (its DriftRepaired event).
+    expect(drift.takeDrifted('ext')).toEqual(['Deployment ns/ext-controller']);
+    expect(drift.takeDrifted('ext')).toEqual([]);
   });
 
   it('does not queue the extension for its own reconcile writes: an apply that wrote last, a delete it announced', async () => {

@@ -74,6 +74,11 @@ export interface DriftTracker {
    * synced watch has it.
    */
   ownedUid(extension: string, obj: KubeObject): string | undefined;
+  /**
+   * The objects (`Kind ns/name`) whose drift queued a reconcile of the extension since the last
+   * call, and forgets them: after a successful apply of the unchanged release, what it put back.
+   */
+  takeDrifted(extension: string): string[];
 }
 
 /** How long an announced delete is waited for. */
@@ -125,6 +130,8 @@ export class DriftWatches implements DriftTracker {
   readonly #metrics: ReturnType<typeof driftMetrics> | undefined;
   /** Per extension: deletes the reconcile announced (`Kind|namespace|name`, namespace `*` when unknown) and until when. */
   readonly #expectedDeletes = new Map<string, Map<string, number>>();
+  /** Per extension: the objects whose drift queued a reconcile, for its DriftRepaired event. */
+  readonly #drifted = new Map<string, Set<string>>();
 
   constructor(options: DriftWatchesOptions) {
     this.#o = options;
@@ -216,8 +223,15 @@ export class DriftWatches implements DriftTracker {
     return undefined;
   }
 
+  takeDrifted(extension: string): string[] {
+    const drifted = this.#drifted.get(extension);
+    this.#drifted.delete(extension);
+    return drifted === undefined ? [] : [...drifted];
+  }
+
   stop(extension: string): void {
     this.#expectedDeletes.delete(extension);
+    this.#drifted.delete(extension);
     this.#stops.set(extension, (this.#stops.get(extension) ?? 0) + 1);
     const state = this.#extensions.get(extension);
     if (state === undefined) return;
@@ -291,6 +305,7 @@ export class DriftWatches implements DriftTracker {
     if (state === undefined) return;
     this.#metrics?.events.inc({ event });
     const fields = { extension, event, object: describeObject(obj) };
+    this.#drifted.set(extension, (this.#drifted.get(extension) ?? new Set<string>()).add(fields.object));
     if (event === 'update') this.#o.log.debug(fields, 'managed object changed, reconciling');
     else void this.#logDeparture(client, obj, fields);
     this.#enqueue(extension, state);

@@ -21,6 +21,7 @@ export { contentRef, selectedCatalogs, type CatalogSource, type SelectedCatalogs
 export type { ExtensionFeatures, ExtensionReconcilerDeps, ExtensionState, Target } from './pipeline-state.ts';
 export { installerOf, noInstallerMessage, parseServiceAccountRef, type Installer, type ServiceAccountRef } from './installer.ts';
 export { EXTENSION_CONTROLLER_NAME, ExtensionReconciler, type ExtensionReconcilerOptions } from './reconciler.ts';
+export { ExtensionEventReason, OPERATOR_CONTROLLER_REPORTER } from './recorded-events.ts';
 export { MESSAGES } from './status.ts';
 export { VALIDATION_PREFIX } from './steps.ts';
 export { EXTENSION_FINALIZERS } from './uninstall.ts';

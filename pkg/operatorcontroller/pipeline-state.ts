@@ -6,7 +6,7 @@ import type { ClusterExtensionSpec } from '../api/index.ts';
 import type { RegistryV1Bundle } from '../bundle/index.ts';
 import type { Deprecation } from '../fbc/index.ts';
 import type { ImageCache } from '../image/index.ts';
-import type { KubeClient, KubeObject, OpenApiSchemas, ScopedClientFactory } from '../kube/index.ts';
+import type { EventRecorder, KubeClient, KubeObject, OpenApiSchemas, ScopedClientFactory } from '../kube/index.ts';
 import type { Release, ReleaseBundle, ReleaseStore } from '../release/index.ts';
 import type { CertProviderName } from '../render/index.ts';
 import type { ResolveInput } from '../resolve/index.ts';
@@ -44,6 +44,8 @@ export interface ExtensionReconcilerDeps {
   defaultInstaller?: ServiceAccountRef;
   /** Watches of the deployed release's objects that queue a reconcile when they drift. */
   drift: DriftTracker;
+  /** Kubernetes Events on the ClusterExtension (recorded-events.ts); fire and forget. */
+  events: EventRecorder;
   log: Logger;
   /**
    * Test hook (cmd/operator-controller/test-pause.ts), none in production: awaited with

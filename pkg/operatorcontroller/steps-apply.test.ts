@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { withOwnerLabels } from '../applier/index.ts';
 import { fakeCluster, type FakeCluster } from '../../test/support/fake-cluster.ts';
-import type { KubeObject, ScopedClientFactory } from '../kube/index.ts';
+import type { EventRecorder, KubeObject, ScopedClientFactory } from '../kube/index.ts';
 import type { Release, ReleaseStore } from '../release/index.ts';
 import type { CatalogPackage, ResolveInput } from '../resolve/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
@@ -57,15 +57,22 @@ function chainRequest(versions: string[]): ResolveInput {
   return { packageName: 'p', versionRange: '>=1.0.0', catalogs: [{ name: 'c', priority: 0, package: fbc as CatalogPackage['package'] }] };
 }
 
-function depsFor(cluster: FakeCluster, store: MemoryStore, uid: (obj: KubeObject) => string | undefined = () => undefined): ExtensionReconcilerDeps {
+function depsFor(
+  cluster: FakeCluster,
+  store: MemoryStore,
+  uid: (obj: KubeObject) => string | undefined = () => undefined,
+  seen: { events: string[]; drifted?: string[] } = { events: [] },
+): ExtensionReconcilerDeps {
   const drift = {
     track: () => Promise.resolve(),
     stop: () => undefined,
     expectDeletes: () => undefined,
     ownedUid: (_e: string, o: KubeObject) => uid(o),
+    takeDrifted: () => seen.drifted?.splice(0) ?? [],
   } satisfies DriftTracker;
+  const events = { event: (_o, type, reason, action, note) => void seen.events.push(`${type} ${reason} ${action}: ${note}`) } satisfies EventRecorder;
   const scoped = { forServiceAccount: () => cluster.client } as unknown as ScopedClientFactory;
-  return { scoped, releases: store as unknown as ReleaseStore, drift } as unknown as ExtensionReconcilerDeps;
+  return { scoped, releases: store as unknown as ReleaseStore, drift, events } as unknown as ExtensionReconcilerDeps;
 }
 
 function stateFor(version: string, objects: KubeObject[], installed?: Release): ExtensionState {
@@ -101,6 +108,31 @@ describe('apply step', () => {
         "ConfigMap 'b' already exists in namespace 'ns' and cannot be managed by operator-controller",
     });
     expect(condition(s, 'Installed')).toMatchObject({ status: 'False', message: 'No bundle installed' });
+  });
+
+  it('records Installed, Upgraded, Downgraded, DriftRepaired and the refusals as events on the extension', async () => {
+    const cluster = fakeCluster();
+    const store = new MemoryStore();
+    const seen: { events: string[]; drifted?: string[] } = { events: [] };
+    await applyBundle(depsFor(cluster, store, undefined, seen), stateFor('1.0.0', [cm('a')]));
+    let [installed] = await store.history();
+    await applyBundle(depsFor(cluster, store, undefined, seen), stateFor('1.1.0', [cm('a')], installed));
+    [installed] = await store.history();
+    await applyBundle(depsFor(cluster, store, undefined, seen), stateFor('1.0.0', [cm('a')], installed));
+    [installed] = await store.history();
+    // An unchanged release: DriftRepaired only when the drift watches saw objects change.
+    await applyBundle(depsFor(cluster, store, undefined, seen), stateFor('1.0.0', [cm('a')], installed));
+    seen.drifted = ['ConfigMap ns/a'];
+    await applyBundle(depsFor(cluster, store, undefined, seen), stateFor('1.0.0', [cm('a')], installed));
+    cluster.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'ns' } });
+    await expect(applyBundle(depsFor(cluster, store, undefined, seen), stateFor('1.2.0', [cm('a'), cm('b')], installed))).rejects.toThrow();
+    expect(seen.events).toEqual([
+      'Normal Installed Install: Installed bundle p.v1.0.0 (version 1.0.0), revision 1',
+      'Normal Upgraded Upgrade: Upgraded to bundle p.v1.1.0 (version 1.1.0) from version 1.0.0, revision 2',
+      'Normal Downgraded Upgrade: Downgraded to bundle p.v1.0.0 (version 1.0.0) from version 1.1.0, revision 3',
+      'Normal DriftRepaired Reconcile: Restored 1 changed or deleted object(s): ConfigMap ns/a',
+      'Warning OwnershipConflict Apply: Cannot install bundle p.v1.2.0 (version 1.2.0): ConfigMap ns/b already exist(s) and are not owned by this extension; nothing was applied',
+    ]);
   });
 
   it('asks for another reconcile after a move when the catalogs offer a further hop, so a range is walked to its top', async () => {

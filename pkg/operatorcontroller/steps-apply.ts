@@ -19,6 +19,7 @@ import { staticKindScopes } from '../render/index.ts';
 import { deprecationConditions, resolve } from '../resolve/index.ts';
 import { bundleProperties } from './bundle-source.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import { recordApplyFailed, recordDeployed, recordDriftRepaired, recordPreAuthorizationFailed } from './recorded-events.ts';
 import { fail, forBundle, requireInstaller, trackDrift } from './steps.ts';
 import { setDeprecation, setInstalledFrom, setProgressingRetrying, setProgressingSucceeded } from './status.ts';
 
@@ -89,6 +90,7 @@ export async function preauthorize(deps: ExtensionReconcilerDeps, state: Extensi
   });
   setInstalledFrom(state.ce, state.installed);
   setProgressingRetrying(state.ce, forBundle(desired.bundle, new Error(message)).message);
+  recordPreAuthorizationFailed(deps, state, desired.bundle, missing.length, `${sa.namespace}/${sa.name}`);
   return wait();
 }
 
@@ -133,6 +135,7 @@ export async function applyBundle(deps: ExtensionReconcilerDeps, state: Extensio
       }));
       state.log.warn({ conflicts }, 'release refused: objects not owned by this extension');
     }
+    recordApplyFailed(deps, state, desired.bundle, err);
     const history = await deps.releases.history(state.name, state.signal).catch(() => state.history);
     setInstalledFrom(
       state.ce,
@@ -141,6 +144,10 @@ export async function applyBundle(deps: ExtensionReconcilerDeps, state: Extensio
     fail(state, forBundle(desired.bundle, err));
   }
   setInstalledFrom(state.ce, applied.release);
+  // Drift noticed before this apply is repaired by it (or superseded by a new revision).
+  const drifted = deps.drift.takeDrifted(state.name);
+  if (applied.changed) recordDeployed(deps, state, applied.release);
+  else recordDriftRepaired(deps, state, drifted);
   if (applied.changed) await trackDrift(deps, state, applied.release.manifest);
   if (state.target?.fromCatalog === true) {
     setDeprecation(

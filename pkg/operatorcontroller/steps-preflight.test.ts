@@ -1,7 +1,7 @@
 // The preflight step with a fake ServiceAccount client (what it reads, when it skips, how it
 // reports); the end-to-end behaviour is test/e2e/operator-controller-crd-upgrade.test.ts.
 import { describe, expect, it } from 'vitest';
-import { ApiError, type KubeClient, type KubeObject, type ObjectRef, type ScopedClientFactory } from '../kube/index.ts';
+import { ApiError, type EventRecorder, type KubeClient, type KubeObject, type ObjectRef, type ScopedClientFactory } from '../kube/index.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
 import { preflight } from './steps-preflight.ts';
 import { extensionState } from '../../test/support/extension-state.ts';
@@ -20,7 +20,7 @@ function crd(name: string, props: Record<string, unknown>): KubeObject {
 }
 
 /** Deps whose ServiceAccount client answers GETs from `cluster` (a thrown value is thrown); `reads` records them. */
-function depsWith(cluster: Record<string, KubeObject | Error>, reads: string[]): ExtensionReconcilerDeps {
+function depsWith(cluster: Record<string, KubeObject | Error>, reads: string[], events: string[] = []): ExtensionReconcilerDeps {
   const client = {
     get: async (ref: ObjectRef) => {
       reads.push(ref.name);
@@ -31,7 +31,8 @@ function depsWith(cluster: Record<string, KubeObject | Error>, reads: string[]):
     },
   } as unknown as KubeClient;
   const scoped = { forServiceAccount: () => client } as unknown as ScopedClientFactory;
-  return { scoped } as unknown as ExtensionReconcilerDeps;
+  const recorder = { event: (_o, type, reason, _action, note) => void events.push(`${type} ${reason}: ${note}`) } satisfies EventRecorder;
+  return { scoped, events: recorder } as unknown as ExtensionReconcilerDeps;
 }
 
 function stateWith(objects: KubeObject[], install?: object): ExtensionState {
@@ -55,12 +56,16 @@ describe('preflight step', () => {
     const reads: string[] = [];
     const other = crd('b.example.com', { spec: { type: 'string' } });
     const state = stateWith([cm, unsafe, crd('new.example.com', {}), other]);
-    const deps = depsWith({ 'a.example.com': installed, 'b.example.com': crd('b.example.com', { spec: { type: 'object' } }) }, reads);
+    const events: string[] = [];
+    const deps = depsWith({ 'a.example.com': installed, 'b.example.com': crd('b.example.com', { spec: { type: 'object' } }) }, reads, events);
     await expect(preflight(deps, state)).rejects.toThrow(
       'error for resolved bundle "p.v2.0.0" with version "2.0.0": validating upgrade for CRD "a.example.com": v1: ^.spec.x: type: type changed : "string" -> "integer"\n' +
         'validating upgrade for CRD "b.example.com": v1: ^.spec: type: type changed : "object" -> "string"',
     );
     expect(reads).toEqual(['a.example.com', 'new.example.com', 'b.example.com']);
+    expect(events).toEqual([
+      'Warning PreflightFailed: CRD upgrade safety check refused bundle p.v2.0.0 (version 2.0.0): unsafe changes to CustomResourceDefinition a.example.com, b.example.com',
+    ]);
     expect(progressing(state)).toMatchObject({ status: 'True', reason: 'Retrying' });
     expect((state.ce.status as { conditions: { type: string; status: string }[] }).conditions.find((c) => c.type === 'Installed')).toMatchObject({
       status: 'False',

@@ -13,6 +13,7 @@ import { wrapError } from '../errors/index.ts';
 import { goQuote } from '../gotext/index.ts';
 import { isNotFound, type KubeObject } from '../kube/index.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import { recordPreflightFailed } from './recorded-events.ts';
 import { desiredRelease, releaseUnchanged } from './steps-apply.ts';
 import { fail, forBundle, requireInstaller } from './steps.ts';
 import { setInstalledFrom } from './status.ts';
@@ -30,6 +31,7 @@ export async function preflight(deps: ExtensionReconcilerDeps, state: ExtensionS
   const sa = requireInstaller(state);
   const client = deps.scoped.forServiceAccount(sa.namespace, sa.name);
   const blocks: string[] = [];
+  const blocked: string[] = [];
   for (const proposed of desired.objects) {
     if (!isCrdV1(proposed)) continue;
     const name = proposed.metadata.name ?? '';
@@ -42,10 +44,13 @@ export async function preflight(deps: ExtensionReconcilerDeps, state: ExtensionS
       fail(state, forBundle(desired.bundle, wrapError(`getting existing resource for CRD ${goQuote(name)}`, err)));
     }
     const violations = checkCrdUpgrade(installed, proposed);
-    if (violations.length > 0) blocks.push(formatCrdUpgradeError(name, violations));
+    if (violations.length === 0) continue;
+    blocks.push(formatCrdUpgradeError(name, violations));
+    blocked.push(name);
   }
   if (blocks.length === 0) return undefined;
   state.log.info({ crds: blocks.length }, 'upgrade blocked by CRD upgrade safety');
   setInstalledFrom(state.ce, state.installed);
+  recordPreflightFailed(deps, state, desired.bundle, blocked);
   fail(state, forBundle(desired.bundle, new Error(blocks.join('\n'))));
 }

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { UNINSTALL_FINALIZER } from '../api/index.ts';
 import { withOwnerLabels } from '../applier/index.ts';
-import type { KubeObject, ScopedClientFactory } from '../kube/index.ts';
+import type { EventRecorder, KubeObject, ScopedClientFactory } from '../kube/index.ts';
 import type { Release, ReleaseStore } from '../release/index.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
 import { EXTENSION_FINALIZERS, finalize } from './uninstall.ts';
@@ -21,6 +21,7 @@ function deleting(name: string): ExtensionState {
 }
 
 function deps(history: Release[], calls: string[], client = fakeCluster().client): ExtensionReconcilerDeps {
+  const events = { event: (_o, type, reason, _action, note) => void calls.push(`event ${type} ${reason}: ${note}`) } satisfies EventRecorder;
   const releases = {
     history: (n: string) => (calls.push(`history ${n}`), Promise.resolve(history)),
     deleteAll: (n: string) => (calls.push(`deleteAll ${n}`), Promise.resolve()),
@@ -28,6 +29,7 @@ function deps(history: Release[], calls: string[], client = fakeCluster().client
   return {
     releases,
     drift: { stop: () => undefined },
+    events,
     bundleCache: { delete: () => Promise.resolve() },
     scoped: { forServiceAccount: () => client, forget: () => undefined } as unknown as ScopedClientFactory,
   } as unknown as ExtensionReconcilerDeps;
@@ -58,7 +60,11 @@ describe('finalize', () => {
     } as unknown as Release;
     const s = deleting('ext');
     await finalize(deps([release], calls, cluster.client), s);
-    expect(calls).toEqual(['history ext', 'deleteAll ext']);
+    expect(calls).toEqual([
+      'history ext',
+      'deleteAll ext',
+      'event Normal Uninstalled: Uninstalled: 1 object(s) deleted, 0 CustomResourceDefinition(s) kept with their custom resources, 1 object(s) skipped',
+    ]);
     expect([...cluster.objects.keys()]).toEqual(['ConfigMap ns/users']);
     expect(s.ce.metadata.finalizers ?? []).not.toContain(UNINSTALL_FINALIZER);
   });

@@ -22,6 +22,7 @@ import { errorMessage } from '../errors/index.ts';
 import { isReleaseName } from '../release/index.ts';
 import { noInstallerMessage } from './installer.ts';
 import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import { recordUninstalled } from './recorded-events.ts';
 import { setProgressingError } from './status.ts';
 
 /** The finalizers operator-controller puts on every ClusterExtension, in the order added. */
@@ -73,6 +74,7 @@ async function uninstall(deps: ExtensionReconcilerDeps, state: ExtensionState): 
     const client = deps.scoped.forServiceAccount(ns, sa);
     const outcome = await uninstallRelease({ client, store: deps.releases, signal: state.signal }, name, history);
     state.log.info({ deleted: outcome.deleted.length, kept: outcome.kept, skipped: outcome.skipped }, 'uninstalled');
+    recordUninstalled(deps, state, outcome);
   } catch (err) {
     const message =
       `finalizer ${JSON.stringify(UNINSTALL_FINALIZER)} failed: ${errorMessage(err)}; ` +
