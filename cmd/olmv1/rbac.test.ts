@@ -57,6 +57,20 @@ describe('olmv1 rbac', () => {
     ]);
   });
 
+  it('refuses a missing directory that names no registry, and an OwnNamespace-only bundle with the flag to pass', async () => {
+    const io = capture();
+    expect(await runRbac(['bundels/acme', '--install-namespace', 'ns', '--service-account', 'sa'], io, {})).toBe(1);
+    expect(io.err()).toBe(
+      'bundle directory "bundels/acme" not found\n(an IMAGE must name its registry, e.g. quay.io/acme/bundle:v1 or localhost:5001/acme/bundle:v1)\n',
+    );
+    const own = capture();
+    expect(await runRbac([join(FIXTURE_BUNDLES_DIR, 'own-only'), '--install-namespace', 'ns', '--service-account', 'sa'], own, {})).toBe(1);
+    expect(own.err()).toBe(
+      'invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing\n(the bundle supports only the OwnNamespace install mode: pass --watch-namespace ns, the install namespace)\n',
+    );
+    expect(own.out()).toBe('');
+  });
+
   it('is deterministic', async () => {
     const args = [join(FIXTURE_BUNDLES_DIR, 'webhook'), '--install-namespace', 'hooks', '--service-account', 'sa', '--cert-provider', 'cert-manager'];
     const a = capture();

@@ -68,7 +68,7 @@ export async function runRbac(args: readonly string[], io: CommandIo, deps: Bund
 
     const options = await buildRenderOptions(parsed);
     const rendered = render(bundle, options);
-    if (!rendered.ok) throw new CommandError(refusalMessage(rendered.error.message, parsed), 1);
+    if (!rendered.ok) throw new CommandError(refusalMessage(rendered.error, bundle, parsed), 1);
 
     const rbac = computeInstallRbac(rendered.value, {
       installNamespace: parsed.installNamespace,

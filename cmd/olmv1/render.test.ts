@@ -7,7 +7,7 @@ import { readBundleDir } from '../../pkg/bundle/index.ts';
 import { decodeDocuments } from '../../pkg/goyaml/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/image/index.ts';
 import { FIXTURE_BUNDLES_DIR, GOLDEN_CASES, GOLDEN_DIR } from '../../test/fixtures/bundles/golden-cases.ts';
-import { runRenderBundle, type CommandIo } from './render.ts';
+import { namesRegistry, runRenderBundle, type CommandIo } from './render.ts';
 
 function capture(): CommandIo & { out: () => string; err: () => string } {
   let out = '';
@@ -62,7 +62,11 @@ describe('olmv1 render bundle', () => {
     ],
     [
       ['own-only', '--install-namespace', 'ns'],
-      'invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing\n',
+      'invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing\n(the bundle supports only the OwnNamespace install mode: pass --watch-namespace ns, the install namespace)\n',
+    ],
+    [
+      ['single-only', '--install-namespace', 'ns'],
+      'invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing\n(the bundle supports only the SingleNamespace install mode: pass --watch-namespace NS, NS being the namespace its operator watches, other than ns)\n',
     ],
     [
       ['multi-only', '--install-namespace', 'ns'],
@@ -134,6 +138,36 @@ describe('olmv1 render bundle', () => {
     const io2 = capture();
     expect(await runRenderBundle(['example.com/x:1', '--install-namespace', 'ns'], io2, {})).toBe(1);
     expect(io2.err()).toBe('"example.com/x:1" is not a directory, and fetching bundle images is not available\n');
+  });
+
+  it.each(['bundels/widgets', './widgets', '../widgets', 'widgets', 'acme/widgets-bundle:v1'])(
+    'refuses %j, neither a directory nor an image naming its registry, without pulling',
+    async (arg) => {
+      const fetchBundle = vi.fn(async () => new Map<string, Buffer>());
+      const io = capture();
+      expect(await runRenderBundle([arg, '--install-namespace', 'ns'], io, { fetchBundle })).toBe(1);
+      expect(io.err()).toBe(
+        `bundle directory ${JSON.stringify(arg)} not found\n(an IMAGE must name its registry, e.g. quay.io/acme/bundle:v1 or localhost:5001/acme/bundle:v1)\n`,
+      );
+      expect(fetchBundle).not.toHaveBeenCalled();
+    },
+  );
+
+  it.each([
+    ['quay.io/acme/widgets-bundle:v1', true],
+    ['localhost/acme/b:1', true],
+    ['localhost:5001/b@sha256:0123', true],
+    ['127.0.0.1:5001/acme/b:1', true],
+    ['registry:5000/b:1', true],
+    ['[::1]:5001/b:1', true],
+    ['acme/widgets-bundle:v1', false],
+    ['widgets', false],
+    ['./widgets/x', false],
+    ['../widgets/x', false],
+    ['/abs/dir', false],
+    ['quay.io/', false],
+  ])('namesRegistry(%j) is %s', (ref, want) => {
+    expect(namesRegistry(ref)).toBe(want);
   });
 
   it('reports bundle parse errors with exit 1', async () => {

@@ -15,7 +15,7 @@ import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { decodeSingleDocument, decodeUtf8, parseBundle, readBundleDir, type KubeObject, type RegistryV1Bundle } from '../../pkg/bundle/index.ts';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { readRegularFile } from '../../pkg/localfs/index.ts';
-import { objectsToYaml, render, type CertProviderName, type RenderOptions } from '../../pkg/render/index.ts';
+import { objectsToYaml, render, watchNamespaceHint, type CertProviderName, type RenderFailure, type RenderOptions } from '../../pkg/render/index.ts';
 import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/image/index.ts';
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 import { REGISTRY_FLAGS, type RegistryAccess, loadRegistryAccess, registryFlagsHelp } from './registry-access.ts';
@@ -87,8 +87,10 @@ ${registryFlagsHelp(27)}${imageLimitHelp(27, BUNDLE_IMAGE_LIMITS)}  -h, --help  
 `;
 
 /** What DIR|IMAGE means, for the help texts. */
-export const BUNDLE_SOURCE_HELP = `DIR is a bundle directory (manifests/ and metadata/); anything else is pulled as a bundle
-image (registries on loopback and in $OLMV1_INSECURE_REGISTRIES over plain HTTP), through the
+export const BUNDLE_SOURCE_HELP = `DIR is a bundle directory (manifests/ and metadata/). IMAGE is a bundle image reference that
+names its registry (quay.io/acme/bundle:v1, localhost:5001/acme/bundle:v1; a name that is not
+an existing directory and names no registry is refused). Images are pulled (registries on
+loopback and in $OLMV1_INSECURE_REGISTRIES over plain HTTP), through the
 mirrors, rewrites and blocked or insecure registries of containers-registries.conf(5)
 ($CONTAINERS_REGISTRIES_CONF, else ~/.config/containers/registries.conf or
 /etc/containers/registries.conf, and their registries.conf.d drop-ins).`;
@@ -120,7 +122,7 @@ export async function runRenderBundle(args: readonly string[], io: CommandIo, de
     const bundle = await loadBundle(parsed, deps);
     const options = await buildRenderOptions(parsed);
     const result = render(bundle, options);
-    if (!result.ok) throw new CommandError(refusalMessage(result.error.message, parsed), 1);
+    if (!result.ok) throw new CommandError(refusalMessage(result.error, bundle, parsed), 1);
     io.stdout.write(formatObjects(result.value, parsed.output));
   });
 }
@@ -201,6 +203,12 @@ export async function loadBundle(
   let files: ReadonlyMap<string, Uint8Array>;
   if (isDir) {
     files = await readBundleDir(source);
+  } else if (!namesRegistry(source)) {
+    // A mistyped directory must not become a pull from docker.io.
+    throw new CommandError(
+      `bundle directory ${JSON.stringify(source)} not found\n(an IMAGE must name its registry, e.g. quay.io/acme/bundle:v1 or localhost:5001/acme/bundle:v1)`,
+      1,
+    );
   } else if (deps.fetchBundle !== undefined) {
     let access: RegistryAccess;
     try {
@@ -217,6 +225,20 @@ export async function loadBundle(
   return bundle.value;
 }
 
+/**
+ * Whether `ref` is a fully qualified image reference: its first path component is a registry
+ * host (as Docker tells one: it holds a `.` or a `:` port, or is `localhost`) and a repository
+ * follows. Only such an argument that is not a directory is pulled.
+ */
+export function namesRegistry(ref: string): boolean {
+  const slash = ref.indexOf('/');
+  if (slash <= 0 || slash === ref.length - 1) return false;
+  return REGISTRY_HOST.test(ref.slice(0, slash));
+}
+
+// localhost[:port], a dotted name[:port], name:port, or [IPv6][:port]; `.`, `..` and `./x` are paths.
+const REGISTRY_HOST = /^(localhost(:\d+)?|[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+(:\d+)?|[a-zA-Z0-9-]+:\d+|\[[0-9a-fA-F:.]+\](:\d+)?)$/;
+
 /** The objects as `-o` asks: multi-document YAML, or one JSON `v1` `List` (2-space indent). */
 export function formatObjects(objects: readonly KubeObject[], output: 'yaml' | 'json'): string {
   if (output === 'yaml') return objectsToYaml(objects);
@@ -226,12 +248,22 @@ export function formatObjects(objects: readonly KubeObject[], output: 'yaml' | '
 const WEBHOOK_REFUSAL = 'unsupported bundle: webhookDefinitions are not supported';
 
 /**
- * The render refusal as the CLI prints it: upstream's message, and for a bundle with webhooks
- * rendered without a certificate provider, the flag that provides one.
+ * The render refusal as the CLI prints it: upstream's message, then on its own line how to get
+ * past it: for a bundle with webhooks rendered without a certificate provider, the flag that
+ * provides one; for one that cannot watch all namespaces rendered without a watch namespace,
+ * the --watch-namespace to pass (pkg/render watchNamespaceHint).
  */
-export function refusalMessage(message: string, args: Pick<BundleCommandArgs, 'certProvider'>): string {
-  if (args.certProvider !== undefined || !message.startsWith(WEBHOOK_REFUSAL)) return message;
-  return `${message}\n(the bundle has webhooks: render it with --cert-provider cert-manager or --cert-provider openshift-service-ca)`;
+export function refusalMessage(
+  failure: RenderFailure,
+  bundle: RegistryV1Bundle,
+  args: Pick<BundleCommandArgs, 'certProvider' | 'installNamespace'>,
+): string {
+  const message = failure.message;
+  if (args.certProvider === undefined && message.startsWith(WEBHOOK_REFUSAL)) {
+    return `${message}\n(the bundle has webhooks: render it with --cert-provider cert-manager or --cert-provider openshift-service-ca)`;
+  }
+  const hint = watchNamespaceHint(failure, bundle, args.installNamespace, 'cli');
+  return hint === undefined ? message : `${message}\n${hint}`;
 }
 
 /**

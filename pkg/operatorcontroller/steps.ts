@@ -13,7 +13,7 @@ import { jsonEqual, type StepOutcome } from '../controller/index.ts';
 import { TerminalError, errorMessage, findTerminal, wrapError } from '../errors/index.ts';
 import { isNotFound, type KubeObject } from '../kube/index.ts';
 import { deployedRelease, isReleaseName, type ReleaseBundle } from '../release/index.ts';
-import { render, renderFailureToError } from '../render/index.ts';
+import { render, renderFailureToError, withWatchNamespaceHint } from '../render/index.ts';
 import { deprecationConditions, metadataFor, packageMissing, resolutionHints, resolve } from '../resolve/index.ts';
 import { selectedCatalogs, selectedPackageNames } from './catalogs.ts';
 import { noInstallerMessage, type Installer } from './installer.ts';
@@ -317,7 +317,9 @@ export async function renderBundle(deps: ExtensionReconcilerDeps, state: Extensi
   });
   if (!rendered.ok) {
     setInstalledFrom(state.ce, state.installed);
-    fail(state, forBundle(target, renderFailureToError(rendered.error)));
+    // Upstream's text, then how to set spec.config.inline.watchNamespace when that is what is missing.
+    const failure = withWatchNamespaceHint(rendered.error, state.bundle, state.spec.namespace, 'cluster-extension');
+    fail(state, forBundle(target, renderFailureToError(failure)));
   }
   const objects: KubeObject[] = [];
   const dropped: { object: string; paths: string[] }[] = [];

@@ -26,3 +26,4 @@ export { checkPreRenderGates, type GateOptions } from './gates.ts';
 export { isNamespacedKind, isSupportedKind } from './supported-kinds.ts';
 export { REASON_INVALID_CONFIGURATION, renderFailureToError, type CertProviderName, type RenderFailure, type RenderOptions } from './types.ts';
 export { objectToYaml, objectsToYaml, toYaml } from './yaml-output.ts';
+export { watchNamespaceHint, withWatchNamespaceHint, type WatchNamespaceAudience } from './watch-namespace-hint.ts';

@@ -206,7 +206,7 @@ describe('operator-controller reports what stops an install', () => {
     expect(ext.cond('Progressing')).toMatchObject({
       status: 'False',
       reason: 'InvalidConfiguration',
-      message: `error for resolved bundle "${broken}.v1.0.0" with version "1.0.0": invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing`,
+      message: `error for resolved bundle "${broken}.v1.0.0" with version "1.0.0": invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing (the bundle supports only the OwnNamespace install mode: set spec.config.inline.watchNamespace: ${broken}, the install namespace)`,
     });
     expect(elapsed).toBeLessThan(30_000);
   });

@@ -1,0 +1,54 @@
+/**
+ * The hint added after upstream's refusal of a bundle that cannot watch all namespaces and was
+ * given no `watchNamespace` (`required field "watchNamespace" is missing`): upstream's text does
+ * not say which namespace would do, or how to pass it. The hint names the value (the install
+ * namespace for OwnNamespace) and the place to put it, for the audience reading it: the CLI's
+ * `--watch-namespace` or a ClusterExtension's `spec.config.inline.watchNamespace`.
+ */
+import type { RegistryV1Bundle } from '../bundle/index.ts';
+import { supportedInstallModes } from './csv-access.ts';
+import type { RenderFailure } from './types.ts';
+
+/** Who reads the hint: the `olmv1` command line or a ClusterExtension's condition. */
+export type WatchNamespaceAudience = 'cli' | 'cluster-extension';
+
+const MISSING_WATCH_NAMESPACE = 'required field "watchNamespace" is missing';
+
+/**
+ * How to pass a watch namespace, when `failure` is the missing-watchNamespace refusal of a
+ * bundle without AllNamespaces support; undefined for every other failure. The text is a
+ * parenthesised sentence, to follow upstream's message.
+ */
+export function watchNamespaceHint(
+  failure: RenderFailure,
+  bundle: RegistryV1Bundle,
+  installNamespace: string,
+  audience: WatchNamespaceAudience,
+): string | undefined {
+  if (!failure.terminal || !failure.message.includes(MISSING_WATCH_NAMESPACE)) return undefined;
+  const modes = supportedInstallModes(bundle.csv);
+  const own = modes.has('OwnNamespace');
+  const single = modes.has('SingleNamespace');
+  if (modes.has('AllNamespaces') || (!own && !single)) return undefined;
+  const set = (value: string) => (audience === 'cli' ? `--watch-namespace ${value}` : `spec.config.inline.watchNamespace: ${value}`);
+  const verb = audience === 'cli' ? 'pass' : 'set';
+  const ns = installNamespace === '' ? 'NS' : installNamespace;
+  if (own && !single) {
+    return `(the bundle supports only the OwnNamespace install mode: ${verb} ${set(ns)}, the install namespace)`;
+  }
+  if (single && !own) {
+    return `(the bundle supports only the SingleNamespace install mode: ${verb} ${set('NS')}, NS being the namespace its operator watches, other than ${ns})`;
+  }
+  return `(the bundle supports only the OwnNamespace and SingleNamespace install modes: ${verb} ${set(ns)} to watch the install namespace, or ${set('NS')} to watch another one)`;
+}
+
+/** `failure` with the watch-namespace hint appended to its message (after a space) when one applies. */
+export function withWatchNamespaceHint(
+  failure: RenderFailure,
+  bundle: RegistryV1Bundle,
+  installNamespace: string,
+  audience: WatchNamespaceAudience,
+): RenderFailure {
+  const hint = watchNamespaceHint(failure, bundle, installNamespace, audience);
+  return hint === undefined ? failure : { ...failure, message: `${failure.message} ${hint}` };
+}
