@@ -49,6 +49,35 @@ describe('olmv1 catalog validate', () => {
     expect(r.stderr).toBe(`${MODEL_ERRORS.join('\n')}\n`);
   });
 
+  it('says a registry+v1 bundle directory is not a catalog, in one line, exit 1', async () => {
+    const dir = fileURLToPath(new URL('../../examples/example-operator/bundles/1.0.0', import.meta.url));
+    const r = await run(dir);
+    expect(r).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `"${dir}" is a registry+v1 bundle directory, not a file-based catalog: use "olmv1 render bundle ${dir} --install-namespace NS" to check it, "olmv1 bundle push ${dir} IMAGE" to publish it\n`,
+    });
+  });
+
+  it('never prints a whole large document: manifests in a catalog are reported cut', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'olmv1-validate-manifests-'));
+    try {
+      const icon = 'iVBORw0KGgo'.repeat(2000);
+      await writeFile(
+        join(dir, 'csv.yaml'),
+        `apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nspec:\n  icon:\n  - base64data: ${icon}\n`,
+      );
+      const r = await run(dir);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        /^csv\.yaml:1: object '\{"apiVersion":"operators\.coreos\.com\/v1alpha1",.{0,40}\.\.\. \(\d+ characters\)' is missing root schema field\n/,
+      );
+      expect(r.stderr.length).toBeLessThan(300);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('names the file and line of every decode error', async () => {
     const r = await run(`${TESTDATA}invalid-decode`);
     expect(r.code).toBe(1);

@@ -7,6 +7,7 @@
  * Exit codes: 0 valid (prints nothing by default), 1 invalid, 2 usage error.
  */
 import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { canonicalJson, type DecodeLimits, type FbcLoadError, loadFS, validate } from '../../pkg/fbc/index.ts';
 import { goQuote } from '../../pkg/gotext/index.ts';
 import { toYaml } from '../../pkg/render/index.ts';
@@ -128,10 +129,25 @@ export async function runCatalogValidate(args: string[], io: CommandIO): Promise
  * `catalog validate` prints them. Throws for I/O failures and a catalog over its size limit.
  */
 export async function validateCatalogDir(dir: string, limits?: Partial<DecodeLimits>): Promise<string[]> {
+  // Every manifest of a bundle would be reported as a document without a schema: say what it is instead.
+  if (await isBundleDir(dir)) return [bundleDirMessage(dir)];
   const errors: string[] = [];
   const cfg = await loadFS(dir, { onError: (e: FbcLoadError) => errors.push(e.message), limits });
   errors.push(...validate(cfg));
   return errors;
+}
+
+/** A registry+v1 bundle directory: `manifests/` and `metadata/annotations.yaml`. */
+async function isBundleDir(dir: string): Promise<boolean> {
+  const [manifests, annotations] = await Promise.all([
+    stat(join(dir, 'manifests')).catch(() => undefined),
+    stat(join(dir, 'metadata', 'annotations.yaml')).catch(() => undefined),
+  ]);
+  return manifests?.isDirectory() === true && annotations?.isFile() === true;
+}
+
+function bundleDirMessage(dir: string): string {
+  return `${goQuote(dir)} is a registry+v1 bundle directory, not a file-based catalog: use "olmv1 render bundle ${dir} --install-namespace NS" to check it, "olmv1 bundle push ${dir} IMAGE" to publish it`;
 }
 
 // opm's structured result: {"passed": bool, "error": {"message": "..."}}, JSON with two-space

@@ -90,6 +90,11 @@ describe('typed decoding (Go encoding/json semantics)', () => {
     ],
     ['{"name":"x"}', `object '{"name":"x"}\n' is missing root schema field`],
     ['# only a comment\n', `object '' is missing root schema field`],
+    [
+      // A schema-less document with a large value (a CSV's base64 icon) is shown cut, with its length.
+      `{"kind":"ClusterServiceVersion","icon":"${'A'.repeat(20000)}"}`,
+      `object '{"icon":"${'A'.repeat(51)}... (20043 characters)' is missing root schema field`,
+    ],
   ])('rejects %s', (text, want) => {
     expect(loadError(text)).toBe(want);
   });

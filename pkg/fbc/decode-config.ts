@@ -67,7 +67,7 @@ export function addDocument(cfg: DeclarativeConfig, meta: Meta, value?: JsonValu
       return undefined;
     }
     case '':
-      return `object '${meta.blob}' is missing root schema field`;
+      return `object '${abbreviateBlob(meta.blob)}' is missing root schema field`;
     default:
       cfg.others.push(meta);
       return undefined;
@@ -172,4 +172,15 @@ export function checkBundleObjects(b: Bundle): string | undefined {
     }
   }
   return undefined;
+}
+
+// Upstream prints the whole blob; a Kubernetes manifest or a CSV with a base64 icon mistaken for
+// a catalog would print kilobytes per document. Blobs longer than this are cut (decision 0099).
+const MAX_BLOB_CHARS = 80;
+const BLOB_HEAD_CHARS = 60;
+
+/** `blob` as error messages show it: whole when short, else its start, `...` and its length. */
+export function abbreviateBlob(blob: string): string {
+  if (blob.length <= MAX_BLOB_CHARS) return blob;
+  return `${blob.slice(0, BLOB_HEAD_CHARS)}... (${blob.length} characters)`;
 }
