@@ -11,6 +11,7 @@ import { CLUSTER_CATALOG } from '../../pkg/api/index.ts';
 import {
   CATALOG_CONTROLLER_NAME,
   CONTENT_SYNC_CONTROLLER_NAME,
+  CATALOGD_REPORTER,
   CatalogReconciler,
   ContentSyncReconciler,
   PollSchedule,
@@ -23,7 +24,7 @@ import { buildCatalogServer } from '../../pkg/catalogd/server/index.ts';
 import { LocalDirStore, createProcessIngest } from '../../pkg/catalogd/storage/index.ts';
 import { Controller, HealthServer, informersSynced, keepingOptions, loadCertificate, watchCertificate } from '../../pkg/controller/index.ts';
 import { createDiskImageCache } from '../../pkg/image/index.ts';
-import { Informer, type KubeContext, clientListWatch, stripManagedFields } from '../../pkg/kube/index.ts';
+import { Informer, KubeEventRecorder, type KubeContext, clientListWatch, settlesWithin, stripManagedFields } from '../../pkg/kube/index.ts';
 import { componentImages, connectComponent, runLeading } from '../shared/component.ts';
 import { startMetricsServing } from '../shared/serving.ts';
 import type { CatalogdOptions } from './options.ts';
@@ -73,11 +74,14 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
     concurrency: o.maxConcurrentReconciles,
     limitRetryFloorMs: o.ingestTimeoutMs,
   });
+  // Events on ClusterCatalogs (the leader's reconciler), written with catalogd's own identity.
+  const events = new KubeEventRecorder({ client: kube.client, reportingController: CATALOGD_REPORTER, reportingInstance: o.identity, log, registry });
   const lead = async (leading: AbortSignal): Promise<void> => {
     const controller = new Controller({
       name: CATALOG_CONTROLLER_NAME,
       reconciler: new CatalogReconciler({
         client: kube.client,
+        events,
         images,
         unpackCache,
         store,
@@ -105,6 +109,8 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
   const outcome = await runLeading(o, { client: kube.client, log, registry }, lead, signal);
 
   await Promise.allSettled([syncing, gc]);
+  // Events are best effort: the last ones get a moment to be written, no more.
+  await settlesWithin(events.settled(), 2000);
   stopCertWatch();
   await server.close();
   await health.stop();

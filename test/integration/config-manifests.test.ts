@@ -9,7 +9,7 @@
 // ServiceAccounts (so only the shipped RBAC applies) and the shipped flags (leader election on
 // the shipped Leases, release records in olmv1-system), plus --global-pull-secret: a catalog is
 // served; an extension is installed (a release big enough to need chunk Secrets), upgraded and
-// uninstalled; the catalog is deleted. Both serve with a certificate, as shipped: catalogd its
+// uninstalled; the catalog is deleted; Events are recorded, repeats counted in a series. Both serve with a certificate, as shipped: catalogd its
 // catalog API over HTTPS (operator-controller trusting its CA) and both their metrics, which a
 // token bound to the shipped metrics-reader ClusterRoles reads (each scrape reviewed with the
 // components' own TokenReviews and SubjectAccessReviews).
@@ -45,6 +45,7 @@ import {
   rbacFor,
   waitForExtension,
 } from '../support/extensions.ts';
+import { waitForEvent } from '../support/events.ts';
 import { installOlmConfig, installOpenShiftKinds } from '../support/olm-config.ts';
 import { startOperatorController, type TestOperatorController } from '../support/operator-controller.ts';
 import { handshake, scrape, servingCertificate } from '../support/secure-metrics.ts';
@@ -383,6 +384,34 @@ describe('config/ on a real API server', () => {
       'merge',
     );
     await waitForExtension(kube.client, name, 'upgraded to v2', installedAs(`${pkg}.v1.1.0`), 90_000);
+
+    // Events, written with each component's own identity: an install is recorded, and a
+    // refusal that repeats (a ServiceAccount without RBAC, a catalog image that is not there)
+    // is created once, then patched with its series count.
+    expect(await waitForEvent(kube.client, 'ClusterExtension', name, 'Installed')).toMatchObject({
+      type: 'Normal',
+      reportingController: 'olm.operatorframework.io/operator-controller',
+    });
+    const denied = `cfg-denied-${RUN}`;
+    await kube.client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'nobody', namespace: ns } });
+    await kube.client.create(clusterExtension(denied, { namespace: ns, serviceAccount: 'nobody', packageName: pkg, version: '1.0.0' }));
+    const broken = `cfg-broken-${RUN}`;
+    await kube.client.create({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterCatalog',
+      metadata: { name: broken },
+      spec: { source: { type: 'Image', image: { ref: `${registry}/cfg/absent:v1` } } },
+    });
+    await waitForEvent(kube.client, 'ClusterExtension', denied, 'PreAuthorizationFailed', (e) => e.count >= 2);
+    await waitForEvent(
+      kube.client,
+      'ClusterCatalog',
+      broken,
+      'UnpackFailed',
+      (e) => e.count >= 2 && e.reportingController === 'olm.operatorframework.io/catalogd',
+    );
+    await kube.client.delete({ apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind, name: denied });
+    await kube.client.delete({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: broken });
 
     await kube.client.delete({ apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind, name });
     await waitUntil(

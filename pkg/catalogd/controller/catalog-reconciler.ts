@@ -29,7 +29,7 @@ import {
 } from '../../controller/index.ts';
 import { TerminalError, isLimitExceeded, wrapError } from '../../errors/index.ts';
 import type { ImageCache, OpenedImage, PullOptions, PullResult, ResolvedReference } from '../../image/index.ts';
-import type { KubeClient, KubeObject } from '../../kube/index.ts';
+import type { EventRecorder, KubeClient, KubeObject } from '../../kube/index.ts';
 import type { LocalDirStore } from '../storage/index.ts';
 import { type CatalogContentMetrics, ContentStepError, storeCatalogImage } from './catalog-content.ts';
 import { DEFAULT_INGEST_TIMEOUT_MS, withIngestTimeout, withRetryFloor } from './ingest-bounds.ts';
@@ -54,6 +54,8 @@ export interface CatalogImages {
 
 export interface CatalogReconcilerOptions {
   client: KubeClient;
+  /** Events on the ClusterCatalog: `Unpacked` when new content is served, `UnpackFailed` (fire and forget). */
+  events: EventRecorder;
   images: CatalogImages;
   /** Where images are unpacked when they cannot be streamed; emptied for a catalog once its content is stored. */
   unpackCache: ImageCache;
@@ -79,6 +81,12 @@ interface Held {
   until: number;
   error: Error;
 }
+
+/** `reportingController` of catalogd's events. */
+export const CATALOGD_REPORTER = 'olm.operatorframework.io/catalogd';
+
+/** Every reason catalogd records on a ClusterCatalog (docs/operations.md, "Events"). */
+export const CatalogEventReason = { Unpacked: 'Unpacked', UnpackFailed: 'UnpackFailed' } as const;
 
 /** Name of this controller (metrics label and log field). */
 export const CATALOG_CONTROLLER_NAME = 'catalogd-clustercatalog-controller';
@@ -219,6 +227,8 @@ export class CatalogReconciler implements Reconciler {
           signal,
         });
         ctx.log.info({ catalog: name, ref: stored.version.info.ref, streamed: stored.streamed }, 'stored catalog content');
+        // Only a digest not stored before is news: a restart or a poll finding the same one is not.
+        this.#o.events.event(cc, 'Normal', CatalogEventReason.Unpacked, 'Unpack', `Unpacked and serving ${stored.version.info.ref}`);
         return stored.version;
       });
     } catch (err) {
@@ -229,6 +239,7 @@ export class CatalogReconciler implements Reconciler {
       else throw err;
       if (isLimitExceeded(wrapped)) wrapped = new Error(withRetryFloor(wrapped.message, this.#floorMs), { cause: wrapped });
       setProgressingError(cc, wrapped);
+      this.#o.events.event(cc, 'Warning', CatalogEventReason.UnpackFailed, 'Unpack', wrapped.message);
       throw wrapped;
     }
   }

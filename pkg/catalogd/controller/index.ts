@@ -1,4 +1,11 @@
-export { CATALOG_CONTROLLER_NAME, CatalogReconciler, type CatalogImages, type CatalogReconcilerOptions } from './catalog-reconciler.ts';
+export {
+  CATALOGD_REPORTER,
+  CATALOG_CONTROLLER_NAME,
+  CatalogEventReason,
+  CatalogReconciler,
+  type CatalogImages,
+  type CatalogReconcilerOptions,
+} from './catalog-reconciler.ts';
 export { CONTENT_SYNC_CONTROLLER_NAME, ContentSyncReconciler, type ContentSyncOptions } from './content-sync.ts';
 export { collectGarbage, runGarbageCollector, type GarbageCollectorOptions } from './garbage-collector.ts';
 export { type PollEntry, PollSchedule } from './poll-state.ts';
