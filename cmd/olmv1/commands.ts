@@ -40,6 +40,17 @@ export const commands = new Map<string, Entry>([
     },
   ],
   [
+    'bundle push',
+    {
+      summary: 'check a registry+v1 bundle directory, build its bundle image without Docker and push it',
+      load: async () => {
+        const { runBundlePush } = await import('./bundle-push.ts');
+        return async (args, io) =>
+          runBundlePush(args, io, { insecureRegistries: insecureRegistries(), defaultAuthFile: defaultAuthFile(), ...(await environmentProxy()) });
+      },
+    },
+  ],
+  [
     'catalog list',
     {
       summary: 'list the packages of catalogs (cluster, catalogd URL or directory): channels, versions, deprecations, installability',

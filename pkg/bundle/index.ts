@@ -13,6 +13,7 @@ export {
   StrategyPermission,
   WebhookDescription,
 } from './csv-schema.ts';
+export { BUNDLE_LAYOUT_LABELS, bundleImageContent, type BundleImageContent } from './image-content.ts';
 export { GoJsonUnsupportedValueError, goJsonMarshal, goJsonString } from './go-json.ts';
 export { PACKAGE_ANNOTATION, parseBundle } from './parse-bundle.ts';
 export { OLM_PROPERTIES_ANNOTATION, mergeOlmProperties } from './properties.ts';
