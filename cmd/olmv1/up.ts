@@ -31,6 +31,7 @@ import { startComponents, type Components } from './up-components.ts';
 import { EXAMPLE_REGISTRY, pushExample } from './up-example.ts';
 import { UP_USAGE, parseUpOptions, type UpOptions } from './up-options.ts';
 import { readRunningStack, writeStackFile, type StackFile } from './up-state.ts';
+import { summary } from './up-summary.ts';
 
 /** What the composition root provides. */
 export interface UpDeps {
@@ -270,36 +271,4 @@ async function waitForStop(components: Components, signal: AbortSignal, progress
   } finally {
     clearInterval(keepAlive);
   }
-}
-
-/** The text printed once everything is up. */
-function summary(stack: StackFile, cwd: string): string {
-  const rel = (p: string): string => (p.startsWith(cwd) ? relative(cwd, p) : p);
-  const kubectl = stack.kubectl === undefined ? 'kubectl' : rel(stack.kubectl);
-  const k = `${kubectl} --kubeconfig ${rel(stack.kubeconfig)}`;
-  const lines = ['olmv1 local stack is ready', ''];
-  lines.push(`  API server           ${stack.apiServer}`);
-  lines.push(`  kubeconfig           ${rel(stack.kubeconfig)}`);
-  if (stack.kubectl !== undefined) lines.push(`  kubectl              ${rel(stack.kubectl)}`);
-  if (stack.registry !== undefined) lines.push(`  registry             ${stack.registry}`);
-  if (stack.catalog !== undefined) {
-    lines.push(`  ClusterCatalog       ${stack.catalog.name} (${stack.catalog.ref})`);
-    lines.push(`  catalog URL          ${stack.catalog.url}`);
-  }
-  lines.push(`  catalogd             pid ${stack.catalogd.pid}, health ${stack.catalogd.healthUrl}, log ${rel(stack.catalogd.log)}`);
-  lines.push(
-    `  operator-controller  pid ${stack.operatorController.pid}, health ${stack.operatorController.healthUrl}, log ${rel(stack.operatorController.log)}`,
-  );
-  lines.push('', 'Next, in another shell in this directory:');
-  if (stack.catalog !== undefined) {
-    lines.push(`  curl -s ${stack.catalog.url}/api/v1/all | head -c 600; echo`);
-    if (stack.mode === 'local') lines.push(`  ${k} apply -f config/samples/`);
-    else lines.push(`  ${k} apply -f config/samples/example-operator-installer.yaml -f config/samples/olm_v1_clusterextension.yaml`);
-    lines.push(`  ${k} wait --for=condition=Installed clusterextension/example-operator --timeout=120s`);
-    lines.push(`  ${k} get clusterextension example-operator -o yaml`);
-  } else {
-    lines.push(`  ${k} apply -f <your ClusterCatalog and ClusterExtension>`);
-  }
-  lines.push('', 'Ctrl-C stops everything.', '');
-  return lines.join('\n');
 }

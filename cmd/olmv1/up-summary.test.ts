@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { sampleCatalogMatches, summary } from './up-summary.ts';
+import type { StackFile } from './up-state.ts';
+
+const CWD = '/repo';
+
+function stack(ref: string, mode: StackFile['mode'] = 'local'): StackFile {
+  return {
+    pid: 1,
+    mode,
+    apiServer: 'https://127.0.0.1:6443',
+    kubeconfig: '/repo/.olmv1/kubeconfig',
+    ...(mode === 'local' ? { kubectl: '/repo/.olmv1/bin/kubectl' } : {}),
+    registry: ref.split('/')[0] as string,
+    catalog: { name: 'example-catalog', ref, url: 'http://127.0.0.1:8443/catalogs/example-catalog' },
+    catalogd: { url: 'http://127.0.0.1:8443', healthUrl: 'http://127.0.0.1:8081/healthz', pid: 2, log: '/repo/.olmv1/logs/catalogd.log' },
+    operatorController: { healthUrl: 'http://127.0.0.1:8082/healthz', pid: 3, log: '/repo/.olmv1/logs/operator-controller.log' },
+    ports: [],
+  };
+}
+
+const K = '.olmv1/bin/kubectl --kubeconfig .olmv1/kubeconfig';
+const nextSteps = (text: string): string[] => text.slice(text.indexOf('Next, in another shell')).split('\n');
+
+describe('olmv1 up summary', () => {
+  it('offers all of config/samples when the sample ClusterCatalog names the registry the catalog is in', () => {
+    const steps = nextSteps(summary(stack('127.0.0.1:5001/example/catalog:latest'), CWD));
+    expect(steps).toContain(`  ${K} apply -f config/samples/`);
+    expect(steps).toContain(`  ${K} wait --for=condition=Installed clusterextension/example-operator --timeout=120s`);
+  });
+
+  it.each([
+    ['another registry port', stack('127.0.0.1:5055/example/catalog:latest')],
+    ['an existing cluster and registry', stack('registry.example.com/example/catalog:latest', 'cluster')],
+  ])('with %s, never tells to apply all of config/samples', (_name, s) => {
+    const text = summary(s, CWD);
+    expect(text).not.toContain('apply -f config/samples/\n');
+    const k = s.mode === 'local' ? K : 'kubectl --kubeconfig .olmv1/kubeconfig';
+    expect(nextSteps(text)).toContain(
+      `  ${k} apply -f config/samples/example-operator-installer.yaml -f config/samples/olm_v1_clusterextension.yaml`,
+    );
+    expect(text).toContain(`the ClusterCatalog example-catalog already points at ${s.catalog?.ref}`);
+  });
+
+  it('tells which refs the sample ClusterCatalog matches', () => {
+    expect(sampleCatalogMatches('127.0.0.1:5001/example/catalog:latest')).toBe(true);
+    expect(sampleCatalogMatches('127.0.0.1:50011/example/catalog:latest')).toBe(false);
+    expect(sampleCatalogMatches('localhost:5001/example/catalog:latest')).toBe(false);
+  });
+});

@@ -1,0 +1,53 @@
+/**
+ * The text `olmv1 up` prints on stdout once the stack is ready: where everything is, and the
+ * exact commands that work next on this stack. config/samples/olm_v1_clustercatalog.yaml names
+ * the default registry (127.0.0.1:5001); when the catalog was published elsewhere
+ * (`--registry-port`, `--registry`), applying it would point the running ClusterCatalog at a
+ * registry that does not hold it, so only the installer and the ClusterExtension samples are
+ * offered then, as `up`'s own note says. Pure: the stack record in, text out.
+ */
+import { relative } from 'node:path';
+import { EXAMPLE_REGISTRY } from './up-example.ts';
+import type { StackFile } from './up-state.ts';
+
+/** Whether the sample ClusterCatalog names the registry the catalog was published to. */
+export function sampleCatalogMatches(catalogRef: string): boolean {
+  return catalogRef.startsWith(`${EXAMPLE_REGISTRY}/`);
+}
+
+/** The text printed once everything is up; paths under `cwd` are shown relative to it. */
+export function summary(stack: StackFile, cwd: string): string {
+  const rel = (p: string): string => (p.startsWith(cwd) ? relative(cwd, p) : p);
+  const kubectl = stack.kubectl === undefined ? 'kubectl' : rel(stack.kubectl);
+  const k = `${kubectl} --kubeconfig ${rel(stack.kubeconfig)}`;
+  const lines = ['olmv1 local stack is ready', ''];
+  lines.push(`  API server           ${stack.apiServer}`);
+  lines.push(`  kubeconfig           ${rel(stack.kubeconfig)}`);
+  if (stack.kubectl !== undefined) lines.push(`  kubectl              ${rel(stack.kubectl)}`);
+  if (stack.registry !== undefined) lines.push(`  registry             ${stack.registry}`);
+  if (stack.catalog !== undefined) {
+    lines.push(`  ClusterCatalog       ${stack.catalog.name} (${stack.catalog.ref})`);
+    lines.push(`  catalog URL          ${stack.catalog.url}`);
+  }
+  lines.push(`  catalogd             pid ${stack.catalogd.pid}, health ${stack.catalogd.healthUrl}, log ${rel(stack.catalogd.log)}`);
+  lines.push(
+    `  operator-controller  pid ${stack.operatorController.pid}, health ${stack.operatorController.healthUrl}, log ${rel(stack.operatorController.log)}`,
+  );
+  lines.push('', 'Next, in another shell in this directory:');
+  if (stack.catalog !== undefined) {
+    lines.push(`  curl -s ${stack.catalog.url}/api/v1/all | head -c 600; echo`);
+    if (sampleCatalogMatches(stack.catalog.ref)) {
+      lines.push(`  ${k} apply -f config/samples/`);
+    } else {
+      lines.push(`  # the ClusterCatalog ${stack.catalog.name} already points at ${stack.catalog.ref}: apply the other two samples only`);
+      lines.push(`  ${k} apply -f config/samples/example-operator-installer.yaml -f config/samples/olm_v1_clusterextension.yaml`);
+    }
+    lines.push(`  ${k} wait --for=condition=Installed clusterextension/example-operator --timeout=120s`);
+    lines.push(`  ${k} get clusterextension example-operator`);
+    lines.push('  npm run -s olmv1 -- status');
+  } else {
+    lines.push(`  ${k} apply -f <your ClusterCatalog and ClusterExtension>`);
+  }
+  lines.push('', 'Ctrl-C stops everything.', '');
+  return lines.join('\n');
+}
