@@ -231,6 +231,32 @@ describe('olmv1 up from a clean checkout', () => {
     expect(docs.filter((d) => d.schema === 'olm.deprecations')).toHaveLength(1);
   });
 
+  // The README's walk-through, extracted from the checkout's README.md and run as written (bash,
+  // its alias, curl, jq, npm): what a newcomer pastes must work on the stack `up` printed.
+  it("runs the README's local stack commands as written", async () => {
+    const readme = readFileSync(join(checkout, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Five minutes with the local stack'));
+    const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    expect(block).toContain("alias k='.olmv1/bin/kubectl --kubeconfig .olmv1/kubeconfig'");
+    // npm writes its cache and logs under HOME: a home of its own keeps privateTmp exact.
+    const home = await mkdtemp(join(tmpdir(), 'olmv1-up-e2e-home-'));
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, npm_config_update_notifier: 'false' };
+      delete env.KUBECONFIG;
+      const script = `set -eu\nshopt -s expand_aliases\n${block}`;
+      const { stdout: out } = await exec('bash', ['-c', script], { cwd: checkout, env, maxBuffer: 64 * 1024 * 1024 });
+      expect(out).toContain('"schema":"olm.package"');
+      expect(out).toMatch(/^example-operator +.*example-operator\.v1\.0\.0/m);
+      expect(out).toContain(
+        'error upgrading from currently installed version "1.0.0": no bundles found for package "example-operator" matching version "0.2.0" in channels [stable]',
+      );
+      expect(out).toMatch(/^NAME +REVISION +UPDATED +STATUS +BUNDLE +VERSION\nexample-operator +1 /m);
+      expect(out).toMatch(/^CATALOGS\n/m);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 180_000);
+
   it('stops everything on SIGINT and leaves no process, listening port or temp file behind', async () => {
     const pid = up.pid ?? 0;
     const children = descendants(pid);
