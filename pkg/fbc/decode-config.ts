@@ -175,7 +175,7 @@ export function checkBundleObjects(b: Bundle): string | undefined {
 }
 
 // Upstream prints the whole blob; a Kubernetes manifest or a CSV with a base64 icon mistaken for
-// a catalog would print kilobytes per document. Blobs longer than this are cut (decision 0099).
+// a catalog would print kilobytes per document. Blobs longer than this are cut (decision 0094).
 const MAX_BLOB_CHARS = 80;
 const BLOB_HEAD_CHARS = 60;
 

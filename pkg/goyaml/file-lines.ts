@@ -4,7 +4,8 @@
  * `yaml: line 3: ...` for the third document of a file names the third line of that document,
  * not of the file. Messages we show name the file's line instead, with the document's index, so
  * that one number locates the problem (`yaml: line 12 (document 3): ...`). The texts that must
- * match upstream verbatim (`decodeYamlOrJson`, `FbcLoadError.detail`) keep go-yaml's numbering.
+ * match upstream verbatim (`decodeYamlOrJson`, `FbcLoadError.detail`) keep go-yaml's numbering
+ * (decision 0094).
  */
 
 /** Where a YAML document sits in its file. */

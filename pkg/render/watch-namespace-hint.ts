@@ -3,7 +3,7 @@
  * given no `watchNamespace` (`required field "watchNamespace" is missing`): upstream's text does
  * not say which namespace would do, or how to pass it. The hint names the value (the install
  * namespace for OwnNamespace) and the place to put it, for the audience reading it: the CLI's
- * `--watch-namespace` or a ClusterExtension's `spec.config.inline.watchNamespace`.
+ * `--watch-namespace` or a ClusterExtension's `spec.config.inline.watchNamespace` (decision 0094).
  */
 import type { RegistryV1Bundle } from '../bundle/index.ts';
 import { supportedInstallModes } from './csv-access.ts';
