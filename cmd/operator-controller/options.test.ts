@@ -134,6 +134,12 @@ describe('parseOperatorControllerOptions', () => {
     [['--leader-elect=false'], false],
   ])('%j', (argv, want) => expect(parse(argv).leaderElect).toBe(want));
 
+  it("takes upstream's --cache-path for --cache-dir, and refuses the two with different values", () => {
+    expect(parse(['--cache-path', '/c']).cacheDir).toBe('/c');
+    expect(parse(['--cache-path', '/c', '--cache-dir', '/c']).cacheDir).toBe('/c');
+    expect(() => parse(['--cache-path', '/c', '--cache-dir', '/d'])).toThrow("--cache-dir and --cache-path (upstream's name) give different values");
+  });
+
   it('--default-install-service-account NS/NAME, refused in any other shape', () => {
     expect(parse(['--default-install-service-account', 'olmv1-system/installer']).defaultInstallServiceAccount).toEqual({
       namespace: 'olmv1-system',

@@ -65,7 +65,8 @@ and renders it, and applies it as the extension's ServiceAccount, recording Helm
 Flags:
   --kubeconfig PATH                 kubeconfig (default $KUBECONFIG, else in-cluster)
   --system-namespace NS             where release records live (default $POD_NAMESPACE or olmv1-system)
-  --cache-dir DIR                   bundle image cache (default /var/cache/operator-controller)
+  --cache-dir DIR                   bundle image cache (default /var/cache/operator-controller); upstream's
+                                    name --cache-path is accepted too
   --catalogd-url URL                reach catalogd here instead of the host in catalogs' status.urls.base
   --catalogd-ca-file FILE           extra PEM CA bundle for catalogd's HTTPS
   --catalogd-cas-dir DIR            directory of PEM CA files for catalogd's HTTPS (re-read on change)
@@ -98,6 +99,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
     env,
     {
       'cache-dir': { type: 'string' },
+      'cache-path': { type: 'string' },
       'catalogd-url': { type: 'string' },
       'catalogd-ca-file': { type: 'string' },
       'catalogd-cas-dir': { type: 'string' },
@@ -132,7 +134,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
   return {
     ...common,
     ...servingOptions(values, METRICS_ADDRESS),
-    cacheDir: values['cache-dir'] ?? '/var/cache/operator-controller',
+    cacheDir: aliased('--cache-dir', values['cache-dir'], '--cache-path', values['cache-path']) ?? '/var/cache/operator-controller',
     catalogdUrl,
     catalogdCaFile: values['catalogd-ca-file'],
     catalogdCasDir: values['catalogd-cas-dir'],
@@ -145,6 +147,13 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
     pullReadTimeoutMs: duration('--pull-read-timeout', values['pull-read-timeout'], DEFAULT_PULL_READ_TIMEOUT_MS),
     defaultInstallServiceAccount: installer?.value,
   };
+}
+
+/** The value of a flag given under our name or upstream's (`alias`); both with different values is an error. */
+function aliased(flag: string, value: string | undefined, alias: string, aliasValue: string | undefined): string | undefined {
+  if (value !== undefined && aliasValue !== undefined && value !== aliasValue)
+    throw new Error(`${flag} and ${alias} (upstream's name) give different values`);
+  return value ?? aliasValue;
 }
 
 function duration(flag: string, value: string | undefined, fallback: number): number {
