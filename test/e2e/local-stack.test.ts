@@ -143,6 +143,40 @@ describe('olmv1 up from a clean checkout', () => {
     await kubectl('get', 'deployment', '-n', 'example-operator', 'example-operator-controller');
   });
 
+  it("shows the install as an Event, a failing extension's reason at a glance, and what exists for a typo'd package", async () => {
+    // The Event is written by the running operator-controller shortly after the install: wait for it.
+    let events = '';
+    for (const until = Date.now() + 60_000; !/Installed/.test(events) && Date.now() < until;) {
+      ({ stdout: events } = await kubectl('get', 'events.events.k8s.io', '-n', 'default', '--field-selector', 'regarding.name=example-operator'));
+      if (!/Installed/.test(events)) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(events).toMatch(/Normal\s+Installed\s+clusterextension\/example-operator/);
+    // Upstream's YAML (no serviceAccount: the local stack's default installer) with a typo in the package.
+    const typo = JSON.stringify({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterExtension',
+      metadata: { name: 'typo' },
+      spec: { namespace: 'example-operator', source: { sourceType: 'Catalog', catalog: { packageName: 'example-operatr' } } },
+    });
+    const apply = spawn('.olmv1/bin/kubectl', ['--kubeconfig', '.olmv1/kubeconfig', 'apply', '-f', '-'], { cwd: checkout });
+    apply.stdin.end(typo);
+    await new Promise((resolve) => apply.on('exit', resolve));
+    await kubectl('wait', '--for=jsonpath={.status.conditions[?(@.type=="Progressing")].reason}=Retrying', 'clusterextension/typo', '--timeout=60s');
+    const { stdout: table } = await kubectl('get', 'clusterextension', 'typo');
+    expect(table).toMatch(/typo\s+False\s+True\s+Retrying/);
+    const { stdout: message } = await kubectl(
+      'get',
+      'clusterextension',
+      'typo',
+      '-o',
+      'jsonpath={.status.conditions[?(@.type=="Progressing")].message}',
+    );
+    expect(message).toBe(
+      'no bundles found for package "example-operatr"\nthe selected catalogs have no package "example-operatr"; packages with similar names: "example-operator"',
+    );
+    await kubectl('delete', 'clusterextension', 'typo', '--wait=true', '--timeout=60s');
+  });
+
   it('olmv1 status finds the running stack and reports its catalog, the extension and the upgrade verdict', async () => {
     const env = { ...process.env };
     delete env.KUBECONFIG;
