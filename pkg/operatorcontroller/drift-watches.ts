@@ -42,8 +42,8 @@ import {
   type KubeClient,
   type KubeObject,
   type ScopedClientFactory,
-  isNotFound,
 } from '../kube/index.ts';
+import { ExpectedDeletes, departure } from './drift-departures.ts';
 import { driftTargets, fingerprint, ownerSelector, type DriftFingerprint, type DriftTarget } from './drift-targets.ts';
 
 /** The deployed release whose objects are watched. */
@@ -117,9 +117,6 @@ const WATCH_TIMEOUT_SECONDS = 1800;
 /** Why a reconcile was triggered (metric label). */
 type DriftEvent = 'update' | 'delete' | 'missing';
 
-/** Bound of the GET that tells a deleted object from a relabelled one (only the log line waits for it). */
-const DEPARTURE_CHECK_MS = 10_000;
-
 /** See the module comment. */
 export class DriftWatches implements DriftTracker {
   readonly #o: DriftWatchesOptions;
@@ -128,8 +125,8 @@ export class DriftWatches implements DriftTracker {
   readonly #stops = new Map<string, number>();
   readonly #running = new Set<Promise<void>>();
   readonly #metrics: ReturnType<typeof driftMetrics> | undefined;
-  /** Per extension: deletes the reconcile announced (`Kind|namespace|name`, namespace `*` when unknown) and until when. */
-  readonly #expectedDeletes = new Map<string, Map<string, number>>();
+  /** The deletes the reconciles announced (drift-expected.ts). */
+  readonly #expectedDeletes = new ExpectedDeletes(EXPECTED_DELETE_MS);
   /** Per extension: the objects whose drift queued a reconcile, for its DriftRepaired event. */
   readonly #drifted = new Map<string, Set<string>>();
 
@@ -187,26 +184,7 @@ export class DriftWatches implements DriftTracker {
   }
 
   expectDeletes(extension: string, objects: readonly KubeObject[]): void {
-    if (objects.length === 0) return;
-    const until = Date.now() + EXPECTED_DELETE_MS;
-    const expected = this.#expectedDeletes.get(extension) ?? new Map<string, number>();
-    for (const o of objects) expected.set(`${o.kind}|${o.metadata.namespace ?? '*'}|${o.metadata.name ?? ''}`, until);
-    this.#expectedDeletes.set(extension, expected);
-  }
-
-  /** True (once) when the delete of `obj` was announced and the announcement has not expired. */
-  #takeExpectedDelete(extension: string, obj: Readonly<KubeObject>): boolean {
-    const expected = this.#expectedDeletes.get(extension);
-    if (expected === undefined) return false;
-    const now = Date.now();
-    for (const [key, until] of expected) if (until < now) expected.delete(key);
-    const { kind, metadata } = obj;
-    for (const key of [`${kind}|${metadata.namespace ?? '*'}|${metadata.name ?? ''}`, `${kind}|*|${metadata.name ?? ''}`]) {
-      if (!expected.delete(key)) continue;
-      if (expected.size === 0) this.#expectedDeletes.delete(extension);
-      return true;
-    }
-    return false;
+    this.#expectedDeletes.add(extension, objects);
   }
 
   ownedUid(extension: string, obj: KubeObject): string | undefined {
@@ -230,7 +208,7 @@ export class DriftWatches implements DriftTracker {
   }
 
   stop(extension: string): void {
-    this.#expectedDeletes.delete(extension);
+    this.#expectedDeletes.forget(extension);
     this.#drifted.delete(extension);
     this.#stops.set(extension, (this.#stops.get(extension) ?? 0) + 1);
     const state = this.#extensions.get(extension);
@@ -274,7 +252,7 @@ export class DriftWatches implements DriftTracker {
     });
     const running: RunningWatch = { target, abort, informer };
     informer.addHandler((type, obj, old) => {
-      if (!changed(type, obj, old) || (type === 'delete' && this.#takeExpectedDelete(extension, obj))) return;
+      if (!changed(type, obj, old) || (type === 'delete' && this.#expectedDeletes.take(extension, obj))) return;
       this.#trigger(extension, type === 'delete' ? 'delete' : 'update', obj, client);
     });
     const done = informer.run(abort.signal);
@@ -331,27 +309,6 @@ export class DriftWatches implements DriftTracker {
       }, wait);
       state.timer.unref();
     }
-  }
-}
-
-/**
- * Logs why `obj` left its watch: deleted (gone, or re-created with another uid), or relabelled
- * (still there with the same uid, so its owner labels were removed or changed). Runs after the
- * enqueue, so the line may follow the reconcile's first lines; never rejects.
- */
-async function departure(client: KubeClient, obj: Readonly<KubeObject>, signal: AbortSignal): Promise<'deleted' | 'relabelled' | 'unknown'> {
-  const { apiVersion, kind, metadata } = obj;
-  try {
-    const live = await client.get(
-      { apiVersion, kind, name: metadata.name ?? '', ...(metadata.namespace === undefined ? {} : { namespace: metadata.namespace }) },
-      {
-        signal: AbortSignal.any([signal, AbortSignal.timeout(DEPARTURE_CHECK_MS)]),
-      },
-    );
-    // A missing uid (a first list's missing object) cannot tell re-creation; the object exists without our labels.
-    return metadata.uid === undefined || live.metadata.uid === metadata.uid ? 'relabelled' : 'deleted';
-  } catch (err) {
-    return isNotFound(err) ? 'deleted' : 'unknown';
   }
 }
 
