@@ -1,27 +1,31 @@
 /**
  * Resolves the binaries the test environment runs: kube-apiserver, etcd and kubectl from
  * KUBEBUILDER_ASSETS when the caller passes that directory, otherwise built from pinned Go
- * modules into the cache; the registry (and its htpasswd helper) is always built.
+ * modules into the cache; kube-controller-manager from KUBEBUILDER_ASSETS when it is there
+ * (setup-envtest's archives lack it), else built; the registry (and its htpasswd helper) is
+ * always built.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ensureTool, type Log } from './build.ts';
 import { isExecutable, runCommand } from './exec.ts';
 import { findGoToolchain, type GoToolchain } from './go-toolchain.ts';
-import { ETCD_RECIPE, HELM_RECIPE, KUBERNETES_RECIPE, REGISTRY_RECIPE, coldBuildEstimate } from './tool-recipes.ts';
+import { ETCD_RECIPE, HELM_RECIPE, KUBE_CONTROLLER_MANAGER_RECIPE, KUBERNETES_RECIPE, REGISTRY_RECIPE, coldBuildEstimate } from './tool-recipes.ts';
 
 /** Absolute paths (and versions) of every binary; plain data, safe to pass to test workers. */
 export interface EnvtestBinaries {
   kubeApiserver: string;
   etcd: string;
   kubectl: string;
+  /** Run only when a control plane asks for it (startControlPlane's `controllerManager`). */
+  kubeControllerManager: string;
   registry: string;
   /** Our helper that prints a bcrypt htpasswd line (see tool-recipes.ts). */
   htpasswd: string;
   /** Directory holding kube-apiserver and kubectl (KUBEBUILDER_ASSETS or the cache entry). */
   binDir: string;
   /** Versions as the binaries report them, e.g. `v1.36.3`. */
-  versions: { kubeApiserver: string; etcd: string; kubectl: string; registry: string };
+  versions: { kubeApiserver: string; etcd: string; kubectl: string; kubeControllerManager: string; registry: string };
 }
 
 /** Options of resolveBinaries. */
@@ -60,14 +64,22 @@ export async function resolveBinaries(options: ResolveBinariesOptions): Promise<
       );
     }
     const [registry, versions] = await Promise.all([ensureTool(REGISTRY_RECIPE, options.cacheRoot, go, options.log), probeAssetVersions(assets)]);
+    const assetKcm = join(assets, 'kube-controller-manager');
+    const kcm = isExecutable(assetKcm)
+      ? { path: assetKcm, version: await probeKubeVersion(assetKcm) }
+      : {
+          path: join(await ensureTool(KUBE_CONTROLLER_MANAGER_RECIPE, options.cacheRoot, go, options.log), 'kube-controller-manager'),
+          version: KUBE_CONTROLLER_MANAGER_RECIPE.version,
+        };
     return {
       kubeApiserver: join(assets, 'kube-apiserver'),
       etcd: join(assets, 'etcd'),
       kubectl: join(assets, 'kubectl'),
+      kubeControllerManager: kcm.path,
       registry: join(registry, 'registry'),
       htpasswd: join(registry, 'htpasswd'),
       binDir: assets,
-      versions: { ...versions, registry: REGISTRY_RECIPE.version },
+      versions: { ...versions, kubeControllerManager: kcm.version, registry: REGISTRY_RECIPE.version },
     };
   }
   // One after another (see build.ts): the small builds first, so an interruption during the
@@ -75,10 +87,13 @@ export async function resolveBinaries(options: ResolveBinariesOptions): Promise<
   const registry = await ensureTool(REGISTRY_RECIPE, options.cacheRoot, go, options.log);
   const etcdDir = await ensureTool(ETCD_RECIPE, options.cacheRoot, go, options.log);
   const kubeDir = await ensureTool(KUBERNETES_RECIPE, options.cacheRoot, go, options.log);
+  // After kube-apiserver: it then compiles little more than the controllers (see its recipe).
+  const kcmDir = await ensureTool(KUBE_CONTROLLER_MANAGER_RECIPE, options.cacheRoot, go, options.log);
   return {
     kubeApiserver: join(kubeDir, 'kube-apiserver'),
     etcd: join(etcdDir, 'etcd'),
     kubectl: join(kubeDir, 'kubectl'),
+    kubeControllerManager: join(kcmDir, 'kube-controller-manager'),
     registry: join(registry, 'registry'),
     htpasswd: join(registry, 'htpasswd'),
     binDir: kubeDir,
@@ -86,6 +101,7 @@ export async function resolveBinaries(options: ResolveBinariesOptions): Promise<
       kubeApiserver: KUBERNETES_RECIPE.version,
       etcd: ETCD_RECIPE.version,
       kubectl: KUBERNETES_RECIPE.version,
+      kubeControllerManager: KUBE_CONTROLLER_MANAGER_RECIPE.version,
       registry: REGISTRY_RECIPE.version,
     },
   };
@@ -107,13 +123,18 @@ export async function resolveHelm(options: Omit<ResolveBinariesOptions, 'kubebui
  * minutes on 2 idle cores` (see coldBuildEstimate).
  */
 export function firstBuildEstimate(cores: number): string {
-  return coldBuildEstimate([REGISTRY_RECIPE, ETCD_RECIPE, KUBERNETES_RECIPE], cores);
+  return coldBuildEstimate([REGISTRY_RECIPE, ETCD_RECIPE, KUBERNETES_RECIPE, KUBE_CONTROLLER_MANAGER_RECIPE], cores);
 }
 
 /** One line naming every version, for the start of a test run. */
 export function describeVersions(binaries: EnvtestBinaries): string {
   const v = binaries.versions;
-  return `envtest: kube-apiserver ${v.kubeApiserver}, etcd ${v.etcd}, kubectl ${v.kubectl}, registry ${v.registry}`;
+  return `envtest: kube-apiserver ${v.kubeApiserver}, etcd ${v.etcd}, kubectl ${v.kubectl}, kube-controller-manager ${v.kubeControllerManager}, registry ${v.registry}`;
+}
+
+/** `Kubernetes v1.36.3` from `BINARY --version` -> `v1.36.3` (`unknown` when absent). */
+async function probeKubeVersion(binary: string): Promise<string> {
+  return /Kubernetes (\S+)/.exec((await runCommand(binary, ['--version'])).stdout)?.[1] ?? 'unknown';
 }
 
 async function probeAssetVersions(dir: string): Promise<{ kubeApiserver: string; etcd: string; kubectl: string }> {

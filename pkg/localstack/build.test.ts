@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveBinaries } from './binaries.ts';
 import { buildStartMessage, ensureTool } from './build.ts';
 import { findGoToolchain } from './go-toolchain.ts';
-import { ETCD_RECIPE, KUBERNETES_RECIPE, REGISTRY_RECIPE, coldBuildEstimate } from './tool-recipes.ts';
+import { ETCD_RECIPE, KUBE_CONTROLLER_MANAGER_RECIPE, KUBERNETES_RECIPE, REGISTRY_RECIPE, coldBuildEstimate } from './tool-recipes.ts';
 import { ETCD_VERSION, KUBERNETES_VERSION, REGISTRY_VERSION } from './versions.ts';
 
 const BUILD_TS = fileURLToPath(new URL('./build.ts', import.meta.url));
@@ -114,15 +114,21 @@ describe('envtest builds', () => {
     const [a, b] = await Promise.all([resolveBinaries({ cacheRoot, env, log }), resolveBinaries({ cacheRoot, env, log })]);
     expect(a).toEqual(b);
     const done = await builds();
-    expect(done.map((x) => x.pkg)).toEqual(['./cmd/registry', 'go.etcd.io/etcd/server/v3', 'k8s.io/kubernetes/cmd/kube-apiserver']);
+    expect(done.map((x) => x.pkg)).toEqual([
+      './cmd/registry',
+      'go.etcd.io/etcd/server/v3',
+      'k8s.io/kubernetes/cmd/kube-apiserver',
+      'k8s.io/kubernetes/cmd/kube-controller-manager',
+    ]);
     for (let i = 1; i < done.length; i++) expect((done[i] as Build).start).toBeGreaterThanOrEqual((done[i - 1] as Build).end ?? Infinity);
     expect(lines.filter((l) => l.startsWith('building '))).toEqual([
       buildStartMessage(REGISTRY_RECIPE, 'go1.26.8', undefined, availableParallelism()),
       buildStartMessage(ETCD_RECIPE, 'go1.26.8', undefined, availableParallelism()),
       buildStartMessage(KUBERNETES_RECIPE, 'go1.26.8', undefined, availableParallelism()),
+      buildStartMessage(KUBE_CONTROLLER_MANAGER_RECIPE, 'go1.26.8', undefined, availableParallelism()),
     ]);
     expect(lines.some((l) => /^waiting for pid \d+ on \S+ to finish its Go build before building \S+ v/.test(l))).toBe(true);
-    expect((await readdir(cacheRoot)).sort()).toEqual(['etcd-v3.6.8', 'kubernetes-v1.36.3', 'registry-v3.1.2']);
+    expect((await readdir(cacheRoot)).sort()).toEqual(['etcd-v3.6.8', 'kube-controller-manager-v1.36.3', 'kubernetes-v1.36.3', 'registry-v3.1.2']);
   });
 
   it('says that a failed build resumes from the Go build cache, and forgets it once built', async () => {
@@ -184,11 +190,15 @@ describe('envtest builds', () => {
     expect(await readdir(cacheRoot)).toEqual(['registry-v3.1.2']);
   });
 
-  it('estimates cold builds from their CPU time and the cores: about 10 minutes in all on 2 idle cores', () => {
+  it('estimates cold builds from their CPU time and the cores: about 11 minutes in all on 2 idle cores', () => {
     expect(coldBuildEstimate([REGISTRY_RECIPE], 2)).toBe('about 2 minutes on 2 idle cores');
     expect(coldBuildEstimate([ETCD_RECIPE], 2)).toBe('about 2 minutes on 2 idle cores');
     expect(coldBuildEstimate([KUBERNETES_RECIPE], 2)).toBe('about 7 minutes on 2 idle cores');
     expect(coldBuildEstimate([REGISTRY_RECIPE, ETCD_RECIPE, KUBERNETES_RECIPE], 2)).toBe('about 10 minutes on 2 idle cores');
+    // kube-controller-manager, built after kube-apiserver, adds its incremental 90 CPU-seconds.
+    expect(coldBuildEstimate([REGISTRY_RECIPE, ETCD_RECIPE, KUBERNETES_RECIPE, KUBE_CONTROLLER_MANAGER_RECIPE], 2)).toBe(
+      'about 11 minutes on 2 idle cores',
+    );
     expect(coldBuildEstimate([REGISTRY_RECIPE], 1)).toBe('about 4 minutes on 1 idle core');
     expect(buildStartMessage(ETCD_RECIPE, 'go1.26.8', undefined, 2)).toBe(
       'building etcd v3.6.8 from Go modules with go1.26.8 (first run only; about 2 minutes on 2 idle cores, longer on a busy machine)',

@@ -1,8 +1,9 @@
 /**
  * Command lines of etcd and kube-apiserver for a single-node test control plane (pure).
  *
- * The control plane has no kube-controller-manager, scheduler or kubelet. Consequences worth
- * knowing when writing tests:
+ * The control plane never has a scheduler or kubelet, and has kube-controller-manager only when
+ * asked (startControlPlane's `controllerManager`; `olmv1 up` asks, the tests' shared control
+ * plane does not). Without it, consequences worth knowing when writing tests:
  *  - no garbage collector: ownerReferences do not cascade deletes;
  *  - no namespace controller: a deleted namespace stays Terminating forever;
  *  - no ServiceAccount/token controllers: no `default` ServiceAccount in namespaces and no

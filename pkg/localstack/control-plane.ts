@@ -1,13 +1,15 @@
 /**
  * A real single-node Kubernetes control plane for tests: etcd + kube-apiserver on loopback,
- * with RBAC, TokenRequest and an admin identity. See control-plane-args.ts for what is
- * deliberately absent (no controller manager, scheduler or kubelet).
+ * with RBAC, TokenRequest and an admin identity, and on request kube-controller-manager
+ * (controller-manager.ts). See control-plane-args.ts for what is absent without it; a
+ * scheduler and kubelets are never there.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { apiServerArgs, etcdArgs } from './control-plane-args.ts';
 import { createControlPlanePki, type ControlPlanePki } from './control-plane-pki.ts';
+import { startControllerManager } from './controller-manager.ts';
 import { kubeRequest, type KubeAuth, type KubeEndpoint } from './kube-http.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { freePorts, isAddressInUse } from './ports.ts';
@@ -37,8 +39,8 @@ export interface ControlPlaneInfo extends KubeEndpoint {
 /** A running control plane. */
 export interface ControlPlane {
   readonly info: ControlPlaneInfo;
-  /** Log files of etcd and kube-apiserver (inside `info.dir`). */
-  readonly logs: { etcd: string; apiServer: string };
+  /** Log files of etcd, kube-apiserver and kube-controller-manager (inside `info.dir`). */
+  readonly logs: { etcd: string; apiServer: string; controllerManager: string };
   /**
    * Stops kube-apiserver, waits `downtimeMs` (default 0) and starts it again with the same
    * etcd, port and credentials, then waits until it is ready. Clients keep their
@@ -54,6 +56,8 @@ export interface ControlPlaneBinaries {
   kubeApiserver: string;
   etcd: string;
   kubectl: string;
+  /** Required when `controllerManager` is requested. */
+  kubeControllerManager?: string;
 }
 
 /** Options of startControlPlane. */
@@ -63,6 +67,13 @@ export interface StartControlPlaneOptions {
   tmpRoot?: string;
   /** Extra kube-apiserver flags (`--feature-gates=...`), appended last. */
   apiServerExtraArgs?: readonly string[];
+  /**
+   * Also run kube-controller-manager (CONTROLLER_MANAGER_CONTROLLERS: namespace deletion,
+   * garbage collection, Deployments, ServiceAccounts, ...) once the API server is ready
+   * (default false: tests written against the bare API server assume no garbage collection).
+   * It keeps running across restartApiServer and reconnects by itself.
+   */
+  controllerManager?: boolean;
   /** Per-server readiness timeout (default 90 s; kube-apiserver takes ~5-15 s on 2 cores). */
   startTimeoutMs?: number;
 }
@@ -88,14 +99,21 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
   const timeoutMs = options.startTimeoutMs ?? 90_000;
   let etcd: ManagedProcess | undefined;
   let apiServer: ManagedProcess | undefined;
+  let controllerManager: ManagedProcess | undefined;
   ws.track(() => etcd);
   ws.track(() => apiServer);
+  // Tracked last, so stopped first: it would log errors while the API server goes away.
+  ws.track(() => controllerManager);
   const stop = (): Promise<void> => ws.stop();
 
   try {
     const logsDir = join(dir, 'logs');
     await mkdir(logsDir);
-    const logs = { etcd: join(logsDir, 'etcd.log'), apiServer: join(logsDir, 'kube-apiserver.log') };
+    const logs = {
+      etcd: join(logsDir, 'etcd.log'),
+      apiServer: join(logsDir, 'kube-apiserver.log'),
+      controllerManager: join(logsDir, 'kube-controller-manager.log'),
+    };
     const pki = await createControlPlanePki(dir);
     const etcdStarted = await startEtcd(options.binaries.etcd, dir, logs.etcd, reaper, timeoutMs);
     etcd = etcdStarted.process;
@@ -140,6 +158,20 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
       } catch (err) {
         if (!(attempt < PORT_ATTEMPTS && err instanceof ServerExitedError && isAddressInUse(err.logTail))) throw err;
       }
+    }
+    if (options.controllerManager === true) {
+      const binary = options.binaries.kubeControllerManager;
+      if (binary === undefined) throw new Error('controllerManager: true needs binaries.kubeControllerManager');
+      controllerManager = await startControllerManager({
+        binary,
+        dir,
+        apiServer: endpoint.server,
+        ca: pki.ca,
+        serviceAccountPrivateKeyPath: pki.serviceAccountKeys.privateKeyPath,
+        logPath: logs.controllerManager,
+        reaper,
+        timeoutMs,
+      });
     }
     const info = await writeInfo(dir, endpoint, pki, options.binaries.kubectl, etcdStarted.url);
     return {

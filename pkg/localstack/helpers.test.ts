@@ -15,9 +15,9 @@ describe('defaultCacheRoot', () => {
 
 describe('describeVersions', () => {
   it('names every binary with its version', () => {
-    const versions = { kubeApiserver: 'v1.36.3', etcd: 'v3.6.8', kubectl: 'v1.36.3', registry: 'v3.1.2' };
+    const versions = { kubeApiserver: 'v1.36.3', etcd: 'v3.6.8', kubectl: 'v1.36.3', kubeControllerManager: 'v1.36.3', registry: 'v3.1.2' };
     const line = describeVersions({ versions } as EnvtestBinaries);
-    expect(line).toBe('envtest: kube-apiserver v1.36.3, etcd v3.6.8, kubectl v1.36.3, registry v3.1.2');
+    expect(line).toBe('envtest: kube-apiserver v1.36.3, etcd v3.6.8, kubectl v1.36.3, kube-controller-manager v1.36.3, registry v3.1.2');
   });
 });
 

@@ -25,6 +25,7 @@ export {
 } from './certs.ts';
 export { CONTROL_PLANE_DEFAULTS } from './control-plane-args.ts';
 export { ADMIN_GROUP, ADMIN_USER } from './control-plane-pki.ts';
+export { CONTROLLER_MANAGER_CONTROLLERS, CONTROLLER_MANAGER_USER } from './controller-manager.ts';
 export {
   startControlPlane,
   type ControlPlane,

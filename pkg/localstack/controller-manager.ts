@@ -1,0 +1,154 @@
+/**
+ * kube-controller-manager for a control plane of control-plane.ts: the controllers that need
+ * neither a kubelet nor a cloud (namespace deletion, garbage collection, Deployments ->
+ * ReplicaSets, ServiceAccounts and their tokens, ValidatingAdmissionPolicy status, ...). It
+ * authenticates as the RBAC bootstrap's `system:kube-controller-manager` user (client
+ * certificate from the control plane's CA) and gives each controller its own ServiceAccount
+ * credentials, as kubeadm clusters do. Still absent: scheduler and kubelet (Pods are created
+ * but never scheduled or run) and cloud controllers.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { issueCertificate, type CertificateAuthority } from './certs.ts';
+import { kubeRequest } from './kube-http.ts';
+import { renderKubeconfig } from './kubeconfig.ts';
+import { freePorts, isAddressInUse } from './ports.ts';
+import { startProcess, type ManagedProcess } from './process.ts';
+import type { Reaper } from './reaper.ts';
+import { ServerExitedError, waitUntil } from './wait.ts';
+
+/** The user the RBAC bootstrap binds to the `system:kube-controller-manager` ClusterRole. */
+export const CONTROLLER_MANAGER_USER = 'system:kube-controller-manager';
+
+/**
+ * `--controllers`, an explicit list (upstream's default `*` would also start the node, route,
+ * service-lb and other controllers that need kubelets or a cloud). Canonical names of
+ * Kubernetes v1.36 (`kube-controller-manager --help` lists them).
+ */
+export const CONTROLLER_MANAGER_CONTROLLERS: readonly string[] = [
+  // Deleting a namespace deletes its content and then the namespace (else: Terminating forever).
+  'namespace-controller',
+  // Dependents whose owners are gone are deleted (ownerReferences; foreground/orphan deletion).
+  'garbage-collector-controller',
+  'deployment-controller',
+  'replicaset-controller',
+  // The `default` ServiceAccount of every namespace; token Secrets get their tokens.
+  'serviceaccount-controller',
+  'serviceaccount-token-controller',
+  // The `kube-root-ca.crt` ConfigMap in every namespace, as in real clusters.
+  'root-ca-certificate-publisher-controller',
+  // ClusterRoles with an aggregationRule (admin, edit, view) get their rules.
+  'clusterrole-aggregation-controller',
+  // ValidatingAdmissionPolicy status.typeChecking.
+  'validatingadmissionpolicy-status-controller',
+];
+
+/** Inputs of controllerManagerArgs (paths inside the control plane's directory). */
+export interface ControllerManagerArgsOptions {
+  kubeconfigPath: string;
+  securePort: number;
+  tlsCertPath: string;
+  tlsKeyPath: string;
+  /** The control plane CA: published as `kube-root-ca.crt`, put into token Secrets. */
+  rootCaPath: string;
+  /** The key kube-apiserver signs ServiceAccount tokens with (`--service-account-signing-key-file`). */
+  serviceAccountPrivateKeyPath: string;
+}
+
+/**
+ * kube-controller-manager flags (pure): loopback only, no leader election (one instance),
+ * per-controller ServiceAccount credentials, delegated authentication and authorization of its
+ * own endpoints through the API server (`/healthz` stays open to anyone, upstream's default).
+ */
+export function controllerManagerArgs(options: ControllerManagerArgsOptions): string[] {
+  return [
+    `--kubeconfig=${options.kubeconfigPath}`,
+    `--authentication-kubeconfig=${options.kubeconfigPath}`,
+    `--authorization-kubeconfig=${options.kubeconfigPath}`,
+    `--controllers=${CONTROLLER_MANAGER_CONTROLLERS.join(',')}`,
+    '--use-service-account-credentials=true',
+    `--root-ca-file=${options.rootCaPath}`,
+    `--service-account-private-key-file=${options.serviceAccountPrivateKeyPath}`,
+    '--leader-elect=false',
+    '--bind-address=127.0.0.1',
+    `--secure-port=${options.securePort}`,
+    `--tls-cert-file=${options.tlsCertPath}`,
+    `--tls-private-key-file=${options.tlsKeyPath}`,
+    '--profiling=false',
+  ];
+}
+
+/** What startControllerManager needs of the control plane. */
+export interface StartControllerManagerOptions {
+  binary: string;
+  /** The control plane's directory; credentials go to `<dir>/pki`, the kubeconfig to `<dir>`. */
+  dir: string;
+  apiServer: string;
+  ca: CertificateAuthority;
+  serviceAccountPrivateKeyPath: string;
+  logPath: string;
+  reaper: Reaper;
+  timeoutMs: number;
+}
+
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Issues its client certificate (CN system:kube-controller-manager) and serving certificate,
+ * writes its kubeconfig, starts it on a free loopback port and resolves once `/healthz` is ok.
+ * Throws (with the log tail) when it exits or does not become healthy in `timeoutMs`; the
+ * process is stopped then. The reaper kills it if this process dies.
+ */
+export async function startControllerManager(options: StartControllerManagerOptions): Promise<ManagedProcess> {
+  const pki = join(options.dir, 'pki');
+  const [client, serving] = await Promise.all([
+    issueCertificate(options.ca, pki, { name: 'kube-controller-manager-client', commonName: CONTROLLER_MANAGER_USER, usage: 'client' }),
+    issueCertificate(options.ca, pki, {
+      name: 'kube-controller-manager-serving',
+      commonName: 'kube-controller-manager',
+      dnsNames: ['localhost'],
+      ipAddresses: ['127.0.0.1'],
+      usage: 'server',
+    }),
+  ]);
+  const kubeconfigPath = join(options.dir, 'kube-controller-manager.kubeconfig');
+  const kubeconfig = renderKubeconfig({
+    server: options.apiServer,
+    caPem: options.ca.certPem,
+    userName: CONTROLLER_MANAGER_USER,
+    credentials: { kind: 'clientCertificate', certPem: client.certPem, keyPem: client.keyPem },
+  });
+  await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 });
+  for (let attempt = 1; ; attempt++) {
+    const [port] = await freePorts(1);
+    const args = controllerManagerArgs({
+      kubeconfigPath,
+      securePort: port ?? 0,
+      tlsCertPath: serving.certPath,
+      tlsKeyPath: serving.keyPath,
+      rootCaPath: options.ca.certPath,
+      serviceAccountPrivateKeyPath: options.serviceAccountPrivateKeyPath,
+    });
+    // An empty environment, like the other servers: nothing it needs comes from there.
+    const proc = await startProcess({
+      name: 'kube-controller-manager',
+      command: options.binary,
+      args,
+      logPath: options.logPath,
+      reaper: options.reaper,
+      env: {},
+    });
+    try {
+      const endpoint = { server: `https://127.0.0.1:${port}`, caPem: options.ca.certPem };
+      await waitUntil(
+        'kube-controller-manager /healthz',
+        async () => (await kubeRequest(endpoint, { path: '/healthz', auth: { anonymous: true }, timeoutMs: 5000 })).status === 200,
+        { timeoutMs: options.timeoutMs, process: proc, intervalMs: 200 },
+      );
+      return proc;
+    } catch (err) {
+      await proc.stop();
+      if (!(attempt < PORT_ATTEMPTS && err instanceof ServerExitedError && isAddressInUse(err.logTail))) throw err;
+    }
+  }
+}
