@@ -13,10 +13,10 @@ import { parseArgs } from 'node:util';
 import { bundleImageContent, parseBundle, readBundleDir, type BundleFiles } from '../../pkg/bundle/index.ts';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { goQuote } from '../../pkg/gotext/index.ts';
-import { buildImage, canonicalReference, createImageClient, type ImageReference, parseImageReference } from '../../pkg/image/index.ts';
+import { buildImage, canonicalReference, type ImageReference, parseImageReference } from '../../pkg/image/index.ts';
 import type { CatalogPushDeps } from './catalog-push.ts';
 import { type CommandIO, EXIT } from './io.ts';
-import { REGISTRY_FLAGS, type RegistryAccess, loadRegistryAccess, registryFlagsHelp } from './registry-access.ts';
+import { REGISTRY_FLAGS, pushBuilt, registryFlagsHelp } from './registry-access.ts';
 
 const USAGE = `Usage: olmv1 bundle push <directory> <image-reference> [--authfile FILE] [--ca-file FILE]
 
@@ -84,31 +84,18 @@ export async function runBundlePush(args: string[], io: CommandIO, deps: Catalog
     return EXIT.failed;
   }
 
-  let access: RegistryAccess;
-  try {
-    access = await loadRegistryAccess(parsed.values, deps.defaultAuthFile);
-  } catch (err) {
-    io.stderr.write(`Error: ${errorMessage(err)}\n`);
-    return EXIT.usage;
-  }
-  const client = createImageClient({
-    insecureRegistries: deps.insecureRegistries,
-    ...access,
-    ...(deps.proxy === undefined ? {} : { proxy: deps.proxy }),
-  });
-  try {
-    const image = buildImage({ files: content.files, labels: content.labels });
-    const bytes = image.layers.reduce((n, l) => n + l.size, 0);
-    io.stderr.write(`pushing ${(bytes / 1e6).toFixed(1)} MB to ${ref}\n`);
-    const digest = await client.push(ref, image);
-    io.stdout.write(`${canonicalReference(parsedRef, digest)}\n`);
-    return EXIT.ok;
-  } catch (err) {
-    io.stderr.write(`Error: pushing ${ref}: ${errorMessage(err)}\n`);
-    return EXIT.failed;
-  } finally {
-    client.close();
-  }
+  return pushBuilt(
+    io,
+    {
+      ref,
+      values: parsed.values,
+      insecureRegistries: deps.insecureRegistries,
+      defaultAuthFile: deps.defaultAuthFile,
+      proxy: deps.proxy,
+      printed: (digest) => canonicalReference(parsedRef, digest),
+    },
+    () => buildImage({ files: content.files, labels: content.labels }),
+  );
 }
 
 type Content = { ok: true; files: Map<string, Buffer>; labels: Record<string, string> } | { ok: false; error: string };

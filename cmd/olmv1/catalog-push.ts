@@ -10,11 +10,11 @@ import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { goQuote } from '../../pkg/gotext/index.ts';
-import { buildCatalogImage, createImageClient, parseImageReference } from '../../pkg/image/index.ts';
+import { buildCatalogImage, parseImageReference } from '../../pkg/image/index.ts';
 import type { ProxySelector } from '../../pkg/nodehttp/index.ts';
 import { validateCatalogDir } from './catalog-validate.ts';
 import { type CommandIO, EXIT } from './io.ts';
-import { REGISTRY_FLAGS, type RegistryAccess, loadRegistryAccess, registryFlagsHelp } from './registry-access.ts';
+import { REGISTRY_FLAGS, pushBuilt, registryFlagsHelp } from './registry-access.ts';
 
 const USAGE = `Usage: olmv1 catalog push <directory> <image-reference> [--authfile FILE] [--ca-file FILE]
 
@@ -85,31 +85,18 @@ export async function runCatalogPush(args: string[], io: CommandIO, deps: Catalo
     return EXIT.failed;
   }
 
-  let access: RegistryAccess;
-  try {
-    access = await loadRegistryAccess(parsed.values, deps.defaultAuthFile);
-  } catch (err) {
-    io.stderr.write(`Error: ${errorMessage(err)}\n`);
-    return EXIT.usage;
-  }
-  const client = createImageClient({
-    insecureRegistries: deps.insecureRegistries,
-    ...access,
-    ...(deps.proxy === undefined ? {} : { proxy: deps.proxy }),
-  });
-  try {
-    const image = await buildCatalogImage(dir);
-    const bytes = image.layers.reduce((n, l) => n + l.size, 0);
-    io.stderr.write(`pushing ${(bytes / 1e6).toFixed(1)} MB to ${ref}\n`);
-    const digest = await client.push(ref, image);
-    io.stdout.write(`${digest}\n`);
-    return EXIT.ok;
-  } catch (err) {
-    io.stderr.write(`Error: pushing ${ref}: ${errorMessage(err)}\n`);
-    return EXIT.failed;
-  } finally {
-    client.close();
-  }
+  return pushBuilt(
+    io,
+    {
+      ref,
+      values: parsed.values,
+      insecureRegistries: deps.insecureRegistries,
+      defaultAuthFile: deps.defaultAuthFile,
+      proxy: deps.proxy,
+      printed: (digest) => digest,
+    },
+    () => buildCatalogImage(dir),
+  );
 }
 
 function referenceError(ref: string): string | undefined {

@@ -6,7 +6,9 @@
  * Both files are read as regular files only (pkg/localfs), with a size limit.
  */
 import { errorMessage } from '../../pkg/errors/index.ts';
-import { type DockerConfig, parseDockerConfigJson } from '../../pkg/image/index.ts';
+import { type BuiltImage, type DockerConfig, createImageClient, parseDockerConfigJson } from '../../pkg/image/index.ts';
+import type { ProxySelector } from '../../pkg/nodehttp/index.ts';
+import { type CommandIO, EXIT } from './io.ts';
 import { readRegularFile } from '../../pkg/localfs/index.ts';
 
 /** parseArgs options of the registry flags. */
@@ -63,5 +65,50 @@ async function readFlagFile(flag: string, path: string, missingIsFine: boolean):
   } catch (err) {
     if (missingIsFine && ((err as Error).cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return undefined;
     throw new Error(`reading ${flag}: ${errorMessage(err)}`, { cause: err });
+  }
+}
+
+/** What `pushBuilt` needs besides the image. */
+export interface PushTarget {
+  ref: string;
+  /** The parsed registry flags (`--authfile`, `--ca-file`). */
+  values: { authfile?: string; 'ca-file'?: string };
+  insecureRegistries: string[];
+  defaultAuthFile: string | undefined;
+  proxy?: ProxySelector | undefined;
+  /** What stdout gets for the pushed digest. */
+  printed: (digest: string) => string;
+}
+
+/**
+ * The push tail `catalog push` and `bundle push` share: reads the registry flags (a bad one is
+ * a usage error), builds the image, reports its size on stderr, pushes it and prints what
+ * `printed` makes of the digest. Returns the command's exit code.
+ */
+export async function pushBuilt(io: CommandIO, target: PushTarget, build: () => Promise<BuiltImage> | BuiltImage): Promise<number> {
+  let access: RegistryAccess;
+  try {
+    access = await loadRegistryAccess(target.values, target.defaultAuthFile);
+  } catch (err) {
+    io.stderr.write(`Error: ${errorMessage(err)}\n`);
+    return EXIT.usage;
+  }
+  const client = createImageClient({
+    insecureRegistries: target.insecureRegistries,
+    ...access,
+    ...(target.proxy === undefined ? {} : { proxy: target.proxy }),
+  });
+  try {
+    const image = await build();
+    const bytes = image.layers.reduce((n, l) => n + l.size, 0);
+    io.stderr.write(`pushing ${(bytes / 1e6).toFixed(1)} MB to ${target.ref}\n`);
+    const digest = await client.push(target.ref, image);
+    io.stdout.write(`${target.printed(digest)}\n`);
+    return EXIT.ok;
+  } catch (err) {
+    io.stderr.write(`Error: pushing ${target.ref}: ${errorMessage(err)}\n`);
+    return EXIT.failed;
+  } finally {
+    client.close();
   }
 }

@@ -5,12 +5,11 @@
 // format, never by our writer) are on the cluster; our operator-controller reads the installed
 // bundle from upstream's record, continues its numbering and touches no object's identity:
 // nothing deleted, nothing re-created. Unchunked and chunked records.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
 import { refOf } from '../../pkg/applier/index.ts';
 import type { KubeObject } from '../../pkg/kube/index.ts';
@@ -29,6 +28,7 @@ import {
   waitForExtension,
   type BundleSpec,
 } from '../support/extensions.ts';
+import { helm } from '../support/helm.ts';
 import { fixturePayload, upstreamRecord } from '../support/upstream-release-records.ts';
 
 const run = randomBytes(3).toString('hex');
@@ -73,24 +73,6 @@ function upstreamPayload(
   };
   doc.chart.metadata = { ...doc.chart.metadata, name: bundle.pkg, version: bundle.version, annotations: { 'olm.properties': '[]' } };
   return JSON.stringify(doc) + '\n';
-}
-
-/** The envtest-built helm against the test cluster, with an empty home of its own; resolves with stdout. */
-async function helm(...args: string[]): Promise<string> {
-  const home = await mkdtemp(join(tmpdir(), 'helm-home-'));
-  const env = {
-    PATH: process.env['PATH'] ?? '',
-    HOME: home,
-    HELM_CACHE_HOME: join(home, 'cache'),
-    HELM_CONFIG_HOME: join(home, 'config'),
-    HELM_DATA_HOME: join(home, 'data'),
-    KUBECONFIG: inject('envtestControlPlane').kubeconfigPath,
-  };
-  return new Promise((resolve, reject) => {
-    execFile(inject('envtestHelm'), args, { env, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
-      err === null ? resolve(stdout) : reject(new Error(`helm ${args.join(' ')}: ${stderr}`, { cause: err })),
-    );
-  });
 }
 
 describe("taking over upstream operator-controller's extensions", () => {
@@ -155,7 +137,9 @@ describe("taking over upstream operator-controller's extensions", () => {
       );
     if (padBytes === 0) {
       // Stock helm reads the deployed revision we wrote (decision 0074 says what it cannot read).
-      expect(await helm('get', 'manifest', pkg, '--revision', '2', '-n', 'olmv1-system')).toContain(`"name":"${pkg}-settings"`);
+      const manifest = await helm('get', 'manifest', pkg, '--revision', '2', '-n', 'olmv1-system');
+      expect(manifest.code, manifest.stderr).toBe(0);
+      expect(manifest.stdout).toContain(`"name":"${pkg}-settings"`);
     }
   });
 });

@@ -9,11 +9,7 @@
 //  - upstream's records (test/support/upstream-release-records.ts, unchunked and in 1,040,384-byte
 //    pieces) are accepted by the API server, read by our store and by `olmv1 release`, and
 //    continued by our store under the next revision number.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createKubeconfigLookup } from '../../cmd/olmv1/cluster-access.ts';
 import { runRelease } from '../../cmd/olmv1/release.ts';
@@ -27,11 +23,11 @@ import {
   randomConfigMaps,
   upstreamRecord,
 } from '../support/upstream-release-records.ts';
+import { helm } from '../support/helm.ts';
 
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
 const suffix = randomBytes(3).toString('hex');
 let kube: KubeContext;
-let helmHome: string;
 
 async function namespace(prefix: string): Promise<string> {
   const name = `${prefix}-${suffix}`;
@@ -41,27 +37,8 @@ async function namespace(prefix: string): Promise<string> {
 
 beforeAll(async () => {
   kube = await connect({ kind: 'file', path: inject('envtestControlPlane').kubeconfigPath });
-  helmHome = await mkdtemp(join(tmpdir(), 'helm-home-'));
 });
 afterAll(() => kube?.close());
-
-/** Runs the helm CLI against the test cluster, with its own empty home. */
-function helm(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    PATH: process.env['PATH'] ?? '',
-    HOME: helmHome,
-    HELM_CACHE_HOME: join(helmHome, 'cache'),
-    HELM_CONFIG_HOME: join(helmHome, 'config'),
-    HELM_DATA_HOME: join(helmHome, 'data'),
-    KUBECONFIG: inject('envtestControlPlane').kubeconfigPath,
-  };
-  return new Promise((resolve) => {
-    execFile(inject('envtestHelm'), args, { env, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 function release(revision: number, status: Release['status'], manifest?: KubeObject[]): Release {
   return {

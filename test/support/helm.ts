@@ -1,0 +1,36 @@
+/**
+ * The helm CLI built for the test run (test/envtest global setup, `envtestHelm`) against the
+ * run's control plane, each call with an empty home of its own so nothing of the user's helm
+ * configuration is read.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+
+/** What a helm run printed and its exit code. */
+export interface HelmRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `helm args...`; resolves whatever its exit code. */
+export async function helm(...args: string[]): Promise<HelmRun> {
+  const home = await mkdtemp(join(tmpdir(), 'helm-home-'));
+  const env = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: home,
+    HELM_CACHE_HOME: join(home, 'cache'),
+    HELM_CONFIG_HOME: join(home, 'config'),
+    HELM_DATA_HOME: join(home, 'data'),
+    KUBECONFIG: inject('envtestControlPlane').kubeconfigPath,
+  };
+  return new Promise((resolve) => {
+    execFile(inject('envtestHelm'), args, { env, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
