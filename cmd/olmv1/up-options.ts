@@ -9,13 +9,15 @@ export const UP_USAGE = `Usage: olmv1 up [--registry-port N] | olmv1 up --kubeco
 
 Runs OLM v1 on this machine until Ctrl-C (SIGINT or SIGTERM), then stops everything it started.
 
-Without --kubeconfig: starts a local Kubernetes control plane (kube-apiserver + etcd; no
-kubelet, so Deployments get no Pods) and an OCI registry on 127.0.0.1:5001, pushes the
-example-operator bundles and catalog (examples/example-operator) to it, runs catalogd and
-operator-controller as child processes, creates the ClusterCatalog of
-config/samples/olm_v1_clustercatalog.yaml and waits until it is Serving. The binaries are
-built from Go modules the first time (about 10 minutes on 2 idle cores, longer on a busy
-machine; cached in ~/.cache/olmv1/envtest, or taken from $KUBEBUILDER_ASSETS).
+Without --kubeconfig: starts a local Kubernetes control plane (kube-apiserver, etcd and
+kube-controller-manager: namespaces finish deleting, owned objects are garbage collected,
+Deployments get ReplicaSets; no scheduler and no kubelet, so no Pod ever runs) and an OCI
+registry on 127.0.0.1:5001, pushes the example-operator bundles and catalog
+(examples/example-operator) to it, runs catalogd and operator-controller as child
+processes, creates the ClusterCatalog of config/samples/olm_v1_clustercatalog.yaml and waits
+until it is Serving. The binaries are built from Go modules the first time (about 11 minutes
+on 2 idle cores, longer on a busy machine; cached in ~/.cache/olmv1/envtest, or taken from
+$KUBEBUILDER_ASSETS).
 
 Written in the current directory (.olmv1/, removed again on stop except bin/ and logs/):
   .olmv1/kubeconfig     admin kubeconfig of the local control plane

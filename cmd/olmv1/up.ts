@@ -136,8 +136,13 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     const binaries = await Promise.race([binariesPromise, aborted(ctx.signal)]);
     progress(describeVersions(binaries));
     checkpoint(ctx);
-    progress(`starting kube-apiserver, etcd and a registry on 127.0.0.1:${options.registryPort}`);
-    const [cp, reg] = await Promise.allSettled([startControlPlane({ binaries }), startRegistry({ binaries, port: options.registryPort })]);
+    progress(`starting kube-apiserver, etcd, kube-controller-manager and a registry on 127.0.0.1:${options.registryPort}`);
+    // With kube-controller-manager: namespaces finish deleting, owned objects are garbage
+    // collected, Deployments get ReplicaSets (their Pods never run: no scheduler, no kubelet).
+    const [cp, reg] = await Promise.allSettled([
+      startControlPlane({ binaries, controllerManager: true }),
+      startRegistry({ binaries, port: options.registryPort }),
+    ]);
     if (cp.status === 'fulfilled') ctx.cleanups.push(() => cp.value.stop());
     if (reg.status === 'fulfilled') ctx.cleanups.push(() => reg.value.stop());
     if (cp.status === 'rejected') throw cp.reason;

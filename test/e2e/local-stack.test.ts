@@ -291,11 +291,51 @@ describe('olmv1 up from a clean checkout', () => {
     }
   }, 180_000);
 
+  // kube-controller-manager runs in the local control plane: namespaces finish deleting,
+  // Deployments get ReplicaSets (never running Pods: no scheduler, no kubelet), and its garbage
+  // collector, running since start-up, left the extension's release records (owned by the
+  // ClusterExtension, which exists) alone.
+  it('runs kube-controller-manager: kubectl delete namespace completes, Deployments get ReplicaSets, owned records stay', async () => {
+    await kubectl('create', 'namespace', 'short-lived');
+    await kubectl('-n', 'short-lived', 'create', 'configmap', 'content', '--from-literal=a=b');
+    await kubectl('delete', 'namespace', 'short-lived', '--timeout=60s');
+    const { stdout: gone } = await kubectl('get', 'namespace', 'short-lived', '--ignore-not-found', '-o', 'name');
+    expect(gone).toBe('');
+
+    await kubectl('create', 'namespace', 'apps');
+    await kubectl('-n', 'apps', 'create', 'deployment', 'web', '--image=example.invalid/web:1');
+    await kubectl('-n', 'apps', 'wait', '--for=create', 'replicaset', '-l', 'app=web', '--timeout=60s');
+    const { stdout: rs } = await kubectl(
+      '-n',
+      'apps',
+      'get',
+      'replicaset',
+      '-l',
+      'app=web',
+      '-o',
+      'jsonpath={.items[0].metadata.ownerReferences[0].name}',
+    );
+    expect(rs).toBe('web');
+    // The example operator's Deployment, installed by the extension, got one as well.
+    const { stdout: installed } = await kubectl(
+      '-n',
+      'example-operator',
+      'get',
+      'replicaset',
+      '-o',
+      'jsonpath={.items[*].metadata.ownerReferences[0].name}',
+    );
+    expect(installed.split(' ')).toContain('example-operator-controller');
+
+    const records = await olmv1('release', 'list');
+    expect(records.stdout).toMatch(/^example-operator +\d+ /m);
+  });
+
   it('stops everything on SIGINT and leaves no process, listening port or temp file behind', async () => {
     const pid = up.pid ?? 0;
     const children = descendants(pid);
     const mentioning = [...processesMentioning(privateTmp), ...processesMentioning(checkout)];
-    // etcd, kube-apiserver, the registry, catalogd, operator-controller and the reapers.
+    // etcd, kube-apiserver, kube-controller-manager, the registry, catalogd, operator-controller and the reapers.
     expect(children.length).toBeGreaterThanOrEqual(5);
     expect(mentioning.length).toBeGreaterThanOrEqual(4);
     const ports = [...stdout.matchAll(/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1]));
