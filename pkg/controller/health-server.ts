@@ -6,10 +6,10 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { http } from '../nodehttp/index.ts';
+import { boundPort, close, guardedListener, listen } from './listening.ts';
 
 /**
  * A named check. It passes by returning true (or resolving to true); returning false, a
@@ -66,31 +66,17 @@ export class HealthServer {
 
   /** The bound port (after `start`). */
   get port(): number {
-    const addr = this.#server?.address();
-    if (addr === null || addr === undefined || typeof addr === 'string') throw new Error('the health server is not listening');
-    return (addr as AddressInfo).port;
+    return boundPort(this.#server, 'health server');
   }
 
   /** Starts listening; rejects when the port cannot be bound. */
   async start(): Promise<void> {
     if (this.#server !== undefined) throw new Error('the health server is already started');
-    const listener = (req: IncomingMessage, res: ServerResponse): void => {
-      this.#handle(req, res).catch((err: unknown) => {
-        this.#o.log.error({ err, url: req.url }, 'health endpoint failed');
-        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-        res.end('internal error\n');
-      });
-    };
+    const listener = guardedListener((req, res) => this.#handle(req, res), this.#o.log, 'health endpoint failed');
     const tls = this.#o.tls;
     const server = tls === undefined ? http.createServer(listener) : https.createServer({ cert: tls.cert, key: tls.key }, listener);
     this.#server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.#o.port, this.#o.host ?? '0.0.0.0', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    await listen(server, this.#o.port, this.#o.host ?? '0.0.0.0');
   }
 
   /** Stops listening and closes idle connections. */
@@ -98,10 +84,7 @@ export class HealthServer {
     const server = this.#server;
     if (server === undefined) return;
     this.#server = undefined;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
+    await close(server);
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

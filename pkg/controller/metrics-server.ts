@@ -7,12 +7,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { SecureContextTarget } from './certificates.ts';
 import type { MetricsAccess } from './metrics-auth.ts';
+import { boundPort, close, guardedListener, listen } from './listening.ts';
 
 /** The TLS profile's part of a secure context. */
 export type ProfileOptions = Pick<SecureContextOptions, 'minVersion' | 'ciphers' | 'ecdhCurve'>;
@@ -47,33 +47,19 @@ export class MetricsServer implements SecureContextTarget {
 
   /** The bound port (after `start`). */
   get port(): number {
-    const addr = this.#server?.address();
-    if (addr === null || addr === undefined || typeof addr === 'string') throw new Error('the metrics server is not listening');
-    return (addr as AddressInfo).port;
+    return boundPort(this.#server, 'metrics server');
   }
 
   /** Starts listening; rejects when the port cannot be bound or the TLS options do not load. */
   async start(): Promise<void> {
     if (this.#server !== undefined) throw new Error('the metrics server is already started');
-    const listener = (req: IncomingMessage, res: ServerResponse): void => {
-      this.#handle(req, res).catch((err: unknown) => {
-        this.#o.log.error({ err, url: req.url }, 'metrics endpoint failed');
-        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-        res.end('internal error\n');
-      });
-    };
+    const listener = guardedListener((req, res) => this.#handle(req, res), this.#o.log, 'metrics endpoint failed');
     const server = https.createServer(
       { ...this.#o.tls, ALPNProtocols: ['http/1.1'], headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
       listener,
     );
     this.#server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.#o.port, this.#o.host ?? '0.0.0.0', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    await listen(server, this.#o.port, this.#o.host ?? '0.0.0.0');
   }
 
   /** Installs a new certificate and key, keeping the TLS profile. */
@@ -87,10 +73,7 @@ export class MetricsServer implements SecureContextTarget {
     const server = this.#server;
     if (server === undefined) return;
     this.#server = undefined;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
+    await close(server);
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
