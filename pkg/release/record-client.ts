@@ -60,10 +60,11 @@ export class RecordClient {
     }
   }
 
-  async update(secret: KubeObject, signal?: AbortSignal): Promise<void> {
+  /** Replaces a Secret (its resourceVersion a precondition); resolves with the stored Secret. */
+  async update(secret: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
     await this.#beforeWrite?.();
     try {
-      await this.#client.update(secret, signal === undefined ? {} : { signal });
+      return await this.#client.update(secret, signal === undefined ? {} : { signal });
     } catch (e) {
       throw wrapError(`updating release record ${describeSecret(this.#namespace, secret.metadata.name ?? '')}`, e);
     }

@@ -135,7 +135,7 @@ describe('a crash at any write', () => {
 });
 
 describe('reads', () => {
-  it('a create and an update read the revision with one LIST each, and still refuse a wrong state', async () => {
+  it('a create reads the revision with one LIST, an update of a revision this process wrote or read with none, and both still refuse a wrong state', async () => {
     const objects: Store = new Map();
     const { client } = fakeClient(objects);
     const reads: string[] = [];
@@ -151,7 +151,16 @@ describe('reads', () => {
     expect(reads).toEqual([`list owner=operator-controller,key=${key}`, 'list owner=operator-controller,name=acme,type=index']);
     reads.length = 0;
     await store.update(rel(1, ReleaseStatus.Deployed, 10));
+    expect(reads).toEqual([]);
+    // A store that has not seen the revision reads its Secrets first.
+    const other = createReleaseStore({ client: counting, namespace: NAMESPACE });
+    await other.update(rel(1, ReleaseStatus.Superseded, 10));
     expect(reads).toEqual([`list owner=operator-controller,key=${key}`]);
+    // The first store's knowledge is stale now: the resourceVersion refuses it, and it reads again.
+    reads.length = 0;
+    await store.update(rel(1, ReleaseStatus.Deployed, 10));
+    expect(reads).toEqual([`list owner=operator-controller,key=${key}`]);
+    expect((await store.history('acme'))[0]?.status).toBe(ReleaseStatus.Deployed);
     await expect(store.create(rel(1, ReleaseStatus.Deployed, 10))).rejects.toThrow(`release record Secret "ns/${key}" already exists`);
     await expect(store.update(rel(2, ReleaseStatus.Deployed, 10))).rejects.toThrow(
       'release record Secret "ns/sh.helm.release.v1.acme.v2" does not exist',

@@ -14,7 +14,7 @@
  * Chunk names are hashes of their bytes, so a retried write meets the same names; an existing
  * chunk is reused only when its bytes are the same.
  */
-import type { KubeObject } from '../kube/index.ts';
+import { isConflict, type KubeObject } from '../kube/index.ts';
 import { dns1123SubdomainErrors } from '../k8sname/index.ts';
 import {
   SECRET_SIZE_LIMIT,
@@ -53,9 +53,22 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   const recordsOf = (extension: string): RecordClient =>
     beforeWrite === undefined ? records : new RecordClient(client, namespace, () => beforeWrite(extension));
 
+  /**
+   * What this process last read or wrote of each index Secret: enough for an update to skip
+   * reading the Secrets of its key (one LIST per status change of a revision). Only one
+   * leader writes; a stale entry is met as a conflict on the index's resourceVersion, and the
+   * update then reads the Secrets again. Small: no payload is kept.
+   */
+  const layouts = new Map<string, IndexRecord>();
+  const remember = (index: KubeObject): void => {
+    const { firstPiece: _piece, ...layout } = parseIndexSecret(index, namespace);
+    layouts.set(layout.key, { ...layout, firstPiece: Buffer.alloc(0) });
+  };
+
   async function history(extension: string, signal?: AbortSignal): Promise<Release[]> {
     checkExtension(extension);
     const indexes = await records.list({ [Label.name]: extension, [Label.type]: 'index' }, signal);
+    for (const obj of indexes) remember(obj);
     // One revision at a time (its chunks in parallel): a large history is never in memory twice.
     const releases: Release[] = [];
     for (const obj of indexes) releases.push(await readRevision(parseIndexSecret(obj, namespace), extension, signal));
@@ -126,6 +139,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     for (const leftover of existing.chunks) await records.delete(leftover.metadata.name ?? '', signal);
     for (const chunk of chunks) await records.createChunk(key, chunk, signal);
     const created = await records.create(index, signal);
+    remember(created);
 
     // The record is complete and readable from here on; what follows is housekeeping that
     // must not make a caller retry (and meet "already exists"). Until the chunks are re-owned
@@ -145,11 +159,30 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   }
 
   async function update(release: Release, signal?: AbortSignal): Promise<void> {
+    const { key } = await encode(release);
+    const known = layouts.get(key);
+    try {
+      await rewrite(release, known, signal);
+    } catch (err) {
+      layouts.delete(key);
+      // A stale layout (another write since) meets the resourceVersion precondition: read the Secrets and retry once.
+      if (known === undefined || !(isConflict(err) || (err instanceof Error && isConflict(err.cause)))) throw err;
+      await rewrite(release, undefined, signal);
+    }
+  }
+
+  /** Replaces revision `release` over `known` (its index as last seen here), or over what a LIST of its key finds. */
+  async function rewrite(release: Release, known: IndexRecord | undefined, signal?: AbortSignal): Promise<void> {
     const records = recordsOf(release.extension);
     const { key, pieces } = await encode(release);
-    const { index: existing, chunks: old } = await secretsOfKey(key, signal);
-    if (existing === undefined) throw new Error(`release record ${describeSecret(namespace, key)} does not exist`);
-    const current = parseIndexSecret(existing, namespace);
+    let current = known;
+    let old = known?.extraChunks ?? [];
+    if (current === undefined) {
+      const found = await secretsOfKey(key, signal);
+      if (found.index === undefined) throw new Error(`release record ${describeSecret(namespace, key)} does not exist`);
+      current = parseIndexSecret(found.index, namespace);
+      old = found.chunks.map((c) => c.metadata.name ?? '');
+    }
     if (current.extension !== release.extension) {
       throw new Error(`release record ${describeSecret(namespace, key)} belongs to ${JSON.stringify(current.extension)}`);
     }
@@ -159,13 +192,14 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     index.metadata.resourceVersion = current.resourceVersion;
 
     for (const chunk of chunks) await records.createChunk(key, chunk, signal);
-    await records.update(index, signal);
+    remember(await records.update(index, signal));
     const keep = new Set(chunks.map((c) => c.metadata.name));
-    for (const chunk of old) if (!keep.has(chunk.metadata.name)) await records.delete(chunk.metadata.name ?? '', signal);
+    for (const name of old) if (!keep.has(name)) await records.delete(name, signal);
   }
 
   async function deleteAll(extension: string, signal?: AbortSignal): Promise<void> {
     checkExtension(extension);
+    for (const key of layouts.keys()) if (isKeyOf(key, extension)) layouts.delete(key);
     const records = recordsOf(extension);
     const all = await records.list({ [Label.name]: extension }, signal);
     const indexes = all.filter((s) => s.metadata.labels?.[Label.type] === 'index').sort((a, b) => versionOf(a) - versionOf(b));
@@ -187,6 +221,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     const entries = indexes.map((s) => ({ revision: versionOf(s), status: s.metadata.labels?.[Label.status] ?? '', name: s.metadata.name ?? '' }));
     const doomed = new Set(revisionsToPrune(entries, maxHistory));
     for (const entry of entries.filter((e) => doomed.has(e.revision)).sort((a, b) => a.revision - b.revision)) {
+      layouts.delete(entry.name);
       await records.delete(entry.name, signal);
       for (const chunk of await records.list({ [Label.key]: keyLabelValue(entry.name), [Label.type]: 'chunk' }, signal)) {
         await records.delete(chunk.metadata.name ?? '', signal);

@@ -67,8 +67,9 @@ export function fakeSecrets(objects: SecretStore, budget = Number.POSITIVE_INFIN
       const cur = objects.get(name);
       if (cur === undefined) throw notFound(name);
       if (obj.metadata.resourceVersion !== cur.metadata.resourceVersion) throw new ApiError(409, 'Conflict', 'conflict');
-      objects.set(name, structuredClone({ ...obj, metadata: { ...obj.metadata, uid: cur.metadata.uid, resourceVersion: String(++rv) } }));
-      return {};
+      const stored = structuredClone({ ...obj, metadata: { ...obj.metadata, uid: cur.metadata.uid, resourceVersion: String(++rv) } });
+      objects.set(name, stored);
+      return structuredClone(stored);
     },
     async patch(ref: ObjectRef, patch: { metadata: { ownerReferences: unknown } }) {
       write();
