@@ -57,7 +57,10 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
    * What this process last read or wrote of each index Secret: enough for an update to skip
    * reading the Secrets of its key (one LIST per status change of a revision). Only one
    * leader writes; a stale entry is met as a conflict on the index's resourceVersion, and the
-   * update then reads the Secrets again. Small: no payload is kept.
+   * update then reads the Secrets again. A failed update forgets its entry, so the retry reads
+   * the key and removes the chunks the failure left; chunks an update interrupted in another
+   * process left go with the first update after a restart, or with pruning and uninstall.
+   * Small: no payload is kept.
    */
   const layouts = new Map<string, IndexRecord>();
   const remember = (index: KubeObject): void => {
