@@ -39,6 +39,7 @@ describe('controllerManagerArgs', () => {
     expect(f.get('--kubeconfig')).toBe(OPTIONS.kubeconfigPath);
     expect(f.get('--authentication-kubeconfig')).toBe(OPTIONS.kubeconfigPath);
     expect(f.get('--authorization-kubeconfig')).toBe(OPTIONS.kubeconfigPath);
+    expect(f.get('--authentication-skip-lookup')).toBe('true');
     expect(f.get('--use-service-account-credentials')).toBe('true');
     expect(f.get('--root-ca-file')).toBe(OPTIONS.rootCaPath);
     expect(f.get('--service-account-private-key-file')).toBe(OPTIONS.serviceAccountPrivateKeyPath);
