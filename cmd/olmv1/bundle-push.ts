@@ -9,14 +9,13 @@
  * Exit codes: 0 pushed, 1 invalid bundle or push failed, 2 usage error.
  */
 import { stat } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { bundleImageContent, parseBundle, readBundleDir, type BundleFiles } from '../../pkg/bundle/index.ts';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { goQuote } from '../../pkg/gotext/index.ts';
 import { buildImage, canonicalReference, type ImageReference, parseImageReference } from '../../pkg/image/index.ts';
 import type { CatalogPushDeps } from './catalog-push.ts';
 import { type CommandIO, EXIT } from './io.ts';
-import { REGISTRY_FLAGS, pushBuilt, registryFlagsHelp } from './registry-access.ts';
+import { parsePushArgs, pushBuilt, registryFlagsHelp } from './registry-access.ts';
 
 const USAGE = `Usage: olmv1 bundle push <directory> <image-reference> [--authfile FILE] [--ca-file FILE]
 
@@ -44,22 +43,9 @@ Exit codes:
 
 /** Runs `bundle push`; see the file comment. Same dependencies as `catalog push`. */
 export async function runBundlePush(args: string[], io: CommandIO, deps: CatalogPushDeps): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, allowPositionals: true, options: { ...REGISTRY_FLAGS, help: { type: 'boolean', short: 'h' } } });
-  } catch (err) {
-    io.stderr.write(`Error: ${errorMessage(err)}\n\n${USAGE}`);
-    return EXIT.usage;
-  }
-  if (parsed.values.help === true) {
-    io.stdout.write(USAGE);
-    return EXIT.ok;
-  }
-  const [dir, ref, ...extra] = parsed.positionals;
-  if (dir === undefined || ref === undefined || extra.length > 0) {
-    io.stderr.write(`Error: expected a bundle directory and an image reference\n\n${USAGE}`);
-    return EXIT.usage;
-  }
+  const parsed = parsePushArgs(args, io, USAGE, 'a bundle directory');
+  if (typeof parsed === 'number') return parsed;
+  const { dir, ref } = parsed;
   if (
     !(await stat(dir).then(
       (s) => s.isDirectory(),

@@ -7,14 +7,13 @@
  * Exit codes: 0 pushed, 1 invalid catalog or push failed, 2 usage error.
  */
 import { stat } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { goQuote } from '../../pkg/gotext/index.ts';
 import { buildCatalogImage, parseImageReference } from '../../pkg/image/index.ts';
 import type { ProxySelector } from '../../pkg/nodehttp/index.ts';
 import { validateCatalogDir } from './catalog-validate.ts';
 import { type CommandIO, EXIT } from './io.ts';
-import { REGISTRY_FLAGS, pushBuilt, registryFlagsHelp } from './registry-access.ts';
+import { parsePushArgs, pushBuilt, registryFlagsHelp } from './registry-access.ts';
 
 const USAGE = `Usage: olmv1 catalog push <directory> <image-reference> [--authfile FILE] [--ca-file FILE]
 
@@ -46,22 +45,9 @@ export interface CatalogPushDeps {
 
 /** Runs `catalog push`; see the file comment. */
 export async function runCatalogPush(args: string[], io: CommandIO, deps: CatalogPushDeps): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, allowPositionals: true, options: { ...REGISTRY_FLAGS, help: { type: 'boolean', short: 'h' } } });
-  } catch (err) {
-    io.stderr.write(`Error: ${errorMessage(err)}\n\n${USAGE}`);
-    return EXIT.usage;
-  }
-  if (parsed.values.help === true) {
-    io.stdout.write(USAGE);
-    return EXIT.ok;
-  }
-  const [dir, ref, ...extra] = parsed.positionals;
-  if (dir === undefined || ref === undefined || extra.length > 0) {
-    io.stderr.write(`Error: expected a directory and an image reference\n\n${USAGE}`);
-    return EXIT.usage;
-  }
+  const parsed = parsePushArgs(args, io, USAGE, 'a directory');
+  if (typeof parsed === 'number') return parsed;
+  const { dir, ref } = parsed;
   if (
     !(await stat(dir).then(
       (s) => s.isDirectory(),

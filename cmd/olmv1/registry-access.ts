@@ -5,6 +5,7 @@
  * from a PEM bundle (`--ca-file`, as catalogd and operator-controller take `--pull-ca-file`).
  * Both files are read as regular files only (pkg/localfs), with a size limit.
  */
+import { parseArgs } from 'node:util';
 import { errorMessage } from '../../pkg/errors/index.ts';
 import { type BuiltImage, type DockerConfig, createImageClient, parseDockerConfigJson } from '../../pkg/image/index.ts';
 import type { ProxySelector } from '../../pkg/nodehttp/index.ts';
@@ -111,4 +112,33 @@ export async function pushBuilt(io: CommandIO, target: PushTarget, build: () => 
   } finally {
     client.close();
   }
+}
+
+/**
+ * The arguments of a push command: `<dir> <image-reference>` and the registry flags. Resolves
+ * with them, or with the exit code after printing help (`-h`) or a usage error naming `dirKind`.
+ */
+export function parsePushArgs(
+  args: string[],
+  io: CommandIO,
+  usage: string,
+  dirKind: string,
+): { dir: string; ref: string; values: { authfile?: string; 'ca-file'?: string } } | number {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, options: { ...REGISTRY_FLAGS, help: { type: 'boolean', short: 'h' } } });
+  } catch (err) {
+    io.stderr.write(`Error: ${errorMessage(err)}\n\n${usage}`);
+    return EXIT.usage;
+  }
+  if (parsed.values.help === true) {
+    io.stdout.write(usage);
+    return EXIT.ok;
+  }
+  const [dir, ref, ...extra] = parsed.positionals;
+  if (dir === undefined || ref === undefined || extra.length > 0) {
+    io.stderr.write(`Error: expected ${dirKind} and an image reference\n\n${usage}`);
+    return EXIT.usage;
+  }
+  return { dir, ref, values: parsed.values };
 }
