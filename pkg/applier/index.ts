@@ -1,7 +1,8 @@
 /**
  * pkg/applier: puts a rendered bundle on the cluster as the extension's ServiceAccount and
  * records it as a Helm-like release (decision 0003 for the requests, README difference 2 and
- * 3 for server-side apply and CRD-keeping uninstall).
+ * 3 for server-side apply and CRD-keeping uninstall), writing and deleting only what the
+ * extension owns (decision 0049).
  */
 export { APPLY_PHASES, applyPhases, inApplyOrder } from './apply-order.ts';
 export { ApplyError, applyObjects, dryRunObjects, type ApplyObjectsOptions } from './apply.ts';

@@ -2,11 +2,16 @@
  * Install, upgrade and uninstall as Helm-like releases (README difference 2, reference
  * applier-and-bundles.md §4.4-4.8, with server-side apply instead of Helm's patches):
  *
+ * - every write is preceded by the ownership check (ownership.ts, decision 0049): an object of
+ *   another extension or of nobody we know refuses the release, nothing written or recorded;
  * - the desired objects equal the deployed revision's: nothing is recorded and every object is
  *   applied again (idempotent; puts back objects that were deleted);
- * - otherwise a new revision is recorded `pending-install`/`pending-upgrade`, the objects are
- *   applied, objects of earlier revisions that the new one does not contain are deleted (except
- *   CRDs, kept and noted), and the revision becomes `deployed` and its predecessor `superseded`;
+ * - otherwise the new or changed objects are dry-run on the server first (a refusal records a
+ *   `failed` revision with nothing applied), a new revision is recorded
+ *   `pending-install`/`pending-upgrade`, the objects are applied, objects of earlier revisions
+ *   that the new one does not contain and that are still this extension's are deleted (except
+ *   CRDs, kept and noted; delete.ts), and the revision becomes `deployed` and its predecessor
+ *   `superseded` ("Downgrade complete" for a lower version);
  * - a failed apply leaves the revision `failed` with the API server's message (no rollback, as
  *   upstream) and the error is rethrown for the caller to retry with backoff.
  *
