@@ -3,7 +3,7 @@
  * filter the package's bundles by channel, range and upgrade edges, then pick the best.
  * Every bundle's version is parsed at most once per call.
  */
-import type { Bundle, ChannelEntry, DeclarativeConfig, Deprecation } from '../fbc/types.ts';
+import type { Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation } from '../fbc/types.ts';
 import type { Result } from '../errors/index.ts';
 import { bundleVersionRelease } from './bundle-version.ts';
 import { compareVersionRelease, type ReleaseOptions, type VersionRelease } from './release.ts';
@@ -83,6 +83,18 @@ interface Ranked {
 }
 
 /**
+ * Names of the entries of `channels` with an upgrade edge from `installed` (replaces, skips,
+ * skipRange). Edges come from the selected channels when channels are given, else from all.
+ */
+export function successorNames(channels: readonly Channel[], installed: InstalledEdges, skipRanges: Map<string, SkipRange | null>): Set<string> {
+  const names = new Set<string>();
+  for (const channel of channels) {
+    for (const entry of channel.entries) if (isEdgeFrom(entry, installed, skipRanges)) names.add(entry.name);
+  }
+  return names;
+}
+
+/**
  * The best bundle of one catalog's partition that passes every filter, or undefined when
  * none does. The partition is not modified.
  */
@@ -90,17 +102,8 @@ export function bestInCatalog(fbc: DeclarativeConfig, filter: CandidateFilter): 
   const selected = filter.channels === undefined ? undefined : fbc.channels.filter((c) => filter.channels?.has(c.name));
   const members = selected === undefined ? undefined : new Set(selected.flatMap((c) => c.entries.map((e) => e.name)));
 
-  // Edges come from the selected channels when channels are given, else from all of them.
-  let successors: Set<string> | undefined;
   const installed = filter.installed;
-  if (installed !== undefined) {
-    successors = new Set();
-    for (const channel of selected ?? fbc.channels) {
-      for (const entry of channel.entries) {
-        if (isEdgeFrom(entry, installed, filter.skipRanges)) successors.add(entry.name);
-      }
-    }
-  }
+  const successors = installed === undefined ? undefined : successorNames(selected ?? fbc.channels, installed, filter.skipRanges);
 
   const deprecation = fbc.deprecations[0] ?? null;
   const deprecatedNames = new Set((deprecation?.entries ?? []).filter((e) => e.reference.schema === BUNDLE_SCHEMA).map((e) => e.reference.name));

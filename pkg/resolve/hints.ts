@@ -10,7 +10,7 @@ import type { DeclarativeConfig } from '../fbc/types.ts';
 import { goQuote } from '../gotext/index.ts';
 import { formatSemver } from '../semver/index.ts';
 import { bundleVersionRelease } from './bundle-version.ts';
-import { bestInCatalog, isEmptyPartition } from './candidates.ts';
+import { isEmptyPartition, successorNames } from './candidates.ts';
 import { compareVersionRelease, parseExplicitVersionRelease, parseLegacyVersionRelease, type VersionRelease } from './release.ts';
 import type { ResolveInput } from './types.ts';
 
@@ -53,14 +53,22 @@ export function similarNames(name: string, names: Iterable<string>): string[] {
   return scored.sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)).map(([n]) => n);
 }
 
-/** The versions of `bundles` named in `members` (all when undefined), highest first, as text. */
-function versionsOf(partitions: readonly DeclarativeConfig[], input: ResolveInput, members: ReadonlySet<string> | undefined): string[] {
+/**
+ * The versions of the bundles named in `members` (all when undefined), highest first, as text;
+ * without the version of `except` (the installed one).
+ */
+function versionsOf(
+  partitions: readonly DeclarativeConfig[],
+  input: ResolveInput,
+  members: ReadonlySet<string> | undefined,
+  except?: VersionRelease,
+): string[] {
   const seen = new Map<string, VersionRelease>();
   for (const fbc of partitions) {
     for (const bundle of fbc.bundles) {
       if (members !== undefined && !members.has(bundle.name)) continue;
       const vr = bundleVersionRelease(bundle, input);
-      if (vr.ok) seen.set(bundle.name, vr.value);
+      if (vr.ok && (except === undefined || compareVersionRelease(vr.value, except) !== 0)) seen.set(bundle.name, vr.value);
     }
   }
   return [...seen.values()].sort((a, b) => compareVersionRelease(b, a)).map((vr) => formatSemver(vr.version));
@@ -119,25 +127,16 @@ export function resolutionHints(input: ResolveInput, packageNames: readonly stri
         ? parseLegacyVersionRelease(installed.version)
         : parseExplicitVersionRelease(installed.version, installed.release);
     if (vr.ok) {
-      const successors: string[] = [];
-      for (const fbc of partitions) {
-        // Each successor on its own: the best of the edges alone, range aside, then without it.
-        const remaining = { ...fbc, bundles: [...fbc.bundles] };
-        for (;;) {
-          const best = bestInCatalog(remaining, {
-            channels: selected,
-            range: undefined,
-            installed: { name: installed.name, versionRelease: vr.value },
-            skipRanges: new Map(),
-            bundleReleaseSupport: input.bundleReleaseSupport,
-          });
-          if (best === undefined || !best.versionRelease.ok || compareVersionRelease(best.versionRelease.value, vr.value) === 0) break;
-          successors.push(formatSemver(best.versionRelease.value.version));
-          remaining.bundles = remaining.bundles.filter((b) => b !== best.bundle);
-        }
-      }
+      // One pass over the edges: their versions, highest first (the installed one excluded).
+      const edges = { name: installed.name, versionRelease: vr.value };
+      const names = new Set(
+        partitions.flatMap((p) => [
+          ...successorNames(selected === undefined ? p.channels : p.channels.filter((c) => selected.has(c.name)), edges, new Map()),
+        ]),
+      );
+      const successors = versionsOf(partitions, input, names, vr.value);
       const from = `the installed version ${goQuote(installed.version)}`;
-      lines.push(successors.length > 0 ? `successors of ${from}${where}: ${listed([...new Set(successors)])}` : `no successor of ${from}${where}`);
+      lines.push(successors.length > 0 ? `successors of ${from}${where}: ${listed(successors)}` : `no successor of ${from}${where}`);
       if (versions.length > 0) lines.push('upgradeConstraintPolicy: SelfCertified would allow any version of the channel, downgrades too');
     }
   }
