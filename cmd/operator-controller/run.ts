@@ -112,7 +112,6 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
           ...(pause === undefined ? {} : { beforeWrite: (extension: string) => pause('release-write', extension) }),
         }),
         catalogs: { catalogs, content, ...(baseURL === undefined ? {} : { baseURL }) },
-        images,
         bundleCache,
         pulls,
         ...(o.defaultInstallServiceAccount === undefined ? {} : { defaultInstaller: o.defaultInstallServiceAccount }),

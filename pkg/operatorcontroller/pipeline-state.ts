@@ -11,7 +11,6 @@ import type { Release, ReleaseBundle, ReleaseStore } from '../release/index.ts';
 import type { CertProviderName } from '../render/index.ts';
 import type { ResolveInput } from '../resolve/index.ts';
 import type { BundlePullScheduler } from './bundle-pulls.ts';
-import type { BundleImages } from './bundle-source.ts';
 import type { CatalogSource } from './catalogs.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { Installer, ServiceAccountRef } from './installer.ts';
@@ -33,7 +32,6 @@ export interface ExtensionReconcilerDeps {
   scoped: ScopedClientFactory;
   releases: ReleaseStore;
   catalogs: CatalogSource;
-  images: BundleImages;
   bundleCache: ImageCache;
   /** Bundle pulls: from the cache, or in the background so that no worker waits on a registry (bundle-pulls.ts). */
   pulls: BundlePullScheduler;
