@@ -25,21 +25,21 @@ const { default: tseslint } = await import('typescript-eslint');
 
 /** Pure cores: data in, data out (docs/development.md). Their tests may read fixtures. */
 const PURE_CORES = [
-  'pkg/resolve/**',
-  'pkg/render/**',
-  'pkg/bundle/**',
-  'pkg/semver/**',
-  'pkg/gotext/**',
-  'pkg/k8sname/**',
-  'pkg/fbc/**',
-  'pkg/goyaml/**',
-  'pkg/gating/**',
-  'pkg/unstructured/**',
-  'pkg/crdupgrade/**',
-  'pkg/tlsprofile/**',
+  'pkg/operator-controller/resolve/**',
+  'pkg/operator-controller/render/**',
+  'pkg/operator-controller/bundle/**',
+  'pkg/shared/semver/**',
+  'pkg/gocompat/gotext/**',
+  'pkg/shared/k8sname/**',
+  'pkg/shared/fbc/**',
+  'pkg/gocompat/goyaml/**',
+  'pkg/operator-controller/gating/**',
+  'pkg/shared/unstructured/**',
+  'pkg/operator-controller/crdupgrade/**',
+  'pkg/shared/tlsprofile/**',
 ];
 /** The I/O edges inside pure-core directories: they read the files and pass the data in. */
-const PURE_CORE_EDGES = ['pkg/fbc/walk.ts', 'pkg/bundle/read-bundle-dir.ts'];
+const PURE_CORE_EDGES = ['pkg/shared/fbc/walk.ts', 'pkg/operator-controller/bundle/read-bundle-dir.ts'];
 const TESTS = ['**/*.test.ts'];
 
 /** Imports that do I/O (Node built-ins with or without `node:`, and network clients). */
@@ -62,7 +62,15 @@ const IO_IMPORTS = [
   '@kubernetes/client-node',
 ];
 /** Modules that talk to the outside world; pure cores import none of them. */
-const INFRASTRUCTURE_MODULES = ['pkg/kube', 'pkg/image', 'pkg/catalogd', 'pkg/catalogclient', 'pkg/nodehttp', 'pkg/controller', 'pkg/applier'];
+const INFRASTRUCTURE_MODULES = [
+  'pkg/shared/kube',
+  'pkg/shared/image',
+  'pkg/catalogd',
+  'pkg/operator-controller/catalogclient',
+  'pkg/shared/nodehttp',
+  'pkg/shared/controller',
+  'pkg/operator-controller/applier',
+];
 
 /** `process.env` and `process.argv` are read only by the composition roots (cmd/). */
 const NO_PROCESS_ENV_ARGV = [
@@ -81,34 +89,34 @@ const NO_PROCESS_IMPORT_ENV_ARGV = {
 const MODULE_INDEX_EXCEPTIONS = [
   {
     from: 'pkg/catalogd/storage/ingest-layers.ts',
-    to: 'pkg/image/layer-entries.ts',
+    to: 'pkg/shared/image/layer-entries.ts',
     reason:
-      "The ingest process loads the layer reader alone: pkg/image's index loads the registry client and its HTTP stack, memory the ingest process does not need (decisions 0086, 0087).",
+      "The ingest process loads the layer reader alone: pkg/shared/image's index loads the registry client and its HTTP stack, memory the ingest process does not need (decisions 0086, 0087).",
   },
   {
     from: 'pkg/catalogd/storage/ingest-layers.ts',
-    to: 'pkg/image/path-filter.ts',
-    reason: "As above: the ingest process does not load pkg/image's index (decisions 0086, 0087).",
+    to: 'pkg/shared/image/path-filter.ts',
+    reason: "As above: the ingest process does not load pkg/shared/image's index (decisions 0086, 0087).",
   },
   {
     from: 'pkg/catalogd/storage/ingest-child.ts',
-    to: 'pkg/image/decompress.ts',
-    reason: "As above: the ingest process does not load pkg/image's index (decisions 0086, 0087).",
+    to: 'pkg/shared/image/decompress.ts',
+    reason: "As above: the ingest process does not load pkg/shared/image's index (decisions 0086, 0087).",
   },
   ...['ingest-layers.ts', 'ingest-child.ts', 'ingest.ts', 'catalog-layers.ts'].map((file) => ({
     from: `pkg/catalogd/storage/${file}`,
-    to: 'pkg/image/limits.ts',
-    reason: "The image caps, enforced in the ingest process (decision 0052), which does not load pkg/image's index (decisions 0086, 0087).",
+    to: 'pkg/shared/image/limits.ts',
+    reason: "The image caps, enforced in the ingest process (decision 0052), which does not load pkg/shared/image's index (decisions 0086, 0087).",
   })),
   {
     from: '',
-    to: 'pkg/fbc/types.ts',
+    to: 'pkg/shared/fbc/types.ts',
     typeOnly: true,
-    reason: "The FBC data model, imported for types only: erased at run time, and every name is also exported by pkg/fbc's index.ts.",
+    reason: "The FBC data model, imported for types only: erased at run time, and every name is also exported by pkg/shared/fbc's index.ts.",
   },
   {
     from: 'bench/children/ingest.ts',
-    to: 'pkg/catalogd/controller/catalog-content.ts',
+    to: 'pkg/catalogd/clustercatalog/catalog-content.ts',
     reason:
       "The benchmark runs catalogd's ingest step (storeCatalogImage) without the reconciler and kube client that the controller index loads, which would distort its memory figures.",
   },
@@ -180,7 +188,7 @@ export default tseslint.config(
       // Flags defensive initial values (`let lost = false` before a try); tsc's definite
       // assignment analysis already catches reads before a write.
       'no-useless-assignment': 'off',
-      // Rule 2: only pkg/kube imports @kubernetes/client-node (turned off for pkg/kube below).
+      // Rule 2: only pkg/shared/kube imports @kubernetes/client-node (turned off for pkg/shared/kube below).
       'olmv1/kube-client-node': 'error',
       // Rule 4: another module is imported through its index.ts.
       'olmv1/module-index-imports': ['error', { allow: MODULE_INDEX_EXCEPTIONS }],
@@ -196,7 +204,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['pkg/kube/**'],
+    files: ['pkg/shared/kube/**'],
     rules: { 'olmv1/kube-client-node': 'off' },
   },
   {

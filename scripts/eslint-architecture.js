@@ -7,7 +7,7 @@
  * - `olmv1/pure-core-imports`: the file imports none of the `forbidden` packages (Node's I/O
  *   built-ins, with or without `node:`, network clients) and no file of the `forbiddenModules`
  *   directories.
- * - `olmv1/kube-client-node`: the file does not import `@kubernetes/client-node` (only pkg/kube
+ * - `olmv1/kube-client-node`: the file does not import `@kubernetes/client-node` (only pkg/shared/kube
  *   may, and the config does not apply the rule there).
  * - `olmv1/module-index-imports`: a file imports another module (a directory under pkg/ with an
  *   `index.ts`; the deepest one holding the file) only through that `index.ts`, unless an
@@ -115,10 +115,10 @@ const pureCoreImports = {
 const kubeClientNode = {
   meta: {
     type: 'problem',
-    docs: { description: 'Only pkg/kube imports @kubernetes/client-node' },
+    docs: { description: 'Only pkg/shared/kube imports @kubernetes/client-node' },
     schema: [],
     messages: {
-      kube: "Only pkg/kube imports '@kubernetes/client-node'; use pkg/kube's index.ts.",
+      kube: "Only pkg/shared/kube imports '@kubernetes/client-node'; use pkg/shared/kube's index.ts.",
     },
   },
   create(context) {

@@ -49,50 +49,50 @@ function runCases(ruleId: string, cases: Case[]): void {
 // Rule 1: pure cores import no I/O and no infrastructure module.
 runCases('olmv1/pure-core-imports', [
   {
-    name: 'node:fs/promises in pkg/resolve',
-    path: 'pkg/resolve/catalog-source.ts',
+    name: 'node:fs/promises in pkg/operator-controller/resolve',
+    path: 'pkg/operator-controller/resolve/catalog-source.ts',
     violation: "import { readFile } from 'node:fs/promises';\nexport const read = readFile;\n",
     compliant: "import { parseRange } from '../semver/index.ts';\nexport const parse = parseRange;\n",
   },
   {
     name: 'bare fs in the FBC model',
-    path: 'pkg/fbc/model-extra.ts',
+    path: 'pkg/shared/fbc/model-extra.ts',
     violation: "import { readFileSync } from 'fs';\nexport const read = readFileSync;\n",
     compliant: "import { createHash } from 'node:crypto';\nexport const hash = createHash;\n",
   },
   {
-    name: 'node:https re-exported from pkg/render',
-    path: 'pkg/render/fetch-schema.ts',
+    name: 'node:https re-exported from pkg/operator-controller/render',
+    path: 'pkg/operator-controller/render/fetch-schema.ts',
     violation: "export { request } from 'node:https';\n",
     compliant: "export { renderBundle } from './render.ts';\n",
   },
   {
-    name: 'dynamic import of node:child_process in pkg/bundle',
-    path: 'pkg/bundle/unzip.ts',
+    name: 'dynamic import of node:child_process in pkg/operator-controller/bundle',
+    path: 'pkg/operator-controller/bundle/unzip.ts',
     violation: "export async function run(): Promise<unknown> {\n  return import('node:child_process');\n}\n",
     compliant: "export async function run(): Promise<unknown> {\n  return import('./types.ts');\n}\n",
   },
   {
-    name: 'undici in pkg/gotext',
-    path: 'pkg/gotext/fetch.ts',
+    name: 'undici in pkg/gocompat/gotext',
+    path: 'pkg/gocompat/gotext/fetch.ts',
     violation: "import { request } from 'undici';\nexport const r = request;\n",
     compliant: "import { quote } from './quote.ts';\nexport const q = quote;\n",
   },
   {
-    name: 'pkg/kube from pkg/semver',
-    path: 'pkg/semver/cluster-version.ts',
+    name: 'pkg/shared/kube from pkg/shared/semver',
+    path: 'pkg/shared/semver/cluster-version.ts',
     violation: "import type { KubeClient } from '../kube/index.ts';\nexport type C = KubeClient;\n",
     compliant: "import type { Version } from './version.ts';\nexport type V = Version;\n",
   },
   {
-    name: 'pkg/image from pkg/k8sname',
-    path: 'pkg/k8sname/image-name.ts',
+    name: 'pkg/shared/image from pkg/shared/k8sname',
+    path: 'pkg/shared/k8sname/image-name.ts',
     violation: "import { parseReference } from '../image/index.ts';\nexport const p = parseReference;\n",
     compliant: 'export const maxLength = 63;\n',
   },
   {
-    name: 'pkg/catalogd from pkg/resolve',
-    path: 'pkg/resolve/served-catalogs.ts',
+    name: 'pkg/catalogd from pkg/operator-controller/resolve',
+    path: 'pkg/operator-controller/resolve/served-catalogs.ts',
     violation: "import { LocalDirStore } from '../catalogd/storage/index.ts';\nexport const S = LocalDirStore;\n",
     compliant: "import { isZeroMeta } from '../fbc/index.ts';\nexport const z = isZeroMeta;\n",
   },
@@ -100,7 +100,12 @@ runCases('olmv1/pure-core-imports', [
 
 describe('olmv1/pure-core-imports: the edges and tests of pure cores may do I/O', () => {
   const io = "import { readFile } from 'node:fs/promises';\nexport const read = readFile;\n";
-  for (const path of ['pkg/fbc/walk.ts', 'pkg/bundle/read-bundle-dir.ts', 'pkg/resolve/resolver.test.ts', 'pkg/image/cache.ts']) {
+  for (const path of [
+    'pkg/shared/fbc/walk.ts',
+    'pkg/operator-controller/bundle/read-bundle-dir.ts',
+    'pkg/operator-controller/resolve/resolver.test.ts',
+    'pkg/shared/image/cache.ts',
+  ]) {
     it(path, async () => {
       expect(await lint(path, io)).toEqual([]);
     });
@@ -111,17 +116,17 @@ describe('olmv1/pure-core-imports: the edges and tests of pure cores may do I/O'
 runCases('no-restricted-properties', [
   {
     name: 'process.getBuiltinModule in a pure core',
-    path: 'pkg/render/load-schema.ts',
+    path: 'pkg/operator-controller/render/load-schema.ts',
     violation: "export const fs = process.getBuiltinModule('node:fs');\n",
     compliant: 'export const limit = 10;\n',
   },
 ]);
 
-// Rule 2: only pkg/kube imports @kubernetes/client-node.
+// Rule 2: only pkg/shared/kube imports @kubernetes/client-node.
 runCases('olmv1/kube-client-node', [
   {
     name: 'in a catalogd controller file',
-    path: 'pkg/catalogd/controller/watch-catalogs.ts',
+    path: 'pkg/catalogd/clustercatalog/watch-catalogs.ts',
     violation: "import { KubeConfig } from '@kubernetes/client-node';\nexport const K = KubeConfig;\n",
     compliant: "import { connect } from '../../kube/index.ts';\nexport const c = connect;\n",
   },
@@ -129,34 +134,34 @@ runCases('olmv1/kube-client-node', [
     name: 'type-only, in the CLI',
     path: 'cmd/olmv1/cluster.ts',
     violation: "import type { V1Pod } from '@kubernetes/client-node';\nexport type P = V1Pod;\n",
-    compliant: "import type { KubeClient } from '../../pkg/kube/index.ts';\nexport type C = KubeClient;\n",
+    compliant: "import type { KubeClient } from '../../pkg/shared/kube/index.ts';\nexport type C = KubeClient;\n",
   },
   {
     name: 'dynamic import, in a test helper',
     path: 'test/support/kube-helper.ts',
     violation: "export async function load(): Promise<unknown> {\n  return import('@kubernetes/client-node');\n}\n",
-    compliant: "export async function load(): Promise<unknown> {\n  return import('../../pkg/kube/index.ts');\n}\n",
+    compliant: "export async function load(): Promise<unknown> {\n  return import('../../pkg/shared/kube/index.ts');\n}\n",
   },
 ]);
 
-describe('olmv1/kube-client-node: pkg/kube itself may', () => {
-  it('pkg/kube/watch-extra.ts', async () => {
+describe('olmv1/kube-client-node: pkg/shared/kube itself may', () => {
+  it('pkg/shared/kube/watch-extra.ts', async () => {
     const code = "import { KubeConfig } from '@kubernetes/client-node';\nexport const K = KubeConfig;\n";
-    expect(await lint('pkg/kube/watch-extra.ts', code)).toEqual([]);
+    expect(await lint('pkg/shared/kube/watch-extra.ts', code)).toEqual([]);
   });
 });
 
 // Rule 3: no process.env / process.argv outside cmd/, test/, bench/, scripts/.
 runCases('no-restricted-properties', [
   {
-    name: 'process.env in pkg/image',
-    path: 'pkg/image/proxy.ts',
+    name: 'process.env in pkg/shared/image',
+    path: 'pkg/shared/image/proxy.ts',
     violation: 'export const proxy = process.env.HTTPS_PROXY;\n',
     compliant: 'export function proxyFrom(env: Record<string, string | undefined>): string | undefined {\n  return env.HTTPS_PROXY;\n}\n',
   },
   {
-    name: 'process.argv in pkg/controller',
-    path: 'pkg/controller/flags.ts',
+    name: 'process.argv in pkg/shared/controller',
+    path: 'pkg/shared/controller/flags.ts',
     violation: 'export const args = process.argv.slice(2);\n',
     compliant: 'export const pid = process.pid;\n',
   },
@@ -176,8 +181,8 @@ runCases('no-restricted-properties', [
 
 runCases('no-restricted-syntax', [
   {
-    name: "env imported from 'node:process' in pkg/kube",
-    path: 'pkg/kube/in-cluster.ts',
+    name: "env imported from 'node:process' in pkg/shared/kube",
+    path: 'pkg/shared/kube/in-cluster.ts',
     violation: "import { env } from 'node:process';\nexport const host = env.KUBERNETES_SERVICE_HOST;\n",
     compliant: "import { pid } from 'node:process';\nexport const id = pid;\n",
   },
@@ -195,8 +200,8 @@ describe('no-restricted-properties: composition roots and tooling may read env a
 // Rule 4: another module is imported through its index.ts, except the allow-list.
 runCases('olmv1/module-index-imports', [
   {
-    name: "pkg/image's puller from a catalogd controller",
-    path: 'pkg/catalogd/controller/pull-step.ts',
+    name: "pkg/shared/image's puller from a catalogd controller",
+    path: 'pkg/catalogd/clustercatalog/pull-step.ts',
     violation: "import { createPuller } from '../../image/puller.ts';\nexport const p = createPuller;\n",
     compliant: "import { createImageClient } from '../../image/index.ts';\nexport const p = createImageClient;\n",
   },
@@ -209,18 +214,18 @@ runCases('olmv1/module-index-imports', [
   {
     name: 'a pkg file from the CLI',
     path: 'cmd/olmv1/render-extra.ts',
-    violation: "export { renderBundle } from '../../pkg/render/render.ts';\n",
-    compliant: "export { renderBundle } from '../../pkg/render/index.ts';\n",
+    violation: "export { renderBundle } from '../../pkg/operator-controller/render/render.ts';\n",
+    compliant: "export { renderBundle } from '../../pkg/operator-controller/render/index.ts';\n",
   },
   {
     name: 'a dynamic import from a test',
     path: 'test/integration/extra.test.ts',
-    violation: "export async function load(): Promise<unknown> {\n  return import('../../pkg/fbc/load.ts');\n}\n",
-    compliant: "export async function load(): Promise<unknown> {\n  return import('../../pkg/fbc/index.ts');\n}\n",
+    violation: "export async function load(): Promise<unknown> {\n  return import('../../pkg/shared/fbc/load.ts');\n}\n",
+    compliant: "export async function load(): Promise<unknown> {\n  return import('../../pkg/shared/fbc/index.ts');\n}\n",
   },
   {
-    name: 'pkg/fbc/types.ts is allowed for types only',
-    path: 'pkg/resolve/catalog-view.ts',
+    name: 'pkg/shared/fbc/types.ts is allowed for types only',
+    path: 'pkg/operator-controller/resolve/catalog-view.ts',
     violation: "import { type Bundle, isZeroMeta } from '../fbc/types.ts';\nexport type B = Bundle;\nexport const z = isZeroMeta;\n",
     compliant: "import type { Bundle } from '../fbc/types.ts';\nexport type B = Bundle;\n",
   },
@@ -233,13 +238,13 @@ runCases('olmv1/module-index-imports', [
 ]);
 
 describe('olmv1/module-index-imports: allowed', () => {
-  it("the ingest process loads pkg/image's layer reader alone (decisions 0086, 0087)", async () => {
+  it("the ingest process loads pkg/shared/image's layer reader alone (decisions 0086, 0087)", async () => {
     const code = "import { readLayerEntries } from '../../image/layer-entries.ts';\nexport const r = readLayerEntries;\n";
     expect(await lint('pkg/catalogd/storage/ingest-layers.ts', code)).toEqual([]);
   });
   it("a module's own files, through any path", async () => {
     const code = "import { walkMetas } from './walk.ts';\nexport const w = walkMetas;\n";
-    expect(await lint('pkg/fbc/load-extra.ts', code)).toEqual([]);
+    expect(await lint('pkg/shared/fbc/load-extra.ts', code)).toEqual([]);
   });
   it('files outside pkg/ (cmd/, test/) are not modules', async () => {
     const code = "import { parseCatalogdOptions } from '../../cmd/catalogd/options.ts';\nexport const p = parseCatalogdOptions;\n";

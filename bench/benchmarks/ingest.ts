@@ -2,7 +2,7 @@
  * Catalog ingest: the 31 MB / 5,000-bundle catalog image from a local registry into
  * LocalDirStore, each repetition in a fresh child process (bench/children/ingest.ts), the way
  * catalogd stores it: its layer streamed into the ingest process (`streamed`). For comparison,
- * catalogd's fallback (pulled and unpacked with pkg/image, then the directory ingested by the
+ * catalogd's fallback (pulled and unpacked with pkg/shared/image, then the directory ingested by the
  * ingest process: `unpacked`) and the CLI's in-process ingest of that directory (`inprocess`).
  *
  * Targets (users-perf-reliability.md §5.1 item 2, §5.4): unpack + ingest <= 1.5 s, peak RSS
@@ -133,7 +133,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       'comparison',
     ),
     measure(
-      '  pull + unpack (pkg/image)',
+      '  pull + unpack (pkg/shared/image)',
       med(u, (r) => r.unpackMs),
       'ms',
       undefined,

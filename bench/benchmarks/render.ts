@@ -1,16 +1,16 @@
 /**
  * Render: a registry+v1 bundle carrying 10 generated large CRDs (~100 KB of JSON each, about
- * 1 MB together; test/fixtures/bundles/large-crds.ts) plus its CSV, as bundle files. pkg/bundle
+ * 1 MB together; test/fixtures/bundles/large-crds.ts) plus its CSV, as bundle files. pkg/operator-controller/bundle
  * `parseBundle` decodes the files (CRDs as YAML, the usual form, and as indented JSON) and
- * pkg/render `render` turns the bundle into manifests for AllNamespaces. Warm: 3 warm-up runs,
+ * pkg/operator-controller/render `render` turns the bundle into manifests for AllNamespaces. Warm: 3 warm-up runs,
  * then 15 timed; the first (cold) run is reported too.
  *
  * Target (brief): the bundle rendered in <= 100 ms, judged for `render` alone and for parse +
  * render of the YAML files (what a bundle unpack is followed by).
  */
 import { dump } from 'js-yaml';
-import { type BundleFiles, parseBundle } from '../../pkg/bundle/index.ts';
-import { render } from '../../pkg/render/index.ts';
+import { type BundleFiles, parseBundle } from '../../pkg/operator-controller/bundle/index.ts';
+import { render } from '../../pkg/operator-controller/render/index.ts';
 import { installModes, testBundle } from '../../test/fixtures/bundles/builder.ts';
 import { largeCrd } from '../../test/fixtures/bundles/large-crds.ts';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';

@@ -1,8 +1,8 @@
 /**
  * Resolution: the largest package (most bundles) of the 5,000-bundle catalog.
- * - warm: pkg/resolve `resolve(...)` on that package's partition (loaded with pkg/fbc, cut
+ * - warm: pkg/operator-controller/resolve `resolve(...)` on that package's partition (loaded with pkg/shared/fbc, cut
  *   with `packagePartition`), 30 warm-up runs then 300 timed ones, per scenario;
- * - end to end: pkg/catalogclient `getPackage` against the real `olmv1 catalog serve` in a child
+ * - end to end: pkg/operator-controller/catalogclient `getPackage` against the real `olmv1 catalog serve` in a child
  *   process (two /api/v1/metas queries, gzip, keep-alive), then `resolve`; the result must be
  *   the bundle the warm run chose.
  * The generated catalog's largest package is small (tens of bundles), so the same is reported
@@ -12,9 +12,9 @@
  * load from a running catalog server.
  */
 import { join } from 'node:path';
-import { type CatalogClient, createCatalogClient } from '../../pkg/catalogclient/index.ts';
-import { type DeclarativeConfig, loadFS } from '../../pkg/fbc/index.ts';
-import { type ResolveInput, packagePartition, resolve } from '../../pkg/resolve/index.ts';
+import { type CatalogClient, createCatalogClient } from '../../pkg/operator-controller/catalogclient/index.ts';
+import { type DeclarativeConfig, loadFS } from '../../pkg/shared/fbc/index.ts';
+import { type ResolveInput, packagePartition, resolve } from '../../pkg/operator-controller/resolve/index.ts';
 import { generateCatalog } from '../../test/fixtures/generate/catalog.ts';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
 import { startCatalogServe } from '../lib/catalog-server.ts';
@@ -123,7 +123,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     details[`1000 bundles warm: ${label}`] = roundSummary(t);
   }
 
-  ctx.log('end to end through pkg/catalogclient and olmv1 catalog serve');
+  ctx.log('end to end through pkg/operator-controller/catalogclient and olmv1 catalog serve');
   const server = await startCatalogServe(ctx.runtime, { operatorhub: catalog.dir, big: bigDir });
   const client = createCatalogClient();
   try {

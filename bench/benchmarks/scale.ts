@@ -65,7 +65,7 @@ import {
   watchCluster,
 } from '../lib/scale-runs.ts';
 import { mb, round, summarize } from '../lib/stats.ts';
-import type { KubeClient, KubeObject } from '../../pkg/kube/index.ts';
+import type { KubeClient, KubeObject } from '../../pkg/shared/kube/index.ts';
 
 const EXTENSIONS = Number(process.env['OLMV1_BENCH_SCALE_EXTENSIONS'] ?? 100);
 /** Runs with and without the failing extensions (each). */

@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino from 'pino';
 import { Histogram, Registry } from 'prom-client';
-import { http } from '../../pkg/nodehttp/index.ts';
+import { http } from '../../pkg/shared/nodehttp/index.ts';
 import { AnswerBuffers } from '../../pkg/catalogd/server/answer-buffers.ts';
 import { WHOLE_RESPONSE_MAX } from '../../pkg/catalogd/server/handlers.ts';
 import { GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, LocalDirStore, createProcessIngest, frameDeflateInPlace } from '../../pkg/catalogd/storage/index.ts';

@@ -16,7 +16,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { buildCatalogServer } from '../../pkg/catalogd/server/index.ts';
 import { LocalDirStore, createProcessIngest } from '../../pkg/catalogd/storage/index.ts';
 import { type ChildMessage, runChild, toParent } from '../lib/child.ts';
-// Not from ../lib/http-load.ts: an ES import of node:http loads undici (pkg/nodehttp), ~14 MB of RSS.
+// Not from ../lib/http-load.ts: an ES import of node:http loads undici (pkg/shared/nodehttp), ~14 MB of RSS.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { procMemory } from '../lib/proc.ts';
 

@@ -18,12 +18,12 @@
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
-import { CATALOG_CONFIGS_LABEL, createDiskImageCache, createImageClient } from '../../pkg/image/index.ts';
-import { storeCatalogImage } from '../../pkg/catalogd/controller/catalog-content.ts';
+import { CATALOG_CONFIGS_LABEL, createDiskImageCache, createImageClient } from '../../pkg/shared/image/index.ts';
+import { storeCatalogImage } from '../../pkg/catalogd/clustercatalog/catalog-content.ts';
 import { LocalDirStore, createProcessIngest, ingestInProcess } from '../../pkg/catalogd/storage/index.ts';
 import { runChild, toParent } from '../lib/child.ts';
 import { ProcessMemorySampler, RssSampler, procMemory, resetPeak } from '../lib/proc.ts';
-// Not from ../lib/http-load.ts: an ES import of node:http loads undici (pkg/nodehttp), ~14 MB of RSS.
+// Not from ../lib/http-load.ts: an ES import of node:http loads undici (pkg/shared/nodehttp), ~14 MB of RSS.
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const SAMPLE_MS = 2;

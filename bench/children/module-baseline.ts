@@ -5,7 +5,7 @@
  * Also reports the same process before the import (node itself plus the IPC channel).
  */
 import { runChild, toParent } from '../lib/child.ts';
-// Not from ../lib/http-load.ts: an ES import of node:http loads undici (pkg/nodehttp), ~14 MB of RSS.
+// Not from ../lib/http-load.ts: an ES import of node:http loads undici (pkg/shared/nodehttp), ~14 MB of RSS.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { procMemory } from '../lib/proc.ts';
 

@@ -2,8 +2,8 @@
  * Benchmark child: the memory floor under operator-controller's RSS that no operator-controller
  * code causes. It loads the libraries operator-controller runs on and sets them up the same
  * way, then idles: a pino logger, a prom-client registry with the default metrics served on
- * /metrics by a node:http server (pkg/nodehttp, as the health server), zod and js-yaml in use,
- * and the Kubernetes client modules (pkg/kube, which loads @kubernetes/client-node) imported
+ * /metrics by a node:http server (pkg/shared/nodehttp, as the health server), zod and js-yaml in use,
+ * and the Kubernetes client modules (pkg/shared/kube, which loads @kubernetes/client-node) imported
  * but not connected. With `modules`, it also imports operator-controller's whole composition
  * root (cmd/operator-controller/run.ts) without running it.
  *
@@ -16,7 +16,7 @@ import { load } from 'js-yaml';
 import pino from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { z } from 'zod';
-import { http } from '../../pkg/nodehttp/index.ts';
+import { http } from '../../pkg/shared/nodehttp/index.ts';
 
 const kind = process.argv[2];
 if (kind !== 'libraries' && kind !== 'modules') {
@@ -28,7 +28,7 @@ const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 const Doc = z.object({ apiVersion: z.string(), kind: z.string(), metadata: z.object({ name: z.string() }) });
 Doc.parse(load('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: floor\n'));
-await import('../../pkg/kube/index.ts');
+await import('../../pkg/shared/kube/index.ts');
 if (kind === 'modules') await import('../../cmd/operator-controller/run.ts');
 
 const server = http.createServer((req, res) => {

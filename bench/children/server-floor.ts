@@ -11,8 +11,8 @@
  */
 import pino from 'pino';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { http } from '../../pkg/nodehttp/index.ts';
-// Not from ../lib/http-load.ts: an ES import of node:http loads undici (pkg/nodehttp), ~14 MB of RSS.
+import { http } from '../../pkg/shared/nodehttp/index.ts';
+// Not from ../lib/http-load.ts: an ES import of node:http loads undici (pkg/shared/nodehttp), ~14 MB of RSS.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChildMessage, fromParent, runChild, toParent } from '../lib/child.ts';
 import { procMemory } from '../lib/proc.ts';

@@ -8,8 +8,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildCatalogImage, buildImage, createImageClient, type ImageClient } from '../../pkg/image/index.ts';
-import type { KubeClient, KubeObject } from '../../pkg/kube/index.ts';
+import { buildCatalogImage, buildImage, createImageClient, type ImageClient } from '../../pkg/shared/image/index.ts';
+import type { KubeClient, KubeObject } from '../../pkg/shared/kube/index.ts';
 import { type BundleText, loadBundleDir, renderRelease, runRbacCommand, writeBundleDir } from '../../test/support/bundle-flow.ts';
 import { type BundleSpec, bundleFiles } from '../../test/support/bundle-gen.ts';
 
@@ -22,7 +22,7 @@ export interface PushedBundle {
   dir: string;
   /** `<repository>@<digest>`. */
   image: string;
-  /** Objects the rendered release holds (counted by pkg/render before pushing). */
+  /** Objects the rendered release holds (counted by pkg/operator-controller/render before pushing). */
   objects: number;
   /** Size of the image's single (gzip) layer. */
   layerBytes: number;

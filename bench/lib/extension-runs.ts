@@ -7,8 +7,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { dump } from 'js-yaml';
-import { type KubeClient, type KubeObject, isNotFound } from '../../pkg/kube/index.ts';
-import { createReleaseStore } from '../../pkg/release/index.ts';
+import { type KubeClient, type KubeObject, isNotFound } from '../../pkg/shared/kube/index.ts';
+import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { sleep } from './http-load.ts';
 import type { OlmStack, ProductProcess } from './olm-stack.ts';
 import { type StepMetrics, scrapeStepMetrics, stepDelta } from './olm-stack.ts';

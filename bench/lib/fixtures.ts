@@ -8,7 +8,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type GenerateSummary, generateCatalog, generateCatalogSet } from '../../test/fixtures/generate/catalog.ts';
 import { type Registry, defaultCacheRoot, resolveBinaries, startRegistry } from '../../test/envtest/index.ts';
-import { buildCatalogImage, createImageClient } from '../../pkg/image/index.ts';
+import { buildCatalogImage, createImageClient } from '../../pkg/shared/image/index.ts';
 
 /** The generated reference catalog. */
 export interface CatalogFixture {

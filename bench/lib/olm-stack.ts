@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../../cmd/catalogd/node-flags.ts';
 import { OPERATOR_CONTROLLER_ENVIRONMENT, OPERATOR_CONTROLLER_NODE_FLAGS } from '../../cmd/operator-controller/node-flags.ts';
-import { type KubeContext, connect } from '../../pkg/kube/index.ts';
+import { type KubeContext, connect } from '../../pkg/shared/kube/index.ts';
 import {
   type ControlPlane,
   type ControlPlaneInfo,

@@ -15,7 +15,7 @@
 import { writeFile } from 'node:fs/promises';
 import { dump } from 'js-yaml';
 import pino from 'pino';
-import { Informer, clientListWatch, type KubeObject } from '../../pkg/kube/index.ts';
+import { Informer, clientListWatch, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { type AuditEvent, type AuditLog, byOperatorController } from './audit-log.ts';
 import { isInstalledAs } from './extension-runs.ts';
 import type { OlmStack } from './olm-stack.ts';
@@ -24,7 +24,7 @@ import { sleep } from './http-load.ts';
 
 const CE = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension' };
 const CATALOG = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog' };
-/** Labels of operator-controller's release index Secrets (pkg/release naming.ts). */
+/** Labels of operator-controller's release index Secrets (pkg/operator-controller/release naming.ts). */
 const INDEX_SELECTOR = 'owner=operator-controller,type=index';
 const BUNDLE_NAME_LABEL = 'olm.operatorframework.io/bundle-name';
 

@@ -5,11 +5,11 @@
 import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
 import { REGISTRIES_CONF_HELP } from '../shared/registries-conf.ts';
 import { logFlagsHelp } from '../shared/logging.ts';
-import type { DecodeLimits } from '../../pkg/fbc/index.ts';
-import { DEFAULT_INGEST_TIMEOUT_MS } from '../../pkg/catalogd/controller/index.ts';
-import { goDuration } from '../../pkg/gotext/index.ts';
+import type { DecodeLimits } from '../../pkg/shared/fbc/index.ts';
+import { DEFAULT_INGEST_TIMEOUT_MS } from '../../pkg/catalogd/clustercatalog/index.ts';
+import { goDuration } from '../../pkg/gocompat/gotext/index.ts';
 import { type ListenAddress, parseDuration, parseListenAddress, parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
-import { CATALOG_IMAGE_LIMITS, type ImageLimits } from '../../pkg/image/index.ts';
+import { CATALOG_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/index.ts';
 import { SERVING_FLAGS, type ServingOptions, servingHelp, servingOptions } from '../shared/serving.ts';
 import { DECODE_LIMIT_FLAGS, IMAGE_LIMIT_FLAGS, decodeLimitHelp, decodeLimitOptions, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 

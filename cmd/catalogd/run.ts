@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { CLUSTER_CATALOG } from '../../pkg/api/index.ts';
+import { CLUSTER_CATALOG } from '../../pkg/shared/api/index.ts';
 import {
   CATALOG_CONTROLLER_NAME,
   CONTENT_SYNC_CONTROLLER_NAME,
@@ -19,12 +19,12 @@ import {
   contentSyncCancels,
   runGarbageCollector,
   createCatalogContentMetrics,
-} from '../../pkg/catalogd/controller/index.ts';
+} from '../../pkg/catalogd/clustercatalog/index.ts';
 import { buildCatalogServer } from '../../pkg/catalogd/server/index.ts';
 import { LocalDirStore, createProcessIngest } from '../../pkg/catalogd/storage/index.ts';
-import { Controller, HealthServer, informersSynced, keepingOptions, loadCertificate, watchCertificate } from '../../pkg/controller/index.ts';
-import { createDiskImageCache } from '../../pkg/image/index.ts';
-import { Informer, KubeEventRecorder, type KubeContext, clientListWatch, settlesWithin, stripManagedFields } from '../../pkg/kube/index.ts';
+import { Controller, HealthServer, informersSynced, keepingOptions, loadCertificate, watchCertificate } from '../../pkg/shared/controller/index.ts';
+import { createDiskImageCache } from '../../pkg/shared/image/index.ts';
+import { Informer, KubeEventRecorder, type KubeContext, clientListWatch, settlesWithin, stripManagedFields } from '../../pkg/shared/kube/index.ts';
 import { componentImages, connectComponent, runLeading } from '../shared/component.ts';
 import { startMetricsServing } from '../shared/serving.ts';
 import type { CatalogdOptions } from './options.ts';

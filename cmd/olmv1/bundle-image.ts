@@ -4,8 +4,8 @@
  * the mirrors and blocked or insecure registries of registries.conf, and the proxy of the
  * environment.
  */
-import { createImageClient, type ImageLimits, type RegistriesConfPaths } from '../../pkg/image/index.ts';
-import type { ProxySelector } from '../../pkg/nodehttp/index.ts';
+import { createImageClient, type ImageLimits, type RegistriesConfPaths } from '../../pkg/shared/image/index.ts';
+import type { ProxySelector } from '../../pkg/shared/nodehttp/index.ts';
 import type { RegistryAccess } from './registry-access.ts';
 
 /** The files of the image `ref`, keyed by root-relative path; the caps are checked while it is unpacked. */

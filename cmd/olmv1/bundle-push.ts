@@ -1,18 +1,18 @@
 /**
  * `olmv1 bundle push DIR REF [--authfile FILE] [--ca-file FILE]`: checks the registry+v1 bundle
- * in DIR as operator-controller parses it (pkg/bundle), builds the bundle image without Docker
+ * in DIR as operator-controller parses it (pkg/operator-controller/bundle), builds the bundle image without Docker
  * as `operator-sdk bundle`/`opm` images are laid out (manifests/ and metadata/ at the root, the
- * annotations of metadata/annotations.yaml as labels; pkg/bundle image-content.ts), pushes it to
+ * annotations of metadata/annotations.yaml as labels; pkg/operator-controller/bundle image-content.ts), pushes it to
  * REF and prints the image by digest, `<repository>@<digest>` (REF's tag dropped: OLM refuses
  * references with both), ready for a catalog's `image:` field. Progress on stderr.
  *
  * Exit codes: 0 pushed, 1 invalid bundle or push failed, 2 usage error.
  */
 import { stat } from 'node:fs/promises';
-import { bundleImageContent, parseBundle, readBundleDir, type BundleFiles } from '../../pkg/bundle/index.ts';
-import { errorMessage } from '../../pkg/errors/index.ts';
-import { goQuote } from '../../pkg/gotext/index.ts';
-import { buildImage, canonicalReference, type ImageReference, parseImageReference } from '../../pkg/image/index.ts';
+import { bundleImageContent, parseBundle, readBundleDir, type BundleFiles } from '../../pkg/operator-controller/bundle/index.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import { goQuote } from '../../pkg/gocompat/gotext/index.ts';
+import { buildImage, canonicalReference, type ImageReference, parseImageReference } from '../../pkg/shared/image/index.ts';
 import type { CatalogPushDeps } from './catalog-push.ts';
 import { type CommandIO, EXIT } from './io.ts';
 import { parsePushArgs, pushBuilt, registryFlagsHelp } from './registry-access.ts';

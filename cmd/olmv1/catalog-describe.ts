@@ -3,7 +3,7 @@
  * their highest version, deprecations, and whether the bundle a new ClusterExtension would get
  * can be installed at all.
  */
-import type { Bundle, DeclarativeConfig } from '../../pkg/fbc/index.ts';
+import type { Bundle, DeclarativeConfig } from '../../pkg/shared/fbc/index.ts';
 import {
   DEPENDENCY_PROPERTY_TYPES,
   bundleVersionRelease,
@@ -11,7 +11,7 @@ import {
   metadataFor,
   resolve,
   type VersionRelease,
-} from '../../pkg/resolve/index.ts';
+} from '../../pkg/operator-controller/resolve/index.ts';
 import { installability, type Verdict } from './catalog-installability.ts';
 
 /** One channel: its name and its highest-versioned bundle (undefined when no entry has a version). */
@@ -74,7 +74,7 @@ function deprecationTexts(partition: DeclarativeConfig): string[] {
 
 /**
  * The bundle operator-controller would pick for a ClusterExtension with only
- * `packageName` set (all channels, no range, nothing installed), by pkg/resolve itself. The
+ * `packageName` set (all channels, no range, nothing installed), by pkg/operator-controller/resolve itself. The
  * dependency refusal is left to {@link installability}, which words it for this listing, so
  * dependency properties are hidden from the resolver here.
  */

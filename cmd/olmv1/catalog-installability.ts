@@ -12,14 +12,14 @@
  *     service definitions, but neither `webhookdefinitions` nor the manifests: webhooks and
  *     unsupported kinds cannot be seen, and the verdict says so (`unjudged`).
  *   - neither: install modes cannot be judged either.
- * The gates themselves are pkg/render's (`checkPreRenderGates`), run with and without each
+ * The gates themselves are pkg/operator-controller/render's (`checkPreRenderGates`), run with and without each
  * optional feature to tell "never" from "with configuration".
  */
-import type { ClusterServiceVersion } from '../../pkg/bundle/index.ts';
-import { decodeSingleDocument } from '../../pkg/bundle/index.ts';
-import type { Bundle, JsonValue } from '../../pkg/fbc/index.ts';
-import { checkPreRenderGates, isSupportedKind } from '../../pkg/render/index.ts';
-import { DEPENDENCY_PROPERTY_TYPES } from '../../pkg/resolve/index.ts';
+import type { ClusterServiceVersion } from '../../pkg/operator-controller/bundle/index.ts';
+import { decodeSingleDocument } from '../../pkg/operator-controller/bundle/index.ts';
+import type { Bundle, JsonValue } from '../../pkg/shared/fbc/index.ts';
+import { checkPreRenderGates, isSupportedKind } from '../../pkg/operator-controller/render/index.ts';
+import { DEPENDENCY_PROPERTY_TYPES } from '../../pkg/operator-controller/resolve/index.ts';
 
 /** What the catalog held that the verdict is based on. */
 export type Evidence = 'bundle-objects' | 'csv-metadata' | 'properties-only';

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCatalogClient } from '../../pkg/catalogclient/index.ts';
-import { loadFS } from '../../pkg/fbc/index.ts';
+import { createCatalogClient } from '../../pkg/operator-controller/catalogclient/index.ts';
+import { loadFS } from '../../pkg/shared/fbc/index.ts';
 import { runCatalogList, type CatalogListDeps } from './catalog-list.ts';
 import { NEEDS_CERT_PROVIDER, NEEDS_WATCH_NAMESPACE } from './catalog-installability.ts';
 

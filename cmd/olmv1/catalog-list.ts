@@ -6,7 +6,7 @@
  * others are still listed) or no kubeconfig was found; 2 usage error.
  */
 import { basename } from 'node:path';
-import { toYaml } from '../../pkg/render/index.ts';
+import { toYaml } from '../../pkg/operator-controller/render/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags } from './cluster-access.ts';
 import { describePackage, matchesSearch, type PackageRow } from './catalog-describe.ts';
 import { verdictText } from './catalog-installability.ts';

@@ -7,10 +7,10 @@
  * Exit codes: 0 pushed, 1 invalid catalog or push failed, 2 usage error.
  */
 import { stat } from 'node:fs/promises';
-import { errorMessage } from '../../pkg/errors/index.ts';
-import { goQuote } from '../../pkg/gotext/index.ts';
-import { buildCatalogImage, parseImageReference } from '../../pkg/image/index.ts';
-import type { ProxySelector } from '../../pkg/nodehttp/index.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import { goQuote } from '../../pkg/gocompat/gotext/index.ts';
+import { buildCatalogImage, parseImageReference } from '../../pkg/shared/image/index.ts';
+import type { ProxySelector } from '../../pkg/shared/nodehttp/index.ts';
 import { validateCatalogDir } from './catalog-validate.ts';
 import { type CommandIO, EXIT } from './io.ts';
 import { parsePushArgs, pushBuilt, registryFlagsHelp } from './registry-access.ts';

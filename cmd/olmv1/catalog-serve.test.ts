@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { generateCatalog } from '../../test/fixtures/generate/catalog.ts';
 import { captureIO } from '../../test/support/command-io.ts';
 import { testTempDir } from '../../test/support/temp-dir.ts';
-import { freePorts } from '../../pkg/localstack/index.ts';
+import { freePorts } from '../../pkg/olmv1/localstack/index.ts';
 import { type CatalogServeDeps, runCatalogServe } from './catalog-serve.ts';
 
 const io = captureIO;

@@ -1,20 +1,20 @@
 /**
  * Where `olmv1 catalog list|search` (and `resolve --catalog URL`) read catalogs from:
- *   - a file-based catalog directory (pkg/fbc's loader);
+ *   - a file-based catalog directory (pkg/shared/fbc's loader);
  *   - a catalogd content URL, `<base>` as in a ClusterCatalog's `status.urls.base`, e.g.
- *     `http://127.0.0.1:8080/catalogs/operatorhub` (`/api/v1/all`, pkg/catalogclient);
+ *     `http://127.0.0.1:8080/catalogs/operatorhub` (`/api/v1/all`, pkg/operator-controller/catalogclient);
  *   - the cluster's ClusterCatalogs, each read from catalogd at its `status.urls.base`
  *     (or at `--catalogd-url`'s origin, as operator-controller's flag of that name).
  * Each catalog is downloaded once and kept as compact blobs per package; packages are loaded
  * into typed form one at a time by the caller.
  */
-import type { CatalogClient } from '../../pkg/catalogclient/index.ts';
-import type { KubeContext } from '../../pkg/kube/index.ts';
-import { errorMessage } from '../../pkg/errors/index.ts';
-import type { DeclarativeConfig } from '../../pkg/fbc/index.ts';
-import { CLUSTER_CATALOG, parseClusterCatalog } from '../../pkg/api/index.ts';
-import { contentRef } from '../../pkg/operatorcontroller/index.ts';
-import { packagePartition } from '../../pkg/resolve/index.ts';
+import type { CatalogClient } from '../../pkg/operator-controller/catalogclient/index.ts';
+import type { KubeContext } from '../../pkg/shared/kube/index.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import type { DeclarativeConfig } from '../../pkg/shared/fbc/index.ts';
+import { CLUSTER_CATALOG, parseClusterCatalog } from '../../pkg/shared/api/index.ts';
+import { contentRef } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { packagePartition } from '../../pkg/operator-controller/resolve/index.ts';
 import type { ClusterFlags } from './cluster-access.ts';
 
 /** One catalog's packages, loadable one at a time. */

@@ -7,7 +7,7 @@ import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { runCatalogValidate } from './catalog-validate.ts';
 
-const TESTDATA = fileURLToPath(new URL('../../pkg/fbc/testdata/', import.meta.url));
+const TESTDATA = fileURLToPath(new URL('../../pkg/shared/fbc/testdata/', import.meta.url));
 
 async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';

@@ -8,9 +8,9 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { canonicalJson, type DecodeLimits, type FbcLoadError, loadFS, validate } from '../../pkg/fbc/index.ts';
-import { goQuote } from '../../pkg/gotext/index.ts';
-import { toYaml } from '../../pkg/render/index.ts';
+import { canonicalJson, type DecodeLimits, type FbcLoadError, loadFS, validate } from '../../pkg/shared/fbc/index.ts';
+import { goQuote } from '../../pkg/gocompat/gotext/index.ts';
+import { toYaml } from '../../pkg/operator-controller/render/index.ts';
 import { DECODE_LIMIT_FLAGS, decodeLimitHelp, decodeLimitOptions } from '../shared/limits.ts';
 import { type CommandIO, EXIT } from './io.ts';
 

@@ -16,8 +16,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { errorMessage } from '../../pkg/errors/index.ts';
-import { connect, type KubeConfigSource, type KubeContext } from '../../pkg/kube/index.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import { connect, type KubeConfigSource, type KubeContext } from '../../pkg/shared/kube/index.ts';
 import { CommandError } from './render.ts';
 import { readRunningStack } from './up-state.ts';
 

@@ -91,7 +91,7 @@ export const commands = new Map<string, Entry>([
       load: async () => {
         const [{ runResolve }, { createCatalogContentCache }] = await Promise.all([
           import('./resolve.ts'),
-          import('../../pkg/catalogclient/index.ts'),
+          import('../../pkg/operator-controller/catalogclient/index.ts'),
         ]);
         const deps = await catalogSourceDeps();
         // The cache falls back to /api/v1/all where catalogd does not serve /api/v1/metas.
@@ -180,11 +180,11 @@ async function catalogListCommand(search: boolean): Promise<Command> {
   };
 }
 
-/** What the catalog commands read catalogs with: pkg/fbc for directories, catalogd's client (through the proxy variables), the cluster. */
+/** What the catalog commands read catalogs with: pkg/shared/fbc for directories, catalogd's client (through the proxy variables), the cluster. */
 async function catalogSourceDeps(): Promise<import('./catalog-sources.ts').CatalogSourceDeps> {
   const [{ loadFS }, { createCatalogClient }, { connectCluster }, { statSync }] = await Promise.all([
-    import('../../pkg/fbc/index.ts'),
-    import('../../pkg/catalogclient/index.ts'),
+    import('../../pkg/shared/fbc/index.ts'),
+    import('../../pkg/operator-controller/catalogclient/index.ts'),
     import('./cluster-access.ts'),
     import('node:fs'),
   ]);
@@ -218,7 +218,7 @@ function shutdownSignal(): AbortSignal {
 /** Reads a bundle image with the image client (see bundle-image.ts). */
 async function fetchBundle(
   ref: string,
-  access: import('./registry-access.ts').RegistryAccess & { limits: import('../../pkg/image/index.ts').ImageLimits },
+  access: import('./registry-access.ts').RegistryAccess & { limits: import('../../pkg/shared/image/index.ts').ImageLimits },
 ): Promise<Map<string, Buffer>> {
   const { fetchBundleFiles } = await import('./bundle-image.ts');
   const { registriesConfPaths } = await import('../shared/registries-conf.ts');
@@ -235,7 +235,7 @@ async function fetchBundle(
  * it (loopback registries never go through it).
  * @throws Error naming the variable when its value is not a usable proxy.
  */
-async function environmentProxy(): Promise<{ proxy?: import('../../pkg/nodehttp/index.ts').ProxySelector }> {
+async function environmentProxy(): Promise<{ proxy?: import('../../pkg/shared/nodehttp/index.ts').ProxySelector }> {
   const { proxySelector, readProxyEnvironment } = await import('../shared/proxy.ts');
   const proxy = proxySelector(readProxyEnvironment(process.env));
   return proxy === undefined ? {} : { proxy };

@@ -15,7 +15,7 @@ import { runCatalogValidate } from './catalog-validate.ts';
 import { runRbac } from './rbac.ts';
 import { runRenderBundle } from './render.ts';
 
-const VALID_CATALOG = fileURLToPath(new URL('../../pkg/fbc/testdata/valid', import.meta.url));
+const VALID_CATALOG = fileURLToPath(new URL('../../pkg/shared/fbc/testdata/valid', import.meta.url));
 const SECRET = 'secret-token-value-0123';
 
 const capture = captureIO;
@@ -94,7 +94,7 @@ describe.each(KINDS)('a catalog directory holding a %s', (kind) => {
   });
 });
 
-// A link to a directory inside a bundle is followed (pkg/bundle), so it is no refusal there.
+// A link to a directory inside a bundle is followed (pkg/operator-controller/bundle), so it is no refusal there.
 describe.each(KINDS.filter((k) => k !== 'directory link'))('a bundle directory holding a %s', (kind) => {
   it('fails render bundle with the path', async () => {
     const { dir, path } = await hostileBundle(kind);

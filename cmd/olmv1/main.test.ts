@@ -7,7 +7,7 @@ import { FIXTURE_BUNDLES_DIR } from '../../test/fixtures/bundles/golden-cases.ts
 import { testTempDir } from '../../test/support/temp-dir.ts';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-const VALID_CATALOG = fileURLToPath(new URL('../../pkg/fbc/testdata/valid', import.meta.url));
+const VALID_CATALOG = fileURLToPath(new URL('../../pkg/shared/fbc/testdata/valid', import.meta.url));
 
 interface Ran {
   code: number | null;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_BUNDLES_DIR } from '../../test/fixtures/bundles/golden-cases.ts';
-import { decodeDocuments } from '../../pkg/goyaml/index.ts';
+import { decodeDocuments } from '../../pkg/gocompat/goyaml/index.ts';
 import { runRbac } from './rbac.ts';
 import type { CommandIo } from './render.ts';
 

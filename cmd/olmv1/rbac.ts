@@ -7,7 +7,7 @@
  * ClusterRole/Role set (with bindings) that lets that ServiceAccount install, upgrade and
  * uninstall exactly this bundle under operator-controller (decision 0003). Notes about
  * grants that cannot be derived offline go to stderr, then the grants that amount to
- * privilege escalation (pkg/render rbac-escalation.ts): a header with their number, one
+ * privilege escalation (pkg/operator-controller/render rbac-escalation.ts): a header with their number, one
  * `warning: ` line each. Warnings never change stdout or the exit code.
  *
  * Exit codes: see RBAC_USAGE.
@@ -19,7 +19,7 @@ import {
   render,
   staticKindScopes,
   type EscalationWarning,
-} from '../../pkg/render/index.ts';
+} from '../../pkg/operator-controller/render/index.ts';
 import {
   BUNDLE_FLAGS_HELP,
   BUNDLE_SOURCE_HELP,

@@ -3,14 +3,14 @@
  * registry: credentials from a Docker config.json (`--authfile`, else $REGISTRY_AUTH_FILE,
  * else ~/.docker/config.json when present, as podman and skopeo look them up) and extra CAs
  * from a PEM bundle (`--ca-file`, as catalogd and operator-controller take `--pull-ca-file`).
- * Both files are read as regular files only (pkg/localfs), with a size limit.
+ * Both files are read as regular files only (pkg/shared/localfs), with a size limit.
  */
 import { parseArgs } from 'node:util';
-import { errorMessage } from '../../pkg/errors/index.ts';
-import { type BuiltImage, type DockerConfig, createImageClient, parseDockerConfigJson } from '../../pkg/image/index.ts';
-import type { ProxySelector } from '../../pkg/nodehttp/index.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import { type BuiltImage, type DockerConfig, createImageClient, parseDockerConfigJson } from '../../pkg/shared/image/index.ts';
+import type { ProxySelector } from '../../pkg/shared/nodehttp/index.ts';
 import { type CommandIO, EXIT } from './io.ts';
-import { readRegularFile } from '../../pkg/localfs/index.ts';
+import { readRegularFile } from '../../pkg/shared/localfs/index.ts';
 
 /** parseArgs options of the registry flags. */
 export const REGISTRY_FLAGS = { authfile: { type: 'string' }, 'ca-file': { type: 'string' } } as const;

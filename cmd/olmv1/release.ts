@@ -1,6 +1,6 @@
 /**
  * `olmv1 release list|history|get`: reads the release records operator-controller keeps for
- * each ClusterExtension (pkg/release), like `helm list`, `helm history` and `helm get`.
+ * each ClusterExtension (pkg/operator-controller/release), like `helm list`, `helm history` and `helm get`.
  *
  *   olmv1 release list [--kubeconfig F] [--context NAME] [--system-namespace NS]
  *   olmv1 release history EXT [--kubeconfig F] [--context NAME] [--system-namespace NS]
@@ -8,8 +8,8 @@
  *
  * The cluster is found as by every olmv1 command (cluster-access.ts). Exit codes: 0 printed; 1 the records could not be read (or none exist for EXT); 2 usage error.
  */
-import { createReleaseStore, type Release, type ReleaseStore } from '../../pkg/release/index.ts';
-import { objectsToYaml, toYaml } from '../../pkg/render/index.ts';
+import { createReleaseStore, type Release, type ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
+import { objectsToYaml, toYaml } from '../../pkg/operator-controller/render/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, connectCluster, type ClusterFlags, type KubeconfigLookup } from './cluster-access.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 

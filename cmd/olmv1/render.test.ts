@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { readBundleDir } from '../../pkg/bundle/index.ts';
-import { decodeDocuments } from '../../pkg/goyaml/index.ts';
-import { BUNDLE_IMAGE_LIMITS } from '../../pkg/image/index.ts';
+import { readBundleDir } from '../../pkg/operator-controller/bundle/index.ts';
+import { decodeDocuments } from '../../pkg/gocompat/goyaml/index.ts';
+import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { FIXTURE_BUNDLES_DIR, GOLDEN_CASES, GOLDEN_DIR } from '../../test/fixtures/bundles/golden-cases.ts';
 import { namesRegistry, runRenderBundle, type CommandIo } from './render.ts';
 

@@ -12,11 +12,25 @@
  */
 import { stat } from 'node:fs/promises';
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
-import { decodeSingleDocument, decodeUtf8, parseBundle, readBundleDir, type KubeObject, type RegistryV1Bundle } from '../../pkg/bundle/index.ts';
-import { errorMessage } from '../../pkg/errors/index.ts';
-import { readRegularFile } from '../../pkg/localfs/index.ts';
-import { objectsToYaml, render, watchNamespaceHint, type CertProviderName, type RenderFailure, type RenderOptions } from '../../pkg/render/index.ts';
-import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/image/index.ts';
+import {
+  decodeSingleDocument,
+  decodeUtf8,
+  parseBundle,
+  readBundleDir,
+  type KubeObject,
+  type RegistryV1Bundle,
+} from '../../pkg/operator-controller/bundle/index.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import { readRegularFile } from '../../pkg/shared/localfs/index.ts';
+import {
+  objectsToYaml,
+  render,
+  watchNamespaceHint,
+  type CertProviderName,
+  type RenderFailure,
+  type RenderOptions,
+} from '../../pkg/operator-controller/render/index.ts';
+import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/index.ts';
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 import { REGISTRY_FLAGS, type RegistryAccess, loadRegistryAccess, registryFlagsHelp } from './registry-access.ts';
 
@@ -251,7 +265,7 @@ const WEBHOOK_REFUSAL = 'unsupported bundle: webhookDefinitions are not supporte
  * The render refusal as the CLI prints it: upstream's message, then on its own line how to get
  * past it: for a bundle with webhooks rendered without a certificate provider, the flag that
  * provides one; for one that cannot watch all namespaces rendered without a watch namespace,
- * the --watch-namespace to pass (pkg/render watchNamespaceHint).
+ * the --watch-namespace to pass (pkg/operator-controller/render watchNamespaceHint).
  */
 export function refusalMessage(
   failure: RenderFailure,

@@ -3,18 +3,18 @@
  * decided as operator-controller decides it: its `spec.source.catalog` (package, channels,
  * version range, selector, upgradeConstraintPolicy), the cluster's ClusterCatalogs
  * (selector, `Unavailable` dropped, not-served catalogs failing the resolution, priorities:
- * pkg/operatorcontroller's `selectedCatalogs`), catalogd's content (pkg/catalogclient's
- * cache) and the installed bundle of its deployed release record (pkg/release), resolved by
- * pkg/resolve, so the error texts are the Progressing condition's.
+ * pkg/operator-controller/clusterextension's `selectedCatalogs`), catalogd's content (pkg/operator-controller/catalogclient's
+ * cache) and the installed bundle of its deployed release record (pkg/operator-controller/release), resolved by
+ * pkg/operator-controller/resolve, so the error texts are the Progressing condition's.
  */
-import { CLUSTER_CATALOG, CLUSTER_EXTENSION, parseClusterExtension } from '../../pkg/api/index.ts';
-import type { Deprecation } from '../../pkg/fbc/index.ts';
-import type { CatalogContentCache } from '../../pkg/catalogclient/index.ts';
-import { errorMessage } from '../../pkg/errors/index.ts';
-import { isNotFound, type KubeContext } from '../../pkg/kube/index.ts';
-import { selectedCatalogs } from '../../pkg/operatorcontroller/index.ts';
-import { createReleaseStore, deployedRelease } from '../../pkg/release/index.ts';
-import { metadataFor, resolve } from '../../pkg/resolve/index.ts';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION, parseClusterExtension } from '../../pkg/shared/api/index.ts';
+import type { Deprecation } from '../../pkg/shared/fbc/index.ts';
+import type { CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import { isNotFound, type KubeContext } from '../../pkg/shared/kube/index.ts';
+import { selectedCatalogs } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { createReleaseStore, deployedRelease } from '../../pkg/operator-controller/release/index.ts';
+import { metadataFor, resolve } from '../../pkg/operator-controller/resolve/index.ts';
 import type { ClusterFlags } from './cluster-access.ts';
 import { EXIT } from './io.ts';
 import { CommandError, runCommand, type CommandIo } from './render.ts';

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { Bundle, Channel, DeclarativeConfig, Deprecation, Package } from '../../pkg/fbc/types.ts';
-import { createCatalogClient, createCatalogContentCache } from '../../pkg/catalogclient/index.ts';
+import type { Bundle, Channel, DeclarativeConfig, Deprecation, Package } from '../../pkg/shared/fbc/types.ts';
+import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { runResolve, type ResolveDeps } from './resolve.ts';
 
-const TESTDATA = fileURLToPath(new URL('../../pkg/resolve/testdata/', import.meta.url));
+const TESTDATA = fileURLToPath(new URL('../../pkg/operator-controller/resolve/testdata/', import.meta.url));
 const A = join(TESTDATA, 'operators-a');
 const B = join(TESTDATA, 'operators-b');
 const BROKEN = join(TESTDATA, 'broken');

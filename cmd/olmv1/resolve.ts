@@ -7,9 +7,9 @@
  */
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { errorMessage } from '../../pkg/errors/index.ts';
-import type { DeclarativeConfig } from '../../pkg/fbc/types.ts';
-import { checkVersionRange, metadataFor, packagePartition, resolve, type CatalogInput } from '../../pkg/resolve/index.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import type { DeclarativeConfig } from '../../pkg/shared/fbc/types.ts';
+import { checkVersionRange, metadataFor, packagePartition, resolve, type CatalogInput } from '../../pkg/operator-controller/resolve/index.ts';
 import { EXIT } from './io.ts';
 import type { CommandIo } from './render.ts';
 import { relevantDeprecation, runResolveCluster, type ClusterSpec, type ResolveClusterDeps } from './resolve-cluster.ts';

@@ -11,8 +11,14 @@
  * has met a null there.
  */
 import { z } from 'zod';
-import { evaluateGate, formatMinor, nextMinorVersion, type ClusterMinor, type DeployedExtension } from '../../pkg/gating/index.ts';
-import type { KubeObject } from '../../pkg/kube/index.ts';
+import {
+  evaluateGate,
+  formatMinor,
+  nextMinorVersion,
+  type ClusterMinor,
+  type DeployedExtension,
+} from '../../pkg/operator-controller/gating/index.ts';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 
 /** The schema version this build writes. */
 export const STATUS_SCHEMA_VERSION = 1;
@@ -111,7 +117,7 @@ const byName = (a: KubeObject, b: KubeObject): number =>
 // the current version, and the blockers computed against it are discarded.
 const NO_VERSION: ClusterMinor = { major: 0n, minor: 0n };
 
-/** Builds the report; the verdict is pkg/gating's over the deployed releases. */
+/** Builds the report; the verdict is pkg/operator-controller/gating's over the deployed releases. */
 export function buildStatusReport(input: StatusInput): StatusReport {
   const { version } = input;
   const gate = evaluateGate(

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../pkg/kube/index.ts';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 import { testTempDir } from '../../test/support/temp-dir.ts';
 import { createKubeconfigLookup } from './cluster-access.ts';
 import { STATUS_EXIT, STATUS_SCHEMA_VERSION, StatusReport, buildStatusReport, statusExitCode, type StatusInput } from './status-report.ts';

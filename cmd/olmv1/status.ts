@@ -12,11 +12,11 @@
  * errors; 3 undecidable, no cluster version to judge from.
  */
 import { dump } from 'js-yaml';
-import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
-import { errorMessage } from '../../pkg/errors/index.ts';
-import { parseClusterVersion, type ClusterMinor, type DeployedExtension } from '../../pkg/gating/index.ts';
-import { isForbidden, isNoKindMatch, isNotFound, sleepUnlessAborted, type KubeClient } from '../../pkg/kube/index.ts';
-import { createReleaseStore, deployedRelease } from '../../pkg/release/index.ts';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import { parseClusterVersion, type ClusterMinor, type DeployedExtension } from '../../pkg/operator-controller/gating/index.ts';
+import { isForbidden, isNoKindMatch, isNotFound, sleepUnlessAborted, type KubeClient } from '../../pkg/shared/kube/index.ts';
+import { createReleaseStore, deployedRelease } from '../../pkg/operator-controller/release/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, connectCluster, type ClusterFlags, type KubeconfigLookup } from './cluster-access.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';

@@ -7,7 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadAll } from 'js-yaml';
-import { type KubeClient, type KubeObject, LAST_APPLIED_ANNOTATION, isAlreadyExists, isNotFound } from '../../pkg/kube/index.ts';
+import { type KubeClient, type KubeObject, LAST_APPLIED_ANNOTATION, isAlreadyExists, isNotFound } from '../../pkg/shared/kube/index.ts';
 
 /** Field manager of everything `olmv1 up` applies. */
 export const UP_FIELD_MANAGER = 'olmv1-up';

@@ -6,7 +6,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freePorts, startProcess, waitUntil, type ManagedProcess, type Workspace } from '../../pkg/localstack/index.ts';
+import { freePorts, startProcess, waitUntil, type ManagedProcess, type Workspace } from '../../pkg/olmv1/localstack/index.ts';
 
 /** Where the components run and what they may reach. */
 export interface ComponentsOptions {

@@ -8,8 +8,8 @@
  */
 import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readBundleDir } from '../../pkg/bundle/index.ts';
-import { buildCatalogImage, buildImage, createImageClient } from '../../pkg/image/index.ts';
+import { readBundleDir } from '../../pkg/operator-controller/bundle/index.ts';
+import { buildCatalogImage, buildImage, createImageClient } from '../../pkg/shared/image/index.ts';
 
 /** The registry host the committed example catalog and ClusterCatalog sample refer to. */
 export const EXAMPLE_REGISTRY = '127.0.0.1:5001';

@@ -6,7 +6,7 @@
  *
  * Everything started is registered as a clean-up step as soon as it exists; a signal during
  * start-up or afterwards, a failing step or a component exiting runs them all in reverse.
- * If `up` itself is killed, the reapers of pkg/localstack stop the servers and children.
+ * If `up` itself is killed, the reapers of pkg/olmv1/localstack stop the servers and children.
  *
  * Exit codes: 0 stopped by a signal once ready, 1 a step failed or a component exited,
  * 2 usage error or already running here, 130 stopped by a signal during start-up.
@@ -15,7 +15,7 @@ import { copyFile, mkdir, rm, symlink } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect, type KubeClient } from '../../pkg/kube/index.ts';
+import { connect, type KubeClient } from '../../pkg/shared/kube/index.ts';
 import {
   createWorkspace,
   defaultCacheRoot,
@@ -24,7 +24,7 @@ import {
   resolveBinaries,
   startControlPlane,
   startRegistry,
-} from '../../pkg/localstack/index.ts';
+} from '../../pkg/olmv1/localstack/index.ts';
 import { type CommandIO, EXIT } from './io.ts';
 import { UP_FIELD_MANAGER, createCatalogFromSample, installOlmResources, readManifests, waitForServing } from './up-cluster.ts';
 import { startComponents, type Components } from './up-components.ts';

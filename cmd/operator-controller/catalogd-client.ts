@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import type { CatalogClientOptions } from '../../pkg/catalogclient/index.ts';
-import { caDirPem } from '../../pkg/nodehttp/index.ts';
+import type { CatalogClientOptions } from '../../pkg/operator-controller/catalogclient/index.ts';
+import { caDirPem } from '../../pkg/shared/nodehttp/index.ts';
 import { proxySelector } from '../shared/proxy.ts';
 import type { OperatorControllerOptions } from './options.ts';
 

@@ -8,9 +8,9 @@ import { logFlagsHelp } from '../shared/logging.ts';
 import { parseFeatureGates, parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 import { SERVING_FLAGS, type ServingOptions, servingHelp, servingOptions } from '../shared/serving.ts';
-import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/image/index.ts';
-import { parseClusterVersion, type ClusterMinor } from '../../pkg/gating/index.ts';
-import { parseServiceAccountRef, type ServiceAccountRef } from '../../pkg/operatorcontroller/index.ts';
+import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/index.ts';
+import { parseClusterVersion, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
+import { parseServiceAccountRef, type ServiceAccountRef } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { parsePauseAt, type PauseAt } from './test-pause.ts';
 
 /** Feature gates and their defaults (decision 0040 for the two install-mode/config gates). */

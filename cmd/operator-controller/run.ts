@@ -6,10 +6,10 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
-import { createCatalogClient, createCatalogContentCache } from '../../pkg/catalogclient/index.ts';
-import { Controller, HealthServer, informersSynced, stepDurationTimer } from '../../pkg/controller/index.ts';
-import { createDiskImageCache } from '../../pkg/image/index.ts';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
+import { Controller, HealthServer, informersSynced, stepDurationTimer } from '../../pkg/shared/controller/index.ts';
+import { createDiskImageCache } from '../../pkg/shared/image/index.ts';
 import {
   Informer,
   KubeEventRecorder,
@@ -21,8 +21,8 @@ import {
   stripManagedFields,
   type KubeContext,
   type KubeObject,
-} from '../../pkg/kube/index.ts';
-import { GatingController } from '../../pkg/gatingcontroller/index.ts';
+} from '../../pkg/shared/kube/index.ts';
+import { GatingController } from '../../pkg/operator-controller/upgradegate/index.ts';
 import {
   BundlePulls,
   DriftWatches,
@@ -33,8 +33,8 @@ import {
   extensionKeys,
   fetchBundle,
   watchCatalogEvents,
-} from '../../pkg/operatorcontroller/index.ts';
-import { createReleaseStore } from '../../pkg/release/index.ts';
+} from '../../pkg/operator-controller/clusterextension/index.ts';
+import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { componentImages, connectComponent, runLeading } from '../shared/component.ts';
 import { startMetricsServing } from '../shared/serving.ts';
 import type { OperatorControllerOptions } from './options.ts';

@@ -8,10 +8,10 @@ import { hostname } from 'node:os';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { PullSecretCredentials } from '../../pkg/catalogd/controller/index.ts';
-import { createImageClient, type ImageClient, type ImageLimits, type RegistriesConfPaths } from '../../pkg/image/index.ts';
-import { LeaderElector, connect, type KubeClient, type KubeContext } from '../../pkg/kube/index.ts';
-import { type ProxyEnvironment, type ProxySelector, checkRegistryCertDir, registryCertDir } from '../../pkg/nodehttp/index.ts';
+import { PullSecretCredentials } from '../../pkg/catalogd/clustercatalog/index.ts';
+import { createImageClient, type ImageClient, type ImageLimits, type RegistriesConfPaths } from '../../pkg/shared/image/index.ts';
+import { LeaderElector, connect, type KubeClient, type KubeContext } from '../../pkg/shared/kube/index.ts';
+import { type ProxyEnvironment, type ProxySelector, checkRegistryCertDir, registryCertDir } from '../../pkg/shared/nodehttp/index.ts';
 import { proxySelector, readProxyEnvironment } from './proxy.ts';
 import { type ClusterLocation, type ListenAddress, clusterLocation, parseBool, parseListenAddress, parseSecretRef } from './flags.ts';
 import { registriesConfPaths } from './registries-conf.ts';
@@ -161,7 +161,7 @@ export async function runLeading(
 export function componentImages(
   o: Pick<ComponentOptions, 'pullSecret' | 'pullCaFile' | 'pullCasDir' | 'proxy' | 'insecureRegistries' | 'registriesConf'> & {
     imageLimits: ImageLimits;
-    /** Connect and read timeouts of registry requests (pkg/image defaults when absent). */
+    /** Connect and read timeouts of registry requests (pkg/shared/image defaults when absent). */
     pullConnectTimeoutMs?: number;
     pullReadTimeoutMs?: number;
   },

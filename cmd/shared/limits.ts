@@ -1,11 +1,11 @@
 /**
  * The size-limit flags shared by catalogd and the `olmv1 catalog` commands (decoding a
- * catalog; pkg/fbc DecodeLimits), and by catalogd, operator-controller and the CLI commands
- * that pull images (pkg/image ImageLimits; each with its own defaults).
+ * catalog; pkg/shared/fbc DecodeLimits), and by catalogd, operator-controller and the CLI commands
+ * that pull images (pkg/shared/image ImageLimits; each with its own defaults).
  */
 import type { ParseArgsConfig } from 'node:util';
-import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from '../../pkg/fbc/index.ts';
-import type { ImageLimits } from '../../pkg/image/index.ts';
+import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from '../../pkg/shared/fbc/index.ts';
+import type { ImageLimits } from '../../pkg/shared/image/index.ts';
 import { parseByteSize } from './flags.ts';
 
 /** The `parseArgs` options of the decode limits. */

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { TerminalError } from '../../pkg/errors/index.ts';
+import { TerminalError } from '../../pkg/shared/errors/index.ts';
 import { type LogOptions, componentLogger, logFlagsHelp, logOptions } from './logging.ts';
 
 const run = promisify(execFile);

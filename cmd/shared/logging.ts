@@ -7,7 +7,7 @@
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
-import { logErrorSerializer } from '../../pkg/controller/index.ts';
+import { logErrorSerializer } from '../../pkg/shared/controller/index.ts';
 
 /** `--log-format`: `json` (default, as upstream's zap production config) or `text`. */
 export type LogFormat = 'json' | 'text';

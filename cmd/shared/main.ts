@@ -4,7 +4,7 @@
  * 1 on a start-up error or lost leadership, 2 on bad flags (with the usage on stderr).
  */
 import type { Logger } from 'pino';
-import { wireShutdownSignals } from '../../pkg/controller/index.ts';
+import { wireShutdownSignals } from '../../pkg/shared/controller/index.ts';
 import { type LogOptions, componentLogger } from './logging.ts';
 
 /** What differs between the components' entry points. */

@@ -1,12 +1,19 @@
 /**
  * The proxy environment of catalogd, operator-controller and the olmv1 commands that reach
  * registries: `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (or their lower-case names), read once
- * at start-up as Go's http.ProxyFromEnvironment reads them (pkg/nodehttp proxy-env.ts has the
+ * at start-up as Go's http.ProxyFromEnvironment reads them (pkg/shared/nodehttp proxy-env.ts has the
  * rules). They apply to registry traffic and to operator-controller's requests to catalogd, as
  * upstream's do; not to the Kubernetes API (decision 0093).
  */
 import type { Logger } from 'pino';
-import { type ProxyEnvironment, type ProxySelector, createProxySelector, hasProxy, proxyEnvironment, redactProxy } from '../../pkg/nodehttp/index.ts';
+import {
+  type ProxyEnvironment,
+  type ProxySelector,
+  createProxySelector,
+  hasProxy,
+  proxyEnvironment,
+  redactProxy,
+} from '../../pkg/shared/nodehttp/index.ts';
 
 /**
  * The proxy variables of `env`.

@@ -1,7 +1,7 @@
 /**
  * Where containers-registries.conf is read from, for catalogd, operator-controller and the
  * olmv1 commands that pull: the locations containers/image uses (and upstream's components
- * with it), no flag of our own. pkg/image reads the files again before every pull.
+ * with it), no flag of our own. pkg/shared/image reads the files again before every pull.
  *
  * - `$CONTAINERS_REGISTRIES_CONF` (else the older `$REGISTRIES_CONFIG_PATH`), as podman, skopeo
  *   and buildah honour it: that file, which must exist;
@@ -11,7 +11,7 @@
  * - then the drop-ins: `/etc/containers/registries.conf.d/*.conf` and
  *   `$HOME/.config/containers/registries.conf.d/*.conf`, each in lexical order.
  */
-import type { RegistriesConfPaths } from '../../pkg/image/index.ts';
+import type { RegistriesConfPaths } from '../../pkg/shared/image/index.ts';
 
 /** The environment section of catalogd's and operator-controller's `--help`. */
 export const REGISTRIES_CONF_HELP = `

@@ -14,8 +14,8 @@
 import { getCiphers, createSecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { MetricsAuth, MetricsServer, type CertificatePaths, loadCertificate, watchCertificate } from '../../pkg/controller/index.ts';
-import { canI, reviewToken, type KubeClient } from '../../pkg/kube/index.ts';
+import { MetricsAuth, MetricsServer, type CertificatePaths, loadCertificate, watchCertificate } from '../../pkg/shared/controller/index.ts';
+import { canI, reviewToken, type KubeClient } from '../../pkg/shared/kube/index.ts';
 import {
   type ProfileContextOptions,
   type TlsCapabilities,
@@ -24,7 +24,7 @@ import {
   TLS_VERSIONS,
   parseTlsProfile,
   secureContextOptions,
-} from '../../pkg/tlsprofile/index.ts';
+} from '../../pkg/shared/tlsprofile/index.ts';
 import { type ListenAddress, parseBool, parseListenAddress } from './flags.ts';
 
 /** The `parseArgs` options of the serving flags (string-valued; `--insecure-metrics` alone means true). */

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type KubeContext, connect } from '../../pkg/kube/index.ts';
+import { type KubeContext, connect } from '../../pkg/shared/kube/index.ts';
 import { Reaper } from '../envtest/index.ts';
 import { type CatalogdProcess, startCatalogdProcess } from '../support/catalogd.ts';
 import { condition, pushCatalog, simpleCatalog, waitForCatalog, writeCatalogDir } from '../support/catalogs.ts';

@@ -9,7 +9,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type KubeContext, type KubeObject, connect, isNotFound } from '../../pkg/kube/index.ts';
+import { type KubeContext, type KubeObject, connect, isNotFound } from '../../pkg/shared/kube/index.ts';
 import { type ManagedProcess, Reaper } from '../envtest/index.ts';
 import { type CatalogdProcess as Catalogd, startCatalogdProcess } from '../support/catalogd.ts';
 import { condition, pushCatalog, simpleCatalog, waitForCatalog, writeCatalogDir } from '../support/catalogs.ts';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type KubeContext, connect, isNotFound } from '../../pkg/kube/index.ts';
+import { type KubeContext, connect, isNotFound } from '../../pkg/shared/kube/index.ts';
 import { requestServiceAccountToken, serviceAccountKubeconfig } from '../envtest/index.ts';
 import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
 import { condition, pushCatalog, simpleCatalog, waitForCatalog, writeCatalogDir } from '../support/catalogs.ts';

@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
-import { isNotFound, type KubeClient, type KubeObject } from '../../pkg/kube/index.ts';
+import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import { isNotFound, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
 import {
   bundleFiles,

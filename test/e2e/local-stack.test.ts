@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAlive } from '../../pkg/localstack/index.ts';
+import { isAlive } from '../../pkg/olmv1/localstack/index.ts';
 
 const exec = promisify(execFile);
 const REPO = fileURLToPath(new URL('../../', import.meta.url));

@@ -8,9 +8,9 @@ import { loadAll } from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCatalogList } from '../../cmd/olmv1/catalog-list.ts';
 import { runResolve } from '../../cmd/olmv1/resolve.ts';
-import { createCatalogClient, createCatalogContentCache } from '../../pkg/catalogclient/index.ts';
-import { loadFS } from '../../pkg/fbc/index.ts';
-import type { KubeObject } from '../../pkg/kube/index.ts';
+import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
+import { loadFS } from '../../pkg/shared/fbc/index.ts';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 import {
   applyAsAdmin,
   bundleFiles,

@@ -6,9 +6,9 @@
 // when the stored objects have been migrated off a removed version.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
-import type { KubeObject } from '../../pkg/kube/index.ts';
-import { createReleaseStore } from '../../pkg/release/index.ts';
+import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
+import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import {
   bundleFiles,
   clusterExtension,

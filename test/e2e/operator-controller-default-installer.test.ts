@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
-import type { KubeObject } from '../../pkg/kube/index.ts';
+import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
 import {
   applyAsAdmin,

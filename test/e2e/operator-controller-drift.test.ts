@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
-import { isNotFound, type KubeContext, type KubeObject, type ObjectRef } from '../../pkg/kube/index.ts';
-import { createReleaseStore } from '../../pkg/release/index.ts';
+import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import { isNotFound, type KubeContext, type KubeObject, type ObjectRef } from '../../pkg/shared/kube/index.ts';
+import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
 import {
   bundleFiles,

@@ -6,9 +6,9 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
-import type { KubeContext } from '../../pkg/kube/index.ts';
-import { createReleaseStore, releaseKey } from '../../pkg/release/index.ts';
+import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import type { KubeContext } from '../../pkg/shared/kube/index.ts';
+import { createReleaseStore, releaseKey } from '../../pkg/operator-controller/release/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
 import { waitForCatalog } from '../support/catalogs.ts';
 import {

@@ -4,9 +4,9 @@
 // only their status, the cluster's objects and the release records are inspected.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CLUSTER_EXTENSION, OWNER_NAME_LABEL } from '../../pkg/api/index.ts';
-import type { KubeContext, KubeObject } from '../../pkg/kube/index.ts';
-import { createReleaseStore } from '../../pkg/release/index.ts';
+import { CLUSTER_EXTENSION, OWNER_NAME_LABEL } from '../../pkg/shared/api/index.ts';
+import type { KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
+import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
 import {
   bundleFiles,

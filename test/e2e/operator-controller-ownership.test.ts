@@ -5,9 +5,9 @@
 // server refuses to delete, and a version range walked hop by hop without outside help. Real API server, registry, catalogd and operator-controller.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
-import type { KubeObject } from '../../pkg/kube/index.ts';
-import { createReleaseStore } from '../../pkg/release/index.ts';
+import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
+import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
 import {
   applyAsAdmin,

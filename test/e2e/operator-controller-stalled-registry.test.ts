@@ -6,8 +6,8 @@
 // that the pull timed out, naming the request and the registry), never "Desired state reached".
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { isNotFound, type KubeContext, type KubeObject, type ObjectRef } from '../../pkg/kube/index.ts';
-import { createReleaseStore } from '../../pkg/release/index.ts';
+import { isNotFound, type KubeContext, type KubeObject, type ObjectRef } from '../../pkg/shared/kube/index.ts';
+import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
 import {
   bundleFiles,

@@ -10,10 +10,10 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
-import { refOf } from '../../pkg/applier/index.ts';
-import type { KubeObject } from '../../pkg/kube/index.ts';
-import { createReleaseStore } from '../../pkg/release/index.ts';
+import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import { refOf } from '../../pkg/operator-controller/applier/index.ts';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
+import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { loadBundleDir, renderRelease, waitUntil, writeBundleDir } from '../support/bundle-flow.ts';
 import {
   applyAsAdmin,

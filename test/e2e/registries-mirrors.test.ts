@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CLUSTER_CATALOG } from '../../pkg/api/index.ts';
-import { buildImage, createImageClient, type RegistriesConfPaths } from '../../pkg/image/index.ts';
-import type { KubeObject } from '../../pkg/kube/index.ts';
+import { CLUSTER_CATALOG } from '../../pkg/shared/api/index.ts';
+import { buildImage, createImageClient, type RegistriesConfPaths } from '../../pkg/shared/image/index.ts';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 import { createCertificateAuthority, freePorts, issueCertificate, startRegistry, type Registry } from '../envtest/index.ts';
 import { condition, waitForCatalog } from '../support/catalogs.ts';
 import {

@@ -16,8 +16,8 @@
 import { readFile } from 'node:fs/promises';
 import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
-import { isAlreadyExists, type KubeObject } from '../../pkg/kube/index.ts';
+import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import { isAlreadyExists, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
 import {
   applyAsAdmin,

@@ -11,7 +11,7 @@ import {
   type EnvtestBinaries,
   type Registry,
   type RegistryInfo,
-} from '../../pkg/localstack/index.ts';
+} from '../../pkg/olmv1/localstack/index.ts';
 
 /** Plain-data description of a running environment (what tests receive). */
 export interface EnvironmentInfo {

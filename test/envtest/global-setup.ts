@@ -20,7 +20,7 @@ import {
   type ControlPlaneInfo,
   type EnvtestBinaries,
   type RegistryInfo,
-} from '../../pkg/localstack/index.ts';
+} from '../../pkg/olmv1/localstack/index.ts';
 import { startEnvironment } from './environment.ts';
 
 declare module 'vitest' {
@@ -31,7 +31,7 @@ declare module 'vitest' {
     envtestRegistries: { anonymous: RegistryInfo; basicAuth: RegistryInfo };
     /** Binary paths and versions, for tests that start their own control plane/registry. */
     envtestBinaries: EnvtestBinaries;
-    /** Path of the `helm` CLI built from pinned Go modules (pkg/localstack HELM_VERSION). */
+    /** Path of the `helm` CLI built from pinned Go modules (pkg/olmv1/localstack HELM_VERSION). */
     envtestHelm: string;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Public surface of the test environment: real kube-apiserver + etcd and a real OCI registry
- * on loopback (the servers themselves live in pkg/localstack, shared with `olmv1 up`).
+ * on loopback (the servers themselves live in pkg/olmv1/localstack, shared with `olmv1 up`).
  *
  * Most tests only `inject()` what test/envtest/global-setup.ts provides. Tests that need
  * their own servers (apiserver restarts, leader election, token-auth registries) use
@@ -48,6 +48,6 @@ export {
   type StartControlPlaneOptions,
   type StartProcessOptions,
   type StartRegistryOptions,
-} from '../../pkg/localstack/index.ts';
+} from '../../pkg/olmv1/localstack/index.ts';
 export { REGISTRY_USERNAME, startEnvironment, type Environment, type EnvironmentInfo } from './environment.ts';
 export { ensureServiceAccount, requestServiceAccountToken, serviceAccountKubeconfig, type TokenRequestOptions } from './service-accounts.ts';

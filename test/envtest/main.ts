@@ -10,7 +10,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { defaultCacheRoot, describeVersions, resolveBinaries, type EnvtestBinaries } from '../../pkg/localstack/index.ts';
+import { defaultCacheRoot, describeVersions, resolveBinaries, type EnvtestBinaries } from '../../pkg/olmv1/localstack/index.ts';
 import { startEnvironment, type EnvironmentInfo } from './environment.ts';
 
 const USAGE = 'usage: node test/envtest/main.ts binaries | up [--json]';

@@ -3,7 +3,7 @@
  * build a kubeconfig that authenticates with that token. All requests use the admin token of
  * the control plane; none depends on the project's own kube client.
  */
-import { kubeRequest, renderKubeconfig, type ControlPlaneInfo } from '../../pkg/localstack/index.ts';
+import { kubeRequest, renderKubeconfig, type ControlPlaneInfo } from '../../pkg/olmv1/localstack/index.ts';
 
 /** What the helpers need from a control plane. */
 type AdminAccess = Pick<ControlPlaneInfo, 'server' | 'caPem' | 'adminToken'>;

@@ -4,13 +4,13 @@
  * once per source revision, into the envtest cache: `<cacheRoot>/goyaml-<hash>/goyaml`, where
  * `<hash>` covers main.go, go.mod and go.sum, so an edit rebuilds and an unchanged checkout
  * reuses the binary. The build runs in a staging directory renamed into place, in the envtest
- * cache's Go build slot: one Go build at a time, like the envtest binaries (pkg/localstack/build.ts).
+ * cache's Go build slot: one Go build at a time, like the envtest binaries (pkg/olmv1/localstack/build.ts).
  */
 import { createHash } from 'node:crypto';
 import { access, copyFile, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findGoToolchain, runGo, withGoBuildSlot } from '../../pkg/localstack/index.ts';
+import { findGoToolchain, runGo, withGoBuildSlot } from '../../pkg/olmv1/localstack/index.ts';
 
 const SOURCE_DIR = dirname(fileURLToPath(import.meta.url));
 const SOURCES = ['main.go', 'go.mod', 'go.sum'] as const;

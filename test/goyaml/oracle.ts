@@ -2,7 +2,7 @@
  * Runs the Go oracle (test/goyaml/main.go) on a batch of inputs and returns its answers in
  * order. The protocol is main.go's: base64 inputs in, JSON texts and error texts out.
  */
-import { runCommand } from '../../pkg/localstack/index.ts';
+import { runCommand } from '../../pkg/olmv1/localstack/index.ts';
 
 /** One request: a single document for YAMLToJSON, or a whole stream for YAMLOrJSONDecoder. */
 export interface OracleRequest {

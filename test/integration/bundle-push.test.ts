@@ -9,7 +9,7 @@ import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
 import { runBundlePush } from '../../cmd/olmv1/bundle-push.ts';
 import { runRenderBundle } from '../../cmd/olmv1/render.ts';
 import type { RegistryAccess } from '../../cmd/olmv1/registry-access.ts';
-import { createDiskImageCache, createImageClient, type ImageLimits } from '../../pkg/image/index.ts';
+import { createDiskImageCache, createImageClient, type ImageLimits } from '../../pkg/shared/image/index.ts';
 import { captureIO } from '../support/command-io.ts';
 import { testTempDir } from '../support/temp-dir.ts';
 

@@ -7,8 +7,8 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { canonicalJson } from '../../pkg/fbc/index.ts';
-import { type KubeContext, type KubeObject, connect, isNotFound } from '../../pkg/kube/index.ts';
+import { canonicalJson } from '../../pkg/shared/fbc/index.ts';
+import { type KubeContext, type KubeObject, connect, isNotFound } from '../../pkg/shared/kube/index.ts';
 import type { ControlPlaneInfo } from '../envtest/index.ts';
 import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
 import { condition, pushCatalog, simpleCatalog, waitForCatalog, writeCatalogDir } from '../support/catalogs.ts';
@@ -134,7 +134,7 @@ describe('catalogd', () => {
   });
 
   it('serves an image whose layers must be unpacked to be read (a later layer replaces a file)', async () => {
-    const { buildImage, buildLayer, createImageClient } = await import('../../pkg/image/index.ts');
+    const { buildImage, buildLayer, createImageClient } = await import('../../pkg/shared/image/index.ts');
     const file = (pkg: string): Buffer => Buffer.from(simpleCatalog(pkg, ['1.0.0'])[`${pkg}/catalog.json`] ?? '');
     const layers = [
       buildLayer([
@@ -162,7 +162,7 @@ describe('catalogd', () => {
   });
 
   it('blocks on a digest reference to an image without the configs label', async () => {
-    const { buildImage, createImageClient } = await import('../../pkg/image/index.ts');
+    const { buildImage, createImageClient } = await import('../../pkg/shared/image/index.ts');
     const client = createImageClient({ insecureRegistries: ['127.0.0.1'] });
     const digest = await client.push(`${anon}/catalogs/nolabel-${id}:v1`, buildImage({ files: { 'configs/catalog.json': '{}' } }));
     client.close();

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startControlPlane, type ControlPlane } from '../../pkg/localstack/index.ts';
+import { startControlPlane, type ControlPlane } from '../../pkg/olmv1/localstack/index.ts';
 
 const exec = promisify(execFile);
 let cp: ControlPlane;

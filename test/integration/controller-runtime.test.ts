@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Controller, HealthServer, reconcileWithStatus, setStatusCondition, type Condition } from '../../pkg/controller/index.ts';
+import { Controller, HealthServer, reconcileWithStatus, setStatusCondition, type Condition } from '../../pkg/shared/controller/index.ts';
 import { createCertificateAuthority, issueCertificate } from '../envtest/index.ts';
 import { customResourceDefinition } from '../support/crds.ts';
 import {
@@ -21,7 +21,7 @@ import {
   stripManagedFields,
   type KubeContext,
   type KubeObject,
-} from '../../pkg/kube/index.ts';
+} from '../../pkg/shared/kube/index.ts';
 
 const suffix = randomBytes(3).toString('hex');
 const GROUP = `ctl${suffix}.example.com`;

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RELEASE_NAME_MESSAGE } from '../../pkg/api/index.ts';
+import { RELEASE_NAME_MESSAGE } from '../../pkg/shared/api/index.ts';
 import {
   dryRunCreate,
   createForReal,

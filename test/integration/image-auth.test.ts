@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { isTerminal } from '../../pkg/errors/index.ts';
+import { isTerminal } from '../../pkg/shared/errors/index.ts';
 import {
   buildImage,
   createDiskImageCache,
@@ -13,7 +13,7 @@ import {
   dockerConfigFromSecret,
   type ImageCache,
   type ImageClient,
-} from '../../pkg/image/index.ts';
+} from '../../pkg/shared/image/index.ts';
 import { createCertificateAuthority, issueCertificate, startRegistry, type Registry } from '../envtest/index.ts';
 import { startTokenServer, type TokenServer } from '../support/token-server.ts';
 

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ContentStepError, storeCatalogImage } from '../../pkg/catalogd/controller/index.ts';
+import { ContentStepError, storeCatalogImage } from '../../pkg/catalogd/clustercatalog/index.ts';
 import { LocalDirStore, createProcessIngest } from '../../pkg/catalogd/storage/index.ts';
-import { isLimitExceeded } from '../../pkg/errors/index.ts';
+import { isLimitExceeded } from '../../pkg/shared/errors/index.ts';
 import {
   BUNDLE_IMAGE_LIMITS,
   buildImage,
@@ -25,8 +25,8 @@ import {
   type ImageLimits,
   ImageLimitError,
   type PullOptions,
-} from '../../pkg/image/index.ts';
-import { fetchBundle } from '../../pkg/operatorcontroller/index.ts';
+} from '../../pkg/shared/image/index.ts';
+import { fetchBundle } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { zeroFileLayer, zeroLayer } from '../support/image-bombs.ts';
 
 const { anonymous } = inject('envtestRegistries');

@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { isTerminal } from '../../pkg/errors/index.ts';
+import { isTerminal } from '../../pkg/shared/errors/index.ts';
 import {
   buildCatalogImage,
   buildImage,
@@ -17,7 +17,7 @@ import {
   createImageClient,
   type ImageCache,
   type ImageClient,
-} from '../../pkg/image/index.ts';
+} from '../../pkg/shared/image/index.ts';
 import { startRegistry } from '../envtest/index.ts';
 
 const { anonymous } = inject('envtestRegistries');

@@ -1,9 +1,9 @@
-// pkg/kube against the shared real kube-apiserver: server-side apply keeps a large CRD's schema
+// pkg/shared/kube against the shared real kube-apiserver: server-side apply keeps a large CRD's schema
 // byte-for-byte (the client-node serializer pitfall, style.md §9.2), apply ownership/force,
 // strict field validation, discovery of a newly created kind, pagination and watch.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { connect, isConflict, isNotFound, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
+import { connect, isConflict, isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { customResourceDefinition } from '../support/crds.ts';
 
 const suffix = randomBytes(3).toString('hex');

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../envtest/index.ts';
-import { Informer, clientListWatch, connect, stripManagedFields, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
+import { Informer, clientListWatch, connect, stripManagedFields, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 
 const NS = 'informer-restart';
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };

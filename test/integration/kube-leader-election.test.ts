@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { connect, type KubeContext } from '../../pkg/kube/index.ts';
+import { connect, type KubeContext } from '../../pkg/shared/kube/index.ts';
 
 const NODE = fileURLToPath(new URL('../../node_modules/.bin/node', import.meta.url));
 const CHILD = fileURLToPath(new URL('../support/leader-child.ts', import.meta.url));

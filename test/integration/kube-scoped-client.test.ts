@@ -18,7 +18,7 @@ import {
   serviceAccountSubject,
   type KubeContext,
   type ScopedClientFactory,
-} from '../../pkg/kube/index.ts';
+} from '../../pkg/shared/kube/index.ts';
 
 const NS = `scoped-${randomBytes(3).toString('hex')}`;
 const SA = 'installer';

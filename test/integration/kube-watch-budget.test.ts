@@ -17,7 +17,7 @@ import {
   type KubeObject,
   type ScopedClientFactory,
   type TypeRef,
-} from '../../pkg/kube/index.ts';
+} from '../../pkg/shared/kube/index.ts';
 
 const ID = randomBytes(3).toString('hex');
 const SA_NS = `budget-${ID}-sa`;

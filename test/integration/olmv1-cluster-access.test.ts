@@ -1,5 +1,5 @@
 // How `olmv1` commands reach the real kube-apiserver (cmd/olmv1/cluster-access.ts,
-// pkg/kube/kubeconfig.ts): `--context` picks a context other than the current one, also across
+// pkg/shared/kube/kubeconfig.ts): `--context` picks a context other than the current one, also across
 // a merged $KUBECONFIG list; a cluster's `proxy-url` carries every request and watch through a
 // real CONNECT proxy on loopback (the API server is named by a host only the proxy can resolve,
 // so a request that bypassed the proxy could not connect at all); a proxy that refuses the
@@ -13,7 +13,7 @@ import { createKubeconfigLookup, type KubeconfigLookup } from '../../cmd/olmv1/c
 import { runRelease } from '../../cmd/olmv1/release.ts';
 import { StatusReport } from '../../cmd/olmv1/status-report.ts';
 import { runStatus } from '../../cmd/olmv1/status.ts';
-import { connect, decodeWatchStream, type KubeContext } from '../../pkg/kube/index.ts';
+import { connect, decodeWatchStream, type KubeContext } from '../../pkg/shared/kube/index.ts';
 import { useCrds } from '../support/crd-admission.ts';
 import { startForwardProxy, type ForwardProxy } from '../support/forward-proxy.ts';
 import { testTempDir } from '../support/temp-dir.ts';

@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { componentImages } from '../../cmd/shared/component.ts';
-import { CLUSTER_CATALOG } from '../../pkg/api/index.ts';
-import { BUNDLE_IMAGE_LIMITS, buildCatalogImage, createImageClient } from '../../pkg/image/index.ts';
-import { connect } from '../../pkg/kube/index.ts';
-import type { ProxyEnvironment } from '../../pkg/nodehttp/index.ts';
+import { CLUSTER_CATALOG } from '../../pkg/shared/api/index.ts';
+import { BUNDLE_IMAGE_LIMITS, buildCatalogImage, createImageClient } from '../../pkg/shared/image/index.ts';
+import { connect } from '../../pkg/shared/kube/index.ts';
+import type { ProxyEnvironment } from '../../pkg/shared/nodehttp/index.ts';
 import {
   type CertificateAuthority,
   type Registry,

@@ -1,4 +1,4 @@
-// Pre-authorization (pkg/applier/preauthorize.ts) on the real API server, as a real
+// Pre-authorization (pkg/operator-controller/applier/preauthorize.ts) on the real API server, as a real
 // ServiceAccount with a TokenRequest token.
 //
 // The multi-CRD fixture bundle is rendered SingleNamespace (Roles in a watched namespace,
@@ -22,7 +22,7 @@ import {
   atomKey,
   atomsOfRule,
   type Atom,
-} from '../../pkg/applier/index.ts';
+} from '../../pkg/operator-controller/applier/index.ts';
 import {
   TokenGetter,
   canI,
@@ -37,8 +37,8 @@ import {
   type RequestOptions,
   type ScopedClientFactory,
   type Transport,
-} from '../../pkg/kube/index.ts';
-import { staticKindScopes, type PolicyRule } from '../../pkg/render/index.ts';
+} from '../../pkg/shared/kube/index.ts';
+import { staticKindScopes, type PolicyRule } from '../../pkg/operator-controller/render/index.ts';
 import {
   applyAll,
   deleteAndWait,

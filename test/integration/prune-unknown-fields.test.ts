@@ -14,11 +14,18 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { FIELD_MANAGER } from '../../pkg/api/index.ts';
-import { pruneUnknownFields } from '../../pkg/applier/index.ts';
-import { parseBundle, readBundleDir } from '../../pkg/bundle/index.ts';
-import { connect, createOpenApiSchemas, type KubeClient, type KubeContext, type KubeObject, type OpenApiSchemas } from '../../pkg/kube/index.ts';
-import { render, type RenderOptions } from '../../pkg/render/index.ts';
+import { FIELD_MANAGER } from '../../pkg/shared/api/index.ts';
+import { pruneUnknownFields } from '../../pkg/operator-controller/applier/index.ts';
+import { parseBundle, readBundleDir } from '../../pkg/operator-controller/bundle/index.ts';
+import {
+  connect,
+  createOpenApiSchemas,
+  type KubeClient,
+  type KubeContext,
+  type KubeObject,
+  type OpenApiSchemas,
+} from '../../pkg/shared/kube/index.ts';
+import { render, type RenderOptions } from '../../pkg/operator-controller/render/index.ts';
 import { FIXTURE_BUNDLES_DIR, GOLDEN_CASES } from '../fixtures/bundles/golden-cases.ts';
 import {
   applyAll,

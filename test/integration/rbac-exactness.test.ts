@@ -21,7 +21,7 @@
 // An atom no request needs has no probe: the test fails. With the role restored, the request
 // must succeed again. Done for every atom of v1's RBAC (v1 installed) and of v2's RBAC (v2
 // installed, v1's RBAC removed).
-import { FIELD_MANAGER, OWNER_NAME_LABEL } from '../../pkg/api/index.ts';
+import { FIELD_MANAGER, OWNER_NAME_LABEL } from '../../pkg/shared/api/index.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -40,7 +40,7 @@ import {
   type KubeContext,
   type KubeObject,
   type ScopedClientFactory,
-} from '../../pkg/kube/index.ts';
+} from '../../pkg/shared/kube/index.ts';
 import {
   applyAll,
   deleteAndWait,

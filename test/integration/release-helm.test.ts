@@ -1,4 +1,4 @@
-// Release records and other readers, on the real kube-apiserver (pkg/release, decision 0074):
+// Release records and other readers, on the real kube-apiserver (pkg/operator-controller/release, decision 0074):
 //  - stock `helm` (v3.21.3, built by the envtest setup) reads our deployed revision by number,
 //    from its index Secret's `release` key: `helm get manifest|values|all`, `helm status
 //    --revision N`;
@@ -13,8 +13,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createKubeconfigLookup } from '../../cmd/olmv1/cluster-access.ts';
 import { runRelease } from '../../cmd/olmv1/release.ts';
-import { connect, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
-import { ReleaseStatus, SECRET_SIZE_LIMIT, createReleaseStore, releaseKey, type Release } from '../../pkg/release/index.ts';
+import { connect, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { ReleaseStatus, SECRET_SIZE_LIMIT, createReleaseStore, releaseKey, type Release } from '../../pkg/operator-controller/release/index.ts';
 import {
   FIXTURE_EXTENSION,
   UPSTREAM_CHUNK_SIZE,

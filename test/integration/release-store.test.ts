@@ -1,4 +1,4 @@
-// Release records on the real kube-apiserver (pkg/release; reference api-and-controllers.md
+// Release records on the real kube-apiserver (pkg/operator-controller/release; reference api-and-controllers.md
 // §1.6-1.7, applier-and-bundles.md §4.3, §4.9): Secrets in upstream's chunked shape, large
 // releases split so that no stored Secret's JSON reaches 1 MiB, bounded history, deleteAll,
 // crash safety (chunks without an index are invisible and cleaned up on retry), clear
@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createKubeconfigLookup } from '../../cmd/olmv1/cluster-access.ts';
 import { runRelease } from '../../cmd/olmv1/release.ts';
-import { connect, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
+import { connect, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import {
   CHUNK_SIZE,
   ReleaseStatus,
@@ -23,7 +23,7 @@ import {
   splitPayload,
   type Release,
   type ReleaseStore,
-} from '../../pkg/release/index.ts';
+} from '../../pkg/operator-controller/release/index.ts';
 import { ceSpec, createForReal, extension, useCrds } from '../support/crd-admission.ts';
 import { customResourceDefinition } from '../support/crds.ts';
 

@@ -8,15 +8,15 @@
 // providers; for cert-manager the test creates its own minimal, permissive CRDs for
 // `cert-manager.io/v1` Issuer and Certificate, so those objects are checked by the server too.
 // A refusal names the object and carries the API server's message.
-import { FIELD_MANAGER } from '../../pkg/api/index.ts';
+import { FIELD_MANAGER } from '../../pkg/shared/api/index.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { RegistryV1Bundle } from '../../pkg/bundle/index.ts';
-import { connect, isNotFound, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
-import type { RenderOptions } from '../../pkg/render/index.ts';
+import type { RegistryV1Bundle } from '../../pkg/operator-controller/bundle/index.ts';
+import { connect, isNotFound, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import type { RenderOptions } from '../../pkg/operator-controller/render/index.ts';
 import { FIXTURE_BUNDLES_DIR } from '../fixtures/bundles/golden-cases.ts';
 import {
   applyAll,

@@ -11,7 +11,7 @@ import type { RegistryAccess } from '../../cmd/olmv1/registry-access.ts';
 import { zeroFileLayer } from '../support/image-bombs.ts';
 import { runRbac } from '../../cmd/olmv1/rbac.ts';
 import { runRenderBundle } from '../../cmd/olmv1/render.ts';
-import { BUNDLE_IMAGE_LIMITS, buildImage, buildLayer, createImageClient, filesToEntries, type ImageLimits } from '../../pkg/image/index.ts';
+import { BUNDLE_IMAGE_LIMITS, buildImage, buildLayer, createImageClient, filesToEntries, type ImageLimits } from '../../pkg/shared/image/index.ts';
 import { createCertificateAuthority, issueCertificate, startRegistry, type Registry } from '../envtest/index.ts';
 import { captureIO } from '../support/command-io.ts';
 import { testTempDir } from '../support/temp-dir.ts';

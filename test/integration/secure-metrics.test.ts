@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { servingOptions } from '../../cmd/shared/serving.ts';
-import { type KubeContext, connect } from '../../pkg/kube/index.ts';
+import { type KubeContext, connect } from '../../pkg/shared/kube/index.ts';
 import { type ControlPlane, ensureServiceAccount, freePorts, requestServiceAccountToken, startControlPlane } from '../envtest/index.ts';
 import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
 import { installOlmConfig } from '../support/olm-config.ts';

@@ -7,8 +7,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CLUSTER_EXTENSION, GROUP, RELEASE_NAME_MESSAGE, VERSION } from '../../pkg/api/index.ts';
-import type { KubeObject } from '../../pkg/kube/index.ts';
+import { CLUSTER_EXTENSION, GROUP, RELEASE_NAME_MESSAGE, VERSION } from '../../pkg/shared/api/index.ts';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 import { type ApiResponse, causes, type Cause, send, useCrds } from '../support/crd-admission.ts';
 import {
   fillPlaceholders,

@@ -1,12 +1,12 @@
-// The YAML parity table (pkg/goyaml/parity-cases.ts) states what upstream's Go libraries
+// The YAML parity table (pkg/gocompat/goyaml/parity-cases.ts) states what upstream's Go libraries
 // answer for each tricky input; this test proves it. Every row goes through the real libraries
 // at the versions upstream OLM links (test/goyaml: sigs.k8s.io/yaml v1.6.0 over
 // go.yaml.in/yaml/v2 v2.4.4, apimachinery v0.36.4's YAMLOrJSONDecoder), built with the
 // machine's Go toolchain and cached beside the envtest binaries. The unit test
-// pkg/goyaml/goyaml.test.ts then holds our decoder to the same table.
+// pkg/gocompat/goyaml/goyaml.test.ts then holds our decoder to the same table.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PARITY_CASES, YamlConvertError, yamlToJsonValue } from '../../pkg/goyaml/index.ts';
+import { PARITY_CASES, YamlConvertError, yamlToJsonValue } from '../../pkg/gocompat/goyaml/index.ts';
 import { defaultCacheRoot } from '../envtest/index.ts';
 import { ensureGoYamlOracle } from '../goyaml/build.ts';
 import { askGo, type OracleAnswer } from '../goyaml/oracle.ts';

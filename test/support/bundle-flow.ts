@@ -11,8 +11,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { load, loadAll } from 'js-yaml';
 import { runRbac } from '../../cmd/olmv1/rbac.ts';
-import { parseBundle, readBundleDir, type RegistryV1Bundle } from '../../pkg/bundle/index.ts';
-import { FIELD_MANAGER, KEPT_FOR_PACKAGE_ANNOTATION, OWNER_NAME_LABEL } from '../../pkg/api/index.ts';
+import { parseBundle, readBundleDir, type RegistryV1Bundle } from '../../pkg/operator-controller/bundle/index.ts';
+import { FIELD_MANAGER, KEPT_FOR_PACKAGE_ANNOTATION, OWNER_NAME_LABEL } from '../../pkg/shared/api/index.ts';
 import {
   applyObjects,
   checkOwnership,
@@ -23,12 +23,12 @@ import {
   isCrd,
   refOf,
   withOwnerLabels,
-} from '../../pkg/applier/index.ts';
-import { isNotFound, type KubeClient, type KubeObject } from '../../pkg/kube/index.ts';
-import { render, type RenderOptions } from '../../pkg/render/index.ts';
+} from '../../pkg/operator-controller/applier/index.ts';
+import { isNotFound, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { render, type RenderOptions } from '../../pkg/operator-controller/render/index.ts';
 import { FIXTURE_BUNDLES_DIR } from '../fixtures/bundles/golden-cases.ts';
 
-export { describeObject, droppedObjects, refOf } from '../../pkg/applier/index.ts';
+export { describeObject, droppedObjects, refOf } from '../../pkg/operator-controller/applier/index.ts';
 
 /** A bundle directory's files as text, keyed by path relative to the bundle root. */
 export type BundleText = Map<string, string>;
@@ -189,7 +189,7 @@ function otherNotes(stderr: string): string {
 /**
  * Renders the bundle directory `dir` for an install and runs `olmv1 rbac` with the same
  * options; throws when the command fails or prints a note other than its escalation review
- * (the fixtures' bundles grant wildcards on purpose; pkg/render rbac-escalation.test.ts covers it).
+ * (the fixtures' bundles grant wildcards on purpose; pkg/operator-controller/render rbac-escalation.test.ts covers it).
  */
 export async function prepareRelease(
   dir: string,

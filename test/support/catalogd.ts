@@ -11,8 +11,8 @@ import pino from 'pino';
 import { type CatalogdOptions, parseCatalogdOptions } from '../../cmd/catalogd/options.ts';
 import { runCatalogd } from '../../cmd/catalogd/run.ts';
 import { servingOptions } from '../../cmd/shared/serving.ts';
-import { DEFAULT_DECODE_LIMITS } from '../../pkg/fbc/index.ts';
-import { CATALOG_IMAGE_LIMITS } from '../../pkg/image/index.ts';
+import { DEFAULT_DECODE_LIMITS } from '../../pkg/shared/fbc/index.ts';
+import { CATALOG_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { type ControlPlaneInfo, type ManagedProcess, type Reaper, freePorts, startProcess } from '../envtest/index.ts';
 import { waitForComponent } from './component-start.ts';
 

@@ -4,8 +4,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { buildCatalogImage, createImageClient, type DockerConfig } from '../../pkg/image/index.ts';
-import type { KubeClient, KubeObject } from '../../pkg/kube/index.ts';
+import { buildCatalogImage, createImageClient, type DockerConfig } from '../../pkg/shared/image/index.ts';
+import type { KubeClient, KubeObject } from '../../pkg/shared/kube/index.ts';
 import { testTempDir } from './temp-dir.ts';
 
 /**

@@ -2,7 +2,7 @@
  * ClusterCatalog objects as catalogd's informer holds them, for unit tests of what reads them
  * (catalog selection, catalog events): Serving condition, resolved digest and base URL.
  */
-import type { KubeObject } from '../../pkg/kube/index.ts';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 
 /** How a test's catalog differs from a serving one. */
 export interface CatalogFixture {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { CLUSTER_CATALOG, CLUSTER_EXTENSION, GROUP, VERSION } from '../../pkg/api/index.ts';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION, GROUP, VERSION } from '../../pkg/shared/api/index.ts';
 import { kubeRequest, type ControlPlaneInfo } from '../envtest/index.ts';
 
 export type Json = Record<string, unknown>;

@@ -2,7 +2,7 @@
  * CustomResourceDefinition manifests for tests: one served and stored version `v1` with the
  * given schema, names derived from the kind and plural as the API server expects them.
  */
-import type { KubeObject, ObjectMeta } from '../../pkg/kube/index.ts';
+import type { KubeObject, ObjectMeta } from '../../pkg/shared/kube/index.ts';
 
 /** What a test's CRD differs in. */
 export interface CrdOptions<S> {

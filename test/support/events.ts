@@ -1,6 +1,6 @@
 // Reading the events.k8s.io Events the components record about a cluster-scoped object (in
 // namespace default, where client-go puts them), for the e2e and config-manifests suites.
-import type { KubeClient, KubeObject } from '../../pkg/kube/index.ts';
+import type { KubeClient, KubeObject } from '../../pkg/shared/kube/index.ts';
 import { waitUntil } from './bundle-flow.ts';
 
 /** One recorded Event, flattened; `count` is 1 without a series. */

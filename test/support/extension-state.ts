@@ -1,10 +1,10 @@
 /**
- * The state one ClusterExtension reconcile's steps share (pkg/operatorcontroller
+ * The state one ClusterExtension reconcile's steps share (pkg/operator-controller/clusterextension
  * pipeline-state.ts), for unit tests of single steps: extension `ext`, generation 1, installed
  * into namespace `ns` as ServiceAccount `sa` from package `p`, nothing read or resolved yet.
  */
 import pino from 'pino';
-import type { ExtensionState } from '../../pkg/operatorcontroller/index.ts';
+import type { ExtensionState } from '../../pkg/operator-controller/clusterextension/index.ts';
 
 /** A fresh state; `spec` fields and state fields given here replace the defaults. */
 export function extensionState(o: { spec?: Record<string, unknown> } & Partial<Omit<ExtensionState, 'spec'>> = {}): ExtensionState {

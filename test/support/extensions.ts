@@ -7,9 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
-import { buildImage, createImageClient } from '../../pkg/image/index.ts';
-import { connect, isAlreadyExists, isNotFound, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/kube/index.ts';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import { buildImage, createImageClient } from '../../pkg/shared/image/index.ts';
+import { connect, isAlreadyExists, isNotFound, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import type { OperatorControllerOptions } from '../../cmd/operator-controller/options.ts';
 import type { CatalogdOptions } from '../../cmd/catalogd/options.ts';
 import type { ControlPlaneInfo } from '../envtest/index.ts';

@@ -6,8 +6,8 @@
  * annotations. CRDs are Established at once. Every request is recorded in `calls` as
  * `<verb> <Kind ns/name>` (`list <Kind> <ns>` for lists); refusals are injected per call.
  */
-import { ApiError, NoKindMatchError, type KubeClient, type KubeObject, type ObjectRef, type TypeRef } from '../../pkg/kube/index.ts';
-import { describeObject } from '../../pkg/applier/index.ts';
+import { ApiError, NoKindMatchError, type KubeClient, type KubeObject, type ObjectRef, type TypeRef } from '../../pkg/shared/kube/index.ts';
+import { describeObject } from '../../pkg/operator-controller/applier/index.ts';
 
 /** A fake cluster: its objects, the calls made and the client to pass to the applier. */
 export interface FakeCluster {

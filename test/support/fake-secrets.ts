@@ -1,12 +1,12 @@
 /**
- * Secrets in memory for pkg/release's unit tests: the calls of KubeClient the release store
+ * Secrets in memory for pkg/operator-controller/release's unit tests: the calls of KubeClient the release store
  * makes (listAll with equality label selectors, get, create, update with optimistic
  * concurrency, merge patch of ownerReferences, delete), label values checked as the API server
  * checks them, and a write budget past which every write throws Crash without taking effect
  * (the crash tests). The real API server's behaviour is proven in
  * test/integration/release-store.test.ts.
  */
-import { ApiError, type KubeClient, type KubeObject, type ObjectRef } from '../../pkg/kube/index.ts';
+import { ApiError, type KubeClient, type KubeObject, type ObjectRef } from '../../pkg/shared/kube/index.ts';
 
 /** Secrets by name. */
 export type SecretStore = Map<string, KubeObject>;

@@ -10,7 +10,7 @@
 import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { http } from '../../pkg/nodehttp/index.ts';
+import { http } from '../../pkg/shared/nodehttp/index.ts';
 
 /** One request the proxy handled. */
 export interface ProxiedRequest {

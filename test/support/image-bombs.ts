@@ -1,10 +1,10 @@
 /**
  * Layers that are small compressed and huge decompressed, for the image caps' tests
- * (pkg/image limits.ts): gzip streams of concatenated members, so that a GiB of zeros costs
+ * (pkg/shared/image limits.ts): gzip streams of concatenated members, so that a GiB of zeros costs
  * ~1 MB and no GiB is ever held in memory to build it.
  */
 import { gzipSync } from 'node:zlib';
-import { type BuiltLayer, rawLayer, tarHeaderBlock } from '../../pkg/image/index.ts';
+import { type BuiltLayer, rawLayer, tarHeaderBlock } from '../../pkg/shared/image/index.ts';
 
 const CHUNK = 16 << 20;
 let zeroMember: Buffer | undefined;

@@ -3,7 +3,7 @@
 // Prints one JSON line per event on stdout: {"event":"started"|"stopped"|"exited","id","at"}
 // (`at` = Date.now()). SIGTERM cancels the election gracefully (the lease is released).
 import pino from 'pino';
-import { LeaderElector, connect } from '../../pkg/kube/index.ts';
+import { LeaderElector, connect } from '../../pkg/shared/kube/index.ts';
 
 const [kubeconfig, namespace, lease, identity, leaseMs, renewMs, retryMs] = process.argv.slice(2);
 if (retryMs === undefined || kubeconfig === undefined || namespace === undefined || lease === undefined || identity === undefined) {

@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { KubeClient } from '../../pkg/kube/index.ts';
+import type { KubeClient } from '../../pkg/shared/kube/index.ts';
 import type { ControlPlaneInfo } from '../envtest/index.ts';
 import { waitUntil } from './bundle-flow.ts';
 

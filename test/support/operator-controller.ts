@@ -14,7 +14,7 @@ import {
 } from '../../cmd/operator-controller/options.ts';
 import { runOperatorController } from '../../cmd/operator-controller/run.ts';
 import { servingOptions } from '../../cmd/shared/serving.ts';
-import { BUNDLE_IMAGE_LIMITS } from '../../pkg/image/index.ts';
+import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { type ControlPlaneInfo, freePorts } from '../envtest/index.ts';
 import { waitForComponent } from './component-start.ts';
 

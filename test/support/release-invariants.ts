@@ -4,10 +4,10 @@
  * recorded revision) and its objects (exactly the deployed revision's, plus CRDs kept on purpose).
  */
 import { expect } from 'vitest';
-import { OWNER_NAME_LABEL } from '../../pkg/api/index.ts';
-import { describeObject } from '../../pkg/applier/index.ts';
-import type { KubeClient, KubeObject } from '../../pkg/kube/index.ts';
-import { Label, createReleaseStore, keyLabelValue, releaseKey, type Release } from '../../pkg/release/index.ts';
+import { OWNER_NAME_LABEL } from '../../pkg/shared/api/index.ts';
+import { describeObject } from '../../pkg/operator-controller/applier/index.ts';
+import type { KubeClient, KubeObject } from '../../pkg/shared/kube/index.ts';
+import { Label, createReleaseStore, keyLabelValue, releaseKey, type Release } from '../../pkg/operator-controller/release/index.ts';
 
 const SYSTEM_NAMESPACE = 'olmv1-system';
 

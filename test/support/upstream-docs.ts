@@ -1,14 +1,14 @@
 /**
  * The ClusterExtension examples of upstream's documentation (test/fixtures/upstream-docs, one
  * file per YAML block, byte for byte), decoded as kubectl decodes a file (sigs.k8s.io/yaml over
- * go-yaml v2: pkg/goyaml), for the admission and install suites.
+ * go-yaml v2: pkg/gocompat/goyaml), for the admission and install suites.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLUSTER_EXTENSION } from '../../pkg/api/index.ts';
-import { decodeDocuments } from '../../pkg/goyaml/index.ts';
-import type { KubeObject } from '../../pkg/kube/index.ts';
+import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import { decodeDocuments } from '../../pkg/gocompat/goyaml/index.ts';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 
 /** The upstream operator-framework/operator-controller commit the fixtures were taken from. */
 export const UPSTREAM_DOCS_COMMIT = 'df2c201d70e83d02eae23597d604269fa1baf20a';

@@ -1,7 +1,7 @@
 /**
  * Release records as upstream operator-controller writes them (helm-operator-plugins' chunked
  * Secrets driver, reference applier-and-bundles.md §4.3), built with code of their own from the
- * documented format, never by pkg/release's writer, so that reading them tests our reader
+ * documented format, never by pkg/operator-controller/release's writer, so that reading them tests our reader
  * against upstream's format and not against itself:
  *  - the payload is Helm's release JSON as Go encodes it (test/fixtures/upstream-releases),
  *    gzip'd at level 9 and cut into 1,040,384-byte pieces;
@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import type { KubeObject } from '../../pkg/kube/index.ts';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 
 /** Upstream's ChunkSize: (1024-8)*1024 bytes. */
 export const UPSTREAM_CHUNK_SIZE = 1_040_384;

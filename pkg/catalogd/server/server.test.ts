@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Meta } from '../../fbc/types.ts';
+import type { Meta } from '../../shared/fbc/types.ts';
 import { LocalDirStore } from '../storage/index.ts';
 import { AnswerBuffers } from './answer-buffers.ts';
 import { buildCatalogServer } from './server.ts';

@@ -7,7 +7,7 @@
  * is validated as a DNS-1123 subdomain (400) before storage is touched. Every response carries
  * `Vary: Accept-Encoding`. `/api/v1/metas` is on by default (reference README, difference 4).
  *
- * The caller owns listening (`app.listen`) and TLS (certificate reloads: pkg/controller certificates.ts).
+ * The caller owns listening (`app.listen`) and TLS (certificate reloads: pkg/shared/controller certificates.ts).
  */
 import type { Server as HttpsServer } from 'node:https';
 import type { SecureContextOptions } from 'node:tls';
@@ -17,7 +17,7 @@ import { Histogram, type Registry } from 'prom-client';
 import { GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, type StoredVersion } from '../storage/index.ts';
 import { AnswerBuffers } from './answer-buffers.ts';
 import { WHOLE_RESPONSE_MAX, serveAll, serveMetas } from './handlers.ts';
-import { dns1123SubdomainErrors } from '../../k8sname/index.ts';
+import { dns1123SubdomainErrors } from '../../shared/k8sname/index.ts';
 import { cleanPath } from './http-semantics.ts';
 import { EVERY_RESPONSE_HEADERS, STATUS_TEXT, httpError } from './responses.ts';
 

@@ -6,9 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSelfSignedCertificate } from '../../localstack/index.ts';
+import { createSelfSignedCertificate } from '../../olmv1/localstack/index.ts';
 import { buildCatalogServer } from './server.ts';
-import { keepingOptions, loadCertificate, watchCertificate } from '../../controller/index.ts';
+import { keepingOptions, loadCertificate, watchCertificate } from '../../shared/controller/index.ts';
 
 /** Writes `<dir>/tls.crt|.key`, a self-signed certificate for `cn`. */
 async function selfSigned(dir: string, cn: string): Promise<void> {
@@ -37,7 +37,7 @@ function handshake(port: number, maxVersion: 'TLSv1.2' | 'TLSv1.3'): Promise<str
   });
 }
 
-// The modern TLS profile (pkg/tlsprofile): TLS 1.3 only.
+// The modern TLS profile (pkg/shared/tlsprofile): TLS 1.3 only.
 const MODERN = { minVersion: 'TLSv1.3', ciphers: 'TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384', ecdhCurve: 'X25519:prime256v1' } as const;
 
 describe('catalog server TLS', () => {

@@ -1,11 +1,11 @@
 /**
  * What a streamed ingest (ingest-layers.ts) is given and the one error it reports as the
  * catalog's own fault. Kept apart from the decoder so that catalogd's long-running process,
- * which ingests in a child process, can name them without loading pkg/fbc and its YAML parser
+ * which ingests in a child process, can name them without loading pkg/shared/fbc and its YAML parser
  * (decision 0087).
  */
 
-import type { ImageLimits } from '../../image/limits.ts';
+import type { ImageLimits } from '../../shared/image/limits.ts';
 
 /**
  * The layers of a catalog image, each opened on demand as a verified byte stream; a stream

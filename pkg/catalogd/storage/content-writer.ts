@@ -12,7 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Meta } from '../../fbc/types.ts';
+import type { Meta } from '../../shared/fbc/types.ts';
 import { drained } from './drained.ts';
 import { GzipSegmentWriter } from './gzip-segments.ts';
 import { MetaIndexBuilder } from './meta-index.ts';

@@ -1,6 +1,6 @@
 /**
  * catalogd's long-running process ingests in a child process, so it must not load the catalog
- * decoder (pkg/fbc and the YAML parser): that code cost its steady RSS about 1.4 MB (decision
+ * decoder (pkg/shared/fbc and the YAML parser): that code cost its steady RSS about 1.4 MB (decision
  * 0087). This checks, in fresh processes, which modules catalogd's content side and its catalog
  * controller load, and that the in-process ingest still loads the decoder on first use.
  */
@@ -28,7 +28,7 @@ async function loadedBy(body: string): Promise<string[]> {
 }
 
 const importOf = (path: string): string => `const m_${path.replace(/\W/g, '_')} = await import(${JSON.stringify(new URL(path, root).href)});`;
-const decoder = (urls: string[]): string[] => urls.filter((u) => u.includes('/pkg/fbc/') || u.includes('/node_modules/js-yaml/'));
+const decoder = (urls: string[]): string[] => urls.filter((u) => u.includes('/pkg/shared/fbc/') || u.includes('/node_modules/js-yaml/'));
 
 describe('catalog decoder loading', () => {
   it('is not loaded by catalogd content side', async () => {
@@ -37,10 +37,10 @@ describe('catalog decoder loading', () => {
     expect(decoder(urls)).toEqual([]);
   });
 
-  it('is not loaded by the catalog controller (the YAML parser comes with pkg/kube, for kubeconfig files)', async () => {
-    const urls = await loadedBy(importOf('pkg/catalogd/controller/index.ts'));
-    expect(urls.some((u) => u.includes('/pkg/catalogd/controller/catalog-content.ts'))).toBe(true);
-    expect(urls.filter((u) => u.includes('/pkg/fbc/'))).toEqual([]);
+  it('is not loaded by the catalog controller (the YAML parser comes with pkg/shared/kube, for kubeconfig files)', async () => {
+    const urls = await loadedBy(importOf('pkg/catalogd/clustercatalog/index.ts'));
+    expect(urls.some((u) => u.includes('/pkg/catalogd/clustercatalog/catalog-content.ts'))).toBe(true);
+    expect(urls.filter((u) => u.includes('/pkg/shared/fbc/'))).toEqual([]);
   });
 
   it('is loaded by the in-process ingest on first use', async () => {

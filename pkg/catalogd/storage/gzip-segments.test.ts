@@ -5,7 +5,7 @@ import { crc32, gunzipSync } from 'node:zlib';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Meta } from '../../fbc/types.ts';
+import type { Meta } from '../../shared/fbc/types.ts';
 import { buildCatalogServer } from '../server/index.ts';
 import { CONTENT_FILES } from './content-writer.ts';
 import { GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, frameDeflateInPlace } from './gzip-framing.ts';

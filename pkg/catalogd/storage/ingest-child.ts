@@ -6,9 +6,9 @@
  * Without a request within the idle limit, or when the parent goes away, it exits.
  */
 import { Socket } from 'node:net';
-import { errorMessage, isLimitExceeded } from '../../errors/index.ts';
-import { chunksOf } from '../../image/decompress.ts'; // not the index: see ingest-layers.ts
-import { ImageLimitError } from '../../image/limits.ts';
+import { errorMessage, isLimitExceeded } from '../../shared/errors/index.ts';
+import { chunksOf } from '../../shared/image/decompress.ts'; // not the index: see ingest-layers.ts
+import { ImageLimitError } from '../../shared/image/limits.ts';
 // The decoder is imported here, not on first use as ingestInProcess does: a spare process
 // loads it while the pull it waits for runs.
 import { ingestDirectory } from './ingest-directory.ts';

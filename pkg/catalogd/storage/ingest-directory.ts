@@ -1,11 +1,11 @@
 /**
  * The directory ingest: walk an unpacked FBC directory as upstream's `WalkMetasFS` does
- * (pkg/fbc walk.ts), decode and normalise every document, and write the catalog content
+ * (pkg/shared/fbc walk.ts), decode and normalise every document, and write the catalog content
  * (content-writer.ts). Runs in the ingest process, or on the calling thread through
  * `ingestInProcess` (ingest.ts), which loads this module on first use.
  */
-import { type DecodeLimits, walkMetas } from '../../fbc/index.ts';
-import type { Meta } from '../../fbc/types.ts';
+import { type DecodeLimits, walkMetas } from '../../shared/fbc/index.ts';
+import type { Meta } from '../../shared/fbc/types.ts';
 import { type ContentSummary, writeCatalogContent } from './content-writer.ts';
 
 /** Writes the content of the catalog in `fbcDir` into `targetDir` (existing and empty), within `limits`. */

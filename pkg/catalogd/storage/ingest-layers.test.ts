@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCatalogImage, buildLayer, type BuiltLayer } from '../../image/index.ts';
+import { buildCatalogImage, buildLayer, type BuiltLayer } from '../../shared/image/index.ts';
 import { CONTENT_FILES } from './content-writer.ts';
 import { createProcessIngest, ingestInProcess } from './ingest.ts';
 import { CatalogContentError, type CatalogLayers } from './catalog-layers.ts';
 import { ingestLayersInProcess } from './ingest-layers.ts';
 import { splitBySizes } from './split-stream.ts';
 
-const TESTDATA = join(dirname(fileURLToPath(import.meta.url)), '../../fbc/testdata');
+const TESTDATA = join(dirname(fileURLToPath(import.meta.url)), '../../shared/fbc/testdata');
 
 /** A layer as the registry would stream it, in pieces of `piece` bytes. */
 function layersOf(blobs: readonly BuiltLayer[], pathFilter: string | undefined = '/configs', piece = 1000): CatalogLayers {

@@ -2,17 +2,17 @@
  * Streamed ingest: the catalog image's layers go from the registry through decompression, the
  * tar reader and the FBC decoder straight into the stored content, without the unpacked tree
  * that the directory ingest walks (decision 0086). It applies when the layers read like a walk
- * of that tree (pkg/fbc entry-walk.ts); when they do not, or anything but the catalog's own
+ * of that tree (pkg/shared/fbc entry-walk.ts); when they do not, or anything but the catalog's own
  * content fails, the caller falls back to unpacking, which then reports any error exactly as
  * before.
  */
-import { type DecodeLimits, FbcLoadError, walkEntryDocuments } from '../../fbc/index.ts';
-import type { Meta } from '../../fbc/types.ts';
-// The modules themselves, not pkg/image's index: that loads the registry client and its HTTP
+import { type DecodeLimits, FbcLoadError, walkEntryDocuments } from '../../shared/fbc/index.ts';
+import type { Meta } from '../../shared/fbc/types.ts';
+// The modules themselves, not pkg/shared/image's index: that loads the registry client and its HTTP
 // stack, ~14 MB the ingest process does not need.
-import { readLayerEntries } from '../../image/layer-entries.ts';
-import { ImageBudget } from '../../image/limits.ts';
-import { onlyPath } from '../../image/path-filter.ts';
+import { readLayerEntries } from '../../shared/image/layer-entries.ts';
+import { ImageBudget } from '../../shared/image/limits.ts';
+import { onlyPath } from '../../shared/image/path-filter.ts';
 import { CatalogContentError, type CatalogLayers } from './catalog-layers.ts';
 import { type ContentSummary, writeCatalogContent } from './content-writer.ts';
 
@@ -28,7 +28,7 @@ const INFLATE_CHUNK = 128 << 10;
  * Writes the content of the catalog the layer blobs carry into `targetDir`. `blobs` yields
  * each layer's bytes in turn, verified by the caller.
  *
- * `limits` are the decode limits (default pkg/fbc's); `budget`, when given, the image's caps.
+ * `limits` are the decode limits (default pkg/shared/fbc's); `budget`, when given, the image's caps.
  *
  * @throws CatalogContentError for a decoding error; NeedsUnpackError when the layers must be
  *   unpacked to be read; ImageLimitError for a crossed cap; other errors (a blob's, a tar's, a

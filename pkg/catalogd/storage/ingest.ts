@@ -17,17 +17,17 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { LimitExceededError } from '../../errors/index.ts';
-import type { DecodeLimits } from '../../fbc/index.ts';
-// Not pkg/image's index: this module is loaded by the ingest process too (decision 0087).
-import { ImageLimitError, type ImageLimitKind, type ImageLimits } from '../../image/limits.ts';
+import { LimitExceededError } from '../../shared/errors/index.ts';
+import type { DecodeLimits } from '../../shared/fbc/index.ts';
+// Not pkg/shared/image's index: this module is loaded by the ingest process too (decision 0087).
+import { ImageLimitError, type ImageLimitKind, type ImageLimits } from '../../shared/image/limits.ts';
 import { CatalogContentError, type CatalogLayers } from './catalog-layers.ts';
 import type { ContentSummary } from './content-writer.ts';
 import type { IngestFn } from './local-dir-store.ts';
 
 /**
  * Ingests on the current thread (ingest-directory.ts); `.layers` streams an image's layers
- * (ingest-layers.ts). A signal is not honoured here (the CLI and tests use it). The decoder (pkg/fbc, pkg/semver, the YAML parser) is loaded on first use:
+ * (ingest-layers.ts). A signal is not honoured here (the CLI and tests use it). The decoder (pkg/shared/fbc, pkg/shared/semver, the YAML parser) is loaded on first use:
  * catalogd's own process ingests through `createProcessIngest` and never needs it, and loading
  * it cost that process ~1.4 MB of steady RSS (decision 0087).
  */
@@ -41,7 +41,7 @@ export const ingestInProcess: IngestFn & { layers: NonNullable<IngestFn['layers'
 
 /**
  * What an ingest process answers; `content` marks a decoding error of the catalog itself,
- * `limit` an error that was a LimitExceededError (a resource limit, see pkg/errors),
+ * `limit` an error that was a LimitExceededError (a resource limit, see pkg/shared/errors),
  * `imageLimit` an image cap the layers crossed (an ImageLimitError's fields, to rebuild it).
  */
 export interface IngestReply {
@@ -121,7 +121,7 @@ export interface ProcessIngestOptions {
   onSpawn?: (pid: number) => void;
   /** See SPARE_IDLE_MS (tests shorten it). */
   spareIdleMs?: number;
-  /** Decode limits of every ingest (default pkg/fbc's DEFAULT_DECODE_LIMITS). */
+  /** Decode limits of every ingest (default pkg/shared/fbc's DEFAULT_DECODE_LIMITS). */
   limits?: Partial<DecodeLimits>;
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Meta } from '../../fbc/types.ts';
+import type { Meta } from '../../shared/fbc/types.ts';
 import { type IngestFn, LocalDirStore, type VersionInfo } from './local-dir-store.ts';
 
 const log = pino({ level: 'silent' });

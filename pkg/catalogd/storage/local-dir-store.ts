@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Meta } from '../../fbc/types.ts';
+import type { Meta } from '../../shared/fbc/types.ts';
 import { type ContentSummary, REQUIRED_CONTENT_FILES, writeCatalogContent } from './content-writer.ts';
 import type { CatalogLayers } from './catalog-layers.ts';
 import { ingestInProcess } from './ingest.ts';

@@ -1,2 +1,0 @@
-/** pkg/logchange: logging a recurring situation when it starts and when it changes, not on every pass. */
-export { LogOnChange } from './log-on-change.ts';

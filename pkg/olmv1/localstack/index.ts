@@ -1,0 +1,47 @@
+/**
+ * pkg/olmv1/localstack: a real Kubernetes control plane (etcd + kube-apiserver) and real OCI
+ * registries (distribution) on 127.0.0.1, with binaries from KUBEBUILDER_ASSETS or built once
+ * from pinned Go modules into a cache. `olmv1 up` runs the local stack on it; the tests'
+ * environment (test/envtest) starts the same servers. Everything started is stopped, and its
+ * temp directory removed, by `stop()`, or by a reaper process if ours dies first.
+ */
+export {
+  defaultCacheRoot,
+  describeVersions,
+  firstBuildEstimate,
+  resolveBinaries,
+  resolveHelm,
+  type EnvtestBinaries,
+  type ResolveBinariesOptions,
+} from './binaries.ts';
+export { buildStartMessage, withGoBuildSlot, type BuildAttempt, type Log } from './build.ts';
+export {
+  createCertificateAuthority,
+  createSelfSignedCertificate,
+  issueCertificate,
+  type CertificateAuthority,
+  type CertificateRequest,
+  type IssuedCertificate,
+} from './certs.ts';
+export { CONTROL_PLANE_DEFAULTS } from './control-plane-args.ts';
+export { ADMIN_GROUP, ADMIN_USER } from './control-plane-pki.ts';
+export { CONTROLLER_MANAGER_CONTROLLERS, CONTROLLER_MANAGER_USER } from './controller-manager.ts';
+export {
+  startControlPlane,
+  type ControlPlane,
+  type ControlPlaneBinaries,
+  type ControlPlaneInfo,
+  type StartControlPlaneOptions,
+} from './control-plane.ts';
+export { runCommand, tailLines, type RunOptions, type RunResult } from './exec.ts';
+export { findGoToolchain, runGo, type GoToolchain } from './go-toolchain.ts';
+export { kubeRequest, type KubeAuth, type KubeEndpoint, type KubeRequest, type KubeResponse } from './kube-http.ts';
+export { renderKubeconfig, type KubeconfigCredentials, type KubeconfigOptions } from './kubeconfig.ts';
+export { isAlive, withLock, type LockOptions } from './lock.ts';
+export { freePorts } from './ports.ts';
+export { startProcess, type ExitStatus, type ManagedProcess, type StartProcessOptions } from './process.ts';
+export { Reaper } from './reaper.ts';
+export { startRegistry, type Registry, type RegistryBinaries, type RegistryInfo, type StartRegistryOptions } from './registry.ts';
+export { ETCD_VERSION, HELM_VERSION, KUBERNETES_VERSION, REGISTRY_VERSION } from './versions.ts';
+export { ServerExitedError, waitUntil, type WaitOptions } from './wait.ts';
+export { createWorkspace, type Workspace } from './workspace.ts';

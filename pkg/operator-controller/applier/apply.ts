@@ -1,0 +1,166 @@
+/**
+ * Server-side apply of a release's objects (decision 0003): one PATCH
+ * `application/apply-patch+yaml` per object with operator-controller's field manager and
+ * `force=true`, in the order of apply-order.ts, waiting for CRDs to be Established before
+ * anything else is applied; and the server-side dry run of a whole release before its first
+ * write. Deletion is in delete.ts.
+ */
+import { FIELD_MANAGER } from '../../shared/api/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
+import { isNoKindMatch, sleepUnlessAborted, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
+import { applyPhases, inApplyOrder } from './apply-order.ts';
+import { describeObject, isCrd, objectIdentity, refOf } from './objects.ts';
+
+/** Options of `applyObjects`. */
+export interface ApplyObjectsOptions {
+  /** How long a CRD may take to become Established (default 60 s). */
+  crdEstablishTimeoutMs?: number;
+  /** Poll period while waiting for CRDs (default 50 ms). */
+  pollMs?: number;
+  /** Called after each object is applied (progress, tests). */
+  onApplied?: (obj: KubeObject) => void;
+  /** Awaited before each object is written (the crash tests' pause hook; none in production). */
+  beforeWrite?: (obj: KubeObject) => Promise<void>;
+  signal?: AbortSignal;
+}
+
+/** An object the API server refused, or a CRD that did not become Established. */
+export class ApplyError extends Error {
+  /** `Kind namespace/name` of the object. */
+  readonly object: string;
+
+  constructor(object: string, message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = 'ApplyError';
+    this.object = object;
+  }
+}
+
+interface CrdStatus {
+  status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+}
+
+/**
+ * Applies `objects` one at a time in apply order; stops at the first refusal and throws
+ * ApplyError `error applying <Kind ns/name>: <API server message>` (objects applied before it
+ * stay, as upstream leaves a failed release's objects). Aborting `signal` stops between objects.
+ */
+export async function applyObjects(client: KubeClient, objects: readonly KubeObject[], options: ApplyObjectsOptions = {}): Promise<void> {
+  const signal = options.signal;
+  for (const [index, phase] of applyPhases(objects).entries()) {
+    const answers: Array<KubeObject & CrdStatus> = [];
+    for (const obj of phase) {
+      signal?.throwIfAborted();
+      await options.beforeWrite?.(obj);
+      try {
+        answers.push(
+          await client.apply<KubeObject & CrdStatus>(obj, { fieldManager: FIELD_MANAGER, force: true, ...(signal === undefined ? {} : { signal }) }),
+        );
+      } catch (err) {
+        throw new ApplyError(describeObject(obj), `error applying ${describeObject(obj)}: ${errorMessage(err)}`, err);
+      }
+      options.onApplied?.(obj);
+    }
+    if (index === 0) for (const [i, crd] of phase.entries()) await waitEstablished(client, crd, answers[i], options);
+  }
+}
+
+/**
+ * Polls the CRD until its Established condition is True; fails early when its names are refused.
+ * `applied` (the apply's answer) is the first reading: a CRD that was established before,
+ * the common case on every reconcile after the first, needs no further request.
+ */
+async function waitEstablished(
+  client: KubeClient,
+  crd: KubeObject,
+  applied: (KubeObject & CrdStatus) | undefined,
+  options: ApplyObjectsOptions,
+): Promise<void> {
+  const timeoutMs = options.crdEstablishTimeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
+  const what = describeObject(crd);
+  let last = '';
+  for (let reading = applied; ; reading = undefined) {
+    const live = reading ?? (await client.get<KubeObject & CrdStatus>(refOf(crd), options.signal === undefined ? {} : { signal: options.signal }));
+    const conditions = live.status?.conditions ?? [];
+    if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) return;
+    const names = conditions.find((c) => c.type === 'NamesAccepted' && c.status === 'False');
+    if (names !== undefined) throw new ApplyError(what, `error applying ${what}: names not accepted: ${names.message ?? names.reason ?? ''}`);
+    last = conditions.find((c) => c.type === 'Established')?.message ?? last;
+    if (Date.now() > deadline) {
+      throw new ApplyError(what, `error applying ${what}: not Established after ${Math.round(timeoutMs / 1000)} s${last === '' ? '' : `: ${last}`}`);
+    }
+    // Not established in the apply's answer: read the live object at once, then poll.
+    if (reading !== undefined) continue;
+    await sleepUnlessAborted(options.pollMs ?? 50, options.signal ?? new AbortController().signal);
+    options.signal?.throwIfAborted();
+  }
+}
+
+/**
+ * Server-side dry run (`dryRun=All`) of every object in apply order, as the apply will send it:
+ * schema, admission, immutable fields and kinds the cluster does not serve are refused before
+ * anything is written. Throws ApplyError `error applying <Kind ns/name>: <message>` for the
+ * first refusal. Objects that cannot be checked before the release's own objects exist are
+ * skipped (the apply checks them): custom resources of a CRD of the release that the API server
+ * does not serve yet, objects in a Namespace of the release that is absent, and bindings to a
+ * Role or ClusterRole of the release that is absent (the API server's escalation check reads
+ * the role). `absent` holds the objectIdentity of the release's objects that do not exist.
+ * Objects `unchanged` says the deployed revision applied as they are were accepted then and are
+ * not sent again (an upgrade's dry run costs a request per changed object only).
+ */
+export async function dryRunObjects(
+  client: KubeClient,
+  objects: readonly KubeObject[],
+  absent: ReadonlySet<string>,
+  signal?: AbortSignal,
+  unchanged: (obj: KubeObject) => boolean = () => false,
+): Promise<void> {
+  const crdKinds = new Set(objects.filter(isCrd).map(crdKindKey));
+  const newNamespaces = new Set(
+    objects.filter((o) => o.apiVersion === 'v1' && o.kind === 'Namespace' && absent.has(objectIdentity(o))).map((o) => o.metadata.name),
+  );
+  const newRoles = new Set(objects.filter((o) => isRole(o) && absent.has(objectIdentity(o))).map(roleKey));
+  for (const obj of inApplyOrder(objects)) {
+    const ns = obj.metadata.namespace;
+    if (ns !== undefined && newNamespaces.has(ns)) continue;
+    if (isBinding(obj) && newRoles.has(roleRefKey(obj))) continue;
+    if (unchanged(obj)) continue;
+    try {
+      await client.apply(obj, { fieldManager: FIELD_MANAGER, force: true, dryRun: true, ...(signal === undefined ? {} : { signal }) });
+    } catch (err) {
+      if (isNoKindMatch(err) && crdKinds.has(`${groupOf(obj.apiVersion)}/${obj.kind}`)) continue;
+      throw new ApplyError(describeObject(obj), `error applying ${describeObject(obj)}: ${errorMessage(err)}`, err);
+    }
+  }
+}
+
+const RBAC_API = 'rbac.authorization.k8s.io/';
+
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+function crdKindKey(crd: KubeObject): string {
+  const spec = (crd as { spec?: { group?: string; names?: { kind?: string } } }).spec;
+  return `${spec?.group ?? ''}/${spec?.names?.kind ?? ''}`;
+}
+
+function isRole(obj: KubeObject): boolean {
+  return obj.apiVersion.startsWith(RBAC_API) && (obj.kind === 'Role' || obj.kind === 'ClusterRole');
+}
+
+function isBinding(obj: KubeObject): boolean {
+  return obj.apiVersion.startsWith(RBAC_API) && (obj.kind === 'RoleBinding' || obj.kind === 'ClusterRoleBinding');
+}
+
+function roleKey(role: KubeObject): string {
+  return `${role.kind}/${role.kind === 'Role' ? (role.metadata.namespace ?? '') : ''}/${role.metadata.name ?? ''}`;
+}
+
+function roleRefKey(binding: KubeObject): string {
+  const ref = (binding as { roleRef?: { kind?: string; name?: string } }).roleRef;
+  const kind = ref?.kind ?? '';
+  return `${kind}/${kind === 'Role' ? (binding.metadata.namespace ?? '') : ''}/${ref?.name ?? ''}`;
+}

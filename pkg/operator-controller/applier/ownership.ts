@@ -1,0 +1,188 @@
+/**
+ * Single ownership (decision 0049): which live objects a ClusterExtension may write. Before any
+ * write, each object of the release is classified by its live copy's metadata:
+ *
+ * - absent: it may be created;
+ * - ours: it carries this extension's owner labels, or upstream Helm's ownership metadata for
+ *   this extension's release (a cluster moving from upstream), or it is a CustomResourceDefinition
+ *   an uninstall of this same package kept (KEPT_FOR_PACKAGE_ANNOTATION), which is taken back;
+ * - another extension's (its owner labels name another ClusterExtension) or nobody's we know:
+ *   a conflict. The reconcile fails with upstream's message and nothing is written.
+ *
+ * A person adopts a hand-made object explicitly by giving it the owner labels, as Helm users do
+ * with Helm's ownership metadata. The verdict is pure (`ownershipOf`); `checkOwnership` reads
+ * what it needs: nothing for objects the caller already knows to be ours (the drift watches'
+ * synced caches), otherwise one metadata-only LIST per resource and namespace.
+ */
+import { HELM_OWNERSHIP, KEPT_FOR_PACKAGE_ANNOTATION, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
+import { isForbidden, isNoKindMatch, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
+import { OWNER_KIND, isCrd, objectIdentity, refOf } from './objects.ts';
+
+/** Who is asking to write: the extension, its package and its install namespace. */
+export interface Owner {
+  extension: string;
+  packageName: string;
+  installNamespace: string;
+}
+
+/** The parts of a live object the verdict reads. */
+export interface LiveMetadata {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+/** How a live object relates to an extension. */
+export type Ownership =
+  | { kind: 'absent' }
+  | { kind: 'ours' }
+  /** A CRD an uninstall of the same package kept: ours once its annotation is removed. */
+  | { kind: 'kept-crd' }
+  | { kind: 'other-extension'; extension: string }
+  | { kind: 'unowned' };
+
+/** True when `meta` carries the owner labels of `extension`. */
+export function ownedBy(meta: LiveMetadata | undefined, extension: string): boolean {
+  const labels = meta?.labels ?? {};
+  return labels[OWNER_KIND_LABEL] === OWNER_KIND && labels[OWNER_NAME_LABEL] === extension;
+}
+
+/** True when `meta` carries upstream Helm's ownership metadata for the extension's release. */
+function helmOwnedBy(meta: LiveMetadata, owner: Owner): boolean {
+  const a = meta.annotations ?? {};
+  return (
+    meta.labels?.[HELM_OWNERSHIP.managedByLabel] === HELM_OWNERSHIP.managedByValue &&
+    a[HELM_OWNERSHIP.releaseNameAnnotation] === owner.extension &&
+    a[HELM_OWNERSHIP.releaseNamespaceAnnotation] === owner.installNamespace
+  );
+}
+
+/** The verdict for the live copy `live` (undefined: absent) of `obj`; see the module comment. */
+export function ownershipOf(obj: { apiVersion: string; kind: string }, live: LiveMetadata | undefined, owner: Owner): Ownership {
+  if (live === undefined) return { kind: 'absent' };
+  const kept = live.annotations?.[KEPT_FOR_PACKAGE_ANNOTATION];
+  if (kept !== undefined && isCrd(obj)) {
+    // Kept by an uninstall: only the same package takes it back, whichever extension it was.
+    return kept === owner.packageName ? { kind: 'kept-crd' } : { kind: 'unowned' };
+  }
+  if (ownedBy(live, owner.extension) || helmOwnedBy(live, owner)) return { kind: 'ours' };
+  const labels = live.labels ?? {};
+  const other = labels[OWNER_NAME_LABEL];
+  if (labels[OWNER_KIND_LABEL] === OWNER_KIND && other !== undefined && other !== '') return { kind: 'other-extension', extension: other };
+  return { kind: 'unowned' };
+}
+
+/**
+ * Upstream's words for an object it may not manage (reference applier-and-bundles.md §4.14):
+ * `<Kind> '<name>' already exists in namespace '<ns>' and cannot be managed by
+ * operator-controller`, with `namespace ''` for cluster-scoped objects.
+ */
+export function conflictMessage(obj: KubeObject): string {
+  return `${obj.kind} '${obj.metadata.name ?? ''}' already exists in namespace '${obj.metadata.namespace ?? ''}' and cannot be managed by operator-controller`;
+}
+
+/** Prefix upstream puts before every refusal found before the first write. */
+export const DRY_RUN_PREFIX = 'failed to get release state using server-side dry-run: ';
+
+/** A release that would write objects another extension or nobody we know owns; nothing was written. */
+export class OwnershipConflictError extends Error {
+  /** Every conflicting object with its verdict, in the release's order. */
+  readonly conflicts: { object: KubeObject; ownership: Ownership }[];
+
+  constructor(conflicts: { object: KubeObject; ownership: Ownership }[]) {
+    const first = conflicts[0];
+    // Upstream names the first conflicting object only; the others are in `conflicts` (logged).
+    super(DRY_RUN_PREFIX + (first === undefined ? 'ownership conflict' : conflictMessage(first.object)));
+    this.name = 'OwnershipConflictError';
+    this.conflicts = conflicts;
+  }
+}
+
+/** Outcome of `checkOwnership` when nothing conflicts. */
+export interface OwnershipReport {
+  /** Identities (objectIdentity) of the objects that do not exist yet. */
+  absent: Set<string>;
+  /** Kept CRDs taken back: their KEPT_FOR_PACKAGE_ANNOTATION is removed after the apply. */
+  adopted: KubeObject[];
+}
+
+/** Options of `checkOwnership`. */
+export interface CheckOwnershipOptions {
+  /** True for objects already known to carry the owner labels (a synced drift watch holds them). */
+  knownOwned?: (obj: KubeObject) => boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * Classifies every object of `objects` (see the module comment) and throws
+ * OwnershipConflictError listing those that may not be written. Reads, as `client` (the
+ * extension's ServiceAccount), one metadata-only LIST per resource and namespace holding an
+ * object not known to be ours; where that LIST is forbidden, a GET per object. A kind the API
+ * server does not serve (yet) counts as absent: its CRD is in the release, or the dry run
+ * reports it.
+ */
+export async function checkOwnership(
+  client: KubeClient,
+  objects: readonly KubeObject[],
+  owner: Owner,
+  options: CheckOwnershipOptions = {},
+): Promise<OwnershipReport> {
+  const { signal } = options;
+  const groups = new Map<string, KubeObject[]>();
+  for (const obj of objects) {
+    if (options.knownOwned?.(obj) === true) continue;
+    const key = `${obj.apiVersion}|${obj.kind}|${obj.metadata.namespace ?? ''}`;
+    const group = groups.get(key) ?? [];
+    group.push(obj);
+    groups.set(key, group);
+  }
+  const report: OwnershipReport = { absent: new Set(), adopted: [] };
+  const conflicts: { object: KubeObject; ownership: Ownership }[] = [];
+  for (const group of groups.values()) {
+    const live = await liveMetadata(client, group, signal);
+    for (const obj of group) {
+      const ownership = ownershipOf(obj, live.get(obj.metadata.name ?? ''), owner);
+      if (ownership.kind === 'absent') report.absent.add(objectIdentity(obj));
+      else if (ownership.kind === 'kept-crd') report.adopted.push(obj);
+      else if (ownership.kind !== 'ours') conflicts.push({ object: obj, ownership });
+    }
+  }
+  if (conflicts.length > 0) {
+    const order = new Map(objects.map((o, i) => [o, i]));
+    conflicts.sort((a, b) => (order.get(a.object) ?? 0) - (order.get(b.object) ?? 0));
+    throw new OwnershipConflictError(conflicts);
+  }
+  return report;
+}
+
+/** Live metadata by name of the objects of one group (same type and namespace). */
+async function liveMetadata(client: KubeClient, group: readonly KubeObject[], signal?: AbortSignal): Promise<Map<string, LiveMetadata>> {
+  const first = group[0];
+  const found = new Map<string, LiveMetadata>();
+  if (first === undefined) return found;
+  const s = signal === undefined ? {} : { signal };
+  try {
+    const ns = first.metadata.namespace;
+    const list = await client.listAll(
+      { apiVersion: first.apiVersion, kind: first.kind },
+      { ...(ns === undefined ? {} : { namespace: ns }), metadataOnly: true, ...s },
+    );
+    const wanted = new Set(group.map((o) => o.metadata.name ?? ''));
+    for (const item of list.items) if (wanted.has(item.metadata.name ?? '')) found.set(item.metadata.name ?? '', item.metadata);
+    return found;
+  } catch (err) {
+    if (isNoKindMatch(err)) return found;
+    if (!isForbidden(err)) throw err;
+  }
+  // Listing is forbidden (a ServiceAccount granted by hand): read each object.
+  for (const obj of group) {
+    try {
+      found.set(obj.metadata.name ?? '', (await client.get(refOf(obj), s)).metadata);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+  return found;
+}

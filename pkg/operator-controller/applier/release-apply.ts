@@ -1,0 +1,291 @@
+/**
+ * Install, upgrade and uninstall as Helm-like releases (README difference 2, reference
+ * applier-and-bundles.md §4.4-4.8, with server-side apply instead of Helm's patches):
+ *
+ * - every write is preceded by the ownership check (ownership.ts, decision 0049): an object of
+ *   another extension or of nobody we know refuses the release, nothing written or recorded;
+ * - the desired objects equal the deployed revision's: nothing is recorded and every object is
+ *   applied again (idempotent; puts back objects that were deleted);
+ * - otherwise the new or changed objects are dry-run on the server first (a refusal records a
+ *   `failed` revision with nothing applied), a new revision is recorded
+ *   `pending-install`/`pending-upgrade`, the objects are applied, objects of earlier revisions
+ *   that the new one does not contain and that are still this extension's are deleted (except
+ *   CRDs, kept and noted; delete.ts), and the revision becomes `deployed` and its predecessor
+ *   `superseded` ("Downgrade complete" for a lower version);
+ * - a failed apply leaves the revision `failed` with the API server's message (no rollback, as
+ *   upstream) and the error is rethrown for the caller to retry with backoff.
+ *
+ * Crash safety (a SIGKILL between any two writes, test/e2e/operator-controller-crash): the
+ * pending record is written before any object, so whatever a crash leaves applied belongs to a
+ * recorded revision. A revision left `pending-*` by a crash, or a `failed` one retried with the
+ * same content, is taken over (same number) instead of piling up new ones: upstream's Helm
+ * refuses to touch a pending release, and records a new revision per retry, which with backoff
+ * retries pushes every useful revision out of the bounded history. The objects a revision
+ * deletes include those of the pending or failed revisions since the deployed one (a crash may
+ * have created them), and a re-apply finishes superseding what a crash left `deployed` twice.
+ * Release records are written with the controller's identity; the objects with `client`, the
+ * extension's ServiceAccount.
+ */
+import { KEPT_FOR_PACKAGE_ANNOTATION } from '../../shared/api/index.ts';
+import { jsonEqual } from '../../shared/controller/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
+import { compareSemver, parseSemver } from '../../shared/semver/index.ts';
+import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
+import { ReleaseStatus, deployedRelease, type Release, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
+import { applyObjects, dryRunObjects } from './apply.ts';
+import { deleteOwnedObjects, type DeleteOutcome } from './delete.ts';
+import { droppedObjects, objectIdentity, refOf } from './objects.ts';
+import { checkOwnership, type Owner, type OwnershipReport } from './ownership.ts';
+
+/** What a new revision is made of. */
+export interface DesiredRelease {
+  extension: string;
+  extensionUID: string;
+  /** `spec.namespace`: with the extension and the bundle's package, who owns the objects (ownership.ts). */
+  installNamespace: string;
+  bundle: ReleaseBundle;
+  /** Rendered, labelled objects, ready to apply. */
+  objects: KubeObject[];
+  properties: unknown[];
+  config?: Record<string, unknown>;
+  droppedFields?: { object: string; paths: string[] }[];
+}
+
+/** Outcome of `applyRelease`. */
+export interface AppliedRelease {
+  /** The deployed revision after the call. */
+  release: Release;
+  /** True when a new revision was recorded (install or upgrade), false when it was re-applied. */
+  changed: boolean;
+}
+
+/** Dependencies of the release operations. */
+export interface ReleaseDeps {
+  /** Acts as the extension's ServiceAccount. */
+  client: KubeClient;
+  store: ReleaseStore;
+  now?: () => Date;
+  signal?: AbortSignal;
+  /** Awaited before each object apply or delete (the crash tests' pause hook; none in production). */
+  beforeObjectWrite?: (obj: KubeObject) => Promise<void>;
+  /**
+   * The live uid of objects known to carry the extension's owner labels (synced drift watches),
+   * undefined for others: known ones are not read again, by the ownership check or before a delete.
+   */
+  knownUid?: (obj: KubeObject) => string | undefined;
+}
+
+/** True when `desired` would be recorded exactly as `release` already is. */
+export function sameContent(release: Release, desired: DesiredRelease): boolean {
+  return jsonEqual(release.bundle, desired.bundle) && jsonEqual(release.manifest, desired.objects) && jsonEqual(release.config, desired.config);
+}
+
+/**
+ * Objects a new revision deletes: those of the deployed revision and of every newer one
+ * (pending or failed, whose apply may have created some of its objects before a crash or a
+ * refusal) that `desired` does not contain, in the order they were recorded. Counting only the
+ * deployed revision would leave an object that only an interrupted revision had behind, in no
+ * record at all.
+ */
+export function objectsToDelete(history: readonly Release[], desired: readonly KubeObject[]): KubeObject[] {
+  const deployed = deployedRelease(history);
+  const since = history.filter((r) => (deployed === undefined ? true : r.revision >= deployed.revision)).reverse();
+  const seen = new Set<string>();
+  const recorded: KubeObject[] = [];
+  for (const obj of since.flatMap((r) => r.manifest)) {
+    const id = objectIdentity(obj);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    recorded.push(obj);
+  }
+  return droppedObjects(recorded, desired);
+}
+
+/**
+ * Makes the cluster hold `desired` (see the module comment). `history` is the extension's
+ * records, newest first, as read at the start of the reconcile.
+ */
+export async function applyRelease(deps: ReleaseDeps, history: readonly Release[], desired: DesiredRelease): Promise<AppliedRelease> {
+  const { client, store, signal } = deps;
+  const now = (): string => (deps.now?.() ?? new Date()).toISOString();
+  const deployed = deployedRelease(history);
+  const latest = history[0];
+  const options = {
+    ...(signal === undefined ? {} : { signal }),
+    ...(deps.beforeObjectWrite === undefined ? {} : { beforeWrite: deps.beforeObjectWrite }),
+  };
+  const owner: Owner = { extension: desired.extension, packageName: desired.bundle.package, installNamespace: desired.installNamespace };
+  const knownUid = deps.knownUid;
+  const ownership = {
+    ...(knownUid === undefined ? {} : { knownOwned: (obj: KubeObject) => knownUid(obj) !== undefined }),
+    ...(signal === undefined ? {} : { signal }),
+  };
+  if (deployed !== undefined && latest === deployed && sameContent(deployed, desired)) {
+    // Drift repair: an object put back must still be absent or ours (a user may have made one).
+    const report = await checkOwnership(client, deployed.manifest, owner, ownership);
+    await applyObjects(client, deployed.manifest, options);
+    await releaseAdopted(client, report, signal);
+    // A crash between marking a revision deployed and superseding its predecessor leaves both deployed.
+    await supersedeOthers(store, history, deployed.revision, signal);
+    return { release: deployed, changed: false };
+  }
+
+  // A revision left pending by a crash, or a failed one retried with the same content, is
+  // taken over: retries with backoff must not fill the bounded history with copies.
+  const pending = latest?.status === ReleaseStatus.PendingInstall || latest?.status === ReleaseStatus.PendingUpgrade;
+  const retried = latest?.status === ReleaseStatus.Failed && sameContent(latest, desired);
+  const resuming = latest !== undefined && (pending || retried);
+  const upgrade = deployed !== undefined;
+  const record: Release = {
+    extension: desired.extension,
+    extensionUID: desired.extensionUID,
+    revision: resuming ? latest.revision : (latest?.revision ?? 0) + 1,
+    status: upgrade ? ReleaseStatus.PendingUpgrade : ReleaseStatus.PendingInstall,
+    // Helm's release namespace: upstream's Helm stamps it on the objects when it takes over.
+    namespace: desired.installNamespace,
+    bundle: desired.bundle,
+    manifest: desired.objects,
+    properties: desired.properties,
+    ...(desired.config === undefined ? {} : { config: desired.config }),
+    notes: desired.droppedFields === undefined || desired.droppedFields.length === 0 ? {} : { droppedFields: desired.droppedFields },
+    description: upgrade ? 'Upgrade underway' : 'Initial install underway',
+  };
+  // A failed revision carries when it was tried, as Helm's does (its last_deployed is set
+  // when the action starts): `olmv1 release history` and `helm history` show it.
+  const failed = (err: unknown): Release => ({
+    ...record,
+    status: ReleaseStatus.Failed,
+    description: `${upgrade ? 'Upgrade' : 'Release'} "${desired.extension}" failed: ${errorMessage(err)}`,
+    lastDeployed: now(),
+    firstDeployed: deployed?.firstDeployed ?? now(),
+  });
+  // Before the first write: objects of others refuse the release with nothing recorded (as
+  // upstream's dry run); the API server's refusals of the whole release in apply order are
+  // recorded as a failed revision with nothing applied.
+  const report = await checkOwnership(client, desired.objects, owner, ownership);
+  try {
+    await dryRunObjects(client, desired.objects, report.absent, signal, sameAsIn(deployed));
+  } catch (err) {
+    await (resuming ? store.update(failed(err), signal) : store.create(failed(err), signal)).catch(() => undefined);
+    throw err;
+  }
+  // Decided before the record is rewritten: a taken-over revision's own objects count.
+  const stale = objectsToDelete(history, desired.objects);
+  if (resuming) await store.update(record, signal);
+  else await store.create(record, signal);
+
+  try {
+    await applyObjects(client, desired.objects, options);
+    await releaseAdopted(client, report, signal);
+    const outcome = await deleteOwnedObjects(client, stale, desired.extension, {
+      ...options,
+      tolerant: notIn(deployed),
+      ...(knownUid === undefined ? {} : { knownUid }),
+    });
+    record.notes = { ...record.notes, ...deleteNotes(outcome) };
+  } catch (err) {
+    await store.update(failed(err), signal).catch(() => undefined);
+    throw err;
+  }
+  record.status = ReleaseStatus.Deployed;
+  record.description = !upgrade
+    ? 'Install complete'
+    : isDowngrade(deployed.bundle.version, desired.bundle.version)
+      ? 'Downgrade complete'
+      : 'Upgrade complete';
+  record.lastDeployed = now();
+  record.firstDeployed = deployed?.firstDeployed ?? record.lastDeployed;
+  await store.update(record, signal);
+  await supersedeOthers(store, history, record.revision, signal);
+  return { release: record, changed: true };
+}
+
+/** True when `to` is a lower semantic version than `from` (a SelfCertified or pinned move back). */
+function isDowngrade(from: string, to: string): boolean {
+  const a = parseSemver(from);
+  const b = parseSemver(to);
+  return a.ok && b.ok && compareSemver(b.value, a.value) < 0;
+}
+
+/** True for objects the deployed revision (if any) applied exactly as they are. */
+function sameAsIn(deployed: Release | undefined): (obj: KubeObject) => boolean {
+  const applied = new Map((deployed?.manifest ?? []).map((o) => [objectIdentity(o), o]));
+  return (obj) => {
+    const old = applied.get(objectIdentity(obj));
+    return old !== undefined && jsonEqual(old, obj);
+  };
+}
+
+/** True for objects the deployed revision (if any) does not contain: their failures are skipped. */
+function notIn(deployed: Release | undefined): (obj: KubeObject) => boolean {
+  const ids = new Set((deployed?.manifest ?? []).map(objectIdentity));
+  return (obj) => !ids.has(objectIdentity(obj));
+}
+
+/** The release notes of a deletion: kept CRDs and skipped objects, when there are any. */
+function deleteNotes(outcome: DeleteOutcome): Pick<NonNullable<Release['notes']>, 'keptObjects' | 'skippedObjects'> {
+  return {
+    ...(outcome.kept.length === 0 ? {} : { keptObjects: outcome.kept }),
+    ...(outcome.skipped.length === 0 ? {} : { skippedObjects: outcome.skipped.map((o) => `${o.object}: ${o.reason}`) }),
+  };
+}
+
+/** Removes the kept-for-package mark from the CRDs the apply took back (they carry our labels now). */
+async function releaseAdopted(client: KubeClient, report: OwnershipReport, signal?: AbortSignal): Promise<void> {
+  for (const crd of report.adopted) {
+    await client.patch(
+      refOf(crd),
+      { metadata: { annotations: { [KEPT_FOR_PACKAGE_ANNOTATION]: null } } },
+      'merge',
+      signal === undefined ? {} : { signal },
+    );
+  }
+}
+
+/** Marks every deployed revision of `history` other than `revision` superseded. */
+async function supersedeOthers(store: ReleaseStore, history: readonly Release[], revision: number, signal?: AbortSignal): Promise<void> {
+  for (const old of history) {
+    if (old.status === ReleaseStatus.Deployed && old.revision !== revision) {
+      await store.update({ ...old, status: ReleaseStatus.Superseded, description: 'Superseded' }, signal);
+    }
+  }
+}
+
+/** Outcome of `uninstallRelease`. */
+export type UninstallOutcome = DeleteOutcome;
+
+/**
+ * Uninstall: deletes, as the ServiceAccount, the objects any recorded revision applied that are
+ * still this extension's (newest revision's order, reversed; delete.ts), except CRDs, which stay
+ * with their custom resources and are marked kept for the installed package, so that its next
+ * install takes them back; then the records. Objects only a failed or interrupted revision
+ * named never stop the uninstall.
+ */
+export async function uninstallRelease(deps: ReleaseDeps, extension: string, history: readonly Release[]): Promise<UninstallOutcome> {
+  const { client, signal } = deps;
+  const seen = new Set<string>();
+  const objects: KubeObject[] = [];
+  for (const release of history) {
+    for (const obj of release.manifest) {
+      const id = objectIdentity(obj);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      objects.push(obj);
+    }
+  }
+  const deployed = deployedRelease(history);
+  const packageName = (deployed ?? history[0])?.bundle.package;
+  const s = signal === undefined ? {} : { signal };
+  const outcome = await deleteOwnedObjects(client, objects, extension, {
+    ...s,
+    tolerant: notIn(deployed),
+    ...(packageName === undefined
+      ? {}
+      : {
+          onKeptCrd: (crd) =>
+            client.patch(refOf(crd), { metadata: { annotations: { [KEPT_FOR_PACKAGE_ANNOTATION]: packageName } } }, 'merge', s).then(() => undefined),
+        }),
+  });
+  await deps.store.deleteAll(extension, signal);
+  return outcome;
+}

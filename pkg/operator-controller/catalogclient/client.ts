@@ -1,0 +1,210 @@
+/**
+ * Client of catalogd's content API for operator-controller and the CLI: fetches one package's
+ * partition of a served catalog through `/api/v1/metas` instead of downloading the whole
+ * catalog (`/api/v1/all`, which is what upstream's client does).
+ *
+ * Two queries run in parallel, because the `olm.package` blob carries no `package` field:
+ *   GET <base>/api/v1/metas?package=<pkg>                 channels, bundles, deprecations, others
+ *   GET <base>/api/v1/metas?schema=olm.package&name=<pkg> the package blob itself
+ * `packageNames` asks `GET <base>/api/v1/metas?schema=olm.package`; `getAll` downloads
+ * `GET <base>/api/v1/all` for catalogd servers that do not serve `/metas`.
+ * All ask for gzip and reuse keep-alive connections; bodies are decoded as they stream in.
+ *
+ * Error texts follow upstream's catalog client and cache (reference catalogd-and-fbc.md §3.9):
+ * - no response (connection, TLS, timeout): `error performing request: <cause>`;
+ * - any status but 200: `error: received unexpected response status code <n>`; when a
+ *   `/metas` query gets Go's `404 page not found` (the route is not served, as on upstream
+ *   catalogd without the `APIV1MetasHandler` gate) the error is a {@link MetasNotServedError};
+ * - a body that breaks off or does not decode: `error parsing catalog contents: <cause>`;
+ * - blobs that do not load as FBC: `error loading package "<pkg>": <cause>`.
+ */
+import type { Agent, IncomingMessage } from 'node:http';
+import type https from 'node:https';
+import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { type ProxySelector, createAgentPool, sendRequest } from '../../shared/nodehttp/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
+import { type DeclarativeConfig, type Meta, parseMetaStream } from '../../shared/fbc/index.ts';
+import { type CatalogContent, createCatalogContentBuilder, loadPackagePartition } from './catalog-content.ts';
+
+/**
+ * A `/api/v1/metas` query answered `404 page not found`: the server routes no such path (upstream
+ * catalogd with the metas handler off). The text is the plain status error's; a 404 for a
+ * catalog the server does not have (`404 Not Found`) is not this error.
+ */
+export class MetasNotServedError extends Error {
+  constructor() {
+    super('error: received unexpected response status code 404');
+    this.name = 'MetasNotServedError';
+  }
+}
+
+/** Settings of {@link createCatalogClient}; all optional. */
+export interface CatalogClientOptions {
+  /**
+   * Limit for one `getPackage` call, response bodies included (default 5 minutes, upstream's
+   * catalog HTTP client timeout).
+   */
+  timeoutMs?: number;
+  /**
+   * PEM bundle trusted for HTTPS in addition to the system roots, or a provider read at each
+   * request (a changed bundle gets a new connection pool). Ignored when `httpsAgent` is given.
+   */
+  caPem?: string | (() => string | undefined);
+  /** The forward proxy of each request (HTTPS_PROXY/HTTP_PROXY/NO_PROXY); default: direct. Not for given agents. */
+  proxy?: ProxySelector;
+  /** Agent for `http:` URLs (default: keep-alive, 32 sockets per host). */
+  httpAgent?: Agent;
+  /** Agent for `https:` URLs (default: keep-alive, 32 sockets per host, `caPem` trusted). */
+  httpsAgent?: https.Agent;
+}
+
+/** Reads packages from catalogd. One instance serves every catalog and reconcile. */
+export interface CatalogClient {
+  /**
+   * The partition of `packageName` in the catalog served at `baseURL` (a ClusterCatalog's
+   * `status.urls.base`, e.g. `https://catalogd-service.olmv1-system.svc/catalogs/operatorhub`):
+   * its `olm.package`, channels, bundles, deprecations and other blobs, one per
+   * (schema, name) slot, later blobs winning (see `packagePartition`). A package the catalog
+   * does not have gives an empty config, not an error.
+   *
+   * @throws Error with one of the texts listed in the module comment; `cause` holds the
+   *   underlying error. When `signal` aborts, the abort surfaces as one of them too.
+   */
+  getPackage(baseURL: string, packageName: string, signal?: AbortSignal): Promise<DeclarativeConfig>;
+  /**
+   * Names of the `olm.package` blobs the catalog at `baseURL` serves
+   * (`/api/v1/metas?schema=olm.package`). Errors as for `getPackage`.
+   */
+  packageNames(baseURL: string, signal?: AbortSignal): Promise<Set<string>>;
+  /**
+   * The whole catalog at `baseURL` (`/api/v1/all`), decoded as it streams in and grouped per
+   * package; the body itself is never held. Errors as for `getPackage` (never a
+   * {@link MetasNotServedError}); `timeoutMs` applies to the whole download.
+   */
+  getAll(baseURL: string, signal?: AbortSignal): Promise<CatalogContent>;
+  /** Closes idle keep-alive connections of the default agents. The client stays usable. */
+  close(): void;
+}
+
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+const MAX_SOCKETS = 32;
+
+/** Creates a catalog content client; nothing is contacted until the first call. */
+export function createCatalogClient(options: CatalogClientOptions = {}): CatalogClient {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const own = createAgentPool({ maxSockets: MAX_SOCKETS, caPem: options.caPem, proxy: options.proxy });
+
+  function agentFor(url: URL): Agent {
+    if (url.protocol === 'http:') return options.httpAgent ?? own.agentFor(url);
+    return options.httpsAgent ?? own.agentFor(url);
+  }
+
+  /** The caller's signal combined with the per-call timeout (and `extra`, if given). */
+  function limitsOf(signal: AbortSignal | undefined, ...extra: AbortSignal[]): AbortSignal {
+    return AbortSignal.any([...extra, AbortSignal.timeout(timeoutMs), ...(signal === undefined ? [] : [signal])]);
+  }
+
+  async function getPackage(baseURL: string, packageName: string, signal?: AbortSignal): Promise<DeclarativeConfig> {
+    const base = baseURL.replace(/\/+$/, '');
+    const name = encodeURIComponent(packageName);
+    // One failure cancels the other request: its result could not be used anyway.
+    const cancel = new AbortController();
+    const combined = limitsOf(signal, cancel.signal);
+    const fetchOne = async (query: string): Promise<Meta[]> => {
+      const url = new URL(`${base}/api/v1/metas?${query}`);
+      const metas: Meta[] = [];
+      try {
+        await fetchBlobs(url, agentFor(url), combined, (meta) => metas.push(meta));
+      } catch (err) {
+        cancel.abort();
+        throw err;
+      }
+      return metas;
+    };
+    const [packageBlobs, rest] = await Promise.all([fetchOne(`schema=olm.package&name=${name}`), fetchOne(`package=${name}`)]);
+    return loadPackagePartition([...packageBlobs, ...rest], packageName);
+  }
+
+  async function packageNames(baseURL: string, signal?: AbortSignal): Promise<Set<string>> {
+    const url = new URL(`${baseURL.replace(/\/+$/, '')}/api/v1/metas?schema=olm.package`);
+    const names = new Set<string>();
+    await fetchBlobs(url, agentFor(url), limitsOf(signal), (meta) => {
+      if (meta.schema === 'olm.package' && meta.name !== '') names.add(meta.name);
+    });
+    return names;
+  }
+
+  async function getAll(baseURL: string, signal?: AbortSignal): Promise<CatalogContent> {
+    const url = new URL(`${baseURL.replace(/\/+$/, '')}/api/v1/all`);
+    const content = createCatalogContentBuilder();
+    await fetchBlobs(url, agentFor(url), limitsOf(signal), (meta) => content.add(meta));
+    return content.finish();
+  }
+
+  return {
+    getPackage,
+    packageNames,
+    getAll,
+    close: () => own.close(),
+  };
+}
+
+/** GETs `url` and hands each FBC blob of its body to `onMeta` as it is decoded. */
+async function fetchBlobs(url: URL, agent: Agent, signal: AbortSignal, onMeta: (meta: Meta) => void): Promise<void> {
+  let res: IncomingMessage;
+  try {
+    // A stale keep-alive socket fails on first reuse; the GET is then sent once more.
+    res = await sendRequest({ method: 'GET', url, agent, signal, headers: { 'accept-encoding': 'gzip' }, abort: 'go' });
+  } catch (err) {
+    throw new Error(`error performing request: ${errorMessage(err)}`, { cause: err });
+  }
+  if (res.statusCode !== 200) {
+    if (res.statusCode === 404 && url.pathname.endsWith('/api/v1/metas') && (await shortBody(res)).trim() === NOT_ROUTED) {
+      throw new MetasNotServedError();
+    }
+    res.resume();
+    throw new Error(`error: received unexpected response status code ${res.statusCode ?? 0}`);
+  }
+  try {
+    const body = decodedBody(res);
+    for await (const { meta } of parseMetaStream(body, { file: url.pathname, signal })) onMeta(meta);
+  } catch (err) {
+    res.destroy();
+    throw new Error(`error parsing catalog contents: ${errorMessage(err)}`, { cause: err });
+  }
+}
+
+/** Go's ServeMux answer for a path no route matches. */
+const NOT_ROUTED = '404 page not found';
+const SHORT_BODY_LIMIT = 1024;
+
+/** The response body, gunzipped when so encoded. @throws for any other content encoding. */
+function decodedBody(res: IncomingMessage): Readable {
+  const encoding = (res.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (encoding !== 'identity' && encoding !== 'gzip') throw new Error(`unsupported content encoding ${JSON.stringify(encoding)}`);
+  if (encoding === 'identity') return res;
+  const body = res.pipe(createGunzip());
+  // A broken connection surfaces on `res`, which piping does not forward.
+  res.once('error', (err) => body.destroy(err));
+  return body;
+}
+
+/** The first bytes of an error response's body ('' when it cannot be read); never throws. */
+async function shortBody(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of decodedBody(res)) {
+      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+      chunks.push(buf);
+      size += buf.length;
+      if (size >= SHORT_BODY_LIMIT) break;
+    }
+  } catch {
+    return '';
+  } finally {
+    if (!res.complete) res.destroy();
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,138 @@
+/**
+ * What the drift watches of one extension cover, and what they cache. A target is one resource
+ * in one namespace (cluster-wide for cluster-scoped kinds) listed and watched as the extension's
+ * ServiceAccount with the owner-name label selector (decision 0043 item 5: the installer RBAC
+ * grants list/watch exactly there). Cached objects are reduced to their identity and a digest
+ * of their content without `status` and the API server's bookkeeping, which is all a change
+ * detector needs (decision 0066).
+ */
+import { createHash } from 'node:crypto';
+import { FIELD_MANAGER, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
+import { OWNER_KIND } from '../applier/index.ts';
+import { LAST_APPLIED_ANNOTATION, objectKey, type KubeObject, type TypeRef } from '../../shared/kube/index.ts';
+
+/** One watch: objects of `type` in `namespace` ('' for cluster-wide) owned by the extension. */
+export interface DriftTarget {
+  /** Identity of the watch: ServiceAccount, type and namespace. */
+  key: string;
+  type: TypeRef;
+  namespace: string;
+  /** Informer keys (`ns/name` or `name`) of the release's objects the watch must see. */
+  expected: Set<string>;
+}
+
+/** How the release's objects map to watches: is a type namespaced? (discovery) */
+export type NamespacedOf = (type: TypeRef) => Promise<boolean>;
+
+/** The owner label selector the applier's labels match (pkg/operator-controller/applier withOwnerLabels). */
+export function ownerSelector(extension: string): string {
+  return `${OWNER_KIND_LABEL}=${OWNER_KIND},${OWNER_NAME_LABEL}=${extension}`;
+}
+
+/**
+ * The targets covering `objects` for an extension installed into `installNamespace` by
+ * `serviceAccount`. Kinds whose scope cannot be resolved are left out and returned in
+ * `unresolved` (a kind of a CRD being deleted, discovery failing); the caller then keeps the
+ * watches it has rather than stopping them.
+ */
+export async function driftTargets(
+  objects: readonly KubeObject[],
+  opts: { installNamespace: string; serviceAccount: string; namespaced: NamespacedOf },
+): Promise<{ targets: Map<string, DriftTarget>; unresolved: { type: TypeRef; err: unknown }[] }> {
+  const targets = new Map<string, DriftTarget>();
+  const unresolved: { type: TypeRef; err: unknown }[] = [];
+  const scopes = new Map<string, boolean | undefined>();
+  for (const obj of objects) {
+    const type = { apiVersion: obj.apiVersion, kind: obj.kind };
+    const typeKey = `${type.apiVersion}/${type.kind}`;
+    if (!scopes.has(typeKey)) {
+      try {
+        scopes.set(typeKey, await opts.namespaced(type));
+      } catch (err) {
+        scopes.set(typeKey, undefined);
+        unresolved.push({ type, err });
+      }
+    }
+    const namespaced = scopes.get(typeKey);
+    if (namespaced === undefined) continue;
+    const name = obj.metadata.name ?? '';
+    const objNs = obj.metadata.namespace;
+    const namespace = namespaced ? (objNs === undefined || objNs === '' ? opts.installNamespace : objNs) : '';
+    const key = `${opts.installNamespace}/${opts.serviceAccount}|${typeKey}|${namespace}`;
+    const target = targets.get(key) ?? { key, type, namespace, expected: new Set<string>() };
+    target.expected.add(objectKey({ metadata: { name, namespace } }));
+    targets.set(key, target);
+  }
+  return { targets, unresolved };
+}
+
+/** What a drift watch caches per object. */
+export interface DriftFingerprint extends KubeObject {
+  /** sha256 of the object without status, resourceVersion, managedFields and the last-applied annotation. */
+  digest: string;
+  /** The last write was operator-controller's own server-side apply (see {@link lastWriteIsOurs}). */
+  ownWrite?: true;
+}
+
+interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: string;
+  subresource?: string;
+  time?: string;
+}
+
+/**
+ * True when the newest `managedFields` entry is operator-controller's apply and no other entry
+ * has the same time (their resolution is a second): the object was last changed by the
+ * reconcile itself (an install, upgrade or repair), so the change is not drift. A write by
+ * anyone else in the same second counts as theirs.
+ */
+export function lastWriteIsOurs(managedFields: readonly unknown[] | undefined): boolean {
+  let newest = Number.NEGATIVE_INFINITY;
+  let ours = false;
+  for (const raw of managedFields ?? []) {
+    const e = raw as ManagedFieldsEntry;
+    const t = e.time === undefined ? Number.NaN : Date.parse(e.time);
+    if (Number.isNaN(t)) continue;
+    const mine = e.manager === FIELD_MANAGER && e.operation === 'Apply' && (e.subresource ?? '') === '';
+    if (t > newest) {
+      newest = t;
+      ours = mine;
+    } else if (t === newest) {
+      ours = false;
+    }
+  }
+  return ours;
+}
+
+/**
+ * Informer transform: the object's identity, resourceVersion, content digest and whether the
+ * reconcile wrote it last. A change of status only (a Deployment's rollout, a CRD's conditions)
+ * keeps the digest, so it triggers no reconcile; neither does a change the reconcile made
+ * itself; every other change does, whoever made it (the reconcile decides what to restore).
+ */
+export function fingerprint(obj: KubeObject): DriftFingerprint {
+  const { status: _status, ...rest } = obj;
+  const { resourceVersion, managedFields: _managed, ...metadata } = obj.metadata;
+  if (metadata.annotations !== undefined && LAST_APPLIED_ANNOTATION in metadata.annotations) {
+    const { [LAST_APPLIED_ANNOTATION]: _last, ...annotations } = metadata.annotations;
+    if (Object.keys(annotations).length === 0) delete metadata.annotations;
+    else metadata.annotations = annotations;
+  }
+  const digest = createHash('sha256')
+    .update(JSON.stringify({ ...rest, metadata }))
+    .digest('base64');
+  const m = obj.metadata;
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: {
+      name: m.name ?? '',
+      ...(m.namespace === undefined ? {} : { namespace: m.namespace }),
+      ...(m.uid === undefined ? {} : { uid: m.uid }),
+      ...(resourceVersion === undefined ? {} : { resourceVersion }),
+    },
+    digest,
+    ...(lastWriteIsOurs(m.managedFields) ? { ownWrite: true as const } : {}),
+  };
+}

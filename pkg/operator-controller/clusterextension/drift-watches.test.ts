@@ -1,0 +1,357 @@
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FIELD_MANAGER } from '../../shared/api/index.ts';
+import {
+  ApiError,
+  type KubeClient,
+  type KubeObject,
+  type ListOptions,
+  type ObjectList,
+  type TypeRef,
+  type WatchEvent,
+} from '../../shared/kube/index.ts';
+import { fingerprint, lastWriteIsOurs } from './drift-targets.ts';
+import { DriftWatches, type TrackedRelease } from './drift-watches.ts';
+
+const log = pino({ level: 'silent' });
+const CLUSTER_KINDS = new Set(['ClusterRole', 'CustomResourceDefinition', 'ValidatingWebhookConfiguration']);
+
+function obj(kind: string, name: string, namespace?: string, extra: Record<string, unknown> = {}): KubeObject {
+  const apiVersion = kind === 'Deployment' ? 'apps/v1' : kind === 'ClusterRole' ? 'rbac.authorization.k8s.io/v1' : 'v1';
+  return { apiVersion, kind, metadata: { name, ...(namespace === undefined ? {} : { namespace }), resourceVersion: '1' }, ...extra };
+}
+
+interface OpenWatch {
+  kind: string;
+  namespace: string | undefined;
+  labelSelector: string | undefined;
+  identity: string;
+  signal: AbortSignal;
+  push(ev: WatchEvent): void;
+}
+
+// A fake API server per ServiceAccount client: `objects` is what lists return, watches stay
+// open until aborted and deliver what the test pushes.
+class FakeCluster {
+  objects: KubeObject[] = [];
+  watches: OpenWatch[] = [];
+  lists: { identity: string; kind: string; namespace: string | undefined }[] = [];
+  forbidden = new Set<string>();
+  unresolvable = new Set<string>();
+
+  clientFor(identity: string): KubeClient {
+    return {
+      resourceFor: async (type: TypeRef) => {
+        if (this.unresolvable.has(type.kind)) throw new Error(`no matches for kind "${type.kind}"`);
+        return { group: '', version: 'v1', kind: type.kind, resource: type.kind.toLowerCase(), namespaced: !CLUSTER_KINDS.has(type.kind), verbs: [] };
+      },
+      list: async (type: TypeRef, o: ListOptions = {}): Promise<ObjectList> => {
+        this.lists.push({ identity, kind: type.kind, namespace: o.namespace });
+        if (this.forbidden.has(type.kind)) throw new ApiError(403, 'Forbidden', `${type.kind} is forbidden`);
+        const items = this.objects.filter((x) => x.kind === type.kind && (o.namespace === undefined || x.metadata.namespace === o.namespace));
+        return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '5' }, items: structuredClone(items) };
+      },
+      watch: (type: TypeRef, o: ListOptions & { signal: AbortSignal }) => this.#watch(identity, type, o),
+      get: async (ref: TypeRef & { name: string; namespace?: string }) => {
+        const found = this.objects.find((x) => x.kind === ref.kind && x.metadata.name === ref.name && x.metadata.namespace === ref.namespace);
+        if (found === undefined) throw new ApiError(404, 'NotFound', `${ref.kind} "${ref.name}" not found`);
+        return structuredClone(found);
+      },
+    } as unknown as KubeClient;
+  }
+
+  async *#watch(identity: string, type: TypeRef, o: ListOptions & { signal: AbortSignal }): AsyncGenerator<WatchEvent, void, undefined> {
+    const queue: WatchEvent[] = [];
+    let wake: (() => void) | undefined;
+    this.watches.push({
+      kind: type.kind,
+      namespace: o.namespace,
+      labelSelector: o.labelSelector,
+      identity,
+      signal: o.signal,
+      push: (ev) => {
+        queue.push(structuredClone(ev));
+        wake?.();
+      },
+    });
+    o.signal.addEventListener('abort', () => wake?.());
+    for (;;) {
+      while (queue.length === 0 && !o.signal.aborted) await new Promise<void>((r) => (wake = r));
+      if (o.signal.aborted) throw o.signal.reason;
+      yield queue.shift() as WatchEvent;
+    }
+  }
+
+  open(kind: string): OpenWatch[] {
+    return this.watches.filter((w) => w.kind === kind && !w.signal.aborted);
+  }
+}
+
+const stoppers: AbortController[] = [];
+afterEach(() => {
+  for (const s of stoppers.splice(0)) s.abort();
+});
+
+function setup(o: { minIntervalMs?: number; log?: typeof log } = {}) {
+  const cluster = new FakeCluster();
+  const enqueued: string[] = [];
+  const leading = new AbortController();
+  stoppers.push(leading);
+  const registry = new Registry();
+  const drift = new DriftWatches({
+    scoped: { forServiceAccount: (ns, sa) => cluster.clientFor(`${ns}/${sa}`) },
+    enqueue: (n) => enqueued.push(n),
+    log: o.log ?? log,
+    registry,
+    signal: leading.signal,
+    backoff: { initialMs: 20, maxMs: 40 },
+    minIntervalMs: o.minIntervalMs ?? 0,
+  });
+  return { cluster, enqueued, leading, registry, drift };
+}
+
+const RELEASE: TrackedRelease = {
+  extension: 'ext',
+  installNamespace: 'ns',
+  serviceAccount: 'installer',
+  objects: [
+    obj('ClusterRole', 'ext-role'),
+    obj('Deployment', 'ext-controller', 'ns'),
+    obj('ConfigMap', 'ext-settings'),
+    obj('ConfigMap', 'ext-other', 'other'),
+  ],
+};
+
+/** The release's objects as the API server returns them (namespaced ones name their namespace). */
+const LIVE = RELEASE.objects.map((o) => (CLUSTER_KINDS.has(o.kind) ? o : { ...o, metadata: { namespace: 'ns', ...o.metadata } }));
+
+describe('DriftWatches', () => {
+  it('watches each resource and namespace as the ServiceAccount, by owner label', async () => {
+    const { cluster, drift, registry } = setup();
+    cluster.objects = [...LIVE];
+    await drift.track(RELEASE);
+    expect(drift.size).toBe(4);
+    await vi.waitFor(() => expect(cluster.watches).toHaveLength(4));
+    expect(cluster.watches.map((w) => [w.kind, w.namespace ?? '', w.identity]).sort()).toEqual([
+      ['ClusterRole', '', 'ns/installer'],
+      ['ConfigMap', 'ns', 'ns/installer'],
+      ['ConfigMap', 'other', 'ns/installer'],
+      ['Deployment', 'ns', 'ns/installer'],
+    ]);
+    for (const w of cluster.watches) {
+      expect(w.labelSelector).toBe('olm.operatorframework.io/owner-kind=ClusterExtension,olm.operatorframework.io/owner-name=ext');
+    }
+    expect((await registry.getSingleMetric('operator_controller_drift_watches')?.get())?.values[0]?.value).toBe(4);
+  });
+
+  it('queues the extension on deletes and on changes other than status, not on creations or status updates', async () => {
+    const { cluster, drift, enqueued } = setup();
+    const deploy = obj('Deployment', 'ext-controller', 'ns', { spec: { replicas: 1 }, status: { ready: 0 } });
+    cluster.objects = [deploy];
+    await drift.track({ ...RELEASE, objects: [deploy] });
+    await vi.waitFor(() => expect(cluster.open('Deployment')).toHaveLength(1));
+    const [w] = cluster.open('Deployment');
+    const at = (rv: string, extra: Record<string, unknown>): KubeObject => ({
+      ...deploy,
+      metadata: { ...deploy.metadata, resourceVersion: rv },
+      ...extra,
+    });
+    w?.push({
+      type: 'MODIFIED',
+      object: at('2', { status: { ready: 1 }, metadata: { ...deploy.metadata, resourceVersion: '2', managedFields: [{}] } }),
+    });
+    w?.push({ type: 'ADDED', object: obj('Deployment', 'someone-elses', 'ns') });
+    w?.push({ type: 'MODIFIED', object: at('3', { spec: { replicas: 2 } }) });
+    await vi.waitFor(() => expect(enqueued).toEqual(['ext']));
+    w?.push({ type: 'DELETED', object: at('4', { spec: { replicas: 2 } }) });
+    await vi.waitFor(() => expect(enqueued).toEqual(['ext', 'ext']));
+    // What drifted is handed once to the reconcile that repairs it (its DriftRepaired event).
+    expect(drift.takeDrifted('ext')).toEqual(['Deployment ns/ext-controller']);
+    expect(drift.takeDrifted('ext')).toEqual([]);
+  });
+
+  it('does not queue the extension for its own reconcile writes: an apply that wrote last, a delete it announced', async () => {
+    const { cluster, drift, enqueued } = setup();
+    const deploy = obj('Deployment', 'ext-controller', 'ns', { spec: { image: 'v1' } });
+    const dropped = obj('Deployment', 'ext-old', 'ns');
+    cluster.objects = [deploy, dropped];
+    await drift.track({ ...RELEASE, objects: [deploy, dropped] });
+    await vi.waitFor(() => expect(cluster.open('Deployment')).toHaveLength(1));
+    const [w] = cluster.open('Deployment');
+    const written = (rv: string, image: string, fields: unknown[]): KubeObject => ({
+      ...deploy,
+      metadata: { ...deploy.metadata, resourceVersion: rv, managedFields: fields },
+      spec: { image },
+    });
+    const ours = { manager: FIELD_MANAGER, operation: 'Apply', time: '2026-11-23T10:00:05Z' };
+    const user = { manager: 'kubectl-edit', operation: 'Update', time: '2026-11-23T10:00:01Z' };
+    // The upgrade's apply, then its delete of the object the new release dropped.
+    drift.expectDeletes('ext', [{ ...dropped, metadata: { name: 'ext-old' } }]);
+    w?.push({ type: 'MODIFIED', object: written('2', 'v2', [user, ours]) });
+    w?.push({ type: 'DELETED', object: { ...dropped, metadata: { ...dropped.metadata, resourceVersion: '3' } } });
+    // Then someone else's change: drift.
+    w?.push({ type: 'MODIFIED', object: written('4', 'v3', [ours, { ...user, time: '2026-11-23T10:00:09Z' }]) });
+    await vi.waitFor(() => expect(enqueued).toEqual(['ext']));
+    // An announced delete counts once: the same object deleted again is drift.
+    w?.push({ type: 'ADDED', object: { ...dropped, metadata: { ...dropped.metadata, resourceVersion: '5' } } });
+    w?.push({ type: 'DELETED', object: { ...dropped, metadata: { ...dropped.metadata, resourceVersion: '6' } } });
+    await vi.waitFor(() => expect(enqueued).toEqual(['ext', 'ext']));
+  });
+
+  it('tells a deleted object from a relabelled one in its log line, queueing both as deletes', async () => {
+    const logged: { msg: string; object: string }[] = [];
+    const capture = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line) as { msg: string; object: string }) });
+    const { cluster, drift, enqueued, registry } = setup({ log: capture });
+    const uid = (name: string, u: string): KubeObject => ({
+      ...obj('ConfigMap', name, 'ns'),
+      metadata: { ...obj('ConfigMap', name, 'ns').metadata, uid: u },
+    });
+    const [kept, gone, recreated] = [uid('relabelled', 'u1'), uid('deleted', 'u2'), uid('recreated', 'u3')];
+    cluster.objects = [kept, gone, recreated];
+    await drift.track({ ...RELEASE, objects: [kept, gone, recreated] });
+    await vi.waitFor(() => expect(cluster.open('ConfigMap')).toHaveLength(1));
+    const [w] = cluster.open('ConfigMap');
+    // The API server: the first lost its owner labels (still there, same uid), the second is gone,
+    // the third was deleted and created again (another uid). Each watch event carries the last matching content.
+    cluster.objects = [kept, { ...recreated, metadata: { ...recreated.metadata, uid: 'u4' } }];
+    for (const o of [kept, gone, recreated]) w?.push({ type: 'DELETED', object: { ...o, metadata: { ...o.metadata, resourceVersion: '7' } } });
+    await vi.waitFor(() => expect(logged.filter((l) => l.msg.startsWith('managed object'))).toHaveLength(3));
+    expect(logged.filter((l) => l.msg.startsWith('managed object')).map((l) => [l.msg, l.object])).toEqual(
+      expect.arrayContaining([
+        ['managed object relabelled, reconciling', 'ConfigMap ns/relabelled'],
+        ['managed object deleted, reconciling', 'ConfigMap ns/deleted'],
+        ['managed object deleted, reconciling', 'ConfigMap ns/recreated'],
+      ]),
+    );
+    expect(enqueued).toContain('ext');
+    expect((await registry.getSingleMetric('operator_controller_drift_events_total')?.get())?.values).toEqual([
+      expect.objectContaining({ labels: { event: 'delete' }, value: 3 }),
+    ]);
+  });
+
+  it('queues the extension when the first list lacks an object of the release', async () => {
+    const { cluster, drift, enqueued } = setup();
+    cluster.objects = LIVE.filter((o) => o.metadata.name !== 'ext-controller');
+    await drift.track(RELEASE);
+    await vi.waitFor(() => expect(enqueued).toEqual(['ext']));
+  });
+
+  it('follows the release: new resources or namespaces start watches, dropped ones stop, another ServiceAccount restarts all', async () => {
+    const { cluster, drift } = setup();
+    await drift.track(RELEASE);
+    await vi.waitFor(() => expect(cluster.watches).toHaveLength(4));
+    const upgraded = [obj('ClusterRole', 'ext-role'), obj('Deployment', 'ext-controller', 'ns'), obj('Secret', 'ext-token', 'ns')];
+    await drift.track({ ...RELEASE, objects: upgraded });
+    await vi.waitFor(() => expect(cluster.open('Secret')).toHaveLength(1));
+    expect(cluster.open('ConfigMap')).toEqual([]);
+    expect(cluster.open('Deployment')).toHaveLength(1);
+    expect(cluster.watches.filter((w) => w.kind === 'Deployment')).toHaveLength(1);
+    expect(drift.size).toBe(3);
+
+    await drift.track({ ...RELEASE, serviceAccount: 'other', objects: upgraded });
+    await vi.waitFor(() => expect(cluster.watches.filter((w) => !w.signal.aborted && w.identity === 'ns/other')).toHaveLength(3));
+    expect(cluster.watches.filter((w) => !w.signal.aborted && w.identity === 'ns/installer')).toEqual([]);
+  });
+
+  it('keeps its watches while a kind cannot be resolved', async () => {
+    const { cluster, drift } = setup();
+    await drift.track(RELEASE);
+    await vi.waitFor(() => expect(cluster.watches).toHaveLength(4));
+    cluster.unresolvable.add('ClusterRole');
+    // The set is incomplete: nothing stops, not even the watch of the namespace the release left.
+    await drift.track({ ...RELEASE, objects: RELEASE.objects.filter((o) => o.metadata.name !== 'ext-other') });
+    expect(cluster.open('ClusterRole')).toHaveLength(1);
+    expect(cluster.open('ConfigMap')).toHaveLength(2);
+    expect(drift.size).toBe(4);
+    cluster.unresolvable.clear();
+    await drift.track({ ...RELEASE, objects: RELEASE.objects.filter((o) => o.metadata.name !== 'ext-other') });
+    expect(cluster.open('ConfigMap')).toHaveLength(1);
+  });
+
+  it('retries a forbidden watch with backoff without touching the others', async () => {
+    const { cluster, drift, enqueued, registry } = setup();
+    cluster.forbidden.add('ConfigMap');
+    cluster.objects = [...LIVE];
+    await drift.track(RELEASE);
+    await drift.track({ extension: 'other', installNamespace: 'o', serviceAccount: 'sa', objects: [obj('ConfigMap', 'o-settings', 'o')] });
+    await vi.waitFor(() => expect(cluster.open('Deployment')).toHaveLength(1));
+    await vi.waitFor(async () =>
+      expect((await registry.getSingleMetric('informer_list_errors_total')?.get())?.values[0]?.value).toBeGreaterThanOrEqual(6),
+    );
+    // Backoff of 20-40 ms (jittered up to 60 ms): a few attempts per watch, not thousands.
+    const attempts = cluster.lists.filter((l) => l.kind === 'ConfigMap').length;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(cluster.lists.filter((l) => l.kind === 'ConfigMap').length - attempts).toBeLessThan(3 * 10);
+    cluster.open('Deployment')[0]?.push({ type: 'DELETED', object: obj('Deployment', 'ext-controller', 'ns') });
+    await vi.waitFor(() => expect(enqueued).toEqual(['ext']));
+  });
+
+  it('coalesces a burst of changes into one queued reconcile per interval', async () => {
+    const { cluster, drift, enqueued } = setup({ minIntervalMs: 100 });
+    cluster.objects = [...LIVE];
+    await drift.track(RELEASE);
+    await vi.waitFor(() => expect(cluster.open('ConfigMap')).toHaveLength(2));
+    const [w] = cluster.open('ConfigMap');
+    for (let i = 0; i < 20; i++) w?.push({ type: 'DELETED', object: obj('ConfigMap', `x${i}`, 'ns') });
+    await vi.waitFor(() => expect(enqueued).toEqual(['ext', 'ext']));
+    await new Promise((r) => setTimeout(r, 250));
+    expect(enqueued).toEqual(['ext', 'ext']);
+  });
+
+  it('stops an extension watches on stop, every watch when leadership ends, and starts none afterwards', async () => {
+    const { cluster, drift, leading } = setup();
+    await drift.track(RELEASE);
+    await drift.track({ ...RELEASE, extension: 'ext2' });
+    await vi.waitFor(() => expect(cluster.watches).toHaveLength(8));
+    drift.stop('ext');
+    expect(drift.size).toBe(4);
+    expect(cluster.watches.filter((w) => w.signal.aborted)).toHaveLength(4);
+    leading.abort();
+    await drift.settled();
+    expect(drift.size).toBe(0);
+    expect(cluster.open('ConfigMap')).toEqual([]);
+    await drift.track(RELEASE);
+    expect(drift.size).toBe(0);
+  });
+});
+
+describe('fingerprint', () => {
+  it('keeps identity and a digest that ignores status, resourceVersion, managedFields and last-applied', () => {
+    const base = obj('ConfigMap', 'a', 'ns', { data: { k: 'v' } });
+    const f = fingerprint(structuredClone(base));
+    expect(f).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns', resourceVersion: '1' }, digest: f.digest });
+    const noisy = {
+      ...structuredClone(base),
+      status: { x: 1 },
+      metadata: {
+        ...base.metadata,
+        resourceVersion: '9',
+        managedFields: [{ manager: 'm' }],
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' },
+      },
+    };
+    expect(fingerprint(noisy).digest).toBe(f.digest);
+    expect(fingerprint({ ...structuredClone(base), data: { k: 'w' } }).digest).not.toBe(f.digest);
+    expect(fingerprint({ ...structuredClone(base), metadata: { ...base.metadata, labels: { l: '1' } } }).digest).not.toBe(f.digest);
+  });
+});
+
+describe('lastWriteIsOurs', () => {
+  const at = (manager: string, time: string, operation = 'Apply', subresource?: string) => ({
+    manager,
+    operation,
+    time,
+    ...(subresource === undefined ? {} : { subresource }),
+  });
+  it.each([
+    ['our apply is the newest entry', [at('kubectl', '2026-01-01T00:00:01Z', 'Update'), at(FIELD_MANAGER, '2026-01-01T00:00:02Z')], true],
+    ['someone wrote after us', [at(FIELD_MANAGER, '2026-01-01T00:00:02Z'), at('kubectl', '2026-01-01T00:00:03Z', 'Update')], false],
+    ['someone wrote in the same second', [at(FIELD_MANAGER, '2026-01-01T00:00:02Z'), at('hpa', '2026-01-01T00:00:02Z', 'Update')], false],
+    ['our manager through a subresource', [at(FIELD_MANAGER, '2026-01-01T00:00:02Z', 'Update', 'status')], false],
+    ['another manager applies', [at('someone-else', '2026-01-01T00:00:02Z')], false],
+    ['no managedFields', undefined, false],
+  ])('%s: %s', (_name, fields, want) => {
+    expect(lastWriteIsOurs(fields)).toBe(want);
+  });
+});

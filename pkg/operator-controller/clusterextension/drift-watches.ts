@@ -1,0 +1,331 @@
+/**
+ * Drift watches: the trigger that brings a ClusterExtension back to its reconcile when one of
+ * its managed objects is changed or deleted (reference api-and-controllers.md §3.1, "tracking
+ * cache"). The reconcile itself repairs: re-applying an unchanged release by server-side apply
+ * restores the fields operator-controller owns and recreates deleted objects, while fields other
+ * managers own stay (decision 0066).
+ *
+ * Per extension, one informer per resource and namespace its deployed release uses
+ * (drift-targets.ts), listing and watching as the extension's ServiceAccount with the owner
+ * label selector. The watches follow the release: `track` is called with the deployed release
+ * on every reconcile and after each install or upgrade, and starts, keeps or stops watches to
+ * match it; `stop` ends them (uninstall, deletion); all end when leadership ends.
+ *
+ * - A delete, or an update that changed anything but status, enqueues the extension; creations
+ *   do not (objects are created by the reconcile itself), but a watch's first list that lacks an
+ *   object of the release does (deleted between the apply and the watch's start).
+ * - Changes the reconcile made itself do not enqueue: an update whose last write is
+ *   operator-controller's apply (its managedFields entry is the newest), and the delete of an
+ *   object a new release dropped, announced with `expectDeletes` before the apply deletes it.
+ *   Without this every upgrade ran a second, idle reconcile for its own writes.
+ * - Server-side apply that changes nothing does not write (no new resourceVersion, no event), so
+ *   the repair's own no-op re-applies cause no loop; to bound a fight with another writer anyway,
+ *   one extension is enqueued by drift at most once per `minIntervalMs`.
+ * - A watch the ServiceAccount may not open (403, a missing ServiceAccount) is retried by its
+ *   informer with capped backoff and logged; it touches no other watch or extension.
+ * - An object that leaves a watch was deleted or lost its owner labels: a label-selected watch
+ *   reports both as DELETED, with the object's last matching content, and a relist cannot tell
+ *   them apart either. Both enqueue at once (counted as `delete`); the log line says which it
+ *   was after a GET of the object (`managed object relabelled`: it still exists, same uid).
+ */
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { describeObject } from '../applier/index.ts';
+import {
+  Informer,
+  clientListWatch,
+  counterOn,
+  gaugeOn,
+  jitteredWatchTimeoutSeconds,
+  type BackoffOptions,
+  type InformerEventType,
+  type KubeClient,
+  type KubeObject,
+  type ScopedClientFactory,
+} from '../../shared/kube/index.ts';
+import { ExpectedDeletes, departure } from './drift-departures.ts';
+import { driftTargets, fingerprint, ownerSelector, type DriftFingerprint, type DriftTarget } from './drift-targets.ts';
+
+/** The deployed release whose objects are watched. */
+export interface TrackedRelease {
+  extension: string;
+  /** `spec.namespace`: the namespace of namespaced objects that name none, and of the ServiceAccount. */
+  installNamespace: string;
+  serviceAccount: string;
+  /** The ServiceAccount's namespace when it is not `installNamespace` (the default installer's). */
+  serviceAccountNamespace?: string;
+  objects: readonly KubeObject[];
+}
+
+/** What the reconciler needs of the drift watches. */
+export interface DriftTracker {
+  /** Makes the extension's watches cover exactly `release`'s objects; never throws. */
+  track(release: TrackedRelease, signal?: AbortSignal): Promise<void>;
+  /** Ends every watch of the extension. */
+  stop(extension: string): void;
+  /**
+   * The reconcile is about to delete `objects` (a new release dropped them): their delete
+   * events are no drift. Each is expected once, for at most {@link EXPECTED_DELETE_MS}.
+   */
+  expectDeletes(extension: string, objects: readonly KubeObject[]): void;
+  /**
+   * The uid of `obj`'s live copy when a synced watch of the extension holds it, i.e. when that
+   * copy carries the extension's owner labels (the watches select by them); undefined when no
+   * synced watch has it.
+   */
+  ownedUid(extension: string, obj: KubeObject): string | undefined;
+  /**
+   * The objects (`Kind ns/name`) whose drift queued a reconcile of the extension since the last
+   * call, and forgets them: after a successful apply of the unchanged release, what it put back.
+   */
+  takeDrifted(extension: string): string[];
+}
+
+/** How long an announced delete is waited for. */
+export const EXPECTED_DELETE_MS = 5 * 60_000;
+
+/** Construction options of DriftWatches. */
+export interface DriftWatchesOptions {
+  scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
+  /** Queues a reconcile of the extension. */
+  enqueue: (extension: string) => void;
+  log: Logger;
+  registry?: Registry;
+  /** Leadership: every watch ends when it aborts and none starts afterwards. */
+  signal: AbortSignal;
+  /** Restart backoff of each watch (default the informer's: 0.8 s doubling to 30 s). */
+  backoff?: BackoffOptions;
+  /** Shortest interval between two drift-triggered enqueues of one extension (default 1 s). */
+  minIntervalMs?: number;
+}
+
+interface RunningWatch {
+  target: DriftTarget;
+  abort: AbortController;
+  informer: Informer<DriftFingerprint>;
+}
+
+interface ExtensionWatches {
+  watches: Map<string, RunningWatch>;
+  lastEnqueue: number;
+  timer?: NodeJS.Timeout;
+}
+
+/** Shortest server-side timeout of a drift watch: 30 min (so 30-60 min with jitter). */
+const WATCH_TIMEOUT_SECONDS = 1800;
+
+/** Why a reconcile was triggered (metric label). */
+type DriftEvent = 'update' | 'delete' | 'missing';
+
+/** See the module comment. */
+export class DriftWatches implements DriftTracker {
+  readonly #o: DriftWatchesOptions;
+  readonly #extensions = new Map<string, ExtensionWatches>();
+  /** Times each extension's watches were stopped: a `track` that raced a `stop` gives up. */
+  readonly #stops = new Map<string, number>();
+  readonly #running = new Set<Promise<void>>();
+  readonly #metrics: ReturnType<typeof driftMetrics> | undefined;
+  /** The deletes the reconciles announced (drift-expected.ts). */
+  readonly #expectedDeletes = new ExpectedDeletes(EXPECTED_DELETE_MS);
+  /** Per extension: the objects whose drift queued a reconcile, for its DriftRepaired event. */
+  readonly #drifted = new Map<string, Set<string>>();
+
+  constructor(options: DriftWatchesOptions) {
+    this.#o = options;
+    this.#metrics = options.registry === undefined ? undefined : driftMetrics(options.registry);
+    this.#metrics?.watches.set(0);
+    options.signal.addEventListener('abort', () => this.#stopAll(), { once: true });
+  }
+
+  /** Number of drift watches (informers) running, open or waiting to retry. */
+  get size(): number {
+    let n = 0;
+    for (const e of this.#extensions.values()) n += e.watches.size;
+    return n;
+  }
+
+  async track(release: TrackedRelease, signal?: AbortSignal): Promise<void> {
+    const { extension, installNamespace, serviceAccount } = release;
+    if (this.#o.signal.aborted) return;
+    const stops = this.#stops.get(extension) ?? 0;
+    let client: KubeClient;
+    try {
+      client = this.#o.scoped.forServiceAccount(release.serviceAccountNamespace ?? installNamespace, serviceAccount);
+    } catch (err) {
+      this.#o.log.warn({ extension, err }, 'drift watches not started');
+      return;
+    }
+    const { targets, unresolved } = await driftTargets(release.objects, {
+      installNamespace,
+      serviceAccount,
+      namespaced: async (type) => (await client.resourceFor(type, signal)).namespaced,
+    });
+    if (this.#o.signal.aborted || (this.#stops.get(extension) ?? 0) !== stops) return;
+    for (const { type, err } of unresolved) {
+      this.#o.log.warn({ extension, apiVersion: type.apiVersion, kind: type.kind, err }, 'drift watch kind not resolved, keeping current watches');
+    }
+    const state = this.#extensions.get(extension) ?? { watches: new Map<string, RunningWatch>(), lastEnqueue: 0 };
+    this.#extensions.set(extension, state);
+    // With a kind unresolved the set is incomplete: add what is new, stop nothing.
+    if (unresolved.length === 0) {
+      for (const [key, w] of state.watches) {
+        if (targets.has(key)) continue;
+        w.abort.abort();
+        state.watches.delete(key);
+      }
+    }
+    for (const [key, target] of targets) {
+      const running = state.watches.get(key);
+      if (running !== undefined) running.target = target;
+      else state.watches.set(key, this.#start(extension, target, client));
+    }
+    if (state.watches.size === 0) this.#forget(extension, state);
+    this.#metrics?.watches.set(this.size);
+  }
+
+  expectDeletes(extension: string, objects: readonly KubeObject[]): void {
+    this.#expectedDeletes.add(extension, objects);
+  }
+
+  ownedUid(extension: string, obj: KubeObject): string | undefined {
+    const watches = this.#extensions.get(extension)?.watches;
+    if (watches === undefined) return undefined;
+    const name = obj.metadata.name ?? '';
+    for (const { target, informer } of watches.values()) {
+      if (target.type.apiVersion !== obj.apiVersion || target.type.kind !== obj.kind || !informer.hasSynced) continue;
+      if (target.namespace !== '' && target.namespace !== obj.metadata.namespace) continue;
+      // The target's namespace is '' for cluster-scoped kinds, whatever the object says.
+      const cached = informer.get(target.namespace === '' ? name : `${target.namespace}/${name}`);
+      if (cached !== undefined) return cached.metadata.uid ?? '';
+    }
+    return undefined;
+  }
+
+  takeDrifted(extension: string): string[] {
+    const drifted = this.#drifted.get(extension);
+    this.#drifted.delete(extension);
+    return drifted === undefined ? [] : [...drifted];
+  }
+
+  stop(extension: string): void {
+    this.#expectedDeletes.forget(extension);
+    this.#drifted.delete(extension);
+    this.#stops.set(extension, (this.#stops.get(extension) ?? 0) + 1);
+    const state = this.#extensions.get(extension);
+    if (state === undefined) return;
+    for (const w of state.watches.values()) w.abort.abort();
+    this.#forget(extension, state);
+    this.#metrics?.watches.set(this.size);
+  }
+
+  /** Resolves when every watch stopped so far has ended its list/watch loop. */
+  async settled(): Promise<void> {
+    await Promise.all(this.#running);
+  }
+
+  #stopAll(): void {
+    for (const extension of [...this.#extensions.keys()]) this.stop(extension);
+  }
+
+  #forget(extension: string, state: ExtensionWatches): void {
+    clearTimeout(state.timer);
+    this.#extensions.delete(extension);
+  }
+
+  #start(extension: string, target: DriftTarget, client: KubeClient): RunningWatch {
+    const abort = new AbortController();
+    const source = clientListWatch<DriftFingerprint>(client, target.type, {
+      labelSelector: ownerSelector(extension),
+      ...(target.namespace === '' ? {} : { namespace: target.namespace }),
+    });
+    const informer = new Informer<DriftFingerprint>({
+      name: 'drift',
+      source,
+      log: this.#o.log,
+      ...(this.#o.registry === undefined ? {} : { registry: this.#o.registry }),
+      ...(this.#o.backoff === undefined ? {} : { backoff: this.#o.backoff }),
+      transform: fingerprint,
+      resyncPeriodMs: 0,
+      // Hundreds of these stay open; renewing each every 30-60 min instead of 5-10 keeps their
+      // requests per second low. Bookmarks (about one a minute) keep the watchdog quiet.
+      watchTimeoutSeconds: () => jitteredWatchTimeoutSeconds(WATCH_TIMEOUT_SECONDS),
+    });
+    const running: RunningWatch = { target, abort, informer };
+    informer.addHandler((type, obj, old) => {
+      if (!changed(type, obj, old) || (type === 'delete' && this.#expectedDeletes.take(extension, obj))) return;
+      this.#trigger(extension, type === 'delete' ? 'delete' : 'update', obj, client);
+    });
+    const done = informer.run(abort.signal);
+    this.#running.add(done);
+    void done.finally(() => this.#running.delete(done));
+    informer.waitForSync(abort.signal).then(
+      () => {
+        const missing = [...running.target.expected].find((key) => informer.get(key) === undefined);
+        if (missing !== undefined)
+          this.#trigger(
+            extension,
+            'missing',
+            {
+              apiVersion: target.type.apiVersion,
+              kind: target.type.kind,
+              metadata: { name: missing.slice(missing.indexOf('/') + 1), ...(target.namespace === '' ? {} : { namespace: target.namespace }) },
+            },
+            client,
+          );
+      },
+      () => undefined,
+    );
+    return running;
+  }
+
+  #trigger(extension: string, event: DriftEvent, obj: Readonly<KubeObject>, client: KubeClient): void {
+    const state = this.#extensions.get(extension);
+    if (state === undefined) return;
+    this.#metrics?.events.inc({ event });
+    const fields = { extension, event, object: describeObject(obj) };
+    this.#drifted.set(extension, (this.#drifted.get(extension) ?? new Set<string>()).add(fields.object));
+    if (event === 'update') this.#o.log.debug(fields, 'managed object changed, reconciling');
+    else void this.#logDeparture(client, obj, fields);
+    this.#enqueue(extension, state);
+  }
+
+  async #logDeparture(client: KubeClient, obj: Readonly<KubeObject>, fields: Record<string, unknown>): Promise<void> {
+    const how = await departure(client, obj, this.#o.signal);
+    if (how === 'relabelled') this.#o.log.info(fields, 'managed object relabelled, reconciling');
+    else if (how === 'deleted') this.#o.log.info(fields, 'managed object deleted, reconciling');
+    else this.#o.log.info(fields, 'managed object left its watch, reconciling');
+  }
+
+  #enqueue(extension: string, state: ExtensionWatches): void {
+    const wait = state.lastEnqueue + (this.#o.minIntervalMs ?? 1000) - Date.now();
+    if (wait <= 0) {
+      state.lastEnqueue = Date.now();
+      this.#o.enqueue(extension);
+    } else if (state.timer === undefined) {
+      state.timer = setTimeout(() => {
+        state.timer = undefined;
+        state.lastEnqueue = Date.now();
+        if (this.#extensions.get(extension) === state) this.#o.enqueue(extension);
+      }, wait);
+      state.timer.unref();
+    }
+  }
+}
+
+/** True for the informer events that mean a managed object drifted (see the module comment). */
+function changed(type: InformerEventType, obj: Readonly<DriftFingerprint>, old: Readonly<DriftFingerprint> | undefined): boolean {
+  if (type === 'delete') return true;
+  return type === 'update' && old !== undefined && old.digest !== obj.digest && obj.ownWrite !== true;
+}
+
+function driftMetrics(registry: Registry) {
+  return {
+    watches: gaugeOn(registry, 'operator_controller_drift_watches', 'Drift watches running (one per extension, resource and namespace).', []),
+    events: counterOn(
+      registry,
+      'operator_controller_drift_events_total',
+      'Managed-object changes that queued a reconcile, by event: update, delete, or missing from a watch first list.',
+      ['event'],
+    ),
+  };
+}

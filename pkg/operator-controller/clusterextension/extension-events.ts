@@ -1,0 +1,21 @@
+/**
+ * Which ClusterExtension events start a reconcile. Every status write of the reconciler comes
+ * back as an update event; upstream reconciles again on it (a no-op that re-reads and re-applies
+ * everything). Here an update that changed nothing but `status` (and the bookkeeping fields the
+ * API server maintains) is skipped, which halves the work per change; spec, labels,
+ * annotations, finalizers and deletion still start one.
+ */
+import { jsonEqual } from '../../shared/controller/index.ts';
+import { objectKey, type InformerEventType, type KubeObject } from '../../shared/kube/index.ts';
+
+/** The parts of a ClusterExtension a reconcile depends on. */
+function reconcileInputs(obj: Readonly<KubeObject>): unknown {
+  const m = obj.metadata;
+  return [obj.spec, m.generation, m.labels, m.annotations, m.finalizers, m.deletionTimestamp, m.uid];
+}
+
+/** Key function for the ClusterExtension informer (see the module comment). */
+export function extensionKeys(type: InformerEventType, obj: Readonly<KubeObject>, old: Readonly<KubeObject> | undefined): string | undefined {
+  if (type === 'update' && old !== undefined && jsonEqual(reconcileInputs(obj), reconcileInputs(old))) return undefined;
+  return objectKey(obj);
+}

@@ -1,0 +1,136 @@
+/**
+ * The Kubernetes Events operator-controller records on a ClusterExtension (docs/operations.md,
+ * "Events"): what `kubectl describe clusterextension` and `kubectl get events` show. Each is
+ * recorded at the decision it reports, through the injected recorder (fire and forget: a
+ * reconcile never waits for or fails on one). Conditions are unchanged by them; the events add
+ * the history conditions cannot keep (each install, upgrade, repair, refusal, with a count).
+ */
+import { OwnershipConflictError, describeObject, type DeleteOutcome } from '../applier/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
+import type { EventType } from '../../shared/kube/index.ts';
+import type { Release, ReleaseBundle } from '../release/index.ts';
+import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+
+/** `reportingController` of operator-controller's events. */
+export const OPERATOR_CONTROLLER_REPORTER = 'olm.operatorframework.io/operator-controller';
+
+/** Every reason operator-controller records (CamelCase, as Kubernetes' own). */
+export const ExtensionEventReason = {
+  Installed: 'Installed',
+  Upgraded: 'Upgraded',
+  Downgraded: 'Downgraded',
+  Uninstalled: 'Uninstalled',
+  DriftRepaired: 'DriftRepaired',
+  PreAuthorizationFailed: 'PreAuthorizationFailed',
+  PreflightFailed: 'PreflightFailed',
+  OwnershipConflict: 'OwnershipConflict',
+  ApplyFailed: 'ApplyFailed',
+} as const;
+
+/** How many objects a note names before `and N more`. */
+const MAX_NAMED = 10;
+
+function record(deps: ExtensionReconcilerDeps, state: ExtensionState, type: EventType, reason: string, action: string, note: string): void {
+  deps.events.event(state.ce, type, reason, action, note);
+}
+
+function bundleText(b: ReleaseBundle): string {
+  return `bundle ${b.name} (version ${b.version})`;
+}
+
+/** `a, b, c and 2 more`. */
+export function nameList(names: readonly string[]): string {
+  const shown = names.slice(0, MAX_NAMED).join(', ');
+  return names.length > MAX_NAMED ? `${shown} and ${names.length - MAX_NAMED} more` : shown;
+}
+
+/**
+ * A new revision was deployed: Installed, Upgraded or Downgraded, as the release record's
+ * description says (the applier decides install/upgrade/downgrade once, for both).
+ */
+export function recordDeployed(deps: ExtensionReconcilerDeps, state: ExtensionState, release: Release): void {
+  const [reason, action, verb] =
+    release.description === 'Install complete'
+      ? [ExtensionEventReason.Installed, 'Install', 'Installed']
+      : release.description === 'Downgrade complete'
+        ? [ExtensionEventReason.Downgraded, 'Upgrade', 'Downgraded to']
+        : [ExtensionEventReason.Upgraded, 'Upgrade', 'Upgraded to'];
+  const from = state.installed === undefined || reason === ExtensionEventReason.Installed ? '' : ` from version ${state.installed.bundle.version}`;
+  record(deps, state, 'Normal', reason, action, `${verb} ${bundleText(release.bundle)}${from}, revision ${release.revision}`);
+}
+
+/** An unchanged release was re-applied after its objects drifted: names what was put back. */
+export function recordDriftRepaired(deps: ExtensionReconcilerDeps, state: ExtensionState, objects: readonly string[]): void {
+  if (objects.length === 0) return;
+  record(
+    deps,
+    state,
+    'Normal',
+    ExtensionEventReason.DriftRepaired,
+    'Reconcile',
+    `Restored ${objects.length} changed or deleted object(s): ${nameList(objects)}`,
+  );
+}
+
+/** The ServiceAccount lacks permissions the release needs (the condition lists them). */
+export function recordPreAuthorizationFailed(
+  deps: ExtensionReconcilerDeps,
+  state: ExtensionState,
+  bundle: ReleaseBundle,
+  missing: number,
+  sa: string,
+): void {
+  record(
+    deps,
+    state,
+    'Warning',
+    ExtensionEventReason.PreAuthorizationFailed,
+    'PreAuthorize',
+    `Service account ${sa} lacks ${missing} permission(s) needed to install ${bundleText(bundle)}; the Progressing condition lists them, 'olmv1 rbac' prints the RBAC to grant`,
+  );
+}
+
+/** The CRD upgrade-safety preflight refused the release. */
+export function recordPreflightFailed(deps: ExtensionReconcilerDeps, state: ExtensionState, bundle: ReleaseBundle, crds: readonly string[]): void {
+  record(
+    deps,
+    state,
+    'Warning',
+    ExtensionEventReason.PreflightFailed,
+    'Preflight',
+    `CRD upgrade safety check refused ${bundleText(bundle)}: unsafe changes to CustomResourceDefinition ${nameList(crds)}`,
+  );
+}
+
+/** The apply failed: an object owned by someone else, or any other error. */
+export function recordApplyFailed(deps: ExtensionReconcilerDeps, state: ExtensionState, bundle: ReleaseBundle, err: unknown): void {
+  if (err instanceof OwnershipConflictError) {
+    const objects = err.conflicts.map((c) => describeObject(c.object));
+    record(
+      deps,
+      state,
+      'Warning',
+      ExtensionEventReason.OwnershipConflict,
+      'Apply',
+      `Cannot install ${bundleText(bundle)}: ${nameList(objects)} already exist(s) and are not owned by this extension; nothing was applied`,
+    );
+    return;
+  }
+  record(deps, state, 'Warning', ExtensionEventReason.ApplyFailed, 'Apply', `Applying ${bundleText(bundle)} failed: ${errorMessage(err)}`);
+}
+
+/** The uninstall finalizer deleted the release's objects. */
+export function recordUninstalled(
+  deps: ExtensionReconcilerDeps,
+  state: ExtensionState,
+  outcome: Pick<DeleteOutcome, 'deleted' | 'kept' | 'skipped'>,
+): void {
+  record(
+    deps,
+    state,
+    'Normal',
+    ExtensionEventReason.Uninstalled,
+    'Uninstall',
+    `Uninstalled: ${outcome.deleted.length} object(s) deleted, ${outcome.kept.length} CustomResourceDefinition(s) kept with their custom resources, ${outcome.skipped.length} object(s) skipped`,
+  );
+}

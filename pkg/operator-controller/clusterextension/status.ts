@@ -1,0 +1,103 @@
+/**
+ * The ClusterExtension status operator-controller writes (reference api-and-controllers.md
+ * §1.2-1.3, §3.3): the `Installed` and `Progressing` conditions with upstream's reasons and
+ * texts, the four deprecation conditions, and `status.install`.
+ */
+import {
+  ClusterExtensionConditionType as Type,
+  ClusterExtensionReason as Reason,
+  type BundleMetadata,
+  type Condition,
+  type ConditionStatus,
+} from '../../shared/api/index.ts';
+import { progressingFromError, setStatusCondition, truncateConditionMessage } from '../../shared/controller/index.ts';
+import type { KubeObject } from '../../shared/kube/index.ts';
+import type { Release } from '../release/index.ts';
+import type { DeprecationCondition } from '../resolve/index.ts';
+
+/** Fixed condition messages. */
+export const MESSAGES = {
+  noBundleInstalled: 'No bundle installed',
+  desiredStateReached: 'Desired state reached',
+  retryingInstalledBundle: 'retrying to get installed bundle',
+} as const;
+
+/** The status of a working copy, created when absent. */
+export interface ExtensionStatus {
+  conditions?: Condition[];
+  install?: { bundle: BundleMetadata };
+}
+
+/** `status` of `ce`, created when absent. */
+export function statusOf(ce: KubeObject): ExtensionStatus {
+  ce.status ??= {};
+  return ce.status as ExtensionStatus;
+}
+
+/** Sets one condition with `observedGeneration`; the message is truncated to the API's limit. */
+export function setCondition(ce: KubeObject, type: string, status: ConditionStatus, reason: string, message: string): void {
+  const st = statusOf(ce);
+  st.conditions ??= [];
+  const generation = ce.metadata.generation;
+  setStatusCondition(st.conditions, {
+    type,
+    status,
+    reason,
+    message: truncateConditionMessage(message),
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  });
+}
+
+/** Progressing from an error: True/Retrying, or False with the terminal reason. */
+export function setProgressingError(ce: KubeObject, err: unknown): void {
+  const c = progressingFromError(err);
+  setCondition(ce, Type.Progressing, c.status, c.reason, c.message);
+}
+
+/** Progressing True/Retrying with `message` (a wait that is not an error, e.g. missing permissions). */
+export function setProgressingRetrying(ce: KubeObject, message: string): void {
+  setCondition(ce, Type.Progressing, 'True', Reason.Retrying, message);
+}
+
+/** Progressing True/Blocked with `message`: a wait only a person can end (no retry, no polling). */
+export function setProgressingBlocked(ce: KubeObject, message: string): void {
+  setCondition(ce, Type.Progressing, 'True', Reason.Blocked, message);
+}
+
+/** Progressing True/Succeeded "Desired state reached". */
+export function setProgressingSucceeded(ce: KubeObject): void {
+  setCondition(ce, Type.Progressing, 'True', Reason.Succeeded, MESSAGES.desiredStateReached);
+}
+
+/** The `status.install.bundle` of a release. */
+export function bundleMetadataOf(release: Release): BundleMetadata {
+  const b = release.bundle;
+  return { name: b.name, version: b.version, ...(b.release === undefined ? {} : { release: b.release }) };
+}
+
+/**
+ * Installed and `status.install` from the deployed revision: True/Succeeded
+ * `Installed bundle <image> successfully`, or False/Failed "No bundle installed" and no
+ * `status.install` when nothing is deployed.
+ */
+export function setInstalledFrom(ce: KubeObject, deployed: Release | undefined): void {
+  const st = statusOf(ce);
+  if (deployed === undefined) {
+    delete st.install;
+    setCondition(ce, Type.Installed, 'False', Reason.Failed, MESSAGES.noBundleInstalled);
+    return;
+  }
+  st.install = { bundle: bundleMetadataOf(deployed) };
+  setCondition(ce, Type.Installed, 'True', Reason.Succeeded, `Installed bundle ${deployed.bundle.image} successfully`);
+}
+
+/** Installed Unknown/Failed with `message` (installed state unknown); `status.install` cleared when `clearInstall`. */
+export function setInstalledUnknown(ce: KubeObject, message: string, clearInstall: boolean): void {
+  if (clearInstall) delete statusOf(ce).install;
+  setCondition(ce, Type.Installed, 'Unknown', Reason.Failed, message);
+}
+
+/** Sets the four deprecation conditions in upstream's order. */
+export function setDeprecation(ce: KubeObject, conditions: readonly DeprecationCondition[]): void {
+  for (const c of conditions) setCondition(ce, c.type, c.status, c.reason, c.message);
+}

@@ -1,0 +1,167 @@
+/**
+ * The writing steps of a ClusterExtension reconcile: pre-authorization of the extension's
+ * ServiceAccount, then the apply as a Helm-like release, and the success status.
+ */
+import {
+  OwnershipConflictError,
+  applyRelease,
+  describeObject,
+  formatMissingPermissions,
+  objectsToDelete,
+  preAuthorize,
+  sameContent,
+  type DesiredRelease,
+} from '../applier/index.ts';
+import type { StepOutcome } from '../../shared/controller/index.ts';
+import type { KubeObject } from '../../shared/kube/index.ts';
+import type { Release } from '../release/index.ts';
+import { staticKindScopes } from '../render/index.ts';
+import { deprecationConditions, resolve } from '../resolve/index.ts';
+import { bundleProperties } from './bundle-source.ts';
+import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import { recordApplyFailed, recordDeployed, recordDriftRepaired, recordPreAuthorizationFailed } from './recorded-events.ts';
+import { fail, forBundle, requireInstaller, trackDrift } from './steps.ts';
+import { setDeprecation, setInstalledFrom, setProgressingRetrying, setProgressingSucceeded } from './status.ts';
+
+/** The release the reconcile wants deployed. */
+export function desiredRelease(state: ExtensionState): DesiredRelease {
+  const target = state.target?.bundle;
+  if (target === undefined || state.objects === undefined) throw new Error('apply step without rendered objects');
+  const properties = state.bundle === undefined ? (state.installed?.properties ?? []) : bundleProperties(state.bundle);
+  const config = state.bundle === undefined ? state.installed?.config : state.spec.config?.inline;
+  return {
+    extension: state.name,
+    extensionUID: state.uid,
+    installNamespace: state.spec.namespace,
+    bundle: target,
+    objects: state.objects,
+    properties,
+    ...(config === undefined ? {} : { config }),
+    ...(state.droppedFields === undefined ? {} : { droppedFields: state.droppedFields }),
+  };
+}
+
+/**
+ * True when `desired` is what the newest revision already deployed (Helm's "unchanged" state):
+ * the apply only repairs drift, so nothing new needs authorizing or checking.
+ */
+export function releaseUnchanged(state: ExtensionState, desired: DesiredRelease): boolean {
+  return state.installed !== undefined && state.history[0] === state.installed && sameContent(state.installed, desired);
+}
+
+/**
+ * Before anything new is written, checks as the ServiceAccount every permission the release
+ * needs; all missing ones are reported at once and the step waits (polling) until they are
+ * granted. Skipped when the release is unchanged (nothing new to authorize).
+ */
+export async function preauthorize(deps: ExtensionReconcilerDeps, state: ExtensionState, wait: () => StepOutcome): Promise<StepOutcome> {
+  const desired = desiredRelease(state);
+  if (releaseUnchanged(state, desired)) return undefined;
+  const sa = requireInstaller(state);
+  const installer = deps.scoped.forServiceAccount(sa.namespace, sa.name);
+  const oldCrds = (state.installed?.manifest ?? []).filter((o) => o.kind === 'CustomResourceDefinition');
+  const mapper = staticKindScopes([...oldCrds, ...desired.objects.filter((o) => o.kind === 'CustomResourceDefinition')]);
+  let missing;
+  try {
+    missing = await preAuthorize(
+      installer,
+      {
+        objects: desired.objects,
+        dropped: objectsToDelete(state.history, desired.objects),
+        installNamespace: state.spec.namespace,
+        serviceAccountName: sa.name,
+        bundleName: desired.bundle.name,
+        mapper,
+      },
+      state.signal,
+    );
+  } catch (err) {
+    setInstalledFrom(state.ce, state.installed);
+    fail(state, forBundle(desired.bundle, err));
+  }
+  if (missing.length === 0) return undefined;
+  const watchNamespace = state.spec.config?.inline['watchNamespace'];
+  const message = formatMissingPermissions(missing, {
+    bundleImage: desired.bundle.image,
+    objects: desired.objects,
+    installNamespace: state.spec.namespace,
+    serviceAccountName: sa.name,
+    ...(typeof watchNamespace === 'string' ? { watchNamespace } : {}),
+  });
+  setInstalledFrom(state.ce, state.installed);
+  setProgressingRetrying(state.ce, forBundle(desired.bundle, new Error(message)).message);
+  recordPreAuthorizationFailed(deps, state, desired.bundle, missing.length, `${sa.namespace}/${sa.name}`);
+  return wait();
+}
+
+/**
+ * True when the catalogs offer another bundle from the one just deployed (the same question
+ * the resolution answered, asked again for the new installed bundle, in memory): the next hop
+ * of a version range. Asked only after a move to another bundle from the catalogs.
+ */
+function furtherHop(state: ExtensionState, deployed: Release): boolean {
+  const moved = state.installed === undefined || state.installed.bundle.name !== deployed.bundle.name;
+  const request = state.resolveRequest;
+  if (!moved || state.target?.fromCatalog !== true || request === undefined) return false;
+  const b = deployed.bundle;
+  const next = resolve({ ...request, installed: { name: b.name, version: b.version, release: b.release ?? null } });
+  return next.ok && next.value.bundle.name !== b.name;
+}
+
+/**
+ * Applies the release as the ServiceAccount and reports the outcome. Objects that are not the
+ * extension's refuse the release with nothing written (single ownership, decision 0049). A
+ * reconcile that moved the extension to another bundle is followed by another one at once, so
+ * a version range is walked hop by hop to its top without outside help (status-only updates do
+ * not start a reconcile, extension-events.ts).
+ */
+export async function applyBundle(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
+  const desired = desiredRelease(state);
+  const sa = requireInstaller(state);
+  const client = deps.scoped.forServiceAccount(sa.namespace, sa.name);
+  // The objects the new release drops are deleted by the apply: no drift to repair.
+  deps.drift.expectDeletes(state.name, objectsToDelete(state.history, desired.objects));
+  let applied;
+  try {
+    const pause = deps.pause;
+    const beforeObjectWrite = pause === undefined ? {} : { beforeObjectWrite: () => pause('object-write', state.name) };
+    const knownUid = (obj: KubeObject): string | undefined => deps.drift.ownedUid(state.name, obj);
+    applied = await applyRelease({ client, store: deps.releases, signal: state.signal, knownUid, ...beforeObjectWrite }, state.history, desired);
+  } catch (err) {
+    if (err instanceof OwnershipConflictError) {
+      const conflicts = err.conflicts.map((c) => ({
+        object: describeObject(c.object),
+        owner: c.ownership.kind === 'other-extension' ? c.ownership.extension : undefined,
+      }));
+      state.log.warn({ conflicts }, 'release refused: objects not owned by this extension');
+    }
+    recordApplyFailed(deps, state, desired.bundle, err);
+    const history = await deps.releases.history(state.name, state.signal).catch(() => state.history);
+    setInstalledFrom(
+      state.ce,
+      history.find((r) => r.status === 'deployed'),
+    );
+    fail(state, forBundle(desired.bundle, err));
+  }
+  setInstalledFrom(state.ce, applied.release);
+  // Drift noticed before this apply is repaired by it (or superseded by a new revision).
+  const drifted = deps.drift.takeDrifted(state.name);
+  if (applied.changed) recordDeployed(deps, state, applied.release);
+  else recordDriftRepaired(deps, state, drifted);
+  if (applied.changed) await trackDrift(deps, state, applied.release.manifest);
+  if (state.target?.fromCatalog === true) {
+    setDeprecation(
+      state.ce,
+      deprecationConditions(applied.release.bundle.name, state.deprecation ?? null, true, state.spec.source.catalog.channels ?? []),
+    );
+  }
+  // The installed bundle is kept applied while its catalogs cannot offer it: say why, and retry.
+  if (state.resolutionError !== undefined) fail(state, state.resolutionError);
+  setProgressingSucceeded(state.ce);
+  if (!applied.changed) return undefined;
+  state.log.info(
+    { bundle: applied.release.bundle.name, version: applied.release.bundle.version, revision: applied.release.revision },
+    'release deployed',
+  );
+  return furtherHop(state, applied.release) ? { requeue: true } : undefined;
+}

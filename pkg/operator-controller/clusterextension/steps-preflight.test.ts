@@ -1,0 +1,96 @@
+// The preflight step with a fake ServiceAccount client (what it reads, when it skips, how it
+// reports); the end-to-end behaviour is test/e2e/operator-controller-crd-upgrade.test.ts.
+import { describe, expect, it } from 'vitest';
+import { ApiError, type EventRecorder, type KubeClient, type KubeObject, type ObjectRef, type ScopedClientFactory } from '../../shared/kube/index.ts';
+import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import { preflight } from './steps-preflight.ts';
+import { extensionState } from '../../../test/support/extension-state.ts';
+
+function crd(name: string, props: Record<string, unknown>): KubeObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name },
+    spec: {
+      scope: 'Namespaced',
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: props } } }],
+    },
+    status: { storedVersions: ['v1'] },
+  };
+}
+
+/** Deps whose ServiceAccount client answers GETs from `cluster` (a thrown value is thrown); `reads` records them. */
+function depsWith(cluster: Record<string, KubeObject | Error>, reads: string[], events: string[] = []): ExtensionReconcilerDeps {
+  const client = {
+    get: async (ref: ObjectRef) => {
+      reads.push(ref.name);
+      const found = cluster[ref.name];
+      if (found === undefined) throw new ApiError(404, 'NotFound', `customresourcedefinitions "${ref.name}" not found`);
+      if (found instanceof Error) throw found;
+      return found;
+    },
+  } as unknown as KubeClient;
+  const scoped = { forServiceAccount: () => client } as unknown as ScopedClientFactory;
+  const recorder = { event: (_o, type, reason, _action, note) => void events.push(`${type} ${reason}: ${note}`) } satisfies EventRecorder;
+  return { scoped, events: recorder } as unknown as ExtensionReconcilerDeps;
+}
+
+function stateWith(objects: KubeObject[], install?: object): ExtensionState {
+  return extensionState({
+    ...(install === undefined ? {} : { spec: { install } }),
+    target: { bundle: { package: 'p', name: 'p.v2.0.0', version: '2.0.0', image: 'img' }, fromCatalog: true },
+    objects,
+  });
+}
+
+function progressing(state: ExtensionState): unknown {
+  return (state.ce.status as { conditions: { type: string }[] }).conditions.find((c) => c.type === 'Progressing');
+}
+
+describe('preflight step', () => {
+  const installed = crd('a.example.com', { spec: { type: 'object', properties: { x: { type: 'string' } } } });
+  const unsafe = crd('a.example.com', { spec: { type: 'object', properties: { x: { type: 'integer' } } } });
+  const cm: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' } };
+
+  it('fails with every unsafe CRD, reads only CRDs, and a CRD not in the cluster passes', async () => {
+    const reads: string[] = [];
+    const other = crd('b.example.com', { spec: { type: 'string' } });
+    const state = stateWith([cm, unsafe, crd('new.example.com', {}), other]);
+    const events: string[] = [];
+    const deps = depsWith({ 'a.example.com': installed, 'b.example.com': crd('b.example.com', { spec: { type: 'object' } }) }, reads, events);
+    await expect(preflight(deps, state)).rejects.toThrow(
+      'error for resolved bundle "p.v2.0.0" with version "2.0.0": validating upgrade for CRD "a.example.com": v1: ^.spec.x: type: type changed : "string" -> "integer"\n' +
+        'validating upgrade for CRD "b.example.com": v1: ^.spec: type: type changed : "object" -> "string"',
+    );
+    expect(reads).toEqual(['a.example.com', 'new.example.com', 'b.example.com']);
+    expect(events).toEqual([
+      'Warning PreflightFailed: CRD upgrade safety check refused bundle p.v2.0.0 (version 2.0.0): unsafe changes to CustomResourceDefinition a.example.com, b.example.com',
+    ]);
+    expect(progressing(state)).toMatchObject({ status: 'True', reason: 'Retrying' });
+    expect((state.ce.status as { conditions: { type: string; status: string }[] }).conditions.find((c) => c.type === 'Installed')).toMatchObject({
+      status: 'False',
+      message: 'No bundle installed',
+    });
+  });
+
+  it('passes a safe change', async () => {
+    const reads: string[] = [];
+    await expect(preflight(depsWith({ 'a.example.com': installed }, reads), stateWith([installed]))).resolves.toBeUndefined();
+    expect(reads).toEqual(['a.example.com']);
+  });
+
+  it('reads nothing when enforcement is None', async () => {
+    const reads: string[] = [];
+    const state = stateWith([unsafe], { preflight: { crdUpgradeSafety: { enforcement: 'None' } } });
+    await expect(preflight(depsWith({ 'a.example.com': installed }, reads), state)).resolves.toBeUndefined();
+    expect(reads).toEqual([]);
+  });
+
+  it("reports a read error other than not found with upstream's text", async () => {
+    const forbidden = new ApiError(403, 'Forbidden', 'customresourcedefinitions.apiextensions.k8s.io "a.example.com" is forbidden');
+    const state = stateWith([unsafe]);
+    await expect(preflight(depsWith({ 'a.example.com': forbidden }, []), state)).rejects.toThrow(
+      'error for resolved bundle "p.v2.0.0" with version "2.0.0": getting existing resource for CRD "a.example.com": customresourcedefinitions.apiextensions.k8s.io "a.example.com" is forbidden',
+    );
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * The CRD upgrade-safety preflight (reference api-and-controllers.md §7): before a release
+ * that installs or upgrades is applied, each CustomResourceDefinition it brings is compared
+ * with the one in the cluster, and an unsafe change stops the reconcile with upstream's error.
+ * Nothing is applied then: the deployed revision keeps running, and the controller retries
+ * with backoff, so the block clears by itself once the catalog offers a safe bundle or
+ * `spec.install.preflight.crdUpgradeSafety.enforcement` is set to `None`.
+ */
+import { CrdUpgradeSafetyEnforcement } from '../../shared/api/index.ts';
+import type { StepOutcome } from '../../shared/controller/index.ts';
+import { checkCrdUpgrade, formatCrdUpgradeError, isCrdV1 } from '../crdupgrade/index.ts';
+import { wrapError } from '../../shared/errors/index.ts';
+import { goQuote } from '../../gocompat/gotext/index.ts';
+import { isNotFound, type KubeObject } from '../../shared/kube/index.ts';
+import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import { recordPreflightFailed } from './recorded-events.ts';
+import { desiredRelease, releaseUnchanged } from './steps-apply.ts';
+import { fail, forBundle, requireInstaller } from './steps.ts';
+import { setInstalledFrom } from './status.ts';
+
+/**
+ * Runs the check unless enforcement is `None` or the release is unchanged. The installed CRD
+ * is read as the extension's ServiceAccount (README difference 1), which pre-authorization has
+ * just shown may `get` it; a CRD not in the cluster has nothing to break. A CRD the new bundle
+ * no longer has is not checked: it is kept, not replaced.
+ */
+export async function preflight(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
+  if (state.spec.install?.preflight?.crdUpgradeSafety.enforcement === CrdUpgradeSafetyEnforcement.None) return undefined;
+  const desired = desiredRelease(state);
+  if (releaseUnchanged(state, desired)) return undefined;
+  const sa = requireInstaller(state);
+  const client = deps.scoped.forServiceAccount(sa.namespace, sa.name);
+  const blocks: string[] = [];
+  const blocked: string[] = [];
+  for (const proposed of desired.objects) {
+    if (!isCrdV1(proposed)) continue;
+    const name = proposed.metadata.name ?? '';
+    let installed: KubeObject;
+    try {
+      installed = await client.get({ apiVersion: proposed.apiVersion, kind: proposed.kind, name }, { signal: state.signal });
+    } catch (err) {
+      if (isNotFound(err)) continue;
+      setInstalledFrom(state.ce, state.installed);
+      fail(state, forBundle(desired.bundle, wrapError(`getting existing resource for CRD ${goQuote(name)}`, err)));
+    }
+    const violations = checkCrdUpgrade(installed, proposed);
+    if (violations.length === 0) continue;
+    blocks.push(formatCrdUpgradeError(name, violations));
+    blocked.push(name);
+  }
+  if (blocks.length === 0) return undefined;
+  state.log.info({ crds: blocks.length }, 'upgrade blocked by CRD upgrade safety');
+  setInstalledFrom(state.ce, state.installed);
+  recordPreflightFailed(deps, state, desired.bundle, blocked);
+  fail(state, forBundle(desired.bundle, new Error(blocks.join('\n'))));
+}

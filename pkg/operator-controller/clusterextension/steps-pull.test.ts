@@ -1,0 +1,184 @@
+// The pull step's decision table (steps.ts pullBundle) over the real scheduler (bundle-pulls.ts)
+// with fake ports: what is pulled, what the reconcile waits for, what it applies (the render
+// step's objects) and what Progressing says. End to end: test/e2e/operator-controller-stalled-registry.test.ts.
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { RegistryV1Bundle } from '../bundle/index.ts';
+import type { KubeObject } from '../../shared/kube/index.ts';
+import type { Release, ReleaseBundle } from '../release/index.ts';
+import { BundlePulls } from './bundle-pulls.ts';
+import type { FetchedBundle } from './bundle-source.ts';
+import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import { pullBundle, renderBundle } from './steps.ts';
+import { extensionState } from '../../../test/support/extension-state.ts';
+
+const DIGEST_REF = `registry.example/p@sha256:${'1'.repeat(64)}`;
+const V1: ReleaseBundle = { package: 'p', name: 'p.v1.0.0', version: '1.0.0', image: 'registry.example/p:v1', digestRef: DIGEST_REF };
+const V2: ReleaseBundle = { package: 'p', name: 'p.v2.0.0', version: '2.0.0', image: 'registry.example/p:v2' };
+const MANIFEST: KubeObject[] = [
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'p-settings', namespace: 'ns' }, data: { version: '1.0.0' } },
+];
+const PULL_STARTED = new Date('2026-01-02T03:04:05.678Z');
+
+const release = (config?: Record<string, unknown>): Release => ({
+  extension: 'ext',
+  extensionUID: 'u',
+  revision: 1,
+  status: 'deployed',
+  bundle: V1,
+  manifest: MANIFEST,
+  properties: [],
+  ...(config === undefined ? {} : { config }),
+  description: 'Install complete',
+});
+
+const bundleOf = (ref: string): FetchedBundle => ({
+  bundle: { packageName: ref } as unknown as RegistryV1Bundle,
+  digestRef: `${ref}@digest`,
+  fromCache: false,
+});
+
+/** Deps with the real scheduler; `pull` ends each fetch (default: never), `cache` holds refs already pulled. */
+function harness(o: { cached?: string[]; pull?: (ref: string) => Promise<FetchedBundle>; waitMs?: number } = {}) {
+  const fetches: string[] = [];
+  const enqueued: string[] = [];
+  const cache = new Set(o.cached ?? []);
+  const pulls = new BundlePulls({
+    fetch: (_ext, ref) => {
+      fetches.push(ref);
+      return (o.pull ?? (() => new Promise<FetchedBundle>(() => undefined)))(ref).then((b) => {
+        cache.add(ref);
+        return b;
+      });
+    },
+    cached: (_ext, ref) => Promise.resolve(cache.has(ref) ? { ...bundleOf(ref), fromCache: true } : undefined),
+    enqueue: (n) => enqueued.push(n),
+    log: pino({ level: 'silent' }),
+    waitMs: o.waitMs ?? 30,
+    now: () => PULL_STARTED,
+  });
+  const deps = { pulls, features: {} } as unknown as ExtensionReconcilerDeps;
+  return { deps, pulls, fetches, enqueued };
+}
+
+/** A reconcile's state after resolve: `target` with `installed` deployed. */
+function state(target: ReleaseBundle, installed: Release | undefined, config?: Record<string, unknown>): ExtensionState {
+  return extensionState({
+    ...(config === undefined ? {} : { spec: { config: { configType: 'Inline', inline: config } } }),
+    ...(installed === undefined ? {} : { installed, history: [installed] }),
+    target: { bundle: target, fromCatalog: true },
+  });
+}
+
+function progressing(s: ExtensionState): { status: string; reason: string; message: string } | undefined {
+  return (s.ce.status as { conditions?: { type: string; status: string; reason: string; message: string }[] } | undefined)?.conditions?.find(
+    (c) => c.type === 'Progressing',
+  );
+}
+
+describe('pull step', () => {
+  it('installed bundle, cached: renders the cached bundle', async () => {
+    const h = harness({ cached: [DIGEST_REF] });
+    const s = state(V1, release());
+    expect(await pullBundle(h.deps, s)).toBeUndefined();
+    expect(s.bundle).toEqual({ packageName: DIGEST_REF });
+    expect(s.target?.bundle.digestRef).toBe(`${DIGEST_REF}@digest`);
+    expect(h.fetches).toEqual([]);
+  });
+
+  it('installed bundle, not cached, same config: re-applies the release record at once and refills the cache in the background', async () => {
+    // A wait would show as this test timing out: the fetch never ends.
+    const h = harness({ waitMs: 3_600_000 });
+    const s = state(V1, release());
+    expect(await pullBundle(h.deps, s)).toBeUndefined();
+    expect(s.bundle).toBeUndefined();
+    expect(s.target?.bundle).toEqual(V1);
+    expect(progressing(s)).toBeUndefined();
+    await renderBundle(h.deps, s);
+    expect(s.objects).toEqual(MANIFEST);
+    // The pull of the installed digest runs in the background.
+    expect(h.fetches).toEqual([DIGEST_REF]);
+  });
+
+  it('installed bundle, not cached, same config, earlier pull failed: re-applies the record, no error (as before)', async () => {
+    const h = harness({ pull: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5000')) });
+    await pullBundle(h.deps, state(V1, release()));
+    await h.pulls.settled();
+    expect(h.enqueued).toEqual(['ext']);
+    const s = state(V1, release());
+    expect(await pullBundle(h.deps, s)).toBeUndefined();
+    expect(s.target?.bundle).toEqual(V1);
+    expect(s.resolutionError).toBeUndefined();
+    expect(progressing(s)).toBeUndefined();
+  });
+
+  it('installed bundle, config as recorded: an equal inline config counts as the same', async () => {
+    const h = harness();
+    const s = state(V1, release({ watchNamespace: 'w' }), { watchNamespace: 'w' });
+    expect(await pullBundle(h.deps, s)).toBeUndefined();
+    expect(s.target?.bundle).toEqual(V1);
+  });
+
+  it('new bundle, pull still running: Progressing Retrying naming the pull, stop without error; its end queues the extension', async () => {
+    let finish: (b: FetchedBundle) => void = () => undefined;
+    const h = harness({ pull: () => new Promise<FetchedBundle>((resolve) => (finish = resolve)) });
+    const s = state(V2, release());
+    expect(await pullBundle(h.deps, s)).toEqual({});
+    expect(progressing(s)).toEqual(
+      expect.objectContaining({
+        status: 'True',
+        reason: 'Retrying',
+        message: 'pulling image "registry.example/p:v2" of bundle "p.v2.0.0" with version "2.0.0" since 2026-01-02T03:04:05Z',
+      }),
+    );
+    expect((s.ce.status as { install?: unknown }).install).toEqual({ bundle: { name: 'p.v1.0.0', version: '1.0.0' } });
+    expect(h.fetches).toEqual(['registry.example/p:v2']);
+
+    finish(bundleOf('registry.example/p:v2'));
+    await h.pulls.settled();
+    expect(h.enqueued).toEqual(['ext']);
+    const next = state(V2, release());
+    expect(await pullBundle(h.deps, next)).toBeUndefined();
+    expect(next.bundle).toEqual({ packageName: 'registry.example/p:v2' });
+    expect(h.fetches).toHaveLength(1);
+  });
+
+  it('new bundle, pull failed: the error for the resolved bundle, with backoff (thrown)', async () => {
+    const err = new Error('pulling image "registry.example/p:v2": timeout after 30s reading layer sha256:2 from registry registry.example');
+    const h = harness({ pull: () => Promise.reject(err) });
+    const s = state(V2, release());
+    await expect(pullBundle(h.deps, s)).rejects.toThrow(`error for resolved bundle "p.v2.0.0" with version "2.0.0": ${err.message}`);
+    expect(progressing(s)).toEqual(
+      expect.objectContaining({
+        status: 'True',
+        reason: 'Retrying',
+        message: `error for resolved bundle "p.v2.0.0" with version "2.0.0": ${err.message}`,
+      }),
+    );
+  });
+
+  it('first install, pull still running: Retrying, Installed False', async () => {
+    const h = harness();
+    const s = state(V2, undefined);
+    expect(await pullBundle(h.deps, s)).toEqual({});
+    expect(progressing(s)?.message).toMatch(/^pulling image "registry\.example\/p:v2" of bundle "p\.v2\.0\.0"/);
+    expect((s.ce.status as { conditions: { type: string; status: string }[] }).conditions.find((c) => c.type === 'Installed')?.status).toBe('False');
+  });
+
+  it('installed bundle, changed config, pull still running: waits like a new bundle (the record has the old config)', async () => {
+    const h = harness();
+    const s = state(V1, release({ watchNamespace: 'a' }), { watchNamespace: 'b' });
+    expect(await pullBundle(h.deps, s)).toEqual({});
+    expect(progressing(s)?.message).toBe(`pulling image "${DIGEST_REF}" of bundle "p.v1.0.0" with version "1.0.0" since 2026-01-02T03:04:05Z`);
+  });
+
+  it('installed bundle, changed config, pull failed: re-applies the record, then reports the pull error', async () => {
+    const h = harness({ pull: () => Promise.reject(new Error('connect ECONNREFUSED')) });
+    const s = state(V1, release({ watchNamespace: 'a' }), { watchNamespace: 'b' });
+    expect(await pullBundle(h.deps, s)).toBeUndefined();
+    expect(s.target?.bundle).toEqual(V1);
+    expect(s.resolutionError?.message).toBe('error for resolved bundle "p.v1.0.0" with version "1.0.0": connect ECONNREFUSED');
+    await renderBundle(h.deps, s);
+    expect(s.objects).toEqual(MANIFEST);
+  });
+});

@@ -1,0 +1,71 @@
+// The finalizers of a ClusterExtension with fakes of their ports: a name that can never name a
+// release needs no records to let go; an uninstall that skipped objects still completes. The
+// end-to-end proof is in test/e2e/operator-controller-ownership.test.ts.
+import { describe, expect, it } from 'vitest';
+import { UNINSTALL_FINALIZER } from '../../shared/api/index.ts';
+import { withOwnerLabels } from '../applier/index.ts';
+import type { EventRecorder, KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
+import type { Release, ReleaseStore } from '../release/index.ts';
+import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import { EXTENSION_FINALIZERS, finalize } from './uninstall.ts';
+import { extensionState } from '../../../test/support/extension-state.ts';
+import { fakeCluster } from '../../../test/support/fake-cluster.ts';
+
+function deleting(name: string): ExtensionState {
+  const ce: KubeObject = {
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterExtension',
+    metadata: { name, generation: 1, deletionTimestamp: '2026-11-24T00:00:00Z', finalizers: [...EXTENSION_FINALIZERS] },
+  };
+  return extensionState({ name, ce });
+}
+
+function deps(history: Release[], calls: string[], client = fakeCluster().client): ExtensionReconcilerDeps {
+  const events = { event: (_o, type, reason, _action, note) => void calls.push(`event ${type} ${reason}: ${note}`) } satisfies EventRecorder;
+  const releases = {
+    history: (n: string) => (calls.push(`history ${n}`), Promise.resolve(history)),
+    deleteAll: (n: string) => (calls.push(`deleteAll ${n}`), Promise.resolve()),
+  } as unknown as ReleaseStore;
+  return {
+    releases,
+    drift: { stop: () => undefined },
+    events,
+    bundleCache: { delete: () => Promise.resolve() },
+    scoped: { forServiceAccount: () => client, forget: () => undefined } as unknown as ScopedClientFactory,
+  } as unknown as ExtensionReconcilerDeps;
+}
+
+describe('finalize', () => {
+  it('lets go of an extension whose name can never name a release without reading records', async () => {
+    const calls: string[] = [];
+    const s = deleting('x'.repeat(64));
+    await finalize(deps([], calls), s);
+    expect(calls).toEqual([]);
+    expect(s.ce.metadata.finalizers ?? []).toEqual([]);
+  });
+
+  it('completes an uninstall that left objects of others in place', async () => {
+    const calls: string[] = [];
+    const cluster = fakeCluster();
+    const cm = (name: string): KubeObject =>
+      withOwnerLabels([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' } }], 'ext')[0]!;
+    cluster.seed(cm('mine'));
+    cluster.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'users', namespace: 'ns' } });
+    const release = {
+      extension: 'ext',
+      revision: 1,
+      status: 'failed',
+      bundle: { package: 'p', name: 'p.v1', version: '1', image: 'i' },
+      manifest: [cm('mine'), cm('users')],
+    } as unknown as Release;
+    const s = deleting('ext');
+    await finalize(deps([release], calls, cluster.client), s);
+    expect(calls).toEqual([
+      'history ext',
+      'deleteAll ext',
+      'event Normal Uninstalled: Uninstalled: 1 object(s) deleted, 0 CustomResourceDefinition(s) kept with their custom resources, 1 object(s) skipped',
+    ]);
+    expect([...cluster.objects.keys()]).toEqual(['ConfigMap ns/users']);
+    expect(s.ce.metadata.finalizers ?? []).not.toContain(UNINSTALL_FINALIZER);
+  });
+});

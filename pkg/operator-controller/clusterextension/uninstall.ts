@@ -1,0 +1,87 @@
+/**
+ * Deletion of a ClusterExtension (README difference 3): under the uninstall finalizer the
+ * release's objects that still carry the extension's owner labels are deleted as the
+ * extension's ServiceAccount, in reverse order, except CustomResourceDefinitions, which stay
+ * with their custom resources (marked for their package, decision 0049); then the release
+ * records, the bundle cache and the finalizers. Nothing relies on garbage collection. Objects
+ * that are not the extension's, or that the API server refuses to delete, are left and logged.
+ *
+ * When the ServiceAccount or its permissions are gone the finalizer keeps failing with a
+ * message that says so and how to let go: the `olm.operatorframework.io/orphan-objects: "true"`
+ * annotation makes the controller remove only its own records and leave the objects.
+ */
+import {
+  CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER,
+  CLEANUP_UNPACK_CACHE_FINALIZER,
+  ORPHAN_OBJECTS_ANNOTATION,
+  UNINSTALL_FINALIZER,
+} from '../../shared/api/index.ts';
+import { uninstallRelease } from '../applier/index.ts';
+import { hasFinalizer, removeFinalizer, type StepOutcome } from '../../shared/controller/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
+import { isReleaseName } from '../release/index.ts';
+import { noInstallerMessage } from './installer.ts';
+import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import { recordUninstalled } from './recorded-events.ts';
+import { setProgressingError } from './status.ts';
+
+/** The finalizers operator-controller puts on every ClusterExtension, in the order added. */
+export const EXTENSION_FINALIZERS = [CLEANUP_UNPACK_CACHE_FINALIZER, CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER, UNINSTALL_FINALIZER] as const;
+
+/** Runs the finalizers of a ClusterExtension being deleted; see the module comment. */
+export async function finalize(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
+  const { ce, name } = state;
+  if (!EXTENSION_FINALIZERS.some((f) => hasFinalizer(ce, f))) return {};
+  // The drift watches ("content manager cache") end first: the uninstall's deletes are no drift.
+  deps.drift.stop(name);
+  if (hasFinalizer(ce, UNINSTALL_FINALIZER)) {
+    // A name that cannot be a release name (admitted before the CRD refused it) has no records.
+    if (isReleaseName(name)) await uninstall(deps, state);
+    removeFinalizer(ce, UNINSTALL_FINALIZER);
+  }
+  if (hasFinalizer(ce, CLEANUP_UNPACK_CACHE_FINALIZER)) {
+    try {
+      await deps.bundleCache.delete(name);
+    } catch (err) {
+      const wrapped = new Error(`finalizer ${JSON.stringify(CLEANUP_UNPACK_CACHE_FINALIZER)} failed: ${errorMessage(err)}`, { cause: err });
+      setProgressingError(ce, wrapped);
+      throw wrapped;
+    }
+    removeFinalizer(ce, CLEANUP_UNPACK_CACHE_FINALIZER);
+  }
+  // Its tracking cache, the drift watches, ended above.
+  removeFinalizer(ce, CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER);
+  // The default installer's token serves other extensions too.
+  const installer = state.installer;
+  if (installer !== undefined && !installer.isDefault) deps.scoped.forget(installer.namespace, installer.name);
+  return {};
+}
+
+/** The uninstall finalizer's work: the release's objects (or, orphaning, none) and its records. */
+async function uninstall(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<void> {
+  const { ce, name, installer } = state;
+  const ns = installer?.namespace ?? state.spec.namespace;
+  const sa = installer?.name ?? '';
+  const orphan = ce.metadata.annotations?.[ORPHAN_OBJECTS_ANNOTATION] === 'true';
+  try {
+    const history = await deps.releases.history(name, state.signal);
+    if (orphan || history.length === 0) {
+      await deps.releases.deleteAll(name, state.signal);
+      if (orphan) state.log.info({ records: history.length }, 'removed release records, objects left in place');
+      return;
+    }
+    if (installer === undefined) throw new Error(noInstallerMessage(state.spec.namespace));
+    const client = deps.scoped.forServiceAccount(ns, sa);
+    const outcome = await uninstallRelease({ client, store: deps.releases, signal: state.signal }, name, history);
+    state.log.info({ deleted: outcome.deleted.length, kept: outcome.kept, skipped: outcome.skipped }, 'uninstalled');
+    recordUninstalled(deps, state, outcome);
+  } catch (err) {
+    const message =
+      `finalizer ${JSON.stringify(UNINSTALL_FINALIZER)} failed: ${errorMessage(err)}; ` +
+      `the service account ${JSON.stringify(sa)} in namespace ${JSON.stringify(ns)} must be able to delete the extension's objects, ` +
+      `or annotate the ClusterExtension with ${ORPHAN_OBJECTS_ANNOTATION}=true to remove only operator-controller's records and leave the objects in place`;
+    const wrapped = new Error(message, { cause: err });
+    setProgressingError(ce, wrapped);
+    throw wrapped;
+  }
+}

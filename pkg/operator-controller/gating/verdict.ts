@@ -1,0 +1,134 @@
+/**
+ * The cluster-upgrade verdict over all installed extensions, and the conditions it becomes
+ * (applier-and-bundles.md §6.3-6.5): `InstalledOLMOperatorsUpgradeable` on the OLM `cluster`
+ * object, and library-go's union of the `*Upgradeable` conditions into the `olm`
+ * ClusterOperator's `Upgradeable`. Types, reasons and messages are upstream's, byte for byte.
+ */
+import { compareUtf8, goQuote } from '../../gocompat/gotext/index.ts';
+import { checkBundleProperties, formatMaxVersion } from './max-version.ts';
+import { formatMinor, nextMinorVersion, type ClusterMinor } from './version.ts';
+
+/** The condition type on the OLM `cluster` object. */
+export const UPGRADEABLE_CONDITION_TYPE = 'InstalledOLMOperatorsUpgradeable';
+/** Reasons of that condition. */
+export const GateReason = {
+  IncompatibleOperatorsInstalled: 'IncompatibleOperatorsInstalled',
+  FailureGettingExtensionMetadata: 'FailureGettingExtensionMetadata',
+} as const;
+
+/** An extension's latest deployed revision, as the gate sees it. */
+export interface DeployedExtension {
+  /** ClusterExtension name. */
+  extension: string;
+  /** The installed bundle's name. */
+  bundle: string;
+  /** The bundle's `olm.properties` (parsed array). */
+  properties: readonly unknown[];
+}
+
+/** One extension that must be upgraded before the cluster may move on. */
+export interface Blocker {
+  extension: string;
+  bundle: string;
+  /** The declared maximum, `X.Y`. */
+  maxVersion: string;
+}
+
+/** The verdict for the upgrade from `current` to `next`. */
+export interface GateVerdict {
+  /** `X.Y` of the current cluster version. */
+  current: string;
+  /** `X.Y` the next upgrade reaches. */
+  next: string;
+  /** True only when nothing blocks and no metadata error leaves it undecided. */
+  upgradeable: boolean;
+  /** Sorted by extension name. */
+  blockers: Blocker[];
+  /** Metadata errors, one per extension, upstream's texts, in extension-name order. */
+  errors: string[];
+  /** Declared maximum per extension name (`X.Y`), for extensions that declare a valid one. */
+  maxVersions: Record<string, string>;
+}
+
+/**
+ * Evaluates every deployed extension against the current cluster minor. Extensions whose
+ * metadata cannot be read are reported as errors (`error(s) with cluster extension <ce>:
+ * error in bundle <b>: <errors>`), never as blockers; `extra` errors (e.g. a release store
+ * failure, `error returning the last deployed release for <name>`) are appended as given.
+ */
+export function evaluateGate(current: ClusterMinor, extensions: readonly DeployedExtension[], extra: readonly string[] = []): GateVerdict {
+  const blockers: Blocker[] = [];
+  const errors: string[] = [];
+  const maxVersions: Record<string, string> = {};
+  const sorted = [...extensions].sort((a, b) => compareUtf8(a.extension, b.extension));
+  for (const e of sorted) {
+    const gate = checkBundleProperties(e.properties, current);
+    if (gate.kind === 'error') {
+      errors.push(`error(s) with cluster extension ${e.extension}: error in bundle ${e.bundle}: ${gate.errors.join('\n')}`);
+      continue;
+    }
+    if (gate.kind === 'no-limit') continue;
+    maxVersions[e.extension] = formatMaxVersion(gate.max);
+    if (gate.kind === 'incompatible') blockers.push({ extension: e.extension, bundle: e.bundle, maxVersion: formatMaxVersion(gate.max) });
+  }
+  errors.push(...extra);
+  return {
+    current: formatMinor(current),
+    next: formatMinor(nextMinorVersion(current)),
+    upgradeable: blockers.length === 0 && errors.length === 0,
+    blockers,
+    errors,
+    maxVersions,
+  };
+}
+
+/** A status condition as both OpenShift kinds carry it (lastTransitionTime is the writer's). */
+export interface GateCondition {
+  type: string;
+  status: 'True' | 'False';
+  reason: string;
+  message: string;
+}
+
+/** The `InstalledOLMOperatorsUpgradeable` condition of §6.5 for a verdict. */
+export function olmUpgradeableCondition(v: GateVerdict): GateCondition {
+  const type = UPGRADEABLE_CONDITION_TYPE;
+  const err = v.errors.join('\n');
+  if (v.blockers.length > 0) {
+    const list = v.blockers.map((b) => `bundle ${goQuote(b.bundle)} for ClusterExtension ${goQuote(b.extension)}`).sort(compareUtf8);
+    let message = `Found ClusterExtensions that require upgrades prior to upgrading cluster to version ${v.next}: ${list.join(',')}.`;
+    if (err !== '') message += `\n Additionally the following errors were encountered while getting extension metadata: ${err}`;
+    return { type, status: 'False', reason: GateReason.IncompatibleOperatorsInstalled, message };
+  }
+  if (err !== '') return { type, status: 'False', reason: GateReason.FailureGettingExtensionMetadata, message: err };
+  return { type, status: 'True', reason: '', message: '' };
+}
+
+/**
+ * library-go's union of an operator's `*Upgradeable` conditions into the ClusterOperator's
+ * `Upgradeable`: False when any is False, with reason `<type minus Upgradeable>_<reason>`
+ * (sorted, joined by `::`) and every message line prefixed `<type>: `; otherwise True with
+ * reason `AsExpected`.
+ */
+export function clusterOperatorUpgradeable(conditions: readonly GateCondition[]): GateCondition {
+  const relevant = conditions.filter((c) => c.type.endsWith('Upgradeable'));
+  const bad = relevant.filter((c) => c.status === 'False');
+  if (bad.length === 0) return { type: 'Upgradeable', status: 'True', reason: 'AsExpected', message: unionMessage(relevant) };
+  const reason = bad
+    .map((c) => {
+      const prefix = c.type.slice(0, -'Upgradeable'.length);
+      return c.reason === '' ? prefix : `${prefix}_${c.reason}`;
+    })
+    .sort(compareUtf8)
+    .join('::');
+  return { type: 'Upgradeable', status: 'False', reason, message: unionMessage(bad) };
+}
+
+function unionMessage(conditions: readonly GateCondition[]): string {
+  const lines: string[] = [];
+  for (const c of conditions) {
+    if (c.message === '') continue;
+    for (const line of c.message.split('\n')) lines.push(`${c.type}: ${line}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,121 @@
+/**
+ * The payload of a release record: the release as Helm's release JSON (helm-format.ts) plus
+ * "\n", gzip'd at level 9 and cut into pieces that fit one Secret each, as upstream's chunked
+ * driver stores it (json.Encoder output, gzip.BestCompression; the pieces are the raw gzip
+ * bytes, base64'd only once, by the Secret API), and the way back with every step checked.
+ *
+ * Chunk size. A Secret is limited to 1 MiB, and we hold the WHOLE serialized Secret under
+ * that limit, not only its decoded data as the API server's validation does (upstream's
+ * 1,040,384-byte chunks pass validation but make JSON Secrets of about 1.39 MB, above what
+ * etcd and many tools are comfortable with; keeping every Secret under 1 MiB with all overhead
+ * counted is one of this project's deliberate differences from upstream):
+ *  - the Secret travels and is returned as JSON, where `data` values are base64: 4 bytes per
+ *    3 bytes of payload;
+ *  - CHUNK_SIZE = 756 KiB = 774,144 bytes, a multiple of 3, so a full piece is exactly
+ *    1,032,192 base64 bytes and 16,384 bytes (16 KiB) remain for everything else;
+ *  - of those, SERVER_ADDED_ALLOWANCE = 4 KiB is kept for what the API server adds (uid,
+ *    resourceVersion, creationTimestamp, a managedFields entry listing our field names:
+ *    measured 761 bytes for an index Secret and 503 for a chunk Secret on kube-apiserver
+ *    1.36), and what we send besides the piece (kind, name, labels, annotations,
+ *    ownerReferences, the extraChunks list of at most 10 names) must fit in the other 12 KiB:
+ *    about 1 KB in practice, more only when bundle names or image references are extremely
+ *    long. Measured: an index Secret holding a full piece is stored as 1,033,986 bytes of
+ *    JSON, a full chunk Secret as 1,033,213 (test/integration/release-store.test.ts).
+ * `assertSecretFits` checks every Secret before it is sent, so an oversized one fails with
+ * ReleaseTooLargeError instead of being written partially. Readers join pieces of any size:
+ * records upstream wrote, in 1,040,384-byte pieces, read as ours do.
+ */
+import { promisify } from 'node:util';
+import { gunzip, gzip, constants as zlibConstants } from 'node:zlib';
+import type { KubeObject } from '../../shared/kube/index.ts';
+import { fromHelmRelease, helmReleaseDocument } from './helm-format.ts';
+import { fromLegacyRelease, isLegacyRelease } from './legacy.ts';
+import type { Release } from './types.ts';
+
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
+
+/** Hard limit of one serialized Secret, in bytes (1 MiB). */
+export const SECRET_SIZE_LIMIT = 1_048_576;
+/** Bytes kept for the metadata the API server adds to a stored Secret. */
+export const SERVER_ADDED_ALLOWANCE = 4_096;
+/** Size of one payload piece (756 KiB; see the file comment for the arithmetic). */
+export const CHUNK_SIZE = 774_144;
+/** Most pieces a release may have, read or written (upstream's MaxReadChunks/MaxWriteChunks). */
+export const MAX_CHUNKS = 11;
+
+/** A release that cannot be stored within MAX_CHUNKS Secrets of at most SECRET_SIZE_LIMIT bytes. Thrown by create/update. */
+export class ReleaseTooLargeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReleaseTooLargeError';
+  }
+}
+
+/** The uncompressed payload: Helm's release JSON of `release` and a newline (Go's json.Encoder output shape). */
+export function releaseJson(release: Release): string {
+  return `${JSON.stringify(helmReleaseDocument(release))}\n`;
+}
+
+/** The compressed payload of `release` (gzip, best compression). */
+export async function encodeRelease(release: Release): Promise<Buffer> {
+  return gzipAsync(releaseJson(release), { level: zlibConstants.Z_BEST_COMPRESSION });
+}
+
+/** Cuts `payload` into pieces of CHUNK_SIZE bytes (the last one shorter; one empty piece for an empty payload). */
+export function splitPayload(payload: Uint8Array, chunkSize: number = CHUNK_SIZE): Buffer[] {
+  const buf = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  if (buf.length === 0) return [buf];
+  const pieces: Buffer[] = [];
+  for (let at = 0; at < buf.length; at += chunkSize) pieces.push(buf.subarray(at, at + chunkSize));
+  return pieces;
+}
+
+/** Throws ReleaseTooLargeError with upstream's message when `pieces` pieces exceed MAX_CHUNKS. */
+export function assertChunkCount(key: string, pieces: number): void {
+  if (pieces > MAX_CHUNKS) {
+    throw new ReleaseTooLargeError(`release too large: ${JSON.stringify(key)} requires ${pieces} chunks, which exceeds the maximum of ${MAX_CHUNKS}`);
+  }
+}
+
+/** Bytes of `obj` serialized as JSON (UTF-8), as sent to and returned by the API server. */
+export function serializedSize(obj: unknown): number {
+  return Buffer.byteLength(JSON.stringify(obj));
+}
+
+/**
+ * Throws ReleaseTooLargeError unless `secret`, once the API server has added its metadata
+ * (SERVER_ADDED_ALLOWANCE), stays within SECRET_SIZE_LIMIT.
+ */
+export function assertSecretFits(key: string, secret: KubeObject): void {
+  const size = serializedSize(secret) + SERVER_ADDED_ALLOWANCE;
+  if (size > SECRET_SIZE_LIMIT) {
+    throw new ReleaseTooLargeError(
+      `release too large: ${JSON.stringify(key)}: Secret ${JSON.stringify(secret.metadata.name)} would be ${size} bytes with server metadata, over the limit of ${SECRET_SIZE_LIMIT}`,
+    );
+  }
+}
+
+/**
+ * Decodes the joined pieces of a record: gunzip, JSON, then Helm's release JSON (ours or
+ * upstream's) or, for records of the earlier format, that format (legacy.ts). `extensionUID`
+ * is the record's owner reference (Helm's JSON has no place for it). Throws an Error naming
+ * `where` (the index Secret) with the failing step and its cause.
+ */
+export async function decodeRelease(payload: Uint8Array, where: string, extensionUID = ''): Promise<Release> {
+  let text: string;
+  try {
+    text = (await gunzipAsync(payload)).toString('utf8');
+  } catch (e) {
+    throw new Error(`release record ${where} is corrupt: decompressing the payload failed: ${(e as Error).message}`, { cause: e });
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`release record ${where} is corrupt: the payload is not JSON: ${(e as Error).message}`, { cause: e });
+  }
+  const decoded = isLegacyRelease(doc) ? fromLegacyRelease(doc) : fromHelmRelease(doc, extensionUID);
+  if (!decoded.ok) throw new Error(`release record ${where} is corrupt: ${decoded.problem}`, { cause: new Error(decoded.problem) });
+  return decoded.release;
+}

@@ -1,0 +1,80 @@
+/**
+ * The `manifest` string of a Helm release record and the objects it holds.
+ *
+ * Upstream's applier stores the post-rendered manifest (reference applier-and-bundles.md
+ * §4.2): every object as one line of JSON followed by "\n" (apimachinery's Unstructured
+ * MarshalJSON, keys sorted). We write the same shape, one object per line, but keep the keys in
+ * the order the objects have, so that a record read back gives the very objects written (the
+ * applier compares them with the next rendering). Readers do not depend on key order.
+ *
+ * Reading accepts what any upstream version may have stored: the JSON lines above, or YAML
+ * documents separated by `---` (Helm's own rendering, before upstream added its JSON label
+ * post-renderer), through the decoder upstream parses manifests with (apimachinery's
+ * YAMLOrJSONDecoder, pkg/gocompat/goyaml).
+ */
+import { decodeYamlOrJson } from '../../gocompat/goyaml/index.ts';
+import type { KubeObject } from '../../shared/kube/index.ts';
+
+/** The manifest string of `objects`: each object's JSON on a line of its own. */
+export function encodeManifest(objects: readonly KubeObject[]): string {
+  let out = '';
+  for (const obj of objects) out += `${JSON.stringify(obj)}\n`;
+  return out;
+}
+
+/** The objects of a manifest, or the reason it holds something else. */
+export type ParsedManifest = { ok: true; objects: KubeObject[] } | { ok: false; problem: string };
+
+/**
+ * Parses a stored manifest into its objects, in order. Empty documents (YAML comments only)
+ * are skipped; any other document that is not an object with apiVersion, kind and metadata
+ * makes the manifest invalid, as does text that neither JSON nor YAML decodes.
+ */
+export function parseManifest(manifest: string): ParsedManifest {
+  const fast = parseJsonLines(manifest);
+  if (fast !== undefined) return { ok: true, objects: fast };
+  const decoded = decodeYamlOrJson(Buffer.from(manifest, 'utf8'));
+  if (decoded.error !== undefined) return { ok: false, problem: `the manifest does not decode: ${decoded.error}` };
+  const objects: KubeObject[] = [];
+  for (const [i, doc] of decoded.docs.entries()) {
+    if (doc === null) continue;
+    if (!isKubeObject(doc)) return { ok: false, problem: `manifest document ${i + 1} is not an object with apiVersion, kind and metadata` };
+    objects.push(doc);
+  }
+  return { ok: true, objects };
+}
+
+/**
+ * The objects of a manifest of one JSON object per line (what we and upstream write), or
+ * undefined when it is not one: the fast path, JSON.parse per line instead of the byte-wise
+ * stream decoder.
+ */
+function parseJsonLines(manifest: string): KubeObject[] | undefined {
+  const objects: KubeObject[] = [];
+  for (const line of manifest.split('\n')) {
+    if (line.trim() === '') continue;
+    if (!line.startsWith('{')) return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return undefined;
+    }
+    if (!isKubeObject(value)) return undefined;
+    objects.push(value);
+  }
+  return objects;
+}
+
+/** True for a JSON object with string apiVersion and kind and an object metadata. */
+export function isKubeObject(v: unknown): v is KubeObject {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const o = v as { apiVersion?: unknown; kind?: unknown; metadata?: unknown };
+  return (
+    typeof o.apiVersion === 'string' &&
+    typeof o.kind === 'string' &&
+    typeof o.metadata === 'object' &&
+    o.metadata !== null &&
+    !Array.isArray(o.metadata)
+  );
+}

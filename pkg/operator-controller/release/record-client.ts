@@ -1,0 +1,130 @@
+/**
+ * The Secret calls of the release store (store.ts): list, get, create, update, patch and
+ * delete of record Secrets in the system namespace, each failure wrapped to name the Secret
+ * and the step, and the test pause hook awaited before every write.
+ */
+import { wrapError } from '../../shared/errors/index.ts';
+import { isAlreadyExists, isNotFound, type KubeClient, type KubeObject, type OwnerReference } from '../../shared/kube/index.ts';
+import { Label, RECORD_OWNER, chunkSecretName, selector } from './naming.ts';
+import { SECRET, chunkPiece, describeSecret } from './secrets.ts';
+
+/** The Secret calls of the store, with API errors wrapped to name the Secret and the step. */
+export class RecordClient {
+  readonly #client: KubeClient;
+  readonly #namespace: string;
+  readonly #beforeWrite: (() => Promise<void>) | undefined;
+
+  /** `beforeWrite` is awaited before every create, update, patch and delete. */
+  constructor(client: KubeClient, namespace: string, beforeWrite?: () => Promise<void>) {
+    this.#client = client;
+    this.#namespace = namespace;
+    this.#beforeWrite = beforeWrite;
+  }
+
+  #ref(name: string) {
+    return { ...SECRET, namespace: this.#namespace, name };
+  }
+
+  /** Record Secrets (owner=operator-controller) matching `labels`. */
+  async list(labels: Record<string, string>, signal?: AbortSignal): Promise<KubeObject[]> {
+    const labelSelector = selector({ [Label.owner]: RECORD_OWNER, ...labels });
+    try {
+      const { items } = await this.#client.listAll(SECRET, {
+        namespace: this.#namespace,
+        labelSelector,
+        limit: 50,
+        ...(signal === undefined ? {} : { signal }),
+      });
+      return items;
+    } catch (e) {
+      throw wrapError(`listing release records in namespace ${JSON.stringify(this.#namespace)} (${labelSelector})`, e);
+    }
+  }
+
+  /** The Secret, or undefined when it does not exist. */
+  async get(name: string, signal?: AbortSignal): Promise<KubeObject | undefined> {
+    try {
+      return await this.#client.get(this.#ref(name), signal === undefined ? {} : { signal });
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw wrapError(`reading release record ${describeSecret(this.#namespace, name)}`, e);
+    }
+  }
+
+  async create(secret: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
+    await this.#beforeWrite?.();
+    try {
+      return await this.#client.create(secret, signal === undefined ? {} : { signal });
+    } catch (e) {
+      throw wrapError(`writing release record ${describeSecret(this.#namespace, secret.metadata.name ?? '')}`, e);
+    }
+  }
+
+  /** Replaces a Secret (its resourceVersion a precondition); resolves with the stored Secret. */
+  async update(secret: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
+    await this.#beforeWrite?.();
+    try {
+      return await this.#client.update(secret, signal === undefined ? {} : { signal });
+    } catch (e) {
+      throw wrapError(`updating release record ${describeSecret(this.#namespace, secret.metadata.name ?? '')}`, e);
+    }
+  }
+
+  /** Creates a chunk Secret; one that exists already is accepted only with the same bytes. */
+  async createChunk(key: string, chunk: KubeObject, signal?: AbortSignal): Promise<void> {
+    const name = chunk.metadata.name ?? '';
+    await this.#beforeWrite?.();
+    try {
+      await this.#client.create(chunk, signal === undefined ? {} : { signal });
+      return;
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw wrapError(`writing release chunk ${describeSecret(this.#namespace, name)}`, e);
+    }
+    const existing = await this.get(name, signal);
+    const want = (chunk['data'] as Record<string, string>)['chunk'];
+    if (existing === undefined || chunkPiece(existing, this.#namespace, key).toString('base64') !== want) {
+      throw new Error(`release chunk ${describeSecret(this.#namespace, name)} exists with other content`);
+    }
+  }
+
+  /** Makes `owner` the only owner of a chunk Secret. */
+  async setOwner(name: string, owner: OwnerReference, signal?: AbortSignal): Promise<void> {
+    await this.#beforeWrite?.();
+    try {
+      await this.#client.patch(this.#ref(name), { metadata: { ownerReferences: [owner] } }, 'merge', signal === undefined ? {} : { signal });
+    } catch (e) {
+      throw wrapError(`setting the owner of release chunk ${describeSecret(this.#namespace, name)}`, e);
+    }
+  }
+
+  /** Deletes a Secret; one already gone is fine. */
+  async delete(name: string, signal?: AbortSignal): Promise<void> {
+    await this.#beforeWrite?.();
+    try {
+      await this.#client.delete(this.#ref(name), signal === undefined ? {} : { signal });
+    } catch (e) {
+      if (!isNotFound(e)) throw wrapError(`deleting release record ${describeSecret(this.#namespace, name)}`, e);
+    }
+  }
+
+  /** The piece held by chunk `name` of the revision stored under `key`; throws naming both when missing or corrupt. */
+  async readChunk(key: string, name: string, signal?: AbortSignal): Promise<Buffer> {
+    const where = describeSecret(this.#namespace, key);
+    let obj: KubeObject;
+    try {
+      obj = await this.#client.get(this.#ref(name), signal === undefined ? {} : { signal });
+    } catch (e) {
+      if (isNotFound(e))
+        throw new Error(`release record ${where} is corrupt: its chunk ${describeSecret(this.#namespace, name)} does not exist`, { cause: e });
+      throw wrapError(`reading release chunk ${describeSecret(this.#namespace, name)} of ${where}`, e);
+    }
+    const piece = chunkPiece(obj, this.#namespace, key);
+    const expected = chunkSecretName(key, piece);
+    if (expected !== name) {
+      throw new Error(`release record ${where} is corrupt: the content of chunk ${describeSecret(this.#namespace, name)} does not match its name`, {
+        cause: new Error(`its bytes hash to the name ${expected}`),
+      });
+    }
+    return piece;
+  }
+}

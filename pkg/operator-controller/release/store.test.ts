@@ -1,0 +1,191 @@
+// Crash safety of the store's write order, checked exhaustively: the Secret API is an
+// in-memory fake that dies at the k-th write, for every k; afterwards a healthy store must
+// see either the old or the new state (never an error, never a partial record), and a retry
+// must complete the operation and leave no Secret that no index references. The real API
+// server's behaviour is proven in test/integration/release-store.test.ts.
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { KubeClient, ObjectRef } from '../../shared/kube/index.ts';
+import { Crash, fakeSecrets as fakeClient, type SecretStore as Store } from '../../../test/support/fake-secrets.ts';
+import { ReleaseStatus, createReleaseStore, type Release } from './index.ts';
+
+function rel(revision: number, status: Release['status'], blobBytes: number, description = 'Install complete'): Release {
+  return {
+    extension: 'acme',
+    extensionUID: 'ce-uid',
+    revision,
+    status,
+    bundle: { package: 'acme', name: `acme.v${revision}`, version: `${revision}.0.0`, image: 'quay.io/acme/b@sha256:00' },
+    manifest: [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `blob${revision}` }, data: { blob: randomBytes(blobBytes).toString('base64') } },
+    ],
+    properties: [],
+    description,
+  };
+}
+
+/** Every Secret is an index or a chunk some index names. */
+function expectNoOrphans(objects: Store): void {
+  const referenced = new Set<string>();
+  for (const s of objects.values()) {
+    if (s.metadata.labels?.['type'] !== 'index') continue;
+    referenced.add(s.metadata.name ?? '');
+    for (const n of JSON.parse(Buffer.from((s['data'] as Record<string, string>)['extraChunks'] ?? '', 'base64').toString()) as string[])
+      referenced.add(n);
+  }
+  expect([...objects.keys()].filter((n) => !referenced.has(n))).toEqual([]);
+}
+
+/** Whether the crash surfaced (as the cause of the store's error) or the operation had already done its part. */
+type Outcome = 'crashed' | 'completed';
+
+function causedByCrash(e: unknown): boolean {
+  for (let cur: unknown = e; cur instanceof Error; cur = cur.cause) if (cur instanceof Crash) return true;
+  return false;
+}
+
+async function crashEverywhere(
+  seed: Store,
+  op: (store: ReturnType<typeof createReleaseStore>) => Promise<void>,
+  check: (objects: Store, outcome: Outcome) => Promise<void>,
+): Promise<number> {
+  const probe = new Map(structuredClone([...seed]));
+  const counter = fakeClient(probe);
+  await op(createReleaseStore({ client: counter.client, namespace: 'ns' }));
+  const total = counter.writes();
+  for (let k = 0; k < total; k++) {
+    const objects: Store = new Map(structuredClone([...seed]));
+    const crashing = fakeClient(objects, k);
+    const failure = await op(createReleaseStore({ client: crashing.client, namespace: 'ns' })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (failure !== undefined) expect(causedByCrash(failure), String(failure)).toBe(true);
+    await check(objects, failure === undefined ? 'completed' : 'crashed');
+  }
+  return total;
+}
+
+const NAMESPACE = 'ns';
+const history = (objects: Store) => createReleaseStore({ client: fakeClient(objects).client, namespace: NAMESPACE }).history('acme');
+
+describe('a crash at any write', () => {
+  it('of a create shows the old history, and the retried create completes it without leftovers', async () => {
+    const seed: Store = new Map();
+    const v1 = rel(1, ReleaseStatus.Deployed, 1_000);
+    await createReleaseStore({ client: fakeClient(seed).client, namespace: NAMESPACE }).create(v1);
+    const v2 = rel(2, ReleaseStatus.PendingUpgrade, 800_000);
+    const outcomes: Outcome[] = [];
+    const total = await crashEverywhere(
+      seed,
+      (s) => s.create(v2),
+      async (objects, outcome) => {
+        outcomes.push(outcome);
+        const seen = await history(objects);
+        if (outcome === 'completed') {
+          // Only the chunks' re-owning was cut short: the record is whole.
+          expect(seen).toEqual([v2, v1]);
+        } else {
+          expect(seen.map((r) => r.revision)).toEqual([1]);
+          // The controller retries with content of the moment (another timestamp, say).
+          const retried = { ...v2, description: 'Upgrade retried' };
+          await createReleaseStore({ client: fakeClient(objects).client, namespace: NAMESPACE }).create(retried);
+          expect(await history(objects)).toEqual([retried, v1]);
+        }
+        expectNoOrphans(objects);
+      },
+    );
+    expect(total).toBeGreaterThanOrEqual(3);
+    expect(outcomes).toContain('crashed');
+  });
+
+  it('of an update shows the old or the new revision, and the retried update leaves only the new chunks', async () => {
+    const seed: Store = new Map();
+    const pending = rel(1, ReleaseStatus.PendingInstall, 800_000);
+    await createReleaseStore({ client: fakeClient(seed).client, namespace: NAMESPACE }).create(pending);
+    const deployed = { ...rel(1, ReleaseStatus.Deployed, 800_000), description: 'Install complete' };
+    await crashEverywhere(
+      seed,
+      (s) => s.update(deployed),
+      async (objects) => {
+        const [seen] = await history(objects);
+        expect([pending, deployed]).toContainEqual(seen);
+        await createReleaseStore({ client: fakeClient(objects).client, namespace: NAMESPACE }).update(deployed);
+        expect(await history(objects)).toEqual([deployed]);
+        expectNoOrphans(objects);
+      },
+    );
+  });
+
+  it('of deleteAll leaves a readable, newest part of the history, and the retry removes everything', async () => {
+    const seed: Store = new Map();
+    const setup = createReleaseStore({ client: fakeClient(seed).client, namespace: NAMESPACE });
+    for (let r = 1; r <= 3; r++) await setup.create(rel(r, r === 3 ? ReleaseStatus.Deployed : ReleaseStatus.Superseded, 800_000));
+    await crashEverywhere(
+      seed,
+      (s) => s.deleteAll('acme'),
+      async (objects) => {
+        const left = (await history(objects)).map((r) => r.revision);
+        expect([[3, 2, 1], [3, 2], [3], []]).toContainEqual(left);
+        await createReleaseStore({ client: fakeClient(objects).client, namespace: NAMESPACE }).deleteAll('acme');
+        expect(objects.size).toBe(0);
+      },
+    );
+  });
+});
+
+describe('reads', () => {
+  it('a create reads the revision with one LIST, an update of a revision this process wrote or read with none, and both still refuse a wrong state', async () => {
+    const objects: Store = new Map();
+    const { client } = fakeClient(objects);
+    const reads: string[] = [];
+    const counting = {
+      ...client,
+      listAll: (t: unknown, o: { labelSelector?: string }) => (reads.push(`list ${o.labelSelector ?? ''}`), client.listAll(t as never, o as never)),
+      get: (ref: ObjectRef) => (reads.push(`get ${ref.name}`), client.get(ref)),
+    } as unknown as KubeClient;
+    const store = createReleaseStore({ client: counting, namespace: NAMESPACE });
+    const key = 'sh.helm.release.v1.acme.v1';
+    await store.create(rel(1, ReleaseStatus.PendingInstall, 10));
+    // The key's Secrets, then the history for pruning.
+    expect(reads).toEqual([`list owner=operator-controller,key=${key}`, 'list owner=operator-controller,name=acme,type=index']);
+    reads.length = 0;
+    await store.update(rel(1, ReleaseStatus.Deployed, 10));
+    expect(reads).toEqual([]);
+    // A store that has not seen the revision reads its Secrets first.
+    const other = createReleaseStore({ client: counting, namespace: NAMESPACE });
+    await other.update(rel(1, ReleaseStatus.Superseded, 10));
+    expect(reads).toEqual([`list owner=operator-controller,key=${key}`]);
+    // The first store's knowledge is stale now: the resourceVersion refuses it, and it reads again.
+    reads.length = 0;
+    await store.update(rel(1, ReleaseStatus.Deployed, 10));
+    expect(reads).toEqual([`list owner=operator-controller,key=${key}`]);
+    expect((await store.history('acme'))[0]?.status).toBe(ReleaseStatus.Deployed);
+    await expect(store.create(rel(1, ReleaseStatus.Deployed, 10))).rejects.toThrow(`release record Secret "ns/${key}" already exists`);
+    await expect(store.update(rel(2, ReleaseStatus.Deployed, 10))).rejects.toThrow(
+      'release record Secret "ns/sh.helm.release.v1.acme.v2" does not exist',
+    );
+  });
+});
+
+describe('beforeWrite', () => {
+  it('is awaited with the extension before every Secret write, and only then', async () => {
+    const objects: Store = new Map();
+    const { client, writes } = fakeClient(objects);
+    const seen: string[] = [];
+    const store = createReleaseStore({
+      client,
+      namespace: NAMESPACE,
+      beforeWrite: (extension) => {
+        seen.push(`${extension}@${writes()}`);
+        return Promise.resolve();
+      },
+    });
+    await store.create(rel(1, ReleaseStatus.PendingInstall, 800_000));
+    await store.update(rel(1, ReleaseStatus.Deployed, 800_000));
+    await store.history('acme');
+    await store.deleteAll('acme');
+    expect(writes()).toBeGreaterThan(5);
+    expect(seen).toEqual(Array.from({ length: writes() }, (_, i) => `acme@${i}`));
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * The release record model: one numbered revision of a ClusterExtension's install or upgrade,
+ * and the store that keeps them (as Helm keeps releases). How a Release is stored, as Helm's
+ * release JSON, is helm-format.ts.
+ */
+import type { Logger } from 'pino';
+import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
+
+/** Status of a revision, with Helm's status strings (stored in the `status` label too). */
+export const ReleaseStatus = {
+  PendingInstall: 'pending-install',
+  PendingUpgrade: 'pending-upgrade',
+  Deployed: 'deployed',
+  Superseded: 'superseded',
+  Failed: 'failed',
+} as const;
+
+/** One of the ReleaseStatus strings. */
+export type ReleaseStatus = (typeof ReleaseStatus)[keyof typeof ReleaseStatus];
+
+/** The bundle a revision installed. */
+export interface ReleaseBundle {
+  package: string;
+  name: string;
+  version: string;
+  release?: string;
+  /** The bundle image reference as the catalog gives it (reported in `Installed`). */
+  image: string;
+  /**
+   * `<repository>@<digest>` of the image that was pulled: what a restart pulls again, so that
+   * neither the catalog nor a moved tag decides what is installed.
+   */
+  digestRef?: string;
+}
+
+/** One revision of an extension's release. */
+export interface Release {
+  /** ClusterExtension metadata.name (= release name). */
+  extension: string;
+  /** ClusterExtension metadata.uid (owner reference of the records); '' writes no owner reference. */
+  extensionUID: string;
+  /** 1, 2, ... */
+  revision: number;
+  status: ReleaseStatus;
+  /**
+   * The install namespace (`spec.namespace`): Helm's release namespace, which upstream's Helm
+   * uses for the ownership metadata of an upgrade. Absent in records written before it was kept.
+   */
+  namespace?: string;
+  bundle: ReleaseBundle;
+  /** the objects applied, in apply order */
+  manifest: KubeObject[];
+  /** the bundle's olm.properties (parsed JSON array) */
+  properties: unknown[];
+  /** spec.config.inline used to render ("values") */
+  config?: Record<string, unknown>;
+  /** fields dropped because the API server's schema does not know them, and objects kept on purpose (CRDs) */
+  notes?: { droppedFields?: { object: string; paths: string[] }[]; keptObjects?: string[]; skippedObjects?: string[] };
+  /** "Install complete", "Upgrade complete", or the API server's error for failed */
+  description: string;
+  /** RFC 3339 */
+  firstDeployed?: string;
+  /** RFC 3339 */
+  lastDeployed?: string;
+}
+
+/** Release records of ClusterExtensions. Every method throws (with `cause`) on API failures. */
+export interface ReleaseStore {
+  /** All revisions of `extension`, newest first; [] when there are none. */
+  history(extension: string, signal?: AbortSignal): Promise<Release[]>;
+  /** Names of all extensions that have records. */
+  list(signal?: AbortSignal): Promise<string[]>;
+  /** Writes a new revision (must not exist yet); then prunes history to maxHistory revisions, never deleting the newest deployed one. */
+  create(release: Release, signal?: AbortSignal): Promise<void>;
+  /** Rewrites an existing revision (e.g. status pending-install -> deployed, deployed -> superseded). */
+  update(release: Release, signal?: AbortSignal): Promise<void>;
+  /** Deletes every record of `extension`. */
+  deleteAll(extension: string, signal?: AbortSignal): Promise<void>;
+}
+
+/** Options of createReleaseStore. */
+export interface ReleaseStoreOptions {
+  /** The controller's own client (records are never written with an extension's ServiceAccount). */
+  client: KubeClient;
+  /** The system namespace the record Secrets live in (e.g. `olmv1-system`). */
+  namespace: string;
+  /** Revisions kept per extension after a create (default 10; 0 keeps all). */
+  maxHistory?: number;
+  /** Clock of the `createdAt`/`modifiedAt` labels (default: the system clock). */
+  now?: () => Date;
+  /**
+   * Where a failed pruning is reported. Pruning after a create is best effort: the new
+   * revision is written by then, and the next create prunes whatever is still in excess.
+   */
+  log?: Logger;
+  /**
+   * Awaited before every Secret write for `extension`'s records: the crash tests' pause hook
+   * (cmd/operator-controller/test-pause.ts); none in production.
+   */
+  beforeWrite?: (extension: string) => Promise<void>;
+}

@@ -1,0 +1,73 @@
+/**
+ * Mapping of object kinds to API resources (group, plural resource, scope) without a
+ * cluster: a static table of the kinds a rendered registry+v1 bundle can contain, plus the
+ * CustomResourceDefinitions carried by the bundle itself.
+ */
+import type { KubeObject } from '../bundle/index.ts';
+
+/** An API resource: group ("" for core), plural name, and whether it is namespaced. */
+export interface ResourceMapping {
+  group: string;
+  resource: string;
+  namespaced: boolean;
+}
+
+/**
+ * Maps `apiVersion` + `kind` to its resource and scope from a static table (built-in kinds plus
+ * the bundle's CRDs), or undefined when unknown. Offline and pure: pkg/shared/kube's ResourceMapper
+ * answers the same question from the API server's discovery.
+ */
+export type KindScopes = (apiVersion: string, kind: string) => ResourceMapping | undefined;
+
+/** The group part of an apiVersion (`apps/v1` -> `apps`, `v1` -> ""). */
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.lastIndexOf('/');
+  return slash === -1 ? '' : apiVersion.slice(0, slash);
+}
+
+const BUILTIN: readonly (readonly [group: string, kind: string, resource: string, namespaced: boolean])[] = [
+  ['', 'ConfigMap', 'configmaps', true],
+  ['', 'Secret', 'secrets', true],
+  ['', 'Service', 'services', true],
+  ['', 'ServiceAccount', 'serviceaccounts', true],
+  ['apps', 'Deployment', 'deployments', true],
+  ['rbac.authorization.k8s.io', 'Role', 'roles', true],
+  ['rbac.authorization.k8s.io', 'RoleBinding', 'rolebindings', true],
+  ['rbac.authorization.k8s.io', 'ClusterRole', 'clusterroles', false],
+  ['rbac.authorization.k8s.io', 'ClusterRoleBinding', 'clusterrolebindings', false],
+  ['apiextensions.k8s.io', 'CustomResourceDefinition', 'customresourcedefinitions', false],
+  ['admissionregistration.k8s.io', 'ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', false],
+  ['admissionregistration.k8s.io', 'MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', false],
+  ['policy', 'PodDisruptionBudget', 'poddisruptionbudgets', true],
+  ['scheduling.k8s.io', 'PriorityClass', 'priorityclasses', false],
+  ['networking.k8s.io', 'NetworkPolicy', 'networkpolicies', true],
+  ['autoscaling.k8s.io', 'VerticalPodAutoscaler', 'verticalpodautoscalers', true],
+  ['monitoring.coreos.com', 'PrometheusRule', 'prometheusrules', true],
+  ['monitoring.coreos.com', 'ServiceMonitor', 'servicemonitors', true],
+  ['monitoring.coreos.com', 'PodMonitor', 'podmonitors', true],
+  ['cert-manager.io', 'Issuer', 'issuers', true],
+  ['cert-manager.io', 'Certificate', 'certificates', true],
+  ['console.openshift.io', 'ConsoleYAMLSample', 'consoleyamlsamples', false],
+  ['console.openshift.io', 'ConsoleQuickStart', 'consolequickstarts', false],
+  ['console.openshift.io', 'ConsoleCLIDownload', 'consoleclidownloads', false],
+  ['console.openshift.io', 'ConsoleLink', 'consolelinks', false],
+  ['console.openshift.io', 'ConsolePlugin', 'consoleplugins', false],
+];
+
+/**
+ * A mapper knowing the built-in kinds above and the kinds defined by `crds` (their
+ * `spec.group`, `spec.names.plural/kind`, `spec.scope`); CRDs take precedence.
+ */
+export function staticKindScopes(crds: readonly KubeObject[]): KindScopes {
+  const table = new Map<string, ResourceMapping>();
+  for (const [group, kind, resource, namespaced] of BUILTIN) table.set(`${group}/${kind}`, { group, resource, namespaced });
+  for (const crd of crds) {
+    const spec = crd['spec'] as { group?: unknown; scope?: unknown; names?: { plural?: unknown; kind?: unknown } } | undefined;
+    const group = spec?.group;
+    const kind = spec?.names?.kind;
+    const plural = spec?.names?.plural;
+    if (typeof group !== 'string' || typeof kind !== 'string' || typeof plural !== 'string') continue;
+    table.set(`${group}/${kind}`, { group, resource: plural, namespaced: spec?.scope !== 'Cluster' });
+  }
+  return (apiVersion, kind) => table.get(`${groupOf(apiVersion)}/${kind}`);
+}

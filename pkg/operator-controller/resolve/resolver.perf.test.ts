@@ -1,0 +1,68 @@
+/**
+ * A loose sanity bound on resolution time for a large package (about 1,000 bundles, the size
+ * of the largest package in a 5,000-bundle catalog). The target is 5 ms warm; the bound here
+ * is wider so a busy CI machine does not flake. Real benchmarks live in bench/.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Bundle, Channel, DeclarativeConfig } from '../../shared/fbc/types.ts';
+import { resolve, type ResolveInput } from './index.ts';
+import { partition } from './testing.ts';
+
+function largePackage(): DeclarativeConfig {
+  const bundles: Bundle[] = [];
+  const channels: Channel[] = [];
+  for (let minor = 0; minor < 20; minor++) {
+    const entries: Channel['entries'] = [];
+    for (let patch = 0; patch < 50; patch++) {
+      const name = `big.v1.${minor}.${patch}`;
+      const version = patch % 10 === 9 ? `1.${minor}.${patch}-rc.1` : `1.${minor}.${patch}+${patch % 3}`;
+      bundles.push({
+        schema: 'olm.bundle',
+        name,
+        package: 'big',
+        image: `registry.example/big@sha256:${String(minor * 100 + patch).padStart(64, '0')}`,
+        properties: [
+          { type: 'olm.package', value: { packageName: 'big', version } },
+          { type: 'olm.gvk', value: { group: 'example.com', kind: 'Thing', version: 'v1' } },
+          { type: 'olm.csv.metadata', value: { displayName: 'Big', description: 'x'.repeat(200) } },
+        ],
+      });
+      entries.push({
+        name,
+        ...(patch > 0 ? { replaces: `big.v1.${minor}.${patch - 1}` } : {}),
+        ...(patch % 5 === 0 ? { skipRange: `>=1.${minor}.0 <1.${minor}.${patch}` } : {}),
+        ...(patch % 7 === 0 && patch > 1 ? { skips: [`big.v1.${minor}.${patch - 2}`] } : {}),
+      });
+    }
+    channels.push({ schema: 'olm.channel', name: `stable-1.${minor}`, package: 'big', entries });
+  }
+  return partition({ bundles, channels }, 'big');
+}
+
+function medianMs(input: ResolveInput): number {
+  for (let i = 0; i < 20; i++) resolve(input);
+  const times: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const start = performance.now();
+    const r = resolve(input);
+    times.push(performance.now() - start);
+    if (!r.ok) throw new Error(r.error);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] ?? Infinity;
+}
+
+describe('resolution time on a ~1,000-bundle package', () => {
+  const fbc = largePackage();
+  const catalogs = [{ name: 'big-catalog', priority: 0, package: fbc }];
+
+  it.each<[string, Partial<ResolveInput>]>([
+    ['no filters', {}],
+    ['a version range', { versionRange: '>=1.5.0 <1.9.0' }],
+    ['a channel and an installed bundle', { channels: ['stable-1.3'], installed: { name: 'big.v1.3.10', version: '1.3.10+1' } }],
+    ['an installed bundle, edges from every channel', { installed: { name: 'big.v1.7.20', version: '1.7.20+2' } }],
+  ])('%s', (_, extra) => {
+    expect(fbc.bundles).toHaveLength(1000);
+    expect(medianMs({ packageName: 'big', catalogs, ...extra })).toBeLessThan(25);
+  });
+});

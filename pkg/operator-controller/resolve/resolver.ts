@@ -1,0 +1,120 @@
+/**
+ * Bundle resolution (resolver.md §3, §4): which bundle of which catalog a ClusterExtension
+ * gets. Pure: catalogs are fetched by the caller and passed in.
+ */
+import { err, ok, type Result } from '../../shared/errors/index.ts';
+import { bestInCatalog, isEmptyPartition, type CandidateFilter, type CatalogBest, type InstalledEdges } from './candidates.ts';
+import {
+  dependencyNotSupported,
+  getPackageFailed,
+  installedVersionFailed,
+  resolutionFailed,
+  resolvedVersionFailed,
+  upgradeEdgesFailed,
+  versionRangeInvalid,
+} from './messages.ts';
+import { parseExplicitVersionRelease, parseLegacyVersionRelease } from './release.ts';
+import type { InstalledBundle, Resolution, ResolveInput } from './types.ts';
+import { parseVersionRange, type VersionRange } from './version-range.ts';
+
+/** Bundle property types that declare dependencies; a resolved bundle must have none. */
+export const DEPENDENCY_PROPERTY_TYPES: readonly string[] = ['olm.package.required', 'olm.gvk.required', 'olm.constraint'];
+
+interface Found {
+  readonly catalog: string;
+  readonly priority: number;
+  readonly best: CatalogBest;
+}
+
+/**
+ * Checks `spec.source.catalog.version` the way resolution does first (Step 2), so a caller
+ * can report E-range before listing or fetching catalogs. `""` is valid (no filter).
+ */
+export function checkVersionRange(versionRange: string): Result<VersionRange | undefined, string> {
+  if (versionRange === '') return ok(undefined);
+  const parsed = parseVersionRange(versionRange);
+  return parsed.ok ? parsed : err(versionRangeInvalid(versionRange, parsed.error));
+}
+
+function installedEdges(installed: InstalledBundle): Result<InstalledEdges, string> {
+  const explicit = installed.release !== null && installed.release !== undefined;
+  const vr = explicit ? parseExplicitVersionRelease(installed.version, installed.release ?? '') : parseLegacyVersionRelease(installed.version);
+  if (!vr.ok) return err(upgradeEdgesFailed(installedVersionFailed(explicit, vr.error)));
+  return ok({ name: installed.name, versionRelease: vr.value });
+}
+
+// Step 5: the strictly highest priority wins; a tie at the top keeps everyone (an error).
+function byPriority(found: Found[]): Found[] {
+  if (found.length <= 1) return found;
+  const sorted = [...found].sort((a, b) => b.priority - a.priority);
+  const [first, second] = sorted;
+  return first !== undefined && second !== undefined && first.priority !== second.priority ? [first] : found;
+}
+
+/**
+ * Resolves one package across catalogs, step by step as upstream (resolver.md §3):
+ * version range (E-range) before any catalog is looked at; catalogs in order, where a fetch
+ * failure (E-walk-2) or an unparsable installed version (E-edges, only once a catalog has
+ * the package) ends the run; each catalog offers its best candidate; non-deprecated offers
+ * beat deprecated ones across catalogs, then strictly higher priority wins; otherwise the
+ * E-none / E-ambig error. The winner must have a usable version (E-ver) and no dependency
+ * properties (E-dep). Returns the error text exactly as the Progressing condition shows it.
+ */
+export function resolve(input: ResolveInput): Result<Resolution, string> {
+  const range = checkVersionRange(input.versionRange ?? '');
+  if (!range.ok) return range;
+  const channels = input.channels ?? [];
+  const installed = input.installed ?? undefined;
+  const followEdges = installed !== undefined && input.upgradeConstraintPolicy !== 'SelfCertified';
+
+  let edges: Result<InstalledEdges, string> | undefined;
+  const filter: CandidateFilter = {
+    channels: channels.length > 0 ? new Set(channels) : undefined,
+    range: range.value,
+    installed: undefined,
+    skipRanges: new Map(),
+    bundleReleaseSupport: input.bundleReleaseSupport,
+  };
+
+  let found: Found[] = [];
+  let foundDeprecated = false;
+  for (const catalog of input.catalogs) {
+    if ('error' in catalog) return err(getPackageFailed(input.packageName, catalog.name, catalog.error));
+    const fbc = catalog.package;
+    if (fbc === null || isEmptyPartition(fbc)) continue;
+    if (followEdges && installed !== undefined) {
+      edges ??= installedEdges(installed);
+      if (!edges.ok) return edges;
+    }
+    const best = bestInCatalog(fbc, { ...filter, installed: edges?.ok === true ? edges.value : undefined });
+    if (best === undefined) continue;
+    // Step 4.7: keep only non-deprecated offers when there are any.
+    if (found.length > 0) {
+      if (best.deprecated && !foundDeprecated) continue;
+      if (!best.deprecated && foundDeprecated) found = [];
+    }
+    foundDeprecated = best.deprecated;
+    found.push({ catalog: catalog.name, priority: catalog.priority, best });
+  }
+
+  const finalists = byPriority(found);
+  const winner = finalists.length === 1 ? finalists[0] : undefined;
+  if (winner === undefined) {
+    return err(
+      resolutionFailed({
+        packageName: input.packageName,
+        versionRange: input.versionRange ?? '',
+        channels,
+        installedVersion: installed?.version,
+        catalogs: finalists.map((f) => f.catalog),
+      }),
+    );
+  }
+
+  const { bundle, versionRelease, deprecation } = winner.best;
+  if (!versionRelease.ok) return err(resolvedVersionFailed(bundle.name, versionRelease.error));
+  const dependency = bundle.properties.find((p) => DEPENDENCY_PROPERTY_TYPES.includes(p.type));
+  if (dependency !== undefined) return err(dependencyNotSupported(bundle.name, dependency.type));
+
+  return ok({ bundle, versionRelease: versionRelease.value, catalog: winner.catalog, deprecation });
+}

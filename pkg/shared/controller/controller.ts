@@ -1,0 +1,229 @@
+/**
+ * A controller: informer events -> key functions -> de-duplicating workqueue -> N workers
+ * running the reconciler, with controller-runtime's result handling and metrics. Two additions
+ * for reconciles that can run long (catalogd's ingests): an event can cancel the reconcile in
+ * flight for its key (Watch.cancels), and a failure for a resource limit is retried no sooner
+ * than a floor (ControllerOptions.limitRetryFloorMs).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { isLimitExceeded, isTerminal } from '../errors/index.ts';
+import { objectKey, settlesWithin, type Informer, type InformerEventType, type KubeObject } from '../kube/index.ts';
+import { controllerMetrics, type ControllerMetrics } from './controller-metrics.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+import { ReconcileCancelledError, isPanic, type ReconcileResult, type Reconciler } from './reconciler.ts';
+import { WorkQueue } from './workqueue.ts';
+
+/**
+ * Maps an informer event to the keys to reconcile (none: undefined or []). Runs inside the
+ * informer's event delivery: compute keys only, no I/O.
+ */
+export type KeyFunc<T extends KubeObject = KubeObject> = (
+  type: InformerEventType,
+  obj: Readonly<T>,
+  oldObj: Readonly<T> | undefined,
+) => string | readonly string[] | undefined;
+
+/**
+ * Says whether an event makes the reconcile in flight for its keys pointless (the object was
+ * deleted, its spec changed): the reason why, or undefined. Same constraints as KeyFunc.
+ */
+export type CancelFunc<T extends KubeObject = KubeObject> = (
+  type: InformerEventType,
+  obj: Readonly<T>,
+  oldObj: Readonly<T> | undefined,
+) => string | undefined;
+
+/** One informer the controller reacts to; `keys` defaults to the object's own key. */
+export interface Watch<T extends KubeObject = KubeObject> {
+  informer: Informer<T>;
+  keys?: KeyFunc<T>;
+  /**
+   * When it gives a reason, a reconcile of the event's keys that is running gets its `signal`
+   * aborted with a ReconcileCancelledError carrying it. The event queues the keys as usual, so
+   * they are reconciled again as soon as the cancelled reconcile returns, without backoff.
+   */
+  cancels?: CancelFunc<T>;
+}
+
+/** Construction options of a Controller. */
+export interface ControllerOptions {
+  /** `controller` label and log field, e.g. `controller-operator-cluster-extension-controller`. */
+  name: string;
+  reconciler: Reconciler;
+  log: Logger;
+  registry?: Registry;
+  // Watch<any>: handlers are contravariant in T, so a list of differently-typed watches
+  // cannot be expressed with Watch<KubeObject>.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+  watches: ReadonlyArray<Watch<any>>;
+  /** Workers (default 1: a key is never reconciled concurrently anyway). */
+  concurrency?: number;
+  rateLimiter?: RateLimiter;
+  /**
+   * A reconcile that failed with a LimitExceededError among its causes (pkg/shared/errors) is retried
+   * after this many ms at the earliest, or later if the rate limiter says so (default 0).
+   */
+  limitRetryFloorMs?: number;
+  /** How long `run` waits for in-flight reconciles after its signal aborted (default 30 s). */
+  shutdownTimeoutMs?: number;
+}
+
+/** See the module comment. Handlers are registered at construction; `run` starts the workers. */
+export class Controller {
+  readonly name: string;
+  readonly queue: WorkQueue;
+  readonly #o: ControllerOptions;
+  readonly #metrics: ControllerMetrics | undefined;
+  readonly #unsubscribe: Array<() => void> = [];
+  /** Cancellation of the reconcile running for each key. */
+  readonly #inFlight = new Map<string, AbortController>();
+  #started = false;
+  #ran = false;
+
+  constructor(options: ControllerOptions) {
+    const concurrency = options.concurrency ?? 1;
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`controller ${options.name}: concurrency must be a positive integer`);
+    this.name = options.name;
+    this.#o = { ...options, concurrency };
+    const queueOpts = { name: options.name, ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }) };
+    this.queue = new WorkQueue(options.registry === undefined ? queueOpts : { ...queueOpts, registry: options.registry });
+    this.#metrics = options.registry === undefined ? undefined : controllerMetrics(options.registry, options.name);
+    this.#metrics?.maxConcurrent.set(concurrency);
+    this.#metrics?.activeWorkers.set(0);
+    for (const w of options.watches) {
+      const keys: KeyFunc = w.keys ?? ((_t, obj) => objectKey(obj));
+      const cancels: CancelFunc | undefined = w.cancels;
+      this.#unsubscribe.push(
+        w.informer.addHandler((type, obj, old) => {
+          const k = keys(type, obj, old);
+          const reason = cancels?.(type, obj, old);
+          if (reason !== undefined) this.#cancelAll(k, reason);
+          this.#enqueueAll(k);
+        }),
+      );
+    }
+  }
+
+  /** True once all informers synced and workers are running (a readiness signal). */
+  get started(): boolean {
+    return this.#started;
+  }
+
+  /** Queues `key` for reconciliation (e.g. from a mapping outside the watched informers). */
+  enqueue(key: string): void {
+    this.queue.add(key);
+  }
+
+  /**
+   * Waits for every watched informer to sync, runs the workers until `signal` aborts, then
+   * waits (at most shutdownTimeoutMs) for in-flight reconciles. Informers are
+   * started by the caller (they are usually shared between controllers). Rejects only when
+   * called a second time.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    // A stopped controller has shut its queue down; it cannot run again.
+    if (this.#ran) throw new Error(`controller ${this.name} can run only once`);
+    this.#ran = true;
+    const log = this.#o.log.child({ controller: this.name });
+    try {
+      await Promise.all(this.#o.watches.map((w) => w.informer.waitForSync(signal)));
+    } catch {
+      // Aborted before the caches synced: nothing was started.
+    }
+    if (!signal.aborted) {
+      log.info({ workers: this.#o.concurrency }, 'starting workers');
+      this.#started = true;
+      const workers = Array.from({ length: this.#o.concurrency ?? 1 }, () => this.#worker(signal, log));
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      log.info({}, 'shutdown signal received, waiting for in-flight reconciles');
+      this.queue.shutdown();
+      const drained = await settlesWithin(Promise.all(workers), this.#o.shutdownTimeoutMs ?? 30_000);
+      if (!drained) log.warn({ timeoutMs: this.#o.shutdownTimeoutMs ?? 30_000 }, 'in-flight reconciles did not finish in time');
+    }
+    this.queue.shutdown();
+    for (const u of this.#unsubscribe) u();
+    this.#started = false;
+    log.info({}, 'controller stopped');
+  }
+
+  #cancelAll(keys: string | readonly string[] | undefined, reason: string): void {
+    for (const k of typeof keys === 'string' ? [keys] : (keys ?? [])) {
+      const running = this.#inFlight.get(k);
+      if (running === undefined || running.signal.aborted) continue;
+      this.#o.log.info({ controller: this.name, key: k, reason }, 'cancelling reconcile in flight');
+      running.abort(new ReconcileCancelledError(reason));
+    }
+  }
+
+  #enqueueAll(keys: string | readonly string[] | undefined): void {
+    if (keys === undefined) return;
+    if (typeof keys === 'string') {
+      if (keys !== '') this.queue.add(keys);
+      return;
+    }
+    for (const k of keys) if (k !== '') this.queue.add(k);
+  }
+
+  async #worker(signal: AbortSignal, log: Logger): Promise<void> {
+    while (!signal.aborted) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      try {
+        // After shutdown the queue still hands out its backlog; a stopping controller skips it.
+        if (!signal.aborted) await this.#process(key, signal, log);
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  async #process(key: string, signal: AbortSignal, parent: Logger): Promise<void> {
+    const log = parent.child({ key, reconcileID: randomUUID() });
+    const m = this.#metrics;
+    m?.activeWorkers.inc();
+    const started = performance.now();
+    const cancel = new AbortController();
+    this.#inFlight.set(key, cancel);
+    let result: ReconcileResult | void;
+    try {
+      result = await this.#o.reconciler.reconcile(key, { signal: AbortSignal.any([signal, cancel.signal]), log });
+    } catch (err) {
+      if (cancel.signal.aborted) {
+        // The event that cancelled it queued the key again: no backoff, no error.
+        m?.total.inc({ result: 'requeue' });
+        log.info({ reason: (cancel.signal.reason as Error).message }, 'reconcile cancelled');
+        return;
+      }
+      if (isPanic(err)) {
+        m?.panics.inc();
+        log.error({ err }, 'Observed a panic in reconciler');
+      }
+      if (isTerminal(err)) {
+        m?.terminalErrors.inc();
+      } else {
+        this.queue.addRateLimited(key, isLimitExceeded(err) ? (this.#o.limitRetryFloorMs ?? 0) : 0);
+      }
+      m?.errors.inc();
+      m?.total.inc({ result: 'error' });
+      log.error({ err, terminal: isTerminal(err) }, 'Reconciler error');
+      return;
+    } finally {
+      this.#inFlight.delete(key);
+      m?.duration.observe((performance.now() - started) / 1000);
+      m?.activeWorkers.dec();
+    }
+    if (result?.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
+      this.queue.forget(key);
+      this.queue.addAfter(key, result.requeueAfterMs);
+      m?.total.inc({ result: 'requeue_after' });
+    } else if (result?.requeue === true) {
+      this.queue.addRateLimited(key);
+      m?.total.inc({ result: 'requeue' });
+    } else {
+      this.queue.forget(key);
+      m?.total.inc({ result: 'success' });
+    }
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The reconciler contract (controller-runtime's Reconciler/Result, TerminalError from
+ * pkg/shared/errors) and the "panic" classification.
+ */
+import type { Logger } from 'pino';
+
+/** What a reconcile asks for besides success. */
+export interface ReconcileResult {
+  /** Reconcile again after this many ms, without counting a failure (e.g. polling). */
+  requeueAfterMs?: number;
+  /** Reconcile again after the rate limiter's delay, without an error. */
+  requeue?: boolean;
+}
+
+/** Per-reconcile context. */
+export interface ReconcileContext {
+  /**
+   * Aborts when the controller stops, or with a ReconcileCancelledError when an event made
+   * this reconcile pointless (Watch.cancels); long operations must honour it.
+   */
+  signal: AbortSignal;
+  /** Child logger carrying `controller`, `key` and `reconcileID`. */
+  log: Logger;
+}
+
+/**
+ * Brings the world in line with the object named by `key`. Level-triggered: it must read the
+ * current state itself, and be idempotent. Throw TerminalError (pkg/shared/errors) for failures
+ * retrying cannot fix (logged, counted, not requeued); any other error is requeued with
+ * rate-limited backoff; returning forgets the key's backoff.
+ */
+export interface Reconciler {
+  reconcile(key: string, ctx: ReconcileContext): Promise<ReconcileResult | void>;
+}
+
+/**
+ * A programming error detected at run time (the JS analogue of a Go panic), e.g. a reconciler
+ * that changed spec or metadata. Counted in `controller_runtime_reconcile_panics_total` and
+ * then handled as an ordinary error, as controller-runtime does with recovered panics.
+ */
+export class PanicError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PanicError';
+  }
+}
+
+/** True for PanicError, JS runtime errors (TypeError, ReferenceError, RangeError, SyntaxError) and non-Error throws. */
+export function isPanic(err: unknown): boolean {
+  if (!(err instanceof Error)) return true;
+  return (
+    err instanceof PanicError || err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError
+  );
+}
+
+/** The abort reason of a reconcile an event cancelled (Watch.cancels); the message says why. */
+export class ReconcileCancelledError extends Error {
+  constructor(reason: string) {
+    super(`reconcile cancelled: ${reason}`);
+    this.name = 'ReconcileCancelledError';
+  }
+}

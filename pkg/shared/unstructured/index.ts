@@ -1,0 +1,16 @@
+/**
+ * pkg/shared/unstructured: the unstructured Kubernetes object type every module shares (see types.ts).
+ */
+export {
+  gvkOf,
+  objectKey,
+  splitObjectKey,
+  type GroupVersionKind,
+  type KubeObject,
+  type ObjectList,
+  type ObjectMeta,
+  type ObjectRef,
+  type OwnerReference,
+  type TypeRef,
+  type WatchEvent,
+} from './types.ts';
