@@ -138,6 +138,29 @@ const MODULE_INDEX_EXCEPTIONS = [
   },
 ];
 
+/** The owner groups of pkg/ and cmd/ and what each may not import (rule 5). */
+function ownerBoundaryBlocks() {
+  const CATALOGD = ['pkg/catalogd', 'cmd/catalogd'];
+  const OPERATOR_CONTROLLER = ['pkg/operator-controller', 'cmd/operator-controller'];
+  const OLMV1 = ['pkg/olmv1', 'cmd/olmv1'];
+  const groups = [
+    { owner: 'catalogd', files: CATALOGD, forbidden: [...OPERATOR_CONTROLLER, ...OLMV1] },
+    { owner: 'operator-controller', files: OPERATOR_CONTROLLER, forbidden: [...CATALOGD, ...OLMV1] },
+    { owner: 'shared', files: ['pkg/shared', 'pkg/gocompat', 'cmd/shared'], forbidden: [...CATALOGD, ...OPERATOR_CONTROLLER, ...OLMV1] },
+  ];
+  return groups.flatMap(({ owner, files, forbidden }) => [
+    {
+      files: files.map((dir) => `${dir}/**`),
+      ignores: TESTS,
+      rules: { 'olmv1/owner-boundaries': ['error', { owner, forbidden }] },
+    },
+    {
+      files: files.map((dir) => `${dir}/**/*.test.ts`),
+      rules: { 'olmv1/owner-boundaries': ['error', { owner, forbidden: forbidden.filter((dir) => dir !== 'pkg/olmv1') }] },
+    },
+  ]);
+}
+
 export default tseslint.config(
   {
     ignores: ['node_modules/', 'dist/', 'coverage/', '.cache/', 'tmp/', '.tmp-*/', '**/testdata/'],
@@ -222,6 +245,10 @@ export default tseslint.config(
     files: ['pkg/catalogd/storage/ingest-child.ts'],
     rules: { 'no-restricted-properties': ['error', NO_PROCESS_ENV_ARGV[0]] },
   },
+  // Rule 5: the tree is grouped by owner binary; catalogd and operator-controller code never
+  // import each other, shared code imports only shared code. Tests may use the local stack's
+  // servers and certificates (pkg/olmv1/localstack) as test infrastructure.
+  ...ownerBoundaryBlocks(),
   {
     // Rule 1: pure cores import no I/O and no infrastructure module, and do not fetch Node's
     // I/O modules through process.getBuiltinModule either.

@@ -9,7 +9,14 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['pkg/**/*.test.ts', 'cmd/**/*.test.ts', 'bench/**/*.test.ts', 'test/envtest/**/*.test.ts', 'scripts/**/*.test.ts'],
+          include: [
+            'pkg/**/*.test.ts',
+            'cmd/**/*.test.ts',
+            'bench/**/*.test.ts',
+            'test/envtest/**/*.test.ts',
+            'test/unit/**/*.test.ts',
+            'scripts/**/*.test.ts',
+          ],
           testTimeout: 20_000,
         },
       },

@@ -12,6 +12,9 @@
  * - `olmv1/module-index-imports`: a file imports another module (a directory under pkg/ with an
  *   `index.ts`; the deepest one holding the file) only through that `index.ts`, unless an
  *   `allow` entry names the pair.
+ * - `olmv1/owner-boundaries`: the file imports nothing under the `forbidden` directories: the
+ *   tree is grouped by owner binary (pkg/catalogd, pkg/operator-controller, pkg/olmv1, shared
+ *   code in pkg/shared and pkg/gocompat), and one binary's code never loads another's.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -181,6 +184,38 @@ const moduleIndexImports = {
   },
 };
 
+const ownerBoundaries = {
+  meta: {
+    type: 'problem',
+    docs: { description: "One binary's code does not import another's; shared code imports only shared code" },
+    schema: [
+      {
+        type: 'object',
+        properties: {
+          // Repository directories the file must not import from.
+          forbidden: { type: 'array', items: { type: 'string' } },
+          // Who owns the linted files, for the message.
+          owner: { type: 'string' },
+        },
+        required: ['forbidden', 'owner'],
+        additionalProperties: false,
+      },
+    ],
+    messages: {
+      owner: "'{{specifier}}' is in {{dir}}, which {{owner}} code must not import: move what both need to pkg/shared (or cmd/shared) instead.",
+    },
+  },
+  create(context) {
+    const { forbidden, owner } = context.options[0];
+    return importVisitors((node, specifier) => {
+      const target = resolveRelative(context.filename, specifier);
+      if (target === undefined) return;
+      const dir = forbidden.find((d) => target === d || target.startsWith(`${d}/`));
+      if (dir !== undefined) context.report({ node, messageId: 'owner', data: { specifier, dir, owner } });
+    });
+  },
+};
+
 /** The plugin: register as `olmv1` in eslint.config.js. */
 export const architecturePlugin = {
   meta: { name: 'olmv1-architecture' },
@@ -188,5 +223,6 @@ export const architecturePlugin = {
     'pure-core-imports': pureCoreImports,
     'kube-client-node': kubeClientNode,
     'module-index-imports': moduleIndexImports,
+    'owner-boundaries': ownerBoundaries,
   },
 };

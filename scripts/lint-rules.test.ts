@@ -52,7 +52,7 @@ runCases('olmv1/pure-core-imports', [
     name: 'node:fs/promises in pkg/operator-controller/resolve',
     path: 'pkg/operator-controller/resolve/catalog-source.ts',
     violation: "import { readFile } from 'node:fs/promises';\nexport const read = readFile;\n",
-    compliant: "import { parseRange } from '../semver/index.ts';\nexport const parse = parseRange;\n",
+    compliant: "import { parseRange } from '../../shared/semver/index.ts';\nexport const parse = parseRange;\n",
   },
   {
     name: 'bare fs in the FBC model',
@@ -93,8 +93,8 @@ runCases('olmv1/pure-core-imports', [
   {
     name: 'pkg/catalogd from pkg/operator-controller/resolve',
     path: 'pkg/operator-controller/resolve/served-catalogs.ts',
-    violation: "import { LocalDirStore } from '../catalogd/storage/index.ts';\nexport const S = LocalDirStore;\n",
-    compliant: "import { isZeroMeta } from '../fbc/index.ts';\nexport const z = isZeroMeta;\n",
+    violation: "import { LocalDirStore } from '../../catalogd/storage/index.ts';\nexport const S = LocalDirStore;\n",
+    compliant: "import { isZeroMeta } from '../../shared/fbc/index.ts';\nexport const z = isZeroMeta;\n",
   },
 ]);
 
@@ -128,7 +128,7 @@ runCases('olmv1/kube-client-node', [
     name: 'in a catalogd controller file',
     path: 'pkg/catalogd/clustercatalog/watch-catalogs.ts',
     violation: "import { KubeConfig } from '@kubernetes/client-node';\nexport const K = KubeConfig;\n",
-    compliant: "import { connect } from '../../kube/index.ts';\nexport const c = connect;\n",
+    compliant: "import { connect } from '../../shared/kube/index.ts';\nexport const c = connect;\n",
   },
   {
     name: 'type-only, in the CLI',
@@ -202,8 +202,8 @@ runCases('olmv1/module-index-imports', [
   {
     name: "pkg/shared/image's puller from a catalogd controller",
     path: 'pkg/catalogd/clustercatalog/pull-step.ts',
-    violation: "import { createPuller } from '../../image/puller.ts';\nexport const p = createPuller;\n",
-    compliant: "import { createImageClient } from '../../image/index.ts';\nexport const p = createImageClient;\n",
+    violation: "import { createPuller } from '../../shared/image/puller.ts';\nexport const p = createPuller;\n",
+    compliant: "import { createImageClient } from '../../shared/image/index.ts';\nexport const p = createImageClient;\n",
   },
   {
     name: 'a sibling submodule of pkg/catalogd',
@@ -226,20 +226,20 @@ runCases('olmv1/module-index-imports', [
   {
     name: 'pkg/shared/fbc/types.ts is allowed for types only',
     path: 'pkg/operator-controller/resolve/catalog-view.ts',
-    violation: "import { type Bundle, isZeroMeta } from '../fbc/types.ts';\nexport type B = Bundle;\nexport const z = isZeroMeta;\n",
-    compliant: "import type { Bundle } from '../fbc/types.ts';\nexport type B = Bundle;\n",
+    violation: "import { type Bundle, isZeroMeta } from '../../shared/fbc/types.ts';\nexport type B = Bundle;\nexport const z = isZeroMeta;\n",
+    compliant: "import type { Bundle } from '../../shared/fbc/types.ts';\nexport type B = Bundle;\n",
   },
   {
     name: 'the ingest exception names its file: another storage file may not',
     path: 'pkg/catalogd/storage/ingest-extra.ts',
-    violation: "import { readLayerEntries } from '../../image/layer-entries.ts';\nexport const r = readLayerEntries;\n",
+    violation: "import { readLayerEntries } from '../../shared/image/layer-entries.ts';\nexport const r = readLayerEntries;\n",
     compliant: "import { readLayerEntries } from './ingest-layers.ts';\nexport const r = readLayerEntries;\n",
   },
 ]);
 
 describe('olmv1/module-index-imports: allowed', () => {
   it("the ingest process loads pkg/shared/image's layer reader alone (decisions 0086, 0087)", async () => {
-    const code = "import { readLayerEntries } from '../../image/layer-entries.ts';\nexport const r = readLayerEntries;\n";
+    const code = "import { readLayerEntries } from '../../shared/image/layer-entries.ts';\nexport const r = readLayerEntries;\n";
     expect(await lint('pkg/catalogd/storage/ingest-layers.ts', code)).toEqual([]);
   });
   it("a module's own files, through any path", async () => {
@@ -251,3 +251,55 @@ describe('olmv1/module-index-imports: allowed', () => {
     expect(await lint('test/support/catalogd-extra.ts', code)).toEqual([]);
   });
 });
+
+// Rule 5: the tree is grouped by owner binary (docs/development.md, "The tree").
+runCases('olmv1/owner-boundaries', [
+  {
+    name: 'operator-controller code from catalogd code',
+    path: 'pkg/catalogd/clustercatalog/resolve-extra.ts',
+    violation: "import { resolve } from '../../operator-controller/resolve/index.ts';\nexport const r = resolve;\n",
+    compliant: "import { loadFS } from '../../shared/fbc/index.ts';\nexport const l = loadFS;\n",
+  },
+  {
+    name: 'catalogd code from operator-controller code',
+    path: 'pkg/operator-controller/clusterextension/catalog-extra.ts',
+    violation: "import { LocalDirStore } from '../../catalogd/storage/index.ts';\nexport const S = LocalDirStore;\n",
+    compliant: "import { TerminalError } from '../../shared/errors/index.ts';\nexport const T = TerminalError;\n",
+  },
+  {
+    name: "catalogd's command from operator-controller's",
+    path: 'cmd/operator-controller/extra.ts',
+    violation: "export { CATALOGD_NODE_FLAGS } from '../catalogd/node-flags.ts';\n",
+    compliant: "export { CATALOGD_NODE_FLAGS } from '../shared/node-flags.ts';\n",
+  },
+  {
+    name: "operator-controller's modules from catalogd's command",
+    path: 'cmd/catalogd/extra.ts',
+    violation: "export async function load(): Promise<unknown> {\n  return import('../../pkg/operator-controller/release/index.ts');\n}\n",
+    compliant: "export async function load(): Promise<unknown> {\n  return import('../../pkg/catalogd/storage/index.ts');\n}\n",
+  },
+  {
+    name: "catalogd's modules from cmd/shared",
+    path: 'cmd/shared/credentials.ts',
+    violation: "export { CatalogReconciler } from '../../pkg/catalogd/clustercatalog/index.ts';\n",
+    compliant: "export { PullSecretCredentials } from '../../pkg/shared/pullsecret/index.ts';\n",
+  },
+  {
+    name: 'operator-controller code from a shared module',
+    path: 'pkg/shared/controller/extra.ts',
+    violation: "import type { Release } from '../../operator-controller/release/index.ts';\nexport type R = Release;\n",
+    compliant: "import type { KubeObject } from '../kube/index.ts';\nexport type K = KubeObject;\n",
+  },
+  {
+    name: 'the local stack from a shared module (tests may: next case)',
+    path: 'pkg/shared/image/extra.ts',
+    violation: "export { createSelfSignedCertificate } from '../../olmv1/localstack/index.ts';\n",
+    compliant: "export { parseReference } from './reference.ts';\n",
+  },
+  {
+    name: 'the other binary from a test',
+    path: 'pkg/catalogd/server/extra.test.ts',
+    violation: "import { render } from '../../operator-controller/render/index.ts';\nexport const r = render;\n",
+    compliant: "import { createSelfSignedCertificate } from '../../olmv1/localstack/index.ts';\nexport const c = createSelfSignedCertificate;\n",
+  },
+]);

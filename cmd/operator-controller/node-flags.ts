@@ -1,11 +1,11 @@
 /**
  * How operator-controller's Node process is started (its Deployment passes both; the
  * `extensions` benchmark starts it, and the library floor it is compared with, the same way).
- * The settings are catalogd's (cmd/catalogd/node-flags.ts, decision 0082) for the same reason:
+ * The settings are catalogd's (cmd/shared/node-flags.ts, decision 0082) for the same reason:
  * reconciles allocate many short-lived buffers (release encoding, API responses), and V8's
  * default 16 MB semi-spaces and glibc's per-thread arenas keep tens of MB of them resident.
  */
-import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../catalogd/node-flags.ts';
+import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../shared/node-flags.ts';
 
 /** Node flags of operator-controller. */
 export const OPERATOR_CONTROLLER_NODE_FLAGS: readonly string[] = CATALOGD_NODE_FLAGS;

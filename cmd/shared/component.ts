@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { PullSecretCredentials } from '../../pkg/catalogd/clustercatalog/index.ts';
+import { PullSecretCredentials } from '../../pkg/shared/pullsecret/index.ts';
 import { createImageClient, type ImageClient, type ImageLimits, type RegistriesConfPaths } from '../../pkg/shared/image/index.ts';
 import { LeaderElector, connect, type KubeClient, type KubeContext } from '../../pkg/shared/kube/index.ts';
 import { type ProxyEnvironment, type ProxySelector, checkRegistryCertDir, registryCertDir } from '../../pkg/shared/nodehttp/index.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { PullSecretCredentials } from '../../pkg/catalogd/clustercatalog/index.ts';
+import { PullSecretCredentials } from '../../pkg/shared/pullsecret/index.ts';
 import type { DockerConfig } from '../../pkg/shared/image/index.ts';
 import { connect, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { type ControlPlaneInfo, ensureServiceAccount, requestServiceAccountToken, serviceAccountKubeconfig } from '../envtest/index.ts';

@@ -9,7 +9,6 @@ export {
 export { CONTENT_SYNC_CONTROLLER_NAME, ContentSyncReconciler, type ContentSyncOptions } from './content-sync.ts';
 export { collectGarbage, runGarbageCollector, type GarbageCollectorOptions } from './garbage-collector.ts';
 export { type PollEntry, PollSchedule } from './poll-state.ts';
-export { PullSecretCredentials, type ObjectKey, type PullSecretSources } from './pull-secret.ts';
 export { MESSAGES } from './status.ts';
 export { type CatalogContentMetrics, ContentStepError, createCatalogContentMetrics, storeCatalogImage } from './catalog-content.ts';
 export { DEFAULT_INGEST_TIMEOUT_MS, catalogReconcileCancels, contentSyncCancels } from './ingest-bounds.ts';

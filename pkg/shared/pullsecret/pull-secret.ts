@@ -17,8 +17,8 @@
  * ServiceAccount (a kubeconfig user) has no imagePullSecrets.
  */
 import type { Logger } from 'pino';
-import { type DockerConfig, dockerConfigFromSecret, mergeDockerConfigs } from '../../shared/image/index.ts';
-import { Informer, type KubeClient, type KubeObject, clientListWatch } from '../../shared/kube/index.ts';
+import { type DockerConfig, dockerConfigFromSecret, mergeDockerConfigs } from '../image/index.ts';
+import { Informer, type KubeClient, type KubeObject, clientListWatch } from '../kube/index.ts';
 
 /** A namespaced name. */
 export interface ObjectKey {

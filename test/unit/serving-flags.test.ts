@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { HELP as CATALOGD_HELP, parseCatalogdOptions } from '../catalogd/options.ts';
-import { HELP as CONTROLLER_HELP, parseOperatorControllerOptions } from '../operator-controller/options.ts';
-import { nodeTlsCapabilities, servingOptions } from './serving.ts';
+import { HELP as CATALOGD_HELP, parseCatalogdOptions } from '../../cmd/catalogd/options.ts';
+import { HELP as CONTROLLER_HELP, parseOperatorControllerOptions } from '../../cmd/operator-controller/options.ts';
+import { nodeTlsCapabilities, servingOptions } from '../../cmd/shared/serving.ts';
 
 const ENV = { KUBECONFIG: '/home/u/.kube/config' };
 const CERT = ['--tls-cert=/var/certs/tls.crt', '--tls-key=/var/certs/tls.key'];

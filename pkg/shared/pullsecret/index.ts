@@ -1,0 +1,5 @@
+/**
+ * pkg/shared/pullsecret: registry credentials of a component (catalogd, operator-controller)
+ * from the global pull secret and its ServiceAccount's imagePullSecrets, kept current.
+ */
+export { PullSecretCredentials, type ObjectKey, type PullSecretSources } from './pull-secret.ts';
