@@ -108,7 +108,7 @@ describe('localReplacementsToPin', () => {
   });
 
   it('classifies replace targets', () => {
-    for (const local of ['./x', '../../shared/api', '/abs/dir', '.', '..']) expect(isLocalPath(local)).toBe(true);
+    for (const local of ['./x', '../api', '/abs/dir', '.', '..']) expect(isLocalPath(local)).toBe(true);
     for (const remote of ['example.com/fork', 'k8s.io/api']) expect(isLocalPath(remote)).toBe(false);
   });
 });

@@ -120,7 +120,7 @@ function unquote(field: string): string {
 
 /** True when a replace target is a directory (`./x`, `../x`, `/abs`) rather than a module. */
 export function isLocalPath(target: string): boolean {
-  return target.startsWith('./') || target.startsWith('../../') || target.startsWith('/') || target === '.' || target === '..';
+  return target.startsWith('./') || target.startsWith('../') || target.startsWith('/') || target === '.' || target === '..';
 }
 
 /**

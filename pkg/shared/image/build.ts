@@ -92,7 +92,7 @@ export function filesToEntries(files: Readonly<Record<string, string | Buffer>> 
   const out: TarWriteEntry[] = [];
   for (const [raw, content] of list) {
     const path = goCleanPath(raw.replace(/^\/+/, ''));
-    if (path === '.' || path === '..' || path.startsWith('../../')) throw new Error(`invalid image file path ${JSON.stringify(raw)}`);
+    if (path === '.' || path === '..' || path.startsWith('../')) throw new Error(`invalid image file path ${JSON.stringify(raw)}`);
     for (let d = posix.dirname(path); d !== '.'; d = posix.dirname(d)) dirs.add(d);
     out.push({ path, type: 'file', data: typeof content === 'string' ? Buffer.from(content, 'utf8') : content });
   }

@@ -82,7 +82,7 @@ export async function applyLayer(root: string, entries: AsyncIterable<TarEntry>,
   for await (const { header, body } of entries) {
     const name = goCleanPath(header.name.startsWith('/') ? header.name.slice(1) : header.name);
     if (name === '.') continue;
-    if (name === '..' || name.startsWith('../../')) {
+    if (name === '..' || name.startsWith('../')) {
       log?.debug({ entry: header.name }, 'skipping layer entry outside the image root');
       continue;
     }
@@ -196,7 +196,7 @@ async function writeFileEntry(path: string, mode: number, mtime: Date, body: Asy
 /** The host path a hardlink's target names inside the root, or undefined if it escapes. */
 async function hardlinkTarget(root: string, linkname: string): Promise<string | undefined> {
   const name = goCleanPath(linkname.startsWith('/') ? linkname.slice(1) : linkname);
-  if (name === '.' || name === '..' || name.startsWith('../../')) return undefined;
+  if (name === '.' || name === '..' || name.startsWith('../')) return undefined;
   const parent = await resolveInRoot(root, posix.dirname(name), true);
   const target = join(parent, posix.basename(name));
   if (relative(root, target).startsWith('..')) return undefined;

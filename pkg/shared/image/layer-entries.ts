@@ -51,7 +51,7 @@ export async function* readLayerEntries(
     try {
       for await (const { header, body } of readTar(source)) {
         const path = goCleanPath(header.name.startsWith('/') ? header.name.slice(1) : header.name);
-        if (path === '.' || path === '..' || path.startsWith('../../')) continue;
+        if (path === '.' || path === '..' || path.startsWith('../')) continue;
         if (filter !== undefined && !filter(header.name)) continue;
         budget?.entry(header.type === 'file' ? header.size : 0);
         const what = describe(header.type, path.slice(path.lastIndexOf('/') + 1));

@@ -35,6 +35,6 @@ export function onlyPath(dir: string): EntryFilter {
     } catch (err) {
       throw new Error(`error getting relative path: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
-    return !(rel === '..' || rel.startsWith('../../'));
+    return !(rel === '..' || rel.startsWith('../'));
   };
 }
