@@ -14,6 +14,7 @@ import { CLUSTER_EXTENSION, parseClusterExtension } from '../../shared/api/index
 import {
   addFinalizers,
   isDeleting,
+  isPoll,
   reconcileWithStatus,
   runSteps,
   type ReconcileContext,
@@ -92,7 +93,7 @@ export class ExtensionReconciler implements Reconciler {
       history: [],
     };
     const deps = this.#deps;
-    if (isDeleting(ce)) return (await finalize(deps, state)) ?? {};
+    if (isDeleting(ce)) return asResult(await finalize(deps, state));
     // New finalizers end this pass; their patch triggers the next one (upstream's behaviour).
     if (addFinalizers(ce, EXTENSION_FINALIZERS)) return {};
     const pause = deps.pause;
@@ -117,11 +118,16 @@ export class ExtensionReconciler implements Reconciler {
             },
           },
     );
-    return runSteps(paused, state, this.#o.stepTimer);
+    return asResult(await runSteps(paused, state, this.#o.stepTimer));
   }
 }
 
 /** `{ installer }` when there is one (exactOptionalPropertyTypes). */
 function installerField(installer: Installer | undefined): { installer?: Installer } {
   return installer === undefined ? {} : { installer };
+}
+
+/** The wait callback already chose the poll period; POLL itself is not returned by these steps. */
+function asResult(outcome: StepOutcome): ReconcileResult {
+  return outcome === undefined || isPoll(outcome) ? {} : outcome;
 }

@@ -17,7 +17,8 @@ export {
 } from './conditions.ts';
 export { RETRYING_REASON, progressingFromError, type ErrorCondition } from './error-condition.ts';
 export { addFinalizers, hasFinalizer, isDeleting, removeFinalizer } from './finalizers.ts';
-export { runSteps, stepDurationTimer, type Step, type StepOutcome, type StepTimer } from './steps.ts';
+export { POLL, isPoll, runSteps, stepDurationTimer, type PollOutcome, type Step, type StepOutcome, type StepTimer } from './steps.ts';
+export { StepReconciler, type StepReconcilerConfig } from './step-reconciler.ts';
 export { Controller, type CancelFunc, type ControllerOptions, type KeyFunc, type Watch } from './controller.ts';
 export { HealthServer, informersSynced, type HealthCheck, type HealthServerOptions } from './health-server.ts';
 export {
@@ -40,5 +41,14 @@ export {
 } from './rate-limiter.ts';
 export { PanicError, ReconcileCancelledError, isPanic, type ReconcileContext, type ReconcileResult, type Reconciler } from './reconciler.ts';
 export { wireShutdownSignals, type ShutdownOptions, type SignalProcess } from './shutdown.ts';
-export { UNEXPECTED_CHANGE_MESSAGE, joinErrors, jsonEqual, reconcileWithStatus, type StatusWriteRequest } from './status-writer.ts';
+export {
+  UNEXPECTED_CHANGE_MESSAGE,
+  joinErrors,
+  jsonEqual,
+  reconcileParsedWithStatus,
+  reconcileWithStatus,
+  type ParsedStatusWriteRequest,
+  type StatusWriteRequest,
+  type WorkingObject,
+} from './status-writer.ts';
 export { WorkQueue, type WorkQueueOptions } from './workqueue.ts';

@@ -3,7 +3,7 @@
  * then write back only what changed (status via PUT .../status, finalizers via a merge patch
  * guarded by resourceVersion), and refuse reconcilers that touched spec or metadata.
  */
-import { TerminalError, errorMessage, findTerminal } from '../errors/index.ts';
+import { TerminalError, errorMessage, findTerminal, type Result } from '../errors/index.ts';
 import { isNotFound, type KubeClient, type KubeObject, type ObjectRef } from '../kube/index.ts';
 import { PanicError, type ReconcileResult } from './reconciler.ts';
 
@@ -23,6 +23,24 @@ export interface StatusWriteRequest<T extends KubeObject> {
   signal?: AbortSignal;
 }
 
+/** What `reconcileParsedWithStatus` needs of a parsed API object. */
+export interface WorkingObject {
+  metadata: { finalizers?: string[] | undefined; labels?: Record<string, string> | undefined; annotations?: Record<string, string> | undefined };
+  spec?: unknown;
+  status?: unknown;
+}
+
+/** Input of `reconcileParsedWithStatus`: as StatusWriteRequest, with the API module's parser. */
+export interface ParsedStatusWriteRequest<T extends WorkingObject, R> {
+  client: KubeClient;
+  ref: ObjectRef;
+  /** The API module's parser (e.g. parseClusterExtension); a failure is terminal. */
+  parse: (input: unknown) => Result<T, string>;
+  /** As StatusWriteRequest's, on a deep copy of the parsed object. */
+  reconcile: (working: T) => Promise<R>;
+  signal?: AbortSignal;
+}
+
 /**
  * Runs `reconcile` on a copy of the current object and persists its status/finalizer changes.
  * Resolves with the logic's result; resolves undefined (without calling it) when the object
@@ -32,17 +50,29 @@ export interface StatusWriteRequest<T extends KubeObject> {
  * reconciler` (after writing status) when the logic changed spec, labels or annotations.
  */
 export async function reconcileWithStatus<T extends KubeObject>(req: StatusWriteRequest<T>): Promise<ReconcileResult | void> {
+  return reconcileParsedWithStatus<T, ReconcileResult | void>({ ...req, parse: (input) => ({ ok: true, value: input as T }) });
+}
+
+/**
+ * reconcileWithStatus over the typed API object: the working copy is the parsed object (a
+ * TerminalError with the parser's message when it does not parse, and nothing written), and
+ * its `status` is what is written back, in place of the stored one.
+ */
+export async function reconcileParsedWithStatus<T extends WorkingObject, R>(req: ParsedStatusWriteRequest<T, R>): Promise<R | undefined> {
   const { client, ref } = req;
   const opts = req.signal === undefined ? {} : { signal: req.signal };
-  let existing: T;
+  let stored: KubeObject;
   try {
-    existing = await client.get<T>(ref, opts);
+    stored = await client.get(ref, opts);
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;
   }
+  const parsed = req.parse(stored);
+  if (!parsed.ok) throw new TerminalError(parsed.error);
+  const existing = parsed.value;
   const working = structuredClone(existing);
-  let result: ReconcileResult | void = undefined;
+  let result: R | undefined = undefined;
   const errors: unknown[] = [];
   try {
     result = await req.reconcile(working);
@@ -50,10 +80,10 @@ export async function reconcileWithStatus<T extends KubeObject>(req: StatusWrite
     errors.push(err);
   }
 
-  let resourceVersion = existing.metadata.resourceVersion;
+  let resourceVersion = stored.metadata.resourceVersion;
   if (!jsonEqual(existing.status, working.status)) {
     try {
-      const updated = await client.updateStatus<T>(working, opts);
+      const updated = await client.updateStatus({ ...stored, status: working.status }, opts);
       resourceVersion = updated.metadata?.resourceVersion ?? resourceVersion;
     } catch (err) {
       errors.push(new Error(`error updating status: ${errorMessage(err)}`, { cause: err }));
@@ -62,7 +92,7 @@ export async function reconcileWithStatus<T extends KubeObject>(req: StatusWrite
   if (unexpectedChange(existing, working)) throw new PanicError(UNEXPECTED_CHANGE_MESSAGE);
 
   const finalizers = working.metadata.finalizers ?? [];
-  if (!jsonEqual(existing.metadata.finalizers ?? [], finalizers)) {
+  if (!jsonEqual(stored.metadata.finalizers ?? [], finalizers)) {
     try {
       // The resourceVersion in a merge patch is a precondition: a concurrent change conflicts.
       await client.patch(ref, { metadata: { finalizers, resourceVersion } }, 'merge', opts);
@@ -74,7 +104,7 @@ export async function reconcileWithStatus<T extends KubeObject>(req: StatusWrite
   return result;
 }
 
-function unexpectedChange(before: KubeObject, after: KubeObject): boolean {
+function unexpectedChange(before: WorkingObject, after: WorkingObject): boolean {
   return (
     !jsonEqual(before.spec, after.spec) ||
     !jsonEqual(before.metadata.labels, after.metadata.labels) ||

@@ -1,14 +1,33 @@
 /**
  * Reconcile as an ordered step pipeline (upstream's ClusterExtension reconciler shape): each
- * step reads and extends a shared state and either continues, stops with a result, or throws.
- * The runner times every step, so a slow reconcile shows which step was slow.
+ * step reads and extends a shared state and either continues, stops with a result, stops to
+ * wait (POLL), or throws. The runner times every step, so a slow reconcile shows which step
+ * was slow. Steps are built by factories over the narrow ports they use (e.g.
+ * `resolveStep({ catalogs, features })`) and listed by the composition root (cmd/<binary>/).
  */
 import type { Registry } from 'prom-client';
 import { histogramOn } from '../kube/index.ts';
 import type { ReconcileResult } from './reconciler.ts';
 
-/** What a step returns: `undefined` to continue with the next step, or a result to stop with. */
-export type StepOutcome = ReconcileResult | undefined;
+/**
+ * A wait for something nothing notifies us of and only a person can end (a missing namespace,
+ * missing permissions): stop without an error and reconcile again after the object's poll
+ * period, which doubles with each consecutive wait (StepReconciler).
+ */
+export interface PollOutcome {
+  readonly poll: true;
+}
+
+/** The wait outcome; see PollOutcome. */
+export const POLL: PollOutcome = Object.freeze({ poll: true });
+
+/** True for the wait outcome. */
+export function isPoll(outcome: ReconcileResult | PollOutcome | undefined): outcome is PollOutcome {
+  return outcome !== undefined && 'poll' in outcome && outcome.poll === true;
+}
+
+/** What a step returns: `undefined` to continue with the next step, a result to stop with, or POLL to wait. */
+export type StepOutcome = ReconcileResult | PollOutcome | undefined;
 
 /** One named step over state `S`. Throwing stops the pipeline with that error. */
 export interface Step<S> {
@@ -20,10 +39,10 @@ export interface Step<S> {
 export type StepTimer = (step: string, seconds: number) => void;
 
 /**
- * Runs `steps` in order until one returns a result or throws. Resolves with that result (an
- * empty one when every step continued); rethrows a step's error unchanged.
+ * Runs `steps` in order until one returns a result or POLL, or throws. Resolves with that
+ * outcome (an empty result when every step continued); rethrows a step's error unchanged.
  */
-export async function runSteps<S>(steps: readonly Step<S>[], state: S, timer?: StepTimer): Promise<ReconcileResult> {
+export async function runSteps<S>(steps: readonly Step<S>[], state: S, timer?: StepTimer): Promise<ReconcileResult | PollOutcome> {
   for (const step of steps) {
     const started = performance.now();
     try {

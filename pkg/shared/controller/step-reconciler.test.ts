@@ -1,0 +1,132 @@
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { err, ok, type Result } from '../errors/index.ts';
+import { ApiError, type KubeClient, type KubeObject } from '../kube/index.ts';
+import { POLL, StepReconciler, type ReconcileContext, type Step } from './index.ts';
+
+/** The typed object of the tests: what a parser of the API module returns. */
+interface Thing {
+  metadata: { name: string; finalizers?: string[] };
+  spec: { wait: boolean; fail: boolean };
+  status?: { seen?: number };
+}
+
+function parseThing(input: unknown): Result<Thing, string> {
+  const o = input as KubeObject & { spec?: Partial<Thing['spec']> };
+  if (typeof o.spec?.wait !== 'boolean') return err('Thing "t" is invalid: spec.wait: expected boolean');
+  return ok({
+    metadata: { name: o.metadata.name ?? '', ...(o.metadata.finalizers ? { finalizers: o.metadata.finalizers } : {}) },
+    spec: { wait: o.spec.wait, fail: o.spec.fail === true },
+    ...(o.status ? { status: o.status } : {}),
+  });
+}
+
+// One stored object; status PUTs and finalizer patches are recorded and applied.
+function cluster(spec: Record<string, unknown>) {
+  let stored: KubeObject = { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't', resourceVersion: '1' }, spec };
+  const writes: string[] = [];
+  const client = {
+    get: async <T extends KubeObject>() => structuredClone(stored) as T,
+    updateStatus: async <T extends KubeObject>(obj: KubeObject) => {
+      writes.push(`status ${JSON.stringify(obj.status)}`);
+      stored = { ...stored, status: obj.status };
+      return structuredClone(stored) as T;
+    },
+    patch: async <T extends KubeObject>(_ref: unknown, body: { metadata: { finalizers: string[] } }) => {
+      writes.push(`finalizers ${body.metadata.finalizers.join(',')}`);
+      stored = { ...stored, metadata: { ...stored.metadata, finalizers: body.metadata.finalizers } };
+      return structuredClone(stored) as T;
+    },
+  } satisfies Pick<KubeClient, 'get' | 'updateStatus' | 'patch'>;
+  return { client: client as unknown as KubeClient, writes, set: (s: Record<string, unknown>) => (stored = { ...stored, spec: s }) };
+}
+
+const ctx = (): ReconcileContext => ({ signal: new AbortController().signal, log: pino({ level: 'silent' }) });
+
+function reconciler(client: KubeClient, ran: string[], errors: string[] = []) {
+  const steps: Step<{ thing: Thing }>[] = [
+    {
+      name: 'count',
+      run: (s) => {
+        ran.push('count');
+        s.thing.status = { seen: (s.thing.status?.seen ?? 0) + 1 };
+        return undefined;
+      },
+    },
+    {
+      name: 'gate',
+      run: (s) => {
+        ran.push('gate');
+        if (s.thing.spec.fail) throw new Error('gate failed');
+        return s.thing.spec.wait ? POLL : undefined;
+      },
+    },
+    {
+      name: 'finalizer',
+      run: (s) => {
+        ran.push('finalizer');
+        s.thing.metadata.finalizers = ['example.com/cleanup'];
+        return { requeueAfterMs: 60_000 };
+      },
+    },
+  ];
+  return new StepReconciler<Thing, { thing: Thing }>({
+    client,
+    type: { apiVersion: 'example.com/v1', kind: 'Thing' },
+    parse: parseThing,
+    state: (thing) => ({ thing }),
+    steps,
+    poll: { initialMs: 100, maxMs: 250 },
+    onError: (name, e) => errors.push(`${name}: ${(e as Error).message}`),
+  });
+}
+
+describe('StepReconciler', () => {
+  it('runs the steps on the typed working copy and writes status and finalizers once', async () => {
+    const { client, writes } = cluster({ wait: false });
+    const ran: string[] = [];
+    await expect(reconciler(client, ran).reconcile('t', ctx())).resolves.toEqual({ requeueAfterMs: 60_000 });
+    expect(ran).toEqual(['count', 'gate', 'finalizer']);
+    expect(writes).toEqual(['status {"seen":1}', 'finalizers example.com/cleanup']);
+  });
+
+  it('turns POLL into a poll period that doubles per consecutive wait and starts over after one without', async () => {
+    const { client, set } = cluster({ wait: true });
+    const ran: string[] = [];
+    const r = reconciler(client, ran);
+    const periods = [];
+    for (let i = 0; i < 4; i++) periods.push(await r.reconcile('t', ctx()));
+    expect(periods).toEqual([{ requeueAfterMs: 100 }, { requeueAfterMs: 200 }, { requeueAfterMs: 250 }, { requeueAfterMs: 250 }]);
+    expect(ran.filter((s) => s === 'finalizer')).toEqual([]);
+    set({ wait: false });
+    await r.reconcile('t', ctx());
+    set({ wait: true });
+    await expect(r.reconcile('t', ctx())).resolves.toEqual({ requeueAfterMs: 100 });
+  });
+
+  it('writes status when a step throws, rethrows, and tells onError', async () => {
+    const { client, writes } = cluster({ wait: false, fail: true });
+    const errors: string[] = [];
+    await expect(reconciler(client, [], errors).reconcile('t', ctx())).rejects.toThrow('gate failed');
+    expect(writes).toEqual(['status {"seen":1}']);
+    expect(errors).toEqual(['t: gate failed']);
+  });
+
+  it('fails terminally, writing nothing, for an object that does not parse', async () => {
+    const { client, writes } = cluster({ wait: 'yes' });
+    const ran: string[] = [];
+    await expect(reconciler(client, ran).reconcile('t', ctx())).rejects.toMatchObject({
+      name: 'TerminalError',
+      message: 'Thing "t" is invalid: spec.wait: expected boolean',
+    });
+    expect(ran).toEqual([]);
+    expect(writes).toEqual([]);
+  });
+
+  it('does nothing for an object that is gone', async () => {
+    const client = { get: async () => Promise.reject(new ApiError(404, 'NotFound', 'gone')) } as unknown as KubeClient;
+    const ran: string[] = [];
+    await expect(reconciler(client, ran).reconcile('t', ctx())).resolves.toBeUndefined();
+    expect(ran).toEqual([]);
+  });
+});

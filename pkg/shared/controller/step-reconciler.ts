@@ -1,0 +1,78 @@
+/**
+ * The one reconciler shape of this codebase: a typed working copy of one API object, an
+ * ordered list of steps over a state built from it, status and finalizers written once at the
+ * end (reconcileParsedWithStatus), even when a step failed. The ClusterExtension and
+ * ClusterCatalog reconcilers are instances; their steps are built by factories over the narrow
+ * ports each step uses and listed in cmd/<binary>/.
+ *
+ * A step that returns POLL waits for a person: the reconcile ends without an error and the
+ * object is reconciled again after its poll period, which doubles from `poll.initialMs` to
+ * `poll.maxMs` with each consecutive wait and starts over once a reconcile ends without one.
+ */
+import type { Result } from '../errors/index.ts';
+import type { KubeClient } from '../kube/index.ts';
+import type { ReconcileContext, ReconcileResult, Reconciler } from './reconciler.ts';
+import { reconcileParsedWithStatus, type WorkingObject } from './status-writer.ts';
+import { isPoll, runSteps, type Step, type StepTimer } from './steps.ts';
+
+/** What a StepReconciler is made of. */
+export interface StepReconcilerConfig<T extends WorkingObject, S> {
+  /** Reads the object and writes its status and finalizers (the controller's own identity). */
+  client: KubeClient;
+  /** The reconciled kind. */
+  type: { apiVersion: string; kind: string };
+  /** The API module's parser; an object that does not parse fails terminally, nothing written. */
+  parse: (input: unknown) => Result<T, string>;
+  /** The state the steps share, over the typed working copy. */
+  state: (working: T, ctx: ReconcileContext) => S;
+  /** The steps, in order. */
+  steps: readonly Step<S>[];
+  /** Per-step duration observer (e.g. stepDurationTimer). */
+  stepTimer?: StepTimer;
+  /** First and longest poll period of a wait (default 1 s doubling to 10 s). */
+  poll?: { initialMs: number; maxMs: number };
+  /** Called with the object's name when a reconcile throws (e.g. to forget what a failure made stale). */
+  onError?: (name: string, err: unknown) => void;
+}
+
+/** See the module comment. */
+export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
+  readonly #c: StepReconcilerConfig<T, S>;
+  /** Consecutive waits per object. */
+  readonly #waits = new Map<string, number>();
+
+  constructor(config: StepReconcilerConfig<T, S>) {
+    this.#c = config;
+  }
+
+  async reconcile(name: string, ctx: ReconcileContext): Promise<ReconcileResult | void> {
+    const c = this.#c;
+    let outcome;
+    try {
+      outcome = await reconcileParsedWithStatus({
+        client: c.client,
+        ref: { ...c.type, name },
+        parse: c.parse,
+        reconcile: (working) => runSteps(c.steps, c.state(working, ctx), c.stepTimer),
+        signal: ctx.signal,
+      });
+    } catch (err) {
+      this.#waits.delete(name);
+      c.onError?.(name, err);
+      throw err;
+    }
+    if (outcome === undefined || !isPoll(outcome)) {
+      this.#waits.delete(name);
+      return outcome;
+    }
+    return { requeueAfterMs: this.#nextWait(name) };
+  }
+
+  /** Poll period of the next wait of `name`. */
+  #nextWait(name: string): number {
+    const { initialMs, maxMs } = this.#c.poll ?? { initialMs: 1000, maxMs: 10_000 };
+    const n = this.#waits.get(name) ?? 0;
+    this.#waits.set(name, n + 1);
+    return Math.min(maxMs, initialMs * 2 ** n);
+  }
+}
