@@ -1,6 +1,6 @@
 // Requests of an insecure registries.conf source: HTTPS first, plain HTTP when HTTPS gets no
 // answer, and the scheme that answered remembered per host. (Unverified TLS against a server
-// with an untrusted certificate is covered by test/integration/registries-conf.test.ts.)
+// with an untrusted certificate is covered by test/e2e/registries-mirrors.test.ts.)
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,6 +1,7 @@
 // Checks on the CRD manifests in config/crd that need no API server: that they agree with the
 // names in constants.ts and that the version-expression regex behaves as the specification's
-// admission table (test/support/version-expressions.ts) says. test/integration/crds.test.ts checks every rule on a real API server.
+// admission table (test/support/version-expressions.ts) says. test/integration/crds-clusterextension.test.ts
+// and crds-clustercatalog.test.ts check every rule on a real API server.
 import { readFileSync } from 'node:fs';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
