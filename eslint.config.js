@@ -81,6 +81,11 @@ const NO_PROCESS_IMPORT_ENV_ARGV = {
   selector: 'ImportDeclaration[source.value=/^(node:)?process$/] > ImportSpecifier[imported.name=/^(env|argv)$/]',
   message: 'Configuration and arguments are read in cmd/ and passed in.',
 };
+/** Rule 4: a module's index.ts names its public surface; `export *` would hide it. */
+const NO_EXPORT_ALL = {
+  selector: 'ExportAllDeclaration',
+  message: 'Name the exports (`export { a, type B } from ...`): an index lists its public surface.',
+};
 
 /**
  * Imports of another module's files other than its index.ts that are allowed, and why.
@@ -231,12 +236,13 @@ export default tseslint.config(
     rules: { 'olmv1/kube-client-node': 'off' },
   },
   {
-    // Rule 3: no process.env / process.argv outside the composition roots and tooling.
+    // Rule 3: no process.env / process.argv outside the composition roots and tooling. Rule 4:
+    // no `export *` in the modules (one no-restricted-syntax setting holds both selectors).
     files: ['**/*.ts', '**/*.js', '**/*.mjs'],
     ignores: ['cmd/**', 'test/**', 'bench/**', 'scripts/**'],
     rules: {
       'no-restricted-properties': ['error', ...NO_PROCESS_ENV_ARGV],
-      'no-restricted-syntax': ['error', NO_PROCESS_IMPORT_ENV_ARGV],
+      'no-restricted-syntax': ['error', NO_PROCESS_IMPORT_ENV_ARGV, NO_EXPORT_ALL],
     },
   },
   {

@@ -186,6 +186,12 @@ runCases('no-restricted-syntax', [
     violation: "import { env } from 'node:process';\nexport const host = env.KUBERNETES_SERVICE_HOST;\n",
     compliant: "import { pid } from 'node:process';\nexport const id = pid;\n",
   },
+  {
+    name: 'export * in a module index',
+    path: 'pkg/shared/kube/index.ts',
+    violation: "export * from '../unstructured/index.ts';\n",
+    compliant: "export { objectKey, type KubeObject } from '../unstructured/index.ts';\n",
+  },
 ]);
 
 describe('no-restricted-properties: composition roots and tooling may read env and argv', () => {

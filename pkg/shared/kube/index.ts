@@ -98,6 +98,18 @@ export {
   type Transport,
   type TransportOptions,
 } from './transport.ts';
-// The shared unstructured object type, re-exported whole so kube's users need one import.
-export * from '../unstructured/index.ts';
+// The shared unstructured object type that kube's API takes and returns, re-exported so kube's
+// users need one import.
+export {
+  gvkOf,
+  objectKey,
+  splitObjectKey,
+  type KubeObject,
+  type ObjectList,
+  type ObjectMeta,
+  type ObjectRef,
+  type OwnerReference,
+  type TypeRef,
+  type WatchEvent,
+} from '../unstructured/index.ts';
 export { decodeWatchStream, jitteredWatchTimeoutSeconds } from './watch.ts';
