@@ -2,10 +2,17 @@
  * Finalizer bookkeeping on a reconciler's working copy (see reconcileWithStatus, which
  * persists finalizer changes as a guarded merge patch).
  */
-import type { KubeObject } from '../kube/index.ts';
+
+/**
+ * What the helpers need of an object: its finalizers and deletion timestamp. Both KubeObject
+ * and the API module's parsed objects (e.g. ClusterCatalog) fit.
+ */
+export interface Finalizable {
+  metadata: { finalizers?: string[] | undefined; deletionTimestamp?: string | null | undefined };
+}
 
 /** True while the object is being deleted. */
-export function isDeleting(obj: KubeObject): boolean {
+export function isDeleting(obj: Finalizable): boolean {
   return obj.metadata.deletionTimestamp !== undefined && obj.metadata.deletionTimestamp !== null;
 }
 
@@ -14,7 +21,7 @@ export function isDeleting(obj: KubeObject): boolean {
  * Kubernetes refuses new finalizers on an object that is being deleted, so callers add them
  * only to live objects.
  */
-export function addFinalizers(obj: KubeObject, names: readonly string[]): boolean {
+export function addFinalizers(obj: Finalizable, names: readonly string[]): boolean {
   const current = obj.metadata.finalizers ?? [];
   const missing = names.filter((n) => !current.includes(n));
   if (missing.length === 0) return false;
@@ -23,12 +30,12 @@ export function addFinalizers(obj: KubeObject, names: readonly string[]): boolea
 }
 
 /** True when `obj` carries the finalizer `name`. */
-export function hasFinalizer(obj: KubeObject, name: string): boolean {
+export function hasFinalizer(obj: Finalizable, name: string): boolean {
   return (obj.metadata.finalizers ?? []).includes(name);
 }
 
 /** Removes the finalizer `name` (the list is dropped when it becomes empty); returns true when it was there. */
-export function removeFinalizer(obj: KubeObject, name: string): boolean {
+export function removeFinalizer(obj: Finalizable, name: string): boolean {
   const current = obj.metadata.finalizers ?? [];
   if (!current.includes(name)) return false;
   const rest = current.filter((f) => f !== name);
