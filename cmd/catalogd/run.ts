@@ -12,7 +12,6 @@ import {
   CATALOG_CONTROLLER_NAME,
   CONTENT_SYNC_CONTROLLER_NAME,
   CATALOGD_REPORTER,
-  CatalogReconciler,
   ContentSyncReconciler,
   PollSchedule,
   catalogReconcileCancels,
@@ -28,6 +27,7 @@ import { Informer, KubeEventRecorder, type KubeContext, clientListWatch, settles
 import { componentImages, connectComponent, runLeading } from '../shared/component.ts';
 import { startMetricsServing } from '../shared/serving.ts';
 import type { CatalogdOptions } from './options.ts';
+import { catalogReconciler } from './reconcilers.ts';
 
 /** Runs catalogd; resolves when `signal` aborts (after a graceful stop) or leadership is lost. */
 export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: AbortSignal): Promise<'stopped' | 'lost-leadership'> {
@@ -52,7 +52,7 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
   const tls = o.tls === undefined ? undefined : loadCertificate(o.tls);
   // The TLS profile applies to every TLS server, and stays across certificate reloads.
   const server = buildCatalogServer({ content: store, logger: log, registry, ...(tls === undefined ? {} : { https: { ...tls, ...o.tlsOptions } }) });
-  const stopCertWatch = o.tls === undefined ? () => undefined : watchCertificate(keepingOptions(server.server as never, o.tlsOptions), o.tls, log);
+  const stopCertWatch = o.tls === undefined ? () => undefined : watchCertificate(keepingOptions(server, o.tlsOptions), o.tls, log);
   await server.listen({ host: o.catalogServer.host, port: o.catalogServer.port });
   log.info({ address: o.catalogServer, tls: o.tls !== undefined, tlsProfile: o.tlsProfile.name }, 'catalog server listening');
 
@@ -79,7 +79,7 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
   const lead = async (leading: AbortSignal): Promise<void> => {
     const controller = new Controller({
       name: CATALOG_CONTROLLER_NAME,
-      reconciler: new CatalogReconciler({
+      reconciler: catalogReconciler({
         client: kube.client,
         events,
         images,
@@ -87,7 +87,7 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
         store,
         metrics: contentMetrics,
         baseURL,
-        log,
+        registry,
         schedule: new PollSchedule(o.pollMinuteMs === undefined ? {} : { minuteMs: o.pollMinuteMs }),
         ingestTimeoutMs: o.ingestTimeoutMs,
         limitRetryFloorMs: o.ingestTimeoutMs,

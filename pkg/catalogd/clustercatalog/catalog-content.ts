@@ -12,7 +12,7 @@ import { Counter, type Registry } from 'prom-client';
 import { CONFIGS_LOCATION_LABEL } from '../../shared/api/index.ts';
 import { isLimitExceeded, wrapError } from '../../shared/errors/index.ts';
 import { type ImageCache, ImageLimitError, type OpenedImage } from '../../shared/image/index.ts';
-import { CatalogContentError, type LocalDirStore, type StoredVersion } from '../storage/index.ts';
+import { CatalogContentError, type ContentSource, type StoredVersion, type VersionInfo } from '../storage/index.ts';
 import type { CatalogImages } from './catalog-reconciler.ts';
 
 /** Which step failed: getting the image (`source`) or storing its content (`store`). */
@@ -28,10 +28,21 @@ export class ContentStepError extends Error {
   }
 }
 
-export interface CatalogContentDeps {
+/**
+ * What storing needs of the store (LocalDirStore satisfies it): `V` is what it keeps of a
+ * stored version (LocalDirStore's StoredVersion).
+ */
+export interface ContentStore<V extends { info: VersionInfo } = StoredVersion> {
+  /** See LocalDirStore.prepareIngest. */
+  prepareIngest(): void;
+  /** See LocalDirStore.store. */
+  store(catalog: string, info: VersionInfo, source: ContentSource, options?: { signal?: AbortSignal | undefined }): Promise<V>;
+}
+
+export interface CatalogContentDeps<V extends { info: VersionInfo } = StoredVersion> {
   images: Pick<CatalogImages, 'pull' | 'openLayers'>;
   unpackCache: ImageCache;
-  store: LocalDirStore;
+  store: ContentStore<V>;
   metrics?: CatalogContentMetrics | undefined;
 }
 
@@ -67,8 +78,8 @@ export interface StoreImageOptions {
 }
 
 /** What {@link storeCatalogImage} stored, and how. */
-export interface StoredImage {
-  version: StoredVersion;
+export interface StoredImage<V extends { info: VersionInfo } = StoredVersion> {
+  version: V;
   streamed: boolean;
 }
 
@@ -78,7 +89,7 @@ export interface StoredImage {
  *
  * @throws ContentStepError wrapping the image client's or the store's error.
  */
-export async function storeCatalogImage(deps: CatalogContentDeps, o: StoreImageOptions): Promise<StoredImage> {
+export async function storeCatalogImage<V extends { info: VersionInfo }>(deps: CatalogContentDeps<V>, o: StoreImageOptions): Promise<StoredImage<V>> {
   const { images, store, unpackCache } = deps;
   // The ingest process starts while the image's metadata or layers are fetched.
   store.prepareIngest();
@@ -143,6 +154,6 @@ export async function storeCatalogImage(deps: CatalogContentDeps, o: StoreImageO
 }
 
 /** The store holds the content now: unpacked trees of the catalog are no longer needed. */
-async function dropUnpacked(deps: CatalogContentDeps, o: StoreImageOptions): Promise<void> {
+async function dropUnpacked(deps: Pick<CatalogContentDeps, 'unpackCache'>, o: StoreImageOptions): Promise<void> {
   await deps.unpackCache.delete(o.name).catch((err: unknown) => o.log.warn({ catalog: o.name, err }, 'removing unpacked catalog image failed'));
 }

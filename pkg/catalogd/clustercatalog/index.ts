@@ -2,10 +2,16 @@ export {
   CATALOGD_REPORTER,
   CATALOG_CONTROLLER_NAME,
   CatalogEventReason,
-  CatalogReconciler,
+  catalogState,
   type CatalogImages,
-  type CatalogReconcilerOptions,
+  type CatalogReconciler,
+  type CatalogState,
+  type CatalogStore,
 } from './catalog-reconciler.ts';
+export { CatalogMemory } from './catalog-memory.ts';
+export { availabilityStep, finalizersStep } from './lifecycle-steps.ts';
+export { holdStep, pollStep, servingStep } from './poll-steps.ts';
+export { contentStep } from './content-step.ts';
 export { CONTENT_SYNC_CONTROLLER_NAME, ContentSyncReconciler, type ContentSyncOptions } from './content-sync.ts';
 export { collectGarbage, runGarbageCollector, type GarbageCollectorOptions } from './garbage-collector.ts';
 export { type PollEntry, PollSchedule } from './poll-state.ts';

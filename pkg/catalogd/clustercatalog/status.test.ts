@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../shared/kube/index.ts';
+import type { ClusterCatalog } from '../../shared/api/index.ts';
 import { setNeverServed, setServing, statusOf } from './status.ts';
 
-const catalog = (): KubeObject => ({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', metadata: { name: 'c', generation: 1 } });
-const serving = (cc: KubeObject) => statusOf(cc).conditions?.find((c) => c.type === 'Serving');
+const catalog = (): ClusterCatalog => ({
+  metadata: { name: 'c', generation: 1 },
+  spec: { source: { type: 'Image', image: { ref: 'r:1' } }, priority: 0, availabilityMode: 'Available' },
+});
+const serving = (cc: ClusterCatalog) => statusOf(cc).conditions?.find((c) => c.type === 'Serving');
 
 describe('catalog status', () => {
   it('a catalog that never unpacked shows Serving False, not an absent condition', () => {

@@ -1,24 +1,18 @@
 /**
  * The ClusterCatalog status catalogd writes: condition texts and the success/unavailable/
- * deleted shapes of reference api-and-controllers.md §2.3 and §4.
+ * deleted shapes of reference api-and-controllers.md §2.3 and §4. The setters change the typed
+ * working copy (StepReconciler writes its status back).
  */
 import {
   CatalogSourceType,
   ClusterCatalogConditionType as Type,
   ClusterCatalogReason as Reason,
+  type ClusterCatalog,
+  type ClusterCatalogStatus,
   type Condition,
   formatKubeTime,
 } from '../../shared/api/index.ts';
 import { progressingFromError, setStatusCondition } from '../../shared/controller/index.ts';
-import type { KubeObject } from '../../shared/kube/index.ts';
-
-/** The mutable status of a working copy (see reconcileWithStatus). */
-export interface CatalogStatus {
-  conditions?: Condition[];
-  resolvedSource?: { type: string; image: { ref: string } };
-  urls?: { base: string };
-  lastUnpacked?: string;
-}
 
 export const MESSAGES = {
   served: 'Serving desired content from resolved source',
@@ -28,12 +22,12 @@ export const MESSAGES = {
 } as const;
 
 /** The status object of `cc`, created when absent. */
-export function statusOf(cc: KubeObject): CatalogStatus {
+export function statusOf(cc: ClusterCatalog): ClusterCatalogStatus {
   cc.status ??= {};
-  return cc.status as CatalogStatus;
+  return cc.status;
 }
 
-function set(cc: KubeObject, type: string, status: 'True' | 'False' | 'Unknown', reason: string, message: string): void {
+function set(cc: ClusterCatalog, type: string, status: 'True' | 'False' | 'Unknown', reason: string, message: string): void {
   const st = statusOf(cc);
   st.conditions ??= [];
   const input = { type, status, reason, message, ...(cc.metadata.generation === undefined ? {} : { observedGeneration: cc.metadata.generation }) };
@@ -41,13 +35,13 @@ function set(cc: KubeObject, type: string, status: 'True' | 'False' | 'Unknown',
 }
 
 /** Progressing from an error: True/Retrying, or False with the terminal reason (Blocked). */
-export function setProgressingError(cc: KubeObject, err: unknown): void {
+export function setProgressingError(cc: ClusterCatalog, err: unknown): void {
   const { status, reason, message } = progressingFromError(err);
   set(cc, Type.Progressing, status, reason, message);
 }
 
 /** The status of content that is stored and served. */
-export function setServing(cc: KubeObject, served: { digestRef: string; baseURL: string; unpackedAt: Date }): void {
+export function setServing(cc: ClusterCatalog, served: { digestRef: string; baseURL: string; unpackedAt: Date }): void {
   set(cc, Type.Progressing, 'True', Reason.Succeeded, MESSAGES.unpacked);
   set(cc, Type.Serving, 'True', Reason.Available, MESSAGES.served);
   const st = statusOf(cc);
@@ -57,7 +51,7 @@ export function setServing(cc: KubeObject, served: { digestRef: string; baseURL:
 }
 
 /** `availabilityMode: Unavailable` processed. */
-export function setUserUnavailable(cc: KubeObject): void {
+export function setUserUnavailable(cc: ClusterCatalog): void {
   set(cc, Type.Progressing, 'True', Reason.Succeeded, MESSAGES.unavailable);
   set(cc, Type.Serving, 'False', Reason.UserSpecifiedUnavailable, MESSAGES.unavailable);
   clearServed(cc);
@@ -68,19 +62,19 @@ export function setUserUnavailable(cc: KubeObject): void {
  * get clustercatalog` shows False rather than an empty column (upstream leaves the condition
  * out until the first success). Content served before keeps Serving True (old content stays).
  */
-export function setNeverServed(cc: KubeObject): void {
+export function setNeverServed(cc: ClusterCatalog): void {
   const conditions = statusOf(cc).conditions ?? [];
   if (conditions.some((c) => c.type === Type.Serving)) return;
   set(cc, Type.Serving, 'False', Reason.Unavailable, MESSAGES.neverServed);
 }
 
 /** Content removed during deletion. */
-export function setDeleted(cc: KubeObject): void {
+export function setDeleted(cc: ClusterCatalog): void {
   set(cc, Type.Serving, 'False', Reason.Unavailable, '');
   clearServed(cc);
 }
 
-function clearServed(cc: KubeObject): void {
+function clearServed(cc: ClusterCatalog): void {
   const st = statusOf(cc);
   delete st.resolvedSource;
   delete st.urls;

@@ -1,0 +1,113 @@
+/**
+ * The content step of the ClusterCatalog reconciler (catalog-reconciler.ts): makes the store
+ * hold the content of the catalog's image at its current digest. It resolves the reference
+ * (no registry call for a digest reference) and, only when that digest is not stored yet,
+ * streams or pulls and stores it (catalog-content.ts), all within the ingest timeout; new
+ * content is announced with an `Unpacked` event. The version is left in `state.served` for the
+ * serving step.
+ *
+ * On failure: an error resolving or getting the image is reported as `source catalog content:
+ * ...`, one storing it as `error storing fbc: ...`, both on Progressing and in an
+ * `UnpackFailed` event; an error past a resource limit also names the retry floor, and holds
+ * the catalog until it (CatalogMemory, holdStep). A catalog never served gets Serving False.
+ * A cancelled reconcile (the object changed or is gone) reports nothing: its status is no
+ * longer ours to write.
+ */
+import type { ClusterCatalog } from '../../shared/api/index.ts';
+import type { ReconcileContext, Step } from '../../shared/controller/index.ts';
+import { isLimitExceeded, wrapError } from '../../shared/errors/index.ts';
+import type { ImageCache } from '../../shared/image/index.ts';
+import type { EventRecorder } from '../../shared/kube/index.ts';
+import { type CatalogContentMetrics, ContentStepError, storeCatalogImage } from './catalog-content.ts';
+import type { CatalogMemory } from './catalog-memory.ts';
+import {
+  CatalogEventReason,
+  catalogEventRef,
+  type CatalogImages,
+  type CatalogState,
+  type CatalogStore,
+  type StoredContent,
+} from './catalog-reconciler.ts';
+import { withIngestTimeout, withRetryFloor } from './ingest-bounds.ts';
+import { setNeverServed, setProgressingError } from './status.ts';
+
+/** What the content step uses. */
+export interface ContentStepDeps {
+  images: CatalogImages;
+  store: Pick<CatalogStore, 'get' | 'prepareIngest' | 'store'>;
+  /** Where images are unpacked when they cannot be streamed; emptied for a catalog once its content is stored. */
+  unpackCache: ImageCache;
+  /** `Unpacked` when new content is served, `UnpackFailed` (fire and forget). */
+  events: EventRecorder;
+  metrics?: CatalogContentMetrics | undefined;
+  /** Holds a catalog that failed for a resource limit. */
+  memory: CatalogMemory;
+  /** The time a hold starts. */
+  clock: () => Date;
+  /**
+   * `ingestMs` bounds one ingest; after a failure for a resource limit the catalog is not tried
+   * again at its generation before `limitRetryFloorMs` (give the controller the same floor).
+   */
+  timeouts: { ingestMs: number; limitRetryFloorMs: number };
+}
+
+/** See the module comment. */
+export function contentStep(deps: ContentStepDeps): Step<CatalogState> {
+  return {
+    name: 'content',
+    async run(state) {
+      const { catalog, ctx } = state;
+      try {
+        state.served = await ensureContent(deps, catalog, ctx);
+      } catch (err) {
+        if (isLimitExceeded(err) && !ctx.signal.aborted) {
+          const until = deps.clock().getTime() + deps.timeouts.limitRetryFloorMs;
+          deps.memory.hold(catalog.metadata.name, { generation: catalog.metadata.generation ?? 0, until, error: err as Error });
+        }
+        setNeverServed(catalog);
+        throw err;
+      }
+      return undefined;
+    },
+  };
+}
+
+async function ensureContent(deps: ContentStepDeps, cc: ClusterCatalog, ctx: ReconcileContext): Promise<StoredContent> {
+  const { images, store, events } = deps;
+  const name = cc.metadata.name;
+  const ref = cc.spec.source.image.ref;
+  let resolving = true;
+  try {
+    return await withIngestTimeout(ctx.signal, deps.timeouts.ingestMs, async (signal) => {
+      const resolved = await images.resolveDigest(ref, signal);
+      resolving = false;
+      const current = store.get(name);
+      if (current !== undefined && current.info.digest === resolved.digest) return current;
+      const stored = await storeCatalogImage(deps, {
+        name,
+        ref,
+        unpackedAt: (at) => truncateToSeconds(at).toISOString(),
+        log: ctx.log,
+        signal,
+      });
+      ctx.log.info({ catalog: name, ref: stored.version.info.ref, streamed: stored.streamed }, 'stored catalog content');
+      // Only a digest not stored before is news: a restart or a poll finding the same one is not.
+      events.event(catalogEventRef(cc), 'Normal', CatalogEventReason.Unpacked, 'Unpack', `Unpacked and serving ${stored.version.info.ref}`);
+      return stored.version;
+    });
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    let wrapped: Error;
+    if (err instanceof ContentStepError) wrapped = wrapError(err.step === 'source' ? 'source catalog content' : 'error storing fbc', err.error);
+    else if (resolving || isLimitExceeded(err)) wrapped = wrapError('source catalog content', err);
+    else throw err;
+    if (isLimitExceeded(wrapped)) wrapped = new Error(withRetryFloor(wrapped.message, deps.timeouts.limitRetryFloorMs), { cause: wrapped });
+    setProgressingError(cc, wrapped);
+    events.event(catalogEventRef(cc), 'Warning', CatalogEventReason.UnpackFailed, 'Unpack', wrapped.message);
+    throw wrapped;
+  }
+}
+
+function truncateToSeconds(d: Date): Date {
+  return new Date(Math.floor(d.getTime() / 1000) * 1000);
+}
