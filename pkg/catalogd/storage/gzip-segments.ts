@@ -30,12 +30,11 @@ export const MAX_PACKAGE_GZIP = 4 << 20;
 // holds zlib's deflate state (~300 KiB) and its input, so this bounds memory.
 const MAX_JOBS = 2;
 // Output buffer of each compression. zlib's default (16 KiB) costs a thread-pool round trip
-// per 16 KiB of output; 128 KiB took ~0.1 s off the ingest of the 31 MB benchmark catalog
-// (decision 0086) and stays below the ingest process's 256 KiB mmap threshold.
+// per 16 KiB of output; 128 KiB makes fewer of them (decision 0086) and stays below the ingest
+// process's 256 KiB mmap threshold.
 const DEFLATE_CHUNK = 128 << 10;
-// zlib's largest hash table (memLevel 9, ~0.4 MiB of state instead of ~0.3): at level 1 it took
-// a quarter off the CPU time of compressing the benchmark catalog's segments (0.29 -> 0.20 s
-// with sync calls, 0.47 -> 0.37-0.41 s with the async ones used here), for 0.5% more bytes.
+// zlib's largest hash table (memLevel 9, a little more state than the default): at level 1 it
+// compresses faster, for slightly more bytes (bench/results/catalog-ingest.md).
 const DEFLATE_MEM_LEVEL = 9;
 
 /** Where a package's compressed answer lies in catalog.jsonl.gz. */

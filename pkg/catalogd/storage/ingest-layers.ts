@@ -9,7 +9,7 @@
 import { type DecodeLimits, FbcLoadError, walkEntryDocuments } from '../../shared/fbc/index.ts';
 import type { Meta } from '../../shared/fbc/types.ts';
 // The modules themselves, not pkg/shared/image's index: that loads the registry client and its HTTP
-// stack, ~14 MB the ingest process does not need.
+// stack, memory the ingest process does not need (decision 0086).
 import { readLayerEntries } from '../../shared/image/layer-entries.ts';
 import { ImageBudget } from '../../shared/image/limits.ts';
 import { onlyPath } from '../../shared/image/path-filter.ts';
@@ -18,9 +18,9 @@ import { type ContentSummary, writeCatalogContent } from './content-writer.ts';
 
 /**
  * Output chunk of the layer decompressor. zlib's default 16 KiB means a thread-pool round trip
- * per 16 KiB: inflating and reading the 31 MB benchmark catalog's tar took ~250 ms with it and
- * ~125 ms with 128 KiB, which is below the ingest process's 256 KiB mmap threshold. (The unpack
- * path in catalogd's own process keeps 16 KiB: there, 32 KiB and more is an mmap each.)
+ * per 16 KiB; 128 KiB makes fewer of them (decision 0086) and is below the ingest process's
+ * 256 KiB mmap threshold. (The unpack path in catalogd's own process keeps 16 KiB: there,
+ * 32 KiB and more is an mmap each.)
  */
 const INFLATE_CHUNK = 128 << 10;
 

@@ -29,7 +29,7 @@ import type { IngestFn } from './local-dir-store.ts';
  * Ingests on the current thread (ingest-directory.ts); `.layers` streams an image's layers
  * (ingest-layers.ts). A signal is not honoured here (the CLI and tests use it). The decoder (pkg/shared/fbc, pkg/shared/semver, the YAML parser) is loaded on first use:
  * catalogd's own process ingests through `createProcessIngest` and never needs it, and loading
- * it cost that process ~1.4 MB of steady RSS (decision 0087).
+ * it would add to that process's steady RSS (decision 0087).
  */
 export const ingestInProcess: IngestFn & { layers: NonNullable<IngestFn['layers']> } = Object.assign(
   async (fbcDir: string, targetDir: string): Promise<ContentSummary> => (await import('./ingest-directory.ts')).ingestDirectory(fbcDir, targetDir),
@@ -77,25 +77,23 @@ export const LAYER_STREAM_FD = 4;
 const CHILD = new URL(`./ingest-child${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url);
 
 /**
- * V8 flags of the ingest child. Measured on the 31 MB benchmark catalog: 4 MB semi-spaces give
- * the lowest peak memory (smaller ones promote more short-lived strings to the old generation,
- * V8's default 16 MB ones keep more young garbage) at nearly the default's speed. A fixed old
- * generation growth of 50% per collection instead of V8's dynamic factor (up to 4x for a small,
- * fast-collected heap, which let the heap run far ahead of the little that stays live): peak
- * anonymous memory of a streamed ingest 43-48 MB instead of 52-70 MB over six runs each, at the
- * same speed within this VM's noise (decision 0086). Unlike a heap limit, it cannot fail a
- * larger catalog.
+ * V8 flags of the ingest child. 4 MB semi-spaces give the lowest peak memory (smaller ones
+ * promote more short-lived strings to the old generation, V8's default ones keep more young
+ * garbage) at nearly the default's speed. A fixed old generation growth of 50% per collection
+ * instead of V8's dynamic factor (which, for a small, fast-collected heap, lets the heap run far
+ * ahead of the little that stays live) lowers the peak at the same speed (decision 0086).
+ * Unlike a heap limit, it cannot fail a larger catalog.
  */
-export const INGEST_CHILD_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
+const INGEST_CHILD_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
 
 /**
  * Environment of the ingest child: nothing is inherited (it needs no variables), in particular
  * not catalogd's own allocator settings (cmd/catalogd/node-flags.ts), which trade speed for a
  * low steady RSS in the long-running process. With those, every block of 32 KiB or more (zlib
- * state, segment buffers) is a fresh mmap, and an ingest of the 31 MB benchmark catalog took
- * ~15% longer. Two arenas and a fixed 256 KiB mmap threshold (no dynamic raising, which lets
- * freed 1 MiB buffers fragment the heap) measured ~3% slower than the arena cap alone and
- * 6 MB above the 32 KiB threshold in peak memory (decision 0082).
+ * state, segment buffers) is a fresh mmap, which slows the ingest. Two arenas and a fixed
+ * 256 KiB mmap threshold (no dynamic raising, which lets freed 1 MiB buffers fragment the heap)
+ * trade a little speed against the arena cap alone and a little peak memory against the 32 KiB
+ * threshold, in a process that exits (decisions 0082, 0084).
  */
 export const INGEST_CHILD_ENVIRONMENT: Readonly<Record<string, string>> = {
   GLIBC_TUNABLES: 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=262144',
@@ -109,10 +107,10 @@ export const INGEST_CHILD_ENVIRONMENT: Readonly<Record<string, string>> = {
 const OUT_OF_MEMORY_SIGNALS = new Set(['SIGKILL', 'SIGABRT', 'SIGTRAP']);
 
 /** How long a process started by `prepare()` waits for its ingest before it exits. */
-export const SPARE_IDLE_MS = 5 * 60_000;
+const SPARE_IDLE_MS = 5 * 60_000;
 
 /** Options of `createProcessIngest`. */
-export interface ProcessIngestOptions {
+interface ProcessIngestOptions {
   /** Node flags of the child (default INGEST_CHILD_FLAGS). */
   execArgv?: string[];
   /** Environment of the child (default INGEST_CHILD_ENVIRONMENT). */
@@ -128,7 +126,7 @@ export interface ProcessIngestOptions {
 /**
  * Returns an IngestFn that runs each ingest in a fresh child process of the same Node. Its
  * `prepare()` starts the process for the next ingest ahead of time, so that Node's start-up
- * and module loading (~60-150 ms) overlap the image pull instead of following it. At most one
+ * and module loading overlap the image pull instead of following it. At most one
  * such spare waits; it exits after `spareIdleMs` without work, or when this process exits.
  */
 export function createProcessIngest(options: ProcessIngestOptions = {}): IngestFn & { prepare: () => void; layers: NonNullable<IngestFn['layers']> } {
@@ -150,7 +148,7 @@ export function createProcessIngest(options: ProcessIngestOptions = {}): IngestF
   /**
    * Runs one request in the spare (or a new) process, `feed` writing to its layer stream.
    * Resolves with the process's reply (the content is complete on disk when it replies: the
-   * process's own exit, ~50-100 ms of tearing down its heap, is not waited for) or, without
+   * process's own exit, tearing down its heap, is not waited for) or, without
    * one, how it exited (`died`: of a signal we did not send, see OUT_OF_MEMORY_SIGNALS); and
    * with what failed the feed, once the feed is over. When `signal` aborts first, the process
    * is killed and, once it exited and the feed is over, the promise rejects with the reason.

@@ -12,7 +12,7 @@
 import type { PackageGzip } from './gzip-segments.ts';
 
 /** The three optional `/api/v1/metas` filters; "" means "no filter". */
-export interface MetaQuery {
+interface MetaQuery {
   schema: string;
   package: string;
   name: string;
@@ -89,8 +89,8 @@ function intern(table: Map<string, number>, value: string): number {
 /**
  * The values of one field (schema, package or name) and, for each, the entries that carry it,
  * in file order. One flat array for all values (`entries`, sliced by `start`) instead of an
- * array per value: a catalog has a distinct name per bundle, and a typed array per name cost
- * ~200 bytes of heap each (2.2 MB for the benchmark's three catalogs; decision 0087).
+ * array per value: a catalog has a distinct name per bundle, and a typed array per name carries
+ * the fixed heap cost of its ArrayBuffer (decision 0087).
  */
 class Postings {
   readonly #ids = new Map<string, number>();

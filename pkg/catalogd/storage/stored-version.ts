@@ -16,8 +16,8 @@ import { type ByteRange, MetaIndex } from './meta-index.ts';
 // asynchronous read costs to dispatch through the thread pool and resolve. It also keeps the
 // server's reusable answer buffers (server/answer-buffers.ts) on loan only from the read to the
 // write: asynchronous reads held them across the thread pool's queue, so under 100 concurrent
-// clients most answers fell back to fresh buffers and their page faults (identity answers ran
-// at 40% of the throughput). On a cold cache such a read blocks the loop for one disk read of
+// clients most answers fell back to fresh buffers and their page faults (decision 0083). On a
+// cold cache such a read blocks the loop for one disk read of
 // at most this size, the trade nginx makes by default.
 const SYNC_READ_MAX = 256 * 1024;
 

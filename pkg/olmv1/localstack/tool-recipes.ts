@@ -15,14 +15,14 @@
 import { ETCD_VERSION, HELM_VERSION, KUBERNETES_STAGING_VERSION, KUBERNETES_VERSION, REGISTRY_VERSION } from './versions.ts';
 
 /** A binary of a recipe: its file name and the Go main package it is built from. */
-export interface RecipeBinary {
+interface RecipeBinary {
   name: string;
   /** Import path of an upstream main, or `./dir` for a main we write (see `sources`). */
   pkg: string;
 }
 
 /** Proof that a built binary is the intended version: run `args`, find `expect` in stdout. */
-export interface VersionProbe {
+interface VersionProbe {
   binary: string;
   args: string[];
   expect: string;
@@ -57,11 +57,10 @@ export interface ToolRecipe {
  * progress messages say it: `about 7 minutes on 2 idle cores`. Go compiles packages in
  * parallel, so the CPU time divides by the cores; a busy machine gives less and takes longer.
  *
- * The CPU times are evidence, not guesses (2026-11-23, Go 1.26.8, amd64): the registry's
- * build measured 245 s (181 s user + 64 s system; 13 min 16 s of wall time on a 2-core machine
- * at a load average of 14), the Go standard library included. The others are scaled from it by
- * the Go source they compile (`go list -deps`): registry 31 MB in 367 packages, etcd 36 MB in
- * 351, kube-apiserver + kubectl 125 MB in 1,994, plus the link of two large binaries.
+ * The CPU times are evidence, not guesses: the registry's cold build (the Go standard library
+ * included) was measured, and the others are scaled from it by the Go source they compile
+ * (`go list -deps`), plus the link of large binaries (decision 0010; the measurements are in
+ * bench/results/envtest-builds.md).
  */
 export function coldBuildEstimate(recipes: readonly ToolRecipe[], cores: number): string {
   const cpu = recipes.reduce((sum, r) => sum + r.coldBuildCpuSeconds, 0);
@@ -106,8 +105,8 @@ export const KUBERNETES_RECIPE: ToolRecipe = {
  * and sibling pins as KUBERNETES_RECIPE; a separate cache entry, so adding it did not
  * invalidate kube-apiserver builds already cached. Built after KUBERNETES_RECIPE (the order of
  * resolveBinaries), it compiles only the controllers on top of the packages Go's build cache
- * already holds: measured 86 CPU-seconds (67 user + 18 system), 52 s of wall time on the shared
- * 2-core machine (2026-11-24, Go 1.26.8, load average 2-3), hence the 90 s below. Built alone
+ * already holds; its CPU time below is a measured build in that order, rounded up
+ * (bench/results/envtest-builds.md). Built alone
  * with an empty Go build cache (KUBEBUILDER_ASSETS without it) it takes several times longer.
  */
 export const KUBE_CONTROLLER_MANAGER_RECIPE: ToolRecipe = {
@@ -220,14 +219,11 @@ export const HELM_RECIPE: ToolRecipe = {
   sources: {},
   stamps: { 'helm.sh/helm/v3/internal/version.version': HELM_VERSION },
   probes: [{ binary: 'helm', args: ['version', '--short'], expect: HELM_VERSION }],
-  // Scaled from the registry by the Go files compiled (`go list -deps` GoFiles: 8.1 MB in 909
-  // packages against 5.2 MB in 583); measured 84 s with the standard library already in Go's
-  // build cache (2026-11-24, Go 1.26.8, 2 cores).
+  // Scaled from the registry by the Go files compiled (`go list -deps` GoFiles; the sizes and a
+  // build with the standard library already cached are in bench/results/envtest-builds.md).
   coldBuildCpuSeconds: 380,
 };
 
-/** All recipes, in the order their builds are started. */
-export const ALL_RECIPES: readonly ToolRecipe[] = [KUBERNETES_RECIPE, KUBE_CONTROLLER_MANAGER_RECIPE, ETCD_RECIPE, REGISTRY_RECIPE, HELM_RECIPE];
 
 /** Cache directory name of a recipe: `<name>-<version>`. */
 export function recipeDirName(recipe: Pick<ToolRecipe, 'name' | 'version'>): string {

@@ -95,8 +95,8 @@ const MISS_REREAD_MS = 1000;
  * identity: OpenAPI is readable by every authenticated user). Concurrent callers share one
  * fetch per document; a failed fetch is retried by the next call. A kind that is not
  * published re-reads the index (at most once a second) before undefined is returned, so the
- * kinds of CRDs created since are found once the server publishes them (about 0.5 s after the
- * CRD is Established, measured). `options.now` is for tests.
+ * kinds of CRDs created since are found once the server publishes them (shortly after the CRD
+ * is Established, not at the same moment). `options.now` is for tests.
  */
 export function createOpenApiSchemas(transport: Transport, options: { now?: () => number } = {}): OpenApiSchemas {
   let index: Promise<Map<string, string>> | undefined;
