@@ -18,7 +18,8 @@ export const CATALOGD_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'
  * ever allocated (libuv's pool, V8's compiler threads), and a dynamic mmap threshold that,
  * once a 256 KiB read buffer has been freed, serves later large blocks from the heap where
  * fragmentation pins them. Two arenas, a fixed 32 KiB mmap threshold and trimming above 32 KiB
- * free at the top lower steady RSS at the same request throughput (decision 0082). The ingest child runs with its own (INGEST_CHILD_ENVIRONMENT).
+ * free at the top lower steady RSS at the same request throughput (decision 0082). The
+ * ingest child runs with its own (INGEST_CHILD_ENVIRONMENT).
  */
 export const CATALOGD_ENVIRONMENT: Readonly<Record<string, string>> = {
   GLIBC_TUNABLES: 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=32768:glibc.malloc.trim_threshold=32768:glibc.malloc.top_pad=0',

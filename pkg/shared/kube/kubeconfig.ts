@@ -6,8 +6,8 @@
  * client certificates, static and file tokens, basic auth, impersonation of a user. Only users
  * authenticating through an `exec` or `auth-provider` plugin need client-node, which is then
  * loaded on demand (see connection.ts): importing it costs more memory than catalogd's whole
- * budget, which an in-cluster controller should not pay (decision 0064). Relative file paths are resolved against the
- * kubeconfig's directory, as kubectl does.
+ * budget, which an in-cluster controller should not pay (decision 0064). Relative file paths
+ * are resolved against the kubeconfig's directory, as kubectl does.
  *
  * A cluster's `proxy-url` is honoured as client-go honours it: every request and watch to that
  * cluster goes through the proxy, loopback servers included (no NO_PROXY applies to it).
