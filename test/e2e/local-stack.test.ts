@@ -112,6 +112,15 @@ afterAll(async () => {
 describe('olmv1 up from a clean checkout', () => {
   const kubectl = (...args: string[]) => exec('.olmv1/bin/kubectl', ['--kubeconfig', '.olmv1/kubeconfig', ...args], { cwd: checkout });
   const field = (label: string): string => new RegExp(`^  ${label} +(\\S+)`, 'm').exec(stdout)?.[1] ?? '';
+  // The example operator's install, which several tests read: the first test that needs it
+  // applies config/samples/ with the written kubectl, the others wait for that same install,
+  // so any one of them runs alone.
+  let sampleInstall: Promise<void> | undefined;
+  const exampleInstalled = (): Promise<void> =>
+    (sampleInstall ??= (async () => {
+      await kubectl('apply', '-f', 'config/samples/');
+      await kubectl('wait', '--for=condition=Installed', 'clusterextension/example-operator', '--timeout=60s');
+    })());
 
   it('prints where everything is and writes the kubeconfig, kubectl and stack.json', () => {
     expect(stdout).toMatch(/^olmv1 local stack is ready$/m);
@@ -131,8 +140,7 @@ describe('olmv1 up from a clean checkout', () => {
   });
 
   it('installs the example operator from config/samples with the written kubectl', async () => {
-    await kubectl('apply', '-f', 'config/samples/');
-    await kubectl('wait', '--for=condition=Installed', 'clusterextension/example-operator', '--timeout=60s');
+    await exampleInstalled();
     const { stdout: json } = await kubectl('get', 'clusterextension', 'example-operator', '-o', 'json');
     const status = (JSON.parse(json) as { status: { install: { bundle: { name: string } }; conditions: Array<{ type: string; status: string }> } })
       .status;
@@ -144,12 +152,17 @@ describe('olmv1 up from a clean checkout', () => {
   });
 
   it("shows the install as an Event, a failing extension's reason at a glance, and what exists for a typo'd package", async () => {
+    await exampleInstalled();
     // The Event is written by the running operator-controller shortly after the install: wait for it.
     let events = '';
-    for (const until = Date.now() + 60_000; !/Installed/.test(events) && Date.now() < until;) {
-      ({ stdout: events } = await kubectl('get', 'events.events.k8s.io', '-n', 'default', '--field-selector', 'regarding.name=example-operator'));
-      if (!/Installed/.test(events)) await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    await until(
+      'the Installed Event',
+      async () =>
+        /Installed/.test(
+          (events = (await kubectl('get', 'events.events.k8s.io', '-n', 'default', '--field-selector', 'regarding.name=example-operator')).stdout),
+        ),
+      60_000,
+    );
     expect(events).toMatch(/Normal\s+Installed\s+clusterextension\/example-operator/);
     // Upstream's YAML (no serviceAccount: the local stack's default installer) with a typo in the package.
     const typo = JSON.stringify({
@@ -178,6 +191,7 @@ describe('olmv1 up from a clean checkout', () => {
   });
 
   it('olmv1 status finds the running stack and reports its catalog, the extension and the upgrade verdict', async () => {
+    await exampleInstalled();
     const env = { ...process.env };
     delete env.KUBECONFIG;
     const { stdout: json } = await exec(process.execPath, ['cmd/olmv1/main.ts', 'status', '--cluster-version', '4.18', '-o', 'json'], {
@@ -214,6 +228,7 @@ describe('olmv1 up from a clean checkout', () => {
   };
 
   it('olmv1 release list finds the running stack by itself', async () => {
+    await exampleInstalled();
     const r = await olmv1('release', 'list');
     expect(r, r.stderr).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toMatch(
@@ -222,6 +237,7 @@ describe('olmv1 up from a clean checkout', () => {
   });
 
   it('olmv1 status without a cluster version prints the whole report, says it cannot judge, and exits 3', async () => {
+    await exampleInstalled();
     const json = await olmv1('status', '-o', 'json');
     expect(json.stderr).toBe('');
     expect(json.code).toBe(3);
@@ -296,6 +312,7 @@ describe('olmv1 up from a clean checkout', () => {
   // collector, running since start-up, left the extension's release records (owned by the
   // ClusterExtension, which exists) alone.
   it('runs kube-controller-manager: kubectl delete namespace completes, Deployments get ReplicaSets, owned records stay', async () => {
+    await exampleInstalled();
     await kubectl('create', 'namespace', 'short-lived');
     await kubectl('-n', 'short-lived', 'create', 'configmap', 'content', '--from-literal=a=b');
     await kubectl('delete', 'namespace', 'short-lived', '--timeout=60s');
@@ -316,16 +333,15 @@ describe('olmv1 up from a clean checkout', () => {
       'jsonpath={.items[0].metadata.ownerReferences[0].name}',
     );
     expect(rs).toBe('web');
-    // The example operator's Deployment, installed by the extension, got one as well.
-    const { stdout: installed } = await kubectl(
-      '-n',
-      'example-operator',
-      'get',
-      'replicaset',
-      '-o',
-      'jsonpath={.items[*].metadata.ownerReferences[0].name}',
+    // The example operator's Deployment, installed by the extension, gets one as well.
+    await until(
+      "a ReplicaSet of the example operator's Deployment",
+      async () =>
+        (await kubectl('-n', 'example-operator', 'get', 'replicaset', '-o', 'jsonpath={.items[*].metadata.ownerReferences[0].name}')).stdout
+          .split(' ')
+          .includes('example-operator-controller'),
+      60_000,
     );
-    expect(installed.split(' ')).toContain('example-operator-controller');
 
     const records = await olmv1('release', 'list');
     expect(records.stdout).toMatch(/^example-operator +\d+ /m);

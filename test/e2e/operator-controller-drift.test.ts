@@ -4,7 +4,6 @@
 // back, which restores what operator-controller applied and leaves what others own, also while
 // the bundle's registry is down or its catalog deleted.
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { isNotFound, type KubeContext, type KubeObject, type ObjectRef } from '../../pkg/shared/kube/index.ts';
@@ -108,6 +107,38 @@ async function watchTargets(pkg: string): Promise<number> {
   return targets.size;
 }
 
+/** Waits until the drift watches of every extension of this file run (as the first test checks). */
+async function watchesRunning(): Promise<void> {
+  let expected = 0;
+  for (const spec of [a, b, c, d]) expected += await watchTargets(spec.pkg);
+  await waitUntil(`${expected} drift watches running`, async () => (await metric(WATCHES)) === expected);
+}
+
+/** Resource versions of every object the deployed release of `pkg` holds. */
+async function releaseVersions(pkg: string): Promise<Record<string, string | undefined>> {
+  const [release] = await createReleaseStore({ client: kube.client, namespace: 'olmv1-system' }).history(pkg);
+  const out: Record<string, string | undefined> = {};
+  for (const obj of release?.manifest ?? []) {
+    const ref = { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name ?? '', namespace: obj.metadata.namespace };
+    out[`${obj.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`] = (await get(ref))?.metadata.resourceVersion;
+  }
+  return out;
+}
+
+/**
+ * Changes the catalog selector of extension `pkg` to `selector` (the same catalog, so the same
+ * release) and waits until the reconcile of that generation has finished.
+ */
+async function reselect(pkg: string, selector: object): Promise<void> {
+  const updated = await kube.client.patch({ ...CE, name: pkg }, { spec: { source: { catalog: { selector } } } }, 'merge');
+  await waitForExtension(
+    kube.client,
+    pkg,
+    `generation ${updated.metadata.generation} reconciled`,
+    (e) => installedAs(`${pkg}.v1.0.0`)(e) && e.cond('Progressing')?.observedGeneration === updated.metadata.generation,
+  );
+}
+
 /** Deletes `ref` and waits until it exists again as a new object (another uid). */
 async function expectRecreated(ref: ObjectRef): Promise<KubeObject> {
   const before = await get(ref);
@@ -136,6 +167,7 @@ describe('drift repair', () => {
   });
 
   it('puts back a deleted ConfigMap and Deployment within seconds', async () => {
+    await watchesRunning();
     const deletes = await metric('operator_controller_drift_events_total', { event: 'delete' });
     const cm = await expectRecreated(settings(a.pkg));
     expect(data(cm)).toEqual({ version: '1.0.0' });
@@ -145,6 +177,7 @@ describe('drift repair', () => {
   });
 
   it('puts back changed fields it applied: a ConfigMap data key, a container image', async () => {
+    await watchesRunning();
     await kube.client.patch(settings(a.pkg), { data: { version: 'tampered', extra: 'kept' } }, 'merge', { fieldManager: 'e2e-user' });
     await kube.client.patch(
       deployment(a.pkg),
@@ -161,6 +194,7 @@ describe('drift repair', () => {
   });
 
   it('keeps what other managers own: a rollout restart, a user label, replicas set through the scale subresource', async () => {
+    await watchesRunning();
     const restartedAt = new Date().toISOString();
     await kube.client.patch(
       deployment(a.pkg),
@@ -191,18 +225,18 @@ describe('drift repair', () => {
   });
 
   it('does not loop on its own re-applies: an unchanged release writes nothing', async () => {
-    const refs = [deployment(a.pkg), settings(a.pkg)];
-    const versions = async (): Promise<(string | undefined)[]> => Promise.all(refs.map(async (r) => (await get(r))?.metadata.resourceVersion));
-    // Let the repairs of the tests above settle.
-    await sleep(2000);
-    const before = await versions();
+    await watchesRunning();
+    // A spec change that selects the same catalog (so the same release) starts a reconcile,
+    // which re-applies every object; once its generation is reconciled, whatever earlier edits
+    // asked for is in place.
+    const catalog = `drift-${run}`;
+    await reselect(a.pkg, { matchLabels: { 'olm.operatorframework.io/metadata.name': catalog } });
+    const before = await releaseVersions(a.pkg);
     const events = await metric('operator_controller_drift_events_total');
-    const reconciles = await metric('controller_runtime_reconcile_total');
-    // An annotation starts a reconcile of the extension, which re-applies every object.
-    await kube.client.patch({ ...CE, name: a.pkg }, { metadata: { annotations: { 'e2e.test/poke': run } } }, 'merge');
-    await waitUntil('the poke reconciled', async () => (await metric('controller_runtime_reconcile_total')) > reconciles);
-    await sleep(3000);
-    expect(await versions()).toEqual(before);
+    // Another such change: its reconcile re-applies the same release, and its end (the
+    // generation reconciled) comes after every write it made.
+    await reselect(a.pkg, { matchExpressions: [{ key: 'olm.operatorframework.io/metadata.name', operator: 'In', values: [catalog] }] });
+    expect(await releaseVersions(a.pkg)).toEqual(before);
     expect(await metric('operator_controller_drift_events_total')).toBe(events);
   });
 });
@@ -218,10 +252,14 @@ describe('a drift watch the ServiceAccount may not open', () => {
       await kube.client.update({ ...role, apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role' });
     }
     await restartController();
-    await waitUntil('the configmaps watch refused', async () => (await metric('informer_list_errors_total', { name: 'drift' })) >= 1, 30_000);
-    await sleep(8000);
-    // 0.8 s doubling (with jitter): at most a handful of attempts in 8 s, not a hot loop.
-    expect(await metric('informer_list_errors_total', { name: 'drift' })).toBeLessThanOrEqual(8);
+    const refused = (): Promise<number> => metric('informer_list_errors_total', { name: 'drift' });
+    await waitUntil('the configmaps watch refused', async () => (await refused()) >= 1, 30_000);
+    const firstSeen = Date.now();
+    // Retried with backoff (0.8 s doubling, plus jitter), not in a hot loop: three more refusals
+    // come after at least the first three delays, 0.8 + 1.6 + 3.2 s (less the polling's lag).
+    await waitUntil('three more refusals', async () => (await refused()) >= 4, 60_000);
+    expect(Date.now() - firstSeen).toBeGreaterThanOrEqual(5_600 - 1_000);
+    await watchesRunning();
     await expectRecreated(deployment(b.pkg));
     await expectRecreated(settings(a.pkg));
     const ext = await waitForExtension(kube.client, b.pkg, 'still installed', installedAs(`${b.pkg}.v1.0.0`));
@@ -231,9 +269,11 @@ describe('a drift watch the ServiceAccount may not open', () => {
 
 describe('outages', () => {
   it('repairs while the bundle registry is down: from the image cache, and after a restart from the release record', async () => {
+    await watchesRunning();
     await privateRegistry.stop();
     await expectRecreated(settings(d.pkg));
     await restartController();
+    await watchesRunning();
     await expectRecreated(deployment(d.pkg));
     const ext = await waitForExtension(kube.client, d.pkg, 'still installed', installedAs(`${d.pkg}.v1.0.0`));
     expect(ext.cond('Progressing')?.message).toBe('Desired state reached');
@@ -242,6 +282,7 @@ describe('outages', () => {
   });
 
   it('repairs with its catalog deleted and blocks only a version change, with upstream message', async () => {
+    await watchesRunning();
     await kube.client.delete({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: OUTAGE_CATALOG });
     await waitUntil(
       'catalog gone',
@@ -263,6 +304,7 @@ describe('outages', () => {
 
 describe('uninstall', () => {
   it('ends the extension watches', async () => {
+    await watchesRunning();
     let all = await metric(WATCHES);
     for (const spec of [a, b, c, d]) {
       const own = await watchTargets(spec.pkg);
