@@ -27,7 +27,6 @@ import {
   BundlePulls,
   DriftWatches,
   EXTENSION_CONTROLLER_NAME,
-  ExtensionReconciler,
   OPERATOR_CONTROLLER_REPORTER,
   cachedBundle,
   extensionKeys,
@@ -39,6 +38,7 @@ import { componentImages, connectComponent, runLeading } from '../shared/compone
 import { startMetricsServing } from '../shared/serving.ts';
 import type { OperatorControllerOptions } from './options.ts';
 import { pauseHook } from './test-pause.ts';
+import { clusterExtensionReconciler } from './reconcilers.ts';
 import { catalogdClientOptions } from './catalogd-client.ts';
 
 /** Runs operator-controller; resolves when `signal` aborts (after a graceful stop) or leadership is lost. */
@@ -102,7 +102,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       registry,
       signal: leading,
     });
-    const reconciler = new ExtensionReconciler(
+    const reconciler = clusterExtensionReconciler(
       {
         client: kube.client,
         scoped,
@@ -125,10 +125,8 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
           deploymentConfigSupport: gates.DeploymentConfig,
           bundleReleaseSupport: gates.BundleReleaseSupport,
         },
-        log,
-        ...(pause === undefined ? {} : { pause }),
       },
-      { stepTimer: stepDurationTimer(registry, EXTENSION_CONTROLLER_NAME) },
+      { stepTimer: stepDurationTimer(registry, EXTENSION_CONTROLLER_NAME), ...(pause === undefined ? {} : { pause }) },
     );
     const controller = new Controller({
       name: EXTENSION_CONTROLLER_NAME,

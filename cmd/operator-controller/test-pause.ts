@@ -6,9 +6,9 @@
  *
  *   OLMV1_TEST_PAUSE_AT=<extension>=<point>[#<n>][,<extension>=<point>[#<n>]...]
  *
- * Points: `step:<name>` before a reconcile step (validate, installed, resolve, pull, render,
- * preauthorize, preflight, apply); `release-write` before a write of a release record Secret (create,
- * update, owner patch or delete); `object-write` before an apply or delete of one of the
+ * Points: `step:<name>` before a reconcile step (finalizers, validate, installed, resolve, pull,
+ * render, preauthorize, preflight, apply: reconcilers.ts); `release-write` before a write of a
+ * release record Secret (create, update, owner patch or delete); `object-write` before an apply or delete of one of the
  * extension's objects. `#n` (default 1) pauses before the n-th time that point is reached for
  * that extension in this process, so `release-write#2` is "between the first two Secret writes".
  * On pausing it logs `test hook: paused` (warn, with extension, point and occurrence).

@@ -4,25 +4,37 @@
  * into namespace `ns` as ServiceAccount `sa` from package `p`, nothing read or resolved yet.
  */
 import pino from 'pino';
+import type { ClusterExtension } from '../../pkg/shared/api/index.ts';
 import type { ExtensionState } from '../../pkg/operator-controller/clusterextension/index.ts';
 
-/** A fresh state; `spec` fields and state fields given here replace the defaults. */
+/**
+ * A fresh state; `spec` fields and state fields given here replace the defaults. The working
+ * copy `ce` carries the spec (and `name`) unless one is given.
+ */
 export function extensionState(o: { spec?: Record<string, unknown> } & Partial<Omit<ExtensionState, 'spec'>> = {}): ExtensionState {
-  const { spec, ...rest } = o;
+  const { spec: fields, ...rest } = o;
+  const name = rest.name ?? 'ext';
+  const spec = {
+    namespace: 'ns',
+    serviceAccount: { name: 'sa' },
+    source: { sourceType: 'Catalog', catalog: { packageName: 'p' } },
+    ...fields,
+  } as ExtensionState['spec'];
+  const ce: ClusterExtension = rest.ce ?? {
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterExtension',
+    metadata: { name, generation: 1 },
+    spec,
+  };
   return {
-    ce: { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', metadata: { name: 'ext', generation: 1 } },
-    name: 'ext',
+    name,
     uid: 'u',
-    spec: {
-      namespace: 'ns',
-      serviceAccount: { name: 'sa' },
-      source: { sourceType: 'Catalog', catalog: { packageName: 'p' } },
-      ...spec,
-    } as ExtensionState['spec'],
+    spec: ce.spec,
     installer: { namespace: 'ns', name: 'sa', isDefault: false },
     log: pino({ level: 'silent' }),
     signal: new AbortController().signal,
     history: [],
     ...rest,
+    ce,
   };
 }

@@ -37,7 +37,7 @@ export interface PullRequestOptions {
   waitMs?: number;
 }
 
-/** What the reconcile uses of the scheduler (ExtensionReconcilerDeps.pulls). */
+/** What the reconcile uses of the scheduler (the pull step, steps-pull.ts). */
 export interface BundlePullScheduler {
   /**
    * The bundle of `ref` for `extension`: from the cache, or a finished pull (handed out once),

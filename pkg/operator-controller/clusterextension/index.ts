@@ -1,7 +1,7 @@
 /**
- * pkg/operator-controller/clusterextension: the ClusterExtension reconciler and what it is made of (catalog
- * selection, bundle fetching, status, uninstall, catalog events, drift watches). Composed in
- * cmd/operator-controller.
+ * pkg/operator-controller/clusterextension: the steps of the ClusterExtension reconciler (reconciler.ts lists
+ * them) and what they are made of (catalog selection, bundle fetching, status, uninstall,
+ * catalog events, drift watches). Assembled in cmd/operator-controller/reconcilers.ts.
  */
 export { fetchBundle, bundleProperties, cachedBundle, type BundleImages, type FetchedBundle } from './bundle-source.ts';
 export {
@@ -18,10 +18,14 @@ export { watchCatalogEvents, type CatalogEventsOptions } from './catalog-events.
 export { DriftWatches, type DriftTracker, type DriftWatchesOptions, type TrackedRelease } from './drift-watches.ts';
 export { extensionKeys } from './extension-events.ts';
 export { contentRef, selectedCatalogs, type CatalogSource, type SelectedCatalogs } from './catalogs.ts';
-export type { ExtensionFeatures, ExtensionReconcilerDeps, ExtensionState, Target } from './pipeline-state.ts';
+export { newExtensionState, type ExtensionFeatures, type ExtensionState, type Target } from './pipeline-state.ts';
 export { installerOf, noInstallerMessage, parseServiceAccountRef, type Installer, type ServiceAccountRef } from './installer.ts';
-export { EXTENSION_CONTROLLER_NAME, ExtensionReconciler, type ExtensionReconcilerOptions } from './reconciler.ts';
+export { EXTENSION_CONTROLLER_NAME } from './reconciler.ts';
 export { ExtensionEventReason, OPERATOR_CONTROLLER_REPORTER } from './recorded-events.ts';
 export { MESSAGES } from './status.ts';
-export { VALIDATION_PREFIX } from './steps.ts';
-export { EXTENSION_FINALIZERS } from './uninstall.ts';
+export { installedStep, resolveStep } from './steps.ts';
+export { VALIDATION_PREFIX, validateStep } from './steps-validate.ts';
+export { pullStep, renderStep } from './steps-pull.ts';
+export { applyStep, preauthorizeStep } from './steps-apply.ts';
+export { preflightStep } from './steps-preflight.ts';
+export { EXTENSION_FINALIZERS, finalizersStep } from './uninstall.ts';

@@ -1,19 +1,17 @@
 /**
- * What the steps of one ClusterExtension reconcile share, and the dependencies they use.
+ * What the steps of one ClusterExtension reconcile share: the typed working copy and what the
+ * steps learn on the way. Each step's factory names the ports it uses (steps*.ts, uninstall.ts).
  */
 import type { Logger } from 'pino';
-import type { ClusterExtensionSpec } from '../../shared/api/index.ts';
+import type { ClusterExtension, ClusterExtensionSpec } from '../../shared/api/index.ts';
 import type { RegistryV1Bundle } from '../bundle/index.ts';
+import type { ReconcileContext } from '../../shared/controller/index.ts';
 import type { Deprecation } from '../../shared/fbc/index.ts';
-import type { ImageCache } from '../../shared/image/index.ts';
-import type { EventRecorder, KubeClient, KubeObject, OpenApiSchemas, ScopedClientFactory } from '../../shared/kube/index.ts';
-import type { Release, ReleaseBundle, ReleaseStore } from '../release/index.ts';
+import type { KubeObject } from '../../shared/kube/index.ts';
+import type { Release, ReleaseBundle } from '../release/index.ts';
 import type { CertProviderName } from '../render/index.ts';
 import type { ResolveInput } from '../resolve/index.ts';
-import type { BundlePullScheduler } from './bundle-pulls.ts';
-import type { CatalogSource } from './catalogs.ts';
-import type { DriftTracker } from './drift-watches.ts';
-import type { Installer, ServiceAccountRef } from './installer.ts';
+import { installerOf, type Installer, type ServiceAccountRef } from './installer.ts';
 
 /** Feature switches of rendering and status reporting (`--feature-gates`). */
 export interface ExtensionFeatures {
@@ -22,34 +20,6 @@ export interface ExtensionFeatures {
   singleOwnNamespaceSupport: boolean;
   deploymentConfigSupport: boolean;
   bundleReleaseSupport: boolean;
-}
-
-/** Everything the ClusterExtension reconciler uses; composed in cmd/operator-controller. */
-export interface ExtensionReconcilerDeps {
-  /** operator-controller's own identity: the ClusterExtension, namespaces, ServiceAccounts. */
-  client: KubeClient;
-  /** Clients acting as an extension's ServiceAccount. */
-  scoped: ScopedClientFactory;
-  releases: ReleaseStore;
-  catalogs: CatalogSource;
-  bundleCache: ImageCache;
-  /** Bundle pulls: from the cache, or in the background so that no worker waits on a registry (bundle-pulls.ts). */
-  pulls: BundlePullScheduler;
-  /** Schemas of the API server's kinds, to drop fields they do not declare before applying. */
-  schemas: OpenApiSchemas;
-  features: ExtensionFeatures;
-  /** Installs extensions whose spec names no ServiceAccount (`--default-install-service-account`); none: they wait. */
-  defaultInstaller?: ServiceAccountRef;
-  /** Watches of the deployed release's objects that queue a reconcile when they drift. */
-  drift: DriftTracker;
-  /** Kubernetes Events on the ClusterExtension (recorded-events.ts); fire and forget. */
-  events: EventRecorder;
-  log: Logger;
-  /**
-   * Test hook (cmd/operator-controller/test-pause.ts), none in production: awaited with
-   * `step:<name>` before each step and `object-write` before each object apply or delete.
-   */
-  pause?: (point: string, extension: string) => Promise<void>;
 }
 
 /** The bundle a reconcile is going to install (resolved, or the installed one as fallback). */
@@ -61,10 +31,13 @@ export interface Target {
 
 /** State shared by the steps of one reconcile. */
 export interface ExtensionState {
-  /** The working copy: steps write its status and finalizers only. */
-  ce: KubeObject;
+  /** The typed working copy: steps write its status and finalizers only. */
+  ce: ClusterExtension;
+  /** `ce.metadata.name`. */
   name: string;
+  /** `ce.metadata.uid` ('' when absent). */
   uid: string;
+  /** `ce.spec` (read only). */
   spec: ClusterExtensionSpec;
   log: Logger;
   signal: AbortSignal;
@@ -91,4 +64,24 @@ export interface ExtensionState {
   droppedFields?: { object: string; paths: string[] }[];
   /** Whose identity reads and writes the extension's objects (installer.ts); undefined: nobody's, the extension waits. */
   installer?: Installer;
+}
+
+/**
+ * The state a reconcile of `ce` starts with (StepReconciler's `state`): the installer is the
+ * extension's own ServiceAccount or `defaultInstaller` (`--default-install-service-account`).
+ */
+export function newExtensionState(defaultInstaller?: ServiceAccountRef): (ce: ClusterExtension, ctx: ReconcileContext) => ExtensionState {
+  return (ce, ctx) => {
+    const installer = installerOf(ce.spec, defaultInstaller);
+    return {
+      ce,
+      name: ce.metadata.name,
+      uid: ce.metadata.uid ?? '',
+      spec: ce.spec,
+      ...(installer === undefined ? {} : { installer }),
+      log: ctx.log,
+      signal: ctx.signal,
+      history: [],
+    };
+  };
 }

@@ -7,9 +7,10 @@
  */
 import { OwnershipConflictError, describeObject, type DeleteOutcome } from '../applier/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
-import type { EventType } from '../../shared/kube/index.ts';
+import { CLUSTER_EXTENSION } from '../../shared/api/index.ts';
+import type { EventRecorder, EventType } from '../../shared/kube/index.ts';
 import type { Release, ReleaseBundle } from '../release/index.ts';
-import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import type { ExtensionState } from './pipeline-state.ts';
 
 /** `reportingController` of operator-controller's events. */
 export const OPERATOR_CONTROLLER_REPORTER = 'olm.operatorframework.io/operator-controller';
@@ -30,8 +31,17 @@ export const ExtensionEventReason = {
 /** How many objects a note names before `and N more`. */
 const MAX_NAMED = 10;
 
-function record(deps: ExtensionReconcilerDeps, state: ExtensionState, type: EventType, reason: string, action: string, note: string): void {
-  deps.events.event(state.ce, type, reason, action, note);
+function record(events: EventRecorder, state: ExtensionState, type: EventType, reason: string, action: string, note: string): void {
+  // The parsed working copy may lack apiVersion and kind (optional in the API module's schema).
+  const m = state.ce.metadata;
+  const regarding = {
+    apiVersion: CLUSTER_EXTENSION.apiVersion,
+    kind: CLUSTER_EXTENSION.kind,
+    name: m.name,
+    ...(m.uid ? { uid: m.uid } : {}),
+    ...(m.resourceVersion ? { resourceVersion: m.resourceVersion } : {}),
+  };
+  events.event(regarding, type, reason, action, note);
 }
 
 function bundleText(b: ReleaseBundle): string {
@@ -48,7 +58,7 @@ export function nameList(names: readonly string[]): string {
  * A new revision was deployed: Installed, Upgraded or Downgraded, as the release record's
  * description says (the applier decides install/upgrade/downgrade once, for both).
  */
-export function recordDeployed(deps: ExtensionReconcilerDeps, state: ExtensionState, release: Release): void {
+export function recordDeployed(events: EventRecorder, state: ExtensionState, release: Release): void {
   const [reason, action, verb] =
     release.description === 'Install complete'
       ? [ExtensionEventReason.Installed, 'Install', 'Installed']
@@ -56,14 +66,14 @@ export function recordDeployed(deps: ExtensionReconcilerDeps, state: ExtensionSt
         ? [ExtensionEventReason.Downgraded, 'Upgrade', 'Downgraded to']
         : [ExtensionEventReason.Upgraded, 'Upgrade', 'Upgraded to'];
   const from = state.installed === undefined || reason === ExtensionEventReason.Installed ? '' : ` from version ${state.installed.bundle.version}`;
-  record(deps, state, 'Normal', reason, action, `${verb} ${bundleText(release.bundle)}${from}, revision ${release.revision}`);
+  record(events, state, 'Normal', reason, action, `${verb} ${bundleText(release.bundle)}${from}, revision ${release.revision}`);
 }
 
 /** An unchanged release was re-applied after its objects drifted: names what was put back. */
-export function recordDriftRepaired(deps: ExtensionReconcilerDeps, state: ExtensionState, objects: readonly string[]): void {
+export function recordDriftRepaired(events: EventRecorder, state: ExtensionState, objects: readonly string[]): void {
   if (objects.length === 0) return;
   record(
-    deps,
+    events,
     state,
     'Normal',
     ExtensionEventReason.DriftRepaired,
@@ -73,15 +83,9 @@ export function recordDriftRepaired(deps: ExtensionReconcilerDeps, state: Extens
 }
 
 /** The ServiceAccount lacks permissions the release needs (the condition lists them). */
-export function recordPreAuthorizationFailed(
-  deps: ExtensionReconcilerDeps,
-  state: ExtensionState,
-  bundle: ReleaseBundle,
-  missing: number,
-  sa: string,
-): void {
+export function recordPreAuthorizationFailed(events: EventRecorder, state: ExtensionState, bundle: ReleaseBundle, missing: number, sa: string): void {
   record(
-    deps,
+    events,
     state,
     'Warning',
     ExtensionEventReason.PreAuthorizationFailed,
@@ -91,9 +95,9 @@ export function recordPreAuthorizationFailed(
 }
 
 /** The CRD upgrade-safety preflight refused the release. */
-export function recordPreflightFailed(deps: ExtensionReconcilerDeps, state: ExtensionState, bundle: ReleaseBundle, crds: readonly string[]): void {
+export function recordPreflightFailed(events: EventRecorder, state: ExtensionState, bundle: ReleaseBundle, crds: readonly string[]): void {
   record(
-    deps,
+    events,
     state,
     'Warning',
     ExtensionEventReason.PreflightFailed,
@@ -103,11 +107,11 @@ export function recordPreflightFailed(deps: ExtensionReconcilerDeps, state: Exte
 }
 
 /** The apply failed: an object owned by someone else, or any other error. */
-export function recordApplyFailed(deps: ExtensionReconcilerDeps, state: ExtensionState, bundle: ReleaseBundle, err: unknown): void {
+export function recordApplyFailed(events: EventRecorder, state: ExtensionState, bundle: ReleaseBundle, err: unknown): void {
   if (err instanceof OwnershipConflictError) {
     const objects = err.conflicts.map((c) => describeObject(c.object));
     record(
-      deps,
+      events,
       state,
       'Warning',
       ExtensionEventReason.OwnershipConflict,
@@ -116,17 +120,13 @@ export function recordApplyFailed(deps: ExtensionReconcilerDeps, state: Extensio
     );
     return;
   }
-  record(deps, state, 'Warning', ExtensionEventReason.ApplyFailed, 'Apply', `Applying ${bundleText(bundle)} failed: ${errorMessage(err)}`);
+  record(events, state, 'Warning', ExtensionEventReason.ApplyFailed, 'Apply', `Applying ${bundleText(bundle)} failed: ${errorMessage(err)}`);
 }
 
 /** The uninstall finalizer deleted the release's objects. */
-export function recordUninstalled(
-  deps: ExtensionReconcilerDeps,
-  state: ExtensionState,
-  outcome: Pick<DeleteOutcome, 'deleted' | 'kept' | 'skipped'>,
-): void {
+export function recordUninstalled(events: EventRecorder, state: ExtensionState, outcome: Pick<DeleteOutcome, 'deleted' | 'kept' | 'skipped'>): void {
   record(
-    deps,
+    events,
     state,
     'Normal',
     ExtensionEventReason.Uninstalled,

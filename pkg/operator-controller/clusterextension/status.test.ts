@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Condition } from '../../shared/api/index.ts';
+import type { ClusterExtension, Condition } from '../../shared/api/index.ts';
 import { MAX_CONDITION_MESSAGE_BYTES, TRUNCATION_SUFFIX } from '../../shared/controller/index.ts';
 import { TerminalError } from '../../shared/errors/index.ts';
-import type { KubeObject } from '../../shared/kube/index.ts';
 import type { Release } from '../release/index.ts';
 import {
   MESSAGES,
@@ -19,11 +18,12 @@ import {
 
 const OLD = '2020-01-01T00:00:00Z';
 
-function extension(generation: number | null = 3): KubeObject {
+function extension(generation: number | null = 3): ClusterExtension {
   return {
     apiVersion: 'olm.operatorframework.io/v1',
     kind: 'ClusterExtension',
     metadata: { name: 'ext', ...(generation === null ? {} : { generation }) },
+    spec: { namespace: 'ns', source: { sourceType: 'Catalog', catalog: { packageName: 'pkg', upgradeConstraintPolicy: 'CatalogProvided' } } },
   };
 }
 
@@ -40,7 +40,7 @@ function release(version: string, extra: Partial<Release['bundle']> = {}): Relea
   };
 }
 
-function condition(ce: KubeObject, type: string): Condition | undefined {
+function condition(ce: ClusterExtension, type: string): Condition | undefined {
   return statusOf(ce).conditions?.find((c) => c.type === type);
 }
 

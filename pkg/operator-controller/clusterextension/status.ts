@@ -7,11 +7,11 @@ import {
   ClusterExtensionConditionType as Type,
   ClusterExtensionReason as Reason,
   type BundleMetadata,
-  type Condition,
+  type ClusterExtension,
+  type ClusterExtensionStatus,
   type ConditionStatus,
 } from '../../shared/api/index.ts';
 import { progressingFromError, setStatusCondition, truncateConditionMessage } from '../../shared/controller/index.ts';
-import type { KubeObject } from '../../shared/kube/index.ts';
 import type { Release } from '../release/index.ts';
 import type { DeprecationCondition } from '../resolve/index.ts';
 
@@ -22,20 +22,14 @@ export const MESSAGES = {
   retryingInstalledBundle: 'retrying to get installed bundle',
 } as const;
 
-/** The status of a working copy, created when absent. */
-export interface ExtensionStatus {
-  conditions?: Condition[];
-  install?: { bundle: BundleMetadata };
-}
-
 /** `status` of `ce`, created when absent. */
-export function statusOf(ce: KubeObject): ExtensionStatus {
+export function statusOf(ce: ClusterExtension): ClusterExtensionStatus {
   ce.status ??= {};
-  return ce.status as ExtensionStatus;
+  return ce.status;
 }
 
 /** Sets one condition with `observedGeneration`; the message is truncated to the API's limit. */
-export function setCondition(ce: KubeObject, type: string, status: ConditionStatus, reason: string, message: string): void {
+export function setCondition(ce: ClusterExtension, type: string, status: ConditionStatus, reason: string, message: string): void {
   const st = statusOf(ce);
   st.conditions ??= [];
   const generation = ce.metadata.generation;
@@ -49,23 +43,23 @@ export function setCondition(ce: KubeObject, type: string, status: ConditionStat
 }
 
 /** Progressing from an error: True/Retrying, or False with the terminal reason. */
-export function setProgressingError(ce: KubeObject, err: unknown): void {
+export function setProgressingError(ce: ClusterExtension, err: unknown): void {
   const c = progressingFromError(err);
   setCondition(ce, Type.Progressing, c.status, c.reason, c.message);
 }
 
 /** Progressing True/Retrying with `message` (a wait that is not an error, e.g. missing permissions). */
-export function setProgressingRetrying(ce: KubeObject, message: string): void {
+export function setProgressingRetrying(ce: ClusterExtension, message: string): void {
   setCondition(ce, Type.Progressing, 'True', Reason.Retrying, message);
 }
 
 /** Progressing True/Blocked with `message`: a wait only a person can end (no retry, no polling). */
-export function setProgressingBlocked(ce: KubeObject, message: string): void {
+export function setProgressingBlocked(ce: ClusterExtension, message: string): void {
   setCondition(ce, Type.Progressing, 'True', Reason.Blocked, message);
 }
 
 /** Progressing True/Succeeded "Desired state reached". */
-export function setProgressingSucceeded(ce: KubeObject): void {
+export function setProgressingSucceeded(ce: ClusterExtension): void {
   setCondition(ce, Type.Progressing, 'True', Reason.Succeeded, MESSAGES.desiredStateReached);
 }
 
@@ -80,7 +74,7 @@ export function bundleMetadataOf(release: Release): BundleMetadata {
  * `Installed bundle <image> successfully`, or False/Failed "No bundle installed" and no
  * `status.install` when nothing is deployed.
  */
-export function setInstalledFrom(ce: KubeObject, deployed: Release | undefined): void {
+export function setInstalledFrom(ce: ClusterExtension, deployed: Release | undefined): void {
   const st = statusOf(ce);
   if (deployed === undefined) {
     delete st.install;
@@ -92,12 +86,12 @@ export function setInstalledFrom(ce: KubeObject, deployed: Release | undefined):
 }
 
 /** Installed Unknown/Failed with `message` (installed state unknown); `status.install` cleared when `clearInstall`. */
-export function setInstalledUnknown(ce: KubeObject, message: string, clearInstall: boolean): void {
+export function setInstalledUnknown(ce: ClusterExtension, message: string, clearInstall: boolean): void {
   if (clearInstall) delete statusOf(ce).install;
   setCondition(ce, Type.Installed, 'Unknown', Reason.Failed, message);
 }
 
 /** Sets the four deprecation conditions in upstream's order. */
-export function setDeprecation(ce: KubeObject, conditions: readonly DeprecationCondition[]): void {
+export function setDeprecation(ce: ClusterExtension, conditions: readonly DeprecationCondition[]): void {
   for (const c of conditions) setCondition(ce, c.type, c.status, c.reason, c.message);
 }

@@ -4,12 +4,12 @@
 import { describe, expect, it } from 'vitest';
 import { withOwnerLabels } from '../applier/index.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
-import type { EventRecorder, KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
+import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
 import type { Release, ReleaseStore } from '../release/index.ts';
 import type { CatalogPackage, ResolveInput } from '../resolve/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
-import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
-import { applyBundle } from './steps-apply.ts';
+import type { ExtensionState } from './pipeline-state.ts';
+import { applyStep, type ApplyPorts } from './steps-apply.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 
 const cm = (name: string): KubeObject =>
@@ -62,18 +62,20 @@ function depsFor(
   store: MemoryStore,
   uid: (obj: KubeObject) => string | undefined = () => undefined,
   seen: { events: string[]; drifted?: string[] } = { events: [] },
-): ExtensionReconcilerDeps {
+): ApplyPorts {
   const drift = {
     track: () => Promise.resolve(),
-    stop: () => undefined,
     expectDeletes: () => undefined,
     ownedUid: (_e: string, o: KubeObject) => uid(o),
     takeDrifted: () => seen.drifted?.splice(0) ?? [],
-  } satisfies DriftTracker;
+  } satisfies ApplyPorts['drift'] & Partial<DriftTracker>;
   const events = { event: (_o, type, reason, action, note) => void seen.events.push(`${type} ${reason} ${action}: ${note}`) } satisfies EventRecorder;
-  const scoped = { forServiceAccount: () => cluster.client } as unknown as ScopedClientFactory;
-  return { scoped, releases: store as unknown as ReleaseStore, drift, events } as unknown as ExtensionReconcilerDeps;
+  const scoped = { forServiceAccount: () => cluster.client } satisfies ApplyPorts['scoped'];
+  // The applier writes with create, update and history only.
+  return { scoped, releases: store as unknown as ReleaseStore, drift, events };
 }
+
+const applyBundle = async (ports: ApplyPorts, s: ExtensionState) => applyStep(ports).run(s);
 
 function stateFor(version: string, objects: KubeObject[], installed?: Release): ExtensionState {
   const bundle = { package: 'p', name: `p.v${version}`, version, image: `r/p:v${version}` };
@@ -86,9 +88,7 @@ function stateFor(version: string, objects: KubeObject[], installed?: Release): 
 }
 
 function condition(s: ExtensionState, type: string): { status: string; reason: string; message: string } | undefined {
-  return (s.ce.status as { conditions?: { type: string; status: string; reason: string; message: string }[] } | undefined)?.conditions?.find(
-    (c) => c.type === type,
-  );
+  return s.ce.status?.conditions?.find((c) => c.type === type);
 }
 
 describe('apply step', () => {

@@ -12,16 +12,36 @@ import {
   sameContent,
   type DesiredRelease,
 } from '../applier/index.ts';
-import type { StepOutcome } from '../../shared/controller/index.ts';
-import type { KubeObject } from '../../shared/kube/index.ts';
-import type { Release } from '../release/index.ts';
+import { POLL, type Step, type StepOutcome } from '../../shared/controller/index.ts';
+import type { EventRecorder, KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
+import type { Release, ReleaseStore } from '../release/index.ts';
 import { staticKindScopes } from '../render/index.ts';
 import { deprecationConditions, resolve } from '../resolve/index.ts';
 import { bundleProperties } from './bundle-source.ts';
-import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import type { DriftTracker } from './drift-watches.ts';
+import type { ExtensionState } from './pipeline-state.ts';
 import { recordApplyFailed, recordDeployed, recordDriftRepaired, recordPreAuthorizationFailed } from './recorded-events.ts';
 import { fail, forBundle, requireInstaller, trackDrift } from './steps.ts';
 import { setDeprecation, setInstalledFrom, setProgressingRetrying, setProgressingSucceeded } from './status.ts';
+
+/** What the preauthorize step uses: clients acting as the installer, and the Events recorder. */
+export interface PreauthorizePorts {
+  scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
+  events: EventRecorder;
+}
+
+/** What the apply step uses. */
+export interface ApplyPorts {
+  /** Clients acting as the installer: every object is written with its identity. */
+  scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
+  /** The release records (written with operator-controller's own identity). */
+  releases: ReleaseStore;
+  /** The drift watches: what they know is ours, what drifted, and the objects of a new release. */
+  drift: Pick<DriftTracker, 'expectDeletes' | 'ownedUid' | 'takeDrifted' | 'track'>;
+  events: EventRecorder;
+  /** Test hook (cmd/operator-controller/test-pause.ts), none in production: awaited before each object apply or delete. */
+  beforeObjectWrite?: (extension: string) => Promise<void>;
+}
 
 /** The release the reconcile wants deployed. */
 export function desiredRelease(state: ExtensionState): DesiredRelease {
@@ -54,11 +74,15 @@ export function releaseUnchanged(state: ExtensionState, desired: DesiredRelease)
  * needs; all missing ones are reported at once and the step waits (polling) until they are
  * granted. Skipped when the release is unchanged (nothing new to authorize).
  */
-export async function preauthorize(deps: ExtensionReconcilerDeps, state: ExtensionState, wait: () => StepOutcome): Promise<StepOutcome> {
+export function preauthorizeStep(ports: PreauthorizePorts): Step<ExtensionState> {
+  return { name: 'preauthorize', run: (state) => preauthorize(ports, state) };
+}
+
+async function preauthorize(ports: PreauthorizePorts, state: ExtensionState): Promise<StepOutcome> {
   const desired = desiredRelease(state);
   if (releaseUnchanged(state, desired)) return undefined;
   const sa = requireInstaller(state);
-  const installer = deps.scoped.forServiceAccount(sa.namespace, sa.name);
+  const installer = ports.scoped.forServiceAccount(sa.namespace, sa.name);
   const oldCrds = (state.installed?.manifest ?? []).filter((o) => o.kind === 'CustomResourceDefinition');
   const mapper = staticKindScopes([...oldCrds, ...desired.objects.filter((o) => o.kind === 'CustomResourceDefinition')]);
   let missing;
@@ -90,8 +114,8 @@ export async function preauthorize(deps: ExtensionReconcilerDeps, state: Extensi
   });
   setInstalledFrom(state.ce, state.installed);
   setProgressingRetrying(state.ce, forBundle(desired.bundle, new Error(message)).message);
-  recordPreAuthorizationFailed(deps, state, desired.bundle, missing.length, `${sa.namespace}/${sa.name}`);
-  return wait();
+  recordPreAuthorizationFailed(ports.events, state, desired.bundle, missing.length, `${sa.namespace}/${sa.name}`);
+  return POLL;
 }
 
 /**
@@ -115,18 +139,22 @@ function furtherHop(state: ExtensionState, deployed: Release): boolean {
  * a version range is walked hop by hop to its top without outside help (status-only updates do
  * not start a reconcile, extension-events.ts).
  */
-export async function applyBundle(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
+export function applyStep(ports: ApplyPorts): Step<ExtensionState> {
+  return { name: 'apply', run: (state) => applyBundle(ports, state) };
+}
+
+async function applyBundle(ports: ApplyPorts, state: ExtensionState): Promise<StepOutcome> {
   const desired = desiredRelease(state);
   const sa = requireInstaller(state);
-  const client = deps.scoped.forServiceAccount(sa.namespace, sa.name);
+  const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
   // The objects the new release drops are deleted by the apply: no drift to repair.
-  deps.drift.expectDeletes(state.name, objectsToDelete(state.history, desired.objects));
+  ports.drift.expectDeletes(state.name, objectsToDelete(state.history, desired.objects));
   let applied;
   try {
-    const pause = deps.pause;
-    const beforeObjectWrite = pause === undefined ? {} : { beforeObjectWrite: () => pause('object-write', state.name) };
-    const knownUid = (obj: KubeObject): string | undefined => deps.drift.ownedUid(state.name, obj);
-    applied = await applyRelease({ client, store: deps.releases, signal: state.signal, knownUid, ...beforeObjectWrite }, state.history, desired);
+    const pause = ports.beforeObjectWrite;
+    const beforeObjectWrite = pause === undefined ? {} : { beforeObjectWrite: () => pause(state.name) };
+    const knownUid = (obj: KubeObject): string | undefined => ports.drift.ownedUid(state.name, obj);
+    applied = await applyRelease({ client, store: ports.releases, signal: state.signal, knownUid, ...beforeObjectWrite }, state.history, desired);
   } catch (err) {
     if (err instanceof OwnershipConflictError) {
       const conflicts = err.conflicts.map((c) => ({
@@ -135,8 +163,8 @@ export async function applyBundle(deps: ExtensionReconcilerDeps, state: Extensio
       }));
       state.log.warn({ conflicts }, 'release refused: objects not owned by this extension');
     }
-    recordApplyFailed(deps, state, desired.bundle, err);
-    const history = await deps.releases.history(state.name, state.signal).catch(() => state.history);
+    recordApplyFailed(ports.events, state, desired.bundle, err);
+    const history = await ports.releases.history(state.name, state.signal).catch(() => state.history);
     setInstalledFrom(
       state.ce,
       history.find((r) => r.status === 'deployed'),
@@ -145,10 +173,10 @@ export async function applyBundle(deps: ExtensionReconcilerDeps, state: Extensio
   }
   setInstalledFrom(state.ce, applied.release);
   // Drift noticed before this apply is repaired by it (or superseded by a new revision).
-  const drifted = deps.drift.takeDrifted(state.name);
-  if (applied.changed) recordDeployed(deps, state, applied.release);
-  else recordDriftRepaired(deps, state, drifted);
-  if (applied.changed) await trackDrift(deps, state, applied.release.manifest);
+  const drifted = ports.drift.takeDrifted(state.name);
+  if (applied.changed) recordDeployed(ports.events, state, applied.release);
+  else recordDriftRepaired(ports.events, state, drifted);
+  if (applied.changed) await trackDrift(ports.drift, state, applied.release.manifest);
   if (state.target?.fromCatalog === true) {
     setDeprecation(
       state.ce,

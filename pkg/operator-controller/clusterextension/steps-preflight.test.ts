@@ -1,9 +1,9 @@
 // The preflight step with a fake ServiceAccount client (what it reads, when it skips, how it
 // reports); the end-to-end behaviour is test/e2e/operator-controller-crd-upgrade.test.ts.
 import { describe, expect, it } from 'vitest';
-import { ApiError, type EventRecorder, type KubeClient, type KubeObject, type ObjectRef, type ScopedClientFactory } from '../../shared/kube/index.ts';
-import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
-import { preflight } from './steps-preflight.ts';
+import { ApiError, type EventRecorder, type KubeClient, type KubeObject, type ObjectRef } from '../../shared/kube/index.ts';
+import type { ExtensionState } from './pipeline-state.ts';
+import { preflightStep, type PreflightPorts } from './steps-preflight.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 
 function crd(name: string, props: Record<string, unknown>): KubeObject {
@@ -19,21 +19,24 @@ function crd(name: string, props: Record<string, unknown>): KubeObject {
   };
 }
 
-/** Deps whose ServiceAccount client answers GETs from `cluster` (a thrown value is thrown); `reads` records them. */
-function depsWith(cluster: Record<string, KubeObject | Error>, reads: string[], events: string[] = []): ExtensionReconcilerDeps {
+/** Ports whose ServiceAccount client answers GETs from `cluster` (a thrown value is thrown); `reads` records them. */
+function depsWith(cluster: Record<string, KubeObject | Error>, reads: string[], events: string[] = []): PreflightPorts {
   const client = {
-    get: async (ref: ObjectRef) => {
+    get: async <T extends KubeObject>(ref: ObjectRef): Promise<T> => {
       reads.push(ref.name);
       const found = cluster[ref.name];
       if (found === undefined) throw new ApiError(404, 'NotFound', `customresourcedefinitions "${ref.name}" not found`);
       if (found instanceof Error) throw found;
-      return found;
+      return found as T;
     },
-  } as unknown as KubeClient;
-  const scoped = { forServiceAccount: () => client } as unknown as ScopedClientFactory;
+  } satisfies Pick<KubeClient, 'get'>;
+  // The step reads with `get` only.
+  const scoped = { forServiceAccount: () => client as unknown as KubeClient } satisfies PreflightPorts['scoped'];
   const recorder = { event: (_o, type, reason, _action, note) => void events.push(`${type} ${reason}: ${note}`) } satisfies EventRecorder;
-  return { scoped, events: recorder } as unknown as ExtensionReconcilerDeps;
+  return { scoped, events: recorder };
 }
+
+const preflight = async (ports: PreflightPorts, state: ExtensionState) => preflightStep(ports).run(state);
 
 function stateWith(objects: KubeObject[], install?: object): ExtensionState {
   return extensionState({
@@ -44,7 +47,7 @@ function stateWith(objects: KubeObject[], install?: object): ExtensionState {
 }
 
 function progressing(state: ExtensionState): unknown {
-  return (state.ce.status as { conditions: { type: string }[] }).conditions.find((c) => c.type === 'Progressing');
+  return state.ce.status?.conditions?.find((c) => c.type === 'Progressing');
 }
 
 describe('preflight step', () => {
@@ -67,7 +70,7 @@ describe('preflight step', () => {
       'Warning PreflightFailed: CRD upgrade safety check refused bundle p.v2.0.0 (version 2.0.0): unsafe changes to CustomResourceDefinition a.example.com, b.example.com',
     ]);
     expect(progressing(state)).toMatchObject({ status: 'True', reason: 'Retrying' });
-    expect((state.ce.status as { conditions: { type: string; status: string }[] }).conditions.find((c) => c.type === 'Installed')).toMatchObject({
+    expect(state.ce.status?.conditions?.find((c) => c.type === 'Installed')).toMatchObject({
       status: 'False',
       message: 'No bundle installed',
     });

@@ -7,16 +7,22 @@
  * `spec.install.preflight.crdUpgradeSafety.enforcement` is set to `None`.
  */
 import { CrdUpgradeSafetyEnforcement } from '../../shared/api/index.ts';
-import type { StepOutcome } from '../../shared/controller/index.ts';
+import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import { checkCrdUpgrade, formatCrdUpgradeError, isCrdV1 } from '../crdupgrade/index.ts';
 import { wrapError } from '../../shared/errors/index.ts';
 import { goQuote } from '../../gocompat/gotext/index.ts';
-import { isNotFound, type KubeObject } from '../../shared/kube/index.ts';
-import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import { isNotFound, type EventRecorder, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
+import type { ExtensionState } from './pipeline-state.ts';
 import { recordPreflightFailed } from './recorded-events.ts';
 import { desiredRelease, releaseUnchanged } from './steps-apply.ts';
 import { fail, forBundle, requireInstaller } from './steps.ts';
 import { setInstalledFrom } from './status.ts';
+
+/** What the preflight step uses: clients acting as the installer (to read the installed CRDs), and the Events recorder. */
+export interface PreflightPorts {
+  scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
+  events: EventRecorder;
+}
 
 /**
  * Runs the check unless enforcement is `None` or the release is unchanged. The installed CRD
@@ -24,12 +30,16 @@ import { setInstalledFrom } from './status.ts';
  * just shown may `get` it; a CRD not in the cluster has nothing to break. A CRD the new bundle
  * no longer has is not checked: it is kept, not replaced.
  */
-export async function preflight(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
+export function preflightStep(ports: PreflightPorts): Step<ExtensionState> {
+  return { name: 'preflight', run: (state) => preflight(ports, state) };
+}
+
+async function preflight(ports: PreflightPorts, state: ExtensionState): Promise<StepOutcome> {
   if (state.spec.install?.preflight?.crdUpgradeSafety.enforcement === CrdUpgradeSafetyEnforcement.None) return undefined;
   const desired = desiredRelease(state);
   if (releaseUnchanged(state, desired)) return undefined;
   const sa = requireInstaller(state);
-  const client = deps.scoped.forServiceAccount(sa.namespace, sa.name);
+  const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
   const blocks: string[] = [];
   const blocked: string[] = [];
   for (const proposed of desired.objects) {
@@ -51,6 +61,6 @@ export async function preflight(deps: ExtensionReconcilerDeps, state: ExtensionS
   if (blocks.length === 0) return undefined;
   state.log.info({ crds: blocks.length }, 'upgrade blocked by CRD upgrade safety');
   setInstalledFrom(state.ce, state.installed);
-  recordPreflightFailed(deps, state, desired.bundle, blocked);
+  recordPreflightFailed(ports.events, state, desired.bundle, blocked);
   fail(state, forBundle(desired.bundle, new Error(blocks.join('\n'))));
 }

@@ -1,4 +1,4 @@
-// The pull step's decision table (steps.ts pullBundle) over the real scheduler (bundle-pulls.ts)
+// The pull step's decision table (steps-pull.ts pullStep) over the real scheduler (bundle-pulls.ts)
 // with fake ports: what is pulled, what the reconcile waits for, what it applies (the render
 // step's objects) and what Progressing says. End to end: test/e2e/operator-controller-stalled-registry.test.ts.
 import pino from 'pino';
@@ -8,8 +8,8 @@ import type { KubeObject } from '../../shared/kube/index.ts';
 import type { Release, ReleaseBundle } from '../release/index.ts';
 import { BundlePulls } from './bundle-pulls.ts';
 import type { FetchedBundle } from './bundle-source.ts';
-import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
-import { pullBundle, renderBundle } from './steps.ts';
+import type { ExtensionState } from './pipeline-state.ts';
+import { pullStep, renderStep, type PullPorts, type RenderPorts } from './steps-pull.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 
 const DIGEST_REF = `registry.example/p@sha256:${'1'.repeat(64)}`;
@@ -57,9 +57,17 @@ function harness(o: { cached?: string[]; pull?: (ref: string) => Promise<Fetched
     waitMs: o.waitMs ?? 30,
     now: () => PULL_STARTED,
   });
-  const deps = { pulls, features: {} } as unknown as ExtensionReconcilerDeps;
+  const deps = { pulls } satisfies PullPorts;
   return { deps, pulls, fetches, enqueued };
 }
+
+const pullBundle = async (ports: PullPorts, s: ExtensionState) => pullStep(ports).run(s);
+// The release record stands in for the bundle: neither schemas nor switches are read.
+const NO_RENDER = {
+  schemas: { schemaFor: () => Promise.reject(new Error('not read')) },
+  features: { webhookSupport: false, singleOwnNamespaceSupport: false, deploymentConfigSupport: false },
+} satisfies RenderPorts;
+const renderBundle = async (s: ExtensionState) => renderStep(NO_RENDER).run(s);
 
 /** A reconcile's state after resolve: `target` with `installed` deployed. */
 function state(target: ReleaseBundle, installed: Release | undefined, config?: Record<string, unknown>): ExtensionState {
@@ -71,9 +79,7 @@ function state(target: ReleaseBundle, installed: Release | undefined, config?: R
 }
 
 function progressing(s: ExtensionState): { status: string; reason: string; message: string } | undefined {
-  return (s.ce.status as { conditions?: { type: string; status: string; reason: string; message: string }[] } | undefined)?.conditions?.find(
-    (c) => c.type === 'Progressing',
-  );
+  return s.ce.status?.conditions?.find((c) => c.type === 'Progressing');
 }
 
 describe('pull step', () => {
@@ -94,7 +100,7 @@ describe('pull step', () => {
     expect(s.bundle).toBeUndefined();
     expect(s.target?.bundle).toEqual(V1);
     expect(progressing(s)).toBeUndefined();
-    await renderBundle(h.deps, s);
+    await renderBundle(s);
     expect(s.objects).toEqual(MANIFEST);
     // The pull of the installed digest runs in the background.
     expect(h.fetches).toEqual([DIGEST_REF]);
@@ -131,7 +137,7 @@ describe('pull step', () => {
         message: 'pulling image "registry.example/p:v2" of bundle "p.v2.0.0" with version "2.0.0" since 2026-01-02T03:04:05Z',
       }),
     );
-    expect((s.ce.status as { install?: unknown }).install).toEqual({ bundle: { name: 'p.v1.0.0', version: '1.0.0' } });
+    expect(s.ce.status?.install).toEqual({ bundle: { name: 'p.v1.0.0', version: '1.0.0' } });
     expect(h.fetches).toEqual(['registry.example/p:v2']);
 
     finish(bundleOf('registry.example/p:v2'));
@@ -162,7 +168,7 @@ describe('pull step', () => {
     const s = state(V2, undefined);
     expect(await pullBundle(h.deps, s)).toEqual({});
     expect(progressing(s)?.message).toMatch(/^pulling image "registry\.example\/p:v2" of bundle "p\.v2\.0\.0"/);
-    expect((s.ce.status as { conditions: { type: string; status: string }[] }).conditions.find((c) => c.type === 'Installed')?.status).toBe('False');
+    expect(s.ce.status?.conditions?.find((c) => c.type === 'Installed')?.status).toBe('False');
   });
 
   it('installed bundle, changed config, pull still running: waits like a new bundle (the record has the old config)', async () => {
@@ -178,7 +184,7 @@ describe('pull step', () => {
     expect(await pullBundle(h.deps, s)).toBeUndefined();
     expect(s.target?.bundle).toEqual(V1);
     expect(s.resolutionError?.message).toBe('error for resolved bundle "p.v1.0.0" with version "1.0.0": connect ECONNREFUSED');
-    await renderBundle(h.deps, s);
+    await renderBundle(s);
     expect(s.objects).toEqual(MANIFEST);
   });
 });

@@ -2,42 +2,42 @@
 // missing object; the end-to-end behaviour is in test/e2e/operator-controller-failures.test.ts.
 import { describe, expect, it } from 'vitest';
 import { isTerminal } from '../../shared/errors/index.ts';
-import { ApiError, type KubeClient, type ObjectRef } from '../../shared/kube/index.ts';
-import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
-import { validate } from './steps.ts';
+import { POLL } from '../../shared/controller/index.ts';
+import { ApiError, type KubeObject, type ObjectRef } from '../../shared/kube/index.ts';
+import type { ExtensionState } from './pipeline-state.ts';
+import { validateStep, type ValidatePorts } from './steps-validate.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 
-/** Deps whose client answers GETs of `present` kinds (`Kind/name`), 404s the rest, or throws `failure`; `reads` records them. */
-function depsWith(present: string[], reads: string[], failure?: Error): ExtensionReconcilerDeps {
+/** Ports whose client answers GETs of `present` kinds (`Kind/name`), 404s the rest, or throws `failure`; `reads` records them. */
+function portsWith(present: string[], reads: string[], failure?: Error): ValidatePorts {
   const client = {
-    get: async (ref: ObjectRef) => {
+    get: async <T extends KubeObject>(ref: ObjectRef): Promise<T> => {
       const id = `${ref.kind}/${ref.name}`;
       reads.push(id);
       if (failure !== undefined) throw failure;
-      if (present.includes(id)) return { apiVersion: 'v1', kind: ref.kind, metadata: { name: ref.name } };
+      if (present.includes(id)) return { apiVersion: 'v1', kind: ref.kind, metadata: { name: ref.name } } as T;
       const resource = ref.kind === 'Namespace' ? 'namespaces' : 'serviceaccounts';
       throw new ApiError(404, 'NotFound', `${resource} "${ref.name}" not found`, { name: ref.name, kind: resource });
     },
-  } as unknown as KubeClient;
-  return { client } as unknown as ExtensionReconcilerDeps;
+  } satisfies ValidatePorts['client'];
+  return { client };
 }
+
+const validate = async (ports: ValidatePorts, s: ExtensionState) => validateStep(ports).run(s);
 
 const state = (): ExtensionState => extensionState();
 
 function progressingMessage(s: ExtensionState): string | undefined {
-  return (s.ce.status as { conditions?: { type: string; message: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Progressing')
-    ?.message;
+  return s.ce.status?.conditions?.find((c) => c.type === 'Progressing')?.message;
 }
 
 const PREFIX = 'operation cannot proceed due to the following validation error(s): ';
 
 describe('validate step', () => {
-  const wait = () => ({ requeueAfterMs: 1000 });
-
   it('reads only the ServiceAccount when it exists', async () => {
     const reads: string[] = [];
     const s = state();
-    expect(await validate(depsWith(['Namespace/ns', 'ServiceAccount/sa'], reads), s, wait)).toBeUndefined();
+    expect(await validate(portsWith(['Namespace/ns', 'ServiceAccount/sa'], reads), s)).toBeUndefined();
     expect(reads).toEqual(['ServiceAccount/sa']);
     expect(s.ce.status).toBeUndefined();
   });
@@ -45,7 +45,7 @@ describe('validate step', () => {
   it('names a missing ServiceAccount in an existing namespace', async () => {
     const reads: string[] = [];
     const s = state();
-    expect(await validate(depsWith(['Namespace/ns'], reads), s, wait)).toEqual({ requeueAfterMs: 1000 });
+    expect(await validate(portsWith(['Namespace/ns'], reads), s)).toBe(POLL);
     expect(reads).toEqual(['ServiceAccount/sa', 'Namespace/ns']);
     expect(progressingMessage(s)).toBe(
       `${PREFIX}service account "sa" not found in namespace "ns": create it (kubectl create serviceaccount sa -n ns) and grant it the RBAC that "olmv1 rbac" prints`,
@@ -54,7 +54,7 @@ describe('validate step', () => {
 
   it('names a missing namespace', async () => {
     const s = state();
-    expect(await validate(depsWith([], []), s, wait)).toEqual({ requeueAfterMs: 1000 });
+    expect(await validate(portsWith([], []), s)).toBe(POLL);
     expect(progressingMessage(s)).toBe(
       `${PREFIX}namespace "ns" not found: create it (kubectl create namespace ns), then the service account (kubectl create serviceaccount sa -n ns) with the RBAC that "olmv1 rbac" prints`,
     );
@@ -62,7 +62,7 @@ describe('validate step', () => {
 
   it('reports a failed read as such', async () => {
     const s = state();
-    await validate(depsWith([], [], new ApiError(500, 'InternalError', 'etcdserver: request timed out')), s, wait);
+    await validate(portsWith([], [], new ApiError(500, 'InternalError', 'etcdserver: request timed out')), s);
     expect(progressingMessage(s)).toBe(`${PREFIX}error getting service account: etcdserver: request timed out`);
   });
 
@@ -71,9 +71,8 @@ describe('validate step', () => {
     const name = 'x'.repeat(64);
     const s = extensionState({
       name,
-      ce: { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', metadata: { name, generation: 1 } },
     });
-    const err = await validate(depsWith([], reads), s, wait).catch((e: unknown) => e);
+    const err = await validate(portsWith([], reads), s).catch((e: unknown) => e);
     expect(isTerminal(err)).toBe(true);
     expect(reads).toEqual([]);
     expect(progressingMessage(s)).toMatch(
@@ -85,7 +84,7 @@ describe('validate step', () => {
     const reads: string[] = [];
     const s = extensionState({ spec: { serviceAccount: undefined } });
     delete s.installer;
-    expect(await validate(depsWith([], reads), s, wait)).toEqual({});
+    expect(await validate(portsWith([], reads), s)).toEqual({});
     expect(reads).toEqual([]);
     expect(progressingMessage(s)).toContain('--default-install-service-account NAMESPACE/NAME');
   });
@@ -93,7 +92,7 @@ describe('validate step', () => {
   it('with the default installer, checks the install namespace and that ServiceAccount', async () => {
     const reads: string[] = [];
     const s = extensionState({ installer: { namespace: 'olmv1-system', name: 'default', isDefault: true } });
-    expect(await validate(depsWith(['Namespace/ns'], reads), s, wait)).toEqual({ requeueAfterMs: 1000 });
+    expect(await validate(portsWith(['Namespace/ns'], reads), s)).toBe(POLL);
     expect(reads).toEqual(['Namespace/ns', 'ServiceAccount/default']);
     expect(progressingMessage(s)).toBe(
       `${PREFIX}the default install service account olmv1-system/default (--default-install-service-account) does not exist: create it with the RBAC the extensions need, or set spec.serviceAccount`,

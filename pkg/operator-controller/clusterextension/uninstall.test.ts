@@ -4,23 +4,25 @@
 import { describe, expect, it } from 'vitest';
 import { UNINSTALL_FINALIZER } from '../../shared/api/index.ts';
 import { withOwnerLabels } from '../applier/index.ts';
-import type { EventRecorder, KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
+import type { ClusterExtension } from '../../shared/api/index.ts';
+import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
 import type { Release, ReleaseStore } from '../release/index.ts';
-import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
-import { EXTENSION_FINALIZERS, finalize } from './uninstall.ts';
+import type { ExtensionState } from './pipeline-state.ts';
+import { EXTENSION_FINALIZERS, finalizersStep, type FinalizerPorts } from './uninstall.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 
 function deleting(name: string): ExtensionState {
-  const ce: KubeObject = {
+  const ce: ClusterExtension = {
     apiVersion: 'olm.operatorframework.io/v1',
     kind: 'ClusterExtension',
     metadata: { name, generation: 1, deletionTimestamp: '2026-11-24T00:00:00Z', finalizers: [...EXTENSION_FINALIZERS] },
+    spec: extensionState().spec,
   };
   return extensionState({ name, ce });
 }
 
-function deps(history: Release[], calls: string[], client = fakeCluster().client): ExtensionReconcilerDeps {
+function deps(history: Release[], calls: string[], client = fakeCluster().client): FinalizerPorts {
   const events = { event: (_o, type, reason, _action, note) => void calls.push(`event ${type} ${reason}: ${note}`) } satisfies EventRecorder;
   const releases = {
     history: (n: string) => (calls.push(`history ${n}`), Promise.resolve(history)),
@@ -31,9 +33,11 @@ function deps(history: Release[], calls: string[], client = fakeCluster().client
     drift: { stop: () => undefined },
     events,
     bundleCache: { delete: () => Promise.resolve() },
-    scoped: { forServiceAccount: () => client, forget: () => undefined } as unknown as ScopedClientFactory,
-  } as unknown as ExtensionReconcilerDeps;
+    scoped: { forServiceAccount: () => client, forget: () => undefined },
+  } satisfies FinalizerPorts;
 }
+
+const finalize = async (ports: FinalizerPorts, s: ExtensionState) => finalizersStep(ports).run(s);
 
 describe('finalize', () => {
   it('lets go of an extension whose name can never name a release without reading records', async () => {

@@ -17,31 +17,60 @@ import {
   UNINSTALL_FINALIZER,
 } from '../../shared/api/index.ts';
 import { uninstallRelease } from '../applier/index.ts';
-import { hasFinalizer, removeFinalizer, type StepOutcome } from '../../shared/controller/index.ts';
+import { addFinalizers, hasFinalizer, isDeleting, removeFinalizer, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
-import { isReleaseName } from '../release/index.ts';
+import type { ImageCache } from '../../shared/image/index.ts';
+import type { EventRecorder, ScopedClientFactory } from '../../shared/kube/index.ts';
+import { isReleaseName, type ReleaseStore } from '../release/index.ts';
+import type { DriftTracker } from './drift-watches.ts';
 import { noInstallerMessage } from './installer.ts';
-import type { ExtensionReconcilerDeps, ExtensionState } from './pipeline-state.ts';
+import type { ExtensionState } from './pipeline-state.ts';
 import { recordUninstalled } from './recorded-events.ts';
 import { setProgressingError } from './status.ts';
 
 /** The finalizers operator-controller puts on every ClusterExtension, in the order added. */
 export const EXTENSION_FINALIZERS = [CLEANUP_UNPACK_CACHE_FINALIZER, CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER, UNINSTALL_FINALIZER] as const;
 
+/** What the finalizers step uses. */
+export interface FinalizerPorts {
+  /** The release records (read, deleted; the uninstall deletes the objects they list). */
+  releases: ReleaseStore;
+  /** Clients acting as the installer (the uninstall's deletes), and their cached tokens to forget. */
+  scoped: Pick<ScopedClientFactory, 'forServiceAccount' | 'forget'>;
+  bundleCache: Pick<ImageCache, 'delete'>;
+  drift: Pick<DriftTracker, 'stop'>;
+  events: EventRecorder;
+}
+
+/**
+ * The first step: on an extension being deleted, runs its finalizers and ends the reconcile;
+ * on a live one, adds the missing finalizers, which also ends the reconcile (their patch
+ * triggers the next one, upstream's behaviour).
+ */
+export function finalizersStep(ports: FinalizerPorts): Step<ExtensionState> {
+  return {
+    name: 'finalizers',
+    run: (state) => {
+      if (isDeleting(state.ce)) return finalize(ports, state);
+      return addFinalizers(state.ce, EXTENSION_FINALIZERS) ? {} : undefined;
+    },
+  };
+}
+
 /** Runs the finalizers of a ClusterExtension being deleted; see the module comment. */
-export async function finalize(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<StepOutcome> {
+async function finalize(ports: FinalizerPorts, state: ExtensionState): Promise<StepOutcome> {
   const { ce, name } = state;
   if (!EXTENSION_FINALIZERS.some((f) => hasFinalizer(ce, f))) return {};
   // The drift watches ("content manager cache") end first: the uninstall's deletes are no drift.
-  deps.drift.stop(name);
+  ports.drift.stop(name);
   if (hasFinalizer(ce, UNINSTALL_FINALIZER)) {
     // A name that cannot be a release name (admitted before the CRD refused it) has no records.
-    if (isReleaseName(name)) await uninstall(deps, state);
+    if (isReleaseName(name)) await uninstall(ports, state);
     removeFinalizer(ce, UNINSTALL_FINALIZER);
   }
   if (hasFinalizer(ce, CLEANUP_UNPACK_CACHE_FINALIZER)) {
     try {
-      await deps.bundleCache.delete(name);
+      await ports.bundleCache.delete(name);
     } catch (err) {
       const wrapped = new Error(`finalizer ${JSON.stringify(CLEANUP_UNPACK_CACHE_FINALIZER)} failed: ${errorMessage(err)}`, { cause: err });
       setProgressingError(ce, wrapped);
@@ -53,28 +82,28 @@ export async function finalize(deps: ExtensionReconcilerDeps, state: ExtensionSt
   removeFinalizer(ce, CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER);
   // The default installer's token serves other extensions too.
   const installer = state.installer;
-  if (installer !== undefined && !installer.isDefault) deps.scoped.forget(installer.namespace, installer.name);
+  if (installer !== undefined && !installer.isDefault) ports.scoped.forget(installer.namespace, installer.name);
   return {};
 }
 
 /** The uninstall finalizer's work: the release's objects (or, orphaning, none) and its records. */
-async function uninstall(deps: ExtensionReconcilerDeps, state: ExtensionState): Promise<void> {
+async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<void> {
   const { ce, name, installer } = state;
   const ns = installer?.namespace ?? state.spec.namespace;
   const sa = installer?.name ?? '';
   const orphan = ce.metadata.annotations?.[ORPHAN_OBJECTS_ANNOTATION] === 'true';
   try {
-    const history = await deps.releases.history(name, state.signal);
+    const history = await ports.releases.history(name, state.signal);
     if (orphan || history.length === 0) {
-      await deps.releases.deleteAll(name, state.signal);
+      await ports.releases.deleteAll(name, state.signal);
       if (orphan) state.log.info({ records: history.length }, 'removed release records, objects left in place');
       return;
     }
     if (installer === undefined) throw new Error(noInstallerMessage(state.spec.namespace));
-    const client = deps.scoped.forServiceAccount(ns, sa);
-    const outcome = await uninstallRelease({ client, store: deps.releases, signal: state.signal }, name, history);
+    const client = ports.scoped.forServiceAccount(ns, sa);
+    const outcome = await uninstallRelease({ client, store: ports.releases, signal: state.signal }, name, history);
     state.log.info({ deleted: outcome.deleted.length, kept: outcome.kept, skipped: outcome.skipped }, 'uninstalled');
-    recordUninstalled(deps, state, outcome);
+    recordUninstalled(ports.events, state, outcome);
   } catch (err) {
     const message =
       `finalizer ${JSON.stringify(UNINSTALL_FINALIZER)} failed: ${errorMessage(err)}; ` +

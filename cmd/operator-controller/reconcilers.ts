@@ -1,0 +1,114 @@
+/**
+ * The ClusterExtension reconciler, assembled: a StepReconciler over the parsed
+ * ClusterExtension whose steps are listed here in order, each given only the ports it uses (as
+ * upstream's main.go lists its ReconcileSteps). run.ts builds the ports; reconciler-level tests
+ * build fakes of them and run this same list.
+ */
+import { CLUSTER_EXTENSION, parseClusterExtension, type ClusterExtension } from '../../pkg/shared/api/index.ts';
+import { StepReconciler, type Step, type StepTimer } from '../../pkg/shared/controller/index.ts';
+import type { ImageCache } from '../../pkg/shared/image/index.ts';
+import type { EventRecorder, KubeClient, OpenApiSchemas, ScopedClientFactory } from '../../pkg/shared/kube/index.ts';
+import {
+  applyStep,
+  finalizersStep,
+  installedStep,
+  newExtensionState,
+  preauthorizeStep,
+  preflightStep,
+  pullStep,
+  renderStep,
+  resolveStep,
+  validateStep,
+  type BundlePullScheduler,
+  type CatalogSource,
+  type DriftTracker,
+  type ExtensionFeatures,
+  type ExtensionState,
+  type ServiceAccountRef,
+} from '../../pkg/operator-controller/clusterextension/index.ts';
+import type { ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
+import type { PauseHook } from './test-pause.ts';
+
+/** Everything the ClusterExtension steps use between them; each step gets its part. */
+export interface ClusterExtensionPorts {
+  /** operator-controller's own identity: the ClusterExtension, namespaces, ServiceAccounts. */
+  client: KubeClient;
+  /** Clients acting as an extension's installer (its ServiceAccount). */
+  scoped: Pick<ScopedClientFactory, 'forServiceAccount' | 'forget'>;
+  releases: ReleaseStore;
+  catalogs: CatalogSource;
+  bundleCache: Pick<ImageCache, 'delete'>;
+  /** Bundle pulls: from the cache, or in the background so that no worker waits on a registry. */
+  pulls: Pick<BundlePullScheduler, 'get'>;
+  /** Schemas of the API server's kinds, to drop fields they do not declare before applying. */
+  schemas: Pick<OpenApiSchemas, 'schemaFor'>;
+  /** Watches of the deployed release's objects that queue a reconcile when they drift. */
+  drift: DriftTracker;
+  /** Kubernetes Events on the ClusterExtension; fire and forget. */
+  events: EventRecorder;
+  features: ExtensionFeatures;
+  /** Installs extensions whose spec names no ServiceAccount (`--default-install-service-account`); none: they wait. */
+  defaultInstaller?: ServiceAccountRef;
+}
+
+/** Options besides the ports. */
+export interface ClusterExtensionReconcilerOptions {
+  /** Per-step duration observer (e.g. stepDurationTimer). */
+  stepTimer?: StepTimer;
+  /** First and longest poll period of a wait (default 1 s doubling to 10 s). */
+  poll?: { initialMs: number; maxMs: number };
+  /**
+   * Test hook (test-pause.ts), none in production: awaited with `step:<name>` before each step
+   * and `object-write` before each object apply or delete.
+   */
+  pause?: PauseHook;
+}
+
+/** The ClusterExtension reconcile steps, in order. */
+export function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Step<ExtensionState>[] {
+  const steps = [
+    finalizersStep({ releases: p.releases, scoped: p.scoped, bundleCache: p.bundleCache, drift: p.drift, events: p.events }),
+    validateStep({ client: p.client }),
+    installedStep({ releases: p.releases, drift: p.drift }),
+    resolveStep({ catalogs: p.catalogs, features: p.features }),
+    pullStep({ pulls: p.pulls }),
+    renderStep({ schemas: p.schemas, features: p.features }),
+    preauthorizeStep({ scoped: p.scoped, events: p.events }),
+    preflightStep({ scoped: p.scoped, events: p.events }),
+    applyStep({
+      scoped: p.scoped,
+      releases: p.releases,
+      drift: p.drift,
+      events: p.events,
+      ...(pause === undefined ? {} : { beforeObjectWrite: (extension: string) => pause('object-write', extension) }),
+    }),
+  ];
+  return pause === undefined ? steps : steps.map((step) => pausing(step, pause));
+}
+
+/** The ClusterExtension reconciler: clusterExtensionSteps over the parsed ClusterExtension. */
+export function clusterExtensionReconciler(
+  p: ClusterExtensionPorts,
+  o: ClusterExtensionReconcilerOptions = {},
+): StepReconciler<ClusterExtension, ExtensionState> {
+  return new StepReconciler<ClusterExtension, ExtensionState>({
+    client: p.client,
+    type: { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind },
+    parse: parseClusterExtension,
+    state: newExtensionState(p.defaultInstaller),
+    steps: clusterExtensionSteps(p, o.pause),
+    ...(o.stepTimer === undefined ? {} : { stepTimer: o.stepTimer }),
+    ...(o.poll === undefined ? {} : { poll: o.poll }),
+  });
+}
+
+/** `step` preceded by the pause point `step:<name>`. */
+function pausing(step: Step<ExtensionState>, pause: PauseHook): Step<ExtensionState> {
+  return {
+    name: step.name,
+    run: async (state) => {
+      await pause(`step:${step.name}`, state.name);
+      return step.run(state);
+    },
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * The pull and render steps: the target bundle from the bundle cache or a background pull
+ * (bundle-pulls.ts), rendered into the objects to apply; or, for the installed bundle, its
+ * release record in their place.
+ */
+import { describeObject, pruneUnknownFields, withOwnerLabels } from '../applier/index.ts';
+import { jsonEqual, type Step, type StepOutcome } from '../../shared/controller/index.ts';
+import { wrapError } from '../../shared/errors/index.ts';
+import type { KubeObject, OpenApiSchemas } from '../../shared/kube/index.ts';
+import type { ReleaseBundle } from '../release/index.ts';
+import { render, renderFailureToError, withWatchNamespaceHint } from '../render/index.ts';
+import type { BundlePullScheduler } from './bundle-pulls.ts';
+import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
+import { setInstalledFrom, setProgressingRetrying } from './status.ts';
+import { fail, forBundle } from './steps.ts';
+
+/** What the pull step uses: the bundle pulls (from the cache, or in the background). */
+export interface PullPorts {
+  pulls: Pick<BundlePullScheduler, 'get'>;
+}
+
+/** What the render step uses: the API server's schemas (to drop undeclared fields) and the rendering switches. */
+export interface RenderPorts {
+  schemas: Pick<OpenApiSchemas, 'schemaFor'>;
+  features: Omit<ExtensionFeatures, 'bundleReleaseSupport'>;
+}
+
+/** True when the target is the installed bundle (same name and version). */
+function unchanged(state: ExtensionState): boolean {
+  const i = state.installed?.bundle;
+  const t = state.target?.bundle;
+  return i !== undefined && t !== undefined && i.name === t.name && i.version === t.version;
+}
+
+/**
+ * Gets the target bundle from the cache or a pull (bundle-pulls.ts), which runs in the
+ * background so that no reconcile worker waits on a registry for more than a moment
+ * (decision 0067). By target and bundle:
+ *
+ * - Any target, bundle cached or pulled within the wait: rendered as before.
+ * - The installed bundle with the `spec.config` it was installed with, not cached: its release
+ *   record is re-applied at once (drift repair does not wait for a registry), while the pull
+ *   refills the cache in the background (its end queues a reconcile, which renders); a failed
+ *   pull re-applies the record too, as before.
+ * - A new bundle, or the installed one with another `spec.config`, still being pulled:
+ *   Progressing Retrying `pulling image "<ref>" of bundle ... since <time>`, and the reconcile
+ *   stops without an error (no backoff); the pull's end queues the next one.
+ * - A new bundle whose pull failed: `error for resolved bundle ...: <pull error>`, retried with
+ *   the controller's backoff.
+ * - The installed bundle with another `spec.config` whose pull failed: the release record is
+ *   re-applied (drift repair), then the pull error is reported as above.
+ *
+ * The release record (the bundle with its digest, manifest and config) re-applied as it is
+ * records no new revision.
+ */
+export function pullStep(ports: PullPorts): Step<ExtensionState> {
+  return { name: 'pull', run: (state) => pullBundle(ports, state) };
+}
+
+async function pullBundle(ports: PullPorts, state: ExtensionState): Promise<StepOutcome> {
+  const target = state.target?.bundle;
+  if (target === undefined) throw new Error('pull step without a target bundle');
+  const installed = unchanged(state) ? state.installed : undefined;
+  // The deployed revision's digest when the target is that bundle: restarts and catalog
+  // outages pull exactly what is installed, wherever its tag points now.
+  const ref = installed?.bundle.digestRef ?? target.image;
+  // The record holds exactly what a render would give (same bundle, same configuration), so a
+  // drift repair need not wait for a registry.
+  const recordFits = installed !== undefined && jsonEqual(state.spec.config?.inline, installed.config);
+  const pulled = await ports.pulls.get(state.name, ref, { signal: state.signal, ...(recordFits ? { waitMs: 0 } : {}) });
+  if (pulled.state === 'done') {
+    state.bundle = pulled.fetched.bundle;
+    state.target = { ...(state.target ?? { fromCatalog: false }), bundle: { ...target, digestRef: pulled.fetched.digestRef } };
+    state.log.debug({ image: ref, digestRef: pulled.fetched.digestRef, fromCache: pulled.fetched.fromCache }, 'bundle ready');
+    return undefined;
+  }
+  if (installed !== undefined && (recordFits || pulled.state === 'failed')) {
+    // The release record stands in for the image: its bundle (with the digest pulled at
+    // install), manifest and config, so the apply re-applies it without a new revision.
+    state.target = { ...(state.target ?? { fromCatalog: false }), bundle: installed.bundle };
+    if (pulled.state === 'pending') {
+      state.log.debug({ image: ref, since: pulled.startedAt }, 'installed bundle not cached, re-applying its release record while it is pulled');
+      return undefined;
+    }
+    state.log.warn({ err: pulled.error, image: ref }, 'bundle pull failed, keeping the installed release');
+    // Another configuration was asked for: the record is not the desired state; say why after re-applying it.
+    if (!recordFits) state.resolutionError ??= forBundle(target, pulled.error);
+    return undefined;
+  }
+  setInstalledFrom(state.ce, state.installed);
+  if (pulled.state === 'failed') fail(state, forBundle(target, pulled.error));
+  // Not an error: no backoff. The pull's end queues the extension again.
+  setProgressingRetrying(state.ce, pullingMessage(target, ref, pulled.startedAt));
+  state.log.info({ image: ref, since: pulled.startedAt }, 'waiting for the bundle pull');
+  return {};
+}
+
+/** Progressing's message while the target bundle is being pulled. */
+export function pullingMessage(bundle: ReleaseBundle, ref: string, since: Date): string {
+  const at = since.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return `pulling image ${JSON.stringify(ref)} of bundle ${JSON.stringify(bundle.name)} with version ${JSON.stringify(bundle.version)} since ${at}`;
+}
+
+/** Renders the bundle for `spec.namespace` and `spec.config`, labels the objects and drops fields the API server does not know. */
+export function renderStep(ports: RenderPorts): Step<ExtensionState> {
+  return { name: 'render', run: (state) => renderBundle(ports, state) };
+}
+
+async function renderBundle(ports: RenderPorts, state: ExtensionState): Promise<StepOutcome> {
+  const target = state.target?.bundle;
+  if (target === undefined) throw new Error('render step without a target bundle');
+  if (state.bundle === undefined) {
+    state.objects = state.installed?.manifest ?? [];
+    return undefined;
+  }
+  const f = ports.features;
+  const rendered = render(state.bundle, {
+    installNamespace: state.spec.namespace,
+    ...(state.spec.config === undefined ? {} : { config: state.spec.config.inline }),
+    ...(f.certProvider === undefined ? {} : { certProvider: f.certProvider }),
+    webhookSupport: f.webhookSupport,
+    singleOwnNamespaceSupport: f.singleOwnNamespaceSupport,
+    deploymentConfigSupport: f.deploymentConfigSupport,
+  });
+  if (!rendered.ok) {
+    setInstalledFrom(state.ce, state.installed);
+    // Upstream's text, then how to set spec.config.inline.watchNamespace when that is what is missing.
+    const failure = withWatchNamespaceHint(rendered.error, state.bundle, state.spec.namespace, 'cluster-extension');
+    fail(state, forBundle(target, renderFailureToError(failure)));
+  }
+  const objects: KubeObject[] = [];
+  const dropped: { object: string; paths: string[] }[] = [];
+  for (const obj of withOwnerLabels(rendered.value, state.name)) {
+    let schema;
+    try {
+      schema = await ports.schemas.schemaFor(obj.apiVersion, obj.kind, state.signal);
+    } catch (err) {
+      setInstalledFrom(state.ce, state.installed);
+      fail(state, forBundle(target, wrapError('error reading the API schema', err)));
+    }
+    const pruned = pruneUnknownFields(obj, schema);
+    objects.push(pruned.object);
+    if (pruned.dropped.length > 0) dropped.push({ object: describeObject(obj), paths: pruned.dropped });
+  }
+  state.objects = objects;
+  state.droppedFields = dropped;
+  return undefined;
+}

@@ -1,0 +1,99 @@
+/**
+ * The validate step: the extension can be installed at all (a name that can be a release name,
+ * an installer), and its installer's namespace and ServiceAccount exist. A missing one is a
+ * wait only a person can end: the step returns POLL.
+ */
+import { RELEASE_NAME_MESSAGE } from '../../shared/api/index.ts';
+import { POLL, type Step, type StepOutcome } from '../../shared/controller/index.ts';
+import { TerminalError, errorMessage } from '../../shared/errors/index.ts';
+import { isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { isReleaseName } from '../release/index.ts';
+import { noInstallerMessage, type Installer } from './installer.ts';
+import type { ExtensionState } from './pipeline-state.ts';
+import { setInstalledUnknown, setProgressingBlocked, setProgressingRetrying } from './status.ts';
+import { fail } from './steps.ts';
+
+/** Prefix of validation failures (upstream v1.9-v1.10). */
+export const VALIDATION_PREFIX = 'operation cannot proceed due to the following validation error(s): ';
+
+/** What the validate step uses: operator-controller's own client, to read namespaces and ServiceAccounts. */
+export interface ValidatePorts {
+  client: Pick<KubeClient, 'get'>;
+}
+
+/**
+ * The namespace and ServiceAccount must exist (read with the controller's identity). A missing
+ * one is a wait (POLL): Installed Unknown, Progressing Retrying, with the commands that create it.
+ * The ServiceAccount is read first: it exists in every reconcile but the first few, and only
+ * its absence needs the namespace read that tells which of the two is missing.
+ */
+export function validateStep(ports: ValidatePorts): Step<ExtensionState> {
+  return { name: 'validate', run: (state) => validate(ports, state) };
+}
+
+async function validate(ports: ValidatePorts, state: ExtensionState): Promise<StepOutcome> {
+  // Admitted before the CRD refused such names: it can never have a release; say so, once.
+  if (!isReleaseName(state.name)) {
+    const message = `${VALIDATION_PREFIX}invalid ClusterExtension name ${JSON.stringify(state.name)}: ${RELEASE_NAME_MESSAGE}; create it again under a valid name (deleting this one removes nothing but it)`;
+    setInstalledUnknown(state.ce, message, false);
+    fail(state, new TerminalError(message, { reason: 'Blocked' }));
+  }
+  const installer = state.installer;
+  if (installer === undefined) {
+    // Only a new deployment of operator-controller or a spec change can end this: no polling.
+    const message = VALIDATION_PREFIX + noInstallerMessage(state.spec.namespace);
+    setInstalledUnknown(state.ce, message, false);
+    setProgressingBlocked(state.ce, message);
+    return {};
+  }
+  const problem = installer.isDefault ? await defaultInstallerProblem(ports, state, installer) : await serviceAccountProblem(ports, state, installer);
+  if (problem === undefined) return undefined;
+  const message = VALIDATION_PREFIX + problem;
+  setInstalledUnknown(state.ce, message, false);
+  setProgressingRetrying(state.ce, message);
+  return POLL;
+}
+
+/**
+ * What is missing of the extension's own ServiceAccount or its namespace (the same), or
+ * undefined. The ServiceAccount is read first: it exists in every reconcile but the first few,
+ * and only its absence needs the namespace read that tells which of the two is missing.
+ */
+async function serviceAccountProblem(ports: ValidatePorts, state: ExtensionState, sa: Installer): Promise<string | undefined> {
+  const ns = sa.namespace;
+  const create = `kubectl create serviceaccount ${sa.name} -n ${ns}`;
+  try {
+    await ports.client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: sa.name }, { signal: state.signal });
+    return undefined;
+  } catch (err) {
+    if (!isNotFound(err)) return `error getting service account: ${errorMessage(err)}`;
+  }
+  try {
+    await ports.client.get({ apiVersion: 'v1', kind: 'Namespace', name: ns }, { signal: state.signal });
+    return `service account ${JSON.stringify(sa.name)} not found in namespace ${JSON.stringify(ns)}: create it (${create}) and grant it the RBAC that "olmv1 rbac" prints`;
+  } catch (nsErr) {
+    return !isNotFound(nsErr)
+      ? `error getting service account: ${errorMessage(nsErr)}`
+      : `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns}), then the service account (${create}) with the RBAC that "olmv1 rbac" prints`;
+  }
+}
+
+/** What is missing for an install as the default install ServiceAccount: the install namespace, or that ServiceAccount. */
+async function defaultInstallerProblem(ports: ValidatePorts, state: ExtensionState, sa: Installer): Promise<string | undefined> {
+  const ns = state.spec.namespace;
+  try {
+    await ports.client.get({ apiVersion: 'v1', kind: 'Namespace', name: ns }, { signal: state.signal });
+  } catch (err) {
+    return isNotFound(err)
+      ? `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns})`
+      : `error getting namespace: ${errorMessage(err)}`;
+  }
+  try {
+    await ports.client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: sa.namespace, name: sa.name }, { signal: state.signal });
+    return undefined;
+  } catch (err) {
+    return isNotFound(err)
+      ? `the default install service account ${sa.namespace}/${sa.name} (--default-install-service-account) does not exist: create it with the RBAC the extensions need, or set spec.serviceAccount`
+      : `error getting service account: ${errorMessage(err)}`;
+  }
+}
