@@ -10,7 +10,7 @@ import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { createGzip, gzip } from 'node:zlib';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import {
   type ByteRange,
   GZIP_FRAME_HEAD,
@@ -32,7 +32,7 @@ import {
   negotiateCoding,
   parseRange,
 } from './http-semantics.ts';
-import { STATUS_TEXT, httpError, notModified, preconditionFailed, storageErrorResponse } from './responses.ts';
+import { type Response, STATUS_TEXT, httpError, notModified, preconditionFailed, send, sendStream, storageErrorResponse } from './responses.ts';
 
 const JSONL = 'application/jsonl';
 const METAS_PARAMS = new Set(['schema', 'package', 'name']);
@@ -43,48 +43,49 @@ export const WHOLE_RESPONSE_MAX = 256 << 10;
 const gzipAsync = promisify(gzip);
 
 /** Serves `/catalogs/<name>/api/v1/all` for an existing version. */
-export function serveAll(req: FastifyRequest, reply: FastifyReply, v: StoredVersion, buffers: AnswerBuffers): FastifyReply | Promise<FastifyReply> {
-  reply.header('content-type', JSONL).header('last-modified', formatHttpDate(v.modTime));
+export function serveAll(req: IncomingMessage, res: Response, v: StoredVersion, buffers: AnswerBuffers): void | Promise<void> {
+  res.setHeader('content-type', JSONL);
+  res.setHeader('last-modified', formatHttpDate(v.modTime));
   const pre = evaluatePreconditions(req.headers, v.modTime);
-  if (pre === 'not-modified') return notModified(reply);
-  if (pre === 'precondition-failed') return preconditionFailed(reply);
+  if (pre === 'not-modified') return notModified(res);
+  if (pre === 'precondition-failed') return preconditionFailed(res);
 
   const size = v.sizes.jsonl;
-  reply.header('accept-ranges', 'bytes');
+  res.setHeader('accept-ranges', 'bytes');
   const ranges = ifRangeAllows(req.headers, v.modTime) ? parseRange(header(req.headers, 'range'), size) : undefined;
-  if (ranges === 'invalid') return httpError(reply, 416, 'invalid range');
+  if (ranges === 'invalid') return httpError(res, 416, 'invalid range');
   if (ranges === 'unsatisfiable') {
-    reply.header('content-range', `bytes */${size}`);
-    return httpError(reply, 416, 'invalid range: failed to overlap');
+    res.setHeader('content-range', `bytes */${size}`);
+    return httpError(res, 416, 'invalid range: failed to overlap');
   }
   if (ranges !== undefined && ranges.length === 1) {
     const [r] = ranges;
-    if (r === undefined) return httpError(reply, 500, STATUS_TEXT.internal);
-    reply
-      .code(206)
-      .header('content-range', `bytes ${r.start}-${r.end - 1}/${size}`)
-      .header('content-length', r.end - r.start);
-    return stream(req, reply, v, 'jsonl', [{ offset: r.start, length: r.end - r.start }], buffers);
+    if (r === undefined) return httpError(res, 500, STATUS_TEXT.internal);
+    res.statusCode = 206;
+    res.setHeader('content-range', `bytes ${r.start}-${r.end - 1}/${size}`);
+    res.setHeader('content-length', r.end - r.start);
+    return stream(req, res, v, 'jsonl', [{ offset: r.start, length: r.end - r.start }], buffers);
   }
-  if (ranges !== undefined) return serveMultipart(req, reply, v, ranges, size);
+  if (ranges !== undefined) return serveMultipart(req, res, v, ranges, size);
 
   const coding: Coding = req.method === 'GET' && size >= MIN_COMPRESS_SIZE ? negotiateCoding(header(req.headers, 'accept-encoding')) : 'identity';
   if (coding === 'identity') {
-    reply.header('content-length', size);
-    return stream(req, reply, v, 'jsonl', [{ offset: 0, length: size }], buffers);
+    res.setHeader('content-length', size);
+    return stream(req, res, v, 'jsonl', [{ offset: 0, length: size }], buffers);
   }
-  reply.removeHeader('accept-ranges');
-  reply.header('content-encoding', coding).header('content-length', v.sizes.gzip);
-  return stream(req, reply, v, 'gzip', [{ offset: 0, length: v.sizes.gzip }], buffers);
+  res.removeHeader('accept-ranges');
+  res.setHeader('content-encoding', coding);
+  res.setHeader('content-length', v.sizes.gzip);
+  return stream(req, res, v, 'gzip', [{ offset: 0, length: v.sizes.gzip }], buffers);
 }
 
 function serveMultipart(
-  req: FastifyRequest,
-  reply: FastifyReply,
+  req: IncomingMessage,
+  res: Response,
   v: StoredVersion,
   ranges: Array<{ start: number; end: number }>,
   size: number,
-): FastifyReply {
+): void | Promise<void> {
   const boundary = Buffer.from(crypto.getRandomValues(new Uint8Array(30))).toString('hex');
   const parts = ranges.map((r, i) => ({
     head: `${i === 0 ? '' : '\r\n'}--${boundary}\r\nContent-Range: bytes ${r.start}-${r.end - 1}/${size}\r\nContent-Type: ${JSONL}\r\n\r\n`,
@@ -92,8 +93,12 @@ function serveMultipart(
   }));
   const tail = `\r\n--${boundary}--\r\n`;
   const length = parts.reduce((n, p) => n + Buffer.byteLength(p.head) + (p.range.end - p.range.start), 0) + tail.length;
-  reply.code(206).header('content-type', `multipart/byteranges; boundary=${boundary}`).header('content-length', length);
-  return send(req, reply, () =>
+  res.statusCode = 206;
+  res.setHeader('content-type', `multipart/byteranges; boundary=${boundary}`);
+  res.setHeader('content-length', length);
+  if (req.method === 'HEAD') return send(res);
+  return sendStream(
+    res,
     Readable.from(
       (async function* () {
         for (const p of parts) {
@@ -108,25 +113,25 @@ function serveMultipart(
 
 /** Serves `/catalogs/<name>/api/v1/metas`; `v` is undefined when the catalog has no content. */
 export async function serveMetas(
-  req: FastifyRequest,
-  reply: FastifyReply,
+  req: IncomingMessage,
+  res: Response,
   v: StoredVersion | undefined,
   rawQuery: string,
   buffers: AnswerBuffers,
-): Promise<FastifyReply> {
+): Promise<void> {
   const query = { schema: '', package: '', name: '' };
   const seen = new Set<string>();
   for (const [key, value] of new URLSearchParams(rawQuery)) {
-    if (!METAS_PARAMS.has(key)) return httpError(reply, 400, STATUS_TEXT.badRequest);
+    if (!METAS_PARAMS.has(key)) return httpError(res, 400, STATUS_TEXT.badRequest);
     if (seen.has(key)) continue; // the first value wins, as in Go's Query().Get
     seen.add(key);
     query[key as keyof typeof query] = value;
   }
-  if (v === undefined) return httpError(reply, 404, STATUS_TEXT.notFound);
-  reply.header('last-modified', formatHttpDate(v.modTime));
+  if (v === undefined) return httpError(res, 404, STATUS_TEXT.notFound);
+  res.setHeader('last-modified', formatHttpDate(v.modTime));
   const pre = evaluatePreconditions(req.headers, v.modTime);
-  if (pre === 'not-modified') return notModified(reply);
-  if (pre === 'precondition-failed') return preconditionFailed(reply);
+  if (pre === 'not-modified') return notModified(res);
+  if (pre === 'precondition-failed') return preconditionFailed(res);
 
   const whole = query.schema === '' && query.package === '' && query.name === '';
   let ranges: ByteRange[];
@@ -136,14 +141,14 @@ export async function serveMetas(
     ranges = index === undefined ? [{ offset: 0, length: v.sizes.jsonl }] : index.lookup(query);
     if (query.schema === '' && query.name === '') packageGzip = index?.packageGzip(query.package);
   } catch (err) {
-    return storageErrorResponse(reply, err);
+    return storageErrorResponse(res, err);
   }
-  reply.header('content-type', JSONL);
-  if (req.method === 'HEAD') return reply.send();
+  res.setHeader('content-type', JSONL);
+  if (req.method === 'HEAD') return send(res);
   const total = ranges.reduce((n, r) => n + r.length, 0);
   const coding = total >= MIN_COMPRESS_SIZE ? negotiateCoding(header(req.headers, 'accept-encoding')) : 'identity';
-  if (coding === 'gzip') reply.header('content-encoding', 'gzip');
-  if (whole && coding === 'gzip') return streamRanges(reply, v, 'gzip', [{ offset: 0, length: v.sizes.gzip }], buffers);
+  if (coding === 'gzip') res.setHeader('content-encoding', 'gzip');
+  if (whole && coding === 'gzip') return streamRanges(res, v, 'gzip', [{ offset: 0, length: v.sizes.gzip }], buffers);
   if (packageGzip !== undefined && packageGzip.size === total && coding === 'gzip') {
     // The package's answer, compressed at ingest: its segments of catalog.jsonl.gz framed as a
     // gzip file of their own (storage/gzip-segments.ts). Should that read fail, the answer is
@@ -152,7 +157,7 @@ export async function serveMetas(
     const lease = buffers.lease(GZIP_FRAME_HEAD + length + GZIP_FRAME_TAIL);
     const segments = await v.readRangesInto('gzip', [{ offset, length }], lease.buf, GZIP_FRAME_HEAD).catch(() => undefined);
     if (segments !== undefined && segments.length === length) {
-      return sendLeased(reply, lease, frameDeflateInPlace(lease.buf, length, crc, size));
+      return sendLeased(res, lease, frameDeflateInPlace(lease.buf, length, crc, size));
     }
     lease.release();
   }
@@ -166,43 +171,40 @@ export async function serveMetas(
       if (coding === 'gzip') {
         const compressed = await gzipAsync(body, { level: 1 });
         lease.release();
-        return reply.header('content-length', compressed.length).send(compressed);
+        res.setHeader('content-length', compressed.length);
+        return send(res, compressed);
       }
     } catch (err) {
       lease.release();
-      return storageErrorResponse(reply, err);
+      return storageErrorResponse(res, err);
     }
-    return sendLeased(reply, lease, body);
+    return sendLeased(res, lease, body);
   }
-  if (coding === 'identity') return streamRanges(reply, v, 'jsonl', ranges, buffers);
+  if (coding === 'identity') return streamRanges(res, v, 'jsonl', ranges, buffers);
   const compressor = createGzip({ level: 1 });
   // A failed read destroys the compressor, which aborts the response.
   void feedRanges(compressor, v, 'jsonl', ranges, buffers);
-  return reply.send(compressor);
+  return sendStream(res, compressor);
 }
 
 /** Sends `body`, a view of `lease.buf`, returning the buffer once the response has been written out. */
-function sendLeased(reply: FastifyReply, lease: BufferLease, body: Buffer): FastifyReply {
+function sendLeased(res: Response, lease: BufferLease, body: Buffer): void {
   // Only 'finish' proves the socket no longer needs the bytes; a response closed before that
   // keeps its lease, which is then collected rather than reused.
-  reply.raw.once('finish', lease.release);
-  return reply.header('content-length', body.length).send(body);
+  res.once('finish', lease.release);
+  res.setHeader('content-length', body.length);
+  send(res, body);
 }
 
 /** HEAD: headers only; GET: the ranges of `file`, streamed through reused buffers. */
 function stream(
-  req: FastifyRequest,
-  reply: FastifyReply,
+  req: IncomingMessage,
+  res: Response,
   v: StoredVersion,
   file: RangeFile,
   ranges: ByteRange[],
   buffers: AnswerBuffers,
-): FastifyReply | Promise<FastifyReply> {
-  if (req.method === 'HEAD') return reply.send();
-  return streamRanges(reply, v, file, ranges, buffers);
-}
-
-function send(req: FastifyRequest, reply: FastifyReply, body: () => Readable): FastifyReply {
-  if (req.method === 'HEAD') return reply.send();
-  return reply.send(body());
+): void | Promise<void> {
+  if (req.method === 'HEAD') return send(res);
+  return streamRanges(res, v, file, ranges, buffers);
 }

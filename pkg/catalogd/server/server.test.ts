@@ -1,16 +1,17 @@
+import dns from 'node:dns';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Meta } from '../../shared/fbc/types.ts';
 import { LocalDirStore } from '../storage/index.ts';
 import { AnswerBuffers } from './answer-buffers.ts';
-import { buildCatalogServer } from './server.ts';
+import { type CatalogServer, buildCatalogServer } from './server.ts';
+import { type ExchangeRequest, exchange } from '../../../test/support/http-exchange.ts';
 
 function meta(schema: string, pkg: string, name: string, pad = 0): Meta {
   const obj: Record<string, unknown> = { name, schema };
@@ -49,14 +50,16 @@ async function storeWith(prefix: string, name: string, metas: Meta[]): Promise<{
 describe('catalog server', () => {
   let remove: () => Promise<void>;
   let store: LocalDirStore;
-  let app: FastifyInstance;
+  let app: CatalogServer;
+  let origin: string;
   let registry: Registry;
+  const inject = (req: ExchangeRequest): ReturnType<typeof exchange> => exchange(origin, req);
 
   beforeAll(async () => {
     ({ store, remove } = await storeWith('server-test-', 'test-catalog', BLOBS));
     registry = new Registry();
     app = buildCatalogServer({ content: store, logger: pino({ level: 'silent' }), registry });
-    await app.ready();
+    origin = await app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {
     await app.close();
@@ -74,7 +77,7 @@ describe('catalog server', () => {
       '/catalogs/test-catalog/api/v1/all/',
       '/catalogs/test-catalog/api/v1/graphql',
     ])('404 page not found for %s', async (url) => {
-      const res = await app.inject({ url });
+      const res = await inject({ url });
       expect(res.statusCode).toBe(404);
       expect(res.body).toBe('404 page not found\n');
       expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
@@ -83,7 +86,7 @@ describe('catalog server', () => {
     });
 
     it('answers 405 without an Allow header for other methods', async () => {
-      const res = await app.inject({
+      const res = await inject({
         method: 'POST',
         url: '/catalogs/test-catalog/api/v1/all',
         payload: 'x',
@@ -95,21 +98,21 @@ describe('catalog server', () => {
     });
 
     it('redirects non-clean paths', async () => {
-      const res = await app.inject({ url: '/catalogs//test-catalog/./api/v1/all?x=1' });
+      const res = await inject({ url: '/catalogs//test-catalog/./api/v1/all?x=1' });
       expect(res.statusCode).toBe(301);
       expect(res.headers.location).toBe('/catalogs/test-catalog/api/v1/all?x=1');
     });
 
     it('validates the catalog name before looking at storage', async () => {
-      const res = await app.inject({ url: '/catalogs/Not_Valid/api/v1/all' });
+      const res = await inject({ url: '/catalogs/Not_Valid/api/v1/all' });
       expect(res.statusCode).toBe(400);
       expect(res.body).toMatch(/^invalid catalog name: a lowercase RFC 1123 subdomain must consist of/);
-      const encoded = await app.inject({ url: '/catalogs/a%2Fb/api/v1/all' });
+      const encoded = await inject({ url: '/catalogs/a%2Fb/api/v1/all' });
       expect(encoded.statusCode).toBe(400);
     });
 
     it('answers 404 Not Found for a catalog without content', async () => {
-      const res = await app.inject({ url: '/catalogs/missing/api/v1/all' });
+      const res = await inject({ url: '/catalogs/missing/api/v1/all' });
       expect(res.statusCode).toBe(404);
       expect(res.body).toBe('404 Not Found\n');
     });
@@ -119,7 +122,7 @@ describe('catalog server', () => {
     const url = '/catalogs/test-catalog/api/v1/all';
 
     it('serves the whole catalog as JSON lines with caching headers', async () => {
-      const res = await app.inject({ url });
+      const res = await inject({ url });
       expect(res.statusCode).toBe(200);
       expect(res.body).toBe(ALL);
       expect(res.headers['content-type']).toBe('application/jsonl');
@@ -129,7 +132,7 @@ describe('catalog server', () => {
     });
 
     it('answers HEAD with the same headers and no body', async () => {
-      const res = await app.inject({ method: 'HEAD', url, headers: { 'accept-encoding': 'gzip' } });
+      const res = await inject({ method: 'HEAD', url, headers: { 'accept-encoding': 'gzip' } });
       expect(res.statusCode).toBe(200);
       expect(res.body).toBe('');
       expect(res.headers['content-encoding']).toBeUndefined();
@@ -137,40 +140,40 @@ describe('catalog server', () => {
     });
 
     it('serves the precompressed gzip copy, and only gzip', async () => {
-      const gz = await app.inject({ url, headers: { 'accept-encoding': 'gzip' } });
+      const gz = await inject({ url, headers: { 'accept-encoding': 'gzip' } });
       expect(gz.headers['content-encoding']).toBe('gzip');
       expect(gz.headers['accept-ranges']).toBeUndefined();
       expect(gunzipSync(gz.rawPayload).toString()).toBe(ALL);
-      const zs = await app.inject({ url, headers: { 'accept-encoding': 'zstd, br' } });
+      const zs = await inject({ url, headers: { 'accept-encoding': 'zstd, br' } });
       expect(zs.headers['content-encoding']).toBeUndefined();
       expect(zs.body).toBe(ALL);
     });
 
     it('answers conditional requests', async () => {
-      const notModified = await app.inject({ url, headers: { 'if-modified-since': lastModified() } });
+      const notModified = await inject({ url, headers: { 'if-modified-since': lastModified() } });
       expect(notModified.statusCode).toBe(304);
       expect(notModified.body).toBe('');
       expect(notModified.headers['content-type']).toBeUndefined();
       expect(notModified.headers['last-modified']).toBe(lastModified());
       const old = new Date(Date.parse(lastModified()) - 1000).toUTCString();
-      expect((await app.inject({ url, headers: { 'if-modified-since': old } })).statusCode).toBe(200);
-      expect((await app.inject({ url, headers: { 'if-unmodified-since': old } })).statusCode).toBe(412);
-      expect((await app.inject({ url, headers: { 'if-modified-since': 'not a date' } })).statusCode).toBe(200);
+      expect((await inject({ url, headers: { 'if-modified-since': old } })).statusCode).toBe(200);
+      expect((await inject({ url, headers: { 'if-unmodified-since': old } })).statusCode).toBe(412);
+      expect((await inject({ url, headers: { 'if-modified-since': 'not a date' } })).statusCode).toBe(200);
     });
 
     it('serves byte ranges uncompressed', async () => {
-      const one = await app.inject({ url, headers: { range: 'bytes=0-9', 'accept-encoding': 'gzip' } });
+      const one = await inject({ url, headers: { range: 'bytes=0-9', 'accept-encoding': 'gzip' } });
       expect(one.statusCode).toBe(206);
       expect(one.body).toBe(ALL.slice(0, 10));
       expect(one.headers['content-range']).toBe(`bytes 0-9/${ALL.length}`);
       expect(one.headers['content-encoding']).toBeUndefined();
-      const multi = await app.inject({ url, headers: { range: 'bytes=0-1,-3' } });
+      const multi = await inject({ url, headers: { range: 'bytes=0-1,-3' } });
       expect(multi.statusCode).toBe(206);
       expect(multi.headers['content-type']).toMatch(/^multipart\/byteranges; boundary=/);
       expect(multi.body).toContain(`Content-Range: bytes 0-1/${ALL.length}`);
       expect(multi.body).toContain(ALL.slice(-3));
       expect(Number(multi.headers['content-length'])).toBe(multi.rawPayload.length);
-      const bad = await app.inject({ url, headers: { range: `bytes=${ALL.length}-` } });
+      const bad = await inject({ url, headers: { range: `bytes=${ALL.length}-` } });
       expect(bad.statusCode).toBe(416);
       expect(bad.headers['content-range']).toBe(`bytes */${ALL.length}`);
     });
@@ -180,35 +183,35 @@ describe('catalog server', () => {
     const url = '/catalogs/test-catalog/api/v1/metas';
 
     it('filters by schema, package and name with upstream semantics', async () => {
-      expect((await app.inject({ url: `${url}?package=foo` })).body).toBe(BLOBS[1]!.blob + BLOBS[2]!.blob + BLOBS[3]!.blob);
-      expect((await app.inject({ url: `${url}?schema=olm.package&name=bar` })).body).toBe(BLOBS[4]!.blob);
-      expect((await app.inject({ url: `${url}?schema=olm.bundle&package=foo&name=foo.v2` })).body).toBe(BLOBS[3]!.blob);
-      expect((await app.inject({ url: `${url}?schema=olm.bundle&schema=olm.package` })).body).toBe(BLOBS[2]!.blob + BLOBS[3]!.blob + BLOBS[5]!.blob);
-      const none = await app.inject({ url: `${url}?package=nope` });
+      expect((await inject({ url: `${url}?package=foo` })).body).toBe(BLOBS[1]!.blob + BLOBS[2]!.blob + BLOBS[3]!.blob);
+      expect((await inject({ url: `${url}?schema=olm.package&name=bar` })).body).toBe(BLOBS[4]!.blob);
+      expect((await inject({ url: `${url}?schema=olm.bundle&package=foo&name=foo.v2` })).body).toBe(BLOBS[3]!.blob);
+      expect((await inject({ url: `${url}?schema=olm.bundle&schema=olm.package` })).body).toBe(BLOBS[2]!.blob + BLOBS[3]!.blob + BLOBS[5]!.blob);
+      const none = await inject({ url: `${url}?package=nope` });
       expect(none.statusCode).toBe(200);
       expect(none.body).toBe('');
       expect(none.headers['content-type']).toBe('application/jsonl');
     });
 
     it('treats empty parameters as no filter', async () => {
-      expect((await app.inject({ url: `${url}?schema=` })).body).toBe(ALL);
-      expect((await app.inject({ url })).body).toBe(ALL);
+      expect((await inject({ url: `${url}?schema=` })).body).toBe(ALL);
+      expect((await inject({ url })).body).toBe(ALL);
     });
 
     it('rejects unknown parameters before checking the catalog exists', async () => {
-      const res = await app.inject({ url: '/catalogs/missing/api/v1/metas?Schema=x' });
+      const res = await inject({ url: '/catalogs/missing/api/v1/metas?Schema=x' });
       expect(res.statusCode).toBe(400);
       expect(res.body).toBe('400 Bad Request\n');
-      expect((await app.inject({ url: '/catalogs/missing/api/v1/metas?schema=x' })).statusCode).toBe(404);
+      expect((await inject({ url: '/catalogs/missing/api/v1/metas?schema=x' })).statusCode).toBe(404);
     });
 
     it('compresses large results and supports conditional requests', async () => {
-      const res = await app.inject({ url: `${url}?package=foo`, headers: { 'accept-encoding': 'gzip' } });
+      const res = await inject({ url: `${url}?package=foo`, headers: { 'accept-encoding': 'gzip' } });
       expect(res.headers['content-encoding']).toBe('gzip');
       expect(gunzipSync(res.rawPayload).toString()).toBe(BLOBS[1]!.blob + BLOBS[2]!.blob + BLOBS[3]!.blob);
-      const small = await app.inject({ url: `${url}?schema=olm.package&name=bar`, headers: { 'accept-encoding': 'gzip' } });
+      const small = await inject({ url: `${url}?schema=olm.package&name=bar`, headers: { 'accept-encoding': 'gzip' } });
       expect(small.headers['content-encoding']).toBeUndefined();
-      const nm = await app.inject({ url: `${url}?package=foo`, headers: { 'if-modified-since': lastModified() } });
+      const nm = await inject({ url: `${url}?package=foo`, headers: { 'if-modified-since': lastModified() } });
       expect(nm.statusCode).toBe(304);
       expect(nm.headers['last-modified']).toBe(lastModified());
       expect(nm.headers['content-encoding']).toBeUndefined();
@@ -216,32 +219,32 @@ describe('catalog server', () => {
 
     it('sends small answers whole with a Content-Length and streams large ones', async () => {
       const foo = BLOBS[1]!.blob + BLOBS[2]!.blob + BLOBS[3]!.blob;
-      const small = await app.inject({ url: `${url}?package=foo` });
+      const small = await inject({ url: `${url}?package=foo` });
       expect(small.headers['content-length']).toBe(String(Buffer.byteLength(foo)));
       expect(small.headers['transfer-encoding']).toBeUndefined();
       // From the segments compressed at ingest: foo's blobs are one run.
-      const gz = await app.inject({ url: `${url}?package=foo`, headers: { 'accept-encoding': 'gzip' } });
+      const gz = await inject({ url: `${url}?package=foo`, headers: { 'accept-encoding': 'gzip' } });
       expect(gz.headers['content-encoding']).toBe('gzip');
       expect(gunzipSync(gz.rawPayload).toString()).toBe(foo);
       expect(gz.headers['content-length']).toBe(String(gz.rawPayload.length));
       const stored = (await store.get('test-catalog')!.index()).packageGzip('foo')!;
       expect(gz.rawPayload.length).toBe(stored.length + 20);
       // Compressed per request: a schema filter makes it another answer than the member's.
-      const perRequest = await app.inject({ url: `${url}?package=foo&schema=olm.bundle`, headers: { 'accept-encoding': 'gzip' } });
+      const perRequest = await inject({ url: `${url}?package=foo&schema=olm.bundle`, headers: { 'accept-encoding': 'gzip' } });
       expect(gunzipSync(perRequest.rawPayload).toString()).toBe(BLOBS[2]!.blob + BLOBS[3]!.blob);
       expect(perRequest.headers['content-length']).toBe(String(perRequest.rawPayload.length));
 
-      const big = await app.inject({ url: `${url}?package=big` });
+      const big = await inject({ url: `${url}?package=big` });
       expect(big.body).toBe(BLOBS[5]!.blob);
       expect(big.headers['content-length']).toBeUndefined();
       expect(big.headers['transfer-encoding']).toBe('chunked');
-      const bigGzip = await app.inject({ url: `${url}?package=big`, headers: { 'accept-encoding': 'gzip' } });
+      const bigGzip = await inject({ url: `${url}?package=big`, headers: { 'accept-encoding': 'gzip' } });
       expect(bigGzip.headers['content-encoding']).toBe('gzip');
       expect(gunzipSync(bigGzip.rawPayload).toString()).toBe(BLOBS[5]!.blob);
     });
 
     it('answers HEAD with headers only', async () => {
-      const res = await app.inject({ method: 'HEAD', url: `${url}?package=foo` });
+      const res = await inject({ method: 'HEAD', url: `${url}?package=foo` });
       expect(res.statusCode).toBe(200);
       expect(res.body).toBe('');
       expect(res.headers['content-type']).toBe('application/jsonl');
@@ -249,10 +252,103 @@ describe('catalog server', () => {
   });
 
   it('records request durations by status code', async () => {
-    await app.inject({ url: '/catalogs/test-catalog/api/v1/all' });
+    await inject({ url: '/catalogs/test-catalog/api/v1/all' });
     const metric = await registry.getSingleMetricAsString('catalogd_http_request_duration_seconds');
     expect(metric).toMatch(/catalogd_http_request_duration_seconds_count\{code="200"\} \d+/);
     expect(metric).toMatch(/catalogd_http_request_duration_seconds_count\{code="404"\} \d+/);
+  });
+});
+
+/** Writes `raw` on a new connection to `port` and resolves with what is read until `done(text)` holds or the server closes. */
+function rawExchange(port: number, raw: string, done: (text: string) => boolean = () => false): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: '127.0.0.1', port }, () => socket.write(raw));
+    let text = '';
+    socket.on('data', (c: Buffer) => {
+      text += c.toString('latin1');
+      if (done(text)) socket.destroy();
+    });
+    socket.on('close', () => resolve(text));
+    socket.on('error', reject);
+  });
+}
+
+describe('catalog server connections', () => {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+  let app: CatalogServer;
+  let port: number;
+
+  beforeAll(async () => {
+    const content = {
+      get: (name: string) => {
+        if (name === 'broken') throw new Error('storage exploded');
+        return undefined;
+      },
+    };
+    app = buildCatalogServer({ content, logger, registry: new Registry() });
+    const origin = await app.listen({ host: '127.0.0.1', port: 0 });
+    port = (app.server.address() as AddressInfo).port;
+    expect(origin).toBe(`http://127.0.0.1:${port}`);
+  });
+  afterAll(() => app.close());
+
+  it('keeps connections alive and says for how long', async () => {
+    const head = await rawExchange(port, 'GET / HTTP/1.1\r\nhost: x\r\n\r\n', (t) => t.includes('\r\n\r\n'));
+    expect(head).toMatch(/^HTTP\/1\.1 404 Not Found\r\n/);
+    expect(head).toContain('\r\nConnection: keep-alive\r\nKeep-Alive: timeout=72\r\n');
+  });
+
+  it('answers what is not an HTTP request with a JSON error and closes the connection', async () => {
+    expect(await rawExchange(port, 'NOT HTTP\r\n\r\n')).toBe(
+      'HTTP/1.1 400 Bad Request\r\nContent-Length: 65\r\nContent-Type: application/json\r\n\r\n{"error":"Bad Request","message":"Client Error","statusCode":400}',
+    );
+    const oversized = await rawExchange(port, `GET / HTTP/1.1\r\nhost: x\r\nx-big: ${'b'.repeat(20_000)}\r\n\r\n`);
+    expect(oversized).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+    expect(oversized).toContain('{"error":"Request Header Fields Too Large","message":"Exceeded maximum allowed HTTP header size","statusCode":431}');
+  });
+
+  it('routes every request, whatever its body, Content-Type or path encoding', async () => {
+    const post = await exchange(`http://127.0.0.1:${port}`, {
+      method: 'POST',
+      url: '/catalogs/c/api/v1/all',
+      payload: 'x',
+      headers: { 'content-type': ';;' },
+    });
+    expect([post.statusCode, post.body]).toEqual([405, 'Method Not Allowed\n']);
+    const undecodable = await exchange(`http://127.0.0.1:${port}`, { url: '/catalogs/%zz/api/v1/all' });
+    expect([undecodable.statusCode, undecodable.body, undecodable.headers.vary]).toEqual([400, '400 Bad Request\n', 'Accept-Encoding']);
+  });
+
+  it('answers 500 and logs the error when serving a request fails', async () => {
+    const res = await exchange(`http://127.0.0.1:${port}`, { url: '/catalogs/broken/api/v1/all' });
+    expect([res.statusCode, res.body, res.headers['content-type']]).toEqual([500, '500 Internal Server Error\n', 'text/plain; charset=utf-8']);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'catalog request failed',
+        component: 'catalog-server',
+        err: expect.objectContaining({ message: 'storage exploded' }),
+      }),
+    );
+  });
+
+  it('listens on every address localhost resolves to', async () => {
+    // The first address is the one the system resolves; the others come from the resolver's full list.
+    const lookup = vi.spyOn(dns.promises, 'lookup').mockResolvedValue([
+      { address: '127.0.0.1', family: 4 },
+      { address: '127.0.0.2', family: 4 },
+    ] as never);
+    const local = buildCatalogServer({ content: { get: () => undefined }, logger, registry: new Registry() });
+    try {
+      const origin = await local.listen({ host: 'localhost', port: 0 });
+      const localPort = Number(new URL(origin).port);
+      for (const host of ['127.0.0.1', '127.0.0.2']) {
+        expect((await exchange(`http://${host}:${localPort}`, { url: '/' })).statusCode, host).toBe(404);
+      }
+    } finally {
+      lookup.mockRestore();
+      await local.close();
+    }
   });
 });
 
@@ -281,7 +377,7 @@ describe('catalog server answer buffers', () => {
   const blobs = Array.from({ length: PACKAGES }, (_, i) => meta('olm.bundle', `p${i}`, `p${i}.v1`, 120_000 + i * 3_000));
   let remove: () => Promise<void>;
   let store: LocalDirStore;
-  let app: FastifyInstance;
+  let app: CatalogServer;
 
   beforeAll(async () => {
     // Each package's padding is its own letter, so a mixed-up answer cannot pass as right.
@@ -426,8 +522,9 @@ describe('catalog server answer buffers', () => {
     const goneStore = gone.store;
     const own = buildCatalogServer({ content: goneStore, logger: pino({ level: 'silent' }), registry: new Registry() });
     try {
+      const ownOrigin = await own.listen({ host: '127.0.0.1', port: 0 });
       await rm(goneStore.get('g')!.path('jsonl'));
-      const res = await own.inject({ url: '/catalogs/g/api/v1/all' });
+      const res = await exchange(ownOrigin, { url: '/catalogs/g/api/v1/all' });
       expect(res.statusCode).toBe(404);
       expect(res.body).toBe('404 Not Found\n');
       expect(res.headers.vary).toBe('Accept-Encoding');

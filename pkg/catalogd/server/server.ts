@@ -1,5 +1,6 @@
 /**
- * catalogd's catalog content HTTP server: a fastify app built from a content source.
+ * catalogd's catalog content HTTP server: one `node:http` (or `node:https`) request handler
+ * over a content source (decision 0095).
  *
  * Routing reproduces upstream's Go ServeMux (reference catalogd-and-fbc.md §3.3): non-clean
  * paths are redirected (301), unknown paths get `404 page not found`, known routes with other
@@ -7,11 +8,13 @@
  * is validated as a DNS-1123 subdomain (400) before storage is touched. Every response carries
  * `Vary: Accept-Encoding`. `/api/v1/metas` is on by default (reference README, difference 4).
  *
- * The caller owns listening (`app.listen`) and TLS (certificate reloads: pkg/shared/controller certificates.ts).
+ * The caller starts and stops it (`listen`, `close`) and reloads certificates
+ * (`setSecureContext`, pkg/shared/controller certificates.ts).
  */
+import type { IncomingMessage, Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import type { SecureContextOptions } from 'node:tls';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Histogram, type Registry } from 'prom-client';
 import { GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, type StoredVersion } from '../storage/index.ts';
@@ -19,7 +22,7 @@ import { AnswerBuffers } from './answer-buffers.ts';
 import { WHOLE_RESPONSE_MAX, serveAll, serveMetas } from './handlers.ts';
 import { dns1123SubdomainErrors } from '../../shared/k8sname/index.ts';
 import { cleanPath } from './http-semantics.ts';
-import { EVERY_RESPONSE_HEADERS, STATUS_TEXT, httpError } from './responses.ts';
+import { type Response, STATUS_TEXT, answerClientError, httpError, send } from './responses.ts';
 
 /** What the server reads content from (LocalDirStore satisfies it). */
 export interface CatalogContent {
@@ -38,10 +41,31 @@ export interface CatalogServerOptions {
   https?: { key: Buffer | string; cert: Buffer | string } & Pick<SecureContextOptions, 'minVersion' | 'ciphers' | 'ecdhCurve'>;
 }
 
+/** The catalog server: built idle, serving between `listen` and `close`. */
+export interface CatalogServer {
+  /** The server that listens on the address given to `listen`. */
+  readonly server: Server;
+  /**
+   * Listens on `host:port` and resolves with the origin clients use: `http(s)://HOST:PORT`
+   * (`[HOST]` for IPv6; for `0.0.0.0` the first IPv4 address of this host, loopback first).
+   * `localhost` is every address it resolves to, on the same port. Rejects when the address
+   * cannot be bound.
+   */
+  listen(address: { host: string; port: number }): Promise<string>;
+  /** Replaces the TLS context of an HTTPS server (certificate reloads); does nothing on plain HTTP. */
+  setSecureContext(options: SecureContextOptions): void;
+  /** Stops accepting connections, closes idle ones, and resolves once the open ones have ended. */
+  close(): Promise<void>;
+}
+
 const ROUTE = /^\/catalogs\/([^/]+)\/api\/v1\/(all|metas)$/;
+// A request must arrive whole within 5 s. No write timeout while bytes flow: a connection times
+// out only after 5 minutes without activity. Idle keep-alive connections are kept 72 s (announced
+// as `Keep-Alive: timeout=72`), longer than the 60 s idle timeout common in load balancers, so an
+// idle connection is closed by the balancer, never by the server just as a request arrives on it.
 const READ_TIMEOUT_MS = 5_000;
-// No write timeout while bytes flow: the socket times out only after 5 minutes of inactivity.
 const IDLE_TIMEOUT_MS = 5 * 60_000;
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 // Reused read buffers (answer-buffers.ts): most package answers, gzip members and every read of
 // a streamed body (stream-body.ts) fit the small class; the large one holds every answer sent
 // whole, with room for gzip framing. Kept at most: 16 x 64 KiB + 8 x 256 KiB, 3 MiB, touched only as far as answers go.
@@ -53,16 +77,8 @@ const ANSWER_SLABS = [
 const DURATION_BUCKETS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.2, 1.6, 2, 2.4, 2.8, 3.2, 3.6, 4, 10];
 
 /** Builds (but does not start) the catalog server. */
-export function buildCatalogServer(opts: CatalogServerOptions): FastifyInstance {
+export function buildCatalogServer(opts: CatalogServerOptions): CatalogServer {
   const log = opts.logger.child({ component: 'catalog-server' });
-  const app = Fastify({
-    exposeHeadRoutes: false,
-    requestTimeout: READ_TIMEOUT_MS,
-    connectionTimeout: IDLE_TIMEOUT_MS,
-    routerOptions: { maxParamLength: 4096 },
-    return503OnClosing: false,
-    ...(opts.https === undefined ? {} : { https: { ...opts.https, ALPNProtocols: ['http/1.1'] } }),
-  }) as unknown as FastifyInstance<HttpsServer>;
   const duration = new Histogram({
     name: 'catalogd_http_request_duration_seconds',
     help: 'Histogram of request duration in seconds',
@@ -70,37 +86,119 @@ export function buildCatalogServer(opts: CatalogServerOptions): FastifyInstance 
     buckets: DURATION_BUCKETS,
     registers: [opts.registry],
   });
-
-  // Accept any request body without parsing: no route reads one, and fastify must not answer
-  // 415 before our routing decides between 404 and 405.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
-
-  // Callback-style hooks: on a path taken by every request, an async hook's promise costs
-  // measurable CPU at tens of thousands of requests per second.
-  app.addHook('onSend', (_req, reply, payload, done) => {
-    reply.headers(EVERY_RESPONSE_HEADERS);
-    done(null, payload);
-  });
-  const debug = log.isLevelEnabled('debug');
-  app.addHook('onResponse', (req, reply, done) => {
-    duration.observe({ code: String(reply.statusCode) }, reply.elapsedTime / 1000);
-    if (debug) log.debug({ method: req.method, uri: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'handled request');
-    done();
-  });
-  app.setErrorHandler((err, _req, reply) => {
-    log.error({ err }, 'catalog request failed');
-    if (reply.sent) return;
-    void httpError(reply, 500, STATUS_TEXT.internal);
-  });
   const buffers = opts.answerBuffers ?? new AnswerBuffers(ANSWER_SLABS);
-  app.setNotFoundHandler((req, reply) => route(req, reply, opts, buffers));
-  app.all('/*', (req, reply) => route(req, reply, opts, buffers));
-  return app as unknown as FastifyInstance;
+  const debug = log.isLevelEnabled('debug');
+
+  const handle = (req: IncomingMessage, res: Response): void => {
+    const start = performance.now();
+    const done = (): void => {
+      res.off('finish', done);
+      res.off('error', done);
+      const ms = performance.now() - start;
+      duration.observe({ code: String(res.statusCode) }, ms / 1000);
+      if (debug) log.debug({ method: req.method, uri: req.url, status: res.statusCode, ms: Math.round(ms) }, 'handled request');
+    };
+    res.on('finish', done);
+    res.on('error', done);
+    let routed: void | Promise<void>;
+    try {
+      routed = route(req, res, opts, buffers);
+    } catch (err) {
+      routed = Promise.reject(err);
+    }
+    if (routed !== undefined) routed.catch((err: unknown) => failed(res, err));
+  };
+  const failed = (res: Response, err: unknown): void => {
+    if (res.writableEnded) return;
+    log.error({ err }, 'catalog request failed');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.removeHeader('content-type');
+    res.removeHeader('content-length');
+    httpError(res, 500, STATUS_TEXT.internal);
+  };
+
+  // Each listening address has a server of its own (more than one only for `localhost`).
+  const servers: Array<Server | HttpsServer> = [];
+  const createServer = (): Server | HttpsServer => {
+    // Not ES imports of node:http(s): see pkg/shared/nodehttp/http.ts.
+    const server =
+      opts.https === undefined
+        ? process.getBuiltinModule('node:http').createServer(handle)
+        : process.getBuiltinModule('node:https').createServer({ ...opts.https, ALPNProtocols: ['http/1.1'] }, handle);
+    server.requestTimeout = READ_TIMEOUT_MS;
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    server.setTimeout(IDLE_TIMEOUT_MS);
+    server.on('clientError', answerClientError);
+    servers.push(server);
+    return server;
+  };
+  const main = createServer();
+  const scheme = opts.https === undefined ? 'http' : 'https';
+
+  return {
+    server: main,
+    async listen({ host, port }) {
+      const bound = await listenOn(main, host, port);
+      if (host === 'localhost') {
+        // The other addresses localhost resolves to (127.0.0.1 and ::1), on the same port;
+        // one that cannot be bound is left out.
+        const addresses = await process
+          .getBuiltinModule('node:dns')
+          .promises.lookup(host, { all: true })
+          .catch(() => []);
+        for (const { address } of addresses) {
+          if (address !== bound.address) await listenOn(createServer(), address, bound.port).catch(() => undefined);
+        }
+      }
+      return `${scheme}://${originHost(bound.address)}:${bound.port}`;
+    },
+    setSecureContext(options) {
+      for (const server of servers) if ('setSecureContext' in server) server.setSecureContext(options);
+    },
+    async close() {
+      await Promise.all(
+        servers.map((server) => {
+          if (!server.listening) return undefined;
+          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          server.closeIdleConnections();
+          return closed;
+        }),
+      );
+    },
+  };
 }
 
-async function route(req: FastifyRequest, reply: FastifyReply, opts: CatalogServerOptions, buffers: AnswerBuffers): Promise<FastifyReply> {
-  const url = req.raw.url ?? '/';
+function listenOn(server: Server | HttpsServer, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error): void => {
+      server.off('listening', onListening);
+      reject(err);
+    };
+    const onListening = (): void => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen({ host, port });
+  });
+}
+
+/** The host part of the origin for a bound address (see CatalogServer.listen). */
+function originHost(address: string): string {
+  if (address.includes(':')) return `[${address}]`;
+  if (address !== '0.0.0.0') return address;
+  const ipv4 = Object.values(process.getBuiltinModule('node:os').networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .filter((i) => i.family === 'IPv4');
+  return (ipv4.find((i) => i.internal) ?? ipv4[0])?.address ?? address;
+}
+
+function route(req: IncomingMessage, res: Response, opts: CatalogServerOptions, buffers: AnswerBuffers): void | Promise<void> {
+  const url = req.url ?? '/';
   const q = url.indexOf('?');
   const rawPath = q < 0 ? url : url.slice(0, q);
   const rawQuery = q < 0 ? '' : url.slice(q + 1);
@@ -108,32 +206,31 @@ async function route(req: FastifyRequest, reply: FastifyReply, opts: CatalogServ
   try {
     path = decodeURIComponent(rawPath);
   } catch {
-    return httpError(reply, 400, STATUS_TEXT.badRequest);
+    return httpError(res, 400, STATUS_TEXT.badRequest);
   }
   const cleaned = cleanPath(path);
   if (cleaned !== path) {
     const location = encodeURI(cleaned) + (q < 0 ? '' : `?${rawQuery}`);
-    return reply
-      .code(301)
-      .header('location', location)
-      .header('content-type', 'text/html; charset=utf-8')
-      .send(`<a href="${location}">Moved Permanently</a>.\n\n`);
+    res.statusCode = 301;
+    res.setHeader('location', location);
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    return send(res, `<a href="${location}">Moved Permanently</a>.\n\n`);
   }
   const m = ROUTE.exec(rawPath);
-  if (m === null || (m[2] === 'metas' && opts.metas === false)) return httpError(reply, 404, STATUS_TEXT.notFoundPage);
-  if (req.method !== 'GET' && req.method !== 'HEAD') return httpError(reply, 405, STATUS_TEXT.methodNotAllowed);
+  if (m === null || (m[2] === 'metas' && opts.metas === false)) return httpError(res, 404, STATUS_TEXT.notFoundPage);
+  if (req.method !== 'GET' && req.method !== 'HEAD') return httpError(res, 405, STATUS_TEXT.methodNotAllowed);
 
   let name: string;
   try {
     name = decodeURIComponent(m[1] ?? '');
   } catch {
-    return httpError(reply, 400, STATUS_TEXT.badRequest);
+    return httpError(res, 400, STATUS_TEXT.badRequest);
   }
   const nameErrors = dns1123SubdomainErrors(name);
-  if (nameErrors.length > 0) return httpError(reply, 400, `invalid catalog name: ${nameErrors.join('; ')}`);
+  if (nameErrors.length > 0) return httpError(res, 400, `invalid catalog name: ${nameErrors.join('; ')}`);
 
   const version = opts.content.get(name);
-  if (m[2] === 'metas') return serveMetas(req, reply, version, rawQuery, buffers);
-  if (version === undefined) return httpError(reply, 404, STATUS_TEXT.notFound);
-  return serveAll(req, reply, version, buffers);
+  if (m[2] === 'metas') return serveMetas(req, res, version, rawQuery, buffers);
+  if (version === undefined) return httpError(res, 404, STATUS_TEXT.notFound);
+  return serveAll(req, res, version, buffers);
 }

@@ -10,51 +10,47 @@
  * returned by its socket write's callback, when the kernel has the bytes; at most the slabs of
  * the writes in flight are out, as the stream waits for `drain` when the socket is full.
  *
- * Contract: the reply must have its status and headers set and must not have been sent. The
- * response is taken over from fastify (`reply.hijack()`): its onSend hooks do not run, so the
- * headers they add (EVERY_RESPONSE_HEADERS) are added here; its onResponse hooks still run on
- * `finish`. A file that cannot be opened gets the storage error response (404 when it is
- * gone); a read that fails midway destroys the response (the client sees a truncated body,
- * as with a piped stream); a client that goes away stops the reads.
+ * Contract: the response must have its status and headers set and must not have been sent; the
+ * headers every response carries (EVERY_RESPONSE_HEADERS) are added here. A file that cannot be
+ * opened gets the storage error response (404 when it is gone); a read that fails midway
+ * destroys the response (the client sees a truncated body, as with a piped stream); a client
+ * that goes away stops the reads.
  */
 import type { FileHandle } from 'node:fs/promises';
-import type { FastifyReply } from 'fastify';
 import type { ByteRange, RangeFile, StoredVersion } from '../storage/index.ts';
 import type { AnswerBuffers } from './answer-buffers.ts';
-import { EVERY_RESPONSE_HEADERS, storageErrorResponse } from './responses.ts';
+import { type Response, setEveryResponseHeaders, storageErrorResponse } from './responses.ts';
 
 // Bytes per read: one slab of the answer buffers' small class.
 const STREAM_READ = 64 * 1024;
 
 /**
- * Sends `ranges` of `file` of `v` as the body of `reply`; resolves with the reply when the body
- * is written or abandoned.
+ * Sends `ranges` of `file` of `v` as the body of `res`; resolves when the body is written or
+ * abandoned.
  */
 export async function streamRanges(
-  reply: FastifyReply,
+  res: Response,
   v: StoredVersion,
   file: RangeFile,
   ranges: readonly ByteRange[],
   buffers: AnswerBuffers,
-): Promise<FastifyReply> {
-  const res = reply.raw;
+): Promise<void> {
   let started = false;
   try {
     await v.withFile(file, async (fh) => {
-      // The file is open: from here on the response is ours.
-      reply.hijack();
+      // The file is open: from here on the response has its status and headers.
       started = true;
-      res.writeHead(reply.statusCode, { ...reply.getHeaders(), ...EVERY_RESPONSE_HEADERS } as Record<string, string | number | string[]>);
+      setEveryResponseHeaders(res);
+      res.writeHead(res.statusCode);
       await writeRanges(res, fh, ranges, buffers, v.catalog);
     });
     if (!res.destroyed) res.end();
   } catch (err) {
     // A file that cannot be opened is answered like every storage error; one that fails
     // midway can only cut the response short.
-    if (!started) storageErrorResponse(reply, err);
+    if (!started) storageErrorResponse(res, err);
     else res.destroy(err as Error);
   }
-  return reply;
 }
 
 /**

@@ -2,12 +2,11 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
-import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSelfSignedCertificate } from '../../olmv1/localstack/index.ts';
-import { buildCatalogServer } from './server.ts';
+import { type CatalogServer, buildCatalogServer } from './server.ts';
 import { keepingOptions, loadCertificate, watchCertificate } from '../../shared/controller/index.ts';
 
 /** Writes `<dir>/tls.crt|.key`, a self-signed certificate for `cn`. */
@@ -42,7 +41,7 @@ const MODERN = { minVersion: 'TLSv1.3', ciphers: 'TLS_AES_128_GCM_SHA256:TLS_AES
 
 describe('catalog server TLS', () => {
   let dir: string;
-  let app: FastifyInstance;
+  let app: CatalogServer;
   let port: number;
   let stop: () => void;
 
@@ -58,7 +57,7 @@ describe('catalog server TLS', () => {
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as { port: number }).port;
-    stop = watchCertificate(keepingOptions(app.server as never, MODERN), paths, pino({ level: 'silent' }), 50);
+    stop = watchCertificate(keepingOptions(app, MODERN), paths, pino({ level: 'silent' }), 50);
   });
   afterAll(async () => {
     stop();

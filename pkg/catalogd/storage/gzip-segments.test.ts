@@ -7,6 +7,7 @@ import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Meta } from '../../shared/fbc/types.ts';
 import { buildCatalogServer } from '../server/index.ts';
+import { exchange } from '../../../test/support/http-exchange.ts';
 import { CONTENT_FILES } from './content-writer.ts';
 import { GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, frameDeflateInPlace } from './gzip-framing.ts';
 import { MAX_PACKAGE_GZIP } from './gzip-segments.ts';
@@ -90,7 +91,8 @@ describe('catalog.jsonl.gz in package segments', () => {
   it('answers gzip package queries from the segments, and per request when they cannot be read', async () => {
     const app = buildCatalogServer({ content: store, logger: pino({ level: 'silent' }), registry: new Registry() });
     try {
-      const get = () => app.inject({ url: '/catalogs/cat/api/v1/metas?package=a', headers: { 'accept-encoding': 'gzip' } });
+      const origin = await app.listen({ host: '127.0.0.1', port: 0 });
+      const get = () => exchange(origin, { url: '/catalogs/cat/api/v1/metas?package=a', headers: { 'accept-encoding': 'gzip' } });
       const stored = await get();
       const g = (await version.index()).packageGzip('a')!;
       // header (10) + segments + final block (2) + trailer (8)
@@ -121,7 +123,8 @@ describe('catalog.jsonl.gz in package segments', () => {
       const v = reopened.get('cat');
       expect(v?.info.digest).toBe(INFO.digest);
       expect((await v!.index()).packageGzip('a')).toBeUndefined();
-      const res = await app.inject({ url: '/catalogs/cat/api/v1/metas?package=a', headers: { 'accept-encoding': 'gzip' } });
+      const origin = await app.listen({ host: '127.0.0.1', port: 0 });
+      const res = await exchange(origin, { url: '/catalogs/cat/api/v1/metas?package=a', headers: { 'accept-encoding': 'gzip' } });
       expect(gunzipSync(res.rawPayload).toString()).toBe(await answer('a'));
     } finally {
       await app.close();
