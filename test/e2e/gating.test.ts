@@ -61,6 +61,8 @@ const PACKAGES: Record<string, Array<Omit<BundleSpec, 'pkg'>>> = {
   nul: [{ version: '1.0.0', properties: max(null) }],
   int: [{ version: '1.0.0', properties: max(4) }],
 };
+/** Packages whose olm.maxOpenShiftVersion is malformed, or given twice. */
+const BROKEN = ['two', 'full', 'vee', 'rc', 'bool', 'nul', 'int'];
 const specs = (p: string): BundleSpec[] => (PACKAGES[p] ?? []).map((b) => ({ ...b, pkg: pkgName(p) }));
 
 /** Runs `olmv1 status` in this process against the test cluster; `-o json` output is checked against the schema. */
@@ -97,9 +99,19 @@ async function metric(name: string): Promise<string | undefined> {
   return line?.replace(/^\S+\s+/, '') === undefined ? undefined : line;
 }
 
+/**
+ * Installs package `p` at `version` (a pinned version), or moves its extension there, and
+ * waits until that bundle is installed. Each test states the extensions it needs this way, so
+ * that it runs alone as well as after the tests before it (for which this changes nothing).
+ */
 async function install(p: string, version: string): Promise<void> {
   const name = pkgName(p);
-  await client.create(clusterExtension(name, { namespace: NS, serviceAccount: SA, packageName: name, version }));
+  const exists = await client.get({ ...CE, name }).then(
+    () => true,
+    (err: unknown) => (isNotFound(err) ? false : Promise.reject(err)),
+  );
+  if (exists) await client.patch({ ...CE, name }, { spec: { source: { catalog: { version } } } }, 'merge');
+  else await client.create(clusterExtension(name, { namespace: NS, serviceAccount: SA, packageName: name, version }));
   await waitForExtension(client, name, `installed ${version}`, installedAs(`${name}.v${version}`), 90_000);
 }
 
@@ -240,6 +252,7 @@ describe('with the OpenShift APIs', () => {
   });
 
   it('4.17 and a maximum of 4.18: Upgradeable, other ClusterOperator conditions untouched', async () => {
+    await install('a', '1.0.0');
     await waitUntil('OLM condition is True', async () =>
       (await conditions(OLM)).some((c) => c.type === 'InstalledOLMOperatorsUpgradeable' && c.status === 'True'),
     );
@@ -254,6 +267,7 @@ describe('with the OpenShift APIs', () => {
   });
 
   it('the cluster moving to 4.18 blocks with the exact messages', async () => {
+    await install('a', '1.0.0');
     await setClusterVersion('4.18.0');
     const message = `Found ClusterExtensions that require upgrades prior to upgrading cluster to version 4.19: bundle "${pkgName('a')}.v1.0.0" for ClusterExtension "${pkgName('a')}".`;
     await waitUntil('OLM condition is False', async () => (await ours())?.status === 'False');
@@ -279,6 +293,9 @@ describe('with the OpenShift APIs', () => {
   });
 
   it('upgrading the extension to a compatible bundle clears the block within seconds', async () => {
+    await install('a', '1.0.0');
+    await setClusterVersion('4.18.0');
+    await waitUntil('OLM condition is False', async () => (await ours())?.status === 'False');
     const name = pkgName('a');
     const obj = await client.get({ ...CE, name });
     await client.update({
@@ -289,9 +306,8 @@ describe('with the OpenShift APIs', () => {
       },
     } as KubeObject);
     await waitForExtension(client, name, 'installed 1.1.0', installedAs(`${name}.v1.1.0`), 90_000);
-    const installedAt = Date.now();
+    // Within seconds of the install: the gate reacts to the extension's change (no resync period).
     await waitUntil('OLM condition is True again', async () => (await ours())?.status === 'True', 10_000);
-    expect(Date.now() - installedAt).toBeLessThan(10_000);
     expect(await conditions(OLM)).toEqual(upgradeable('True', '', ''));
     await waitUntil(
       'ClusterOperator Upgradeable True',
@@ -302,6 +318,7 @@ describe('with the OpenShift APIs', () => {
   });
 
   it('a 4.23 cluster and a maximum of 5.0 block the upgrade to 5.1', async () => {
+    await install('a', '1.1.0');
     await install('b', '1.0.0');
     await setClusterVersion('4.23.2');
     const message =
@@ -313,8 +330,10 @@ describe('with the OpenShift APIs', () => {
   });
 
   it('two properties and each malformed form are metadata errors with their texts, not blockers', async () => {
-    const broken = ['two', 'full', 'vee', 'rc', 'bool', 'nul', 'int'];
-    await Promise.all(broken.map((p) => install(p, '1.0.0')));
+    await install('a', '1.1.0');
+    await install('b', '1.0.0');
+    await setClusterVersion('4.23.2');
+    await Promise.all(BROKEN.map((p) => install(p, '1.0.0')));
     const err = (p: string, text: string) => `error(s) with cluster extension ${pkgName(p)}: error in bundle ${pkgName(p)}.v1.0.0: ${text}`;
     const errors = [
       err('bool', 'error converting to semver for version true: invalid type bool for olm.maxOpenshiftVersion: true'),
@@ -356,6 +375,10 @@ describe('with the OpenShift APIs', () => {
   });
 
   it('--watch redraws when the verdict changes and exits with the last verdict', async () => {
+    // On 4.18 with the metadata errors of the test above, which leave the verdict undecided.
+    for (const p of ['a', 'b', ...BROKEN]) await install(p, p === 'a' ? '1.1.0' : '1.0.0');
+    await setClusterVersion('4.18.1');
+    await waitUntil('errors alone', async () => (await conditions(OLM)).some((c) => c.reason === 'FailureGettingExtensionMetadata'));
     let out = '';
     const stop = new AbortController();
     const io = { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (out += t) } };

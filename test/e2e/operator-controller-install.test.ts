@@ -133,27 +133,33 @@ describe('operator-controller installs from catalogs', () => {
 });
 
 describe('operator-controller upgrades and uninstalls', () => {
-  const pkg = `lifecycle-${run}`;
-  const catalog = `lifecycle-${run}`;
-  // 1.0.0 has ConfigMaps settings+legacy and CRDs widgets+gadgets; 1.5.0 drops legacy and gadgets.
-  const v100: BundleSpec = { pkg, version: '1.0.0', crds: ['widgets', 'gadgets'], configMaps: ['settings', 'legacy'] };
-  const v150: BundleSpec = { pkg, version: '1.5.0', crds: ['widgets'], configMaps: ['settings'] };
-  const v300: BundleSpec = { pkg, version: '3.0.0', crds: ['widgets'], configMaps: ['settings'] };
-  let images: Record<string, string> = {};
-  const entries = (versions: { version: string; skipRange?: string; replaces?: string }[]) =>
+  // Each test has a package (and catalog) of its own, named `<prefix>-<run>`, and installs it
+  // itself. 1.0.0 has ConfigMaps settings+legacy and CRDs widgets+gadgets; 1.5.0 drops legacy
+  // and gadgets.
+  const bundlesOf = (pkg: string): Record<'v100' | 'v150' | 'v300', BundleSpec> => ({
+    v100: { pkg, version: '1.0.0', crds: ['widgets', 'gadgets'], configMaps: ['settings', 'legacy'] },
+    v150: { pkg, version: '1.5.0', crds: ['widgets'], configMaps: ['settings'] },
+    v300: { pkg, version: '3.0.0', crds: ['widgets'], configMaps: ['settings'] },
+  });
+  const entries = (pkg: string, images: Record<string, string>, versions: { version: string; skipRange?: string; replaces?: string }[]) =>
     packageCatalog(pkg, {
       defaultChannel: 'stable',
       channels: [{ name: 'stable', entries: versions }],
       bundles: versions.map((e) => ({ version: e.version, image: images[e.version] ?? '' })),
     });
-
-  beforeAll(async () => {
-    images = await pushBundles([v100, v150, v300]);
+  /** Pushes the package's bundles and grants its installer; returns the images by version. */
+  async function prepare(pkg: string): Promise<Record<string, string>> {
+    const { v100, v150, v300 } = bundlesOf(pkg);
+    const images = await pushBundles([v100, v150, v300]);
     await installerFor(pkg, 'installer', [v100, v150, v300]);
-    await publishCatalog(catalog, entries([{ version: '1.0.0' }]));
-  });
+    return images;
+  }
 
   it('upgrades by itself when the catalog offers a successor (skipRange), deleting dropped objects but keeping dropped CRDs', async () => {
+    const pkg = `lifecycle-${run}`;
+    const catalog = pkg;
+    const images = await prepare(pkg);
+    await publishCatalog(catalog, entries(pkg, images, [{ version: '1.0.0' }]));
     await createExtension(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
     await waitForExtension(kube.client, pkg, 'installed 1.0.0', installedAs(`${pkg}.v1.0.0`));
     const gadgets = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: `gadgets.${groupOf(pkg)}` };
@@ -161,7 +167,7 @@ describe('operator-controller upgrades and uninstalls', () => {
     expect(await exists(legacy)).toBe(true);
 
     // A new catalog image under the same tag: catalogd polls it, operator-controller follows.
-    await publishCatalog(catalog, entries([{ version: '1.0.0' }, { version: '1.5.0', skipRange: '>=1.0.0 <1.5.0' }]));
+    await publishCatalog(catalog, entries(pkg, images, [{ version: '1.0.0' }, { version: '1.5.0', skipRange: '>=1.0.0 <1.5.0' }]));
     const ext = await waitForExtension(kube.client, pkg, 'upgraded to 1.5.0', installedAs(`${pkg}.v1.5.0`), 90_000);
     expect(ext.install?.bundle.version).toBe('1.5.0');
     expect(await exists(legacy)).toBe(false);
@@ -175,7 +181,11 @@ describe('operator-controller upgrades and uninstalls', () => {
   });
 
   it('refuses an upgrade without an edge with upstream message, then takes it (and a downgrade) with SelfCertified', async () => {
-    await publishCatalog(catalog, entries([{ version: '1.0.0' }, { version: '1.5.0', skipRange: '>=1.0.0 <1.5.0' }, { version: '3.0.0' }]));
+    const pkg = `edges-${run}`;
+    const images = await prepare(pkg);
+    await publishCatalog(pkg, entries(pkg, images, [{ version: '1.0.0' }, { version: '1.5.0', skipRange: '>=1.0.0 <1.5.0' }, { version: '3.0.0' }]));
+    await createExtension(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, version: '1.5.0' }));
+    await waitForExtension(kube.client, pkg, 'installed 1.5.0', installedAs(`${pkg}.v1.5.0`));
     const refused = await requestRefusedVersion(kube.client, pkg, '3.0.0');
     // Upstream's line first, then what the catalog offers.
     expect(refused.cond('Progressing')?.message.split('\n')).toEqual([
@@ -194,6 +204,11 @@ describe('operator-controller upgrades and uninstalls', () => {
   });
 
   it('uninstalls as the ServiceAccount: objects and release records go, CRDs and their custom resources stay', async () => {
+    const pkg = `uninstall-${run}`;
+    const images = await prepare(pkg);
+    await publishCatalog(pkg, entries(pkg, images, [{ version: '1.0.0' }]));
+    await createExtension(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+    await waitForExtension(kube.client, pkg, 'installed 1.0.0', installedAs(`${pkg}.v1.0.0`));
     const widget = { apiVersion: `${groupOf(pkg)}/v1`, kind: 'Widget', metadata: { name: 'keep-me', namespace: pkg }, spec: { size: 3 } };
     await waitUntil('the Widget kind is served', () => {
       kube.client.mapper.invalidate();
