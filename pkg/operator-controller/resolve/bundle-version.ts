@@ -1,6 +1,7 @@
 /**
- * A bundle's (version, release), read from its first `olm.package` property
- * (resolver.md §2.1, §2.2) with upstream's error texts.
+ * A bundle's (version, release), read from its first `olm.package` property as upstream reads
+ * them (an explicit `release` field, else the legacy reading of the version string), with
+ * upstream's error texts.
  */
 import { err, type Result } from '../../shared/errors/index.ts';
 import type { Bundle, JsonValue } from '../../shared/fbc/types.ts';

@@ -1,6 +1,6 @@
 /**
- * One catalog's contribution to a resolution (resolver.md §3 Step 4.3-4.6, §3.1, §3.2):
- * filter the package's bundles by channel, range and upgrade edges, then pick the best.
+ * One catalog's contribution to a resolution, as upstream's per-catalog step: filter the
+ * package's bundles by channel, range and upgrade edges, then pick the best.
  * Every bundle's version is parsed at most once per call.
  */
 import type { Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation } from '../../shared/fbc/types.ts';

@@ -16,7 +16,7 @@ const dep = deprecation([
   ['olm.bundle', 'foo.v2', ''],
 ]);
 
-describe('deprecationConditions (api-and-controllers.md 3.7)', () => {
+describe('deprecationConditions', () => {
   it('returns the four conditions in order', () => {
     expect(deprecationConditions('foo.v1', dep, true).map((c) => c.type)).toEqual([
       'Deprecated',

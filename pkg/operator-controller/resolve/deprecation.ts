@@ -1,6 +1,7 @@
 /**
- * The four deprecation conditions of a ClusterExtension (api-and-controllers.md §3.7),
- * computed from the deprecation object a resolution returned.
+ * The four deprecation conditions of a ClusterExtension (Deprecated, PackageDeprecated,
+ * ChannelDeprecated, BundleDeprecated, as upstream sets them), computed from the deprecation
+ * object a resolution returned.
  */
 import { ClusterExtensionConditionType, ClusterExtensionReason, ConditionStatus } from '../../shared/api/index.ts';
 import type { Deprecation, DeprecationEntry } from '../../shared/fbc/types.ts';

@@ -1,5 +1,6 @@
 /**
- * Kubernetes LabelSelector semantics for choosing ClusterCatalogs (resolver.md §3 Step 1):
+ * Kubernetes LabelSelector semantics for choosing ClusterCatalogs (upstream's first step of a
+ * resolution):
  * conversion with the API machinery's validation messages, and matching.
  */
 import { err, ok, type Result } from '../../shared/errors/index.ts';

@@ -13,7 +13,7 @@ import {
   versionRangeInvalid,
 } from './index.ts';
 
-describe('error texts (resolver.md 5)', () => {
+describe('error texts', () => {
   it.each<[string, string]>([
     [versionRangeInvalid('foobar', 'improper constraint: "foobar"'), 'desired version range "foobar" is invalid: improper constraint: "foobar"'],
     [listCatalogsFailed('fake error'), 'error walking catalogs: error listing catalogs: fake error'],

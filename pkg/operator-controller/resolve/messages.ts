@@ -1,5 +1,6 @@
 /**
- * The error texts resolution produces (resolver.md §5). They reach the ClusterExtension's
+ * The error texts resolution produces, each builder labelled with a short code (E-range,
+ * E-walk-1, ...) that the resolver's comments and tests use. They reach the ClusterExtension's
  * Progressing condition verbatim, and users and tools compare them with upstream's, so each
  * builder reproduces upstream's format exactly (Go `%q` quoting, `%v` lists, trimming).
  */

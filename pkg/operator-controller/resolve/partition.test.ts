@@ -24,7 +24,7 @@ const catalog: DeclarativeConfig = {
   ],
 };
 
-describe('packagePartition (resolver.md 1.4)', () => {
+describe('packagePartition', () => {
   const p = packagePartition(catalog, 'foo');
 
   it('keeps only the package’s documents', () => {

@@ -1,6 +1,7 @@
 /**
- * A package's partition of a catalog (resolver.md §1.4): the view of a catalog that
- * resolution gets for one package, as operator-controller's catalog cache builds it.
+ * A package's partition of a catalog: the view of a catalog that resolution gets for one
+ * package (its package, channel, bundle and deprecation blobs), as operator-controller's
+ * catalog cache builds it.
  */
 import type { DeclarativeConfig, Meta } from '../../shared/fbc/types.ts';
 

@@ -1,7 +1,8 @@
 /**
- * Operator semantics of one Masterminds v3 constraint (resolver.md §2.4.4): how a single
- * `OP VER` term, after wildcard normalisation (§2.4.2), judges a candidate version.
- * The pre-release gate (§2.4.3) is applied per OR group by the caller and repeated here,
+ * Operator semantics of one Masterminds v3 constraint: how a single `OP VER` term, after
+ * wildcard normalisation (wildcard or missing parts become zeros, marked dirty), judges a
+ * candidate version. The pre-release gate (a candidate with a pre-release passes only OR
+ * groups that mention a pre-release) is applied per OR group by the caller and repeated here,
  * as upstream does, so every operator is safe to call on its own.
  */
 import { compareIdentifiers, compareSemver, type SemVersion } from '../../shared/semver/index.ts';

@@ -1,7 +1,7 @@
 /**
- * The (version, release) pair bundles are ordered by (resolver.md §2.2, §2.3): the legacy and
- * explicit readings of a bundle's version and release, their order, and the round trip into
- * `status.install.bundle` (§1.2). Versions and releases themselves come from pkg/shared/semver.
+ * The (version, release) pair bundles are ordered by: the legacy and explicit readings of a
+ * bundle's version and release, their order, and the round trip into
+ * `status.install.bundle`. Versions and releases themselves come from pkg/shared/semver.
  */
 import type { BundleMetadata } from '../../shared/api/index.ts';
 import { err, ok, type Result } from '../../shared/errors/index.ts';

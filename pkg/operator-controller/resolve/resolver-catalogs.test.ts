@@ -21,7 +21,7 @@ function permutations<T>(items: T[]): T[][] {
   return items.flatMap((x, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [x, ...rest]));
 }
 
-describe('several catalogs (resolver.md 4)', () => {
+describe('several catalogs', () => {
   it('picks the strictly higher priority, even with a lower version', () => {
     const catalogs = [cat('a', 1, pkg([bundle('foo.v1', '1.0.0')])), cat('b', 0, pkg([bundle('foo.v2', '2.0.0')]))];
     for (const order of permutations(catalogs)) expect(run(order)).toBe('a/foo.v1');

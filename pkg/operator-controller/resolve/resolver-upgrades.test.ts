@@ -21,7 +21,7 @@ function walk(fbc: DeclarativeConfig, start: InstalledBundle, steps: number): st
   return seen;
 }
 
-describe('upgrade edges (resolver.md 3.1, 8)', () => {
+describe('upgrade edges', () => {
   it("follows the documentation's example 1.0.0 -> 2.0.0 -> 3.0.0", () => {
     const fbc = partition({
       channels: [

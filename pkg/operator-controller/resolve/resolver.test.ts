@@ -54,7 +54,7 @@ describe('resolve: filters in one catalog', () => {
   });
 });
 
-describe('resolve: "no bundles found" messages (resolver.md 5)', () => {
+describe('resolve: "no bundles found" messages', () => {
   it.each<[string, Partial<ResolveInput>, string]>([
     ['package missing', { catalogs: one(null) }, 'no bundles found for package "foo"'],
     ['no catalogs at all', { catalogs: [] }, 'no bundles found for package "foo"'],
@@ -152,7 +152,7 @@ describe('resolve: errors raised before and after choosing', () => {
   });
 });
 
-describe('resolve: ordering inside one catalog (resolver.md 3.2)', () => {
+describe('resolve: ordering inside one catalog', () => {
   it('prefers any non-deprecated bundle over a deprecated higher one', () => {
     const dep = deprecation([['olm.bundle', 'foo.v3.0.0', 'use 0.x']]);
     const r = resolve({ packageName: 'foo', catalogs: one({ ...FOO, deprecations: [dep] }) });

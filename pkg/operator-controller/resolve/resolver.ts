@@ -1,6 +1,6 @@
 /**
- * Bundle resolution (resolver.md §3, §4): which bundle of which catalog a ClusterExtension
- * gets. Pure: catalogs are fetched by the caller and passed in.
+ * Bundle resolution, across one or several catalogs: which bundle of which catalog a
+ * ClusterExtension gets. Pure: catalogs are fetched by the caller and passed in.
  */
 import { err, ok, type Result } from '../../shared/errors/index.ts';
 import { bestInCatalog, isEmptyPartition, type CandidateFilter, type CatalogBest, type InstalledEdges } from './candidates.ts';
@@ -27,8 +27,8 @@ interface Found {
 }
 
 /**
- * Checks `spec.source.catalog.version` the way resolution does first (Step 2), so a caller
- * can report E-range before listing or fetching catalogs. `""` is valid (no filter).
+ * Checks `spec.source.catalog.version` the way resolution does before anything else, so a
+ * caller can report E-range before listing or fetching catalogs. `""` is valid (no filter).
  */
 export function checkVersionRange(versionRange: string): Result<VersionRange | undefined, string> {
   if (versionRange === '') return ok(undefined);
@@ -52,7 +52,7 @@ function byPriority(found: Found[]): Found[] {
 }
 
 /**
- * Resolves one package across catalogs, step by step as upstream (resolver.md §3):
+ * Resolves one package across catalogs, step by step as upstream (error codes: messages.ts):
  * version range (E-range) before any catalog is looked at; catalogs in order, where a fetch
  * failure (E-walk-2) or an unparsable installed version (E-edges, only once a catalog has
  * the package) ends the run; each catalog offers its best candidate; non-deprecated offers

@@ -10,7 +10,7 @@ function contains(range: string, version: string): boolean {
   return r(v.value);
 }
 
-describe('parseSkipRange (resolver.md 2.5)', () => {
+describe('parseSkipRange', () => {
   it.each<[string, string[], string[]]>([
     ['>=1.0.0 <2.0.0', ['1.0.0', '1.9.9'], ['2.0.0', '0.9.9']],
     ['>= 1.0.0 < 2.0.0', ['1.5.0'], ['2.0.0']],

@@ -1,5 +1,5 @@
 /**
- * Channel-entry `skipRange` as resolution reads it (resolver.md §2.5): a blang range
+ * Channel-entry `skipRange` as resolution reads it: a blang range
  * (pkg/shared/semver) tested against the installed version. Upstream ignores parse errors; the
  * entry is then not a successor via its skipRange (its `replaces`/`skips` still count).
  */

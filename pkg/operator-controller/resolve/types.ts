@@ -1,5 +1,5 @@
 /**
- * Inputs and outputs of `resolve` (resolver.md §1, §3). Catalog I/O happens before the
+ * Inputs and outputs of `resolve`. Catalog I/O happens before the
  * resolver runs: the caller lists and selects catalogs, drops Unavailable ones, fetches each
  * one's partition for the package and hands over either the partition or the fetch error.
  */
@@ -23,7 +23,7 @@ export interface CatalogPackage {
   readonly name: string;
   /** `spec.priority`: higher wins; ties at the top are an error. */
   readonly priority: number;
-  /** The package's partition (resolver.md §1.4), e.g. from `packagePartition`. */
+  /** The package's partition of the catalog, e.g. from `packagePartition`. */
   readonly package: DeclarativeConfig | null;
 }
 

@@ -1,8 +1,8 @@
 /**
  * Property tests of version ranges against models written separately from the
- * implementation: (1) an interval model built from the documented meaning of each operator
- * (resolver.md 2.4.2-2.4.4), evaluated over a small universe of versions; (2) upstream's
- * grammar regexes themselves, which the linear scanner must agree with.
+ * implementation: (1) an interval model built from upstream's documented meaning of each
+ * operator, wildcards and the pre-release gate, evaluated over a small universe of versions;
+ * (2) upstream's grammar regexes themselves, which the linear scanner must agree with.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

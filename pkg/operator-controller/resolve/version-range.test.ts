@@ -21,7 +21,7 @@ function table(rows: Row[]): void {
   });
 }
 
-describe('operator semantics (resolver.md 2.4.4)', () => {
+describe('operator semantics', () => {
   describe('= and bare versions', () => {
     table([
       ['1.2.3', ['1.2.3', '1.2.3+b'], ['1.2.4', '1.2.2', '1.2.3-rc.1']],
@@ -121,7 +121,7 @@ describe('operator semantics (resolver.md 2.4.4)', () => {
   });
 });
 
-describe('documented meanings (resolver.md 2.4.5)', () => {
+describe("upstream's documented meanings", () => {
   table([
     ['1.5.0 - 4.5', ['1.5.0', '3.7.0', '4.5.9'], ['1.4.9', '4.6.0']],
     ['1.1 - 2', ['1.1.1', '2.9.0'], ['1.0.9', '3.0.0']],
@@ -134,7 +134,7 @@ describe('documented meanings (resolver.md 2.4.5)', () => {
   ]);
 });
 
-describe('pre-release gate (resolver.md 2.4.3)', () => {
+describe('pre-release gate', () => {
   table([
     ['>=1.0.0', ['2.0.0'], ['2.0.0-rc.1', '1.1.0-alpha']],
     ['>=1.0.0-0', ['2.0.0-rc.1', '1.0.0-alpha', '1.0.0'], ['0.9.0-rc.1']],
@@ -162,7 +162,7 @@ describe('build metadata is ignored', () => {
 describe('grammar', () => {
   it.each([
     // Every version expression admission accepts is a valid constraint, except `|`, which the
-    // CRD's regex lets through and Masterminds refuses (api-and-controllers.md 1.1).
+    // CRD's regex lets through and Masterminds refuses (test/support/version-expressions.ts).
     ...ADMITTED_VERSION_EXPRESSIONS.filter((v) => v !== '|'),
     // Accepted by Masterminds although admission rejects them.
     '01.2.3',

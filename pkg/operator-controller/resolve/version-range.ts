@@ -1,5 +1,5 @@
 /**
- * `spec.source.catalog.version`: Masterminds semver v3 constraints (resolver.md §2.4).
+ * `spec.source.catalog.version`: Masterminds semver v3 constraints (not node-semver's).
  *
  * The grammar is recognised by a linear scanner that accepts exactly the strings upstream's
  * validation regex accepts and splits them into the same terms (a test checks this against
