@@ -22,7 +22,6 @@ import {
   type KubeContext,
   type KubeObject,
 } from '../../pkg/shared/kube/index.ts';
-import { GatingController } from '../../pkg/operator-controller/upgradegate/index.ts';
 import {
   BundlePulls,
   DriftWatches,
@@ -40,6 +39,7 @@ import type { OperatorControllerOptions } from './options.ts';
 import { pauseHook } from './test-pause.ts';
 import { clusterExtensionReconciler } from './reconcilers.ts';
 import { catalogdClientOptions } from './catalogd-client.ts';
+import { runUpgradeGate } from './upgradegate.ts';
 
 /** Runs operator-controller; resolves when `signal` aborts (after a graceful stop) or leadership is lost. */
 export async function runOperatorController(o: OperatorControllerOptions, log: Logger, signal: AbortSignal): Promise<'stopped' | 'lost-leadership'> {
@@ -137,15 +137,17 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       concurrency: o.maxConcurrentReconciles,
     });
     // The cluster-upgrade gate (olm.maxOpenShiftVersion): metrics always, OpenShift conditions where served.
-    const gate = new GatingController({
-      client: kube.client,
-      releases: createReleaseStore({ client: kube.client, namespace: o.systemNamespace }),
-      extensions,
-      clusterVersion: o.clusterVersion,
-      log: log.child({ controller: 'upgrade-gate' }),
-      registry,
-    });
-    const gating = gate.run(leading);
+    const gating = runUpgradeGate(
+      {
+        client: kube.client,
+        releases: createReleaseStore({ client: kube.client, namespace: o.systemNamespace }),
+        extensions,
+        clusterVersion: o.clusterVersion,
+        log,
+        registry,
+      },
+      leading,
+    );
     // An extension deleted without its finalizers (removed by hand) leaves no watches behind;
     // one being deleted pulls nothing any more (its uninstall removes its cache directory).
     const forgetDeleted = extensions.addHandler((type, obj) => {

@@ -16,7 +16,11 @@ export const OLM_CLUSTER_OPERATOR = { apiVersion: 'config.openshift.io/v1', kind
 export const OLM_OPERATOR = { apiVersion: 'operator.openshift.io/v1', kind: 'OLM', name: 'cluster' } as const;
 
 /** True when the server serves `kind` (discovery; a miss is re-checked at most once a second). */
-export async function served(client: KubeClient, kind: { apiVersion: string; kind: string }, signal?: AbortSignal): Promise<boolean> {
+export async function served(
+  client: Pick<KubeClient, 'resourceFor'>,
+  kind: { apiVersion: string; kind: string },
+  signal?: AbortSignal,
+): Promise<boolean> {
   try {
     await client.resourceFor(kind, signal);
     return true;
@@ -33,13 +37,13 @@ export function desiredVersion(obj: Readonly<KubeObject> | undefined): string | 
 }
 
 /** The status conditions of an object (copied, so callers may edit them). */
-export function conditionsOf(obj: Readonly<KubeObject>): Condition[] {
+function conditionsOf(obj: Readonly<KubeObject>): Condition[] {
   const list = (obj.status as { conditions?: unknown } | undefined)?.conditions;
   return Array.isArray(list) ? (structuredClone(list) as Condition[]) : [];
 }
 
 /** What `setCondition` did. */
-export type SetOutcome = 'absent' | 'unchanged' | 'updated';
+type SetOutcome = 'absent' | 'unchanged' | 'updated';
 
 /**
  * Sets `condition` on the status of `ref` (cluster-scoped) with a GET and a status PUT at the
@@ -48,7 +52,7 @@ export type SetOutcome = 'absent' | 'unchanged' | 'updated';
  * is not served or the object does not exist; the updated object's conditions via `onWritten`.
  */
 export async function setCondition(
-  client: KubeClient,
+  client: Pick<KubeClient, 'get' | 'updateStatus'>,
   ref: { apiVersion: string; kind: string; name: string },
   condition: GateCondition,
   options: { fieldManager: string; signal?: AbortSignal; now?: () => Date },

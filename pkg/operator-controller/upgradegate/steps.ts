@@ -1,0 +1,260 @@
+/**
+ * The steps of one upgrade gate evaluation, each built by a factory over the narrow ports it
+ * uses and listed by the composition root (cmd/operator-controller/upgradegate.ts):
+ *
+ *   cluster-version -> deployed -> verdict -> conditions
+ *
+ * Steps share a GateState. Without a cluster version nothing is judged: the histories are not
+ * read, the gauges are reset and no condition is written. A step throws to fail the
+ * evaluation (GateReconciler retries it with backoff).
+ *
+ * Each factory keeps what must outlive one evaluation in its closure: the ClusterVersion cache
+ * once started, the deployed release per extension, and the warnings of situations every resync
+ * finds again (no cluster version, an unparsable one, an unreadable release history), which are
+ * logged when they start and when they change, not every minute (LogOnChange).
+ */
+import type { Logger } from 'pino';
+import {
+  clusterOperatorUpgradeable,
+  evaluateGate,
+  olmUpgradeableCondition,
+  parseClusterVersion,
+  type ClusterMinor,
+  type DeployedExtension,
+  type GateCondition,
+  type GateVerdict,
+} from '../gating/index.ts';
+import type { ReconcileContext, Step } from '../../shared/controller/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
+import type { Informer, KubeClient, KubeObject } from '../../shared/kube/index.ts';
+import { LogOnChange } from '../../shared/logchange/index.ts';
+import { deployedRelease, type ReleaseStore } from '../release/index.ts';
+import type { GateMetrics } from './metrics.ts';
+import { CLUSTER_VERSION, OLM_CLUSTER_OPERATOR, OLM_OPERATOR, desiredVersion, served, setCondition } from './openshift.ts';
+
+/** Field manager of the condition writes. */
+export const GATING_FIELD_MANAGER = 'olmv1-upgrade-gate';
+
+/** What the steps of one evaluation share. */
+export interface GateState {
+  /** The reconcile's logger (controller, key, reconcileID). */
+  log: Logger;
+  signal: AbortSignal;
+  /** The cluster version the verdict is about (step "cluster-version"); undefined: none known. */
+  current?: ClusterMinor | undefined;
+  /** The deployed release of every extension that has one (step "deployed"). */
+  deployed: DeployedExtension[];
+  /** Verdict errors besides the bundles' own: the extensions whose history could not be read. */
+  extra: string[];
+  /** The verdict (step "verdict"); undefined when there is no cluster version to judge against. */
+  verdict?: GateVerdict | undefined;
+}
+
+/** The state an evaluation starts from. */
+export function gateState(ctx: ReconcileContext): GateState {
+  return { log: ctx.log, signal: ctx.signal, deployed: [], extra: [] };
+}
+
+/** Reads of the ClusterVersion informer's cache. */
+export type ClusterVersionCache = Pick<Informer<KubeObject>, 'hasSynced' | 'get'>;
+
+/** Starts the ClusterVersion informer. */
+interface ClusterVersionInformers {
+  /**
+   * Starts an informer over ClusterVersion whose every event queues an evaluation, and returns
+   * it. Called once, the first time the API is seen served; runs until the gate stops.
+   */
+  start(): ClusterVersionCache;
+}
+
+/** Ports of clusterVersionStep. */
+export interface ClusterVersionStepPorts {
+  /** Discovery of ClusterVersion, and its direct read until the informer synced. */
+  client: Pick<KubeClient, 'resourceFor' | 'get'>;
+  /** `--cluster-version`: used when ClusterVersion is not served, has no desired version or one that does not parse. */
+  clusterVersion: ClusterMinor | undefined;
+  informers: ClusterVersionInformers;
+}
+
+/**
+ * Step "cluster-version": sets `current` from ClusterVersion's desired version when it is
+ * served and parses, else from `--cluster-version`; leaves it undefined (and warns) when
+ * neither gives one. Starts the ClusterVersion informer the first time the API is served, so
+ * version changes queue the gate; reads go to its cache once synced. Discovery failures
+ * other than "not served" throw.
+ */
+export function clusterVersionStep(ports: ClusterVersionStepPorts): Step<GateState> {
+  let cache: ClusterVersionCache | undefined;
+  const warned = new LogOnChange();
+
+  async function clusterVersionObject(state: GateState): Promise<Readonly<KubeObject> | undefined> {
+    if (cache === undefined) {
+      if (!(await served(ports.client, CLUSTER_VERSION, state.signal))) return undefined;
+      cache = ports.informers.start();
+      state.log.info('ClusterVersion is served: the cluster version comes from it');
+    }
+    if (!cache.hasSynced) return ports.client.get(CLUSTER_VERSION, { signal: state.signal }).catch(() => undefined);
+    return cache.get(CLUSTER_VERSION.name);
+  }
+
+  async function currentVersion(state: GateState): Promise<ClusterMinor | undefined> {
+    const fromCluster = desiredVersion(await clusterVersionObject(state));
+    if (fromCluster !== undefined) {
+      const parsed = parseClusterVersion(fromCluster);
+      if (parsed.ok) {
+        warned.clear('unparsable-version');
+        return parsed.value;
+      }
+      if (warned.changed('unparsable-version', fromCluster))
+        state.log.warn({ version: fromCluster, error: parsed.error }, 'ClusterVersion desired version does not parse');
+    }
+    return ports.clusterVersion;
+  }
+
+  return {
+    name: 'cluster-version',
+    async run(state) {
+      const current = await currentVersion(state);
+      if (current === undefined) {
+        if (warned.changed('cluster-version', 'none'))
+          state.log.warn('no cluster version: ClusterVersion is not served or has no desired version, and --cluster-version is not set');
+        return undefined;
+      }
+      if (warned.clear('cluster-version')) state.log.info({ version: `${current.major}.${current.minor}` }, 'cluster version found');
+      state.current = current;
+      return undefined;
+    },
+  };
+}
+
+/** Ports of deployedStep. */
+export interface DeployedStepPorts {
+  releases: Pick<ReleaseStore, 'history'>;
+  /** The ClusterExtension informer's cache. */
+  extensions: Pick<Informer<KubeObject>, 'list'>;
+}
+
+/**
+ * Step "deployed": collects the deployed release of every ClusterExtension. It reads the
+ * release records only of extensions whose gate inputs changed since they were last read (see
+ * gateInputs); the others' deployed bundle and properties are kept from then. A history that
+ * cannot be read adds `error returning the last deployed release for <name>` to `extra` and is
+ * read again next time. Reads nothing when there is no cluster version.
+ */
+export function deployedStep(ports: DeployedStepPorts): Step<GateState> {
+  /** Per extension: its gate inputs when its records were last read, and what was deployed then. */
+  const deployed = new Map<string, { inputs: string; entry: DeployedExtension | undefined }>();
+  const warned = new LogOnChange();
+
+  async function deployedOf(name: string, inputs: string, signal: AbortSignal): Promise<DeployedExtension | undefined> {
+    const cached = deployed.get(name);
+    if (cached?.inputs === inputs) return cached.entry;
+    const release = deployedRelease(await ports.releases.history(name, signal));
+    const entry = release === undefined ? undefined : { extension: name, bundle: release.bundle.name, properties: release.properties };
+    deployed.set(name, { inputs, entry });
+    return entry;
+  }
+
+  return {
+    name: 'deployed',
+    async run(state) {
+      if (state.current === undefined) return undefined;
+      const live = new Set<string>();
+      for (const obj of ports.extensions.list()) {
+        const name = obj.metadata.name ?? '';
+        live.add(name);
+        try {
+          const entry = await deployedOf(name, JSON.stringify(gateInputs(obj)), state.signal);
+          if (entry !== undefined) state.deployed.push(entry);
+          warned.clear(name);
+        } catch (err) {
+          if (warned.changed(name, errorMessage(err))) state.log.warn({ err, extension: name }, 'reading the release history failed');
+          state.extra.push(`error returning the last deployed release for ${name}`);
+        }
+      }
+      for (const name of [...deployed.keys()]) if (!live.has(name)) deployed.delete(name);
+      warned.retain((name) => live.has(name));
+      return undefined;
+    },
+  };
+}
+
+/** Ports of verdictStep. */
+export interface VerdictStepPorts {
+  /** The gate's gauges (gateMetrics). */
+  metrics: GateMetrics;
+}
+
+/**
+ * Step "verdict": judges the deployed releases against `current` and sets the gauges. Without
+ * a cluster version it resets the gauges and ends the evaluation (no conditions are written).
+ */
+export function verdictStep(ports: VerdictStepPorts): Step<GateState> {
+  return {
+    name: 'verdict',
+    run(state) {
+      if (state.current === undefined) {
+        ports.metrics(undefined);
+        return {};
+      }
+      state.verdict = evaluateGate(state.current, state.deployed, state.extra);
+      ports.metrics(state.verdict);
+      return undefined;
+    },
+  };
+}
+
+/** Ports of conditionsStep. */
+export interface ConditionsStepPorts {
+  /** Reads and status writes of the OpenShift objects (operator-controller's identity). */
+  client: Pick<KubeClient, 'get' | 'updateStatus'>;
+  /** Clock of condition transition times (default: the system clock). */
+  now?: () => Date;
+}
+
+/**
+ * Step "conditions": where the OpenShift APIs exist, sets the OLM `cluster` object's
+ * `InstalledOLMOperatorsUpgradeable` condition from the verdict and the `olm` ClusterOperator's
+ * `Upgradeable` from the union of the OLM object's *Upgradeable conditions. Writes only what
+ * changed (setCondition) and logs when it wrote something.
+ */
+export function conditionsStep(ports: ConditionsStepPorts): Step<GateState> {
+  return {
+    name: 'conditions',
+    async run(state) {
+      if (state.verdict === undefined) return undefined;
+      const condition = olmUpgradeableCondition(state.verdict);
+      const opts = { fieldManager: GATING_FIELD_MANAGER, signal: state.signal, ...(ports.now === undefined ? {} : { now: ports.now }) };
+      const olm = await setCondition(ports.client, OLM_OPERATOR, condition, opts);
+      // The union covers every *Upgradeable condition of the OLM operator, ours included.
+      const inputs: GateCondition[] =
+        olm.outcome === 'absent'
+          ? [condition]
+          : olm.conditions.map((c) => ({
+              type: c.type,
+              status: c.status === 'True' ? 'True' : 'False',
+              reason: c.reason ?? '',
+              message: c.message ?? '',
+            }));
+      const co = await setCondition(ports.client, OLM_CLUSTER_OPERATOR, clusterOperatorUpgradeable(inputs), opts);
+      if (olm.outcome === 'updated' || co.outcome === 'updated') {
+        state.log.info(
+          { olm: olm.outcome, clusterOperator: co.outcome, status: condition.status, reason: condition.reason },
+          'cluster upgrade gate conditions written',
+        );
+      }
+      return undefined;
+    },
+  };
+}
+
+/**
+ * What of a ClusterExtension the verdict depends on: which one it is, what is installed and
+ * whether that install succeeded. Every deploy changes one of these; the reconciler's other
+ * status writes (Progressing, deprecation) do not, and would re-read every release for nothing.
+ */
+export function gateInputs(obj: Readonly<KubeObject>): unknown {
+  const status = (obj.status ?? {}) as { install?: unknown; conditions?: Array<{ type?: string; status?: string; lastTransitionTime?: string }> };
+  const installed = status.conditions?.find((c) => c.type === 'Installed');
+  return [obj.metadata.uid, status.install, installed?.status, installed?.lastTransitionTime];
+}
