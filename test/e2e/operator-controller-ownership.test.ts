@@ -9,6 +9,7 @@ import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
+import { waitForEvent } from '../support/events.ts';
 import {
   applyAsAdmin,
   bundleFiles,
@@ -58,15 +59,6 @@ async function deleteExtension(name: string): Promise<void> {
 
 const resourceVersion = async (ref: { apiVersion: string; kind: string; name: string; namespace?: string }): Promise<string> =>
   (await suite.kube.client.get(ref)).metadata.resourceVersion ?? '';
-
-/** Fails unless `check` holds at every poll for `ms` (an invariant over time, not a sleep). */
-async function holdsFor(ms: number, check: () => Promise<void>): Promise<void> {
-  const until = Date.now() + ms;
-  do {
-    await check();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  } while (Date.now() < until);
-}
 
 /** Progressing Retrying with a refusal for the current generation. */
 const refused = (e: Awaited<ReturnType<typeof waitForExtension>>): boolean =>
@@ -154,10 +146,11 @@ describe('operator-controller and objects it does not own', () => {
         // The first shared object in the release's (Helm's install) order.
         `error for resolved bundle "${pkg}.v1.0.0" with version "1.0.0": ${CONFLICT}ServiceAccount '${pkg}-controller' already exists in namespace '${pkg}' and cannot be managed by operator-controller`,
       );
-      await holdsFor(60_000, async () => {
-        expect(await Promise.all(firsts.map(resourceVersion))).toEqual(versions);
-        expect((await waitForExtension(kube.client, second, 'still refused', () => true)).cond('Progressing')?.message).toBe(message);
-      });
+      // The refusal is retried with backoff, each one recorded in the OwnershipConflict Event's
+      // series: after several of them, the first's objects are still untouched.
+      await waitForEvent(kube.client, 'ClusterExtension', second, 'OwnershipConflict', (e) => e.count >= 8);
+      expect(await Promise.all(firsts.map(resourceVersion))).toEqual(versions);
+      expect((await waitForExtension(kube.client, second, 'still refused', () => true)).cond('Progressing')?.message).toBe(message);
       await deleteExtension(second);
       expect(await Promise.all(firsts.map(resourceVersion))).toEqual(versions);
       await waitForExtension(kube.client, first, 'still installed', installedAs(`${pkg}.v1.0.0`));

@@ -117,8 +117,14 @@ function clusterCatalog(name: string, ref: string): KubeObject {
   };
 }
 
-describe('registries.conf mirrors', () => {
-  it('catalogd serves a catalog found only on the mirror, under its original name', async () => {
+/**
+ * The catalog the tests resolve from, pushed to the mirror only and created under its original
+ * name, once: the first test that needs it creates it, so any one of them runs alone. Resolves
+ * with the catalog image's digest once the ClusterCatalog serves.
+ */
+let mirrored: Promise<{ digest: string; cc: KubeObject }> | undefined;
+function mirroredCatalog(): Promise<{ digest: string; cc: KubeObject }> {
+  mirrored ??= (async () => {
     const files = {
       ...packageCatalog(pkg, {
         defaultChannel: 'stable',
@@ -134,6 +140,14 @@ describe('registries.conf mirrors', () => {
     const digest = await pushCatalogFiles(files, `${mirror}/mirror-${run}/catalogs/operators:v1`);
     await stack.kube.client.create(clusterCatalog(catalogName, `${origin}/olm-${run}/catalogs/operators:v1`));
     const cc = await waitForCatalog(stack.kube.client, catalogName, (c) => condition(c, 'Serving')?.status === 'True', 90_000);
+    return { digest, cc };
+  })();
+  return mirrored;
+}
+
+describe('registries.conf mirrors', () => {
+  it('catalogd serves a catalog found only on the mirror, under its original name', async () => {
+    const { digest, cc } = await mirroredCatalog();
     expect((cc.status as { resolvedSource: unknown }).resolvedSource).toEqual({
       type: 'Image',
       image: { ref: `${origin}/olm-${run}/catalogs/operators@${digest}` },
@@ -143,6 +157,7 @@ describe('registries.conf mirrors', () => {
   });
 
   it('operator-controller installs a bundle found only on an insecure TLS mirror, recording the original name', async () => {
+    await mirroredCatalog();
     await installerFor(stack.kube.client, pkg, 'installer', [{ pkg, version: '1.0.0' }]);
     const selector = { matchLabels: { 'olm.operatorframework.io/metadata.name': catalogName } };
     await stack.kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, selector }));
@@ -185,6 +200,7 @@ describe('registries.conf mirrors', () => {
       message: `source catalog content: error getting manifest: ${message}`,
     });
 
+    await mirroredCatalog();
     await installerFor(stack.kube.client, blockedPkg, 'installer', [{ pkg: blockedPkg, version: '1.0.0' }]);
     const selector = { matchLabels: { 'olm.operatorframework.io/metadata.name': catalogName } };
     await stack.kube.client.create(
