@@ -14,7 +14,7 @@
  * that V8 has not collected yet, by how much depends on whether the allocator reuses freed
  * memory (catalogd's settings return it to the system, so each read's buffer counts anew).
  *
- * Target (users-perf-reliability.md §5.1 item 3): first byte <= 20 ms, streamed.
+ * Target: first byte <= 20 ms, streamed.
  */
 import http from 'node:http';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';

@@ -19,7 +19,7 @@
  *    bench/lib/inspector.ts), against the floor: a process of the same libraries, idle
  *    (bench/children/operator-controller-floor.ts), treated the same way.
  *
- * Targets (users-perf-reliability.md §5): install of a cached 20-object bundle <= 2 s (median);
+ * Targets: install of a cached 20-object bundle <= 2 s (median);
  * operator-controller with 50 extensions within 40 MB above the library floor.
  */
 import { OPERATOR_CONTROLLER_ENVIRONMENT, OPERATOR_CONTROLLER_NODE_FLAGS } from '../../cmd/operator-controller/node-flags.ts';

@@ -5,7 +5,7 @@
  * catalogd's fallback (pulled and unpacked with pkg/shared/image, then the directory ingested by the
  * ingest process: `unpacked`) and the CLI's in-process ingest of that directory (`inprocess`).
  *
- * Targets (users-perf-reliability.md §5.1 item 2, §5.4): unpack + ingest <= 1.5 s, peak RSS
+ * Targets: unpack + ingest <= 1.5 s, peak RSS
  * <= 64 MB above the process's settled baseline, event-loop delay p99 <= 50 ms while ingesting.
  */
 import { mkdtemp, rm } from 'node:fs/promises';

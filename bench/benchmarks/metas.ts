@@ -5,7 +5,7 @@
  * without and with `Accept-Encoding: gzip`, in three runs; each figure is the median over them.
  * A single sequential client gives the service time without queueing, for comparison.
  *
- * Target (users-perf-reliability.md §5.1 item 4): p50 <= 5 ms and p99 <= 50 ms under 100
+ * Target: p50 <= 5 ms and p99 <= 50 ms under 100
  * concurrent clients. In a closed loop the mean latency is clients / throughput (Little's law),
  * so at 100 clients the p50 target also demands ~20,000 responses per second. An open-loop run
  * (100 users sending 500 requests per second in total, latency counted from each request's

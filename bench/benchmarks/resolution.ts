@@ -8,7 +8,7 @@
  * The generated catalog's largest package is small (tens of bundles), so the same is reported
  * without targets for a generated single-package catalog of 1,000 bundles (a stress case).
  *
- * Targets (users-perf-reliability.md §5.2 item 8, brief): <= 5 ms warm; <= 50 ms including the
+ * Targets: <= 5 ms warm; <= 50 ms including the
  * load from a running catalog server.
  */
 import { join } from 'node:path';

@@ -25,7 +25,7 @@
  *    catalogd's requests (how often the new catalog was read), operator-controller's API
  *    requests (audit log) and the CPU time of each process meanwhile.
  *
- * Targets (issue 21; users-perf-reliability.md §1.4, §5.1 item 6, §5.2 item 9): re-resolved
+ * Targets (issue 21; upstream's alerts for the steady state): re-resolved
  * within 10 s and upgraded within 60 s; two requests to catalogd per package plus one for the
  * package list, however many reconciles; the failing extensions slow the others by at most 25 %
  * (the run-to-run noise here); steady state at most 5 requests/s and 20 % of a core (upstream's

@@ -9,7 +9,7 @@
  * catalogd code, and the same on node:http, after the same kind of traffic
  * (bench/children/server-floor.ts; decision 0087).
  *
- * Target (users-perf-reliability.md §5.1 item 1, upstream's catalogd-memory-usage alert):
+ * Target (upstream's catalogd-memory-usage alert):
  * <= 75 MB RSS while serving the three catalogs.
  */
 import http from 'node:http';

@@ -4,7 +4,8 @@
  * A catalog's `olm.bundle` carries properties, not the bundle: what can be judged depends on
  * which properties the catalog has.
  *   - `olm.package.required`, `olm.gvk.required`, `olm.constraint`: dependencies, which
- *     operator-controller refuses (resolver.md, E-dep); always judged.
+ *     operator-controller refuses (E-dep in pkg/operator-controller/resolve/messages.ts);
+ *     always judged.
  *   - `olm.bundle.object` (older catalogs; `opm render` of a bundle image without
  *     `--migrate`): the bundle's manifests themselves, the full CSV included, so install modes,
  *     webhooks, API services and every object's kind are judged as the renderer judges them.

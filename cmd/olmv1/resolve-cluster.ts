@@ -122,8 +122,8 @@ async function resolveFor(spec: ClusterSpec, kube: KubeContext, io: CommandIo, d
 
 /**
  * The entries of `deprecation` a ClusterExtension's deprecation conditions would use
- * (api-and-controllers.md §3.7): the package's, those of `channels` (all channels when empty),
- * and those naming `bundleName`, the resolved bundle. Null stays null.
+ * (pkg/operator-controller/resolve/deprecation.ts): the package's, those of `channels` (all
+ * channels when empty), and those naming `bundleName`, the resolved bundle. Null stays null.
  */
 export function relevantDeprecation(deprecation: Deprecation | null, channels: readonly string[], bundleName: string): Deprecation | null {
   if (deprecation === null) return null;

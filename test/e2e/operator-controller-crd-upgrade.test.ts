@@ -1,4 +1,4 @@
-// CRD upgrade safety end to end (reference api-and-controllers.md §7, decision 0047): real
+// CRD upgrade safety end to end (decision 0047): real
 // API server, registry, catalogd and operator-controller, as in
 // operator-controller-install.test.ts. An upgrade whose CRD change could break stored objects
 // is blocked with upstream's message while the installed version keeps running, and the block

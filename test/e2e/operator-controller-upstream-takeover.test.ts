@@ -116,7 +116,8 @@ describe("taking over upstream operator-controller's extensions", () => {
     await waitForExtension(kube.client, pkg, 'installed, taken over', installedAs(`${pkg}.v1.0.0`), 90_000);
     // Upstream's record stands for the bundle until it is pulled (the installed bundle is repaired
     // from its record at once); then our rendering differs byte-wise from upstream's manifest,
-    // so one upgrade revision is recorded (reference §4.15), numbered after upstream's.
+    // so one upgrade revision is recorded (as upstream would on any manifest difference),
+    // numbered after upstream's.
     const store = createReleaseStore({ client: kube.client, namespace: 'olmv1-system' });
     await waitUntil(
       'revision 2 deployed',

@@ -1,5 +1,5 @@
 // The ClusterCatalog CRD on a real kube-apiserver: defaults, the image reference rules, spec and
-// status validation, with upstream's messages (api-and-controllers.md §2).
+// status validation, with upstream's messages.
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   dryRunCreate,
@@ -25,7 +25,7 @@ describe('ClusterCatalog defaults', () => {
   });
 });
 
-// The eight rules on spec.source.image.ref (api-and-controllers.md §2.1), in CRD order.
+// The eight rules on spec.source.image.ref, in CRD order.
 const REF_RULES = [
   'must start with a valid domain. valid domains must be alphanumeric characters (lowercase and uppercase) separated by the "." character.',
   'a valid name is required. valid names must contain lowercase alphanumeric characters separated only by the ".", "_", "__", "-" characters.',

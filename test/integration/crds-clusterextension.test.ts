@@ -1,6 +1,7 @@
 // The ClusterExtension CRD on a real kube-apiserver: defaults are applied, and every validation
-// rule rejects what upstream rejects, with upstream's message (api-and-controllers.md §1,
-// resolver.md §2.4.6). Immutability rules need a stored object and use dry-run updates.
+// rule rejects what upstream rejects, with upstream's message (the version rule's table:
+// test/support/version-expressions.ts). Immutability rules need a stored object and use
+// dry-run updates.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { load } from 'js-yaml';

@@ -1,5 +1,5 @@
 // pkg/shared/kube against the shared real kube-apiserver: server-side apply keeps a large CRD's schema
-// byte-for-byte (the client-node serializer pitfall, style.md §9.2), apply ownership/force,
+// byte-for-byte (the client-node serializer pitfall, decision 0061), apply ownership/force,
 // strict field validation, discovery of a newly created kind, pagination and watch.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

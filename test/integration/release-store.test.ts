@@ -1,6 +1,6 @@
-// Release records on the real kube-apiserver (pkg/operator-controller/release; reference api-and-controllers.md
-// §1.6-1.7, applier-and-bundles.md §4.3, §4.9): Secrets in upstream's chunked shape, large
-// releases split so that no stored Secret's JSON reaches 1 MiB, bounded history, deleteAll,
+// Release records on the real kube-apiserver (pkg/operator-controller/release; decision 0074):
+// Secrets in upstream's chunked shape, large releases split so that no stored Secret's JSON
+// reaches 1 MiB, bounded history, deleteAll,
 // crash safety (chunks without an index are invisible and cleaned up on retry), clear
 // failures on missing or tampered chunks, and the `olmv1 release` commands over the records.
 import { randomBytes } from 'node:crypto';

@@ -60,9 +60,9 @@ export function upstreamDocExample(id: string): DocExample {
 }
 
 /**
- * Values for the `<placeholders>` of upstream's template examples: those the pages' own prose
- * gives as examples (install-extension.md: `my-camel-k`, `camel-k`, `stable` or `fast`, `1.3.1`
- * or `"<2"`), and where it gives none, `camel-k` as the namespace and `0.2.0` (the upgrade
+ * Values for the `<placeholders>` of upstream's template examples: those the pages' own prose gives
+ * as examples (upstream's install-extension tutorial: `my-camel-k`, `camel-k`, `stable` or `fast`,
+ * `1.3.1` or `"<2"`), and where it gives none, `camel-k` as the namespace and `0.2.0` (the upgrade
  * tutorial's first version) as the downgrade target.
  */
 export const PLACEHOLDER_VALUES: Readonly<Record<string, string>> = {

@@ -1,6 +1,6 @@
 /**
  * Release records as upstream operator-controller writes them (helm-operator-plugins' chunked
- * Secrets driver, reference applier-and-bundles.md §4.3), built with code of their own from the
+ * Secrets driver, decision 0074), built with code of their own from the
  * documented format, never by pkg/operator-controller/release's writer, so that reading them tests our reader
  * against upstream's format and not against itself:
  *  - the payload is Helm's release JSON as Go encodes it (test/fixtures/upstream-releases),

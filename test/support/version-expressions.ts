@@ -1,8 +1,8 @@
 /**
- * The admission table of `spec.source.catalog.version` (api-and-controllers.md §1.1,
- * resolver.md §2.4.6), with the regex's quirks: what the ClusterExtension CRD's version rule
- * accepts and refuses. Checked against the rule's regex in a unit test, on a real API server in
- * the CRD suite, and by the resolver's range parser for the accepted ones.
+ * The admission table of `spec.source.catalog.version`, with the regex's quirks: what the
+ * ClusterExtension CRD's version rule accepts and refuses. Checked against the rule's regex in a
+ * unit test, on a real API server in the CRD suite, and by the resolver's range parser for the
+ * accepted ones.
  */
 
 /** Version expressions the CRD's rule accepts. */

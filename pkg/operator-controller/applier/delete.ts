@@ -1,12 +1,12 @@
 /**
  * Deletion of a release's objects (uninstall, and the objects an upgrade drops), under single
- * ownership (decision 0049): an object is deleted only when its live copy carries this
- * extension's owner labels, and the delete is conditional on that copy's uid, so an object
- * replaced in between is not touched. CustomResourceDefinitions are never deleted (README
- * difference 3). Objects that cannot be deleted are reported, not fatal, except where the
- * ServiceAccount lost its rights over an object the deployed revision owns: that fails, so the
- * administrator grants them back or lets go (the orphan annotation) rather than objects being
- * left behind unnoticed.
+ * ownership (decision 0049): an object is deleted only when its live copy carries this extension's
+ * owner labels, and the delete is conditional on that copy's uid, so an object replaced in between
+ * is not touched. CustomResourceDefinitions are never deleted: they are kept with their custom
+ * resources, as OLM has always promised (decision 0049). Objects that cannot be deleted are
+ * reported, not fatal, except where the ServiceAccount lost its rights over an object the deployed
+ * revision owns: that fails, so the administrator grants them back or lets go (the orphan
+ * annotation) rather than objects being left behind unnoticed.
  */
 import { errorMessage } from '../../shared/errors/index.ts';
 import { isConflict, isForbidden, isNoKindMatch, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';

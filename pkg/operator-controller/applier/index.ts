@@ -1,7 +1,7 @@
 /**
  * pkg/operator-controller/applier: puts a rendered bundle on the cluster as the extension's ServiceAccount and
- * records it as a Helm-like release (decision 0003 for the requests, README difference 2 and
- * 3 for server-side apply and CRD-keeping uninstall), writing and deleting only what the
+ * records it as a Helm-like release (decision 0003 for the requests, decision 0045 for
+ * server-side apply and the uninstall that keeps CRDs), writing and deleting only what the
  * extension owns (decision 0049).
  */
 export { APPLY_PHASES, applyPhases, inApplyOrder } from './apply-order.ts';

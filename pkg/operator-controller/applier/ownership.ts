@@ -75,7 +75,7 @@ export function ownershipOf(obj: { apiVersion: string; kind: string }, live: Liv
 }
 
 /**
- * Upstream's words for an object it may not manage (reference applier-and-bundles.md §4.14):
+ * Upstream's words for an object it may not manage (decision 0049):
  * `<Kind> '<name>' already exists in namespace '<ns>' and cannot be managed by
  * operator-controller`, with `namespace ''` for cluster-scoped objects.
  */

@@ -1,6 +1,6 @@
 /**
- * Install, upgrade and uninstall as Helm-like releases (README difference 2, reference
- * applier-and-bundles.md §4.4-4.8, with server-side apply instead of Helm's patches):
+ * Install, upgrade and uninstall as Helm-like releases, as upstream's Helm applier runs them but
+ * with server-side apply instead of Helm's patches (decisions 0045, 0074):
  *
  * - every write is preceded by the ownership check (ownership.ts, decision 0049): an object of
  *   another extension or of nobody we know refuses the release, nothing written or recorded;

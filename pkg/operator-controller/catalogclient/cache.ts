@@ -2,7 +2,7 @@
  * operator-controller's catalog content cache: what resolution reads catalogs through.
  *
  * Upstream downloads a catalog's whole `/api/v1/all` whenever its resolved digest changes and
- * files it on disk (reference api-and-controllers.md §5, catalogd-and-fbc.md §3.9). Here a
+ * files it on disk. Here a
  * package's partition is fetched on first use through `/api/v1/metas` and kept in memory per
  * (catalog name, digest reference, package): content at a digest never changes, so it is never
  * fetched again until the controller calls `forget` for a new digest or a deleted catalog.

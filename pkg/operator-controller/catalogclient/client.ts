@@ -10,7 +10,7 @@
  * `GET <base>/api/v1/all` for catalogd servers that do not serve `/metas`.
  * All ask for gzip and reuse keep-alive connections; bodies are decoded as they stream in.
  *
- * Error texts follow upstream's catalog client and cache (reference catalogd-and-fbc.md §3.9):
+ * Error texts follow upstream's catalog client and cache:
  * - no response (connection, TLS, timeout): `error performing request: <cause>`;
  * - any status but 200: `error: received unexpected response status code <n>`; when a
  *   `/metas` query gets Go's `404 page not found` (the route is not served, as on upstream

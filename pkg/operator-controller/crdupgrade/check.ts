@@ -1,6 +1,6 @@
 /**
  * The CRD upgrade-safety check: compares the CRD installed in the cluster with the one a new
- * bundle brings and lists every rule the change breaks (reference api-and-controllers.md §7.3):
+ * bundle brings and lists every rule the change breaks (decision 0047):
  * CRD-wide rules first, then the same-version property rules, then the served-version rules.
  * Pure: both CRDs are passed in.
  */

@@ -1,5 +1,5 @@
 /**
- * pkg/operator-controller/crdupgrade: CRD upgrade safety (reference api-and-controllers.md §7), the rules upstream
+ * pkg/operator-controller/crdupgrade: CRD upgrade safety (decision 0047), the rules upstream
  * OLM runs through crdify before it replaces an installed CustomResourceDefinition, with its
  * texts. Pure: the installed and the proposed CRD in, the violations out; reading the
  * installed CRD and reporting are operator-controller's (pkg/operator-controller/clusterextension).

@@ -1,6 +1,6 @@
 /**
- * The property rules (reference api-and-controllers.md §7.3 B, crdify's property validations
- * as OLM configures them). Each rule compares one property's old and new schema (children
+ * The property rules (crdify's property validations as upstream OLM configures them,
+ * decision 0047). Each rule compares one property's old and new schema (children
  * excluded) and then deletes the fields it understands from both, so that whatever differs
  * afterwards is an unhandled change (unhandled.ts). Texts are crdify's, `%q` and `%v`
  * rendered as Go renders them.

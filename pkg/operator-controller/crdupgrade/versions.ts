@@ -1,7 +1,7 @@
 /**
- * Property comparisons between two CRD versions (reference api-and-controllers.md §7.3 B and
- * C): the same version in the installed and the new CRD, and each ordered pair of served
- * versions of the new CRD, less the issues the installed CRD already had between that pair.
+ * Property comparisons between two CRD versions (decision 0047): the same version in the
+ * installed and the new CRD, and each ordered pair of served versions of the new CRD, less the
+ * issues the installed CRD already had between that pair.
  */
 import { compareUtf8, goSorted } from '../../gocompat/gotext/index.ts';
 import type { CrdVersion, CrdView } from './crd.ts';

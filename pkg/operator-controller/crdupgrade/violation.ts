@@ -1,6 +1,6 @@
 /**
- * A violation of the CRD upgrade rules and its texts, as OLM formats crdify's results
- * (reference api-and-controllers.md §7.3-7.4).
+ * A violation of the CRD upgrade rules and its texts, as upstream OLM formats crdify's
+ * results.
  */
 import { goQuote } from '../../gocompat/gotext/index.ts';
 

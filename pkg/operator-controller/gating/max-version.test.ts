@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatSemver } from '../../shared/semver/index.ts';
 import { checkBundleProperties, parseClusterVersion, parseMaxOpenShiftVersion } from './index.ts';
 
-// applier-and-bundles.md §6.2, one row per form.
+// The forms upstream's parser accepts, one row per form.
 const PARSE: Array<[raw: string, want: string]> = [
   ['4.18', '4.18.0'],
   ['4.10', '4.10.0'], // the text decides, not the float (4.1)
@@ -40,7 +40,7 @@ function cluster(v: string) {
 
 const max = (value: unknown) => ({ type: 'olm.maxOpenShiftVersion', value });
 
-// §6.3: compatible when the maximum is above the effective current version.
+// Compatible when the maximum is above the effective current version.
 const CHECK: Array<[what: string, props: unknown[], clusterVersion: string, want: string]> = [
   ['no property', [{ type: 'olm.package', value: { packageName: 'p', version: '1.0.0' } }], '4.18', 'no-limit'],
   ['4.18 on 4.17', [max('4.18')], '4.17', 'compatible'],

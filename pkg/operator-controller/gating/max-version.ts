@@ -1,6 +1,7 @@
 /**
- * `olm.maxOpenShiftVersion`: parsing a property value (applier-and-bundles.md §6.2) and
- * checking one bundle's properties against a cluster version (§6.3). Every error text is
+ * `olm.maxOpenShiftVersion`: parsing a property value (a version string or number, read as
+ * upstream reads it) and checking one bundle's properties against a cluster version
+ * (compatible when the maximum is above the effective current version). Every error text is
  * upstream's, so that users comparing our conditions with cluster-olm-operator's see the same.
  */
 import { err, type Result } from '../../shared/errors/index.ts';

@@ -12,7 +12,7 @@ const ext = (extension: string, bundle: string, ...values: unknown[]): DeployedE
   properties: values.map((value) => ({ type: 'olm.maxOpenShiftVersion', value })),
 });
 
-describe('olmUpgradeableCondition (§6.5)', () => {
+describe('olmUpgradeableCondition', () => {
   it('is True with empty reason and message when nothing blocks', () => {
     const v = evaluateGate(at('4.17'), [ext('a', 'a.v1'), ext('b', 'b.v1', '4.18')]);
     expect(v).toMatchObject({ current: '4.17', next: '4.18', upgradeable: true, blockers: [], errors: [], maxVersions: { b: '4.18' } });

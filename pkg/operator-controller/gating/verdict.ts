@@ -1,6 +1,6 @@
 /**
  * The cluster-upgrade verdict over all installed extensions, and the conditions it becomes
- * (applier-and-bundles.md §6.3-6.5): `InstalledOLMOperatorsUpgradeable` on the OLM `cluster`
+ * (decision 0046): `InstalledOLMOperatorsUpgradeable` on the OLM `cluster`
  * object, and library-go's union of the `*Upgradeable` conditions into the `olm`
  * ClusterOperator's `Upgradeable`. Types, reasons and messages are upstream's, byte for byte.
  */
@@ -90,7 +90,7 @@ export interface GateCondition {
   message: string;
 }
 
-/** The `InstalledOLMOperatorsUpgradeable` condition of §6.5 for a verdict. */
+/** The `InstalledOLMOperatorsUpgradeable` condition for a verdict, as upstream writes it. */
 export function olmUpgradeableCondition(v: GateVerdict): GateCondition {
   const type = UPGRADEABLE_CONDITION_TYPE;
   const err = v.errors.join('\n');

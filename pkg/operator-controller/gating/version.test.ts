@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatSemver } from '../../shared/semver/index.ts';
 import { effectiveCurrentVersion, formatMinor, nextMinorVersion, parseClusterVersion } from './index.ts';
 
-// applier-and-bundles.md §6.1.
+// Current minor, next minor and effective current version of a cluster version.
 const CASES: Array<[input: string, current: string, next: string, effective: string]> = [
   ['4.17', '4.17', '4.18', '4.17.0'],
   ['4.18.0-0.nightly-2024-11-05-123456', '4.18', '4.19', '4.18.0'],

@@ -1,5 +1,5 @@
 /**
- * Cluster versions for the upgrade gate (applier-and-bundles.md §6.1): the current version
+ * Cluster versions for the upgrade gate (decision 0046): the current version
  * reduced to its minor (`4.18.0-0.nightly-…` -> 4.18.0), the next minor an upgrade would reach
  * (4.23 -> 5.1, because 4.23 and 5.0 are co-released equivalents whose only target is 5.1) and
  * the effective current version the compatibility rule compares with (4.23 counts as 5.0).

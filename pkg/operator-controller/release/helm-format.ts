@@ -1,7 +1,7 @@
 /**
  * A release as Helm's release JSON: the document upstream's chunked Secrets driver stores
- * (Helm v3 `release.Release` plus a top-level `labels` object, reference applier-and-bundles.md
- * §4.3), written from and read into our `Release`.
+ * (Helm v3 `release.Release` plus a top-level `labels` object), written from and read into our
+ * `Release`.
  *
  * Where each field of `Release` goes (docs/decisions/0074-helm-release-format.md):
  *   extension             name

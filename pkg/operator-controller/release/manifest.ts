@@ -1,11 +1,11 @@
 /**
  * The `manifest` string of a Helm release record and the objects it holds.
  *
- * Upstream's applier stores the post-rendered manifest (reference applier-and-bundles.md
- * §4.2): every object as one line of JSON followed by "\n" (apimachinery's Unstructured
- * MarshalJSON, keys sorted). We write the same shape, one object per line, but keep the keys in
- * the order the objects have, so that a record read back gives the very objects written (the
- * applier compares them with the next rendering). Readers do not depend on key order.
+ * Upstream's applier stores the post-rendered manifest: every object as one line of JSON followed
+ * by "\n" (apimachinery's Unstructured MarshalJSON, keys sorted). We write the same shape, one
+ * object per line, but keep the keys in the order the objects have, so that a record read back
+ * gives the very objects written (the applier compares them with the next rendering). Readers do
+ * not depend on key order.
  *
  * Reading accepts what any upstream version may have stored: the JSON lines above, or YAML
  * documents separated by `---` (Helm's own rendering, before upstream added its JSON label

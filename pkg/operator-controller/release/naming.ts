@@ -1,6 +1,6 @@
 /**
  * Names and labels of the release record Secrets, in upstream's "chunked secrets" shape
- * (reference applier-and-bundles.md §4.3): one index Secret per revision named after Helm's
+ * (decision 0074): one index Secret per revision named after Helm's
  * storage key, extra chunk Secrets named after the key and a hash of their bytes, and the
  * system labels queries select on.
  */

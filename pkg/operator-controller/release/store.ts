@@ -1,6 +1,6 @@
 /**
- * The release store over Secrets in the system namespace (reference api-and-controllers.md
- * §1.6, applier-and-bundles.md §4.3).
+ * The release store over Secrets in the system namespace, in the shape upstream's Helm applier
+ * writes and reads (decision 0074).
  *
  * Crash safety: every operation is ordered so that a crash between two Secret writes leaves
  * either the old state or the new one visible, and a retry completes it.

@@ -3,7 +3,7 @@
  * that did not finish within its timeout), size (a decompression or file-count cap), memory (an
  * ingest process that died of it). Retrying at once fails the same way and costs the same
  * resources again, so controllers retry it no sooner than a floor instead of with their short
- * initial backoff (catalogd: api-and-controllers.md §0.3 otherwise).
+ * initial backoff (upstream's controller-runtime default: 5 ms doubling per failure).
  */
 import { findCause } from './cause-chain.ts';
 

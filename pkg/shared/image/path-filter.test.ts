@@ -3,7 +3,7 @@ import { goCleanPath, goRelPath } from './go-path.ts';
 import { goQuote } from '../../gocompat/gotext/index.ts';
 import { onlyPath } from './path-filter.ts';
 
-describe('onlyPath (catalogd-and-fbc.md 1.1)', () => {
+describe('onlyPath', () => {
   const cases: Array<{ name: string; labels: string[]; entries: string[]; keep: boolean }> = [
     {
       name: 'everything is kept when the label names the root',

@@ -10,8 +10,8 @@
  *
  * Credentials come from kubeconfig.ts; only users with exec or auth-provider plugins are
  * evaluated through client-node, imported on demand. Its own agents are discarded: we keep
- * exactly one keep-alive agent per identity so reconnects never leak sockets (style.md §9.4,
- * FD growth row).
+ * exactly one keep-alive agent per identity so reconnects never leak sockets (client-node's
+ * older releases re-created agents per call, and sockets grew on reconnects; decision 0061).
  */
 import { readFile } from 'node:fs/promises';
 import type { Agent } from 'node:http';

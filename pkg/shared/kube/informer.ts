@@ -1,7 +1,8 @@
 /**
  * An informer: a local, read-only cache of one kind kept current by list+watch, notifying
  * handlers of changes. Written over our own list/watch (decision 0060) to guard against
- * every failure mode of style.md §9.4: it never stops for good, restarts with capped
+ * the failure modes of client-node's informer (which stops for good on any error but a 410): it
+ * never stops for good, restarts with capped
  * jittered backoff, relists on 410 Gone, re-watches when a watch goes silent, reports
  * `hasSynced` only after a real list, and hands out frozen objects.
  */

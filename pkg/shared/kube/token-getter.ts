@@ -1,6 +1,6 @@
 /**
  * ServiceAccount tokens from the TokenRequest API, cached per (namespace, ServiceAccount),
- * as upstream v1.10's token getter (applier-and-bundles.md §5.2): requested lifetime 1 h,
+ * as upstream v1.10's token getter (decision 0003): requested lifetime 1 h,
  * refreshed when less than 10% of it remains, expired entries reaped on every call.
  */
 import { isNotFound } from './api-error.ts';

@@ -1,7 +1,8 @@
 /**
  * The raw HTTP transport: every byte of object traffic to the API server goes through here,
  * so manifests (CRDs with `$ref`, `default`, `x-kubernetes-*`) are sent exactly as given and
- * responses come back as plain JSON (style.md §9.2).
+ * responses come back as plain JSON: client-node's generated models drop such keys and any
+ * field they do not know (decision 0061).
  */
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,5 +1,5 @@
 /**
- * blang/semver v4 ranges, the grammar of channel-entry `skipRange` (resolver.md §2.5):
+ * blang/semver v4 ranges, the grammar of channel-entry `skipRange`:
  * space-separated AND terms, `||` tokens for OR, full strict versions, lowercase `x` as the
  * only wildcard, no commas and no pre-release gate. blang's quirks are reproduced on purpose
  * because existing catalogs were written against them: a space right after `>`, `<` or `=`

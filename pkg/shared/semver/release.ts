@@ -1,6 +1,6 @@
 /**
- * Bundle releases (operator-registry `NewRelease`, resolver.md §2.2, catalogd-and-fbc.md
- * §2.6 step 16, §2.9): a dotted list of pre-release identifiers of at most 20 bytes, ordered
+ * Bundle releases (operator-registry's `NewRelease`, used by resolution and by catalog
+ * validation): a dotted list of pre-release identifiers of at most 20 bytes, ordered
  * after the version it accompanies.
  */
 import { err, ok, type Result } from '../errors/index.ts';

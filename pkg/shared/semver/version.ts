@@ -1,6 +1,6 @@
 /**
- * Strict semantic versions with blang/semver v4's rules (resolver.md §2.1, §2.3;
- * catalogd-and-fbc.md §2.9): the parser bundle versions, installed versions and skipRange
+ * Strict semantic versions with blang/semver v4's rules, as upstream's resolver and catalog
+ * validation apply them: the parser bundle versions, installed versions and skipRange
  * operands go through, its error texts, pre-release identifiers and precedence. Numeric parts
  * range over uint64, hence BigInt.
  */

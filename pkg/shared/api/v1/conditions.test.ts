@@ -11,7 +11,7 @@ import {
   findCondition,
 } from '../index.ts';
 
-// The complete sets from the specification (api-and-controllers.md §1.3 and §2.3), written out
+// The complete sets upstream's API defines for each kind, written out
 // here independently of the implementation so that an added, removed or misspelt entry fails.
 const SPEC_CE_TYPES = ['Installed', 'Progressing', 'Deprecated', 'PackageDeprecated', 'ChannelDeprecated', 'BundleDeprecated'];
 const SPEC_CE_REASONS = [

@@ -109,7 +109,7 @@ export const CONFIGS_LOCATION_LABEL = 'operators.operatorframework.io.index.conf
 /**
  * ClusterExtension finalizer (ours; upstream relies on garbage collection instead): on
  * deletion, uninstall the release as the extension's ServiceAccount, keeping CRDs, then
- * remove its records (README difference 3).
+ * remove its records (decision 0045).
  */
 export const UNINSTALL_FINALIZER = 'olm.operatorframework.io/uninstall';
 
@@ -125,7 +125,7 @@ export const FIELD_MANAGER = 'olm.operatorframework.io/clusterextension-controll
 
 /**
  * Annotation operator-controller puts on a CustomResourceDefinition that an uninstall kept
- * (README difference 3): the package whose extension installed it. The next install of that
+ * (decision 0049): the package whose extension installed it. The next install of that
  * package, whatever its ClusterExtension is named, takes the CRD back (decision 0049); any
  * other extension meets it as an object it does not own.
  */
