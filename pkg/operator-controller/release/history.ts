@@ -33,7 +33,7 @@ export function revisionsToPrune(entries: readonly RevisionEntry[], maxHistory: 
   return out;
 }
 
-/** The installed revision: the newest with status deployed, else undefined (reference: installed-bundle discovery). */
+/** The installed revision: the newest with status deployed, else undefined (as upstream finds the installed bundle). */
 export function deployedRelease(history: readonly Release[]): Release | undefined {
   let found: Release | undefined;
   for (const r of history) {
