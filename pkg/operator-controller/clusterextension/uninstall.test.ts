@@ -39,7 +39,18 @@ function deps(history: Release[], calls: string[], client = fakeCluster().client
 
 const finalize = async (ports: FinalizerPorts, s: ExtensionState) => finalizersStep(ports).run(s);
 
-describe('finalize', () => {
+describe('finalizers step on a live extension', () => {
+  it('adds the missing finalizers in order and ends the reconcile; with all present it continues', async () => {
+    const calls: string[] = [];
+    const s = extensionState({ ce: { ...extensionState().ce, metadata: { name: 'ext', generation: 1, finalizers: ['someone.else/keep'] } } });
+    expect(await finalize(deps([], calls), s)).toEqual({});
+    expect(s.ce.metadata.finalizers).toEqual(['someone.else/keep', ...EXTENSION_FINALIZERS]);
+    expect(await finalize(deps([], calls), s)).toBeUndefined();
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('finalizers step on an extension being deleted', () => {
   it('lets go of an extension whose name can never name a release without reading records', async () => {
     const calls: string[] = [];
     const s = deleting('x'.repeat(64));

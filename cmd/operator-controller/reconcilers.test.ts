@@ -1,0 +1,245 @@
+// The ClusterExtension reconciler as run.ts assembles it (reconcilers.ts), over fakes of its
+// ports: a stored ClusterExtension whose status and finalizers the reconciler writes, catalogs
+// in memory, pulls that hand out generated bundles, and an in-memory cluster the installer
+// writes to. Each case asserts the conditions written, as the e2e suites do on real
+// components (test/e2e/operator-controller-install.test.ts, -failures, -ownership).
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { ClusterExtension } from '../../pkg/shared/api/index.ts';
+import { ApiError, type KubeClient, type KubeObject, type ObjectRef } from '../../pkg/shared/kube/index.ts';
+import type { PullStatus } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { fakeCluster, type FakeCluster } from '../../test/support/fake-cluster.ts';
+import {
+  MemoryReleaseStore,
+  bundleImage,
+  catalogSource,
+  chainedPackage,
+  generatedBundle,
+  recordingDrift,
+  recordingEvents,
+  withRulesReviews,
+} from '../../test/support/extension-ports.ts';
+import { clusterExtensionReconciler, type ClusterExtensionPorts } from './reconcilers.ts';
+
+const FINALIZERS = [
+  'olm.operatorframework.io/cleanup-unpack-cache',
+  'olm.operatorframework.io/cleanup-contentmanager-cache',
+  'olm.operatorframework.io/uninstall',
+];
+
+/** operator-controller's own client: the stored ClusterExtension (status PUTs, finalizer patches) and the objects validate reads. */
+function controllerClient(ce: ClusterExtension, present: Set<string>) {
+  let stored: KubeObject = { ...structuredClone(ce), apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension' } as KubeObject;
+  let version = 1;
+  const client = {
+    get: async <T extends KubeObject>(ref: ObjectRef): Promise<T> => {
+      if (ref.kind === 'ClusterExtension')
+        return structuredClone({ ...stored, metadata: { ...stored.metadata, resourceVersion: String(version) } }) as T;
+      if (present.has(`${ref.kind}/${ref.name}`)) return { apiVersion: 'v1', kind: ref.kind, metadata: { name: ref.name } } as T;
+      throw new ApiError(404, 'NotFound', `${ref.kind.toLowerCase()}s "${ref.name}" not found`);
+    },
+    updateStatus: async <T extends KubeObject>(obj: KubeObject): Promise<T> => {
+      stored = { ...stored, status: structuredClone(obj.status) };
+      version++;
+      return structuredClone(stored) as T;
+    },
+    patch: async <T extends KubeObject>(_ref: unknown, body: { metadata: { finalizers: string[] } }): Promise<T> => {
+      stored = { ...stored, metadata: { ...stored.metadata, finalizers: body.metadata.finalizers } };
+      version++;
+      return structuredClone(stored) as T;
+    },
+  } satisfies Pick<KubeClient, 'get' | 'updateStatus' | 'patch'>;
+  return {
+    client: client as unknown as KubeClient,
+    stored: () => stored as unknown as ClusterExtension,
+    edit: (f: (o: ClusterExtension) => void) => f(stored as unknown as ClusterExtension),
+  };
+}
+
+/** Pulls of the catalog's bundle images: done with the generated bundle, or `failure` / pending for the refs in `o`. */
+function pullsOf(o: { failed?: Map<string, Error>; pending?: Set<string> }) {
+  const started = new Date('2026-01-02T03:04:05Z');
+  return {
+    get: (_extension: string, ref: string): Promise<PullStatus> => {
+      const failure = o.failed?.get(ref);
+      if (failure !== undefined) return Promise.resolve({ state: 'failed', error: failure, startedAt: started });
+      if (o.pending?.has(ref)) return Promise.resolve({ state: 'pending', startedAt: started });
+      const m = /^registry\.example\/p-bundle(?::v|@sha256:v)(.+)$/.exec(ref);
+      if (m === null) throw new Error(`unexpected pull of ${ref}`);
+      const version = m[1] ?? '';
+      const fetched = { bundle: generatedBundle('p', version), digestRef: `registry.example/p-bundle@sha256:v${version}`, fromCache: true };
+      return Promise.resolve({ state: 'done', fetched });
+    },
+  } satisfies ClusterExtensionPorts['pulls'];
+}
+
+interface Harness {
+  reconcile: () => Promise<unknown>;
+  ce: () => ClusterExtension;
+  edit: (f: (o: ClusterExtension) => void) => void;
+  cluster: FakeCluster;
+  releases: MemoryReleaseStore;
+  events: string[];
+  present: Set<string>;
+  catalog: { versions: string[] };
+  granted: { value: 'all' | 'none' };
+  pullFailures: Map<string, Error>;
+  pullsPending: Set<string>;
+}
+
+function harness(versions: string[], spec: Partial<ClusterExtension['spec']> = {}): Harness {
+  const ce: ClusterExtension = {
+    metadata: { name: 'ext', uid: 'uid-1', generation: 1 },
+    spec: {
+      namespace: 'ns',
+      serviceAccount: { name: 'sa' },
+      source: { sourceType: 'Catalog', catalog: { packageName: 'p', upgradeConstraintPolicy: 'CatalogProvided' } },
+      ...spec,
+    },
+  };
+  const present = new Set(['Namespace/ns', 'ServiceAccount/sa']);
+  const controller = controllerClient(ce, present);
+  const cluster = fakeCluster();
+  const releases = new MemoryReleaseStore();
+  const events: string[] = [];
+  const catalog = { versions };
+  const granted: { value: 'all' | 'none' } = { value: 'all' };
+  const pullFailures = new Map<string, Error>();
+  const pullsPending = new Set<string>();
+  const ports: ClusterExtensionPorts = {
+    client: controller.client,
+    scoped: { forServiceAccount: () => withRulesReviews(cluster.client, granted.value), forget: () => undefined },
+    releases,
+    catalogs: catalogSource(() => chainedPackage('p', catalog.versions)),
+    bundleCache: { delete: () => Promise.resolve() },
+    pulls: pullsOf({ failed: pullFailures, pending: pullsPending }),
+    schemas: { schemaFor: () => Promise.resolve(undefined) },
+    drift: recordingDrift([]),
+    events: recordingEvents(events),
+    features: { webhookSupport: false, singleOwnNamespaceSupport: false, deploymentConfigSupport: false, bundleReleaseSupport: false },
+  };
+  const reconciler = clusterExtensionReconciler(ports);
+  const ctx = { signal: new AbortController().signal, log: pino({ level: 'silent' }) };
+  return {
+    reconcile: () => reconciler.reconcile('ext', ctx),
+    ce: controller.stored,
+    edit: controller.edit,
+    cluster,
+    releases,
+    events,
+    present,
+    catalog,
+    granted,
+    pullFailures,
+    pullsPending,
+  };
+}
+
+/** `type: status reason "message"` of each condition written. */
+function conditions(ce: ClusterExtension, ...types: string[]): string[] {
+  return types.map((t) => {
+    const c = ce.status?.conditions?.find((x) => x.type === t);
+    return c === undefined ? `${t}: absent` : `${t}: ${c.status} ${c.reason} ${JSON.stringify(c.message)}`;
+  });
+}
+
+const PREFIX = 'operation cannot proceed due to the following validation error(s): ';
+
+describe('ClusterExtension reconciler (assembled steps, fake ports)', () => {
+  it('install: adds the finalizers first, then installs the resolved bundle as the ServiceAccount', async () => {
+    const h = harness(['1.0.0']);
+    await expect(h.reconcile()).resolves.toEqual({});
+    expect(h.ce().metadata.finalizers).toEqual(FINALIZERS);
+    expect(h.ce().status).toBeUndefined();
+
+    await expect(h.reconcile()).resolves.toEqual({});
+    expect(conditions(h.ce(), 'Installed', 'Progressing')).toEqual([
+      `Installed: True Succeeded "Installed bundle ${bundleImage('p', '1.0.0')} successfully"`,
+      'Progressing: True Succeeded "Desired state reached"',
+    ]);
+    expect(h.ce().status?.install).toEqual({ bundle: { name: 'p.v1.0.0', version: '1.0.0' } });
+    expect(h.ce().status?.conditions?.every((c) => c.observedGeneration === 1)).toBe(true);
+    expect(h.events).toEqual(['Normal Installed: Installed bundle p.v1.0.0 (version 1.0.0), revision 1']);
+    expect([...h.cluster.objects.keys()]).toContain('Deployment ns/p-controller');
+  });
+
+  it('upgrade: a new catalog version is installed as revision 2', async () => {
+    const h = harness(['1.0.0']);
+    await h.reconcile();
+    await h.reconcile();
+    h.catalog.versions = ['1.0.0', '1.1.0'];
+    await expect(h.reconcile()).resolves.toEqual({});
+    expect(conditions(h.ce(), 'Installed', 'Progressing')).toEqual([
+      `Installed: True Succeeded "Installed bundle ${bundleImage('p', '1.1.0')} successfully"`,
+      'Progressing: True Succeeded "Desired state reached"',
+    ]);
+    expect(h.ce().status?.install).toEqual({ bundle: { name: 'p.v1.1.0', version: '1.1.0' } });
+    expect(h.events.at(-1)).toBe('Normal Upgraded: Upgraded to bundle p.v1.1.0 (version 1.1.0) from version 1.0.0, revision 2');
+    expect((await h.releases.history('ext')).map((r) => `${r.revision} ${r.status}`)).toEqual(['2 deployed', '1 superseded']);
+  });
+
+  it('waits: a missing ServiceAccount, then missing permissions, poll at 1 s doubling; the fix installs', async () => {
+    const h = harness(['1.0.0']);
+    h.present.delete('ServiceAccount/sa');
+    await h.reconcile();
+    await expect(h.reconcile()).resolves.toEqual({ requeueAfterMs: 1000 });
+    await expect(h.reconcile()).resolves.toEqual({ requeueAfterMs: 2000 });
+    const missing = `${PREFIX}service account "sa" not found in namespace "ns": create it (kubectl create serviceaccount sa -n ns) and grant it the RBAC that "olmv1 rbac" prints`;
+    expect(conditions(h.ce(), 'Installed', 'Progressing')).toEqual([
+      `Installed: Unknown Failed ${JSON.stringify(missing)}`,
+      `Progressing: True Retrying ${JSON.stringify(missing)}`,
+    ]);
+
+    h.present.add('ServiceAccount/sa');
+    h.granted.value = 'none';
+    await expect(h.reconcile()).resolves.toEqual({ requeueAfterMs: 4000 });
+    const progressing = h.ce().status?.conditions?.find((c) => c.type === 'Progressing');
+    expect(progressing).toMatchObject({ status: 'True', reason: 'Retrying' });
+    expect(progressing?.message).toMatch(/^error for resolved bundle "p\.v1\.0\.0" with version "1\.0\.0": pre-authorization failed: /);
+    expect(conditions(h.ce(), 'Installed')).toEqual(['Installed: False Failed "No bundle installed"']);
+    expect(h.cluster.writes).toEqual([]);
+
+    h.granted.value = 'all';
+    await expect(h.reconcile()).resolves.toEqual({});
+    expect(conditions(h.ce(), 'Progressing')).toEqual(['Progressing: True Succeeded "Desired state reached"']);
+  });
+
+  it('a pull still running: Progressing Retrying naming it, no error and no poll (its end queues the extension)', async () => {
+    const h = harness(['1.0.0']);
+    h.pullsPending.add(bundleImage('p', '1.0.0'));
+    await h.reconcile();
+    await expect(h.reconcile()).resolves.toEqual({});
+    expect(conditions(h.ce(), 'Installed', 'Progressing')).toEqual([
+      'Installed: False Failed "No bundle installed"',
+      `Progressing: True Retrying ${JSON.stringify(`pulling image "${bundleImage('p', '1.0.0')}" of bundle "p.v1.0.0" with version "1.0.0" since 2026-01-02T03:04:05Z`)}`,
+    ]);
+  });
+
+  it('failure: a bundle that cannot be pulled is an error for the resolved bundle, retried with backoff (thrown)', async () => {
+    const h = harness(['1.0.0']);
+    h.pullFailures.set(bundleImage('p', '1.0.0'), new Error('manifest unknown'));
+    await h.reconcile();
+    await expect(h.reconcile()).rejects.toThrow('error for resolved bundle "p.v1.0.0" with version "1.0.0": manifest unknown');
+    expect(conditions(h.ce(), 'Installed', 'Progressing')).toEqual([
+      'Installed: False Failed "No bundle installed"',
+      'Progressing: True Retrying "error for resolved bundle \\"p.v1.0.0\\" with version \\"1.0.0\\": manifest unknown"',
+    ]);
+    expect(await h.releases.history('ext')).toEqual([]);
+  });
+
+  it('deletion: the finalizers uninstall as the ServiceAccount, keep the CRD, remove the records, then let go', async () => {
+    const h = harness(['1.0.0']);
+    await h.reconcile();
+    await h.reconcile();
+    const crd = [...h.cluster.objects.keys()].filter((k) => k.startsWith('CustomResourceDefinition '));
+    expect(crd).toHaveLength(1);
+    h.edit((o) => (o.metadata.deletionTimestamp = '2026-11-24T00:00:00Z'));
+    await expect(h.reconcile()).resolves.toEqual({});
+    expect(h.ce().metadata.finalizers).toEqual([]);
+    expect([...h.cluster.objects.keys()]).toEqual(crd);
+    expect(await h.releases.history('ext')).toEqual([]);
+    expect(h.events.at(-1)).toMatch(
+      /^Normal Uninstalled: Uninstalled: \d+ object\(s\) deleted, 1 CustomResourceDefinition\(s\) kept with their custom resources, 0 object\(s\) skipped$/,
+    );
+  });
+});

@@ -1,0 +1,88 @@
+// The preauthorize step's decision table with fakes of its ports: a release that is already
+// deployed is not checked again; missing permissions are a wait (POLL) with the whole list on
+// Progressing and one Event; a review that fails is an error for the bundle. End to end:
+// test/e2e/operator-controller-failures.test.ts.
+import { describe, expect, it } from 'vitest';
+import { withOwnerLabels } from '../applier/index.ts';
+import { POLL } from '../../shared/controller/index.ts';
+import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
+import { fakeCluster } from '../../../test/support/fake-cluster.ts';
+import { recordingEvents, withRulesReviews } from '../../../test/support/extension-ports.ts';
+import { extensionState } from '../../../test/support/extension-state.ts';
+import type { Release } from '../release/index.ts';
+import type { ExtensionState } from './pipeline-state.ts';
+import { preauthorizeStep, type PreauthorizePorts } from './steps-apply.ts';
+
+const BUNDLE = { package: 'p', name: 'p.v2.0.0', version: '2.0.0', image: 'registry.example/p-bundle:v2.0.0' };
+const OBJECTS: KubeObject[] = withOwnerLabels([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'p', namespace: 'ns' }, data: {} }], 'ext');
+
+function harness(granted: 'all' | 'none' | Error) {
+  const reviews: string[] = [];
+  const events: string[] = [];
+  const client = withRulesReviews(fakeCluster().client, granted, reviews);
+  const ports = { scoped: { forServiceAccount: () => client }, events: recordingEvents(events) } satisfies PreauthorizePorts;
+  const run = async (s: ExtensionState) => preauthorizeStep(ports).run(s);
+  return { run, reviews, events };
+}
+
+const stateWith = (o: Partial<ExtensionState> = {}): ExtensionState =>
+  extensionState({ target: { bundle: BUNDLE, fromCatalog: true }, objects: OBJECTS, ...o });
+
+function condition(s: ExtensionState, type: string) {
+  return s.ce.status?.conditions?.find((c) => c.type === type);
+}
+
+describe('preauthorize step', () => {
+  it('with every permission held: continues, after one rules review per namespace that needs any (here only ns)', async () => {
+    const h = harness('all');
+    const s = stateWith();
+    expect(await h.run(s)).toBeUndefined();
+    expect(h.reviews).toEqual(['ns']);
+    expect(s.ce.status).toBeUndefined();
+    expect(h.events).toEqual([]);
+  });
+
+  it('missing permissions: POLL, Progressing Retrying listing them, Installed from the deployed revision, one Event', async () => {
+    const h = harness('none');
+    const s = stateWith();
+    expect(await h.run(s)).toBe(POLL);
+    const progressing = condition(s, 'Progressing');
+    expect(progressing).toMatchObject({ status: 'True', reason: 'Retrying' });
+    expect(progressing?.message).toMatch(
+      /^error for resolved bundle "p\.v2\.0\.0" with version "2\.0\.0": pre-authorization failed: service account requires the following permissions to manage cluster extension:\n/,
+    );
+    expect(progressing?.message).toContain('Namespace:"ns" APIGroups:[] Resources:[configmaps]');
+    expect(condition(s, 'Installed')).toMatchObject({ status: 'False', message: 'No bundle installed' });
+    expect(h.events).toEqual([
+      expect.stringMatching(
+        /^Warning PreAuthorizationFailed: Service account ns\/sa lacks \d+ permission\(s\) needed to install bundle p\.v2\.0\.0 \(version 2\.0\.0\)/,
+      ),
+    ]);
+  });
+
+  it('the release already deployed unchanged: nothing asked (a drift repair needs nothing new)', async () => {
+    const h = harness('none');
+    const installed: Release = {
+      extension: 'ext',
+      extensionUID: 'u',
+      revision: 1,
+      status: 'deployed',
+      bundle: BUNDLE,
+      manifest: OBJECTS,
+      properties: [],
+      description: 'Install complete',
+    };
+    const s = stateWith({ installed, history: [installed] });
+    expect(await h.run(s)).toBeUndefined();
+    expect(h.reviews).toEqual([]);
+  });
+
+  it('a review that fails: the error for the resolved bundle, thrown, Progressing Retrying', async () => {
+    const h = harness(new ApiError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request'));
+    const s = stateWith();
+    await expect(h.run(s)).rejects.toThrow(
+      'error for resolved bundle "p.v2.0.0" with version "2.0.0": the server is currently unable to handle the request',
+    );
+    expect(condition(s, 'Progressing')).toMatchObject({ status: 'True', reason: 'Retrying' });
+  });
+});

@@ -1,0 +1,133 @@
+// The installed and resolve steps' decision tables with fakes of their ports: what is
+// installed, which bundle becomes the target (the resolved one, or the installed one when the
+// catalogs cannot offer it), and when resolution fails the reconcile. End to end:
+// test/e2e/operator-controller-install.test.ts and operator-controller-failures.test.ts.
+import { describe, expect, it } from 'vitest';
+import { catalogSource, chainedPackage, MemoryReleaseStore, recordingDrift } from '../../../test/support/extension-ports.ts';
+import { extensionState } from '../../../test/support/extension-state.ts';
+import type { Release } from '../release/index.ts';
+import type { CatalogSource } from './catalogs.ts';
+import type { ExtensionState } from './pipeline-state.ts';
+import { installedStep, resolveStep, type InstalledPorts, type ResolvePorts } from './steps.ts';
+
+const V1 = { package: 'p', name: 'p.v1.0.0', version: '1.0.0', image: 'registry.example/p-bundle:v1.0.0' };
+
+const deployed = (revision = 1, status: Release['status'] = 'deployed'): Release => ({
+  extension: 'ext',
+  extensionUID: 'u',
+  revision,
+  status,
+  bundle: V1,
+  manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'p', namespace: 'ns' } }],
+  properties: [],
+  description: 'Install complete',
+});
+
+function condition(s: ExtensionState, type: string) {
+  return s.ce.status?.conditions?.find((c) => c.type === type);
+}
+
+const resolveWith = async (catalogs: CatalogSource, s: ExtensionState) =>
+  resolveStep({ catalogs, features: { bundleReleaseSupport: false } } satisfies ResolvePorts).run(s);
+
+describe('installed step', () => {
+  it('takes the deployed revision as installed and has the drift watches follow its objects', async () => {
+    const releases = new MemoryReleaseStore();
+    await releases.create(deployed(1, 'superseded'));
+    await releases.create(deployed(2));
+    const calls: string[] = [];
+    const s = extensionState();
+    expect(await installedStep({ releases, drift: recordingDrift(calls) } satisfies InstalledPorts).run(s)).toBeUndefined();
+    expect(s.history.map((r) => r.revision)).toEqual([2, 1]);
+    expect(s.installed?.revision).toBe(2);
+    expect(calls).toEqual(['track ext 1 objects']);
+  });
+
+  it('with no records: nothing installed, nothing watched', async () => {
+    const calls: string[] = [];
+    const s = extensionState();
+    await installedStep({ releases: new MemoryReleaseStore(), drift: recordingDrift(calls) }).run(s);
+    expect(s.installed).toBeUndefined();
+    expect(calls).toEqual([]);
+  });
+
+  it('records that cannot be read: Installed Unknown with the error, Progressing Retrying, thrown', async () => {
+    const releases = new MemoryReleaseStore();
+    releases.failure = new Error('secrets is forbidden');
+    const s = extensionState();
+    await expect(installedStep({ releases, drift: recordingDrift([]) }).run(s)).rejects.toThrow('secrets is forbidden');
+    expect(condition(s, 'Installed')).toMatchObject({ status: 'Unknown', reason: 'Failed', message: 'secrets is forbidden' });
+    expect(condition(s, 'Progressing')).toMatchObject({ status: 'True', reason: 'Retrying', message: 'retrying to get installed bundle' });
+  });
+});
+
+describe('resolve step', () => {
+  const catalog = catalogSource(chainedPackage('p', ['1.0.0', '1.1.0']));
+
+  it('nothing installed: the newest bundle of the default channel is the target, deprecation conditions set', async () => {
+    const s = extensionState();
+    expect(await resolveWith(catalog, s)).toBeUndefined();
+    expect(s.target).toEqual({
+      bundle: { package: 'p', name: 'p.v1.1.0', version: '1.1.0', image: 'registry.example/p-bundle:v1.1.0' },
+      fromCatalog: true,
+    });
+    expect(s.ce.status?.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual([
+      'Deprecated=False',
+      'PackageDeprecated=False',
+      'ChannelDeprecated=False',
+      // No bundle installed yet: whether it is deprecated is unknown (upstream's table).
+      'BundleDeprecated=Unknown',
+    ]);
+  });
+
+  it('installed: the successor is the target, and the request names the installed bundle', async () => {
+    const s = extensionState({ installed: deployed(), history: [deployed()] });
+    await resolveWith(catalog, s);
+    expect(s.target?.bundle.name).toBe('p.v1.1.0');
+    expect(s.resolveRequest?.installed).toEqual({ name: 'p.v1.0.0', version: '1.0.0', release: null });
+  });
+
+  it('nothing installed and no such version: fails with the hints, Installed False, Progressing Retrying', async () => {
+    const s = extensionState({ spec: { source: { sourceType: 'Catalog', catalog: { packageName: 'p', version: '9.9.9' } } } });
+    const err: unknown = await resolveWith(catalog, s).catch((e: unknown) => e);
+    if (!(err instanceof Error)) throw new Error('resolve did not fail');
+    expect(err.message).toMatch(/^no bundles found for package "p" matching version "9\.9\.9"\n/);
+    expect(condition(s, 'Progressing')).toMatchObject({ status: 'True', reason: 'Retrying', message: err.message });
+    expect(condition(s, 'Installed')).toMatchObject({ status: 'False', message: 'No bundle installed' });
+  });
+
+  it('installed and another version asked for that the catalogs lack: fails, Installed stays True', async () => {
+    const s = extensionState({
+      spec: { source: { sourceType: 'Catalog', catalog: { packageName: 'p', version: '9.9.9' } } },
+      installed: deployed(),
+      history: [deployed()],
+    });
+    await expect(resolveWith(catalog, s)).rejects.toThrow(/matching version "9\.9\.9"/);
+    expect(condition(s, 'Installed')).toMatchObject({ status: 'True', message: 'Installed bundle registry.example/p-bundle:v1.0.0 successfully' });
+  });
+
+  it('installed and no catalog matches the selector (deleted): the installed bundle stays the target, no error kept', async () => {
+    const s = extensionState({ installed: deployed(), history: [deployed()] });
+    await resolveWith(catalogSource(chainedPackage('p', ['1.0.0']), {}), s);
+    expect(s.target).toEqual({ bundle: V1, fromCatalog: false });
+    expect(s.resolutionError).toBeUndefined();
+  });
+
+  it('installed and the matching catalog cannot offer it (not served): installed bundle applied, the error kept for after the apply', async () => {
+    const s = extensionState({ installed: deployed(), history: [deployed()] });
+    await resolveWith(catalogSource(chainedPackage('p', ['1.0.0']), { c: { serving: 'False' } }), s);
+    expect(s.target).toEqual({ bundle: V1, fromCatalog: false });
+    expect(s.resolutionError?.message).toMatch(/catalog "c"/);
+  });
+
+  it('a selector that cannot be used fails even with a bundle installed', async () => {
+    const s = extensionState({
+      spec: { source: { sourceType: 'Catalog', catalog: { packageName: 'p', selector: { matchExpressions: [{ key: 'k', operator: 'Near' }] } } } },
+      installed: deployed(),
+      history: [deployed()],
+    });
+    await expect(resolveWith(catalog, s)).rejects.toThrow();
+    expect(s.target).toBeUndefined();
+    expect(condition(s, 'Progressing')).toMatchObject({ status: 'True', reason: 'Retrying' });
+  });
+});
