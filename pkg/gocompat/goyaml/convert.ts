@@ -54,7 +54,7 @@ interface Frame {
 }
 
 /** Options of {@link yamlToJsonValue}. */
-export interface ConvertOptions {
+interface ConvertOptions {
   /** Longest scalar accepted, measured as its source text (UTF-16 units); default no limit. */
   maxStringBytes?: number;
 }

@@ -17,7 +17,7 @@ export interface DocumentPosition {
 }
 
 /** Upstream's text rewritten to the file's numbering, and the file line it names (if any). */
-export interface FileNumberedError {
+interface FileNumberedError {
   text: string;
   line: number | undefined;
 }

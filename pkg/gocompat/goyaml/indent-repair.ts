@@ -37,7 +37,7 @@ export function repairIndentation(text: string, err: unknown): string | undefine
 const TOKEN_BEFORE = new Set(['', '-', ':', '?', ',', '[', '{']);
 
 /** Where a text ends, as far as the tokenizer can tell: an open quote, open flow collections. */
-export interface EndState {
+interface EndState {
   quote: boolean;
   /** Open flow collections, innermost last: `[` or `{`. */
   flow: string[];

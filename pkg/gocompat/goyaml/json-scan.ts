@@ -18,7 +18,7 @@ export type { RawJson };
  * Outcome of {@link scanJsonValue}. `end`/`index` are indices into the scanned buffer; `tree`
  * is the value with its spans when the scan was asked to record them.
  */
-export type ScanResult =
+type ScanResult =
   { kind: 'complete'; end: number; tree?: RawJson | undefined } | { kind: 'error'; index: number; message: string } | { kind: 'incomplete' };
 
 // Scanner states (Go's scanner step functions).
@@ -274,7 +274,7 @@ export function scanJsonValue(buf: Uint8Array, start: number, end: number, atEof
 }
 
 /** Length of the JSON number literal starting at `start` (0 when there is none). */
-export function numberLiteralEnd(text: string, start: number): number {
+function numberLiteralEnd(text: string, start: number): number {
   const m = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?/.exec(text.slice(start));
   return m === null ? start : start + m[0].length;
 }

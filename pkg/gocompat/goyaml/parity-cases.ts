@@ -13,15 +13,15 @@
  */
 
 /** Go's answer for a `convert` row. */
-export type ConvertAnswer = { json: string } | { error: string };
+type ConvertAnswer = { json: string } | { error: string };
 /** Go's answer for a `stream` row. */
-export interface StreamAnswer {
+interface StreamAnswer {
   docs: string[];
   error?: string;
 }
 
 /** One row of the table. */
-export type ParityCase =
+type ParityCase =
   | { name: string; mode: 'convert'; input: string | Uint8Array; go: ConvertAnswer; ours?: ConvertAnswer }
   | { name: string; mode: 'stream'; input: string | Uint8Array; go: StreamAnswer; ours?: StreamAnswer };
 

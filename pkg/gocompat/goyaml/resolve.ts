@@ -39,7 +39,7 @@ const SAFE_MIN = BigInt(Number.MIN_SAFE_INTEGER);
 const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Go's strconv.ParseInt(s, 0, 64), then ParseUint(s, 0, 64); undefined when both fail. */
-export function parseGoInt(plain: string): number | bigint | undefined {
+function parseGoInt(plain: string): number | bigint | undefined {
   const m = GO_INT.exec(plain);
   if (m === null) return undefined;
   const sign = m[1] ?? '';

@@ -22,7 +22,7 @@ import { findOverflowingNumber, isSpace, scanJsonValue } from './json-scan.ts';
 import type { JsonValue } from './types.ts';
 
 /** Documents decoded before the stream ended, and the error that ended it (Go's text). */
-export interface DecodedStream {
+interface DecodedStream {
   docs: JsonValue[];
   error?: string;
 }

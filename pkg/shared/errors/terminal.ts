@@ -9,7 +9,7 @@
 import { findCause } from './cause-chain.ts';
 
 /** Condition reason used when a terminal error does not carry a more specific one. */
-export const DEFAULT_TERMINAL_REASON = 'Blocked';
+const DEFAULT_TERMINAL_REASON = 'Blocked';
 
 /** A failure that must not be retried with backoff. `reason` becomes the condition reason. */
 export class TerminalError extends Error {

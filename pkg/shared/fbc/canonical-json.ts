@@ -18,7 +18,7 @@ export class NonFiniteNumberError extends Error {
 }
 
 /** Options of {@link encodeGoJson}. */
-export interface GoJsonOptions {
+interface GoJsonOptions {
   /** Escape `<`, `>` and `&` as `\u003c` etc., as Go's default (non-`SetEscapeHTML(false)`) encoder does. */
   escapeHtml?: boolean;
   /** False skips the native fast path (tests compare the two paths). Default true. */
@@ -26,7 +26,7 @@ export interface GoJsonOptions {
 }
 
 /** The outcome of {@link encodeGoJson}. */
-export interface GoJsonResult {
+interface GoJsonResult {
   text: string;
   /** True when some string contained a lone surrogate that was replaced by U+FFFD. */
   replacedSurrogates: boolean;

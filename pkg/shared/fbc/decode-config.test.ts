@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FbcLoadError, isPropertyValueMissing, loadMetas, type Meta, parseMetas } from './index.ts';
+import { FbcLoadError, loadMetas, type Meta, parseMetas } from './index.ts';
+import { isPropertyValueMissing } from './decode-config.ts';
 
 function metas(text: string): Meta[] {
   return parseMetas(text).map((e) => e.meta);

@@ -154,7 +154,7 @@ function toDeprecation(o: GoObject): Deprecation {
  * Upstream `readBundleObjects`: every `olm.bundle.object` value must decode as `{data: base64}`
  * and the data must be JSON (first non-space byte `{`) or YAML convertible to JSON.
  */
-export function checkBundleObjects(b: Bundle): string | undefined {
+function checkBundleObjects(b: Bundle): string | undefined {
   const prefix = `package ${goQuote(b.package)}, bundle ${goQuote(b.name)}`;
   for (let i = 0; i < b.properties.length; i++) {
     const p = b.properties[i] as Property;
@@ -180,7 +180,7 @@ const MAX_BLOB_CHARS = 80;
 const BLOB_HEAD_CHARS = 60;
 
 /** `blob` as error messages show it: whole when short, else its start, `...` and its length. */
-export function abbreviateBlob(blob: string): string {
+function abbreviateBlob(blob: string): string {
   if (blob.length <= MAX_BLOB_CHARS) return blob;
   return `${blob.slice(0, BLOB_HEAD_CHARS)}... (${blob.length} characters)`;
 }

@@ -69,7 +69,7 @@ export type GoObject = { [field: string]: unknown };
 export const MISSING = Symbol('missing');
 
 /** Result of {@link goDecode}: the decoded value and Go's first error, if any. */
-export interface GoDecodeResult {
+interface GoDecodeResult {
   value: unknown;
   error: string | undefined;
 }

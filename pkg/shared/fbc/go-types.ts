@@ -128,7 +128,7 @@ const CSV_METADATA = goStruct('property.CSVMetadata', {
 });
 
 /** `property.Package` (the `olm.package` property value). */
-export const GO_PROPERTY_PACKAGE = goStruct('property.Package', { packageName: GO_STRING, version: GO_STRING, release: GO_STRING });
+const GO_PROPERTY_PACKAGE = goStruct('property.Package', { packageName: GO_STRING, version: GO_STRING, release: GO_STRING });
 
 /** `property.BundleObject` (the `olm.bundle.object` property value). */
 export const GO_BUNDLE_OBJECT = goStruct('property.BundleObject', { data: GO_BYTES });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { imageReferenceError } from './index.ts';
+import { imageReferenceError } from './image-ref.ts';
 import { dns1123LabelErrors } from '../k8sname/index.ts';
 
 describe('DNS-1123 labels', () => {

@@ -23,7 +23,7 @@ export interface IgnorePattern {
 }
 
 /** go-git's `ParsePattern`. */
-export function parseIgnorePattern(line: string, domain: readonly string[]): IgnorePattern {
+function parseIgnorePattern(line: string, domain: readonly string[]): IgnorePattern {
   let p = line;
   let inclusion = false;
   if (p.startsWith('!')) {

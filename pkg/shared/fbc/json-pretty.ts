@@ -10,7 +10,7 @@ const MARKER = ' <==';
  * Go's `json.Indent(dst, src, "", indent)` over syntactically valid JSON bytes: insignificant
  * white space dropped, one element per line, `": "` after keys, empty `{}`/`[]` kept compact.
  */
-export function goJsonIndent(src: Uint8Array, indent = '    '): Buffer {
+function goJsonIndent(src: Uint8Array, indent = '    '): Buffer {
   const out: number[] = [];
   const ind = Buffer.from(indent);
   let depth = 0;

@@ -7,15 +7,13 @@ import {
   type DecodeLimits,
   FbcLoadError,
   loadFS,
-  type MetaEntry,
-  NeedsUnpackError,
   parseMetas,
   parseMetaStream,
-  type TreeEntry,
   walkEntryDocuments,
   walkMetas,
-  type WalkStats,
 } from './index.ts';
+import { type MetaEntry, type WalkStats } from './walk.ts';
+import { NeedsUnpackError, type TreeEntry } from './entry-walk.ts';
 import { MAX_INDEX_IGNORE_BYTES } from './walk.ts';
 
 const PKG = '{"schema":"olm.package","name":"foo"}\n';

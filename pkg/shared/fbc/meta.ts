@@ -79,14 +79,14 @@ function overflowMessage(data: Uint8Array): string {
 }
 
 /** Unicode case folding as `golang.org/x/text/cases.Fold` applies it to JSON keys (approximation: upper then lower). */
-export function foldKey(key: string): string {
+function foldKey(key: string): string {
   return /^[\x00-\x7f]*$/.test(key) ? key.toLowerCase() : key.toUpperCase().toLowerCase();
 }
 
 const META_KEYS = ['schema', 'package', 'name'] as const;
 
 /** Finds schema/package/name case-insensitively; throws on case-folded duplicate keys or non-strings. */
-export function extractMetaFields(obj: { [key: string]: JsonValue }): Omit<Meta, 'blob'> {
+function extractMetaFields(obj: { [key: string]: JsonValue }): Omit<Meta, 'blob'> {
   const byFold = new Map<string, string[]>();
   for (const key of Object.keys(obj)) {
     const folded = foldKey(key);

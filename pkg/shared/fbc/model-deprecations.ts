@@ -8,7 +8,7 @@ import type { ModelPackage } from './model.ts';
 import type { DeclarativeConfig, DeprecationReference } from './types.ts';
 
 /** Go's `%#v` of a `declcfg.PackageScopedReference`. */
-export function goReference(ref: DeprecationReference): string {
+function goReference(ref: DeprecationReference): string {
   return `declcfg.PackageScopedReference{Schema:${goQuote(ref.schema)}, Name:${goQuote(ref.name ?? '')}}`;
 }
 

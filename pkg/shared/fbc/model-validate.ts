@@ -36,7 +36,7 @@ function validatePackage(pkg: ModelPackage): ValidationNode {
 }
 
 /** `Bundle.VersionString()`: the version, plus `-<release>` when there is a release. */
-export function bundleVersionString(b: ModelBundle): string {
+function bundleVersionString(b: ModelBundle): string {
   const v = formatSemver(b.version);
   return b.release.length > 0 ? `${v}-${formatRelease(b.release)}` : v;
 }
@@ -77,7 +77,7 @@ function validateChannel(ch: ModelChannel): ValidationNode {
  * `replaces` from the head (stopping at a skipped name or a name that is not an entry) must
  * not revisit an entry; every entry is on that chain or skipped by some entry.
  */
-export function replacesChainError(ch: ModelChannel): string | undefined {
+function replacesChainError(ch: ModelChannel): string | undefined {
   const incoming = new Set<string>();
   const skipped = new Set<string>();
   for (const b of ch.bundles.values()) {

@@ -54,7 +54,7 @@ export interface ModelBundle {
 }
 
 /** The model plus every conversion error, in upstream's check order. */
-export interface ConvertResult {
+interface ConvertResult {
   packages: Map<string, ModelPackage>;
   errors: string[];
 }

@@ -9,7 +9,7 @@ import { MetaStreamParser, type StreamDocument } from './stream-parser.ts';
 import type { MetaEntry } from './walk.ts';
 
 /** Options of {@link parseMetaStream} / {@link parseMetas}. */
-export interface ParseStreamOptions {
+interface ParseStreamOptions {
   /** Name used in error messages and `MetaSource.file` (default ''). */
   file?: string;
   signal?: AbortSignal;

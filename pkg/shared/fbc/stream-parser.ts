@@ -43,7 +43,7 @@ export interface StreamDocument extends DecodedMeta {
 }
 
 /** Callbacks of {@link MetaStreamParser}. */
-export interface StreamCallbacks {
+interface StreamCallbacks {
   onDocument(doc: StreamDocument): void;
   /**
    * Called with upstream's error text and the line of the failing document; throw to abort,

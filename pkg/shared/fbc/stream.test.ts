@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FbcLoadError, type MetaEntry, parseMetas, parseMetaStream } from './index.ts';
+import { FbcLoadError, parseMetas, parseMetaStream } from './index.ts';
+import { type MetaEntry } from './walk.ts';
 
 function blobs(text: string): string[] {
   return parseMetas(text).map((e) => e.meta.blob);

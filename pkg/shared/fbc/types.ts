@@ -30,7 +30,7 @@ export interface MetaSource {
 }
 
 /** A package icon: base64 image data (standard encoding, padded) and its media type. */
-export interface Icon {
+interface Icon {
   base64data: string;
   mediatype: string;
 }
@@ -70,7 +70,7 @@ export interface Channel {
 }
 
 /** An image a bundle needs, besides the bundle image itself. */
-export interface RelatedImage {
+interface RelatedImage {
   name: string;
   image: string;
 }

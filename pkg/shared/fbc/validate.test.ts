@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type Bundle,
-  type Channel,
-  type ChannelEntry,
-  type DeclarativeConfig,
-  type Deprecation,
-  firstValidationError,
-  type Package,
-  validate,
-} from './index.ts';
+import { type Bundle, type DeclarativeConfig, type Deprecation, validate } from './index.ts';
+import { type Channel, type ChannelEntry, type Package } from './types.ts';
+import { firstValidationError } from './validate.ts';
 
 function pkg(name: string, defaultChannel = 'stable'): Package {
   return { schema: 'olm.package', name, defaultChannel };

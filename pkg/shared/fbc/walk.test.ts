@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FbcLoadError, isZeroMeta, loadFS, type MetaEntry, validate, walkMetas, type WalkStats } from './index.ts';
+import { FbcLoadError, loadFS, validate, walkMetas } from './index.ts';
+import { isZeroMeta } from './meta.ts';
+import { type MetaEntry, type WalkStats } from './walk.ts';
 
 const TESTDATA = join(dirname(fileURLToPath(import.meta.url)), 'testdata');
 

@@ -95,7 +95,7 @@ export async function* walkDocuments(root: string, opts: WalkOptions = {}): Asyn
  * file (fresh ones per file would churn hundreds of MB of short-lived buffers through a large
  * catalog), and the bytes decoded so far count against the catalog limit.
  */
-export interface WalkState {
+interface WalkState {
   chunk: Buffer;
   parse: Buffer | undefined;
   limits: DecodeLimits;
@@ -193,7 +193,7 @@ function* drain(ready: WalkedDocument[], stats: WalkStats | undefined): Generato
 }
 
 /** The files of a catalog directory, its ignore patterns, and the files that must not be read. */
-export interface CatalogFiles {
+interface CatalogFiles {
   files: string[];
   patterns: IgnorePattern[];
   /** File -> the refusal to report should the walk reach it (not a regular file, or leaving the root). */

@@ -15,7 +15,7 @@ import { CATALOG_CONFIGS_LABEL } from './path-filter.ts';
 import { writeTar, type TarWriteEntry } from './tar-writer.ts';
 
 /** A blob ready to upload. */
-export interface BuiltBlob {
+interface BuiltBlob {
   mediaType: string;
   digest: string;
   size: number;
@@ -48,10 +48,10 @@ export interface BuiltIndex {
 }
 
 /** Layer compression for built images. */
-export type LayerCompression = 'gzip' | 'zstd' | 'none';
+type LayerCompression = 'gzip' | 'zstd' | 'none';
 
 /** Manifest flavour: OCI (default) or Docker v2 schema 2. */
-export type ImageFormat = 'oci' | 'docker';
+type ImageFormat = 'oci' | 'docker';
 
 const DEFAULT_PLATFORM: Platform = { os: 'linux', architecture: 'amd64' };
 
@@ -101,7 +101,7 @@ export function filesToEntries(files: Readonly<Record<string, string | Buffer>> 
 }
 
 /** Options of {@link buildImage}: give `files` (one layer) or prebuilt `layers`. */
-export interface BuildImageOptions {
+interface BuildImageOptions {
   files?: Readonly<Record<string, string | Buffer>> | ReadonlyMap<string, string | Buffer>;
   layers?: readonly BuiltLayer[];
   labels?: Readonly<Record<string, string>>;

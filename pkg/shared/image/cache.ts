@@ -11,7 +11,7 @@ import { deleteReadOnly, dirModTime, makeReadOnly } from './fs-tree.ts';
 import type { ImageConfig } from './manifest.ts';
 
 /** A cached image: its tree, config and the time it was unpacked. */
-export interface CacheEntry {
+interface CacheEntry {
   dir: string;
   digest: string;
   config: ImageConfig;

@@ -18,7 +18,7 @@ import { RegistryClient } from './registry-client.ts';
 import { loadRegistriesConf, type RegistriesConfPaths } from './registries-conf-load.ts';
 
 /** Settings of {@link createImageClient}. Providers are read at each request. */
-export interface ImageClientOptions {
+interface ImageClientOptions {
   /** `host[:port]` of registries spoken to over plain HTTP; all others use HTTPS. */
   insecureRegistries?: readonly string[];
   /** PEM CA bundle trusted in addition to the system roots (or a provider for reloads). */

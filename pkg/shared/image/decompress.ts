@@ -7,7 +7,7 @@ import { Readable, pipeline } from 'node:stream';
 import { createGunzip, createZstdDecompress } from 'node:zlib';
 
 /** Compression formats told apart by their magic bytes. */
-export type Compression = 'gzip' | 'zstd' | 'bzip2' | 'xz' | 'none';
+type Compression = 'gzip' | 'zstd' | 'bzip2' | 'xz' | 'none';
 
 const MAGIC: ReadonlyArray<[Compression, readonly number[]]> = [
   ['gzip', [0x1f, 0x8b, 0x08]],
@@ -37,7 +37,7 @@ async function* prepend(head: Buffer, it: AsyncIterator<Buffer>): AsyncGenerator
 }
 
 /** Options of {@link decompress}. */
-export interface DecompressOptions {
+interface DecompressOptions {
   /** zlib's output chunk size (default 16 KiB). */
   chunkSize?: number;
   /** Called with the size of each output chunk before it is yielded; throwing stops decompression (a size cap). */

@@ -42,7 +42,7 @@ export function sha256Digest(data: Uint8Array): string {
 }
 
 /** The digest of `data` computed with the algorithm of `expected`. */
-export function digestLike(expected: string, data: Uint8Array): string {
+function digestLike(expected: string, data: Uint8Array): string {
   const algorithm = expected.slice(0, expected.indexOf(':'));
   return `${algorithm}:${hashFor(expected).update(data).digest('hex')}`;
 }

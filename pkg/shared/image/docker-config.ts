@@ -10,20 +10,20 @@ import { z } from 'zod';
 import type { ImageReference } from './reference.ts';
 
 /** One `auths` entry as written in a Docker config. Unused fields are ignored. */
-export const DockerAuthEntry = z.object({
+const DockerAuthEntry = z.object({
   auth: z.string().optional(),
   username: z.string().optional(),
   password: z.string().optional(),
 });
-export type DockerAuthEntry = z.infer<typeof DockerAuthEntry>;
+type DockerAuthEntry = z.infer<typeof DockerAuthEntry>;
 
 /** `.dockerconfigjson` content: `{"auths": {key: entry}}`. */
-export const DockerConfigJson = z.object({ auths: z.record(z.string(), DockerAuthEntry) });
-export type DockerConfigJson = z.infer<typeof DockerConfigJson>;
+const DockerConfigJson = z.object({ auths: z.record(z.string(), DockerAuthEntry) });
+type DockerConfigJson = z.infer<typeof DockerConfigJson>;
 
 /** Legacy `.dockercfg` content: `{key: entry}`. */
-export const Dockercfg = z.record(z.string(), DockerAuthEntry);
-export type Dockercfg = z.infer<typeof Dockercfg>;
+const Dockercfg = z.record(z.string(), DockerAuthEntry);
+type Dockercfg = z.infer<typeof Dockercfg>;
 
 /** A username/password pair for HTTP basic auth or a token request. */
 export interface RegistryCredentials {
@@ -39,7 +39,7 @@ export interface DockerConfig {
 const DOCKER_HUB_ALIASES = new Set(['docker.io', 'registry-1.docker.io', 'index.docker.io']);
 
 /** The lookup key for a registry host: Docker Hub aliases collapse to `index.docker.io`. */
-export function normalizeRegistryHost(host: string): string {
+function normalizeRegistryHost(host: string): string {
   return DOCKER_HUB_ALIASES.has(host) ? 'index.docker.io' : host;
 }
 
@@ -113,7 +113,7 @@ export function parseDockercfg(text: string, source = '.dockercfg'): DockerConfi
 }
 
 /** The data of a Secret as the API returns it: values are base64. */
-export interface SecretPayload {
+interface SecretPayload {
   name?: string;
   data?: Readonly<Record<string, string>> | undefined;
 }

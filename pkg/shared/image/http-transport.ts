@@ -48,7 +48,7 @@ export interface HttpResponse {
 }
 
 /** Transport settings. Providers are called per request, so updates apply to the next one. */
-export interface TransportOptions {
+interface TransportOptions {
   /**
    * `host[:port]` of registries reached over plain HTTP (compared case-insensitively); an
    * entry without a port covers every port of that host (e.g. `127.0.0.1`).

@@ -26,7 +26,7 @@ import type { TarEntry } from './tar-reader.ts';
 export type UnpackLog = Pick<Logger, 'debug' | 'warn'>;
 
 /** Options for {@link applyLayer}. */
-export interface ApplyLayerOptions {
+interface ApplyLayerOptions {
   filter?: EntryFilter | undefined;
   log?: UnpackLog | undefined;
   /** Counts each entry about to be created (a file by its header's size, before its data). */

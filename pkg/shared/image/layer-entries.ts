@@ -12,7 +12,7 @@ import type { EntryFilter } from './path-filter.ts';
 import { readTar } from './tar-reader.ts';
 
 /** One kept entry; `body` yields a file's bytes (skipped when not read). */
-export interface LayerEntry {
+interface LayerEntry {
   /** Cleaned path relative to the image root, without a leading `/`. */
   path: string;
   kind: 'file' | 'dir' | 'other';

@@ -20,10 +20,10 @@ export const MediaTypes = {
 } as const;
 
 /** Manifest media types that describe a single image. */
-export const IMAGE_MANIFEST_TYPES: readonly string[] = [MediaTypes.ociManifest, MediaTypes.dockerManifest];
+const IMAGE_MANIFEST_TYPES: readonly string[] = [MediaTypes.ociManifest, MediaTypes.dockerManifest];
 
 /** Manifest media types that list per-platform images. */
-export const INDEX_MANIFEST_TYPES: readonly string[] = [MediaTypes.ociIndex, MediaTypes.dockerManifestList];
+const INDEX_MANIFEST_TYPES: readonly string[] = [MediaTypes.ociIndex, MediaTypes.dockerManifestList];
 
 /** The `Accept` header sent for manifests: every type this client can read. */
 export const MANIFEST_ACCEPT = [MediaTypes.ociIndex, MediaTypes.ociManifest, MediaTypes.dockerManifestList, MediaTypes.dockerManifest].join(', ');
@@ -57,23 +57,23 @@ export const ImageManifest = z.object({
 export type ImageManifest = z.infer<typeof ImageManifest>;
 
 /** An OCI image index or Docker manifest list. */
-export const ImageIndex = z.object({
+const ImageIndex = z.object({
   schemaVersion: z.literal(2),
   mediaType: z.string().optional(),
   manifests: z.array(Descriptor),
   annotations: z.record(z.string(), z.string()).optional(),
 });
-export type ImageIndex = z.infer<typeof ImageIndex>;
+type ImageIndex = z.infer<typeof ImageIndex>;
 
 /** The fields of an image config blob this client reads. */
-export const ImageConfigJson = z.object({
+const ImageConfigJson = z.object({
   architecture: z.string().optional(),
   os: z.string().optional(),
   variant: z.string().optional(),
   config: z.object({ Labels: z.record(z.string(), z.string()).nullish() }).nullish(),
   rootfs: z.object({ type: z.string(), diff_ids: z.array(z.string()) }).optional(),
 });
-export type ImageConfigJson = z.infer<typeof ImageConfigJson>;
+type ImageConfigJson = z.infer<typeof ImageConfigJson>;
 
 /** An image config, reduced to what consumers use, with the parsed JSON kept in `raw`. */
 export interface ImageConfig {
@@ -86,7 +86,7 @@ export interface ImageConfig {
 }
 
 /** A parsed manifest: one image, or an index of per-platform images. */
-export type ParsedManifest = { kind: 'image'; mediaType: string; manifest: ImageManifest } | { kind: 'index'; mediaType: string; index: ImageIndex };
+type ParsedManifest = { kind: 'image'; mediaType: string; manifest: ImageManifest } | { kind: 'index'; mediaType: string; index: ImageIndex };
 
 function describeIssues(error: z.ZodError): string {
   return error.issues

@@ -18,7 +18,7 @@ export class RegistryBlockedError extends Error {
 }
 
 /** The repository a source names, with its `insecure` setting, for the registry client. */
-export function sourceRepository(source: PullSource): Repository {
+function sourceRepository(source: PullSource): Repository {
   const { domain, path, name } = source.ref;
   return source.insecure ? { domain, path, name, insecure: true } : { domain, path, name };
 }

@@ -52,7 +52,7 @@ export interface PullResult {
 }
 
 /** A layer of an {@link OpenedImage}. */
-export interface OpenedLayer {
+interface OpenedLayer {
   digest: string;
   /** Compressed size in bytes, from the manifest. */
   size: number;

@@ -15,10 +15,10 @@ import { err, ok, type Result } from '../errors/index.ts';
 import { isTable, parseToml, type TomlDocument, type TomlTable, type TomlValue } from './toml-subset.ts';
 
 /** When a mirror is used: for every pull, only pulls by digest, or only pulls by tag. */
-export type PullFromMirror = 'all' | 'digest-only' | 'tag-only';
+type PullFromMirror = 'all' | 'digest-only' | 'tag-only';
 
 /** A mirror of a registry table. */
-export interface RegistryMirror {
+interface RegistryMirror {
   /** `host[:port][/namespace...]`, no scheme, no trailing slash. */
   location: string;
   insecure: boolean;

@@ -11,7 +11,7 @@ import { parseRegistriesConfFile, type RegistriesConfFile } from './registries-c
 import { mergeRegistriesConf, type RegistriesConf } from './registries-conf.ts';
 
 /** A main file and the drop-in directory read with it. */
-export interface RegistriesConfLocation {
+interface RegistriesConfLocation {
   file: string;
   dir: string;
 }

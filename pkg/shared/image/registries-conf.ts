@@ -69,7 +69,7 @@ export function mergeRegistriesConf(files: readonly RegistriesConfFile[]): Regis
  * A plain prefix must be followed by the end, `/`, `:` or `@` (so `example.com:5000` is matched
  * by `example.com`, as upstream); `*.domain` matches a host ending in `.domain`.
  */
-export function prefixMatchLength(ref: string, prefix: string): number {
+function prefixMatchLength(ref: string, prefix: string): number {
   if (prefix.startsWith('*.')) {
     const suffix = prefix.slice(1);
     const at = ref.indexOf(suffix);

@@ -19,7 +19,7 @@ import { rethrowNamingTimeout } from './timeout.ts';
 export type RepositoryActions = 'pull' | 'pull,push';
 
 /** Where credentials come from: a fixed config or a provider read at each request. */
-export type CredentialsSource = DockerConfig | (() => DockerConfig | undefined) | undefined;
+type CredentialsSource = DockerConfig | (() => DockerConfig | undefined) | undefined;
 
 /** Token endpoint response (Docker token spec); `access_token` is the OAuth2 spelling. */
 const TokenResponse = z.object({

@@ -23,7 +23,7 @@ export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 export type Repository = Pick<ImageReference, 'domain' | 'path' | 'name'> & { readonly insecure?: boolean | undefined };
 
 /** A fetched manifest: raw bytes, the Content-Type it came with, and its digest. */
-export interface FetchedManifest {
+interface FetchedManifest {
   bytes: Buffer;
   contentType: string | undefined;
   digest: string;

@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import type { HttpResponse } from './http-transport.ts';
 
 /** One entry of a registry's JSON error body. */
-export interface RegistryErrorEntry {
+interface RegistryErrorEntry {
   code: string;
   message: string;
 }
@@ -16,7 +16,7 @@ export interface RegistryErrorEntry {
  * A registry answered with an unexpected status. Retryable: upstream treats registry, auth
  * and unknown-manifest failures alike as worth retrying.
  */
-export class RegistryError extends Error {
+class RegistryError extends Error {
   readonly status: number;
   readonly errors: readonly RegistryErrorEntry[];
 

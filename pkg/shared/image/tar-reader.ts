@@ -5,7 +5,7 @@
  */
 
 /** Kinds of entries; `other` carries a type flag this reader does not interpret. */
-export type TarEntryType = 'file' | 'dir' | 'symlink' | 'hardlink' | 'char' | 'block' | 'fifo' | 'other';
+type TarEntryType = 'file' | 'dir' | 'symlink' | 'hardlink' | 'char' | 'block' | 'fifo' | 'other';
 
 /** An entry header after pax and GNU extensions are folded in. */
 export interface TarHeader {

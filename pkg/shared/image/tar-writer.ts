@@ -19,7 +19,7 @@ export interface TarWriteEntry {
 }
 
 /** Raw header fields for {@link tarHeaderBlock}. */
-export interface TarHeaderFields {
+interface TarHeaderFields {
   name: string;
   typeflag: string;
   size?: number;

@@ -9,7 +9,7 @@ import { goDuration } from '../../gocompat/gotext/index.ts';
 import { RequestTimeoutError } from '../nodehttp/index.ts';
 
 /** The bound that fired: connecting (TCP and TLS), or the read (inactivity) timeout. */
-export type RegistryTimeoutPhase = 'connect' | 'read';
+type RegistryTimeoutPhase = 'connect' | 'read';
 
 /**
  * A registry request ended by a timeout: `timeout after 30s reading layer sha256:… from
@@ -43,7 +43,7 @@ export class RegistryTimeoutError extends Error {
  * `err` as a RegistryTimeoutError reading `what`, when a request timeout is among its causes
  * (an already named one is returned as is); undefined for any other failure.
  */
-export function asRegistryTimeout(err: unknown, what: string): RegistryTimeoutError | undefined {
+function asRegistryTimeout(err: unknown, what: string): RegistryTimeoutError | undefined {
   const named = findCause(err, (e): e is RegistryTimeoutError => e instanceof RegistryTimeoutError);
   if (named !== undefined) return named;
   const t = findCause(err, (e): e is RequestTimeoutError => e instanceof RequestTimeoutError);

@@ -21,7 +21,7 @@ export interface TomlDocument {
 }
 
 /** Where and why a document does not parse. */
-export interface TomlError {
+interface TomlError {
   line: number;
   message: string;
 }

@@ -54,7 +54,7 @@ async function drainForMismatch(verified: AsyncIterable<Buffer>): Promise<BlobMi
 }
 
 /** What to unpack and how. */
-export interface UnpackRequest {
+interface UnpackRequest {
   registry: RegistryClient;
   repo: Repository;
   layers: readonly Descriptor[];

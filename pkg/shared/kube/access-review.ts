@@ -6,7 +6,7 @@ import type { KubeClient } from './client.ts';
 import type { KubeObject } from '../unstructured/index.ts';
 
 /** A request on a resource (`resourceAttributes` of a SubjectAccessReview). */
-export interface ResourceAccess {
+interface ResourceAccess {
   verb: string;
   /** API group; '' for the core group. */
   group?: string;
@@ -36,7 +36,7 @@ export interface AccessSubject {
 }
 
 /** The answer for one attribute set, in input order. */
-export interface AccessDecision {
+interface AccessDecision {
   attributes: AccessAttributes;
   allowed: boolean;
   /** An authorizer explicitly denied (RBAC never does; webhooks may). */

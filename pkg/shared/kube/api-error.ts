@@ -7,7 +7,7 @@
  */
 
 /** The `details` part of a Kubernetes `Status` object. */
-export interface StatusDetails {
+interface StatusDetails {
   name?: string;
   group?: string;
   kind?: string;
@@ -28,7 +28,7 @@ export interface Status {
 }
 
 /** Status reasons we branch on (values of `Status.reason`, apimachinery `StatusReason*`). */
-export const StatusReason = {
+const StatusReason = {
   NotFound: 'NotFound',
   AlreadyExists: 'AlreadyExists',
   Conflict: 'Conflict',
@@ -84,7 +84,7 @@ export function apiErrorFromStatus(status: Status, fallbackCode = 500): ApiError
 }
 
 /** True when `body` looks like a `meta/v1` Status object. */
-export function isStatusObject(body: unknown): body is Status {
+function isStatusObject(body: unknown): body is Status {
   return typeof body === 'object' && body !== null && (body as { kind?: unknown }).kind === 'Status';
 }
 

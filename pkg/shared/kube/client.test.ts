@@ -1,16 +1,9 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import {
-  ApiError,
-  createKubeClient,
-  createResourceMapper,
-  decodeWatchStream,
-  isGone,
-  isNoKindMatch,
-  resourcePath,
-  type RequestOptions,
-  type Transport,
-} from './index.ts';
+import { ApiError, decodeWatchStream, isNoKindMatch, type RequestOptions, type Transport } from './index.ts';
+import { createKubeClient } from './client.ts';
+import { createResourceMapper, resourcePath } from './resource-mapper.ts';
+import { isGone } from './api-error.ts';
 
 interface Call {
   method: string;

@@ -8,7 +8,7 @@ import { gvkOf, type KubeObject, type ObjectList, type ObjectRef, type TypeRef, 
 import { decodeWatchStream, jitteredWatchTimeoutSeconds } from './watch.ts';
 
 /** Content types of the patch flavours. */
-export const PatchType = {
+const PatchType = {
   merge: 'application/merge-patch+json',
   json: 'application/json-patch+json',
   strategic: 'application/strategic-merge-patch+json',
@@ -16,10 +16,10 @@ export const PatchType = {
 } as const;
 
 /** `fieldValidation` query values. */
-export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
 /** Options shared by writes. */
-export interface WriteOptions {
+interface WriteOptions {
   fieldManager?: string;
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
@@ -27,7 +27,7 @@ export interface WriteOptions {
 }
 
 /** Options of `apply` (server-side apply); `fieldManager` is mandatory for apply. */
-export interface ApplyOptions extends WriteOptions {
+interface ApplyOptions extends WriteOptions {
   fieldManager: string;
   /** Take ownership of conflicting fields (`force=true`). */
   force?: boolean;
@@ -56,7 +56,7 @@ export interface ListOptions {
 const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 
 /** Options of `watch`. */
-export interface WatchOptions extends Omit<ListOptions, 'limit' | 'continue' | 'metadataOnly'> {
+interface WatchOptions extends Omit<ListOptions, 'limit' | 'continue' | 'metadataOnly'> {
   /** Server-side timeout; default jittered 5-10 minutes so watches are renewed regularly. */
   timeoutSeconds?: number;
   /** Ask for BOOKMARK events (default true). */
@@ -64,7 +64,7 @@ export interface WatchOptions extends Omit<ListOptions, 'limit' | 'continue' | '
 }
 
 /** Options of `delete`. */
-export interface DeleteOptions {
+interface DeleteOptions {
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
   preconditions?: { uid?: string; resourceVersion?: string };
   gracePeriodSeconds?: number;

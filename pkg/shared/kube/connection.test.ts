@@ -3,7 +3,9 @@ import https from 'node:https';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testTempDir } from '../../../test/support/temp-dir.ts';
-import { bearerConnection, anonymousChannels, connectionFromKubeConfig, loadKubeConfig } from './index.ts';
+import { bearerConnection, anonymousChannels } from './index.ts';
+import { connectionFromKubeConfig } from './connection.ts';
+import { loadKubeConfig } from './kubeconfig.ts';
 
 function kubeconfig(user: string, extra = ''): string {
   return `apiVersion: v1

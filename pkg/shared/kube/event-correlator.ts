@@ -34,7 +34,7 @@ export interface EventObjectRef {
 }
 
 /** One event as the caller states it. */
-export interface EventSpec {
+interface EventSpec {
   regarding: EventObjectRef;
   type: EventType;
   reason: string;
@@ -56,7 +56,7 @@ export interface SeriesEntry<W> {
 }
 
 /** What to do with an event: nothing, write a new Event, or grow an existing one's series. */
-export type Correlation<W> = { kind: 'drop' } | { kind: 'new'; entry: SeriesEntry<W> } | { kind: 'repeat'; entry: SeriesEntry<W> };
+type Correlation<W> = { kind: 'drop' } | { kind: 'new'; entry: SeriesEntry<W> } | { kind: 'repeat'; entry: SeriesEntry<W> };
 
 /** Tunables; the defaults are client-go's. */
 export interface CorrelatorOptions {

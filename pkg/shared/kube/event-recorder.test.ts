@@ -1,7 +1,9 @@
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ApiError, COMBINED_PREFIX, KubeEventRecorder, NOTE_MAX_BYTES, truncateNote, type KubeClient, type KubeObject } from './index.ts';
+import { ApiError, KubeEventRecorder, type KubeClient, type KubeObject } from './index.ts';
+import { COMBINED_PREFIX } from './event-correlator.ts';
+import { NOTE_MAX_BYTES, truncateNote } from './event-recorder.ts';
 
 const log = pino({ level: 'silent' });
 const CE = {

@@ -32,11 +32,8 @@ export interface EventRecorder {
   event(regarding: KubeObject | EventObjectRef, type: EventType, reason: string, action: string, note: string): void;
 }
 
-/** A recorder that records nothing (tests, tools without a cluster identity). */
-export const discardEvents: EventRecorder = { event: () => undefined };
-
 /** Construction options of a KubeEventRecorder. */
-export interface KubeEventRecorderOptions extends CorrelatorOptions {
+interface KubeEventRecorderOptions extends CorrelatorOptions {
   /** The component's own client (its ServiceAccount): needs events create and patch. */
   client: KubeClient;
   /** `reportingController`, e.g. `olm.operatorframework.io/operator-controller`. */
@@ -51,7 +48,7 @@ export interface KubeEventRecorderOptions extends CorrelatorOptions {
 /** The events.k8s.io/v1 limit of `note`, in bytes. */
 export const NOTE_MAX_BYTES = 1024;
 /** Namespace of the events of cluster-scoped objects (client-go's metav1.NamespaceDefault). */
-export const CLUSTER_EVENT_NAMESPACE = 'default';
+const CLUSTER_EVENT_NAMESPACE = 'default';
 
 /** Per-Event write state: its name once chosen, and how many observations were written. */
 interface WriteState {

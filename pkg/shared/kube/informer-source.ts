@@ -18,7 +18,7 @@ export interface ListWatchSource<T extends KubeObject = KubeObject> {
 }
 
 /** What an informer over a client lists and watches. */
-export interface ListWatchScope {
+interface ListWatchScope {
   /** Namespace to restrict to; omit for all namespaces or cluster-scoped kinds. */
   namespace?: string;
   labelSelector?: string;

@@ -20,7 +20,7 @@ import { load } from 'js-yaml';
 type Obj = Record<string, unknown>;
 
 /** The merge of a kubeconfig list. */
-export interface MergedKubeConfig {
+interface MergedKubeConfig {
   /** The merged document (clusters, users, contexts, current-context), paths made absolute. */
   doc: Obj;
   /** The files that were read, in order. */

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startForwardProxy, type ForwardProxy } from '../../../test/support/forward-proxy.ts';
 import { testTempDir } from '../../../test/support/temp-dir.ts';
-import { connect, loadKubeConfig } from './index.ts';
+import { connect } from './index.ts';
+import { loadKubeConfig } from './kubeconfig.ts';
 
 const tls = (name: string): string => readFileSync(new URL(`../../../test/fixtures/tls/${name}`, import.meta.url), 'utf8');
 const b64 = (s: string): string => Buffer.from(s).toString('base64');

@@ -1,7 +1,8 @@
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, LeaderElector, type KubeClient, type KubeObject, type LeaderElectionOutcome } from './index.ts';
+import { ApiError, LeaderElector, type KubeClient, type KubeObject } from './index.ts';
+import { type LeaderElectionOutcome } from './leader-election.ts';
 
 const log = pino({ level: 'silent' });
 

@@ -17,7 +17,7 @@ import { gaugeOn } from './metrics.ts';
 import type { KubeObject } from '../unstructured/index.ts';
 
 /** Construction options of a LeaderElector. */
-export interface LeaderElectionOptions {
+interface LeaderElectionOptions {
   client: KubeClient;
   /** Namespace and name of the Lease. */
   namespace: string;

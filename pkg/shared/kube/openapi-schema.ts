@@ -29,7 +29,7 @@ export interface ObjectSchema {
 }
 
 /** The fields of an object schema. */
-export interface ObjectFields {
+interface ObjectFields {
   /**
    * The schema of key `name`: the declared property, else the additionalProperties schema;
    * undefined when the server does not know the key (the field is "not declared in schema").
@@ -40,7 +40,7 @@ export interface ObjectFields {
 }
 
 /** The items of an array schema. */
-export interface ListItems {
+interface ListItems {
   /** Schema of every item (resolved on first use). */
   readonly items: ObjectSchema;
   /**
@@ -52,7 +52,7 @@ export interface ListItems {
 }
 
 /** Compiled components of one OpenAPI document, looked up by component name. */
-export interface SchemaTable {
+interface SchemaTable {
   /** The compiled component `name`, or undefined when the document has none. */
   get(name: string): ObjectSchema | undefined;
   /** Number of components compiled so far (for memory accounting). */
@@ -60,7 +60,7 @@ export interface SchemaTable {
 }
 
 /** Accepts any value whole (untyped, deduced, preserved, Quantity, RawExtension). */
-export const OPEN_SCHEMA: ObjectSchema = Object.freeze({ open: true });
+const OPEN_SCHEMA: ObjectSchema = Object.freeze({ open: true });
 
 // Components the server hard-codes as untyped, whatever their OpenAPI says.
 const UNTYPED_COMPONENTS = new Set(['io.k8s.apimachinery.pkg.api.resource.Quantity', 'io.k8s.apimachinery.pkg.runtime.RawExtension']);

@@ -37,7 +37,7 @@ export function isNoKindMatch(err: unknown): err is NoKindMatchError {
 }
 
 /** `apps/v1`, or `v1` for the core group. */
-export function groupVersion(group: string, version: string): string {
+function groupVersion(group: string, version: string): string {
   return group === '' ? version : `${group}/${version}`;
 }
 
@@ -126,7 +126,7 @@ export function createResourceMapper(transport: Transport, options: { minRefresh
 }
 
 /** Options of `resourcePath`. */
-export interface PathParts {
+interface PathParts {
   namespace?: string | undefined;
   name?: string | undefined;
   subresource?: string | undefined;

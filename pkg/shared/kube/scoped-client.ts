@@ -27,7 +27,7 @@ export interface ScopedClientFactory {
 }
 
 /** Construction options of the factory. */
-export interface ScopedClientFactoryOptions {
+interface ScopedClientFactoryOptions {
   /** The controller's connection: only its server URL, CA and proxy are reused. */
   base: Pick<Connection, 'server' | 'serverTls' | 'proxy'>;
   /** Discovery is identity-independent; share the controller's mapper. */

@@ -1,17 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ApiError,
-  createTransport,
-  createWatchChannel,
-  isConflict,
-  isGone,
-  isNotFound,
-  parseWarnings,
-  retryAfterMs,
-  type Connection,
-} from './index.ts';
+import { ApiError, createTransport, isConflict, isNotFound } from './index.ts';
+import { createWatchChannel } from './watch-channel.ts';
+import { isGone } from './api-error.ts';
+import { parseWarnings, retryAfterMs } from './transport.ts';
+import { type Connection } from './connection.ts';
 
 // An in-process HTTP server whose answers each test scripts; it records what arrived.
 interface Seen {

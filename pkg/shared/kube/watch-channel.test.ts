@@ -1,7 +1,7 @@
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWatchChannel } from './index.ts';
+import { createWatchChannel } from './watch-channel.ts';
 
 // A prior-knowledge HTTP/2 (h2c) server allowing 3 streams per session: /watch answers and
 // stays open, /status/<n> answers n, /hang never answers.

@@ -20,7 +20,7 @@ import type { Readable } from 'node:stream';
 import { createAgentPool, sendRequest } from '../nodehttp/index.ts';
 
 /** TLS material of the watch sessions (the same as the identity's request agent). */
-export interface ChannelTls {
+interface ChannelTls {
   ca?: Buffer | string | undefined;
   cert?: Buffer | undefined;
   key?: Buffer | undefined;
@@ -29,7 +29,7 @@ export interface ChannelTls {
 }
 
 /** One request to send over a channel. */
-export interface ChannelRequest {
+interface ChannelRequest {
   method: string;
   url: URL;
   headers: Record<string, string | string[]>;
@@ -65,7 +65,7 @@ export interface WatchChannel {
 }
 
 /** Options of {@link createWatchChannel}. */
-export interface WatchChannelOptions {
+interface WatchChannelOptions {
   /** `h2` (default for https servers; prior-knowledge h2c for http ones) or `http/1.1` (default for http servers). */
   protocol?: 'h2' | 'http/1.1';
   /** Forward proxy (http or https) every watch goes through; implies `http/1.1`. */

@@ -5,5 +5,5 @@
  * docs/decisions/0053-local-files-regular-and-confined.md.
  */
 export { LocalFileError } from './errors.ts';
-export { type LocalTree, type TreeEntry, listDir, openTree } from './tree.ts';
+export { type LocalTree, listDir, openTree } from './tree.ts';
 export { openRegularFileSync, readFailure, readRegularFile } from './read.ts';

@@ -24,7 +24,7 @@ export interface LocalTree {
 }
 
 /** One entry of a listed directory: a regular file or directory inside the tree, or refused. */
-export type TreeEntry = EntryBase & ({ kind: 'file' | 'dir' } | { kind: 'refused'; /** The message to report, naming `path`. */ refusal: string });
+type TreeEntry = EntryBase & ({ kind: 'file' | 'dir' } | { kind: 'refused'; /** The message to report, naming `path`. */ refusal: string });
 
 interface EntryBase {
   name: string;

@@ -24,14 +24,14 @@ import { join } from 'node:path';
 import type { TlsMaterial } from './agents.ts';
 
 /** Options of the directory sources. */
-export interface CertDirOptions {
+interface CertDirOptions {
   /** Least age of a reading before the directory is read again (default 1000 ms). */
   refreshMs?: number;
   now?: () => number;
 }
 
 /** The TLS material of a registry certificate directory, by request URL. */
-export interface RegistryCertDir {
+interface RegistryCertDir {
   /**
    * Material for `url`'s host (undefined when the directory holds none for it).
    * @throws Error when the directory or the host's subdirectory is inconsistent or unreadable.

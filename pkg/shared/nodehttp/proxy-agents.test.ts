@@ -5,7 +5,8 @@ import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startForwardProxy, type ForwardProxy } from '../../../test/support/forward-proxy.ts';
-import { createAgentPool, createProxySelector, http, RequestTimeoutError, sendRequest, type AgentPoolOptions } from './index.ts';
+import { createAgentPool, createProxySelector, http, RequestTimeoutError, sendRequest } from './index.ts';
+import { type AgentPoolOptions } from './agents.ts';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../../test/fixtures/tls/${name}`, import.meta.url), 'utf8');
 const CA = fixture('ca.crt');

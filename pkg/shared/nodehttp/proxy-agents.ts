@@ -33,7 +33,7 @@ import { establishedSockets, markHttpProxyAgent } from './proxy-marks.ts';
 import { RequestTimeoutError } from './request.ts';
 
 /** Settings of a proxy agent. */
-export interface ProxyAgentOptions {
+interface ProxyAgentOptions {
   /** The proxy: `http://` or `https://`, with optional `user:password@`. */
   proxy: URL;
   /** Options of the agent itself (keep-alive, socket limits) and, for HTTPS, the TLS options of its servers. */

@@ -10,7 +10,7 @@ import { http } from './http.ts';
 import { establishedSockets, httpProxyRequest } from './proxy-marks.ts';
 
 /** How an abort through `signal` surfaces (the request had no response yet). */
-export type AbortStyle =
+type AbortStyle =
   /** Rejects with `signal.reason` itself. */
   | 'reason'
   /** `<request>: context deadline exceeded` for a TimeoutError reason, else the reason's message. */
@@ -19,7 +19,7 @@ export type AbortStyle =
   | 'native';
 
 /** One request. */
-export interface SendOptions {
+interface SendOptions {
   method: string;
   url: URL;
   agent: Agent;
@@ -48,7 +48,7 @@ export interface SendOptions {
 }
 
 /** Which bound of {@link SendOptions} ended a request. */
-export type RequestTimeoutPhase = 'connect' | 'headers' | 'idle';
+type RequestTimeoutPhase = 'connect' | 'headers' | 'idle';
 
 /**
  * A request ended by one of its time bounds: the `cause` of the rejection (or the error of the

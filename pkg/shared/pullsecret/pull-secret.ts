@@ -21,13 +21,13 @@ import { type DockerConfig, dockerConfigFromSecret, mergeDockerConfigs } from '.
 import { Informer, type KubeClient, type KubeObject, clientListWatch } from '../kube/index.ts';
 
 /** A namespaced name. */
-export interface ObjectKey {
+interface ObjectKey {
   namespace: string;
   name: string;
 }
 
 /** Where credentials come from. */
-export interface PullSecretSources {
+interface PullSecretSources {
   /** `--global-pull-secret`. */
   global?: ObjectKey | undefined;
   /** The ServiceAccount whose imagePullSecrets count: `self` is the component's own identity; absent: none. */

@@ -5,16 +5,6 @@
  * Pure. Resolution policy on top of these (legacy build-as-release, (version, release)
  * ordering, what an unparsable skipRange means) stays in pkg/operator-controller/resolve.
  */
-export { parseBlangRange, type BlangRange } from './range.ts';
-export { MAX_RELEASE_LENGTH, compareRelease, formatRelease, parseRelease, type Release } from './release.ts';
-export {
-  ZERO_VERSION,
-  compareIdentifier,
-  compareIdentifiers,
-  compareSemver,
-  formatSemver,
-  parseIdentifier,
-  parseSemver,
-  type Identifier,
-  type SemVersion,
-} from './version.ts';
+export { parseBlangRange } from './range.ts';
+export { compareRelease, formatRelease, parseRelease, type Release } from './release.ts';
+export { ZERO_VERSION, compareIdentifiers, compareSemver, formatSemver, parseSemver, type Identifier, type SemVersion } from './version.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ZERO_VERSION, compareIdentifier, compareSemver, formatSemver, parseIdentifier, parseSemver, type SemVersion } from './index.ts';
+import { ZERO_VERSION, compareSemver, formatSemver, parseSemver, type SemVersion } from './index.ts';
+import { compareIdentifier, parseIdentifier } from './version.ts';
 
 function v(s: string): SemVersion {
   const r = parseSemver(s);

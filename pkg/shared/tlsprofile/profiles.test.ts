@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PROFILES, type TlsProfile, type TlsProfileFlags, parseTlsProfile } from './index.ts';
+import { type TlsProfile, parseTlsProfile } from './index.ts';
+import { PROFILES, type TlsProfileFlags } from './profiles.ts';
 
 function parsed(flags: TlsProfileFlags): TlsProfile {
   const r = parseTlsProfile(flags);

@@ -10,10 +10,10 @@ import { CURVE_OPENSSL_NAMES, TLS_VERSIONS, type TlsVersionName, isKnownCipher }
 
 /** The profile names, as `--tls-profile` takes them (case-insensitively, as upstream). */
 export const PROFILE_NAMES = ['custom', 'intermediate', 'modern', 'old'] as const;
-export type ProfileName = (typeof PROFILE_NAMES)[number];
+type ProfileName = (typeof PROFILE_NAMES)[number];
 
 /** Upstream's default `--tls-profile`. */
-export const DEFAULT_PROFILE: ProfileName = 'intermediate';
+const DEFAULT_PROFILE: ProfileName = 'intermediate';
 
 /** What a TLS server accepts, in upstream's names. */
 export interface TlsProfile {

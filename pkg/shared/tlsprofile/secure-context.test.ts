@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CURVE_OPENSSL_NAMES,
-  PROFILES,
-  TLS12_OPENSSL_NAMES,
-  type ProfileContext,
-  type TlsCapabilities,
-  type TlsProfile,
-  parseTlsProfile,
-  secureContextOptions,
-} from './index.ts';
+import { type TlsCapabilities, type TlsProfile, parseTlsProfile, secureContextOptions } from './index.ts';
+import { CURVE_OPENSSL_NAMES, TLS12_OPENSSL_NAMES } from './names.ts';
+import { PROFILES } from './profiles.ts';
+import { type ProfileContext } from './secure-context.ts';
 
 /** OpenSSL 3 without its legacy provider: no RC4, no 3DES; every curve. */
 const OPENSSL3: TlsCapabilities = {

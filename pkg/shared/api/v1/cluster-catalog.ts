@@ -33,61 +33,61 @@ export type AvailabilityMode = (typeof AvailabilityMode)[keyof typeof Availabili
  * `spec.source.image`: a tag or digest image reference. `pollIntervalMinutes` (≥ 1) asks for a
  * periodic re-check of the tag; the CRD forbids it with a digest reference. Absent means never.
  */
-export const ImageSource = z.object({
+const ImageSource = z.object({
   ref: z.string().min(1),
   pollIntervalMinutes: z.number().int().positive().optional(),
 });
 
 /** `spec.source.image`; see the `ImageSource` schema. */
-export type ImageSource = z.infer<typeof ImageSource>;
+type ImageSource = z.infer<typeof ImageSource>;
 
 /**
  * `spec.source`. `Image` is the only source type, and the CRD requires `image` with it, so the
  * parsed form always has `image`.
  */
-export const CatalogSource = z.object({
+const CatalogSource = z.object({
   type: z.literal(CatalogSourceType.Image),
   image: ImageSource,
 });
 
 /** `spec.source`; see the `CatalogSource` schema. */
-export type CatalogSource = z.infer<typeof CatalogSource>;
+type CatalogSource = z.infer<typeof CatalogSource>;
 
 /**
  * `spec` of a ClusterCatalog. `priority` (int32, default 0) breaks ties between catalogs during
  * resolution, higher first.
  */
-export const ClusterCatalogSpec = z.object({
+const ClusterCatalogSpec = z.object({
   source: CatalogSource,
   priority: z.number().int().default(0),
   availabilityMode: z.enum([AvailabilityMode.Available, AvailabilityMode.Unavailable]).default(AvailabilityMode.Available),
 });
 
 /** `spec` of a ClusterCatalog; see the `ClusterCatalogSpec` schema. */
-export type ClusterCatalogSpec = z.infer<typeof ClusterCatalogSpec>;
+type ClusterCatalogSpec = z.infer<typeof ClusterCatalogSpec>;
 
 /**
  * `status.resolvedSource`: the content actually served, pinned by digest
  * (`<repository>@sha256:<hex>`; the CRD rejects tags here).
  */
-export const ResolvedCatalogSource = z.object({
+const ResolvedCatalogSource = z.object({
   type: z.literal(CatalogSourceType.Image),
   image: z.object({ ref: z.string().min(1) }),
 });
 
 /** `status.resolvedSource`; see the `ResolvedCatalogSource` schema. */
-export type ResolvedCatalogSource = z.infer<typeof ResolvedCatalogSource>;
+type ResolvedCatalogSource = z.infer<typeof ResolvedCatalogSource>;
 
 /**
  * `status.urls`: `base` is the http(s) URL of the catalog's content API
  * (`<scheme>://<host>/catalogs/<name>`); clients append `/api/v1/all` or `/api/v1/metas`.
  */
-export const ClusterCatalogUrls = z.object({
+const ClusterCatalogUrls = z.object({
   base: z.string().min(1),
 });
 
 /** `status.urls`; see the `ClusterCatalogUrls` schema. */
-export type ClusterCatalogUrls = z.infer<typeof ClusterCatalogUrls>;
+type ClusterCatalogUrls = z.infer<typeof ClusterCatalogUrls>;
 
 /**
  * `status` of a ClusterCatalog, written only by catalogd. Condition types and reasons are those

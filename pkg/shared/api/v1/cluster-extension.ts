@@ -14,7 +14,7 @@ import { parseObject } from './parse.ts';
 import type { Result } from '../../errors/index.ts';
 
 /** Values of `spec.source.sourceType`. */
-export const SourceType = {
+const SourceType = {
   Catalog: 'Catalog',
 } as const;
 
@@ -41,7 +41,7 @@ export const CrdUpgradeSafetyEnforcement = {
 export type CrdUpgradeSafetyEnforcement = (typeof CrdUpgradeSafetyEnforcement)[keyof typeof CrdUpgradeSafetyEnforcement];
 
 /** Values of `spec.config.configType`. */
-export const ConfigType = {
+const ConfigType = {
   Inline: 'Inline',
 } as const;
 
@@ -51,7 +51,7 @@ export const ConfigType = {
  * `version` is a Masterminds semver constraint; absent or "" means no range filter. `channels`
  * absent or empty means every channel. `selector` absent or empty selects every catalog.
  */
-export const CatalogFilter = z.object({
+const CatalogFilter = z.object({
   packageName: z.string().min(1),
   version: z.string().optional(),
   channels: z.array(z.string()).optional(),
@@ -62,33 +62,33 @@ export const CatalogFilter = z.object({
 });
 
 /** `spec.source.catalog`; see the `CatalogFilter` schema. */
-export type CatalogFilter = z.infer<typeof CatalogFilter>;
+type CatalogFilter = z.infer<typeof CatalogFilter>;
 
 /**
  * `spec.source`. `Catalog` is the only source type, and the CRD requires `catalog` with it, so
  * the parsed form always has `catalog`.
  */
-export const ClusterExtensionSource = z.object({
+const ClusterExtensionSource = z.object({
   sourceType: z.literal(SourceType.Catalog),
   catalog: CatalogFilter,
 });
 
 /** `spec.source`; see the `ClusterExtensionSource` schema. */
-export type ClusterExtensionSource = z.infer<typeof ClusterExtensionSource>;
+type ClusterExtensionSource = z.infer<typeof ClusterExtensionSource>;
 
 /** `spec.serviceAccount`: the ServiceAccount in `spec.namespace` used for the extension's objects (optional). */
-export const ServiceAccountReference = z.object({
+const ServiceAccountReference = z.object({
   name: z.string().min(1),
 });
 
 /** `spec.serviceAccount`; see the `ServiceAccountReference` schema. */
-export type ServiceAccountReference = z.infer<typeof ServiceAccountReference>;
+type ServiceAccountReference = z.infer<typeof ServiceAccountReference>;
 
 /**
  * `spec.install`. The CRD requires `preflight.crdUpgradeSafety` whenever `install` is given;
  * an absent `install` (or `preflight`) means Strict enforcement.
  */
-export const ClusterExtensionInstallConfig = z.object({
+const ClusterExtensionInstallConfig = z.object({
   preflight: z
     .object({
       crdUpgradeSafety: z.object({
@@ -99,20 +99,20 @@ export const ClusterExtensionInstallConfig = z.object({
 });
 
 /** `spec.install`; see the `ClusterExtensionInstallConfig` schema. */
-export type ClusterExtensionInstallConfig = z.infer<typeof ClusterExtensionInstallConfig>;
+type ClusterExtensionInstallConfig = z.infer<typeof ClusterExtensionInstallConfig>;
 
 /**
  * `spec.config`: bundle configuration. `inline` is an arbitrary non-empty JSON object; for
  * registry+v1 bundles its keys are `watchNamespace` and `deploymentConfig`, and it is checked
  * against the resolved bundle's configuration schema at reconcile time, not here.
  */
-export const ClusterExtensionConfig = z.object({
+const ClusterExtensionConfig = z.object({
   configType: z.literal(ConfigType.Inline),
   inline: z.record(z.string(), z.unknown()),
 });
 
 /** `spec.config`; see the `ClusterExtensionConfig` schema. */
-export type ClusterExtensionConfig = z.infer<typeof ClusterExtensionConfig>;
+type ClusterExtensionConfig = z.infer<typeof ClusterExtensionConfig>;
 
 /**
  * `spec` of a ClusterExtension. `namespace` and `source` are required; without
@@ -145,12 +145,12 @@ export const BundleMetadata = z.object({
 export type BundleMetadata = z.infer<typeof BundleMetadata>;
 
 /** `status.install`: present exactly while a bundle is installed. */
-export const ClusterExtensionInstallStatus = z.object({
+const ClusterExtensionInstallStatus = z.object({
   bundle: BundleMetadata,
 });
 
 /** `status.install`; see the `ClusterExtensionInstallStatus` schema. */
-export type ClusterExtensionInstallStatus = z.infer<typeof ClusterExtensionInstallStatus>;
+type ClusterExtensionInstallStatus = z.infer<typeof ClusterExtensionInstallStatus>;
 
 /**
  * `status` of a ClusterExtension, written only by operator-controller. Condition types and

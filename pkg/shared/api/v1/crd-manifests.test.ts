@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { ADMITTED_VERSION_EXPRESSIONS, REFUSED_VERSION_EXPRESSIONS } from '../../../../test/support/version-expressions.ts';
-import { CLUSTER_CATALOG, CLUSTER_EXTENSION, GROUP, type ResourceNames, VERSION } from '../index.ts';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION, GROUP, VERSION } from '../index.ts';
+import { type ResourceNames } from './constants.ts';
 
 type Json = Record<string, unknown>;
 

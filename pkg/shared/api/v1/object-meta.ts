@@ -30,30 +30,19 @@ export const ObjectMeta = z.object({
 /** The `metadata` of a cluster-scoped object; see the `ObjectMeta` schema. */
 export type ObjectMeta = z.infer<typeof ObjectMeta>;
 
-/** Operators of a set-based label requirement, as Kubernetes defines them. */
-export const LabelSelectorOperator = {
-  In: 'In',
-  NotIn: 'NotIn',
-  Exists: 'Exists',
-  DoesNotExist: 'DoesNotExist',
-} as const;
-
-/** One of In, NotIn, Exists, DoesNotExist. */
-export type LabelSelectorOperator = (typeof LabelSelectorOperator)[keyof typeof LabelSelectorOperator];
-
 /**
  * One set-based requirement of a label selector. `operator` is a plain string because the CRD
  * does not restrict it (as upstream): a bad operator is accepted at admission and must be
  * reported when the selector is converted for use.
  */
-export const LabelSelectorRequirement = z.object({
+const LabelSelectorRequirement = z.object({
   key: z.string(),
   operator: z.string(),
   values: z.array(z.string()).optional(),
 });
 
 /** A set-based label requirement; see the `LabelSelectorRequirement` schema. */
-export type LabelSelectorRequirement = z.infer<typeof LabelSelectorRequirement>;
+type LabelSelectorRequirement = z.infer<typeof LabelSelectorRequirement>;
 
 /**
  * Kubernetes `metav1.LabelSelector`: every `matchLabels` entry and every `matchExpressions`

@@ -9,13 +9,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 /** Authentication the fake demands. */
-export type FakeAuth =
+type FakeAuth =
   | { kind: 'none' }
   | { kind: 'basic'; username: string; password: string }
   | { kind: 'bearer'; username?: string; password?: string; expiresIn?: number };
 
 /** Fault switches; change them between requests. */
-export interface FakeFaults {
+interface FakeFaults {
   /** Serve these blobs with one byte flipped. */
   corruptBlobs: Set<string>;
   /** Answer blob GETs with a 307 to this origin (`http://127.0.0.1:PORT`). */
