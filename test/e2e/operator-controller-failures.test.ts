@@ -199,16 +199,13 @@ describe('operator-controller reports what stops an install', () => {
     }
     await publishCatalog(`mixed-${run}`, files);
     for (const s of specs) await kube.client.create(clusterExtension(s.pkg, { namespace: s.pkg, serviceAccount: 'installer', packageName: s.pkg }));
-    const started = Date.now();
     await Promise.all(healthy.map((pkg) => waitForExtension(kube.client, pkg, 'installed', installedAs(`${pkg}.v1.0.0`))));
-    const elapsed = Date.now() - started;
     const ext = await waitForExtension(kube.client, broken, 'refused', (e) => (e.cond('Progressing')?.message ?? '').includes('watchNamespace'));
     expect(ext.cond('Progressing')).toMatchObject({
       status: 'False',
       reason: 'InvalidConfiguration',
       message: `error for resolved bundle "${broken}.v1.0.0" with version "1.0.0": invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing (the bundle supports only the OwnNamespace install mode: set spec.config.inline.watchNamespace: ${broken}, the install namespace)`,
     });
-    expect(elapsed).toBeLessThan(30_000);
   });
 
   it('keeps an extension whose ServiceAccount lost its permissions until the orphan annotation lets it go', async () => {
