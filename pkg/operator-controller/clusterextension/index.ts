@@ -18,9 +18,9 @@ export { watchCatalogEvents, type CatalogEventsOptions } from './catalog-events.
 export { DriftWatches, type DriftTracker, type DriftWatchesOptions, type TrackedRelease } from './drift-watches.ts';
 export { extensionKeys } from './extension-events.ts';
 export { contentRef, selectedCatalogs, type CatalogSource, type SelectedCatalogs } from './catalogs.ts';
-export { newExtensionState, type ExtensionFeatures, type ExtensionState, type Target } from './pipeline-state.ts';
+export type { ExtensionFeatures, ExtensionState, Target } from './pipeline-state.ts';
 export { installerOf, noInstallerMessage, parseServiceAccountRef, type Installer, type ServiceAccountRef } from './installer.ts';
-export { EXTENSION_CONTROLLER_NAME } from './reconciler.ts';
+export { EXTENSION_CONTROLLER_NAME, newExtensionState } from './reconciler.ts';
 export { ExtensionEventReason, OPERATOR_CONTROLLER_REPORTER } from './recorded-events.ts';
 export { MESSAGES } from './status.ts';
 export { installedStep, resolveStep } from './steps.ts';

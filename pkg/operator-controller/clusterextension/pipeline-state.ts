@@ -5,13 +5,12 @@
 import type { Logger } from 'pino';
 import type { ClusterExtension, ClusterExtensionSpec } from '../../shared/api/index.ts';
 import type { RegistryV1Bundle } from '../bundle/index.ts';
-import type { ReconcileContext } from '../../shared/controller/index.ts';
 import type { Deprecation } from '../../shared/fbc/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import type { Release, ReleaseBundle } from '../release/index.ts';
 import type { CertProviderName } from '../render/index.ts';
 import type { ResolveInput } from '../resolve/index.ts';
-import { installerOf, type Installer, type ServiceAccountRef } from './installer.ts';
+import type { Installer } from './installer.ts';
 
 /** Feature switches of rendering and status reporting (`--feature-gates`). */
 export interface ExtensionFeatures {
@@ -64,24 +63,4 @@ export interface ExtensionState {
   droppedFields?: { object: string; paths: string[] }[];
   /** Whose identity reads and writes the extension's objects (installer.ts); undefined: nobody's, the extension waits. */
   installer?: Installer;
-}
-
-/**
- * The state a reconcile of `ce` starts with (StepReconciler's `state`): the installer is the
- * extension's own ServiceAccount or `defaultInstaller` (`--default-install-service-account`).
- */
-export function newExtensionState(defaultInstaller?: ServiceAccountRef): (ce: ClusterExtension, ctx: ReconcileContext) => ExtensionState {
-  return (ce, ctx) => {
-    const installer = installerOf(ce.spec, defaultInstaller);
-    return {
-      ce,
-      name: ce.metadata.name,
-      uid: ce.metadata.uid ?? '',
-      spec: ce.spec,
-      ...(installer === undefined ? {} : { installer }),
-      log: ctx.log,
-      signal: ctx.signal,
-      history: [],
-    };
-  };
 }

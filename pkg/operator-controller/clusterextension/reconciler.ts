@@ -20,6 +20,30 @@
  * POLL and are reconciled again after a poll period (1 s doubling to 10 s), so an install
  * proceeds soon after the fix without a nudge.
  */
+import type { ClusterExtension } from '../../shared/api/index.ts';
+import type { ReconcileContext } from '../../shared/controller/index.ts';
+import { installerOf, type ServiceAccountRef } from './installer.ts';
+import type { ExtensionState } from './pipeline-state.ts';
 
 /** Name of this controller (metrics label and log field), as upstream's. */
 export const EXTENSION_CONTROLLER_NAME = 'controller-operator-cluster-extension-controller';
+
+/**
+ * The state a reconcile of `ce` starts with (StepReconciler's `state`): the installer is the
+ * extension's own ServiceAccount or `defaultInstaller` (`--default-install-service-account`).
+ */
+export function newExtensionState(defaultInstaller?: ServiceAccountRef): (ce: ClusterExtension, ctx: ReconcileContext) => ExtensionState {
+  return (ce, ctx) => {
+    const installer = installerOf(ce.spec, defaultInstaller);
+    return {
+      ce,
+      name: ce.metadata.name,
+      uid: ce.metadata.uid ?? '',
+      spec: ce.spec,
+      ...(installer === undefined ? {} : { installer }),
+      log: ctx.log,
+      signal: ctx.signal,
+      history: [],
+    };
+  };
+}
