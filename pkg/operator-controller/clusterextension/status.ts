@@ -1,7 +1,7 @@
 /**
- * The ClusterExtension status operator-controller writes (reference api-and-controllers.md
- * §1.2-1.3, §3.3): the `Installed` and `Progressing` conditions with upstream's reasons and
- * texts, the four deprecation conditions, and `status.install`.
+ * The ClusterExtension status operator-controller writes, through the API module's types: the
+ * `Installed` and `Progressing` conditions with upstream's reasons and texts, the four
+ * deprecation conditions, and `status.install`.
  */
 import {
   ClusterExtensionConditionType as Type,

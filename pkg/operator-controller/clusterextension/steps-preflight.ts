@@ -1,5 +1,5 @@
 /**
- * The CRD upgrade-safety preflight (reference api-and-controllers.md §7): before a release
+ * The CRD upgrade-safety preflight (upstream's crdupgradesafety preflight): before a release
  * that installs or upgrades is applied, each CustomResourceDefinition it brings is compared
  * with the one in the cluster, and an unsafe change stops the reconcile with upstream's error.
  * Nothing is applied then: the deployed revision keeps running, and the controller retries

@@ -1,7 +1,7 @@
 /**
- * The steps of a ClusterExtension reconcile (reference api-and-controllers.md §3.2-3.3 with
- * upstream v1.10's ServiceAccount model, README difference 1), each built by a factory over the
- * ports it uses and listed in cmd/operator-controller/reconcilers.ts:
+ * The steps of a ClusterExtension reconcile (upstream's step pipeline with upstream v1.10's
+ * ServiceAccount model, README difference 1), each built by a factory over the ports it uses
+ * and listed in cmd/operator-controller/reconcilers.ts:
  *
  *   finalizers (uninstall.ts) -> validate (steps-validate.ts) -> installed -> resolve (here)
  *   -> pull -> render (steps-pull.ts) -> preauthorize -> apply (steps-apply.ts), with preflight
