@@ -24,7 +24,7 @@ import { createTransport, type Transport, type TransportOptions } from './transp
 import { createWatchChannel, type WatchChannel } from './watch-channel.ts';
 
 /** TLS settings of the server side of a connection, shared by identities on the same server. */
-export interface ServerTls {
+interface ServerTls {
   ca?: Buffer | string | undefined;
   servername?: string | undefined;
   rejectUnauthorized?: boolean | undefined;
@@ -141,7 +141,7 @@ async function pluginCredentials(auth: Extract<KubeAuth, { kind: 'plugin' }>): P
 }
 
 /** The request agent and watch channel credential-less connections to one server share. */
-export interface SharedChannels {
+interface SharedChannels {
   readonly agent: Agent;
   readonly watches: WatchChannel;
   /** Closes both; connections using them must not be used afterwards. */

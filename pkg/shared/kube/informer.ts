@@ -27,7 +27,7 @@ export type InformerEventType = 'add' | 'update' | 'delete';
 export type InformerHandler<T extends KubeObject> = (type: InformerEventType, obj: Readonly<T>, oldObj: Readonly<T> | undefined) => void;
 
 /** Construction options of an Informer. */
-export interface InformerOptions<T extends KubeObject> {
+interface InformerOptions<T extends KubeObject> {
   /** Metric label and log field. */
   name: string;
   source: ListWatchSource<T>;

@@ -7,7 +7,7 @@ import { isNotFound } from './api-error.ts';
 import type { KubeClient } from './client.ts';
 
 /** Construction options of a TokenGetter. */
-export interface TokenGetterOptions {
+interface TokenGetterOptions {
   /** Client with the controller's own identity (needs `serviceaccounts/token: create`). */
   client: KubeClient;
   /** Requested token lifetime (default 3600 s; the API server's minimum is 600 s). */

@@ -17,7 +17,7 @@ import { compareSemver, parseSemver, type SemVersion } from './version.ts';
  * unless an earlier group matched). Here such a group matches nothing; callers that evaluate
  * ranges decide their own policy for it (the resolver treats the range as unparsable).
  */
-export interface BlangRange {
+interface BlangRange {
   readonly contains: (v: SemVersion) => boolean;
   readonly hasEmptyGroup: boolean;
 }

@@ -8,7 +8,7 @@ import { goQuote, utf8Length } from '../../gocompat/gotext/index.ts';
 import { compareIdentifiers, parseIdentifier, type Identifier } from './version.ts';
 
 /** Longest release string accepted, in UTF-8 bytes. */
-export const MAX_RELEASE_LENGTH = 20;
+const MAX_RELEASE_LENGTH = 20;
 
 /** A release: its identifiers in order. Empty and null (no release) order alike. */
 export type Release = readonly Identifier[];

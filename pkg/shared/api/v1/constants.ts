@@ -56,12 +56,6 @@ export const CLUSTER_CATALOG = {
 } as const satisfies ResourceNames;
 
 /**
- * Label catalogd keeps equal to a ClusterCatalog's `metadata.name`, so that a ClusterExtension's
- * `spec.source.catalog.selector.matchLabels` can pick catalogs by name.
- */
-export const METADATA_NAME_LABEL = 'olm.operatorframework.io/metadata.name';
-
-/**
  * Label on every object installed for a ClusterExtension: the owner's kind, always
  * `ClusterExtension`. With OWNER_NAME_LABEL it selects the objects of one extension.
  */
@@ -69,20 +63,6 @@ export const OWNER_KIND_LABEL = 'olm.operatorframework.io/owner-kind';
 
 /** Label on every object installed for a ClusterExtension: the extension's name. */
 export const OWNER_NAME_LABEL = 'olm.operatorframework.io/owner-name';
-
-/**
- * Keys under which a release record stores which bundle it installed. Each is written as a
- * label when the value is a valid label value, otherwise as an annotation (image references and
- * versions with `+` are not valid label values); readers must look in both places.
- */
-export const RELEASE_LABELS = {
-  bundleName: 'olm.operatorframework.io/bundle-name',
-  packageName: 'olm.operatorframework.io/package-name',
-  bundleVersion: 'olm.operatorframework.io/bundle-version',
-  bundleReference: 'olm.operatorframework.io/bundle-reference',
-  /** Present only when the bundle's release is known and release support is enabled. */
-  bundleRelease: 'olm.operatorframework.io/bundle-release',
-} as const;
 
 /**
  * ClusterCatalog finalizer: while present, deleting the catalog first removes its served
