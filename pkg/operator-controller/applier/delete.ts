@@ -15,7 +15,7 @@ import { describeObject, isCrd, refOf } from './objects.ts';
 import { ownedBy } from './ownership.ts';
 
 /** An object left in place, and why. */
-export interface SkippedObject {
+interface SkippedObject {
   /** `Kind ns/name`. */
   object: string;
   reason: string;
@@ -32,7 +32,7 @@ export interface DeleteOutcome {
 }
 
 /** Options of `deleteOwnedObjects`. */
-export interface DeleteOptions extends Pick<ApplyObjectsOptions, 'beforeWrite' | 'signal'> {
+interface DeleteOptions extends Pick<ApplyObjectsOptions, 'beforeWrite' | 'signal'> {
   /**
    * True for objects whose failures are reported and skipped whatever they are: objects that
    * only a failed or interrupted revision named, which may never have been created.

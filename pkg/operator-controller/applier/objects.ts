@@ -7,7 +7,7 @@ import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import { gvkOf, type KubeObject, type ObjectRef } from '../../shared/kube/index.ts';
 
 /** Kind of the objects that are never deleted by an upgrade or an uninstall (decision 0049). */
-export const CRD_KIND = 'CustomResourceDefinition';
+const CRD_KIND = 'CustomResourceDefinition';
 
 /** The owner kind label's value on every object of a release. */
 export const OWNER_KIND = 'ClusterExtension';

@@ -26,7 +26,7 @@ export interface Owner {
 }
 
 /** The parts of a live object the verdict reads. */
-export interface LiveMetadata {
+interface LiveMetadata {
   name?: string;
   namespace?: string;
   uid?: string;
@@ -35,7 +35,7 @@ export interface LiveMetadata {
 }
 
 /** How a live object relates to an extension. */
-export type Ownership =
+type Ownership =
   | { kind: 'absent' }
   | { kind: 'ours' }
   /** A CRD an uninstall of the same package kept: ours once its annotation is removed. */
@@ -84,7 +84,7 @@ export function conflictMessage(obj: KubeObject): string {
 }
 
 /** Prefix upstream puts before every refusal found before the first write. */
-export const DRY_RUN_PREFIX = 'failed to get release state using server-side dry-run: ';
+const DRY_RUN_PREFIX = 'failed to get release state using server-side dry-run: ';
 
 /** A release that would write objects another extension or nobody we know owns; nothing was written. */
 export class OwnershipConflictError extends Error {
@@ -109,7 +109,7 @@ export interface OwnershipReport {
 }
 
 /** Options of `checkOwnership`. */
-export interface CheckOwnershipOptions {
+interface CheckOwnershipOptions {
   /** True for objects already known to carry the owner labels (a synced drift watch holds them). */
   knownOwned?: (obj: KubeObject) => boolean;
   signal?: AbortSignal;

@@ -154,7 +154,7 @@ export function groupMissing(atoms: readonly Atom[]): MissingPermission[] {
 }
 
 /** Scope, group, resource, URLs, names, verbs: the order of the message's lines. */
-export function compareMissing(a: MissingPermission, b: MissingPermission): number {
+function compareMissing(a: MissingPermission, b: MissingPermission): number {
   const fields = (m: MissingPermission): string[] => [
     m.namespace,
     m.apiGroup,

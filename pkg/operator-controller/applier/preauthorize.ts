@@ -164,7 +164,7 @@ function accessSpec(a: Atom): Record<string, unknown> {
 }
 
 /** How `formatMissingPermissions` names the command that prints the fix. */
-export interface MissingPermissionsFix {
+interface MissingPermissionsFix {
   bundleImage: string;
   installNamespace: string;
   serviceAccountName: string;

@@ -8,7 +8,7 @@
 import type { KubeObject, ObjectSchema } from '../../shared/kube/index.ts';
 
 /** An object without its undeclared fields, and which fields were dropped. */
-export interface PrunedObject {
+interface PrunedObject {
   object: KubeObject;
   /**
    * Paths of the dropped fields in the API server's syntax: `.spec.version`, items of keyed

@@ -52,7 +52,7 @@ export interface DesiredRelease {
 }
 
 /** Outcome of `applyRelease`. */
-export interface AppliedRelease {
+interface AppliedRelease {
   /** The deployed revision after the call. */
   release: Release;
   /** True when a new revision was recorded (install or upgrade), false when it was re-applied. */
@@ -60,7 +60,7 @@ export interface AppliedRelease {
 }
 
 /** Dependencies of the release operations. */
-export interface ReleaseDeps {
+interface ReleaseDeps {
   /** Acts as the extension's ServiceAccount. */
   client: KubeClient;
   store: ReleaseStore;
@@ -252,7 +252,7 @@ async function supersedeOthers(store: ReleaseStore, history: readonly Release[],
 }
 
 /** Outcome of `uninstallRelease`. */
-export type UninstallOutcome = DeleteOutcome;
+type UninstallOutcome = DeleteOutcome;
 
 /**
  * Uninstall: deletes, as the ServiceAccount, the objects any recorded revision applied that are

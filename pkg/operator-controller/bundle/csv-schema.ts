@@ -34,17 +34,17 @@ const VolumeMount = z.looseObject({ name: z.string(), mountPath: z.string().null
 const Volume = z.looseObject({ name: z.string() });
 
 /** The container fields deploymentConfig and certificate volumes modify. */
-export const Container = z.looseObject({
+const Container = z.looseObject({
   name: z.string().nullish(),
   env: z.array(EnvVar).nullish(),
   envFrom: z.array(AnyObject).nullish(),
   volumeMounts: z.array(VolumeMount).nullish(),
   resources: AnyObject.nullish(),
 });
-export type Container = z.infer<typeof Container>;
+type Container = z.infer<typeof Container>;
 
 /** The pod spec fields rendering modifies. */
-export const PodSpec = z.looseObject({
+const PodSpec = z.looseObject({
   containers: z.array(Container).nullish(),
   volumes: z.array(Volume).nullish(),
   tolerations: z.array(AnyObject).nullish(),
@@ -57,10 +57,10 @@ export const PodSpec = z.looseObject({
     })
     .nullish(),
 });
-export type PodSpec = z.infer<typeof PodSpec>;
+type PodSpec = z.infer<typeof PodSpec>;
 
 /** A Deployment spec as embedded in the CSV install strategy. */
-export const DeploymentSpec = z.looseObject({
+const DeploymentSpec = z.looseObject({
   selector: z.looseObject({ matchLabels: StringMap.nullish() }).nullish(),
   template: z
     .looseObject({
@@ -69,7 +69,7 @@ export const DeploymentSpec = z.looseObject({
     })
     .nullish(),
 });
-export type DeploymentSpec = z.infer<typeof DeploymentSpec>;
+type DeploymentSpec = z.infer<typeof DeploymentSpec>;
 
 /** `install.spec.deployments[]`. */
 export const StrategyDeployment = z.looseObject({
@@ -80,7 +80,7 @@ export const StrategyDeployment = z.looseObject({
 export type StrategyDeployment = z.infer<typeof StrategyDeployment>;
 
 /** An admission rule of a webhook definition. */
-export const RuleWithOperations = z.looseObject({
+const RuleWithOperations = z.looseObject({
   apiGroups: StringList.nullish(),
   resources: StringList.nullish(),
 });
@@ -106,8 +106,8 @@ export const WebhookDescription = z.looseObject({
 export type WebhookDescription = z.infer<typeof WebhookDescription>;
 
 /** `spec.installModes[]`. */
-export const InstallMode = z.looseObject({ type: z.string(), supported: z.boolean() });
-export type InstallMode = z.infer<typeof InstallMode>;
+const InstallMode = z.looseObject({ type: z.string(), supported: z.boolean() });
+type InstallMode = z.infer<typeof InstallMode>;
 
 /**
  * The ClusterServiceVersion fields OLM reads; everything else is kept as is. Written out as
@@ -123,7 +123,7 @@ export interface ClusterServiceVersion {
 }
 
 /** `spec` of a ClusterServiceVersion (the fields OLM reads). */
-export interface CsvSpec {
+interface CsvSpec {
   installModes?: InstallMode[] | null;
   install?: {
     strategy?: string | null;

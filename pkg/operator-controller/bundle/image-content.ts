@@ -12,14 +12,14 @@ import { PACKAGE_ANNOTATION } from './parse-bundle.ts';
 import type { BundleFiles } from './types.ts';
 
 /** The labels whose values the layout fixes (operator-framework/api `bundle` constants). */
-export const BUNDLE_LAYOUT_LABELS = {
+const BUNDLE_LAYOUT_LABELS = {
   'operators.operatorframework.io.bundle.mediatype.v1': 'registry+v1',
   'operators.operatorframework.io.bundle.manifests.v1': 'manifests/',
   'operators.operatorframework.io.bundle.metadata.v1': 'metadata/',
 } as const;
 
 /** Files (root-relative paths) and image labels of a bundle image. */
-export interface BundleImageContent {
+interface BundleImageContent {
   files: Map<string, Uint8Array>;
   labels: Record<string, string>;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { goJsonMarshal, mergeOlmProperties } from './index.ts';
+import { goJsonMarshal } from './index.ts';
+import { mergeOlmProperties } from './properties.ts';
 import { compactRaw, scanJson, splitJsonStream } from '../../gocompat/goyaml/index.ts';
 
 const enc = new TextEncoder();

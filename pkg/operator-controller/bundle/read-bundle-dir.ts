@@ -10,7 +10,7 @@ import type { BundleFiles } from './types.ts';
 const MAX_DEPTH = 32;
 
 /** Files larger than this are refused: no legitimate bundle file comes close. */
-export const MAX_BUNDLE_FILE_BYTES = 64 * 1024 * 1024;
+const MAX_BUNDLE_FILE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Reads every regular file under `dir` (recursively) into a map keyed by `/`-separated paths

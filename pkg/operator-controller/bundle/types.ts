@@ -17,7 +17,7 @@ export type JsonObject = { [key: string]: unknown };
  * non-empty strings (the parser refuses documents without them) and `metadata` always an object
  * (`{}` when the manifest has none); everything else is as written.
  */
-export type { KubeObject, ObjectMeta } from '../../shared/unstructured/index.ts';
+export type { KubeObject } from '../../shared/unstructured/index.ts';
 
 /** A CustomResourceDefinition from the bundle: `metadata.name` is always a string. */
 export interface CustomResourceDefinition extends KubeObject {

@@ -37,7 +37,7 @@ export interface CatalogRef {
 }
 
 /** Dependencies and settings of {@link createCatalogContentCache}. */
-export interface CatalogContentCacheOptions {
+interface CatalogContentCacheOptions {
   client: CatalogClient;
   log?: Logger;
   /** Where the cache's metrics are registered; none when absent. */

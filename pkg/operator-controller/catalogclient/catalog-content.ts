@@ -22,7 +22,7 @@ export interface CatalogContent {
 }
 
 /** Collects blobs as they are decoded; `finish` returns the grouped content. */
-export interface CatalogContentBuilder {
+interface CatalogContentBuilder {
   add(meta: Meta): void;
   finish(): CatalogContent;
 }

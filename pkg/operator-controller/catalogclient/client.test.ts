@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSelfSignedCertificate } from '../../olmv1/localstack/index.ts';
-import { createCatalogClient, MetasNotServedError } from './index.ts';
+import { createCatalogClient } from './index.ts';
+import { MetasNotServedError } from './client.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

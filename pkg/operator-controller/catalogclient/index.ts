@@ -3,6 +3,5 @@
  * through `/api/v1/metas` (see client.ts for the requests made and the error texts), and the
  * content cache operator-controller resolves from (cache.ts).
  */
-export { type CatalogClient, type CatalogClientOptions, createCatalogClient, MetasNotServedError } from './client.ts';
-export { type CatalogContent, createCatalogContentBuilder, loadPackagePartition } from './catalog-content.ts';
-export { type CatalogContentCache, type CatalogContentCacheOptions, type CatalogRef, createCatalogContentCache } from './cache.ts';
+export { type CatalogClient, type CatalogClientOptions, createCatalogClient } from './client.ts';
+export { type CatalogContentCache, type CatalogRef, createCatalogContentCache } from './cache.ts';

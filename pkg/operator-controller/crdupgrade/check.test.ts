@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/unstructured/index.ts';
-import { checkCrdUpgrade, compareKubeAwareVersions, formatCrdUpgradeError, formatViolation, isCrdV1 } from './index.ts';
+import { checkCrdUpgrade, formatCrdUpgradeError, isCrdV1 } from './index.ts';
+import { compareKubeAwareVersions } from './versions.ts';
+import { formatViolation } from './violation.ts';
 import { testCrd, type Props } from './testing.ts';
 
 const crd = testCrd;

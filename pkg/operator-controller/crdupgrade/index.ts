@@ -6,5 +6,4 @@
  */
 export { checkCrdUpgrade } from './check.ts';
 export { isCrdV1 } from './crd.ts';
-export { compareKubeAwareVersions } from './versions.ts';
-export { formatCrdUpgradeError, formatViolation, type CrdViolation } from './violation.ts';
+export { formatCrdUpgradeError } from './violation.ts';

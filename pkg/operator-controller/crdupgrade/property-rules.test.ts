@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/unstructured/index.ts';
-import { checkCrdUpgrade, formatViolation } from './index.ts';
+import { checkCrdUpgrade } from './index.ts';
+import { formatViolation } from './violation.ts';
 import { testCrd, type Props } from './testing.ts';
 
 /** A CRD whose one version v1 has `spec` with the property `foo` given (undefined: no foo). */

@@ -9,7 +9,7 @@ import { goFormatFloatG, goList, goQuote, goSorted } from '../../gocompat/gotext
 import { canonicalJson, schemaJson, type Json, type Schema } from './schema.ts';
 
 /** A property rule: `compare` returns the violation text, if any, and consumes its fields. */
-export interface PropertyRule {
+interface PropertyRule {
   name: string;
   /** False for rules computed but never reported (description). */
   enforced: boolean;

@@ -38,7 +38,7 @@ export type FieldKind =
   | 'rules';
 
 /** One field of JSONSchemaProps: its JSON key, its Go name (used in messages) and kind. */
-export interface SchemaField {
+interface SchemaField {
   key: string;
   goName: string;
   kind: FieldKind;

@@ -8,7 +8,7 @@ import type { KubeObject } from '../../shared/unstructured/index.ts';
 export type Props = Record<string, unknown>;
 
 /** One version of `testCrd`. */
-export interface TestVersion {
+interface TestVersion {
   name: string;
   /** Default true. */
   served?: boolean;
@@ -21,7 +21,7 @@ export interface TestVersion {
 }
 
 /** Options of `testCrd`. */
-export interface TestCrdOptions {
+interface TestCrdOptions {
   /** Default Namespaced. */
   scope?: string;
   /** Default: the first version. */

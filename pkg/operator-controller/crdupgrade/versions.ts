@@ -16,7 +16,7 @@ import type { CrdViolation } from './violation.ts';
  * Every path of `a` is compared with the same path of `b` (an empty schema when `b` lacks it),
  * children excluded; paths only `b` has are new fields, which are allowed.
  */
-export function compareSchemas(version: string, a: Schema | undefined, b: Schema | undefined): CrdViolation[] {
+function compareSchemas(version: string, a: Schema | undefined, b: Schema | undefined): CrdViolation[] {
   const older = flattenSchema(a);
   const newer = flattenSchema(b);
   const out: CrdViolation[] = [];

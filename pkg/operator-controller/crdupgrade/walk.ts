@@ -33,7 +33,7 @@ function mapEntries(v: Json | undefined): [string, Json][] {
  * Calls `visit` for `s` and every schema nested in it, depth first in crdify's order.
  * Properties are visited in byte order (Go visits its map in random order).
  */
-export function walkSchema(s: Schema, path: string, visit: (s: Schema, path: string) => void): void {
+function walkSchema(s: Schema, path: string, visit: (s: Schema, path: string) => void): void {
   visit(s, path);
   const items = s['items'];
   if (Array.isArray(items)) {
@@ -61,7 +61,7 @@ export function walkSchema(s: Schema, path: string, visit: (s: Schema, path: str
 }
 
 /** The root schema path. */
-export const ROOT_PATH = '^';
+const ROOT_PATH = '^';
 
 /** Every schema of `root` by path; a later schema at the same path replaces an earlier one, as in crdify. */
 export function flattenSchema(root: Schema | undefined): Map<string, Schema> {

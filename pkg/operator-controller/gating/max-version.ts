@@ -11,7 +11,7 @@ import { compareSemver, formatSemver, parseSemver, type SemVersion } from '../..
 import { effectiveCurrentVersion, type ClusterMinor } from './version.ts';
 
 /** The property type a bundle declares its last supported cluster minor with. */
-export const MAX_OPENSHIFT_VERSION_PROPERTY = 'olm.maxOpenShiftVersion';
+const MAX_OPENSHIFT_VERSION_PROPERTY = 'olm.maxOpenShiftVersion';
 
 const NUMBER_FORM = /^([1-9][0-9]*)\.(0|[1-9][0-9]*)$/;
 
@@ -68,7 +68,7 @@ function splitN(s: string, sep: string, n: number): string[] {
 }
 
 /** What one bundle's properties say about the next cluster upgrade. */
-export type BundleGate =
+type BundleGate =
   { kind: 'no-limit' } | { kind: 'compatible'; max: SemVersion } | { kind: 'incompatible'; max: SemVersion } | { kind: 'error'; errors: string[] };
 
 /**

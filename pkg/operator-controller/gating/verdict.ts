@@ -9,9 +9,9 @@ import { checkBundleProperties, formatMaxVersion } from './max-version.ts';
 import { formatMinor, nextMinorVersion, type ClusterMinor } from './version.ts';
 
 /** The condition type on the OLM `cluster` object. */
-export const UPGRADEABLE_CONDITION_TYPE = 'InstalledOLMOperatorsUpgradeable';
+const UPGRADEABLE_CONDITION_TYPE = 'InstalledOLMOperatorsUpgradeable';
 /** Reasons of that condition. */
-export const GateReason = {
+const GateReason = {
   IncompatibleOperatorsInstalled: 'IncompatibleOperatorsInstalled',
   FailureGettingExtensionMetadata: 'FailureGettingExtensionMetadata',
 } as const;
@@ -27,7 +27,7 @@ export interface DeployedExtension {
 }
 
 /** One extension that must be upgraded before the cluster may move on. */
-export interface Blocker {
+interface Blocker {
   extension: string;
   bundle: string;
   /** The declared maximum, `X.Y`. */

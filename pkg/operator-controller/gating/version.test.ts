@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatSemver } from '../../shared/semver/index.ts';
-import { effectiveCurrentVersion, formatMinor, nextMinorVersion, parseClusterVersion } from './index.ts';
+import { formatMinor, nextMinorVersion, parseClusterVersion } from './index.ts';
+import { effectiveCurrentVersion } from './version.ts';
 
 // Current minor, next minor and effective current version of a cluster version.
 const CASES: Array<[input: string, current: string, next: string, effective: string]> = [

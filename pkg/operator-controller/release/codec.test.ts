@@ -4,17 +4,16 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import {
   CHUNK_SIZE,
-  MAX_CHUNKS,
   ReleaseTooLargeError,
   SECRET_SIZE_LIMIT,
   SERVER_ADDED_ALLOWANCE,
-  decodeRelease,
   encodeRelease,
   releaseJson,
   serializedSize,
   splitPayload,
   type Release,
 } from './index.ts';
+import { MAX_CHUNKS, decodeRelease } from './codec.ts';
 import { assertChunkCount, assertSecretFits } from './codec.ts';
 import { buildChunkSecret, buildIndexSecret } from './secrets.ts';
 

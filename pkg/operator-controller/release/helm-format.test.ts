@@ -5,7 +5,8 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_EXTENSION, editPayload, fixturePayload } from '../../../test/support/upstream-release-records.ts';
-import { decodeRelease, encodeRelease, releaseJson, type Release } from './index.ts';
+import { encodeRelease, releaseJson, type Release } from './index.ts';
+import { decodeRelease } from './codec.ts';
 
 const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'acme' }, data: { 'a.html': '<b>&</b>' } };
 const account = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { namespace: 'acme', name: 'acme' } };

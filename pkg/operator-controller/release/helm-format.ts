@@ -32,14 +32,14 @@ import { BundleKey } from './naming.ts';
 import { ReleaseStatus, type Release, type ReleaseBundle } from './types.ts';
 
 /** encoding/json's text of Go's zero time.Time (`info.deleted`, and unset deploy times). */
-export const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
+const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
 /** Chart metadata annotation holding the bundle's properties (a JSON array as a string). */
-export const PROPERTIES_ANNOTATION = 'olm.properties';
+const PROPERTIES_ANNOTATION = 'olm.properties';
 /** The top-level field of the release JSON holding what only we record. */
-export const OUR_FIELD = 'olmv1';
+const OUR_FIELD = 'olmv1';
 
 /** The storage labels of `bundle` (upstream's release labels): bundle-release only when set. */
-export function storageLabels(bundle: ReleaseBundle): Record<string, string> {
+function storageLabels(bundle: ReleaseBundle): Record<string, string> {
   return {
     [BundleKey.name]: bundle.name,
     [BundleKey.package]: bundle.package,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ReleaseStatus, deployedRelease, revisionsToPrune, type Release } from './index.ts';
+import { ReleaseStatus, deployedRelease, type Release } from './index.ts';
+import { revisionsToPrune } from './history.ts';
 
 const D = ReleaseStatus.Deployed;
 const S = ReleaseStatus.Superseded;

@@ -5,7 +5,7 @@
 import { ReleaseStatus, type Release } from './types.ts';
 
 /** The revision number and status of one stored revision. */
-export interface RevisionEntry {
+interface RevisionEntry {
   revision: number;
   status: string;
 }

@@ -7,30 +7,15 @@
  */
 export {
   CHUNK_SIZE,
-  MAX_CHUNKS,
   ReleaseTooLargeError,
   SECRET_SIZE_LIMIT,
   SERVER_ADDED_ALLOWANCE,
-  decodeRelease,
   encodeRelease,
   releaseJson,
   serializedSize,
   splitPayload,
 } from './codec.ts';
-export { deployedRelease, revisionsToPrune, type RevisionEntry } from './history.ts';
-export {
-  BundleKey,
-  CHUNK_SECRET_TYPE,
-  INDEX_SECRET_TYPE,
-  Label,
-  RECORD_OWNER,
-  base32Hash,
-  bundleMetadata,
-  chunkSecretName,
-  fnv64a,
-  isLabelValue,
-  keyLabelValue,
-  releaseKey,
-} from './naming.ts';
+export { deployedRelease } from './history.ts';
+export { Label, keyLabelValue, releaseKey } from './naming.ts';
 export { createReleaseStore, isReleaseName } from './store.ts';
-export { ReleaseStatus, type Release, type ReleaseBundle, type ReleaseStore, type ReleaseStoreOptions } from './types.ts';
+export { ReleaseStatus, type Release, type ReleaseBundle, type ReleaseStore } from './types.ts';

@@ -23,7 +23,7 @@ export function encodeManifest(objects: readonly KubeObject[]): string {
 }
 
 /** The objects of a manifest, or the reason it holds something else. */
-export type ParsedManifest = { ok: true; objects: KubeObject[] } | { ok: false; problem: string };
+type ParsedManifest = { ok: true; objects: KubeObject[] } | { ok: false; problem: string };
 
 /**
  * Parses a stored manifest into its objects, in order. Empty documents (YAML comments only)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BundleKey, base32Hash, bundleMetadata, chunkSecretName, fnv64a, isLabelValue, releaseKey } from './index.ts';
+import { releaseKey } from './index.ts';
+import { BundleKey, base32Hash, bundleMetadata, chunkSecretName, fnv64a, isLabelValue } from './naming.ts';
 import { isKeyOf } from './naming.ts';
 
 describe('fnv64a and base32 chunk names', () => {

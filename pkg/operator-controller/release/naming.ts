@@ -103,7 +103,7 @@ export function isLabelValue(value: string): boolean {
 }
 
 /** A bundle's identity as stored on the index Secret. */
-export interface BundleIdentity {
+interface BundleIdentity {
   package: string;
   name: string;
   version: string;

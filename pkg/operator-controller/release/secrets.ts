@@ -44,7 +44,7 @@ export function indexOwnerRef(key: string, uid: string): OwnerReference {
 }
 
 /** What an index Secret is built from. */
-export interface IndexSecretParts {
+interface IndexSecretParts {
   key: string;
   namespace: string;
   release: Release;
@@ -100,7 +100,7 @@ export function buildIndexSecret(p: IndexSecretParts): KubeObject {
 }
 
 /** What a chunk Secret is built from. */
-export interface ChunkSecretParts {
+interface ChunkSecretParts {
   name: string;
   key: string;
   extension: string;
@@ -137,7 +137,7 @@ export function buildChunkSecret(p: ChunkSecretParts): KubeObject {
 }
 
 /** The fields of a record Secret this module reads (shape only; the API server validated the rest). */
-export const RecordSecret = z.object({
+const RecordSecret = z.object({
   metadata: z.object({
     name: z.string().min(1),
     uid: z.string().optional(),
@@ -150,7 +150,7 @@ export const RecordSecret = z.object({
 });
 
 /** A record Secret; see the `RecordSecret` schema. */
-export type RecordSecret = z.infer<typeof RecordSecret>;
+type RecordSecret = z.infer<typeof RecordSecret>;
 
 /** An index Secret, read. */
 export interface IndexRecord {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { unmarshalBundleConfig } from './index.ts';
+import { unmarshalBundleConfig } from './bundle-config.ts';
 
 interface Vector {
   modes: string[];

@@ -39,7 +39,7 @@ export interface BundleConfig {
 }
 
 /** Inputs of `unmarshalBundleConfig`. */
-export interface BundleConfigOptions {
+interface BundleConfigOptions {
   /** Install mode types the CSV marks `supported: true`. */
   supportedModes: ReadonlySet<string>;
   installNamespace: string;

@@ -16,7 +16,7 @@ import { objectNameForBaseAndSuffix } from './naming.ts';
 import type { CertProviderName } from './types.ts';
 
 /** Names derived from a webhook-serving Deployment (upstream `CertProvisionerFor`). */
-export interface CertNames {
+interface CertNames {
   /** `ObjectNameForBaseAndSuffix(<deployment with "." -> "-">, "service")`. */
   serviceName: string;
   /** `ObjectNameForBaseAndSuffix(serviceName, "cert")`; also the Secret name. */
@@ -25,7 +25,7 @@ export interface CertNames {
 }
 
 /** Where the serving certificate lives. */
-export interface CertSecretInfo {
+interface CertSecretInfo {
   secretName: string;
   certificateKey: string;
   privateKeyKey: string;
@@ -58,7 +58,7 @@ function secretInfo(names: CertNames): CertSecretInfo {
 }
 
 /** `obj` with `extra` merged into its annotations (extra wins), as a shallow copy. */
-export function withAnnotations(obj: KubeObject, extra: Record<string, string>): KubeObject {
+function withAnnotations(obj: KubeObject, extra: Record<string, string>): KubeObject {
   return { ...obj, metadata: { ...obj.metadata, annotations: { ...obj.metadata?.annotations, ...extra } } };
 }
 

@@ -317,12 +317,6 @@ export const DEPLOYMENT_CONFIG_FIELDS: Readonly<Record<string, FieldType>> = {
 };
 
 /**
- * Definitions that are not structs: `Quantity` (a string or a number), `Time` (an RFC 3339
- * date-time string) and `FieldsV1` (any object).
- */
-export const SPECIAL_TYPES = ['Quantity', 'Time', 'FieldsV1'] as const;
-
-/**
  * Required fields whose declaration order (which decides which one a "missing" error
  * names first) differs from alphabetical order.
  */

@@ -18,14 +18,14 @@ import { goQuote } from '../../gocompat/gotext/index.ts';
 import type { FormatCheck, SchemaNode } from './json-schema.ts';
 
 /** Format name upstream registers for the OwnNamespace rule. */
-export const FORMAT_OWN_NAMESPACE = 'ownNamespaceInstallMode';
+const FORMAT_OWN_NAMESPACE = 'ownNamespaceInstallMode';
 /** Format name upstream registers for the SingleNamespace rule. */
-export const FORMAT_SINGLE_NAMESPACE = 'singleNamespaceInstallMode';
+const FORMAT_SINGLE_NAMESPACE = 'singleNamespaceInstallMode';
 /** Upstream's namespace-name pattern for `watchNamespace`. */
-export const NAMESPACE_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+const NAMESPACE_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 
 /** Inputs of the schema: supported install mode types, install namespace, feature flag. */
-export interface ConfigSchemaOptions {
+interface ConfigSchemaOptions {
   supportedModes: ReadonlySet<string>;
   installNamespace: string;
   deploymentConfigEnabled: boolean;
@@ -112,7 +112,7 @@ function structSchema(fields: Readonly<Record<string, FieldType>>, requiredOrder
 }
 
 /** Compiles one field type of the K8S_TYPES notation into a schema node. */
-export function fieldSchema(type: FieldType): SchemaNode {
+function fieldSchema(type: FieldType): SchemaNode {
   switch (type) {
     case 'string':
       return { types: ['string'] };

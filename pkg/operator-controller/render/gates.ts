@@ -6,7 +6,7 @@ import type { ClusterServiceVersion } from '../bundle/index.ts';
 import { ownedApiServiceCount, supportedInstallModes, webhookDefinitions } from './csv-access.ts';
 
 /** Which optional features are on. */
-export interface GateOptions {
+interface GateOptions {
   webhookSupport: boolean;
   hasCertProvider: boolean;
   singleOwnNamespaceSupport: boolean;

@@ -24,7 +24,7 @@ const CERT_VOLUMES = [
 ] as const;
 
 /** Inputs of `generateDeployments`. */
-export interface DeploymentOptions {
+interface DeploymentOptions {
   installNamespace: string;
   targetNamespaces: readonly string[];
   provider?: CertProvider;

@@ -21,7 +21,7 @@ const RBAC_API_VERSION = 'rbac.authorization.k8s.io/v1';
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
 /** True when the targets mean "all namespaces" (exactly `[""]`). */
-export function isAllNamespaces(targets: readonly string[]): boolean {
+function isAllNamespaces(targets: readonly string[]): boolean {
   return targets.length === 1 && targets[0] === '';
 }
 

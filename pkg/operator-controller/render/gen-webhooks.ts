@@ -71,7 +71,7 @@ function copied(wh: WebhookDescription, mutating: boolean): JsonObject {
 }
 
 /** `kubernetes.io/metadata.name In <targets>`, or undefined when targets include all namespaces. */
-export function namespaceSelector(targets: readonly string[]): JsonObject | undefined {
+function namespaceSelector(targets: readonly string[]): JsonObject | undefined {
   if (targets.length === 0 || targets.includes('')) return undefined;
   return { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: [...targets] }] };
 }

@@ -13,7 +13,7 @@
  */
 
 /** JSON value kinds as the library names them. */
-export type JsonKind = 'null' | 'boolean' | 'number' | 'integer' | 'string' | 'array' | 'object';
+type JsonKind = 'null' | 'boolean' | 'number' | 'integer' | 'string' | 'array' | 'object';
 
 /** A custom `format`: returns an error text, or undefined when the value is valid. */
 export interface FormatCheck {

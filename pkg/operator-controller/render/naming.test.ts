@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { StrategyPermission } from '../bundle/index.ts';
-import { deepHashJson, encodePermission, objectNameForBaseAndSuffix, permissionObjectName } from './index.ts';
+import { deepHashJson, encodePermission, objectNameForBaseAndSuffix, permissionObjectName } from './naming.ts';
 import { certNamesFor } from './cert-providers.ts';
 import { NAMESPACES_RULE } from './gen-rbac.ts';
 

@@ -9,7 +9,7 @@ import type { KubeObject } from '../bundle/index.ts';
 import { compareUtf8 } from '../../gocompat/gotext/index.ts';
 
 /** Helm 3's `InstallOrder`. */
-export const HELM_INSTALL_ORDER: readonly string[] = [
+const HELM_INSTALL_ORDER: readonly string[] = [
   'PriorityClass',
   'Namespace',
   'NetworkPolicy',
@@ -51,7 +51,7 @@ export const HELM_INSTALL_ORDER: readonly string[] = [
 const RANK = new Map(HELM_INSTALL_ORDER.map((kind, i) => [kind, i]));
 
 /** Compares two objects by install order, kind, namespace, name. */
-export function compareObjects(a: KubeObject, b: KubeObject): number {
+function compareObjects(a: KubeObject, b: KubeObject): number {
   const ra = RANK.get(a.kind) ?? HELM_INSTALL_ORDER.length;
   const rb = RANK.get(b.kind) ?? HELM_INSTALL_ORDER.length;
   if (ra !== rb) return ra - rb;

@@ -10,10 +10,10 @@ import {
   rbacEscalationWarnings,
   render,
   ruleDangers,
-  ruleText,
   staticKindScopes,
   type RenderOptions,
 } from './index.ts';
+import { ruleText } from './rbac-escalation.ts';
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
 const INSTALLER = 'olmv1-installer:acme-system:installer:test-operator.v1.0.0';

@@ -28,7 +28,7 @@ import type { KubeObject } from '../bundle/index.ts';
 import { policyRules, type PolicyRule } from './rbac-for-install.ts';
 
 /** Where the installer RBAC is meant to act. */
-export interface EscalationScope {
+interface EscalationScope {
   installNamespace: string;
   /** The SingleNamespace watch namespace, when the install has one ('' or undefined: none). */
   watchNamespace?: string;
@@ -45,13 +45,13 @@ export interface EscalationWarning {
 }
 
 /** A reason a rule is dangerous: `short` for compact lists, `long` for a warning line. */
-export interface RuleDanger {
+interface RuleDanger {
   short: string;
   long: string;
 }
 
 /** A binding of the bundle whose role the bundle does not ship. */
-export interface ForeignRoleBinding {
+interface ForeignRoleBinding {
   kind: 'RoleBinding' | 'ClusterRoleBinding';
   /** '' for a ClusterRoleBinding. */
   namespace: string;

@@ -27,20 +27,20 @@ import { compareUtf8, goSorted } from '../../gocompat/gotext/index.ts';
 import type { KindScopes } from './resource-mapping.ts';
 
 /** Inputs of `computeInstallRbac`. */
-export interface InstallRbacOptions extends Omit<InstallRulesOptions, 'dropped'> {
+interface InstallRbacOptions extends Omit<InstallRulesOptions, 'dropped'> {
   serviceAccountName: string;
   /** Distinguishes bundles and versions in the generated names (e.g. the CSV name). */
   bundleName: string;
 }
 
 /** The generated objects plus notes about grants that cannot be derived offline. */
-export interface InstallRbac {
+interface InstallRbac {
   objects: KubeObject[];
   warnings: string[];
 }
 
 /** Inputs of `computeInstallRules`. */
-export interface InstallRulesOptions {
+interface InstallRulesOptions {
   installNamespace: string;
   mapper: KindScopes;
   /**
@@ -61,13 +61,13 @@ export interface PolicyRule {
 }
 
 /** The rules of one scope: a namespace, or '' for cluster-wide (a ClusterRole's rules). */
-export interface ScopeRules {
+interface ScopeRules {
   namespace: string;
   rules: PolicyRule[];
 }
 
 /** What `computeInstallRules` derives: rules per scope (cluster first, then namespaces sorted). */
-export interface InstallRules {
+interface InstallRules {
   scopes: ScopeRules[];
   warnings: string[];
 }

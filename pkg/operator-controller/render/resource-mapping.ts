@@ -6,7 +6,7 @@
 import type { KubeObject } from '../bundle/index.ts';
 
 /** An API resource: group ("" for core), plural name, and whether it is namespaced. */
-export interface ResourceMapping {
+interface ResourceMapping {
   group: string;
   resource: string;
   namespaced: boolean;
@@ -20,7 +20,7 @@ export interface ResourceMapping {
 export type KindScopes = (apiVersion: string, kind: string) => ResourceMapping | undefined;
 
 /** The group part of an apiVersion (`apps/v1` -> `apps`, `v1` -> ""). */
-export function groupOf(apiVersion: string): string {
+function groupOf(apiVersion: string): string {
   const slash = apiVersion.lastIndexOf('/');
   return slash === -1 ? '' : apiVersion.slice(0, slash);
 }

@@ -12,7 +12,7 @@ import { isSupportedKind } from './supported-kinds.ts';
 type Check = (bundle: RegistryV1Bundle) => string[];
 
 /** The validators in upstream order. */
-export const BUNDLE_VALIDATORS: readonly Check[] = [
+const BUNDLE_VALIDATORS: readonly Check[] = [
   checkDeploymentSpecUniqueness,
   checkDeploymentNameIsDNS1123Subdomain,
   checkCRDResourceUniqueness,

@@ -10,7 +10,7 @@ import { supportedInstallModes } from './csv-access.ts';
 import type { RenderFailure } from './types.ts';
 
 /** Who reads the hint: the `olmv1` command line or a ClusterExtension's condition. */
-export type WatchNamespaceAudience = 'cli' | 'cluster-extension';
+type WatchNamespaceAudience = 'cli' | 'cluster-extension';
 
 const MISSING_WATCH_NAMESPACE = 'required field "watchNamespace" is missing';
 

@@ -18,7 +18,7 @@ import type { KubeObject } from '../bundle/index.ts';
 export const LONG_STRING = 256 * 1024;
 
 /** Options of {@link toYaml}. */
-export interface YamlOptions {
+interface YamlOptions {
   /** Sort map keys (by UTF-16 code units, js-yaml's order); default true. */
   sortKeys?: boolean;
 }
@@ -41,7 +41,7 @@ export function toYaml(value: unknown, options: YamlOptions = {}): string {
 }
 
 /** One object as a YAML document (without the `---` separator), ending in "\n". */
-export function objectToYaml(obj: KubeObject): string {
+function objectToYaml(obj: KubeObject): string {
   return toYaml(obj);
 }
 

@@ -9,7 +9,7 @@ import { goQuote } from '../../gocompat/gotext/index.ts';
 import { parseExplicitVersionRelease, parseLegacyVersionRelease, type ReleaseOptions, type VersionRelease } from './release.ts';
 
 /** The property type that carries a bundle's package name, version and release. */
-export const PACKAGE_PROPERTY = 'olm.package';
+const PACKAGE_PROPERTY = 'olm.package';
 
 interface PackageValue {
   version: string;

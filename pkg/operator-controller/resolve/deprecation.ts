@@ -15,9 +15,9 @@ export interface DeprecationCondition {
 }
 
 /** Message of every deprecation condition when there is no catalog data. */
-export const DEPRECATION_UNKNOWN_MESSAGE = 'deprecation status unknown: catalog data unavailable';
+const DEPRECATION_UNKNOWN_MESSAGE = 'deprecation status unknown: catalog data unavailable';
 /** BundleDeprecated message when nothing is installed. */
-export const NO_BUNDLE_INSTALLED_MESSAGE = 'no bundle installed yet';
+const NO_BUNDLE_INSTALLED_MESSAGE = 'no bundle installed yet';
 
 function condition(type: ClusterExtensionConditionType, messages: readonly string[], notDeprecatedMessage: string): DeprecationCondition {
   if (messages.length > 0) {

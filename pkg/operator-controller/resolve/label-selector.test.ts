@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseLabelSelector, selectCatalogs, type LabelSelector, type Labels } from './index.ts';
+import { selectCatalogs, type LabelSelector } from './index.ts';
+import { parseLabelSelector, type Labels } from './label-selector.ts';
 
 const KEY_RULE =
   "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";

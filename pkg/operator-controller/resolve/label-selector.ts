@@ -7,7 +7,7 @@ import { err, ok, type Result } from '../../shared/errors/index.ts';
 import { goQuote, utf8Length } from '../../gocompat/gotext/index.ts';
 
 /** One `matchExpressions` entry. `operator` is unchecked input (validated here). */
-export interface LabelSelectorRequirement {
+interface LabelSelectorRequirement {
   key: string;
   operator: string;
   values?: readonly string[] | null | undefined;
@@ -23,7 +23,7 @@ export interface LabelSelector {
 export type Labels = Readonly<Record<string, string>>;
 
 /** A validated selector: true when the labels satisfy every requirement. */
-export type LabelMatcher = (labels: Labels | undefined) => boolean;
+type LabelMatcher = (labels: Labels | undefined) => boolean;
 
 type Op = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
 
@@ -162,7 +162,7 @@ export function parseLabelSelector(selector: LabelSelector | null | undefined): 
 }
 
 /** Prefix of every catalog-selector error (E-sel). */
-export const SELECTOR_ERROR_PREFIX = 'desired catalog selector is invalid: ';
+const SELECTOR_ERROR_PREFIX = 'desired catalog selector is invalid: ';
 
 /**
  * The catalogs whose labels match `selector`, in input order (Step 1 and the selection half

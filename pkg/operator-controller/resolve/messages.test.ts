@@ -1,17 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { catalogCacheFailed, catalogNilResolvedImage, catalogNilResolvedSource, catalogNotServed } from './index.ts';
 import {
-  catalogCacheFailed,
   catalogCacheNotFound,
-  catalogNilResolvedImage,
-  catalogNilResolvedSource,
-  catalogNotServed,
   getPackageFailed,
   listCatalogsFailed,
   packageGetFailed,
   packageLoadFailed,
   resolutionFailed,
   versionRangeInvalid,
-} from './index.ts';
+} from './messages.ts';
 
 describe('error texts', () => {
   it.each<[string, string]>([

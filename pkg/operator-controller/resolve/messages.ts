@@ -75,7 +75,7 @@ export function packageLoadFailed(packageName: string, reason: string): string {
 }
 
 /** What the "no unique bundle" error (E-none / E-ambig) is built from. */
-export interface ResolutionFailure {
+interface ResolutionFailure {
   readonly packageName: string;
   readonly versionRange: string;
   readonly channels: readonly string[];

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatRelease, formatSemver } from '../../shared/semver/index.ts';
-import {
-  compareVersionRelease,
-  formatLegacyVersion,
-  metadataFor,
-  parseExplicitVersionRelease,
-  parseLegacyVersionRelease,
-  type VersionRelease,
-} from './index.ts';
+import { compareVersionRelease, metadataFor, type VersionRelease } from './index.ts';
+import { formatLegacyVersion, parseExplicitVersionRelease, parseLegacyVersionRelease } from './release.ts';
 
 function legacy(s: string): VersionRelease {
   const r = parseLegacyVersionRelease(s);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DeclarativeConfig } from '../../shared/fbc/types.ts';
-import { metadataFor, resolve, type InstalledBundle, type ResolveInput } from './index.ts';
+import { metadataFor, resolve, type ResolveInput } from './index.ts';
+import { type InstalledBundle } from './types.ts';
 import { bundle, channel, partition } from './testing.ts';
 
 function run(fbc: DeclarativeConfig | null, installed: InstalledBundle, extra: Partial<ResolveInput> = {}): string {

@@ -5,7 +5,7 @@
 import type { Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation, Property } from '../../shared/fbc/types.ts';
 
 /** Options of `bundle`. */
-export interface BundleOptions {
+interface BundleOptions {
   pkg?: string;
   /** Extra properties, appended after the `olm.package` one. */
   properties?: Property[];

@@ -31,7 +31,7 @@ export interface CatalogPackage {
  * A catalog whose partition could not be fetched. `error` is the fetch error's text (e.g.
  * `catalog "x" is not being served`); any such catalog fails the whole resolution.
  */
-export interface CatalogFetchFailure {
+interface CatalogFetchFailure {
   readonly name: string;
   readonly error: string;
 }

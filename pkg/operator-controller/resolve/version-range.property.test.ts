@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseSemver } from '../../shared/semver/index.ts';
-import { parseVersionRange, rangeContains } from './index.ts';
+import { parseVersionRange, rangeContains } from './version-range.ts';
 import { splitGroup } from './version-range.ts';
 
 // ---- model versions -------------------------------------------------------------------

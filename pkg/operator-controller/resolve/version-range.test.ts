@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ADMITTED_VERSION_EXPRESSIONS } from '../../../test/support/version-expressions.ts';
 import { parseSemver } from '../../shared/semver/index.ts';
-import { CONSTRAINT_PARSER_ERROR, parseVersionRange, rangeContains } from './index.ts';
+import { CONSTRAINT_PARSER_ERROR, parseVersionRange, rangeContains } from './version-range.ts';
 
 function accepts(range: string, version: string): boolean {
   const r = parseVersionRange(range);
