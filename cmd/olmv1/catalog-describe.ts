@@ -15,7 +15,7 @@ import {
 import { installability, type Verdict } from './catalog-installability.ts';
 
 /** One channel: its name and its highest-versioned bundle (undefined when no entry has a version). */
-export interface ChannelRow {
+interface ChannelRow {
   name: string;
   head?: { bundle: string; version: string } | undefined;
 }

@@ -23,7 +23,7 @@ import { checkPreRenderGates, isSupportedKind } from '../../pkg/operator-control
 import { DEPENDENCY_PROPERTY_TYPES } from '../../pkg/operator-controller/resolve/index.ts';
 
 /** What the catalog held that the verdict is based on. */
-export type Evidence = 'bundle-objects' | 'csv-metadata' | 'properties-only';
+type Evidence = 'bundle-objects' | 'csv-metadata' | 'properties-only';
 
 /**
  * The verdict on one bundle.

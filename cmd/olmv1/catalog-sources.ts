@@ -27,7 +27,7 @@ export interface CatalogPackages {
 }
 
 /** What a `--catalog` value names. */
-export type CatalogArg = { kind: 'dir'; path: string } | { kind: 'url'; url: string } | { kind: 'cluster'; name: string };
+type CatalogArg = { kind: 'dir'; path: string } | { kind: 'url'; url: string } | { kind: 'cluster'; name: string };
 
 /** I/O the sources need (composed in commands.ts; faked in unit tests). */
 export interface CatalogSourceDeps {
@@ -66,7 +66,7 @@ export async function urlCatalog(name: string, url: string, client: CatalogClien
 }
 
 /** A ClusterCatalog as the listing needs it: its name and priority and where its content is, or why not. */
-export interface ClusterCatalogRef {
+interface ClusterCatalogRef {
   name: string;
   priority: number;
   labels: Record<string, string> | undefined;

@@ -61,7 +61,7 @@ export function clusterFlags(values: ClusterFlags, usage: string): ClusterFlags 
 }
 
 /** A kubeconfig found, with the step that found it (for error texts). */
-export interface KubeconfigChoice {
+interface KubeconfigChoice {
   source: Extract<KubeConfigSource, { kind: 'file' | 'files' }>;
   /** `--kubeconfig`, `$KUBECONFIG`, `the running olmv1 up` or `~/.kube/config`. */
   from: string;

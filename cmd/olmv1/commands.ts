@@ -245,7 +245,7 @@ async function environmentProxy(): Promise<{ proxy?: import('../../pkg/shared/no
  * Registries the CLI may reach without TLS: loopback ones and those listed in
  * `OLMV1_INSECURE_REGISTRIES` (comma-separated host[:port]).
  */
-export function insecureRegistries(): string[] {
+function insecureRegistries(): string[] {
   const listed = (process.env.OLMV1_INSECURE_REGISTRIES ?? '')
     .split(',')
     .map((s) => s.trim())

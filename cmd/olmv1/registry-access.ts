@@ -70,7 +70,7 @@ async function readFlagFile(flag: string, path: string, missingIsFine: boolean):
 }
 
 /** What `pushBuilt` needs besides the image. */
-export interface PushTarget {
+interface PushTarget {
   ref: string;
   /** The parsed registry flags (`--authfile`, `--ca-file`). */
   values: { authfile?: string; 'ca-file'?: string };

@@ -14,7 +14,7 @@ import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, connectCluster, type C
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 
 /** What `olmv1 release` needs from its environment (composed in commands.ts). */
-export interface ReleaseCommandDeps {
+interface ReleaseCommandDeps {
   /** Where the cluster is found without --kubeconfig. */
   kubeconfig: KubeconfigLookup;
 }

@@ -62,7 +62,7 @@ export class CommandError extends Error {
 const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
 
 /** What {@link parseCommandLine} returns for `options` (plus -h/--help). */
-export type CommandLine<O extends ParseArgsOptionsConfig, P extends boolean> = ReturnType<
+type CommandLine<O extends ParseArgsOptionsConfig, P extends boolean> = ReturnType<
   typeof parseArgs<{ args: string[]; strict: true; allowPositionals: P; options: O & typeof HELP_FLAG }>
 >;
 
@@ -142,7 +142,7 @@ export async function runRenderBundle(args: readonly string[], io: CommandIo, de
 }
 
 /** Parsed common arguments of the bundle commands. */
-export interface BundleCommandArgs {
+interface BundleCommandArgs {
   source: string;
   installNamespace: string;
   watchNamespace?: string;

@@ -8,7 +8,7 @@
 import type { StatusReport } from './status-report.ts';
 
 /** Rendering options. */
-export interface TableOptions {
+interface TableOptions {
   color: boolean;
   /** Cut every line to this many characters (a terminal's width). */
   columns?: number;

@@ -24,7 +24,7 @@ import { STATUS_EXIT, buildStatusReport, statusExitCode, type ClusterVersionInfo
 import { renderStatusTable } from './status-table.ts';
 
 /** What `olmv1 status` needs from its environment (composed in commands.ts). */
-export interface StatusCommandDeps {
+interface StatusCommandDeps {
   /** Where the cluster is found without --kubeconfig. */
   kubeconfig: KubeconfigLookup;
   /** stdout is a terminal: colour (unless NO_COLOR) and fitting to `columns`; --watch clears the screen. */

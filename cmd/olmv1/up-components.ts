@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { freePorts, startProcess, waitUntil, type ManagedProcess, type Workspace } from '../../pkg/olmv1/localstack/index.ts';
 
 /** Where the components run and what they may reach. */
-export interface ComponentsOptions {
+interface ComponentsOptions {
   repoRoot: string;
   /** The Node binary (process.execPath). */
   node: string;

@@ -14,11 +14,11 @@ import { buildCatalogImage, buildImage, createImageClient } from '../../pkg/shar
 /** The registry host the committed example catalog and ClusterCatalog sample refer to. */
 export const EXAMPLE_REGISTRY = '127.0.0.1:5001';
 /** Repository of the example catalog image inside a registry. */
-export const EXAMPLE_CATALOG_REPOSITORY = 'olmv1/example-catalog';
+const EXAMPLE_CATALOG_REPOSITORY = 'olmv1/example-catalog';
 const BUNDLE_REPOSITORY = 'olmv1/example-operator-bundle';
 
 /** What was pushed. */
-export interface PushedExample {
+interface PushedExample {
   /** `<registry>/olmv1/example-catalog:latest`. */
   catalogRef: string;
   catalogDigest: string;

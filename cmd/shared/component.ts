@@ -42,7 +42,7 @@ export interface ComponentOptions extends ClusterLocation, LogOptions {
 }
 
 /** The `parseArgs` options of the common flags. */
-export const COMPONENT_FLAGS = {
+const COMPONENT_FLAGS = {
   help: { type: 'boolean', short: 'h' },
   kubeconfig: { type: 'string' },
   'system-namespace': { type: 'string' },
@@ -57,7 +57,7 @@ export const COMPONENT_FLAGS = {
 } as const satisfies ParseArgsConfig['options'];
 
 /** Go-style boolean flags: `--leader-elect` (or `--insecure-metrics`) alone means true. */
-export function normalizeBoolFlags(argv: readonly string[]): string[] {
+function normalizeBoolFlags(argv: readonly string[]): string[] {
   return argv.map((a) => (a === '--leader-elect' || a === '--insecure-metrics' ? `${a}=true` : a));
 }
 
@@ -83,7 +83,7 @@ export function parseComponentFlags<F extends Record<string, { type: 'string' }>
 }
 
 /** The common options from parsed flag values and the environment; `leaderElectionId` is the component's default Lease name. */
-export function componentOptions(
+function componentOptions(
   values: { [K in keyof typeof COMPONENT_FLAGS]?: (typeof COMPONENT_FLAGS)[K] extends { multiple: true } ? string[] : string | boolean },
   env: NodeJS.ProcessEnv,
   defaultLeaseName: string,
@@ -192,6 +192,6 @@ export function componentImages(
 }
 
 /** The proxy selector of the options (undefined: direct), logged once per component. */
-export function componentProxy(o: Pick<ComponentOptions, 'proxy'>, log: Logger): ProxySelector | undefined {
+function componentProxy(o: Pick<ComponentOptions, 'proxy'>, log: Logger): ProxySelector | undefined {
   return o.proxy === undefined ? undefined : proxySelector(o.proxy, log);
 }

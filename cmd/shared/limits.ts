@@ -83,7 +83,7 @@ function parseCount(flag: string, value: string): number {
 }
 
 /** A size for help texts: `16Mi` when it is a whole number of MiB, else bytes. */
-export function mib(bytes: number): string {
+function mib(bytes: number): string {
   if (bytes % 2 ** 30 === 0) return `${bytes / 2 ** 30}Gi`;
   return bytes % 2 ** 20 === 0 ? `${bytes / 2 ** 20}Mi` : String(bytes);
 }

@@ -10,10 +10,10 @@ import { prettyFactory } from 'pino-pretty';
 import { logErrorSerializer } from '../../pkg/shared/controller/index.ts';
 
 /** `--log-format`: `json` (default, as upstream's zap production config) or `text`. */
-export type LogFormat = 'json' | 'text';
+type LogFormat = 'json' | 'text';
 
 /** How `ts` is written in JSON lines (`--zap-time-encoding`); text lines always show ISO-8601 UTC. */
-export type LogTimeEncoding = 'epoch' | 'millis' | 'nano' | 'iso8601' | 'rfc3339' | 'rfc3339nano';
+type LogTimeEncoding = 'epoch' | 'millis' | 'nano' | 'iso8601' | 'rfc3339' | 'rfc3339nano';
 
 /** The logging part of a component's options. */
 export interface LogOptions {

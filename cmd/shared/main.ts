@@ -8,7 +8,7 @@ import { wireShutdownSignals } from '../../pkg/shared/controller/index.ts';
 import { type LogOptions, componentLogger } from './logging.ts';
 
 /** What differs between the components' entry points. */
-export interface ComponentMain<O extends LogOptions> {
+interface ComponentMain<O extends LogOptions> {
   /** The `component` of every log line and the prefix of a flag error. */
   name: string;
   help: string;

@@ -22,7 +22,7 @@ Environment:
 `;
 
 /** The system-wide locations (containers/image's built-in paths on Linux). */
-export const SYSTEM_REGISTRIES_CONF = { file: '/etc/containers/registries.conf', dir: '/etc/containers/registries.conf.d' } as const;
+const SYSTEM_REGISTRIES_CONF = { file: '/etc/containers/registries.conf', dir: '/etc/containers/registries.conf.d' } as const;
 
 /** The paths `env` selects (see the module comment); empty variables count as unset. */
 export function registriesConfPaths(env: NodeJS.ProcessEnv): RegistriesConfPaths {

@@ -84,7 +84,7 @@ const CHILD = new URL(`./ingest-child${import.meta.url.slice(import.meta.url.las
  * ahead of the little that stays live) lowers the peak at the same speed (decision 0086).
  * Unlike a heap limit, it cannot fail a larger catalog.
  */
-export const INGEST_CHILD_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
+const INGEST_CHILD_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
 
 /**
  * Environment of the ingest child: nothing is inherited (it needs no variables), in particular
@@ -107,10 +107,10 @@ export const INGEST_CHILD_ENVIRONMENT: Readonly<Record<string, string>> = {
 const OUT_OF_MEMORY_SIGNALS = new Set(['SIGKILL', 'SIGABRT', 'SIGTRAP']);
 
 /** How long a process started by `prepare()` waits for its ingest before it exits. */
-export const SPARE_IDLE_MS = 5 * 60_000;
+const SPARE_IDLE_MS = 5 * 60_000;
 
 /** Options of `createProcessIngest`. */
-export interface ProcessIngestOptions {
+interface ProcessIngestOptions {
   /** Node flags of the child (default INGEST_CHILD_FLAGS). */
   execArgv?: string[];
   /** Environment of the child (default INGEST_CHILD_ENVIRONMENT). */

@@ -54,7 +54,7 @@ export interface VersionInfo {
   unpackedAt: string;
 }
 
-export interface LocalDirStoreOptions {
+interface LocalDirStoreOptions {
   root: string;
   ingest: IngestFn;
   logger: Logger;
@@ -260,7 +260,7 @@ export class LocalDirStore {
 }
 
 /** Directory name of a version: the digest with its algorithm separator made path-safe. */
-export function versionDirName(digest: string): string {
+function versionDirName(digest: string): string {
   if (!/^[a-z0-9]+(?:[+._-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$/.test(digest)) {
     throw new Error(`invalid content digest ${JSON.stringify(digest)}`);
   }

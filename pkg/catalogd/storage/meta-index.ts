@@ -12,7 +12,7 @@
 import type { PackageGzip } from './gzip-segments.ts';
 
 /** The three optional `/api/v1/metas` filters; "" means "no filter". */
-export interface MetaQuery {
+interface MetaQuery {
   schema: string;
   package: string;
   name: string;

@@ -27,7 +27,7 @@ import { RECIPE_REVISION } from './versions.ts';
 export type Log = (line: string) => void;
 
 /** Contents of `build-info.json` in a cache entry. */
-export interface BuildInfo {
+interface BuildInfo {
   recipeRevision: number;
   name: string;
   version: string;
@@ -66,7 +66,7 @@ export async function withGoBuildSlot<T>(cacheRoot: string, what: string, log: L
 }
 
 /** What `.<name>-<version>.attempt.json` records: a build that started and did not finish. */
-export interface BuildAttempt {
+interface BuildAttempt {
   startedAt: string;
   /** The failure's first line, when the build failed (absent: it was interrupted). */
   error?: string;
@@ -102,7 +102,7 @@ async function readAttempt(cacheRoot: string, recipe: ToolRecipe): Promise<Build
 }
 
 /** True when `dir` holds a complete build of `recipe` made by the current RECIPE_REVISION. */
-export async function isComplete(dir: string, recipe: ToolRecipe): Promise<boolean> {
+async function isComplete(dir: string, recipe: ToolRecipe): Promise<boolean> {
   try {
     const info = JSON.parse(await readFile(join(dir, 'build-info.json'), 'utf8')) as Partial<BuildInfo>;
     if (info.recipeRevision !== RECIPE_REVISION || info.version !== recipe.version) return false;

@@ -40,7 +40,7 @@ export interface IssuedCertificate {
 }
 
 /** Path of the openssl binary; a parameter so callers can point elsewhere. */
-export interface PkiOptions {
+interface PkiOptions {
   openssl?: string;
 }
 

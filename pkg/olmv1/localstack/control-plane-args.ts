@@ -24,7 +24,7 @@ export const CONTROL_PLANE_DEFAULTS = {
 } as const;
 
 /** Inputs of etcdArgs. */
-export interface EtcdArgsOptions {
+interface EtcdArgsOptions {
   dataDir: string;
   clientPort: number;
   peerPort: number;
@@ -52,7 +52,7 @@ export function etcdArgs(options: EtcdArgsOptions): string[] {
 }
 
 /** Files and ports kube-apiserver needs. */
-export interface ApiServerArgsOptions {
+interface ApiServerArgsOptions {
   etcdUrl: string;
   securePort: number;
   /** Serving certificate and key (must cover 127.0.0.1). */
@@ -99,7 +99,7 @@ export function apiServerArgs(options: ApiServerArgsOptions): string[] {
 }
 
 /** One line of a kube-apiserver static token file. */
-export interface StaticToken {
+interface StaticToken {
   token: string;
   user: string;
   uid: string;

@@ -44,7 +44,7 @@ export const CONTROLLER_MANAGER_CONTROLLERS: readonly string[] = [
 ];
 
 /** Inputs of controllerManagerArgs (paths inside the control plane's directory). */
-export interface ControllerManagerArgsOptions {
+interface ControllerManagerArgsOptions {
   kubeconfigPath: string;
   securePort: number;
   tlsCertPath: string;
@@ -83,7 +83,7 @@ export function controllerManagerArgs(options: ControllerManagerArgsOptions): st
 }
 
 /** What startControllerManager needs of the control plane. */
-export interface StartControllerManagerOptions {
+interface StartControllerManagerOptions {
   binary: string;
   /** The control plane's directory; credentials go to `<dir>/pki`, the kubeconfig to `<dir>`. */
   dir: string;

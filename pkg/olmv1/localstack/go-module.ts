@@ -9,14 +9,14 @@
  */
 
 /** One `require` line of a go.mod. */
-export interface GoRequire {
+interface GoRequire {
   path: string;
   version: string;
   indirect: boolean;
 }
 
 /** One `replace` line: `from [fromVersion] => to [toVersion]`. */
-export interface GoReplace {
+interface GoReplace {
   from: string;
   fromVersion?: string;
   to: string;
@@ -24,7 +24,7 @@ export interface GoReplace {
 }
 
 /** The parts of a go.mod file this package reads. */
-export interface GoModFile {
+interface GoModFile {
   module: string;
   go?: string;
   requires: GoRequire[];
@@ -34,7 +34,7 @@ export interface GoModFile {
 }
 
 /** A module pinned to a published version: `path => path version`. */
-export interface PinnedModule {
+interface PinnedModule {
   path: string;
   version: string;
 }
@@ -141,7 +141,7 @@ export function localReplacementsToPin(upstream: GoModFile, version: string): Pi
 }
 
 /** What the generated go.mod of a tools module contains. */
-export interface ToolsModuleSpec {
+interface ToolsModuleSpec {
   /** Our module path, e.g. `olmv1.local/envtest/kubernetes`. */
   module: string;
   /** `go` directive, e.g. `1.26.0`. */

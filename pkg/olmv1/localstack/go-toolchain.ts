@@ -7,7 +7,7 @@ import { compareDotted, goDirectiveFor } from './go-module.ts';
 import { MINIMUM_GO_VERSION } from './versions.ts';
 
 /** Where `go` is looked for when it is not on PATH. */
-export const FALLBACK_GO = '/usr/local/go/bin/go';
+const FALLBACK_GO = '/usr/local/go/bin/go';
 
 /** A usable Go toolchain. */
 export interface GoToolchain {

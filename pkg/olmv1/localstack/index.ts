@@ -14,7 +14,7 @@ export {
   type EnvtestBinaries,
   type ResolveBinariesOptions,
 } from './binaries.ts';
-export { buildStartMessage, withGoBuildSlot, type BuildAttempt, type Log } from './build.ts';
+export { withGoBuildSlot } from './build.ts';
 export {
   createCertificateAuthority,
   createSelfSignedCertificate,
@@ -25,7 +25,6 @@ export {
 } from './certs.ts';
 export { CONTROL_PLANE_DEFAULTS } from './control-plane-args.ts';
 export { ADMIN_GROUP, ADMIN_USER } from './control-plane-pki.ts';
-export { CONTROLLER_MANAGER_CONTROLLERS, CONTROLLER_MANAGER_USER } from './controller-manager.ts';
 export {
   startControlPlane,
   type ControlPlane,
@@ -33,15 +32,15 @@ export {
   type ControlPlaneInfo,
   type StartControlPlaneOptions,
 } from './control-plane.ts';
-export { runCommand, tailLines, type RunOptions, type RunResult } from './exec.ts';
-export { findGoToolchain, runGo, type GoToolchain } from './go-toolchain.ts';
+export { runCommand } from './exec.ts';
+export { findGoToolchain, runGo } from './go-toolchain.ts';
 export { kubeRequest, type KubeAuth, type KubeEndpoint, type KubeRequest, type KubeResponse } from './kube-http.ts';
 export { renderKubeconfig, type KubeconfigCredentials, type KubeconfigOptions } from './kubeconfig.ts';
-export { isAlive, withLock, type LockOptions } from './lock.ts';
+export { isAlive } from './lock.ts';
 export { freePorts } from './ports.ts';
 export { startProcess, type ExitStatus, type ManagedProcess, type StartProcessOptions } from './process.ts';
 export { Reaper } from './reaper.ts';
 export { startRegistry, type Registry, type RegistryBinaries, type RegistryInfo, type StartRegistryOptions } from './registry.ts';
-export { ETCD_VERSION, HELM_VERSION, KUBERNETES_VERSION, REGISTRY_VERSION } from './versions.ts';
-export { ServerExitedError, waitUntil, type WaitOptions } from './wait.ts';
+export { ETCD_VERSION, KUBERNETES_VERSION, REGISTRY_VERSION } from './versions.ts';
+export { waitUntil } from './wait.ts';
 export { createWorkspace, type Workspace } from './workspace.ts';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Options of withLock. */
-export interface LockOptions {
+interface LockOptions {
   /** A lock not refreshed for this long is considered abandoned (default 2 minutes). */
   staleMs?: number;
   /** How often the holder refreshes the lock (default 10 s). */

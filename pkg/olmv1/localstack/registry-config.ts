@@ -4,7 +4,7 @@
  */
 
 /** Inputs of renderRegistryConfig. */
-export interface RegistryConfigOptions {
+interface RegistryConfigOptions {
   port: number;
   storageDir: string;
   /** Random secret for upload state (the registry warns and picks one itself otherwise). */

@@ -15,14 +15,14 @@
 import { ETCD_VERSION, HELM_VERSION, KUBERNETES_STAGING_VERSION, KUBERNETES_VERSION, REGISTRY_VERSION } from './versions.ts';
 
 /** A binary of a recipe: its file name and the Go main package it is built from. */
-export interface RecipeBinary {
+interface RecipeBinary {
   name: string;
   /** Import path of an upstream main, or `./dir` for a main we write (see `sources`). */
   pkg: string;
 }
 
 /** Proof that a built binary is the intended version: run `args`, find `expect` in stdout. */
-export interface VersionProbe {
+interface VersionProbe {
   binary: string;
   args: string[];
   expect: string;
@@ -223,9 +223,6 @@ export const HELM_RECIPE: ToolRecipe = {
   // build with the standard library already cached are in bench/results/envtest-builds.md).
   coldBuildCpuSeconds: 380,
 };
-
-/** All recipes, in the order their builds are started. */
-export const ALL_RECIPES: readonly ToolRecipe[] = [KUBERNETES_RECIPE, KUBE_CONTROLLER_MANAGER_RECIPE, ETCD_RECIPE, REGISTRY_RECIPE, HELM_RECIPE];
 
 /** Cache directory name of a recipe: `<name>-<version>`. */
 export function recipeDirName(recipe: Pick<ToolRecipe, 'name' | 'version'>): string {

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describeExit, type ManagedProcess } from './process.ts';
 
 /** Options of waitUntil. */
-export interface WaitOptions {
+interface WaitOptions {
   timeoutMs: number;
   /** Pause between checks (default 100 ms). */
   intervalMs?: number;
