@@ -1,5 +1,6 @@
 import dns from 'node:dns';
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -352,8 +353,6 @@ describe('catalog server connections', () => {
   });
 });
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** A complete chunked body at the start of `buf` (no trailers), or undefined when incomplete. */
 function dechunk(buf: Buffer): { body: Buffer; consumed: number } | undefined {
   const parts: Buffer[] = [];
@@ -378,6 +377,9 @@ describe('catalog server answer buffers', () => {
   let remove: () => Promise<void>;
   let store: LocalDirStore;
   let app: CatalogServer;
+  /** The server's side of each connection, and how many answers it finished, by the client's port. */
+  const serverSide = new Map<number, net.Socket>();
+  const finished = new Map<number, number>();
 
   beforeAll(async () => {
     // Each package's padding is its own letter, so a mixed-up answer cannot pass as right.
@@ -388,6 +390,11 @@ describe('catalog server answer buffers', () => {
     const answerBuffers = new AnswerBuffers([{ size: 256 * 1024 + 20, keep: 1_000 }]);
     app = buildCatalogServer({ content: store, logger: pino({ level: 'silent' }), registry: new Registry(), answerBuffers });
     await app.listen({ host: '127.0.0.1', port: 0 });
+    app.server.on('connection', (s: net.Socket) => serverSide.set(s.remotePort ?? 0, s));
+    app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const client = req.socket.remotePort ?? 0;
+      res.once('finish', () => finished.set(client, (finished.get(client) ?? 0) + 1));
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -396,49 +403,73 @@ describe('catalog server answer buffers', () => {
 
   /**
    * Sends a GET of each of `paths` on one connection once `sendAfter` resolves, reading
-   * nothing until `readAfter` resolves; returns the answers' bodies.
+   * nothing until `readAfter` resolves. `stalled` resolves once the server has answered as far
+   * as the socket takes: its side of the connection waits for a drain, or (answers small
+   * enough for the kernel's buffers) every answer is finished. `bodies` are the answers' bodies.
    */
-  async function pausedClient(port: number, paths: string[], sendAfter: Promise<void>, readAfter: Promise<void>, headers = ''): Promise<Buffer[]> {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    await new Promise((resolve) => socket.once('connect', resolve));
-    socket.pause();
-    await sendAfter;
-    socket.write(paths.map((p) => `GET ${p} HTTP/1.1\r\nhost: x\r\n${headers}\r\n`).join(''));
-    await readAfter;
-    const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.resume();
-    const want = paths.length;
-    let all = Buffer.alloc(0);
-    const bodies: Buffer[] = [];
-    await new Promise<void>((resolve, reject) => {
-      const parse = (): void => {
-        all = Buffer.concat([all, ...chunks.splice(0)]);
-        while (bodies.length < want) {
-          const end = all.indexOf('\r\n\r\n');
-          if (end < 0) return;
-          const head = all.toString('latin1', 0, end);
-          if (/transfer-encoding: chunked/i.test(head)) {
-            const body = dechunk(all.subarray(end + 4));
-            if (body === undefined) return;
-            bodies.push(body.body);
-            all = all.subarray(end + 4 + body.consumed);
-            continue;
+  function pausedClient(
+    port: number,
+    paths: string[],
+    sendAfter: Promise<void>,
+    readAfter: Promise<void>,
+    headers = '',
+  ): { stalled: Promise<void>; bodies: Promise<Buffer[]> } {
+    let sentFrom!: (localPort: number) => void;
+    const sent = new Promise<number>((resolve) => (sentFrom = resolve));
+    const stalled = sent.then((local) =>
+      vi.waitFor(
+        () => {
+          const waiting = serverSide.get(local)?.writableNeedDrain === true || finished.get(local) === paths.length;
+          if (!waiting) throw new Error(`the answers to port ${local} neither wait for a drain nor are finished`);
+        },
+        { timeout: 10_000, interval: 10 },
+      ),
+    );
+    return { stalled, bodies: read() };
+
+    async function read(): Promise<Buffer[]> {
+      const socket = net.connect({ host: '127.0.0.1', port });
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.pause();
+      await sendAfter;
+      socket.write(paths.map((p) => `GET ${p} HTTP/1.1\r\nhost: x\r\n${headers}\r\n`).join(''));
+      sentFrom(socket.localPort ?? 0);
+      await readAfter;
+      const chunks: Buffer[] = [];
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      socket.resume();
+      const want = paths.length;
+      let all = Buffer.alloc(0);
+      const bodies: Buffer[] = [];
+      await new Promise<void>((resolve, reject) => {
+        const parse = (): void => {
+          all = Buffer.concat([all, ...chunks.splice(0)]);
+          while (bodies.length < want) {
+            const end = all.indexOf('\r\n\r\n');
+            if (end < 0) return;
+            const head = all.toString('latin1', 0, end);
+            if (/transfer-encoding: chunked/i.test(head)) {
+              const body = dechunk(all.subarray(end + 4));
+              if (body === undefined) return;
+              bodies.push(body.body);
+              all = all.subarray(end + 4 + body.consumed);
+              continue;
+            }
+            const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? Number.NaN);
+            if (Number.isNaN(length)) return reject(new Error(`no framing: ${head}`));
+            if (all.length < end + 4 + length) return;
+            bodies.push(all.subarray(end + 4, end + 4 + length));
+            all = all.subarray(end + 4 + length);
           }
-          const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? Number.NaN);
-          if (Number.isNaN(length)) return reject(new Error(`no framing: ${head}`));
-          if (all.length < end + 4 + length) return;
-          bodies.push(all.subarray(end + 4, end + 4 + length));
-          all = all.subarray(end + 4 + length);
-        }
-        resolve();
-      };
-      socket.on('data', parse);
-      socket.once('error', reject);
-      parse();
-    });
-    socket.destroy();
-    return bodies;
+          resolve();
+        };
+        socket.on('data', parse);
+        socket.once('error', reject);
+        parse();
+      });
+      socket.destroy();
+      return bodies;
+    }
   }
 
   it('lends a buffer again only after its answer was written out, with readers that stall', async () => {
@@ -448,19 +479,23 @@ describe('catalog server answer buffers', () => {
     // Pipelined requests, ~7 MB of answers per connection: more than the kernel buffers for a
     // reader that stalls, so writes stay pending while other connections' answers are read.
     const plans = Array.from({ length: 6 }, (_, c) => Array.from({ length: 2 * PACKAGES }, (_, i) => `p${(i + c * 5) % PACKAGES}`));
-    // One connection after the other, so that later answers are read after earlier ones were
-    // sent (and stalled), when a buffer released too early would be lent again.
-    const clients = plans.map((pkgs, i) =>
-      pausedClient(
+    // One connection after the other, each once the one before stalled, so that later answers
+    // are read after earlier ones were sent (and stalled), when a buffer released too early
+    // would be lent again.
+    let previous: Promise<void> = Promise.resolve();
+    const clients = plans.map((pkgs) => {
+      const client = pausedClient(
         port,
         pkgs.map((p) => `/catalogs/c/api/v1/metas?package=${p}`),
-        sleep(50 * i),
+        previous,
         readAfter,
-      ),
-    );
-    await sleep(50 * plans.length + 200);
+      );
+      previous = client.stalled;
+      return client;
+    });
+    await previous;
     go();
-    const results = await Promise.all(clients);
+    const results = await Promise.all(clients.map((c) => c.bodies));
     results.forEach((bodies, i) => {
       expect(bodies.map((b) => b.toString())).toEqual(plans[i]!.map((p) => blobs[Number(p.slice(1))]!.blob));
     });
@@ -482,10 +517,15 @@ describe('catalog server answer buffers', () => {
       '/catalogs/c/api/v1/all',
     ];
     const plans = Array.from({ length: 4 }, (_, c) => ({ paths: paths(c), gzip: c % 2 === 1 }));
-    const clients = plans.map((plan, i) => pausedClient(port, plan.paths, sleep(50 * i), readAfter, plan.gzip ? 'accept-encoding: gzip\r\n' : ''));
-    await sleep(50 * plans.length + 200);
+    let previous: Promise<void> = Promise.resolve();
+    const clients = plans.map((plan) => {
+      const client = pausedClient(port, plan.paths, previous, readAfter, plan.gzip ? 'accept-encoding: gzip\r\n' : '');
+      previous = client.stalled;
+      return client;
+    });
+    await previous;
     go();
-    const results = await Promise.all(clients);
+    const results = await Promise.all(clients.map((c) => c.bodies));
     results.forEach((bodies, i) => {
       const decode = (b: Buffer): string => (plans[i]!.gzip ? gunzipSync(b) : b).toString();
       expect(decode(bodies[0]!)).toBe(whole);
