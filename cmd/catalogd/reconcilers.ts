@@ -28,7 +28,7 @@ import type { ImageCache } from '../../pkg/shared/image/index.ts';
 import type { EventRecorder, KubeClient } from '../../pkg/shared/kube/index.ts';
 
 /** The ports of the ClusterCatalog reconciler. */
-export interface CatalogReconcilerDeps {
+interface CatalogReconcilerDeps {
   /** Reads ClusterCatalogs, writes their status and finalizers. */
   client: KubeClient;
   /** Events on the ClusterCatalog: `Unpacked` when new content is served, `UnpackFailed`. */

@@ -39,7 +39,7 @@ export interface ContentStore<V extends { info: VersionInfo } = StoredVersion> {
   store(catalog: string, info: VersionInfo, source: ContentSource, options?: { signal?: AbortSignal | undefined }): Promise<V>;
 }
 
-export interface CatalogContentDeps<V extends { info: VersionInfo } = StoredVersion> {
+interface CatalogContentDeps<V extends { info: VersionInfo } = StoredVersion> {
   images: Pick<CatalogImages, 'pull' | 'openLayers'>;
   unpackCache: ImageCache;
   store: ContentStore<V>;
@@ -66,7 +66,7 @@ export function createCatalogContentMetrics(registry: Registry): CatalogContentM
   return { stored: (method) => counter.inc({ method }) };
 }
 
-export interface StoreImageOptions {
+interface StoreImageOptions {
   /** The catalog (store key and unpack cache owner). */
   name: string;
   /** The image reference: the spec's (reconciler) or the published digest reference (sync). */
@@ -78,7 +78,7 @@ export interface StoreImageOptions {
 }
 
 /** What {@link storeCatalogImage} stored, and how. */
-export interface StoredImage<V extends { info: VersionInfo } = StoredVersion> {
+interface StoredImage<V extends { info: VersionInfo } = StoredVersion> {
   version: V;
   streamed: boolean;
 }

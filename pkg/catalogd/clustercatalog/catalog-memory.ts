@@ -8,7 +8,7 @@
 import type { PollEntry } from './poll-state.ts';
 
 /** A catalog that failed for a resource limit: its generation then, until when it rests (epoch ms), and the error. */
-export interface Held {
+interface Held {
   generation: number;
   until: number;
   error: Error;

@@ -32,7 +32,7 @@ import { withIngestTimeout, withRetryFloor } from './ingest-bounds.ts';
 import { setNeverServed, setProgressingError } from './status.ts';
 
 /** What the content step uses. */
-export interface ContentStepDeps {
+interface ContentStepDeps {
   images: CatalogImages;
   store: Pick<CatalogStore, 'get' | 'prepareIngest' | 'store'>;
   /** Where images are unpacked when they cannot be streamed; emptied for a catalog once its content is stored. */

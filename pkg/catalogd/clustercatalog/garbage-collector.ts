@@ -10,7 +10,7 @@ import type { ImageCache } from '../../shared/image/index.ts';
 import type { Informer, KubeObject } from '../../shared/kube/index.ts';
 import type { LocalDirStore } from '../storage/index.ts';
 
-export interface GarbageCollectorOptions {
+interface GarbageCollectorOptions {
   catalogs: Informer<KubeObject>;
   store: LocalDirStore;
   unpackCache: ImageCache;
@@ -19,7 +19,7 @@ export interface GarbageCollectorOptions {
 }
 
 /** One collection pass; returns what was removed. */
-export async function collectGarbage(o: Omit<GarbageCollectorOptions, 'intervalMs'>): Promise<string[]> {
+async function collectGarbage(o: Omit<GarbageCollectorOptions, 'intervalMs'>): Promise<string[]> {
   const keep = new Set(o.catalogs.keys());
   const removed = await o.store.gc(keep);
   for (const owner of await o.unpackCache.owners()) {

@@ -1,7 +1,6 @@
 export {
   CATALOGD_REPORTER,
   CATALOG_CONTROLLER_NAME,
-  CatalogEventReason,
   catalogState,
   type CatalogImages,
   type CatalogReconciler,
@@ -12,9 +11,8 @@ export { CatalogMemory } from './catalog-memory.ts';
 export { availabilityStep, finalizersStep } from './lifecycle-steps.ts';
 export { holdStep, pollStep, servingStep } from './poll-steps.ts';
 export { contentStep } from './content-step.ts';
-export { CONTENT_SYNC_CONTROLLER_NAME, ContentSyncReconciler, type ContentSyncOptions } from './content-sync.ts';
-export { collectGarbage, runGarbageCollector, type GarbageCollectorOptions } from './garbage-collector.ts';
-export { type PollEntry, PollSchedule } from './poll-state.ts';
-export { MESSAGES } from './status.ts';
+export { CONTENT_SYNC_CONTROLLER_NAME, ContentSyncReconciler } from './content-sync.ts';
+export { runGarbageCollector } from './garbage-collector.ts';
+export { PollSchedule } from './poll-state.ts';
 export { type CatalogContentMetrics, ContentStepError, createCatalogContentMetrics, storeCatalogImage } from './catalog-content.ts';
 export { DEFAULT_INGEST_TIMEOUT_MS, catalogReconcileCancels, contentSyncCancels } from './ingest-bounds.ts';

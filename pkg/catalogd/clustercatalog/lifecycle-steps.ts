@@ -12,7 +12,7 @@ import type { CatalogState, CatalogStore } from './catalog-reconciler.ts';
 import { setDeleted, setProgressingError, setUserUnavailable } from './status.ts';
 
 /** What removing a catalog's content uses. */
-export interface ContentRemoval {
+interface ContentRemoval {
   store: Pick<CatalogStore, 'delete'>;
   unpackCache: Pick<ImageCache, 'delete'>;
   memory: CatalogMemory;

@@ -12,7 +12,7 @@ import type { PollEntry, PollSchedule } from './poll-state.ts';
 import { knownConditionsOnly, setProgressingError, setServing } from './status.ts';
 
 /** `status.urls.base` of a catalog: `<scheme>://<external address>/catalogs/<name>`. */
-export type BaseURL = (name: string) => string;
+type BaseURL = (name: string) => string;
 
 /**
  * Upstream's "unpack needed" rule against what the last successful reconcile stored. Nothing

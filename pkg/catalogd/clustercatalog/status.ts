@@ -14,7 +14,7 @@ import {
 } from '../../shared/api/index.ts';
 import { progressingFromError, setStatusCondition } from '../../shared/controller/index.ts';
 
-export const MESSAGES = {
+const MESSAGES = {
   served: 'Serving desired content from resolved source',
   neverServed: 'No content unpacked yet: see the Progressing condition',
   unpacked: 'Successfully unpacked and stored content from resolved source',
