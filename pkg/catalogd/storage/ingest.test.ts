@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isAlive } from '../../olmv1/localstack/index.ts';
 import { gzipSync } from 'node:zlib';
 import { LimitExceededError } from '../../shared/errors/index.ts';
@@ -28,6 +28,15 @@ async function ingestChildren(): Promise<number[]> {
     }
   }
   return pids;
+}
+
+/** The ingest children, once there is one (forked already; its command line shows it from its exec on). */
+async function spareStarted(): Promise<number[]> {
+  return vi.waitFor(async () => {
+    const pids = await ingestChildren();
+    if (pids.length === 0) throw new Error('no ingest process yet');
+    return pids;
+  });
 }
 
 /** Whether process `pid` is gone within 10 s (generous: child start-up is slow on a busy machine). */
@@ -60,8 +69,8 @@ describe('createProcessIngest', () => {
     const ingest = createProcessIngest({ onSpawn: (pid) => pids.push(pid) });
     ingest.prepare();
     ingest.prepare(); // one spare at most
-    await new Promise((r) => setTimeout(r, 300));
-    const spares = await ingestChildren();
+    // prepare() forks at once: whatever the two calls started is a child of this process now.
+    const spares = await spareStarted();
     expect(spares).toHaveLength(1);
     const dir = await target('prepared');
     // Keys re-sorted, same length.
@@ -88,8 +97,7 @@ describe('createProcessIngest', () => {
   it("runs the child with its own environment, not the parent's", async () => {
     const ingest = createProcessIngest();
     ingest.prepare();
-    await new Promise((r) => setTimeout(r, 200));
-    const [pid] = await ingestChildren();
+    const [pid] = await spareStarted();
     const environ = await readFile(`/proc/${pid}/environ`, 'utf8');
     // glibc cuts GLIBC_TUNABLES into its settings in place; Node adds its IPC channel's variables.
     expect(environ.replaceAll('\0glibc.', ':glibc.')).toContain(`GLIBC_TUNABLES=${INGEST_CHILD_ENVIRONMENT['GLIBC_TUNABLES']}\0`);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import pino from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Meta } from '../../shared/fbc/types.ts';
 import { type IngestFn, LocalDirStore, type VersionInfo } from './local-dir-store.ts';
 
@@ -53,8 +53,7 @@ describe('LocalDirStore', () => {
     const v2 = await store.store('cat', info('b'), { metas: V2 });
     expect(store.get('cat')).toBe(v2);
     expect(store.contentExists('cat', info('b').digest)).toBe(true);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(await readdir(join(root, 'cat'))).toEqual(['current.json', v2.dirName].sort());
+    await vi.waitFor(async () => expect(await readdir(join(root, 'cat'))).toEqual(['current.json', v2.dirName].sort()));
     expect(v1.dirName).not.toBe(v2.dirName);
   });
 

@@ -1,7 +1,6 @@
 import { mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAlive, withLock } from './lock.ts';
 
@@ -21,15 +20,22 @@ describe('withLock', () => {
     let inside = 0;
     let maxInside = 0;
     const waits: string[] = [];
+    // The first holder keeps the lock until both others have found it taken.
+    let othersWaiting!: () => void;
+    const bothWaiting = new Promise<void>((resolve) => (othersWaiting = resolve));
+    const onWait = (holder: string): void => {
+      waits.push(holder);
+      if (waits.length === 2) othersWaiting();
+    };
     const job = async (): Promise<void> => {
       inside++;
       maxInside = Math.max(maxInside, inside);
-      await sleep(30);
+      await bothWaiting;
       inside--;
     };
-    await Promise.all([1, 2, 3].map(() => withLock(lock, job, { pollMs: 5, onWait: (h) => waits.push(h) })));
+    await Promise.all([1, 2, 3].map(() => withLock(lock, job, { pollMs: 5, onWait })));
     expect(maxInside).toBe(1);
-    expect(waits.length).toBeGreaterThan(0);
+    expect(waits).toHaveLength(2);
     expect(waits[0]).toContain(`pid ${process.pid}`);
   });
 
@@ -64,14 +70,17 @@ describe('withLock', () => {
     await mkdir(lock);
     await writeFile(join(lock, 'owner.json'), JSON.stringify({ pid: process.pid, host: hostname() }));
     let done = false;
+    let found!: (holder: string) => void;
+    const waiting = new Promise<string>((resolve) => (found = resolve));
     const pending = withLock(
       lock,
       async () => {
         done = true;
       },
-      { pollMs: 5 },
+      { pollMs: 5, onWait: found },
     );
-    await sleep(50);
+    // It found the holder alive and the lock fresh, and waits (the same decision at each poll).
+    expect(await waiting).toBe(`pid ${process.pid} on ${hostname()}`);
     expect(done).toBe(false);
     // Release as a holder does: move the lock away first, so a waiter's rename never lands on
     // a half-deleted directory.
