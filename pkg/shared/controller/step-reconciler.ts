@@ -7,7 +7,8 @@
  *
  * A step that returns POLL waits for a person: the reconcile ends without an error and the
  * object is reconciled again after its poll period, which doubles from `poll.initialMs` to
- * `poll.maxMs` with each consecutive wait and starts over once a reconcile ends without one.
+ * `poll.maxMs` with each consecutive wait and starts over once a reconcile ends without one
+ * (a failed reconcile, retried with the controller's backoff, does not count as either).
  */
 import type { Result } from '../errors/index.ts';
 import type { KubeClient } from '../kube/index.ts';
@@ -57,7 +58,7 @@ export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
         signal: ctx.signal,
       });
     } catch (err) {
-      this.#waits.delete(name);
+      // A failure between waits does not start the poll period over.
       c.onError?.(name, err);
       throw err;
     }
