@@ -36,7 +36,8 @@ interface OpenWatch {
 class FakeCluster {
   objects: KubeObject[] = [];
   watches: OpenWatch[] = [];
-  lists: { identity: string; kind: string; namespace: string | undefined }[] = [];
+  /** Every list call, with when it was made (performance.now()). */
+  lists: { identity: string; kind: string; namespace: string | undefined; at: number }[] = [];
   forbidden = new Set<string>();
   unresolvable = new Set<string>();
 
@@ -47,7 +48,7 @@ class FakeCluster {
         return { group: '', version: 'v1', kind: type.kind, resource: type.kind.toLowerCase(), namespaced: !CLUSTER_KINDS.has(type.kind), verbs: [] };
       },
       list: async (type: TypeRef, o: ListOptions = {}): Promise<ObjectList> => {
-        this.lists.push({ identity, kind: type.kind, namespace: o.namespace });
+        this.lists.push({ identity, kind: type.kind, namespace: o.namespace, at: performance.now() });
         if (this.forbidden.has(type.kind)) throw new ApiError(403, 'Forbidden', `${type.kind} is forbidden`);
         const items = this.objects.filter((x) => x.kind === type.kind && (o.namespace === undefined || x.metadata.namespace === o.namespace));
         return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '5' }, items: structuredClone(items) };
@@ -276,27 +277,44 @@ describe('DriftWatches', () => {
     await drift.track(RELEASE);
     await drift.track({ extension: 'other', installNamespace: 'o', serviceAccount: 'sa', objects: [obj('ConfigMap', 'o-settings', 'o')] });
     await vi.waitFor(() => expect(cluster.open('Deployment')).toHaveLength(1));
-    await vi.waitFor(async () =>
-      expect((await registry.getSingleMetric('informer_list_errors_total')?.get())?.values[0]?.value).toBeGreaterThanOrEqual(6),
-    );
-    // Backoff of 20-40 ms (jittered up to 60 ms): a few attempts per watch, not thousands.
-    const attempts = cluster.lists.filter((l) => l.kind === 'ConfigMap').length;
-    await new Promise((r) => setTimeout(r, 200));
-    expect(cluster.lists.filter((l) => l.kind === 'ConfigMap').length - attempts).toBeLessThan(3 * 10);
+    // Each of the three refused watches (ns/installer in ns and other, o/sa in o) lists again
+    // after a backoff of 20-40 ms (jittered up to 60 ms), never sooner: a few attempts, not a
+    // hot loop. (1 ms less: a timer may fire up to a millisecond early by the event loop's clock.)
+    const attempts = (): number[][] =>
+      Object.values(
+        Object.groupBy(
+          cluster.lists.filter((l) => l.kind === 'ConfigMap'),
+          (l) => `${l.identity} ${l.namespace ?? ''}`,
+        ),
+      ).map((ls) => (ls ?? []).map((l) => l.at));
+    await vi.waitFor(() => {
+      expect(attempts()).toHaveLength(3);
+      for (const times of attempts()) expect(times.length).toBeGreaterThanOrEqual(4);
+    });
+    for (const times of attempts()) for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(19);
+    expect((await registry.getSingleMetric('informer_list_errors_total')?.get())?.values[0]?.value).toBeGreaterThanOrEqual(12);
     cluster.open('Deployment')[0]?.push({ type: 'DELETED', object: obj('Deployment', 'ext-controller', 'ns') });
     await vi.waitFor(() => expect(enqueued).toEqual(['ext']));
   });
 
   it('coalesces a burst of changes into one queued reconcile per interval', async () => {
-    const { cluster, drift, enqueued } = setup({ minIntervalMs: 100 });
-    cluster.objects = [...LIVE];
-    await drift.track(RELEASE);
-    await vi.waitFor(() => expect(cluster.open('ConfigMap')).toHaveLength(2));
-    const [w] = cluster.open('ConfigMap');
-    for (let i = 0; i < 20; i++) w?.push({ type: 'DELETED', object: obj('ConfigMap', `x${i}`, 'ns') });
-    await vi.waitFor(() => expect(enqueued).toEqual(['ext', 'ext']));
-    await new Promise((r) => setTimeout(r, 250));
-    expect(enqueued).toEqual(['ext', 'ext']);
+    // The interval is what is under test: fake time.
+    vi.useFakeTimers();
+    try {
+      const { cluster, drift, enqueued } = setup({ minIntervalMs: 100 });
+      cluster.objects = [...LIVE];
+      await drift.track(RELEASE);
+      await vi.waitFor(() => expect(cluster.open('ConfigMap')).toHaveLength(2));
+      const [w] = cluster.open('ConfigMap');
+      for (let i = 0; i < 20; i++) w?.push({ type: 'DELETED', object: obj('ConfigMap', `x${i}`, 'ns') });
+      await vi.waitFor(() => expect(enqueued).toEqual(['ext']));
+      await vi.advanceTimersByTimeAsync(100);
+      expect(enqueued).toEqual(['ext', 'ext']);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(enqueued).toEqual(['ext', 'ext']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('stops an extension watches on stop, every watch when leadership ends, and starts none afterwards', async () => {
