@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type KubeContext, connect } from '../../pkg/shared/kube/index.ts';
 import { Reaper } from '../envtest/index.ts';
 import { type CatalogdProcess, startCatalogdProcess } from '../support/catalogd.ts';
-import { condition, pushCatalog, simpleCatalog, waitForCatalog, writeCatalogDir } from '../support/catalogs.ts';
+import { condition, pushCatalog, simpleCatalog, waitForCatalog, writeCatalogDir, writeCatalogFiles } from '../support/catalogs.ts';
 import { installOlmConfig } from '../support/olm-config.ts';
+import { withTempDir } from '../support/temp-dir.ts';
 
 const id = randomBytes(3).toString('hex');
 const NS = `catalogd-ha-${id}`;
@@ -82,19 +83,30 @@ afterAll(async () => {
 describe('catalogd with two replicas', () => {
   const host = (): string => inject('envtestRegistries').anonymous.host;
 
-  it('serves every catalog from both replicas', async () => {
+  // The catalog both tests read; each waits for what it needs of it, so either runs alone.
+  beforeAll(async () => {
     const ref = `${host()}/ha/first-${id}:v1`;
-    await pushCatalog(await writeCatalogDir(simpleCatalog('first', ['1.0.0'])), ref);
+    await withTempDir('fbc-', async (dir) => pushCatalog(await writeCatalogFiles(dir, simpleCatalog('first', ['1.0.0'])), ref));
     await createCatalog(`first-${id}`, ref);
+  });
+
+  /** Waits until every running replica serves `catalog`. */
+  async function servedByAll(catalog: string): Promise<void> {
+    for (const r of replicas.values()) {
+      await waitFor(`${r.name} to serve ${catalog}`, async () => (await all(r, catalog)).status === 200, 30_000, r);
+    }
+  }
+
+  it('serves every catalog from both replicas', async () => {
     const cc = await waitForCatalog(kube.client, `first-${id}`, (c) => condition(c, 'Serving')?.status === 'True');
     expect((cc.status as { urls: { base: string } }).urls.base).toBe(`http://catalogd.test/catalogs/first-${id}`);
-    for (const r of replicas.values()) {
-      await waitFor(`${r.name} to serve first-${id}`, async () => (await all(r, `first-${id}`)).status === 200, 30_000, r);
-      expect((await all(r, `first-${id}`)).body).toContain('"name":"first.v1.0.0"');
-    }
+    await servedByAll(`first-${id}`);
+    for (const r of replicas.values()) expect((await all(r, `first-${id}`)).body).toContain('"name":"first.v1.0.0"');
   });
 
   it('fails over to the other replica when the leader crashes', async () => {
+    await servedByAll(`first-${id}`);
+    await waitFor('a replica to hold the lease', async () => replicas.has(await leader().catch(() => '')), 40_000);
     const before = await leader();
     const crashed = replicas.get(before);
     expect(crashed).toBeDefined();

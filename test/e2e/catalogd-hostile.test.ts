@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type KubeContext, type KubeObject, connect, isNotFound } from '../../pkg/shared/kube/index.ts';
 import { type ManagedProcess, Reaper } from '../envtest/index.ts';
 import { type CatalogdProcess as Catalogd, startCatalogdProcess } from '../support/catalogd.ts';
-import { condition, pushCatalog, simpleCatalog, waitForCatalog, writeCatalogDir } from '../support/catalogs.ts';
+import { condition, pushCatalog, simpleCatalog, waitForCatalog, writeCatalogFiles } from '../support/catalogs.ts';
 import { installOlmConfig } from '../support/olm-config.ts';
 import { type SlowDownload, type SlowRegistry, startSlowRegistry } from '../support/slow-registry.ts';
+import { withTempDir } from '../support/temp-dir.ts';
 
 const CC = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog' };
 const id = randomBytes(3).toString('hex');
@@ -45,13 +46,14 @@ async function createCatalog(name: string, ref: string): Promise<void> {
 /** Pushes a valid one-package catalog for `name` to the real registry; returns its reference there. */
 async function pushValid(name: string, pkg: string): Promise<string> {
   const ref = `${anon}/valid/${name}:v1`;
-  await pushCatalog(await writeCatalogDir(simpleCatalog(pkg, ['1.0.0'])), ref);
+  await withTempDir('fbc-', async (dir) => pushCatalog(await writeCatalogFiles(dir, simpleCatalog(pkg, ['1.0.0'])), ref));
   return ref;
 }
 
 /** Pushes a valid catalog for `name` and returns its reference through the slow front. */
 async function pushHostile(name: string): Promise<string> {
-  await pushCatalog(await writeCatalogDir(simpleCatalog(`${name}-pkg`, ['1.0.0'])), `${anon}/hostile/${name}:v1`);
+  const files = simpleCatalog(`${name}-pkg`, ['1.0.0']);
+  await withTempDir('fbc-', async (dir) => pushCatalog(await writeCatalogFiles(dir, files), `${anon}/hostile/${name}:v1`));
   slow.slowDown(`hostile/${name}`);
   return `${slow.host}/hostile/${name}:v1`;
 }
@@ -107,8 +109,15 @@ describe('catalogd with its default workers and ingest timeout, and a catalog wh
   const hostile = `stuck-${id}`;
   const valid = [1, 2, 3].map((n) => `valid${n}-${id}`);
 
+  // Every test below runs beside the same stuck download; each mid-download change uses a
+  // catalog of its own, so any one test runs alone.
   beforeAll(async () => {
     catalogd = await startCatalogd(`catalogd-defaults-${id}`, []);
+    const hostileRef = await pushHostile(hostile);
+    const refs = await Promise.all(valid.map((name, i) => pushValid(name, `pkg${i + 1}`)));
+    // The hostile catalog first: it is then ahead of the others in catalogd's queue.
+    await createCatalog(hostile, hostileRef);
+    await Promise.all(valid.map((name, i) => createCatalog(name, refs[i] ?? '')));
   });
 
   afterAll(async () => {
@@ -116,13 +125,11 @@ describe('catalogd with its default workers and ingest timeout, and a catalog wh
     await catalogd?.proc.stop();
   });
 
-  it('serves three valid catalogs applied with it while its download runs, and keeps serving them', async () => {
-    const hostileRef = await pushHostile(hostile);
-    const refs = await Promise.all(valid.map((name, i) => pushValid(name, `pkg${i + 1}`)));
-    // The hostile catalog first: it is then ahead of the others in catalogd's queue.
-    await createCatalog(hostile, hostileRef);
-    await Promise.all(valid.map((name, i) => createCatalog(name, refs[i] ?? '')));
+  /** Entries of catalogd's store that are partial versions of `name` (written, not yet renamed into place). */
+  const partialVersionsOf = async (name: string): Promise<string[]> =>
+    (await entries(join(catalogd.cacheDir, 'catalogs'))).filter((e) => e.startsWith('.') && e.includes(name));
 
+  it('serves three valid catalogs applied with it while its download runs, and keeps serving them', async () => {
     await waitFor(`the download of ${hostile}'s layer`, () => inFlight(hostile), 30_000, catalogd.proc);
     for (const name of valid) await waitForCatalog(kube.client, name, serving, 60_000);
     // Served while the hostile catalog's download still runs: by another worker, not after a timeout.
@@ -132,7 +139,13 @@ describe('catalogd with its default workers and ingest timeout, and a catalog wh
     expect(condition(stuck, 'Serving')).toBeUndefined();
     expect(condition(stuck, 'Progressing')).toBeUndefined();
 
-    await new Promise((r) => setTimeout(r, 3_000));
+    // Keeps serving: a later spec change of one valid catalog is reconciled (its conditions
+    // reach the new generation) while the download still holds the other worker; by then
+    // catalogd has handled everything queued before it, and the valid catalogs are unchanged.
+    const [first = ''] = valid;
+    await kube.client.patch({ ...CC, name: first }, { spec: { priority: 1 } }, 'merge');
+    const reconciled = (cc: KubeObject): boolean => serving(cc) && condition(cc, 'Progressing')?.observedGeneration === cc.metadata.generation;
+    await waitForCatalog(kube.client, first, reconciled, 60_000);
     for (const [i, name] of valid.entries()) {
       expect(serving(await kube.client.get({ ...CC, name }))).toBe(true);
       const res = await all(catalogd, name);
@@ -140,23 +153,27 @@ describe('catalogd with its default workers and ingest timeout, and a catalog wh
       expect(res.body).toContain(`"name":"pkg${i + 1}.v1.0.0"`);
     }
     expect(inFlight(hostile)).toBe(true);
+    expect(downloadsOf(hostile)).toHaveLength(1);
   }, 240_000); // generous: three ingests on a busy machine
 
   it('cancels the ingest when the spec changes mid-download, and serves the new image', async () => {
-    expect(inFlight(hostile)).toBe(true);
+    const name = `changed-${id}`;
+    await createCatalog(name, await pushHostile(name));
+    await waitFor(`the download of ${name}'s layer`, () => inFlight(name), 30_000, catalogd.proc);
     const fixed = await pushValid(`fixed-${id}`, 'fixed');
-    await kube.client.patch({ ...CC, name: hostile }, { spec: { source: { type: 'Image', image: { ref: fixed } } } }, 'merge');
-    await waitFor(`the download of ${hostile}'s layer to stop`, () => !inFlight(hostile), 30_000, catalogd.proc);
-    const cc = await waitForCatalog(kube.client, hostile, serving, 60_000);
+    await kube.client.patch({ ...CC, name }, { spec: { source: { type: 'Image', image: { ref: fixed } } } }, 'merge');
+    await waitFor(`the download of ${name}'s layer to stop`, () => !inFlight(name), 30_000, catalogd.proc);
+    const cc = await waitForCatalog(kube.client, name, serving, 60_000);
     expect((cc.status as { resolvedSource: { image: { ref: string } } }).resolvedSource.image.ref).toContain(`${anon}/valid/fixed-${id}@sha256:`);
     expect(condition(cc, 'Progressing')).toMatchObject({ status: 'True', reason: 'Succeeded', observedGeneration: cc.metadata.generation });
-    expect((await all(catalogd, hostile)).body).toContain('"name":"fixed.v1.0.0"');
+    expect((await all(catalogd, name)).body).toContain('"name":"fixed.v1.0.0"');
     // The cancelled ingest left no partial version and no partial unpack behind.
-    expect((await entries(join(catalogd.cacheDir, 'catalogs'))).filter((e) => e.startsWith('.'))).toEqual([]);
-    expect(await entries(join(catalogd.cacheDir, 'unpack', hostile))).toEqual([]);
-  });
+    expect(await partialVersionsOf(name)).toEqual([]);
+    expect(await entries(join(catalogd.cacheDir, 'unpack', name))).toEqual([]);
+  }, 180_000);
 
   it('cancels the ingest when the catalog is deleted mid-download, and leaves nothing behind', async () => {
+    for (const v of valid) await waitForCatalog(kube.client, v, serving, 120_000);
     const name = `deleted-${id}`;
     await createCatalog(name, await pushHostile(name));
     await waitFor(`the download of ${name}'s layer`, () => inFlight(name), 30_000, catalogd.proc);
@@ -173,10 +190,10 @@ describe('catalogd with its default workers and ingest timeout, and a catalog wh
     );
     expect(inFlight(name)).toBe(false);
     expect(existsSync(join(catalogd.cacheDir, 'catalogs', name))).toBe(false);
-    expect((await entries(join(catalogd.cacheDir, 'catalogs'))).filter((e) => e.startsWith('.'))).toEqual([]);
+    expect(await partialVersionsOf(name)).toEqual([]);
     expect(existsSync(join(catalogd.cacheDir, 'unpack', name))).toBe(false);
     for (const v of valid) expect((await all(catalogd, v)).status).toBe(200);
-  });
+  }, 180_000);
 });
 
 describe('catalogd with a short ingest timeout', () => {
