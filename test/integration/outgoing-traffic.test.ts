@@ -24,6 +24,7 @@ import {
   issueCertificate,
   startRegistry,
 } from '../envtest/index.ts';
+import { waitUntil } from '../support/bundle-flow.ts';
 import { condition, waitForCatalog, writeCatalogFiles } from '../support/catalogs.ts';
 import {
   type ExtensionStack,
@@ -111,9 +112,15 @@ describe('--pull-cas-dir', () => {
       await expect(without.resolveDigest(ref)).rejects.toThrow(/certificate/);
       await expect(withDir.resolveDigest(ref)).rejects.toThrow(/certificate/);
       await writeFile(join(dir, 'registry-ca.crt'), ca.certPem);
-      // The directory is read again within a second of a change.
-      await new Promise((r) => setTimeout(r, 1100));
-      expect((await withDir.resolveDigest(ref)).digest).toBe(digest);
+      // The directory is read again on use, at most once a second (cert-dir.ts): the pull
+      // succeeds once it has picked up the change.
+      let resolved: string | undefined;
+      await waitUntil(
+        'a pull through the updated CA directory',
+        async () => (resolved = (await withDir.resolveDigest(ref).catch(() => undefined))?.digest) !== undefined,
+        10_000,
+      );
+      expect(resolved).toBe(digest);
       await expect(without.resolveDigest(ref)).rejects.toThrow(/certificate/);
     } finally {
       withDir.close();

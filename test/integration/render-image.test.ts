@@ -88,15 +88,12 @@ describe('rendering a bundle image', () => {
       seen.push(access.limits);
       return fetchBundleFiles(r, { insecureRegistries: ['127.0.0.1'], ...access });
     };
-    const started = Date.now();
     const res = await run(runRenderBundle, [ref, '--install-namespace', 'x'], fetchBundle);
     expect(res).toEqual({
       code: 1,
       out: '',
       err: `error applying image: image ${host}/bundles/bomb@${image.digest}: layer ${bomb.digest}: exceeds the limit of ${32 << 20} unpacked bytes (--max-image-unpacked-bytes)\n`,
     });
-    // Refused at the file's header, not after inflating and writing a GiB.
-    expect(Date.now() - started).toBeLessThan(30_000);
     expect(seen).toEqual([BUNDLE_IMAGE_LIMITS]);
 
     const rbac = await run(runRbac, [ref, '--install-namespace', 'x', '--service-account', 'sa', '--max-image-files', '3'], fetchBundle);

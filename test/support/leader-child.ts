@@ -1,7 +1,8 @@
 // A leader-election candidate as its own Node process, for test/integration/kube-leader-election.
 // Usage: node leader-child.ts <kubeconfig> <namespace> <lease> <identity> <leaseMs> <renewMs> <retryMs>
 // Prints one JSON line per event on stdout: {"event":"started"|"stopped"|"exited","id","at"}
-// (`at` = Date.now()). SIGTERM cancels the election gracefully (the lease is released).
+// (`at` = Date.now()), and {"event":"leader","leader":<identity>,...} each time it sees another
+// holder of the lease. SIGTERM cancels the election gracefully (the lease is released).
 import pino from 'pino';
 import { LeaderElector, connect } from '../../pkg/shared/kube/index.ts';
 
@@ -11,8 +12,8 @@ if (retryMs === undefined || kubeconfig === undefined || namespace === undefined
   process.exit(2);
 }
 
-function emit(event: string): void {
-  process.stdout.write(`${JSON.stringify({ event, id: identity, at: Date.now() })}\n`);
+function emit(event: string, extra: Record<string, string> = {}): void {
+  process.stdout.write(`${JSON.stringify({ event, id: identity, at: Date.now(), ...extra })}\n`);
 }
 
 const kube = await connect({ kind: 'file', path: kubeconfig });
@@ -32,6 +33,7 @@ const elector = new LeaderElector({
     return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
   },
   onStoppedLeading: () => emit('stopped'),
+  onNewLeader: (leader) => emit('leader', { leader }),
 });
 emit('campaigning');
 const outcome = await elector.run(ctl.signal);
