@@ -4,7 +4,8 @@ import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LimitExceededError, TerminalError } from '../errors/index.ts';
 import { Informer, type KubeObject, type ListWatchSource, type ObjectList } from '../kube/index.ts';
-import { Controller, ReconcileCancelledError, type ReconcileResult, type Reconciler } from './index.ts';
+import { Controller } from './controller.ts';
+import { ReconcileCancelledError, type ReconcileResult, type Reconciler } from './reconciler.ts';
 
 // Captures pino's JSON lines.
 function captureLog(): { log: pino.Logger; lines: Array<Record<string, unknown>> } {
@@ -157,23 +158,29 @@ describe('Controller', () => {
     let active = 0;
     let peak = 0;
     const seen: string[] = [];
+    // Reconciles hold their workers until released, so the three keys run at once and owner-a
+    // is still in flight when it is queued again below.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
     const { controller } = setup(
       ['a', 'b', 'c'],
       async (key) => {
         active++;
         peak = Math.max(peak, active);
         seen.push(key);
-        await new Promise((r) => setTimeout(r, 20));
+        await released;
         active--;
       },
       { concurrency: 3, keys: (o) => o.metadata.labels?.owner ?? '' },
     );
-    while (seen.length < 3) await new Promise((r) => setTimeout(r, 5));
+    await vi.waitFor(() => expect(seen).toHaveLength(3));
     expect(seen.sort()).toEqual(['owner-a', 'owner-b', 'owner-c']);
     expect(peak).toBe(3);
     controller.enqueue('owner-a');
     controller.enqueue('owner-a');
-    await new Promise((r) => setTimeout(r, 60));
+    release();
+    // Nothing queued or in flight any more: the two adds made one more reconcile.
+    await controller.queue.drain();
     expect(seen.filter((k) => k === 'owner-a')).toHaveLength(2);
   });
 

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BucketRateLimiter, ExponentialFailureRateLimiter, MaxOfRateLimiter, WorkQueue, defaultControllerRateLimiter } from './index.ts';
+import { BucketRateLimiter, ExponentialFailureRateLimiter, MaxOfRateLimiter, defaultControllerRateLimiter } from './rate-limiter.ts';
+import { WorkQueue } from './workqueue.ts';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 1_000_000 });
@@ -124,7 +125,7 @@ describe('WorkQueue', () => {
         expect(inFlight.has(key)).toBe(false);
         inFlight.add(key);
         maxParallel = Math.max(maxParallel, inFlight.size);
-        await new Promise((r) => setTimeout(r, 1));
+        await new Promise((r) => setImmediate(r)); // the other workers take their keys meanwhile
         if (processed++ < 40) q.add(key); // re-added while in flight
         inFlight.delete(key);
         q.done(key);
@@ -132,7 +133,9 @@ describe('WorkQueue', () => {
     }
     for (const k of ['a', 'b', 'c', 'd', 'e', 'f']) q.add(k);
     const workers = [worker(), worker(), worker(), worker()];
-    while (processed < 46) await new Promise((r) => setTimeout(r, 2));
+    // Re-adds happen before done(): the queue is idle only once all 6 + 40 were processed.
+    await q.drain();
+    expect(processed).toBe(46);
     await q.shutdownWithDrain();
     await Promise.all(workers);
     expect(maxParallel).toBe(4);
