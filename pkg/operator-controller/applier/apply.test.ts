@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FIELD_MANAGER } from '../../shared/api/index.ts';
 import { ApiError, type KubeClient, type KubeObject, type ObjectRef } from '../../shared/kube/index.ts';
 import { APPLY_PHASES, applyPhases, inApplyOrder } from './apply-order.ts';
@@ -236,13 +236,21 @@ describe('applyObjects', () => {
   });
 
   it('gives up when a CRD is not Established in time, naming the last Established message', async () => {
-    const { client, calls } = fakeClient({ crdConditions: [notEstablished] });
-    const started = Date.now();
-    const e = await applyError(applyObjects(client, [crd('x'), cm('c')], { pollMs: 20, crdEstablishTimeoutMs: 1000 }));
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
-    expect(e.message).toBe('error applying CustomResourceDefinition x: not Established after 1 s: the initial names have not been accepted');
-    expect(calls.filter((c) => c.startsWith('get')).length).toBeGreaterThan(2);
-    expect(calls).not.toContain('apply ConfigMap ns/c');
+    // The timeout is what is tested: fake time.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const { client, calls } = fakeClient({ crdConditions: [notEstablished] });
+      const started = Date.now();
+      const failed = applyError(applyObjects(client, [crd('x'), cm('c')], { pollMs: 20, crdEstablishTimeoutMs: 1000 }));
+      await vi.advanceTimersByTimeAsync(1_100);
+      const e = await failed;
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+      expect(e.message).toBe('error applying CustomResourceDefinition x: not Established after 1 s: the initial names have not been accepted');
+      expect(calls.filter((c) => c.startsWith('get')).length).toBeGreaterThan(2);
+      expect(calls).not.toContain('apply ConfigMap ns/c');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('stops at the first refusal with `error applying <Kind ns/name>: <message>` and applies nothing after it', async () => {

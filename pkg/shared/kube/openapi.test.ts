@@ -12,7 +12,7 @@ function fakeServer(docs: Record<string, { hash: string; schemas: Record<string,
     async request<T>(method: string, path: string, options?: RequestOptions): Promise<T> {
       const hash = options?.query?.['hash'];
       requests.push(hash === undefined ? `${method} ${path}` : `${method} ${path}?hash=${String(hash)}`);
-      await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setImmediate(r)); // answers on a later turn of the event loop, as a server does
       if (failNext !== undefined) {
         const err = failNext;
         failNext = undefined;

@@ -1,6 +1,6 @@
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createWatchChannel } from './watch-channel.ts';
 
 // A prior-knowledge HTTP/2 (h2c) server allowing 3 streams per session: /watch answers and
@@ -62,8 +62,7 @@ describe('HTTP/2 watch channel', () => {
       break;
     }
     for (const r of more) r.stream.destroy();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(ch.stats().streams).toBe(0);
+    await vi.waitFor(() => expect(ch.stats().streams).toBe(0));
     expect(seenAuth.at(-1)).toBe('Bearer sa');
     ch.close();
     expect(ch.stats().connections).toBe(0);

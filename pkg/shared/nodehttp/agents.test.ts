@@ -1,7 +1,7 @@
 import type { Agent } from 'node:http';
 import https from 'node:https';
 import { rootCertificates } from 'node:tls';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAgentPool, http, sendRequest } from './index.ts';
 
 let server: ReturnType<typeof http.createServer>;
@@ -106,14 +106,16 @@ describe('createAgentPool', () => {
       await new Promise((r) => res.on('end', r));
       await new Promise((r) => setImmediate(r));
     }
-    await new Promise((r) => setTimeout(r, 20));
-    expect(count(agent.freeSockets)).toBe(1);
+    // Back in the pool once released: one socket served all five.
+    await vi.waitFor(() => expect(count(agent.freeSockets)).toBe(1));
     // What the pool does to an agent replaced by a new CA bundle.
     agent.maxFreeSockets = 0;
     const res = await sendRequest({ method: 'GET', url: base, agent });
+    const closed = new Promise((r) => res.socket.once('close', r));
     res.resume();
     await new Promise((r) => res.on('end', r));
-    await new Promise((r) => setTimeout(r, 20));
+    // Released into a pool that keeps none: closed, not kept.
+    await closed;
     expect(count(agent.freeSockets)).toBe(0);
     pool.close();
   });
