@@ -23,7 +23,7 @@ export const FEATURE_GATE_DEFAULTS = {
 } as const;
 
 /** The gates by name. */
-export type FeatureGates = Record<keyof typeof FEATURE_GATE_DEFAULTS, boolean>;
+type FeatureGates = Record<keyof typeof FEATURE_GATE_DEFAULTS, boolean>;
 
 /** `tls` (`--tls-cert`/`--tls-key`) serves the metrics only. */
 export interface OperatorControllerOptions extends ComponentOptions, ServingOptions {

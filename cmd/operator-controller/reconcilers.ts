@@ -52,7 +52,7 @@ export interface ClusterExtensionPorts {
 }
 
 /** Options besides the ports. */
-export interface ClusterExtensionReconcilerOptions {
+interface ClusterExtensionReconcilerOptions {
   /** Per-step duration observer (e.g. stepDurationTimer). */
   stepTimer?: StepTimer;
   /** First and longest poll period of a wait (default 1 s doubling to 10 s). */
@@ -65,7 +65,7 @@ export interface ClusterExtensionReconcilerOptions {
 }
 
 /** The ClusterExtension reconcile steps, in order. */
-export function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Step<ExtensionState>[] {
+function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Step<ExtensionState>[] {
   const steps = [
     finalizersStep({ releases: p.releases, scoped: p.scoped, bundleCache: p.bundleCache, drift: p.drift, events: p.events }),
     validateStep({ client: p.client }),

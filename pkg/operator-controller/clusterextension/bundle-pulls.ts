@@ -30,7 +30,7 @@ export type PullStatus =
   { state: 'done'; fetched: FetchedBundle } | { state: 'failed'; error: unknown; startedAt: Date } | { state: 'pending'; startedAt: Date };
 
 /** Options of one `get`. */
-export interface PullRequestOptions {
+interface PullRequestOptions {
   /** The reconcile's signal: ends the wait (not the pull). */
   signal?: AbortSignal;
   /** How long to wait for a pull that is not finished (default the scheduler's `waitMs`; 0: do not wait). */
@@ -50,7 +50,7 @@ export interface BundlePullScheduler {
 }
 
 /** The I/O the scheduler drives. */
-export interface BundlePullPorts {
+interface BundlePullPorts {
   /** Pulls `ref` into the extension's cache and parses it (fetchBundle). */
   fetch(extension: string, ref: string, signal: AbortSignal): Promise<FetchedBundle>;
   /** The bundle when the cache holds `ref` (a digest reference), without a registry call; else undefined. */
@@ -73,9 +73,9 @@ export interface BundlePullsOptions extends BundlePullPorts {
 }
 
 /** Default of BundlePullsOptions.waitMs: a bundle from a healthy registry takes well under this. */
-export const DEFAULT_PULL_WAIT_MS = 1500;
+const DEFAULT_PULL_WAIT_MS = 1500;
 /** Default of BundlePullsOptions.maxPullMs. */
-export const DEFAULT_MAX_PULL_MS = 10 * 60_000;
+const DEFAULT_MAX_PULL_MS = 10 * 60_000;
 
 /** One extension's pull. */
 interface Pull {

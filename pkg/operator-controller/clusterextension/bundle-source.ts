@@ -16,7 +16,7 @@ import {
 } from '../../shared/image/index.ts';
 
 /** The image operations needed here (ImageClient satisfies it). */
-export interface BundleImages {
+interface BundleImages {
   pull(ref: string, options: PullOptions): Promise<PullResult>;
 }
 

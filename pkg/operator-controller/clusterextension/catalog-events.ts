@@ -15,7 +15,7 @@ import type { Informer, InformerEventType, KubeObject } from '../../shared/kube/
 import { contentRef, type CatalogSource } from './catalogs.ts';
 
 /** What the handler needs. */
-export interface CatalogEventsOptions {
+interface CatalogEventsOptions {
   catalogs: Pick<Informer<KubeObject>, 'addHandler'>;
   extensions: Pick<Informer<KubeObject>, 'list'>;
   content: CatalogContentCache;

@@ -37,7 +37,7 @@ export interface CatalogSource {
 }
 
 /** The selection: catalogs that match the selector (any availability), and the resolver's inputs. */
-export interface SelectedCatalogs {
+interface SelectedCatalogs {
   /** How many ClusterCatalogs match the selector, whatever their availability (fallback rule). */
   matching: number;
   inputs: CatalogInput[];

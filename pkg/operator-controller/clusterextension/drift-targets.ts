@@ -22,7 +22,7 @@ export interface DriftTarget {
 }
 
 /** How the release's objects map to watches: is a type namespaced? (discovery) */
-export type NamespacedOf = (type: TypeRef) => Promise<boolean>;
+type NamespacedOf = (type: TypeRef) => Promise<boolean>;
 
 /** The owner label selector the applier's labels match (pkg/operator-controller/applier withOwnerLabels). */
 export function ownerSelector(extension: string): string {

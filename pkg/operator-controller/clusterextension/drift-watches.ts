@@ -82,10 +82,10 @@ export interface DriftTracker {
 }
 
 /** How long an announced delete is waited for. */
-export const EXPECTED_DELETE_MS = 5 * 60_000;
+const EXPECTED_DELETE_MS = 5 * 60_000;
 
 /** Construction options of DriftWatches. */
-export interface DriftWatchesOptions {
+interface DriftWatchesOptions {
   scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
   /** Queues a reconcile of the extension. */
   enqueue: (extension: string) => void;

@@ -22,7 +22,7 @@ export interface ExtensionFeatures {
 }
 
 /** The bundle a reconcile is going to install (resolved, or the installed one as fallback). */
-export interface Target {
+interface Target {
   bundle: ReleaseBundle;
   /** Catalog deprecation data was available (false after the no-catalog fallback). */
   fromCatalog: boolean;

@@ -16,7 +16,7 @@ import type { ExtensionState } from './pipeline-state.ts';
 export const OPERATOR_CONTROLLER_REPORTER = 'olm.operatorframework.io/operator-controller';
 
 /** Every reason operator-controller records (CamelCase, as Kubernetes' own). */
-export const ExtensionEventReason = {
+const ExtensionEventReason = {
   Installed: 'Installed',
   Upgraded: 'Upgraded',
   Downgraded: 'Downgraded',
@@ -49,7 +49,7 @@ function bundleText(b: ReleaseBundle): string {
 }
 
 /** `a, b, c and 2 more`. */
-export function nameList(names: readonly string[]): string {
+function nameList(names: readonly string[]): string {
   const shown = names.slice(0, MAX_NAMED).join(', ');
   return names.length > MAX_NAMED ? `${shown} and ${names.length - MAX_NAMED} more` : shown;
 }

@@ -96,7 +96,7 @@ async function pullBundle(ports: PullPorts, state: ExtensionState): Promise<Step
 }
 
 /** Progressing's message while the target bundle is being pulled. */
-export function pullingMessage(bundle: ReleaseBundle, ref: string, since: Date): string {
+function pullingMessage(bundle: ReleaseBundle, ref: string, since: Date): string {
   const at = since.toISOString().replace(/\.\d{3}Z$/, 'Z');
   return `pulling image ${JSON.stringify(ref)} of bundle ${JSON.stringify(bundle.name)} with version ${JSON.stringify(bundle.version)} since ${at}`;
 }

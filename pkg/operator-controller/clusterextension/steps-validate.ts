@@ -14,7 +14,7 @@ import { setInstalledUnknown, setProgressingBlocked, setProgressingRetrying } fr
 import { fail } from './steps.ts';
 
 /** Prefix of validation failures (upstream v1.9-v1.10). */
-export const VALIDATION_PREFIX = 'operation cannot proceed due to the following validation error(s): ';
+const VALIDATION_PREFIX = 'operation cannot proceed due to the following validation error(s): ';
 
 /** What the validate step uses: operator-controller's own client, to read namespaces and ServiceAccounts. */
 export interface ValidatePorts {

@@ -15,7 +15,7 @@ export interface CertificatePaths {
 }
 
 /** A certificate and key read from disk. */
-export interface Certificate {
+interface Certificate {
   cert: Buffer;
   key: Buffer;
 }

@@ -8,7 +8,7 @@ import {
   setStatusCondition,
   truncateConditionMessage,
   type Condition,
-} from './index.ts';
+} from './conditions.ts';
 
 const T0 = '2030-01-01T00:00:00Z';
 const now = (): Date => new Date('2030-06-01T12:00:00.789Z');

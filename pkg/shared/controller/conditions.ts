@@ -18,7 +18,7 @@ export interface Condition {
 }
 
 /** What a caller sets: the time is filled in when omitted (or empty). */
-export type ConditionInput = Omit<Condition, 'lastTransitionTime'> & { lastTransitionTime?: string };
+type ConditionInput = Omit<Condition, 'lastTransitionTime'> & { lastTransitionTime?: string };
 
 /** Suffix appended by `truncateConditionMessage`. */
 export const TRUNCATION_SUFFIX = '\n\n... [message truncated]';

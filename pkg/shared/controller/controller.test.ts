@@ -4,7 +4,8 @@ import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LimitExceededError, TerminalError } from '../errors/index.ts';
 import { Informer, type KubeObject, type ListWatchSource, type ObjectList } from '../kube/index.ts';
-import { Controller, ReconcileCancelledError, type ReconcileResult, type Reconciler } from './index.ts';
+import { Controller } from './controller.ts';
+import { ReconcileCancelledError, type ReconcileResult, type Reconciler } from './reconciler.ts';
 
 // Captures pino's JSON lines.
 function captureLog(): { log: pino.Logger; lines: Array<Record<string, unknown>> } {

@@ -36,7 +36,7 @@ export type CancelFunc<T extends KubeObject = KubeObject> = (
 ) => string | undefined;
 
 /** One informer the controller reacts to; `keys` defaults to the object's own key. */
-export interface Watch<T extends KubeObject = KubeObject> {
+interface Watch<T extends KubeObject = KubeObject> {
   informer: Informer<T>;
   keys?: KeyFunc<T>;
   /**
@@ -48,7 +48,7 @@ export interface Watch<T extends KubeObject = KubeObject> {
 }
 
 /** Construction options of a Controller. */
-export interface ControllerOptions {
+interface ControllerOptions {
   /** `controller` label and log field, e.g. `controller-operator-cluster-extension-controller`. */
   name: string;
   reconciler: Reconciler;

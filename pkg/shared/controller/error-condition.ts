@@ -12,7 +12,7 @@ import { truncateConditionMessage, type ConditionStatus } from './conditions.ts'
 export const RETRYING_REASON = 'Retrying';
 
 /** The status, reason and message an error gives a Progressing condition. */
-export interface ErrorCondition {
+interface ErrorCondition {
   status: ConditionStatus;
   reason: string;
   message: string;

@@ -3,7 +3,8 @@ import pino from 'pino';
 import { Counter, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { settlesWithin } from '../kube/index.ts';
-import { HealthServer, informersSynced, wireShutdownSignals } from './index.ts';
+import { HealthServer, informersSynced } from './health-server.ts';
+import { wireShutdownSignals } from './shutdown.ts';
 
 const log = pino({ level: 'silent' });
 let server: HealthServer | undefined;

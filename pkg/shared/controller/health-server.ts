@@ -15,7 +15,7 @@ import { boundPort, close, guardedListener, listen } from './listening.ts';
  * A named check. It passes by returning true (or resolving to true); returning false, a
  * string (the reason) or throwing fails it. Checks must be fast (they run per probe).
  */
-export type HealthCheck = () => boolean | string | Promise<boolean | string>;
+type HealthCheck = () => boolean | string | Promise<boolean | string>;
 
 /**
  * A readiness check that passes once every informer has synced; otherwise it names the ones
@@ -29,7 +29,7 @@ export function informersSynced(informers: ReadonlyArray<{ readonly name: string
 }
 
 /** Construction options of a HealthServer. */
-export interface HealthServerOptions {
+interface HealthServerOptions {
   /** TCP port; 0 picks a free one (see `port` after `start`). */
   port: number;
   /** Bind address (default `0.0.0.0`). */

@@ -29,7 +29,7 @@ export function logErrorSerializer(err: unknown): unknown {
 }
 
 /** True when `err` or one of its causes is a programming error (a non-Error cause does not count). */
-export function hasProgrammingError(err: Error): boolean {
+function hasProgrammingError(err: Error): boolean {
   return findCause(err, (e): e is Error => isPanic(e)) !== undefined;
 }
 

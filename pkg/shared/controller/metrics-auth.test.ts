@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { AccessSubject, NonResourceAccess, TokenReviewResult } from '../kube/index.ts';
-import { MetricsAuth, bearerToken } from './index.ts';
+import { MetricsAuth, bearerToken } from './metrics-auth.ts';
 
 const log = pino({ level: 'silent' });
 const READER: AccessSubject = { user: 'system:serviceaccount:monitoring:prometheus', groups: ['system:serviceaccounts'] };

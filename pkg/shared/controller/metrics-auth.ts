@@ -24,13 +24,13 @@ import type { Logger } from 'pino';
 import type { AccessSubject, NonResourceAccess, TokenReviewResult } from '../kube/index.ts';
 
 /** The reviews, injected (pkg/shared/kube `reviewToken` and `canI` in production). */
-export interface MetricsAuthReviews {
+interface MetricsAuthReviews {
   authenticate(token: string, signal: AbortSignal): Promise<TokenReviewResult>;
   authorize(subject: AccessSubject, access: NonResourceAccess, signal: AbortSignal): Promise<{ allowed: boolean; reason: string }>;
 }
 
 /** Construction options; the lifetimes default to controller-runtime's. */
-export interface MetricsAuthOptions extends MetricsAuthReviews {
+interface MetricsAuthOptions extends MetricsAuthReviews {
   log: Logger;
   now?: () => number;
   tokenTtlMs?: number;

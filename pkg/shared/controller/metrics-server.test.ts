@@ -7,7 +7,8 @@ import pino from 'pino';
 import { Counter, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSelfSignedCertificate } from '../../olmv1/localstack/index.ts';
-import { type MetricsAccess, MetricsServer, type ProfileOptions } from './index.ts';
+import type { MetricsAccess } from './metrics-auth.ts';
+import { MetricsServer, type ProfileOptions } from './metrics-server.ts';
 
 const log = pino({ level: 'silent' });
 const MODERN: ProfileOptions = { minVersion: 'TLSv1.3', ciphers: 'TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384', ecdhCurve: 'X25519:prime256v1' };

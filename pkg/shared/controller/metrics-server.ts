@@ -18,7 +18,7 @@ import { boundPort, close, guardedListener, listen } from './listening.ts';
 export type ProfileOptions = Pick<SecureContextOptions, 'minVersion' | 'ciphers' | 'ecdhCurve'>;
 
 /** Construction options of a MetricsServer. */
-export interface MetricsServerOptions {
+interface MetricsServerOptions {
   /** TCP port; 0 picks a free one (see `port` after `start`). */
   port: number;
   /** Bind address (default `0.0.0.0`). */

@@ -5,14 +5,14 @@
 import type { Logger } from 'pino';
 
 /** The part of `process` the wiring needs (passed in by cmd/, which owns the process). */
-export interface SignalProcess {
+interface SignalProcess {
   on(event: NodeJS.Signals, listener: () => void): unknown;
   removeListener(event: NodeJS.Signals, listener: () => void): unknown;
   exit(code: number): void;
 }
 
 /** Options of `wireShutdownSignals`. */
-export interface ShutdownOptions {
+interface ShutdownOptions {
   log: Logger;
   /** Default SIGTERM and SIGINT. */
   signals?: readonly NodeJS.Signals[];

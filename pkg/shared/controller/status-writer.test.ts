@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TerminalError, isTerminal } from '../errors/index.ts';
 import { ApiError, type KubeClient, type KubeObject, type ObjectRef } from '../kube/index.ts';
-import { PanicError, joinErrors, reconcileWithStatus } from './index.ts';
+import { PanicError } from './reconciler.ts';
+import { joinErrors, reconcileWithStatus } from './status-writer.ts';
 
 interface Obj extends KubeObject {
   spec: { a: number };

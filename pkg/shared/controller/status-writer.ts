@@ -8,10 +8,10 @@ import { isNotFound, type KubeClient, type KubeObject, type ObjectRef } from '..
 import { PanicError, type ReconcileResult } from './reconciler.ts';
 
 /** Message of the PanicError thrown when reconcile logic changed spec, labels or annotations. */
-export const UNEXPECTED_CHANGE_MESSAGE = 'spec or metadata changed by reconciler';
+const UNEXPECTED_CHANGE_MESSAGE = 'spec or metadata changed by reconciler';
 
 /** Input of `reconcileWithStatus`. */
-export interface StatusWriteRequest<T extends KubeObject> {
+interface StatusWriteRequest<T extends KubeObject> {
   client: KubeClient;
   /** The object to reconcile. */
   ref: ObjectRef;
@@ -31,7 +31,7 @@ export interface WorkingObject {
 }
 
 /** Input of `reconcileParsedWithStatus`: as StatusWriteRequest, with the API module's parser. */
-export interface ParsedStatusWriteRequest<T extends WorkingObject, R> {
+interface ParsedStatusWriteRequest<T extends WorkingObject, R> {
   client: KubeClient;
   ref: ObjectRef;
   /** The API module's parser (e.g. parseClusterExtension); a failure is terminal. */

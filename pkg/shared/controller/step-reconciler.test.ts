@@ -2,7 +2,9 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { err, ok, type Result } from '../errors/index.ts';
 import { ApiError, type KubeClient, type KubeObject } from '../kube/index.ts';
-import { POLL, StepReconciler, type ReconcileContext, type Step } from './index.ts';
+import type { ReconcileContext } from './reconciler.ts';
+import { StepReconciler } from './step-reconciler.ts';
+import { POLL, type Step } from './steps.ts';
 
 /** The typed object of the tests: what a parser of the API module returns. */
 interface Thing {

@@ -17,7 +17,7 @@ import { reconcileParsedWithStatus, type WorkingObject } from './status-writer.t
 import { isPoll, runSteps, type Step, type StepTimer } from './steps.ts';
 
 /** What a StepReconciler is made of. */
-export interface StepReconcilerConfig<T extends WorkingObject, S> {
+interface StepReconcilerConfig<T extends WorkingObject, S> {
   /** Reads the object and writes its status and finalizers (the controller's own identity). */
   client: KubeClient;
   /** The reconciled kind. */

@@ -14,7 +14,7 @@ import type { ReconcileResult } from './reconciler.ts';
  * missing permissions): stop without an error and reconcile again after the object's poll
  * period, which doubles with each consecutive wait (StepReconciler).
  */
-export interface PollOutcome {
+interface PollOutcome {
   readonly poll: true;
 }
 

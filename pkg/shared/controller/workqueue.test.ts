@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BucketRateLimiter, ExponentialFailureRateLimiter, MaxOfRateLimiter, WorkQueue, defaultControllerRateLimiter } from './index.ts';
+import { BucketRateLimiter, ExponentialFailureRateLimiter, MaxOfRateLimiter, defaultControllerRateLimiter } from './rate-limiter.ts';
+import { WorkQueue } from './workqueue.ts';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 1_000_000 });

@@ -11,7 +11,7 @@ import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.t
 import { workQueueMetrics, type WorkQueueMetrics } from './workqueue-metrics.ts';
 
 /** Construction options of a WorkQueue. */
-export interface WorkQueueOptions {
+interface WorkQueueOptions {
   /** The `name` label of the `workqueue_*` metrics (the controller name). */
   name: string;
   rateLimiter?: RateLimiter;
