@@ -3,7 +3,8 @@
  * `extensions` benchmark starts it, and the library floor it is compared with, the same way).
  * The settings are catalogd's (cmd/shared/node-flags.ts, decision 0082) for the same reason:
  * reconciles allocate many short-lived buffers (release encoding, API responses), and V8's
- * default 16 MB semi-spaces and glibc's per-thread arenas keep tens of MB of them resident.
+ * default young-generation sizing and glibc's per-thread arenas keep much of that memory
+ * resident after the reconciles that used it end.
  */
 import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../shared/node-flags.ts';
 

@@ -14,7 +14,7 @@
  *   content       resolve the digest and, when it is not stored yet, stream or pull and store it;
  *   serving       report the served content, remember it, requeue after the poll interval.
  *
- * The algorithm is upstream's (reference api-and-controllers.md §4.1), with one difference
+ * The algorithm is upstream's (resolve, unpack, store, report, requeue), with one difference
  * (decision 0080): content is keyed by digest in a store that survives restarts, so a poll or
  * restart that resolves to an already stored digest neither pulls nor rewrites anything.
  *

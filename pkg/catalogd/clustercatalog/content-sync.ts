@@ -2,9 +2,9 @@
  * Content sync (controller `catalogd-content-sync`), run by EVERY catalogd replica: makes the
  * replica's own store serve exactly what the leader published in `status.resolvedSource` (a
  * digest reference), and removes content of catalogs that are deleted or Unavailable. With it,
- * all replicas answer every request (reference README, difference 5); on the leader it is a
- * no-op, because the leader stores content before it publishes the status. A sync is bounded
- * by the same ingest timeout as the leader's ingest (ingest-bounds.ts).
+ * all replicas answer every request, where upstream's non-leaders have no content (decision
+ * 0080); on the leader it is a no-op, because the leader stores content before it publishes the
+ * status. A sync is bounded by the same ingest timeout as the leader's ingest (ingest-bounds.ts).
  */
 import type { Logger } from 'pino';
 import { AvailabilityMode, type ClusterCatalog } from '../../shared/api/index.ts';

@@ -1,7 +1,7 @@
 /**
- * The ClusterCatalog status catalogd writes: condition texts and the success/unavailable/
- * deleted shapes of reference api-and-controllers.md §2.3 and §4. The setters change the typed
- * working copy (StepReconciler writes its status back).
+ * The ClusterCatalog status catalogd writes: upstream's condition texts, and the shapes upstream
+ * gives the status when a catalog is served, made Unavailable, or being deleted. The setters
+ * change the typed working copy (StepReconciler writes its status back).
  */
 import {
   CatalogSourceType,

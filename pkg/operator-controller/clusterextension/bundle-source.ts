@@ -1,9 +1,10 @@
 /**
- * Bundle images for operator-controller (reference applier-and-bundles.md §1): pulled with
- * pkg/shared/image (every blob verified against its digest), unpacked read-only into the digest-keyed
- * cache under the extension's name, and parsed as a registry+v1 bundle. The cache keeps one
- * image per extension: after a successful pull the extension's other digests are removed, and
- * deleting the extension removes its directory, so the cache is bounded by the extensions.
+ * Bundle images for operator-controller, handled as upstream handles a resolved bundle's image
+ * (decisions 0050 and 0067): pulled with pkg/shared/image (every blob verified against its
+ * digest), unpacked read-only into the digest-keyed cache under the extension's name, and parsed
+ * as a registry+v1 bundle. The cache keeps one image per extension: after a successful pull the
+ * extension's other digests are removed, and deleting the extension removes its directory, so the
+ * cache is bounded by the extensions.
  */
 import { OLM_PROPERTIES_ANNOTATION, parseBundle, readBundleDir, type RegistryV1Bundle } from '../bundle/index.ts';
 import {

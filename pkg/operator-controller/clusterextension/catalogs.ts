@@ -1,8 +1,8 @@
 /**
- * The catalog side of resolution (reference api-and-controllers.md §3.4 step 3): the
- * ClusterCatalogs an extension selects, and for each one either the package's partition
- * (from the content cache, fetched from catalogd at most once per catalog digest) or the
- * error text that makes the whole resolution fail.
+ * The catalog side of resolution, the part where upstream gathers candidate bundles from every
+ * selected catalog (decisions 0030 and 0045): the ClusterCatalogs an extension selects, and for
+ * each one either the package's partition (from the content cache, fetched from catalogd at most
+ * once per catalog digest) or the error text that makes the whole resolution fail.
  */
 import { AvailabilityMode, type ClusterCatalog, findCondition, parseClusterCatalog } from '../../shared/api/index.ts';
 import type { CatalogContentCache, CatalogRef } from '../catalogclient/index.ts';

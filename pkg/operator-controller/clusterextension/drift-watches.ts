@@ -1,9 +1,10 @@
 /**
  * Drift watches: the trigger that brings a ClusterExtension back to its reconcile when one of
- * its managed objects is changed or deleted (reference api-and-controllers.md §3.1, "tracking
- * cache"). The reconcile itself repairs: re-applying an unchanged release by server-side apply
- * restores the fields operator-controller owns and recreates deleted objects, while fields other
- * managers own stay (decision 0066).
+ * its managed objects is changed or deleted. Upstream uses one cluster-wide informer per kind of
+ * the release, as the controller; ours watch as the extension's ServiceAccount instead. The
+ * reconcile itself repairs: re-applying an unchanged release by server-side apply restores the
+ * fields operator-controller owns and recreates deleted objects, while fields other managers own
+ * stay (decision 0066).
  *
  * Per extension, one informer per resource and namespace its deployed release uses
  * (drift-targets.ts), listing and watching as the extension's ServiceAccount with the owner

@@ -1,8 +1,9 @@
 /**
- * The gating controller (applier-and-bundles.md §6, deliberate difference 6): judges every
+ * The gating controller (decision 0046): judges every
  * ClusterExtension's latest deployed release against the current cluster version and publishes
  * the verdict as metrics, and, where the OpenShift APIs exist, as the OLM `cluster` object's
  * `InstalledOLMOperatorsUpgradeable` condition and the `olm` ClusterOperator's `Upgradeable`.
+ * Upstream gates only on OpenShift; this one works on any cluster.
  *
  * It runs on the shared Controller (pkg/shared/controller) over one fixed key, GATE_KEY: the
  * verdict is about the whole cluster, not about one object. ClusterExtension adds, deletes and

@@ -1,6 +1,6 @@
 /**
  * `metav1.Condition` lists with apimachinery's `meta.SetStatusCondition` semantics
- * (api-and-controllers.md §0.1): new types are appended, `lastTransitionTime` moves only when
+ * (decision 0063): new types are appended, `lastTransitionTime` moves only when
  * `status` changes, reason/message/observedGeneration are overwritten in place, order is kept.
  */
 

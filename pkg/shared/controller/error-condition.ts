@@ -1,9 +1,9 @@
 /**
- * How a failed reconcile shows on a `Progressing` condition (api-and-controllers.md §0.1, §1.3):
- * a retried error is True/`Retrying`; a terminal one is False with its reason (`Blocked` unless
- * it carries another, e.g. `InvalidConfiguration`). The message is the error text with network
- * addresses removed (so retries through another ephemeral port do not change it) and truncated
- * to what the API accepts.
+ * How a failed reconcile shows on a `Progressing` condition, as upstream's controllers report it
+ * (decisions 0045 and 0063): a retried error is True/`Retrying`; a terminal one is False with its
+ * reason (`Blocked` unless it carries another, e.g. `InvalidConfiguration`). The message is the
+ * error text with network addresses removed (so retries through another ephemeral port do not
+ * change it) and truncated to what the API accepts.
  */
 import { errorMessage, findTerminal, sanitizeNetworkError } from '../errors/index.ts';
 import { truncateConditionMessage, type ConditionStatus } from './conditions.ts';

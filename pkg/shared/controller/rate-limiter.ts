@@ -104,7 +104,7 @@ export class MaxOfRateLimiter implements RateLimiter {
 
 /**
  * controller-runtime's default: max of per-item backoff 5 ms doubling to 1000 s and a
- * 10 qps / burst 100 bucket (api-and-controllers.md §0.3).
+ * 10 qps / burst 100 bucket (decision 0063).
  */
 export function defaultControllerRateLimiter(now: () => number = Date.now): RateLimiter {
   return new MaxOfRateLimiter(new ExponentialFailureRateLimiter(5, 1_000_000), new BucketRateLimiter(10, 100, now));

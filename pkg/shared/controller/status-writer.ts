@@ -1,6 +1,6 @@
 /**
- * The status/finalizer write pattern of api-and-controllers.md §0.2: reconcile a deep copy,
- * then write back only what changed (status via PUT .../status, finalizers via a merge patch
+ * The status/finalizer write pattern of upstream's reconcilers (decision 0063): reconcile a deep
+ * copy, then write back only what changed (status via PUT .../status, finalizers via a merge patch
  * guarded by resourceVersion), and refuse reconcilers that touched spec or metadata.
  */
 import { TerminalError, errorMessage, findTerminal, type Result } from '../errors/index.ts';
