@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { FIELD_MANAGER } from '../../pkg/shared/api/index.ts';
+import { CLUSTER_EXTENSION, FIELD_MANAGER } from '../../pkg/shared/api/index.ts';
 import { describeObject } from '../../pkg/operator-controller/applier/index.ts';
 import { type KubeContext, connect } from '../../pkg/shared/kube/index.ts';
 import { type ControlPlane, Reaper, startControlPlane } from '../envtest/index.ts';
@@ -25,6 +25,7 @@ import {
   bundleFiles,
   clusterExtension,
   installedAs,
+  objectExists,
   packageCatalog,
   publishCatalog,
   pushBundle,
@@ -134,6 +135,21 @@ async function createExtension(name: string): Promise<void> {
   await kube.client.create(clusterExtension(name, { namespace: name, serviceAccount: 'installer', packageName: name }));
 }
 
+/**
+ * Makes sure every extension of `cases` exists and has settled at 1.0.0: what the first test
+ * leaves, created here (with a controller of its own, killed afterwards) when that test did not run.
+ */
+async function installedAtFirstVersion(cases: readonly Case[]): Promise<void> {
+  for (const c of running) await kill(c);
+  const setup = await controller('setup');
+  for (const c of cases) {
+    if (!(await objectExists(kube.client, { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind, name: c.ext })))
+      await createExtension(c.ext);
+  }
+  for (const c of cases) await settled(c, '1.0.0', [[1, 'deployed']]);
+  await kill(setup);
+}
+
 async function settled(c: Case, version: string, revisions: [number, string][]): Promise<void> {
   await waitForExtension(kube.client, c.ext, `installed ${version} after the crash at ${c.point}`, installedAs(`${c.ext}.v${version}`), SETTLE_MS);
   await expectSettled(kube.client, c.ext, revisions, { split: c.padded });
@@ -185,8 +201,8 @@ describe('operator-controller killed mid-job', () => {
   }, 1_200_000);
 
   it('finishes every upgrade killed at a step boundary, a Secret write or an object write', async () => {
+    await installedAtFirstVersion([...INSTALLS, ...UPGRADES]);
     // The catalog offers 2.0.0 while no controller runs; the hooked one meets it first.
-    for (const c of running) await kill(c);
     for (const c of UPGRADES) Object.assign(catalogFiles, catalogPart(c.ext, ['1.0.0', '2.0.0']));
     await publishCatalog({ kube, registry }, catalog, catalogFiles);
     const hooked = await controller('upgrade-hooked', { pauseAt: UPGRADES.map((c) => `${c.ext}=${c.point}`) });
