@@ -7,6 +7,8 @@
  *   the bundle the warm run chose.
  * The generated catalog's largest package is small (tens of bundles), so the same is reported
  * without targets for a generated single-package catalog of 1,000 bundles (a stress case).
+ * Also without a target: how long refusing a 20 KB hostile version range takes (the parser is
+ * regex-based; the unit test checks only that it is refused).
  *
  * Targets: <= 5 ms warm; <= 50 ms including the
  * load from a running catalog server.
@@ -14,7 +16,7 @@
 import { join } from 'node:path';
 import { type CatalogClient, createCatalogClient } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { type DeclarativeConfig, loadFS } from '../../pkg/shared/fbc/index.ts';
-import { type ResolveInput, packagePartition, resolve } from '../../pkg/operator-controller/resolve/index.ts';
+import { type ResolveInput, checkVersionRange, packagePartition, resolve } from '../../pkg/operator-controller/resolve/index.ts';
 import { generateCatalog } from '../../test/fixtures/generate/catalog.ts';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
 import { startCatalogServe } from '../lib/catalog-server.ts';
@@ -105,6 +107,14 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   }
   details['outcomes'] = outcomes;
   details['scenarios'] = Object.fromEntries(scenarios(partition));
+
+  // The version range parser is regex-based: a long hostile range (whitespace runs, then a
+  // character no range allows) must be refused in time linear in its length.
+  const hostile = `${'1   '.repeat(5000)}!`;
+  if (checkVersionRange(hostile).ok) throw new Error('the hostile version range was accepted');
+  const scan = summarize(timeRuns(() => checkVersionRange(hostile), 3, 30));
+  measurements.push(measure('refusing a 20 KB hostile version range: median', scan.p50, 'ms', undefined, `p99 ${round(scan.p99, 2)} ms`));
+  details['hostile version range'] = roundSummary(scan);
 
   ctx.log('generating a 1,000-bundle single-package catalog');
   const bigDir = join(ctx.workDir, 'big-package');

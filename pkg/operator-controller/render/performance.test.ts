@@ -5,26 +5,21 @@ import { crd, installModes, testBundle } from '../../../test/fixtures/bundles/bu
 import { parseBundle } from '../bundle/index.ts';
 import { render } from './index.ts';
 
-describe('performance', () => {
+// How long parsing and rendering this bundle take is measured by the render benchmark
+// (bench/benchmarks/render.ts, target 100 ms); here: that they work on it, without copying.
+describe('a bundle with 10 large CRDs', () => {
   const crds = Array.from({ length: 10 }, (_, i) => largeCrd(i, 100_000));
   const total = crds.reduce((n, c) => n + JSON.stringify(c).length, 0);
 
-  it('renders a bundle with 10 large CRDs (~1 MB) within 100 ms', () => {
+  it('renders (~1 MB of CRDs)', () => {
     expect(total).toBeGreaterThan(900_000);
     const bundle = testBundle({
       spec: { installModes: installModes('AllNamespaces'), customresourcedefinitions: { owned: crds.map((c) => ({ name: c.metadata.name })) } },
       crds: [...crds, crd('small', 'example.com')],
     });
-    render(bundle, { installNamespace: 'ns' }); // warm-up
-    const times: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const start = performance.now();
-      const r = render(bundle, { installNamespace: 'ns' });
-      times.push(performance.now() - start);
-      expect(r.ok).toBe(true);
-    }
-    times.sort((a, b) => a - b);
-    expect(times[2]).toBeLessThan(100);
+    const r = render(bundle, { installNamespace: 'ns' });
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.value.filter((o) => o.kind === 'CustomResourceDefinition')).toHaveLength(crds.length + 1);
   });
 
   it('shares CRD objects with the bundle instead of copying them', () => {
@@ -34,7 +29,7 @@ describe('performance', () => {
     expect(r.value.filter((o) => o.kind === 'CustomResourceDefinition').every((o) => crds.includes(o as (typeof crds)[number]))).toBe(true);
   });
 
-  it('parses the same bundle from its files in reasonable time', () => {
+  it('parses the same bundle from its files, CRDs as YAML and as indented JSON', () => {
     const enc = new TextEncoder();
     const files = new Map<string, Uint8Array>([
       ['metadata/annotations.yaml', enc.encode('annotations:\n  operators.operatorframework.io.bundle.package.v1: large\n')],
@@ -43,10 +38,8 @@ describe('performance', () => {
       ['manifests/crd0.yaml', enc.encode(dump(crds[0]))],
       ...crds.slice(1).map((c, i) => [`manifests/crd${i + 1}.json`, enc.encode(JSON.stringify(c, null, 2))] as [string, Uint8Array]),
     ]);
-    const start = performance.now();
     const parsed = parseBundle(files);
-    const elapsed = performance.now() - start;
-    expect(parsed.ok).toBe(true);
-    expect(elapsed).toBeLessThan(2_000);
+    if (!parsed.ok) throw new Error(parsed.error);
+    expect(parsed.value.crds).toHaveLength(crds.length);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * A loose sanity bound on resolution time for a large package (about 1,000 bundles, the size
- * of the largest package in a 5,000-bundle catalog). The target is 5 ms warm; the bound here
- * is wider so a busy CI machine does not flake. Real benchmarks live in bench/.
+ * Resolution on a large package (about 1,000 bundles, the size of the largest package in a
+ * 5,000-bundle catalog), with pre-releases, build metadata, skipRanges and skips. How long it
+ * takes is measured by the resolution benchmark (bench/benchmarks/resolution.ts, its
+ * 1,000-bundle stress case); here: what each kind of query resolves to.
  */
 import { describe, expect, it } from 'vitest';
 import type { Bundle, Channel, DeclarativeConfig } from '../../shared/fbc/types.ts';
@@ -39,30 +40,24 @@ function largePackage(): DeclarativeConfig {
   return partition({ bundles, channels }, 'big');
 }
 
-function medianMs(input: ResolveInput): number {
-  for (let i = 0; i < 20; i++) resolve(input);
-  const times: number[] = [];
-  for (let i = 0; i < 30; i++) {
-    const start = performance.now();
-    const r = resolve(input);
-    times.push(performance.now() - start);
-    if (!r.ok) throw new Error(r.error);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)] ?? Infinity;
-}
-
-describe('resolution time on a ~1,000-bundle package', () => {
+describe('resolution on a ~1,000-bundle package', () => {
   const fbc = largePackage();
   const catalogs = [{ name: 'big-catalog', priority: 0, package: fbc }];
 
-  it.each<[string, Partial<ResolveInput>]>([
-    ['no filters', {}],
-    ['a version range', { versionRange: '>=1.5.0 <1.9.0' }],
-    ['a channel and an installed bundle', { channels: ['stable-1.3'], installed: { name: 'big.v1.3.10', version: '1.3.10+1' } }],
-    ['an installed bundle, edges from every channel', { installed: { name: 'big.v1.7.20', version: '1.7.20+2' } }],
-  ])('%s', (_, extra) => {
+  // 1.x.9, 1.x.19, ... are pre-releases; every fifth patch skips back to 1.x.0 (skipRange).
+  it.each<[string, Partial<ResolveInput>, string]>([
+    ['no filters: the highest version, a pre-release among them', {}, 'big.v1.19.49'],
+    ['a version range: no pre-releases', { versionRange: '>=1.5.0 <1.9.0' }, 'big.v1.8.48'],
+    [
+      'a channel and an installed bundle: the highest skipRange covering it',
+      { channels: ['stable-1.3'], installed: { name: 'big.v1.3.10', version: '1.3.10+1' } },
+      'big.v1.3.45',
+    ],
+    ['an installed bundle, edges from every channel', { installed: { name: 'big.v1.7.20', version: '1.7.20+2' } }, 'big.v1.7.45'],
+  ])('%s', (_, extra, expected) => {
     expect(fbc.bundles).toHaveLength(1000);
-    expect(medianMs({ packageName: 'big', catalogs, ...extra })).toBeLessThan(25);
+    const r = resolve({ packageName: 'big', catalogs, ...extra });
+    if (!r.ok) throw new Error(r.error);
+    expect(r.value.bundle.name).toBe(expected);
   });
 });
