@@ -11,10 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type CatalogRef, createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
-import { type KubeContext, type KubeObject, connect } from '../../pkg/shared/kube/index.ts';
+import { type KubeContext, type KubeObject, connect, isAlreadyExists } from '../../pkg/shared/kube/index.ts';
 import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
-import { condition, pushCatalog, simpleCatalog, waitForCatalog, writeCatalogDir } from '../support/catalogs.ts';
+import { condition, pushCatalog, simpleCatalog, waitForCatalog, writeCatalogFiles } from '../support/catalogs.ts';
 import { installOlmConfig } from '../support/olm-config.ts';
+import { withTempDir } from '../support/temp-dir.ts';
 
 const id = randomBytes(3).toString('hex');
 const name = `cache-${id}`;
@@ -54,27 +55,45 @@ beforeAll(async () => {
 
 afterAll(async () => {
   client.close();
-  await kube?.client.delete({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name }).catch(() => undefined);
+  for (const catalog of [name, `${name}-fallback`]) {
+    await kube?.client.delete({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: catalog }).catch(() => undefined);
+  }
   await catalogd?.destroy();
   kube?.close();
 });
 
+/** The first image: foo 1.0.0 and 1.1.0, bar 0.1.0. */
+const FIRST = { ...simpleCatalog('foo', ['1.0.0', '1.1.0']), ...simpleCatalog('bar', ['0.1.0']) };
+/** The next image: foo 1.0.0 to 1.2.0. */
+const NEXT = simpleCatalog('foo', ['1.0.0', '1.1.0', '1.2.0']);
+const tagOf = (catalog: string): string => `${anon}/catalogs/${catalog}:latest`;
+
+/** Pushes `files` to the tag of ClusterCatalog `catalog` (created, polled, when missing) and waits until it serves them. */
+async function serve(catalog: string, files: Record<string, string>): Promise<CatalogRef> {
+  const digest = await withTempDir('fbc-', async (dir) => pushCatalog(await writeCatalogFiles(dir, files), tagOf(catalog)));
+  await kube.client
+    .create({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterCatalog',
+      metadata: { name: catalog },
+      spec: { source: { type: 'Image', image: { ref: tagOf(catalog), pollIntervalMinutes: 1 } } },
+    })
+    .catch((err: unknown) => {
+      if (!isAlreadyExists(err)) throw err;
+    });
+  const served = (cc: KubeObject): boolean => condition(cc, 'Serving')?.status === 'True' && refOf(cc).digestRef.endsWith(`@${digest}`);
+  return refOf(await waitForCatalog(kube.client, catalog, served, 60_000));
+}
+
 describe('catalog content cache against catalogd', () => {
   const registry = new Registry();
   const cache = createCatalogContentCache({ client, registry });
-  const tag = (): string => `${anon}/catalogs/${name}:latest`;
-  let first: CatalogRef;
-  let allBody = '';
+  // The catalog serving the first image: made by whichever test needs it first, so each runs alone.
+  let firstServed: Promise<CatalogRef> | undefined;
+  const firstImage = (): Promise<CatalogRef> => (firstServed ??= serve(name, FIRST));
 
   it('fetches a package partition once per digest and lists the packages', async () => {
-    await pushCatalog(await writeCatalogDir({ ...simpleCatalog('foo', ['1.0.0', '1.1.0']), ...simpleCatalog('bar', ['0.1.0']) }), tag());
-    await kube.client.create({
-      apiVersion: 'olm.operatorframework.io/v1',
-      kind: 'ClusterCatalog',
-      metadata: { name },
-      spec: { source: { type: 'Image', image: { ref: tag(), pollIntervalMinutes: 1 } } },
-    });
-    first = refOf(await waitForCatalog(kube.client, name, (cc) => condition(cc, 'Serving')?.status === 'True'));
+    const first = await firstImage();
     expect(first.baseURL).toBe(`${catalogd.url}/catalogs/${name}`);
 
     const before = await catalogdRequests();
@@ -98,12 +117,13 @@ describe('catalog content cache against catalogd', () => {
     expect(await cache.getPackage(first, 'missing')).toEqual({ packages: [], channels: [], bundles: [], deprecations: [], others: [] });
     expect(await catalogdRequests()).toBe(before + 5);
     expect(await value(registry, 'operator_controller_catalog_content_fetches_total', { query: 'package', outcome: 'success' })).toBe(2);
-    allBody = await (await fetch(`${first.baseURL}/api/v1/all`)).text();
   });
 
   it('fetches a new catalog image (new digest) once, concurrent callers sharing the request', async () => {
-    await pushCatalog(await writeCatalogDir(simpleCatalog('foo', ['1.0.0', '1.1.0', '1.2.0'])), tag());
-    const next = refOf(await waitForCatalog(kube.client, name, (cc) => refOf(cc).digestRef !== first.digestRef, 60_000));
+    const first = await firstImage();
+    await cache.getPackage(first, 'foo'); // cached, as the first test leaves it
+    const next = await serve(name, NEXT);
+    expect(next.digestRef).not.toBe(first.digestRef);
     expect(next.digestRef).toMatch(/@sha256:[0-9a-f]{64}$/);
 
     const before = await catalogdRequests();
@@ -151,10 +171,14 @@ describe('catalog content cache against catalogd', () => {
     });
 
     it('downloads /all once per digest and reads every package from it', async () => {
+      // The real catalogd's bytes of both images, from a catalog of this test's own.
+      const all = async (ref: CatalogRef): Promise<string> => (await fetch(`${ref.baseURL}/api/v1/all`)).text();
+      const firstBody = await all(await serve(`${name}-fallback`, FIRST));
+      const nextBody = await all(await serve(`${name}-fallback`, NEXT));
       const fallback = createCatalogContentCache({ client, registry: new Registry() });
-      body = allBody;
+      body = firstBody;
       expect(body).toContain('"name":"bar"');
-      const ref: CatalogRef = { name, baseURL: base, digestRef: first.digestRef };
+      const ref: CatalogRef = { name, baseURL: base, digestRef: `${name}@sha256:first` };
 
       const foo = await fallback.getPackage(ref, 'foo');
       expect(foo.bundles.map((b) => b.name)).toEqual(['foo.v1.0.0', 'foo.v1.1.0']);
@@ -168,7 +192,7 @@ describe('catalog content cache against catalogd', () => {
       expect(requests).toHaveLength(seen);
 
       // A new digest: straight to /all, once.
-      body = await (await fetch(`${catalogd.url}/catalogs/${name}/api/v1/all`)).text();
+      body = nextBody;
       const next: CatalogRef = { ...ref, digestRef: `${ref.digestRef}-next` };
       const [foo2, names2] = await Promise.all([fallback.getPackage(next, 'foo'), fallback.packageNames(next)]);
       expect(foo2.bundles.map((b) => b.name)).toEqual(['foo.v1.0.0', 'foo.v1.1.0', 'foo.v1.2.0']);

@@ -235,6 +235,7 @@ describe('preAuthorize against the real API server', () => {
   });
 
   it('with one printed Role deleted, reports exactly the permissions of that Role', async () => {
+    await grant(v1.rbac); // as the test above leaves it
     const role = v1.rbac.find((o) => o.kind === 'Role' && o.metadata.namespace === WATCH) as KubeObject;
     const atoms = grantedBy([role]);
     await deleteAndWait(admin, role);
@@ -253,6 +254,9 @@ describe('preAuthorize against the real API server', () => {
     const dropped = v2.input.dropped ?? [];
     // The metrics Service, and the bundle's permission objects (their names derive from the CSV name).
     expect(dropped.map((o) => o.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'Service']);
+    // v1 granted and installed, as the tests above leave it.
+    await grant(v1.rbac);
+    await installRelease(sa, v1.objects);
     await grant(v2.rbac);
     expect(await preAuthorize(sa, v2.input)).toEqual([]);
 

@@ -220,6 +220,15 @@ async function grant(rbac: readonly KubeObject[]): Promise<void> {
   await waitUntil('the generated RBAC is effective', async () => (await allowed(atoms, ns)).every(Boolean));
 }
 
+/**
+ * The state a test of the flow starts from, whatever ran before it: `rbac` granted and
+ * `objects` installed as the ServiceAccount (after the test before it, both change nothing).
+ */
+async function installedWith(rbac: readonly KubeObject[], objects: readonly KubeObject[]): Promise<void> {
+  await grant(rbac);
+  await installRelease(sa, objects);
+}
+
 // ---- probes: the flow request that needs an atom ------------------------------------------
 
 /**
@@ -354,6 +363,7 @@ describe('olmv1 rbac against the real API server', () => {
   });
 
   it('grants nothing v1 does not use: without any single grant, the request needing it is refused (403)', async () => {
+    await installedWith(v1.rbac, v1.objects);
     const proven = await proveEveryGrantNeeded(v1.rbac, v1.objects);
     expect(proven).toBe(v1.rbac.filter(isRole).flatMap(atomsOf).length);
     await readRelease(sa, v1.objects);
@@ -361,6 +371,7 @@ describe('olmv1 rbac against the real API server', () => {
   });
 
   it("upgrades to v2 with v1's and v2's RBAC side by side", async () => {
+    await installedWith(v1.rbac, v1.objects);
     await grant(v2.rbac);
     const dropped = droppedObjects(v1.objects, v2.objects);
     expect(dropped.map((o) => o.kind)).toContain('Service');
@@ -370,6 +381,7 @@ describe('olmv1 rbac against the real API server', () => {
   });
 
   it("grants nothing v2 does not use (v2 installed, v1's RBAC removed)", async () => {
+    await installedWith(v2.rbac, v2.objects);
     for (const obj of v1.rbac.filter((o) => o.kind !== 'ServiceAccount')) await deleteAndWait(admin, obj);
     await watchRelease(sa, v2.objects, EXT);
     const proven = await proveEveryGrantNeeded(v2.rbac, v2.objects);
@@ -377,6 +389,7 @@ describe('olmv1 rbac against the real API server', () => {
   });
 
   it("uninstalls with v2's RBAC: every object but the CRDs is deleted", async () => {
+    await installedWith(v2.rbac, v2.objects);
     await uninstallRelease(sa, v2.objects);
     for (const obj of v2.objects) {
       const live = await admin.get(refOf(obj)).then(
@@ -388,6 +401,7 @@ describe('olmv1 rbac against the real API server', () => {
   });
 
   it("names the missing permission in the API server's words when a grant is missing", async () => {
+    await grant(v2.rbac);
     const roleIn = (ns: string): KubeObject => v2.rbac.find((o) => o.kind === 'Role' && o.metadata.namespace === ns) as KubeObject;
     const failure = (role: KubeObject, drop: (a: Atom) => boolean): Promise<string> =>
       withoutGrants(role, drop, () =>

@@ -203,12 +203,12 @@ export async function prepareRelease(
   return { objects, rbac: out.objects };
 }
 
-/** Polls `check` every 50 ms until it returns true; throws `what` after `timeoutMs`. */
-export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+/** Polls `check` every `intervalMs` (50) until it returns true; throws `what` after `timeoutMs`. */
+export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 20_000, intervalMs = 50): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 

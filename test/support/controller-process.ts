@@ -100,12 +100,12 @@ export async function waitForPauses(c: ControllerProcess, extensions: readonly s
       `${c.name} to pause for ${extensions.length} extensions`,
       async () => {
         if (c.proc.exitStatus() !== undefined) throw new Error(`${c.name} exited`);
-        await new Promise((r) => setTimeout(r, 500));
         const paused = new Set((await logLines(c)).filter((l) => l['msg'] === 'test hook: paused').map((l) => String(l['extension'])));
         missing = extensions.filter((e) => !paused.has(e));
         return missing.length === 0;
       },
       timeoutMs,
+      500, // each check reads the whole log file
     );
   } catch (err) {
     throw new Error(`${(err as Error).message}; not paused: ${missing.join(' ')}\n${c.proc.logTail(30)}`, { cause: err });
