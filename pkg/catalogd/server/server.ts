@@ -2,11 +2,12 @@
  * catalogd's catalog content HTTP server: one `node:http` (or `node:https`) request handler
  * over a content source (decision 0095).
  *
- * Routing reproduces upstream's Go ServeMux (reference catalogd-and-fbc.md §3.3): non-clean
- * paths are redirected (301), unknown paths get `404 page not found`, known routes with other
- * methods get 405 without an `Allow` header, `{catalog}` is one percent-decoded path segment and
- * is validated as a DNS-1123 subdomain (400) before storage is touched. Every response carries
- * `Vary: Accept-Encoding`. `/api/v1/metas` is on by default (reference README, difference 4).
+ * Routing reproduces upstream catalogd's Go ServeMux: non-clean paths are redirected (301),
+ * unknown paths get `404 page not found`, known routes with other methods get 405 without an
+ * `Allow` header, `{catalog}` is one percent-decoded path segment and is validated as a
+ * DNS-1123 subdomain (400) before storage is touched. Every response carries
+ * `Vary: Accept-Encoding`. `/api/v1/metas` is on by default (upstream has it behind a feature
+ * gate).
  *
  * The caller starts and stops it (`listen`, `close`) and reloads certificates
  * (`setSecureContext`, pkg/shared/controller certificates.ts).
