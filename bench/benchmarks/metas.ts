@@ -11,13 +11,15 @@
  * (100 users sending 500 requests per second in total, latency counted from each request's
  * scheduled start) shows the latency at a load the server can carry; it has no target. Last,
  * for comparison, the same closed loops against a bare node:http handler over the same store
- * (bench/children/bare-metas-server.ts): what the HTTP framework costs per answer.
+ * (bench/children/bare-metas-server.ts): what catalogd's request handling costs per answer
+ * beyond reading and writing it.
  */
 import http from 'node:http';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
 import { startCatalogServe } from '../lib/catalog-server.ts';
 import { closedLoop } from '../lib/closed-loop.ts';
 import { openLoop, seededRandom, timedGet } from '../lib/http-load.ts';
+import { procCpuSeconds } from '../lib/proc.ts';
 import { atMost, measure, type Measurement } from '../lib/report.ts';
 import { median, round, roundSummary, summarize, type Summary } from '../lib/stats.ts';
 
@@ -46,20 +48,30 @@ interface Rep {
   mbps: number;
   bodyKiB: number;
   gzipShare: number;
+  /** The server's CPU time (user + system) per answer, µs: less sensitive to other load on the machine than latency. */
+  cpuUs: number;
 }
 
-/** REPS closed-loop runs against `origin` (the first after WARMUP_MS, the others after REP_WARMUP_MS). */
-async function closedLoopRuns(origin: string, nextPath: () => string, headers: Readonly<Record<string, string>>, label: string): Promise<Rep[]> {
+/**
+ * REPS closed-loop runs against the server `pid` at `origin` (the first after WARMUP_MS, the
+ * others after REP_WARMUP_MS); the server's CPU time is read when recording starts and once the
+ * run is over.
+ */
+async function closedLoopRuns(
+  origin: string,
+  pid: number,
+  nextPath: () => string,
+  headers: Readonly<Record<string, string>>,
+  label: string,
+): Promise<Rep[]> {
   const reps: Rep[] = [];
   for (let i = 0; i < REPS; i++) {
-    const r = await closedLoop({
-      origin,
-      clients: CLIENTS,
-      warmupMs: i === 0 ? WARMUP_MS : REP_WARMUP_MS,
-      durationMs: REP_MS,
-      nextPath,
-      headers: { ...headers },
-    });
+    const warmupMs = i === 0 ? WARMUP_MS : REP_WARMUP_MS;
+    let cpuAtStart = Number.NaN;
+    const recording = setTimeout(() => (cpuAtStart = procCpuSeconds(pid) ?? Number.NaN), warmupMs);
+    const r = await closedLoop({ origin, clients: CLIENTS, warmupMs, durationMs: REP_MS, nextPath, headers: { ...headers } });
+    clearTimeout(recording);
+    const cpu = (procCpuSeconds(pid) ?? Number.NaN) - cpuAtStart;
     if (r.errors > 0 || r.non200 > 0) throw new Error(`${label}: ${r.errors} transport errors, ${r.non200} non-200 responses`);
     const seconds = r.elapsedMs / 1000;
     reps.push({
@@ -68,6 +80,7 @@ async function closedLoopRuns(origin: string, nextPath: () => string, headers: R
       mbps: r.bytes / seconds / 1e6,
       bodyKiB: r.bytes / r.requests / 1024,
       gzipShare: r.gzipShare,
+      cpuUs: (cpu / r.requests) * 1e6,
     });
   }
   return reps;
@@ -84,7 +97,7 @@ async function bareComparison(ctx: BenchContext, dir: string, nextPackage: () =>
   try {
     const nextPath = (): string => `/catalogs/operatorhub/api/v1/metas?package=${encodeURIComponent(nextPackage())}`;
     for (const [label, headers] of CODINGS) {
-      const reps = await closedLoopRuns(bare.origin, nextPath, headers, `bare ${label}`);
+      const reps = await closedLoopRuns(bare.origin, bare.pid, nextPath, headers, `bare ${label}`);
       const p50 = median(reps.map((x) => x.s.p50));
       const rps = median(reps.map((x) => x.rps));
       measurements.push(
@@ -93,7 +106,7 @@ async function bareComparison(ctx: BenchContext, dir: string, nextPackage: () =>
           p50,
           'ms',
           undefined,
-          `${round(rps, 0)} req/s; p99 ${round(median(reps.map((x) => x.s.p99)), 1)} ms; not the product`,
+          `${round(rps, 0)} req/s; p99 ${round(median(reps.map((x) => x.s.p99)), 1)} ms; server CPU ${round(median(reps.map((x) => x.cpuUs)), 0)} µs/answer; not the product`,
         ),
       );
     }
@@ -128,7 +141,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
 
     for (const [label, headers] of CODINGS) {
       ctx.log(`${CLIENTS} clients, ${label}, ${REPS} x ${REP_MS / 1000} s`);
-      const reps = await closedLoopRuns(server.origin, nextPath, headers, label);
+      const reps = await closedLoopRuns(server.origin, server.pid, nextPath, headers, label);
       const med = (f: (x: Rep) => number): number => median(reps.map(f));
       const each = (f: (x: Rep) => number, digits: number): string => reps.map((x) => round(f(x), digits)).join(' / ');
       measurements.push(
@@ -166,8 +179,20 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
             1,
           )} KiB; runs: ${each((x) => x.rps, 0)}`,
         ),
+        measure(
+          `${label}: server CPU per answer`,
+          med((x) => x.cpuUs),
+          'µs',
+          undefined,
+          `user + system; runs: ${each((x) => x.cpuUs, 0)}`,
+        ),
       );
-      details[label] = reps.map((x) => ({ ...roundSummary(x.s), requestsPerSecond: round(x.rps), gzipShare: round(x.gzipShare) }));
+      details[label] = reps.map((x) => ({
+        ...roundSummary(x.s),
+        requestsPerSecond: round(x.rps),
+        gzipShare: round(x.gzipShare),
+        serverCpuUsPerAnswer: round(x.cpuUs),
+      }));
     }
     for (const [label, headers] of CODINGS) {
       ctx.log(`open loop, ${OPEN_RATE} req/s, ${label}, ${(WARMUP_MS + OPEN_MS) / 1000} s`);

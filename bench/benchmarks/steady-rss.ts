@@ -5,9 +5,9 @@
  * settled, before and after forced garbage collection (--expose-gc). The control plane
  * (kube client, informers, reconcilers) is not part of this composition; the module-baseline
  * child shows what loading it costs. A second child restarts on the same store (no ingest).
- * Last, the floor: servers built from the same libraries (fastify, pino, prom-client) with no
- * catalogd code, and the same on node:http, after the same kind of traffic
- * (bench/children/server-floor.ts; decision 0087).
+ * Last, the floor: a server built from the same libraries (node:http, pino, prom-client) with
+ * no catalogd code, after the same kind of traffic (bench/children/server-floor.ts; decision
+ * 0087).
  *
  * Target (upstream's catalogd-memory-usage alert):
  * <= 75 MB RSS while serving the three catalogs.
@@ -107,9 +107,8 @@ interface FloorReply extends ChildMessage {
  * The floor under the figure: a server of the same libraries with no catalogd code
  * (bench/children/server-floor.ts), after FLOOR_REQUESTS requests from ten keep-alive clients.
  */
-async function floor(ctx: BenchContext, kind: 'fastify' | 'http'): Promise<FloorReply> {
+async function floor(ctx: BenchContext): Promise<FloorReply> {
   const child = forkChild(ctx.runtime.entry('bench/children/server-floor.ts'), {
-    args: [kind],
     execArgv: ['--expose-gc', ...CATALOGD_NODE_FLAGS],
     env: CATALOGD_ENVIRONMENT,
   });
@@ -162,8 +161,8 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   } finally {
     await baselineChild.stop();
   }
-  ctx.log('measuring the floor: the same libraries with no catalogd code, fastify and node:http');
-  const floors = { fastify: await floor(ctx, 'fastify'), http: await floor(ctx, 'http') };
+  ctx.log('measuring the floor: the same libraries with no catalogd code');
+  const floorReply = await floor(ctx);
   const floorNote = (r: FloorReply): string =>
     `after ${FLOOR_REQUESTS.toLocaleString('en-US')} requests and forced GC; anon ${mb(r.proc?.anon ?? Number.NaN)} MB + file-backed ${mb(r.proc?.file ?? Number.NaN)} MB`;
   const gcNote = fresh.afterGc.gcExposed ? 'after forced GC' : 'GC not exposed';
@@ -199,13 +198,12 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       'not in the figure above',
     ),
     measure(
-      'floor: fastify + pino + prom-client, fixed answers, no catalogd code',
-      mb(floors.fastify.proc?.rss ?? Number.NaN),
+      'floor: node:http + pino + prom-client, fixed answers, no catalogd code',
+      mb(floorReply.proc?.rss ?? Number.NaN),
       'MB',
       undefined,
-      floorNote(floors.fastify),
+      floorNote(floorReply),
     ),
-    measure('floor: the same on node:http instead of fastify', mb(floors.http.proc?.rss ?? Number.NaN), 'MB', undefined, floorNote(floors.http)),
   ];
   return {
     measurements,
@@ -221,17 +219,12 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         loadedRssMB: mb(baseline.loaded?.rss ?? Number.NaN),
         loadedRssAnonMB: mb(baseline.loaded?.anon ?? Number.NaN),
       },
-      floor: Object.fromEntries(
-        Object.entries(floors).map(([kind, r]) => [
-          kind,
-          {
-            rssMB: mb(r.proc?.rss ?? Number.NaN),
-            rssAnonMB: mb(r.proc?.anon ?? Number.NaN),
-            rssFileMB: mb(r.proc?.file ?? Number.NaN),
-            heapTotalMB: mb(r.heapTotal),
-          },
-        ]),
-      ),
+      floor: {
+        rssMB: mb(floorReply.proc?.rss ?? Number.NaN),
+        rssAnonMB: mb(floorReply.proc?.anon ?? Number.NaN),
+        rssFileMB: mb(floorReply.proc?.file ?? Number.NaN),
+        heapTotalMB: mb(floorReply.heapTotal),
+      },
       controlPlane: 'not included: no kube client, informers, reconcilers or leader election in the measured process',
     },
   };

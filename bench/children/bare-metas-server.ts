@@ -1,11 +1,11 @@
 /**
  * Benchmark child, for comparison only: package queries (`/api/v1/metas?package=P`, nothing
  * else) answered by a bare `node:http` handler over the same store, index, answer buffers and
- * precompressed package answers as catalogd's fastify server, with a duration histogram. It
- * skips what the real server also does per request (path cleaning, name validation, query
- * parsing, conditional requests), sends the few answers above WHOLE_RESPONSE_MAX whole
- * instead of streaming them, and answers everything else 404, so its figures bound what the
- * HTTP framework costs per answer (decision 0087). Not a server to ship.
+ * precompressed package answers as catalogd's server, with a duration histogram. It skips what
+ * the real server also does per request (path cleaning, name validation, query parsing,
+ * conditional requests, the debug log), sends the few answers above WHOLE_RESPONSE_MAX whole
+ * instead of streaming them, and answers everything else 404, so its figures bound what that
+ * request handling costs per answer (decisions 0087, 0095). Not a server to ship.
  *
  * Usage: node bare-metas-server.ts NAME=DIR [NAME=DIR ...] --listen 127.0.0.1:0
  * Ingests each directory like `olmv1 catalog serve`, then prints

@@ -1,13 +1,13 @@
 /**
  * Benchmark child: the memory floor under catalogd's steady RSS that no catalogd code causes.
  * A server built from the same libraries as catalogd's catalog server, answering every request
- * with one fixed 9.6 KiB body (the size of a gzip package answer) and nothing else: a pino
- * logger, a prom-client registry with the default metrics and a request-duration histogram
- * observed per response, and either fastify (as catalogd) or bare `node:http` (for comparison).
- * The parent sends it traffic (so the JIT compilers and the HTTP code are paged in, as in a
- * serving catalogd) and asks for its memory after forced collections.
+ * with one fixed 9.6 KiB body (the size of a gzip package answer) and nothing else: `node:http`,
+ * a pino logger, a prom-client registry with the default metrics and a request-duration
+ * histogram observed per response. The parent sends it traffic (so the JIT compilers and the
+ * HTTP code are paged in, as in a serving catalogd) and asks for its memory after forced
+ * collections.
  *
- * Usage: node --expose-gc server-floor.ts fastify|http
+ * Usage: node --expose-gc server-floor.ts
  */
 import pino from 'pino';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -21,36 +21,20 @@ const BODY = Buffer.alloc(9_800, 'x');
 const HEADERS = { 'content-type': 'application/jsonl', vary: 'Accept-Encoding' };
 
 runChild(async () => {
-  const kind = process.argv[2];
-  if (kind !== 'fastify' && kind !== 'http') throw new Error('usage: fastify|http');
   pino({ level: 'info' }, pino.destination('/dev/null'));
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const duration = new Histogram({ name: 'floor_request_duration_seconds', help: 'request duration', labelNames: ['code'], registers: [registry] });
 
-  let origin: string;
-  let close: () => Promise<void>;
-  if (kind === 'fastify') {
-    const { default: Fastify } = await import('fastify');
-    const app = Fastify();
-    app.addHook('onResponse', (_req, reply, done) => {
-      duration.observe({ code: String(reply.statusCode) }, reply.elapsedTime / 1000);
-      done();
-    });
-    app.get('/*', (_req, reply) => reply.headers(HEADERS).send(BODY));
-    origin = await app.listen({ host: '127.0.0.1', port: 0 });
-    close = () => app.close();
-  } else {
-    const server = http.createServer((_req, res) => {
-      const start = performance.now();
-      res.writeHead(200, { ...HEADERS, 'content-length': BODY.length });
-      res.end(BODY, () => duration.observe({ code: '200' }, (performance.now() - start) / 1000));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    origin = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
-    close = () => new Promise<void>((resolve) => server.close(() => resolve()));
-  }
+  const server = http.createServer((_req, res) => {
+    const start = performance.now();
+    res.writeHead(200, { ...HEADERS, 'content-length': BODY.length });
+    res.end(BODY, () => duration.observe({ code: '200' }, (performance.now() - start) / 1000));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const origin = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+  const close = (): Promise<void> => new Promise<void>((resolve) => server.close(() => resolve()));
   toParent({ type: 'ready', origin });
 
   await fromParent<ChildMessage>('memory');

@@ -45,7 +45,7 @@ export async function compiledRuntime(workDir: string, log: (line: string) => vo
   log('emitting JavaScript for the child processes (tsc, no type check)');
   try {
     await promisify(execFile)(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', config], { maxBuffer: 16 << 20 });
-    // Bare imports (pino, fastify, ...) resolve from the repository's node_modules.
+    // Bare imports (pino, prom-client, ...) resolve from the repository's node_modules.
     await symlink(join(REPO, 'node_modules'), join(workDir, 'node_modules'), 'dir');
   } catch (err) {
     const reason = (err as { stdout?: string }).stdout?.split('\n')[0] || (err as Error).message;
