@@ -28,7 +28,7 @@ export interface BufferLease {
 }
 
 /** One size class of {@link AnswerBuffers}. */
-export interface SlabClass {
+interface SlabClass {
   /** Bytes per slab: the largest answer this class holds. */
   size: number;
   /** Slabs of this size kept for reuse at most; more may be out on loan at a time. */
@@ -38,7 +38,7 @@ export interface SlabClass {
 const NO_RELEASE = (): void => undefined;
 
 /** How long the pool keeps idle slabs after the last lease, by default. */
-export const IDLE_RELEASE_MS = 10_000;
+const IDLE_RELEASE_MS = 10_000;
 
 /** Free lists of slabs in a few size classes. */
 export class AnswerBuffers {

@@ -57,7 +57,7 @@ function utc(...parts: Array<string | undefined>): Date | undefined {
 }
 
 /** Outcome of evaluating conditional request headers against a resource's modification time. */
-export type Precondition = 'proceed' | 'not-modified' | 'precondition-failed';
+type Precondition = 'proceed' | 'not-modified' | 'precondition-failed';
 
 /**
  * RFC 7232 evaluation as Go's ServeContent does it without an ETag: `If-Match` (other than
@@ -94,7 +94,7 @@ export function header(headers: Record<string, string | string[] | undefined>, n
 }
 
 /** One satisfiable byte range, inclusive start, exclusive end. */
-export interface Range {
+interface Range {
   start: number;
   end: number;
 }

@@ -1,2 +1,1 @@
-export { type CatalogContent, type CatalogServerOptions, buildCatalogServer } from './server.ts';
-export { type Coding, cleanPath, evaluatePreconditions, formatHttpDate, negotiateCoding, parseHttpDate, parseRange } from './http-semantics.ts';
+export { buildCatalogServer } from './server.ts';

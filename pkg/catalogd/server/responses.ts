@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Duplex, type Readable, finished } from 'node:stream';
 
 /** Headers every response carries. */
-export const EVERY_RESPONSE_HEADERS: Readonly<Record<string, string>> = { vary: 'Accept-Encoding' };
+const EVERY_RESPONSE_HEADERS: Readonly<Record<string, string>> = { vary: 'Accept-Encoding' };
 
 /** The responses this server writes. */
 export type Response = ServerResponse<IncomingMessage>;

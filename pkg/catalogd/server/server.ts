@@ -26,11 +26,11 @@ import { cleanPath } from './http-semantics.ts';
 import { type Response, STATUS_TEXT, answerClientError, httpError, send } from './responses.ts';
 
 /** What the server reads content from (LocalDirStore satisfies it). */
-export interface CatalogContent {
+interface CatalogContent {
   get(catalog: string): StoredVersion | undefined;
 }
 
-export interface CatalogServerOptions {
+interface CatalogServerOptions {
   content: CatalogContent;
   logger: Logger;
   registry: Registry;
