@@ -4,10 +4,9 @@
  * A package query reads a few KiB to a few tens of KiB from the page cache and writes them to
  * the socket. With a fresh buffer per answer, the kernel's copy into it takes page faults on
  * memory the allocator just got from (or gave back to) the system, and those faults cost more
- * than the read itself: measured here, a 9.6 KiB read into a fresh buffer took 14.5 µs (53 µs
- * under catalogd's allocator settings, which return memory eagerly) against 3.2 µs into a
- * reused one, and a 56 KiB read 18 µs (267 µs) against 6.3 µs. So answers that fit a slab are
- * read into one of a few slabs kept for reuse, whose pages stay resident.
+ * than the read itself, more so under catalogd's allocator settings, which return memory
+ * eagerly (decision 0083; bench/results/metas-answers.md has the measurements). So answers
+ * that fit a slab are read into one of a few slabs kept for reuse, whose pages stay resident.
  *
  * Contract: a lease's buffer is the caller's until it calls `release()`, which it must do only
  * once nothing refers to the bytes any more (for a response body: after the response's
@@ -17,8 +16,7 @@
  *
  * Slabs are kept only while answers keep coming: after `idleMs` without a lease the pool drops
  * them (up to 3 MiB in catalogd's server), so an idle catalogd does not hold memory for a
- * burst that is over. Refilling the pool at the next burst costs a few milliseconds of page
- * faults in all.
+ * burst that is over; refilling the pool at the next burst costs page faults (decision 0087).
  */
 
 /** A buffer on loan; see the module contract. */

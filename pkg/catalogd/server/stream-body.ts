@@ -4,9 +4,9 @@
  *
  * catalogd runs with glibc's mmap threshold at 32 KiB (decision 0082), so the 64 KiB buffer a
  * file stream allocates per read is a fresh mapping: its pages are faulted in by the read and
- * unmapped when V8 collects the buffer, which for a 29 MB download is hundreds of mappings torn
- * down in one collection (the next request's first byte waited 10-16 ms for it on this
- * project's VM). Here every read goes into a slab lent by AnswerBuffers and the slab is
+ * unmapped when V8 collects the buffer, so a large download leaves many mappings to tear down
+ * in one collection, which delays the next request (bench/results/catalogd-memory.md has the
+ * measurements). Here every read goes into a slab lent by AnswerBuffers and the slab is
  * returned by its socket write's callback, when the kernel has the bytes; at most the slabs of
  * the writes in flight are out, as the stream waits for `drain` when the socket is full.
  *
