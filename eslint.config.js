@@ -58,7 +58,6 @@ const IO_IMPORTS = [
   'node:readline',
   'node:inspector',
   'undici',
-  'fastify',
   '@kubernetes/client-node',
 ];
 /** Modules that talk to the outside world; pure cores import none of them. */
