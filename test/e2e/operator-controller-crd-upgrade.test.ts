@@ -179,7 +179,15 @@ describe('CRD upgrade safety', () => {
 
     // 1.1.0 stores v1 and still serves v1alpha1: safe. 2.0.0 stays blocked while v1alpha1 is stored.
     await offer(pkg, [{ spec: alpha }, { spec: both, replaces: '1.0.0' }, { spec: ga, replaces: '1.1.0' }]);
-    await waitForExtension(suite.kube.client, pkg, 'upgraded to 1.1.0', installedAs(`${pkg}.v1.1.0`), 90_000);
+    // The next hop, to 2.0.0, is tried right after the upgrade (a further hop requeues at once),
+    // so Progressing may already name 2.0.0 by the time 1.1.0 is seen installed.
+    await waitForExtension(
+      suite.kube.client,
+      pkg,
+      'upgraded to 1.1.0',
+      (e) => e.cond('Installed')?.status === 'True' && e.install?.bundle.name === `${pkg}.v1.1.0`,
+      90_000,
+    );
     await nudge(pkg, 1);
     const still = await waitForExtension(
       suite.kube.client,

@@ -22,8 +22,33 @@ let catalogd: TestCatalogd;
 let anon: string;
 const serving = (cc: KubeObject): boolean => condition(cc, 'Serving')?.status === 'True';
 
+/** The ClusterCatalogs this file made: deleted at its end, so no other file's catalogd meets them. */
+const created = new Set<string>();
+
 async function createCatalog(name: string, image: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<void> {
   await kube.client.create({ ...CC, metadata: { name }, spec: { source: { type: 'Image', image }, ...extra } });
+  created.add(name);
+}
+
+/** Deletes the catalogs this file made and waits until catalogd has let them go. */
+async function deleteCreatedCatalogs(): Promise<void> {
+  const gone = (name: string) =>
+    kube.client.get({ ...CC, name }).then(
+      () => false,
+      (err: unknown) => isNotFound(err),
+    );
+  for (const name of created) {
+    await kube.client.delete({ ...CC, name }).catch((err: unknown) => {
+      if (!isNotFound(err)) throw err;
+    });
+  }
+  const deadline = Date.now() + 60_000;
+  for (const name of created) {
+    while (!(await gone(name))) {
+      if (Date.now() > deadline) throw new Error(`ClusterCatalog ${name} was not deleted`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
 }
 
 async function all(name: string): Promise<{ status: number; body: string }> {
@@ -50,6 +75,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (kube !== undefined && catalogd !== undefined) await deleteCreatedCatalogs();
   // The restarted instances share the first one's cache directory, which destroy() leaves.
   const cacheDir = catalogd?.options.cacheDir;
   await catalogd?.destroy();
