@@ -77,14 +77,8 @@ export function catalogState(clock: () => Date): (catalog: ClusterCatalog, ctx: 
 
 /** The event target of a catalog (what the event recorder reads of an object). */
 export function catalogEventRef(cc: ClusterCatalog): Parameters<EventRecorder['event']>[0] {
-  const { name, uid, resourceVersion } = cc.metadata;
-  return {
-    apiVersion: CLUSTER_CATALOG.apiVersion,
-    kind: CLUSTER_CATALOG.kind,
-    name,
-    ...(uid ? { uid } : {}),
-    ...(resourceVersion ? { resourceVersion } : {}),
-  };
+  // The parsed object may lack apiVersion and kind (optional in the API module's schema).
+  return { apiVersion: CLUSTER_CATALOG.apiVersion, kind: CLUSTER_CATALOG.kind, metadata: cc.metadata };
 }
 
 /** `reportingController` of catalogd's events. */

@@ -33,15 +33,7 @@ const MAX_NAMED = 10;
 
 function record(events: EventRecorder, state: ExtensionState, type: EventType, reason: string, action: string, note: string): void {
   // The parsed working copy may lack apiVersion and kind (optional in the API module's schema).
-  const m = state.ce.metadata;
-  const regarding = {
-    apiVersion: CLUSTER_EXTENSION.apiVersion,
-    kind: CLUSTER_EXTENSION.kind,
-    name: m.name,
-    ...(m.uid ? { uid: m.uid } : {}),
-    ...(m.resourceVersion ? { resourceVersion: m.resourceVersion } : {}),
-  };
-  events.event(regarding, type, reason, action, note);
+  events.event({ apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind, metadata: state.ce.metadata }, type, reason, action, note);
 }
 
 function bundleText(b: ReleaseBundle): string {

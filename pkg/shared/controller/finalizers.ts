@@ -7,7 +7,7 @@
  * What the helpers need of an object: its finalizers and deletion timestamp. Both KubeObject
  * and the API module's parsed objects (e.g. ClusterCatalog) fit.
  */
-interface Finalizable {
+export interface Finalizable {
   metadata: { finalizers?: string[] | undefined; deletionTimestamp?: string | null | undefined };
 }
 

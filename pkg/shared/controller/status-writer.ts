@@ -5,6 +5,7 @@
  */
 import { TerminalError, errorMessage, findTerminal, type Result } from '../errors/index.ts';
 import { isNotFound, type KubeClient, type KubeObject, type ObjectRef } from '../kube/index.ts';
+import type { Finalizable } from './finalizers.ts';
 import { PanicError, type ReconcileResult } from './reconciler.ts';
 
 /** Message of the PanicError thrown when reconcile logic changed spec, labels or annotations. */
@@ -23,9 +24,9 @@ interface StatusWriteRequest<T extends KubeObject> {
   signal?: AbortSignal;
 }
 
-/** What `reconcileParsedWithStatus` needs of a parsed API object. */
+/** What `reconcileParsedWithStatus` needs of a parsed API object (its finalizers as finalizers.ts reads them). */
 export interface WorkingObject {
-  metadata: { finalizers?: string[] | undefined; labels?: Record<string, string> | undefined; annotations?: Record<string, string> | undefined };
+  metadata: Finalizable['metadata'] & { labels?: Record<string, string> | undefined; annotations?: Record<string, string> | undefined };
   spec?: unknown;
   status?: unknown;
 }

@@ -12,6 +12,7 @@
  */
 import type { Result } from '../errors/index.ts';
 import type { KubeClient } from '../kube/index.ts';
+import { ExponentialFailureRateLimiter } from './rate-limiter.ts';
 import type { ReconcileContext, ReconcileResult, Reconciler } from './reconciler.ts';
 import { reconcileParsedWithStatus, type WorkingObject } from './status-writer.ts';
 import { isPoll, runSteps, type Step, type StepTimer } from './steps.ts';
@@ -39,11 +40,13 @@ interface StepReconcilerConfig<T extends WorkingObject, S> {
 /** See the module comment. */
 export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
   readonly #c: StepReconcilerConfig<T, S>;
-  /** Consecutive waits per object. */
-  readonly #waits = new Map<string, number>();
+  /** Consecutive waits per object: the poll period doubles with each. */
+  readonly #waits: ExponentialFailureRateLimiter;
 
   constructor(config: StepReconcilerConfig<T, S>) {
     this.#c = config;
+    const { initialMs, maxMs } = config.poll ?? { initialMs: 1000, maxMs: 10_000 };
+    this.#waits = new ExponentialFailureRateLimiter(initialMs, maxMs);
   }
 
   async reconcile(name: string, ctx: ReconcileContext): Promise<ReconcileResult | void> {
@@ -63,17 +66,9 @@ export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
       throw err;
     }
     if (outcome === undefined || !isPoll(outcome)) {
-      this.#waits.delete(name);
+      this.#waits.forget(name);
       return outcome;
     }
-    return { requeueAfterMs: this.#nextWait(name) };
-  }
-
-  /** Poll period of the next wait of `name`. */
-  #nextWait(name: string): number {
-    const { initialMs, maxMs } = this.#c.poll ?? { initialMs: 1000, maxMs: 10_000 };
-    const n = this.#waits.get(name) ?? 0;
-    this.#waits.set(name, n + 1);
-    return Math.min(maxMs, initialMs * 2 ** n);
+    return { requeueAfterMs: this.#waits.when(name) };
   }
 }
