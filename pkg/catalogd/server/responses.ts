@@ -124,7 +124,10 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
         ? [431, 'Request Header Fields Too Large', 'Exceeded maximum allowed HTTP header size']
         : [400, 'Bad Request', 'Client Error'];
   const body = JSON.stringify({ error: reason, message, statusCode: status });
-  if (socket.writable)
+  // A response already started on this connection (a bad request pipelined behind one being
+  // answered) must not get a status line in the middle of its body.
+  const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && current?.headersSent !== true)
     socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${body.length}\r\nContent-Type: application/json\r\n\r\n${body}`);
   socket.destroy(err);
 }

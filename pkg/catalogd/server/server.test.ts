@@ -309,6 +309,24 @@ describe('catalog server connections', () => {
     expect(oversized).toContain('{"error":"Request Header Fields Too Large","message":"Exceeded maximum allowed HTTP header size","statusCode":431}');
   });
 
+  it('answers 408 and closes a connection whose request does not arrive whole in time', async () => {
+    // A client trickling header lines (slowloris): one every 250 ms for up to 15 s. The server
+    // must cut it off at its 5 s request timeout, well before the client runs out of lines.
+    const socket = net.createConnection({ host: '127.0.0.1', port });
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write('GET /catalogs/c/api/v1/all HTTP/1.1\r\nhost: x\r\n');
+    let sent = 0;
+    const trickle = setInterval(() => {
+      if (socket.writable && sent < 60) socket.write(`x-slow-${sent++}: y\r\n`);
+    }, 250);
+    await closed;
+    clearInterval(trickle);
+    expect(sent).toBeLessThan(60);
+    expect(Buffer.concat(received).toString()).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+  }, 20_000);
+
   it('routes every request, whatever its body, Content-Type or path encoding', async () => {
     const post = await exchange(`http://127.0.0.1:${port}`, {
       method: 'POST',

@@ -65,6 +65,7 @@ const ROUTE = /^\/catalogs\/([^/]+)\/api\/v1\/(all|metas)$/;
 // as `Keep-Alive: timeout=72`), longer than the 60 s idle timeout common in load balancers, so an
 // idle connection is closed by the balancer, never by the server just as a request arrives on it.
 const READ_TIMEOUT_MS = 5_000;
+const CHECK_INTERVAL_MS = 1_000;
 const IDLE_TIMEOUT_MS = 5 * 60_000;
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 // Reused read buffers (answer-buffers.ts): most package answers, gzip members and every read of
@@ -116,8 +117,6 @@ export function buildCatalogServer(opts: CatalogServerOptions): CatalogServer {
       res.destroy();
       return;
     }
-    res.removeHeader('content-type');
-    res.removeHeader('content-length');
     httpError(res, 500, STATUS_TEXT.internal);
   };
 
@@ -125,11 +124,13 @@ export function buildCatalogServer(opts: CatalogServerOptions): CatalogServer {
   const servers: Array<Server | HttpsServer> = [];
   const createServer = (): Server | HttpsServer => {
     // Not ES imports of node:http(s): see pkg/shared/nodehttp/http.ts.
+    // Node enforces the request timeout on a sweep of the connections; the default sweep runs every
+    // 30 s, which would let a slow client hold a connection for up to 35 s.
+    const timeouts = { requestTimeout: READ_TIMEOUT_MS, headersTimeout: READ_TIMEOUT_MS, connectionsCheckingInterval: CHECK_INTERVAL_MS };
     const server =
       opts.https === undefined
-        ? process.getBuiltinModule('node:http').createServer(handle)
-        : process.getBuiltinModule('node:https').createServer({ ...opts.https, ALPNProtocols: ['http/1.1'] }, handle);
-    server.requestTimeout = READ_TIMEOUT_MS;
+        ? process.getBuiltinModule('node:http').createServer(timeouts, handle)
+        : process.getBuiltinModule('node:https').createServer({ ...opts.https, ...timeouts, ALPNProtocols: ['http/1.1'] }, handle);
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     server.setTimeout(IDLE_TIMEOUT_MS);
     server.on('clientError', answerClientError);
