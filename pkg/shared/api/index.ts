@@ -20,6 +20,8 @@ export {
   ClusterExtensionReason,
   Condition,
   ConditionStatus,
+  UpgradeConditionType,
+  UpgradeReason,
   findCondition,
 } from './v1/conditions.ts';
 export {
@@ -31,7 +33,10 @@ export {
   DELETE_SERVER_CACHE_FINALIZER,
   FIELD_MANAGER,
   GROUP,
+  APPROVED_BUNDLE_ANNOTATION,
   ORPHAN_OBJECTS_ANNOTATION,
+  UPDATE_POLICY_ANNOTATION,
+  UpdatePolicy,
   KEPT_FOR_PACKAGE_ANNOTATION,
   HELM_OWNERSHIP,
   OWNER_KIND_LABEL,

@@ -90,6 +90,24 @@ export type ClusterExtensionReason = (typeof ClusterExtensionReason)[keyof typeo
 /** Every ClusterExtension condition reason, in the order upstream lists them. */
 export const CLUSTER_EXTENSION_REASONS: readonly ClusterExtensionReason[] = Object.values(ClusterExtensionReason);
 
+/**
+ * The ClusterExtension condition this project adds for update policies (decision 0096); not
+ * upstream's, and present only on extensions whose update-policy annotation is set to
+ * something other than `Automatic`.
+ */
+export const UpgradeConditionType = {
+  /** True while the catalogs offer an upgrade that the update policy holds until approved. */
+  UpgradeAvailable: 'UpgradeAvailable',
+} as const;
+
+/** Reasons of the UpgradeAvailable condition. */
+export const UpgradeReason = {
+  /** True: an upgrade is available and waits for approval; the message says why and how to approve. */
+  ApprovalRequired: 'ApprovalRequired',
+  /** False: the installed bundle is what the resolution picks (or an approved upgrade is being applied). */
+  UpToDate: 'UpToDate',
+} as const;
+
 /** Condition types of a ClusterCatalog. */
 export const ClusterCatalogConditionType = {
   /** Whether catalogd serves the catalog's content. */

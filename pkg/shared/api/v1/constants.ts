@@ -100,6 +100,33 @@ export const UNINSTALL_FINALIZER = 'olm.operatorframework.io/uninstall';
  */
 export const ORPHAN_OBJECTS_ANNOTATION = 'olm.operatorframework.io/orphan-objects';
 
+/**
+ * ClusterExtension annotation: when upgrades to another bundle happen (decision 0096). `Automatic`
+ * (also when absent: upstream's behaviour) installs whatever the resolution picks; `Manual`
+ * holds every upgrade until it is approved; `AutomaticPatch` installs patch releases of the
+ * installed major.minor and holds the rest. Under every policy but `Automatic`, an upgrade whose
+ * bundle grants more permissions than the installed one is held until approved. Any other value
+ * holds upgrades as `Manual` does and says so in status.
+ */
+export const UPDATE_POLICY_ANNOTATION = 'olm.operatorframework.io/update-policy';
+
+/** Values of UPDATE_POLICY_ANNOTATION. */
+export const UpdatePolicy = {
+  Automatic: 'Automatic',
+  Manual: 'Manual',
+  AutomaticPatch: 'AutomaticPatch',
+} as const;
+
+/** One of Automatic, Manual, AutomaticPatch. */
+export type UpdatePolicy = (typeof UpdatePolicy)[keyof typeof UpdatePolicy];
+
+/**
+ * ClusterExtension annotation: the name of the one bundle (e.g. `foo.v1.1.0`) an upgrade held by
+ * the update policy may move to (decision 0096). An approval naming any other bundle than the
+ * one the resolution picks approves nothing, so a stale approval never installs something else.
+ */
+export const APPROVED_BUNDLE_ANNOTATION = 'olm.operatorframework.io/approved-bundle';
+
 /** Server-side apply field manager operator-controller uses for every object it applies. */
 export const FIELD_MANAGER = 'olm.operatorframework.io/clusterextension-controller';
 
