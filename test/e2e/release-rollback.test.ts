@@ -4,7 +4,9 @@
 // through its normal pipeline, with a new revision recorded; one that would drop a stored CRD
 // version is refused by the CLI, and the same spec written by hand is refused by the
 // controller's preflight.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { APPROVED_BUNDLE_ANNOTATION, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import type { KubeClient, KubeContext } from '../../pkg/shared/kube/index.ts';
@@ -31,6 +33,16 @@ import {
 const run = randomBytes(3).toString('hex');
 const suite = useExtensionStack();
 const CE = { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind };
+const exec = promisify(execFile);
+
+/** Runs the `kubectl ...` line the command printed in `output` after `prefix`, as a user pasting it into a POSIX shell would (with the test's kubectl and kubeconfig). */
+async function runPrinted(output: string, prefix: string): Promise<void> {
+  const line = output.split('\n').find((l) => l.trimStart().startsWith(prefix));
+  if (line === undefined) throw new Error(`no line starting with ${prefix} in:\n${output}`);
+  const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+  const kubectl = `${quote(suite.stack.cp.kubectl)} --kubeconfig ${quote(suite.stack.cp.kubeconfigPath)}`;
+  await exec('sh', ['-c', line.trimStart().replace(/^kubectl/, () => kubectl)]);
+}
 
 /** Pushes the bundles and publishes catalog `<pkg>` with one channel, each version replacing the one before. */
 async function offer(pkg: string, specs: BundleSpec[]): Promise<void> {
@@ -86,8 +98,11 @@ describe('olmv1 release rollback', () => {
     const v2: BundleSpec = { pkg, version: '1.1.0', configMaps: ['one', 'two'], crds: ['widgets', 'gadgets'] };
     const gadgets = `gadgets.${groupOf(pkg)}`;
     await installThenUpgrade(pkg, v1, v2);
+    // A stale approval whose text needs shell quoting: the printed restore command must bring it back as it was.
+    const stale = `it's "v1.1.0"; $(true)`;
+    await suite.kube.client.patch({ ...CE, name: pkg }, { metadata: { annotations: { [APPROVED_BUNDLE_ANNOTATION]: stale } } }, 'merge');
     const before = await rollbackFields(pkg);
-    expect(before).toEqual({ version: '1.1.0', policy: 'CatalogProvided', approved: undefined });
+    expect(before).toEqual({ version: '1.1.0', policy: 'CatalogProvided', approved: stale });
 
     const dry = await rollback([pkg, '--dry-run']);
     expect(dry.stderr).toBe('');
@@ -120,11 +135,12 @@ describe('olmv1 release rollback', () => {
     expect(done.stdout).toContain('Revision 1 was chosen: the newest earlier revision that was deployed with another bundle.');
     expect(done.stdout).toMatch(/spec\.source\.catalog\.version\s+1\.1\.0\s+1\.0\.0\n/);
     expect(done.stdout).toMatch(/spec\.source\.catalog\.upgradeConstraintPolicy\s+CatalogProvided\s+SelfCertified\n/);
-    expect(done.stdout).toMatch(new RegExp(`metadata\\.annotations\\[${APPROVED_BUNDLE_ANNOTATION}\\]\\s+\\(not set\\)\\s+${pkg}\\.v1\\.0\\.0\\n`));
+    expect(done.stdout).toContain(`${stale}   ${pkg}.v1.0.0\n`);
     expect(done.stdout).toContain(`note: CRD "${gadgets}" is not part of ${pkg}.v1.0.0: operator-controller keeps CRDs`);
     expect(done.stdout).toContain(`kubectl wait clusterextension/${pkg} --for='jsonpath={.status.install.bundle.name}=${pkg}.v1.0.0' --timeout=5m`);
     expect(await rollbackFields(pkg)).toEqual({ version: '1.0.0', policy: 'SelfCertified', approved: `${pkg}.v1.0.0` });
 
+    await runPrinted(done.stdout, 'kubectl wait');
     await waitForExtension(suite.kube.client, pkg, 'rolled back to 1.0.0', installedAs(`${pkg}.v1.0.0`), 90_000);
     expect(await history(pkg)).toEqual([
       [3, 'deployed', `${pkg}.v1.0.0`],
@@ -146,10 +162,8 @@ describe('olmv1 release rollback', () => {
     expect((await rollback([pkg, '9'])).stderr).toContain(`revision 9 of "${pkg}" does not exist`);
     expect((await rollback([`missing-${run}`])).stderr).toBe(`ClusterExtension "missing-${run}" not found\n`);
 
-    // The printed restore patch lets upgrades resume.
-    const restore = /kubectl patch clusterextension \S+ --type=merge -p '([^']+)'/.exec(done.stdout)?.[1];
-    expect(restore).toBeDefined();
-    await suite.kube.client.patch({ ...CE, name: pkg }, JSON.parse(restore ?? '{}'), 'merge');
+    // The printed restore command lets upgrades resume.
+    await runPrinted(done.stdout, 'kubectl patch clusterextension');
     expect(await rollbackFields(pkg)).toEqual(before);
     await waitForExtension(suite.kube.client, pkg, 'upgraded to 1.1.0 again', installedAs(`${pkg}.v1.1.0`), 90_000);
   });
