@@ -129,7 +129,18 @@ describe('olmv1 release rollback', () => {
     );
     expect(await rollbackFields(pkg)).toEqual(before);
 
-    const done = await rollback([pkg]);
+    // A change of what the rollback did not read (a label here; operator-controller's status
+    // writes alike) moves the resourceVersion on too: the patch is sent again, once it is seen.
+    let touched = false;
+    const done = await rollback([pkg], (client) =>
+      Object.assign(Object.create(client) as KubeClient, {
+        patch: async (...a: Parameters<KubeClient['patch']>) => {
+          if (!touched) await client.patch({ ...CE, name: pkg }, { metadata: { labels: { 'olmv1.test/touched': 'yes' } } }, 'merge');
+          touched = true;
+          return client.patch(...a);
+        },
+      }),
+    );
     expect(done.stderr).toBe('');
     expect(done.code).toBe(0);
     expect(done.stdout).toContain('Revision 1 was chosen: the newest earlier revision that was deployed with another bundle.');
@@ -139,6 +150,7 @@ describe('olmv1 release rollback', () => {
     expect(done.stdout).toContain(`note: CRD "${gadgets}" is not part of ${pkg}.v1.0.0: operator-controller keeps CRDs`);
     expect(done.stdout).toContain(`kubectl wait clusterextension/${pkg} --for='jsonpath={.status.install.bundle.name}=${pkg}.v1.0.0' --timeout=5m`);
     expect(await rollbackFields(pkg)).toEqual({ version: '1.0.0', policy: 'SelfCertified', approved: `${pkg}.v1.0.0` });
+    expect((await getExtension(suite.kube.client, pkg)).obj.metadata.labels?.['olmv1.test/touched']).toBe('yes');
 
     await runPrinted(done.stdout, 'kubectl wait');
     await waitForExtension(suite.kube.client, pkg, 'rolled back to 1.0.0', installedAs(`${pkg}.v1.0.0`), 90_000);
