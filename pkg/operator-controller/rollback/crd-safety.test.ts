@@ -77,7 +77,9 @@ describe('checkRollbackCrds', () => {
     const withColor = crd(W, [{ name: 'v1', props: { ...size, color: { type: 'string' } } }], ['v1']);
     const block = `validating upgrade for CRD "${W}": existingFieldRemoval: removed field : v1.^.spec.color\nv1: ^.spec.color: type: type changed : "string" -> ""`;
     expect(checkRollbackCrds({ deployed, target, live: live(withColor), enforcement: 'Strict' })).toEqual({
-      refusals: [block],
+      refusals: [
+        `${block}\nOnly if every custom resource fits that older schema: set spec.install.preflight.crdUpgradeSafety.enforcement to None (the controller then skips the check) and run the rollback again.`,
+      ],
       warnings: [],
       notes: [],
     });

@@ -24,6 +24,9 @@ interface CrdVerdict {
   notes: string[];
 }
 
+const ENFORCEMENT_HINT =
+  'Only if every custom resource fits that older schema: set spec.install.preflight.crdUpgradeSafety.enforcement to None (the controller then skips the check) and run the rollback again.';
+
 function crdsOf(r: Release): KubeObject[] {
   return r.manifest.filter(isCrdV1);
 }
@@ -72,7 +75,7 @@ export function checkRollbackCrds(input: {
     } else if (input.enforcement === CrdUpgradeSafetyEnforcement.None) {
       verdict.warnings.push(block);
     } else {
-      verdict.refusals.push(block);
+      verdict.refusals.push(`${block}\n${ENFORCEMENT_HINT}`);
     }
   }
   const targetNames = new Set(targetCrds.map((c) => c.metadata.name ?? ''));
