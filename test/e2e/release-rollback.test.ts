@@ -3,7 +3,8 @@
 // process with the test kubeconfig. A rollback is a spec change the controller carries out
 // through its normal pipeline, with a new revision recorded; one that would drop a stored CRD
 // version is refused by the CLI, and the same spec written by hand is refused by the
-// controller's preflight.
+// controller's preflight; one that removes a CRD field is refused unless enforcement is None,
+// when it is carried out with a warning.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -237,5 +238,30 @@ describe('olmv1 release rollback', () => {
       [2, 'deployed', `${pkg}.v2.0.0`],
       [1, 'superseded', `${pkg}.v1.0.0`],
     ]);
+  });
+  it('refuses going back from a bundle that added a CRD field unless enforcement is None, then warns and goes back', async () => {
+    const pkg = `rbfield-${run}`;
+    const v1: BundleSpec = { pkg, version: '1.0.0', crdVersions: [{ name: 'v1', spec: { size: { type: 'integer' } } }] };
+    const v2: BundleSpec = { pkg, version: '1.1.0', crdVersions: [{ name: 'v1', spec: { size: { type: 'integer' }, color: { type: 'string' } } }] };
+    await installThenUpgrade(pkg, v1, v2);
+    const crdName = `widgets.${groupOf(pkg)}`;
+    const block = `validating upgrade for CRD "${crdName}": existingFieldRemoval: removed field : v1.^.spec.color`;
+
+    const refused = await rollback([pkg, '1']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${block}\n`);
+    expect(refused.stderr).toContain('set spec.install.preflight.crdUpgradeSafety.enforcement to None');
+    expect(await rollbackFields(pkg)).toEqual({ version: '1.1.0', policy: 'CatalogProvided', approved: undefined });
+
+    await suite.kube.client.patch({ ...CE, name: pkg }, { spec: { install: { preflight: { crdUpgradeSafety: { enforcement: 'None' } } } } }, 'merge');
+    const warned = await rollback([pkg, '1']);
+    expect(warned.stderr).toBe('');
+    expect(warned.code).toBe(0);
+    expect(warned.stdout).toContain(`warning: enforcement is None, so operator-controller applies this unsafe CRD change:\n${block}`);
+    await waitForExtension(suite.kube.client, pkg, 'rolled back to 1.0.0', installedAs(`${pkg}.v1.0.0`), 90_000);
+    const crd = await suite.kube.client.get({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crdName });
+    const props = (crd['spec'] as { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: object } } } } }[] }).versions[0]
+      ?.schema.openAPIV3Schema.properties.spec.properties;
+    expect(Object.keys(props ?? {})).toEqual(['size']);
   });
 });
