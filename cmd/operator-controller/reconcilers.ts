@@ -16,6 +16,7 @@ import {
   policyStep,
   preauthorizeStep,
   preflightStep,
+  releaseBundleLease,
   pullStep,
   renderStep,
   resolveStep,
@@ -102,6 +103,7 @@ export function clusterExtensionReconciler(
     parse: parseClusterExtension,
     state: newExtensionState(p.defaultInstaller),
     steps: clusterExtensionSteps(p, o.pause),
+    finish: releaseBundleLease,
     ...(o.stepTimer === undefined ? {} : { stepTimer: o.stepTimer }),
     ...(o.poll === undefined ? {} : { poll: o.poll }),
   });

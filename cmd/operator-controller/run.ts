@@ -23,6 +23,7 @@ import {
   type KubeObject,
 } from '../../pkg/shared/kube/index.ts';
 import {
+  BundleBudget,
   BundlePulls,
   DriftWatches,
   EXTENSION_CONTROLLER_NAME,
@@ -94,10 +95,13 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
   const lead = async (leading: AbortSignal): Promise<void> => {
     // Managed objects are watched as each extension's ServiceAccount while this replica leads.
     const drift = new DriftWatches({ scoped, enqueue: (n) => controller.enqueue(n), log, registry, signal: leading });
+    // Bundles read, parsed, rendered and applied at once hold at most one bundle at the
+    // unpacked-bytes cap (or several smaller ones) in memory (decision 0097).
+    const budget = new BundleBudget(o.imageLimits.maxUnpackedBytes);
     // Bundle pulls run in the background; a pull's end queues its extension (decision 0067).
     const pulls = new BundlePulls({
-      fetch: (extension, ref, pullSignal) => fetchBundle(images, bundleCache, extension, ref, pullSignal),
-      cached: (extension, ref) => cachedBundle(bundleCache, extension, ref),
+      fetch: (extension, ref, pullSignal) => fetchBundle(images, bundleCache, extension, ref, pullSignal, budget),
+      cached: (extension, ref) => cachedBundle(bundleCache, extension, ref, budget),
       enqueue: (n) => controller.enqueue(n),
       log,
       registry,

@@ -7,6 +7,6 @@ export { bundleImageContent } from './image-content.ts';
 export { goJsonMarshal, goJsonString } from './go-json.ts';
 export { parseBundle } from './parse-bundle.ts';
 export { OLM_PROPERTIES_ANNOTATION } from './properties.ts';
-export { readBundleDir } from './read-bundle-dir.ts';
+export { bundleDirBytes, readBundleDir } from './read-bundle-dir.ts';
 export type { BundleFiles, CustomResourceDefinition, JsonObject, KubeObject, RegistryV1Bundle } from './types.ts';
 export { decodeDocuments, decodeSingleDocument, decodeUtf8 } from '../../gocompat/goyaml/index.ts';

@@ -3,6 +3,8 @@
  * path-to-bytes map that `parseBundle` takes. Kept apart from the pure parser so that
  * images (unpacked by the OCI client) and directories go through the same code.
  */
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { LocalFileError, type LocalTree, listDir, openTree, readRegularFile } from '../../shared/localfs/index.ts';
 import type { BundleFiles } from './types.ts';
 
@@ -47,4 +49,29 @@ async function walk(tree: LocalTree, dir: string[], files: Map<string, Uint8Arra
     }
     files.set(key, await readRegularFile(entry.path, { maxBytes: MAX_BUNDLE_FILE_BYTES }));
   }
+}
+
+/**
+ * About how many bytes `readBundleDir(dir)` would read: the sizes of the regular files under
+ * `dir` (symbolic links counted by what they lead to), without reading any. For sizing what a
+ * bundle costs before its files are read; entries that cannot be examined count 0 (the read
+ * reports them).
+ */
+export async function bundleDirBytes(dir: string): Promise<number> {
+  let entries;
+  try {
+    entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  let total = 0;
+  for (const entry of entries) {
+    if (entry.isDirectory()) continue;
+    const size = await stat(join(entry.parentPath, entry.name)).then(
+      (s) => (s.isFile() ? s.size : 0),
+      () => 0,
+    );
+    total += size;
+  }
+  return total;
 }

@@ -14,6 +14,10 @@
  *   reported by one reconcile (which fails with the controller's backoff) and the one after
  *   starts a new pull.
  * - `forget` cancels the extension's pull (it is being deleted); leadership ending cancels all.
+ * - A finished bundle holds its share of the memory budget (bundle-budget.ts) until the
+ *   reconcile that takes it ends; one dropped unused (cancelled, superseded, or not taken
+ *   within `claimMs`) gives its share back at once. The next `get` then reads the cache or
+ *   pulls again.
  *
  * A pull is bounded as a whole by `maxPullMs` (default 10 min) besides the image client's
  * connect and read timeouts, so a registry that trickles a byte now and then cannot keep an
@@ -69,6 +73,8 @@ export interface BundlePullsOptions extends BundlePullPorts {
   waitMs?: number;
   /** Bound of one whole pull (default 10 min). */
   maxPullMs?: number;
+  /** How long a finished pull's bundle waits to be taken before it is dropped (default 1 min). */
+  claimMs?: number;
   now?: () => Date;
 }
 
@@ -76,6 +82,8 @@ export interface BundlePullsOptions extends BundlePullPorts {
 const DEFAULT_PULL_WAIT_MS = 1500;
 /** Default of BundlePullsOptions.maxPullMs. */
 const DEFAULT_MAX_PULL_MS = 10 * 60_000;
+/** Default of BundlePullsOptions.claimMs: the pull's end queues a reconcile, which takes it long before. */
+const DEFAULT_CLAIM_MS = 60_000;
 
 /** One extension's pull. */
 interface Pull {
@@ -87,6 +95,8 @@ interface Pull {
   result?: { ok: true; fetched: FetchedBundle } | { ok: false; error: unknown };
   /** Reconciles waiting in `get`: they take the result, so its end enqueues nothing. */
   waiting: number;
+  /** Drops a finished bundle nobody took (cleared when it is taken). */
+  expiry?: NodeJS.Timeout;
 }
 
 /** The whole pull took longer than its bound. */
@@ -144,6 +154,7 @@ export class BundlePulls implements BundlePullScheduler {
     const result = pull.result;
     if (result === undefined) return { state: 'pending', startedAt: pull.startedAt };
     this.#pulls.delete(extension);
+    clearTimeout(pull.expiry);
     return result.ok ? { state: 'done', fetched: result.fetched } : { state: 'failed', error: result.error, startedAt: pull.startedAt };
   }
 
@@ -190,6 +201,7 @@ export class BundlePulls implements BundlePullScheduler {
         const seconds = (performance.now() - started) / 1000;
         if (this.#pulls.get(extension) !== pull) {
           // Cancelled: nobody asks for it any more.
+          dropResult(pull);
           this.#metrics?.finished.inc({ result: 'cancelled' });
           log.debug({ seconds }, 'bundle pull cancelled');
           return;
@@ -200,14 +212,29 @@ export class BundlePulls implements BundlePullScheduler {
         else log.info({ seconds, err: pull.result?.ok === false ? pull.result.error : undefined }, 'bundle pull failed');
         // A reconcile waiting in `get` takes the result itself; otherwise the next one does.
         if (pull.waiting === 0) this.#o.enqueue(extension);
+        if (ok) this.#expireUnclaimed(extension, pull);
       });
     this.#pulls.set(extension, pull);
     return pull;
   }
 
+  /** Drops `pull`'s bundle if it is still not taken after `claimMs`. */
+  #expireUnclaimed(extension: string, pull: Pull): void {
+    pull.expiry = setTimeout(() => {
+      if (this.#pulls.get(extension) !== pull) return;
+      this.#pulls.delete(extension);
+      dropResult(pull);
+      this.#o.log.debug({ extension, image: pull.ref }, 'dropping a pulled bundle nobody took');
+    }, this.#o.claimMs ?? DEFAULT_CLAIM_MS);
+    pull.expiry.unref();
+  }
+
   #cancel(extension: string, pull: Pull, why: string): void {
     this.#pulls.delete(extension);
-    if (pull.result !== undefined) return;
+    if (pull.result !== undefined) {
+      dropResult(pull);
+      return;
+    }
     this.#o.log.debug({ extension, image: pull.ref, why }, 'cancelling bundle pull');
     pull.abort.abort(new Error(`bundle pull ${why}`));
   }
@@ -215,6 +242,12 @@ export class BundlePulls implements BundlePullScheduler {
   #now(): Date {
     return this.#o.now?.() ?? new Date();
   }
+}
+
+/** Gives back the memory-budget share of a finished pull that nobody will take. */
+function dropResult(pull: Pull): void {
+  clearTimeout(pull.expiry);
+  if (pull.result?.ok === true) pull.result.fetched.lease?.release();
 }
 
 /** Resolves when `settled` does or after `ms`; rejects with the signal's reason when it aborts first. */

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseBundle, type RegistryV1Bundle } from '../bundle/index.ts';
 import type { ImageCache, PullOptions, PullResult } from '../../shared/image/index.ts';
+import { BundleBudget } from './bundle-budget.ts';
 import { bundleProperties, cachedBundle, fetchBundle } from './bundle-source.ts';
 
 const ANNOTATIONS = 'annotations:\n  operators.operatorframework.io.bundle.package.v1: widgets\n';
@@ -136,6 +137,25 @@ describe('fetchBundle', () => {
     expect(log).toEqual(['pull r:v1 for ext with the cache']);
   });
 
+  it('takes a lease of the bundle bytes from the budget before reading, and gives it back when the bundle is invalid', async () => {
+    const files = bundleFiles();
+    const bytes = Object.values(files).reduce((n, t) => n + Buffer.byteLength(t), 0);
+    const budget = new BundleBudget(1);
+    const out = await fetchBundle(fakes(await bundleDir(files), false).images, fakes('', false).cache, 'ext', 'r:v1', undefined, budget);
+    expect(out.lease?.bytes).toBe(bytes);
+    expect(budget.held).toBe(bytes);
+    // The budget is full: the next bundle waits until the lease is given back.
+    const bad = await bundleDir({
+      'metadata/annotations.yaml': ANNOTATIONS,
+      'manifests/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n',
+    });
+    const next = fetchBundle(fakes(bad, false).images, fakes('', false).cache, 'ext', 'r:v2', undefined, budget);
+    while (budget.waiting === 0) await new Promise((r) => setImmediate(r));
+    out.lease?.release();
+    await expect(next).rejects.toThrow('no ClusterServiceVersion found in "manifests"');
+    expect(budget.held).toBe(0);
+  });
+
   describe('cachedBundle', () => {
     const DIGEST = `sha256:${'a'.repeat(64)}`;
 
@@ -154,6 +174,11 @@ describe('fetchBundle', () => {
       const out = await cachedBundle(cacheWith(dir, asked), 'ext', `registry.example/widgets@${DIGEST}`);
       expect(out).toMatchObject({ digestRef: `registry.example/widgets@${DIGEST}`, fromCache: true, bundle: { packageName: 'widgets' } });
       expect(asked).toEqual([`ext ${DIGEST}`]);
+      expect(out?.lease).toBeUndefined();
+      const budget = new BundleBudget(1 << 20);
+      const leased = await cachedBundle(cacheWith(dir, asked), 'ext', `registry.example/widgets@${DIGEST}`, budget);
+      expect(leased?.lease?.bytes).toBe(budget.held);
+      expect(budget.held).toBeGreaterThan(0);
     });
 
     it.each([

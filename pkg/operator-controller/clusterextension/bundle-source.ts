@@ -6,7 +6,7 @@
  * extension's other digests are removed, and deleting the extension removes its directory, so the
  * cache is bounded by the extensions.
  */
-import { OLM_PROPERTIES_ANNOTATION, parseBundle, readBundleDir, type RegistryV1Bundle } from '../bundle/index.ts';
+import { OLM_PROPERTIES_ANNOTATION, bundleDirBytes, parseBundle, readBundleDir, type RegistryV1Bundle } from '../bundle/index.ts';
 import {
   canonicalReference,
   parseImageReference,
@@ -15,6 +15,7 @@ import {
   type PullOptions,
   type PullResult,
 } from '../../shared/image/index.ts';
+import type { BundleBudget, BundleLease } from './bundle-budget.ts';
 
 /** The image operations needed here (ImageClient satisfies it). */
 interface BundleImages {
@@ -27,27 +28,64 @@ export interface FetchedBundle {
   /** `<repository>@<digest>` of what was pulled. */
   digestRef: string;
   fromCache: boolean;
+  /**
+   * The bundle's share of the memory budget (bundle-budget.ts), when one is used: whoever ends
+   * up holding the bundle releases it when done with it.
+   */
+  lease?: BundleLease;
+}
+
+/**
+ * Reads and parses the bundle tree `dir`, first taking a lease of its bytes from `budget`
+ * (when given); the lease is released when the read or parse fails.
+ */
+async function parseBundleDir(
+  dir: string,
+  budget: BundleBudget | undefined,
+  signal?: AbortSignal,
+): Promise<{ bundle: RegistryV1Bundle; lease?: BundleLease }> {
+  const lease = budget === undefined ? undefined : await budget.acquire(await bundleDirBytes(dir), signal);
+  try {
+    const parsed = parseBundle(await readBundleDir(dir));
+    if (!parsed.ok) throw new Error(parsed.error);
+    return { bundle: parsed.value, ...(lease === undefined ? {} : { lease }) };
+  } catch (err) {
+    lease?.release();
+    throw err;
+  }
 }
 
 /**
  * Pulls `ref` for `owner` (cache first; tag references are resolved to a digest first) and
- * parses it. Throws the pull's error (TerminalError for a bad reference) or an Error with
- * the parser's message.
+ * parses it, within `budget` when given (the result then holds a lease). Throws the pull's
+ * error (TerminalError for a bad reference) or an Error with the parser's message.
  */
-export async function fetchBundle(images: BundleImages, cache: ImageCache, owner: string, ref: string, signal?: AbortSignal): Promise<FetchedBundle> {
+export async function fetchBundle(
+  images: BundleImages,
+  cache: ImageCache,
+  owner: string,
+  ref: string,
+  signal?: AbortSignal,
+  budget?: BundleBudget,
+): Promise<FetchedBundle> {
   const pulled = await images.pull(ref, { owner, cache, ...(signal === undefined ? {} : { signal }) });
-  const parsed = parseBundle(await readBundleDir(pulled.dir));
-  if (!parsed.ok) throw new Error(parsed.error);
-  if (!pulled.fromCache) await cache.garbageCollect(owner, pulled.digest);
-  return { bundle: parsed.value, digestRef: pulled.digestRef, fromCache: pulled.fromCache };
+  const parsed = await parseBundleDir(pulled.dir, budget, signal);
+  try {
+    if (!pulled.fromCache) await cache.garbageCollect(owner, pulled.digest);
+  } catch (err) {
+    parsed.lease?.release();
+    throw err;
+  }
+  return { ...parsed, digestRef: pulled.digestRef, fromCache: pulled.fromCache };
 }
 
 /**
  * The bundle `owner`'s cache holds for `ref` when `ref` is a digest reference, read without
- * any registry call; undefined for a tag reference, an unparseable one (the pull reports it)
- * or a digest not in the cache. Throws when the cached tree cannot be read or parsed.
+ * any registry call (within `budget` when given: the result then holds a lease); undefined for
+ * a tag reference, an unparseable one (the pull reports it) or a digest not in the cache.
+ * Throws when the cached tree cannot be read or parsed.
  */
-export async function cachedBundle(cache: ImageCache, owner: string, ref: string): Promise<FetchedBundle | undefined> {
+export async function cachedBundle(cache: ImageCache, owner: string, ref: string, budget?: BundleBudget): Promise<FetchedBundle | undefined> {
   let parsed: ImageReference;
   try {
     parsed = parseImageReference(ref);
@@ -57,9 +95,8 @@ export async function cachedBundle(cache: ImageCache, owner: string, ref: string
   if (parsed.digest === undefined) return undefined;
   const entry = await cache.fetch(owner, parsed.digest);
   if (entry === undefined) return undefined;
-  const bundle = parseBundle(await readBundleDir(entry.dir));
-  if (!bundle.ok) throw new Error(bundle.error);
-  return { bundle: bundle.value, digestRef: canonicalReference(parsed, parsed.digest), fromCache: true };
+  const bundle = await parseBundleDir(entry.dir, budget);
+  return { ...bundle, digestRef: canonicalReference(parsed, parsed.digest), fromCache: true };
 }
 
 /** The bundle's `olm.properties` (CSV annotation merged with metadata/properties.yaml), or []. */

@@ -3,6 +3,7 @@
  * them) and what they are made of (catalog selection, bundle fetching, status, uninstall,
  * catalog events, drift watches). Assembled in cmd/operator-controller/reconcilers.ts.
  */
+export { BundleBudget } from './bundle-budget.ts';
 export { fetchBundle, cachedBundle } from './bundle-source.ts';
 export { BundlePulls, type BundlePullScheduler, type PullStatus } from './bundle-pulls.ts';
 export { watchCatalogEvents } from './catalog-events.ts';
@@ -11,7 +12,7 @@ export { extensionKeys } from './extension-events.ts';
 export { contentRef, selectedCatalogs, type CatalogSource } from './catalogs.ts';
 export type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 export { parseServiceAccountRef, type ServiceAccountRef } from './installer.ts';
-export { EXTENSION_CONTROLLER_NAME, newExtensionState } from './reconciler.ts';
+export { EXTENSION_CONTROLLER_NAME, newExtensionState, releaseBundleLease } from './reconciler.ts';
 export { OPERATOR_CONTROLLER_REPORTER } from './recorded-events.ts';
 export { installedStep, resolveStep } from './steps.ts';
 export { validateStep } from './steps-validate.ts';

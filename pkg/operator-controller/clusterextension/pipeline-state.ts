@@ -10,6 +10,7 @@ import type { KubeObject } from '../../shared/kube/index.ts';
 import type { Release, ReleaseBundle } from '../release/index.ts';
 import type { CertProviderName } from '../render/index.ts';
 import type { ResolveInput } from '../resolve/index.ts';
+import type { BundleLease } from './bundle-budget.ts';
 import type { Installer } from './installer.ts';
 
 /** Feature switches of rendering and status reporting (`--feature-gates`). */
@@ -58,6 +59,8 @@ export interface ExtensionState {
   deprecation?: Deprecation | null;
   /** The pulled bundle; undefined when the installed bundle's release record stands in for it (step "pull"). */
   bundle?: RegistryV1Bundle;
+  /** The bundle's share of the memory budget (bundle-budget.ts), released when the reconcile ends (releaseBundle). */
+  bundleLease?: BundleLease;
   /** Objects to apply, labelled and pruned (step "render"). */
   objects?: KubeObject[];
   droppedFields?: { object: string; paths: string[] }[];

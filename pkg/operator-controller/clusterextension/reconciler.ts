@@ -48,3 +48,11 @@ export function newExtensionState(defaultInstaller?: ServiceAccountRef): (ce: Cl
     };
   };
 }
+
+/**
+ * StepReconciler's `finish`: gives back the bundle's share of the memory budget
+ * (bundle-budget.ts) once the reconcile that rendered and applied it ends.
+ */
+export function releaseBundleLease(state: ExtensionState): void {
+  state.bundleLease?.release();
+}

@@ -6,9 +6,11 @@ import { describe, expect, it } from 'vitest';
 import type { RegistryV1Bundle } from '../bundle/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import type { Release, ReleaseBundle } from '../release/index.ts';
+import { BundleBudget } from './bundle-budget.ts';
 import { BundlePulls } from './bundle-pulls.ts';
 import type { FetchedBundle } from './bundle-source.ts';
 import type { ExtensionState } from './pipeline-state.ts';
+import { releaseBundleLease } from './reconciler.ts';
 import { pullStep, renderStep, type PullPorts, type RenderPorts } from './steps-pull.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 
@@ -83,6 +85,19 @@ function progressing(s: ExtensionState): { status: string; reason: string; messa
 }
 
 describe('pull step', () => {
+  it('keeps the bundle lease on the state until the reconcile ends (releaseBundleLease)', async () => {
+    const budget = new BundleBudget(100);
+    const lease = await budget.acquire(60);
+    const s = state(V2, undefined);
+    const deps = { pulls: { get: () => Promise.resolve({ state: 'done' as const, fetched: { ...bundleOf('registry.example/p:v2'), lease } }) } };
+    expect(await pullBundle(deps, s)).toBeUndefined();
+    expect(s.bundleLease).toBe(lease);
+    expect(budget.held).toBe(60);
+    releaseBundleLease(s);
+    expect(budget.held).toBe(0);
+    releaseBundleLease(state(V2, undefined)); // a reconcile without a bundle holds nothing
+  });
+
   it('installed bundle, cached: renders the cached bundle', async () => {
     const h = harness({ cached: [DIGEST_REF] });
     const s = state(V1, release());

@@ -70,6 +70,8 @@ async function pullBundle(ports: PullPorts, state: ExtensionState): Promise<Step
   const pulled = await ports.pulls.get(state.name, ref, { signal: state.signal, ...(recordFits ? { waitMs: 0 } : {}) });
   if (pulled.state === 'done') {
     state.bundle = pulled.fetched.bundle;
+    // Held until the reconcile ends (releaseBundleLease), through render and apply.
+    if (pulled.fetched.lease !== undefined) state.bundleLease = pulled.fetched.lease;
     state.target = { ...(state.target ?? { fromCatalog: false }), bundle: { ...target, digestRef: pulled.fetched.digestRef } };
     state.log.debug({ image: ref, digestRef: pulled.fetched.digestRef, fromCache: pulled.fetched.fromCache }, 'bundle ready');
     return undefined;
@@ -130,7 +132,16 @@ async function renderBundle(ports: RenderPorts, state: ExtensionState): Promise<
   }
   const objects: KubeObject[] = [];
   const dropped: { object: string; paths: string[] }[] = [];
-  for (const obj of withOwnerLabels(rendered.value, state.name)) {
+  const labelled: (KubeObject | undefined)[] = withOwnerLabels(rendered.value, state.name);
+  // Only the CSV is read after this (the release record's properties, steps-apply.ts), and the
+  // rendered objects share the parsed manifests: let go of them, so that each can be collected
+  // once its pruned copy is made, rather than holding the bundle twice (decision 0097).
+  rendered.value.length = 0;
+  state.bundle = { ...state.bundle, crds: [], others: [] };
+  for (let i = 0; i < labelled.length; i++) {
+    const obj = labelled[i];
+    if (obj === undefined) continue;
+    labelled[i] = undefined;
     let schema;
     try {
       schema = await ports.schemas.schemaFor(obj.apiVersion, obj.kind, state.signal);

@@ -80,6 +80,7 @@ function reconciler(client: KubeClient, ran: string[], errors: string[] = []) {
     steps,
     poll: { initialMs: 100, maxMs: 250 },
     onError: (name, e) => errors.push(`${name}: ${(e as Error).message}`),
+    finish: (state) => ran.push(`finish ${state.thing.status?.seen ?? 0}`),
   });
 }
 
@@ -88,7 +89,7 @@ describe('StepReconciler', () => {
     const { client, writes } = cluster({ wait: false });
     const ran: string[] = [];
     await expect(reconciler(client, ran).reconcile('t', ctx())).resolves.toEqual({ requeueAfterMs: 60_000 });
-    expect(ran).toEqual(['count', 'gate', 'finalizer']);
+    expect(ran).toEqual(['count', 'gate', 'finalizer', 'finish 1']);
     expect(writes).toEqual(['status {"seen":1}', 'finalizers example.com/cleanup']);
   });
 
@@ -109,7 +110,10 @@ describe('StepReconciler', () => {
   it('writes status when a step throws, rethrows, and tells onError', async () => {
     const { client, writes } = cluster({ wait: false, fail: true });
     const errors: string[] = [];
-    await expect(reconciler(client, [], errors).reconcile('t', ctx())).rejects.toThrow('gate failed');
+    const ran: string[] = [];
+    await expect(reconciler(client, ran, errors).reconcile('t', ctx())).rejects.toThrow('gate failed');
+    // The state is finished however the steps ended.
+    expect(ran).toEqual(['count', 'gate', 'finish 1']);
     expect(writes).toEqual(['status {"seen":1}']);
     expect(errors).toEqual(['t: gate failed']);
   });
