@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { allBenchmark } from './benchmarks/all.ts';
 import { extensionsBenchmark } from './benchmarks/extensions.ts';
+import { hostileBenchmark } from './benchmarks/hostile.ts';
 import { ingestBenchmark } from './benchmarks/ingest.ts';
 import { metasBenchmark } from './benchmarks/metas.ts';
 import { renderBenchmark } from './benchmarks/render.ts';
@@ -30,6 +31,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   resolutionBenchmark,
   renderBenchmark,
   extensionsBenchmark,
+  hostileBenchmark,
   scaleBenchmark,
 ];
 
