@@ -77,7 +77,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     resolveStep({ catalogs: p.catalogs, features: p.features }),
     pullStep({ pulls: p.pulls }),
     renderStep({ schemas: p.schemas, features: p.features }),
-    policyStep({ upgrades: p.upgrades, events: p.events }),
+    policyStep({ upgrades: p.upgrades, events: p.events, scoped: p.scoped }),
     preauthorizeStep({ scoped: p.scoped, events: p.events }),
     preflightStep({ scoped: p.scoped, events: p.events }),
     applyStep({
