@@ -21,11 +21,10 @@ import {
   formatPermissionDelta,
   objectDiff,
   permissionDelta,
-  policyDecision,
   type ObjectDiff,
   type PermissionDelta,
-  type PolicyDecision,
 } from '../../pkg/operator-controller/upgradeplan/index.ts';
+import { decideUpgrade, policySetting } from '../../pkg/operator-controller/upgradepolicy/index.ts';
 import { CrdUpgradeSafetyEnforcement } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import type { ImageLimits } from '../../pkg/shared/image/index.ts';
@@ -66,7 +65,19 @@ export interface UpgradePlan {
   /** `<schema> <name>: <message>` of the package, the selected channels and the picked bundle. */
   deprecations: string[];
   changes?: PlanChanges;
-  policy?: PolicyDecision & { approveCommand: string };
+  policy?: PlanPolicy;
+}
+
+/** What the update policy does with the picked bundle (pkg/operator-controller/upgradepolicy decides). */
+interface PlanPolicy {
+  /** Automatic, Manual or AutomaticPatch (an unreadable annotation value counts as Manual). */
+  policy: string;
+  /** `install`: operator-controller installs it now; `hold`: it waits for an approval naming it. */
+  decision: 'install' | 'hold';
+  reason: string;
+  /** The approved-bundle annotation, '' when absent. */
+  approvedBundle: string;
+  approveCommand: string;
 }
 
 /** What installing the picked bundle changes. */
@@ -123,7 +134,8 @@ export async function resolvePlan(kube: KubeContext, deps: UpgradeDeps, o: PlanO
   if (!result.ok) return { plan: { ...plan, error: result.error }, release, ce };
   const { bundle, versionRelease, catalog, deprecation } = result.value;
   const version = metadataFor(bundle.name, versionRelease).version;
-  plan.upToDate = bundle.name === b.name && version === b.version;
+  // As the update policy step tells a move: another bundle name.
+  plan.upToDate = bundle.name === b.name;
   plan.pick = { bundle: bundle.name, version, image: bundle.image, catalog, reason: pickReason(plan, bundle.name, version) };
   plan.deprecations = (relevantDeprecation(deprecation, plan.selection.channels, bundle.name)?.entries ?? []).map(
     (e) => `${e.reference.schema.replace(/^olm\./, '')}${e.reference.name === undefined ? '' : ` ${e.reference.name}`}: ${e.message}`,
@@ -208,12 +220,22 @@ export async function planChanges(kube: KubeContext, deps: UpgradeDeps, o: PlanO
     ),
     droppedFields,
   };
-  const policy = policyDecision({
-    annotations: r.ce.object.metadata.annotations,
-    installedVersion: r.plan.installed.version,
-    picked: { bundle: pick.bundle, version: pick.version },
-    gainsPermissions: delta.gained.length > 0,
+  const setting = policySetting(r.ce.object.metadata.annotations);
+  const decision = decideUpgrade(setting, {
+    from: r.release.bundle,
+    to: { name: pick.bundle, version: pick.version },
+    gainedPermissions: formatPermissionDelta({ gained: delta.gained, lost: [] }),
   });
+  const policy = {
+    policy: setting.policy,
+    decision: decision.proceed ? ('install' as const) : ('hold' as const),
+    reason: decision.proceed
+      ? decision.approved
+        ? `approved: the approval names ${pick.bundle}`
+        : `allowed by the update policy ${setting.policy}`
+      : decision.reasons.join('; '),
+    approvedBundle: setting.approvedBundle,
+  };
   return { ...r.plan, changes, policy: { ...policy, approveCommand: `olmv1 upgrade approve ${o.extension} ${pick.version}` } };
 }
 

@@ -198,7 +198,7 @@ describe('formatPlan', () => {
         maxOpenShiftVersion: { installed: null, next: null, cluster: null, verdict: 'v' },
         droppedFields: [],
       },
-      policy: { policy: 'Manual', decision: 'hold', reason: 'held', approveCommand: 'olmv1 upgrade approve foo 1.1.0' },
+      policy: { policy: 'Manual', decision: 'hold', reason: 'held', approvedBundle: '', approveCommand: 'olmv1 upgrade approve foo 1.1.0' },
     });
     expect(text).toBe(`Upgrade plan for ClusterExtension foo (package foo)
 Installed: foo.v1.0.0 (1.0.0), release revision 1

@@ -13,6 +13,7 @@ import {
   finalizersStep,
   installedStep,
   newExtensionState,
+  policyStep,
   preauthorizeStep,
   preflightStep,
   pullStep,
@@ -25,6 +26,7 @@ import {
   type ExtensionFeatures,
   type ExtensionState,
   type ServiceAccountRef,
+  type UpgradeNotices,
 } from '../../pkg/operator-controller/clusterextension/index.ts';
 import type { ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import type { PauseHook } from './test-pause.ts';
@@ -46,6 +48,8 @@ export interface ClusterExtensionPorts {
   drift: DriftTracker;
   /** Kubernetes Events on the ClusterExtension; fire and forget. */
   events: EventRecorder;
+  /** Upgrades held by update policies: the metric, and which were announced. */
+  upgrades: UpgradeNotices;
   features: ExtensionFeatures;
   /** Installs extensions whose spec names no ServiceAccount (`--default-install-service-account`); none: they wait. */
   defaultInstaller?: ServiceAccountRef;
@@ -67,12 +71,13 @@ interface ClusterExtensionReconcilerOptions {
 /** The ClusterExtension reconcile steps, in order. */
 function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Step<ExtensionState>[] {
   const steps = [
-    finalizersStep({ releases: p.releases, scoped: p.scoped, bundleCache: p.bundleCache, drift: p.drift, events: p.events }),
+    finalizersStep({ releases: p.releases, scoped: p.scoped, bundleCache: p.bundleCache, drift: p.drift, events: p.events, upgrades: p.upgrades }),
     validateStep({ client: p.client }),
     installedStep({ releases: p.releases, drift: p.drift }),
     resolveStep({ catalogs: p.catalogs, features: p.features }),
     pullStep({ pulls: p.pulls }),
     renderStep({ schemas: p.schemas, features: p.features }),
+    policyStep({ upgrades: p.upgrades, events: p.events }),
     preauthorizeStep({ scoped: p.scoped, events: p.events }),
     preflightStep({ scoped: p.scoped, events: p.events }),
     applyStep({

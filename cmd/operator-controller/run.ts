@@ -28,6 +28,7 @@ import {
   EXTENSION_CONTROLLER_NAME,
   OPERATOR_CONTROLLER_REPORTER,
   cachedBundle,
+  createUpgradeNotices,
   extensionKeys,
   fetchBundle,
   watchCatalogEvents,
@@ -102,6 +103,8 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       registry,
       signal: leading,
     });
+    // Upgrades held by update policies (decision 0096): a metric series each.
+    const upgrades = createUpgradeNotices(registry);
     const reconciler = clusterExtensionReconciler(
       {
         client: kube.client,
@@ -118,6 +121,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
         schemas: createOpenApiSchemas(kube.transport),
         drift,
         events,
+        upgrades,
         features: {
           ...(certProvider === undefined ? {} : { certProvider }),
           webhookSupport: certProvider !== undefined,

@@ -91,7 +91,7 @@ describe('olmv1 upgrade plan and approve', () => {
     images.push(await pushBundle(bundleFiles(v2), `${suite.registry}/bundles/${pkg}:v1.1.0`));
     await publishCatalog(suite.stack, pkg, catalog([{ version: '1.0.0' }, { version: '1.1.0', replaces: '1.0.0' }]));
     // The controller sees the upgrade and holds it (the Manual policy) until approved.
-    await waitForExtension(
+    const held = await waitForExtension(
       kube.client,
       pkg,
       'upgrade to 1.1.0 held',
@@ -111,6 +111,13 @@ describe('olmv1 upgrade plan and approve', () => {
     expect(plan.pick).toMatchObject({ bundle: `${pkg}.v1.1.0`, version: '1.1.0', catalog: pkg });
     expect(plan.pick?.reason).toBe('1.1.0 is the highest of 1 successor, reached by its replaces edge');
     expect(plan.policy).toMatchObject({ policy: 'Manual', decision: 'hold', approveCommand: `olmv1 upgrade approve ${pkg} 1.1.0` });
+    // Held for the reasons operator-controller gives: the policy, and the permission it gains.
+    expect(plan.policy?.reason).toBe(
+      `the update policy is Manual; it grants more permissions: +1 rule: cluster: get,list,watch ${groupOf(pkg)}/gadgets`,
+    );
+    expect(held.cond('UpgradeAvailable')?.message).toContain(
+      `waits for approval: ${plan.policy?.reason ?? ''}; objects: 4 added, 3 removed, 3 changed.`,
+    );
     const changes = plan.changes;
     if (changes === undefined) throw new Error('no changes in the plan');
     expect(changes.objects.added).toEqual(

@@ -32,6 +32,7 @@ function deps(history: Release[], calls: string[], client = fakeCluster().client
     releases,
     drift: { stop: () => undefined },
     events,
+    upgrades: { set: () => false },
     bundleCache: { delete: () => Promise.resolve() },
     scoped: { forServiceAccount: () => client, forget: () => undefined },
   } satisfies FinalizerPorts;

@@ -27,6 +27,7 @@ import { noInstallerMessage } from './installer.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordUninstalled } from './recorded-events.ts';
 import { setProgressingError } from './status.ts';
+import type { UpgradeNotices } from './upgrade-notices.ts';
 
 /** The finalizers operator-controller puts on every ClusterExtension, in the order added. */
 export const EXTENSION_FINALIZERS = [CLEANUP_UNPACK_CACHE_FINALIZER, CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER, UNINSTALL_FINALIZER] as const;
@@ -40,6 +41,8 @@ export interface FinalizerPorts {
   bundleCache: Pick<ImageCache, 'delete'>;
   drift: Pick<DriftTracker, 'stop'>;
   events: EventRecorder;
+  /** The held-upgrade metric: a deleted extension's series goes. */
+  upgrades: UpgradeNotices;
 }
 
 /**
@@ -63,6 +66,7 @@ async function finalize(ports: FinalizerPorts, state: ExtensionState): Promise<S
   if (!EXTENSION_FINALIZERS.some((f) => hasFinalizer(ce, f))) return {};
   // The drift watches ("content manager cache") end first: the uninstall's deletes are no drift.
   ports.drift.stop(name);
+  ports.upgrades.set(name, undefined);
   if (hasFinalizer(ce, UNINSTALL_FINALIZER)) {
     // A name that cannot be a release name (admitted before the CRD refused it) has no records.
     if (isReleaseName(name)) await uninstall(ports, state);

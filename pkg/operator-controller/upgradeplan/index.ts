@@ -6,4 +6,3 @@
  */
 export { formatPermissionDelta, permissionDelta, type PermissionChange, type PermissionDelta } from './permission-delta.ts';
 export { objectDiff, type ObjectDiff } from './object-diff.ts';
-export { policyDecision, type PolicyDecision } from './policy.ts';
