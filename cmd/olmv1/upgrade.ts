@@ -9,7 +9,8 @@
  * Exit codes: see PLAN_USAGE and APPROVE_USAGE.
  */
 import { parseClusterVersion } from '../../pkg/operator-controller/gating/index.ts';
-import { APPROVED_BUNDLE_ANNOTATION, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import { policySetting } from '../../pkg/operator-controller/upgradepolicy/index.ts';
+import { APPROVED_BUNDLE_ANNOTATION, CLUSTER_EXTENSION, UpdatePolicy } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { isConflict, type KubeContext } from '../../pkg/shared/kube/index.ts';
@@ -224,6 +225,9 @@ export async function runUpgradeApprove(args: readonly string[], io: CommandIo, 
         );
       }
       const what = `${pick.bundle} (${pick.version}, from ${plan.installed.bundle} ${plan.installed.version}) for ClusterExtension ${a.extension}`;
+      if (policySetting(ce.object.metadata.annotations).policy === UpdatePolicy.Automatic) {
+        io.stderr.write(`note: the update policy of ${a.extension} is Automatic: its upgrades do not wait for an approval\n`);
+      }
       if (a.dryRun) {
         io.stdout.write(`would approve ${what} (dry run: nothing changed)\n`);
         return;
