@@ -28,7 +28,7 @@ export function formatPlan(plan: UpgradePlan): string {
   out.push('');
   if (plan.error !== undefined) {
     out.push(`Cannot plan: the resolution fails:`, ...indent(plan.error.split('\n'), '  '));
-    return `${out.join('\n')}\n`;
+    return text(out);
   }
   const pick = plan.pick;
   if (pick !== null && plan.upToDate) out.push(`Up to date: ${pick.reason}`);
@@ -40,7 +40,16 @@ export function formatPlan(plan: UpgradePlan): string {
     out.push('', `Update policy: ${p.policy}: ${p.decision === 'install' ? 'installs it' : 'holds it'}: ${p.reason}`);
     if (p.decision === 'hold') out.push(`  approve it with: ${p.approveCommand}`);
   }
-  return `${out.join('\n')}\n`;
+  return text(out);
+}
+
+/**
+ * The lines joined, each with its control characters escaped (`\u001b`): names and messages
+ * come from catalogs and bundles, and a terminal must not take them for its own sequences.
+ */
+function text(lines: readonly string[]): string {
+  const escaped = lines.map((l) => l.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return `${escaped.join('\n')}\n`;
 }
 
 function formatChanges(c: PlanChanges): string[] {

@@ -178,6 +178,17 @@ describe('formatPlan', () => {
     expect(text).toContain('Cannot plan: the resolution fails:\n  no bundles found\n  hint\n');
     expect(text).not.toContain('Update policy');
   });
+  it('escapes control characters a hostile catalog puts in names and messages', () => {
+    const text = formatPlan({
+      ...base,
+      successors: [{ ...base.successors[0]!, bundle: 'foo\u001b[2Jv2\nforged line' }],
+      error: 'no bundles\u0007',
+    });
+    expect(text).toContain('foo\\u001b[2Jv2\\u000aforged line');
+    expect(text).toContain('  no bundles\\u0007\n');
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+  });
+
   it('prints every section of a full plan', () => {
     const text = formatPlan({
       ...base,
