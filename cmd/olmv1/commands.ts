@@ -157,6 +157,17 @@ export const commands = new Map<string, Entry>([
     },
   ],
   [
+    'release rollback',
+    {
+      summary: "make a ClusterExtension go back to a recorded revision's bundle (declaratively, CRD-safety checked)",
+      load: async () => {
+        const [{ runReleaseRollback }, { connectCluster }] = await Promise.all([import('./release-rollback.ts'), import('./cluster-access.ts')]);
+        const kubeconfig = await kubeconfigLookup();
+        return (args, io) => runReleaseRollback(args, io, { connectCluster: (flags) => connectCluster(flags, kubeconfig, 1) });
+      },
+    },
+  ],
+  [
     'status',
     {
       summary: 'catalogs, extensions and whether the cluster may upgrade to its next minor version (exit 0 allowed, 1 blocked)',

@@ -3,7 +3,8 @@
 // catalog offers more, says so (condition, Event, metric) and moves to exactly the approved
 // bundle; a stale approval approves nothing; AutomaticPatch takes a patch release and holds a
 // minor one; a patch release that grants more permissions is held with the permissions in the
-// message. Every wait is on a condition, Event or metric value.
+// message; `olmv1 release rollback` goes back under Manual (it approves the bundle it pins).
+// Every wait is on a condition, Event or metric value.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { APPROVED_BUNDLE_ANNOTATION, CLUSTER_EXTENSION, UPDATE_POLICY_ANNOTATION } from '../../pkg/shared/api/index.ts';
@@ -24,6 +25,9 @@ import {
   type CatalogChannel,
 } from '../support/extensions.ts';
 import { readMetric } from '../support/operator-controller.ts';
+import { captureIO } from '../support/command-io.ts';
+import { connectCluster, createKubeconfigLookup } from '../../cmd/olmv1/cluster-access.ts';
+import { runReleaseRollback } from '../../cmd/olmv1/release-rollback.ts';
 
 const run = randomBytes(3).toString('hex');
 const suite = useExtensionStack();
@@ -191,5 +195,19 @@ describe('update policy removed', () => {
     await annotate(pkg, { [UPDATE_POLICY_ANNOTATION]: 'Automatic' });
     const e = await waitForExtension(suite.kube.client, pkg, 'installed at 1.3.0', installedAs(`${pkg}.v1.3.0`));
     expect(e.cond('UpgradeAvailable')).toBeUndefined();
+  });
+});
+
+describe('rollback under an update policy', () => {
+  it('goes back to the previous revision: the rollback approves exactly that bundle', async () => {
+    const pkg = `manual-${run}`;
+    await annotate(pkg, { [UPDATE_POLICY_ANNOTATION]: 'Manual' });
+    const io = captureIO();
+    const lookup = createKubeconfigLookup({ KUBECONFIG: suite.stack.cp.kubeconfigPath }, process.cwd());
+    const code = await runReleaseRollback([pkg], io, { connectCluster: (flags) => connectCluster(flags, lookup, 1) });
+    expect({ code, stderr: io.err() }).toEqual({ code: 0, stderr: '' });
+    const e = await waitForExtension(suite.kube.client, pkg, 'back at 1.2.0', installedAs(`${pkg}.v1.2.0`));
+    expect(e.obj.metadata.annotations?.[APPROVED_BUNDLE_ANNOTATION]).toBe(`${pkg}.v1.2.0`);
+    expect((await revisions(pkg))[0]).toBe('4 1.2.0 deployed');
   });
 });
