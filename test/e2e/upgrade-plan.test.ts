@@ -116,7 +116,7 @@ describe('olmv1 upgrade plan and approve', () => {
       `the update policy is Manual; it grants more permissions: +1 rule: cluster: get,list,watch ${groupOf(pkg)}/gadgets`,
     );
     expect(held.cond('UpgradeAvailable')?.message).toContain(
-      `waits for approval: ${plan.policy?.reason ?? ''}; objects: 4 added, 3 removed, 3 changed.`,
+      `waits for approval: ${plan.policy?.reason ?? ''}; objects: 4 added, 3 removed, 3 changed; CRD upgrade safety: safe.`,
     );
     const changes = plan.changes;
     if (changes === undefined) throw new Error('no changes in the plan');
