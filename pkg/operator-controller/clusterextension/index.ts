@@ -18,4 +18,5 @@ export { validateStep } from './steps-validate.ts';
 export { pullStep, renderStep } from './steps-pull.ts';
 export { applyStep, preauthorizeStep } from './steps-apply.ts';
 export { preflightStep } from './steps-preflight.ts';
+export { ExtensionHealthGauge, healthStep } from './steps-health.ts';
 export { finalizersStep } from './uninstall.ts';
