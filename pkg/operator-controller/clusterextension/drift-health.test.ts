@@ -3,6 +3,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { obj, setup } from '../../../test/support/drift-cluster.ts';
+import { fingerprint } from './drift-targets.ts';
 import type { TrackedRelease } from './drift-watches.ts';
 
 const available = (status: string, reason: string) => ({
@@ -134,5 +135,17 @@ describe('DriftWatches health', () => {
     const health = drift.health('ext');
     expect(health.observed && health.objects[1]?.health).toEqual({ ready: false, why: 'not found' });
     expect(await drifted(registry)).toBe(1);
+  });
+
+  it('judges and digests list items that carry no apiVersion and kind as the type their watch lists', () => {
+    const item = {
+      metadata: { name: 'widgets.example.com' },
+      status: { conditions: [{ type: 'Established', status: 'True' }] },
+    } as unknown as KubeObject;
+    expect(fingerprint(item).health).toBeUndefined();
+    const type = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
+    expect(fingerprint(item, type).health).toEqual({ ready: true });
+    // The same object from a watch event (with apiVersion and kind) is no change.
+    expect(fingerprint({ ...type, ...item }, type).digest).toBe(fingerprint(item, type).digest);
   });
 });

@@ -114,9 +114,14 @@ export function lastWriteIsOurs(managedFields: readonly unknown[] | undefined): 
  * Deployment's rollout, a CRD's conditions) keeps the digest, so it is no drift; neither is a
  * change the reconcile made itself; every other change is, whoever made it (the reconcile
  * decides what to restore). A changed verdict only queues a reconcile for the Healthy condition.
+ * The watch's `type` says what the object is: list items need not carry apiVersion and kind, and
+ * without it the first watch event after a list would differ from the listed copy (drift).
  */
-export function fingerprint(obj: KubeObject): DriftFingerprint {
-  const { status: _status, ...rest } = obj;
+export function fingerprint(obj: KubeObject, type?: TypeRef): DriftFingerprint {
+  // A list item without apiVersion and kind digests as the same object from a watch event.
+  const apiVersion = type?.apiVersion ?? obj.apiVersion;
+  const kind = type?.kind ?? obj.kind;
+  const { status: _status, apiVersion: _apiVersion, kind: _kind, ...rest } = obj;
   const { resourceVersion, managedFields: _managed, ...metadata } = obj.metadata;
   if (metadata.annotations !== undefined && LAST_APPLIED_ANNOTATION in metadata.annotations) {
     const { [LAST_APPLIED_ANNOTATION]: _last, ...annotations } = metadata.annotations;
@@ -124,13 +129,13 @@ export function fingerprint(obj: KubeObject): DriftFingerprint {
     else metadata.annotations = annotations;
   }
   const digest = createHash('sha256')
-    .update(JSON.stringify({ ...rest, metadata }))
+    .update(JSON.stringify({ apiVersion, kind, ...rest, metadata }))
     .digest('base64');
   const m = obj.metadata;
-  const health = objectHealth(obj);
+  const health = objectHealth({ ...obj, apiVersion, kind });
   return {
-    apiVersion: obj.apiVersion,
-    kind: obj.kind,
+    apiVersion,
+    kind,
     metadata: {
       name: m.name ?? '',
       ...(m.namespace === undefined ? {} : { namespace: m.namespace }),

@@ -269,7 +269,7 @@ export class DriftWatches implements DriftTracker {
       log: this.#o.log,
       ...(this.#o.registry === undefined ? {} : { registry: this.#o.registry }),
       ...(this.#o.backoff === undefined ? {} : { backoff: this.#o.backoff }),
-      transform: fingerprint,
+      transform: (obj) => fingerprint(obj, target.type),
       resyncPeriodMs: 0,
       // Hundreds of these stay open; renewing each every 30-60 min instead of 5-10 keeps their
       // requests per second low. Bookmarks (about one a minute) keep the watchdog quiet.
