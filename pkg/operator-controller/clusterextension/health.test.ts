@@ -65,6 +65,12 @@ describe('objectHealth: Deployment', () => {
     expect(objectHealth(workload('Deployment', {}, status))).toEqual(want);
   });
 
+  it('keeps at most 256 characters of a condition text that the status writer chose', () => {
+    const long = 'x'.repeat(100_000);
+    const h = objectHealth(workload('Deployment', {}, { observedGeneration: 2, conditions: [cond('Available', 'False', long, long)] }));
+    expect(h).toEqual({ ready: false, why: `Available=False ${'x'.repeat(256)}...: ${'x'.repeat(256)}...` });
+  });
+
   it('judges an object without a generation by its conditions alone', () => {
     const obj = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'w' }, status: { conditions: [AVAILABLE] } } as KubeObject;
     expect(objectHealth(obj)).toEqual({ ready: true });

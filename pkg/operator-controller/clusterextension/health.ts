@@ -63,10 +63,16 @@ function conditionOf(status: Fields, type: string): StatusCondition | undefined 
   return list.map(fieldsOf).find((c) => c['type'] === type) as StatusCondition | undefined;
 }
 
+/**
+ * Longest condition reason or message kept: every watched object's verdict stays in memory, and
+ * whoever writes an object's status decides its text.
+ */
+const TEXT_AT_MOST = 256;
+
 /** `Type=Status Reason: message`, the parts a condition has. */
 function describeCondition(type: string, c: StatusCondition | undefined): string {
   if (c === undefined) return `no ${type} condition yet`;
-  const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+  const text = (v: unknown): string => (typeof v !== 'string' ? '' : v.length <= TEXT_AT_MOST ? v : `${v.slice(0, TEXT_AT_MOST)}...`);
   const reason = text(c.reason) === '' ? '' : ` ${text(c.reason)}`;
   const message = text(c.message) === '' ? '' : `: ${text(c.message)}`;
   return `${type}=${text(c.status) || 'Unknown'}${reason}${message}`;
