@@ -31,7 +31,7 @@
  * (the run-to-run noise here); steady state at most 5 requests/s and 20 % of a core (upstream's
  * alerts).
  * OLMV1_BENCH_SCALE_EXTENSIONS, OLMV1_BENCH_SCALE_ROUNDS and OLMV1_BENCH_SCALE_STEADY_SECONDS change the
- * size for development; OLMV1_BENCH_SCALE_PROFILE=FILE writes a CPU profile of operator-controller
+ * size for development; OLMV1_BENCH_SCALE_POLICY=AutomaticPatch annotates the healthy extensions with that update policy; OLMV1_BENCH_SCALE_PROFILE=FILE writes a CPU profile of operator-controller
  * during the catalog update (open it in DevTools).
  */
 import { availableParallelism } from 'node:os';
@@ -66,11 +66,18 @@ import {
 } from '../lib/scale-runs.ts';
 import { mb, round, summarize } from '../lib/stats.ts';
 import type { KubeClient, KubeObject } from '../../pkg/shared/kube/index.ts';
+import { UPDATE_POLICY_ANNOTATION } from '../../pkg/shared/api/index.ts';
 
 const EXTENSIONS = Number(process.env['OLMV1_BENCH_SCALE_EXTENSIONS'] ?? 100);
 /** Runs with and without the failing extensions (each). */
 const ROUNDS = Number(process.env['OLMV1_BENCH_SCALE_ROUNDS'] ?? 2);
 const STEADY_MS = Number(process.env['OLMV1_BENCH_SCALE_STEADY_SECONDS'] ?? 60) * 1000;
+/**
+ * The update policy annotation of the healthy extensions (decision 0096), unset by default
+ * (upstream's behaviour). `AutomaticPatch` lets the catalog update's patch release through
+ * after the policy step compared its permissions: the cost of the policy when used.
+ */
+const POLICY = process.env['OLMV1_BENCH_SCALE_POLICY'];
 /** Where to write a CPU profile of operator-controller during the catalog update (for finding hot spots). */
 const PROFILE = process.env['OLMV1_BENCH_SCALE_PROFILE'];
 const SYSTEM_NAMESPACE = 'olmv1-system';
@@ -183,7 +190,7 @@ async function installRounds(
   watch: ClusterWatch,
   p: Published,
 ): Promise<{ first: InstallRun; rounds: Round[]; faults: Record<string, string> }> {
-  const healthy = p.v1.map((b) => clusterExtension(b.pkg, b, b.pkg, SA));
+  const healthy = p.v1.map((b) => clusterExtension(b.pkg, b, b.pkg, SA, POLICY === undefined ? undefined : { [UPDATE_POLICY_ANNOTATION]: POLICY }));
   const failing = p.faults.map((b) => clusterExtension(b.pkg, b, b.pkg, SA));
   const bundles = new Map(p.v1.map((b) => [b.pkg, b.name]));
   const run = (manifests: KubeObject[], label: string): Promise<InstallRun> =>

@@ -134,11 +134,11 @@ export async function createInstaller(client: KubeClient, bundle: PushedBundle, 
 }
 
 /** A ClusterExtension installing `bundle`'s package into `ns` as ServiceAccount `sa`. */
-export function clusterExtension(name: string, bundle: PushedBundle, ns: string, sa: string): KubeObject {
+export function clusterExtension(name: string, bundle: PushedBundle, ns: string, sa: string, annotations?: Record<string, string>): KubeObject {
   return {
     apiVersion: 'olm.operatorframework.io/v1',
     kind: 'ClusterExtension',
-    metadata: { name },
+    metadata: { name, ...(annotations === undefined ? {} : { annotations }) },
     spec: { namespace: ns, serviceAccount: { name: sa }, source: { sourceType: 'Catalog', catalog: { packageName: bundle.pkg } } },
   };
 }

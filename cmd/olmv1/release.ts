@@ -6,6 +6,8 @@
  *   olmv1 release history EXT [--kubeconfig F] [--context NAME] [--system-namespace NS]
  *   olmv1 release get EXT [--revision N] [manifest|values] [--kubeconfig F] [--context NAME] [--system-namespace NS]
  *
+ * `olmv1 release rollback` is its own command (release-rollback.ts).
+ *
  * The cluster is found as by every olmv1 command (cluster-access.ts). Exit codes: 0 printed; 1 the records could not be read (or none exist for EXT); 2 usage error.
  */
 import { createReleaseStore, type Release, type ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
@@ -26,6 +28,7 @@ const RELEASE_USAGE = `Usage: olmv1 release list [--kubeconfig FILE] [--context 
        olmv1 release history EXT [--kubeconfig FILE] [--context NAME] [--system-namespace NS]
        olmv1 release get EXT [--revision N] [manifest|values] [--kubeconfig FILE] [--context NAME]
                          [--system-namespace NS]
+       olmv1 release rollback EXT [REVISION] ...   (see "olmv1 release rollback --help")
 
 Shows the release records operator-controller keeps for each ClusterExtension: "list" the
 latest revision of every extension, "history" all revisions of one, "get" one revision (the
@@ -113,6 +116,7 @@ function subcommand(sub: string | undefined, rest: string[], revision: number | 
       else io.stdout.write(summary(release));
     };
   }
+  if (sub === 'rollback') throw usage('"rollback" must follow "release" directly: olmv1 release rollback EXT [REVISION] [flags]');
   throw usage(sub === undefined ? 'missing subcommand' : `unknown subcommand ${JSON.stringify(sub)}`);
 }
 
@@ -132,10 +136,15 @@ async function listReleases(store: ReleaseStore, io: CommandIo): Promise<void> {
 }
 
 function printHistory(history: readonly Release[], io: CommandIo): void {
+  io.stdout.write(historyTable(history));
+}
+
+/** The `history` table: one row a revision, oldest first. */
+export function historyTable(history: readonly Release[]): string {
   const rows = [['REVISION', 'UPDATED', 'STATUS', 'BUNDLE', 'VERSION', 'DESCRIPTION']];
   for (const r of [...history].reverse())
     rows.push([String(r.revision), updated(r), r.status, r.bundle.name, r.bundle.version, oneLine(r.description)]);
-  io.stdout.write(table(rows));
+  return table(rows);
 }
 
 function summary(r: Release): string {

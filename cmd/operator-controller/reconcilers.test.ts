@@ -4,10 +4,11 @@
 // writes to. Each case asserts the conditions written, as the e2e suites do on real
 // components (test/e2e/operator-controller-install.test.ts, -failures, -ownership).
 import pino from 'pino';
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { ClusterExtension } from '../../pkg/shared/api/index.ts';
 import { ApiError, type KubeClient, type KubeObject, type ObjectRef } from '../../pkg/shared/kube/index.ts';
-import type { PullStatus } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { createUpgradeNotices, type PullStatus } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { fakeCluster, type FakeCluster } from '../../test/support/fake-cluster.ts';
 import {
   MemoryReleaseStore,
@@ -120,6 +121,7 @@ function harness(versions: string[], spec: Partial<ClusterExtension['spec']> = {
     drift: recordingDrift([]),
     healthGauge: { set: (n, status) => void health.push(`${n} ${status}`), forget: (n) => void health.push(`forget ${n}`) },
     events: recordingEvents(events),
+    upgrades: createUpgradeNotices(new Registry()),
     features: { webhookSupport: false, singleOwnNamespaceSupport: false, deploymentConfigSupport: false, bundleReleaseSupport: false },
   };
   const reconciler = clusterExtensionReconciler(ports);

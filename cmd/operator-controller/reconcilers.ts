@@ -14,6 +14,7 @@ import {
   healthStep,
   installedStep,
   newExtensionState,
+  policyStep,
   preauthorizeStep,
   preflightStep,
   pullStep,
@@ -27,6 +28,7 @@ import {
   type ExtensionFeatures,
   type ExtensionState,
   type ServiceAccountRef,
+  type UpgradeNotices,
 } from '../../pkg/operator-controller/clusterextension/index.ts';
 import type { ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import type { PauseHook } from './test-pause.ts';
@@ -50,6 +52,8 @@ export interface ClusterExtensionPorts {
   healthGauge: Pick<ExtensionHealthGauge, 'set' | 'forget'>;
   /** Kubernetes Events on the ClusterExtension; fire and forget. */
   events: EventRecorder;
+  /** Upgrades held by update policies: the metric, and which were announced. */
+  upgrades: UpgradeNotices;
   features: ExtensionFeatures;
   /** Installs extensions whose spec names no ServiceAccount (`--default-install-service-account`); none: they wait. */
   defaultInstaller?: ServiceAccountRef;
@@ -78,12 +82,14 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
       drift: p.drift,
       healthGauge: p.healthGauge,
       events: p.events,
+      upgrades: p.upgrades,
     }),
     validateStep({ client: p.client }),
     installedStep({ releases: p.releases, drift: p.drift }),
     resolveStep({ catalogs: p.catalogs, features: p.features }),
     pullStep({ pulls: p.pulls }),
     renderStep({ schemas: p.schemas, features: p.features }),
+    policyStep({ upgrades: p.upgrades, events: p.events, scoped: p.scoped }),
     preauthorizeStep({ scoped: p.scoped, events: p.events }),
     preflightStep({ scoped: p.scoped, events: p.events }),
     applyStep({

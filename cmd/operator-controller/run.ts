@@ -29,6 +29,7 @@ import {
   EXTENSION_CONTROLLER_NAME,
   OPERATOR_CONTROLLER_REPORTER,
   cachedBundle,
+  createUpgradeNotices,
   extensionKeys,
   fetchBundle,
   watchCatalogEvents,
@@ -104,6 +105,8 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       registry,
       signal: leading,
     });
+    // Upgrades held by update policies (decision 0096): a metric series each.
+    const upgrades = createUpgradeNotices(registry);
     const reconciler = clusterExtensionReconciler(
       {
         client: kube.client,
@@ -121,6 +124,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
         drift,
         healthGauge,
         events,
+        upgrades,
         features: {
           ...(certProvider === undefined ? {} : { certProvider }),
           webhookSupport: certProvider !== undefined,

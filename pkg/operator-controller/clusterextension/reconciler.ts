@@ -11,6 +11,7 @@
  *   installed     steps.ts             release records: what is deployed
  *   resolve       steps.ts             the bundle from the selected catalogs
  *   pull, render  steps-pull.ts        the bundle image, the objects to apply
+ *   policy        steps-policy.ts      an upgrade now, or held for approval (decision 0096)
  *   preauthorize  steps-apply.ts       the installer's permissions
  *   preflight     steps-preflight.ts   CRD upgrade safety
  *   apply         steps-apply.ts       the release, as the installer

@@ -26,6 +26,7 @@ const ExtensionEventReason = {
   PreflightFailed: 'PreflightFailed',
   OwnershipConflict: 'OwnershipConflict',
   ApplyFailed: 'ApplyFailed',
+  UpgradeAvailable: 'UpgradeAvailable',
 } as const;
 
 /** How many objects a note names before `and N more`. */
@@ -125,4 +126,12 @@ export function recordUninstalled(events: EventRecorder, state: ExtensionState, 
     'Uninstall',
     `Uninstalled: ${outcome.deleted.length} object(s) deleted, ${outcome.kept.length} CustomResourceDefinition(s) kept with their custom resources, ${outcome.skipped.length} object(s) skipped`,
   );
+}
+
+/**
+ * The catalogs offer an upgrade that the update policy holds until approved (decision 0096);
+ * recorded once per held bundle, the UpgradeAvailable condition's message as the note.
+ */
+export function recordUpgradeHeld(events: EventRecorder, state: ExtensionState, message: string): void {
+  record(events, state, 'Normal', ExtensionEventReason.UpgradeAvailable, 'Hold', message);
 }

@@ -4,8 +4,8 @@
  * and listed in cmd/operator-controller/reconcilers.ts:
  *
  *   finalizers (uninstall.ts) -> validate (steps-validate.ts) -> installed -> resolve (here)
- *   -> pull -> render (steps-pull.ts) -> preauthorize -> apply (steps-apply.ts), with preflight
- *   (steps-preflight.ts) before apply -> health (steps-health.ts)
+ *   -> pull -> render (steps-pull.ts) -> policy (steps-policy.ts) -> preauthorize -> apply
+ *   (steps-apply.ts), with preflight (steps-preflight.ts) before apply -> health (steps-health.ts)
  *
  * Each step sets the conditions its outcome decides and throws to stop with backoff, returns
  * POLL to wait for a person, or returns a result to stop without an error.

@@ -36,6 +36,7 @@ function deps(history: Release[], calls: string[], client = fakeCluster().client
     drift: { stop: () => undefined },
     healthGauge: { forget: (n: string) => void forgotten.push(n) },
     events,
+    upgrades: { set: () => false },
     bundleCache: { delete: () => Promise.resolve() },
     scoped: { forServiceAccount: () => client, forget: () => undefined },
   } satisfies FinalizerPorts;

@@ -28,6 +28,7 @@ import type { ExtensionState } from './pipeline-state.ts';
 import type { ExtensionHealthGauge } from './steps-health.ts';
 import { recordUninstalled } from './recorded-events.ts';
 import { setProgressingError } from './status.ts';
+import type { UpgradeNotices } from './upgrade-notices.ts';
 
 /** The finalizers operator-controller puts on every ClusterExtension, in the order added. */
 export const EXTENSION_FINALIZERS = [CLEANUP_UNPACK_CACHE_FINALIZER, CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER, UNINSTALL_FINALIZER] as const;
@@ -43,6 +44,8 @@ export interface FinalizerPorts {
   /** The extension's health sample, removed with it. */
   healthGauge: Pick<ExtensionHealthGauge, 'forget'>;
   events: EventRecorder;
+  /** The held-upgrade metric: a deleted extension's series goes. */
+  upgrades: UpgradeNotices;
 }
 
 /**
@@ -67,6 +70,7 @@ async function finalize(ports: FinalizerPorts, state: ExtensionState): Promise<S
   // The drift watches ("content manager cache") end first: the uninstall's deletes are no drift.
   ports.drift.stop(name);
   ports.healthGauge.forget(name);
+  ports.upgrades.set(name, undefined);
   if (hasFinalizer(ce, UNINSTALL_FINALIZER)) {
     // A name that cannot be a release name (admitted before the CRD refused it) has no records.
     if (isReleaseName(name)) await uninstall(ports, state);

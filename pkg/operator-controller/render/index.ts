@@ -4,8 +4,15 @@
  * docs/decisions/0040-0042 for where this deliberately differs from upstream.
  */
 export { computeInstallRbac } from './rbac-for-install.ts';
-export { computeInstallRules, type PolicyRule } from './rbac-for-install.ts';
-export { foreignRoleBindings, formatEscalationWarning, rbacEscalationWarnings, ruleDangers, type EscalationWarning } from './rbac-escalation.ts';
+export { computeInstallRules, policyRules, type PolicyRule } from './rbac-for-install.ts';
+export {
+  foreignRoleBindings,
+  formatEscalationWarning,
+  rbacEscalationWarnings,
+  ruleDangers,
+  ruleText,
+  type EscalationWarning,
+} from './rbac-escalation.ts';
 export { render, renderBundle, type RenderBundleOptions } from './render.ts';
 export { staticKindScopes, type KindScopes } from './resource-mapping.ts';
 export { checkPreRenderGates } from './gates.ts';

@@ -2,7 +2,14 @@
  * pkg/shared/controller: the generic controller runtime (workqueue, controller loop, conditions,
  * status/finalizer writing, health and metrics endpoints, serving certificates, shutdown wiring).
  */
-export { MAX_CONDITION_MESSAGE_BYTES, TRUNCATION_SUFFIX, setStatusCondition, truncateConditionMessage, type Condition } from './conditions.ts';
+export {
+  MAX_CONDITION_MESSAGE_BYTES,
+  TRUNCATION_SUFFIX,
+  removeCondition,
+  setStatusCondition,
+  truncateConditionMessage,
+  type Condition,
+} from './conditions.ts';
 export { progressingFromError } from './error-condition.ts';
 export { addFinalizers, hasFinalizer, isDeleting, removeFinalizer } from './finalizers.ts';
 export { POLL, runSteps, stepDurationTimer, type Step, type StepOutcome, type StepTimer } from './steps.ts';

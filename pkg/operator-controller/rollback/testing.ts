@@ -1,0 +1,47 @@
+/**
+ * Test-only builders for this module's tests: release revisions and CRDs. Not exported from
+ * the module's index; production code never imports this file.
+ */
+import type { KubeObject } from '../../shared/unstructured/index.ts';
+import type { Release } from '../release/index.ts';
+
+/** A revision of extension `foo` installing `foo.v<version>`. */
+export function rev(revision: number, status: Release['status'], version: string, extra: Partial<Release> = {}): Release {
+  return {
+    extension: 'foo',
+    extensionUID: 'uid',
+    revision,
+    status,
+    bundle: { package: 'foo', name: `foo.v${version}`, version, image: `registry/foo:v${version}` },
+    manifest: [],
+    properties: [],
+    description: status === 'failed' ? 'boom' : 'Upgrade complete',
+    ...extra,
+  };
+}
+
+/** A CRD `<name>` with the given versions (each with an object `spec` of `props`); the first is stored unless `storage` says otherwise. */
+export function crd(
+  name: string,
+  versions: { name: string; props?: Record<string, unknown>; storage?: boolean }[],
+  storedVersions?: string[],
+  scope = 'Namespaced',
+): KubeObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name },
+    spec: {
+      group: name.split('.').slice(1).join('.'),
+      scope,
+      names: { kind: 'Widget', plural: name.split('.')[0] },
+      versions: versions.map((v, i) => ({
+        name: v.name,
+        served: true,
+        storage: v.storage ?? i === 0,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: v.props ?? {} } } } },
+      })),
+    },
+    ...(storedVersions === undefined ? {} : { status: { storedVersions } }),
+  };
+}
