@@ -18,6 +18,7 @@ export { validateStep } from './steps-validate.ts';
 export { pullStep, renderStep } from './steps-pull.ts';
 export { applyStep, preauthorizeStep } from './steps-apply.ts';
 export { preflightStep } from './steps-preflight.ts';
+export { ExtensionHealthGauge, healthStep } from './steps-health.ts';
 export { policyStep } from './steps-policy.ts';
 export { createUpgradeNotices, type UpgradeNotices } from './upgrade-notices.ts';
 export { finalizersStep } from './uninstall.ts';
