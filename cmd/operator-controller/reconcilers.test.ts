@@ -188,6 +188,18 @@ describe('ClusterExtension reconciler (assembled steps, fake ports)', () => {
     expect((await h.releases.history('ext')).map((r) => `${r.revision} ${r.status}`)).toEqual(['2 deployed', '1 superseded']);
   });
 
+  it('an upgrade that waits for permissions still reports the health of what is deployed', async () => {
+    const h = harness(['1.0.0']);
+    await h.reconcile();
+    await h.reconcile();
+    h.catalog.versions = ['1.0.0', '1.1.0'];
+    h.granted.value = 'none';
+    await expect(h.reconcile()).resolves.toEqual({ requeueAfterMs: 1000 });
+    expect(conditions(h.ce(), 'Progressing')[0]).toMatch(/^Progressing: True Retrying "error for resolved bundle \\"p\.v1\.1\.0\\"/);
+    expect(h.health).toEqual(['ext Unknown', 'ext Unknown']);
+    expect(conditions(h.ce(), 'Healthy')).toEqual([`Healthy: Unknown NotObserved "The release's objects have not been listed yet"`]);
+  });
+
   it('waits: a missing ServiceAccount, then missing permissions, poll at 1 s doubling; the fix installs', async () => {
     const h = harness(['1.0.0']);
     h.present.delete('ServiceAccount/sa');
@@ -234,7 +246,7 @@ describe('ClusterExtension reconciler (assembled steps, fake ports)', () => {
       'Installed: False Failed "No bundle installed"',
       'Progressing: True Retrying "error for resolved bundle \\"p.v1.0.0\\" with version \\"1.0.0\\": manifest unknown"',
     ]);
-    // Nothing applied: no health step, no Healthy condition.
+    // Nothing deployed: the health step (which always runs) has nothing to report.
     expect(h.ce().status?.conditions?.map((c) => c.type)).not.toContain('Healthy');
     expect(await h.releases.history('ext')).toEqual([]);
   });

@@ -10,6 +10,13 @@ async function samples(registry: Registry): Promise<Record<string, number>> {
   return Object.fromEntries(values.map((v) => [String(v.labels['name']), v.value]));
 }
 
+/** A reconcile of an extension with a deployed revision (status.install set). */
+function installed(): ReturnType<typeof extensionState> {
+  const state = extensionState();
+  state.ce.status = { install: { bundle: { name: 'p.v1.0.0', version: '1.0.0' } } };
+  return state;
+}
+
 describe('health step', () => {
   const ready = { ready: true as const };
   const cases: [string, ReleaseHealth, { status: string; reason: string; message: string }, Record<string, number>][] = [
@@ -37,7 +44,7 @@ describe('health step', () => {
     const metric = new ExtensionHealthGauge(registry);
     metric.set('ext', 'True');
     metric.set('other', 'False');
-    const state = extensionState();
+    const state = installed();
     const ports = { drift: { health: () => health }, gauge: metric } satisfies HealthPorts;
     expect(await healthStep(ports).run(state)).toBeUndefined();
     expect(findCondition(state.ce.status?.conditions, 'Healthy')).toMatchObject({ ...want, observedGeneration: 1 });
@@ -45,6 +52,23 @@ describe('health step', () => {
     metric.forget('ext');
     expect(await samples(registry)).toEqual({ other: 0 });
     metric.reset();
+    expect(await samples(registry)).toEqual({});
+  });
+
+  it('runs even after a failed step, and reports nothing when nothing is deployed or the extension is being deleted', async () => {
+    const registry = new Registry();
+    const ports = {
+      drift: { health: () => ({ observed: false }) as ReleaseHealth },
+      gauge: new ExtensionHealthGauge(registry),
+    } satisfies HealthPorts;
+    expect(healthStep(ports).always).toBe(true);
+    const fresh = extensionState();
+    await healthStep(ports).run(fresh);
+    expect(findCondition(fresh.ce.status?.conditions, 'Healthy')).toBeUndefined();
+    const deleting = installed();
+    deleting.ce.metadata.deletionTimestamp = '2026-11-24T00:00:00Z';
+    await healthStep(ports).run(deleting);
+    expect(findCondition(deleting.ce.status?.conditions, 'Healthy')).toBeUndefined();
     expect(await samples(registry)).toEqual({});
   });
 });

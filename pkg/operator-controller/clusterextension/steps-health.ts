@@ -57,10 +57,14 @@ export interface HealthPorts {
 
 /** Sets Healthy (and the gauge) from the drift watches' verdicts on the deployed release. */
 export function healthStep(ports: HealthPorts): Step<ExtensionState> {
-  return { name: 'health', run: (state) => reportHealth(ports, state) };
+  // Always: a reconcile that stops early (waiting for permissions, a failed resolution or pull,
+  // a refused upgrade) still reports the health of what is deployed.
+  return { name: 'health', always: true, run: (state) => reportHealth(ports, state) };
 }
 
 function reportHealth(ports: HealthPorts, state: ExtensionState): StepOutcome {
+  // Nothing deployed (status.install follows the deployed revision), or being deleted: no health to report.
+  if (state.ce.status?.install === undefined || state.ce.metadata.deletionTimestamp !== undefined) return undefined;
   const verdict = healthVerdict(ports.drift.health(state.name));
   setCondition(state.ce, HealthConditionType.Healthy, verdict.status, verdict.reason, verdict.message);
   ports.gauge.set(state.name, verdict.status);
