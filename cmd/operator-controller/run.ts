@@ -26,6 +26,7 @@ import {
   BundleBudget,
   BundlePulls,
   DriftWatches,
+  ExtensionHealthGauge,
   EXTENSION_CONTROLLER_NAME,
   OPERATOR_CONTROLLER_REPORTER,
   cachedBundle,
@@ -98,6 +99,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
     // Bundles read, parsed, rendered and applied at once hold at most one bundle at the
     // unpacked-bytes cap (or several smaller ones) in memory (decision 0097).
     const budget = new BundleBudget(o.imageLimits.maxUnpackedBytes);
+    const healthGauge = new ExtensionHealthGauge(registry);
     // Bundle pulls run in the background; a pull's end queues its extension (decision 0067).
     const pulls = new BundlePulls({
       fetch: (extension, ref, pullSignal) => fetchBundle(images, bundleCache, extension, ref, pullSignal, budget),
@@ -124,6 +126,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
         ...(o.defaultInstallServiceAccount === undefined ? {} : { defaultInstaller: o.defaultInstallServiceAccount }),
         schemas: createOpenApiSchemas(kube.transport),
         drift,
+        healthGauge,
         events,
         upgrades,
         features: {
@@ -160,6 +163,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
     // one being deleted pulls nothing any more (its uninstall removes its cache directory).
     const forgetDeleted = extensions.addHandler((type, obj) => {
       if (type === 'delete') drift.stop(obj.metadata.name ?? '');
+      if (type === 'delete') healthGauge.forget(obj.metadata.name ?? '');
       if (type === 'delete' || obj.metadata.deletionTimestamp !== undefined) pulls.forget(obj.metadata.name ?? '');
     });
     const unsubscribe = watchCatalogEvents({
@@ -181,6 +185,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       forgetDeleted();
       await gating;
       await drift.settled();
+      healthGauge.reset();
       await pulls.settled();
     }
   };

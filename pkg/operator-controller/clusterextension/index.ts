@@ -4,7 +4,7 @@
  * catalog events, drift watches). Assembled in cmd/operator-controller/reconcilers.ts.
  */
 export { BundleBudget } from './bundle-budget.ts';
-export { fetchBundle, cachedBundle } from './bundle-source.ts';
+export { bundleProperties, fetchBundle, cachedBundle } from './bundle-source.ts';
 export { BundlePulls, type BundlePullScheduler, type PullStatus } from './bundle-pulls.ts';
 export { watchCatalogEvents } from './catalog-events.ts';
 export { DriftWatches, type DriftTracker } from './drift-watches.ts';
@@ -19,6 +19,7 @@ export { validateStep } from './steps-validate.ts';
 export { pullStep, renderStep } from './steps-pull.ts';
 export { applyStep, preauthorizeStep } from './steps-apply.ts';
 export { preflightStep } from './steps-preflight.ts';
+export { ExtensionHealthGauge, healthStep } from './steps-health.ts';
 export { policyStep } from './steps-policy.ts';
 export { createUpgradeNotices, type UpgradeNotices } from './upgrade-notices.ts';
 export { finalizersStep } from './uninstall.ts';
