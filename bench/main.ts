@@ -15,6 +15,7 @@ import { metasBenchmark } from './benchmarks/metas.ts';
 import { renderBenchmark } from './benchmarks/render.ts';
 import { resolutionBenchmark } from './benchmarks/resolution.ts';
 import { scaleBenchmark } from './benchmarks/scale.ts';
+import { startupBenchmark } from './benchmarks/startup.ts';
 import { steadyRssBenchmark } from './benchmarks/steady-rss.ts';
 import type { Benchmark } from './lib/benchmark.ts';
 import { Fixtures } from './lib/fixtures.ts';
@@ -31,6 +32,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   renderBenchmark,
   extensionsBenchmark,
   scaleBenchmark,
+  startupBenchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--only NAME]... [--json FILE] [--source] [--keep] [--list]
