@@ -2,14 +2,16 @@
  * catalogd's command-line flags and environment, parsed once into a checked options object.
  * Flag names follow upstream catalogd where the concept is the same.
  */
-import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
+import { type ComponentOptions, parseComponentFlags } from '../shared/component-options.ts';
 import { REGISTRIES_CONF_HELP } from '../shared/registries-conf.ts';
 import { logFlagsHelp } from '../shared/logging.ts';
 import type { DecodeLimits } from '../../pkg/shared/fbc/index.ts';
-import { DEFAULT_INGEST_TIMEOUT_MS } from '../../pkg/catalogd/clustercatalog/index.ts';
+// Files, not the modules' indexes (the reconcilers, the registry client): catalogd parses its
+// flags and serves stored content before it loads those (decision 0097).
+import { DEFAULT_INGEST_TIMEOUT_MS } from '../../pkg/catalogd/clustercatalog/ingest-bounds.ts';
 import { goDuration } from '../../pkg/gocompat/gotext/index.ts';
 import { type ListenAddress, parseDuration, parseListenAddress, parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
-import { CATALOG_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/index.ts';
+import { CATALOG_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/limits.ts';
 import { SERVING_FLAGS, type ServingOptions, servingHelp, servingOptions } from '../shared/serving.ts';
 import { DECODE_LIMIT_FLAGS, IMAGE_LIMIT_FLAGS, decodeLimitHelp, decodeLimitOptions, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 

@@ -2,15 +2,17 @@
  * operator-controller's command-line flags and environment, parsed once into a checked
  * options object. Flag names follow upstream operator-controller where the concept is the same.
  */
-import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
+import { type ComponentOptions, parseComponentFlags } from '../shared/component-options.ts';
 import { REGISTRIES_CONF_HELP } from '../shared/registries-conf.ts';
 import { logFlagsHelp } from '../shared/logging.ts';
 import { parseFeatureGates, parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 import { SERVING_FLAGS, type ServingOptions, servingHelp, servingOptions } from '../shared/serving.ts';
-import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/index.ts';
+// Files, not the modules' indexes (the registry client, the reconciler): flag parsing stays
+// light, and operator-controller starts its informers before it loads those (decision 0097).
+import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/limits.ts';
 import { parseClusterVersion, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
-import { parseServiceAccountRef, type ServiceAccountRef } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { parseServiceAccountRef, type ServiceAccountRef } from '../../pkg/operator-controller/clusterextension/installer.ts';
 import { parsePauseAt, type PauseAt } from './test-pause.ts';
 
 /** Feature gates and their defaults (decision 0040 for the two install-mode/config gates). */
