@@ -4,12 +4,8 @@
  * it reads argv/env, builds each command's dependencies and dispatches. Commands live in the
  * files next to it and are loaded on demand, so `olmv1 resolve` never loads the HTTP server.
  */
-import { startCompileCache } from '../shared/compile-cache.ts';
 import { commands, usage } from './commands.ts';
 import { EXIT } from './io.ts';
-
-// Before the commands' modules load (commands.ts loads each on demand): cmd/shared/compile-cache.ts.
-startCompileCache();
 
 // A reader that goes away (`olmv1 ... | head`) ends the command quietly: Node would otherwise
 // throw the EPIPE as an unhandled 'error' event, with a stack trace. A command that runs until
