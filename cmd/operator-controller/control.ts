@@ -23,6 +23,7 @@ import {
 import {
   BundlePulls,
   DriftWatches,
+  ExtensionHealthGauge,
   EXTENSION_CONTROLLER_NAME,
   OPERATOR_CONTROLLER_REPORTER,
   cachedBundle,
@@ -89,6 +90,7 @@ export async function runOperatorControllerControl(
   const lead = async (leading: AbortSignal): Promise<void> => {
     // Managed objects are watched as each extension's ServiceAccount while this replica leads.
     const drift = new DriftWatches({ scoped, enqueue: (n) => controller.enqueue(n), log, registry, signal: leading });
+    const healthGauge = new ExtensionHealthGauge(registry);
     // Bundle pulls run in the background; a pull's end queues its extension (decision 0067).
     const pulls = new BundlePulls({
       fetch: (extension, ref, pullSignal) => fetchBundle(images, bundleCache, extension, ref, pullSignal),
@@ -115,6 +117,7 @@ export async function runOperatorControllerControl(
         ...(o.defaultInstallServiceAccount === undefined ? {} : { defaultInstaller: o.defaultInstallServiceAccount }),
         schemas: createOpenApiSchemas(kube.transport),
         drift,
+        healthGauge,
         events,
         upgrades,
         features: {
@@ -151,6 +154,7 @@ export async function runOperatorControllerControl(
     // one being deleted pulls nothing any more (its uninstall removes its cache directory).
     const forgetDeleted = extensions.addHandler((type, obj) => {
       if (type === 'delete') drift.stop(obj.metadata.name ?? '');
+      if (type === 'delete') healthGauge.forget(obj.metadata.name ?? '');
       if (type === 'delete' || obj.metadata.deletionTimestamp !== undefined) pulls.forget(obj.metadata.name ?? '');
     });
     const unsubscribe = watchCatalogEvents({
@@ -172,6 +176,7 @@ export async function runOperatorControllerControl(
       forgetDeleted();
       await gating;
       await drift.settled();
+      healthGauge.reset();
       await pulls.settled();
     }
   };
