@@ -13,13 +13,18 @@ import {
   CLUSTER_VERSION,
   GATE_KEY,
   GateReconciler,
+  CRD_TYPE,
+  OPENSHIFT_CRDS,
   UPGRADE_GATE_NAME,
   clusterVersionStep,
+  crdApiWatch,
+  crdEventMatters,
   conditionsStep,
   deployedStep,
   gateKeys,
   gateMetrics,
   gateRateLimiter,
+  summarizeCrd,
   verdictStep,
 } from '../../pkg/operator-controller/upgradegate/index.ts';
 
@@ -37,28 +42,46 @@ interface UpgradeGateDeps {
 }
 
 /**
- * Runs the gate until `signal` aborts: a first evaluation once the ClusterExtension informer
- * synced, then on every change that may move the verdict and every resync. Never rejects.
+ * Runs the gate until `signal` aborts: a first evaluation at once, then on every change that
+ * may move the verdict (extensions, ClusterVersion, the OpenShift CRDs) and every resync a step
+ * asked for. Never rejects.
  */
 export function runUpgradeGate(d: UpgradeGateDeps, signal: AbortSignal): Promise<void> {
   const log = d.log.child({ controller: UPGRADE_GATE_NAME });
+  // The OpenShift CRDs, each watched by name: their events say when the APIs come and go.
+  const crds = new Map<string, Informer<KubeObject>>();
+  for (const { crd } of OPENSHIFT_CRDS) {
+    const informer = new Informer({
+      name: crd,
+      source: clientListWatch(d.client, CRD_TYPE, { fieldSelector: `metadata.name=${crd}` }),
+      log,
+      registry: d.registry,
+      transform: summarizeCrd,
+    });
+    informer.addHandler((_type, obj, old) => {
+      if (crdEventMatters(obj, old)) controller.enqueue(GATE_KEY);
+    });
+    crds.set(crd, informer);
+  }
+  const apis = crdApiWatch(crds);
   const reconciler = new GateReconciler({
     steps: [
       clusterVersionStep({
         client: d.client,
         clusterVersion: d.clusterVersion,
+        apis,
         informers: {
-          start: () => {
+          start: (stop) => {
             const informer = new Informer({ name: 'clusterversions', source: clientListWatch(d.client, CLUSTER_VERSION), log, registry: d.registry });
             informer.addHandler(() => controller.enqueue(GATE_KEY));
-            void informer.run(signal);
+            void informer.run(AbortSignal.any([signal, stop]));
             return informer;
           },
         },
       }),
       deployedStep({ releases: d.releases, extensions: d.extensions }),
       verdictStep({ metrics: gateMetrics(d.registry) }),
-      conditionsStep({ client: d.client }),
+      conditionsStep({ client: d.client, apis }),
     ],
     stepTimer: stepDurationTimer(d.registry, UPGRADE_GATE_NAME),
   });
@@ -72,5 +95,13 @@ export function runUpgradeGate(d: UpgradeGateDeps, signal: AbortSignal): Promise
   });
   // The first evaluation happens even when no extension exists (no event would queue it).
   controller.enqueue(GATE_KEY);
+  // Once a CRD informer listed, its presence is known: evaluate again (an absent CRD has no event).
+  for (const informer of crds.values()) {
+    void informer.run(signal);
+    informer.waitForSync(signal).then(
+      () => controller.enqueue(GATE_KEY),
+      () => undefined,
+    );
+  }
   return controller.run(signal);
 }
