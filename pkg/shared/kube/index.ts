@@ -13,7 +13,7 @@ export { KubeEventRecorder, type EventRecorder } from './event-recorder.ts';
 export { type KubeConfigSource } from './kubeconfig.ts';
 export { Informer, type InformerEventType, type InformerHandler } from './informer.ts';
 export { LAST_APPLIED_ANNOTATION, clientListWatch, stripManagedFields, type ListWatchSource } from './informer-source.ts';
-export { LeaderElector } from './leader-election.ts';
+export { LeaderElector, checkLeaderElectionDurations, type LeaderElectionDurations } from './leader-election.ts';
 export { counterOn, exponentialBuckets, gaugeOn, histogramOn } from './metrics.ts';
 export { NoKindMatchError, isNoKindMatch } from './resource-mapper.ts';
 export { createOpenApiSchemas, type OpenApiSchemas } from './openapi.ts';

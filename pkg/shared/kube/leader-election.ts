@@ -56,6 +56,24 @@ interface Lease extends KubeObject {
   spec?: LeaseSpec;
 }
 
+/** The three durations of leader election, in ms. */
+export interface LeaderElectionDurations {
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+/**
+ * Throws when the durations are inconsistent, with client-go's rules: the lease outlasts the
+ * renew deadline (so a leader that cannot renew stops before anyone may take over, decision
+ * 0062), and the renew deadline leaves room for more than one jittered retry.
+ */
+export function checkLeaderElectionDurations(d: LeaderElectionDurations): void {
+  if (!(d.leaseDurationMs > d.renewDeadlineMs)) throw new Error('leaseDuration must be greater than renewDeadline');
+  if (!(d.renewDeadlineMs > d.retryPeriodMs * 1.2)) throw new Error('renewDeadline must be greater than retryPeriod*1.2');
+  if (!(d.retryPeriodMs > 0)) throw new Error('retryPeriod must be greater than zero');
+}
+
 /** Kubernetes MicroTime: RFC 3339 with six fractional digits. */
 export function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
@@ -74,10 +92,7 @@ export class LeaderElector {
   /** Throws when the durations are inconsistent (same rules as client-go). */
   constructor(options: LeaderElectionOptions) {
     this.#o = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, retryJitter: 1.2, releaseOnCancel: true, ...options };
-    const { leaseDurationMs, renewDeadlineMs, retryPeriodMs } = this.#o;
-    if (!(leaseDurationMs > renewDeadlineMs)) throw new Error('leaseDuration must be greater than renewDeadline');
-    if (!(renewDeadlineMs > retryPeriodMs * 1.2)) throw new Error('renewDeadline must be greater than retryPeriod*1.2');
-    if (!(retryPeriodMs > 0)) throw new Error('retryPeriod must be greater than zero');
+    checkLeaderElectionDurations(this.#o);
     if (options.identity === '') throw new Error('leader election identity must not be empty');
     this.#gauge =
       options.registry === undefined
