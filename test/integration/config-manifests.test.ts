@@ -364,6 +364,7 @@ describe('config/ on a real API server', () => {
       kubeconfig: await tokenKubeconfig('operator-controller-controller-manager'),
       leaderElect: controllerShipped.leaderElect,
       leaderElectionId: controllerShipped.leaderElectionId,
+      leaderElection: controllerShipped.leaderElection,
       systemNamespace: controllerShipped.systemNamespace,
       pullSecret,
     });
