@@ -8,7 +8,7 @@ import type { Registry } from 'prom-client';
 import type { ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
 import type { ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { Controller, stepDurationTimer } from '../../pkg/shared/controller/index.ts';
-import { Informer, clientListWatch, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { Informer, clientListWatch, settlesWithin, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import {
   CLUSTER_VERSION,
   GATE_KEY,
@@ -27,6 +27,9 @@ import {
   summarizeCrd,
   verdictStep,
 } from '../../pkg/operator-controller/upgradegate/index.ts';
+
+/** How long the first evaluation waits for the CRD informers to list. */
+const CRD_LIST_WAIT_MS = 10_000;
 
 /** What the gate is built from. */
 interface UpgradeGateDeps {
@@ -93,9 +96,7 @@ export function runUpgradeGate(d: UpgradeGateDeps, signal: AbortSignal): Promise
     watches: [{ informer: d.extensions, keys: gateKeys }],
     rateLimiter: gateRateLimiter(),
   });
-  // The first evaluation happens even when no extension exists (no event would queue it).
-  controller.enqueue(GATE_KEY);
-  // Once a CRD informer listed, its presence is known: evaluate again (an absent CRD has no event).
+  // Once a CRD informer listed, its presence is known: evaluate (an absent CRD has no event).
   for (const informer of crds.values()) {
     void informer.run(signal);
     informer.waitForSync(signal).then(
@@ -103,5 +104,10 @@ export function runUpgradeGate(d: UpgradeGateDeps, signal: AbortSignal): Promise
       () => undefined,
     );
   }
+  // The first evaluation happens even when no extension exists (no event would queue it), once
+  // the CRDs are listed, so that it knows whether the APIs exist; if they cannot be listed (the
+  // grant missing), after CRD_LIST_WAIT_MS with discovery deciding.
+  const listed = Promise.all([...crds.values()].map((i) => i.waitForSync(signal)));
+  void settlesWithin(listed, CRD_LIST_WAIT_MS).then(() => controller.enqueue(GATE_KEY));
   return controller.run(signal);
 }

@@ -25,6 +25,7 @@ import {
   type ExtensionStack,
 } from '../support/extensions.ts';
 import { installOpenShiftKinds } from '../support/olm-config.ts';
+import { readMetric } from '../support/operator-controller.ts';
 import { createKubeconfigLookup } from '../../cmd/olmv1/cluster-access.ts';
 import { runStatus } from '../../cmd/olmv1/status.ts';
 import { StatusReport } from '../../cmd/olmv1/status-report.ts';
@@ -216,6 +217,12 @@ describe('without the OpenShift APIs (--cluster-version 4.18)', () => {
     const earlier = await runGateStatus(stack, ['--cluster-version', '4.17']);
     expect(earlier.code).toBe(0);
     expect(earlier.stdout).toContain('cluster upgrade to 4.18: allowed');
+  });
+
+  it('schedules no periodic re-evaluation: it would only ask discovery for APIs its CRD watch says are absent', async () => {
+    const gate = { controller: 'upgrade-gate' };
+    expect(await readMetric(stack.controller.healthUrl, 'controller_runtime_reconcile_total', { ...gate, result: 'success' })).toBeGreaterThan(0);
+    expect(await readMetric(stack.controller.healthUrl, 'controller_runtime_reconcile_total', { ...gate, result: 'requeue_after' })).toBe(0);
   });
 });
 
