@@ -112,6 +112,20 @@ export const commands = new Map<string, Entry>([
     },
   ],
   [
+    'upgrade plan',
+    {
+      summary: 'show what the next upgrade of an installed ClusterExtension will do: pick, objects, permissions, CRDs, policy',
+      load: async () => upgradeCommand('plan'),
+    },
+  ],
+  [
+    'upgrade approve',
+    {
+      summary: 'approve the upgrade the update policy holds: annotate the ClusterExtension with the picked bundle',
+      load: async () => upgradeCommand('approve'),
+    },
+  ],
+  [
     'render bundle',
     {
       summary: 'render a registry+v1 bundle (directory or image) to the plain manifests OLM applies',
@@ -177,6 +191,28 @@ export const commands = new Map<string, Entry>([
     },
   ],
 ]);
+
+/** `olmv1 upgrade plan` or `upgrade approve`, reading catalogs through catalogd and pulling bundles as `render bundle` does. */
+async function upgradeCommand(which: 'plan' | 'approve'): Promise<Command> {
+  const [{ runUpgradePlan, runUpgradeApprove }, { createCatalogContentCache }] = await Promise.all([
+    import('./upgrade.ts'),
+    import('../../pkg/operator-controller/catalogclient/index.ts'),
+  ]);
+  const deps = await catalogSourceDeps();
+  const upgradeDeps = {
+    connectCluster: deps.connectCluster,
+    catalogContent: createCatalogContentCache({ client: deps.catalogClient }),
+    fetchBundle,
+    defaultAuthFile: defaultAuthFile(),
+  };
+  return async (args, io) => {
+    try {
+      return await (which === 'plan' ? runUpgradePlan : runUpgradeApprove)(args, io, upgradeDeps);
+    } finally {
+      deps.catalogClient.close();
+    }
+  };
+}
 
 /** `olmv1 catalog list` (search false) or `catalog search`, with the cluster, catalogd and directory sources. */
 async function catalogListCommand(search: boolean): Promise<Command> {

@@ -7,14 +7,14 @@
  * cache) and the installed bundle of its deployed release record (pkg/operator-controller/release), resolved by
  * pkg/operator-controller/resolve, so the error texts are the Progressing condition's.
  */
-import { CLUSTER_CATALOG, CLUSTER_EXTENSION, parseClusterExtension } from '../../pkg/shared/api/index.ts';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION, parseClusterExtension, type ClusterExtension } from '../../pkg/shared/api/index.ts';
 import type { Deprecation } from '../../pkg/shared/fbc/index.ts';
 import type { CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
-import { errorMessage } from '../../pkg/shared/errors/index.ts';
-import { isNotFound, type KubeContext } from '../../pkg/shared/kube/index.ts';
+import { errorMessage, ok, type Result } from '../../pkg/shared/errors/index.ts';
+import { isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { selectedCatalogs } from '../../pkg/operator-controller/clusterextension/index.ts';
-import { createReleaseStore, deployedRelease } from '../../pkg/operator-controller/release/index.ts';
-import { metadataFor, resolve } from '../../pkg/operator-controller/resolve/index.ts';
+import { createReleaseStore, deployedRelease, type Release } from '../../pkg/operator-controller/release/index.ts';
+import { metadataFor, resolve, type ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';
 import type { ClusterFlags } from './cluster-access.ts';
 import { EXIT } from './io.ts';
 import { CommandError, runCommand, type CommandIo } from './render.ts';
@@ -56,54 +56,12 @@ export async function runResolveCluster(spec: ClusterSpec, io: CommandIo, deps: 
 }
 
 async function resolveFor(spec: ClusterSpec, kube: KubeContext, io: CommandIo, deps: ResolveClusterDeps): Promise<number> {
-  let object;
-  try {
-    object = await kube.client.get({ ...CLUSTER_EXTENSION, name: spec.extension });
-  } catch (e) {
-    if (isNotFound(e)) throw new CommandError(`ClusterExtension ${JSON.stringify(spec.extension)} not found`, EXIT.failed);
-    throw new CommandError(`error reading ClusterExtension ${JSON.stringify(spec.extension)}: ${errorMessage(e)}`, EXIT.failed);
-  }
-  const parsed = parseClusterExtension(object);
-  if (!parsed.ok) throw new CommandError(`ClusterExtension ${JSON.stringify(spec.extension)} does not parse: ${parsed.error}`, EXIT.failed);
-  const src = parsed.value.spec.source.catalog;
-  if (src === undefined) throw new CommandError(`ClusterExtension ${JSON.stringify(spec.extension)} has no spec.source.catalog`, EXIT.failed);
-
-  let history;
-  try {
-    history = await createReleaseStore({ client: kube.client, namespace: spec.systemNamespace }).history(spec.extension);
-  } catch (e) {
-    throw new CommandError(
-      `error reading the release records of ${JSON.stringify(spec.extension)} in ${spec.systemNamespace}: ${errorMessage(e)}`,
-      EXIT.failed,
-    );
-  }
-  const deployed = deployedRelease(history)?.bundle;
+  const { source: src } = await readClusterExtension(kube, spec.extension);
+  const deployed = (await readDeployedRelease(kube, spec.systemNamespace, spec.extension))?.bundle;
   const installed = deployed === undefined ? null : { name: deployed.name, version: deployed.version, release: deployed.release ?? null };
-
-  const { items } = await kube.client.listAll(CLUSTER_CATALOG);
-  const catalogdUrl = spec.catalogdUrl;
-  const selection = await selectedCatalogs(
-    {
-      catalogs: { list: () => items },
-      content: deps.catalogContent,
-      ...(catalogdUrl === undefined
-        ? {}
-        : { baseURL: (_name: string, base: string) => `${catalogdUrl.origin}${new URL(base).pathname}`.replace(/\/+$/, '') }),
-    },
-    src.selector,
-    src.packageName,
-  );
+  const input = await clusterResolveInput(kube, deps, spec.catalogdUrl, src, installed);
   const channels = src.channels ?? [];
-  const result = selection.ok
-    ? resolve({
-        packageName: src.packageName,
-        channels,
-        versionRange: src.version ?? '',
-        upgradeConstraintPolicy: src.upgradeConstraintPolicy,
-        installed,
-        catalogs: selection.value.inputs,
-      })
-    : selection;
+  const result = input.ok ? resolve(input.value) : input;
   const write = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
   if (!result.ok) {
     write({ extension: spec.extension, installed, error: result.error });
@@ -118,6 +76,80 @@ async function resolveFor(spec: ClusterSpec, kube: KubeContext, io: CommandIo, d
     deprecation: relevantDeprecation(deprecation, channels, bundle.name),
   });
   return EXIT.ok;
+}
+
+/** A ClusterExtension read and parsed, with its catalog source. */
+interface ReadExtension {
+  /** The object as read (metadata.resourceVersion and annotations included). */
+  object: KubeObject;
+  extension: ClusterExtension;
+  source: NonNullable<ClusterExtension['spec']['source']['catalog']>;
+}
+
+/**
+ * Reads and parses the ClusterExtension `name`.
+ * @throws CommandError (exit 1) when it is missing, unreadable, does not parse or has no catalog source.
+ */
+export async function readClusterExtension(kube: KubeContext, name: string): Promise<ReadExtension> {
+  let object;
+  try {
+    object = await kube.client.get({ ...CLUSTER_EXTENSION, name });
+  } catch (e) {
+    if (isNotFound(e)) throw new CommandError(`ClusterExtension ${JSON.stringify(name)} not found`, EXIT.failed);
+    throw new CommandError(`error reading ClusterExtension ${JSON.stringify(name)}: ${errorMessage(e)}`, EXIT.failed);
+  }
+  const parsed = parseClusterExtension(object);
+  if (!parsed.ok) throw new CommandError(`ClusterExtension ${JSON.stringify(name)} does not parse: ${parsed.error}`, EXIT.failed);
+  const source = parsed.value.spec.source.catalog;
+  if (source === undefined) throw new CommandError(`ClusterExtension ${JSON.stringify(name)} has no spec.source.catalog`, EXIT.failed);
+  return { object, extension: parsed.value, source };
+}
+
+/**
+ * The deployed release of `name` (pkg/operator-controller/release), undefined when none.
+ * @throws CommandError (exit 1) when the records cannot be read.
+ */
+export async function readDeployedRelease(kube: KubeContext, systemNamespace: string, name: string): Promise<Release | undefined> {
+  try {
+    return deployedRelease(await createReleaseStore({ client: kube.client, namespace: systemNamespace }).history(name));
+  } catch (e) {
+    throw new CommandError(`error reading the release records of ${JSON.stringify(name)} in ${systemNamespace}: ${errorMessage(e)}`, EXIT.failed);
+  }
+}
+
+/**
+ * The resolver's input for `src` with `installed`: the cluster's ClusterCatalogs selected as
+ * operator-controller selects them, their content read through catalogd (at `catalogdUrl`'s
+ * origin when given). An error is the resolution error operator-controller would report.
+ */
+export async function clusterResolveInput(
+  kube: KubeContext,
+  deps: ResolveClusterDeps,
+  catalogdUrl: URL | undefined,
+  src: ReadExtension['source'],
+  installed: ResolveInput['installed'],
+): Promise<Result<ResolveInput, string>> {
+  const { items } = await kube.client.listAll(CLUSTER_CATALOG);
+  const selection = await selectedCatalogs(
+    {
+      catalogs: { list: () => items },
+      content: deps.catalogContent,
+      ...(catalogdUrl === undefined
+        ? {}
+        : { baseURL: (_name: string, base: string) => `${catalogdUrl.origin}${new URL(base).pathname}`.replace(/\/+$/, '') }),
+    },
+    src.selector,
+    src.packageName,
+  );
+  if (!selection.ok) return selection;
+  return ok({
+    packageName: src.packageName,
+    channels: src.channels ?? [],
+    versionRange: src.version ?? '',
+    upgradeConstraintPolicy: src.upgradeConstraintPolicy,
+    installed,
+    catalogs: selection.value.inputs,
+  });
 }
 
 /**

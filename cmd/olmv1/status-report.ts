@@ -18,6 +18,7 @@ import {
   type ClusterMinor,
   type DeployedExtension,
 } from '../../pkg/operator-controller/gating/index.ts';
+import { HealthConditionType } from '../../pkg/shared/api/index.ts';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 
 /** The schema version this build writes. */
@@ -63,6 +64,8 @@ export const StatusReport = z.object({
       versionRange: z.string().nullable(),
       installed: Condition.nullable(),
       progressing: Condition.nullable(),
+      /** The `Healthy` condition (added within version 1: absent in documents of earlier builds). */
+      healthy: Condition.nullable().optional(),
       deprecations: z.array(z.string()),
       maxOpenShiftVersion: z.string().nullable(),
     }),
@@ -155,6 +158,7 @@ export function buildStatusReport(input: StatusInput): StatusReport {
       versionRange: str(source.version),
       installed: cond(e, 'Installed'),
       progressing: cond(e, 'Progressing'),
+      healthy: cond(e, HealthConditionType.Healthy),
       deprecations,
       maxOpenShiftVersion: verdict.maxVersions[name] ?? null,
     };

@@ -66,7 +66,7 @@ export function renderStatusTable(r: StatusReport, o: TableOptions): string {
   else
     out.push(
       ...table(
-        ['NAME', 'PACKAGE', 'INSTALLED', 'CHANNELS/VERSION', 'INSTALLED?', 'PROGRESSING', 'DEPRECATED', 'MAX OCP'],
+        ['NAME', 'PACKAGE', 'INSTALLED', 'CHANNELS/VERSION', 'INSTALLED?', 'PROGRESSING', 'HEALTH', 'DEPRECATED', 'MAX OCP'],
         r.extensions.map((e) => [
           e.name,
           e.package,
@@ -74,6 +74,7 @@ export function renderStatusTable(r: StatusReport, o: TableOptions): string {
           [e.channels.join(','), e.versionRange ?? ''].filter((s) => s !== '').join(' ') || '-',
           condText(e.installed),
           condText(e.progressing),
+          condText(e.healthy ?? null),
           e.deprecations.length === 0 ? '-' : e.deprecations.join(','),
           e.maxOpenShiftVersion ?? '-',
         ]),

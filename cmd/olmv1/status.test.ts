@@ -58,8 +58,8 @@ const input: StatusInput = {
       [...ok, { type: 'Deprecated', status: 'True', reason: 'Deprecated' }, { type: 'BundleDeprecated', status: 'True', reason: 'Deprecated' }],
       { channels: ['stable'] },
     ),
-    extension('alpha', '1.0.0', ok, { version: '>=1.0.0 <2' }),
-    extension('beta', '1.2.0', ok),
+    extension('alpha', '1.0.0', [...ok, { type: 'Healthy', status: 'True', reason: 'Healthy' }], { version: '>=1.0.0 <2' }),
+    extension('beta', '1.2.0', [...ok, { type: 'Healthy', status: 'False', reason: 'Unhealthy' }]),
     extension('broken', '0.1.0', ok),
     {
       apiVersion: 'olm.operatorframework.io/v1',
@@ -84,6 +84,13 @@ describe('olmv1 status report', () => {
     expect(StatusReport.parse(report)).toEqual(report);
     expect(report.schemaVersion).toBe(STATUS_SCHEMA_VERSION);
     expect(`${JSON.stringify(report, null, 2)}\n`).toBe(fixture('blocked.json'));
+  });
+
+  it('healthy was added within schema version 1: documents of earlier builds, without it, still parse', () => {
+    const report = buildStatusReport(input);
+    const earlier = { ...report, extensions: report.extensions.map(({ healthy: _h, ...e }) => e) };
+    expect(StatusReport.parse(earlier).extensions.map((e) => e.healthy)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(report.extensions.map((e) => e.healthy?.reason ?? null)).toEqual(['Healthy', 'Unhealthy', null, null, null]);
   });
 
   it('the table: catalogs, extensions, verdict with one line per blocker, errors apart; no colour unless asked', () => {

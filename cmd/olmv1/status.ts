@@ -186,7 +186,7 @@ async function collect(client: KubeClient, o: Options): Promise<StatusReport> {
  * a usable `status.desired.version`, or one the caller may not read, leaves the version unknown
  * (a value saying why); other API failures are thrown.
  */
-async function currentVersion(client: KubeClient, flag: ClusterMinor | undefined): Promise<ClusterVersionInfo> {
+export async function currentVersion(client: KubeClient, flag: ClusterMinor | undefined): Promise<ClusterVersionInfo> {
   if (flag !== undefined) return { ok: true, current: flag, source: 'flag' };
   let desired: unknown;
   try {

@@ -81,6 +81,8 @@ interface Harness {
   cluster: FakeCluster;
   releases: MemoryReleaseStore;
   events: string[];
+  /** `<extension> <status>` per health gauge update, `forget <extension>` per removal. */
+  health: string[];
   present: Set<string>;
   catalog: { versions: string[] };
   granted: { value: 'all' | 'none' };
@@ -103,6 +105,7 @@ function harness(versions: string[], spec: Partial<ClusterExtension['spec']> = {
   const cluster = fakeCluster();
   const releases = new MemoryReleaseStore();
   const events: string[] = [];
+  const health: string[] = [];
   const catalog = { versions };
   const granted: { value: 'all' | 'none' } = { value: 'all' };
   const pullFailures = new Map<string, Error>();
@@ -116,6 +119,7 @@ function harness(versions: string[], spec: Partial<ClusterExtension['spec']> = {
     pulls: pullsOf({ failed: pullFailures, pending: pullsPending }),
     schemas: { schemaFor: () => Promise.resolve(undefined) },
     drift: recordingDrift([]),
+    healthGauge: { set: (n, status) => void health.push(`${n} ${status}`), forget: (n) => void health.push(`forget ${n}`) },
     events: recordingEvents(events),
     upgrades: createUpgradeNotices(new Registry()),
     features: { webhookSupport: false, singleOwnNamespaceSupport: false, deploymentConfigSupport: false, bundleReleaseSupport: false },
@@ -129,6 +133,7 @@ function harness(versions: string[], spec: Partial<ClusterExtension['spec']> = {
     cluster,
     releases,
     events,
+    health,
     present,
     catalog,
     granted,
@@ -160,6 +165,9 @@ describe('ClusterExtension reconciler (assembled steps, fake ports)', () => {
       'Progressing: True Succeeded "Desired state reached"',
     ]);
     expect(h.ce().status?.install).toEqual({ bundle: { name: 'p.v1.0.0', version: '1.0.0' } });
+    // After the apply, the health step: the fake drift watches have listed nothing.
+    expect(conditions(h.ce(), 'Healthy')).toEqual([`Healthy: Unknown NotObserved "The release's objects have not been listed yet"`]);
+    expect(h.health).toEqual(['ext Unknown']);
     expect(h.ce().status?.conditions?.every((c) => c.observedGeneration === 1)).toBe(true);
     expect(h.events).toEqual(['Normal Installed: Installed bundle p.v1.0.0 (version 1.0.0), revision 1']);
     expect([...h.cluster.objects.keys()]).toContain('Deployment ns/p-controller');
@@ -178,6 +186,18 @@ describe('ClusterExtension reconciler (assembled steps, fake ports)', () => {
     expect(h.ce().status?.install).toEqual({ bundle: { name: 'p.v1.1.0', version: '1.1.0' } });
     expect(h.events.at(-1)).toBe('Normal Upgraded: Upgraded to bundle p.v1.1.0 (version 1.1.0) from version 1.0.0, revision 2');
     expect((await h.releases.history('ext')).map((r) => `${r.revision} ${r.status}`)).toEqual(['2 deployed', '1 superseded']);
+  });
+
+  it('an upgrade that waits for permissions still reports the health of what is deployed', async () => {
+    const h = harness(['1.0.0']);
+    await h.reconcile();
+    await h.reconcile();
+    h.catalog.versions = ['1.0.0', '1.1.0'];
+    h.granted.value = 'none';
+    await expect(h.reconcile()).resolves.toEqual({ requeueAfterMs: 1000 });
+    expect(conditions(h.ce(), 'Progressing')[0]).toMatch(/^Progressing: True Retrying "error for resolved bundle \\"p\.v1\.1\.0\\"/);
+    expect(h.health).toEqual(['ext Unknown', 'ext Unknown']);
+    expect(conditions(h.ce(), 'Healthy')).toEqual([`Healthy: Unknown NotObserved "The release's objects have not been listed yet"`]);
   });
 
   it('waits: a missing ServiceAccount, then missing permissions, poll at 1 s doubling; the fix installs', async () => {
@@ -226,6 +246,8 @@ describe('ClusterExtension reconciler (assembled steps, fake ports)', () => {
       'Installed: False Failed "No bundle installed"',
       'Progressing: True Retrying "error for resolved bundle \\"p.v1.0.0\\" with version \\"1.0.0\\": manifest unknown"',
     ]);
+    // Nothing deployed: the health step (which always runs) has nothing to report.
+    expect(h.ce().status?.conditions?.map((c) => c.type)).not.toContain('Healthy');
     expect(await h.releases.history('ext')).toEqual([]);
   });
 
@@ -240,6 +262,7 @@ describe('ClusterExtension reconciler (assembled steps, fake ports)', () => {
     expect(h.ce().metadata.finalizers).toEqual([]);
     expect([...h.cluster.objects.keys()]).toEqual(crd);
     expect(await h.releases.history('ext')).toEqual([]);
+    expect(h.health.at(-1)).toBe('forget ext');
     expect(h.events.at(-1)).toMatch(
       /^Normal Uninstalled: Uninstalled: \d+ object\(s\) deleted, 1 CustomResourceDefinition\(s\) kept with their custom resources, 0 object\(s\) skipped$/,
     );

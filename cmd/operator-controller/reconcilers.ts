@@ -11,6 +11,7 @@ import type { EventRecorder, KubeClient, OpenApiSchemas, ScopedClientFactory } f
 import {
   applyStep,
   finalizersStep,
+  healthStep,
   installedStep,
   newExtensionState,
   policyStep,
@@ -23,6 +24,7 @@ import {
   type BundlePullScheduler,
   type CatalogSource,
   type DriftTracker,
+  type ExtensionHealthGauge,
   type ExtensionFeatures,
   type ExtensionState,
   type ServiceAccountRef,
@@ -46,6 +48,8 @@ export interface ClusterExtensionPorts {
   schemas: Pick<OpenApiSchemas, 'schemaFor'>;
   /** Watches of the deployed release's objects that queue a reconcile when they drift. */
   drift: DriftTracker;
+  /** `olmv1_extension_healthy`: set by the health step, removed by the finalizers. */
+  healthGauge: Pick<ExtensionHealthGauge, 'set' | 'forget'>;
   /** Kubernetes Events on the ClusterExtension; fire and forget. */
   events: EventRecorder;
   /** Upgrades held by update policies: the metric, and which were announced. */
@@ -71,13 +75,21 @@ interface ClusterExtensionReconcilerOptions {
 /** The ClusterExtension reconcile steps, in order. */
 function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Step<ExtensionState>[] {
   const steps = [
-    finalizersStep({ releases: p.releases, scoped: p.scoped, bundleCache: p.bundleCache, drift: p.drift, events: p.events, upgrades: p.upgrades }),
+    finalizersStep({
+      releases: p.releases,
+      scoped: p.scoped,
+      bundleCache: p.bundleCache,
+      drift: p.drift,
+      healthGauge: p.healthGauge,
+      events: p.events,
+      upgrades: p.upgrades,
+    }),
     validateStep({ client: p.client }),
     installedStep({ releases: p.releases, drift: p.drift }),
     resolveStep({ catalogs: p.catalogs, features: p.features }),
     pullStep({ pulls: p.pulls }),
     renderStep({ schemas: p.schemas, features: p.features }),
-    policyStep({ upgrades: p.upgrades, events: p.events }),
+    policyStep({ upgrades: p.upgrades, events: p.events, scoped: p.scoped }),
     preauthorizeStep({ scoped: p.scoped, events: p.events }),
     preflightStep({ scoped: p.scoped, events: p.events }),
     applyStep({
@@ -87,6 +99,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
       events: p.events,
       ...(pause === undefined ? {} : { beforeObjectWrite: (extension: string) => pause('object-write', extension) }),
     }),
+    healthStep({ drift: p.drift, gauge: p.healthGauge }),
   ];
   return pause === undefined ? steps : steps.map((step) => pausing(step, pause));
 }

@@ -25,6 +25,7 @@ import {
 import {
   BundlePulls,
   DriftWatches,
+  ExtensionHealthGauge,
   EXTENSION_CONTROLLER_NAME,
   OPERATOR_CONTROLLER_REPORTER,
   cachedBundle,
@@ -104,6 +105,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
   const lead = async (leading: AbortSignal): Promise<void> => {
     // Managed objects are watched as each extension's ServiceAccount while this replica leads.
     const drift = new DriftWatches({ scoped, enqueue: (n) => controller.enqueue(n), log, registry, signal: leading });
+    const healthGauge = new ExtensionHealthGauge(registry);
     // Bundle pulls run in the background; a pull's end queues its extension (decision 0067).
     const pulls = new BundlePulls({
       fetch: (extension, ref, pullSignal) => fetchBundle(images, bundleCache, extension, ref, pullSignal),
@@ -130,6 +132,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
         ...(o.defaultInstallServiceAccount === undefined ? {} : { defaultInstaller: o.defaultInstallServiceAccount }),
         schemas: createOpenApiSchemas(kube.transport),
         drift,
+        healthGauge,
         events,
         upgrades,
         features: {
@@ -166,6 +169,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
     // one being deleted pulls nothing any more (its uninstall removes its cache directory).
     const forgetDeleted = extensions.addHandler((type, obj) => {
       if (type === 'delete') drift.stop(obj.metadata.name ?? '');
+      if (type === 'delete') healthGauge.forget(obj.metadata.name ?? '');
       if (type === 'delete' || obj.metadata.deletionTimestamp !== undefined) pulls.forget(obj.metadata.name ?? '');
     });
     const unsubscribe = watchCatalogEvents({
@@ -187,6 +191,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       forgetDeleted();
       await gating;
       await drift.settled();
+      healthGauge.reset();
       await pulls.settled();
     }
   };

@@ -10,42 +10,23 @@ import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import {
-  bundleFiles,
   clusterExtension,
   groupOf,
   installedAs,
   installerFor,
-  packageCatalog,
-  publishCatalog as publish,
-  pushBundle,
+  offerPackage,
   useExtensionStack,
   waitForExtension,
   type BundleSpec,
   type CrdVersionSpec,
+  type OfferedBundle,
 } from '../support/extensions.ts';
 
 const run = randomBytes(3).toString('hex');
 const suite = useExtensionStack();
 
-/** One entry of a package's only channel, `stable`. */
-interface Entry {
-  spec: BundleSpec;
-  replaces?: string;
-  skips?: string[];
-}
-
 /** Pushes the entries' bundles and publishes the catalog `<pkg>` listing them. */
-async function offer(pkg: string, entries: Entry[]): Promise<Record<string, string>> {
-  const images: Record<string, string> = {};
-  for (const e of entries) images[e.spec.version] = await pushBundle(bundleFiles(e.spec), `${suite.registry}/bundles/${pkg}:v${e.spec.version}`);
-  const files = packageCatalog(pkg, {
-    defaultChannel: 'stable',
-    channels: [{ name: 'stable', entries: entries.map((e) => ({ version: e.spec.version, replaces: e.replaces, skips: e.skips })) }],
-    bundles: entries.map((e) => ({ version: e.spec.version, image: images[e.spec.version] ?? '' })),
-  });
-  await publish(suite.stack, pkg, files);
-  return images;
-}
+const offer = (pkg: string, entries: OfferedBundle[]): Promise<Record<string, string>> => offerPackage(suite.stack, pkg, entries);
 
 const crdName = (pkg: string): string => `widgets.${groupOf(pkg)}`;
 const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };

@@ -18,10 +18,9 @@ import {
   installedAs,
   installerFor,
   objectExists,
-  packageCatalog,
-  publishCatalog,
-  pushBundle,
+  offerPackage,
   rbacFor,
+  replacingChain,
   useExtensionStack,
   waitForExtension,
   type BundleSpec,
@@ -39,17 +38,9 @@ const CONFLICT = 'failed to get release state using server-side dry-run: ';
 /** Selects only the test's own catalog (named like its package): tests run concurrently. */
 const own = (catalog: string) => ({ matchLabels: { 'olm.operatorframework.io/metadata.name': catalog } });
 
-async function image(spec: BundleSpec): Promise<string> {
-  return pushBundle(bundleFiles(spec), `${suite.registry}/bundles/${spec.pkg}:v${spec.version}`);
-}
-
 /** A catalog `<name>` offering `specs` of one package on one channel, each replacing the one before. */
 async function offer(name: string, specs: BundleSpec[]): Promise<void> {
-  const pkg = specs[0]?.pkg ?? '';
-  const bundles = [];
-  for (const s of specs) bundles.push({ version: s.version, image: await image(s) });
-  const entries = specs.map((s, i) => ({ version: s.version, ...(i === 0 ? {} : { replaces: specs[i - 1]?.version ?? '' }) }));
-  await publishCatalog(suite.stack, name, packageCatalog(pkg, { defaultChannel: 'stable', channels: [{ name: 'stable', entries }], bundles }));
+  await offerPackage(suite.stack, name, replacingChain(specs));
 }
 
 async function deleteExtension(name: string): Promise<void> {

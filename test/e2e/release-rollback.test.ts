@@ -16,16 +16,14 @@ import { connectCluster, createKubeconfigLookup, type ClusterFlags } from '../..
 import { runReleaseRollback } from '../../cmd/olmv1/release-rollback.ts';
 import { captureIO } from '../support/command-io.ts';
 import {
-  bundleFiles,
   clusterExtension,
   getExtension,
   groupOf,
   installedAs,
   installerFor,
   objectExists,
-  packageCatalog,
-  publishCatalog,
-  pushBundle,
+  offerPackage,
+  replacingChain,
   useExtensionStack,
   waitForExtension,
   type BundleSpec,
@@ -47,14 +45,7 @@ async function runPrinted(output: string, prefix: string): Promise<void> {
 
 /** Pushes the bundles and publishes catalog `<pkg>` with one channel, each version replacing the one before. */
 async function offer(pkg: string, specs: BundleSpec[]): Promise<void> {
-  const images: Record<string, string> = {};
-  for (const s of specs) images[s.version] = await pushBundle(bundleFiles(s), `${suite.registry}/bundles/${pkg}:v${s.version}`);
-  const files = packageCatalog(pkg, {
-    defaultChannel: 'stable',
-    channels: [{ name: 'stable', entries: specs.map((s, i) => ({ version: s.version, replaces: specs[i - 1]?.version })) }],
-    bundles: specs.map((s) => ({ version: s.version, image: images[s.version] ?? '' })),
-  });
-  await publishCatalog(suite.stack, pkg, files);
+  await offerPackage(suite.stack, pkg, replacingChain(specs));
 }
 
 /** Installs `from` pinned by version, then changes the pin to `to` and waits for the upgrade. */

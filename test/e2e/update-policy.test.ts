@@ -12,17 +12,13 @@ import { createReleaseStore } from '../../pkg/operator-controller/release/index.
 import { waitUntil } from '../support/bundle-flow.ts';
 import { waitForEvent } from '../support/events.ts';
 import {
-  bundleFiles,
   clusterExtension,
   installedAs,
   installerFor,
-  packageCatalog,
-  publishCatalog,
-  pushBundle,
+  offerPackage,
   useExtensionStack,
   waitForExtension,
   type BundleSpec,
-  type CatalogChannel,
 } from '../support/extensions.ts';
 import { readMetric } from '../support/operator-controller.ts';
 import { captureIO } from '../support/command-io.ts';
@@ -38,18 +34,15 @@ type Offer = BundleSpec & { replaces?: string; skipRange?: string };
 
 /** Pushes the bundles and publishes them as the catalog `pkg` (one channel, edges as given). */
 async function offer(pkg: string, bundles: Offer[]): Promise<void> {
-  const published = [];
-  for (const b of bundles)
-    published.push({ version: b.version, image: await pushBundle(bundleFiles(b), `${suite.registry}/bundles/${pkg}:v${b.version}`) });
-  const channel: CatalogChannel = {
-    name: 'stable',
-    entries: bundles.map((b) => ({
-      version: b.version,
-      ...(b.replaces === undefined ? {} : { replaces: b.replaces }),
-      ...(b.skipRange === undefined ? {} : { skipRange: b.skipRange }),
+  await offerPackage(
+    suite.stack,
+    pkg,
+    bundles.map(({ replaces, skipRange, ...spec }) => ({
+      spec,
+      ...(replaces === undefined ? {} : { replaces }),
+      ...(skipRange === undefined ? {} : { skipRange }),
     })),
-  };
-  await publishCatalog(suite.stack, pkg, packageCatalog(pkg, { defaultChannel: 'stable', channels: [channel], bundles: published }));
+  );
 }
 
 /** Installs `pkg` 1.0.0 (the only version offered yet) under `policy` and waits until it is installed. */

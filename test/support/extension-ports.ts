@@ -99,6 +99,8 @@ export function recordingDrift(calls: string[]): DriftTracker {
     expectDeletes: () => undefined,
     ownedUid: () => undefined,
     takeDrifted: () => [],
+    // Nothing is watched here, so nothing has been listed.
+    health: () => ({ observed: false }),
   };
 }
 

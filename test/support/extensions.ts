@@ -353,6 +353,48 @@ export async function publishCatalog(
   );
 }
 
+/** One bundle of a package `offerPackage` publishes: its spec and its edges on the one channel, `stable`. */
+export interface OfferedBundle {
+  spec: BundleSpec;
+  replaces?: string;
+  skips?: string[];
+  skipRange?: string;
+}
+
+/**
+ * Pushes each bundle to the stack's registry (`<registry>/bundles/<pkg>:v<version>`) and
+ * publishes them as the catalog `catalog`: one package, one channel `stable` listing them with
+ * their edges (`publishCatalog`). Returns each version's pushed image reference.
+ */
+export async function offerPackage(
+  stack: Pick<ExtensionStack, 'kube' | 'registry'>,
+  catalog: string,
+  bundles: readonly OfferedBundle[],
+): Promise<Record<string, string>> {
+  const pkg = bundles[0]?.spec.pkg ?? '';
+  const images: Record<string, string> = {};
+  for (const { spec } of bundles)
+    images[spec.version] = await pushBundle(bundleFiles(spec), `${stack.registry}/bundles/${spec.pkg}:v${spec.version}`);
+  const entries = bundles.map((b) => ({
+    version: b.spec.version,
+    ...(b.replaces === undefined ? {} : { replaces: b.replaces }),
+    ...(b.skips === undefined ? {} : { skips: b.skips }),
+    ...(b.skipRange === undefined ? {} : { skipRange: b.skipRange }),
+  }));
+  const published = bundles.map((b) => ({ version: b.spec.version, image: images[b.spec.version] ?? '' }));
+  await publishCatalog(
+    stack,
+    catalog,
+    packageCatalog(pkg, { defaultChannel: 'stable', channels: [{ name: 'stable', entries }], bundles: published }),
+  );
+  return images;
+}
+
+/** `specs` in order, each replacing the one before (for `offerPackage`). */
+export function replacingChain(specs: readonly BundleSpec[]): OfferedBundle[] {
+  return specs.map((spec, i) => ({ spec, ...(i === 0 ? {} : { replaces: specs[i - 1]?.version ?? '' }) }));
+}
+
 /** A namespace with a ServiceAccount holding exactly the RBAC `olmv1 rbac` prints for each of `bundles`. */
 export async function installerFor(client: KubeClient, ns: string, sa: string, bundles: BundleSpec[]): Promise<void> {
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }).catch(() => undefined);

@@ -9,7 +9,8 @@
 import { createHash } from 'node:crypto';
 import { FIELD_MANAGER, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import { OWNER_KIND } from '../applier/index.ts';
-import { LAST_APPLIED_ANNOTATION, objectKey, type KubeObject, type TypeRef } from '../../shared/kube/index.ts';
+import { LAST_APPLIED_ANNOTATION, objectKey, type InformerEventType, type KubeObject, type TypeRef } from '../../shared/kube/index.ts';
+import { MISSING, judged, objectHealth, type ObjectHealth, type ReleaseHealth } from './health.ts';
 
 /** One watch: objects of `type` in `namespace` ('' for cluster-wide) owned by the extension. */
 export interface DriftTarget {
@@ -72,6 +73,8 @@ export interface DriftFingerprint extends KubeObject {
   digest: string;
   /** The last write was operator-controller's own server-side apply (see {@link lastWriteIsOurs}). */
   ownWrite?: true;
+  /** The verdict of its status, for the kinds health.ts judges (a status change may change it, never the digest). */
+  health?: ObjectHealth;
 }
 
 interface ManagedFieldsEntry {
@@ -106,13 +109,19 @@ export function lastWriteIsOurs(managedFields: readonly unknown[] | undefined): 
 }
 
 /**
- * Informer transform: the object's identity, resourceVersion, content digest and whether the
- * reconcile wrote it last. A change of status only (a Deployment's rollout, a CRD's conditions)
- * keeps the digest, so it triggers no reconcile; neither does a change the reconcile made
- * itself; every other change does, whoever made it (the reconcile decides what to restore).
+ * Informer transform: the object's identity, resourceVersion, content digest, whether the
+ * reconcile wrote it last, and the health verdict of a judged kind. A change of status only (a
+ * Deployment's rollout, a CRD's conditions) keeps the digest, so it is no drift; neither is a
+ * change the reconcile made itself; every other change is, whoever made it (the reconcile
+ * decides what to restore). A changed verdict only queues a reconcile for the Healthy condition.
+ * The watch's `type` says what the object is: list items need not carry apiVersion and kind, and
+ * without it the first watch event after a list would differ from the listed copy (drift).
  */
-export function fingerprint(obj: KubeObject): DriftFingerprint {
-  const { status: _status, ...rest } = obj;
+export function fingerprint(obj: KubeObject, type?: TypeRef): DriftFingerprint {
+  // A list item without apiVersion and kind digests as the same object from a watch event.
+  const apiVersion = type?.apiVersion ?? obj.apiVersion;
+  const kind = type?.kind ?? obj.kind;
+  const { status: _status, apiVersion: _apiVersion, kind: _kind, ...rest } = obj;
   const { resourceVersion, managedFields: _managed, ...metadata } = obj.metadata;
   if (metadata.annotations !== undefined && LAST_APPLIED_ANNOTATION in metadata.annotations) {
     const { [LAST_APPLIED_ANNOTATION]: _last, ...annotations } = metadata.annotations;
@@ -120,12 +129,13 @@ export function fingerprint(obj: KubeObject): DriftFingerprint {
     else metadata.annotations = annotations;
   }
   const digest = createHash('sha256')
-    .update(JSON.stringify({ ...rest, metadata }))
+    .update(JSON.stringify({ apiVersion, kind, ...rest, metadata }))
     .digest('base64');
   const m = obj.metadata;
+  const health = objectHealth({ ...obj, apiVersion, kind });
   return {
-    apiVersion: obj.apiVersion,
-    kind: obj.kind,
+    apiVersion,
+    kind,
     metadata: {
       name: m.name ?? '',
       ...(m.namespace === undefined ? {} : { namespace: m.namespace }),
@@ -134,5 +144,47 @@ export function fingerprint(obj: KubeObject): DriftFingerprint {
     },
     digest,
     ...(lastWriteIsOurs(m.managedFields) ? { ownWrite: true as const } : {}),
+    ...(health === undefined ? {} : { health }),
+  };
+}
+
+/** What {@link releaseHealth} reads of one running watch. */
+interface WatchedTarget {
+  target: DriftTarget;
+  informer: { readonly hasSynced: boolean; get(key: string): Readonly<DriftFingerprint> | undefined };
+}
+
+/**
+ * The health of the release's judged objects from the caches of its watches: not observed
+ * while a watch of a judged kind has not listed; an object of the release its watch lacks is
+ * reported missing. Objects in `Kind ns/name` order.
+ */
+export function releaseHealth(watches: Iterable<WatchedTarget>): ReleaseHealth {
+  const objects: { object: string; health: ObjectHealth }[] = [];
+  for (const { target, informer } of watches) {
+    if (!judged(target.type)) continue;
+    if (!informer.hasSynced) return { observed: false };
+    for (const key of target.expected) {
+      objects.push({ object: `${target.type.kind} ${key}`, health: informer.get(key)?.health ?? MISSING });
+    }
+  }
+  objects.sort((a, b) => (a.object < b.object ? -1 : a.object > b.object ? 1 : 0));
+  return { observed: true, objects };
+}
+
+/** True for the informer events that mean a managed object drifted (drift-watches.ts module comment). */
+export function changed(type: InformerEventType, obj: Readonly<DriftFingerprint>, old: Readonly<DriftFingerprint> | undefined): boolean {
+  if (type === 'delete') return true;
+  return type === 'update' && old !== undefined && old.digest !== obj.digest && obj.ownWrite !== true;
+}
+
+/** An object of the release that the (synced) watch's first list lacked, named by type and key. */
+export function firstMissing({ target, informer }: WatchedTarget): KubeObject | undefined {
+  const missing = [...target.expected].find((key) => informer.get(key) === undefined);
+  if (missing === undefined) return undefined;
+  return {
+    apiVersion: target.type.apiVersion,
+    kind: target.type.kind,
+    metadata: { name: missing.slice(missing.indexOf('/') + 1), ...(target.namespace === '' ? {} : { namespace: target.namespace }) },
   };
 }

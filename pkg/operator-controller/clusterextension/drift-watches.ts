@@ -24,6 +24,9 @@
  *   one extension is enqueued by drift at most once per `minIntervalMs`.
  * - A watch the ServiceAccount may not open (403, a missing ServiceAccount) is retried by its
  *   informer with capped backoff and logged; it touches no other watch or extension.
+ * - Health (health.ts): cached workloads and CRDs carry the verdict of their status; an event
+ *   or first list that changes the verdicts `health` last handed out enqueues the extension
+ *   (no drift: not counted, not repaired); none is enqueued before `health` is first asked.
  * - An object that leaves a watch was deleted or lost its owner labels: a label-selected watch
  *   reports both as DELETED, with the object's last matching content, and a relist cannot tell
  *   them apart either. Both enqueue at once (counted as `delete`); the log line says which it
@@ -39,13 +42,22 @@ import {
   gaugeOn,
   jitteredWatchTimeoutSeconds,
   type BackoffOptions,
-  type InformerEventType,
   type KubeClient,
   type KubeObject,
   type ScopedClientFactory,
 } from '../../shared/kube/index.ts';
 import { ExpectedDeletes, departure } from './drift-departures.ts';
-import { driftTargets, fingerprint, ownerSelector, type DriftFingerprint, type DriftTarget } from './drift-targets.ts';
+import {
+  changed,
+  driftTargets,
+  fingerprint,
+  firstMissing,
+  ownerSelector,
+  releaseHealth,
+  type DriftFingerprint,
+  type DriftTarget,
+} from './drift-targets.ts';
+import type { ReleaseHealth } from './health.ts';
 
 /** The deployed release whose objects are watched. */
 export interface TrackedRelease {
@@ -80,6 +92,8 @@ export interface DriftTracker {
    * call, and forgets them: after a successful apply of the unchanged release, what it put back.
    */
   takeDrifted(extension: string): string[];
+  /** The verdicts on the release's judged objects, from the caches; their change queues a reconcile. */
+  health(extension: string): ReleaseHealth;
 }
 
 /** How long an announced delete is waited for. */
@@ -130,6 +144,8 @@ export class DriftWatches implements DriftTracker {
   readonly #expectedDeletes = new ExpectedDeletes(EXPECTED_DELETE_MS);
   /** Per extension: the objects whose drift queued a reconcile, for its DriftRepaired event. */
   readonly #drifted = new Map<string, Set<string>>();
+  /** Per extension: the health `health` handed out last (JSON), to notice when it changes. */
+  readonly #reportedHealth = new Map<string, string>();
 
   constructor(options: DriftWatchesOptions) {
     this.#o = options;
@@ -208,8 +224,16 @@ export class DriftWatches implements DriftTracker {
     return drifted === undefined ? [] : [...drifted];
   }
 
+  health(extension: string): ReleaseHealth {
+    const watches = this.#extensions.get(extension)?.watches;
+    const health = watches === undefined ? { observed: false as const } : releaseHealth(watches.values());
+    this.#reportedHealth.set(extension, JSON.stringify(health));
+    return health;
+  }
+
   stop(extension: string): void {
     this.#expectedDeletes.forget(extension);
+    this.#reportedHealth.delete(extension);
     this.#drifted.delete(extension);
     this.#stops.set(extension, (this.#stops.get(extension) ?? 0) + 1);
     const state = this.#extensions.get(extension);
@@ -245,7 +269,7 @@ export class DriftWatches implements DriftTracker {
       log: this.#o.log,
       ...(this.#o.registry === undefined ? {} : { registry: this.#o.registry }),
       ...(this.#o.backoff === undefined ? {} : { backoff: this.#o.backoff }),
-      transform: fingerprint,
+      transform: (obj) => fingerprint(obj, target.type),
       resyncPeriodMs: 0,
       // Hundreds of these stay open; renewing each every 30-60 min instead of 5-10 keeps their
       // requests per second low. Bookmarks (about one a minute) keep the watchdog quiet.
@@ -253,6 +277,7 @@ export class DriftWatches implements DriftTracker {
     });
     const running: RunningWatch = { target, abort, informer };
     informer.addHandler((type, obj, old) => {
+      if (obj.health !== undefined) this.#checkHealth(extension);
       if (!changed(type, obj, old) || (type === 'delete' && this.#expectedDeletes.take(extension, obj))) return;
       this.#trigger(extension, type === 'delete' ? 'delete' : 'update', obj, client);
     });
@@ -261,22 +286,21 @@ export class DriftWatches implements DriftTracker {
     void done.finally(() => this.#running.delete(done));
     informer.waitForSync(abort.signal).then(
       () => {
-        const missing = [...running.target.expected].find((key) => informer.get(key) === undefined);
-        if (missing !== undefined)
-          this.#trigger(
-            extension,
-            'missing',
-            {
-              apiVersion: target.type.apiVersion,
-              kind: target.type.kind,
-              metadata: { name: missing.slice(missing.indexOf('/') + 1), ...(target.namespace === '' ? {} : { namespace: target.namespace }) },
-            },
-            client,
-          );
+        this.#checkHealth(extension);
+        const missing = firstMissing(running);
+        if (missing !== undefined) this.#trigger(extension, 'missing', missing, client);
       },
       () => undefined,
     );
     return running;
+  }
+
+  /** Enqueues the extension when its health differs from what `health` handed out last. */
+  #checkHealth(extension: string): void {
+    const reported = this.#reportedHealth.get(extension);
+    const state = this.#extensions.get(extension);
+    if (reported === undefined || state === undefined) return;
+    if (JSON.stringify(releaseHealth(state.watches.values())) !== reported) this.#enqueue(extension, state);
   }
 
   #trigger(extension: string, event: DriftEvent, obj: Readonly<KubeObject>, client: KubeClient): void {
@@ -311,12 +335,6 @@ export class DriftWatches implements DriftTracker {
       state.timer.unref();
     }
   }
-}
-
-/** True for the informer events that mean a managed object drifted (see the module comment). */
-function changed(type: InformerEventType, obj: Readonly<DriftFingerprint>, old: Readonly<DriftFingerprint> | undefined): boolean {
-  if (type === 'delete') return true;
-  return type === 'update' && old !== undefined && old.digest !== obj.digest && obj.ownWrite !== true;
 }
 
 function driftMetrics(registry: Registry) {

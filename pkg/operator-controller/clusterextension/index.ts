@@ -3,7 +3,7 @@
  * them) and what they are made of (catalog selection, bundle fetching, status, uninstall,
  * catalog events, drift watches). Assembled in cmd/operator-controller/reconcilers.ts.
  */
-export { fetchBundle, cachedBundle } from './bundle-source.ts';
+export { bundleProperties, fetchBundle, cachedBundle } from './bundle-source.ts';
 export { BundlePulls, type BundlePullScheduler, type PullStatus } from './bundle-pulls.ts';
 export { watchCatalogEvents } from './catalog-events.ts';
 export { DriftWatches, type DriftTracker } from './drift-watches.ts';
@@ -18,6 +18,7 @@ export { validateStep } from './steps-validate.ts';
 export { pullStep, renderStep } from './steps-pull.ts';
 export { applyStep, preauthorizeStep } from './steps-apply.ts';
 export { preflightStep } from './steps-preflight.ts';
+export { ExtensionHealthGauge, healthStep } from './steps-health.ts';
 export { policyStep } from './steps-policy.ts';
 export { createUpgradeNotices, type UpgradeNotices } from './upgrade-notices.ts';
 export { finalizersStep } from './uninstall.ts';

@@ -4,7 +4,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { APPROVED_BUNDLE_ANNOTATION, UPDATE_POLICY_ANNOTATION } from '../../shared/api/index.ts';
-import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
+import { ApiError, type EventRecorder, type KubeClient, type KubeObject, type ObjectRef } from '../../shared/kube/index.ts';
 import type { Release, ReleaseBundle } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { policyStep } from './steps-policy.ts';
@@ -51,9 +51,18 @@ function harness() {
   const registry = new Registry();
   const events: string[] = [];
   const recorder = { event: (_o, type, reason, _action, note) => void events.push(`${type} ${reason}: ${note}`) } satisfies EventRecorder;
-  const step = policyStep({ upgrades: createUpgradeNotices(registry), events: recorder });
+  const crds = new Map<string, KubeObject>();
+  const client = {
+    get: async <T extends KubeObject>(ref: ObjectRef): Promise<T> => {
+      const found = crds.get(ref.name);
+      if (found === undefined) throw new ApiError(404, 'NotFound', `customresourcedefinitions "${ref.name}" not found`);
+      return found as T;
+    },
+  } satisfies Pick<KubeClient, 'get'>;
+  const scoped = { forServiceAccount: () => client as unknown as KubeClient };
+  const step = policyStep({ upgrades: createUpgradeNotices(registry), events: recorder, scoped });
   const series = async () => ((await registry.getSingleMetric('olmv1_extension_upgrade_available')?.get())?.values ?? []).map((v) => v.labels);
-  return { step, events, series };
+  return { step, events, series, crds };
 }
 
 const condition = (s: ExtensionState) => s.ce.status?.conditions?.find((c) => c.type === 'UpgradeAvailable');
@@ -81,7 +90,7 @@ describe('policy step', () => {
     expect(condition(s)).toMatchObject({ status: 'True', reason: 'ApprovalRequired' });
     expect(condition(s)?.message).toBe(
       'bundle "p.v1.1.0" version "1.1.0" is available (installed: bundle "p.v1.0.0" version "1.0.0") and waits for approval: ' +
-        'the update policy is Manual; objects: 1 added, 1 removed, 0 changed. See it with "olmv1 upgrade plan ext"; ' +
+        'the update policy is Manual; objects: 1 added, 1 removed, 0 changed; CRD upgrade safety: no CRDs. See it with "olmv1 upgrade plan ext"; ' +
         `approve it with "olmv1 upgrade approve ext 1.1.0" (the annotation ${APPROVED_BUNDLE_ANNOTATION}=p.v1.1.0)`,
     );
     expect(await h.series()).toEqual([{ name: 'ext', from: '1.0.0', to: '1.1.0' }]);
@@ -138,5 +147,33 @@ describe('policy step', () => {
     await h.step.run(s);
     expect(s.target?.bundle.name).toBe('p.v1.0.0');
     expect(condition(s)).toMatchObject({ status: 'False', reason: 'UpToDate' });
+  });
+
+  it('says what the CRD upgrade-safety preflight would make of a held bundle', async () => {
+    const crd = (versions: string[], stored: string[]): KubeObject => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.p.test' },
+      spec: {
+        group: 'p.test',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', kind: 'Widget' },
+        versions: versions.map((name, i) => ({ name, served: true, storage: i === 0, schema: { openAPIV3Schema: { type: 'object' } } })),
+      },
+      status: { storedVersions: stored },
+    });
+    const manual = { [UPDATE_POLICY_ANNOTATION]: 'Manual' };
+    const h = harness();
+    const fresh = stateFor(manual, '2.0.0', [crd(['v1'], [])]);
+    await h.step.run(fresh);
+    expect(condition(fresh)?.message).toContain('; CRD upgrade safety: safe. ');
+    h.crds.set('widgets.p.test', crd(['v1', 'v2'], ['v1', 'v2']));
+    const dropping = stateFor(manual, '2.0.0', [crd(['v1'], [])]);
+    await h.step.run(dropping);
+    expect(condition(dropping)?.message).toContain('; CRD upgrade safety: unsafe changes to widgets.p.test, the upgrade would be refused. ');
+    const unenforced = stateFor(manual, '2.0.0', [crd(['v1'], [])]);
+    unenforced.spec = { ...unenforced.spec, install: { preflight: { crdUpgradeSafety: { enforcement: 'None' } } } };
+    await h.step.run(unenforced);
+    expect(condition(unenforced)?.message).toContain('; CRD upgrade safety: not enforced. ');
   });
 });

@@ -10,14 +10,23 @@
  * approve it. Without the annotation (or with `Automatic`) the step returns at once: no
  * permission comparison, no condition, no metric series.
  */
-import { APPROVED_BUNDLE_ANNOTATION, UpgradeConditionType, UpgradeReason, type ClusterExtension } from '../../shared/api/index.ts';
+import {
+  APPROVED_BUNDLE_ANNOTATION,
+  CrdUpgradeSafetyEnforcement,
+  UpgradeConditionType,
+  UpgradeReason,
+  type ClusterExtension,
+} from '../../shared/api/index.ts';
 import { removeCondition, type Step, type StepOutcome } from '../../shared/controller/index.ts';
-import type { EventRecorder } from '../../shared/kube/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
+import type { EventRecorder, KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
 import type { ReleaseBundle } from '../release/index.ts';
 import { formatPermissionDelta, objectDiff, permissionDelta } from '../upgradeplan/index.ts';
 import { decideUpgrade, policySetting, type PolicySetting } from '../upgradepolicy/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordUpgradeHeld } from './recorded-events.ts';
+import { unsafeCrdChanges } from './steps-preflight.ts';
+import { requireInstaller } from './steps.ts';
 import { setCondition } from './status.ts';
 import type { UpgradeNotices } from './upgrade-notices.ts';
 
@@ -25,6 +34,8 @@ import type { UpgradeNotices } from './upgrade-notices.ts';
 interface PolicyPorts {
   upgrades: UpgradeNotices;
   events: EventRecorder;
+  /** Clients acting as the installer: a held upgrade's CRDs are checked against the installed ones. */
+  scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
 }
 
 /** Holds or lets through the move to the resolved bundle; see the module comment. */
@@ -32,7 +43,7 @@ export function policyStep(ports: PolicyPorts): Step<ExtensionState> {
   return { name: 'policy', run: (state) => applyPolicy(ports, state) };
 }
 
-function applyPolicy(ports: PolicyPorts, state: ExtensionState): StepOutcome {
+async function applyPolicy(ports: PolicyPorts, state: ExtensionState): Promise<StepOutcome> {
   const setting = policySetting(state.ce.metadata.annotations);
   const installed = state.installed;
   const target = state.target?.bundle;
@@ -61,7 +72,8 @@ function applyPolicy(ports: PolicyPorts, state: ExtensionState): StepOutcome {
     return undefined;
   }
   const diff = objectDiff(installed.manifest, state.objects);
-  const message = heldMessage(state.name, installed.bundle, target, decision.reasons, diff);
+  const crds = await crdVerdict(ports, state, state.objects);
+  const message = heldMessage(state.name, installed.bundle, target, decision.reasons, diff, crds);
   setCondition(state.ce, UpgradeConditionType.UpgradeAvailable, 'True', UpgradeReason.ApprovalRequired, message);
   if (ports.upgrades.set(state.name, { from: installed.bundle.version, to: target.version })) recordUpgradeHeld(ports.events, state, message);
   state.log.info({ from: installed.bundle.name, to: target.name, policy: setting.policy }, 'upgrade held for approval');
@@ -86,13 +98,37 @@ function upToDate(s: PolicySetting): string {
  * UpgradeAvailable's message for a held upgrade: what is offered, why it waits, what it
  * changes (objects, permissions), and how to approve it.
  */
-function heldMessage(name: string, from: ReleaseBundle, to: ReleaseBundle, reasons: readonly string[], diff: ReturnType<typeof objectDiff>): string {
+function heldMessage(
+  name: string,
+  from: ReleaseBundle,
+  to: ReleaseBundle,
+  reasons: readonly string[],
+  diff: ReturnType<typeof objectDiff>,
+  crds: string,
+): string {
   const objects = `objects: ${diff.added.length} added, ${diff.removed.length} removed, ${diff.changed.length} changed`;
   return (
-    `${bundleText(to)} is available (installed: ${bundleText(from)}) and waits for approval: ${reasons.join('; ')}; ${objects}. ` +
+    `${bundleText(to)} is available (installed: ${bundleText(from)}) and waits for approval: ${reasons.join('; ')}; ${objects}; ${crds}. ` +
     `See it with "olmv1 upgrade plan ${name}"; approve it with "olmv1 upgrade approve ${name} ${to.version}" ` +
     `(the annotation ${APPROVED_BUNDLE_ANNOTATION}=${to.name})`
   );
+}
+
+/**
+ * What the CRD upgrade-safety preflight would say of the held bundle's CRDs, in a few words
+ * (the plan and, once approved, the Progressing condition give the details).
+ */
+async function crdVerdict(ports: PolicyPorts, state: ExtensionState, objects: readonly KubeObject[]): Promise<string> {
+  if (!objects.some((o) => o.kind === 'CustomResourceDefinition')) return 'CRD upgrade safety: no CRDs';
+  if (state.spec.install?.preflight?.crdUpgradeSafety.enforcement === CrdUpgradeSafetyEnforcement.None) return 'CRD upgrade safety: not enforced';
+  const sa = requireInstaller(state);
+  try {
+    const unsafe = await unsafeCrdChanges(ports.scoped.forServiceAccount(sa.namespace, sa.name), objects, state.signal);
+    if (unsafe.length === 0) return 'CRD upgrade safety: safe';
+    return `CRD upgrade safety: unsafe changes to ${unsafe.map((u) => u.name).join(', ')}, the upgrade would be refused`;
+  } catch (err) {
+    return `CRD upgrade safety: not checked (${errorMessage(err)})`;
+  }
 }
 
 function removeUpgradeCondition(ce: ClusterExtension): void {

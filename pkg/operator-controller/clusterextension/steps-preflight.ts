@@ -11,7 +11,7 @@ import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import { checkCrdUpgrade, formatCrdUpgradeError, isCrdV1 } from '../crdupgrade/index.ts';
 import { wrapError } from '../../shared/errors/index.ts';
 import { goQuote } from '../../gocompat/gotext/index.ts';
-import { isNotFound, type EventRecorder, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
+import { isNotFound, type EventRecorder, type KubeClient, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordPreflightFailed } from './recorded-events.ts';
 import { desiredRelease, releaseUnchanged } from './steps-apply.ts';
@@ -40,27 +40,47 @@ async function preflight(ports: PreflightPorts, state: ExtensionState): Promise<
   if (releaseUnchanged(state, desired)) return undefined;
   const sa = requireInstaller(state);
   const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
-  const blocks: string[] = [];
-  const blocked: string[] = [];
-  for (const proposed of desired.objects) {
-    if (!isCrdV1(proposed)) continue;
-    const name = proposed.metadata.name ?? '';
-    let installed: KubeObject;
-    try {
-      installed = await client.get({ apiVersion: proposed.apiVersion, kind: proposed.kind, name }, { signal: state.signal });
-    } catch (err) {
-      if (isNotFound(err)) continue;
-      setInstalledFrom(state.ce, state.installed);
-      fail(state, forBundle(desired.bundle, wrapError(`getting existing resource for CRD ${goQuote(name)}`, err)));
-    }
-    const violations = checkCrdUpgrade(installed, proposed);
-    if (violations.length === 0) continue;
-    blocks.push(formatCrdUpgradeError(name, violations));
-    blocked.push(name);
+  let unsafe: UnsafeCrd[];
+  try {
+    unsafe = await unsafeCrdChanges(client, desired.objects, state.signal);
+  } catch (err) {
+    setInstalledFrom(state.ce, state.installed);
+    fail(state, forBundle(desired.bundle, err));
   }
+  const blocks = unsafe.map((u) => u.error);
+  const blocked = unsafe.map((u) => u.name);
   if (blocks.length === 0) return undefined;
   state.log.info({ crds: blocks.length }, 'upgrade blocked by CRD upgrade safety');
   setInstalledFrom(state.ce, state.installed);
   recordPreflightFailed(ports.events, state, desired.bundle, blocked);
   fail(state, forBundle(desired.bundle, new Error(blocks.join('\n'))));
+}
+
+/** A CRD whose proposed change is unsafe, with upstream's error text for it. */
+interface UnsafeCrd {
+  name: string;
+  error: string;
+}
+
+/**
+ * The CRDs among `objects` whose change from the installed one is unsafe, read with `client`;
+ * a CRD not in the cluster has nothing to break. Throws upstream's `getting existing resource
+ * for CRD ...` error when a read fails.
+ */
+export async function unsafeCrdChanges(client: Pick<KubeClient, 'get'>, objects: readonly KubeObject[], signal: AbortSignal): Promise<UnsafeCrd[]> {
+  const out: UnsafeCrd[] = [];
+  for (const proposed of objects) {
+    if (!isCrdV1(proposed)) continue;
+    const name = proposed.metadata.name ?? '';
+    let installed: KubeObject;
+    try {
+      installed = await client.get({ apiVersion: proposed.apiVersion, kind: proposed.kind, name }, { signal });
+    } catch (err) {
+      if (isNotFound(err)) continue;
+      throw wrapError(`getting existing resource for CRD ${goQuote(name)}`, err);
+    }
+    const violations = checkCrdUpgrade(installed, proposed);
+    if (violations.length > 0) out.push({ name, error: formatCrdUpgradeError(name, violations) });
+  }
+  return out;
 }

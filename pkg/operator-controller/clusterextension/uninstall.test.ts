@@ -22,6 +22,9 @@ function deleting(name: string): ExtensionState {
   return extensionState({ name, ce });
 }
 
+/** Extensions whose health sample the finalizers removed. */
+const forgotten: string[] = [];
+
 function deps(history: Release[], calls: string[], client = fakeCluster().client): FinalizerPorts {
   const events = { event: (_o, type, reason, _action, note) => void calls.push(`event ${type} ${reason}: ${note}`) } satisfies EventRecorder;
   const releases = {
@@ -31,6 +34,7 @@ function deps(history: Release[], calls: string[], client = fakeCluster().client
   return {
     releases,
     drift: { stop: () => undefined },
+    healthGauge: { forget: (n: string) => void forgotten.push(n) },
     events,
     upgrades: { set: () => false },
     bundleCache: { delete: () => Promise.resolve() },
@@ -58,6 +62,8 @@ describe('finalizers step on an extension being deleted', () => {
     await finalize(deps([], calls), s);
     expect(calls).toEqual([]);
     expect(s.ce.metadata.finalizers ?? []).toEqual([]);
+    // Its olmv1_extension_healthy sample goes with it.
+    expect(forgotten).toContain('x'.repeat(64));
   });
 
   it('completes an uninstall that left objects of others in place', async () => {

@@ -25,6 +25,7 @@ import { isReleaseName, type ReleaseStore } from '../release/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import { noInstallerMessage } from './installer.ts';
 import type { ExtensionState } from './pipeline-state.ts';
+import type { ExtensionHealthGauge } from './steps-health.ts';
 import { recordUninstalled } from './recorded-events.ts';
 import { setProgressingError } from './status.ts';
 import type { UpgradeNotices } from './upgrade-notices.ts';
@@ -40,6 +41,8 @@ export interface FinalizerPorts {
   scoped: Pick<ScopedClientFactory, 'forServiceAccount' | 'forget'>;
   bundleCache: Pick<ImageCache, 'delete'>;
   drift: Pick<DriftTracker, 'stop'>;
+  /** The extension's health sample, removed with it. */
+  healthGauge: Pick<ExtensionHealthGauge, 'forget'>;
   events: EventRecorder;
   /** The held-upgrade metric: a deleted extension's series goes. */
   upgrades: UpgradeNotices;
@@ -66,6 +69,7 @@ async function finalize(ports: FinalizerPorts, state: ExtensionState): Promise<S
   if (!EXTENSION_FINALIZERS.some((f) => hasFinalizer(ce, f))) return {};
   // The drift watches ("content manager cache") end first: the uninstall's deletes are no drift.
   ports.drift.stop(name);
+  ports.healthGauge.forget(name);
   ports.upgrades.set(name, undefined);
   if (hasFinalizer(ce, UNINSTALL_FINALIZER)) {
     // A name that cannot be a release name (admitted before the CRD refused it) has no records.

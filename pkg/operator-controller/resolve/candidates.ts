@@ -49,16 +49,25 @@ export function isEmptyPartition(fbc: DeclarativeConfig | null): boolean {
 }
 
 function isEdgeFrom(entry: ChannelEntry, installed: InstalledEdges, skipRanges: Map<string, SkipRange | null>): boolean {
-  if (entry.replaces === installed.name) return true;
-  if (entry.skips?.includes(installed.name) === true) return true;
+  return edgeFrom(entry, installed, skipRanges) !== undefined;
+}
+
+/** Which edge of `entry` leads from `installed`: replaces, then skips, then skipRange; undefined for none. */
+export function edgeFrom(
+  entry: ChannelEntry,
+  installed: InstalledEdges,
+  skipRanges: Map<string, SkipRange | null>,
+): 'replaces' | 'skips' | 'skipRange' | undefined {
+  if (entry.replaces === installed.name) return 'replaces';
+  if (entry.skips?.includes(installed.name) === true) return 'skips';
   const text = entry.skipRange ?? '';
-  if (text === '') return false;
+  if (text === '') return undefined;
   let range = skipRanges.get(text);
   if (range === undefined) {
     range = parseSkipRange(text);
     skipRanges.set(text, range);
   }
-  return range !== null && range(installed.versionRelease.version);
+  return range !== null && range(installed.versionRelease.version) ? 'skipRange' : undefined;
 }
 
 // Ordering of two candidates, best first: not deprecated, then higher (version, release),

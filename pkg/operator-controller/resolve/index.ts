@@ -13,4 +13,5 @@ export { packagePartition } from './partition.ts';
 export { packageMissing, resolutionHints } from './hints.ts';
 export { compareVersionRelease, metadataFor, type VersionRelease } from './release.ts';
 export { DEPENDENCY_PROPERTY_TYPES, checkVersionRange, resolve } from './resolver.ts';
+export { upgradeSuccessors, type Successor } from './successors.ts';
 export type { CatalogInput, CatalogPackage, ResolveInput } from './types.ts';

@@ -20,6 +20,8 @@ export {
   ClusterExtensionReason,
   Condition,
   ConditionStatus,
+  HealthConditionType,
+  HealthReason,
   UpgradeConditionType,
   UpgradeReason,
   findCondition,

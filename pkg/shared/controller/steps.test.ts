@@ -76,6 +76,28 @@ describe('runSteps', () => {
     }
   });
 
+  it('runs the always steps after a stop, keeping the stopping outcome or the first error', async () => {
+    const always = (name: string, run: Parameters<typeof step>[1]): Step<State> => ({ ...step(name, run), always: true });
+    const state: State = { trail: [] };
+    const result = await runSteps(
+      [step('a', () => ({ requeueAfterMs: 5 })), step('b', () => undefined), always('c', () => ({ requeueAfterMs: 9 }))],
+      state,
+    );
+    expect(result).toEqual({ requeueAfterMs: 5 });
+    expect(state.trail).toEqual(['a', 'c']);
+    const boom = new Error('boom');
+    const later = new Error('later');
+    const failed: State = { trail: [] };
+    const run = runSteps(
+      [step('a', () => Promise.reject(boom)), always('b', () => Promise.reject(later)), step('c', () => undefined), always('d', () => undefined)],
+      failed,
+    );
+    await expect(run).rejects.toBe(boom);
+    expect(failed.trail).toEqual(['a', 'b', 'd']);
+    // With no earlier failure, an always step's error is the reconcile's.
+    await expect(runSteps([always('a', () => Promise.reject(later))], { trail: [] })).rejects.toBe(later);
+  });
+
   it('works without a timer', async () => {
     await expect(runSteps([step('a', () => ({ requeueAfterMs: 1 }))], { trail: [] })).resolves.toEqual({ requeueAfterMs: 1 });
   });

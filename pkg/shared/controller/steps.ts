@@ -33,26 +33,40 @@ export type StepOutcome = ReconcileResult | PollOutcome | undefined;
 export interface Step<S> {
   name: string;
   run(state: S): Promise<StepOutcome> | StepOutcome;
+  /**
+   * Runs even when an earlier step stopped the pipeline (a result, POLL or an error), as a
+   * `finally` would: for reports that must stay current whatever the reconcile did (e.g. the
+   * health of what is installed). Its own outcome is ignored then; an error it throws is
+   * thrown only when no earlier step failed.
+   */
+  always?: boolean;
 }
 
 /** Observes the duration of each step (e.g. a histogram labelled by controller and step). */
 export type StepTimer = (step: string, seconds: number) => void;
 
 /**
- * Runs `steps` in order until one returns a result or POLL, or throws. Resolves with that
- * outcome (an empty result when every step continued); rethrows a step's error unchanged.
+ * Runs `steps` in order until one returns a result or POLL, or throws; after that only the
+ * `always` steps run. Resolves with the stopping outcome (an empty result when every step
+ * continued); rethrows the first error unchanged.
  */
 export async function runSteps<S>(steps: readonly Step<S>[], state: S, timer?: StepTimer): Promise<ReconcileResult | PollOutcome> {
+  let stopped: { outcome: ReconcileResult | PollOutcome } | { error: unknown } | undefined;
   for (const step of steps) {
+    if (stopped !== undefined && step.always !== true) continue;
     const started = performance.now();
     try {
       const outcome = await step.run(state);
-      if (outcome !== undefined) return outcome;
+      if (outcome !== undefined && stopped === undefined) stopped = { outcome };
+    } catch (err) {
+      if (stopped === undefined || !('error' in stopped)) stopped = { error: err };
     } finally {
       timer?.(step.name, (performance.now() - started) / 1000);
     }
   }
-  return {};
+  if (stopped === undefined) return {};
+  if ('error' in stopped) throw stopped.error;
+  return stopped.outcome;
 }
 
 const STEP_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];

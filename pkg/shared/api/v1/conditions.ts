@@ -108,6 +108,27 @@ export const UpgradeReason = {
   UpToDate: 'UpToDate',
 } as const;
 
+/**
+ * The ClusterExtension condition this project adds for workload health: whether the deployed
+ * release's Deployments, StatefulSets and DaemonSets are available and its
+ * CustomResourceDefinitions established, as their own status says. Not upstream's; set on
+ * every reconcile that applied an installed release.
+ */
+export const HealthConditionType = {
+  /** True: every workload available and every CRD established; False names those that are not. */
+  Healthy: 'Healthy',
+} as const;
+
+/** Reasons of the Healthy condition. */
+export const HealthReason = {
+  /** True: every judged object of the release is available (or the release has none). */
+  Healthy: 'Healthy',
+  /** False: the message names the objects that are not available, the first few and a count. */
+  Unhealthy: 'Unhealthy',
+  /** Unknown: the release's objects have not been listed yet (watches starting, or not permitted). */
+  NotObserved: 'NotObserved',
+} as const;
+
 /** Condition types of a ClusterCatalog. */
 export const ClusterCatalogConditionType = {
   /** Whether catalogd serves the catalog's content. */

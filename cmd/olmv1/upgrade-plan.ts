@@ -1,0 +1,297 @@
+/**
+ * What `olmv1 upgrade plan` and `olmv1 upgrade approve` compute for an installed
+ * ClusterExtension, decided as operator-controller decides: the resolution of resolve-cluster.ts
+ * (its catalogs, its deployed release), the candidates with their edges, and for the picked
+ * bundle the objects it would apply: pulled with the CLI's bundle fetching, rendered for
+ * `spec.namespace` and `spec.config` with the owner labels and with the fields the API server
+ * does not know pruned (as pkg/operator-controller/clusterextension's render step does), then
+ * compared with the deployed release (pkg/operator-controller/upgradeplan), the live CRDs
+ * (pkg/operator-controller/crdupgrade), `olm.maxOpenShiftVersion` (pkg/operator-controller/gating)
+ * and the update policy. Everything is read as the CLI's user.
+ */
+import { describeObject, pruneUnknownFields, withOwnerLabels } from '../../pkg/operator-controller/applier/index.ts';
+import { parseBundle, type KubeObject } from '../../pkg/operator-controller/bundle/index.ts';
+import { bundleProperties } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { checkCrdUpgrade, formatCrdUpgradeError, isCrdV1 } from '../../pkg/operator-controller/crdupgrade/index.ts';
+import { evaluateGate, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
+import type { Release } from '../../pkg/operator-controller/release/index.ts';
+import { render, renderFailureToError, type CertProviderName } from '../../pkg/operator-controller/render/index.ts';
+import { metadataFor, resolve, upgradeSuccessors, type Successor } from '../../pkg/operator-controller/resolve/index.ts';
+import {
+  formatPermissionDelta,
+  objectDiff,
+  permissionDelta,
+  type ObjectDiff,
+  type PermissionDelta,
+} from '../../pkg/operator-controller/upgradeplan/index.ts';
+import { decideUpgrade, policySetting } from '../../pkg/operator-controller/upgradepolicy/index.ts';
+import { CrdUpgradeSafetyEnforcement } from '../../pkg/shared/api/index.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import type { ImageLimits } from '../../pkg/shared/image/index.ts';
+import { createOpenApiSchemas, isNotFound, type KubeContext } from '../../pkg/shared/kube/index.ts';
+import { EXIT } from './io.ts';
+import { loadRegistryAccess, type RegistryAccess } from './registry-access.ts';
+import { CommandError, type BundleSourceDeps, type CommandIo } from './render.ts';
+import { clusterResolveInput, readClusterExtension, readDeployedRelease, relevantDeprecation, type ResolveClusterDeps } from './resolve-cluster.ts';
+import type { ClusterVersionInfo } from './status-report.ts';
+import { currentVersion } from './status.ts';
+
+/** What the upgrade commands need (composed in commands.ts). */
+export interface UpgradeDeps extends ResolveClusterDeps, BundleSourceDeps {}
+
+/** Where and how to plan. */
+export interface PlanOptions {
+  extension: string;
+  systemNamespace: string;
+  catalogdUrl: URL | undefined;
+  certProvider: CertProviderName | undefined;
+  registryValues: { authfile?: string; 'ca-file'?: string };
+  imageLimits: ImageLimits;
+  /** --cluster-version; else the ClusterVersion "version" is read. */
+  clusterVersion: ClusterMinor | undefined;
+}
+
+/** The plan, as `-o json` prints it. */
+export interface UpgradePlan {
+  extension: string;
+  package: string;
+  installed: { bundle: string; version: string; revision: number };
+  selection: { channels: string[]; versionRange: string; upgradeConstraintPolicy: string };
+  successors: Successor[];
+  /** Null when the resolution fails (`error`). */
+  pick: { bundle: string; version: string; image: string; catalog: string; reason: string } | null;
+  upToDate: boolean;
+  error?: string;
+  /** `<schema> <name>: <message>` of the package, the selected channels and the picked bundle. */
+  deprecations: string[];
+  changes?: PlanChanges;
+  policy?: PlanPolicy;
+}
+
+/** What the update policy does with the picked bundle (pkg/operator-controller/upgradepolicy decides). */
+interface PlanPolicy {
+  /** Automatic, Manual or AutomaticPatch (an unreadable annotation value counts as Manual). */
+  policy: string;
+  /** `install`: operator-controller installs it now; `hold`: it waits for an approval naming it. */
+  decision: 'install' | 'hold';
+  reason: string;
+  /** The approved-bundle annotation, '' when absent. */
+  approvedBundle: string;
+  approveCommand: string;
+}
+
+/** What installing the picked bundle changes. */
+export interface PlanChanges {
+  objects: ObjectDiff;
+  permissions: PermissionDelta & { summary: string };
+  crdUpgradeSafety: { enforcement: string; crds: { name: string; verdict: 'new' | 'safe' | 'unsafe'; violations: string[] }[] };
+  maxOpenShiftVersion: { installed: string | null; next: string | null; cluster: string | null; verdict: string };
+  droppedFields: { object: string; paths: string[] }[];
+}
+
+/** The resolution part of a plan, plus what the render needs. */
+interface Resolved {
+  plan: UpgradePlan;
+  release: Release;
+  ce: Awaited<ReturnType<typeof readClusterExtension>>;
+}
+
+/**
+ * Resolves for the extension: its candidates and the pick. A failed resolution is part of the
+ * plan (`error`, pick null).
+ * @throws CommandError (exit 1) when the extension or its release cannot be read, or nothing is installed.
+ */
+export async function resolvePlan(kube: KubeContext, deps: UpgradeDeps, o: PlanOptions): Promise<Resolved> {
+  const ce = await readClusterExtension(kube, o.extension);
+  const release = await readDeployedRelease(kube, o.systemNamespace, o.extension);
+  if (release === undefined) {
+    throw new CommandError(
+      `ClusterExtension ${JSON.stringify(o.extension)} has no deployed release: nothing is installed to upgrade from`,
+      EXIT.failed,
+    );
+  }
+  const src = ce.source;
+  const b = release.bundle;
+  const installed = { name: b.name, version: b.version, release: b.release ?? null };
+  const plan: UpgradePlan = {
+    extension: o.extension,
+    package: src.packageName,
+    installed: { bundle: b.name, version: b.version, revision: release.revision },
+    selection: {
+      channels: src.channels ?? [],
+      versionRange: src.version ?? '',
+      upgradeConstraintPolicy: src.upgradeConstraintPolicy ?? 'CatalogProvided',
+    },
+    successors: [],
+    pick: null,
+    upToDate: false,
+    deprecations: [],
+  };
+  const input = await clusterResolveInput(kube, deps, o.catalogdUrl, src, installed);
+  if (!input.ok) return { plan: { ...plan, error: input.error }, release, ce };
+  plan.successors = upgradeSuccessors(input.value);
+  const result = resolve(input.value);
+  if (!result.ok) return { plan: { ...plan, error: result.error }, release, ce };
+  const { bundle, versionRelease, catalog, deprecation } = result.value;
+  const version = metadataFor(bundle.name, versionRelease).version;
+  // As the update policy step tells a move: another bundle name.
+  plan.upToDate = bundle.name === b.name;
+  plan.pick = { bundle: bundle.name, version, image: bundle.image, catalog, reason: pickReason(plan, bundle.name, version) };
+  plan.deprecations = (relevantDeprecation(deprecation, plan.selection.channels, bundle.name)?.entries ?? []).map(
+    (e) => `${e.reference.schema.replace(/^olm\./, '')}${e.reference.name === undefined ? '' : ` ${e.reference.name}`}: ${e.message}`,
+  );
+  return { plan, release, ce };
+}
+
+/** Why the resolver picks what it picks, in the terms of the plan's successor list. */
+export function pickReason(plan: Pick<UpgradePlan, 'successors' | 'selection'>, bundle: string, version: string): string {
+  const allowed = plan.successors.filter((s) => s.inRange);
+  const range = plan.selection.versionRange === '' ? '' : ` within version range ${JSON.stringify(plan.selection.versionRange)}`;
+  const offered = plan.successors.find((s) => s.bundle === bundle);
+  if (offered === undefined) {
+    if (allowed.length === 0 && plan.successors.length > 0) return `up to date: the catalogs offer successors, but none${range}`;
+    return 'up to date: the catalogs offer no successor of the installed bundle';
+  }
+  const deprecated = offered.deprecated ? ' (deprecated: every successor allowed is deprecated)' : '';
+  const edge = offered.edge === 'SelfCertified' ? 'upgradeConstraintPolicy SelfCertified (any higher version)' : `its ${offered.edge} edge`;
+  const n = new Set(allowed.map((s) => s.bundle)).size;
+  return `${version} is the highest of ${n} successor${n === 1 ? '' : 's'}${range}, reached by ${edge}${deprecated}`;
+}
+
+/**
+ * Pulls, renders and compares the picked bundle: the plan's `changes` and `policy`.
+ * @throws CommandError (exit 1) when the bundle cannot be pulled or rendered.
+ */
+export async function planChanges(kube: KubeContext, deps: UpgradeDeps, o: PlanOptions, r: Resolved, io: CommandIo): Promise<UpgradePlan> {
+  const pick = r.plan.pick;
+  if (pick === null || r.plan.upToDate) return r.plan;
+  if (deps.fetchBundle === undefined) throw new CommandError('fetching bundle images is not available', EXIT.failed);
+  let access: RegistryAccess;
+  try {
+    access = await loadRegistryAccess(o.registryValues, deps.defaultAuthFile);
+  } catch (e) {
+    throw new CommandError(errorMessage(e), EXIT.usage);
+  }
+  io.stderr.write(`pulling bundle image ${pick.image} of ${pick.bundle}...\n`);
+  let files;
+  try {
+    files = await deps.fetchBundle(pick.image, { ...access, limits: o.imageLimits });
+  } catch (e) {
+    throw new CommandError(`error pulling bundle image ${JSON.stringify(pick.image)}: ${errorMessage(e)}`, EXIT.failed);
+  }
+  const bundle = parseBundle(files);
+  if (!bundle.ok) throw new CommandError(`bundle ${pick.bundle}: ${bundle.error}`, EXIT.failed);
+  const spec = r.ce.extension.spec;
+  const certProvider = o.certProvider ?? inferCertProvider(r.release.manifest);
+  const rendered = render(bundle.value, {
+    installNamespace: spec.namespace,
+    ...(spec.config === undefined ? {} : { config: spec.config.inline }),
+    ...(certProvider === undefined ? {} : { certProvider }),
+    singleOwnNamespaceSupport: true,
+    deploymentConfigSupport: true,
+  });
+  if (!rendered.ok) throw new CommandError(`bundle ${pick.bundle} does not render: ${renderFailureToError(rendered.error).message}`, EXIT.failed);
+  io.stderr.write('comparing with the deployed release...\n');
+  const schemas = createOpenApiSchemas(kube.transport);
+  const objects: KubeObject[] = [];
+  const droppedFields: PlanChanges['droppedFields'] = [];
+  for (const obj of withOwnerLabels(rendered.value, o.extension)) {
+    let schema;
+    try {
+      schema = await schemas.schemaFor(obj.apiVersion, obj.kind);
+    } catch (e) {
+      throw new CommandError(`error reading the API schema of ${obj.apiVersion} ${obj.kind}: ${errorMessage(e)}`, EXIT.failed);
+    }
+    const pruned = pruneUnknownFields(obj, schema);
+    objects.push(pruned.object);
+    if (pruned.dropped.length > 0) droppedFields.push({ object: describeObject(obj), paths: pruned.dropped });
+  }
+  const delta = permissionDelta(r.release.manifest, objects);
+  const changes: PlanChanges = {
+    objects: objectDiff(r.release.manifest, objects),
+    permissions: { ...delta, summary: formatPermissionDelta(delta) },
+    crdUpgradeSafety: await crdVerdicts(kube, objects, spec.install?.preflight?.crdUpgradeSafety.enforcement ?? CrdUpgradeSafetyEnforcement.Strict),
+    maxOpenShiftVersion: maxVersionVerdict(
+      o.extension,
+      r.release,
+      pick.bundle,
+      bundleProperties(bundle.value),
+      await currentVersion(kube.client, o.clusterVersion),
+    ),
+    droppedFields,
+  };
+  const setting = policySetting(r.ce.object.metadata.annotations);
+  const decision = decideUpgrade(setting, {
+    from: r.release.bundle,
+    to: { name: pick.bundle, version: pick.version },
+    gainedPermissions: formatPermissionDelta({ gained: delta.gained, lost: [] }),
+  });
+  const policy = {
+    policy: setting.policy,
+    decision: decision.proceed ? ('install' as const) : ('hold' as const),
+    reason: decision.proceed
+      ? decision.approved
+        ? `approved: the approval names ${pick.bundle}`
+        : `allowed by the update policy ${setting.policy}`
+      : decision.reasons.join('; '),
+    approvedBundle: setting.approvedBundle,
+  };
+  return { ...r.plan, changes, policy: { ...policy, approveCommand: `olmv1 upgrade approve ${o.extension} ${pick.version}` } };
+}
+
+/** The certificate provider the deployed release was rendered with, told by its objects. */
+export function inferCertProvider(manifest: readonly KubeObject[]): CertProviderName | undefined {
+  if (manifest.some((o) => o.apiVersion.startsWith('cert-manager.io/'))) return 'cert-manager';
+  if (manifest.some((o) => o.kind === 'Service' && o.metadata.annotations?.['service.beta.openshift.io/serving-cert-secret-name'] !== undefined))
+    return 'openshift-service-ca';
+  return undefined;
+}
+
+/** Each CRD of `objects` against the live one, as the preflight step would judge it. */
+async function crdVerdicts(kube: KubeContext, objects: readonly KubeObject[], enforcement: string): Promise<PlanChanges['crdUpgradeSafety']> {
+  const crds: PlanChanges['crdUpgradeSafety']['crds'] = [];
+  for (const proposed of objects) {
+    if (!isCrdV1(proposed)) continue;
+    const name = proposed.metadata.name ?? '';
+    let live: KubeObject;
+    try {
+      live = await kube.client.get({ apiVersion: proposed.apiVersion, kind: proposed.kind, name });
+    } catch (e) {
+      if (isNotFound(e)) {
+        crds.push({ name, verdict: 'new', violations: [] });
+        continue;
+      }
+      throw new CommandError(`error reading CustomResourceDefinition ${JSON.stringify(name)}: ${errorMessage(e)}`, EXIT.failed);
+    }
+    const violations = checkCrdUpgrade(live, proposed);
+    crds.push({
+      name,
+      verdict: violations.length === 0 ? 'safe' : 'unsafe',
+      violations: violations.length === 0 ? [] : formatCrdUpgradeError(name, violations).split('\n'),
+    });
+  }
+  return { enforcement, crds };
+}
+
+/** What the installed and the picked bundle's `olm.maxOpenShiftVersion` mean for the cluster's next minor upgrade. */
+export function maxVersionVerdict(
+  extension: string,
+  release: Pick<Release, 'bundle' | 'properties'>,
+  nextBundle: string,
+  nextProperties: readonly unknown[],
+  cluster: ClusterVersionInfo,
+): PlanChanges['maxOpenShiftVersion'] {
+  // Without a cluster version, 0.0 stands in only to read the declared maximums (never a verdict).
+  const current: ClusterMinor = cluster.ok ? cluster.current : { major: 0n, minor: 0n };
+  const before = evaluateGate(current, [{ extension, bundle: release.bundle.name, properties: release.properties }]);
+  const after = evaluateGate(current, [{ extension, bundle: nextBundle, properties: nextProperties }]);
+  const installed = before.maxVersions[extension] ?? null;
+  const next = after.maxVersions[extension] ?? null;
+  const declared = (max: string | null): string => (max === null ? 'declares no olm.maxOpenShiftVersion' : `declares olm.maxOpenShiftVersion ${max}`);
+  let verdict = `the installed bundle ${declared(installed)}; ${nextBundle} ${declared(next)}`;
+  if (after.errors.length > 0) verdict += `; ${after.errors.join('; ')}`;
+  if (!cluster.ok) return { installed, next, cluster: null, verdict: `${verdict} (cluster version unknown: ${cluster.error})` };
+  const state = (g: typeof before): string => (g.upgradeable ? 'allows' : g.errors.length > 0 ? 'leaves undecided' : 'blocks');
+  verdict += `; the cluster's upgrade from ${after.current} to ${after.next}: now ${state(before)}, after the upgrade ${state(after)}`;
+  return { installed, next, cluster: after.current, verdict };
+}

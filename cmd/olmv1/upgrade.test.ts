@@ -1,0 +1,246 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../pkg/operator-controller/bundle/index.ts';
+import { parseApproveArgs, parsePlanArgs, runUpgradeApprove, runUpgradePlan, type UpgradeCommandDeps } from './upgrade.ts';
+import { formatPlan } from './upgrade-format.ts';
+import { inferCertProvider, maxVersionVerdict, pickReason, type UpgradePlan } from './upgrade-plan.ts';
+
+/** Deps whose cluster is never reached: the tests here stop at the arguments. */
+const deps: UpgradeCommandDeps = {
+  connectCluster: () => Promise.reject(new Error('no cluster in unit tests')),
+  catalogContent: {} as UpgradeCommandDeps['catalogContent'],
+};
+
+async function run(command: 'plan' | 'approve', args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
+  const code = await (command === 'plan' ? runUpgradePlan : runUpgradeApprove)(args, io, deps);
+  return { code, stdout, stderr };
+}
+
+describe('upgrade arguments', () => {
+  const usage: [string, 'plan' | 'approve', string[], RegExp][] = [
+    ['plan without NAME', 'plan', [], /expected the ClusterExtension NAME/],
+    ['plan with two names', 'plan', ['a', 'b'], /unexpected argument "b"/],
+    ['plan with a bad -o', 'plan', ['a', '-o', 'yaml'], /-o must be text or json/],
+    ['plan with a bad --cert-provider', 'plan', ['a', '--cert-provider', 'x'], /--cert-provider must be/],
+    ['plan with a bad --cluster-version', 'plan', ['a', '--cluster-version', 'four'], /--cluster-version: /],
+    ['plan with a bad --catalogd-url', 'plan', ['a', '--catalogd-url', 'ftp://x'], /invalid --catalogd-url/],
+    ['plan with an empty --system-namespace', 'plan', ['a', '--system-namespace', ''], /--system-namespace must not be empty/],
+    ['plan with an unknown flag', 'plan', ['a', '--force'], /Unknown option '--force'/],
+    ['approve without NAME', 'approve', [], /expected the ClusterExtension NAME/],
+    ['approve with three positionals', 'approve', ['a', '1.0.0', 'x'], /unexpected argument "x"/],
+    ['approve with an empty VERSION', 'approve', ['a', ''], /VERSION must not be empty/],
+  ];
+  for (const [name, command, args, message] of usage) {
+    it(`${name}: exit 2 with the usage`, async () => {
+      const r = await run(command, args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).toContain(`Usage: olmv1 upgrade ${command}`);
+      expect(r.stdout).toBe('');
+    });
+  }
+
+  it('parses what plan and approve take', () => {
+    const p = parsePlanArgs([
+      'ext',
+      '-o',
+      'json',
+      '--cert-provider',
+      'cert-manager',
+      '--cluster-version',
+      '4.16',
+      '--catalogd-url',
+      'http://127.0.0.1:8080',
+    ]);
+    expect(p.output).toBe('json');
+    expect(p.plan).toMatchObject({ extension: 'ext', certProvider: 'cert-manager', clusterVersion: { major: 4n, minor: 16n } });
+    expect(p.common).toMatchObject({ systemNamespace: 'olmv1-system', catalogdUrl: new URL('http://127.0.0.1:8080') });
+    expect(parseApproveArgs(['ext'])).toMatchObject({ extension: 'ext', version: undefined, dryRun: false });
+    expect(parseApproveArgs(['ext', '1.2.3', '--dry-run', '--system-namespace', 'sys'])).toMatchObject({
+      extension: 'ext',
+      version: '1.2.3',
+      dryRun: true,
+      common: { systemNamespace: 'sys' },
+    });
+  });
+
+  it('a cluster that cannot be reached is exit 1', async () => {
+    const r = await run('approve', ['ext']);
+    expect(r).toEqual({ code: 1, stdout: '', stderr: 'no cluster in unit tests\n' });
+  });
+});
+
+describe('pickReason', () => {
+  const selection = { channels: [], versionRange: '', upgradeConstraintPolicy: 'CatalogProvided' };
+  const s = (bundle: string, version: string, extra: object = {}) => ({
+    catalog: 'c',
+    channel: 'stable',
+    bundle,
+    version,
+    edge: 'replaces' as const,
+    inRange: true,
+    deprecated: false,
+    ...extra,
+  });
+  it.each([
+    ['no successors', [], 'foo.v1', '1.0.0', 'up to date: the catalogs offer no successor of the installed bundle'],
+    [
+      'successors out of range',
+      [s('foo.v2', '2.0.0', { inRange: false })],
+      'foo.v1',
+      '1.0.0',
+      'up to date: the catalogs offer successors, but none within version range "<2"',
+    ],
+    [
+      'the highest of two',
+      [s('foo.v3', '3.0.0', { edge: 'skipRange' }), s('foo.v2', '2.0.0')],
+      'foo.v3',
+      '3.0.0',
+      '3.0.0 is the highest of 2 successors within version range "<2", reached by its skipRange edge',
+    ],
+    [
+      'deprecated',
+      [s('foo.v2', '2.0.0', { deprecated: true })],
+      'foo.v2',
+      '2.0.0',
+      '2.0.0 is the highest of 1 successor within version range "<2", reached by its replaces edge (deprecated: every successor allowed is deprecated)',
+    ],
+  ])('%s', (_name, successors, bundle, version, want) => {
+    expect(pickReason({ successors, selection: { ...selection, versionRange: '<2' } }, bundle, version)).toBe(want);
+  });
+});
+
+describe('maxVersionVerdict', () => {
+  const props = (max?: string) => (max === undefined ? [] : [{ type: 'olm.maxOpenShiftVersion', value: max }]);
+  const release = (max?: string) =>
+    ({ bundle: { name: 'foo.v1', version: '1', image: 'x' }, properties: props(max) }) as Parameters<typeof maxVersionVerdict>[1];
+  it('with a cluster version: now and after, for the next minor', () => {
+    const v = maxVersionVerdict('foo', release('4.15'), 'foo.v2', props('4.17'), { ok: true, current: { major: 4n, minor: 15n }, source: 'flag' });
+    expect(v).toEqual({
+      installed: '4.15',
+      next: '4.17',
+      cluster: '4.15',
+      verdict:
+        "the installed bundle declares olm.maxOpenShiftVersion 4.15; foo.v2 declares olm.maxOpenShiftVersion 4.17; the cluster's upgrade from 4.15 to 4.16: now blocks, after the upgrade allows",
+    });
+  });
+  it('without one: the declared maximums only', () => {
+    const v = maxVersionVerdict('foo', release(), 'foo.v2', props('4.16'), { ok: false, error: 'not OpenShift' });
+    expect(v).toEqual({
+      installed: null,
+      next: '4.16',
+      cluster: null,
+      verdict:
+        'the installed bundle declares no olm.maxOpenShiftVersion; foo.v2 declares olm.maxOpenShiftVersion 4.16 (cluster version unknown: not OpenShift)',
+    });
+  });
+  it('a malformed property is reported, not a verdict', () => {
+    const v = maxVersionVerdict('foo', release(), 'foo.v2', [{ type: 'olm.maxOpenShiftVersion', value: 'not a version' }], {
+      ok: true,
+      current: { major: 4n, minor: 15n },
+      source: 'flag',
+    });
+    expect(v.next).toBeNull();
+    expect(v.verdict).toMatch(/error\(s\) with cluster extension foo: .*after the upgrade leaves undecided$/);
+  });
+});
+
+describe('inferCertProvider', () => {
+  const obj = (apiVersion: string, kind: string, annotations?: Record<string, string>): KubeObject => ({
+    apiVersion,
+    kind,
+    metadata: { name: 'x', ...(annotations ? { annotations } : {}) },
+  });
+  it.each([
+    [[obj('v1', 'ConfigMap')], undefined],
+    [[obj('cert-manager.io/v1', 'Certificate')], 'cert-manager'],
+    [[obj('v1', 'Service', { 'service.beta.openshift.io/serving-cert-secret-name': 's' })], 'openshift-service-ca'],
+  ])('%#', (manifest, want) => {
+    expect(inferCertProvider(manifest)).toBe(want);
+  });
+});
+
+describe('formatPlan', () => {
+  const base: UpgradePlan = {
+    extension: 'foo',
+    package: 'foo',
+    installed: { bundle: 'foo.v1.0.0', version: '1.0.0', revision: 1 },
+    selection: { channels: ['stable'], versionRange: '', upgradeConstraintPolicy: 'CatalogProvided' },
+    successors: [{ catalog: 'c', channel: 'stable', bundle: 'foo.v1.1.0', version: '1.1.0', edge: 'replaces', inRange: true, deprecated: false }],
+    pick: null,
+    upToDate: false,
+    deprecations: [],
+  };
+  it('a failed resolution prints the error and nothing after it', () => {
+    const text = formatPlan({ ...base, error: 'no bundles found\nhint' });
+    expect(text).toContain('Cannot plan: the resolution fails:\n  no bundles found\n  hint\n');
+    expect(text).not.toContain('Update policy');
+  });
+  it('escapes control characters a hostile catalog puts in names and messages', () => {
+    const text = formatPlan({
+      ...base,
+      successors: [{ ...base.successors[0]!, bundle: 'foo\u001b[2Jv2\nforged line' }],
+      error: 'no bundles\u0007',
+    });
+    expect(text).toContain('foo\\u001b[2Jv2\\u000aforged line');
+    expect(text).toContain('  no bundles\\u0007\n');
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+  });
+
+  it('prints every section of a full plan', () => {
+    const text = formatPlan({
+      ...base,
+      pick: { bundle: 'foo.v1.1.0', version: '1.1.0', image: 'i', catalog: 'c', reason: 'r' },
+      deprecations: ['package foo: old'],
+      changes: {
+        objects: {
+          added: ['ConfigMap ns/a'],
+          removed: ['ConfigMap ns/b'],
+          changed: [{ object: 'Secret ns/s', lines: ['- data.k: (redacted)', '+ data.k: (redacted)'] }],
+        },
+        permissions: {
+          gained: [{ scope: 'cluster', role: 'ClusterRole r', rule: '{verbs: ["*"]}', escalates: true, summary: '*' }],
+          lost: [],
+          summary: '+1 rule',
+        },
+        crdUpgradeSafety: { enforcement: 'Strict', crds: [{ name: 'a.b', verdict: 'unsafe', violations: ['validating upgrade for CRD "a.b": x'] }] },
+        maxOpenShiftVersion: { installed: null, next: null, cluster: null, verdict: 'v' },
+        droppedFields: [],
+      },
+      policy: { policy: 'Manual', decision: 'hold', reason: 'held', approvedBundle: '', approveCommand: 'olmv1 upgrade approve foo 1.1.0' },
+    });
+    expect(text).toBe(`Upgrade plan for ClusterExtension foo (package foo)
+Installed: foo.v1.0.0 (1.0.0), release revision 1
+Selection: channels stable; version range (any); upgradeConstraintPolicy CatalogProvided
+
+Successors offered:
+  1.1.0      foo.v1.1.0  catalog c, channel stable, replaces
+
+Next: foo.v1.1.0 (1.1.0) from catalog c: r
+
+Deprecations:
+  package foo: old
+
+Objects: 1 added, 1 removed, 1 changed
+  + ConfigMap ns/a
+  - ConfigMap ns/b
+  ~ Secret ns/s
+      - data.k: (redacted)
+      + data.k: (redacted)
+
+Permissions: 1 gained, 0 lost
+  + cluster: ClusterRole r: {verbs: ["*"]}  [escalates]
+
+CRD upgrade safety (enforcement Strict):
+  a.b: unsafe (the upgrade will be blocked)
+    validating upgrade for CRD "a.b": x
+
+olm.maxOpenShiftVersion: v
+
+Update policy: Manual: holds it: held
+  approve it with: olmv1 upgrade approve foo 1.1.0
+`);
+  });
+});

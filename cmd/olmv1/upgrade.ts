@@ -1,0 +1,251 @@
+/**
+ * `olmv1 upgrade plan NAME` and `olmv1 upgrade approve NAME [VERSION]`: what the next upgrade
+ * of an installed ClusterExtension will do (upgrade-plan.ts computes it, upgrade-format.ts
+ * prints it), and the approval the update policy waits for: the annotation
+ * APPROVED_BUNDLE_ANNOTATION naming the bundle the resolution picks, written with a merge patch
+ * that carries the resourceVersion read, so an extension changed in between is not approved
+ * blindly.
+ *
+ * Exit codes: see PLAN_USAGE and APPROVE_USAGE.
+ */
+import { parseClusterVersion } from '../../pkg/operator-controller/gating/index.ts';
+import { policySetting } from '../../pkg/operator-controller/upgradepolicy/index.ts';
+import { APPROVED_BUNDLE_ANNOTATION, CLUSTER_EXTENSION, UpdatePolicy } from '../../pkg/shared/api/index.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
+import { isConflict, type KubeContext } from '../../pkg/shared/kube/index.ts';
+import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, type ClusterFlags } from './cluster-access.ts';
+import { EXIT } from './io.ts';
+import { REGISTRY_FLAGS, registryFlagsHelp } from './registry-access.ts';
+import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
+import { formatPlan } from './upgrade-format.ts';
+import { planChanges, resolvePlan, type PlanOptions, type UpgradeDeps } from './upgrade-plan.ts';
+
+const COMMON_FLAGS_HELP = `${CLUSTER_FLAGS_HELP}
+  --system-namespace NS      where release records are kept (default olmv1-system)
+  --catalogd-url URL         reach catalogd at this origin instead of the ClusterCatalogs'
+                             status.urls.base (e.g. through kubectl port-forward)`;
+
+const PLAN_USAGE = `Usage: olmv1 upgrade plan NAME [-o text|json] [--cert-provider P] [--cluster-version X.Y]
+         [--kubeconfig FILE] [--context NAME] [--system-namespace NS] [--catalogd-url URL]
+         [--authfile FILE] [--ca-file FILE]
+
+Shows what the next upgrade of the installed ClusterExtension NAME will do, decided as
+operator-controller decides: the successors its catalogs offer from the installed bundle (with
+the edge that allows each: replaces, skips, skipRange), which one the resolver picks and why,
+and for that bundle (pulled and rendered as the controller renders it): the objects added,
+removed and changed (field by field, Secret values redacted), the permissions its roles gain
+and lose (flagged when they escalate), the CRD upgrade-safety verdict against the live CRDs,
+deprecations, what olm.maxOpenShiftVersion means for the cluster's next minor upgrade, and
+whether the update policy (annotation olm.operatorframework.io/update-policy) installs it or
+holds it for "olmv1 upgrade approve". Everything is read with your credentials.
+
+Flags:
+  -o, --output FORMAT        text (default) or json
+  --cert-provider P          cert-manager or openshift-service-ca, as operator-controller runs
+                             (default: told by the deployed release's objects)
+  --cluster-version X.Y      the cluster's version for olm.maxOpenShiftVersion (default: the
+                             ClusterVersion "version", on OpenShift)
+${COMMON_FLAGS_HELP}
+${registryFlagsHelp(29)}${imageLimitHelp(29, BUNDLE_IMAGE_LIMITS)}  -h, --help                 show this help
+
+Output:
+  stdout: the plan. stderr: progress (the bundle pull), errors.
+
+Exit codes:
+  0  the plan is printed (also when the extension is up to date)
+  1  no plan: the extension is missing or has nothing installed, the resolution fails (the
+     reason is printed), or the bundle cannot be pulled or rendered
+  2  usage error`;
+
+const APPROVE_USAGE = `Usage: olmv1 upgrade approve NAME [VERSION] [--dry-run]
+         [--kubeconfig FILE] [--context NAME] [--system-namespace NS] [--catalogd-url URL]
+
+Approves the upgrade "olmv1 upgrade plan NAME" shows: writes the annotation
+${APPROVED_BUNDLE_ANNOTATION}=<bundle> on the ClusterExtension NAME, naming the bundle
+the resolver picks now, so an update policy that holds upgrades lets exactly that bundle be
+installed (an approval never installs anything else). With VERSION, approves only if the picked
+bundle has that version: to go to another version directly, change spec.source.catalog.version.
+
+Flags:
+  --dry-run                  print what would be approved, change nothing
+${COMMON_FLAGS_HELP}
+  -h, --help                 show this help
+
+Output:
+  stdout: the bundle approved (or that would be). stderr: errors.
+
+Exit codes:
+  0  approved (or, with --dry-run, would be)
+  1  nothing to approve (up to date, the resolution fails, VERSION is not the picked version),
+     or the extension could not be read or changed (e.g. it changed meanwhile: run it again)
+  2  usage error`;
+
+const COMMON_FLAGS = { ...CLUSTER_FLAGS, 'system-namespace': { type: 'string' }, 'catalogd-url': { type: 'string' } } as const;
+
+/** Parsed flags both commands share. */
+interface CommonArgs {
+  cluster: ClusterFlags;
+  systemNamespace: string;
+  catalogdUrl: URL | undefined;
+}
+
+function commonArgs(
+  values: { kubeconfig?: string; context?: string; 'system-namespace'?: string; 'catalogd-url'?: string },
+  usage: string,
+): CommonArgs {
+  const url = values['catalogd-url'];
+  if (url !== undefined && !(URL.canParse(url) && /^https?:$/.test(new URL(url).protocol))) {
+    throw new CommandError(`invalid --catalogd-url ${JSON.stringify(url)} (want http(s)://HOST[:PORT])\n${usage}`, EXIT.usage);
+  }
+  const ns = values['system-namespace'] ?? 'olmv1-system';
+  if (ns === '') throw new CommandError(`--system-namespace must not be empty\n${usage}`, EXIT.usage);
+  return { cluster: clusterFlags(values, usage), systemNamespace: ns, catalogdUrl: url === undefined ? undefined : new URL(url) };
+}
+
+function extensionName(positionals: readonly string[], max: number, usage: string): string {
+  const name = positionals[0];
+  if (name === undefined || name === '') throw new CommandError(`expected the ClusterExtension NAME\n${usage}`, EXIT.usage);
+  if (positionals.length > max) throw new CommandError(`unexpected argument ${JSON.stringify(positionals[max])}\n${usage}`, EXIT.usage);
+  return name;
+}
+
+/** The arguments of `upgrade plan`, checked. */
+export function parsePlanArgs(args: readonly string[]): {
+  common: CommonArgs;
+  plan: Omit<PlanOptions, 'systemNamespace' | 'catalogdUrl'>;
+  output: 'text' | 'json';
+} {
+  const { values, positionals } = parseCommandLine(args, PLAN_USAGE, {
+    ...COMMON_FLAGS,
+    ...REGISTRY_FLAGS,
+    ...IMAGE_LIMIT_FLAGS,
+    output: { type: 'string', short: 'o' },
+    'cert-provider': { type: 'string' },
+    'cluster-version': { type: 'string' },
+  });
+  const extension = extensionName(positionals, 1, PLAN_USAGE);
+  const output = values.output ?? 'text';
+  if (output !== 'text' && output !== 'json')
+    throw new CommandError(`-o must be text or json, got ${JSON.stringify(output)}\n${PLAN_USAGE}`, EXIT.usage);
+  const cp = values['cert-provider'];
+  if (cp !== undefined && cp !== 'cert-manager' && cp !== 'openshift-service-ca') {
+    throw new CommandError(`--cert-provider must be cert-manager or openshift-service-ca, got ${JSON.stringify(cp)}\n${PLAN_USAGE}`, EXIT.usage);
+  }
+  const strings: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(values)) if (typeof v === 'string') strings[k] = v;
+  let imageLimits;
+  try {
+    imageLimits = imageLimitOptions(strings, BUNDLE_IMAGE_LIMITS);
+  } catch (e) {
+    throw new CommandError(`${errorMessage(e)}\n${PLAN_USAGE}`, EXIT.usage);
+  }
+  let clusterVersion;
+  if (values['cluster-version'] !== undefined) {
+    const cv = parseClusterVersion(values['cluster-version']);
+    if (!cv.ok) throw new CommandError(`--cluster-version: ${cv.error}\n${PLAN_USAGE}`, EXIT.usage);
+    clusterVersion = cv.value;
+  }
+  return {
+    common: commonArgs(values, PLAN_USAGE),
+    plan: {
+      extension,
+      clusterVersion,
+      certProvider: cp,
+      registryValues: {
+        ...(values.authfile === undefined ? {} : { authfile: values.authfile }),
+        ...(values['ca-file'] === undefined ? {} : { 'ca-file': values['ca-file'] }),
+      },
+      imageLimits,
+    },
+    output,
+  };
+}
+
+/** The arguments of `upgrade approve`, checked. */
+export function parseApproveArgs(args: readonly string[]): { common: CommonArgs; extension: string; version: string | undefined; dryRun: boolean } {
+  const { values, positionals } = parseCommandLine(args, APPROVE_USAGE, { ...COMMON_FLAGS, 'dry-run': { type: 'boolean' } });
+  const extension = extensionName(positionals, 2, APPROVE_USAGE);
+  const version = positionals[1];
+  if (version === '') throw new CommandError(`VERSION must not be empty\n${APPROVE_USAGE}`, EXIT.usage);
+  return { common: commonArgs(values, APPROVE_USAGE), extension, version, dryRun: values['dry-run'] === true };
+}
+
+/** What the commands get from commands.ts: the upgrade deps plus the cluster connection. */
+export interface UpgradeCommandDeps extends UpgradeDeps {
+  connectCluster(flags: ClusterFlags): Promise<KubeContext>;
+}
+
+/** Runs `olmv1 upgrade plan`; `args` are the arguments after `upgrade plan`. */
+export async function runUpgradePlan(args: readonly string[], io: CommandIo, deps: UpgradeCommandDeps): Promise<number> {
+  let code: number = EXIT.ok;
+  const failed = await runCommand(io, async () => {
+    const a = parsePlanArgs(args);
+    const kube = await deps.connectCluster(a.common.cluster);
+    try {
+      const options: PlanOptions = { ...a.plan, systemNamespace: a.common.systemNamespace, catalogdUrl: a.common.catalogdUrl };
+      const resolved = await resolvePlan(kube, deps, options);
+      const plan = await planChanges(kube, deps, options, resolved, io);
+      io.stdout.write(a.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
+      if (plan.error !== undefined) code = EXIT.failed;
+    } finally {
+      kube.close();
+    }
+  });
+  return failed === EXIT.ok ? code : failed;
+}
+
+/** Runs `olmv1 upgrade approve`; `args` are the arguments after `upgrade approve`. */
+export async function runUpgradeApprove(args: readonly string[], io: CommandIo, deps: UpgradeCommandDeps): Promise<number> {
+  return runCommand(io, async () => {
+    const a = parseApproveArgs(args);
+    const kube = await deps.connectCluster(a.common.cluster);
+    try {
+      const options = { extension: a.extension, systemNamespace: a.common.systemNamespace, catalogdUrl: a.common.catalogdUrl };
+      const { plan, ce } = await resolvePlan(kube, deps, {
+        ...options,
+        certProvider: undefined,
+        registryValues: {},
+        imageLimits: BUNDLE_IMAGE_LIMITS,
+        clusterVersion: undefined,
+      });
+      const pick = plan.pick;
+      if (pick === null) throw new CommandError(`nothing to approve: the resolution fails: ${plan.error ?? ''}`, EXIT.failed);
+      if (plan.upToDate)
+        throw new CommandError(
+          `nothing to approve: ${a.extension} is up to date at ${plan.installed.bundle} (${plan.installed.version})`,
+          EXIT.failed,
+        );
+      if (a.version !== undefined && a.version !== pick.version) {
+        throw new CommandError(
+          `refusing to approve version ${a.version}: the next upgrade of ${a.extension} installs ${pick.bundle} (${pick.version}), not ${a.version}; ` +
+            `approve that with "olmv1 upgrade approve ${a.extension} ${pick.version}", or, to go to ${a.version} directly, set spec.source.catalog.version of the ClusterExtension to ${JSON.stringify(a.version)}`,
+          EXIT.failed,
+        );
+      }
+      const what = `${pick.bundle} (${pick.version}, from ${plan.installed.bundle} ${plan.installed.version}) for ClusterExtension ${a.extension}`;
+      if (policySetting(ce.object.metadata.annotations).policy === UpdatePolicy.Automatic) {
+        io.stderr.write(`note: the update policy of ${a.extension} is Automatic: its upgrades do not wait for an approval\n`);
+      }
+      if (a.dryRun) {
+        io.stdout.write(`would approve ${what} (dry run: nothing changed)\n`);
+        return;
+      }
+      const patch = { metadata: { resourceVersion: ce.object.metadata.resourceVersion, annotations: { [APPROVED_BUNDLE_ANNOTATION]: pick.bundle } } };
+      try {
+        await kube.client.patch({ ...CLUSTER_EXTENSION, name: a.extension }, patch, 'merge');
+      } catch (e) {
+        if (isConflict(e))
+          throw new CommandError(
+            `ClusterExtension ${JSON.stringify(a.extension)} changed while its upgrade was being resolved: run the command again`,
+            EXIT.failed,
+          );
+        throw new CommandError(`error annotating ClusterExtension ${JSON.stringify(a.extension)}: ${errorMessage(e)}`, EXIT.failed);
+      }
+      io.stdout.write(`approved ${what}: ${APPROVED_BUNDLE_ANNOTATION}=${pick.bundle}\n`);
+    } finally {
+      kube.close();
+    }
+  });
+}

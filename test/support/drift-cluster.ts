@@ -1,0 +1,123 @@
+/**
+ * Drift-watch test rig: a fake API server per ServiceAccount client whose watches the test
+ * feeds, and DriftWatches over it (pkg/operator-controller/clusterextension drift tests).
+ */
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { afterEach } from 'vitest';
+import { DriftWatches } from '../../pkg/operator-controller/clusterextension/index.ts';
+import {
+  ApiError,
+  type KubeClient,
+  type KubeObject,
+  type ListOptions,
+  type ObjectList,
+  type TypeRef,
+  type WatchEvent,
+} from '../../pkg/shared/kube/index.ts';
+
+const log = pino({ level: 'silent' });
+
+const API_VERSIONS: Record<string, string> = {
+  Deployment: 'apps/v1',
+  StatefulSet: 'apps/v1',
+  DaemonSet: 'apps/v1',
+  ClusterRole: 'rbac.authorization.k8s.io/v1',
+  CustomResourceDefinition: 'apiextensions.k8s.io/v1',
+};
+export const CLUSTER_KINDS = new Set(['ClusterRole', 'CustomResourceDefinition', 'ValidatingWebhookConfiguration']);
+
+export function obj(kind: string, name: string, namespace?: string, extra: Record<string, unknown> = {}): KubeObject {
+  const apiVersion = API_VERSIONS[kind] ?? 'v1';
+  return { apiVersion, kind, metadata: { name, ...(namespace === undefined ? {} : { namespace }), resourceVersion: '1' }, ...extra };
+}
+
+export interface OpenWatch {
+  kind: string;
+  namespace: string | undefined;
+  labelSelector: string | undefined;
+  identity: string;
+  signal: AbortSignal;
+  push(ev: WatchEvent): void;
+}
+
+// A fake API server per ServiceAccount client: `objects` is what lists return, watches stay
+// open until aborted and deliver what the test pushes.
+export class FakeCluster {
+  objects: KubeObject[] = [];
+  watches: OpenWatch[] = [];
+  /** Every list call, with when it was made (performance.now()). */
+  lists: { identity: string; kind: string; namespace: string | undefined; at: number }[] = [];
+  forbidden = new Set<string>();
+  unresolvable = new Set<string>();
+
+  clientFor(identity: string): KubeClient {
+    return {
+      resourceFor: async (type: TypeRef) => {
+        if (this.unresolvable.has(type.kind)) throw new Error(`no matches for kind "${type.kind}"`);
+        return { group: '', version: 'v1', kind: type.kind, resource: type.kind.toLowerCase(), namespaced: !CLUSTER_KINDS.has(type.kind), verbs: [] };
+      },
+      list: async (type: TypeRef, o: ListOptions = {}): Promise<ObjectList> => {
+        this.lists.push({ identity, kind: type.kind, namespace: o.namespace, at: performance.now() });
+        if (this.forbidden.has(type.kind)) throw new ApiError(403, 'Forbidden', `${type.kind} is forbidden`);
+        const items = this.objects.filter((x) => x.kind === type.kind && (o.namespace === undefined || x.metadata.namespace === o.namespace));
+        return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '5' }, items: structuredClone(items) };
+      },
+      watch: (type: TypeRef, o: ListOptions & { signal: AbortSignal }) => this.#watch(identity, type, o),
+      get: async (ref: TypeRef & { name: string; namespace?: string }) => {
+        const found = this.objects.find((x) => x.kind === ref.kind && x.metadata.name === ref.name && x.metadata.namespace === ref.namespace);
+        if (found === undefined) throw new ApiError(404, 'NotFound', `${ref.kind} "${ref.name}" not found`);
+        return structuredClone(found);
+      },
+    } as unknown as KubeClient;
+  }
+
+  async *#watch(identity: string, type: TypeRef, o: ListOptions & { signal: AbortSignal }): AsyncGenerator<WatchEvent, void, undefined> {
+    const queue: WatchEvent[] = [];
+    let wake: (() => void) | undefined;
+    this.watches.push({
+      kind: type.kind,
+      namespace: o.namespace,
+      labelSelector: o.labelSelector,
+      identity,
+      signal: o.signal,
+      push: (ev) => {
+        queue.push(structuredClone(ev));
+        wake?.();
+      },
+    });
+    o.signal.addEventListener('abort', () => wake?.());
+    for (;;) {
+      while (queue.length === 0 && !o.signal.aborted) await new Promise<void>((r) => (wake = r));
+      if (o.signal.aborted) throw o.signal.reason;
+      yield queue.shift() as WatchEvent;
+    }
+  }
+
+  open(kind: string): OpenWatch[] {
+    return this.watches.filter((w) => w.kind === kind && !w.signal.aborted);
+  }
+}
+
+const stoppers: AbortController[] = [];
+afterEach(() => {
+  for (const s of stoppers.splice(0)) s.abort();
+});
+
+export function setup(o: { minIntervalMs?: number; log?: typeof log } = {}) {
+  const cluster = new FakeCluster();
+  const enqueued: string[] = [];
+  const leading = new AbortController();
+  stoppers.push(leading);
+  const registry = new Registry();
+  const drift = new DriftWatches({
+    scoped: { forServiceAccount: (ns, sa) => cluster.clientFor(`${ns}/${sa}`) },
+    enqueue: (n) => enqueued.push(n),
+    log: o.log ?? log,
+    registry,
+    signal: leading.signal,
+    backoff: { initialMs: 20, maxMs: 40 },
+    minIntervalMs: o.minIntervalMs ?? 0,
+  });
+  return { cluster, enqueued, leading, registry, drift };
+}
