@@ -132,6 +132,7 @@ const MODULE_INDEX_EXCEPTIONS = [
     ['cmd/shared/logging.ts', 'pkg/shared/controller/log-error.ts'],
     ['cmd/shared/main.ts', 'pkg/shared/controller/shutdown.ts'],
     ['cmd/shared/component-options.ts', 'pkg/shared/kube/kubeconfig.ts'],
+    ['cmd/shared/component-options.ts', 'pkg/shared/kube/leader-election.ts'],
   ].map(([from, to]) => ({
     from,
     to,

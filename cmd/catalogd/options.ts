@@ -56,6 +56,9 @@ Flags:
 ${servingHelp(METRICS_ADDRESS, 'the catalog API over HTTPS, and the metrics server')}  --health-probe-bind-address ADDR  /healthz and /readyz (default :8081)
   --leader-elect[=false]            elect one leader to write status (default true)
   --leader-election-id NAME         Lease name (default catalogd-operator-lock)
+  --leader-elect-lease-duration D   a candidate takes over a Lease unrenewed this long (default 15s)
+  --leader-elect-renew-deadline D   the leader steps down when it could not renew for this long (default 10s)
+  --leader-elect-retry-period D     renewal and candidate retry period (default 2s)
   --global-pull-secret [NS/]NAME    registry credentials Secret (default namespace: the system namespace)
   --insecure-registry HOST[:PORT]   reach this registry over plain HTTP (repeatable)
   --pull-ca-file FILE               extra PEM CA bundle for registries

@@ -11,9 +11,18 @@ import type { RegistriesConfPaths } from '../../pkg/shared/image/index.ts';
 // The kubeconfig reader alone, not pkg/shared/kube's index (the client and informers): a
 // component reads its credentials first, before it serves or loads the rest (decision 0097).
 import { loadKubeConfig, type ResolvedKubeConfig } from '../../pkg/shared/kube/kubeconfig.ts';
+import { checkLeaderElectionDurations, type LeaderElectionDurations } from '../../pkg/shared/kube/leader-election.ts';
 import type { ProxyEnvironment } from '../../pkg/shared/nodehttp/index.ts';
 import { readProxyEnvironment } from './proxy.ts';
-import { type ClusterLocation, type ListenAddress, clusterLocation, parseBool, parseListenAddress, parseSecretRef } from './flags.ts';
+import {
+  type ClusterLocation,
+  type ListenAddress,
+  clusterLocation,
+  parseBool,
+  parseListenAddress,
+  parsePositiveDuration,
+  parseSecretRef,
+} from './flags.ts';
 import { registriesConfPaths } from './registries-conf.ts';
 import { LOG_FLAGS, type LogOptions, logOptions } from './logging.ts';
 
@@ -23,6 +32,8 @@ export interface ComponentOptions extends ClusterLocation, LogOptions {
   healthProbe: ListenAddress;
   leaderElect: boolean;
   leaderElectionId: string;
+  /** `--leader-elect-{lease-duration,renew-deadline,retry-period}`; undefined: client-go's defaults (15 s, 10 s, 2 s). */
+  leaderElection?: LeaderElectionDurations | undefined;
   identity: string;
   pullSecret: { namespace: string; name: string } | undefined;
   insecureRegistries: string[];
@@ -49,6 +60,9 @@ const COMPONENT_FLAGS = {
   'health-probe-bind-address': { type: 'string' },
   'leader-elect': { type: 'string' },
   'leader-election-id': { type: 'string' },
+  'leader-elect-lease-duration': { type: 'string' },
+  'leader-elect-renew-deadline': { type: 'string' },
+  'leader-elect-retry-period': { type: 'string' },
   'global-pull-secret': { type: 'string' },
   'insecure-registry': { type: 'string', multiple: true },
   'pull-ca-file': { type: 'string' },
@@ -64,22 +78,55 @@ function normalizeBoolFlags(argv: readonly string[]): string[] {
 /**
  * Parses a component's argv: the common flags plus `flags` (string-valued, the component's own).
  * Returns 'help' for -h/--help; otherwise the common options and the component's flag values.
- * Throws parseArgs' error on an unknown flag or a missing value.
+ * `defaultDurations` are the leader election durations when no flag sets them (undefined:
+ * client-go's). Throws parseArgs' error on an unknown flag or a missing value, and on
+ * inconsistent leader election durations.
  */
 export function parseComponentFlags<F extends Record<string, { type: 'string' }>>(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
   flags: F,
   defaultLeaseName: string,
+  defaultDurations?: LeaderElectionDurations,
 ): { common: ComponentOptions; values: { [K in keyof F]?: string } } | 'help' {
   // Typed loosely here: the common flags' values go to componentOptions, the rest are strings.
   const options: ParseArgsConfig['options'] = { ...COMPONENT_FLAGS, ...flags };
   const { values } = parseArgs({ args: normalizeBoolFlags(argv), strict: true, options });
   if (values['help'] === true) return 'help';
+  const common = componentOptions(values as Parameters<typeof componentOptions>[0], env, defaultLeaseName);
+  const durations = leaderElectionDurations(values as Record<string, unknown>, defaultDurations);
   return {
-    common: componentOptions(values as Parameters<typeof componentOptions>[0], env, defaultLeaseName),
+    common: durations === undefined ? common : { ...common, leaderElection: durations },
     values: values as { [K in keyof F]?: string },
   };
+}
+
+/** client-go's defaults, which a flag left unset falls back to when the component has none of its own. */
+const CLIENT_GO_DURATIONS: LeaderElectionDurations = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+
+/** The leader election durations from the flags over `defaults`; undefined when neither sets any. */
+function leaderElectionDurations(
+  values: Record<string, unknown>,
+  defaults: LeaderElectionDurations | undefined,
+): LeaderElectionDurations | undefined {
+  const flag = (name: string): number | undefined =>
+    typeof values[name] === 'string' ? parsePositiveDuration(`--${name}`, values[name]) : undefined;
+  const lease = flag('leader-elect-lease-duration');
+  const renew = flag('leader-elect-renew-deadline');
+  const retry = flag('leader-elect-retry-period');
+  if (defaults === undefined && lease === undefined && renew === undefined && retry === undefined) return undefined;
+  const base = defaults ?? CLIENT_GO_DURATIONS;
+  const d = {
+    leaseDurationMs: lease ?? base.leaseDurationMs,
+    renewDeadlineMs: renew ?? base.renewDeadlineMs,
+    retryPeriodMs: retry ?? base.retryPeriodMs,
+  };
+  try {
+    checkLeaderElectionDurations(d);
+  } catch (err) {
+    throw new Error(`invalid --leader-elect-* durations: ${(err as Error).message}`, { cause: err });
+  }
+  return d;
 }
 
 /** The common options from parsed flag values and the environment; `leaderElectionId` is the component's default Lease name. */

@@ -18,7 +18,7 @@ import { proxySelector } from './proxy.ts';
  * (without). Resolves 'lost-leadership' when an elected leader lost its Lease.
  */
 export async function runLeading(
-  o: Pick<ComponentOptions, 'leaderElect' | 'systemNamespace' | 'leaderElectionId' | 'identity'>,
+  o: Pick<ComponentOptions, 'leaderElect' | 'systemNamespace' | 'leaderElectionId' | 'identity' | 'leaderElection'>,
   deps: { client: KubeClient; log: Logger; registry: Registry },
   lead: (leading: AbortSignal) => Promise<void>,
   signal: AbortSignal,
@@ -32,6 +32,7 @@ export async function runLeading(
     namespace: o.systemNamespace,
     name: o.leaderElectionId,
     identity: o.identity,
+    ...(o.leaderElection ?? {}),
     log: deps.log,
     registry: deps.registry,
     onStartedLeading: lead,
