@@ -23,6 +23,8 @@ RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force \
 COPY --from=build /src/dist ./dist
 # Numeric, so that Kubernetes can verify runAsNonRoot. The Deployments mount emptyDirs on the
 # cache directories and /tmp and run with a read-only root filesystem.
+# Node's compile cache is kept in each component's cache directory at run time
+# (cmd/shared/compile-cache.ts), not built into the image (decision 0097).
 USER 65532:65532
 ENTRYPOINT []
 CMD ["node", "dist/cmd/olmv1/main.js", "--help"]

@@ -118,6 +118,26 @@ const MODULE_INDEX_EXCEPTIONS = [
     typeOnly: true,
     reason: "The FBC data model, imported for types only: erased at run time, and every name is also exported by pkg/shared/fbc's index.ts.",
   },
+  // Start-up (decision 0097): what an entry loads before catalogd serves its stored content or
+  // operator-controller's informers list; each module's index would load the controllers, the
+  // registry and cluster clients or the zod schemas first.
+  ...[
+    ['cmd/catalogd/options.ts', 'pkg/catalogd/clustercatalog/ingest-bounds.ts'],
+    ['cmd/catalogd/options.ts', 'pkg/shared/image/limits.ts'],
+    ['cmd/catalogd/run.ts', 'pkg/shared/controller/certificates.ts'],
+    ['cmd/operator-controller/options.ts', 'pkg/shared/image/limits.ts'],
+    ['cmd/operator-controller/options.ts', 'pkg/operator-controller/clusterextension/installer.ts'],
+    ['cmd/operator-controller/run.ts', 'pkg/shared/api/v1/constants.ts'],
+    ['cmd/shared/limits.ts', 'pkg/shared/fbc/limits.ts'],
+    ['cmd/shared/logging.ts', 'pkg/shared/controller/log-error.ts'],
+    ['cmd/shared/main.ts', 'pkg/shared/controller/shutdown.ts'],
+    ['cmd/shared/component-options.ts', 'pkg/shared/kube/kubeconfig.ts'],
+    ['cmd/shared/component-options.ts', 'pkg/shared/kube/leader-election.ts'],
+  ].map(([from, to]) => ({
+    from,
+    to,
+    reason: "Start-up: loaded before a component serves or lists, where the module's index would load far more (decision 0097).",
+  })),
   {
     from: 'bench/children/ingest.ts',
     to: 'pkg/catalogd/clustercatalog/catalog-content.ts',

@@ -16,6 +16,7 @@ import { metasBenchmark } from './benchmarks/metas.ts';
 import { renderBenchmark } from './benchmarks/render.ts';
 import { resolutionBenchmark } from './benchmarks/resolution.ts';
 import { scaleBenchmark } from './benchmarks/scale.ts';
+import { startupBenchmark } from './benchmarks/startup.ts';
 import { steadyRssBenchmark } from './benchmarks/steady-rss.ts';
 import type { Benchmark } from './lib/benchmark.ts';
 import { Fixtures } from './lib/fixtures.ts';
@@ -33,6 +34,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   extensionsBenchmark,
   hostileBenchmark,
   scaleBenchmark,
+  startupBenchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--only NAME]... [--json FILE] [--source] [--keep] [--list]

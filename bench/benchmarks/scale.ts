@@ -32,7 +32,8 @@
  * alerts).
  * OLMV1_BENCH_SCALE_EXTENSIONS, OLMV1_BENCH_SCALE_ROUNDS and OLMV1_BENCH_SCALE_STEADY_SECONDS change the
  * size for development; OLMV1_BENCH_SCALE_POLICY=AutomaticPatch annotates the healthy extensions with that update policy; OLMV1_BENCH_SCALE_PROFILE=FILE writes a CPU profile of operator-controller
- * during the catalog update (open it in DevTools).
+ * during the catalog update (open it in DevTools), OLMV1_BENCH_SCALE_IDLE_PROFILE=FILE one of the steady state (the
+ * profiler's own sampling then counts in that row's CPU figure).
  */
 import { availableParallelism } from 'node:os';
 import { writeFile } from 'node:fs/promises';
@@ -80,6 +81,8 @@ const STEADY_MS = Number(process.env['OLMV1_BENCH_SCALE_STEADY_SECONDS'] ?? 60) 
 const POLICY = process.env['OLMV1_BENCH_SCALE_POLICY'];
 /** Where to write a CPU profile of operator-controller during the catalog update (for finding hot spots). */
 const PROFILE = process.env['OLMV1_BENCH_SCALE_PROFILE'];
+/** Where to write a CPU profile of operator-controller at rest (the steady-state window). */
+const IDLE_PROFILE = process.env['OLMV1_BENCH_SCALE_IDLE_PROFILE'];
 const SYSTEM_NAMESPACE = 'olmv1-system';
 /** Given to operator-controller as on OpenShift, where ClusterVersion provides it: the upgrade gate then judges every extension. */
 const CLUSTER_VERSION = '4.18';
@@ -236,7 +239,12 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     ctx.log('waiting until operator-controller is quiet, then measuring its steady state');
     await quiet(oc, 5_000, 120_000);
     const beforeSteady = await scrapeStepMetrics(oc.healthUrl);
+    const stopIdleProfile = IDLE_PROFILE === undefined ? undefined : await startCpuProfile(oc.child.pid, oc.inspectPort);
     const steady = await steadyState(oc.child.pid, audit, STEADY_MS);
+    if (stopIdleProfile !== undefined && IDLE_PROFILE !== undefined) {
+      await writeFile(IDLE_PROFILE, JSON.stringify(await stopIdleProfile()));
+      ctx.log(`wrote operator-controller's CPU profile at rest to ${IDLE_PROFILE}`);
+    }
     const steadyReconciles: StepMetrics = stepDelta(beforeSteady, await scrapeStepMetrics(oc.healthUrl));
     const memory = rollupMemory(oc.child.pid);
 

@@ -1,7 +1,7 @@
 /**
  * Benchmark child: RSS of a process that has loaded catalogd's whole composition root
- * (cmd/catalogd/run.ts and everything it imports, the Kubernetes client included) and does
- * nothing else. It is the floor under catalogd's steady RSS that no catalog content causes.
+ * (cmd/catalogd/run.ts, the control.ts it loads once it serves, and everything they import,
+ * the Kubernetes client included) and does nothing else. It is the floor under catalogd's steady RSS that no catalog content causes.
  * Also reports the same process before the import (node itself plus the IPC channel).
  */
 import { runChild, toParent } from '../lib/child.ts';
@@ -20,7 +20,7 @@ async function settled(): Promise<ReturnType<typeof procMemory>> {
 
 runChild(async () => {
   const empty = await settled();
-  await import('../../cmd/catalogd/run.ts');
+  await Promise.all([import('../../cmd/catalogd/run.ts'), import('../../cmd/catalogd/control.ts')]);
   const loaded = await settled();
   toParent({ type: 'result', empty, loaded, heap: process.memoryUsage() });
 });

@@ -5,7 +5,8 @@
  * /metrics by a node:http server (pkg/shared/nodehttp, as the health server), zod and js-yaml in use,
  * and the Kubernetes client modules (pkg/shared/kube, which loads @kubernetes/client-node) imported
  * but not connected. With `modules`, it also imports operator-controller's whole composition
- * root (cmd/operator-controller/run.ts) without running it.
+ * root (cmd/operator-controller/run.ts and control.ts, which run.ts loads once it started its
+ * informers) without running it.
  *
  * The parent reads its memory from /proc and forces collections through the inspector, as it
  * does for operator-controller (bench/lib/inspector.ts). Prints `ready <port>` on stderr.
@@ -29,7 +30,7 @@ collectDefaultMetrics({ register: registry });
 const Doc = z.object({ apiVersion: z.string(), kind: z.string(), metadata: z.object({ name: z.string() }) });
 Doc.parse(load('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: floor\n'));
 await import('../../pkg/shared/kube/index.ts');
-if (kind === 'modules') await import('../../cmd/operator-controller/run.ts');
+if (kind === 'modules') await Promise.all([import('../../cmd/operator-controller/run.ts'), import('../../cmd/operator-controller/control.ts')]);
 
 const server = http.createServer((req, res) => {
   if (req.url !== '/metrics') {

@@ -67,3 +67,18 @@ describe('parseCatalogdOptions: outgoing traffic', () => {
     expect(HELP).toContain('--pull-cas-dir DIR');
   });
 });
+
+describe('parseCatalogdOptions: leader election durations', () => {
+  it("keeps client-go's durations unless a flag sets one; the others stay client-go's", () => {
+    expect(parse([]).leaderElection).toBeUndefined();
+    expect(parse(['--leader-elect-retry-period=3s']).leaderElection).toEqual({
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 3_000,
+    });
+  });
+
+  it('rejects durations that would let two leaders overlap', () => {
+    expect(() => parse(['--leader-elect-lease-duration=10s'])).toThrow('leaseDuration must be greater than renewDeadline');
+  });
+});

@@ -2,14 +2,16 @@
  * catalogd's command-line flags and environment, parsed once into a checked options object.
  * Flag names follow upstream catalogd where the concept is the same.
  */
-import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
+import { type ComponentOptions, parseComponentFlags } from '../shared/component-options.ts';
 import { REGISTRIES_CONF_HELP } from '../shared/registries-conf.ts';
 import { logFlagsHelp } from '../shared/logging.ts';
 import type { DecodeLimits } from '../../pkg/shared/fbc/index.ts';
-import { DEFAULT_INGEST_TIMEOUT_MS } from '../../pkg/catalogd/clustercatalog/index.ts';
+// Files, not the modules' indexes (the reconcilers, the registry client): catalogd parses its
+// flags and serves stored content before it loads those (decision 0097).
+import { DEFAULT_INGEST_TIMEOUT_MS } from '../../pkg/catalogd/clustercatalog/ingest-bounds.ts';
 import { goDuration } from '../../pkg/gocompat/gotext/index.ts';
 import { type ListenAddress, parseDuration, parseListenAddress, parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
-import { CATALOG_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/index.ts';
+import { CATALOG_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/limits.ts';
 import { SERVING_FLAGS, type ServingOptions, servingHelp, servingOptions } from '../shared/serving.ts';
 import { DECODE_LIMIT_FLAGS, IMAGE_LIMIT_FLAGS, decodeLimitHelp, decodeLimitOptions, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 
@@ -54,6 +56,9 @@ Flags:
 ${servingHelp(METRICS_ADDRESS, 'the catalog API over HTTPS, and the metrics server')}  --health-probe-bind-address ADDR  /healthz and /readyz (default :8081)
   --leader-elect[=false]            elect one leader to write status (default true)
   --leader-election-id NAME         Lease name (default catalogd-operator-lock)
+  --leader-elect-lease-duration D   a candidate takes over a Lease unrenewed this long (default 15s)
+  --leader-elect-renew-deadline D   the leader steps down when it could not renew for this long (default 10s)
+  --leader-elect-retry-period D     renewal and candidate retry period (default 2s)
   --global-pull-secret [NS/]NAME    registry credentials Secret (default namespace: the system namespace)
   --insecure-registry HOST[:PORT]   reach this registry over plain HTTP (repeatable)
   --pull-ca-file FILE               extra PEM CA bundle for registries

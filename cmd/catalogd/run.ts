@@ -3,120 +3,58 @@
  * signal aborts. Every replica serves catalog content from its own store and keeps it in sync
  * with the published status; the elected leader also reconciles ClusterCatalogs (pulls,
  * stores, writes status). Losing leadership ends the process, as controller-runtime does.
+ *
+ * A restarted replica serves what its store holds first: this file loads only the store, the
+ * catalog server and their libraries; the control part (control.ts: cluster client, informers,
+ * reconcilers, leader election, health and metrics servers) is loaded once the catalog server
+ * listens (decision 0097).
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { CLUSTER_CATALOG } from '../../pkg/shared/api/index.ts';
-import {
-  CATALOG_CONTROLLER_NAME,
-  CONTENT_SYNC_CONTROLLER_NAME,
-  CATALOGD_REPORTER,
-  ContentSyncReconciler,
-  PollSchedule,
-  catalogReconcileCancels,
-  contentSyncCancels,
-  runGarbageCollector,
-  createCatalogContentMetrics,
-} from '../../pkg/catalogd/clustercatalog/index.ts';
 import { buildCatalogServer } from '../../pkg/catalogd/server/index.ts';
 import { LocalDirStore, createProcessIngest } from '../../pkg/catalogd/storage/index.ts';
-import { Controller, HealthServer, informersSynced, keepingOptions, loadCertificate, watchCertificate } from '../../pkg/shared/controller/index.ts';
-import { createDiskImageCache } from '../../pkg/shared/image/index.ts';
-import { Informer, KubeEventRecorder, type KubeContext, clientListWatch, settlesWithin, stripManagedFields } from '../../pkg/shared/kube/index.ts';
-import { componentImages, connectComponent, runLeading } from '../shared/component.ts';
-import { startMetricsServing } from '../shared/serving.ts';
+// The file, not pkg/shared/controller's index, which control.ts loads after the server listens.
+import { keepingOptions, loadCertificate, watchCertificate } from '../../pkg/shared/controller/certificates.ts';
+import { checkRegistryCertDir } from '../../pkg/shared/nodehttp/index.ts';
+import { saveCompileCache } from '../shared/compile-cache.ts';
+import { componentKubeConfig } from '../shared/component-options.ts';
 import type { CatalogdOptions } from './options.ts';
-import { catalogReconciler } from './reconcilers.ts';
 
 /** Runs catalogd; resolves when `signal` aborts (after a graceful stop) or leadership is lost. */
 export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: AbortSignal): Promise<'stopped' | 'lost-leadership'> {
+  // Credentials and registry certificates are read first: when they are unusable the start
+  // fails, with the same message, before anything listens.
+  const credentials = componentKubeConfig(o);
+  if (o.pullCasDir !== undefined) checkRegistryCertDir(o.pullCasDir);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const kube: KubeContext = await connectComponent(o, 'catalogd');
   const store = new LocalDirStore({ root: join(o.cacheDir, 'catalogs'), ingest: createProcessIngest({ limits: o.decodeLimits }), logger: log });
   await store.open();
   log.info({ catalogs: store.catalogs() }, 'serving stored catalog content');
-  const unpackCache = createDiskImageCache(join(o.cacheDir, 'unpack'));
-  await unpackCache.cleanupTemporary();
-
-  const { images, pullSecret } = componentImages(o, kube.client, log, 'catalogd');
-  const catalogs = new Informer({
-    name: CLUSTER_CATALOG.plural,
-    source: clientListWatch(kube.client, { apiVersion: CLUSTER_CATALOG.apiVersion, kind: CLUSTER_CATALOG.kind }),
-    log,
-    registry,
-    transform: stripManagedFields,
-  });
-
-  const tls = o.tls === undefined ? undefined : loadCertificate(o.tls);
-  // The TLS profile applies to every TLS server, and stays across certificate reloads.
-  const server = buildCatalogServer({ content: store, logger: log, registry, ...(tls === undefined ? {} : { https: { ...tls, ...o.tlsOptions } }) });
-  const stopCertWatch = o.tls === undefined ? () => undefined : watchCertificate(keepingOptions(server, o.tlsOptions), o.tls, log);
-  await server.listen({ host: o.catalogServer.host, port: o.catalogServer.port });
-  log.info({ address: o.catalogServer, tls: o.tls !== undefined, tlsProfile: o.tlsProfile.name }, 'catalog server listening');
-
-  // /metrics: over HTTPS to authorized callers (with a certificate), plain on the probe port only with --insecure-metrics.
-  const health = new HealthServer({ port: o.healthProbe.port, host: o.healthProbe.host, ...(o.insecureMetrics ? { registry } : {}), log });
-  health.addReadinessCheck('informers', informersSynced([catalogs]));
-  await health.start();
-  const metrics = await startMetricsServing(o, { client: kube.client, registry, log });
-
-  const scheme = o.tls === undefined ? 'http' : 'https';
-  const baseURL = (name: string): string => `${scheme}://${o.externalAddress}/catalogs/${name}`;
-  const contentMetrics = createCatalogContentMetrics(registry);
-  const sync = new Controller({
-    name: CONTENT_SYNC_CONTROLLER_NAME,
-    reconciler: new ContentSyncReconciler({ catalogs, images, unpackCache, store, metrics: contentMetrics, log, ingestTimeoutMs: o.ingestTimeoutMs }),
-    log,
-    registry,
-    watches: [{ informer: catalogs, cancels: contentSyncCancels }],
-    concurrency: o.maxConcurrentReconciles,
-    limitRetryFloorMs: o.ingestTimeoutMs,
-  });
-  // Events on ClusterCatalogs (the leader's reconciler), written with catalogd's own identity.
-  const events = new KubeEventRecorder({ client: kube.client, reportingController: CATALOGD_REPORTER, reportingInstance: o.identity, log, registry });
-  const lead = async (leading: AbortSignal): Promise<void> => {
-    const controller = new Controller({
-      name: CATALOG_CONTROLLER_NAME,
-      reconciler: catalogReconciler({
-        client: kube.client,
-        events,
-        images,
-        unpackCache,
-        store,
-        metrics: contentMetrics,
-        baseURL,
-        registry,
-        schedule: new PollSchedule(o.pollMinuteMs === undefined ? {} : { minuteMs: o.pollMinuteMs }),
-        ingestTimeoutMs: o.ingestTimeoutMs,
-        limitRetryFloorMs: o.ingestTimeoutMs,
-      }),
-      log,
+  try {
+    const tls = o.tls === undefined ? undefined : loadCertificate(o.tls);
+    // The TLS profile applies to every TLS server, and stays across certificate reloads.
+    const server = buildCatalogServer({
+      content: store,
+      logger: log,
       registry,
-      watches: [{ informer: catalogs, cancels: catalogReconcileCancels }],
-      // Several workers: a catalog that takes long to pull and store leaves the others theirs.
-      concurrency: o.maxConcurrentReconciles,
-      limitRetryFloorMs: o.ingestTimeoutMs,
+      ...(tls === undefined ? {} : { https: { ...tls, ...o.tlsOptions } }),
     });
-    await controller.run(leading);
-  };
-
-  void catalogs.run(signal);
-  void pullSecret.run(signal);
-  const gc = runGarbageCollector({ catalogs, store, unpackCache, intervalMs: o.gcIntervalMs, log }, signal);
-  const syncing = sync.run(signal);
-  const outcome = await runLeading(o, { client: kube.client, log, registry }, lead, signal);
-
-  await Promise.allSettled([syncing, gc]);
-  // Events are best effort: the last ones get a moment to be written, no more.
-  await settlesWithin(events.settled(), 2000);
-  stopCertWatch();
-  await server.close();
-  await health.stop();
-  await metrics.stop();
-  await store.close();
-  images.close();
-  kube.close();
-  return outcome;
+    const stopCertWatch = o.tls === undefined ? () => undefined : watchCertificate(keepingOptions(server, o.tlsOptions), o.tls, log);
+    try {
+      await server.listen({ host: o.catalogServer.host, port: o.catalogServer.port });
+      log.info({ address: o.catalogServer, tls: o.tls !== undefined, tlsProfile: o.tlsProfile.name }, 'catalog server listening');
+      // Requests that arrive while the control part loads (its modules evaluate on this thread,
+      // zod's the most) are answered once it has loaded.
+      const { runCatalogdControl } = await import('./control.ts');
+      saveCompileCache();
+      return await runCatalogdControl(o, { log, registry, store, credentials }, signal);
+    } finally {
+      stopCertWatch();
+      await server.close();
+    }
+  } finally {
+    await store.close();
+  }
 }

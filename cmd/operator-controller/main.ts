@@ -2,9 +2,21 @@
 /**
  * operator-controller entry point: reads flags and environment, then runs until SIGTERM/SIGINT.
  * Exit codes: 0 after a graceful stop, 1 on a start-up error or lost leadership, 2 on bad flags.
+ * The composition (run.ts) is loaded once the flags are read, with the compile cache in
+ * `--cache-dir` started first (cmd/shared/compile-cache.ts).
  */
+import { saveCompileCache, startCompileCache } from '../shared/compile-cache.ts';
 import { componentMain } from '../shared/main.ts';
 import { HELP, parseOperatorControllerOptions } from './options.ts';
-import { runOperatorController } from './run.ts';
 
-await componentMain({ name: 'operator-controller', help: HELP, parse: parseOperatorControllerOptions, run: runOperatorController });
+await componentMain({
+  name: 'operator-controller',
+  help: HELP,
+  parse: parseOperatorControllerOptions,
+  run: async (options, log, signal) => {
+    startCompileCache(options.cacheDir);
+    const { runOperatorController } = await import('./run.ts');
+    saveCompileCache();
+    return runOperatorController(options, log, signal);
+  },
+});

@@ -2,15 +2,17 @@
  * operator-controller's command-line flags and environment, parsed once into a checked
  * options object. Flag names follow upstream operator-controller where the concept is the same.
  */
-import { type ComponentOptions, parseComponentFlags } from '../shared/component.ts';
+import { type ComponentOptions, parseComponentFlags } from '../shared/component-options.ts';
 import { REGISTRIES_CONF_HELP } from '../shared/registries-conf.ts';
 import { logFlagsHelp } from '../shared/logging.ts';
 import { parseFeatureGates, parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 import { SERVING_FLAGS, type ServingOptions, servingHelp, servingOptions } from '../shared/serving.ts';
-import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/index.ts';
+// Files, not the modules' indexes (the registry client, the reconciler): flag parsing stays
+// light, and operator-controller starts its informers before it loads those (decision 0097).
+import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/limits.ts';
 import { parseClusterVersion, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
-import { parseServiceAccountRef, type ServiceAccountRef } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { parseServiceAccountRef, type ServiceAccountRef } from '../../pkg/operator-controller/clusterextension/installer.ts';
 import { parsePauseAt, type PauseAt } from './test-pause.ts';
 
 /** Feature gates and their defaults (decision 0040 for the two install-mode/config gates). */
@@ -77,6 +79,9 @@ Flags:
 ${servingHelp(METRICS_ADDRESS, 'the metrics server')}  --health-probe-bind-address ADDR  /healthz and /readyz (default :8081)
   --leader-elect[=false]            elect one active replica (default true)
   --leader-election-id NAME         Lease name (default 9c4404e7.operatorframework.io)
+  --leader-elect-lease-duration D   a candidate takes over a Lease unrenewed this long (default 137s)
+  --leader-elect-renew-deadline D   the leader steps down when it could not renew for this long (default 107s)
+  --leader-elect-retry-period D     renewal and candidate retry period (default 26s)
   --global-pull-secret [NS/]NAME    registry credentials Secret (default namespace: the system namespace)
   --insecure-registry HOST[:PORT]   reach this registry over plain HTTP (repeatable)
   --pull-ca-file FILE               extra PEM CA bundle for registries
@@ -91,6 +96,14 @@ ${imageLimitHelp(36, BUNDLE_IMAGE_LIMITS)}  --feature-gates GATES             e.
   --cluster-version X.Y[.Z]         cluster version for the upgrade gate (olm.maxOpenShiftVersion) where the
                                     config.openshift.io ClusterVersion API is not served
 ${logFlagsHelp(36)}${REGISTRIES_CONF_HELP}`;
+
+/**
+ * Upstream operator-controller's leader election durations (its manager options; they follow
+ * OpenShift's conventions for surviving an API server disruption), rather than client-go's
+ * 15 s, 10 s, 2 s: the leader renews every 26 s instead of every 2 s, which at rest is most of
+ * what it does (bench/results/idle.md). A crashed leader is replaced after up to 137 s.
+ */
+const LEADER_ELECTION_DURATIONS = { leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 };
 
 /** Parses argv and env; throws Error with a usage message on bad input. */
 export function parseOperatorControllerOptions(argv: string[], env: NodeJS.ProcessEnv): OperatorControllerOptions | 'help' {
@@ -113,6 +126,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
       ...IMAGE_LIMIT_FLAGS,
     },
     '9c4404e7.operatorframework.io',
+    LEADER_ELECTION_DURATIONS,
   );
   if (parsed === 'help') return 'help';
   const { common, values } = parsed;

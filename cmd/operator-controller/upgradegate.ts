@@ -8,20 +8,28 @@ import type { Registry } from 'prom-client';
 import type { ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
 import type { ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { Controller, stepDurationTimer } from '../../pkg/shared/controller/index.ts';
-import { Informer, clientListWatch, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { Informer, clientListWatch, settlesWithin, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import {
   CLUSTER_VERSION,
   GATE_KEY,
   GateReconciler,
+  CRD_TYPE,
+  OPENSHIFT_CRDS,
   UPGRADE_GATE_NAME,
   clusterVersionStep,
+  crdApiWatch,
+  crdEventMatters,
   conditionsStep,
   deployedStep,
   gateKeys,
   gateMetrics,
   gateRateLimiter,
+  summarizeCrd,
   verdictStep,
 } from '../../pkg/operator-controller/upgradegate/index.ts';
+
+/** How long the first evaluation waits for the CRD informers to list. */
+const CRD_LIST_WAIT_MS = 10_000;
 
 /** What the gate is built from. */
 interface UpgradeGateDeps {
@@ -37,28 +45,46 @@ interface UpgradeGateDeps {
 }
 
 /**
- * Runs the gate until `signal` aborts: a first evaluation once the ClusterExtension informer
- * synced, then on every change that may move the verdict and every resync. Never rejects.
+ * Runs the gate until `signal` aborts: a first evaluation at once, then on every change that
+ * may move the verdict (extensions, ClusterVersion, the OpenShift CRDs) and every resync a step
+ * asked for. Never rejects.
  */
 export function runUpgradeGate(d: UpgradeGateDeps, signal: AbortSignal): Promise<void> {
   const log = d.log.child({ controller: UPGRADE_GATE_NAME });
+  // The OpenShift CRDs, each watched by name: their events say when the APIs come and go.
+  const crds = new Map<string, Informer<KubeObject>>();
+  for (const { crd } of OPENSHIFT_CRDS) {
+    const informer = new Informer({
+      name: crd,
+      source: clientListWatch(d.client, CRD_TYPE, { fieldSelector: `metadata.name=${crd}` }),
+      log,
+      registry: d.registry,
+      transform: summarizeCrd,
+    });
+    informer.addHandler((_type, obj, old) => {
+      if (crdEventMatters(obj, old)) controller.enqueue(GATE_KEY);
+    });
+    crds.set(crd, informer);
+  }
+  const apis = crdApiWatch(crds);
   const reconciler = new GateReconciler({
     steps: [
       clusterVersionStep({
         client: d.client,
         clusterVersion: d.clusterVersion,
+        apis,
         informers: {
-          start: () => {
+          start: (stop) => {
             const informer = new Informer({ name: 'clusterversions', source: clientListWatch(d.client, CLUSTER_VERSION), log, registry: d.registry });
             informer.addHandler(() => controller.enqueue(GATE_KEY));
-            void informer.run(signal);
+            void informer.run(AbortSignal.any([signal, stop]));
             return informer;
           },
         },
       }),
       deployedStep({ releases: d.releases, extensions: d.extensions }),
       verdictStep({ metrics: gateMetrics(d.registry) }),
-      conditionsStep({ client: d.client }),
+      conditionsStep({ client: d.client, apis }),
     ],
     stepTimer: stepDurationTimer(d.registry, UPGRADE_GATE_NAME),
   });
@@ -70,7 +96,18 @@ export function runUpgradeGate(d: UpgradeGateDeps, signal: AbortSignal): Promise
     watches: [{ informer: d.extensions, keys: gateKeys }],
     rateLimiter: gateRateLimiter(),
   });
-  // The first evaluation happens even when no extension exists (no event would queue it).
-  controller.enqueue(GATE_KEY);
+  // Once a CRD informer listed, its presence is known: evaluate (an absent CRD has no event).
+  for (const informer of crds.values()) {
+    void informer.run(signal);
+    informer.waitForSync(signal).then(
+      () => controller.enqueue(GATE_KEY),
+      () => undefined,
+    );
+  }
+  // The first evaluation happens even when no extension exists (no event would queue it), once
+  // the CRDs are listed, so that it knows whether the APIs exist; if they cannot be listed (the
+  // grant missing), after CRD_LIST_WAIT_MS with discovery deciding.
+  const listed = Promise.all([...crds.values()].map((i) => i.waitForSync(signal)));
+  void settlesWithin(listed, CRD_LIST_WAIT_MS).then(() => controller.enqueue(GATE_KEY));
   return controller.run(signal);
 }

@@ -1,134 +1,24 @@
 /**
- * What catalogd and operator-controller share in their flags and composition: the cluster
- * connection, system namespace, health address, leader election, registry access and logging,
- * and running the leader-only part of a component.
+ * What catalogd and operator-controller share in their composition: leader election, registry
+ * access, and running the leader-only part of a component. Their common flags, and the cluster
+ * credentials, are read by component-options.ts.
  */
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { PullSecretCredentials } from '../../pkg/shared/pullsecret/index.ts';
-import { createImageClient, type ImageClient, type ImageLimits, type RegistriesConfPaths } from '../../pkg/shared/image/index.ts';
-import { LeaderElector, connect, type KubeClient, type KubeContext } from '../../pkg/shared/kube/index.ts';
-import { type ProxyEnvironment, type ProxySelector, checkRegistryCertDir, registryCertDir } from '../../pkg/shared/nodehttp/index.ts';
-import { proxySelector, readProxyEnvironment } from './proxy.ts';
-import { type ClusterLocation, type ListenAddress, clusterLocation, parseBool, parseListenAddress, parseSecretRef } from './flags.ts';
-import { registriesConfPaths } from './registries-conf.ts';
-import { LOG_FLAGS, type LogOptions, logOptions } from './logging.ts';
-
-/** Options every component has. */
-export interface ComponentOptions extends ClusterLocation, LogOptions {
-  systemNamespace: string;
-  healthProbe: ListenAddress;
-  leaderElect: boolean;
-  leaderElectionId: string;
-  identity: string;
-  pullSecret: { namespace: string; name: string } | undefined;
-  insecureRegistries: string[];
-  pullCaFile: string | undefined;
-  /** `--pull-cas-dir`: a registry certificate directory (CAs, client certificates), re-read while in use. */
-  pullCasDir?: string | undefined;
-  /**
-   * HTTPS_PROXY/HTTP_PROXY/NO_PROXY of the environment, for registry and catalogd traffic (not
-   * the Kubernetes API); unset: every request goes direct (tests that start components in-process).
-   */
-  proxy?: ProxyEnvironment | undefined;
-  /**
-   * Where registries.conf is read from before each pull (from the environment, see
-   * registries-conf.ts); unset: none is read (tests that start components in-process).
-   */
-  registriesConf?: RegistriesConfPaths | undefined;
-}
-
-/** The `parseArgs` options of the common flags. */
-const COMPONENT_FLAGS = {
-  help: { type: 'boolean', short: 'h' },
-  kubeconfig: { type: 'string' },
-  'system-namespace': { type: 'string' },
-  'health-probe-bind-address': { type: 'string' },
-  'leader-elect': { type: 'string' },
-  'leader-election-id': { type: 'string' },
-  'global-pull-secret': { type: 'string' },
-  'insecure-registry': { type: 'string', multiple: true },
-  'pull-ca-file': { type: 'string' },
-  'pull-cas-dir': { type: 'string' },
-  ...LOG_FLAGS,
-} as const satisfies ParseArgsConfig['options'];
-
-/** Go-style boolean flags: `--leader-elect` (or `--insecure-metrics`) alone means true. */
-function normalizeBoolFlags(argv: readonly string[]): string[] {
-  return argv.map((a) => (a === '--leader-elect' || a === '--insecure-metrics' ? `${a}=true` : a));
-}
-
-/**
- * Parses a component's argv: the common flags plus `flags` (string-valued, the component's own).
- * Returns 'help' for -h/--help; otherwise the common options and the component's flag values.
- * Throws parseArgs' error on an unknown flag or a missing value.
- */
-export function parseComponentFlags<F extends Record<string, { type: 'string' }>>(
-  argv: readonly string[],
-  env: NodeJS.ProcessEnv,
-  flags: F,
-  defaultLeaseName: string,
-): { common: ComponentOptions; values: { [K in keyof F]?: string } } | 'help' {
-  // Typed loosely here: the common flags' values go to componentOptions, the rest are strings.
-  const options: ParseArgsConfig['options'] = { ...COMPONENT_FLAGS, ...flags };
-  const { values } = parseArgs({ args: normalizeBoolFlags(argv), strict: true, options });
-  if (values['help'] === true) return 'help';
-  return {
-    common: componentOptions(values as Parameters<typeof componentOptions>[0], env, defaultLeaseName),
-    values: values as { [K in keyof F]?: string },
-  };
-}
-
-/** The common options from parsed flag values and the environment; `leaderElectionId` is the component's default Lease name. */
-function componentOptions(
-  values: { [K in keyof typeof COMPONENT_FLAGS]?: (typeof COMPONENT_FLAGS)[K] extends { multiple: true } ? string[] : string | boolean },
-  env: NodeJS.ProcessEnv,
-  defaultLeaseName: string,
-): ComponentOptions {
-  const str = (k: keyof typeof COMPONENT_FLAGS): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
-  const ns = str('system-namespace') ?? env.POD_NAMESPACE ?? 'olmv1-system';
-  return {
-    ...clusterLocation(str('kubeconfig'), env),
-    systemNamespace: ns,
-    healthProbe: parseListenAddress(str('health-probe-bind-address') ?? ':8081'),
-    leaderElect: parseBool('--leader-elect', str('leader-elect') ?? 'true'),
-    leaderElectionId: str('leader-election-id') ?? defaultLeaseName,
-    identity: env.POD_NAME ?? `${hostname()}_${process.pid}`,
-    pullSecret: parseSecretRef('--global-pull-secret', str('global-pull-secret'), ns),
-    insecureRegistries: Array.isArray(values['insecure-registry']) ? values['insecure-registry'] : [],
-    pullCaFile: str('pull-ca-file'),
-    pullCasDir: str('pull-cas-dir'),
-    proxy: readProxyEnvironment(env),
-    ...logOptions({
-      'log-level': str('log-level'),
-      'log-format': str('log-format'),
-      'zap-log-level': str('zap-log-level'),
-      'zap-encoder': str('zap-encoder'),
-      'zap-time-encoding': str('zap-time-encoding'),
-    }),
-    registriesConf: registriesConfPaths(env),
-  };
-}
-
-/** Connects to the cluster the options name, as `userAgent`. */
-export function connectComponent(o: ClusterLocation, userAgent: string): Promise<KubeContext> {
-  return connect(
-    o.kubeconfig !== undefined
-      ? { kind: 'file', path: o.kubeconfig }
-      : { kind: 'inCluster', host: o.inCluster?.host ?? '', port: o.inCluster?.port ?? '443' },
-    { userAgent },
-  );
-}
+import { createImageClient, type ImageClient, type ImageLimits } from '../../pkg/shared/image/index.ts';
+import { LeaderElector, type KubeClient } from '../../pkg/shared/kube/index.ts';
+import { type ProxySelector, checkRegistryCertDir, registryCertDir } from '../../pkg/shared/nodehttp/index.ts';
+import type { ComponentOptions } from './component-options.ts';
+import { proxySelector } from './proxy.ts';
 
 /**
  * Runs `lead` while this replica leads (with leader election) or until `signal` aborts
  * (without). Resolves 'lost-leadership' when an elected leader lost its Lease.
  */
 export async function runLeading(
-  o: Pick<ComponentOptions, 'leaderElect' | 'systemNamespace' | 'leaderElectionId' | 'identity'>,
+  o: Pick<ComponentOptions, 'leaderElect' | 'systemNamespace' | 'leaderElectionId' | 'identity' | 'leaderElection'>,
   deps: { client: KubeClient; log: Logger; registry: Registry },
   lead: (leading: AbortSignal) => Promise<void>,
   signal: AbortSignal,
@@ -142,6 +32,7 @@ export async function runLeading(
     namespace: o.systemNamespace,
     name: o.leaderElectionId,
     identity: o.identity,
+    ...(o.leaderElection ?? {}),
     log: deps.log,
     registry: deps.registry,
     onStartedLeading: lead,

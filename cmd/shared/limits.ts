@@ -4,7 +4,8 @@
  * that pull images (pkg/shared/image ImageLimits; each with its own defaults).
  */
 import type { ParseArgsConfig } from 'node:util';
-import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from '../../pkg/shared/fbc/index.ts';
+// The limits' file, not pkg/shared/fbc's index (the decoder): flag parsing stays light (decision 0097).
+import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from '../../pkg/shared/fbc/limits.ts';
 import type { ImageLimits } from '../../pkg/shared/image/index.ts';
 import { parseByteSize } from './flags.ts';
 

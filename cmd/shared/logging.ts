@@ -6,8 +6,10 @@
  * upstream's Deployment arguments keep working.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { prettyFactory } from 'pino-pretty';
-import { logErrorSerializer } from '../../pkg/shared/controller/index.ts';
+import { createRequire } from 'node:module';
+// The serializer's file, not pkg/shared/controller's index: that loads the controllers, the
+// cluster client and prom-client, which a component loads later or not at all (decision 0097).
+import { logErrorSerializer } from '../../pkg/shared/controller/log-error.ts';
 
 /** `--log-format`: `json` (default, as upstream's zap production config) or `text`. */
 type LogFormat = 'json' | 'text';
@@ -117,6 +119,8 @@ export function componentLogger(name: string, options: LogOptions, destination?:
   if (options.logFormat === 'json') return pino({ ...config, timestamp: timestamp(options.logTimeEncoding) }, out);
   // prettyFactory, not pino-pretty's stream: the stream learns `err` from pino's configuration
   // message and prints errors over several lines, which would break one line per record.
+  // Loaded only for the text format (about 30 modules; JSON is the default).
+  const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
   const pretty = prettyFactory({
     colorize: false,
     singleLine: true,

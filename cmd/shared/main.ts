@@ -4,7 +4,8 @@
  * 1 on a start-up error or lost leadership, 2 on bad flags (with the usage on stderr).
  */
 import type { Logger } from 'pino';
-import { wireShutdownSignals } from '../../pkg/shared/controller/index.ts';
+// The file, not pkg/shared/controller's index, which an entry loads later (decision 0097).
+import { wireShutdownSignals } from '../../pkg/shared/controller/shutdown.ts';
 import { type LogOptions, componentLogger } from './logging.ts';
 
 /** What differs between the components' entry points. */

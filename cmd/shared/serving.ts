@@ -9,13 +9,11 @@
  * endpoint (a warning says so), and `--metrics-bind-address` without them is an error.
  * `--insecure-metrics` adds `/metrics` on the health probe address over plain HTTP without
  * authentication, for the local stack and tests, where nothing else can reach that address
- * (decision 0068).
+ * (decision 0068). The metrics server itself is started by metrics-serving.ts, loaded only
+ * by what runs it, so that parsing these flags loads no server or client (decision 0097).
  */
 import { getCiphers, createSecureContext } from 'node:tls';
-import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
-import { MetricsAuth, MetricsServer, type CertificatePaths, loadCertificate, watchCertificate } from '../../pkg/shared/controller/index.ts';
-import { canI, reviewToken, type KubeClient } from '../../pkg/shared/kube/index.ts';
+import type { CertificatePaths } from '../../pkg/shared/controller/index.ts';
 import {
   type ProfileContextOptions,
   type TlsCapabilities,
@@ -113,44 +111,4 @@ export function servingHelp(defaultMetricsAddress: string, certUse: string): str
   --insecure-metrics[=true]         also serve /metrics on the health probe address over plain HTTP without
                                     authentication: local stacks and tests only (default false)
 `;
-}
-
-/**
- * Starts what the options ask for: the HTTPS metrics server (its certificate watched and
- * reloaded), or nothing with a warning when no certificate was given. Resolves a stop function.
- * Throws when the certificate does not load or the address cannot be bound.
- */
-export async function startMetricsServing(
-  o: ServingOptions,
-  deps: { client: KubeClient; registry: Registry; log: Logger },
-): Promise<{ port: number | undefined; stop: () => Promise<void> }> {
-  const log = deps.log.child({ server: 'metrics' });
-  if (o.metrics === undefined) {
-    if (!o.insecureMetrics)
-      log.warn({}, 'WARNING: Metrics Server is disabled. Metrics will not be served since the TLS certificate and key file are not provided.');
-    return { port: undefined, stop: async () => undefined };
-  }
-  const paths = o.tls as CertificatePaths;
-  const server = new MetricsServer({
-    port: o.metrics.port,
-    host: o.metrics.host,
-    registry: deps.registry,
-    log,
-    tls: { ...loadCertificate(paths), ...o.tlsOptions },
-    auth: new MetricsAuth({
-      authenticate: (token, signal) => reviewToken(deps.client, token, { signal }),
-      authorize: async (subject, access, signal) => (await canI(deps.client, subject, [access], { signal }))[0] ?? { allowed: false, reason: '' },
-      log,
-    }),
-  });
-  await server.start();
-  const stopWatch = watchCertificate(server, paths, log);
-  log.info({ address: o.metrics, tlsProfile: o.tlsProfile.name }, 'secure metrics server listening');
-  return {
-    port: server.port,
-    stop: async () => {
-      stopWatch();
-      await server.stop();
-    },
-  };
 }

@@ -25,7 +25,7 @@ import {
   type ExtensionStack,
 } from '../support/extensions.ts';
 import { installOpenShiftKinds } from '../support/olm-config.ts';
-import { startOperatorController } from '../support/operator-controller.ts';
+import { readMetric } from '../support/operator-controller.ts';
 import { createKubeconfigLookup } from '../../cmd/olmv1/cluster-access.ts';
 import { runStatus } from '../../cmd/olmv1/status.ts';
 import { StatusReport } from '../../cmd/olmv1/status-report.ts';
@@ -187,8 +187,6 @@ afterAll(async () => {
     const kubectl = (...args: string[]) => exec(stack.cp.kubectl, ['--kubeconfig', stack.cp.kubeconfigPath, ...args]);
     await kubectl('delete', '--ignore-not-found', '-f', FIXTURES).catch(() => undefined);
   }
-  // The restarted operator-controller is not the one stack.stop() knows.
-  await stack?.controller.destroy();
   await stack?.stop();
 });
 
@@ -220,12 +218,19 @@ describe('without the OpenShift APIs (--cluster-version 4.18)', () => {
     expect(earlier.code).toBe(0);
     expect(earlier.stdout).toContain('cluster upgrade to 4.18: allowed');
   });
+
+  it('schedules no periodic re-evaluation: it would only ask discovery for APIs its CRD watch says are absent', async () => {
+    const gate = { controller: 'upgrade-gate' };
+    expect(await readMetric(stack.controller.healthUrl, 'controller_runtime_reconcile_total', { ...gate, result: 'success' })).toBeGreaterThan(0);
+    expect(await readMetric(stack.controller.healthUrl, 'controller_runtime_reconcile_total', { ...gate, result: 'requeue_after' })).toBe(0);
+  });
 });
 
-describe('with the OpenShift APIs', () => {
+describe('with the OpenShift APIs, installed while operator-controller runs', () => {
   beforeAll(async () => {
+    // operator-controller keeps running (with --cluster-version 4.18): its gate watches the
+    // OpenShift CRDs and notices them appearing, with no restart and no discovery poll.
     await installOpenShiftKinds(stack.cp, client);
-    await setClusterVersion('4.17.5');
     const olm = await client.create({
       apiVersion: OLM.apiVersion,
       kind: OLM.kind,
@@ -246,15 +251,17 @@ describe('with the OpenShift APIs', () => {
         versions: [{ name: 'operator', version: '4.17.5' }],
       },
     });
-    // The gate discovers the APIs when it starts leading: restart operator-controller without --cluster-version.
-    await stack.controller.destroy();
-    stack.controller = await startOperatorController(stack.cp);
+    // The ClusterVersion's desired version, set last, takes over from --cluster-version.
+    await setClusterVersion('4.17.5');
   });
 
   it('4.17 and a maximum of 4.18: Upgradeable, other ClusterOperator conditions untouched', async () => {
     await install('a', '1.0.0');
-    await waitUntil('OLM condition is True', async () =>
-      (await conditions(OLM)).some((c) => c.type === 'InstalledOLMOperatorsUpgradeable' && c.status === 'True'),
+    // Well within the gate's 60 s resync: the CRD and ClusterVersion watches brought the change.
+    await waitUntil(
+      'OLM condition is True',
+      async () => (await conditions(OLM)).some((c) => c.type === 'InstalledOLMOperatorsUpgradeable' && c.status === 'True'),
+      30_000,
     );
     expect(await conditions(OLM)).toEqual(upgradeable('True', '', ''));
     await waitUntil('ClusterOperator Upgradeable', async () => (await conditions(CO)).some((c) => c.type === 'Upgradeable'));
@@ -398,5 +405,21 @@ describe('with the OpenShift APIs', () => {
     const docs = out.split('---\n').map((d) => StatusReport.parse(JSON.parse(d)));
     expect(docs[0]?.cluster.currentVersion).toBe('4.18');
     expect(docs.at(-1)?.cluster.currentVersion).toBe('4.17');
+  });
+
+  it('notices the APIs going: the verdict falls back to --cluster-version', async () => {
+    const kubectl = (...args: string[]) => exec(stack.cp.kubectl, ['--kubeconfig', stack.cp.kubeconfigPath, ...args]);
+    await setClusterVersion('4.17.9');
+    await waitUntil(
+      'judged against 4.17',
+      async () => (await metric('olmv1_cluster_upgradeable'))?.startsWith('olmv1_cluster_upgradeable{next="4.18"}') === true,
+    );
+    await kubectl('delete', '--wait=true', '-f', FIXTURES);
+    // Within the resync period: the CRD watch and the ClusterVersion informer's delete bring it.
+    await waitUntil(
+      'judged against --cluster-version 4.18',
+      async () => (await metric('olmv1_cluster_upgradeable'))?.startsWith('olmv1_cluster_upgradeable{next="4.19"}') === true,
+      30_000,
+    );
   });
 });

@@ -118,7 +118,16 @@ async function controller(name: string, o: { pauseAt?: string[]; lease?: string 
     reaper,
     pauseAt: o.pauseAt ?? [],
     args: [
-      ...(o.lease === undefined ? ['--leader-elect=false'] : ['--leader-elect=true', `--leader-election-id=${o.lease}`]),
+      // client-go's durations: the hand-over waits for the crashed leader's Lease to expire.
+      ...(o.lease === undefined
+        ? ['--leader-elect=false']
+        : [
+            '--leader-elect=true',
+            `--leader-election-id=${o.lease}`,
+            '--leader-elect-lease-duration=15s',
+            '--leader-elect-renew-deadline=10s',
+            '--leader-elect-retry-period=2s',
+          ]),
       '--max-concurrent-reconciles=64',
     ],
   });

@@ -135,7 +135,7 @@ async function renderBundle(ports: RenderPorts, state: ExtensionState): Promise<
   const labelled: (KubeObject | undefined)[] = withOwnerLabels(rendered.value, state.name);
   // Only the CSV is read after this (the release record's properties, steps-apply.ts), and the
   // rendered objects share the parsed manifests: let go of them, so that each can be collected
-  // once its pruned copy is made, rather than holding the bundle twice (decision 0097).
+  // once its pruned copy is made, rather than holding the bundle twice (decision 0098).
   rendered.value.length = 0;
   state.bundle = { ...state.bundle, crds: [], others: [] };
   for (let i = 0; i < labelled.length; i++) {

@@ -6,6 +6,7 @@ import { Controller, type ReconcileContext } from '../../shared/controller/index
 import { ApiError, Informer, NoKindMatchError, type KubeObject, type ListWatchSource } from '../../shared/kube/index.ts';
 import type { Release } from '../release/index.ts';
 import { DEFAULT_GATE_RESYNC_MS, GATE_KEY, GateReconciler, UPGRADE_GATE_NAME, affectsGate, gateKeys, gateRateLimiter } from './controller.ts';
+import type { ApiWatch } from './apis.ts';
 import { gateMetrics } from './metrics.ts';
 import {
   clusterVersionStep,
@@ -88,7 +89,7 @@ const named = (name: string, status: object): KubeObject => ({ ...ext(status, `u
 function assemble(
   extensions: () => Array<Readonly<KubeObject>>,
   records: Map<string, Release | Error>,
-  o: { version?: ClusterMinor | null; discovery?: () => Promise<never>; extraStep?: Step<GateState>; resyncMs?: number } = {},
+  o: { version?: ClusterMinor | null; discovery?: () => Promise<never>; extraStep?: Step<GateState>; resyncMs?: number; apis?: ApiWatch } = {},
 ) {
   const reads: string[] = [];
   const logged: string[] = [];
@@ -115,10 +116,11 @@ function assemble(
         client,
         clusterVersion: o.version === null ? undefined : (o.version ?? (cluster.ok ? cluster.value : undefined)),
         informers: { start: () => ({ hasSynced: true, get: () => undefined }) },
+        ...(o.apis === undefined ? {} : { apis: o.apis }),
       }),
       deployedStep({ releases, extensions: { list: extensions } }),
       verdictStep({ metrics: gateMetrics(registry) }),
-      conditionsStep({ client }),
+      conditionsStep({ client, ...(o.apis === undefined ? {} : { apis: o.apis }) }),
       ...(o.extraStep === undefined ? [] : [o.extraStep]),
     ],
     ...(o.resyncMs === undefined ? {} : { resyncMs: o.resyncMs }),
@@ -144,6 +146,22 @@ describe('GateReconciler assembled from the steps', () => {
     expect(await gauge(registry, 'olmv1_cluster_upgradeable')).toEqual([{ labels: { next: '4.19' }, value: 0 }]);
     expect(await gauge(registry, 'olmv1_cluster_upgrade_blockers')).toEqual([{ labels: { next: '4.19' }, value: 1 }]);
     expect(await gauge(registry, 'olmv1_cluster_upgrade_metadata_errors')).toEqual([{ labels: { next: '4.19' }, value: 0 }]);
+  });
+
+  it('asks for no resync where the CRD watch says the OpenShift APIs are absent, nor asks discovery', async () => {
+    const records = new Map<string, Release | Error>([['a', release('a', 'a.v1', '4.18')]]);
+    const discovery = (): Promise<never> => Promise.reject(new Error('discovery must not be asked'));
+    const { reconciler, ctx } = assemble(() => [named('a', installed('a.v1'))], records, { discovery, apis: { presence: () => 'absent' } });
+    expect(await reconciler.reconcile(GATE_KEY, ctx())).toBeUndefined();
+    expect(reconciler.lastVerdict).toMatchObject({ upgradeable: false });
+    const { reconciler: none, ctx: noneCtx } = assemble(() => [], new Map(), { version: null, discovery, apis: { presence: () => 'absent' } });
+    expect(await none.reconcile(GATE_KEY, noneCtx())).toBeUndefined();
+  });
+
+  it('retries with the rate limiter while an established CRD is not in discovery yet', async () => {
+    const { reconciler, ctx } = assemble(() => [], new Map(), { apis: { presence: () => 'established' } });
+    expect(await reconciler.reconcile(GATE_KEY, ctx())).toEqual({ requeue: true });
+    expect(reconciler.lastVerdict?.upgradeable).toBe(true);
   });
 
   it('re-reads only the extensions whose install changed between reconciles', async () => {

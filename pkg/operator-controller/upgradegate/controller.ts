@@ -8,11 +8,15 @@
  * It runs on the shared Controller (pkg/shared/controller) over one fixed key, GATE_KEY: the
  * verdict is about the whole cluster, not about one object. ClusterExtension adds, deletes and
  * updates that change what is installed (a deploy always ends with a status update, so a new
- * release is seen that way; see affectsGate) and any ClusterVersion event queue that key; the
- * workqueue coalesces them (a key queued while queued is reconciled once, and one queued while
- * reconciling is reconciled once more after). A successful evaluation asks to run again after
- * the resync period, which catches APIs installed later. A failed one is retried with the
- * controller's rate limiter (gateRateLimiter).
+ * release is seen that way; see affectsGate), any ClusterVersion event and any event of the
+ * OpenShift CRDs (apis.ts: the APIs appearing or going) queue that key; the workqueue coalesces
+ * them (a key queued while queued is reconciled once, and one queued while reconciling is
+ * reconciled once more after). A successful evaluation runs again after the resync period only
+ * when a step asked for it (GateState `resync`: conditions written to objects another
+ * controller may change, or an API whose CRD is not watched); at rest without the OpenShift
+ * APIs the gate costs nothing. One that found an API's CRD established before discovery
+ * listed it (`pending`), and a failed one, are retried with the controller's rate limiter
+ * (gateRateLimiter).
  *
  * An evaluation is the step list of steps.ts; the "deployed" step reads the release records
  * only of extensions whose install changed since they were last read. Reading every
@@ -72,7 +76,8 @@ interface GateReconcilerConfig {
 
 /**
  * Runs the steps for any key (the gate has one, GATE_KEY). A success asks for the next
- * evaluation after `resyncMs`. A failure is logged when it starts and when its message
+ * evaluation after `resyncMs` when a step set `resync`, after the retry delay when one set
+ * `pending`, and for none otherwise. A failure is logged when it starts and when its message
  * changes, not at every retry, and returns `requeue` so that the controller's rate limiter
  * spaces the retries without logging each as a reconciler error; a programming error (isPanic)
  * is rethrown for the controller to count. A failure because the controller is stopping is
@@ -104,6 +109,7 @@ export class GateReconciler implements Reconciler {
     }
     this.#warned.clear('evaluate');
     this.#lastVerdict = state.verdict;
-    return { requeueAfterMs: this.#c.resyncMs ?? DEFAULT_GATE_RESYNC_MS };
+    if (state.pending === true) return { requeue: true };
+    return state.resync === true ? { requeueAfterMs: this.#c.resyncMs ?? DEFAULT_GATE_RESYNC_MS } : undefined;
   }
 }

@@ -9,3 +9,4 @@ export { GATE_KEY, GateReconciler, UPGRADE_GATE_NAME, gateKeys, gateRateLimiter 
 export { clusterVersionStep, conditionsStep, deployedStep, verdictStep } from './steps.ts';
 export { gateMetrics } from './metrics.ts';
 export { CLUSTER_VERSION } from './openshift.ts';
+export { CRD_TYPE, OPENSHIFT_CRDS, crdApiWatch, crdEventMatters, summarizeCrd } from './apis.ts';

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseClusterVersion, type ClusterMinor, type DeployedExtension, type GateVerdict } from '../gating/index.ts';
 import { ApiError, NoKindMatchError, type KubeObject } from '../../shared/kube/index.ts';
 import type { Release } from '../release/index.ts';
+import type { ApiPresence, ApiWatch } from './apis.ts';
 import type { GateMetrics } from './metrics.ts';
 import { CLUSTER_VERSION, OLM_CLUSTER_OPERATOR, OLM_OPERATOR } from './openshift.ts';
 import {
@@ -80,7 +81,7 @@ describe('clusterVersionStep', () => {
         },
       },
     } satisfies ClusterVersionStepPorts;
-    return { step: clusterVersionStep(ports), calls };
+    return { step: clusterVersionStep(ports), calls, ports };
   }
 
   it.each([
@@ -148,6 +149,68 @@ describe('clusterVersionStep', () => {
     const { step, calls } = setup({ object: clusterVersionObject('4.19.0'), synced: true });
     await step.run(newState().state);
     expect(calls).toEqual({ started: 1, gets: 0 });
+  });
+
+  /** An ApiWatch whose every kind has `presence` (changed through the returned box). */
+  const watch = (presence: ApiPresence): { box: { presence: ApiPresence }; apis: ApiWatch } => {
+    const box = { presence };
+    return { box, apis: { presence: () => box.presence } };
+  };
+
+  it('asks discovery nothing while the CRD watch says the API is absent, and needs no resync', async () => {
+    const { apis } = watch('absent');
+    const discovery = (): Promise<ResourceInfo> => Promise.reject(new Error('discovery must not be asked'));
+    const step = clusterVersionStep({ ...setup({ flag: minor('4.18'), discovery }).ports, apis });
+    const { state } = newState();
+    await step.run(state);
+    expect(state.current).toEqual(minor('4.18'));
+    expect(state.resync).toBeUndefined();
+    expect(state.pending).toBeUndefined();
+  });
+
+  it('asks for a resync while the API presence is unknown (CRDs not watched, or not yet listed)', async () => {
+    const { apis } = watch('unknown');
+    const { state } = newState();
+    await clusterVersionStep({ ...setup({ flag: minor('4.18') }).ports, apis }).run(state);
+    expect(state.resync).toBe(true);
+  });
+
+  it('an established CRD that discovery does not list yet makes the evaluation pending', async () => {
+    const { apis } = watch('established');
+    const { state } = newState();
+    await clusterVersionStep({ ...setup({ flag: minor('4.18') }).ports, apis }).run(state);
+    expect(state.pending).toBe(true);
+    expect(state.current).toEqual(minor('4.18'));
+  });
+
+  it('stops the ClusterVersion informer when the API goes, and starts a new one when it comes back', async () => {
+    const { box, apis } = watch('established');
+    const stops: AbortSignal[] = [];
+    const base = setup({ object: clusterVersionObject('4.19.0'), flag: minor('4.17') });
+    const step = clusterVersionStep({
+      ...base.ports,
+      apis,
+      informers: {
+        start: (stop) => {
+          stops.push(stop);
+          return base.ports.informers.start();
+        },
+      },
+    });
+    const first = newState();
+    await step.run(first.state);
+    expect(first.state.current).toEqual(minor('4.19'));
+    box.presence = 'absent';
+    const gone = newState();
+    await step.run(gone.state);
+    expect(gone.state.current).toEqual(minor('4.17'));
+    expect(stops.map((s) => s.aborted)).toEqual([true]);
+    expect(messages(gone.logged)).toContain('ClusterVersion is no longer served');
+    box.presence = 'established';
+    const back = newState();
+    await step.run(back.state);
+    expect(back.state.current).toEqual(minor('4.19'));
+    expect(stops.map((s) => s.aborted)).toEqual([true, false]);
   });
 
   it('fails when discovery fails for another reason than a kind not served', async () => {
@@ -421,6 +484,30 @@ describe('conditionsStep', () => {
     await step.run(newState({ verdict: allowed }).state);
     expect(writes).toEqual([OLM_OPERATOR.kind, OLM_CLUSTER_OPERATOR.kind]);
     expect(conditions(objects.get(OLM_CLUSTER_OPERATOR.kind))).toEqual([{ type: 'Upgradeable', status: 'True', reason: 'AsExpected' }]);
+  });
+
+  it('reads nothing for kinds the CRD watch says are absent (no resync), and asks for a resync where they may be served', async () => {
+    const objects = openshift();
+    const reads: string[] = [];
+    const { step, writes } = setup(objects);
+    const watched = conditionsStep({
+      client: {
+        get: (ref) => {
+          reads.push(ref.kind);
+          return Promise.reject(new Error('not read'));
+        },
+        updateStatus: () => Promise.reject(new Error('not written')),
+      },
+      apis: { presence: () => 'absent' },
+    });
+    const none = newState({ verdict: blocked });
+    await watched.run(none.state);
+    expect(reads).toEqual([]);
+    expect(none.state.resync).toBeUndefined();
+    const present = newState({ verdict: blocked });
+    await step.run(present.state);
+    expect(writes).toEqual([OLM_OPERATOR.kind, OLM_CLUSTER_OPERATOR.kind]);
+    expect(present.state.resync).toBe(true);
   });
 
   it('sets the ClusterOperator from the verdict alone when the OLM object is absent', async () => {

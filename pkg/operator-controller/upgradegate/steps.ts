@@ -29,6 +29,7 @@ import { errorMessage } from '../../shared/errors/index.ts';
 import type { Informer, KubeClient, KubeObject } from '../../shared/kube/index.ts';
 import { LogOnChange } from '../../shared/logchange/index.ts';
 import { deployedRelease, type ReleaseStore } from '../release/index.ts';
+import type { ApiWatch } from './apis.ts';
 import type { GateMetrics } from './metrics.ts';
 import { CLUSTER_VERSION, OLM_CLUSTER_OPERATOR, OLM_OPERATOR, desiredVersion, served, setCondition } from './openshift.ts';
 
@@ -48,6 +49,17 @@ export interface GateState {
   extra: string[];
   /** The verdict (step "verdict"); undefined when there is no cluster version to judge against. */
   verdict?: GateVerdict | undefined;
+  /**
+   * Set by a step that found a kind's CRD established but the kind not yet in discovery (which
+   * follows the CRD by a moment): the evaluation is repeated after the retry delay.
+   */
+  pending?: boolean;
+  /**
+   * Set by a step that cannot rely on events to be run again: an OpenShift API whose presence is
+   * unknown (its CRD not watched) or a condition written to an object of another controller,
+   * which may overwrite it. The evaluation is repeated after the resync period.
+   */
+  resync?: boolean;
 }
 
 /** The state an evaluation starts from. */
@@ -62,9 +74,10 @@ export type ClusterVersionCache = Pick<Informer<KubeObject>, 'hasSynced' | 'get'
 interface ClusterVersionInformers {
   /**
    * Starts an informer over ClusterVersion whose every event queues an evaluation, and returns
-   * it. Called once, the first time the API is seen served; runs until the gate stops.
+   * it. Called when the API is seen served; runs until the gate stops or `stop` aborts (the
+   * API went away).
    */
-  start(): ClusterVersionCache;
+  start(stop: AbortSignal): ClusterVersionCache;
 }
 
 /** Ports of clusterVersionStep. */
@@ -74,23 +87,40 @@ export interface ClusterVersionStepPorts {
   /** `--cluster-version`: used when ClusterVersion is not served, has no desired version or one that does not parse. */
   clusterVersion: ClusterMinor | undefined;
   informers: ClusterVersionInformers;
+  /** The CRD watch; undefined: not watched, discovery alone tells (asked at every evaluation). */
+  apis?: ApiWatch;
 }
 
 /**
  * Step "cluster-version": sets `current` from ClusterVersion's desired version when it is
  * served and parses, else from `--cluster-version`; leaves it undefined (and warns) when
- * neither gives one. Starts the ClusterVersion informer the first time the API is served, so
- * version changes queue the gate; reads go to its cache once synced. Discovery failures
- * other than "not served" throw.
+ * neither gives one. Starts the ClusterVersion informer when the API is served, so version
+ * changes queue the gate, and stops it when the CRD watch sees the API gone; reads go to its
+ * cache once synced. Discovery is asked only while the CRD watch does not say the API is
+ * absent. Discovery failures other than "not served" throw.
  */
 export function clusterVersionStep(ports: ClusterVersionStepPorts): Step<GateState> {
   let cache: ClusterVersionCache | undefined;
+  let stopInformer: AbortController | undefined;
   const warned = new LogOnChange();
 
   async function clusterVersionObject(state: GateState): Promise<Readonly<KubeObject> | undefined> {
+    const presence = ports.apis?.presence(CLUSTER_VERSION) ?? 'unknown';
+    if (presence === 'absent') {
+      if (cache !== undefined) state.log.info('ClusterVersion is no longer served');
+      stopInformer?.abort(new Error('ClusterVersion is no longer served'));
+      cache = undefined;
+      stopInformer = undefined;
+      return undefined;
+    }
+    if (presence === 'unknown') state.resync = true;
     if (cache === undefined) {
-      if (!(await served(ports.client, CLUSTER_VERSION, state.signal))) return undefined;
-      cache = ports.informers.start();
+      if (!(await served(ports.client, CLUSTER_VERSION, state.signal))) {
+        if (presence === 'established') state.pending = true;
+        return undefined;
+      }
+      stopInformer = new AbortController();
+      cache = ports.informers.start(stopInformer.signal);
       state.log.info('ClusterVersion is served: the cluster version comes from it');
     }
     if (!cache.hasSynced) return ports.client.get(CLUSTER_VERSION, { signal: state.signal }).catch(() => undefined);
@@ -210,6 +240,8 @@ export interface ConditionsStepPorts {
   client: Pick<KubeClient, 'get' | 'updateStatus'>;
   /** Clock of condition transition times (default: the system clock). */
   now?: () => Date;
+  /** The CRD watch; undefined: not watched, each write finds out through discovery. */
+  apis?: ApiWatch;
 }
 
 /**
@@ -225,7 +257,7 @@ export function conditionsStep(ports: ConditionsStepPorts): Step<GateState> {
       if (state.verdict === undefined) return undefined;
       const condition = olmUpgradeableCondition(state.verdict);
       const opts = { fieldManager: GATING_FIELD_MANAGER, signal: state.signal, ...(ports.now === undefined ? {} : { now: ports.now }) };
-      const olm = await setCondition(ports.client, OLM_OPERATOR, condition, opts);
+      const olm = await setConditionWhereServed(ports, OLM_OPERATOR, condition, opts, state);
       // The union covers every *Upgradeable condition of the OLM operator, ours included.
       const inputs: GateCondition[] =
         olm.outcome === 'absent'
@@ -236,7 +268,7 @@ export function conditionsStep(ports: ConditionsStepPorts): Step<GateState> {
               reason: c.reason ?? '',
               message: c.message ?? '',
             }));
-      const co = await setCondition(ports.client, OLM_CLUSTER_OPERATOR, clusterOperatorUpgradeable(inputs), opts);
+      const co = await setConditionWhereServed(ports, OLM_CLUSTER_OPERATOR, clusterOperatorUpgradeable(inputs), opts, state);
       if (olm.outcome === 'updated' || co.outcome === 'updated') {
         state.log.info(
           { olm: olm.outcome, clusterOperator: co.outcome, status: condition.status, reason: condition.reason },
@@ -246,6 +278,24 @@ export function conditionsStep(ports: ConditionsStepPorts): Step<GateState> {
       return undefined;
     },
   };
+}
+
+/**
+ * setCondition, unless the CRD watch says the kind is absent (then 'absent' without a request).
+ * Otherwise flags the evaluation for a resync: another controller may overwrite the conditions,
+ * or create the object later, and neither is watched.
+ */
+async function setConditionWhereServed(
+  ports: ConditionsStepPorts,
+  ref: { apiVersion: string; kind: string; name: string },
+  condition: GateCondition,
+  opts: Parameters<typeof setCondition>[3],
+  state: GateState,
+): ReturnType<typeof setCondition> {
+  const presence = ports.apis?.presence(ref) ?? 'unknown';
+  if (presence === 'absent') return { outcome: 'absent', conditions: [] };
+  state.resync = true;
+  return setCondition(ports.client, ref, condition, opts);
 }
 
 /**

@@ -154,6 +154,10 @@ describe('WorkQueue', () => {
     expect(await metricValue(registry, 'workqueue_longest_running_processor_seconds')).toBeCloseTo(1.5, 1);
     expect(await metricValue(registry, 'workqueue_unfinished_work_seconds')).toBeCloseTo(1.5, 1);
     q.done('a');
+    // Nothing in flight: the gauges read 0 and no refresh timer is left running.
+    expect(await metricValue(registry, 'workqueue_longest_running_processor_seconds')).toBe(0);
+    expect(await metricValue(registry, 'workqueue_unfinished_work_seconds')).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
     q.addRateLimited('a');
     expect(await metricValue(registry, 'workqueue_retries_total')).toBe(1);
     expect(await metricValue(registry, 'workqueue_depth')).toBe(1);

@@ -32,17 +32,17 @@ export class WorkQueue {
   #getters: Array<(key: string | undefined) => void> = [];
   #idle: Array<() => void> = [];
   #shuttingDown = false;
-  readonly #gaugeTimer: NodeJS.Timeout | undefined;
+  /**
+   * Refreshes the in-flight gauges every 500 ms, as client-go does, but only while a key is in
+   * flight: with none they are 0, set once when the last one finishes, and an idle queue keeps
+   * no timer running.
+   */
+  #gaugeTimer: NodeJS.Timeout | undefined;
 
   constructor(options: WorkQueueOptions) {
     this.name = options.name;
     this.#limiter = options.rateLimiter ?? defaultControllerRateLimiter();
     this.#metrics = options.registry === undefined ? undefined : workQueueMetrics(options.registry, options.name);
-    if (this.#metrics !== undefined) {
-      // client-go refreshes the in-flight gauges every 500 ms.
-      this.#gaugeTimer = setInterval(() => this.#updateInFlightGauges(), 500);
-      this.#gaugeTimer.unref();
-    }
   }
 
   /** Queues `key` unless already queued or shutting down. */
@@ -119,6 +119,7 @@ export class WorkQueue {
     if (started === undefined) return;
     this.#processing.delete(key);
     this.#metrics?.workDuration.observe((Date.now() - started) / 1000);
+    if (this.#processing.size === 0) this.#stopGauges();
     if (this.#dirty.has(key)) {
       this.#queue.push(key);
       this.#wake();
@@ -133,6 +134,7 @@ export class WorkQueue {
     for (const w of this.#waiting.values()) clearTimeout(w.timer);
     this.#waiting.clear();
     clearInterval(this.#gaugeTimer);
+    this.#gaugeTimer = undefined;
     const getters = this.#getters;
     this.#getters = [];
     for (const g of getters) g(undefined);
@@ -161,6 +163,10 @@ export class WorkQueue {
     const now = Date.now();
     this.#dirty.delete(key);
     this.#processing.set(key, now);
+    if (this.#metrics !== undefined && this.#gaugeTimer === undefined && !this.#shuttingDown) {
+      this.#gaugeTimer = setInterval(() => this.#updateInFlightGauges(), 500);
+      this.#gaugeTimer.unref();
+    }
     this.#metrics?.depth.dec();
     const added = this.#addedAt.get(key);
     this.#addedAt.delete(key);
@@ -180,6 +186,13 @@ export class WorkQueue {
     const idle = this.#idle;
     this.#idle = [];
     for (const r of idle) r();
+  }
+
+  #stopGauges(): void {
+    if (this.#gaugeTimer === undefined) return;
+    clearInterval(this.#gaugeTimer);
+    this.#gaugeTimer = undefined;
+    this.#updateInFlightGauges();
   }
 
   #updateInFlightGauges(): void {

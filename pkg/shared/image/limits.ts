@@ -37,7 +37,7 @@ export const CATALOG_IMAGE_LIMITS: Readonly<ImageLimits> = Object.freeze({
  * Defaults for bundle images (operator-controller, `olmv1 render|rbac IMAGE`): 1 GiB
  * decompressed, 32 MiB unpacked and 10,000 entries. A bundle's manifests are read into memory
  * and rendered, which costs several times their size (over 100 MB of live heap at the cap for
- * YAML of many small entries); operator-controller's bundle budget (decision 0097) admits
+ * YAML of many small entries); operator-controller's bundle budget (decision 0098) admits
  * bundles near the cap one at a time. Real bundles are a few MB, and one object cannot exceed
  * ~1.5 MB in etcd.
  */

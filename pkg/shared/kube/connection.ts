@@ -244,9 +244,15 @@ export interface KubeContext {
   close(): void;
 }
 
-/** Loads credentials from `source` and builds connection, transport, mapper and client. */
-export async function connect(source: KubeConfigSource, options: TransportOptions & ConnectionOptions = {}): Promise<KubeContext> {
-  const connection = await connectionFromKubeConfig(loadKubeConfig(source), options);
+/**
+ * Loads credentials from `source` (or takes them as `loadKubeConfig` resolved them) and builds
+ * connection, transport, mapper and client.
+ */
+export async function connect(
+  source: KubeConfigSource | ResolvedKubeConfig,
+  options: TransportOptions & ConnectionOptions = {},
+): Promise<KubeContext> {
+  const connection = await connectionFromKubeConfig('kind' in source ? loadKubeConfig(source) : source, options);
   const transport = createTransport(connection, options);
   const mapper = createResourceMapper(transport);
   const client = createKubeClient(transport, mapper);

@@ -10,7 +10,7 @@ export { type KubeClient, type ListOptions } from './client.ts';
 export { anonymousChannels, bearerConnection, connect, type KubeContext } from './connection.ts';
 export { type EventType } from './event-correlator.ts';
 export { KubeEventRecorder, type EventRecorder } from './event-recorder.ts';
-export { type KubeConfigSource } from './kubeconfig.ts';
+export { type KubeConfigSource, type ResolvedKubeConfig } from './kubeconfig.ts';
 export { Informer, type InformerEventType, type InformerHandler } from './informer.ts';
 export { LAST_APPLIED_ANNOTATION, clientListWatch, stripManagedFields, type ListWatchSource } from './informer-source.ts';
 export { LeaderElector } from './leader-election.ts';

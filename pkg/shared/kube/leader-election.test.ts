@@ -11,6 +11,8 @@ const log = pino({ level: 'silent' });
 class LeaseStore {
   lease: KubeObject | undefined;
   rv = 1;
+  /** Requests served, by verb. */
+  calls = { get: 0, create: 0, update: 0 };
 
   client(): { client: KubeClient; partitioned: { value: boolean } } {
     const partitioned = { value: false };
@@ -20,6 +22,7 @@ class LeaseStore {
     const fake: Partial<KubeClient> = {
       get: async <T extends KubeObject>() => {
         check();
+        this.calls.get++;
         if (this.lease === undefined) throw new ApiError(404, 'NotFound', 'leases.coordination.k8s.io "l" not found');
         return structuredClone(this.lease) as T;
       },
@@ -31,6 +34,7 @@ class LeaseStore {
       },
       update: async <T extends KubeObject>(obj: KubeObject) => {
         check();
+        this.calls.update++;
         if (obj.metadata.resourceVersion !== this.lease?.metadata.resourceVersion)
           throw new ApiError(409, 'Conflict', 'the object has been modified');
         this.lease = { ...structuredClone(obj), metadata: { ...obj.metadata, resourceVersion: String(++this.rv) } };
@@ -159,6 +163,33 @@ describe('LeaderElector', () => {
     await run(2_500, a);
     expect(a.elector.isLeader).toBe(false);
     expect(a.outcome()).toBe('lost');
+  });
+
+  it('renews with one update per retry period, without reading the lease it wrote', async () => {
+    const a = candidate(store, 'a');
+    await run(100, a);
+    const before = { ...store.calls };
+    await run(20_000, a);
+    expect(store.calls.get - before.get).toBe(0);
+    expect(store.calls.update - before.update).toBe(10);
+    expect(a.elector.isLeader).toBe(true);
+    a.ctl.abort();
+    await a.done;
+  });
+
+  it('after a failed optimistic renewal reads the lease again and renews on', async () => {
+    const a = candidate(store, 'a');
+    await run(100, a);
+    // A write the leader did not make (e.g. an administrator's label) moves the resourceVersion.
+    if (store.lease !== undefined) store.lease.metadata.resourceVersion = String(++store.rv);
+    const before = { ...store.calls };
+    await run(2_100, a);
+    expect(store.calls.get - before.get).toBe(1);
+    expect(a.elector.isLeader).toBe(true);
+    await run(2_000, a);
+    expect(store.calls.get - before.get).toBe(1);
+    a.ctl.abort();
+    await a.done;
   });
 
   it('rejects inconsistent durations', () => {

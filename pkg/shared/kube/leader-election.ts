@@ -56,6 +56,24 @@ interface Lease extends KubeObject {
   spec?: LeaseSpec;
 }
 
+/** The three durations of leader election, in ms. */
+export interface LeaderElectionDurations {
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+/**
+ * Throws when the durations are inconsistent, with client-go's rules: the lease outlasts the
+ * renew deadline (so a leader that cannot renew stops before anyone may take over, decision
+ * 0062), and the renew deadline leaves room for more than one jittered retry.
+ */
+export function checkLeaderElectionDurations(d: LeaderElectionDurations): void {
+  if (!(d.leaseDurationMs > d.renewDeadlineMs)) throw new Error('leaseDuration must be greater than renewDeadline');
+  if (!(d.renewDeadlineMs > d.retryPeriodMs * 1.2)) throw new Error('renewDeadline must be greater than retryPeriod*1.2');
+  if (!(d.retryPeriodMs > 0)) throw new Error('retryPeriod must be greater than zero');
+}
+
 /** Kubernetes MicroTime: RFC 3339 with six fractional digits. */
 export function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
@@ -68,14 +86,13 @@ export class LeaderElector {
   readonly #gauge;
   #leading = false;
   #observed: { record: string; holder: string; durationMs: number; at: number } | undefined;
+  /** The Lease as this process last wrote it (create or update answer), for the renew fast path. */
+  #written: Lease | undefined;
 
   /** Throws when the durations are inconsistent (same rules as client-go). */
   constructor(options: LeaderElectionOptions) {
     this.#o = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, retryJitter: 1.2, releaseOnCancel: true, ...options };
-    const { leaseDurationMs, renewDeadlineMs, retryPeriodMs } = this.#o;
-    if (!(leaseDurationMs > renewDeadlineMs)) throw new Error('leaseDuration must be greater than renewDeadline');
-    if (!(renewDeadlineMs > retryPeriodMs * 1.2)) throw new Error('renewDeadline must be greater than retryPeriod*1.2');
-    if (!(retryPeriodMs > 0)) throw new Error('retryPeriod must be greater than zero');
+    checkLeaderElectionDurations(this.#o);
     if (options.identity === '') throw new Error('leader election identity must not be empty');
     this.#gauge =
       options.registry === undefined
@@ -158,6 +175,7 @@ export class LeaderElector {
     const { client, namespace, name, identity } = this.#o;
     const now = Date.now();
     const durationSeconds = Math.ceil(this.#o.leaseDurationMs / 1000);
+    if ((await this.#renewOptimistically(now, durationSeconds, signal)) === 'held') return 'held';
     try {
       let lease: Lease;
       try {
@@ -171,7 +189,10 @@ export class LeaderElector {
           renewTime: microTime(now),
           leaseTransitions: 0,
         };
-        await client.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { namespace, name }, spec }, { signal });
+        this.#written = await client.create<Lease>(
+          { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { namespace, name }, spec },
+          { signal },
+        );
         this.#observe(spec, now);
         return 'held';
       }
@@ -188,7 +209,7 @@ export class LeaderElector {
         renewTime: microTime(now),
         leaseTransitions: mine ? (spec.leaseTransitions ?? 0) : (spec.leaseTransitions ?? 0) + 1,
       };
-      await client.update({ ...lease, spec: next }, { signal });
+      this.#written = await client.update<Lease>({ ...lease, spec: next }, { signal });
       this.#observe(next, now);
       return 'held';
     } catch (err) {
@@ -197,6 +218,30 @@ export class LeaderElector {
       this.#o.log[level]({ lease: this.#leaseName(), err }, 'failed to acquire or renew lease');
       return 'failed';
     }
+  }
+
+  /**
+   * client-go's renew fast path: a leader whose lease is still valid by its own clock updates
+   * the Lease as it last wrote it, without reading it first. The update carries that write's
+   * resourceVersion, so it succeeds only if nobody changed the Lease since: exactly what the
+   * read-then-update path would have found. Any failure (a conflict included) falls back to
+   * that path within the same attempt and deadline. Halves the requests of a renewal.
+   */
+  async #renewOptimistically(now: number, durationSeconds: number, signal: AbortSignal): Promise<'held' | 'fallback'> {
+    const written = this.#written;
+    const observed = this.#observed;
+    if (!this.#leading || written === undefined || observed === undefined || observed.at + observed.durationMs <= now) return 'fallback';
+    if ((written.spec?.holderIdentity ?? '') !== this.#o.identity) return 'fallback';
+    const next: LeaseSpec = { ...written.spec, leaseDurationSeconds: durationSeconds, renewTime: microTime(now) };
+    try {
+      this.#written = await this.#o.client.update<Lease>({ ...written, spec: next }, { signal });
+    } catch (err) {
+      this.#written = undefined;
+      if (!signal.aborted) this.#o.log.debug({ lease: this.#leaseName(), err }, 'optimistic lease renewal failed, reading the lease');
+      return 'fallback';
+    }
+    this.#observe(next, now);
+    return 'held';
   }
 
   // Remembers when the lease record last changed, by our clock (never the record's own times).
@@ -230,6 +275,7 @@ export class LeaderElector {
         acquireTime: microTime(now),
       };
       await client.update({ ...lease, spec }, { signal });
+      this.#written = undefined;
       log.info({ lease: this.#leaseName(), identity }, 'released leader lease');
     } catch (err) {
       log.warn({ lease: this.#leaseName(), err }, 'failed to release leader lease');

@@ -1,0 +1,174 @@
+/**
+ * The flags and environment every component has (cluster connection, system namespace, health
+ * address, leader election, registry access, logging), parsed into ComponentOptions. Kept apart
+ * from what runs them (component.ts): an entry parses its flags with this module's few imports,
+ * and catalogd serves stored content before it loads the cluster and registry clients
+ * (decision 0097).
+ */
+import { hostname } from 'node:os';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import type { RegistriesConfPaths } from '../../pkg/shared/image/index.ts';
+// The kubeconfig reader alone, not pkg/shared/kube's index (the client and informers): a
+// component reads its credentials first, before it serves or loads the rest (decision 0097).
+import { loadKubeConfig, type ResolvedKubeConfig } from '../../pkg/shared/kube/kubeconfig.ts';
+import { checkLeaderElectionDurations, type LeaderElectionDurations } from '../../pkg/shared/kube/leader-election.ts';
+import type { ProxyEnvironment } from '../../pkg/shared/nodehttp/index.ts';
+import { readProxyEnvironment } from './proxy.ts';
+import {
+  type ClusterLocation,
+  type ListenAddress,
+  clusterLocation,
+  parseBool,
+  parseListenAddress,
+  parsePositiveDuration,
+  parseSecretRef,
+} from './flags.ts';
+import { registriesConfPaths } from './registries-conf.ts';
+import { LOG_FLAGS, type LogOptions, logOptions } from './logging.ts';
+
+/** Options every component has. */
+export interface ComponentOptions extends ClusterLocation, LogOptions {
+  systemNamespace: string;
+  healthProbe: ListenAddress;
+  leaderElect: boolean;
+  leaderElectionId: string;
+  /** `--leader-elect-{lease-duration,renew-deadline,retry-period}`; undefined: client-go's defaults (15 s, 10 s, 2 s). */
+  leaderElection?: LeaderElectionDurations | undefined;
+  identity: string;
+  pullSecret: { namespace: string; name: string } | undefined;
+  insecureRegistries: string[];
+  pullCaFile: string | undefined;
+  /** `--pull-cas-dir`: a registry certificate directory (CAs, client certificates), re-read while in use. */
+  pullCasDir?: string | undefined;
+  /**
+   * HTTPS_PROXY/HTTP_PROXY/NO_PROXY of the environment, for registry and catalogd traffic (not
+   * the Kubernetes API); unset: every request goes direct (tests that start components in-process).
+   */
+  proxy?: ProxyEnvironment | undefined;
+  /**
+   * Where registries.conf is read from before each pull (from the environment, see
+   * registries-conf.ts); unset: none is read (tests that start components in-process).
+   */
+  registriesConf?: RegistriesConfPaths | undefined;
+}
+
+/** The `parseArgs` options of the common flags. */
+const COMPONENT_FLAGS = {
+  help: { type: 'boolean', short: 'h' },
+  kubeconfig: { type: 'string' },
+  'system-namespace': { type: 'string' },
+  'health-probe-bind-address': { type: 'string' },
+  'leader-elect': { type: 'string' },
+  'leader-election-id': { type: 'string' },
+  'leader-elect-lease-duration': { type: 'string' },
+  'leader-elect-renew-deadline': { type: 'string' },
+  'leader-elect-retry-period': { type: 'string' },
+  'global-pull-secret': { type: 'string' },
+  'insecure-registry': { type: 'string', multiple: true },
+  'pull-ca-file': { type: 'string' },
+  'pull-cas-dir': { type: 'string' },
+  ...LOG_FLAGS,
+} as const satisfies ParseArgsConfig['options'];
+
+/** Go-style boolean flags: `--leader-elect` (or `--insecure-metrics`) alone means true. */
+function normalizeBoolFlags(argv: readonly string[]): string[] {
+  return argv.map((a) => (a === '--leader-elect' || a === '--insecure-metrics' ? `${a}=true` : a));
+}
+
+/**
+ * Parses a component's argv: the common flags plus `flags` (string-valued, the component's own).
+ * Returns 'help' for -h/--help; otherwise the common options and the component's flag values.
+ * `defaultDurations` are the leader election durations when no flag sets them (undefined:
+ * client-go's). Throws parseArgs' error on an unknown flag or a missing value, and on
+ * inconsistent leader election durations.
+ */
+export function parseComponentFlags<F extends Record<string, { type: 'string' }>>(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  flags: F,
+  defaultLeaseName: string,
+  defaultDurations?: LeaderElectionDurations,
+): { common: ComponentOptions; values: { [K in keyof F]?: string } } | 'help' {
+  // Typed loosely here: the common flags' values go to componentOptions, the rest are strings.
+  const options: ParseArgsConfig['options'] = { ...COMPONENT_FLAGS, ...flags };
+  const { values } = parseArgs({ args: normalizeBoolFlags(argv), strict: true, options });
+  if (values['help'] === true) return 'help';
+  const common = componentOptions(values as Parameters<typeof componentOptions>[0], env, defaultLeaseName);
+  const durations = leaderElectionDurations(values as Record<string, unknown>, defaultDurations);
+  return {
+    common: durations === undefined ? common : { ...common, leaderElection: durations },
+    values: values as { [K in keyof F]?: string },
+  };
+}
+
+/** client-go's defaults, which a flag left unset falls back to when the component has none of its own. */
+const CLIENT_GO_DURATIONS: LeaderElectionDurations = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+
+/** The leader election durations from the flags over `defaults`; undefined when neither sets any. */
+function leaderElectionDurations(
+  values: Record<string, unknown>,
+  defaults: LeaderElectionDurations | undefined,
+): LeaderElectionDurations | undefined {
+  const flag = (name: string): number | undefined =>
+    typeof values[name] === 'string' ? parsePositiveDuration(`--${name}`, values[name]) : undefined;
+  const lease = flag('leader-elect-lease-duration');
+  const renew = flag('leader-elect-renew-deadline');
+  const retry = flag('leader-elect-retry-period');
+  if (defaults === undefined && lease === undefined && renew === undefined && retry === undefined) return undefined;
+  const base = defaults ?? CLIENT_GO_DURATIONS;
+  const d = {
+    leaseDurationMs: lease ?? base.leaseDurationMs,
+    renewDeadlineMs: renew ?? base.renewDeadlineMs,
+    retryPeriodMs: retry ?? base.retryPeriodMs,
+  };
+  try {
+    checkLeaderElectionDurations(d);
+  } catch (err) {
+    throw new Error(`invalid --leader-elect-* durations: ${(err as Error).message}`, { cause: err });
+  }
+  return d;
+}
+
+/** The common options from parsed flag values and the environment; `leaderElectionId` is the component's default Lease name. */
+function componentOptions(
+  values: { [K in keyof typeof COMPONENT_FLAGS]?: (typeof COMPONENT_FLAGS)[K] extends { multiple: true } ? string[] : string | boolean },
+  env: NodeJS.ProcessEnv,
+  defaultLeaseName: string,
+): ComponentOptions {
+  const str = (k: keyof typeof COMPONENT_FLAGS): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const ns = str('system-namespace') ?? env.POD_NAMESPACE ?? 'olmv1-system';
+  return {
+    ...clusterLocation(str('kubeconfig'), env),
+    systemNamespace: ns,
+    healthProbe: parseListenAddress(str('health-probe-bind-address') ?? ':8081'),
+    leaderElect: parseBool('--leader-elect', str('leader-elect') ?? 'true'),
+    leaderElectionId: str('leader-election-id') ?? defaultLeaseName,
+    identity: env.POD_NAME ?? `${hostname()}_${process.pid}`,
+    pullSecret: parseSecretRef('--global-pull-secret', str('global-pull-secret'), ns),
+    insecureRegistries: Array.isArray(values['insecure-registry']) ? values['insecure-registry'] : [],
+    pullCaFile: str('pull-ca-file'),
+    pullCasDir: str('pull-cas-dir'),
+    proxy: readProxyEnvironment(env),
+    ...logOptions({
+      'log-level': str('log-level'),
+      'log-format': str('log-format'),
+      'zap-log-level': str('zap-log-level'),
+      'zap-encoder': str('zap-encoder'),
+      'zap-time-encoding': str('zap-time-encoding'),
+    }),
+    registriesConf: registriesConfPaths(env),
+  };
+}
+
+/**
+ * Reads the cluster credentials the options name (`--kubeconfig`, `$KUBECONFIG` or the in-cluster
+ * ServiceAccount), for connectComponent. Throws naming the file or field at fault: components
+ * call it first, so that bad credentials end the start before anything listens.
+ */
+export function componentKubeConfig(o: ClusterLocation): ResolvedKubeConfig {
+  return loadKubeConfig(
+    o.kubeconfig !== undefined
+      ? { kind: 'file', path: o.kubeconfig }
+      : { kind: 'inCluster', host: o.inCluster?.host ?? '', port: o.inCluster?.port ?? '443' },
+  );
+}
