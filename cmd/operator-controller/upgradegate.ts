@@ -104,10 +104,14 @@ export function runUpgradeGate(d: UpgradeGateDeps, signal: AbortSignal): Promise
       () => undefined,
     );
   }
-  // The first evaluation happens even when no extension exists (no event would queue it), once
-  // the CRDs are listed, so that it knows whether the APIs exist; if they cannot be listed (the
-  // grant missing), after CRD_LIST_WAIT_MS with discovery deciding.
+  // The gate runs, and evaluates a first time even when no extension exists (no event would
+  // queue it), once the CRDs are listed, so that it knows whether the APIs exist: the extensions
+  // informer has usually synced already, and its replayed objects would otherwise queue an
+  // evaluation that can only ask discovery and check again later. If the CRDs cannot be listed
+  // (the grant missing), it runs after CRD_LIST_WAIT_MS with discovery deciding.
   const listed = Promise.all([...crds.values()].map((i) => i.waitForSync(signal)));
-  void settlesWithin(listed, CRD_LIST_WAIT_MS).then(() => controller.enqueue(GATE_KEY));
-  return controller.run(signal);
+  return settlesWithin(listed, CRD_LIST_WAIT_MS).then(() => {
+    controller.enqueue(GATE_KEY);
+    return controller.run(signal);
+  });
 }
