@@ -15,7 +15,7 @@ import { ingestBenchmark } from './benchmarks/ingest.ts';
 import { metasBenchmark } from './benchmarks/metas.ts';
 import { renderBenchmark } from './benchmarks/render.ts';
 import { resolutionBenchmark } from './benchmarks/resolution.ts';
-import { scaleBenchmark } from './benchmarks/scale.ts';
+import { scale1000Benchmark, scaleBenchmark } from './benchmarks/scale.ts';
 import { startupBenchmark } from './benchmarks/startup.ts';
 import { steadyRssBenchmark } from './benchmarks/steady-rss.ts';
 import type { Benchmark } from './lib/benchmark.ts';
@@ -35,6 +35,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   hostileBenchmark,
   scaleBenchmark,
   startupBenchmark,
+  scale1000Benchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--only NAME]... [--json FILE] [--source] [--keep] [--list]

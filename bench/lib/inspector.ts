@@ -138,3 +138,29 @@ export async function startCpuProfile(pid: number, port: number, intervalUs = 50
     }
   };
 }
+
+/**
+ * Starts V8's sampling heap profiler in `pid` (one sample per `intervalBytes` allocated on
+ * average); the returned function runs full collections first and resolves with what the sampled
+ * allocations still alive add up to, by allocation stack (the `.heapprofile` format DevTools
+ * opens), and V8's heap figures at that moment.
+ */
+export async function startHeapSampling(
+  pid: number,
+  port: number,
+  intervalBytes = 65_536,
+): Promise<() => Promise<{ profile: unknown; usedSize: number; totalSize: number }>> {
+  const session = await connectInspector(pid, port);
+  await session.call('HeapProfiler.enable');
+  await session.call('HeapProfiler.startSampling', { samplingInterval: intervalBytes });
+  return async () => {
+    try {
+      for (let i = 0; i < 3; i++) await session.call('HeapProfiler.collectGarbage');
+      const { profile } = (await session.call('HeapProfiler.stopSampling')) as { profile: unknown };
+      const usage = (await session.call('Runtime.getHeapUsage')) as { usedSize: number; totalSize: number };
+      return { profile, usedSize: usage.usedSize, totalSize: usage.totalSize };
+    } finally {
+      session.close();
+    }
+  };
+}

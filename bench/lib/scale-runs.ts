@@ -253,3 +253,45 @@ export function cpuMeter(groups: ProcessGroups): () => Record<string, number> {
   const start = Object.fromEntries(Object.entries(groups).map(([k, pids]) => [k, total(pids)]));
   return () => Object.fromEntries(Object.entries(groups).map(([k, pids]) => [k, total(pids) - (start[k] ?? 0)]));
 }
+
+/** Runs `fn` over `items`, at most `limit` at a time. */
+export async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+type Conditions = Array<{ type: string; status: string; reason: string; message: string }>;
+
+/**
+ * The failing extensions' conditions once they report a failure (Progressing Retrying), waited
+ * for after the healthy ones are installed; throws when one was installed after all.
+ */
+export async function faultStates(watch: ClusterWatch, names: readonly string[]): Promise<Record<string, string>> {
+  const conditionsOf = (name: string): Conditions => ((watch.extensions.get(name)?.status ?? {}) as { conditions?: Conditions }).conditions ?? [];
+  const failing = stampFirst(
+    watch.extensions,
+    (o) => o.metadata.name,
+    (o) => {
+      const conditions = ((o.status ?? {}) as { conditions?: Conditions }).conditions ?? [];
+      return conditions.some((c) => c.type === 'Progressing' && c.reason === 'Retrying');
+    },
+  );
+  try {
+    await failing.all(names, 120_000, 'the failing extensions to report their failure');
+  } finally {
+    failing.stop();
+  }
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const conditions = conditionsOf(name);
+    const installed = conditions.find((c) => c.type === 'Installed');
+    if (installed?.status === 'True') throw new Error(`failing extension ${name} was installed: the fault did not take effect`);
+    const progressing = conditions.find((c) => c.type === 'Progressing');
+    out[name] =
+      `Installed=${installed?.status ?? '?'}; Progressing=${progressing?.status ?? '?'}/${progressing?.reason ?? '?'}: ${(progressing?.message ?? '').slice(0, 200)}`;
+  }
+  return out;
+}
