@@ -70,10 +70,15 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
       const found = objects.get(what);
       return found === undefined ? Promise.reject(notFound(what)) : Promise.resolve(established(structuredClone(found)));
     },
-    listAll: (type: TypeRef, options: { namespace?: string } = {}) => {
+    listAll: (type: TypeRef, options: { namespace?: string; fieldSelector?: string } = {}) => {
       check(`list ${type.kind} ${options.namespace ?? ''}`.trimEnd(), type);
+      // Only `metadata.name=<name>` is understood (what the applier sends).
+      const name = /^metadata\.name=(.*)$/.exec(options.fieldSelector ?? '')?.[1];
       const items = [...objects.values()].filter(
-        (obj) => obj.kind === type.kind && (options.namespace === undefined || obj.metadata.namespace === options.namespace),
+        (obj) =>
+          obj.kind === type.kind &&
+          (options.namespace === undefined || obj.metadata.namespace === options.namespace) &&
+          (name === undefined || obj.metadata.name === name),
       );
       return Promise.resolve({
         items: items.map((i) => ({ apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: structuredClone(i.metadata) })),

@@ -80,6 +80,36 @@ describe('checkOwnership', () => {
     ]);
   });
 
+  it('lists a lone object of its resource and namespace by name, so that the answer does not grow with the cluster', async () => {
+    const cluster = fakeCluster();
+    for (let i = 0; i < 5; i++) cluster.seed(ours(clusterRole(`other-${i}`), `other-${i}`));
+    cluster.seed(ours(clusterRole('mine')));
+    cluster.seed(ours(cm('a'), 'other'));
+    const selectors: Array<string | undefined> = [];
+    const listAll = cluster.client.listAll.bind(cluster.client);
+    cluster.client.listAll = ((type, options) => {
+      selectors.push(options?.fieldSelector);
+      return listAll(type, options);
+    }) as typeof cluster.client.listAll;
+    const report = await checkOwnership(
+      cluster.client,
+      [ours(clusterRole('mine')), ours(clusterRole('new')), ours(cm('a')), ours(cm('b'))],
+      OWNER,
+    ).catch((err: unknown) => err);
+    // Two ClusterRoles: the kind is listed; the two ConfigMaps of one namespace likewise.
+    expect(selectors).toEqual([undefined, undefined]);
+    expect((report as OwnershipConflictError).conflicts.map((c) => c.object.metadata.name)).toEqual(['a']);
+
+    selectors.length = 0;
+    const alone = await checkOwnership(cluster.client, [ours(clusterRole('new'))], OWNER);
+    expect(selectors).toEqual(['metadata.name=new']);
+    expect([...alone.absent]).toEqual(['rbac.authorization.k8s.io/ClusterRole//new']);
+    const conflict = await checkOwnership(cluster.client, [ours(cm('a'))], OWNER).catch((err: unknown) => err);
+    expect(selectors).toEqual(['metadata.name=new', 'metadata.name=a']);
+    expect((conflict as OwnershipConflictError).conflicts.map((c) => c.ownership)).toEqual([{ kind: 'other-extension', extension: 'other' }]);
+    expect(await checkOwnership(cluster.client, [ours(clusterRole('mine'))], OWNER)).toEqual({ absent: new Set(), adopted: [] });
+  });
+
   it('reads nothing for objects known to be ours', async () => {
     const cluster = fakeCluster();
     await checkOwnership(cluster.client, [ours(cm('a')), ours(cm('b'))], OWNER, { knownOwned: () => true });

@@ -12,7 +12,8 @@
  * A person adopts a hand-made object explicitly by giving it the owner labels, as Helm users do
  * with Helm's ownership metadata. The verdict is pure (`ownershipOf`); `checkOwnership` reads
  * what it needs: nothing for objects the caller already knows to be ours (the drift watches'
- * synced caches), otherwise one metadata-only LIST per resource and namespace.
+ * synced caches), otherwise one metadata-only LIST per resource and namespace (by name where
+ * only one object of it is asked about).
  */
 import { HELM_OWNERSHIP, KEPT_FOR_PACKAGE_ANNOTATION, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import { isForbidden, isNoKindMatch, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
@@ -165,9 +166,14 @@ async function liveMetadata(client: KubeClient, group: readonly KubeObject[], si
   const s = signal === undefined ? {} : { signal };
   try {
     const ns = first.metadata.namespace;
+    // One object (the usual case: an upgrade's cluster-scoped objects whose names change with
+    // the version) is listed by name, so that the answer does not grow with what else the
+    // cluster holds: 1,000 extensions' ClusterRoles were 7 pages of 500 per upgrade. Same verb
+    // and request count as listing the kind.
+    const byName = group.length === 1 ? { fieldSelector: `metadata.name=${first.metadata.name ?? ''}` } : {};
     const list = await client.listAll(
       { apiVersion: first.apiVersion, kind: first.kind },
-      { ...(ns === undefined ? {} : { namespace: ns }), metadataOnly: true, ...s },
+      { ...(ns === undefined ? {} : { namespace: ns }), ...byName, metadataOnly: true, ...s },
     );
     const wanted = new Set(group.map((o) => o.metadata.name ?? ''));
     for (const item of list.items) if (wanted.has(item.metadata.name ?? '')) found.set(item.metadata.name ?? '', item.metadata);
