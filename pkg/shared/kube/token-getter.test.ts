@@ -35,6 +35,28 @@ describe('TokenGetter', () => {
     expect(tokens.requestCount).toBe(3);
   });
 
+  it('reaps expired tokens at most once per tenth of the lifetime, and never hands one out', async () => {
+    const clock = { now: Date.parse('2030-01-01T00:00:00Z') };
+    const { client } = tokenClient(clock);
+    const tokens = new TokenGetter({ client, now: () => clock.now, expirationSeconds: 600 });
+    expect(await tokens.get('ns', 'a')).toBe('tok-1');
+    expect(await tokens.get('ns', 'b')).toBe('tok-2');
+    clock.now += 30_000;
+    expect(await tokens.get('ns', 'c')).toBe('tok-3');
+    clock.now += 571_000; // a and b expired 1 s ago, c has 29 s left (< 10 %)
+    expect(await tokens.get('ns', 'a')).toBe('tok-4'); // reaps a and b, requests a anew
+    expect(tokens.cachedCount).toBe(2);
+    clock.now += 30_000; // c expired; the next reap is due 60 s after the last
+    expect(await tokens.get('ns', 'a')).toBe('tok-4');
+    expect(tokens.cachedCount).toBe(2);
+    expect(await tokens.get('ns', 'c')).toBe('tok-5'); // expired, not handed out
+    clock.now += 31_000;
+    await tokens.get('ns', 'a');
+    expect(tokens.cachedCount).toBe(2);
+    tokens.evict('ns', 'c');
+    expect(tokens.cachedCount).toBe(1);
+  });
+
   it('shares one request between concurrent callers and re-requests after evict', async () => {
     const clock = { now: Date.now() };
     const { client, calls } = tokenClient(clock);
