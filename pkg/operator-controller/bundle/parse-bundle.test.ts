@@ -231,6 +231,27 @@ describe('readBundleDir', () => {
     }
   });
 
+  it('refuses a tree that links read over and over: links to one large file, directories linking back', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bundle-'));
+    try {
+      await mkdir(join(dir, 'manifests'));
+      // 10 MiB stored once, read through seven links: 80 MiB, over the 64 MiB a read may take.
+      await writeFile(join(dir, 'manifests', 'big.yaml'), Buffer.alloc(10 * 1024 * 1024, 0x20));
+      for (let i = 0; i < 7; i++) await symlink(join(dir, 'manifests', 'big.yaml'), join(dir, `copy-${i}.yaml`));
+      await expect(readBundleDir(dir)).rejects.toThrow(/reads more than 67108864 bytes \(symbolic links counted wherever they appear\)/);
+      await rm(join(dir, 'manifests', 'big.yaml'));
+      for (let i = 0; i < 7; i++) await rm(join(dir, `copy-${i}.yaml`));
+      // Six directories, each with ten links to the next: no cycle (the depth limit does not
+      // apply), 10^6 paths to visit, refused at 20,000 entries.
+      for (let d = 0; d < 6; d++) await mkdir(join(dir, `d${d}`));
+      await writeFile(join(dir, 'd5', 'a.yaml'), 'x');
+      for (let d = 0; d < 5; d++) for (let i = 0; i < 10; i++) await symlink(join(dir, `d${d + 1}`), join(dir, `d${d}`, `to-${i}`));
+      await expect(readBundleDir(dir)).rejects.toThrow(/reads more than 20000 entries/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('fails with the directory named when it cannot be read', async () => {
     await expect(readBundleDir('/nonexistent/bundle')).rejects.toThrow('reading bundle directory "/nonexistent/bundle"');
   });

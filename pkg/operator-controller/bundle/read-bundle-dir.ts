@@ -15,6 +15,22 @@ const MAX_DEPTH = 32;
 const MAX_BUNDLE_FILE_BYTES = 64 * 1024 * 1024;
 
 /**
+ * What one read may take in all, links followed: the bytes of every file read and the entries
+ * visited. The image caps count each stored file once (32 MiB, 10,000 entries by default), but
+ * a symbolic link is read again wherever it appears, so a few links to one large file, or to a
+ * directory that contains them, would otherwise make one small image read without end. No
+ * legitimate bundle comes close to either.
+ */
+const MAX_BUNDLE_TREE_BYTES = 64 * 1024 * 1024;
+const MAX_BUNDLE_TREE_ENTRIES = 20_000;
+
+/** What a read has taken so far (see MAX_BUNDLE_TREE_BYTES). */
+interface Taken {
+  bytes: number;
+  entries: number;
+}
+
+/**
  * Reads every regular file under `dir` (recursively) into a map keyed by `/`-separated paths
  * relative to `dir`. Directories are also recorded, as keys ending in `/`, so that an empty
  * subdirectory of `manifests/` is still reported. Symbolic links are followed when they lead
@@ -22,7 +38,8 @@ const MAX_BUNDLE_FILE_BYTES = 64 * 1024 * 1024;
  * device, a link leading outside) fails the read with its path, before any content is read.
  *
  * @throws LocalFileError or Error naming the path when `dir` or an entry cannot or must not be
- *   read, a file exceeds `MAX_BUNDLE_FILE_BYTES`, or directories nest deeper than 32 levels.
+ *   read, a file exceeds `MAX_BUNDLE_FILE_BYTES`, directories nest deeper than 32 levels, or the
+ *   whole read (links followed) exceeds 64 MiB or 20,000 entries.
  */
 export async function readBundleDir(dir: string): Promise<BundleFiles> {
   let tree: LocalTree;
@@ -32,23 +49,41 @@ export async function readBundleDir(dir: string): Promise<BundleFiles> {
     throw new Error(`reading bundle directory ${JSON.stringify(dir)}: ${(cause as Error).message}`, { cause });
   }
   const files = new Map<string, Uint8Array>();
-  await walk(tree, [], files);
+  await walk(tree, [], files, { bytes: 0, entries: 0 });
   return files;
 }
 
-async function walk(tree: LocalTree, dir: string[], files: Map<string, Uint8Array>): Promise<void> {
+async function walk(tree: LocalTree, dir: string[], files: Map<string, Uint8Array>, taken: Taken): Promise<void> {
   if (dir.length > MAX_DEPTH) throw new Error(`bundle directory ${JSON.stringify(tree.root)} nests deeper than ${MAX_DEPTH} levels`);
   for (const entry of await listDir(tree, dir)) {
     const rel = [...dir, entry.name];
     const key = rel.join('/');
     if (entry.kind === 'refused') throw new LocalFileError(entry.path, entry.refusal);
+    if (++taken.entries > MAX_BUNDLE_TREE_ENTRIES) throw tooLarge(tree, `more than ${MAX_BUNDLE_TREE_ENTRIES} entries`);
     if (entry.kind === 'dir') {
       files.set(`${key}/`, new Uint8Array());
-      await walk(tree, rel, files);
+      await walk(tree, rel, files, taken);
       continue;
     }
-    files.set(key, await readRegularFile(entry.path, { maxBytes: MAX_BUNDLE_FILE_BYTES }));
+    const left = MAX_BUNDLE_TREE_BYTES - taken.bytes;
+    const limit = Math.min(MAX_BUNDLE_FILE_BYTES, left);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readRegularFile(entry.path, { maxBytes: limit });
+    } catch (err) {
+      // Over what the files read before it left, not over the size of one file: the tree is too large.
+      if (limit < MAX_BUNDLE_FILE_BYTES && err instanceof LocalFileError && err.message.endsWith(`is larger than ${limit} bytes`)) {
+        throw tooLarge(tree, `more than ${MAX_BUNDLE_TREE_BYTES} bytes`, err);
+      }
+      throw err;
+    }
+    taken.bytes += bytes.byteLength;
+    files.set(key, bytes);
   }
+}
+
+function tooLarge(tree: LocalTree, what: string, cause?: unknown): Error {
+  return new Error(`bundle directory ${JSON.stringify(tree.root)} reads ${what} (symbolic links counted wherever they appear)`, { cause });
 }
 
 /**
