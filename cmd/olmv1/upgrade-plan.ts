@@ -12,7 +12,7 @@
 import { describeObject, pruneUnknownFields, withOwnerLabels } from '../../pkg/operator-controller/applier/index.ts';
 import { parseBundle, type KubeObject } from '../../pkg/operator-controller/bundle/index.ts';
 import { bundleProperties } from '../../pkg/operator-controller/clusterextension/index.ts';
-import { checkCrdUpgrade, formatCrdUpgradeError, isCrdV1 } from '../../pkg/operator-controller/crdupgrade/index.ts';
+import { checkCrdChanges, crdNames, formatCrdUpgradeError } from '../../pkg/operator-controller/crdupgrade/index.ts';
 import { evaluateGate, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
 import type { Release } from '../../pkg/operator-controller/release/index.ts';
 import { render, renderFailureToError, type CertProviderName } from '../../pkg/operator-controller/render/index.ts';
@@ -247,29 +247,21 @@ export function inferCertProvider(manifest: readonly KubeObject[]): CertProvider
   return undefined;
 }
 
-/** Each CRD of `objects` against the live one, as the preflight step would judge it. */
+/** Each CRD of `objects` against the live one, as the preflight step would judge it (pkg/operator-controller/crdupgrade). */
 async function crdVerdicts(kube: KubeContext, objects: readonly KubeObject[], enforcement: string): Promise<PlanChanges['crdUpgradeSafety']> {
-  const crds: PlanChanges['crdUpgradeSafety']['crds'] = [];
-  for (const proposed of objects) {
-    if (!isCrdV1(proposed)) continue;
-    const name = proposed.metadata.name ?? '';
-    let live: KubeObject;
+  const live = new Map<string, KubeObject>();
+  for (const name of crdNames(objects)) {
     try {
-      live = await kube.client.get({ apiVersion: proposed.apiVersion, kind: proposed.kind, name });
+      live.set(name, await kube.client.get({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name }));
     } catch (e) {
-      if (isNotFound(e)) {
-        crds.push({ name, verdict: 'new', violations: [] });
-        continue;
-      }
-      throw new CommandError(`error reading CustomResourceDefinition ${JSON.stringify(name)}: ${errorMessage(e)}`, EXIT.failed);
+      if (!isNotFound(e)) throw new CommandError(`error reading CustomResourceDefinition ${JSON.stringify(name)}: ${errorMessage(e)}`, EXIT.failed);
     }
-    const violations = checkCrdUpgrade(live, proposed);
-    crds.push({
-      name,
-      verdict: violations.length === 0 ? 'safe' : 'unsafe',
-      violations: violations.length === 0 ? [] : formatCrdUpgradeError(name, violations).split('\n'),
-    });
   }
+  const crds = checkCrdChanges(objects, live).map((c) => ({
+    name: c.name,
+    verdict: !c.installed ? ('new' as const) : c.violations.length === 0 ? ('safe' as const) : ('unsafe' as const),
+    violations: c.violations.length === 0 ? [] : formatCrdUpgradeError(c.name, c.violations).split('\n'),
+  }));
   return { enforcement, crds };
 }
 

@@ -8,7 +8,7 @@
  */
 import { CrdUpgradeSafetyEnforcement } from '../../shared/api/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
-import { checkCrdUpgrade, formatCrdUpgradeError, isCrdV1 } from '../crdupgrade/index.ts';
+import { checkCrdChanges, crdNames, formatCrdUpgradeError } from '../crdupgrade/index.ts';
 import { wrapError } from '../../shared/errors/index.ts';
 import { goQuote } from '../../gocompat/gotext/index.ts';
 import { isNotFound, type EventRecorder, type KubeClient, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
@@ -56,6 +56,8 @@ async function preflight(ports: PreflightPorts, state: ExtensionState): Promise<
   fail(state, forBundle(desired.bundle, new Error(blocks.join('\n'))));
 }
 
+const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } as const;
+
 /** A CRD whose proposed change is unsafe, with upstream's error text for it. */
 interface UnsafeCrd {
   name: string;
@@ -68,19 +70,15 @@ interface UnsafeCrd {
  * for CRD ...` error when a read fails.
  */
 export async function unsafeCrdChanges(client: Pick<KubeClient, 'get'>, objects: readonly KubeObject[], signal: AbortSignal): Promise<UnsafeCrd[]> {
-  const out: UnsafeCrd[] = [];
-  for (const proposed of objects) {
-    if (!isCrdV1(proposed)) continue;
-    const name = proposed.metadata.name ?? '';
-    let installed: KubeObject;
+  const installed = new Map<string, KubeObject>();
+  for (const name of crdNames(objects)) {
     try {
-      installed = await client.get({ apiVersion: proposed.apiVersion, kind: proposed.kind, name }, { signal });
+      installed.set(name, await client.get({ ...CRD, name }, { signal }));
     } catch (err) {
-      if (isNotFound(err)) continue;
-      throw wrapError(`getting existing resource for CRD ${goQuote(name)}`, err);
+      if (!isNotFound(err)) throw wrapError(`getting existing resource for CRD ${goQuote(name)}`, err);
     }
-    const violations = checkCrdUpgrade(installed, proposed);
-    if (violations.length > 0) out.push({ name, error: formatCrdUpgradeError(name, violations) });
   }
-  return out;
+  return checkCrdChanges(objects, installed)
+    .filter((c) => c.violations.length > 0)
+    .map((c) => ({ name: c.name, error: formatCrdUpgradeError(c.name, c.violations) }));
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/unstructured/index.ts';
-import { checkCrdUpgrade, formatCrdUpgradeError, isCrdV1 } from './index.ts';
+import { checkCrdUpgrade } from './check.ts';
+import { checkCrdChanges, crdNames, formatCrdUpgradeError, isCrdV1 } from './index.ts';
 import { compareKubeAwareVersions } from './versions.ts';
 import { formatViolation } from './violation.ts';
 import { testCrd, type Props } from './testing.ts';
@@ -215,5 +216,24 @@ describe('isCrdV1', () => {
     expect(isCrdV1({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: {} })).toBe(true);
     expect(isCrdV1({ apiVersion: 'apiextensions.k8s.io/v1beta1', kind: 'CustomResourceDefinition', metadata: {} })).toBe(false);
     expect(isCrdV1({ apiVersion: 'v1', kind: 'ConfigMap', metadata: {} })).toBe(false);
+  });
+});
+
+describe('checkCrdChanges', () => {
+  it('checks each v1 CRD of a set against the installed one of its name; one not installed breaks nothing', () => {
+    const crd = (name: string, versions: string[], stored: string[]) => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name },
+      spec: { scope: 'Namespaced', versions: versions.map((v, i) => ({ name: v, served: true, storage: i === 0 })) },
+      status: { storedVersions: stored },
+    });
+    const proposed = [crd('a.t', ['v1'], []), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }, crd('b.t', ['v1'], [])];
+    expect(crdNames(proposed)).toEqual(['a.t', 'b.t']);
+    const changes = checkCrdChanges(proposed, new Map([['a.t', crd('a.t', ['v1', 'v2'], ['v1', 'v2'])]]));
+    expect(changes.map((c) => [c.name, c.installed, c.violations.map((v) => v.rule)])).toEqual([
+      ['a.t', true, ['storedVersionRemoval']],
+      ['b.t', false, []],
+    ]);
   });
 });

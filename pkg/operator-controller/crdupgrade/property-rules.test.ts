@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/unstructured/index.ts';
-import { checkCrdUpgrade } from './index.ts';
+import { checkCrdUpgrade } from './check.ts';
 import { formatViolation } from './violation.ts';
 import { testCrd, type Props } from './testing.ts';
 

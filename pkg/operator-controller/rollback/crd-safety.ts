@@ -11,7 +11,7 @@
  */
 import { CrdUpgradeSafetyEnforcement } from '../../shared/api/index.ts';
 import type { KubeObject } from '../../shared/unstructured/index.ts';
-import { checkCrdUpgrade, formatCrdUpgradeError, isCrdV1 } from '../crdupgrade/index.ts';
+import { checkCrdChanges, formatCrdUpgradeError, isCrdV1 } from '../crdupgrade/index.ts';
 import type { Release } from '../release/index.ts';
 
 /** What the comparison found, as text blocks for the user. */
@@ -63,12 +63,10 @@ export function checkRollbackCrds(input: {
   const bundle = target.bundle.name;
   const verdict: CrdVerdict = { refusals: [], warnings: [], notes: [] };
   const targetCrds = crdsOf(target);
-  for (const proposed of targetCrds) {
-    const name = proposed.metadata.name ?? '';
+  for (const [i, { name, violations }] of checkCrdChanges(targetCrds, live).entries()) {
     const installed = live.get(name);
-    if (installed === undefined) continue;
-    const violations = checkCrdUpgrade(installed, proposed);
-    if (violations.length === 0) continue;
+    const proposed = targetCrds[i];
+    if (installed === undefined || proposed === undefined || violations.length === 0) continue;
     const block = formatCrdUpgradeError(name, violations);
     if (violations.some((v) => v.rule === 'storedVersionRemoval')) {
       verdict.refusals.push(`${storedVersionAdvice(name, installed, proposed, bundle)}\n${block}`);
