@@ -17,7 +17,7 @@ import {
   policyStep,
   preauthorizeStep,
   preflightStep,
-  releaseBundleLease,
+  releaseBundleStep,
   pullStep,
   renderStep,
   resolveStep,
@@ -101,6 +101,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
       ...(pause === undefined ? {} : { beforeObjectWrite: (extension: string) => pause('object-write', extension) }),
     }),
     healthStep({ drift: p.drift, gauge: p.healthGauge }),
+    releaseBundleStep(),
   ];
   return pause === undefined ? steps : steps.map((step) => pausing(step, pause));
 }
@@ -116,7 +117,6 @@ export function clusterExtensionReconciler(
     parse: parseClusterExtension,
     state: newExtensionState(p.defaultInstaller),
     steps: clusterExtensionSteps(p, o.pause),
-    finish: releaseBundleLease,
     ...(o.stepTimer === undefined ? {} : { stepTimer: o.stepTimer }),
     ...(o.poll === undefined ? {} : { poll: o.poll }),
   });
@@ -125,7 +125,7 @@ export function clusterExtensionReconciler(
 /** `step` preceded by the pause point `step:<name>`. */
 function pausing(step: Step<ExtensionState>, pause: PauseHook): Step<ExtensionState> {
   return {
-    name: step.name,
+    ...step,
     run: async (state) => {
       await pause(`step:${step.name}`, state.name);
       return step.run(state);

@@ -12,7 +12,7 @@ export { extensionKeys } from './extension-events.ts';
 export { contentRef, selectedCatalogs, type CatalogSource } from './catalogs.ts';
 export type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 export { type ServiceAccountRef } from './installer.ts';
-export { EXTENSION_CONTROLLER_NAME, newExtensionState, releaseBundleLease } from './reconciler.ts';
+export { EXTENSION_CONTROLLER_NAME, newExtensionState, releaseBundleStep } from './reconciler.ts';
 export { OPERATOR_CONTROLLER_REPORTER } from './recorded-events.ts';
 export { installedStep, resolveStep } from './steps.ts';
 export { validateStep } from './steps-validate.ts';

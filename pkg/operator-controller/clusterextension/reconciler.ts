@@ -22,7 +22,7 @@
  * proceeds soon after the fix without a nudge.
  */
 import type { ClusterExtension } from '../../shared/api/index.ts';
-import type { ReconcileContext } from '../../shared/controller/index.ts';
+import type { ReconcileContext, Step } from '../../shared/controller/index.ts';
 import { installerOf, type ServiceAccountRef } from './installer.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 
@@ -50,9 +50,16 @@ export function newExtensionState(defaultInstaller?: ServiceAccountRef): (ce: Cl
 }
 
 /**
- * StepReconciler's `finish`: gives back the bundle's share of the memory budget
- * (bundle-budget.ts) once the reconcile that rendered and applied it ends.
+ * The last step, `always` (run however the reconcile ended): gives back the bundle's share of
+ * the memory budget (bundle-budget.ts) that the pull step took for render and apply.
  */
-export function releaseBundleLease(state: ExtensionState): void {
-  state.bundleLease?.release();
+export function releaseBundleStep(): Step<ExtensionState> {
+  return {
+    name: 'release-bundle',
+    always: true,
+    run: (state) => {
+      state.bundleLease?.release();
+      return undefined;
+    },
+  };
 }

@@ -10,7 +10,7 @@ import { BundleBudget } from './bundle-budget.ts';
 import { BundlePulls } from './bundle-pulls.ts';
 import type { FetchedBundle } from './bundle-source.ts';
 import type { ExtensionState } from './pipeline-state.ts';
-import { releaseBundleLease } from './reconciler.ts';
+import { releaseBundleStep } from './reconciler.ts';
 import { pullStep, renderStep, type PullPorts, type RenderPorts } from './steps-pull.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 
@@ -85,7 +85,7 @@ function progressing(s: ExtensionState): { status: string; reason: string; messa
 }
 
 describe('pull step', () => {
-  it('keeps the bundle lease on the state until the reconcile ends (releaseBundleLease)', async () => {
+  it('keeps the bundle lease on the state until the reconcile ends (releaseBundleStep, an always step)', async () => {
     const budget = new BundleBudget(100);
     const lease = await budget.acquire(60);
     const s = state(V2, undefined);
@@ -93,9 +93,10 @@ describe('pull step', () => {
     expect(await pullBundle(deps, s)).toBeUndefined();
     expect(s.bundleLease).toBe(lease);
     expect(budget.held).toBe(60);
-    releaseBundleLease(s);
+    expect(releaseBundleStep().always).toBe(true);
+    await releaseBundleStep().run(s);
     expect(budget.held).toBe(0);
-    releaseBundleLease(state(V2, undefined)); // a reconcile without a bundle holds nothing
+    await releaseBundleStep().run(state(V2, undefined)); // a reconcile without a bundle holds nothing
   });
 
   it('installed bundle, cached: renders the cached bundle', async () => {

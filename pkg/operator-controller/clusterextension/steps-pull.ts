@@ -70,7 +70,7 @@ async function pullBundle(ports: PullPorts, state: ExtensionState): Promise<Step
   const pulled = await ports.pulls.get(state.name, ref, { signal: state.signal, ...(recordFits ? { waitMs: 0 } : {}) });
   if (pulled.state === 'done') {
     state.bundle = pulled.fetched.bundle;
-    // Held until the reconcile ends (releaseBundleLease), through render and apply.
+    // Held until the reconcile ends (releaseBundleStep), through render and apply.
     if (pulled.fetched.lease !== undefined) state.bundleLease = pulled.fetched.lease;
     state.target = { ...(state.target ?? { fromCatalog: false }), bundle: { ...target, digestRef: pulled.fetched.digestRef } };
     state.log.debug({ image: ref, digestRef: pulled.fetched.digestRef, fromCache: pulled.fetched.fromCache }, 'bundle ready');

@@ -71,6 +71,14 @@ function reconciler(client: KubeClient, ran: string[], errors: string[] = []) {
         return { requeueAfterMs: 60_000 };
       },
     },
+    {
+      name: 'finish',
+      always: true,
+      run: (s) => {
+        ran.push(`finish ${s.thing.status?.seen ?? 0}`);
+        return undefined;
+      },
+    },
   ];
   return new StepReconciler<Thing, { thing: Thing }>({
     client,
@@ -80,7 +88,6 @@ function reconciler(client: KubeClient, ran: string[], errors: string[] = []) {
     steps,
     poll: { initialMs: 100, maxMs: 250 },
     onError: (name, e) => errors.push(`${name}: ${(e as Error).message}`),
-    finish: (state) => ran.push(`finish ${state.thing.status?.seen ?? 0}`),
   });
 }
 
@@ -112,7 +119,7 @@ describe('StepReconciler', () => {
     const errors: string[] = [];
     const ran: string[] = [];
     await expect(reconciler(client, ran, errors).reconcile('t', ctx())).rejects.toThrow('gate failed');
-    // The state is finished however the steps ended.
+    // The always step runs however the steps ended.
     expect(ran).toEqual(['count', 'gate', 'finish 1']);
     expect(writes).toEqual(['status {"seen":1}']);
     expect(errors).toEqual(['t: gate failed']);

@@ -35,8 +35,6 @@ interface StepReconcilerConfig<T extends WorkingObject, S> {
   poll?: { initialMs: number; maxMs: number };
   /** Called with the object's name when a reconcile throws (e.g. to forget what a failure made stale). */
   onError?: (name: string, err: unknown) => void;
-  /** Called with the state once its reconcile ends, however it ends (e.g. to give back what the steps took). */
-  finish?: (state: S) => void;
 }
 
 /** See the module comment. */
@@ -59,14 +57,7 @@ export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
         client: c.client,
         ref: { ...c.type, name },
         parse: c.parse,
-        reconcile: async (working) => {
-          const state = c.state(working, ctx);
-          try {
-            return await runSteps(c.steps, state, c.stepTimer);
-          } finally {
-            c.finish?.(state);
-          }
-        },
+        reconcile: (working) => runSteps(c.steps, c.state(working, ctx), c.stepTimer),
         signal: ctx.signal,
       });
     } catch (err) {
