@@ -85,13 +85,17 @@ describe('createProcessIngest', () => {
     const pids: number[] = [];
     const ingest = createProcessIngest({ onSpawn: (pid) => pids.push(pid), spareIdleMs: 100 });
     await ingest(fbc, await target('plain'));
+    // The ingest resolves on the reply; its process may still be exiting. Once it is gone, the only
+    // ingest child is the spare prepare() starts.
+    expect(await exited(pids[0]!)).toBe(true);
     ingest.prepare();
-    const spares = await ingestChildren();
+    const spares = await spareStarted();
     expect(spares).toHaveLength(1);
     expect(await exited(spares[0]!)).toBe(true); // the spare gave up waiting
     await ingest(fbc, await target('after-timeout'));
     expect(pids).toHaveLength(2);
     expect(pids[0]).not.toBe(pids[1]);
+    expect(await exited(pids[1]!)).toBe(true); // later tests look for their own spare among the children
   });
 
   it("runs the child with its own environment, not the parent's", async () => {
