@@ -22,9 +22,9 @@ import type { OperatorControllerOptions } from './options.ts';
 
 /**
  * Sampling period of the `nodejs_eventloop_lag_*` histogram (prom-client's default is 10 ms).
- * Its timer wakes the process at that period for good: at 10 ms that alone cost ~0.15 CPU-s a
- * minute at rest, at 100 ms ~0.02, at 1 s ~0.003, against upstream's 0.03 for everything
- * (bench/results/idle.md). A stall of a second or more is seen whenever it happens, a shorter
+ * Its timer wakes the process at that period for good, and at the default period those wake-ups
+ * alone cost several times what upstream's whole process costs at rest (bench/results/idle.md
+ * has the figures). A stall of a second or more is seen whenever it happens, a shorter
  * one in proportion to its length; `nodejs_eventloop_lag_seconds` (measured at each scrape) is
  * unchanged.
  */
