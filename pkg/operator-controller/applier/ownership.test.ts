@@ -96,8 +96,8 @@ describe('checkOwnership', () => {
       [ours(clusterRole('mine')), ours(clusterRole('new')), ours(cm('a')), ours(cm('b'))],
       OWNER,
     ).catch((err: unknown) => err);
-    // Two ClusterRoles: the kind is listed; the two ConfigMaps of one namespace likewise.
-    expect(selectors).toEqual([undefined, undefined]);
+    // Two ClusterRoles: each by name; the two ConfigMaps of one namespace: the namespace is listed.
+    expect(selectors).toEqual(['metadata.name=mine', 'metadata.name=new', undefined]);
     expect((report as OwnershipConflictError).conflicts.map((c) => c.object.metadata.name)).toEqual(['a']);
 
     selectors.length = 0;
@@ -108,6 +108,31 @@ describe('checkOwnership', () => {
     expect(selectors).toEqual(['metadata.name=new', 'metadata.name=a']);
     expect((conflict as OwnershipConflictError).conflicts.map((c) => c.ownership)).toEqual([{ kind: 'other-extension', extension: 'other' }]);
     expect(await checkOwnership(cluster.client, [ours(clusterRole('mine'))], OWNER)).toEqual({ absent: new Set(), adopted: [] });
+  });
+
+  it('lists a kind of many cluster-scoped objects once, and reads each object where listing is forbidden', async () => {
+    const cluster = fakeCluster();
+    const roles = ['r1', 'r2', 'r3', 'r4', 'r5'].map((n) => ours(clusterRole(n)));
+    cluster.seed(roles[0]!);
+    const selectors: Array<string | undefined> = [];
+    const listAll = cluster.client.listAll.bind(cluster.client);
+    cluster.client.listAll = ((type, options) => {
+      selectors.push(options?.fieldSelector);
+      return listAll(type, options);
+    }) as typeof cluster.client.listAll;
+    const many = await checkOwnership(cluster.client, roles, OWNER);
+    expect(selectors).toEqual([undefined]);
+    expect(many.absent.size).toBe(4);
+
+    // A ServiceAccount that may get but not list: one name-selected list refused, then a GET each.
+    selectors.length = 0;
+    cluster.client.listAll = ((_type, options) => {
+      selectors.push(options?.fieldSelector);
+      return Promise.reject(new ApiError(403, 'Forbidden', 'no list'));
+    }) as typeof cluster.client.listAll;
+    const few = await checkOwnership(cluster.client, roles.slice(0, 2), OWNER);
+    expect(selectors).toEqual(['metadata.name=r1', 'metadata.name=r2']);
+    expect([...few.absent]).toEqual(['rbac.authorization.k8s.io/ClusterRole//r2']);
   });
 
   it('reads nothing for objects known to be ours', async () => {

@@ -158,6 +158,9 @@ export async function checkOwnership(
   return report;
 }
 
+/** Most cluster-scoped objects of one kind in a release that are listed by name, one request each. */
+const BY_NAME_MAX = 4;
+
 /** Live metadata by name of the objects of one group (same type and namespace). */
 async function liveMetadata(client: KubeClient, group: readonly KubeObject[], signal?: AbortSignal): Promise<Map<string, LiveMetadata>> {
   const first = group[0];
@@ -166,17 +169,22 @@ async function liveMetadata(client: KubeClient, group: readonly KubeObject[], si
   const s = signal === undefined ? {} : { signal };
   try {
     const ns = first.metadata.namespace;
-    // One object (the usual case: an upgrade's cluster-scoped objects whose names change with
-    // the version) is listed by name, so that the answer does not grow with what else the
-    // cluster holds: 1,000 extensions' ClusterRoles were 7 pages of 500 per upgrade. Same verb
-    // and request count as listing the kind.
-    const byName = group.length === 1 ? { fieldSelector: `metadata.name=${first.metadata.name ?? ''}` } : {};
-    const list = await client.listAll(
-      { apiVersion: first.apiVersion, kind: first.kind },
-      { ...(ns === undefined ? {} : { namespace: ns }), ...byName, metadataOnly: true, ...s },
-    );
+    const type = { apiVersion: first.apiVersion, kind: first.kind };
+    const scope = { ...(ns === undefined ? {} : { namespace: ns }), metadataOnly: true as const, ...s };
     const wanted = new Set(group.map((o) => o.metadata.name ?? ''));
-    for (const item of list.items) if (wanted.has(item.metadata.name ?? '')) found.set(item.metadata.name ?? '', item.metadata);
+    // An object listed by name gives an answer that does not grow with what else the cluster
+    // holds (a thousand tenants' ClusterRoles are several pages per upgrade): a lone object of
+    // its resource and namespace (the usual upgrade: cluster-scoped objects whose names change
+    // with the version), and each of a few cluster-scoped ones, where the kind is shared by
+    // every tenant. Same verb; one request per object instead of one or more pages per kind.
+    const names = group.length === 1 || (ns === undefined && group.length <= BY_NAME_MAX) ? [...wanted] : undefined;
+    const lists =
+      names === undefined
+        ? [client.listAll(type, scope)]
+        : names.map((name) => client.listAll(type, { ...scope, fieldSelector: `metadata.name=${name}` }));
+    for (const list of await Promise.all(lists)) {
+      for (const item of list.items) if (wanted.has(item.metadata.name ?? '')) found.set(item.metadata.name ?? '', item.metadata);
+    }
     return found;
   } catch (err) {
     if (isNoKindMatch(err)) return found;
