@@ -47,6 +47,9 @@ export async function compiledRuntime(workDir: string, log: (line: string) => vo
     await promisify(execFile)(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', config], { maxBuffer: 16 << 20 });
     // Bare imports (pino, prom-client, ...) resolve from the repository's node_modules.
     await symlink(join(REPO, 'node_modules'), join(workDir, 'node_modules'), 'dir');
+    // ES modules, as the image's package.json declares for its dist/: without a package type
+    // Node would parse each .js file as CommonJS first (syntax detection), which the image never does.
+    await writeFile(join(out, 'package.json'), '{ "type": "module" }\n');
   } catch (err) {
     const reason = (err as { stdout?: string }).stdout?.split('\n')[0] || (err as Error).message;
     log(`emit failed, children run the TypeScript sources: ${reason}`);
