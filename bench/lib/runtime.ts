@@ -3,7 +3,8 @@
  * container image runs `dist/`), while `node file.ts` pays for Node's type stripping: its
  * WebAssembly transformer adds 15-35 MB of RSS that production never has. So by default the
  * bench emits the sources once per run (tsc, `noCheck`, into its work directory, with
- * node_modules linked) and starts children from that JavaScript; `--source` (or a failed
+ * node_modules linked and a package.json declaring ES modules, as the image's) and starts
+ * children from that JavaScript; `--source` (or a failed
  * emit) runs the TypeScript files directly instead, and the report says which was used.
  */
 import { execFile } from 'node:child_process';
