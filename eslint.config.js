@@ -127,6 +127,7 @@ const MODULE_INDEX_EXCEPTIONS = [
     ['cmd/catalogd/run.ts', 'pkg/shared/controller/certificates.ts'],
     ['cmd/operator-controller/options.ts', 'pkg/shared/image/limits.ts'],
     ['cmd/operator-controller/options.ts', 'pkg/operator-controller/clusterextension/installer.ts'],
+    ['cmd/operator-controller/options.ts', 'pkg/operator-controller/gating/version.ts'],
     ['cmd/operator-controller/run.ts', 'pkg/shared/api/v1/constants.ts'],
     ['cmd/shared/limits.ts', 'pkg/shared/fbc/limits.ts'],
     ['cmd/shared/logging.ts', 'pkg/shared/controller/log-error.ts'],

@@ -3,7 +3,8 @@
  * container image runs `dist/`), while `node file.ts` pays for Node's type stripping: its
  * WebAssembly transformer adds 15-35 MB of RSS that production never has. So by default the
  * bench emits the sources once per run (tsc, `noCheck`, into its work directory, with
- * node_modules linked) and starts children from that JavaScript; `--source` (or a failed
+ * node_modules linked and a package.json declaring ES modules, as the image's) and starts
+ * children from that JavaScript; `--source` (or a failed
  * emit) runs the TypeScript files directly instead, and the report says which was used.
  */
 import { execFile } from 'node:child_process';
@@ -47,6 +48,9 @@ export async function compiledRuntime(workDir: string, log: (line: string) => vo
     await promisify(execFile)(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', config], { maxBuffer: 16 << 20 });
     // Bare imports (pino, prom-client, ...) resolve from the repository's node_modules.
     await symlink(join(REPO, 'node_modules'), join(workDir, 'node_modules'), 'dir');
+    // ES modules, as the image's package.json declares for its dist/: without a package type
+    // Node would parse each .js file as CommonJS first (syntax detection), which the image never does.
+    await writeFile(join(out, 'package.json'), '{ "type": "module" }\n');
   } catch (err) {
     const reason = (err as { stdout?: string }).stdout?.split('\n')[0] || (err as Error).message;
     log(`emit failed, children run the TypeScript sources: ${reason}`);

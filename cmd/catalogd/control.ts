@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
+import { type Registry, collectDefaultMetrics } from 'prom-client';
 import { CLUSTER_CATALOG } from '../../pkg/shared/api/index.ts';
 import {
   CATALOG_CONTROLLER_NAME,
@@ -51,6 +51,7 @@ export async function runCatalogdControl(
   { log, registry, store, credentials }: Serving,
   signal: AbortSignal,
 ): Promise<'stopped' | 'lost-leadership'> {
+  collectDefaultMetrics({ register: registry });
   const kube: KubeContext = await connect(credentials, { userAgent: 'catalogd' });
   const unpackCache = createDiskImageCache(join(o.cacheDir, 'unpack'));
   await unpackCache.cleanupTemporary();

@@ -2,12 +2,14 @@
 /**
  * catalogd entry point: reads flags and environment, then runs until SIGTERM/SIGINT.
  * Exit codes: 0 after a graceful stop, 1 on a start-up error or lost leadership, 2 on bad flags.
- * The composition (run.ts) is loaded once the flags are read, with the compile cache in
- * `--cache-dir` started first (cmd/shared/compile-cache.ts).
+ * The compile cache in `--cache-dir` is started before anything else loads when the arguments
+ * name an existing one, otherwise once the flags are read; the composition (run.ts) is loaded
+ * after that (cmd/shared/compile-cache.ts).
  */
-import { saveCompileCache, startCompileCache } from '../shared/compile-cache.ts';
-import { componentMain } from '../shared/main.ts';
-import { HELP, parseCatalogdOptions } from './options.ts';
+import { saveCompileCache, startCompileCache, startCompileCacheEarly } from '../shared/compile-cache.ts';
+
+startCompileCacheEarly(process.argv.slice(2));
+const [{ componentMain }, { HELP, parseCatalogdOptions }] = await Promise.all([import('../shared/main.ts'), import('./options.ts')]);
 
 await componentMain({
   name: 'catalogd',

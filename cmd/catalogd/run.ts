@@ -7,18 +7,20 @@
  * A restarted replica serves what its store holds first: this file loads only the store, the
  * catalog server and their libraries; the control part (control.ts: cluster client, informers,
  * reconcilers, leader election, health and metrics servers) is loaded once the catalog server
- * listens (decision 0097).
+ * listens and, when the store holds content, has answered its first request
+ * (cmd/shared/first-answer.ts; decision 0097).
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { Registry, collectDefaultMetrics } from 'prom-client';
 import { buildCatalogServer } from '../../pkg/catalogd/server/index.ts';
 import { LocalDirStore, createProcessIngest } from '../../pkg/catalogd/storage/index.ts';
+import { Registry } from '../../pkg/shared/metrics/index.ts';
 // The file, not pkg/shared/controller's index, which control.ts loads after the server listens.
 import { keepingOptions, loadCertificate, watchCertificate } from '../../pkg/shared/controller/certificates.ts';
 import { checkRegistryCertDir } from '../../pkg/shared/nodehttp/index.ts';
 import { saveCompileCache } from '../shared/compile-cache.ts';
 import { componentKubeConfig } from '../shared/component-options.ts';
+import { FIRST_REQUEST_WAIT_MS, firstResponseEnd, waitAtMost } from '../shared/first-answer.ts';
 import type { CatalogdOptions } from './options.ts';
 
 /** Runs catalogd; resolves when `signal` aborts (after a graceful stop) or leadership is lost. */
@@ -27,8 +29,8 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
   // fails, with the same message, before anything listens.
   const credentials = componentKubeConfig(o);
   if (o.pullCasDir !== undefined) checkRegistryCertDir(o.pullCasDir);
+  // The default process metrics are added by control.ts, before its metrics servers start.
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   const store = new LocalDirStore({ root: join(o.cacheDir, 'catalogs'), ingest: createProcessIngest({ limits: o.decodeLimits }), logger: log });
   await store.open();
   log.info({ catalogs: store.catalogs() }, 'serving stored catalog content');
@@ -46,7 +48,12 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
       await server.listen({ host: o.catalogServer.host, port: o.catalogServer.port });
       log.info({ address: o.catalogServer, tls: o.tls !== undefined, tlsProfile: o.tlsProfile.name }, 'catalog server listening');
       // Requests that arrive while the control part loads (its modules evaluate on this thread,
-      // zod's the most) are answered once it has loaded.
+      // zod's the most) are answered once it has loaded: a store with content answers first.
+      if (store.catalogs().length > 0) {
+        const first = firstResponseEnd(server.server);
+        await waitAtMost(first.ended, FIRST_REQUEST_WAIT_MS, signal);
+        first.cancel();
+      }
       const { runCatalogdControl } = await import('./control.ts');
       saveCompileCache();
       return await runCatalogdControl(o, { log, registry, store, credentials }, signal);

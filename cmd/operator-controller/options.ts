@@ -11,7 +11,8 @@ import { SERVING_FLAGS, type ServingOptions, servingHelp, servingOptions } from 
 // Files, not the modules' indexes (the registry client, the reconciler): flag parsing stays
 // light, and operator-controller starts its informers before it loads those (decision 0097).
 import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/limits.ts';
-import { parseClusterVersion, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
+// The file, not pkg/operator-controller/gating's index, which loads the YAML emulation (decision 0097).
+import { parseClusterVersion, type ClusterMinor } from '../../pkg/operator-controller/gating/version.ts';
 import { parseServiceAccountRef, type ServiceAccountRef } from '../../pkg/operator-controller/clusterextension/installer.ts';
 import { parsePauseAt, type PauseAt } from './test-pause.ts';
 

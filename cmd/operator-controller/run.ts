@@ -6,7 +6,8 @@
  * Readiness (/readyz) is the ClusterExtension and ClusterCatalog informers' sync: this file
  * loads only what that takes (cluster client, informers, health and metrics servers), and the
  * rest (control.ts: registry client, catalogd client, leader election, reconciler) once the
- * informers synced (decision 0097).
+ * informers synced and a first readiness probe was answered, or a moment later
+ * (cmd/shared/first-answer.ts; decision 0097).
  */
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
@@ -15,6 +16,7 @@ import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/v1/cons
 import { HealthServer, informersSynced } from '../../pkg/shared/controller/index.ts';
 import { Informer, clientListWatch, connect, stripManagedFields, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { componentKubeConfig } from '../shared/component-options.ts';
+import { FIRST_PROBE_WAIT_MS, firstPass, waitAtMost } from '../shared/first-answer.ts';
 import { startMetricsServing } from '../shared/metrics-serving.ts';
 import { checkRegistryCertDir } from '../../pkg/shared/nodehttp/index.ts';
 import { saveCompileCache } from '../shared/compile-cache.ts';
@@ -47,7 +49,8 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
 
   // /metrics: over HTTPS to authorized callers (with a certificate), plain on the probe port only with --insecure-metrics.
   const health = new HealthServer({ port: o.healthProbe.port, host: o.healthProbe.host, ...(o.insecureMetrics ? { registry } : {}), log });
-  health.addReadinessCheck('informers', informersSynced([extensions, catalogs]));
+  const ready = firstPass(informersSynced([extensions, catalogs]));
+  health.addReadinessCheck('informers', ready.check);
   await health.start();
   log.info({ address: o.healthProbe, metrics: o.insecureMetrics }, 'health server listening');
   const metrics = await startMetricsServing(o, { client: kube.client, registry, log });
@@ -68,6 +71,8 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       () => false,
     );
     if (synced) {
+      // A probe that came as the informers synced is answered before the rest loads.
+      await waitAtMost(ready.passed, FIRST_PROBE_WAIT_MS, signal);
       const { runOperatorControllerControl } = await import('./control.ts');
       saveCompileCache();
       outcome = await runOperatorControllerControl(o, { log, registry, kube, extensions, catalogs }, signal);

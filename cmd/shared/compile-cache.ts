@@ -6,13 +6,61 @@
  * entry against the file's contents, so a changed file is compiled anew; a directory that
  * cannot be written leaves Node compiling as without one. With NODE_COMPILE_CACHE set, Node's
  * own cache in that directory is used instead (from the first module on).
+ *
+ * An entry starts it before it loads anything else when its arguments name the directory
+ * (`startCompileCacheEarly`, as the Deployments do), so that the flag parsing and logging
+ * modules come from the cache too; otherwise once the flags are read (`startCompileCache`).
  */
 import { enableCompileCache, flushCompileCache } from 'node:module';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 
 /** Enables the compile cache under `cacheDir` (a no-op when it already is, e.g. through NODE_COMPILE_CACHE). */
 export function startCompileCache(cacheDir: string): void {
   enableCompileCache(join(cacheDir, 'compile-cache'));
+}
+
+/**
+ * The directory `--cache-dir DIR` or `--cache-dir=DIR` names in `argv` (the last one, as the
+ * flag parser keeps it), read before the flags are parsed; undefined when none is given, when
+ * its value is missing, empty or starts with `-`, or with -h/--help (which writes nothing). Other flags, known
+ * or not, are skipped: an argument list the parser later refuses only ever names a directory
+ * here that its own `--cache-dir` names.
+ */
+export function explicitCacheDir(argv: readonly string[]): string | undefined {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: false,
+      allowPositionals: true,
+      options: { 'cache-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }));
+  } catch {
+    return undefined;
+  }
+  if (values['help'] !== undefined) return undefined;
+  const dir = values['cache-dir'];
+  // A value that looks like a flag is one the parser refuses as ambiguous.
+  return typeof dir === 'string' && dir !== '' && !dir.startsWith('-') ? dir : undefined;
+}
+
+/**
+ * Enables the compile cache before the entry loads its modules when `argv` names the cache
+ * directory and that directory exists (the Deployments' emptyDir): a start whose flags turn
+ * out wrong then never creates a directory that was not there. Otherwise the entry starts it
+ * once the flags are read.
+ */
+export function startCompileCacheEarly(argv: readonly string[]): void {
+  const dir = explicitCacheDir(argv);
+  if (dir === undefined) return;
+  try {
+    if (!statSync(dir).isDirectory()) return;
+  } catch {
+    return;
+  }
+  startCompileCache(dir);
 }
 
 /**

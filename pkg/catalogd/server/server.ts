@@ -17,7 +17,7 @@ import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
-import { Histogram, type Registry } from 'prom-client';
+import { Histogram, type Registry } from '../../shared/metrics/index.ts';
 import { GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, type StoredVersion } from '../storage/index.ts';
 import { AnswerBuffers } from './answer-buffers.ts';
 import { WHOLE_RESPONSE_MAX, serveAll, serveMetas } from './handlers.ts';

@@ -5,7 +5,7 @@
  * distinguished by labels; prom-client throws when a name is registered twice, so each
  * family is created by the first user and looked up by the others.
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from '../metrics/index.ts';
 
 /** The Counter named `name` on `registry`, created with `labelNames` when absent. */
 export function counterOn<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Counter<L> {

@@ -1,0 +1,82 @@
+/**
+ * When a component loads its control part (decision 0097). Loading it evaluates some 250-400
+ * modules on the one thread, 60-120 ms of CPU, and a request that arrives meanwhile waits for
+ * all of it. So a component first answers what is asked of it as soon as it can (catalogd a
+ * restart's first request for stored content, operator-controller its first readiness probe
+ * once its informers synced), then loads the rest: after that first answer, or after a short
+ * wait when none comes. What the control part starts (informers' reconcilers, leader
+ * election) starts that much later, which nothing depends on: an object created meanwhile is
+ * in its informer's list.
+ */
+import type { EventEmitter } from 'node:events';
+
+/** catalogd: the longest its control part waits for a first request for stored content to be answered (ms). */
+export const FIRST_REQUEST_WAIT_MS = 100;
+
+/** operator-controller: the longest its control part waits, once ready, for a first readiness probe to be answered (ms). */
+export const FIRST_PROBE_WAIT_MS = 50;
+
+/**
+ * Resolves when `until` settles, `maxWaitMs` after the call, or when `signal` aborts,
+ * whichever comes first; never rejects, and leaves no timer or listener behind.
+ */
+export function waitAtMost(until: Promise<unknown>, maxWaitMs: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, maxWaitMs);
+    signal.addEventListener('abort', done, { once: true });
+    until.then(done, done);
+  });
+}
+
+/**
+ * The end of the first response `server` (a node:http or node:https server) begins after the
+ * call: `ended` resolves when it has finished or its client closed it early. `cancel` stops
+ * following (call it once no longer waiting: it removes the listener).
+ */
+export function firstResponseEnd(server: EventEmitter): { ended: Promise<void>; cancel(): void } {
+  let onRequest: ((req: unknown, res: EventEmitter) => void) | undefined;
+  const ended = new Promise<void>((resolve) => {
+    onRequest = (_req, res): void => {
+      cancel();
+      res.once('close', () => resolve());
+    };
+    server.on('request', onRequest);
+  });
+  const cancel = (): void => {
+    if (onRequest !== undefined) server.off('request', onRequest);
+  };
+  return { ended, cancel };
+}
+
+/** A health check as pkg/shared/controller's HealthServer runs them: true passes, false or a string (the reason) fails. */
+type HealthCheck = () => boolean | string | Promise<boolean | string>;
+
+/**
+ * `check` with the same outcomes, and `passed`, which resolves once it has passed for the
+ * first time and the probe's answer had its turn to be written (the health server answers
+ * as soon as its checks have run, before the event loop's next turn).
+ */
+export function firstPass(check: HealthCheck): { check: HealthCheck; passed: Promise<void> } {
+  let pass: (() => void) | undefined;
+  const passed = new Promise<void>((resolve) => (pass = () => setImmediate(resolve)));
+  const passing = (outcome: boolean | string): void => {
+    if (outcome !== true || pass === undefined) return;
+    pass();
+    pass = undefined;
+  };
+  return {
+    check: () => {
+      const outcome = check();
+      if (typeof outcome === 'object') void outcome.then(passing, () => undefined);
+      else passing(outcome);
+      return outcome;
+    },
+    passed,
+  };
+}
