@@ -134,6 +134,7 @@ const MODULE_INDEX_EXCEPTIONS = [
     ['cmd/shared/main.ts', 'pkg/shared/controller/shutdown.ts'],
     ['cmd/shared/component-options.ts', 'pkg/shared/kube/kubeconfig.ts'],
     ['cmd/shared/component-options.ts', 'pkg/shared/kube/leader-election.ts'],
+    ['cmd/shared/first-answer.ts', 'pkg/shared/kube/backoff.ts'],
   ].map(([from, to]) => ({
     from,
     to,

@@ -9,6 +9,7 @@
  * in its informer's list.
  */
 import type { EventEmitter } from 'node:events';
+import { sleepUnlessAborted } from '../../pkg/shared/kube/backoff.ts';
 
 /** catalogd: the longest its control part waits for a first request for stored content to be answered (ms). */
 export const FIRST_REQUEST_WAIT_MS = 100;
@@ -21,17 +22,12 @@ export const FIRST_PROBE_WAIT_MS = 50;
  * whichever comes first; never rejects, and leaves no timer or listener behind.
  */
 export function waitAtMost(until: Promise<unknown>, maxWaitMs: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, maxWaitMs);
-    signal.addEventListener('abort', done, { once: true });
-    until.then(done, done);
-  });
+  const settled = new AbortController();
+  until.then(
+    () => settled.abort(),
+    () => settled.abort(),
+  );
+  return sleepUnlessAborted(maxWaitMs, AbortSignal.any([signal, settled.signal]));
 }
 
 /**

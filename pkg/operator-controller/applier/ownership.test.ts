@@ -18,6 +18,17 @@ const clusterRole = (name: string, meta: Partial<KubeObject['metadata']> = {}): 
   obj('rbac.authorization.k8s.io/v1', 'ClusterRole', name, undefined, meta);
 const ours = (o: KubeObject, extension = 'ext'): KubeObject => withOwnerLabels([o], extension)[0] ?? o;
 
+/** The field selector of every LIST `cluster`'s client makes from now on (undefined: none), in order. */
+function recordFieldSelectors(cluster: ReturnType<typeof fakeCluster>): Array<string | undefined> {
+  const selectors: Array<string | undefined> = [];
+  const listAll = cluster.client.listAll.bind(cluster.client);
+  cluster.client.listAll = ((type, options) => {
+    selectors.push(options?.fieldSelector);
+    return listAll(type, options);
+  }) as typeof cluster.client.listAll;
+  return selectors;
+}
+
 describe('ownershipOf', () => {
   it.each([
     ['absent', undefined, { kind: 'absent' }],
@@ -85,12 +96,7 @@ describe('checkOwnership', () => {
     for (let i = 0; i < 5; i++) cluster.seed(ours(clusterRole(`other-${i}`), `other-${i}`));
     cluster.seed(ours(clusterRole('mine')));
     cluster.seed(ours(cm('a'), 'other'));
-    const selectors: Array<string | undefined> = [];
-    const listAll = cluster.client.listAll.bind(cluster.client);
-    cluster.client.listAll = ((type, options) => {
-      selectors.push(options?.fieldSelector);
-      return listAll(type, options);
-    }) as typeof cluster.client.listAll;
+    const selectors = recordFieldSelectors(cluster);
     const report = await checkOwnership(
       cluster.client,
       [ours(clusterRole('mine')), ours(clusterRole('new')), ours(cm('a')), ours(cm('b'))],
@@ -114,12 +120,7 @@ describe('checkOwnership', () => {
     const cluster = fakeCluster();
     const roles = ['r1', 'r2', 'r3', 'r4', 'r5'].map((n) => ours(clusterRole(n)));
     cluster.seed(roles[0]!);
-    const selectors: Array<string | undefined> = [];
-    const listAll = cluster.client.listAll.bind(cluster.client);
-    cluster.client.listAll = ((type, options) => {
-      selectors.push(options?.fieldSelector);
-      return listAll(type, options);
-    }) as typeof cluster.client.listAll;
+    const selectors = recordFieldSelectors(cluster);
     const many = await checkOwnership(cluster.client, roles, OWNER);
     expect(selectors).toEqual([undefined]);
     expect(many.absent.size).toBe(4);
