@@ -25,14 +25,14 @@
  * ReleaseTooLargeError instead of being written partially. Readers join pieces of any size:
  * records upstream wrote, in 1,040,384-byte pieces, read as ours do.
  */
+import { once } from 'node:events';
 import { promisify } from 'node:util';
-import { gunzip, gzip, constants as zlibConstants } from 'node:zlib';
+import { createGzip, gunzip, constants as zlibConstants } from 'node:zlib';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { fromHelmRelease, helmReleaseDocument } from './helm-format.ts';
+import { fromHelmRelease, helmReleaseJson } from './helm-format.ts';
 import { fromLegacyRelease, isLegacyRelease } from './legacy.ts';
 import type { Release } from './types.ts';
 
-const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
 /** Hard limit of one serialized Secret, in bytes (1 MiB). */
@@ -54,12 +54,27 @@ export class ReleaseTooLargeError extends Error {
 
 /** The uncompressed payload: Helm's release JSON of `release` and a newline (Go's json.Encoder output shape). */
 export function releaseJson(release: Release): string {
-  return `${JSON.stringify(helmReleaseDocument(release))}\n`;
+  return [...helmReleaseJson(release)].join('');
 }
 
-/** The compressed payload of `release` (gzip, best compression). */
+/**
+ * The compressed payload of `release` (gzip, best compression): `releaseJson` compressed as
+ * it is produced, one manifest object at a time, so that a large release is never held as
+ * text (its JSON and the escaped manifest inside it were each as large as the manifest:
+ * decision 0098). Deflate's output does not depend on how its input is cut into writes (none
+ * is flushed), so the bytes are those of compressing the whole text at once.
+ */
 export async function encodeRelease(release: Release): Promise<Buffer> {
-  return gzipAsync(releaseJson(release), { level: zlibConstants.Z_BEST_COMPRESSION });
+  const gz = createGzip({ level: zlibConstants.Z_BEST_COMPRESSION });
+  const out: Buffer[] = [];
+  gz.on('data', (b: Buffer) => out.push(b));
+  const done = once(gz, 'end');
+  for (const part of helmReleaseJson(release)) {
+    if (!gz.write(part)) await once(gz, 'drain');
+  }
+  gz.end();
+  await done;
+  return Buffer.concat(out);
 }
 
 /** Cuts `payload` into pieces of CHUNK_SIZE bytes (the last one shorter; one empty piece for an empty payload). */

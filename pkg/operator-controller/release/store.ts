@@ -162,7 +162,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   }
 
   async function update(release: Release, signal?: AbortSignal): Promise<void> {
-    const { key } = await encode(release);
+    const key = keyOf(release);
     const known = layouts.get(key);
     try {
       await rewrite(release, known, signal);
@@ -235,13 +235,18 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   return { history, list, create, update, deleteAll };
 }
 
-/** Checks the release's identity and compresses and splits its payload. */
-async function encode(release: Release): Promise<{ key: string; pieces: Buffer[] }> {
+/** The key (index Secret name) of `release`, once its identity is checked. */
+function keyOf(release: Release): string {
   checkExtension(release.extension);
   if (!Number.isSafeInteger(release.revision) || release.revision < 1) {
     throw new Error(`release ${JSON.stringify(release.extension)} has invalid revision ${release.revision}`);
   }
-  const key = releaseKey(release.extension, release.revision);
+  return releaseKey(release.extension, release.revision);
+}
+
+/** Checks the release's identity and compresses and splits its payload. */
+async function encode(release: Release): Promise<{ key: string; pieces: Buffer[] }> {
+  const key = keyOf(release);
   const pieces = splitPayload(await encodeRelease(release));
   assertChunkCount(key, pieces.length);
   return { key, pieces };
