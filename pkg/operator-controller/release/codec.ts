@@ -112,6 +112,16 @@ export function assertSecretFits(key: string, secret: KubeObject): void {
 }
 
 /**
+ * What decoding `payload` holds at most as text: the uncompressed size its gzip trailer states
+ * (ISIZE, the size modulo 2^32), and never less than the payload itself. An estimate for the
+ * memory budget (decision 0098), read before anything is decompressed.
+ */
+export function decodedSize(payload: Uint8Array): number {
+  const stated = payload.length >= 18 ? Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).readUInt32LE(payload.length - 4) : 0;
+  return Math.max(stated, payload.length);
+}
+
+/**
  * Decodes the joined pieces of a record: gunzip, JSON, then Helm's release JSON (ours or
  * upstream's) or, for records of the earlier format, that format (legacy.ts). `extensionUID`
  * is the record's owner reference (Helm's JSON has no place for it). Throws an Error naming

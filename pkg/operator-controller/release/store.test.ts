@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { KubeClient, ObjectRef } from '../../shared/kube/index.ts';
 import { Crash, fakeSecrets as fakeClient, type SecretStore as Store } from '../../../test/support/fake-secrets.ts';
-import { ReleaseStatus, createReleaseStore, type Release } from './index.ts';
+import { ReleaseStatus, createReleaseStore, releaseJson, type Release } from './index.ts';
 
 function rel(revision: number, status: Release['status'], blobBytes: number, description = 'Install complete'): Release {
   return {
@@ -187,5 +187,24 @@ describe('beforeWrite', () => {
     await store.deleteAll('acme');
     expect(writes()).toBeGreaterThan(5);
     expect(seen).toEqual(Array.from({ length: writes() }, (_, i) => `acme@${i}`));
+  });
+});
+
+describe('history with admit', () => {
+  it('reads every payload, admits once what they decode to, and only then decodes', async () => {
+    const objects: Store = new Map();
+    const store = createReleaseStore({ client: fakeClient(objects).client, namespace: NAMESPACE });
+    const plain = await store.history('acme', undefined, () => Promise.reject(new Error('not asked without records')));
+    expect(plain).toEqual([]);
+    await store.create(rel(1, ReleaseStatus.Superseded, 2_000_000));
+    await store.create(rel(2, ReleaseStatus.Deployed, 10));
+    const asked: number[] = [];
+    const read = await store.history('acme', undefined, (bytes) => (asked.push(bytes), Promise.resolve()));
+    expect(read.map((r) => r.revision)).toEqual([2, 1]);
+    expect(asked).toHaveLength(1);
+    // At least the text of both records: the blob's base64 (2.7 MB) is in the first.
+    const text = read.reduce((n, r) => n + Buffer.byteLength(releaseJson(r)), 0);
+    expect(asked[0]).toBe(text);
+    await expect(store.history('acme', undefined, () => Promise.reject(new Error('no memory')))).rejects.toThrow('no memory');
   });
 });
