@@ -27,14 +27,17 @@
  */
 import { once } from 'node:events';
 import { promisify } from 'node:util';
-import { createGzip, gunzip, constants as zlibConstants } from 'node:zlib';
+import { createGzip, gunzip, gzip, constants as zlibConstants } from 'node:zlib';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { fromHelmRelease, helmReleaseJson } from './helm-format.ts';
 import { fromLegacyRelease, isLegacyRelease } from './legacy.ts';
 import { scanPayload } from './payload-scan.ts';
 import type { Release } from './types.ts';
 
+const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
+/** Characters of release JSON up to which a release is compressed in one call (encodeRelease). */
+const SMALL = 1 << 20;
 
 /** Hard limit of one serialized Secret, in bytes (1 MiB). */
 export const SECRET_SIZE_LIMIT = 1_048_576;
@@ -66,13 +69,23 @@ export function releaseJson(release: Release): string {
  * is flushed), so the bytes are those of compressing the whole text at once.
  */
 export async function encodeRelease(release: Release): Promise<Buffer> {
+  const parts = helmReleaseJson(release);
+  // A release of up to SMALL characters (every real one) is compressed in one call, which
+  // costs less than a stream; the bytes are the same either way.
+  const head: string[] = [];
+  let size = 0;
+  let next = parts.next();
+  for (; next.done !== true && size <= SMALL; next = parts.next()) {
+    head.push(next.value);
+    size += next.value.length;
+  }
+  if (next.done === true) return gzipAsync(head.join(''), { level: zlibConstants.Z_BEST_COMPRESSION });
   const gz = createGzip({ level: zlibConstants.Z_BEST_COMPRESSION });
   const out: Buffer[] = [];
   gz.on('data', (b: Buffer) => out.push(b));
   const done = once(gz, 'end');
-  for (const part of helmReleaseJson(release)) {
-    if (!gz.write(part)) await once(gz, 'drain');
-  }
+  for (const part of head.splice(0)) if (!gz.write(part)) await once(gz, 'drain');
+  for (; next.done !== true; next = parts.next()) if (!gz.write(next.value)) await once(gz, 'drain');
   gz.end();
   await done;
   return Buffer.concat(out);
