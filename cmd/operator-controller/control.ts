@@ -96,8 +96,10 @@ export async function runOperatorControllerControl(
     const budget = new BundleBudget(o.imageLimits.maxUnpackedBytes);
     // The release records a reconcile reads (its history, decoded) are held through the whole
     // reconcile like a bundle: at most one at the cap's size at a time. A budget of their own:
-    // a reconcile takes it before its bundle's, and no holder of a bundle's share waits for it,
-    // so neither can wait on the other in a cycle.
+    // a reconcile takes it before its bundle's, and no holder of a bundle's share waits for it
+    // but a finished pull's share kept for its extension's next reconcile, which may wait here
+    // behind one that waits for that share; the share is dropped untaken after `claimMs`, so
+    // such a wait ends.
     const recordBudget = new BundleBudget(o.imageLimits.maxUnpackedBytes);
     const healthGauge = new ExtensionHealthGauge(registry);
     // Bundle pulls run in the background; a pull's end queues its extension (decision 0067).
