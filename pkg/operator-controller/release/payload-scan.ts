@@ -35,8 +35,7 @@ export function scanPayload(bytes: Buffer): ScannedPayload | undefined {
 
 /**
  * Where the top-level `manifest` string's content lies (between its quotes), when the key is
- * there once, written plainly, with a string value, and no top-level key is written with
- * escapes; otherwise undefined.
+ * there once, written plainly, with a string value; otherwise undefined.
  */
 function manifestSpan(b: Buffer): { start: number; end: number } | undefined {
   let depth = 0;
@@ -55,8 +54,6 @@ function manifestSpan(b: Buffer): { start: number; end: number } | undefined {
       if (isKey) {
         keyStart = start;
         lastKey = b.subarray(keyStart, i);
-        // A key written with escapes may decode to "manifest" (JSON.parse keeps the last).
-        if (lastKey.includes(BACKSLASH)) return undefined;
       } else if (valueOfManifest) {
         if (span !== undefined) return undefined;
         span = { start, end: i };
