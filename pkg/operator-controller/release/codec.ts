@@ -31,7 +31,6 @@ import { createGzip, gunzip, gzip, constants as zlibConstants } from 'node:zlib'
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { fromHelmRelease, helmReleaseJson } from './helm-format.ts';
 import { fromLegacyRelease, isLegacyRelease } from './legacy.ts';
-import { scanPayload } from './payload-scan.ts';
 import type { Release } from './types.ts';
 
 const gzipAsync = promisify(gzip);
@@ -142,41 +141,19 @@ export function decodedSize(payload: Uint8Array): number {
  * `where` (the index Secret) with the failing step and its cause.
  */
 export async function decodeRelease(payload: Uint8Array, where: string, extensionUID = ''): Promise<Release> {
-  let bytes: Buffer;
+  let text: string;
   try {
-    bytes = await gunzipAsync(payload);
+    text = (await gunzipAsync(payload)).toString('utf8');
   } catch (e) {
     throw new Error(`release record ${where} is corrupt: decompressing the payload failed: ${(e as Error).message}`, { cause: e });
   }
-  const scanned = scanDocument(bytes);
-  let doc: unknown = scanned?.doc;
-  if (scanned === undefined) {
-    try {
-      doc = JSON.parse(bytes.toString('utf8'));
-    } catch (e) {
-      throw new Error(`release record ${where} is corrupt: the payload is not JSON: ${(e as Error).message}`, { cause: e });
-    }
-  }
-  const decoded = isLegacyRelease(doc) ? fromLegacyRelease(doc) : fromHelmRelease(doc, extensionUID, scanned?.objects);
-  if (!decoded.ok) throw new Error(`release record ${where} is corrupt: ${decoded.problem}`, { cause: new Error(decoded.problem) });
-  return decoded.release;
-}
-
-/**
- * The payload read by the fast path (payload-scan.ts): the document with an empty manifest and
- * the manifest's objects; undefined when the whole text has to be parsed instead (which also
- * gives JSON.parse's own message for a payload that is not JSON).
- */
-function scanDocument(bytes: Buffer): { doc: unknown; objects: KubeObject[] } | undefined {
-  const scan = scanPayload(bytes);
-  if (scan === undefined) return undefined;
   let doc: unknown;
   try {
-    doc = JSON.parse(scan.rest);
-  } catch {
-    return undefined;
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`release record ${where} is corrupt: the payload is not JSON: ${(e as Error).message}`, { cause: e });
   }
-  // The manifest the scan found is the one JSON.parse would keep (no other key decodes to it).
-  const manifest = (doc as { manifest?: unknown } | null)?.manifest;
-  return manifest === '' && !isLegacyRelease(doc) ? { doc, objects: scan.objects } : undefined;
+  const decoded = isLegacyRelease(doc) ? fromLegacyRelease(doc) : fromHelmRelease(doc, extensionUID);
+  if (!decoded.ok) throw new Error(`release record ${where} is corrupt: ${decoded.problem}`, { cause: new Error(decoded.problem) });
+  return decoded.release;
 }

@@ -27,7 +27,6 @@
  * repeats every object there; nothing reads them back, and they would double the record).
  */
 import { z } from 'zod';
-import type { KubeObject } from '../../shared/kube/index.ts';
 import { manifestLine, parseManifest } from './manifest.ts';
 import { BundleKey } from './naming.ts';
 import { ReleaseStatus, type Release, type ReleaseBundle } from './types.ts';
@@ -152,14 +151,8 @@ const STATUSES: ReadonlySet<string> = new Set(Object.values(ReleaseStatus));
 /**
  * Reads a release JSON document (ours, or upstream's without our field) into a Release with
  * `extensionUID`. Returns the problems, described, when it is not a release we can use.
- * `manifestObjects`: the manifest's objects when the caller parsed them already (codec.ts),
- * the document's `manifest` then being left empty.
  */
-export function fromHelmRelease(
-  doc: unknown,
-  extensionUID: string,
-  manifestObjects?: KubeObject[],
-): { ok: true; release: Release } | { ok: false; problem: string } {
+export function fromHelmRelease(doc: unknown, extensionUID: string): { ok: true; release: Release } | { ok: false; problem: string } {
   const parsed = HelmRelease.safeParse(doc);
   if (!parsed.success) {
     return { ok: false, problem: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
@@ -172,7 +165,7 @@ export function fromHelmRelease(
   if (missing.length > 0) return { ok: false, problem: `labels: ${missing.map((k) => JSON.stringify(k)).join(', ')} missing` };
   const properties = parseProperties(d.chart?.metadata?.annotations?.[PROPERTIES_ANNOTATION]);
   if (!properties.ok) return properties;
-  const manifest = manifestObjects === undefined ? parseManifest(d.manifest ?? '') : { ok: true as const, objects: manifestObjects };
+  const manifest = parseManifest(d.manifest ?? '');
   if (!manifest.ok) return manifest;
   const ours = d[OUR_FIELD];
   const release = labels[BundleKey.release];
