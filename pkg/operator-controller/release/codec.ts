@@ -83,6 +83,9 @@ export async function encodeRelease(release: Release): Promise<Buffer> {
   const out: Buffer[] = [];
   gz.on('data', (b: Buffer) => out.push(b));
   const done = once(gz, 'end');
+  // A stream error rejects the pending drain wait too, which is what throws; this keeps the
+  // second rejection from going unhandled.
+  done.catch(() => undefined);
   for (const part of head.splice(0)) if (!gz.write(part)) await once(gz, 'drain');
   for (; next.done !== true; next = parts.next()) if (!gz.write(next.value)) await once(gz, 'drain');
   gz.end();
