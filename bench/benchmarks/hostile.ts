@@ -21,7 +21,7 @@ import { benchImageClient, clusterExtension, createCatalog, createInstaller, pus
 import { isInstalledAs } from '../lib/extension-runs.ts';
 import { pushHostileBundle } from '../lib/hostile-bundles.ts';
 import { sleep } from '../lib/http-load.ts';
-import { forceGc } from '../lib/inspector.ts';
+import { connectInspector, forceGc, startHeapSampling } from '../lib/inspector.ts';
 import { startOlmStack } from '../lib/olm-stack.ts';
 import { procMemory, resetPeak, RssSampler } from '../lib/proc.ts';
 import { atMost, measure } from '../lib/report.ts';
@@ -64,6 +64,9 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     if (idle === undefined) throw new Error('operator-controller is gone');
     const hwmReset = resetPeak(pid);
     const sampler = new RssSampler(20, pid);
+    // Development aid: live allocations by stack at the end (after forced collections).
+    const profileFile = process.env['OLMV1_BENCH_HOSTILE_HEAP_PROFILE'];
+    const stopProfile = profileFile === undefined ? undefined : await startHeapSampling(pid, oc.inspectPort);
     const file = join(ctx.workDir, 'hostile.yaml');
     await writeFile(file, bundles.map((b) => `---\n${dump(clusterExtension(b.pkg, b, b.pkg, 'installer'))}`).join(''));
     ctx.log(`applying ${BUNDLES} ClusterExtensions at once; waiting until all are installed`);
@@ -95,8 +98,13 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const after = procMemory(pid);
     if (after === undefined) throw new Error('operator-controller is gone');
     const peak = Math.max(sampler.max, hwmReset ? after.hwm : 0);
+    if (stopProfile !== undefined && profileFile !== undefined) {
+      const { profile } = await stopProfile();
+      await writeFile(profileFile, JSON.stringify(profile));
+    }
     await forceGc(pid, oc.inspectPort);
     const collected = procMemory(pid);
+    const heap = await heapUsed(pid, oc.inspectPort);
     if (collected === undefined) throw new Error('operator-controller is gone');
     const bytes = bundles.reduce((n, b) => n + b.bytes, 0);
     return {
@@ -110,7 +118,13 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         ),
         measure('  idle before, 3 s after ready', mb(idle.rss), 'MB', undefined, `anon ${mb(idle.anon)} MB + file-backed ${mb(idle.file)} MB`),
         measure('  after all were installed', mb(after.rss), 'MB', undefined, `anon ${mb(after.anon)} MB + file-backed ${mb(after.file)} MB`),
-        measure('  then after forced GC (inspector)', mb(collected.rss), 'MB', undefined, `anon ${mb(collected.anon)} MB: what stays live`),
+        measure(
+          '  then after forced GC (inspector)',
+          mb(collected.rss),
+          'MB',
+          undefined,
+          `anon ${mb(collected.anon)} MB: what stays live; V8 heap used ${mb(heap)} MB`,
+        ),
         measure(
           `  kubectl apply -> all ${BUNDLES} Installed=True`,
           round(allMs / 1000, 1),
@@ -128,11 +142,22 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         idleMB: mb(idle.rss),
         afterMB: mb(after.rss),
         afterGcMB: mb(collected.rss),
+        heapUsedAfterGcMB: mb(heap),
         allInstalledMs: Math.round(allMs),
       },
     };
   } finally {
     await stack.stop();
+  }
+}
+
+/** V8's used heap of `pid`, read through its inspector. */
+async function heapUsed(pid: number, port: number): Promise<number> {
+  const session = await connectInspector(pid, port);
+  try {
+    return ((await session.call('Runtime.getHeapUsage')) as { usedSize: number }).usedSize;
+  } finally {
+    session.close();
   }
 }
 

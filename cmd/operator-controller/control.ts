@@ -94,6 +94,13 @@ export async function runOperatorControllerControl(
     // Bundles read, parsed, rendered and applied at once hold at most one bundle at the
     // unpacked-bytes cap (or several smaller ones) in memory (decision 0098).
     const budget = new BundleBudget(o.imageLimits.maxUnpackedBytes);
+    // The release records a reconcile reads (its history, decoded) are held through the whole
+    // reconcile like a bundle: at most one at the cap's size at a time. A budget of their own:
+    // a reconcile takes it before its bundle's, and no holder of a bundle's share waits for it
+    // but a finished pull's share kept for its extension's next reconcile, which may wait here
+    // behind one that waits for that share; the share is dropped untaken after `claimMs`, so
+    // such a wait ends.
+    const recordBudget = new BundleBudget(o.imageLimits.maxUnpackedBytes);
     const healthGauge = new ExtensionHealthGauge(registry);
     // Bundle pulls run in the background; a pull's end queues its extension (decision 0067).
     const pulls = new BundlePulls({
@@ -115,6 +122,7 @@ export async function runOperatorControllerControl(
           namespace: o.systemNamespace,
           ...(pause === undefined ? {} : { beforeWrite: (extension: string) => pause('release-write', extension) }),
         }),
+        recordBudget,
         catalogs: { catalogs, content, ...(baseURL === undefined ? {} : { baseURL }) },
         bundleCache,
         pulls,

@@ -22,6 +22,7 @@ import {
   renderStep,
   resolveStep,
   validateStep,
+  type BundleBudget,
   type BundlePullScheduler,
   type CatalogSource,
   type DriftTracker,
@@ -41,6 +42,8 @@ export interface ClusterExtensionPorts {
   /** Clients acting as an extension's installer (its ServiceAccount). */
   scoped: Pick<ScopedClientFactory, 'forServiceAccount' | 'forget'>;
   releases: ReleaseStore;
+  /** The memory budget of the release records a reconcile reads (decision 0098); none: unbounded. */
+  recordBudget?: Pick<BundleBudget, 'acquire'>;
   catalogs: CatalogSource;
   bundleCache: Pick<ImageCache, 'delete'>;
   /** Bundle pulls: from the cache, or in the background so that no worker waits on a registry. */
@@ -86,7 +89,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
       upgrades: p.upgrades,
     }),
     validateStep({ client: p.client }),
-    installedStep({ releases: p.releases, drift: p.drift }),
+    installedStep({ releases: p.releases, drift: p.drift, ...(p.recordBudget === undefined ? {} : { records: p.recordBudget }) }),
     resolveStep({ catalogs: p.catalogs, features: p.features }),
     pullStep({ pulls: p.pulls }),
     renderStep({ schemas: p.schemas, features: p.features }),

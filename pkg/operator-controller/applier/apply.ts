@@ -48,14 +48,19 @@ interface CrdStatus {
 export async function applyObjects(client: KubeClient, objects: readonly KubeObject[], options: ApplyObjectsOptions = {}): Promise<void> {
   const signal = options.signal;
   for (const [index, phase] of applyPhases(objects).entries()) {
-    const answers: Array<KubeObject & CrdStatus> = [];
+    // Only the CRDs' status is kept from the answers (the first reading of Established): an
+    // answer is the whole object as stored, which for a large release adds up to its size.
+    const answers: CrdStatus[] = [];
     for (const obj of phase) {
       signal?.throwIfAborted();
       await options.beforeWrite?.(obj);
       try {
-        answers.push(
-          await client.apply<KubeObject & CrdStatus>(obj, { fieldManager: FIELD_MANAGER, force: true, ...(signal === undefined ? {} : { signal }) }),
-        );
+        const answer = await client.apply<KubeObject & CrdStatus>(obj, {
+          fieldManager: FIELD_MANAGER,
+          force: true,
+          ...(signal === undefined ? {} : { signal }),
+        });
+        if (index === 0) answers.push(answer.status === undefined ? {} : { status: answer.status });
       } catch (err) {
         throw new ApplyError(describeObject(obj), `error applying ${describeObject(obj)}: ${errorMessage(err)}`, err);
       }
@@ -70,17 +75,12 @@ export async function applyObjects(client: KubeClient, objects: readonly KubeObj
  * `applied` (the apply's answer) is the first reading: a CRD that was established before,
  * the common case on every reconcile after the first, needs no further request.
  */
-async function waitEstablished(
-  client: KubeClient,
-  crd: KubeObject,
-  applied: (KubeObject & CrdStatus) | undefined,
-  options: ApplyObjectsOptions,
-): Promise<void> {
+async function waitEstablished(client: KubeClient, crd: KubeObject, applied: CrdStatus | undefined, options: ApplyObjectsOptions): Promise<void> {
   const timeoutMs = options.crdEstablishTimeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
   const what = describeObject(crd);
   let last = '';
-  for (let reading = applied; ; reading = undefined) {
+  for (let reading: CrdStatus | undefined = applied; ; reading = undefined) {
     const live = reading ?? (await client.get<KubeObject & CrdStatus>(refOf(crd), options.signal === undefined ? {} : { signal: options.signal }));
     const conditions = live.status?.conditions ?? [];
     if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) return;

@@ -61,6 +61,8 @@ export interface ExtensionState {
   bundle?: RegistryV1Bundle;
   /** The bundle's share of the memory budget (bundle-budget.ts), released when the reconcile ends (releaseBundle). */
   bundleLease?: BundleLease;
+  /** The release records' share of their own memory budget (step "installed"), released when the reconcile ends (releaseBundle). */
+  recordLease?: BundleLease;
   /** Objects to apply, labelled and pruned (step "render"). */
   objects?: KubeObject[];
   droppedFields?: { object: string; paths: string[] }[];

@@ -51,7 +51,8 @@ export function newExtensionState(defaultInstaller?: ServiceAccountRef): (ce: Cl
 
 /**
  * The last step, `always` (run however the reconcile ended): gives back the bundle's share of
- * the memory budget (bundle-budget.ts) that the pull step took for render and apply.
+ * the memory budget (bundle-budget.ts) that the pull step took for render and apply, and the
+ * release records' share of theirs that the installed step took.
  */
 export function releaseBundleStep(): Step<ExtensionState> {
   return {
@@ -59,6 +60,7 @@ export function releaseBundleStep(): Step<ExtensionState> {
     always: true,
     run: (state) => {
       state.bundleLease?.release();
+      state.recordLease?.release();
       return undefined;
     },
   };

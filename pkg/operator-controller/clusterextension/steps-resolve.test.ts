@@ -8,6 +8,8 @@ import { extensionState } from '../../../test/support/extension-state.ts';
 import type { Release } from '../release/index.ts';
 import type { CatalogSource } from './catalogs.ts';
 import type { ExtensionState } from './pipeline-state.ts';
+import { BundleBudget } from './bundle-budget.ts';
+import { releaseBundleStep } from './reconciler.ts';
 import { installedStep, resolveStep, type InstalledPorts, type ResolvePorts } from './steps.ts';
 
 const V1 = { package: 'p', name: 'p.v1.0.0', version: '1.0.0', image: 'registry.example/p-bundle:v1.0.0' };
@@ -41,6 +43,35 @@ describe('installed step', () => {
     expect(s.history.map((r) => r.revision)).toEqual([2, 1]);
     expect(s.installed?.revision).toBe(2);
     expect(calls).toEqual(['track ext 1 objects']);
+  });
+
+  it('reads the records within their budget and holds the share until the reconcile ends', async () => {
+    const budget = new BundleBudget(100);
+    const sizes: number[] = [];
+    const releases = {
+      history: async (_name: string, _signal?: AbortSignal, admit?: (bytes: number) => Promise<void>) => {
+        await admit?.(70);
+        sizes.push(70);
+        return [deployed(1)];
+      },
+    };
+    const ports = { releases, drift: recordingDrift([]), records: budget } satisfies InstalledPorts;
+    const first = extensionState();
+    await installedStep(ports).run(first);
+    expect(budget.held).toBe(70);
+    expect(first.recordLease?.bytes).toBe(70);
+    // A second reconcile's records do not fit beside the first's: it waits, reading nothing.
+    const second = extensionState();
+    const reading = installedStep(ports).run(second);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(budget.waiting).toBe(1);
+    expect(sizes).toEqual([70]);
+    await releaseBundleStep().run(first);
+    await reading;
+    expect(sizes).toEqual([70, 70]);
+    expect(second.installed?.revision).toBe(1);
+    await releaseBundleStep().run(second);
+    expect(budget.held).toBe(0);
   });
 
   it('with no records: nothing installed, nothing watched', async () => {

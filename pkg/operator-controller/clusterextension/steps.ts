@@ -16,6 +16,7 @@ import type { KubeObject } from '../../shared/kube/index.ts';
 import { deployedRelease, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
 import { deprecationConditions, metadataFor, packageMissing, resolutionHints, resolve } from '../resolve/index.ts';
 import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
+import type { BundleBudget } from './bundle-budget.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { Installer } from './installer.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
@@ -25,6 +26,12 @@ import { MESSAGES, setDeprecation, setInstalledFrom, setInstalledUnknown, setPro
 export interface InstalledPorts {
   releases: Pick<ReleaseStore, 'history'>;
   drift: Pick<DriftTracker, 'track'>;
+  /**
+   * The memory budget of decoded release records (decision 0098): the records read are held
+   * until the reconcile ends (releaseBundleStep), so that few large ones are in memory at once.
+   * None: records are read without waiting.
+   */
+  records?: Pick<BundleBudget, 'acquire'>;
 }
 
 /** What the resolve step uses: the selected catalogs' content and the release-support switch. */
@@ -57,7 +64,14 @@ export function installedStep(ports: InstalledPorts): Step<ExtensionState> {
 
 async function readInstalled(ports: InstalledPorts, state: ExtensionState): Promise<StepOutcome> {
   try {
-    state.history = await ports.releases.history(state.name, state.signal);
+    const budget = ports.records;
+    const admit =
+      budget === undefined
+        ? undefined
+        : async (bytes: number): Promise<void> => {
+            state.recordLease = await budget.acquire(bytes, state.signal);
+          };
+    state.history = await ports.releases.history(state.name, state.signal, admit);
   } catch (err) {
     setInstalledUnknown(state.ce, errorMessage(err), true);
     setProgressingRetrying(state.ce, MESSAGES.retryingInstalledBundle);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
+import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import {
@@ -171,6 +171,37 @@ describe('payload encoding', () => {
     expect(back).toEqual(r);
     expect(releaseJson(back)).toBe(releaseJson(r));
     expect((await decodeRelease(payload, 'test')).extensionUID).toBe('');
+  });
+
+  it('gives, piece by piece, the bytes of compressing JSON.stringify of the whole document at once', async () => {
+    // Objects larger than one piece, with quotes, backslashes, control characters, non-ASCII,
+    // surrogate pairs (some straddling a piece boundary of 32,768 characters) and lone surrogates.
+    const text = (n: number) => `${'a"b\\c\n\t\u0001é'.repeat(n)}😀${'x'.repeat(32_760)}😀\ud800 \udc00end`;
+    const manifest: KubeObject[] = [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big', namespace: 'ns' }, data: { a: text(5_000), b: text(3) } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'quote"d' }, data: { '1': 'one', z: '\u2028\u2029' } },
+      ...Array.from({ length: 40 }, (_, i) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `s${i}` }, stringData: { k: text(i) } })),
+    ];
+    // And one pair exactly across the first boundary.
+    const straddling = (n: number): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'pair' },
+      data: { a: `${'x'.repeat(n)}😀` },
+    });
+    manifest.push(straddling(32_767 - JSON.stringify(straddling(0)).indexOf('\ud83d')));
+    const r = release({ manifest, config: { 'odd "key"': '\\' } });
+    const whole = releaseJson(r);
+    const doc = JSON.parse(whole) as { manifest: string };
+    expect(whole).toBe(`${JSON.stringify(doc)}\n`);
+    expect(doc.manifest).toBe(manifest.map((o) => `${JSON.stringify(o)}\n`).join(''));
+    const payload = await encodeRelease(r);
+    expect(payload.equals(gzipSync(whole, { level: constants.Z_BEST_COMPRESSION }))).toBe(true);
+    expect((await decodeRelease(payload, 'test', r.extensionUID)).manifest).toEqual(manifest);
+  });
+
+  it('writes an empty manifest as an empty string', () => {
+    expect(JSON.parse(releaseJson(release({ manifest: [] })))).toMatchObject({ manifest: '' });
   });
 
   it('writes fields in one order whatever order the caller built them in', () => {

@@ -25,15 +25,18 @@
  * ReleaseTooLargeError instead of being written partially. Readers join pieces of any size:
  * records upstream wrote, in 1,040,384-byte pieces, read as ours do.
  */
+import { once } from 'node:events';
 import { promisify } from 'node:util';
-import { gunzip, gzip, constants as zlibConstants } from 'node:zlib';
+import { createGzip, gunzip, gzip, constants as zlibConstants } from 'node:zlib';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { fromHelmRelease, helmReleaseDocument } from './helm-format.ts';
+import { fromHelmRelease, helmReleaseJson } from './helm-format.ts';
 import { fromLegacyRelease, isLegacyRelease } from './legacy.ts';
 import type { Release } from './types.ts';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
+/** Characters of release JSON up to which a release is compressed in one call (encodeRelease). */
+const SMALL = 1 << 20;
 
 /** Hard limit of one serialized Secret, in bytes (1 MiB). */
 export const SECRET_SIZE_LIMIT = 1_048_576;
@@ -54,12 +57,40 @@ export class ReleaseTooLargeError extends Error {
 
 /** The uncompressed payload: Helm's release JSON of `release` and a newline (Go's json.Encoder output shape). */
 export function releaseJson(release: Release): string {
-  return `${JSON.stringify(helmReleaseDocument(release))}\n`;
+  return [...helmReleaseJson(release)].join('');
 }
 
-/** The compressed payload of `release` (gzip, best compression). */
+/**
+ * The compressed payload of `release` (gzip, best compression): `releaseJson` compressed as
+ * it is produced, one manifest object at a time, so that a large release is never held as
+ * text (its JSON and the escaped manifest inside it were each as large as the manifest:
+ * decision 0098). Deflate's output does not depend on how its input is cut into writes (none
+ * is flushed), so the bytes are those of compressing the whole text at once.
+ */
 export async function encodeRelease(release: Release): Promise<Buffer> {
-  return gzipAsync(releaseJson(release), { level: zlibConstants.Z_BEST_COMPRESSION });
+  const parts = helmReleaseJson(release);
+  // A release of up to SMALL characters (every real one) is compressed in one call, which
+  // costs less than a stream; the bytes are the same either way.
+  const head: string[] = [];
+  let size = 0;
+  let next = parts.next();
+  for (; next.done !== true && size <= SMALL; next = parts.next()) {
+    head.push(next.value);
+    size += next.value.length;
+  }
+  if (next.done === true) return gzipAsync(head.join(''), { level: zlibConstants.Z_BEST_COMPRESSION });
+  const gz = createGzip({ level: zlibConstants.Z_BEST_COMPRESSION });
+  const out: Buffer[] = [];
+  gz.on('data', (b: Buffer) => out.push(b));
+  const done = once(gz, 'end');
+  // A stream error rejects the pending drain wait too, which is what throws; this keeps the
+  // second rejection from going unhandled.
+  done.catch(() => undefined);
+  for (const part of head.splice(0)) if (!gz.write(part)) await once(gz, 'drain');
+  for (; next.done !== true; next = parts.next()) if (!gz.write(next.value)) await once(gz, 'drain');
+  gz.end();
+  await done;
+  return Buffer.concat(out);
 }
 
 /** Cuts `payload` into pieces of CHUNK_SIZE bytes (the last one shorter; one empty piece for an empty payload). */
@@ -94,6 +125,16 @@ export function assertSecretFits(key: string, secret: KubeObject): void {
       `release too large: ${JSON.stringify(key)}: Secret ${JSON.stringify(secret.metadata.name)} would be ${size} bytes with server metadata, over the limit of ${SECRET_SIZE_LIMIT}`,
     );
   }
+}
+
+/**
+ * What decoding `payload` holds at most as text: the uncompressed size its gzip trailer states
+ * (ISIZE, the size modulo 2^32), and never less than the payload itself. An estimate for the
+ * memory budget (decision 0098), read before anything is decompressed.
+ */
+export function decodedSize(payload: Uint8Array): number {
+  const stated = payload.length >= 18 ? Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).readUInt32LE(payload.length - 4) : 0;
+  return Math.max(stated, payload.length);
 }
 
 /**

@@ -27,7 +27,7 @@
  * repeats every object there; nothing reads them back, and they would double the record).
  */
 import { z } from 'zod';
-import { encodeManifest, parseManifest } from './manifest.ts';
+import { manifestLine, parseManifest } from './manifest.ts';
 import { BundleKey } from './naming.ts';
 import { ReleaseStatus, type Release, type ReleaseBundle } from './types.ts';
 
@@ -50,16 +50,23 @@ function storageLabels(bundle: ReleaseBundle): Record<string, string> {
 }
 
 /**
- * The release JSON of `release`, fields in the order Go's encoder writes a `release.Release`
- * (then `labels`, then ours), omitting what Go's `omitempty` would omit except `config` and
- * `manifest`, which are written whenever defined so that `{}` and `""` read back as written.
+ * The release JSON of `release` and a newline (Go's json.Encoder output shape), in pieces whose
+ * concatenation is the text: the fields before `manifest`, the manifest a piece of one
+ * object's line at a time (escaped as a JSON string), the fields after it. Fields come in the
+ * order Go's encoder writes a `release.Release` (then `labels`, then ours), omitting what Go's
+ * `omitempty` would omit except `config` and `manifest`, which are written whenever defined so
+ * that `{}` and `""` read back as written. In pieces so that the manifest of a large release
+ * (tens of MB) is never one string, let alone the string and its escaped copy (codec.ts
+ * compresses piece by piece; decision 0098). Escaping piece by piece gives the text
+ * JSON.stringify gives for the whole manifest: JSON escapes each UTF-16 unit on its own, except
+ * that a surrogate pair stays raw, and no piece ends inside a pair.
  */
-export function helmReleaseDocument(release: Release): Record<string, unknown> {
+export function* helmReleaseJson(release: Release): Generator<string, void, undefined> {
   const ours = {
     ...(release.bundle.digestRef === undefined ? {} : { digestRef: release.bundle.digestRef }),
     ...(release.notes === undefined ? {} : { notes: release.notes }),
   };
-  return {
+  const before = {
     name: release.extension,
     info: {
       first_deployed: release.firstDeployed ?? GO_ZERO_TIME,
@@ -81,12 +88,37 @@ export function helmReleaseDocument(release: Release): Record<string, unknown> {
       files: [],
     },
     ...(release.config === undefined ? {} : { config: release.config }),
-    manifest: encodeManifest(release.manifest),
+  };
+  const after = {
     version: release.revision,
     ...(release.namespace === undefined ? {} : { namespace: release.namespace }),
     labels: storageLabels(release.bundle),
     [OUR_FIELD]: ours,
   };
+  // `{...before` without its `}`, then the manifest's string, then `...after}` without its `{`.
+  yield `${JSON.stringify(before).slice(0, -1)},"manifest":"`;
+  for (const obj of release.manifest) yield* escapedPieces(manifestLine(obj));
+  yield `",${JSON.stringify(after).slice(1)}\n`;
+}
+
+/** Below V8's large-object size: strings this small are collected young, large ones only by a full collection. */
+const PIECE = 32_768;
+
+/**
+ * `line` escaped as the inside of a JSON string, in pieces of at most PIECE characters of
+ * `line` each; cut only where no surrogate pair is split.
+ */
+function* escapedPieces(line: string): Generator<string, void, undefined> {
+  for (let at = 0; at < line.length;) {
+    let end = Math.min(at + PIECE, line.length);
+    if (end < line.length && isHighSurrogate(line.charCodeAt(end - 1))) end--;
+    yield JSON.stringify(line.slice(at, end)).slice(1, -1);
+    at = end;
+  }
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 const Notes = z.object({

@@ -15,11 +15,9 @@
 import { decodeYamlOrJson } from '../../gocompat/goyaml/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 
-/** The manifest string of `objects`: each object's JSON on a line of its own. */
-export function encodeManifest(objects: readonly KubeObject[]): string {
-  let out = '';
-  for (const obj of objects) out += `${JSON.stringify(obj)}\n`;
-  return out;
+/** One object's line of a manifest string (which is these lines, in order): its JSON and "\n". */
+export function manifestLine(obj: KubeObject): string {
+  return `${JSON.stringify(obj)}\n`;
 }
 
 /** The objects of a manifest, or the reason it holds something else. */

@@ -4,10 +4,11 @@
 // must complete the operation and leave no Secret that no index references. The real API
 // server's behaviour is proven in test/integration/release-store.test.ts.
 import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { KubeClient, ObjectRef } from '../../shared/kube/index.ts';
 import { Crash, fakeSecrets as fakeClient, type SecretStore as Store } from '../../../test/support/fake-secrets.ts';
-import { ReleaseStatus, createReleaseStore, type Release } from './index.ts';
+import { ReleaseStatus, createReleaseStore, releaseJson, type Release } from './index.ts';
 
 function rel(revision: number, status: Release['status'], blobBytes: number, description = 'Install complete'): Release {
   return {
@@ -187,5 +188,72 @@ describe('beforeWrite', () => {
     await store.deleteAll('acme');
     expect(writes()).toBeGreaterThan(5);
     expect(seen).toEqual(Array.from({ length: writes() }, (_, i) => `acme@${i}`));
+  });
+});
+
+describe('history with admit', () => {
+  it('reads every payload, admits once what they decode to, and only then decodes', async () => {
+    const objects: Store = new Map();
+    const store = createReleaseStore({ client: fakeClient(objects).client, namespace: NAMESPACE });
+    const plain = await store.history('acme', undefined, () => Promise.reject(new Error('not asked without records')));
+    expect(plain).toEqual([]);
+    await store.create(rel(1, ReleaseStatus.Superseded, 2_000_000));
+    await store.create(rel(2, ReleaseStatus.Deployed, 10));
+    const asked: number[] = [];
+    const read = await store.history('acme', undefined, (bytes) => (asked.push(bytes), Promise.resolve()));
+    expect(read.map((r) => r.revision)).toEqual([2, 1]);
+    expect(asked).toHaveLength(1);
+    // At least the text of both records: the blob's base64 (2.7 MB) is in the first.
+    const text = read.reduce((n, r) => n + Buffer.byteLength(releaseJson(r)), 0);
+    expect(asked[0]).toBe(text);
+    await expect(store.history('acme', undefined, () => Promise.reject(new Error('no memory')))).rejects.toThrow('no memory');
+  });
+});
+
+describe('history with admit: the admission', () => {
+  const store = (objects: Store) => createReleaseStore({ client: fakeClient(objects).client, namespace: NAMESPACE });
+  /** Replaces the payload of revision `revision`'s index (its only piece) with `payload`. */
+  function setPayload(objects: Store, revision: number, payload: Buffer): void {
+    const index = objects.get(`sh.helm.release.v1.acme.v${revision}`);
+    if (index === undefined) throw new Error('no such index');
+    index['data'] = { ...(index['data'] as Record<string, string>), chunk: payload.toString('base64') };
+  }
+
+  it('comes before any record is decoded: a corrupt record fails only once admitted', async () => {
+    const objects: Store = new Map();
+    await store(objects).create(rel(1, ReleaseStatus.Deployed, 10));
+    setPayload(objects, 1, gzipSync('not JSON'));
+    await expect(store(objects).history('acme', undefined, () => Promise.reject(new Error('no memory')))).rejects.toThrow('no memory');
+    await expect(store(objects).history('acme', undefined, () => Promise.resolve())).rejects.toThrow(/is corrupt: the payload is not JSON/);
+  });
+
+  it('asks for what the gzip trailers state, read before decoding, and never less than the payloads', async () => {
+    const objects: Store = new Map();
+    await store(objects).create(rel(1, ReleaseStatus.Superseded, 10));
+    await store(objects).create(rel(2, ReleaseStatus.Deployed, 10));
+    const text = releaseJson(rel(1, ReleaseStatus.Superseded, 10));
+    // A trailer stating less than the payload (as one of 4 GiB more would, ISIZE being the
+    // size modulo 2^32) asks for the payload's own bytes.
+    const payload = gzipSync(text);
+    payload.writeUInt32LE(0, payload.length - 4);
+    setPayload(objects, 1, payload);
+    const asked: number[] = [];
+    const history = store(objects).history('acme', undefined, (bytes) => (asked.push(bytes), Promise.resolve()));
+    // The altered trailer fails gunzip's check only when decoded, after the admission.
+    await expect(history).rejects.toThrow(/is corrupt: decompressing the payload failed/);
+    const other = objects.get('sh.helm.release.v1.acme.v2');
+    const secondPayload = Buffer.from((other?.['data'] as Record<string, string>)['chunk'] ?? '', 'base64');
+    expect(asked).toEqual([payload.length + secondPayload.readUInt32LE(secondPayload.length - 4)]);
+  });
+
+  it('is given up with the reading when the signal aborts while it waits', async () => {
+    const objects: Store = new Map();
+    await store(objects).create(rel(1, ReleaseStatus.Deployed, 10));
+    const abort = new AbortController();
+    const history = store(objects).history('acme', abort.signal, () => {
+      abort.abort(new Error('reconcile cancelled'));
+      return Promise.reject(abort.signal.reason as Error);
+    });
+    await expect(history).rejects.toThrow('reconcile cancelled');
   });
 });

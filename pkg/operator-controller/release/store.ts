@@ -22,6 +22,7 @@ import {
   assertChunkCount,
   assertSecretFits,
   decodeRelease,
+  decodedSize,
   encodeRelease,
   serializedSize,
   splitPayload,
@@ -68,23 +69,44 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     layouts.set(layout.key, { ...layout, firstPiece: Buffer.alloc(0) });
   };
 
-  async function history(extension: string, signal?: AbortSignal): Promise<Release[]> {
+  async function history(extension: string, signal?: AbortSignal, admit?: (bytes: number) => Promise<void>): Promise<Release[]> {
     checkExtension(extension);
     const indexes = await records.list({ [Label.name]: extension, [Label.type]: 'index' }, signal);
     for (const obj of indexes) remember(obj);
-    // One revision at a time (its chunks in parallel): a large history is never in memory twice.
     const releases: Release[] = [];
-    for (const obj of indexes) releases.push(await readRevision(parseIndexSecret(obj, namespace), extension, signal));
+    if (admit === undefined) {
+      // One revision at a time (its chunks in parallel): a large history is never in memory twice.
+      for (const obj of indexes) {
+        const index = parseIndexSecret(obj, namespace);
+        releases.push(await decodeRevision(index, extension, await readPayload(index, extension, signal)));
+      }
+    } else {
+      // Every compressed payload first (a fraction of what they decode to), then one admission
+      // of all they decode to, then the decoding: a caller that waits for memory waits once.
+      const read: { index: IndexRecord; payload: Buffer }[] = [];
+      for (const obj of indexes) {
+        const index = parseIndexSecret(obj, namespace);
+        read.push({ index, payload: await readPayload(index, extension, signal) });
+      }
+      if (read.length > 0) await admit(read.reduce((n, r) => n + decodedSize(r.payload), 0));
+      for (const r of read.splice(0)) releases.push(await decodeRevision(r.index, extension, r.payload));
+    }
     return releases.sort((a, b) => b.revision - a.revision);
   }
 
-  async function readRevision(index: IndexRecord, extension: string, signal?: AbortSignal): Promise<Release> {
+  /** The joined compressed pieces of a revision (its chunks read in parallel). */
+  async function readPayload(index: IndexRecord, extension: string, signal?: AbortSignal): Promise<Buffer> {
     const where = describeSecret(namespace, index.key);
     if (index.key !== releaseKey(extension, index.revision) || !isKeyOf(index.key, extension)) {
       throw new Error(`release record ${where} is corrupt: its name does not match revision ${index.revision} of ${JSON.stringify(extension)}`);
     }
     const extra = await Promise.all(index.extraChunks.map((name) => records.readChunk(index.key, name, signal)));
-    const release = await decodeRelease(Buffer.concat([index.firstPiece, ...extra]), where, index.extensionUID);
+    return Buffer.concat([index.firstPiece, ...extra]);
+  }
+
+  async function decodeRevision(index: IndexRecord, extension: string, payload: Buffer): Promise<Release> {
+    const where = describeSecret(namespace, index.key);
+    const release = await decodeRelease(payload, where, index.extensionUID);
     if (release.extension !== extension || release.revision !== index.revision) {
       throw new Error(`release record ${where} is corrupt: it holds revision ${release.revision} of ${JSON.stringify(release.extension)}`);
     }
@@ -162,7 +184,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   }
 
   async function update(release: Release, signal?: AbortSignal): Promise<void> {
-    const { key } = await encode(release);
+    const key = keyOf(release);
     const known = layouts.get(key);
     try {
       await rewrite(release, known, signal);
@@ -235,13 +257,18 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   return { history, list, create, update, deleteAll };
 }
 
-/** Checks the release's identity and compresses and splits its payload. */
-async function encode(release: Release): Promise<{ key: string; pieces: Buffer[] }> {
+/** The key (index Secret name) of `release`, once its identity is checked. */
+function keyOf(release: Release): string {
   checkExtension(release.extension);
   if (!Number.isSafeInteger(release.revision) || release.revision < 1) {
     throw new Error(`release ${JSON.stringify(release.extension)} has invalid revision ${release.revision}`);
   }
-  const key = releaseKey(release.extension, release.revision);
+  return releaseKey(release.extension, release.revision);
+}
+
+/** Checks the release's identity and compresses and splits its payload. */
+async function encode(release: Release): Promise<{ key: string; pieces: Buffer[] }> {
+  const key = keyOf(release);
   const pieces = splitPayload(await encodeRelease(release));
   assertChunkCount(key, pieces.length);
   return { key, pieces };

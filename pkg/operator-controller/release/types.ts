@@ -66,8 +66,12 @@ export interface Release {
 
 /** Release records of ClusterExtensions. Every method throws (with `cause`) on API failures. */
 export interface ReleaseStore {
-  /** All revisions of `extension`, newest first; [] when there are none. */
-  history(extension: string, signal?: AbortSignal): Promise<Release[]>;
+  /**
+   * All revisions of `extension`, newest first; [] when there are none. `admit`, when given, is
+   * awaited once before any revision is decoded, with about the bytes of text they decode to
+   * (the memory budget of decision 0098); its rejection is history's.
+   */
+  history(extension: string, signal?: AbortSignal, admit?: (bytes: number) => Promise<void>): Promise<Release[]>;
   /** Names of all extensions that have records. */
   list(signal?: AbortSignal): Promise<string[]>;
   /** Writes a new revision (must not exist yet); then prunes history to maxHistory revisions, never deleting the newest deployed one. */
