@@ -13,15 +13,19 @@
  * for comparison, the same closed loops against a bare node:http handler over the same store
  * (bench/children/bare-metas-server.ts): what catalogd's request handling costs per answer
  * beyond reading and writing it.
+ *
+ * Also issue 30's large-answer case (bench/lib/metas-runs.ts): 100 clients asking for packages
+ * whose answer is ~1.1 MB, identity, judged against upstream's figures (at least its answers/s,
+ * at most its p99), with upstream's storage server run in turn when
+ * OLMV1_BENCH_UPSTREAM_CATALOGD names its binary.
  */
 import http from 'node:http';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
 import { startCatalogServe } from '../lib/catalog-server.ts';
-import { closedLoop } from '../lib/closed-loop.ts';
 import { openLoop, seededRandom, timedGet } from '../lib/http-load.ts';
-import { procCpuSeconds } from '../lib/proc.ts';
+import { type LoopPlan, type Rep, closedLoopRuns, largeAnswers } from '../lib/metas-runs.ts';
 import { atMost, measure, type Measurement } from '../lib/report.ts';
-import { median, round, roundSummary, summarize, type Summary } from '../lib/stats.ts';
+import { median, round, roundSummary, summarize } from '../lib/stats.ts';
 
 const CLIENTS = 100;
 const WARMUP_MS = 2_000;
@@ -37,54 +41,12 @@ const SEQUENTIAL_REQUESTS = 300;
 const OPEN_RATE = 500;
 const OPEN_MS = 5_000;
 
+const PLAN: LoopPlan = { clients: CLIENTS, warmupMs: WARMUP_MS, repWarmupMs: REP_WARMUP_MS, durationMs: REP_MS, reps: REPS };
+
 const CODINGS = [
   ['identity', {}],
   ['gzip', { 'accept-encoding': 'gzip' }],
 ] as const;
-
-interface Rep {
-  s: Summary;
-  rps: number;
-  mbps: number;
-  bodyKiB: number;
-  gzipShare: number;
-  /** The server's CPU time (user + system) per answer, µs: less sensitive to other load on the machine than latency. */
-  cpuUs: number;
-}
-
-/**
- * REPS closed-loop runs against the server `pid` at `origin` (the first after WARMUP_MS, the
- * others after REP_WARMUP_MS); the server's CPU time is read when recording starts and once the
- * run is over.
- */
-async function closedLoopRuns(
-  origin: string,
-  pid: number,
-  nextPath: () => string,
-  headers: Readonly<Record<string, string>>,
-  label: string,
-): Promise<Rep[]> {
-  const reps: Rep[] = [];
-  for (let i = 0; i < REPS; i++) {
-    const warmupMs = i === 0 ? WARMUP_MS : REP_WARMUP_MS;
-    let cpuAtStart = Number.NaN;
-    const recording = setTimeout(() => (cpuAtStart = procCpuSeconds(pid) ?? Number.NaN), warmupMs);
-    const r = await closedLoop({ origin, clients: CLIENTS, warmupMs, durationMs: REP_MS, nextPath, headers: { ...headers } });
-    clearTimeout(recording);
-    const cpu = (procCpuSeconds(pid) ?? Number.NaN) - cpuAtStart;
-    if (r.errors > 0 || r.non200 > 0) throw new Error(`${label}: ${r.errors} transport errors, ${r.non200} non-200 responses`);
-    const seconds = r.elapsedMs / 1000;
-    reps.push({
-      s: summarize(r.latencies),
-      rps: r.requests / seconds,
-      mbps: r.bytes / seconds / 1e6,
-      bodyKiB: r.bytes / r.requests / 1024,
-      gzipShare: r.gzipShare,
-      cpuUs: (cpu / r.requests) * 1e6,
-    });
-  }
-  return reps;
-}
 
 /**
  * The same closed loops against bench/children/bare-metas-server.ts: package answers from the
@@ -97,7 +59,7 @@ async function bareComparison(ctx: BenchContext, dir: string, nextPackage: () =>
   try {
     const nextPath = (): string => `/catalogs/operatorhub/api/v1/metas?package=${encodeURIComponent(nextPackage())}`;
     for (const [label, headers] of CODINGS) {
-      const reps = await closedLoopRuns(bare.origin, bare.pid, nextPath, headers, `bare ${label}`);
+      const reps = await closedLoopRuns(bare.origin, bare.pid, nextPath, headers, `bare ${label}`, PLAN);
       const p50 = median(reps.map((x) => x.s.p50));
       const rps = median(reps.map((x) => x.rps));
       measurements.push(
@@ -141,7 +103,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
 
     for (const [label, headers] of CODINGS) {
       ctx.log(`${CLIENTS} clients, ${label}, ${REPS} x ${REP_MS / 1000} s`);
-      const reps = await closedLoopRuns(server.origin, server.pid, nextPath, headers, label);
+      const reps = await closedLoopRuns(server.origin, server.pid, nextPath, headers, label, PLAN);
       const med = (f: (x: Rep) => number): number => median(reps.map(f));
       const each = (f: (x: Rep) => number, digits: number): string => reps.map((x) => round(f(x), digits)).join(' / ');
       measurements.push(
@@ -206,6 +168,9 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     agent.destroy();
     await server.stop();
   }
+  const large = await largeAnswers(ctx, PLAN);
+  measurements.push(...large.measurements);
+  details['largeAnswers'] = large.details;
   measurements.push(...(await bareComparison(ctx, catalog.dir, nextPackage)));
   details['clients'] = CLIENTS;
   details['repetitions'] = { runs: REPS, durationMs: REP_MS };

@@ -1,10 +1,11 @@
 /**
  * Benchmark inputs, built once per run under a temporary work directory and shared by the
  * benchmarks that need them: the generated 31 MB / 5,000-bundle catalog, the ~60 MB set of
- * three catalogs, and the catalog image pushed to a real registry (test/envtest's registry
+ * three catalogs, a catalog of a few large packages (~1.1 MB `/metas` answers each), and the
+ * catalog image pushed to a real registry (test/envtest's registry
  * binary, built once and cached under ~/.cache/olmv1/envtest).
  */
-import { readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type GenerateSummary, generateCatalog, generateCatalogSet } from '../../test/fixtures/generate/catalog.ts';
 import { type Registry, defaultCacheRoot, resolveBinaries, startRegistry } from '../../test/envtest/index.ts';
@@ -38,6 +39,9 @@ export interface FixturesOptions {
   log: (line: string) => void;
 }
 
+const LARGE_PACKAGES = 8;
+const LARGE_PACKAGE_BUNDLES = 265;
+
 /** Lazily built, memoised inputs; `close()` stops the registry. */
 export class Fixtures {
   readonly workDir: string;
@@ -45,6 +49,7 @@ export class Fixtures {
   readonly #log: (line: string) => void;
   #catalog: Promise<CatalogFixture> | undefined;
   #set: Promise<CatalogFixture[]> | undefined;
+  #large: Promise<CatalogFixture> | undefined;
   #image: Promise<CatalogImageFixture> | undefined;
   #registry: Registry | undefined;
 
@@ -73,6 +78,30 @@ export class Fixtures {
       return Promise.all(summaries.map(async (summary) => ({ dir: summary.dir, summary, packages: await packageDirs(summary.dir) })));
     })();
     return this.#set;
+  }
+
+  /**
+   * LARGE_PACKAGES packages of LARGE_PACKAGE_BUNDLES bundles each, one JSON document per line:
+   * a package's `/metas?package=` answer is ~0.9-1.2 MB (1.05 MB on average), the size of a large
+   * community-catalog package with many bundles (issue 30's 1.1 MB answers). Each package is
+   * generated alone (seeds 101..) and moved into one catalog directory.
+   */
+  largePackages(): Promise<CatalogFixture> {
+    this.#large ??= (async () => {
+      this.#log(`generating ${LARGE_PACKAGES} large packages`);
+      const dir = join(this.workDir, 'large-packages');
+      const summary: GenerateSummary = { dir, packages: 0, channels: 0, bundles: 0, deprecations: 0, bytes: 0 };
+      await mkdir(dir, { recursive: true });
+      for (let i = 0; i < LARGE_PACKAGES; i++) {
+        const part = join(this.workDir, `large-package-${i}`);
+        const one = await generateCatalog(part, { seed: 101 + i, bundles: LARGE_PACKAGE_BUNDLES, packages: 1, yamlShare: 0, prettyShare: 0 });
+        for (const name of await packageDirs(part)) await rename(join(part, name), join(dir, name));
+        await rm(part, { recursive: true });
+        for (const k of ['packages', 'channels', 'bundles', 'deprecations', 'bytes'] as const) summary[k] += one[k];
+      }
+      return { dir, summary, packages: await packageDirs(dir) };
+    })();
+    return this.#large;
   }
 
   /** The reference catalog built as a catalog image and pushed to a local registry. */

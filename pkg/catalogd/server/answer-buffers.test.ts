@@ -24,6 +24,18 @@ describe('AnswerBuffers', () => {
     expect(pool.idle).toEqual([2]);
   });
 
+  it('frees a released slab it does not keep at once, and keeps the others usable', () => {
+    const pool = new AnswerBuffers([{ size: 64, keep: 1 }]);
+    const [kept, extra] = [pool.lease(1), pool.lease(1)];
+    kept.release();
+    extra.release();
+    expect(extra.buf.length).toBe(0);
+    expect(extra.buf.buffer.byteLength).toBe(0);
+    const again = pool.lease(64);
+    expect(again.buf).toBe(kept.buf);
+    expect(again.buf.length).toBe(64);
+  });
+
   it('ignores a second release of the same lease', () => {
     const pool = new AnswerBuffers([{ size: 64, keep: 4 }]);
     const lease = pool.lease(1);
@@ -64,8 +76,10 @@ describe('AnswerBuffers', () => {
       again.release();
       vi.advanceTimersByTime(600);
       expect(pool.idle).toEqual([1]);
+      const dropped = again.buf;
       vi.advanceTimersByTime(500);
       expect(pool.idle).toEqual([0]);
+      expect(dropped.buffer.byteLength).toBe(0); // freed, not left for a collection
       // Released slabs are kept again afterwards.
       pool.lease(1).release();
       expect(pool.idle).toEqual([1]);

@@ -10,13 +10,19 @@
  *
  * Contract: a lease's buffer is the caller's until it calls `release()`, which it must do only
  * once nothing refers to the bytes any more (for a response body: after the response's
- * `finish`, when the last write has been handed to the kernel). A lease that is never released
- * (an aborted response) is simply collected; the pool allocates a new slab when it runs out.
- * Answers larger than a slab get a buffer of their own, and releasing it does nothing.
+ * `finish`, when the last write has been handed to the kernel; for a read, once it settled).
+ * A lease that is never released (an aborted response) is simply collected; the pool allocates
+ * a new slab when it runs out. Answers larger than a slab get a buffer of their own, and
+ * releasing it does nothing.
  *
  * Slabs are kept only while answers keep coming: after `idleMs` without a lease the pool drops
- * them (up to 3 MiB in catalogd's server), so an idle catalogd does not hold memory for a
+ * them (up to 9 MiB in catalogd's server), so an idle catalogd does not hold memory for a
  * burst that is over; refilling the pool at the next burst costs page faults (decision 0087).
+ * A slab the pool does not keep (its class is full, or the pool went idle) is freed at once:
+ * its ArrayBuffer is detached (`transfer(0)`), so a released buffer may read as empty
+ * afterwards. Left to the garbage collector, such slabs pile up until V8's external-memory
+ * limit forces a collection, and a server that goes idle after a burst keeps them meanwhile
+ * (decision 0099).
  */
 
 /** A buffer on loan; see the module contract. */
@@ -37,6 +43,12 @@ const NO_RELEASE = (): void => undefined;
 
 /** How long the pool keeps idle slabs after the last lease, by default. */
 const IDLE_RELEASE_MS = 10_000;
+
+/** Returns a slab's memory to the system now rather than at some later collection. */
+function free(buf: Buffer): void {
+  // A slab owns its whole ArrayBuffer (allocUnsafeSlow), so detaching it touches no other buffer.
+  (buf.buffer as ArrayBuffer).transfer(0);
+}
 
 /** Free lists of slabs in a few size classes. */
 export class AnswerBuffers {
@@ -76,7 +88,7 @@ export class AnswerBuffers {
         if (cls.free.length < cls.keep) {
           cls.free.push(buf);
           this.#scheduleDrop(this.#idleMs);
-        }
+        } else free(buf);
       },
     };
   }
@@ -87,7 +99,7 @@ export class AnswerBuffers {
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       const idleFor = performance.now() - this.#lastLease;
-      if (idleFor >= this.#idleMs) for (const c of this.#classes) c.free.length = 0;
+      if (idleFor >= this.#idleMs) for (const c of this.#classes) c.free.splice(0).forEach(free);
       else this.#scheduleDrop(this.#idleMs - idleFor);
     }, ms);
     this.#timer.unref();

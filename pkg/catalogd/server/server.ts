@@ -68,13 +68,16 @@ const READ_TIMEOUT_MS = 5_000;
 const CHECK_INTERVAL_MS = 1_000;
 const IDLE_TIMEOUT_MS = 5 * 60_000;
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
-// Reused read buffers (answer-buffers.ts): most package answers, gzip members and every read of
-// a streamed body (stream-body.ts) fit the small class; the large one holds every answer sent
-// whole, with room for gzip framing. Kept at most: 16 x 64 KiB + 8 x 256 KiB, 3 MiB, touched only as far as answers go.
+// Reused read buffers (answer-buffers.ts): most package answers and gzip members fit the small
+// class; the large one holds every answer sent whole, with room for gzip framing, and every
+// full read of a streamed body (stream-body.ts). Kept at most: 16 x 64 KiB + 32 x 256 KiB,
+// 9 MiB, touched only as far as concurrent answers go and dropped after 10 s without one. A
+// class that keeps too few sends concurrent large answers into fresh buffers, whose pages fault
+// in anew each time (decision 0099).
 const FRAMING = GZIP_FRAME_HEAD + GZIP_FRAME_TAIL;
 const ANSWER_SLABS = [
   { size: (64 << 10) + FRAMING, keep: 16 },
-  { size: WHOLE_RESPONSE_MAX + FRAMING, keep: 8 },
+  { size: WHOLE_RESPONSE_MAX + FRAMING, keep: 32 },
 ];
 const DURATION_BUCKETS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.2, 1.6, 2, 2.4, 2.8, 3.2, 3.6, 4, 10];
 

@@ -1,0 +1,63 @@
+/**
+ * The optional upstream side of the serving benchmarks: upstream catalogd's storage server,
+ * built by the person running the bench from upstream's sources (nothing of it is in this
+ * repository). `OLMV1_BENCH_UPSTREAM_CATALOGD` names the binary; without it the benchmarks
+ * measure ours only.
+ *
+ * The binary's contract, as the metas and all benchmarks use it:
+ * `BINARY -addr 127.0.0.1:0 -root STOREDIR NAME=FBCDIR ...` stores each FBC directory, serves
+ * `/catalogs/NAME/api/v1/{all,metas}` over plain HTTP and prints `listening HOST:PORT MS` on
+ * stdout once it serves. It runs as upstream ships it (its per-request log line included, which
+ * goes to /dev/null here), with the Go runtime's default of one thread per core.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CatalogServer } from './catalog-server.ts';
+
+/** The binary named by OLMV1_BENCH_UPSTREAM_CATALOGD, or undefined when none is. */
+export function upstreamCatalogdBinary(): string | undefined {
+  const bin = process.env.OLMV1_BENCH_UPSTREAM_CATALOGD;
+  return bin === undefined || bin === '' ? undefined : bin;
+}
+
+/**
+ * Starts upstream's storage server over `catalogs` (name -> FBC directory) with its store under
+ * a fresh directory in `workDir`; resolves once it serves.
+ */
+export async function startUpstreamCatalogd(binary: string, workDir: string, catalogs: Record<string, string>): Promise<CatalogServer> {
+  const root = await mkdtemp(join(workDir, 'upstream-store-'));
+  const args = ['-addr', '127.0.0.1:0', '-root', root, ...Object.entries(catalogs).map(([name, dir]) => `${name}=${dir}`)];
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    const origin = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error('upstream catalogd did not serve within 180 s')), 180_000);
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => {
+        out += chunk;
+        const m = /^listening (\S+:\d+)/m.exec(out);
+        if (m === null) return;
+        clearTimeout(timer);
+        resolve(`http://${m[1] ?? ''}`);
+      });
+      child.once('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      void exited.then(() => {
+        clearTimeout(timer);
+        reject(new Error(`upstream catalogd exited (code ${child.exitCode}) before serving`));
+      });
+    });
+    return { pid: child.pid ?? -1, origin, baseURL: (name) => `${origin}/catalogs/${name}`, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
