@@ -30,7 +30,8 @@
  * `scale-1000`, 1,000 and no rounds (each round adds three installs and two deletions of 1,000).
  * Environment: OLMV1_BENCH_SCALE_EXTENSIONS (`scale` only), OLMV1_BENCH_SCALE_ROUNDS and
  * OLMV1_BENCH_SCALE_STEADY_SECONDS change the size; OLMV1_BENCH_SCALE_POLICY=AutomaticPatch
- * annotates the healthy extensions with that update policy; OLMV1_BENCH_SCALE_PROFILE=FILE writes
+ * annotates the healthy extensions with that update policy; OLMV1_BENCH_SCALE_WORKERS=N starts
+ * operator-controller with `--max-concurrent-reconciles N`; OLMV1_BENCH_SCALE_PROFILE=FILE writes
  * a CPU profile of operator-controller during the catalog update (open it in DevTools),
  * OLMV1_BENCH_SCALE_IDLE_PROFILE=FILE one of the steady state (its sampling counts in that CPU row).
  */
@@ -97,6 +98,8 @@ const PROFILE = process.env['OLMV1_BENCH_SCALE_PROFILE'];
 const HEAP_PROFILE = process.env['OLMV1_BENCH_SCALE_HEAP_PROFILE'];
 /** Where to write a CPU profile of operator-controller at rest (the steady-state window). */
 const IDLE_PROFILE = process.env['OLMV1_BENCH_SCALE_IDLE_PROFILE'];
+/** operator-controller's `--max-concurrent-reconciles`, when not its default. */
+const WORKERS = env('OLMV1_BENCH_SCALE_WORKERS');
 const SYSTEM_NAMESPACE = 'olmv1-system';
 /** Given to operator-controller as on OpenShift, where ClusterVersion provides it: the upgrade gate then judges every extension. */
 const CLUSTER_VERSION = '4.18';
@@ -221,7 +224,8 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
     const catalogd = await stack.startCatalogd();
     const { publishS, installersS, ...published } = await publish(ctx, stack, n);
     watch = await watchCluster(stack, SYSTEM_NAMESPACE);
-    const oc = await stack.startOperatorController(['--leader-elect=true', '--cluster-version', CLUSTER_VERSION]);
+    const workers = WORKERS === undefined ? [] : ['--max-concurrent-reconciles', String(WORKERS)];
+    const oc = await stack.startOperatorController(['--leader-elect=true', '--cluster-version', CLUSTER_VERSION, ...workers]);
     const stopHeapProfile = HEAP_PROFILE === undefined ? undefined : await startHeapSampling(oc.child.pid, oc.inspectPort);
     const installs = await installRounds(ctx, stack, watch, published, c);
 
