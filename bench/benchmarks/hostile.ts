@@ -11,7 +11,16 @@
  * same time; its RSS is sampled every 20 ms until all four are installed. The peak is the larger
  * of VmHWM and the samples.
  *
- * Target: peak RSS <= 256 MB (half of the Deployment's 512 MiB limit).
+ * operator-controller runs in a memory cgroup of its Deployment's limit (512 MiB,
+ * bench/lib/memory-limit.ts), as in a cluster: Node sizes V8's heap from it, and the kernel
+ * kills the process if it cannot stay under it. A process that dies before all are installed,
+ * killed by the kernel or aborted by V8 at its heap limit, is reported as a crash (target 0:
+ * in a cluster it is a crash loop). Where the machine offers no memory cgroup, or with
+ * OLMV1_BENCH_HOSTILE_NO_LIMIT=1, it runs without one and the report says so (V8's heap limit
+ * is then derived from the machine's memory, ~4 GB here, and the peak is the garbage V8 lets
+ * accumulate under it).
+ *
+ * Target: peak RSS <= 256 MB (half of the Deployment's 512 MiB limit), no crash.
  */
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
@@ -22,10 +31,12 @@ import { isInstalledAs } from '../lib/extension-runs.ts';
 import { pushHostileBundle } from '../lib/hostile-bundles.ts';
 import { sleep } from '../lib/http-load.ts';
 import { connectInspector, forceGc, startHeapSampling } from '../lib/inspector.ts';
-import { startOlmStack } from '../lib/olm-stack.ts';
+import { createMemoryLimit, type MemoryLimit } from '../lib/memory-limit.ts';
+import { type OlmStack, startOlmStack } from '../lib/olm-stack.ts';
 import { procMemory, resetPeak, RssSampler } from '../lib/proc.ts';
 import { atMost, measure } from '../lib/report.ts';
 import { mb, round } from '../lib/stats.ts';
+import { OPERATOR_CONTROLLER_MEMORY_LIMIT_BYTES } from '../../cmd/operator-controller/node-flags.ts';
 
 const BUNDLES = 4;
 /** Unpacked bytes of each bundle: just under BUNDLE_IMAGE_LIMITS.maxUnpackedBytes (32 MiB). */
@@ -41,113 +52,198 @@ interface Condition {
 }
 
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
+  const limit =
+    process.env['OLMV1_BENCH_HOSTILE_NO_LIMIT'] === '1'
+      ? undefined
+      : await createMemoryLimit('olmv1-bench-hostile', OPERATOR_CONTROLLER_MEMORY_LIMIT_BYTES);
+  ctx.log(
+    limit === undefined ? 'operator-controller runs without a memory limit' : `operator-controller runs in ${limit.where} (${mb(limit.bytes)} MB)`,
+  );
   const stack = await startOlmStack({ runtime: ctx.runtime, workDir: ctx.workDir, log: ctx.log, env: process.env });
   try {
-    await stack.startCatalogd();
-    const images = benchImageClient();
-    const bundles: (PushedBundle & { bytes: number })[] = [];
-    try {
-      ctx.log(`pushing ${BUNDLES} bundles of ~${mb(BUNDLE_BYTES)} MB of YAML each (large CRDs, ConfigMaps)`);
-      for (let i = 0; i < BUNDLES; i++)
-        bundles.push(await pushHostileBundle(images, stack.registry, join(ctx.workDir, 'bundles'), `hostile-${i}`, BUNDLE_BYTES));
-      const ref = `${stack.registry}/bench-catalogs/hostile:latest`;
-      await createCatalog(stack.kube.client, 'hostile', ref, await pushCatalog(images, join(ctx.workDir, 'catalog'), ref, bundles));
-    } finally {
-      images.close();
-    }
-    for (const b of bundles) await createInstaller(stack.kube.client, b, b.pkg, 'installer');
-
-    const oc = await stack.startOperatorController();
-    await sleep(3_000);
-    const pid = oc.child.pid;
-    const idle = procMemory(pid);
-    if (idle === undefined) throw new Error('operator-controller is gone');
-    const hwmReset = resetPeak(pid);
-    const sampler = new RssSampler(20, pid);
-    // Development aid: live allocations by stack at the end (after forced collections).
-    const profileFile = process.env['OLMV1_BENCH_HOSTILE_HEAP_PROFILE'];
-    const stopProfile = profileFile === undefined ? undefined : await startHeapSampling(pid, oc.inspectPort);
-    const file = join(ctx.workDir, 'hostile.yaml');
-    await writeFile(file, bundles.map((b) => `---\n${dump(clusterExtension(b.pkg, b, b.pkg, 'installer'))}`).join(''));
-    ctx.log(`applying ${BUNDLES} ClusterExtensions at once; waiting until all are installed`);
-    const start = performance.now();
-    let pending = bundles.map((b) => b.pkg);
-    let last = new Map<string, Condition | undefined>();
-    try {
-      await stack.kubectl(['apply', '-f', file]);
-      while (pending.length > 0) {
-        const list = await stack.kube.client.list(CE);
-        last = new Map(
-          list.items.map((o) => [
-            o.metadata.name ?? '',
-            ((o.status ?? {}) as { conditions?: Condition[] }).conditions?.find((c) => c.type === 'Progressing'),
-          ]),
-        );
-        const byName = new Map(list.items.map((o) => [o.metadata.name ?? '', o]));
-        pending = pending.filter((n) => !isInstalledAs(byName.get(n), `${n}.v1.0.0`));
-        if (pending.length === 0) break;
-        if (performance.now() - start > TIMEOUT_MS)
-          throw new Error(`not installed within ${TIMEOUT_MS / 1000} s: ${pending.map((n) => `${n}: ${last.get(n)?.message ?? '?'}`).join('; ')}`);
-        if (procMemory(pid) === undefined) throw new Error(`operator-controller exited; stderr: ${oc.child.stderr().slice(-2000)}`);
-        await sleep(250);
-      }
-    } finally {
-      sampler.stop();
-    }
-    const allMs = performance.now() - start;
-    const after = procMemory(pid);
-    if (after === undefined) throw new Error('operator-controller is gone');
-    const peak = Math.max(sampler.max, hwmReset ? after.hwm : 0);
-    if (stopProfile !== undefined && profileFile !== undefined) {
-      const { profile } = await stopProfile();
-      await writeFile(profileFile, JSON.stringify(profile));
-    }
-    await forceGc(pid, oc.inspectPort);
-    const collected = procMemory(pid);
-    const heap = await heapUsed(pid, oc.inspectPort);
-    if (collected === undefined) throw new Error('operator-controller is gone');
-    const bytes = bundles.reduce((n, b) => n + b.bytes, 0);
-    return {
-      measurements: [
-        measure(
-          `operator-controller peak RSS, ${BUNDLES} hostile bundles installed at once`,
-          mb(peak),
-          'MB',
-          atMost(256),
-          `VmHWM ${hwmReset ? `${mb(after.hwm)} MB` : 'not resettable'}, 20 ms samples ${mb(sampler.max)} MB; ${BUNDLES} x ${mb(bytes / BUNDLES)} MB of YAML (CRDs, ConfigMaps)`,
-        ),
-        measure('  idle before, 3 s after ready', mb(idle.rss), 'MB', undefined, `anon ${mb(idle.anon)} MB + file-backed ${mb(idle.file)} MB`),
-        measure('  after all were installed', mb(after.rss), 'MB', undefined, `anon ${mb(after.anon)} MB + file-backed ${mb(after.file)} MB`),
-        measure(
-          '  then after forced GC (inspector)',
-          mb(collected.rss),
-          'MB',
-          undefined,
-          `anon ${mb(collected.anon)} MB: what stays live; V8 heap used ${mb(heap)} MB`,
-        ),
-        measure(
-          `  kubectl apply -> all ${BUNDLES} Installed=True`,
-          round(allMs / 1000, 1),
-          's',
-          undefined,
-          `${bundles[0]?.objects ?? 0} files per bundle`,
-        ),
-      ],
-      details: {
-        bundles: bundles.map((b) => ({ name: b.name, files: b.objects, bytes: b.bytes, layerBytes: b.layerBytes })),
-        peakMB: mb(peak),
-        hwmMB: mb(after.hwm),
-        sampledMaxMB: mb(sampler.max),
-        samples: sampler.count,
-        idleMB: mb(idle.rss),
-        afterMB: mb(after.rss),
-        afterGcMB: mb(collected.rss),
-        heapUsedAfterGcMB: mb(heap),
-        allInstalledMs: Math.round(allMs),
-      },
-    };
+    return await measureHostile(ctx, stack, limit);
   } finally {
     await stack.stop();
+    await limit?.remove();
+  }
+}
+
+async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryLimit | undefined): Promise<BenchOutcome> {
+  await stack.startCatalogd();
+  const images = benchImageClient();
+  const bundles: (PushedBundle & { bytes: number })[] = [];
+  try {
+    ctx.log(`pushing ${BUNDLES} bundles of ~${mb(BUNDLE_BYTES)} MB of YAML each (large CRDs, ConfigMaps)`);
+    for (let i = 0; i < BUNDLES; i++)
+      bundles.push(await pushHostileBundle(images, stack.registry, join(ctx.workDir, 'bundles'), `hostile-${i}`, BUNDLE_BYTES));
+    const ref = `${stack.registry}/bench-catalogs/hostile:latest`;
+    await createCatalog(stack.kube.client, 'hostile', ref, await pushCatalog(images, join(ctx.workDir, 'catalog'), ref, bundles));
+  } finally {
+    images.close();
+  }
+  for (const b of bundles) await createInstaller(stack.kube.client, b, b.pkg, 'installer');
+
+  const oc = await stack.startOperatorController([], limit === undefined ? {} : { memoryLimit: limit });
+  await sleep(3_000);
+  const heapLimit = await heapSizeLimit(oc.child.pid, oc.inspectPort);
+  const pid = oc.child.pid;
+  const idle = procMemory(pid);
+  if (idle === undefined) throw new Error('operator-controller is gone');
+  const hwmReset = resetPeak(pid);
+  const sampler = new RssSampler(20, pid);
+  // Development aid: live allocations by stack at the end (after forced collections).
+  const profileFile = process.env['OLMV1_BENCH_HOSTILE_HEAP_PROFILE'];
+  const stopProfile = profileFile === undefined ? undefined : await startHeapSampling(pid, oc.inspectPort);
+  // The profile so far, every second, to `<file>.latest`: what a process killed by its
+  // limit held just before (the end-of-run profile is never taken then).
+  const latest =
+    stopProfile === undefined
+      ? undefined
+      : setInterval(() => {
+          stopProfile.current().then(
+            (p) => writeFile(`${profileFile}.latest`, JSON.stringify(p)),
+            () => undefined,
+          );
+        }, 1_000);
+  const file = join(ctx.workDir, 'hostile.yaml');
+  await writeFile(file, bundles.map((b) => `---\n${dump(clusterExtension(b.pkg, b, b.pkg, 'installer'))}`).join(''));
+  ctx.log(`applying ${BUNDLES} ClusterExtensions at once; waiting until all are installed`);
+  const start = performance.now();
+  let pending = bundles.map((b) => b.pkg);
+  let last = new Map<string, Condition | undefined>();
+  try {
+    await stack.kubectl(['apply', '-f', file]);
+    while (pending.length > 0) {
+      const list = await stack.kube.client.list(CE);
+      last = new Map(
+        list.items.map((o) => [
+          o.metadata.name ?? '',
+          ((o.status ?? {}) as { conditions?: Condition[] }).conditions?.find((c) => c.type === 'Progressing'),
+        ]),
+      );
+      const byName = new Map(list.items.map((o) => [o.metadata.name ?? '', o]));
+      pending = pending.filter((n) => !isInstalledAs(byName.get(n), `${n}.v1.0.0`));
+      if (pending.length === 0) break;
+      if (performance.now() - start > TIMEOUT_MS)
+        throw new Error(`not installed within ${TIMEOUT_MS / 1000} s: ${pending.map((n) => `${n}: ${last.get(n)?.message ?? '?'}`).join('; ')}`);
+      if (procMemory(pid) === undefined) return crashed(oc.child.stderr(), (await limit?.oomKills()) ?? 0, sampler, limit, performance.now() - start);
+      await sleep(250);
+    }
+  } finally {
+    sampler.stop();
+    clearInterval(latest);
+  }
+  const allMs = performance.now() - start;
+  const after = procMemory(pid);
+  if (after === undefined) throw new Error('operator-controller is gone');
+  const peak = Math.max(sampler.max, hwmReset ? after.hwm : 0);
+  if (stopProfile !== undefined && profileFile !== undefined) {
+    const { profile } = await stopProfile();
+    await writeFile(profileFile, JSON.stringify(profile));
+  }
+  await forceGc(pid, oc.inspectPort);
+  const collected = procMemory(pid);
+  const heap = await heapUsed(pid, oc.inspectPort);
+  if (collected === undefined) throw new Error('operator-controller is gone');
+  const bytes = bundles.reduce((n, b) => n + b.bytes, 0);
+  const cgroupPeak = await limit?.peakBytes();
+  return {
+    measurements: [
+      measure(
+        `operator-controller peak RSS, ${BUNDLES} hostile bundles installed at once`,
+        mb(peak),
+        'MB',
+        atMost(256),
+        `VmHWM ${hwmReset ? `${mb(after.hwm)} MB` : 'not resettable'}, 20 ms samples ${mb(sampler.max)} MB; ${BUNDLES} x ${mb(bytes / BUNDLES)} MB of YAML (CRDs, ConfigMaps); ${limitNote(limit, heapLimit)}`,
+      ),
+      measure('  operator-controller crashes (kernel OOM kills, V8 heap exhaustion)', 0, '', atMost(0), limitNote(limit, heapLimit)),
+      ...(cgroupPeak === undefined
+        ? []
+        : [
+            measure(
+              "  the memory cgroup's peak (page cache of the bundle cache included)",
+              mb(cgroupPeak),
+              'MB',
+              undefined,
+              "as the kubelet counts a container's memory",
+            ),
+          ]),
+      measure('  idle before, 3 s after ready', mb(idle.rss), 'MB', undefined, `anon ${mb(idle.anon)} MB + file-backed ${mb(idle.file)} MB`),
+      measure('  after all were installed', mb(after.rss), 'MB', undefined, `anon ${mb(after.anon)} MB + file-backed ${mb(after.file)} MB`),
+      measure(
+        '  then after forced GC (inspector)',
+        mb(collected.rss),
+        'MB',
+        undefined,
+        `anon ${mb(collected.anon)} MB: what stays live; V8 heap used ${mb(heap)} MB`,
+      ),
+      measure(
+        `  kubectl apply -> all ${BUNDLES} Installed=True`,
+        round(allMs / 1000, 1),
+        's',
+        undefined,
+        `${bundles[0]?.objects ?? 0} files per bundle`,
+      ),
+    ],
+    details: {
+      bundles: bundles.map((b) => ({ name: b.name, files: b.objects, bytes: b.bytes, layerBytes: b.layerBytes })),
+      peakMB: mb(peak),
+      hwmMB: mb(after.hwm),
+      sampledMaxMB: mb(sampler.max),
+      samples: sampler.count,
+      idleMB: mb(idle.rss),
+      afterMB: mb(after.rss),
+      afterGcMB: mb(collected.rss),
+      heapUsedAfterGcMB: mb(heap),
+      allInstalledMs: Math.round(allMs),
+      memoryLimit: limit === undefined ? null : { where: limit.where, bytes: limit.bytes },
+      heapSizeLimitMB: mb(heapLimit),
+      cgroupPeakMB: cgroupPeak === undefined ? null : mb(cgroupPeak),
+    },
+  };
+}
+
+function limitNote(limit: MemoryLimit | undefined, heapLimit: number): string {
+  const heap = `V8 heap limit ${mb(heapLimit)} MB`;
+  return limit === undefined
+    ? `no memory limit (${heap}, from the machine's memory)`
+    : `in a ${mb(limit.bytes)} MB memory cgroup (${heap}, from the limit)`;
+}
+
+/**
+ * The outcome when operator-controller died before all were installed: killed by the kernel
+ * under its limit, or aborted by V8 at its heap limit (a crash loop in a cluster).
+ */
+function crashed(stderr: string, kills: number, sampler: RssSampler, limit: MemoryLimit | undefined, ms: number): BenchOutcome {
+  sampler.stop();
+  const fatal = /FATAL ERROR: [^\n]*/.exec(stderr)?.[0];
+  const cause = kills > 0 ? `killed by the kernel (${kills} OOM kills in ${limit?.where ?? ''})` : (fatal ?? `exited: ${stderr.slice(-300)}`);
+  return {
+    measurements: [
+      measure(`operator-controller peak RSS, ${BUNDLES} hostile bundles installed at once`, mb(sampler.max), 'MB', atMost(256), 'until it died'),
+      measure(
+        '  operator-controller crashes (kernel OOM kills, V8 heap exhaustion)',
+        1,
+        '',
+        atMost(0),
+        `${round(ms / 1000, 1)} s after the apply: ${cause}`,
+      ),
+    ],
+    details: { oomKills: kills, fatal: fatal ?? null, sampledMaxMB: mb(sampler.max), diedAfterMs: Math.round(ms) },
+  };
+}
+
+/** V8's heap size limit of `pid` (what Node derived from the memory it found at start). */
+async function heapSizeLimit(pid: number, port: number): Promise<number> {
+  const session = await connectInspector(pid, port);
+  try {
+    const answer = (await session.call('Runtime.evaluate', {
+      expression: "process.getBuiltinModule('node:v8').getHeapStatistics().heap_size_limit",
+      returnByValue: true,
+    })) as { result: { value: number } };
+    return answer.result.value;
+  } finally {
+    session.close();
   }
 }
 

@@ -41,9 +41,18 @@ export function forkChild(
   return wrap(child);
 }
 
-/** Spawns `node <args>` (e.g. the olmv1 CLI) without IPC; stdout is discarded. */
-export function spawnChild(args: string[], options: { cwd?: string; execArgv?: string[]; env?: Readonly<Record<string, string>> } = {}): BenchChild {
-  const child = spawn(process.execPath, [...(options.execArgv ?? []), ...args], {
+/**
+ * Spawns `node <args>` (e.g. the olmv1 CLI) without IPC; stdout is discarded. `wrap` turns the
+ * command into the one started (e.g. joining a memory cgroup first, memory-limit.ts); it must
+ * exec the command so that the child's PID is node's.
+ */
+export function spawnChild(
+  args: string[],
+  options: { cwd?: string; execArgv?: string[]; env?: Readonly<Record<string, string>>; wrap?: (command: string[]) => string[] } = {},
+): BenchChild {
+  const command = [process.execPath, ...(options.execArgv ?? []), ...args];
+  const [program = process.execPath, ...rest] = options.wrap?.(command) ?? command;
+  const child = spawn(program, rest, {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'ignore', 'pipe'],
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),

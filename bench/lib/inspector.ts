@@ -145,15 +145,11 @@ export async function startCpuProfile(pid: number, port: number, intervalUs = 50
  * allocations still alive add up to, by allocation stack (the `.heapprofile` format DevTools
  * opens), and V8's heap figures at that moment.
  */
-export async function startHeapSampling(
-  pid: number,
-  port: number,
-  intervalBytes = 65_536,
-): Promise<() => Promise<{ profile: unknown; usedSize: number; totalSize: number }>> {
+export async function startHeapSampling(pid: number, port: number, intervalBytes = 65_536): Promise<HeapSampling> {
   const session = await connectInspector(pid, port);
   await session.call('HeapProfiler.enable');
   await session.call('HeapProfiler.startSampling', { samplingInterval: intervalBytes });
-  return async () => {
+  const stop = async (): Promise<{ profile: unknown; usedSize: number; totalSize: number }> => {
     try {
       for (let i = 0; i < 3; i++) await session.call('HeapProfiler.collectGarbage');
       const { profile } = (await session.call('HeapProfiler.stopSampling')) as { profile: unknown };
@@ -163,4 +159,14 @@ export async function startHeapSampling(
       session.close();
     }
   };
+  // What is sampled and not collected yet, without a collection first: a process about to
+  // die of its heap limit has just run its last-resort collections itself.
+  stop.current = async (): Promise<unknown> => ((await session.call('HeapProfiler.getSamplingProfile')) as { profile: unknown }).profile;
+  return stop;
+}
+
+/** Stops heap sampling (see {@link startHeapSampling}); `current` reads the profile so far. */
+export interface HeapSampling {
+  (): Promise<{ profile: unknown; usedSize: number; totalSize: number }>;
+  current(): Promise<unknown>;
 }

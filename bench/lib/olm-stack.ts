@@ -26,6 +26,7 @@ import {
 } from '../../test/envtest/index.ts';
 import { installOlmConfig } from '../../test/support/olm-config.ts';
 import { type BenchChild, spawnChild } from './child.ts';
+import type { MemoryLimit } from './memory-limit.ts';
 import { procMemory } from './proc.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -49,7 +50,8 @@ export interface OlmStack {
   /** Starts catalogd (catalog server on `catalogUrl`); resolves once /readyz answers. */
   startCatalogd(): Promise<ProductProcess & { catalogUrl: string }>;
   /** Starts operator-controller with a fresh cache directory; resolves once /readyz answers. */
-  startOperatorController(extraArgs?: readonly string[]): Promise<ProductProcess>;
+  /** `memoryLimit`: started in that memory cgroup, as its Deployment's limit puts it (memory-limit.ts). */
+  startOperatorController(extraArgs?: readonly string[], options?: { memoryLimit?: MemoryLimit }): Promise<ProductProcess>;
   /** Stops every child, the registry and the control plane. */
   stop(): Promise<void>;
 }
@@ -158,13 +160,14 @@ export async function startOlmStack(opts: {
         await waitReady(child, healthUrl, 'catalogd');
         return { child, healthUrl, inspectPort, catalogUrl: `http://127.0.0.1:${serverPort}` };
       },
-      startOperatorController: async (extraArgs = []) => {
+      startOperatorController: async (extraArgs = [], options = {}) => {
         const [healthPort = 0, inspectPort = 0] = await freePorts(2);
         const cacheDir = join(workDir, `operator-controller-cache-${started++}`);
         await mkdir(cacheDir, { recursive: true });
         const child = spawnChild([runtime.entry('cmd/operator-controller/main.ts'), ...common(cacheDir, healthPort), ...extraArgs], {
           execArgv: [...OPERATOR_CONTROLLER_NODE_FLAGS, `--inspect-port=127.0.0.1:${inspectPort}`],
           env: OPERATOR_CONTROLLER_ENVIRONMENT,
+          ...(options.memoryLimit === undefined ? {} : { wrap: options.memoryLimit.wrap }),
         });
         children.push(child);
         const healthUrl = `http://127.0.0.1:${healthPort}`;

@@ -13,3 +13,10 @@ export const OPERATOR_CONTROLLER_NODE_FLAGS: readonly string[] = CATALOGD_NODE_F
 
 /** Environment of operator-controller (glibc allocator settings). */
 export const OPERATOR_CONTROLLER_ENVIRONMENT: Readonly<Record<string, string>> = CATALOGD_ENVIRONMENT;
+
+/**
+ * The memory limit of operator-controller's container (config/manager/operator-controller.yaml,
+ * `resources.limits.memory`, a test checks). Node sizes V8's heap from the limit it finds at
+ * start (~259 MB of heap for 512 MiB), so the `hostile` benchmark starts it under this limit.
+ */
+export const OPERATOR_CONTROLLER_MEMORY_LIMIT_BYTES = 512 * 1024 * 1024;

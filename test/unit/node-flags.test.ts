@@ -4,11 +4,16 @@ import { readFileSync } from 'node:fs';
 import { loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../../cmd/catalogd/node-flags.ts';
-import { OPERATOR_CONTROLLER_ENVIRONMENT, OPERATOR_CONTROLLER_NODE_FLAGS } from '../../cmd/operator-controller/node-flags.ts';
+import {
+  OPERATOR_CONTROLLER_ENVIRONMENT,
+  OPERATOR_CONTROLLER_MEMORY_LIMIT_BYTES,
+  OPERATOR_CONTROLLER_NODE_FLAGS,
+} from '../../cmd/operator-controller/node-flags.ts';
 
 interface Container {
   command: string[];
   env: Array<{ name: string; value?: string }>;
+  resources: { limits: { memory: string } };
 }
 
 const COMPONENTS = [
@@ -36,4 +41,8 @@ describe.each(COMPONENTS)('$component Deployment', ({ component, flags, environm
       expect(env.find((e) => e.name === name)?.value, name).toBe(value);
     }
   });
+});
+
+it('operator-controller runs under the memory limit its hostile-bundle benchmark gives it', () => {
+  expect(managerContainer('operator-controller').resources.limits.memory).toBe(`${OPERATOR_CONTROLLER_MEMORY_LIMIT_BYTES / 2 ** 20}Mi`);
 });
