@@ -16,7 +16,7 @@ import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.t
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { parseClusterVersion, type ClusterMinor, type DeployedExtension } from '../../pkg/operator-controller/gating/index.ts';
 import { isForbidden, isNoKindMatch, isNotFound, sleepUnlessAborted, type KubeClient } from '../../pkg/shared/kube/index.ts';
-import { createReleaseStore, deployedRelease } from '../../pkg/operator-controller/release/index.ts';
+import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, connectCluster, type ClusterFlags, type KubeconfigLookup } from './cluster-access.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
@@ -169,7 +169,7 @@ async function collect(client: KubeClient, o: Options): Promise<StatusReport> {
     for (const e of extensions.items) {
       const name = e.metadata.name ?? '';
       try {
-        const release = deployedRelease(await store.history(name));
+        const release = await store.deployed(name);
         if (release !== undefined) deployed.set(name, { extension: name, bundle: release.bundle.name, properties: release.properties });
       } catch {
         unreadable.push(name);

@@ -7,7 +7,7 @@
 import { parseBundle, type RegistryV1Bundle } from '../../pkg/operator-controller/bundle/index.ts';
 import type { CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import type { CatalogSource, DriftTracker } from '../../pkg/operator-controller/clusterextension/index.ts';
-import type { Release, ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
+import { deployedRelease, type Release, type ReleaseStore, type ReleaseSummary } from '../../pkg/operator-controller/release/index.ts';
 import type { DeclarativeConfig } from '../../pkg/shared/fbc/index.ts';
 import type { EventRecorder, KubeClient } from '../../pkg/shared/kube/index.ts';
 import { bundleFiles } from './bundle-gen.ts';
@@ -72,6 +72,12 @@ export class MemoryReleaseStore implements ReleaseStore {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     const own = this.records.filter((r) => r.extension === extension);
     return Promise.resolve(structuredClone(own).sort((a, b) => b.revision - a.revision));
+  }
+  async deployed(extension: string): Promise<ReleaseSummary | undefined> {
+    const found = deployedRelease(await this.history(extension));
+    if (found === undefined) return undefined;
+    const { manifest: _objects, ...summary } = found;
+    return summary;
   }
   list(): Promise<string[]> {
     return Promise.resolve([...new Set(this.records.map((r) => r.extension))]);

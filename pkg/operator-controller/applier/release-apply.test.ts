@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
-import type { Release, ReleaseBundle, ReleaseStore } from '../release/index.ts';
+import { deployedRelease, type Release, type ReleaseBundle, type ReleaseStore, type ReleaseSummary } from '../release/index.ts';
 import { ApplyError } from './apply.ts';
 import { describeObject, withOwnerLabels } from './objects.ts';
 import { applyRelease, sameContent, uninstallRelease, type DesiredRelease } from './release-apply.ts';
@@ -20,6 +20,13 @@ class FakeStore implements ReleaseStore {
 
   history(): Promise<Release[]> {
     return Promise.resolve([...this.records.values()].sort((a, b) => b.revision - a.revision).map((r) => structuredClone(r)));
+  }
+
+  async deployed(): Promise<ReleaseSummary | undefined> {
+    const found = deployedRelease(await this.history());
+    if (found === undefined) return undefined;
+    const { manifest: _objects, ...summary } = found;
+    return summary;
   }
 
   list(): Promise<string[]> {

@@ -31,7 +31,15 @@ import { jsonEqual } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { compareSemver, parseSemver } from '../../shared/semver/index.ts';
 import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
-import { ReleaseStatus, deployedRelease, type Release, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
+import {
+  ReleaseStatus,
+  deployedRelease,
+  manifestEquals,
+  reviseRelease,
+  type Release,
+  type ReleaseBundle,
+  type ReleaseStore,
+} from '../release/index.ts';
 import { applyObjects, dryRunObjects } from './apply.ts';
 import { deleteOwnedObjects, type DeleteOutcome } from './delete.ts';
 import { droppedObjects, objectIdentity, refOf } from './objects.ts';
@@ -77,7 +85,11 @@ interface ReleaseDeps {
 
 /** True when `desired` would be recorded exactly as `release` already is. */
 export function sameContent(release: Release, desired: DesiredRelease): boolean {
-  return jsonEqual(release.bundle, desired.bundle) && jsonEqual(release.manifest, desired.objects) && jsonEqual(release.config, desired.config);
+  return (
+    jsonEqual(release.bundle, desired.bundle) &&
+    jsonEqual(release.config, desired.config) &&
+    manifestEquals(release, desired.objects, (a, b) => jsonEqual(a, b))
+  );
 }
 
 /**
@@ -122,8 +134,9 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   };
   if (deployed !== undefined && latest === deployed && sameContent(deployed, desired)) {
     // Drift repair: an object put back must still be absent or ours (a user may have made one).
-    const report = await checkOwnership(client, deployed.manifest, owner, ownership);
-    await applyObjects(client, deployed.manifest, options);
+    // `desired.objects` are the deployed revision's (sameContent), already parsed.
+    const report = await checkOwnership(client, desired.objects, owner, ownership);
+    await applyObjects(client, desired.objects, options);
     await releaseAdopted(client, report, signal);
     // A crash between marking a revision deployed and superseding its predecessor leaves both deployed.
     await supersedeOthers(store, history, deployed.revision, signal);
@@ -246,7 +259,7 @@ async function releaseAdopted(client: KubeClient, report: OwnershipReport, signa
 async function supersedeOthers(store: ReleaseStore, history: readonly Release[], revision: number, signal?: AbortSignal): Promise<void> {
   for (const old of history) {
     if (old.status === ReleaseStatus.Deployed && old.revision !== revision) {
-      await store.update({ ...old, status: ReleaseStatus.Superseded, description: 'Superseded' }, signal);
+      await store.update(reviseRelease(old, { status: ReleaseStatus.Superseded, description: 'Superseded' }), signal);
     }
   }
 }

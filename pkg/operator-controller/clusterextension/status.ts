@@ -12,7 +12,7 @@ import {
   type ConditionStatus,
 } from '../../shared/api/index.ts';
 import { progressingFromError, setStatusCondition, truncateConditionMessage } from '../../shared/controller/index.ts';
-import type { Release } from '../release/index.ts';
+import type { ReleaseSummary } from '../release/index.ts';
 import type { DeprecationCondition } from '../resolve/index.ts';
 
 /** Fixed condition messages. */
@@ -64,7 +64,7 @@ export function setProgressingSucceeded(ce: ClusterExtension): void {
 }
 
 /** The `status.install.bundle` of a release. */
-export function bundleMetadataOf(release: Release): BundleMetadata {
+export function bundleMetadataOf(release: ReleaseSummary): BundleMetadata {
   const b = release.bundle;
   return { name: b.name, version: b.version, ...(b.release === undefined ? {} : { release: b.release }) };
 }
@@ -74,7 +74,7 @@ export function bundleMetadataOf(release: Release): BundleMetadata {
  * `Installed bundle <image> successfully`, or False/Failed "No bundle installed" and no
  * `status.install` when nothing is deployed.
  */
-export function setInstalledFrom(ce: ClusterExtension, deployed: Release | undefined): void {
+export function setInstalledFrom(ce: ClusterExtension, deployed: ReleaseSummary | undefined): void {
   const st = statusOf(ce);
   if (deployed === undefined) {
     delete st.install;

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { withOwnerLabels } from '../applier/index.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
-import type { Release, ReleaseStore } from '../release/index.ts';
+import { deployedRelease, type Release, type ReleaseStore, type ReleaseSummary } from '../release/index.ts';
 import type { CatalogPackage, ResolveInput } from '../resolve/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionState } from './pipeline-state.ts';
@@ -15,10 +15,13 @@ import { extensionState } from '../../../test/support/extension-state.ts';
 const cm = (name: string): KubeObject =>
   withOwnerLabels([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: {} }], 'ext')[0]!;
 
-class MemoryStore implements Pick<ReleaseStore, 'history' | 'create' | 'update'> {
+class MemoryStore implements Pick<ReleaseStore, 'history' | 'deployed' | 'create' | 'update'> {
   readonly records: Release[] = [];
   history(): Promise<Release[]> {
     return Promise.resolve([...this.records].sort((a, b) => b.revision - a.revision));
+  }
+  async deployed(): Promise<ReleaseSummary | undefined> {
+    return deployedRelease(await this.history());
   }
   create(r: Release): Promise<void> {
     this.records.push(structuredClone(r));
@@ -71,7 +74,7 @@ function depsFor(
   } satisfies ApplyPorts['drift'] & Partial<DriftTracker>;
   const events = { event: (_o, type, reason, action, note) => void seen.events.push(`${type} ${reason} ${action}: ${note}`) } satisfies EventRecorder;
   const scoped = { forServiceAccount: () => cluster.client } satisfies ApplyPorts['scoped'];
-  // The applier writes with create, update and history only.
+  // The applier writes with create and update, and reads with history and deployed only.
   return { scoped, releases: store as unknown as ReleaseStore, drift, events };
 }
 

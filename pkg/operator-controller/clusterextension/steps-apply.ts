@@ -164,11 +164,9 @@ async function applyBundle(ports: ApplyPorts, state: ExtensionState): Promise<St
       state.log.warn({ conflicts }, 'release refused: objects not owned by this extension');
     }
     recordApplyFailed(ports.events, state, desired.bundle, err);
-    const history = await ports.releases.history(state.name, state.signal).catch(() => state.history);
-    setInstalledFrom(
-      state.ce,
-      history.find((r) => r.status === 'deployed'),
-    );
+    // What is deployed now (the failed apply may have recorded a failed revision), without its objects.
+    const deployed = await ports.releases.deployed(state.name, state.signal).catch(() => state.history.find((r) => r.status === 'deployed'));
+    setInstalledFrom(state.ce, deployed);
     fail(state, forBundle(desired.bundle, err));
   }
   setInstalledFrom(state.ce, applied.release);

@@ -13,7 +13,7 @@
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import { TerminalError, errorMessage, findTerminal } from '../../shared/errors/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { deployedRelease, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
+import { deployedRelease, manifestIdentities, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
 import { deprecationConditions, metadataFor, packageMissing, resolutionHints, resolve } from '../resolve/index.ts';
 import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
 import type { BundleBudget } from './bundle-budget.ts';
@@ -63,6 +63,7 @@ export function installedStep(ports: InstalledPorts): Step<ExtensionState> {
 }
 
 async function readInstalled(ports: InstalledPorts, state: ExtensionState): Promise<StepOutcome> {
+  let identities: KubeObject[];
   try {
     const budget = ports.records;
     const admit =
@@ -72,16 +73,18 @@ async function readInstalled(ports: InstalledPorts, state: ExtensionState): Prom
             state.recordLease = await budget.acquire(bytes, state.signal);
           };
     state.history = await ports.releases.history(state.name, state.signal, admit);
+    const installed = deployedRelease(state.history);
+    if (installed === undefined) return undefined;
+    // Identities only: the record's objects are parsed when the content changes (decision 0098).
+    identities = manifestIdentities(installed);
+    state.installed = installed;
   } catch (err) {
     setInstalledUnknown(state.ce, errorMessage(err), true);
     setProgressingRetrying(state.ce, MESSAGES.retryingInstalledBundle);
     throw err;
   }
-  const installed = deployedRelease(state.history);
-  if (installed === undefined) return undefined;
-  state.installed = installed;
   // Watched from here on, so drift is noticed whatever later steps of this reconcile do.
-  await trackDrift(ports.drift, state, installed.manifest);
+  await trackDrift(ports.drift, state, identities);
   return undefined;
 }
 

@@ -29,9 +29,9 @@ import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { createGzip, gunzip, gzip, constants as zlibConstants } from 'node:zlib';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { fromHelmRelease, helmReleaseJson } from './helm-format.ts';
+import { fromHelmRelease, fromHelmReleaseLazy, fromHelmReleaseSummary, helmReleaseJson } from './helm-format.ts';
 import { fromLegacyRelease, isLegacyRelease } from './legacy.ts';
-import type { Release } from './types.ts';
+import type { Release, ReleaseSummary } from './types.ts';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -144,6 +144,44 @@ export function decodedSize(payload: Uint8Array): number {
  * `where` (the index Secret) with the failing step and its cause.
  */
 export async function decodeRelease(payload: Uint8Array, where: string, extensionUID = ''): Promise<Release> {
+  const doc = await decodeDocument(payload, where);
+  const decoded = isLegacyRelease(doc) ? fromLegacyRelease(doc) : fromHelmRelease(doc, extensionUID);
+  if (!decoded.ok) throw new Error(`release record ${where} is corrupt: ${decoded.problem}`, { cause: new Error(decoded.problem) });
+  return decoded.release;
+}
+
+/**
+ * As {@link decodeRelease}, with a Helm-format record's objects parsed only when its
+ * `manifest` is first read (a corrupt manifest throws then): what the store's history returns,
+ * so that a reconcile that needs no objects of a large record does not hold them (decision 0098).
+ */
+export async function decodeReleaseLazy(payload: Uint8Array, where: string, extensionUID = ''): Promise<Release> {
+  const doc = await decodeDocument(payload, where);
+  const decoded = isLegacyRelease(doc) ? fromLegacyRelease(doc) : fromHelmReleaseLazy(doc, extensionUID, where);
+  if (!decoded.ok) throw new Error(`release record ${where} is corrupt: ${decoded.problem}`, { cause: new Error(decoded.problem) });
+  return decoded.release;
+}
+
+/**
+ * As {@link decodeRelease}, without the manifest's objects (ReleaseSummary): a Helm-format
+ * record's manifest is left as text and dropped. Records of the earlier format keep their
+ * objects in the JSON itself and are read whole, then summarized.
+ */
+export async function decodeReleaseSummary(payload: Uint8Array, where: string, extensionUID = ''): Promise<ReleaseSummary> {
+  const doc = await decodeDocument(payload, where);
+  if (isLegacyRelease(doc)) {
+    const legacy = fromLegacyRelease(doc);
+    if (!legacy.ok) throw new Error(`release record ${where} is corrupt: ${legacy.problem}`, { cause: new Error(legacy.problem) });
+    const { manifest: _objects, ...summary } = legacy.release;
+    return summary;
+  }
+  const decoded = fromHelmReleaseSummary(doc, extensionUID);
+  if (!decoded.ok) throw new Error(`release record ${where} is corrupt: ${decoded.problem}`, { cause: new Error(decoded.problem) });
+  return decoded.summary;
+}
+
+/** The JSON document of a record's payload (gunzip, then JSON); throws naming `where` and the failing step. */
+async function decodeDocument(payload: Uint8Array, where: string): Promise<unknown> {
   let text: string;
   try {
     text = (await gunzipAsync(payload)).toString('utf8');
@@ -156,7 +194,5 @@ export async function decodeRelease(payload: Uint8Array, where: string, extensio
   } catch (e) {
     throw new Error(`release record ${where} is corrupt: the payload is not JSON: ${(e as Error).message}`, { cause: e });
   }
-  const decoded = isLegacyRelease(doc) ? fromLegacyRelease(doc) : fromHelmRelease(doc, extensionUID);
-  if (!decoded.ok) throw new Error(`release record ${where} is corrupt: ${decoded.problem}`, { cause: new Error(decoded.problem) });
-  return decoded.release;
+  return doc;
 }

@@ -27,9 +27,9 @@
  * repeats every object there; nothing reads them back, and they would double the record).
  */
 import { z } from 'zod';
-import { manifestLine, parseManifest } from './manifest.ts';
+import { manifestLine, parseManifest, unparsedManifest, withLazyManifest } from './manifest.ts';
 import { BundleKey } from './naming.ts';
-import { ReleaseStatus, type Release, type ReleaseBundle } from './types.ts';
+import { ReleaseStatus, type Release, type ReleaseBundle, type ReleaseSummary } from './types.ts';
 
 /** encoding/json's text of Go's zero time.Time (`info.deleted`, and unset deploy times). */
 const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
@@ -97,7 +97,11 @@ export function* helmReleaseJson(release: Release): Generator<string, void, unde
   };
   // `{...before` without its `}`, then the manifest's string, then `...after}` without its `{`.
   yield `${JSON.stringify(before).slice(0, -1)},"manifest":"`;
-  for (const obj of release.manifest) yield* escapedPieces(manifestLine(obj));
+  // A record read and not parsed (a status change of an old revision) is written back as it
+  // was read, without parsing its objects only to print them again.
+  const text = unparsedManifest(release);
+  if (text !== undefined) yield* escapedPieces(text);
+  else for (const obj of release.manifest) yield* escapedPieces(manifestLine(obj));
   yield `",${JSON.stringify(after).slice(1)}\n`;
 }
 
@@ -153,6 +157,40 @@ const STATUSES: ReadonlySet<string> = new Set(Object.values(ReleaseStatus));
  * `extensionUID`. Returns the problems, described, when it is not a release we can use.
  */
 export function fromHelmRelease(doc: unknown, extensionUID: string): { ok: true; release: Release } | { ok: false; problem: string } {
+  const read = readHelmRelease(doc, extensionUID);
+  if (!read.ok) return read;
+  const manifest = parseManifest(read.manifest);
+  if (!manifest.ok) return manifest;
+  return { ok: true, release: { ...read.summary, manifest: manifest.objects } };
+}
+
+/**
+ * As {@link fromHelmRelease}, without parsing the manifest into objects (its text is not
+ * checked either): what a reader that needs no objects holds is the text, not the objects,
+ * several times its size for large releases (decision 0098).
+ */
+export function fromHelmReleaseSummary(doc: unknown, extensionUID: string): { ok: true; summary: ReleaseSummary } | { ok: false; problem: string } {
+  const read = readHelmRelease(doc, extensionUID);
+  return read.ok ? { ok: true, summary: read.summary } : read;
+}
+
+/**
+ * As {@link fromHelmRelease}, with the manifest parsed on first read of `manifest`
+ * (withLazyManifest: a corrupt manifest throws then, naming `where`).
+ */
+export function fromHelmReleaseLazy(
+  doc: unknown,
+  extensionUID: string,
+  where: string,
+): { ok: true; release: Release } | { ok: false; problem: string } {
+  const read = readHelmRelease(doc, extensionUID);
+  return read.ok ? { ok: true, release: withLazyManifest(read.summary, read.manifest, where) } : read;
+}
+
+function readHelmRelease(
+  doc: unknown,
+  extensionUID: string,
+): { ok: true; summary: ReleaseSummary; manifest: string } | { ok: false; problem: string } {
   const parsed = HelmRelease.safeParse(doc);
   if (!parsed.success) {
     return { ok: false, problem: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
@@ -165,8 +203,6 @@ export function fromHelmRelease(doc: unknown, extensionUID: string): { ok: true;
   if (missing.length > 0) return { ok: false, problem: `labels: ${missing.map((k) => JSON.stringify(k)).join(', ')} missing` };
   const properties = parseProperties(d.chart?.metadata?.annotations?.[PROPERTIES_ANNOTATION]);
   if (!properties.ok) return properties;
-  const manifest = parseManifest(d.manifest ?? '');
-  if (!manifest.ok) return manifest;
   const ours = d[OUR_FIELD];
   const release = labels[BundleKey.release];
   const bundle: ReleaseBundle = {
@@ -181,14 +217,14 @@ export function fromHelmRelease(doc: unknown, extensionUID: string): { ok: true;
   const lastDeployed = deployTime(d.info.last_deployed);
   return {
     ok: true,
-    release: {
+    manifest: d.manifest ?? '',
+    summary: {
       extension: d.name,
       extensionUID,
       revision: d.version,
       status: status as ReleaseStatus,
       ...(d.namespace === undefined || d.namespace === '' ? {} : { namespace: d.namespace }),
       bundle,
-      manifest: manifest.objects,
       properties: properties.value,
       ...(d.config === undefined || d.config === null ? {} : { config: d.config }),
       ...(ours?.notes === undefined ? {} : { notes: ours.notes }),

@@ -76,3 +76,133 @@ export function isKubeObject(v: unknown): v is KubeObject {
     !Array.isArray(o.metadata)
   );
 }
+
+/** The manifest text of a release whose objects have not been parsed yet (see {@link withLazyManifest}). */
+const UNPARSED = Symbol('unparsed manifest');
+
+interface Unparsed {
+  [UNPARSED]?: { text: string; where: string };
+}
+
+/**
+ * Gives `summary` a `manifest` parsed from `text` on first read (then kept as a plain
+ * property). A reconcile reads an installed release's objects only when its content changes;
+ * otherwise it needs their identities and whether they equal the new rendering, which
+ * {@link manifestIdentities} and {@link manifestEquals} get from the text one line at a time.
+ * A large release then costs its text (~1x its JSON) instead of its objects (~2.5x) while the
+ * reconcile's own rendering is in memory (decision 0098). A manifest that does not parse throws
+ * on that first read, naming `where`.
+ */
+export function withLazyManifest<T extends object>(summary: T, text: string, where: string): T & { manifest: KubeObject[] } {
+  const release = summary as T & { manifest: KubeObject[] } & Unparsed;
+  Object.defineProperty(release, UNPARSED, { value: { text, where }, configurable: true, enumerable: false, writable: true });
+  Object.defineProperty(release, 'manifest', {
+    configurable: true,
+    enumerable: true,
+    get(this: typeof release) {
+      const parsed = parseManifest(text);
+      if (!parsed.ok) throw new Error(`release record ${where} is corrupt: ${parsed.problem}`);
+      Object.defineProperty(this, 'manifest', { value: parsed.objects, configurable: true, enumerable: true, writable: true });
+      this[UNPARSED] = undefined;
+      return parsed.objects;
+    },
+    set(this: typeof release, objects: KubeObject[]) {
+      Object.defineProperty(this, 'manifest', { value: objects, configurable: true, enumerable: true, writable: true });
+      this[UNPARSED] = undefined;
+    },
+  });
+  return release;
+}
+
+/**
+ * `release` with `changes` (status, description, ...), its manifest still unparsed if it was:
+ * a spread would read `manifest` and parse it only to write the same text back.
+ */
+export function reviseRelease<T extends { manifest: KubeObject[] }>(release: T, changes: Partial<Omit<T, 'manifest'>>): T {
+  const unparsed = (release as Unparsed)[UNPARSED];
+  if (unparsed === undefined) return { ...release, ...changes };
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(release)) if (key !== 'manifest') copy[key] = (release as Record<string, unknown>)[key];
+  return withLazyManifest({ ...copy, ...changes }, unparsed.text, unparsed.where) as unknown as T;
+}
+
+/** The text of a manifest not parsed yet (withLazyManifest), else undefined. */
+export function unparsedManifest(release: { manifest: readonly KubeObject[] }): string | undefined {
+  return (release as Unparsed)[UNPARSED]?.text;
+}
+
+/** The lines of a still unparsed JSON-lines manifest, or undefined (parsed already, or not JSON lines). */
+function unparsedLines(release: { manifest: readonly KubeObject[] }): { lines: Iterable<string>; where: string } | undefined {
+  const unparsed = (release as Unparsed)[UNPARSED];
+  if (unparsed === undefined || !unparsed.text.trimStart().startsWith('{')) return undefined;
+  return { lines: nonEmptyLines(unparsed.text), where: unparsed.where };
+}
+
+function* nonEmptyLines(text: string): Generator<string, void, undefined> {
+  for (let at = 0; at < text.length;) {
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    const line = text.slice(at, end);
+    at = end + 1;
+    if (line.trim() !== '') yield line;
+  }
+}
+
+/**
+ * The release's objects reduced to apiVersion, kind, name and namespace (what drift watches
+ * and deletions are keyed by), in order. From an unparsed manifest one line at a time, so that
+ * only one object is ever whole; throws as the `manifest` getter would on a corrupt line.
+ */
+export function manifestIdentities(release: { manifest: readonly KubeObject[] }): KubeObject[] {
+  const unparsed = unparsedLines(release);
+  if (unparsed === undefined) return release.manifest.map(identityOf);
+  const out: KubeObject[] = [];
+  for (const line of unparsed.lines) {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      // Not JSON lines after all (YAML documents): the full parse says what it holds.
+      return release.manifest.map(identityOf);
+    }
+    if (!isKubeObject(value)) return release.manifest.map(identityOf);
+    out.push(identityOf(value));
+  }
+  return out;
+}
+
+function identityOf(obj: KubeObject): KubeObject {
+  const { name, namespace } = obj.metadata;
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: { ...(name === undefined ? {} : { name }), ...(namespace === undefined ? {} : { namespace }) },
+  };
+}
+
+/**
+ * True when the release's objects are `objects`. An unparsed manifest is compared line by line
+ * with each object's line (what we record, byte for byte); when a line differs the objects are
+ * parsed and compared as values with `equal`, since records written elsewhere (upstream's,
+ * with sorted keys) hold the same objects in other text.
+ */
+export function manifestEquals(
+  release: { manifest: readonly KubeObject[] },
+  objects: readonly KubeObject[],
+  equal: (a: readonly KubeObject[], b: readonly KubeObject[]) => boolean,
+): boolean {
+  const unparsed = unparsedLines(release);
+  if (unparsed !== undefined) {
+    let i = 0;
+    let same = true;
+    for (const line of unparsed.lines) {
+      const obj = objects[i++];
+      if (obj === undefined || `${line}\n` !== manifestLine(obj)) {
+        same = false;
+        break;
+      }
+    }
+    if (same && i === objects.length) return true;
+  }
+  return equal(release.manifest, objects);
+}

@@ -52,6 +52,8 @@ describe("upstream's records", () => {
       [1, 'superseded', FIXTURE_EXTENSION.uid, 'argocd-operator.v0.6.0', 'argocd'],
     ]);
     expect(history[0]?.manifest.length).toBe(3 + randomConfigMaps(1_600_000).length);
+    const { manifest: _objects, ...deployed } = history[0] as Release;
+    expect(await store.deployed('argocd')).toStrictEqual(deployed);
     expect(await store.list()).toEqual(['argocd']);
 
     // The applier's next upgrade: revision 3, then revision 2 superseded (rewritten by us).
@@ -113,6 +115,8 @@ describe('records of our earlier format', () => {
     seed(objects, buildIndexSecret({ key, namespace: NS, release: old, firstPiece: piece, extraChunks: [], createdAt: '1' }));
     const store = createReleaseStore({ client: fakeSecrets(objects).client, namespace: NS });
     expect(await store.history('acme')).toStrictEqual([old]);
+    const { manifest: _objects, ...summary } = old;
+    expect(await store.deployed('acme')).toStrictEqual(summary);
 
     await store.update({ ...old, status: ReleaseStatus.Superseded });
     const stored = JSON.parse(gunzipSync(Buffer.from(data(objects.get(key))['chunk'] ?? '', 'base64')).toString()) as Record<string, unknown>;

@@ -257,3 +257,62 @@ describe('history with admit: the admission', () => {
     await expect(history).rejects.toThrow('reconcile cancelled');
   });
 });
+
+describe('deployed', () => {
+  const store = (objects: Store) => createReleaseStore({ client: fakeClient(objects).client, namespace: NAMESPACE });
+  const summary = ({ manifest: _objects, ...rest }: Release) => rest;
+  const index = (objects: Store, revision: number) => {
+    const found = objects.get(`sh.helm.release.v1.acme.v${revision}`);
+    if (found === undefined) throw new Error('no such index');
+    return found;
+  };
+  const corrupt = (objects: Store, revision: number) => {
+    const i = index(objects, revision);
+    i['data'] = { ...(i['data'] as Record<string, string>), chunk: Buffer.from('not gzip').toString('base64') };
+  };
+
+  it('is the newest deployed revision without its objects, and decodes only its record', async () => {
+    const objects: Store = new Map();
+    const v2 = rel(2, ReleaseStatus.Deployed, 10);
+    await store(objects).create(rel(1, ReleaseStatus.Superseded, 10));
+    await store(objects).create(v2);
+    await store(objects).create(rel(3, ReleaseStatus.Failed, 10));
+    // Decoding either other record would fail.
+    corrupt(objects, 1);
+    corrupt(objects, 3);
+    const found = await store(objects).deployed('acme');
+    expect(found).toEqual(summary(v2));
+    expect(found).not.toHaveProperty('manifest');
+  });
+
+  it('reads the records when a status label disagrees with its record, and is undefined when none is deployed', async () => {
+    const objects: Store = new Map();
+    const v1 = rel(1, ReleaseStatus.Deployed, 10);
+    await store(objects).create(v1);
+    await store(objects).create(rel(2, ReleaseStatus.Superseded, 10));
+    // Labels swapped: revision 2 claims deployed, revision 1 claims superseded.
+    (index(objects, 1).metadata.labels ?? {})['status'] = 'superseded';
+    (index(objects, 2).metadata.labels ?? {})['status'] = 'deployed';
+    expect(await store(objects).deployed('acme')).toEqual(summary(v1));
+    expect(await store(new Map()).deployed('acme')).toBeUndefined();
+    await store(objects).update({ ...v1, status: ReleaseStatus.Superseded });
+    expect(await store(objects).deployed('acme')).toBeUndefined();
+  });
+
+  it('agrees with history after a crash at any write of an update', async () => {
+    const seed: Store = new Map();
+    await store(seed).create(rel(1, ReleaseStatus.Deployed, 800_000));
+    await store(seed).create(rel(2, ReleaseStatus.PendingUpgrade, 10));
+    await crashEverywhere(
+      seed,
+      async (s) => {
+        await s.update({ ...rel(1, ReleaseStatus.Superseded, 800_000) });
+        await s.update({ ...rel(2, ReleaseStatus.Deployed, 10), description: 'Upgrade complete' });
+      },
+      async (objects) => {
+        const fromHistory = (await history(objects)).find((r) => r.status === ReleaseStatus.Deployed);
+        expect(await store(objects).deployed('acme')).toEqual(fromHistory === undefined ? undefined : summary(fromHistory));
+      },
+    );
+  });
+});

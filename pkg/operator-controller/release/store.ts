@@ -21,7 +21,8 @@ import {
   SERVER_ADDED_ALLOWANCE,
   assertChunkCount,
   assertSecretFits,
-  decodeRelease,
+  decodeReleaseLazy,
+  decodeReleaseSummary,
   decodedSize,
   encodeRelease,
   serializedSize,
@@ -40,7 +41,7 @@ import {
   unixSeconds,
   type IndexRecord,
 } from './secrets.ts';
-import { ReleaseStatus, type Release, type ReleaseStore, type ReleaseStoreOptions } from './types.ts';
+import { ReleaseStatus, type Release, type ReleaseStore, type ReleaseStoreOptions, type ReleaseSummary } from './types.ts';
 
 /** Creates the Secret-backed release store. Throws on invalid options (negative maxHistory). */
 export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
@@ -106,11 +107,37 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
 
   async function decodeRevision(index: IndexRecord, extension: string, payload: Buffer): Promise<Release> {
     const where = describeSecret(namespace, index.key);
-    const release = await decodeRelease(payload, where, index.extensionUID);
+    const release = await decodeReleaseLazy(payload, where, index.extensionUID);
     if (release.extension !== extension || release.revision !== index.revision) {
       throw new Error(`release record ${where} is corrupt: it holds revision ${release.revision} of ${JSON.stringify(release.extension)}`);
     }
     return release;
+  }
+
+  async function deployed(extension: string, signal?: AbortSignal): Promise<ReleaseSummary | undefined> {
+    checkExtension(extension);
+    const indexes = await records.list({ [Label.name]: extension, [Label.type]: 'index' }, signal);
+    for (const obj of indexes) remember(obj);
+    const parsed = indexes.map((obj) => parseIndexSecret(obj, namespace)).sort((a, b) => b.revision - a.revision);
+    // The status labels name the candidates; a label that disagrees with its record (a write
+    // interrupted between the two) falls back to reading every revision, newest first.
+    const labelled = parsed.filter((i) => i.status === ReleaseStatus.Deployed);
+    for (const candidates of [labelled, parsed.filter((i) => i.status !== ReleaseStatus.Deployed)]) {
+      for (const index of candidates) {
+        const summary = await decodeReleaseSummary(
+          await readPayload(index, extension, signal),
+          describeSecret(namespace, index.key),
+          index.extensionUID,
+        );
+        if (summary.extension !== extension || summary.revision !== index.revision) {
+          throw new Error(
+            `release record ${describeSecret(namespace, index.key)} is corrupt: it holds revision ${summary.revision} of ${JSON.stringify(summary.extension)}`,
+          );
+        }
+        if (summary.status === ReleaseStatus.Deployed) return summary;
+      }
+    }
+    return undefined;
   }
 
   async function list(signal?: AbortSignal): Promise<string[]> {
@@ -254,7 +281,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     }
   }
 
-  return { history, list, create, update, deleteAll };
+  return { history, deployed, list, create, update, deleteAll };
 }
 
 /** The key (index Secret name) of `release`, once its identity is checked. */

@@ -64,6 +64,12 @@ export interface Release {
   lastDeployed?: string;
 }
 
+/**
+ * A revision without its objects: what readers that need only the bundle, status and
+ * properties hold (the cluster-upgrade gate, status), a fraction of a large release's objects.
+ */
+export type ReleaseSummary = Omit<Release, 'manifest'>;
+
 /** Release records of ClusterExtensions. Every method throws (with `cause`) on API failures. */
 export interface ReleaseStore {
   /**
@@ -72,6 +78,12 @@ export interface ReleaseStore {
    * (the memory budget of decision 0098); its rejection is history's.
    */
   history(extension: string, signal?: AbortSignal, admit?: (bytes: number) => Promise<void>): Promise<Release[]>;
+  /**
+   * The deployed revision of `extension` (the newest one whose status is deployed), read
+   * without its objects; undefined when none is deployed. Decodes one record when the index
+   * Secrets' status labels name it.
+   */
+  deployed(extension: string, signal?: AbortSignal): Promise<ReleaseSummary | undefined>;
   /** Names of all extensions that have records. */
   list(signal?: AbortSignal): Promise<string[]>;
   /** Writes a new revision (must not exist yet); then prunes history to maxHistory revisions, never deleting the newest deployed one. */

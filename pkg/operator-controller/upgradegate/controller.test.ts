@@ -103,11 +103,11 @@ function assemble(
     updateStatus: () => Promise.reject(new Error('not served: never written')),
   } satisfies ClusterVersionStepPorts['client'] & ConditionsStepPorts['client'];
   const releases = {
-    history: (name: string) => {
+    deployed: (name: string) => {
       reads.push(name);
       const r = records.get(name);
       if (r instanceof Error) return Promise.reject(r);
-      return Promise.resolve(r === undefined ? [] : [r]);
+      return Promise.resolve(r?.status === 'deployed' ? r : undefined);
     },
   } satisfies DeployedStepPorts['releases'];
   const reconciler = new GateReconciler({

@@ -246,11 +246,11 @@ describe('deployedStep', () => {
     const reads: string[] = [];
     const ports = {
       releases: {
-        history: (name: string) => {
+        deployed: (name: string) => {
           reads.push(name);
           const r = records.get(name);
           if (r instanceof Error) return Promise.reject(r);
-          return Promise.resolve(r === undefined ? [] : [r]);
+          return Promise.resolve(r?.status === 'deployed' ? r : undefined);
         },
       },
       extensions: { list: () => [...extensions.values()] },

@@ -28,7 +28,7 @@ import type { ReconcileContext, Step } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { Informer, KubeClient, KubeObject } from '../../shared/kube/index.ts';
 import { LogOnChange } from '../../shared/logchange/index.ts';
-import { deployedRelease, type ReleaseStore } from '../release/index.ts';
+import type { ReleaseStore } from '../release/index.ts';
 import type { ApiWatch } from './apis.ts';
 import type { GateMetrics } from './metrics.ts';
 import { CLUSTER_VERSION, OLM_CLUSTER_OPERATOR, OLM_OPERATOR, desiredVersion, served, setCondition } from './openshift.ts';
@@ -159,7 +159,8 @@ export function clusterVersionStep(ports: ClusterVersionStepPorts): Step<GateSta
 
 /** Ports of deployedStep. */
 export interface DeployedStepPorts {
-  releases: Pick<ReleaseStore, 'history'>;
+  /** Read without the releases' objects: the gate needs a bundle name and properties (decision 0098). */
+  releases: Pick<ReleaseStore, 'deployed'>;
   /** The ClusterExtension informer's cache. */
   extensions: Pick<Informer<KubeObject>, 'list'>;
 }
@@ -179,7 +180,7 @@ export function deployedStep(ports: DeployedStepPorts): Step<GateState> {
   async function deployedOf(name: string, inputs: string, signal: AbortSignal): Promise<DeployedExtension | undefined> {
     const cached = deployed.get(name);
     if (cached?.inputs === inputs) return cached.entry;
-    const release = deployedRelease(await ports.releases.history(name, signal));
+    const release = await ports.releases.deployed(name, signal);
     const entry = release === undefined ? undefined : { extension: name, bundle: release.bundle.name, properties: release.properties };
     deployed.set(name, { inputs, entry });
     return entry;

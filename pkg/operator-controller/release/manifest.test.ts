@@ -1,0 +1,105 @@
+// A release's manifest read lazily (decision 0098): objects are parsed on first read only, and
+// identities and equality with a new rendering come from the text without parsing the whole.
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../shared/kube/index.ts';
+import { jsonEqual } from '../../shared/controller/index.ts';
+import { manifestEquals, manifestIdentities, manifestLine, reviseRelease, unparsedManifest, withLazyManifest } from './manifest.ts';
+
+const objects: KubeObject[] = [
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns', labels: { x: 'y' } }, data: { k: 'v' } },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' }, rules: [] },
+];
+const text = objects.map(manifestLine).join('');
+const lazy = (t = text) => withLazyManifest({ revision: 1 }, t, 'Secret "ns/rec"');
+/** True while `manifest` is still the getter, i.e. nothing parsed the objects yet. */
+const unparsed = (release: object): boolean => Object.getOwnPropertyDescriptor(release, 'manifest')?.get !== undefined;
+
+describe('withLazyManifest', () => {
+  it('parses on first read, then keeps the objects as a plain property', () => {
+    const release = lazy();
+    expect(unparsed(release)).toBe(true);
+    expect(release.manifest).toEqual(objects);
+    expect(unparsed(release)).toBe(false);
+    expect(release.manifest).toBe(release.manifest);
+    expect(Object.keys(release)).toEqual(['revision', 'manifest']);
+  });
+
+  it('throws on that read when the manifest is corrupt, naming the record', () => {
+    const release = lazy('{"apiVersion": "v1", "kind": "ConfigMap"}\n');
+    expect(() => release.manifest).toThrow(
+      'release record Secret "ns/rec" is corrupt: manifest document 1 is not an object with apiVersion, kind and metadata',
+    );
+  });
+
+  it('takes an assignment', () => {
+    const release = lazy('not json at all: [');
+    release.manifest = [];
+    expect(release.manifest).toEqual([]);
+  });
+});
+
+describe('manifestIdentities', () => {
+  const ids = [
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns' } },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' } },
+  ];
+
+  it('reads them from the text without parsing the objects for the release', () => {
+    const release = lazy();
+    expect(manifestIdentities(release)).toEqual(ids);
+    expect(unparsed(release)).toBe(true);
+  });
+
+  it('gives the same from parsed objects, and from a YAML manifest through the full parse', () => {
+    const parsed = lazy();
+    void parsed.manifest;
+    expect(manifestIdentities(parsed)).toEqual(ids);
+    const yaml = lazy('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: ns\n---\n');
+    expect(manifestIdentities(yaml)).toEqual([ids[0]]);
+  });
+
+  it('throws as the parse would on a line that is not an object', () => {
+    expect(() => manifestIdentities(lazy(`${manifestLine(objects[0] as KubeObject)}{"kind": 1}\n`))).toThrow(/is corrupt/);
+  });
+});
+
+describe('manifestEquals', () => {
+  const equal = (a: readonly KubeObject[], b: readonly KubeObject[]) => jsonEqual(a, b);
+
+  it('is true line by line for the objects recorded, without parsing', () => {
+    const release = lazy();
+    expect(manifestEquals(release, structuredClone(objects), equal)).toBe(true);
+    expect(unparsed(release)).toBe(true);
+  });
+
+  it('compares values when the text differs: keys in another order (upstream writes them sorted) are the same objects', () => {
+    const upstream = `{"apiVersion":"v1","data":{"k":"v"},"kind":"ConfigMap","metadata":{"labels":{"x":"y"},"name":"a","namespace":"ns"}}\n{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"r"},"rules":[]}\n`;
+    expect(upstream).not.toBe(text);
+    expect(manifestEquals(lazy(upstream), objects, equal)).toBe(true);
+  });
+
+  it('is false for other objects, fewer or more of them', () => {
+    const changed = structuredClone(objects);
+    (changed[0] as unknown as { data: Record<string, string> }).data['k'] = 'w';
+    expect(manifestEquals(lazy(), changed, equal)).toBe(false);
+    expect(manifestEquals(lazy(), objects.slice(0, 1), equal)).toBe(false);
+    expect(manifestEquals(lazy(), [...objects, objects[0] as KubeObject], equal)).toBe(false);
+  });
+});
+
+describe('reviseRelease', () => {
+  it('changes fields and keeps the manifest unparsed, with the same objects', () => {
+    const release = lazy();
+    const revised = reviseRelease(release, { revision: 2 });
+    expect(unparsed(revised)).toBe(true);
+    expect(unparsedManifest(revised)).toBe(text);
+    expect(revised).toEqual({ revision: 2, manifest: objects });
+    expect(release.revision).toBe(1);
+  });
+
+  it('spreads a parsed release', () => {
+    const release = lazy();
+    void release.manifest;
+    expect(reviseRelease(release, { revision: 3 })).toEqual({ revision: 3, manifest: objects });
+  });
+});
