@@ -47,7 +47,7 @@ export class FakeCluster {
   objects: KubeObject[] = [];
   watches: OpenWatch[] = [];
   /** Every list call, with when it was made (performance.now()). */
-  lists: { identity: string; kind: string; namespace: string | undefined; at: number }[] = [];
+  lists: { identity: string; kind: string; namespace: string | undefined; at: number; limit?: number | undefined }[] = [];
   forbidden = new Set<string>();
   unresolvable = new Set<string>();
 
@@ -58,10 +58,14 @@ export class FakeCluster {
         return { group: '', version: 'v1', kind: type.kind, resource: type.kind.toLowerCase(), namespaced: !CLUSTER_KINDS.has(type.kind), verbs: [] };
       },
       list: async (type: TypeRef, o: ListOptions = {}): Promise<ObjectList> => {
-        this.lists.push({ identity, kind: type.kind, namespace: o.namespace, at: performance.now() });
+        this.lists.push({ identity, kind: type.kind, namespace: o.namespace, at: performance.now(), limit: o.limit });
         if (this.forbidden.has(type.kind)) throw new ApiError(403, 'Forbidden', `${type.kind} is forbidden`);
         const items = this.objects.filter((x) => x.kind === type.kind && (o.namespace === undefined || x.metadata.namespace === o.namespace));
-        return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '5' }, items: structuredClone(items) };
+        // Pages as the API server gives them: `limit` items, `continue` the offset of the next.
+        const from = Number(o.continue ?? 0);
+        const to = o.limit === undefined ? items.length : from + o.limit;
+        const next = to < items.length ? { continue: String(to) } : {};
+        return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '5', ...next }, items: structuredClone(items.slice(from, to)) };
       },
       watch: (type: TypeRef, o: ListOptions & { signal: AbortSignal }) => this.#watch(identity, type, o),
       get: async (ref: TypeRef & { name: string; namespace?: string }) => {
