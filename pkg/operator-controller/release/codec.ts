@@ -31,6 +31,7 @@ import { createGzip, gunzip, gzip, constants as zlibConstants } from 'node:zlib'
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { fromHelmRelease, fromHelmReleaseLazy, fromHelmReleaseSummary, helmReleaseJson } from './helm-format.ts';
 import { fromLegacyRelease, isLegacyRelease } from './legacy.ts';
+import { withoutManifest } from './summary-bytes.ts';
 import type { Release, ReleaseSummary } from './types.ts';
 
 const gzipAsync = promisify(gzip);
@@ -168,7 +169,7 @@ export async function decodeReleaseLazy(payload: Uint8Array, where: string, exte
  * objects in the JSON itself and are read whole, then summarized.
  */
 export async function decodeReleaseSummary(payload: Uint8Array, where: string, extensionUID = ''): Promise<ReleaseSummary> {
-  const doc = await decodeDocument(payload, where);
+  const doc = await decodeDocument(payload, where, withoutManifest);
   if (isLegacyRelease(doc)) {
     const legacy = fromLegacyRelease(doc);
     if (!legacy.ok) throw new Error(`release record ${where} is corrupt: ${legacy.problem}`, { cause: new Error(legacy.problem) });
@@ -181,10 +182,11 @@ export async function decodeReleaseSummary(payload: Uint8Array, where: string, e
 }
 
 /** The JSON document of a record's payload (gunzip, then JSON); throws naming `where` and the failing step. */
-async function decodeDocument(payload: Uint8Array, where: string): Promise<unknown> {
+async function decodeDocument(payload: Uint8Array, where: string, cut?: (json: Buffer) => Buffer | undefined): Promise<unknown> {
   let text: string;
   try {
-    text = (await gunzipAsync(payload)).toString('utf8');
+    const json = await gunzipAsync(payload);
+    text = (cut?.(json) ?? json).toString('utf8');
   } catch (e) {
     throw new Error(`release record ${where} is corrupt: decompressing the payload failed: ${(e as Error).message}`, { cause: e });
   }
