@@ -206,8 +206,8 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
 function limitNote(limit: MemoryLimit | undefined, heapLimit: number): string {
   const heap = `V8 heap limit ${mb(heapLimit)} MB`;
   return limit === undefined
-    ? `no memory limit (${heap}, from the machine's memory)`
-    : `in a ${mb(limit.bytes)} MB memory cgroup (${heap}, from the limit)`;
+    ? `no memory limit (${heap}, Node's default from the machine's memory)`
+    : `in a ${mb(limit.bytes)} MB memory cgroup (${heap})`;
 }
 
 /**

@@ -8,8 +8,16 @@
  */
 import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../shared/node-flags.ts';
 
-/** Node flags of operator-controller. */
-export const OPERATOR_CONTROLLER_NODE_FLAGS: readonly string[] = CATALOGD_NODE_FLAGS;
+/**
+ * Node flags of operator-controller: catalogd's, and V8's old generation set to 320 MB of the
+ * container's 512 MiB (OPERATOR_CONTROLLER_MEMORY_LIMIT_BYTES). Node would give it half the
+ * limit (256 MB), less than reconciles of bundles near the image caps hold at once: four
+ * hostile bundles aborted operator-controller at that heap limit in every run, a crash loop
+ * (bench `hostile`, bench/results/bundle-memory.md). 320 MB leaves ~190 MB of the limit for
+ * what is not V8's heap (the binary's pages, buffers, the young generation); the benchmark
+ * runs it in a memory cgroup of the limit and counts kernel OOM kills. Raise both together.
+ */
+export const OPERATOR_CONTROLLER_NODE_FLAGS: readonly string[] = [...CATALOGD_NODE_FLAGS, '--max-old-space-size=320'];
 
 /** Environment of operator-controller (glibc allocator settings). */
 export const OPERATOR_CONTROLLER_ENVIRONMENT: Readonly<Record<string, string>> = CATALOGD_ENVIRONMENT;
