@@ -45,60 +45,77 @@ function keyed(text: string | undefined, key: string): number | undefined {
   return m?.[1] === undefined ? undefined : Number(m[1]);
 }
 
+/** The files of one cgroup version's memory controller. */
+interface Layout {
+  version: string;
+  limit: string;
+  /** Swap limit, where the kernel accounts swap (0 in v2, the same figure as memory+swap in v1). */
+  swap: { file: string; value: (bytes: number) => string };
+  /** Flat-keyed file with the `oom_kill` count. */
+  events: string;
+  /** Peak usage in bytes. */
+  peak: string;
+}
+
+const V2: Layout = {
+  version: 'v2',
+  limit: 'memory.max',
+  swap: { file: 'memory.swap.max', value: () => '0' },
+  events: 'memory.events',
+  peak: 'memory.peak',
+};
+const V1: Layout = {
+  version: 'v1',
+  limit: 'memory.limit_in_bytes',
+  swap: { file: 'memory.memsw.limit_in_bytes', value: String },
+  events: 'memory.oom_control',
+  peak: 'memory.max_usage_in_bytes',
+};
+
+/** The hierarchies to try, in order: unified ones with the memory controller, then v1's. */
+async function roots(): Promise<{ root: string; layout: Layout }[]> {
+  const found: { root: string; layout: Layout }[] = [];
+  for (const root of V2_ROOTS) {
+    const controllers = await readText(join(root, 'cgroup.controllers'));
+    if (controllers?.split(/\s+/).includes('memory') === true) found.push({ root, layout: V2 });
+  }
+  return [...found, { root: V1_ROOT, layout: V1 }];
+}
+
 /**
  * Creates a memory cgroup named `name` limited to `bytes`, or returns undefined where this
- * machine does not allow it. Swap is limited to the same figure where the kernel accounts it,
- * so the limit is not escaped by swapping (a kubelet runs without swap by default).
+ * machine does not allow it. Swap is limited too where the kernel accounts it, so the limit is
+ * not escaped by swapping (a kubelet runs without swap by default).
  */
 export async function createMemoryLimit(name: string, bytes: number): Promise<MemoryLimit | undefined> {
   const unique = `${name}-${process.pid}-${Date.now()}`;
-  for (const root of V2_ROOTS) {
-    const controllers = await readText(join(root, 'cgroup.controllers'));
-    if (controllers?.split(/\s+/).includes('memory') !== true) continue;
+  for (const { root, layout } of await roots()) {
     const dir = join(root, unique);
     try {
       await mkdir(dir);
-      await writeFile(join(dir, 'memory.max'), String(bytes));
-      await writeFile(join(dir, 'memory.swap.max'), '0').catch(() => undefined);
-      return limitAt(dir, bytes, `cgroup v2 ${dir}`, {
-        oomKills: async () => keyed(await readText(join(dir, 'memory.events')), 'oom_kill') ?? 0,
-        peak: async () => {
-          const text = await readText(join(dir, 'memory.peak'));
-          return text === undefined ? undefined : Number(text.trim());
-        },
-      });
+      await writeFile(join(dir, layout.limit), String(bytes));
+      await writeFile(join(dir, layout.swap.file), layout.swap.value(bytes)).catch(() => undefined);
+      return limitAt(dir, bytes, layout);
     } catch {
       await rmdir(dir).catch(() => undefined);
     }
   }
-  const dir = join(V1_ROOT, unique);
-  try {
-    await mkdir(dir);
-    await writeFile(join(dir, 'memory.limit_in_bytes'), String(bytes));
-    await writeFile(join(dir, 'memory.memsw.limit_in_bytes'), String(bytes)).catch(() => undefined);
-    return limitAt(dir, bytes, `cgroup v1 ${dir}`, {
-      oomKills: async () => keyed(await readText(join(dir, 'memory.oom_control')), 'oom_kill') ?? 0,
-      peak: async () => {
-        const text = await readText(join(dir, 'memory.max_usage_in_bytes'));
-        return text === undefined ? undefined : Number(text.trim());
-      },
-    });
-  } catch {
-    await rmdir(dir).catch(() => undefined);
-    return undefined;
-  }
+  return undefined;
 }
 
-function limitAt(dir: string, bytes: number, where: string, read: { oomKills(): Promise<number>; peak(): Promise<number | undefined> }): MemoryLimit {
+function limitAt(dir: string, bytes: number, layout: Layout): MemoryLimit {
   const procs = join(dir, 'cgroup.procs');
   return {
     bytes,
-    where,
+    where: `cgroup ${layout.version} ${dir}`,
     // `sh` writes its own PID ($$) into the cgroup, then becomes the command: the child's PID
     // is the command's, and everything it starts is in the cgroup from its first instruction.
     wrap: (command) => ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', procs, ...command],
-    oomKills: read.oomKills,
-    peakBytes: read.peak,
+    oomKills: async () => keyed(await readText(join(dir, layout.events)), 'oom_kill') ?? 0,
+    peakBytes: async () => {
+      const text = await readText(join(dir, layout.peak));
+      return text === undefined ? undefined : Number(text.trim());
+    },
     remove: async () => {
       // The kernel refuses while a process remains; the caller stops its children first.
       await rmdir(dir).catch(() => undefined);
