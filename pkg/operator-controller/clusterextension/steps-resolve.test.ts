@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { catalogSource, chainedPackage, MemoryReleaseStore, recordingDrift } from '../../../test/support/extension-ports.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
-import type { Release } from '../release/index.ts';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { fakeSecrets, type SecretStore } from '../../../test/support/fake-secrets.ts';
+import { createReleaseStore, type Release } from '../release/index.ts';
 import type { CatalogSource } from './catalogs.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { BundleBudget } from './bundle-budget.ts';
@@ -89,6 +91,30 @@ describe('installed step', () => {
     await expect(installedStep({ releases, drift: recordingDrift([]) }).run(s)).rejects.toThrow('secrets is forbidden');
     expect(condition(s, 'Installed')).toMatchObject({ status: 'Unknown', reason: 'Failed', message: 'secrets is forbidden' });
     expect(condition(s, 'Progressing')).toMatchObject({ status: 'True', reason: 'Retrying', message: 'retrying to get installed bundle' });
+  });
+
+  it("reads a record's objects lazily: watches from its text without parsing it, and a corrupt manifest fails as an unreadable record", async () => {
+    const secrets: SecretStore = new Map();
+    const releases = createReleaseStore({ client: fakeSecrets(secrets).client, namespace: 'sys' });
+    await releases.create(deployed());
+    const calls: string[] = [];
+    const s = extensionState();
+    await installedStep({ releases, drift: recordingDrift(calls) }).run(s);
+    expect(calls).toEqual(['track ext 1 objects']);
+    expect(Object.getOwnPropertyDescriptor(s.installed, 'manifest')?.get).toBeDefined();
+
+    // The record's manifest replaced by an object without metadata.
+    const index = secrets.get('sh.helm.release.v1.ext.v1');
+    const data = index?.['data'] as Record<string, string>;
+    const doc = JSON.parse(gunzipSync(Buffer.from(data['chunk'] ?? '', 'base64')).toString()) as Record<string, unknown>;
+    data['chunk'] = gzipSync(JSON.stringify({ ...doc, manifest: '{"apiVersion":"v1","kind":"ConfigMap"}\n' })).toString('base64');
+    const t = extensionState();
+    await expect(installedStep({ releases, drift: recordingDrift([]) }).run(t)).rejects.toThrow(
+      /release record Secret "sys\/sh.helm.release.v1.ext.v1" is corrupt/,
+    );
+    expect(condition(t, 'Installed')).toMatchObject({ status: 'Unknown', reason: 'Failed' });
+    expect(condition(t, 'Progressing')).toMatchObject({ status: 'True', reason: 'Retrying' });
+    expect(t.installed).toBeUndefined();
   });
 });
 
