@@ -20,6 +20,10 @@
  * is then derived from the machine's memory, ~4 GB here, and the peak is the garbage V8 lets
  * accumulate under it).
  *
+ * Then (unless OLMV1_BENCH_HOSTILE_UPGRADE=0) the four are upgraded at once to 1.0.1, whose
+ * ConfigMaps all change: each reconcile reads the installed record, renders the new bundle and
+ * replaces every object; its peak (VmHWM reset before) and crashes are reported the same way.
+ *
  * Target: peak RSS <= 256 MB (half of the Deployment's 512 MiB limit), no crash.
  */
 import { join } from 'node:path';
@@ -34,9 +38,10 @@ import { connectInspector, forceGc, startHeapSampling } from '../lib/inspector.t
 import { createMemoryLimit, type MemoryLimit } from '../lib/memory-limit.ts';
 import { type OlmStack, startOlmStack } from '../lib/olm-stack.ts';
 import { procMemory, resetPeak, RssSampler } from '../lib/proc.ts';
-import { atMost, measure } from '../lib/report.ts';
+import { atMost, measure, type Measurement } from '../lib/report.ts';
 import { mb, round } from '../lib/stats.ts';
 import { OPERATOR_CONTROLLER_MEMORY_LIMIT_BYTES } from '../../cmd/operator-controller/node-flags.ts';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 
 const BUNDLES = 4;
 /** Unpacked bytes of each bundle: just under BUNDLE_IMAGE_LIMITS.maxUnpackedBytes (32 MiB). */
@@ -69,19 +74,27 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
 }
 
 async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryLimit | undefined): Promise<BenchOutcome> {
+  const upgrade = process.env['OLMV1_BENCH_HOSTILE_UPGRADE'] !== '0';
   await stack.startCatalogd();
   const images = benchImageClient();
   const bundles: (PushedBundle & { bytes: number })[] = [];
+  const versions: (PushedBundle & { bytes: number })[] = [];
   try {
     ctx.log(`pushing ${BUNDLES} bundles of ~${mb(BUNDLE_BYTES)} MB of YAML each (large CRDs, ConfigMaps)`);
-    for (let i = 0; i < BUNDLES; i++)
-      bundles.push(await pushHostileBundle(images, stack.registry, join(ctx.workDir, 'bundles'), `hostile-${i}`, BUNDLE_BYTES));
+    for (let i = 0; i < BUNDLES; i++) {
+      for (const version of upgrade ? ['1.0.0', '1.0.1'] : ['1.0.0']) {
+        const pushed = await pushHostileBundle(images, stack.registry, join(ctx.workDir, 'bundles'), `hostile-${i}`, BUNDLE_BYTES, version);
+        versions.push(pushed);
+        if (version === '1.0.0') bundles.push(pushed);
+      }
+    }
     const ref = `${stack.registry}/bench-catalogs/hostile:latest`;
-    await createCatalog(stack.kube.client, 'hostile', ref, await pushCatalog(images, join(ctx.workDir, 'catalog'), ref, bundles));
+    await createCatalog(stack.kube.client, 'hostile', ref, await pushCatalog(images, join(ctx.workDir, 'catalog'), ref, versions));
   } finally {
     images.close();
   }
-  for (const b of bundles) await createInstaller(stack.kube.client, b, b.pkg, 'installer');
+  // RBAC for every version, as `olmv1 rbac` prints it for each (ClusterRole names carry the version).
+  for (const b of versions) await createInstaller(stack.kube.client, b, b.pkg, 'installer');
 
   const oc = await stack.startOperatorController([], limit === undefined ? {} : { memoryLimit: limit });
   await sleep(3_000);
@@ -105,34 +118,22 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
             () => undefined,
           );
         }, 1_000);
-  const file = join(ctx.workDir, 'hostile.yaml');
-  await writeFile(file, bundles.map((b) => `---\n${dump(clusterExtension(b.pkg, b, b.pkg, 'installer'))}`).join(''));
+  const applyVersion = async (version: string): Promise<string> => {
+    const file = join(ctx.workDir, `hostile-${version}.yaml`);
+    await writeFile(file, bundles.map((b) => `---\n${dump(pinned(clusterExtension(b.pkg, b, b.pkg, 'installer'), version))}`).join(''));
+    await stack.kubectl(['apply', '-f', file]);
+    return version;
+  };
   ctx.log(`applying ${BUNDLES} ClusterExtensions at once; waiting until all are installed`);
   const start = performance.now();
-  let pending = bundles.map((b) => b.pkg);
-  let last = new Map<string, Condition | undefined>();
+  let installed;
   try {
-    await stack.kubectl(['apply', '-f', file]);
-    while (pending.length > 0) {
-      const list = await stack.kube.client.list(CE);
-      last = new Map(
-        list.items.map((o) => [
-          o.metadata.name ?? '',
-          ((o.status ?? {}) as { conditions?: Condition[] }).conditions?.find((c) => c.type === 'Progressing'),
-        ]),
-      );
-      const byName = new Map(list.items.map((o) => [o.metadata.name ?? '', o]));
-      pending = pending.filter((n) => !isInstalledAs(byName.get(n), `${n}.v1.0.0`));
-      if (pending.length === 0) break;
-      if (performance.now() - start > TIMEOUT_MS)
-        throw new Error(`not installed within ${TIMEOUT_MS / 1000} s: ${pending.map((n) => `${n}: ${last.get(n)?.message ?? '?'}`).join('; ')}`);
-      if (procMemory(pid) === undefined) return crashed(oc.child.stderr(), (await limit?.oomKills()) ?? 0, sampler, limit, performance.now() - start);
-      await sleep(250);
-    }
+    installed = await untilInstalledAs(stack, bundles, await applyVersion('1.0.0'), pid);
   } finally {
     sampler.stop();
     clearInterval(latest);
   }
+  if (installed.died) return crashed(oc.child.stderr(), (await limit?.oomKills()) ?? 0, sampler, limit, performance.now() - start);
   const allMs = performance.now() - start;
   const after = procMemory(pid);
   if (after === undefined) throw new Error('operator-controller is gone');
@@ -147,6 +148,46 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
   if (collected === undefined) throw new Error('operator-controller is gone');
   const bytes = bundles.reduce((n, b) => n + b.bytes, 0);
   const cgroupPeak = await limit?.peakBytes();
+  const upgradeRows: Measurement[] = [];
+  const upgradeDetails: Record<string, unknown> = {};
+  if (upgrade) {
+    ctx.log(`upgrading the ${BUNDLES} to 1.0.1 at once (every ConfigMap changes); waiting until all are installed`);
+    const reset = resetPeak(pid);
+    const during = new RssSampler(20, pid);
+    const t0 = performance.now();
+    let result;
+    try {
+      result = await untilInstalledAs(stack, bundles, await applyVersion('1.0.1'), pid);
+    } finally {
+      during.stop();
+    }
+    const ms = performance.now() - t0;
+    const end = procMemory(pid);
+    const upgradePeak = Math.max(during.max, reset && end !== undefined ? end.hwm : 0);
+    const died = result.died ? crashCause(oc.child.stderr(), (await limit?.oomKills()) ?? 0, limit) : undefined;
+    upgradeRows.push(
+      measure(
+        `  then all ${BUNDLES} upgraded at once: operator-controller crashes`,
+        died === undefined ? 0 : 1,
+        '',
+        atMost(0),
+        died === undefined ? limitNote(limit, heapLimit) : `${round(ms / 1000, 1)} s after the apply: ${died}`,
+      ),
+      measure('  peak RSS during the upgrade', mb(upgradePeak), 'MB', undefined, died === undefined ? 'VmHWM reset before it' : 'until it died'),
+      ...(died === undefined
+        ? [
+            measure(
+              `  kubectl apply -> all ${BUNDLES} Installed=True at 1.0.1`,
+              round(ms / 1000, 1),
+              's',
+              undefined,
+              'the old records read, every object changed',
+            ),
+          ]
+        : []),
+    );
+    Object.assign(upgradeDetails, { upgradePeakMB: mb(upgradePeak), upgradeMs: Math.round(ms), upgradeCrash: died ?? null });
+  }
   return {
     measurements: [
       measure(
@@ -184,6 +225,7 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
         undefined,
         `${bundles[0]?.objects ?? 0} files per bundle`,
       ),
+      ...upgradeRows,
     ],
     details: {
       bundles: bundles.map((b) => ({ name: b.name, files: b.objects, bytes: b.bytes, layerBytes: b.layerBytes })),
@@ -199,6 +241,7 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
       memoryLimit: limit === undefined ? null : { where: limit.where, bytes: limit.bytes },
       heapSizeLimitMB: mb(heapLimit),
       cgroupPeakMB: cgroupPeak === undefined ? null : mb(cgroupPeak),
+      ...upgradeDetails,
     },
   };
 }
@@ -216,8 +259,6 @@ function limitNote(limit: MemoryLimit | undefined, heapLimit: number): string {
  */
 function crashed(stderr: string, kills: number, sampler: RssSampler, limit: MemoryLimit | undefined, ms: number): BenchOutcome {
   sampler.stop();
-  const fatal = /FATAL ERROR: [^\n]*/.exec(stderr)?.[0];
-  const cause = kills > 0 ? `killed by the kernel (${kills} OOM kills in ${limit?.where ?? ''})` : (fatal ?? `exited: ${stderr.slice(-300)}`);
   return {
     measurements: [
       measure(`operator-controller peak RSS, ${BUNDLES} hostile bundles installed at once`, mb(sampler.max), 'MB', atMost(256), 'until it died'),
@@ -226,11 +267,47 @@ function crashed(stderr: string, kills: number, sampler: RssSampler, limit: Memo
         1,
         '',
         atMost(0),
-        `${round(ms / 1000, 1)} s after the apply: ${cause}`,
+        `${round(ms / 1000, 1)} s after the apply: ${crashCause(stderr, kills, limit)}`,
       ),
     ],
-    details: { oomKills: kills, fatal: fatal ?? null, sampledMaxMB: mb(sampler.max), diedAfterMs: Math.round(ms) },
+    details: { oomKills: kills, sampledMaxMB: mb(sampler.max), diedAfterMs: Math.round(ms) },
   };
+}
+
+/** Why operator-controller died: the kernel's OOM kills, else V8's fatal error line, else the end of its stderr. */
+function crashCause(stderr: string, kills: number, limit: MemoryLimit | undefined): string {
+  if (kills > 0) return `killed by the kernel (${kills} OOM kills in ${limit?.where ?? ''})`;
+  return /FATAL ERROR: [^\n]*/.exec(stderr)?.[0] ?? `exited: ${stderr.slice(-300)}`;
+}
+
+/** `ce` with its catalog source pinned to `version`. */
+function pinned(ce: KubeObject, version: string): KubeObject {
+  const spec = ce['spec'] as { source: { catalog: Record<string, unknown> } };
+  spec.source.catalog['version'] = version;
+  return ce;
+}
+
+/**
+ * Waits until every one of `bundles`' extensions is Installed=True at `version`, or until
+ * operator-controller (`pid`) is gone; throws after TIMEOUT_MS with each pending one's
+ * Progressing message.
+ */
+async function untilInstalledAs(stack: OlmStack, bundles: readonly PushedBundle[], version: string, pid: number): Promise<{ died: boolean }> {
+  const start = performance.now();
+  let pending = bundles.map((b) => b.pkg);
+  for (;;) {
+    const list = await stack.kube.client.list(CE);
+    const byName = new Map(list.items.map((o) => [o.metadata.name ?? '', o]));
+    pending = pending.filter((n) => !isInstalledAs(byName.get(n), `${n}.v${version}`));
+    if (pending.length === 0) return { died: false };
+    if (procMemory(pid) === undefined) return { died: true };
+    if (performance.now() - start > TIMEOUT_MS) {
+      const progressing = (n: string) =>
+        ((byName.get(n)?.status ?? {}) as { conditions?: Condition[] }).conditions?.find((c) => c.type === 'Progressing')?.message ?? '?';
+      throw new Error(`not installed at ${version} within ${TIMEOUT_MS / 1000} s: ${pending.map((n) => `${n}: ${progressing(n)}`).join('; ')}`);
+    }
+    await sleep(250);
+  }
 }
 
 /** V8's heap size limit of `pid` (what Node derived from the memory it found at start). */

@@ -33,15 +33,15 @@ function crdTemplate(): string {
 }
 
 /** A ConfigMap of CONFIGMAP_ENTRIES distinct small entries, as YAML. */
-function configMapYaml(name: string, seed: number): string {
+function configMapYaml(name: string, seed: string): string {
   const lines = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', `  name: ${name}`, 'data:'];
   for (let k = 0; k < CONFIGMAP_ENTRIES; k++) lines.push(`  key${String(k).padStart(5, '0')}: "value ${seed}-${k} of a fill-up"`);
   return `${lines.join('\n')}\n`;
 }
 
 /** Bundle files of package `pkg`: the generated bundle (test/support/bundle-gen.ts) plus large CRDs up to about `bytes` in all. */
-export function hostileBundleText(pkg: string, bytes: number): BundleText {
-  const files = bundleFiles({ pkg, version: '1.0.0' });
+export function hostileBundleText(pkg: string, bytes: number, version = '1.0.0'): BundleText {
+  const files = bundleFiles({ pkg, version });
   let total = 0;
   for (const text of files.values()) total += Buffer.byteLength(text);
   const yaml = crdTemplate();
@@ -51,7 +51,8 @@ export function hostileBundleText(pkg: string, bytes: number): BundleText {
     total += Buffer.byteLength(text);
   }
   for (let i = 0; ; i++) {
-    const text = configMapYaml(`${pkg}-fill-${i}`, i);
+    // The values name the version: an upgrade changes every ConfigMap.
+    const text = configMapYaml(`${pkg}-fill-${i}`, `${version}-${i}`);
     if (total + text.length > bytes) break;
     files.set(`manifests/configmap-${String(i).padStart(3, '0')}.yaml`, text);
     total += text.length;
@@ -59,27 +60,28 @@ export function hostileBundleText(pkg: string, bytes: number): BundleText {
   return files;
 }
 
-/** Writes the hostile bundle of `pkg` under `root` and pushes it to `<registry>/bench-hostile/<pkg>:v1.0.0`. */
+/** Writes version `version` of the hostile bundle of `pkg` under `root` and pushes it to `<registry>/bench-hostile/<pkg>:v<version>`. */
 export async function pushHostileBundle(
   images: ImageClient,
   registry: string,
   root: string,
   pkg: string,
   bytes: number,
+  version = '1.0.0',
 ): Promise<PushedBundle & { bytes: number }> {
-  const files = hostileBundleText(pkg, bytes);
-  const dir = await writeBundleDir(join(root, `${pkg}.v1.0.0`), files);
+  const files = hostileBundleText(pkg, bytes, version);
+  const dir = await writeBundleDir(join(root, `${pkg}.v${version}`), files);
   const image = buildImage({
     files: new Map(files),
     labels: { 'operators.operatorframework.io.bundle.mediatype.v1': 'registry+v1', 'operators.operatorframework.io.bundle.package.v1': pkg },
   });
-  const digest = await images.push(`${registry}/bench-hostile/${pkg}:v1.0.0`, image);
+  const digest = await images.push(`${registry}/bench-hostile/${pkg}:v${version}`, image);
   let total = 0;
   for (const text of files.values()) total += Buffer.byteLength(text);
   return {
     pkg,
-    version: '1.0.0',
-    name: `${pkg}.v1.0.0`,
+    version,
+    name: `${pkg}.v${version}`,
     dir,
     image: `${registry}/bench-hostile/${pkg}@${digest}`,
     objects: files.size,
