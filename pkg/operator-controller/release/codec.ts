@@ -29,7 +29,7 @@ import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { createGzip, gunzip, gzip, constants as zlibConstants } from 'node:zlib';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { fromHelmRelease, fromHelmReleaseLazy, fromHelmReleaseSummary, helmReleaseJson } from './helm-format.ts';
+import { fromHelmRelease, fromHelmReleaseSummary, helmReleaseJson } from './helm-format.ts';
 import { fromLegacyRelease, isLegacyRelease } from './legacy.ts';
 import { withoutManifest } from './summary-bytes.ts';
 import type { Release, ReleaseSummary } from './types.ts';
@@ -143,22 +143,13 @@ export function decodedSize(payload: Uint8Array): number {
  * upstream's) or, for records of the earlier format, that format (legacy.ts). `extensionUID`
  * is the record's owner reference (Helm's JSON has no place for it). Throws an Error naming
  * `where` (the index Secret) with the failing step and its cause.
+ * A Helm-format record's objects are parsed only when its `manifest` is first read (a corrupt
+ * manifest throws then, naming `where`): a reconcile that needs no objects of a large record
+ * does not hold them (decision 0098).
  */
 export async function decodeRelease(payload: Uint8Array, where: string, extensionUID = ''): Promise<Release> {
   const doc = await decodeDocument(payload, where);
-  const decoded = isLegacyRelease(doc) ? fromLegacyRelease(doc) : fromHelmRelease(doc, extensionUID);
-  if (!decoded.ok) throw new Error(`release record ${where} is corrupt: ${decoded.problem}`, { cause: new Error(decoded.problem) });
-  return decoded.release;
-}
-
-/**
- * As {@link decodeRelease}, with a Helm-format record's objects parsed only when its
- * `manifest` is first read (a corrupt manifest throws then): what the store's history returns,
- * so that a reconcile that needs no objects of a large record does not hold them (decision 0098).
- */
-export async function decodeReleaseLazy(payload: Uint8Array, where: string, extensionUID = ''): Promise<Release> {
-  const doc = await decodeDocument(payload, where);
-  const decoded = isLegacyRelease(doc) ? fromLegacyRelease(doc) : fromHelmReleaseLazy(doc, extensionUID, where);
+  const decoded = isLegacyRelease(doc) ? fromLegacyRelease(doc) : fromHelmRelease(doc, extensionUID, where);
   if (!decoded.ok) throw new Error(`release record ${where} is corrupt: ${decoded.problem}`, { cause: new Error(decoded.problem) });
   return decoded.release;
 }

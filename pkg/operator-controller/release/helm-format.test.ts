@@ -190,7 +190,10 @@ describe("upstream's records", () => {
     ],
     ['no name', (p) => p.replace('"name":"argocd",', ''), 'name: '],
   ])('are refused as corrupt with %s', async (_what, edit, problem) => {
-    const failure = await decodeRelease(gzipSync(edit(fixturePayload())), 'Secret "ns/x"').catch((e: unknown) => e);
+    // A bad manifest is found when the objects are first read (decision 0098); the rest on decoding.
+    const failure = await decodeRelease(gzipSync(edit(fixturePayload())), 'Secret "ns/x"')
+      .then((r) => r.manifest)
+      .catch((e: unknown) => e);
     expect((failure as Error).message).toContain(`release record Secret "ns/x" is corrupt: ${problem}`);
   });
 });

@@ -27,7 +27,7 @@
  * repeats every object there; nothing reads them back, and they would double the record).
  */
 import { z } from 'zod';
-import { manifestLine, parseManifest, unparsedManifest, withLazyManifest } from './manifest.ts';
+import { manifestLine, unparsedManifest, withLazyManifest } from './manifest.ts';
 import { BundleKey } from './naming.ts';
 import { ReleaseStatus, type Release, type ReleaseBundle, type ReleaseSummary } from './types.ts';
 
@@ -153,21 +153,8 @@ const HelmRelease = z.object({
 const STATUSES: ReadonlySet<string> = new Set(Object.values(ReleaseStatus));
 
 /**
- * Reads a release JSON document (ours, or upstream's without our field) into a Release with
- * `extensionUID`. Returns the problems, described, when it is not a release we can use.
- */
-export function fromHelmRelease(doc: unknown, extensionUID: string): { ok: true; release: Release } | { ok: false; problem: string } {
-  const read = readHelmRelease(doc, extensionUID);
-  if (!read.ok) return read;
-  const manifest = parseManifest(read.manifest);
-  if (!manifest.ok) return manifest;
-  return { ok: true, release: { ...read.summary, manifest: manifest.objects } };
-}
-
-/**
- * As {@link fromHelmRelease}, without parsing the manifest into objects (its text is not
- * checked either): what a reader that needs no objects holds is the text, not the objects,
- * several times its size for large releases (decision 0098).
+ * As {@link fromHelmRelease}, without the manifest at all (its text is not checked): for
+ * readers that need only the bundle, status and properties (ReleaseStore.deployed).
  */
 export function fromHelmReleaseSummary(doc: unknown, extensionUID: string): { ok: true; summary: ReleaseSummary } | { ok: false; problem: string } {
   const read = readHelmRelease(doc, extensionUID);
@@ -175,14 +162,12 @@ export function fromHelmReleaseSummary(doc: unknown, extensionUID: string): { ok
 }
 
 /**
- * As {@link fromHelmRelease}, with the manifest parsed on first read of `manifest`
- * (withLazyManifest: a corrupt manifest throws then, naming `where`).
+ * Reads a release JSON document (ours, or upstream's without our field) into a Release with
+ * `extensionUID`, its manifest parsed on first read of `manifest` (withLazyManifest: a corrupt
+ * manifest throws then, naming `where`). Returns the problems, described, when it is not a
+ * release we can use.
  */
-export function fromHelmReleaseLazy(
-  doc: unknown,
-  extensionUID: string,
-  where: string,
-): { ok: true; release: Release } | { ok: false; problem: string } {
+export function fromHelmRelease(doc: unknown, extensionUID: string, where: string): { ok: true; release: Release } | { ok: false; problem: string } {
   const read = readHelmRelease(doc, extensionUID);
   return read.ok ? { ok: true, release: withLazyManifest(read.summary, read.manifest, where) } : read;
 }

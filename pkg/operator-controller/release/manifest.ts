@@ -28,7 +28,7 @@ type ParsedManifest = { ok: true; objects: KubeObject[] } | { ok: false; problem
  * are skipped; any other document that is not an object with apiVersion, kind and metadata
  * makes the manifest invalid, as does text that neither JSON nor YAML decodes.
  */
-export function parseManifest(manifest: string): ParsedManifest {
+function parseManifest(manifest: string): ParsedManifest {
   const fast = parseJsonLines(manifest);
   if (fast !== undefined) return { ok: true, objects: fast };
   const decoded = decodeYamlOrJson(Buffer.from(manifest, 'utf8'));

@@ -21,7 +21,7 @@ import {
   SERVER_ADDED_ALLOWANCE,
   assertChunkCount,
   assertSecretFits,
-  decodeReleaseLazy,
+  decodeRelease,
   decodeReleaseSummary,
   decodedSize,
   encodeRelease,
@@ -107,7 +107,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
 
   async function decodeRevision(index: IndexRecord, extension: string, payload: Buffer): Promise<Release> {
     const where = describeSecret(namespace, index.key);
-    const release = await decodeReleaseLazy(payload, where, index.extensionUID);
+    const release = await decodeRelease(payload, where, index.extensionUID);
     if (release.extension !== extension || release.revision !== index.revision) {
       throw new Error(`release record ${where} is corrupt: it holds revision ${release.revision} of ${JSON.stringify(release.extension)}`);
     }
