@@ -167,6 +167,39 @@ describe('reads', () => {
       'release record Secret "ns/sh.helm.release.v1.acme.v2" does not exist',
     );
   });
+
+  it('a create after a history read lists no index for pruning until the history is over maxHistory, then prunes to it', async () => {
+    const objects: Store = new Map();
+    const { client } = fakeClient(objects);
+    const reads: string[] = [];
+    const counting = {
+      ...client,
+      listAll: (t: unknown, o: { labelSelector?: string }) => (reads.push(`list ${o.labelSelector ?? ''}`), client.listAll(t as never, o as never)),
+    } as unknown as KubeClient;
+    const store = createReleaseStore({ client: counting, namespace: NAMESPACE, maxHistory: 2 });
+    const pruneList = 'list owner=operator-controller,name=acme,type=index';
+    const indexes = () => [...objects.values()].filter((s) => s.metadata.labels?.['type'] === 'index').map((s) => s.metadata.name);
+    // Nothing read yet: the create lists the history to prune.
+    await store.create(rel(1, ReleaseStatus.Deployed, 10));
+    expect(reads.filter((r) => r === pruneList)).toHaveLength(1);
+    // As a reconcile: the history read, then the next revision. Two records: nothing to prune, no LIST.
+    await store.history('acme');
+    reads.length = 0;
+    await store.create(rel(2, ReleaseStatus.Deployed, 10));
+    expect(reads).toEqual(['list owner=operator-controller,key=sh.helm.release.v1.acme.v2']);
+    // A third is over the limit: listed, and the oldest goes.
+    await store.history('acme');
+    reads.length = 0;
+    await store.create(rel(3, ReleaseStatus.Deployed, 10));
+    expect(reads.filter((r) => r === pruneList)).toHaveLength(1);
+    expect(indexes().sort()).toEqual(['sh.helm.release.v1.acme.v2', 'sh.helm.release.v1.acme.v3']);
+    // A record another process wrote since the last read is met by the next create after a read.
+    const foreign = createReleaseStore({ client, namespace: NAMESPACE, maxHistory: 0 });
+    await foreign.create(rel(4, ReleaseStatus.Deployed, 10));
+    await store.history('acme');
+    await store.create(rel(5, ReleaseStatus.Deployed, 10));
+    expect(indexes().sort()).toEqual(['sh.helm.release.v1.acme.v4', 'sh.helm.release.v1.acme.v5']);
+  });
 });
 
 describe('beforeWrite', () => {

@@ -69,11 +69,23 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     const { firstPiece: _piece, ...layout } = parseIndexSecret(index, namespace);
     layouts.set(layout.key, { ...layout, firstPiece: Buffer.alloc(0) });
   };
+  /**
+   * The index keys of each extension as its last LIST of indexes here found them, with this
+   * process's creates and prunes since (absent: not listed yet). Every reconcile reads the
+   * history before it creates a revision, so this is fresh when `prune` asks whether anything
+   * is over `maxHistory`; when nothing can be, it skips its LIST. A record another process
+   * created since is met by the next prune after the next read.
+   */
+  const indexKeys = new Map<string, Set<string>>();
+  const listedIndexes = (extension: string, indexes: readonly KubeObject[]): void => {
+    indexKeys.set(extension, new Set(indexes.map((i) => i.metadata.name ?? '')));
+  };
 
   async function history(extension: string, signal?: AbortSignal, admit?: (bytes: number) => Promise<void>): Promise<Release[]> {
     checkExtension(extension);
     const indexes = await records.list({ [Label.name]: extension, [Label.type]: 'index' }, signal);
     for (const obj of indexes) remember(obj);
+    listedIndexes(extension, indexes);
     const releases: Release[] = [];
     if (admit === undefined) {
       // One revision at a time (its chunks in parallel): a large history is never in memory twice.
@@ -118,6 +130,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     checkExtension(extension);
     const indexes = await records.list({ [Label.name]: extension, [Label.type]: 'index' }, signal);
     for (const obj of indexes) remember(obj);
+    listedIndexes(extension, indexes);
     const parsed = indexes.map((obj) => parseIndexSecret(obj, namespace)).sort((a, b) => b.revision - a.revision);
     // The status labels name the candidates; a label that disagrees with its record (a write
     // interrupted between the two) falls back to reading every revision, newest first.
@@ -192,6 +205,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     for (const chunk of chunks) await records.createChunk(key, chunk, signal);
     const created = await records.create(index, signal);
     remember(created);
+    indexKeys.get(release.extension)?.add(key);
 
     // The record is complete and readable from here on; what follows is housekeeping that
     // must not make a caller retry (and meet "already exists"). Until the chunks are re-owned
@@ -252,6 +266,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   async function deleteAll(extension: string, signal?: AbortSignal): Promise<void> {
     checkExtension(extension);
     for (const key of layouts.keys()) if (isKeyOf(key, extension)) layouts.delete(key);
+    indexKeys.delete(extension);
     const records = recordsOf(extension);
     const all = await records.list({ [Label.name]: extension }, signal);
     const indexes = all.filter((s) => s.metadata.labels?.[Label.type] === 'index').sort((a, b) => versionOf(a) - versionOf(b));
@@ -268,13 +283,18 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   }
 
   async function prune(extension: string, signal?: AbortSignal): Promise<void> {
+    // Nothing is pruned at or below maxHistory revisions (revisionsToPrune), nor with no limit.
+    const known = indexKeys.get(extension);
+    if (maxHistory <= 0 || (known !== undefined && known.size <= maxHistory)) return;
     const records = recordsOf(extension);
     const indexes = await records.list({ [Label.name]: extension, [Label.type]: 'index' }, signal);
+    listedIndexes(extension, indexes);
     const entries = indexes.map((s) => ({ revision: versionOf(s), status: s.metadata.labels?.[Label.status] ?? '', name: s.metadata.name ?? '' }));
     const doomed = new Set(revisionsToPrune(entries, maxHistory));
     for (const entry of entries.filter((e) => doomed.has(e.revision)).sort((a, b) => a.revision - b.revision)) {
       layouts.delete(entry.name);
       await records.delete(entry.name, signal);
+      indexKeys.get(extension)?.delete(entry.name);
       for (const chunk of await records.list({ [Label.key]: keyLabelValue(entry.name), [Label.type]: 'chunk' }, signal)) {
         await records.delete(chunk.metadata.name ?? '', signal);
       }
