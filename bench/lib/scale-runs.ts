@@ -7,9 +7,10 @@
  *
  * - install runs: many ClusterExtensions in one kubectl apply, until every named one is
  *   Installed=True as its bundle (others applied alongside, e.g. failing ones, are not waited for);
- * - a catalog update: the ClusterCatalog's image reference is patched, then per extension the
- *   first release revision recorded for its new bundle (the reconcile that resolved it has
- *   pulled, rendered and pre-authorized it) and Installed=True as the new bundle;
+ * - a catalog update: the ClusterCatalog's image reference is patched, then per extension when
+ *   its new bundle was first resolved (the earlier of status naming it as rolling out, written
+ *   ahead of the reconcile by decision 0100, and the first release revision recorded for it) and
+ *   Installed=True as the new bundle;
  * - steady state: operator-controller's API requests (audit log) and CPU time over a window.
  */
 import { writeFile } from 'node:fs/promises';
@@ -161,6 +162,10 @@ export interface CatalogUpdate {
   servedMs: number;
   /** Per extension: the first release revision for its new bundle recorded. */
   recordedMs: number[];
+  /** Per extension: status first said the new bundle is rolling out (decision 0100); NaN when never seen. */
+  reportedMs: number[];
+  /** Per extension: re-resolved, the earlier of the two above. */
+  resolvedMs: number[];
   /** Per extension: Installed=True as its new bundle. */
   upgradedMs: number[];
 }
@@ -170,6 +175,14 @@ function servesDigest(o: Readonly<KubeObject>, digest: string): boolean {
   return (
     status.conditions?.some((c) => c.type === 'Serving' && c.status === 'True') === true && (status.resolvedSource?.image?.ref ?? '').endsWith(digest)
   );
+}
+
+/** Progressing says `bundle` is rolling out (operator-controller's report ahead of the upgrade, decision 0100). */
+function reportsRollingOut(o: Readonly<KubeObject>, bundle: string): boolean {
+  if (bundle === '') return false;
+  const conditions = ((o.status ?? {}) as { conditions?: Array<{ type: string; reason?: string; message?: string }> }).conditions;
+  const p = conditions?.find((c) => c.type === 'Progressing');
+  return p?.reason === 'RollingOut' && (p.message ?? '').includes(JSON.stringify(bundle));
 }
 
 /**
@@ -191,6 +204,7 @@ export async function catalogUpdate(
       return o.metadata.labels?.[BUNDLE_NAME_LABEL] === opts.targets.get(ext);
     },
   );
+  const reported = stampFirst(watch.extensions, nameOf, (o) => reportsRollingOut(o, opts.targets.get(o.metadata.name ?? '') ?? ''));
   const upgraded = stampFirst(watch.extensions, nameOf, (o) => isInstalledAs(o, opts.targets.get(o.metadata.name ?? '') ?? ''));
   try {
     const start = performance.now();
@@ -199,14 +213,22 @@ export async function catalogUpdate(
     await upgraded.all(names, opts.timeoutMs, `${names.length} extensions upgraded`);
     await recorded.all(names, 1_000, `release revisions of ${names.length} extensions`);
     const since = (t: number | undefined): number => (t ?? Number.NaN) - start;
+    const recordedMs = names.map((n) => since(recorded.times.get(n)));
+    const reportedMs = names.map((n) => since(reported.times.get(n)));
     return {
       servedMs: since(served.times.get(opts.catalog)),
-      recordedMs: names.map((n) => since(recorded.times.get(n))),
+      recordedMs,
+      reportedMs,
+      resolvedMs: recordedMs.map((r, i) => {
+        const ahead = reportedMs[i] ?? Number.NaN;
+        return Number.isNaN(ahead) ? r : Math.min(r, ahead);
+      }),
       upgradedMs: names.map((n) => since(upgraded.times.get(n))),
     };
   } finally {
     served.stop();
     recorded.stop();
+    reported.stop();
     upgraded.stop();
   }
 }

@@ -27,6 +27,7 @@ import {
   ExtensionHealthGauge,
   EXTENSION_CONTROLLER_NAME,
   OPERATOR_CONTROLLER_REPORTER,
+  ResolveAhead,
   cachedBundle,
   createUpgradeNotices,
   extensionKeys,
@@ -169,12 +170,27 @@ export async function runOperatorControllerControl(
       if (type === 'delete') healthGauge.forget(obj.metadata.name ?? '');
       if (type === 'delete' || obj.metadata.deletionTimestamp !== undefined) pulls.forget(obj.metadata.name ?? '');
     });
+    // New catalog content: each affected extension is resolved at once and an upgrade it will
+    // get is reported in status before its reconcile comes (decision 0100).
+    const ahead = new ResolveAhead({
+      extensions,
+      catalogs: { catalogs, content, ...(baseURL === undefined ? {} : { baseURL }) },
+      features: { bundleReleaseSupport: gates.BundleReleaseSupport },
+      client: kube.client,
+      beside: (n, fn) => controller.besideReconcile(n, fn),
+      log,
+      registry,
+      signal: leading,
+    });
     const unsubscribe = watchCatalogEvents({
       catalogs,
       extensions,
       content,
       ...(baseURL === undefined ? {} : { baseURL }),
-      enqueue: (n) => controller.enqueue(n),
+      enqueue: (n) => {
+        controller.enqueue(n);
+        ahead.offer(n);
+      },
       log,
     });
     try {
@@ -186,6 +202,7 @@ export async function runOperatorControllerControl(
     } finally {
       unsubscribe();
       forgetDeleted();
+      await ahead.settled();
       await gating;
       await drift.settled();
       healthGauge.reset();

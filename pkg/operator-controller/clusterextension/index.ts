@@ -21,5 +21,6 @@ export { applyStep, preauthorizeStep } from './steps-apply.ts';
 export { preflightStep } from './steps-preflight.ts';
 export { ExtensionHealthGauge, healthStep } from './steps-health.ts';
 export { policyStep } from './steps-policy.ts';
+export { ResolveAhead } from './resolve-ahead.ts';
 export { createUpgradeNotices, type UpgradeNotices } from './upgrade-notices.ts';
 export { finalizersStep } from './uninstall.ts';

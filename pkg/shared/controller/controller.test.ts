@@ -205,6 +205,42 @@ describe('Controller', () => {
     expect(stopped).toBe(true);
   });
 
+  it('runs work beside the reconciles only while none of its key runs, and a reconcile that starts meanwhile waits for it', async () => {
+    const log: string[] = [];
+    let finishA = (): void => undefined;
+    const { controller } = setup(
+      ['a'],
+      async (key) => {
+        log.push(`reconcile ${key} start`);
+        if (key === 'a') await new Promise<void>((r) => (finishA = r));
+        log.push(`reconcile ${key} end`);
+      },
+      { concurrency: 2 },
+    );
+    await vi.advanceTimersByTimeAsync(1);
+    // A reconcile of a runs: nothing beside it for a.
+    expect(await controller.besideReconcile('a', async () => 'written')).toBeUndefined();
+    finishA();
+    await vi.advanceTimersByTimeAsync(1);
+    // Beside b; b queued meanwhile starts only after the write settled, even though it failed.
+    let finishWrite = (): void => undefined;
+    const beside = controller.besideReconcile('b', async () => {
+      log.push('beside b start');
+      await new Promise<void>((r) => (finishWrite = r));
+      log.push('beside b end');
+      throw new Error('conflict');
+    });
+    expect(await controller.besideReconcile('b', async () => 'second')).toBeUndefined();
+    controller.enqueue('b');
+    await vi.advanceTimersByTimeAsync(10);
+    expect(log).toEqual(['reconcile a start', 'reconcile a end', 'beside b start']);
+    finishWrite();
+    await expect(beside).rejects.toThrow('conflict');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(log).toEqual(['reconcile a start', 'reconcile a end', 'beside b start', 'beside b end', 'reconcile b start', 'reconcile b end']);
+    expect(await controller.besideReconcile('b', async () => 'written')).toBe('written');
+  });
+
   it('runs only once', async () => {
     const { controller, done } = setup(['a'], async () => undefined);
     ctl.abort();

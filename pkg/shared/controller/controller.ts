@@ -79,6 +79,8 @@ export class Controller {
   readonly #unsubscribe: Array<() => void> = [];
   /** Cancellation of the reconcile running for each key. */
   readonly #inFlight = new Map<string, AbortController>();
+  /** Work running beside the reconciles (`besideReconcile`), per key. */
+  readonly #beside = new Map<string, Promise<unknown>>();
   #started = false;
   #ran = false;
 
@@ -114,6 +116,25 @@ export class Controller {
   /** Queues `key` for reconciliation (e.g. from a mapping outside the watched informers). */
   enqueue(key: string): void {
     this.queue.add(key);
+  }
+
+  /**
+   * Runs `fn` for `key` when no reconcile of `key` is in flight, and resolves with its result;
+   * resolves undefined without calling it when one is (or when other work beside runs for the
+   * key). A worker that takes `key` meanwhile starts its reconcile once `fn` settled. For short
+   * writes that must not interleave with a reconcile's read and write of the same object (a
+   * status reported ahead of the reconcile), without holding a worker.
+   */
+  async besideReconcile<T>(key: string, fn: () => Promise<T>): Promise<T | undefined> {
+    if (this.#inFlight.has(key) || this.#beside.has(key)) return undefined;
+    // fn runs synchronously up to its first await, so no worker starts `key` before this entry.
+    const running = fn();
+    this.#beside.set(key, running);
+    try {
+      return await running;
+    } finally {
+      this.#beside.delete(key);
+    }
   }
 
   /**
@@ -188,6 +209,8 @@ export class Controller {
     this.#inFlight.set(key, cancel);
     let result: ReconcileResult | void;
     try {
+      const beside = this.#beside.get(key);
+      if (beside !== undefined) await beside.catch(() => undefined);
       result = await this.#o.reconciler.reconcile(key, { signal: AbortSignal.any([signal, cancel.signal]), log });
     } catch (err) {
       if (cancel.signal.aborted) {
