@@ -217,9 +217,11 @@ export class Informer<T extends KubeObject = KubeObject> {
       const stop = (): void => ctl.abort(signal.reason);
       signal.addEventListener('abort', stop, { once: true });
       let timer: NodeJS.Timeout | undefined;
+      // Re-armed on every event (each bookmark of an idle watch): refresh() restarts the same
+      // timer instead of allocating a new one.
       const arm = (): void => {
-        clearTimeout(timer);
-        timer = setTimeout(() => ctl.abort(new WatchdogExpired(`no watch event for ${watchdogMs} ms`)), watchdogMs);
+        if (timer === undefined) timer = setTimeout(() => ctl.abort(new WatchdogExpired(`no watch event for ${watchdogMs} ms`)), watchdogMs);
+        else timer.refresh();
       };
       const started = Date.now();
       let events = 0;
