@@ -18,6 +18,7 @@ import { resolutionBenchmark } from './benchmarks/resolution.ts';
 import { scale1000Benchmark, scaleBenchmark } from './benchmarks/scale.ts';
 import { startupBenchmark } from './benchmarks/startup.ts';
 import { steadyRssBenchmark } from './benchmarks/steady-rss.ts';
+import { watchIdleBenchmark } from './benchmarks/watch-idle.ts';
 import type { Benchmark } from './lib/benchmark.ts';
 import { Fixtures } from './lib/fixtures.ts';
 import { loadAverage, machineInfo } from './lib/machine.ts';
@@ -36,6 +37,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   scaleBenchmark,
   startupBenchmark,
   scale1000Benchmark,
+  watchIdleBenchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--only NAME]... [--json FILE] [--source] [--keep] [--list]
