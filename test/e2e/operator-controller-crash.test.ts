@@ -24,9 +24,9 @@ import {
   applyAsAdmin,
   bundleFiles,
   clusterExtension,
+  chainedPackageCatalog,
   installedAs,
   objectExists,
-  packageCatalog,
   publishCatalog,
   pushBundle,
   waitForExtension,
@@ -102,11 +102,7 @@ async function preparePackage(pkg: string, specs: BundleSpec[]): Promise<void> {
 
 /** The catalog documents of `pkg` offering `versions`, each replacing the one before. */
 function catalogPart(pkg: string, versions: string[]): Record<string, string> {
-  return packageCatalog(pkg, {
-    defaultChannel: 'stable',
-    channels: [{ name: 'stable', entries: versions.map((version, i) => ({ version, ...(i > 0 ? { replaces: versions[i - 1] } : {}) })) }],
-    bundles: versions.map((version) => ({ version, image: images.get(pkg)?.[version] ?? '' })),
-  });
+  return chainedPackageCatalog(pkg, versions, images.get(pkg) ?? {});
 }
 
 async function controller(name: string, o: { pauseAt?: string[]; lease?: string } = {}): Promise<ControllerProcess> {

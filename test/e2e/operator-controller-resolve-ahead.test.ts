@@ -19,10 +19,10 @@ import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
 import { type ControllerProcess, killController, startControllerProcess, waitForPauses } from '../support/controller-process.ts';
 import {
   bundleFiles,
+  chainedPackageCatalog,
   clusterExtension,
   installedAs,
   installerFor,
-  packageCatalog,
   publishCatalog,
   pushBundle,
   waitForExtension,
@@ -44,7 +44,8 @@ let reaper: Reaper;
 let work: string;
 let registry: string;
 const running = new Set<ControllerProcess>();
-const images = new Map<string, string>();
+/** Bundle image references by package and version. */
+const images = new Map<string, Record<string, string>>();
 
 const spec = (pkg: string, version: string): BundleSpec => ({ pkg, version, configMaps: ['settings'] });
 
@@ -53,14 +54,7 @@ async function publish(next: boolean): Promise<void> {
   let files: Record<string, string> = {};
   for (const pkg of [...AUTO, MANUAL, BLOCKER]) {
     const versions = next && pkg !== BLOCKER ? ['1.0.0', '1.0.1'] : ['1.0.0'];
-    files = {
-      ...files,
-      ...packageCatalog(pkg, {
-        defaultChannel: 'stable',
-        channels: [{ name: 'stable', entries: versions.map((version, i) => ({ version, ...(i > 0 ? { replaces: versions[i - 1] } : {}) })) }],
-        bundles: versions.map((version) => ({ version, image: images.get(`${pkg}@${version}`) ?? '' })),
-      }),
-    };
+    files = { ...files, ...chainedPackageCatalog(pkg, versions, images.get(pkg) ?? {}) };
   }
   await publishCatalog({ kube, registry }, CATALOG, files);
 }
@@ -98,7 +92,9 @@ beforeAll(async () => {
   registry = inject('envtestRegistries').anonymous.host;
   for (const pkg of [...AUTO, MANUAL, BLOCKER]) {
     const specs = [spec(pkg, '1.0.0'), spec(pkg, '1.0.1')];
-    for (const s of specs) images.set(`${pkg}@${s.version}`, await pushBundle(bundleFiles(s), `${registry}/ahead/${pkg}:v${s.version}`));
+    const refs: Record<string, string> = {};
+    for (const s of specs) refs[s.version] = await pushBundle(bundleFiles(s), `${registry}/ahead/${pkg}:v${s.version}`);
+    images.set(pkg, refs);
     await installerFor(kube.client, pkg, 'installer', specs);
   }
   await publish(false);

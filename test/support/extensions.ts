@@ -95,6 +95,18 @@ export function packageCatalog(
   return { [`${pkg}/catalog.json`]: docs.map((d) => JSON.stringify(d)).join('\n') };
 }
 
+/**
+ * The catalog of `pkg` offering `versions` on channel `stable`, each replacing the one before,
+ * the bundle of each at `images[version]`.
+ */
+export function chainedPackageCatalog(pkg: string, versions: readonly string[], images: Readonly<Record<string, string>>): Record<string, string> {
+  return packageCatalog(pkg, {
+    defaultChannel: 'stable',
+    channels: [{ name: 'stable', entries: versions.map((version, i) => ({ version, ...(i > 0 ? { replaces: versions[i - 1] } : {}) })) }],
+    bundles: versions.map((version) => ({ version, image: images[version] ?? '' })),
+  });
+}
+
 /** The RBAC `olmv1 rbac` prints for `files` installed into `namespace` by `serviceAccount` (ServiceAccount included), with `extraArgs`. */
 export async function rbacFor(
   files: BundleText,

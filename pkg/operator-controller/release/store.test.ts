@@ -135,16 +135,22 @@ describe('a crash at any write', () => {
   });
 });
 
+/** `client` recording each LIST (with its selector) and GET in `reads`. */
+function countingReads(client: KubeClient): { counting: KubeClient; reads: string[] } {
+  const reads: string[] = [];
+  const counting = {
+    ...client,
+    listAll: (t: unknown, o: { labelSelector?: string }) => (reads.push(`list ${o.labelSelector ?? ''}`), client.listAll(t as never, o as never)),
+    get: (ref: ObjectRef) => (reads.push(`get ${ref.name}`), client.get(ref)),
+  } as unknown as KubeClient;
+  return { counting, reads };
+}
+
 describe('reads', () => {
   it('a create reads the revision with one LIST, an update of a revision this process wrote or read with none, and both still refuse a wrong state', async () => {
     const objects: Store = new Map();
     const { client } = fakeClient(objects);
-    const reads: string[] = [];
-    const counting = {
-      ...client,
-      listAll: (t: unknown, o: { labelSelector?: string }) => (reads.push(`list ${o.labelSelector ?? ''}`), client.listAll(t as never, o as never)),
-      get: (ref: ObjectRef) => (reads.push(`get ${ref.name}`), client.get(ref)),
-    } as unknown as KubeClient;
+    const { counting, reads } = countingReads(client);
     const store = createReleaseStore({ client: counting, namespace: NAMESPACE });
     const key = 'sh.helm.release.v1.acme.v1';
     await store.create(rel(1, ReleaseStatus.PendingInstall, 10));
@@ -171,11 +177,7 @@ describe('reads', () => {
   it('a create after a history read lists no index for pruning until the history is over maxHistory, then prunes to it', async () => {
     const objects: Store = new Map();
     const { client } = fakeClient(objects);
-    const reads: string[] = [];
-    const counting = {
-      ...client,
-      listAll: (t: unknown, o: { labelSelector?: string }) => (reads.push(`list ${o.labelSelector ?? ''}`), client.listAll(t as never, o as never)),
-    } as unknown as KubeClient;
+    const { counting, reads } = countingReads(client);
     const store = createReleaseStore({ client: counting, namespace: NAMESPACE, maxHistory: 2 });
     const pruneList = 'list owner=operator-controller,name=acme,type=index';
     const indexes = () => [...objects.values()].filter((s) => s.metadata.labels?.['type'] === 'index').map((s) => s.metadata.name);
