@@ -17,7 +17,9 @@
  * the floor also counts the watch events (bookmarks) it received. The real control plane
  * (envtest's kube-apiserver and etcd). OLMV1_BENCH_WATCH_IDLE_EXTENSIONS (default 1000) and
  * OLMV1_BENCH_WATCH_IDLE_SECONDS (default 120) size it; OLMV1_BENCH_WATCH_IDLE_PROFILE=FILE writes
- * a CPU profile of the drift child over the window (its sampling counts in the drift row).
+ * a CPU profile of the drift child over the window (its sampling counts in the drift row),
+ * OLMV1_BENCH_WATCH_IDLE_HEAP_PROFILE=FILE a sampling heap profile of it from before the watches
+ * start to the end of the window (live allocations by stack, after forced collections).
  */
 import { writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,7 +29,7 @@ import { TokenGetter, type KubeClient, type KubeObject } from '../../pkg/shared/
 import type { WatchedRelease } from '../children/drift-watches.ts';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
 import { type BenchChild, type ChildMessage, forkChild, spawnChild } from '../lib/child.ts';
-import { startCpuProfile } from '../lib/inspector.ts';
+import { startCpuProfile, startHeapSampling } from '../lib/inspector.ts';
 import { startOlmStack } from '../lib/olm-stack.ts';
 import { freePorts } from '../../test/envtest/index.ts';
 import { procCpuSeconds, procMemory } from '../lib/proc.ts';
@@ -36,6 +38,7 @@ import { measure } from '../lib/report.ts';
 const EXTENSIONS = Number(process.env['OLMV1_BENCH_WATCH_IDLE_EXTENSIONS'] ?? '1000');
 const WINDOW_S = Number(process.env['OLMV1_BENCH_WATCH_IDLE_SECONDS'] ?? '120');
 const PROFILE = process.env['OLMV1_BENCH_WATCH_IDLE_PROFILE'];
+const HEAP_PROFILE = process.env['OLMV1_BENCH_WATCH_IDLE_HEAP_PROFILE'];
 const SETTLE_MS = 20_000;
 const SA = { namespace: 'bench-watch', name: 'watcher' };
 /** The five kinds of each release, with their list paths. */
@@ -155,6 +158,10 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
 
     ctx.log(`opening ${EXTENSIONS * KINDS.length} drift watches and as many bare streams`);
     const releases: WatchedRelease[] = names.map((name) => ({ extension: name, namespace: name, objects: releaseObjects(name) }));
+    // The child answers `gc` once it runs: only then may SIGUSR1 open its inspector.
+    drift.send({ type: 'gc' });
+    await drift.next<GcStats>('gc');
+    const stopHeapProfile = HEAP_PROFILE === undefined ? undefined : await startHeapSampling(drift.pid, inspectPort);
     drift.send({ type: 'track', kubeconfig: stack.cp.kubeconfigPath, serviceAccount: SA, releases });
     floor.send({ type: 'watch', server: stack.cp.server, caPem: stack.cp.caPem, token, paths: watchPaths(names) });
     const synced = await drift.next<{ type: string; streams: number; connections: number }>('synced', 600_000);
@@ -173,6 +180,11 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const after = children.map((c) => sample(c.pid));
     drift.send({ type: 'gc' });
     const gc1 = await drift.next<GcStats>('gc');
+    if (stopHeapProfile !== undefined && HEAP_PROFILE !== undefined) {
+      const heap = await stopHeapProfile();
+      await writeFile(HEAP_PROFILE, JSON.stringify(heap.profile));
+      ctx.log(`wrote the drift child's heap profile to ${HEAP_PROFILE} (V8 heap used ${Math.round(heap.usedSize / 1048576)} MB)`);
+    }
     if (stopProfile !== undefined && PROFILE !== undefined) {
       await writeFile(PROFILE, JSON.stringify(await stopProfile()));
       ctx.log(`wrote the drift child's CPU profile to ${PROFILE}`);
