@@ -1,6 +1,7 @@
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ApiError, decodeWatchStream, isNoKindMatch, type RequestOptions, type Transport } from './index.ts';
+import { pushWatchEvents } from './watch.ts';
 import { createKubeClient } from './client.ts';
 import { createResourceMapper, resourcePath } from './resource-mapper.ts';
 import { isGone } from './api-error.ts';
@@ -203,5 +204,56 @@ describe('decodeWatchStream', () => {
       for await (const _ of decodeWatchStream(Readable.from([Buffer.from('{not json\n')]))) void _;
     })();
     await expect(bad).rejects.toThrow(/malformed watch event/);
+  });
+});
+
+describe('pushWatchEvents', () => {
+  const line = (name: string): string =>
+    `${JSON.stringify({ type: 'ADDED', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } } })}\n`;
+
+  it('hands each event over as its line completes, across chunks and multi-byte characters, and resolves at the end', async () => {
+    const body = new PassThrough();
+    const names: string[] = [];
+    const done = pushWatchEvents(body, (ev) => names.push(ev.object.metadata.name ?? ''));
+    const bytes = Buffer.from(line('ü') + line('b'));
+    body.write(bytes.subarray(0, 60));
+    await new Promise((r) => setImmediate(r));
+    expect(names).toEqual([]);
+    body.write(bytes.subarray(60, bytes.length - 3));
+    await new Promise((r) => setImmediate(r));
+    expect(names).toEqual(['ü']);
+    body.end(Buffer.concat([bytes.subarray(bytes.length - 3), Buffer.from(line('c').trimEnd())]));
+    await done;
+    expect(names).toEqual(['ü', 'b', 'c']);
+    expect(body.destroyed).toBe(true);
+  });
+
+  it('rejects as decodeWatchStream throws: ERROR events, garbage, a broken or closed stream, an abort, a failing handler', async () => {
+    const gone = JSON.stringify({
+      type: 'ERROR',
+      object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (2)' },
+    });
+    const run = async (feed: (body: PassThrough, abort: AbortController) => void, onEvent = (): void => undefined): Promise<unknown> => {
+      const body = new PassThrough();
+      const abort = new AbortController();
+      const done = pushWatchEvents(body, onEvent, abort.signal).catch((e: unknown) => e);
+      feed(body, abort);
+      const err = await done;
+      expect(body.destroyed).toBe(true);
+      return err;
+    };
+    const g = await run((b) => b.write(`${gone}\n`));
+    expect(isGone(g)).toBe(true);
+    expect(((await run((b) => b.write('{not json\n'))) as Error).message).toMatch(/malformed watch event/);
+    expect(((await run((b) => b.destroy(new Error('stream reset')))) as Error).message).toBe('watch stream broke: stream reset');
+    expect(((await run((b) => b.destroy())) as Error).message).toBe('watch stream broke: Premature close');
+    expect(await run((_b, a) => a.abort(new Error('stopped')))).toEqual(new Error('stopped'));
+    const thrown = await run(
+      (b) => b.write(line('x')),
+      () => {
+        throw new Error('handler failed');
+      },
+    );
+    expect((thrown as Error).message).toBe('handler failed');
   });
 });

@@ -5,7 +5,7 @@
 import { resourcePath, type ResourceInfo, type ResourceMapper } from './resource-mapper.ts';
 import type { QueryParams, Transport } from './transport.ts';
 import { gvkOf, type KubeObject, type ObjectList, type ObjectRef, type TypeRef, type WatchEvent } from '../unstructured/index.ts';
-import { decodeWatchStream, jitteredWatchTimeoutSeconds } from './watch.ts';
+import { decodeWatchStream, jitteredWatchTimeoutSeconds, pushWatchEvents } from './watch.ts';
 
 /** Content types of the patch flavours. */
 const PatchType = {
@@ -106,6 +106,11 @@ export interface KubeClient {
   delete(ref: ObjectRef, options?: DeleteOptions): Promise<unknown>;
   /** Streams events until the server ends the watch or `signal` aborts (see decodeWatchStream). */
   watch<T extends KubeObject = KubeObject>(type: TypeRef, options?: WatchOptions): AsyncGenerator<WatchEvent<T>, void, undefined>;
+  /**
+   * The same watch, its events handed to `onEvent` as they arrive (pushWatchEvents); resolves
+   * when the server ends it. Optional: test doubles may offer only `watch`.
+   */
+  watchEvents?<T extends KubeObject = KubeObject>(type: TypeRef, options: WatchOptions, onEvent: (event: WatchEvent<T>) => void): Promise<void>;
   /** POST to a subresource of an object (TokenRequest, eviction, ...); returns the response. */
   createSubresource<T = unknown>(ref: ObjectRef, subresource: string, body: unknown, options?: { signal?: AbortSignal }): Promise<T>;
 }
@@ -115,6 +120,18 @@ function writeQuery(o: WriteOptions | undefined): QueryParams {
     fieldManager: o?.fieldManager,
     dryRun: o?.dryRun === true ? 'All' : undefined,
     fieldValidation: o?.fieldValidation,
+  };
+}
+
+/** The query of a watch request: bookmarks (unless refused), a server-side timeout, the selectors. */
+function watchQuery(o: WatchOptions): QueryParams {
+  return {
+    watch: '1',
+    allowWatchBookmarks: o.allowWatchBookmarks === false ? undefined : 'true',
+    timeoutSeconds: o.timeoutSeconds ?? jitteredWatchTimeoutSeconds(),
+    resourceVersion: o.resourceVersion || undefined,
+    labelSelector: o.labelSelector || undefined,
+    fieldSelector: o.fieldSelector || undefined,
   };
 }
 
@@ -218,16 +235,13 @@ export function createKubeClient(transport: Transport, mapper: ResourceMapper): 
     },
     async *watch<T extends KubeObject>(type: TypeRef, o: WatchOptions = {}) {
       const info = await resourceFor(type, o.signal);
-      const query: QueryParams = {
-        watch: '1',
-        allowWatchBookmarks: o.allowWatchBookmarks === false ? undefined : 'true',
-        timeoutSeconds: o.timeoutSeconds ?? jitteredWatchTimeoutSeconds(),
-        resourceVersion: o.resourceVersion || undefined,
-        labelSelector: o.labelSelector || undefined,
-        fieldSelector: o.fieldSelector || undefined,
-      };
-      const body = await transport.stream('GET', resourcePath(info, { namespace: o.namespace }), { query, ...withSignal(o.signal) });
+      const body = await transport.stream('GET', resourcePath(info, { namespace: o.namespace }), { query: watchQuery(o), ...withSignal(o.signal) });
       yield* decodeWatchStream<T>(body, o.signal);
+    },
+    async watchEvents<T extends KubeObject>(type: TypeRef, o: WatchOptions, onEvent: (event: WatchEvent<T>) => void) {
+      const info = await resourceFor(type, o.signal);
+      const body = await transport.stream('GET', resourcePath(info, { namespace: o.namespace }), { query: watchQuery(o), ...withSignal(o.signal) });
+      await pushWatchEvents<T>(body, onEvent, o.signal);
     },
     async createSubresource<T>(ref: ObjectRef, subresource: string, body: unknown, o?: { signal?: AbortSignal }) {
       const path = await refPath(ref, subresource, o?.signal);

@@ -15,6 +15,14 @@ export interface ListWatchSource<T extends KubeObject = KubeObject> {
   readonly description: string;
   list(options: { limit: number; continue?: string; signal: AbortSignal }): Promise<ObjectList<T>>;
   watch(options: { resourceVersion: string; timeoutSeconds: number; signal: AbortSignal }): AsyncIterable<WatchEvent<T>>;
+  /**
+   * The same watch with its events pushed to `onEvent` (resolves when the server ends it, rejects
+   * as `watch` throws). Optional; informers prefer it: it keeps no per-event promise alive.
+   */
+  watchEvents?(
+    options: { resourceVersion: string; timeoutSeconds: number; signal: AbortSignal },
+    onEvent: (event: WatchEvent<T>) => void,
+  ): Promise<void>;
 }
 
 /** What an informer over a client lists and watches. */
@@ -42,11 +50,18 @@ export function clientListWatch<T extends KubeObject = KubeObject>(
   ]
     .filter(Boolean)
     .join(',');
+  const push = client.watchEvents?.bind(client);
   return {
     description: `${type.kind}.${type.apiVersion}${where === '' ? '' : ` (${where})`}`,
     list: (o) =>
       client.list<T>(type, { ...selectors, limit: o.limit, signal: o.signal, ...(o.continue === undefined ? {} : { continue: o.continue }) }),
     watch: (o) => client.watch<T>(type, { ...selectors, resourceVersion: o.resourceVersion, timeoutSeconds: o.timeoutSeconds, signal: o.signal }),
+    ...(push === undefined
+      ? {}
+      : {
+          watchEvents: (o, onEvent) =>
+            push<T>(type, { ...selectors, resourceVersion: o.resourceVersion, timeoutSeconds: o.timeoutSeconds, signal: o.signal }, onEvent),
+        }),
   };
 }
 

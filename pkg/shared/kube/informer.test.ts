@@ -162,6 +162,36 @@ describe('Informer', () => {
     expect(src.listCalls).toHaveLength(1);
   });
 
+  it('takes events pushed by a source that offers watchEvents (what clientListWatch offers), with the same outcome', async () => {
+    // The fake's events, delivered through the push form instead of the iterator.
+    class PushSource extends FakeSource {
+      pushed = 0;
+      async watchEvents(o: { resourceVersion: string; signal: AbortSignal }, onEvent: (ev: WatchEvent) => void): Promise<void> {
+        for await (const ev of this.watch(o)) {
+          this.pushed++;
+          onEvent(ev);
+        }
+      }
+    }
+    const src = new PushSource();
+    src.set(obj('a', 1));
+    const inf = new Informer({ name: 't', source: src, log, resyncPeriodMs: 0 });
+    const seen = record(inf);
+    void inf.run(ctl.signal);
+    await settle();
+    src.lastWatch.push({ type: 'ADDED', object: obj('b', 11) });
+    src.lastWatch.push({ type: 'BOOKMARK', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { resourceVersion: '20' } } });
+    await settle();
+    expect(seen.slice(1)).toEqual([['add', 'b', '11', undefined]]);
+    expect(src.pushed).toBe(2);
+    src.lastWatch.end();
+    await settle();
+    expect(src.lastWatch.resourceVersion).toBe('20');
+    src.lastWatch.fail(new ApiError(410, 'Expired', 'too old resource version'));
+    await settle();
+    expect(src.listCalls).toHaveLength(2);
+  });
+
   it('relists on 410 Gone and emits synthetic deletes, adds and updates for what changed meanwhile', async () => {
     const registry = new Registry();
     const src = new FakeSource();

@@ -228,14 +228,18 @@ export class Informer<T extends KubeObject = KubeObject> {
       try {
         arm();
         const timeoutSeconds = (this.#o.watchTimeoutSeconds ?? jitteredWatchTimeoutSeconds)();
-        for await (const ev of this.#o.source.watch({ resourceVersion: this.#resourceVersion, timeoutSeconds, signal: ctl.signal })) {
+        const onEvent = (ev: WatchEvent<T>): void => {
           arm();
           if (events++ === 0) {
             this.#backoff.reset();
             onHealthy();
           }
           this.#apply(ev);
-        }
+        };
+        const request = { resourceVersion: this.#resourceVersion, timeoutSeconds, signal: ctl.signal };
+        const source = this.#o.source;
+        if (source.watchEvents !== undefined) await source.watchEvents(request, onEvent);
+        else for await (const ev of source.watch(request)) onEvent(ev);
         // A server that closes watches at once would otherwise make this a busy loop.
         if (events === 0 && Date.now() - started < 1000) throw new Error('the watch ended immediately without events');
       } catch (err) {

@@ -53,6 +53,74 @@ export async function* decodeWatchStream<T extends KubeObject = KubeObject>(
   }
 }
 
+/**
+ * The push form of decodeWatchStream: hands each event of `body` to `onEvent` as its line
+ * arrives, and resolves when the server ends the watch. No promise or iterator step is made per
+ * event, so an idle watch keeps nothing new alive between two bookmarks (with thousands of
+ * watches, the async form's per-event promise chains outlived young-generation collections and
+ * kept the old generation collecting at rest). Rejects as decodeWatchStream throws (an ApiError
+ * for an `ERROR` event, malformed lines, a broken stream, `signal.reason` once `signal` aborts)
+ * and with whatever `onEvent` throws; the body is destroyed when it settles.
+ */
+export function pushWatchEvents<T extends KubeObject = KubeObject>(
+  body: Readable,
+  onEvent: (event: WatchEvent<T>) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const decoder = new StringDecoder('utf8');
+    let buf = '';
+    let settled = false;
+    const settle = (err: unknown): void => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      body.off('data', onData);
+      body.destroy();
+      if (err === undefined) resolve();
+      else reject(err as Error);
+    };
+    const deliver = (line: string): void => {
+      const event = parseLine<T>(line);
+      if (event !== undefined) onEvent(event);
+    };
+    const onData = (chunk: Buffer): void => {
+      try {
+        // Search only the new text for the newline; events can be megabytes long.
+        let from = buf.length;
+        buf += decoder.write(chunk);
+        for (let nl = buf.indexOf('\n', from); nl >= 0 && !settled; nl = buf.indexOf('\n', from)) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          from = 0;
+          deliver(line);
+        }
+      } catch (err) {
+        settle(err);
+      }
+    };
+    const onAbort = (): void => settle(signal?.reason);
+    body.on('data', onData);
+    body.once('end', () => {
+      try {
+        deliver(buf + decoder.end());
+        settle(undefined);
+      } catch (err) {
+        settle(err);
+      }
+    });
+    body.once('error', (err: Error) =>
+      settle(signal?.aborted === true ? signal.reason : new Error(`watch stream broke: ${err.message}`, { cause: err })),
+    );
+    body.once('close', () => {
+      if (signal?.aborted === true) settle(signal.reason);
+      else settle(new Error('watch stream broke: Premature close'));
+    });
+    if (signal?.aborted === true) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 const DECODE_ERROR = Symbol('watch-decode-error');
 
 function isDecodeError(err: unknown): boolean {
