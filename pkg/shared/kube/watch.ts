@@ -24,21 +24,21 @@ export async function* decodeWatchStream<T extends KubeObject = KubeObject>(
   body: Readable,
   signal?: AbortSignal,
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
-  const decoder = new StringDecoder('utf8');
-  let buf = '';
+  const lines = new EventLines<T>();
+  const ready: WatchEvent<T>[] = [];
+  const collect = (ev: WatchEvent<T>): void => void ready.push(ev);
   try {
     try {
       for await (const chunk of body) {
-        // Search only the new text for the newline; events can be megabytes long.
-        let from = buf.length;
-        buf += decoder.write(chunk as Buffer);
-        for (let nl = buf.indexOf('\n', from); nl >= 0; nl = buf.indexOf('\n', from)) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          from = 0;
-          const event = parseLine<T>(line);
-          if (event !== undefined) yield event;
+        let failure: unknown;
+        try {
+          lines.write(chunk as Buffer, collect);
+        } catch (err) {
+          failure = err;
         }
+        // The events before a bad line of the chunk still go out first.
+        yield* ready.splice(0);
+        if (failure !== undefined) throw failure;
       }
     } catch (err) {
       if (signal?.aborted === true) throw signal.reason;
@@ -46,10 +46,37 @@ export async function* decodeWatchStream<T extends KubeObject = KubeObject>(
       throw new Error(`watch stream broke: ${(err as Error).message}`, { cause: err });
     }
     if (signal?.aborted === true) throw signal.reason;
-    const last = parseLine<T>(buf + decoder.end());
-    if (last !== undefined) yield last;
+    lines.end(collect);
+    yield* ready.splice(0);
   } finally {
     body.destroy();
+  }
+}
+
+/** The events of a watch body's bytes, a complete line at a time (both decoders' splitting). */
+class EventLines<T extends KubeObject> {
+  readonly #decoder = new StringDecoder('utf8');
+  #buf = '';
+
+  /** Hands each event whose line `chunk` completes to `onEvent`; throws on a malformed line or an ERROR event. */
+  write(chunk: Buffer, onEvent: (event: WatchEvent<T>) => void): void {
+    // Search only the new text for the newline; events can be megabytes long.
+    let from = this.#buf.length;
+    this.#buf += this.#decoder.write(chunk);
+    for (let nl = this.#buf.indexOf('\n', from); nl >= 0; nl = this.#buf.indexOf('\n', from)) {
+      const line = this.#buf.slice(0, nl);
+      this.#buf = this.#buf.slice(nl + 1);
+      from = 0;
+      const event = parseLine<T>(line);
+      if (event !== undefined) onEvent(event);
+    }
+  }
+
+  /** The body ended: hands over an event on a last line without a newline. */
+  end(onEvent: (event: WatchEvent<T>) => void): void {
+    const event = parseLine<T>(this.#buf + this.#decoder.end());
+    this.#buf = '';
+    if (event !== undefined) onEvent(event);
   }
 }
 
@@ -68,8 +95,7 @@ export function pushWatchEvents<T extends KubeObject = KubeObject>(
   signal?: AbortSignal,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const decoder = new StringDecoder('utf8');
-    let buf = '';
+    const lines = new EventLines<T>();
     let settled = false;
     const settle = (err: unknown): void => {
       if (settled) return;
@@ -80,21 +106,9 @@ export function pushWatchEvents<T extends KubeObject = KubeObject>(
       if (err === undefined) resolve();
       else reject(err as Error);
     };
-    const deliver = (line: string): void => {
-      const event = parseLine<T>(line);
-      if (event !== undefined) onEvent(event);
-    };
     const onData = (chunk: Buffer): void => {
       try {
-        // Search only the new text for the newline; events can be megabytes long.
-        let from = buf.length;
-        buf += decoder.write(chunk);
-        for (let nl = buf.indexOf('\n', from); nl >= 0 && !settled; nl = buf.indexOf('\n', from)) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          from = 0;
-          deliver(line);
-        }
+        lines.write(chunk, onEvent);
       } catch (err) {
         settle(err);
       }
@@ -103,7 +117,7 @@ export function pushWatchEvents<T extends KubeObject = KubeObject>(
     body.on('data', onData);
     body.once('end', () => {
       try {
-        deliver(buf + decoder.end());
+        lines.end(onEvent);
         settle(undefined);
       } catch (err) {
         settle(err);
