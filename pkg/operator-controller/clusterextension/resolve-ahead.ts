@@ -37,6 +37,7 @@ import { counterOn, isConflict, isNotFound, type KubeClient, type KubeObject } f
 import { metadataFor, resolve } from '../resolve/index.ts';
 import { policySetting } from '../upgradepolicy/index.ts';
 import { selectedCatalogs, type CatalogSource } from './catalogs.ts';
+import { resolveInput } from './steps.ts';
 import type { ExtensionFeatures } from './pipeline-state.ts';
 import { setCondition } from './status.ts';
 
@@ -152,15 +153,7 @@ export class ResolveAhead {
     const src = ce.spec.source.catalog;
     const selection = await selectedCatalogs(o.catalogs, src.selector, src.packageName, o.signal);
     if (!selection.ok) return 'unresolved';
-    const resolved = resolve({
-      packageName: src.packageName,
-      channels: src.channels ?? [],
-      versionRange: src.version ?? '',
-      upgradeConstraintPolicy: src.upgradeConstraintPolicy,
-      installed: { name: installed.name, version: installed.version, release: installed.release ?? null },
-      catalogs: selection.value.inputs,
-      bundleReleaseSupport: o.features.bundleReleaseSupport,
-    });
+    const resolved = resolve(resolveInput(src, installed, selection.value.inputs, o.features));
     if (!resolved.ok) return 'unresolved';
     const r = resolved.value;
     if (r.bundle.name === installed.name) return 'unchanged';

@@ -14,7 +14,15 @@ import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import { TerminalError, errorMessage, findTerminal } from '../../shared/errors/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { deployedRelease, manifestIdentities, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
-import { deprecationConditions, metadataFor, packageMissing, resolutionHints, resolve } from '../resolve/index.ts';
+import {
+  deprecationConditions,
+  metadataFor,
+  packageMissing,
+  resolutionHints,
+  resolve,
+  type CatalogInput,
+  type ResolveInput,
+} from '../resolve/index.ts';
 import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
 import type { BundleBudget } from './bundle-budget.ts';
 import type { DriftTracker } from './drift-watches.ts';
@@ -102,6 +110,28 @@ export function trackDrift(drift: Pick<DriftTracker, 'track'>, state: ExtensionS
   );
 }
 /**
+ * What the resolver is asked for an extension's `spec.source.catalog` with `installed` (none:
+ * a first install) over the selected catalogs' `inputs`: the resolve step's request, and the
+ * one resolution ahead of the reconcile asks (resolve-ahead.ts), so both resolve alike.
+ */
+export function resolveInput(
+  src: ExtensionState['spec']['source']['catalog'],
+  installed: Pick<ReleaseBundle, 'name' | 'version' | 'release'> | undefined,
+  inputs: CatalogInput[],
+  features: Pick<ExtensionFeatures, 'bundleReleaseSupport'>,
+): ResolveInput {
+  return {
+    packageName: src.packageName,
+    channels: src.channels ?? [],
+    versionRange: src.version ?? '',
+    upgradeConstraintPolicy: src.upgradeConstraintPolicy,
+    installed: installed === undefined ? null : { name: installed.name, version: installed.version, release: installed.release ?? null },
+    catalogs: inputs,
+    bundleReleaseSupport: features.bundleReleaseSupport,
+  };
+}
+
+/**
  * Resolves the bundle from the selected catalogs and sets the deprecation conditions. On
  * failure with nothing installed, or with another version asked for, the error is retried
  * (upstream's decision table). Otherwise the installed bundle stays the target, so it stays
@@ -121,18 +151,7 @@ async function resolveBundle(ports: ResolvePorts, state: ExtensionState): Promis
   const selection = await selectedCatalogs(ports.catalogs, src.selector, src.packageName, state.signal);
   let resolved: ReturnType<typeof resolve> | (typeof selection & { ok: false });
   if (selection.ok) {
-    state.resolveRequest = {
-      packageName: src.packageName,
-      channels,
-      versionRange: src.version ?? '',
-      upgradeConstraintPolicy: src.upgradeConstraintPolicy,
-      installed:
-        installed === undefined
-          ? null
-          : { name: installed.bundle.name, version: installed.bundle.version, release: installed.bundle.release ?? null },
-      catalogs: selection.value.inputs,
-      bundleReleaseSupport: ports.features.bundleReleaseSupport,
-    };
+    state.resolveRequest = resolveInput(src, installed?.bundle, selection.value.inputs, ports.features);
     resolved = resolve(state.resolveRequest);
   } else {
     resolved = selection;

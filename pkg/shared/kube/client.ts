@@ -2,6 +2,7 @@
  * A client over unstructured objects: kinds are resolved through discovery, bodies are sent
  * as given and responses returned as parsed JSON, never through a typed model.
  */
+import type { Readable } from 'node:stream';
 import { resourcePath, type ResourceInfo, type ResourceMapper } from './resource-mapper.ts';
 import type { QueryParams, Transport } from './transport.ts';
 import { gvkOf, type KubeObject, type ObjectList, type ObjectRef, type TypeRef, type WatchEvent } from '../unstructured/index.ts';
@@ -150,6 +151,11 @@ function nameOf(obj: KubeObject): string {
 /** Creates a client over `transport`, resolving kinds with `mapper` (which may be shared). */
 export function createKubeClient(transport: Transport, mapper: ResourceMapper): KubeClient {
   const resourceFor = (type: TypeRef, signal?: AbortSignal): Promise<ResourceInfo> => mapper.resolve(gvkOf(type), signal);
+  /** The body of a watch request (both the iterated and the pushed form read it). */
+  const openWatch = async (type: TypeRef, o: WatchOptions): Promise<Readable> => {
+    const info = await resourceFor(type, o.signal);
+    return transport.stream('GET', resourcePath(info, { namespace: o.namespace }), { query: watchQuery(o), ...withSignal(o.signal) });
+  };
 
   async function objectPath(obj: KubeObject, withName: boolean, subresource?: string, signal?: AbortSignal): Promise<string> {
     const info = await resourceFor(obj, signal);
@@ -234,14 +240,10 @@ export function createKubeClient(transport: Transport, mapper: ResourceMapper): 
       return transport.request('DELETE', path, { body, ...withSignal(o.signal) });
     },
     async *watch<T extends KubeObject>(type: TypeRef, o: WatchOptions = {}) {
-      const info = await resourceFor(type, o.signal);
-      const body = await transport.stream('GET', resourcePath(info, { namespace: o.namespace }), { query: watchQuery(o), ...withSignal(o.signal) });
-      yield* decodeWatchStream<T>(body, o.signal);
+      yield* decodeWatchStream<T>(await openWatch(type, o), o.signal);
     },
     async watchEvents<T extends KubeObject>(type: TypeRef, o: WatchOptions, onEvent: (event: WatchEvent<T>) => void) {
-      const info = await resourceFor(type, o.signal);
-      const body = await transport.stream('GET', resourcePath(info, { namespace: o.namespace }), { query: watchQuery(o), ...withSignal(o.signal) });
-      await pushWatchEvents<T>(body, onEvent, o.signal);
+      await pushWatchEvents<T>(await openWatch(type, o), onEvent, o.signal);
     },
     async createSubresource<T>(ref: ObjectRef, subresource: string, body: unknown, o?: { signal?: AbortSignal }) {
       const path = await refPath(ref, subresource, o?.signal);

@@ -123,7 +123,8 @@ export function pushWatchEvents<T extends KubeObject = KubeObject>(
         settle(err);
       }
     });
-    body.once('error', (err: Error) =>
+    // `on`, not `once`: an error after settling must not go unhandled.
+    body.on('error', (err: Error) =>
       settle(signal?.aborted === true ? signal.reason : new Error(`watch stream broke: ${err.message}`, { cause: err })),
     );
     body.once('close', () => {
