@@ -36,7 +36,7 @@ import { pushHostileBundle } from '../lib/hostile-bundles.ts';
 import { sleep } from '../lib/http-load.ts';
 import { connectInspector, forceGc, startHeapSampling } from '../lib/inspector.ts';
 import { createMemoryLimit, type MemoryLimit } from '../lib/memory-limit.ts';
-import { type OlmStack, startOlmStack } from '../lib/olm-stack.ts';
+import { type OlmStack, scrapeStepMetrics, startOlmStack, type StepMetrics } from '../lib/olm-stack.ts';
 import { procMemory, resetPeak, RssSampler } from '../lib/proc.ts';
 import { atMost, measure, type Measurement } from '../lib/report.ts';
 import { mb, round } from '../lib/stats.ts';
@@ -135,6 +135,7 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
   }
   if (installed.died) return crashed(oc.child.stderr(), (await limit?.oomKills()) ?? 0, sampler, limit, performance.now() - start);
   const allMs = performance.now() - start;
+  const installSteps = await scrapeStepMetrics(oc.healthUrl);
   const after = procMemory(pid);
   if (after === undefined) throw new Error('operator-controller is gone');
   const peak = Math.max(sampler.max, hwmReset ? after.hwm : 0);
@@ -145,6 +146,8 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
   await forceGc(pid, oc.inspectPort);
   const collected = procMemory(pid);
   const heap = await heapUsed(pid, oc.inspectPort);
+  const snapshotFile = process.env['OLMV1_BENCH_HOSTILE_HEAP_SNAPSHOT'];
+  if (snapshotFile !== undefined) await writeHeapSnapshot(pid, oc.inspectPort, snapshotFile);
   if (collected === undefined) throw new Error('operator-controller is gone');
   const bytes = bundles.reduce((n, b) => n + b.bytes, 0);
   const cgroupPeak = await limit?.peakBytes();
@@ -223,7 +226,7 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
         round(allMs / 1000, 1),
         's',
         undefined,
-        `${bundles[0]?.objects ?? 0} files per bundle`,
+        `${bundles[0]?.objects ?? 0} files per bundle; ${reconcileNote(installSteps)}`,
       ),
       ...upgradeRows,
     ],
@@ -244,6 +247,15 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
       ...upgradeDetails,
     },
   };
+}
+
+/** How many reconciles ran and how many reached the apply step. */
+function reconcileNote(m: StepMetrics): string {
+  const results = Object.entries(m.reconciles)
+    .filter(([, n]) => n > 0)
+    .map(([r, n]) => `${n} ${r}`)
+    .join(', ');
+  return `reconciles: ${results || 'none'}; apply steps ${m.steps['apply']?.count ?? 0}`;
 }
 
 function limitNote(limit: MemoryLimit | undefined, heapLimit: number): string {
@@ -329,6 +341,23 @@ async function heapUsed(pid: number, port: number): Promise<number> {
   const session = await connectInspector(pid, port);
   try {
     return ((await session.call('Runtime.getHeapUsage')) as { usedSize: number }).usedSize;
+  } finally {
+    session.close();
+  }
+}
+
+/**
+ * Development aid: a heap snapshot of `pid` written by the process itself to `file` (its own
+ * collection first). It needs about the heap's size again, so the run should be without the
+ * memory limit (OLMV1_BENCH_HOSTILE_NO_LIMIT=1).
+ */
+async function writeHeapSnapshot(pid: number, port: number, file: string): Promise<void> {
+  const session = await connectInspector(pid, port);
+  try {
+    await session.call('Runtime.evaluate', {
+      expression: `process.getBuiltinModule('node:v8').writeHeapSnapshot(${JSON.stringify(file)})`,
+      returnByValue: true,
+    });
   } finally {
     session.close();
   }

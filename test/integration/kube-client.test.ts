@@ -199,6 +199,52 @@ describe('CRUD, pagination and watch', () => {
     expect(isNotFound(await kube.client.get({ ...type, namespace: NS, name: 'page-1' }).catch((e: unknown) => e))).toBe(true);
   });
 
+  it('streams list pages item by item: the same items, resourceVersion and continue tokens as a whole-page list', async () => {
+    const type = { apiVersion: 'v1', kind: 'ConfigMap' };
+    // Large values with the characters a splitter must not take for structure.
+    const data = (i: number): Record<string, string> =>
+      Object.fromEntries(Array.from({ length: 4_000 }, (_, k) => [`k${k}`, `{"v":"${i}-${k}"} ] \\ "é" ${'x'.repeat(k % 50)}`]));
+    for (let i = 0; i < 5; i++) {
+      await kube.client.create({ ...type, metadata: { name: `stream-${i}`, namespace: NS, labels: { set: 'stream' } }, data: data(i) });
+    }
+    const whole = await kube.client.listAll(type, { namespace: NS, labelSelector: 'set=stream', limit: 2 });
+    const listEach = kube.client.listEach?.bind(kube.client);
+    if (listEach === undefined) throw new Error('the client offers no streamed list');
+    const streamed: KubeObject[] = [];
+    const tokens: Array<string | undefined> = [];
+    let cont: string | undefined;
+    do {
+      const envelope = await listEach(
+        type,
+        { namespace: NS, labelSelector: 'set=stream', limit: 2, ...(cont === undefined ? {} : { continue: cont }) },
+        (item) => streamed.push(item),
+      );
+      expect(envelope.kind).toBe('ConfigMapList');
+      if (cont === undefined) expect(envelope.metadata.resourceVersion).toBe(whole.resourceVersion);
+      cont = envelope.metadata.continue || undefined;
+      tokens.push(cont);
+    } while (cont !== undefined);
+    expect(tokens).toHaveLength(3);
+    expect(streamed).toEqual(whole.items);
+    expect(streamed[4]?.data).toEqual(data(4));
+
+    const names: string[] = [];
+    await listEach(type, { namespace: NS, labelSelector: 'set=stream', metadataOnly: true }, (item) =>
+      names.push(`${item.kind} ${item.metadata.name}`),
+    );
+    expect(names).toEqual([
+      'PartialObjectMetadata stream-0',
+      'PartialObjectMetadata stream-1',
+      'PartialObjectMetadata stream-2',
+      'PartialObjectMetadata stream-3',
+      'PartialObjectMetadata stream-4',
+    ]);
+    const none = await listEach(type, { namespace: NS, labelSelector: 'set=none', metadataOnly: true }, () => {
+      throw new Error('no item expected');
+    });
+    expect(none.metadata.resourceVersion).not.toBe('');
+  });
+
   it('reuses keep-alive sockets instead of opening one per request or watch', async () => {
     const type = { apiVersion: 'v1', kind: 'ConfigMap' };
     for (let i = 0; i < 40; i++) {

@@ -47,7 +47,7 @@ export class FakeCluster {
   objects: KubeObject[] = [];
   watches: OpenWatch[] = [];
   /** Every list call, with when it was made (performance.now()). */
-  lists: { identity: string; kind: string; namespace: string | undefined; at: number; limit?: number | undefined }[] = [];
+  lists: { identity: string; kind: string; namespace: string | undefined; at: number; limit?: number | undefined; streamed: boolean }[] = [];
   forbidden = new Set<string>();
   unresolvable = new Set<string>();
 
@@ -57,15 +57,12 @@ export class FakeCluster {
         if (this.unresolvable.has(type.kind)) throw new Error(`no matches for kind "${type.kind}"`);
         return { group: '', version: 'v1', kind: type.kind, resource: type.kind.toLowerCase(), namespaced: !CLUSTER_KINDS.has(type.kind), verbs: [] };
       },
-      list: async (type: TypeRef, o: ListOptions = {}): Promise<ObjectList> => {
-        this.lists.push({ identity, kind: type.kind, namespace: o.namespace, at: performance.now(), limit: o.limit });
-        if (this.forbidden.has(type.kind)) throw new ApiError(403, 'Forbidden', `${type.kind} is forbidden`);
-        const items = this.objects.filter((x) => x.kind === type.kind && (o.namespace === undefined || x.metadata.namespace === o.namespace));
-        // Pages as the API server gives them: `limit` items, `continue` the offset of the next.
-        const from = Number(o.continue ?? 0);
-        const to = o.limit === undefined ? items.length : from + o.limit;
-        const next = to < items.length ? { continue: String(to) } : {};
-        return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '5', ...next }, items: structuredClone(items.slice(from, to)) };
+      list: async (type: TypeRef, o: ListOptions = {}): Promise<ObjectList> => this.#list(identity, type, o, false),
+      // The streamed form, as the real client offers it: each item handed over on its own.
+      listEach: async (type: TypeRef, o: ListOptions, onItem: (item: KubeObject) => void): Promise<Omit<ObjectList, 'items'>> => {
+        const { items, ...envelope } = await this.#list(identity, type, o, true);
+        for (const item of items) onItem(item);
+        return envelope;
       },
       watch: (type: TypeRef, o: ListOptions & { signal: AbortSignal }) => this.#watch(identity, type, o),
       get: async (ref: TypeRef & { name: string; namespace?: string }) => {
@@ -74,6 +71,17 @@ export class FakeCluster {
         return structuredClone(found);
       },
     } as unknown as KubeClient;
+  }
+
+  // One page as the API server gives it: `limit` items, `continue` the offset of the next.
+  async #list(identity: string, type: TypeRef, o: ListOptions, streamed: boolean): Promise<ObjectList> {
+    this.lists.push({ identity, kind: type.kind, namespace: o.namespace, at: performance.now(), limit: o.limit, streamed });
+    if (this.forbidden.has(type.kind)) throw new ApiError(403, 'Forbidden', `${type.kind} is forbidden`);
+    const items = this.objects.filter((x) => x.kind === type.kind && (o.namespace === undefined || x.metadata.namespace === o.namespace));
+    const from = Number(o.continue ?? 0);
+    const to = o.limit === undefined ? items.length : from + o.limit;
+    const next = to < items.length ? { continue: String(to) } : {};
+    return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '5', ...next }, items: structuredClone(items.slice(from, to)) };
   }
 
   async *#watch(identity: string, type: TypeRef, o: ListOptions & { signal: AbortSignal }): AsyncGenerator<WatchEvent, void, undefined> {

@@ -22,16 +22,19 @@ const RELEASE: TrackedRelease = {
 const LIVE = RELEASE.objects.map((o) => (CLUSTER_KINDS.has(o.kind) ? o : { ...o, metadata: { namespace: 'ns', ...o.metadata } }));
 
 describe('DriftWatches', () => {
-  it('lists a kind in pages of 10 objects, and sees every page', async () => {
+  it('lists through the streamed form (objects reduced to fingerprints one at a time), every page', async () => {
     const { cluster, drift } = setup();
-    const maps = Array.from({ length: 25 }, (_, i) => ({
+    const maps = Array.from({ length: 725 }, (_, i) => ({
       ...obj('ConfigMap', `blob-${i}`, 'ns'),
       metadata: { name: `blob-${i}`, namespace: 'ns', uid: `u${i}` },
     }));
     cluster.objects = maps;
     await drift.track({ ...RELEASE, objects: maps });
     await vi.waitFor(() => expect(cluster.open('ConfigMap')).toHaveLength(1));
-    expect(cluster.lists.filter((l) => l.kind === 'ConfigMap').map((l) => l.limit)).toEqual([10, 10, 10]);
+    expect(cluster.lists.filter((l) => l.kind === 'ConfigMap').map((l) => [l.limit, l.streamed])).toEqual([
+      [500, true],
+      [500, true],
+    ]);
     for (const m of maps) expect(drift.ownedUid('ext', m)).toBe(m.metadata.uid);
   });
 

@@ -133,9 +133,6 @@ const WATCH_TIMEOUT_SECONDS = 1800;
 type DriftEvent = 'update' | 'delete' | 'missing';
 
 /** See the module comment. */
-/** Objects per page of a drift watch's list (see #start). */
-const DRIFT_LIST_PAGE_SIZE = 10;
-
 export class DriftWatches implements DriftTracker {
   readonly #o: DriftWatchesOptions;
   readonly #extensions = new Map<string, ExtensionWatches>();
@@ -272,12 +269,10 @@ export class DriftWatches implements DriftTracker {
       log: this.#o.log,
       ...(this.#o.registry === undefined ? {} : { registry: this.#o.registry }),
       ...(this.#o.backoff === undefined ? {} : { backoff: this.#o.backoff }),
+      // The client streams list pages (KubeClient.listEach), so each object is reduced to its
+      // fingerprint as it arrives: one extension's objects of a kind can be dozens of ~1 MiB
+      // ConfigMaps, and a page of ten of them parsed whole was ~60 MB of objects.
       transform: (obj) => fingerprint(obj, target.type),
-      // Pages of a few objects: a list's page is parsed whole before its objects are reduced to
-      // fingerprints, and one extension's objects of a kind can be dozens of ~1 MiB ConfigMaps.
-      // A release rarely has more than a few objects of a kind in a namespace, so this adds no
-      // requests to real ones.
-      pageSize: DRIFT_LIST_PAGE_SIZE,
       resyncPeriodMs: 0,
       // Hundreds of these stay open; renewing each every 30-60 min instead of 5-10 keeps their
       // requests per second low. Bookmarks (about one a minute) keep the watchdog quiet.

@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { resourcePath, type ResourceInfo, type ResourceMapper } from './resource-mapper.ts';
 import type { QueryParams, Transport } from './transport.ts';
 import { gvkOf, type KubeObject, type ObjectList, type ObjectRef, type TypeRef, type WatchEvent } from '../unstructured/index.ts';
+import { decodeListStream, type ListEnvelope } from './list-stream.ts';
 import { decodeWatchStream, jitteredWatchTimeoutSeconds, pushWatchEvents } from './watch.ts';
 
 /** Content types of the patch flavours. */
@@ -85,6 +86,12 @@ export interface KubeClient {
   get<T extends KubeObject = KubeObject>(ref: ObjectRef, options?: { signal?: AbortSignal }): Promise<T>;
   /** One page; pass `continue` from `metadata.continue` for the next one. */
   list<T extends KubeObject = KubeObject>(type: TypeRef, options?: ListOptions): Promise<ObjectList<T>>;
+  /**
+   * One page, its items handed to `onItem` one at a time as they arrive (list-stream.ts): a
+   * page of large objects is never held whole. Resolves with the page's envelope (its
+   * resourceVersion and continue token). Optional: test doubles may offer only `list`.
+   */
+  listEach?<T extends KubeObject = KubeObject>(type: TypeRef, options: ListOptions, onItem: (item: T) => void): Promise<ListEnvelope>;
   /** All pages (page size `limit`, default 500); the resourceVersion is the first page's. */
   listAll<T extends KubeObject = KubeObject>(
     type: TypeRef,
@@ -115,6 +122,20 @@ export interface KubeClient {
   /** POST to a subresource of an object (TokenRequest, eviction, ...); returns the response. */
   createSubresource<T = unknown>(ref: ObjectRef, subresource: string, body: unknown, options?: { signal?: AbortSignal }): Promise<T>;
 }
+
+/** The query of a list request. */
+function listQuery(o: ListOptions): QueryParams {
+  return {
+    labelSelector: o.labelSelector || undefined,
+    fieldSelector: o.fieldSelector || undefined,
+    limit: o.limit,
+    continue: o.continue || undefined,
+    resourceVersion: o.resourceVersion,
+  };
+}
+
+/** How long a streamed list page may take to arrive whole (a request's default timeout). */
+const LIST_READ_TIMEOUT_MS = 30_000;
 
 function writeQuery(o: WriteOptions | undefined): QueryParams {
   return {
@@ -176,15 +197,19 @@ export function createKubeClient(transport: Transport, mapper: ResourceMapper): 
     },
     async list<T extends KubeObject>(type: TypeRef, o: ListOptions = {}) {
       const info = await resourceFor(type, o.signal);
-      const query: QueryParams = {
-        labelSelector: o.labelSelector || undefined,
-        fieldSelector: o.fieldSelector || undefined,
-        limit: o.limit,
-        continue: o.continue || undefined,
-        resourceVersion: o.resourceVersion,
-      };
+      const query = listQuery(o);
       const headers = o.metadataOnly === true ? { headers: { Accept: METADATA_LIST_ACCEPT } } : {};
       return transport.request<ObjectList<T>>('GET', resourcePath(info, { namespace: o.namespace }), { query, ...headers, ...withSignal(o.signal) });
+    },
+    async listEach<T extends KubeObject>(type: TypeRef, o: ListOptions, onItem: (item: T) => void) {
+      const info = await resourceFor(type, o.signal);
+      const headers = o.metadataOnly === true ? { headers: { Accept: METADATA_LIST_ACCEPT } } : {};
+      const body = await transport.stream('GET', resourcePath(info, { namespace: o.namespace }), {
+        query: listQuery(o),
+        ...headers,
+        ...withSignal(o.signal),
+      });
+      return decodeListStream<T>(body, onItem, { timeoutMs: LIST_READ_TIMEOUT_MS, signal: o.signal });
     },
     async listAll<T extends KubeObject>(type: TypeRef, o: Omit<ListOptions, 'continue'> = {}) {
       const items: T[] = [];

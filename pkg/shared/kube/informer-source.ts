@@ -3,6 +3,7 @@
  * transforms informers commonly apply before caching.
  */
 import type { KubeClient } from './client.ts';
+import type { ListEnvelope } from './list-stream.ts';
 import type { KubeObject, ObjectList, TypeRef, WatchEvent } from '../unstructured/index.ts';
 
 /**
@@ -14,6 +15,12 @@ export interface ListWatchSource<T extends KubeObject = KubeObject> {
   /** What is listed, for logs (e.g. `clustercatalogs.olm.operatorframework.io`). */
   readonly description: string;
   list(options: { limit: number; continue?: string; signal: AbortSignal }): Promise<ObjectList<T>>;
+  /**
+   * The same page with its items handed to `onItem` one at a time as they arrive; resolves with
+   * the page's envelope. Optional; informers prefer it: a page of large objects is never held
+   * whole, each item goes to the transform and is let go.
+   */
+  listEach?(options: { limit: number; continue?: string; signal: AbortSignal }, onItem: (item: T) => void): Promise<ListEnvelope>;
   watch(options: { resourceVersion: string; timeoutSeconds: number; signal: AbortSignal }): AsyncIterable<WatchEvent<T>>;
   /**
    * The same watch with its events pushed to `onEvent` (resolves when the server ends it, rejects
@@ -51,10 +58,17 @@ export function clientListWatch<T extends KubeObject = KubeObject>(
     .filter(Boolean)
     .join(',');
   const push = client.watchEvents?.bind(client);
+  const each = client.listEach?.bind(client);
   return {
     description: `${type.kind}.${type.apiVersion}${where === '' ? '' : ` (${where})`}`,
     list: (o) =>
       client.list<T>(type, { ...selectors, limit: o.limit, signal: o.signal, ...(o.continue === undefined ? {} : { continue: o.continue }) }),
+    ...(each === undefined
+      ? {}
+      : {
+          listEach: (o, onItem) =>
+            each<T>(type, { ...selectors, limit: o.limit, signal: o.signal, ...(o.continue === undefined ? {} : { continue: o.continue }) }, onItem),
+        }),
     watch: (o) => client.watch<T>(type, { ...selectors, resourceVersion: o.resourceVersion, timeoutSeconds: o.timeoutSeconds, signal: o.signal }),
     ...(push === undefined
       ? {}

@@ -100,6 +100,30 @@ class PushSource extends FakeSource {
   }
 }
 
+// The same fake listing through the streamed form (ListWatchSource.listEach): pages of `limit`
+// items handed over one at a time, a continue token between pages; `failPage` fails that page of
+// the next list (after the pages before it were handed over).
+class StreamingListSource extends FakeSource {
+  pages: Array<string | undefined> = [];
+  failPage: number | undefined;
+  override list(): Promise<ObjectList> {
+    throw new Error('list must not be called when listEach is offered');
+  }
+  async listEach(o: { limit: number; continue?: string }, onItem: (item: KubeObject) => void): Promise<Omit<ObjectList, 'items'>> {
+    if (o.continue === undefined) this.listCalls.push(Date.now());
+    this.pages.push(o.continue);
+    const from = Number(o.continue ?? 0);
+    if (this.failPage !== undefined && from / o.limit === this.failPage) {
+      this.failPage = undefined;
+      throw new Error('connection reset');
+    }
+    const all = [...this.objects.values()];
+    for (const item of all.slice(from, from + o.limit)) onItem(structuredClone(item));
+    const next = from + o.limit < all.length ? String(from + o.limit) : undefined;
+    return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: String(this.rv), ...(next === undefined ? {} : { continue: next }) } };
+  }
+}
+
 type Seen = Array<[InformerEventType, string, string | undefined, string | undefined]>;
 
 function record(informer: Informer): Seen {
@@ -203,6 +227,56 @@ describe('Informer', () => {
     expect(src.lastWatch.resourceVersion).toBe('40');
     const restarts = await registry.getSingleMetric('informer_restarts_total')?.get();
     expect(restarts?.values).toEqual([expect.objectContaining({ labels: { name: 't', reason: 'gone' }, value: 1 })]);
+  });
+
+  it('lists through the streamed form page by page, each item transformed on arrival, and applies a relist only once it is whole', async () => {
+    const src = new StreamingListSource();
+    for (let i = 0; i < 5; i++) src.set(obj(`o${i}`, i + 1));
+    const transformed: string[] = [];
+    const transform = (o: KubeObject): KubeObject => {
+      transformed.push(o.metadata.name as string);
+      return {
+        apiVersion: o.apiVersion,
+        kind: o.kind,
+        metadata: { name: o.metadata.name, namespace: 'ns', resourceVersion: o.metadata.resourceVersion },
+      };
+    };
+    const inf = new Informer({
+      name: 't',
+      source: src,
+      log,
+      resyncPeriodMs: 0,
+      pageSize: 2,
+      transform,
+      backoff: { initialMs: 100, maxMs: 100, random: () => 0 },
+    });
+    const seen = record(inf);
+    void inf.run(ctl.signal);
+    await inf.waitForSync();
+    expect(src.pages).toEqual([undefined, '2', '4']);
+    expect(transformed).toEqual(['o0', 'o1', 'o2', 'o3', 'o4']);
+    expect(inf.keys()).toHaveLength(5);
+    await settle();
+
+    // A relist whose second page fails changes nothing; the retried one applies what changed.
+    seen.length = 0;
+    src.objects.delete('o0');
+    src.set(obj('o1', 20));
+    src.rv = 30;
+    src.failPage = 1;
+    src.pages = [];
+    src.lastWatch.fail(gone());
+    await settle();
+    expect(src.pages).toEqual([undefined, '2']);
+    expect(seen).toEqual([]);
+    expect(inf.keys()).toHaveLength(5);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(src.pages).toEqual([undefined, '2', undefined, '2']);
+    expect(seen).toEqual([
+      ['delete', 'o0', '1', '1'],
+      ['update', 'o1', '20', '2'],
+    ]);
+    expect(src.lastWatch.resourceVersion).toBe('30');
   });
 
   it('retries failed lists with growing backoff, never rejecting, and counts errors', async () => {

@@ -13,7 +13,7 @@ import { isGone } from './api-error.ts';
 import { Backoff, sleepUnlessAborted, type BackoffOptions } from './backoff.ts';
 import { deepFreeze, type ListWatchSource } from './informer-source.ts';
 import { counterOn } from './metrics.ts';
-import { objectKey, type KubeObject, type WatchEvent } from '../unstructured/index.ts';
+import { objectKey, type KubeObject, type ObjectList, type WatchEvent } from '../unstructured/index.ts';
 import { jitteredWatchTimeoutSeconds } from './watch.ts';
 
 /** Kinds of change delivered to handlers. */
@@ -184,14 +184,15 @@ export class Informer<T extends KubeObject = KubeObject> {
     const fresh = new Map<string, Readonly<T>>();
     let cont: string | undefined;
     let rv = '';
+    const add = (item: T): void => {
+      const obj = this.#prepare(item);
+      fresh.set(objectKey(obj), obj);
+    };
     do {
-      const page = await this.#o.source.list({ limit: this.#o.pageSize ?? 500, signal, ...(cont === undefined ? {} : { continue: cont }) });
-      for (const item of page.items ?? []) {
-        const obj = this.#prepare(item);
-        fresh.set(objectKey(obj), obj);
-      }
-      rv = page.metadata?.resourceVersion ?? rv;
-      cont = page.metadata?.continue || undefined;
+      const options = { limit: this.#o.pageSize ?? 500, signal, ...(cont === undefined ? {} : { continue: cont }) };
+      const meta = await this.#listPage(options, add);
+      rv = meta?.resourceVersion ?? rv;
+      cont = meta?.continue || undefined;
     } while (cont !== undefined);
     if (signal.aborted) return;
     for (const [key, old] of this.#cache) {
@@ -207,6 +208,18 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
     this.#resourceVersion = rv;
     this.#markSynced();
+  }
+
+  // One page into `add`: item by item where the source streams them, else the page whole (its
+  // objects are let go before the next page is asked for).
+  async #listPage(
+    options: { limit: number; continue?: string; signal: AbortSignal },
+    add: (item: T) => void,
+  ): Promise<ObjectList['metadata'] | undefined> {
+    if (this.#o.source.listEach !== undefined) return (await this.#o.source.listEach(options, add)).metadata;
+    const page = await this.#o.source.list(options);
+    for (const item of page.items ?? []) add(item);
+    return page.metadata;
   }
 
   // Watches from the current resourceVersion, again and again; returns only on abort.
