@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
-import { deployedRelease, type Release, type ReleaseBundle, type ReleaseStore, type ReleaseSummary } from '../release/index.ts';
+import {
+  deployedRelease,
+  manifestLine,
+  withLazyManifest,
+  type Release,
+  type ReleaseBundle,
+  type ReleaseStore,
+  type ReleaseSummary,
+} from '../release/index.ts';
 import { ApplyError } from './apply.ts';
 import { describeObject, withOwnerLabels } from './objects.ts';
 import { applyRelease, sameContent, uninstallRelease, type DesiredRelease } from './release-apply.ts';
@@ -202,6 +210,24 @@ describe('applyRelease', () => {
     const { client } = fakeClient({}, history);
     const out = await applyRelease({ client, store: new FakeStore(history) }, history, desired('1.0.0', [cm('a')]));
     expect(out.release.description).toBe('Downgrade complete');
+  });
+
+  it('an upgrade from a record read unparsed never parses its objects whole (decision 0098)', async () => {
+    const old = recorded(1, 'deployed', desired('1.0.0', [crd('kept.example.com'), cm('same'), cm('changed', { v: '1' }), cm('gone')]));
+    const text = old.manifest.map(manifestLine).join('');
+    const { manifest: _objects, ...summary } = old;
+    const history = [withLazyManifest(summary, text, 'Secret "ns/r1"')];
+    const { client, cluster } = fakeClient({}, [old]);
+    // The store holds its own copy (structuredClone reads every property).
+    const out = await applyRelease(
+      { client, store: new FakeStore([old]) },
+      history,
+      desired('1.1.0', [crd('kept.example.com'), cm('same'), cm('changed', { v: '2' }), cm('new')]),
+    );
+    expect(out.release.status).toBe('deployed');
+    expect(cluster.calls.filter((c) => c.startsWith('dry-run'))).toEqual(['dry-run ConfigMap ns/changed', 'dry-run ConfigMap ns/new']);
+    expect(cluster.writes).toContain('delete ConfigMap ns/gone');
+    expect(Object.getOwnPropertyDescriptor(history[0], 'manifest')?.get).toBeDefined();
   });
 
   it('an upgrade dry-runs only the objects that differ from the deployed revision', async () => {

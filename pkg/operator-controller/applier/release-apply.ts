@@ -35,6 +35,9 @@ import {
   ReleaseStatus,
   deployedRelease,
   manifestEquals,
+  manifestIdentities,
+  manifestLine,
+  mapManifest,
   reviseRelease,
   type Release,
   type ReleaseBundle,
@@ -104,7 +107,9 @@ export function objectsToDelete(history: readonly Release[], desired: readonly K
   const since = history.filter((r) => (deployed === undefined ? true : r.revision >= deployed.revision)).reverse();
   const seen = new Set<string>();
   const recorded: KubeObject[] = [];
-  for (const obj of since.flatMap((r) => r.manifest)) {
+  // Identities only: deletes and their ownership checks need no more, and a large record's
+  // objects are then never all parsed (decision 0098).
+  for (const obj of since.flatMap((r) => manifestIdentities(r))) {
     const id = objectIdentity(obj);
     if (seen.has(id)) continue;
     seen.add(id);
@@ -220,18 +225,24 @@ function isDowngrade(from: string, to: string): boolean {
   return a.ok && b.ok && compareSemver(b.value, a.value) < 0;
 }
 
-/** True for objects the deployed revision (if any) applied exactly as they are. */
+/**
+ * True for objects the deployed revision (if any) applied exactly as they are. A record read
+ * unparsed keeps each object's line, compared as text first and parsed alone when it differs,
+ * so an upgrade never holds the old revision's objects all at once (decision 0098).
+ */
 function sameAsIn(deployed: Release | undefined): (obj: KubeObject) => boolean {
-  const applied = new Map((deployed?.manifest ?? []).map((o) => [objectIdentity(o), o]));
+  const applied = new Map(deployed === undefined ? [] : mapManifest(deployed, (o, line) => [objectIdentity(o), line ?? o] as const));
   return (obj) => {
     const old = applied.get(objectIdentity(obj));
-    return old !== undefined && jsonEqual(old, obj);
+    if (old === undefined) return false;
+    if (typeof old !== 'string') return jsonEqual(old, obj);
+    return `${old}\n` === manifestLine(obj) || jsonEqual(JSON.parse(old) as unknown, obj);
   };
 }
 
 /** True for objects the deployed revision (if any) does not contain: their failures are skipped. */
 function notIn(deployed: Release | undefined): (obj: KubeObject) => boolean {
-  const ids = new Set((deployed?.manifest ?? []).map(objectIdentity));
+  const ids = new Set(deployed === undefined ? [] : manifestIdentities(deployed).map(objectIdentity));
   return (obj) => !ids.has(objectIdentity(obj));
 }
 

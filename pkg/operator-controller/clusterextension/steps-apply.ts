@@ -14,7 +14,7 @@ import {
 } from '../applier/index.ts';
 import { POLL, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder, KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
-import type { Release, ReleaseStore } from '../release/index.ts';
+import { manifestObjectsWhere, type Release, type ReleaseStore } from '../release/index.ts';
 import { staticKindScopes } from '../render/index.ts';
 import { deprecationConditions, resolve } from '../resolve/index.ts';
 import { bundleProperties } from './bundle-source.ts';
@@ -83,7 +83,8 @@ async function preauthorize(ports: PreauthorizePorts, state: ExtensionState): Pr
   if (releaseUnchanged(state, desired)) return undefined;
   const sa = requireInstaller(state);
   const installer = ports.scoped.forServiceAccount(sa.namespace, sa.name);
-  const oldCrds = (state.installed?.manifest ?? []).filter((o) => o.kind === 'CustomResourceDefinition');
+  // The old revision's CRDs only, its other objects never parsed (decision 0098).
+  const oldCrds = state.installed === undefined ? [] : manifestObjectsWhere(state.installed, (o) => o.kind === 'CustomResourceDefinition');
   const mapper = staticKindScopes([...oldCrds, ...desired.objects.filter((o) => o.kind === 'CustomResourceDefinition')]);
   let missing;
   try {

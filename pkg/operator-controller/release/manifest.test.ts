@@ -3,7 +3,16 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { jsonEqual } from '../../shared/controller/index.ts';
-import { manifestEquals, manifestIdentities, manifestLine, reviseRelease, unparsedManifest, withLazyManifest } from './manifest.ts';
+import {
+  manifestEquals,
+  manifestIdentities,
+  manifestLine,
+  manifestObjectsWhere,
+  mapManifest,
+  reviseRelease,
+  unparsedManifest,
+  withLazyManifest,
+} from './manifest.ts';
 
 const objects: KubeObject[] = [
   { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns', labels: { x: 'y' } }, data: { k: 'v' } },
@@ -64,7 +73,7 @@ describe('manifestIdentities', () => {
 });
 
 describe('manifestEquals', () => {
-  const equal = (a: readonly KubeObject[], b: readonly KubeObject[]) => jsonEqual(a, b);
+  const equal = (a: KubeObject, b: KubeObject) => jsonEqual(a, b);
 
   it('is true line by line for the objects recorded, without parsing', () => {
     const release = lazy();
@@ -75,7 +84,9 @@ describe('manifestEquals', () => {
   it('compares values when the text differs: keys in another order (upstream writes them sorted) are the same objects', () => {
     const upstream = `{"apiVersion":"v1","data":{"k":"v"},"kind":"ConfigMap","metadata":{"labels":{"x":"y"},"name":"a","namespace":"ns"}}\n{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"r"},"rules":[]}\n`;
     expect(upstream).not.toBe(text);
-    expect(manifestEquals(lazy(upstream), objects, equal)).toBe(true);
+    const release = lazy(upstream);
+    expect(manifestEquals(release, objects, equal)).toBe(true);
+    expect(unparsed(release)).toBe(true);
   });
 
   it('is false for other objects, fewer or more of them', () => {
@@ -84,6 +95,26 @@ describe('manifestEquals', () => {
     expect(manifestEquals(lazy(), changed, equal)).toBe(false);
     expect(manifestEquals(lazy(), objects.slice(0, 1), equal)).toBe(false);
     expect(manifestEquals(lazy(), [...objects, objects[0] as KubeObject], equal)).toBe(false);
+  });
+});
+
+describe('mapManifest and manifestObjectsWhere', () => {
+  it('hand each object with its line, one at a time, and keep only what they pick', () => {
+    const release = lazy();
+    const lines: Array<string | undefined> = [];
+    expect(mapManifest(release, (o, line) => (lines.push(line), o.kind))).toEqual(['ConfigMap', 'ClusterRole']);
+    expect(lines.map((l) => `${l}\n`)).toEqual(objects.map(manifestLine));
+    expect(manifestObjectsWhere(release, (o) => o.kind === 'ClusterRole')).toEqual([objects[1]]);
+    expect(unparsed(release)).toBe(true);
+  });
+
+  it('read parsed objects and YAML manifests without lines, and throw as the parse would on a corrupt line', () => {
+    const parsed = lazy();
+    void parsed.manifest;
+    expect(mapManifest(parsed, (_o, line) => line)).toEqual([undefined, undefined]);
+    const yaml = lazy('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: ns\n---\n');
+    expect(manifestObjectsWhere(yaml, () => true)).toEqual([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns' } }]);
+    expect(() => manifestObjectsWhere(lazy(`${manifestLine(objects[0] as KubeObject)}[1]\n`), () => true)).toThrow(/is corrupt/);
   });
 });
 

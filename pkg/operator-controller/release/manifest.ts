@@ -149,26 +149,47 @@ function* nonEmptyLines(text: string): Generator<string, void, undefined> {
 }
 
 /**
- * The release's objects reduced to apiVersion, kind, name and namespace (what drift watches
- * and deletions are keyed by), in order. From an unparsed manifest one line at a time, so that
- * only one object is ever whole; throws as the `manifest` getter would on a corrupt line.
+ * `pick` of each of the release's objects, in order, given the object's line when it comes from
+ * an unparsed JSON-lines manifest: one line is parsed at a time and only what `pick` returns is
+ * kept, so the release's objects are never all whole (decision 0098). From the parsed objects
+ * otherwise (parsed already, or not JSON lines: the full parse says what it holds); throws as
+ * the `manifest` getter would on a corrupt line.
  */
-export function manifestIdentities(release: { manifest: readonly KubeObject[] }): KubeObject[] {
+export function mapManifest<T>(release: { manifest: readonly KubeObject[] }, pick: (obj: KubeObject, line: string | undefined) => T): T[] {
   const unparsed = unparsedLines(release);
-  if (unparsed === undefined) return release.manifest.map(identityOf);
-  const out: KubeObject[] = [];
+  const whole = (): T[] => release.manifest.map((o) => pick(o, undefined));
+  if (unparsed === undefined) return whole();
+  const out: T[] = [];
   for (const line of unparsed.lines) {
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      // Not JSON lines after all (YAML documents): the full parse says what it holds.
-      return release.manifest.map(identityOf);
-    }
-    if (!isKubeObject(value)) return release.manifest.map(identityOf);
-    out.push(identityOf(value));
+    const value = parseLine(line);
+    if (value === undefined) return whole();
+    out.push(pick(value, line));
   }
   return out;
+}
+
+/** The object of one manifest line, or undefined when it is not JSON of an object. */
+function parseLine(line: string): KubeObject | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  return isKubeObject(value) ? value : undefined;
+}
+
+/**
+ * The release's objects reduced to apiVersion, kind, name and namespace (what drift watches
+ * and deletions are keyed by), in order, read as {@link mapManifest} reads them.
+ */
+export function manifestIdentities(release: { manifest: readonly KubeObject[] }): KubeObject[] {
+  return mapManifest(release, identityOf);
+}
+
+/** The release's objects that `keep` accepts, whole, read as {@link mapManifest} reads them. */
+export function manifestObjectsWhere(release: { manifest: readonly KubeObject[] }, keep: (obj: KubeObject) => boolean): KubeObject[] {
+  return mapManifest(release, (o) => (keep(o) ? o : undefined)).filter((o): o is KubeObject => o !== undefined);
 }
 
 function identityOf(obj: KubeObject): KubeObject {
@@ -181,28 +202,30 @@ function identityOf(obj: KubeObject): KubeObject {
 }
 
 /**
- * True when the release's objects are `objects`. An unparsed manifest is compared line by line
- * with each object's line (what we record, byte for byte); when a line differs the objects are
- * parsed and compared as values with `equal`, since records written elsewhere (upstream's,
- * with sorted keys) hold the same objects in other text.
+ * True when the release's objects are `objects`, compared one at a time with `equal`. An
+ * unparsed manifest is compared line by line with each object's line (what we record, byte for
+ * byte); a line that differs is parsed alone and compared as a value, since records written
+ * elsewhere (upstream's, with sorted keys) hold the same objects in other text.
  */
 export function manifestEquals(
   release: { manifest: readonly KubeObject[] },
   objects: readonly KubeObject[],
-  equal: (a: readonly KubeObject[], b: readonly KubeObject[]) => boolean,
+  equal: (recorded: KubeObject, object: KubeObject) => boolean,
 ): boolean {
+  const whole = (): boolean => {
+    const recorded = release.manifest;
+    return recorded.length === objects.length && recorded.every((o, i) => equal(o, objects[i] as KubeObject));
+  };
   const unparsed = unparsedLines(release);
-  if (unparsed !== undefined) {
-    let i = 0;
-    let same = true;
-    for (const line of unparsed.lines) {
-      const obj = objects[i++];
-      if (obj === undefined || `${line}\n` !== manifestLine(obj)) {
-        same = false;
-        break;
-      }
-    }
-    if (same && i === objects.length) return true;
+  if (unparsed === undefined) return whole();
+  let i = 0;
+  for (const line of unparsed.lines) {
+    const obj = objects[i++];
+    if (obj === undefined) return false;
+    if (`${line}\n` === manifestLine(obj)) continue;
+    const value = parseLine(line);
+    if (value === undefined) return whole();
+    if (!equal(value, obj)) return false;
   }
-  return equal(release.manifest, objects);
+  return i === objects.length;
 }
