@@ -7,7 +7,7 @@
  * bundle image (bench/lib/hostile-bundles.ts), one package each in one catalog; a namespace,
  * ServiceAccount and the RBAC `olmv1 rbac` prints for each. Once operator-controller is ready
  * and idle, its kernel high-water mark (VmHWM) is reset; the four ClusterExtensions are applied
- * in one kubectl call, so its four reconcile workers pull, parse, render and apply them at the
+ * in one kubectl call, so its reconcile workers pull, parse, render and apply them at the
  * same time; its RSS is sampled every 20 ms until all four are installed. The peak is the larger
  * of VmHWM and the samples.
  *
@@ -118,6 +118,7 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
             () => undefined,
           );
         }, 1_000);
+  const stopTrace = await startMemoryTrace(pid, oc.inspectPort, process.env['OLMV1_BENCH_HOSTILE_MEMORY_TRACE']);
   const applyVersion = async (version: string): Promise<string> => {
     const file = join(ctx.workDir, `hostile-${version}.yaml`);
     await writeFile(file, bundles.map((b) => `---\n${dump(pinned(clusterExtension(b.pkg, b, b.pkg, 'installer'), version))}`).join(''));
@@ -191,6 +192,7 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
     );
     Object.assign(upgradeDetails, { upgradePeakMB: mb(upgradePeak), upgradeMs: Math.round(ms), upgradeCrash: died ?? null });
   }
+  await stopTrace();
   return {
     measurements: [
       measure(
@@ -361,6 +363,39 @@ async function writeHeapSnapshot(pid: number, port: number, file: string): Promi
   } finally {
     session.close();
   }
+}
+
+/**
+ * Development aid: every 500 ms until stopped, operator-controller's `process.memoryUsage()`
+ * (V8's heap, external memory, ArrayBuffers) beside its RSS, as JSON lines in `file`: whether a
+ * peak is V8's heap or memory outside it. Nothing when `file` is undefined.
+ */
+async function startMemoryTrace(pid: number, port: number, file: string | undefined): Promise<() => Promise<void>> {
+  if (file === undefined) return async () => undefined;
+  const session = await connectInspector(pid, port);
+  const lines: string[] = [];
+  const t0 = performance.now();
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    const rss = procMemory(pid)?.rss;
+    session
+      .call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true })
+      .then(
+        (r) => {
+          const usage = JSON.parse((r as { result: { value: string } }).result.value) as Record<string, number>;
+          lines.push(JSON.stringify({ s: round((performance.now() - t0) / 1000, 1), procRss: rss, ...usage }));
+        },
+        () => undefined,
+      )
+      .finally(() => (busy = false));
+  }, 500);
+  return async () => {
+    clearInterval(timer);
+    session.close();
+    await writeFile(file, lines.join('\n'));
+  };
 }
 
 /** The hostile-bundles benchmark. */

@@ -9,15 +9,17 @@
 import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../shared/node-flags.ts';
 
 /**
- * Node flags of operator-controller: catalogd's, and V8's old generation set to 320 MB of the
- * container's 512 MiB (OPERATOR_CONTROLLER_MEMORY_LIMIT_BYTES). Node would give it half the
- * limit (256 MB), less than reconciles of bundles near the image caps hold at once: four
- * hostile bundles aborted operator-controller at that heap limit in every run, a crash loop
- * (bench `hostile`, bench/results/bundle-memory.md). 320 MB leaves ~190 MB of the limit for
- * what is not V8's heap (the binary's pages, buffers, the young generation); the benchmark
- * runs it in a memory cgroup of the limit and counts kernel OOM kills. Raise both together.
+ * Node flags of operator-controller: catalogd's, and V8's old generation set to 256 MB of the
+ * container's 512 MiB (OPERATOR_CONTROLLER_MEMORY_LIMIT_BYTES), about what Node would take from
+ * the limit, but fixed. The rest of the limit is not spare: with four hostile bundles upgraded
+ * at once, memory outside V8's heap (large strings and Buffers of release records and API
+ * bodies, 150-160 MB at its peak, plus ~80-110 MB of the binary's pages and native memory)
+ * came on top of the heap, and with 320 MB the kernel killed the process in two of six runs
+ * (bench `hostile` with OLMV1_BENCH_HOSTILE_MEMORY_TRACE, bench/results/bundle-memory.md,
+ * decision 0098 item 8). The benchmark runs it in a memory cgroup of the limit and counts both
+ * V8's and the kernel's kills. Raise both together.
  */
-export const OPERATOR_CONTROLLER_NODE_FLAGS: readonly string[] = [...CATALOGD_NODE_FLAGS, '--max-old-space-size=320'];
+export const OPERATOR_CONTROLLER_NODE_FLAGS: readonly string[] = [...CATALOGD_NODE_FLAGS, '--max-old-space-size=256'];
 
 /** Environment of operator-controller (glibc allocator settings). */
 export const OPERATOR_CONTROLLER_ENVIRONMENT: Readonly<Record<string, string>> = CATALOGD_ENVIRONMENT;

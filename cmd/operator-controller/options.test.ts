@@ -19,7 +19,7 @@ describe('parseOperatorControllerOptions', () => {
       cacheDir: '/var/cache/operator-controller',
       catalogdUrl: undefined,
       catalogdCaFile: undefined,
-      maxConcurrentReconciles: 4,
+      maxConcurrentReconciles: 8,
       healthProbe: { host: '0.0.0.0', port: 8081 },
       leaderElect: true,
       leaderElectionId: '9c4404e7.operatorframework.io',

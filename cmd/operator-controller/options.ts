@@ -73,7 +73,7 @@ Flags:
   --catalogd-url URL                reach catalogd here instead of the host in catalogs' status.urls.base
   --catalogd-ca-file FILE           extra PEM CA bundle for catalogd's HTTPS
   --catalogd-cas-dir DIR            directory of PEM CA files for catalogd's HTTPS (re-read on change)
-  --max-concurrent-reconciles N     ClusterExtensions reconciled in parallel (default 4)
+  --max-concurrent-reconciles N     ClusterExtensions reconciled in parallel (default 8)
   --default-install-service-account NS/NAME
                                     installs extensions whose spec names no serviceAccount (upstream's
                                     current YAML); without it they wait with a message (default: none)
@@ -131,7 +131,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
   );
   if (parsed === 'help') return 'help';
   const { common, values } = parsed;
-  const workers = parsePositiveInt('--max-concurrent-reconciles', values['max-concurrent-reconciles'] ?? '4');
+  const workers = parsePositiveInt('--max-concurrent-reconciles', values['max-concurrent-reconciles'] ?? '8');
   const url = values['catalogd-url'];
   let catalogdUrl: URL | undefined;
   if (url !== undefined) {
