@@ -184,6 +184,31 @@ describe('parseBundle classification', () => {
     expect(r.ok && r.value.csv.metadata?.name).toBe('a');
   });
 
+  it('consumes the files handed over, each manifest file as it is reached; leaves a map it is lent as it was', () => {
+    const entries = {
+      './metadata/annotations.yaml': ANNOTATIONS,
+      'metadata/properties.yaml': 'properties: []\n',
+      'manifests\\b.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n',
+      'manifests/a.yaml': CSV('a'),
+      'manifests/c.yaml': 'apiVersion: v1\nkind: Secret\nmetadata: {name: c}\n',
+    };
+    const lent = files(entries);
+    const expected = parseBundle(lent);
+    expect(lent.size).toBe(5);
+    const deleted: string[] = [];
+    const handed = new (class extends Map<string, Uint8Array> {
+      override delete(key: string): boolean {
+        // Each file goes before the next one is decoded: the objects decoded so far are one fewer.
+        deleted.push(`${key} after ${this.size}`);
+        return super.delete(key);
+      }
+    })(files(entries));
+    const consumed = parseBundle(handed, { consume: true });
+    expect(consumed).toEqual(expected);
+    expect(deleted).toEqual(['manifests/a.yaml after 5', 'manifests\\b.yaml after 4', 'manifests/c.yaml after 3']);
+    expect([...handed.keys()]).toEqual(['./metadata/annotations.yaml', 'metadata/properties.yaml']);
+  });
+
   it('merges metadata/properties.yaml into the olm.properties annotation', () => {
     const r = parseBundle(
       files({

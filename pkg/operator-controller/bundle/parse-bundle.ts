@@ -25,12 +25,28 @@ export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package
 const MANIFESTS_DIR = 'manifests';
 const CRD_API_VERSION = 'apiextensions.k8s.io/v1';
 
+/** Options of {@link parseBundle}. */
+interface ParseBundleOptions {
+  /**
+   * The caller hands `files` over: each manifest file is removed from the map once its objects
+   * are decoded, so that a large bundle's bytes can be collected while the rest is parsed
+   * instead of being held beside all of its objects (decision 0098). The map is left with the
+   * other files (metadata) on return, and in any state on an error.
+   */
+  consume?: boolean;
+}
+
 /**
  * Parses a bundle from its files (paths relative to the bundle root, `/`-separated; a key
  * ending in `/` marks a directory, which lets callers report empty directories).
  */
-export function parseBundle(files: BundleFiles): Result<RegistryV1Bundle, string> {
-  const normalized = normalizePaths(files);
+export function parseBundle(files: BundleFiles, options?: { consume?: false }): Result<RegistryV1Bundle, string>;
+export function parseBundle(files: Map<string, Uint8Array>, options: ParseBundleOptions): Result<RegistryV1Bundle, string>;
+export function parseBundle(files: BundleFiles | Map<string, Uint8Array>, options: ParseBundleOptions = {}): Result<RegistryV1Bundle, string> {
+  const consumed = options.consume === true ? (files as Map<string, Uint8Array>) : undefined;
+  // Normalized path -> the caller's key, to remove a consumed file from the caller's map.
+  const keys = new Map<string, string>();
+  const normalized = normalizePaths(files, keys);
   const packageName = readPackageName(normalized.get('metadata/annotations.yaml'));
   if (!packageName.ok) return packageName;
 
@@ -43,7 +59,12 @@ export function parseBundle(files: BundleFiles): Result<RegistryV1Bundle, string
     if (entry.isDir) {
       return err(`subdirectories are not allowed within the "${MANIFESTS_DIR}" directory of the bundle image filesystem: found "${entry.path}"`);
     }
-    const objects = readManifestFile(entry.path, normalized.get(entry.path) ?? new Uint8Array());
+    const bytes = normalized.get(entry.path) ?? new Uint8Array();
+    if (consumed !== undefined) {
+      normalized.delete(entry.path);
+      consumed.delete(keys.get(entry.path) ?? entry.path);
+    }
+    const objects = readManifestFile(entry.path, bytes);
     if (!objects.ok) return err(`error parsing objects in ${JSON.stringify(entry.path)}: ${objects.error}`);
     for (const obj of objects.value) {
       const classified = classify(obj);
@@ -64,16 +85,17 @@ export function parseBundle(files: BundleFiles): Result<RegistryV1Bundle, string
   return ok({ packageName: packageName.value, csv, crds, others });
 }
 
-function normalizePaths(files: BundleFiles): Map<string, Uint8Array> {
+/** The files under `/`-separated paths without leading `./` or `/`; `keys` gets each one's key in `files`. */
+function normalizePaths(files: BundleFiles, keys: Map<string, string>): Map<string, Uint8Array> {
   const out = new Map<string, Uint8Array>();
-  for (const [path, bytes] of files)
-    out.set(
-      path
-        .replace(/\\/g, '/')
-        .replace(/^(\.\/)+/, '')
-        .replace(/^\/+/, ''),
-      bytes,
-    );
+  for (const [path, bytes] of files) {
+    const normal = path
+      .replace(/\\/g, '/')
+      .replace(/^(\.\/)+/, '')
+      .replace(/^\/+/, '');
+    out.set(normal, bytes);
+    keys.set(normal, path);
+  }
   return out;
 }
 

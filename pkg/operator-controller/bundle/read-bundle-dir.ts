@@ -1,12 +1,11 @@
 /**
  * Filesystem edge of bundle parsing: reads an unpacked bundle directory into the
- * path-to-bytes map that `parseBundle` takes. Kept apart from the pure parser so that
+ * path-to-bytes map that `parseBundle` takes (a `BundleFiles`, which the caller may hand over to it). Kept apart from the pure parser so that
  * images (unpacked by the OCI client) and directories go through the same code.
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalFileError, type LocalTree, listDir, openTree, readRegularFile } from '../../shared/localfs/index.ts';
-import type { BundleFiles } from './types.ts';
 
 /** Directory nesting deeper than this is refused (it also stops symbolic-link loops). */
 const MAX_DEPTH = 32;
@@ -41,7 +40,7 @@ interface Taken {
  *   read, a file exceeds `MAX_BUNDLE_FILE_BYTES`, directories nest deeper than 32 levels, or the
  *   whole read (links followed) exceeds 64 MiB or 20,000 entries.
  */
-export async function readBundleDir(dir: string): Promise<BundleFiles> {
+export async function readBundleDir(dir: string): Promise<Map<string, Uint8Array>> {
   let tree: LocalTree;
   try {
     tree = await openTree(dir);

@@ -46,7 +46,8 @@ async function parseBundleDir(
 ): Promise<{ bundle: RegistryV1Bundle; lease?: BundleLease }> {
   const lease = budget === undefined ? undefined : await budget.acquire(await bundleDirBytes(dir), signal);
   try {
-    const parsed = parseBundle(await readBundleDir(dir));
+    // The files are handed over: each one's bytes can go once its objects are decoded.
+    const parsed = parseBundle(await readBundleDir(dir), { consume: true });
     if (!parsed.ok) throw new Error(parsed.error);
     return { bundle: parsed.value, ...(lease === undefined ? {} : { lease }) };
   } catch (err) {
