@@ -13,6 +13,7 @@
  * Within a phase the input order is kept.
  */
 import type { KubeObject } from '../../shared/kube/index.ts';
+import type { ObjectSequence } from '../release/index.ts';
 import { isCrd } from './objects.ts';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io/';
@@ -33,6 +34,22 @@ export const APPLY_PHASES = 6;
 export function applyPhases(objects: readonly KubeObject[]): KubeObject[][] {
   const phases: KubeObject[][] = Array.from({ length: APPLY_PHASES }, () => []);
   for (const obj of objects) phases[phaseOf(obj)]?.push(obj);
+  return phases;
+}
+
+/**
+ * The positions of `objects` grouped into the phases above, each in input order: for a
+ * sequence whose objects are parsed when read (a manifest's lines), so that the caller then
+ * reads, and holds, one object at a time. `visit` sees each object as it is read.
+ */
+export function applyPhasePositions(objects: ObjectSequence, visit?: (obj: KubeObject) => void): number[][] {
+  const phases: number[][] = Array.from({ length: APPLY_PHASES }, () => []);
+  for (let i = 0; i < objects.length; i++) {
+    const obj = objects.at(i);
+    if (obj === undefined) continue;
+    phases[phaseOf(obj)]?.push(i);
+    visit?.(obj);
+  }
   return phases;
 }
 

@@ -8,7 +8,8 @@
 import { FIELD_MANAGER } from '../../shared/api/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { isNoKindMatch, sleepUnlessAborted, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
-import { applyPhases, inApplyOrder } from './apply-order.ts';
+import type { ObjectSequence } from '../release/index.ts';
+import { applyPhasePositions } from './apply-order.ts';
 import { describeObject, isCrd, objectIdentity, refOf } from './objects.ts';
 
 /** Options of `applyObjects`. */
@@ -44,15 +45,19 @@ interface CrdStatus {
  * Applies `objects` one at a time in apply order; stops at the first refusal and throws
  * ApplyError `error applying <Kind ns/name>: <API server message>` (objects applied before it
  * stay, as upstream leaves a failed release's objects). Aborting `signal` stops between objects.
+ * Each object is read from `objects` when it is applied: a manifest's lines (manifestObjects)
+ * are parsed one at a time and never held all at once (decision 0098).
  */
-export async function applyObjects(client: KubeClient, objects: readonly KubeObject[], options: ApplyObjectsOptions = {}): Promise<void> {
+export async function applyObjects(client: KubeClient, objects: ObjectSequence, options: ApplyObjectsOptions = {}): Promise<void> {
   const signal = options.signal;
-  for (const [index, phase] of applyPhases(objects).entries()) {
+  for (const [index, phase] of applyPhasePositions(objects).entries()) {
     // Only the CRDs' status is kept from the answers (the first reading of Established): an
     // answer is the whole object as stored, which for a large release adds up to its size.
     const answers: CrdStatus[] = [];
-    for (const obj of phase) {
+    for (const position of phase) {
       signal?.throwIfAborted();
+      const obj = objects.at(position);
+      if (obj === undefined) continue;
       await options.beforeWrite?.(obj);
       try {
         const answer = await client.apply<KubeObject & CrdStatus>(obj, {
@@ -66,7 +71,12 @@ export async function applyObjects(client: KubeClient, objects: readonly KubeObj
       }
       options.onApplied?.(obj);
     }
-    if (index === 0) for (const [i, crd] of phase.entries()) await waitEstablished(client, crd, answers[i], options);
+    if (index === 0) {
+      for (const [i, position] of phase.entries()) {
+        const crd = objects.at(position);
+        if (crd !== undefined) await waitEstablished(client, crd, answers[i], options);
+      }
+    }
   }
 }
 
@@ -111,17 +121,23 @@ async function waitEstablished(client: KubeClient, crd: KubeObject, applied: Crd
  */
 export async function dryRunObjects(
   client: KubeClient,
-  objects: readonly KubeObject[],
+  objects: ObjectSequence,
   absent: ReadonlySet<string>,
   signal?: AbortSignal,
   unchanged: (obj: KubeObject) => boolean = () => false,
 ): Promise<void> {
-  const crdKinds = new Set(objects.filter(isCrd).map(crdKindKey));
-  const newNamespaces = new Set(
-    objects.filter((o) => o.apiVersion === 'v1' && o.kind === 'Namespace' && absent.has(objectIdentity(o))).map((o) => o.metadata.name),
-  );
-  const newRoles = new Set(objects.filter((o) => isRole(o) && absent.has(objectIdentity(o))).map(roleKey));
-  for (const obj of inApplyOrder(objects)) {
+  const crdKinds = new Set<string>();
+  const newNamespaces = new Set<string | undefined>();
+  const newRoles = new Set<string>();
+  const phases = applyPhasePositions(objects, (o) => {
+    if (isCrd(o)) crdKinds.add(crdKindKey(o));
+    if (o.apiVersion === 'v1' && o.kind === 'Namespace' && absent.has(objectIdentity(o))) newNamespaces.add(o.metadata.name);
+    if (isRole(o) && absent.has(objectIdentity(o))) newRoles.add(roleKey(o));
+  });
+  // One object at a time, in apply order (see applyObjects).
+  for (const position of phases.flat()) {
+    const obj = objects.at(position);
+    if (obj === undefined) continue;
     const ns = obj.metadata.namespace;
     if (ns !== undefined && newNamespaces.has(ns)) continue;
     if (isBinding(obj) && newRoles.has(roleRefKey(obj))) continue;

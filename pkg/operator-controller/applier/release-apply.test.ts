@@ -3,7 +3,9 @@ import { ApiError, type KubeClient, type KubeObject } from '../../shared/kube/in
 import {
   deployedRelease,
   manifestLine,
+  reviseRelease,
   withLazyManifest,
+  withManifestLines,
   type Release,
   type ReleaseBundle,
   type ReleaseStore,
@@ -94,7 +96,7 @@ function desired(version: string, objects: KubeObject[], extra: Partial<DesiredR
     extensionUID: 'uid-1',
     installNamespace: 'ns',
     bundle: bundle(version),
-    objects,
+    manifest: objects,
     properties: [{ type: 'olm.package' }],
     ...extra,
   };
@@ -107,7 +109,7 @@ function recorded(revision: number, status: Release['status'], d: DesiredRelease
     revision,
     status,
     bundle: d.bundle,
-    manifest: d.objects,
+    manifest: [...d.manifest],
     properties: d.properties,
     ...(d.config === undefined ? {} : { config: d.config }),
     notes: {},
@@ -146,7 +148,7 @@ describe('applyRelease', () => {
     expect(out.release).toMatchObject({
       revision: 1,
       status: 'deployed',
-      manifest: want.objects,
+      manifest: want.manifest,
       config: { replicas: 2 },
       properties: [{ type: 'olm.package' }],
       notes: { droppedFields: [{ object: 'ConfigMap ns/a', paths: ['.x'] }] },
@@ -228,6 +230,56 @@ describe('applyRelease', () => {
     expect(cluster.calls.filter((c) => c.startsWith('dry-run'))).toEqual(['dry-run ConfigMap ns/changed', 'dry-run ConfigMap ns/new']);
     expect(cluster.writes).toContain('delete ConfigMap ns/gone');
     expect(Object.getOwnPropertyDescriptor(history[0], 'manifest')?.get).toBeDefined();
+  });
+
+  it('a rendering held as lines is dry-run, applied, compared and recorded one object at a time, never parsed whole (decision 0098)', async () => {
+    const old = recorded(1, 'deployed', desired('1.0.0', [crd('kept.example.com'), cm('same'), cm('changed', { v: '1' }), cm('gone')]));
+    const { manifest: _objects, ...summary } = old;
+    const history = [withLazyManifest(summary, old.manifest.map(manifestLine).join(''), 'Secret "ns/r1"')];
+    const objects = [crd('kept.example.com'), cm('same'), cm('changed', { v: '2' }), cm('new')];
+    const { manifest: _parsed, ...fields } = desired('1.1.0', objects);
+    const want: DesiredRelease = withManifestLines(
+      fields,
+      objects.map((o) => JSON.stringify(o)),
+      'the rendering',
+    );
+    const unparsed = (o: object): boolean => Object.getOwnPropertyDescriptor(o, 'manifest')?.get !== undefined;
+    const written: boolean[] = [];
+    // Keeps what it is given unparsed (the real store encodes the lines as they are).
+    const store = new (class extends FakeStore {
+      override create(release: Release): Promise<void> {
+        written.push(unparsed(release));
+        this.records.set(release.revision, reviseRelease(release, {}));
+        return Promise.resolve();
+      }
+      override update(release: Release): Promise<void> {
+        written.push(unparsed(release));
+        this.records.set(release.revision, reviseRelease(release, {}));
+        return Promise.resolve();
+      }
+    })([old]);
+    const { client, cluster } = fakeClient({}, [old]);
+    const out = await applyRelease({ client, store }, history, want);
+    expect(out.release.status).toBe('deployed');
+    expect(cluster.calls.filter((c) => c.startsWith('dry-run'))).toEqual(['dry-run ConfigMap ns/changed', 'dry-run ConfigMap ns/new']);
+    expect(cluster.writes).toContain('delete ConfigMap ns/gone');
+    expect(cluster.objects.get('ConfigMap ns/changed')).toMatchObject({ data: { v: '2' } });
+    // Pending, then deployed, then the old revision superseded: each written as it was held (lines, text).
+    expect(written).toEqual([true, true, true]);
+    expect(store.records.get(2)?.manifest).toEqual(objects);
+    expect(unparsed(want)).toBe(true);
+    expect(unparsed(history[0] as object)).toBe(true);
+    // The same rendering again is the deployed revision: a repair, nothing recorded.
+    const again = await applyRelease(
+      { client, store },
+      await store.history(),
+      withManifestLines(
+        fields,
+        objects.map((o) => JSON.stringify(o)),
+        'x',
+      ),
+    );
+    expect(again.changed).toBe(false);
   });
 
   it('an upgrade dry-runs only the objects that differ from the deployed revision', async () => {

@@ -37,8 +37,11 @@ import {
   manifestEquals,
   manifestIdentities,
   manifestLine,
+  manifestObjects,
   mapManifest,
   reviseRelease,
+  withManifestOf,
+  type ManifestHolder,
   type Release,
   type ReleaseBundle,
   type ReleaseStore,
@@ -55,8 +58,12 @@ export interface DesiredRelease {
   /** `spec.namespace`: with the extension and the bundle's package, who owns the objects (ownership.ts). */
   installNamespace: string;
   bundle: ReleaseBundle;
-  /** Rendered, labelled objects, ready to apply. */
-  objects: KubeObject[];
+  /**
+   * Rendered, labelled objects, ready to apply: an array, or a lazy manifest (the render
+   * step's lines, a release record's text; release/manifest.ts), which the apply reads one
+   * object at a time and records as it is, never parsing it whole (decision 0098).
+   */
+  manifest: readonly KubeObject[];
   properties: unknown[];
   config?: Record<string, unknown>;
   droppedFields?: { object: string; paths: string[] }[];
@@ -91,7 +98,7 @@ export function sameContent(release: Release, desired: DesiredRelease): boolean 
   return (
     jsonEqual(release.bundle, desired.bundle) &&
     jsonEqual(release.config, desired.config) &&
-    manifestEquals(release, desired.objects, (a, b) => jsonEqual(a, b))
+    manifestEquals(release, desired, (a, b) => jsonEqual(a, b))
   );
 }
 
@@ -102,7 +109,7 @@ export function sameContent(release: Release, desired: DesiredRelease): boolean 
  * deployed revision would leave an object that only an interrupted revision had behind, in no
  * record at all.
  */
-export function objectsToDelete(history: readonly Release[], desired: readonly KubeObject[]): KubeObject[] {
+export function objectsToDelete(history: readonly Release[], desired: ManifestHolder): KubeObject[] {
   const deployed = deployedRelease(history);
   const since = history.filter((r) => (deployed === undefined ? true : r.revision >= deployed.revision)).reverse();
   const seen = new Set<string>();
@@ -115,7 +122,7 @@ export function objectsToDelete(history: readonly Release[], desired: readonly K
     seen.add(id);
     recorded.push(obj);
   }
-  return droppedObjects(recorded, desired);
+  return droppedObjects(recorded, manifestIdentities(desired));
 }
 
 /**
@@ -137,11 +144,13 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
     ...(knownUid === undefined ? {} : { knownOwned: (obj: KubeObject) => knownUid(obj) !== undefined }),
     ...(signal === undefined ? {} : { signal }),
   };
+  // The objects one at a time: identities for the ownership check, each whole when it is sent.
+  const identities = manifestIdentities(desired);
+  const objects = manifestObjects(desired);
   if (deployed !== undefined && latest === deployed && sameContent(deployed, desired)) {
     // Drift repair: an object put back must still be absent or ours (a user may have made one).
-    // `desired.objects` are the deployed revision's (sameContent), already parsed.
-    const report = await checkOwnership(client, desired.objects, owner, ownership);
-    await applyObjects(client, desired.objects, options);
+    const report = await checkOwnership(client, identities, owner, ownership);
+    await applyObjects(client, objects, options);
     await releaseAdopted(client, report, signal);
     // A crash between marking a revision deployed and superseding its predecessor leaves both deployed.
     await supersedeOthers(store, history, deployed.revision, signal);
@@ -154,46 +163,48 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   const retried = latest?.status === ReleaseStatus.Failed && sameContent(latest, desired);
   const resuming = latest !== undefined && (pending || retried);
   const upgrade = deployed !== undefined;
-  const record: Release = {
-    extension: desired.extension,
-    extensionUID: desired.extensionUID,
-    revision: resuming ? latest.revision : (latest?.revision ?? 0) + 1,
-    status: upgrade ? ReleaseStatus.PendingUpgrade : ReleaseStatus.PendingInstall,
-    // Helm's release namespace: upstream's Helm stamps it on the objects when it takes over.
-    namespace: desired.installNamespace,
-    bundle: desired.bundle,
-    manifest: desired.objects,
-    properties: desired.properties,
-    ...(desired.config === undefined ? {} : { config: desired.config }),
-    notes: desired.droppedFields === undefined || desired.droppedFields.length === 0 ? {} : { droppedFields: desired.droppedFields },
-    description: upgrade ? 'Upgrade underway' : 'Initial install underway',
-  };
+  const record: Release = withManifestOf(
+    {
+      extension: desired.extension,
+      extensionUID: desired.extensionUID,
+      revision: resuming ? latest.revision : (latest?.revision ?? 0) + 1,
+      status: upgrade ? ReleaseStatus.PendingUpgrade : ReleaseStatus.PendingInstall,
+      // Helm's release namespace: upstream's Helm stamps it on the objects when it takes over.
+      namespace: desired.installNamespace,
+      bundle: desired.bundle,
+      properties: desired.properties,
+      ...(desired.config === undefined ? {} : { config: desired.config }),
+      notes: desired.droppedFields === undefined || desired.droppedFields.length === 0 ? {} : { droppedFields: desired.droppedFields },
+      description: upgrade ? 'Upgrade underway' : 'Initial install underway',
+    },
+    desired,
+  );
   // A failed revision carries when it was tried, as Helm's does (its last_deployed is set
   // when the action starts): `olmv1 release history` and `helm history` show it.
-  const failed = (err: unknown): Release => ({
-    ...record,
-    status: ReleaseStatus.Failed,
-    description: `${upgrade ? 'Upgrade' : 'Release'} "${desired.extension}" failed: ${errorMessage(err)}`,
-    lastDeployed: now(),
-    firstDeployed: deployed?.firstDeployed ?? now(),
-  });
+  const failed = (err: unknown): Release =>
+    reviseRelease(record, {
+      status: ReleaseStatus.Failed,
+      description: `${upgrade ? 'Upgrade' : 'Release'} "${desired.extension}" failed: ${errorMessage(err)}`,
+      lastDeployed: now(),
+      firstDeployed: deployed?.firstDeployed ?? now(),
+    });
   // Before the first write: objects of others refuse the release with nothing recorded (as
   // upstream's dry run); the API server's refusals of the whole release in apply order are
   // recorded as a failed revision with nothing applied.
-  const report = await checkOwnership(client, desired.objects, owner, ownership);
+  const report = await checkOwnership(client, identities, owner, ownership);
   try {
-    await dryRunObjects(client, desired.objects, report.absent, signal, sameAsIn(deployed));
+    await dryRunObjects(client, objects, report.absent, signal, sameAsIn(deployed));
   } catch (err) {
     await (resuming ? store.update(failed(err), signal) : store.create(failed(err), signal)).catch(() => undefined);
     throw err;
   }
   // Decided before the record is rewritten: a taken-over revision's own objects count.
-  const stale = objectsToDelete(history, desired.objects);
+  const stale = objectsToDelete(history, desired);
   if (resuming) await store.update(record, signal);
   else await store.create(record, signal);
 
   try {
-    await applyObjects(client, desired.objects, options);
+    await applyObjects(client, objects, options);
     await releaseAdopted(client, report, signal);
     const outcome = await deleteOwnedObjects(client, stale, desired.extension, {
       ...options,

@@ -6,8 +6,7 @@ import type { Logger } from 'pino';
 import type { ClusterExtension, ClusterExtensionSpec } from '../../shared/api/index.ts';
 import type { RegistryV1Bundle } from '../bundle/index.ts';
 import type { Deprecation } from '../../shared/fbc/index.ts';
-import type { KubeObject } from '../../shared/kube/index.ts';
-import type { Release, ReleaseBundle } from '../release/index.ts';
+import type { ManifestHolder, Release, ReleaseBundle } from '../release/index.ts';
 import type { CertProviderName } from '../render/index.ts';
 import type { ResolveInput } from '../resolve/index.ts';
 import type { BundleLease } from './bundle-budget.ts';
@@ -63,8 +62,12 @@ export interface ExtensionState {
   bundleLease?: BundleLease;
   /** The release records' share of their own memory budget (step "installed"), released when the reconcile ends (releaseBundle). */
   recordLease?: BundleLease;
-  /** Objects to apply, labelled and pruned (step "render"). */
-  objects?: KubeObject[];
+  /**
+   * Objects to apply, labelled and pruned (step "render"): the rendering as one JSON line per
+   * object, or the installed release record standing in for it; read one object at a time
+   * (release/manifest.ts), parsed whole only by a reader of `manifest` (decision 0098).
+   */
+  rendered?: ManifestHolder;
   droppedFields?: { object: string; paths: string[] }[];
   /** Whose identity reads and writes the extension's objects (installer.ts); undefined: nobody's, the extension waits. */
   installer?: Installer;

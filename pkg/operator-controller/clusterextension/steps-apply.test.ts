@@ -84,7 +84,7 @@ function stateFor(version: string, objects: KubeObject[], installed?: Release): 
   const bundle = { package: 'p', name: `p.v${version}`, version, image: `r/p:v${version}` };
   return extensionState({
     target: { bundle, fromCatalog: true },
-    objects,
+    rendered: { manifest: objects },
     history: installed === undefined ? [] : [installed],
     ...(installed === undefined ? {} : { installed }),
   });

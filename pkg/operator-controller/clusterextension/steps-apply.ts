@@ -14,7 +14,7 @@ import {
 } from '../applier/index.ts';
 import { POLL, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder, KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
-import { manifestObjectsWhere, type Release, type ReleaseStore } from '../release/index.ts';
+import { manifestIdentities, manifestObjectsWhere, mapManifest, withManifestOf, type Release, type ReleaseStore } from '../release/index.ts';
 import { staticKindScopes } from '../render/index.ts';
 import { deprecationConditions, resolve } from '../resolve/index.ts';
 import { bundleProperties } from './bundle-source.ts';
@@ -43,22 +43,41 @@ export interface ApplyPorts {
   beforeObjectWrite?: (extension: string) => Promise<void>;
 }
 
+const RBAC_API = 'rbac.authorization.k8s.io/';
+const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
+
+/**
+ * What pre-authorization reads of an object: CRDs and RBAC objects whole (kinds' scopes, rules,
+ * bindings' roles), any other its identity alone.
+ */
+function forAuthorization(obj: KubeObject): KubeObject {
+  if (obj.kind === 'CustomResourceDefinition' || (obj.apiVersion.startsWith(RBAC_API) && RBAC_KINDS.has(obj.kind))) return obj;
+  const { name, namespace } = obj.metadata;
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: { ...(name === undefined ? {} : { name }), ...(namespace === undefined ? {} : { namespace }) },
+  };
+}
+
 /** The release the reconcile wants deployed. */
 export function desiredRelease(state: ExtensionState): DesiredRelease {
   const target = state.target?.bundle;
-  if (target === undefined || state.objects === undefined) throw new Error('apply step without rendered objects');
+  if (target === undefined || state.rendered === undefined) throw new Error('apply step without rendered objects');
   const properties = state.bundle === undefined ? (state.installed?.properties ?? []) : bundleProperties(state.bundle);
   const config = state.bundle === undefined ? state.installed?.config : state.spec.config?.inline;
-  return {
-    extension: state.name,
-    extensionUID: state.uid,
-    installNamespace: state.spec.namespace,
-    bundle: target,
-    objects: state.objects,
-    properties,
-    ...(config === undefined ? {} : { config }),
-    ...(state.droppedFields === undefined ? {} : { droppedFields: state.droppedFields }),
-  };
+  return withManifestOf(
+    {
+      extension: state.name,
+      extensionUID: state.uid,
+      installNamespace: state.spec.namespace,
+      bundle: target,
+      properties,
+      ...(config === undefined ? {} : { config }),
+      ...(state.droppedFields === undefined ? {} : { droppedFields: state.droppedFields }),
+    },
+    state.rendered,
+  );
 }
 
 /**
@@ -85,14 +104,17 @@ async function preauthorize(ports: PreauthorizePorts, state: ExtensionState): Pr
   const installer = ports.scoped.forServiceAccount(sa.namespace, sa.name);
   // The old revision's CRDs only, its other objects never parsed (decision 0098).
   const oldCrds = state.installed === undefined ? [] : manifestObjectsWhere(state.installed, (o) => o.kind === 'CustomResourceDefinition');
-  const mapper = staticKindScopes([...oldCrds, ...desired.objects.filter((o) => o.kind === 'CustomResourceDefinition')]);
+  // Of the new objects, what the rules are made of: each object's identity, the RBAC objects and
+  // CRDs whole (their rules, bindings' roles, kinds' scopes); one parsed at a time (decision 0098).
+  const objects = mapManifest(desired, forAuthorization);
+  const mapper = staticKindScopes([...oldCrds, ...objects.filter((o) => o.kind === 'CustomResourceDefinition')]);
   let missing;
   try {
     missing = await preAuthorize(
       installer,
       {
-        objects: desired.objects,
-        dropped: objectsToDelete(state.history, desired.objects),
+        objects,
+        dropped: objectsToDelete(state.history, desired),
         installNamespace: state.spec.namespace,
         serviceAccountName: sa.name,
         bundleName: desired.bundle.name,
@@ -108,7 +130,7 @@ async function preauthorize(ports: PreauthorizePorts, state: ExtensionState): Pr
   const watchNamespace = state.spec.config?.inline['watchNamespace'];
   const message = formatMissingPermissions(missing, {
     bundleImage: desired.bundle.image,
-    objects: desired.objects,
+    objects,
     installNamespace: state.spec.namespace,
     serviceAccountName: sa.name,
     ...(typeof watchNamespace === 'string' ? { watchNamespace } : {}),
@@ -149,7 +171,7 @@ async function applyBundle(ports: ApplyPorts, state: ExtensionState): Promise<St
   const sa = requireInstaller(state);
   const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
   // The objects the new release drops are deleted by the apply: no drift to repair.
-  ports.drift.expectDeletes(state.name, objectsToDelete(state.history, desired.objects));
+  ports.drift.expectDeletes(state.name, objectsToDelete(state.history, desired));
   let applied;
   try {
     const pause = ports.beforeObjectWrite;
@@ -175,7 +197,7 @@ async function applyBundle(ports: ApplyPorts, state: ExtensionState): Promise<St
   const drifted = ports.drift.takeDrifted(state.name);
   if (applied.changed) recordDeployed(ports.events, state, applied.release);
   else recordDriftRepaired(ports.events, state, drifted);
-  if (applied.changed) await trackDrift(ports.drift, state, applied.release.manifest);
+  if (applied.changed) await trackDrift(ports.drift, state, manifestIdentities(applied.release));
   if (state.target?.fromCatalog === true) {
     setDeprecation(
       state.ce,

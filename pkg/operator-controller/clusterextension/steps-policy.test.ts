@@ -41,7 +41,7 @@ function stateFor(
     history: [release],
     installed: release,
     target: { bundle: bundle(to), fromCatalog: true },
-    objects,
+    rendered: { manifest: objects },
   });
   state.bundle = {} as NonNullable<ExtensionState['bundle']>;
   return state;
@@ -74,7 +74,7 @@ describe('policy step', () => {
     const s = stateFor(undefined, '2.0.0', objects);
     expect(await h.step.run(s)).toBeUndefined();
     expect(s.target?.bundle.name).toBe('p.v2.0.0');
-    expect(s.objects).toBe(objects);
+    expect(s.rendered?.manifest).toBe(objects);
     expect(condition(s)).toBeUndefined();
     expect(await h.series()).toEqual([]);
   });
@@ -85,7 +85,7 @@ describe('policy step', () => {
     const s = stateFor({ [UPDATE_POLICY_ANNOTATION]: 'Manual' }, '1.1.0', [role(['widgets']), configMap('new')], installed);
     await h.step.run(s);
     expect(s.target).toEqual({ bundle: bundle('1.0.0'), fromCatalog: true });
-    expect(s.objects).toBe(installed);
+    expect(s.rendered?.manifest).toBe(installed);
     expect(s.bundle).toBeUndefined();
     expect(condition(s)).toMatchObject({ status: 'True', reason: 'ApprovalRequired' });
     expect(condition(s)?.message).toBe(
@@ -142,7 +142,7 @@ describe('policy step', () => {
     const s = extensionState({
       ce: { ...extensionState().ce, metadata: { name: 'ext', generation: 1, annotations: { [UPDATE_POLICY_ANNOTATION]: 'Manual' } } },
       target: { bundle: bundle('1.0.0'), fromCatalog: true },
-      objects: [],
+      rendered: { manifest: [] },
     });
     await h.step.run(s);
     expect(s.target?.bundle.name).toBe('p.v1.0.0');

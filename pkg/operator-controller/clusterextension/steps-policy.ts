@@ -52,14 +52,16 @@ async function applyPolicy(ports: PolicyPorts, state: ExtensionState): Promise<S
     removeUpgradeCondition(state.ce);
     return undefined;
   }
-  if (target === undefined || state.objects === undefined) return undefined;
+  const rendered = state.rendered;
+  if (target === undefined || rendered === undefined) return undefined;
   // A first install is the administrator's own decision: not held.
   if (installed === undefined || target.name === installed.bundle.name) {
     ports.upgrades.set(state.name, undefined);
     setCondition(state.ce, UpgradeConditionType.UpgradeAvailable, 'False', UpgradeReason.UpToDate, upToDate(setting));
     return undefined;
   }
-  const delta = permissionDelta(installed.manifest, state.objects);
+  // Opt-in (the annotation), and only for a move to another bundle: both releases' objects whole.
+  const delta = permissionDelta(installed.manifest, rendered.manifest);
   const decision = decideUpgrade(setting, {
     from: installed.bundle,
     to: target,
@@ -71,8 +73,8 @@ async function applyPolicy(ports: PolicyPorts, state: ExtensionState): Promise<S
     setCondition(state.ce, UpgradeConditionType.UpgradeAvailable, 'False', UpgradeReason.UpToDate, `upgrading to ${bundleText(target)} (${why})`);
     return undefined;
   }
-  const diff = objectDiff(installed.manifest, state.objects);
-  const crds = await crdVerdict(ports, state, state.objects);
+  const diff = objectDiff(installed.manifest, rendered.manifest);
+  const crds = await crdVerdict(ports, state, rendered.manifest);
   const message = heldMessage(state.name, installed.bundle, target, decision.reasons, diff, crds);
   setCondition(state.ce, UpgradeConditionType.UpgradeAvailable, 'True', UpgradeReason.ApprovalRequired, message);
   if (ports.upgrades.set(state.name, { from: installed.bundle.version, to: target.version })) recordUpgradeHeld(ports.events, state, message);
@@ -81,7 +83,7 @@ async function applyPolicy(ports: PolicyPorts, state: ExtensionState): Promise<S
   state.target = { bundle: installed.bundle, fromCatalog: state.target?.fromCatalog ?? false };
   delete state.bundle;
   delete state.droppedFields;
-  state.objects = installed.manifest;
+  state.rendered = installed;
   return undefined;
 }
 

@@ -26,7 +26,7 @@ function harness(granted: 'all' | 'none' | Error) {
 }
 
 const stateWith = (o: Partial<ExtensionState> = {}): ExtensionState =>
-  extensionState({ target: { bundle: BUNDLE, fromCatalog: true }, objects: OBJECTS, ...o });
+  extensionState({ target: { bundle: BUNDLE, fromCatalog: true }, rendered: { manifest: OBJECTS }, ...o });
 
 function condition(s: ExtensionState, type: string) {
   return s.ce.status?.conditions?.find((c) => c.type === type);

@@ -42,7 +42,7 @@ function stateWith(objects: KubeObject[], install?: object): ExtensionState {
   return extensionState({
     ...(install === undefined ? {} : { spec: { install } }),
     target: { bundle: { package: 'p', name: 'p.v2.0.0', version: '2.0.0', image: 'img' }, fromCatalog: true },
-    objects,
+    rendered: { manifest: objects },
   });
 }
 

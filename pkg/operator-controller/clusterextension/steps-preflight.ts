@@ -12,6 +12,8 @@ import { checkCrdChanges, crdNames, formatCrdUpgradeError } from '../crdupgrade/
 import { wrapError } from '../../shared/errors/index.ts';
 import { goQuote } from '../../gocompat/gotext/index.ts';
 import { isNotFound, type EventRecorder, type KubeClient, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
+import { isCrd } from '../applier/index.ts';
+import { manifestObjectsWhere } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordPreflightFailed } from './recorded-events.ts';
 import { desiredRelease, releaseUnchanged } from './steps-apply.ts';
@@ -42,7 +44,7 @@ async function preflight(ports: PreflightPorts, state: ExtensionState): Promise<
   const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
   let unsafe: UnsafeCrd[];
   try {
-    unsafe = await unsafeCrdChanges(client, desired.objects, state.signal);
+    unsafe = await unsafeCrdChanges(client, manifestObjectsWhere(desired, isCrd), state.signal);
   } catch (err) {
     setInstalledFrom(state.ce, state.installed);
     fail(state, forBundle(desired.bundle, err));

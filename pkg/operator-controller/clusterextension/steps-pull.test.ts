@@ -3,9 +3,10 @@
 // step's objects) and what Progressing says. End to end: test/e2e/operator-controller-stalled-registry.test.ts.
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { RegistryV1Bundle } from '../bundle/index.ts';
+import { fileURLToPath } from 'node:url';
+import { parseBundle, readBundleDir, type RegistryV1Bundle } from '../bundle/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import type { Release, ReleaseBundle } from '../release/index.ts';
+import { manifestIdentities, type Release, type ReleaseBundle } from '../release/index.ts';
 import { BundleBudget } from './bundle-budget.ts';
 import { BundlePulls } from './bundle-pulls.ts';
 import type { FetchedBundle } from './bundle-source.ts';
@@ -117,7 +118,7 @@ describe('pull step', () => {
     expect(s.target?.bundle).toEqual(V1);
     expect(progressing(s)).toBeUndefined();
     await renderBundle(s);
-    expect(s.objects).toEqual(MANIFEST);
+    expect(s.rendered?.manifest).toEqual(MANIFEST);
     // The pull of the installed digest runs in the background.
     expect(h.fetches).toEqual([DIGEST_REF]);
   });
@@ -201,6 +202,34 @@ describe('pull step', () => {
     expect(s.target?.bundle).toEqual(V1);
     expect(s.resolutionError?.message).toBe('error for resolved bundle "p.v1.0.0" with version "1.0.0": connect ECONNREFUSED');
     await renderBundle(s);
-    expect(s.objects).toEqual(MANIFEST);
+    expect(s.rendered?.manifest).toEqual(MANIFEST);
+  });
+});
+
+describe('render step', () => {
+  it('holds the rendering as one JSON line per labelled object, parsed by nobody until read (decision 0098)', async () => {
+    const parsed = parseBundle(await readBundleDir(fileURLToPath(new URL('../../../test/fixtures/bundles/multi-crd', import.meta.url))));
+    if (!parsed.ok) throw new Error(parsed.error);
+    const s = extensionState({ target: { bundle: V1, fromCatalog: true }, bundle: parsed.value, spec: { namespace: 'ns' } });
+    const asked: string[] = [];
+    const ports = {
+      // No schema published: nothing is pruned.
+      schemas: { schemaFor: (apiVersion: string, kind: string) => (asked.push(`${apiVersion} ${kind}`), Promise.resolve(undefined)) },
+      features: { webhookSupport: false, singleOwnNamespaceSupport: false, deploymentConfigSupport: false },
+    } satisfies RenderPorts;
+    expect(await renderStep(ports).run(s)).toBeUndefined();
+    const rendered = s.rendered;
+    if (rendered === undefined) throw new Error('nothing rendered');
+    expect(Object.getOwnPropertyDescriptor(rendered, 'manifest')?.get).toBeDefined();
+    const ids = manifestIdentities(rendered).map((o) => `${o.kind} ${o.metadata.name ?? ''}`);
+    expect(ids).toContain('CustomResourceDefinition widgets.widgets.acme.example.com');
+    expect(ids).toContain('ConfigMap acme-widgets-settings');
+    expect(asked.length).toBe(ids.length);
+    expect(Object.getOwnPropertyDescriptor(rendered, 'manifest')?.get).toBeDefined();
+    // Read whole, the objects carry the owner labels, as the apply sends them.
+    for (const obj of rendered.manifest) expect(obj.metadata.labels?.['olm.operatorframework.io/owner-name']).toBe('ext');
+    // The parsed manifests were let go of: only the CSV stays, for the record's properties.
+    expect(s.bundle?.others).toEqual([]);
+    expect(s.bundle?.crds).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { describeObject, pruneUnknownFields, withOwnerLabels } from '../applier/
 import { jsonEqual, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { wrapError } from '../../shared/errors/index.ts';
 import type { KubeObject, OpenApiSchemas } from '../../shared/kube/index.ts';
-import type { ReleaseBundle } from '../release/index.ts';
+import { withManifestLines, type ReleaseBundle } from '../release/index.ts';
 import { render, renderFailureToError, withWatchNamespaceHint } from '../render/index.ts';
 import type { BundlePullScheduler } from './bundle-pulls.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
@@ -112,7 +112,7 @@ async function renderBundle(ports: RenderPorts, state: ExtensionState): Promise<
   const target = state.target?.bundle;
   if (target === undefined) throw new Error('render step without a target bundle');
   if (state.bundle === undefined) {
-    state.objects = state.installed?.manifest ?? [];
+    state.rendered = state.installed ?? { manifest: [] };
     return undefined;
   }
   const f = ports.features;
@@ -130,7 +130,9 @@ async function renderBundle(ports: RenderPorts, state: ExtensionState): Promise<
     const failure = withWatchNamespaceHint(rendered.error, state.bundle, state.spec.namespace, 'cluster-extension');
     fail(state, forBundle(target, renderFailureToError(failure)));
   }
-  const objects: KubeObject[] = [];
+  // Each pruned object becomes its line at once: the rendering is held as text, a third of its
+  // size as objects, and the apply parses one object at a time (decision 0098).
+  const lines: string[] = [];
   const dropped: { object: string; paths: string[] }[] = [];
   const labelled: (KubeObject | undefined)[] = withOwnerLabels(rendered.value, state.name);
   // Only the CSV is read after this (the release record's properties, steps-apply.ts), and the
@@ -150,10 +152,10 @@ async function renderBundle(ports: RenderPorts, state: ExtensionState): Promise<
       fail(state, forBundle(target, wrapError('error reading the API schema', err)));
     }
     const pruned = pruneUnknownFields(obj, schema);
-    objects.push(pruned.object);
+    lines.push(JSON.stringify(pruned.object));
     if (pruned.dropped.length > 0) dropped.push({ object: describeObject(obj), paths: pruned.dropped });
   }
-  state.objects = objects;
+  state.rendered = withManifestLines({}, lines, `the rendering of bundle ${JSON.stringify(target.name)}`);
   state.droppedFields = dropped;
   return undefined;
 }

@@ -97,10 +97,10 @@ export function* helmReleaseJson(release: Release): Generator<string, void, unde
   };
   // `{...before` without its `}`, then the manifest's string, then `...after}` without its `{`.
   yield `${JSON.stringify(before).slice(0, -1)},"manifest":"`;
-  // A record read and not parsed (a status change of an old revision) is written back as it
-  // was read, without parsing its objects only to print them again.
+  // A record read and not parsed (a status change of an old revision), or a rendering kept as
+  // lines, is written as it is, without parsing its objects only to print them again.
   const text = unparsedManifest(release);
-  if (text !== undefined) yield* escapedPieces(text);
+  if (text !== undefined) for (const piece of text) yield* escapedPieces(piece);
   else for (const obj of release.manifest) yield* escapedPieces(manifestLine(obj));
   yield `",${JSON.stringify(after).slice(1)}\n`;
 }

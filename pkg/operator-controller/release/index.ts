@@ -16,7 +16,20 @@ export {
   splitPayload,
 } from './codec.ts';
 export { deployedRelease } from './history.ts';
-export { manifestEquals, manifestIdentities, manifestLine, manifestObjectsWhere, mapManifest, reviseRelease, withLazyManifest } from './manifest.ts';
+export {
+  manifestEquals,
+  manifestIdentities,
+  manifestLine,
+  manifestObjects,
+  manifestObjectsWhere,
+  mapManifest,
+  reviseRelease,
+  withLazyManifest,
+  withManifestLines,
+  withManifestOf,
+  type ManifestHolder,
+  type ObjectSequence,
+} from './manifest.ts';
 export { Label, keyLabelValue, releaseKey } from './naming.ts';
 export { createReleaseStore, isReleaseName } from './store.ts';
 export { ReleaseStatus, type Release, type ReleaseBundle, type ReleaseStore, type ReleaseSummary } from './types.ts';

@@ -8,10 +8,13 @@ import {
   manifestIdentities,
   manifestLine,
   manifestObjectsWhere,
+  manifestObjects,
   mapManifest,
   reviseRelease,
   unparsedManifest,
   withLazyManifest,
+  withManifestLines,
+  withManifestOf,
 } from './manifest.ts';
 
 const objects: KubeObject[] = [
@@ -72,12 +75,12 @@ describe('manifestIdentities', () => {
   });
 });
 
-describe('manifestEquals', () => {
-  const equal = (a: KubeObject, b: KubeObject) => jsonEqual(a, b);
+const equal = (a: KubeObject, b: KubeObject) => jsonEqual(a, b);
 
+describe('manifestEquals', () => {
   it('is true line by line for the objects recorded, without parsing', () => {
     const release = lazy();
-    expect(manifestEquals(release, structuredClone(objects), equal)).toBe(true);
+    expect(manifestEquals(release, { manifest: structuredClone(objects) }, equal)).toBe(true);
     expect(unparsed(release)).toBe(true);
   });
 
@@ -85,16 +88,16 @@ describe('manifestEquals', () => {
     const upstream = `{"apiVersion":"v1","data":{"k":"v"},"kind":"ConfigMap","metadata":{"labels":{"x":"y"},"name":"a","namespace":"ns"}}\n{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"r"},"rules":[]}\n`;
     expect(upstream).not.toBe(text);
     const release = lazy(upstream);
-    expect(manifestEquals(release, objects, equal)).toBe(true);
+    expect(manifestEquals(release, { manifest: objects }, equal)).toBe(true);
     expect(unparsed(release)).toBe(true);
   });
 
   it('is false for other objects, fewer or more of them', () => {
     const changed = structuredClone(objects);
     (changed[0] as unknown as { data: Record<string, string> }).data['k'] = 'w';
-    expect(manifestEquals(lazy(), changed, equal)).toBe(false);
-    expect(manifestEquals(lazy(), objects.slice(0, 1), equal)).toBe(false);
-    expect(manifestEquals(lazy(), [...objects, objects[0] as KubeObject], equal)).toBe(false);
+    expect(manifestEquals(lazy(), { manifest: changed }, equal)).toBe(false);
+    expect(manifestEquals(lazy(), { manifest: objects.slice(0, 1) }, equal)).toBe(false);
+    expect(manifestEquals(lazy(), { manifest: [...objects, objects[0] as KubeObject] }, equal)).toBe(false);
   });
 });
 
@@ -123,7 +126,7 @@ describe('reviseRelease', () => {
     const release = lazy();
     const revised = reviseRelease(release, { revision: 2 });
     expect(unparsed(revised)).toBe(true);
-    expect(unparsedManifest(revised)).toBe(text);
+    expect([...(unparsedManifest(revised) ?? [])].join('')).toBe(text);
     expect(revised).toEqual({ revision: 2, manifest: objects });
     expect(release.revision).toBe(1);
   });
@@ -132,5 +135,66 @@ describe('reviseRelease', () => {
     const release = lazy();
     void release.manifest;
     expect(reviseRelease(release, { revision: 3 })).toEqual({ revision: 3, manifest: objects });
+  });
+});
+
+describe('withManifestLines (a rendering held as text)', () => {
+  const lines = objects.map((o) => JSON.stringify(o));
+  const rendered = () => withManifestLines({}, lines, 'the rendering of bundle "b"');
+
+  it('reads like a record: identities, equality, pieces of the manifest string, all without parsing', () => {
+    const holder = rendered();
+    expect(manifestIdentities(holder)).toEqual([
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns' } },
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' } },
+    ]);
+    expect(manifestEquals(lazy(), holder, equal)).toBe(true);
+    expect(manifestEquals(holder, { manifest: objects }, equal)).toBe(true);
+    expect([...(unparsedManifest(holder) ?? [])].join('')).toBe(text);
+    expect(unparsed(holder)).toBe(true);
+    expect(holder.manifest).toEqual(objects);
+    expect(unparsedManifest(holder)).toBeUndefined();
+  });
+
+  it('compares two unparsed manifests line by line, and by value where the text differs', () => {
+    const sorted = `{"apiVersion":"v1","data":{"k":"v"},"kind":"ConfigMap","metadata":{"labels":{"x":"y"},"name":"a","namespace":"ns"}}\n${lines[1]}\n`;
+    const a = rendered();
+    expect(manifestEquals(lazy(sorted), a, equal)).toBe(true);
+    const other = withManifestLines({}, [lines[0] as string, lines[0] as string], 'x');
+    expect(manifestEquals(lazy(), other, equal)).toBe(false);
+    expect(manifestEquals(lazy(), withManifestLines({}, lines.slice(0, 1), 'x'), equal)).toBe(false);
+    expect(manifestEquals(lazy(), withManifestLines({}, [...lines, lines[0] as string], 'x'), equal)).toBe(false);
+    expect(unparsed(a)).toBe(true);
+  });
+
+  it('throws naming the rendering when a line is not an object', () => {
+    const bad = withManifestLines({}, ['{"kind":"ConfigMap"}'], 'the rendering of bundle "b"');
+    expect(() => bad.manifest).toThrow('the rendering of bundle "b": object 1 is not JSON of an object with apiVersion, kind and metadata');
+  });
+
+  it('carries over to another holder unparsed (withManifestOf), or shares parsed objects', () => {
+    const holder = rendered();
+    const desired = withManifestOf({ extension: 'e' }, holder);
+    expect(unparsed(desired)).toBe(true);
+    expect(desired.extension).toBe('e');
+    expect(desired.manifest).toEqual(objects);
+    expect(unparsed(holder)).toBe(true);
+    const parsed = { manifest: objects };
+    expect(withManifestOf({ extension: 'e' }, parsed).manifest).toBe(objects);
+  });
+
+  it('hands out objects by position, each parsed alone and fresh (manifestObjects)', () => {
+    for (const holder of [rendered(), lazy()]) {
+      const seq = manifestObjects(holder);
+      expect(seq.length).toBe(2);
+      expect(seq.at(1)).toEqual(objects[1]);
+      expect(seq.at(1)).not.toBe(seq.at(1));
+      expect(seq.at(2)).toBeUndefined();
+      expect(unparsed(holder)).toBe(true);
+    }
+    expect(manifestObjects({ manifest: objects })).toBe(objects);
+    // A YAML record has no lines to read one at a time: the full parse.
+    const yaml = lazy('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n');
+    expect(manifestObjects(yaml).at(0)).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
   });
 });

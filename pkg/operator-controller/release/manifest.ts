@@ -77,11 +77,42 @@ export function isKubeObject(v: unknown): v is KubeObject {
   );
 }
 
-/** The manifest text of a release whose objects have not been parsed yet (see {@link withLazyManifest}). */
+/**
+ * Whatever holds a manifest's objects: a release record, a desired release, the render step's
+ * output. `manifest` may be a lazy getter ({@link withLazyManifest}, {@link withManifestLines}):
+ * reading it parses every object, which the functions below avoid.
+ */
+export interface ManifestHolder {
+  readonly manifest: readonly KubeObject[];
+}
+
+/** The unparsed source of a holder's `manifest`: a record's text, or one JSON line per object (no "\n"). */
 const UNPARSED = Symbol('unparsed manifest');
 
+type Source = { text: string; where: string } | { lines: readonly string[]; where: string };
+
 interface Unparsed {
-  [UNPARSED]?: { text: string; where: string };
+  [UNPARSED]?: Source;
+}
+
+function defineLazy<T extends object>(holder: T, source: Source, parse: () => KubeObject[]): T & { manifest: KubeObject[] } {
+  const release = holder as T & { manifest: KubeObject[] } & Unparsed;
+  Object.defineProperty(release, UNPARSED, { value: source, configurable: true, enumerable: false, writable: true });
+  Object.defineProperty(release, 'manifest', {
+    configurable: true,
+    enumerable: true,
+    get(this: typeof release) {
+      const objects = parse();
+      Object.defineProperty(this, 'manifest', { value: objects, configurable: true, enumerable: true, writable: true });
+      this[UNPARSED] = undefined;
+      return objects;
+    },
+    set(this: typeof release, objects: KubeObject[]) {
+      Object.defineProperty(this, 'manifest', { value: objects, configurable: true, enumerable: true, writable: true });
+      this[UNPARSED] = undefined;
+    },
+  });
+  return release;
 }
 
 /**
@@ -94,48 +125,73 @@ interface Unparsed {
  * on that first read, naming `where`.
  */
 export function withLazyManifest<T extends object>(summary: T, text: string, where: string): T & { manifest: KubeObject[] } {
-  const release = summary as T & { manifest: KubeObject[] } & Unparsed;
-  Object.defineProperty(release, UNPARSED, { value: { text, where }, configurable: true, enumerable: false, writable: true });
-  Object.defineProperty(release, 'manifest', {
-    configurable: true,
-    enumerable: true,
-    get(this: typeof release) {
-      const parsed = parseManifest(text);
-      if (!parsed.ok) throw new Error(`release record ${where} is corrupt: ${parsed.problem}`);
-      Object.defineProperty(this, 'manifest', { value: parsed.objects, configurable: true, enumerable: true, writable: true });
-      this[UNPARSED] = undefined;
-      return parsed.objects;
-    },
-    set(this: typeof release, objects: KubeObject[]) {
-      Object.defineProperty(this, 'manifest', { value: objects, configurable: true, enumerable: true, writable: true });
-      this[UNPARSED] = undefined;
-    },
+  return defineLazy(summary, { text, where }, () => {
+    const parsed = parseManifest(text);
+    if (!parsed.ok) throw new Error(`release record ${where} is corrupt: ${parsed.problem}`);
+    return parsed.objects;
   });
-  return release;
+}
+
+/**
+ * Gives `holder` a `manifest` of the objects whose JSON `lines` are (each a {@link manifestLine}
+ * without its "\n"), parsed on first read as {@link withLazyManifest} parses a record: the
+ * render step keeps a bundle's objects so, a third of their size as objects, and the apply
+ * reads them one at a time (decision 0098). Every line must be JSON of an object with
+ * apiVersion, kind and metadata; a read of `manifest` throws naming `where` otherwise.
+ */
+export function withManifestLines<T extends object>(holder: T, lines: readonly string[], where: string): T & { manifest: KubeObject[] } {
+  return defineLazy(holder, { lines, where }, () =>
+    lines.map((line, i) => {
+      const obj = parseLine(line);
+      if (obj === undefined) throw new Error(`${where}: object ${i + 1} is not JSON of an object with apiVersion, kind and metadata`);
+      return obj;
+    }),
+  );
+}
+
+/**
+ * `summary` with the manifest of `from`, still unparsed if it was: a spread would read
+ * `manifest` and parse it.
+ */
+export function withManifestOf<T extends object>(summary: T, from: ManifestHolder): T & { manifest: KubeObject[] } {
+  const source = (from as Unparsed)[UNPARSED];
+  // The objects are shared, not copied: no reader of a manifest changes its objects.
+  if (source === undefined) return Object.assign(summary, { manifest: from.manifest as KubeObject[] });
+  return 'text' in source ? withLazyManifest(summary, source.text, source.where) : withManifestLines(summary, source.lines, source.where);
 }
 
 /**
  * `release` with `changes` (status, description, ...), its manifest still unparsed if it was:
  * a spread would read `manifest` and parse it only to write the same text back.
  */
-export function reviseRelease<T extends { manifest: KubeObject[] }>(release: T, changes: Partial<Omit<T, 'manifest'>>): T {
-  const unparsed = (release as Unparsed)[UNPARSED];
-  if (unparsed === undefined) return { ...release, ...changes };
+export function reviseRelease<T extends ManifestHolder>(release: T, changes: Partial<Omit<T, 'manifest'>>): T {
+  if ((release as Unparsed)[UNPARSED] === undefined) return { ...release, ...changes };
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(release)) if (key !== 'manifest') copy[key] = (release as Record<string, unknown>)[key];
-  return withLazyManifest({ ...copy, ...changes }, unparsed.text, unparsed.where) as unknown as T;
+  return withManifestOf({ ...copy, ...changes }, release) as unknown as T;
 }
 
-/** The text of a manifest not parsed yet (withLazyManifest), else undefined. */
-export function unparsedManifest(release: { manifest: readonly KubeObject[] }): string | undefined {
-  return (release as Unparsed)[UNPARSED]?.text;
+/**
+ * The manifest string of a holder not parsed yet, in pieces (a record's text; or each line
+ * and its "\n"), else undefined.
+ */
+export function unparsedManifest(holder: ManifestHolder): Iterable<string> | undefined {
+  const source = (holder as Unparsed)[UNPARSED];
+  if (source === undefined) return undefined;
+  return 'text' in source ? [source.text] : linesWithNewlines(source.lines);
+}
+
+function* linesWithNewlines(lines: readonly string[]): Generator<string, void, undefined> {
+  for (const line of lines) yield `${line}\n`;
 }
 
 /** The lines of a still unparsed JSON-lines manifest, or undefined (parsed already, or not JSON lines). */
-function unparsedLines(release: { manifest: readonly KubeObject[] }): { lines: Iterable<string>; where: string } | undefined {
-  const unparsed = (release as Unparsed)[UNPARSED];
-  if (unparsed === undefined || !unparsed.text.trimStart().startsWith('{')) return undefined;
-  return { lines: nonEmptyLines(unparsed.text), where: unparsed.where };
+function unparsedLines(holder: ManifestHolder): { lines: Iterable<string>; where: string } | undefined {
+  const source = (holder as Unparsed)[UNPARSED];
+  if (source === undefined) return undefined;
+  if ('lines' in source) return source;
+  if (!source.text.trimStart().startsWith('{')) return undefined;
+  return { lines: nonEmptyLines(source.text), where: source.where };
 }
 
 function* nonEmptyLines(text: string): Generator<string, void, undefined> {
@@ -149,15 +205,15 @@ function* nonEmptyLines(text: string): Generator<string, void, undefined> {
 }
 
 /**
- * `pick` of each of the release's objects, in order, given the object's line when it comes from
+ * `pick` of each of the holder's objects, in order, given the object's line when it comes from
  * an unparsed JSON-lines manifest: one line is parsed at a time and only what `pick` returns is
- * kept, so the release's objects are never all whole (decision 0098). From the parsed objects
- * otherwise (parsed already, or not JSON lines: the full parse says what it holds); throws as
- * the `manifest` getter would on a corrupt line.
+ * kept, so the objects are never all whole (decision 0098). From the parsed objects otherwise
+ * (parsed already, or not JSON lines: the full parse says what it holds); throws as the
+ * `manifest` getter would on a corrupt line.
  */
-export function mapManifest<T>(release: { manifest: readonly KubeObject[] }, pick: (obj: KubeObject, line: string | undefined) => T): T[] {
-  const unparsed = unparsedLines(release);
-  const whole = (): T[] => release.manifest.map((o) => pick(o, undefined));
+export function mapManifest<T>(holder: ManifestHolder, pick: (obj: KubeObject, line: string | undefined) => T): T[] {
+  const unparsed = unparsedLines(holder);
+  const whole = (): T[] => holder.manifest.map((o) => pick(o, undefined));
   if (unparsed === undefined) return whole();
   const out: T[] = [];
   for (const line of unparsed.lines) {
@@ -166,6 +222,35 @@ export function mapManifest<T>(release: { manifest: readonly KubeObject[] }, pic
     out.push(pick(value, line));
   }
   return out;
+}
+
+/** A manifest's objects by position, each parsed when asked for (see {@link manifestObjects}). */
+export interface ObjectSequence {
+  readonly length: number;
+  /** The object at `index`, or undefined past the end; a fresh copy each call when parsed from a line. */
+  at(index: number): KubeObject | undefined;
+}
+
+/**
+ * The holder's objects by position: from an unparsed JSON-lines manifest each `at` parses its
+ * line alone (the caller holds one object at a time), otherwise the parsed objects. Throws as
+ * the `manifest` getter would on a corrupt line (when the sequence is made).
+ */
+export function manifestObjects(holder: ManifestHolder): ObjectSequence {
+  const unparsed = unparsedLines(holder);
+  if (unparsed === undefined) return holder.manifest;
+  const lines = [...unparsed.lines];
+  for (const line of lines) if (!line.startsWith('{')) return holder.manifest;
+  return {
+    length: lines.length,
+    at(index: number): KubeObject | undefined {
+      const line = lines.at(index);
+      if (line === undefined) return undefined;
+      const obj = parseLine(line);
+      if (obj === undefined) return holder.manifest.at(index);
+      return obj;
+    },
+  };
 }
 
 /** The object of one manifest line, or undefined when it is not JSON of an object. */
@@ -183,12 +268,12 @@ function parseLine(line: string): KubeObject | undefined {
  * The release's objects reduced to apiVersion, kind, name and namespace (what drift watches
  * and deletions are keyed by), in order, read as {@link mapManifest} reads them.
  */
-export function manifestIdentities(release: { manifest: readonly KubeObject[] }): KubeObject[] {
+export function manifestIdentities(release: ManifestHolder): KubeObject[] {
   return mapManifest(release, identityOf);
 }
 
 /** The release's objects that `keep` accepts, whole, read as {@link mapManifest} reads them. */
-export function manifestObjectsWhere(release: { manifest: readonly KubeObject[] }, keep: (obj: KubeObject) => boolean): KubeObject[] {
+export function manifestObjectsWhere(release: ManifestHolder, keep: (obj: KubeObject) => boolean): KubeObject[] {
   return mapManifest(release, (o) => (keep(o) ? o : undefined)).filter((o): o is KubeObject => o !== undefined);
 }
 
@@ -202,30 +287,41 @@ function identityOf(obj: KubeObject): KubeObject {
 }
 
 /**
- * True when the release's objects are `objects`, compared one at a time with `equal`. An
- * unparsed manifest is compared line by line with each object's line (what we record, byte for
- * byte); a line that differs is parsed alone and compared as a value, since records written
- * elsewhere (upstream's, with sorted keys) hold the same objects in other text.
+ * True when the two holders' objects are the same, compared one at a time with `equal`.
+ * Unparsed JSON-lines manifests are compared line by line (what we record, byte for byte); a
+ * line that differs is parsed alone and compared as a value, since records written elsewhere
+ * (upstream's, with sorted keys) hold the same objects in other text.
  */
 export function manifestEquals(
-  release: { manifest: readonly KubeObject[] },
-  objects: readonly KubeObject[],
-  equal: (recorded: KubeObject, object: KubeObject) => boolean,
+  recorded: ManifestHolder,
+  wanted: ManifestHolder,
+  equal: (recorded: KubeObject, wanted: KubeObject) => boolean,
 ): boolean {
+  if (recorded === wanted) return true;
+  const a = unparsedLines(recorded);
+  const b = unparsedLines(wanted);
   const whole = (): boolean => {
-    const recorded = release.manifest;
-    return recorded.length === objects.length && recorded.every((o, i) => equal(o, objects[i] as KubeObject));
+    const x = recorded.manifest;
+    const y = wanted.manifest;
+    return x.length === y.length && x.every((o, i) => equal(o, y[i] as KubeObject));
   };
-  const unparsed = unparsedLines(release);
-  if (unparsed === undefined) return whole();
-  let i = 0;
-  for (const line of unparsed.lines) {
-    const obj = objects[i++];
-    if (obj === undefined) return false;
-    if (`${line}\n` === manifestLine(obj)) continue;
-    const value = parseLine(line);
-    if (value === undefined) return whole();
-    if (!equal(value, obj)) return false;
+  if (a === undefined && b === undefined) return whole();
+  const right = entries(b, wanted)[Symbol.iterator]();
+  for (const x of entries(a, recorded)) {
+    const next = right.next();
+    if (next.done === true) return false;
+    const y = next.value;
+    if (x.line === y.line) continue;
+    const xo = x.obj ?? parseLine(x.line);
+    const yo = y.obj ?? parseLine(y.line);
+    if (xo === undefined || yo === undefined) return whole();
+    if (!equal(xo, yo)) return false;
   }
-  return i === objects.length;
+  return right.next().done === true;
+}
+
+/** Each object's line (without "\n"), with the object when it is parsed already. */
+function* entries(unparsed: { lines: Iterable<string> } | undefined, holder: ManifestHolder): Generator<{ line: string; obj?: KubeObject }> {
+  if (unparsed !== undefined) for (const line of unparsed.lines) yield { line };
+  else for (const obj of holder.manifest) yield { line: JSON.stringify(obj), obj };
 }
