@@ -243,6 +243,7 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
       afterGcMB: mb(collected.rss),
       heapUsedAfterGcMB: mb(heap),
       allInstalledMs: Math.round(allMs),
+      installStepSeconds: Object.fromEntries(Object.entries(installSteps.steps).map(([k, v]) => [k, { sum: round(v.sum, 2), count: v.count }])),
       memoryLimit: limit === undefined ? null : { where: limit.where, bytes: limit.bytes },
       heapSizeLimitMB: mb(heapLimit),
       cgroupPeakMB: cgroupPeak === undefined ? null : mb(cgroupPeak),
