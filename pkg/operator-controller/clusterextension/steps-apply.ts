@@ -43,15 +43,12 @@ export interface ApplyPorts {
   beforeObjectWrite?: (extension: string) => Promise<void>;
 }
 
-const RBAC_API = 'rbac.authorization.k8s.io/';
-const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
+/** Kinds whose objects pre-authorization reads whole: kinds' scopes, rules, bindings' roles (by kind alone, as it does). */
+const READ_WHOLE = new Set(['CustomResourceDefinition', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
 
-/**
- * What pre-authorization reads of an object: CRDs and RBAC objects whole (kinds' scopes, rules,
- * bindings' roles), any other its identity alone.
- */
+/** What pre-authorization reads of an object: CRDs and RBAC objects whole, any other its identity alone. */
 function forAuthorization(obj: KubeObject): KubeObject {
-  if (obj.kind === 'CustomResourceDefinition' || (obj.apiVersion.startsWith(RBAC_API) && RBAC_KINDS.has(obj.kind))) return obj;
+  if (READ_WHOLE.has(obj.kind)) return obj;
   const { name, namespace } = obj.metadata;
   return {
     apiVersion: obj.apiVersion,

@@ -9,7 +9,7 @@ import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 import { recordingEvents, withRulesReviews } from '../../../test/support/extension-ports.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
-import type { Release } from '../release/index.ts';
+import { withManifestLines, type Release } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { preauthorizeStep, type PreauthorizePorts } from './steps-apply.ts';
 
@@ -84,5 +84,65 @@ describe('preauthorize step', () => {
       'error for resolved bundle "p.v2.0.0" with version "2.0.0": the server is currently unable to handle the request',
     );
     expect(condition(s, 'Progressing')).toMatchObject({ status: 'True', reason: 'Retrying' });
+  });
+
+  it('a rendering held as lines asks and reports exactly what its objects as an array do, and stays unparsed', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { kind: 'Widget', plural: 'widgets' },
+        versions: [{ name: 'v1', served: true, storage: true }],
+      },
+    };
+    const objects = withOwnerLabels(
+      [
+        crd,
+        { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns' } },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: 'r' },
+          rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }],
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: 'b' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+          subjects: [{ kind: 'ServiceAccount', name: 'x', namespace: 'ns' }],
+        },
+        ...OBJECTS,
+      ],
+      'ext',
+    );
+    const messages: (string | undefined)[] = [];
+    for (const rendered of [
+      { manifest: objects },
+      withManifestLines(
+        {},
+        objects.map((o) => JSON.stringify(o)),
+        'the rendering',
+      ),
+    ]) {
+      const h = harness('none');
+      const s = stateWith({ rendered });
+      expect(await h.run(s)).toBe(POLL);
+      messages.push(condition(s, 'Progressing')?.message);
+      expect(h.reviews).toEqual(['olmv1.cluster-scope', 'ns']);
+    }
+    expect(messages[0]).toContain('cluster-admin');
+    expect(messages[0]).toContain('Resources:[widgets]');
+    expect(messages[1]).toBe(messages[0]);
+    const lines = withManifestLines(
+      {},
+      objects.map((o) => JSON.stringify(o)),
+      'the rendering',
+    );
+    await harness('none').run(stateWith({ rendered: lines }));
+    expect(Object.getOwnPropertyDescriptor(lines, 'manifest')?.get).toBeDefined();
   });
 });
