@@ -6,7 +6,7 @@
 import { wrapError } from '../../shared/errors/index.ts';
 import { isAlreadyExists, isNotFound, type KubeClient, type KubeObject, type OwnerReference } from '../../shared/kube/index.ts';
 import { Label, RECORD_OWNER, chunkSecretName, selector } from './naming.ts';
-import { SECRET, chunkPiece, describeSecret } from './secrets.ts';
+import { SECRET, chunkPiece, describeSecret, parseIndexSecret, type IndexRecord } from './secrets.ts';
 
 /** The Secret calls of the store, with API errors wrapped to name the Secret and the step. */
 export class RecordClient {
@@ -126,5 +126,27 @@ export class RecordClient {
       });
     }
     return piece;
+  }
+
+  /**
+   * The joined compressed pieces of the revision `listed` indexes, its chunks read in parallel.
+   * A reader races with the writer of a revision's next status (new chunks, then the index,
+   * then the old chunks deleted): a chunk gone since the index was listed is read again from
+   * the index as it is now, up to twice. Only a chunk missing from an index that did not change
+   * is a corrupt record.
+   */
+  async readPayload(listed: IndexRecord, signal?: AbortSignal): Promise<Buffer> {
+    let index = listed;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const extra = await Promise.all(index.extraChunks.map((name) => this.readChunk(index.key, name, signal)));
+        return Buffer.concat([index.firstPiece, ...extra]);
+      } catch (err) {
+        const gone = err instanceof Error && isNotFound(err.cause);
+        const now = gone && attempt < 3 ? await this.get(index.key, signal) : undefined;
+        if (now === undefined || now.metadata.resourceVersion === index.resourceVersion) throw err;
+        index = parseIndexSecret(now, this.#namespace);
+      }
+    }
   }
 }

@@ -204,6 +204,36 @@ describe('reads', () => {
   });
 });
 
+describe('a read racing with a rewrite', () => {
+  it('reads the revision again from its new index when the chunks it listed were replaced; an index that did not change is corrupt', async () => {
+    const objects: Store = new Map();
+    const { client } = fakeClient(objects);
+    const writer = createReleaseStore({ client, namespace: NAMESPACE });
+    // Random bytes do not compress: several chunks.
+    await writer.create(rel(1, ReleaseStatus.Deployed, 2_500_000));
+    let raced = false;
+    const racing = {
+      ...client,
+      get: async (ref: ObjectRef) => {
+        // The writer marks the revision superseded between the reader's LIST and its first chunk read.
+        if (!raced && ref.name !== 'sh.helm.release.v1.acme.v1') {
+          raced = true;
+          await writer.update({ ...rel(1, ReleaseStatus.Superseded, 2_500_000), description: 'Superseded' });
+        }
+        return client.get(ref);
+      },
+    } as unknown as KubeClient;
+    const [read] = await createReleaseStore({ client: racing, namespace: NAMESPACE }).history('acme');
+    expect(raced).toBe(true);
+    expect(read?.status).toBe(ReleaseStatus.Superseded);
+    // A chunk missing while its index stays as it was: corrupt, not retried.
+    const chunk = [...objects.keys()].find((k) => k.includes('sh.helm.release.v1.acme.v1-'));
+    if (chunk === undefined) throw new Error('no chunk');
+    objects.delete(chunk);
+    await expect(history(objects)).rejects.toThrow(/is corrupt: its chunk Secret "ns\/sh\.helm\.release\.v1\.acme\.v1-[a-z0-9]+" does not exist/);
+  });
+});
+
 describe('beforeWrite', () => {
   it('is awaited with the extension before every Secret write, and only then', async () => {
     const objects: Store = new Map();

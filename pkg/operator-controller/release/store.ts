@@ -107,14 +107,13 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     return releases.sort((a, b) => b.revision - a.revision);
   }
 
-  /** The joined compressed pieces of a revision (its chunks read in parallel). */
+  /** The joined compressed pieces of a revision (RecordClient.readPayload). */
   async function readPayload(index: IndexRecord, extension: string, signal?: AbortSignal): Promise<Buffer> {
     const where = describeSecret(namespace, index.key);
     if (index.key !== releaseKey(extension, index.revision) || !isKeyOf(index.key, extension)) {
       throw new Error(`release record ${where} is corrupt: its name does not match revision ${index.revision} of ${JSON.stringify(extension)}`);
     }
-    const extra = await Promise.all(index.extraChunks.map((name) => records.readChunk(index.key, name, signal)));
-    return Buffer.concat([index.firstPiece, ...extra]);
+    return records.readPayload(index, signal);
   }
 
   async function decodeRevision(index: IndexRecord, extension: string, payload: Buffer): Promise<Release> {
