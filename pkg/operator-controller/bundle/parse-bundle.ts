@@ -15,6 +15,7 @@
 import { err, ok, type Result } from '../../shared/errors/index.ts';
 import { ClusterServiceVersion, CustomResourceDefinitionSchema, formatIssues } from './csv-schema.ts';
 import { decodeManifestObjects } from './manifest-objects.ts';
+import { otherStub } from './other-lines.ts';
 import { mergeOlmProperties } from './properties.ts';
 import type { BundleFiles, CustomResourceDefinition, KubeObject, RegistryV1Bundle } from './types.ts';
 import { decodeSingleDocument, decodeUtf8 } from '../../gocompat/goyaml/index.ts';
@@ -34,14 +35,22 @@ interface ParseBundleOptions {
    * other files (metadata) on return, and in any state on an error.
    */
   consume?: boolean;
+  /**
+   * Keep the other objects (neither the CSV nor CRDs) as JSON lines as each file is decoded,
+   * with stubs in `others` (other-lines.ts): a large bundle is then never all objects at once.
+   */
+  othersAsLines?: boolean;
 }
 
 /**
  * Parses a bundle from its files (paths relative to the bundle root, `/`-separated; a key
  * ending in `/` marks a directory, which lets callers report empty directories).
  */
-export function parseBundle(files: BundleFiles, options?: { consume?: false }): Result<RegistryV1Bundle, string>;
-export function parseBundle(files: Map<string, Uint8Array>, options: ParseBundleOptions): Result<RegistryV1Bundle, string>;
+export function parseBundle(
+  files: BundleFiles,
+  options?: Omit<ParseBundleOptions, 'consume'> & { consume?: false },
+): Result<RegistryV1Bundle, string>;
+export function parseBundle(files: Map<string, Uint8Array>, options: ParseBundleOptions & { consume: true }): Result<RegistryV1Bundle, string>;
 export function parseBundle(files: BundleFiles | Map<string, Uint8Array>, options: ParseBundleOptions = {}): Result<RegistryV1Bundle, string> {
   const consumed = options.consume === true ? (files as Map<string, Uint8Array>) : undefined;
   // Normalized path -> the caller's key, to remove a consumed file from the caller's map.
@@ -53,6 +62,7 @@ export function parseBundle(files: BundleFiles | Map<string, Uint8Array>, option
   let csv: ClusterServiceVersion | undefined;
   const crds: CustomResourceDefinition[] = [];
   const others: KubeObject[] = [];
+  const otherLines: string[] | undefined = options.othersAsLines === true ? [] : undefined;
   const entries = manifestEntries(normalized);
   if (entries === undefined) return err(`open ${MANIFESTS_DIR}: file does not exist`);
   for (const entry of entries) {
@@ -72,7 +82,8 @@ export function parseBundle(files: BundleFiles | Map<string, Uint8Array>, option
       const c = classified.value;
       if (c.type === 'csv') csv = c.csv;
       else if (c.type === 'crd') crds.push(c.crd);
-      else others.push(obj);
+      else if (otherLines === undefined) others.push(obj);
+      else others.push(otherStub(obj, otherLines.push(JSON.stringify(obj)) - 1));
     }
   }
   if (csv === undefined) return err(`no ClusterServiceVersion found in "${MANIFESTS_DIR}"`);
@@ -82,7 +93,7 @@ export function parseBundle(files: BundleFiles | Map<string, Uint8Array>, option
   if (merged.value !== (csv.metadata?.annotations ?? undefined)) {
     csv = { ...csv, metadata: { ...csv.metadata, annotations: { ...merged.value } } };
   }
-  return ok({ packageName: packageName.value, csv, crds, others });
+  return ok({ packageName: packageName.value, csv, crds, others, ...(otherLines === undefined ? {} : { otherLines }) });
 }
 
 /** The files under `/`-separated paths without leading `./` or `/`; `keys` gets each one's key in `files`. */

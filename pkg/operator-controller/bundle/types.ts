@@ -33,12 +33,15 @@ export interface CustomResourceDefinition extends KubeObject {
  *   `olm.properties` annotation already merged with `metadata/properties.yaml`.
  * - `crds`: CustomResourceDefinitions in manifest order (files in lexical order).
  * - `others`: every other object, in manifest order.
+ * - `otherLines`: set when parsed with `othersAsLines` (other-lines.ts): each other object's
+ *   JSON, in order, with `others` holding their stubs; a renderer's caller takes each line once.
  */
 export interface RegistryV1Bundle {
   packageName: string;
   csv: ClusterServiceVersion;
   crds: CustomResourceDefinition[];
   others: KubeObject[];
+  otherLines?: (string | undefined)[];
 }
 
 /** A bundle's files: path relative to the bundle root (forward slashes) to content. */

@@ -46,8 +46,9 @@ async function parseBundleDir(
 ): Promise<{ bundle: RegistryV1Bundle; lease?: BundleLease }> {
   const lease = budget === undefined ? undefined : await budget.acquire(await bundleDirBytes(dir), signal);
   try {
-    // The files are handed over: each one's bytes can go once its objects are decoded.
-    const parsed = parseBundle(await readBundleDir(dir), { consume: true });
+    // The files are handed over: each one's bytes can go once its objects are decoded; the
+    // objects the render step only places and labels are kept as JSON lines (decision 0098).
+    const parsed = parseBundle(await readBundleDir(dir), { consume: true, othersAsLines: true });
     if (!parsed.ok) throw new Error(parsed.error);
     return { bundle: parsed.value, ...(lease === undefined ? {} : { lease }) };
   } catch (err) {

@@ -3,6 +3,7 @@
 // step's objects) and what Progressing says. End to end: test/e2e/operator-controller-stalled-registry.test.ts.
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseBundle, readBundleDir, type RegistryV1Bundle } from '../bundle/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
@@ -231,5 +232,32 @@ describe('render step', () => {
     // The parsed manifests were let go of: only the CSV stays, for the record's properties.
     expect(s.bundle?.others).toEqual([]);
     expect(s.bundle?.crds).toEqual([]);
+  });
+
+  it('renders a bundle whose other objects were kept as lines exactly as one parsed whole, for every fixture bundle', async () => {
+    const root = fileURLToPath(new URL('../../../test/fixtures/bundles/', import.meta.url));
+    const dirs = (await readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+    expect(dirs.length).toBeGreaterThan(3);
+    const ports = {
+      schemas: { schemaFor: () => Promise.resolve(undefined) },
+      features: { webhookSupport: true, singleOwnNamespaceSupport: true, deploymentConfigSupport: true, certProvider: 'cert-manager' as const },
+    } satisfies RenderPorts;
+    for (const dir of dirs) {
+      const outputs: { text: string | undefined; error: string | undefined }[] = [];
+      for (const othersAsLines of [false, true]) {
+        const parsed = parseBundle(await readBundleDir(`${root}${dir}`), { consume: true, othersAsLines });
+        if (!parsed.ok) throw new Error(`${dir}: ${parsed.error}`);
+        if (othersAsLines) expect(parsed.value.otherLines?.length).toBe(parsed.value.others.length);
+        const s = extensionState({ target: { bundle: V1, fromCatalog: true }, bundle: parsed.value, spec: { namespace: 'ns' } });
+        let error: string | undefined;
+        try {
+          await renderStep(ports).run(s);
+        } catch (err) {
+          error = String(err);
+        }
+        outputs.push({ text: s.rendered?.manifest.map((o) => JSON.stringify(o)).join('\n'), error });
+      }
+      expect(outputs[1], dir).toEqual(outputs[0]);
+    }
   });
 });

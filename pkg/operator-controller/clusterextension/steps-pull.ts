@@ -8,6 +8,7 @@ import { jsonEqual, type Step, type StepOutcome } from '../../shared/controller/
 import { wrapError } from '../../shared/errors/index.ts';
 import type { KubeObject, OpenApiSchemas } from '../../shared/kube/index.ts';
 import { withManifestLines, type ReleaseBundle } from '../release/index.ts';
+import { takeOtherObject } from '../bundle/index.ts';
 import { render, renderFailureToError, withWatchNamespaceHint } from '../render/index.ts';
 import type { BundlePullScheduler } from './bundle-pulls.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
@@ -139,11 +140,14 @@ async function renderBundle(ports: RenderPorts, state: ExtensionState): Promise<
   // rendered objects share the parsed manifests: let go of them, so that each can be collected
   // once its pruned copy is made, rather than holding the bundle twice (decision 0098).
   rendered.value.length = 0;
-  state.bundle = { ...state.bundle, crds: [], others: [] };
+  const otherLines = state.bundle.otherLines;
+  state.bundle = { packageName: state.bundle.packageName, csv: state.bundle.csv, crds: [], others: [] };
   for (let i = 0; i < labelled.length; i++) {
-    const obj = labelled[i];
-    if (obj === undefined) continue;
+    const rendering = labelled[i];
+    if (rendering === undefined) continue;
     labelled[i] = undefined;
+    // A bundle object kept as a JSON line is parsed here, alone (bundle/other-lines.ts).
+    const obj = takeOtherObject(otherLines, rendering) ?? rendering;
     let schema;
     try {
       schema = await ports.schemas.schemaFor(obj.apiVersion, obj.kind, state.signal);
@@ -155,6 +159,9 @@ async function renderBundle(ports: RenderPorts, state: ExtensionState): Promise<
     lines.push(JSON.stringify(pruned.object));
     if (pruned.dropped.length > 0) dropped.push({ object: describeObject(obj), paths: pruned.dropped });
   }
+  // Every object kept as a line must have come back through the renderer as its stub: one left
+  // over would mean a renderer that copies objects without their line, applying stubs instead.
+  if (otherLines?.some((line) => line !== undefined) === true) throw new Error('render step: bundle objects kept as lines were not all rendered');
   state.rendered = withManifestLines({}, lines, `the rendering of bundle ${JSON.stringify(target.name)}`);
   state.droppedFields = dropped;
   return undefined;

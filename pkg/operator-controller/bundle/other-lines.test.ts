@@ -1,0 +1,58 @@
+// Other objects of a bundle kept as JSON lines (decision 0098): stubs that carry what the
+// renderer reads and name their line through its copies, and each line taken back once.
+import { describe, expect, it } from 'vitest';
+import { parseBundle } from './parse-bundle.ts';
+import { takeOtherObject } from './other-lines.ts';
+
+const enc = new TextEncoder();
+const files = () =>
+  new Map(
+    Object.entries({
+      'metadata/annotations.yaml': 'annotations:\n  operators.operatorframework.io.bundle.package.v1: pkg\n',
+      'manifests/a.yaml':
+        'apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata: {name: a}\nspec: {installModes: [{type: AllNamespaces, supported: true}]}\n',
+      'manifests/b.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: theirs, labels: {app: x}}\ndata: {k: v}\n',
+      'manifests/c.yaml': 'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: c}\nrules: []\n',
+    }).map(([k, v]) => [k, enc.encode(v)]),
+  );
+
+describe('parseBundle othersAsLines', () => {
+  it('keeps each other object as its JSON line, with a stub of its identity in others', () => {
+    const whole = parseBundle(files(), { consume: true });
+    const lines = parseBundle(files(), { consume: true, othersAsLines: true });
+    if (!whole.ok || !lines.ok) throw new Error('parse failed');
+    expect(lines.value.otherLines).toEqual(whole.value.others.map((o) => JSON.stringify(o)));
+    expect(JSON.parse(JSON.stringify(lines.value.others))).toEqual([
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'theirs' } },
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'c' } },
+    ]);
+    expect(lines.value.csv).toEqual(whole.value.csv);
+  });
+});
+
+describe('takeOtherObject', () => {
+  it('gives back the object a copy of its stub stands for, with the copy metadata, once', () => {
+    const parsed = parseBundle(files(), { consume: true, othersAsLines: true });
+    if (!parsed.ok) throw new Error(parsed.error);
+    const [cm, role] = parsed.value.others;
+    if (cm === undefined || role === undefined) throw new Error('no stubs');
+    // What the renderer and the owner labels make of a stub: copies with namespace and labels.
+    const rendered = { ...cm, metadata: { ...cm.metadata, namespace: 'install', labels: { owner: 'ext' } } };
+    expect(takeOtherObject(parsed.value.otherLines, rendered)).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'b', namespace: 'install', labels: { app: 'x', owner: 'ext' } },
+      data: { k: 'v' },
+    });
+    expect(parsed.value.otherLines?.[0]).toBeUndefined();
+    expect(() => takeOtherObject(parsed.value.otherLines, rendered)).toThrow('bundle object 1 (ConfigMap) was taken already');
+    expect(takeOtherObject(parsed.value.otherLines, { ...role })).toEqual({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'c' },
+      rules: [],
+    });
+    // Not a stub (a generated object, or a stub's JSON round trip): nothing to take.
+    expect(takeOtherObject(parsed.value.otherLines, JSON.parse(JSON.stringify(role)))).toBeUndefined();
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * A bundle's other objects kept as JSON text (parseBundle's `othersAsLines`, decision 0098).
+ * Most of a large bundle is such objects (ConfigMaps, Secrets, Services...), which rendering
+ * only moves to the install namespace and labels. Kept as their JSON lines they cost about a
+ * third of their size as objects; `others` then holds a stub of each (apiVersion, kind, name
+ * and namespace: all the renderer reads of them, to validate, place and order them) that names
+ * its line, and the caller turns each rendered stub back into its object one at a time
+ * ({@link takeOtherObject}).
+ */
+import type { KubeObject, RegistryV1Bundle } from './types.ts';
+
+/** The index in `otherLines` of the object a stub stands for. */
+const LINE = Symbol('line of a bundle object kept as JSON');
+
+interface Stub {
+  [LINE]?: number;
+}
+
+/**
+ * The stub of `obj`, whose JSON is `otherLines[index]`. Copies of the stub (`{ ...stub }`, as
+ * the renderer makes them) keep naming the line: object spread copies symbol-keyed properties.
+ */
+export function otherStub(obj: KubeObject, index: number): KubeObject {
+  const meta = obj.metadata as Record<string, unknown>;
+  const metadata: Record<string, unknown> = {};
+  if ('name' in meta) metadata['name'] = meta['name'];
+  if ('namespace' in meta) metadata['namespace'] = meta['namespace'];
+  const stub: KubeObject & Stub = { apiVersion: obj.apiVersion, kind: obj.kind, metadata: metadata as KubeObject['metadata'] };
+  Object.defineProperty(stub, LINE, { value: index, enumerable: true });
+  return stub;
+}
+
+/**
+ * For `obj` a (copy of a) stub of a bundle's other objects, `lines` the bundle's `otherLines`:
+ * the object it stands for, parsed from its line, with what the stub's metadata gained on the
+ * way (the install namespace, labels merged over the object's own); its line is cleared, so
+ * each is taken once and the text can go. Undefined for any other object. Throws when the
+ * stub's line was taken already.
+ */
+export function takeOtherObject(lines: RegistryV1Bundle['otherLines'], obj: KubeObject): KubeObject | undefined {
+  const index = (obj as Stub)[LINE];
+  if (index === undefined) return undefined;
+  const line = lines?.[index];
+  if (lines === undefined || line === undefined) throw new Error(`bundle object ${index + 1} (${obj.kind}) was taken already`);
+  lines[index] = undefined;
+  const full = JSON.parse(line) as KubeObject;
+  const labels = obj.metadata.labels === undefined ? {} : { labels: { ...full.metadata.labels, ...obj.metadata.labels } };
+  return { ...full, metadata: { ...full.metadata, ...obj.metadata, ...labels } };
+}
