@@ -203,8 +203,18 @@ describe('parseBundle classification', () => {
         return super.delete(key);
       }
     })(files(entries));
+    const bytes = new Map(handed);
     const consumed = parseBundle(handed, { consume: true });
     expect(consumed).toEqual(expected);
+    // The manifests' bytes were freed (their ArrayBuffers detached); the metadata's are intact, and so is all that was lent.
+    expect([...bytes].map(([k, b]) => [k, b.byteLength === 0])).toEqual([
+      ['./metadata/annotations.yaml', false],
+      ['metadata/properties.yaml', false],
+      ['manifests\\b.yaml', true],
+      ['manifests/a.yaml', true],
+      ['manifests/c.yaml', true],
+    ]);
+    expect([...lent.values()].every((b) => b.byteLength > 0)).toBe(true);
     expect(deleted).toEqual(['manifests/a.yaml after 5', 'manifests\\b.yaml after 4', 'manifests/c.yaml after 3']);
     expect([...handed.keys()]).toEqual(['./metadata/annotations.yaml', 'metadata/properties.yaml']);
   });

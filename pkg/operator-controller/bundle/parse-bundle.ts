@@ -75,6 +75,8 @@ export function parseBundle(files: BundleFiles | Map<string, Uint8Array>, option
       consumed.delete(keys.get(entry.path) ?? entry.path);
     }
     const objects = readManifestFile(entry.path, bytes);
+    // The text decoded from the bytes is a copy: consumed bytes are freed at once (decision 0098).
+    if (consumed !== undefined) freeOwned(bytes);
     if (!objects.ok) return err(`error parsing objects in ${JSON.stringify(entry.path)}: ${objects.error}`);
     for (const obj of objects.value) {
       const classified = classify(obj);
@@ -198,4 +200,13 @@ function classify(obj: KubeObject): Result<Classified, string> {
 function nameOf(obj: KubeObject): string {
   const name = obj.metadata?.name;
   return typeof name === 'string' ? name : '';
+}
+
+/**
+ * Detaches `bytes`' ArrayBuffer, which frees its memory at once, when `bytes` is all of it: a
+ * slice of Node's pool of small Buffers is left to the collector. Only for bytes handed over.
+ */
+function freeOwned(bytes: Uint8Array): void {
+  const buffer = bytes.buffer;
+  if (buffer instanceof ArrayBuffer && !buffer.detached && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength) buffer.transfer(0);
 }
