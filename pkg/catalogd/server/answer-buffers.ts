@@ -24,6 +24,7 @@
  * limit forces a collection, and a server that goes idle after a burst keeps them meanwhile
  * (decision 0099).
  */
+import { freeOwnedBytes } from '../../shared/bytes/index.ts';
 
 /** A buffer on loan; see the module contract. */
 export interface BufferLease {
@@ -47,7 +48,7 @@ const IDLE_RELEASE_MS = 10_000;
 /** Returns a slab's memory to the system now rather than at some later collection. */
 function free(buf: Buffer): void {
   // A slab owns its whole ArrayBuffer (allocUnsafeSlow), so detaching it touches no other buffer.
-  (buf.buffer as ArrayBuffer).transfer(0);
+  freeOwnedBytes(buf);
 }
 
 /** Free lists of slabs in a few size classes. */

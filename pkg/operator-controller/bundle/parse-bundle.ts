@@ -19,6 +19,7 @@ import { otherStub } from './other-lines.ts';
 import { mergeOlmProperties } from './properties.ts';
 import type { BundleFiles, CustomResourceDefinition, KubeObject, RegistryV1Bundle } from './types.ts';
 import { decodeSingleDocument, decodeUtf8 } from '../../gocompat/goyaml/index.ts';
+import { freeOwnedBytes } from '../../shared/bytes/index.ts';
 
 /** The annotation in `metadata/annotations.yaml` naming the bundle's package. */
 export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';
@@ -76,7 +77,7 @@ export function parseBundle(files: BundleFiles | Map<string, Uint8Array>, option
     }
     const objects = readManifestFile(entry.path, bytes);
     // The text decoded from the bytes is a copy: consumed bytes are freed at once (decision 0098).
-    if (consumed !== undefined) freeOwned(bytes);
+    if (consumed !== undefined) freeOwnedBytes(bytes);
     if (!objects.ok) return err(`error parsing objects in ${JSON.stringify(entry.path)}: ${objects.error}`);
     for (const obj of objects.value) {
       const classified = classify(obj);
@@ -200,13 +201,4 @@ function classify(obj: KubeObject): Result<Classified, string> {
 function nameOf(obj: KubeObject): string {
   const name = obj.metadata?.name;
   return typeof name === 'string' ? name : '';
-}
-
-/**
- * Detaches `bytes`' ArrayBuffer, which frees its memory at once, when `bytes` is all of it: a
- * slice of Node's pool of small Buffers is left to the collector. Only for bytes handed over.
- */
-function freeOwned(bytes: Uint8Array): void {
-  const buffer = bytes.buffer;
-  if (buffer instanceof ArrayBuffer && !buffer.detached && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength) buffer.transfer(0);
 }

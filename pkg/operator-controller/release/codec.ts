@@ -33,6 +33,7 @@ import { fromHelmRelease, fromHelmReleaseSummary, helmReleaseJson } from './helm
 import { fromLegacyRelease, isLegacyRelease } from './legacy.ts';
 import { withoutManifest } from './summary-bytes.ts';
 import type { Release, ReleaseSummary } from './types.ts';
+import { freeOwnedBytes } from '../../shared/bytes/index.ts';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -181,8 +182,8 @@ async function decodeDocument(payload: Uint8Array, where: string, cut?: (json: B
     text = bytes.toString('utf8');
     // The text is a copy: the decompressed bytes (a large record's whole size, outside V8's
     // heap) are freed now rather than at some later collection (decision 0098).
-    freeOwned(json);
-    if (bytes !== json) freeOwned(bytes);
+    freeOwnedBytes(json);
+    if (bytes !== json) freeOwnedBytes(bytes);
   } catch (e) {
     throw new Error(`release record ${where} is corrupt: decompressing the payload failed: ${(e as Error).message}`, { cause: e });
   }
@@ -193,13 +194,4 @@ async function decodeDocument(payload: Uint8Array, where: string, cut?: (json: B
     throw new Error(`release record ${where} is corrupt: the payload is not JSON: ${(e as Error).message}`, { cause: e });
   }
   return doc;
-}
-
-/**
- * Detaches `bytes`' ArrayBuffer, which frees its memory at once, when `bytes` is all of it: a
- * slice of Node's pool of small Buffers is left to the collector. Only for bytes nobody else holds.
- */
-function freeOwned(bytes: Uint8Array): void {
-  const buffer = bytes.buffer;
-  if (buffer instanceof ArrayBuffer && !buffer.detached && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength) buffer.transfer(0);
 }
