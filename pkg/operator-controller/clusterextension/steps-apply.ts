@@ -14,7 +14,15 @@ import {
 } from '../applier/index.ts';
 import { POLL, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder, KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
-import { manifestIdentities, manifestObjectsWhere, mapManifest, withManifestOf, type Release, type ReleaseStore } from '../release/index.ts';
+import {
+  identityOf,
+  manifestIdentities,
+  manifestObjectsWhere,
+  mapManifest,
+  withManifestOf,
+  type Release,
+  type ReleaseStore,
+} from '../release/index.ts';
 import { staticKindScopes } from '../render/index.ts';
 import { deprecationConditions, resolve } from '../resolve/index.ts';
 import { bundleProperties } from './bundle-source.ts';
@@ -48,13 +56,7 @@ const READ_WHOLE = new Set(['CustomResourceDefinition', 'Role', 'ClusterRole', '
 
 /** What pre-authorization reads of an object: CRDs and RBAC objects whole, any other its identity alone. */
 function forAuthorization(obj: KubeObject): KubeObject {
-  if (READ_WHOLE.has(obj.kind)) return obj;
-  const { name, namespace } = obj.metadata;
-  return {
-    apiVersion: obj.apiVersion,
-    kind: obj.kind,
-    metadata: { ...(name === undefined ? {} : { name }), ...(namespace === undefined ? {} : { namespace }) },
-  };
+  return READ_WHOLE.has(obj.kind) ? obj : identityOf(obj);
 }
 
 /** The release the reconcile wants deployed. */

@@ -17,6 +17,7 @@ export {
 } from './codec.ts';
 export { deployedRelease } from './history.ts';
 export {
+  identityOf,
   manifestEquals,
   manifestIdentities,
   manifestLine,

@@ -1,6 +1,6 @@
 // A release's manifest read lazily (decision 0098): objects are parsed on first read only, and
 // identities and equality with a new rendering come from the text without parsing the whole.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { jsonEqual } from '../../shared/controller/index.ts';
 import {
@@ -165,6 +165,22 @@ describe('withManifestLines (a rendering held as text)', () => {
     expect(manifestEquals(lazy(), withManifestLines({}, lines.slice(0, 1), 'x'), equal)).toBe(false);
     expect(manifestEquals(lazy(), withManifestLines({}, [...lines, lines[0] as string], 'x'), equal)).toBe(false);
     expect(unparsed(a)).toBe(true);
+  });
+
+  it('reads identities once for every holder of the same lines (a rendering, its desired release, its record)', () => {
+    const holder = rendered();
+    const desired = withManifestOf({ extension: 'e' }, holder);
+    const record = reviseRelease(withManifestOf({ revision: 1 }, desired), { revision: 2 });
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const first = manifestIdentities(holder);
+      expect(manifestIdentities(desired)).toEqual(first);
+      expect(manifestIdentities(record)).toEqual(first);
+      expect(manifestIdentities(record)).not.toBe(first);
+      expect(parse).toHaveBeenCalledTimes(lines.length);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('throws naming the rendering when a line is not an object', () => {

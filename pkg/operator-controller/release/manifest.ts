@@ -89,7 +89,11 @@ export interface ManifestHolder {
 /** The unparsed source of a holder's `manifest`: a record's text, or one JSON line per object (no "\n"). */
 const UNPARSED = Symbol('unparsed manifest');
 
-type Source = { text: string; where: string } | { lines: readonly string[]; where: string };
+/**
+ * `identities` is filled by the first {@link manifestIdentities} of any holder sharing the
+ * source (a rendering's desired release and record do): a reconcile asks for them several times.
+ */
+type Source = ({ text: string } | { lines: readonly string[] }) & { where: string; identities?: readonly KubeObject[] };
 
 interface Unparsed {
   [UNPARSED]?: Source;
@@ -125,11 +129,7 @@ function defineLazy<T extends object>(holder: T, source: Source, parse: () => Ku
  * on that first read, naming `where`.
  */
 export function withLazyManifest<T extends object>(summary: T, text: string, where: string): T & { manifest: KubeObject[] } {
-  return defineLazy(summary, { text, where }, () => {
-    const parsed = parseManifest(text);
-    if (!parsed.ok) throw new Error(`release record ${where} is corrupt: ${parsed.problem}`);
-    return parsed.objects;
-  });
+  return withSource(summary, { text, where });
 }
 
 /**
@@ -140,10 +140,22 @@ export function withLazyManifest<T extends object>(summary: T, text: string, whe
  * apiVersion, kind and metadata; a read of `manifest` throws naming `where` otherwise.
  */
 export function withManifestLines<T extends object>(holder: T, lines: readonly string[], where: string): T & { manifest: KubeObject[] } {
-  return defineLazy(holder, { lines, where }, () =>
-    lines.map((line, i) => {
+  return withSource(holder, { lines, where });
+}
+
+/** `holder` with a `manifest` parsed from `source` on first read. */
+function withSource<T extends object>(holder: T, source: Source): T & { manifest: KubeObject[] } {
+  if ('text' in source) {
+    return defineLazy(holder, source, () => {
+      const parsed = parseManifest(source.text);
+      if (!parsed.ok) throw new Error(`release record ${source.where} is corrupt: ${parsed.problem}`);
+      return parsed.objects;
+    });
+  }
+  return defineLazy(holder, source, () =>
+    source.lines.map((line, i) => {
       const obj = parseLine(line);
-      if (obj === undefined) throw new Error(`${where}: object ${i + 1} is not JSON of an object with apiVersion, kind and metadata`);
+      if (obj === undefined) throw new Error(`${source.where}: object ${i + 1} is not JSON of an object with apiVersion, kind and metadata`);
       return obj;
     }),
   );
@@ -157,7 +169,7 @@ export function withManifestOf<T extends object>(summary: T, from: ManifestHolde
   const source = (from as Unparsed)[UNPARSED];
   // The objects are shared, not copied: no reader of a manifest changes its objects.
   if (source === undefined) return Object.assign(summary, { manifest: from.manifest as KubeObject[] });
-  return 'text' in source ? withLazyManifest(summary, source.text, source.where) : withManifestLines(summary, source.lines, source.where);
+  return withSource(summary, source);
 }
 
 /**
@@ -269,7 +281,10 @@ function parseLine(line: string): KubeObject | undefined {
  * and deletions are keyed by), in order, read as {@link mapManifest} reads them.
  */
 export function manifestIdentities(release: ManifestHolder): KubeObject[] {
-  return mapManifest(release, identityOf);
+  const source = (release as Unparsed)[UNPARSED];
+  if (source === undefined) return mapManifest(release, identityOf);
+  source.identities ??= mapManifest(release, identityOf);
+  return [...source.identities];
 }
 
 /** The release's objects that `keep` accepts, whole, read as {@link mapManifest} reads them. */
@@ -277,7 +292,8 @@ export function manifestObjectsWhere(release: ManifestHolder, keep: (obj: KubeOb
   return mapManifest(release, (o) => (keep(o) ? o : undefined)).filter((o): o is KubeObject => o !== undefined);
 }
 
-function identityOf(obj: KubeObject): KubeObject {
+/** `obj` reduced to apiVersion, kind, and its name and namespace when it has them. */
+export function identityOf(obj: KubeObject): KubeObject {
   const { name, namespace } = obj.metadata;
   return {
     apiVersion: obj.apiVersion,
