@@ -18,6 +18,7 @@ export {
 export { deployedRelease } from './history.ts';
 export {
   identityOf,
+  letGoOfText,
   manifestEquals,
   manifestIdentities,
   manifestLine,
