@@ -95,6 +95,17 @@ describe('reading a file', () => {
     expect((await readRegularFile(join(root, 'link-file'), { maxBytes: 100 })).toString()).toBe('schema: x\n');
   });
 
+  it('reads a large file into one Buffer that owns its memory (a caller may free it whole)', async () => {
+    const big = Buffer.alloc(3 * 1024 * 1024 + 17);
+    for (let i = 0; i < big.length; i += 4096) big[i] = i % 251;
+    await writeFile(join(base, 'big'), big);
+    const read = await readRegularFile(join(base, 'big'), { maxBytes: big.length });
+    expect(read.equals(big)).toBe(true);
+    expect(read.byteOffset).toBe(0);
+    expect(read.buffer.byteLength).toBe(big.length);
+    await expect(readRegularFile(join(base, 'big'), { maxBytes: big.length - 1 })).rejects.toThrow('is larger than');
+  });
+
   it('refuses a FIFO, a device and a directory at once, naming the path', async () => {
     await expect(readRegularFile(join(root, 'fifo'), { maxBytes: 100 })).rejects.toThrow(
       `refusing ${q(join(root, 'fifo'))}: a FIFO, not a regular file`,

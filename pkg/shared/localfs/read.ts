@@ -34,7 +34,10 @@ export function openRegularFileSync(path: string): number {
 }
 
 /**
- * Reads the regular file `path` whole.
+ * Reads the regular file `path` whole, into one Buffer of its own memory (not a slice of a
+ * larger one: a caller may free it at once, pkg/shared/bytes). The file is read into a Buffer
+ * of the size its descriptor states, then to its end: only a file that grew meanwhile is read
+ * in pieces and joined, so reading a large file does not hold it twice.
  *
  * @throws LocalFileError naming `path` when it cannot be read, is not a regular file, or holds
  *   more than `maxBytes` bytes (checked before reading).
@@ -51,18 +54,24 @@ export async function readRegularFile(path: string, options: { maxBytes: number 
     const st = await handle.stat();
     checkRegular(path, st);
     if (st.size > options.maxBytes) throw tooLarge(path, options.maxBytes);
-    // Read to the end rather than trusting the size: the file may have grown since.
-    const chunks: Buffer[] = [];
+    const whole = Buffer.allocUnsafeSlow(st.size);
     let total = 0;
+    while (total < whole.length) {
+      const { bytesRead } = await handle.read(whole, total, whole.length - total, null);
+      if (bytesRead === 0) return whole.subarray(0, total);
+      total += bytesRead;
+    }
+    // Read to the end rather than trusting the size: the file may have grown since.
+    const more: Buffer[] = [];
     for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(Math.max(st.size - total, 0) + 1, 1 << 20));
+      const chunk = Buffer.allocUnsafe(Math.min(Math.max(options.maxBytes - total, 0) + 1, 1 << 20));
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       total += bytesRead;
       if (total > options.maxBytes) throw tooLarge(path, options.maxBytes);
-      chunks.push(chunk.subarray(0, bytesRead));
+      more.push(chunk.subarray(0, bytesRead));
     }
-    return Buffer.concat(chunks, total);
+    return more.length === 0 ? whole : Buffer.concat([whole, ...more], total);
   } catch (cause) {
     throw asLocalError(path, 'read', cause);
   } finally {
