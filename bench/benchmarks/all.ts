@@ -73,9 +73,12 @@ async function download(url: URL, pid: number, agent: http.Agent, headers: Recor
   return { timing, rssGrowth: peak() - before, pausedGrowth, readAhead };
 }
 
-/** A server under test: ours, or upstream's when OLMV1_BENCH_UPSTREAM_CATALOGD names it. */
+/**
+ * A server under test: ours; upstream's when OLMV1_BENCH_UPSTREAM_CATALOGD names it; and, for
+ * identity downloads, the Node floor (bench/children/bare-all-server.ts).
+ */
 interface Side {
-  name: 'ours' | 'upstream';
+  name: 'ours' | 'upstream' | 'floor';
   pid: number;
   url: URL;
   agent: http.Agent;
@@ -117,7 +120,16 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const sides: Side[] = [{ name: 'ours', pid: server.pid, url, agent }];
   const measurements: Measurement[] = [];
   const details: Record<string, unknown> = {};
+  let floor: CatalogServer | undefined;
   try {
+    ctx.log('starting the Node floor (bench/children/bare-all-server.ts)');
+    floor = await startCatalogServe(ctx.runtime, { operatorhub: catalog.dir }, [ctx.runtime.entry('bench/children/bare-all-server.ts')]);
+    const floorSide: Side = {
+      name: 'floor',
+      pid: floor.pid,
+      url: new URL(`${floor.baseURL('operatorhub')}/api/v1/all`),
+      agent: new http.Agent({ keepAlive: true }),
+    };
     if (binary !== undefined) {
       ctx.log('starting upstream catalogd (OLMV1_BENCH_UPSTREAM_CATALOGD)');
       upstream = await startUpstreamCatalogd(binary, ctx.workDir, { operatorhub: catalog.dir });
@@ -132,8 +144,12 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       ['identity', {}],
       ['gzip', { 'accept-encoding': 'gzip' }],
     ] as const) {
-      ctx.log(`${REPS} downloads, ${label}${upstream === undefined ? '' : ', ours and upstream in turn'}`);
-      const [ours, theirs] = await series(sides, headers);
+      const withFloor = label === 'identity';
+      ctx.log(`${REPS} downloads, ${label}${upstream === undefined ? '' : ', ours and upstream in turn'}${withFloor ? ', and the Node floor' : ''}`);
+      const all = await series(withFloor ? [...sides, floorSide] : sides, headers);
+      const ours = all[0];
+      const theirs = upstream === undefined ? undefined : all[1];
+      const bare = withFloor ? all.at(-1) : undefined;
       if (ours === undefined) throw new Error('no downloads');
       const { runs, backToBack } = ours;
       const bytes = runs[0]?.timing.bytes ?? 0;
@@ -177,6 +193,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         ),
       );
       if (theirs !== undefined) measurements.push(...upstreamRows(label, ours, theirs));
+      if (bare !== undefined) measurements.push(...floorRows(label, ours, bare));
       details[label] = {
         bytes,
         firstByteMs: runs.map((r) => round(r.timing.firstByteMs)),
@@ -190,6 +207,14 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
               upstream: {
                 totalMs: theirs.runs.map((r) => round(r.timing.totalMs)),
                 totalBackToBackMs: theirs.backToBack.map((r) => round(r.timing.totalMs)),
+              },
+            }),
+        ...(bare === undefined
+          ? {}
+          : {
+              floor: {
+                totalMs: bare.runs.map((r) => round(r.timing.totalMs)),
+                totalBackToBackMs: bare.backToBack.map((r) => round(r.timing.totalMs)),
               },
             }),
       };
@@ -215,7 +240,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     };
   } finally {
     for (const side of sides) side.agent.destroy();
-    await Promise.all([server.stop(), upstream?.stop()]);
+    await Promise.all([server.stop(), upstream?.stop(), floor?.stop()]);
   }
   return { measurements, details };
 }
@@ -235,6 +260,29 @@ function upstreamRows(label: string, ours: Series, theirs: Series): Measurement[
       `ours / upstream ${round(oursSpaced / spaced, 2)}x; requests in turn with ours`,
     ),
     measure(`upstream, ${label}: full download, back to back, median`, busy, 'ms', undefined, `ours / upstream ${round(oursBusy / busy, 2)}x`),
+  ];
+}
+
+/**
+ * The Node floor's full downloads beside ours (bench/children/bare-all-server.ts: the catalog in
+ * memory, one write): what is left of ours' time once its file reads and streaming are gone.
+ */
+function floorRows(label: string, ours: Series, bare: Series): Measurement[] {
+  if ([...bare.runs, ...bare.backToBack].some((r) => r.timing.status !== 200 || r.timing.bytes !== ours.runs[0]?.timing.bytes)) {
+    throw new Error(`floor ${label}: unexpected status or size`);
+  }
+  const totals = (s: Series): [number, number] => [median(s.runs.map((r) => r.timing.totalMs)), median(s.backToBack.map((r) => r.timing.totalMs))];
+  const [oursSpaced, oursBusy] = totals(ours);
+  const [spaced, busy] = totals(bare);
+  return [
+    measure(
+      `Node floor, ${label}: full download, median`,
+      spaced,
+      'ms',
+      undefined,
+      `ours / floor ${round(oursSpaced / spaced, 2)}x; bare node:http, the body in memory, one write; fastest ${round(Math.min(...bare.runs.map((r) => r.timing.totalMs)), 1)} ms`,
+    ),
+    measure(`Node floor, ${label}: full download, back to back, median`, busy, 'ms', undefined, `ours / floor ${round(oursBusy / busy, 2)}x`),
   ];
 }
 

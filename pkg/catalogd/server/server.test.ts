@@ -1,5 +1,5 @@
 import dns from 'node:dns';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, truncate } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -572,6 +572,30 @@ describe('catalog server answer buffers', () => {
       expect(metric).toMatch(/catalogd_http_request_duration_seconds_count\{code="200"\} 1(\n|$)/);
     } finally {
       await own.close();
+    }
+  });
+
+  it('cuts a download short when the stored content ends early, and serves the next request', async () => {
+    const cut = await storeWith('server-cut-', 'k', blobs);
+    const own = buildCatalogServer({ content: cut.store, logger: pino({ level: 'silent' }), registry: new Registry() });
+    try {
+      const ownOrigin = await own.listen({ host: '127.0.0.1', port: 0 });
+      const whole = blobs.map((b) => b.blob).join('');
+      // Longer than a few reads, so that the end is met with a read ahead in flight.
+      expect(whole.length).toBeGreaterThan(4 * 256 * 1024);
+      await truncate(cut.store.get('k')!.path('jsonl'), 700_000);
+      const res = await fetch(`${ownOrigin}/catalogs/k/api/v1/all`, { headers: { 'accept-encoding': 'identity' } });
+      expect(res.status).toBe(200);
+      const outcome = await res.text().then(
+        (t) => `read ${t.length} of ${whole.length}`,
+        () => 'cut short',
+      );
+      expect(outcome).toBe('cut short');
+      const ok = await exchange(ownOrigin, { url: '/catalogs/k/api/v1/metas?package=p0' });
+      expect(ok.statusCode).toBe(200);
+    } finally {
+      await own.close();
+      await cut.remove();
     }
   });
 
