@@ -9,8 +9,7 @@ import { extensionState } from '../../../test/support/extension-state.ts';
 import { runSteps, type Step } from '../../shared/controller/index.ts';
 import { TerminalError } from '../../shared/errors/index.ts';
 import type { RegistryV1Bundle } from '../bundle/index.ts';
-import type { KubeObject } from '../../shared/kube/index.ts';
-import { createReleaseStore, manifestLine, releaseJson, withLazyManifest, type Release, type ReleaseStore } from '../release/index.ts';
+import { createReleaseStore, releaseJson, type Release, type ReleaseStore } from '../release/index.ts';
 import { BundleBudget, type BundleLease } from './bundle-budget.ts';
 import { BundlePulls } from './bundle-pulls.ts';
 import type { FetchedBundle } from './bundle-source.ts';
@@ -110,22 +109,6 @@ describe('the records budget over a reconcile', () => {
     await third.done;
     expect(third.state.installed?.extension).toBe('c');
     expect(records.held).toBe(0);
-  });
-});
-
-describe('the installed step', () => {
-  it("lets go of the records' texts once it has the identities; the next reader reads them again", async () => {
-    const r = deployed('ext');
-    const reread = vi.fn(() => manifestLine(r.manifest[0] as KubeObject));
-    const releases = [withLazyManifest({ ...r, manifest: undefined }, reread(), 'Secret "olmv1-system/rec"', reread)];
-    reread.mockClear();
-    const calls: string[] = [];
-    const state = extensionState({ name: 'ext' });
-    await runSteps([installedStep({ releases: { history: () => Promise.resolve(releases) }, drift: recordingDrift(calls) })], state);
-    expect(calls).toHaveLength(1);
-    expect(reread).not.toHaveBeenCalled();
-    expect(state.installed?.manifest).toEqual(r.manifest);
-    expect(reread).toHaveBeenCalledOnce();
   });
 });
 

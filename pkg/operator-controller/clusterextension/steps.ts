@@ -13,7 +13,7 @@
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import { TerminalError, errorMessage, findTerminal } from '../../shared/errors/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { deployedRelease, letGoOfText, manifestIdentities, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
+import { deployedRelease, manifestIdentities, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
 import {
   deprecationConditions,
   metadataFor,
@@ -82,12 +82,9 @@ async function readInstalled(ports: InstalledPorts, state: ExtensionState): Prom
           };
     state.history = await ports.releases.history(state.name, state.signal, admit);
     const installed = deployedRelease(state.history);
-    // Identities only: the record's objects are parsed when the content changes (decision 0098).
-    identities = installed === undefined ? [] : manifestIdentities(installed);
-    // Until a later step reads them again, the records' texts are not held: the pull may wait
-    // for the bundle budget behind another extension's render (decision 0098).
-    for (const release of state.history) letGoOfText(release);
     if (installed === undefined) return undefined;
+    // Identities only: the record's objects are parsed when the content changes (decision 0098).
+    identities = manifestIdentities(installed);
     state.installed = installed;
   } catch (err) {
     setInstalledUnknown(state.ce, errorMessage(err), true);

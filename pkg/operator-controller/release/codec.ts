@@ -27,9 +27,9 @@
  */
 import { once } from 'node:events';
 import { promisify } from 'node:util';
-import { createGzip, gunzip, gunzipSync, gzip, constants as zlibConstants } from 'node:zlib';
+import { createGzip, gunzip, gzip, constants as zlibConstants } from 'node:zlib';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { fromHelmRelease, fromHelmReleaseSummary, helmReleaseJson, helmReleaseManifest } from './helm-format.ts';
+import { fromHelmRelease, fromHelmReleaseSummary, helmReleaseJson } from './helm-format.ts';
 import { fromLegacyRelease, isLegacyRelease } from './legacy.ts';
 import { withoutManifest } from './summary-bytes.ts';
 import type { Release, ReleaseSummary } from './types.ts';
@@ -150,10 +150,7 @@ export function decodedSize(payload: Uint8Array): number {
  */
 export async function decodeRelease(payload: Uint8Array, where: string, extensionUID = ''): Promise<Release> {
   const doc = await decodeDocument(payload, where);
-  // A large record's text can be let go of and read again from its payload (a fraction of it):
-  // letGoOfText, decision 0098. The payload is kept only for that.
-  const reread = decodedSize(payload) > SMALL ? () => helmReleaseManifest(decodeDocumentSync(payload, where)) : undefined;
-  const decoded = isLegacyRelease(doc) ? fromLegacyRelease(doc) : fromHelmRelease(doc, extensionUID, where, reread);
+  const decoded = isLegacyRelease(doc) ? fromLegacyRelease(doc) : fromHelmRelease(doc, extensionUID, where);
   if (!decoded.ok) throw new Error(`release record ${where} is corrupt: ${decoded.problem}`, { cause: new Error(decoded.problem) });
   return decoded.release;
 }
@@ -178,36 +175,9 @@ export async function decodeReleaseSummary(payload: Uint8Array, where: string, e
 
 /** The JSON document of a record's payload (gunzip, then JSON); throws naming `where` and the failing step. */
 async function decodeDocument(payload: Uint8Array, where: string, cut?: (json: Buffer) => Buffer | undefined): Promise<unknown> {
-  let json: Buffer;
-  try {
-    json = await gunzipAsync(payload);
-  } catch (e) {
-    throw inflateFailed(where, e);
-  }
-  return parseDocument(json, where, cut);
-}
-
-/**
- * As {@link decodeDocument}, on the calling thread: for reading a record's text again where the
- * reader cannot wait (letGoOfText), which only large records do.
- */
-function decodeDocumentSync(payload: Uint8Array, where: string): unknown {
-  let json: Buffer;
-  try {
-    json = gunzipSync(payload);
-  } catch (e) {
-    throw inflateFailed(where, e);
-  }
-  return parseDocument(json, where);
-}
-
-function inflateFailed(where: string, e: unknown): Error {
-  return new Error(`release record ${where} is corrupt: decompressing the payload failed: ${(e as Error).message}`, { cause: e });
-}
-
-function parseDocument(json: Buffer, where: string, cut?: (json: Buffer) => Buffer | undefined): unknown {
   let text: string;
   try {
+    const json = await gunzipAsync(payload);
     const bytes = cut?.(json) ?? json;
     text = bytes.toString('utf8');
     // The text is a copy: the decompressed bytes (a large record's whole size, outside V8's
@@ -215,11 +185,13 @@ function parseDocument(json: Buffer, where: string, cut?: (json: Buffer) => Buff
     freeOwnedBytes(json);
     if (bytes !== json) freeOwnedBytes(bytes);
   } catch (e) {
-    throw inflateFailed(where, e);
+    throw new Error(`release record ${where} is corrupt: decompressing the payload failed: ${(e as Error).message}`, { cause: e });
   }
+  let doc: unknown;
   try {
-    return JSON.parse(text);
+    doc = JSON.parse(text);
   } catch (e) {
     throw new Error(`release record ${where} is corrupt: the payload is not JSON: ${(e as Error).message}`, { cause: e });
   }
+  return doc;
 }

@@ -164,23 +164,12 @@ export function fromHelmReleaseSummary(doc: unknown, extensionUID: string): { ok
 /**
  * Reads a release JSON document (ours, or upstream's without our field) into a Release with
  * `extensionUID`, its manifest parsed on first read of `manifest` (withLazyManifest: a corrupt
- * manifest throws then, naming `where`; with `reread`, the text can be let go of and read
- * again: letGoOfText). Returns the problems, described, when it is not a release we can use.
+ * manifest throws then, naming `where`). Returns the problems, described, when it is not a
+ * release we can use.
  */
-export function fromHelmRelease(
-  doc: unknown,
-  extensionUID: string,
-  where: string,
-  reread?: () => string,
-): { ok: true; release: Release } | { ok: false; problem: string } {
+export function fromHelmRelease(doc: unknown, extensionUID: string, where: string): { ok: true; release: Release } | { ok: false; problem: string } {
   const read = readHelmRelease(doc, extensionUID);
-  return read.ok ? { ok: true, release: withLazyManifest(read.summary, read.manifest, where, reread) } : read;
-}
-
-/** The manifest text of a release JSON document, as {@link fromHelmRelease} reads it ('' when it has none). */
-export function helmReleaseManifest(doc: unknown): string {
-  const manifest = typeof doc === 'object' && doc !== null ? (doc as { manifest?: unknown }).manifest : undefined;
-  return typeof manifest === 'string' ? manifest : '';
+  return read.ok ? { ok: true, release: withLazyManifest(read.summary, read.manifest, where) } : read;
 }
 
 function readHelmRelease(

@@ -18,7 +18,6 @@ export {
 export { deployedRelease } from './history.ts';
 export {
   identityOf,
-  letGoOfText,
   manifestEquals,
   manifestIdentities,
   manifestLine,

@@ -4,7 +4,6 @@ import { describe, expect, it, vi } from 'vitest';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { jsonEqual } from '../../shared/controller/index.ts';
 import {
-  letGoOfText,
   manifestEquals,
   manifestIdentities,
   manifestLine,
@@ -48,49 +47,6 @@ describe('withLazyManifest', () => {
     const release = lazy('not json at all: [');
     release.manifest = [];
     expect(release.manifest).toEqual([]);
-  });
-});
-
-describe('letGoOfText', () => {
-  it('drops a re-readable text, keeps the identities read, and reads the text again once for the next reader', () => {
-    const reread = vi.fn(() => text);
-    const release = withLazyManifest({ revision: 1 }, text, 'Secret "ns/rec"', reread);
-    const ids = manifestIdentities(release);
-    letGoOfText(release);
-    expect(manifestIdentities(release)).toEqual(ids);
-    expect(reread).not.toHaveBeenCalled();
-    expect([...(unparsedManifest(release) ?? [])].join('')).toBe(text);
-    expect(
-      manifestEquals(
-        release,
-        withManifestLines(
-          {},
-          objects.map((o) => JSON.stringify(o)),
-          'rendering',
-        ),
-        jsonEqual,
-      ),
-    ).toBe(true);
-    expect(reread).toHaveBeenCalledOnce();
-    letGoOfText(release);
-    expect(release.manifest).toEqual(objects);
-    expect(reread).toHaveBeenCalledTimes(2);
-  });
-
-  it('keeps a text that cannot be read again, and leaves parsed objects and lines alone', () => {
-    const release = lazy();
-    letGoOfText(release);
-    expect(unparsed(release)).toBe(true);
-    expect(release.manifest).toEqual(objects);
-    letGoOfText(release);
-    expect(release.manifest).toEqual(objects);
-    const lines = withManifestLines(
-      {},
-      objects.map((o) => JSON.stringify(o)),
-      'rendering',
-    );
-    letGoOfText(lines);
-    expect(lines.manifest).toEqual(objects);
   });
 });
 

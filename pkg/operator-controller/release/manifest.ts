@@ -93,23 +93,7 @@ const UNPARSED = Symbol('unparsed manifest');
  * `identities` is filled by the first {@link manifestIdentities} of any holder sharing the
  * source (a rendering's desired release and record do): a reconcile asks for them several times.
  */
-type Source = (TextSource | { lines: readonly string[] }) & { where: string; identities?: readonly KubeObject[] };
-
-/**
- * A record's manifest text. With `reread`, the text can be let go of ({@link letGoOfText}) and
- * is read again, once, by the next reader that needs it.
- */
-interface TextSource {
-  text: string | undefined;
-  reread?: () => string;
-}
-
-function textOf(source: TextSource, where: string): string {
-  if (source.text !== undefined) return source.text;
-  if (source.reread === undefined) throw new Error(`release record ${where}: its manifest text was let go of and cannot be read again`);
-  source.text = source.reread();
-  return source.text;
-}
+type Source = ({ text: string } | { lines: readonly string[] }) & { where: string; identities?: readonly KubeObject[] };
 
 interface Unparsed {
   [UNPARSED]?: Source;
@@ -144,21 +128,8 @@ function defineLazy<T extends object>(holder: T, source: Source, parse: () => Ku
  * reconcile's own rendering is in memory (decision 0098). A manifest that does not parse throws
  * on that first read, naming `where`.
  */
-export function withLazyManifest<T extends object>(summary: T, text: string, where: string, reread?: () => string): T & { manifest: KubeObject[] } {
-  return withSource(summary, reread === undefined ? { text, where } : { text, reread, where });
-}
-
-/**
- * Lets go of the text of `holder`'s unparsed record manifest when it can be read again
- * (`reread` of {@link withLazyManifest}: a large record keeps its compressed payload, a
- * fraction of the text). Identities already read stay. A reconcile reads an installed
- * release's identities first, then may wait for its bundle's share of the memory budget behind
- * another extension's render; the text, as large as the rendering, is not held meanwhile
- * (decision 0098). Anything else: nothing changes.
- */
-export function letGoOfText(holder: ManifestHolder): void {
-  const source = (holder as Unparsed)[UNPARSED];
-  if (source !== undefined && 'text' in source && source.reread !== undefined) source.text = undefined;
+export function withLazyManifest<T extends object>(summary: T, text: string, where: string): T & { manifest: KubeObject[] } {
+  return withSource(summary, { text, where });
 }
 
 /**
@@ -176,7 +147,7 @@ export function withManifestLines<T extends object>(holder: T, lines: readonly s
 function withSource<T extends object>(holder: T, source: Source): T & { manifest: KubeObject[] } {
   if ('text' in source) {
     return defineLazy(holder, source, () => {
-      const parsed = parseManifest(textOf(source, source.where));
+      const parsed = parseManifest(source.text);
       if (!parsed.ok) throw new Error(`release record ${source.where} is corrupt: ${parsed.problem}`);
       return parsed.objects;
     });
@@ -219,7 +190,7 @@ export function reviseRelease<T extends ManifestHolder>(release: T, changes: Par
 export function unparsedManifest(holder: ManifestHolder): Iterable<string> | undefined {
   const source = (holder as Unparsed)[UNPARSED];
   if (source === undefined) return undefined;
-  return 'text' in source ? [textOf(source, source.where)] : linesWithNewlines(source.lines);
+  return 'text' in source ? [source.text] : linesWithNewlines(source.lines);
 }
 
 function* linesWithNewlines(lines: readonly string[]): Generator<string, void, undefined> {
@@ -231,9 +202,8 @@ function unparsedLines(holder: ManifestHolder): { lines: Iterable<string>; where
   const source = (holder as Unparsed)[UNPARSED];
   if (source === undefined) return undefined;
   if ('lines' in source) return source;
-  const text = textOf(source, source.where);
-  if (!text.trimStart().startsWith('{')) return undefined;
-  return { lines: nonEmptyLines(text), where: source.where };
+  if (!source.text.trimStart().startsWith('{')) return undefined;
+  return { lines: nonEmptyLines(source.text), where: source.where };
 }
 
 function* nonEmptyLines(text: string): Generator<string, void, undefined> {
