@@ -371,6 +371,16 @@ async function writeHeapSnapshot(pid: number, port: number, file: string): Promi
  * (V8's heap, external memory, ArrayBuffers) beside its RSS, as JSON lines in `file`: whether a
  * peak is V8's heap or memory outside it. Nothing when `file` is undefined.
  */
+/**
+ * What each trace line holds from inside the process: process.memoryUsage(), and from V8's
+ * heap statistics the memory V8 itself took with malloc (parser and compiler zones: outside
+ * the heap and external memory, inside RSS), its peak, and the heap's committed physical size.
+ */
+const TRACE_EXPRESSION = `(() => {
+  const h = process.getBuiltinModule('node:v8').getHeapStatistics();
+  return JSON.stringify({ ...process.memoryUsage(), v8Malloced: h.malloced_memory, v8PeakMalloced: h.peak_malloced_memory, heapPhysical: h.total_physical_size });
+})()`;
+
 async function startMemoryTrace(pid: number, port: number, file: string | undefined): Promise<() => Promise<void>> {
   if (file === undefined) return async () => undefined;
   const session = await connectInspector(pid, port);
@@ -382,7 +392,7 @@ async function startMemoryTrace(pid: number, port: number, file: string | undefi
     busy = true;
     const rss = procMemory(pid)?.rss;
     session
-      .call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true })
+      .call('Runtime.evaluate', { expression: TRACE_EXPRESSION, returnByValue: true })
       .then(
         (r) => {
           const usage = JSON.parse((r as { result: { value: string } }).result.value) as Record<string, number>;
