@@ -11,35 +11,22 @@
  * Usage: node bare-all-server.ts NAME=DIR [NAME=DIR ...] --listen 127.0.0.1:0
  * Prints `serving http://HOST:PORT/catalogs/NAME/` on stderr per catalog, as the real command.
  */
-import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import pino from 'pino';
+import { readFile } from 'node:fs/promises';
 import { http } from '../../pkg/shared/nodehttp/index.ts';
-import { LocalDirStore, createProcessIngest } from '../../pkg/catalogd/storage/index.ts';
+import { listenAndAnnounce, runServer, serveArgs, storeCatalogs } from '../lib/bare-server.ts';
 
 const ALL = /^\/catalogs\/([^/]+)\/api\/v1\/all$/;
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const listenAt = args.indexOf('--listen');
-  const [host = '127.0.0.1', port = '0'] = (listenAt < 0 ? '127.0.0.1:0' : (args[listenAt + 1] ?? '')).split(':');
-  const catalogs = args.filter((a, i) => a.includes('=') && i !== listenAt + 1).map((a) => a.split('=') as [string, string]);
-  const logger = pino({ level: 'warn' }, pino.destination(2));
-  const root = await mkdtemp(join(tmpdir(), 'olmv1-bare-all-'));
-  const store = new LocalDirStore({ root, ingest: createProcessIngest(), logger });
-  await store.open();
+runServer(async () => {
+  const args = serveArgs(process.argv.slice(2));
+  const { store, remove } = await storeCatalogs(args.catalogs);
   const bodies = new Map<string, Buffer>();
-  for (const [name, dir] of catalogs) {
-    const digest = `sha256:${createHash('sha256').update(resolve(dir)).digest('hex')}`;
-    await store.store(name, { digest, ref: dir, unpackedAt: new Date().toISOString() }, { fbcDir: resolve(dir) });
+  for (const [name] of args.catalogs) {
     const version = store.get(name);
     if (version === undefined) throw new Error(`catalog ${name} was not stored`);
     bodies.set(name, await readFile(version.path('jsonl')));
   }
-  await store.close();
-  await rm(root, { recursive: true, force: true });
+  await remove();
 
   const server = http.createServer((req, res) => {
     const body = bodies.get(ALL.exec(req.url ?? '')?.[1] ?? '');
@@ -50,17 +37,5 @@ async function main(): Promise<void> {
     res.writeHead(200, { 'content-type': 'application/jsonl', 'content-length': body.length });
     res.end(body);
   });
-  await new Promise<void>((done) => server.listen(Number(port), host, done));
-  const address = server.address();
-  const origin = `http://${host}:${typeof address === 'object' && address !== null ? address.port : port}`;
-  for (const [name] of catalogs) process.stderr.write(`serving ${origin}/catalogs/${name}/\n`);
-  process.once('SIGTERM', () => {
-    server.close();
-    server.closeAllConnections();
-  });
-}
-
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exitCode = 1;
+  await listenAndAnnounce(server, args);
 });

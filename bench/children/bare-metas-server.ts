@@ -11,34 +11,20 @@
  * Ingests each directory like `olmv1 catalog serve`, then prints
  * `serving http://HOST:PORT/catalogs/NAME/` on stderr per catalog.
  */
-import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import pino from 'pino';
 import { Histogram, Registry } from 'prom-client';
 import { http } from '../../pkg/shared/nodehttp/index.ts';
 import { AnswerBuffers } from '../../pkg/catalogd/server/answer-buffers.ts';
 import { WHOLE_RESPONSE_MAX } from '../../pkg/catalogd/server/handlers.ts';
-import { GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, LocalDirStore, createProcessIngest, frameDeflateInPlace } from '../../pkg/catalogd/storage/index.ts';
+import { GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, frameDeflateInPlace } from '../../pkg/catalogd/storage/index.ts';
+import { listenAndAnnounce, runServer, serveArgs, storeCatalogs } from '../lib/bare-server.ts';
 
 const QUERY = /^\/catalogs\/([^/]+)\/api\/v1\/metas\?package=([^&]*)$/;
 const FRAMING = GZIP_FRAME_HEAD + GZIP_FRAME_TAIL;
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const listenAt = args.indexOf('--listen');
-  const [host = '127.0.0.1', port = '0'] = (listenAt < 0 ? '127.0.0.1:0' : (args[listenAt + 1] ?? '')).split(':');
-  const catalogs = args.filter((a, i) => a.includes('=') && i !== listenAt + 1).map((a) => a.split('=') as [string, string]);
-  const logger = pino({ level: 'warn' }, pino.destination(2));
-  const root = await mkdtemp(join(tmpdir(), 'olmv1-bare-'));
-  const store = new LocalDirStore({ root, ingest: createProcessIngest(), logger });
-  await store.open();
-  for (const [name, dir] of catalogs) {
-    const digest = `sha256:${createHash('sha256').update(resolve(dir)).digest('hex')}`;
-    await store.store(name, { digest, ref: dir, unpackedAt: new Date().toISOString() }, { fbcDir: resolve(dir) });
-  }
+runServer(async () => {
+  const args = serveArgs(process.argv.slice(2));
+  const { store, remove } = await storeCatalogs(args.catalogs);
   const duration = new Histogram({
     name: 'bare_request_duration_seconds',
     help: 'request duration',
@@ -92,18 +78,5 @@ async function main(): Promise<void> {
       (err: unknown) => res.destroy(err as Error),
     );
   });
-  await new Promise<void>((done) => server.listen(Number(port), host, done));
-  const address = server.address();
-  const origin = `http://${host}:${typeof address === 'object' && address !== null ? address.port : port}`;
-  for (const [name] of catalogs) process.stderr.write(`serving ${origin}/catalogs/${name}/\n`);
-  process.once('SIGTERM', () => {
-    server.close();
-    server.closeAllConnections();
-    void store.close().then(() => rm(root, { recursive: true, force: true }));
-  });
-}
-
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exitCode = 1;
+  await listenAndAnnounce(server, args, remove);
 });
