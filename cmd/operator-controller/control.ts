@@ -33,6 +33,7 @@ import {
   extensionKeys,
   fetchBundle,
   watchCatalogEvents,
+  type BundleSpill,
 } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
@@ -102,11 +103,14 @@ export async function runOperatorControllerControl(
     // behind one that waits for that share; the share is dropped untaken after `claimMs`, so
     // such a wait ends.
     const recordBudget = new BundleBudget(o.imageLimits.maxUnpackedBytes);
+    // Bundles above an eighth of the cap keep their JSON lines in files here, not in the heap;
+    // the files are unlinked when created (pkg/shared/lines), so a restart leaves nothing.
+    const spill: BundleSpill = { dir: join(o.cacheDir, 'lines'), aboveBytes: o.imageLimits.maxUnpackedBytes / 8 };
     const healthGauge = new ExtensionHealthGauge(registry);
     // Bundle pulls run in the background; a pull's end queues its extension (decision 0067).
     const pulls = new BundlePulls({
-      fetch: (extension, ref, pullSignal) => fetchBundle(images, bundleCache, extension, ref, pullSignal, budget),
-      cached: (extension, ref) => cachedBundle(bundleCache, extension, ref, budget),
+      fetch: (extension, ref, pullSignal) => fetchBundle(images, bundleCache, extension, ref, pullSignal, budget, spill),
+      cached: (extension, ref) => cachedBundle(bundleCache, extension, ref, budget, spill),
       enqueue: (n) => controller.enqueue(n),
       log,
       registry,

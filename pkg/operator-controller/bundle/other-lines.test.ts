@@ -21,7 +21,11 @@ describe('parseBundle othersAsLines', () => {
     const whole = parseBundle(files(), { consume: true });
     const lines = parseBundle(files(), { consume: true, othersAsLines: true });
     if (!whole.ok || !lines.ok) throw new Error('parse failed');
-    expect(lines.value.otherLines).toEqual(whole.value.others.map((o) => JSON.stringify(o)));
+    const kept = lines.value.otherLines;
+    expect(kept === undefined ? [] : Array.from({ length: kept.length }, (_, i) => kept.at(i))).toEqual(
+      whole.value.others.map((o) => JSON.stringify(o)),
+    );
+    expect(kept?.left).toBe(2);
     expect(JSON.parse(JSON.stringify(lines.value.others))).toEqual([
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'theirs' } },
       { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'c' } },
@@ -44,7 +48,8 @@ describe('takeOtherObject', () => {
       metadata: { name: 'b', namespace: 'install', labels: { app: 'x', owner: 'ext' } },
       data: { k: 'v' },
     });
-    expect(parsed.value.otherLines?.[0]).toBeUndefined();
+    expect(parsed.value.otherLines?.at(0)).toBeUndefined();
+    expect(parsed.value.otherLines?.left).toBe(1);
     expect(() => takeOtherObject(parsed.value.otherLines, rendered)).toThrow('bundle object 1 (ConfigMap) was taken already');
     expect(takeOtherObject(parsed.value.otherLines, { ...role })).toEqual({
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -52,6 +57,7 @@ describe('takeOtherObject', () => {
       metadata: { name: 'c' },
       rules: [],
     });
+    expect(parsed.value.otherLines?.left).toBe(0);
     // Not a stub (a generated object, or a stub's JSON round trip): nothing to take.
     expect(takeOtherObject(parsed.value.otherLines, JSON.parse(JSON.stringify(role)))).toBeUndefined();
   });

@@ -7,7 +7,7 @@
  * its line, and the caller turns each rendered stub back into its object one at a time
  * ({@link takeOtherObject}).
  */
-import type { KubeObject, RegistryV1Bundle } from './types.ts';
+import type { KubeObject, OtherLines, RegistryV1Bundle } from './types.ts';
 
 /** The index in `otherLines` of the object a stub stands for. */
 const LINE = Symbol('line of a bundle object kept as JSON');
@@ -40,10 +40,31 @@ export function otherStub(obj: KubeObject, index: number): KubeObject {
 export function takeOtherObject(lines: RegistryV1Bundle['otherLines'], obj: KubeObject): KubeObject | undefined {
   const index = (obj as Stub)[LINE];
   if (index === undefined) return undefined;
-  const line = lines?.[index];
+  const line = lines?.at(index);
   if (lines === undefined || line === undefined) throw new Error(`bundle object ${index + 1} (${obj.kind}) was taken already`);
-  lines[index] = undefined;
+  lines.drop(index);
   const full = JSON.parse(line) as KubeObject;
   const labels = obj.metadata.labels === undefined ? {} : { labels: { ...full.metadata.labels, ...obj.metadata.labels } };
   return { ...full, metadata: { ...full.metadata, ...obj.metadata, ...labels } };
+}
+
+/** Other objects' lines in an array (parseBundle's `othersAsLines: true`). */
+export function arrayLines(): OtherLines {
+  const lines: (string | undefined)[] = [];
+  let dropped = 0;
+  return {
+    get length() {
+      return lines.length;
+    },
+    get left() {
+      return lines.length - dropped;
+    },
+    push: (line) => lines.push(line),
+    at: (index) => lines.at(index),
+    drop(index) {
+      if (lines[index] === undefined) return;
+      lines[index] = undefined;
+      dropped++;
+    },
+  };
 }

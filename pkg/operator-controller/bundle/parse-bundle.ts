@@ -15,9 +15,9 @@
 import { err, ok, type Result } from '../../shared/errors/index.ts';
 import { ClusterServiceVersion, CustomResourceDefinitionSchema, formatIssues } from './csv-schema.ts';
 import { decodeManifestObjects } from './manifest-objects.ts';
-import { otherStub } from './other-lines.ts';
+import { arrayLines, otherStub } from './other-lines.ts';
 import { mergeOlmProperties } from './properties.ts';
-import type { BundleFiles, CustomResourceDefinition, KubeObject, RegistryV1Bundle } from './types.ts';
+import type { BundleFiles, CustomResourceDefinition, KubeObject, OtherLines, RegistryV1Bundle } from './types.ts';
 import { decodeSingleDocument, decodeUtf8 } from '../../gocompat/goyaml/index.ts';
 import { freeOwnedBytes } from '../../shared/bytes/index.ts';
 
@@ -39,8 +39,9 @@ interface ParseBundleOptions {
   /**
    * Keep the other objects (neither the CSV nor CRDs) as JSON lines as each file is decoded,
    * with stubs in `others` (other-lines.ts): a large bundle is then never all objects at once.
+   * `true` keeps them in an array; a store passed in keeps them where it does (a file).
    */
-  othersAsLines?: boolean;
+  othersAsLines?: boolean | OtherLines;
 }
 
 /**
@@ -63,7 +64,7 @@ export function parseBundle(files: BundleFiles | Map<string, Uint8Array>, option
   let csv: ClusterServiceVersion | undefined;
   const crds: CustomResourceDefinition[] = [];
   const others: KubeObject[] = [];
-  const otherLines: string[] | undefined = options.othersAsLines === true ? [] : undefined;
+  const otherLines = options.othersAsLines === true ? arrayLines() : options.othersAsLines === false ? undefined : options.othersAsLines;
   const entries = manifestEntries(normalized);
   if (entries === undefined) return err(`open ${MANIFESTS_DIR}: file does not exist`);
   for (const entry of entries) {

@@ -41,7 +41,24 @@ export interface RegistryV1Bundle {
   csv: ClusterServiceVersion;
   crds: CustomResourceDefinition[];
   others: KubeObject[];
-  otherLines?: (string | undefined)[];
+  otherLines?: OtherLines;
+}
+
+/**
+ * Where a parse keeps the other objects' JSON lines (other-lines.ts): an array, or a store the
+ * caller hands in (pkg/shared/lines keeps large bundles' lines in a file, decision 0098).
+ */
+export interface OtherLines {
+  /** Lines pushed. */
+  readonly length: number;
+  /** Lines pushed and not dropped. */
+  readonly left: number;
+  /** Appends a line; returns the new length. */
+  push(line: string): number;
+  /** The line at `index`; undefined once dropped. */
+  at(index: number): string | undefined;
+  /** Lets go of the line at `index`. */
+  drop(index: number): void;
 }
 
 /** A bundle's files: path relative to the bundle root (forward slashes) to content. */

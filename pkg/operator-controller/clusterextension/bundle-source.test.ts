@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseBundle, type RegistryV1Bundle } from '../bundle/index.ts';
 import type { ImageCache, PullOptions, PullResult } from '../../shared/image/index.ts';
+import { LineStore } from '../../shared/lines/index.ts';
 import { BundleBudget } from './bundle-budget.ts';
 import { bundleProperties, cachedBundle, fetchBundle } from './bundle-source.ts';
 
@@ -154,6 +155,25 @@ describe('fetchBundle', () => {
     out.lease?.release();
     await expect(next).rejects.toThrow('no ClusterServiceVersion found in "manifests"');
     expect(budget.held).toBe(0);
+  });
+
+  it("keeps the other objects' lines of a bundle above the spill size in a file, of others in memory", async () => {
+    const files = bundleFiles();
+    const bytes = Object.values(files).reduce((n, t) => n + Buffer.byteLength(t), 0);
+    const dir = await bundleDir(files);
+    const spillDir = join(dir, 'spill');
+    const { images, cache } = fakes(dir, true);
+    for (const [aboveBytes, inFile] of [
+      [bytes - 1, true],
+      [bytes, false],
+    ] as const) {
+      const out = await fetchBundle(images, cache, 'ext', 'r@sha256:abc', undefined, undefined, { dir: spillDir, aboveBytes });
+      const lines = out.bundle.otherLines;
+      expect(lines instanceof LineStore && lines.inFile).toBe(inFile);
+      expect(lines?.length).toBe(out.bundle.others.length);
+      // The file is unlinked as soon as it is made.
+      if (inFile) expect(await readdir(spillDir)).toEqual([]);
+    }
   });
 
   describe('cachedBundle', () => {

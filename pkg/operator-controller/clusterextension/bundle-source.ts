@@ -15,7 +15,18 @@ import {
   type PullOptions,
   type PullResult,
 } from '../../shared/image/index.ts';
+import { LineStore } from '../../shared/lines/index.ts';
 import type { BundleBudget, BundleLease } from './bundle-budget.ts';
+
+/**
+ * Where large bundles' JSON lines go (decision 0098): a bundle of more than `aboveBytes`
+ * unpacked keeps its other objects' lines, and then its rendering's, in files under `dir`
+ * (pkg/shared/lines) rather than in the heap.
+ */
+export interface BundleSpill {
+  dir: string;
+  aboveBytes: number;
+}
 
 /** The image operations needed here (ImageClient satisfies it). */
 interface BundleImages {
@@ -43,12 +54,16 @@ async function parseBundleDir(
   dir: string,
   budget: BundleBudget | undefined,
   signal?: AbortSignal,
+  spill?: BundleSpill,
 ): Promise<{ bundle: RegistryV1Bundle; lease?: BundleLease }> {
-  const lease = budget === undefined ? undefined : await budget.acquire(await bundleDirBytes(dir), signal);
+  const bytes = budget === undefined && spill === undefined ? 0 : await bundleDirBytes(dir);
+  const lease = budget === undefined ? undefined : await budget.acquire(bytes, signal);
   try {
     // The files are handed over: each one's bytes can go once its objects are decoded; the
-    // objects the render step only places and labels are kept as JSON lines (decision 0098).
-    const parsed = parseBundle(await readBundleDir(dir), { consume: true, othersAsLines: true });
+    // objects the render step only places and labels are kept as JSON lines, in a file for a
+    // large bundle (decision 0098).
+    const othersAsLines = spill !== undefined && bytes > spill.aboveBytes ? LineStore.file(spill.dir) : true;
+    const parsed = parseBundle(await readBundleDir(dir), { consume: true, othersAsLines });
     if (!parsed.ok) throw new Error(parsed.error);
     return { bundle: parsed.value, ...(lease === undefined ? {} : { lease }) };
   } catch (err) {
@@ -69,9 +84,10 @@ export async function fetchBundle(
   ref: string,
   signal?: AbortSignal,
   budget?: BundleBudget,
+  spill?: BundleSpill,
 ): Promise<FetchedBundle> {
   const pulled = await images.pull(ref, { owner, cache, ...(signal === undefined ? {} : { signal }) });
-  const parsed = await parseBundleDir(pulled.dir, budget, signal);
+  const parsed = await parseBundleDir(pulled.dir, budget, signal, spill);
   try {
     if (!pulled.fromCache) await cache.garbageCollect(owner, pulled.digest);
   } catch (err) {
@@ -87,7 +103,13 @@ export async function fetchBundle(
  * a tag reference, an unparseable one (the pull reports it) or a digest not in the cache.
  * Throws when the cached tree cannot be read or parsed.
  */
-export async function cachedBundle(cache: ImageCache, owner: string, ref: string, budget?: BundleBudget): Promise<FetchedBundle | undefined> {
+export async function cachedBundle(
+  cache: ImageCache,
+  owner: string,
+  ref: string,
+  budget?: BundleBudget,
+  spill?: BundleSpill,
+): Promise<FetchedBundle | undefined> {
   let parsed: ImageReference;
   try {
     parsed = parseImageReference(ref);
@@ -97,7 +119,7 @@ export async function cachedBundle(cache: ImageCache, owner: string, ref: string
   if (parsed.digest === undefined) return undefined;
   const entry = await cache.fetch(owner, parsed.digest);
   if (entry === undefined) return undefined;
-  const bundle = await parseBundleDir(entry.dir, budget);
+  const bundle = await parseBundleDir(entry.dir, budget, undefined, spill);
   return { ...bundle, digestRef: canonicalReference(parsed, parsed.digest), fromCache: true };
 }
 

@@ -4,7 +4,7 @@
  * catalog events, drift watches). Assembled in cmd/operator-controller/reconcilers.ts.
  */
 export { BundleBudget } from './bundle-budget.ts';
-export { bundleProperties, fetchBundle, cachedBundle } from './bundle-source.ts';
+export { bundleProperties, fetchBundle, cachedBundle, type BundleSpill } from './bundle-source.ts';
 export { BundlePulls, type BundlePullScheduler, type PullStatus } from './bundle-pulls.ts';
 export { watchCatalogEvents } from './catalog-events.ts';
 export { DriftWatches, type DriftTracker } from './drift-watches.ts';

@@ -9,6 +9,7 @@ import type { Deprecation } from '../../shared/fbc/index.ts';
 import type { ManifestHolder, Release, ReleaseBundle } from '../release/index.ts';
 import type { CertProviderName } from '../render/index.ts';
 import type { ResolveInput } from '../resolve/index.ts';
+import type { LineStore } from '../../shared/lines/index.ts';
 import type { BundleLease } from './bundle-budget.ts';
 import type { Installer } from './installer.ts';
 
@@ -62,6 +63,11 @@ export interface ExtensionState {
   bundleLease?: BundleLease;
   /** The release records' share of their own memory budget (step "installed"), released when the reconcile ends (releaseBundle). */
   recordLease?: BundleLease;
+  /**
+   * Files a large bundle's lines and its rendering's are kept in (pkg/shared/lines, decision
+   * 0098), closed when the reconcile ends (releaseBundle): their space and page cache go then.
+   */
+  lineFiles?: LineStore[];
   /**
    * Objects to apply, labelled and pruned (step "render"): the rendering as one JSON line per
    * object, or the installed release record standing in for it; read one object at a time

@@ -52,7 +52,8 @@ export function newExtensionState(defaultInstaller?: ServiceAccountRef): (ce: Cl
 /**
  * The last step, `always` (run however the reconcile ended): gives back the bundle's share of
  * the memory budget (bundle-budget.ts) that the pull step took for render and apply, and the
- * release records' share of theirs that the installed step took.
+ * release records' share of theirs that the installed step took, and closes the files a large
+ * bundle's lines were kept in (nothing reads them once the reconcile is over).
  */
 export function releaseBundleStep(): Step<ExtensionState> {
   return {
@@ -61,6 +62,7 @@ export function releaseBundleStep(): Step<ExtensionState> {
     run: (state) => {
       state.bundleLease?.release();
       state.recordLease?.release();
+      for (const file of state.lineFiles?.splice(0) ?? []) file.close();
       return undefined;
     },
   };

@@ -2,11 +2,14 @@
 // with fake ports: what is pulled, what the reconcile waits for, what it applies (the render
 // step's objects) and what Progressing says. End to end: test/e2e/operator-controller-stalled-registry.test.ts.
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
-import { readdir } from 'node:fs/promises';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseBundle, readBundleDir, type RegistryV1Bundle } from '../bundle/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
+import { LineStore } from '../../shared/lines/index.ts';
 import { manifestIdentities, type Release, type ReleaseBundle } from '../release/index.ts';
 import { BundleBudget } from './bundle-budget.ts';
 import { BundlePulls } from './bundle-pulls.ts';
@@ -99,6 +102,23 @@ describe('pull step', () => {
     await releaseBundleStep().run(s);
     expect(budget.held).toBe(0);
     await releaseBundleStep().run(state(V2, undefined)); // a reconcile without a bundle holds nothing
+  });
+
+  it("keeps a bundle's line file on the state and closes it when the reconcile ends", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pull-lines-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const lines = LineStore.file(dir);
+    lines.push('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}');
+    const fetched = bundleOf('registry.example/p:v2');
+    const s = state(V2, undefined);
+    const deps = {
+      pulls: { get: () => Promise.resolve({ state: 'done' as const, fetched: { ...fetched, bundle: { ...fetched.bundle, otherLines: lines } } }) },
+    };
+    expect(await pullBundle(deps, s)).toBeUndefined();
+    expect(s.lineFiles).toEqual([lines]);
+    await releaseBundleStep().run(s);
+    expect(() => lines.at(0)).toThrow('line store: read or written after close');
+    expect(s.lineFiles).toEqual([]);
   });
 
   it('installed bundle, cached: renders the cached bundle', async () => {
@@ -242,12 +262,18 @@ describe('render step', () => {
       schemas: { schemaFor: () => Promise.resolve(undefined) },
       features: { webhookSupport: true, singleOwnNamespaceSupport: true, deploymentConfigSupport: true, certProvider: 'cert-manager' as const },
     } satisfies RenderPorts;
+    const spill = await mkdtemp(join(tmpdir(), 'render-lines-'));
+    onTestFinished(() => rm(spill, { recursive: true, force: true }));
+    const sibling = vi.spyOn(LineStore.prototype, 'sibling');
+    onTestFinished(() => sibling.mockRestore());
+    let files = 0;
     for (const dir of dirs) {
       const outputs: { text: string | undefined; error: string | undefined }[] = [];
-      for (const othersAsLines of [false, true]) {
+      // Parsed whole; other objects kept as lines in memory; in a file (a bundle near the caps).
+      for (const othersAsLines of [false, true, LineStore.file(spill)]) {
         const parsed = parseBundle(await readBundleDir(`${root}${dir}`), { consume: true, othersAsLines });
         if (!parsed.ok) throw new Error(`${dir}: ${parsed.error}`);
-        if (othersAsLines) expect(parsed.value.otherLines?.length).toBe(parsed.value.others.length);
+        if (othersAsLines !== false) expect(parsed.value.otherLines?.length).toBe(parsed.value.others.length);
         const s = extensionState({ target: { bundle: V1, fromCatalog: true }, bundle: parsed.value, spec: { namespace: 'ns' } });
         let error: string | undefined;
         try {
@@ -255,9 +281,12 @@ describe('render step', () => {
         } catch (err) {
           error = String(err);
         }
+        // A bundle whose lines are in a file is rendered into a file too.
+        if (othersAsLines instanceof LineStore && error === undefined) expect(sibling).toHaveBeenCalledTimes(++files);
         outputs.push({ text: s.rendered?.manifest.map((o) => JSON.stringify(o)).join('\n'), error });
       }
       expect(outputs[1], dir).toEqual(outputs[0]);
+      expect(outputs[2], dir).toEqual(outputs[0]);
     }
   });
 });

@@ -9,6 +9,7 @@ import { wrapError } from '../../shared/errors/index.ts';
 import type { KubeObject, OpenApiSchemas } from '../../shared/kube/index.ts';
 import { withManifestLines, type ReleaseBundle } from '../release/index.ts';
 import { takeOtherObject } from '../bundle/index.ts';
+import { LineStore } from '../../shared/lines/index.ts';
 import { render, renderFailureToError, withWatchNamespaceHint } from '../render/index.ts';
 import type { BundlePullScheduler } from './bundle-pulls.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
@@ -71,6 +72,8 @@ async function pullBundle(ports: PullPorts, state: ExtensionState): Promise<Step
   const pulled = await ports.pulls.get(state.name, ref, { signal: state.signal, ...(recordFits ? { waitMs: 0 } : {}) });
   if (pulled.state === 'done') {
     state.bundle = pulled.fetched.bundle;
+    const kept = state.bundle.otherLines;
+    if (kept instanceof LineStore && kept.inFile) (state.lineFiles ??= []).push(kept);
     // Held until the reconcile ends (releaseBundleStep), through render and apply.
     if (pulled.fetched.lease !== undefined) state.bundleLease = pulled.fetched.lease;
     state.target = { ...(state.target ?? { fromCatalog: false }), bundle: { ...target, digestRef: pulled.fetched.digestRef } };
@@ -133,14 +136,17 @@ async function renderBundle(ports: RenderPorts, state: ExtensionState): Promise<
   }
   // Each pruned object becomes its line at once: the rendering is held as text, a third of its
   // size as objects, and the apply parses one object at a time (decision 0098).
-  const lines: string[] = [];
+  const otherLines = state.bundle.otherLines;
+  // Where the bundle's lines are (a file for a bundle near the caps, bundle-source.ts), so is
+  // its rendering.
+  const lines = otherLines instanceof LineStore ? otherLines.sibling() : LineStore.memory();
+  if (lines.inFile) (state.lineFiles ??= []).push(lines);
   const dropped: { object: string; paths: string[] }[] = [];
   const labelled: (KubeObject | undefined)[] = withOwnerLabels(rendered.value, state.name);
   // Only the CSV is read after this (the release record's properties, steps-apply.ts), and the
   // rendered objects share the parsed manifests: let go of them, so that each can be collected
   // once its pruned copy is made, rather than holding the bundle twice (decision 0098).
   rendered.value.length = 0;
-  const otherLines = state.bundle.otherLines;
   state.bundle = { packageName: state.bundle.packageName, csv: state.bundle.csv, crds: [], others: [] };
   for (let i = 0; i < labelled.length; i++) {
     const rendering = labelled[i];
@@ -161,7 +167,9 @@ async function renderBundle(ports: RenderPorts, state: ExtensionState): Promise<
   }
   // Every object kept as a line must have come back through the renderer as its stub: one left
   // over would mean a renderer that copies objects without their line, applying stubs instead.
-  if (otherLines?.some((line) => line !== undefined) === true) throw new Error('render step: bundle objects kept as lines were not all rendered');
+  if (otherLines !== undefined && otherLines.left > 0) throw new Error('render step: bundle objects kept as lines were not all rendered');
+  // Every line was taken: a file's descriptor and space go now rather than at the reconcile's end.
+  if (otherLines instanceof LineStore) otherLines.close();
   state.rendered = withManifestLines({}, lines, `the rendering of bundle ${JSON.stringify(target.name)}`);
   state.droppedFields = dropped;
   return undefined;

@@ -14,6 +14,7 @@
  */
 import { decodeYamlOrJson } from '../../gocompat/goyaml/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
+import type { LineList } from '../../shared/lines/index.ts';
 
 /** One object's line of a manifest string (which is these lines, in order): its JSON and "\n". */
 export function manifestLine(obj: KubeObject): string {
@@ -93,7 +94,7 @@ const UNPARSED = Symbol('unparsed manifest');
  * `identities` is filled by the first {@link manifestIdentities} of any holder sharing the
  * source (a rendering's desired release and record do): a reconcile asks for them several times.
  */
-type Source = ({ text: string } | { lines: readonly string[] }) & { where: string; identities?: readonly KubeObject[] };
+type Source = ({ text: string } | { lines: LineList }) & { where: string; identities?: readonly KubeObject[] };
 
 interface Unparsed {
   [UNPARSED]?: Source;
@@ -139,7 +140,7 @@ export function withLazyManifest<T extends object>(summary: T, text: string, whe
  * reads them one at a time (decision 0098). Every line must be JSON of an object with
  * apiVersion, kind and metadata; a read of `manifest` throws naming `where` otherwise.
  */
-export function withManifestLines<T extends object>(holder: T, lines: readonly string[], where: string): T & { manifest: KubeObject[] } {
+export function withManifestLines<T extends object>(holder: T, lines: LineList, where: string): T & { manifest: KubeObject[] } {
   return withSource(holder, { lines, where });
 }
 
@@ -153,7 +154,7 @@ function withSource<T extends object>(holder: T, source: Source): T & { manifest
     });
   }
   return defineLazy(holder, source, () =>
-    source.lines.map((line, i) => {
+    Array.from(source.lines, (line, i) => {
       const obj = parseLine(line);
       if (obj === undefined) throw new Error(`${source.where}: object ${i + 1} is not JSON of an object with apiVersion, kind and metadata`);
       return obj;
@@ -193,15 +194,15 @@ export function unparsedManifest(holder: ManifestHolder): Iterable<string> | und
   return 'text' in source ? [source.text] : linesWithNewlines(source.lines);
 }
 
-function* linesWithNewlines(lines: readonly string[]): Generator<string, void, undefined> {
+function* linesWithNewlines(lines: Iterable<string>): Generator<string, void, undefined> {
   for (const line of lines) yield `${line}\n`;
 }
 
 /** The lines of a still unparsed JSON-lines manifest, or undefined (parsed already, or not JSON lines). */
-function unparsedLines(holder: ManifestHolder): { lines: Iterable<string>; where: string } | undefined {
+function unparsedLines(holder: ManifestHolder): { lines: Iterable<string>; list?: LineList; where: string } | undefined {
   const source = (holder as Unparsed)[UNPARSED];
   if (source === undefined) return undefined;
-  if ('lines' in source) return source;
+  if ('lines' in source) return { lines: source.lines, list: source.lines, where: source.where };
   if (!source.text.trimStart().startsWith('{')) return undefined;
   return { lines: nonEmptyLines(source.text), where: source.where };
 }
@@ -251,7 +252,9 @@ export interface ObjectSequence {
 export function manifestObjects(holder: ManifestHolder): ObjectSequence {
   const unparsed = unparsedLines(holder);
   if (unparsed === undefined) return holder.manifest;
-  const lines = [...unparsed.lines];
+  // A line list is read by position where it is (a file, pkg/shared/lines), a text's lines
+  // are cut out once.
+  const lines: LineList = unparsed.list ?? [...unparsed.lines];
   for (const line of lines) if (!line.startsWith('{')) return holder.manifest;
   return {
     length: lines.length,

@@ -1,0 +1,141 @@
+/**
+ * Lines of text (each without its "\n") kept by position, in memory or in a file (decision
+ * 0098): a bundle near the image caps is ~33 MB of JSON lines twice over (its objects as
+ * parsed, then its rendering), held through the whole install of that bundle. In a file they
+ * leave the process's heap for the page cache, which the kernel can reclaim, and a reader
+ * takes one line at a time.
+ *
+ * A file store's file is unlinked as soon as it is created: nothing is left on disk by a crash,
+ * and the space goes when the descriptor is closed, which happens when the store is collected
+ * (a FinalizationRegistry) or at `close()`. Reading a closed store throws.
+ */
+import { closeSync, mkdirSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/** Lines by position: what readers of a store (and arrays) offer. */
+export interface LineList extends Iterable<string> {
+  readonly length: number;
+  at(index: number): string | undefined;
+}
+
+const closing = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // Closed already.
+  }
+});
+
+/** See the module comment. */
+export class LineStore implements LineList {
+  readonly #memory: (string | undefined)[] | undefined;
+  #fd: number | undefined;
+  readonly #offsets: number[] = [];
+  readonly #sizes: number[] = [];
+  #end = 0;
+  #dropped: Set<number> | undefined;
+  readonly #dir: string | undefined;
+  readonly #token = {};
+
+  private constructor(fd: number | undefined, dir?: string) {
+    this.#fd = fd;
+    this.#dir = dir;
+    this.#memory = fd === undefined ? [] : undefined;
+    if (fd !== undefined) closing.register(this, fd, this.#token);
+  }
+
+  /** A store in memory (an array). */
+  static memory(): LineStore {
+    return new LineStore(undefined);
+  }
+
+  /** A store in a new file under `dir` (created if missing); the file is unlinked at once. */
+  static file(dir: string): LineStore {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const path = join(dir, `lines-${randomBytes(8).toString('hex')}`);
+    const fd = openSync(path, 'wx+', 0o600);
+    try {
+      unlinkSync(path);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+    return new LineStore(fd, dir);
+  }
+
+  /** A new, empty store of the same kind: in memory, or in a new file in the same directory. */
+  sibling(): LineStore {
+    return this.#dir === undefined ? LineStore.memory() : LineStore.file(this.#dir);
+  }
+
+  /** True when the lines are in a file. */
+  get inFile(): boolean {
+    return this.#memory === undefined;
+  }
+
+  get length(): number {
+    return this.#memory?.length ?? this.#offsets.length;
+  }
+
+  /** Lines not dropped. */
+  get left(): number {
+    return this.length - (this.#dropped?.size ?? 0);
+  }
+
+  /** Appends `line`; returns the new length (as an array's push). */
+  push(line: string): number {
+    if (this.#memory !== undefined) return this.#memory.push(line);
+    const bytes = Buffer.from(line, 'utf8');
+    for (let at = 0; at < bytes.length;) at += writeSync(this.#open(), bytes, at, bytes.length - at, this.#end + at);
+    this.#offsets.push(this.#end);
+    this.#sizes.push(bytes.length);
+    this.#end += bytes.length;
+    return this.#offsets.length;
+  }
+
+  /** The line at `index`, or undefined past the end or once dropped. */
+  at(index: number): string | undefined {
+    if (this.#memory !== undefined) return this.#memory.at(index);
+    const i = index < 0 ? this.#offsets.length + index : index;
+    if (this.#dropped?.has(i) === true) return undefined;
+    const offset = this.#offsets[i];
+    const size = this.#sizes[i];
+    if (offset === undefined || size === undefined) return undefined;
+    const bytes = Buffer.allocUnsafe(size);
+    for (let got = 0; got < size;) {
+      const n = readSync(this.#open(), bytes, got, size - got, offset + got);
+      if (n === 0) throw new Error(`line store: line ${i + 1} ends early`);
+      got += n;
+    }
+    return bytes.toString('utf8');
+  }
+
+  /** Lets go of the line at `index` (memory: its text can be collected); `at` then gives undefined. */
+  drop(index: number): void {
+    if (index < 0 || index >= this.length) return;
+    (this.#dropped ??= new Set()).add(index);
+    if (this.#memory !== undefined) this.#memory[index] = undefined;
+  }
+
+  /** Closes a file store's descriptor now (later reads throw); a memory store is left as is. */
+  close(): void {
+    if (this.#fd === undefined) return;
+    closing.unregister(this.#token);
+    closeSync(this.#fd);
+    this.#fd = undefined;
+  }
+
+  /** The lines not dropped, in order. */
+  *[Symbol.iterator](): Iterator<string> {
+    for (let i = 0; i < this.length; i++) {
+      const line = this.at(i);
+      if (line !== undefined) yield line;
+    }
+  }
+
+  #open(): number {
+    if (this.#fd === undefined) throw new Error('line store: read or written after close');
+    return this.#fd;
+  }
+}
