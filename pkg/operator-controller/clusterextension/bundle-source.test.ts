@@ -169,7 +169,7 @@ describe('fetchBundle', () => {
     ] as const) {
       const out = await fetchBundle(images, cache, 'ext', 'r@sha256:abc', undefined, undefined, { dir: spillDir, aboveBytes });
       const lines = out.bundle.otherLines;
-      expect(lines instanceof LineStore && lines.inFile).toBe(inFile);
+      expect(lines instanceof LineStore).toBe(inFile);
       expect(lines?.length).toBe(out.bundle.others.length);
       // The file is unlinked as soon as it is made.
       if (inFile) expect(await readdir(spillDir)).toEqual([]);

@@ -73,7 +73,7 @@ async function pullBundle(ports: PullPorts, state: ExtensionState): Promise<Step
   if (pulled.state === 'done') {
     state.bundle = pulled.fetched.bundle;
     const kept = state.bundle.otherLines;
-    if (kept instanceof LineStore && kept.inFile) (state.lineFiles ??= []).push(kept);
+    if (kept instanceof LineStore) (state.lineFiles ??= []).push(kept);
     // Held until the reconcile ends (releaseBundleStep), through render and apply.
     if (pulled.fetched.lease !== undefined) state.bundleLease = pulled.fetched.lease;
     state.target = { ...(state.target ?? { fromCatalog: false }), bundle: { ...target, digestRef: pulled.fetched.digestRef } };
@@ -139,8 +139,9 @@ async function renderBundle(ports: RenderPorts, state: ExtensionState): Promise<
   const otherLines = state.bundle.otherLines;
   // Where the bundle's lines are (a file for a bundle near the caps, bundle-source.ts), so is
   // its rendering.
-  const lines = otherLines instanceof LineStore ? otherLines.sibling() : LineStore.memory();
-  if (lines.inFile) (state.lineFiles ??= []).push(lines);
+  const file = otherLines instanceof LineStore ? otherLines.sibling() : undefined;
+  if (file !== undefined) (state.lineFiles ??= []).push(file);
+  const lines: string[] | LineStore = file ?? [];
   const dropped: { object: string; paths: string[] }[] = [];
   const labelled: (KubeObject | undefined)[] = withOwnerLabels(rendered.value, state.name);
   // Only the CSV is read after this (the release record's properties, steps-apply.ts), and the

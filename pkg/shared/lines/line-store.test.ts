@@ -1,4 +1,4 @@
-// Lines kept by position in memory or in an unlinked file (decision 0098).
+// Lines kept by position in an unlinked file (decision 0098).
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,10 +15,9 @@ afterAll(async () => {
 
 const lines = ['{"a":1}', '', 'é ünïcode 😀', 'x'.repeat(200_000), '{"last":true}'];
 
-describe.each([
-  ['memory', () => LineStore.memory()],
-  ['a file', () => LineStore.file(join(dir, 'spill'))],
-])('a store in %s', (_where, make) => {
+const make = (): LineStore => LineStore.file(join(dir, 'spill'));
+
+describe('a line store', () => {
   it('gives back each line by position and in order, as pushed', () => {
     const store = make();
     for (const [i, line] of lines.entries()) expect(store.push(line)).toBe(i + 1);
@@ -44,11 +43,11 @@ describe.each([
     store.close();
   });
 
-  it('makes a sibling of its own kind', () => {
+  it('makes a sibling: a new file in the same directory', async () => {
     const store = make();
     const sibling = store.sibling();
-    expect(sibling.inFile).toBe(store.inFile);
     sibling.push('one');
+    expect(await readdir(join(dir, 'spill'))).toEqual([]);
     expect([...sibling]).toEqual(['one']);
     expect(store.length).toBe(0);
     sibling.close();
@@ -56,7 +55,7 @@ describe.each([
   });
 });
 
-describe('a store in a file', () => {
+describe('a line store file', () => {
   it('leaves no file behind, even while open, and refuses reads after close', async () => {
     const store = LineStore.file(join(dir, 'spill'));
     store.push('kept where no other process can open it');

@@ -1,9 +1,9 @@
 /**
- * Lines of text (each without its "\n") kept by position, in memory or in a file (decision
- * 0098): a bundle near the image caps is ~33 MB of JSON lines twice over (its objects as
- * parsed, then its rendering), held through the whole install of that bundle. In a file they
- * leave the process's heap for the page cache, which the kernel can reclaim, and a reader
- * takes one line at a time.
+ * Lines of text (each without its "\n") kept by position in a file (decision 0098): a bundle
+ * near the image caps is ~33 MB of JSON lines twice over (its objects as parsed, then its
+ * rendering), held through the whole install of that bundle. In a file they leave the
+ * process's heap for the page cache, which the kernel can reclaim, and a reader takes one line
+ * at a time. Lines kept in memory need nothing of this: an array is a LineList.
  *
  * A file store's file is unlinked as soon as it is created: nothing is left on disk by a crash,
  * and the space goes when the descriptor is closed, which happens when the store is collected
@@ -13,7 +13,7 @@ import { closeSync, mkdirSync, openSync, readSync, unlinkSync, writeSync } from 
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
-/** Lines by position: what readers of a store (and arrays) offer. */
+/** Lines by position: what readers of a store, and arrays, offer. */
 export interface LineList extends Iterable<string> {
   readonly length: number;
   at(index: number): string | undefined;
@@ -29,25 +29,18 @@ const closing = new FinalizationRegistry<number>((fd) => {
 
 /** See the module comment. */
 export class LineStore implements LineList {
-  readonly #memory: (string | undefined)[] | undefined;
   #fd: number | undefined;
   readonly #offsets: number[] = [];
   readonly #sizes: number[] = [];
   #end = 0;
-  #dropped: Set<number> | undefined;
-  readonly #dir: string | undefined;
+  readonly #dropped = new Set<number>();
+  readonly #dir: string;
   readonly #token = {};
 
-  private constructor(fd: number | undefined, dir?: string) {
+  private constructor(fd: number, dir: string) {
     this.#fd = fd;
     this.#dir = dir;
-    this.#memory = fd === undefined ? [] : undefined;
-    if (fd !== undefined) closing.register(this, fd, this.#token);
-  }
-
-  /** A store in memory (an array). */
-  static memory(): LineStore {
-    return new LineStore(undefined);
+    closing.register(this, fd, this.#token);
   }
 
   /** A store in a new file under `dir` (created if missing); the file is unlinked at once. */
@@ -64,28 +57,22 @@ export class LineStore implements LineList {
     return new LineStore(fd, dir);
   }
 
-  /** A new, empty store of the same kind: in memory, or in a new file in the same directory. */
+  /** A new, empty store in a new file in the same directory. */
   sibling(): LineStore {
-    return this.#dir === undefined ? LineStore.memory() : LineStore.file(this.#dir);
-  }
-
-  /** True when the lines are in a file. */
-  get inFile(): boolean {
-    return this.#memory === undefined;
+    return LineStore.file(this.#dir);
   }
 
   get length(): number {
-    return this.#memory?.length ?? this.#offsets.length;
+    return this.#offsets.length;
   }
 
   /** Lines not dropped. */
   get left(): number {
-    return this.length - (this.#dropped?.size ?? 0);
+    return this.length - this.#dropped.size;
   }
 
   /** Appends `line`; returns the new length (as an array's push). */
   push(line: string): number {
-    if (this.#memory !== undefined) return this.#memory.push(line);
     const bytes = Buffer.from(line, 'utf8');
     for (let at = 0; at < bytes.length;) at += writeSync(this.#open(), bytes, at, bytes.length - at, this.#end + at);
     this.#offsets.push(this.#end);
@@ -96,9 +83,8 @@ export class LineStore implements LineList {
 
   /** The line at `index`, or undefined past the end or once dropped. */
   at(index: number): string | undefined {
-    if (this.#memory !== undefined) return this.#memory.at(index);
     const i = index < 0 ? this.#offsets.length + index : index;
-    if (this.#dropped?.has(i) === true) return undefined;
+    if (this.#dropped.has(i)) return undefined;
     const offset = this.#offsets[i];
     const size = this.#sizes[i];
     if (offset === undefined || size === undefined) return undefined;
@@ -111,14 +97,12 @@ export class LineStore implements LineList {
     return bytes.toString('utf8');
   }
 
-  /** Lets go of the line at `index` (memory: its text can be collected); `at` then gives undefined. */
+  /** Lets go of the line at `index`: `at` then gives undefined. */
   drop(index: number): void {
-    if (index < 0 || index >= this.length) return;
-    (this.#dropped ??= new Set()).add(index);
-    if (this.#memory !== undefined) this.#memory[index] = undefined;
+    if (index >= 0 && index < this.length) this.#dropped.add(index);
   }
 
-  /** Closes a file store's descriptor now (later reads throw); a memory store is left as is. */
+  /** Closes the file's descriptor now (later reads and writes throw); again does nothing. */
   close(): void {
     if (this.#fd === undefined) return;
     closing.unregister(this.#token);
