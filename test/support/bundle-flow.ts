@@ -24,7 +24,7 @@ import {
   refOf,
   withOwnerLabels,
 } from '../../pkg/operator-controller/applier/index.ts';
-import { isNotFound, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { isNotFound, NoKindMatchError, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { render, type RenderOptions } from '../../pkg/operator-controller/render/index.ts';
 import { FIXTURE_BUNDLES_DIR } from '../fixtures/bundles/golden-cases.ts';
 
@@ -219,6 +219,22 @@ export async function waitForCrdsEstablished(client: KubeClient, crds: readonly 
       const live = await client.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(refOf(crd));
       return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true;
     });
+    // Established comes before discovery lists the kind (the API server updates discovery
+    // asynchronously); the client resolves kinds through discovery, so wait for that too.
+    const spec = (crd as { spec?: { group?: string; names?: { kind?: string }; versions?: { name: string; served?: boolean }[] } }).spec;
+    for (const version of spec?.versions?.filter((v) => v.served !== false) ?? []) {
+      const gvk = { group: spec?.group ?? '', version: version.name, kind: spec?.names?.kind ?? '' };
+      await waitUntil(`${gvk.kind} in ${gvk.group}/${gvk.version} is in discovery`, async () =>
+        client.mapper.resolve(gvk).then(
+          () => true,
+          (e: unknown) => {
+            if (!(e instanceof NoKindMatchError)) throw e;
+            client.mapper.invalidate();
+            return false;
+          },
+        ),
+      );
+    }
   }
 }
 
