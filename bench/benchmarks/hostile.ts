@@ -37,7 +37,7 @@ import { sleep } from '../lib/http-load.ts';
 import { connectInspector, forceGc, startHeapSampling } from '../lib/inspector.ts';
 import { createMemoryLimit, type MemoryLimit } from '../lib/memory-limit.ts';
 import { type OlmStack, scrapeStepMetrics, startOlmStack, type StepMetrics } from '../lib/olm-stack.ts';
-import { procMemory, resetPeak, RssSampler } from '../lib/proc.ts';
+import { mappingRss, procMemory, resetPeak, RssSampler } from '../lib/proc.ts';
 import { atMost, measure, type Measurement } from '../lib/report.ts';
 import { mb, round } from '../lib/stats.ts';
 import { OPERATOR_CONTROLLER_MEMORY_LIMIT_BYTES } from '../../cmd/operator-controller/node-flags.ts';
@@ -108,13 +108,23 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
   const profileFile = process.env['OLMV1_BENCH_HOSTILE_HEAP_PROFILE'];
   const stopProfile = profileFile === undefined ? undefined : await startHeapSampling(pid, oc.inspectPort);
   // The profile so far, every second, to `<file>.latest`: what a process killed by its
-  // limit held just before (the end-of-run profile is never taken then).
+  // limit held just before (the end-of-run profile is never taken then); and to
+  // `<file>.peak` when the RSS is the highest seen at those seconds: what the peak held.
+  let profiledPeak = 0;
   const latest =
     stopProfile === undefined
       ? undefined
       : setInterval(() => {
+          const rss = procMemory(pid)?.rss ?? 0;
           stopProfile.current().then(
-            (p) => writeFile(`${profileFile}.latest`, JSON.stringify(p)),
+            async (p) => {
+              const text = JSON.stringify(p);
+              await writeFile(`${profileFile}.latest`, text);
+              if (rss > profiledPeak) {
+                profiledPeak = rss;
+                await writeFile(`${profileFile}.peak`, text);
+              }
+            },
             () => undefined,
           );
         }, 1_000);
@@ -391,12 +401,13 @@ async function startMemoryTrace(pid: number, port: number, file: string | undefi
     if (busy) return;
     busy = true;
     const rss = procMemory(pid)?.rss;
+    const mappings = mappingRss(pid);
     session
       .call('Runtime.evaluate', { expression: TRACE_EXPRESSION, returnByValue: true })
       .then(
         (r) => {
           const usage = JSON.parse((r as { result: { value: string } }).result.value) as Record<string, number>;
-          lines.push(JSON.stringify({ s: round((performance.now() - t0) / 1000, 1), procRss: rss, ...usage }));
+          lines.push(JSON.stringify({ s: round((performance.now() - t0) / 1000, 1), procRss: rss, ...usage, mappings }));
         },
         () => undefined,
       )

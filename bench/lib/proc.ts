@@ -173,3 +173,49 @@ export class ProcessMemorySampler {
     return { rss: this.#rss, anon: this.#anon };
   }
 }
+
+/** Resident memory of a process by kind of mapping (/proc/PID/smaps), in bytes. */
+export interface MappingRss {
+  /** Pages of mapped files (the node binary, shared libraries). */
+  file: number;
+  /** The brk heap: glibc's main malloc arena. */
+  brk: number;
+  /** Anonymous mappings by their size: V8's heap pages and glibc's large chunks are small to middling, thread arenas 64 MiB reservations. */
+  anonBySize: Record<'upTo1M' | 'upTo16M' | 'upTo64M' | 'over64M', number>;
+  /** The largest resident anonymous mappings: size and resident bytes. */
+  largest: { size: number; rss: number }[];
+}
+
+/** Reads /proc/PID/smaps and adds up resident memory by kind of mapping; undefined when unreadable. */
+export function mappingRss(pid: number): MappingRss | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const out: MappingRss = { file: 0, brk: 0, anonBySize: { upTo1M: 0, upTo16M: 0, upTo64M: 0, over64M: 0 }, largest: [] };
+  const anon: { size: number; rss: number }[] = [];
+  let size = 0;
+  let name = '';
+  for (const line of text.split('\n')) {
+    const range = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (range !== null) {
+      size = Number.parseInt(range[2] ?? '0', 16) - Number.parseInt(range[1] ?? '0', 16);
+      name = range[3] ?? '';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB$/.exec(line);
+    if (rss === null) continue;
+    const bytes = Number(rss[1]) * 1024;
+    if (name.startsWith('/')) out.file += bytes;
+    else if (name === '[heap]') out.brk += bytes;
+    else if (name === '' && bytes > 0) {
+      anon.push({ size, rss: bytes });
+      const bucket = size <= 1 << 20 ? 'upTo1M' : size <= 16 << 20 ? 'upTo16M' : size <= 64 << 20 ? 'upTo64M' : 'over64M';
+      out.anonBySize[bucket] += bytes;
+    }
+  }
+  out.largest = anon.sort((a, b) => b.rss - a.rss).slice(0, 6);
+  return out;
+}
