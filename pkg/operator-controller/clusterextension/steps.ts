@@ -13,7 +13,8 @@
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import { TerminalError, errorMessage, findTerminal } from '../../shared/errors/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { deployedRelease, manifestIdentities, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
+import { LineStore } from '../../shared/lines/index.ts';
+import { deployedRelease, manifestIdentities, moveManifestText, type Release, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
 import {
   deprecationConditions,
   metadataFor,
@@ -25,6 +26,7 @@ import {
 } from '../resolve/index.ts';
 import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
 import type { BundleBudget } from './bundle-budget.ts';
+import type { BundleSpill } from './bundle-source.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { Installer } from './installer.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
@@ -40,6 +42,12 @@ export interface InstalledPorts {
    * None: records are read without waiting.
    */
   records?: Pick<BundleBudget, 'acquire'>;
+  /**
+   * Where the manifests of large records go (decision 0098 item 17): a record whose manifest
+   * text is longer than `aboveBytes` characters keeps it as lines in a file under `dir` for the
+   * rest of the reconcile, not in the heap. None: records stay in memory.
+   */
+  spill?: BundleSpill;
 }
 
 /** What the resolve step uses: the selected catalogs' content and the release-support switch. */
@@ -81,6 +89,7 @@ async function readInstalled(ports: InstalledPorts, state: ExtensionState): Prom
             state.recordLease = await budget.acquire(bytes, state.signal);
           };
     state.history = await ports.releases.history(state.name, state.signal, admit);
+    if (ports.spill !== undefined) keepManifestsInFiles(ports.spill, state.history, state);
     const installed = deployedRelease(state.history);
     if (installed === undefined) return undefined;
     // Identities only: the record's objects are parsed when the content changes (decision 0098).
@@ -94,6 +103,28 @@ async function readInstalled(ports: InstalledPorts, state: ExtensionState): Prom
   // Watched from here on, so drift is noticed whatever later steps of this reconcile do.
   await trackDrift(ports.drift, state, identities);
   return undefined;
+}
+
+/**
+ * Moves the manifest text of each large record of `history` into a file of `spill` (closed when
+ * the reconcile ends, with the rendering's: releaseBundleStep). A file that cannot be made or
+ * written leaves that record's text in memory, as it was before decision 0098 item 17: the
+ * cache directory's trouble costs memory, not the reconcile.
+ */
+function keepManifestsInFiles(spill: BundleSpill, history: readonly Release[], state: ExtensionState): void {
+  for (const release of history) {
+    const opened: LineStore[] = [];
+    try {
+      moveManifestText(release, spill.aboveBytes, () => {
+        const file = LineStore.file(spill.dir);
+        opened.push(file);
+        return file;
+      });
+    } catch {
+      for (const file of opened.splice(0)) file.close();
+    }
+    (state.lineFiles ??= []).push(...opened);
+  }
 }
 
 /** Makes the drift watches follow the deployed release's objects. */

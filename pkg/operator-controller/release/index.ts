@@ -24,6 +24,7 @@ export {
   manifestObjects,
   manifestObjectsWhere,
   mapManifest,
+  moveManifestText,
   reviseRelease,
   withLazyManifest,
   withManifestLines,

@@ -12,70 +12,13 @@
  * post-renderer), through the decoder upstream parses manifests with (apimachinery's
  * YAMLOrJSONDecoder, pkg/gocompat/goyaml).
  */
-import { decodeYamlOrJson } from '../../gocompat/goyaml/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import type { LineList } from '../../shared/lines/index.ts';
+import { parseLine, parseManifest } from './manifest-parse.ts';
 
 /** One object's line of a manifest string (which is these lines, in order): its JSON and "\n". */
 export function manifestLine(obj: KubeObject): string {
   return `${JSON.stringify(obj)}\n`;
-}
-
-/** The objects of a manifest, or the reason it holds something else. */
-type ParsedManifest = { ok: true; objects: KubeObject[] } | { ok: false; problem: string };
-
-/**
- * Parses a stored manifest into its objects, in order. Empty documents (YAML comments only)
- * are skipped; any other document that is not an object with apiVersion, kind and metadata
- * makes the manifest invalid, as does text that neither JSON nor YAML decodes.
- */
-function parseManifest(manifest: string): ParsedManifest {
-  const fast = parseJsonLines(manifest);
-  if (fast !== undefined) return { ok: true, objects: fast };
-  const decoded = decodeYamlOrJson(Buffer.from(manifest, 'utf8'));
-  if (decoded.error !== undefined) return { ok: false, problem: `the manifest does not decode: ${decoded.error}` };
-  const objects: KubeObject[] = [];
-  for (const [i, doc] of decoded.docs.entries()) {
-    if (doc === null) continue;
-    if (!isKubeObject(doc)) return { ok: false, problem: `manifest document ${i + 1} is not an object with apiVersion, kind and metadata` };
-    objects.push(doc);
-  }
-  return { ok: true, objects };
-}
-
-/**
- * The objects of a manifest of one JSON object per line (what we and upstream write), or
- * undefined when it is not one: the fast path, JSON.parse per line instead of the byte-wise
- * stream decoder.
- */
-function parseJsonLines(manifest: string): KubeObject[] | undefined {
-  const objects: KubeObject[] = [];
-  for (const line of manifest.split('\n')) {
-    if (line.trim() === '') continue;
-    if (!line.startsWith('{')) return undefined;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      return undefined;
-    }
-    if (!isKubeObject(value)) return undefined;
-    objects.push(value);
-  }
-  return objects;
-}
-
-/** True for a JSON object with string apiVersion and kind and an object metadata. */
-export function isKubeObject(v: unknown): v is KubeObject {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const o = v as { apiVersion?: unknown; kind?: unknown; metadata?: unknown };
-  return (
-    typeof o.apiVersion === 'string' &&
-    typeof o.kind === 'string' &&
-    typeof o.metadata === 'object' &&
-    o.metadata !== null &&
-    !Array.isArray(o.metadata)
-  );
 }
 
 /**
@@ -142,6 +85,51 @@ export function withLazyManifest<T extends object>(summary: T, text: string, whe
  */
 export function withManifestLines<T extends object>(holder: T, lines: LineList, where: string): T & { manifest: KubeObject[] } {
   return withSource(holder, { lines, where });
+}
+
+/** A line list that takes new lines at its end: where {@link moveManifestText} moves a text (a LineStore). */
+interface LineSink extends LineList {
+  push(line: string): number;
+}
+
+/**
+ * Moves the unparsed manifest text of `holder`, when longer than `aboveChars`, into the lines
+ * of `open()` (a file, pkg/shared/lines) and lets go of the text: a large record's text would
+ * otherwise stay in the heap through the whole reconcile that read it, beside the new bundle's
+ * render and apply (decision 0098 item 17). Readers then take the lines one at a time as they
+ * take a rendering's. Only a text as we and upstream write it moves: one JSON object per line,
+ * each line followed by "\n", none empty, so that the lines give back the same text byte for
+ * byte ({@link unparsedManifest}) and the same objects; a YAML or otherwise shaped text stays.
+ * Returns the sink the lines went to, or undefined when nothing moved.
+ */
+export function moveManifestText<S extends LineSink>(holder: ManifestHolder, aboveChars: number, open: () => S): S | undefined {
+  const source = (holder as Unparsed)[UNPARSED];
+  if (source === undefined || !('text' in source)) return undefined;
+  const { text } = source;
+  if (text.length <= aboveChars || !isJsonLinesText(text)) return undefined;
+  const sink = open();
+  for (let at = 0; at < text.length;) {
+    const end = text.indexOf('\n', at);
+    sink.push(text.slice(at, end));
+    at = end + 1;
+  }
+  withSource(holder, {
+    lines: sink,
+    where: `release record ${source.where} is corrupt`,
+    ...(source.identities === undefined ? {} : { identities: source.identities }),
+  });
+  return sink;
+}
+
+/** True when every line of `text` is non-empty, starts with "{", ends with "}" and is followed by "\n". */
+function isJsonLinesText(text: string): boolean {
+  if (!text.endsWith('\n')) return false;
+  for (let at = 0; at < text.length;) {
+    const end = text.indexOf('\n', at);
+    if (end === at || text[at] !== '{' || text[end - 1] !== '}') return false;
+    at = end + 1;
+  }
+  return true;
 }
 
 /** `holder` with a `manifest` parsed from `source` on first read. */
@@ -266,17 +254,6 @@ export function manifestObjects(holder: ManifestHolder): ObjectSequence {
       return obj;
     },
   };
-}
-
-/** The object of one manifest line, or undefined when it is not JSON of an object. */
-function parseLine(line: string): KubeObject | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  return isKubeObject(value) ? value : undefined;
 }
 
 /**
