@@ -16,7 +16,7 @@ import { LineStore } from '../../shared/lines/index.ts';
 import {
   createReleaseStore,
   manifestEquals,
-  manifestLine,
+  releaseJson,
   reviseRelease,
   withManifestLines,
   type Release,
@@ -31,7 +31,6 @@ const objects: KubeObject[] = Array.from({ length: 5 }, (_, i) => ({
   metadata: { name: `cm-${i}`, namespace: 'ns' },
   data: { blob: `${i}`.repeat(20_000) },
 }));
-const manifestChars = objects.map(manifestLine).join('').length;
 
 const deployed = (revision = 1): Release => ({
   extension: 'ext',
@@ -43,6 +42,8 @@ const deployed = (revision = 1): Release => ({
   properties: [],
   description: 'Install complete',
 });
+/** Bytes of the record's JSON (decompressed): what the threshold is compared with. */
+const recordBytes = Buffer.byteLength(releaseJson(deployed()));
 
 let dir: string;
 let store: ReleaseStore;
@@ -63,7 +64,7 @@ async function readInstalled(aboveBytes: number, spillDir = join(dir, 'lines')) 
 
 describe('the installed step with a large record', () => {
   it('keeps its manifest in a file that serves the reconcile, and closes it when the reconcile ends', async () => {
-    const { state, calls } = await readInstalled(manifestChars - 1);
+    const { state, calls } = await readInstalled(recordBytes - 1);
     const [file] = state.lineFiles ?? [];
     expect(file).toBeInstanceOf(LineStore);
     expect(state.lineFiles).toHaveLength(1);
@@ -99,12 +100,12 @@ describe('the installed step with a large record', () => {
   });
 
   it('leaves a record at or below the size in memory', async () => {
-    const { state } = await readInstalled(manifestChars);
+    const { state } = await readInstalled(recordBytes);
     expect(state.lineFiles ?? []).toEqual([]);
     expect(state.installed?.manifest).toEqual(objects);
   });
 
-  it('leaves the text in memory and goes on when the cache directory cannot take files', async () => {
+  it('decodes the record whole and goes on when the cache directory cannot take files', async () => {
     const blocked = join(dir, 'not-a-directory');
     await writeFile(blocked, '');
     const { state, calls } = await readInstalled(0, blocked);

@@ -14,7 +14,7 @@ import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import { TerminalError, errorMessage, findTerminal } from '../../shared/errors/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
-import { deployedRelease, manifestIdentities, moveManifestText, type Release, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
+import { deployedRelease, manifestIdentities, type ManifestSpill, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
 import {
   deprecationConditions,
   metadataFor,
@@ -43,9 +43,10 @@ export interface InstalledPorts {
    */
   records?: Pick<BundleBudget, 'acquire'>;
   /**
-   * Where the manifests of large records go (decision 0098 item 17): a record whose manifest
-   * text is longer than `aboveBytes` characters keeps it as lines in a file under `dir` for the
-   * rest of the reconcile, not in the heap. None: records stay in memory.
+   * Where the manifests of large records go (decision 0098 item 17): a record whose JSON is
+   * longer than `aboveBytes` is read with its manifest's lines into a file under `dir`, kept
+   * for the rest of the reconcile, never whole as text in the heap. None: records are decoded
+   * whole.
    */
   spill?: BundleSpill;
 }
@@ -88,8 +89,12 @@ async function readInstalled(ports: InstalledPorts, state: ExtensionState): Prom
         : async (bytes: number): Promise<void> => {
             state.recordLease = await budget.acquire(bytes, state.signal);
           };
-    state.history = await ports.releases.history(state.name, state.signal, admit);
-    if (ports.spill !== undefined) keepManifestsInFiles(ports.spill, state.history, state);
+    state.history = await ports.releases.history(
+      state.name,
+      state.signal,
+      admit,
+      ports.spill === undefined ? undefined : linesInFiles(ports.spill, state),
+    );
     const installed = deployedRelease(state.history);
     if (installed === undefined) return undefined;
     // Identities only: the record's objects are parsed when the content changes (decision 0098).
@@ -106,25 +111,20 @@ async function readInstalled(ports: InstalledPorts, state: ExtensionState): Prom
 }
 
 /**
- * Moves the manifest text of each large record of `history` into a file of `spill` (closed when
- * the reconcile ends, with the rendering's: releaseBundleStep). A file that cannot be made or
- * written leaves that record's text in memory, as it was before decision 0098 item 17: the
- * cache directory's trouble costs memory, not the reconcile.
+ * Large records' manifests read into files of `spill` (decision 0098 item 17), closed with the
+ * rendering's when the reconcile ends (releaseBundleStep). A file that cannot be made leaves
+ * that record's text in memory, as before: the cache directory's trouble costs memory, not the
+ * reconcile.
  */
-function keepManifestsInFiles(spill: BundleSpill, history: readonly Release[], state: ExtensionState): void {
-  for (const release of history) {
-    const opened: LineStore[] = [];
-    try {
-      moveManifestText(release, spill.aboveBytes, () => {
-        const file = LineStore.file(spill.dir);
-        opened.push(file);
-        return file;
-      });
-    } catch {
-      for (const file of opened.splice(0)) file.close();
-    }
-    (state.lineFiles ??= []).push(...opened);
-  }
+function linesInFiles(spill: BundleSpill, state: ExtensionState): ManifestSpill {
+  return {
+    aboveBytes: spill.aboveBytes,
+    open: () => {
+      const file = LineStore.file(spill.dir);
+      (state.lineFiles ??= []).push(file);
+      return file;
+    },
+  };
 }
 
 /** Makes the drift watches follow the deployed release's objects. */

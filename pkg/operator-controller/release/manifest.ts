@@ -87,49 +87,9 @@ export function withManifestLines<T extends object>(holder: T, lines: LineList, 
   return withSource(holder, { lines, where });
 }
 
-/** A line list that takes new lines at its end: where {@link moveManifestText} moves a text (a LineStore). */
-interface LineSink extends LineList {
+/** A line list that takes new lines at its end (a LineStore): where a large record's manifest is read into (manifest-bytes.ts). */
+export interface LineSink extends LineList {
   push(line: string): number;
-}
-
-/**
- * Moves the unparsed manifest text of `holder`, when longer than `aboveChars`, into the lines
- * of `open()` (a file, pkg/shared/lines) and lets go of the text: a large record's text would
- * otherwise stay in the heap through the whole reconcile that read it, beside the new bundle's
- * render and apply (decision 0098 item 17). Readers then take the lines one at a time as they
- * take a rendering's. Only a text as we and upstream write it moves: one JSON object per line,
- * each line followed by "\n", none empty, so that the lines give back the same text byte for
- * byte ({@link unparsedManifest}) and the same objects; a YAML or otherwise shaped text stays.
- * Returns the sink the lines went to, or undefined when nothing moved.
- */
-export function moveManifestText<S extends LineSink>(holder: ManifestHolder, aboveChars: number, open: () => S): S | undefined {
-  const source = (holder as Unparsed)[UNPARSED];
-  if (source === undefined || !('text' in source)) return undefined;
-  const { text } = source;
-  if (text.length <= aboveChars || !isJsonLinesText(text)) return undefined;
-  const sink = open();
-  for (let at = 0; at < text.length;) {
-    const end = text.indexOf('\n', at);
-    sink.push(text.slice(at, end));
-    at = end + 1;
-  }
-  withSource(holder, {
-    lines: sink,
-    where: `release record ${source.where} is corrupt`,
-    ...(source.identities === undefined ? {} : { identities: source.identities }),
-  });
-  return sink;
-}
-
-/** True when every line of `text` is non-empty, starts with "{", ends with "}" and is followed by "\n". */
-function isJsonLinesText(text: string): boolean {
-  if (!text.endsWith('\n')) return false;
-  for (let at = 0; at < text.length;) {
-    const end = text.indexOf('\n', at);
-    if (end === at || text[at] !== '{' || text[end - 1] !== '}') return false;
-    at = end + 1;
-  }
-  return true;
 }
 
 /** `holder` with a `manifest` parsed from `source` on first read. */
