@@ -172,6 +172,10 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
     let result;
     try {
       result = await untilInstalledAs(stack, bundles, await applyVersion('1.0.1'), pid);
+    } catch (err) {
+      // The trace up to a timeout is what shows where the upgrade stood.
+      await stopTrace();
+      throw err;
     } finally {
       during.stop();
     }
@@ -200,7 +204,22 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
           ]
         : []),
     );
-    Object.assign(upgradeDetails, { upgradePeakMB: mb(upgradePeak), upgradeMs: Math.round(ms), upgradeCrash: died ?? null });
+    const upgradeSteps = died === undefined ? await scrapeStepMetrics(oc.healthUrl) : undefined;
+    Object.assign(upgradeDetails, {
+      upgradePeakMB: mb(upgradePeak),
+      upgradeMs: Math.round(ms),
+      upgradeCrash: died ?? null,
+      // The upgrade's own step times: the totals since start less the install's.
+      upgradeStepSeconds:
+        upgradeSteps === undefined
+          ? null
+          : Object.fromEntries(
+              Object.entries(upgradeSteps.steps).map(([k, v]) => [
+                k,
+                { sum: round(v.sum - (installSteps.steps[k]?.sum ?? 0), 2), count: v.count - (installSteps.steps[k]?.count ?? 0) },
+              ]),
+            ),
+    });
   }
   await stopTrace();
   return {

@@ -42,7 +42,6 @@ import {
   type IndexRecord,
 } from './secrets.ts';
 import { ReleaseStatus, type Release, type ReleaseStore, type ReleaseStoreOptions, type ReleaseSummary } from './types.ts';
-import type { ManifestSpill } from './manifest-bytes.ts';
 
 /** Creates the Secret-backed release store. Throws on invalid options (negative maxHistory). */
 export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
@@ -82,12 +81,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     indexKeys.set(extension, new Set(indexes.map((i) => i.metadata.name ?? '')));
   };
 
-  async function history(
-    extension: string,
-    signal?: AbortSignal,
-    admit?: (bytes: number) => Promise<void>,
-    spill?: ManifestSpill,
-  ): Promise<Release[]> {
+  async function history(extension: string, signal?: AbortSignal, admit?: (bytes: number) => Promise<void>): Promise<Release[]> {
     checkExtension(extension);
     const indexes = await records.list({ [Label.name]: extension, [Label.type]: 'index' }, signal);
     for (const obj of indexes) remember(obj);
@@ -97,7 +91,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
       // One revision at a time (its chunks in parallel): a large history is never in memory twice.
       for (const obj of indexes) {
         const index = parseIndexSecret(obj, namespace);
-        releases.push(await decodeRevision(index, extension, await readPayload(index, extension, signal), spill));
+        releases.push(await decodeRevision(index, extension, await readPayload(index, extension, signal)));
       }
     } else {
       // Every compressed payload first (a fraction of what they decode to), then one admission
@@ -108,7 +102,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
         read.push({ index, payload: await readPayload(index, extension, signal) });
       }
       if (read.length > 0) await admit(read.reduce((n, r) => n + decodedSize(r.payload), 0));
-      for (const r of read.splice(0)) releases.push(await decodeRevision(r.index, extension, r.payload, spill));
+      for (const r of read.splice(0)) releases.push(await decodeRevision(r.index, extension, r.payload));
     }
     return releases.sort((a, b) => b.revision - a.revision);
   }
@@ -122,9 +116,9 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     return records.readPayload(index, signal);
   }
 
-  async function decodeRevision(index: IndexRecord, extension: string, payload: Buffer, spill?: ManifestSpill): Promise<Release> {
+  async function decodeRevision(index: IndexRecord, extension: string, payload: Buffer): Promise<Release> {
     const where = describeSecret(namespace, index.key);
-    const release = await decodeRelease(payload, where, index.extensionUID, spill);
+    const release = await decodeRelease(payload, where, index.extensionUID);
     if (release.extension !== extension || release.revision !== index.revision) {
       throw new Error(`release record ${where} is corrupt: it holds revision ${release.revision} of ${JSON.stringify(release.extension)}`);
     }
