@@ -120,7 +120,12 @@ async function rulesReview(client: KubeClient, namespace: string, signal: AbortS
   };
   let res: { status?: RulesReviewStatus };
   try {
-    res = await client.transport.request('POST', `${REVIEW_API}/selfsubjectrulesreviews`, { body, ...(signal === undefined ? {} : { signal }) });
+    // A review only asks: sent again on a stale keep-alive socket, as a GET is.
+    res = await client.transport.request('POST', `${REVIEW_API}/selfsubjectrulesreviews`, {
+      body,
+      idempotent: true,
+      ...(signal === undefined ? {} : { signal }),
+    });
   } catch (err) {
     if (namespace === '' && ((err instanceof ApiError && err.status === 400) || isInvalid(err))) return undefined;
     throw err;
@@ -144,6 +149,7 @@ async function accessReviews(client: KubeClient, atoms: readonly Atom[], signal:
       const body = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: accessSpec(atoms[i] as Atom) };
       const res = await client.transport.request<{ status?: { allowed?: boolean } }>('POST', `${REVIEW_API}/selfsubjectaccessreviews`, {
         body,
+        idempotent: true,
         ...(signal === undefined ? {} : { signal }),
       });
       allowed[i] = res.status?.allowed === true;

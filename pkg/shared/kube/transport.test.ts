@@ -85,6 +85,26 @@ describe('transport', () => {
     expect(req.headers.authorization).toBe('Bearer t0');
   });
 
+  it('sends a review POST once more when its reused keep-alive socket was reset, another POST never', async () => {
+    // Every second request on a socket finds it reset, as a socket the server closed while idle.
+    const requests = new WeakMap<object, number>();
+    handler = (_req, res) => {
+      const n = (requests.get(res.socket as object) ?? 0) + 1;
+      requests.set(res.socket as object, n);
+      if (n === 1) json(res, 201, { status: { allowed: true } });
+      else res.socket?.resetAndDestroy();
+    };
+    const conn = connection();
+    const t = createTransport(conn);
+    const review = { body: { kind: 'SelfSubjectAccessReview' }, idempotent: true };
+    const path = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
+    expect(await t.request('POST', path, review)).toEqual({ status: { allowed: true } });
+    expect(await t.request('POST', path, review)).toEqual({ status: { allowed: true } });
+    expect(seen).toHaveLength(3);
+    await expect(t.request('POST', '/api/v1/namespaces/ns/configmaps', { body: {} })).rejects.toThrow(/ECONNRESET|socket hang up/);
+    conn.close();
+  });
+
   it('turns Status bodies into ApiErrors carrying status, reason, message and details', async () => {
     handler = (_req, res) =>
       json(res, 404, {

@@ -27,6 +27,11 @@ export interface RequestOptions {
    * the wait for response headers. 0 disables the timeout.
    */
   timeoutMs?: number;
+  /**
+   * A POST that only asks the server something (an access or token review): sent once more, as
+   * a GET is, when the keep-alive socket it went out on had been closed by the server.
+   */
+  idempotent?: boolean;
 }
 
 /** Sends requests to one API server as one identity. */
@@ -116,7 +121,15 @@ export function createTransport(conn: Connection, options: TransportOptions = {}
       headers['Content-Type'] = opts.contentType ?? 'application/json';
       headers['Content-Length'] = String(payload.length);
     }
-    const req = { method, url, headers, body: payload, signal: opts.signal, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS };
+    const req = {
+      method,
+      url,
+      headers,
+      body: payload,
+      signal: opts.signal,
+      timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      idempotent: opts.idempotent,
+    };
     return longLived ? conn.watches.send(req) : sendHttp1(conn.agent, req);
   }
 

@@ -37,6 +37,8 @@ interface ChannelRequest {
   signal?: AbortSignal | undefined;
   /** Bound of the wait for response headers; 0 disables it. */
   timeoutMs: number;
+  /** A request that may be sent twice whatever its method (RequestOptions.idempotent); requests only. */
+  idempotent?: boolean | undefined;
 }
 
 /** A response whose body is still to be read (or destroyed) by the caller. */
@@ -97,6 +99,7 @@ export async function sendHttp1(agent: Agent, req: ChannelRequest): Promise<Chan
     body: req.body,
     signal: req.signal,
     headersTimeoutMs: req.timeoutMs,
+    idempotent: req.idempotent,
     abort: 'reason',
     describe: (method, url) => `${method} ${url.href}`,
   });

@@ -61,6 +61,18 @@ describe('sendRequest', () => {
     expect(((err as Error).cause as NodeJS.ErrnoException).code).toBe('ECONNRESET');
   });
 
+  it('sends a POST the caller calls idempotent once more, and a GET it calls not idempotent never', async () => {
+    pool = createAgentPool({ maxSockets: 4 });
+    const agent = pool.agentFor(base);
+    script = (socket, n) => (n === 1 ? ok(socket) : socket.resetAndDestroy());
+    const first = connections;
+    // An access review: a POST that only asks, sent again on a fresh socket.
+    expect(await text(await sendRequest({ method: 'POST', url: base, agent, body: Buffer.from('{}'), idempotent: true }))).toBe('ok');
+    expect(await text(await sendRequest({ method: 'POST', url: base, agent, body: Buffer.from('{}'), idempotent: true }))).toBe('ok');
+    expect(connections - first).toBe(2);
+    await expect(sendRequest({ method: 'GET', url: base, agent, idempotent: false })).rejects.toThrow(`Get "${base.href}": read ECONNRESET`);
+  });
+
   it('does not retry a failure on a fresh socket', async () => {
     pool = createAgentPool({ maxSockets: 4 });
     script = (socket) => socket.resetAndDestroy();

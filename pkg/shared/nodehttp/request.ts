@@ -45,6 +45,12 @@ interface SendOptions {
   abort?: AbortStyle | undefined;
   /** Names the request in error texts; default {@link describeRequest}. */
   describe?: ((method: string, url: URL) => string) | undefined;
+  /**
+   * Whether sending the request twice has no further effect; default: the method says so (RFC
+   * 9110). True for a POST that only asks the server something (a Kubernetes access review),
+   * which is then sent once more on a stale keep-alive socket as a GET would be.
+   */
+  idempotent?: boolean | undefined;
 }
 
 /** Which bound of {@link SendOptions} ended a request. */
@@ -98,14 +104,15 @@ const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE']);
  * Sends the request and resolves at response headers, with any status; the caller reads or
  * destroys the body. Rejects, when no response arrived, with `<request>: <reason>` and the
  * socket error as `cause` (or as `abort` says when `signal` aborted). An idempotent request
- * that failed with ECONNRESET or EPIPE on a reused socket, before any response byte, is sent
- * once more (on a fresh socket, as the agent has dropped the failed one).
+ * (by its method, or as `idempotent` says) that failed with ECONNRESET or EPIPE on a reused
+ * socket, before any response byte, is sent once more (on a fresh socket, as the agent has dropped the failed one).
  */
 export async function sendRequest(options: SendOptions): Promise<IncomingMessage> {
   try {
     return await sendOnce(options);
   } catch (err) {
-    if (!isStaleSocketFailure(err) || !IDEMPOTENT.has(options.method) || options.signal?.aborted === true) throw err;
+    const idempotent = options.idempotent ?? IDEMPOTENT.has(options.method);
+    if (!isStaleSocketFailure(err) || !idempotent || options.signal?.aborted === true) throw err;
     return sendOnce(options);
   }
 }
