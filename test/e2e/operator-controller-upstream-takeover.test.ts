@@ -119,16 +119,14 @@ describe("taking over upstream operator-controller's extensions", () => {
     // so one upgrade revision is recorded (as upstream would on any manifest difference),
     // numbered after upstream's.
     const store = createReleaseStore({ client: kube.client, namespace: 'olmv1-system' });
+    // Revision 2 is marked deployed before revision 1 superseded (two writes): wait for both.
+    const statuses = async () => (await store.history(pkg)).map((r) => [r.revision, r.status]);
     await waitUntil(
-      'revision 2 deployed',
-      async () => {
-        const [newest] = await store.history(pkg);
-        return newest?.revision === 2 && newest.status === 'deployed';
-      },
+      'revision 2 deployed, revision 1 superseded',
+      async () => JSON.stringify(await statuses()) === '[[2,"deployed"],[1,"superseded"]]',
       90_000,
     );
-    const history = await store.history(pkg);
-    expect(history.map((r) => [r.revision, r.status])).toEqual([
+    expect(await statuses()).toEqual([
       [2, 'deployed'],
       [1, 'superseded'],
     ]);
