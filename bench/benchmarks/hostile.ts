@@ -210,15 +210,7 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
       upgradeMs: Math.round(ms),
       upgradeCrash: died ?? null,
       // The upgrade's own step times: the totals since start less the install's.
-      upgradeStepSeconds:
-        upgradeSteps === undefined
-          ? null
-          : Object.fromEntries(
-              Object.entries(upgradeSteps.steps).map(([k, v]) => [
-                k,
-                { sum: round(v.sum - (installSteps.steps[k]?.sum ?? 0), 2), count: v.count - (installSteps.steps[k]?.count ?? 0) },
-              ]),
-            ),
+      upgradeStepSeconds: upgradeSteps === undefined ? null : stepSeconds(upgradeSteps, installSteps),
     });
   }
   await stopTrace();
@@ -272,7 +264,7 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
       afterGcMB: mb(collected.rss),
       heapUsedAfterGcMB: mb(heap),
       allInstalledMs: Math.round(allMs),
-      installStepSeconds: Object.fromEntries(Object.entries(installSteps.steps).map(([k, v]) => [k, { sum: round(v.sum, 2), count: v.count }])),
+      installStepSeconds: stepSeconds(installSteps),
       memoryLimit: limit === undefined ? null : { where: limit.where, bytes: limit.bytes },
       heapSizeLimitMB: mb(heapLimit),
       cgroupPeakMB: cgroupPeak === undefined ? null : mb(cgroupPeak),
@@ -282,6 +274,16 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
 }
 
 /** How many reconciles ran and how many reached the apply step. */
+/** Each step's seconds and count in `m`, less those in `since` when given. */
+function stepSeconds(m: StepMetrics, since?: StepMetrics): Record<string, { sum: number; count: number }> {
+  return Object.fromEntries(
+    Object.entries(m.steps).map(([k, v]) => [
+      k,
+      { sum: round(v.sum - (since?.steps[k]?.sum ?? 0), 2), count: v.count - (since?.steps[k]?.count ?? 0) },
+    ]),
+  );
+}
+
 function reconcileNote(m: StepMetrics): string {
   const results = Object.entries(m.reconciles)
     .filter(([, n]) => n > 0)

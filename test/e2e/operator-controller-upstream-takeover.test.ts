@@ -120,16 +120,11 @@ describe("taking over upstream operator-controller's extensions", () => {
     // numbered after upstream's.
     const store = createReleaseStore({ client: kube.client, namespace: 'olmv1-system' });
     // Revision 2 is marked deployed before revision 1 superseded (two writes): wait for both.
-    const statuses = async () => (await store.history(pkg)).map((r) => [r.revision, r.status]);
     await waitUntil(
-      'revision 2 deployed, revision 1 superseded',
-      async () => JSON.stringify(await statuses()) === '[[2,"deployed"],[1,"superseded"]]',
+      'revision 2 deployed, revision 1 superseded (and no other revision)',
+      async () => JSON.stringify((await store.history(pkg)).map((r) => [r.revision, r.status])) === '[[2,"deployed"],[1,"superseded"]]',
       90_000,
     );
-    expect(await statuses()).toEqual([
-      [2, 'deployed'],
-      [1, 'superseded'],
-    ]);
     for (const o of objects)
       expect((await kube.client.get(refOf(o))).metadata.uid, `${o.kind} ${o.metadata.name ?? ''}`).toBe(
         uids.get(`${o.kind}/${o.metadata.name ?? ''}`),

@@ -28,8 +28,8 @@ export interface RequestOptions {
    */
   timeoutMs?: number;
   /**
-   * A POST that only asks the server something (an access or token review): sent once more, as
-   * a GET is, when the keep-alive socket it went out on had been closed by the server.
+   * A POST that only asks the server something (pre-authorization's access reviews): sent once
+   * more, as a GET is, when the keep-alive socket it went out on had been closed by the server.
    */
   idempotent?: boolean;
 }

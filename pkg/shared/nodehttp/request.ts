@@ -105,7 +105,8 @@ const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE']);
  * destroys the body. Rejects, when no response arrived, with `<request>: <reason>` and the
  * socket error as `cause` (or as `abort` says when `signal` aborted). An idempotent request
  * (by its method, or as `idempotent` says) that failed with ECONNRESET or EPIPE on a reused
- * socket, before any response byte, is sent once more (on a fresh socket, as the agent has dropped the failed one).
+ * socket, before any response byte, is sent once more (on a fresh socket, as the agent has
+ * dropped the failed one).
  */
 export async function sendRequest(options: SendOptions): Promise<IncomingMessage> {
   try {
