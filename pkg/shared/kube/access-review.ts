@@ -98,7 +98,11 @@ export async function canI(
       const i = next++;
       const a = attributes[i] as AccessAttributes;
       const review: KubeObject = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {}, spec: reviewSpec(subject, a) };
-      const res = await client.create<ReviewResponse>(review, options.signal === undefined ? {} : { signal: options.signal });
+      // A review only asks: sent again on a stale keep-alive socket, as a GET is.
+      const res = await client.create<ReviewResponse>(review, {
+        idempotent: true,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
       const s = res.status ?? {};
       results[i] = {
         attributes: a,

@@ -1,6 +1,16 @@
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ApiError, decodeWatchStream, isNoKindMatch, type RequestOptions, type Transport } from './index.ts';
+import {
+  ApiError,
+  TokenGetter,
+  canI,
+  decodeWatchStream,
+  isNoKindMatch,
+  reviewToken,
+  serviceAccountSubject,
+  type RequestOptions,
+  type Transport,
+} from './index.ts';
 import { pushWatchEvents } from './watch.ts';
 import { createKubeClient } from './client.ts';
 import { createResourceMapper, resourcePath } from './resource-mapper.ts';
@@ -51,6 +61,36 @@ const DISCOVERY = {
 };
 
 describe('KubeClient', () => {
+  it('marks the POSTs that only ask or mint as idempotent (reviews, TokenRequest), other creates not', async () => {
+    const discovery = {
+      ...DISCOVERY,
+      '/api/v1': {
+        resources: [
+          ...DISCOVERY['/api/v1'].resources,
+          { name: 'serviceaccounts/token', kind: 'TokenRequest', namespaced: true },
+          { name: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true },
+        ],
+      },
+      '/apis/authentication.k8s.io/v1': { resources: [{ name: 'tokenreviews', kind: 'TokenReview', namespaced: false }] },
+      '/apis/authorization.k8s.io/v1': { resources: [{ name: 'subjectaccessreviews', kind: 'SubjectAccessReview', namespaced: false }] },
+    };
+    const { transport, calls } = fakeTransport(discovery, (c) =>
+      c.path.endsWith('/token') ? { status: { token: 't', expirationTimestamp: '2099-01-01T00:00:00Z' } } : { status: {} },
+    );
+    const client = createKubeClient(transport, createResourceMapper(transport));
+    await reviewToken(client, 'tok');
+    await canI(client, serviceAccountSubject('ns', 'sa'), [{ verb: 'get', resource: 'pods' }]);
+    await new TokenGetter({ client }).get('ns', 'sa');
+    await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' } });
+    const posts = calls.filter((c) => c.method === 'POST').map((c) => [c.path, c.options.idempotent]);
+    expect(posts).toEqual([
+      ['/apis/authentication.k8s.io/v1/tokenreviews', true],
+      ['/apis/authorization.k8s.io/v1/subjectaccessreviews', true],
+      ['/api/v1/namespaces/ns/serviceaccounts/sa/token', true],
+      ['/api/v1/namespaces/ns/configmaps', false],
+    ]);
+  });
+
   it('maps kinds to paths for namespaced, cluster-scoped and subresource requests', async () => {
     const { transport, calls } = fakeTransport(DISCOVERY);
     const client = createKubeClient(transport, createResourceMapper(transport));

@@ -28,6 +28,15 @@ interface WriteOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * Options of `create` and `createSubresource`. `idempotent` marks a POST that only asks the
+ * server something or mints something stateless (access and token reviews, TokenRequest): it is
+ * sent once more, as a GET is, when the keep-alive socket it went out on had been closed.
+ */
+interface CreateOptions extends WriteOptions {
+  idempotent?: boolean;
+}
+
 /** Options of `apply` (server-side apply); `fieldManager` is mandatory for apply. */
 interface ApplyOptions extends WriteOptions {
   fieldManager: string;
@@ -97,7 +106,7 @@ export interface KubeClient {
     type: TypeRef,
     options?: Omit<ListOptions, 'continue'>,
   ): Promise<{ items: T[]; resourceVersion: string }>;
-  create<T extends KubeObject = KubeObject>(obj: KubeObject, options?: WriteOptions): Promise<T>;
+  create<T extends KubeObject = KubeObject>(obj: KubeObject, options?: CreateOptions): Promise<T>;
   /** PUT of the whole object; `metadata.resourceVersion` gives optimistic concurrency. */
   update<T extends KubeObject = KubeObject>(obj: KubeObject, options?: WriteOptions): Promise<T>;
   /** PUT of the `status` subresource. */
@@ -120,7 +129,12 @@ export interface KubeClient {
    */
   watchEvents?<T extends KubeObject = KubeObject>(type: TypeRef, options: WatchOptions, onEvent: (event: WatchEvent<T>) => void): Promise<void>;
   /** POST to a subresource of an object (TokenRequest, eviction, ...); returns the response. */
-  createSubresource<T = unknown>(ref: ObjectRef, subresource: string, body: unknown, options?: { signal?: AbortSignal }): Promise<T>;
+  createSubresource<T = unknown>(
+    ref: ObjectRef,
+    subresource: string,
+    body: unknown,
+    options?: Pick<CreateOptions, 'signal' | 'idempotent'>,
+  ): Promise<T>;
 }
 
 /** The query of a list request. */
@@ -224,9 +238,9 @@ export function createKubeClient(transport: Transport, mapper: ResourceMapper): 
       } while (cont !== undefined);
       return { items, resourceVersion };
     },
-    async create<T extends KubeObject>(obj: KubeObject, o?: WriteOptions) {
+    async create<T extends KubeObject>(obj: KubeObject, o?: CreateOptions) {
       const path = await objectPath(obj, false, undefined, o?.signal);
-      return transport.request<T>('POST', path, { body: obj, query: writeQuery(o), ...withSignal(o?.signal) });
+      return transport.request<T>('POST', path, { body: obj, query: writeQuery(o), idempotent: o?.idempotent === true, ...withSignal(o?.signal) });
     },
     async update<T extends KubeObject>(obj: KubeObject, o?: WriteOptions) {
       const path = await objectPath(obj, true, undefined, o?.signal);
@@ -270,9 +284,9 @@ export function createKubeClient(transport: Transport, mapper: ResourceMapper): 
     async watchEvents<T extends KubeObject>(type: TypeRef, o: WatchOptions, onEvent: (event: WatchEvent<T>) => void) {
       await pushWatchEvents<T>(await openWatch(type, o), onEvent, o.signal);
     },
-    async createSubresource<T>(ref: ObjectRef, subresource: string, body: unknown, o?: { signal?: AbortSignal }) {
+    async createSubresource<T>(ref: ObjectRef, subresource: string, body: unknown, o?: Pick<CreateOptions, 'signal' | 'idempotent'>) {
       const path = await refPath(ref, subresource, o?.signal);
-      return transport.request<T>('POST', path, { body, ...withSignal(o?.signal) });
+      return transport.request<T>('POST', path, { body, idempotent: o?.idempotent === true, ...withSignal(o?.signal) });
     },
   };
   return client;

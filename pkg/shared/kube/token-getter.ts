@@ -105,7 +105,8 @@ export class TokenGetter {
         { apiVersion: 'v1', kind: 'ServiceAccount', namespace, name: serviceAccount },
         'token',
         body,
-        signal === undefined ? {} : { signal },
+        // A TokenRequest stores nothing: sent again on a stale keep-alive socket, as a GET is.
+        { idempotent: true, ...(signal === undefined ? {} : { signal }) },
       );
     } catch (err) {
       if (isNotFound(err)) throw new ServiceAccountNotFoundError(namespace, serviceAccount, err);

@@ -37,7 +37,11 @@ export async function reviewToken(
   const spec: Record<string, unknown> = { token };
   if (options.audiences !== undefined && options.audiences.length > 0) spec.audiences = [...options.audiences];
   const review: KubeObject = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', metadata: {}, spec };
-  const res = await client.create<TokenReviewResponse>(review, options.signal === undefined ? {} : { signal: options.signal });
+  // A review only asks: sent again on a stale keep-alive socket, as a GET is.
+  const res = await client.create<TokenReviewResponse>(review, {
+    idempotent: true,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
   const s = res.status ?? {};
   const user = s.user ?? {};
   if (s.authenticated !== true || user.username === undefined || user.username === '') {

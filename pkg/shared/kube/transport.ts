@@ -28,8 +28,9 @@ export interface RequestOptions {
    */
   timeoutMs?: number;
   /**
-   * A POST that only asks the server something (pre-authorization's access reviews): sent once
-   * more, as a GET is, when the keep-alive socket it went out on had been closed by the server.
+   * A POST that only asks the server something or mints something it does not store (access and
+   * token reviews, TokenRequest): sent once more, as a GET is, when the keep-alive socket it
+   * went out on had been closed by the server.
    */
   idempotent?: boolean;
 }
