@@ -6,7 +6,7 @@
 // bundle from upstream's record, continues its numbering and touches no object's identity:
 // nothing deleted, nothing re-created. Unchunked and chunked records.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -98,8 +98,9 @@ describe("taking over upstream operator-controller's extensions", () => {
     const nothing = { matchLabels: { 'olm.operatorframework.io/metadata.name': `none-${run}` } };
     await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, selector: nothing }));
     const uid = (await kube.client.get({ ...CE, name: pkg })).metadata.uid ?? '';
-    const dir = await writeBundleDir(join(await mkdtemp(join(tmpdir(), 'takeover-')), 'bundle'), files);
-    const objects = asUpstreamApplied(renderRelease(await loadBundleDir(dir), { installNamespace: pkg }, pkg), { name: pkg, uid }, pkg);
+    const tmp = await mkdtemp(join(tmpdir(), 'takeover-'));
+    const loaded = await loadBundleDir(await writeBundleDir(join(tmp, 'bundle'), files)).finally(() => rm(tmp, { recursive: true, force: true }));
+    const objects = asUpstreamApplied(renderRelease(loaded, { installNamespace: pkg }, pkg), { name: pkg, uid }, pkg);
     await applyAsAdmin(kube.client, objects);
     const record = upstreamRecord(upstreamPayload(pkg, pkg, objects, { pkg, version: '1.0.0', image }), 'olmv1-system', { name: pkg, uid });
     const index = await kube.client.create(record.index);

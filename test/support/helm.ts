@@ -1,10 +1,10 @@
 /**
  * The helm CLI built for the test run (test/envtest global setup, `envtestHelm`) against the
  * run's control plane, each call with an empty home of its own so nothing of the user's helm
- * configuration is read.
+ * configuration is read; the home is removed when helm exits.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
@@ -27,10 +27,14 @@ export async function helm(...args: string[]): Promise<HelmRun> {
     HELM_DATA_HOME: join(home, 'data'),
     KUBECONFIG: inject('envtestControlPlane').kubeconfigPath,
   };
-  return new Promise((resolve) => {
-    execFile(inject('envtestHelm'), args, { env, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
-      resolve({ code, stdout, stderr });
+  try {
+    return await new Promise((resolve) => {
+      execFile(inject('envtestHelm'), args, { env, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
+        resolve({ code, stdout, stderr });
+      });
     });
-  });
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
 }
