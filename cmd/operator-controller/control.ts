@@ -103,7 +103,8 @@ export async function runOperatorControllerControl(
     // behind one that waits for that share; the share is dropped untaken after `claimMs`, so
     // such a wait ends.
     const recordBudget = new BundleBudget(o.imageLimits.maxUnpackedBytes);
-    // Bundles above an eighth of the cap keep their JSON lines in files here, not in the heap;
+    // Bundles above an eighth of the cap keep their JSON lines in files here, not in the heap,
+    // and so do release records whose manifests are that large, while a reconcile holds them;
     // the files are unlinked when created (pkg/shared/lines), so a restart leaves nothing.
     const spill: BundleSpill = { dir: join(o.cacheDir, 'lines'), aboveBytes: o.imageLimits.maxUnpackedBytes / 8 };
     const healthGauge = new ExtensionHealthGauge(registry);
@@ -128,6 +129,7 @@ export async function runOperatorControllerControl(
           ...(pause === undefined ? {} : { beforeWrite: (extension: string) => pause('release-write', extension) }),
         }),
         recordBudget,
+        spill,
         catalogs: { catalogs, content, ...(baseURL === undefined ? {} : { baseURL }) },
         bundleCache,
         pulls,

@@ -24,6 +24,7 @@ import {
   validateStep,
   type BundleBudget,
   type BundlePullScheduler,
+  type BundleSpill,
   type CatalogSource,
   type DriftTracker,
   type ExtensionHealthGauge,
@@ -44,6 +45,8 @@ export interface ClusterExtensionPorts {
   releases: ReleaseStore;
   /** The memory budget of the release records a reconcile reads (decision 0098); none: unbounded. */
   recordBudget?: Pick<BundleBudget, 'acquire'>;
+  /** Where large records' manifests are kept for the rest of a reconcile (decision 0098 item 17); none: in memory. */
+  spill?: BundleSpill;
   catalogs: CatalogSource;
   bundleCache: Pick<ImageCache, 'delete'>;
   /** Bundle pulls: from the cache, or in the background so that no worker waits on a registry. */
@@ -89,7 +92,12 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
       upgrades: p.upgrades,
     }),
     validateStep({ client: p.client }),
-    installedStep({ releases: p.releases, drift: p.drift, ...(p.recordBudget === undefined ? {} : { records: p.recordBudget }) }),
+    installedStep({
+      releases: p.releases,
+      drift: p.drift,
+      ...(p.recordBudget === undefined ? {} : { records: p.recordBudget }),
+      ...(p.spill === undefined ? {} : { spill: p.spill }),
+    }),
     resolveStep({ catalogs: p.catalogs, features: p.features }),
     pullStep({ pulls: p.pulls }),
     renderStep({ schemas: p.schemas, features: p.features }),

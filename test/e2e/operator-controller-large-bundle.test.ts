@@ -1,6 +1,7 @@
 // operator-controller end to end with bundles above an eighth of the unpacked-bytes cap, whose
-// JSON lines (the parse's and the rendering's) are kept in files rather than the heap
-// (pkg/shared/lines, decision 0098): installed, upgraded, repaired and uninstalled as any other,
+// JSON lines (the parse's and the rendering's) are kept in files rather than the heap, and whose
+// release records' manifests are read into files by each reconcile (pkg/shared/lines, decision
+// 0098 items 16 and 17): installed, upgraded, repaired and uninstalled as any other,
 // with nothing left in the cache directory's line files. The cap is set from the generated
 // bundles' size so that they are above an eighth of it and below it.
 import { randomBytes } from 'node:crypto';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import type { KubeContext } from '../../pkg/shared/kube/index.ts';
-import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
+import { createReleaseStore, manifestLine } from '../../pkg/operator-controller/release/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
 import {
   bundleFiles,
@@ -84,6 +85,9 @@ describe('a bundle whose lines are kept in files', () => {
       [1, 'superseded'],
     ]);
     expect(history[0]?.manifest.map((o) => `${o.kind} ${o.metadata.name ?? ''}`)).toContain(`ConfigMap ${pkg}-settings`);
+    // Both records are above an eighth of the cap too: the reconciles after the install (the
+    // drift repair) and the upgrade read them from line files.
+    for (const r of history) expect(r.manifest.map(manifestLine).join('').length).toBeGreaterThan(cap / 8);
 
     await kube.client.delete({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', name: pkg });
     await waitUntil('the extension is uninstalled', async () => !(await objectExists(kube.client, settings)), 60_000);

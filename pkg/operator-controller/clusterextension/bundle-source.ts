@@ -21,7 +21,8 @@ import type { BundleBudget, BundleLease } from './bundle-budget.ts';
 /**
  * Where large bundles' JSON lines go (decision 0098): a bundle of more than `aboveBytes`
  * unpacked keeps its other objects' lines, and then its rendering's, in files under `dir`
- * (pkg/shared/lines) rather than in the heap.
+ * (pkg/shared/lines) rather than in the heap; so does a release record whose manifest is
+ * longer than that (the installed step, steps.ts).
  */
 export interface BundleSpill {
   dir: string;

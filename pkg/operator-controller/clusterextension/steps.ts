@@ -13,7 +13,8 @@
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import { TerminalError, errorMessage, findTerminal } from '../../shared/errors/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { deployedRelease, manifestIdentities, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
+import { LineStore } from '../../shared/lines/index.ts';
+import { deployedRelease, manifestIdentities, type ManifestSpill, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
 import {
   deprecationConditions,
   metadataFor,
@@ -25,6 +26,7 @@ import {
 } from '../resolve/index.ts';
 import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
 import type { BundleBudget } from './bundle-budget.ts';
+import type { BundleSpill } from './bundle-source.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { Installer } from './installer.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
@@ -40,6 +42,13 @@ export interface InstalledPorts {
    * None: records are read without waiting.
    */
   records?: Pick<BundleBudget, 'acquire'>;
+  /**
+   * Where the manifests of large records go (decision 0098 item 17): a record whose JSON is
+   * longer than `aboveBytes` is read with its manifest's lines into a file under `dir`, kept
+   * for the rest of the reconcile, never whole as text in the heap. None: records are decoded
+   * whole.
+   */
+  spill?: BundleSpill;
 }
 
 /** What the resolve step uses: the selected catalogs' content and the release-support switch. */
@@ -80,7 +89,12 @@ async function readInstalled(ports: InstalledPorts, state: ExtensionState): Prom
         : async (bytes: number): Promise<void> => {
             state.recordLease = await budget.acquire(bytes, state.signal);
           };
-    state.history = await ports.releases.history(state.name, state.signal, admit);
+    state.history = await ports.releases.history(
+      state.name,
+      state.signal,
+      admit,
+      ports.spill === undefined ? undefined : linesInFiles(ports.spill, state),
+    );
     const installed = deployedRelease(state.history);
     if (installed === undefined) return undefined;
     // Identities only: the record's objects are parsed when the content changes (decision 0098).
@@ -94,6 +108,23 @@ async function readInstalled(ports: InstalledPorts, state: ExtensionState): Prom
   // Watched from here on, so drift is noticed whatever later steps of this reconcile do.
   await trackDrift(ports.drift, state, identities);
   return undefined;
+}
+
+/**
+ * Large records' manifests read into files of `spill` (decision 0098 item 17), closed with the
+ * rendering's when the reconcile ends (releaseBundleStep). A file that cannot be made leaves
+ * that record's text in memory, as before: the cache directory's trouble costs memory, not the
+ * reconcile.
+ */
+function linesInFiles(spill: BundleSpill, state: ExtensionState): ManifestSpill {
+  return {
+    aboveBytes: spill.aboveBytes,
+    open: () => {
+      const file = LineStore.file(spill.dir);
+      (state.lineFiles ??= []).push(file);
+      return file;
+    },
+  };
 }
 
 /** Makes the drift watches follow the deployed release's objects. */

@@ -29,9 +29,10 @@ import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { createGzip, gunzip, gzip, constants as zlibConstants } from 'node:zlib';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { fromHelmRelease, fromHelmReleaseSummary, helmReleaseJson } from './helm-format.ts';
+import { fromHelmRelease, fromHelmReleaseLines, fromHelmReleaseSummary, helmReleaseJson } from './helm-format.ts';
 import { fromLegacyRelease, isLegacyRelease } from './legacy.ts';
-import { withoutManifest } from './summary-bytes.ts';
+import { manifestLinesFromBytes, type ManifestSpill } from './manifest-bytes.ts';
+import { manifestRange, withoutManifest } from './summary-bytes.ts';
 import type { Release, ReleaseSummary } from './types.ts';
 import { freeOwnedBytes } from '../../shared/bytes/index.ts';
 
@@ -146,10 +147,44 @@ export function decodedSize(payload: Uint8Array): number {
  * `where` (the index Secret) with the failing step and its cause.
  * A Helm-format record's objects are parsed only when its `manifest` is first read (a corrupt
  * manifest throws then, naming `where`): a reconcile that needs no objects of a large record
- * does not hold them (decision 0098).
+ * does not hold them (decision 0098). With `spill`, a record whose JSON is longer than
+ * `spill.aboveBytes` has its manifest read from the bytes into lines of a sink (decision 0098
+ * item 17) when it is of the shape manifest-bytes.ts reads; otherwise it is decoded whole.
  */
-export async function decodeRelease(payload: Uint8Array, where: string, extensionUID = ''): Promise<Release> {
-  const doc = await decodeDocument(payload, where);
+export async function decodeRelease(payload: Uint8Array, where: string, extensionUID = '', spill?: ManifestSpill): Promise<Release> {
+  if (spill !== undefined) {
+    const json = await decompress(payload, where);
+    const lined = json.length > spill.aboveBytes ? releaseWithLines(json, where, extensionUID, spill) : undefined;
+    if (lined !== undefined) {
+      freeOwnedBytes(json);
+      return lined;
+    }
+    return releaseOf(parseDocument(json, where), where, extensionUID);
+  }
+  return releaseOf(await decodeDocument(payload, where), where, extensionUID);
+}
+
+/**
+ * A Helm-format release whose manifest went from `json` into a sink of `spill`, or undefined
+ * when it is not of that shape or anything fails: the caller then decodes it whole, and says
+ * what is wrong. A sink opened before such a failure is left to whoever gave `open`.
+ */
+function releaseWithLines(json: Buffer, where: string, extensionUID: string, spill: ManifestSpill): Release | undefined {
+  try {
+    const range = manifestRange(json);
+    const lines = range === undefined ? undefined : manifestLinesFromBytes(json, range, spill.open);
+    if (range === undefined || lines === undefined) return undefined;
+    const rest = Buffer.concat([json.subarray(0, range.start), json.subarray(range.end)]);
+    const doc: unknown = JSON.parse(rest.toString('utf8'));
+    if (isLegacyRelease(doc)) return undefined;
+    const decoded = fromHelmReleaseLines(doc, extensionUID, lines, where);
+    return decoded.ok ? decoded.release : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function releaseOf(doc: unknown, where: string, extensionUID: string): Release {
   const decoded = isLegacyRelease(doc) ? fromLegacyRelease(doc) : fromHelmRelease(doc, extensionUID, where);
   if (!decoded.ok) throw new Error(`release record ${where} is corrupt: ${decoded.problem}`, { cause: new Error(decoded.problem) });
   return decoded.release;
@@ -175,10 +210,24 @@ export async function decodeReleaseSummary(payload: Uint8Array, where: string, e
 
 /** The JSON document of a record's payload (gunzip, then JSON); throws naming `where` and the failing step. */
 async function decodeDocument(payload: Uint8Array, where: string, cut?: (json: Buffer) => Buffer | undefined): Promise<unknown> {
+  const json = await decompress(payload, where);
+  return parseDocument(json, where, cut?.(json));
+}
+
+/** The decompressed payload; throws naming `where`. */
+async function decompress(payload: Uint8Array, where: string): Promise<Buffer> {
+  try {
+    return await gunzipAsync(payload);
+  } catch (e) {
+    throw new Error(`release record ${where} is corrupt: decompressing the payload failed: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** The JSON document of `json`, or of `cut` (a copy of it without part of it) when given; both are freed. */
+function parseDocument(json: Buffer, where: string, cut?: Buffer): unknown {
   let text: string;
   try {
-    const json = await gunzipAsync(payload);
-    const bytes = cut?.(json) ?? json;
+    const bytes = cut ?? json;
     text = bytes.toString('utf8');
     // The text is a copy: the decompressed bytes (a large record's whole size, outside V8's
     // heap) are freed now rather than at some later collection (decision 0098).

@@ -27,7 +27,7 @@
  * repeats every object there; nothing reads them back, and they would double the record).
  */
 import { z } from 'zod';
-import { manifestLine, unparsedManifest, withLazyManifest } from './manifest.ts';
+import { manifestLine, unparsedManifest, withLazyManifest, withManifestLines, type LineSink } from './manifest.ts';
 import { BundleKey } from './naming.ts';
 import { ReleaseStatus, type Release, type ReleaseBundle, type ReleaseSummary } from './types.ts';
 
@@ -170,6 +170,23 @@ export function fromHelmReleaseSummary(doc: unknown, extensionUID: string): { ok
 export function fromHelmRelease(doc: unknown, extensionUID: string, where: string): { ok: true; release: Release } | { ok: false; problem: string } {
   const read = readHelmRelease(doc, extensionUID);
   return read.ok ? { ok: true, release: withLazyManifest(read.summary, read.manifest, where) } : read;
+}
+
+/**
+ * As {@link fromHelmRelease} for a document whose manifest text was cut out and read into
+ * `lines` (manifest-bytes.ts): the release reads its manifest from them. Not a release when the
+ * document still holds manifest text (a second `manifest` member).
+ */
+export function fromHelmReleaseLines(
+  doc: unknown,
+  extensionUID: string,
+  lines: LineSink,
+  where: string,
+): { ok: true; release: Release } | { ok: false; problem: string } {
+  const read = readHelmRelease(doc, extensionUID);
+  if (!read.ok) return read;
+  if (read.manifest !== '') return { ok: false, problem: 'manifest text left after the cut' };
+  return { ok: true, release: withManifestLines(read.summary, lines, `release record ${where} is corrupt`) };
 }
 
 function readHelmRelease(

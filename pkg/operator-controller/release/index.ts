@@ -31,6 +31,7 @@ export {
   type ManifestHolder,
   type ObjectSequence,
 } from './manifest.ts';
+export type { ManifestSpill } from './manifest-bytes.ts';
 export { Label, keyLabelValue, releaseKey } from './naming.ts';
 export { createReleaseStore, isReleaseName } from './store.ts';
 export { ReleaseStatus, type Release, type ReleaseBundle, type ReleaseStore, type ReleaseSummary } from './types.ts';

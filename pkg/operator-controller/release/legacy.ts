@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { isKubeObject } from './manifest.ts';
+import { isKubeObject } from './manifest-parse.ts';
 import { ReleaseStatus, type Release } from './types.ts';
 
 const ManifestObject = z.custom<KubeObject>(isKubeObject, { message: 'expected an object with apiVersion, kind and metadata' });

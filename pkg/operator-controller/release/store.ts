@@ -42,6 +42,7 @@ import {
   type IndexRecord,
 } from './secrets.ts';
 import { ReleaseStatus, type Release, type ReleaseStore, type ReleaseStoreOptions, type ReleaseSummary } from './types.ts';
+import type { ManifestSpill } from './manifest-bytes.ts';
 
 /** Creates the Secret-backed release store. Throws on invalid options (negative maxHistory). */
 export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
@@ -81,7 +82,12 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     indexKeys.set(extension, new Set(indexes.map((i) => i.metadata.name ?? '')));
   };
 
-  async function history(extension: string, signal?: AbortSignal, admit?: (bytes: number) => Promise<void>): Promise<Release[]> {
+  async function history(
+    extension: string,
+    signal?: AbortSignal,
+    admit?: (bytes: number) => Promise<void>,
+    spill?: ManifestSpill,
+  ): Promise<Release[]> {
     checkExtension(extension);
     const indexes = await records.list({ [Label.name]: extension, [Label.type]: 'index' }, signal);
     for (const obj of indexes) remember(obj);
@@ -91,7 +97,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
       // One revision at a time (its chunks in parallel): a large history is never in memory twice.
       for (const obj of indexes) {
         const index = parseIndexSecret(obj, namespace);
-        releases.push(await decodeRevision(index, extension, await readPayload(index, extension, signal)));
+        releases.push(await decodeRevision(index, extension, await readPayload(index, extension, signal), spill));
       }
     } else {
       // Every compressed payload first (a fraction of what they decode to), then one admission
@@ -102,7 +108,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
         read.push({ index, payload: await readPayload(index, extension, signal) });
       }
       if (read.length > 0) await admit(read.reduce((n, r) => n + decodedSize(r.payload), 0));
-      for (const r of read.splice(0)) releases.push(await decodeRevision(r.index, extension, r.payload));
+      for (const r of read.splice(0)) releases.push(await decodeRevision(r.index, extension, r.payload, spill));
     }
     return releases.sort((a, b) => b.revision - a.revision);
   }
@@ -116,9 +122,9 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     return records.readPayload(index, signal);
   }
 
-  async function decodeRevision(index: IndexRecord, extension: string, payload: Buffer): Promise<Release> {
+  async function decodeRevision(index: IndexRecord, extension: string, payload: Buffer, spill?: ManifestSpill): Promise<Release> {
     const where = describeSecret(namespace, index.key);
-    const release = await decodeRelease(payload, where, index.extensionUID);
+    const release = await decodeRelease(payload, where, index.extensionUID, spill);
     if (release.extension !== extension || release.revision !== index.revision) {
       throw new Error(`release record ${where} is corrupt: it holds revision ${release.revision} of ${JSON.stringify(release.extension)}`);
     }

@@ -23,11 +23,20 @@ const MIN_BYTES = 64 * 1024;
  */
 export function withoutManifest(json: Buffer): Buffer | undefined {
   if (json.length < MIN_BYTES) return undefined;
+  const range = manifestRange(json);
+  if (range === undefined) return undefined;
+  return Buffer.concat([json.subarray(0, range.start), json.subarray(range.end)]);
+}
+
+/**
+ * Where the escaped contents of the outermost object's `manifest` string are in `json`: from
+ * `start` to before `end` (its closing quote); undefined as for {@link withoutManifest}.
+ */
+export function manifestRange(json: Buffer): { start: number; end: number } | undefined {
   const start = topLevelManifest(json);
   if (start === undefined) return undefined;
   const end = stringEnd(json, start);
-  if (end === undefined) return undefined;
-  return Buffer.concat([json.subarray(0, start), json.subarray(end)]);
+  return end === undefined ? undefined : { start, end };
 }
 
 /** The index just after `"manifest":"` of the outermost object, or undefined. */

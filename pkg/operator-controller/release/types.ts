@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
+import type { ManifestSpill } from './manifest-bytes.ts';
 
 /** Status of a revision, with Helm's status strings (stored in the `status` label too). */
 export const ReleaseStatus = {
@@ -75,9 +76,10 @@ export interface ReleaseStore {
   /**
    * All revisions of `extension`, newest first; [] when there are none. `admit`, when given, is
    * awaited once before any revision is decoded, with about the bytes of text they decode to
-   * (the memory budget of decision 0098); its rejection is history's.
+   * (the memory budget of decision 0098); its rejection is history's. `spill`, when given,
+   * takes the manifests of large records as lines (decision 0098 item 17, manifest-bytes.ts).
    */
-  history(extension: string, signal?: AbortSignal, admit?: (bytes: number) => Promise<void>): Promise<Release[]>;
+  history(extension: string, signal?: AbortSignal, admit?: (bytes: number) => Promise<void>, spill?: ManifestSpill): Promise<Release[]>;
   /**
    * The deployed revision of `extension` (the newest one whose status is deployed), read
    * without its objects; undefined when none is deployed. Decodes one record when the index
