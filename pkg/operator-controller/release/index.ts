@@ -33,5 +33,6 @@ export {
 } from './manifest.ts';
 export type { ManifestSpill } from './manifest-bytes.ts';
 export { Label, keyLabelValue, releaseKey } from './naming.ts';
-export { createReleaseStore, isReleaseName } from './store.ts';
+export { createReleaseStore } from './store.ts';
+export { isReleaseName } from './naming.ts';
 export { ReleaseStatus, type Release, type ReleaseBundle, type ReleaseStore, type ReleaseSummary } from './types.ts';

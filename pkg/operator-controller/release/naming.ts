@@ -5,6 +5,8 @@
  * system labels queries select on.
  */
 import { createHash } from 'node:crypto';
+import { dns1123SubdomainErrors } from '../../shared/k8sname/index.ts';
+import type { Release } from './types.ts';
 
 /** `owner` label value of every record Secret (upstream's driver owner string). */
 export const RECORD_OWNER = 'operator-controller';
@@ -139,4 +141,27 @@ export function selector(requirements: Record<string, string>): string {
   return Object.entries(requirements)
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
+}
+
+/** The key (index Secret name) of `release`, once its identity is checked. */
+export function keyOf(release: Release): string {
+  checkExtension(release.extension);
+  if (!Number.isSafeInteger(release.revision) || release.revision < 1) {
+    throw new Error(`release ${JSON.stringify(release.extension)} has invalid revision ${release.revision}`);
+  }
+  return releaseKey(release.extension, release.revision);
+}
+
+/**
+ * True when `extension` can name release records: it is a Secret-name part and the `name` label
+ * value, so both rules apply. No record of any other name can exist.
+ */
+export function isReleaseName(extension: string): boolean {
+  return extension !== '' && isLabelValue(extension) && dns1123SubdomainErrors(extension).length === 0;
+}
+
+export function checkExtension(extension: string): void {
+  if (!isReleaseName(extension)) {
+    throw new Error(`invalid release name ${JSON.stringify(extension)}: must be a DNS-1123 subdomain of at most 63 characters`);
+  }
 }

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { KubeObject, OwnerReference } from '../../shared/kube/index.ts';
 import { MAX_CHUNKS } from './codec.ts';
-import { CHUNK_SECRET_TYPE, INDEX_SECRET_TYPE, Label, RECORD_OWNER, bundleMetadata, keyLabelValue } from './naming.ts';
+import { CHUNK_SECRET_TYPE, INDEX_SECRET_TYPE, Label, RECORD_OWNER, bundleMetadata, chunkSecretName, keyLabelValue } from './naming.ts';
 import type { Release, ReleaseStatus } from './types.ts';
 
 /** apiVersion/kind of the records. */
@@ -219,4 +219,24 @@ export function chunkPiece(obj: unknown, namespace: string, key: string): Buffer
     );
   }
   return Buffer.from(chunk, 'base64');
+}
+
+/** The names of a release's chunk Secrets: one per piece after the first, named by its bytes. */
+export function chunkNames(key: string, pieces: readonly Buffer[]): string[] {
+  return pieces.slice(1).map((p) => chunkSecretName(key, p));
+}
+
+// One Secret per distinct extra piece (two identical pieces share a name, and so a Secret).
+export function uniqueChunks(key: string, pieces: readonly Buffer[], build: (name: string, piece: Buffer) => KubeObject): KubeObject[] {
+  const byName = new Map<string, KubeObject>();
+  for (const piece of pieces.slice(1)) {
+    const name = chunkSecretName(key, piece);
+    if (!byName.has(name)) byName.set(name, build(name, piece));
+  }
+  return [...byName.values()];
+}
+
+/** The revision a record Secret's version label gives; 0 when it has none. */
+export function versionOf(secret: KubeObject): number {
+  return Number(secret.metadata.labels?.[Label.version] ?? 0);
 }

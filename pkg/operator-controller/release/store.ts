@@ -15,7 +15,6 @@
  * chunk is reused only when its bytes are the same.
  */
 import { isConflict, type KubeObject } from '../../shared/kube/index.ts';
-import { dns1123SubdomainErrors } from '../../shared/k8sname/index.ts';
 import {
   SECRET_SIZE_LIMIT,
   SERVER_ADDED_ALLOWANCE,
@@ -29,16 +28,19 @@ import {
   splitPayload,
 } from './codec.ts';
 import { revisionsToPrune } from './history.ts';
-import { Label, chunkSecretName, isKeyOf, isLabelValue, keyLabelValue, releaseKey } from './naming.ts';
+import { Label, checkExtension, isKeyOf, keyLabelValue, keyOf, releaseKey } from './naming.ts';
 import { RecordClient } from './record-client.ts';
 import {
   buildChunkSecret,
   buildIndexSecret,
+  chunkNames,
   describeSecret,
   extensionOwnerRef,
   indexOwnerRef,
   parseIndexSecret,
+  uniqueChunks,
   unixSeconds,
+  versionOf,
   type IndexRecord,
 } from './secrets.ts';
 import { ReleaseStatus, type Release, type ReleaseStore, type ReleaseStoreOptions, type ReleaseSummary } from './types.ts';
@@ -309,35 +311,12 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   return { history, deployed, list, create, update, deleteAll };
 }
 
-/** The key (index Secret name) of `release`, once its identity is checked. */
-function keyOf(release: Release): string {
-  checkExtension(release.extension);
-  if (!Number.isSafeInteger(release.revision) || release.revision < 1) {
-    throw new Error(`release ${JSON.stringify(release.extension)} has invalid revision ${release.revision}`);
-  }
-  return releaseKey(release.extension, release.revision);
-}
-
 /** Checks the release's identity and compresses and splits its payload. */
 async function encode(release: Release): Promise<{ key: string; pieces: Buffer[] }> {
   const key = keyOf(release);
   const pieces = splitPayload(await encodeRelease(release));
   assertChunkCount(key, pieces.length);
   return { key, pieces };
-}
-
-/**
- * True when `extension` can name release records: it is a Secret-name part and the `name` label
- * value, so both rules apply. No record of any other name can exist.
- */
-export function isReleaseName(extension: string): boolean {
-  return extension !== '' && isLabelValue(extension) && dns1123SubdomainErrors(extension).length === 0;
-}
-
-function checkExtension(extension: string): void {
-  if (!isReleaseName(extension)) {
-    throw new Error(`invalid release name ${JSON.stringify(extension)}: must be a DNS-1123 subdomain of at most 63 characters`);
-  }
 }
 
 /**
@@ -353,22 +332,4 @@ function withHelmRelease(parts: Parameters<typeof buildIndexSecret>[0], pieces: 
   if (parts.release.status !== ReleaseStatus.Deployed || pieces.length !== 1 || only === undefined) return undefined;
   const index = buildIndexSecret({ ...parts, helmRelease: only.toString('base64') });
   return serializedSize(index) + SERVER_ADDED_ALLOWANCE <= SECRET_SIZE_LIMIT ? index : undefined;
-}
-
-function chunkNames(key: string, pieces: readonly Buffer[]): string[] {
-  return pieces.slice(1).map((p) => chunkSecretName(key, p));
-}
-
-// One Secret per distinct extra piece (two identical pieces share a name, and so a Secret).
-function uniqueChunks(key: string, pieces: readonly Buffer[], build: (name: string, piece: Buffer) => KubeObject): KubeObject[] {
-  const byName = new Map<string, KubeObject>();
-  for (const piece of pieces.slice(1)) {
-    const name = chunkSecretName(key, piece);
-    if (!byName.has(name)) byName.set(name, build(name, piece));
-  }
-  return [...byName.values()];
-}
-
-function versionOf(secret: KubeObject): number {
-  return Number(secret.metadata.labels?.[Label.version] ?? 0);
 }
