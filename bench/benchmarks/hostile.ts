@@ -273,7 +273,6 @@ async function measureHostile(ctx: BenchContext, stack: OlmStack, limit: MemoryL
   };
 }
 
-/** How many reconciles ran and how many reached the apply step. */
 /** Each step's seconds and count in `m`, less those in `since` when given. */
 function stepSeconds(m: StepMetrics, since?: StepMetrics): Record<string, { sum: number; count: number }> {
   return Object.fromEntries(
@@ -284,6 +283,7 @@ function stepSeconds(m: StepMetrics, since?: StepMetrics): Record<string, { sum:
   );
 }
 
+/** How many reconciles ran and how many reached the apply step. */
 function reconcileNote(m: StepMetrics): string {
   const results = Object.entries(m.reconciles)
     .filter(([, n]) => n > 0)

@@ -160,6 +160,7 @@ export function isReleaseName(extension: string): boolean {
   return extension !== '' && isLabelValue(extension) && dns1123SubdomainErrors(extension).length === 0;
 }
 
+/** Throws unless `extension` can name release records ({@link isReleaseName}). */
 export function checkExtension(extension: string): void {
   if (!isReleaseName(extension)) {
     throw new Error(`invalid release name ${JSON.stringify(extension)}: must be a DNS-1123 subdomain of at most 63 characters`);

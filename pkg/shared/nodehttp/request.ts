@@ -47,8 +47,9 @@ interface SendOptions {
   describe?: ((method: string, url: URL) => string) | undefined;
   /**
    * Whether sending the request twice has no further effect; default: the method says so (RFC
-   * 9110). True for a POST that only asks the server something (a Kubernetes access review),
-   * which is then sent once more on a stale keep-alive socket as a GET would be.
+   * 9110). True for a POST that only asks or mints what the server does not store (Kubernetes
+   * access and token reviews, TokenRequest), then sent once more on a stale keep-alive socket as
+   * a GET would be.
    */
   idempotent?: boolean | undefined;
 }
