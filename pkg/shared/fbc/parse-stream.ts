@@ -5,7 +5,8 @@
  */
 import { FbcLoadError } from './errors.ts';
 import { type DecodeLimits, decodeLimits, limitMessage } from './limits.ts';
-import { MetaStreamParser, type StreamDocument } from './stream-parser.ts';
+import { MetaStreamParser } from './stream-parser.ts';
+import type { StreamDocument } from './stream-window.ts';
 import type { MetaEntry } from './walk.ts';
 
 /** Options of {@link parseMetaStream} / {@link parseMetas}. */

@@ -33,28 +33,11 @@ import {
   TOO_DEEP,
 } from '../../gocompat/goyaml/index.ts';
 import { DEFAULT_DECODE_LIMITS, type DecodeLimits, limitMessage } from './limits.ts';
-import type { DecodedMeta } from './meta.ts';
 import type { JsonValue } from './types.ts';
+import { type StreamCallbacks, StreamWindow } from './stream-window.ts';
 import { decodeRune, looksLikeJson, RUNE_ERROR } from './utf8.ts';
 
-/** A decoded document and the 1-based line where it starts. */
-export interface StreamDocument extends DecodedMeta {
-  line: number;
-}
-
-/** Callbacks of {@link MetaStreamParser}. */
-interface StreamCallbacks {
-  onDocument(doc: StreamDocument): void;
-  /**
-   * Called with upstream's error text and the line of the failing document; throw to abort,
-   * return to let the parser go on. For a YAML error that names a line, `located` has the text
-   * and line in the file's numbering (goyaml `inFileNumbering`), for messages.
-   */
-  onError(detail: string, line: number, located?: { text: string; line: number }): void;
-}
-
 const SNIFF_BYTES = 4096;
-const MIN_CAPACITY = 64 * 1024;
 
 type Mode = 'sniff' | 'json' | 'fallback' | 'yaml' | 'done';
 
@@ -67,16 +50,9 @@ interface FirstError {
 }
 
 /** Push-based FBC stream decoder; see the file comment for semantics. */
-export class MetaStreamParser {
+export class MetaStreamParser extends StreamWindow {
   private readonly cb: StreamCallbacks;
-  private buf: Buffer = Buffer.allocUnsafe(0);
-  private absStart = 0; // absolute stream offset of buf[0]
-  private len = 0; // bytes filled
-  private start = 0; // first byte still needed
-  private pos = 0; // scan cursor
-  private line = 1; // line at pos
   private mode: Mode = 'sniff';
-  private peak = 0;
   // JSON mode
   private count = 0;
   private yamlDocs = 0; // YAML documents read so far, for error messages
@@ -104,19 +80,9 @@ export class MetaStreamParser {
     scratch?: Buffer,
     limits: Pick<DecodeLimits, 'maxDocumentBytes' | 'maxStringBytes'> = DEFAULT_DECODE_LIMITS,
   ) {
+    super(scratch);
     this.cb = callbacks;
-    if (scratch !== undefined) this.buf = scratch;
     this.limits = limits;
-  }
-
-  /** The buffer in use, possibly grown; reusable by another parser once this one is done. */
-  get buffer(): Buffer {
-    return this.buf;
-  }
-
-  /** The largest buffer capacity used so far, in bytes (a bound on memory per stream). */
-  get peakBufferBytes(): number {
-    return this.peak;
   }
 
   /** True once the stream has ended (an error ended it, or `end()`): further input is ignored. */
@@ -127,9 +93,7 @@ export class MetaStreamParser {
   /** Feeds the next chunk of the stream. */
   push(chunk: Uint8Array): void {
     if (this.mode === 'done' || chunk.length === 0) return;
-    this.reserve(chunk.length);
-    this.buf.set(chunk, this.len);
-    this.len += chunk.length;
+    this.append(chunk);
     this.process(false);
   }
 
@@ -140,24 +104,7 @@ export class MetaStreamParser {
     this.mode = 'done';
   }
 
-  private reserve(n: number): void {
-    if (this.len + n <= this.buf.length) return;
-    const live = this.len - this.start;
-    let target = this.buf;
-    if (live + n > this.buf.length / 2) {
-      target = Buffer.allocUnsafe(Math.max(MIN_CAPACITY, 2 * (live + n)));
-      this.peak = Math.max(this.peak, target.length);
-    }
-    this.buf.copy(target, 0, this.start, this.len);
-    this.buf = target;
-    this.shift(this.start);
-  }
-
-  private shift(d: number): void {
-    this.absStart += d;
-    this.len -= d;
-    this.start -= d;
-    this.pos -= d;
+  protected override moved(d: number): void {
     this.valueStart -= d;
     this.docStart -= d;
     this.scan.pos -= d;

@@ -19,7 +19,8 @@ import { FbcLoadError } from './errors.ts';
 import { compareUtf8 } from '../../gocompat/gotext/index.ts';
 import { IgnoreMatcher, type IgnorePattern, parseIndexIgnore } from './indexignore.ts';
 import { type DecodeLimits, decodeLimits, limitMessage } from './limits.ts';
-import { MetaStreamParser, type StreamDocument } from './stream-parser.ts';
+import { MetaStreamParser } from './stream-parser.ts';
+import type { StreamDocument } from './stream-window.ts';
 import type { Meta, MetaSource } from './types.ts';
 
 /** A document of the catalog and where it came from. */
