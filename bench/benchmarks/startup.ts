@@ -9,6 +9,8 @@
  *   relay in front of the registry records it: the pull, and so the ingest, begins);
  * - operator-controller -> `/readyz` 200 (its informers synced, docs/operations.md);
  * - `olmv1 --help` and `olmv1 catalog validate` of a one-package catalog -> exit;
+ * - with `OLMV1_BENCH_UPSTREAM_CATALOGD` (bench/lib/upstream-catalogd.ts), upstream's storage
+ *   server restarting on the same catalog stored by it -> `/api/v1/all` 200, in the same rounds;
  * and the floor under them: `node -e ''` with the same flags, node loading only the libraries
  * the components import (pino, prom-client, zod, js-yaml), and node loading each component's
  * modules with its compile cache and exiting: those it loads before it serves or is ready, and
@@ -31,8 +33,9 @@ import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts'
 import { loadAverage } from '../lib/machine.ts';
 import { startOlmStack } from '../lib/olm-stack.ts';
 import { atMost, measure, type Measurement } from '../lib/report.ts';
-import { cpuMs, startNode, startRelay, timeToExit, timeToOk } from '../lib/startup-runs.ts';
+import { type Started, cpuMs, startNode, startProcess, startRelay, timeToExit, timeToOk } from '../lib/startup-runs.ts';
 import { round, summarize } from '../lib/stats.ts';
+import { upstreamCatalogdBinary } from '../lib/upstream-catalogd.ts';
 
 const ROUNDS = Number(process.env['OLMV1_BENCH_STARTUP_ROUNDS'] ?? 8);
 const LIBRARIES = ['pino', 'prom-client', 'zod', 'js-yaml'];
@@ -66,7 +69,8 @@ type Row =
   | 'operatorControllerModules'
   | 'operatorControllerReady'
   | 'olmv1Help'
-  | 'olmv1Validate';
+  | 'olmv1Validate'
+  | 'upstreamRestart';
 
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const image = await ctx.fixtures.catalogImage();
@@ -120,6 +124,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const empty = join(ctx.workDir, 'catalogd-empty');
     const ocCache = join(ctx.workDir, 'operator-controller');
     await mkdir(ocCache);
+    const upstream = await storeUpstream(ctx);
 
     const tinyCatalog = join(ctx.workDir, 'tiny-catalog');
     await mkdir(join(tinyCatalog, 'tiny'), { recursive: true });
@@ -146,12 +151,19 @@ await Promise.all(${JSON.stringify(files.map((f) => pathToFileURL(ctx.runtime.en
       operatorControllerReady: [],
       olmv1Help: [],
       olmv1Validate: [],
+      upstreamRestart: [],
     };
     const flags = { execArgv: CATALOGD_NODE_FLAGS, env: env(CATALOGD_ENVIRONMENT) };
     const ocFlags = { execArgv: OPERATOR_CONTROLLER_NODE_FLAGS, env: env(OPERATOR_CONTROLLER_ENVIRONMENT) };
     const loads: number[] = [];
     // CPU time (ms) each process had used when the figure was taken: far less disturbed by other work than wall time.
-    const cpu: Partial<Record<Row, number[]>> = { catalogdRestart: [], catalogdRestartReady: [], catalogdIngest: [], operatorControllerReady: [] };
+    const cpu: Partial<Record<Row, number[]>> = {
+      catalogdRestart: [],
+      catalogdRestartReady: [],
+      catalogdIngest: [],
+      operatorControllerReady: [],
+      ...(upstream === undefined ? {} : { upstreamRestart: [] }),
+    };
     const record = (row: Row, t: { ms: number; cpuMs: number }): void => {
       times[row].push(t.ms);
       cpu[row]?.push(t.cpuMs);
@@ -172,6 +184,14 @@ await Promise.all(${JSON.stringify(files.map((f) => pathToFileURL(ctx.runtime.en
         record('catalogdRestartReady', await timeToOk(restart.p, restart.readyUrl));
       } finally {
         await restart.p.stop();
+      }
+      if (upstream !== undefined) {
+        const p = upstream.start();
+        try {
+          record('upstreamRestart', await timeToOk(p, upstream.allUrl));
+        } finally {
+          await p.stop();
+        }
       }
 
       // The store emptied, the compile cache kept: a container restart before the catalog was stored.
@@ -220,6 +240,36 @@ await Promise.all(${JSON.stringify(files.map((f) => pathToFileURL(ctx.runtime.en
   }
 }
 
+/** Upstream's storage server over its own store of the catalog, started as a restart would be. */
+interface UpstreamRestart {
+  allUrl: string;
+  start(): Started;
+}
+
+/**
+ * With `OLMV1_BENCH_UPSTREAM_CATALOGD`, has upstream's storage server store the generated
+ * catalog (the one in the image catalogd pulls) once, and returns how to start it again on that
+ * store: no catalog arguments, so it serves what is stored. Plain HTTP, where catalogd's figure
+ * includes the poll's TLS handshake.
+ */
+async function storeUpstream(ctx: BenchContext): Promise<UpstreamRestart | undefined> {
+  const binary = upstreamCatalogdBinary();
+  if (binary === undefined) return undefined;
+  const catalog = await ctx.fixtures.catalog();
+  const root = join(ctx.workDir, 'upstream-stored');
+  const [port = 0] = await freePorts(1);
+  const args = ['-addr', `127.0.0.1:${port}`, '-root', root];
+  const allUrl = `http://127.0.0.1:${port}/catalogs/${CATALOG}/api/v1/all`;
+  ctx.log("storing the catalog once in upstream's storage server");
+  const first = startProcess(binary, [...args, `${CATALOG}=${catalog.dir}`]);
+  try {
+    await timeToOk(first, allUrl, 180_000);
+  } finally {
+    await first.stop();
+  }
+  return { allUrl, start: () => startProcess(binary, args) };
+}
+
 function report(times: Record<Row, number[]>, cpu: Partial<Record<Row, number[]>>, loads: number[]): BenchOutcome {
   const load = `1-min load ${Math.min(...loads)}-${Math.max(...loads)}`;
   // The first round starts with an empty compile cache (a pod's first start); the rest are restarts.
@@ -250,6 +300,21 @@ function report(times: Record<Row, number[]>, cpu: Partial<Record<Row, number[]>
     row('  floor: node loading what operator-controller loads before it is ready -> exit', 'operatorControllerReadyModules'),
     row('  floor: node loading all of operator-controller -> exit', 'operatorControllerModules'),
   ];
+  if (times.upstreamRestart.length > 0) {
+    const ours = summarize(times.catalogdRestart.slice(1)).p50;
+    const theirs = row("upstream's storage server restart on stored content -> /api/v1/all 200 (plain HTTP)", 'upstreamRestart');
+    measurements.splice(
+      2,
+      0,
+      measure(
+        theirs.metric,
+        theirs.value,
+        'ms',
+        undefined,
+        `${theirs.note ?? ''}; catalogd / upstream ${round(ours / summarize(times.upstreamRestart.slice(1)).p50, 2)}x, same rounds`,
+      ),
+    );
+  }
   const rounded = (t: Partial<Record<Row, number[]>>): Record<string, number[]> =>
     Object.fromEntries(Object.entries(t).map(([k, v]) => [k, v.map((x) => round(x, 1))]));
   return { measurements, details: { rounds: ROUNDS, loads, times: rounded(times), cpuMs: rounded(cpu) } };

@@ -26,8 +26,13 @@ export interface Started {
 
 /** Spawns `node <execArgv> <args>` with `env` added to this process's environment; stdout is discarded. */
 export function startNode(args: readonly string[], opts: { execArgv: readonly string[]; env?: Readonly<Record<string, string>> }): Started {
+  return startProcess(process.execPath, [...opts.execArgv, ...args], opts.env);
+}
+
+/** Spawns `command <args>` with `env` added to this process's environment; stdout is discarded. */
+export function startProcess(command: string, args: readonly string[], env?: Readonly<Record<string, string>>): Started {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...opts.execArgv, ...args], { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (c: string) => (err = (err + c).slice(-8192)));

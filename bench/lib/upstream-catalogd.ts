@@ -7,8 +7,10 @@
  * The binary's contract, as the metas and all benchmarks use it:
  * `BINARY -addr 127.0.0.1:0 -root STOREDIR NAME=FBCDIR ...` stores each FBC directory, serves
  * `/catalogs/NAME/api/v1/{all,metas}` over plain HTTP and prints `listening HOST:PORT MS` on
- * stdout once it serves. It runs as upstream ships it (its per-request log line included, which
- * goes to /dev/null here), with the Go runtime's default of one thread per core.
+ * stdout once it serves. Given no NAME=FBCDIR, it serves what STOREDIR already holds (the
+ * startup benchmark's restart on stored content; upstream's store reads its files per request,
+ * so nothing is loaded first). It runs as upstream ships it (its per-request log line included,
+ * which goes to /dev/null here), with the Go runtime's default of one thread per core.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
