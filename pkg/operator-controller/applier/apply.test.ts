@@ -2,7 +2,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { FIELD_MANAGER } from '../../shared/api/index.ts';
 import { ApiError, type KubeClient, type KubeObject, type ObjectRef } from '../../shared/kube/index.ts';
 import { APPLY_PHASES, applyPhases, inApplyOrder } from './apply-order.ts';
-import { ApplyError, applyObjects } from './apply.ts';
+import { ApplyError } from './apply-error.ts';
+import { applyObjects } from './apply.ts';
 import { describeObject, droppedObjects, isCrd, objectIdentity, refOf, withOwnerLabels } from './objects.ts';
 
 // ---- objects ------------------------------------------------------------------------------

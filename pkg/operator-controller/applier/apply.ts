@@ -7,38 +7,19 @@
  */
 import { FIELD_MANAGER } from '../../shared/api/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
-import { isNoKindMatch, sleepUnlessAborted, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
+import { isNoKindMatch, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import type { ObjectSequence } from '../release/index.ts';
+import { ApplyError } from './apply-error.ts';
 import { applyPhasePositions } from './apply-order.ts';
-import { describeObject, isCrd, objectIdentity, refOf } from './objects.ts';
+import { type CrdStatus, type EstablishOptions, waitEstablished } from './crd-establish.ts';
+import { describeObject, isCrd, objectIdentity } from './objects.ts';
 
 /** Options of `applyObjects`. */
-export interface ApplyObjectsOptions {
-  /** How long a CRD may take to become Established (default 60 s). */
-  crdEstablishTimeoutMs?: number;
-  /** Poll period while waiting for CRDs (default 50 ms). */
-  pollMs?: number;
+export interface ApplyObjectsOptions extends EstablishOptions {
   /** Called after each object is applied (progress, tests). */
   onApplied?: (obj: KubeObject) => void;
   /** Awaited before each object is written (the crash tests' pause hook; none in production). */
   beforeWrite?: (obj: KubeObject) => Promise<void>;
-  signal?: AbortSignal;
-}
-
-/** An object the API server refused, or a CRD that did not become Established. */
-export class ApplyError extends Error {
-  /** `Kind namespace/name` of the object. */
-  readonly object: string;
-
-  constructor(object: string, message: string, cause?: unknown) {
-    super(message, { cause });
-    this.name = 'ApplyError';
-    this.object = object;
-  }
-}
-
-interface CrdStatus {
-  status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
 }
 
 /**
@@ -77,33 +58,6 @@ export async function applyObjects(client: KubeClient, objects: ObjectSequence, 
         if (crd !== undefined) await waitEstablished(client, crd, answers[i], options);
       }
     }
-  }
-}
-
-/**
- * Polls the CRD until its Established condition is True; fails early when its names are refused.
- * `applied` (the apply's answer) is the first reading: a CRD that was established before,
- * the common case on every reconcile after the first, needs no further request.
- */
-async function waitEstablished(client: KubeClient, crd: KubeObject, applied: CrdStatus | undefined, options: ApplyObjectsOptions): Promise<void> {
-  const timeoutMs = options.crdEstablishTimeoutMs ?? 60_000;
-  const deadline = Date.now() + timeoutMs;
-  const what = describeObject(crd);
-  let last = '';
-  for (let reading: CrdStatus | undefined = applied; ; reading = undefined) {
-    const live = reading ?? (await client.get<KubeObject & CrdStatus>(refOf(crd), options.signal === undefined ? {} : { signal: options.signal }));
-    const conditions = live.status?.conditions ?? [];
-    if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) return;
-    const names = conditions.find((c) => c.type === 'NamesAccepted' && c.status === 'False');
-    if (names !== undefined) throw new ApplyError(what, `error applying ${what}: names not accepted: ${names.message ?? names.reason ?? ''}`);
-    last = conditions.find((c) => c.type === 'Established')?.message ?? last;
-    if (Date.now() > deadline) {
-      throw new ApplyError(what, `error applying ${what}: not Established after ${Math.round(timeoutMs / 1000)} s${last === '' ? '' : `: ${last}`}`);
-    }
-    // Not established in the apply's answer: read the live object at once, then poll.
-    if (reading !== undefined) continue;
-    await sleepUnlessAborted(options.pollMs ?? 50, options.signal ?? new AbortController().signal);
-    options.signal?.throwIfAborted();
   }
 }
 

@@ -10,7 +10,8 @@
  */
 import { errorMessage } from '../../shared/errors/index.ts';
 import { isConflict, isForbidden, isNoKindMatch, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
-import { ApplyError, type ApplyObjectsOptions } from './apply.ts';
+import { ApplyError } from './apply-error.ts';
+import type { ApplyObjectsOptions } from './apply.ts';
 import { describeObject, isCrd, refOf } from './objects.ts';
 import { ownedBy } from './ownership.ts';
 

@@ -11,7 +11,7 @@ import {
   type ReleaseStore,
   type ReleaseSummary,
 } from '../release/index.ts';
-import { ApplyError } from './apply.ts';
+import { ApplyError } from './apply-error.ts';
 import { describeObject, withOwnerLabels } from './objects.ts';
 import { applyRelease, sameContent, uninstallRelease, type DesiredRelease } from './release-apply.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
