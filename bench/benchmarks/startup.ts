@@ -11,6 +11,9 @@
  * - `olmv1 --help` and `olmv1 catalog validate` of a one-package catalog -> exit;
  * - with `OLMV1_BENCH_UPSTREAM_CATALOGD` (bench/lib/upstream-catalogd.ts), upstream's storage
  *   server restarting on the same catalog stored by it -> `/api/v1/all` 200, in the same rounds;
+ *   with `OLMV1_BENCH_UPSTREAM_OPERATOR_CONTROLLER` (bench/lib/upstream-operator-controller.ts),
+ *   upstream's operator-controller -> `/readyz` 200 (which upstream passes once its probe server
+ *   listens: a ping, no informer sync);
  * and the floor under them: `node -e ''` with the same flags, node loading only the libraries
  * the components import (pino, prom-client, zod, js-yaml), and node loading each component's
  * modules with its compile cache and exiting: those it loads before it serves or is ready, and
@@ -33,9 +36,10 @@ import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts'
 import { loadAverage } from '../lib/machine.ts';
 import { startOlmStack } from '../lib/olm-stack.ts';
 import { atMost, measure, type Measurement } from '../lib/report.ts';
-import { type Started, cpuMs, startNode, startProcess, startRelay, timeToExit, timeToOk } from '../lib/startup-runs.ts';
+import { cpuMs, startNode, startRelay, timeToExit, timeToOk } from '../lib/startup-runs.ts';
 import { round, summarize } from '../lib/stats.ts';
-import { upstreamCatalogdBinary } from '../lib/upstream-catalogd.ts';
+import { prepareUpstreamRestart, upstreamCatalogdBinary } from '../lib/upstream-catalogd.ts';
+import { prepareUpstreamOperatorController, upstreamOperatorControllerBinary } from '../lib/upstream-operator-controller.ts';
 
 const ROUNDS = Number(process.env['OLMV1_BENCH_STARTUP_ROUNDS'] ?? 8);
 const LIBRARIES = ['pino', 'prom-client', 'zod', 'js-yaml'];
@@ -70,7 +74,8 @@ type Row =
   | 'operatorControllerReady'
   | 'olmv1Help'
   | 'olmv1Validate'
-  | 'upstreamRestart';
+  | 'upstreamRestart'
+  | 'upstreamOperatorControllerReady';
 
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const image = await ctx.fixtures.catalogImage();
@@ -124,7 +129,14 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const empty = join(ctx.workDir, 'catalogd-empty');
     const ocCache = join(ctx.workDir, 'operator-controller');
     await mkdir(ocCache);
-    const upstream = await storeUpstream(ctx);
+    const upstreamBinary = upstreamCatalogdBinary();
+    const upstream =
+      upstreamBinary === undefined ? undefined : await prepareUpstreamRestart(upstreamBinary, (await ctx.fixtures.catalog()).dir, CATALOG, ctx);
+    const upstreamOcBinary = upstreamOperatorControllerBinary();
+    const upstreamOc =
+      upstreamOcBinary === undefined
+        ? undefined
+        : await prepareUpstreamOperatorController({ binary: upstreamOcBinary, cp: stack.cp, workDir: ctx.workDir, cert, caCertPath: ca.certPath });
 
     const tinyCatalog = join(ctx.workDir, 'tiny-catalog');
     await mkdir(join(tinyCatalog, 'tiny'), { recursive: true });
@@ -152,6 +164,7 @@ await Promise.all(${JSON.stringify(files.map((f) => pathToFileURL(ctx.runtime.en
       olmv1Help: [],
       olmv1Validate: [],
       upstreamRestart: [],
+      upstreamOperatorControllerReady: [],
     };
     const flags = { execArgv: CATALOGD_NODE_FLAGS, env: env(CATALOGD_ENVIRONMENT) };
     const ocFlags = { execArgv: OPERATOR_CONTROLLER_NODE_FLAGS, env: env(OPERATOR_CONTROLLER_ENVIRONMENT) };
@@ -163,6 +176,7 @@ await Promise.all(${JSON.stringify(files.map((f) => pathToFileURL(ctx.runtime.en
       catalogdIngest: [],
       operatorControllerReady: [],
       ...(upstream === undefined ? {} : { upstreamRestart: [] }),
+      ...(upstreamOc === undefined ? {} : { upstreamOperatorControllerReady: [] }),
     };
     const record = (row: Row, t: { ms: number; cpuMs: number }): void => {
       times[row].push(t.ms);
@@ -229,6 +243,14 @@ await Promise.all(${JSON.stringify(files.map((f) => pathToFileURL(ctx.runtime.en
       } finally {
         await oc.stop();
       }
+      if (upstreamOc !== undefined) {
+        const started = await upstreamOc.start();
+        try {
+          record('upstreamOperatorControllerReady', await timeToOk(started.p, started.readyUrl));
+        } finally {
+          await started.p.stop();
+        }
+      }
 
       times.olmv1Help.push(await timeToExit([ctx.runtime.entry('cmd/olmv1/main.ts'), '--help'], { execArgv: [] }));
       times.olmv1Validate.push(await timeToExit([ctx.runtime.entry('cmd/olmv1/main.ts'), 'catalog', 'validate', tinyCatalog], { execArgv: [] }));
@@ -238,36 +260,6 @@ await Promise.all(${JSON.stringify(files.map((f) => pathToFileURL(ctx.runtime.en
     await relay.close();
     await stack.stop();
   }
-}
-
-/** Upstream's storage server over its own store of the catalog, started as a restart would be. */
-interface UpstreamRestart {
-  allUrl: string;
-  start(): Started;
-}
-
-/**
- * With `OLMV1_BENCH_UPSTREAM_CATALOGD`, has upstream's storage server store the generated
- * catalog (the one in the image catalogd pulls) once, and returns how to start it again on that
- * store: no catalog arguments, so it serves what is stored. Plain HTTP, where catalogd's figure
- * includes the poll's TLS handshake.
- */
-async function storeUpstream(ctx: BenchContext): Promise<UpstreamRestart | undefined> {
-  const binary = upstreamCatalogdBinary();
-  if (binary === undefined) return undefined;
-  const catalog = await ctx.fixtures.catalog();
-  const root = join(ctx.workDir, 'upstream-stored');
-  const [port = 0] = await freePorts(1);
-  const args = ['-addr', `127.0.0.1:${port}`, '-root', root];
-  const allUrl = `http://127.0.0.1:${port}/catalogs/${CATALOG}/api/v1/all`;
-  ctx.log("storing the catalog once in upstream's storage server");
-  const first = startProcess(binary, [...args, `${CATALOG}=${catalog.dir}`]);
-  try {
-    await timeToOk(first, allUrl, 180_000);
-  } finally {
-    await first.stop();
-  }
-  return { allUrl, start: () => startProcess(binary, args) };
 }
 
 function report(times: Record<Row, number[]>, cpu: Partial<Record<Row, number[]>>, loads: number[]): BenchOutcome {
@@ -312,6 +304,22 @@ function report(times: Record<Row, number[]>, cpu: Partial<Record<Row, number[]>
         'ms',
         undefined,
         `${theirs.note ?? ''}; catalogd / upstream ${round(ours / summarize(times.upstreamRestart.slice(1)).p50, 2)}x, same rounds`,
+      ),
+    );
+  }
+  if (times.upstreamOperatorControllerReady.length > 0) {
+    const ours = summarize(times.operatorControllerReady.slice(1)).p50;
+    const theirs = row("upstream's operator-controller start -> /readyz 200 (a ping: no informer sync)", 'upstreamOperatorControllerReady');
+    const at = measurements.findIndex((m) => m.metric.startsWith('operator-controller start')) + 1;
+    measurements.splice(
+      at,
+      0,
+      measure(
+        theirs.metric,
+        theirs.value,
+        'ms',
+        undefined,
+        `${theirs.note ?? ''}; operator-controller / upstream ${round(ours / summarize(times.upstreamOperatorControllerReady.slice(1)).p50, 2)}x, same rounds`,
       ),
     );
   }

@@ -15,7 +15,9 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
+import { freePorts } from '../../test/envtest/index.ts';
 import type { CatalogServer } from './catalog-server.ts';
+import { type Started, startProcess, timeToOk } from './startup-runs.ts';
 
 /** The binary named by OLMV1_BENCH_UPSTREAM_CATALOGD, or undefined when none is. */
 export function upstreamCatalogdBinary(): string | undefined {
@@ -62,4 +64,35 @@ export async function startUpstreamCatalogd(binary: string, workDir: string, cat
     await stop();
     throw err;
   }
+}
+
+/** Upstream's storage server over its own store of one catalog, started as a restart would be. */
+export interface UpstreamRestart {
+  allUrl: string;
+  start(): Started;
+}
+
+/**
+ * Has upstream's storage server store the FBC directory `fbcDir` as catalog `name` once, and
+ * returns how to start it again on that store (the startup benchmark): with no catalog
+ * arguments it serves what is stored. Plain HTTP.
+ */
+export async function prepareUpstreamRestart(
+  binary: string,
+  fbcDir: string,
+  name: string,
+  ctx: { workDir: string; log(line: string): void },
+): Promise<UpstreamRestart> {
+  const root = await mkdtemp(join(ctx.workDir, 'upstream-restart-'));
+  const [port = 0] = await freePorts(1);
+  const args = ['-addr', `127.0.0.1:${port}`, '-root', root];
+  const allUrl = `http://127.0.0.1:${port}/catalogs/${name}/api/v1/all`;
+  ctx.log("storing the catalog once in upstream's storage server");
+  const first = startProcess(binary, [...args, `${name}=${fbcDir}`]);
+  try {
+    await timeToOk(first, allUrl, 180_000);
+  } finally {
+    await first.stop();
+  }
+  return { allUrl, start: () => startProcess(binary, args) };
 }
