@@ -40,6 +40,15 @@ function apiServer(conditions: Conditions, o: { establishOnUpdate?: boolean; ref
   return { client: client as unknown as KubeClient, calls, patches };
 }
 
+/** Waits (fake time) with a 100 ms nudge delay and a 1 s timeout; resolves with what it threw. */
+async function timedOut(client: KubeClient): Promise<unknown> {
+  const failed = waitEstablished(client, CRD, undefined, { pollMs: 20, crdEstablishNudgeAfterMs: 100, crdEstablishTimeoutMs: 1_000 }).catch(
+    (err: unknown) => err,
+  );
+  await vi.advanceTimersByTimeAsync(1_100);
+  return failed;
+}
+
 describe('waitEstablished', () => {
   beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] }));
   afterEach(() => vi.useRealTimers());
@@ -70,11 +79,7 @@ describe('waitEstablished', () => {
 
   it('nudges once only, then waits out the timeout with the last Established message', async () => {
     const { client, calls } = apiServer(ACCEPTED);
-    const failed = waitEstablished(client, CRD, undefined, { pollMs: 20, crdEstablishNudgeAfterMs: 100, crdEstablishTimeoutMs: 1_000 }).catch(
-      (err: unknown) => err,
-    );
-    await vi.advanceTimersByTimeAsync(1_100);
-    const err = await failed;
+    const err = await timedOut(client);
     expect(err).toBeInstanceOf(ApplyError);
     expect((err as ApplyError).message).toBe(
       'error applying CustomResourceDefinition widgets.example.com: not Established after 1 s: the initial names have been accepted',
@@ -84,21 +89,13 @@ describe('waitEstablished', () => {
 
   it('does not write a CRD whose names are not accepted yet', async () => {
     const { client, calls } = apiServer(PENDING);
-    const failed = waitEstablished(client, CRD, undefined, { pollMs: 20, crdEstablishNudgeAfterMs: 100, crdEstablishTimeoutMs: 1_000 }).catch(
-      (err: unknown) => err,
-    );
-    await vi.advanceTimersByTimeAsync(1_100);
-    expect(await failed).toBeInstanceOf(ApplyError);
+    expect(await timedOut(client)).toBeInstanceOf(ApplyError);
     expect(calls).not.toContain('patch');
   });
 
   it('keeps waiting when the nudge is refused, failing as without it', async () => {
     const { client, calls } = apiServer(ACCEPTED, { refusePatch: true });
-    const failed = waitEstablished(client, CRD, undefined, { pollMs: 20, crdEstablishNudgeAfterMs: 100, crdEstablishTimeoutMs: 1_000 }).catch(
-      (err: unknown) => err,
-    );
-    await vi.advanceTimersByTimeAsync(1_100);
-    const err = await failed;
+    const err = await timedOut(client);
     expect((err as ApplyError).message).toMatch(/not Established after 1 s/);
     expect(calls.filter((c) => c === 'patch')).toHaveLength(1);
     expect(calls.filter((c) => c === 'get').length).toBeGreaterThan(10);
