@@ -44,9 +44,11 @@ export interface ControlPlane {
   /**
    * Stops kube-apiserver, waits `downtimeMs` (default 0) and starts it again with the same
    * etcd, port and credentials, then waits until it is ready. Clients keep their
-   * configuration across the restart. Throws (with the log tail) if it does not come back.
+   * configuration across the restart. `whileDown` runs after the stop and the downtime, before
+   * the start (tests write to etcd there, as no API server is watching). Throws (with the log
+   * tail) if it does not come back.
    */
-  restartApiServer(options?: { downtimeMs?: number }): Promise<void>;
+  restartApiServer(options?: { downtimeMs?: number; whileDown?: () => Promise<void> }): Promise<void>;
   /** Stops both servers and deletes the temp directory. Idempotent. */
   stop(): Promise<void>;
 }
@@ -178,10 +180,11 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
       info,
       logs,
       stop,
-      async restartApiServer(restart: { downtimeMs?: number } = {}): Promise<void> {
+      async restartApiServer(restart: { downtimeMs?: number; whileDown?: () => Promise<void> } = {}): Promise<void> {
         if (ws.stopped) throw new Error('restartApiServer: control plane was stopped');
         await apiServer?.stop();
         if (restart.downtimeMs !== undefined) await sleep(restart.downtimeMs);
+        await restart.whileDown?.();
         // The port must stay the same (clients keep their URL); if something grabbed it
         // meanwhile, wait for it to go away a few times before giving up.
         for (let attempt = 1; ; attempt++) {

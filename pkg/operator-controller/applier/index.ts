@@ -5,6 +5,7 @@
  * extension owns (decision 0049).
  */
 export { applyObjects, dryRunObjects } from './apply.ts';
+export { ESTABLISH_NUDGE_ANNOTATION, waitEstablished, type CrdStatus } from './crd-establish.ts';
 export { deleteOwnedObjects, type DeleteOutcome } from './delete.ts';
 export { OwnershipConflictError, checkOwnership } from './ownership.ts';
 export { OWNER_KIND, describeObject, droppedObjects, isCrd, refOf, withOwnerLabels } from './objects.ts';
