@@ -262,6 +262,9 @@ await Promise.all(${JSON.stringify(files.map((f) => pathToFileURL(ctx.runtime.en
   }
 }
 
+const CATALOGD_READY_METRIC = '  then on to /readyz 200 (control part loaded, informer synced)';
+const OPERATOR_CONTROLLER_READY_METRIC = 'operator-controller start -> /readyz 200';
+
 function report(times: Record<Row, number[]>, cpu: Partial<Record<Row, number[]>>, loads: number[]): BenchOutcome {
   const load = `1-min load ${Math.min(...loads)}-${Math.max(...loads)}`;
   // The first round starts with an empty compile cache (a pod's first start); the rest are restarts.
@@ -280,9 +283,9 @@ function report(times: Record<Row, number[]>, cpu: Partial<Record<Row, number[]>
   };
   const measurements = [
     row('catalogd restart on stored content -> /api/v1/all 200', 'catalogdRestart', 150),
-    row('  then on to /readyz 200 (control part loaded, informer synced)', 'catalogdRestartReady'),
+    row(CATALOGD_READY_METRIC, 'catalogdRestartReady'),
     row('catalogd start, empty store -> first registry request (ingest begins)', 'catalogdIngest'),
-    row('operator-controller start -> /readyz 200', 'operatorControllerReady', 250),
+    row(OPERATOR_CONTROLLER_READY_METRIC, 'operatorControllerReady', 250),
     row('olmv1 --help -> exit', 'olmv1Help'),
     row('olmv1 catalog validate (one package) -> exit', 'olmv1Validate'),
     row("  floor: node -e '' with the components' flags -> exit", 'node'),
@@ -292,37 +295,28 @@ function report(times: Record<Row, number[]>, cpu: Partial<Record<Row, number[]>
     row('  floor: node loading what operator-controller loads before it is ready -> exit', 'operatorControllerReadyModules'),
     row('  floor: node loading all of operator-controller -> exit', 'operatorControllerModules'),
   ];
-  if (times.upstreamRestart.length > 0) {
-    const ours = summarize(times.catalogdRestart.slice(1)).p50;
-    const theirs = row("upstream's storage server restart on stored content -> /api/v1/all 200 (plain HTTP)", 'upstreamRestart');
-    measurements.splice(
-      2,
-      0,
-      measure(
-        theirs.metric,
-        theirs.value,
-        'ms',
-        undefined,
-        `${theirs.note ?? ''}; catalogd / upstream ${round(ours / summarize(times.upstreamRestart.slice(1)).p50, 2)}x, same rounds`,
-      ),
-    );
-  }
-  if (times.upstreamOperatorControllerReady.length > 0) {
-    const ours = summarize(times.operatorControllerReady.slice(1)).p50;
-    const theirs = row("upstream's operator-controller start -> /readyz 200 (a ping: no informer sync)", 'upstreamOperatorControllerReady');
-    const at = measurements.findIndex((m) => m.metric.startsWith('operator-controller start')) + 1;
-    measurements.splice(
-      at,
-      0,
-      measure(
-        theirs.metric,
-        theirs.value,
-        'ms',
-        undefined,
-        `${theirs.note ?? ''}; operator-controller / upstream ${round(ours / summarize(times.upstreamOperatorControllerReady.slice(1)).p50, 2)}x, same rounds`,
-      ),
-    );
-  }
+  // Upstream's figure from the same rounds, placed after `afterMetric`, with ours / upstream.
+  const beside = (theirs: Row, metric: string, ours: Row, label: string, afterMetric: string): void => {
+    if (times[theirs].length === 0) return;
+    const m = row(metric, theirs);
+    const ratio = round(summarize(times[ours].slice(1)).p50 / summarize(times[theirs].slice(1)).p50, 2);
+    const at = measurements.findIndex((x) => x.metric === afterMetric) + 1;
+    measurements.splice(at, 0, { ...m, note: `${m.note ?? ''}; ${label} / upstream ${ratio}x, same rounds` });
+  };
+  beside(
+    'upstreamRestart',
+    "upstream's storage server restart on stored content -> /api/v1/all 200 (plain HTTP)",
+    'catalogdRestart',
+    'catalogd',
+    CATALOGD_READY_METRIC,
+  );
+  beside(
+    'upstreamOperatorControllerReady',
+    "upstream's operator-controller start -> /readyz 200 (a ping: no informer sync)",
+    'operatorControllerReady',
+    'operator-controller',
+    OPERATOR_CONTROLLER_READY_METRIC,
+  );
   const rounded = (t: Partial<Record<Row, number[]>>): Record<string, number[]> =>
     Object.fromEntries(Object.entries(t).map(([k, v]) => [k, v.map((x) => round(x, 1))]));
   return { measurements, details: { rounds: ROUNDS, loads, times: rounded(times), cpuMs: rounded(cpu) } };
