@@ -31,6 +31,13 @@ describe('upgrade arguments', () => {
     ['approve without NAME', 'approve', [], /expected the ClusterExtension NAME/],
     ['approve with three positionals', 'approve', ['a', '1.0.0', 'x'], /unexpected argument "x"/],
     ['approve with an empty VERSION', 'approve', ['a', ''], /VERSION must not be empty/],
+    [
+      'approve with a VERSION that is no version',
+      'approve',
+      ['a', 'not a version'],
+      /^VERSION "not a version" is not a semantic version: No Major.Minor.Patch elements found\n/,
+    ],
+    ['approve with a v-prefixed VERSION', 'approve', ['a', 'v1.0.0'], /^VERSION "v1.0.0" is not a semantic version: /],
   ];
   for (const [name, command, args, message] of usage) {
     it(`${name}: exit 2 with the usage`, async () => {

@@ -12,6 +12,7 @@ import { parseClusterVersion } from '../../pkg/operator-controller/gating/index.
 import { policySetting } from '../../pkg/operator-controller/upgradepolicy/index.ts';
 import { APPROVED_BUNDLE_ANNOTATION, CLUSTER_EXTENSION, UpdatePolicy } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import { parseSemver } from '../../pkg/shared/semver/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { isConflict, type KubeContext } from '../../pkg/shared/kube/index.ts';
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
@@ -80,7 +81,7 @@ Exit codes:
   0  approved (or, with --dry-run, would be)
   1  nothing to approve (up to date, the resolution fails, VERSION is not the picked version),
      or the extension could not be read or changed (e.g. it changed meanwhile: run it again)
-  2  usage error`;
+  2  usage error (also a VERSION that is not a semantic version)`;
 
 const COMMON_FLAGS = { ...CLUSTER_FLAGS, 'system-namespace': { type: 'string' }, 'catalogd-url': { type: 'string' } } as const;
 
@@ -169,6 +170,12 @@ export function parseApproveArgs(args: readonly string[]): { common: CommonArgs;
   const extension = extensionName(positionals, 2, APPROVE_USAGE);
   const version = positionals[1];
   if (version === '') throw new CommandError(`VERSION must not be empty\n${APPROVE_USAGE}`, EXIT.usage);
+  if (version !== undefined) {
+    // The version the plan shows (a bundle's semantic version); anything else could never be the pick.
+    const parsed = parseSemver(version);
+    if (!parsed.ok)
+      throw new CommandError(`VERSION ${JSON.stringify(version)} is not a semantic version: ${parsed.error}\n${APPROVE_USAGE}`, EXIT.usage);
+  }
   return { common: commonArgs(values, APPROVE_USAGE), extension, version, dryRun: values['dry-run'] === true };
 }
 
