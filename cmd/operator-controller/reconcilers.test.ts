@@ -251,6 +251,51 @@ describe('ClusterExtension reconciler (assembled steps, fake ports)', () => {
     expect(await h.releases.history('ext')).toEqual([]);
   });
 
+  // Issue #42 item 3: whatever keeps the next release from being applied, a deleted object of
+  // the deployed one is put back by the same reconcile, whose conditions and outcome stay the stop's.
+  const stops: [string, (h: Harness) => void, (h: Harness) => Promise<void>, string][] = [
+    [
+      'the next bundle cannot be pulled',
+      (h) => h.pullFailures.set(bundleImage('p', '1.1.0'), new Error('manifest unknown')),
+      (h) => expect(h.reconcile()).rejects.toThrow('error for resolved bundle "p.v1.1.0" with version "1.1.0": manifest unknown'),
+      'Progressing: True Retrying "error for resolved bundle \\"p.v1.1.0\\" with version \\"1.1.0\\": manifest unknown"',
+    ],
+    [
+      'the next bundle is still being pulled',
+      (h) => h.pullsPending.add(bundleImage('p', '1.1.0')),
+      (h) => expect(h.reconcile()).resolves.toEqual({}),
+      `Progressing: True Retrying ${JSON.stringify(`pulling image "${bundleImage('p', '1.1.0')}" of bundle "p.v1.1.0" with version "1.1.0" since 2026-01-02T03:04:05Z`)}`,
+    ],
+    [
+      'the version asked for does not resolve',
+      (h) => h.edit((o) => (o.spec.source.catalog = { ...o.spec.source.catalog, packageName: 'p', version: '3.0.0' })),
+      (h) => expect(h.reconcile()).rejects.toThrow(/no bundles found for package "p" matching version "3\.0\.0"/),
+      'Progressing: True Retrying "error upgrading from currently installed version \\"1.0.0\\": no bundles found for package \\"p\\"',
+    ],
+    [
+      'the ServiceAccount lacks permissions the next bundle needs',
+      (h) => (h.granted.value = 'none'),
+      (h) => expect(h.reconcile()).resolves.toEqual({ requeueAfterMs: 1000 }),
+      'Progressing: True Retrying "error for resolved bundle \\"p.v1.1.0\\" with version \\"1.1.0\\": pre-authorization failed: ',
+    ],
+  ];
+  it.each(stops)('%s: the deployed release is repaired, the stop still reported', async (_name, stop, outcome, progressing) => {
+    const h = harness(['1.0.0']);
+    await h.reconcile();
+    await h.reconcile();
+    h.catalog.versions = ['1.0.0', '1.1.0'];
+    stop(h);
+    h.cluster.objects.delete('Deployment ns/p-controller');
+    const writes = h.cluster.writes.length;
+    await outcome(h);
+    expect(h.cluster.writes.slice(writes)).toContain('apply Deployment ns/p-controller');
+    expect([...h.cluster.objects.keys()]).toContain('Deployment ns/p-controller');
+    expect(conditions(h.ce(), 'Progressing')[0]?.startsWith(progressing)).toBe(true);
+    expect(conditions(h.ce(), 'Installed')).toEqual([`Installed: True Succeeded "Installed bundle ${bundleImage('p', '1.0.0')} successfully"`]);
+    expect(h.ce().status?.install).toEqual({ bundle: { name: 'p.v1.0.0', version: '1.0.0' } });
+    expect((await h.releases.history('ext')).map((r) => `${r.revision} ${r.status}`)).toEqual(['1 deployed']);
+  });
+
   it('deletion: the finalizers uninstall as the ServiceAccount, keep the CRD, remove the records, then let go', async () => {
     const h = harness(['1.0.0']);
     await h.reconcile();

@@ -20,6 +20,7 @@ import {
   releaseBundleStep,
   pullStep,
   renderStep,
+  repairStep,
   resolveStep,
   validateStep,
   type BundleBudget,
@@ -105,6 +106,15 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     preauthorizeStep({ scoped: p.scoped, events: p.events }),
     preflightStep({ scoped: p.scoped, events: p.events }),
     applyStep({
+      scoped: p.scoped,
+      releases: p.releases,
+      drift: p.drift,
+      events: p.events,
+      ...(pause === undefined ? {} : { beforeObjectWrite: (extension: string) => pause('object-write', extension) }),
+    }),
+    // Always: a reconcile stopped before its apply (a next bundle not pulled, not resolved, not
+    // authorized...) still puts back what drifted from the deployed release (steps-repair.ts).
+    repairStep({
       scoped: p.scoped,
       releases: p.releases,
       drift: p.drift,

@@ -75,6 +75,11 @@ export interface ExtensionState {
    */
   rendered?: ManifestHolder;
   droppedFields?: { object: string; paths: string[] }[];
+  /**
+   * The apply step ran (whatever its outcome): this reconcile wrote, or tried to write, the
+   * release it wanted; the repair step (steps-repair.ts) then has nothing to do.
+   */
+  applied?: boolean;
   /** Whose identity reads and writes the extension's objects (installer.ts); undefined: nobody's, the extension waits. */
   installer?: Installer;
 }

@@ -166,6 +166,7 @@ export function applyStep(ports: ApplyPorts): Step<ExtensionState> {
 }
 
 async function applyBundle(ports: ApplyPorts, state: ExtensionState): Promise<StepOutcome> {
+  state.applied = true;
   const desired = desiredRelease(state);
   const sa = requireInstaller(state);
   const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);

@@ -5,7 +5,8 @@
  *
  *   finalizers (uninstall.ts) -> validate (steps-validate.ts) -> installed -> resolve (here)
  *   -> pull -> render (steps-pull.ts) -> policy (steps-policy.ts) -> preauthorize -> apply
- *   (steps-apply.ts), with preflight (steps-preflight.ts) before apply -> health (steps-health.ts)
+ *   (steps-apply.ts), with preflight (steps-preflight.ts) before apply -> repair (steps-repair.ts)
+ *   -> health (steps-health.ts)
  *
  * Each step sets the conditions its outcome decides and throws to stop with backoff, returns
  * POLL to wait for a person, or returns a result to stop without an error.
