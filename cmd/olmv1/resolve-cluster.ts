@@ -12,9 +12,9 @@ import type { Deprecation } from '../../pkg/shared/fbc/index.ts';
 import type { CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { errorMessage, ok, type Result } from '../../pkg/shared/errors/index.ts';
 import { isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
-import { selectedCatalogs } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { selectedCatalogs, selectedPackageNames, type CatalogSource } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { createReleaseStore, deployedRelease, type Release } from '../../pkg/operator-controller/release/index.ts';
-import { metadataFor, resolve, type ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';
+import { metadataFor, packageMissing, resolutionHints, resolve, type ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';
 import type { ClusterFlags } from './cluster-access.ts';
 import { EXIT } from './io.ts';
 import { CommandError, runCommand, type CommandIo } from './render.ts';
@@ -39,7 +39,8 @@ export interface ResolveClusterDeps {
 /**
  * Resolves for the ClusterExtension `spec.extension`. Prints one JSON object as
  * `olmv1 resolve` does, plus `extension` and `installed` (null when nothing is installed).
- * Exit 0 resolved; 1 nothing resolves (`{"error":...}`) or the cluster could not be read
+ * Exit 0 resolved; 1 nothing resolves (`{"error":...,"hints":[...]}`: the Progressing
+ * message and what the catalogs offer instead) or the cluster could not be read
  * (stderr).
  */
 export async function runResolveCluster(spec: ClusterSpec, io: CommandIo, deps: ResolveClusterDeps): Promise<number> {
@@ -64,7 +65,9 @@ async function resolveFor(spec: ClusterSpec, kube: KubeContext, io: CommandIo, d
   const result = input.ok ? resolve(input.value) : input;
   const write = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
   if (!result.ok) {
-    write({ extension: spec.extension, installed, error: result.error });
+    // `error` is operator-controller's Progressing message; `hints` what its ResolutionFailed Event adds.
+    const hints = input.ok ? await clusterResolutionHints(kube, deps, spec.catalogdUrl, input.value, src.selector, result.error) : [];
+    write({ extension: spec.extension, installed, error: result.error, hints });
     return EXIT.failed;
   }
   const { bundle, versionRelease, catalog, deprecation } = result.value;
@@ -129,18 +132,7 @@ export async function clusterResolveInput(
   src: ReadExtension['source'],
   installed: ResolveInput['installed'],
 ): Promise<Result<ResolveInput, string>> {
-  const { items } = await kube.client.listAll(CLUSTER_CATALOG);
-  const selection = await selectedCatalogs(
-    {
-      catalogs: { list: () => items },
-      content: deps.catalogContent,
-      ...(catalogdUrl === undefined
-        ? {}
-        : { baseURL: (_name: string, base: string) => `${catalogdUrl.origin}${new URL(base).pathname}`.replace(/\/+$/, '') }),
-    },
-    src.selector,
-    src.packageName,
-  );
+  const selection = await selectedCatalogs(await clusterCatalogSource(kube, deps, catalogdUrl), src.selector, src.packageName);
   if (!selection.ok) return selection;
   return ok({
     packageName: src.packageName,
@@ -150,6 +142,36 @@ export async function clusterResolveInput(
     installed,
     catalogs: selection.value.inputs,
   });
+}
+
+/** The cluster's ClusterCatalogs with their content read through catalogd (at `catalogdUrl`'s origin when given). */
+async function clusterCatalogSource(kube: KubeContext, deps: ResolveClusterDeps, catalogdUrl: URL | undefined): Promise<CatalogSource> {
+  const { items } = await kube.client.listAll(CLUSTER_CATALOG);
+  return {
+    catalogs: { list: () => items },
+    content: deps.catalogContent,
+    ...(catalogdUrl === undefined
+      ? {}
+      : { baseURL: (_name: string, base: string) => `${catalogdUrl.origin}${new URL(base).pathname}`.replace(/\/+$/, '') }),
+  };
+}
+
+/**
+ * What the selected catalogs offer instead when resolving `input` failed with `error`
+ * (pkg/operator-controller/resolve's hints, as operator-controller's ResolutionFailed Event
+ * carries them after upstream's message): empty for errors other than "no bundles found".
+ */
+export async function clusterResolutionHints(
+  kube: KubeContext,
+  deps: ResolveClusterDeps,
+  catalogdUrl: URL | undefined,
+  input: ResolveInput,
+  selector: ReadExtension['source']['selector'],
+  error: string,
+): Promise<string[]> {
+  if (!error.includes('no bundles found for package')) return [];
+  const names = packageMissing(input) ? await selectedPackageNames(await clusterCatalogSource(kube, deps, catalogdUrl), selector) : [];
+  return resolutionHints(input, names);
 }
 
 /**

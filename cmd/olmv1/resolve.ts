@@ -47,7 +47,9 @@ Output:
   "deprecation":OBJECT|null} (with --cluster also "extension" and "installed"); the
   deprecation object holds only the entries about the package, the selected channels and the
   resolved bundle. Otherwise {"error":MESSAGE}, the message the ClusterExtension's Progressing
-  condition would show (an unreadable catalog included).
+  condition would show (an unreadable catalog included); with --cluster also "hints", the
+  lines operator-controller's ResolutionFailed Event adds after it (what the catalogs offer
+  instead: versions, successors of the installed version, close package and channel names).
   stderr: usage errors; with --cluster, a cluster that cannot be read.
 
 Exit codes:

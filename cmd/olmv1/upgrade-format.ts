@@ -28,6 +28,7 @@ export function formatPlan(plan: UpgradePlan): string {
   out.push('');
   if (plan.error !== undefined) {
     out.push(`Cannot plan: the resolution fails:`, ...indent(plan.error.split('\n'), '  '));
+    if (plan.hints !== undefined && plan.hints.length > 0) out.push('What the catalogs offer instead:', ...indent(plan.hints, '  '));
     return text(out);
   }
   const pick = plan.pick;

@@ -32,7 +32,14 @@ import { createOpenApiSchemas, isNotFound, type KubeContext } from '../../pkg/sh
 import { EXIT } from './io.ts';
 import { loadRegistryAccess, type RegistryAccess } from './registry-access.ts';
 import { CommandError, type BundleSourceDeps, type CommandIo } from './render.ts';
-import { clusterResolveInput, readClusterExtension, readDeployedRelease, relevantDeprecation, type ResolveClusterDeps } from './resolve-cluster.ts';
+import {
+  clusterResolutionHints,
+  clusterResolveInput,
+  readClusterExtension,
+  readDeployedRelease,
+  relevantDeprecation,
+  type ResolveClusterDeps,
+} from './resolve-cluster.ts';
 import type { ClusterVersionInfo } from './status-report.ts';
 import { currentVersion } from './status.ts';
 
@@ -62,6 +69,8 @@ export interface UpgradePlan {
   pick: { bundle: string; version: string; image: string; catalog: string; reason: string } | null;
   upToDate: boolean;
   error?: string;
+  /** With `error`: what the catalogs offer instead (operator-controller's ResolutionFailed Event adds the same lines). */
+  hints?: string[];
   /** `<schema> <name>: <message>` of the package, the selected channels and the picked bundle. */
   deprecations: string[];
   changes?: PlanChanges;
@@ -131,7 +140,10 @@ export async function resolvePlan(kube: KubeContext, deps: UpgradeDeps, o: PlanO
   if (!input.ok) return { plan: { ...plan, error: input.error }, release, ce };
   plan.successors = upgradeSuccessors(input.value);
   const result = resolve(input.value);
-  if (!result.ok) return { plan: { ...plan, error: result.error }, release, ce };
+  if (!result.ok) {
+    const hints = await clusterResolutionHints(kube, deps, o.catalogdUrl, input.value, src.selector, result.error);
+    return { plan: { ...plan, error: result.error, ...(hints.length === 0 ? {} : { hints }) }, release, ce };
+  }
   const { bundle, versionRelease, catalog, deprecation } = result.value;
   const version = metadataFor(bundle.name, versionRelease).version;
   // As the update policy step tells a move: another bundle name.

@@ -185,6 +185,12 @@ describe('formatPlan', () => {
     expect(text).toContain('Cannot plan: the resolution fails:\n  no bundles found\n  hint\n');
     expect(text).not.toContain('Update policy');
   });
+  it('a failed resolution prints what the catalogs offer instead after the error', () => {
+    const text = formatPlan({ ...base, error: 'no bundles found for package "foo" matching version "9.0.0"', hints: ['versions: 2.0.0, 1.0.0'] });
+    expect(text).toContain(
+      'Cannot plan: the resolution fails:\n  no bundles found for package "foo" matching version "9.0.0"\nWhat the catalogs offer instead:\n  versions: 2.0.0, 1.0.0\n',
+    );
+  });
   it('escapes control characters a hostile catalog puts in names and messages', () => {
     const text = formatPlan({
       ...base,

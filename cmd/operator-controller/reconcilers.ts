@@ -99,7 +99,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
       ...(p.recordBudget === undefined ? {} : { records: p.recordBudget }),
       ...(p.spill === undefined ? {} : { spill: p.spill }),
     }),
-    resolveStep({ catalogs: p.catalogs, features: p.features }),
+    resolveStep({ catalogs: p.catalogs, features: p.features, events: p.events }),
     pullStep({ pulls: p.pulls }),
     renderStep({ schemas: p.schemas, features: p.features }),
     policyStep({ upgrades: p.upgrades, events: p.events, scoped: p.scoped }),

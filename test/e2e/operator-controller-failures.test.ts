@@ -10,6 +10,7 @@ import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import type { KubeContext } from '../../pkg/shared/kube/index.ts';
 import { createReleaseStore, releaseKey } from '../../pkg/operator-controller/release/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
+import { waitForEvent } from '../support/events.ts';
 import { waitForCatalog } from '../support/catalogs.ts';
 import {
   applyAsAdmin,
@@ -127,9 +128,12 @@ describe('operator-controller reports what stops an install', () => {
     const typo = `${pkg}x`;
     await kube.client.create(clusterExtension(typo, { namespace: pkg, serviceAccount: 'installer', packageName: typo, selector }));
     const ext = await waitForExtension(kube.client, typo, 'not found', (e) => (e.cond('Progressing')?.message ?? '').includes('no bundles found'));
-    expect(ext.cond('Progressing')?.message).toBe(
-      `no bundles found for package "${typo}"\nthe selected catalogs have no package "${typo}"; packages with similar names: "${pkg}"`,
-    );
+    expect(ext.cond('Progressing')?.message).toBe(`no bundles found for package "${typo}"`);
+    const typoEvent = await waitForEvent(kube.client, 'ClusterExtension', typo, 'ResolutionFailed');
+    expect(typoEvent).toMatchObject({
+      type: 'Warning',
+      note: `no bundles found for package "${typo}"\nthe selected catalogs have no package "${typo}"; packages with similar names: "${pkg}"`,
+    });
     const channel = `${pkg}-channel`;
     await kube.client.create(
       clusterExtension(channel, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, channels: ['stabel'], selector }),
@@ -137,9 +141,12 @@ describe('operator-controller reports what stops an install', () => {
     const wrong = await waitForExtension(kube.client, channel, 'not found', (e) =>
       (e.cond('Progressing')?.message ?? '').includes('no bundles found'),
     );
-    expect(wrong.cond('Progressing')?.message).toBe(
-      `no bundles found for package "${pkg}" in channels [stabel]\npackage "${pkg}" has no channel "stabel"; its channels: "stable" (default "stable")`,
-    );
+    expect(wrong.cond('Progressing')?.message).toBe(`no bundles found for package "${pkg}" in channels [stabel]`);
+    const channelEvent = await waitForEvent(kube.client, 'ClusterExtension', channel, 'ResolutionFailed');
+    expect(channelEvent).toMatchObject({
+      type: 'Warning',
+      note: `no bundles found for package "${pkg}" in channels [stabel]\npackage "${pkg}" has no channel "stabel"; its channels: "stable" (default "stable")`,
+    });
   });
 
   it('lists every missing permission in one message and installs by itself once they are granted', async () => {

@@ -8,6 +8,7 @@ import { CLUSTER_EXTENSION, OWNER_NAME_LABEL } from '../../pkg/shared/api/index.
 import type { KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
+import { waitForEvent } from '../support/events.ts';
 import {
   bundleFiles,
   clusterExtension,
@@ -187,9 +188,13 @@ describe('operator-controller upgrades and uninstalls', () => {
     await createExtension(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, version: '1.5.0' }));
     await waitForExtension(kube.client, pkg, 'installed 1.5.0', installedAs(`${pkg}.v1.5.0`));
     const refused = await requestRefusedVersion(kube.client, pkg, '3.0.0');
-    // Upstream's line first, then what the catalog offers.
-    expect(refused.cond('Progressing')?.message.split('\n')).toEqual([
-      `error upgrading from currently installed version "1.5.0": no bundles found for package "${pkg}" matching version "3.0.0"`,
+    // Upstream's message alone on the condition; what the catalog offers instead in a Warning Event after it.
+    const upstream = `error upgrading from currently installed version "1.5.0": no bundles found for package "${pkg}" matching version "3.0.0"`;
+    expect(refused.cond('Progressing')).toMatchObject({ reason: 'Retrying', message: upstream });
+    const warning = await waitForEvent(kube.client, 'ClusterExtension', pkg, 'ResolutionFailed');
+    expect(warning).toMatchObject({ type: 'Warning', action: 'Resolve' });
+    expect(warning.note.split('\n')).toEqual([
+      upstream,
       'versions: 3.0.0, 1.5.0, 1.0.0',
       'no successor of the installed version "1.5.0"',
       'upgradeConstraintPolicy: SelfCertified would allow any version of the channel, downgrades too',

@@ -9,7 +9,7 @@ export { BundlePulls, type BundlePullScheduler, type PullStatus } from './bundle
 export { watchCatalogEvents } from './catalog-events.ts';
 export { DriftWatches, type DriftTracker } from './drift-watches.ts';
 export { extensionKeys } from './extension-events.ts';
-export { contentRef, selectedCatalogs, type CatalogSource } from './catalogs.ts';
+export { contentRef, selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
 export type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 export { type ServiceAccountRef } from './installer.ts';
 export { EXTENSION_CONTROLLER_NAME, newExtensionState, releaseBundleStep } from './reconciler.ts';

@@ -27,6 +27,7 @@ const ExtensionEventReason = {
   OwnershipConflict: 'OwnershipConflict',
   ApplyFailed: 'ApplyFailed',
   UpgradeAvailable: 'UpgradeAvailable',
+  ResolutionFailed: 'ResolutionFailed',
 } as const;
 
 /** How many objects a note names before `and N more`. */
@@ -134,4 +135,42 @@ export function recordUninstalled(events: EventRecorder, state: ExtensionState, 
  */
 export function recordUpgradeHeld(events: EventRecorder, state: ExtensionState, message: string): void {
   record(events, state, 'Normal', ExtensionEventReason.UpgradeAvailable, 'Hold', message);
+}
+
+/**
+ * Resolution failed: `note` is upstream's message (the Progressing condition's, exactly) and, on
+ * the lines after it, what the selected catalogs offer instead (resolve's hints). Recorded once
+ * per change of the note (`NoteMemory`), so a failure retried with backoff adds no Events.
+ */
+export function recordResolutionFailed(events: EventRecorder, state: ExtensionState, note: string): void {
+  record(events, state, 'Warning', ExtensionEventReason.ResolutionFailed, 'Resolve', note);
+}
+
+/** How many extensions' last notes a NoteMemory keeps; the oldest is forgotten first. */
+const MAX_REMEMBERED = 4096;
+
+/**
+ * The last note recorded per extension (in this process), so that one is recorded once per
+ * change of its text. Bounded: past MAX_REMEMBERED extensions the least recently changed is
+ * forgotten (it is recorded again on its next failure; the recorder's spam filter still applies).
+ */
+export class NoteMemory {
+  readonly #last = new Map<string, string>();
+
+  /** True when `note` differs from the one remembered for `key`, which it then replaces. */
+  changed(key: string, note: string): boolean {
+    if (this.#last.get(key) === note) return false;
+    this.#last.delete(key);
+    this.#last.set(key, note);
+    if (this.#last.size > MAX_REMEMBERED) {
+      const oldest = this.#last.keys().next();
+      if (oldest.done !== true) this.#last.delete(oldest.value);
+    }
+    return true;
+  }
+
+  /** Forgets `key`'s note: the next failure is recorded whatever its text. */
+  forget(key: string): void {
+    this.#last.delete(key);
+  }
 }

@@ -3,7 +3,7 @@
 // catalogs cannot offer it), and when resolution fails the reconcile. End to end:
 // test/e2e/operator-controller-install.test.ts and operator-controller-failures.test.ts.
 import { describe, expect, it } from 'vitest';
-import { catalogSource, chainedPackage, MemoryReleaseStore, recordingDrift } from '../../../test/support/extension-ports.ts';
+import { catalogSource, chainedPackage, MemoryReleaseStore, recordingDrift, recordingEvents } from '../../../test/support/extension-ports.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { fakeSecrets, type SecretStore } from '../../../test/support/fake-secrets.ts';
@@ -31,8 +31,8 @@ function condition(s: ExtensionState, type: string) {
   return s.ce.status?.conditions?.find((c) => c.type === type);
 }
 
-const resolveWith = async (catalogs: CatalogSource, s: ExtensionState) =>
-  resolveStep({ catalogs, features: { bundleReleaseSupport: false } } satisfies ResolvePorts).run(s);
+const resolveWith = async (catalogs: CatalogSource, s: ExtensionState, events: string[] = []) =>
+  resolveStep({ catalogs, features: { bundleReleaseSupport: false }, events: recordingEvents(events) } satisfies ResolvePorts).run(s);
 
 describe('installed step', () => {
   it('takes the deployed revision as installed and has the drift watches follow its objects', async () => {
@@ -144,13 +144,35 @@ describe('resolve step', () => {
     expect(s.resolveRequest?.installed).toEqual({ name: 'p.v1.0.0', version: '1.0.0', release: null });
   });
 
-  it('nothing installed and no such version: fails with the hints, Installed False, Progressing Retrying', async () => {
+  it("nothing installed and no such version: fails with upstream's message, Installed False, Progressing Retrying, the hints in a Warning Event", async () => {
     const s = extensionState({ spec: { source: { sourceType: 'Catalog', catalog: { packageName: 'p', version: '9.9.9' } } } });
-    const err: unknown = await resolveWith(catalog, s).catch((e: unknown) => e);
+    const events: string[] = [];
+    const err: unknown = await resolveWith(catalog, s, events).catch((e: unknown) => e);
     if (!(err instanceof Error)) throw new Error('resolve did not fail');
-    expect(err.message).toMatch(/^no bundles found for package "p" matching version "9\.9\.9"\n/);
+    expect(err.message).toBe('no bundles found for package "p" matching version "9.9.9"');
     expect(condition(s, 'Progressing')).toMatchObject({ status: 'True', reason: 'Retrying', message: err.message });
     expect(condition(s, 'Installed')).toMatchObject({ status: 'False', message: 'No bundle installed' });
+    expect(events).toEqual(['Warning ResolutionFailed: no bundles found for package "p" matching version "9.9.9"\nversions: 1.1.0, 1.0.0']);
+  });
+
+  it('records the Warning Event once per change of its text, and again after a success', async () => {
+    const events: string[] = [];
+    const ports = { catalogs: catalog, features: { bundleReleaseSupport: false }, events: recordingEvents(events) } satisfies ResolvePorts;
+    const step = resolveStep(ports);
+    const asking = (version: string) => extensionState({ spec: { source: { sourceType: 'Catalog', catalog: { packageName: 'p', version } } } });
+    for (const version of ['9.9.9', '9.9.9', '8.8.8', '8.8.8']) await expect(step.run(asking(version))).rejects.toThrow(/no bundles found/);
+    expect(events.map((e) => e.split('\n')[0])).toEqual([
+      'Warning ResolutionFailed: no bundles found for package "p" matching version "9.9.9"',
+      'Warning ResolutionFailed: no bundles found for package "p" matching version "8.8.8"',
+    ]);
+    // Another extension's failure is its own.
+    await expect(
+      step.run(extensionState({ uid: 'other', spec: { source: { sourceType: 'Catalog', catalog: { packageName: 'p', version: '8.8.8' } } } })),
+    ).rejects.toThrow();
+    expect(events).toHaveLength(3);
+    expect(await step.run(asking('1.0.0'))).toBeUndefined();
+    await expect(step.run(asking('8.8.8'))).rejects.toThrow();
+    expect(events).toHaveLength(4);
   });
 
   it('installed and another version asked for that the catalogs lack: fails, Installed stays True', async () => {
@@ -165,16 +187,20 @@ describe('resolve step', () => {
 
   it('installed and no catalog matches the selector (deleted): the installed bundle stays the target, no error kept', async () => {
     const s = extensionState({ installed: deployed(), history: [deployed()] });
-    await resolveWith(catalogSource(chainedPackage('p', ['1.0.0']), {}), s);
+    const events: string[] = [];
+    await resolveWith(catalogSource(chainedPackage('p', ['1.0.0']), {}), s, events);
     expect(s.target).toEqual({ bundle: V1, fromCatalog: false });
     expect(s.resolutionError).toBeUndefined();
+    expect(events).toEqual([]);
   });
 
   it('installed and the matching catalog cannot offer it (not served): installed bundle applied, the error kept for after the apply', async () => {
     const s = extensionState({ installed: deployed(), history: [deployed()] });
-    await resolveWith(catalogSource(chainedPackage('p', ['1.0.0']), { c: { serving: 'False' } }), s);
+    const events: string[] = [];
+    await resolveWith(catalogSource(chainedPackage('p', ['1.0.0']), { c: { serving: 'False' } }), s, events);
     expect(s.target).toEqual({ bundle: V1, fromCatalog: false });
     expect(s.resolutionError?.message).toMatch(/catalog "c"/);
+    expect(events).toEqual([`Warning ResolutionFailed: ${s.resolutionError?.message ?? ''}`]);
   });
 
   it('a selector that cannot be used fails even with a bundle installed', async () => {

@@ -13,7 +13,7 @@
  */
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import { TerminalError, errorMessage, findTerminal } from '../../shared/errors/index.ts';
-import type { KubeObject } from '../../shared/kube/index.ts';
+import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
 import { deployedRelease, manifestIdentities, type ManifestSpill, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
 import {
@@ -31,6 +31,7 @@ import type { BundleSpill } from './bundle-source.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { Installer } from './installer.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
+import { NoteMemory, recordResolutionFailed } from './recorded-events.ts';
 import { MESSAGES, setDeprecation, setInstalledFrom, setInstalledUnknown, setProgressingError, setProgressingRetrying } from './status.ts';
 
 /** What the installed step uses: the release records, and the drift watches of the deployed release. */
@@ -52,10 +53,12 @@ export interface InstalledPorts {
   spill?: BundleSpill;
 }
 
-/** What the resolve step uses: the selected catalogs' content and the release-support switch. */
+/** What the resolve step uses: the selected catalogs' content, the release-support switch, and the Events. */
 export interface ResolvePorts {
   catalogs: CatalogSource;
   features: Pick<ExtensionFeatures, 'bundleReleaseSupport'>;
+  /** Where a failed resolution's Warning Event goes (upstream's message, then what the catalogs offer instead). */
+  events: EventRecorder;
 }
 
 /** Reports `err` on Progressing and rethrows it. */
@@ -173,10 +176,11 @@ export function resolveInput(
  * applying, and it is retried with backoff (decision 0048).
  */
 export function resolveStep(ports: ResolvePorts): Step<ExtensionState> {
-  return { name: 'resolve', run: (state) => resolveBundle(ports, state) };
+  const reported = new NoteMemory();
+  return { name: 'resolve', run: (state) => resolveBundle(ports, reported, state) };
 }
 
-async function resolveBundle(ports: ResolvePorts, state: ExtensionState): Promise<StepOutcome> {
+async function resolveBundle(ports: ResolvePorts, reported: NoteMemory, state: ExtensionState): Promise<StepOutcome> {
   const src = state.spec.source.catalog;
   const installed = state.installed;
   const channels = src.channels ?? [];
@@ -204,26 +208,39 @@ async function resolveBundle(ports: ResolvePorts, state: ExtensionState): Promis
       fromCatalog: true,
     };
     state.deprecation = r.deprecation;
+    reported.forget(state.uid || state.name);
     return undefined;
   }
-  const err = new Error(await withHints(ports, state, resolved.error));
+  // The condition carries upstream's message exactly; the hints go to the Warning Event.
+  const err = new Error(resolved.error);
   setInstalledFrom(state.ce, installed);
   const versionChange = (src.version ?? '') !== '' && src.version !== installed?.bundle.version;
-  if (installed === undefined || versionChange || !selection.ok) fail(state, err);
+  if (installed === undefined || versionChange || !selection.ok) {
+    await reportFailure(ports, reported, state, resolved.error);
+    fail(state, err);
+  }
   state.target = { bundle: installed.bundle, fromCatalog: false };
-  if (selection.value.matching > 0) state.resolutionError = err;
+  if (selection.value.matching > 0) {
+    await reportFailure(ports, reported, state, resolved.error);
+    state.resolutionError = err;
+  }
   return undefined;
 }
 
 /**
- * Upstream's "no bundles found ..." line, then what the selected catalogs do offer (package
- * names close to a typo, the package's channels, versions, successors of the installed
- * version: pkg/operator-controller/resolve hints.ts), one per line. Other errors are returned as they are.
+ * Records the Warning Event of a failed resolution once per change of its text: upstream's
+ * `error`, then what the selected catalogs do offer (package names close to a typo, the
+ * package's channels, versions, successors of the installed version:
+ * pkg/operator-controller/resolve hints.ts), one per line, after a "no bundles found ...".
  */
-async function withHints(ports: ResolvePorts, state: ExtensionState, error: string): Promise<string> {
+async function reportFailure(ports: ResolvePorts, reported: NoteMemory, state: ExtensionState, error: string): Promise<void> {
   const request = state.resolveRequest;
-  if (request === undefined || !error.includes('no bundles found for package')) return error;
-  const src = state.spec.source.catalog;
-  const names = packageMissing(request) ? await selectedPackageNames(ports.catalogs, src.selector, state.signal) : [];
-  return [error, ...resolutionHints(request, names)].join('\n');
+  let note = error;
+  if (request !== undefined && error.includes('no bundles found for package')) {
+    const src = state.spec.source.catalog;
+    // Best effort: the names cannot be listed, the Event goes without the close ones.
+    const names = packageMissing(request) ? await selectedPackageNames(ports.catalogs, src.selector, state.signal).catch(() => []) : [];
+    note = [error, ...resolutionHints(request, names)].join('\n');
+  }
+  if (reported.changed(state.uid || state.name, note)) recordResolutionFailed(ports.events, state, note);
 }
