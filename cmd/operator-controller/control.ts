@@ -35,7 +35,7 @@ import {
   watchCatalogEvents,
   type BundleSpill,
 } from '../../pkg/operator-controller/clusterextension/index.ts';
-import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
+import { MAX_RECORD_JSON_BYTES, createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
 import { pauseHook } from './test-pause.ts';
@@ -107,6 +107,8 @@ export async function runOperatorControllerControl(
     // and so do release records whose manifests are that large, while a reconcile holds them;
     // the files are unlinked when created (pkg/shared/lines), so a restart leaves nothing.
     const spill: BundleSpill = { dir: join(o.cacheDir, 'lines'), aboveBytes: o.imageLimits.maxUnpackedBytes / 8 };
+    // A record holds a rendered bundle: what it may decompress to follows a raised unpacked-bytes cap.
+    const maxRecordBytes = Math.max(MAX_RECORD_JSON_BYTES, 2 * o.imageLimits.maxUnpackedBytes);
     const healthGauge = new ExtensionHealthGauge(registry);
     // Bundle pulls run in the background; a pull's end queues its extension (decision 0067).
     const pulls = new BundlePulls({
@@ -126,6 +128,7 @@ export async function runOperatorControllerControl(
         releases: createReleaseStore({
           client: kube.client,
           namespace: o.systemNamespace,
+          maxRecordBytes,
           ...(pause === undefined ? {} : { beforeWrite: (extension: string) => pause('release-write', extension) }),
         }),
         recordBudget,
@@ -161,7 +164,7 @@ export async function runOperatorControllerControl(
     const gating = runUpgradeGate(
       {
         client: kube.client,
-        releases: createReleaseStore({ client: kube.client, namespace: o.systemNamespace }),
+        releases: createReleaseStore({ client: kube.client, namespace: o.systemNamespace, maxRecordBytes }),
         extensions,
         clusterVersion: o.clusterVersion,
         log,

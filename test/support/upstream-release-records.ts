@@ -101,8 +101,27 @@ export function upstreamRecord(
   createdAt = '1741940813',
 ): UpstreamRecord {
   const doc = JSON.parse(payload) as { name: string; version: number; info: { status: string } };
+  return upstreamRecordOf(
+    gzipSync(payload, { level: 9 }),
+    { name: doc.name, version: doc.version, status: doc.info.status },
+    namespace,
+    extension,
+    createdAt,
+  );
+}
+
+/**
+ * As {@link upstreamRecord}, of a payload already compressed (`gz`, whatever it holds) for the
+ * release `doc` names: the labels come from `doc`, the pieces from `gz` as they are.
+ */
+export function upstreamRecordOf(
+  gz: Buffer,
+  doc: { name: string; version: number; status: string },
+  namespace: string,
+  extension: { name: string; uid: string },
+  createdAt = '1741940813',
+): UpstreamRecord {
   const key = `sh.helm.release.v1.${doc.name}.v${doc.version}`;
-  const gz = gzipSync(payload, { level: 9 });
   const pieces: Buffer[] = [];
   for (let at = 0; at < gz.length; at += UPSTREAM_CHUNK_SIZE) pieces.push(gz.subarray(at, at + UPSTREAM_CHUNK_SIZE));
   const names = pieces.slice(1).map((p) => `${key}-${base32NoPad(fnv1a64(p))}`);
@@ -113,7 +132,7 @@ export function upstreamRecord(
     metadata: {
       name: key,
       namespace,
-      labels: { name: doc.name, owner: 'operator-controller', status: doc.info.status, version: String(doc.version), key, type: 'index', createdAt },
+      labels: { name: doc.name, owner: 'operator-controller', status: doc.status, version: String(doc.version), key, type: 'index', createdAt },
       ownerReferences: [
         {
           apiVersion: 'olm.operatorframework.io/v1',

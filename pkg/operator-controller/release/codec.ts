@@ -24,6 +24,12 @@
  * `assertSecretFits` checks every Secret before it is sent, so an oversized one fails with
  * ReleaseTooLargeError instead of being written partially. Readers join pieces of any size:
  * records upstream wrote, in 1,040,384-byte pieces, read as ours do.
+ *
+ * Decoded size. A record's Secrets are tamperable input, and deflate inflates up to ~1,000
+ * times: 1 MB of Secret can hold a GB of zeros. What a payload decompresses to is bounded
+ * (MAX_RECORD_JSON_BYTES unless the reader is given another bound), counted as zlib produces
+ * it, whatever the gzip trailer states: a payload that would inflate past the bound stops
+ * there, and its record is reported corrupt.
  */
 import { once } from 'node:events';
 import { promisify } from 'node:util';
@@ -49,6 +55,17 @@ export const SERVER_ADDED_ALLOWANCE = 4_096;
 export const CHUNK_SIZE = 774_144;
 /** Most pieces a release may have, read or written (upstream's MaxReadChunks/MaxWriteChunks). */
 export const MAX_CHUNKS = 11;
+
+const MiB = 1024 * 1024;
+/**
+ * Most bytes a record's payload may decompress to (its release JSON), 64 MiB: twice the
+ * bundles' unpacked-bytes cap (pkg/shared/image BUNDLE_IMAGE_LIMITS, 32 MiB), the most a
+ * record's manifest can come from, leaving room for what rendering adds and JSON's escapes of
+ * the manifest text (a record of a bundle at the cap is ~34 MB, decision 0098). A payload that
+ * inflates past it is corrupt, not a release: nothing this project or upstream writes is that
+ * large. Decoding one costs at most this much memory, outside V8's heap, before it fails.
+ */
+export const MAX_RECORD_JSON_BYTES = 64 * MiB;
 
 /** A release that cannot be stored within MAX_CHUNKS Secrets of at most SECRET_SIZE_LIMIT bytes. Thrown by create/update. */
 export class ReleaseTooLargeError extends Error {
@@ -151,9 +168,15 @@ export function decodedSize(payload: Uint8Array): number {
  * `spill.aboveBytes` has its manifest read from the bytes into lines of a sink (decision 0098
  * item 17) when it is of the shape manifest-bytes.ts reads; otherwise it is decoded whole.
  */
-export async function decodeRelease(payload: Uint8Array, where: string, extensionUID = '', spill?: ManifestSpill): Promise<Release> {
+export async function decodeRelease(
+  payload: Uint8Array,
+  where: string,
+  extensionUID = '',
+  spill?: ManifestSpill,
+  maxBytes = MAX_RECORD_JSON_BYTES,
+): Promise<Release> {
   if (spill !== undefined) {
-    const json = await decompress(payload, where);
+    const json = await decompress(payload, where, maxBytes);
     const lined = json.length > spill.aboveBytes ? releaseWithLines(json, where, extensionUID, spill) : undefined;
     if (lined !== undefined) {
       freeOwnedBytes(json);
@@ -161,7 +184,7 @@ export async function decodeRelease(payload: Uint8Array, where: string, extensio
     }
     return releaseOf(parseDocument(json, where), where, extensionUID);
   }
-  return releaseOf(await decodeDocument(payload, where), where, extensionUID);
+  return releaseOf(await decodeDocument(payload, where, maxBytes), where, extensionUID);
 }
 
 /**
@@ -195,8 +218,13 @@ function releaseOf(doc: unknown, where: string, extensionUID: string): Release {
  * record's manifest is left as text and dropped. Records of the earlier format keep their
  * objects in the JSON itself and are read whole, then summarized.
  */
-export async function decodeReleaseSummary(payload: Uint8Array, where: string, extensionUID = ''): Promise<ReleaseSummary> {
-  const doc = await decodeDocument(payload, where, withoutManifest);
+export async function decodeReleaseSummary(
+  payload: Uint8Array,
+  where: string,
+  extensionUID = '',
+  maxBytes = MAX_RECORD_JSON_BYTES,
+): Promise<ReleaseSummary> {
+  const doc = await decodeDocument(payload, where, maxBytes, withoutManifest);
   if (isLegacyRelease(doc)) {
     const legacy = fromLegacyRelease(doc);
     if (!legacy.ok) throw new Error(`release record ${where} is corrupt: ${legacy.problem}`, { cause: new Error(legacy.problem) });
@@ -209,18 +237,38 @@ export async function decodeReleaseSummary(payload: Uint8Array, where: string, e
 }
 
 /** The JSON document of a record's payload (gunzip, then JSON); throws naming `where` and the failing step. */
-async function decodeDocument(payload: Uint8Array, where: string, cut?: (json: Buffer) => Buffer | undefined): Promise<unknown> {
-  const json = await decompress(payload, where);
+async function decodeDocument(payload: Uint8Array, where: string, maxBytes: number, cut?: (json: Buffer) => Buffer | undefined): Promise<unknown> {
+  const json = await decompress(payload, where, maxBytes);
   return parseDocument(json, where, cut?.(json));
 }
 
-/** The decompressed payload; throws naming `where`. */
-async function decompress(payload: Uint8Array, where: string): Promise<Buffer> {
+/**
+ * The decompressed payload, at most `maxBytes` long; throws naming `where`. zlib stops at the
+ * bound (`maxOutputLength` counts its output as it comes) and drops what it produced, so a
+ * payload that inflates to gigabytes costs `maxBytes` once, and is reported as a record too
+ * large to be one, not as a failure to decompress.
+ */
+async function decompress(payload: Uint8Array, where: string, maxBytes: number): Promise<Buffer> {
   try {
-    return await gunzipAsync(payload);
+    return await gunzipAsync(payload, { maxOutputLength: maxBytes });
   } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new Error(
+        `release record ${where} is corrupt: its payload decompresses to more than ${sizeText(maxBytes)} (${sizeText(payload.length)} compressed)`,
+        {
+          cause: e,
+        },
+      );
+    }
     throw new Error(`release record ${where} is corrupt: decompressing the payload failed: ${(e as Error).message}`, { cause: e });
   }
+}
+
+/** `64 MiB`, `1.3 MiB`, `12.5 KiB` or `300 bytes`: a size for messages. */
+function sizeText(bytes: number): string {
+  const unit = (n: number, name: string): string => `${Number.isInteger(n) ? n : n.toFixed(1)} ${name}`;
+  if (bytes >= MiB) return unit(bytes / MiB, 'MiB');
+  return bytes >= 1024 ? unit(bytes / 1024, 'KiB') : `${bytes} bytes`;
 }
 
 /** The JSON document of `json`, or of `cut` (a copy of it without part of it) when given; both are freed. */
@@ -234,7 +282,8 @@ function parseDocument(json: Buffer, where: string, cut?: Buffer): unknown {
     freeOwnedBytes(json);
     if (bytes !== json) freeOwnedBytes(bytes);
   } catch (e) {
-    throw new Error(`release record ${where} is corrupt: decompressing the payload failed: ${(e as Error).message}`, { cause: e });
+    // Only a payload longer than V8's longest string gets here (a bound above 512 MiB).
+    throw new Error(`release record ${where} is corrupt: its payload cannot be read as text: ${(e as Error).message}`, { cause: e });
   }
   let doc: unknown;
   try {

@@ -7,6 +7,7 @@
  */
 export {
   CHUNK_SIZE,
+  MAX_RECORD_JSON_BYTES,
   ReleaseTooLargeError,
   SECRET_SIZE_LIMIT,
   SERVER_ADDED_ALLOWANCE,

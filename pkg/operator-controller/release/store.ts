@@ -16,6 +16,7 @@
  */
 import { isConflict, type KubeObject } from '../../shared/kube/index.ts';
 import {
+  MAX_RECORD_JSON_BYTES,
   SECRET_SIZE_LIMIT,
   SERVER_ADDED_ALLOWANCE,
   assertChunkCount,
@@ -52,6 +53,9 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   const maxHistory = options.maxHistory ?? 10;
   if (!Number.isSafeInteger(maxHistory) || maxHistory < 0) throw new Error(`maxHistory must be a non-negative integer, got ${maxHistory}`);
   const now = options.now ?? (() => new Date());
+  const maxRecordBytes = options.maxRecordBytes ?? MAX_RECORD_JSON_BYTES;
+  if (!Number.isSafeInteger(maxRecordBytes) || maxRecordBytes < 1)
+    throw new Error(`maxRecordBytes must be a positive integer, got ${maxRecordBytes}`);
   const records = new RecordClient(client, namespace);
   // The records client of one extension's writes: with the test pause hook when there is one.
   const beforeWrite = options.beforeWrite;
@@ -126,7 +130,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
 
   async function decodeRevision(index: IndexRecord, extension: string, payload: Buffer, spill?: ManifestSpill): Promise<Release> {
     const where = describeSecret(namespace, index.key);
-    const release = await decodeRelease(payload, where, index.extensionUID, spill);
+    const release = await decodeRelease(payload, where, index.extensionUID, spill, maxRecordBytes);
     if (release.extension !== extension || release.revision !== index.revision) {
       throw new Error(`release record ${where} is corrupt: it holds revision ${release.revision} of ${JSON.stringify(release.extension)}`);
     }
@@ -148,6 +152,7 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
           await readPayload(index, extension, signal),
           describeSecret(namespace, index.key),
           index.extensionUID,
+          maxRecordBytes,
         );
         if (summary.extension !== extension || summary.revision !== index.revision) {
           throw new Error(

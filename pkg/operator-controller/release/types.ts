@@ -107,6 +107,12 @@ export interface ReleaseStoreOptions {
   /** Clock of the `createdAt`/`modifiedAt` labels (default: the system clock). */
   now?: () => Date;
   /**
+   * Most bytes a record's payload may decompress to (default MAX_RECORD_JSON_BYTES, 64 MiB,
+   * codec.ts). A record whose payload inflates past it is reported corrupt by history and
+   * deployed, naming its index Secret, the bound and its compressed size; it is not deleted.
+   */
+  maxRecordBytes?: number;
+  /**
    * Where a failed pruning is reported. Pruning after a create is best effort: the new
    * revision is written by then, and the next create prunes whatever is still in excess.
    */
