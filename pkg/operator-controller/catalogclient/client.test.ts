@@ -231,6 +231,27 @@ describe('catalog client', () => {
     }
   });
 
+  it('inflates a gzip body only as far as the catalog limit: a bomb of 1 GiB of documents stops there', async () => {
+    // 16 MiB of small documents, one gzip member (~50 KB), 64 times: ~3 MB that inflate to 1 GiB.
+    const doc = line({ schema: 'olm.other', name: 'x' });
+    const member = gzipSync(doc.repeat(Math.floor((16 << 20) / doc.length)));
+    const bomb = Buffer.concat(Array<Buffer>(64).fill(member));
+    handler = (_req, res) => {
+      res.setHeader('content-encoding', 'gzip');
+      res.end(bomb);
+    };
+    const bounded = createCatalogClient({ timeoutMs: 10_000, decodeLimits: { maxCatalogBytes: 4 << 20 } });
+    try {
+      for (const call of [() => bounded.packageNames(`${url}/catalogs/ops`), () => bounded.getAll(`${url}/catalogs/ops`)]) {
+        await expect(call()).rejects.toThrow(
+          /^error parsing catalog contents: \/catalogs\/ops\/api\/v1\/(metas|all): catalog exceeds the limit of 4194304 bytes$/,
+        );
+      }
+    } finally {
+      bounded.close();
+    }
+  });
+
   it('reports blobs that do not load', async () => {
     handler = (req, res) =>
       res.end(req.url?.includes('package=') === true ? line({ schema: 'olm.channel', package: 'foo', name: 'c', entries: 'x' }) : '');

@@ -24,7 +24,7 @@ import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { type ProxySelector, createAgentPool, sendRequest } from '../../shared/nodehttp/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
-import { type DeclarativeConfig, type Meta, parseMetaStream } from '../../shared/fbc/index.ts';
+import { type DecodeLimits, type DeclarativeConfig, type Meta, parseMetaStream } from '../../shared/fbc/index.ts';
 import { type CatalogContent, createCatalogContentBuilder, loadPackagePartition } from './catalog-content.ts';
 
 /**
@@ -57,6 +57,13 @@ export interface CatalogClientOptions {
   httpAgent?: Agent;
   /** Agent for `https:` URLs (default: keep-alive, 32 sockets per host, `caPem` trusted). */
   httpsAgent?: https.Agent;
+  /**
+   * Size limits of each response body as decoded (default pkg/shared/fbc's: a body, once
+   * gunzipped, of at most 256 MiB, what catalogd may serve of one catalog). The body is
+   * inflated only as far as it is parsed, so a gzip body that inflates past `maxCatalogBytes`
+   * stops there with `error parsing catalog contents: <path>: catalog exceeds the limit of N bytes`.
+   */
+  decodeLimits?: Partial<DecodeLimits>;
 }
 
 /** Reads packages from catalogd. One instance serves every catalog and reconcile. */
@@ -115,7 +122,7 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
       const url = new URL(`${base}/api/v1/metas?${query}`);
       const metas: Meta[] = [];
       try {
-        await fetchBlobs(url, agentFor(url), combined, (meta) => metas.push(meta));
+        await fetchBlobs(url, agentFor(url), combined, options.decodeLimits, (meta) => metas.push(meta));
       } catch (err) {
         cancel.abort();
         throw err;
@@ -129,7 +136,7 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
   async function packageNames(baseURL: string, signal?: AbortSignal): Promise<Set<string>> {
     const url = new URL(`${baseURL.replace(/\/+$/, '')}/api/v1/metas?schema=olm.package`);
     const names = new Set<string>();
-    await fetchBlobs(url, agentFor(url), limitsOf(signal), (meta) => {
+    await fetchBlobs(url, agentFor(url), limitsOf(signal), options.decodeLimits, (meta) => {
       if (meta.schema === 'olm.package' && meta.name !== '') names.add(meta.name);
     });
     return names;
@@ -138,7 +145,7 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
   async function getAll(baseURL: string, signal?: AbortSignal): Promise<CatalogContent> {
     const url = new URL(`${baseURL.replace(/\/+$/, '')}/api/v1/all`);
     const content = createCatalogContentBuilder();
-    await fetchBlobs(url, agentFor(url), limitsOf(signal), (meta) => content.add(meta));
+    await fetchBlobs(url, agentFor(url), limitsOf(signal), options.decodeLimits, (meta) => content.add(meta));
     return content.finish();
   }
 
@@ -151,7 +158,13 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
 }
 
 /** GETs `url` and hands each FBC blob of its body to `onMeta` as it is decoded. */
-async function fetchBlobs(url: URL, agent: Agent, signal: AbortSignal, onMeta: (meta: Meta) => void): Promise<void> {
+async function fetchBlobs(
+  url: URL,
+  agent: Agent,
+  signal: AbortSignal,
+  limits: Partial<DecodeLimits> | undefined,
+  onMeta: (meta: Meta) => void,
+): Promise<void> {
   let res: IncomingMessage;
   try {
     // A stale keep-alive socket fails on first reuse; the GET is then sent once more.
@@ -168,7 +181,7 @@ async function fetchBlobs(url: URL, agent: Agent, signal: AbortSignal, onMeta: (
   }
   try {
     const body = decodedBody(res);
-    for await (const { meta } of parseMetaStream(body, { file: url.pathname, signal })) onMeta(meta);
+    for await (const { meta } of parseMetaStream(body, { file: url.pathname, signal, ...(limits === undefined ? {} : { limits }) })) onMeta(meta);
   } catch (err) {
     res.destroy();
     throw new Error(`error parsing catalog contents: ${errorMessage(err)}`, { cause: err });
@@ -179,7 +192,11 @@ async function fetchBlobs(url: URL, agent: Agent, signal: AbortSignal, onMeta: (
 const NOT_ROUTED = '404 page not found';
 const SHORT_BODY_LIMIT = 1024;
 
-/** The response body, gunzipped when so encoded. @throws for any other content encoding. */
+/**
+ * The response body, gunzipped when so encoded, as a stream: what it inflates to is bounded by
+ * its reader (parseMetaStream's catalog limit, or shortBody's few bytes), which destroys it
+ * there. @throws for any other content encoding.
+ */
 function decodedBody(res: IncomingMessage): Readable {
   const encoding = (res.headers['content-encoding'] ?? 'identity').toLowerCase();
   if (encoding !== 'identity' && encoding !== 'gzip') throw new Error(`unsupported content encoding ${JSON.stringify(encoding)}`);
