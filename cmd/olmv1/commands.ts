@@ -168,6 +168,18 @@ export const commands = new Map<string, Entry>([
     },
   ],
   [
+    'migrate to-upstream',
+    {
+      summary: "prepare the cluster for upstream's operator-controller once ours is stopped (our finalizer and annotations removed)",
+      load: async () => {
+        const [{ runMigrateToUpstream }, { connectCluster }] = await Promise.all([import('./to-upstream.ts'), import('./cluster-access.ts')]);
+        const kubeconfig = await kubeconfigLookup();
+        return (args, io) =>
+          runMigrateToUpstream(args, io, { connectCluster: (flags) => connectCluster(flags, kubeconfig, 1), now: () => Date.now() });
+      },
+    },
+  ],
+  [
     'status',
     {
       summary: 'catalogs, extensions and whether the cluster may upgrade to its next minor version (exit 0 allowed, 1 blocked)',
