@@ -2,7 +2,7 @@
 // stopped before its apply, the deployed release is put back as the ServiceAccount with the
 // ownership check and nothing recorded; nothing is written when the apply ran, nothing is
 // deployed, a newer revision exists, the extension is being deleted or the reconcile was
-// cancelled.
+// cancelled. The end-to-end proof is test/e2e/operator-controller-repair-while-upgrade-waits.test.ts.
 import { describe, expect, it } from 'vitest';
 import { withOwnerLabels } from '../applier/index.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
