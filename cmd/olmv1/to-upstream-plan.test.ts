@@ -88,10 +88,10 @@ describe('planExtension', () => {
       { blocked: expect.stringMatching(/^its latest release record \(revision 1\) is pending-install: /) },
     ],
     [
-      'latest record failed: upstream retries it as an upgrade, so it is handed over',
+      'latest record failed: upstream retries it as an upgrade, so it is handed over, with a note',
       ce({ finalizers: [UNINSTALL] }),
       { revision: 2, status: 'failed' },
-      { finalizers: [], annotations: [], conditions: [], notes: 0 },
+      { finalizers: [], annotations: [], conditions: [], notes: 1 },
     ],
     [
       'a Manual update policy and an approval are kept, with a note',

@@ -94,7 +94,7 @@ export function planExtension(ce: KubeObject, latest: LatestRecord | undefined):
         `again until the extension's Progressing condition says "Desired state reached", stop it, and run this command again`,
     };
   }
-  const notes = deleting ? [] : policyNotes(name, annotations);
+  const notes = deleting ? [] : [...policyNotes(name, annotations), ...failedNotes(name, latest)];
   const removedFinalizers = finalizers.filter((f) => f === UNINSTALL_FINALIZER);
   // An extension on its way out keeps its annotations and status: they go with it.
   const removedAnnotations = deleting ? [] : REMOVED_ANNOTATIONS.filter((a) => a in annotations);
@@ -188,6 +188,20 @@ function policyNotes(name: string, annotations: Readonly<Record<string, string>>
   return [
     `${name}: upstream ignores ${UPDATE_POLICY_ANNOTATION}=${policy}${approved === undefined ? '' : ` and ${APPROVED_BUNDLE_ANNOTATION}`} ` +
       `(kept): it installs whatever its resolution picks; to hold the installed version, set spec.source.catalog.version before starting it`,
+  ];
+}
+
+/**
+ * Upstream retries a failed latest revision as an upgrade from the deployed one, and takes over
+ * without a check only the objects the deployed revision lists: an object the failed revision
+ * created besides carries no Helm ownership metadata, and upstream refuses it.
+ */
+function failedNotes(name: string, latest: LatestRecord | undefined): string[] {
+  if (latest?.status !== 'failed') return [];
+  return [
+    `${name}: its latest release record (revision ${latest.revision}) is failed; upstream retries it, and refuses an object that revision ` +
+      `created and the deployed revision does not list ("already exists ... cannot be managed by operator-controller") until it carries ` +
+      `Helm's ownership metadata (see "Migrating from upstream and back" in docs/operations.md)`,
   ];
 }
 

@@ -67,8 +67,8 @@ ${CLUSTER_FLAGS_HELP}
 Output:
   stdout: one line per ClusterExtension: what was removed (with --dry-run: would be), or
           "nothing to change"; then a summary.
-  stderr: notes (update policies upstream ignores, CRDs kept by uninstalls), why it refuses,
-          errors.
+  stderr: notes (update policies upstream ignores, failed latest release records, CRDs kept
+          by uninstalls: what upstream will do differently or refuse), why it refuses, errors.
 
 Exit codes:
   0  the cluster is ready for upstream's operator-controller (or, with --dry-run, would be)
