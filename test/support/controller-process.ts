@@ -33,18 +33,23 @@ export interface ControllerProcessOptions {
   pauseAt?: string[];
   /** More flags, e.g. `--leader-elect=false`. */
   args?: string[];
+  /** Flags of Node itself, before the script (the Deployment's: cmd/operator-controller/node-flags.ts). */
+  nodeFlags?: readonly string[];
+  /** More environment variables (the Deployment's glibc settings, for one). */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** Starts operator-controller and waits until its health server answers. */
 export async function startControllerProcess(o: ControllerProcessOptions): Promise<ControllerProcess> {
   const [health = 0] = await freePorts(1);
-  const env: NodeJS.ProcessEnv = { ...process.env, POD_NAME: o.name };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...o.env, POD_NAME: o.name };
   delete env['OLMV1_TEST_PAUSE_AT'];
   if (o.pauseAt !== undefined && o.pauseAt.length > 0) env['OLMV1_TEST_PAUSE_AT'] = o.pauseAt.join(',');
   const proc = await startProcess({
     name: o.name,
     command: process.execPath,
     args: [
+      ...(o.nodeFlags ?? []),
       MAIN,
       `--kubeconfig=${o.cp.kubeconfigPath}`,
       '--system-namespace=olmv1-system',
