@@ -119,7 +119,6 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
       releases: p.releases,
       drift: p.drift,
       events: p.events,
-      ...(pause === undefined ? {} : { beforeObjectWrite: (extension: string) => pause('object-write', extension) }),
     }),
     healthStep({ drift: p.drift, gauge: p.healthGauge }),
     releaseBundleStep(),

@@ -35,7 +35,11 @@ import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordApplyFailed, recordDriftRepaired } from './recorded-events.ts';
 
-/** What the repair step uses: as the apply step, without the drift watches' expected deletes. */
+/**
+ * What the repair step uses: as the apply step, without the drift watches' expected deletes,
+ * and without the crash tests' `object-write` pause hook, which counts the writes of installs
+ * and upgrades (cmd/operator-controller/test-pause.ts).
+ */
 export interface RepairPorts {
   /** Clients acting as the installer: every object is written with its identity. */
   scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
@@ -44,8 +48,6 @@ export interface RepairPorts {
   /** What the drift watches know is ours, and what drifted. */
   drift: Pick<DriftTracker, 'ownedUid' | 'takeDrifted'>;
   events: EventRecorder;
-  /** Test hook (cmd/operator-controller/test-pause.ts), none in production: awaited before each object apply. */
-  beforeObjectWrite?: (extension: string) => Promise<void>;
 }
 
 /** Re-applies the deployed release when the reconcile stopped before its apply; see the module comment. */
@@ -60,15 +62,9 @@ async function repairDeployed(ports: RepairPorts, state: ExtensionState): Promis
   if (state.signal.aborted || state.ce.metadata.deletionTimestamp !== undefined) return undefined;
   if (state.history[0] !== installed) return undefined;
   const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
-  const pause = ports.beforeObjectWrite;
-  const beforeObjectWrite = pause === undefined ? {} : { beforeObjectWrite: () => pause(state.name) };
   const knownUid = (obj: KubeObject): string | undefined => ports.drift.ownedUid(state.name, obj);
   try {
-    const applied = await applyRelease(
-      { client, store: ports.releases, signal: state.signal, knownUid, ...beforeObjectWrite },
-      state.history,
-      recorded(state, installed),
-    );
+    const applied = await applyRelease({ client, store: ports.releases, signal: state.signal, knownUid }, state.history, recorded(state, installed));
     // Unreachable for a deployed newest record (sameContent holds by construction); kept loud.
     if (applied.changed) state.log.warn({ revision: applied.release.revision }, 'drift repair recorded a new revision');
   } catch (err) {
