@@ -161,9 +161,22 @@ export const commands = new Map<string, Entry>([
     {
       summary: "make a ClusterExtension go back to a recorded revision's bundle (declaratively, CRD-safety checked)",
       load: async () => {
-        const [{ runReleaseRollback }, { connectCluster }] = await Promise.all([import('./release-rollback.ts'), import('./cluster-access.ts')]);
-        const kubeconfig = await kubeconfigLookup();
-        return (args, io) => runReleaseRollback(args, io, { connectCluster: (flags) => connectCluster(flags, kubeconfig, 1) });
+        const [{ runReleaseRollback }, { createCatalogContentCache }] = await Promise.all([
+          import('./release-rollback.ts'),
+          import('../../pkg/operator-controller/catalogclient/index.ts'),
+        ]);
+        // The catalogs are read to check that the patched spec still resolves.
+        const deps = await catalogSourceDeps();
+        return async (args, io) => {
+          try {
+            return await runReleaseRollback(args, io, {
+              connectCluster: deps.connectCluster,
+              catalogContent: createCatalogContentCache({ client: deps.catalogClient }),
+            });
+          } finally {
+            deps.catalogClient.close();
+          }
+        };
       },
     },
   ],

@@ -9,7 +9,15 @@ const lookup = createKubeconfigLookup({ HOME: '/nonexistent' }, '/nonexistent');
 
 async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const io = captureIO();
-  const code = await runReleaseRollback(args, io, { connectCluster: (flags) => connectCluster(flags, lookup, 1) });
+  const code = await runReleaseRollback(args, io, {
+    connectCluster: (flags) => connectCluster(flags, lookup, 1),
+    // Never reached: usage errors and the missing kubeconfig stop before any catalog is read.
+    catalogContent: {
+      getPackage: () => Promise.reject(new Error('no catalogd here')),
+      packageNames: () => Promise.reject(new Error('no catalogd here')),
+      forget: () => undefined,
+    },
+  });
   return { code, stdout: io.out(), stderr: io.err() };
 }
 
@@ -35,6 +43,7 @@ describe('olmv1 release rollback usage', () => {
     [['foo', '--system-namespace', ''], '--system-namespace must not be empty'],
     [['foo', '--context', ''], '--context must not be empty'],
     [['foo', '--dry-run=yes'], "Option '--dry-run' does not take an argument"],
+    [['foo', '--catalogd-url', 'ftp://x'], 'invalid --catalogd-url "ftp://x" (want http(s)://HOST[:PORT])'],
   ])('%j is a usage error: %s', async (args, message) => {
     const r = await run(...args);
     expect(r.code).toBe(2);

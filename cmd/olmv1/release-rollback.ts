@@ -3,17 +3,21 @@
  * recorded revision installed, declaratively. It patches the extension's spec (version pin,
  * SelfCertified, approved-bundle annotation: pkg/operator-controller/rollback) as the CLI user
  * and leaves the rest to operator-controller's normal pipeline (resolution, CRD preflight,
- * apply), after checking the way back against the live CRDs by the preflight's rules.
+ * apply), after checking the way back against the live CRDs by the preflight's rules and that
+ * the patched spec still resolves to that bundle against the cluster's catalogs (as
+ * `olmv1 resolve --cluster` resolves).
  *
  * Exit codes: 0 patched (or printed with --dry-run); 1 refused, or the cluster could not be
  * read or written; 2 usage error.
  */
-import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import type { CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
+import { CLUSTER_EXTENSION, parseClusterExtension, UpgradeConstraintPolicy } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { isConflict, isNotFound, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { createReleaseStore, isReleaseName, ReleaseStatus, type Release } from '../../pkg/operator-controller/release/index.ts';
 import {
   checkRollbackCrds,
+  checkRollbackResolves,
   chooseRollbackTarget,
   readExtensionView,
   rollbackCrdNames,
@@ -23,10 +27,11 @@ import {
 } from '../../pkg/operator-controller/rollback/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, type ClusterFlags } from './cluster-access.ts';
 import { DEFAULT_SYSTEM_NAMESPACE, historyTable, table } from './release.ts';
+import { clusterResolveInput } from './resolve-cluster.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 
 const USAGE = `Usage: olmv1 release rollback EXT [REVISION] [--dry-run] [--kubeconfig FILE] [--context NAME]
-                                [--system-namespace NS]
+                                [--system-namespace NS] [--catalogd-url URL]
 
 Makes the ClusterExtension EXT go back to the bundle that revision REVISION of its release
 installed (see "olmv1 release history EXT"); by default the revision before the deployed one:
@@ -39,11 +44,16 @@ revision. Upgrades stay held by the pin until the previous values, which are pri
 back. Before writing, the CRDs in the cluster are compared with the ones the revision
 installed by the rules of operator-controller's CRD upgrade-safety preflight: a rollback that
 would drop a version objects are stored at is refused, as is any other unsafe change unless
-spec.install.preflight.crdUpgradeSafety.enforcement is None.
+spec.install.preflight.crdUpgradeSafety.enforcement is None. The patched spec is also resolved
+against the cluster's ClusterCatalogs as operator-controller resolves it ("olmv1 resolve
+--cluster"): a rollback to a bundle no catalog the extension selects offers is refused, since
+the extension would only retry "no bundles found" with its upgrades held by the pin.
 
 Flags:
 ${CLUSTER_FLAGS_HELP}
   --system-namespace NS      where operator-controller keeps the records (default ${DEFAULT_SYSTEM_NAMESPACE})
+  --catalogd-url URL         reach catalogd at this origin instead of the ClusterCatalogs'
+                             status.urls.base (e.g. through kubectl port-forward)
   --dry-run                  print the change and the patch; write nothing
   -h, --help                 show this help
 
@@ -54,7 +64,8 @@ Output:
 
 Exit codes:
   0  the ClusterExtension was patched (or, with --dry-run, would be)
-  1  refused (no such revision, unsafe CRD change, ...), the ClusterExtension changed while
+  1  refused (no such revision, unsafe CRD change, no selected catalog offers the bundle, ...),
+     the ClusterExtension changed while
      the rollback ran, or the cluster could not be read or written
   2  usage error`;
 
@@ -62,6 +73,8 @@ Exit codes:
 interface RollbackDeps {
   /** Connects as the user (kubeconfig resolution of every olmv1 command: cluster-access.ts). */
   connectCluster(flags: ClusterFlags): Promise<KubeContext>;
+  /** catalogd content, to resolve the patched spec as operator-controller will. */
+  catalogContent: CatalogContentCache;
 }
 
 interface Parsed {
@@ -70,6 +83,7 @@ interface Parsed {
   dryRun: boolean;
   cluster: ClusterFlags;
   namespace: string;
+  catalogdUrl: URL | undefined;
 }
 
 const CE = { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind };
@@ -81,7 +95,7 @@ export async function runReleaseRollback(args: readonly string[], io: CommandIo,
     const parsed = parse(args);
     const kube = await deps.connectCluster(parsed.cluster);
     try {
-      await rollback(kube.client, parsed, io);
+      await rollback(kube, deps, parsed, io);
     } finally {
       kube.close();
     }
@@ -90,7 +104,12 @@ export async function runReleaseRollback(args: readonly string[], io: CommandIo,
 
 function parse(args: readonly string[]): Parsed {
   const usage = (problem: string) => new CommandError(`${problem}\n${USAGE}`, 2);
-  const parsed = parseCommandLine(args, USAGE, { ...CLUSTER_FLAGS, 'system-namespace': { type: 'string' }, 'dry-run': { type: 'boolean' } });
+  const parsed = parseCommandLine(args, USAGE, {
+    ...CLUSTER_FLAGS,
+    'system-namespace': { type: 'string' },
+    'catalogd-url': { type: 'string' },
+    'dry-run': { type: 'boolean' },
+  });
   const [extension, rev, ...extra] = parsed.positionals;
   if (extension === undefined || extra.length > 0) throw usage('"rollback" takes an extension name and optionally a revision');
   if (!isReleaseName(extension))
@@ -98,16 +117,22 @@ function parse(args: readonly string[]): Parsed {
   if (rev !== undefined && !/^[1-9]\d{0,8}$/.test(rev)) throw usage(`REVISION must be a positive integer, got ${JSON.stringify(rev)}`);
   const namespace = parsed.values['system-namespace'] ?? DEFAULT_SYSTEM_NAMESPACE;
   if (namespace === '') throw usage('--system-namespace must not be empty');
+  const url = parsed.values['catalogd-url'];
+  if (url !== undefined && !(URL.canParse(url) && /^https?:$/.test(new URL(url).protocol))) {
+    throw usage(`invalid --catalogd-url ${JSON.stringify(url)} (want http(s)://HOST[:PORT])`);
+  }
   return {
     extension,
     revision: rev === undefined ? undefined : Number(rev),
     dryRun: parsed.values['dry-run'] === true,
     cluster: clusterFlags(parsed.values, USAGE),
     namespace,
+    catalogdUrl: url === undefined ? undefined : new URL(url),
   };
 }
 
-async function rollback(client: KubeClient, p: Parsed, io: CommandIo): Promise<void> {
+async function rollback(kube: KubeContext, deps: RollbackDeps, p: Parsed, io: CommandIo): Promise<void> {
+  const client = kube.client;
   const name = JSON.stringify(p.extension);
   const obj = await read(`reading ClusterExtension ${name}`, () => client.get({ ...CE, name: p.extension }), `ClusterExtension ${name} not found`);
   if (obj.metadata.deletionTimestamp !== undefined) throw new CommandError(`ClusterExtension ${name} is being deleted`, 1);
@@ -138,9 +163,11 @@ async function rollback(client: KubeClient, p: Parsed, io: CommandIo): Promise<v
     ];
     throw new CommandError(lines.join('\n'), 1);
   }
+  const resolution = await resolvesAfterPatch(kube, deps, p, obj, deployed, target, patch.value.pin);
 
   const report = [
     plan(chosen.value, patch.value),
+    ...(resolution.warning === undefined ? [] : [`warning: ${resolution.warning}\n`]),
     ...verdict.warnings.map((w) => `warning: enforcement is None, so operator-controller applies this unsafe CRD change:\n${w}\n`),
     ...verdict.notes.map((n) => `note: ${n}\n`),
   ].join('');
@@ -151,6 +178,40 @@ async function rollback(client: KubeClient, p: Parsed, io: CommandIo): Promise<v
   // Printed once written: a refused write leaves only its error on stderr.
   await writePatch(client, obj, patch.value.patch);
   io.stdout.write(`${report}${afterwards(p.extension, target, patch.value)}`);
+}
+
+/**
+ * Resolves the extension's catalog source as the patch leaves it (version `pin`,
+ * SelfCertified) with `deployed` installed, against the cluster's catalogs as
+ * operator-controller does (resolve-cluster.ts), and checks that it picks `target`'s bundle.
+ * @throws CommandError (exit 1) when it does not resolve, or the catalogs cannot be read.
+ */
+async function resolvesAfterPatch(
+  kube: KubeContext,
+  deps: RollbackDeps,
+  p: Parsed,
+  obj: KubeObject,
+  deployed: Release,
+  target: Release,
+  pin: string,
+): Promise<{ warning: string | undefined }> {
+  const parsed = parseClusterExtension(obj);
+  const source = parsed.ok ? parsed.value.spec.source.catalog : undefined;
+  if (source === undefined) {
+    throw new CommandError(
+      `ClusterExtension ${JSON.stringify(p.extension)} ${parsed.ok ? 'has no spec.source.catalog' : `does not parse: ${parsed.error}`}`,
+      1,
+    );
+  }
+  const src = { ...source, version: pin, upgradeConstraintPolicy: UpgradeConstraintPolicy.SelfCertified };
+  const b = deployed.bundle;
+  const installed = { name: b.name, version: b.version, release: b.release ?? null };
+  const input = await read('reading the ClusterCatalogs to check the way back', () =>
+    clusterResolveInput(kube, { connectCluster: deps.connectCluster, catalogContent: deps.catalogContent }, p.catalogdUrl, src, installed),
+  );
+  const verdict = checkRollbackResolves(p.extension, target, pin, input);
+  if (!verdict.ok) throw new CommandError(verdict.error, 1);
+  return verdict.value;
 }
 
 /** Conflicts retried when only status or other metadata moved on. */

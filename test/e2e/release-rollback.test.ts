@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { APPROVED_BUNDLE_ANNOTATION, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import type { KubeClient, KubeContext } from '../../pkg/shared/kube/index.ts';
+import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { connectCluster, createKubeconfigLookup, type ClusterFlags } from '../../cmd/olmv1/cluster-access.ts';
 import { runReleaseRollback } from '../../cmd/olmv1/release-rollback.ts';
@@ -66,8 +67,16 @@ async function rollback(args: string[], wrap?: (client: KubeClient) => KubeClien
     const kube = await connectCluster(flags, lookup, 1);
     return wrap === undefined ? kube : { ...kube, client: wrap(kube.client), close: () => kube.close() };
   };
-  const code = await runReleaseRollback(args, io, { connectCluster: connect });
-  return { code, stdout: io.out(), stderr: io.err() };
+  const catalogClient = createCatalogClient();
+  try {
+    const code = await runReleaseRollback(args, io, {
+      connectCluster: connect,
+      catalogContent: createCatalogContentCache({ client: catalogClient }),
+    });
+    return { code, stdout: io.out(), stderr: io.err() };
+  } finally {
+    catalogClient.close();
+  }
 }
 
 async function history(pkg: string): Promise<[number, string, string][]> {
@@ -170,6 +179,39 @@ describe('olmv1 release rollback', () => {
     await runPrinted(done.stdout, 'kubectl patch clusterextension');
     expect(await rollbackFields(pkg)).toEqual(before);
     await waitForExtension(suite.kube.client, pkg, 'upgraded to 1.1.0 again', installedAs(`${pkg}.v1.1.0`), 90_000);
+  });
+
+  it('refuses a rollback to a bundle no selected catalog offers any more, and writes nothing', async () => {
+    const pkg = `rbgone-${run}`;
+    const v1: BundleSpec = { pkg, version: '1.0.0', configMaps: ['one'] };
+    const v2: BundleSpec = { pkg, version: '1.1.0', configMaps: ['one'] };
+    await installThenUpgrade(pkg, v1, v2);
+    // The catalog now offers 1.1.0 only: the pin 1.0.0 would resolve to nothing.
+    await offer(pkg, [v2]);
+    const before = await rollbackFields(pkg);
+    const generation = (await getExtension(suite.kube.client, pkg)).obj.metadata.generation;
+
+    for (const args of [[pkg], [pkg, '1', '--dry-run']]) {
+      const refused = await rollback(args);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      const lines = refused.stderr.split('\n');
+      expect(lines[0]).toBe(
+        `refusing to roll back "${pkg}" to revision 1 (${pkg}.v1.0.0, version 1.0.0): no catalog the extension selects offers ${pkg}.v1.0.0 at version 1.0.0. Nothing was changed.`,
+      );
+      expect(lines[1]).toMatch(new RegExp(`^catalogs searched: (.*, )?"${pkg}"(, .*)?$`));
+      expect(lines[2]).toBe(
+        `operator-controller would report: error upgrading from currently installed version "1.1.0": no bundles found for package "${pkg}" matching version "1.0.0"`,
+      );
+      expect(lines).toContain('versions: 1.1.0');
+      expect(refused.stderr).toContain(`To go back, publish ${pkg}.v1.0.0 in a catalog that spec.source.catalog.selector selects`);
+    }
+    expect(await rollbackFields(pkg)).toEqual(before);
+    expect((await getExtension(suite.kube.client, pkg)).obj.metadata.generation).toBe(generation);
+    expect(await history(pkg)).toEqual([
+      [2, 'deployed', `${pkg}.v1.1.0`],
+      [1, 'superseded', `${pkg}.v1.0.0`],
+    ]);
   });
 
   it('refuses a rollback that would drop a stored CRD version, as the controller refuses the same spec written by hand', async () => {

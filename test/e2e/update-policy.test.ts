@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { APPROVED_BUNDLE_ANNOTATION, CLUSTER_EXTENSION, UPDATE_POLICY_ANNOTATION } from '../../pkg/shared/api/index.ts';
+import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
 import { waitForEvent } from '../support/events.ts';
@@ -197,7 +198,11 @@ describe('rollback under an update policy', () => {
     await annotate(pkg, { [UPDATE_POLICY_ANNOTATION]: 'Manual' });
     const io = captureIO();
     const lookup = createKubeconfigLookup({ KUBECONFIG: suite.stack.cp.kubeconfigPath }, process.cwd());
-    const code = await runReleaseRollback([pkg], io, { connectCluster: (flags) => connectCluster(flags, lookup, 1) });
+    const catalogClient = createCatalogClient();
+    const code = await runReleaseRollback([pkg], io, {
+      connectCluster: (flags) => connectCluster(flags, lookup, 1),
+      catalogContent: createCatalogContentCache({ client: catalogClient }),
+    }).finally(() => catalogClient.close());
     expect({ code, stderr: io.err() }).toEqual({ code: 0, stderr: '' });
     const e = await waitForExtension(suite.kube.client, pkg, 'back at 1.2.0', installedAs(`${pkg}.v1.2.0`));
     expect(e.obj.metadata.annotations?.[APPROVED_BUNDLE_ANNOTATION]).toBe(`${pkg}.v1.2.0`);
