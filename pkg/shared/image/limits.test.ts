@@ -1,6 +1,8 @@
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { once } from 'node:events';
+import { createZstdCompress } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { zeroFileLayer, zeroLayer } from '../../../test/support/image-bombs.ts';
 import { buildImage, buildLayer } from './build.ts';
@@ -8,6 +10,7 @@ import { createDiskImageCache, type ImageCache } from './cache.ts';
 import { createImageClient } from './client.ts';
 import { deleteReadOnly } from './fs-tree.ts';
 import { readLayerEntries } from './layer-entries.ts';
+import { tarHeaderBlock } from './tar-writer.ts';
 import { BUNDLE_IMAGE_LIMITS, CATALOG_IMAGE_LIMITS, ImageBudget, ImageLimitError, type ImageLimits } from './limits.ts';
 import { CATALOG_CONFIGS_LABEL } from './path-filter.ts';
 import { startFakeRegistry, type FakeRegistry } from './testing/fake-registry.ts';
@@ -70,6 +73,38 @@ describe('image caps while unpacking', () => {
       `error applying image: image ${registry.host}/zeros@${image.digest}: layer ${layer.digest}: exceeds the limit of ${64 * MiB} decompressed bytes (--max-image-decompressed-bytes)`,
     );
     expect(await readdir(join(dir, 'unpack'))).toEqual([]);
+  });
+
+  it('stops inflating a zstd layer at the decompressed cap too: a file of 1 GiB of zeros in ~32 KB', async () => {
+    // One zstd frame (Node's decompressor reads only the first of concatenated frames): the
+    // file's tar header, then its zeros streamed through the compressor.
+    const zstd = createZstdCompress();
+    const out: Buffer[] = [];
+    zstd.on('data', (b: Buffer) => out.push(b));
+    const done = once(zstd, 'end');
+    zstd.write(tarHeaderBlock({ name: 'configs/big.json', typeflag: '0', size: GiB }));
+    for (let i = 0; i < 1024; i++) if (!zstd.write(Buffer.alloc(MiB))) await once(zstd, 'drain');
+    zstd.end();
+    await done;
+    const data = Buffer.concat(out);
+    expect(data.length).toBeLessThan(64 * 1024);
+    const limits = { ...CATALOG_IMAGE_LIMITS, maxUnpackedBytes: 2 * GiB, maxDecompressedBytes: 64 * MiB };
+    const budget = new ImageBudget('r/cat@sha256:x', limits, [{ digest: 'sha256:zstd', size: data.length }]);
+    let inflated = 0;
+    const count = budget.decompressed.bind(budget);
+    budget.decompressed = (n) => {
+      inflated += n;
+      count(n);
+    };
+    const blob = async function* (): AsyncGenerator<Buffer> {
+      yield data;
+    };
+    const read = async (): Promise<void> => {
+      for await (const e of readLayerEntries([blob()], undefined, { budget })) for await (const _ of e.body);
+    };
+    await expect(read()).rejects.toThrow(new ImageLimitError('r/cat@sha256:x', 'sha256:zstd', 'decompressed', 64 * MiB));
+    expect(inflated).toBeGreaterThan(64 * MiB);
+    expect(inflated).toBeLessThan(65 * MiB);
   });
 
   it('counts entries against the file cap', async () => {
