@@ -12,7 +12,7 @@ import type { Release } from '../release/index.ts';
 import { resolutionHints, resolve, type ResolveInput } from '../resolve/index.ts';
 
 /** What resolving the rollback's spec says: a warning when another bundle than the target would be picked. */
-export interface RollbackResolution {
+interface RollbackResolution {
   warning: string | undefined;
 }
 
