@@ -203,7 +203,13 @@ async function readIndexSecrets(client: KubeClient, namespace: string): Promise<
 
 /** A note naming the CRDs earlier uninstalls kept, which upstream does not install over. */
 async function keptCrdNotes(client: KubeClient): Promise<string[]> {
-  const crds = await client.listAll({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' }, { metadataOnly: true });
+  let crds;
+  try {
+    crds = await client.listAll({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' }, { metadataOnly: true });
+  } catch (err) {
+    // Only a note depends on it: the handover itself goes on.
+    return [`cannot list CustomResourceDefinitions to name those uninstalls kept: ${errorMessage(err)}`];
+  }
   const kept = crds.items
     .map((c) => [c.metadata.name ?? '', c.metadata.annotations?.[KEPT_FOR_PACKAGE_ANNOTATION]] as const)
     .filter((k): k is readonly [string, string] => k[1] !== undefined)
