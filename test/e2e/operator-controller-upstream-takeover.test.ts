@@ -6,19 +6,13 @@
 // bundle from upstream's record, continues its numbering and touches no object's identity:
 // nothing deleted, nothing re-created. Unchunked and chunked records.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { refOf } from '../../pkg/operator-controller/applier/index.ts';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
-import { loadBundleDir, renderRelease, waitUntil, writeBundleDir } from '../support/bundle-flow.ts';
+import { waitUntil } from '../support/bundle-flow.ts';
 import {
-  applyAsAdmin,
   bundleFiles,
-  clusterExtension,
   installedAs,
   installerFor,
   packageCatalog,
@@ -29,51 +23,10 @@ import {
   type BundleSpec,
 } from '../support/extensions.ts';
 import { helm } from '../support/helm.ts';
-import { fixturePayload, upstreamRecord } from '../support/upstream-release-records.ts';
+import { handOver, installAsUpstream } from '../support/upstream-takeover.ts';
 
 const run = randomBytes(3).toString('hex');
 const suite = useExtensionStack();
-const CE = { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind };
-
-/** `objects` as upstream's Helm applier leaves them: its owner reference and Helm's ownership metadata on top of the owner labels. */
-function asUpstreamApplied(objects: readonly KubeObject[], extension: { name: string; uid: string }, namespace: string): KubeObject[] {
-  return objects.map((o) => ({
-    ...o,
-    metadata: {
-      ...o.metadata,
-      labels: { ...o.metadata.labels, 'app.kubernetes.io/managed-by': 'Helm' },
-      annotations: { ...o.metadata.annotations, 'meta.helm.sh/release-name': extension.name, 'meta.helm.sh/release-namespace': namespace },
-      ownerReferences: [
-        { apiVersion: CE.apiVersion, kind: CE.kind, name: extension.name, uid: extension.uid, controller: true, blockOwnerDeletion: true },
-      ],
-    },
-  }));
-}
-
-/** Upstream's release JSON for revision 1 of `extension` with `objects` as its manifest and `bundle`'s storage labels. */
-function upstreamPayload(
-  extension: string,
-  namespace: string,
-  objects: readonly KubeObject[],
-  bundle: { pkg: string; version: string; image: string },
-): string {
-  const doc = JSON.parse(fixturePayload()) as Record<string, unknown> & {
-    labels: Record<string, string>;
-    chart: { metadata: Record<string, unknown> };
-  };
-  doc['name'] = extension;
-  doc['namespace'] = namespace;
-  doc['version'] = 1;
-  doc['manifest'] = objects.map((o) => JSON.stringify(o)).join('\n') + '\n';
-  doc.labels = {
-    'olm.operatorframework.io/bundle-name': `${bundle.pkg}.v${bundle.version}`,
-    'olm.operatorframework.io/bundle-reference': bundle.image,
-    'olm.operatorframework.io/bundle-version': bundle.version,
-    'olm.operatorframework.io/package-name': bundle.pkg,
-  };
-  doc.chart.metadata = { ...doc.chart.metadata, name: bundle.pkg, version: bundle.version, annotations: { 'olm.properties': '[]' } };
-  return JSON.stringify(doc) + '\n';
-}
 
 describe("taking over upstream operator-controller's extensions", () => {
   it.each([
@@ -94,26 +47,19 @@ describe("taking over upstream operator-controller's extensions", () => {
       packageCatalog(pkg, { defaultChannel: 'stable', channels: [{ name: 'stable', entries: [{ version: '1.0.0' }] }], bundles }),
     );
 
-    // The ClusterExtension first selects nothing, so upstream's state can be put under it.
-    const nothing = { matchLabels: { 'olm.operatorframework.io/metadata.name': `none-${run}` } };
-    await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, selector: nothing }));
-    const uid = (await kube.client.get({ ...CE, name: pkg })).metadata.uid ?? '';
-    const tmp = await mkdtemp(join(tmpdir(), 'takeover-'));
-    const loaded = await loadBundleDir(await writeBundleDir(join(tmp, 'bundle'), files)).finally(() => rm(tmp, { recursive: true, force: true }));
-    const objects = asUpstreamApplied(renderRelease(loaded, { installNamespace: pkg }, pkg), { name: pkg, uid }, pkg);
-    await applyAsAdmin(kube.client, objects);
-    const record = upstreamRecord(upstreamPayload(pkg, pkg, objects, { pkg, version: '1.0.0', image }), 'olmv1-system', { name: pkg, uid });
-    const index = await kube.client.create(record.index);
-    for (const chunk of record.chunks(index.metadata.uid ?? '')) await kube.client.create(chunk);
-    expect(record.chunks('x').length > 0).toBe(padBytes > 0);
+    const { objects } = await installAsUpstream(kube.client, spec, image, { serviceAccount: 'installer', nothing: `none-${run}` });
+    const index = await kube.client.get<KubeObject & { data: Record<string, string> }>({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      namespace: 'olmv1-system',
+      name: `sh.helm.release.v1.${pkg}.v1`,
+    });
+    // The padded record is chunked: its index names extra chunks.
+    expect((JSON.parse(Buffer.from(index.data['extraChunks'] ?? '', 'base64').toString()) as unknown[]).length > 0).toBe(padBytes > 0);
     const uids = new Map<string, string>();
     for (const o of objects) uids.set(`${o.kind}/${o.metadata.name ?? ''}`, (await kube.client.get(refOf(o))).metadata.uid ?? '');
 
-    await kube.client.patch(
-      { ...CE, name: pkg },
-      { spec: { source: { catalog: { selector: { matchLabels: { 'olm.operatorframework.io/metadata.name': catalog } } } } } },
-      'merge',
-    );
+    await handOver(kube.client, pkg, catalog);
     await waitForExtension(kube.client, pkg, 'installed, taken over', installedAs(`${pkg}.v1.0.0`), 90_000);
     // Upstream's record stands for the bundle until it is pulled (the installed bundle is repaired
     // from its record at once); then our rendering differs byte-wise from upstream's manifest,
@@ -126,10 +72,12 @@ describe("taking over upstream operator-controller's extensions", () => {
       async () => JSON.stringify((await store.history(pkg)).map((r) => [r.revision, r.status])) === '[[2,"deployed"],[1,"superseded"]]',
       90_000,
     );
-    for (const o of objects)
-      expect((await kube.client.get(refOf(o))).metadata.uid, `${o.kind} ${o.metadata.name ?? ''}`).toBe(
-        uids.get(`${o.kind}/${o.metadata.name ?? ''}`),
-      );
+    for (const o of objects) {
+      const live = await kube.client.get(refOf(o));
+      expect(live.metadata.uid, `${o.kind} ${o.metadata.name ?? ''}`).toBe(uids.get(`${o.kind}/${o.metadata.name ?? ''}`));
+      // Upstream's owner reference to the ClusterExtension is gone: uninstall keeps what it keeps.
+      expect(live.metadata.ownerReferences ?? [], `${o.kind} ${o.metadata.name ?? ''}`).toEqual([]);
+    }
     if (padBytes === 0) {
       // Stock helm reads the deployed revision we wrote (decision 0074 says what it cannot read).
       const manifest = await helm('get', 'manifest', pkg, '--revision', '2', '-n', 'olmv1-system');

@@ -2,8 +2,9 @@
  * An in-memory stand-in for the API server, for the applier's unit tests only: objects keyed
  * by kind, namespace and name with labels, annotations and uids; server-side apply (merging
  * labels and annotations, as an apply by one manager over others' metadata does), dry runs
- * that write nothing, metadata-only lists, conditional deletes and merge patches of
- * annotations. CRDs are Established at once. Every request is recorded in `calls` as
+ * that write nothing, metadata-only lists (by name or by equality label selector),
+ * conditional deletes, merge patches of annotations and JSON patches of `test` and `remove`
+ * operations (an unmet test is the API server's 422). CRDs are Established at once. Every request is recorded in `calls` as
  * `<verb> <Kind ns/name>` (`list <Kind> <ns>` for lists); refusals are injected per call.
  */
 import { ApiError, NoKindMatchError, type KubeClient, type KubeObject, type ObjectRef, type TypeRef } from '../../pkg/shared/kube/index.ts';
@@ -40,6 +41,33 @@ function notFound(what: string): ApiError {
   return new ApiError(404, 'NotFound', `${what} not found`);
 }
 
+/** A JSON patch operation the fake understands. */
+interface JsonPatchOp {
+  op: string;
+  path: string;
+  value?: unknown;
+}
+
+/** Applies `ops` (`test` and `remove`) to `target` in place; false when one does not apply. */
+function applyJsonPatch(target: unknown, ops: readonly JsonPatchOp[]): boolean {
+  for (const { op, path, value } of ops) {
+    const keys = path.split('/').slice(1);
+    const last = keys.pop();
+    let parent: unknown = target;
+    for (const k of keys) parent = (parent as Record<string, unknown> | undefined)?.[k];
+    if (parent === undefined || parent === null || last === undefined) return false;
+    const container = parent as Record<string, unknown> & unknown[];
+    if (!(last in container)) return false;
+    if (op === 'test') {
+      if (JSON.stringify(container[last]) !== JSON.stringify(value)) return false;
+    } else if (op === 'remove') {
+      if (Array.isArray(container)) container.splice(Number(last), 1);
+      else delete container[last];
+    } else return false;
+  }
+  return true;
+}
+
 /** See the module comment. */
 export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
   const calls: string[] = [];
@@ -70,15 +98,21 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
       const found = objects.get(what);
       return found === undefined ? Promise.reject(notFound(what)) : Promise.resolve(established(structuredClone(found)));
     },
-    listAll: (type: TypeRef, options: { namespace?: string; fieldSelector?: string } = {}) => {
+    listAll: (type: TypeRef, options: { namespace?: string; fieldSelector?: string; labelSelector?: string } = {}) => {
       check(`list ${type.kind} ${options.namespace ?? ''}`.trimEnd(), type);
       // Only `metadata.name=<name>` is understood (what the applier sends).
       const name = /^metadata\.name=(.*)$/.exec(options.fieldSelector ?? '')?.[1];
+      // Equality terms only (`k=v,k2=v2`).
+      const terms = (options.labelSelector ?? '')
+        .split(',')
+        .filter((t) => t !== '')
+        .map((t) => t.split('=') as [string, string]);
       const items = [...objects.values()].filter(
         (obj) =>
           obj.kind === type.kind &&
           (options.namespace === undefined || obj.metadata.namespace === options.namespace) &&
-          (name === undefined || obj.metadata.name === name),
+          (name === undefined || obj.metadata.name === name) &&
+          terms.every(([k, v]) => obj.metadata.labels?.[k] === v),
       );
       return Promise.resolve({
         items: items.map((i) => ({ apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: structuredClone(i.metadata) })),
@@ -101,11 +135,19 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
       if (options.dryRun !== true) objects.set(what, merged);
       return Promise.resolve(established(merged));
     },
-    patch: (ref: ObjectRef, patch: { metadata?: { annotations?: Record<string, string | null> } }) => {
+    patch: (ref: ObjectRef, patch: { metadata?: { annotations?: Record<string, string | null> } } | JsonPatchOp[], type: string) => {
       const what = refName(ref);
       check(`patch ${what}`, ref);
       const live = objects.get(what);
       if (live === undefined) return Promise.reject(notFound(what));
+      if (type === 'json') {
+        const copy = structuredClone(live);
+        if (!Array.isArray(patch) || !applyJsonPatch(copy, patch))
+          return Promise.reject(new ApiError(422, 'Invalid', `the JSON patch of ${what} does not apply`));
+        objects.set(what, copy);
+        return Promise.resolve(copy);
+      }
+      if (Array.isArray(patch)) return Promise.reject(new ApiError(400, 'BadRequest', 'a merge patch must be an object'));
       const annotations: Record<string, string> = { ...live.metadata.annotations };
       for (const [k, v] of Object.entries(patch.metadata?.annotations ?? {})) {
         if (v === null) delete annotations[k];

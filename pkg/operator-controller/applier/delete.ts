@@ -13,6 +13,7 @@ import { isConflict, isForbidden, isNoKindMatch, isNotFound, type KubeClient, ty
 import { ApplyError } from './apply-error.ts';
 import type { ApplyObjectsOptions } from './apply.ts';
 import { describeObject, isCrd, refOf } from './objects.ts';
+import { releaseOwnerReferences } from './owner-references.ts';
 import { ownedBy } from './ownership.ts';
 
 /** An object left in place, and why. */
@@ -76,8 +77,8 @@ export async function deleteOwnedObjects(
     signal?.throwIfAborted();
     // The live uid, read unless a drift watch's cache vouches for the owner labels.
     let uid = options.knownUid?.(obj);
+    let live: KubeObject | undefined;
     if (uid === undefined) {
-      let live: KubeObject;
       try {
         live = await client.get(refOf(obj), s);
       } catch (err) {
@@ -94,6 +95,17 @@ export async function deleteOwnedObjects(
       uid = live.metadata.uid ?? '';
     }
     if (isCrd(obj)) {
+      // Kept: an owner reference to the extension (upstream's) would let the garbage collector
+      // delete it, and its custom resources, once the extension is gone. Not removable: retried.
+      try {
+        await releaseOwnerReferences(client, obj, live?.metadata, extension, signal);
+      } catch (err) {
+        throw new ApplyError(
+          what,
+          `error removing the owner reference to ClusterExtension ${JSON.stringify(extension)} from ${what}: ${errorMessage(err)}`,
+          err,
+        );
+      }
       outcome.kept.push(what);
       try {
         await options.onKeptCrd?.(obj);

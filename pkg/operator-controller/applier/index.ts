@@ -7,7 +7,9 @@
 export { applyObjects, dryRunObjects } from './apply.ts';
 export { ESTABLISH_NUDGE_ANNOTATION, waitEstablished, type CrdStatus } from './crd-establish.ts';
 export { deleteOwnedObjects, type DeleteOutcome } from './delete.ts';
+export { orphanObjects, releaseCrdReferences } from './keep-objects.ts';
 export { OwnershipConflictError, checkOwnership } from './ownership.ts';
+export { refersToAnyExtension } from './owner-references.ts';
 export { OWNER_KIND, describeObject, droppedObjects, isCrd, refOf, withOwnerLabels } from './objects.ts';
 export { applyRelease, objectsToDelete, sameContent, uninstallRelease, type DesiredRelease } from './release-apply.ts';
 export { formatMissingPermissions, preAuthorize, type MissingPermission, type PreAuthorizeInput } from './preauthorize.ts';

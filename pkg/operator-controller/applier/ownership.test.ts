@@ -113,7 +113,7 @@ describe('checkOwnership', () => {
     const conflict = await checkOwnership(cluster.client, [ours(cm('a'))], OWNER).catch((err: unknown) => err);
     expect(selectors).toEqual(['metadata.name=new', 'metadata.name=a']);
     expect((conflict as OwnershipConflictError).conflicts.map((c) => c.ownership)).toEqual([{ kind: 'other-extension', extension: 'other' }]);
-    expect(await checkOwnership(cluster.client, [ours(clusterRole('mine'))], OWNER)).toEqual({ absent: new Set(), adopted: [] });
+    expect(await checkOwnership(cluster.client, [ours(clusterRole('mine'))], OWNER)).toEqual({ absent: new Set(), adopted: [], referenced: [] });
   });
 
   it('lists a kind of many cluster-scoped objects once, and reads each object where listing is forbidden', async () => {

@@ -17,7 +17,9 @@
  */
 import { HELM_OWNERSHIP, KEPT_FOR_PACKAGE_ANNOTATION, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import { isForbidden, isNoKindMatch, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
+import type { OwnerReference } from '../../shared/unstructured/index.ts';
 import { OWNER_KIND, isCrd, objectIdentity, refOf } from './objects.ts';
+import { refersToExtension } from './owner-references.ts';
 
 /** Who is asking to write: the extension, its package and its install namespace. */
 export interface Owner {
@@ -33,6 +35,7 @@ interface LiveMetadata {
   uid?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
 }
 
 /** How a live object relates to an extension. */
@@ -107,6 +110,12 @@ export interface OwnershipReport {
   absent: Set<string>;
   /** Kept CRDs taken back: their KEPT_FOR_PACKAGE_ANNOTATION is removed after the apply. */
   adopted: KubeObject[];
+  /**
+   * Objects that are ours whose live copy carries an owner reference to this extension
+   * (upstream's Helm applier puts one on everything it applies): removed before the first write
+   * (owner-references.ts), so the garbage collector never deletes what an uninstall keeps.
+   */
+  referenced: { object: KubeObject; ownerReferences: OwnerReference[] }[];
 }
 
 /** Options of `checkOwnership`. */
@@ -139,15 +148,20 @@ export async function checkOwnership(
     group.push(obj);
     groups.set(key, group);
   }
-  const report: OwnershipReport = { absent: new Set(), adopted: [] };
+  const report: OwnershipReport = { absent: new Set(), adopted: [], referenced: [] };
   const conflicts: { object: KubeObject; ownership: Ownership }[] = [];
   for (const group of groups.values()) {
     const live = await liveMetadata(client, group, signal);
     for (const obj of group) {
-      const ownership = ownershipOf(obj, live.get(obj.metadata.name ?? ''), owner);
+      const meta = live.get(obj.metadata.name ?? '');
+      const ownership = ownershipOf(obj, meta, owner);
       if (ownership.kind === 'absent') report.absent.add(objectIdentity(obj));
       else if (ownership.kind === 'kept-crd') report.adopted.push(obj);
       else if (ownership.kind !== 'ours') conflicts.push({ object: obj, ownership });
+      const refs = meta?.ownerReferences ?? [];
+      if ((ownership.kind === 'ours' || ownership.kind === 'kept-crd') && refs.some((r) => refersToExtension(r, owner.extension))) {
+        report.referenced.push({ object: obj, ownerReferences: refs });
+      }
     }
   }
   if (conflicts.length > 0) {

@@ -185,6 +185,33 @@ describe('applyRelease', () => {
     expect(store.records.get(1)?.status).toBe('superseded');
   });
 
+  it.each([
+    ['an upgrade', '1.1.0'],
+    ['a re-apply of the same content', '1.0.0'],
+  ])("taking over upstream's objects in %s: their owner references to the extension go before the first write", async (_name, version) => {
+    const ref = {
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterExtension',
+      name: 'ext',
+      uid: 'uid-1',
+      controller: true,
+      blockOwnerDeletion: true,
+    };
+    const other = { apiVersion: 'v1', kind: 'ConfigMap', name: 'someone', uid: 'uid-x' };
+    const old = desired('1.0.0', [crd('w.example.com'), cm('a')]);
+    const history = [recorded(1, 'deployed', old)];
+    const store = new FakeStore(history);
+    const { client, calls, cluster } = fakeClient({}, history);
+    cluster.live(crd('w.example.com'))!.metadata.ownerReferences = [ref];
+    cluster.live(cm('a'))!.metadata.ownerReferences = [other, ref];
+    await applyRelease({ client, store }, history, desired(version, [crd('w.example.com'), cm('a')]));
+    expect(calls.slice(0, 3)).toEqual([
+      'patch CustomResourceDefinition w.example.com',
+      'patch ConfigMap ns/a',
+      'apply CustomResourceDefinition w.example.com',
+    ]);
+  });
+
   it('unchanged content re-applies every object without recording a revision', async () => {
     const d = desired('1.0.0', [cm('a'), crd('w.example.com')], { config: { a: 1 } });
     const history = [recorded(1, 'deployed', d)];
@@ -295,10 +322,12 @@ describe('applyRelease', () => {
     const { client, calls, cluster } = fakeClient({ 'dry-run ConfigMap ns/b': refusal });
     const e = await rejection(applyRelease({ client, store }, [], desired('1.0.0', [cm('a'), cm('b'), cm('c')])));
     expect(e).toBeInstanceOf(ApplyError);
-    expect((e as Error).message).toBe('error applying ConfigMap ns/b: ConfigMap "b" is invalid');
+    expect((e as Error).message).toBe('failed to get release state using server-side dry-run: ConfigMap "b" is invalid');
     expect(cluster.calls.filter((c) => c.startsWith('dry-run'))).toEqual(['dry-run ConfigMap ns/a', 'dry-run ConfigMap ns/b']);
     expect(calls).toEqual([]);
-    expect(store.log).toEqual(['create r1 failed Release "ext" failed: error applying ConfigMap ns/b: ConfigMap "b" is invalid']);
+    expect(store.log).toEqual([
+      'create r1 failed Release "ext" failed: failed to get release state using server-side dry-run: ConfigMap "b" is invalid',
+    ]);
     // When it was tried, as Helm records a failed release.
     expect(store.records.get(1)?.lastDeployed).toMatch(/^\d{4}-\d\d-\d\dT/);
   });

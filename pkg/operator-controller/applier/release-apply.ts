@@ -48,7 +48,9 @@ import {
 } from '../release/index.ts';
 import { applyObjects, dryRunObjects } from './apply.ts';
 import { deleteOwnedObjects, type DeleteOutcome } from './delete.ts';
-import { droppedObjects, objectIdentity, refOf } from './objects.ts';
+import { ApplyError } from './apply-error.ts';
+import { describeObject, droppedObjects, objectIdentity, refOf } from './objects.ts';
+import { releaseOwnerReferences } from './owner-references.ts';
 import { checkOwnership, type Owner, type OwnershipReport } from './ownership.ts';
 
 /** What a new revision is made of. */
@@ -150,6 +152,7 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   if (deployed !== undefined && latest === deployed && sameContent(deployed, desired)) {
     // Drift repair: an object put back must still be absent or ours (a user may have made one).
     const report = await checkOwnership(client, identities, owner, ownership);
+    await releaseReferenced(client, report, desired.extension, signal);
     await applyObjects(client, objects, options);
     await releaseAdopted(client, report, signal);
     // A crash between marking a revision deployed and superseding its predecessor leaves both deployed.
@@ -198,6 +201,7 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
     await (resuming ? store.update(failed(err), signal) : store.create(failed(err), signal)).catch(() => undefined);
     throw err;
   }
+  await releaseReferenced(client, report, desired.extension, signal);
   // Decided before the record is rewritten: a taken-over revision's own objects count.
   const stale = objectsToDelete(history, desired);
   if (resuming) await store.update(record, signal);
@@ -263,6 +267,26 @@ function deleteNotes(outcome: DeleteOutcome): Pick<NonNullable<Release['notes']>
     ...(outcome.kept.length === 0 ? {} : { keptObjects: outcome.kept }),
     ...(outcome.skipped.length === 0 ? {} : { skippedObjects: outcome.skipped.map((o) => `${o.object}: ${o.reason}`) }),
   };
+}
+
+/**
+ * Removes the owner references to the extension from the objects the ownership check found
+ * carrying one (upstream's applier puts one on everything; owner-references.ts): before the first
+ * write of a takeover, so the garbage collector can never delete what this project keeps.
+ */
+async function releaseReferenced(client: KubeClient, report: OwnershipReport, extension: string, signal?: AbortSignal): Promise<void> {
+  for (const { object, ownerReferences } of report.referenced) {
+    try {
+      await releaseOwnerReferences(client, object, { ownerReferences }, extension, signal);
+    } catch (err) {
+      const what = describeObject(object);
+      throw new ApplyError(
+        what,
+        `error removing the owner reference to ClusterExtension ${JSON.stringify(extension)} from ${what}: ${errorMessage(err)}`,
+        err,
+      );
+    }
+  }
 }
 
 /** Removes the kept-for-package mark from the CRDs the apply took back (they carry our labels now). */

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { FIELD_MANAGER, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
-import { OWNER_KIND } from '../applier/index.ts';
+import { OWNER_KIND, refersToAnyExtension } from '../applier/index.ts';
 import { LAST_APPLIED_ANNOTATION, objectKey, type InformerEventType, type KubeObject, type TypeRef } from '../../shared/kube/index.ts';
 import { MISSING, judged, objectHealth, type ObjectHealth, type ReleaseHealth } from './health.ts';
 
@@ -75,6 +75,11 @@ export interface DriftFingerprint extends KubeObject {
   ownWrite?: true;
   /** The verdict of its status, for the kinds health.ts judges (a status change may change it, never the digest). */
   health?: ObjectHealth;
+  /**
+   * It carries an owner reference to a ClusterExtension (upstream's applier leaves one): not
+   * vouched for by the cache, so the apply reads it and removes the reference (applier/owner-references.ts).
+   */
+  extensionReferenced?: true;
 }
 
 interface ManagedFieldsEntry {
@@ -145,6 +150,7 @@ export function fingerprint(obj: KubeObject, type?: TypeRef): DriftFingerprint {
     digest,
     ...(lastWriteIsOurs(m.managedFields) ? { ownWrite: true as const } : {}),
     ...(health === undefined ? {} : { health }),
+    ...((m.ownerReferences ?? []).some(refersToAnyExtension) ? { extensionReferenced: true as const } : {}),
   };
 }
 

@@ -83,8 +83,8 @@ export interface DriftTracker {
   expectDeletes(extension: string, objects: readonly KubeObject[]): void;
   /**
    * The uid of `obj`'s live copy when a synced watch of the extension holds it, i.e. when that
-   * copy carries the extension's owner labels (the watches select by them); undefined when no
-   * synced watch has it.
+   * copy carries the extension's owner labels (the watches select by them) and no owner
+   * reference to a ClusterExtension; undefined when no synced watch has it.
    */
   ownedUid(extension: string, obj: KubeObject): string | undefined;
   /**
@@ -213,7 +213,8 @@ export class DriftWatches implements DriftTracker {
       if (target.namespace !== '' && target.namespace !== obj.metadata.namespace) continue;
       // The target's namespace is '' for cluster-scoped kinds, whatever the object says.
       const cached = informer.get(target.namespace === '' ? name : `${target.namespace}/${name}`);
-      if (cached !== undefined) return cached.metadata.uid ?? '';
+      // One still referring to an extension is read by the apply, which removes the reference.
+      if (cached !== undefined) return cached.extensionReferenced === true ? undefined : (cached.metadata.uid ?? '');
     }
     return undefined;
   }

@@ -2,10 +2,10 @@
 // release needs no records to let go; an uninstall that skipped objects still completes. The
 // end-to-end proof is in test/e2e/operator-controller-ownership.test.ts.
 import { describe, expect, it } from 'vitest';
-import { UNINSTALL_FINALIZER } from '../../shared/api/index.ts';
+import { ORPHAN_OBJECTS_ANNOTATION, UNINSTALL_FINALIZER } from '../../shared/api/index.ts';
 import { withOwnerLabels } from '../applier/index.ts';
 import type { ClusterExtension } from '../../shared/api/index.ts';
-import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
+import { ApiError, type EventRecorder, type KubeObject } from '../../shared/kube/index.ts';
 import type { Release, ReleaseStore } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { EXTENSION_FINALIZERS, finalizersStep, type FinalizerPorts } from './uninstall.ts';
@@ -25,10 +25,10 @@ function deleting(name: string): ExtensionState {
 /** Extensions whose health sample the finalizers removed. */
 const forgotten: string[] = [];
 
-function deps(history: Release[], calls: string[], client = fakeCluster().client): FinalizerPorts {
+function deps(history: Release[] | Error, calls: string[], client = fakeCluster().client): FinalizerPorts {
   const events = { event: (_o, type, reason, _action, note) => void calls.push(`event ${type} ${reason}: ${note}`) } satisfies EventRecorder;
   const releases = {
-    history: (n: string) => (calls.push(`history ${n}`), Promise.resolve(history)),
+    history: (n: string) => (calls.push(`history ${n}`), history instanceof Error ? Promise.reject(history) : Promise.resolve(history)),
     deleteAll: (n: string) => (calls.push(`deleteAll ${n}`), Promise.resolve()),
   } as unknown as ReleaseStore;
   return {
@@ -89,5 +89,82 @@ describe('finalizers step on an extension being deleted', () => {
     ]);
     expect([...cluster.objects.keys()]).toEqual(['ConfigMap ns/users']);
     expect(s.ce.metadata.finalizers ?? []).not.toContain(UNINSTALL_FINALIZER);
+  });
+
+  const corrupt = new Error(
+    'release record "olmv1-system/sh.helm.release.v1.ext.v1" is corrupt: decompressing the payload failed: incorrect header check',
+  );
+  const upstreamRef = {
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterExtension',
+    name: 'ext',
+    uid: 'u',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+  const crd = (name: string): KubeObject =>
+    withOwnerLabels(
+      [{ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name, ownerReferences: [upstreamRef] } }],
+      'ext',
+    )[0]!;
+
+  it('stops on an unreadable record with a message that names it and the way out, not the ServiceAccount', async () => {
+    const calls: string[] = [];
+    const s = deleting('ext');
+    await expect(finalize(deps(corrupt, calls), s)).rejects.toThrow(
+      /^finalizer "olm.operatorframework.io\/uninstall" failed: release record .* is corrupt: .*; the objects to delete are listed in the release records: repair or delete the record, or annotate the ClusterExtension with olm.operatorframework.io\/orphan-objects=true/,
+    );
+    expect(s.ce.metadata.finalizers).toContain(UNINSTALL_FINALIZER);
+    expect(calls).toEqual(['history ext']);
+  });
+
+  it('lets go of an unreadable record when orphaning: records deleted, CRDs kept without their owner reference', async () => {
+    const calls: string[] = [];
+    const cluster = fakeCluster();
+    cluster.seed(crd('w.example.com'));
+    const s = deleting('ext');
+    s.ce.metadata.annotations = { [ORPHAN_OBJECTS_ANNOTATION]: 'true' };
+    await finalize(deps(corrupt, calls, cluster.client), s);
+    expect(calls).toEqual(['history ext', 'deleteAll ext']);
+    expect(s.ce.metadata.finalizers ?? []).toEqual([]);
+    expect(cluster.live(crd('w.example.com'))?.metadata.ownerReferences).toEqual([]);
+  });
+
+  it("removes the extension's owner reference from the CRDs an uninstall keeps, before the records go", async () => {
+    const calls: string[] = [];
+    const cluster = fakeCluster();
+    cluster.seed(crd('w.example.com'));
+    const release = {
+      extension: 'ext',
+      revision: 1,
+      status: 'deployed',
+      bundle: { package: 'p', name: 'p.v1', version: '1', image: 'i' },
+      manifest: [crd('w.example.com')],
+    } as unknown as Release;
+    await finalize(deps([release], calls, cluster.client), deleting('ext'));
+    expect(cluster.live(crd('w.example.com'))?.metadata.ownerReferences).toEqual([]);
+    expect(cluster.writes.filter((w) => w.startsWith('patch')).length).toBeGreaterThan(0);
+  });
+
+  it("blames the ServiceAccount's permissions only when the API server refused them", async () => {
+    const calls: string[] = [];
+    const refusal = new ApiError(
+      403,
+      'Forbidden',
+      'configmaps "mine" is forbidden: User "system:serviceaccount:ns:sa" cannot delete resource "configmaps"',
+    );
+    const cluster = fakeCluster({ refuse: { 'delete ConfigMap ns/mine': refusal } });
+    const cm = withOwnerLabels([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mine', namespace: 'ns' } }], 'ext')[0]!;
+    cluster.seed(cm);
+    const release = {
+      extension: 'ext',
+      revision: 1,
+      status: 'deployed',
+      bundle: { package: 'p', name: 'p.v1', version: '1', image: 'i' },
+      manifest: [cm],
+    } as unknown as Release;
+    await expect(finalize(deps([release], calls, cluster.client), deleting('ext'))).rejects.toThrow(
+      /must be able to delete the extension's objects, or annotate/,
+    );
   });
 });

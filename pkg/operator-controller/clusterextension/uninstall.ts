@@ -16,12 +16,12 @@ import {
   ORPHAN_OBJECTS_ANNOTATION,
   UNINSTALL_FINALIZER,
 } from '../../shared/api/index.ts';
-import { uninstallRelease } from '../applier/index.ts';
+import { orphanObjects, releaseCrdReferences, uninstallRelease } from '../applier/index.ts';
 import { addFinalizers, hasFinalizer, isDeleting, removeFinalizer, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { ImageCache } from '../../shared/image/index.ts';
-import type { EventRecorder, ScopedClientFactory } from '../../shared/kube/index.ts';
-import { isReleaseName, type ReleaseStore } from '../release/index.ts';
+import { isForbidden, isUnauthorized, type EventRecorder, type ScopedClientFactory } from '../../shared/kube/index.ts';
+import { isReleaseName, manifestIdentities, type Release, type ReleaseStore } from '../release/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import { noInstallerMessage } from './installer.ts';
 import type { ExtensionState } from './pipeline-state.ts';
@@ -96,29 +96,62 @@ async function finalize(ports: FinalizerPorts, state: ExtensionState): Promise<S
 
 /** The uninstall finalizer's work: the release's objects (or, orphaning, none) and its records. */
 async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<void> {
-  const { ce, name, installer } = state;
+  const { ce, name, installer, signal } = state;
   const ns = installer?.namespace ?? state.spec.namespace;
   const sa = installer?.name ?? '';
   const orphan = ce.metadata.annotations?.[ORPHAN_OBJECTS_ANNOTATION] === 'true';
+  const stop = (message: string, err: unknown): never => {
+    const wrapped = new Error(`finalizer ${JSON.stringify(UNINSTALL_FINALIZER)} failed: ${message}`, { cause: err });
+    setProgressingError(ce, wrapped);
+    throw wrapped;
+  };
+  let history: readonly Release[] | undefined;
   try {
-    const history = await ports.releases.history(name, state.signal);
-    if (orphan || history.length === 0) {
-      await ports.releases.deleteAll(name, state.signal);
-      if (orphan) state.log.info({ records: history.length }, 'removed release records, objects left in place');
+    history = await ports.releases.history(name, signal);
+  } catch (err) {
+    // Without readable records the objects to delete are unknown; orphaning needs none of them.
+    if (!orphan) stop(`${errorMessage(err)}; ${UNREADABLE_ADVICE}`, err);
+    state.log.warn({ err: errorMessage(err) }, 'release records unreadable, objects left in place');
+  }
+  try {
+    const client = installer === undefined ? undefined : ports.scoped.forServiceAccount(ns, sa);
+    if (orphan || history === undefined || history.length === 0) {
+      if (client !== undefined) {
+        // What stays must not go with the extension: its owner references are removed first.
+        await releaseCrdReferences(client, name, signal);
+        if (history !== undefined) {
+          const kept = await orphanObjects(client, history.flatMap(manifestIdentities), name, signal);
+          if (kept.unreleased.length > 0) state.log.warn({ unreleased: kept.unreleased }, 'owner references left on orphaned objects');
+        }
+      } else if (orphan) state.log.warn({}, 'no installer: orphaned objects not checked for owner references');
+      await ports.releases.deleteAll(name, signal);
+      if (orphan) state.log.info({ records: history?.length ?? 0 }, 'removed release records, objects left in place');
       return;
     }
-    if (installer === undefined) throw new Error(noInstallerMessage(state.spec.namespace));
-    const client = ports.scoped.forServiceAccount(ns, sa);
-    const outcome = await uninstallRelease({ client, store: ports.releases, signal: state.signal }, name, history);
+    if (client === undefined) throw new Error(noInstallerMessage(state.spec.namespace));
+    await releaseCrdReferences(client, name, signal);
+    const outcome = await uninstallRelease({ client, store: ports.releases, ...(signal === undefined ? {} : { signal }) }, name, history);
     state.log.info({ deleted: outcome.deleted.length, kept: outcome.kept, skipped: outcome.skipped }, 'uninstalled');
     recordUninstalled(ports.events, state, outcome);
   } catch (err) {
-    const message =
-      `finalizer ${JSON.stringify(UNINSTALL_FINALIZER)} failed: ${errorMessage(err)}; ` +
-      `the service account ${JSON.stringify(sa)} in namespace ${JSON.stringify(ns)} must be able to delete the extension's objects, ` +
-      `or annotate the ClusterExtension with ${ORPHAN_OBJECTS_ANNOTATION}=true to remove only operator-controller's records and leave the objects in place`;
-    const wrapped = new Error(message, { cause: err });
-    setProgressingError(ce, wrapped);
-    throw wrapped;
+    const advice = refusedAccess(err)
+      ? `the service account ${JSON.stringify(sa)} in namespace ${JSON.stringify(ns)} must be able to delete the extension's objects, or ${ORPHAN_ADVICE}`
+      : ORPHAN_ADVICE;
+    stop(`${errorMessage(err)}; ${advice}`, err);
   }
+}
+
+/** The way out the uninstall's failures name. */
+const ORPHAN_ADVICE = `annotate the ClusterExtension with ${ORPHAN_OBJECTS_ANNOTATION}=true to remove only operator-controller's records and leave the objects in place`;
+
+/** Advice when the records cannot be read. */
+const UNREADABLE_ADVICE = `the objects to delete are listed in the release records: repair or delete the record, or ${ORPHAN_ADVICE}`;
+
+/** True when `err` (or an error it wraps) is the API server refusing the installer, or there is no installer. */
+function refusedAccess(err: unknown): boolean {
+  for (let e: unknown = err; e !== undefined; e = (e as { cause?: unknown }).cause) {
+    if (isForbidden(e) || isUnauthorized(e)) return true;
+    if (!(e instanceof Error)) break;
+  }
+  return false;
 }
