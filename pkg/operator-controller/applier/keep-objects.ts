@@ -9,9 +9,12 @@
  * - `orphanObjects`: the orphan annotation's uninstall: every object the records name that is
  *   still this extension's keeps its place and loses its owner reference; nothing is deleted.
  *
- * CustomResourceDefinitions whose reference cannot be removed stop the uninstall (their loss
- * takes every custom resource with them): the error names them and the command that removes the
- * reference by hand. For other kinds a failure is reported and skipped.
+ * CustomResourceDefinitions known to carry a reference that cannot be removed stop the
+ * uninstall (their loss takes every custom resource with them): the error names them and the
+ * command that removes the reference by hand. An object that cannot be read is not known to
+ * carry one (this project removed upstream's at takeover): reported, so that a ServiceAccount
+ * without rights never wedges the orphan annotation's way out. For other kinds a failure is
+ * reported and skipped.
  */
 import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
@@ -99,12 +102,18 @@ export async function orphanObjects(
     if (seen.has(id)) continue;
     seen.add(id);
     const what = describeObject(obj);
+    let live: KubeObject;
     try {
-      const live = await client.get(refOf(obj), s);
-      if (!ownedBy(live.metadata, extension)) continue;
+      live = await client.get(refOf(obj), s);
+    } catch (err) {
+      // Unreadable (the installer lost its rights): not known to carry a reference; reported.
+      if (!isNotFound(err) && !isNoKindMatch(err)) outcome.unreleased.push({ object: what, reason: errorMessage(err) });
+      continue;
+    }
+    if (!ownedBy(live.metadata, extension)) continue;
+    try {
       if (await releaseOwnerReferences(client, obj, live.metadata, extension, signal)) outcome.released.push(what);
     } catch (err) {
-      if (isNotFound(err) || isNoKindMatch(err)) continue;
       if (isCrd(obj)) crdFailures.push({ name: obj.metadata.name ?? '', reason: errorMessage(err) });
       else outcome.unreleased.push({ object: what, reason: errorMessage(err) });
     }

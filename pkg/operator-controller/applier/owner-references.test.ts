@@ -173,6 +173,12 @@ describe('orphanObjects', () => {
     expect((await orphanObjects(cluster.client, [cm('a', [])], 'ext')).unreleased).toEqual([
       { object: 'ConfigMap ns/a', reason: 'cannot patch resource' },
     ]);
+    // A CRD it may not even read is reported, not fatal: the orphan annotation must let go.
+    const unreadable = fakeCluster({ refuse: { 'get CustomResourceDefinition a.example.com': refusal } });
+    unreadable.seed(crd('a.example.com', [upstreamRef('ext')]));
+    expect((await orphanObjects(unreadable.client, [crd('a.example.com', [])], 'ext')).unreleased).toEqual([
+      { object: 'CustomResourceDefinition a.example.com', reason: 'cannot patch resource' },
+    ]);
     const crdRefused = fakeCluster({ refuse: { 'patch CustomResourceDefinition a.example.com': refusal } });
     crdRefused.seed(crd('a.example.com', [upstreamRef('ext')]));
     await expect(orphanObjects(crdRefused.client, [crd('a.example.com', [])], 'ext')).rejects.toThrow(/still carry an owner reference/);
