@@ -298,18 +298,16 @@ describe('operator-controller reports what stops an install', () => {
     const catalog = `refused-${run}`;
     await publishCatalog(catalog, oneVersion(pkg, badImage));
     await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
-    const failed = await waitForExtension(kube.client, pkg, 'apply refused', (e) =>
-      (e.cond('Progressing')?.message ?? '').includes('error applying Service'),
-    );
+    const failed = await waitForExtension(kube.client, pkg, 'apply refused', (e) => (e.cond('Progressing')?.message ?? '').includes('is invalid'));
     expect(failed.cond('Progressing')?.reason).toBe('Retrying');
     expect(failed.cond('Progressing')?.message).toBe(
-      `error for resolved bundle "${pkg}.v1.0.0" with version "1.0.0": error applying Service ${pkg}/${pkg}-metrics: Service "${pkg}-metrics" is invalid: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive`,
+      `error for resolved bundle "${pkg}.v1.0.0" with version "1.0.0": failed to get release state using server-side dry-run: Service "${pkg}-metrics" is invalid: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive`,
     );
     expect(failed.cond('Installed')).toMatchObject({ status: 'False', message: 'No bundle installed' });
     const store = createReleaseStore({ client: kube.client, namespace: 'olmv1-system' });
     const [first] = await store.history(pkg);
     expect(first).toMatchObject({ revision: 1, status: 'failed' });
-    expect(first?.description).toContain(`Release "${pkg}" failed: error applying Service`);
+    expect(first?.description).toContain(`Release "${pkg}" failed: failed to get release state using server-side dry-run: Service`);
 
     // The catalog image is replaced by one whose 1.0.1 replaces the broken bundle.
     const files = packageCatalog(pkg, {
@@ -430,7 +428,7 @@ describe('operator-controller when the API server refuses an upgrade', () => {
     await install(pkg, catalog, chain(pkg, images, [{ version: '1.0.0' }]), '1.0.0');
 
     await publishCatalog(catalog, chain(pkg, images, [{ version: '1.0.0' }, { version: '2.0.0', replaces: '1.0.0' }]));
-    const refused = `error for resolved bundle "${pkg}.v2.0.0" with version "2.0.0": error applying Service ${pkg}/${pkg}-metrics: Service "${pkg}-metrics" is invalid: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive`;
+    const refused = `error for resolved bundle "${pkg}.v2.0.0" with version "2.0.0": failed to get release state using server-side dry-run: Service "${pkg}-metrics" is invalid: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive`;
     const ext = await waitForExtension(kube.client, pkg, 'upgrade refused', (e) => e.cond('Progressing')?.message === refused);
     expect(ext.cond('Progressing')?.reason).toBe('Retrying');
     expect(ext.cond('Installed')).toMatchObject({ status: 'True', reason: 'Succeeded' });
@@ -441,7 +439,7 @@ describe('operator-controller when the API server refuses an upgrade', () => {
       [2, 'failed'],
       [1, 'deployed'],
     ]);
-    expect(history[0]?.description).toBe(`Upgrade "${pkg}" failed: ${refused.slice(refused.indexOf('error applying'))}`);
+    expect(history[0]?.description).toBe(`Upgrade "${pkg}" failed: ${refused.slice(refused.indexOf('failed to get release state'))}`);
     // The deployed revision's objects stay: nothing it has is deleted, its Deployment is not touched.
     expect(await exists(cm(pkg, 'legacy'))).toBe(true);
     // The dry run found the refused Service before the first write: nothing of 2.0.0 was applied.

@@ -179,7 +179,7 @@ describe('operator-controller and objects it does not own', () => {
       (e.cond('Progressing')?.message ?? '').includes('no matches for kind'),
     );
     expect(ext.cond('Progressing')?.message).toMatch(
-      /error applying (Issuer|Certificate) .*: no matches for kind "(Issuer|Certificate)" in version "cert-manager.io\/v1"/,
+      /: failed to get release state using server-side dry-run: error while running post render on files: postrenderer\[0\] \(\*client\.ownerPostRenderer\) failed: no matches for kind "(Issuer|Certificate)" in version "cert-manager.io\/v1"$/,
     );
     expect(ext.cond('Installed')?.status).toBe('False');
     expect(await objectExists(kube.client, crdRef(`widgets.${groupOf(pkg)}`))).toBe(false);

@@ -413,7 +413,7 @@ describe('olmv1 rbac against the real API server', () => {
     const user = `system:serviceaccount:${NS}:${SA}`;
     const manager = `acme-${RUN}-controller-manager`;
     expect(await failure(roleIn(NS), (a) => a.verb === 'create' && a.resource === 'deployments')).toBe(
-      `error applying Deployment ${NS}/${manager}: deployments.apps "${manager}" is forbidden: User "${user}" cannot create resource "deployments" in API group "apps" in the namespace "${NS}"`,
+      `failed to get release state using server-side dry-run: deployments.apps "${manager}" is forbidden: User "${user}" cannot create resource "deployments" in API group "apps" in the namespace "${NS}"`,
     );
     await uninstallRelease(
       sa,
@@ -422,7 +422,7 @@ describe('olmv1 rbac against the real API server', () => {
     const escalation = await failure(roleIn(WATCH), (a) => a.verb === 'get' && a.resource === 'leases');
     expect(escalation).toMatch(
       new RegExp(
-        `^error applying Role ${WATCH}/\\S+: roles.rbac.authorization.k8s.io "\\S+" is forbidden: user "${user}" .*is attempting to grant RBAC permissions not currently held:`,
+        `^failed to get release state using server-side dry-run: roles.rbac.authorization.k8s.io "\\S+" is forbidden: user "${user}" .*is attempting to grant RBAC permissions not currently held:`,
         's',
       ),
     );

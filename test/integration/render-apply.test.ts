@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RegistryV1Bundle } from '../../pkg/operator-controller/bundle/index.ts';
 import { connect, isNotFound, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import type { RenderOptions } from '../../pkg/operator-controller/render/index.ts';
+import { dryRunObjects } from '../../pkg/operator-controller/applier/index.ts';
 import { FIXTURE_BUNDLES_DIR } from '../fixtures/bundles/golden-cases.ts';
 import {
   applyAll,
@@ -215,5 +216,44 @@ describe('rendered bundles on the real API server', () => {
         message: `failed to create typed patch object (${SYS}/acme-${RUN}-controller-manager; apps/v1, Kind=Deployment): .spec.replicaCount: field not declared in schema`,
       },
     ]);
+  });
+
+  it("a refusal by the applier's dry run before the first write carries upstream's dry-run message", async () => {
+    const prefix = 'failed to get release state using server-side dry-run: ';
+    const group = `dryrun-${RUN}.example.com`;
+    const version = (name: string) => ({ name, served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } });
+    // Two storage versions: the API server refuses the CRD.
+    const crd: KubeObject = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `gizmos.${group}` },
+      spec: { group, scope: 'Namespaced', names: { kind: 'Gizmo', plural: 'gizmos' }, versions: [version('v1'), version('v2')] },
+    };
+    const refused = await dryRunObjects(admin, [crd], new Set()).then(
+      () => undefined,
+      (e: unknown) => e as Error & { object?: string },
+    );
+    expect(refused?.object).toBe(`CustomResourceDefinition gizmos.${group}`);
+    expect(refused?.message).toMatch(
+      new RegExp(
+        `^${prefix}CustomResourceDefinition.apiextensions.k8s.io "gizmos.${group.replaceAll('.', '\\.')}" is invalid: .*must have exactly one version marked as storage version`,
+      ),
+    );
+    expect(
+      await admin.get(refOf(crd)).then(
+        () => true,
+        (e: unknown) => (isNotFound(e) ? false : Promise.reject(e)),
+      ),
+    ).toBe(false);
+
+    // A kind nothing serves (no CRD of the release defines it): upstream's post-renderer text.
+    const gizmo = { apiVersion: `${group}/v1`, kind: 'Gizmo', metadata: { name: 'g', namespace: SYS } };
+    const unserved = await dryRunObjects(admin, [gizmo], new Set()).then(
+      () => undefined,
+      (e: unknown) => e as Error & { object?: string },
+    );
+    expect(unserved?.message).toBe(
+      `${prefix}error while running post render on files: postrenderer[0] (*client.ownerPostRenderer) failed: no matches for kind "Gizmo" in version "${group}/v1"`,
+    );
   });
 });

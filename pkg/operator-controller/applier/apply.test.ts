@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { FIELD_MANAGER } from '../../shared/api/index.ts';
-import { ApiError, type KubeClient, type KubeObject, type ObjectRef } from '../../shared/kube/index.ts';
+import { ApiError, NoKindMatchError, type KubeClient, type KubeObject, type ObjectRef } from '../../shared/kube/index.ts';
 import { APPLY_PHASES, applyPhases, inApplyOrder } from './apply-order.ts';
 import { ApplyError } from './apply-error.ts';
-import { applyObjects } from './apply.ts';
+import { applyObjects, dryRunObjects } from './apply.ts';
 import { describeObject, droppedObjects, isCrd, objectIdentity, refOf, withOwnerLabels } from './objects.ts';
 
 // ---- objects ------------------------------------------------------------------------------
@@ -277,5 +277,44 @@ describe('applyObjects', () => {
     const p = applyObjects(client, [cm('a'), cm('b')], { signal: ac.signal, onApplied: () => ac.abort(new Error('stop')) });
     await expect(p).rejects.toThrow('stop');
     expect(calls).toEqual(['apply ConfigMap ns/a']);
+  });
+});
+
+describe('dryRunObjects', () => {
+  /** A client whose dry-run applies refuse the objects named in `refusals` (by `Kind ns/name`). */
+  function refusing(refusals: Record<string, Error>): KubeClient {
+    return {
+      apply: async (o: KubeObject) => {
+        const refusal = refusals[describeObject(o)];
+        if (refusal !== undefined) throw refusal;
+        return o;
+      },
+    } as unknown as KubeClient;
+  }
+  const prefix = 'failed to get release state using server-side dry-run: ';
+  const invalidCrd =
+    'CustomResourceDefinition.apiextensions.k8s.io "w.example.com" is invalid: spec.versions: Invalid value: []apiextensions.CustomResourceDefinitionVersion(nil): must have exactly one version marked as storage version';
+  const forbidden =
+    'deployments.apps "d" is forbidden: User "system:serviceaccount:ns:sa" cannot patch resource "deployments" in API group "apps" in the namespace "ns"';
+  const issuer = obj('cert-manager.io/v1', 'Issuer', 'selfsigned', 'ns');
+
+  // Upstream finds these before its first write too (its Helm dry run) and says so with the prefix;
+  // a kind the cluster does not serve fails upstream's owner post-renderer, with its text.
+  it.each<[string, KubeObject, Error, string]>([
+    ['a CRD the API server refuses', crd('w.example.com'), new ApiError(422, 'Invalid', invalidCrd), prefix + invalidCrd],
+    ['an object the ServiceAccount may not write', deploy('d'), new ApiError(403, 'Forbidden', forbidden), prefix + forbidden],
+    [
+      'a kind the cluster does not serve',
+      issuer,
+      new NoKindMatchError({ group: 'cert-manager.io', version: 'v1', kind: 'Issuer' }),
+      `${prefix}error while running post render on files: postrenderer[0] (*client.ownerPostRenderer) failed: no matches for kind "Issuer" in version "cert-manager.io/v1"`,
+    ],
+  ])("%s: upstream's dry-run message, the object named on the error", async (_name, refused, refusal, message) => {
+    const err: unknown = await dryRunObjects(refusing({ [describeObject(refused)]: refusal }), [cm('a'), refused], new Set()).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ApplyError);
+    expect((err as ApplyError).message).toBe(message);
+    expect((err as ApplyError).object).toBe(describeObject(refused));
   });
 });

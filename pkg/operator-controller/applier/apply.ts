@@ -9,7 +9,7 @@ import { FIELD_MANAGER } from '../../shared/api/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { isNoKindMatch, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import type { ObjectSequence } from '../release/index.ts';
-import { ApplyError } from './apply-error.ts';
+import { ApplyError, dryRunRefusal } from './apply-error.ts';
 import { applyPhasePositions } from './apply-order.ts';
 import { type CrdStatus, type EstablishOptions, waitEstablished } from './crd-establish.ts';
 import { describeObject, isCrd, objectIdentity } from './objects.ts';
@@ -64,9 +64,10 @@ export async function applyObjects(client: KubeClient, objects: ObjectSequence, 
 /**
  * Server-side dry run (`dryRun=All`) of every object in apply order, as the apply will send it:
  * schema, admission, immutable fields and kinds the cluster does not serve are refused before
- * anything is written. Throws ApplyError `error applying <Kind ns/name>: <message>` for the
- * first refusal. Objects that cannot be checked before the release's own objects exist are
- * skipped (the apply checks them): custom resources of a CRD of the release that the API server
+ * anything is written. Throws ApplyError with upstream's dry-run message for the first refusal
+ * (`failed to get release state using server-side dry-run: <message>`, dryRunRefusal). Objects
+ * that cannot be checked before the release's own objects exist are skipped (the apply checks
+ * them): custom resources of a CRD of the release that the API server
  * does not serve yet, objects in a Namespace of the release that is absent, and bindings to a
  * Role or ClusterRole of the release that is absent (the API server's escalation check reads
  * the role). `absent` holds the objectIdentity of the release's objects that do not exist.
@@ -100,7 +101,7 @@ export async function dryRunObjects(
       await client.apply(obj, { fieldManager: FIELD_MANAGER, force: true, dryRun: true, ...(signal === undefined ? {} : { signal }) });
     } catch (err) {
       if (isNoKindMatch(err) && crdKinds.has(`${groupOf(obj.apiVersion)}/${obj.kind}`)) continue;
-      throw new ApplyError(describeObject(obj), `error applying ${describeObject(obj)}: ${errorMessage(err)}`, err);
+      throw dryRunRefusal(describeObject(obj), err);
     }
   }
 }
