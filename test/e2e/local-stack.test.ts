@@ -184,9 +184,15 @@ describe('olmv1 up from a clean checkout', () => {
       '-o',
       'jsonpath={.status.conditions[?(@.type=="Progressing")].message}',
     );
-    expect(message).toBe(
-      'no bundles found for package "example-operatr"\nthe selected catalogs have no package "example-operatr"; packages with similar names: "example-operator"',
+    // Upstream's message alone; the close package name is in the Warning Event kubectl describe shows.
+    expect(message).toBe('no bundles found for package "example-operatr"');
+    let described = '';
+    await until(
+      'kubectl describe shows the ResolutionFailed Event',
+      async () => /ResolutionFailed/.test((described = (await kubectl('describe', 'clusterextension', 'typo')).stdout)),
+      60_000,
     );
+    expect(described).toContain('the selected catalogs have no package "example-operatr"; packages with similar names: "example-operator"');
     await kubectl('delete', 'clusterextension', 'typo', '--wait=true', '--timeout=60s');
   });
 
