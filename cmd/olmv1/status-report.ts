@@ -68,6 +68,12 @@ export const StatusReport = z.object({
       healthy: Condition.nullable().optional(),
       deprecations: z.array(z.string()),
       maxOpenShiftVersion: z.string().nullable(),
+      /**
+       * While resolution fails: the `Progressing` message (upstream's) and what the catalogs offer
+       * instead, the lines operator-controller's ResolutionFailed Event adds after it. Added within
+       * version 1; absent when resolution does not fail or no such Event is readable.
+       */
+      resolution: z.object({ message: z.string(), hints: z.array(z.string()) }).optional(),
     }),
   ),
   verdict: z.object({
@@ -91,6 +97,39 @@ export interface StatusInput {
   deployed: ReadonlyMap<string, DeployedExtension>;
   /** Extensions whose release records could not be read. */
   unreadable: readonly string[];
+  /** events.k8s.io Events with reason ResolutionFailed (none: not read, or not readable). */
+  resolutionEvents?: readonly KubeObject[];
+}
+
+/** When an Event was last seen: its series' last observation, else its time, else its creation. */
+function eventTime(e: KubeObject): string {
+  const series = (e['series'] as { lastObservedTime?: unknown } | undefined)?.lastObservedTime;
+  const at = [series, e['eventTime'], e.metadata.creationTimestamp].find((t) => typeof t === 'string' && t !== '');
+  return typeof at === 'string' ? at : '';
+}
+
+/**
+ * The newest ResolutionFailed Event about the ClusterExtension `name` whose note starts with its
+ * current Progressing `message`: that message and the lines after it. Undefined when the
+ * condition no longer says what any Event says (an Event of an earlier failure is not shown).
+ */
+function resolutionOf(name: string, message: string | undefined, events: readonly KubeObject[]): { message: string; hints: string[] } | undefined {
+  if (message === undefined || message === '') return undefined;
+  const about = events
+    .filter((e) => {
+      const r = e['regarding'] as { kind?: unknown; name?: unknown } | undefined;
+      const note = e['note'];
+      return r?.kind === 'ClusterExtension' && r.name === name && typeof note === 'string' && note.split('\n')[0] === message;
+    })
+    .sort((a, b) => (eventTime(a) < eventTime(b) ? 1 : eventTime(a) > eventTime(b) ? -1 : 0));
+  const note = about[0]?.['note'];
+  return typeof note === 'string' ? { message, hints: note.split('\n').slice(1) } : undefined;
+}
+
+/** The `message` of condition `type` of `obj`, if any. */
+function conditionMessage(obj: KubeObject, type: string): string | undefined {
+  const c = conditions(obj).find((x) => x.type === type) as { message?: unknown } | undefined;
+  return typeof c?.message === 'string' ? c.message : undefined;
 }
 
 interface Cond {
@@ -149,7 +188,7 @@ export function buildStatusReport(input: StatusInput): StatusReport {
     const deprecations = conditions(e)
       .filter((c) => c.type !== undefined && c.type.endsWith('Deprecated') && c.status === 'True')
       .map((c) => c.type as string);
-    return {
+    const row = {
       name,
       package: str(source.packageName) ?? '',
       installedBundle: str(install?.name),
@@ -162,6 +201,8 @@ export function buildStatusReport(input: StatusInput): StatusReport {
       deprecations,
       maxOpenShiftVersion: verdict.maxVersions[name] ?? null,
     };
+    const resolution = resolutionOf(name, conditionMessage(e, 'Progressing'), input.resolutionEvents ?? []);
+    return resolution === undefined ? row : { ...row, resolution };
   });
   return {
     schemaVersion: STATUS_SCHEMA_VERSION,

@@ -1,5 +1,6 @@
 /**
- * The table form of `olmv1 status`: catalogs, extensions, then the verdict line
+ * The table form of `olmv1 status`: catalogs, extensions (with, for each whose resolution fails,
+ * its Progressing message and what the catalogs offer instead), then the verdict line
  * (`cluster upgrade to X.Y: allowed` / `... blocked by` with one line per blocking extension /
  * `... undecided`, or without a cluster version `cluster upgrade: cannot judge` with why and how
  * to give one) and metadata errors. Colour only when asked (a terminal without NO_COLOR); lines are cut to
@@ -80,6 +81,11 @@ export function renderStatusTable(r: StatusReport, o: TableOptions): string {
         ]),
       ),
     );
+  // What the catalogs offer instead, for each extension whose resolution fails (its Event's lines).
+  for (const e of r.extensions) {
+    if (e.resolution === undefined) continue;
+    out.push('', `${e.name}: ${e.resolution.message}`, ...e.resolution.hints.map((h) => `  ${h}`));
+  }
   out.push('');
   const { verdict, cluster } = r;
   const head = `cluster upgrade to ${cluster.nextVersion}`;

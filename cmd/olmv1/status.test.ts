@@ -93,6 +93,40 @@ describe('olmv1 status report', () => {
     expect(report.extensions.map((e) => e.healthy?.reason ?? null)).toEqual(['Healthy', 'Unhealthy', null, null, null]);
   });
 
+  it("a failing resolution shows the ResolutionFailed Event's lines after upstream's message, only while the condition still says it", () => {
+    const upstream = 'error upgrading from currently installed version "1.0.0": no bundles found for package "pending" matching version "9.0.0"';
+    const failing = extension('pending', '1.0.0', [
+      { type: 'Installed', status: 'True', reason: 'Succeeded', message: 'Installed bundle x successfully' },
+      { type: 'Progressing', status: 'True', reason: 'Retrying', message: upstream },
+    ]);
+    const event = (name: string, note: string, at: string): KubeObject => ({
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: `pending.${name}`, namespace: 'default', creationTimestamp: at },
+      regarding: { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', name: 'pending' },
+      reason: 'ResolutionFailed',
+      type: 'Warning',
+      note,
+    });
+    const events = [
+      event('old', 'no bundles found for package "pending" matching version "8.0.0"\nversions: 1.0.0', '2026-11-25T10:00:00Z'),
+      event('new', `${upstream}\nversions: 1.1.0, 1.0.0\nsuccessors of the installed version "1.0.0": 1.1.0`, '2026-11-25T11:00:00Z'),
+    ];
+    const report = buildStatusReport({ ...input, extensions: [failing], resolutionEvents: events });
+    expect(StatusReport.parse(report)).toEqual(report);
+    expect(report.extensions[0]?.resolution).toEqual({
+      message: upstream,
+      hints: ['versions: 1.1.0, 1.0.0', 'successors of the installed version "1.0.0": 1.1.0'],
+    });
+    expect(renderStatusTable(report, { color: false })).toContain(
+      `\npending: ${upstream}\n  versions: 1.1.0, 1.0.0\n  successors of the installed version "1.0.0": 1.1.0\n`,
+    );
+    // An Event of an earlier failure, or one about another extension, adds nothing.
+    const stale = buildStatusReport({ ...input, extensions: [failing], resolutionEvents: [events[0]!] });
+    expect(stale.extensions[0]?.resolution).toBeUndefined();
+    expect(buildStatusReport(input).extensions.map((e) => e.resolution)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+  });
+
   it('the table: catalogs, extensions, verdict with one line per blocker, errors apart; no colour unless asked', () => {
     const text = renderStatusTable(buildStatusReport(input), { color: false });
     expect(text).toBe(fixture('blocked.txt'));

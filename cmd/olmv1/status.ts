@@ -15,7 +15,7 @@ import { dump } from 'js-yaml';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { parseClusterVersion, type ClusterMinor, type DeployedExtension } from '../../pkg/operator-controller/gating/index.ts';
-import { isForbidden, isNoKindMatch, isNotFound, sleepUnlessAborted, type KubeClient } from '../../pkg/shared/kube/index.ts';
+import { isForbidden, isNoKindMatch, isNotFound, sleepUnlessAborted, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, connectCluster, type ClusterFlags, type KubeconfigLookup } from './cluster-access.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
@@ -158,10 +158,11 @@ function format(report: StatusReport, output: Options['output'], deps: StatusCom
 /** Reads everything the report needs; API failures are connection errors (exit 2), except for the cluster version. */
 async function collect(client: KubeClient, o: Options): Promise<StatusReport> {
   try {
-    const [version, catalogs, extensions] = await Promise.all([
+    const [version, catalogs, extensions, resolutionEvents] = await Promise.all([
       currentVersion(client, o.clusterVersion),
       client.listAll(CLUSTER_CATALOG),
       client.listAll(CLUSTER_EXTENSION),
+      resolutionFailedEvents(client),
     ]);
     const store = createReleaseStore({ client, namespace: o.namespace });
     const deployed = new Map<string, DeployedExtension>();
@@ -175,9 +176,26 @@ async function collect(client: KubeClient, o: Options): Promise<StatusReport> {
         unreadable.push(name);
       }
     }
-    return buildStatusReport({ version, catalogs: catalogs.items, extensions: extensions.items, deployed, unreadable });
+    return buildStatusReport({ version, catalogs: catalogs.items, extensions: extensions.items, deployed, unreadable, resolutionEvents });
   } catch (e) {
     throw new CommandError(errorMessage(e), STATUS_EXIT.failed);
+  }
+}
+
+/**
+ * operator-controller's ResolutionFailed Events (namespace default, where Events about
+ * cluster-scoped objects go): what the catalogs offer instead of what a failing extension asks.
+ * Best effort: a user who may not list Events gets the report without them.
+ */
+async function resolutionFailedEvents(client: KubeClient): Promise<KubeObject[]> {
+  try {
+    const { items } = await client.listAll(
+      { apiVersion: 'events.k8s.io/v1', kind: 'Event' },
+      { namespace: 'default', fieldSelector: 'reason=ResolutionFailed' },
+    );
+    return items;
+  } catch {
+    return [];
   }
 }
 

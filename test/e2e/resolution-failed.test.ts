@@ -7,8 +7,11 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it, vi } from 'vitest';
+import { createKubeconfigLookup } from '../../cmd/olmv1/cluster-access.ts';
+import { runStatus } from '../../cmd/olmv1/status.ts';
 import { runUpgradePlan, type UpgradeCommandDeps } from '../../cmd/olmv1/upgrade.ts';
 import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
+import { captureIO } from '../support/command-io.ts';
 import { eventsAbout, waitForEvent } from '../support/events.ts';
 import { readMetric } from '../support/operator-controller.ts';
 import {
@@ -88,6 +91,16 @@ describe('a failed resolution', () => {
     }
     const failures = (await eventsAbout(kube.client, 'ClusterExtension', pkg)).filter((e) => e.reason === 'ResolutionFailed');
     expect(failures.map((e) => e.count)).toEqual([1]);
+
+    // olmv1 status shows them with the failing extension (its JSON and its table).
+    const lookup = createKubeconfigLookup({ KUBECONFIG: suite.stack.cp.kubeconfigPath }, process.cwd());
+    const status = captureIO();
+    await runStatus(['-o', 'json', '--cluster-version', '4.18'], status, { kubeconfig: lookup, isTTY: false, columns: undefined, noColor: true });
+    const report = JSON.parse(status.out()) as { extensions: { name: string; resolution?: unknown }[] };
+    expect(report.extensions.find((e) => e.name === pkg)?.resolution).toEqual({ message: upstream, hints });
+    const table = captureIO();
+    await runStatus(['--cluster-version', '4.18'], table, { kubeconfig: lookup, isTTY: false, columns: undefined, noColor: true });
+    expect(table.out()).toContain(`\n${pkg}: ${upstream}\n${hints.map((h) => `  ${h}\n`).join('')}`);
 
     // olmv1 upgrade plan prints the same lines after the error.
     const planned = await plan(pkg);
