@@ -185,6 +185,24 @@ describe('resolve step', () => {
     expect(condition(s, 'Installed')).toMatchObject({ status: 'True', message: 'Installed bundle registry.example/p-bundle:v1.0.0 successfully' });
   });
 
+  it('50 failing extensions: one Warning Event each, none more while they keep failing alike', async () => {
+    const events: string[] = [];
+    const step = resolveStep({
+      catalogs: catalog,
+      features: { bundleReleaseSupport: false },
+      events: recordingEvents(events),
+    } satisfies ResolvePorts);
+    const failing = (i: number) =>
+      extensionState({
+        name: `ext-${i}`,
+        uid: `u-${i}`,
+        spec: { source: { sourceType: 'Catalog', catalog: { packageName: 'p', version: '9.9.9' } } },
+      });
+    for (let round = 0; round < 3; round++) for (let i = 0; i < 50; i++) await expect(step.run(failing(i))).rejects.toThrow(/no bundles found/);
+    expect(events).toHaveLength(50);
+    expect(new Set(events).size).toBe(1);
+  });
+
   it('installed and no catalog matches the selector (deleted): the installed bundle stays the target, no error kept', async () => {
     const s = extensionState({ installed: deployed(), history: [deployed()] });
     const events: string[] = [];
