@@ -14,6 +14,9 @@ const [{ componentMain }, { HELP, parseCatalogdOptions }] = await Promise.all([i
 await componentMain({
   name: 'catalogd',
   help: HELP,
+  featureGateMessage: 'catalogd feature gate status',
+  // Upstream prints it with Go's %#v: the text quoted once more.
+  versionLine: (text) => JSON.stringify(text),
   parse: parseCatalogdOptions,
   run: async (options, log, signal) => {
     startCompileCache(options.cacheDir);

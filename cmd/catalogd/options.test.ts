@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { UPSTREAM_CATALOGD_ARGS } from '../../test/support/upstream-deployment-args.ts';
 import { HELP, parseCatalogdOptions, type CatalogdOptions } from './options.ts';
 
 const ENV = { KUBECONFIG: '/home/u/.kube/config' };
@@ -80,5 +81,74 @@ describe('parseCatalogdOptions: leader election durations', () => {
 
   it('rejects durations that would let two leaders overlap', () => {
     expect(() => parse(['--leader-elect-lease-duration=10s'])).toThrow('leaseDuration must be greater than renewDeadline');
+  });
+});
+
+describe("parseCatalogdOptions: upstream's Deployment arguments", () => {
+  const PPROF = { flag: '--pprof-bind-address', value: ':6060', reason: expect.stringContaining('no pprof endpoint here') };
+  const METAS = {
+    flag: '--feature-gates',
+    gate: 'APIV1MetasHandler',
+    value: 'false',
+    reason: '/api/v1/metas is always served here, from the index every catalog gets at ingest',
+  };
+
+  it('takes the standard ones (and e2e, OpenShift): the pprof address and APIV1MetasHandler=false have no effect', () => {
+    for (const [args, notices] of [
+      [UPSTREAM_CATALOGD_ARGS.standard, [METAS]],
+      [UPSTREAM_CATALOGD_ARGS.standardE2e, [PPROF, METAS]],
+      [UPSTREAM_CATALOGD_ARGS.openshift, [METAS]],
+    ] as const) {
+      expect(parse([...args])).toMatchObject({
+        leaderElect: true,
+        metrics: { host: '0.0.0.0', port: 7443 },
+        externalAddress: 'catalogd-service.olmv1-system.svc',
+        tls: { certPath: '/var/certs/tls.crt', keyPath: '/var/certs/tls.key' },
+        flagNotices: notices,
+      });
+    }
+    expect(parse([...UPSTREAM_CATALOGD_ARGS.standardE2e])).toMatchObject({ pullCasDir: '/var/ca-certs', tlsProfile: { name: 'custom' } });
+    expect(parse([...UPSTREAM_CATALOGD_ARGS.openshift])).toMatchObject({
+      logLevel: 'info',
+      pullSecret: { namespace: 'openshift-config', name: 'pull-secret' },
+    });
+  });
+
+  it('refuses the experimental ones for GraphQLCatalogQueries=true alone, saying what is missing', () => {
+    for (const args of [UPSTREAM_CATALOGD_ARGS.experimental, UPSTREAM_CATALOGD_ARGS.experimentalE2e]) {
+      expect(() => parse([...args])).toThrow(
+        new Error(
+          '--feature-gates: GraphQLCatalogQueries=true asks for the GraphQL endpoint (/api/v1/graphql), which this catalogd does not have; remove it or set it to false',
+        ),
+      );
+      const withoutGraphql = args.filter((a) => a !== '--feature-gates=GraphQLCatalogQueries=true');
+      // APIV1MetasHandler=true is what this catalogd does: nothing to report but the pprof address.
+      expect(parse(withoutGraphql).flagNotices?.map((n) => n.flag)).toEqual(
+        args === UPSTREAM_CATALOGD_ARGS.experimental ? [] : ['--pprof-bind-address'],
+      );
+    }
+    expect(() => parse(['--feature-gates=NoSuchGate=true'])).toThrow('unrecognized feature gate: NoSuchGate');
+    // The start-up line shows what is in effect: metas served whatever the gate says.
+    expect(parse([...UPSTREAM_CATALOGD_ARGS.standard]).featureGateStatus).toEqual({ APIV1MetasHandler: true, GraphQLCatalogQueries: false });
+  });
+
+  it('accepts --webhook-server-port, reporting that no webhook is served', () => {
+    expect(parse(['--webhook-server-port=9443']).flagNotices).toEqual([
+      { flag: '--webhook-server-port', value: '9443', reason: expect.stringContaining('MutatingAdmissionPolicy') },
+    ]);
+    expect(parse([]).flagNotices).toEqual([]);
+    expect(() => parse(['--webhook-server-port=web'])).toThrow('invalid --webhook-server-port "web" (want a port number)');
+  });
+
+  it("help names upstream's flags and the version command", () => {
+    for (const s of [
+      '--feature-gates',
+      'GraphQLCatalogQueries=false (true refused)',
+      '--webhook-server-port',
+      '--pprof-bind-address',
+      '--v N',
+      'version',
+    ])
+      expect(HELP).toContain(s);
   });
 });

@@ -12,6 +12,8 @@ import { DEFAULT_INGEST_TIMEOUT_MS } from '../../pkg/catalogd/clustercatalog/ing
 import { goDuration } from '../../pkg/gocompat/gotext/index.ts';
 import { type ListenAddress, parseDuration, parseListenAddress, parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
 import { CATALOG_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/limits.ts';
+import { type GateSpec, featureGatesHelp, parseFeatureGates } from '../shared/feature-gates.ts';
+import { type InertFlag, commonInertFlagsHelp } from '../shared/upstream-flags.ts';
 import { SERVING_FLAGS, type ServingOptions, servingHelp, servingOptions } from '../shared/serving.ts';
 import { DECODE_LIMIT_FLAGS, IMAGE_LIMIT_FLAGS, decodeLimitHelp, decodeLimitOptions, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 
@@ -42,6 +44,34 @@ const METRICS_ADDRESS = ':7443';
 /** Default of `--max-concurrent-reconciles`: a catalog that takes long leaves a worker to the others. */
 const DEFAULT_WORKERS = 2;
 
+/**
+ * Upstream catalogd's gates (api-and-controllers.md section 9) and what each does here.
+ * `/api/v1/metas` is always served, from the index every catalog gets at ingest (a deliberate
+ * difference from upstream, where it is Alpha and off): `APIV1MetasHandler=false` changes nothing.
+ * This catalogd has no GraphQL endpoint: `GraphQLCatalogQueries=true` asks for
+ * `/api/v1/graphql` and its schema, and clients that query it would get 404s, so that value
+ * stops the binary; `false` is what happens here.
+ */
+const FEATURE_GATES = {
+  APIV1MetasHandler: {
+    stage: 'Alpha',
+    default: true,
+    noEffect: { value: false, why: '/api/v1/metas is always served here, from the index every catalog gets at ingest' },
+  },
+  GraphQLCatalogQueries: { stage: 'Alpha', default: false, refuse: { value: true, why: 'asks for the GraphQL endpoint (/api/v1/graphql)' } },
+} as const satisfies Record<string, GateSpec>;
+
+/** Upstream catalogd's flags with no effect here. */
+const INERT_FLAGS: Record<string, InertFlag> = {
+  'webhook-server-port': {
+    check: (flag, value) => {
+      if (!/^[+-]?\d+$/.test(value)) throw new Error(`invalid ${flag} ${JSON.stringify(value)} (want a port number)`);
+    },
+    quiet: [],
+    reason: 'no webhook server here: a MutatingAdmissionPolicy sets the metadata.name label (config/admission)',
+  },
+};
+
 export const HELP = `Usage: catalogd [flags]
 
 Reconciles ClusterCatalogs: pulls catalog images, stores their file-based catalogs by digest and
@@ -69,7 +99,11 @@ ${servingHelp(METRICS_ADDRESS, 'the catalog API over HTTPS, and the metrics serv
   --ingest-timeout DURATION         limit of one catalog's pull and store; a catalog that exceeded it or the
                                     memory of its ingest process is retried after as long at the earliest
                                     (default ${goDuration(DEFAULT_INGEST_TIMEOUT_MS)})
-${decodeLimitHelp(36)}${imageLimitHelp(36, CATALOG_IMAGE_LIMITS)}${logFlagsHelp(36)}${REGISTRIES_CONF_HELP}`;
+${decodeLimitHelp(36)}${imageLimitHelp(36, CATALOG_IMAGE_LIMITS)}${featureGatesHelp(FEATURE_GATES, 36)}${logFlagsHelp(36)}${commonInertFlagsHelp(36)}  --webhook-server-port PORT        upstream's webhook server: accepted, no effect (the label is set by a policy)
+
+Commands:
+  version                           print the version, as upstream's catalogd version does
+${REGISTRIES_CONF_HELP}`;
 
 /** Parses argv and env; throws Error with a usage message on bad input. */
 export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): CatalogdOptions | 'help' {
@@ -86,14 +120,21 @@ export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): Ca
       'max-concurrent-reconciles': { type: 'string' },
       'ingest-timeout': { type: 'string' },
       ...IMAGE_LIMIT_FLAGS,
+      'feature-gates': { type: 'string', multiple: true },
     },
     'catalogd-operator-lock',
+    undefined,
+    INERT_FLAGS,
   );
   if (parsed === 'help') return 'help';
   const { common, values } = parsed;
   const ns = common.systemNamespace;
+  // Nothing to pass on: every accepted value of upstream's gates is what this catalogd does.
+  const gates = parseFeatureGates(values['feature-gates'], FEATURE_GATES, 'catalogd');
   return {
     ...common,
+    flagNotices: [...(common.flagNotices ?? []), ...gates.notices],
+    featureGateStatus: gates.status,
     ...servingOptions(values, METRICS_ADDRESS),
     cacheDir: values['cache-dir'] ?? '/var/cache/catalogd',
     catalogServer: parseListenAddress(values['catalogs-server-addr'] ?? ':8443'),

@@ -14,6 +14,8 @@ const [{ componentMain }, { HELP, parseOperatorControllerOptions }] = await Prom
 await componentMain({
   name: 'operator-controller',
   help: HELP,
+  featureGateMessage: 'feature gate status',
+  versionLine: (text) => text,
   parse: parseOperatorControllerOptions,
   run: async (options, log, signal) => {
     startCompileCache(options.cacheDir);

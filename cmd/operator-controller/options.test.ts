@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { UPSTREAM_OPERATOR_CONTROLLER_ARGS } from '../../test/support/upstream-deployment-args.ts';
 import { FEATURE_GATE_DEFAULTS, HELP, parseOperatorControllerOptions, type OperatorControllerOptions } from './options.ts';
 
 const ENV = { KUBECONFIG: '/home/u/.kube/config' };
@@ -41,7 +42,17 @@ describe('parseOperatorControllerOptions', () => {
       insecureMetrics: false,
       registriesConf: { system: { file: '/etc/containers/registries.conf', dir: '/etc/containers/registries.conf.d' } },
       proxy: { httpProxy: '', httpsProxy: '', noProxy: '' },
+      flagNotices: [],
+      featureGateStatus: { ...FEATURE_GATE_DEFAULTS, BoxcutterRuntime: false },
     });
+    expect(Object.keys(parse([]).featureGateStatus ?? {})).toEqual([
+      'BoxcutterRuntime',
+      'BundleReleaseSupport',
+      'DeploymentConfig',
+      'SingleOwnNamespaceInstallSupport',
+      'WebhookProviderCertManager',
+      'WebhookProviderOpenshiftServiceCA',
+    ]);
     expect(FEATURE_GATE_DEFAULTS).toEqual({
       SingleOwnNamespaceInstallSupport: true,
       DeploymentConfig: true,
@@ -130,6 +141,8 @@ describe('parseOperatorControllerOptions', () => {
       tlsOptions: expect.objectContaining({ minVersion: 'TLSv1.3' }),
       insecureMetrics: true,
       registriesConf: { system: { file: '/etc/containers/registries.conf', dir: '/etc/containers/registries.conf.d' } },
+      flagNotices: [],
+      featureGateStatus: { ...FEATURE_GATE_DEFAULTS, BundleReleaseSupport: true, WebhookProviderCertManager: false, BoxcutterRuntime: false },
     });
   });
 
@@ -225,6 +238,112 @@ describe('parseOperatorControllerOptions', () => {
       expect(HELP).toContain(flag);
     }
     expect(HELP).toContain('BundleReleaseSupport=false');
+  });
+});
+
+describe("upstream's Deployment arguments", () => {
+  const PPROF = { flag: '--pprof-bind-address', value: ':6060', reason: expect.stringContaining('no pprof endpoint here') };
+
+  it('takes the standard ones (and e2e), every gate honoured; only the pprof address has no effect', () => {
+    for (const [args, notices] of [
+      [UPSTREAM_OPERATOR_CONTROLLER_ARGS.standard, []],
+      [UPSTREAM_OPERATOR_CONTROLLER_ARGS.standardE2e, [PPROF]],
+    ] as const) {
+      expect(parse([...args])).toMatchObject({
+        healthProbe: { host: '0.0.0.0', port: 8081 },
+        metrics: { host: '0.0.0.0', port: 8443 },
+        leaderElect: true,
+        tls: { certPath: '/var/certs/tls.crt', keyPath: '/var/certs/tls.key' },
+        catalogdCasDir: '/var/ca-certs',
+        pullCasDir: '/var/ca-certs',
+        featureGates: {
+          SingleOwnNamespaceInstallSupport: false,
+          DeploymentConfig: false,
+          WebhookProviderCertManager: true,
+          WebhookProviderOpenshiftServiceCA: false,
+          BundleReleaseSupport: false,
+        },
+        flagNotices: notices,
+      });
+    }
+    expect(parse([...UPSTREAM_OPERATOR_CONTROLLER_ARGS.standardE2e]).tlsProfile.name).toBe('modern');
+  });
+
+  it("takes the OpenShift ones: --v=2 is klog's info", () => {
+    expect(parse([...UPSTREAM_OPERATOR_CONTROLLER_ARGS.openshift])).toMatchObject({
+      logLevel: 'info',
+      pullSecret: { namespace: 'openshift-config', name: 'pull-secret' },
+      flagNotices: [],
+    });
+  });
+
+  it('refuses the experimental ones for BoxcutterRuntime=true alone, saying what is missing', () => {
+    for (const args of [UPSTREAM_OPERATOR_CONTROLLER_ARGS.experimental, UPSTREAM_OPERATOR_CONTROLLER_ARGS.experimentalE2e]) {
+      expect(() => parse([...args])).toThrow(
+        new Error(
+          '--feature-gates: BoxcutterRuntime=true asks for the Boxcutter runtime, which this operator-controller does not have; remove it or set it to false',
+        ),
+      );
+      const helm = args.map((a) => (a === '--feature-gates=BoxcutterRuntime=true' ? '--feature-gates=BoxcutterRuntime=false' : a));
+      expect(parse(helm).featureGates).toEqual({
+        SingleOwnNamespaceInstallSupport: true,
+        DeploymentConfig: true,
+        WebhookProviderCertManager: true,
+        WebhookProviderOpenshiftServiceCA: false,
+        BundleReleaseSupport: true,
+      });
+    }
+    expect(() => parse(['--feature-gates=AllAlpha=true'])).toThrow(
+      '--feature-gates: AllAlpha=true sets BoxcutterRuntime=true, and BoxcutterRuntime=true asks for the Boxcutter runtime',
+    );
+    expect(parse(['--feature-gates=AllAlpha=true,BoxcutterRuntime=false']).featureGates.BundleReleaseSupport).toBe(true);
+  });
+
+  it.each([
+    [['--v=0'], 'info'],
+    [['--v=3'], 'info'],
+    [['--v=4'], 'debug'],
+    [['--v', '5'], 'trace'],
+    [['-v', '10'], 'trace'],
+    [['-v=4'], 'debug'],
+    [['-v4'], 'debug'],
+    [['--v=-1'], 'warn'],
+    [['--v=4', '--log-level=debug'], 'debug'],
+  ])("maps klog's verbosity %j to the log level %s", (argv, level) => {
+    expect(parse(argv).logLevel).toBe(level);
+  });
+
+  it.each([
+    [['--v=high'], 'invalid --v "high" (want klog\'s verbosity, a whole number)'],
+    [['--v=4', '--log-level=info'], '--log-level and --v disagree'],
+    [['--vmodule=a.go'], 'invalid --vmodule "a.go": syntax error: expect comma-separated list of filename=N'],
+    [['--logtostderr=maybe'], 'invalid --logtostderr value "maybe" (want true or false)'],
+    [['--log_file_max_size=1G'], 'invalid --log_file_max_size "1G" (want a whole number)'],
+    [['--stderrthreshold=LOUD'], 'invalid --stderrthreshold "LOUD" (want INFO, WARNING, ERROR or FATAL)'],
+    [['--log_backtrace_at=here'], 'invalid --log_backtrace_at "here" (want file.go:N)'],
+    [['--webhook-server-port=9443'], /webhook-server-port/],
+  ])('refuses %j as upstream does', (argv, message) => {
+    expect(() => parse(argv)).toThrow(message);
+  });
+
+  it("accepts klog's other flags, reporting those set away from klog's defaults", () => {
+    expect(
+      parse(['--logtostderr', '--alsologtostderr=false', '--pprof-bind-address=0', '--vmodule=', '--log_file_max_size=1800']).flagNotices,
+    ).toEqual([]);
+    expect(
+      parse(['--vmodule=applier*=4,helm.go=2', '--logtostderr=false', '--log_dir=/tmp/logs', '--add_dir_header', '--stderrthreshold=WARNING'])
+        .flagNotices,
+    ).toEqual([
+      { flag: '--vmodule', value: 'applier*=4,helm.go=2', reason: expect.stringContaining('no per-file verbosity') },
+      { flag: '--log_dir', value: '/tmp/logs', reason: expect.stringContaining('never to files') },
+      { flag: '--logtostderr', value: 'false', reason: expect.stringContaining('never to files') },
+      { flag: '--stderrthreshold', value: 'WARNING', reason: expect.stringContaining('never to files') },
+      { flag: '--add_dir_header', value: 'true', reason: expect.stringContaining('headers') },
+    ]);
+  });
+
+  it('help names the upstream flags and the version command', () => {
+    for (const s of ['--v N', '--pprof-bind-address', '--vmodule', 'BoxcutterRuntime=false (true refused)', 'version']) expect(HELP).toContain(s);
   });
 });
 

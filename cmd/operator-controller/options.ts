@@ -5,7 +5,9 @@
 import { type ComponentOptions, parseComponentFlags } from '../shared/component-options.ts';
 import { REGISTRIES_CONF_HELP } from '../shared/registries-conf.ts';
 import { logFlagsHelp } from '../shared/logging.ts';
-import { parseFeatureGates, parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
+import { parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
+import { type GateSpec, featureGatesHelp, parseFeatureGates } from '../shared/feature-gates.ts';
+import { commonInertFlagsHelp } from '../shared/upstream-flags.ts';
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 import { SERVING_FLAGS, type ServingOptions, servingHelp, servingOptions } from '../shared/serving.ts';
 // Files, not the modules' indexes (the registry client, the reconciler): flag parsing stays
@@ -27,6 +29,22 @@ export const FEATURE_GATE_DEFAULTS = {
 
 /** The gates by name. */
 type FeatureGates = Record<keyof typeof FEATURE_GATE_DEFAULTS, boolean>;
+
+/**
+ * Upstream's gates (api-and-controllers.md section 9) and what each does here: the honoured ones
+ * at FEATURE_GATE_DEFAULTS, and BoxcutterRuntime, whose `true` asks for the Boxcutter runtime
+ * (ClusterObjectSet revisions instead of Helm releases, and the migration of existing releases
+ * to them): running the Helm runtime instead would install and record every extension otherwise
+ * than asked, so that value stops the binary. Its `false` is what happens here.
+ */
+const FEATURE_GATES = {
+  SingleOwnNamespaceInstallSupport: { stage: 'Alpha', default: FEATURE_GATE_DEFAULTS.SingleOwnNamespaceInstallSupport },
+  DeploymentConfig: { stage: 'Alpha', default: FEATURE_GATE_DEFAULTS.DeploymentConfig },
+  WebhookProviderCertManager: { stage: 'GA', default: FEATURE_GATE_DEFAULTS.WebhookProviderCertManager },
+  WebhookProviderOpenshiftServiceCA: { stage: 'GA', default: FEATURE_GATE_DEFAULTS.WebhookProviderOpenshiftServiceCA },
+  BundleReleaseSupport: { stage: 'Alpha', default: FEATURE_GATE_DEFAULTS.BundleReleaseSupport },
+  BoxcutterRuntime: { stage: 'Alpha', default: false, refuse: { value: true, why: 'asks for the Boxcutter runtime' } },
+} as const satisfies Record<string, GateSpec>;
 
 /** `tls` (`--tls-cert`/`--tls-key`) serves the metrics only. */
 export interface OperatorControllerOptions extends ComponentOptions, ServingOptions {
@@ -90,13 +108,12 @@ ${servingHelp(METRICS_ADDRESS, 'the metrics server')}  --health-probe-bind-addre
                                     per registry in DIR/HOST[:PORT]/ too (re-read on change)
   --pull-connect-timeout DURATION   bound of connecting to a registry, TLS included (default 10s)
   --pull-read-timeout DURATION      a registry request fails after this long without data (default 30s)
-${imageLimitHelp(36, BUNDLE_IMAGE_LIMITS)}  --feature-gates GATES             e.g. BundleReleaseSupport=true,WebhookProviderCertManager=false
-                                    (${Object.entries(FEATURE_GATE_DEFAULTS)
-                                      .map(([k, v]) => `${k}=${v}`)
-                                      .join(', ')})
-  --cluster-version X.Y[.Z]         cluster version for the upgrade gate (olm.maxOpenShiftVersion) where the
+${imageLimitHelp(36, BUNDLE_IMAGE_LIMITS)}${featureGatesHelp(FEATURE_GATES, 36)}  --cluster-version X.Y[.Z]         cluster version for the upgrade gate (olm.maxOpenShiftVersion) where the
                                     config.openshift.io ClusterVersion API is not served
-${logFlagsHelp(36)}${REGISTRIES_CONF_HELP}`;
+${logFlagsHelp(36)}${commonInertFlagsHelp(36)}
+Commands:
+  version                           print the version, as upstream's operator-controller version does
+${REGISTRIES_CONF_HELP}`;
 
 /**
  * Upstream operator-controller's leader election durations (its manager options; they follow
@@ -118,7 +135,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
       'catalogd-ca-file': { type: 'string' },
       'catalogd-cas-dir': { type: 'string' },
       'max-concurrent-reconciles': { type: 'string' },
-      'feature-gates': { type: 'string' },
+      'feature-gates': { type: 'string', multiple: true },
       'cluster-version': { type: 'string' },
       'pull-connect-timeout': { type: 'string' },
       'pull-read-timeout': { type: 'string' },
@@ -146,15 +163,20 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
   const clusterVersionFlag = values['cluster-version'];
   const clusterVersion = clusterVersionFlag === undefined ? undefined : parseClusterVersion(clusterVersionFlag);
   if (clusterVersion !== undefined && !clusterVersion.ok) throw new Error(`invalid --cluster-version: ${clusterVersion.error}`);
+  const gates = parseFeatureGates(values['feature-gates'], FEATURE_GATES, 'operator-controller');
+  // Only the honoured gates go on: BoxcutterRuntime here is false or refused above.
+  const { BoxcutterRuntime: _helm, ...featureGates } = gates.gates;
   return {
     ...common,
+    flagNotices: [...(common.flagNotices ?? []), ...gates.notices],
+    featureGateStatus: gates.status,
     ...servingOptions(values, METRICS_ADDRESS),
     cacheDir: aliased('--cache-dir', values['cache-dir'], '--cache-path', values['cache-path']) ?? '/var/cache/operator-controller',
     catalogdUrl,
     catalogdCaFile: values['catalogd-ca-file'],
     catalogdCasDir: values['catalogd-cas-dir'],
     maxConcurrentReconciles: workers,
-    featureGates: parseFeatureGates(values['feature-gates'], FEATURE_GATE_DEFAULTS),
+    featureGates,
     clusterVersion: clusterVersion?.value,
     ...(env.OLMV1_TEST_PAUSE_AT === undefined || env.OLMV1_TEST_PAUSE_AT === '' ? {} : { testPauseAt: parsePauseAt(env.OLMV1_TEST_PAUSE_AT) }),
     imageLimits: imageLimitOptions(values, BUNDLE_IMAGE_LIMITS),

@@ -25,6 +25,7 @@ import {
 } from './flags.ts';
 import { registriesConfPaths } from './registries-conf.ts';
 import { LOG_FLAGS, type LogOptions, logOptions } from './logging.ts';
+import { COMMON_INERT_FLAGS, type FlagNotice, type InertFlag, inertBoolFlags, inertFlagNotices, inertFlagOptions } from './upstream-flags.ts';
 
 /** Options every component has. */
 export interface ComponentOptions extends ClusterLocation, LogOptions {
@@ -50,6 +51,10 @@ export interface ComponentOptions extends ClusterLocation, LogOptions {
    * registries-conf.ts); unset: none is read (tests that start components in-process).
    */
   registriesConf?: RegistriesConfPaths | undefined;
+  /** Upstream flags given values that have no effect here: one warning each at start (componentMain). */
+  flagNotices?: FlagNotice[] | undefined;
+  /** Every feature gate's value, logged at start as upstream does (`feature gate status`, one field a gate). */
+  featureGateStatus?: Record<string, boolean> | undefined;
 }
 
 /** The `parseArgs` options of the common flags. */
@@ -70,34 +75,47 @@ const COMPONENT_FLAGS = {
   ...LOG_FLAGS,
 } as const satisfies ParseArgsConfig['options'];
 
-/** Go-style boolean flags: `--leader-elect` (or `--insecure-metrics`) alone means true. */
-function normalizeBoolFlags(argv: readonly string[]): string[] {
-  return argv.map((a) => (a === '--leader-elect' || a === '--insecure-metrics' ? `${a}=true` : a));
+/** A component's own flag: a string, or (`multiple`) every occurrence, as `--feature-gates`. */
+type OwnFlag = { type: 'string'; multiple?: true };
+
+/**
+ * Go-style boolean flags: `--leader-elect` (or `--insecure-metrics`, or a bool flag of klog's)
+ * alone means true. pflag's `-v=N` (klog's `v`, one letter, so also a shorthand) is `--v=N`.
+ */
+function normalizeArgs(argv: readonly string[], bools: ReadonlySet<string>): string[] {
+  return argv.map((a) => (bools.has(a) ? `${a}=true` : a.startsWith('-v=') ? `-${a}` : a));
 }
 
 /**
- * Parses a component's argv: the common flags plus `flags` (string-valued, the component's own).
- * Returns 'help' for -h/--help; otherwise the common options and the component's flag values.
- * `defaultDurations` are the leader election durations when no flag sets them (undefined:
- * client-go's). Throws parseArgs' error on an unknown flag or a missing value, and on
+ * Parses a component's argv: the common flags plus `flags` (string-valued, the component's own;
+ * `multiple`: every occurrence, in order). Upstream's flags that have no effect here are accepted
+ * and checked: klog's and `--pprof-bind-address` for both, and `inert`, the component's own;
+ * `flagNotices` lists those given a value that asks for something. Returns 'help' for -h/--help;
+ * otherwise the common options and the component's flag values. `defaultDurations` are the
+ * leader election durations when no flag sets them (undefined: client-go's). Throws parseArgs'
+ * error on an unknown flag or a missing value, Error on a value upstream refuses too, and on
  * inconsistent leader election durations.
  */
-export function parseComponentFlags<F extends Record<string, { type: 'string' }>>(
+export function parseComponentFlags<F extends Record<string, OwnFlag>>(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
   flags: F,
   defaultLeaseName: string,
   defaultDurations?: LeaderElectionDurations,
-): { common: ComponentOptions; values: { [K in keyof F]?: string } } | 'help' {
+  inert: Readonly<Record<string, InertFlag>> = {},
+): { common: ComponentOptions; values: { [K in keyof F]?: F[K] extends { multiple: true } ? string[] : string } } | 'help' {
+  const inertFlags = { ...COMMON_INERT_FLAGS, ...inert };
   // Typed loosely here: the common flags' values go to componentOptions, the rest are strings.
-  const options: ParseArgsConfig['options'] = { ...COMPONENT_FLAGS, ...flags };
-  const { values } = parseArgs({ args: normalizeBoolFlags(argv), strict: true, options });
+  const options: ParseArgsConfig['options'] = { ...inertFlagOptions(inertFlags), ...COMPONENT_FLAGS, ...flags };
+  const bools = new Set(['--leader-elect', '--insecure-metrics', ...inertBoolFlags(inertFlags)]);
+  const { values } = parseArgs({ args: normalizeArgs(argv, bools), strict: true, options });
   if (values['help'] === true) return 'help';
   const common = componentOptions(values as Parameters<typeof componentOptions>[0], env, defaultLeaseName);
   const durations = leaderElectionDurations(values as Record<string, unknown>, defaultDurations);
+  const notices = inertFlagNotices(values, inertFlags);
   return {
-    common: durations === undefined ? common : { ...common, leaderElection: durations },
-    values: values as { [K in keyof F]?: string },
+    common: { ...common, ...(durations === undefined ? {} : { leaderElection: durations }), flagNotices: notices },
+    values: values as { [K in keyof F]?: F[K] extends { multiple: true } ? string[] : string },
   };
 }
 
@@ -155,6 +173,7 @@ function componentOptions(
       'zap-log-level': str('zap-log-level'),
       'zap-encoder': str('zap-encoder'),
       'zap-time-encoding': str('zap-time-encoding'),
+      v: str('v'),
     }),
     registriesConf: registriesConfPaths(env),
   };

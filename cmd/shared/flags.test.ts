@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterLocation, parseBool, parseByteSize, parseDuration, parseFeatureGates, parseListenAddress, parseSecretRef } from './flags.ts';
+import { clusterLocation, parseBool, parseByteSize, parseDuration, parseListenAddress, parseSecretRef } from './flags.ts';
 import { decodeLimitOptions } from './limits.ts';
 
 describe('parseDuration', () => {
@@ -75,37 +75,6 @@ describe('parseSecretRef', () => {
       `invalid --global-pull-secret ${JSON.stringify(v)} (want NAME or NAMESPACE/NAME)`,
     ),
   );
-});
-
-describe('parseFeatureGates', () => {
-  const defaults = { Alpha: false, Beta: true } as const;
-  it.each([
-    [undefined, { Alpha: false, Beta: true }],
-    ['', { Alpha: false, Beta: true }],
-    ['  ', { Alpha: false, Beta: true }],
-    ['Alpha=true', { Alpha: true, Beta: true }],
-    ['Beta=false', { Alpha: false, Beta: false }],
-    ['Alpha=true, Beta=false', { Alpha: true, Beta: false }],
-    ['Alpha=true,Alpha=false', { Alpha: false, Beta: true }],
-    ['Alpha=true,', { Alpha: true, Beta: true }],
-    [',Alpha = true,,Beta= false ', { Alpha: true, Beta: false }],
-  ])('%j', (v, want) => expect(parseFeatureGates(v, defaults)).toEqual(want));
-
-  it('does not modify the defaults', () => {
-    parseFeatureGates('Alpha=true', defaults);
-    expect(defaults).toEqual({ Alpha: false, Beta: true });
-  });
-
-  it.each(['Gamma=true', 'alpha=true', 'toString=true', '__proto__=true'])('rejects the unknown gate in %j, listing the known ones', (v) =>
-    expect(() => parseFeatureGates(v, defaults)).toThrow(`unrecognized feature gate: ${v.split('=')[0]} (known: Alpha, Beta)`),
-  );
-
-  it.each([
-    ['Alpha', 'invalid value of Alpha: "" (want true or false)'],
-    ['Alpha=', 'invalid value of Alpha: "" (want true or false)'],
-    ['Alpha=yes', 'invalid value of Alpha: "yes" (want true or false)'],
-    ['Alpha=true=false', 'invalid value of Alpha: "true=false" (want true or false)'],
-  ])('rejects the bad value in %j', (v, message) => expect(() => parseFeatureGates(v, defaults)).toThrow(message));
 });
 
 describe('clusterLocation', () => {

@@ -83,27 +83,6 @@ export function parseSecretRef(flag: string, v: string | undefined, defaultNames
   return b === undefined ? { namespace: defaultNamespace, name: a ?? '' } : { namespace: a ?? '', name: b };
 }
 
-/**
- * Parses `--feature-gates` (`Name=true,Other=false`) over `defaults`; unknown names and values
- * other than true/false are errors, as in Kubernetes components.
- */
-export function parseFeatureGates<K extends string>(value: string | undefined, defaults: Readonly<Record<K, boolean>>): Record<K, boolean> {
-  const gates: Record<K, boolean> = { ...defaults };
-  if (value === undefined || value.trim() === '') return gates;
-  for (const part of value.split(',')) {
-    // Empty entries are skipped and only the first `=` splits, as Kubernetes' featuregate.Set does.
-    if (part.trim() === '') continue;
-    const eq = part.indexOf('=');
-    const name = (eq < 0 ? part : part.slice(0, eq)).trim();
-    const setting = eq < 0 ? '' : part.slice(eq + 1).trim();
-    // Own keys only: `toString` or `__proto__` are not gates.
-    if (!Object.hasOwn(defaults, name)) throw new Error(`unrecognized feature gate: ${name} (known: ${Object.keys(defaults).sort().join(', ')})`);
-    if (setting !== 'true' && setting !== 'false') throw new Error(`invalid value of ${name}: ${JSON.stringify(setting)} (want true or false)`);
-    gates[name as K] = setting === 'true';
-  }
-  return gates;
-}
-
 /** Where a component finds its cluster: a kubeconfig file, or the in-cluster service environment. */
 export interface ClusterLocation {
   kubeconfig: string | undefined;

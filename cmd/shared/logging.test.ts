@@ -30,6 +30,15 @@ describe('logOptions', () => {
     [{ 'zap-log-level': '1' }, { logLevel: 'debug', logFormat: 'json', logTimeEncoding: undefined }],
     [{ 'zap-log-level': '5' }, { logLevel: 'trace', logFormat: 'json', logTimeEncoding: undefined }],
     [{ 'zap-time-encoding': 'epoch' }, { logLevel: 'info', logFormat: 'json', logTimeEncoding: 'epoch' }],
+    // klog's --v: 0-3 info, 4 debug, 5+ trace, below 0 warn.
+    [{ v: '2' }, { logLevel: 'info', logFormat: 'json', logTimeEncoding: undefined }],
+    [{ v: '4' }, { logLevel: 'debug', logFormat: 'json', logTimeEncoding: undefined }],
+    [{ v: '6' }, { logLevel: 'trace', logFormat: 'json', logTimeEncoding: undefined }],
+    [{ v: '-1' }, { logLevel: 'warn', logFormat: 'json', logTimeEncoding: undefined }],
+    [
+      { v: '1', 'zap-log-level': 'info' },
+      { logLevel: 'info', logFormat: 'json', logTimeEncoding: undefined },
+    ],
   ] satisfies [Parameters<typeof logOptions>[0], LogOptions][])('%j', (values, want) => {
     expect(logOptions(values)).toEqual(want);
   });
@@ -40,6 +49,8 @@ describe('logOptions', () => {
     [{ 'log-format': 'json', 'zap-encoder': 'console' }, '--log-format and --zap-encoder disagree'],
     [{ 'log-level': 'verbose' }, 'invalid --log-level "verbose" (want trace, debug, info, warn, error)'],
     [{ 'log-level': 'info', 'zap-log-level': 'debug' }, '--log-level and --zap-log-level disagree'],
+    [{ v: '4', 'zap-log-level': 'info' }, '--zap-log-level and --v disagree'],
+    [{ v: 'debug' }, 'invalid --v "debug" (want klog\'s verbosity, a whole number)'],
     [{ 'zap-time-encoding': 'unix' }, 'invalid --zap-time-encoding "unix" (want epoch, millis, nano, iso8601, rfc3339, rfc3339nano)'],
   ])('rejects %j', (values, message) => {
     expect(() => logOptions(values)).toThrow(message);
@@ -47,7 +58,8 @@ describe('logOptions', () => {
 
   it('help lists every flag', () => {
     const help = logFlagsHelp(36);
-    for (const flag of ['--log-level', '--log-format', '--zap-log-level', '--zap-encoder', '--zap-time-encoding']) expect(help).toContain(flag);
+    for (const flag of ['--log-level', '--log-format', '--zap-log-level', '--zap-encoder', '--zap-time-encoding', '--v N'])
+      expect(help).toContain(flag);
   });
 });
 
@@ -120,9 +132,12 @@ describe('a component started with --log-format text', () => {
     const lines = (err?.stdout ?? '').split('\n').filter((l) => l !== '');
     expect(lines).toEqual([
       expect.stringMatching(
+        /^\[\d{4}-\d\d-\d\dT[\d:.]+Z\] INFO: catalogd feature gate status \{"component":"catalogd","APIV1MetasHandler":true,"GraphQLCatalogQueries":false\}$/,
+      ),
+      expect.stringMatching(
         /^\[\d{4}-\d\d-\d\dT[\d:.]+Z\] FATAL: catalogd failed \{"component":"catalogd","err":\{"type":"Error","message":"unable to load kubeconfig/,
       ),
     ]);
-    expect(lines[0]).not.toContain('stack');
+    expect(lines[1]).not.toContain('stack');
   });
 });

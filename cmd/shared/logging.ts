@@ -33,6 +33,8 @@ export const LOG_FLAGS = {
   'zap-log-level': { type: 'string' },
   'zap-encoder': { type: 'string' },
   'zap-time-encoding': { type: 'string' },
+  // klog's verbosity, upstream's level flag since it logs through klog (`-v N` as well).
+  v: { type: 'string', short: 'v' },
 } as const;
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
@@ -45,17 +47,20 @@ export function logFlagsHelp(col: number): string {
     line('--log-level LEVEL', 'trace, debug, info, warn, error (default info)') +
     line('--log-format FORMAT', 'json (one JSON object a line, as upstream) or text (readable lines) (default json)') +
     line('--zap-log-level, --zap-encoder', "upstream's names of --log-level and --log-format (console is text)") +
-    line('--zap-time-encoding ENC', 'JSON ts as iso8601 (default), rfc3339, rfc3339nano, epoch, millis or nano')
+    line('--zap-time-encoding ENC', 'JSON ts as iso8601 (default), rfc3339, rfc3339nano, epoch, millis or nano') +
+    line('--v N, -v N', "upstream's klog verbosity: 0-3 info, 4 debug, 5 and above trace (below 0 warn)")
   );
 }
 
 /**
  * The logging options from flag values. `--zap-log-level` takes zap's names (debug, info, error,
- * panic) or a verbosity N > 0 (1 is debug, more is trace), `--zap-encoder` json or console.
+ * panic) or a verbosity N > 0 (1 is debug, more is trace), `--zap-encoder` json or console,
+ * `--v` klog's verbosity (klogLevel).
  * @throws Error naming the flag on a value it does not take, or when a flag and its alias disagree.
  */
 export function logOptions(values: { [K in keyof typeof LOG_FLAGS]?: string | undefined }): LogOptions {
-  const level = pick('--log-level', values['log-level'], '--zap-log-level', zapLevel(values['zap-log-level']));
+  const zap = pick('--log-level', values['log-level'], '--zap-log-level', zapLevel(values['zap-log-level']));
+  const level = pick(values['log-level'] === undefined ? '--zap-log-level' : '--log-level', zap, '--v', klogLevel(values['v']));
   if (level !== undefined && !LEVELS.includes(level))
     throw new Error(`invalid --log-level ${JSON.stringify(level)} (want ${LEVELS.slice(0, 5).join(', ')})`);
   const encoder = values['zap-encoder'];
@@ -83,6 +88,21 @@ function zapLevel(v: string | undefined): string | undefined {
   if (v === 'panic' || v === 'dpanic') return 'fatal';
   if (/^[1-9]\d*$/.test(v)) return v === '1' ? 'debug' : 'trace';
   return v;
+}
+
+/**
+ * klog's verbosity as a pino level, after Kubernetes' logging conventions: V(0)-V(3) are what an
+ * operator reads (info), V(4) is debug, V(5) and above trace; below 0 hides klog's info lines
+ * (warn). Upstream's own debug lines are V(1) and V(2) and those of this implementation are at
+ * debug, so `--v=4` is the least that shows them.
+ * @throws Error when the value is not a whole number (klog's Level.Set refuses it too).
+ */
+function klogLevel(v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  if (!/^[+-]?\d+$/.test(v) || Math.abs(Number(v)) > 2 ** 31)
+    throw new Error(`invalid --v ${JSON.stringify(v)} (want klog's verbosity, a whole number)`);
+  const n = Number(v);
+  return n < 0 ? 'warn' : n <= 3 ? 'info' : n === 4 ? 'debug' : 'trace';
 }
 
 /** The `ts` field of a JSON line, as pino's timestamp option wants it (a `,"key":value` fragment). */

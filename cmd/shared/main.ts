@@ -1,24 +1,40 @@
 /**
  * The process entry of a component (catalogd, operator-controller): reads flags and
- * environment, then runs until SIGTERM/SIGINT. Exit codes: 0 after a graceful stop or --help,
- * 1 on a start-up error or lost leadership, 2 on bad flags (with the usage on stderr).
+ * environment, then runs until SIGTERM/SIGINT. Exit codes: 0 after a graceful stop, --help or
+ * the `version` command, 1 on a start-up error or lost leadership, 2 on bad flags (with the
+ * usage on stderr). Upstream flags given values that have no effect here are logged first, one
+ * warning each.
  */
 import type { Logger } from 'pino';
 // The file, not pkg/shared/controller's index, which an entry loads later (decision 0097).
 import { wireShutdownSignals } from '../../pkg/shared/controller/shutdown.ts';
 import { type LogOptions, componentLogger } from './logging.ts';
+import type { ComponentOptions } from './component-options.ts';
+import { componentVersion } from './version.ts';
+
+/** What componentMain reads of a component's options. */
+type StartOptions = LogOptions & Pick<ComponentOptions, 'flagNotices' | 'featureGateStatus'>;
 
 /** What differs between the components' entry points. */
-interface ComponentMain<O extends LogOptions> {
+interface ComponentMain<O extends StartOptions> {
   /** The `component` of every log line and the prefix of a flag error. */
   name: string;
   help: string;
+  /** The message of the feature gate line at start (upstream's: `feature gate status`, catalogd's prefixed). */
+  featureGateMessage: string;
+  /** The `version` command's line from upstream's version text (each upstream binary prints it its own way). */
+  versionLine(text: string): string;
   parse(argv: string[], env: NodeJS.ProcessEnv): O | 'help';
   run(options: O, log: Logger, signal: AbortSignal): Promise<'stopped' | 'lost-leadership'>;
 }
 
 /** Runs the component in this process with its arguments and environment. */
-export async function componentMain<O extends LogOptions>(c: ComponentMain<O>): Promise<void> {
+export async function componentMain<O extends StartOptions>(c: ComponentMain<O>): Promise<void> {
+  // Upstream's cobra command `version`.
+  if (process.argv.length === 3 && process.argv[2] === 'version') {
+    process.stdout.write(`${c.versionLine(await componentVersion())}\n`);
+    process.exit(0);
+  }
   let options;
   try {
     options = c.parse(process.argv.slice(2), process.env);
@@ -32,6 +48,8 @@ export async function componentMain<O extends LogOptions>(c: ComponentMain<O>): 
   }
 
   const log = componentLogger(c.name, options);
+  if (options.featureGateStatus !== undefined) log.info(options.featureGateStatus, c.featureGateMessage);
+  for (const notice of options.flagNotices ?? []) log.warn(notice, 'flag has no effect here');
   const stop = new AbortController();
   wireShutdownSignals(process, stop, { log, forceExitAfterMs: 60_000 });
   try {

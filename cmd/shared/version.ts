@@ -1,0 +1,29 @@
+/**
+ * The `version` command of catalogd and operator-controller: upstream's version text
+ * (`version: "v1.11.0", commit: "...", date: "...", state: "clean"`, its internal/shared/version),
+ * with this package's version from its package.json (found by walking up from this file:
+ * cmd/shared/ in the repository, dist/cmd/shared/ in the container image, whose package.json
+ * sits beside dist/). The image carries no git metadata: commit, date and state are "unknown",
+ * as upstream prints them when its build recorded none.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PACKAGE_NAME = 'olmv1';
+
+/** Upstream's version text for the nearest package.json named olmv1 above `from` (a file URL). */
+export async function componentVersion(from: string = import.meta.url): Promise<string> {
+  for (let dir = dirname(fileURLToPath(from)); ; dir = dirname(dir)) {
+    const pkg = await readFile(join(dir, 'package.json'), 'utf8').then(
+      (text) => JSON.parse(text) as { name?: unknown; version?: unknown },
+      () => undefined,
+    );
+    if (pkg?.name === PACKAGE_NAME && typeof pkg.version === 'string') {
+      // Go's %q of these ASCII strings is JSON's quoting.
+      const q = (s: string): string => JSON.stringify(s);
+      return `version: ${q(`v${pkg.version}`)}, commit: ${q('unknown')}, date: ${q('unknown')}, state: ${q('unknown')}`;
+    }
+    if (dirname(dir) === dir) throw new Error(`no package.json named ${PACKAGE_NAME} above ${fileURLToPath(from)}`);
+  }
+}
