@@ -1,0 +1,210 @@
+// Both binaries (cmd/catalogd/main.ts, cmd/operator-controller/main.ts, real processes) started
+// with upstream's Deployment arguments against the real API server: its standard profile with the
+// e2e values (--pprof-bind-address, the e2e TLS profiles) and its experimental profile. Only
+// upstream's paths are replaced by files that exist (a serving certificate and a CA directory)
+// and its listen addresses by free loopback ports, in place; the cache directories and
+// catalogd's catalog server address, which upstream leaves at their defaults, are added. The
+// standard arguments start both (/readyz answers, the TLS profile holds on the metrics port)
+// with one warning per flag that has no effect here; the experimental ones stop operator-controller
+// (BoxcutterRuntime=true) and catalogd (GraphQLCatalogQueries=true) with exit code 2 and a message
+// saying what is missing. Each start logs upstream's feature gate line with every gate in effect.
+// The `version` command prints upstream's shape.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type KubeContext, connect } from '../../pkg/shared/kube/index.ts';
+import { type ManagedProcess, Reaper, freePorts, startProcess } from '../envtest/index.ts';
+import { installOlmConfig } from '../support/olm-config.ts';
+import { type ServingCertificate, handshake, servingCertificate } from '../support/secure-metrics.ts';
+import { UPSTREAM_CATALOGD_ARGS, UPSTREAM_OPERATOR_CONTROLLER_ARGS, withPaths } from '../support/upstream-deployment-args.ts';
+
+const MAIN = {
+  catalogd: fileURLToPath(new URL('../../cmd/catalogd/main.ts', import.meta.url)),
+  'operator-controller': fileURLToPath(new URL('../../cmd/operator-controller/main.ts', import.meta.url)),
+};
+type Binary = keyof typeof MAIN;
+
+const id = randomBytes(3).toString('hex');
+// Leases and the system namespace of this file alone, as POD_NAMESPACE gives it in a Pod.
+const NS = `upstream-args-${id}`;
+
+let kube: KubeContext;
+let reaper: Reaper;
+let work: string;
+let cert: ServingCertificate;
+let paths: { certFile: string; keyFile: string; caDir: string };
+
+beforeAll(async () => {
+  const cp = inject('envtestControlPlane');
+  await installOlmConfig(cp);
+  kube = await connect({ kind: 'file', path: cp.kubeconfigPath });
+  await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  reaper = Reaper.start();
+  work = await mkdtemp(join(tmpdir(), 'upstream-args-'));
+  // upstream's mounts: /var/certs/tls.{crt,key} (the serving certificate), /var/ca-certs/olm-ca.crt (its CA).
+  cert = await servingCertificate(work);
+  const caDir = join(work, 'ca-certs');
+  await mkdir(caDir);
+  await copyFile(cert.caPath, join(caDir, 'olm-ca.crt'));
+  paths = { certFile: cert.certPath, keyFile: cert.keyPath, caDir };
+});
+
+afterAll(async () => {
+  await kube?.client.delete({ apiVersion: 'v1', kind: 'Namespace', name: NS }).catch(() => undefined);
+  kube?.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+/** A started binary: its process, its ports, its JSON log lines. */
+interface Started {
+  proc: ManagedProcess;
+  health: number;
+  metrics: number;
+  lines(): Promise<Record<string, unknown>[]>;
+}
+
+/**
+ * Starts `binary` with `args` (upstream's, paths and addresses replaced in place) and what
+ * upstream leaves at defaults this test cannot use: the cache directory, catalogd's health and
+ * catalog server addresses (upstream's are :8081 and :8443).
+ */
+async function start(binary: Binary, args: readonly string[], name: string): Promise<Started> {
+  const [health = 0, metrics = 0, server = 0] = await freePorts(3);
+  const cacheDir = await mkdtemp(join(work, `${name}-cache-`));
+  const loopback = { 'health-probe-bind-address': `127.0.0.1:${health}`, 'metrics-bind-address': `127.0.0.1:${metrics}` };
+  const extra =
+    binary === 'catalogd'
+      ? [`--cache-dir=${cacheDir}`, `--health-probe-bind-address=127.0.0.1:${health}`, `--catalogs-server-addr=127.0.0.1:${server}`]
+      : [`--cache-path=${cacheDir}`];
+  const logPath = join(work, `${name}.log`);
+  const proc = await startProcess({
+    name,
+    command: process.execPath,
+    args: [MAIN[binary], ...withPaths(args, paths, loopback), ...extra],
+    env: { ...process.env, KUBECONFIG: inject('envtestControlPlane').kubeconfigPath, POD_NAMESPACE: NS, POD_NAME: name },
+    logPath,
+    reaper,
+  });
+  const lines = async (): Promise<Record<string, unknown>[]> =>
+    (await readFile(logPath, 'utf8'))
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { proc, health, metrics, lines };
+}
+
+/** Resolves once /readyz answers 200; throws with the log's tail if the process exits first or after 60 s. */
+async function ready(s: Started): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while ((await fetch(`http://127.0.0.1:${s.health}/readyz`).catch(() => undefined))?.status !== 200) {
+    if (s.proc.exitStatus() !== undefined || Date.now() > deadline) {
+      throw new Error(`${s.proc.name} not ready (exit ${JSON.stringify(s.proc.exitStatus())})\n${s.proc.logTail(20)}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The fields of the feature gate line at start (upstream's `feature gate status`), gates only. */
+async function gateStatus(s: Started, msg: string): Promise<Record<string, unknown> | undefined> {
+  const line = (await s.lines()).find((l) => l['msg'] === msg);
+  if (line === undefined) return undefined;
+  const { level: _level, ts: _ts, component: _component, msg: _msg, ...gates } = line;
+  return gates;
+}
+
+/** The warnings about flags with no effect: flag, and gate for --feature-gates. */
+async function notices(s: Started): Promise<string[]> {
+  return (await s.lines())
+    .filter((l) => l['msg'] === 'flag has no effect here' && l['level'] === 'warn')
+    .map((l) => [l['flag'], l['gate']].filter(Boolean).join(' '));
+}
+
+describe("upstream's Deployment arguments", () => {
+  it('start catalogd (standard profile, e2e values): ready, TLS 1.3 only on metrics, pprof and APIV1MetasHandler=false reported', async () => {
+    const catalogd = await start('catalogd', UPSTREAM_CATALOGD_ARGS.standardE2e, `catalogd-${id}`);
+    try {
+      await ready(catalogd);
+      expect(await notices(catalogd)).toEqual(['--pprof-bind-address', '--feature-gates APIV1MetasHandler']);
+      expect(await gateStatus(catalogd, 'catalogd feature gate status')).toEqual({ APIV1MetasHandler: true, GraphQLCatalogQueries: false });
+      // --tls-profile=custom --tls-custom-version=TLSv1.3: the metrics server refuses TLS 1.2.
+      expect(await handshake(catalogd.metrics, cert.caPem)).toMatch(/^TLSv1\.3 TLS_AES_(128|256)_GCM_SHA(256|384)$/);
+      expect(await handshake(catalogd.metrics, cert.caPem, { maxVersion: 'TLSv1.2' })).toMatch(/^ERR_SSL/);
+    } finally {
+      await catalogd.proc.stop();
+    }
+    expect(catalogd.proc.exitStatus()).toEqual({ code: 0, signal: null });
+  });
+
+  it('start operator-controller (standard profile, e2e values): ready, every gate taken, only pprof reported', async () => {
+    const oc = await start('operator-controller', UPSTREAM_OPERATOR_CONTROLLER_ARGS.standardE2e, `operator-controller-${id}`);
+    try {
+      await ready(oc);
+      expect(await notices(oc)).toEqual(['--pprof-bind-address']);
+      // Each of the six --feature-gates occurrences counts.
+      expect(await gateStatus(oc, 'feature gate status')).toEqual({
+        BoxcutterRuntime: false,
+        BundleReleaseSupport: false,
+        DeploymentConfig: false,
+        SingleOwnNamespaceInstallSupport: false,
+        WebhookProviderCertManager: true,
+        WebhookProviderOpenshiftServiceCA: false,
+      });
+      // --tls-profile=modern.
+      expect(await handshake(oc.metrics, cert.caPem)).toMatch(/^TLSv1\.3 /);
+      expect(await handshake(oc.metrics, cert.caPem, { maxVersion: 'TLSv1.2' })).toMatch(/^ERR_SSL/);
+    } finally {
+      await oc.proc.stop();
+    }
+    expect(oc.proc.exitStatus()).toEqual({ code: 0, signal: null });
+  });
+
+  it.each([
+    [
+      'operator-controller',
+      UPSTREAM_OPERATOR_CONTROLLER_ARGS.experimentalE2e,
+      'operator-controller: --feature-gates: BoxcutterRuntime=true asks for the Boxcutter runtime, which this operator-controller does not have; remove it or set it to false',
+    ],
+    [
+      'catalogd',
+      UPSTREAM_CATALOGD_ARGS.experimentalE2e,
+      'catalogd: --feature-gates: GraphQLCatalogQueries=true asks for the GraphQL endpoint (/api/v1/graphql), which this catalogd does not have; remove it or set it to false',
+    ],
+  ] as const)('stop %s (experimental profile) with exit code 2 and what is missing', async (binary, args, message) => {
+    const s = await start(binary, args, `${binary}-experimental-${id}`);
+    expect(await s.proc.exited).toEqual({ code: 2, signal: null });
+    expect((await readFile(s.proc.logPath, 'utf8')).split('\n')[0]).toBe(message);
+  });
+
+  it('start operator-controller with the experimental profile once BoxcutterRuntime is false', async () => {
+    const args = UPSTREAM_OPERATOR_CONTROLLER_ARGS.experimental.map((a) => a.replace('BoxcutterRuntime=true', 'BoxcutterRuntime=false'));
+    const oc = await start('operator-controller', args, `operator-controller-helm-${id}`);
+    try {
+      await ready(oc);
+      expect(await notices(oc)).toEqual([]);
+      expect(await gateStatus(oc, 'feature gate status')).toEqual({
+        BoxcutterRuntime: false,
+        BundleReleaseSupport: true,
+        DeploymentConfig: true,
+        SingleOwnNamespaceInstallSupport: true,
+        WebhookProviderCertManager: true,
+        WebhookProviderOpenshiftServiceCA: false,
+      });
+    } finally {
+      await oc.proc.stop();
+    }
+  });
+
+  it.each([
+    ['operator-controller', 'version: "v'],
+    ['catalogd', '"version: \\"v'],
+  ] as const)("%s version prints upstream's version line", async (binary, prefix) => {
+    const { stdout } = await promisify(execFile)(process.execPath, [MAIN[binary], 'version']);
+    expect(stdout.startsWith(prefix)).toBe(true);
+    expect(stdout).toMatch(/commit: \\?"unknown\\?", date: \\?"unknown\\?", state: \\?"unknown\\?"("?)\n$/);
+  });
+});
