@@ -95,4 +95,18 @@ describe('buildImage / buildIndex', () => {
     });
     expect(() => buildImage({})).toThrow('exactly one of files or layers');
   });
+
+  it('writes the run-time config beside the labels, and nothing of it when none is given', () => {
+    const run = { User: '65532:65532', Entrypoint: ['/bin/op'], Env: ['A=b'], ExposedPorts: ['8080/tcp'] };
+    const image = buildImage({ files: { f: 'x' }, labels: { l: 'v' }, run });
+    expect(JSON.parse(image.config.data.toString()).config).toEqual({
+      User: '65532:65532',
+      Entrypoint: ['/bin/op'],
+      Env: ['A=b'],
+      ExposedPorts: { '8080/tcp': {} },
+      Labels: { l: 'v' },
+    });
+    expect(parseImageConfig(image.config.data, image.config.digest).labels).toEqual({ l: 'v' });
+    expect(JSON.parse(buildImage({ files: { f: 'x' } }).config.data.toString()).config).toEqual({ Labels: {} });
+  });
 });

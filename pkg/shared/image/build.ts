@@ -100,11 +100,29 @@ export function filesToEntries(files: Readonly<Record<string, string | Buffer>> 
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
+/**
+ * How a container of the image runs: the OCI image config's `config` fields besides `Labels`,
+ * spelled as the specification spells them. Absent fields are left out of the config.
+ */
+interface ImageRunConfig {
+  /** `uid[:gid]` or a name; numeric lets Kubernetes check runAsNonRoot. */
+  User?: string;
+  Entrypoint?: readonly string[];
+  Cmd?: readonly string[];
+  /** `NAME=value` entries. */
+  Env?: readonly string[];
+  WorkingDir?: string;
+  /** `port/protocol` keys, e.g. `8080/tcp`. */
+  ExposedPorts?: readonly string[];
+}
+
 /** Options of {@link buildImage}: give `files` (one layer) or prebuilt `layers`. */
 interface BuildImageOptions {
   files?: Readonly<Record<string, string | Buffer>> | ReadonlyMap<string, string | Buffer>;
   layers?: readonly BuiltLayer[];
   labels?: Readonly<Record<string, string>>;
+  /** Run-time settings (user, entry point, environment) beside the labels. */
+  run?: ImageRunConfig;
   platform?: Platform;
   compression?: LayerCompression;
   format?: ImageFormat;
@@ -125,7 +143,7 @@ export function buildImage(options: BuildImageOptions): BuiltImage {
     architecture: platform.architecture,
     os: platform.os,
     ...(platform.variant !== undefined ? { variant: platform.variant } : {}),
-    config: { Labels: { ...(options.labels ?? {}) } },
+    config: { ...runConfig(options.run), Labels: { ...(options.labels ?? {}) } },
     rootfs: { type: 'layers', diff_ids: layers.map((l) => l.diffId) },
   };
   const configData = Buffer.from(JSON.stringify(configDoc));
@@ -145,6 +163,16 @@ export function buildImage(options: BuildImageOptions): BuiltImage {
     }),
   );
   return { kind: 'image', mediaType, manifest, digest: sha256Digest(manifest), config, layers: [...layers], platform };
+}
+
+/** The config's run-time fields in the specification's shape (ExposedPorts is a set: an object of empty objects). */
+function runConfig(run: ImageRunConfig | undefined): Record<string, unknown> {
+  if (run === undefined) return {};
+  const { ExposedPorts, ...rest } = run;
+  return {
+    ...rest,
+    ...(ExposedPorts === undefined ? {} : { ExposedPorts: Object.fromEntries(ExposedPorts.map((p) => [p, {}])) }),
+  };
 }
 
 /** Builds an OCI index (or Docker manifest list) over per-platform images. */
