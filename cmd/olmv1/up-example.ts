@@ -1,14 +1,18 @@
 /**
- * The example content `olmv1 up` publishes: every bundle directory under
- * `examples/example-operator/bundles/` as a bundle image, and the file-based catalog of
- * `examples/example-operator/catalog/` as a catalog image, pushed without Docker.
+ * The example content `olmv1 up` publishes: the example operator's image for every bundle
+ * version (the Go program of `examples/example-operator/operator/`, built here), every bundle
+ * directory under `examples/example-operator/bundles/` as a bundle image, and the file-based
+ * catalog of `examples/example-operator/catalog/` as a catalog image, pushed without Docker.
  *
- * The committed catalog names its bundle images under the default local registry
- * (`127.0.0.1:5001`); when pushing elsewhere the catalog is rewritten to that registry first.
+ * The committed catalog names its bundle images, and each bundle its operator image by tag,
+ * under the default local registry (`127.0.0.1:5001`). Each bundle is pushed naming the
+ * operator image just pushed by digest (in the registry pushed to); when pushing elsewhere the
+ * catalog is rewritten to that registry first.
  */
-import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readBundleDir } from '../../pkg/operator-controller/bundle/index.ts';
+import { pushExampleOperatorImages } from '../../pkg/olmv1/images/index.ts';
 import { buildCatalogImage, buildImage, createImageClient } from '../../pkg/shared/image/index.ts';
 
 /** The registry host the committed example catalog and ClusterCatalog sample refer to. */
@@ -16,6 +20,8 @@ export const EXAMPLE_REGISTRY = '127.0.0.1:5001';
 /** Repository of the example catalog image inside a registry. */
 const EXAMPLE_CATALOG_REPOSITORY = 'olmv1/example-catalog';
 const BUNDLE_REPOSITORY = 'olmv1/example-operator-bundle';
+/** Repository of the operator image, as the committed bundles name it. */
+const OPERATOR_REPOSITORY = 'olmv1/example-operator';
 
 /** What was pushed. */
 interface PushedExample {
@@ -24,27 +30,49 @@ interface PushedExample {
   catalogDigest: string;
   /** Bundle image references by version. */
   bundles: Record<string, string>;
+  /** Operator image digest references by version, as the pushed bundles name them. */
+  operatorImages: Record<string, string>;
 }
 
 /**
- * Pushes the example bundles and catalog to `registry` (a host[:port]; plain HTTP when it is in
- * `insecureRegistries`). `workDir` is an empty scratch directory for the rewritten catalog.
+ * Pushes the example operator images, bundles and catalog to `registry` (a host[:port]; plain
+ * HTTP when it is in `insecureRegistries`). `workDir` is an empty scratch directory for the
+ * operator binaries and the rewritten catalog; `env` is the Go toolchain's environment.
  */
 export async function pushExample(
   repoRoot: string,
   registry: string,
   insecureRegistries: readonly string[],
   workDir: string,
+  env: NodeJS.ProcessEnv,
 ): Promise<PushedExample> {
   const exampleDir = join(repoRoot, 'examples/example-operator');
+  const versions = (await readdir(join(exampleDir, 'bundles'))).sort();
+  const binDir = join(workDir, 'operator');
+  await mkdir(binDir);
+  const operators = await pushExampleOperatorImages({
+    sourceDir: join(exampleDir, 'operator'),
+    versions,
+    registry,
+    insecureRegistries,
+    workDir: binDir,
+    env,
+  });
+  const operatorImages = Object.fromEntries(operators.map((o) => [o.version, o.digestRef]));
   const client = createImageClient({ insecureRegistries });
   try {
     const bundles: Record<string, string> = {};
-    const versions = (await readdir(join(exampleDir, 'bundles'))).sort();
     for (const version of versions) {
+      const committedRef = `${EXAMPLE_REGISTRY}/${OPERATOR_REPOSITORY}:v${version}`;
       const files = new Map<string, Buffer>();
       for (const [path, bytes] of await readBundleDir(join(exampleDir, 'bundles', version))) {
-        if (!path.endsWith('/')) files.set(path, Buffer.from(bytes));
+        if (path.endsWith('/')) continue;
+        const text = Buffer.from(bytes).toString('utf8');
+        const pinned = operatorImages[version];
+        files.set(
+          path,
+          pinned !== undefined && text.includes(committedRef) ? Buffer.from(text.replaceAll(committedRef, pinned)) : Buffer.from(bytes),
+        );
       }
       const image = buildImage({
         files,
@@ -67,7 +95,7 @@ export async function pushExample(
     }
     const catalogRef = `${registry}/${EXAMPLE_CATALOG_REPOSITORY}:latest`;
     const catalogDigest = await client.push(catalogRef, await buildCatalogImage(catalogDir));
-    return { catalogRef, catalogDigest, bundles };
+    return { catalogRef, catalogDigest, bundles, operatorImages };
   } finally {
     client.close();
   }

@@ -12,12 +12,12 @@ Runs OLM v1 on this machine until Ctrl-C (SIGINT or SIGTERM), then stops everyth
 Without --kubeconfig: starts a local Kubernetes control plane (kube-apiserver, etcd and
 kube-controller-manager: namespaces finish deleting, owned objects are garbage collected,
 Deployments get ReplicaSets; no scheduler and no kubelet, so no Pod ever runs) and an OCI
-registry on 127.0.0.1:5001, pushes the example-operator bundles and catalog
-(examples/example-operator) to it, runs catalogd and operator-controller as child
-processes, creates the ClusterCatalog of config/samples/olm_v1_clustercatalog.yaml and waits
-until it is Serving. The binaries are built from Go modules the first time (about 11 minutes
-on 2 idle cores, longer on a busy machine; cached in ~/.cache/olmv1/envtest, or taken from
-$KUBEBUILDER_ASSETS).
+registry on 127.0.0.1:5001, builds the example operator (Go) and pushes its images,
+bundles and catalog (examples/example-operator) to it, runs catalogd and
+operator-controller as child processes, creates the ClusterCatalog of
+config/samples/olm_v1_clustercatalog.yaml and waits until it is Serving. The binaries are
+built from Go modules the first time (about 11 minutes on 2 idle cores, longer on a busy
+machine; cached in ~/.cache/olmv1/envtest, or taken from $KUBEBUILDER_ASSETS).
 
 Written in the current directory (.olmv1/, removed again on stop except bin/ and logs/):
   .olmv1/kubeconfig     admin kubeconfig of the local control plane
@@ -27,9 +27,9 @@ Written in the current directory (.olmv1/, removed again on stop except bin/ and
 
 With --kubeconfig PATH: runs only catalogd and operator-controller, on this machine, against
 that cluster (it needs cluster-admin: up applies config/crd and config/admission and creates
-the olmv1-system namespace). With --registry HOST it also pushes the example content to HOST
-(which this machine must be able to push to anonymously and pull from) and creates the
-example ClusterCatalog; without it, no catalog is created.
+the olmv1-system namespace). With --registry HOST it also builds and pushes the example
+content to HOST (which this machine must be able to push to anonymously and pull from) and
+creates the example ClusterCatalog; without it, no catalog is created.
 
 Flags:
   --kubeconfig PATH     use an existing cluster instead of starting one

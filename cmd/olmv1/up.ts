@@ -179,8 +179,8 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
   const insecure = [...new Set([...deps.insecureRegistries, ...(options.mode === 'local' && registry !== undefined ? [registry] : [])])];
   let catalogRef: string | undefined;
   if (registry !== undefined) {
-    progress(`pushing the example-operator bundles and catalog to ${registry}`);
-    catalogRef = (await pushExample(REPO_ROOT, registry, insecure, ws.dir)).catalogRef;
+    progress(`building the example operator and pushing its images, bundles and catalog to ${registry}`);
+    catalogRef = (await pushExample(REPO_ROOT, registry, insecure, ws.dir, deps.env)).catalogRef;
     checkpoint(ctx);
   }
   // The local control plane is the user's own: extensions without a serviceAccount (upstream's

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive } from '../../pkg/olmv1/localstack/index.ts';
+import { createImageClient } from '../../pkg/shared/image/index.ts';
 
 const exec = promisify(execFile);
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -149,6 +150,29 @@ describe('olmv1 up from a clean checkout', () => {
     // What the bundle holds is on the cluster, owned by the extension.
     await kubectl('get', 'crd', 'greetings.demo.example.com');
     await kubectl('get', 'deployment', '-n', 'example-operator', 'example-operator-controller');
+    // The Deployment names the operator image up built and pushed, by digest, and that image
+    // is in the stack's registry: the pinned binary, run as a numeric non-root user.
+    const image = (
+      await kubectl(
+        'get',
+        'deployment',
+        '-n',
+        'example-operator',
+        'example-operator-controller',
+        '-o',
+        'jsonpath={.spec.template.spec.containers[0].image}',
+      )
+    ).stdout;
+    expect(image).toMatch(/^127\.0\.0\.1:5001\/olmv1\/example-operator@sha256:[0-9a-f]{64}$/);
+    const client = createImageClient({ insecureRegistries: ['127.0.0.1:5001'] });
+    try {
+      const pulled = await client.readImageFiles(image);
+      expect(pulled.digestRef).toBe(image);
+      expect([...pulled.files.keys()]).toContain('example-operator');
+      expect((pulled.config.raw as { config?: { User?: string } }).config?.User).toBe('65532:65532');
+    } finally {
+      client.close();
+    }
   });
 
   it("shows the install as an Event, a failing extension's reason at a glance, and what exists for a typo'd package", async () => {

@@ -1,0 +1,3 @@
+module example.com/example-operator
+
+go 1.24

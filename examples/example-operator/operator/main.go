@@ -1,0 +1,181 @@
+// Command example-operator is the controller of the example bundles that `olmv1 up` publishes.
+// It does little, but it does it for real: it logs its version at start, answers /healthz and
+// /readyz, and, inside a cluster, lists the Greetings of every namespace with its
+// ServiceAccount's token, which shows that the RBAC its bundle asks for was granted. It is ready
+// once such a list succeeded (or at once outside a cluster).
+//
+// Standard library only, built static (CGO_ENABLED=0); the version is set at build time:
+//
+//	go build -trimpath -ldflags "-X main.version=1.0.0" .
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// version is replaced with -ldflags "-X main.version=...".
+var version = "dev"
+
+const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+func main() {
+	addr := flag.String("listen", ":8080", "address of the /healthz and /readyz endpoints")
+	interval := flag.Duration("list-interval", 30*time.Second, "how often the Greetings are listed")
+	printVersion := flag.Bool("version", false, "print the version and exit")
+	flag.Parse()
+	if *printVersion {
+		fmt.Println(version)
+		return
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	log.Info("example-operator starting", "version", version, "listen", *addr)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var ready atomic.Bool
+	api, err := inClusterAPI()
+	switch {
+	case err == nil:
+		go listLoop(ctx, log, api, *interval, &ready)
+	case errors.Is(err, errNotInCluster):
+		log.Info("not in a cluster: no Greetings to list")
+		ready.Store(true)
+	default:
+		log.Error("reading the in-cluster configuration", "err", err)
+		os.Exit(1)
+	}
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !ready.Load() {
+			http.Error(w, "Greetings not listed yet", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /version", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, version)
+	})
+	listener, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Error("listening", "err", err)
+		os.Exit(1)
+	}
+	log.Info("serving", "address", listener.Addr().String())
+	server := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = server.Shutdown(shutdown)
+	}()
+	if err := server.Serve(listener); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Error("serving", "err", err)
+		os.Exit(1)
+	}
+	log.Info("example-operator stopped", "version", version)
+}
+
+var errNotInCluster = errors.New("not running in a cluster")
+
+// apiClient reaches the API server the way client-go's in-cluster configuration does: the
+// service environment variables, the mounted token (read again per request: it is rotated)
+// and the mounted CA.
+type apiClient struct {
+	base   string
+	client *http.Client
+}
+
+func inClusterAPI() (*apiClient, error) {
+	host, port := os.Getenv("KUBERNETES_SERVICE_HOST"), os.Getenv("KUBERNETES_SERVICE_PORT")
+	if host == "" || port == "" {
+		return nil, errNotInCluster
+	}
+	ca, err := os.ReadFile(serviceAccountDir + "/ca.crt")
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(ca) {
+		return nil, fmt.Errorf("%s/ca.crt holds no certificate", serviceAccountDir)
+	}
+	transport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
+	return &apiClient{
+		base:   "https://" + net.JoinHostPort(host, port),
+		client: &http.Client{Transport: transport, Timeout: 10 * time.Second},
+	}, nil
+}
+
+// listGreetings returns the namespace/name of every Greeting in the cluster.
+func (a *apiClient) listGreetings(ctx context.Context) ([]string, error) {
+	token, err := os.ReadFile(serviceAccountDir + "/token")
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+"/apis/demo.example.com/v1/greetings", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(token)))
+	req.Header.Set("Accept", "application/json")
+	resp, err := a.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("listing greetings: HTTP %d", resp.StatusCode)
+	}
+	var list struct {
+		Items []struct {
+			Metadata struct {
+				Namespace string `json:"namespace"`
+				Name      string `json:"name"`
+			} `json:"metadata"`
+		} `json:"items"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(list.Items))
+	for _, item := range list.Items {
+		names = append(names, item.Metadata.Namespace+"/"+item.Metadata.Name)
+	}
+	return names, nil
+}
+
+func listLoop(ctx context.Context, log *slog.Logger, api *apiClient, interval time.Duration, ready *atomic.Bool) {
+	for {
+		names, err := api.listGreetings(ctx)
+		if err != nil {
+			log.Error("listing Greetings with the ServiceAccount token", "err", err)
+		} else {
+			log.Info("listed Greetings with the ServiceAccount token", "count", len(names), "greetings", names)
+			ready.Store(true)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
+}

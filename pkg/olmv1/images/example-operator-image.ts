@@ -1,0 +1,127 @@
+/**
+ * The example operator's image, written without Docker or buildah: the Go program of
+ * `examples/example-operator/operator/` built static (CGO off, version set with
+ * `-ldflags -X main.version=...`), packed into one layer beside an `/etc/passwd` and
+ * `/etc/group` naming its non-root user, and pushed with the project's image client.
+ * The same source and version give the same binary and so the same digests.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { buildImage, buildLayer, createImageClient, type BuiltImage } from '../../shared/image/index.ts';
+import { findGoToolchain, runGo } from '../localstack/index.ts';
+
+/** The user the operator runs as (numeric in the config, so Kubernetes can check runAsNonRoot). */
+export const EXAMPLE_OPERATOR_UID = 65532;
+/** Where the binary sits in the image; the config's Entrypoint. */
+const EXAMPLE_OPERATOR_ENTRYPOINT = '/example-operator';
+/** Port of /healthz and /readyz (the program's default `--listen :8080`). */
+const EXAMPLE_OPERATOR_PORT = 8080;
+/** Repository of the operator image inside a registry. */
+const EXAMPLE_OPERATOR_REPOSITORY = 'olmv1/example-operator';
+
+type GoToolchain = Awaited<ReturnType<typeof findGoToolchain>>;
+
+/**
+ * Builds the operator for `version` (a semver without `v`) into `outDir` and returns the
+ * binary's path. Static (the toolchain's environment turns CGO off), `-trimpath`, stripped.
+ * Throws with the compiler's output when the build fails.
+ */
+export async function buildExampleOperatorBinary(go: GoToolchain, sourceDir: string, version: string, outDir: string): Promise<string> {
+  if (!/^[0-9A-Za-z.+-]+$/.test(version)) throw new Error(`invalid example operator version ${JSON.stringify(version)}`);
+  const out = join(outDir, `example-operator-${version}`);
+  await runGo(go, ['build', '-trimpath', '-buildvcs=false', '-ldflags', `-s -w -buildid= -X main.version=${version}`, '-o', out, '.'], sourceDir);
+  return out;
+}
+
+/**
+ * The operator image over `binary`: one gzip layer holding `/etc/passwd`, `/etc/group` (root
+ * and the operator's user, no shell) and the binary (mode 0755, owned by root, so the
+ * non-root user cannot change it); the config runs it as EXAMPLE_OPERATOR_UID with no shell
+ * and exposes the probe port. Deterministic: mtimes are 0.
+ */
+export function exampleOperatorImage(binary: Buffer, version: string): BuiltImage {
+  const uid = EXAMPLE_OPERATOR_UID;
+  const passwd = `root:x:0:0:root:/root:/sbin/nologin\nexample-operator:x:${uid}:${uid}:example-operator:/nonexistent:/sbin/nologin\n`;
+  const group = `root:x:0:\nexample-operator:x:${uid}:\n`;
+  const layer = buildLayer([
+    { path: 'etc', type: 'dir' },
+    { path: 'etc/group', type: 'file', data: Buffer.from(group) },
+    { path: 'etc/passwd', type: 'file', data: Buffer.from(passwd) },
+    { path: EXAMPLE_OPERATOR_ENTRYPOINT.slice(1), type: 'file', data: binary, mode: 0o755 },
+  ]);
+  return buildImage({
+    layers: [layer],
+    labels: {
+      'org.opencontainers.image.title': 'example-operator',
+      'org.opencontainers.image.version': version,
+      'org.opencontainers.image.description': 'The controller of the example bundles olmv1 up publishes',
+    },
+    run: {
+      User: `${uid}:${uid}`,
+      Entrypoint: [EXAMPLE_OPERATOR_ENTRYPOINT],
+      ExposedPorts: [`${EXAMPLE_OPERATOR_PORT}/tcp`],
+    },
+  });
+}
+
+/** What {@link pushExampleOperatorImages} pushed for one version. */
+interface PushedOperatorImage {
+  version: string;
+  /** `<registry>/olmv1/example-operator:v<version>`. */
+  tagRef: string;
+  /** `<registry>/olmv1/example-operator@sha256:...`: what a bundle should name. */
+  digestRef: string;
+  /** Compressed bytes (config + layer), as stored in the registry. */
+  compressedBytes: number;
+  /** Uncompressed bytes of the layer tar. */
+  uncompressedBytes: number;
+}
+
+/** Options of {@link pushExampleOperatorImages}. */
+interface PushExampleOperatorOptions {
+  /** `examples/example-operator/operator` of the repository. */
+  sourceDir: string;
+  versions: readonly string[];
+  /** `host[:port]` to push to. */
+  registry: string;
+  /** Registries spoken to over plain HTTP. */
+  insecureRegistries: readonly string[];
+  /** Scratch directory for the binaries. */
+  workDir: string;
+  /** Environment of the Go toolchain (PATH, HOME, GOCACHE, GOPROXY...). */
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Builds the operator once per version and pushes each image under its version tag; returns
+ * them in `versions`' order. Throws when Go is missing or too old, a build fails or a push is
+ * refused.
+ */
+export async function pushExampleOperatorImages(options: PushExampleOperatorOptions): Promise<PushedOperatorImage[]> {
+  const go = await findGoToolchain(options.env);
+  const client = createImageClient({ insecureRegistries: options.insecureRegistries });
+  try {
+    const pushed: PushedOperatorImage[] = [];
+    for (const version of options.versions) {
+      const binary = await buildExampleOperatorBinary(go, options.sourceDir, version, options.workDir);
+      const image = exampleOperatorImage(await readFile(binary), version);
+      const tagRef = `${options.registry}/${EXAMPLE_OPERATOR_REPOSITORY}:v${version}`;
+      const digest = await client.push(tagRef, image);
+      pushed.push({
+        version,
+        tagRef,
+        digestRef: `${options.registry}/${EXAMPLE_OPERATOR_REPOSITORY}@${digest}`,
+        compressedBytes: image.config.size + image.layers.reduce((n, l) => n + l.size, 0),
+        uncompressedBytes: image.layers.reduce((n, l) => n + uncompressedSize(l.data, l.mediaType), 0),
+      });
+    }
+    return pushed;
+  } finally {
+    client.close();
+  }
+}
+
+/** The ISIZE trailer of a gzip member (size mod 2^32: exact for layers under 4 GiB). */
+function uncompressedSize(data: Buffer, mediaType: string): number {
+  return mediaType.endsWith('+gzip') ? data.readUInt32LE(data.length - 4) : data.length;
+}

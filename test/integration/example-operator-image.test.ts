@@ -1,0 +1,139 @@
+// The example operator (examples/example-operator/operator), built with Go as `olmv1 up`
+// builds it: the binary runs on this machine and answers its probes with the version it was
+// built with; its images, written by our image writer and pushed with our image client to the
+// test registry, pull back with our puller holding that same binary, run as a numeric
+// non-root user, and the bundles' Deployments name that image with the probes it answers.
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { loadAll } from 'js-yaml';
+import { describe, expect, inject, it } from 'vitest';
+import { buildExampleOperatorBinary, pushExampleOperatorImages } from '../../pkg/olmv1/images/index.ts';
+import { findGoToolchain } from '../../pkg/olmv1/localstack/index.ts';
+import { createImageClient } from '../../pkg/shared/image/index.ts';
+import { testTempDir } from '../support/temp-dir.ts';
+
+const EXAMPLE = fileURLToPath(new URL('../../examples/example-operator/', import.meta.url));
+const SOURCE = `${EXAMPLE}operator`;
+
+/** Runs `binary` on a free loopback port until `fn` is done; returns its log lines and exit code. */
+async function running<T>(binary: string, fn: (base: string) => Promise<T>): Promise<{ result: T; log: string[]; code: number | null }> {
+  const child = spawn(binary, ['--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'], env: {} });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    const deadline = Date.now() + 10_000;
+    let address: string | undefined;
+    while (address === undefined) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the operator did not start serving:\n${out}`);
+      address = /"msg":"serving","address":"([^"]+)"/.exec(out)?.[1];
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const result = await fn(`http://${address}`);
+    child.kill('SIGTERM');
+    const code = await exited;
+    return { result, log: out.trim().split('\n'), code };
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}
+
+describe('the example operator', () => {
+  it('is a static binary that logs its version, answers /healthz and /readyz, and stops on SIGTERM', async () => {
+    const dir = await testTempDir('example-operator-');
+    const binary = await buildExampleOperatorBinary(await findGoToolchain(process.env), SOURCE, '1.0.0', dir);
+    const elf = await readFile(binary);
+    // A static executable has no PT_INTERP program header (no dynamic loader named).
+    expect(elf.includes(Buffer.from('/lib64/ld-linux'))).toBe(false);
+    const { result, log, code } = await running(binary, async (base) => {
+      const get = async (path: string): Promise<[number, string]> => {
+        const res = await fetch(`${base}${path}`);
+        return [res.status, (await res.text()).trim()];
+      };
+      return {
+        healthz: await get('/healthz'),
+        readyz: await get('/readyz'),
+        version: await get('/version'),
+        post: (await fetch(`${base}/healthz`, { method: 'POST' })).status,
+      };
+    });
+    expect(result).toEqual({ healthz: [200, 'ok'], readyz: [200, 'ok'], version: [200, '1.0.0'], post: 405 });
+    expect(JSON.parse(log[0] ?? '{}')).toMatchObject({ msg: 'example-operator starting', version: '1.0.0' });
+    // Outside a cluster there is nothing to list: ready at once, and it says so.
+    expect(log.some((l) => l.includes('not in a cluster'))).toBe(true);
+    expect(code).toBe(0);
+  });
+
+  it('is pushed per version to the registry and pulls back with our puller, binary and user intact', async () => {
+    const host = inject('envtestRegistries').anonymous.host;
+    const registry = `${host}/example-operator-image`;
+    const dir = await testTempDir('example-operator-push-');
+    const pushed = await pushExampleOperatorImages({
+      sourceDir: SOURCE,
+      versions: ['1.0.0', '1.1.0'],
+      registry,
+      insecureRegistries: [host],
+      workDir: dir,
+      env: process.env,
+    });
+    expect(pushed.map((p) => p.tagRef)).toEqual([`${registry}/olmv1/example-operator:v1.0.0`, `${registry}/olmv1/example-operator:v1.1.0`]);
+    const [v1, v11] = pushed;
+    expect(v1?.digestRef).toMatch(new RegExp(`^${registry.replaceAll('.', '\\.')}/olmv1/example-operator@sha256:[0-9a-f]{64}$`));
+    // Same program, another version string: another binary, another image.
+    expect(v11?.digestRef).not.toBe(v1?.digestRef);
+    expect(v1!.compressedBytes).toBeLessThan(v1!.uncompressedBytes);
+
+    const client = createImageClient({ insecureRegistries: [host] });
+    try {
+      // The tag resolves to the digest returned, and the image reads back whole.
+      expect((await client.resolveDigest(v1!.tagRef)).digestRef).toBe(v1!.digestRef);
+      const image = await client.readImageFiles(v1!.digestRef);
+      expect([...image.files.keys()].sort()).toEqual(['etc/group', 'etc/passwd', 'example-operator']);
+      const built = await readFile(`${dir}/example-operator-1.0.0`);
+      expect(image.files.get('example-operator')?.equals(built)).toBe(true);
+      const config = (image.config.raw as { config: { User: string; Entrypoint: string[] } }).config;
+      expect(config.User).toBe('65532:65532');
+      expect(config.Entrypoint).toEqual(['/example-operator']);
+      expect(image.files.get('etc/passwd')?.toString()).toMatch(/^example-operator:x:65532:65532:/m);
+      expect(image.config.labels['org.opencontainers.image.version']).toBe('1.0.0');
+    } finally {
+      client.close();
+    }
+    // Pushing the same version again gives the same digest: the build and the writer are deterministic.
+    const again = await pushExampleOperatorImages({
+      sourceDir: SOURCE,
+      versions: ['1.0.0'],
+      registry,
+      insecureRegistries: [host],
+      workDir: await testTempDir('example-operator-again-'),
+      env: process.env,
+    });
+    expect(again[0]?.digestRef).toBe(v1?.digestRef);
+  });
+
+  it("is what every example bundle's Deployment runs, with probes on the endpoints it serves and a locked-down container", async () => {
+    for (const version of ['0.1.0', '0.2.0', '0.3.0', '1.0.0']) {
+      const [csv] = loadAll(await readFile(`${EXAMPLE}bundles/${version}/manifests/example-operator.clusterserviceversion.yaml`, 'utf8')) as Array<{
+        metadata: { annotations: Record<string, string> };
+        spec: {
+          install: {
+            spec: { deployments: Array<{ spec: { template: { spec: { securityContext: object; containers: Array<Record<string, unknown>> } } } }> };
+          };
+        };
+      }>;
+      const pod = csv!.spec.install.spec.deployments[0]!.spec.template.spec;
+      const [container] = pod.containers;
+      const ref = `127.0.0.1:5001/olmv1/example-operator:v${version}`;
+      expect(container).toMatchObject({
+        image: ref,
+        ports: [{ name: 'health', containerPort: 8080 }],
+        readinessProbe: { httpGet: { path: '/readyz', port: 'health' } },
+        livenessProbe: { httpGet: { path: '/healthz', port: 'health' } },
+        securityContext: { runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false },
+      });
+      expect(pod.securityContext).toEqual({ runAsNonRoot: true });
+      expect(csv!.metadata.annotations['containerImage']).toBe(ref);
+    }
+  });
+});
