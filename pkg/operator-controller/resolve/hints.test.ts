@@ -36,7 +36,21 @@ describe('resolutionHints', () => {
     expect(resolutionHints(typo, ['foo', 'bar', 'fooo-operator'])).toEqual([
       'the selected catalogs have no package "fooo"; packages with similar names: "foo", "fooo-operator"',
     ]);
-    expect(resolutionHints({ ...typo, packageName: 'zzz' }, ['foo'])).toEqual(['the selected catalogs have no package "zzz"']);
+    // Nothing close: a few packages are all named, many are not.
+    expect(resolutionHints({ ...typo, packageName: 'zzz' }, ['foo', 'bar', 'foo'])).toEqual([
+      'the selected catalogs have no package "zzz"; their packages: "bar", "foo"',
+    ]);
+    const many = Array.from({ length: 11 }, (_, i) => `pkg-${i}`);
+    expect(resolutionHints({ ...typo, packageName: 'zzz' }, many)).toEqual(['the selected catalogs have no package "zzz"']);
+    expect(resolutionHints({ ...typo, packageName: 'zzz' }, [])).toEqual(['the selected catalogs have no package "zzz"']);
+  });
+
+  it('finds a long name with a transposed pair and a dropped letter (3 Levenshtein edits, 2 with transpositions)', () => {
+    const typo = { packageName: 'exmaple-operatr', catalogs: [{ name: 'cat', priority: 0, package: null }] };
+    const names = ['example-operator', 'other', ...Array.from({ length: 20 }, (_, i) => `unrelated-package-${i}`)];
+    expect(resolutionHints(typo, names)).toEqual([
+      'the selected catalogs have no package "exmaple-operatr"; packages with similar names: "example-operator"',
+    ]);
   });
 
   it("lists the package's channels for a wrong one", () => {
@@ -69,7 +83,19 @@ describe('resolutionHints', () => {
 describe('similarNames', () => {
   it('ranks by edit distance (then name), then containment', () => {
     expect(similarNames('argocd-operator', ['argocd-operatr', 'argo-cd-operator', 'argocd-operator-helm', 'argocd-oprator-x', 'prometheus'])).toEqual(
-      ['argo-cd-operator', 'argocd-operatr', 'argocd-operator-helm'],
+      ['argo-cd-operator', 'argocd-operatr', 'argocd-oprator-x', 'argocd-operator-helm'],
     );
+  });
+
+  it('counts a transposition as one edit, and allows more edits for longer names', () => {
+    // Short names: one edit; a swap of two letters is one.
+    expect(similarNames('fpo', ['foo', 'fop', 'oof'])).toEqual(['foo', 'fop']);
+    // 5-9 characters: two edits, never three.
+    expect(similarNames('prmoetheus', ['prometheus'])).toEqual(['prometheus']);
+    expect(similarNames('etcdx', ['xdcte'])).toEqual([]);
+    // 15 characters: three edits.
+    expect(similarNames('cert-managr-opx', ['cert-manager-operator'])).toEqual([]);
+    expect(similarNames('cert-mangaer-op', ['cert-manager-operator'])).toEqual([]);
+    expect(similarNames('cetr-manager-oprator', ['cert-manager-operator'])).toEqual(['cert-manager-operator']);
   });
 });

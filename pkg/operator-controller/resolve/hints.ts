@@ -22,27 +22,42 @@ function listed(items: readonly string[]): string {
   return items.length > MAX_LISTED ? `${shown} and ${items.length - MAX_LISTED} more` : shown;
 }
 
-/** Levenshtein distance of `a` and `b`, giving up (Infinity) once it exceeds `max`. */
+/**
+ * Optimal string alignment distance of `a` and `b` (Levenshtein plus the transposition of two
+ * adjacent characters as one edit: "exmaple" is one edit from "example"), giving up (Infinity)
+ * once every entry of a row exceeds `max`.
+ */
 function distance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return Infinity;
+  let before: number[] = [];
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
     let best = i;
     for (let j = 1; j <= b.length; j++) {
-      const v = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      let v = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, (before[j - 2] ?? 0) + 1);
       row.push(v);
       best = Math.min(best, v);
     }
     if (best > max) return Infinity;
+    before = prev;
     prev = row;
   }
   return prev[b.length] ?? Infinity;
 }
 
-/** Package names close to `name`: a small edit away, or containing it or contained in it. */
+/**
+ * How many edits a name of `length` characters may be from a suggestion: 1 up to 4 characters,
+ * then 2, and one more per 5 characters from 15 on (a long name collects more typos).
+ */
+function maxEdits(length: number): number {
+  return length <= 4 ? 1 : Math.max(2, Math.floor(length / 5));
+}
+
+/** Package names close to `name`: a small edit away (scaled with its length), or containing it or contained in it. */
 export function similarNames(name: string, names: Iterable<string>): string[] {
-  const max = name.length <= 4 ? 1 : 2;
+  const max = maxEdits(name.length);
   const scored: [string, number][] = [];
   for (const n of names) {
     if (n === name) continue;
@@ -52,6 +67,9 @@ export function similarNames(name: string, names: Iterable<string>): string[] {
   }
   return scored.sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)).map(([n]) => n);
 }
+
+/** Catalogs with at most this many packages have them all named when none is close to a typo. */
+const FEW_PACKAGES = 10;
 
 /**
  * The versions of the bundles named in `members` (all when undefined), highest first, as text;
@@ -94,11 +112,11 @@ export function resolutionHints(input: ResolveInput, packageNames: readonly stri
   const pkg = goQuote(input.packageName);
   if (partitions.length === 0) {
     const close = similarNames(input.packageName, packageNames);
-    return [
-      close.length > 0
-        ? `the selected catalogs have no package ${pkg}; packages with similar names: ${listed(close.map(goQuote))}`
-        : `the selected catalogs have no package ${pkg}`,
-    ];
+    if (close.length > 0) return [`the selected catalogs have no package ${pkg}; packages with similar names: ${listed(close.map(goQuote))}`];
+    const all = [...new Set(packageNames)].sort();
+    if (all.length > 0 && all.length <= FEW_PACKAGES)
+      return [`the selected catalogs have no package ${pkg}; their packages: ${all.map(goQuote).join(', ')}`];
+    return [`the selected catalogs have no package ${pkg}`];
   }
   const lines: string[] = [];
   const allChannels = [...new Set(partitions.flatMap((p) => p.channels.map((c) => c.name)))].sort();
