@@ -10,7 +10,19 @@ import { join } from 'node:path';
 import { ensureTool, type Log } from './build.ts';
 import { isExecutable, runCommand } from './exec.ts';
 import { findGoToolchain, type GoToolchain } from './go-toolchain.ts';
-import { ETCD_RECIPE, HELM_RECIPE, KUBE_CONTROLLER_MANAGER_RECIPE, KUBERNETES_RECIPE, REGISTRY_RECIPE, coldBuildEstimate } from './tool-recipes.ts';
+import { buildGoProgram } from './go-program.ts';
+import type { NodeBinaries } from './node.ts';
+import { PAUSE_PROGRAM } from './pause-image.ts';
+import {
+  COREDNS_RECIPE,
+  ETCD_RECIPE,
+  HELM_RECIPE,
+  KUBE_CONTROLLER_MANAGER_RECIPE,
+  KUBE_NODE_RECIPE,
+  KUBERNETES_RECIPE,
+  REGISTRY_RECIPE,
+  coldBuildEstimate,
+} from './tool-recipes.ts';
 
 /** Absolute paths (and versions) of every binary; plain data, safe to pass to test workers. */
 export interface EnvtestBinaries {
@@ -116,6 +128,28 @@ export async function resolveBinaries(options: ResolveBinariesOptions): Promise<
 export async function resolveHelm(options: Omit<ResolveBinariesOptions, 'kubebuilderAssets'>): Promise<{ helm: string; version: string }> {
   const dir = await ensureTool(HELM_RECIPE, options.cacheRoot, () => findGoToolchain(options.env), options.log);
   return { helm: join(dir, 'helm'), version: HELM_RECIPE.version };
+}
+
+/**
+ * The binaries of a local node (startControlPlane's `node`): kubelet, kube-scheduler and
+ * kube-proxy at KUBERNETES_VERSION, CoreDNS at COREDNS_VERSION, and the pause program; built
+ * once into the cache like the others, one build at a time (cold: nodeBuildEstimate).
+ * KUBEBUILDER_ASSETS plays no part (setup-envtest's archives hold none of them). Throws as
+ * resolveBinaries does when no Go toolchain exists or a build fails.
+ */
+export async function resolveNodeBinaries(options: Omit<ResolveBinariesOptions, 'kubebuilderAssets'>): Promise<NodeBinaries> {
+  let toolchain: Promise<GoToolchain> | undefined;
+  const go = (): Promise<GoToolchain> => (toolchain ??= findGoToolchain(options.env));
+  const kubeDir = await ensureTool(KUBE_NODE_RECIPE, options.cacheRoot, go, options.log);
+  const corednsDir = await ensureTool(COREDNS_RECIPE, options.cacheRoot, go, options.log);
+  const pause = await buildGoProgram(PAUSE_PROGRAM, options.cacheRoot, await go(), options.log);
+  return {
+    kubelet: join(kubeDir, 'kubelet'),
+    kubeScheduler: join(kubeDir, 'kube-scheduler'),
+    kubeProxy: join(kubeDir, 'kube-proxy'),
+    coredns: join(corednsDir, 'coredns'),
+    pause,
+  };
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
  * Command lines of etcd and kube-apiserver for a single-node test control plane (pure).
  *
- * The control plane never has a scheduler or kubelet, and has kube-controller-manager only when
- * asked (startControlPlane's `controllerManager`; `olmv1 up` asks, the tests' shared control
- * plane does not). Without it, consequences worth knowing when writing tests:
+ * The control plane has a scheduler and kubelet only with a node (startControlPlane's `node`,
+ * node.ts), and kube-controller-manager only when asked (`controllerManager`; `olmv1 up` asks,
+ * the tests' shared control plane does not). Without it, consequences worth knowing when
+ * writing tests:
  *  - no garbage collector: ownerReferences do not cascade deletes;
  *  - no namespace controller: a deleted namespace stays Terminating forever;
  *  - no ServiceAccount/token controllers: no `default` ServiceAccount in namespaces and no
@@ -16,6 +17,8 @@ export const CONTROL_PLANE_DEFAULTS = {
   /** ServiceAccount token issuer (also the default token audience). */
   serviceAccountIssuer: 'https://kubernetes.default.svc.cluster.local',
   serviceClusterIpRange: '10.0.0.0/24',
+  /** The cluster DNS Service's IP in that range (kube-system/kube-dns; the kubelet's clusterDNS). */
+  clusterDnsIp: '10.0.0.10',
   /**
    * Admission plugins disabled on top of the defaults: ServiceAccount admission rejects pods
    * until the ServiceAccount controller (not running) has created the `default` account.
@@ -66,6 +69,40 @@ interface ApiServerArgsOptions {
   serviceAccountPrivateKeyPath: string;
   /** Extra `--flag=value` arguments appended last (they win over earlier ones). */
   extraArgs?: readonly string[];
+  /** With a local node (node.ts): where Pods reach the API server, and how it reaches the kubelet. */
+  node?: ApiServerNodeArgs;
+}
+
+/** The API server's settings for a control plane with a local node. */
+interface ApiServerNodeArgs {
+  /** The node bridge's host address: listened on and advertised (the `kubernetes` Service's endpoint). */
+  address: string;
+  /** Client certificate the API server presents to the kubelet (logs, exec). */
+  kubeletClientCertPath: string;
+  kubeletClientKeyPath: string;
+  /** CA that signed the kubelet's serving certificate. */
+  kubeletCaPath: string;
+}
+
+/**
+ * Flags that differ with a local node: listen on the bridge's host address (reachable from
+ * Pods and from this machine, nothing else: the node's firewall chain drops the rest), publish
+ * it as the `kubernetes` Service's endpoint, authorize kubelets with the Node authorizer and
+ * NodeRestriction, and keep ServiceAccount admission (Pods get their tokens mounted;
+ * kube-controller-manager creates the `default` accounts).
+ */
+function nodeArgs(node: ApiServerNodeArgs): string[] {
+  return [
+    `--bind-address=${node.address}`,
+    `--advertise-address=${node.address}`,
+    '--endpoint-reconciler-type=lease',
+    '--authorization-mode=Node,RBAC',
+    '--enable-admission-plugins=NodeRestriction',
+    `--kubelet-client-certificate=${node.kubeletClientCertPath}`,
+    `--kubelet-client-key=${node.kubeletClientKeyPath}`,
+    `--kubelet-certificate-authority=${node.kubeletCaPath}`,
+    '--kubelet-preferred-address-types=InternalIP',
+  ];
 }
 
 /**
@@ -74,24 +111,28 @@ interface ApiServerArgsOptions {
  * admission plugins that need absent controllers turned off.
  */
 export function apiServerArgs(options: ApiServerArgsOptions): string[] {
+  const node = options.node;
   return [
     `--etcd-servers=${options.etcdUrl}`,
-    '--bind-address=127.0.0.1',
-    '--advertise-address=127.0.0.1',
+    ...(node === undefined ? ['--bind-address=127.0.0.1', '--advertise-address=127.0.0.1'] : []),
     `--secure-port=${options.securePort}`,
     `--tls-cert-file=${options.tlsCertPath}`,
     `--tls-private-key-file=${options.tlsKeyPath}`,
     `--client-ca-file=${options.clientCaPath}`,
     `--token-auth-file=${options.tokenAuthPath}`,
-    '--authorization-mode=RBAC',
+    ...(node === undefined ? ['--authorization-mode=RBAC'] : []),
     `--service-account-issuer=${CONTROL_PLANE_DEFAULTS.serviceAccountIssuer}`,
     `--service-account-key-file=${options.serviceAccountPublicKeyPath}`,
     `--service-account-signing-key-file=${options.serviceAccountPrivateKeyPath}`,
     `--service-cluster-ip-range=${CONTROL_PLANE_DEFAULTS.serviceClusterIpRange}`,
-    `--disable-admission-plugins=${CONTROL_PLANE_DEFAULTS.disabledAdmissionPlugins.join(',')}`,
-    // The apiserver would publish 127.0.0.1 as the `kubernetes` Service endpoint, which
-    // validation rejects (loopback); nothing in-cluster needs that endpoint here.
-    '--endpoint-reconciler-type=none',
+    ...(node === undefined
+      ? [
+          `--disable-admission-plugins=${CONTROL_PLANE_DEFAULTS.disabledAdmissionPlugins.join(',')}`,
+          // The apiserver would publish 127.0.0.1 as the `kubernetes` Service endpoint, which
+          // validation rejects (loopback); nothing in-cluster needs that endpoint here.
+          '--endpoint-reconciler-type=none',
+        ]
+      : nodeArgs(node)),
     '--allow-privileged=true',
     '--profiling=false',
     ...(options.extraArgs ?? []),

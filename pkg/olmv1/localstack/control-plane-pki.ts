@@ -34,10 +34,10 @@ export interface ControlPlanePki {
 
 /**
  * Generates a fresh PKI for a control plane under `<dir>/pki`. One CA signs both the serving
- * certificate (valid for 127.0.0.1, localhost and the in-cluster `kubernetes` names) and the
+ * certificate (valid for 127.0.0.1, `extraIps` (a node's bridge address), localhost and the in-cluster `kubernetes` names) and the
  * client certificates the API server accepts. Throws when openssl is missing or fails.
  */
-export async function createControlPlanePki(dir: string): Promise<ControlPlanePki> {
+export async function createControlPlanePki(dir: string, extraIps: readonly string[] = []): Promise<ControlPlanePki> {
   const pki = join(dir, 'pki');
   await mkdir(pki, { recursive: true, mode: 0o700 });
   const ca = await createCertificateAuthority(pki, 'ca', 'envtest-ca');
@@ -46,7 +46,7 @@ export async function createControlPlanePki(dir: string): Promise<ControlPlanePk
       name: 'apiserver',
       commonName: 'kube-apiserver',
       dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
-      ipAddresses: ['127.0.0.1', '10.0.0.1'],
+      ipAddresses: ['127.0.0.1', '10.0.0.1', ...extraIps],
       usage: 'server',
     }),
     issueCertificate(ca, pki, { name: 'admin', commonName: ADMIN_USER, organizations: [ADMIN_GROUP], usage: 'client' }),

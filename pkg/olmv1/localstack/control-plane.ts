@@ -1,15 +1,19 @@
 /**
  * A real single-node Kubernetes control plane for tests: etcd + kube-apiserver on loopback,
  * with RBAC, TokenRequest and an admin identity, and on request kube-controller-manager
- * (controller-manager.ts). See control-plane-args.ts for what is absent without it; a
- * scheduler and kubelets are never there.
+ * (controller-manager.ts). See control-plane-args.ts for what is absent without it. With
+ * `node`, a real node runs Pods too (node.ts, decision 0101): the API server then listens on
+ * the node bridge's host address instead of loopback.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { apiServerArgs, etcdArgs } from './control-plane-args.ts';
+import { CONTROL_PLANE_DEFAULTS } from './control-plane-args.ts';
 import { createControlPlanePki, type ControlPlanePki } from './control-plane-pki.ts';
-import { startControllerManager } from './controller-manager.ts';
+import { issueCertificate } from './certs.ts';
+import { NODE_CONTROLLERS, startControllerManager } from './controller-manager.ts';
+import { prepareNode, startNode, type NodeBinaries, type NodeInfo, type NodeOptions, type PreparedNode } from './node.ts';
 import { kubeRequest, type KubeAuth, type KubeEndpoint } from './kube-http.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { freePorts, isAddressInUse } from './ports.ts';
@@ -41,6 +45,8 @@ export interface ControlPlane {
   readonly info: ControlPlaneInfo;
   /** Log files of etcd, kube-apiserver and kube-controller-manager (inside `info.dir`). */
   readonly logs: { etcd: string; apiServer: string; controllerManager: string };
+  /** The node, when started with `node` (its logs are in `node.logs`). */
+  readonly node?: NodeInfo;
   /**
    * Stops kube-apiserver, waits `downtimeMs` (default 0) and starts it again with the same
    * etcd, port and credentials, then waits until it is ready. Clients keep their
@@ -58,8 +64,10 @@ export interface ControlPlaneBinaries {
   kubeApiserver: string;
   etcd: string;
   kubectl: string;
-  /** Required when `controllerManager` is requested. */
+  /** Required when `controllerManager` or `node` is requested. */
   kubeControllerManager?: string;
+  /** Required when `node` is requested (resolveNodeBinaries). */
+  node?: NodeBinaries;
 }
 
 /** Options of startControlPlane. */
@@ -78,6 +86,13 @@ export interface StartControlPlaneOptions {
   controllerManager?: boolean;
   /** Per-server readiness timeout (default 90 s; kube-apiserver takes ~5-15 s on 2 cores). */
   startTimeoutMs?: number;
+  /**
+   * Also run a real node (node.ts): containerd, CNI, kubelet, kube-scheduler, kube-proxy and
+   * cluster DNS; implies `controllerManager`. Needs root and the Debian packages
+   * containerd, runc, containernetworking-plugins and iptables (checked first, every gap named).
+   * The API server then listens on the node bridge's host address (`info.server`), not loopback.
+   */
+  node?: boolean | NodeOptions;
 }
 
 const PORT_ATTEMPTS = 3;
@@ -106,7 +121,10 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
   ws.track(() => apiServer);
   // Tracked last, so stopped first: it would log errors while the API server goes away.
   ws.track(() => controllerManager);
+  const nodeProcesses: ManagedProcess[] = [];
+  for (let i = 0; i < 8; i++) ws.track(() => nodeProcesses[i]);
   const stop = (): Promise<void> => ws.stop();
+  const nodeOptions: NodeOptions | undefined = options.node === true ? {} : options.node === false ? undefined : options.node;
 
   try {
     const logsDir = join(dir, 'logs');
@@ -116,7 +134,19 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
       apiServer: join(logsDir, 'kube-apiserver.log'),
       controllerManager: join(logsDir, 'kube-controller-manager.log'),
     };
-    const pki = await createControlPlanePki(dir);
+    let prepared: PreparedNode | undefined;
+    if (nodeOptions !== undefined) prepared = await prepareNode({ dir, reaper, addCleanup: (step) => ws.addCleanup(step) });
+    const pki = await createControlPlanePki(dir, prepared === undefined ? [] : [prepared.network.hostIp]);
+    const kubeletClient =
+      prepared === undefined
+        ? undefined
+        : await issueCertificate(pki.ca, join(dir, 'pki'), {
+            name: 'apiserver-kubelet-client',
+            commonName: 'kube-apiserver-kubelet-client',
+            organizations: ['system:masters'],
+            usage: 'client',
+          });
+    const host = prepared?.network.hostIp ?? '127.0.0.1';
     const etcdStarted = await startEtcd(options.binaries.etcd, dir, logs.etcd, reaper, timeoutMs);
     etcd = etcdStarted.process;
     const endpoint: KubeEndpoint = { server: '', caPem: pki.ca.certPem };
@@ -142,7 +172,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
     };
     for (let attempt = 1; ; attempt++) {
       const [port] = await freePorts(1);
-      endpoint.server = `https://127.0.0.1:${port}`;
+      endpoint.server = `https://${host}:${port}`;
       args = apiServerArgs({
         etcdUrl: etcdStarted.url,
         securePort: port ?? 0,
@@ -153,6 +183,16 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
         serviceAccountPublicKeyPath: pki.serviceAccountKeys.publicKeyPath,
         serviceAccountPrivateKeyPath: pki.serviceAccountKeys.privateKeyPath,
         extraArgs: options.apiServerExtraArgs ?? [],
+        ...(prepared !== undefined && kubeletClient !== undefined
+          ? {
+              node: {
+                address: host,
+                kubeletClientCertPath: kubeletClient.certPath,
+                kubeletClientKeyPath: kubeletClient.keyPath,
+                kubeletCaPath: pki.ca.certPath,
+              },
+            }
+          : {}),
       });
       try {
         await launch();
@@ -161,17 +201,36 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
         if (!(attempt < PORT_ATTEMPTS && err instanceof ServerExitedError && isAddressInUse(err.logTail))) throw err;
       }
     }
-    if (options.controllerManager === true) {
+    if (options.controllerManager === true || prepared !== undefined) {
       const binary = options.binaries.kubeControllerManager;
-      if (binary === undefined) throw new Error('controllerManager: true needs binaries.kubeControllerManager');
+      if (binary === undefined) throw new Error('controllerManager and node need binaries.kubeControllerManager');
       controllerManager = await startControllerManager({
         binary,
         dir,
         apiServer: endpoint.server,
         ca: pki.ca,
         serviceAccountPrivateKeyPath: pki.serviceAccountKeys.privateKeyPath,
+        ...(prepared !== undefined ? { extraControllers: NODE_CONTROLLERS } : {}),
         logPath: logs.controllerManager,
         reaper,
+        timeoutMs,
+      });
+    }
+    let node: NodeInfo | undefined;
+    if (prepared !== undefined && nodeOptions !== undefined) {
+      const binaries = options.binaries.node;
+      if (binaries === undefined) throw new Error('node needs binaries.node (resolveNodeBinaries)');
+      node = await startNode({
+        prepared,
+        binaries,
+        options: nodeOptions,
+        endpoint,
+        admin,
+        ca: pki.ca,
+        serviceCidr: CONTROL_PLANE_DEFAULTS.serviceClusterIpRange,
+        clusterDnsIp: CONTROL_PLANE_DEFAULTS.clusterDnsIp,
+        reaper,
+        track: (proc) => nodeProcesses.push(proc),
         timeoutMs,
       });
     }
@@ -179,6 +238,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
     return {
       info,
       logs,
+      ...(node !== undefined ? { node } : {}),
       stop,
       async restartApiServer(restart: { downtimeMs?: number; whileDown?: () => Promise<void> } = {}): Promise<void> {
         if (ws.stopped) throw new Error('restartApiServer: control plane was stopped');

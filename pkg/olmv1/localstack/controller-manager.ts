@@ -43,6 +43,19 @@ export const CONTROLLER_MANAGER_CONTROLLERS: readonly string[] = [
   'validatingadmissionpolicy-status-controller',
 ];
 
+/**
+ * Added to CONTROLLER_MANAGER_CONTROLLERS when the control plane has a local node: Services'
+ * endpoints (kube-proxy and cluster DNS read EndpointSlices), and node lifecycle (the kubelet
+ * registers its Node with the `node.kubernetes.io/not-ready` taint; this controller removes it
+ * once the Node is Ready, else nothing is ever scheduled).
+ */
+export const NODE_CONTROLLERS: readonly string[] = [
+  'endpoints-controller',
+  'endpointslice-controller',
+  'endpointslice-mirroring-controller',
+  'node-lifecycle-controller',
+];
+
 /** Inputs of controllerManagerArgs (paths inside the control plane's directory). */
 interface ControllerManagerArgsOptions {
   kubeconfigPath: string;
@@ -53,6 +66,8 @@ interface ControllerManagerArgsOptions {
   rootCaPath: string;
   /** The key kube-apiserver signs ServiceAccount tokens with (`--service-account-signing-key-file`). */
   serviceAccountPrivateKeyPath: string;
+  /** Controllers on top of CONTROLLER_MANAGER_CONTROLLERS (NODE_CONTROLLERS with a node). */
+  extraControllers?: readonly string[];
 }
 
 /**
@@ -69,7 +84,7 @@ export function controllerManagerArgs(options: ControllerManagerArgsOptions): st
     // from kube-system/extension-apiserver-authentication, which our API server (no
     // --requestheader-client-ca-file) does not publish: an error logged with backoff forever.
     '--authentication-skip-lookup=true',
-    `--controllers=${CONTROLLER_MANAGER_CONTROLLERS.join(',')}`,
+    `--controllers=${[...CONTROLLER_MANAGER_CONTROLLERS, ...(options.extraControllers ?? [])].join(',')}`,
     '--use-service-account-credentials=true',
     `--root-ca-file=${options.rootCaPath}`,
     `--service-account-private-key-file=${options.serviceAccountPrivateKeyPath}`,
@@ -90,6 +105,7 @@ interface StartControllerManagerOptions {
   apiServer: string;
   ca: CertificateAuthority;
   serviceAccountPrivateKeyPath: string;
+  extraControllers?: readonly string[];
   logPath: string;
   reaper: Reaper;
   timeoutMs: number;
@@ -132,6 +148,7 @@ export async function startControllerManager(options: StartControllerManagerOpti
       tlsKeyPath: serving.keyPath,
       rootCaPath: options.ca.certPath,
       serviceAccountPrivateKeyPath: options.serviceAccountPrivateKeyPath,
+      ...(options.extraControllers !== undefined ? { extraControllers: options.extraControllers } : {}),
     });
     // An empty environment, like the other servers: nothing it needs comes from there.
     const proc = await startProcess({

@@ -11,6 +11,7 @@ export {
   firstBuildEstimate,
   resolveBinaries,
   resolveHelm,
+  resolveNodeBinaries,
   type EnvtestBinaries,
   type ResolveBinariesOptions,
 } from './binaries.ts';
@@ -34,9 +35,11 @@ export {
 } from './control-plane.ts';
 export { runCommand } from './exec.ts';
 export { findGoToolchain, runGo } from './go-toolchain.ts';
+export { buildGoProgram } from './go-program.ts';
 export { kubeRequest, type KubeAuth, type KubeEndpoint, type KubeRequest, type KubeResponse } from './kube-http.ts';
 export { renderKubeconfig, type KubeconfigCredentials, type KubeconfigOptions } from './kubeconfig.ts';
 export { isAlive } from './lock.ts';
+export { type NodeInfo } from './node.ts';
 export { freePorts } from './ports.ts';
 export { startProcess, type ExitStatus, type ManagedProcess, type StartProcessOptions } from './process.ts';
 export { Reaper } from './reaper.ts';

@@ -5,17 +5,21 @@
  * before teardown). The price is that nothing kills them if the parent is SIGKILLed or
  * crashes. The reaper covers that case: a detached Node process that reads "track/untrack"
  * lines on a pipe from us; when the pipe closes (we exited, however that happened) it
- * terminates every process group and deletes every directory still tracked, then exits.
+ * terminates every process group, runs every cleanup script still tracked (a local node's
+ * containers, mounts, bridge and iptables rules: node-cleanup.ts), deletes every directory
+ * still tracked, then exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
 
 // Kept as plain JavaScript so the reaper runs on whatever Node executes the parent (vitest
 // may run on a Node without type stripping). Protocol: one command per line,
-// `+group PID`, `-group PID`, `+dir PATH`, `-dir PATH`.
+// `+group PID`, `-group PID`, `+script PATH`, `-script PATH`, `+dir PATH`, `-dir PATH`.
 const REAPER_SCRIPT = `
 const fs = require('node:fs');
+const { spawnSync } = require('node:child_process');
 const groups = new Set();
+const scripts = new Set();
 const dirs = new Set();
 let buffered = '';
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => {});
@@ -31,6 +35,8 @@ process.stdin.on('data', (chunk) => {
     const arg = line.slice(space + 1);
     if (verb === '+group') groups.add(Number(arg));
     if (verb === '-group') groups.delete(Number(arg));
+    if (verb === '+script') scripts.add(arg);
+    if (verb === '-script') scripts.delete(arg);
     if (verb === '+dir') dirs.add(arg);
     if (verb === '-dir') dirs.delete(arg);
   }
@@ -49,6 +55,7 @@ function finish() {
     if (signalAll(0) === 0 || Date.now() > deadline) {
       clearInterval(timer);
       signalAll('SIGKILL');
+      for (const script of [...scripts].reverse()) { try { spawnSync('/bin/sh', [script], { stdio: 'ignore', timeout: 120000 }); } catch {} }
       for (const dir of dirs) { try { fs.rmSync(dir, { recursive: true, force: true }); } catch {} }
       process.exit(0);
     }
@@ -102,6 +109,19 @@ export class Reaper {
   /** Forget process group `pgid` (it was stopped). */
   untrackGroup(pgid: number): void {
     this.#send(`-group ${pgid}`);
+  }
+
+  /**
+   * Run the shell script at `path` if we die: after the process groups are killed, before the
+   * directories are deleted (so the script may live in one of them).
+   */
+  trackScript(path: string): void {
+    this.#send(`+script ${path}`);
+  }
+
+  /** Forget the script at `path` (it ran). */
+  untrackScript(path: string): void {
+    this.#send(`-script ${path}`);
   }
 
   /** Delete directory `path` recursively if we die. */

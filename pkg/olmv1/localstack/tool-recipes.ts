@@ -7,12 +7,15 @@
  *  - kube-controller-manager: from the same module and version, in its own entry so the
  *    kube-apiserver entries already cached stay valid (it reuses their packages from Go's
  *    build cache);
+ *  - kube-node: kubelet, kube-scheduler and kube-proxy, for a local node (node.ts), from the
+ *    same module and version, in an entry of their own for the same reason;
+ *  - coredns: a CoreDNS binary composed by us from its packages (the plugins cluster DNS uses);
  *  - etcd: the etcd server binary;
  *  - registry: a registry binary composed by us from distribution's packages (filesystem and
  *    in-memory storage; htpasswd, token and silly auth) plus `htpasswd`, our bcrypt helper;
  *  - helm: the `helm` CLI, only for tests that read release records as Helm does.
  */
-import { ETCD_VERSION, HELM_VERSION, KUBERNETES_STAGING_VERSION, KUBERNETES_VERSION, REGISTRY_VERSION } from './versions.ts';
+import { COREDNS_VERSION, ETCD_VERSION, HELM_VERSION, KUBERNETES_STAGING_VERSION, KUBERNETES_VERSION, REGISTRY_VERSION } from './versions.ts';
 
 /** A binary of a recipe: its file name and the Go main package it is built from. */
 interface RecipeBinary {
@@ -31,7 +34,7 @@ interface VersionProbe {
 /** Everything needed to build one tool from Go modules. */
 export interface ToolRecipe {
   /** Cache directory prefix and progress-message name. */
-  name: 'kubernetes' | 'kube-controller-manager' | 'etcd' | 'registry' | 'helm';
+  name: 'kubernetes' | 'kube-controller-manager' | 'kube-node' | 'coredns' | 'etcd' | 'registry' | 'helm';
   /** The upstream release, also the cache directory suffix. */
   version: string;
   /** Upstream module required at `version`. */
@@ -119,6 +122,68 @@ export const KUBE_CONTROLLER_MANAGER_RECIPE: ToolRecipe = {
   stamps: kubernetesStamps(KUBERNETES_VERSION),
   probes: [{ binary: 'kube-controller-manager', args: ['--version'], expect: `Kubernetes ${KUBERNETES_VERSION}` }],
   coldBuildCpuSeconds: 90,
+};
+
+/**
+ * kubelet, kube-scheduler and kube-proxy at KUBERNETES_VERSION, for the local node (node.ts).
+ * Same module, version, stamps and sibling pins as KUBERNETES_RECIPE, in a cache entry of its
+ * own (the entries already cached stay valid). Built after KUBE_CONTROLLER_MANAGER_RECIPE it
+ * compiles the kubelet's and kube-proxy's own packages on top of Go's warm build cache; the CPU
+ * time below is a measured build in that order, rounded up (decision 0101).
+ */
+export const KUBE_NODE_RECIPE: ToolRecipe = {
+  name: 'kube-node',
+  version: KUBERNETES_VERSION,
+  module: 'k8s.io/kubernetes',
+  siblingVersion: KUBERNETES_STAGING_VERSION,
+  binaries: [
+    { name: 'kubelet', pkg: 'k8s.io/kubernetes/cmd/kubelet' },
+    { name: 'kube-scheduler', pkg: 'k8s.io/kubernetes/cmd/kube-scheduler' },
+    { name: 'kube-proxy', pkg: 'k8s.io/kubernetes/cmd/kube-proxy' },
+  ],
+  sources: {},
+  stamps: kubernetesStamps(KUBERNETES_VERSION),
+  probes: [
+    { binary: 'kubelet', args: ['--version'], expect: `Kubernetes ${KUBERNETES_VERSION}` },
+    { binary: 'kube-scheduler', args: ['--version'], expect: `Kubernetes ${KUBERNETES_VERSION}` },
+    { binary: 'kube-proxy', args: ['--version'], expect: `Kubernetes ${KUBERNETES_VERSION}` },
+  ],
+  coldBuildCpuSeconds: 300,
+};
+
+const COREDNS_MAIN = `// Command coredns runs CoreDNS with the plugins the local node's cluster DNS uses; the other
+// plugins (cloud zones, etcd, forwarding, ...) are left out to keep the build short.
+package main
+
+import (
+	_ "github.com/coredns/coredns/core/dnsserver"
+	"github.com/coredns/coredns/coremain"
+	_ "github.com/coredns/coredns/plugin/bind"
+	_ "github.com/coredns/coredns/plugin/cache"
+	_ "github.com/coredns/coredns/plugin/errors"
+	_ "github.com/coredns/coredns/plugin/health"
+	_ "github.com/coredns/coredns/plugin/kubernetes"
+	_ "github.com/coredns/coredns/plugin/loadbalance"
+	_ "github.com/coredns/coredns/plugin/log"
+	_ "github.com/coredns/coredns/plugin/ready"
+)
+
+func main() {
+	coremain.Run()
+}
+`;
+
+/** CoreDNS at COREDNS_VERSION (its version is compiled in, no stamps needed). */
+export const COREDNS_RECIPE: ToolRecipe = {
+  name: 'coredns',
+  version: COREDNS_VERSION,
+  module: 'github.com/coredns/coredns',
+  siblingVersion: COREDNS_VERSION,
+  binaries: [{ name: 'coredns', pkg: './cmd/coredns' }],
+  sources: { 'cmd/coredns/main.go': COREDNS_MAIN },
+  stamps: {},
+  probes: [{ binary: 'coredns', args: ['-version'], expect: `CoreDNS-${COREDNS_VERSION.slice(1)}` }],
+  coldBuildCpuSeconds: 300,
 };
 
 /** etcd at ETCD_VERSION (its version is compiled in, no stamps needed). */

@@ -27,6 +27,12 @@ export const REGISTRY_VERSION = 'v3.1.2';
 export const HELM_VERSION = 'v3.21.3';
 
 /**
+ * github.com/coredns/coredns release the local node's cluster DNS runs (node.ts): its
+ * `kubernetes` plugin serves `cluster.local` from the API server.
+ */
+export const COREDNS_VERSION = 'v1.15.0';
+
+/**
  * Oldest Go toolchain that builds all of the above (Kubernetes v1.36 and distribution v3.1
  * declare `go 1.26.0`).
  */

@@ -19,7 +19,13 @@ export interface Workspace {
   readonly stopped: boolean;
   /** Adds a process to stop; the getter is read at stop time, so a replaced process is covered. */
   track(current: () => ManagedProcess | undefined): void;
-  /** Stops tracked processes in reverse order and removes the directory; idempotent. */
+  /**
+   * Adds a cleanup step that runs after the tracked processes stopped and before the directory
+   * is removed (later steps first). A step that throws does not stop the others; the first
+   * error is rethrown by `stop` once the directory is gone.
+   */
+  addCleanup(step: () => Promise<void>): void;
+  /** Stops tracked processes in reverse order, runs the cleanups and removes the directory; idempotent. */
   stop(): Promise<void>;
 }
 
@@ -29,6 +35,7 @@ export async function createWorkspace(prefix: string, tmpRoot: string = tmpdir()
   const reaper = Reaper.start();
   reaper.trackDir(dir);
   const processes: Array<() => ManagedProcess | undefined> = [];
+  const cleanups: Array<() => Promise<void>> = [];
   const onExit = (): void => {
     // Synchronous last resort when Node exits without stop() (e.g. process.exit()).
     for (const get of processes) {
@@ -46,14 +53,24 @@ export async function createWorkspace(prefix: string, tmpRoot: string = tmpdir()
       return stopped;
     },
     track: (current) => processes.push(current),
+    addCleanup: (step) => cleanups.push(step),
     async stop() {
       if (stopped) return;
       stopped = true;
       for (const get of [...processes].reverse()) await get()?.stop();
+      let failure: unknown;
+      for (const step of [...cleanups].reverse()) {
+        try {
+          await step();
+        } catch (err) {
+          failure ??= err;
+        }
+      }
       await rm(dir, { recursive: true, force: true });
       reaper.untrackDir(dir);
       reaper.close();
       process.removeListener('exit', onExit);
+      if (failure !== undefined) throw failure;
     },
   };
 }

@@ -1,0 +1,146 @@
+/**
+ * Cluster DNS for the local node: CoreDNS as a host process on the bridge address, serving
+ * `cluster.local` (and reverse zones) from the API server with its `kubernetes` plugin, and the
+ * Service `kube-system/kube-dns` on the cluster DNS IP the kubelet hands to Pods. The Service
+ * has no selector; an EndpointSlice of ours points it at CoreDNS's port on the host, so
+ * kube-proxy routes Pods' queries there. Names outside the cluster are refused (Pods have no
+ * resolver outside the machine).
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CertificateAuthority } from './certs.ts';
+import { kubeRequest, type KubeAuth, type KubeEndpoint } from './kube-http.ts';
+import { writeClientKubeconfig } from './node-credentials.ts';
+import { freePorts } from './ports.ts';
+import { startProcess, type ManagedProcess } from './process.ts';
+import type { Reaper } from './reaper.ts';
+import { waitUntil } from './wait.ts';
+
+/** The user CoreDNS authenticates as (bound to CLUSTER_DNS_ROLE below). */
+const COREDNS_USER = 'system:coredns';
+
+/** The Corefile (pure): `cluster.local` and reverse zones from the API server, on `address`. */
+export function renderCorefile(o: { address: string; kubeconfig: string; readyPort: number }): string {
+  return [
+    'cluster.local in-addr.arpa ip6.arpa {',
+    `  bind ${o.address}`,
+    '  errors',
+    `  ready 127.0.0.1:${o.readyPort}`,
+    '  kubernetes cluster.local in-addr.arpa ip6.arpa {',
+    `    kubeconfig ${o.kubeconfig}`,
+    '    pods insecure',
+    '    fallthrough in-addr.arpa ip6.arpa',
+    '  }',
+    '  cache 30',
+    '  loadbalance',
+    '}',
+    '',
+  ].join('\n');
+}
+
+/** Objects written through the API (ClusterRole/Binding for CoreDNS, Service, EndpointSlice). */
+export function clusterDnsObjects(o: { clusterIp: string; hostIp: string; port: number }): Array<{ path: string; body: object }> {
+  const rbac = '/apis/rbac.authorization.k8s.io/v1';
+  const ports = [
+    { name: 'dns', protocol: 'UDP' },
+    { name: 'dns-tcp', protocol: 'TCP' },
+  ];
+  return [
+    {
+      path: `${rbac}/clusterroles`,
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: COREDNS_USER },
+        rules: [
+          { apiGroups: [''], resources: ['endpoints', 'services', 'pods', 'namespaces'], verbs: ['list', 'watch'] },
+          { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
+        ],
+      },
+    },
+    {
+      path: `${rbac}/clusterrolebindings`,
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: COREDNS_USER },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: COREDNS_USER },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: COREDNS_USER }],
+      },
+    },
+    {
+      path: '/api/v1/namespaces/kube-system/services',
+      body: {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'kube-dns', namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } },
+        spec: { clusterIP: o.clusterIp, ports: ports.map((p) => ({ ...p, port: 53, targetPort: o.port })) },
+      },
+    },
+    {
+      path: '/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices',
+      body: {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: {
+          name: 'kube-dns-host',
+          namespace: 'kube-system',
+          labels: { 'kubernetes.io/service-name': 'kube-dns', 'endpointslice.kubernetes.io/managed-by': 'olmv1-localstack' },
+        },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: [o.hostIp], conditions: { ready: true } }],
+        ports: ports.map((p) => ({ ...p, port: o.port })),
+      },
+    },
+  ];
+}
+
+/** What startClusterDns needs. */
+interface StartClusterDnsOptions {
+  binary: string;
+  dir: string;
+  endpoint: KubeEndpoint;
+  admin: KubeAuth;
+  ca: CertificateAuthority;
+  hostIp: string;
+  clusterIp: string;
+  logPath: string;
+  reaper: Reaper;
+  timeoutMs: number;
+}
+
+/**
+ * Writes CoreDNS's RBAC, Service and EndpointSlice, starts CoreDNS on a free port of the host
+ * address and resolves once its `ready` plugin reports the API server synced. Throws (with its
+ * log tail) when it exits or is not ready in `timeoutMs`, or when the API refuses an object.
+ */
+export async function startClusterDns(o: StartClusterDnsOptions): Promise<ManagedProcess> {
+  const [port, readyPort] = await freePorts(2);
+  for (const { path, body } of clusterDnsObjects({ clusterIp: o.clusterIp, hostIp: o.hostIp, port: port ?? 0 })) {
+    const res = await kubeRequest(o.endpoint, { method: 'POST', path, auth: o.admin, body, timeoutMs: 10_000 });
+    if (res.status !== 201 && res.status !== 409) throw new Error(`POST ${path}: ${res.status} ${res.body.slice(0, 300)}`);
+  }
+  const kubeconfig = await writeClientKubeconfig({ ca: o.ca, dir: o.dir, name: 'coredns', user: COREDNS_USER, apiServer: o.endpoint.server });
+  const corefile = join(o.dir, 'Corefile');
+  await writeFile(corefile, renderCorefile({ address: o.hostIp, kubeconfig, readyPort: readyPort ?? 0 }));
+  const proc = await startProcess({
+    name: 'coredns',
+    command: o.binary,
+    args: ['-conf', corefile, '-dns.port', String(port)],
+    logPath: o.logPath,
+    reaper: o.reaper,
+    env: {},
+    cwd: o.dir,
+  });
+  try {
+    await waitUntil(
+      'CoreDNS ready',
+      async () => (await fetch(`http://127.0.0.1:${readyPort}/ready`, { signal: AbortSignal.timeout(2000) })).status === 200,
+      { timeoutMs: o.timeoutMs, process: proc, intervalMs: 200 },
+    );
+  } catch (err) {
+    await proc.stop();
+    throw err;
+  }
+  return proc;
+}

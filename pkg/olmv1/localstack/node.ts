@@ -1,0 +1,227 @@
+/**
+ * A real node for a local control plane (decision 0101): containerd + runc from the machine's
+ * packages, a bridge CNI network of its own, kubelet, kube-scheduler, kube-proxy and CoreDNS
+ * built from pinned Go modules, and a pause image built here. Started by control-plane.ts
+ * (`startControlPlane({ node: true })`) in two steps: the network before the API server (which
+ * listens on the bridge's host address, where Pods reach it), the rest once the API server and
+ * kube-controller-manager run. Everything it creates is undone by one cleanup script
+ * (node-cleanup.ts), run on stop() and by the reaper if our process dies.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CertificateAuthority } from './certs.ts';
+import { renderCleanupScript, type CleanupPlan } from './node-cleanup.ts';
+import { startClusterDns } from './cluster-dns.ts';
+import { addPlainHttpRegistry, containerdLayout, ctr, startContainerd, type ContainerdLayout } from './containerd.ts';
+import { runCommand } from './exec.ts';
+import { isNodeReady, startKubelet } from './kubelet.ts';
+import { startKubeProxy } from './kube-proxy.ts';
+import type { KubeAuth, KubeEndpoint } from './kube-http.ts';
+import { planNetwork, readAddressesAndRoutes, renderCniConflist, setUpNetwork, snapshotChains, type NodeNetwork } from './node-network.ts';
+import { assertNodePrerequisites, SYSTEM_PATH } from './node-prereqs.ts';
+import { ociArchiveOfBinary } from './pause-image.ts';
+import { freePorts } from './ports.ts';
+import type { ManagedProcess } from './process.ts';
+import type { Reaper } from './reaper.ts';
+import { startScheduler } from './scheduler.ts';
+import { waitUntil } from './wait.ts';
+
+/** Binaries a node runs (resolveNodeBinaries builds them). */
+export interface NodeBinaries {
+  kubelet: string;
+  kubeScheduler: string;
+  kubeProxy: string;
+  coredns: string;
+  /** The static sleeper packed as the sandbox image (pause-image.ts). */
+  pause: string;
+}
+
+/** Options of a node (`startControlPlane({ node: {...} })`). */
+export interface NodeOptions {
+  /** Registries (`host:port`) the node pulls from over plain HTTP, e.g. the tests' registry. */
+  plainHttpRegistries?: readonly string[];
+  /** How long the Node may take to become Ready after the kubelet starts (default 120 s). */
+  readyTimeoutMs?: number;
+}
+
+/** Facts about a running node; plain data. */
+export interface NodeInfo {
+  name: string;
+  /** The bridge's host address: the Node's InternalIP, where the API server and DNS listen. */
+  hostIp: string;
+  podCidr: string;
+  bridge: string;
+  serviceCidr: string;
+  clusterDnsIp: string;
+  /** containerd's socket (for `ctr --address`). */
+  containerdSocket: string;
+  /** The node's directory (containerd, kubelet, CNI); mounts below it are removed on stop. */
+  dir: string;
+  /** The cleanup script stop() runs (and the reaper, if our process dies). */
+  cleanupScript: string;
+  /** iptables chain names of ours (filter table). */
+  chains: string[];
+  /** From the kubelet's start to the Node being Ready. */
+  readyAfterMs: number;
+  logs: { containerd: string; kubelet: string; kubeProxy: string; scheduler: string; coredns: string };
+}
+
+/** The node's network, created before the API server starts. */
+export interface PreparedNode {
+  network: NodeNetwork;
+  dir: string;
+  plan: CleanupPlan;
+  cleanupScript: string;
+  layout: ContainerdLayout;
+}
+
+const NODE_NAME = 'olmv1-node';
+
+/** Runs `sh script`; returns its output (it exits 0 whatever it found). */
+async function runCleanup(script: string): Promise<void> {
+  await runCommand('/bin/sh', [script], { env: { PATH: SYSTEM_PATH } });
+}
+
+/**
+ * Checks the prerequisites (throws listing all that is missing), then creates the node's
+ * bridge, firewall chains and sysctls under `<dir>/node`. The cleanup script is written and
+ * handed to the reaper and to `addCleanup` before anything is created, so a failure anywhere
+ * after this point is undone by the control plane's stop().
+ */
+export async function prepareNode(options: { dir: string; reaper: Reaper; addCleanup: (step: () => Promise<void>) => void }): Promise<PreparedNode> {
+  assertNodePrerequisites();
+  const dir = join(options.dir, 'node');
+  await mkdir(dir, { recursive: true, mode: 0o711 });
+  const network = planNetwork(await readAddressesAndRoutes());
+  const layout = containerdLayout(join(dir, 'containerd'));
+  const plan: CleanupPlan = {
+    nodeDir: dir,
+    runcRoot: layout.runcRoot,
+    containerdState: layout.state,
+    containerdSocket: layout.socket,
+    network,
+    chainsBefore: await snapshotChains(),
+    sysctls: [],
+  };
+  const cleanupScript = join(dir, 'cleanup.sh');
+  await writeFile(cleanupScript, renderCleanupScript(plan), { mode: 0o700 });
+  options.reaper.trackScript(cleanupScript);
+  options.addCleanup(async () => {
+    await runCleanup(cleanupScript);
+    options.reaper.untrackScript(cleanupScript);
+  });
+  const sysctls = await setUpNetwork(network);
+  plan.sysctls = sysctls;
+  await writeFile(cleanupScript, renderCleanupScript(plan), { mode: 0o700 });
+  return { network, dir, plan, cleanupScript, layout };
+}
+
+/** What startNode needs of the control plane. */
+interface StartNodeOptions {
+  prepared: PreparedNode;
+  binaries: NodeBinaries;
+  options: NodeOptions;
+  endpoint: KubeEndpoint;
+  admin: KubeAuth;
+  ca: CertificateAuthority;
+  serviceCidr: string;
+  clusterDnsIp: string;
+  reaper: Reaper;
+  /** Tracks a started process (stopped by the control plane's stop, last started first). */
+  track: (proc: ManagedProcess) => void;
+  timeoutMs: number;
+}
+
+/**
+ * Starts containerd (and imports the pause image), kube-scheduler, CoreDNS, the kubelet and
+ * kube-proxy, and resolves once the Node is Ready. Throws with the kubelet's last log lines when
+ * it is not Ready within `readyTimeoutMs`, or with the failing component's log tail.
+ */
+export async function startNode(o: StartNodeOptions): Promise<NodeInfo> {
+  const { prepared, binaries } = o;
+  const { network, layout, dir } = prepared;
+  const logsDir = join(dir, 'logs');
+  await mkdir(logsDir, { recursive: true });
+  const logs = {
+    containerd: join(logsDir, 'containerd.log'),
+    kubelet: join(logsDir, 'kubelet.log'),
+    kubeProxy: join(logsDir, 'kube-proxy.log'),
+    scheduler: join(logsDir, 'kube-scheduler.log'),
+    coredns: join(logsDir, 'coredns.log'),
+  };
+  const pauseBinary = await readFile(binaries.pause);
+  const sandboxImage = `olmv1.local/pause:${createHash('sha256').update(pauseBinary).digest('hex').slice(0, 12)}`;
+  const { archive } = ociArchiveOfBinary({ name: sandboxImage, file: 'pause', binary: pauseBinary });
+  await mkdir(layout.cniConfDir, { recursive: true });
+  await writeFile(join(layout.cniConfDir, '10-olmv1.conflist'), renderCniConflist(network, o.serviceCidr, join(dir, 'cni-ipam')));
+  for (const host of o.options.plainHttpRegistries ?? []) await addPlainHttpRegistry(layout, host);
+
+  const containerd = await startContainerd({ layout, sandboxImage, logPath: logs.containerd, reaper: o.reaper, timeoutMs: o.timeoutMs });
+  o.track(containerd);
+  await ctr(layout, ['images', 'import'], archive);
+
+  const common = { ca: o.ca, reaper: o.reaper, timeoutMs: o.timeoutMs, apiServer: o.endpoint.server };
+  o.track(await startScheduler({ ...common, binary: binaries.kubeScheduler, dir: join(dir, 'kube-scheduler'), logPath: logs.scheduler }));
+  o.track(
+    await startClusterDns({
+      ...common,
+      binary: binaries.coredns,
+      dir: join(dir, 'coredns'),
+      endpoint: o.endpoint,
+      admin: o.admin,
+      hostIp: network.hostIp,
+      clusterIp: o.clusterDnsIp,
+      logPath: logs.coredns,
+    }),
+  );
+  const [kubeletPort] = await freePorts(1);
+  const kubeletStarted = Date.now();
+  const kubelet = await startKubelet({
+    binary: binaries.kubelet,
+    dir: join(dir, 'kubelet'),
+    nodeName: NODE_NAME,
+    nodeIp: network.hostIp,
+    port: kubeletPort ?? 0,
+    apiServer: o.endpoint.server,
+    ca: o.ca,
+    containerdSocket: layout.socket,
+    clusterDns: o.clusterDnsIp,
+    podCidr: network.podCidr,
+    logPath: logs.kubelet,
+    reaper: o.reaper,
+  });
+  o.track(kubelet);
+  // After the kubelet: kube-proxy waits for its Node object to exist (up to 30 s) before it
+  // serves, so started first it would wait for the kubelet's registration anyway.
+  o.track(
+    await startKubeProxy({
+      ...common,
+      binary: binaries.kubeProxy,
+      dir: join(dir, 'kube-proxy'),
+      nodeName: NODE_NAME,
+      nodeIp: network.hostIp,
+      podCidr: network.podCidr,
+      logPath: logs.kubeProxy,
+    }),
+  );
+  await waitUntil(`Node ${NODE_NAME} to become Ready`, () => isNodeReady(o.endpoint, o.admin, NODE_NAME), {
+    timeoutMs: o.options.readyTimeoutMs ?? 120_000,
+    process: kubelet,
+    intervalMs: 250,
+  });
+  return {
+    name: NODE_NAME,
+    hostIp: network.hostIp,
+    podCidr: network.podCidr,
+    bridge: network.bridge,
+    serviceCidr: o.serviceCidr,
+    clusterDnsIp: o.clusterDnsIp,
+    containerdSocket: layout.socket,
+    dir,
+    cleanupScript: prepared.cleanupScript,
+    chains: [network.inputChain, network.forwardChain],
+    readyAfterMs: Date.now() - kubeletStarted,
+    logs,
+  };
+}

@@ -1,0 +1,189 @@
+// startControlPlane({ node: true }): a real node (decision 0101). The Node becomes Ready; a Pod
+// whose image is built here and pulled from the tests' registry runs; from inside a Pod the
+// API server's Service name resolves and the API server answers through it and through the
+// Service IP with the Pod's ServiceAccount token; a second Pod reaches the first by its Service
+// name (cluster DNS + kube-proxy); an address outside the machine is unreachable from a Pod;
+// `kubectl logs` works; stop() leaves no container, shim, mount, bridge, iptables chain,
+// process or directory. Its own control plane with root, containerd, runc, CNI plugins and
+// iptables (.ci/run installs them).
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  buildGoProgram,
+  defaultCacheRoot,
+  findGoToolchain,
+  resolveNodeBinaries,
+  startControlPlane,
+  type ControlPlane,
+  type NodeInfo,
+} from '../../pkg/olmv1/localstack/index.ts';
+import { buildImage, buildLayer, createImageClient } from '../../pkg/shared/image/index.ts';
+
+const exec = promisify(execFile);
+const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+let cp: ControlPlane;
+let node: NodeInfo;
+let startupMs = 0;
+let image = '';
+const ns = `node-${Date.now().toString(36)}`;
+
+const kubectl = async (...args: string[]): Promise<string> => (await exec(cp.info.kubectl, ['--kubeconfig', cp.info.kubeconfigPath, ...args])).stdout;
+
+async function apply(obj: object): Promise<void> {
+  const child = execFile(cp.info.kubectl, ['--kubeconfig', cp.info.kubeconfigPath, 'apply', '-f', '-']);
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdin?.end(JSON.stringify(obj));
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  if (code !== 0) throw new Error(`kubectl apply failed: ${err}`);
+}
+
+/** Chain names per iptables family/table, to compare before and after. */
+async function chains(): Promise<string[]> {
+  const out: string[] = [];
+  for (const cmd of ['iptables', 'ip6tables']) {
+    for (const table of ['filter', 'nat', 'mangle']) {
+      const { stdout } = await exec(cmd, ['-w', '-t', table, '-S'], { env: { PATH } });
+      for (const line of stdout.split('\n')) if (line.startsWith('-N ')) out.push(`${cmd}/${table}/${line.slice(3)}`);
+    }
+  }
+  return out.sort();
+}
+
+function pod(name: string, labels: Record<string, string>, args: string[], env: Record<string, string> = {}): object {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: ns, labels },
+    spec: {
+      terminationGracePeriodSeconds: 1,
+      containers: [
+        {
+          name: 'probe',
+          image,
+          command: ['/probe', ...args],
+          env: Object.entries(env).map(([n, value]) => ({ name: n, value })),
+          ports: [{ containerPort: 8080 }],
+        },
+      ],
+    },
+  };
+}
+
+async function phase(name: string): Promise<string> {
+  return kubectl('get', 'pod', '-n', ns, name, '-o', 'jsonpath={.status.phase}');
+}
+
+let chainsBefore: string[] = [];
+
+beforeAll(async () => {
+  const log = (line: string): void => console.error(line);
+  const env = process.env;
+  const cacheRoot = defaultCacheRoot(env);
+  const nodeBinaries = await resolveNodeBinaries({ cacheRoot, env, log });
+  const probe = await buildGoProgram(
+    { name: 'node-probe', source: await readFile(join(import.meta.dirname, '../fixtures/node-probe/main.go'), 'utf8') },
+    cacheRoot,
+    await findGoToolchain(env),
+    log,
+  );
+  const registry = inject('envtestRegistries').anonymous;
+  image = `${registry.host}/node-probe:${Date.now().toString(36)}`;
+  await createImageClient({ insecureRegistries: ['127.0.0.1'] }).push(
+    image,
+    buildImage({ layers: [buildLayer([{ path: 'probe', type: 'file', data: await readFile(probe), mode: 0o755 }])] }),
+  );
+  chainsBefore = await chains();
+  const started = Date.now();
+  cp = await startControlPlane({ binaries: { ...inject('envtestBinaries'), node: nodeBinaries }, node: { plainHttpRegistries: [registry.host] } });
+  startupMs = Date.now() - started;
+  if (cp.node === undefined) throw new Error('startControlPlane returned no node');
+  node = cp.node;
+  console.error(`control plane + node Ready in ${startupMs} ms (Node Ready ${node.readyAfterMs} ms after the kubelet started)`);
+}, 900_000);
+
+afterAll(async () => {
+  await cp?.stop();
+});
+
+describe('a real node', () => {
+  it('is Ready, with its bridge address as InternalIP', async () => {
+    const nodeObj = JSON.parse(await kubectl('get', 'node', node.name, '-o', 'json')) as {
+      status: {
+        conditions: Array<{ type: string; status: string }>;
+        addresses: Array<{ type: string; address: string }>;
+        nodeInfo: { kubeletVersion: string };
+      };
+    };
+    expect(nodeObj.status.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(nodeObj.status.addresses).toContainEqual({ type: 'InternalIP', address: node.hostIp });
+    expect(nodeObj.status.nodeInfo.kubeletVersion).toBe(inject('envtestBinaries').versions.kubeApiserver);
+    expect(startupMs).toBeGreaterThan(0);
+  });
+
+  it('runs Pods that reach the API server, cluster DNS and each other through Services; kubectl logs works', async () => {
+    await kubectl('create', 'namespace', ns);
+    const account = async (): Promise<string> => (await kubectl('get', 'serviceaccount', '-n', ns, 'default', '-o', 'name').catch(() => '')).trim();
+    await expect.poll(account, { timeout: 30_000 }).toBe('serviceaccount/default');
+    await apply(pod('echo', { app: 'echo' }, ['serve']));
+    await apply({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'echo', namespace: ns },
+      spec: { selector: { app: 'echo' }, ports: [{ port: 80, targetPort: 8080 }] },
+    });
+    await expect.poll(() => phase('echo'), { timeout: 60_000, interval: 500 }).toBe('Running');
+    await apply(pod('check', { app: 'check' }, ['check'], { PEER_URL: `http://echo.${ns}.svc.cluster.local/` }));
+    await expect.poll(() => phase('check'), { timeout: 60_000, interval: 500 }).toBe('Running');
+
+    const resultLine = async (): Promise<string> => (await kubectl('logs', '-n', ns, 'check')).split('\n').find((l) => l.startsWith('RESULT ')) ?? '';
+    await expect.poll(resultLine, { timeout: 120_000, interval: 1000 }).toMatch(/^RESULT /);
+    const result = JSON.parse((await resultLine()).slice('RESULT '.length)) as Record<string, unknown>;
+    expect(result).toMatchObject({ resolved: ['10.0.0.1'], healthz: 'ok', peer: 'hello from echo' });
+    expect(result['lastError']).toBeUndefined();
+    expect(JSON.parse(result['version'] as string)).toMatchObject({ gitVersion: inject('envtestBinaries').versions.kubeApiserver });
+    expect(result['outside']).toMatch(/network is unreachable/);
+    expect(await kubectl('logs', '-n', ns, 'echo')).toContain('probe serving on :8080');
+  });
+
+  it('stop() leaves no container, shim, mount, bridge, iptables chain, process or directory', async () => {
+    const tasks = await exec('ctr', ['--address', node.containerdSocket, '-n', 'k8s.io', 'tasks', 'ls', '-q'], { env: { PATH } });
+    const processes = async (): Promise<string[]> => (await exec('ps', ['-eo', 'pid=,args='], { env: { PATH } })).stdout.split('\n');
+    const shimPids = (await processes())
+      .filter((l) => l.includes('containerd-shim') && l.includes(node.containerdSocket))
+      .map((l) => Number.parseInt(l, 10));
+    const taskPids = (await exec('ctr', ['--address', node.containerdSocket, '-n', 'k8s.io', 'tasks', 'ls'], { env: { PATH } })).stdout
+      .split('\n')
+      .slice(1)
+      .map((l) => Number(l.trim().split(/\s+/)[1]))
+      .filter((p) => p > 0);
+    expect(tasks.stdout.trim().split('\n').length).toBeGreaterThanOrEqual(4); // two Pods: two sandboxes, two containers
+    expect(shimPids.length).toBeGreaterThan(0);
+    expect((await chains()).some((c) => c.includes('KUBE-SERVICES'))).toBe(true);
+
+    await cp.stop();
+
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect([...shimPids, ...taskPids].filter(alive)).toEqual([]);
+    expect(
+      readFileSync('/proc/self/mountinfo', 'utf8')
+        .split('\n')
+        .filter((l) => l.includes(node.dir)),
+    ).toEqual([]);
+    await expect(exec('ip', ['link', 'show', node.bridge], { env: { PATH } })).rejects.toThrow();
+    expect(await chains()).toEqual(chainsBefore);
+    expect((await processes()).filter((l) => l.includes(node.dir) || l.includes(cp.info.dir))).toEqual([]);
+    expect(existsSync(cp.info.dir)).toBe(false);
+  });
+});
