@@ -3,10 +3,10 @@
 // API server's Service name resolves and the API server answers through it and through the
 // Service IP with the Pod's ServiceAccount token; a second Pod reaches the first by its Service
 // name (cluster DNS + kube-proxy); an address outside the machine is unreachable from a Pod;
-// `kubectl logs` works; stop() leaves no container, shim, mount, bridge, iptables chain,
-// process or directory. Its own control plane with root, containerd, runc, CNI plugins and
+// `kubectl logs` and `exec` work; stop() leaves no container, shim, mount, bridge, iptables
+// chain, process or directory, nor does the reaper when the process that started a node dies. Its own control plane with root, containerd, runc, CNI plugins and
 // iptables (.ci/run installs them).
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import {
   resolveNodeBinaries,
   startControlPlane,
   type ControlPlane,
+  type NodeBinaries,
   type NodeInfo,
 } from '../../pkg/olmv1/localstack/index.ts';
 import { buildImage, buildLayer, createImageClient } from '../../pkg/shared/image/index.ts';
@@ -79,12 +80,58 @@ async function phase(name: string): Promise<string> {
 }
 
 let chainsBefore: string[] = [];
+let nodeBinaries: NodeBinaries;
+let registryHost = '';
+
+async function processes(): Promise<string[]> {
+  return (await exec('ps', ['-eo', 'pid=,args='], { env: { PATH } })).stdout.split('\n');
+}
+
+function mountsUnder(dir: string): string[] {
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .filter((l) => l.includes(dir));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What a node runs now: containerd tasks, their pids and the shims' pids; mounts exist. */
+async function whatRuns(n: NodeInfo): Promise<{ tasks: number; pids: number[] }> {
+  const listing = (await exec('ctr', ['--address', n.containerdSocket, '-n', 'k8s.io', 'tasks', 'ls'], { env: { PATH } })).stdout
+    .split('\n')
+    .slice(1);
+  const taskPids = listing.map((l) => Number(l.trim().split(/\s+/)[1])).filter((p) => p > 0);
+  const shimPids = (await processes())
+    .filter((l) => l.includes('containerd-shim') && l.includes(n.containerdSocket))
+    .map((l) => Number.parseInt(l, 10));
+  expect(shimPids.length).toBeGreaterThan(0);
+  expect(mountsUnder(n.dir).length).toBeGreaterThan(0);
+  expect((await chains()).some((c) => c.includes('KUBE-SERVICES'))).toBe(true);
+  return { tasks: taskPids.length, pids: [...taskPids, ...shimPids] };
+}
+
+/** Nothing of the node is left: processes, mounts, bridge, iptables chains, directory. */
+async function expectNothingLeft(n: NodeInfo, dir: string, running: { pids: number[] }): Promise<void> {
+  expect(running.pids.filter(alive)).toEqual([]);
+  expect(mountsUnder(n.dir)).toEqual([]);
+  await expect(exec('ip', ['link', 'show', n.bridge], { env: { PATH } })).rejects.toThrow();
+  expect(await chains()).toEqual(chainsBefore);
+  expect((await processes()).filter((l) => l.includes(n.dir) || l.includes(dir))).toEqual([]);
+  expect(existsSync(dir)).toBe(false);
+}
 
 beforeAll(async () => {
   const log = (line: string): void => console.error(line);
   const env = process.env;
   const cacheRoot = defaultCacheRoot(env);
-  const nodeBinaries = await resolveNodeBinaries({ cacheRoot, env, log });
+  nodeBinaries = await resolveNodeBinaries({ cacheRoot, env, log });
   const probe = await buildGoProgram(
     { name: 'node-probe', source: await readFile(join(import.meta.dirname, '../fixtures/node-probe/main.go'), 'utf8') },
     cacheRoot,
@@ -92,6 +139,7 @@ beforeAll(async () => {
     log,
   );
   const registry = inject('envtestRegistries').anonymous;
+  registryHost = registry.host;
   image = `${registry.host}/node-probe:${Date.now().toString(36)}`;
   await createImageClient({ insecureRegistries: ['127.0.0.1'] }).push(
     image,
@@ -150,40 +198,53 @@ describe('a real node', () => {
     expect(await kubectl('logs', '-n', ns, 'echo')).toContain('probe serving on :8080');
   });
 
+  it('kubectl exec works', async () => {
+    // The probe without arguments prints its usage and exits 2: the command ran in the container.
+    const err = await kubectl('exec', '-n', ns, 'echo', '--', '/probe').then(
+      () => undefined,
+      (e: Error & { stderr?: string }) => e,
+    );
+    expect(err?.stderr).toContain('usage: probe serve|check');
+  });
+
   it('stop() leaves no container, shim, mount, bridge, iptables chain, process or directory', async () => {
-    const tasks = await exec('ctr', ['--address', node.containerdSocket, '-n', 'k8s.io', 'tasks', 'ls', '-q'], { env: { PATH } });
-    const processes = async (): Promise<string[]> => (await exec('ps', ['-eo', 'pid=,args='], { env: { PATH } })).stdout.split('\n');
-    const shimPids = (await processes())
-      .filter((l) => l.includes('containerd-shim') && l.includes(node.containerdSocket))
-      .map((l) => Number.parseInt(l, 10));
-    const taskPids = (await exec('ctr', ['--address', node.containerdSocket, '-n', 'k8s.io', 'tasks', 'ls'], { env: { PATH } })).stdout
-      .split('\n')
-      .slice(1)
-      .map((l) => Number(l.trim().split(/\s+/)[1]))
-      .filter((p) => p > 0);
-    expect(tasks.stdout.trim().split('\n').length).toBeGreaterThanOrEqual(4); // two Pods: two sandboxes, two containers
-    expect(shimPids.length).toBeGreaterThan(0);
-    expect((await chains()).some((c) => c.includes('KUBE-SERVICES'))).toBe(true);
-
+    const running = await whatRuns(node);
+    expect(running.tasks).toBeGreaterThanOrEqual(4); // two Pods: two sandboxes, two containers
     await cp.stop();
+    await expectNothingLeft(node, cp.info.dir, running);
+  });
+});
 
-    const alive = (pid: number): boolean => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    expect([...shimPids, ...taskPids].filter(alive)).toEqual([]);
-    expect(
-      readFileSync('/proc/self/mountinfo', 'utf8')
-        .split('\n')
-        .filter((l) => l.includes(node.dir)),
-    ).toEqual([]);
-    await expect(exec('ip', ['link', 'show', node.bridge], { env: { PATH } })).rejects.toThrow();
-    expect(await chains()).toEqual(chainsBefore);
-    expect((await processes()).filter((l) => l.includes(node.dir) || l.includes(cp.info.dir))).toEqual([]);
-    expect(existsSync(cp.info.dir)).toBe(false);
+describe('a node whose starter dies', () => {
+  it('is cleaned up by the reaper: no container, shim, mount, bridge, iptables chain, process or directory', async () => {
+    const child = spawn(process.execPath, [join(import.meta.dirname, 'node-child.ts')], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, NODE_CHILD: JSON.stringify({ binaries: { ...inject('envtestBinaries'), node: nodeBinaries }, registry: registryHost }) },
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      await expect.poll(() => out.includes('\n'), { timeout: 120_000, interval: 200 }).toBe(true);
+      const started = JSON.parse(out.split('\n')[0] ?? '') as { node: NodeInfo; dir: string; kubeconfig: string; kubectl: string };
+      const childKubectl = async (...args: string[]): Promise<string> =>
+        (await exec(started.kubectl, ['--kubeconfig', started.kubeconfig, ...args])).stdout;
+      const manifest = JSON.stringify({
+        ...(pod('orphan', { app: 'orphan' }, ['serve']) as { metadata: object }),
+        metadata: { name: 'orphan', namespace: 'default' },
+      });
+      const apply = execFile(started.kubectl, ['--kubeconfig', started.kubeconfig, 'apply', '-f', '-']);
+      apply.stdin?.end(manifest);
+      await new Promise((resolve) => apply.on('exit', resolve));
+      await expect
+        .poll(() => childKubectl('get', 'pod', 'orphan', '-o', 'jsonpath={.status.phase}'), { timeout: 60_000, interval: 500 })
+        .toBe('Running');
+      const running = await whatRuns(started.node);
+      expect(running.tasks).toBeGreaterThanOrEqual(2);
+      child.kill('SIGKILL');
+      await expect.poll(() => existsSync(started.dir), { timeout: 60_000, interval: 500 }).toBe(false);
+      await expectNothingLeft(started.node, started.dir, running);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });

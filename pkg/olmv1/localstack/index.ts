@@ -39,7 +39,7 @@ export { buildGoProgram } from './go-program.ts';
 export { kubeRequest, type KubeAuth, type KubeEndpoint, type KubeRequest, type KubeResponse } from './kube-http.ts';
 export { renderKubeconfig, type KubeconfigCredentials, type KubeconfigOptions } from './kubeconfig.ts';
 export { isAlive } from './lock.ts';
-export { type NodeInfo } from './node.ts';
+export { type NodeBinaries, type NodeInfo } from './node.ts';
 export { freePorts } from './ports.ts';
 export { startProcess, type ExitStatus, type ManagedProcess, type StartProcessOptions } from './process.ts';
 export { Reaper } from './reaper.ts';

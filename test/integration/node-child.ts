@@ -1,0 +1,10 @@
+// A process that starts a control plane with a node, prints one JSON line (the node, the
+// control plane's directory, kubeconfig and kubectl) and waits to be killed: node.test.ts
+// SIGKILLs it to show that the reaper undoes the node. Input: NODE_CHILD (JSON: binaries and
+// the registry host the node pulls from over plain HTTP).
+import { startControlPlane, type ControlPlaneBinaries } from '../../pkg/olmv1/localstack/index.ts';
+
+const input = JSON.parse(process.env['NODE_CHILD'] ?? '{}') as { binaries: ControlPlaneBinaries; registry: string };
+const cp = await startControlPlane({ binaries: input.binaries, node: { plainHttpRegistries: [input.registry] } });
+process.stdout.write(`${JSON.stringify({ node: cp.node, dir: cp.info.dir, kubeconfig: cp.info.kubeconfigPath, kubectl: cp.info.kubectl })}\n`);
+setInterval(() => undefined, 60_000);
