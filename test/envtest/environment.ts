@@ -1,6 +1,7 @@
 /**
  * The shared test environment: one control plane and two registries (anonymous and basic
- * auth), started together. Used by the vitest global setup and by `main.ts up`.
+ * auth), started together; with `node`, the control plane runs a real node that pulls from the
+ * anonymous registry (decision 0101). Used by the vitest global setup and by `main.ts up`.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -9,6 +10,7 @@ import {
   type ControlPlane,
   type ControlPlaneInfo,
   type EnvtestBinaries,
+  type NodeBinaries,
   type Registry,
   type RegistryInfo,
 } from '../../pkg/olmv1/localstack/index.ts';
@@ -40,14 +42,22 @@ export const REGISTRY_USERNAME = 'envtest';
  * Starts the control plane and both registries concurrently. If any of them fails, the
  * others are stopped before the first error is thrown.
  */
-export async function startEnvironment(binaries: EnvtestBinaries, options: { tmpRoot?: string } = {}): Promise<Environment> {
+export async function startEnvironment(binaries: EnvtestBinaries, options: { tmpRoot?: string; node?: NodeBinaries } = {}): Promise<Environment> {
   const tmp = options.tmpRoot !== undefined ? { tmpRoot: options.tmpRoot } : {};
   const password = randomBytes(12).toString('hex');
-  const results = await Promise.allSettled([
-    startControlPlane({ binaries, ...tmp }),
+  const registries = [
     startRegistry({ binaries, ...tmp }),
     startRegistry({ binaries, htpasswd: { username: REGISTRY_USERNAME, password }, ...tmp }),
-  ]);
+  ] as const;
+  // With a node, the registries come first: the node pulls from the anonymous one over plain HTTP.
+  const nodeBinaries = options.node;
+  const controlPlane =
+    nodeBinaries === undefined
+      ? startControlPlane({ binaries, ...tmp })
+      : registries[0].then((anonymous) =>
+          startControlPlane({ binaries: { ...binaries, node: nodeBinaries }, node: { plainHttpRegistries: [anonymous.info.host] }, ...tmp }),
+        );
+  const results = await Promise.allSettled([controlPlane, ...registries]);
   const [cp, anonymous, basicAuth] = results;
   if (cp.status === 'rejected' || anonymous.status === 'rejected' || basicAuth.status === 'rejected') {
     const started: Array<ControlPlane | Registry> = [];

@@ -2,18 +2,20 @@
  * Command line of the test environment (an entry point: reads argv and the environment).
  *
  *   node test/envtest/main.ts binaries      build/resolve binaries, print their paths as JSON
- *   node test/envtest/main.ts up [--json]   start control plane + registries until Ctrl-C,
- *                                           print shell exports (or the connection JSON)
+ *   node test/envtest/main.ts up [--json] [--node]
+ *                                           start control plane + registries until Ctrl-C,
+ *                                           print shell exports (or the connection JSON);
+ *                                           --node: with a real node (root; decision 0101)
  *
  * Honours KUBEBUILDER_ASSETS (kube-apiserver, etcd, kubectl from that directory) and
  * XDG_CACHE_HOME (where built binaries are cached). Progress goes to stderr, results to stdout.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { defaultCacheRoot, describeVersions, resolveBinaries, type EnvtestBinaries } from '../../pkg/olmv1/localstack/index.ts';
+import { defaultCacheRoot, describeVersions, resolveBinaries, resolveNodeBinaries, type EnvtestBinaries } from '../../pkg/olmv1/localstack/index.ts';
 import { startEnvironment, type EnvironmentInfo } from './environment.ts';
 
-const USAGE = 'usage: node test/envtest/main.ts binaries | up [--json]';
+const USAGE = 'usage: node test/envtest/main.ts binaries | up [--json] [--node]';
 
 function log(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -45,8 +47,10 @@ function shellExports(info: EnvironmentInfo): string {
   return lines.join('\n') + '\n';
 }
 
-async function up(json: boolean): Promise<void> {
-  const environment = await startEnvironment(await binaries());
+async function up(json: boolean, node: boolean): Promise<void> {
+  const resolved = await binaries();
+  const nodeBinaries = node ? await resolveNodeBinaries({ cacheRoot: defaultCacheRoot(process.env), env: process.env, log }) : undefined;
+  const environment = await startEnvironment(resolved, nodeBinaries === undefined ? {} : { node: nodeBinaries });
   const exports = shellExports(environment.info);
   const envFile = join(environment.info.controlPlane.dir, 'envtest.env');
   await writeFile(envFile, exports);
@@ -70,7 +74,7 @@ async function main(argv: readonly string[]): Promise<void> {
       process.stdout.write(JSON.stringify(await binaries(), null, 2) + '\n');
       return;
     case 'up':
-      await up(rest.includes('--json'));
+      await up(rest.includes('--json'), rest.includes('--node'));
       return;
     default:
       log(USAGE);
