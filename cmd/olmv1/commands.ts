@@ -112,6 +112,27 @@ export const commands = new Map<string, Entry>([
     },
   ],
   [
+    'install',
+    {
+      summary: 'install a package with least privilege: namespace, ServiceAccount, exactly the RBAC its bundle needs, ClusterExtension',
+      load: async () => extensionCommand('install'),
+    },
+  ],
+  [
+    'uninstall',
+    {
+      summary: 'delete a ClusterExtension, wait until it is gone, then the ServiceAccount and RBAC install created for it',
+      load: async () => extensionCommand('uninstall'),
+    },
+  ],
+  [
+    'update',
+    {
+      summary: "change a ClusterExtension's version range, channels, catalog selector or upgradeConstraintPolicy",
+      load: async () => extensionCommand('update'),
+    },
+  ],
+  [
     'upgrade plan',
     {
       summary: 'show what the next upgrade of an installed ClusterExtension will do: pick, objects, permissions, CRDs, policy',
@@ -233,6 +254,33 @@ async function upgradeCommand(which: 'plan' | 'approve'): Promise<Command> {
   return async (args, io) => {
     try {
       return await (which === 'plan' ? runUpgradePlan : runUpgradeApprove)(args, io, upgradeDeps);
+    } finally {
+      deps.catalogClient.close();
+    }
+  };
+}
+
+/** `olmv1 install`, `uninstall` or `update`: the cluster, catalogd's content and bundle pulls as `resolve --cluster` and `rbac` have them. */
+async function extensionCommand(which: 'install' | 'uninstall' | 'update'): Promise<Command> {
+  const [{ runInstall }, { runUninstall }, { runUpdate }, { createCatalogContentCache }] = await Promise.all([
+    import('./install.ts'),
+    import('./uninstall.ts'),
+    import('./update.ts'),
+    import('../../pkg/operator-controller/catalogclient/index.ts'),
+  ]);
+  const deps = await catalogSourceDeps();
+  const installDeps = {
+    connectCluster: deps.connectCluster,
+    catalogContent: createCatalogContentCache({ client: deps.catalogClient }),
+    fetchBundle,
+    defaultAuthFile: defaultAuthFile(),
+    sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+    now: () => Date.now(),
+  };
+  const run = { install: runInstall, uninstall: runUninstall, update: runUpdate }[which];
+  return async (args, io) => {
+    try {
+      return await run(args, io, installDeps);
     } finally {
       deps.catalogClient.close();
     }

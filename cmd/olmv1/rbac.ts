@@ -18,8 +18,11 @@ import {
   rbacEscalationWarnings,
   render,
   staticKindScopes,
+  type CertProviderName,
   type EscalationWarning,
+  type RenderOptions,
 } from '../../pkg/operator-controller/render/index.ts';
+import type { KubeObject, RegistryV1Bundle } from '../../pkg/operator-controller/bundle/index.ts';
 import {
   BUNDLE_FLAGS_HELP,
   BUNDLE_SOURCE_HELP,
@@ -66,31 +69,46 @@ export async function runRbac(args: readonly string[], io: CommandIo, deps: Bund
     if (serviceAccount === undefined || serviceAccount === '') throw new CommandError(`--service-account is required\n${RBAC_USAGE}`, 2);
     const bundle = await loadBundle(parsed, deps);
 
-    const options = await buildRenderOptions(parsed);
-    const rendered = render(bundle, options);
-    if (!rendered.ok) throw new CommandError(refusalMessage(rendered.error, bundle, parsed), 1);
-
-    const rbac = computeInstallRbac(rendered.value, {
-      installNamespace: parsed.installNamespace,
-      serviceAccountName: serviceAccount,
-      bundleName: bundle.csv.metadata?.name ?? bundle.packageName,
-      mapper: staticKindScopes(bundle.crds),
-    });
-    if (!rbac.ok) throw new CommandError(rbac.error, 1);
-    for (const warning of rbac.value.warnings) io.stderr.write(`warning: ${warning}\n`);
-    // The watch namespace: --watch-namespace or `watchNamespace` in --config (merged by buildRenderOptions).
-    const config = options.config;
-    const watch = typeof config === 'object' && config !== null ? (config as Record<string, unknown>)['watchNamespace'] : undefined;
-    const escalations = rbacEscalationWarnings(rbac.value.objects, rendered.value, {
-      installNamespace: parsed.installNamespace,
-      ...(typeof watch === 'string' ? { watchNamespace: watch } : {}),
-    });
-    if (escalations.length > 0) {
-      io.stderr.write(`${escalationHeader(escalations)}\n`);
-      for (const w of escalations) io.stderr.write(`warning: ${formatEscalationWarning(w)}\n`);
-    }
-    io.stdout.write(formatObjects(rbac.value.objects, parsed.output));
+    const objects = installRbac(bundle, await buildRenderOptions(parsed), serviceAccount, parsed, io);
+    io.stdout.write(formatObjects(objects, parsed.output));
   });
+}
+
+/**
+ * The ServiceAccount `serviceAccount` and the RBAC that lets it install `bundle` rendered with
+ * `options` (what `olmv1 rbac` prints; `olmv1 install` creates it). Notes about grants that
+ * cannot be derived offline, then the privilege-escalation warnings, go to `io.stderr`.
+ * @throws CommandError (exit 1) when the bundle or configuration is refused.
+ */
+export function installRbac(
+  bundle: RegistryV1Bundle,
+  options: RenderOptions,
+  serviceAccount: string,
+  args: { installNamespace: string; certProvider?: CertProviderName },
+  io: CommandIo,
+): KubeObject[] {
+  const rendered = render(bundle, options);
+  if (!rendered.ok) throw new CommandError(refusalMessage(rendered.error, bundle, args), 1);
+  const rbac = computeInstallRbac(rendered.value, {
+    installNamespace: args.installNamespace,
+    serviceAccountName: serviceAccount,
+    bundleName: bundle.csv.metadata?.name ?? bundle.packageName,
+    mapper: staticKindScopes(bundle.crds),
+  });
+  if (!rbac.ok) throw new CommandError(rbac.error, 1);
+  for (const warning of rbac.value.warnings) io.stderr.write(`warning: ${warning}\n`);
+  // The watch namespace: --watch-namespace or `watchNamespace` in --config (merged by buildRenderOptions).
+  const config = options.config;
+  const watch = typeof config === 'object' && config !== null ? (config as Record<string, unknown>)['watchNamespace'] : undefined;
+  const escalations = rbacEscalationWarnings(rbac.value.objects, rendered.value, {
+    installNamespace: args.installNamespace,
+    ...(typeof watch === 'string' ? { watchNamespace: watch } : {}),
+  });
+  if (escalations.length > 0) {
+    io.stderr.write(`${escalationHeader(escalations)}\n`);
+    for (const w of escalations) io.stderr.write(`warning: ${formatEscalationWarning(w)}\n`);
+  }
+  return rbac.value.objects;
 }
 
 /** `N grant(s) printed amount(s) to privilege escalation (M expected); review them before applying:` */

@@ -1,0 +1,198 @@
+/**
+ * The pure half of `olmv1 install`, `uninstall` and `update`: the labels that mark what
+ * `install` created, the objects it writes (namespace, ServiceAccount, the RBAC `olmv1 rbac`
+ * computes, the ClusterExtension) in the order they must be written, kubectl's label-selector
+ * text as a LabelSelector, and what a ClusterExtension's status says about its install.
+ */
+import { CLUSTER_EXTENSION, CLUSTER_CATALOG, type CrdUpgradeSafetyEnforcement, type UpgradeConstraintPolicy } from '../../pkg/shared/api/index.ts';
+import type { LabelSelector } from '../../pkg/operator-controller/resolve/index.ts';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
+
+/** Set to `olmv1` on every object `olmv1 install` creates. */
+const INSTALLED_BY_LABEL = 'olm.operatorframework.io/installed-by';
+/** The ClusterExtension an object was created for by `olmv1 install` (with INSTALLED_BY_LABEL). */
+export const INSTALLED_FOR_LABEL = 'olm.operatorframework.io/installed-for';
+/** The label every ClusterCatalog carries with its own name (upstream's convention). */
+export const CATALOG_NAME_LABEL = 'olm.operatorframework.io/metadata.name';
+
+/** The labels of the objects `olmv1 install` creates for the ClusterExtension `extension`. */
+function installLabels(extension: string): Record<string, string> {
+  return { [INSTALLED_BY_LABEL]: 'olmv1', [INSTALLED_FOR_LABEL]: extension };
+}
+
+/** The label selector of the objects `olmv1 install` created for `extension` (what `uninstall` deletes). */
+export function installedForSelector(extension: string): string {
+  return `${INSTALLED_BY_LABEL}=olmv1,${INSTALLED_FOR_LABEL}=${extension}`;
+}
+
+/** What the ClusterExtension `install` writes asks for. */
+export interface ExtensionRequest {
+  name: string;
+  packageName: string;
+  namespace: string;
+  serviceAccount: string;
+  channels: readonly string[];
+  version: string | undefined;
+  selector: LabelSelector | undefined;
+  upgradeConstraintPolicy: UpgradeConstraintPolicy | undefined;
+  crdUpgradeSafety: CrdUpgradeSafetyEnforcement | undefined;
+  watchNamespace: string | undefined;
+}
+
+/** The ClusterExtension manifest for `req`, labelled as installed by olmv1; unset fields are left out. */
+function extensionManifest(req: ExtensionRequest): KubeObject {
+  return {
+    apiVersion: CLUSTER_EXTENSION.apiVersion,
+    kind: CLUSTER_EXTENSION.kind,
+    metadata: { name: req.name, labels: installLabels(req.name) },
+    spec: {
+      namespace: req.namespace,
+      serviceAccount: { name: req.serviceAccount },
+      source: {
+        sourceType: 'Catalog',
+        catalog: {
+          packageName: req.packageName,
+          ...(req.channels.length === 0 ? {} : { channels: [...req.channels] }),
+          ...(req.version === undefined ? {} : { version: req.version }),
+          ...(req.selector === undefined ? {} : { selector: req.selector }),
+          ...(req.upgradeConstraintPolicy === undefined ? {} : { upgradeConstraintPolicy: req.upgradeConstraintPolicy }),
+        },
+      },
+      ...(req.crdUpgradeSafety === undefined ? {} : { install: { preflight: { crdUpgradeSafety: { enforcement: req.crdUpgradeSafety } } } }),
+      ...(req.watchNamespace === undefined ? {} : { config: { configType: 'Inline', inline: { watchNamespace: req.watchNamespace } } }),
+    },
+  };
+}
+
+/** Write order of the RBAC kinds: a binding names a role that exists, a role is there before the extension uses it. */
+const KIND_ORDER = ['Namespace', 'ServiceAccount', 'ClusterRole', 'Role', 'ClusterRoleBinding', 'RoleBinding', 'ClusterExtension'];
+
+/**
+ * Everything `install` writes, in write order, each labelled for `req.name`: the namespace
+ * (only when `createNamespace`), the ServiceAccount and RBAC of `rbac` (what `olmv1 rbac`
+ * prints for the bundle), then the ClusterExtension.
+ */
+export function installObjects(req: ExtensionRequest, rbac: readonly KubeObject[], createNamespace: boolean): KubeObject[] {
+  const labels = installLabels(req.name);
+  const labelled = rbac.map((o) => ({ ...o, metadata: { ...o.metadata, labels: { ...o.metadata.labels, ...labels } } }));
+  const objects: KubeObject[] = [
+    ...(createNamespace ? [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: req.namespace, labels } }] : []),
+    ...labelled,
+    extensionManifest(req),
+  ];
+  const rank = (o: KubeObject) => {
+    const i = KIND_ORDER.indexOf(o.kind);
+    return i === -1 ? KIND_ORDER.length : i;
+  };
+  // Stable: objects of one kind keep the order `olmv1 rbac` gives them.
+  return objects
+    .map((o, i) => [o, i] as const)
+    .sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1])
+    .map(([o]) => o);
+}
+
+/** The ClusterCatalog manifest `catalog add` writes. */
+export function catalogManifest(opts: {
+  name: string;
+  image: string;
+  priority: number | undefined;
+  pollMinutes: number | undefined;
+  available: boolean;
+}): KubeObject {
+  return {
+    apiVersion: CLUSTER_CATALOG.apiVersion,
+    kind: CLUSTER_CATALOG.kind,
+    metadata: { name: opts.name, labels: { [CATALOG_NAME_LABEL]: opts.name } },
+    spec: {
+      source: { type: 'Image', image: { ref: opts.image, ...(opts.pollMinutes === undefined ? {} : { pollIntervalMinutes: opts.pollMinutes }) } },
+      ...(opts.priority === undefined ? {} : { priority: opts.priority }),
+      availabilityMode: opts.available ? 'Available' : 'Unavailable',
+    },
+  };
+}
+
+const KEY = String.raw`(?:[a-z0-9A-Z](?:[-a-z0-9A-Z_.]*[a-z0-9A-Z])?\/)?[a-z0-9A-Z](?:[-a-z0-9A-Z_.]*[a-z0-9A-Z])?`;
+const VALUE = String.raw`(?:[a-z0-9A-Z](?:[-a-z0-9A-Z_.]*[a-z0-9A-Z])?)?`;
+const SET_RE = new RegExp(String.raw`^(${KEY})\s+(in|notin)\s+\(([^)]*)\)$`);
+const EQ_RE = new RegExp(String.raw`^(${KEY})\s*(==|=|!=)\s*(${VALUE})$`);
+const EXISTS_RE = new RegExp(String.raw`^(!?)\s*(${KEY})$`);
+
+/**
+ * kubectl's label-selector text (`env=prod,tier!=dev,zone in (a,b),!legacy,team`) as a
+ * LabelSelector: `=`/`==` go to matchLabels, the rest to matchExpressions.
+ * @throws Error naming the requirement that does not parse.
+ */
+export function parseSelectorText(text: string): LabelSelector {
+  const matchLabels: Record<string, string> = {};
+  const matchExpressions: { key: string; operator: string; values?: string[] }[] = [];
+  // Split on commas outside parentheses.
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '(') depth++;
+    else if (text[i] === ')') depth--;
+    else if (text[i] === ',' && depth === 0) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  for (const raw of parts) {
+    const part = raw.trim();
+    let m: RegExpExecArray | null;
+    if ((m = SET_RE.exec(part)) !== null) {
+      const values = (m[3] ?? '').split(',').map((v) => v.trim());
+      if (values.some((v) => !new RegExp(`^${VALUE}$`).test(v))) throw new Error(`invalid selector requirement ${JSON.stringify(part)}`);
+      matchExpressions.push({ key: m[1] ?? '', operator: m[2] === 'in' ? 'In' : 'NotIn', values });
+    } else if ((m = EQ_RE.exec(part)) !== null) {
+      if (m[2] === '!=') matchExpressions.push({ key: m[1] ?? '', operator: 'NotIn', values: [m[3] ?? ''] });
+      else matchLabels[m[1] ?? ''] = m[3] ?? '';
+    } else if ((m = EXISTS_RE.exec(part)) !== null) {
+      matchExpressions.push({ key: m[2] ?? '', operator: m[1] === '!' ? 'DoesNotExist' : 'Exists' });
+    } else {
+      throw new Error(`invalid selector requirement ${JSON.stringify(part)}`);
+    }
+  }
+  return {
+    ...(Object.keys(matchLabels).length === 0 ? {} : { matchLabels }),
+    ...(matchExpressions.length === 0 ? {} : { matchExpressions }),
+  };
+}
+
+/** A condition as the status of a ClusterExtension or ClusterCatalog holds it. */
+interface StatusCondition {
+  type?: string;
+  status?: string;
+  reason?: string;
+  message?: string;
+  observedGeneration?: number;
+}
+
+function conditions(obj: KubeObject): StatusCondition[] {
+  const status = obj.status as { conditions?: StatusCondition[] } | undefined;
+  return Array.isArray(status?.conditions) ? status.conditions : [];
+}
+
+/** Where the install of a ClusterExtension stands, as `install` reports it while waiting. */
+type InstallState =
+  { state: 'installed'; bundle: string; version: string } | { state: 'waiting'; progress: string } | { state: 'failed'; progress: string };
+
+/**
+ * The state of the ClusterExtension `obj`'s current generation: installed (Installed=True and
+ * Progressing Succeeded for it), failed for good (Progressing Blocked: nothing will change
+ * without an edit), or still waiting, with the Progressing reason and message.
+ */
+export function installState(obj: KubeObject): InstallState {
+  const generation = obj.metadata.generation;
+  const find = (type: string) => conditions(obj).find((c) => c.type === type);
+  const progressing = find('Progressing');
+  const current = progressing !== undefined && (generation === undefined || progressing.observedGeneration === generation);
+  const progress = !current ? 'waiting for operator-controller' : `${progressing.reason ?? ''}: ${progressing.message ?? ''}`;
+  const install = (obj.status as { install?: { bundle?: { name?: string; version?: string } } } | undefined)?.install;
+  if (current && find('Installed')?.status === 'True' && progressing.reason === 'Succeeded') {
+    return { state: 'installed', bundle: install?.bundle?.name ?? '', version: install?.bundle?.version ?? '' };
+  }
+  if (current && progressing.reason === 'Blocked') return { state: 'failed', progress };
+  return { state: 'waiting', progress };
+}

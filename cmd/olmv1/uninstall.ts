@@ -1,0 +1,161 @@
+/**
+ * `olmv1 uninstall NAME`: deletes the ClusterExtension NAME, waits until operator-controller
+ * has uninstalled it and the object is gone, then deletes the ServiceAccount and RBAC that
+ * `olmv1 install` created for it: the objects carrying both install labels for NAME
+ * (install-objects.ts), never anything else. The RBAC must outlive the extension: the
+ * controller uninstalls as that ServiceAccount.
+ *
+ * Exit codes: see USAGE.
+ */
+import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import { isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { parsePositiveDuration } from '../shared/flags.ts';
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags } from './cluster-access.ts';
+import { EXIT } from './io.ts';
+import { INSTALLED_FOR_LABEL, installedForSelector } from './install-objects.ts';
+import type { InstallDeps } from './install.ts';
+import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
+
+const USAGE = `Usage: olmv1 uninstall NAME [--keep-rbac] [--timeout DURATION] [--kubeconfig FILE] [--context NAME]
+
+Deletes the ClusterExtension NAME and waits until operator-controller has removed what it
+installed (CRDs and their data are kept, as always) and the ClusterExtension is gone. Then
+deletes the ServiceAccount, Roles, ClusterRoles and bindings "olmv1 install" created for it:
+those labelled olm.operatorframework.io/installed-by=olmv1 and
+${INSTALLED_FOR_LABEL}=NAME, nothing else. A namespace install created is kept
+(it may hold your data): "kubectl delete namespace NS" removes it.
+
+Flags:
+  --keep-rbac                keep the ServiceAccount and RBAC install created
+  --timeout DURATION         how long to wait for the ClusterExtension to go (default 5m)
+${CLUSTER_FLAGS_HELP}
+  -h, --help                 show this help
+
+Output:
+  stdout: what was deleted. stderr: progress while waiting, errors.
+
+Exit codes:
+  0  uninstalled
+  1  no such ClusterExtension, it is still there after --timeout (its conditions are printed),
+     or something could not be deleted
+  2  usage error`;
+
+/** The kinds install creates for an extension besides the ClusterExtension and the namespace, deleted in this order. */
+const RBAC_KINDS = [
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding' },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role' },
+  { apiVersion: 'v1', kind: 'ServiceAccount' },
+] as const;
+
+/** Parses the arguments of `uninstall`; usage problems throw a CommandError with exit code 2. */
+export function parseUninstallArgs(args: readonly string[]): {
+  name: string;
+  keepRbac: boolean;
+  timeoutMs: number;
+  cluster: ReturnType<typeof clusterFlags>;
+} {
+  const { values, positionals } = parseCommandLine(args, USAGE, { ...CLUSTER_FLAGS, 'keep-rbac': { type: 'boolean' }, timeout: { type: 'string' } });
+  const name = positionals[0];
+  if (positionals.length !== 1 || name === undefined || name === '')
+    throw new CommandError(`expected exactly one ClusterExtension NAME\n${USAGE}`, EXIT.usage);
+  let timeoutMs = 5 * 60_000;
+  if (values.timeout !== undefined) {
+    try {
+      timeoutMs = parsePositiveDuration('--timeout', values.timeout);
+    } catch (e) {
+      throw new CommandError(`${errorMessage(e)}\n${USAGE}`, EXIT.usage);
+    }
+  }
+  return { name, keepRbac: values['keep-rbac'] === true, timeoutMs, cluster: clusterFlags(values, USAGE) };
+}
+
+/** What `uninstall` needs (composed in commands.ts). */
+type UninstallDeps = Pick<InstallDeps, 'connectCluster' | 'sleep' | 'now'>;
+
+/** Runs `olmv1 uninstall`; `args` are the arguments after `uninstall`. */
+export async function runUninstall(args: readonly string[], io: CommandIo, deps: UninstallDeps): Promise<number> {
+  return runCommand(io, async () => {
+    const a = parseUninstallArgs(args);
+    const kube = await deps.connectCluster(a.cluster);
+    try {
+      await uninstall(a, kube, io, deps);
+    } finally {
+      kube.close();
+    }
+  });
+}
+
+function describe(o: KubeObject): string {
+  return `${o.kind} ${o.metadata.namespace === undefined ? '' : `${o.metadata.namespace}/`}${o.metadata.name ?? ''}`;
+}
+
+async function uninstall(a: ReturnType<typeof parseUninstallArgs>, kube: KubeContext, io: CommandIo, deps: UninstallDeps): Promise<void> {
+  const ref = { ...CLUSTER_EXTENSION, name: a.name };
+  try {
+    await kube.client.delete(ref);
+  } catch (e) {
+    if (isNotFound(e)) throw new CommandError(`ClusterExtension ${JSON.stringify(a.name)} not found`, EXIT.failed);
+    throw new CommandError(`error deleting ClusterExtension ${JSON.stringify(a.name)}: ${errorMessage(e)}`, EXIT.failed);
+  }
+  io.stderr.write(`deleting ClusterExtension ${a.name}; waiting for operator-controller to uninstall it\n`);
+  const deadline = deps.now() + a.timeoutMs;
+  let last = '';
+  for (;;) {
+    let obj: KubeObject;
+    try {
+      obj = await kube.client.get(ref);
+    } catch (e) {
+      if (isNotFound(e)) break;
+      throw new CommandError(`error reading ClusterExtension ${JSON.stringify(a.name)}: ${errorMessage(e)}`, EXIT.failed);
+    }
+    const status = conditionsText(obj);
+    if (status !== last) io.stderr.write(`waiting for ClusterExtension ${a.name} to go: ${status}\n`);
+    last = status;
+    if (deps.now() >= deadline) {
+      throw new CommandError(
+        `ClusterExtension ${a.name} is still there after ${Math.round(a.timeoutMs / 1000)} s: ${status}\n` +
+          `(its RBAC is kept: operator-controller needs it to finish; see "kubectl describe clusterextension ${a.name}")`,
+        EXIT.failed,
+      );
+    }
+    await deps.sleep(Math.min(1000, Math.max(0, deadline - deps.now())));
+  }
+  io.stdout.write(`deleted ClusterExtension ${a.name}\n`);
+  if (a.keepRbac) {
+    io.stderr.write(`kept the ServiceAccount and RBAC install created (--keep-rbac): ${installedForSelector(a.name)}\n`);
+    return;
+  }
+  const failures: string[] = [];
+  let deleted = 0;
+  for (const kind of RBAC_KINDS) {
+    const { items } = await kube.client.listAll(kind, { labelSelector: installedForSelector(a.name) });
+    for (const o of items) {
+      const target = { ...kind, name: o.metadata.name ?? '', ...(o.metadata.namespace === undefined ? {} : { namespace: o.metadata.namespace }) };
+      const shown = describe({ ...o, kind: kind.kind });
+      try {
+        // Preconditioned on the object listed, so a same-named object created since is never deleted.
+        await kube.client.delete(target, { preconditions: { uid: o.metadata.uid ?? '' } });
+        io.stdout.write(`deleted ${shown}\n`);
+        deleted++;
+      } catch (e) {
+        if (!isNotFound(e)) failures.push(`${shown}: ${errorMessage(e)}`);
+      }
+    }
+  }
+  if (deleted === 0 && failures.length === 0) io.stderr.write(`no ServiceAccount or RBAC created by "olmv1 install" for ${a.name}\n`);
+  if (failures.length > 0) throw new CommandError(`could not delete:\n${failures.map((f) => `  ${f}`).join('\n')}`, EXIT.failed);
+}
+
+/** The extension's conditions in one line (`Type=Status Reason: message; ...`), or that it is being deleted. */
+function conditionsText(obj: KubeObject): string {
+  const conditions =
+    (obj.status as { conditions?: { type?: string; status?: string; reason?: string; message?: string }[] } | undefined)?.conditions ?? [];
+  const progressing = conditions.find((c) => c.type === 'Progressing');
+  const finalizers = obj.metadata.finalizers ?? [];
+  const parts = [`finalizers ${finalizers.length === 0 ? 'none' : finalizers.join(', ')}`];
+  if (progressing !== undefined) parts.push(`Progressing ${progressing.reason ?? ''}: ${progressing.message ?? ''}`);
+  return parts.join('; ');
+}

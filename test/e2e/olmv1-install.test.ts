@@ -1,0 +1,289 @@
+// `olmv1 install`, `update` and `uninstall` on the real API server, registry, catalogd and
+// operator-controller (issue 47), as a new user would run them: install of a package gives an
+// Installed extension whose ServiceAccount holds exactly the RBAC `olmv1 rbac` prints (no
+// wildcard, no cluster-admin); --dry-run writes nothing; a typo'd package, a version range
+// nothing matches, a missing catalog and a caller who may not grant the RBAC are refused with
+// what to do and nothing left behind; update changes only the fields given; uninstall removes
+// the extension, then what install created for it, and nothing else.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadAll } from 'js-yaml';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
+import { runInstall, type InstallDeps } from '../../cmd/olmv1/install.ts';
+import { runUninstall } from '../../cmd/olmv1/uninstall.ts';
+import { runUpdate } from '../../cmd/olmv1/update.ts';
+import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import { connect, isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { requestServiceAccountToken, serviceAccountKubeconfig } from '../envtest/index.ts';
+import {
+  SUITE_LABEL,
+  bundleFiles,
+  getExtension,
+  installedAs,
+  objectExists,
+  offerPackage,
+  rbacFor,
+  replacingChain,
+  useExtensionStack,
+  waitForExtension,
+  type BundleSpec,
+} from '../support/extensions.ts';
+
+const run = randomBytes(3).toString('hex');
+const suite = useExtensionStack();
+const pkg = `inst-${run}`;
+const specs: BundleSpec[] = [
+  { pkg, version: '1.0.0', configMaps: ['settings'] },
+  { pkg, version: '1.1.0', configMaps: ['settings'] },
+];
+const RBAC_KINDS = [
+  { apiVersion: 'v1', kind: 'ServiceAccount' },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role' },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding' },
+];
+const cleanup: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const f of cleanup.reverse()) await f().catch(() => undefined);
+});
+
+type Run = (
+  args: readonly string[],
+  io: { stdout: { write(s: string): unknown }; stderr: { write(s: string): unknown } },
+  deps: InstallDeps,
+) => Promise<number>;
+
+/** Runs an olmv1 command in-process as `kube` (the suite's admin by default). */
+async function olmv1(command: Run, args: string[], kube: KubeContext = suite.kube): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
+  const client = createCatalogClient();
+  const deps: InstallDeps = {
+    connectCluster: () => Promise.resolve({ ...kube, close: () => undefined }),
+    catalogContent: createCatalogContentCache({ client }),
+    fetchBundle: (ref, access) => fetchBundleFiles(ref, { insecureRegistries: ['127.0.0.1', 'localhost'], ...access }),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    now: () => Date.now(),
+  };
+  try {
+    const code = await command(args, io, deps);
+    return { code, stdout, stderr };
+  } finally {
+    client.close();
+  }
+}
+
+/** Every object of the RBAC kinds labelled as created by install for `name`, as `Kind ns/name`. */
+async function labelledFor(name: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const kind of RBAC_KINDS) {
+    const { items } = await suite.kube.client.listAll(kind, { labelSelector: `olm.operatorframework.io/installed-for=${name}` });
+    for (const o of items) out.push(`${kind.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`);
+  }
+  return out.sort();
+}
+
+let selector = '';
+async function offered(): Promise<string> {
+  if (selector !== '') return selector;
+  await offerPackage(suite.stack, pkg, replacingChain(specs));
+  // The suite's own catalogs only: other files' catalogs on the shared API server may be unserved.
+  const catalog = await suite.kube.client.get({ ...CLUSTER_CATALOG, name: pkg });
+  selector = `${SUITE_LABEL}=${catalog.metadata.labels?.[SUITE_LABEL] ?? ''}`;
+  return selector;
+}
+
+describe('olmv1 install', () => {
+  it('--dry-run -o yaml prints the namespace, ServiceAccount, RBAC and ClusterExtension and writes nothing', async () => {
+    const sel = await offered();
+    const out = await olmv1(runInstall, [pkg, '-l', sel, '--version', '1.0.x', '--dry-run', '-o', 'yaml']);
+    expect(out.stderr).toContain(`resolved ${pkg}.v1.0.0 (1.0.0) from catalog ${pkg}`);
+    expect(out.code).toBe(0);
+    const docs = loadAll(out.stdout) as KubeObject[];
+    expect(docs.map((d) => d.kind)).toEqual([
+      'Namespace',
+      'ServiceAccount',
+      'ClusterRole',
+      'Role',
+      'ClusterRoleBinding',
+      'RoleBinding',
+      'ClusterExtension',
+    ]);
+    expect(docs.at(-1)?.spec).toMatchObject({ namespace: pkg, serviceAccount: { name: `${pkg}-installer` } });
+    expect(await objectExists(suite.kube.client, { apiVersion: 'v1', kind: 'Namespace', name: pkg })).toBe(false);
+    expect(await objectExists(suite.kube.client, { ...CLUSTER_EXTENSION, name: pkg })).toBe(false);
+    expect(await labelledFor(pkg)).toEqual([]);
+  });
+
+  it('refuses a typo, a version nothing matches and a missing catalog, naming what there is', async () => {
+    const sel = await offered();
+    // Two letters swapped: the close name is suggested.
+    const typo = `isnt-${run}`;
+    const typoed = await olmv1(runInstall, [typo, '-l', sel]);
+    expect(typoed.code).toBe(1);
+    expect(typoed.stderr).toContain(
+      `no bundles found for package "${typo}"\nthe selected catalogs have no package "${typo}"; packages with similar names: "${pkg}"`,
+    );
+    const version = await olmv1(runInstall, [pkg, '-l', sel, '--version', '>=2.0.0']);
+    expect(version.code).toBe(1);
+    expect(version.stderr).toContain(`no bundles found for package "${pkg}" matching version ">=2.0.0"\nversions: 1.1.0, 1.0.0`);
+    const catalog = await olmv1(runInstall, [pkg, '--catalog', `nope-${run}`]);
+    expect(catalog.code).toBe(1);
+    expect(catalog.stderr).toMatch(new RegExp(`^ClusterCatalog "nope-${run}" not found; the cluster's catalogs: .*\\b${pkg}\\b`));
+    expect(await olmv1(runInstall, [pkg, '--upgrade-constraint-policy', 'Sometimes']).then((o) => o.code)).toBe(2);
+    expect(await objectExists(suite.kube.client, { apiVersion: 'v1', kind: 'Namespace', name: typo })).toBe(false);
+    expect(await labelledFor(pkg)).toEqual([]);
+  });
+
+  it('refuses a caller who may not grant the RBAC, saying what is refused, and leaves nothing behind', async () => {
+    const sel = await offered();
+    const cp = inject('envtestControlPlane');
+    const { client } = suite.kube;
+    const user = `limited-${run}`;
+    const role = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: user },
+      rules: [
+        { apiGroups: ['olm.operatorframework.io'], resources: ['clustercatalogs'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: ['olm.operatorframework.io'], resources: ['clusterextensions'], verbs: ['get', 'create'] },
+        { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'create', 'delete'] },
+        { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['create'] },
+        { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'], verbs: ['create'] },
+      ],
+    };
+    await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: user, namespace: 'default' } });
+    await client.create(role);
+    await client.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: user },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: user },
+      subjects: [{ kind: 'ServiceAccount', name: user, namespace: 'default' }],
+    });
+    cleanup.push(
+      () => client.delete({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', name: user }),
+      () => client.delete({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: user }),
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'olmv1-install-'));
+    cleanup.push(() => rm(dir, { recursive: true, force: true }));
+    const token = await requestServiceAccountToken(cp, 'default', user);
+    await writeFile(join(dir, 'kubeconfig'), serviceAccountKubeconfig(cp, token));
+    const limited = await connect({ kind: 'file', path: join(dir, 'kubeconfig') });
+    try {
+      const name = `limited-${run}`;
+      const out = await olmv1(runInstall, [pkg, '--name', name, '-n', name, '-l', sel], limited);
+      expect(out.code).toBe(1);
+      expect(out.stderr).toMatch(/nothing installed: \d+ of the 6 objects would be refused:/);
+      expect(out.stderr).toMatch(
+        new RegExp(
+          `you cannot create ClusterRole olmv1-installer:${name}:${name}-installer:${pkg}\\.v1\\.1\\.0: .*attempting to grant RBAC permissions not currently held`,
+        ),
+      );
+      expect(out.stderr).toContain('ask a cluster admin');
+      expect(out.stderr).toContain(`removed Namespace ${name} again`);
+      const namespaceState = async () => {
+        try {
+          return (await client.get({ apiVersion: 'v1', kind: 'Namespace', name })).metadata.deletionTimestamp === undefined
+            ? 'present'
+            : 'terminating';
+        } catch (e) {
+          if (isNotFound(e)) return 'gone';
+          throw e;
+        }
+      };
+      await expect.poll(namespaceState, { timeout: 30_000 }).toMatch(/^(gone|terminating)$/);
+      expect(await objectExists(client, { ...CLUSTER_EXTENSION, name })).toBe(false);
+      expect(await labelledFor(name)).toEqual([]);
+    } finally {
+      limited.close();
+    }
+  });
+
+  it('installs with exactly the printed RBAC, update changes only what is given, uninstall removes only what install created', async () => {
+    const sel = await offered();
+    const { client } = suite.kube;
+    // An unrelated ServiceAccount in the install namespace, and one labelled for another extension: uninstall keeps both.
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: pkg } });
+    cleanup.push(() => client.delete({ apiVersion: 'v1', kind: 'Namespace', name: pkg }));
+    await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bystander', namespace: pkg } });
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: {
+        name: 'other',
+        namespace: pkg,
+        labels: { 'olm.operatorframework.io/installed-by': 'olmv1', 'olm.operatorframework.io/installed-for': `${pkg}-other` },
+      },
+    });
+
+    const out = await olmv1(runInstall, [pkg, '-l', sel, '--version', '1.0.x', '--timeout', '90s']);
+    expect(out.stderr).toContain(`created ClusterRole olmv1-installer:${pkg}:${pkg}-installer:${pkg}.v1.0.0`);
+    expect(out.stderr).not.toContain('created Namespace');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toBe(
+      `installed ${pkg}: ${pkg}.v1.0.0 (1.0.0) of package ${pkg} from catalog ${pkg}, in namespace ${pkg} as ServiceAccount ${pkg}-installer\n`,
+    );
+    const ext = await getExtension(client, pkg);
+    expect(installedAs(`${pkg}.v1.0.0`)(ext)).toBe(true);
+    expect(ext.obj.spec).toMatchObject({ serviceAccount: { name: `${pkg}-installer` } });
+
+    // The roles hold exactly the rules `olmv1 rbac` prints for the bundle, and none is a wildcard or cluster-admin.
+    const printed = await rbacFor(bundleFiles(specs[0] as BundleSpec), pkg, `${pkg}-installer`);
+    const rulesOf = (objects: KubeObject[]) =>
+      objects
+        .filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role')
+        .map((o) => ({ kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace, rules: o.rules }))
+        .sort((a, b) => `${a.kind}${a.name ?? ''}`.localeCompare(`${b.kind}${b.name ?? ''}`));
+    const live: KubeObject[] = [];
+    for (const kind of RBAC_KINDS)
+      live.push(
+        ...(await client.listAll(kind, { labelSelector: `olm.operatorframework.io/installed-for=${pkg}` })).items.map((o) => ({
+          ...o,
+          kind: kind.kind,
+        })),
+      );
+    expect(rulesOf(live)).toEqual(rulesOf(printed));
+    expect(rulesOf(live).length).toBeGreaterThan(0);
+    expect(JSON.stringify(rulesOf(live))).not.toContain('"*"');
+    const bindings = live.filter((o) => o.kind.endsWith('Binding'));
+    expect(bindings.map((b) => (b.roleRef as { name: string }).name)).not.toContain('cluster-admin');
+    for (const b of bindings) expect(b.subjects).toEqual([{ kind: 'ServiceAccount', name: `${pkg}-installer`, namespace: pkg }]);
+
+    const updated = await olmv1(runUpdate, [pkg, '--version', '1.0.x', '-c', 'stable']);
+    expect(updated).toMatchObject({ code: 0, stdout: `spec.source.catalog.channels: unset -> ["stable"]\nupdated ClusterExtension ${pkg}\n` });
+    expect((await getExtension(client, pkg)).obj.spec).toMatchObject({
+      source: { catalog: { version: '1.0.x', channels: ['stable'], packageName: pkg } },
+    });
+    await waitForExtension(
+      client,
+      pkg,
+      'installed again after the update',
+      (e) => installedAs(`${pkg}.v1.0.0`)(e) && e.cond('Progressing')?.observedGeneration === e.obj.metadata.generation,
+    );
+
+    const createdRbac = await labelledFor(pkg);
+    const gone = await olmv1(runUninstall, [pkg, '--timeout', '90s']);
+    expect(gone.code).toBe(0);
+    expect(gone.stdout.split('\n').filter((l) => l !== '')).toEqual([
+      `deleted ClusterExtension ${pkg}`,
+      ...createdRbac.map(() => expect.stringMatching(/^deleted (ClusterRoleBinding|RoleBinding|ClusterRole|Role|ServiceAccount) /)),
+    ]);
+    expect(await objectExists(client, { ...CLUSTER_EXTENSION, name: pkg })).toBe(false);
+    expect(await labelledFor(pkg)).toEqual([]);
+    // The bundle's objects went with the extension; the namespace and the two bystanders stay.
+    expect(await objectExists(client, { apiVersion: 'v1', kind: 'ConfigMap', name: `${pkg}-settings`, namespace: pkg })).toBe(false);
+    expect(await objectExists(client, { apiVersion: 'v1', kind: 'Namespace', name: pkg })).toBe(true);
+    expect(await objectExists(client, { apiVersion: 'v1', kind: 'ServiceAccount', name: 'bystander', namespace: pkg })).toBe(true);
+    expect(await objectExists(client, { apiVersion: 'v1', kind: 'ServiceAccount', name: 'other', namespace: pkg })).toBe(true);
+
+    const again = await olmv1(runUninstall, [pkg]);
+    expect(again).toMatchObject({ code: 1, stderr: `ClusterExtension "${pkg}" not found\n` });
+  });
+});
