@@ -1,8 +1,8 @@
 # One image, several entry points (node dist/cmd/<name>/main.js): catalogd, operator-controller
 # and the olmv1 CLI; config/manager/*.yaml name them in `command`. The build stage compiles
 # TypeScript to JavaScript; the runtime stage holds only production dependencies and dist/.
-# scripts/build-image.sh builds it with buildah and runs each entry point; scripts/check-image.ts
-# checks it without a container engine.
+# scripts/build-image.ts builds it without a Docker daemon (pkg/olmv1/images: buildah) and runs
+# each entry point; scripts/check-image.ts checks it without a container engine.
 FROM node:24-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./

@@ -1,5 +1,5 @@
 /**
- * Checks the Dockerfile without a container engine (scripts/build-image.sh builds it with
+ * Checks the Dockerfile without a container engine (scripts/build-image.ts builds it with
  * buildah; see docs/operations.md "Container image").
  *
  *   node scripts/check-image.ts           static checks only (also run by check-image.test.ts)

@@ -1,0 +1,50 @@
+/**
+ * buildah (Debian's `buildah` package) over a private storage: the vfs driver and chroot
+ * isolation, which need neither a daemon, nor overlayfs, nor a container runtime. Needs root
+ * (or a rootless buildah setup). The storage lives under the caller's cache directory, so the
+ * stand-in base and the built images survive between runs and never touch the machine's own
+ * container storage.
+ */
+import { join } from 'node:path';
+import { runCommand } from '../localstack/index.ts';
+
+/** A buildah bound to one storage. */
+export interface Buildah {
+  /** Runs `buildah <global flags> args...`; resolves with stdout, throws with stderr's tail. */
+  run(args: readonly string[], options?: { onStderr?: (chunk: string) => void }): Promise<string>;
+  /** The image's OCI config (`config` of the image configuration), undefined when no such image. */
+  imageConfig(image: string): Promise<ImageRunSettings | undefined>;
+}
+
+/** The fields of an image's config that the checks read. */
+export interface ImageRunSettings {
+  User?: string;
+  Entrypoint?: string[] | null;
+  Cmd?: string[] | null;
+  Env?: string[];
+  WorkingDir?: string;
+  Labels?: Record<string, string> | null;
+}
+
+/** A buildah whose storage (graph root and run root) is under `storageDir`. */
+export function createBuildah(storageDir: string, env: NodeJS.ProcessEnv, command = 'buildah'): Buildah {
+  const global = ['--root', join(storageDir, 'storage'), '--runroot', join(storageDir, 'run'), '--storage-driver', 'vfs'];
+  const run = async (args: readonly string[], options: { onStderr?: (chunk: string) => void } = {}): Promise<string> => {
+    const { stdout } = await runCommand(command, [...global, ...args], { env, ...(options.onStderr ? { onStderr: options.onStderr } : {}) });
+    return stdout;
+  };
+  return {
+    run,
+    async imageConfig(image) {
+      let out: string;
+      try {
+        // The whole description: buildah 1.28's --format templates have no `json` function.
+        out = await run(['inspect', '--type', 'image', image]);
+      } catch (err) {
+        if (/image not known|no such image|not found/i.test((err as Error).message)) return undefined;
+        throw err;
+      }
+      return (JSON.parse(out) as { OCIv1?: { config?: ImageRunSettings } }).OCIv1?.config ?? {};
+    },
+  };
+}

@@ -1,0 +1,260 @@
+/**
+ * The project's image (the repository's Dockerfile: catalogd, operator-controller and the
+ * olmv1 CLI), built without a Docker daemon by buildah over a private vfs storage with chroot
+ * isolation, pushed to a registry by digest, and run read-only for checks.
+ *
+ * Why buildah and not a builder of our own: the Dockerfile runs `npm ci` and tsc in its
+ * stages, so building it means running commands in a root filesystem; buildah does that
+ * (and layer caching, and the OCI config) from the Dockerfile as shipped, and a builder of
+ * our own would re-implement it. The example operator's image needs no command run and is
+ * written by example-operator-image.ts instead.
+ *
+ * Caching: an image is tagged by the content it is built from, a key over the git object
+ * hashes of the Dockerfile, .dockerignore and every path its COPY lines take from the build
+ * context (at a revision, HEAD by default) and the stand-in base's key; a tag present in the
+ * storage is reused without building. Builds use buildah's layer cache, so a change under
+ * cmd/ or pkg/ does not repeat the stages' `npm ci`.
+ */
+import { createHash } from 'node:crypto';
+import { accessSync, constants, realpathSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { createGunzip } from 'node:zlib';
+import { createImageClient } from '../../shared/image/index.ts';
+import { runCommand } from '../localstack/index.ts';
+import { createBuildah, type Buildah, type ImageRunSettings } from './buildah.ts';
+import { machineDebianSource, type DebianSource } from './debian.ts';
+import { ensureStandInBase, type StandIn } from './stand-in-base.ts';
+
+/** Repository of the project's image in local storage and in registries. */
+const PROJECT_IMAGE_REPOSITORY = 'olmv1/olmv1';
+const TREE_LABEL = 'org.olmv1.tree';
+
+/** `${XDG_CACHE_HOME:-$HOME/.cache}/olmv1/images`: the buildah storage and its images. */
+export function defaultImageCacheDir(env: NodeJS.ProcessEnv): string {
+  const xdg = env['XDG_CACHE_HOME'];
+  return join(xdg !== undefined && xdg !== '' ? xdg : join(env['HOME'] || homedir(), '.cache'), 'olmv1', 'images');
+}
+
+/** Options of {@link buildProjectImage}. */
+export interface ProjectImageOptions {
+  /** The git work tree holding the Dockerfile. */
+  repoRoot: string;
+  /** The committed tree built (default `HEAD`): work in progress is never built. */
+  revision?: string;
+  /** Holds the buildah storage (e.g. defaultImageCacheDir(env)). */
+  cacheDir: string;
+  /** Environment of buildah, debootstrap and git (PATH). */
+  env: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+  /** A CA bundle for the stand-in (see StandInInputs.extraCaFile). */
+  extraCaFile?: string | undefined;
+  /** Default: the machine's release and apt's mirror. */
+  debian?: DebianSource;
+  /** Default: `node_modules/node/bin/node` of repoRoot. */
+  nodeBinary?: string;
+  /** Default: the npm found on env.PATH. */
+  npmDir?: string;
+}
+
+/** A built (or reused) project image. */
+export interface ProjectImage {
+  /** `localhost/olmv1/olmv1:tree-<key>` in the private storage. */
+  tag: string;
+  treeKey: string;
+  /** True when the tag was found and nothing was built. */
+  cached: boolean;
+  standIn: StandIn;
+  /** Wall time of this call. */
+  seconds: number;
+  /** The storage's buildah, for pushes and runs. */
+  buildah: Buildah;
+}
+
+/** Paths the Dockerfile's COPY lines take from the build context (not `--from` a stage). */
+export function dockerfileCopySources(dockerfile: string): string[] {
+  const sources = new Set<string>();
+  for (const line of dockerfile.replace(/\\\n/g, ' ').split('\n')) {
+    const m = /^\s*COPY\s+(.*)$/i.exec(line);
+    if (m === null) continue;
+    const args = (m[1] ?? '').trim().split(/\s+/);
+    if (args.some((a) => a.startsWith('--from'))) continue;
+    for (const a of args.filter((x) => !x.startsWith('--')).slice(0, -1)) sources.add(a.replace(/^\.\//, '').replace(/\/+$/, ''));
+  }
+  return [...sources].sort();
+}
+
+/**
+ * The build context's content key at `revision`: sha256 over `<path> <git object hash>` of the
+ * Dockerfile, .dockerignore and every COPY source, and `salt` (the base's key); 20 hex digits.
+ * Throws when the revision or a path does not exist in git.
+ */
+async function treeKey(repoRoot: string, revision: string, salt: string, env: NodeJS.ProcessEnv): Promise<{ key: string; paths: string[] }> {
+  const git = (args: string[]): Promise<string> => runCommand('git', ['-C', repoRoot, ...args], { env }).then((r) => r.stdout.trim());
+  const commit = await git(['rev-parse', '--verify', `${revision}^{commit}`]);
+  const dockerfile = await git(['show', `${commit}:Dockerfile`]);
+  const paths = ['Dockerfile', '.dockerignore', ...dockerfileCopySources(dockerfile)];
+  const hashes = (await git(['rev-parse', ...paths.map((p) => `${commit}:${p}`)])).split('\n');
+  const hash = createHash('sha256');
+  paths.forEach((p, i) => hash.update(`${p} ${hashes[i] ?? ''}\n`));
+  hash.update(salt);
+  return { key: hash.digest('hex').slice(0, 20), paths };
+}
+
+/**
+ * Builds the Dockerfile of `repoRoot` at `revision` (default HEAD) in the private storage,
+ * first making the stand-in base when it is missing, and returns its tag; a tag already built
+ * from the same content is returned at once. Throws with buildah's output on a failed build.
+ */
+export async function buildProjectImage(options: ProjectImageOptions): Promise<ProjectImage> {
+  const started = performance.now();
+  const buildah = createBuildah(options.cacheDir, options.env);
+  await mkdir(options.cacheDir, { recursive: true });
+  const standIn = await ensureStandInBase(
+    buildah,
+    {
+      nodeBinary: options.nodeBinary ?? join(options.repoRoot, 'node_modules/node/bin/node'),
+      npmDir: options.npmDir ?? findNpmDir(options.env),
+      debian: options.debian ?? (await machineDebianSource()),
+      extraCaFile: options.extraCaFile,
+    },
+    options.env,
+    options.log,
+  );
+  const revision = options.revision ?? 'HEAD';
+  const { key, paths } = await treeKey(options.repoRoot, revision, standIn.key, options.env);
+  const tag = `localhost/${PROJECT_IMAGE_REPOSITORY}:tree-${key}`;
+  const seconds = (): number => Math.round((performance.now() - started) / 100) / 10;
+  if ((await buildah.imageConfig(tag))?.Labels?.[TREE_LABEL] === key)
+    return { tag, treeKey: key, cached: true, standIn, seconds: seconds(), buildah };
+  options.log(`building ${tag} from ${revision} (${paths.join(', ')}) with buildah`);
+  const buildStart = Date.now();
+  const work = await mkdtemp(join(options.cacheDir, 'context-'));
+  try {
+    const tar = join(work, 'context.tar');
+    const context = join(work, 'context');
+    await mkdir(context);
+    await runCommand('git', ['-C', options.repoRoot, 'archive', '-o', tar, revision, '--', ...paths], { env: options.env });
+    await runCommand('tar', ['-x', '-f', tar, '-C', context], { env: options.env });
+    const out = await buildah.run([
+      'bud',
+      '--pull-never',
+      '--layers',
+      '--isolation',
+      'chroot',
+      '--network',
+      'host',
+      '--label',
+      `${TREE_LABEL}=${key}`,
+      '--tag',
+      tag,
+      context,
+    ]);
+    const reused = out.split('\n').filter((l) => l.startsWith('--> Using cache')).length;
+    options.log(`${tag}: ${reused} step(s) taken from buildah's layer cache`);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+  await pruneOlderBuilds(buildah, tag, buildStart);
+  return { tag, treeKey: key, cached: false, standIn, seconds: seconds(), buildah };
+}
+
+/**
+ * Keeps the storage from growing by a full copy of every step per build (vfs has no
+ * copy-on-write: a build adds about 2 GB): removes the other project image tags, then, again
+ * and again, the untagged images without children created before `since` (the earlier builds'
+ * steps). What the new image descends from (the stand-in, the cached `npm ci` steps) has
+ * children and stays, as do the new build's own steps.
+ */
+async function pruneOlderBuilds(buildah: Buildah, keep: string, since: number): Promise<void> {
+  const list = async (args: string[]): Promise<Array<{ id: string; names: string[] | null; created: number }>> =>
+    JSON.parse((await buildah.run(['images', '--json', ...args])) || '[]') as Array<{ id: string; names: string[] | null; created: number }>;
+  const stale = (await list([]))
+    .flatMap((i) => i.names ?? [])
+    .filter((n) => n.startsWith(`localhost/${PROJECT_IMAGE_REPOSITORY}:tree-`) && n !== keep);
+  if (stale.length > 0) await buildah.run(['rmi', ...stale]);
+  for (let round = 0; round < 50; round++) {
+    const victims = (await list(['--filter', 'dangling=true'])).filter((i) => i.created * 1000 < since - 1000).map((i) => i.id);
+    if (victims.length === 0) return;
+    await buildah.run(['rmi', ...victims]);
+  }
+}
+
+/** The npm package directory of the `npm` first on env.PATH. */
+function findNpmDir(env: NodeJS.ProcessEnv): string {
+  for (const dir of (env['PATH'] ?? '').split(delimiter)) {
+    const npm = join(dir, 'npm');
+    if (dir === '') continue;
+    try {
+      accessSync(npm, constants.X_OK);
+    } catch {
+      continue;
+    }
+    return dirname(dirname(realpathSync(npm)));
+  }
+  throw new Error('the stand-in base image needs npm: no "npm" on PATH');
+}
+
+/**
+ * Pushes `image.tag` to `<registry>/olmv1/olmv1:tree-<key>` (plain HTTP when the registry is
+ * in `insecureRegistries`) and returns the digest reference `<registry>/olmv1/olmv1@sha256:...`.
+ */
+export async function pushProjectImage(image: ProjectImage, registry: string, insecureRegistries: readonly string[]): Promise<string> {
+  const work = await mkdtemp(join(tmpdir(), 'olmv1-push-'));
+  try {
+    const digestFile = join(work, 'digest');
+    const tls = insecureRegistries.includes(registry) ? ['--tls-verify=false'] : [];
+    await image.buildah.run([
+      'push',
+      ...tls,
+      '--digestfile',
+      digestFile,
+      image.tag,
+      `docker://${registry}/${PROJECT_IMAGE_REPOSITORY}:tree-${image.treeKey}`,
+    ]);
+    const digest = (await readFile(digestFile, 'utf8')).trim();
+    if (!/^sha256:[0-9a-f]{64}$/.test(digest)) throw new Error(`buildah push wrote no digest (${JSON.stringify(digest)})`);
+    return `${registry}/${PROJECT_IMAGE_REPOSITORY}@${digest}`;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Sizes of an image in a registry, read back with the project's image client. */
+interface ImageSizes {
+  /** Layers as stored (compressed) plus the config. */
+  compressedBytes: number;
+  /** Layers decompressed (the tar streams). */
+  uncompressedBytes: number;
+  layers: number;
+  /** The image's config (`config` of the configuration). */
+  config: ImageRunSettings;
+}
+
+/**
+ * Pulls `ref` with the project's image client (digests verified) and measures it; gzip
+ * layers are decompressed as they stream.
+ */
+export async function measurePushedImage(ref: string, insecureRegistries: readonly string[]): Promise<ImageSizes> {
+  const client = createImageClient({ insecureRegistries });
+  try {
+    const opened = await client.openLayers(ref, {});
+    let compressed = 0;
+    let uncompressed = 0;
+    for (const layer of opened.layers) {
+      compressed += layer.size;
+      const gunzip = createGunzip();
+      const counted = (async () => {
+        for await (const chunk of gunzip) uncompressed += (chunk as Buffer).length;
+      })();
+      for await (const chunk of layer.open()) if (!gunzip.write(chunk)) await new Promise((r) => gunzip.once('drain', r));
+      gunzip.end();
+      await counted;
+    }
+    const raw = opened.config.raw as { config?: ImageRunSettings };
+    return { compressedBytes: compressed, uncompressedBytes: uncompressed, layers: opened.layers.length, config: raw.config ?? {} };
+  } finally {
+    client.close();
+  }
+}
