@@ -4,7 +4,9 @@
 // test registry, pull back with our puller holding that same binary, run as a numeric
 // non-root user, and the bundles' Deployments name that image with the probes it answers.
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadAll } from 'js-yaml';
 import { describe, expect, inject, it } from 'vitest';
@@ -16,9 +18,13 @@ import { testTempDir } from '../support/temp-dir.ts';
 const EXAMPLE = fileURLToPath(new URL('../../examples/example-operator/', import.meta.url));
 const SOURCE = `${EXAMPLE}operator`;
 
-/** Runs `binary` on a free loopback port until `fn` is done; returns its log lines and exit code. */
-async function running<T>(binary: string, fn: (base: string) => Promise<T>): Promise<{ result: T; log: string[]; code: number | null }> {
-  const child = spawn(binary, ['--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'], env: {} });
+/**
+ * Runs `argv` (the operator, with `--listen 127.0.0.1:0` appended) until `fn` is done; returns
+ * its log lines and exit code.
+ */
+async function running<T>(argv: string[], fn: (base: string) => Promise<T>): Promise<{ result: T; log: string[]; code: number | null }> {
+  const [command = '', ...args] = argv;
+  const child = spawn(command, [...args, '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'], env: {} });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -46,7 +52,7 @@ describe('the example operator', () => {
     const elf = await readFile(binary);
     // A static executable has no PT_INTERP program header (no dynamic loader named).
     expect(elf.includes(Buffer.from('/lib64/ld-linux'))).toBe(false);
-    const { result, log, code } = await running(binary, async (base) => {
+    const { result, log, code } = await running([binary], async (base) => {
       const get = async (path: string): Promise<[number, string]> => {
         const res = await fetch(`${base}${path}`);
         return [res.status, (await res.text()).trim()];
@@ -97,6 +103,23 @@ describe('the example operator', () => {
       expect(config.Entrypoint).toEqual(['/example-operator']);
       expect(image.files.get('etc/passwd')?.toString()).toMatch(/^example-operator:x:65532:65532:/m);
       expect(image.config.labels['org.opencontainers.image.version']).toBe('1.0.0');
+      if (process.getuid?.() === 0) {
+        // The image's files alone, as a root filesystem: the binary starts there as the image's
+        // user (chroot --userspec) with nothing else around it, and answers its probes.
+        const root = await testTempDir('example-operator-root-');
+        await chmod(root, 0o755);
+        for (const [path, data] of image.files) {
+          await mkdir(dirname(join(root, path)), { recursive: true });
+          await writeFile(join(root, path), data, { mode: path === 'example-operator' ? 0o755 : 0o644 });
+        }
+        const chroot = ['/usr/sbin/chroot', '/usr/bin/chroot'].find((p) => existsSync(p)) ?? 'chroot';
+        const { result, log } = await running(
+          [chroot, `--userspec=${config.User}`, root, ...config.Entrypoint],
+          async (base) => (await fetch(`${base}/healthz`)).status,
+        );
+        expect(result).toBe(200);
+        expect(JSON.parse(log[0] ?? '{}')).toMatchObject({ msg: 'example-operator starting', version: '1.0.0' });
+      }
     } finally {
       client.close();
     }
