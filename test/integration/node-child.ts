@@ -5,6 +5,9 @@
 import { startControlPlane, type ControlPlaneBinaries } from '../../pkg/olmv1/localstack/index.ts';
 
 const input = JSON.parse(process.env['NODE_CHILD'] ?? '{}') as { binaries: ControlPlaneBinaries; registry: string };
-const cp = await startControlPlane({ binaries: input.binaries, node: { plainHttpRegistries: [input.registry] } });
+const cp = await startControlPlane({
+  binaries: input.binaries,
+  node: { plainHttpRegistries: [input.registry], log: (line) => process.stderr.write(`${line}\n`) },
+});
 process.stdout.write(`${JSON.stringify({ node: cp.node, dir: cp.info.dir, kubeconfig: cp.info.kubeconfigPath, kubectl: cp.info.kubectl })}\n`);
 setInterval(() => undefined, 60_000);

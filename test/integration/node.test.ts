@@ -147,7 +147,10 @@ beforeAll(async () => {
   );
   chainsBefore = await chains();
   const started = Date.now();
-  cp = await startControlPlane({ binaries: { ...inject('envtestBinaries'), node: nodeBinaries }, node: { plainHttpRegistries: [registry.host] } });
+  cp = await startControlPlane({
+    binaries: { ...inject('envtestBinaries'), node: nodeBinaries },
+    node: { plainHttpRegistries: [registry.host], log },
+  });
   startupMs = Date.now() - started;
   if (cp.node === undefined) throw new Error('startControlPlane returned no node');
   node = cp.node;

@@ -135,7 +135,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
       controllerManager: join(logsDir, 'kube-controller-manager.log'),
     };
     let prepared: PreparedNode | undefined;
-    if (nodeOptions !== undefined) prepared = await prepareNode({ dir, reaper, addCleanup: (step) => ws.addCleanup(step) });
+    if (nodeOptions !== undefined) prepared = await prepareNode({ dir, reaper, addCleanup: (step) => ws.addCleanup(step), node: nodeOptions });
     const pki = await createControlPlanePki(dir, prepared === undefined ? [] : [prepared.network.hostIp]);
     const kubeletClient =
       prepared === undefined

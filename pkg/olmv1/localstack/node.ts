@@ -17,6 +17,7 @@ import { addPlainHttpRegistry, containerdLayout, ctr, startContainerd, type Cont
 import { runCommand } from './exec.ts';
 import { isNodeReady, startKubelet } from './kubelet.ts';
 import { startKubeProxy } from './kube-proxy.ts';
+import { withLock } from './lock.ts';
 import type { KubeAuth, KubeEndpoint } from './kube-http.ts';
 import { planNetwork, readAddressesAndRoutes, renderCniConflist, setUpNetwork, snapshotChains, type NodeNetwork } from './node-network.ts';
 import { assertNodePrerequisites, SYSTEM_PATH } from './node-prereqs.ts';
@@ -43,6 +44,13 @@ export interface NodeOptions {
   plainHttpRegistries?: readonly string[];
   /** How long the Node may take to become Ready after the kubelet starts (default 120 s). */
   readyTimeoutMs?: number;
+  /** Progress lines (stderr in the entry points): says so when it waits for another node. */
+  log?: (line: string) => void;
+  /**
+   * The machine-wide lock that keeps one node per machine (default `/run/olmv1-local-node.lock`;
+   * tests of the lock pass their own).
+   */
+  machineLockPath?: string;
 }
 
 /** Facts about a running node; plain data. */
@@ -78,6 +86,35 @@ export interface PreparedNode {
 
 const NODE_NAME = 'olmv1-node';
 
+/** See NodeOptions.machineLockPath. */
+const MACHINE_LOCK = '/run/olmv1-local-node.lock';
+
+/**
+ * Takes the machine-wide node lock and returns its release. One node per machine: kube-proxy's
+ * and the kubelet's iptables chains have fixed names (`KUBE-SERVICES`, ...), so a second node's
+ * would be the first one's, and a cleanup could not tell whose they are. A second node waits,
+ * and says for whom; a holder that died is taken over (lock.ts).
+ */
+async function holdMachineLock(path: string, log: (line: string) => void): Promise<() => Promise<void>> {
+  let release = (): void => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let acquired = (): void => undefined;
+  const taken = new Promise<void>((resolve) => (acquired = resolve));
+  const held = withLock(
+    path,
+    async () => {
+      acquired();
+      await released;
+    },
+    { onWait: (holder) => log(`waiting for the local node of ${holder} to stop (one node per machine: their iptables chains share names)`) },
+  );
+  await Promise.race([taken, held]);
+  return async () => {
+    release();
+    await held;
+  };
+}
+
 /** Runs `sh script`; returns its output (it exits 0 whatever it found). */
 async function runCleanup(script: string): Promise<void> {
   await runCommand('/bin/sh', [script], { env: { PATH: SYSTEM_PATH } });
@@ -89,8 +126,16 @@ async function runCleanup(script: string): Promise<void> {
  * handed to the reaper and to `addCleanup` before anything is created, so a failure anywhere
  * after this point is undone by the control plane's stop().
  */
-export async function prepareNode(options: { dir: string; reaper: Reaper; addCleanup: (step: () => Promise<void>) => void }): Promise<PreparedNode> {
+export async function prepareNode(options: {
+  dir: string;
+  reaper: Reaper;
+  addCleanup: (step: () => Promise<void>) => void;
+  node: NodeOptions;
+}): Promise<PreparedNode> {
   assertNodePrerequisites();
+  // Added first, so it runs last: after the cleanup script, the next node may start.
+  const release = await holdMachineLock(options.node.machineLockPath ?? MACHINE_LOCK, options.node.log ?? (() => undefined));
+  options.addCleanup(release);
   const dir = join(options.dir, 'node');
   await mkdir(dir, { recursive: true, mode: 0o711 });
   const network = planNetwork(await readAddressesAndRoutes());
