@@ -17,8 +17,10 @@ import {
   describeVersions,
   resolveBinaries,
   resolveHelm,
+  resolveNodeBinaries,
   type ControlPlaneInfo,
   type EnvtestBinaries,
+  type NodeBinaries,
   type RegistryInfo,
 } from '../../pkg/olmv1/localstack/index.ts';
 import { startEnvironment } from './environment.ts';
@@ -33,6 +35,12 @@ declare module 'vitest' {
     envtestBinaries: EnvtestBinaries;
     /** Path of the `helm` CLI built from pinned Go modules (pkg/olmv1/localstack HELM_VERSION). */
     envtestHelm: string;
+    /**
+     * kubelet, kube-scheduler, kube-proxy, CoreDNS and the pause program, for tests that start a
+     * control plane with a real node (decision 0101). Built here, once per machine, so their
+     * first build is bound by no hook timeout.
+     */
+    envtestNodeBinaries: NodeBinaries;
   }
 }
 
@@ -49,6 +57,7 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   });
   // After the control-plane binaries, one Go build at a time (the build slot serializes them anyway).
   const helm = await resolveHelm({ cacheRoot: defaultCacheRoot(process.env), env: process.env, log });
+  const nodeBinaries = await resolveNodeBinaries({ cacheRoot: defaultCacheRoot(process.env), env: process.env, log });
   log(`${describeVersions(binaries)}, helm ${helm.version}`);
   const started = Date.now();
   const environment = await startEnvironment(binaries);
@@ -57,6 +66,7 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   project.provide('envtestRegistries', environment.info.registries);
   project.provide('envtestBinaries', binaries);
   project.provide('envtestHelm', helm.helm);
+  project.provide('envtestNodeBinaries', nodeBinaries);
   return async () => {
     await environment.stop();
   };

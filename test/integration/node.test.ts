@@ -16,7 +16,6 @@ import {
   buildGoProgram,
   defaultCacheRoot,
   findGoToolchain,
-  resolveNodeBinaries,
   startControlPlane,
   type ControlPlane,
   type NodeBinaries,
@@ -131,7 +130,7 @@ beforeAll(async () => {
   const log = (line: string): void => console.error(line);
   const env = process.env;
   const cacheRoot = defaultCacheRoot(env);
-  nodeBinaries = await resolveNodeBinaries({ cacheRoot, env, log });
+  nodeBinaries = inject('envtestNodeBinaries');
   const probe = await buildGoProgram(
     { name: 'node-probe', source: await readFile(join(import.meta.dirname, '../fixtures/node-probe/main.go'), 'utf8') },
     cacheRoot,
@@ -155,7 +154,7 @@ beforeAll(async () => {
   if (cp.node === undefined) throw new Error('startControlPlane returned no node');
   node = cp.node;
   console.error(`control plane + node Ready in ${startupMs} ms (Node Ready ${node.readyAfterMs} ms after the kubelet started)`);
-}, 900_000);
+});
 
 afterAll(async () => {
   await cp?.stop();
