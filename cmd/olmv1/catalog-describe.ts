@@ -107,6 +107,26 @@ export function describePackage(catalog: string, packageName: string, partition:
   };
 }
 
+/** One version of a package, for `--list-versions`. */
+export interface VersionRow {
+  version: string;
+  bundle: string;
+  /** The channels listing the bundle, in name order. */
+  channels: string[];
+}
+
+/** Every bundle of the package `partition` holds with its version and channels, highest version first (bundles without a version left out). */
+export function packageVersions(partition: DeclarativeConfig): VersionRow[] {
+  const rows: { row: VersionRow; vr: VersionRelease }[] = [];
+  for (const bundle of partition.bundles) {
+    const vr = versionOf(bundle);
+    if (vr === undefined) continue;
+    const channels = partition.channels.filter((c) => c.entries.some((e) => e.name === bundle.name)).map((c) => c.name);
+    rows.push({ row: { version: metadataFor(bundle.name, vr).version, bundle: bundle.name, channels: channels.sort() }, vr });
+  }
+  return rows.sort((a, b) => compareVersionRelease(b.vr, a.vr) || (a.row.bundle < b.row.bundle ? -1 : 1)).map((r) => r.row);
+}
+
 /**
  * Whether a package matches `olmv1 catalog search TEXT`: TEXT, case-insensitive, in the
  * package name or description, or in the display name, keywords or description of a bundle's

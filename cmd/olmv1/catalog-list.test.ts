@@ -207,6 +207,24 @@ describe('olmv1 catalog search', () => {
     expect(r.stderr).toContain('no package matches "nothing-like-this"');
   });
 
+  it('--list-versions lists every version with its bundle and channels, highest first', async () => {
+    const r = await cli(true, 'allns', '--catalog', dir, '--list-versions');
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n').map((l) => l.split(/ {3,}/).slice(1))).toEqual([
+      ['PACKAGE', 'VERSION', 'BUNDLE', 'CHANNELS'],
+      ['allns', '2.0.0', 'allns.v2.0.0', 'fast'],
+      ['allns', '1.1.0', 'allns.v1.1.0', 'stable'],
+      ['allns', '1.0.0', 'allns.v1.0.0', 'stable'],
+      [],
+    ]);
+    const json = await cli(true, 'allns', '--catalog', dir, '--list-versions', '-o', 'json');
+    expect((JSON.parse(json.stdout) as { packages: { versions: unknown }[] }).packages[0]?.versions).toEqual([
+      { version: '2.0.0', bundle: 'allns.v2.0.0', channels: ['fast'] },
+      { version: '1.1.0', bundle: 'allns.v1.1.0', channels: ['stable'] },
+      { version: '1.0.0', bundle: 'allns.v1.0.0', channels: ['stable'] },
+    ]);
+  });
+
   it('wants exactly one TEXT', async () => {
     expect((await cli(true, '--catalog', dir)).code).toBe(2);
   });

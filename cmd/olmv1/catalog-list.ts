@@ -8,7 +8,7 @@
 import { basename } from 'node:path';
 import { toYaml } from '../../pkg/operator-controller/render/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags } from './cluster-access.ts';
-import { describePackage, matchesSearch, type PackageRow } from './catalog-describe.ts';
+import { describePackage, matchesSearch, packageVersions, type PackageRow, type VersionRow } from './catalog-describe.ts';
 import { verdictText } from './catalog-installability.ts';
 import {
   classifyCatalogArg,
@@ -35,6 +35,8 @@ const SOURCES_HELP = `  --catalog NAME|URL|DIR      a ClusterCatalog, a catalogd
   --catalogd-url URL          reach catalogd at this origin instead of the host in the
                               ClusterCatalogs' status.urls.base (e.g. a port-forward)
   -o, --output FORMAT         table (default), json or yaml
+  --list-versions             one row per version of each package instead: its bundle and
+                              channels, highest first ("versions" in json and yaml)
 ${CLUSTER_FLAGS_HELP}
   -h, --help                  show this help`;
 
@@ -80,7 +82,9 @@ export async function runCatalogList(args: readonly string[], io: CommandIo, dep
       catalog: { type: 'string', multiple: true },
       'catalogd-url': { type: 'string' },
       output: { type: 'string', short: 'o' },
+      'list-versions': { type: 'boolean' },
     });
+    const listVersions = parsed.values['list-versions'] === true;
     const output = parsed.values.output ?? 'table';
     if (output !== 'table' && output !== 'json' && output !== 'yaml') {
       throw new CommandError(`invalid --output ${JSON.stringify(output)}: want table, json or yaml\n${usage}`, 2);
@@ -134,13 +138,14 @@ export async function runCatalogList(args: readonly string[], io: CommandIo, dep
       if (a.kind === 'url') await read(a.url, a.url, () => urlCatalog(a.url, a.url, deps.catalogClient));
     }
 
-    const rows: PackageRow[] = [];
+    const rows: (PackageRow & { versions?: VersionRow[] })[] = [];
     let lastProgress = deps.now();
     for (const c of catalogs) {
       for (const [i, name] of c.packageNames.entries()) {
         try {
           const partition = c.load(name);
-          if (!search || matchesSearch(name, partition, words[0] ?? '')) rows.push(describePackage(c.name, name, partition));
+          if (!search || matchesSearch(name, partition, words[0] ?? ''))
+            rows.push({ ...describePackage(c.name, name, partition), ...(listVersions ? { versions: packageVersions(partition) } : {}) });
         } catch (e) {
           problems.push(`catalog ${c.name}: ${errorMessage(e)}`);
         }
@@ -151,10 +156,20 @@ export async function runCatalogList(args: readonly string[], io: CommandIo, dep
       }
     }
     if (rows.length === 0 && problems.length === 0) io.stderr.write(search ? `no package matches ${JSON.stringify(words[0])}\n` : 'no packages\n');
-    io.stdout.write(format(rows, output));
+    io.stdout.write(listVersions && output === 'table' ? versionsTable(rows) : format(rows, output));
     for (const p of problems) io.stderr.write(`${p}\n`);
     if (problems.length > 0) throw new CommandError(`${problems.length} catalog(s) could not be read`, 1);
   });
+}
+
+/** The `--list-versions` table: one row per version of each package, highest first. */
+function versionsTable(rows: readonly { catalog: string; package: string; versions?: VersionRow[] }[]): string {
+  const header = ['CATALOG', 'PACKAGE', 'VERSION', 'BUNDLE', 'CHANNELS'];
+  const table = rows.flatMap((r) => (r.versions ?? []).map((v) => [r.catalog, r.package, v.version, v.bundle, v.channels.join(', ') || '-']));
+  if (table.length === 0) return '';
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => `${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('   ')}\n`;
+  return line(header) + table.map(line).join('');
 }
 
 /** A directory catalog's name: its base name, as `olmv1 resolve` names it. */

@@ -65,6 +65,27 @@ export const commands = new Map<string, Entry>([
     },
   ],
   [
+    'catalog add',
+    {
+      summary: 'create a ClusterCatalog from a catalog image and wait until catalogd serves it',
+      load: async () => clusterCatalogCommand('add'),
+    },
+  ],
+  [
+    'catalog remove',
+    {
+      summary: 'delete a ClusterCatalog and wait until it is gone',
+      load: async () => clusterCatalogCommand('remove'),
+    },
+  ],
+  [
+    'catalogs',
+    {
+      summary: 'list the ClusterCatalogs of the cluster: availability, priority, serving, image',
+      load: async () => clusterCatalogCommand('list'),
+    },
+  ],
+  [
     'up',
     {
       summary: 'run a control plane, a registry with an example catalog, catalogd and operator-controller locally until Ctrl-C',
@@ -285,6 +306,22 @@ async function extensionCommand(which: 'install' | 'uninstall' | 'update'): Prom
       deps.catalogClient.close();
     }
   };
+}
+
+/** `olmv1 catalog add`, `catalog remove` or `catalogs`: the cluster only. */
+async function clusterCatalogCommand(which: 'add' | 'remove' | 'list'): Promise<Command> {
+  const [{ runCatalogAdd, runCatalogRemove, runCatalogs }, { connectCluster }] = await Promise.all([
+    import('./catalog-admin.ts'),
+    import('./cluster-access.ts'),
+  ]);
+  const lookup = await kubeconfigLookup();
+  const deps = {
+    connectCluster: (flags: import('./cluster-access.ts').ClusterFlags) => connectCluster(flags, lookup, 1),
+    sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+    now: () => Date.now(),
+  };
+  const run = { add: runCatalogAdd, remove: runCatalogRemove, list: runCatalogs }[which];
+  return (args, io) => run(args, io, deps);
 }
 
 /** `olmv1 catalog list` (search false) or `catalog search`, with the cluster, catalogd and directory sources. */

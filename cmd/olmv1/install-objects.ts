@@ -196,3 +196,28 @@ export function installState(obj: KubeObject): InstallState {
   if (current && progressing.reason === 'Blocked') return { state: 'failed', progress };
   return { state: 'waiting', progress };
 }
+
+/** Whether the ClusterCatalog `obj` serves content (Serving=True), with its Progressing text otherwise. */
+export function catalogServing(obj: KubeObject): { serving: boolean; progress: string } {
+  const serving = conditions(obj).find((c) => c.type === 'Serving');
+  const progressing = conditions(obj).find((c) => c.type === 'Progressing');
+  return {
+    serving: serving?.status === 'True',
+    progress: progressing === undefined ? 'waiting for catalogd' : `${progressing.reason ?? ''}: ${progressing.message ?? ''}`,
+  };
+}
+
+/** One row of `olmv1 catalogs`: a ClusterCatalog as `kubectl get clustercatalogs` would show it, plus its image. */
+export function catalogRow(obj: KubeObject): Record<'name' | 'availability' | 'priority' | 'serving' | 'lastUnpacked' | 'image', string> {
+  const spec = (obj.spec ?? {}) as { priority?: number; availabilityMode?: string; source?: { image?: { ref?: string } } };
+  const status = (obj.status ?? {}) as { lastUnpacked?: string; resolvedSource?: { image?: { ref?: string } } };
+  const serving = conditions(obj).find((c) => c.type === 'Serving');
+  return {
+    name: obj.metadata.name ?? '',
+    availability: spec.availabilityMode ?? 'Available',
+    priority: String(spec.priority ?? 0),
+    serving: serving?.status ?? 'Unknown',
+    lastUnpacked: status.lastUnpacked ?? '-',
+    image: status.resolvedSource?.image?.ref ?? spec.source?.image?.ref ?? '-',
+  };
+}

@@ -15,6 +15,7 @@ import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
 import { runInstall, type InstallDeps } from '../../cmd/olmv1/install.ts';
 import { runUninstall } from '../../cmd/olmv1/uninstall.ts';
 import { runUpdate } from '../../cmd/olmv1/update.ts';
+import { runCatalogAdd, runCatalogRemove, runCatalogs } from '../../cmd/olmv1/catalog-admin.ts';
 import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { connect, isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
@@ -22,10 +23,12 @@ import { requestServiceAccountToken, serviceAccountKubeconfig } from '../envtest
 import {
   SUITE_LABEL,
   bundleFiles,
+  chainedPackageCatalog,
   getExtension,
   installedAs,
   objectExists,
   offerPackage,
+  pushCatalogFiles,
   rbacFor,
   replacingChain,
   useExtensionStack,
@@ -90,9 +93,10 @@ async function labelledFor(name: string): Promise<string[]> {
 }
 
 let selector = '';
+let images: Record<string, string> = {};
 async function offered(): Promise<string> {
   if (selector !== '') return selector;
-  await offerPackage(suite.stack, pkg, replacingChain(specs));
+  images = await offerPackage(suite.stack, pkg, replacingChain(specs));
   // The suite's own catalogs only: other files' catalogs on the shared API server may be unserved.
   const catalog = await suite.kube.client.get({ ...CLUSTER_CATALOG, name: pkg });
   selector = `${SUITE_LABEL}=${catalog.metadata.labels?.[SUITE_LABEL] ?? ''}`;
@@ -285,5 +289,47 @@ describe('olmv1 install', () => {
 
     const again = await olmv1(runUninstall, [pkg]);
     expect(again).toMatchObject({ code: 1, stderr: `ClusterExtension "${pkg}" not found\n` });
+  });
+});
+
+describe('olmv1 catalog add, catalogs, catalog remove', () => {
+  it('adds a catalog that install can name, lists it, and removes it', async () => {
+    await offered();
+    const name = `added-${run}`;
+    const ref = `${suite.registry}/catalogs/${name}:latest`;
+    const digest = await pushCatalogFiles(chainedPackageCatalog(pkg, ['1.0.0', '1.1.0'], images), ref);
+    cleanup.push(() => suite.kube.client.delete({ ...CLUSTER_CATALOG, name }));
+
+    const dry = await olmv1(runCatalogAdd, [name, ref, '--priority=-3', '--dry-run', '-o', 'json']);
+    expect(dry.code).toBe(0);
+    expect(await objectExists(suite.kube.client, { ...CLUSTER_CATALOG, name })).toBe(false);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ items: [{ metadata: { name }, spec: { priority: -3, availabilityMode: 'Available' } }] });
+
+    const added = await olmv1(runCatalogAdd, [name, ref, '--priority=-3', '--poll-interval', '1m', '--timeout', '90s']);
+    expect(added.code).toBe(0);
+    expect(added.stdout).toBe(`ClusterCatalog ${name} is serving\n`);
+    expect((await olmv1(runCatalogAdd, [name, ref])).stderr).toBe(`ClusterCatalog "${name}" already exists\n`);
+
+    const listed = await olmv1(runCatalogs, ['-o', 'json']);
+    expect(listed.code).toBe(0);
+    const rows = (JSON.parse(listed.stdout) as { catalogs: Record<string, string>[] }).catalogs;
+    expect(rows.find((r) => r.name === name)).toMatchObject({
+      availability: 'Available',
+      priority: '-3',
+      serving: 'True',
+      image: expect.stringContaining(digest),
+    });
+    const table = await olmv1(runCatalogs, []);
+    expect(table.stdout).toMatch(new RegExp(`^NAME +AVAILABILITY +PRIORITY +SERVING +LAST UNPACKED +IMAGE\n[^]*^${name} +Available +-3 +True `, 'm'));
+
+    // --catalog NAME selects it by its metadata.name label.
+    const install = await olmv1(runInstall, [pkg, '--catalog', name, '--dry-run']);
+    expect(install.code).toBe(0);
+    expect(install.stderr).toContain(`resolved ${pkg}.v1.1.0 (1.1.0) from catalog ${name}`);
+
+    const removed = await olmv1(runCatalogRemove, [name, '--timeout', '60s']);
+    expect(removed).toMatchObject({ code: 0, stdout: `deleted ClusterCatalog ${name}\n` });
+    expect(await objectExists(suite.kube.client, { ...CLUSTER_CATALOG, name })).toBe(false);
+    expect((await olmv1(runCatalogRemove, [name])).code).toBe(1);
   });
 });
