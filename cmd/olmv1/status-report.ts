@@ -27,7 +27,8 @@ export const STATUS_SCHEMA_VERSION = 1;
 /**
  * Exit codes of `olmv1 status` (docs/olmv1-status.md): 0 the next minor upgrade is allowed;
  * 1 blocked, or undecided because of metadata errors; 2 usage or connection error;
- * 3 undecidable: no cluster version to judge from (the report is printed all the same).
+ * 3 undecidable: no cluster version to judge from while an installed bundle declares a maximum
+ * (or its metadata cannot be read); without any, the answer does not depend on the version: 0.
  */
 export const STATUS_EXIT = { allowed: 0, blocked: 1, failed: 2, undecidable: 3 } as const;
 
@@ -167,7 +168,9 @@ export function buildStatusReport(input: StatusInput): StatusReport {
     [...input.deployed.values()],
     input.unreadable.map((n) => `error returning the last deployed release for ${n}`),
   );
-  const verdict = version.ok ? gate : { ...gate, upgradeable: false, blockers: [] };
+  // Without a version, the answer is still known when nothing declares a maximum (nor fails to say).
+  const versionIndependent = Object.keys(gate.maxVersions).length === 0 && gate.errors.length === 0;
+  const verdict = version.ok ? gate : { ...gate, upgradeable: versionIndependent, blockers: [] };
   const catalogs = [...input.catalogs].sort(byName).map((c) => {
     const spec = (c.spec ?? {}) as { priority?: unknown };
     const status = (c.status ?? {}) as { resolvedSource?: { image?: { ref?: unknown } }; lastUnpacked?: unknown; urls?: { base?: unknown } };
@@ -226,6 +229,6 @@ export function buildStatusReport(input: StatusInput): StatusReport {
 
 /** The exit code a report stands for (see {@link STATUS_EXIT}). */
 export function statusExitCode(report: StatusReport): number {
-  if (report.cluster.currentVersion === null) return STATUS_EXIT.undecidable;
+  if (report.cluster.currentVersion === null) return report.verdict.upgradeable ? STATUS_EXIT.allowed : STATUS_EXIT.undecidable;
   return report.verdict.upgradeable ? STATUS_EXIT.allowed : STATUS_EXIT.blocked;
 }

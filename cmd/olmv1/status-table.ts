@@ -90,7 +90,11 @@ export function renderStatusTable(r: StatusReport, o: TableOptions): string {
   const { verdict, cluster } = r;
   const head = `cluster upgrade to ${cluster.nextVersion}`;
   const from = `(current ${cluster.currentVersion}, from ${cluster.versionSource === 'flag' ? '--cluster-version' : 'ClusterVersion'})`;
-  if (cluster.currentVersion === null) {
+  if (cluster.currentVersion === null && verdict.upgradeable) {
+    out.push(paint(GREEN, 'cluster upgrade: allowed, whatever the cluster version'));
+    out.push('  no installed extension declares olm.maxOpenShiftVersion');
+    out.push(`  (${cluster.versionError ?? 'the current cluster version is not known'})`);
+  } else if (cluster.currentVersion === null) {
     out.push(paint(YELLOW, 'cluster upgrade: cannot judge, no cluster version'));
     out.push(`  ${cluster.versionError ?? 'the current cluster version is not known'}`);
     out.push("  pass --cluster-version X.Y (the cluster's current version) to judge the next minor upgrade");

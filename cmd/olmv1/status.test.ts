@@ -185,6 +185,31 @@ describe('olmv1 status report', () => {
   });
 });
 
+describe('olmv1 status without a cluster version', () => {
+  const why = 'the cluster serves no config.openshift.io/v1 ClusterVersion API (it is not OpenShift)';
+  it('is allowed, exit 0, when no installed bundle declares olm.maxOpenShiftVersion', () => {
+    const none = new Map([...input.deployed].filter(([k]) => k === 'zeta'));
+    const report = buildStatusReport({ ...input, deployed: none, version: { ok: false, error: why } });
+    expect(report.extensions.every((e) => e.maxOpenShiftVersion === null)).toBe(true);
+    expect(report.verdict).toEqual({ upgradeable: true, blockers: [], metadataErrors: [] });
+    expect(report.cluster.currentVersion).toBeNull();
+    expect(statusExitCode(report)).toBe(STATUS_EXIT.allowed);
+    expect(renderStatusTable(report, { color: false })).toContain(
+      ['cluster upgrade: allowed, whatever the cluster version', '  no installed extension declares olm.maxOpenShiftVersion', `  (${why})`].join(
+        '\n',
+      ),
+    );
+  });
+
+  it('stays undecidable, exit 3, when one declares a maximum', () => {
+    const declared = new Map([...input.deployed].filter(([k]) => k === 'alpha' || k === 'zeta'));
+    const report = buildStatusReport({ ...input, deployed: declared, version: { ok: false, error: why } });
+    expect(report.verdict).toEqual({ upgradeable: false, blockers: [], metadataErrors: [] });
+    expect(statusExitCode(report)).toBe(STATUS_EXIT.undecidable);
+    expect(renderStatusTable(report, { color: false })).toContain('cluster upgrade: cannot judge, no cluster version');
+  });
+});
+
 describe('olmv1 status usage', () => {
   const io = () => {
     const out = { stdout: '', stderr: '' };

@@ -9,7 +9,8 @@
  * cannot judge. The cluster is found as by every olmv1 command (cluster-access.ts). Exit codes
  * (STATUS_EXIT), so that `olmv1 status && oc adm upgrade ...` gates: 0 the upgrade to the next
  * minor is allowed; 1 blocked, or undecided because of metadata errors; 2 usage or connection
- * errors; 3 undecidable, no cluster version to judge from.
+ * errors; 3 undecidable, no cluster version to judge from while a bundle declares a maximum
+ * (without any declared, the version does not matter: 0).
  */
 import { dump } from 'js-yaml';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
@@ -59,8 +60,10 @@ Exit codes:
   0  the next minor upgrade is allowed
   1  it is blocked, or undecided (metadata errors)
   2  usage or connection error
-  3  undecidable: no cluster version to judge from (no ClusterVersion, no --cluster-version);
-     the report is printed all the same`;
+  3  undecidable: no cluster version to judge from (no ClusterVersion, no --cluster-version)
+     while an installed bundle declares olm.maxOpenShiftVersion (or its metadata is wrong);
+     the report is printed all the same. Without any such bundle the answer does not depend
+     on the version: 0`;
 
 interface Options {
   cluster: ClusterFlags;

@@ -266,15 +266,15 @@ describe('olmv1 up from a clean checkout', () => {
     );
   });
 
-  it('olmv1 status without a cluster version prints the whole report, says it cannot judge, and exits 3', async () => {
+  it('olmv1 status without a cluster version prints the whole report and, as no bundle declares olm.maxOpenShiftVersion, allows the upgrade (exit 0)', async () => {
     await exampleInstalled();
     const json = await olmv1('status', '-o', 'json');
     expect(json.stderr).toBe('');
-    expect(json.code).toBe(3);
+    expect(json.code).toBe(0);
     const report = JSON.parse(json.stdout) as {
       cluster: Record<string, unknown>;
       catalogs: Array<{ name: string }>;
-      extensions: Array<{ name: string; installedBundle: string | null }>;
+      extensions: Array<{ name: string; installedBundle: string | null; maxOpenShiftVersion: string | null }>;
       verdict: { upgradeable: boolean; blockers: unknown[] };
     };
     expect(report.cluster).toEqual({
@@ -284,13 +284,16 @@ describe('olmv1 up from a clean checkout', () => {
       versionError: 'the cluster serves no config.openshift.io/v1 ClusterVersion API (it is not OpenShift)',
     });
     expect(report.catalogs.map((c) => c.name)).toEqual(['example-catalog']);
-    expect(report.extensions).toEqual([expect.objectContaining({ name: 'example-operator', installedBundle: 'example-operator.v1.0.0' })]);
-    expect(report.verdict).toMatchObject({ upgradeable: false, blockers: [] });
+    expect(report.extensions).toEqual([
+      expect.objectContaining({ name: 'example-operator', installedBundle: 'example-operator.v1.0.0', maxOpenShiftVersion: null }),
+    ]);
+    expect(report.verdict).toMatchObject({ upgradeable: true, blockers: [] });
     const table = await olmv1('status');
-    expect(table.code).toBe(3);
+    expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^CATALOGS\n/);
-    expect(table.stdout).toContain('cluster upgrade: cannot judge, no cluster version\n');
-    expect(table.stdout).toContain('pass --cluster-version X.Y');
+    expect(table.stdout).toContain(
+      'cluster upgrade: allowed, whatever the cluster version\n  no installed extension declares olm.maxOpenShiftVersion\n',
+    );
   });
 
   it('serves the example catalog at the printed URL', async () => {
