@@ -1,18 +1,21 @@
 // The example operator (examples/example-operator/operator), built with Go as `olmv1 up`
 // builds it: the binary runs on this machine and answers its probes with the version it was
-// built with; its images, written by our image writer and pushed with our image client to the
-// test registry, pull back with our puller holding that same binary, run as a numeric
-// non-root user, and the bundles' Deployments name that image with the probes it answers.
+// built with; against the test API server it lists the Greetings with a ServiceAccount token
+// only once the bundle's ClusterRole is bound (not ready before); its images, written by our
+// image writer and pushed with our image client to the test registry, pull back with our
+// puller holding that same binary, run as a numeric non-root user, and the bundles'
+// Deployments name that image with the probes it answers.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadAll } from 'js-yaml';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { buildExampleOperatorBinary, pushExampleOperatorImages } from '../../pkg/olmv1/images/index.ts';
 import { findGoToolchain } from '../../pkg/olmv1/localstack/index.ts';
 import { createImageClient } from '../../pkg/shared/image/index.ts';
+import { ensureServiceAccount, kubeRequest, requestServiceAccountToken } from '../envtest/index.ts';
 import { testTempDir } from '../support/temp-dir.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/example-operator/', import.meta.url));
@@ -22,9 +25,13 @@ const SOURCE = `${EXAMPLE}operator`;
  * Runs `argv` (the operator, with `--listen 127.0.0.1:0` appended) until `fn` is done; returns
  * its log lines and exit code.
  */
-async function running<T>(argv: string[], fn: (base: string) => Promise<T>): Promise<{ result: T; log: string[]; code: number | null }> {
+async function running<T>(
+  argv: string[],
+  fn: (base: string) => Promise<T>,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ result: T; log: string[]; code: number | null }> {
   const [command = '', ...args] = argv;
-  const child = spawn(command, [...args, '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'], env: {} });
+  const child = spawn(command, [...args, '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'], env });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -133,6 +140,90 @@ describe('the example operator', () => {
       env: process.env,
     });
     expect(again[0]?.digestRef).toBe(v1?.digestRef);
+  });
+
+  it("lists the Greetings with its ServiceAccount's token once the bundle's RBAC is bound, and is not ready before", async () => {
+    const cp = inject('envtestControlPlane');
+    const admin = { token: cp.adminToken };
+    const request = async (method: string, path: string, body?: unknown): Promise<number> => {
+      const res = await kubeRequest(cp, { method, path, auth: admin, ...(body === undefined ? {} : { body }) });
+      if (res.status >= 300 && res.status !== 409 && res.status !== 404) throw new Error(`${method} ${path}: ${res.status} ${res.body}`);
+      return res.status;
+    };
+    const dir = await testTempDir('example-operator-rbac-');
+    const binary = await buildExampleOperatorBinary(await findGoToolchain(process.env), SOURCE, '1.0.0', dir);
+    // The bundle's CRD and ClusterRole rules, as OLM would install them.
+    const crd = loadAll(await readFile(`${EXAMPLE}bundles/1.0.0/manifests/greetings.demo.example.com.crd.yaml`, 'utf8'))[0];
+    await request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+    const [csv] = loadAll(await readFile(`${EXAMPLE}bundles/1.0.0/manifests/example-operator.clusterserviceversion.yaml`, 'utf8')) as Array<{
+      spec: { install: { spec: { clusterPermissions: Array<{ serviceAccountName: string; rules: unknown[] }> } } };
+    }>;
+    const [permissions] = csv!.spec.install.spec.clusterPermissions;
+    const namespace = `example-operator-rbac-${Date.now().toString(36)}`;
+    const sa = permissions!.serviceAccountName;
+    await ensureServiceAccount(cp, namespace, sa);
+    onTestFinished(async () => {
+      await request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${namespace}`);
+      await request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${namespace}`);
+      await request('DELETE', `/api/v1/namespaces/${namespace}`);
+    });
+    let established = 0;
+    for (let i = 0; i < 100 && established !== 200; i++) {
+      established = (await kubeRequest(cp, { path: '/apis/demo.example.com/v1/greetings', auth: admin })).status;
+      if (established !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    await request('POST', `/apis/demo.example.com/v1/namespaces/${namespace}/greetings`, {
+      apiVersion: 'demo.example.com/v1',
+      kind: 'Greeting',
+      metadata: { name: 'hello', namespace },
+      spec: { message: 'hello' },
+    });
+    const saDir = join(dir, 'serviceaccount');
+    await mkdir(saDir);
+    await writeFile(join(saDir, 'token'), await requestServiceAccountToken(cp, namespace, sa));
+    await writeFile(join(saDir, 'ca.crt'), cp.caPem);
+    const server = new URL(cp.server);
+    const env = { KUBERNETES_SERVICE_HOST: server.hostname, KUBERNETES_SERVICE_PORT: server.port };
+    const { result, log } = await running(
+      [binary, '--service-account-dir', saDir, '--list-interval', '100ms'],
+      async (base) => {
+        const readyz = async (): Promise<number> => (await fetch(`${base}/readyz`)).status;
+        const until = async (want: number): Promise<number> => {
+          let status = await readyz();
+          for (let i = 0; i < 100 && status !== want; i++) {
+            await new Promise((r) => setTimeout(r, 100));
+            status = await readyz();
+          }
+          return status;
+        };
+        // No binding yet: the list is forbidden, so the operator is alive but not ready.
+        await new Promise((r) => setTimeout(r, 500));
+        const before = await readyz();
+        const health = (await fetch(`${base}/healthz`)).status;
+        await request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: namespace },
+          rules: permissions!.rules,
+        });
+        await request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: namespace },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: namespace },
+          subjects: [{ kind: 'ServiceAccount', name: sa, namespace }],
+        });
+        return { before, health, after: await until(200) };
+      },
+      env,
+    );
+    expect(result).toEqual({ before: 503, health: 200, after: 200 });
+    const forbidden = log.find((l) => l.includes('HTTP 403'));
+    expect(forbidden).toContain(`system:serviceaccount:${namespace}:${sa}`);
+    const listed = log
+      .map((l) => JSON.parse(l) as { msg: string; greetings?: string[] })
+      .find((l) => l.msg === 'listed Greetings with the ServiceAccount token');
+    expect(listed?.greetings).toContain(`${namespace}/hello`);
   });
 
   it("is what every example bundle's Deployment runs, with probes on the endpoints it serves and a locked-down container", async () => {

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -31,11 +32,13 @@ import (
 // version is replaced with -ldflags "-X main.version=...".
 var version = "dev"
 
-const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
+// defaultServiceAccountDir is where the kubelet mounts the ServiceAccount's token and CA.
+const defaultServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 func main() {
 	addr := flag.String("listen", ":8080", "address of the /healthz and /readyz endpoints")
 	interval := flag.Duration("list-interval", 30*time.Second, "how often the Greetings are listed")
+	saDir := flag.String("service-account-dir", defaultServiceAccountDir, "directory holding the ServiceAccount's token and ca.crt")
 	printVersion := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
 	if *printVersion {
@@ -49,7 +52,7 @@ func main() {
 	defer stop()
 
 	var ready atomic.Bool
-	api, err := inClusterAPI()
+	api, err := inClusterAPI(*saDir)
 	switch {
 	case err == nil:
 		go listLoop(ctx, log, api, *interval, &ready)
@@ -102,32 +105,34 @@ var errNotInCluster = errors.New("not running in a cluster")
 // and the mounted CA.
 type apiClient struct {
 	base   string
+	saDir  string
 	client *http.Client
 }
 
-func inClusterAPI() (*apiClient, error) {
+func inClusterAPI(saDir string) (*apiClient, error) {
 	host, port := os.Getenv("KUBERNETES_SERVICE_HOST"), os.Getenv("KUBERNETES_SERVICE_PORT")
 	if host == "" || port == "" {
 		return nil, errNotInCluster
 	}
-	ca, err := os.ReadFile(serviceAccountDir + "/ca.crt")
+	ca, err := os.ReadFile(saDir + "/ca.crt")
 	if err != nil {
 		return nil, err
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(ca) {
-		return nil, fmt.Errorf("%s/ca.crt holds no certificate", serviceAccountDir)
+		return nil, fmt.Errorf("%s/ca.crt holds no certificate", saDir)
 	}
 	transport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
 	return &apiClient{
 		base:   "https://" + net.JoinHostPort(host, port),
+		saDir:  saDir,
 		client: &http.Client{Transport: transport, Timeout: 10 * time.Second},
 	}, nil
 }
 
 // listGreetings returns the namespace/name of every Greeting in the cluster.
 func (a *apiClient) listGreetings(ctx context.Context) ([]string, error) {
-	token, err := os.ReadFile(serviceAccountDir + "/token")
+	token, err := os.ReadFile(a.saDir + "/token")
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +148,12 @@ func (a *apiClient) listGreetings(ctx context.Context) ([]string, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("listing greetings: HTTP %d", resp.StatusCode)
+		// The API server's Status says why (a 403 names the user and the missing permission).
+		var status struct {
+			Message string `json:"message"`
+		}
+		_ = json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&status)
+		return nil, fmt.Errorf("listing greetings: HTTP %d: %s", resp.StatusCode, status.Message)
 	}
 	var list struct {
 		Items []struct {
