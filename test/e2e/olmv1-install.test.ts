@@ -5,10 +5,12 @@
 // nothing matches, a missing catalog and a caller who may not grant the RBAC are refused with
 // what to do and nothing left behind; update changes only the fields given; uninstall removes
 // the extension, then what install created for it, and nothing else.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadAll } from 'js-yaml';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
@@ -50,6 +52,7 @@ const RBAC_KINDS = [
   { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role' },
   { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding' },
 ];
+const checkout = fileURLToPath(new URL('../..', import.meta.url));
 const cleanup: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const f of cleanup.reverse()) await f().catch(() => undefined);
@@ -123,6 +126,41 @@ describe('olmv1 install', () => {
     expect(await objectExists(suite.kube.client, { apiVersion: 'v1', kind: 'Namespace', name: pkg })).toBe(false);
     expect(await objectExists(suite.kube.client, { ...CLUSTER_EXTENSION, name: pkg })).toBe(false);
     expect(await labelledFor(pkg)).toEqual([]);
+  });
+
+  it('runs through the olmv1 binary: --help exits 0, a usage error 2, --dry-run prints the objects', async () => {
+    const sel = await offered();
+    const cli = (...args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(process.execPath, ['cmd/olmv1/main.ts', ...args], { cwd: checkout }, (err, stdout, stderr) =>
+          resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr }),
+        );
+      });
+    const kubeconfig = inject('envtestControlPlane').kubeconfigPath;
+    for (const verb of [['install'], ['uninstall'], ['update'], ['catalog', 'add'], ['catalog', 'remove'], ['catalogs']]) {
+      const help = await cli(...verb, '--help');
+      expect(help.code, verb.join(' ')).toBe(0);
+      expect(help.stdout).toMatch(new RegExp(`^Usage: olmv1 ${verb.join(' ')} `));
+    }
+    expect((await cli('install')).code).toBe(2);
+    expect((await cli('uninstall', '--kubeconfig', kubeconfig)).code).toBe(2);
+    expect((await cli('update', pkg, '--kubeconfig', kubeconfig)).code).toBe(2);
+    expect((await cli('uninstall', `absent-${run}`, '--kubeconfig', kubeconfig)).stderr).toBe(`ClusterExtension "absent-${run}" not found\n`);
+    const dry = await cli('install', pkg, '-l', sel, '--dry-run', '-o', 'json', '--kubeconfig', kubeconfig);
+    expect(dry.stderr).toContain(`resolved ${pkg}.v1.1.0 (1.1.0) from catalog ${pkg}`);
+    expect(dry.code).toBe(0);
+    const list = JSON.parse(dry.stdout) as { kind: string; items: KubeObject[] };
+    expect(list.kind).toBe('List');
+    expect(list.items.map((o) => o.kind)).toEqual([
+      'Namespace',
+      'ServiceAccount',
+      'ClusterRole',
+      'Role',
+      'ClusterRoleBinding',
+      'RoleBinding',
+      'ClusterExtension',
+    ]);
+    expect(await objectExists(suite.kube.client, { ...CLUSTER_EXTENSION, name: pkg })).toBe(false);
   });
 
   it('refuses a typo, a version nothing matches and a missing catalog, naming what there is', async () => {
