@@ -7,7 +7,7 @@
 // chain, process or directory, nor does the reaper when the process that started a node dies. Its own control plane with root, containerd, runc, CNI plugins and
 // iptables (.ci/run installs them).
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -79,6 +79,7 @@ async function phase(name: string): Promise<string> {
 }
 
 let chainsBefore: string[] = [];
+let filesBefore: string[] = [];
 let nodeBinaries: NodeBinaries;
 let registryHost = '';
 
@@ -107,6 +108,7 @@ async function whatRuns(n: NodeInfo): Promise<{ tasks: number; pids: number[] }>
     .split('\n')
     .slice(1);
   const taskPids = listing.map((l) => Number(l.trim().split(/\s+/)[1])).filter((p) => p > 0);
+  expect(filesOutside().length).toBeGreaterThan(filesBefore.length);
   const shimPids = (await processes())
     .filter((l) => l.includes('containerd-shim') && l.includes(n.containerdSocket))
     .map((l) => Number.parseInt(l, 10));
@@ -116,8 +118,14 @@ async function whatRuns(n: NodeInfo): Promise<{ tasks: number; pids: number[] }>
   return { tasks: taskPids.length, pids: [...taskPids, ...shimPids] };
 }
 
-/** Nothing of the node is left: processes, mounts, bridge, iptables chains, directory. */
+/** Files containerd 1.6 and libcni keep outside the node's directory (shim sockets, results). */
+function filesOutside(): string[] {
+  return ['/run/containerd/s', '/var/lib/cni/results'].flatMap((d) => (existsSync(d) ? readdirSync(d).map((f) => `${d}/${f}`) : []));
+}
+
+/** Nothing of the node is left: processes, mounts, bridge, iptables chains, files, directory. */
 async function expectNothingLeft(n: NodeInfo, dir: string, running: { pids: number[] }): Promise<void> {
+  expect(filesOutside()).toEqual(filesBefore);
   expect(running.pids.filter(alive)).toEqual([]);
   expect(mountsUnder(n.dir)).toEqual([]);
   await expect(exec('ip', ['link', 'show', n.bridge], { env: { PATH } })).rejects.toThrow();
@@ -145,6 +153,7 @@ beforeAll(async () => {
     buildImage({ layers: [buildLayer([{ path: 'probe', type: 'file', data: await readFile(probe), mode: 0o755 }])] }),
   );
   chainsBefore = await chains();
+  filesBefore = filesOutside();
   const started = Date.now();
   cp = await startControlPlane({
     binaries: { ...inject('envtestBinaries'), node: nodeBinaries },

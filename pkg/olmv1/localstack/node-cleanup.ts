@@ -2,10 +2,10 @@
  * The node's cleanup as one shell script, so the same steps run on stop() and from the reaper
  * when our process died (the reaper runs it after killing the node's process groups): every
  * container killed and deleted through runc (containerd's shims are in sessions of their own,
- * so killing containerd leaves them and their containers), the shims killed by the pids they
- * recorded, every mount under the node's directory unmounted (deepest first), the bridge and
+ * so killing containerd leaves them and their containers), the shims killed (and their sockets,
+ * which containerd 1.6 keeps under /run/containerd/s, removed), every mount under the node's directory unmounted (deepest first), the bridge and
  * its veths deleted, the iptables chains the node's components created (`KUBE-*`, `CNI-*`, ours)
- * removed with the rules that jump to them, libcni's cached results of our network removed,
+ * removed with the rules that jump to them, libcni's cached results of our sandboxes removed,
  * and the sysctls put back. Every step tolerates what is already gone, so it can run twice.
  */
 import type { ChainSnapshot, NodeNetwork, SysctlChange } from './node-network.ts';
@@ -18,6 +18,8 @@ export interface CleanupPlan {
   nodeDir: string;
   /** runc's root (containerd's runc option `Root`; one subdirectory per namespace). */
   runcRoot: string;
+  /** containerd's root directory (the CRI plugin's sandboxes under io.containerd.grpc.v1.cri). */
+  containerdRoot: string;
   /** containerd's state directory (shim pids under io.containerd.runtime.v2.task). */
   containerdState: string;
   /** containerd's socket: its shims carry `-address <socket>` on their command lines. */
@@ -46,7 +48,20 @@ export function renderCleanupScript(plan: CleanupPlan): string {
     `# Cleanup of the olmv1 local node ${net.id} (generated; safe to run more than once).`,
     `PATH=${SYSTEM_PATH}`,
     'export PATH',
-    '# 1. Containers, then the shims that supervised them.',
+    "# 1. What containerd 1.6 keeps outside our directories: its shims' sockets (named by the",
+    '# sha256 of "<socket>/<namespace>/<id>") and libcni\'s cached results of our sandboxes.',
+    `for d in ${q(plan.containerdState)}/io.containerd.runtime.v2.task/*/*; do`,
+    '  [ -d "$d" ] || continue',
+    '  id=${d##*/}; ns=${d%/*}; ns=${ns##*/}',
+    `  rm -f "/run/containerd/s/$(printf '%s' ${q(plan.containerdSocket)}"/$ns/$id" | sha256sum | cut -d' ' -f1)"`,
+    'done',
+    `for d in ${q(plan.containerdRoot)}/io.containerd.grpc.v1.cri/sandboxes/*; do`,
+    '  [ -d "$d" ] || continue',
+    '  id=${d##*/}',
+    `  rm -f "/var/lib/cni/results/cni-loopback-$id-lo" /var/lib/cni/results/${q(`olmv1-${net.id}`)}-"$id"-*`,
+    'done',
+    'rmdir /run/containerd/s /run/containerd 2>/dev/null',
+    '# 2. Containers, then the shims that supervised them.',
     `for ns in ${q(plan.runcRoot)}/*; do`,
     '  [ -d "$ns" ] || continue',
     '  for id in $(runc --root "$ns" list -q 2>/dev/null); do runc --root "$ns" delete -f "$id" >/dev/null 2>&1; done',
@@ -58,17 +73,17 @@ export function renderCleanupScript(plan: CleanupPlan): string {
     'for p in /proc/[0-9]*; do',
     `  if tr '\\0' ' ' < "$p/cmdline" 2>/dev/null | grep -qF -- ${q(`-address ${plan.containerdSocket}`)}; then kill -9 "\${p#/proc/}" 2>/dev/null; fi`,
     'done',
-    '# 2. Mounts under the node directory, deepest first, until none is left.',
+    '# 3. Mounts under the node directory, deepest first, until none is left.',
     'for pass in 1 2 3 4 5; do',
     `  mounts=$(awk -v p=${q(plan.nodeDir)} '$5 == p || index($5, p "/") == 1 { print $5 }' /proc/self/mountinfo | sort -r)`,
     '  [ -z "$mounts" ] && break',
     '  for m in $mounts; do umount -l "$m" 2>/dev/null; done',
     'done',
-    '# 3. The bridge and anything still attached to it.',
+    '# 4. The bridge and anything still attached to it.',
     `for l in $(ip -o link show master ${q(net.bridge)} 2>/dev/null | awk -F': ' '{ print $2 }' | cut -d@ -f1); do ip link del "$l" 2>/dev/null; done`,
     `ip link del ${q(net.bridge)} 2>/dev/null`,
     `rm -f /var/lib/cni/results/${q(`olmv1-${net.id}`)}-* 2>/dev/null`,
-    '# 4. iptables: rules jumping to our chains, then the chains themselves.',
+    '# 5. iptables: rules jumping to our chains, then the chains themselves.',
   ];
   for (const { command, table } of IPTABLES_SCOPES) {
     const before = plan.chainsBefore[`${command}/${table}`] ?? [];
@@ -83,7 +98,7 @@ export function renderCleanupScript(plan: CleanupPlan): string {
       'fi',
     );
   }
-  lines.push('# 5. Kernel settings, unless another olmv1 node still runs.');
+  lines.push('# 6. Kernel settings, unless another olmv1 node still runs.');
   if (plan.sysctls.length > 0) {
     lines.push("if ! ip -o link show type bridge 2>/dev/null | grep -q ': olmv1-'; then");
     for (const s of plan.sysctls) lines.push(`  echo ${q(s.before)} > ${q(s.path)}`);

@@ -183,6 +183,7 @@ describe('renderCleanupScript', () => {
   const plan = {
     nodeDir: '/tmp/x/node',
     runcRoot: '/tmp/x/node/containerd/runc',
+    containerdRoot: '/tmp/x/node/containerd/root',
     containerdState: '/tmp/x/node/containerd/state',
     containerdSocket: '/tmp/x/node/containerd/containerd.sock',
     network: net,

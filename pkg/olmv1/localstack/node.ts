@@ -143,6 +143,7 @@ export async function prepareNode(options: {
   const plan: CleanupPlan = {
     nodeDir: dir,
     runcRoot: layout.runcRoot,
+    containerdRoot: layout.root,
     containerdState: layout.state,
     containerdSocket: layout.socket,
     network,
