@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 import { CommandError } from './render.ts';
 import { catalogManifest, installObjects, installState, installedForSelector, parseSelectorText } from './install-objects.ts';
-import { parseInstallArgs } from './install.ts';
+import { parseInstallArgs } from './install-args.ts';
 import { parseUninstallArgs } from './uninstall.ts';
 import { catalogChanges, jsonPatch, parseUpdateArgs } from './update.ts';
 

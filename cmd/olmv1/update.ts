@@ -13,7 +13,8 @@ import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { isConflict, type KubeContext } from '../../pkg/shared/kube/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags } from './cluster-access.ts';
 import { EXIT } from './io.ts';
-import { catalogSelector, channelList, oneOf, type InstallDeps } from './install.ts';
+import { catalogSelector, channelList, oneOf } from './install-args.ts';
+import type { InstallDeps } from './install.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 import { readClusterExtension } from './resolve-cluster.ts';
 

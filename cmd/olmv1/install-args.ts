@@ -1,0 +1,216 @@
+/**
+ * The arguments of `olmv1 install` (install.ts): its usage text, and the flag parsing `install`
+ * and `update` share (channels, the catalog selector, enumerations).
+ */
+import { CrdUpgradeSafetyEnforcement, UpgradeConstraintPolicy } from '../../pkg/shared/api/index.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
+import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
+import { parsePositiveDuration } from '../shared/flags.ts';
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, type ClusterFlags } from './cluster-access.ts';
+import { EXIT } from './io.ts';
+import { CATALOG_NAME_LABEL, parseSelectorText, type ExtensionRequest } from './install-objects.ts';
+import { REGISTRY_FLAGS, registryFlagsHelp } from './registry-access.ts';
+import { CommandError, parseCommandLine } from './render.ts';
+
+const USAGE = `Usage: olmv1 install PACKAGE [--name NAME] [-n NAMESPACE] [--version RANGE] [-c CHANNEL,...]
+         [--catalog NAME | -l SELECTOR] [--upgrade-constraint-policy CatalogProvided|SelfCertified]
+         [--crd-upgrade-safety-enforcement Strict|None] [--watch-namespace NS]
+         [--cert-provider cert-manager|openshift-service-ca] [--dry-run] [-o yaml|json]
+         [--no-wait] [--timeout DURATION] [--kubeconfig FILE] [--context NAME] [--catalogd-url URL]
+
+Installs PACKAGE with least privilege. Resolves the bundle the cluster's ClusterCatalogs offer
+(as "olmv1 resolve --cluster" does), pulls it, and creates: the namespace when it does not exist,
+the ServiceAccount NAME-installer in it, exactly the RBAC "olmv1 rbac" prints for that bundle (its
+warnings printed as there), and the ClusterExtension NAME naming that ServiceAccount. Every
+object is labelled ${'olm.operatorframework.io/installed-by=olmv1'} and
+olm.operatorframework.io/installed-for=NAME, for "olmv1 uninstall". Each is first created
+with a server-side dry run: a permission you lack or a name already taken is reported before
+anything is written. Then waits until operator-controller reports it Installed.
+
+Flags:
+  --name NAME                the ClusterExtension's name (default: PACKAGE)
+  -n, --namespace NS         namespace to install into, created if missing (default: PACKAGE)
+  -v, --version RANGE        version or range of versions allowed (e.g. 1.2.3, ">=1.0.0, <2")
+  -c, --channels C[,C...]    channels to take versions from (default: all)
+  --catalog NAME             only the ClusterCatalog NAME
+  -l, --selector SELECTOR    only the ClusterCatalogs whose labels match (kubectl's syntax)
+  --upgrade-constraint-policy P
+                             CatalogProvided (default: follow the catalog's upgrade edges) or
+                             SelfCertified (any version in range)
+  --crd-upgrade-safety-enforcement E
+                             Strict (default) or None
+  --watch-namespace NS       namespace the operator watches (bundles without AllNamespaces)
+  --cert-provider P          cert-manager or openshift-service-ca, as operator-controller runs
+                             (bundles with webhooks)
+  --dry-run                  print every object that would be created; write nothing
+  -o, --output FORMAT        yaml (multi-document) or json (one v1 List): the objects created
+                             (default with --dry-run: yaml)
+  --no-wait                  return once the objects are created
+  --timeout DURATION         how long to wait for Installed (default 5m)
+${CLUSTER_FLAGS_HELP}
+  --catalogd-url URL         reach catalogd at this origin instead of the ClusterCatalogs'
+                             status.urls.base (e.g. through kubectl port-forward)
+${registryFlagsHelp(29)}${imageLimitHelp(29, BUNDLE_IMAGE_LIMITS)}  -h, --help                 show this help
+
+Output:
+  stdout: what was installed (the bundle and version), or the objects with -o / --dry-run.
+  stderr: progress (resolution, pull, each object created, the extension's Progressing
+  condition while waiting), RBAC warnings, errors.
+
+Exit codes:
+  0  installed (or, with --dry-run, printed; with --no-wait, created)
+  1  not installed: no such catalog or package (with close names), no version in range (with
+     the versions there are), a permission you lack (named), a name already taken, the bundle
+     refused, or the extension not Installed within --timeout (its Progressing message)
+  2  usage error`;
+
+const FLAGS = {
+  ...CLUSTER_FLAGS,
+  ...REGISTRY_FLAGS,
+  ...IMAGE_LIMIT_FLAGS,
+  name: { type: 'string' },
+  namespace: { type: 'string', short: 'n' },
+  version: { type: 'string', short: 'v' },
+  channels: { type: 'string', short: 'c', multiple: true },
+  catalog: { type: 'string' },
+  selector: { type: 'string', short: 'l' },
+  'upgrade-constraint-policy': { type: 'string' },
+  'crd-upgrade-safety-enforcement': { type: 'string' },
+  'watch-namespace': { type: 'string' },
+  'cert-provider': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  output: { type: 'string', short: 'o' },
+  wait: { type: 'boolean' },
+  'no-wait': { type: 'boolean' },
+  timeout: { type: 'string' },
+  'catalogd-url': { type: 'string' },
+} as const;
+
+/** The arguments of `install`, checked. */
+export interface InstallArgs {
+  request: ExtensionRequest;
+  /** `--catalog NAME`: the ClusterCatalog that must exist (the selector then names it). */
+  catalog: string | undefined;
+  certProvider: 'cert-manager' | 'openshift-service-ca' | undefined;
+  dryRun: boolean;
+  output: 'yaml' | 'json' | undefined;
+  wait: boolean;
+  timeoutMs: number;
+  cluster: ClusterFlags;
+  catalogdUrl: URL | undefined;
+  /** The registry and image-cap flags, as `render bundle` takes them. */
+  values: Record<string, string | undefined>;
+}
+
+function usage(message: string): CommandError {
+  return new CommandError(`${message}\n${USAGE}`, EXIT.usage);
+}
+
+/** One of `allowed`, or a usage error naming `flag`. */
+export function oneOf<T extends string>(
+  flag: string,
+  value: string | undefined,
+  allowed: Readonly<Record<string, T>>,
+  usageText: string,
+): T | undefined {
+  if (value === undefined) return undefined;
+  const values = Object.values(allowed);
+  const found = values.find((v) => v === value);
+  if (found === undefined)
+    throw new CommandError(`${flag} must be one of ${values.join(', ')}, got ${JSON.stringify(value)}\n${usageText}`, EXIT.usage);
+  return found;
+}
+
+/** Channels from repeated and comma-separated `-c` values. */
+export function channelList(values: readonly string[] | undefined): string[] {
+  return (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
+}
+
+/** The catalog selector of `--catalog NAME` or `--selector TEXT` (at most one). */
+export function catalogSelector(catalog: string | undefined, selector: string | undefined, usageText: string): ExtensionRequest['selector'] {
+  if (catalog !== undefined && selector !== undefined)
+    throw new CommandError(`--catalog and --selector cannot be combined\n${usageText}`, EXIT.usage);
+  if (catalog === '') throw new CommandError(`--catalog must not be empty\n${usageText}`, EXIT.usage);
+  if (catalog !== undefined) return { matchLabels: { [CATALOG_NAME_LABEL]: catalog } };
+  if (selector === undefined) return undefined;
+  try {
+    return parseSelectorText(selector);
+  } catch (e) {
+    throw new CommandError(`--selector: ${errorMessage(e)}\n${usageText}`, EXIT.usage);
+  }
+}
+
+/** A `--catalogd-url` value, checked. */
+function catalogdUrlFlag(url: string | undefined, usageText: string): URL | undefined {
+  if (url === undefined) return undefined;
+  if (!(URL.canParse(url) && /^https?:$/.test(new URL(url).protocol))) {
+    throw new CommandError(`invalid --catalogd-url ${JSON.stringify(url)} (want http(s)://HOST[:PORT])\n${usageText}`, EXIT.usage);
+  }
+  return new URL(url);
+}
+
+/** Parses the arguments of `install`; usage problems throw a CommandError with exit code 2. */
+export function parseInstallArgs(args: readonly string[]): InstallArgs {
+  const { values, positionals } = parseCommandLine(args, USAGE, FLAGS);
+  if (positionals.length !== 1 || positionals[0] === '') throw usage('expected exactly one PACKAGE');
+  const packageName = positionals[0] ?? '';
+  const name = values.name ?? packageName;
+  const namespace = values.namespace ?? packageName;
+  for (const [flag, v] of [
+    ['--name', name],
+    ['--namespace', namespace],
+    ['--version', values.version],
+    ['--timeout', values.timeout],
+  ] as const) {
+    if (v === '') throw usage(`${flag} must not be empty`);
+  }
+  const output = values.output;
+  if (output !== undefined && output !== 'yaml' && output !== 'json') throw usage(`-o must be yaml or json, got ${JSON.stringify(output)}`);
+  if (values.wait === true && values['no-wait'] === true) throw usage('--wait and --no-wait cannot be combined');
+  const certProvider = values['cert-provider'];
+  if (certProvider !== undefined && certProvider !== 'cert-manager' && certProvider !== 'openshift-service-ca') {
+    throw usage(`--cert-provider must be cert-manager or openshift-service-ca, got ${JSON.stringify(certProvider)}`);
+  }
+  let timeoutMs = 5 * 60_000;
+  if (values.timeout !== undefined) {
+    try {
+      timeoutMs = parsePositiveDuration('--timeout', values.timeout);
+    } catch (e) {
+      throw usage(errorMessage(e));
+    }
+  }
+  const strings: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(values)) if (typeof v === 'string') strings[k] = v;
+  try {
+    imageLimitOptions(strings, BUNDLE_IMAGE_LIMITS);
+  } catch (e) {
+    throw usage(errorMessage(e));
+  }
+  return {
+    request: {
+      name,
+      packageName,
+      namespace,
+      serviceAccount: `${name}-installer`,
+      channels: channelList(values.channels),
+      version: values.version,
+      selector: catalogSelector(values.catalog, values.selector, USAGE),
+      upgradeConstraintPolicy: oneOf('--upgrade-constraint-policy', values['upgrade-constraint-policy'], UpgradeConstraintPolicy, USAGE),
+      crdUpgradeSafety: oneOf('--crd-upgrade-safety-enforcement', values['crd-upgrade-safety-enforcement'], CrdUpgradeSafetyEnforcement, USAGE),
+      watchNamespace: values['watch-namespace'],
+    },
+    catalog: values.catalog,
+    certProvider,
+    dryRun: values['dry-run'] === true,
+    output,
+    wait: values['no-wait'] !== true,
+    timeoutMs,
+    cluster: clusterFlags(values, USAGE),
+    catalogdUrl: catalogdUrlFlag(values['catalogd-url'], USAGE),
+    values: strings,
+  };
+}
