@@ -66,6 +66,8 @@ describe.skipIf(missing !== undefined)('the project image', () => {
     expect(measured.config.Cmd).toEqual(['node', 'dist/cmd/olmv1/main.js', '--help']);
     expect(measured.config.WorkingDir).toBe('/app');
     expect(measured.config.Env).toContain('NODE_ENV=production');
+    // The build host's CA (a TLS-inspecting proxy's) served the build's npm ci only.
+    expect((measured.config.Env ?? []).filter((e) => e.startsWith('NODE_EXTRA_CA_CERTS='))).toEqual([]);
     expect(measured.layers).toBeGreaterThan(1);
     expect(measured.compressedBytes).toBeLessThan(measured.uncompressedBytes);
     console.log(`project image: ${measured.layers} layers, ${measured.compressedBytes} bytes compressed, ${measured.uncompressedBytes} uncompressed`);

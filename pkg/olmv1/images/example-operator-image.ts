@@ -98,7 +98,9 @@ interface PushExampleOperatorOptions {
  * refused.
  */
 export async function pushExampleOperatorImages(options: PushExampleOperatorOptions): Promise<PushedOperatorImage[]> {
-  const go = await findGoToolchain(options.env);
+  const go = await findGoToolchain(options.env).catch((err: unknown) => {
+    throw new Error(`building the example operator (examples/example-operator/operator) needs Go: ${(err as Error).message}`, { cause: err });
+  });
   const client = createImageClient({ insecureRegistries: options.insecureRegistries });
   try {
     const pushed: PushedOperatorImage[] = [];

@@ -10,7 +10,7 @@
  * and kept; the key is a label on the image.
  */
 import { createHash } from 'node:crypto';
-import { cp, mkdir, readdir, readFile, rm, symlink } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCommand } from '../localstack/index.ts';
 import type { Buildah } from './buildah.ts';
@@ -20,8 +20,8 @@ import type { DebianSource } from './debian.ts';
 const STAND_IN_BASE = 'docker.io/library/node:24-slim';
 const KEY_LABEL = 'org.olmv1.stand-in.key';
 /** Bumped when the recipe below changes, so older stand-ins are rebuilt. */
-const RECIPE = 1;
-/** Where the stand-in's extra CA file sits, named by its NODE_EXTRA_CA_CERTS. */
+const RECIPE = 2;
+/** Where the stand-in's extra CA file sits, named by npm's global configuration. */
 const CA_PATH = 'etc/ssl/certs/build-host-ca.crt';
 
 /** Inputs of the stand-in. */
@@ -32,8 +32,10 @@ interface StandInInputs {
   npmDir: string;
   debian: DebianSource;
   /**
-   * A CA bundle added to the stand-in and named by its NODE_EXTRA_CA_CERTS: when the machine
-   * reaches the npm registry through a TLS-inspecting proxy, the build's `npm ci` needs it.
+   * A CA bundle added to the stand-in as npm's `cafile` (npm's global configuration,
+   * /usr/local/etc/npmrc): when the machine reaches the npm registry through a TLS-inspecting
+   * proxy, the build's `npm ci` needs it. Not in the image's environment, so the programs the
+   * image runs trust no more than they would on the official base.
    */
   extraCaFile?: string | undefined;
 }
@@ -93,7 +95,8 @@ export async function ensureStandInBase(
     const config = ['--env', 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', '--cmd', 'node', '--label', `${KEY_LABEL}=${key}`];
     if (inputs.extraCaFile !== undefined) {
       await cp(inputs.extraCaFile, join(root, CA_PATH));
-      config.push('--env', `NODE_EXTRA_CA_CERTS=/${CA_PATH}`);
+      await mkdir(join(root, 'usr/local/etc'), { recursive: true });
+      await writeFile(join(root, 'usr/local/etc/npmrc'), `cafile=/${CA_PATH}\n`);
     }
     await buildah.run(['config', ...config, ctr]);
     await buildah.run(['umount', ctr]);
