@@ -183,7 +183,7 @@ describe('olmv1 install', () => {
     expect(await labelledFor(pkg)).toEqual([]);
   });
 
-  it('refuses a caller who may not grant the RBAC, saying what is refused, and leaves nothing behind', async () => {
+  it('refuses a caller who may not grant the RBAC, saying what is refused, leaving nothing behind; once granted exactly those rules, the caller installs', async () => {
     const sel = await offered();
     const cp = inject('envtestControlPlane');
     const { client } = suite.kube;
@@ -242,6 +242,23 @@ describe('olmv1 install', () => {
       };
       await expect.poll(namespaceState, { timeout: 30_000 }).toMatch(/^(gone|terminating)$/);
       expect(await objectExists(client, { ...CLUSTER_EXTENSION, name })).toBe(false);
+      expect(await labelledFor(name)).toEqual([]);
+
+      // Once an admin grants exactly what the installer's RBAC holds (no bind, no escalate), the same user installs.
+      // (Into another namespace: the first one may stay Terminating, there being no namespace controller here.)
+      const ns = `${name}-2`;
+      const printed = await rbacFor(bundleFiles(specs[1] as BundleSpec), ns, `${name}-installer`);
+      const granted = printed.flatMap((o) => (o.kind === 'ClusterRole' || o.kind === 'Role' ? (o.rules as object[]) : []));
+      await client.update({
+        ...(await client.get({ apiVersion: role.apiVersion, kind: role.kind, name: user })),
+        rules: [...role.rules, ...granted],
+      });
+      const installed = await olmv1(runInstall, [pkg, '--name', name, '-n', ns, '-l', sel, '--timeout', '90s'], limited);
+      expect(installed.stderr).not.toContain('would be refused');
+      expect(installed.code).toBe(0);
+      expect(installed.stdout).toContain(`installed ${name}: ${pkg}.v1.1.0 (1.1.0) of package ${pkg} from catalog ${pkg}, in namespace ${ns}`);
+      cleanup.push(() => client.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns }));
+      expect((await olmv1(runUninstall, [name, '--timeout', '90s'])).code).toBe(0);
       expect(await labelledFor(name)).toEqual([]);
     } finally {
       limited.close();
