@@ -80,6 +80,7 @@ async function phase(name: string): Promise<string> {
 
 let chainsBefore: string[] = [];
 let filesBefore: string[] = [];
+let ipForwardBefore = '';
 let nodeBinaries: NodeBinaries;
 let registryHost = '';
 
@@ -132,6 +133,8 @@ async function expectNothingLeft(n: NodeInfo, dir: string, running: { pids: numb
   expect(await chains()).toEqual(chainsBefore);
   expect((await processes()).filter((l) => l.includes(n.dir) || l.includes(dir))).toEqual([]);
   expect(existsSync(dir)).toBe(false);
+  expect(existsSync('/run/olmv1-local-node.lock')).toBe(false);
+  expect(readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim()).toBe(ipForwardBefore);
 }
 
 beforeAll(async () => {
@@ -154,6 +157,7 @@ beforeAll(async () => {
   );
   chainsBefore = await chains();
   filesBefore = filesOutside();
+  ipForwardBefore = readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim();
   const started = Date.now();
   cp = await startControlPlane({
     binaries: { ...inject('envtestBinaries'), node: nodeBinaries },

@@ -134,8 +134,14 @@ export async function prepareNode(options: {
 }): Promise<PreparedNode> {
   assertNodePrerequisites();
   // Added first, so it runs last: after the cleanup script, the next node may start.
-  const release = await holdMachineLock(options.node.machineLockPath ?? MACHINE_LOCK, options.node.log ?? (() => undefined));
-  options.addCleanup(release);
+  const lockPath = options.node.machineLockPath ?? MACHINE_LOCK;
+  const release = await holdMachineLock(lockPath, options.node.log ?? (() => undefined));
+  // If we die, the reaper removes the lock after running the cleanup script.
+  options.reaper.trackDir(lockPath);
+  options.addCleanup(async () => {
+    await release();
+    options.reaper.untrackDir(lockPath);
+  });
   const dir = join(options.dir, 'node');
   await mkdir(dir, { recursive: true, mode: 0o711 });
   const network = planNetwork(await readAddressesAndRoutes());
