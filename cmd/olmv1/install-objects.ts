@@ -9,7 +9,7 @@ import type { LabelSelector } from '../../pkg/operator-controller/resolve/index.
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 
 /** Set to `olmv1` on every object `olmv1 install` creates. */
-const INSTALLED_BY_LABEL = 'olm.operatorframework.io/installed-by';
+export const INSTALLED_BY_LABEL = 'olm.operatorframework.io/installed-by';
 /** The ClusterExtension an object was created for by `olmv1 install` (with INSTALLED_BY_LABEL). */
 export const INSTALLED_FOR_LABEL = 'olm.operatorframework.io/installed-for';
 /** The label every ClusterCatalog carries with its own name (upstream's convention). */

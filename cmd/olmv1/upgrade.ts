@@ -22,6 +22,7 @@ import { REGISTRY_FLAGS, registryFlagsHelp } from './registry-access.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 import { formatPlan } from './upgrade-format.ts';
 import { planChanges, resolvePlan, type PlanOptions, type UpgradeDeps } from './upgrade-plan.ts';
+import { grantUpgradeRbac } from './upgrade-rbac.ts';
 
 const COMMON_FLAGS_HELP = `${CLUSTER_FLAGS_HELP}
   --system-namespace NS      where release records are kept (default olmv1-system)
@@ -68,6 +69,9 @@ ${APPROVED_BUNDLE_ANNOTATION}=<bundle> on the ClusterExtension NAME, naming the 
 the resolver picks now, so an update policy that holds upgrades lets exactly that bundle be
 installed (an approval never installs anything else). With VERSION, approves only if the picked
 bundle has that version: to go to another version directly, change spec.source.catalog.version.
+For an extension "olmv1 install" created, also grants its ServiceAccount exactly the permissions
+the picked bundle needs beyond those it holds (a Role or ClusterRole named after the bundle,
+labelled for "olmv1 uninstall"); each is printed.
 
 Flags:
   --dry-run                  print what would be approved, change nothing
@@ -75,7 +79,8 @@ ${COMMON_FLAGS_HELP}
   -h, --help                 show this help
 
 Output:
-  stdout: the bundle approved (or that would be). stderr: errors.
+  stdout: the roles granted (or that would be), the bundle approved (or that would be).
+  stderr: progress (the bundle pull), errors.
 
 Exit codes:
   0  approved (or, with --dry-run, would be)
@@ -210,7 +215,7 @@ export async function runUpgradeApprove(args: readonly string[], io: CommandIo, 
     const kube = await deps.connectCluster(a.common.cluster);
     try {
       const options = { extension: a.extension, systemNamespace: a.common.systemNamespace, catalogdUrl: a.common.catalogdUrl };
-      const { plan, ce } = await resolvePlan(kube, deps, {
+      const { plan, ce, release } = await resolvePlan(kube, deps, {
         ...options,
         certProvider: undefined,
         registryValues: {},
@@ -235,6 +240,8 @@ export async function runUpgradeApprove(args: readonly string[], io: CommandIo, 
       if (policySetting(ce.object.metadata.annotations).policy === UpdatePolicy.Automatic) {
         io.stderr.write(`note: the update policy of ${a.extension} is Automatic: its upgrades do not wait for an approval\n`);
       }
+      // An extension `olmv1 install` created gets the permissions the approved bundle adds (upgrade-rbac.ts).
+      await grantUpgradeRbac(kube, deps, { ce, release, pick }, a.dryRun, io);
       if (a.dryRun) {
         io.stdout.write(`would approve ${what} (dry run: nothing changed)\n`);
         return;

@@ -18,8 +18,9 @@ import { runInstall, type InstallDeps } from '../../cmd/olmv1/install.ts';
 import { runUninstall } from '../../cmd/olmv1/uninstall.ts';
 import { runUpdate } from '../../cmd/olmv1/update.ts';
 import { runCatalogAdd, runCatalogRemove, runCatalogs } from '../../cmd/olmv1/catalog-admin.ts';
+import { runUpgradeApprove } from '../../cmd/olmv1/upgrade.ts';
 import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
-import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION, UPDATE_POLICY_ANNOTATION, UpdatePolicy } from '../../pkg/shared/api/index.ts';
 import { connect, isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { requestServiceAccountToken, serviceAccountKubeconfig } from '../envtest/index.ts';
 import {
@@ -30,6 +31,8 @@ import {
   installedAs,
   objectExists,
   offerPackage,
+  publishCatalog,
+  pushBundle,
   pushCatalogFiles,
   rbacFor,
   replacingChain,
@@ -386,5 +389,62 @@ describe('olmv1 catalog add, catalogs, catalog remove', () => {
     expect(removed).toMatchObject({ code: 0, stdout: `deleted ClusterCatalog ${name}\n` });
     expect(await objectExists(suite.kube.client, { ...CLUSTER_CATALOG, name })).toBe(false);
     expect((await olmv1(runCatalogRemove, [name])).code).toBe(1);
+  });
+});
+
+describe('olmv1 upgrade approve of an extension olmv1 install created', () => {
+  it('grants exactly the permissions the held upgrade adds, and the upgrade goes through', async () => {
+    const sel = await offered();
+    const { client } = suite.kube;
+    const name = `upg-${run}`;
+    const v1: BundleSpec = { pkg: name, version: '1.0.0' };
+    // 1.1.0 ships a second CRD: its installer needs rights on it that 1.0.0's does not have.
+    const v2: BundleSpec = { pkg: name, version: '1.1.0', crds: ['widgets', 'gadgets'] };
+    const images: Record<string, string> = { '1.0.0': await pushBundle(bundleFiles(v1), `${suite.registry}/bundles/${name}:v1.0.0`) };
+    await publishCatalog(suite.stack, name, chainedPackageCatalog(name, ['1.0.0'], images));
+    const installed = await olmv1(runInstall, [name, '-l', sel, '--timeout', '90s']);
+    expect(installed.code, installed.stderr).toBe(0);
+    cleanup.push(() => client.delete({ apiVersion: 'v1', kind: 'Namespace', name }));
+    await client.patch({ ...CLUSTER_EXTENSION, name }, { metadata: { annotations: { [UPDATE_POLICY_ANNOTATION]: UpdatePolicy.Manual } } }, 'merge');
+    const before = await labelledFor(name);
+
+    images['1.1.0'] = await pushBundle(bundleFiles(v2), `${suite.registry}/bundles/${name}:v1.1.0`);
+    await publishCatalog(suite.stack, name, chainedPackageCatalog(name, ['1.0.0', '1.1.0'], images));
+    await waitForExtension(
+      client,
+      name,
+      'upgrade to 1.1.0 held',
+      (e) => e.cond('UpgradeAvailable')?.status === 'True' && e.install?.bundle.name === `${name}.v1.0.0`,
+    );
+
+    const dry = await olmv1(runUpgradeApprove, [name, '1.1.0', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`would grant ClusterRole olmv1-installer:${name}:${name}-installer:${name}.v1.1.0: `);
+    expect(await labelledFor(name)).toEqual(before);
+
+    const approved = await olmv1(runUpgradeApprove, [name, '1.1.0']);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain(`granted ClusterRole olmv1-installer:${name}:${name}-installer:${name}.v1.1.0: `);
+    await waitForExtension(client, name, 'upgraded to 1.1.0', installedAs(`${name}.v1.1.0`), 90_000);
+
+    // What was added is exactly what 1.1.0's installer needs beyond 1.0.0's: no grant already held, none missing.
+    const roleName = `olmv1-installer:${name}:${name}-installer:${name}.v1.1.0`;
+    const added = await client.get({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: roleName });
+    const atoms = (rules: unknown) =>
+      ((rules ?? []) as { apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; verbs: string[] }[]).flatMap((r) =>
+        r.verbs.flatMap((v) =>
+          (r.apiGroups ?? []).flatMap((g) => (r.resources ?? []).flatMap((res) => (r.resourceNames ?? ['']).map((n) => `${v} ${g}/${res}/${n}`))),
+        ),
+      );
+    const clusterRules = (objects: KubeObject[]) => objects.filter((o) => o.kind === 'ClusterRole').flatMap((o) => atoms(o.rules));
+    const old = new Set(clusterRules(await rbacFor(bundleFiles(v1), name, `${name}-installer`)));
+    const wanted = clusterRules(await rbacFor(bundleFiles(v2), name, `${name}-installer`));
+    const expected = [...new Set(wanted.filter((a) => !old.has(a) && !old.has(a.replace(/\/[^/]*$/, '/'))))].sort();
+    expect([...new Set(atoms(added.rules))].sort()).toEqual(expected);
+    expect(expected.some((a) => a.includes(`gadgets`))).toBe(true);
+
+    const gone = await olmv1(runUninstall, [name, '--timeout', '90s']);
+    expect(gone.code, gone.stderr).toBe(0);
+    expect(await labelledFor(name)).toEqual([]);
   });
 });
