@@ -2,7 +2,7 @@
  * The arguments of `olmv1 install` (install.ts): its usage text, and the flag parsing `install`
  * and `update` share (channels, the catalog selector, enumerations).
  */
-import { CrdUpgradeSafetyEnforcement, UpgradeConstraintPolicy } from '../../pkg/shared/api/index.ts';
+import { CrdUpgradeSafetyEnforcement, UpdatePolicy, UpgradeConstraintPolicy } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
@@ -15,7 +15,7 @@ import { CommandError, parseCommandLine } from './render.ts';
 
 const USAGE = `Usage: olmv1 install PACKAGE [--name NAME] [-n NAMESPACE] [--version RANGE] [-c CHANNEL,...]
          [--catalog NAME | -l SELECTOR] [--upgrade-constraint-policy CatalogProvided|SelfCertified]
-         [--crd-upgrade-safety-enforcement Strict|None] [--watch-namespace NS]
+         [--crd-upgrade-safety-enforcement Strict|None] [--watch-namespace NS] [--update-policy P]
          [--cert-provider cert-manager|openshift-service-ca] [--dry-run] [-o yaml|json]
          [--no-wait] [--timeout DURATION] [--kubeconfig FILE] [--context NAME] [--catalogd-url URL]
 
@@ -41,6 +41,9 @@ Flags:
   --crd-upgrade-safety-enforcement E
                              Strict (default) or None
   --watch-namespace NS       namespace the operator watches (bundles without AllNamespaces)
+  --update-policy P          Automatic (default), AutomaticPatch or Manual: which upgrades wait
+                             for "olmv1 upgrade approve" (annotation
+                             olm.operatorframework.io/update-policy)
   --cert-provider P          cert-manager or openshift-service-ca, as operator-controller runs
                              (bundles with webhooks)
   --dry-run                  print every object that would be created; write nothing
@@ -78,6 +81,7 @@ const FLAGS = {
   'upgrade-constraint-policy': { type: 'string' },
   'crd-upgrade-safety-enforcement': { type: 'string' },
   'watch-namespace': { type: 'string' },
+  'update-policy': { type: 'string' },
   'cert-provider': { type: 'string' },
   'dry-run': { type: 'boolean' },
   output: { type: 'string', short: 'o' },
@@ -202,6 +206,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
       upgradeConstraintPolicy: oneOf('--upgrade-constraint-policy', values['upgrade-constraint-policy'], UpgradeConstraintPolicy, USAGE),
       crdUpgradeSafety: oneOf('--crd-upgrade-safety-enforcement', values['crd-upgrade-safety-enforcement'], CrdUpgradeSafetyEnforcement, USAGE),
       watchNamespace: values['watch-namespace'],
+      updatePolicy: oneOf('--update-policy', values['update-policy'], UpdatePolicy, USAGE),
     },
     catalog: values.catalog,
     certProvider,

@@ -4,7 +4,14 @@
  * computes, the ClusterExtension) in the order they must be written, kubectl's label-selector
  * text as a LabelSelector, and what a ClusterExtension's status says about its install.
  */
-import { CLUSTER_EXTENSION, CLUSTER_CATALOG, type CrdUpgradeSafetyEnforcement, type UpgradeConstraintPolicy } from '../../pkg/shared/api/index.ts';
+import {
+  CLUSTER_EXTENSION,
+  CLUSTER_CATALOG,
+  UPDATE_POLICY_ANNOTATION,
+  type CrdUpgradeSafetyEnforcement,
+  type UpdatePolicy,
+  type UpgradeConstraintPolicy,
+} from '../../pkg/shared/api/index.ts';
 import type { LabelSelector } from '../../pkg/operator-controller/resolve/index.ts';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 
@@ -37,6 +44,8 @@ export interface ExtensionRequest {
   upgradeConstraintPolicy: UpgradeConstraintPolicy | undefined;
   crdUpgradeSafety: CrdUpgradeSafetyEnforcement | undefined;
   watchNamespace: string | undefined;
+  /** The update policy annotation (unset: Automatic). */
+  updatePolicy?: UpdatePolicy | undefined;
 }
 
 /** The ClusterExtension manifest for `req`, labelled as installed by olmv1; unset fields are left out. */
@@ -44,7 +53,11 @@ function extensionManifest(req: ExtensionRequest): KubeObject {
   return {
     apiVersion: CLUSTER_EXTENSION.apiVersion,
     kind: CLUSTER_EXTENSION.kind,
-    metadata: { name: req.name, labels: installLabels(req.name) },
+    metadata: {
+      name: req.name,
+      labels: installLabels(req.name),
+      ...(req.updatePolicy === undefined ? {} : { annotations: { [UPDATE_POLICY_ANNOTATION]: req.updatePolicy } }),
+    },
     spec: {
       namespace: req.namespace,
       serviceAccount: { name: req.serviceAccount },

@@ -31,6 +31,7 @@ describe('olmv1 install arguments', () => {
       upgradeConstraintPolicy: undefined,
       crdUpgradeSafety: undefined,
       watchNamespace: undefined,
+      updatePolicy: undefined,
     });
     expect([a.dryRun, a.wait, a.timeoutMs, a.output]).toEqual([false, true, 300_000, undefined]);
   });
@@ -54,6 +55,8 @@ describe('olmv1 install arguments', () => {
       'SelfCertified',
       '--crd-upgrade-safety-enforcement',
       'None',
+      '--update-policy',
+      'Manual',
       '--dry-run',
       '-o',
       'json',
@@ -75,6 +78,7 @@ describe('olmv1 install arguments', () => {
       },
       upgradeConstraintPolicy: 'SelfCertified',
       crdUpgradeSafety: 'None',
+      updatePolicy: 'Manual',
     });
     expect([a.dryRun, a.wait, a.timeoutMs, a.output]).toEqual([true, false, 90_000, 'json']);
     expect(parseInstallArgs(['p', '--catalog', 'operatorhub']).request.selector).toEqual({
@@ -163,6 +167,10 @@ describe('what install writes', () => {
       source: { sourceType: 'Catalog', catalog: { packageName: 'demo-operator', channels: ['stable'], version: '1.x' } },
       install: { preflight: { crdUpgradeSafety: { enforcement: 'None' } } },
       config: { configType: 'Inline', inline: { watchNamespace: 'demo-ns' } },
+    });
+    expect(objects.at(-1)?.metadata.annotations).toBeUndefined();
+    expect(installObjects({ ...request, updatePolicy: 'AutomaticPatch' }, rbac, false).at(-1)?.metadata.annotations).toEqual({
+      'olm.operatorframework.io/update-policy': 'AutomaticPatch',
     });
     expect(installObjects(request, rbac, false)[0]?.kind).toBe('ServiceAccount');
     expect(installedForSelector('demo')).toBe('olm.operatorframework.io/installed-by=olmv1,olm.operatorframework.io/installed-for=demo');

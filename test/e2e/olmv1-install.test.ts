@@ -402,10 +402,10 @@ describe('olmv1 upgrade approve of an extension olmv1 install created', () => {
     const v2: BundleSpec = { pkg: name, version: '1.1.0', crds: ['widgets', 'gadgets'] };
     const images: Record<string, string> = { '1.0.0': await pushBundle(bundleFiles(v1), `${suite.registry}/bundles/${name}:v1.0.0`) };
     await publishCatalog(suite.stack, name, chainedPackageCatalog(name, ['1.0.0'], images));
-    const installed = await olmv1(runInstall, [name, '-l', sel, '--timeout', '90s']);
+    const installed = await olmv1(runInstall, [name, '-l', sel, '--update-policy', 'Manual', '--timeout', '90s']);
     expect(installed.code, installed.stderr).toBe(0);
     cleanup.push(() => client.delete({ apiVersion: 'v1', kind: 'Namespace', name }));
-    await client.patch({ ...CLUSTER_EXTENSION, name }, { metadata: { annotations: { [UPDATE_POLICY_ANNOTATION]: UpdatePolicy.Manual } } }, 'merge');
+    expect((await getExtension(client, name)).obj.metadata.annotations).toMatchObject({ [UPDATE_POLICY_ANNOTATION]: UpdatePolicy.Manual });
     const before = await labelledFor(name);
 
     images['1.1.0'] = await pushBundle(bundleFiles(v2), `${suite.registry}/bundles/${name}:v1.1.0`);
