@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR_CONTROLLER_ENVIRONMENT, OPERATOR_CONTROLLER_NODE_FLAGS } from '../../cmd/operator-controller/node-flags.ts';
 import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { type KubeContext, type KubeObject, connect } from '../../pkg/shared/kube/index.ts';
@@ -20,6 +20,7 @@ import { clusterExtension, getExtension } from '../support/extensions.ts';
 import { zeroGzipMember } from '../support/image-bombs.ts';
 import { installOlmConfig } from '../support/olm-config.ts';
 import { upstreamRecordOf } from '../support/upstream-release-records.ts';
+import { useOwnControlPlaneWithControllerManager } from '../support/own-control-plane.ts';
 
 const run = randomBytes(3).toString('hex');
 const NAME = `bomb-${run}`;
@@ -44,8 +45,11 @@ async function failedReconciles(c: ControllerProcess): Promise<number> {
   return (await logLines(c)).filter((l) => l['msg'] === 'Reconciler error' && l['key'] === NAME).length;
 }
 
+// Its own control plane, with kube-controller-manager running, as issue #42 asks of each safety break's proof.
+const own = useOwnControlPlaneWithControllerManager();
+
 beforeAll(async () => {
-  const cp = inject('envtestControlPlane');
+  const cp = own.info;
   await installOlmConfig(cp);
   kube = await connect({ kind: 'file', path: cp.kubeconfigPath });
   await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmv1-system' } }).catch(() => undefined);
@@ -95,7 +99,7 @@ describe('a release record holding a gzip bomb', () => {
     // Started once the record is there: its first reconcile meets the bomb.
     controller = await startControllerProcess({
       name: `oc-bomb-${run}`,
-      cp: inject('envtestControlPlane'),
+      cp: own.info,
       cacheDir: await mkdtemp(join(work, 'cache-')),
       logDir: work,
       reaper,

@@ -27,6 +27,7 @@ import {
   type ExtensionStack,
 } from '../support/extensions.ts';
 import { startSlowRegistry, type SlowRegistry } from '../support/slow-registry.ts';
+import { useOwnControlPlaneWithControllerManager } from '../support/own-control-plane.ts';
 
 const run = randomBytes(3).toString('hex');
 /** How long a repair may take: with no upgrade pending it takes a fraction of a second. */
@@ -59,12 +60,15 @@ async function publish(s: BundleSpec, image: string, nextImage?: string): Promis
 /** Installed images of 1.0.0, by package. */
 const installedImages = new Map<string, string>();
 
+// Its own control plane, with kube-controller-manager running, as issue #42 asks of each safety break's proof.
+const own = useOwnControlPlaneWithControllerManager();
+
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'olmv1-repair-e2e-'));
   confFile = join(work, 'registries.conf');
   await writeFile(confFile, '# no mirrors\n');
   const registriesConf: RegistriesConfPaths = { file: confFile, system: { file: join(work, 'none.conf'), dir: join(work, 'none.d') } };
-  stack = await startExtensionStack(inject('envtestControlPlane'), inject('envtestRegistries').anonymous.host, { controller: { registriesConf } });
+  stack = await startExtensionStack(own.info, inject('envtestRegistries').anonymous.host, { controller: { registriesConf } });
   ({ kube } = stack);
   front = await startSlowRegistry(stack.registry);
   for (const s of [malformed, stalled, missing]) {

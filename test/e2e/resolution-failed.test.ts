@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { describe, expect, inject, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createKubeconfigLookup } from '../../cmd/olmv1/cluster-access.ts';
 import { runStatus } from '../../cmd/olmv1/status.ts';
 import { runUpgradePlan, type UpgradeCommandDeps } from '../../cmd/olmv1/upgrade.ts';
@@ -24,9 +24,11 @@ import {
   waitForExtension,
   type BundleSpec,
 } from '../support/extensions.ts';
+import { useOwnControlPlaneWithControllerManager } from '../support/own-control-plane.ts';
 
 const run = randomBytes(3).toString('hex');
-const suite = useExtensionStack();
+// With kube-controller-manager running, as issue #42 asks of each safety break's proof.
+const suite = useExtensionStack({ controlPlane: useOwnControlPlaneWithControllerManager() });
 const exec = promisify(execFile);
 
 /** `olmv1 upgrade plan NAME` in this process against the suite's cluster. */
@@ -72,7 +74,7 @@ describe('a failed resolution', () => {
     expect(warning.note).toBe([upstream, ...hints].join('\n'));
 
     // What a user reads: kubectl describe lists the Event with its lines.
-    const cp = inject('envtestControlPlane');
+    const cp = suite.stack.cp;
     const { stdout: described } = await exec(cp.kubectl, ['--kubeconfig', cp.kubeconfigPath, 'describe', 'clusterextension', pkg]);
     expect(described).toContain('ResolutionFailed');
     for (const line of hints) expect(described).toContain(line);

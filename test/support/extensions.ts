@@ -320,13 +320,18 @@ export interface ExtensionSuite {
 }
 
 /**
- * Starts the extension stack on the run's control plane and anonymous registry before the
- * calling test file's tests and stops it after them. The returned object is filled in then.
+ * Starts the extension stack on the run's control plane (or `controlPlane`, the file's own) and
+ * anonymous registry before the calling test file's tests and stops it after them. The returned
+ * object is filled in then.
  */
-export function useExtensionStack(options: { controller?: Partial<OperatorControllerOptions> } = {}): ExtensionSuite {
+export function useExtensionStack(
+  options: { controller?: Partial<OperatorControllerOptions>; controlPlane?: { info: ControlPlaneInfo } } = {},
+): ExtensionSuite {
   const suite = {} as ExtensionSuite;
   beforeAll(async () => {
-    const stack = await startExtensionStack(inject('envtestControlPlane'), inject('envtestRegistries').anonymous.host, options);
+    // A file's own control plane (test/support/own-control-plane.ts), or the run's shared one.
+    const cp = options.controlPlane?.info ?? inject('envtestControlPlane');
+    const stack = await startExtensionStack(cp, inject('envtestRegistries').anonymous.host, options);
     Object.assign(suite, { stack, kube: stack.kube, registry: stack.registry });
   });
   afterAll(async () => {
