@@ -3,8 +3,13 @@ import { parseUpOptions } from './up-options.ts';
 
 describe('olmv1 up flags', () => {
   it('runs locally with the registry on 5001 by default', () => {
-    expect(parseUpOptions([])).toEqual({ mode: 'local', registryPort: 5001 });
-    expect(parseUpOptions(['--registry-port', '5555'])).toEqual({ mode: 'local', registryPort: 5555 });
+    expect(parseUpOptions([])).toEqual({ mode: 'local', registryPort: 5001, node: false });
+    expect(parseUpOptions(['--registry-port', '5555'])).toEqual({ mode: 'local', registryPort: 5555, node: false });
+  });
+
+  it('adds a real node with --node', () => {
+    expect(parseUpOptions(['--node'])).toEqual({ mode: 'local', registryPort: 5001, node: true });
+    expect(parseUpOptions(['--node', '--registry-port', '5555'])).toEqual({ mode: 'local', registryPort: 5555, node: true });
   });
 
   it('runs against an existing cluster with --kubeconfig, optionally pushing the example to --registry', () => {
@@ -26,6 +31,7 @@ describe('olmv1 up flags', () => {
     expect(() => parseUpOptions(['--kubeconfig', 'k', '--registry-port', '1'])).toThrow(/with --kubeconfig use --registry HOST/);
     expect(() => parseUpOptions(['--kubeconfig', 'k', '--registry', 'http://r'])).toThrow(/host\[:port\]/);
     expect(() => parseUpOptions(['--kubeconfig', ''])).toThrow(/needs a path/);
+    expect(() => parseUpOptions(['--kubeconfig', 'k', '--node'])).toThrow(/does not go with --kubeconfig/);
     expect(() => parseUpOptions(['--registry-port', '0'])).toThrow(/port number/);
     expect(() => parseUpOptions(['--registry-port', 'x'])).toThrow(/port number/);
     expect(() => parseUpOptions(['extra'])).toThrow(/unexpected argument "extra"/);

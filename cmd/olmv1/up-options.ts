@@ -5,19 +5,29 @@ import { parseArgs } from 'node:util';
 import { EXAMPLE_REGISTRY } from './up-example.ts';
 
 /** Help text of `olmv1 up`. */
-export const UP_USAGE = `Usage: olmv1 up [--registry-port N] | olmv1 up --kubeconfig PATH [--registry HOST]
+export const UP_USAGE = `Usage: olmv1 up [--node] [--registry-port N] | olmv1 up --kubeconfig PATH [--registry HOST]
 
 Runs OLM v1 on this machine until Ctrl-C (SIGINT or SIGTERM), then stops everything it started.
 
 Without --kubeconfig: starts a local Kubernetes control plane (kube-apiserver, etcd and
 kube-controller-manager: namespaces finish deleting, owned objects are garbage collected,
-Deployments get ReplicaSets; no scheduler and no kubelet, so no Pod ever runs) and an OCI
+Deployments get ReplicaSets; without --node no scheduler and no kubelet, so no Pod runs) and an OCI
 registry on 127.0.0.1:5001, builds the example operator (Go) and pushes its images,
 bundles and catalog (examples/example-operator) to it, runs catalogd and
 operator-controller as child processes, creates the ClusterCatalog of
 config/samples/olm_v1_clustercatalog.yaml and waits until it is Serving. The binaries are
 built from Go modules the first time (about 11 minutes on 2 idle cores, longer on a busy
 machine; cached in ~/.cache/olmv1/envtest, or taken from $KUBEBUILDER_ASSETS).
+
+With --node: the control plane also runs a real node (containerd and runc from the machine's
+packages, a bridge network of its own, kubelet, kube-scheduler, kube-proxy, cluster DNS), so
+Pods run: the example operator's Deployment becomes available and its extension Healthy.
+The node pulls from the local registry over plain HTTP. It needs root, the packages
+containerd, runc, containernetworking-plugins, iptables and iproute2, a memory cgroup and
+bridge netfilter (each missing one is named, with the command that brings it); its binaries
+are built the first time too (about 5 more minutes). The API server then listens on the
+node bridge's address (10.244.N.1), not on loopback. One node per machine: a second one waits.
+Stopping removes every container, mount, bridge, iptables chain and process of the node.
 
 Written in the current directory (.olmv1/, removed again on stop except bin/ and logs/):
   .olmv1/kubeconfig     admin kubeconfig of the local control plane
@@ -35,6 +45,7 @@ Flags:
   --kubeconfig PATH     use an existing cluster instead of starting one
   --registry HOST       with --kubeconfig: registry (host[:port]) for the example content
   --registry-port N     local registry port (default 5001; the samples expect 5001)
+  --node                also run a real node, so Pods run (root; see above)
   -h, --help            show this help
 
 Output:
@@ -49,7 +60,8 @@ Exit codes:
 `;
 
 /** Parsed flags. */
-export type UpOptions = { mode: 'local'; registryPort: number } | { mode: 'cluster'; kubeconfig: string; registry: string | undefined };
+export type UpOptions =
+  { mode: 'local'; registryPort: number; node: boolean } | { mode: 'cluster'; kubeconfig: string; registry: string | undefined };
 
 /** Parses the arguments after `up`; 'help' for --help; throws Error with a message on bad input. */
 export function parseUpOptions(args: readonly string[]): UpOptions | 'help' {
@@ -61,6 +73,7 @@ export function parseUpOptions(args: readonly string[]): UpOptions | 'help' {
       kubeconfig: { type: 'string' },
       registry: { type: 'string' },
       'registry-port': { type: 'string' },
+      node: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -68,6 +81,7 @@ export function parseUpOptions(args: readonly string[]): UpOptions | 'help' {
   if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
   if (values.kubeconfig !== undefined) {
     if (values.kubeconfig === '') throw new Error('--kubeconfig needs a path');
+    if (values.node === true) throw new Error('--node starts a local node with the local control plane; it does not go with --kubeconfig');
     if (values['registry-port'] !== undefined) throw new Error('--registry-port starts a local registry; with --kubeconfig use --registry HOST');
     if (values.registry !== undefined && !/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-fA-F:]+\](:\d{1,5})?$/.test(values.registry)) {
       throw new Error(`--registry wants a host[:port], got ${JSON.stringify(values.registry)}`);
@@ -80,5 +94,5 @@ export function parseUpOptions(args: readonly string[]): UpOptions | 'help' {
   const registryPort = Number(raw);
   if (!/^\d+$/.test(raw) || registryPort < 1 || registryPort > 65535)
     throw new Error(`--registry-port wants a port number, got ${JSON.stringify(raw)}`);
-  return { mode: 'local', registryPort };
+  return { mode: 'local', registryPort, node: values.node === true };
 }

@@ -16,6 +16,11 @@ export interface StackFile {
   kubeconfig: string;
   /** Only in local mode. */
   kubectl?: string;
+  /**
+   * The local node (`up --node`), Ready when the file was written: its name, its bridge's host
+   * address (where the API server listens), Pod range, bridge and how long it took to be Ready.
+   */
+  node?: { name: string; address: string; podCidr: string; bridge: string; readyAfterMs: number };
   /** Registry (host:port) holding the example content, if any. */
   registry?: string;
   /** The example ClusterCatalog: name, image and `status.urls.base`. */

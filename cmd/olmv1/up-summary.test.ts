@@ -42,6 +42,25 @@ describe('olmv1 up summary', () => {
     expect(text).toContain(`the ClusterCatalog example-catalog already points at ${s.catalog?.ref}`);
   });
 
+  it('names the node and waits for Healthy with one; says Pods stay Pending without one', () => {
+    const withNode: StackFile = {
+      ...stack('127.0.0.1:5001/example/catalog:latest'),
+      apiServer: 'https://10.244.7.1:40000',
+      node: { name: 'olmv1-node', address: '10.244.7.1', podCidr: '10.244.7.0/24', bridge: 'olmv1-ab12cd', readyAfterMs: 1500 },
+    };
+    const text = summary(withNode, CWD);
+    expect(text).toMatch(
+      /^  node {17}olmv1-node Ready \(10\.244\.7\.1, Pods 10\.244\.7\.0\/24, bridge olmv1-ab12cd; Ready 1500 ms after its kubelet started\)$/m,
+    );
+    expect(nextSteps(text)).toContain(`  ${K} wait --for=condition=Healthy clusterextension/example-operator --timeout=120s`);
+    expect(nextSteps(text)).toContain(`  ${K} get pods -n example-operator`);
+
+    const without = summary(stack('127.0.0.1:5001/example/catalog:latest'), CWD);
+    expect(without).toMatch(/^  node {17}none: Pods stay Pending \(olmv1 up --node runs them\)$/m);
+    expect(without).not.toContain('condition=Healthy');
+    expect(summary(stack('registry.example.com/example/catalog:latest', 'cluster'), CWD)).not.toMatch(/^  node /m);
+  });
+
   it('tells which refs the sample ClusterCatalog matches', () => {
     expect(sampleCatalogMatches('127.0.0.1:5001/example/catalog:latest')).toBe(true);
     expect(sampleCatalogMatches('127.0.0.1:50011/example/catalog:latest')).toBe(false);

@@ -4,7 +4,9 @@
  * the default registry (127.0.0.1:5001); when the catalog was published elsewhere
  * (`--registry-port`, `--registry`), applying it would point the running ClusterCatalog at a
  * registry that does not hold it, so only the installer and the ClusterExtension samples are
- * offered then, as `up`'s own note says. Pure: the stack record in, text out.
+ * offered then, as `up`'s own note says. With a node (`up --node`) the example operator's Pod
+ * runs, so the next steps wait for the extension to be Healthy too; without one, a line says
+ * that it will not be (its Deployment never becomes available). Pure: the stack record in, text out.
  */
 import { relative } from 'node:path';
 import { EXAMPLE_REGISTRY } from './up-example.ts';
@@ -24,6 +26,14 @@ export function summary(stack: StackFile, cwd: string): string {
   lines.push(`  API server           ${stack.apiServer}`);
   lines.push(`  kubeconfig           ${rel(stack.kubeconfig)}`);
   if (stack.kubectl !== undefined) lines.push(`  kubectl              ${rel(stack.kubectl)}`);
+  if (stack.node !== undefined) {
+    const n = stack.node;
+    lines.push(
+      `  node                 ${n.name} Ready (${n.address}, Pods ${n.podCidr}, bridge ${n.bridge}; Ready ${n.readyAfterMs} ms after its kubelet started)`,
+    );
+  } else if (stack.mode === 'local') {
+    lines.push('  node                 none: Pods stay Pending (olmv1 up --node runs them)');
+  }
   if (stack.registry !== undefined) lines.push(`  registry             ${stack.registry}`);
   if (stack.catalog !== undefined) {
     lines.push(`  ClusterCatalog       ${stack.catalog.name} (${stack.catalog.ref})`);
@@ -43,6 +53,10 @@ export function summary(stack: StackFile, cwd: string): string {
       lines.push(`  ${k} apply -f config/samples/example-operator-installer.yaml -f config/samples/olm_v1_clusterextension.yaml`);
     }
     lines.push(`  ${k} wait --for=condition=Installed clusterextension/example-operator --timeout=120s`);
+    if (stack.node !== undefined) {
+      lines.push(`  ${k} wait --for=condition=Healthy clusterextension/example-operator --timeout=120s`);
+      lines.push(`  ${k} get pods -n example-operator`);
+    }
     lines.push(`  ${k} get clusterextension example-operator`);
     lines.push('  npm run -s olmv1 -- status');
   } else {

@@ -21,7 +21,10 @@ import {
   defaultCacheRoot,
   describeVersions,
   firstBuildEstimate,
+  firstNodeBuildEstimate,
+  missingNodePrerequisites,
   resolveBinaries,
+  resolveNodeBinaries,
   startControlPlane,
   startRegistry,
 } from '../../pkg/olmv1/localstack/index.ts';
@@ -44,6 +47,8 @@ export interface UpDeps {
   insecureRegistries: string[];
   /** Where SIGINT and SIGTERM arrive (process). */
   signals: { on(event: 'SIGINT' | 'SIGTERM', fn: () => void): unknown; removeListener(event: 'SIGINT' | 'SIGTERM', fn: () => void): unknown };
+  /** What this machine lacks for `--node` (default: pkg/olmv1/localstack's check of this machine). */
+  missingNodePrerequisites?: () => string[];
 }
 
 const SYSTEM_NAMESPACE = 'olmv1-system';
@@ -123,24 +128,46 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
   let registry: string | undefined;
   let stack: Partial<StackFile> = {};
   if (options.mode === 'local') {
+    if (options.node) {
+      // Before anything is built or started: every gap at once, with the command that fills it.
+      const missing = (deps.missingNodePrerequisites ?? missingNodePrerequisites)();
+      if (missing.length > 0)
+        throw new Error(
+          `--node: a local node cannot start on this machine:\n  - ${missing.join('\n  - ')}\n` +
+            'Without --node, olmv1 up runs everything but Pods (the example operator installs, its Deployment never becomes available).',
+        );
+    }
+    const cores = availableParallelism();
     progress(
-      `resolving the control plane and registry binaries (building them the first time takes ${firstBuildEstimate(availableParallelism())}, ` +
+      `resolving the control plane and registry binaries (building them the first time takes ${firstBuildEstimate(cores)}, ` +
         'longer on a busy machine; a build cut short resumes on the next run)',
     );
-    const binariesPromise = resolveBinaries({
-      kubebuilderAssets: deps.env['KUBEBUILDER_ASSETS'],
-      cacheRoot: defaultCacheRoot(deps.env),
-      env: deps.env,
-      log: progress,
-    });
-    const binaries = await Promise.race([binariesPromise, aborted(ctx.signal)]);
+    const resolving = (async () => {
+      const cacheRoot = defaultCacheRoot(deps.env);
+      const binaries = await resolveBinaries({ kubebuilderAssets: deps.env['KUBEBUILDER_ASSETS'], cacheRoot, env: deps.env, log: progress });
+      if (!options.node) return { binaries, node: undefined };
+      progress(
+        `resolving the node's binaries: kubelet, kube-scheduler, kube-proxy and CoreDNS (their first build takes ${firstNodeBuildEstimate(cores)} in addition)`,
+      );
+      return { binaries, node: await resolveNodeBinaries({ cacheRoot, env: deps.env, log: progress }) };
+    })();
+    const { binaries, node: nodeBinaries } = await Promise.race([resolving, aborted(ctx.signal)]);
     progress(describeVersions(binaries));
     checkpoint(ctx);
-    progress(`starting kube-apiserver, etcd, kube-controller-manager and a registry on 127.0.0.1:${options.registryPort}`);
+    const registryHost = `127.0.0.1:${options.registryPort}`;
+    progress(
+      `starting kube-apiserver, etcd, kube-controller-manager${nodeBinaries === undefined ? '' : ' and a node (containerd, kubelet, kube-scheduler, kube-proxy, CoreDNS)'} ` +
+        `and a registry on ${registryHost}`,
+    );
     // With kube-controller-manager: namespaces finish deleting, owned objects are garbage
-    // collected, Deployments get ReplicaSets (their Pods never run: no scheduler, no kubelet).
+    // collected, Deployments get ReplicaSets (their Pods run only with the node). The node's
+    // containerd runs on this machine, so it reaches the registry on loopback, over plain HTTP.
     const [cp, reg] = await Promise.allSettled([
-      startControlPlane({ binaries, controllerManager: true }),
+      startControlPlane({
+        binaries: { ...binaries, ...(nodeBinaries === undefined ? {} : { node: nodeBinaries }) },
+        controllerManager: true,
+        ...(nodeBinaries === undefined ? {} : { node: { plainHttpRegistries: [registryHost], log: progress } }),
+      }),
       startRegistry({ binaries, port: options.registryPort }),
     ]);
     if (cp.status === 'fulfilled') ctx.cleanups.push(() => cp.value.stop());
@@ -150,6 +177,9 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
       const reason = reg.reason as Error;
       throw new Error(`${reason.message} (is another olmv1 up or registry using it? --registry-port N picks another port)`, { cause: reason });
     }
+    const node = cp.value.node;
+    if (node !== undefined)
+      progress(`node ${node.name} Ready ${node.readyAfterMs} ms after its kubelet started; the API server is on its bridge ${node.bridge}`);
     checkpoint(ctx);
     const localKubeconfig = join(stateDir, 'kubeconfig');
     const kubectl = join(stateDir, 'bin', 'kubectl');
@@ -160,7 +190,15 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     await symlink(binaries.kubectl, kubectl);
     kubeconfig = cp.value.info.kubeconfigPath;
     registry = reg.value.host;
-    stack = { apiServer: cp.value.info.server, kubeconfig: localKubeconfig, kubectl, registry };
+    stack = {
+      apiServer: cp.value.info.server,
+      kubeconfig: localKubeconfig,
+      kubectl,
+      registry,
+      ...(node === undefined
+        ? {}
+        : { node: { name: node.name, address: node.hostIp, podCidr: node.podCidr, bridge: node.bridge, readyAfterMs: node.readyAfterMs } }),
+    };
   } else {
     kubeconfig = resolve(deps.cwd, options.kubeconfig);
     registry = options.registry;
@@ -215,6 +253,7 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     kubeconfig: stack.kubeconfig ?? kubeconfig,
     ...(stack.kubectl === undefined ? {} : { kubectl: stack.kubectl }),
     ...(registry === undefined ? {} : { registry }),
+    ...(stack.node === undefined ? {} : { node: stack.node }),
     catalogd: {
       url: components.catalogdUrl,
       healthUrl: components.catalogdHealthUrl,

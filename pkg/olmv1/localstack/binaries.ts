@@ -160,6 +160,14 @@ export function firstBuildEstimate(cores: number): string {
   return coldBuildEstimate([REGISTRY_RECIPE, ETCD_RECIPE, KUBERNETES_RECIPE, KUBE_CONTROLLER_MANAGER_RECIPE], cores);
 }
 
+/**
+ * How long building a node's binaries (kubelet, kube-scheduler, kube-proxy, CoreDNS) takes the
+ * first time on `cores` idle cores, after firstBuildEstimate's (see coldBuildEstimate).
+ */
+export function firstNodeBuildEstimate(cores: number): string {
+  return coldBuildEstimate([KUBE_NODE_RECIPE, COREDNS_RECIPE], cores);
+}
+
 /** One line naming every version, for the start of a test run. */
 export function describeVersions(binaries: EnvtestBinaries): string {
   const v = binaries.versions;

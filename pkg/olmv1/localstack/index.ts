@@ -9,6 +9,7 @@ export {
   defaultCacheRoot,
   describeVersions,
   firstBuildEstimate,
+  firstNodeBuildEstimate,
   resolveBinaries,
   resolveHelm,
   resolveNodeBinaries,
@@ -39,7 +40,8 @@ export { buildGoProgram } from './go-program.ts';
 export { kubeRequest, type KubeAuth, type KubeEndpoint, type KubeRequest, type KubeResponse } from './kube-http.ts';
 export { renderKubeconfig, type KubeconfigCredentials, type KubeconfigOptions } from './kubeconfig.ts';
 export { isAlive } from './lock.ts';
-export { type NodeBinaries, type NodeInfo } from './node.ts';
+export { allowPlainHttpRegistry, type NodeBinaries, type NodeInfo } from './node.ts';
+export { missingNodePrerequisites } from './node-prereqs.ts';
 export { freePorts } from './ports.ts';
 export { startProcess, type ExitStatus, type ManagedProcess, type StartProcessOptions } from './process.ts';
 export { Reaper } from './reaper.ts';
