@@ -1,4 +1,4 @@
-// Migrating from upstream must not lose data (issue #42): upstream's Helm applier puts a
+// Migrating from upstream must not lose data, and deletion must never wedge (issue #42): upstream's Helm applier puts a
 // controller owner reference to the ClusterExtension on every object it applies, CRDs included.
 // With kube-controller-manager's garbage collector running (its own control plane: the shared
 // one runs none), uninstalling an extension taken over from upstream keeps its CRDs and the
@@ -17,6 +17,7 @@ import { isNotFound, type KubeClient, type KubeObject } from '../../pkg/shared/k
 import { refOf, waitForCrdsEstablished } from '../support/bundle-flow.ts';
 import {
   bundleFiles,
+  clusterExtension,
   groupOf,
   installedAs,
   installerFor,
@@ -200,5 +201,50 @@ describe('uninstalling an extension taken over from upstream, with the garbage c
     expect(crd.metadata.deletionTimestamp).toBeUndefined();
     expect(crd.metadata.ownerReferences ?? []).toEqual([]);
     expect((await client.get(refOf(cr))).metadata.uid).toBe(cr.metadata.uid);
+  });
+});
+
+describe('deleting an extension never wedges', () => {
+  it('on an object whose kind the cluster no longer serves: the uninstall skips it and deletes the rest', async () => {
+    const client = stack.kube.client;
+    const pkg = `gc-unserved-${run}`;
+    // The kind of one object of the bundle, served by a CRD that is not the bundle's.
+    const rulesCrd: KubeObject = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'prometheusrules.monitoring.coreos.com' },
+      spec: {
+        group: 'monitoring.coreos.com',
+        names: { plural: 'prometheusrules', singular: 'prometheusrule', kind: 'PrometheusRule', listKind: 'PrometheusRuleList' },
+        scope: 'Namespaced',
+        versions: [
+          { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+        ],
+      },
+    };
+    await client.create(rulesCrd);
+    await waitForCrdsEstablished(client, [rulesCrd]);
+    const rule = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: `${pkg}-rules` }, spec: { groups: [] } };
+    const spec: BundleSpec = { pkg, version: '1.0.0', configMaps: ['settings'], extraObjects: [rule] };
+    await installerFor(client, pkg, 'installer', [spec]);
+    const image = await pushBundle(bundleFiles(spec), `${stack.registry}/bundles/${pkg}:v1.0.0`);
+    const bundles = [{ version: '1.0.0', image }];
+    await publishCatalog(
+      stack,
+      pkg,
+      packageCatalog(pkg, { defaultChannel: 'stable', channels: [{ name: 'stable', entries: [{ version: '1.0.0' }] }], bundles }),
+    );
+    await client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+    await waitForExtension(client, pkg, 'installed', installedAs(`${pkg}.v1.0.0`), 90_000);
+    const ruleRef = { apiVersion: rule.apiVersion, kind: rule.kind, metadata: { name: rule.metadata.name, namespace: pkg } };
+    expect(await gone(client, ruleRef)).toBe(false);
+
+    // The administrator removes the kind; then the extension.
+    await client.delete(refOf(rulesCrd));
+    await expect.poll(() => gone(client, rulesCrd), { timeout: 60_000 }).toBe(true);
+    await client.delete({ ...CE_TYPE, name: pkg });
+    await expect.poll(() => gone(client, { ...CE_TYPE, metadata: { name: pkg } }), { timeout: 60_000, interval: 200 }).toBe(true);
+    const settings = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${pkg}-settings`, namespace: pkg } };
+    expect(await gone(client, settings)).toBe(true);
   });
 });
