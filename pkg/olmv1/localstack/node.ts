@@ -277,3 +277,12 @@ export async function startNode(o: StartNodeOptions): Promise<NodeInfo> {
     logs,
   };
 }
+
+/**
+ * Lets a running node pull from `host` (host:port) over plain HTTP, e.g. a registry started
+ * after the node on its bridge address (`hostIp`), which only then is known. containerd reads
+ * its registry hosts directory at every pull, so no restart is needed.
+ */
+export async function allowPlainHttpRegistry(node: NodeInfo, host: string): Promise<void> {
+  await addPlainHttpRegistry(containerdLayout(join(node.dir, 'containerd')), host);
+}

@@ -6,6 +6,8 @@
 /** Inputs of renderRegistryConfig. */
 interface RegistryConfigOptions {
   port: number;
+  /** Listen address (default 127.0.0.1). */
+  address?: string;
   storageDir: string;
   /** Random secret for upload state (the registry warns and picks one itself otherwise). */
   httpSecret: string;
@@ -18,7 +20,7 @@ interface RegistryConfigOptions {
 }
 
 /**
- * Builds the configuration object: listen on 127.0.0.1:port, filesystem storage with deletes
+ * Builds the configuration object: listen on address:port (default 127.0.0.1), filesystem storage with deletes
  * enabled, upload purging off (tests are short), quiet logs. Throws when both `htpasswdPath`
  * and `auth` are given: the registry accepts one access controller.
  */
@@ -26,7 +28,7 @@ export function buildRegistryConfig(options: RegistryConfigOptions): Record<stri
   if (options.htpasswdPath !== undefined && options.auth !== undefined) {
     throw new Error('registry: give either htpasswd credentials or a raw auth section, not both');
   }
-  const http: Record<string, unknown> = { addr: `127.0.0.1:${options.port}`, secret: options.httpSecret };
+  const http: Record<string, unknown> = { addr: `${options.address ?? '127.0.0.1'}:${options.port}`, secret: options.httpSecret };
   if (options.tls !== undefined) http['tls'] = { certificate: options.tls.certPath, key: options.tls.keyPath };
   const config: Record<string, unknown> = {
     version: 0.1,

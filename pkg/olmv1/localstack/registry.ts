@@ -36,6 +36,11 @@ export interface StartRegistryOptions {
   startTimeoutMs?: number;
   /** Listen on this port of 127.0.0.1 (default: a free one); a taken port is an error. */
   port?: number;
+  /**
+   * Listen on this address instead of 127.0.0.1, e.g. a node's bridge address, where Pods
+   * reach it (decision 0101); `host` and `url` then name it.
+   */
+  address?: string;
 }
 
 /** Connection data of a running registry; plain data, safe to hand to test workers. */
@@ -89,12 +94,14 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Regi
       await writeFile(htpasswdPath, stdout, { mode: 0o600 });
     }
     const scheme = options.tls === undefined ? 'http' : 'https';
+    const address = options.address ?? '127.0.0.1';
     for (let attempt = 1; ; attempt++) {
       const [port = 0] = options.port !== undefined ? [options.port] : await freePorts(1);
       await writeFile(
         configPath,
         renderRegistryConfig({
           port,
+          address,
           storageDir,
           httpSecret: randomBytes(16).toString('hex'),
           ...(options.tls !== undefined ? { tls: options.tls } : {}),
@@ -113,7 +120,7 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Regi
         env: { OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' },
       });
       proc = started;
-      const url = `${scheme}://127.0.0.1:${port}`;
+      const url = `${scheme}://${address}:${port}`;
       try {
         await waitUntil('registry /v2/', async () => [200, 401].includes(await probeStatus(`${url}/v2/`)), {
           timeoutMs: options.startTimeoutMs ?? 30_000,
@@ -122,11 +129,11 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Regi
       } catch (err) {
         await started.stop();
         const inUse = err instanceof ServerExitedError && isAddressInUse(err.logTail);
-        if (inUse && options.port !== undefined) throw new Error(`port ${port} of 127.0.0.1 is in use`, { cause: err });
+        if (inUse && options.port !== undefined) throw new Error(`port ${port} of ${address} is in use`, { cause: err });
         if (attempt < PORT_ATTEMPTS && inUse) continue;
         throw err;
       }
-      const info: RegistryInfo = { host: `127.0.0.1:${port}`, url, storageDir };
+      const info: RegistryInfo = { host: `${address}:${port}`, url, storageDir };
       if (options.htpasswd !== undefined) {
         info.username = options.htpasswd.username;
         info.password = options.htpasswd.password;
