@@ -173,11 +173,19 @@ func (a *apiClient) listGreetings(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
+// retryInterval is how soon a failed list is tried again (at most the list interval): the
+// first list often comes while the Greetings CRD was just created (the API server answers 429
+// while its storage initializes) or its RBAC not yet bound, and should not keep the operator
+// unready for a whole list interval.
+const retryInterval = 2 * time.Second
+
 func listLoop(ctx context.Context, log *slog.Logger, api *apiClient, interval time.Duration, ready *atomic.Bool) {
 	for {
 		names, err := api.listGreetings(ctx)
+		wait := interval
 		if err != nil {
 			log.Error("listing Greetings with the ServiceAccount token", "err", err)
+			wait = min(interval, retryInterval)
 		} else {
 			log.Info("listed Greetings with the ServiceAccount token", "count", len(names), "greetings", names)
 			ready.Store(true)
@@ -185,7 +193,7 @@ func listLoop(ctx context.Context, log *slog.Logger, api *apiClient, interval ti
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(interval):
+		case <-time.After(wait):
 		}
 	}
 }
