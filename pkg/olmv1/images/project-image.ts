@@ -141,6 +141,9 @@ export async function buildProjectImage(options: ProjectImageOptions): Promise<P
       'bud',
       '--pull-never',
       '--layers',
+      // A failed step's working container would otherwise stay and keep its image from the
+      // next build's prune ("image is in use by a container").
+      '--force-rm',
       '--isolation',
       'chroot',
       '--network',
