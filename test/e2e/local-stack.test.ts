@@ -5,7 +5,7 @@
 // then stops everything: no process it started is alive, none of the printed ports listens,
 // and no temp file is left (its TMPDIR is private to this test, so "left" is exact).
 // The binaries come from the cache the integration global setup resolved (no build here).
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { connect as netConnect } from 'node:net';
@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive } from '../../pkg/olmv1/localstack/index.ts';
 import { createImageClient } from '../../pkg/shared/image/index.ts';
+import { checkoutHead, processesMentioning, readmeWalkthrough } from '../support/up-checkout.ts';
 
 const exec = promisify(execFile);
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -26,16 +27,6 @@ let up: ChildProcess;
 let stdout = '';
 let stderr = '';
 let exited: Promise<number | null>;
-
-/**
- * Writes the tracked files as committed (HEAD) into `dest`: a clean checkout. Not the work
- * tree: other changes in progress there (a modified file importing a not yet added one)
- * would make the copy inconsistent, and a newcomer gets what is committed.
- */
-function checkoutHead(dest: string): void {
-  const tar = execFileSync('git', ['archive', '--format=tar', 'HEAD'], { cwd: REPO, maxBuffer: 512 * 1024 * 1024 });
-  execFileSync('tar', ['-x', '-C', dest], { input: tar });
-}
 
 /** Pids of every live descendant of `root`, read from /proc. */
 function descendants(root: number): number[] {
@@ -57,20 +48,6 @@ function descendants(root: number): number[] {
   return out;
 }
 
-/** Pids whose command line mentions `needle` (our checkout or private temp directory). */
-function processesMentioning(needle: string): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) out.push(Number(entry));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return out;
-}
-
 function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = netConnect({ host: '127.0.0.1', port }, () => (socket.destroy(), resolve(true)));
@@ -89,7 +66,7 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
 beforeAll(async () => {
   checkout = await mkdtemp(join(tmpdir(), 'olmv1-up-e2e-checkout-'));
   privateTmp = await mkdtemp(join(tmpdir(), 'olmv1-up-e2e-tmp-'));
-  checkoutHead(checkout);
+  checkoutHead(REPO, checkout);
   await symlink(join(REPO, 'node_modules'), join(checkout, 'node_modules'));
   await mkdir(join(checkout, '.olmv1'));
   up = spawn(process.execPath, ['cmd/olmv1/main.ts', 'up'], {
@@ -128,6 +105,8 @@ describe('olmv1 up from a clean checkout', () => {
     expect(field('kubeconfig')).toBe('.olmv1/kubeconfig');
     expect(field('kubectl')).toBe('.olmv1/bin/kubectl');
     expect(field('registry')).toBe('127.0.0.1:5001');
+    // Without --node, it says so: the example operator's Pod will stay Pending.
+    expect(stdout).toMatch(/^  node +none: Pods stay Pending \(olmv1 up --node runs them\)$/m);
     expect(field('catalog URL')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/catalogs\/example-catalog$/);
     expect(stdout).toContain('.olmv1/bin/kubectl --kubeconfig .olmv1/kubeconfig apply -f config/samples/');
     const stack = JSON.parse(readFileSync(join(checkout, '.olmv1/stack.json'), 'utf8')) as {
@@ -315,18 +294,22 @@ describe('olmv1 up from a clean checkout', () => {
   });
 
   // The README's walk-through, extracted from the checkout's README.md and run as written (bash,
-  // its alias, curl, jq, npm): what a newcomer pastes must work on the stack `up` printed.
-  it("runs the README's local stack commands as written", async () => {
-    const readme = readFileSync(join(checkout, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Five minutes with the local stack'));
-    const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-    expect(block).toContain("alias k='.olmv1/bin/kubectl --kubeconfig .olmv1/kubeconfig'");
+  // its alias, curl, jq, npm) but for its wait for Healthy, which needs a node (`up --node`,
+  // test/e2e/local-stack-node.test.ts runs all of it): what a newcomer pastes must work on the
+  // stack `up` printed.
+  it("runs the README's local stack commands as written, but for the wait for Healthy", async () => {
+    const walkthrough = readmeWalkthrough(checkout);
+    expect(walkthrough).toContain("alias k='.olmv1/bin/kubectl --kubeconfig .olmv1/kubeconfig'");
+    expect(walkthrough).toMatch(/^k wait --for=condition=Healthy /m);
+    const script = walkthrough
+      .split('\n')
+      .filter((l) => !l.startsWith('k wait --for=condition=Healthy '))
+      .join('\n');
     // npm writes its cache and logs under HOME: a home of its own keeps privateTmp exact.
     const home = await mkdtemp(join(tmpdir(), 'olmv1-up-e2e-home-'));
     try {
       const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, npm_config_update_notifier: 'false' };
       delete env.KUBECONFIG;
-      const script = `set -eu\nshopt -s expand_aliases\n${block}`;
       const { stdout: out } = await exec('bash', ['-c', script], { cwd: checkout, env, maxBuffer: 64 * 1024 * 1024 });
       expect(out).toContain('"schema":"olm.package"');
       expect(out).toMatch(/^example-operator +.*example-operator\.v1\.0\.0/m);
