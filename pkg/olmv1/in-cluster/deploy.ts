@@ -1,0 +1,118 @@
+/**
+ * The product as it ships, on a control plane with a real node (decision 0101): the project's
+ * image built from the committed tree (pkg/olmv1/images, cached by tree) and pushed by digest
+ * to a registry listening on the node's bridge address (where containerd and Pods reach it;
+ * containerd pulls from it over plain HTTP), serving certificates from a CA made here in the
+ * Secrets config/ mounts, and `kubectl apply --server-side -k` of an overlay over a copy of
+ * config/ (overlay.ts), then both Deployments Available (wait-available.ts).
+ */
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildProjectImage, defaultImageCacheDir, pushProjectImage, type ProjectImage } from '../images/index.ts';
+import { allowPlainHttpRegistry, runCommand, startRegistry, type ControlPlane, type Registry, type RegistryBinaries } from '../localstack/index.ts';
+import { DEPLOYMENTS, issueServingCertificates, SYSTEM_NAMESPACE, writeOverlay } from './overlay.ts';
+import { waitForDeployments, type Kubectl } from './wait-available.ts';
+
+/** Options of {@link deployInCluster}. */
+interface InClusterOptions {
+  /** Started with `node`: the product runs as Pods there. */
+  controlPlane: ControlPlane;
+  /** The registry's binaries (EnvtestBinaries has them). */
+  registryBinaries: RegistryBinaries;
+  /** The git work tree: its Dockerfile and config/. */
+  repoRoot: string;
+  /** The committed tree the image is built from (default HEAD). */
+  revision?: string;
+  /** Environment of buildah, debootstrap and git. */
+  env: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+  /** A CA bundle for the image build's stand-in base (ProjectImageOptions.extraCaFile). */
+  extraCaFile?: string | undefined;
+  /**
+   * The project image already built (buildProjectImage), e.g. before the node started, so the
+   * build does not hold the machine's node lock; default: built here.
+   */
+  image?: ProjectImage;
+  /** How long both Deployments may take to be Available (default 180 s). */
+  availableTimeoutMs?: number;
+}
+
+/** The deployed product. */
+export interface InCluster {
+  /** The registry on the node's bridge address (plain HTTP); Pods and the host reach it. */
+  registry: Registry;
+  /** The project image's digest reference the Deployments run. */
+  imageRef: string;
+  /** PEM of the CA that issued both serving certificates. */
+  caCertPem: string;
+  /** The generated overlay (kustomization.yaml over `../config`). */
+  overlayDir: string;
+  /** kubectl against the control plane as its administrator. */
+  kubectl: Kubectl;
+  /** Milliseconds of each step. */
+  timings: { image: number; push: number; apply: number; available: number };
+  /** Stops the registry and removes the temp directory; the control plane is the caller's. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Deploys config/ with the project's image onto `controlPlane`'s node and resolves once both
+ * Deployments are Available. Throws when the control plane has no node, the image does not
+ * build or push, kubectl refuses the manifests, or a Pod cannot start (the error carries its
+ * events and last log lines); what it started is stopped first.
+ */
+export async function deployInCluster(options: InClusterOptions): Promise<InCluster> {
+  const node = options.controlPlane.node;
+  if (node === undefined) throw new Error('deployInCluster needs a control plane started with a node (startControlPlane({ node: ... }))');
+  const info = options.controlPlane.info;
+  const kubectl: Kubectl = async (args, input) =>
+    (await runCommand(info.kubectl, ['--kubeconfig', info.kubeconfigPath, ...args], input === undefined ? {} : { input })).stdout;
+  const work = await mkdtemp(join(tmpdir(), 'olmv1-in-cluster-'));
+  let registry: Registry | undefined;
+  const stop = async (): Promise<void> => {
+    await registry?.stop();
+    await rm(work, { recursive: true, force: true });
+  };
+  try {
+    const timings = { image: 0, push: 0, apply: 0, available: 0 };
+    let t = Date.now();
+    const lap = (): number => {
+      const now = Date.now();
+      const ms = now - t;
+      t = now;
+      return ms;
+    };
+    registry = await startRegistry({ binaries: options.registryBinaries, address: node.hostIp, tmpRoot: work });
+    await allowPlainHttpRegistry(node, registry.host);
+    const image =
+      options.image ??
+      (await buildProjectImage({
+        repoRoot: options.repoRoot,
+        ...(options.revision !== undefined ? { revision: options.revision } : {}),
+        cacheDir: defaultImageCacheDir(options.env),
+        env: options.env,
+        log: options.log,
+        extraCaFile: options.extraCaFile,
+      }));
+    timings.image = lap();
+    const imageRef = await pushProjectImage(image, registry.host, [registry.host]);
+    timings.push = lap();
+
+    await cp(join(options.repoRoot, 'config'), join(work, 'config'), { recursive: true });
+    const overlayDir = await writeOverlay(work, imageRef, [registry.host]);
+    const certs = await issueServingCertificates(join(work, 'pki'));
+    // The Secrets go into the namespace before the Deployments that mount them.
+    await kubectl(['apply', '--server-side', '-f', join(work, 'config', 'namespace.yaml')]);
+    await kubectl(['apply', '--server-side', '-f', '-'], certs.secrets);
+    await kubectl(['apply', '--server-side', '-k', overlayDir]);
+    timings.apply = lap();
+    options.log(`config/ applied with ${imageRef}; waiting for ${DEPLOYMENTS.join(' and ')} to be Available`);
+    await waitForDeployments(kubectl, SYSTEM_NAMESPACE, DEPLOYMENTS, options.availableTimeoutMs ?? 180_000);
+    timings.available = lap();
+    return { registry, imageRef, caCertPem: certs.ca.certPem, overlayDir, kubectl, timings, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,9 @@
+/**
+ * pkg/olmv1/in-cluster: the product running as it ships on a local control plane with a real
+ * node (issue #43): the project's image, config/ applied through a kustomize overlay that
+ * changes only the image (and names the plain-HTTP registry), serving certificates in the
+ * Secrets config/ expects, and both Deployments Available, or the reason a Pod cannot start.
+ */
+export { deployInCluster, type InCluster } from './deploy.ts';
+export { SYSTEM_NAMESPACE } from './overlay.ts';
+export { waitForDeployments, type Kubectl } from './wait-available.ts';

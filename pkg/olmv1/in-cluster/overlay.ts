@@ -1,0 +1,97 @@
+/**
+ * The kustomize overlay and the serving certificates an administrator without cert-manager
+ * gives `config/` (README "Deploying on a cluster", docs/operations.md "Serving certificates
+ * and TLS"). The overlay takes `config/` unchanged but for two things: the image (an `images:`
+ * entry for `olmv1`, by digest) and, when the registry is reached over plain HTTP, one
+ * `--insecure-registry` argument per component, as catalogd pulls catalog images and
+ * operator-controller bundle images from it themselves.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createCertificateAuthority, issueCertificate, type CertificateAuthority } from '../localstack/index.ts';
+
+/** The namespace config/ deploys into. */
+export const SYSTEM_NAMESPACE = 'olmv1-system';
+/** The two Deployments of config/manager. */
+export const DEPLOYMENTS = ['catalogd-controller-manager', 'operator-controller-controller-manager'] as const;
+
+/** What the overlay changes. */
+interface OverlayInput {
+  /** Path of config/ relative to the overlay's directory (e.g. `../config`). */
+  base: string;
+  /** `<registry>/<repository>@sha256:<hex>`: the pushed project image. */
+  imageRef: string;
+  /** Registries (host:port) both components reach over plain HTTP. */
+  insecureRegistries: readonly string[];
+}
+
+/**
+ * The overlay's kustomization.yaml (pure; JSON, which kustomize reads as YAML). Throws when
+ * `imageRef` is not a digest reference.
+ */
+export function renderOverlay(input: OverlayInput): string {
+  const at = input.imageRef.lastIndexOf('@');
+  const digest = input.imageRef.slice(at + 1);
+  if (at < 0 || !/^sha256:[0-9a-f]{64}$/.test(digest)) throw new Error(`not a digest reference: ${input.imageRef}`);
+  const args = input.insecureRegistries.map((host) => ({
+    op: 'add',
+    path: '/spec/template/spec/containers/0/args/-',
+    value: `--insecure-registry=${host}`,
+  }));
+  const kustomization = {
+    apiVersion: 'kustomize.config.k8s.io/v1beta1',
+    kind: 'Kustomization',
+    resources: [input.base],
+    images: [{ name: 'olmv1', newName: input.imageRef.slice(0, at), digest }],
+    ...(args.length === 0 ? {} : { patches: DEPLOYMENTS.map((name) => ({ target: { kind: 'Deployment', name }, patch: JSON.stringify(args) })) }),
+  };
+  return JSON.stringify(kustomization, null, 2) + '\n';
+}
+
+/** DNS names of a Service in the system namespace, as the certificates carry them. */
+function serviceNames(service: string): string[] {
+  return [`${service}.${SYSTEM_NAMESPACE}.svc`, `${service}.${SYSTEM_NAMESPACE}.svc.cluster.local`];
+}
+
+/** A CA made here and the two Secrets config/ mounts, as one kubectl-applicable List. */
+interface ServingCertificates {
+  ca: CertificateAuthority;
+  /** `v1` List of the Secrets `catalogd-service-cert` and `operator-controller-cert`. */
+  secrets: string;
+}
+
+/**
+ * Makes a CA in `dir` and issues catalogd's (catalogd-service) and operator-controller's
+ * (operator-controller-metrics-service) serving certificates from it: ECDSA P-256, each
+ * Secret of type kubernetes.io/tls with the CA as `ca.crt` (operator-controller verifies
+ * catalogd with it).
+ */
+export async function issueServingCertificates(dir: string): Promise<ServingCertificates> {
+  await mkdir(dir, { recursive: true });
+  const ca = await createCertificateAuthority(dir, 'olmv1-ca', 'olmv1-ca');
+  const items = [];
+  for (const [secret, service] of [
+    ['catalogd-service-cert', 'catalogd-service'],
+    ['operator-controller-cert', 'operator-controller-metrics-service'],
+  ] as const) {
+    const names = serviceNames(service);
+    const cert = await issueCertificate(ca, dir, { name: secret, commonName: names[0] ?? service, dnsNames: names, usage: 'server' });
+    const b64 = (s: string): string => Buffer.from(s).toString('base64');
+    items.push({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'kubernetes.io/tls',
+      metadata: { name: secret, namespace: SYSTEM_NAMESPACE },
+      data: { 'tls.crt': b64(cert.certPem), 'tls.key': b64(cert.keyPem), 'ca.crt': b64(ca.certPem) },
+    });
+  }
+  return { ca, secrets: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }) };
+}
+
+/** Writes the overlay into `<root>/overlay` over a copy of config/ at `<root>/config`. */
+export async function writeOverlay(root: string, imageRef: string, insecureRegistries: readonly string[]): Promise<string> {
+  const dir = join(root, 'overlay');
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'kustomization.yaml'), renderOverlay({ base: '../config', imageRef, insecureRegistries }));
+  return dir;
+}
