@@ -1,0 +1,364 @@
+// The product as it ships, on a real node (issue #43; decision 0101): the project's image built
+// from HEAD and config/ applied through an overlay that changes only the image (and names the
+// plain-HTTP registry), serving certificates issued as an administrator without cert-manager
+// would (pkg/olmv1/in-cluster). catalogd (2 replicas) and operator-controller run as Pods with
+// config/'s security contexts, probes and limits; a ClusterCatalog pulled by catalogd's Pods
+// from a registry on the node's bridge address serves; a ClusterExtension of the example
+// operator installs and its operator Pod runs; metrics answer 401/403/200 by token; the
+// operator-controller leader's Pod deleted hands the Lease to a new Pod with no revision
+// written twice; a catalogd replica deleted leaves the content served; an upgrade rolls the
+// operator's Pods. Each test logs its time. Needs root, buildah, debootstrap and the node's
+// prerequisites (.ci/run installs them); the first image build takes minutes.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { pushExample } from '../../cmd/olmv1/up-example.ts';
+import { buildProjectImage, defaultImageCacheDir } from '../../pkg/olmv1/images/index.ts';
+import { deployInCluster, SYSTEM_NAMESPACE, waitForDeployments, type InCluster, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
+import { startControlPlane, type ControlPlane } from '../../pkg/olmv1/localstack/index.ts';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const env = { ...process.env, PATH: `${process.env.PATH ?? ''}:/usr/sbin:/sbin` };
+const missing =
+  process.getuid?.() !== 0
+    ? 'not root'
+    : ['buildah', 'debootstrap', 'containerd', 'runc'].find((tool) => {
+        try {
+          execFileSync('sh', ['-c', `command -v ${tool}`], { env, stdio: 'ignore' });
+          return false;
+        } catch {
+          return true;
+        }
+      });
+if (missing !== undefined) console.warn(`on-node.test.ts skipped: ${missing === 'not root' ? missing : `no ${missing}`}`);
+
+const CATALOG = 'example-catalog';
+const EXTENSION = 'example-operator';
+const EXT_NS = 'example-operator';
+let cp: ControlPlane;
+let product: InCluster;
+let kubectl: Kubectl;
+let work = '';
+const log = (line: string): void => console.error(`on-node: ${line}`);
+
+interface Obj {
+  metadata: { name: string; uid?: string; labels?: Record<string, string> };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+}
+const get = async (args: string[]): Promise<Obj> => JSON.parse(await kubectl(['get', ...args, '-o', 'json'])) as Obj;
+const list = async (args: string[]): Promise<Obj[]> => (JSON.parse(await kubectl(['get', ...args, '-o', 'json'])) as { items: Obj[] }).items;
+const apply = (obj: object): Promise<string> => kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify(obj));
+const condition = (o: Obj, type: string): string | undefined =>
+  (o.status?.['conditions'] as Array<{ type: string; status: string }> | undefined)?.find((c) => c.type === type)?.status;
+/** Pods of `selector` in `ns` that are Ready, by name. */
+async function readyPods(ns: string, selector: string): Promise<string[]> {
+  const pods = await list(['pods', '-n', ns, '-l', selector]);
+  return pods.filter((p) => !('deletionTimestamp' in p.metadata) && condition(p, 'Ready') === 'True').map((p) => p.metadata.name);
+}
+function timed(name: string, started: number): void {
+  log(`${name}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/** GET over HTTPS trusting only the product's CA, for `servername`; a new connection each time. */
+function httpsGet(url: string, servername: string, token?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { ca: product.caCertPem, servername, agent: false, timeout: 5000, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+const clusterIp = async (service: string): Promise<string> => (await get(['service', '-n', SYSTEM_NAMESPACE, service])).spec?.['clusterIP'] as string;
+
+beforeAll(async () => {
+  if (missing !== undefined) return;
+  // Built before the node starts: the node holds the machine's lock while it runs.
+  const image = await buildProjectImage({
+    repoRoot: REPO,
+    revision: execFileSync('git', ['-C', REPO, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim(),
+    cacheDir: defaultImageCacheDir(env),
+    env,
+    log,
+    extraCaFile: process.env.NODE_EXTRA_CA_CERTS || undefined,
+  });
+  log(`project image ${image.tag} ${image.cached ? 'found in the cache' : 'built'} in ${image.seconds} s`);
+  const started = Date.now();
+  cp = await startControlPlane({ binaries: { ...inject('envtestBinaries'), node: inject('envtestNodeBinaries') }, node: { log } });
+  const nodeMs = Date.now() - started;
+  product = await deployInCluster({ controlPlane: cp, registryBinaries: inject('envtestBinaries'), repoRoot: REPO, image, env, log });
+  kubectl = product.kubectl;
+  log(`control plane + node ${nodeMs} ms; deployed ${JSON.stringify(product.timings)} ms; total ${Date.now() - started} ms`);
+}, 1_800_000);
+
+afterAll(async () => {
+  await product?.stop();
+  await cp?.stop();
+  if (work !== '') await rm(work, { recursive: true, force: true });
+});
+
+describe.skipIf(missing !== undefined)('the product on a real node', () => {
+  it('runs config/ as shipped: catalogd with 2 Ready replicas and operator-controller, with their security contexts, probes, limits and certificates', async () => {
+    for (const [name, replicas] of [
+      ['catalogd', 2],
+      ['operator-controller', 1],
+    ] as const) {
+      const pods = await list(['pods', '-n', SYSTEM_NAMESPACE, '-l', `app.kubernetes.io/name=${name}`]);
+      expect(pods).toHaveLength(replicas);
+      for (const pod of pods) {
+        expect(condition(pod, 'Ready')).toBe('True');
+        const spec = pod.spec as {
+          securityContext: object;
+          containers: Array<Record<string, unknown>>;
+          volumes: Array<{ secret?: { secretName: string } }>;
+        };
+        expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+        const [c] = spec.containers;
+        expect(c?.['image']).toBe(product.imageRef);
+        expect(c?.['securityContext']).toMatchObject({
+          readOnlyRootFilesystem: true,
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ['ALL'] },
+        });
+        expect(c?.['readinessProbe']).toMatchObject({ httpGet: { path: '/readyz' } });
+        expect(c?.['livenessProbe']).toMatchObject({ httpGet: { path: '/healthz' } });
+        expect(c?.['resources']).toMatchObject({ limits: { memory: '512Mi' } });
+        expect(spec.volumes.map((v) => v.secret?.secretName).filter(Boolean)).toContain(
+          name === 'catalogd' ? 'catalogd-service-cert' : 'operator-controller-cert',
+        );
+        const statuses = (pod.status?.['containerStatuses'] ?? []) as Array<{ imageID: string; restartCount: number }>;
+        expect(statuses[0]?.imageID).toContain(product.imageRef.split('@')[1]);
+        expect(statuses[0]?.restartCount).toBe(0);
+      }
+    }
+  });
+
+  it('serves a ClusterCatalog pulled by catalogd Pods and installs the example operator, whose Pod runs: Installed and Healthy', async () => {
+    const started = Date.now();
+    work = await mkdtemp(join(tmpdir(), 'olmv1-on-node-'));
+    const example = await pushExample(REPO, product.registry.host, [product.registry.host], work, env);
+    log(`example pushed to ${product.registry.host} in ${Date.now() - started} ms`);
+    await apply({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterCatalog',
+      metadata: { name: CATALOG },
+      spec: { source: { type: 'Image', image: { ref: example.catalogRef } } },
+    });
+    await expect.poll(async () => condition(await get(['clustercatalog', CATALOG]), 'Serving'), { timeout: 120_000, interval: 1000 }).toBe('True');
+    timed('ClusterCatalog Serving', started);
+    await apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: EXT_NS } });
+    await apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'installer', namespace: EXT_NS } });
+    // Broad on purpose: the same ServiceAccount installs 0.2.0 and upgrades to 1.0.0 below.
+    await apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'example-operator-installer' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ kind: 'ServiceAccount', name: 'installer', namespace: EXT_NS }],
+    });
+    await apply(extension('0.2.0'));
+    await expect.poll(() => extensionState(), { timeout: 180_000, interval: 1000 }).toEqual({ installed: 'True', healthy: 'True', version: '0.2.0' });
+    const pods = await list(['pods', '-n', EXT_NS]);
+    expect(pods.filter((p) => condition(p, 'Ready') === 'True').length).toBeGreaterThan(0);
+    timed('catalog Serving and extension Installed + Healthy', started);
+  }, 420_000);
+
+  it('metrics through the Service: 401 without a token, 403 without the grant, 200 bound to operator-controller-metrics-reader', async () => {
+    const started = Date.now();
+    const url = `https://${await clusterIp('operator-controller-metrics-service')}:8443/metrics`;
+    const name = `operator-controller-metrics-service.${SYSTEM_NAMESPACE}.svc`;
+    for (const sa of ['scraper', 'stranger']) await apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: EXT_NS } });
+    await apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'on-node-scraper' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'operator-controller-metrics-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: 'scraper', namespace: EXT_NS }],
+    });
+    const token = async (sa: string): Promise<string> => (await kubectl(['create', 'token', '-n', EXT_NS, sa])).trim();
+    expect((await httpsGet(url, name)).status).toBe(401);
+    expect((await httpsGet(url, name, await token('stranger'))).status).toBe(403);
+    const ok = await httpsGet(url, name, await token('scraper'));
+    expect(ok.status).toBe(200);
+    expect(ok.body).toContain('# TYPE');
+    timed('metrics 401/403/200', started);
+  });
+
+  it('keeps serving catalog content through the Service when one catalogd replica is deleted', async () => {
+    const started = Date.now();
+    const path = `/catalogs/${CATALOG}/api/v1/all`;
+    const name = `catalogd-service.${SYSTEM_NAMESPACE}.svc`;
+    // Every replica serves the catalog before one goes.
+    const pods = await list(['pods', '-n', SYSTEM_NAMESPACE, '-l', 'app.kubernetes.io/name=catalogd']);
+    for (const pod of pods) {
+      const ip = pod.status?.['podIP'] as string;
+      await expect
+        .poll(async () => (await httpsGet(`https://${ip}:8443${path}`, name).catch(() => ({ status: 0 }))).status, { timeout: 60_000 })
+        .toBe(200);
+    }
+    const url = `https://${await clusterIp('catalogd-service')}${path}`;
+    await kubectl(['delete', 'pod', '-n', SYSTEM_NAMESPACE, pods[0]?.metadata.name ?? '', '--wait=false']);
+    const statuses: Array<number | string> = [];
+    const until = Date.now() + 15_000;
+    while (Date.now() < until) {
+      statuses.push(
+        await httpsGet(url, name).then(
+          (r) => r.status,
+          (e: Error) => e.message,
+        ),
+      );
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    log(`${statuses.length} GETs after the delete: ${JSON.stringify([...new Set(statuses)])}`);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    timed('catalogd replica deleted, content served', started);
+  }, 120_000);
+
+  it('hands operator-controller leadership to a new Pod when the leader Pod is deleted, with no revision written twice', async () => {
+    const started = Date.now();
+    const lease = async (): Promise<string> => {
+      for (const l of await list(['lease', '-n', SYSTEM_NAMESPACE])) {
+        const holder = (l.spec?.['holderIdentity'] as string | undefined) ?? '';
+        if (holder.startsWith('operator-controller-controller-manager-')) return holder.split('_')[0] ?? '';
+      }
+      return '';
+    };
+    const [leader] = await readyPods(SYSTEM_NAMESPACE, 'app.kubernetes.io/name=operator-controller');
+    expect(leader).toBeDefined();
+    await expect.poll(lease, { timeout: 30_000 }).toBe(leader);
+    const records = async (): Promise<string[]> =>
+      (await list(['secrets', '-n', SYSTEM_NAMESPACE, '-l', `owner=operator-controller,name=${EXTENSION}`]))
+        .map((s) => `${s.metadata.labels?.['version']} ${s.metadata.uid}`)
+        .sort();
+    const before = await records();
+    expect(before.length).toBeGreaterThan(0);
+    const deleted = Date.now();
+    await kubectl(['delete', 'pod', '-n', SYSTEM_NAMESPACE, leader ?? '', '--wait=false']);
+    const holder = async (): Promise<string> => {
+      const now = await lease();
+      return now !== leader && now !== '' ? now : '';
+    };
+    await expect.poll(holder, { timeout: 90_000, interval: 250 }).not.toBe('');
+    const next = await holder();
+    log(`Lease holder changed from ${leader} to ${next} ${Date.now() - deleted} ms after the delete`);
+    // The new holder is a Pod of the Deployment, not the deleted one.
+    expect(next).not.toBe(leader);
+    expect((await list(['pods', '-n', SYSTEM_NAMESPACE, '-l', 'app.kubernetes.io/name=operator-controller'])).map((p) => p.metadata.name)).toContain(
+      next,
+    );
+    // The new leader reconciles the extension again: still Installed, the same records.
+    await kubectl(['annotate', 'clusterextension', EXTENSION, `on-node/poke=${Date.now()}`, '--overwrite']);
+    await expect.poll(() => extensionState(), { timeout: 60_000 }).toEqual({ installed: 'True', healthy: 'True', version: '0.2.0' });
+    expect(await records()).toEqual(before);
+    timed('leader failover', started);
+  }, 180_000);
+
+  it('upgrades the example operator to 1.0.0 and rolls its Pods', async () => {
+    const started = Date.now();
+    const before = (await list(['pods', '-n', EXT_NS])).map((p) => p.metadata.name);
+    await apply(extension('1.0.0'));
+    await expect.poll(() => extensionState(), { timeout: 180_000, interval: 1000 }).toEqual({ installed: 'True', healthy: 'True', version: '1.0.0' });
+    await expect
+      .poll(
+        async () => (await list(['pods', '-n', EXT_NS])).filter((p) => !before.includes(p.metadata.name) && condition(p, 'Ready') === 'True').length,
+        { timeout: 120_000 },
+      )
+      .toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await list(['pods', '-n', EXT_NS])).filter((p) => before.includes(p.metadata.name)).length, { timeout: 120_000 })
+      .toBe(0);
+    timed('upgrade 0.2.0 -> 1.0.0 rolled', started);
+  }, 300_000);
+  it('says why a Deployment cannot become Available: an image not pulled, a container crashing (events and last log lines)', async () => {
+    const started = Date.now();
+    const ns = 'on-node-broken';
+    await apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const deployment = (name: string, image: string, command: string[]): object => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace: ns },
+      spec: {
+        selector: { matchLabels: { app: name } },
+        template: {
+          metadata: { labels: { app: name } },
+          // A readiness probe as the components have: a container without one counts as ready
+          // (and its Deployment Available) the moment it starts, even one about to exit.
+          spec: {
+            terminationGracePeriodSeconds: 1,
+            containers: [{ name: 'main', image, command, readinessProbe: { httpGet: { path: '/readyz', port: 8081 } } }],
+          },
+        },
+      },
+    });
+    await apply(deployment('no-image', `${product.registry.host}/olmv1/missing@sha256:${'0'.repeat(64)}`, ['x']));
+    await apply(deployment('crashing', product.imageRef, ['node', '-e', 'console.log("giving up now"); process.exit(3)']));
+    const pull = await waitForDeployments(kubectl, ns, ['no-image'], 90_000).then(
+      () => undefined,
+      (e: Error) => e.message,
+    );
+    expect(pull).toMatch(/^Deployment on-node-broken\/no-image cannot become Available\ncontainer main waiting: (ErrImagePull|ImagePullBackOff)/);
+    expect(pull).toMatch(/Failed: Failed to pull image/);
+    const crash = await waitForDeployments(kubectl, ns, ['crashing'], 90_000).then(
+      () => undefined,
+      (e: Error) => e.message,
+    );
+    expect(crash).toMatch(/cannot become Available\ncontainer main (waiting: CrashLoopBackOff|restarted \d+ times)/);
+    expect(crash).toContain('giving up now');
+    await kubectl(['delete', 'namespace', ns, '--wait=false']);
+    timed('failures reported', started);
+  });
+
+  it("reports the Pods' memory: working set from the kubelet's /metrics/resource, RSS from their cgroups", async () => {
+    const metrics = await kubectl(['get', '--raw', `/api/v1/nodes/${cp.node?.name ?? ''}/proxy/metrics/resource`]);
+    const pods = await list(['pods', '-n', SYSTEM_NAMESPACE]);
+    expect(pods.length).toBeGreaterThanOrEqual(3);
+    for (const pod of pods) {
+      const name = pod.metadata.name;
+      const line = metrics.split('\n').find((l) => l.startsWith('container_memory_working_set_bytes{') && l.includes(`pod="${name}"`));
+      const workingSet = Number(line?.split(' ')[1]);
+      const [status] = (pod.status?.['containerStatuses'] ?? []) as Array<{ containerID: string }>;
+      const id = (status?.containerID ?? '').replace(/^containerd:\/\//, '');
+      const dir =
+        execFileSync('find', ['/sys/fs/cgroup/memory', '-maxdepth', '4', '-type', 'd', '-name', id], { encoding: 'utf8' }).trim().split('\n')[0] ??
+        '';
+      const stat = readFileSync(join(dir, 'memory.stat'), 'utf8');
+      const rss = Number(/^total_rss (\d+)$/m.exec(stat)?.[1]);
+      log(`${name}: RSS ${(rss / 2 ** 20).toFixed(1)} MiB (cgroup ${dir}), working set ${(workingSet / 2 ** 20).toFixed(1)} MiB`);
+      expect(rss).toBeGreaterThan(0);
+      expect(workingSet).toBeGreaterThan(0);
+    }
+  });
+});
+
+function extension(version: string): object {
+  return {
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterExtension',
+    metadata: { name: EXTENSION },
+    spec: {
+      namespace: EXT_NS,
+      serviceAccount: { name: 'installer' },
+      source: { sourceType: 'Catalog', catalog: { packageName: 'example-operator', version, channels: ['stable'] } },
+    },
+  };
+}
+
+async function extensionState(): Promise<{ installed?: string; healthy?: string; version?: string }> {
+  const ext = await get(['clusterextension', EXTENSION]);
+  const install = ext.status?.['install'] as { bundle?: { version?: string } } | undefined;
+  return { installed: condition(ext, 'Installed'), healthy: condition(ext, 'Healthy'), version: install?.bundle?.version };
+}
