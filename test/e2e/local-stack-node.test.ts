@@ -11,6 +11,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +42,12 @@ function mountsUnder(dir: string): string[] {
     .filter((l) => l.includes(dir));
 }
 
+/** The node bridges (`olmv1-*`) on this machine. */
+async function bridges(): Promise<string[]> {
+  const { stdout: out } = await exec('ip', ['-o', 'link', 'show', 'type', 'bridge'], { env: { PATH } });
+  return [...out.matchAll(/^\d+: (olmv1-[^:@]+)/gm)].map((m) => m[1] ?? '').sort();
+}
+
 function lockOwner(): number | undefined {
   try {
     return (JSON.parse(readFileSync('/run/olmv1-local-node.lock/owner.json', 'utf8')) as { pid: number }).pid;
@@ -49,40 +56,40 @@ function lockOwner(): number | undefined {
   }
 }
 
-beforeAll(async () => {
-  checkout = await mkdtemp(join(tmpdir(), 'olmv1-up-node-e2e-checkout-'));
-  privateTmp = await mkdtemp(join(tmpdir(), 'olmv1-up-node-e2e-tmp-'));
-  checkoutHead(REPO, checkout);
-  await symlink(join(REPO, 'node_modules'), join(checkout, 'node_modules'));
-  await mkdir(join(checkout, '.olmv1'));
-  up = spawn(process.execPath, ['cmd/olmv1/main.ts', 'up', '--node'], {
-    cwd: checkout,
-    env: { ...process.env, TMPDIR: privateTmp },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  up.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
-  up.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  exited = new Promise((resolve) => up.once('exit', (code) => resolve(code)));
-  await vi.waitFor(
-    () => {
-      if (up.exitCode !== null) throw new Error(`olmv1 up --node exited with ${up.exitCode}\n${stderr}`);
-      if (!stdout.includes('Ctrl-C stops everything.')) throw new Error(`olmv1 up --node is not ready yet\n${stderr}`);
-    },
-    { timeout: 540_000, interval: 200 },
-  );
-}, 600_000);
-
-afterAll(async () => {
-  if (up !== undefined && up.exitCode === null) {
-    // A failed test: stop it as a user would, so the node's cleanup runs.
-    up.kill('SIGINT');
-    await exited;
-  }
-  if (checkout !== undefined) await rm(checkout, { recursive: true, force: true });
-  if (privateTmp !== undefined) await rm(privateTmp, { recursive: true, force: true });
-}, 120_000);
-
 describe('olmv1 up --node from a clean checkout', () => {
+  beforeAll(async () => {
+    checkout = await mkdtemp(join(tmpdir(), 'olmv1-up-node-e2e-checkout-'));
+    privateTmp = await mkdtemp(join(tmpdir(), 'olmv1-up-node-e2e-tmp-'));
+    checkoutHead(REPO, checkout);
+    await symlink(join(REPO, 'node_modules'), join(checkout, 'node_modules'));
+    await mkdir(join(checkout, '.olmv1'));
+    up = spawn(process.execPath, ['cmd/olmv1/main.ts', 'up', '--node'], {
+      cwd: checkout,
+      env: { ...process.env, TMPDIR: privateTmp },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    up.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    up.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    exited = new Promise((resolve) => up.once('exit', (code) => resolve(code)));
+    await vi.waitFor(
+      () => {
+        if (up.exitCode !== null) throw new Error(`olmv1 up --node exited with ${up.exitCode}\n${stderr}`);
+        if (!stdout.includes('Ctrl-C stops everything.')) throw new Error(`olmv1 up --node is not ready yet\n${stderr}`);
+      },
+      { timeout: 540_000, interval: 200 },
+    );
+  }, 600_000);
+
+  afterAll(async () => {
+    if (up !== undefined && up.exitCode === null) {
+      // A failed test: stop it as a user would, so the node's cleanup runs.
+      up.kill('SIGINT');
+      await exited;
+    }
+    if (checkout !== undefined) await rm(checkout, { recursive: true, force: true });
+    if (privateTmp !== undefined) await rm(privateTmp, { recursive: true, force: true });
+  }, 120_000);
+
   const kubectl = async (...args: string[]): Promise<string> =>
     (await exec('.olmv1/bin/kubectl', ['--kubeconfig', '.olmv1/kubeconfig', ...args], { cwd: checkout })).stdout;
   const stack = (): Stack => JSON.parse(readFileSync(join(checkout, '.olmv1/stack.json'), 'utf8')) as Stack;
@@ -181,4 +188,42 @@ describe('olmv1 up --node from a clean checkout', () => {
     expect(await readdir(privateTmp)).toEqual([]);
     expect((await readdir(join(checkout, '.olmv1'))).sort()).toEqual(['bin', 'logs']);
   }, 120_000);
+});
+
+// A start that fails once the node runs (here: the registry's port is taken, found after the
+// control plane and node started, as they start together) stops the node as well: exit 1, the
+// cause named, nothing left.
+describe('olmv1 up --node that fails to start', () => {
+  it('exits 1 naming the cause and leaves no process, bridge, mount or temp file', async () => {
+    const tmp = await mkdtemp(join(tmpdir(), 'olmv1-up-node-e2e-fail-'));
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    const bridgesBefore = await bridges();
+    try {
+      let pid = 0;
+      const result = await new Promise<{ code: number; stderr: string }>((resolve) => {
+        const child = execFile(
+          process.execPath,
+          [join(REPO, 'cmd/olmv1/main.ts'), 'up', '--node', '--registry-port', String(port)],
+          { cwd: tmp, env: { ...process.env, TMPDIR: tmp } },
+          (err, _out, errOut) => resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stderr: errOut }),
+        );
+        pid = child.pid ?? 0;
+      });
+      expect(result.stderr).toContain('and a node (containerd, kubelet, kube-scheduler, kube-proxy, CoreDNS)');
+      expect(result.stderr).toContain(`port ${port} of 127.0.0.1 is in use`);
+      expect(result.stderr).toMatch(/olmv1 up: stopped; nothing left running\n$/);
+      expect(result.code).toBe(1);
+      await expect.poll(() => processesMentioning(tmp), { timeout: 10_000 }).toEqual([]);
+      expect(mountsUnder(tmp)).toEqual([]);
+      expect(await bridges()).toEqual(bridgesBefore);
+      // Released (another node waiting elsewhere may hold it by now).
+      expect(lockOwner()).not.toBe(pid);
+      expect((await readdir(tmp)).sort()).toEqual(['.olmv1']);
+    } finally {
+      blocker.close();
+      await rm(tmp, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
