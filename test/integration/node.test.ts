@@ -7,7 +7,7 @@
 // chain, process or directory, nor does the reaper when the process that started a node dies. Its own control plane with root, containerd, runc, CNI plugins and
 // iptables (.ci/run installs them).
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -22,6 +22,7 @@ import {
   type NodeInfo,
 } from '../../pkg/olmv1/localstack/index.ts';
 import { buildImage, buildLayer, createImageClient } from '../../pkg/shared/image/index.ts';
+import { filesOutside, iptablesChains, machineState, type MachineState } from '../support/machine-state.ts';
 
 const exec = promisify(execFile);
 const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -40,18 +41,6 @@ async function apply(obj: object): Promise<void> {
   child.stdin?.end(JSON.stringify(obj));
   const code = await new Promise((resolve) => child.on('exit', resolve));
   if (code !== 0) throw new Error(`kubectl apply failed: ${err}`);
-}
-
-/** Chain names per iptables family/table, to compare before and after. */
-async function chains(): Promise<string[]> {
-  const out: string[] = [];
-  for (const cmd of ['iptables', 'ip6tables']) {
-    for (const table of ['filter', 'nat', 'mangle']) {
-      const { stdout } = await exec(cmd, ['-w', '-t', table, '-S'], { env: { PATH } });
-      for (const line of stdout.split('\n')) if (line.startsWith('-N ')) out.push(`${cmd}/${table}/${line.slice(3)}`);
-    }
-  }
-  return out.sort();
 }
 
 function pod(name: string, labels: Record<string, string>, args: string[], env: Record<string, string> = {}): object {
@@ -78,9 +67,8 @@ async function phase(name: string): Promise<string> {
   return kubectl('get', 'pod', '-n', ns, name, '-o', 'jsonpath={.status.phase}');
 }
 
-let chainsBefore: string[] = [];
-let filesBefore: string[] = [];
-let ipForwardBefore = '';
+/** The machine before the node, read once the node lock is held. */
+let before: MachineState;
 let nodeBinaries: NodeBinaries;
 let registryHost = '';
 
@@ -109,32 +97,27 @@ async function whatRuns(n: NodeInfo): Promise<{ tasks: number; pids: number[] }>
     .split('\n')
     .slice(1);
   const taskPids = listing.map((l) => Number(l.trim().split(/\s+/)[1])).filter((p) => p > 0);
-  expect(filesOutside().length).toBeGreaterThan(filesBefore.length);
+  expect(filesOutside().length).toBeGreaterThan(before.files.length);
   const shimPids = (await processes())
     .filter((l) => l.includes('containerd-shim') && l.includes(n.containerdSocket))
     .map((l) => Number.parseInt(l, 10));
   expect(shimPids.length).toBeGreaterThan(0);
   expect(mountsUnder(n.dir).length).toBeGreaterThan(0);
-  expect((await chains()).some((c) => c.includes('KUBE-SERVICES'))).toBe(true);
+  expect((await iptablesChains()).some((c) => c.includes('KUBE-SERVICES'))).toBe(true);
   return { tasks: taskPids.length, pids: [...taskPids, ...shimPids] };
 }
 
-/** Files containerd 1.6 and libcni keep outside the node's directory (shim sockets, results). */
-function filesOutside(): string[] {
-  return ['/run/containerd/s', '/var/lib/cni/results'].flatMap((d) => (existsSync(d) ? readdirSync(d).map((f) => `${d}/${f}`) : []));
-}
-
 /** Nothing of the node is left: processes, mounts, bridge, iptables chains, files, directory. */
-async function expectNothingLeft(n: NodeInfo, dir: string, running: { pids: number[] }): Promise<void> {
-  expect(filesOutside()).toEqual(filesBefore);
+async function expectNothingLeft(n: NodeInfo, dir: string, running: { pids: number[] }, was: MachineState): Promise<void> {
+  expect(filesOutside()).toEqual(was.files);
   expect(running.pids.filter(alive)).toEqual([]);
   expect(mountsUnder(n.dir)).toEqual([]);
   await expect(exec('ip', ['link', 'show', n.bridge], { env: { PATH } })).rejects.toThrow();
-  expect(await chains()).toEqual(chainsBefore);
+  expect(await iptablesChains()).toEqual(was.chains);
   expect((await processes()).filter((l) => l.includes(n.dir) || l.includes(dir))).toEqual([]);
   expect(existsSync(dir)).toBe(false);
   expect(existsSync('/run/olmv1-local-node.lock')).toBe(false);
-  expect(readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim()).toBe(ipForwardBefore);
+  expect(readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim()).toBe(was.ipForward);
 }
 
 beforeAll(async () => {
@@ -155,13 +138,16 @@ beforeAll(async () => {
     image,
     buildImage({ layers: [buildLayer([{ path: 'probe', type: 'file', data: await readFile(probe), mode: 0o755 }])] }),
   );
-  chainsBefore = await chains();
-  filesBefore = filesOutside();
-  ipForwardBefore = readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim();
   const started = Date.now();
   cp = await startControlPlane({
     binaries: { ...inject('envtestBinaries'), node: nodeBinaries },
-    node: { plainHttpRegistries: [registry.host], log },
+    node: {
+      plainHttpRegistries: [registry.host],
+      log,
+      onLocked: async () => {
+        before = await machineState();
+      },
+    },
   });
   startupMs = Date.now() - started;
   if (cp.node === undefined) throw new Error('startControlPlane returned no node');
@@ -226,7 +212,7 @@ describe('a real node', () => {
     const running = await whatRuns(node);
     expect(running.tasks).toBeGreaterThanOrEqual(4); // two Pods: two sandboxes, two containers
     await cp.stop();
-    await expectNothingLeft(node, cp.info.dir, running);
+    await expectNothingLeft(node, cp.info.dir, running, before);
   });
 });
 
@@ -240,7 +226,13 @@ describe('a node whose starter dies', () => {
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     try {
       await expect.poll(() => out.includes('\n'), { timeout: 120_000, interval: 200 }).toBe(true);
-      const started = JSON.parse(out.split('\n')[0] ?? '') as { node: NodeInfo; dir: string; kubeconfig: string; kubectl: string };
+      const started = JSON.parse(out.split('\n')[0] ?? '') as {
+        node: NodeInfo;
+        dir: string;
+        kubeconfig: string;
+        kubectl: string;
+        before: MachineState;
+      };
       const childKubectl = async (...args: string[]): Promise<string> =>
         (await exec(started.kubectl, ['--kubeconfig', started.kubeconfig, ...args])).stdout;
       const manifest = JSON.stringify({
@@ -257,7 +249,7 @@ describe('a node whose starter dies', () => {
       expect(running.tasks).toBeGreaterThanOrEqual(2);
       child.kill('SIGKILL');
       await expect.poll(() => existsSync(started.dir), { timeout: 60_000, interval: 500 }).toBe(false);
-      await expectNothingLeft(started.node, started.dir, running);
+      await expectNothingLeft(started.node, started.dir, running, started.before);
     } finally {
       child.kill('SIGKILL');
     }

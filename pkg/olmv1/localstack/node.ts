@@ -51,6 +51,11 @@ export interface NodeOptions {
    * tests of the lock pass their own).
    */
   machineLockPath?: string;
+  /**
+   * Called once the machine-wide lock is held, before anything of the node exists: what a test
+   * compares the machine with after stop() is read then, never while another node runs.
+   */
+  onLocked?: () => Promise<void>;
 }
 
 /** Facts about a running node; plain data. */
@@ -142,6 +147,7 @@ export async function prepareNode(options: {
     await release();
     options.reaper.untrackDir(lockPath);
   });
+  await options.node.onLocked?.();
   const dir = join(options.dir, 'node');
   await mkdir(dir, { recursive: true, mode: 0o711 });
   const network = planNetwork(await readAddressesAndRoutes());
