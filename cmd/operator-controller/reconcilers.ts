@@ -92,7 +92,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
       events: p.events,
       upgrades: p.upgrades,
     }),
-    validateStep({ client: p.client }),
+    validateStep({ client: p.client, events: p.events }),
     installedStep({
       releases: p.releases,
       drift: p.drift,

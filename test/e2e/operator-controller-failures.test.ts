@@ -158,8 +158,13 @@ describe('operator-controller reports what stops an install', () => {
     const noSa = await waitForExtension(kube.client, pkg, 'missing service account', (e) =>
       (e.cond('Progressing')?.message ?? '').includes('not found'),
     );
+    // Upstream v1.10's message exactly; the commands that create it are in a Warning Event.
     expect(noSa.cond('Progressing')?.message).toBe(
-      `operation cannot proceed due to the following validation error(s): service account "installer" not found in namespace "${pkg}": create it (kubectl create serviceaccount installer -n ${pkg}) and grant it the RBAC that "olmv1 rbac" prints`,
+      `operation cannot proceed due to the following validation error(s): service account "installer" not found in namespace "${pkg}"`,
+    );
+    const noSaEvent = await waitForEvent(kube.client, 'ClusterExtension', pkg, 'InstallerMissing');
+    expect(noSaEvent.note).toBe(
+      `service account "installer" not found in namespace "${pkg}": create it (kubectl create serviceaccount installer -n ${pkg}) and grant it the RBAC that "olmv1 rbac" prints`,
     );
     await kube.client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'installer', namespace: pkg } });
     const denied = await waitForExtension(kube.client, pkg, 'pre-authorization failed', (e) =>
@@ -219,8 +224,12 @@ describe('operator-controller reports what stops an install', () => {
     const pkg = `orphan-${run}`;
     const spec = { pkg, version: '1.0.0', configMaps: ['settings'] };
     await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
-    const noNs = await waitForExtension(kube.client, pkg, 'missing namespace', (e) => (e.cond('Progressing')?.message ?? '').includes('namespace'));
-    expect(noNs.cond('Progressing')?.message).toContain(`namespace "${pkg}" not found: create it (kubectl create namespace ${pkg})`);
+    const noNs = await waitForExtension(kube.client, pkg, 'missing namespace', (e) => (e.cond('Progressing')?.message ?? '').includes('not found'));
+    expect(noNs.cond('Progressing')?.message).toBe(
+      `operation cannot proceed due to the following validation error(s): service account "installer" not found in namespace "${pkg}"`,
+    );
+    const noNsEvent = await waitForEvent(kube.client, 'ClusterExtension', pkg, 'InstallerMissing');
+    expect(noNsEvent.note).toContain(`namespace "${pkg}" not found: create it (kubectl create namespace ${pkg})`);
     expect(noNs.cond('Installed')?.status).toBe('Unknown');
     await namespace(pkg);
     const rbac = await rbacFor(bundleFiles(spec), pkg, 'installer');

@@ -28,6 +28,7 @@ const ExtensionEventReason = {
   ApplyFailed: 'ApplyFailed',
   UpgradeAvailable: 'UpgradeAvailable',
   ResolutionFailed: 'ResolutionFailed',
+  InstallerMissing: 'InstallerMissing',
 } as const;
 
 /** How many objects a note names before `and N more`. */
@@ -144,6 +145,15 @@ export function recordUpgradeHeld(events: EventRecorder, state: ExtensionState, 
  */
 export function recordResolutionFailed(events: EventRecorder, state: ExtensionState, note: string): void {
   record(events, state, 'Warning', ExtensionEventReason.ResolutionFailed, 'Resolve', note);
+}
+
+/**
+ * The installer's ServiceAccount or its namespace does not exist: the condition carries upstream's
+ * `service account "<sa>" not found in namespace "<ns>"`; the note says which is missing and the
+ * commands that create it. Recorded once per change of the note (`NoteMemory`).
+ */
+export function recordInstallerMissing(events: EventRecorder, state: ExtensionState, note: string): void {
+  record(events, state, 'Warning', ExtensionEventReason.InstallerMissing, 'Validate', note);
 }
 
 /** How many extensions' last notes a NoteMemory keeps; the oldest is forgotten first. */

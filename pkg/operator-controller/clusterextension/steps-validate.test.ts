@@ -8,8 +8,8 @@ import type { ExtensionState } from './pipeline-state.ts';
 import { validateStep, type ValidatePorts } from './steps-validate.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 
-/** Ports whose client answers GETs of `present` kinds (`Kind/name`), 404s the rest, or throws `failure`; `reads` records them. */
-function portsWith(present: string[], reads: string[], failure?: Error): ValidatePorts {
+/** Ports whose client answers GETs of `present` kinds (`Kind/name`), 404s the rest, or throws `failure`; `reads` records them, `events` the Events' notes. */
+function portsWith(present: string[], reads: string[], failure?: Error, events: string[] = []): ValidatePorts {
   const client = {
     get: async <T extends KubeObject>(ref: ObjectRef): Promise<T> => {
       const id = `${ref.kind}/${ref.name}`;
@@ -20,7 +20,7 @@ function portsWith(present: string[], reads: string[], failure?: Error): Validat
       throw new ApiError(404, 'NotFound', `${resource} "${ref.name}" not found`, { name: ref.name, kind: resource });
     },
   } satisfies ValidatePorts['client'];
-  return { client };
+  return { client, events: { event: (_o, type, reason, _action, note) => void events.push(`${type} ${reason}: ${note}`) } };
 }
 
 const validate = async (ports: ValidatePorts, s: ExtensionState) => validateStep(ports).run(s);
@@ -42,22 +42,29 @@ describe('validate step', () => {
     expect(s.ce.status).toBeUndefined();
   });
 
-  it('names a missing ServiceAccount in an existing namespace', async () => {
+  it("names a missing ServiceAccount in upstream's words; the commands that create it are a Warning Event, once", async () => {
     const reads: string[] = [];
+    const events: string[] = [];
+    const ports = portsWith(['Namespace/ns'], reads, undefined, events);
+    const step = validateStep(ports);
     const s = state();
-    expect(await validate(portsWith(['Namespace/ns'], reads), s)).toBe(POLL);
+    expect(await step.run(s)).toBe(POLL);
     expect(reads).toEqual(['ServiceAccount/sa', 'Namespace/ns']);
-    expect(progressingMessage(s)).toBe(
-      `${PREFIX}service account "sa" not found in namespace "ns": create it (kubectl create serviceaccount sa -n ns) and grant it the RBAC that "olmv1 rbac" prints`,
-    );
+    expect(progressingMessage(s)).toBe(`${PREFIX}service account "sa" not found in namespace "ns"`);
+    expect(await step.run(state())).toBe(POLL);
+    expect(events).toEqual([
+      'Warning InstallerMissing: service account "sa" not found in namespace "ns": create it (kubectl create serviceaccount sa -n ns) and grant it the RBAC that "olmv1 rbac" prints',
+    ]);
   });
 
-  it('names a missing namespace', async () => {
+  it('a missing namespace has the same condition (upstream reads only the ServiceAccount); the Event names the namespace', async () => {
+    const events: string[] = [];
     const s = state();
-    expect(await validate(portsWith([], []), s)).toBe(POLL);
-    expect(progressingMessage(s)).toBe(
-      `${PREFIX}namespace "ns" not found: create it (kubectl create namespace ns), then the service account (kubectl create serviceaccount sa -n ns) with the RBAC that "olmv1 rbac" prints`,
-    );
+    expect(await validate(portsWith([], [], undefined, events), s)).toBe(POLL);
+    expect(progressingMessage(s)).toBe(`${PREFIX}service account "sa" not found in namespace "ns"`);
+    expect(events).toEqual([
+      'Warning InstallerMissing: namespace "ns" not found: create it (kubectl create namespace ns), then the service account (kubectl create serviceaccount sa -n ns) with the RBAC that "olmv1 rbac" prints',
+    ]);
   });
 
   it('reports a failed read as such', async () => {

@@ -6,32 +6,39 @@
 import { RELEASE_NAME_MESSAGE } from '../../shared/api/index.ts';
 import { POLL, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { TerminalError, errorMessage } from '../../shared/errors/index.ts';
-import { isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { isNotFound, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
 import { isReleaseName } from '../release/index.ts';
 import { noInstallerMessage, type Installer } from './installer.ts';
 import type { ExtensionState } from './pipeline-state.ts';
+import { NoteMemory, recordInstallerMissing } from './recorded-events.ts';
 import { setInstalledUnknown, setProgressingBlocked, setProgressingRetrying } from './status.ts';
 import { fail } from './steps.ts';
 
 /** Prefix of validation failures (upstream v1.9-v1.10). */
 const VALIDATION_PREFIX = 'operation cannot proceed due to the following validation error(s): ';
 
-/** What the validate step uses: operator-controller's own client, to read namespaces and ServiceAccounts. */
+/** What the validate step uses: operator-controller's own client, to read namespaces and ServiceAccounts, and the Events recorder. */
 export interface ValidatePorts {
   client: Pick<KubeClient, 'get'>;
+  /** Where the commands that create what is missing go (a Warning Event, once per change). */
+  events: EventRecorder;
 }
 
 /**
  * The namespace and ServiceAccount must exist (read with the controller's identity). A missing
- * one is a wait (POLL): Installed Unknown, Progressing Retrying, with the commands that create it.
- * The ServiceAccount is read first: it exists in every reconcile but the first few, and only
- * its absence needs the namespace read that tells which of the two is missing.
+ * one is a wait (POLL): Installed Unknown, Progressing Retrying with upstream v1.10's message
+ * (`service account "<sa>" not found in namespace "<ns>"`, whichever of the two is missing, as
+ * its GET of the ServiceAccount answers); the commands that create what is missing go to an
+ * InstallerMissing Warning Event, once per change of its text. The ServiceAccount is read first:
+ * it exists in every reconcile but the first few, and only its absence needs the namespace read
+ * that tells which of the two is missing.
  */
 export function validateStep(ports: ValidatePorts): Step<ExtensionState> {
-  return { name: 'validate', run: (state) => validate(ports, state) };
+  const reported = new NoteMemory();
+  return { name: 'validate', run: (state) => validate(ports, reported, state) };
 }
 
-async function validate(ports: ValidatePorts, state: ExtensionState): Promise<StepOutcome> {
+async function validate(ports: ValidatePorts, reported: NoteMemory, state: ExtensionState): Promise<StepOutcome> {
   // Admitted before the CRD refused such names: it can never have a release; say so, once.
   if (!isReleaseName(state.name)) {
     const message = `${VALIDATION_PREFIX}invalid ClusterExtension name ${JSON.stringify(state.name)}: ${RELEASE_NAME_MESSAGE}; create it again under a valid name (deleting this one removes nothing but it)`;
@@ -47,11 +54,21 @@ async function validate(ports: ValidatePorts, state: ExtensionState): Promise<St
     return {};
   }
   const problem = installer.isDefault ? await defaultInstallerProblem(ports, state, installer) : await serviceAccountProblem(ports, state, installer);
-  if (problem === undefined) return undefined;
-  const message = VALIDATION_PREFIX + problem;
+  if (problem === undefined) {
+    reported.changed(state.name, '');
+    return undefined;
+  }
+  const message = VALIDATION_PREFIX + problem.condition;
   setInstalledUnknown(state.ce, message, false);
   setProgressingRetrying(state.ce, message);
+  if (problem.advice !== undefined && reported.changed(state.name, problem.advice)) recordInstallerMissing(ports.events, state, problem.advice);
   return POLL;
+}
+
+/** What is missing: the condition's text (upstream's where it has one) and, apart, what creates it. */
+interface Problem {
+  condition: string;
+  advice?: string;
 }
 
 /**
@@ -59,41 +76,47 @@ async function validate(ports: ValidatePorts, state: ExtensionState): Promise<St
  * undefined. The ServiceAccount is read first: it exists in every reconcile but the first few,
  * and only its absence needs the namespace read that tells which of the two is missing.
  */
-async function serviceAccountProblem(ports: ValidatePorts, state: ExtensionState, sa: Installer): Promise<string | undefined> {
+async function serviceAccountProblem(ports: ValidatePorts, state: ExtensionState, sa: Installer): Promise<Problem | undefined> {
   const ns = sa.namespace;
   const create = `kubectl create serviceaccount ${sa.name} -n ${ns}`;
   try {
     await ports.client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: sa.name }, { signal: state.signal });
     return undefined;
   } catch (err) {
-    if (!isNotFound(err)) return `error getting service account: ${errorMessage(err)}`;
+    if (!isNotFound(err)) return { condition: `error getting service account: ${errorMessage(err)}` };
   }
+  const condition = `service account ${JSON.stringify(sa.name)} not found in namespace ${JSON.stringify(ns)}`;
   try {
     await ports.client.get({ apiVersion: 'v1', kind: 'Namespace', name: ns }, { signal: state.signal });
-    return `service account ${JSON.stringify(sa.name)} not found in namespace ${JSON.stringify(ns)}: create it (${create}) and grant it the RBAC that "olmv1 rbac" prints`;
+    return { condition, advice: `${condition}: create it (${create}) and grant it the RBAC that "olmv1 rbac" prints` };
   } catch (nsErr) {
     return !isNotFound(nsErr)
-      ? `error getting service account: ${errorMessage(nsErr)}`
-      : `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns}), then the service account (${create}) with the RBAC that "olmv1 rbac" prints`;
+      ? { condition: `error getting service account: ${errorMessage(nsErr)}` }
+      : {
+          condition,
+          advice: `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns}), then the service account (${create}) with the RBAC that "olmv1 rbac" prints`,
+        };
   }
 }
 
 /** What is missing for an install as the default install ServiceAccount: the install namespace, or that ServiceAccount. */
-async function defaultInstallerProblem(ports: ValidatePorts, state: ExtensionState, sa: Installer): Promise<string | undefined> {
+async function defaultInstallerProblem(ports: ValidatePorts, state: ExtensionState, sa: Installer): Promise<Problem | undefined> {
   const ns = state.spec.namespace;
   try {
     await ports.client.get({ apiVersion: 'v1', kind: 'Namespace', name: ns }, { signal: state.signal });
   } catch (err) {
     return isNotFound(err)
-      ? `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns})`
-      : `error getting namespace: ${errorMessage(err)}`;
+      ? { condition: `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns})` }
+      : { condition: `error getting namespace: ${errorMessage(err)}` };
   }
   try {
     await ports.client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: sa.namespace, name: sa.name }, { signal: state.signal });
     return undefined;
   } catch (err) {
     return isNotFound(err)
-      ? `the default install service account ${sa.namespace}/${sa.name} (--default-install-service-account) does not exist: create it with the RBAC the extensions need, or set spec.serviceAccount`
-      : `error getting service account: ${errorMessage(err)}`;
+      ? {
+          condition: `the default install service account ${sa.namespace}/${sa.name} (--default-install-service-account) does not exist: create it with the RBAC the extensions need, or set spec.serviceAccount`,
+        }
+      : { condition: `error getting service account: ${errorMessage(err)}` };
   }
 }
