@@ -400,11 +400,14 @@ describe('config/ on a real API server', () => {
     );
 
     // Applied before its namespace exists, so the namespace read that names what is missing
-    // (granted for that message alone) is exercised too.
+    // (granted for that Event alone: the condition is upstream's text either way) is exercised too.
     const name = `cfg-${RUN}`;
     await kube.client.create(clusterExtension(name, { namespace: ns, serviceAccount: sa, packageName: pkg, version: '1.0.0' }));
-    await waitForExtension(kube.client, name, 'reports the missing namespace', (e) =>
-      (e.cond('Progressing')?.message ?? '').includes(`namespace ${JSON.stringify(ns)} not found`),
+    await waitForExtension(kube.client, name, 'reports the missing service account', (e) =>
+      (e.cond('Progressing')?.message ?? '').includes(`service account ${JSON.stringify(sa)} not found in namespace ${JSON.stringify(ns)}`),
+    );
+    await waitForEvent(kube.client, 'ClusterExtension', name, 'InstallerMissing', (e) =>
+      e.note.startsWith(`namespace ${JSON.stringify(ns)} not found`),
     );
     await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     await applyAsAdmin(kube.client, await rbacFor(v1, ns, sa));
