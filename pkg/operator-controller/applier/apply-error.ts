@@ -19,7 +19,7 @@ export class ApplyError extends Error {
 }
 
 /** Upstream's prefix of every error its dry run (before the first write) meets. */
-const DRY_RUN_PREFIX = 'failed to get release state using server-side dry-run: ';
+export const DRY_RUN_PREFIX = 'failed to get release state using server-side dry-run: ';
 
 /** What upstream's owner post-renderer says of an object whose kind the cluster does not serve. */
 const POST_RENDER_PREFIX = 'error while running post render on files: postrenderer[0] (*client.ownerPostRenderer) failed: ';

@@ -18,6 +18,7 @@
 import { HELM_OWNERSHIP, KEPT_FOR_PACKAGE_ANNOTATION, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import { isForbidden, isNoKindMatch, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import type { OwnerReference } from '../../shared/unstructured/index.ts';
+import { DRY_RUN_PREFIX } from './apply-error.ts';
 import { OWNER_KIND, isCrd, objectIdentity, refOf } from './objects.ts';
 import { refersToExtension } from './owner-references.ts';
 
@@ -86,9 +87,6 @@ export function ownershipOf(obj: { apiVersion: string; kind: string }, live: Liv
 export function conflictMessage(obj: KubeObject): string {
   return `${obj.kind} '${obj.metadata.name ?? ''}' already exists in namespace '${obj.metadata.namespace ?? ''}' and cannot be managed by operator-controller`;
 }
-
-/** Prefix upstream puts before every refusal found before the first write. */
-const DRY_RUN_PREFIX = 'failed to get release state using server-side dry-run: ';
 
 /** A release that would write objects another extension or nobody we know owns; nothing was written. */
 export class OwnershipConflictError extends Error {
