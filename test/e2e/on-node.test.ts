@@ -9,116 +9,60 @@
 // written twice; a catalogd replica deleted leaves the content served; an upgrade rolls the
 // operator's Pods. Each test logs its time. Needs root, buildah, debootstrap and the node's
 // prerequisites (.ci/run installs them); the first image build takes minutes.
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushExample } from '../../cmd/olmv1/up-example.ts';
-import { buildProjectImage, defaultImageCacheDir } from '../../pkg/olmv1/images/index.ts';
-import { deployInCluster, SYSTEM_NAMESPACE, waitForDeployments, type InCluster, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
-import { startControlPlane, type ControlPlane } from '../../pkg/olmv1/localstack/index.ts';
+import { SYSTEM_NAMESPACE, waitForDeployments, type InCluster, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
+import type { ControlPlane } from '../../pkg/olmv1/localstack/index.ts';
+import {
+  condition,
+  containerCgroup,
+  containerPid,
+  deployOnNode,
+  httpsGet,
+  kube,
+  nodeEnv as env,
+  nodeUnavailable,
+  REPO,
+  timed as timedBy,
+  type OnNode,
+} from '../support/on-node.ts';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const env = { ...process.env, PATH: `${process.env.PATH ?? ''}:/usr/sbin:/sbin` };
-const missing =
-  process.getuid?.() !== 0
-    ? 'not root'
-    : ['buildah', 'debootstrap', 'containerd', 'runc'].find((tool) => {
-        try {
-          execFileSync('sh', ['-c', `command -v ${tool}`], { env, stdio: 'ignore' });
-          return false;
-        } catch {
-          return true;
-        }
-      });
-if (missing !== undefined) console.warn(`on-node.test.ts skipped: ${missing === 'not root' ? missing : `no ${missing}`}`);
+const missing = nodeUnavailable();
+if (missing !== undefined) console.warn(`on-node.test.ts skipped: ${missing}`);
 
 const CATALOG = 'example-catalog';
 const EXTENSION = 'example-operator';
 const EXT_NS = 'example-operator';
+let onNode: OnNode | undefined;
 let cp: ControlPlane;
 let product: InCluster;
 let kubectl: Kubectl;
+let k: ReturnType<typeof kube>;
 let work = '';
 const log = (line: string): void => console.error(`on-node: ${line}`);
-
-interface Obj {
-  metadata: { name: string; uid?: string; labels?: Record<string, string> };
-  spec?: Record<string, unknown>;
-  status?: Record<string, unknown>;
-}
-const get = async (args: string[]): Promise<Obj> => JSON.parse(await kubectl(['get', ...args, '-o', 'json'])) as Obj;
-const list = async (args: string[]): Promise<Obj[]> => (JSON.parse(await kubectl(['get', ...args, '-o', 'json'])) as { items: Obj[] }).items;
-const apply = (obj: object): Promise<string> => kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify(obj));
-const condition = (o: Obj, type: string): string | undefined =>
-  (o.status?.['conditions'] as Array<{ type: string; status: string }> | undefined)?.find((c) => c.type === type)?.status;
-/** Pods of `selector` in `ns` that are Ready, by name. */
-async function readyPods(ns: string, selector: string): Promise<string[]> {
-  const pods = await list(['pods', '-n', ns, '-l', selector]);
-  return pods.filter((p) => !('deletionTimestamp' in p.metadata) && condition(p, 'Ready') === 'True').map((p) => p.metadata.name);
-}
-function timed(name: string, started: number): void {
-  log(`${name}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-}
-
-/** GET over HTTPS trusting only the product's CA, for `servername`; a new connection each time. */
-function httpsGet(url: string, servername: string, token?: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { ca: product.caCertPem, servername, agent: false, timeout: 5000, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } },
-      (res) => {
-        let body = '';
-        res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end();
-  });
-}
-/** The memory cgroup directory of a container (`containerd://<id>`) on the node. */
-function containerCgroup(containerID: string): string {
-  const id = containerID.replace(/^containerd:\/\//, '');
-  return (
-    execFileSync('find', ['/sys/fs/cgroup/memory', '-maxdepth', '4', '-type', 'd', '-name', id], { encoding: 'utf8' }).trim().split('\n')[0] ?? ''
-  );
-}
-/** The container's first process. */
-function containerPid(containerID: string): number {
-  return Number(readFileSync(join(containerCgroup(containerID), 'cgroup.procs'), 'utf8').split('\n')[0]);
-}
-const clusterIp = async (service: string): Promise<string> => (await get(['service', '-n', SYSTEM_NAMESPACE, service])).spec?.['clusterIP'] as string;
+const get: ReturnType<typeof kube>['get'] = (args) => k.get(args);
+const list: ReturnType<typeof kube>['list'] = (args) => k.list(args);
+const apply = (obj: object): Promise<string> => k.apply(obj);
+const readyPods = (ns: string, selector: string): Promise<string[]> => k.readyPods(ns, selector);
+const clusterIp = (service: string): Promise<string> => k.clusterIp(service);
+const timed = (name: string, started: number): void => timedBy(log, name, started);
+/** GET over HTTPS trusting only the product's CA, for `servername`. */
+const secureGet = (url: string, servername: string, token?: string): Promise<{ status: number; body: string }> =>
+  httpsGet(url, { ca: product.caCertPem, servername, token });
 
 beforeAll(async () => {
   if (missing !== undefined) return;
-  // Built before the node starts: the node holds the machine's lock while it runs.
-  const image = await buildProjectImage({
-    repoRoot: REPO,
-    revision: execFileSync('git', ['-C', REPO, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim(),
-    cacheDir: defaultImageCacheDir(env),
-    env,
-    log,
-    extraCaFile: process.env.NODE_EXTRA_CA_CERTS || undefined,
-  });
-  log(`project image ${image.tag} ${image.cached ? 'found in the cache' : 'built'} in ${image.seconds} s`);
-  const started = Date.now();
-  cp = await startControlPlane({ binaries: { ...inject('envtestBinaries'), node: inject('envtestNodeBinaries') }, node: { log } });
-  const nodeMs = Date.now() - started;
-  product = await deployInCluster({ controlPlane: cp, registryBinaries: inject('envtestBinaries'), repoRoot: REPO, image, env, log });
-  kubectl = product.kubectl;
-  log(`control plane + node ${nodeMs} ms; deployed ${JSON.stringify(product.timings)} ms; total ${Date.now() - started} ms`);
+  onNode = await deployOnNode(log);
+  ({ cp, product, kubectl } = onNode);
+  k = kube(kubectl);
 }, 1_800_000);
 
 afterAll(async () => {
-  await product?.stop();
-  await cp?.stop();
+  await onNode?.stop();
   if (work !== '') await rm(work, { recursive: true, force: true });
 });
 
@@ -219,9 +163,9 @@ describe.skipIf(missing !== undefined)('the product on a real node', () => {
       subjects: [{ kind: 'ServiceAccount', name: 'scraper', namespace: EXT_NS }],
     });
     const token = async (sa: string): Promise<string> => (await kubectl(['create', 'token', '-n', EXT_NS, sa])).trim();
-    expect((await httpsGet(url, name)).status).toBe(401);
-    expect((await httpsGet(url, name, await token('stranger'))).status).toBe(403);
-    const ok = await httpsGet(url, name, await token('scraper'));
+    expect((await secureGet(url, name)).status).toBe(401);
+    expect((await secureGet(url, name, await token('stranger'))).status).toBe(403);
+    const ok = await secureGet(url, name, await token('scraper'));
     expect(ok.status).toBe(200);
     expect(ok.body).toContain('# TYPE');
     timed('metrics 401/403/200', started);
@@ -236,7 +180,7 @@ describe.skipIf(missing !== undefined)('the product on a real node', () => {
     for (const pod of pods) {
       const ip = pod.status?.['podIP'] as string;
       await expect
-        .poll(async () => (await httpsGet(`https://${ip}:8443${path}`, name).catch(() => ({ status: 0 }))).status, { timeout: 60_000 })
+        .poll(async () => (await secureGet(`https://${ip}:8443${path}`, name).catch(() => ({ status: 0 }))).status, { timeout: 60_000 })
         .toBe(200);
     }
     const url = `https://${await clusterIp('catalogd-service')}${path}`;
@@ -245,7 +189,7 @@ describe.skipIf(missing !== undefined)('the product on a real node', () => {
     const until = Date.now() + 15_000;
     while (Date.now() < until) {
       statuses.push(
-        await httpsGet(url, name).then(
+        await secureGet(url, name).then(
           (r) => r.status,
           (e: Error) => e.message,
         ),
