@@ -101,7 +101,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     }),
     resolveStep({ catalogs: p.catalogs, features: p.features, events: p.events }),
     pullStep({ pulls: p.pulls }),
-    renderStep({ schemas: p.schemas, features: p.features }),
+    renderStep({ schemas: p.schemas, features: p.features, events: p.events }),
     policyStep({ upgrades: p.upgrades, events: p.events, scoped: p.scoped }),
     preauthorizeStep({ scoped: p.scoped, events: p.events }),
     preflightStep({ scoped: p.scoped, events: p.events }),

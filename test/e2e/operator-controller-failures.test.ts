@@ -153,7 +153,8 @@ describe('operator-controller reports what stops an install', () => {
     const pkg = `locked-${run}`;
     const spec = { pkg, version: '1.0.0', configMaps: ['settings'] };
     await namespace(pkg);
-    await publishCatalog(`locked-${run}`, oneVersion(pkg, await image(spec)));
+    const img = await image(spec);
+    await publishCatalog(`locked-${run}`, oneVersion(pkg, img));
     await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
     const noSa = await waitForExtension(kube.client, pkg, 'missing service account', (e) =>
       (e.cond('Progressing')?.message ?? '').includes('not found'),
@@ -177,7 +178,10 @@ describe('operator-controller reports what stops an install', () => {
     );
     expect(message).toContain(`Namespace:"${pkg}" APIGroups:[] Resources:[configmaps] ResourceNames:[${pkg}-settings]`);
     expect(message).toContain(`Resources:[customresourcedefinitions] ResourceNames:[widgets.${pkg}.e2e.test]`);
-    expect(message).toContain('olmv1 rbac');
+    // Upstream's text exactly: nothing after the permissions; the command that prints the RBAC is in the Event.
+    expect(message).not.toContain('olmv1 rbac');
+    const deniedEvent = await waitForEvent(kube.client, 'ClusterExtension', pkg, 'PreAuthorizationFailed');
+    expect(deniedEvent.note).toContain(`olmv1 rbac ${img} --install-namespace ${pkg} --service-account installer`);
     // Nothing was applied.
     const cms = await kube.client.list(
       { apiVersion: 'v1', kind: 'ConfigMap' },
@@ -213,11 +217,17 @@ describe('operator-controller reports what stops an install', () => {
     for (const s of specs) await kube.client.create(clusterExtension(s.pkg, { namespace: s.pkg, serviceAccount: 'installer', packageName: s.pkg }));
     await Promise.all(healthy.map((pkg) => waitForExtension(kube.client, pkg, 'installed', installedAs(`${pkg}.v1.0.0`))));
     const ext = await waitForExtension(kube.client, broken, 'refused', (e) => (e.cond('Progressing')?.message ?? '').includes('watchNamespace'));
+    const upstream = 'invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing';
     expect(ext.cond('Progressing')).toMatchObject({
       status: 'False',
       reason: 'InvalidConfiguration',
-      message: `error for resolved bundle "${broken}.v1.0.0" with version "1.0.0": invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing (the bundle supports only the OwnNamespace install mode: set spec.config.inline.watchNamespace: ${broken}, the install namespace)`,
+      message: `error for resolved bundle "${broken}.v1.0.0" with version "1.0.0": ${upstream}`,
     });
+    // What to set is in a Warning Event.
+    const hint = await waitForEvent(kube.client, 'ClusterExtension', broken, 'WatchNamespaceRequired');
+    expect(hint.note).toBe(
+      `${upstream} (the bundle supports only the OwnNamespace install mode: set spec.config.inline.watchNamespace: ${broken}, the install namespace)`,
+    );
   });
 
   it('keeps an extension whose ServiceAccount lost its permissions until the orphan annotation lets it go', async () => {

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_CONDITION_MESSAGE_BYTES, TRUNCATION_SUFFIX, truncateConditionMessage } from '../../shared/controller/index.ts';
 import { isTerminal } from '../../shared/errors/index.ts';
 import { ApiError, type KubeClient, type KubeObject, type RequestOptions } from '../../shared/kube/index.ts';
 import { staticKindScopes, type PolicyRule } from '../render/index.ts';
 import { groupMissing, ruleCovers, type Atom } from './preauthorize-atoms.ts';
 import {
   CLUSTER_SCOPE_REVIEW_NAMESPACE,
-  MAX_MESSAGE_BYTES,
   PREAUTHORIZATION_FAILED,
   formatMissingPermissions,
+  missingPermissionsAdvice,
   preAuthorize,
   type MissingPermission,
   type PreAuthorizeInput,
@@ -103,22 +104,20 @@ describe('groupMissing', () => {
 const fix = { bundleImage: 'quay.io/acme/widgets-bundle:v1.2.0', installNamespace: 'acme-system', serviceAccountName: 'installer' };
 
 describe('formatMissingPermissions', () => {
-  it("starts with upstream's line, one line per entry, ends with the olmv1 rbac command", () => {
-    const text = formatMissingPermissions(
-      [
-        { namespace: '', apiGroup: '', resource: 'services', resourceNames: [], verbs: ['list', 'watch'] },
-        {
-          namespace: '',
-          apiGroup: 'apiextensions.k8s.io',
-          resource: 'customresourcedefinitions',
-          resourceNames: ['a.example.com', 'b.example.com'],
-          verbs: ['create', 'get', 'patch'],
-        },
-        { namespace: '', apiGroup: '', resource: '', resourceNames: [], verbs: ['get'], nonResourceURLs: ['/metrics'] },
-        { namespace: 'test-namespace', apiGroup: '*', resource: 'certificates', resourceNames: [], verbs: ['create'] },
-      ],
-      { ...fix, watchNamespace: 'acme-watched' },
-    );
+  it("is upstream's text exactly: its line, then one sorted line per entry; the olmv1 rbac command and the warning are the advice", () => {
+    const missing: MissingPermission[] = [
+      { namespace: '', apiGroup: '', resource: 'services', resourceNames: [], verbs: ['list', 'watch'] },
+      {
+        namespace: '',
+        apiGroup: 'apiextensions.k8s.io',
+        resource: 'customresourcedefinitions',
+        resourceNames: ['a.example.com', 'b.example.com'],
+        verbs: ['create', 'get', 'patch'],
+      },
+      { namespace: '', apiGroup: '', resource: '', resourceNames: [], verbs: ['get'], nonResourceURLs: ['/metrics'] },
+      { namespace: 'test-namespace', apiGroup: '*', resource: 'certificates', resourceNames: [], verbs: ['create'] },
+    ];
+    const text = formatMissingPermissions([...missing].reverse());
     expect(text).toBe(
       [
         'pre-authorization failed: service account requires the following permissions to manage cluster extension:',
@@ -126,14 +125,18 @@ describe('formatMissingPermissions', () => {
         '  Namespace:"" APIGroups:[apiextensions.k8s.io] Resources:[customresourcedefinitions] ResourceNames:[a.example.com,b.example.com] Verbs:[create,get,patch]',
         '  Namespace:"" Verbs:[get] NonResourceURLs:[/metrics]',
         '  Namespace:"test-namespace" APIGroups:[*] Resources:[certificates] Verbs:[create]',
+      ].join('\n'),
+    );
+    expect(text.startsWith(PREAUTHORIZATION_FAILED)).toBe(true);
+    expect(missingPermissionsAdvice(missing, { ...fix, watchNamespace: 'acme-watched' })).toBe(
+      [
         'grant them with the RBAC printed by: olmv1 rbac quay.io/acme/widgets-bundle:v1.2.0 --install-namespace acme-system --watch-namespace acme-watched --service-account installer',
         'warning: 1 of these grants amounts to privilege escalation (*/certificates in "test-namespace": "*" in apiGroups); review them before granting',
       ].join('\n'),
     );
-    expect(text.startsWith(PREAUTHORIZATION_FAILED)).toBe(true);
   });
 
-  it('ends with one sentence counting the grants that amount to privilege escalation, the first three named', () => {
+  it('advice: ends with one sentence counting the grants that amount to privilege escalation, the first three named', () => {
     const rbac = 'rbac.authorization.k8s.io';
     const missing: MissingPermission[] = [
       { namespace: '', apiGroup: '*', resource: '*', resourceNames: [], verbs: ['*'] },
@@ -154,9 +157,9 @@ describe('formatMissingPermissions', () => {
         roleRef: { kind: 'ClusterRole', name: 'cluster-admin' },
       },
     ];
-    const base = formatMissingPermissions(missing, { ...fix, watchNamespace: 'acme-watched' }).split('\n');
-    const text = formatMissingPermissions(missing, { ...fix, watchNamespace: 'acme-watched', objects }).split('\n');
-    // The existing message comes first, unchanged; the sentence is one more line.
+    const base = missingPermissionsAdvice(missing, { ...fix, watchNamespace: 'acme-watched' }).split('\n');
+    const text = missingPermissionsAdvice(missing, { ...fix, watchNamespace: 'acme-watched', objects }).split('\n');
+    // The command comes first, unchanged; the sentence is one more line.
     expect(text.slice(0, -1)).toEqual(base.slice(0, -1));
     expect(text.at(-2)).toBe(
       'grant them with the RBAC printed by: olmv1 rbac quay.io/acme/widgets-bundle:v1.2.0 --install-namespace acme-system --watch-namespace acme-watched --service-account installer',
@@ -170,16 +173,16 @@ describe('formatMissingPermissions', () => {
     );
     // Nothing dangerous, no sentence: the watch namespace and named rights are expected.
     expect(
-      formatMissingPermissions(missing.slice(4), { ...fix, watchNamespace: 'acme-watched', objects })
+      missingPermissionsAdvice(missing.slice(4), { ...fix, watchNamespace: 'acme-watched', objects })
         .split('\n')
         .at(-1),
     ).toMatch(/^grant them with the RBAC printed by: /);
   });
 
   it('is empty when nothing is missing; omits --watch-namespace when not given', () => {
-    expect(formatMissingPermissions([], fix)).toBe('');
-    const text = formatMissingPermissions([{ namespace: 'n', apiGroup: '', resource: 'pods', resourceNames: [], verbs: ['get'] }], fix);
-    expect(text.split('\n').at(-1)).toBe(
+    expect(formatMissingPermissions([])).toBe('');
+    const text = missingPermissionsAdvice([{ namespace: 'n', apiGroup: '', resource: 'pods', resourceNames: [], verbs: ['get'] }], fix);
+    expect(text).toBe(
       'grant them with the RBAC printed by: olmv1 rbac quay.io/acme/widgets-bundle:v1.2.0 --install-namespace acme-system --service-account installer',
     );
   });
@@ -190,40 +193,36 @@ describe('formatMissingPermissions', () => {
     for (const verb of ['list', 'watch'])
       for (const resource of ['configmaps', 'services', 'secrets', 'serviceaccounts', 'deployments']) atoms.push(atom(verb, resource));
     expect(atoms).toHaveLength(50);
-    const lines = formatMissingPermissions(groupMissing(atoms), fix).split('\n');
-    expect(lines).toHaveLength(1 + 6 + 1);
-    expect(lines[1]).toBe('  Namespace:"ns" APIGroups:[] Resources:[configmaps] Verbs:[list,watch]');
-    expect(lines[2]).toBe(
+    const lines = formatMissingPermissions(groupMissing(atoms)).split('\n');
+    expect(lines).toHaveLength(1 + 6);
+    // Sorted as upstream sorts them: ResourceNames before Verbs.
+    expect(lines[1]).toBe(
       `  Namespace:"ns" APIGroups:[] Resources:[configmaps] ResourceNames:[${Array.from({ length: 10 }, (_, i) => `cm-${i}`).join(',')}] Verbs:[create,delete,get,patch]`,
     );
+    expect(lines[2]).toBe('  Namespace:"ns" APIGroups:[] Resources:[configmaps] Verbs:[list,watch]');
   });
 
-  it('stays under 32 KB whatever is missing: long name lists shortened, excess lines counted', () => {
+  it('lists every name and every line, as upstream does; the condition truncates it as upstream does', () => {
     const many: MissingPermission[] = [];
     for (let i = 0; i < 400; i++) {
       const names = Array.from({ length: 30 }, (_, j) => `${'n'.repeat(200)}-${i}-${j}`);
       many.push({ namespace: `ns-${String(i).padStart(4, '0')}`, apiGroup: 'example.com', resource: 'things', resourceNames: names, verbs: ['get'] });
     }
-    const text = formatMissingPermissions(many, fix);
-    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
-    expect(MAX_MESSAGE_BYTES).toBeLessThan(32 * 1024);
-    const lines = text.split('\n');
-    expect(lines[1]).toContain(',... 10 more] Verbs:[get]');
-    const shown = lines.filter((l) => l.startsWith('  Namespace:')).length;
-    expect(shown).toBeGreaterThan(0);
-    expect(lines.at(-2)).toBe(`  ... and ${400 - shown} more`);
-    expect(lines.at(-1)).toContain('olmv1 rbac');
+    const lines = formatMissingPermissions(many).split('\n');
+    expect(lines).toHaveLength(1 + 400);
+    expect(lines[1]?.split(',')).toHaveLength(30);
+    const condition = truncateConditionMessage(lines.join('\n'));
+    expect(Buffer.byteLength(condition)).toBe(MAX_CONDITION_MESSAGE_BYTES);
+    expect(condition.endsWith(TRUNCATION_SUFFIX)).toBe(true);
   });
 
-  it('stays under 32 KB with the escalation sentence: entries capped in number and length', () => {
+  it('advice stays short with the escalation sentence: entries capped in number and length', () => {
     const many: MissingPermission[] = [];
     for (let i = 0; i < 400; i++) {
       const names = Array.from({ length: 30 }, (_, j) => `system:${'n'.repeat(200)}-${i}-${j}`);
       many.push({ namespace: `ns-${String(i).padStart(4, '0')}`, apiGroup: '*', resource: 'things', resourceNames: names, verbs: ['*'] });
     }
-    const text = formatMissingPermissions(many, fix);
-    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
-    const last = text.split('\n').at(-1) ?? '';
+    const last = missingPermissionsAdvice(many, fix).split('\n').at(-1) ?? '';
     expect(last).toMatch(
       /^warning: 400 of these grants amount to privilege escalation \(\*\/things in "ns-0000": .*, and 397 more\); review them before granting$/,
     );

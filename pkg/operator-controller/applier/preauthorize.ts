@@ -169,7 +169,7 @@ function accessSpec(a: Atom): Record<string, unknown> {
   return { resourceAttributes: attrs };
 }
 
-/** How `formatMissingPermissions` names the command that prints the fix. */
+/** What `missingPermissionsAdvice` names: the `olmv1 rbac` command that prints the fix, and what the release applies. */
 interface MissingPermissionsFix {
   bundleImage: string;
   installNamespace: string;
@@ -184,43 +184,36 @@ interface MissingPermissionsFix {
   objects?: readonly KubeObject[];
 }
 
-/** Condition messages are limited to 32768 bytes; the message stays below, with room for a prefix. */
-export const MAX_MESSAGE_BYTES = 30 * 1024;
-const MAX_NAMES_PER_LINE = 20;
 const MAX_ESCALATIONS_LISTED = 3;
 const MAX_ESCALATION_CHARS = 200;
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
 /**
- * The Progressing message: upstream's "pre-authorization failed: ..." line, one line per
- * missing permission (as given, e.g. `preAuthorize`'s grouped and sorted result)
+ * The Progressing message, upstream v1.10's text exactly: its "pre-authorization failed: ..."
+ * line, then one line per missing permission, sorted as upstream sorts them,
  * `  Namespace:"<ns>" APIGroups:[<group>] Resources:[<resource>] ResourceNames:[...] Verbs:[...]`
- * (empty parts omitted, the core group printed as `[]`, `NonResourceURLs:[...]` for URLs),
- * then the `olmv1 rbac` command that prints the RBAC granting them. When some of the missing
- * permissions amount to privilege escalation (`escalationSentence`), one more line says how
- * many and which, so the administrator reviews them instead of granting blindly. Lines beyond
- * `MAX_MESSAGE_BYTES` are replaced by a count; more than 20 names on a line are shortened
- * the same way. Returns '' when nothing is missing.
+ * (empty parts omitted, the core group printed as `[]`, `NonResourceURLs:[...]` for URLs). Its
+ * length is left to the condition's truncation (32768 bytes, as upstream's). What this project
+ * adds (the `olmv1 rbac` command, the escalation warning) is `missingPermissionsAdvice`, for the
+ * Warning Event. Returns '' when nothing is missing.
  */
-export function formatMissingPermissions(missing: readonly MissingPermission[], fix: MissingPermissionsFix): string {
+export function formatMissingPermissions(missing: readonly MissingPermission[]): string {
   if (missing.length === 0) return '';
+  const lines = missing.map((m) => `  ${missingLine(m)}`).sort();
+  return [PREAUTHORIZATION_FAILED, ...lines].join('\n');
+}
+
+/**
+ * What follows upstream's message in the PreAuthorizationFailed Event: the `olmv1 rbac` command
+ * that prints the RBAC granting the missing permissions and, when some of them amount to
+ * privilege escalation (`escalationSentence`), a line saying how many and which, so the
+ * administrator reviews them instead of granting blindly. At most about 1.2 KB.
+ */
+export function missingPermissionsAdvice(missing: readonly MissingPermission[], fix: MissingPermissionsFix): string {
   const watch = fix.watchNamespace === undefined || fix.watchNamespace === '' ? '' : ` --watch-namespace ${fix.watchNamespace}`;
-  const tail = `grant them with the RBAC printed by: olmv1 rbac ${fix.bundleImage} --install-namespace ${fix.installNamespace}${watch} --service-account ${fix.serviceAccountName}`;
-  const lines = [PREAUTHORIZATION_FAILED];
+  const command = `grant them with the RBAC printed by: olmv1 rbac ${fix.bundleImage} --install-namespace ${fix.installNamespace}${watch} --service-account ${fix.serviceAccountName}`;
   const warning = escalationSentence(missing, fix);
-  let bytes = utf8Bytes(PREAUTHORIZATION_FAILED) + utf8Bytes(tail) + utf8Bytes(warning) + 1 + 64; // 64: the omission line
-  for (const [i, m] of missing.entries()) {
-    const line = `  ${missingLine(m)}`;
-    bytes += utf8Bytes(line) + 1;
-    if (bytes > MAX_MESSAGE_BYTES) {
-      lines.push(`  ... and ${missing.length - i} more`);
-      break;
-    }
-    lines.push(line);
-  }
-  lines.push(tail);
-  if (warning !== '') lines.push(warning);
-  return lines.join('\n');
+  return warning === '' ? command : `${command}\n${warning}`;
 }
 
 /**
@@ -264,10 +257,7 @@ function escalationSentence(missing: readonly MissingPermission[], fix: MissingP
 function missingLine(m: MissingPermission): string {
   const parts = [`Namespace:${goQuote(m.namespace)}`];
   const list = (label: string, values: readonly string[]): void => {
-    if (values.length === 0) return;
-    const shown =
-      values.length > MAX_NAMES_PER_LINE ? [...values.slice(0, MAX_NAMES_PER_LINE), `... ${values.length - MAX_NAMES_PER_LINE} more`] : values;
-    parts.push(`${label}:[${shown.join(',')}]`);
+    if (values.length > 0) parts.push(`${label}:[${[...values].sort().join(',')}]`);
   };
   if (m.nonResourceURLs === undefined || m.resource !== '') {
     parts.push(`APIGroups:[${m.apiGroup}]`);
@@ -277,8 +267,4 @@ function missingLine(m: MissingPermission): string {
   list('Verbs', m.verbs);
   list('NonResourceURLs', m.nonResourceURLs ?? []);
   return parts.join(' ');
-}
-
-function utf8Bytes(s: string): number {
-  return Buffer.byteLength(s, 'utf8');
 }

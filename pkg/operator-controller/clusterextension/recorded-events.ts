@@ -29,6 +29,7 @@ const ExtensionEventReason = {
   UpgradeAvailable: 'UpgradeAvailable',
   ResolutionFailed: 'ResolutionFailed',
   InstallerMissing: 'InstallerMissing',
+  WatchNamespaceRequired: 'WatchNamespaceRequired',
 } as const;
 
 /** How many objects a note names before `and N more`. */
@@ -77,16 +78,18 @@ export function recordDriftRepaired(events: EventRecorder, state: ExtensionState
   );
 }
 
-/** The ServiceAccount lacks permissions the release needs (the condition lists them). */
-export function recordPreAuthorizationFailed(events: EventRecorder, state: ExtensionState, bundle: ReleaseBundle, missing: number, sa: string): void {
-  record(
-    events,
-    state,
-    'Warning',
-    ExtensionEventReason.PreAuthorizationFailed,
-    'PreAuthorize',
-    `Service account ${sa} lacks ${missing} permission(s) needed to install ${bundleText(bundle)}; the Progressing condition lists them, 'olmv1 rbac' prints the RBAC to grant`,
-  );
+/**
+ * The PreAuthorizationFailed note: who lacks how many permissions for which bundle (the
+ * condition lists them, upstream's text), then `advice` (the `olmv1 rbac` command and the
+ * escalation warning) on lines of their own.
+ */
+export function preAuthorizationNote(bundle: ReleaseBundle, missing: number, sa: string, advice: string): string {
+  return `Service account ${sa} lacks ${missing} permission(s) needed to install ${bundleText(bundle)} (the Progressing condition lists them);\n${advice}`;
+}
+
+/** The ServiceAccount lacks permissions the release needs: `note` is `preAuthorizationNote`'s, recorded once per change. */
+export function recordPreAuthorizationFailed(events: EventRecorder, state: ExtensionState, note: string): void {
+  record(events, state, 'Warning', ExtensionEventReason.PreAuthorizationFailed, 'PreAuthorize', note);
 }
 
 /** The CRD upgrade-safety preflight refused the release. */
@@ -154,6 +157,15 @@ export function recordResolutionFailed(events: EventRecorder, state: ExtensionSt
  */
 export function recordInstallerMissing(events: EventRecorder, state: ExtensionState, note: string): void {
   record(events, state, 'Warning', ExtensionEventReason.InstallerMissing, 'Validate', note);
+}
+
+/**
+ * The bundle supports no AllNamespaces install and was given no watchNamespace: the condition
+ * carries upstream's `required field "watchNamespace" is missing`; the note is that text with,
+ * after it, the value to set and where. Recorded once per change of the note (`NoteMemory`).
+ */
+export function recordWatchNamespaceRequired(events: EventRecorder, state: ExtensionState, note: string): void {
+  record(events, state, 'Warning', ExtensionEventReason.WatchNamespaceRequired, 'Render', note);
 }
 
 /** How many extensions' last notes a NoteMemory keeps; the oldest is forgotten first. */

@@ -7,6 +7,7 @@ import {
   applyRelease,
   describeObject,
   formatMissingPermissions,
+  missingPermissionsAdvice,
   objectsToDelete,
   preAuthorize,
   sameContent,
@@ -28,7 +29,14 @@ import { deprecationConditions, resolve } from '../resolve/index.ts';
 import { bundleProperties } from './bundle-source.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionState } from './pipeline-state.ts';
-import { recordApplyFailed, recordDeployed, recordDriftRepaired, recordPreAuthorizationFailed } from './recorded-events.ts';
+import {
+  NoteMemory,
+  preAuthorizationNote,
+  recordApplyFailed,
+  recordDeployed,
+  recordDriftRepaired,
+  recordPreAuthorizationFailed,
+} from './recorded-events.ts';
 import { fail, forBundle, requireInstaller, trackDrift } from './steps.ts';
 import { setDeprecation, setInstalledFrom, setProgressingRetrying, setProgressingSucceeded } from './status.ts';
 
@@ -93,10 +101,11 @@ export function releaseUnchanged(state: ExtensionState, desired: DesiredRelease)
  * granted. Skipped when the release is unchanged (nothing new to authorize).
  */
 export function preauthorizeStep(ports: PreauthorizePorts): Step<ExtensionState> {
-  return { name: 'preauthorize', run: (state) => preauthorize(ports, state) };
+  const reported = new NoteMemory();
+  return { name: 'preauthorize', run: (state) => preauthorize(ports, reported, state) };
 }
 
-async function preauthorize(ports: PreauthorizePorts, state: ExtensionState): Promise<StepOutcome> {
+async function preauthorize(ports: PreauthorizePorts, reported: NoteMemory, state: ExtensionState): Promise<StepOutcome> {
   const desired = desiredRelease(state);
   if (releaseUnchanged(state, desired)) return undefined;
   const sa = requireInstaller(state);
@@ -125,18 +134,24 @@ async function preauthorize(ports: PreauthorizePorts, state: ExtensionState): Pr
     setInstalledFrom(state.ce, state.installed);
     fail(state, forBundle(desired.bundle, err));
   }
-  if (missing.length === 0) return undefined;
+  if (missing.length === 0) {
+    reported.changed(state.name, '');
+    return undefined;
+  }
+  // The condition: upstream's text exactly; the command that prints the fix and the escalation
+  // warning go to the PreAuthorizationFailed Event, once per change of its note.
+  setInstalledFrom(state.ce, state.installed);
+  setProgressingRetrying(state.ce, forBundle(desired.bundle, new Error(formatMissingPermissions(missing))).message);
   const watchNamespace = state.spec.config?.inline['watchNamespace'];
-  const message = formatMissingPermissions(missing, {
+  const advice = missingPermissionsAdvice(missing, {
     bundleImage: desired.bundle.image,
     objects,
     installNamespace: state.spec.namespace,
     serviceAccountName: sa.name,
     ...(typeof watchNamespace === 'string' ? { watchNamespace } : {}),
   });
-  setInstalledFrom(state.ce, state.installed);
-  setProgressingRetrying(state.ce, forBundle(desired.bundle, new Error(message)).message);
-  recordPreAuthorizationFailed(ports.events, state, desired.bundle, missing.length, `${sa.namespace}/${sa.name}`);
+  const note = preAuthorizationNote(desired.bundle, missing.length, `${sa.namespace}/${sa.name}`, advice);
+  if (reported.changed(state.name, note)) recordPreAuthorizationFailed(ports.events, state, note);
   return POLL;
 }
 

@@ -18,6 +18,8 @@ import type { ExtensionState } from './pipeline-state.ts';
 import { releaseBundleStep } from './reconciler.ts';
 import { pullStep, renderStep, type PullPorts, type RenderPorts } from './steps-pull.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
+import { recordingEvents } from '../../../test/support/extension-ports.ts';
+import { installModes, testBundle } from '../../../test/fixtures/bundles/builder.ts';
 
 const DIGEST_REF = `registry.example/p@sha256:${'1'.repeat(64)}`;
 const V1: ReleaseBundle = { package: 'p', name: 'p.v1.0.0', version: '1.0.0', image: 'registry.example/p:v1', digestRef: DIGEST_REF };
@@ -73,6 +75,7 @@ const pullBundle = async (ports: PullPorts, s: ExtensionState) => pullStep(ports
 const NO_RENDER = {
   schemas: { schemaFor: () => Promise.reject(new Error('not read')) },
   features: { webhookSupport: false, singleOwnNamespaceSupport: false, deploymentConfigSupport: false },
+  events: recordingEvents([]),
 } satisfies RenderPorts;
 const renderBundle = async (s: ExtensionState) => renderStep(NO_RENDER).run(s);
 
@@ -228,6 +231,30 @@ describe('pull step', () => {
 });
 
 describe('render step', () => {
+  it("a bundle without AllNamespaces given no watchNamespace: upstream's text on Progressing, how to set it in one Event, once per change", async () => {
+    const events: string[] = [];
+    const ports = {
+      schemas: { schemaFor: () => Promise.resolve(undefined) },
+      features: { webhookSupport: false, singleOwnNamespaceSupport: true, deploymentConfigSupport: false },
+      events: recordingEvents(events),
+    } satisfies RenderPorts;
+    const step = renderStep(ports);
+    const bundle = testBundle({ spec: { installModes: installModes('OwnNamespace') } });
+    const upstream = 'invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing';
+    for (let i = 0; i < 2; i++) {
+      const s = extensionState({ target: { bundle: V1, fromCatalog: true }, bundle, spec: { namespace: 'ns' } });
+      await expect(step.run(s)).rejects.toThrow(upstream);
+      expect(s.ce.status?.conditions?.find((c) => c.type === 'Progressing')).toMatchObject({
+        status: 'False',
+        reason: 'InvalidConfiguration',
+        message: `error for resolved bundle "${V1.name}" with version "${V1.version}": ${upstream}`,
+      });
+    }
+    expect(events).toEqual([
+      `Warning WatchNamespaceRequired: ${upstream} (the bundle supports only the OwnNamespace install mode: set spec.config.inline.watchNamespace: ns, the install namespace)`,
+    ]);
+  });
+
   it('holds the rendering as one JSON line per labelled object, parsed by nobody until read (decision 0098)', async () => {
     const parsed = parseBundle(await readBundleDir(fileURLToPath(new URL('../../../test/fixtures/bundles/multi-crd', import.meta.url))));
     if (!parsed.ok) throw new Error(parsed.error);
@@ -237,6 +264,7 @@ describe('render step', () => {
       // No schema published: nothing is pruned.
       schemas: { schemaFor: (apiVersion: string, kind: string) => (asked.push(`${apiVersion} ${kind}`), Promise.resolve(undefined)) },
       features: { webhookSupport: false, singleOwnNamespaceSupport: false, deploymentConfigSupport: false },
+      events: recordingEvents([]),
     } satisfies RenderPorts;
     expect(await renderStep(ports).run(s)).toBeUndefined();
     const rendered = s.rendered;
@@ -261,6 +289,7 @@ describe('render step', () => {
     const ports = {
       schemas: { schemaFor: () => Promise.resolve(undefined) },
       features: { webhookSupport: true, singleOwnNamespaceSupport: true, deploymentConfigSupport: true, certProvider: 'cert-manager' as const },
+      events: recordingEvents([]),
     } satisfies RenderPorts;
     const spill = await mkdtemp(join(tmpdir(), 'render-lines-'));
     onTestFinished(() => rm(spill, { recursive: true, force: true }));

@@ -6,13 +6,14 @@
 import { describeObject, pruneUnknownFields, withOwnerLabels } from '../applier/index.ts';
 import { jsonEqual, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { wrapError } from '../../shared/errors/index.ts';
-import type { KubeObject, OpenApiSchemas } from '../../shared/kube/index.ts';
+import type { EventRecorder, KubeObject, OpenApiSchemas } from '../../shared/kube/index.ts';
 import { withManifestLines, type ReleaseBundle } from '../release/index.ts';
 import { takeOtherObject } from '../bundle/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
 import { render, renderFailureToError, withWatchNamespaceHint } from '../render/index.ts';
 import type { BundlePullScheduler } from './bundle-pulls.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
+import { NoteMemory, recordWatchNamespaceRequired } from './recorded-events.ts';
 import { setInstalledFrom, setProgressingRetrying } from './status.ts';
 import { fail, forBundle } from './steps.ts';
 
@@ -21,10 +22,12 @@ export interface PullPorts {
   pulls: Pick<BundlePullScheduler, 'get'>;
 }
 
-/** What the render step uses: the API server's schemas (to drop undeclared fields) and the rendering switches. */
+/** What the render step uses: the API server's schemas (to drop undeclared fields), the rendering switches, and the Events recorder. */
 export interface RenderPorts {
   schemas: Pick<OpenApiSchemas, 'schemaFor'>;
   features: Omit<ExtensionFeatures, 'bundleReleaseSupport'>;
+  /** Where how to set a missing watchNamespace goes (a Warning Event, once per change). */
+  events: EventRecorder;
 }
 
 /** True when the target is the installed bundle (same name and version). */
@@ -109,10 +112,11 @@ function pullingMessage(bundle: ReleaseBundle, ref: string, since: Date): string
 
 /** Renders the bundle for `spec.namespace` and `spec.config`, labels the objects and drops fields the API server does not know. */
 export function renderStep(ports: RenderPorts): Step<ExtensionState> {
-  return { name: 'render', run: (state) => renderBundle(ports, state) };
+  const reported = new NoteMemory();
+  return { name: 'render', run: (state) => renderBundle(ports, reported, state) };
 }
 
-async function renderBundle(ports: RenderPorts, state: ExtensionState): Promise<StepOutcome> {
+async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: ExtensionState): Promise<StepOutcome> {
   const target = state.target?.bundle;
   if (target === undefined) throw new Error('render step without a target bundle');
   if (state.bundle === undefined) {
@@ -130,10 +134,13 @@ async function renderBundle(ports: RenderPorts, state: ExtensionState): Promise<
   });
   if (!rendered.ok) {
     setInstalledFrom(state.ce, state.installed);
-    // Upstream's text, then how to set spec.config.inline.watchNamespace when that is what is missing.
-    const failure = withWatchNamespaceHint(rendered.error, state.bundle, state.spec.namespace, 'cluster-extension');
-    fail(state, forBundle(target, renderFailureToError(failure)));
+    // The condition: upstream's text exactly. How to set spec.config.inline.watchNamespace, when
+    // that is what is missing, goes to a WatchNamespaceRequired Event after it, once per change.
+    const hinted = withWatchNamespaceHint(rendered.error, state.bundle, state.spec.namespace, 'cluster-extension');
+    if (hinted !== rendered.error && reported.changed(state.name, hinted.message)) recordWatchNamespaceRequired(ports.events, state, hinted.message);
+    fail(state, forBundle(target, renderFailureToError(rendered.error)));
   }
+  reported.changed(state.name, '');
   // Each pruned object becomes its line at once: the rendering is held as text, a third of its
   // size as objects, and the apply parses one object at a time (decision 0098).
   const otherLines = state.bundle.otherLines;
