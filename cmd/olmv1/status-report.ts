@@ -75,6 +75,13 @@ export const StatusReport = z.object({
        * version 1; absent when resolution does not fail or no such Event is readable.
        */
       resolution: z.object({ message: z.string(), hints: z.array(z.string()) }).optional(),
+      /**
+       * While another wait has one of operator-controller's advice Events (InstallerMissing,
+       * PreAuthorizationFailed, WatchNamespaceRequired): its reason, the first line of the
+       * `Progressing` message (upstream's) and the lines the Event adds (the commands that fix
+       * it). Added within version 1; absent otherwise.
+       */
+      advice: z.object({ reason: z.string(), message: z.string(), hints: z.array(z.string()) }).optional(),
     }),
   ),
   verdict: z.object({
@@ -98,8 +105,8 @@ export interface StatusInput {
   deployed: ReadonlyMap<string, DeployedExtension>;
   /** Extensions whose release records could not be read. */
   unreadable: readonly string[];
-  /** events.k8s.io Events with reason ResolutionFailed (none: not read, or not readable). */
-  resolutionEvents?: readonly KubeObject[];
+  /** events.k8s.io Events with one of the ADVICE_REASONS (none: not read, or not readable). */
+  adviceEvents?: readonly KubeObject[];
 }
 
 /** When an Event was last seen: its series' last observation, else its time, else its creation. */
@@ -110,21 +117,37 @@ function eventTime(e: KubeObject): string {
 }
 
 /**
- * The newest ResolutionFailed Event about the ClusterExtension `name` whose note starts with its
- * current Progressing `message`: that message and the lines after it. Undefined when the
- * condition no longer says what any Event says (an Event of an earlier failure is not shown).
+ * The reasons of operator-controller's Events that add, to a condition carrying upstream's text
+ * alone, what this project knows beyond it. Each note starts with what the condition's first
+ * line ends with (ResolutionFailed: that whole line), then the advice on lines of its own.
  */
-function resolutionOf(name: string, message: string | undefined, events: readonly KubeObject[]): { message: string; hints: string[] } | undefined {
-  if (message === undefined || message === '') return undefined;
+export const ADVICE_REASONS = ['ResolutionFailed', 'InstallerMissing', 'PreAuthorizationFailed', 'WatchNamespaceRequired'] as const;
+
+/**
+ * The newest advice Event about the ClusterExtension `name` whose note's first line is what the
+ * current Progressing `message`'s first line ends with (is, for ResolutionFailed): its reason,
+ * that line of the message and the note's lines after its first. Undefined when the condition
+ * no longer says what any Event says (an Event of an earlier failure is not shown).
+ */
+function adviceOf(
+  name: string,
+  message: string | undefined,
+  events: readonly KubeObject[],
+): { reason: string; message: string; hints: string[] } | undefined {
+  const line = message?.split('\n', 1)[0] ?? '';
+  if (line === '') return undefined;
   const about = events
     .filter((e) => {
       const r = e['regarding'] as { kind?: unknown; name?: unknown } | undefined;
-      const note = e['note'];
-      return r?.kind === 'ClusterExtension' && r.name === name && typeof note === 'string' && note.split('\n')[0] === message;
+      const [note, reason] = [e['note'], e['reason']];
+      if (r?.kind !== 'ClusterExtension' || r.name !== name || typeof note !== 'string' || typeof reason !== 'string') return false;
+      const first = note.split('\n', 1)[0] ?? '';
+      if (reason === 'ResolutionFailed') return first === line;
+      return (ADVICE_REASONS as readonly string[]).includes(reason) && first !== '' && line.endsWith(first);
     })
     .sort((a, b) => (eventTime(a) < eventTime(b) ? 1 : eventTime(a) > eventTime(b) ? -1 : 0));
-  const note = about[0]?.['note'];
-  return typeof note === 'string' ? { message, hints: note.split('\n').slice(1) } : undefined;
+  const e = about[0];
+  return e === undefined ? undefined : { reason: e['reason'] as string, message: line, hints: (e['note'] as string).split('\n').slice(1) };
 }
 
 /** The `message` of condition `type` of `obj`, if any. */
@@ -204,8 +227,10 @@ export function buildStatusReport(input: StatusInput): StatusReport {
       deprecations,
       maxOpenShiftVersion: verdict.maxVersions[name] ?? null,
     };
-    const resolution = resolutionOf(name, conditionMessage(e, 'Progressing'), input.resolutionEvents ?? []);
-    return resolution === undefined ? row : { ...row, resolution };
+    const advice = adviceOf(name, conditionMessage(e, 'Progressing'), input.adviceEvents ?? []);
+    if (advice === undefined) return row;
+    const { reason, ...shown } = advice;
+    return reason === 'ResolutionFailed' ? { ...row, resolution: shown } : { ...row, advice };
   });
   return {
     schemaVersion: STATUS_SCHEMA_VERSION,

@@ -1,6 +1,7 @@
 /**
  * The table form of `olmv1 status`: catalogs, extensions (with, for each whose resolution fails,
- * its Progressing message and what the catalogs offer instead), then the verdict line
+ * its Progressing message and what the catalogs offer instead, and for each waiting for a
+ * ServiceAccount, permissions or a watchNamespace, what fixes it), then the verdict line
  * (`cluster upgrade to X.Y: allowed` / `... blocked by` with one line per blocking extension /
  * `... undecided`, or without a cluster version `cluster upgrade: cannot judge` with why and how
  * to give one) and metadata errors. Colour only when asked (a terminal without NO_COLOR); lines are cut to
@@ -81,10 +82,12 @@ export function renderStatusTable(r: StatusReport, o: TableOptions): string {
         ]),
       ),
     );
-  // What the catalogs offer instead, for each extension whose resolution fails (its Event's lines).
+  // What the catalogs offer instead, for each extension whose resolution fails, and what fixes
+  // another wait (its Event's lines).
   for (const e of r.extensions) {
-    if (e.resolution === undefined) continue;
-    out.push('', `${e.name}: ${e.resolution.message}`, ...e.resolution.hints.map((h) => `  ${h}`));
+    const shown = e.resolution ?? e.advice;
+    if (shown === undefined) continue;
+    out.push('', `${e.name}: ${shown.message}`, ...shown.hints.map((h) => `  ${h}`));
   }
   out.push('');
   const { verdict, cluster } = r;

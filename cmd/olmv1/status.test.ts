@@ -99,12 +99,12 @@ describe('olmv1 status report', () => {
       { type: 'Installed', status: 'True', reason: 'Succeeded', message: 'Installed bundle x successfully' },
       { type: 'Progressing', status: 'True', reason: 'Retrying', message: upstream },
     ]);
-    const event = (name: string, note: string, at: string): KubeObject => ({
+    const event = (name: string, note: string, at: string, reason = 'ResolutionFailed'): KubeObject => ({
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
       metadata: { name: `pending.${name}`, namespace: 'default', creationTimestamp: at },
       regarding: { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', name: 'pending' },
-      reason: 'ResolutionFailed',
+      reason,
       type: 'Warning',
       note,
     });
@@ -112,7 +112,7 @@ describe('olmv1 status report', () => {
       event('old', 'no bundles found for package "pending" matching version "8.0.0"\nversions: 1.0.0', '2026-11-25T10:00:00Z'),
       event('new', `${upstream}\nversions: 1.1.0, 1.0.0\nsuccessors of the installed version "1.0.0": 1.1.0`, '2026-11-25T11:00:00Z'),
     ];
-    const report = buildStatusReport({ ...input, extensions: [failing], resolutionEvents: events });
+    const report = buildStatusReport({ ...input, extensions: [failing], adviceEvents: events });
     expect(StatusReport.parse(report)).toEqual(report);
     expect(report.extensions[0]?.resolution).toEqual({
       message: upstream,
@@ -122,9 +122,40 @@ describe('olmv1 status report', () => {
       `\npending: ${upstream}\n  versions: 1.1.0, 1.0.0\n  successors of the installed version "1.0.0": 1.1.0\n`,
     );
     // An Event of an earlier failure, or one about another extension, adds nothing.
-    const stale = buildStatusReport({ ...input, extensions: [failing], resolutionEvents: [events[0]!] });
+    const stale = buildStatusReport({ ...input, extensions: [failing], adviceEvents: [events[0]!] });
     expect(stale.extensions[0]?.resolution).toBeUndefined();
     expect(buildStatusReport(input).extensions.map((e) => e.resolution)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+
+    // Missing permissions: the condition is upstream's list alone; the Event's lines say how to grant them.
+    const denied = `error for resolved bundle "pending.v1.1.0" with version "1.1.0": pre-authorization failed: service account requires the following permissions to manage cluster extension:`;
+    const waiting = extension('pending', '1.0.0', [
+      { type: 'Installed', status: 'True', reason: 'Succeeded', message: 'Installed bundle x successfully' },
+      {
+        type: 'Progressing',
+        status: 'True',
+        reason: 'Retrying',
+        message: `${denied}\n  Namespace:"ns" APIGroups:[] Resources:[configmaps] Verbs:[list,watch]`,
+      },
+    ]);
+    const grant = 'grant them with the RBAC printed by: olmv1 rbac img --install-namespace ns --service-account sa';
+    const advised = buildStatusReport({
+      ...input,
+      extensions: [waiting],
+      adviceEvents: [
+        ...events,
+        event('denied', `${denied}\nService account ns/sa lacks 1 permission(s).\n${grant}`, '2026-11-25T12:00:00Z', 'PreAuthorizationFailed'),
+      ],
+    });
+    expect(StatusReport.parse(advised)).toEqual(advised);
+    expect(advised.extensions[0]?.resolution).toBeUndefined();
+    expect(advised.extensions[0]?.advice).toEqual({
+      reason: 'PreAuthorizationFailed',
+      message: denied,
+      hints: ['Service account ns/sa lacks 1 permission(s).', grant],
+    });
+    expect(renderStatusTable(advised, { color: false })).toContain(
+      `\npending: ${denied}\n  Service account ns/sa lacks 1 permission(s).\n  ${grant}\n`,
+    );
   });
 
   it('the table: catalogs, extensions, verdict with one line per blocker, errors apart; no colour unless asked', () => {

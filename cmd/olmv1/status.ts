@@ -21,7 +21,7 @@ import { createReleaseStore } from '../../pkg/operator-controller/release/index.
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, connectCluster, type ClusterFlags, type KubeconfigLookup } from './cluster-access.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
-import { STATUS_EXIT, buildStatusReport, statusExitCode, type ClusterVersionInfo, type StatusReport } from './status-report.ts';
+import { ADVICE_REASONS, STATUS_EXIT, buildStatusReport, statusExitCode, type ClusterVersionInfo, type StatusReport } from './status-report.ts';
 import { renderStatusTable } from './status-table.ts';
 
 /** What `olmv1 status` needs from its environment (composed in commands.ts). */
@@ -161,11 +161,11 @@ function format(report: StatusReport, output: Options['output'], deps: StatusCom
 /** Reads everything the report needs; API failures are connection errors (exit 2), except for the cluster version. */
 async function collect(client: KubeClient, o: Options): Promise<StatusReport> {
   try {
-    const [version, catalogs, extensions, resolutionEvents] = await Promise.all([
+    const [version, catalogs, extensions, advice] = await Promise.all([
       currentVersion(client, o.clusterVersion),
       client.listAll(CLUSTER_CATALOG),
       client.listAll(CLUSTER_EXTENSION),
-      resolutionFailedEvents(client),
+      adviceEvents(client),
     ]);
     const store = createReleaseStore({ client, namespace: o.namespace });
     const deployed = new Map<string, DeployedExtension>();
@@ -179,24 +179,26 @@ async function collect(client: KubeClient, o: Options): Promise<StatusReport> {
         unreadable.push(name);
       }
     }
-    return buildStatusReport({ version, catalogs: catalogs.items, extensions: extensions.items, deployed, unreadable, resolutionEvents });
+    return buildStatusReport({ version, catalogs: catalogs.items, extensions: extensions.items, deployed, unreadable, adviceEvents: advice });
   } catch (e) {
     throw new CommandError(errorMessage(e), STATUS_EXIT.failed);
   }
 }
 
 /**
- * operator-controller's ResolutionFailed Events (namespace default, where Events about
- * cluster-scoped objects go): what the catalogs offer instead of what a failing extension asks.
- * Best effort: a user who may not list Events gets the report without them.
+ * operator-controller's advice Events (ADVICE_REASONS; namespace default, where Events about
+ * cluster-scoped objects go): what the catalogs offer instead of what a failing extension asks,
+ * and the commands that end another wait. Best effort: a user who may not list Events gets the
+ * report without them.
  */
-async function resolutionFailedEvents(client: KubeClient): Promise<KubeObject[]> {
+async function adviceEvents(client: KubeClient): Promise<KubeObject[]> {
   try {
-    const { items } = await client.listAll(
-      { apiVersion: 'events.k8s.io/v1', kind: 'Event' },
-      { namespace: 'default', fieldSelector: 'reason=ResolutionFailed' },
+    const lists = await Promise.all(
+      ADVICE_REASONS.map((reason) =>
+        client.listAll({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: 'default', fieldSelector: `reason=${reason}` }),
+      ),
     );
-    return items;
+    return lists.flatMap((l) => l.items);
   } catch {
     return [];
   }

@@ -165,7 +165,7 @@ describe('operator-controller reports what stops an install', () => {
     );
     const noSaEvent = await waitForEvent(kube.client, 'ClusterExtension', pkg, 'InstallerMissing');
     expect(noSaEvent.note).toBe(
-      `service account "installer" not found in namespace "${pkg}": create it (kubectl create serviceaccount installer -n ${pkg}) and grant it the RBAC that "olmv1 rbac" prints`,
+      `service account "installer" not found in namespace "${pkg}"\ncreate it (kubectl create serviceaccount installer -n ${pkg}) and grant it the RBAC that "olmv1 rbac" prints`,
     );
     await kube.client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'installer', namespace: pkg } });
     const denied = await waitForExtension(kube.client, pkg, 'pre-authorization failed', (e) =>
@@ -226,7 +226,7 @@ describe('operator-controller reports what stops an install', () => {
     // What to set is in a Warning Event.
     const hint = await waitForEvent(kube.client, 'ClusterExtension', broken, 'WatchNamespaceRequired');
     expect(hint.note).toBe(
-      `${upstream} (the bundle supports only the OwnNamespace install mode: set spec.config.inline.watchNamespace: ${broken}, the install namespace)`,
+      `${upstream}\nthe bundle supports only the OwnNamespace install mode: set spec.config.inline.watchNamespace: ${broken}, the install namespace`,
     );
   });
 

@@ -407,7 +407,7 @@ describe('config/ on a real API server', () => {
       (e.cond('Progressing')?.message ?? '').includes(`service account ${JSON.stringify(sa)} not found in namespace ${JSON.stringify(ns)}`),
     );
     await waitForEvent(kube.client, 'ClusterExtension', name, 'InstallerMissing', (e) =>
-      e.note.startsWith(`namespace ${JSON.stringify(ns)} not found`),
+      e.note.includes(`\nnamespace ${JSON.stringify(ns)} not found`),
     );
     await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     await applyAsAdmin(kube.client, await rbacFor(v1, ns, sa));

@@ -79,12 +79,14 @@ export function recordDriftRepaired(events: EventRecorder, state: ExtensionState
 }
 
 /**
- * The PreAuthorizationFailed note: who lacks how many permissions for which bundle (the
- * condition lists them, upstream's text), then `advice` (the `olmv1 rbac` command and the
- * escalation warning) on lines of their own.
+ * The PreAuthorizationFailed note: the condition's first line (upstream's
+ * `error for resolved bundle ...: pre-authorization failed: ...:`), then who lacks how many
+ * permissions for which bundle (the condition lists them), then `advice` (the `olmv1 rbac`
+ * command and the escalation warning), each on lines of their own.
  */
-export function preAuthorizationNote(bundle: ReleaseBundle, missing: number, sa: string, advice: string): string {
-  return `Service account ${sa} lacks ${missing} permission(s) needed to install ${bundleText(bundle)} (the Progressing condition lists them);\n${advice}`;
+export function preAuthorizationNote(condition: string, bundle: ReleaseBundle, missing: number, sa: string, advice: string): string {
+  const first = condition.split('\n', 1)[0] ?? '';
+  return `${first}\nService account ${sa} lacks ${missing} permission(s) needed to install ${bundleText(bundle)}; the Progressing condition lists them.\n${advice}`;
 }
 
 /** The ServiceAccount lacks permissions the release needs: `note` is `preAuthorizationNote`'s, recorded once per change. */
@@ -161,8 +163,9 @@ export function recordInstallerMissing(events: EventRecorder, state: ExtensionSt
 
 /**
  * The bundle supports no AllNamespaces install and was given no watchNamespace: the condition
- * carries upstream's `required field "watchNamespace" is missing`; the note is that text with,
- * after it, the value to set and where. Recorded once per change of the note (`NoteMemory`).
+ * carries upstream's `required field "watchNamespace" is missing`; the note is that text, then
+ * on a line of its own the install modes the bundle supports and the value to set. Recorded once
+ * per change of the note (`NoteMemory`).
  */
 export function recordWatchNamespaceRequired(events: EventRecorder, state: ExtensionState, note: string): void {
   record(events, state, 'Warning', ExtensionEventReason.WatchNamespaceRequired, 'Render', note);

@@ -141,7 +141,8 @@ async function preauthorize(ports: PreauthorizePorts, reported: NoteMemory, stat
   // The condition: upstream's text exactly; the command that prints the fix and the escalation
   // warning go to the PreAuthorizationFailed Event, once per change of its note.
   setInstalledFrom(state.ce, state.installed);
-  setProgressingRetrying(state.ce, forBundle(desired.bundle, new Error(formatMissingPermissions(missing))).message);
+  const message = forBundle(desired.bundle, new Error(formatMissingPermissions(missing))).message;
+  setProgressingRetrying(state.ce, message);
   const watchNamespace = state.spec.config?.inline['watchNamespace'];
   const advice = missingPermissionsAdvice(missing, {
     bundleImage: desired.bundle.image,
@@ -150,7 +151,7 @@ async function preauthorize(ports: PreauthorizePorts, reported: NoteMemory, stat
     serviceAccountName: sa.name,
     ...(typeof watchNamespace === 'string' ? { watchNamespace } : {}),
   });
-  const note = preAuthorizationNote(desired.bundle, missing.length, `${sa.namespace}/${sa.name}`, advice);
+  const note = preAuthorizationNote(message, desired.bundle, missing.length, `${sa.namespace}/${sa.name}`, advice);
   if (reported.changed(state.name, note)) recordPreAuthorizationFailed(ports.events, state, note);
   return POLL;
 }

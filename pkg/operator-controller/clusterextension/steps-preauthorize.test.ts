@@ -59,7 +59,8 @@ describe('preauthorize step', () => {
     expect(condition(s, 'Installed')).toMatchObject({ status: 'False', message: 'No bundle installed' });
     // What upstream's text does not say (the command that prints the RBAC) is in the Event.
     const note = [
-      'Warning PreAuthorizationFailed: Service account ns/sa lacks 2 permission(s) needed to install bundle p.v2.0.0 (version 2.0.0) (the Progressing condition lists them);',
+      'Warning PreAuthorizationFailed: error for resolved bundle "p.v2.0.0" with version "2.0.0": pre-authorization failed: service account requires the following permissions to manage cluster extension:',
+      'Service account ns/sa lacks 2 permission(s) needed to install bundle p.v2.0.0 (version 2.0.0); the Progressing condition lists them.',
       'grant them with the RBAC printed by: olmv1 rbac registry.example/p-bundle:v2.0.0 --install-namespace ns --service-account sa',
     ].join('\n');
     expect(h.events).toEqual([note]);

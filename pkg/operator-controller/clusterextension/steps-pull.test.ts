@@ -251,7 +251,7 @@ describe('render step', () => {
       });
     }
     expect(events).toEqual([
-      `Warning WatchNamespaceRequired: ${upstream} (the bundle supports only the OwnNamespace install mode: set spec.config.inline.watchNamespace: ns, the install namespace)`,
+      `Warning WatchNamespaceRequired: ${upstream}\nthe bundle supports only the OwnNamespace install mode: set spec.config.inline.watchNamespace: ns, the install namespace`,
     ]);
   });
 

@@ -10,7 +10,7 @@ import type { EventRecorder, KubeObject, OpenApiSchemas } from '../../shared/kub
 import { withManifestLines, type ReleaseBundle } from '../release/index.ts';
 import { takeOtherObject } from '../bundle/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
-import { render, renderFailureToError, withWatchNamespaceHint } from '../render/index.ts';
+import { render, renderFailureToError, watchNamespaceHint } from '../render/index.ts';
 import type { BundlePullScheduler } from './bundle-pulls.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 import { NoteMemory, recordWatchNamespaceRequired } from './recorded-events.ts';
@@ -136,8 +136,9 @@ async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: Ext
     setInstalledFrom(state.ce, state.installed);
     // The condition: upstream's text exactly. How to set spec.config.inline.watchNamespace, when
     // that is what is missing, goes to a WatchNamespaceRequired Event after it, once per change.
-    const hinted = withWatchNamespaceHint(rendered.error, state.bundle, state.spec.namespace, 'cluster-extension');
-    if (hinted !== rendered.error && reported.changed(state.name, hinted.message)) recordWatchNamespaceRequired(ports.events, state, hinted.message);
+    const hint = watchNamespaceHint(rendered.error, state.bundle, state.spec.namespace, 'cluster-extension');
+    const note = hint === undefined ? undefined : `${rendered.error.message}\n${hint.slice(1, -1)}`;
+    if (note !== undefined && reported.changed(state.name, note)) recordWatchNamespaceRequired(ports.events, state, note);
     fail(state, forBundle(target, renderFailureToError(rendered.error)));
   }
   reported.changed(state.name, '');

@@ -53,7 +53,7 @@ describe('validate step', () => {
     expect(progressingMessage(s)).toBe(`${PREFIX}service account "sa" not found in namespace "ns"`);
     expect(await step.run(state())).toBe(POLL);
     expect(events).toEqual([
-      'Warning InstallerMissing: service account "sa" not found in namespace "ns": create it (kubectl create serviceaccount sa -n ns) and grant it the RBAC that "olmv1 rbac" prints',
+      'Warning InstallerMissing: service account "sa" not found in namespace "ns"\ncreate it (kubectl create serviceaccount sa -n ns) and grant it the RBAC that "olmv1 rbac" prints',
     ]);
   });
 
@@ -63,7 +63,7 @@ describe('validate step', () => {
     expect(await validate(portsWith([], [], undefined, events), s)).toBe(POLL);
     expect(progressingMessage(s)).toBe(`${PREFIX}service account "sa" not found in namespace "ns"`);
     expect(events).toEqual([
-      'Warning InstallerMissing: namespace "ns" not found: create it (kubectl create namespace ns), then the service account (kubectl create serviceaccount sa -n ns) with the RBAC that "olmv1 rbac" prints',
+      'Warning InstallerMissing: service account "sa" not found in namespace "ns"\nnamespace "ns" not found: create it (kubectl create namespace ns), then the service account (kubectl create serviceaccount sa -n ns) with the RBAC that "olmv1 rbac" prints',
     ]);
   });
 

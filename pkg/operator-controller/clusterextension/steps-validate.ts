@@ -65,7 +65,11 @@ async function validate(ports: ValidatePorts, reported: NoteMemory, state: Exten
   return POLL;
 }
 
-/** What is missing: the condition's text (upstream's where it has one) and, apart, what creates it. */
+/**
+ * What is missing: the condition's text (upstream's where it has one) and, apart, the Event's
+ * note: that text, then on a line of its own what creates it (as every advice Event's note, it
+ * starts with what the condition's first line ends with; `olmv1 status` matches them so).
+ */
 interface Problem {
   condition: string;
   advice?: string;
@@ -88,13 +92,13 @@ async function serviceAccountProblem(ports: ValidatePorts, state: ExtensionState
   const condition = `service account ${JSON.stringify(sa.name)} not found in namespace ${JSON.stringify(ns)}`;
   try {
     await ports.client.get({ apiVersion: 'v1', kind: 'Namespace', name: ns }, { signal: state.signal });
-    return { condition, advice: `${condition}: create it (${create}) and grant it the RBAC that "olmv1 rbac" prints` };
+    return { condition, advice: `${condition}\ncreate it (${create}) and grant it the RBAC that "olmv1 rbac" prints` };
   } catch (nsErr) {
     return !isNotFound(nsErr)
       ? { condition: `error getting service account: ${errorMessage(nsErr)}` }
       : {
           condition,
-          advice: `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns}), then the service account (${create}) with the RBAC that "olmv1 rbac" prints`,
+          advice: `${condition}\nnamespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns}), then the service account (${create}) with the RBAC that "olmv1 rbac" prints`,
         };
   }
 }

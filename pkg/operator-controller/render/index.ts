@@ -19,4 +19,4 @@ export { checkPreRenderGates } from './gates.ts';
 export { isSupportedKind } from './supported-kinds.ts';
 export { renderFailureToError, type CertProviderName, type RenderFailure, type RenderOptions } from './types.ts';
 export { objectsToYaml, toYaml } from './yaml-output.ts';
-export { watchNamespaceHint, withWatchNamespaceHint } from './watch-namespace-hint.ts';
+export { watchNamespaceHint } from './watch-namespace-hint.ts';

@@ -1,6 +1,8 @@
 /**
- * The hint added after upstream's refusal of a bundle that cannot watch all namespaces and was
- * given no `watchNamespace` (`required field "watchNamespace" is missing`): upstream's text does
+ * The hint that follows upstream's refusal of a bundle that cannot watch all namespaces and was
+ * given no `watchNamespace` (`required field "watchNamespace" is missing`) in `olmv1`'s output
+ * and in a ClusterExtension's WatchNamespaceRequired Event (its condition keeps upstream's text
+ * alone): upstream's text does
  * not say which namespace would do, or how to pass it. The hint names the value (the install
  * namespace for OwnNamespace) and the place to put it, for the audience reading it: the CLI's
  * `--watch-namespace` or a ClusterExtension's `spec.config.inline.watchNamespace` (decision 0094).
@@ -9,7 +11,7 @@ import type { RegistryV1Bundle } from '../bundle/index.ts';
 import { supportedInstallModes } from './csv-access.ts';
 import type { RenderFailure } from './types.ts';
 
-/** Who reads the hint: the `olmv1` command line or a ClusterExtension's condition. */
+/** Who reads the hint: the `olmv1` command line or a ClusterExtension's WatchNamespaceRequired Event. */
 type WatchNamespaceAudience = 'cli' | 'cluster-extension';
 
 const MISSING_WATCH_NAMESPACE = 'required field "watchNamespace" is missing';
@@ -40,15 +42,4 @@ export function watchNamespaceHint(
     return `(the bundle supports only the SingleNamespace install mode: ${verb} ${set('NS')}, NS being the namespace its operator watches, other than ${ns})`;
   }
   return `(the bundle supports only the OwnNamespace and SingleNamespace install modes: ${verb} ${set(ns)} to watch the install namespace, or ${set('NS')} to watch another one)`;
-}
-
-/** `failure` with the watch-namespace hint appended to its message (after a space) when one applies. */
-export function withWatchNamespaceHint(
-  failure: RenderFailure,
-  bundle: RegistryV1Bundle,
-  installNamespace: string,
-  audience: WatchNamespaceAudience,
-): RenderFailure {
-  const hint = watchNamespaceHint(failure, bundle, installNamespace, audience);
-  return hint === undefined ? failure : { ...failure, message: `${failure.message} ${hint}` };
 }
