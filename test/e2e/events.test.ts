@@ -94,7 +94,7 @@ describe('Events', () => {
     await waitForKubectlLine(
       name,
       new RegExp(
-        `^Warning\\s+PreAuthorizationFailed\\s+ClusterExtension\\s+Service account ${pkg}/nobody lacks \\d+ permission\\(s\\) needed to install bundle ${pkg}\\.v1\\.0\\.0`,
+        `^Warning\\s+PreAuthorizationFailed\\s+ClusterExtension\\s+error for resolved bundle "${pkg}\\.v1\\.0\\.0" with version "1\\.0\\.0": pre-authorization failed: `,
         'm',
       ),
     );

@@ -89,7 +89,7 @@ export function preAuthorizationNote(condition: string, bundle: ReleaseBundle, m
   return `${first}\nService account ${sa} lacks ${missing} permission(s) needed to install ${bundleText(bundle)}; the Progressing condition lists them.\n${advice}`;
 }
 
-/** The ServiceAccount lacks permissions the release needs: `note` is `preAuthorizationNote`'s, recorded once per change. */
+/** The ServiceAccount lacks permissions the release needs: `note` is `preAuthorizationNote`'s; each check records it (repeats counted in one series). */
 export function recordPreAuthorizationFailed(events: EventRecorder, state: ExtensionState, note: string): void {
   record(events, state, 'Warning', ExtensionEventReason.PreAuthorizationFailed, 'PreAuthorize', note);
 }

@@ -29,14 +29,7 @@ import { deprecationConditions, resolve } from '../resolve/index.ts';
 import { bundleProperties } from './bundle-source.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionState } from './pipeline-state.ts';
-import {
-  NoteMemory,
-  preAuthorizationNote,
-  recordApplyFailed,
-  recordDeployed,
-  recordDriftRepaired,
-  recordPreAuthorizationFailed,
-} from './recorded-events.ts';
+import { preAuthorizationNote, recordApplyFailed, recordDeployed, recordDriftRepaired, recordPreAuthorizationFailed } from './recorded-events.ts';
 import { fail, forBundle, requireInstaller, trackDrift } from './steps.ts';
 import { setDeprecation, setInstalledFrom, setProgressingRetrying, setProgressingSucceeded } from './status.ts';
 
@@ -101,11 +94,10 @@ export function releaseUnchanged(state: ExtensionState, desired: DesiredRelease)
  * granted. Skipped when the release is unchanged (nothing new to authorize).
  */
 export function preauthorizeStep(ports: PreauthorizePorts): Step<ExtensionState> {
-  const reported = new NoteMemory();
-  return { name: 'preauthorize', run: (state) => preauthorize(ports, reported, state) };
+  return { name: 'preauthorize', run: (state) => preauthorize(ports, state) };
 }
 
-async function preauthorize(ports: PreauthorizePorts, reported: NoteMemory, state: ExtensionState): Promise<StepOutcome> {
+async function preauthorize(ports: PreauthorizePorts, state: ExtensionState): Promise<StepOutcome> {
   const desired = desiredRelease(state);
   if (releaseUnchanged(state, desired)) return undefined;
   const sa = requireInstaller(state);
@@ -134,12 +126,10 @@ async function preauthorize(ports: PreauthorizePorts, reported: NoteMemory, stat
     setInstalledFrom(state.ce, state.installed);
     fail(state, forBundle(desired.bundle, err));
   }
-  if (missing.length === 0) {
-    reported.changed(state.name, '');
-    return undefined;
-  }
+  if (missing.length === 0) return undefined;
   // The condition: upstream's text exactly; the command that prints the fix and the escalation
-  // warning go to the PreAuthorizationFailed Event, once per change of its note.
+  // warning go to the PreAuthorizationFailed Event, recorded at each check as before (the
+  // recorder counts the repeats in one series).
   setInstalledFrom(state.ce, state.installed);
   const message = forBundle(desired.bundle, new Error(formatMissingPermissions(missing))).message;
   setProgressingRetrying(state.ce, message);
@@ -152,7 +142,7 @@ async function preauthorize(ports: PreauthorizePorts, reported: NoteMemory, stat
     ...(typeof watchNamespace === 'string' ? { watchNamespace } : {}),
   });
   const note = preAuthorizationNote(message, desired.bundle, missing.length, `${sa.namespace}/${sa.name}`, advice);
-  if (reported.changed(state.name, note)) recordPreAuthorizationFailed(ports.events, state, note);
+  recordPreAuthorizationFailed(ports.events, state, note);
   return POLL;
 }
 

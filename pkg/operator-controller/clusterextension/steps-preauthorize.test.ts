@@ -43,7 +43,7 @@ describe('preauthorize step', () => {
     expect(h.events).toEqual([]);
   });
 
-  it("missing permissions: POLL, Progressing Retrying with upstream's text exactly, Installed from the deployed revision, one Event with the fix", async () => {
+  it("missing permissions: POLL, Progressing Retrying with upstream's text exactly, Installed from the deployed revision, one Event with the fix per check", async () => {
     const h = harness('none');
     const s = stateWith();
     expect(await h.run(s)).toBe(POLL);
@@ -64,9 +64,9 @@ describe('preauthorize step', () => {
       'grant them with the RBAC printed by: olmv1 rbac registry.example/p-bundle:v2.0.0 --install-namespace ns --service-account sa',
     ].join('\n');
     expect(h.events).toEqual([note]);
-    // Once per change: the same failure again records nothing more.
+    // Each check records it again, the same note (the recorder counts the repeats in one series).
     expect(await h.run(stateWith())).toBe(POLL);
-    expect(h.events).toEqual([note]);
+    expect(h.events).toEqual([note, note]);
   });
 
   it('the release already deployed unchanged: nothing asked (a drift repair needs nothing new)', async () => {
