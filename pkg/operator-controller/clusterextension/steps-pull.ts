@@ -138,10 +138,10 @@ async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: Ext
     // that is what is missing, goes to a WatchNamespaceRequired Event after it, once per change.
     const hint = watchNamespaceHint(rendered.error, state.bundle, state.spec.namespace, 'cluster-extension');
     const note = hint === undefined ? undefined : `${rendered.error.message}\n${hint.slice(1, -1)}`;
-    if (note !== undefined && reported.changed(state.name, note)) recordWatchNamespaceRequired(ports.events, state, note);
+    if (note !== undefined && reported.changed(state.uid || state.name, note)) recordWatchNamespaceRequired(ports.events, state, note);
     fail(state, forBundle(target, renderFailureToError(rendered.error)));
   }
-  reported.changed(state.name, '');
+  reported.changed(state.uid || state.name, '');
   // Each pruned object becomes its line at once: the rendering is held as text, a third of its
   // size as objects, and the apply parses one object at a time (decision 0098).
   const otherLines = state.bundle.otherLines;

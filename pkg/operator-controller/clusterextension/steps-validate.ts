@@ -55,13 +55,14 @@ async function validate(ports: ValidatePorts, reported: NoteMemory, state: Exten
   }
   const problem = installer.isDefault ? await defaultInstallerProblem(ports, state, installer) : await serviceAccountProblem(ports, state, installer);
   if (problem === undefined) {
-    reported.changed(state.name, '');
+    reported.changed(state.uid || state.name, '');
     return undefined;
   }
   const message = VALIDATION_PREFIX + problem.condition;
   setInstalledUnknown(state.ce, message, false);
   setProgressingRetrying(state.ce, message);
-  if (problem.advice !== undefined && reported.changed(state.name, problem.advice)) recordInstallerMissing(ports.events, state, problem.advice);
+  if (problem.advice !== undefined && reported.changed(state.uid || state.name, problem.advice))
+    recordInstallerMissing(ports.events, state, problem.advice);
   return POLL;
 }
 
