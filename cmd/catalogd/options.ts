@@ -34,6 +34,8 @@ export interface CatalogdOptions extends ComponentOptions, ServingOptions {
   ingestTimeoutMs: number;
   /** Caps of a catalog image pull. */
   imageLimits: ImageLimits;
+  /** Serve `POST /catalogs/<name>/api/v1/graphql` (the GraphQLCatalogQueries gate); absent means off. */
+  graphqlQueries?: boolean;
   /** Length of a `pollIntervalMinutes` minute. Not a flag: tests shorten it to poll in seconds. */
   pollMinuteMs?: number;
 }
@@ -48,9 +50,7 @@ const DEFAULT_WORKERS = 2;
  * Upstream catalogd's gates (api-and-controllers.md section 9) and what each does here.
  * `/api/v1/metas` is always served, from the index every catalog gets at ingest (a deliberate
  * difference from upstream, where it is Alpha and off): `APIV1MetasHandler=false` changes nothing.
- * This catalogd has no GraphQL endpoint: `GraphQLCatalogQueries=true` asks for
- * `/api/v1/graphql` and its schema, and clients that query it would get 404s, so that value
- * stops the binary; `false` is what happens here.
+ * `GraphQLCatalogQueries=true` serves `POST /api/v1/graphql` (decision 0102), off by default as upstream.
  */
 const FEATURE_GATES = {
   APIV1MetasHandler: {
@@ -58,7 +58,7 @@ const FEATURE_GATES = {
     default: true,
     noEffect: { value: false, why: '/api/v1/metas is always served here, from the index every catalog gets at ingest' },
   },
-  GraphQLCatalogQueries: { stage: 'Alpha', default: false, refuse: { value: true, why: 'asks for the GraphQL endpoint (/api/v1/graphql)' } },
+  GraphQLCatalogQueries: { stage: 'Alpha', default: false },
 } as const satisfies Record<string, GateSpec>;
 
 /** Upstream catalogd's flags with no effect here. */
@@ -75,7 +75,7 @@ const INERT_FLAGS: Record<string, InertFlag> = {
 export const HELP = `Usage: catalogd [flags]
 
 Reconciles ClusterCatalogs: pulls catalog images, stores their file-based catalogs by digest and
-serves them at /catalogs/<name>/api/v1/{all,metas}.
+serves them at /catalogs/<name>/api/v1/{all,metas} (and POST .../graphql with GraphQLCatalogQueries=true).
 
 Flags:
   --kubeconfig PATH                 kubeconfig (default $KUBECONFIG, else in-cluster)
@@ -129,7 +129,6 @@ export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): Ca
   if (parsed === 'help') return 'help';
   const { common, values } = parsed;
   const ns = common.systemNamespace;
-  // Nothing to pass on: every accepted value of upstream's gates is what this catalogd does.
   const gates = parseFeatureGates(values['feature-gates'], FEATURE_GATES, 'catalogd');
   return {
     ...common,
@@ -145,5 +144,6 @@ export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): Ca
     ingestTimeoutMs:
       values['ingest-timeout'] === undefined ? DEFAULT_INGEST_TIMEOUT_MS : parsePositiveDuration('--ingest-timeout', values['ingest-timeout']),
     imageLimits: imageLimitOptions(values, CATALOG_IMAGE_LIMITS),
+    graphqlQueries: gates.status.GraphQLCatalogQueries === true,
   };
 }

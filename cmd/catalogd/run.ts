@@ -37,10 +37,13 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
   try {
     const tls = o.tls === undefined ? undefined : loadCertificate(o.tls);
     // The TLS profile applies to every TLS server, and stays across certificate reloads.
+    // The GraphQL library is loaded only when the gate is on (decision 0102).
+    const graphql = o.graphqlQueries === true ? new (await import('../../pkg/catalogd/graphql/index.ts')).CatalogQueries() : undefined;
     const server = buildCatalogServer({
       content: store,
       logger: log,
       registry,
+      ...(graphql === undefined ? {} : { graphql }),
       ...(tls === undefined ? {} : { https: { ...tls, ...o.tlsOptions } }),
     });
     const stopCertWatch = o.tls === undefined ? () => undefined : watchCertificate(keepingOptions(server, o.tlsOptions), o.tls, log);

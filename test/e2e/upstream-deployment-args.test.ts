@@ -6,8 +6,8 @@
 // catalogd's catalog server address, which upstream leaves at their defaults, are added. The
 // standard arguments start both (/readyz answers, the TLS profile holds on the metrics port)
 // with one warning per flag that has no effect here; the experimental ones stop operator-controller
-// (BoxcutterRuntime=true) and catalogd (GraphQLCatalogQueries=true) with exit code 2 and a message
-// saying what is missing. Each start logs upstream's feature gate line with every gate in effect.
+// (BoxcutterRuntime=true) with exit code 2 and a message saying what is missing, and start catalogd
+// with its GraphQL endpoint (GraphQLCatalogQueries=true). Each start logs upstream's feature gate line with every gate in effect.
 // The `version` command prints upstream's shape.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -71,15 +71,21 @@ interface Started {
 /**
  * Starts `binary` with `args` (upstream's, paths and addresses replaced in place) and what
  * upstream leaves at defaults this test cannot use: the cache directory, catalogd's health and
- * catalog server addresses (upstream's are :8081 and :8443).
+ * catalog server addresses and webhook port (upstream's are :8081, :8443 and 9443).
  */
 async function start(binary: Binary, args: readonly string[], name: string): Promise<Started> {
-  const [health = 0, metrics = 0, server = 0] = await freePorts(3);
+  const [health = 0, metrics = 0, server = 0, webhook = 0] = await freePorts(4);
   const cacheDir = await mkdtemp(join(work, `${name}-cache-`));
   const loopback = { 'health-probe-bind-address': `127.0.0.1:${health}`, 'metrics-bind-address': `127.0.0.1:${metrics}` };
   const extra =
     binary === 'catalogd'
-      ? [`--cache-dir=${cacheDir}`, `--health-probe-bind-address=127.0.0.1:${health}`, `--catalogs-server-addr=127.0.0.1:${server}`]
+      ? [
+          `--cache-dir=${cacheDir}`,
+          `--health-probe-bind-address=127.0.0.1:${health}`,
+          `--catalogs-server-addr=127.0.0.1:${server}`,
+          // Upstream's 9443 may be taken on a shared machine.
+          `--webhook-server-port=${webhook}`,
+        ]
       : [`--cache-path=${cacheDir}`];
   const logPath = join(work, `${name}.log`);
   const proc = await startProcess({
@@ -169,15 +175,22 @@ describe("upstream's Deployment arguments", () => {
       UPSTREAM_OPERATOR_CONTROLLER_ARGS.experimentalE2e,
       'operator-controller: --feature-gates: BoxcutterRuntime=true asks for the Boxcutter runtime, which this operator-controller does not have; remove it or set it to false',
     ],
-    [
-      'catalogd',
-      UPSTREAM_CATALOGD_ARGS.experimentalE2e,
-      'catalogd: --feature-gates: GraphQLCatalogQueries=true asks for the GraphQL endpoint (/api/v1/graphql), which this catalogd does not have; remove it or set it to false',
-    ],
   ] as const)('stop %s (experimental profile) with exit code 2 and what is missing', async (binary, args, message) => {
     const s = await start(binary, args, `${binary}-experimental-${id}`);
     expect(await s.proc.exited).toEqual({ code: 2, signal: null });
     expect((await readFile(s.proc.logPath, 'utf8')).split('\n')[0]).toBe(message);
+  });
+
+  it('start catalogd (experimental profile, e2e values) with the GraphQL endpoint', async () => {
+    const catalogd = await start('catalogd', UPSTREAM_CATALOGD_ARGS.experimentalE2e, `catalogd-experimental-${id}`);
+    try {
+      await ready(catalogd);
+      expect(await notices(catalogd)).toEqual(['--pprof-bind-address']);
+      expect(await gateStatus(catalogd, 'catalogd feature gate status')).toEqual({ APIV1MetasHandler: true, GraphQLCatalogQueries: true });
+    } finally {
+      await catalogd.proc.stop();
+    }
+    expect(catalogd.proc.exitStatus()).toEqual({ code: 0, signal: null });
   });
 
   it('start operator-controller with the experimental profile once BoxcutterRuntime is false', async () => {

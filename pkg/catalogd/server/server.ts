@@ -7,7 +7,7 @@
  * `Allow` header, `{catalog}` is one percent-decoded path segment and is validated as a
  * DNS-1123 subdomain (400) before storage is touched. Every response carries
  * `Vary: Accept-Encoding`. `/api/v1/metas` is on by default (upstream has it behind a feature
- * gate).
+ * gate); `POST /api/v1/graphql` is served when given an engine (graphql-handler.ts).
  *
  * The caller starts and stops it (`listen`, `close`) and reloads certificates
  * (`setSecureContext`, pkg/shared/controller certificates.ts).
@@ -23,6 +23,7 @@ import { AnswerBuffers } from './answer-buffers.ts';
 import { WHOLE_RESPONSE_MAX, serveAll, serveMetas } from './handlers.ts';
 import { dns1123SubdomainErrors } from '../../shared/k8sname/index.ts';
 import { cleanPath } from './http-semantics.ts';
+import { type GraphqlQueries, serveGraphql } from './graphql-handler.ts';
 import { type Response, STATUS_TEXT, answerClientError, httpError, send } from './responses.ts';
 
 /** What the server reads content from (LocalDirStore satisfies it). */
@@ -36,6 +37,8 @@ interface CatalogServerOptions {
   registry: Registry;
   /** Serve `/api/v1/metas` (default true). */
   metas?: boolean;
+  /** Serve `POST /api/v1/graphql` with this engine (the GraphQLCatalogQueries gate); absent: 404 as upstream. */
+  graphql?: GraphqlQueries;
   /** Reusable read buffers for answers and streamed bodies; the default keeps up to 3 MiB (ANSWER_SLABS). */
   answerBuffers?: AnswerBuffers;
   /** Key and certificate for HTTPS, with the TLS profile's version, ciphers and curves; absent means plain HTTP. */
@@ -59,7 +62,7 @@ export interface CatalogServer {
   close(): Promise<void>;
 }
 
-const ROUTE = /^\/catalogs\/([^/]+)\/api\/v1\/(all|metas)$/;
+const ROUTE = /^\/catalogs\/([^/]+)\/api\/v1\/(all|metas|graphql)$/;
 // A request must arrive whole within 5 s. No write timeout while bytes flow: a connection times
 // out only after 5 minutes without activity. Idle keep-alive connections are kept 72 s (announced
 // as `Keep-Alive: timeout=72`), longer than the 60 s idle timeout common in load balancers, so an
@@ -222,8 +225,11 @@ function route(req: IncomingMessage, res: Response, opts: CatalogServerOptions, 
     return send(res, `<a href="${location}">Moved Permanently</a>.\n\n`);
   }
   const m = ROUTE.exec(rawPath);
-  if (m === null || (m[2] === 'metas' && opts.metas === false)) return httpError(res, 404, STATUS_TEXT.notFoundPage);
-  if (req.method !== 'GET' && req.method !== 'HEAD') return httpError(res, 405, STATUS_TEXT.methodNotAllowed);
+  if (m === null || (m[2] === 'metas' && opts.metas === false) || (m[2] === 'graphql' && opts.graphql === undefined)) {
+    return httpError(res, 404, STATUS_TEXT.notFoundPage);
+  }
+  const allowed = m[2] === 'graphql' ? req.method === 'POST' : req.method === 'GET' || req.method === 'HEAD';
+  if (!allowed) return httpError(res, 405, STATUS_TEXT.methodNotAllowed);
 
   let name: string;
   try {
@@ -235,6 +241,7 @@ function route(req: IncomingMessage, res: Response, opts: CatalogServerOptions, 
   if (nameErrors.length > 0) return httpError(res, 400, `invalid catalog name: ${nameErrors.join('; ')}`);
 
   const version = opts.content.get(name);
+  if (m[2] === 'graphql' && opts.graphql !== undefined) return serveGraphql(req, res, version, opts.graphql);
   if (m[2] === 'metas') return serveMetas(req, res, version, rawQuery, buffers);
   if (version === undefined) return httpError(res, 404, STATUS_TEXT.notFound);
   return serveAll(req, res, version, buffers);

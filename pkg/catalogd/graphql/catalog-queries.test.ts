@@ -1,0 +1,95 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Meta } from '../../shared/fbc/types.ts';
+import { LocalDirStore, type StoredVersion } from '../storage/index.ts';
+import { CatalogQueries } from './catalog-queries.ts';
+
+const BUNDLES = 300;
+const PAD = 20_000;
+
+function bundle(i: number): Meta {
+  const obj = {
+    image: `registry.test/b:${i}`,
+    name: `b.v${i}`,
+    package: `p${i % 10}`,
+    properties: [{ type: 'olm.csv.metadata', value: { description: 'd'.repeat(PAD) } }],
+    schema: 'olm.bundle',
+  };
+  return { schema: 'olm.bundle', package: obj.package, name: obj.name, blob: `${JSON.stringify(obj)}\n` };
+}
+
+const errorsOf = (answer: string | undefined): unknown => JSON.parse(answer ?? 'null') as unknown;
+
+describe('CatalogQueries bounds', () => {
+  let root: string;
+  let store: LocalDirStore;
+  let v: StoredVersion;
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'graphql-bounds-'));
+    store = new LocalDirStore({ root, ingest: () => Promise.reject(new Error('unused')), logger: pino({ level: 'silent' }) });
+    await store.open();
+    const metas = Array.from({ length: BUNDLES }, (_, i) => bundle(i));
+    await store.store('big', { digest: `sha256:${'b'.repeat(64)}`, ref: 'r.test/big', unpackedAt: '2026-01-01T00:00:00Z' }, { metas });
+    const stored = store.get('big');
+    if (stored === undefined) throw new Error('not stored');
+    v = stored;
+  });
+  afterAll(async () => {
+    await store.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('pages through a schema in catalog order', async () => {
+    const q = new CatalogQueries();
+    const names = async (offset: number): Promise<unknown> =>
+      errorsOf(await q.query(v, { query: `{ olmbundles(limit: 2, offset: ${offset}) { name } }` }));
+    expect(await names(0)).toEqual({ data: { olmbundles: [{ name: 'b.v0' }, { name: 'b.v1' }] } });
+    expect(await names(299)).toEqual({ data: { olmbundles: [{ name: 'b.v299' }] } });
+    expect(await names(300)).toEqual({ data: { olmbundles: [] } });
+  });
+
+  it('stops a query that reads more catalog content than allowed', async () => {
+    const q = new CatalogQueries({ maxLoadBytes: 1 << 20 });
+    const pages = Array.from({ length: 3 }, (_, i) => `p${i}: olmbundles(offset: ${i * 100}) { name }`).join(' ');
+    expect(errorsOf(await q.query(v, { query: `{ ${pages} }` }))).toEqual({
+      data: null,
+      errors: [{ message: 'query reads more than 1048576 bytes of catalog content', locations: [] }],
+    });
+    // One page fits.
+    expect(errorsOf(await q.query(v, { query: '{ olmbundles(limit: 40) { name } }' }))).toMatchObject({ data: { olmbundles: expect.any(Array) } });
+  });
+
+  it('stops a query whose answer grows past the bound (aliases repeating a large field)', async () => {
+    const q = new CatalogQueries({ maxAnswerBytes: 4 << 20 });
+    const repeated = Array.from({ length: 40 }, (_, i) => `v${i}: properties { value }`).join(' ');
+    const started = performance.now();
+    expect(errorsOf(await q.query(v, { query: `{ olmbundles { ${repeated} } }` }))).toEqual({
+      data: null,
+      errors: [{ message: 'query answer exceeds 4194304 bytes', locations: [] }],
+    });
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('stops a query at its time limit, also one that waits for a slot', async () => {
+    // A version whose content reads never complete, after discovery: a stuck disk.
+    let hang = false;
+    const stuck = new Proxy(v, {
+      get(target, prop, receiver) {
+        if (prop === 'readRangesInto' && hang) return () => new Promise(() => undefined);
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const q = new CatalogQueries({ timeoutMs: 300, maxConcurrent: 1 });
+    expect(errorsOf(await q.query(stuck, { query: '{ summary { totalSchemas } }' }))).toEqual({ data: { summary: { totalSchemas: 1 } } });
+    hang = true;
+    const answers = await Promise.all([1, 2].map(() => q.query(stuck, { query: '{ olmbundles { name } }' })));
+    for (const a of answers) {
+      expect(errorsOf(a)).toEqual({ data: null, errors: [{ message: 'query exceeded the time limit of 300ms', locations: [] }] });
+    }
+  });
+});

@@ -1,0 +1,1 @@
+export { CatalogQueries } from './catalog-queries.ts';

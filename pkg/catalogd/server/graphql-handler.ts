@@ -1,0 +1,79 @@
+/**
+ * `POST /catalogs/<name>/api/v1/graphql` (behind the GraphQLCatalogQueries gate): the HTTP
+ * side of upstream's endpoint, in its order: the body (at most 1 MiB, a JSON object with a
+ * `query` string, else 400 `Invalid request body`), an empty query (400 `Query cannot be
+ * empty`), a query over 100000 bytes (400 `Query too large`), then the engine: a missing
+ * catalog is 404 `404 Not Found`, a storage failure 404/403/500 as for the other endpoints, an
+ * answer 200 `application/json` (query errors, bounds included, are in its `errors`).
+ * `variables` and `operationName` are passed on (upstream reads `query` only).
+ */
+import type { IncomingMessage } from 'node:http';
+import type { StoredVersion } from '../storage/index.ts';
+import { type Response, STATUS_TEXT, httpError, send, storageErrorResponse } from './responses.ts';
+
+/** A GraphQL request as the engine takes it. */
+interface GraphqlRequest {
+  query: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+}
+
+/** The engine: pkg/catalogd/graphql's CatalogQueries. Resolves undefined when the catalog has no content. */
+export interface GraphqlQueries {
+  query(v: StoredVersion | undefined, request: GraphqlRequest): Promise<string | undefined>;
+}
+
+const MAX_BODY = 1 << 20;
+const MAX_QUERY = 100_000;
+
+/** Serves one GraphQL request (the method and catalog name are checked already). */
+export async function serveGraphql(req: IncomingMessage, res: Response, v: StoredVersion | undefined, engine: GraphqlQueries): Promise<void> {
+  const body = await readBody(req, MAX_BODY);
+  const request = body === undefined ? undefined : parseRequest(body);
+  if (request === undefined) return httpError(res, 400, 'Invalid request body');
+  if (request.query === '') return httpError(res, 400, 'Query cannot be empty');
+  if (Buffer.byteLength(request.query) > MAX_QUERY) return httpError(res, 400, 'Query too large');
+  let answer: string | undefined;
+  try {
+    answer = await engine.query(v, request);
+  } catch (err) {
+    return storageErrorResponse(res, (err as Error).cause ?? err);
+  }
+  if (answer === undefined) return httpError(res, 404, STATUS_TEXT.notFound);
+  res.statusCode = 200;
+  res.setHeader('content-type', 'application/json');
+  send(res, answer);
+}
+
+/** The body, or undefined when it is longer than `max` bytes (the rest is not read). */
+async function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) {
+      req.unpipe();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The request a body carries, as Go's decoder reads it into upstream's struct; undefined when it does not decode. */
+function parseRequest(body: Buffer): GraphqlRequest | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (value === null) return { query: '' };
+  if (typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const { query, variables, operationName } = value as Record<string, unknown>;
+  if (query !== undefined && query !== null && typeof query !== 'string') return undefined;
+  const request: GraphqlRequest = { query: query ?? '' };
+  if (variables !== null && typeof variables === 'object' && !Array.isArray(variables)) request.variables = variables as Record<string, unknown>;
+  if (typeof operationName === 'string' && operationName !== '') request.operationName = operationName;
+  return request;
+}
