@@ -96,7 +96,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     });
 
     const catalogd = async (cacheDir: string): Promise<{ p: ReturnType<typeof startNode>; allUrl: string; readyUrl: string }> => {
-      const [serverPort = 0, healthPort = 0, metricsPort = 0] = await freePorts(3);
+      const [serverPort = 0, healthPort = 0, metricsPort = 0, webhookPort = 0] = await freePorts(4);
       const args = [
         ctx.runtime.entry('cmd/catalogd/main.ts'),
         `--kubeconfig=${stack.cp.kubeconfigPath}`,
@@ -107,6 +107,8 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         `--tls-cert=${cert.certPath}`,
         `--tls-key=${cert.keyPath}`,
         `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+        // Its name-label webhook, as shipped, on a port of its own: catalogds may run side by side.
+        `--webhook-server-port=${webhookPort}`,
         '--insecure-registry=127.0.0.1',
       ];
       const p = startNode(args, { execArgv: CATALOGD_NODE_FLAGS, env: env(CATALOGD_ENVIRONMENT) });

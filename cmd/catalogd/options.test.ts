@@ -130,12 +130,16 @@ describe("parseCatalogdOptions: upstream's Deployment arguments", () => {
     });
   });
 
-  it('accepts --webhook-server-port, reporting that no webhook is served', () => {
-    expect(parse(['--webhook-server-port=9443']).flagNotices).toEqual([
-      { flag: '--webhook-server-port', value: '9443', reason: expect.stringContaining('MutatingAdmissionPolicy') },
-    ]);
-    expect(parse([]).flagNotices).toEqual([]);
-    expect(() => parse(['--webhook-server-port=web'])).toThrow('invalid --webhook-server-port "web" (want a port number)');
+  it('serves the name-label webhook on --webhook-server-port (default 9443) with the serving certificate, none with 0 or without one', () => {
+    const tls = ['--tls-cert=/c', '--tls-key=/k'];
+    expect(parse(tls)).toMatchObject({ webhook: { host: '0.0.0.0', port: 9443 }, flagNotices: [] });
+    expect(parse([...tls, '--webhook-server-port=19443']).webhook).toEqual({ host: '0.0.0.0', port: 19443 });
+    expect(parse([...tls, '--webhook-server-port=0']).webhook).toBeUndefined();
+    expect(parse(['--webhook-server-port=9443']).webhook).toBeUndefined();
+    for (const bad of ['web', '-1', '65536', ''])
+      expect(() => parse([...tls, `--webhook-server-port=${bad}`])).toThrow(
+        `invalid --webhook-server-port ${JSON.stringify(bad)} (want a port number)`,
+      );
   });
 
   it("help names upstream's flags and the version command", () => {

@@ -13,7 +13,7 @@ import { goDuration } from '../../pkg/gocompat/gotext/index.ts';
 import { type ListenAddress, parseDuration, parseListenAddress, parsePositiveDuration, parsePositiveInt } from '../shared/flags.ts';
 import { CATALOG_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/limits.ts';
 import { type GateSpec, featureGatesHelp, parseFeatureGates } from '../shared/feature-gates.ts';
-import { type InertFlag, commonInertFlagsHelp } from '../shared/upstream-flags.ts';
+import { commonInertFlagsHelp } from '../shared/upstream-flags.ts';
 import { SERVING_FLAGS, type ServingOptions, servingHelp, servingOptions } from '../shared/serving.ts';
 import { DECODE_LIMIT_FLAGS, IMAGE_LIMIT_FLAGS, decodeLimitHelp, decodeLimitOptions, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 
@@ -34,6 +34,11 @@ export interface CatalogdOptions extends ComponentOptions, ServingOptions {
   ingestTimeoutMs: number;
   /** Caps of a catalog image pull. */
   imageLimits: ImageLimits;
+  /**
+   * Where the ClusterCatalog name-label webhook listens (HTTPS, with the serving certificate);
+   * undefined: no webhook server (`--webhook-server-port=0`, or no certificate).
+   */
+  webhook: ListenAddress | undefined;
   /** Serve `POST /catalogs/<name>/api/v1/graphql` (the GraphQLCatalogQueries gate); absent means off. */
   graphqlQueries?: boolean;
   /** Length of a `pollIntervalMinutes` minute. Not a flag: tests shorten it to poll in seconds. */
@@ -42,6 +47,9 @@ export interface CatalogdOptions extends ComponentOptions, ServingOptions {
 
 /** Upstream catalogd's metrics address when a certificate is given. */
 const METRICS_ADDRESS = ':7443';
+
+/** Upstream catalogd's webhook server port. */
+const WEBHOOK_PORT = 9443;
 
 /** Default of `--max-concurrent-reconciles`: a catalog that takes long leaves a worker to the others. */
 const DEFAULT_WORKERS = 2;
@@ -60,17 +68,6 @@ const FEATURE_GATES = {
   },
   GraphQLCatalogQueries: { stage: 'Alpha', default: false },
 } as const satisfies Record<string, GateSpec>;
-
-/** Upstream catalogd's flags with no effect here. */
-const INERT_FLAGS: Record<string, InertFlag> = {
-  'webhook-server-port': {
-    check: (flag, value) => {
-      if (!/^[+-]?\d+$/.test(value)) throw new Error(`invalid ${flag} ${JSON.stringify(value)} (want a port number)`);
-    },
-    quiet: [],
-    reason: 'no webhook server here: a MutatingAdmissionPolicy sets the metadata.name label (config/admission)',
-  },
-};
 
 export const HELP = `Usage: catalogd [flags]
 
@@ -99,11 +96,19 @@ ${servingHelp(METRICS_ADDRESS, 'the catalog API over HTTPS, and the metrics serv
   --ingest-timeout DURATION         limit of one catalog's pull and store; a catalog that exceeded it or the
                                     memory of its ingest process is retried after as long at the earliest
                                     (default ${goDuration(DEFAULT_INGEST_TIMEOUT_MS)})
-${decodeLimitHelp(36)}${imageLimitHelp(36, CATALOG_IMAGE_LIMITS)}${featureGatesHelp(FEATURE_GATES, 36)}${logFlagsHelp(36)}${commonInertFlagsHelp(36)}  --webhook-server-port PORT        upstream's webhook server: accepted, no effect (the label is set by a policy)
-
+  --webhook-server-port PORT        HTTPS port of the ClusterCatalog metadata.name label webhook, served with
+                                    --tls-cert/--tls-key on every address (default ${WEBHOOK_PORT}; 0: none)
+${decodeLimitHelp(36)}${imageLimitHelp(36, CATALOG_IMAGE_LIMITS)}${featureGatesHelp(FEATURE_GATES, 36)}${logFlagsHelp(36)}${commonInertFlagsHelp(36)}
 Commands:
   version                           print the version, as upstream's catalogd version does
 ${REGISTRIES_CONF_HELP}`;
+
+/** `--webhook-server-port`: 0-65535, as controller-runtime's webhook server takes it (0: none here). */
+function parseWebhookPort(value: string): number {
+  const port = Number(value);
+  if (!/^\d{1,5}$/.test(value) || port > 65535) throw new Error(`invalid --webhook-server-port ${JSON.stringify(value)} (want a port number)`);
+  return port;
+}
 
 /** Parses argv and env; throws Error with a usage message on bad input. */
 export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): CatalogdOptions | 'help' {
@@ -121,20 +126,22 @@ export function parseCatalogdOptions(argv: string[], env: NodeJS.ProcessEnv): Ca
       'ingest-timeout': { type: 'string' },
       ...IMAGE_LIMIT_FLAGS,
       'feature-gates': { type: 'string', multiple: true },
+      'webhook-server-port': { type: 'string' },
     },
     'catalogd-operator-lock',
-    undefined,
-    INERT_FLAGS,
   );
   if (parsed === 'help') return 'help';
   const { common, values } = parsed;
   const ns = common.systemNamespace;
   const gates = parseFeatureGates(values['feature-gates'], FEATURE_GATES, 'catalogd');
+  const serving = servingOptions(values, METRICS_ADDRESS);
+  const webhookPort = parseWebhookPort(values['webhook-server-port'] ?? String(WEBHOOK_PORT));
   return {
     ...common,
     flagNotices: [...(common.flagNotices ?? []), ...gates.notices],
     featureGateStatus: gates.status,
-    ...servingOptions(values, METRICS_ADDRESS),
+    ...serving,
+    webhook: serving.tls === undefined || webhookPort === 0 ? undefined : { host: '0.0.0.0', port: webhookPort },
     cacheDir: values['cache-dir'] ?? '/var/cache/catalogd',
     catalogServer: parseListenAddress(values['catalogs-server-addr'] ?? ':8443'),
     externalAddress: values['external-address'] ?? `catalogd-service.${ns}.svc`,

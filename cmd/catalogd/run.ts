@@ -8,11 +8,14 @@
  * catalog server and their libraries; the control part (control.ts: cluster client, informers,
  * reconcilers, leader election, health and metrics servers) is loaded once the catalog server
  * listens and, when the store holds content, has answered its first request
- * (cmd/shared/first-answer.ts; decision 0097).
+ * (cmd/shared/first-answer.ts; decision 0097). The ClusterCatalog name-label webhook
+ * (`--webhook-server-port`, with the serving certificate) starts with the catalog server: it
+ * needs neither the cluster nor the store, and ClusterCatalog writes wait for it (decision 0103).
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { buildCatalogServer } from '../../pkg/catalogd/server/index.ts';
+import { buildWebhookServer } from '../../pkg/catalogd/webhook/index.ts';
 import { LocalDirStore, createProcessIngest } from '../../pkg/catalogd/storage/index.ts';
 import { Registry } from '../../pkg/shared/metrics/index.ts';
 // The file, not pkg/shared/controller's index, which control.ts loads after the server listens.
@@ -46,8 +49,15 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
       ...(graphql === undefined ? {} : { graphql }),
       ...(tls === undefined ? {} : { https: { ...tls, ...o.tlsOptions } }),
     });
+    const webhook = tls === undefined || o.webhook === undefined ? undefined : buildWebhookServer({ tls: { ...tls, ...o.tlsOptions }, log });
     const stopCertWatch = o.tls === undefined ? () => undefined : watchCertificate(keepingOptions(server, o.tlsOptions), o.tls, log);
+    const stopWebhookCertWatch =
+      o.tls === undefined || webhook === undefined ? () => undefined : watchCertificate(keepingOptions(webhook, o.tlsOptions), o.tls, log);
     try {
+      if (webhook !== undefined && o.webhook !== undefined) {
+        await webhook.listen(o.webhook);
+        log.info({ address: o.webhook }, 'webhook server listening');
+      }
       await server.listen({ host: o.catalogServer.host, port: o.catalogServer.port });
       log.info({ address: o.catalogServer, tls: o.tls !== undefined, tlsProfile: o.tlsProfile.name }, 'catalog server listening');
       // Requests that arrive while the control part loads (its modules evaluate on this thread,
@@ -62,7 +72,8 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
       return await runCatalogdControl(o, { log, registry, store, credentials }, signal);
     } finally {
       stopCertWatch();
-      await server.close();
+      stopWebhookCertWatch();
+      await Promise.all([server.close(), webhook?.close()]);
     }
   } finally {
     await store.close();

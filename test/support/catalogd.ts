@@ -56,6 +56,8 @@ export async function startCatalogd(cp: ControlPlaneInfo, overrides: Partial<Cat
     maxConcurrentReconciles: defaults.maxConcurrentReconciles,
     ingestTimeoutMs: defaults.ingestTimeoutMs,
     imageLimits: { ...CATALOG_IMAGE_LIMITS },
+    // The name-label webhook only when a test asks for it (with `tls`).
+    webhook: undefined,
     // Reconcile errors are expected in these tests; set OLMV1_TEST_LOG=debug to see them.
     logLevel: process.env.OLMV1_TEST_LOG ?? 'silent',
     logFormat: 'json',
