@@ -92,4 +92,23 @@ describe('CatalogQueries bounds', () => {
       expect(errorsOf(a)).toEqual({ data: null, errors: [{ message: 'query exceeded the time limit of 300ms', locations: [] }] });
     }
   });
+
+  it('a catalog whose schemas collide in GraphQL fails its queries, once discovered', async () => {
+    const metas = ['olm.thing', 'olm-thing'].map((schema) => ({
+      schema,
+      package: '',
+      name: 'x',
+      blob: `${JSON.stringify({ name: 'x', schema })}\n`,
+    }));
+    await store.store('clash', { digest: `sha256:${'d'.repeat(64)}`, ref: 'r.test/clash', unpackedAt: '2026-01-01T00:00:00Z' }, { metas });
+    const clash = store.get('clash');
+    if (clash === undefined) throw new Error('not stored');
+    const q = new CatalogQueries();
+    for (let i = 0; i < 2; i++) {
+      await expect(q.query(clash, { query: '{ summary { totalSchemas } }' })).rejects.toMatchObject({
+        message: 'GraphQL query of catalog clash failed',
+        cause: { message: 'schemas "olm.thing" and "olm-thing" both map to GraphQL type "OlmThing"' },
+      });
+    }
+  });
 });

@@ -53,14 +53,16 @@ export class CatalogQueries {
     this.#limits = { ...DEFAULT_QUERY_LIMITS, ...limits };
   }
 
-  /** The schema of `v` and where its blobs lie, discovered on first use; a failed discovery is tried again next time. */
+  /**
+   * The schema of `v` and where its blobs lie, discovered on first use. A failure is kept too: the
+   * version's content does not change, and discovering a large catalog again per query would cost
+   * every query its time.
+   */
   #discovered(v: StoredVersion): Promise<Discovered> {
     let discovered = this.#schemas.get(v);
     if (discovered === undefined) {
-      const started = discover(v);
-      this.#schemas.set(v, started);
-      started.catch(() => this.#schemas.get(v) === started && this.#schemas.delete(v));
-      discovered = started;
+      discovered = discover(v);
+      this.#schemas.set(v, discovered);
     }
     return discovered;
   }

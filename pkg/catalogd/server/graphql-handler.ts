@@ -29,6 +29,8 @@ const MAX_QUERY = 100_000;
 /** Serves one GraphQL request (the method and catalog name are checked already). */
 export async function serveGraphql(req: IncomingMessage, res: Response, v: StoredVersion | undefined, engine: GraphqlQueries): Promise<void> {
   const body = await readBody(req, MAX_BODY);
+  // The rest of an oversized body is not read: the connection ends with this answer.
+  if (body === undefined) res.setHeader('connection', 'close');
   const request = body === undefined ? undefined : parseRequest(body);
   if (request === undefined) return httpError(res, 400, 'Invalid request body');
   if (request.query === '') return httpError(res, 400, 'Query cannot be empty');
@@ -37,7 +39,11 @@ export async function serveGraphql(req: IncomingMessage, res: Response, v: Store
   try {
     answer = await engine.query(v, request);
   } catch (err) {
-    return storageErrorResponse(res, (err as Error).cause ?? err);
+    // A file that cannot be read answers as for the other endpoints; anything else (a catalog
+    // whose schema cannot be built) is the server's 500, logged.
+    const cause = (err as Error).cause as NodeJS.ErrnoException | undefined;
+    if (typeof cause?.code === 'string') return storageErrorResponse(res, cause);
+    throw err;
   }
   if (answer === undefined) return httpError(res, 404, STATUS_TEXT.notFound);
   res.statusCode = 200;
@@ -51,10 +57,7 @@ async function readBody(req: IncomingMessage, max: number): Promise<Buffer | und
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > max) {
-      req.unpipe();
-      return undefined;
-    }
+    if (size > max) return undefined;
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
