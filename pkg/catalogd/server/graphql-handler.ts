@@ -4,10 +4,14 @@
  * `query` string, else 400 `Invalid request body`), an empty query (400 `Query cannot be
  * empty`), a query over 100000 bytes (400 `Query too large`), then the engine: a missing
  * catalog is 404 `404 Not Found`, a storage failure 404/403/500 as for the other endpoints, an
- * answer 200 `application/json` (query errors, bounds included, are in its `errors`).
+ * answer 200 `application/json`, gzip when accepted and 1024 bytes or more (query errors, bounds
+ * included, are in its `errors`).
  * `variables` and `operationName` are passed on (upstream reads `query` only).
  */
 import type { IncomingMessage } from 'node:http';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import { MIN_COMPRESS_SIZE, header, negotiateCoding } from './http-semantics.ts';
 import type { StoredVersion } from '../storage/index.ts';
 import { type Response, STATUS_TEXT, httpError, send, storageErrorResponse } from './responses.ts';
 
@@ -24,6 +28,7 @@ export interface GraphqlQueries {
 }
 
 const MAX_BODY = 1 << 20;
+const gzipAsync = promisify(gzip);
 const MAX_QUERY = 100_000;
 
 /** Serves one GraphQL request (the method and catalog name are checked already). */
@@ -48,6 +53,11 @@ export async function serveGraphql(req: IncomingMessage, res: Response, v: Store
   if (answer === undefined) return httpError(res, 404, STATUS_TEXT.notFound);
   res.statusCode = 200;
   res.setHeader('content-type', 'application/json');
+  // Compressed as upstream's middleware compresses every answer of 1024 bytes or more.
+  if (answer.length >= MIN_COMPRESS_SIZE && negotiateCoding(header(req.headers, 'accept-encoding')) === 'gzip') {
+    res.setHeader('content-encoding', 'gzip');
+    return send(res, await gzipAsync(answer, { level: 1 }));
+  }
   send(res, answer);
 }
 

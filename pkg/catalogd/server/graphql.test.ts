@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -195,6 +196,24 @@ describe('GraphQL endpoint', () => {
   });
 
   describe('request handling as upstream', () => {
+    it('gzip when accepted, for answers of 1024 bytes or more', async () => {
+      const query = `{ ${[1, 2, 3, 4].map((i) => `a${i}: olmbundles { name properties { type value } }`).join(' ')} }`;
+      const payload = JSON.stringify({ query });
+      const headers = { 'content-type': 'application/json', 'accept-encoding': 'gzip' };
+      const big = await exchange(origin, { method: 'POST', url: '/catalogs/test-catalog/api/v1/graphql', headers, payload });
+      expect(big.headers['content-encoding']).toBe('gzip');
+      const text = gunzipSync(big.rawPayload).toString();
+      expect(text.length).toBeGreaterThanOrEqual(1024);
+      expect(JSON.parse(text)).toMatchObject({ data: { a1: [{ name: 'foo.v1.0.0' }, { name: 'foo.v1.1.0' }] } });
+      const small = await exchange(origin, {
+        method: 'POST',
+        url: '/catalogs/test-catalog/api/v1/graphql',
+        headers,
+        payload: '{"query":"{ summary { totalSchemas } }"}',
+      });
+      expect([small.headers['content-encoding'], small.body]).toEqual([undefined, '{"data":{"summary":{"totalSchemas":4}}}\n']);
+    });
+
     it('gate off: 404 page not found', async () => {
       const res = await exchange(offOrigin, {
         method: 'POST',
