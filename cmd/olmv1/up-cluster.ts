@@ -30,8 +30,9 @@ export async function readManifests(dir: string): Promise<KubeObject[]> {
 /**
  * Server-side applies the CRDs of `<repo>/config/crd` and waits until they are Established,
  * creates `systemNamespace`, then applies `<repo>/config/admission`. A cluster without
- * MutatingAdmissionPolicy (older than Kubernetes 1.34 or without the feature) only gets a
- * warning: `up` labels its catalog itself, catalogs created by hand then need the label.
+ * MutatingAdmissionPolicy (older than Kubernetes 1.36 without the feature) only gets a
+ * warning: `up` labels its catalog itself, catalogs created by hand then need the label (the
+ * processes `up` runs serve no webhook the cluster could call).
  */
 export async function installOlmResources(
   client: KubeClient,
@@ -52,7 +53,9 @@ export async function installOlmResources(
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: systemNamespace } }).catch((err: unknown) => {
     if (!isAlreadyExists(err)) throw err;
   });
-  for (const obj of await readManifests(join(repoRoot, 'config/admission'))) {
+  // config/admission is a Kustomize component: its kustomization.yaml is no cluster object.
+  const policy = (await readManifests(join(repoRoot, 'config/admission'))).filter((o) => !o.apiVersion.startsWith('kustomize.config.k8s.io/'));
+  for (const obj of policy) {
     try {
       await client.apply(obj, { fieldManager: UP_FIELD_MANAGER, force: true });
     } catch (err) {

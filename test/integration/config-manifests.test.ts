@@ -10,11 +10,14 @@
 // the shipped Leases, release records in olmv1-system), plus --global-pull-secret: a catalog is
 // served; an extension is installed (a release big enough to need chunk Secrets), upgraded and
 // uninstalled; the catalog is deleted; Events are recorded, repeats counted in a series. Both serve with a certificate, as shipped: catalogd its
-// catalog API over HTTPS (operator-controller trusting its CA) and both their metrics, which a
+// catalog API and the name-label webhook over HTTPS (operator-controller and the API server
+// trusting its CA; the extension selects its catalog by that label) and both their metrics, which a
 // token bound to the shipped metrics-reader ClusterRoles reads (each scrape reviewed with the
 // components' own TokenReviews and SubjectAccessReviews).
 //   Sufficient: every step succeeds, the gate's conditions reach the OLM and ClusterOperator
 //   objects, and the audit log holds no 403 for either identity.
+// Runs in both integration projects: on KUBERNETES_VERSION and on the oldest supported release,
+// where config/ must apply as it is (no MutatingAdmissionPolicy there; decision 0103).
 //   Minimal: every grant (verb, group, resource, and for Roles the namespace) of the shipped
 //   ClusterRoles and Roles was used by at least one audited request; every request the
 //   components made is covered by a shipped grant, or by the default discovery/self-review roles.
@@ -46,13 +49,14 @@ import {
   waitForExtension,
 } from '../support/extensions.ts';
 import { waitForEvent } from '../support/events.ts';
-import { installOlmConfig, installOpenShiftKinds } from '../support/olm-config.ts';
+import { installOpenShiftKinds } from '../support/olm-config.ts';
 import { startOperatorController, type TestOperatorController } from '../support/operator-controller.ts';
-import { handshake, scrape, servingCertificate } from '../support/secure-metrics.ts';
+import { handshake, scrape, servingCertificate, type ServingCertificate } from '../support/secure-metrics.ts';
 
 const repo = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.meta.url));
 const RUN = randomBytes(3).toString('hex');
 const SYSTEM = 'olmv1-system';
+const NAME_LABEL = 'olm.operatorframework.io/metadata.name';
 const USERS = {
   catalogd: `system:serviceaccount:${SYSTEM}:catalogd-controller-manager`,
   operatorController: `system:serviceaccount:${SYSTEM}:operator-controller-controller-manager`,
@@ -138,7 +142,7 @@ async function tokenKubeconfig(sa: string): Promise<string> {
   return path;
 }
 
-/** The kustomize builds of config/, of config/ with the OpenShift component and with the default installer. */
+/** The kustomize builds of config/, of config/ with the OpenShift component, with the default installer and with the admission policy. */
 interface ConfigBuilds {
   yaml: string;
   base: KubeObject[];
@@ -146,6 +150,20 @@ interface ConfigBuilds {
   openshift: KubeObject[];
   installerYaml: string;
   withInstaller: KubeObject[];
+  policyYaml: string;
+  withPolicy: KubeObject[];
+}
+
+/** `kubectl kustomize` of config/ with `component` added by an overlay in `work`. */
+async function buildWithComponent(component: string): Promise<{ yaml: string; objects: KubeObject[] }> {
+  const overlay = join(work, `${component.replaceAll('/', '-')}-overlay`);
+  await mkdir(overlay);
+  await writeFile(
+    join(overlay, 'kustomization.yaml'),
+    `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [${relative(overlay, repo('config'))}]\ncomponents: [${relative(overlay, repo(component))}]\n`,
+  );
+  const yaml = await kubectl(['kustomize', overlay]);
+  return { yaml, objects: (loadAll(yaml) as KubeObject[]).filter((o) => o !== null) };
 }
 
 async function buildConfig(): Promise<ConfigBuilds> {
@@ -170,28 +188,55 @@ async function buildConfig(): Promise<ConfigBuilds> {
   );
   const installerYaml = await kubectl(['kustomize', installerOverlay]);
   const withInstaller = (loadAll(installerYaml) as KubeObject[]).filter((o) => o !== null);
+  const policy = await buildWithComponent('config/admission');
   // What the tests below read (find, containerOf, grantsOf): the OpenShift variant.
   built = openshift;
-  return { yaml, base, openshiftYaml, openshift, installerYaml, withInstaller };
+  return { yaml, base, openshiftYaml, openshift, installerYaml, withInstaller, policyYaml: policy.yaml, withPolicy: policy.objects };
 }
 
 // Each test that needs the builds or the applied config asks for them (once per file), so
 // any one of them runs alone.
 let builds: Promise<ConfigBuilds> | undefined;
 const configBuilds = (): Promise<ConfigBuilds> => (builds ??= buildConfig());
-let applied: Promise<void> | undefined;
-/** The OpenShift variant of config/ applied to the cluster, with the OLM config (the components' environment). */
-const appliedConfig = (): Promise<void> =>
+let certificate: Promise<ServingCertificate> | undefined;
+/** A certificate of a test CA for 127.0.0.1, in place of the Secrets (both components serve with it). */
+const testCertificate = (): Promise<ServingCertificate> => (certificate ??= servingCertificate(work));
+let applied: Promise<{ webhookPort: number }> | undefined;
+/**
+ * The OpenShift variant of config/ applied to the cluster (the components' environment), as it
+ * is: its webhook configuration sends ClusterCatalog writes to catalogd. The API server here
+ * cannot reach a Service, so the webhook's service reference becomes the address the test's
+ * catalogd will serve it on, with the test CA as caBundle (the service CA's injection).
+ */
+const appliedConfig = (): Promise<{ webhookPort: number }> =>
   (applied ??= (async () => {
     const { openshiftYaml } = await configBuilds();
     await kubectl(['apply', '-f', repo('config/namespace.yaml')]);
     await kubectl(['apply', '--server-side', '-f', '-'], openshiftYaml);
-    await installOlmConfig(cp.info);
+    await kubectl([
+      'wait',
+      '--for=condition=Established',
+      '--timeout=60s',
+      'crd/clustercatalogs.olm.operatorframework.io',
+      'crd/clusterextensions.olm.operatorframework.io',
+    ]);
+    const [webhookPort = 0] = await freePorts(1);
+    const { caPem } = await testCertificate();
+    const ref = {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      name: 'catalogd-mutating-webhook-configuration',
+    };
+    const live = (await kube.client.get(ref)) as KubeObject & { webhooks: Array<{ clientConfig: { service?: { path: string } } }> };
+    const path = live.webhooks[0]?.clientConfig.service?.path ?? '';
+    const clientConfig = { url: `https://127.0.0.1:${webhookPort}${path}`, caBundle: Buffer.from(caPem).toString('base64') };
+    await kube.client.patch(ref, [{ op: 'replace', path: '/webhooks/0/clientConfig', value: clientConfig }], 'json');
+    return { webhookPort };
   })());
 
 describe('config/ on a real API server', () => {
   it('builds with kubectl kustomize and passes a server-side dry run', async () => {
-    const { yaml, base, openshiftYaml, openshift, installerYaml, withInstaller } = await configBuilds();
+    const { yaml, base, openshiftYaml, openshift, installerYaml, withInstaller, policyYaml, withPolicy } = await configBuilds();
     const names = base.map((o) => `${o.kind}/${o.metadata.name}`);
     for (const want of [
       'Namespace/olmv1-system',
@@ -207,9 +252,16 @@ describe('config/ on a real API server', () => {
       'Service/operator-controller-metrics-service',
       'ClusterRole/catalogd-metrics-reader',
       'ClusterRole/operator-controller-metrics-reader',
+      'MutatingWebhookConfiguration/catalogd-mutating-webhook-configuration',
     ]) {
       expect(names).toContain(want);
     }
+    // No MutatingAdmissionPolicy in config/ itself: it applies to clusters that lack the kind.
+    expect(base.filter((o) => o.kind.startsWith('MutatingAdmissionPolicy'))).toEqual([]);
+    expect(withPolicy.map((o) => `${o.kind}/${o.metadata.name}`).filter((n) => !names.includes(n))).toEqual([
+      'MutatingAdmissionPolicy/olm-clustercatalog-metadata-name-label',
+      'MutatingAdmissionPolicyBinding/olm-clustercatalog-metadata-name-label',
+    ]);
     expect(openshift.map((o) => `${o.kind}/${o.metadata.name}`).filter((n) => !names.includes(n))).toEqual([
       'ClusterRole/operator-controller-openshift-role',
       'ClusterRoleBinding/operator-controller-openshift-rolebinding',
@@ -223,10 +275,15 @@ describe('config/ on a real API server', () => {
 
     // Namespaced objects need their namespace to exist, even in a dry run.
     await kubectl(['apply', '-f', repo('config/namespace.yaml')]);
+    // The admission component where the API server has the kind (GA in 1.36).
+    const resources = await kubectl(['api-resources', '--api-group=admissionregistration.k8s.io', '-o', 'name']);
+    const policyServed = resources.split('\n').includes('mutatingadmissionpolicies.admissionregistration.k8s.io');
+    expect(policyServed).toBe(Number(/^v1\.(\d+)\./.exec(inject('envtestBinaries').versions.kubeApiserver)?.[1]) >= 36);
     for (const [text, objects] of [
       [yaml, base],
       [openshiftYaml, openshift],
       [installerYaml, withInstaller],
+      ...(policyServed ? ([[policyYaml, withPolicy]] as const) : []),
     ] as const) {
       const dry = await kubectl(['apply', '--dry-run=server', '-f', '-'], text);
       expect(dry.trim().split('\n')).toHaveLength(objects.length);
@@ -324,7 +381,7 @@ describe('config/ on a real API server', () => {
   // shipped RBAC, once (shippedLifecycle): the test that checks their API requests needs that
   // run, and starts it when it runs alone.
   async function runShippedLifecycle(): Promise<void> {
-    await appliedConfig();
+    const { webhookPort } = await appliedConfig();
     const env = podEnv(`pod-${RUN}`);
     const pullSecret = { namespace: SYSTEM, name: 'olmv1-pull-secret' };
     const auths = { auths: { 'registry.invalid': { auth: Buffer.from('u:p').toString('base64') } } };
@@ -340,7 +397,8 @@ describe('config/ on a real API server', () => {
     const controllerShipped = parseOperatorControllerOptions(containerOf('operator-controller-controller-manager').args, env);
     if (catalogdShipped === 'help' || controllerShipped === 'help') throw new Error('unreachable');
     // The shipped serving setup, with a certificate of a test CA for 127.0.0.1 in place of the Secrets.
-    const cert = await servingCertificate(work);
+    const cert = await testCertificate();
+    expect(catalogdShipped.webhook).toEqual({ host: '0.0.0.0', port: 9443 });
     const tls = { certPath: cert.certPath, keyPath: cert.keyPath };
     const [catalogdMetrics = 0, controllerMetrics = 0] = await freePorts(2);
     catalogd = await startCatalogd(cp.info, {
@@ -354,6 +412,7 @@ describe('config/ on a real API server', () => {
       systemNamespace: catalogdShipped.systemNamespace,
       pullSecret,
       pollMinuteMs: 1000,
+      webhook: { host: '127.0.0.1', port: webhookPort },
     });
     controller = await startOperatorController(cp.info, {
       tls,
@@ -401,8 +460,12 @@ describe('config/ on a real API server', () => {
 
     // Applied before its namespace exists, so the namespace read that names what is missing
     // (granted for that Event alone: the condition is upstream's text either way) is exercised too.
+    // catalogd's webhook labelled the catalog with its name; the extension selects it by that label.
+    const labels = (await kube.client.get({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: catalog })).metadata.labels;
+    expect(labels?.[NAME_LABEL]).toBe(catalog);
     const name = `cfg-${RUN}`;
-    await kube.client.create(clusterExtension(name, { namespace: ns, serviceAccount: sa, packageName: pkg, version: '1.0.0' }));
+    const byName = { matchLabels: { [NAME_LABEL]: catalog } };
+    await kube.client.create(clusterExtension(name, { namespace: ns, serviceAccount: sa, packageName: pkg, version: '1.0.0', selector: byName }));
     await waitForExtension(kube.client, name, 'reports the missing service account', (e) =>
       (e.cond('Progressing')?.message ?? '').includes(`service account ${JSON.stringify(sa)} not found in namespace ${JSON.stringify(ns)}`),
     );

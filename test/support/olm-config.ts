@@ -1,6 +1,6 @@
 /**
  * Installs the project's cluster-wide configuration that integration tests need: the CRDs of
- * config/crd and the admission policies of config/admission, applied with kubectl
+ * config/crd and the admission policy of config/admission, applied with kubectl
  * (server-side), then waits until the CRDs are Established and the metadata.name label policy
  * takes effect. Idempotent; safe to call from every test file.
  */
@@ -25,7 +25,7 @@ export async function installOlmConfig(cp: ControlPlaneInfo): Promise<void> {
     'crd/clustercatalogs.olm.operatorframework.io',
     'crd/clusterextensions.olm.operatorframework.io',
   );
-  await kubectl('apply', '--server-side', '--force-conflicts', '-f', repo('config/admission'));
+  await kubectl('apply', '--server-side', '--force-conflicts', '-f', repo('config/admission/clustercatalog-metadata-name-label.yaml'));
   // The policy type-checks against the new kind a moment after the CRD appears; until then
   // ClusterCatalog writes fail closed. Probe with a dry-run create until one is admitted.
   const probe = JSON.stringify({

@@ -100,8 +100,8 @@ export async function deployInCluster(options: InClusterOptions): Promise<InClus
     timings.push = lap();
 
     await cp(join(options.repoRoot, 'config'), join(work, 'config'), { recursive: true });
-    const overlayDir = await writeOverlay(work, imageRef, [registry.host]);
     const certs = await issueServingCertificates(join(work, 'pki'));
+    const overlayDir = await writeOverlay(work, imageRef, [registry.host], certs.ca.certPem);
     // The Secrets go into the namespace before the Deployments that mount them.
     await kubectl(['apply', '--server-side', '-f', join(work, 'config', 'namespace.yaml')]);
     await kubectl(['apply', '--server-side', '-f', '-'], certs.secrets);

@@ -2,34 +2,41 @@ import { describe, expect, it } from 'vitest';
 import { renderOverlay } from './overlay.ts';
 
 const digest = `sha256:${'a'.repeat(64)}`;
+const CA = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+const caBundlePatch = {
+  target: { kind: 'MutatingWebhookConfiguration', name: 'catalogd-mutating-webhook-configuration' },
+  patch: JSON.stringify([{ op: 'add', path: '/webhooks/0/clientConfig/caBundle', value: Buffer.from(CA).toString('base64') }]),
+};
 
 describe('renderOverlay', () => {
-  it('takes config/ as the only resource and sets the olmv1 image by digest', () => {
-    const k = JSON.parse(renderOverlay({ base: '../config', imageRef: `10.244.3.1:5000/olmv1/olmv1@${digest}`, insecureRegistries: [] })) as Record<
-      string,
-      unknown
-    >;
+  it('takes config/ as the only resource, sets the olmv1 image by digest and the webhook caBundle', () => {
+    const k = JSON.parse(
+      renderOverlay({ base: '../config', imageRef: `10.244.3.1:5000/olmv1/olmv1@${digest}`, insecureRegistries: [], caPem: CA }),
+    ) as Record<string, unknown>;
     expect(k).toEqual({
       apiVersion: 'kustomize.config.k8s.io/v1beta1',
       kind: 'Kustomization',
       resources: ['../config'],
       images: [{ name: 'olmv1', newName: '10.244.3.1:5000/olmv1/olmv1', digest }],
+      patches: [caBundlePatch],
     });
   });
 
   it('adds one --insecure-registry argument per registry to both Deployments', () => {
-    const k = JSON.parse(renderOverlay({ base: '../config', imageRef: `r:1/x@${digest}`, insecureRegistries: ['r:1'] })) as {
+    const k = JSON.parse(renderOverlay({ base: '../config', imageRef: `r:1/x@${digest}`, insecureRegistries: ['r:1'], caPem: CA })) as {
       patches: Array<{ target: { kind: string; name: string }; patch: string }>;
     };
-    expect(k.patches.map((p) => p.target)).toEqual([
+    expect(k.patches[0]).toEqual(caBundlePatch);
+    const deployments = k.patches.slice(1);
+    expect(deployments.map((p) => p.target)).toEqual([
       { kind: 'Deployment', name: 'catalogd-controller-manager' },
       { kind: 'Deployment', name: 'operator-controller-controller-manager' },
     ]);
-    for (const p of k.patches)
+    for (const p of deployments)
       expect(JSON.parse(p.patch)).toEqual([{ op: 'add', path: '/spec/template/spec/containers/0/args/-', value: '--insecure-registry=r:1' }]);
   });
 
   it.each(['r:1/x:latest', 'r:1/x@sha256:short', 'r:1/x'])('refuses %s: not a digest reference', (imageRef) => {
-    expect(() => renderOverlay({ base: '../config', imageRef, insecureRegistries: [] })).toThrow(/not a digest reference/);
+    expect(() => renderOverlay({ base: '../config', imageRef, insecureRegistries: [], caPem: CA })).toThrow(/not a digest reference/);
   });
 });

@@ -1,10 +1,11 @@
 /**
  * The kustomize overlay and the serving certificates an administrator without cert-manager
  * gives `config/` (README "Deploying on a cluster", docs/operations.md "Serving certificates
- * and TLS"). The overlay takes `config/` unchanged but for two things: the image (an `images:`
- * entry for `olmv1`, by digest) and, when the registry is reached over plain HTTP, one
- * `--insecure-registry` argument per component, as catalogd pulls catalog images and
- * operator-controller bundle images from it themselves.
+ * and TLS"). The overlay takes `config/` unchanged but for three things: the image (an `images:`
+ * entry for `olmv1`, by digest), the CA the API server verifies catalogd's name-label webhook
+ * with (`caBundle`, which cert-manager or the OpenShift service CA would inject), and, when the
+ * registry is reached over plain HTTP, one `--insecure-registry` argument per component, as
+ * catalogd pulls catalog images and operator-controller bundle images from it themselves.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,7 +24,12 @@ interface OverlayInput {
   imageRef: string;
   /** Registries (host:port) both components reach over plain HTTP. */
   insecureRegistries: readonly string[];
+  /** PEM of the CA that issued catalogd's serving certificate: the webhook's caBundle. */
+  caPem: string;
 }
+
+/** catalogd's webhook configuration in config/webhook. */
+const WEBHOOK_CONFIGURATION = 'catalogd-mutating-webhook-configuration';
 
 /**
  * The overlay's kustomization.yaml (pure; JSON, which kustomize reads as YAML). Throws when
@@ -43,7 +49,13 @@ export function renderOverlay(input: OverlayInput): string {
     kind: 'Kustomization',
     resources: [input.base],
     images: [{ name: 'olmv1', newName: input.imageRef.slice(0, at), digest }],
-    ...(args.length === 0 ? {} : { patches: DEPLOYMENTS.map((name) => ({ target: { kind: 'Deployment', name }, patch: JSON.stringify(args) })) }),
+    patches: [
+      {
+        target: { kind: 'MutatingWebhookConfiguration', name: WEBHOOK_CONFIGURATION },
+        patch: JSON.stringify([{ op: 'add', path: '/webhooks/0/clientConfig/caBundle', value: Buffer.from(input.caPem).toString('base64') }]),
+      },
+      ...(args.length === 0 ? [] : DEPLOYMENTS.map((name) => ({ target: { kind: 'Deployment', name }, patch: JSON.stringify(args) }))),
+    ],
   };
   return JSON.stringify(kustomization, null, 2) + '\n';
 }
@@ -88,10 +100,13 @@ export async function issueServingCertificates(dir: string): Promise<ServingCert
   return { ca, secrets: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }) };
 }
 
-/** Writes the overlay into `<root>/overlay` over a copy of config/ at `<root>/config`. */
-export async function writeOverlay(root: string, imageRef: string, insecureRegistries: readonly string[]): Promise<string> {
+/**
+ * Writes the overlay into `<root>/overlay` over a copy of config/ at `<root>/config`; `caPem`
+ * is the CA of issueServingCertificates.
+ */
+export async function writeOverlay(root: string, imageRef: string, insecureRegistries: readonly string[], caPem: string): Promise<string> {
   const dir = join(root, 'overlay');
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'kustomization.yaml'), renderOverlay({ base: '../config', imageRef, insecureRegistries }));
+  await writeFile(join(dir, 'kustomization.yaml'), renderOverlay({ base: '../config', imageRef, insecureRegistries, caPem }));
   return dir;
 }
