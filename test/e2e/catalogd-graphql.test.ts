@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { type KubeContext, type KubeObject, connect } from '../../pkg/shared/kube/index.ts';
 import { Reaper } from '../envtest/index.ts';
 import { type CatalogdProcess, startCatalogdProcess } from '../support/catalogd.ts';
@@ -105,7 +105,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await kube?.client.delete({ ...CC, name: catalog }).catch(() => undefined);
   if (catalogd !== undefined) {
-    await expect.poll(async () => (await kube.client.list(CC)).items.some((c) => c.metadata.name === catalog), { timeout: 60_000 }).toBe(false);
+    // Deleted while a catalogd runs (it removes its finalizer).
+    await vi.waitFor(
+      async () => {
+        if ((await kube.client.list(CC)).items.some((c) => c.metadata.name === catalog)) throw new Error(`ClusterCatalog ${catalog} is still there`);
+      },
+      { timeout: 60_000, interval: 200 },
+    );
     await catalogd.proc.stop();
   }
   kube?.close();
@@ -223,7 +229,7 @@ describe('hostile requests', () => {
   });
 
   it('unknown fields and GET', async () => {
-    expect((await query('{ olmbundles { nope } }')).errors?.[0]?.message).toBe('Cannot query field "nope" on type "OlmBundle".');
+    expect((await query('{ olmbundles { nope } }')).errors?.[0]?.message).toMatch(/^Cannot query field "nope" on type "OlmBundle"\./);
     if (catalogd === undefined) throw new Error('catalogd is not running');
     const get = await fetch(url(catalogd));
     expect([get.status, await get.text()]).toEqual([405, 'Method Not Allowed\n']);
