@@ -1,6 +1,6 @@
 /**
  * The helm CLI built for the test run (test/envtest global setup, `envtestHelm`) against the
- * run's control plane, each call with an empty home of its own so nothing of the user's helm
+ * run's control plane (or a given one), each call with an empty home of its own so nothing of the user's helm
  * configuration is read; the home is removed when helm exits.
  */
 import { execFile } from 'node:child_process';
@@ -16,8 +16,13 @@ export interface HelmRun {
   stderr: string;
 }
 
-/** Runs `helm args...`; resolves whatever its exit code. */
-export async function helm(...args: string[]): Promise<HelmRun> {
+/** Runs `helm args...` against the run's shared control plane; resolves whatever its exit code. */
+export function helm(...args: string[]): Promise<HelmRun> {
+  return helmWith(inject('envtestControlPlane').kubeconfigPath, ...args);
+}
+
+/** Runs `helm args...` against the API server of `kubeconfigPath` (e.g. a test file's own control plane). */
+export async function helmWith(kubeconfigPath: string, ...args: string[]): Promise<HelmRun> {
   const home = await mkdtemp(join(tmpdir(), 'helm-home-'));
   const env = {
     PATH: process.env['PATH'] ?? '',
@@ -25,7 +30,7 @@ export async function helm(...args: string[]): Promise<HelmRun> {
     HELM_CACHE_HOME: join(home, 'cache'),
     HELM_CONFIG_HOME: join(home, 'config'),
     HELM_DATA_HOME: join(home, 'data'),
-    KUBECONFIG: inject('envtestControlPlane').kubeconfigPath,
+    KUBECONFIG: kubeconfigPath,
   };
   try {
     return await new Promise((resolve) => {

@@ -2,7 +2,7 @@
  * The `args` of upstream's catalogd and operator-controller Deployments, exactly as upstream's
  * Helm chart (helm/olmv1, at the commit /work/shared/reference describes) renders them: the
  * default values (manifests/standard.yaml), `helm/experimental.yaml` (manifests/experimental.yaml),
- * each with `helm/e2e.yaml` added (manifests/*-e2e.yaml: `--pprof-bind-address` and the e2e TLS
+ * each with upstream's `helm/e2e.yaml` added (manifests/*-e2e.yaml: `--pprof-bind-address` and the e2e TLS
  * profile), and the OpenShift values' extra arguments. Paths are upstream's (`/var/certs`,
  * `/var/ca-certs`): tests that start the binaries substitute files that exist
  * (withPaths). Shared by the options' unit tests and test/e2e/upstream-deployment-args.test.ts.

@@ -1,0 +1,170 @@
+// The Helm chart (helm/olmv1) renders what config/ deploys, for every set of choices both offer.
+//
+// Each case renders the chart with `helm template` (the helm CLI built for the run) and builds an
+// overlay of config/ making the same choices with `kubectl kustomize` (the envtest kubectl); both
+// are parsed and compared as sets of objects. The chart's one addition, the keep policy on each
+// CRD, must be there and is then set aside. `helm lint` passes on the chart with each preset.
+//   Sufficient: every case's two sets are equal, field for field.
+//   Honest presets: helm/cert-manager.yaml, helm/openshift.yaml and helm/experimental.yaml are
+//   the cases' values files.
+import { describe, expect, inject, it } from 'vitest';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
+import { helm } from '../support/helm.ts';
+import { CHART, kustomizeOverlay, objectKey, renderChart, repoPath, sorted, withoutChartAdditions, type Overlay } from '../support/helm-chart.ts';
+
+const cp = inject('envtestControlPlane');
+const OC = 'operator-controller-controller-manager';
+const CATALOGD = 'catalogd-controller-manager';
+
+/** A JSON 6902 patch of one Deployment's first container, as an overlay's `patches` entry. */
+function containerPatch(deployment: string, ops: { op: string; path: string; value: unknown }[]): Record<string, unknown> {
+  return {
+    target: { kind: 'Deployment', name: deployment },
+    patch: JSON.stringify(ops.map((o) => ({ ...o, path: `/spec/template/spec/containers/0/${o.path}` }))),
+  };
+}
+const addArgs = (deployment: string, args: string[]): Record<string, unknown> =>
+  containerPatch(
+    deployment,
+    args.map((value) => ({ op: 'add', path: 'args/-', value })),
+  );
+
+interface Case {
+  name: string;
+  values: { files?: string[]; set?: string[] };
+  overlay: Overlay;
+  /** A change to the kustomize output that no overlay field expresses as directly. */
+  expected?: (objects: KubeObject[]) => KubeObject[];
+}
+
+const OC_EXPERIMENTAL_GATES = [
+  '--feature-gates=BundleReleaseSupport=true',
+  '--feature-gates=DeploymentConfig=true',
+  '--feature-gates=SingleOwnNamespaceInstallSupport=true',
+  '--feature-gates=WebhookProviderCertManager=true',
+  '--feature-gates=WebhookProviderOpenshiftServiceCA=false',
+];
+
+const CASES: Case[] = [
+  { name: 'defaults: config/', values: {}, overlay: {} },
+  {
+    name: 'helm/cert-manager.yaml: config/cert-manager',
+    values: { files: [repoPath('helm/cert-manager.yaml')] },
+    overlay: { components: ['cert-manager'] },
+  },
+  { name: 'helm/openshift.yaml: config/openshift', values: { files: [repoPath('helm/openshift.yaml')] }, overlay: { components: ['openshift'] } },
+  {
+    name: 'the default install ServiceAccount: config/default-installer',
+    values: { set: ['options.operatorController.defaultInstallServiceAccount.enabled=true'] },
+    overlay: { components: ['default-installer'] },
+  },
+  {
+    name: 'helm/experimental.yaml: two replicas each and the feature gates',
+    values: { files: [repoPath('helm/experimental.yaml')] },
+    overlay: {
+      fields: {
+        replicas: [{ name: OC, count: 2 }],
+        patches: [addArgs(OC, OC_EXPERIMENTAL_GATES), addArgs(CATALOGD, ['--feature-gates=APIV1MetasHandler=true'])],
+      },
+    },
+  },
+  {
+    name: 'image, replicas, resources, extra arguments, OpenShift and the default installer at once',
+    values: {
+      files: [repoPath('helm/openshift.yaml')],
+      set: [
+        'options.operatorController.deployment.image=registry.test/olmv1:v9',
+        'options.catalogd.deployment.image=registry.test/olmv1:v9',
+        'options.catalogd.deployment.replicas=3',
+        'options.operatorController.deployment.replicas=2',
+        'options.operatorController.deployment.resources.limits.memory=1Gi',
+        'options.operatorController.deployment.resources.requests.cpu=200m',
+        'options.catalogd.deployment.extraArguments={--insecure-registry=registry.test:5000,--log-level=debug}',
+        'options.operatorController.deployment.extraArguments={--insecure-registry=registry.test:5000}',
+        'options.operatorController.defaultInstallServiceAccount.enabled=true',
+      ],
+    },
+    overlay: {
+      components: ['openshift', 'default-installer'],
+      fields: {
+        images: [{ name: 'olmv1', newName: 'registry.test/olmv1', newTag: 'v9' }],
+        replicas: [
+          { name: CATALOGD, count: 3 },
+          { name: OC, count: 2 },
+        ],
+        patches: [
+          addArgs(CATALOGD, ['--insecure-registry=registry.test:5000', '--log-level=debug']),
+          addArgs(OC, ['--insecure-registry=registry.test:5000']),
+          containerPatch(OC, [
+            { op: 'replace', path: 'resources', value: { requests: { cpu: '200m', memory: '150Mi' }, limits: { memory: '1Gi' } } },
+          ]),
+        ],
+      },
+    },
+  },
+  {
+    name: 'namespaces.olmv1.name: every olmv1-system of config/ renamed',
+    values: { set: ['namespaces.olmv1.name=olm-elsewhere'] },
+    overlay: {},
+    expected: (objects) => JSON.parse(JSON.stringify(objects).replaceAll('olmv1-system', 'olm-elsewhere')) as KubeObject[],
+  },
+  {
+    name: "options.catalogd.webhook.caBundle: config/webhook's caBundle patched in",
+    values: { set: ['options.catalogd.webhook.caBundle=Q0EgUEVN'] },
+    overlay: {
+      fields: {
+        patches: [
+          {
+            target: { kind: 'MutatingWebhookConfiguration', name: 'catalogd-mutating-webhook-configuration' },
+            patch: JSON.stringify([{ op: 'add', path: '/webhooks/0/clientConfig/caBundle', value: 'Q0EgUEVN' }]),
+          },
+        ],
+      },
+    },
+  },
+  {
+    name: 'namespaces.olmv1.create=false: config/ without its Namespace',
+    values: { set: ['namespaces.olmv1.create=false'] },
+    overlay: {},
+    expected: (objects) => objects.filter((o) => o.kind !== 'Namespace'),
+  },
+  {
+    name: 'the metadata.name label policy: config/admission',
+    values: { set: ['options.metadataNameLabelPolicy.enabled=true'] },
+    overlay: { components: ['admission'] },
+  },
+];
+
+describe('helm template of helm/olmv1 equals kubectl kustomize of config/', () => {
+  it.each(CASES)('$name', async ({ values, overlay, expected }) => {
+    const chart = withoutChartAdditions(await renderChart(cp.kubeconfigPath, values));
+    const built = await kustomizeOverlay(cp.kubectl, overlay);
+    const want = sorted(expected === undefined ? built : expected(built));
+    expect(chart.map(objectKey)).toEqual(want.map(objectKey));
+    expect(chart).toEqual(want);
+  });
+
+  it('the cases cover what differs: each one renders objects the defaults do not', async () => {
+    const defaults = JSON.stringify(withoutChartAdditions(await renderChart(cp.kubeconfigPath)));
+    for (const c of CASES.slice(1)) {
+      expect(JSON.stringify(withoutChartAdditions(await renderChart(cp.kubeconfigPath, c.values))), c.name).not.toBe(defaults);
+    }
+  });
+});
+
+describe('helm/olmv1 refuses what config/ cannot express and passes helm lint', () => {
+  it('refuses cert-manager and OpenShift together (both would write the serving Secrets)', async () => {
+    const run = await helm('template', 'olmv1', CHART, '--set', 'options.certManager.enabled=true', '--set', 'options.openshift.enabled=true');
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('options.certManager.enabled and options.openshift.enabled');
+  });
+
+  it.each([{ values: '' }, { values: 'helm/cert-manager.yaml' }, { values: 'helm/openshift.yaml' }, { values: 'helm/experimental.yaml' }])(
+    'helm lint --strict with values $values',
+    async ({ values }) => {
+      const run = await helm('lint', '--strict', CHART, ...(values === '' ? [] : ['-f', repoPath(values)]));
+      expect(run, run.stdout + run.stderr).toMatchObject({ code: 0 });
+      expect(run.stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
+    },
+  );
+});
