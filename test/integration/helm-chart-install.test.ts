@@ -9,12 +9,16 @@
 //     policy it installs labels a ClusterCatalog with its name.
 //   upgrade: new replicas and resources change exactly those fields; every other object keeps
 //     its resourceVersion (Helm patched nothing else).
+//   value files: an upgrade to helm/cert-manager.yaml creates the Issuers and Certificates (on
+//     open CRDs of cert-manager's kinds), one to helm/openshift.yaml deletes them, annotates the
+//     Services and swaps operator-controller's CA volume to the service CA's ConfigMap.
 //   uninstall: every object goes but the CRDs (helm.sh/resource-policy: keep) and so the
 //     ClusterCatalogs they hold; a second install adopts the kept CRDs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { helmWith } from '../support/helm.ts';
-import { CHART, objectKey, renderChart } from '../support/helm-chart.ts';
+import { waitForCrdsEstablished } from '../support/bundle-flow.ts';
+import { CHART, certManagerCrds, objectKey, renderChart, repoPath } from '../support/helm-chart.ts';
 import { useOwnControlPlaneWithControllerManager } from '../support/own-control-plane.ts';
 
 const own = useOwnControlPlaneWithControllerManager();
@@ -116,6 +120,49 @@ describe('helm install, upgrade and uninstall of helm/olmv1', () => {
       [1, 'superseded'],
       [2, 'deployed'],
     ]);
+  });
+
+  it('helm upgrade to helm/cert-manager.yaml, then to helm/openshift.yaml, adds and removes what each one renders', async () => {
+    await Promise.all(certManagerCrds().map((crd) => kube.client.create(crd)));
+    await waitForCrdsEstablished(kube.client, certManagerCrds());
+    const certManager = (await renderChart(own.info.kubeconfigPath, { files: [repoPath('helm/cert-manager.yaml')], set: [VALUES[1]] })).filter(
+      (o) => o.apiVersion === 'cert-manager.io/v1',
+    );
+    expect(certManager.map(objectKey).sort()).toEqual([
+      'cert-manager.io/v1/Certificate olmv1-system/catalogd-service-cert',
+      'cert-manager.io/v1/Certificate olmv1-system/olmv1-ca',
+      'cert-manager.io/v1/Certificate olmv1-system/operator-controller-cert',
+      'cert-manager.io/v1/Issuer olmv1-system/olmv1-ca',
+      'cert-manager.io/v1/Issuer olmv1-system/olmv1-selfsigned',
+    ]);
+    let run = await helm('upgrade', ...RELEASE, CHART, '--reuse-values', '-f', repoPath('helm/cert-manager.yaml'));
+    expect(run, run.stderr).toMatchObject({ code: 0 });
+    for (const o of certManager) expect(await live(o), objectKey(o)).toMatchObject({ spec: o['spec'] as object });
+
+    run = await helm(
+      'upgrade',
+      ...RELEASE,
+      CHART,
+      '--reuse-values',
+      '--set',
+      'options.certManager.enabled=false',
+      '-f',
+      repoPath('helm/openshift.yaml'),
+    );
+    expect(run, run.stderr).toMatchObject({ code: 0 });
+    for (const o of certManager) expect(await live(o), objectKey(o)).toBeUndefined();
+    const openshift = await renderChart(own.info.kubeconfigPath, { files: [repoPath('helm/openshift.yaml')], set: [VALUES[1]] });
+    for (const o of openshift.filter((x) => x.kind !== 'Deployment' && x.kind !== 'CustomResourceDefinition')) {
+      expect(await live(o), objectKey(o)).toMatchObject({ metadata: { annotations: o.metadata.annotations ?? {} } });
+    }
+    expect(openshift.some((o) => o.metadata.name === 'operator-controller-openshift-role')).toBe(true);
+    // The ca-certs volume changed source: the Secret is gone from it, not merged with the ConfigMap.
+    const volumes = (specOf(await liveAll(), 'operator-controller-controller-manager') as unknown as { template: { spec: { volumes: object[] } } })
+      .template.spec.volumes;
+    expect(volumes).toContainEqual({
+      name: 'ca-certs',
+      configMap: { name: 'openshift-service-ca.crt', items: [{ key: 'service-ca.crt', path: 'ca.crt' }], defaultMode: 420 },
+    });
   });
 
   it('helm uninstall removes every object but the CRDs, which keep their ClusterCatalogs', async () => {
