@@ -5,12 +5,27 @@
 // are parsed and compared as sets of objects. The chart's one addition, the keep policy on each
 // CRD, must be there and is then set aside. `helm lint` passes on the chart with each preset.
 //   Sufficient: every case's two sets are equal, field for field.
+//   Complete: every Kustomize component under config/ has a case; the packaged chart renders
+//   the same objects as the chart directory.
 //   Honest presets: helm/cert-manager.yaml, helm/openshift.yaml and helm/experimental.yaml are
 //   the cases' values files.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 import { helm } from '../support/helm.ts';
-import { CHART, kustomizeOverlay, objectKey, renderChart, repoPath, sorted, withoutChartAdditions, type Overlay } from '../support/helm-chart.ts';
+import {
+  CHART,
+  kustomizeOverlay,
+  objectKey,
+  parseObjects,
+  renderChart,
+  repoPath,
+  sorted,
+  withoutChartAdditions,
+  type Overlay,
+} from '../support/helm-chart.ts';
+import { testTempDir } from '../support/temp-dir.ts';
 
 const cp = inject('envtestControlPlane');
 const OC = 'operator-controller-controller-manager';
@@ -149,6 +164,28 @@ describe('helm template of helm/olmv1 equals kubectl kustomize of config/', () =
     for (const c of CASES.slice(1)) {
       expect(JSON.stringify(withoutChartAdditions(await renderChart(cp.kubeconfigPath, c.values))), c.name).not.toBe(defaults);
     }
+  });
+});
+
+describe('helm/olmv1 follows config/ as a whole', () => {
+  it('every Kustomize component of config/ is a case above (a new component needs a value)', async () => {
+    const components = [];
+    for (const entry of await readdir(repoPath('config'), { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      const kustomization = await readFile(repoPath(`config/${entry.name}/kustomization.yaml`), 'utf8').catch(() => '');
+      if (/^kind: Component$/m.test(kustomization)) components.push(entry.name);
+    }
+    const covered = new Set(CASES.flatMap((c) => c.overlay.components ?? []));
+    expect(components.sort()).toEqual([...covered].sort());
+  });
+
+  it('the packaged chart (helm package follows the files/crd link) renders what the directory does', async () => {
+    const dir = await testTempDir('helm-chart-package-');
+    const run = await helm('package', CHART, '--destination', dir);
+    expect(run, run.stderr).toMatchObject({ code: 0 });
+    const packaged = await helm('template', 'olmv1', join(dir, (await readdir(dir))[0] ?? 'none'));
+    expect(packaged, packaged.stderr).toMatchObject({ code: 0 });
+    expect(sorted(parseObjects(packaged.stdout))).toEqual(sorted(await renderChart(cp.kubeconfigPath)));
   });
 });
 
