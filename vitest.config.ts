@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-// Two suites: `unit` (module tests next to their code, no processes) and `integration`
+// Three suites: `unit` (module tests next to their code, no processes), `integration`
 // (cross-module suites in test/ against a real kube-apiserver, etcd and OCI registry that
-// test/envtest/global-setup.ts starts once per run).
+// test/envtest/global-setup.ts starts once per run), and `integration-oldest` (a few of those
+// suites again on the oldest supported kube-apiserver, test/envtest/global-setup-oldest.ts).
 export default defineConfig({
   test: {
     projects: [
@@ -30,6 +31,21 @@ export default defineConfig({
           // Suites share one control plane; run files one at a time so timing-sensitive
           // tests (leader election, apiserver restarts) are not starved on a 2-core machine.
           fileParallelism: false,
+        },
+      },
+      {
+        // The supported-range promise (decision 0103): the catalog name label, config/ applied
+        // and run with its RBAC, and an install flow, on the oldest supported kube-apiserver
+        // (pkg/olmv1/localstack OLDEST_KUBERNETES_VERSION). After the other projects, so its
+        // control plane never competes with theirs for the cores.
+        test: {
+          name: 'integration-oldest',
+          include: ['test/integration/catalog-name-label.test.ts', 'test/integration/config-manifests.test.ts'],
+          globalSetup: ['test/envtest/global-setup-oldest.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -18,6 +18,7 @@ import {
   resolveBinaries,
   resolveHelm,
   resolveNodeBinaries,
+  resolveOldestBinaries,
   type ControlPlaneInfo,
   type EnvtestBinaries,
   type NodeBinaries,
@@ -45,11 +46,19 @@ declare module 'vitest' {
 }
 
 /** Starts the environment and returns its teardown. */
-export async function setup(project: TestProject): Promise<() => Promise<void>> {
+export function setup(project: TestProject): Promise<() => Promise<void>> {
+  return setupWith(project, 'current');
+}
+
+/**
+ * Starts the environment with kube-apiserver and kubectl at KUBERNETES_VERSION (`current`) or
+ * at OLDEST_KUBERNETES_VERSION (`oldest`, global-setup-oldest.ts), and returns its teardown.
+ */
+export async function setupWith(project: TestProject, kubernetes: 'current' | 'oldest'): Promise<() => Promise<void>> {
   const log = (line: string): void => {
     process.stderr.write(`${line}\n`);
   };
-  const binaries = await resolveBinaries({
+  const binaries = await (kubernetes === 'current' ? resolveBinaries : resolveOldestBinaries)({
     kubebuilderAssets: process.env['KUBEBUILDER_ASSETS'],
     cacheRoot: defaultCacheRoot(process.env),
     env: process.env,

@@ -20,6 +20,7 @@ import {
   KUBE_CONTROLLER_MANAGER_RECIPE,
   KUBE_NODE_RECIPE,
   KUBERNETES_RECIPE,
+  OLDEST_KUBERNETES_RECIPE,
   REGISTRY_RECIPE,
   coldBuildEstimate,
 } from './tool-recipes.ts';
@@ -116,6 +117,26 @@ export async function resolveBinaries(options: ResolveBinariesOptions): Promise<
       kubeControllerManager: KUBE_CONTROLLER_MANAGER_RECIPE.version,
       registry: REGISTRY_RECIPE.version,
     },
+  };
+}
+
+/**
+ * The binaries of resolveBinaries with kube-apiserver and kubectl at OLDEST_KUBERNETES_VERSION,
+ * built once into the cache like the others (after them: one Go build at a time), for the tests
+ * of the oldest supported Kubernetes release (decision 0103). etcd, the registry and
+ * kube-controller-manager stay those of resolveBinaries (KUBEBUILDER_ASSETS included): the
+ * oldest release's tests start no controller manager. Throws as resolveBinaries does.
+ */
+export async function resolveOldestBinaries(options: ResolveBinariesOptions): Promise<EnvtestBinaries> {
+  const current = await resolveBinaries(options);
+  const dir = await ensureTool(OLDEST_KUBERNETES_RECIPE, options.cacheRoot, () => findGoToolchain(options.env), options.log);
+  const version = OLDEST_KUBERNETES_RECIPE.version;
+  return {
+    ...current,
+    kubeApiserver: join(dir, 'kube-apiserver'),
+    kubectl: join(dir, 'kubectl'),
+    binDir: dir,
+    versions: { ...current.versions, kubeApiserver: version, kubectl: version },
   };
 }
 

@@ -10,7 +10,7 @@ import {
   renderToolsGoMod,
 } from './go-module.ts';
 import { goDefaultBinaryName } from './go-toolchain.ts';
-import { ETCD_RECIPE, HELM_RECIPE, KUBERNETES_RECIPE, REGISTRY_RECIPE, recipeDirName } from './tool-recipes.ts';
+import { ETCD_RECIPE, HELM_RECIPE, KUBERNETES_RECIPE, OLDEST_KUBERNETES_RECIPE, REGISTRY_RECIPE, recipeDirName } from './tool-recipes.ts';
 import { stagingVersionOf } from './versions.ts';
 
 // Shaped like k8s.io/kubernetes' go.mod: staging siblings required at v0.0.0 and replaced by
@@ -193,6 +193,15 @@ describe('recipes', () => {
       'k8s.io/component-base/version.gitMinor': '36',
       'k8s.io/client-go/pkg/version.gitVersion': 'v1.36.3',
     });
+    // The oldest supported release (decision 0103): same binaries, its own pins, stamps and cache entry.
+    expect(recipeDirName(OLDEST_KUBERNETES_RECIPE)).toBe('kubernetes-v1.33.13');
+    expect(OLDEST_KUBERNETES_RECIPE.siblingVersion).toBe('v0.33.13');
+    expect(OLDEST_KUBERNETES_RECIPE.binaries).toEqual(KUBERNETES_RECIPE.binaries);
+    expect(OLDEST_KUBERNETES_RECIPE.stamps).toMatchObject({
+      'k8s.io/component-base/version.gitVersion': 'v1.33.13',
+      'k8s.io/component-base/version.gitMinor': '33',
+    });
+    expect(OLDEST_KUBERNETES_RECIPE.probes.map((p) => p.expect)).toEqual(['Kubernetes v1.33.13', 'Client Version: v1.33.13']);
     expect(REGISTRY_RECIPE.sources['cmd/htpasswd/main.go']).toContain('bcrypt.GenerateFromPassword');
     // helm: the version upstream operator-controller's go.mod requires, stamped as Helm's Makefile does.
     expect(recipeDirName(HELM_RECIPE)).toBe('helm-v3.21.3');

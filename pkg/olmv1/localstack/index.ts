@@ -13,6 +13,7 @@ export {
   resolveBinaries,
   resolveHelm,
   resolveNodeBinaries,
+  resolveOldestBinaries,
   type EnvtestBinaries,
   type ResolveBinariesOptions,
 } from './binaries.ts';

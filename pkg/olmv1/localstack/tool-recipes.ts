@@ -3,7 +3,8 @@
  * packages become which binaries, the version stamps, and how a built binary proves its version.
  *
  * Five recipes, one cache directory each (`<name>-<version>/`):
- *  - kubernetes: kube-apiserver and kubectl, built together (they share most packages);
+ *  - kubernetes: kube-apiserver and kubectl, built together (they share most packages), at
+ *    KUBERNETES_VERSION and at OLDEST_KUBERNETES_VERSION;
  *  - kube-controller-manager: from the same module and version, in its own entry so the
  *    kube-apiserver entries already cached stay valid (it reuses their packages from Go's
  *    build cache);
@@ -15,7 +16,16 @@
  *    in-memory storage; htpasswd, token and silly auth) plus `htpasswd`, our bcrypt helper;
  *  - helm: the `helm` CLI, only for tests that read release records as Helm does.
  */
-import { COREDNS_VERSION, ETCD_VERSION, HELM_VERSION, KUBERNETES_STAGING_VERSION, KUBERNETES_VERSION, REGISTRY_VERSION } from './versions.ts';
+import {
+  COREDNS_VERSION,
+  ETCD_VERSION,
+  HELM_VERSION,
+  KUBERNETES_STAGING_VERSION,
+  KUBERNETES_VERSION,
+  OLDEST_KUBERNETES_VERSION,
+  REGISTRY_VERSION,
+  stagingVersionOf,
+} from './versions.ts';
 
 /** A binary of a recipe: its file name and the Go main package it is built from. */
 interface RecipeBinary {
@@ -83,24 +93,41 @@ function kubernetesStamps(version: string): Record<string, string> {
   return stamps;
 }
 
+/**
+ * kube-apiserver + kubectl at `version` (a Kubernetes release; its staging modules are pinned to
+ * the same minor and patch).
+ */
+function kubernetesRecipe(version: string, coldBuildCpuSeconds: number): ToolRecipe {
+  return {
+    name: 'kubernetes',
+    version,
+    module: 'k8s.io/kubernetes',
+    siblingVersion: stagingVersionOf(version),
+    binaries: [
+      { name: 'kube-apiserver', pkg: 'k8s.io/kubernetes/cmd/kube-apiserver' },
+      { name: 'kubectl', pkg: 'k8s.io/kubernetes/cmd/kubectl' },
+    ],
+    sources: {},
+    stamps: kubernetesStamps(version),
+    probes: [
+      { binary: 'kube-apiserver', args: ['--version'], expect: `Kubernetes ${version}` },
+      { binary: 'kubectl', args: ['version', '--client'], expect: `Client Version: ${version}` },
+    ],
+    coldBuildCpuSeconds,
+  };
+}
+
 /** kube-apiserver + kubectl at KUBERNETES_VERSION. */
-export const KUBERNETES_RECIPE: ToolRecipe = {
-  name: 'kubernetes',
-  version: KUBERNETES_VERSION,
-  module: 'k8s.io/kubernetes',
-  siblingVersion: KUBERNETES_STAGING_VERSION,
-  binaries: [
-    { name: 'kube-apiserver', pkg: 'k8s.io/kubernetes/cmd/kube-apiserver' },
-    { name: 'kubectl', pkg: 'k8s.io/kubernetes/cmd/kubectl' },
-  ],
-  sources: {},
-  stamps: kubernetesStamps(KUBERNETES_VERSION),
-  probes: [
-    { binary: 'kube-apiserver', args: ['--version'], expect: `Kubernetes ${KUBERNETES_VERSION}` },
-    { binary: 'kubectl', args: ['version', '--client'], expect: `Client Version: ${KUBERNETES_VERSION}` },
-  ],
-  coldBuildCpuSeconds: 780,
-};
+export const KUBERNETES_RECIPE: ToolRecipe = kubernetesRecipe(KUBERNETES_VERSION, 780);
+
+/**
+ * kube-apiserver + kubectl at OLDEST_KUBERNETES_VERSION, for the tests of the oldest supported
+ * release (decision 0103), in a cache entry of its own. Built after the others (the standard
+ * library already in Go's build cache), but its Kubernetes packages are other versions than
+ * KUBERNETES_RECIPE's: the CPU time below is that build, measured and rounded up
+ * (bench/results/envtest-builds.md).
+ */
+export const OLDEST_KUBERNETES_RECIPE: ToolRecipe = kubernetesRecipe(OLDEST_KUBERNETES_VERSION, 450);
 
 /**
  * kube-controller-manager at KUBERNETES_VERSION, for the local stack's control plane (namespace

@@ -9,6 +9,13 @@
 export const KUBERNETES_VERSION = 'v1.36.3';
 
 /**
+ * The oldest Kubernetes release the project supports (decision 0103): three minors before
+ * KUBERNETES_VERSION, as upstream supports. Its kube-apiserver and kubectl run the
+ * `integration-oldest` tests (vitest.config.ts); the newest patch the Go module proxy serves.
+ */
+export const OLDEST_KUBERNETES_VERSION = 'v1.33.13';
+
+/**
  * The version the Kubernetes staging modules (k8s.io/api, k8s.io/client-go, ...) are published
  * under for KUBERNETES_VERSION: same minor and patch, major 0.
  */

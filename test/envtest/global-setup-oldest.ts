@@ -1,0 +1,12 @@
+/**
+ * Vitest global setup of the `integration-oldest` project: the environment of global-setup.ts
+ * with kube-apiserver and kubectl at the oldest supported Kubernetes release
+ * (OLDEST_KUBERNETES_VERSION, decision 0103), for the tests that hold the supported-range promise.
+ */
+import type { TestProject } from 'vitest/node';
+import { setupWith } from './global-setup.ts';
+
+/** Starts the environment on the oldest supported kube-apiserver and returns its teardown. */
+export function setup(project: TestProject): Promise<() => Promise<void>> {
+  return setupWith(project, 'oldest');
+}
