@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { allBenchmark } from './benchmarks/all.ts';
 import { extensionsBenchmark } from './benchmarks/extensions.ts';
 import { hostileBenchmark } from './benchmarks/hostile.ts';
+import { inClusterBenchmark } from './benchmarks/in-cluster.ts';
 import { ingestBenchmark } from './benchmarks/ingest.ts';
 import { metasBenchmark } from './benchmarks/metas.ts';
 import { renderBenchmark } from './benchmarks/render.ts';
@@ -38,6 +39,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   startupBenchmark,
   scale1000Benchmark,
   watchIdleBenchmark,
+  inClusterBenchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--only NAME]... [--json FILE] [--source] [--keep] [--list]

@@ -20,6 +20,8 @@ export interface BenchContext {
 export interface BenchOutcome {
   measurements: Measurement[];
   details: Record<string, unknown>;
+  /** Set when this machine cannot run it (e.g. no local node): the reason, printed as a SKIP row. */
+  skipped?: string;
 }
 
 /** One benchmark. `name` is what `--only` selects. */

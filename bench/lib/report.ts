@@ -31,6 +31,8 @@ export interface BenchmarkResult {
   title: string;
   status: 'ok' | 'error';
   error?: string;
+  /** The machine cannot run it (the reason); no measurements. */
+  skipped?: string;
   measurements: Measurement[];
   /** Raw figures behind the measurements (distributions, sizes, per-repetition values). */
   details: Record<string, unknown>;
@@ -96,6 +98,10 @@ export function formatReport(report: BenchReport): string {
   for (const r of report.results) {
     if (r.status === 'error') {
       rows.push([r.name, 'could not run', '', '', 'ERROR', r.error ?? 'failed']);
+      continue;
+    }
+    if (r.skipped !== undefined) {
+      rows.push([r.name, 'skipped', '', '', 'SKIP', r.skipped]);
       continue;
     }
     let first = true;
