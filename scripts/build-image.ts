@@ -4,10 +4,11 @@
  * from Debian packages when missing), runs its checks (numeric non-root user, no shell, each
  * entry point's --help as that user on a read-only root), and optionally pushes it.
  *
- *   node scripts/build-image.ts [--revision REV] [--push HOST:PORT] [--measure]
+ *   node scripts/build-image.ts [--revision REV] [--push HOST:PORT [--plain-http] [--ref-only]] [--measure]
  *
- * --push pushes to that registry (plain HTTP for a loopback one) and prints the digest
- * reference. --measure pushes to a throwaway local registry (binaries from the envtest cache)
+ * --push pushes to that registry (plain HTTP for a loopback one, or any with --plain-http) and
+ * prints the digest reference; with --ref-only that reference alone is stdout (for
+ * `IMAGE=$(...)`, README "Deploying on a cluster"). --measure pushes to a throwaway local registry (binaries from the envtest cache)
  * and prints the compressed and uncompressed sizes read back with the project's image client.
  * Needs root, Debian's `buildah` and `debootstrap` packages, and npm on PATH. Exits 1 when a
  * check fails. The result is one JSON object on stdout; progress goes to stderr.
@@ -17,7 +18,13 @@ import { buildProjectImage, checkProjectImage, defaultImageCacheDir, measurePush
 import { defaultCacheRoot, resolveBinaries, startRegistry } from '../pkg/olmv1/localstack/index.ts';
 
 const { values } = parseArgs({
-  options: { revision: { type: 'string' }, push: { type: 'string' }, measure: { type: 'boolean' } },
+  options: {
+    revision: { type: 'string' },
+    push: { type: 'string' },
+    'plain-http': { type: 'boolean' },
+    'ref-only': { type: 'boolean' },
+    measure: { type: 'boolean' },
+  },
 });
 const log = (line: string): void => void process.stderr.write(`build-image: ${line}\n`);
 const env = { ...process.env, PATH: `${process.env.PATH ?? ''}:/usr/sbin:/sbin` };
@@ -35,7 +42,8 @@ for (const [entry, line] of Object.entries(check.usage)) log(`${entry} --help as
 const result: Record<string, unknown> = { tag: image.tag, cached: image.cached, seconds: image.seconds, standIn: image.standIn, check };
 const isLoopback = (host: string): boolean => /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(host);
 if (values.push !== undefined) {
-  result['pushed'] = await pushProjectImage(image, values.push, isLoopback(values.push) ? [values.push] : []);
+  const plainHttp = values['plain-http'] === true || isLoopback(values.push);
+  result['pushed'] = await pushProjectImage(image, values.push, plainHttp ? [values.push] : []);
 }
 if (values.measure === true) {
   const binaries = await resolveBinaries({ kubebuilderAssets: undefined, cacheRoot: defaultCacheRoot(env), env, log });
@@ -49,7 +57,9 @@ if (values.measure === true) {
     await registry.stop();
   }
 }
-process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+process.stdout.write(
+  values['ref-only'] === true && typeof result['pushed'] === 'string' ? `${result['pushed']}\n` : `${JSON.stringify(result, null, 2)}\n`,
+);
 if (check.problems.length > 0) {
   for (const p of check.problems) log(`problem: ${p}`);
   process.exitCode = 1;

@@ -14,6 +14,26 @@ import { allowPlainHttpRegistry, runCommand, startRegistry, type ControlPlane, t
 import { DEPLOYMENTS, issueServingCertificates, SYSTEM_NAMESPACE, writeOverlay } from './overlay.ts';
 import { waitForDeployments, type Kubectl } from './wait-available.ts';
 
+const NO_NODE = (what: string): string => `${what} needs a control plane started with a node (startControlPlane({ node: ... }))`;
+
+/**
+ * Starts a registry on the node's bridge address of `controlPlane` (under `tmpRoot`), where the
+ * host, containerd and Pods all reach it, and tells the node's containerd to pull from it over
+ * plain HTTP. The caller stops it.
+ */
+export async function startNodeRegistry(controlPlane: ControlPlane, binaries: RegistryBinaries, tmpRoot: string): Promise<Registry> {
+  const node = controlPlane.node;
+  if (node === undefined) throw new Error(NO_NODE('startNodeRegistry'));
+  const registry = await startRegistry({ binaries, address: node.hostIp, tmpRoot });
+  try {
+    await allowPlainHttpRegistry(node, registry.host);
+  } catch (err) {
+    await registry.stop();
+    throw err;
+  }
+  return registry;
+}
+
 /** Options of {@link deployInCluster}. */
 interface InClusterOptions {
   /** Started with `node`: the product runs as Pods there. */
@@ -63,8 +83,7 @@ export interface InCluster {
  * events and last log lines); what it started is stopped first.
  */
 export async function deployInCluster(options: InClusterOptions): Promise<InCluster> {
-  const node = options.controlPlane.node;
-  if (node === undefined) throw new Error('deployInCluster needs a control plane started with a node (startControlPlane({ node: ... }))');
+  if (options.controlPlane.node === undefined) throw new Error(NO_NODE('deployInCluster'));
   const info = options.controlPlane.info;
   const kubectl: Kubectl = async (args, input) =>
     (await runCommand(info.kubectl, ['--kubeconfig', info.kubeconfigPath, ...args], input === undefined ? {} : { input })).stdout;
@@ -83,8 +102,7 @@ export async function deployInCluster(options: InClusterOptions): Promise<InClus
       t = now;
       return ms;
     };
-    registry = await startRegistry({ binaries: options.registryBinaries, address: node.hostIp, tmpRoot: work });
-    await allowPlainHttpRegistry(node, registry.host);
+    registry = await startNodeRegistry(options.controlPlane, options.registryBinaries, work);
     const image =
       options.image ??
       (await buildProjectImage({

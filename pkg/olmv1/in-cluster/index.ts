@@ -4,6 +4,6 @@
  * changes only the image (and names the plain-HTTP registry), serving certificates in the
  * Secrets config/ expects, and both Deployments Available, or the reason a Pod cannot start.
  */
-export { deployInCluster, type InCluster } from './deploy.ts';
-export { SYSTEM_NAMESPACE } from './overlay.ts';
+export { deployInCluster, startNodeRegistry, type InCluster } from './deploy.ts';
+export { DEPLOYMENTS, SYSTEM_NAMESPACE } from './overlay.ts';
 export { waitForDeployments, type Kubectl } from './wait-available.ts';
