@@ -18,10 +18,14 @@ WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force \
+  && groupadd --gid 65532 nonroot \
+  && useradd --uid 65532 --gid 65532 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin nonroot \
   && mkdir -p /var/cache/catalogd /var/cache/operator-controller \
   && chown 65532:65532 /var/cache/catalogd /var/cache/operator-controller
 COPY --from=build /src/dist ./dist
-# Numeric, so that Kubernetes can verify runAsNonRoot. The Deployments mount emptyDirs on the
+# Numeric, so that Kubernetes can verify runAsNonRoot. The kubelet passes only the uid on to
+# the runtime, which takes the group from /etc/passwd: without the nonroot entry above the
+# processes would run with group 0. The Deployments mount emptyDirs on the
 # cache directories and /tmp and run with a read-only root filesystem.
 # Node's compile cache is kept in each component's cache directory at run time
 # (cmd/shared/compile-cache.ts), not built into the image (decision 0097).

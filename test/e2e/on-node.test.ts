@@ -98,9 +98,9 @@ describe.skipIf(missing !== undefined)('the product on a real node', () => {
         const statuses = (pod.status?.['containerStatuses'] ?? []) as Array<{ imageID: string; restartCount: number; containerID: string }>;
         expect(statuses[0]?.imageID).toContain(product.imageRef.split('@')[1]);
         expect(statuses[0]?.restartCount).toBe(0);
-        // What the kernel enforces on the running process: uid 65532, no capabilities, no new
-        // privileges, a read-only root. The group is logged: it is 0, not the image's 65532
-        // (bench/results/in-cluster.md).
+        // What the kernel enforces on the running process: uid and gid 65532 (the image's
+        // nonroot entry in /etc/passwd gives the group: the kubelet passes the uid alone), no
+        // capabilities, no new privileges, a read-only root.
         const pid = containerPid(statuses[0]?.containerID ?? '');
         const procStatus = readFileSync(`/proc/${pid}/status`, 'utf8');
         log(
@@ -110,6 +110,7 @@ describe.skipIf(missing !== undefined)('the product on a real node', () => {
             .join(' | ')}`,
         );
         expect(procStatus).toMatch(/^Uid:\t65532\t65532\t65532\t65532$/m);
+        expect(procStatus).toMatch(/^Gid:\t65532\t65532\t65532\t65532$/m);
         expect(procStatus).toMatch(/^CapEff:\t0{16}$/m);
         expect(procStatus).toMatch(/^NoNewPrivs:\t1$/m);
         const root = readFileSync(`/proc/${pid}/mountinfo`, 'utf8')

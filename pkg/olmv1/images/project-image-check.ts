@@ -3,9 +3,10 @@
  * non-root user and starts no shell, and in its root filesystem, mounted read-only, each entry
  * point prints its usage as that user under NODE_ENV=production (so the module graph loads
  * from production dependencies alone), the root cannot be written, the cache directories
- * belong to the user and no devDependency was installed.
+ * belong to the user, /etc/passwd gives the user the image's group, and no devDependency was
+ * installed.
  */
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ProjectImage } from './project-image.ts';
 import { withReadOnlyRoot } from './read-only-root.ts';
@@ -57,6 +58,13 @@ export async function checkProjectImage(image: ProjectImage): Promise<ProjectIma
       );
       if (owner !== uid) problems.push(`/${dir} is owned by ${owner ?? '(missing)'}, want ${uid}`);
     }
+    // The kubelet hands the runtime the image's uid alone (runAsUser), and the runtime takes the
+    // group from /etc/passwd: without an entry the processes run with group 0.
+    const gid = Number(user.split(':')[1] ?? uid);
+    const passwd = await readFile(join(root, 'etc/passwd'), 'utf8').catch(() => '');
+    const entry = passwd.split('\n').find((line) => line.split(':')[2] === String(uid));
+    if (entry === undefined) problems.push(`/etc/passwd has no entry for uid ${uid}: Pods would run with group 0`);
+    else if (entry.split(':')[3] !== String(gid)) problems.push(`/etc/passwd gives uid ${uid} group ${entry.split(':')[3]}, want ${gid}`);
     const devDependency = await stat(join(root, workDir, 'node_modules/typescript')).then(
       () => true,
       () => false,
