@@ -17,7 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildProjectImage, defaultImageCacheDir, measurePushedImage } from '../../pkg/olmv1/images/index.ts';
+import { buildProjectImage, defaultImageCacheDir, measurePushedImage, type ProjectImage } from '../../pkg/olmv1/images/index.ts';
 import { deployInCluster, SYSTEM_NAMESPACE } from '../../pkg/olmv1/in-cluster/index.ts';
 import {
   defaultCacheRoot,
@@ -104,7 +104,7 @@ async function podMemory(kubectl: BenchKubectl, nodeName: string): Promise<PodMe
 }
 
 /** One deployment on a fresh control plane with a node; returns its times and the Pods' memory. */
-async function deployRound(ctx: BenchContext, env: NodeJS.ProcessEnv, image: Awaited<ReturnType<typeof buildProjectImage>>, n: number) {
+async function deployRound(ctx: BenchContext, env: NodeJS.ProcessEnv, buildImage: () => Promise<ProjectImage>, n: number) {
   const binaries = await resolveBinaries({ kubebuilderAssets: env['KUBEBUILDER_ASSETS'], cacheRoot: defaultCacheRoot(env), env, log: ctx.log });
   const nodeBinaries = await resolveNodeBinaries({ cacheRoot: defaultCacheRoot(env), env, log: ctx.log });
   const started = performance.now();
@@ -115,6 +115,9 @@ async function deployRound(ctx: BenchContext, env: NodeJS.ProcessEnv, image: Awa
   });
   try {
     const nodeMs = performance.now() - locked;
+    // Found again once the node runs: another build on the machine may have pruned the image
+    // from the shared build storage while this round waited for the node lock.
+    const image = await buildImage();
     const product = await deployInCluster({ controlPlane: cp, registryBinaries: binaries, repoRoot: REPO, image, env, log: ctx.log });
     try {
       const work = await runExampleWorkload({
@@ -184,14 +187,16 @@ async function measureAll(ctx: BenchContext): Promise<BenchOutcome> {
   if (missing !== undefined) return { measurements: [], details: {}, skipped: `no local node on this machine: ${missing}` };
   const rounds = Number(process.env['OLMV1_BENCH_IN_CLUSTER_ROUNDS'] ?? '1');
   const revision = execFileSync('git', ['-C', REPO, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
-  const image = await buildProjectImage({
-    repoRoot: REPO,
-    revision,
-    cacheDir: defaultImageCacheDir(env),
-    env,
-    log: ctx.log,
-    extraCaFile: env['NODE_EXTRA_CA_CERTS'] || undefined,
-  });
+  const buildImage = (): Promise<ProjectImage> =>
+    buildProjectImage({
+      repoRoot: REPO,
+      revision,
+      cacheDir: defaultImageCacheDir(env),
+      env,
+      log: ctx.log,
+      extraCaFile: env['NODE_EXTRA_CA_CERTS'] || undefined,
+    });
+  const image = await buildImage();
   ctx.log(`project image ${image.tag} ${image.cached ? 'found' : 'built'} in ${image.seconds} s`);
   ctx.log('catalogd and operator-controller as host processes (envtest control plane)');
   const host = await hostProcesses(ctx, env);
@@ -199,7 +204,7 @@ async function measureAll(ctx: BenchContext): Promise<BenchOutcome> {
   let sizes: Awaited<ReturnType<typeof measurePushedImage>> | undefined;
   for (let n = 1; n <= rounds; n++) {
     ctx.log(`round ${n} of ${rounds}: control plane with a node, config/ deployed`);
-    const out = await deployRound(ctx, env, image, n);
+    const out = await deployRound(ctx, env, buildImage, n);
     all.push(out.round);
     sizes ??= out.sizes;
   }
