@@ -1,11 +1,12 @@
 /**
- * A forward proxy on 127.0.0.1 for tests, speaking what corporate proxies speak: plain HTTP in
- * absolute form (`GET http://host:port/path`) and `CONNECT host:port` tunnels. It records every
- * request that passed through it (method, target, Proxy-Authorization), can require
- * credentials (407 otherwise) and refuse hosts (403), and resolves names through its own table
- * first: `hosts` maps a name (or `*.suffix`) to an address, so that a test can give a loopback
- * server a name that only the proxy knows. A request whose traffic reached its server through
- * this proxy is therefore one that named such a host and was recorded here.
+ * A forward proxy on 127.0.0.1 (or another local address) for tests, speaking what corporate
+ * proxies speak: plain HTTP in absolute form (`GET http://host:port/path`) and `CONNECT
+ * host:port` tunnels. It records every request that passed through it (method, target,
+ * Proxy-Authorization), can require credentials (407 otherwise) and refuse hosts (403), and
+ * resolves names through its own table first: `hosts` maps a name (or `*.suffix`) to an
+ * address, so that a test can give a loopback server a name that only the proxy knows. A
+ * request whose traffic reached its server through this proxy is therefore one that named such
+ * a host and was recorded here.
  */
 import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -32,10 +33,12 @@ export interface ForwardProxyOptions {
   credentials?: string;
   /** Hosts the proxy answers 403 for. */
   refuse?: string[];
+  /** The address it listens on (default 127.0.0.1), e.g. a node's bridge address Pods reach. */
+  listenHost?: string;
 }
 
 export interface ForwardProxy {
-  /** `http://127.0.0.1:<port>` (with `user:password@` when credentials are required). */
+  /** `http://<listenHost>:<port>` (with `user:password@` when credentials are required). */
   url: string;
   port: number;
   readonly requests: readonly ProxiedRequest[];
@@ -125,11 +128,12 @@ export async function startForwardProxy(o: ForwardProxyOptions = {}): Promise<Fo
     client.on('error', () => upstream.destroy());
   });
 
-  server.listen(0, '127.0.0.1');
+  const listenHost = o.listenHost ?? '127.0.0.1';
+  server.listen(0, listenHost);
   await once(server, 'listening');
   const port = (server.address() as { port: number }).port;
   return {
-    url: `http://${o.credentials === undefined ? '' : `${o.credentials}@`}127.0.0.1:${port}`,
+    url: `http://${o.credentials === undefined ? '' : `${o.credentials}@`}${listenHost}:${port}`,
     port,
     requests,
     requestsFor: (host) => requests.filter((r) => (host.startsWith('.') ? split(r.authority).host.endsWith(host) : split(r.authority).host === host)),
