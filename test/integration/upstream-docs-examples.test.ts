@@ -18,6 +18,7 @@ import {
   UPSTREAM_CRD_PATH,
   upstreamDocExamples,
 } from '../support/upstream-docs.ts';
+import { waitEstablished } from '../support/crd-established.ts';
 
 useCrds();
 
@@ -28,7 +29,7 @@ beforeAll(async () => {
   const cp = inject('envtestControlPlane');
   const base = ['--kubeconfig', cp.kubeconfigPath];
   await exec(cp.kubectl, [...base, 'apply', '--server-side', '--force-conflicts', '-f', UPSTREAM_CRD_PATH]);
-  await exec(cp.kubectl, [...base, 'wait', '--for=condition=Established', '--timeout=60s', `crd/${UPSTREAM_CRD}`]);
+  await waitEstablished((args) => exec(cp.kubectl, [...base, ...args]), [`crd/${UPSTREAM_CRD}`]);
 });
 
 afterAll(async () => {

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import type { KubeClient } from '../../pkg/shared/kube/index.ts';
 import type { ControlPlaneInfo } from '../envtest/index.ts';
 import { waitUntil } from './bundle-flow.ts';
+import { waitEstablished } from './crd-established.ts';
 
 const exec = promisify(execFile);
 const repo = (path: string): string => fileURLToPath(new URL(`../../${path}`, import.meta.url));
@@ -18,12 +19,9 @@ const repo = (path: string): string => fileURLToPath(new URL(`../../${path}`, im
 export async function installOlmConfig(cp: ControlPlaneInfo): Promise<void> {
   const kubectl = (...args: string[]) => exec(cp.kubectl, ['--kubeconfig', cp.kubeconfigPath, ...args]);
   await kubectl('apply', '--server-side', '--force-conflicts', '-f', repo('config/crd'));
-  await kubectl(
-    'wait',
-    '--for=condition=Established',
-    '--timeout=60s',
-    'crd/clustercatalogs.olm.operatorframework.io',
-    'crd/clusterextensions.olm.operatorframework.io',
+  await waitEstablished(
+    (args) => kubectl(...args),
+    ['crd/clustercatalogs.olm.operatorframework.io', 'crd/clusterextensions.olm.operatorframework.io'],
   );
   await kubectl('apply', '--server-side', '--force-conflicts', '-f', repo('config/admission/clustercatalog-metadata-name-label.yaml'));
   // The policy type-checks against the new kind a moment after the CRD appears; until then
@@ -60,13 +58,9 @@ export async function installOlmConfig(cp: ControlPlaneInfo): Promise<void> {
 export async function installOpenShiftKinds(cp: ControlPlaneInfo, client: KubeClient): Promise<void> {
   const kubectl = (...args: string[]) => exec(cp.kubectl, ['--kubeconfig', cp.kubeconfigPath, ...args]);
   await kubectl('apply', '--server-side', '-f', repo('test/fixtures/openshift'));
-  await kubectl(
-    'wait',
-    '--for=condition=Established',
-    '--timeout=60s',
-    'crd/clusterversions.config.openshift.io',
-    'crd/clusteroperators.config.openshift.io',
-    'crd/olms.operator.openshift.io',
+  await waitEstablished(
+    (args) => kubectl(...args),
+    ['crd/clusterversions.config.openshift.io', 'crd/clusteroperators.config.openshift.io', 'crd/olms.operator.openshift.io'],
   );
   await waitUntil('OpenShift kinds are creatable', async () =>
     client.create({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'version' }, spec: {} }).then(
