@@ -22,7 +22,7 @@ import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { createImageClient } from '../../shared/image/index.ts';
-import { runCommand } from '../localstack/index.ts';
+import { runCommand, withLock } from '../localstack/index.ts';
 import { createBuildah, type Buildah, type ImageRunSettings } from './buildah.ts';
 import { machineDebianSource, type DebianSource } from './debian.ts';
 import { ensureStandInBase, type StandIn } from './stand-in-base.ts';
@@ -108,9 +108,17 @@ async function treeKey(repoRoot: string, revision: string, salt: string, env: No
  * from the same content is returned at once. Throws with buildah's output on a failed build.
  */
 export async function buildProjectImage(options: ProjectImageOptions): Promise<ProjectImage> {
+  await mkdir(options.cacheDir, { recursive: true });
+  // One build (and its prune) at a time in the shared storage: a prune running beside another
+  // build removes layers that build is reusing ("layer not known").
+  return withLock(join(options.cacheDir, '.build.lock'), () => buildUnlocked(options), {
+    onWait: (holder) => options.log(`waiting for ${holder} to finish its image build`),
+  });
+}
+
+async function buildUnlocked(options: ProjectImageOptions): Promise<ProjectImage> {
   const started = performance.now();
   const buildah = createBuildah(options.cacheDir, options.env);
-  await mkdir(options.cacheDir, { recursive: true });
   const standIn = await ensureStandInBase(
     buildah,
     {
@@ -164,8 +172,15 @@ export async function buildProjectImage(options: ProjectImageOptions): Promise<P
 }
 
 /**
+ * Project images younger than this survive another tree's build: a test or `olmv1 up` that
+ * built one may still be waiting for the node to push it.
+ */
+const KEEP_RECENT_MS = 30 * 60 * 1000;
+
+/**
  * Keeps the storage from growing by a full copy of every step per build (vfs has no
- * copy-on-write: a build adds about 2 GB): removes the other project image tags, then, again
+ * copy-on-write: a build adds about 2 GB): removes the other project image tags older than
+ * KEEP_RECENT_MS, then, again
  * and again, the untagged images without children created before `since` (the earlier builds'
  * steps). What the new image descends from (the stand-in, the cached `npm ci` steps) has
  * children and stays, as do the new build's own steps.
@@ -174,6 +189,7 @@ async function pruneOlderBuilds(buildah: Buildah, keep: string, since: number): 
   const list = async (args: string[]): Promise<Array<{ id: string; names: string[] | null; created: number }>> =>
     JSON.parse((await buildah.run(['images', '--json', ...args])) || '[]') as Array<{ id: string; names: string[] | null; created: number }>;
   const stale = (await list([]))
+    .filter((i) => i.created * 1000 < since - KEEP_RECENT_MS)
     .flatMap((i) => i.names ?? [])
     .filter((n) => n.startsWith(`localhost/${PROJECT_IMAGE_REPOSITORY}:tree-`) && n !== keep);
   if (stale.length > 0) await buildah.run(['rmi', ...stale]);
