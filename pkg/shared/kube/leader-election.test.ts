@@ -2,7 +2,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, LeaderElector, type KubeClient, type KubeObject } from './index.ts';
-import { type LeaderElectionOutcome } from './leader-election.ts';
+import { type LeaderElectionDurations, type LeaderElectionOutcome } from './leader-election.ts';
 
 const log = pino({ level: 'silent' });
 
@@ -49,7 +49,7 @@ class LeaseStore {
   }
 }
 
-function candidate(store: LeaseStore, identity: string, registry?: Registry) {
+function candidate(store: LeaseStore, identity: string, registry?: Registry, durations: Partial<LeaderElectionDurations> = {}) {
   const { client, partitioned } = store.client();
   const ctl = new AbortController();
   const events: string[] = [];
@@ -59,6 +59,7 @@ function candidate(store: LeaseStore, identity: string, registry?: Registry) {
     name: 'l',
     identity,
     log,
+    ...durations,
     ...(registry === undefined ? {} : { registry }),
     onStartedLeading: (signal) => {
       events.push('started');
@@ -149,6 +150,25 @@ describe('LeaderElector', () => {
     expect(a.outcome()).toBe('cancelled');
     expect(store.holder ?? '').not.toBe('a');
     await run(4_500, a, b);
+    expect(b.elector.isLeader).toBe(true);
+    b.ctl.abort();
+    await b.done;
+  });
+
+  it("with operator-controller's 26 s retry period, a standby takes a released lease within 2 s and never a held one sooner", async () => {
+    const durations = { leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 };
+    const a = candidate(store, 'a', undefined, durations);
+    await run(100, a);
+    const b = candidate(store, 'b', undefined, durations);
+    // Held and renewed: the standby's early looks never take it.
+    await run(120_000, a, b);
+    expect(a.elector.isLeader).toBe(true);
+    expect(b.elector.isLeader).toBe(false);
+    a.ctl.abort();
+    await run(100, a, b);
+    expect(a.outcome()).toBe('cancelled');
+    // Released: taken at the standby's next look, not after the rest of a jittered 26-57 s wait.
+    await run(2_100, a, b);
     expect(b.elector.isLeader).toBe(true);
     b.ctl.abort();
     await b.done;
