@@ -40,7 +40,20 @@ export default defineConfig({
         // control plane never competes with theirs for the cores.
         test: {
           name: 'integration-oldest',
-          include: ['test/integration/catalog-name-label.test.ts', 'test/integration/config-manifests.test.ts'],
+          include: [
+            'test/integration/catalog-name-label.test.ts',
+            'test/integration/config-manifests.test.ts',
+            'test/integration/crds-clustercatalog.test.ts',
+            'test/integration/crds-clusterextension.test.ts',
+            'test/integration/prune-unknown-fields.test.ts',
+            'test/integration/kube-client.test.ts',
+            'test/integration/kube-scoped-client.test.ts',
+            'test/integration/kube-watch-budget.test.ts',
+            'test/integration/controller-runtime.test.ts',
+            'test/integration/preauthorize.test.ts',
+            'test/integration/render-apply.test.ts',
+            'test/integration/upstream-docs-examples.test.ts',
+          ],
           globalSetup: ['test/envtest/global-setup-oldest.ts'],
           testTimeout: 120_000,
           hookTimeout: 600_000,
