@@ -17,15 +17,29 @@ import { parseArgs } from 'node:util';
 import { buildProjectImage, checkProjectImage, defaultImageCacheDir, measurePushedImage, pushProjectImage } from '../pkg/olmv1/images/index.ts';
 import { defaultCacheRoot, resolveBinaries, startRegistry } from '../pkg/olmv1/localstack/index.ts';
 
-const { values } = parseArgs({
-  options: {
-    revision: { type: 'string' },
-    push: { type: 'string' },
-    'plain-http': { type: 'boolean' },
-    'ref-only': { type: 'boolean' },
-    measure: { type: 'boolean' },
-  },
-});
+const USAGE = 'Usage: node scripts/build-image.ts [--revision REV] [--push HOST:PORT [--plain-http] [--ref-only]] [--measure]\n';
+const parsed = (() => {
+  try {
+    return parseArgs({
+      options: {
+        revision: { type: 'string' },
+        push: { type: 'string' },
+        'plain-http': { type: 'boolean' },
+        'ref-only': { type: 'boolean' },
+        measure: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`build-image: ${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+})();
+const { values } = parsed;
+if (values.help === true) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 const log = (line: string): void => void process.stderr.write(`build-image: ${line}\n`);
 const env = { ...process.env, PATH: `${process.env.PATH ?? ''}:/usr/sbin:/sbin` };
 const image = await buildProjectImage({
