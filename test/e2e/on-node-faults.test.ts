@@ -54,14 +54,7 @@ beforeAll(async () => {
   const ref = await offerAll(registry, versions, Object.fromEntries(HOSTILE.map((kind) => [hostilePackage(kind), hostile[kind]])));
   timed(`${STREAM.length * VERSIONS.length + 2 + HOSTILE.length} bundles and the catalog pushed`, started);
   await k.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  await k.apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'installer', namespace: NS } });
-  await k.apply({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name: 'faults-installer' },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-    subjects: [{ kind: 'ServiceAccount', name: 'installer', namespace: NS }],
-  });
+  await k.clusterAdminInstaller(NS, 'faults-installer');
   await k.apply({
     apiVersion: 'olm.operatorframework.io/v1',
     kind: 'ClusterCatalog',

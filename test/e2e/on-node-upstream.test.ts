@@ -192,14 +192,7 @@ describe.skipIf(missing !== undefined)("upstream's e2e scenarios on a real node"
       );
       // Upstream's ClusterExtension names no ServiceAccount (upstream HEAD installs as
       // cluster-admin); ours installs as the one named, given what upstream's would have.
-      await k.apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'installer', namespace: TEST_NS } });
-      await k.apply({
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: 'upstream-e2e-installer' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-        subjects: [{ kind: 'ServiceAccount', name: 'installer', namespace: TEST_NS }],
-      });
+      await k.clusterAdminInstaller(TEST_NS, 'upstream-e2e-installer');
       timed(log, 'example catalog Serving', started);
     }, 300_000);
 

@@ -135,15 +135,8 @@ describe.skipIf(missing !== undefined)('the product on a real node', () => {
     await expect.poll(async () => condition(await get(['clustercatalog', CATALOG]), 'Serving'), { timeout: 120_000, interval: 1000 }).toBe('True');
     timed('ClusterCatalog Serving', started);
     await apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: EXT_NS } });
-    await apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'installer', namespace: EXT_NS } });
-    // Broad on purpose: the same ServiceAccount installs 0.2.0 and upgrades to 1.0.0 below.
-    await apply({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'example-operator-installer' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-      subjects: [{ kind: 'ServiceAccount', name: 'installer', namespace: EXT_NS }],
-    });
+    // The same ServiceAccount installs 0.2.0 and upgrades to 1.0.0 below.
+    await k.clusterAdminInstaller(EXT_NS, 'example-operator-installer');
     await apply(extension('0.2.0'));
     await expect.poll(() => extensionState(), { timeout: 180_000, interval: 1000 }).toEqual({ installed: 'True', healthy: 'True', version: '0.2.0' });
     const pods = await list(['pods', '-n', EXT_NS]);

@@ -86,14 +86,15 @@ export interface Obj {
   status?: Record<string, unknown>;
 }
 
-/** kubectl as JSON: get one object, list, server-side apply, a condition's status, Ready Pods. */
+/** kubectl as JSON: get one object, list, server-side apply, Ready Pods, a Service's address, an installer. */
 export function kube(kubectl: Kubectl) {
   const get = async (args: string[]): Promise<Obj> => JSON.parse(await kubectl(['get', ...args, '-o', 'json'])) as Obj;
   const list = async (args: string[]): Promise<Obj[]> => (JSON.parse(await kubectl(['get', ...args, '-o', 'json'])) as { items: Obj[] }).items;
+  const apply = (obj: object): Promise<string> => kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify(obj));
   return {
     get,
     list,
-    apply: (obj: object): Promise<string> => kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify(obj)),
+    apply,
     /** Pods of `selector` in `ns` that are Ready and not being deleted, by name. */
     readyPods: async (ns: string, selector: string): Promise<string[]> =>
       (await list(['pods', '-n', ns, '-l', selector]))
@@ -101,6 +102,20 @@ export function kube(kubectl: Kubectl) {
         .map((p) => p.metadata.name),
     clusterIp: async (service: string, ns = SYSTEM_NAMESPACE): Promise<string> =>
       (await get(['service', '-n', ns, service])).spec?.['clusterIP'] as string,
+    /**
+     * The ServiceAccount `installer` in `ns`, bound to cluster-admin by `binding`: broad on
+     * purpose, these tests install, upgrade and break bundles of any shape with it.
+     */
+    clusterAdminInstaller: async (ns: string, binding: string): Promise<void> => {
+      await apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'installer', namespace: ns } });
+      await apply({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: binding },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ kind: 'ServiceAccount', name: 'installer', namespace: ns }],
+      });
+    },
   };
 }
 

@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -9,6 +6,7 @@ import type { Meta } from '../../shared/fbc/types.ts';
 import { CatalogQueries } from '../graphql/index.ts';
 import { LocalDirStore } from '../storage/index.ts';
 import { type CatalogServer, buildCatalogServer } from './server.ts';
+import { storeWith } from '../../../test/support/catalog-store.ts';
 import { type ExchangeResponse, exchange } from '../../../test/support/http-exchange.ts';
 
 function meta(obj: Record<string, unknown>): Meta {
@@ -49,21 +47,6 @@ const BLOBS = [
   { schema: 'olm.deprecations', package: 'foo', entries: [{ reference: { schema: 'olm.bundle', name: 'foo.v1.0.0' }, message: 'old' }] },
 ].map(meta);
 
-async function storeWith(name: string, metas: Meta[]): Promise<{ store: LocalDirStore; remove: () => Promise<void> }> {
-  const root = await mkdtemp(join(tmpdir(), 'graphql-test-'));
-  const store = new LocalDirStore({ root, ingest: () => Promise.reject(new Error('unused')), logger: pino({ level: 'silent' }) });
-  await store.open();
-  const digest = `sha256:${Buffer.from(name).toString('hex').padEnd(64, '0').slice(0, 64)}`;
-  await store.store(name, { digest, ref: `r.test/${name}@${digest}`, unpackedAt: '2026-01-01T00:00:00Z' }, { metas });
-  return {
-    store,
-    remove: async () => {
-      await store.close();
-      await rm(root, { recursive: true, force: true });
-    },
-  };
-}
-
 describe('GraphQL endpoint', () => {
   let remove: () => Promise<void>;
   let store: LocalDirStore;
@@ -86,7 +69,7 @@ describe('GraphQL endpoint', () => {
   };
 
   beforeAll(async () => {
-    ({ store, remove } = await storeWith('test-catalog', BLOBS));
+    ({ store, remove } = await storeWith('graphql-test-', 'test-catalog', BLOBS));
     app = buildCatalogServer({ content: store, logger: pino({ level: 'error' }), registry: new Registry(), graphql: new CatalogQueries() });
     origin = await app.listen({ host: '127.0.0.1', port: 0 });
     off = buildCatalogServer({ content: store, logger: pino({ level: 'silent' }), registry: new Registry() });

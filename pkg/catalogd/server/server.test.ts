@@ -1,9 +1,7 @@
 import dns from 'node:dns';
-import { mkdtemp, rm, truncate } from 'node:fs/promises';
+import { rm, truncate } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -12,6 +10,7 @@ import type { Meta } from '../../shared/fbc/types.ts';
 import { LocalDirStore } from '../storage/index.ts';
 import { AnswerBuffers } from './answer-buffers.ts';
 import { type CatalogServer, buildCatalogServer } from './server.ts';
+import { storeWith } from '../../../test/support/catalog-store.ts';
 import { type ExchangeRequest, exchange } from '../../../test/support/http-exchange.ts';
 
 function meta(schema: string, pkg: string, name: string, pad = 0): Meta {
@@ -31,22 +30,6 @@ const BLOBS = [
   meta('olm.bundle', 'big', 'big.v1', 300_000),
 ];
 const ALL = BLOBS.map((b) => b.blob).join('');
-
-/** A LocalDirStore in a new temp directory holding `metas` as catalog `name`; `remove` deletes it all. */
-async function storeWith(prefix: string, name: string, metas: Meta[]): Promise<{ store: LocalDirStore; remove: () => Promise<void> }> {
-  const root = await mkdtemp(join(tmpdir(), prefix));
-  const store = new LocalDirStore({ root, ingest: () => Promise.reject(new Error('unused')), logger: pino({ level: 'silent' }) });
-  await store.open();
-  const digest = `sha256:${Buffer.from(name).toString('hex').padEnd(64, '0').slice(0, 64)}`;
-  await store.store(name, { digest, ref: `r.test/${name}@${digest}`, unpackedAt: '2026-01-01T00:00:00Z' }, { metas });
-  return {
-    store,
-    remove: async () => {
-      await store.close();
-      await rm(root, { recursive: true, force: true });
-    },
-  };
-}
 
 describe('catalog server', () => {
   let remove: () => Promise<void>;
