@@ -18,7 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { helmWith } from '../support/helm.ts';
 import { waitForCrdsEstablished } from '../support/bundle-flow.ts';
-import { CHART, certManagerCrds, objectKey, renderChart, repoPath } from '../support/helm-chart.ts';
+import { certManagerCrds } from '../support/crds.ts';
+import { CHART, objectKey, renderChart, repoPath } from '../support/helm-chart.ts';
 import { useOwnControlPlaneWithControllerManager } from '../support/own-control-plane.ts';
 
 const own = useOwnControlPlaneWithControllerManager();

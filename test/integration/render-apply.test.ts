@@ -19,6 +19,7 @@ import { connect, isNotFound, type KubeClient, type KubeContext, type KubeObject
 import type { RenderOptions } from '../../pkg/operator-controller/render/index.ts';
 import { dryRunObjects } from '../../pkg/operator-controller/applier/index.ts';
 import { FIXTURE_BUNDLES_DIR } from '../fixtures/bundles/golden-cases.ts';
+import { certManagerCrds } from '../support/crds.ts';
 import {
   applyAll,
   applyEach,
@@ -43,24 +44,6 @@ let multiCrd: RegistryV1Bundle;
 let webhook: RegistryV1Bundle;
 const createdCrds: KubeObject[] = [];
 
-// Our own stand-ins for cert-manager's CRDs: the kinds exist and reject unknown top-level
-// fields, but spec and status accept anything.
-function permissiveCrd(kind: string, plural: string): KubeObject {
-  const open = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-  const schema = { openAPIV3Schema: { type: 'object', properties: { spec: open, status: open } } };
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.cert-manager.io` },
-    spec: {
-      group: 'cert-manager.io',
-      scope: 'Namespaced',
-      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-      versions: [{ name: 'v1', served: true, storage: true, schema, subresources: { status: {} } }],
-    },
-  };
-}
-
 beforeAll(async () => {
   kube = await connect({ kind: 'file', path: inject('envtestControlPlane').kubeconfigPath });
   admin = kube.client;
@@ -69,7 +52,7 @@ beforeAll(async () => {
   multiCrd = await loadBundleDir(await writeBundleDir(tmp, await uniqueMultiCrdBundle(RUN)));
   webhook = await loadBundleDir(join(FIXTURE_BUNDLES_DIR, 'webhook'));
   // cert-manager's CRD names are fixed: create them only when absent, and remove only those.
-  for (const crd of [permissiveCrd('Issuer', 'issuers'), permissiveCrd('Certificate', 'certificates')]) {
+  for (const crd of certManagerCrds()) {
     if (
       await admin.get(refOf(crd)).then(
         () => false,

@@ -55,3 +55,27 @@ export function customResourceDefinition<S = Record<string, unknown>>(o: CrdOpti
     },
   };
 }
+
+/**
+ * Stand-ins for cert-manager's Issuer and Certificate CRDs, for API servers that run no
+ * cert-manager: the kinds exist and reject unknown top-level fields, spec and status accept
+ * anything.
+ */
+export function certManagerCrds(): KubeObject[] {
+  const open = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const schema = { openAPIV3Schema: { type: 'object', properties: { spec: open, status: open } } };
+  return [
+    ['Issuer', 'issuers'],
+    ['Certificate', 'certificates'],
+  ].map(([kind = '', plural = '']) => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.cert-manager.io` },
+    spec: {
+      group: 'cert-manager.io',
+      scope: 'Namespaced',
+      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+      versions: [{ name: 'v1', served: true, storage: true, schema, subresources: { status: {} } }],
+    },
+  }));
+}

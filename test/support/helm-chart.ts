@@ -101,27 +101,3 @@ export function withoutChartAdditions(objects: readonly KubeObject[]): KubeObjec
     return { ...o, metadata: Object.keys(annotations).length === 0 ? metadata : { ...metadata, annotations } };
   });
 }
-
-/**
- * CRDs serving cert-manager's Issuer and Certificate with an open schema, so the chart's
- * cert-manager objects reach an API server that runs no cert-manager.
- */
-export function certManagerCrds(): KubeObject[] {
-  const open = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-  return [
-    ['Issuer', 'issuers'],
-    ['Certificate', 'certificates'],
-  ].map(([kind = '', plural = '']) => ({
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.cert-manager.io` },
-    spec: {
-      group: 'cert-manager.io',
-      scope: 'Namespaced',
-      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-      versions: [
-        { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: open, status: open } } } },
-      ],
-    },
-  }));
-}
