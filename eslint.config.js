@@ -277,6 +277,14 @@ export default tseslint.config(
   // servers and certificates (pkg/olmv1/localstack) as test infrastructure.
   ...ownerBoundaryBlocks(),
   {
+    // Rule 6: a pipeline's steps are peers; what they share is in a support module, not in a step.
+    files: ['pkg/operator-controller/clusterextension/*.ts'],
+    ignores: TESTS,
+    rules: {
+      'olmv1/step-peers': ['error', { steps: 'steps(-[a-z]+)*\\.ts|uninstall\\.ts', support: 'step-support.ts' }],
+    },
+  },
+  {
     // Rule 1: pure cores import no I/O and no infrastructure module, and do not fetch Node's
     // I/O modules through process.getBuiltinModule either.
     files: PURE_CORES,

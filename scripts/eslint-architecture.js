@@ -15,6 +15,9 @@
  * - `olmv1/owner-boundaries`: the file imports nothing under the `forbidden` directories: the
  *   tree is grouped by owner binary (pkg/catalogd, pkg/operator-controller, pkg/olmv1, shared
  *   code in pkg/shared and pkg/gocompat), and one binary's code never loads another's.
+ * - `olmv1/step-peers`: the steps of a pipeline are peers: a step file (a file whose name
+ *   matches `steps`, a regular expression, in the linted file's directory) is imported by no
+ *   file of that directory but its `index.ts`. What steps share lives in a support module.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -216,6 +219,41 @@ const ownerBoundaries = {
   },
 };
 
+const stepPeers = {
+  meta: {
+    type: 'problem',
+    docs: { description: "A pipeline's steps are peers: no file of their directory but index.ts imports a step file" },
+    schema: [
+      {
+        type: 'object',
+        properties: {
+          // The step files' names (a regular expression matched against the whole file name).
+          steps: { type: 'string' },
+          // Where what the steps share lives, for the message.
+          support: { type: 'string' },
+        },
+        required: ['steps', 'support'],
+        additionalProperties: false,
+      },
+    ],
+    messages: {
+      peer: "'{{specifier}}' is a step: steps are peers, and only index.ts imports one; move what both need to {{support}}.",
+    },
+  },
+  create(context) {
+    const { steps, support } = context.options[0];
+    const isStep = new RegExp(`^(?:${steps})$`);
+    const importer = repoPath(context.filename);
+    if (path.posix.basename(importer) === 'index.ts') return {};
+    const dir = path.posix.dirname(importer);
+    return importVisitors((node, specifier) => {
+      const target = resolveRelative(context.filename, specifier);
+      if (target === undefined || target === importer || path.posix.dirname(target) !== dir) return;
+      if (isStep.test(path.posix.basename(target))) context.report({ node, messageId: 'peer', data: { specifier, support } });
+    });
+  },
+};
+
 /** The plugin: register as `olmv1` in eslint.config.js. */
 export const architecturePlugin = {
   meta: { name: 'olmv1-architecture' },
@@ -224,5 +262,6 @@ export const architecturePlugin = {
     'kube-client-node': kubeClientNode,
     'module-index-imports': moduleIndexImports,
     'owner-boundaries': ownerBoundaries,
+    'step-peers': stepPeers,
   },
 };

@@ -309,3 +309,34 @@ runCases('olmv1/owner-boundaries', [
     compliant: "import { createSelfSignedCertificate } from '../../olmv1/localstack/index.ts';\nexport const c = createSelfSignedCertificate;\n",
   },
 ]);
+
+// Rule 6: a pipeline's steps are peers; what they share is in the support module.
+runCases('olmv1/step-peers', [
+  {
+    name: 'a step importing another step',
+    path: 'pkg/operator-controller/clusterextension/steps-preflight.ts',
+    violation: "import { desiredRelease } from './steps-apply.ts';\nexport const d = desiredRelease;\n",
+    compliant: "import { desiredRelease } from './step-support.ts';\nexport const d = desiredRelease;\n",
+  },
+  {
+    name: 'a type from steps.ts, in the finalizers step',
+    path: 'pkg/operator-controller/clusterextension/uninstall.ts',
+    violation: "import type { InstalledPorts } from './steps.ts';\nexport type P = InstalledPorts;\n",
+    compliant: "import type { ExtensionState } from './pipeline-state.ts';\nexport type S = ExtensionState;\n",
+  },
+  {
+    name: 'a helper of the module importing a step',
+    path: 'pkg/operator-controller/clusterextension/resolve-ahead.ts',
+    violation: "import { resolveInput } from './steps.ts';\nexport const r = resolveInput;\n",
+    compliant: "import { resolveInput } from './step-support.ts';\nexport const r = resolveInput;\n",
+  },
+]);
+
+describe('olmv1/step-peers: index.ts and the tests import steps', () => {
+  const code = "export { applyStep } from './steps-apply.ts';\n";
+  for (const path of ['pkg/operator-controller/clusterextension/index.ts', 'pkg/operator-controller/clusterextension/steps-apply.test.ts']) {
+    it(path, async () => {
+      expect(await lint(path, code)).toEqual([]);
+    });
+  }
+});

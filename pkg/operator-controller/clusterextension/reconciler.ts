@@ -16,6 +16,9 @@
  *   preflight     steps-preflight.ts   CRD upgrade safety
  *   apply         steps-apply.ts       the release, as the installer
  *
+ * The steps are peers: what they share is in pipeline-state.ts (their state) and
+ * step-support.ts (helpers), never imported from another step (lint rule `olmv1/step-peers`).
+ *
  * Failures are retried with the controller's per-extension exponential backoff; waits that
  * only a person can end (a missing namespace or ServiceAccount, missing permissions) return
  * POLL and are reconciled again after a poll period (1 s doubling to 10 s), so an install

@@ -37,9 +37,9 @@ import { counterOn, isConflict, isNotFound, type KubeClient, type KubeObject } f
 import { metadataFor, resolve } from '../resolve/index.ts';
 import { policySetting } from '../upgradepolicy/index.ts';
 import { selectedCatalogs, type CatalogSource } from './catalogs.ts';
-import { resolveInput } from './steps.ts';
 import type { ExtensionFeatures } from './pipeline-state.ts';
 import { setCondition } from './status.ts';
+import { resolveInput } from './step-support.ts';
 
 /** What was done for one extension (the metric's `outcome`). */
 type AheadOutcome = 'reported' | 'unchanged' | 'skipped' | 'unresolved' | 'superseded' | 'failed';

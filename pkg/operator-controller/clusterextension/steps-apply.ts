@@ -10,28 +10,17 @@ import {
   missingPermissionsAdvice,
   objectsToDelete,
   preAuthorize,
-  sameContent,
-  type DesiredRelease,
 } from '../applier/index.ts';
 import { POLL, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder, KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
-import {
-  identityOf,
-  manifestIdentities,
-  manifestObjectsWhere,
-  mapManifest,
-  withManifestOf,
-  type Release,
-  type ReleaseStore,
-} from '../release/index.ts';
+import { identityOf, manifestIdentities, manifestObjectsWhere, mapManifest, type Release, type ReleaseStore } from '../release/index.ts';
 import { staticKindScopes } from '../render/index.ts';
 import { deprecationConditions, resolve } from '../resolve/index.ts';
-import { bundleProperties } from './bundle-source.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { preAuthorizationNote, recordApplyFailed, recordDeployed, recordDriftRepaired, recordPreAuthorizationFailed } from './recorded-events.ts';
-import { fail, forBundle, requireInstaller, trackDrift } from './steps.ts';
 import { setDeprecation, setInstalledFrom, setProgressingRetrying, setProgressingSucceeded } from './status.ts';
+import { desiredRelease, fail, forBundle, releaseUnchanged, requireInstaller, trackDrift } from './step-support.ts';
 
 /** What the preauthorize step uses: clients acting as the installer, and the Events recorder. */
 export interface PreauthorizePorts {
@@ -58,34 +47,6 @@ const READ_WHOLE = new Set(['CustomResourceDefinition', 'Role', 'ClusterRole', '
 /** What pre-authorization reads of an object: CRDs and RBAC objects whole, any other its identity alone. */
 function forAuthorization(obj: KubeObject): KubeObject {
   return READ_WHOLE.has(obj.kind) ? obj : identityOf(obj);
-}
-
-/** The release the reconcile wants deployed. */
-export function desiredRelease(state: ExtensionState): DesiredRelease {
-  const target = state.target?.bundle;
-  if (target === undefined || state.rendered === undefined) throw new Error('apply step without rendered objects');
-  const properties = state.bundle === undefined ? (state.installed?.properties ?? []) : bundleProperties(state.bundle);
-  const config = state.bundle === undefined ? state.installed?.config : state.spec.config?.inline;
-  return withManifestOf(
-    {
-      extension: state.name,
-      extensionUID: state.uid,
-      installNamespace: state.spec.namespace,
-      bundle: target,
-      properties,
-      ...(config === undefined ? {} : { config }),
-      ...(state.droppedFields === undefined ? {} : { droppedFields: state.droppedFields }),
-    },
-    state.rendered,
-  );
-}
-
-/**
- * True when `desired` is what the newest revision already deployed (Helm's "unchanged" state):
- * the apply only repairs drift, so nothing new needs authorizing or checking.
- */
-export function releaseUnchanged(state: ExtensionState, desired: DesiredRelease): boolean {
-  return state.installed !== undefined && state.history[0] === state.installed && sameContent(state.installed, desired);
 }
 
 /**

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { findCondition } from '../../shared/api/index.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import type { ReleaseHealth } from './health.ts';
-import { ExtensionHealthGauge, healthStep, type HealthPorts } from './steps-health.ts';
+import { ExtensionHealthGauge } from './health-gauge.ts';
+import { healthStep, type HealthPorts } from './steps-health.ts';
 
 async function samples(registry: Registry): Promise<Record<string, number>> {
   const values = (await registry.getSingleMetric('olmv1_extension_healthy')?.get())?.values ?? [];

@@ -10,44 +10,13 @@
  * upgrade the caches may still hold the previous objects for a moment; the watch event of the
  * new object queues the reconcile that corrects the condition.
  */
-import type { Registry } from 'prom-client';
-import { HealthConditionType, type ConditionStatus } from '../../shared/api/index.ts';
+import { HealthConditionType } from '../../shared/api/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
-import { gaugeOn } from '../../shared/kube/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
+import type { ExtensionHealthGauge } from './health-gauge.ts';
 import { healthVerdict } from './health.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { setCondition } from './status.ts';
-
-/** `olmv1_extension_healthy{name}`: 1 Healthy True, 0 False, no sample while Unknown or not installed. */
-export class ExtensionHealthGauge {
-  readonly #gauge;
-
-  constructor(registry: Registry) {
-    this.#gauge = gaugeOn(
-      registry,
-      'olmv1_extension_healthy',
-      "1 when the ClusterExtension's workloads are available and its CRDs established (Healthy True), 0 when not; absent while unknown.",
-      ['name'],
-    );
-  }
-
-  /** Follows the Healthy condition's status. */
-  set(extension: string, status: ConditionStatus): void {
-    if (status === 'Unknown') this.#gauge.remove({ name: extension });
-    else this.#gauge.set({ name: extension }, status === 'True' ? 1 : 0);
-  }
-
-  /** The extension is gone (deleted, or its finalizers ran). */
-  forget(extension: string): void {
-    this.#gauge.remove({ name: extension });
-  }
-
-  /** Leadership ended: another replica reports from now on. */
-  reset(): void {
-    this.#gauge.reset();
-  }
-}
 
 /** What the health step uses. */
 export interface HealthPorts {

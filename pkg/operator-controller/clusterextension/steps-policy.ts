@@ -25,9 +25,8 @@ import { formatPermissionDelta, objectDiff, permissionDelta } from '../upgradepl
 import { decideUpgrade, policySetting, type PolicySetting } from '../upgradepolicy/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordUpgradeHeld } from './recorded-events.ts';
-import { unsafeCrdChanges } from './steps-preflight.ts';
-import { requireInstaller } from './steps.ts';
 import { setCondition } from './status.ts';
+import { requireInstaller, unsafeCrdChanges } from './step-support.ts';
 import type { UpgradeNotices } from './upgrade-notices.ts';
 
 /** What the policy step uses: the held-upgrade notices (metric) and the Events recorder. */

@@ -8,17 +8,13 @@
  */
 import { CrdUpgradeSafetyEnforcement } from '../../shared/api/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
-import { checkCrdChanges, crdNames, formatCrdUpgradeError } from '../crdupgrade/index.ts';
-import { wrapError } from '../../shared/errors/index.ts';
-import { goQuote } from '../../gocompat/gotext/index.ts';
-import { isNotFound, type EventRecorder, type KubeClient, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
+import type { EventRecorder, ScopedClientFactory } from '../../shared/kube/index.ts';
 import { isCrd } from '../applier/index.ts';
 import { manifestObjectsWhere } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordPreflightFailed } from './recorded-events.ts';
-import { desiredRelease, releaseUnchanged } from './steps-apply.ts';
-import { fail, forBundle, requireInstaller } from './steps.ts';
 import { setInstalledFrom } from './status.ts';
+import { desiredRelease, fail, forBundle, releaseUnchanged, requireInstaller, unsafeCrdChanges, type UnsafeCrd } from './step-support.ts';
 
 /** What the preflight step uses: clients acting as the installer (to read the installed CRDs), and the Events recorder. */
 export interface PreflightPorts {
@@ -56,31 +52,4 @@ async function preflight(ports: PreflightPorts, state: ExtensionState): Promise<
   setInstalledFrom(state.ce, state.installed);
   recordPreflightFailed(ports.events, state, desired.bundle, blocked);
   fail(state, forBundle(desired.bundle, new Error(blocks.join('\n'))));
-}
-
-const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } as const;
-
-/** A CRD whose proposed change is unsafe, with upstream's error text for it. */
-interface UnsafeCrd {
-  name: string;
-  error: string;
-}
-
-/**
- * The CRDs among `objects` whose change from the installed one is unsafe, read with `client`;
- * a CRD not in the cluster has nothing to break. Throws upstream's `getting existing resource
- * for CRD ...` error when a read fails.
- */
-export async function unsafeCrdChanges(client: Pick<KubeClient, 'get'>, objects: readonly KubeObject[], signal: AbortSignal): Promise<UnsafeCrd[]> {
-  const installed = new Map<string, KubeObject>();
-  for (const name of crdNames(objects)) {
-    try {
-      installed.set(name, await client.get({ ...CRD, name }, { signal }));
-    } catch (err) {
-      if (!isNotFound(err)) throw wrapError(`getting existing resource for CRD ${goQuote(name)}`, err);
-    }
-  }
-  return checkCrdChanges(objects, installed)
-    .filter((c) => c.violations.length > 0)
-    .map((c) => ({ name: c.name, error: formatCrdUpgradeError(c.name, c.violations) }));
 }

@@ -15,7 +15,7 @@ import type { BundlePullScheduler } from './bundle-pulls.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 import { NoteMemory, recordWatchNamespaceRequired } from './recorded-events.ts';
 import { setInstalledFrom, setProgressingRetrying } from './status.ts';
-import { fail, forBundle } from './steps.ts';
+import { fail, forBundle } from './step-support.ts';
 
 /** What the pull step uses: the bundle pulls (from the cache, or in the background). */
 export interface PullPorts {
@@ -152,9 +152,9 @@ async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: Ext
   const lines: string[] | LineStore = file ?? [];
   const dropped: { object: string; paths: string[] }[] = [];
   const labelled: (KubeObject | undefined)[] = withOwnerLabels(rendered.value, state.name);
-  // Only the CSV is read after this (the release record's properties, steps-apply.ts), and the
-  // rendered objects share the parsed manifests: let go of them, so that each can be collected
-  // once its pruned copy is made, rather than holding the bundle twice (decision 0098).
+  // Only the CSV is read after this (the release record's properties, step-support.ts), and
+  // the rendered objects share the parsed manifests: let go of them, so that each can be
+  // collected once its pruned copy is made, rather than holding the bundle twice (decision 0098).
   rendered.value.length = 0;
   state.bundle = { packageName: state.bundle.packageName, csv: state.bundle.csv, crds: [], others: [] };
   for (let i = 0; i < labelled.length; i++) {

@@ -12,27 +12,19 @@
  * POLL to wait for a person, or returns a result to stop without an error.
  */
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
-import { TerminalError, errorMessage, findTerminal } from '../../shared/errors/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
-import { deployedRelease, manifestIdentities, type ManifestSpill, type ReleaseBundle, type ReleaseStore } from '../release/index.ts';
-import {
-  deprecationConditions,
-  metadataFor,
-  packageMissing,
-  resolutionHints,
-  resolve,
-  type CatalogInput,
-  type ResolveInput,
-} from '../resolve/index.ts';
+import { deployedRelease, manifestIdentities, type ManifestSpill, type ReleaseStore } from '../release/index.ts';
+import { deprecationConditions, metadataFor, packageMissing, resolutionHints, resolve } from '../resolve/index.ts';
 import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
 import type { BundleBudget } from './bundle-budget.ts';
 import type { BundleSpill } from './bundle-source.ts';
 import type { DriftTracker } from './drift-watches.ts';
-import type { Installer } from './installer.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 import { NoteMemory, recordResolutionFailed } from './recorded-events.ts';
-import { MESSAGES, setDeprecation, setInstalledFrom, setInstalledUnknown, setProgressingError, setProgressingRetrying } from './status.ts';
+import { MESSAGES, setDeprecation, setInstalledFrom, setInstalledUnknown, setProgressingRetrying } from './status.ts';
+import { fail, resolveInput, trackDrift } from './step-support.ts';
 
 /** What the installed step uses: the release records, and the drift watches of the deployed release. */
 export interface InstalledPorts {
@@ -61,23 +53,6 @@ export interface ResolvePorts {
   events: EventRecorder;
 }
 
-/** Reports `err` on Progressing and rethrows it. */
-export function fail(state: ExtensionState, err: unknown): never {
-  setProgressingError(state.ce, err);
-  throw err;
-}
-
-/** `error for resolved bundle "<name>" with version "<version>": <err>` (terminal-ness kept). */
-export function forBundle(bundle: ReleaseBundle, err: unknown): Error {
-  const message = `error for resolved bundle ${JSON.stringify(bundle.name)} with version ${JSON.stringify(bundle.version)}: ${errorMessage(err)}`;
-  const terminal = findTerminal(err);
-  return terminal === undefined ? new Error(message, { cause: err }) : new TerminalError(message, { reason: terminal.reason, cause: err });
-}
-/** The installer of a reconcile past validate, which stops the ones without one. */
-export function requireInstaller(state: ExtensionState): Installer {
-  if (state.installer === undefined) throw new Error('step without an installer: validate must run first');
-  return state.installer;
-}
 /** Reads the release records; the deployed revision is what is installed (and what drift watches cover). */
 export function installedStep(ports: InstalledPorts): Step<ExtensionState> {
   return { name: 'installed', run: (state) => readInstalled(ports, state) };
@@ -128,41 +103,6 @@ function linesInFiles(spill: BundleSpill, state: ExtensionState): ManifestSpill 
       (state.lineFiles ??= []).push(file);
       return file;
     },
-  };
-}
-
-/** Makes the drift watches follow the deployed release's objects. */
-export function trackDrift(drift: Pick<DriftTracker, 'track'>, state: ExtensionState, objects: readonly KubeObject[]): Promise<void> {
-  return drift.track(
-    {
-      extension: state.name,
-      installNamespace: state.spec.namespace,
-      serviceAccount: requireInstaller(state).name,
-      serviceAccountNamespace: requireInstaller(state).namespace,
-      objects,
-    },
-    state.signal,
-  );
-}
-/**
- * What the resolver is asked for an extension's `spec.source.catalog` with `installed` (none:
- * a first install) over the selected catalogs' `inputs`: the resolve step's request, and the
- * one resolution ahead of the reconcile asks (resolve-ahead.ts), so both resolve alike.
- */
-export function resolveInput(
-  src: ExtensionState['spec']['source']['catalog'],
-  installed: Pick<ReleaseBundle, 'name' | 'version' | 'release'> | undefined,
-  inputs: CatalogInput[],
-  features: Pick<ExtensionFeatures, 'bundleReleaseSupport'>,
-): ResolveInput {
-  return {
-    packageName: src.packageName,
-    channels: src.channels ?? [],
-    versionRange: src.version ?? '',
-    upgradeConstraintPolicy: src.upgradeConstraintPolicy,
-    installed: installed === undefined ? null : { name: installed.name, version: installed.version, release: installed.release ?? null },
-    catalogs: inputs,
-    bundleReleaseSupport: features.bundleReleaseSupport,
   };
 }
 
