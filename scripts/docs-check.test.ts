@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkDocs, commentText, type Exception, type Finding } from './docs-check.ts';
+import { README_MAX_LINES, checkDocs, commentText, type Exception, type Finding } from './docs-check.ts';
 
 let root: string;
 
@@ -89,6 +89,20 @@ describe('checkDocs', () => {
       ].join('\n'),
     );
     write('test/fixtures/data/README.md', 'Copied from pkg/lib/upstream.go, decision 0042.\n');
+    expect(check()).toEqual([]);
+  });
+
+  it('fails a README longer than the front-page limit, naming where the references go', () => {
+    write('README.md', 'line\n'.repeat(README_MAX_LINES));
+    expect(check()).toEqual([]);
+    write('README.md', 'line\n'.repeat(README_MAX_LINES + 1));
+    const findings = checkDocs(root, []);
+    expect(findings.map((f) => `${f.file}:${f.line} ${f.kind} ${f.cite}`)).toEqual([
+      `README.md:${README_MAX_LINES + 1} length ${README_MAX_LINES + 1} lines`,
+    ]);
+    expect(findings[0]?.message).toContain('move reference sections to docs/');
+    write('docs/README.md', 'line\n'.repeat(README_MAX_LINES + 1));
+    write('README.md', 'short\n');
     expect(check()).toEqual([]);
   });
 

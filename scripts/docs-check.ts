@@ -1,6 +1,7 @@
 /**
  * Docs that stay true: every repository path, test file and decision number cited in the
- * documentation and in code comments exists, and no two decision records share a number.
+ * documentation and in code comments exists, no two decision records share a number, and the
+ * README stays a front page.
  * `npm test` runs it first (`node scripts/docs-check.ts`); it prints one line per false
  * citation and exits 1.
  *
@@ -29,18 +30,21 @@
  *   `docs/decisions/0049` or `docs/decisions/0040-0042` (a full record path such as
  *   `docs/decisions/0049-single-ownership.md` is checked as a path).
  *
+ * The README is a front page: above README_MAX_LINES lines the check fails, saying to move
+ * reference sections to docs/ (or figures to bench/results/) and link them from the README.
+ *
  * Exceptions are listed in EXCEPTIONS with their reasons; an exception that no longer
  * matches a false citation is itself reported, so the list cannot rot.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 
-/** One false citation (or duplicate decision number, or stale exception). */
+/** One false citation (or duplicate decision number, stale exception, or too long a README). */
 export interface Finding {
   /** Repository-relative path of the citing file. */
   file: string;
   line: number;
-  kind: 'path' | 'link' | 'test-file' | 'decision' | 'duplicate-decision' | 'stale-exception';
+  kind: 'path' | 'link' | 'test-file' | 'decision' | 'duplicate-decision' | 'stale-exception' | 'length';
   /** The cited text as checked. */
   cite: string;
   message: string;
@@ -52,6 +56,13 @@ export interface Exception {
   cite: string;
   reason: string;
 }
+
+/**
+ * The most lines the root README.md may have (issue #45: a front page of about 300 lines). The
+ * command line, controller and operations references live in docs/, benchmark figures in
+ * bench/results/.
+ */
+export const README_MAX_LINES = 320;
 
 /** Citations of paths that are not in this tree, on purpose. */
 export const EXCEPTIONS: readonly Exception[] = [
@@ -390,6 +401,18 @@ export function checkDocs(root: string, exceptions: readonly Exception[] = EXCEP
       findings.push({ file, line: lineAt(text, c.offset), ...problem });
     }
   }
+  if (tree.files.has('README.md')) {
+    const lines = readFileSync(join(root, 'README.md'), 'utf8').split('\n').length - 1;
+    if (lines > README_MAX_LINES) {
+      findings.push({
+        file: 'README.md',
+        line: lines,
+        kind: 'length',
+        cite: `${lines} lines`,
+        message: `the README is a front page of at most ${README_MAX_LINES} lines: move reference sections to docs/ (figures to bench/results/) and link them from "Where the rest is"`,
+      });
+    }
+  }
   for (const e of exceptions) {
     if (!used.has(e)) {
       findings.push({ file: e.file, line: 0, kind: 'stale-exception', cite: e.cite, message: `exception matches no false citation: ${e.reason}` });
@@ -431,7 +454,7 @@ function main(): void {
   const findings = checkDocs(root);
   for (const f of findings) process.stdout.write(`${f.file}:${f.line}: ${f.kind} ${f.cite}: ${f.message}\n`);
   if (findings.length > 0) {
-    process.stdout.write(`docs-check: ${findings.length} false citation(s); fix the text or list an exception in scripts/docs-check.ts\n`);
+    process.stdout.write(`docs-check: ${findings.length} finding(s); fix the text or list an exception in scripts/docs-check.ts\n`);
     process.exit(1);
   }
 }
