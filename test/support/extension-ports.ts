@@ -9,7 +9,7 @@ import type { CatalogContentCache } from '../../pkg/operator-controller/catalogc
 import type { CatalogSource, DriftTracker } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { deployedRelease, type Release, type ReleaseStore, type ReleaseSummary } from '../../pkg/operator-controller/release/index.ts';
 import type { DeclarativeConfig } from '../../pkg/shared/fbc/index.ts';
-import type { EventRecorder, KubeClient } from '../../pkg/shared/kube/index.ts';
+import type { EventRecorder, KubeClient, RequestOptions } from '../../pkg/shared/kube/index.ts';
 import { bundleFiles } from './bundle-gen.ts';
 import { clusterCatalogObject, type CatalogFixture } from './cluster-catalogs.ts';
 
@@ -124,15 +124,15 @@ export function generatedBundle(pkg: string, version: string): RegistryV1Bundle 
 }
 
 /**
- * `client` (a plain-object fake, e.g. fakeCluster's) answering SelfSubjectRulesReviews: every
- * permission (`all`), none, or the error given; `reviews` records each review's namespace.
+ * `client` (e.g. fakeCluster's) answering SelfSubjectRulesReviews: every permission (`all`),
+ * none, or the error given; `reviews` records each review's namespace.
  */
 export function withRulesReviews(client: KubeClient, granted: 'all' | 'none' | Error, reviews: string[] = []): KubeClient {
   const ALL = { resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }] };
-  const request = (_method: string, _path: string, o: { body: { spec: { namespace: string } } }): Promise<unknown> => {
-    reviews.push(o.body.spec.namespace);
+  const request = <T>(_method: string, _path: string, o?: RequestOptions): Promise<T> => {
+    reviews.push((o?.body as { spec: { namespace: string } }).spec.namespace);
     if (granted instanceof Error) return Promise.reject(granted);
-    return Promise.resolve({ status: granted === 'all' ? ALL : { resourceRules: [], nonResourceRules: [] } });
+    return Promise.resolve({ status: granted === 'all' ? ALL : { resourceRules: [], nonResourceRules: [] } } as T);
   };
-  return { ...client, transport: { request } } as unknown as KubeClient;
+  return { ...client, transport: { ...client.transport, request } };
 }

@@ -6,7 +6,8 @@
  * (the crash tests). The real API server's behaviour is proven in
  * test/integration/release-store.test.ts.
  */
-import { ApiError, type KubeClient, type KubeObject, type ObjectRef } from '../../pkg/shared/kube/index.ts';
+import { ApiError, type KubeClient, type KubeObject, type ObjectRef, type TypeRef } from '../../pkg/shared/kube/index.ts';
+import { fakeCluster } from './fake-cluster.ts';
 
 /** Secrets by name. */
 export type SecretStore = Map<string, KubeObject>;
@@ -42,25 +43,30 @@ export function fakeSecrets(objects: SecretStore, budget = Number.POSITIVE_INFIN
         const [k, v] = req.split('=');
         return obj.metadata.labels?.[k ?? ''] === v;
       });
-  const client = {
-    async listAll(_t: unknown, o: { labelSelector?: string }) {
-      return { items: [...objects.values()].filter((s) => matches(s, o.labelSelector)).map((s) => structuredClone(s)), resourceVersion: String(rv) };
+  // The calls the store makes answered over `objects`; the rest of KubeClient is fakeCluster's.
+  const client: KubeClient = {
+    ...fakeCluster().client,
+    async listAll<T extends KubeObject>(_t: TypeRef, o: { labelSelector?: string } = {}) {
+      return {
+        items: [...objects.values()].filter((s) => matches(s, o.labelSelector)).map((s) => structuredClone(s) as T),
+        resourceVersion: String(rv),
+      };
     },
-    async get(ref: ObjectRef) {
+    async get<T extends KubeObject>(ref: ObjectRef) {
       const obj = objects.get(ref.name);
       if (obj === undefined) throw notFound(ref.name);
-      return structuredClone(obj);
+      return structuredClone(obj) as T;
     },
-    async create(obj: KubeObject) {
+    async create<T extends KubeObject>(obj: KubeObject) {
       write();
       checkLabels(obj);
       const name = obj.metadata.name ?? '';
       if (objects.has(name)) throw new ApiError(409, 'AlreadyExists', `secrets "${name}" already exists`);
       const stored = structuredClone({ ...obj, metadata: { ...obj.metadata, uid: `uid-${++rv}`, resourceVersion: String(rv) } });
       objects.set(name, stored);
-      return structuredClone(stored);
+      return structuredClone(stored) as T;
     },
-    async update(obj: KubeObject) {
+    async update<T extends KubeObject>(obj: KubeObject) {
       write();
       checkLabels(obj);
       const name = obj.metadata.name ?? '';
@@ -69,14 +75,14 @@ export function fakeSecrets(objects: SecretStore, budget = Number.POSITIVE_INFIN
       if (obj.metadata.resourceVersion !== cur.metadata.resourceVersion) throw new ApiError(409, 'Conflict', 'conflict');
       const stored = structuredClone({ ...obj, metadata: { ...obj.metadata, uid: cur.metadata.uid, resourceVersion: String(++rv) } });
       objects.set(name, stored);
-      return structuredClone(stored);
+      return structuredClone(stored) as T;
     },
-    async patch(ref: ObjectRef, patch: { metadata: { ownerReferences: unknown } }) {
+    async patch<T extends KubeObject>(ref: ObjectRef, patch: unknown) {
       write();
       const cur = objects.get(ref.name);
       if (cur === undefined) throw notFound(ref.name);
-      cur.metadata.ownerReferences = structuredClone(patch.metadata.ownerReferences) as never;
-      return {};
+      cur.metadata.ownerReferences = structuredClone((patch as { metadata: { ownerReferences: unknown } }).metadata.ownerReferences) as never;
+      return {} as T;
     },
     async delete(ref: ObjectRef) {
       write();
@@ -84,5 +90,5 @@ export function fakeSecrets(objects: SecretStore, budget = Number.POSITIVE_INFIN
       return {};
     },
   };
-  return { client: client as unknown as KubeClient, writes: () => writes };
+  return { client, writes: () => writes };
 }
