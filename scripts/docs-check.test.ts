@@ -101,6 +101,8 @@ describe('checkDocs', () => {
       `README.md:${README_MAX_LINES + 1} length ${README_MAX_LINES + 1} lines`,
     ]);
     expect(findings[0]?.message).toContain('move reference sections to docs/');
+    write('README.md', `${'line\n'.repeat(README_MAX_LINES)}no final newline`);
+    expect(check()).toEqual([`README.md:${README_MAX_LINES + 1} length ${README_MAX_LINES + 1} lines`]);
     write('docs/README.md', 'line\n'.repeat(README_MAX_LINES + 1));
     write('README.md', 'short\n');
     expect(check()).toEqual([]);

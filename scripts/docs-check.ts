@@ -402,7 +402,8 @@ export function checkDocs(root: string, exceptions: readonly Exception[] = EXCEP
     }
   }
   if (tree.files.has('README.md')) {
-    const lines = readFileSync(join(root, 'README.md'), 'utf8').split('\n').length - 1;
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const lines = readme.split('\n').length - (readme.endsWith('\n') ? 1 : 0);
     if (lines > README_MAX_LINES) {
       findings.push({
         file: 'README.md',
