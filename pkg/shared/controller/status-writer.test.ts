@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TerminalError, isTerminal } from '../errors/index.ts';
-import { ApiError, type KubeClient, type KubeObject, type ObjectRef } from '../kube/index.ts';
+import { ApiError, type KubeObject, type ObjectRef } from '../kube/index.ts';
 import { PanicError } from './reconciler.ts';
-import { joinErrors, reconcileWithStatus } from './status-writer.ts';
+import { joinErrors, reconcileWithStatus, type StatusClient } from './status-writer.ts';
 
 interface Obj extends KubeObject {
   spec: { a: number };
@@ -14,24 +14,24 @@ interface Obj extends KubeObject {
 function store(initial: Obj | undefined, fail: { status?: ApiError; patch?: ApiError } = {}) {
   let current = initial === undefined ? undefined : structuredClone(initial);
   const writes: Array<{ kind: 'status' | 'patch'; body: unknown }> = [];
-  const fake: Partial<KubeClient> = {
+  const fake = {
     get: async <T extends KubeObject>() => {
       if (current === undefined) throw new ApiError(404, 'NotFound', 'not found');
-      return structuredClone(current) as unknown as T;
+      return structuredClone(current as KubeObject) as T;
     },
     updateStatus: async <T extends KubeObject>(obj: KubeObject) => {
       writes.push({ kind: 'status', body: structuredClone(obj) });
       if (fail.status !== undefined) throw fail.status;
       current = { ...(current as Obj), status: structuredClone((obj as Obj).status), metadata: { ...current?.metadata, resourceVersion: '2' } };
-      return structuredClone(current) as unknown as T;
+      return structuredClone(current as KubeObject) as T;
     },
     patch: async <T extends KubeObject>(_ref: ObjectRef, body: unknown) => {
       writes.push({ kind: 'patch', body });
       if (fail.patch !== undefined) throw fail.patch;
-      return structuredClone(current) as unknown as T;
+      return structuredClone(current as KubeObject) as T;
     },
-  };
-  return { client: fake as KubeClient, writes };
+  } satisfies StatusClient;
+  return { client: fake, writes };
 }
 
 const ref = { apiVersion: 'example.com/v1', kind: 'Thing', name: 't' };

@@ -11,9 +11,12 @@ import { PanicError, type ReconcileResult } from './reconciler.ts';
 /** Message of the PanicError thrown when reconcile logic changed spec, labels or annotations. */
 const UNEXPECTED_CHANGE_MESSAGE = 'spec or metadata changed by reconciler';
 
+/** What the status write pattern calls of a client: read the object, PUT its status, merge-patch its finalizers. */
+export type StatusClient = Pick<KubeClient, 'get' | 'updateStatus' | 'patch'>;
+
 /** Input of `reconcileWithStatus`. */
 interface StatusWriteRequest<T extends KubeObject> {
-  client: KubeClient;
+  client: StatusClient;
   /** The object to reconcile. */
   ref: ObjectRef;
   /**
@@ -33,7 +36,7 @@ export interface WorkingObject {
 
 /** Input of `reconcileParsedWithStatus`: as StatusWriteRequest, with the API module's parser. */
 interface ParsedStatusWriteRequest<T extends WorkingObject, R> {
-  client: KubeClient;
+  client: StatusClient;
   ref: ObjectRef;
   /** The API module's parser (e.g. parseClusterExtension); a failure is terminal. */
   parse: (input: unknown) => Result<T, string>;

@@ -1,8 +1,9 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { err, ok, type Result } from '../errors/index.ts';
-import { ApiError, type KubeClient, type KubeObject } from '../kube/index.ts';
+import { ApiError, type KubeObject } from '../kube/index.ts';
 import type { ReconcileContext } from './reconciler.ts';
+import type { StatusClient } from './status-writer.ts';
 import { StepReconciler } from './step-reconciler.ts';
 import { POLL, type Step } from './steps.ts';
 
@@ -39,13 +40,13 @@ function cluster(spec: Record<string, unknown>) {
       stored = { ...stored, metadata: { ...stored.metadata, finalizers: body.metadata.finalizers } };
       return structuredClone(stored) as T;
     },
-  } satisfies Pick<KubeClient, 'get' | 'updateStatus' | 'patch'>;
-  return { client: client as unknown as KubeClient, writes, set: (s: Record<string, unknown>) => (stored = { ...stored, spec: s }) };
+  } satisfies StatusClient;
+  return { client, writes, set: (s: Record<string, unknown>) => (stored = { ...stored, spec: s }) };
 }
 
 const ctx = (): ReconcileContext => ({ signal: new AbortController().signal, log: pino({ level: 'silent' }) });
 
-function reconciler(client: KubeClient, ran: string[], errors: string[] = []) {
+function reconciler(client: StatusClient, ran: string[], errors: string[] = []) {
   const steps: Step<{ thing: Thing }>[] = [
     {
       name: 'count',
@@ -137,7 +138,7 @@ describe('StepReconciler', () => {
   });
 
   it('does nothing for an object that is gone', async () => {
-    const client = { get: async () => Promise.reject(new ApiError(404, 'NotFound', 'gone')) } as unknown as KubeClient;
+    const client: StatusClient = { ...cluster({}).client, get: async () => Promise.reject(new ApiError(404, 'NotFound', 'gone')) };
     const ran: string[] = [];
     await expect(reconciler(client, ran).reconcile('t', ctx())).resolves.toBeUndefined();
     expect(ran).toEqual([]);

@@ -11,16 +11,15 @@
  * (a failed reconcile, retried with the controller's backoff, does not count as either).
  */
 import type { Result } from '../errors/index.ts';
-import type { KubeClient } from '../kube/index.ts';
 import { ExponentialFailureRateLimiter } from './rate-limiter.ts';
 import type { ReconcileContext, ReconcileResult, Reconciler } from './reconciler.ts';
-import { reconcileParsedWithStatus, type WorkingObject } from './status-writer.ts';
+import { reconcileParsedWithStatus, type StatusClient, type WorkingObject } from './status-writer.ts';
 import { isPoll, runSteps, type Step, type StepTimer } from './steps.ts';
 
 /** What a StepReconciler is made of. */
 interface StepReconcilerConfig<T extends WorkingObject, S> {
   /** Reads the object and writes its status and finalizers (the controller's own identity). */
-  client: KubeClient;
+  client: StatusClient;
   /** The reconciled kind. */
   type: { apiVersion: string; kind: string };
   /** The API module's parser; an object that does not parse fails terminally, nothing written. */
