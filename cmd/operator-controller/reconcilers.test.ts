@@ -7,7 +7,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { ClusterExtension } from '../../pkg/shared/api/index.ts';
-import { ApiError, type KubeClient, type KubeObject, type ObjectRef } from '../../pkg/shared/kube/index.ts';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 import { createUpgradeNotices, type PullStatus } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { fakeCluster, type FakeCluster } from '../../test/support/fake-cluster.ts';
 import {
@@ -28,33 +28,17 @@ const FINALIZERS = [
   'olm.operatorframework.io/uninstall',
 ];
 
-/** operator-controller's own client: the stored ClusterExtension (status PUTs, finalizer patches) and the objects validate reads. */
-function controllerClient(ce: ClusterExtension, present: Set<string>) {
-  let stored: KubeObject = { ...structuredClone(ce), apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension' } as KubeObject;
-  let version = 1;
-  const client = {
-    get: async <T extends KubeObject>(ref: ObjectRef): Promise<T> => {
-      if (ref.kind === 'ClusterExtension')
-        return structuredClone({ ...stored, metadata: { ...stored.metadata, resourceVersion: String(version) } }) as T;
-      if (present.has(`${ref.kind}/${ref.name}`)) return { apiVersion: 'v1', kind: ref.kind, metadata: { name: ref.name } } as T;
-      throw new ApiError(404, 'NotFound', `${ref.kind.toLowerCase()}s "${ref.name}" not found`);
-    },
-    updateStatus: async <T extends KubeObject>(obj: KubeObject): Promise<T> => {
-      stored = { ...stored, status: structuredClone(obj.status) };
-      version++;
-      return structuredClone(stored) as T;
-    },
-    patch: async <T extends KubeObject>(_ref: unknown, body: { metadata: { finalizers: string[] } }): Promise<T> => {
-      stored = { ...stored, metadata: { ...stored.metadata, finalizers: body.metadata.finalizers } };
-      version++;
-      return structuredClone(stored) as T;
-    },
-  } satisfies Pick<KubeClient, 'get' | 'updateStatus' | 'patch'>;
-  return {
-    client: client as unknown as KubeClient,
-    stored: () => stored as unknown as ClusterExtension,
-    edit: (f: (o: ClusterExtension) => void) => f(stored as unknown as ClusterExtension),
-  };
+/** The installer's ServiceAccount, which validate reads. */
+const SERVICE_ACCOUNT: KubeObject = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa', namespace: 'ns' } };
+
+/** operator-controller's own cluster: the stored ClusterExtension (status PUTs, finalizer patches) and the objects validate reads. */
+function controllerCluster(ce: ClusterExtension) {
+  const controller = fakeCluster();
+  controller.seed({ ...structuredClone(ce), apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension' } as KubeObject);
+  controller.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } });
+  controller.seed(SERVICE_ACCOUNT);
+  const stored = () => controller.live({ kind: 'ClusterExtension', metadata: { name: ce.metadata.name } }) as unknown as ClusterExtension;
+  return { controller, stored, edit: (f: (o: ClusterExtension) => void) => f(stored()) };
 }
 
 /** Pulls of the catalog's bundle images: done with the generated bundle, or `failure` / pending for the refs in `o`. */
@@ -83,7 +67,8 @@ interface Harness {
   events: string[];
   /** `<extension> <status>` per health gauge update, `forget <extension>` per removal. */
   health: string[];
-  present: Set<string>;
+  /** operator-controller's own view of the cluster (the ClusterExtension, its namespace and ServiceAccount). */
+  controller: FakeCluster;
   catalog: { versions: string[] };
   granted: { value: 'all' | 'none' };
   pullFailures: Map<string, Error>;
@@ -100,8 +85,7 @@ function harness(versions: string[], spec: Partial<ClusterExtension['spec']> = {
       ...spec,
     },
   };
-  const present = new Set(['Namespace/ns', 'ServiceAccount/sa']);
-  const controller = controllerClient(ce, present);
+  const own = controllerCluster(ce);
   const cluster = fakeCluster();
   const releases = new MemoryReleaseStore();
   const events: string[] = [];
@@ -111,7 +95,7 @@ function harness(versions: string[], spec: Partial<ClusterExtension['spec']> = {
   const pullFailures = new Map<string, Error>();
   const pullsPending = new Set<string>();
   const ports: ClusterExtensionPorts = {
-    client: controller.client,
+    client: own.controller.client,
     scoped: { forServiceAccount: () => withRulesReviews(cluster.client, granted.value), forget: () => undefined },
     releases,
     catalogs: catalogSource(() => chainedPackage('p', catalog.versions)),
@@ -128,13 +112,13 @@ function harness(versions: string[], spec: Partial<ClusterExtension['spec']> = {
   const ctx = { signal: new AbortController().signal, log: pino({ level: 'silent' }) };
   return {
     reconcile: () => reconciler.reconcile('ext', ctx),
-    ce: controller.stored,
-    edit: controller.edit,
+    ce: own.stored,
+    edit: own.edit,
     cluster,
     releases,
     events,
     health,
-    present,
+    controller: own.controller,
     catalog,
     granted,
     pullFailures,
@@ -202,7 +186,7 @@ describe('ClusterExtension reconciler (assembled steps, fake ports)', () => {
 
   it('waits: a missing ServiceAccount, then missing permissions, poll at 1 s doubling; the fix installs', async () => {
     const h = harness(['1.0.0']);
-    h.present.delete('ServiceAccount/sa');
+    await h.controller.client.delete({ apiVersion: 'v1', kind: 'ServiceAccount', name: 'sa', namespace: 'ns' });
     await h.reconcile();
     await expect(h.reconcile()).resolves.toEqual({ requeueAfterMs: 1000 });
     await expect(h.reconcile()).resolves.toEqual({ requeueAfterMs: 2000 });
@@ -212,7 +196,7 @@ describe('ClusterExtension reconciler (assembled steps, fake ports)', () => {
       `Progressing: True Retrying ${JSON.stringify(missing)}`,
     ]);
 
-    h.present.add('ServiceAccount/sa');
+    h.controller.seed(SERVICE_ACCOUNT);
     h.granted.value = 'none';
     await expect(h.reconcile()).resolves.toEqual({ requeueAfterMs: 4000 });
     const progressing = h.ce().status?.conditions?.find((c) => c.type === 'Progressing');
@@ -304,7 +288,9 @@ describe('ClusterExtension reconciler (assembled steps, fake ports)', () => {
     expect(crd).toHaveLength(1);
     h.edit((o) => (o.metadata.deletionTimestamp = '2026-11-24T00:00:00Z'));
     await expect(h.reconcile()).resolves.toEqual({});
-    expect(h.ce().metadata.finalizers).toEqual([]);
+    // The last finalizer gone, the API server removes the ClusterExtension.
+    expect(h.controller.writes.at(-1)).toBe('patch ClusterExtension ext');
+    expect(h.controller.live({ kind: 'ClusterExtension', metadata: { name: 'ext' } })).toBeUndefined();
     expect([...h.cluster.objects.keys()]).toEqual(crd);
     expect(await h.releases.history('ext')).toEqual([]);
     expect(h.health.at(-1)).toBe('forget ext');

@@ -9,7 +9,8 @@
  * by `metadata.name` field selector and by label selector: `k=v`, `k!=v`, `k`, `!k`,
  * `k in (a,b)`, `k notin (a,b)`), merge patches (RFC 7386; strategic ones are treated as merge)
  * and JSON patches of `test` and `remove` (an unmet test is the API server's 422), conditional
- * deletes, and watches that see every later write as ADDED, MODIFIED or DELETED events. CRDs
+ * deletes (an object with finalizers is marked with a deletionTimestamp and goes when its last
+ * finalizer does), and watches that see every later write as ADDED, MODIFIED or DELETED events. CRDs
  * are Established at once.
  *
  * Every request is recorded in `calls` as `<verb> <Kind ns/name>` (`list <Kind> <ns>` for lists,
@@ -190,6 +191,12 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
   /** Stores `obj` under `what` with a new resourceVersion and tells the watches. */
   const store = (what: string, obj: KubeObject): KubeObject => {
     const existed = objects.has(what);
+    // An object being deleted goes once its last finalizer is gone.
+    if (existed && obj.metadata.deletionTimestamp !== undefined && (obj.metadata.finalizers ?? []).length === 0) {
+      objects.delete(what);
+      notify('DELETED', obj);
+      return obj;
+    }
     const stored = { ...obj, metadata: { ...obj.metadata, resourceVersion: nextRv() } };
     objects.set(what, stored);
     notify(existed ? 'MODIFIED' : 'ADDED', stored);
@@ -335,6 +342,9 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
           return structuredClone(store(what, copy)) as T;
         }
         if (!isRecord(patch)) throw new ApiError(400, 'BadRequest', 'a merge patch must be an object');
+        // A resourceVersion in the patch is a precondition.
+        const want = isRecord(patch['metadata']) ? patch['metadata']['resourceVersion'] : undefined;
+        if (want !== undefined && want !== live.metadata.resourceVersion) throw new ApiError(409, 'Conflict', `the object ${what} has been modified`);
         // A patch of the object leaves status alone; one of the status subresource only changes status.
         const body = options.subresource === 'status' ? { status: patch['status'] } : { ...patch, status: undefined };
         const merged = mergePatch(live, Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined))) as KubeObject;
@@ -365,6 +375,14 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
         if (want?.uid !== undefined && want.uid !== live.metadata.uid) throw new ApiError(409, 'Conflict', 'Precondition failed: UID');
         if (want?.resourceVersion !== undefined && want.resourceVersion !== live.metadata.resourceVersion)
           throw new ApiError(409, 'Conflict', 'Precondition failed: ResourceVersion');
+        // Finalizers hold the object, marked for deletion, until they are removed.
+        if ((live.metadata.finalizers ?? []).length > 0) {
+          const marked =
+            live.metadata.deletionTimestamp !== undefined
+              ? live
+              : store(what, { ...live, metadata: { ...live.metadata, deletionTimestamp: new Date().toISOString() } });
+          return structuredClone(marked);
+        }
         objects.delete(what);
         notify('DELETED', live);
         return {};
