@@ -7,9 +7,9 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { CatalogMemory, PollSchedule } from '../../pkg/catalogd/clustercatalog/index.ts';
 import type { ClusterCatalogStatus } from '../../pkg/shared/api/index.ts';
-import type { ReconcileContext } from '../../pkg/shared/controller/index.ts';
+import type { ReconcileContext, StatusClient } from '../../pkg/shared/controller/index.ts';
 import { LimitExceededError } from '../../pkg/shared/errors/index.ts';
-import { ApiError, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { ApiError, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { catalogReconciler } from './reconcilers.ts';
 import {
   DIGEST_1,
@@ -54,9 +54,9 @@ function apiServer(o: CatalogOptions) {
         obj.metadata.deletionTimestamp !== undefined && finalizers.length === 0 ? undefined : { ...obj, metadata: { ...obj.metadata, finalizers } };
       return structuredClone(stored ?? obj) as T;
     },
-  } satisfies Pick<KubeClient, 'get' | 'updateStatus' | 'patch'>;
+  } satisfies StatusClient;
   return {
-    client: client as unknown as KubeClient,
+    client,
     writes,
     status: () => live().status as ClusterCatalogStatus | undefined,
     gone: () => stored === undefined,

@@ -23,14 +23,14 @@ import {
   type CatalogState,
   type CatalogStore,
 } from '../../pkg/catalogd/clustercatalog/index.ts';
-import { StepReconciler, stepDurationTimer } from '../../pkg/shared/controller/index.ts';
+import { StepReconciler, stepDurationTimer, type StatusClient } from '../../pkg/shared/controller/index.ts';
 import type { ImageCache } from '../../pkg/shared/image/index.ts';
-import type { EventRecorder, KubeClient } from '../../pkg/shared/kube/index.ts';
+import type { EventRecorder } from '../../pkg/shared/kube/index.ts';
 
 /** The ports of the ClusterCatalog reconciler. */
 interface CatalogReconcilerDeps {
   /** Reads ClusterCatalogs, writes their status and finalizers. */
-  client: KubeClient;
+  client: StatusClient;
   /** Events on the ClusterCatalog: `Unpacked` when new content is served, `UnpackFailed`. */
   events: EventRecorder;
   images: CatalogImages;
