@@ -180,7 +180,9 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
     }
   };
   const established = (obj: KubeObject): KubeObject =>
-    obj.kind === 'CustomResourceDefinition' ? { ...obj, status: { conditions: [{ type: 'Established', status: 'True' }] } } : obj;
+    obj.kind === 'CustomResourceDefinition'
+      ? { ...obj, status: { ...(isRecord(obj.status) ? obj.status : {}), conditions: [{ type: 'Established', status: 'True' }] } }
+      : obj;
   const notify = (type: WatchEvent['type'], obj: KubeObject): void => {
     for (const w of watchers) {
       if (w.kind !== obj.kind || (w.namespace !== undefined && w.namespace !== '' && w.namespace !== obj.metadata.namespace)) continue;

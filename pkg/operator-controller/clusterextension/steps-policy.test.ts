@@ -4,12 +4,13 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { APPROVED_BUNDLE_ANNOTATION, UPDATE_POLICY_ANNOTATION } from '../../shared/api/index.ts';
-import { ApiError, type EventRecorder, type KubeClient, type KubeObject, type ObjectRef } from '../../shared/kube/index.ts';
+import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
 import type { Release, ReleaseBundle } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { policyStep } from './steps-policy.ts';
 import { createUpgradeNotices } from './upgrade-notices.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
+import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 
 const bundle = (version: string): ReleaseBundle => ({ package: 'p', name: `p.v${version}`, version, image: `img:${version}` });
 
@@ -51,18 +52,12 @@ function harness() {
   const registry = new Registry();
   const events: string[] = [];
   const recorder = { event: (_o, type, reason, _action, note) => void events.push(`${type} ${reason}: ${note}`) } satisfies EventRecorder;
-  const crds = new Map<string, KubeObject>();
-  const client = {
-    get: async <T extends KubeObject>(ref: ObjectRef): Promise<T> => {
-      const found = crds.get(ref.name);
-      if (found === undefined) throw new ApiError(404, 'NotFound', `customresourcedefinitions "${ref.name}" not found`);
-      return found as T;
-    },
-  } satisfies Pick<KubeClient, 'get'>;
-  const scoped = { forServiceAccount: () => client as unknown as KubeClient };
+  // The installed CRDs, read as the ServiceAccount.
+  const cluster = fakeCluster();
+  const scoped = { forServiceAccount: () => cluster.client };
   const step = policyStep({ upgrades: createUpgradeNotices(registry), events: recorder, scoped });
   const series = async () => ((await registry.getSingleMetric('olmv1_extension_upgrade_available')?.get())?.values ?? []).map((v) => v.labels);
-  return { step, events, series, crds };
+  return { step, events, series, cluster };
 }
 
 const condition = (s: ExtensionState) => s.ce.status?.conditions?.find((c) => c.type === 'UpgradeAvailable');
@@ -167,7 +162,7 @@ describe('policy step', () => {
     const fresh = stateFor(manual, '2.0.0', [crd(['v1'], [])]);
     await h.step.run(fresh);
     expect(condition(fresh)?.message).toContain('; CRD upgrade safety: safe. ');
-    h.crds.set('widgets.p.test', crd(['v1', 'v2'], ['v1', 'v2']));
+    h.cluster.seed(crd(['v1', 'v2'], ['v1', 'v2']));
     const dropping = stateFor(manual, '2.0.0', [crd(['v1'], [])]);
     await h.step.run(dropping);
     expect(condition(dropping)?.message).toContain('; CRD upgrade safety: unsafe changes to widgets.p.test, the upgrade would be refused. ');

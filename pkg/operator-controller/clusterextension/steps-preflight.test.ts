@@ -5,6 +5,7 @@ import { ApiError, type EventRecorder, type KubeClient, type KubeObject, type Ob
 import type { ExtensionState } from './pipeline-state.ts';
 import { preflightStep, type PreflightPorts } from './steps-preflight.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
+import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 
 function crd(name: string, props: Record<string, unknown>): KubeObject {
   return {
@@ -19,19 +20,22 @@ function crd(name: string, props: Record<string, unknown>): KubeObject {
   };
 }
 
-/** Ports whose ServiceAccount client answers GETs from `cluster` (a thrown value is thrown); `reads` records them. */
+/** Ports whose ServiceAccount client answers GETs from `cluster` (an Error is thrown); `reads` records them. */
 function depsWith(cluster: Record<string, KubeObject | Error>, reads: string[], events: string[] = []): PreflightPorts {
-  const client = {
-    get: async <T extends KubeObject>(ref: ObjectRef): Promise<T> => {
-      reads.push(ref.name);
-      const found = cluster[ref.name];
-      if (found === undefined) throw new ApiError(404, 'NotFound', `customresourcedefinitions "${ref.name}" not found`);
-      if (found instanceof Error) throw found;
-      return found as T;
-    },
-  } satisfies Pick<KubeClient, 'get'>;
+  const c = fakeCluster();
+  for (const [name, found] of Object.entries(cluster)) {
+    if (found instanceof Error) c.refuse(`get CustomResourceDefinition ${name}`, found);
+    else c.seed(found);
+  }
   // The step reads with `get` only.
-  const scoped = { forServiceAccount: () => client as unknown as KubeClient } satisfies PreflightPorts['scoped'];
+  const client: KubeClient = {
+    ...c.client,
+    get: <T extends KubeObject>(ref: ObjectRef, o?: { signal?: AbortSignal }) => {
+      reads.push(ref.name);
+      return c.client.get<T>(ref, o);
+    },
+  };
+  const scoped = { forServiceAccount: () => client } satisfies PreflightPorts['scoped'];
   const recorder = { event: (_o, type, reason, _action, note) => void events.push(`${type} ${reason}: ${note}`) } satisfies EventRecorder;
   return { scoped, events: recorder };
 }
