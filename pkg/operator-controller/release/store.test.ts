@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import type { KubeClient, ObjectRef } from '../../shared/kube/index.ts';
+import type { KubeClient, KubeObject, ObjectRef, TypeRef } from '../../shared/kube/index.ts';
 import { Crash, fakeSecrets as fakeClient, type SecretStore as Store } from '../../../test/support/fake-secrets.ts';
 import { ReleaseStatus, createReleaseStore, releaseJson, type Release } from './index.ts';
 
@@ -138,11 +138,14 @@ describe('a crash at any write', () => {
 /** `client` recording each LIST (with its selector) and GET in `reads`. */
 function countingReads(client: KubeClient): { counting: KubeClient; reads: string[] } {
   const reads: string[] = [];
-  const counting = {
+  const counting: KubeClient = {
     ...client,
-    listAll: (t: unknown, o: { labelSelector?: string }) => (reads.push(`list ${o.labelSelector ?? ''}`), client.listAll(t as never, o as never)),
-    get: (ref: ObjectRef) => (reads.push(`get ${ref.name}`), client.get(ref)),
-  } as unknown as KubeClient;
+    listAll: <T extends KubeObject>(t: TypeRef, o?: Parameters<KubeClient['listAll']>[1]) => (
+      reads.push(`list ${o?.labelSelector ?? ''}`),
+      client.listAll<T>(t, o)
+    ),
+    get: <T extends KubeObject>(ref: ObjectRef) => (reads.push(`get ${ref.name}`), client.get<T>(ref)),
+  };
   return { counting, reads };
 }
 
@@ -212,17 +215,17 @@ describe('a read racing with a rewrite', () => {
     // Random bytes do not compress: several chunks.
     await writer.create(rel(1, ReleaseStatus.Deployed, 2_500_000));
     let raced = false;
-    const racing = {
+    const racing: KubeClient = {
       ...client,
-      get: async (ref: ObjectRef) => {
+      get: async <T extends KubeObject>(ref: ObjectRef) => {
         // The writer marks the revision superseded between the reader's LIST and its first chunk read.
         if (!raced && ref.name !== 'sh.helm.release.v1.acme.v1') {
           raced = true;
           await writer.update({ ...rel(1, ReleaseStatus.Superseded, 2_500_000), description: 'Superseded' });
         }
-        return client.get(ref);
+        return client.get<T>(ref);
       },
-    } as unknown as KubeClient;
+    };
     const [read] = await createReleaseStore({ client: racing, namespace: NAMESPACE }).history('acme');
     expect(raced).toBe(true);
     expect(read?.status).toBe(ReleaseStatus.Superseded);
