@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FIELD_MANAGER } from '../../shared/api/index.ts';
-import { ApiError, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
+import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
 import { ApplyError } from './apply-error.ts';
-import { ESTABLISH_NUDGE_ANNOTATION, waitEstablished, type CrdStatus } from './crd-establish.ts';
+import { ESTABLISH_NUDGE_ANNOTATION, waitEstablished, type CrdStatus, type EstablishClient } from './crd-establish.ts';
 
 const CRD: KubeObject = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' } };
 type Conditions = NonNullable<NonNullable<CrdStatus['status']>['conditions']>;
@@ -24,24 +24,25 @@ function apiServer(conditions: Conditions, o: { establishOnUpdate?: boolean; ref
   const calls: string[] = [];
   const patches: { body: unknown; type: string; options: unknown }[] = [];
   let current = conditions;
-  const client = {
-    get: () => {
+  const client: EstablishClient = {
+    get: <T extends KubeObject>() => {
       calls.push('get');
-      return Promise.resolve({ ...CRD, status: { conditions: current } });
+      const live: KubeObject = { ...CRD, status: { conditions: current } };
+      return Promise.resolve(live as T);
     },
-    patch: (_ref: unknown, body: unknown, type: string, options: unknown) => {
+    patch: <T extends KubeObject>(_ref: unknown, body: unknown, type: string, options: unknown) => {
       calls.push('patch');
       if (o.refusePatch === true) return Promise.reject(new ApiError(403, 'Forbidden', 'patch is forbidden'));
       patches.push({ body, type, options });
       if (o.establishOnUpdate === true) current = ESTABLISHED;
-      return Promise.resolve(CRD);
+      return Promise.resolve(CRD as T);
     },
   };
-  return { client: client as unknown as KubeClient, calls, patches };
+  return { client, calls, patches };
 }
 
 /** Waits (fake time) with a 100 ms nudge delay and a 1 s timeout; resolves with what it threw. */
-async function timedOut(client: KubeClient): Promise<unknown> {
+async function timedOut(client: EstablishClient): Promise<unknown> {
   const failed = waitEstablished(client, CRD, undefined, { pollMs: 20, crdEstablishNudgeAfterMs: 100, crdEstablishTimeoutMs: 1_000 }).catch(
     (err: unknown) => err,
   );

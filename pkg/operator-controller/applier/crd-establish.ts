@@ -38,12 +38,20 @@ export interface EstablishOptions {
   signal?: AbortSignal;
 }
 
+/** What waiting for a CRD calls of a client: reading it and nudging it with annotation patches. */
+export type EstablishClient = Pick<KubeClient, 'get' | 'patch'>;
+
 /**
  * Polls the CRD until its Established condition is True; fails early when its names are refused.
  * `applied` (the apply's answer) is the first reading: a CRD that was established before,
  * the common case on every reconcile after the first, needs no further request.
  */
-export async function waitEstablished(client: KubeClient, crd: KubeObject, applied: CrdStatus | undefined, options: EstablishOptions): Promise<void> {
+export async function waitEstablished(
+  client: EstablishClient,
+  crd: KubeObject,
+  applied: CrdStatus | undefined,
+  options: EstablishOptions,
+): Promise<void> {
   const timeoutMs = options.crdEstablishTimeoutMs ?? 60_000;
   const nudgeAfterMs = options.crdEstablishNudgeAfterMs ?? 10_000;
   const started = Date.now();
@@ -80,7 +88,7 @@ export async function waitEstablished(client: KubeClient, crd: KubeObject, appli
  * Best effort: when a write fails the wait goes on to its timeout as before (the annotation, if
  * the second write failed, is removed by the next reconcile's nudge or stays harmless).
  */
-async function nudge(client: KubeClient, crd: KubeObject, signal: AbortSignal | undefined): Promise<void> {
+async function nudge(client: EstablishClient, crd: KubeObject, signal: AbortSignal | undefined): Promise<void> {
   const ref = refOf(crd);
   const o = { fieldManager: FIELD_MANAGER, ...(signal === undefined ? {} : { signal }) };
   try {

@@ -3,6 +3,7 @@ import { MAX_CONDITION_MESSAGE_BYTES, TRUNCATION_SUFFIX, truncateConditionMessag
 import { isTerminal } from '../../shared/errors/index.ts';
 import { ApiError, type KubeClient, type KubeObject, type RequestOptions } from '../../shared/kube/index.ts';
 import { staticKindScopes, type PolicyRule } from '../render/index.ts';
+import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 import { groupMissing, ruleCovers, type Atom } from './preauthorize-atoms.ts';
 import {
   CLUSTER_SCOPE_REVIEW_NAMESPACE,
@@ -242,16 +243,13 @@ type Responder = (call: Call) => unknown;
 /** A client whose transport answers reviews with `respond`; records every request. */
 function fakeClient(respond: Responder): { client: KubeClient; calls: Call[] } {
   const calls: Call[] = [];
-  const transport = {
-    identity: 'fake',
-    async request(method: string, path: string, options?: RequestOptions): Promise<unknown> {
-      expect(method).toBe('POST');
-      const call = { path, spec: (options?.body as { spec: Record<string, unknown> }).spec };
-      calls.push(call);
-      return respond(call);
-    },
+  const request = async <T>(method: string, path: string, options?: RequestOptions): Promise<T> => {
+    expect(method).toBe('POST');
+    const call = { path, spec: (options?.body as { spec: Record<string, unknown> }).spec };
+    calls.push(call);
+    return respond(call) as T;
   };
-  return { client: { transport } as unknown as KubeClient, calls };
+  return { client: fakeCluster({ request }).client, calls };
 }
 
 const obj = (apiVersion: string, kind: string, name: string, namespace?: string, extra: Record<string, unknown> = {}): KubeObject => ({
