@@ -5,6 +5,7 @@ import { APPLY_PHASES, applyPhases, inApplyOrder } from './apply-order.ts';
 import { ApplyError } from './apply-error.ts';
 import { applyObjects, dryRunObjects } from './apply.ts';
 import { describeObject, droppedObjects, isCrd, objectIdentity, refOf, withOwnerLabels } from './objects.ts';
+import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 
 // ---- objects ------------------------------------------------------------------------------
 
@@ -125,17 +126,20 @@ function fakeClient(o: FakeOptions = {}): { client: KubeClient; calls: string[];
   const calls: string[] = [];
   const applyOptions: unknown[] = [];
   const gets = new Map<string, number>();
-  const client = {
-    apply: (obj: KubeObject, options: unknown) => {
+  // The calls applyObjects makes, over fakeCluster's client for the rest.
+  const client: KubeClient = {
+    ...fakeCluster().client,
+    apply: <T extends KubeObject>(obj: KubeObject, options: unknown) => {
       const what = describeObject(obj);
       calls.push(`apply ${what}`);
       applyOptions.push(options);
       const refused = o.refuse?.[what];
       if (refused !== undefined) return Promise.reject(refused);
       const conditions = o.appliedConditions?.[what];
-      return Promise.resolve(conditions === undefined ? obj : { ...obj, status: { conditions } });
+      const applied: KubeObject = conditions === undefined ? obj : { ...obj, status: { conditions } };
+      return Promise.resolve(applied as T);
     },
-    get: (ref: ObjectRef) => {
+    get: <T extends KubeObject>(ref: ObjectRef) => {
       const what = describeObject({
         kind: ref.kind,
         metadata: { name: ref.name, ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }) },
@@ -145,7 +149,8 @@ function fakeClient(o: FakeOptions = {}): { client: KubeClient; calls: string[];
       gets.set(what, n + 1);
       const seq = o.crdConditions ?? [[{ type: 'Established', status: 'True' }]];
       const conditions = seq[Math.min(n, seq.length - 1)] ?? [];
-      return Promise.resolve({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name }, status: { conditions } });
+      const live: KubeObject = { apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name }, status: { conditions } };
+      return Promise.resolve(live as T);
     },
     delete: (ref: ObjectRef) => {
       const what = describeObject({
@@ -158,7 +163,7 @@ function fakeClient(o: FakeOptions = {}): { client: KubeClient; calls: string[];
       return Promise.resolve({});
     },
   };
-  return { client: client as unknown as KubeClient, calls, applyOptions };
+  return { client, calls, applyOptions };
 }
 
 const notEstablished: Condition[] = [
@@ -283,13 +288,7 @@ describe('applyObjects', () => {
 describe('dryRunObjects', () => {
   /** A client whose dry-run applies refuse the objects named in `refusals` (by `Kind ns/name`). */
   function refusing(refusals: Record<string, Error>): KubeClient {
-    return {
-      apply: async (o: KubeObject) => {
-        const refusal = refusals[describeObject(o)];
-        if (refusal !== undefined) throw refusal;
-        return o;
-      },
-    } as unknown as KubeClient;
+    return fakeCluster({ refuse: Object.fromEntries(Object.entries(refusals).map(([what, err]) => [`dry-run ${what}`, err])) }).client;
   }
   const prefix = 'failed to get release state using server-side dry-run: ';
   const invalidCrd =
