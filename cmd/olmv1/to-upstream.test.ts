@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, type KubeClient, type KubeContext, type KubeObject, type ObjectRef } from '../../pkg/shared/kube/index.ts';
+import type { KubeClient, KubeObject } from '../../pkg/shared/kube/index.ts';
 import { captureIO } from '../../test/support/command-io.ts';
+import { fakeCluster } from '../../test/support/fake-cluster.ts';
 import { connectCluster, createKubeconfigLookup } from './cluster-access.ts';
 import { runMigrateToUpstream } from './to-upstream.ts';
 
@@ -9,54 +10,26 @@ const UNINSTALL = 'olm.operatorframework.io/uninstall';
 const NOW = Date.parse('2026-01-01T00:01:00Z');
 
 /**
- * The few API server behaviours the command relies on, in memory: GET, LIST, and merge patches
- * of metadata (finalizers, annotations) and of the status subresource, refused with 409 when
- * their resourceVersion is not the object's. `beforePatch` runs before each patch (someone
- * else's edit in between).
+ * The cluster the command works on (fakeCluster: merge patches of metadata and of the status
+ * subresource are refused with 409 when their resourceVersion is not the object's).
+ * `beforePatch` runs before each patch with the number of patches so far (someone else's edit
+ * in between).
  */
 function fakeApi(objects: KubeObject[], beforePatch?: (n: number) => void) {
-  let rv = 100;
-  const store = new Map(objects.map((o) => [`${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`, structuredClone(o)]));
-  const key = (ref: ObjectRef) => `${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
-  const patches: string[] = [];
-  const bump = (o: KubeObject) => (o.metadata.resourceVersion = String(++rv));
-  const client = {
-    get: (ref: ObjectRef) => {
-      const o = store.get(key(ref));
-      return o === undefined ? Promise.reject(new ApiError(404, 'NotFound', 'not found')) : Promise.resolve(structuredClone(o));
-    },
-    listAll: (type: { kind: string }) =>
-      Promise.resolve({ items: [...store.values()].filter((o) => o.kind === type.kind).map((o) => structuredClone(o)), resourceVersion: '1' }),
-    patch: (
-      ref: ObjectRef,
-      body: { metadata: { resourceVersion?: string; finalizers?: string[]; annotations?: Record<string, null> }; status?: object },
-      _t: string,
-      o?: { subresource?: string },
-    ) => {
-      beforePatch?.(patches.length);
-      const live = store.get(key(ref));
-      if (live === undefined) return Promise.reject(new ApiError(404, 'NotFound', 'not found'));
-      patches.push(`${o?.subresource ?? 'object'} ${ref.name}`);
-      if (body.metadata.resourceVersion !== live.metadata.resourceVersion)
-        return Promise.reject(new ApiError(409, 'Conflict', 'the object has been modified'));
-      if (o?.subresource === 'status') live['status'] = { ...(live['status'] as object), ...body.status };
-      else {
-        if (body.metadata.finalizers !== undefined) live.metadata.finalizers = body.metadata.finalizers;
-        for (const k of Object.keys(body.metadata.annotations ?? {})) delete live.metadata.annotations?.[k];
-      }
-      bump(live);
-      return Promise.resolve(structuredClone(live));
+  const cluster = fakeCluster();
+  for (const o of objects) cluster.seed(o);
+  const patches = () => cluster.calls.filter((c) => c.startsWith('patch'));
+  const client: KubeClient = {
+    ...cluster.client,
+    patch: (ref, body, type, o) => {
+      beforePatch?.(patches().length);
+      return cluster.client.patch(ref, body, type, o);
     },
   };
-  const touch = (name: string) => {
-    const live = store.get(`ClusterExtension//${name}`);
-    if (live !== undefined) {
-      live.metadata.labels = { ...live.metadata.labels, touched: 'yes' };
-      bump(live);
-    }
-  };
-  const context = { client: client as unknown as KubeClient, close: () => undefined } as unknown as KubeContext;
-  return { context, store, patches, touch };
+  const touch = (name: string) =>
+    cluster.edit({ kind: 'ClusterExtension', metadata: { name } }, (live) => (live.metadata.labels = { ...live.metadata.labels, touched: 'yes' }));
+  const extension = (name: string) => cluster.live({ kind: 'ClusterExtension', metadata: { name } });
+  return { context: { client, close: () => undefined }, extension, patches, touch };
 }
 
 function extension(name: string, finalizers: string[], conditions: string[] = []): KubeObject {
@@ -105,18 +78,18 @@ describe('olmv1 migrate to-upstream', () => {
     const refused = await run(api);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('"operator-controller-7d9f_1" holds its leader Lease olmv1-system/9c4404e7.operatorframework.io');
-    expect(api.patches).toEqual([]);
+    expect(api.patches()).toEqual([]);
 
     const forced = await run(api, '--force');
     expect(forced.stderr).toMatch(/^warning: operator-controller is running: .*; going on \(--force\)$/m);
     expect(forced.code).toBe(0);
-    expect(api.store.get('ClusterExtension//a')?.metadata.finalizers).toEqual([UNPACK]);
+    expect(api.extension('a')?.metadata.finalizers).toEqual([UNPACK]);
   });
 
   it('a released Lease lets it run', async () => {
     const api = fakeApi([lease(null), extension('a', [UNPACK, UNINSTALL])]);
     expect((await run(api)).code).toBe(0);
-    expect(api.store.get('ClusterExtension//a')?.metadata.finalizers).toEqual([UNPACK]);
+    expect(api.extension('a')?.metadata.finalizers).toEqual([UNPACK]);
   });
 
   it('an extension changed between read and write is read again and written, metadata then status', async () => {
@@ -127,12 +100,12 @@ describe('olmv1 migrate to-upstream', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     // The first patch met the conflict; the second carried the resourceVersion read again.
-    expect(api.patches).toEqual(['object a', 'object a', 'status a']);
+    expect(api.patches()).toEqual(['patch ClusterExtension a', 'patch ClusterExtension a', 'patch/status ClusterExtension a']);
     expect(r.stdout).toBe(
       `ClusterExtension a: removed finalizer ${UNINSTALL}; condition Healthy\n` +
         "1 of 1 ClusterExtension(s) changed; keep this project's operator-controller stopped (it adds its finalizer back when it runs) and start upstream's\n",
     );
-    const a = api.store.get('ClusterExtension//a');
+    const a = api.extension('a');
     expect(a?.metadata.finalizers).toEqual([UNPACK]);
     expect(a?.metadata.labels).toEqual({ touched: 'yes' });
     expect((a?.['status'] as { conditions: { type: string }[] }).conditions.map((c) => c.type)).toEqual(['Installed']);
@@ -143,7 +116,7 @@ describe('olmv1 migrate to-upstream', () => {
     const r = await run(api);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('ClusterExtension a kept changing while it was written: run the command again\n');
-    expect(api.store.get('ClusterExtension//a')?.metadata.finalizers).toEqual([UNINSTALL]);
+    expect(api.extension('a')?.metadata.finalizers).toEqual([UNINSTALL]);
   });
 
   it('changes nothing while one extension cannot be handed over', async () => {
@@ -154,6 +127,6 @@ describe('olmv1 migrate to-upstream', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('ClusterExtension b: cannot be handed over yet: it is being deleted');
     expect(r.stderr).toContain('1 ClusterExtension(s) cannot be handed over yet; nothing was changed');
-    expect(api.patches).toEqual([]);
+    expect(api.patches()).toEqual([]);
   });
 });

@@ -78,7 +78,8 @@ Exit codes:
 
 /** What the command needs from its environment (composed in commands.ts). */
 interface ToUpstreamDeps {
-  connectCluster(flags: ClusterFlags): Promise<KubeContext>;
+  /** The cluster: the command reads and patches with its client, then closes it. */
+  connectCluster(flags: ClusterFlags): Promise<Pick<KubeContext, 'client' | 'close'>>;
   /** The current time in ms (the Lease's expiry is compared with it). */
   now(): number;
 }

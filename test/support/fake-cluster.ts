@@ -15,7 +15,7 @@
  *
  * Every request is recorded in `calls` as `<verb> <Kind ns/name>` (`list <Kind> <ns>` for lists,
  * `watch <Kind> <ns>` for watches); verbs are get, list, watch, create, update, status, apply,
- * dry-run, patch, delete and `create/<subresource>`. Failure injection: a request whose text is
+ * dry-run, patch, `patch/<subresource>`, delete and `create/<subresource>`. Failure injection: a request whose text is
  * a key of `refuse` (given as an option, or later with `refuse()`) throws that error instead of
  * taking effect; kinds in `unserved` throw NoKindMatchError. Raw `transport` requests and
  * subresource POSTs go to the `request` and `subresource` options.
@@ -51,6 +51,8 @@ export interface FakeCluster {
   seed(obj: KubeObject): void;
   /** The live object named like `obj`, if any. */
   live(obj: { kind: string; metadata: { name?: string; namespace?: string } }): KubeObject | undefined;
+  /** Changes the live object named like `obj` as someone else would: a new resourceVersion, watches see it, no call recorded. */
+  edit(obj: { kind: string; metadata: { name?: string; namespace?: string } }, change: (live: KubeObject) => void): void;
   /** From now on the request `call` (its text in `calls`) throws `error`; `undefined` lifts it. */
   refuse(call: string, error: Error | undefined): void;
 }
@@ -159,7 +161,7 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
   const nextRv = (): string => String(++rv);
   const check = (call: string, type: TypeRef): void => {
     calls.push(call);
-    if (/^(create|update|status|apply|delete|patch) /.test(call)) writes.push(call);
+    if (/^(create|update|status|apply|delete|patch|patch\/status) /.test(call)) writes.push(call);
     if ((o.unserved ?? []).includes(`${type.apiVersion}/${type.kind}`)) {
       const slash = type.apiVersion.lastIndexOf('/');
       throw new NoKindMatchError({
@@ -335,7 +337,7 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
     patch: <T extends KubeObject>(ref: ObjectRef, patch: unknown, type: 'merge' | 'json' | 'strategic', options: { subresource?: string } = {}) =>
       attempt(() => {
         const what = refName(ref);
-        check(`patch ${what}`, ref);
+        check(`${options.subresource === undefined ? 'patch' : `patch/${options.subresource}`} ${what}`, ref);
         const live = liveOf(what);
         if (type === 'json') {
           const copy = structuredClone(live);
@@ -427,6 +429,12 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
     objects,
     seed: (obj) => void store(describeObject(obj), { ...structuredClone(obj), metadata: { ...structuredClone(obj.metadata), uid: `seed-${++uid}` } }),
     live: (obj) => objects.get(describeObject(obj)),
+    edit: (obj, change) => {
+      const what = describeObject(obj);
+      const copy = structuredClone(liveOf(what));
+      change(copy);
+      store(what, copy);
+    },
     refuse: (call, error) => void (error === undefined ? refusals.delete(call) : refusals.set(call, error)),
   };
 }
