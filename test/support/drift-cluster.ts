@@ -12,9 +12,11 @@ import {
   type KubeObject,
   type ListOptions,
   type ObjectList,
+  type ObjectRef,
   type TypeRef,
   type WatchEvent,
 } from '../../pkg/shared/kube/index.ts';
+import { fakeCluster } from './fake-cluster.ts';
 
 const log = pino({ level: 'silent' });
 
@@ -52,25 +54,30 @@ export class FakeCluster {
   unresolvable = new Set<string>();
 
   clientFor(identity: string): KubeClient {
+    // What DriftWatches calls is answered here; the rest of KubeClient is fakeCluster's, less
+    // the pushed watch form (optional), so the watches are the iterated ones the test feeds.
+    const { watchEvents: _pushed, ...rest } = fakeCluster().client;
     return {
+      ...rest,
       resourceFor: async (type: TypeRef) => {
         if (this.unresolvable.has(type.kind)) throw new Error(`no matches for kind "${type.kind}"`);
         return { group: '', version: 'v1', kind: type.kind, resource: type.kind.toLowerCase(), namespaced: !CLUSTER_KINDS.has(type.kind), verbs: [] };
       },
-      list: async (type: TypeRef, o: ListOptions = {}): Promise<ObjectList> => this.#list(identity, type, o, false),
+      list: async <T extends KubeObject>(type: TypeRef, o: ListOptions = {}) => (await this.#list(identity, type, o, false)) as ObjectList<T>,
       // The streamed form, as the real client offers it: each item handed over on its own.
-      listEach: async (type: TypeRef, o: ListOptions, onItem: (item: KubeObject) => void): Promise<Omit<ObjectList, 'items'>> => {
+      listEach: async <T extends KubeObject>(type: TypeRef, o: ListOptions, onItem: (item: T) => void) => {
         const { items, ...envelope } = await this.#list(identity, type, o, true);
-        for (const item of items) onItem(item);
+        for (const item of items) onItem(item as T);
         return envelope;
       },
-      watch: (type: TypeRef, o: ListOptions & { signal: AbortSignal }) => this.#watch(identity, type, o),
-      get: async (ref: TypeRef & { name: string; namespace?: string }) => {
+      watch: <T extends KubeObject>(type: TypeRef, o: Parameters<KubeClient['watch']>[1] = {}) =>
+        this.#watch(identity, type, { ...o, signal: o.signal ?? new AbortController().signal }) as AsyncGenerator<WatchEvent<T>, void, undefined>,
+      get: async <T extends KubeObject>(ref: ObjectRef) => {
         const found = this.objects.find((x) => x.kind === ref.kind && x.metadata.name === ref.name && x.metadata.namespace === ref.namespace);
         if (found === undefined) throw new ApiError(404, 'NotFound', `${ref.kind} "${ref.name}" not found`);
-        return structuredClone(found);
+        return structuredClone(found) as T;
       },
-    } as unknown as KubeClient;
+    };
   }
 
   // One page as the API server gives it: `limit` items, `continue` the offset of the next.
