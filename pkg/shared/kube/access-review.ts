@@ -86,7 +86,7 @@ function reviewSpec(subject: AccessSubject, a: AccessAttributes): Record<string,
  * Throws the first API error (the caller needs `subjectaccessreviews: create`).
  */
 export async function canI(
-  client: KubeClient,
+  client: Pick<KubeClient, 'create'>,
   subject: AccessSubject,
   attributes: readonly AccessAttributes[],
   options: { concurrency?: number; signal?: AbortSignal } = {},

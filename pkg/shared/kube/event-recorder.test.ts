@@ -17,7 +17,7 @@ function eventServer() {
   const events = new Map<string, KubeObject>();
   const calls: string[] = [];
   let fail: Error | undefined;
-  const client: Partial<KubeClient> = {
+  const client: Pick<KubeClient, 'create' | 'patch'> = {
     create: async <T extends KubeObject>(obj: KubeObject) => {
       await Promise.resolve();
       calls.push(`create ${obj.metadata.namespace}/${obj.metadata.name}`);
@@ -39,7 +39,7 @@ function eventServer() {
     },
   };
   return {
-    client: client as KubeClient,
+    client,
     events,
     calls,
     failWith(e: Error | undefined) {

@@ -34,8 +34,8 @@ export interface EventRecorder {
 
 /** Construction options of a KubeEventRecorder. */
 interface KubeEventRecorderOptions extends CorrelatorOptions {
-  /** The component's own client (its ServiceAccount): needs events create and patch. */
-  client: KubeClient;
+  /** The component's own client (its ServiceAccount): needs events create and patch, all it calls. */
+  client: Pick<KubeClient, 'create' | 'patch'>;
   /** `reportingController`, e.g. `olm.operatorframework.io/operator-controller`. */
   reportingController: string;
   /** `reportingInstance`: the pod (or host) name; cut to 128 characters. */

@@ -14,12 +14,12 @@ class LeaseStore {
   /** Requests served, by verb. */
   calls = { get: 0, create: 0, update: 0 };
 
-  client(): { client: KubeClient; partitioned: { value: boolean } } {
+  client(): { client: Pick<KubeClient, 'get' | 'create' | 'update'>; partitioned: { value: boolean } } {
     const partitioned = { value: false };
     const check = (): void => {
       if (partitioned.value) throw new Error('connect ETIMEDOUT');
     };
-    const fake: Partial<KubeClient> = {
+    const fake: Pick<KubeClient, 'get' | 'create' | 'update'> = {
       get: async <T extends KubeObject>() => {
         check();
         this.calls.get++;
@@ -41,7 +41,7 @@ class LeaseStore {
         return structuredClone(this.lease) as T;
       },
     };
-    return { client: fake as KubeClient, partitioned };
+    return { client: fake, partitioned };
   }
 
   get holder(): string | null | undefined {

@@ -21,7 +21,8 @@ const RELEASE_POLL_MS = 2_000;
 
 /** Construction options of a LeaderElector. */
 interface LeaderElectionOptions {
-  client: KubeClient;
+  /** Reads, creates and updates the Lease: all it calls. */
+  client: Pick<KubeClient, 'get' | 'create' | 'update'>;
   /** Namespace and name of the Lease. */
   namespace: string;
   name: string;

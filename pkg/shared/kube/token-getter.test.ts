@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, ServiceAccountNotFoundError, TokenGetter, canI, serviceAccountSubject, type KubeClient, type KubeObject } from './index.ts';
+import type { TokenRequestClient } from './token-getter.ts';
 
 // A client whose TokenRequests mint numbered tokens valid for the requested lifetime from
 // the fake clock; `missing` ServiceAccounts answer 404.
 function tokenClient(clock: { now: number }, missing = new Set<string>()) {
   const calls: Array<{ path: string; body: unknown }> = [];
   let n = 0;
-  const fake: Partial<KubeClient> = {
+  const fake: TokenRequestClient = {
     createSubresource: async <T>(ref: { namespace?: string | undefined; name: string }, sub: string, body: unknown): Promise<T> => {
       calls.push({ path: `${ref.namespace}/${ref.name}/${sub}`, body });
       if (missing.has(ref.name)) throw new ApiError(404, 'NotFound', `serviceaccounts "${ref.name}" not found`);
@@ -14,7 +15,7 @@ function tokenClient(clock: { now: number }, missing = new Set<string>()) {
       return { status: { token: `tok-${++n}`, expirationTimestamp: new Date(clock.now + seconds * 1000).toISOString() } } as T;
     },
   };
-  return { client: fake as KubeClient, calls };
+  return { client: fake, calls };
 }
 
 describe('TokenGetter', () => {
@@ -81,7 +82,7 @@ describe('TokenGetter', () => {
 describe('canI', () => {
   it('sends one SubjectAccessReview per attribute set and returns decisions in order', async () => {
     const sent: KubeObject[] = [];
-    const fake: Partial<KubeClient> = {
+    const fake: Pick<KubeClient, 'create'> = {
       create: async <T extends KubeObject>(obj: KubeObject) => {
         sent.push(obj);
         const attrs = (obj.spec as { resourceAttributes?: { verb: string } }).resourceAttributes;
@@ -89,11 +90,11 @@ describe('canI', () => {
         return {
           ...obj,
           status: { allowed: attrs?.verb === 'get', reason: attrs?.verb === 'get' ? 'RBAC: allowed by RoleBinding' : '' },
-        } as unknown as T;
+        } as KubeObject as T;
       },
     };
     const subject = serviceAccountSubject('ns', 'installer');
-    const out = await canI(fake as KubeClient, subject, [
+    const out = await canI(fake, subject, [
       { verb: 'get', group: 'apps', resource: 'deployments', namespace: 'ns', name: 'd' },
       { verb: 'delete', resource: 'configmaps', namespace: 'ns' },
       { verb: 'get', path: '/healthz' },

@@ -9,10 +9,13 @@
 import { isNotFound } from './api-error.ts';
 import type { KubeClient } from './client.ts';
 
+/** What a TokenGetter calls of a client: TokenRequest, a subresource POST. */
+export type TokenRequestClient = Pick<KubeClient, 'createSubresource'>;
+
 /** Construction options of a TokenGetter. */
 interface TokenGetterOptions {
   /** Client with the controller's own identity (needs `serviceaccounts/token: create`). */
-  client: KubeClient;
+  client: TokenRequestClient;
   /** Requested token lifetime (default 3600 s; the API server's minimum is 600 s). */
   expirationSeconds?: number;
   /** Clock in epoch milliseconds (tests). */
@@ -45,7 +48,7 @@ interface TokenRequestResponse {
 
 /** Hands out bearer tokens for ServiceAccounts; safe for concurrent use. */
 export class TokenGetter {
-  readonly #client: KubeClient;
+  readonly #client: TokenRequestClient;
   readonly #lifetimeMs: number;
   readonly #now: () => number;
   readonly #cache = new Map<string, CachedToken>();
