@@ -7,7 +7,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ReconcileContext } from '../../shared/controller/index.ts';
 import { buildLayer, CATALOG_IMAGE_LIMITS, createDiskImageCache, type ImageCache, type OpenedImage } from '../../shared/image/index.ts';
-import type { Informer, KubeObject } from '../../shared/kube/index.ts';
+import type { KubeObject } from '../../shared/kube/index.ts';
 import { LocalDirStore, ingestInProcess } from '../storage/index.ts';
 import { ContentSyncReconciler, type ContentSyncOptions } from './content-sync.ts';
 
@@ -51,8 +51,7 @@ function images(opened: string[], failure?: Error): ContentSyncOptions['images']
 
 /** The informer's cache: only `get` is used. */
 function catalogs(objects: Record<string, KubeObject>): ContentSyncOptions['catalogs'] {
-  const cache = { get: (name: string) => objects[name] } satisfies Pick<Informer<KubeObject>, 'get'>;
-  return cache as unknown as Informer<KubeObject>;
+  return { get: (name: string) => objects[name] };
 }
 
 function catalog(extra: { ref?: string; deleting?: boolean; unavailable?: boolean; lastUnpacked?: string } = {}): KubeObject {

@@ -18,7 +18,8 @@ import { DEFAULT_INGEST_TIMEOUT_MS, withIngestTimeout } from './ingest-bounds.ts
 import type { CatalogImages } from './catalog-reconciler.ts';
 
 export interface ContentSyncOptions {
-  catalogs: Informer<KubeObject>;
+  /** The ClusterCatalog informer's cache: only `get` is called. */
+  catalogs: Pick<Informer<KubeObject>, 'get'>;
   images: Pick<CatalogImages, 'pull' | 'openLayers'>;
   unpackCache: ImageCache;
   store: LocalDirStore;
