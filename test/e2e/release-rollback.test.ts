@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { APPROVED_BUNDLE_ANNOTATION, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
-import type { KubeClient, KubeContext } from '../../pkg/shared/kube/index.ts';
+import type { KubeClient, KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
 import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { connectCluster, createKubeconfigLookup, type ClusterFlags } from '../../cmd/olmv1/cluster-access.ts';
@@ -117,14 +117,13 @@ describe('olmv1 release rollback', () => {
     expect(await rollbackFields(pkg)).toEqual(before);
 
     // Someone edits the extension between the command's read and its write: nothing is overwritten.
-    const racing = await rollback([pkg], (client) =>
-      Object.assign(Object.create(client) as KubeClient, {
-        patch: async (...a: Parameters<KubeClient['patch']>) => {
-          await client.patch({ ...CE, name: pkg }, { metadata: { annotations: { 'olmv1.test/someone': 'else' } } }, 'merge');
-          return client.patch(...a);
-        },
-      }),
-    );
+    const racing = await rollback([pkg], (client) => ({
+      ...client,
+      patch: async <T extends KubeObject>(...a: Parameters<KubeClient['patch']>) => {
+        await client.patch({ ...CE, name: pkg }, { metadata: { annotations: { 'olmv1.test/someone': 'else' } } }, 'merge');
+        return client.patch<T>(...a);
+      },
+    }));
     expect(racing.code).toBe(1);
     expect(racing.stdout).toBe('');
     expect(racing.stderr).toMatch(
@@ -135,15 +134,14 @@ describe('olmv1 release rollback', () => {
     // A change of what the rollback did not read (a label here; operator-controller's status
     // writes alike) moves the resourceVersion on too: the patch is sent again, once it is seen.
     let touched = false;
-    const done = await rollback([pkg], (client) =>
-      Object.assign(Object.create(client) as KubeClient, {
-        patch: async (...a: Parameters<KubeClient['patch']>) => {
-          if (!touched) await client.patch({ ...CE, name: pkg }, { metadata: { labels: { 'olmv1.test/touched': 'yes' } } }, 'merge');
-          touched = true;
-          return client.patch(...a);
-        },
-      }),
-    );
+    const done = await rollback([pkg], (client) => ({
+      ...client,
+      patch: async <T extends KubeObject>(...a: Parameters<KubeClient['patch']>) => {
+        if (!touched) await client.patch({ ...CE, name: pkg }, { metadata: { labels: { 'olmv1.test/touched': 'yes' } } }, 'merge');
+        touched = true;
+        return client.patch<T>(...a);
+      },
+    }));
     expect(done.stderr).toBe('');
     expect(done.code).toBe(0);
     expect(done.stdout).toContain('Revision 1 was chosen: the newest earlier revision that was deployed with another bundle.');
