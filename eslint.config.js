@@ -285,6 +285,14 @@ export default tseslint.config(
     },
   },
   {
+    // Rule 7: tests fake the Kubernetes client with test/support/fake-cluster.ts or a typed
+    // object fitting a narrowed port, never a partial object cast to the client (issue #45).
+    files: [...TESTS, 'test/**/*.ts'],
+    rules: {
+      'olmv1/typed-kube-fakes': ['error', { types: ['KubeClient', 'KubeContext', 'Transport', 'ResourceMapper', 'Informer', 'ScopedClientFactory'] }],
+    },
+  },
+  {
     // Rule 1: pure cores import no I/O and no infrastructure module, and do not fetch Node's
     // I/O modules through process.getBuiltinModule either.
     files: PURE_CORES,

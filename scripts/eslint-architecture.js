@@ -18,6 +18,10 @@
  * - `olmv1/step-peers`: the steps of a pipeline are peers: a step file (a file whose name
  *   matches `steps`, a regular expression, in the linted file's directory) is imported by no
  *   file of that directory but its `index.ts`. What steps share lives in a support module.
+ * - `olmv1/typed-kube-fakes`: no cast to one of the `types` (the Kubernetes client and its
+ *   parts): a test double is a complete client (test/support/fake-cluster.ts) or the code under
+ *   test takes only the methods it calls (a `Pick<KubeClient, ...>` port), so a small typed
+ *   object fits without `as unknown as KubeClient`.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -254,6 +258,34 @@ const stepPeers = {
   },
 };
 
+const typedKubeFakes = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Test doubles of the Kubernetes client are typed, never cast to it' },
+    schema: [
+      {
+        type: 'object',
+        properties: { types: { type: 'array', items: { type: 'string' } } },
+        required: ['types'],
+        additionalProperties: false,
+      },
+    ],
+    messages: {
+      cast: 'A cast to {{type}}: use test/support/fake-cluster.ts (a complete KubeClient, with failure injection) or narrow the port to the methods the code calls (Pick<KubeClient, ...>).',
+    },
+  },
+  create(context) {
+    const types = new Set(context.options[0].types);
+    const check = (node) => {
+      const t = node.typeAnnotation;
+      if (t.type === 'TSTypeReference' && t.typeName.type === 'Identifier' && types.has(t.typeName.name)) {
+        context.report({ node, messageId: 'cast', data: { type: t.typeName.name } });
+      }
+    };
+    return { TSAsExpression: check, TSTypeAssertion: check };
+  },
+};
+
 /** The plugin: register as `olmv1` in eslint.config.js. */
 export const architecturePlugin = {
   meta: { name: 'olmv1-architecture' },
@@ -263,5 +295,6 @@ export const architecturePlugin = {
     'module-index-imports': moduleIndexImports,
     'owner-boundaries': ownerBoundaries,
     'step-peers': stepPeers,
+    'typed-kube-fakes': typedKubeFakes,
   },
 };

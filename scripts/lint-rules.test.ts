@@ -340,3 +340,22 @@ describe('olmv1/step-peers: index.ts and the tests import steps', () => {
     });
   }
 });
+
+// Rule 7: tests fake the Kubernetes client with fakeCluster or a typed object fitting a narrowed port.
+runCases('olmv1/typed-kube-fakes', [
+  {
+    name: 'a partial client cast to KubeClient in a unit test',
+    path: 'pkg/operator-controller/applier/apply-extra.test.ts',
+    violation:
+      "import type { KubeClient } from '../../shared/kube/index.ts';\nexport const client = { get: () => Promise.resolve({}) } as unknown as KubeClient;\n",
+    compliant:
+      "import type { KubeClient } from '../../shared/kube/index.ts';\nexport const client: Pick<KubeClient, 'get'> = { get: <T>() => Promise.resolve({} as T) };\n",
+  },
+  {
+    name: 'a Partial<KubeClient> cast in test/support',
+    path: 'test/support/extra-fake.ts',
+    violation:
+      "import type { KubeClient } from '../../pkg/shared/kube/index.ts';\nconst partial: Partial<KubeClient> = {};\nexport const client = partial as KubeClient;\n",
+    compliant: "import { fakeCluster } from './fake-cluster.ts';\nexport const client = fakeCluster().client;\n",
+  },
+]);
