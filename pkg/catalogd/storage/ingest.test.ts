@@ -41,9 +41,13 @@ async function spareStarted(): Promise<number[]> {
 
 /** Whether process `pid` is gone within 10 s (generous: child start-up is slow on a busy machine). */
 async function exited(pid: number): Promise<boolean> {
-  const deadline = Date.now() + 10_000;
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  return !isAlive(pid);
+  const gone = (): void => {
+    if (isAlive(pid)) throw new Error(`process ${pid} is alive`);
+  };
+  return vi.waitFor(gone, { timeout: 10_000, interval: 20 }).then(
+    () => true,
+    () => false,
+  );
 }
 
 describe('createProcessIngest', () => {

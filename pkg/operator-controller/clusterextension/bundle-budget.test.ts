@@ -5,11 +5,6 @@ import { BundleBudget, type BundleLease } from './bundle-budget.ts';
 import { BundlePulls } from './bundle-pulls.ts';
 import type { FetchedBundle } from './bundle-source.ts';
 
-/** Resolves once `check` holds (polled each macrotask turn). */
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setImmediate(r));
-}
-
 /** Records the order in which leases are granted. */
 function track(budget: BundleBudget, name: string, bytes: number, order: string[], signal?: AbortSignal): Promise<BundleLease> {
   return budget.acquire(bytes, signal).then((lease) => {
@@ -109,7 +104,7 @@ describe('BundlePulls with leases', () => {
     const budget = new BundleBudget(100);
     const s = leased(budget);
     expect((await s.pulls.get('ext', 'r:1')).state).toBe('pending');
-    await until(() => s.resolvers.length === 1);
+    await expect.poll(() => s.resolvers.length, { interval: 1 }).toBe(1);
     s.resolvers[0]?.({} as FetchedBundle);
     await s.pulls.settled();
     const got = await s.pulls.get('ext', 'r:1');
@@ -123,7 +118,7 @@ describe('BundlePulls with leases', () => {
     await s.pulls.get('a', 'r:1');
     await s.pulls.get('b', 'r:1');
     await s.pulls.get('c', 'r:1');
-    await until(() => s.resolvers.length === 3);
+    await expect.poll(() => s.resolvers.length, { interval: 1 }).toBe(3);
     for (const r of s.resolvers) r({} as FetchedBundle);
     await s.pulls.settled();
     expect(budget.held).toBe(30);
@@ -131,7 +126,7 @@ describe('BundlePulls with leases', () => {
     await s.pulls.get('a', 'r:2');
     s.pulls.forget('b');
     expect(budget.held).toBe(10 + 10);
-    await until(() => budget.held === 10);
+    await expect.poll(() => budget.held, { interval: 1 }).toBe(10);
     expect(s.enqueued).toEqual(['a', 'b', 'c']);
   });
 
@@ -139,10 +134,10 @@ describe('BundlePulls with leases', () => {
     const budget = new BundleBudget(100);
     const s = leased(budget);
     await s.pulls.get('a', 'r:1');
-    await until(() => s.resolvers.length === 1);
+    await expect.poll(() => s.resolvers.length, { interval: 1 }).toBe(1);
     s.pulls.forget('a');
     s.resolvers[0]?.({} as FetchedBundle);
-    await until(() => budget.held === 0);
+    await expect.poll(() => budget.held, { interval: 1 }).toBe(0);
     expect(s.leases).toHaveLength(1);
   });
 });

@@ -57,11 +57,6 @@ function scheduler(options: Partial<BundlePullsOptions> = {}) {
   return { pulls, calls, enqueued, cache, metric };
 }
 
-/** Resolves once `check` holds (polled each macrotask turn). */
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setImmediate(r));
-}
-
 const STARTED = new Date('2026-01-02T03:04:05Z');
 
 describe('BundlePulls', () => {
@@ -76,7 +71,7 @@ describe('BundlePulls', () => {
   it('returns a pull that ends within the wait as before: no enqueue', async () => {
     const s = scheduler({ waitMs: 10_000 });
     const got = s.pulls.get('ext', 'r:v1');
-    await until(() => s.calls.length === 1);
+    await expect.poll(() => s.calls.length, { interval: 1 }).toBe(1);
     s.calls[0]?.succeed();
     expect(await got).toEqual({ state: 'done', fetched: fetched('r:v1') });
     await s.pulls.settled();
@@ -117,7 +112,7 @@ describe('BundlePulls', () => {
   it('returns a failure within the wait directly: no enqueue', async () => {
     const s = scheduler({ waitMs: 10_000 });
     const got = s.pulls.get('ext', 'r:v1');
-    await until(() => s.calls.length === 1);
+    await expect.poll(() => s.calls.length, { interval: 1 }).toBe(1);
     const err = new Error('connection refused');
     s.calls[0]?.fail(err);
     expect(await got).toMatchObject({ state: 'failed', error: err });
@@ -178,7 +173,7 @@ describe('BundlePulls', () => {
     const s = scheduler({ waitMs: 10_000 });
     const reconcile = new AbortController();
     const got = s.pulls.get('ext', 'r:v1', { signal: reconcile.signal });
-    await until(() => s.calls.length === 1);
+    await expect.poll(() => s.calls.length, { interval: 1 }).toBe(1);
     reconcile.abort(new Error('reconcile cancelled: spec changed'));
     await expect(got).rejects.toThrow('reconcile cancelled: spec changed');
     expect(s.calls[0]?.signal.aborted).toBe(false);
