@@ -23,7 +23,7 @@ import { connect, type KubeContext, type KubeObject } from '../../pkg/shared/kub
 import { type ControlPlane, freePorts, startControlPlane } from '../envtest/index.ts';
 import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
 import { servingCertificate } from '../support/secure-metrics.ts';
-import { waitEstablished } from '../support/crd-established.ts';
+import { kubectlWaitEstablished } from '../support/crd-established.ts';
 
 const exec = promisify(execFile);
 const repo = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.meta.url));
@@ -47,7 +47,7 @@ beforeAll(async () => {
   kube = await connect({ kind: 'file', path: cp.info.kubeconfigPath });
   const kubectl = (...args: string[]) => exec(cp.info.kubectl, ['--kubeconfig', cp.info.kubeconfigPath, ...args]);
   await kubectl('apply', '--server-side', '-f', repo('config/crd'));
-  await waitEstablished((args) => kubectl(...args), ['crd/clustercatalogs.olm.operatorframework.io']);
+  await kubectlWaitEstablished((args) => kubectl(...args), ['crd/clustercatalogs.olm.operatorframework.io']);
 
   const cert = await servingCertificate(work);
   const [port = 0] = await freePorts(1);

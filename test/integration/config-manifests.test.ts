@@ -52,7 +52,7 @@ import { waitForEvent } from '../support/events.ts';
 import { installOpenShiftKinds } from '../support/olm-config.ts';
 import { startOperatorController, type TestOperatorController } from '../support/operator-controller.ts';
 import { handshake, scrape, servingCertificate, type ServingCertificate } from '../support/secure-metrics.ts';
-import { waitEstablished } from '../support/crd-established.ts';
+import { kubectlWaitEstablished } from '../support/crd-established.ts';
 
 const repo = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.meta.url));
 const RUN = randomBytes(3).toString('hex');
@@ -214,7 +214,7 @@ const appliedConfig = (): Promise<{ webhookPort: number }> =>
     const { openshiftYaml } = await configBuilds();
     await kubectl(['apply', '-f', repo('config/namespace.yaml')]);
     await kubectl(['apply', '--server-side', '-f', '-'], openshiftYaml);
-    await waitEstablished(kubectl, ['crd/clustercatalogs.olm.operatorframework.io', 'crd/clusterextensions.olm.operatorframework.io']);
+    await kubectlWaitEstablished(kubectl, ['crd/clustercatalogs.olm.operatorframework.io', 'crd/clusterextensions.olm.operatorframework.io']);
     const [webhookPort = 0] = await freePorts(1);
     const { caPem } = await testCertificate();
     const ref = {

@@ -18,7 +18,7 @@ import {
   UPSTREAM_CRD_PATH,
   upstreamDocExamples,
 } from '../support/upstream-docs.ts';
-import { waitEstablished } from '../support/crd-established.ts';
+import { kubectlWaitEstablished } from '../support/crd-established.ts';
 
 useCrds();
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
   const cp = inject('envtestControlPlane');
   const base = ['--kubeconfig', cp.kubeconfigPath];
   await exec(cp.kubectl, [...base, 'apply', '--server-side', '--force-conflicts', '-f', UPSTREAM_CRD_PATH]);
-  await waitEstablished((args) => exec(cp.kubectl, [...base, ...args]), [`crd/${UPSTREAM_CRD}`]);
+  await kubectlWaitEstablished((args) => exec(cp.kubectl, [...base, ...args]), [`crd/${UPSTREAM_CRD}`]);
 });
 
 afterAll(async () => {

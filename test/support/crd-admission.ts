@@ -13,7 +13,7 @@ import { load } from 'js-yaml';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION, GROUP, VERSION } from '../../pkg/shared/api/index.ts';
 import { kubeRequest, type ControlPlaneInfo } from '../envtest/index.ts';
-import { waitEstablished } from './crd-established.ts';
+import { kubectlWaitEstablished } from './crd-established.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -51,7 +51,7 @@ async function installCrds(): Promise<void> {
   const base = ['--kubeconfig', cp.kubeconfigPath];
   await exec(cp.kubectl, [...base, 'apply', '--server-side', '--force-conflicts', '-f', root('config/crd')]);
   const crds = [CLUSTER_EXTENSION.crdName, CLUSTER_CATALOG.crdName].map((n) => `crd/${n}`);
-  await waitEstablished((args) => exec(cp.kubectl, [...base, ...args]), crds);
+  await kubectlWaitEstablished((args) => exec(cp.kubectl, [...base, ...args]), crds);
 }
 
 export const collection = (plural: string): string => `/apis/${GROUP}/${VERSION}/${plural}`;

@@ -10,8 +10,8 @@ type Kubectl = (args: string[]) => Promise<unknown>;
 
 const NO_CONDITIONS_YET = 'accessor error: <nil>';
 
-/** `kubectl wait --for=condition=Established` on `crds` (`crd/<name>`), within `timeoutMs`. */
-export async function waitEstablished(kubectl: Kubectl, crds: string[], timeoutMs = 60_000): Promise<void> {
+/** `kubectl wait --for=condition=Established` (not the applier's waitEstablished, which nudges through the client) on `crds` (`crd/<name>`), within `timeoutMs`. */
+export async function kubectlWaitEstablished(kubectl: Kubectl, crds: string[], timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const left = Math.max(1, Math.ceil((deadline - Date.now()) / 1000));

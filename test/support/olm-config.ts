@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import type { KubeClient } from '../../pkg/shared/kube/index.ts';
 import type { ControlPlaneInfo } from '../envtest/index.ts';
 import { waitUntil } from './bundle-flow.ts';
-import { waitEstablished } from './crd-established.ts';
+import { kubectlWaitEstablished } from './crd-established.ts';
 
 const exec = promisify(execFile);
 const repo = (path: string): string => fileURLToPath(new URL(`../../${path}`, import.meta.url));
@@ -19,7 +19,7 @@ const repo = (path: string): string => fileURLToPath(new URL(`../../${path}`, im
 export async function installOlmConfig(cp: ControlPlaneInfo): Promise<void> {
   const kubectl = (...args: string[]) => exec(cp.kubectl, ['--kubeconfig', cp.kubeconfigPath, ...args]);
   await kubectl('apply', '--server-side', '--force-conflicts', '-f', repo('config/crd'));
-  await waitEstablished(
+  await kubectlWaitEstablished(
     (args) => kubectl(...args),
     ['crd/clustercatalogs.olm.operatorframework.io', 'crd/clusterextensions.olm.operatorframework.io'],
   );
@@ -58,7 +58,7 @@ export async function installOlmConfig(cp: ControlPlaneInfo): Promise<void> {
 export async function installOpenShiftKinds(cp: ControlPlaneInfo, client: KubeClient): Promise<void> {
   const kubectl = (...args: string[]) => exec(cp.kubectl, ['--kubeconfig', cp.kubeconfigPath, ...args]);
   await kubectl('apply', '--server-side', '-f', repo('test/fixtures/openshift'));
-  await waitEstablished(
+  await kubectlWaitEstablished(
     (args) => kubectl(...args),
     ['crd/clusterversions.config.openshift.io', 'crd/clusteroperators.config.openshift.io', 'crd/olms.operator.openshift.io'],
   );
