@@ -75,8 +75,8 @@ describe('the records budget over a reconcile', () => {
     const store = await storeWith('ext');
     const failing: ReleaseStore = {
       ...store,
-      history: async (name, signal, admit) => {
-        await store.history(name, signal, admit);
+      history: async (name, options) => {
+        await store.history(name, options);
         throw new Error('record corrupt');
       },
     };

@@ -7,7 +7,7 @@ import { catalogSource, chainedPackage, MemoryReleaseStore, recordingDrift, reco
 import { extensionState } from '../../../test/support/extension-state.ts';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { fakeSecrets, type SecretStore } from '../../../test/support/fake-secrets.ts';
-import { createReleaseStore, type Release } from '../release/index.ts';
+import { createReleaseStore, type HistoryOptions, type Release } from '../release/index.ts';
 import type { CatalogSource } from './catalogs.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { BundleBudget } from './bundle-budget.ts';
@@ -51,8 +51,8 @@ describe('installed step', () => {
     const budget = new BundleBudget(100);
     const sizes: number[] = [];
     const releases = {
-      history: async (_name: string, _signal?: AbortSignal, admit?: (bytes: number) => Promise<void>) => {
-        await admit?.(70);
+      history: async (_name: string, options?: HistoryOptions) => {
+        await options?.admit?.(70);
         sizes.push(70);
         return [deployed(1)];
       },

@@ -68,12 +68,11 @@ async function readInstalled(ports: InstalledPorts, state: ExtensionState): Prom
         : async (bytes: number): Promise<void> => {
             state.recordLease = await budget.acquire(bytes, state.signal);
           };
-    state.history = await ports.releases.history(
-      state.name,
-      state.signal,
-      admit,
-      ports.spill === undefined ? undefined : linesInFiles(ports.spill, state),
-    );
+    state.history = await ports.releases.history(state.name, {
+      signal: state.signal,
+      ...(admit === undefined ? {} : { admit }),
+      ...(ports.spill === undefined ? {} : { spill: linesInFiles(ports.spill, state) }),
+    });
     const installed = deployedRelease(state.history);
     if (installed === undefined) return undefined;
     // Identities only: the record's objects are parsed when the content changes (decision 0098).

@@ -107,7 +107,7 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
   };
   let history: readonly Release[] | undefined;
   try {
-    history = await ports.releases.history(name, signal);
+    history = await ports.releases.history(name, { signal });
   } catch (err) {
     // Without readable records the objects to delete are unknown; orphaning needs none of them.
     if (!orphan) stop(`${errorMessage(err)}; ${UNREADABLE_ADVICE}`, err);

@@ -110,7 +110,7 @@ describe('the release store over a record holding a gzip bomb', () => {
     const expected = `release record ${WHERE} is corrupt: its payload decompresses to more than 8 MiB (${sizeText(compressed)} compressed)`;
     const store = createReleaseStore({ client: fakeSecrets(objects).client, namespace: 'olmv1-system', maxRecordBytes: 8 * MiB });
     await expect(store.history('bomb')).rejects.toThrow(expected);
-    await expect(store.history('bomb', undefined, () => Promise.resolve())).rejects.toThrow(expected);
+    await expect(store.history('bomb', { admit: () => Promise.resolve() })).rejects.toThrow(expected);
     await expect(store.deployed('bomb')).rejects.toThrow(expected);
     expect([...objects]).toEqual(before);
     // The default bound.

@@ -36,4 +36,4 @@ export type { ManifestSpill } from './manifest-bytes.ts';
 export { Label, keyLabelValue, releaseKey } from './naming.ts';
 export { createReleaseStore } from './store.ts';
 export { isReleaseName } from './naming.ts';
-export { ReleaseStatus, type Release, type ReleaseBundle, type ReleaseStore, type ReleaseSummary } from './types.ts';
+export { ReleaseStatus, type HistoryOptions, type Release, type ReleaseBundle, type ReleaseStore, type ReleaseSummary } from './types.ts';

@@ -263,18 +263,18 @@ describe('history with admit', () => {
   it('reads every payload, admits once what they decode to, and only then decodes', async () => {
     const objects: Store = new Map();
     const store = createReleaseStore({ client: fakeClient(objects).client, namespace: NAMESPACE });
-    const plain = await store.history('acme', undefined, () => Promise.reject(new Error('not asked without records')));
+    const plain = await store.history('acme', { admit: () => Promise.reject(new Error('not asked without records')) });
     expect(plain).toEqual([]);
     await store.create(rel(1, ReleaseStatus.Superseded, 2_000_000));
     await store.create(rel(2, ReleaseStatus.Deployed, 10));
     const asked: number[] = [];
-    const read = await store.history('acme', undefined, (bytes) => (asked.push(bytes), Promise.resolve()));
+    const read = await store.history('acme', { admit: (bytes) => (asked.push(bytes), Promise.resolve()) });
     expect(read.map((r) => r.revision)).toEqual([2, 1]);
     expect(asked).toHaveLength(1);
     // At least the text of both records: the blob's base64 (2.7 MB) is in the first.
     const text = read.reduce((n, r) => n + Buffer.byteLength(releaseJson(r)), 0);
     expect(asked[0]).toBe(text);
-    await expect(store.history('acme', undefined, () => Promise.reject(new Error('no memory')))).rejects.toThrow('no memory');
+    await expect(store.history('acme', { admit: () => Promise.reject(new Error('no memory')) })).rejects.toThrow('no memory');
   });
 });
 
@@ -291,8 +291,8 @@ describe('history with admit: the admission', () => {
     const objects: Store = new Map();
     await store(objects).create(rel(1, ReleaseStatus.Deployed, 10));
     setPayload(objects, 1, gzipSync('not JSON'));
-    await expect(store(objects).history('acme', undefined, () => Promise.reject(new Error('no memory')))).rejects.toThrow('no memory');
-    await expect(store(objects).history('acme', undefined, () => Promise.resolve())).rejects.toThrow(/is corrupt: the payload is not JSON/);
+    await expect(store(objects).history('acme', { admit: () => Promise.reject(new Error('no memory')) })).rejects.toThrow('no memory');
+    await expect(store(objects).history('acme', { admit: () => Promise.resolve() })).rejects.toThrow(/is corrupt: the payload is not JSON/);
   });
 
   it('asks for what the gzip trailers state, read before decoding, and never less than the payloads', async () => {
@@ -306,7 +306,7 @@ describe('history with admit: the admission', () => {
     payload.writeUInt32LE(0, payload.length - 4);
     setPayload(objects, 1, payload);
     const asked: number[] = [];
-    const history = store(objects).history('acme', undefined, (bytes) => (asked.push(bytes), Promise.resolve()));
+    const history = store(objects).history('acme', { admit: (bytes) => (asked.push(bytes), Promise.resolve()) });
     // The altered trailer fails gunzip's check only when decoded, after the admission.
     await expect(history).rejects.toThrow(/is corrupt: decompressing the payload failed/);
     const other = objects.get('sh.helm.release.v1.acme.v2');
@@ -318,9 +318,12 @@ describe('history with admit: the admission', () => {
     const objects: Store = new Map();
     await store(objects).create(rel(1, ReleaseStatus.Deployed, 10));
     const abort = new AbortController();
-    const history = store(objects).history('acme', abort.signal, () => {
-      abort.abort(new Error('reconcile cancelled'));
-      return Promise.reject(abort.signal.reason as Error);
+    const history = store(objects).history('acme', {
+      signal: abort.signal,
+      admit: () => {
+        abort.abort(new Error('reconcile cancelled'));
+        return Promise.reject(abort.signal.reason as Error);
+      },
     });
     await expect(history).rejects.toThrow('reconcile cancelled');
   });

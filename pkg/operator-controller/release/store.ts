@@ -44,7 +44,7 @@ import {
   versionOf,
   type IndexRecord,
 } from './secrets.ts';
-import { ReleaseStatus, type Release, type ReleaseStore, type ReleaseStoreOptions, type ReleaseSummary } from './types.ts';
+import { ReleaseStatus, type HistoryOptions, type Release, type ReleaseStore, type ReleaseStoreOptions, type ReleaseSummary } from './types.ts';
 import type { ManifestSpill } from './manifest-bytes.ts';
 
 /** Creates the Secret-backed release store. Throws on invalid options (negative maxHistory). */
@@ -88,12 +88,8 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     indexKeys.set(extension, new Set(indexes.map((i) => i.metadata.name ?? '')));
   };
 
-  async function history(
-    extension: string,
-    signal?: AbortSignal,
-    admit?: (bytes: number) => Promise<void>,
-    spill?: ManifestSpill,
-  ): Promise<Release[]> {
+  async function history(extension: string, options: HistoryOptions = {}): Promise<Release[]> {
+    const { signal, admit, spill } = options;
     checkExtension(extension);
     const indexes = await records.list({ [Label.name]: extension, [Label.type]: 'index' }, signal);
     for (const obj of indexes) remember(obj);

@@ -71,15 +71,22 @@ export interface Release {
  */
 export type ReleaseSummary = Omit<Release, 'manifest'>;
 
+/** How ReleaseStore.history reads. */
+export interface HistoryOptions {
+  signal?: AbortSignal;
+  /**
+   * Awaited once before any revision is decoded, with about the bytes of text they decode to
+   * (the memory budget of decision 0098); its rejection is history's.
+   */
+  admit?: (bytes: number) => Promise<void>;
+  /** Takes the manifests of large records as lines (decision 0098 item 17, manifest-bytes.ts). */
+  spill?: ManifestSpill;
+}
+
 /** Release records of ClusterExtensions. Every method throws (with `cause`) on API failures. */
 export interface ReleaseStore {
-  /**
-   * All revisions of `extension`, newest first; [] when there are none. `admit`, when given, is
-   * awaited once before any revision is decoded, with about the bytes of text they decode to
-   * (the memory budget of decision 0098); its rejection is history's. `spill`, when given,
-   * takes the manifests of large records as lines (decision 0098 item 17, manifest-bytes.ts).
-   */
-  history(extension: string, signal?: AbortSignal, admit?: (bytes: number) => Promise<void>, spill?: ManifestSpill): Promise<Release[]>;
+  /** All revisions of `extension`, newest first; [] when there are none. */
+  history(extension: string, options?: HistoryOptions): Promise<Release[]>;
   /**
    * The deployed revision of `extension` (the newest one whose status is deployed), read
    * without its objects; undefined when none is deployed. Decodes one record when the index
