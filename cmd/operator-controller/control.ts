@@ -39,6 +39,7 @@ import { MAX_RECORD_JSON_BYTES, createReleaseStore } from '../../pkg/operator-co
 import { componentImages, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
 import { pauseHook } from './test-pause.ts';
+import { pausingObjectWrites, pausingReleaseWrites } from './pausing-clients.ts';
 import { clusterExtensionReconciler } from './reconcilers.ts';
 import { catalogdClientOptions } from './catalogd-client.ts';
 import { runUpgradeGate } from './upgradegate.ts';
@@ -124,12 +125,11 @@ export async function runOperatorControllerControl(
     const reconciler = clusterExtensionReconciler(
       {
         client: kube.client,
-        scoped,
+        scoped: pause === undefined ? scoped : pausingObjectWrites(scoped, pause),
         releases: createReleaseStore({
-          client: kube.client,
+          client: pause === undefined ? kube.client : pausingReleaseWrites(kube.client, pause),
           namespace: o.systemNamespace,
           maxRecordBytes,
-          ...(pause === undefined ? {} : { beforeWrite: (extension: string) => pause('release-write', extension) }),
         }),
         recordBudget,
         spill,

@@ -75,7 +75,7 @@ interface ClusterExtensionReconcilerOptions {
   poll?: { initialMs: number; maxMs: number };
   /**
    * Test hook (test-pause.ts), none in production: awaited with `step:<name>` before each step
-   * and `object-write` before each object apply or delete.
+   * (the write points are client decorators, pausing-clients.ts, composed in control.ts).
    */
   pause?: PauseHook;
 }
@@ -110,7 +110,6 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
       releases: p.releases,
       drift: p.drift,
       events: p.events,
-      ...(pause === undefined ? {} : { beforeObjectWrite: (extension: string) => pause('object-write', extension) }),
     }),
     // Always: a reconcile stopped before its apply (a next bundle not pulled, not resolved, not
     // authorized...) still puts back what drifted from the deployed release (steps-repair.ts).

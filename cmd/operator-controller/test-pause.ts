@@ -11,6 +11,7 @@
  * release record Secret (create, update, owner patch or delete); `object-write` before an apply or delete of one of the
  * extension's objects. `#n` (default 1) pauses before the n-th time that point is reached for
  * that extension in this process, so `release-write#2` is "between the first two Secret writes".
+ * The write points are decorators of the reconciler's clients (pausing-clients.ts).
  * On pausing it logs `test hook: paused` (warn, with extension, point and occurrence).
  */
 import type { Logger } from 'pino';

@@ -18,8 +18,6 @@ import { describeObject, isCrd, objectIdentity } from './objects.ts';
 export interface ApplyObjectsOptions extends EstablishOptions {
   /** Called after each object is applied (progress, tests). */
   onApplied?: (obj: KubeObject) => void;
-  /** Awaited before each object is written (the crash tests' pause hook; none in production). */
-  beforeWrite?: (obj: KubeObject) => Promise<void>;
 }
 
 /**
@@ -39,7 +37,6 @@ export async function applyObjects(client: KubeClient, objects: ObjectSequence, 
       signal?.throwIfAborted();
       const obj = objects.at(position);
       if (obj === undefined) continue;
-      await options.beforeWrite?.(obj);
       try {
         const answer = await client.apply<KubeObject & CrdStatus>(obj, {
           fieldManager: FIELD_MANAGER,

@@ -34,7 +34,7 @@ export interface DeleteOutcome {
 }
 
 /** Options of `deleteOwnedObjects`. */
-interface DeleteOptions extends Pick<ApplyObjectsOptions, 'beforeWrite' | 'signal'> {
+interface DeleteOptions extends Pick<ApplyObjectsOptions, 'signal'> {
   /**
    * True for objects whose failures are reported and skipped whatever they are: objects that
    * only a failed or interrupted revision named, which may never have been created.
@@ -114,7 +114,6 @@ export async function deleteOwnedObjects(
       }
       continue;
     }
-    await options.beforeWrite?.(obj);
     try {
       await client.delete(refOf(obj), {
         propagationPolicy: 'Background',

@@ -12,7 +12,7 @@ import {
   type ReleaseSummary,
 } from '../release/index.ts';
 import { ApplyError } from './apply-error.ts';
-import { describeObject, withOwnerLabels } from './objects.ts';
+import { withOwnerLabels } from './objects.ts';
 import { applyRelease, sameContent, uninstallRelease, type DesiredRelease } from './release-apply.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 
@@ -448,17 +448,6 @@ describe('applyRelease after a crash', () => {
     const { client, calls } = fakeClient({}, history);
     await applyRelease({ client, store: new FakeStore(history) }, history, desired('1.3.0', [cm('a')]));
     expect(calls).toEqual(['apply ConfigMap ns/a', 'delete ConfigMap ns/only-in-3']);
-  });
-
-  it('awaits beforeObjectWrite before every object write', async () => {
-    const history = [recorded(1, 'deployed', desired('1.0.0', [cm('a'), cm('gone')]))];
-    const { client, calls } = fakeClient({}, history);
-    const beforeObjectWrite = (obj: KubeObject): Promise<void> => {
-      calls.push(`before ${describeObject(obj)}`);
-      return Promise.resolve();
-    };
-    await applyRelease({ client, store: new FakeStore(history), beforeObjectWrite }, history, desired('1.1.0', [cm('a')]));
-    expect(calls).toEqual(['before ConfigMap ns/a', 'apply ConfigMap ns/a', 'before ConfigMap ns/gone', 'delete ConfigMap ns/gone']);
   });
 });
 

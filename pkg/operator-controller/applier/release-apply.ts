@@ -86,8 +86,6 @@ interface ReleaseDeps {
   store: ReleaseStore;
   now?: () => Date;
   signal?: AbortSignal;
-  /** Awaited before each object apply or delete (the crash tests' pause hook; none in production). */
-  beforeObjectWrite?: (obj: KubeObject) => Promise<void>;
   /**
    * The live uid of objects known to carry the extension's owner labels (synced drift watches),
    * undefined for others: known ones are not read again, by the ownership check or before a delete.
@@ -136,10 +134,7 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   const now = (): string => (deps.now?.() ?? new Date()).toISOString();
   const deployed = deployedRelease(history);
   const latest = history[0];
-  const options = {
-    ...(signal === undefined ? {} : { signal }),
-    ...(deps.beforeObjectWrite === undefined ? {} : { beforeWrite: deps.beforeObjectWrite }),
-  };
+  const options = signal === undefined ? {} : { signal };
   const owner: Owner = { extension: desired.extension, packageName: desired.bundle.package, installNamespace: desired.installNamespace };
   const knownUid = deps.knownUid;
   const ownership = {

@@ -37,8 +37,6 @@ export interface ApplyPorts {
   /** The drift watches: what they know is ours, what drifted, and the objects of a new release. */
   drift: Pick<DriftTracker, 'expectDeletes' | 'ownedUid' | 'takeDrifted' | 'track'>;
   events: EventRecorder;
-  /** Test hook (cmd/operator-controller/test-pause.ts), none in production: awaited before each object apply or delete. */
-  beforeObjectWrite?: (extension: string) => Promise<void>;
 }
 
 /** Kinds whose objects pre-authorization reads whole: kinds' scopes, rules, bindings' roles (by kind alone, as it does). */
@@ -141,10 +139,8 @@ async function applyBundle(ports: ApplyPorts, state: ExtensionState): Promise<St
   ports.drift.expectDeletes(state.name, objectsToDelete(state.history, desired));
   let applied;
   try {
-    const pause = ports.beforeObjectWrite;
-    const beforeObjectWrite = pause === undefined ? {} : { beforeObjectWrite: () => pause(state.name) };
     const knownUid = (obj: KubeObject): string | undefined => ports.drift.ownedUid(state.name, obj);
-    applied = await applyRelease({ client, store: ports.releases, signal: state.signal, knownUid, ...beforeObjectWrite }, state.history, desired);
+    applied = await applyRelease({ client, store: ports.releases, signal: state.signal, knownUid }, state.history, desired);
   } catch (err) {
     if (err instanceof OwnershipConflictError) {
       const conflicts = err.conflicts.map((c) => ({

@@ -1,7 +1,7 @@
 /**
  * The Secret calls of the release store (store.ts): list, get, create, update, patch and
  * delete of record Secrets in the system namespace, each failure wrapped to name the Secret
- * and the step, and the test pause hook awaited before every write.
+ * and the step.
  */
 import { wrapError } from '../../shared/errors/index.ts';
 import { isAlreadyExists, isNotFound, type KubeClient, type KubeObject, type OwnerReference } from '../../shared/kube/index.ts';
@@ -12,13 +12,10 @@ import { SECRET, chunkPiece, describeSecret, parseIndexSecret, type IndexRecord 
 export class RecordClient {
   readonly #client: KubeClient;
   readonly #namespace: string;
-  readonly #beforeWrite: (() => Promise<void>) | undefined;
 
-  /** `beforeWrite` is awaited before every create, update, patch and delete. */
-  constructor(client: KubeClient, namespace: string, beforeWrite?: () => Promise<void>) {
+  constructor(client: KubeClient, namespace: string) {
     this.#client = client;
     this.#namespace = namespace;
-    this.#beforeWrite = beforeWrite;
   }
 
   #ref(name: string) {
@@ -52,7 +49,6 @@ export class RecordClient {
   }
 
   async create(secret: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
-    await this.#beforeWrite?.();
     try {
       return await this.#client.create(secret, signal === undefined ? {} : { signal });
     } catch (e) {
@@ -62,7 +58,6 @@ export class RecordClient {
 
   /** Replaces a Secret (its resourceVersion a precondition); resolves with the stored Secret. */
   async update(secret: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
-    await this.#beforeWrite?.();
     try {
       return await this.#client.update(secret, signal === undefined ? {} : { signal });
     } catch (e) {
@@ -73,7 +68,6 @@ export class RecordClient {
   /** Creates a chunk Secret; one that exists already is accepted only with the same bytes. */
   async createChunk(key: string, chunk: KubeObject, signal?: AbortSignal): Promise<void> {
     const name = chunk.metadata.name ?? '';
-    await this.#beforeWrite?.();
     try {
       await this.#client.create(chunk, signal === undefined ? {} : { signal });
       return;
@@ -89,7 +83,6 @@ export class RecordClient {
 
   /** Makes `owner` the only owner of a chunk Secret. */
   async setOwner(name: string, owner: OwnerReference, signal?: AbortSignal): Promise<void> {
-    await this.#beforeWrite?.();
     try {
       await this.#client.patch(this.#ref(name), { metadata: { ownerReferences: [owner] } }, 'merge', signal === undefined ? {} : { signal });
     } catch (e) {
@@ -99,7 +92,6 @@ export class RecordClient {
 
   /** Deletes a Secret; one already gone is fine. */
   async delete(name: string, signal?: AbortSignal): Promise<void> {
-    await this.#beforeWrite?.();
     try {
       await this.#client.delete(this.#ref(name), signal === undefined ? {} : { signal });
     } catch (e) {

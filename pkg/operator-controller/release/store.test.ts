@@ -237,28 +237,6 @@ describe('a read racing with a rewrite', () => {
   });
 });
 
-describe('beforeWrite', () => {
-  it('is awaited with the extension before every Secret write, and only then', async () => {
-    const objects: Store = new Map();
-    const { client, writes } = fakeClient(objects);
-    const seen: string[] = [];
-    const store = createReleaseStore({
-      client,
-      namespace: NAMESPACE,
-      beforeWrite: (extension) => {
-        seen.push(`${extension}@${writes()}`);
-        return Promise.resolve();
-      },
-    });
-    await store.create(rel(1, ReleaseStatus.PendingInstall, 800_000));
-    await store.update(rel(1, ReleaseStatus.Deployed, 800_000));
-    await store.history('acme');
-    await store.deleteAll('acme');
-    expect(writes()).toBeGreaterThan(5);
-    expect(seen).toEqual(Array.from({ length: writes() }, (_, i) => `acme@${i}`));
-  });
-});
-
 describe('history with admit', () => {
   it('reads every payload, admits once what they decode to, and only then decodes', async () => {
     const objects: Store = new Map();

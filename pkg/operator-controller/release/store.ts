@@ -57,10 +57,6 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   if (!Number.isSafeInteger(maxRecordBytes) || maxRecordBytes < 1)
     throw new Error(`maxRecordBytes must be a positive integer, got ${maxRecordBytes}`);
   const records = new RecordClient(client, namespace);
-  // The records client of one extension's writes: with the test pause hook when there is one.
-  const beforeWrite = options.beforeWrite;
-  const recordsOf = (extension: string): RecordClient =>
-    beforeWrite === undefined ? records : new RecordClient(client, namespace, () => beforeWrite(extension));
 
   /**
    * What this process last read or wrote of each index Secret: enough for an update to skip
@@ -202,7 +198,6 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
   }
 
   async function create(release: Release, signal?: AbortSignal): Promise<void> {
-    const records = recordsOf(release.extension);
     const { key, pieces } = await encode(release);
     const { index, chunks } = secretsOf(release, key, pieces, extensionOwnerRef(release), { createdAt: unixSeconds(now()) });
 
@@ -247,7 +242,6 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
 
   /** Replaces revision `release` over `known` (its index as last seen here), or over what a LIST of its key finds. */
   async function rewrite(release: Release, known: IndexRecord | undefined, signal?: AbortSignal): Promise<void> {
-    const records = recordsOf(release.extension);
     const { key, pieces } = await encode(release);
     let current = known;
     let old = known?.extraChunks ?? [];
@@ -275,7 +269,6 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     checkExtension(extension);
     for (const key of layouts.keys()) if (isKeyOf(key, extension)) layouts.delete(key);
     indexKeys.delete(extension);
-    const records = recordsOf(extension);
     const all = await records.list({ [Label.name]: extension }, signal);
     const indexes = all.filter((s) => s.metadata.labels?.[Label.type] === 'index').sort((a, b) => versionOf(a) - versionOf(b));
     // Our chunks carry the `name` label; upstream's carry only `key`: both are gathered before
@@ -294,7 +287,6 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     // Nothing is pruned at or below maxHistory revisions (revisionsToPrune), nor with no limit.
     const known = indexKeys.get(extension);
     if (maxHistory <= 0 || (known !== undefined && known.size <= maxHistory)) return;
-    const records = recordsOf(extension);
     const indexes = await records.list({ [Label.name]: extension, [Label.type]: 'index' }, signal);
     listedIndexes(extension, indexes);
     const entries = indexes.map((s) => ({ revision: versionOf(s), status: s.metadata.labels?.[Label.status] ?? '', name: s.metadata.name ?? '' }));

@@ -124,9 +124,4 @@ export interface ReleaseStoreOptions {
    * revision is written by then, and the next create prunes whatever is still in excess.
    */
   log?: Logger;
-  /**
-   * Awaited before every Secret write for `extension`'s records: the crash tests' pause hook
-   * (cmd/operator-controller/test-pause.ts); none in production.
-   */
-  beforeWrite?: (extension: string) => Promise<void>;
 }
