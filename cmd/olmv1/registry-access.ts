@@ -6,7 +6,7 @@
  * Both files are read as regular files only (pkg/shared/localfs), with a size limit.
  */
 import { parseArgs } from 'node:util';
-import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import { errorMessage, isErrno } from '../../pkg/shared/errors/index.ts';
 import { type BuiltImage, type DockerConfig, createImageClient, parseDockerConfigJson } from '../../pkg/shared/image/index.ts';
 import type { ProxySelector } from '../../pkg/shared/nodehttp/index.ts';
 import { type CommandIO, EXIT } from './io.ts';
@@ -64,7 +64,7 @@ async function readFlagFile(flag: string, path: string, missingIsFine: boolean):
   try {
     return (await readRegularFile(path, { maxBytes: MAX_FILE_BYTES })).toString('utf8');
   } catch (err) {
-    if (missingIsFine && ((err as Error).cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return undefined;
+    if (missingIsFine && err instanceof Error && isErrno(err.cause, 'ENOENT')) return undefined;
     throw new Error(`reading ${flag}: ${errorMessage(err)}`, { cause: err });
   }
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadAll } from 'js-yaml';
 import { type KubeClient, type KubeObject, LAST_APPLIED_ANNOTATION, isAlreadyExists, isNotFound } from '../../pkg/shared/kube/index.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
 
 /** Field manager of everything `olmv1 up` applies. */
 export const UP_FIELD_MANAGER = 'olmv1-up';
@@ -60,7 +61,7 @@ export async function installOlmResources(
       await client.apply(obj, { fieldManager: UP_FIELD_MANAGER, force: true });
     } catch (err) {
       warn(
-        `could not apply ${obj.kind} ${obj.metadata?.name ?? ''} (${(err as Error).message}); ClusterCatalogs need the label ${NAME_LABEL}=<name> set by hand`,
+        `could not apply ${obj.kind} ${obj.metadata?.name ?? ''} (${errorMessage(err)}); ClusterCatalogs need the label ${NAME_LABEL}=<name> set by hand`,
       );
     }
   }
@@ -120,7 +121,7 @@ export async function waitForServing(client: KubeClient, name: string, timeoutMs
     });
   } catch (err) {
     if (signal.aborted) throw err;
-    throw new Error(`${(err as Error).message}; last conditions: ${JSON.stringify(last ?? null)}`, { cause: err });
+    throw new Error(`${errorMessage(err)}; last conditions: ${JSON.stringify(last ?? null)}`, { cause: err });
   }
   return base;
 }
@@ -132,7 +133,7 @@ async function waitFor(what: string, timeoutMs: number, check: () => Promise<boo
     try {
       if (await check()) return;
     } catch (err) {
-      if ((err as Error).name === 'AbortError') throw err;
+      if (err instanceof Error && err.name === 'AbortError') throw err;
       lastError = err;
     }
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`, { cause: lastError });

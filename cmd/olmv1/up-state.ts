@@ -5,6 +5,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isErrno } from '../../pkg/shared/errors/index.ts';
 
 /** Contents of `.olmv1/stack.json`. Paths are absolute. */
 export interface StackFile {
@@ -49,6 +50,6 @@ export async function readRunningStack(stateDir: string): Promise<StackFile | un
     process.kill(stack.pid, 0);
     return stack;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM' ? stack : undefined;
+    return isErrno(err, 'EPERM') ? stack : undefined;
   }
 }

@@ -35,6 +35,7 @@ import { EXAMPLE_REGISTRY, pushExample } from './up-example.ts';
 import { UP_USAGE, parseUpOptions, type UpOptions } from './up-options.ts';
 import { readRunningStack, writeStackFile, type StackFile } from './up-state.ts';
 import { summary } from './up-summary.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
 
 /** What the composition root provides. */
 export interface UpDeps {
@@ -62,7 +63,7 @@ export async function runUp(args: string[], io: CommandIO, deps: UpDeps): Promis
   try {
     options = parseUpOptions(args);
   } catch (err) {
-    io.stderr.write(`Error: ${(err as Error).message}\n\n${UP_USAGE}`);
+    io.stderr.write(`Error: ${errorMessage(err)}\n\n${UP_USAGE}`);
     return EXIT.usage;
   }
   if (options === 'help') {
@@ -94,11 +95,11 @@ export async function runUp(args: string[], io: CommandIO, deps: UpDeps): Promis
     if (err instanceof Stopped || stopper.signal.aborted) {
       code = 130;
     } else {
-      io.stderr.write(`olmv1 up: ${(err as Error).message}\n`);
+      io.stderr.write(`olmv1 up: ${errorMessage(err)}\n`);
       code = EXIT.failed;
     }
   } finally {
-    for (const step of cleanups.reverse()) await step().catch((err: unknown) => progress(`clean-up: ${(err as Error).message}`));
+    for (const step of cleanups.reverse()) await step().catch((err: unknown) => progress(`clean-up: ${errorMessage(err)}`));
     deps.signals.removeListener('SIGINT', onSignal);
     deps.signals.removeListener('SIGTERM', onSignal);
   }

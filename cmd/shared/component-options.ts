@@ -26,6 +26,7 @@ import {
 import { registriesConfPaths } from './registries-conf.ts';
 import { LOG_FLAGS, type LogOptions, logOptions } from './logging.ts';
 import { COMMON_INERT_FLAGS, type FlagNotice, type InertFlag, inertBoolFlags, inertFlagNotices, inertFlagOptions } from './upstream-flags.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
 
 /** Options every component has. */
 export interface ComponentOptions extends ClusterLocation, LogOptions {
@@ -142,7 +143,7 @@ function leaderElectionDurations(
   try {
     checkLeaderElectionDurations(d);
   } catch (err) {
-    throw new Error(`invalid --leader-elect-* durations: ${(err as Error).message}`, { cause: err });
+    throw new Error(`invalid --leader-elect-* durations: ${errorMessage(err)}`, { cause: err });
   }
   return d;
 }

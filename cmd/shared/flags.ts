@@ -1,3 +1,4 @@
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
 /**
  * Small parsers shared by the binaries' flag handling: Go-style durations, byte sizes and
  * `host:port` listen addresses (an empty host means every interface, as in Go).
@@ -47,7 +48,7 @@ export function parsePositiveDuration(flag: string, value: string): number {
   try {
     ms = parseDuration(value);
   } catch (err) {
-    throw new Error(`invalid ${flag}: ${(err as Error).message}`, { cause: err });
+    throw new Error(`invalid ${flag}: ${errorMessage(err)}`, { cause: err });
   }
   if (ms <= 0) throw new Error(`invalid ${flag} ${JSON.stringify(value)} (want a duration above zero)`);
   return ms;

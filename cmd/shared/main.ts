@@ -11,6 +11,7 @@ import { wireShutdownSignals } from '../../pkg/shared/controller/shutdown.ts';
 import { type LogOptions, componentLogger } from './logging.ts';
 import type { ComponentOptions } from './component-options.ts';
 import { componentVersion } from './version.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
 
 /** What componentMain reads of a component's options. */
 type StartOptions = LogOptions & Pick<ComponentOptions, 'flagNotices' | 'featureGateStatus'>;
@@ -39,7 +40,7 @@ export async function componentMain<O extends StartOptions>(c: ComponentMain<O>)
   try {
     options = c.parse(process.argv.slice(2), process.env);
   } catch (err) {
-    process.stderr.write(`${c.name}: ${(err as Error).message}\n\n${c.help}`);
+    process.stderr.write(`${c.name}: ${errorMessage(err)}\n\n${c.help}`);
     process.exit(2);
   }
   if (options === 'help') {

@@ -11,6 +11,7 @@
 import type { IncomingMessage } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
+import { isErrno } from '../../shared/errors/index.ts';
 import { MIN_COMPRESS_SIZE, header, negotiateCoding } from './http-semantics.ts';
 import type { StoredVersion } from '../storage/index.ts';
 import { type Response, STATUS_TEXT, httpError, send, storageErrorResponse } from './responses.ts';
@@ -46,8 +47,8 @@ export async function serveGraphql(req: IncomingMessage, res: Response, v: Store
   } catch (err) {
     // A file that cannot be read answers as for the other endpoints; anything else (a catalog
     // whose schema cannot be built) is the server's 500, logged.
-    const cause = (err as Error).cause as NodeJS.ErrnoException | undefined;
-    if (typeof cause?.code === 'string') return storageErrorResponse(res, cause);
+    const cause = err instanceof Error ? err.cause : undefined;
+    if (isErrno(cause)) return storageErrorResponse(res, cause);
     throw err;
   }
   if (answer === undefined) return httpError(res, 404, STATUS_TEXT.notFound);

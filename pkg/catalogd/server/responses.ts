@@ -9,6 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Duplex, type Readable, finished } from 'node:stream';
+import { isErrno } from '../../shared/errors/index.ts';
 
 /** Headers every response carries. */
 const EVERY_RESPONSE_HEADERS: Readonly<Record<string, string>> = { vary: 'Accept-Encoding' };
@@ -103,7 +104,7 @@ export const STATUS_TEXT = {
 
 /** Maps a storage error to upstream's status and body (not-exist 404, permission 403, else 500). */
 export function storageErrorResponse(res: Response, err: unknown): void {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const code = isErrno(err) ? err.code : undefined;
   if (code === 'ENOENT' || code === 'ENOTDIR') return httpError(res, 404, STATUS_TEXT.notFound);
   if (code === 'EACCES' || code === 'EPERM') return httpError(res, 403, STATUS_TEXT.forbidden);
   return httpError(res, 500, STATUS_TEXT.internal);

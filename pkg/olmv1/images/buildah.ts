@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path';
 import { runCommand } from '../localstack/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 
 /** A buildah bound to one storage. */
 export interface Buildah {
@@ -41,7 +42,7 @@ export function createBuildah(storageDir: string, env: NodeJS.ProcessEnv, comman
         // The whole description: buildah 1.28's --format templates have no `json` function.
         out = await run(['inspect', '--type', 'image', image]);
       } catch (err) {
-        if (/image not known|no such image|not found/i.test((err as Error).message)) return undefined;
+        if (/image not known|no such image|not found/i.test(errorMessage(err))) return undefined;
         throw err;
       }
       return (JSON.parse(out) as { OCIv1?: { config?: ImageRunSettings } }).OCIv1?.config ?? {};

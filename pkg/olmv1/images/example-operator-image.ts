@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildImage, buildLayer, createImageClient, type BuiltImage } from '../../shared/image/index.ts';
 import { findGoToolchain, runGo } from '../localstack/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 
 /** The user the operator runs as (numeric in the config, so Kubernetes can check runAsNonRoot). */
 export const EXAMPLE_OPERATOR_UID = 65532;
@@ -99,7 +100,7 @@ interface PushExampleOperatorOptions {
  */
 export async function pushExampleOperatorImages(options: PushExampleOperatorOptions): Promise<PushedOperatorImage[]> {
   const go = await findGoToolchain(options.env).catch((err: unknown) => {
-    throw new Error(`building the example operator (examples/example-operator/operator) needs Go: ${(err as Error).message}`, { cause: err });
+    throw new Error(`building the example operator (examples/example-operator/operator) needs Go: ${errorMessage(err)}`, { cause: err });
   });
   const client = createImageClient({ insecureRegistries: options.insecureRegistries });
   try {

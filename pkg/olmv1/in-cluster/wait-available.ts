@@ -1,3 +1,4 @@
+import { errorMessage } from '../../shared/errors/index.ts';
 /**
  * Waits for Deployments to be Available and, when one is not, says why instead of hanging: a
  * Pod that cannot start (its image not pulled, its container crashing or never ready, its
@@ -70,7 +71,7 @@ async function describePod(kubectl: Kubectl, namespace: string, pod: PodObject, 
     lines.push(`  container ${c.name}: ready=${c.ready === true} restarts=${c.restartCount ?? 0} state=${JSON.stringify(c.state ?? {})}`);
     for (const previous of (c.restartCount ?? 0) > 0 ? [true, false] : [false]) {
       const args = ['logs', '-n', namespace, pod.metadata.name, '-c', c.name, `--tail=${tail}`, ...(previous ? ['--previous'] : [])];
-      const log = await kubectl(args).catch((err: unknown) => `(no log: ${(err as Error).message.split('\n')[0]})`);
+      const log = await kubectl(args).catch((err: unknown) => `(no log: ${errorMessage(err).split('\n')[0]})`);
       lines.push(
         `  last log lines${previous ? ' of the previous run' : ''}:`,
         ...log

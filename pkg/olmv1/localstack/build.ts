@@ -22,6 +22,7 @@ import { goDefaultBinaryName, runGo, type GoToolchain } from './go-toolchain.ts'
 import { withLock } from './lock.ts';
 import { coldBuildEstimate, recipeDirName, type ToolRecipe } from './tool-recipes.ts';
 import { RECIPE_REVISION } from './versions.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 
 /** Progress sink (stderr in the entry points). */
 export type Log = (line: string) => void;
@@ -158,7 +159,7 @@ async function build(recipe: ToolRecipe, finalDir: string, go: GoToolchain, log:
     log(`built ${names} ${recipe.version} in ${Math.round((Date.now() - started) / 1000)} s -> ${finalDir}`);
   } catch (err) {
     await rm(stage, { recursive: true, force: true });
-    const message = (err as Error).message;
+    const message = errorMessage(err);
     const failed: BuildAttempt = { ...attempt, error: message.split('\n')[0]?.slice(0, 300) ?? '' };
     await writeFile(attemptFile(cacheRoot, recipe), `${JSON.stringify(failed)}\n`).catch(() => undefined);
     throw new Error(`building ${names} ${recipe.version} from Go modules failed: ${message}`, { cause: err });

@@ -21,6 +21,7 @@ import { startProcess, type ManagedProcess } from './process.ts';
 import { Reaper } from './reaper.ts';
 import { ServerExitedError, waitUntil } from './wait.ts';
 import { createWorkspace } from './workspace.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 
 /** Connection data of a running control plane; plain data, safe to hand to test workers. */
 export interface ControlPlaneInfo extends KubeEndpoint {
@@ -260,7 +261,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
     };
   } catch (err) {
     await stop();
-    throw new Error(`starting the envtest control plane failed: ${(err as Error).message}`, { cause: err });
+    throw new Error(`starting the envtest control plane failed: ${errorMessage(err)}`, { cause: err });
   }
 }
 

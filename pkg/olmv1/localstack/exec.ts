@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
+import { isErrno } from '../../shared/errors/index.ts';
 
 /** Options of runCommand. */
 export interface RunOptions {
@@ -66,7 +67,7 @@ export async function runCommand(command: string, args: readonly string[], optio
         : `exited with status ${code}`;
     throw new Error(`command "${described}" ${why}: ${tailLines(out.stderr || out.stdout, 30)}`);
   } catch (err) {
-    if (err instanceof Error && (err as NodeJS.ErrnoException).code === 'ENOENT') {
+    if (isErrno(err, 'ENOENT')) {
       throw new Error(`cannot run "${command}": not found`, { cause: err });
     }
     throw err;

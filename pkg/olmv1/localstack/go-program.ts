@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { withGoBuildSlot, type Log } from './build.ts';
 import { goDirectiveFor } from './go-module.ts';
 import { runGo, type GoToolchain } from './go-toolchain.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 
 /** A program to build: a name (binary file name) and the text of its `main.go`. */
 export interface GoProgram {
@@ -43,7 +44,7 @@ export async function buildGoProgram(program: GoProgram, cacheRoot: string, go: 
       return binary;
     } catch (err) {
       await rm(stage, { recursive: true, force: true });
-      throw new Error(`building ${program.name}: ${(err as Error).message}`, { cause: err });
+      throw new Error(`building ${program.name}: ${errorMessage(err)}`, { cause: err });
     }
   });
 }

@@ -4,6 +4,7 @@
  * (a ServiceAccount token, the admin certificate) and want to see the real status code.
  */
 import { request as httpsRequest } from 'node:https';
+import { errorMessage } from '../../shared/errors/index.ts';
 
 /** Where the API server is and which CA to trust. */
 export interface KubeEndpoint {
@@ -72,7 +73,7 @@ export async function kubeRequest(endpoint: KubeEndpoint, req: KubeRequest): Pro
       r.end(payload);
     });
   } catch (err) {
-    throw new Error(`${method} ${url.href} failed: ${(err as Error).message}`, { cause: err });
+    throw new Error(`${method} ${url.href} failed: ${errorMessage(err)}`, { cause: err });
   }
 }
 

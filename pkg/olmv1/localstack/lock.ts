@@ -9,6 +9,7 @@ import { mkdtemp, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isErrno } from '../../shared/errors/index.ts';
 
 /** Options of withLock. */
 interface LockOptions {
@@ -76,7 +77,7 @@ async function removeLock(lockDir: string): Promise<void> {
   try {
     await rename(lockDir, tombstone);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    if (isErrno(err, 'ENOENT')) return;
     throw err;
   }
   await rm(tombstone, { recursive: true, force: true });
@@ -90,7 +91,7 @@ async function tryCreate(lockDir: string, owner: Owner): Promise<boolean> {
     return true;
   } catch (err) {
     await rm(staged, { recursive: true, force: true });
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = isErrno(err) ? err.code : undefined;
     if (code === 'EEXIST' || code === 'ENOTEMPTY') return false;
     throw err;
   }
@@ -126,6 +127,6 @@ export function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return isErrno(err, 'EPERM');
   }
 }

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { tailLines } from './exec.ts';
 import type { Reaper } from './reaper.ts';
+import { errorMessage, isErrno } from '../../shared/errors/index.ts';
 
 /** How a process ended. */
 export interface ExitStatus {
@@ -66,7 +67,7 @@ export async function startProcess(options: StartProcessOptions): Promise<Manage
     });
     child = spawned;
   } catch (err) {
-    throw new Error(`cannot start ${options.name} (${options.command}): ${(err as Error).message}`, { cause: err });
+    throw new Error(`cannot start ${options.name} (${options.command}): ${errorMessage(err)}`, { cause: err });
   } finally {
     closeSync(log);
   }
@@ -112,7 +113,7 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    if (!isErrno(err, 'ESRCH')) throw err;
   }
 }
 

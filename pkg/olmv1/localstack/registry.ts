@@ -13,6 +13,7 @@ import { startProcess, type ManagedProcess } from './process.ts';
 import { renderRegistryConfig } from './registry-config.ts';
 import { ServerExitedError, waitUntil } from './wait.ts';
 import { createWorkspace } from './workspace.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 
 /** Binaries a registry needs. */
 export interface RegistryBinaries {
@@ -142,7 +143,7 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Regi
     }
   } catch (err) {
     await stop();
-    throw new Error(`starting the envtest registry failed: ${(err as Error).message}`, { cause: err });
+    throw new Error(`starting the envtest registry failed: ${errorMessage(err)}`, { cause: err });
   }
 }
 

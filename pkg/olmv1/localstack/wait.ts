@@ -3,6 +3,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeExit, type ManagedProcess } from './process.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 
 /** Options of waitUntil. */
 interface WaitOptions {
@@ -42,7 +43,7 @@ export async function waitUntil(what: string, check: () => Promise<boolean>, opt
     try {
       if (await check()) return;
     } catch (err) {
-      lastError = (err as Error).message;
+      lastError = errorMessage(err);
     }
     if (Date.now() > deadline) {
       const log = proc === undefined ? '' : `\n--- last lines of ${proc.name}'s log ---\n${proc.logTail()}`;

@@ -6,6 +6,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalFileError, type LocalTree, listDir, openTree, readRegularFile } from '../../shared/localfs/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 
 /** Directory nesting deeper than this is refused (it also stops symbolic-link loops). */
 const MAX_DEPTH = 32;
@@ -45,7 +46,7 @@ export async function readBundleDir(dir: string): Promise<Map<string, Uint8Array
   try {
     tree = await openTree(dir);
   } catch (cause) {
-    throw new Error(`reading bundle directory ${JSON.stringify(dir)}: ${(cause as Error).message}`, { cause });
+    throw new Error(`reading bundle directory ${JSON.stringify(dir)}: ${errorMessage(cause)}`, { cause });
   }
   const files = new Map<string, Uint8Array>();
   await walk(tree, [], files, { bytes: 0, entries: 0 });

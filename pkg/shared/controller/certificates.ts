@@ -7,6 +7,7 @@
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { type SecureContextOptions, createSecureContext } from 'node:tls';
 import type { Logger } from 'pino';
+import { errorMessage } from '../errors/index.ts';
 
 /** Paths of a PEM certificate (chain) and its private key. */
 export interface CertificatePaths {
@@ -27,7 +28,7 @@ export function loadCertificate(paths: CertificatePaths): Certificate {
   try {
     createSecureContext({ cert, key });
   } catch (err) {
-    throw new Error(`invalid TLS certificate ${paths.certPath} or key ${paths.keyPath}: ${(err as Error).message}`, { cause: err });
+    throw new Error(`invalid TLS certificate ${paths.certPath} or key ${paths.keyPath}: ${errorMessage(err)}`, { cause: err });
   }
   return { cert, key };
 }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { isLimitExceeded, isTerminal } from '../errors/index.ts';
+import { errorMessage, isLimitExceeded, isTerminal } from '../errors/index.ts';
 import { objectKey, settlesWithin, type Informer, type InformerEventType, type KubeObject } from '../kube/index.ts';
 import { controllerMetrics, type ControllerMetrics } from './controller-metrics.ts';
 import type { RateLimiter } from './rate-limiter.ts';
@@ -216,7 +216,7 @@ export class Controller {
       if (cancel.signal.aborted) {
         // The event that cancelled it queued the key again: no backoff, no error.
         m?.total.inc({ result: 'requeue' });
-        log.info({ reason: (cancel.signal.reason as Error).message }, 'reconcile cancelled');
+        log.info({ reason: errorMessage(cancel.signal.reason) }, 'reconcile cancelled');
         return;
       }
       if (isPanic(err)) {

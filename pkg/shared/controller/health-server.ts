@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { http } from '../nodehttp/index.ts';
 import { boundPort, close, guardedListener, listen } from './listening.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /**
  * A named check. It passes by returning true (or resolving to true); returning false, a
@@ -125,7 +126,7 @@ async function runChecks(checks: Map<string, HealthCheck>): Promise<{ ok: boolea
     try {
       outcome = await check();
     } catch (err) {
-      outcome = (err as Error).message ?? String(err);
+      outcome = errorMessage(err) ?? String(err);
     }
     if (outcome === true) {
       report += `[+]${name} ok\n`;

@@ -1,4 +1,4 @@
-export { TerminalError, errorMessage, findTerminal, isTerminal, sanitizeNetworkError, wrapError } from './terminal.ts';
+export { TerminalError, errorMessage, findTerminal, isErrno, isTerminal, sanitizeNetworkError, wrapError } from './terminal.ts';
 export { err, ok, type Result } from './result.ts';
 export { findCause } from './cause-chain.ts';
 export { LimitExceededError, isLimitExceeded } from './limit.ts';

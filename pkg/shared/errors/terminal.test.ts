@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TerminalError, findTerminal, isTerminal, sanitizeNetworkError, wrapError } from './index.ts';
+import { readFile } from 'node:fs/promises';
+import { TerminalError, errorMessage, findTerminal, isErrno, isTerminal, sanitizeNetworkError, wrapError } from './index.ts';
 
 describe('TerminalError', () => {
   it('survives wrapping and keeps its reason', () => {
@@ -16,6 +17,28 @@ describe('TerminalError', () => {
     const wrapped = wrapError('error storing fbc', new Error('disk full'));
     expect(isTerminal(wrapped)).toBe(false);
     expect(wrapped.cause).toBeInstanceOf(Error);
+  });
+});
+
+describe('errorMessage and isErrno', () => {
+  it('reads the message of any thrown value', () => {
+    expect(errorMessage(new Error('disk full'))).toBe('disk full');
+    expect(errorMessage('plain string')).toBe('plain string');
+    expect(errorMessage(undefined)).toBe('undefined');
+  });
+
+  it('recognizes a system error by its code', async () => {
+    const err: unknown = await readFile('/nonexistent/olmv1-errno-test').catch((e: unknown) => e);
+    expect(isErrno(err)).toBe(true);
+    expect(isErrno(err, 'ENOENT')).toBe(true);
+    expect(isErrno(err, 'EPERM')).toBe(false);
+  });
+
+  it('rejects values without a string code', () => {
+    expect(isErrno(new Error('no code'))).toBe(false);
+    expect(isErrno({ code: 'ENOENT', message: 'not an Error' })).toBe(false);
+    expect(isErrno(Object.assign(new Error('numeric'), { code: 2 }))).toBe(false);
+    expect(isErrno(undefined, 'ENOENT')).toBe(false);
   });
 });
 

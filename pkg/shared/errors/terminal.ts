@@ -39,6 +39,16 @@ export function errorMessage(err: unknown): string {
 }
 
 /**
+ * True when `err` is an Error carrying a string `code` (Node's system and internal errors:
+ * `ENOENT`, `EPERM`, `ERR_BUFFER_TOO_LARGE`, ...), and, when `code` is given, that code. Narrows
+ * `err` so the caller may read `err.code` and `err.message` without a cast.
+ */
+export function isErrno(err: unknown, code?: string): err is NodeJS.ErrnoException & { code: string } {
+  if (!(err instanceof Error) || !('code' in err) || typeof err.code !== 'string') return false;
+  return code === undefined || err.code === code;
+}
+
+/**
  * Wraps `err` with `context` the way upstream's `fmt.Errorf("<context>: %w", err)` does:
  * the message becomes `<context>: <inner message>` and the original error is the `cause`,
  * so terminal-ness survives wrapping. As in Go, where a terminal error prints itself as

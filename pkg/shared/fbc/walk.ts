@@ -22,6 +22,7 @@ import { type DecodeLimits, decodeLimits, limitMessage } from './limits.ts';
 import { MetaStreamParser } from './stream-parser.ts';
 import type { StreamDocument } from './stream-window.ts';
 import type { Meta, MetaSource } from './types.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** A document of the catalog and where it came from. */
 export interface MetaEntry {
@@ -120,7 +121,7 @@ async function* readFileDocuments(root: string, file: string, opts: WalkOptions,
   try {
     fd = openRegularFileSync(path);
   } catch (err) {
-    throw new FbcLoadError((err as Error).message, { file }, { cause: err });
+    throw new FbcLoadError(errorMessage(err), { file }, { cause: err });
   }
   try {
     yield* decodeFileDocuments(file, readChunks(fd, path, file, state.chunk), opts, state);

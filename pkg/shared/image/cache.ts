@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { validateDigest } from './digest.ts';
 import { deleteReadOnly, dirModTime, makeReadOnly } from './fs-tree.ts';
 import type { ImageConfig } from './manifest.ts';
+import { isErrno } from '../errors/index.ts';
 
 /** A cached image: its tree, config and the time it was unpacked. */
 interface CacheEntry {
@@ -58,7 +59,7 @@ function checkDigest(digest: string): void {
 }
 
 function isMissing(err: unknown): boolean {
-  return (err as NodeJS.ErrnoException).code === 'ENOENT';
+  return isErrno(err, 'ENOENT');
 }
 
 /** A cache on the local filesystem under `baseDir` (created on first store). */
@@ -140,7 +141,7 @@ export function createDiskImageCache(baseDir: string): ImageCache {
       try {
         await rmdir(ownerDir(owner));
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
+        const code = isErrno(err) ? err.code : undefined;
         if (code !== 'ENOENT' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
       }
     }

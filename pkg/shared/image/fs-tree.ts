@@ -5,9 +5,10 @@
 import { chmod, lstat, readFile, readdir, rm, stat, unlink } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { symlinkEscapes } from './root-path.ts';
+import { isErrno } from '../errors/index.ts';
 
 function isMissing(err: unknown): boolean {
-  return (err as NodeJS.ErrnoException).code === 'ENOENT';
+  return isErrno(err, 'ENOENT');
 }
 
 /**

@@ -21,6 +21,7 @@ import type { ImageBudget } from './limits.ts';
 import type { EntryFilter } from './path-filter.ts';
 import { confineLinkTarget, resolveInRoot } from './root-path.ts';
 import type { TarEntry } from './tar-reader.ts';
+import { isErrno } from '../errors/index.ts';
 
 /** Logging used by the unpacker (a pino Logger fits). */
 export type UnpackLog = Pick<Logger, 'debug' | 'warn'>;
@@ -42,7 +43,7 @@ async function exists(p: string): Promise<Awaited<ReturnType<typeof lstat>> | un
   try {
     return await lstat(p);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (isErrno(err, 'ENOENT')) return undefined;
     throw err;
   }
 }
@@ -170,7 +171,7 @@ export async function applyLayer(root: string, entries: AsyncIterable<TarEntry>,
       await utimes(path, mtime, mtime);
     } catch (err) {
       // Removed again by a later whiteout in this layer.
-      const code = (err as NodeJS.ErrnoException).code;
+      const code = isErrno(err) ? err.code : undefined;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
     }
   }

@@ -9,6 +9,7 @@
  */
 import { lstat, readlink } from 'node:fs/promises';
 import { join, posix } from 'node:path';
+import { isErrno } from '../errors/index.ts';
 
 const MAX_LINK_HOPS = 255;
 
@@ -20,7 +21,7 @@ async function lstatOrUndefined(p: string): Promise<Awaited<ReturnType<typeof ls
   try {
     return await lstat(p);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return undefined;
     throw err;
   }
 }

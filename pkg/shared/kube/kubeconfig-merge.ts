@@ -16,6 +16,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve as resolvePath } from 'node:path';
 import { load } from 'js-yaml';
+import { errorMessage, isErrno } from '../errors/index.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -44,17 +45,17 @@ export function mergeKubeConfigFiles(paths: readonly string[]): MergedKubeConfig
     try {
       text = readFileSync(path, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      if (isErrno(err, 'ENOENT')) {
         missing.push(path);
         continue;
       }
-      throw new Error(`error loading config file "${path}": ${(err as Error).message}`, { cause: err });
+      throw new Error(`error loading config file "${path}": ${errorMessage(err)}`, { cause: err });
     }
     let doc: unknown;
     try {
       doc = load(text);
     } catch (err) {
-      throw new Error(`error loading config file "${path}": ${(err as Error).message}`, { cause: err });
+      throw new Error(`error loading config file "${path}": ${errorMessage(err)}`, { cause: err });
     }
     // An empty file is an empty kubeconfig, as client-go reads it.
     if (doc === undefined || doc === null) doc = {};

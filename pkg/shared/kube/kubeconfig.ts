@@ -20,6 +20,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { dump, load } from 'js-yaml';
 import { redactProxy } from '../nodehttp/index.ts';
 import { mergeKubeConfigFiles } from './kubeconfig-merge.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /**
  * Where to read the admin credentials from; chosen by `cmd/` (which alone reads env/argv).
@@ -69,7 +70,7 @@ export function loadKubeConfig(source: KubeConfigSource): ResolvedKubeConfig {
     yaml = source.kind === 'file' ? readFileSync(source.path, 'utf8') : source.yaml;
     base = source.kind === 'file' ? dirname(source.path) : process.cwd();
   } catch (err) {
-    throw new Error(`unable to load kubeconfig ${source.kind === 'file' ? source.path : ''}: ${(err as Error).message}`, { cause: err });
+    throw new Error(`unable to load kubeconfig ${source.kind === 'file' ? source.path : ''}: ${errorMessage(err)}`, { cause: err });
   }
   try {
     const doc = load(yaml);
@@ -77,7 +78,7 @@ export function loadKubeConfig(source: KubeConfigSource): ResolvedKubeConfig {
     return resolve(doc, base, source.context, source.kind === 'file' ? { path: source.path } : { yaml });
   } catch (err) {
     const where = source.kind === 'file' ? ` ${source.path}` : '';
-    throw new Error(`unable to load kubeconfig${where}: ${(err as Error).message}`, { cause: err });
+    throw new Error(`unable to load kubeconfig${where}: ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -88,7 +89,7 @@ function loadMerged(paths: readonly string[], context: string | undefined): Reso
     const merged = mergeKubeConfigFiles(paths);
     return resolve(merged.doc, process.cwd(), context, { yaml: dump(merged.doc) });
   } catch (err) {
-    throw new Error(`unable to load kubeconfig ${where}: ${(err as Error).message}`, { cause: err });
+    throw new Error(`unable to load kubeconfig ${where}: ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -158,7 +159,7 @@ function inCluster(host: string, port: string, prefix: string): ResolvedKubeConf
   try {
     ca = readFileSync(`${prefix}${SA_DIR}/ca.crt`);
   } catch (err) {
-    throw new Error(`unable to load in-cluster configuration: ${(err as Error).message}`, { cause: err });
+    throw new Error(`unable to load in-cluster configuration: ${errorMessage(err)}`, { cause: err });
   }
   return {
     context: 'inCluster',

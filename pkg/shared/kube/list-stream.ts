@@ -12,6 +12,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { KubeObject, ObjectList } from '../unstructured/index.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** A list response without its items. */
 export type ListEnvelope = Omit<ObjectList, 'items'>;
@@ -142,7 +143,7 @@ export class ListItemSplitter<T extends KubeObject = KubeObject> {
     try {
       envelope = JSON.parse(Buffer.concat(this.#envelope).toString('utf8'));
     } catch (err) {
-      throw new Error(`the server sent malformed JSON: ${(err as Error).message}`, { cause: err });
+      throw new Error(`the server sent malformed JSON: ${errorMessage(err)}`, { cause: err });
     }
     const { items: _items, ...rest } = envelope as ObjectList;
     return rest;
@@ -156,7 +157,7 @@ export class ListItemSplitter<T extends KubeObject = KubeObject> {
     try {
       item = JSON.parse(text) as T;
     } catch (err) {
-      throw new Error(`the server sent malformed JSON: ${(err as Error).message}`, { cause: err });
+      throw new Error(`the server sent malformed JSON: ${errorMessage(err)}`, { cause: err });
     }
     this.#onItem(item);
   }
@@ -210,7 +211,7 @@ export async function decodeListStream<T extends KubeObject = KubeObject>(
       }
     } catch (err) {
       if (options.signal?.aborted === true) throw options.signal.reason;
-      throw new Error(`reading the response: ${(err as Error).message}`, { cause: err });
+      throw new Error(`reading the response: ${errorMessage(err)}`, { cause: err });
     }
     if (failure !== undefined) throw failure;
     if (options.signal?.aborted === true) throw options.signal.reason;

@@ -10,6 +10,7 @@
  */
 import { compileSchemas, type ObjectSchema } from './openapi-schema.ts';
 import type { Transport } from './transport.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** Schemas of kinds as the API server publishes them. */
 export interface OpenApiSchemas {
@@ -67,7 +68,7 @@ function asJson<T>(body: unknown): T | undefined {
   try {
     return JSON.parse(body) as T;
   } catch (err) {
-    throw new Error(`the server sent malformed OpenAPI JSON: ${(err as Error).message}`, { cause: err });
+    throw new Error(`the server sent malformed OpenAPI JSON: ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -182,7 +183,7 @@ export function createOpenApiSchemas(transport: Transport, options: { now?: () =
       return await lookup(apiVersion, kind, signal);
     } catch (err) {
       if (signal?.aborted === true) throw signal.reason;
-      throw new Error(`reading the OpenAPI schema of ${apiVersion}: ${(err as Error).message}`, { cause: err });
+      throw new Error(`reading the OpenAPI schema of ${apiVersion}: ${errorMessage(err)}`, { cause: err });
     }
   }
 

@@ -8,6 +8,7 @@
 import { isNotFound } from './api-error.ts';
 import type { Transport } from './transport.ts';
 import type { GroupVersionKind } from '../unstructured/index.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** What discovery says about one resource. */
 export interface ResourceInfo {
@@ -76,7 +77,7 @@ export function createResourceMapper(transport: Transport, options: { minRefresh
     try {
       body = await transport.request<DiscoveryDoc>('GET', path, signal === undefined ? {} : { signal });
     } catch (err) {
-      if (!isNotFound(err)) throw new Error(`discovery of ${groupVersion(group, version)} failed: ${(err as Error).message}`, { cause: err });
+      if (!isNotFound(err)) throw new Error(`discovery of ${groupVersion(group, version)} failed: ${errorMessage(err)}`, { cause: err });
       return { served: false, byKind: new Map(), fetchedAt: Date.now() };
     }
     const byKind = new Map<string, ResourceInfo>();

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { apiErrorFromResponse } from './api-error.ts';
 import type { Connection } from './connection.ts';
 import { type ChannelResponse, sendHttp1 } from './watch-channel.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** Query parameters; `undefined` values are left out, arrays repeat the key. */
 export type QueryParams = Record<string, string | number | boolean | readonly string[] | undefined>;
@@ -173,7 +174,7 @@ async function readBody(stream: Readable, timeoutMs: number, signal: AbortSignal
     for await (const chunk of stream) chunks.push(chunk as Buffer);
   } catch (err) {
     if (signal?.aborted === true) throw signal.reason;
-    throw new Error(`reading the response: ${(err as Error).message}`, { cause: err });
+    throw new Error(`reading the response: ${errorMessage(err)}`, { cause: err });
   } finally {
     clearTimeout(timer);
   }
@@ -186,7 +187,7 @@ function parseBody(text: string, contentType: string | undefined): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new Error(`the server sent malformed JSON: ${(err as Error).message}`, { cause: err });
+    throw new Error(`the server sent malformed JSON: ${errorMessage(err)}`, { cause: err });
   }
 }
 

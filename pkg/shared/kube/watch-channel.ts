@@ -18,6 +18,7 @@ import type { Agent, IncomingHttpHeaders } from 'node:http';
 import type * as NodeHttp2 from 'node:http2';
 import type { Readable } from 'node:stream';
 import { createAgentPool, sendRequest } from '../nodehttp/index.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** TLS material of the watch sessions (the same as the identity's request agent). */
 interface ChannelTls {
@@ -212,7 +213,7 @@ function http2Channel(server: URL, tls: ChannelTls, options: WatchChannelOptions
       entry = await acquire(req);
     } catch (err) {
       if (signal?.aborted === true) throw signal.reason;
-      throw new Error(`${method} ${url.href}: ${(err as Error).message}`, { cause: err });
+      throw new Error(`${method} ${url.href}: ${errorMessage(err)}`, { cause: err });
     }
     let released = false;
     const releaseOnce = (): void => {
@@ -232,7 +233,7 @@ function http2Channel(server: URL, tls: ChannelTls, options: WatchChannelOptions
         stream = entry.session.request(headers, { endStream: req.body === undefined });
       } catch (err) {
         releaseOnce();
-        reject(new Error(`${method} ${url.href}: ${(err as Error).message}`, { cause: err }));
+        reject(new Error(`${method} ${url.href}: ${errorMessage(err)}`, { cause: err }));
         return;
       }
       let answered = false;

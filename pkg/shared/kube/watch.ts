@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { apiErrorFromStatus, type Status } from './api-error.ts';
 import type { KubeObject, WatchEvent } from '../unstructured/index.ts';
+import { errorMessage } from '../errors/index.ts';
 
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
 
@@ -43,7 +44,7 @@ export async function* decodeWatchStream<T extends KubeObject = KubeObject>(
     } catch (err) {
       if (signal?.aborted === true) throw signal.reason;
       if (isDecodeError(err)) throw err;
-      throw new Error(`watch stream broke: ${(err as Error).message}`, { cause: err });
+      throw new Error(`watch stream broke: ${errorMessage(err)}`, { cause: err });
     }
     if (signal?.aborted === true) throw signal.reason;
     lines.end(collect);
@@ -153,7 +154,7 @@ function parseLine<T extends KubeObject>(raw: string): WatchEvent<T> | undefined
   try {
     parsed = JSON.parse(line) as { type?: unknown; object?: unknown };
   } catch (err) {
-    throw decodeError(new Error(`malformed watch event: ${(err as Error).message}`, { cause: err }));
+    throw decodeError(new Error(`malformed watch event: ${errorMessage(err)}`, { cause: err }));
   }
   if (parsed.type === 'ERROR') throw decodeError(apiErrorFromStatus((parsed.object ?? {}) as Status, 500));
   if (typeof parsed.type !== 'string' || !EVENT_TYPES.has(parsed.type) || typeof parsed.object !== 'object' || parsed.object === null) {

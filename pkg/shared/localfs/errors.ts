@@ -2,6 +2,7 @@
  * The error every refusal and I/O failure of this module throws: its message names the path
  * (Node's own messages for reads do not: `EISDIR: illegal operation on a directory, read`).
  */
+import { errorMessage, isErrno } from '../errors/index.ts';
 
 /** A local file or directory that could not or must not be read. */
 export class LocalFileError extends Error {
@@ -35,10 +36,9 @@ export function describeType(t: TypeProbe): string {
 
 /** The system error's text without Node's `, syscall 'path'` tail (callers name the path). */
 export function reasonOf(err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  if (typeof e?.code === 'string' && typeof e.message === 'string') {
-    const m = /^[A-Z0-9]+: (.*?)(?:, \w+(?: '.*')?)?$/s.exec(e.message);
+  if (isErrno(err)) {
+    const m = /^[A-Z0-9]+: (.*?)(?:, \w+(?: '.*')?)?$/s.exec(err.message);
     if (m?.[1] !== undefined) return m[1];
   }
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }

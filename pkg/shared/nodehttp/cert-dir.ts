@@ -22,6 +22,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TlsMaterial } from './agents.ts';
+import { errorMessage, isErrno } from '../errors/index.ts';
 
 /** Options of the directory sources. */
 interface CertDirOptions {
@@ -128,9 +129,9 @@ function readLevel(dir: string, mustExist: boolean): Level | undefined {
   try {
     names = readdirSync(dir).sort();
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = isErrno(err) ? err.code : undefined;
     if (!mustExist && (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES')) return undefined;
-    throw new Error(`reading certificate directory ${JSON.stringify(dir)}: ${(err as Error).message}`, { cause: err });
+    throw new Error(`reading certificate directory ${JSON.stringify(dir)}: ${errorMessage(err)}`, { cause: err });
   }
   const level: Level = { ca: [], pair: undefined, count: 0 };
   for (const name of names) {
@@ -173,8 +174,8 @@ function readCertFile(path: string, missingIsFine = false): string | undefined {
     return readFileSync(path, 'utf8');
   } catch (err) {
     // A file removed between the listing and the read is an expected race (containers/image).
-    if (missingIsFine && (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`error reading cert file ${JSON.stringify(path)}: ${(err as Error).message}`, { cause: err });
+    if (missingIsFine && isErrno(err, 'ENOENT')) return undefined;
+    throw new Error(`error reading cert file ${JSON.stringify(path)}: ${errorMessage(err)}`, { cause: err });
   }
 }
 
