@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type GateSpec, featureGatesHelp, goBool, parseFeatureGates } from './feature-gates.ts';
+import { type GateSpec, featureGatesHelp, parseFeatureGates } from './feature-gates.ts';
 
 const SPECS = {
   Alpha: { stage: 'Alpha', default: false },
@@ -82,17 +82,4 @@ describe('parseFeatureGates', () => {
     const help = featureGatesHelp(SPECS, 36);
     for (const s of ['--feature-gates', 'Alpha=false', 'Inert=true (false: no effect)', 'Runtime=false (true refused)']) expect(help).toContain(s);
   });
-});
-
-describe('goBool', () => {
-  it.each([
-    ['true', true],
-    ['1', true],
-    ['T', true],
-    ['false', false],
-    ['0', false],
-    ['f', false],
-    ['yes', undefined],
-    ['', undefined],
-  ])('%j', (v, want) => expect(goBool(v)).toBe(want));
 });

@@ -11,6 +11,7 @@
  * capability this implementation does not have: that value stops the binary with a message
  * saying so (exit 2), rather than running with something else than what was asked.
  */
+import { goBool } from '../../pkg/gocompat/gotext/index.ts';
 import type { FlagNotice } from './upstream-flags.ts';
 
 /** A gate's value that is accepted and changes nothing here, or that is refused. */
@@ -39,15 +40,6 @@ interface ParsedGates<K extends string> {
   notices: FlagNotice[];
   /** `gates` with the names sorted, for the start-up line. */
   status: Record<string, boolean>;
-}
-
-/** strconv.ParseBool's spellings. */
-const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
-const GO_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
-
-/** Parses a Go boolean (strconv.ParseBool); undefined for anything else. */
-export function goBool(v: string): boolean | undefined {
-  return GO_TRUE.has(v) ? true : GO_FALSE.has(v) ? false : undefined;
 }
 
 /** The gates Kubernetes' featuregate package adds to every gate set. */

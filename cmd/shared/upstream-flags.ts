@@ -6,7 +6,7 @@
  * through klog); `--v` is not here: it sets the log level (logging.ts). docs/operations.md has
  * the table ("Upstream's Deployment arguments").
  */
-import { goBool } from './feature-gates.ts';
+import { goBool } from '../../pkg/gocompat/gotext/index.ts';
 
 /** An upstream flag (or feature gate) given a value that has no effect here. */
 export interface FlagNotice {

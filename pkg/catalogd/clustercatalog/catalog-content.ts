@@ -11,9 +11,22 @@ import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { CONFIGS_LOCATION_LABEL } from '../../shared/api/index.ts';
 import { isLimitExceeded, wrapError } from '../../shared/errors/index.ts';
-import { type ImageCache, ImageLimitError, type OpenedImage } from '../../shared/image/index.ts';
+import {
+  type ImageCache,
+  ImageLimitError,
+  type OpenedImage,
+  type PullOptions,
+  type PullResult,
+  type ResolvedReference,
+} from '../../shared/image/index.ts';
 import { CatalogContentError, type ContentSource, type StoredVersion, type VersionInfo } from '../storage/index.ts';
-import type { CatalogImages } from './catalog-reconciler.ts';
+
+/** The image operations the ClusterCatalog reconciler and content sync need (ImageClient satisfies it). */
+export interface CatalogImages {
+  resolveDigest(ref: string, signal?: AbortSignal): Promise<ResolvedReference>;
+  pull(ref: string, options: PullOptions): Promise<PullResult>;
+  openLayers(ref: string, options: Pick<PullOptions, 'labelPathFilter' | 'signal'>): Promise<OpenedImage>;
+}
 
 /** Which step failed: getting the image (`source`) or storing its content (`store`). */
 export class ContentStepError extends Error {

@@ -28,17 +28,9 @@
  */
 import { CLUSTER_CATALOG, type ClusterCatalog } from '../../shared/api/index.ts';
 import type { ReconcileContext, StepReconciler } from '../../shared/controller/index.ts';
-import type { OpenedImage, PullOptions, PullResult, ResolvedReference } from '../../shared/image/index.ts';
 import type { EventRecorder } from '../../shared/kube/index.ts';
 import type { VersionInfo } from '../storage/index.ts';
 import type { ContentStore } from './catalog-content.ts';
-
-/** The image operations the reconciler needs (ImageClient satisfies it). */
-export interface CatalogImages {
-  resolveDigest(ref: string, signal?: AbortSignal): Promise<ResolvedReference>;
-  pull(ref: string, options: PullOptions): Promise<PullResult>;
-  openLayers(ref: string, options: Pick<PullOptions, 'labelPathFilter' | 'signal'>): Promise<OpenedImage>;
-}
 
 /** What a stored version is to the reconciler: its digest, digest reference and unpack time. */
 export interface StoredContent {

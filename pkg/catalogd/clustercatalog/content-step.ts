@@ -18,16 +18,9 @@ import type { ReconcileContext, Step } from '../../shared/controller/index.ts';
 import { isLimitExceeded, wrapError } from '../../shared/errors/index.ts';
 import type { ImageCache } from '../../shared/image/index.ts';
 import type { EventRecorder } from '../../shared/kube/index.ts';
-import { type CatalogContentMetrics, ContentStepError, storeCatalogImage } from './catalog-content.ts';
+import { type CatalogContentMetrics, type CatalogImages, ContentStepError, storeCatalogImage } from './catalog-content.ts';
 import type { CatalogMemory } from './catalog-memory.ts';
-import {
-  CatalogEventReason,
-  catalogEventRef,
-  type CatalogImages,
-  type CatalogState,
-  type CatalogStore,
-  type StoredContent,
-} from './catalog-reconciler.ts';
+import { CatalogEventReason, catalogEventRef, type CatalogState, type CatalogStore, type StoredContent } from './catalog-reconciler.ts';
 import { withIngestTimeout, withRetryFloor } from './ingest-bounds.ts';
 import { setNeverServed, setProgressingError } from './status.ts';
 

@@ -13,9 +13,8 @@ import { wrapError } from '../../shared/errors/index.ts';
 import type { ImageCache } from '../../shared/image/index.ts';
 import type { Informer, KubeObject } from '../../shared/kube/index.ts';
 import type { LocalDirStore } from '../storage/index.ts';
-import { type CatalogContentMetrics, ContentStepError, storeCatalogImage } from './catalog-content.ts';
+import { type CatalogContentMetrics, type CatalogImages, ContentStepError, storeCatalogImage } from './catalog-content.ts';
 import { DEFAULT_INGEST_TIMEOUT_MS, withIngestTimeout } from './ingest-bounds.ts';
-import type { CatalogImages } from './catalog-reconciler.ts';
 
 export interface ContentSyncOptions {
   /** The ClusterCatalog informer's cache: only `get` is called. */

@@ -2,7 +2,6 @@ export {
   CATALOGD_REPORTER,
   CATALOG_CONTROLLER_NAME,
   catalogState,
-  type CatalogImages,
   type CatalogReconciler,
   type CatalogState,
   type CatalogStore,
@@ -14,5 +13,11 @@ export { contentStep } from './content-step.ts';
 export { CONTENT_SYNC_CONTROLLER_NAME, ContentSyncReconciler } from './content-sync.ts';
 export { runGarbageCollector } from './garbage-collector.ts';
 export { PollSchedule } from './poll-state.ts';
-export { type CatalogContentMetrics, ContentStepError, createCatalogContentMetrics, storeCatalogImage } from './catalog-content.ts';
+export {
+  type CatalogContentMetrics,
+  type CatalogImages,
+  ContentStepError,
+  createCatalogContentMetrics,
+  storeCatalogImage,
+} from './catalog-content.ts';
 export { DEFAULT_INGEST_TIMEOUT_MS, catalogReconcileCancels, contentSyncCancels } from './ingest-bounds.ts';

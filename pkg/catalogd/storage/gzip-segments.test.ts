@@ -11,7 +11,8 @@ import { exchange } from '../../../test/support/http-exchange.ts';
 import { CONTENT_FILES } from './content-writer.ts';
 import { GZIP_FRAME_HEAD, GZIP_FRAME_TAIL, frameDeflateInPlace } from './gzip-framing.ts';
 import { MAX_PACKAGE_GZIP } from './gzip-segments.ts';
-import { LocalDirStore, type VersionInfo } from './local-dir-store.ts';
+import { LocalDirStore } from './local-dir-store.ts';
+import type { VersionInfo } from './stored-version.ts';
 import type { StoredVersion } from './stored-version.ts';
 
 function meta(schema: string, pkg: string, name: string, pad = 0): Meta {

@@ -23,7 +23,19 @@ import type { DecodeLimits } from '../../shared/fbc/index.ts';
 import { ImageLimitError, type ImageLimitKind, type ImageLimits } from '../../shared/image/limits.ts';
 import { CatalogContentError, type CatalogLayers } from './catalog-layers.ts';
 import type { ContentSummary } from './content-writer.ts';
-import type { IngestFn } from './local-dir-store.ts';
+
+/**
+ * Writes the content of an unpacked FBC directory into `targetDir` (LocalDirStore's ingest). `prepare`,
+ * when present, is a hint that an ingest is coming (a pull started): the implementation may
+ * start work that does not depend on the content, such as a process. `layers`, when present,
+ * ingests an image's layers as they stream in (ingest-layers.ts; without it the store does
+ * that on its own thread). An implementation that honours `signal` stops writing into
+ * `targetDir` before it rejects with the signal's reason.
+ */
+export type IngestFn = ((fbcDir: string, targetDir: string, signal?: AbortSignal) => Promise<ContentSummary>) & {
+  prepare?: () => void;
+  layers?: (image: CatalogLayers, targetDir: string, signal?: AbortSignal) => Promise<ContentSummary>;
+};
 
 /**
  * Ingests on the current thread (ingest-directory.ts); `.layers` streams an image's layers

@@ -5,7 +5,9 @@ import { gunzipSync } from 'node:zlib';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Meta } from '../../shared/fbc/types.ts';
-import { type IngestFn, LocalDirStore, type VersionInfo } from './local-dir-store.ts';
+import type { IngestFn } from './ingest.ts';
+import { LocalDirStore } from './local-dir-store.ts';
+import type { VersionInfo } from './stored-version.ts';
 
 const log = pino({ level: 'silent' });
 const noIngest: IngestFn = () => Promise.reject(new Error('no fbc ingest in this test'));

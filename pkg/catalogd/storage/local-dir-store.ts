@@ -22,23 +22,10 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Meta } from '../../shared/fbc/types.ts';
-import { type ContentSummary, REQUIRED_CONTENT_FILES, writeCatalogContent } from './content-writer.ts';
+import { REQUIRED_CONTENT_FILES, writeCatalogContent } from './content-writer.ts';
 import type { CatalogLayers } from './catalog-layers.ts';
-import { ingestInProcess } from './ingest.ts';
-import { StoredVersion } from './stored-version.ts';
-
-/**
- * Writes the content of an unpacked FBC directory into `targetDir` (see ingest.ts). `prepare`,
- * when present, is a hint that an ingest is coming (a pull started): the implementation may
- * start work that does not depend on the content, such as a process. `layers`, when present,
- * ingests an image's layers as they stream in (ingest-layers.ts; without it the store does
- * that on its own thread). An implementation that honours `signal` stops writing into
- * `targetDir` before it rejects with the signal's reason.
- */
-export type IngestFn = ((fbcDir: string, targetDir: string, signal?: AbortSignal) => Promise<ContentSummary>) & {
-  prepare?: () => void;
-  layers?: (image: CatalogLayers, targetDir: string, signal?: AbortSignal) => Promise<ContentSummary>;
-};
+import { type IngestFn, ingestInProcess } from './ingest.ts';
+import { StoredVersion, type VersionInfo } from './stored-version.ts';
 
 /**
  * Where the content of a new version comes from: an unpacked FBC directory, an image's layers
@@ -46,13 +33,6 @@ export type IngestFn = ((fbcDir: string, targetDir: string, signal?: AbortSignal
  * ingest-layers.ts), or documents.
  */
 export type ContentSource = { fbcDir: string } | { layers: CatalogLayers } | { metas: AsyncIterable<Meta> | Iterable<Meta> };
-
-/** Identity of a version: the image digest (`sha256:<hex>`), its digest reference and unpack time. */
-export interface VersionInfo {
-  digest: string;
-  ref: string;
-  unpackedAt: string;
-}
 
 interface LocalDirStoreOptions {
   root: string;

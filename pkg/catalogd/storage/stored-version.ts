@@ -7,7 +7,6 @@ import { readSync } from 'node:fs';
 import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONTENT_FILES } from './content-writer.ts';
-import type { VersionInfo } from './local-dir-store.ts';
 import { type ByteRange, MetaIndex } from './meta-index.ts';
 
 // Whole reads up to this size (every /metas answer the server sends whole) are made
@@ -20,6 +19,13 @@ import { type ByteRange, MetaIndex } from './meta-index.ts';
 // cold cache such a read blocks the loop for one disk read of
 // at most this size, the trade nginx makes by default.
 const SYNC_READ_MAX = 256 * 1024;
+
+/** Identity of a version: the image digest (`sha256:<hex>`), its digest reference and unpack time. */
+export interface VersionInfo {
+  digest: string;
+  ref: string;
+  unpackedAt: string;
+}
 
 /** The content files read by byte range. */
 export type RangeFile = 'jsonl' | 'gzip';

@@ -1,7 +1,7 @@
 /**
  * Go's number and value renderings used in upstream messages: shortest-`'g'` float formatting,
  * `%v` of decoded JSON values, the `%!t(type=value)` bad-verb form, strconv.ParseUint's
- * results and error texts, and time.Duration's String (for durations in messages and flags).
+ * results and error texts, strconv.ParseBool's spellings, and time.Duration's String (for durations in messages and flags).
  */
 import { goQuote } from './quote.ts';
 import { compareUtf8 } from './strings.ts';
@@ -84,6 +84,15 @@ export function goBoolVerb(v: unknown): string {
 const UINT64_MAX = 18446744073709551615n;
 // BigInts for small values, so the common short numbers need no string-to-BigInt parse.
 const SMALL: readonly bigint[] = Array.from({ length: 1024 }, (_, i) => BigInt(i));
+
+/** strconv.ParseBool's spellings. */
+const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const GO_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+/** Parses a Go boolean (strconv.ParseBool); undefined for anything else. */
+export function goBool(v: string): boolean | undefined {
+  return GO_TRUE.has(v) ? true : GO_FALSE.has(v) ? false : undefined;
+}
 
 /**
  * Go's strconv.ParseUint(s, 10, 64): the value, or Go's exact error text

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareUtf8, goDuration, goFormatFloatG, goList, goQuote, goSorted, goTrimSpace, parseUint64, utf8Length } from './index.ts';
+import { compareUtf8, goBool, goDuration, goFormatFloatG, goList, goQuote, goSorted, goTrimSpace, parseUint64, utf8Length } from './index.ts';
 
 describe('goQuote (strconv.Quote)', () => {
   it.each([
@@ -63,4 +63,17 @@ describe('goDuration (time.Duration.String)', () => {
     [43_200_000, '12h0m0s'],
     [-90_000, '-1m30s'],
   ])('%d ms', (ms, want) => expect(goDuration(ms)).toBe(want));
+});
+
+describe('goBool (strconv.ParseBool)', () => {
+  it.each([
+    ['true', true],
+    ['1', true],
+    ['T', true],
+    ['false', false],
+    ['0', false],
+    ['f', false],
+    ['yes', undefined],
+    ['', undefined],
+  ])('%j', (v, want) => expect(goBool(v)).toBe(want));
 });

@@ -4,7 +4,7 @@
  * channel or the package itself. Errors are collected in upstream's order and wording.
  */
 import { goQuote } from '../../gocompat/gotext/index.ts';
-import type { ModelPackage } from './model.ts';
+import type { ModelPackage } from './model-types.ts';
 import type { DeclarativeConfig, DeprecationReference } from './types.ts';
 
 /** Go's `%#v` of a `declcfg.PackageScopedReference`. */

@@ -6,7 +6,7 @@
  */
 import { ValidationNode } from './error-tree.ts';
 import { compareUtf8, goQuote } from '../../gocompat/gotext/index.ts';
-import type { ModelBundle, ModelChannel, ModelDeprecation, ModelPackage } from './model.ts';
+import type { ModelBundle, ModelChannel, ModelDeprecation, ModelPackage } from './model-types.ts';
 import { formatRelease, formatSemver, parseBlangRange } from '../semver/index.ts';
 
 function byName<T extends { name: string }>(items: Iterable<T>): T[] {

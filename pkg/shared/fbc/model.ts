@@ -9,49 +9,10 @@ import { compareUtf8, goList, goQuote } from '../../gocompat/gotext/index.ts';
 import { imageReferenceError } from './image-ref.ts';
 import { dns1123LabelErrors } from '../k8sname/index.ts';
 import { type Release, type SemVersion, parseRelease, parseSemver, ZERO_VERSION } from '../semver/index.ts';
-import { type PackageProperty, type ParsedProperties, parseProperties } from './properties.ts';
-import type { Bundle, DeclarativeConfig, Property } from './types.ts';
+import { type PackageProperty, parseProperties } from './properties.ts';
+import type { Bundle, DeclarativeConfig } from './types.ts';
 import { convertDeprecations } from './model-deprecations.ts';
-
-/** A deprecation attached to a model object. */
-export interface ModelDeprecation {
-  message: string;
-}
-
-/** `model.Package` */
-export interface ModelPackage {
-  name: string;
-  defaultChannel: ModelChannel | undefined;
-  channels: Map<string, ModelChannel>;
-  deprecation: ModelDeprecation | undefined;
-}
-
-/** `model.Channel` */
-export interface ModelChannel {
-  pkg: ModelPackage;
-  name: string;
-  bundles: Map<string, ModelBundle>;
-  deprecation: ModelDeprecation | undefined;
-}
-
-/** `model.Bundle`: a channel entry, with the `olm.bundle` data attached when there is one. */
-export interface ModelBundle {
-  pkg: ModelPackage;
-  channel: ModelChannel;
-  name: string;
-  replaces: string;
-  skips: string[];
-  skipRange: string;
-  image: string;
-  properties: Property[];
-  /** The parsed properties (conversion already checked that they parse). */
-  parsed: ParsedProperties;
-  version: SemVersion;
-  release: Release;
-  deprecation: ModelDeprecation | undefined;
-  /** Its `olm.bundle` failed conversion: already reported, excluded from the model checks. */
-  invalid: boolean;
-}
+import type { ModelChannel, ModelPackage } from './model-types.ts';
 
 /** The model plus every conversion error, in upstream's check order. */
 interface ConvertResult {

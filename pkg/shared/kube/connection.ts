@@ -17,10 +17,7 @@ import { readFile } from 'node:fs/promises';
 import type { Agent } from 'node:http';
 import type https from 'node:https';
 import { createAgentPool } from '../nodehttp/index.ts';
-import { createKubeClient, type KubeClient } from './client.ts';
-import { type KubeAuth, type KubeConfigSource, loadKubeConfig, type ResolvedKubeConfig } from './kubeconfig.ts';
-import { createResourceMapper, type ResourceMapper } from './resource-mapper.ts';
-import { createTransport, type Transport, type TransportOptions } from './transport.ts';
+import type { KubeAuth, ResolvedKubeConfig } from './kubeconfig.ts';
 import { createWatchChannel, type WatchChannel } from './watch-channel.ts';
 
 /** TLS settings of the server side of a connection, shared by identities on the same server. */
@@ -232,29 +229,4 @@ function headersOf(opts: https.RequestOptions): Record<string, string> {
     out.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
   }
   return out;
-}
-
-/** Everything that talks to the API server as the controller itself. */
-export interface KubeContext {
-  connection: Connection;
-  transport: Transport;
-  mapper: ResourceMapper;
-  client: KubeClient;
-  /** Closes the connection's sockets. */
-  close(): void;
-}
-
-/**
- * Loads credentials from `source` (or takes them as `loadKubeConfig` resolved them) and builds
- * connection, transport, mapper and client.
- */
-export async function connect(
-  source: KubeConfigSource | ResolvedKubeConfig,
-  options: TransportOptions & ConnectionOptions = {},
-): Promise<KubeContext> {
-  const connection = await connectionFromKubeConfig('kind' in source ? loadKubeConfig(source) : source, options);
-  const transport = createTransport(connection, options);
-  const mapper = createResourceMapper(transport);
-  const client = createKubeClient(transport, mapper);
-  return { connection, transport, mapper, client, close: () => connection.close() };
 }

@@ -7,7 +7,8 @@ export { ApiError, isAlreadyExists, isConflict, isForbidden, isInvalid, isNotFou
 export { canI, serviceAccountSubject, type AccessAttributes, type AccessSubject, type NonResourceAccess } from './access-review.ts';
 export { settlesWithin, sleepUnlessAborted, type BackoffOptions } from './backoff.ts';
 export { type KubeClient, type ListOptions } from './client.ts';
-export { anonymousChannels, bearerConnection, connect, type KubeContext } from './connection.ts';
+export { anonymousChannels, bearerConnection } from './connection.ts';
+export { connect, type KubeContext } from './kube-context.ts';
 export { type EventType } from './event-correlator.ts';
 export { KubeEventRecorder, type EventRecorder } from './event-recorder.ts';
 export { type KubeConfigSource, type ResolvedKubeConfig } from './kubeconfig.ts';
