@@ -36,6 +36,7 @@ const PURE_CORES = [
   'pkg/operator-controller/gating/**',
   'pkg/shared/unstructured/**',
   'pkg/operator-controller/crdupgrade/**',
+  'pkg/operator-controller/dependencies/**',
   'pkg/shared/tlsprofile/**',
 ];
 /** The I/O edges inside pure-core directories: they read the files and pass the data in. */

@@ -1,0 +1,86 @@
+/**
+ * Checks a bundle's requirements against what the cluster has, as OLM classic tests its
+ * entries: a requirement is met when at least one candidate (an installed extension's
+ * bundle, or the APIs the cluster serves) satisfies its predicate. Compounds test one
+ * candidate at a time: `all` needs one candidate satisfying every part, `any` one
+ * satisfying some part, `not` one satisfying none (so `not` is useful inside `all`).
+ */
+import type { Property } from '../../shared/fbc/types.ts';
+import { describeConstraint } from './describe.ts';
+import type { Candidate, Constraint, Gvk, Predicate, Requirement, Verdict } from './types.ts';
+
+function field(value: unknown, key: string): unknown {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+/** The GVKs a candidate's `olm.gvk` properties name. */
+export function providedGvks(properties: readonly Property[]): Gvk[] {
+  const out: Gvk[] = [];
+  for (const p of properties) {
+    if (p.type !== 'olm.gvk') continue;
+    const [group, version, kind] = [field(p.value, 'group'), field(p.value, 'version'), field(p.value, 'kind')];
+    if (typeof group === 'string' && typeof version === 'string' && typeof kind === 'string') out.push({ group, version, kind });
+  }
+  return out;
+}
+
+/** The package name and version of a candidate's `olm.package` property, when it has one. */
+export function packageOf(properties: readonly Property[]): { packageName: string; version: string } | undefined {
+  for (const p of properties) {
+    if (p.type !== 'olm.package') continue;
+    const [packageName, version] = [field(p.value, 'packageName'), field(p.value, 'version')];
+    if (typeof packageName === 'string' && typeof version === 'string') return { packageName, version };
+  }
+  return undefined;
+}
+
+/** Whether one candidate's properties satisfy `predicate`; a too-costly CEL rule does not. */
+export function satisfies(properties: readonly Property[], predicate: Predicate): boolean {
+  switch (predicate.kind) {
+    case 'package': {
+      const pkg = packageOf(properties);
+      return pkg !== undefined && pkg.packageName === predicate.packageName && predicate.contains(pkg.version);
+    }
+    case 'gvk': {
+      const want = predicate.gvk;
+      return providedGvks(properties).some((g) => g.group === want.group && g.version === want.version && g.kind === want.kind);
+    }
+    case 'cel':
+      return predicate.rule.test(properties) === true;
+    case 'all':
+      return predicate.constraints.every((c) => satisfies(properties, c.predicate));
+    case 'any':
+      return predicate.constraints.some((c) => satisfies(properties, c.predicate));
+    case 'not':
+      return !predicate.constraints.some((c) => satisfies(properties, c.predicate));
+  }
+}
+
+// The failureMessage to show: the constraint's own, else the first one found in its parts.
+function failureMessageOf(c: Constraint): string | undefined {
+  if (c.failureMessage !== undefined && c.failureMessage !== '') return c.failureMessage;
+  const p = c.predicate;
+  if (p.kind === 'all' || p.kind === 'any' || p.kind === 'not') {
+    for (const inner of p.constraints) {
+      const m = failureMessageOf(inner);
+      if (m !== undefined) return m;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Checks `requirements` in order against `candidates`: satisfied, or the first requirement no
+ * candidate meets with its failureMessage and a description.
+ */
+export function checkRequirements(requirements: readonly Requirement[], candidates: readonly Candidate[]): Verdict {
+  for (const requirement of requirements) {
+    const met = candidates.some((c) => satisfies(c.properties, requirement.constraint.predicate));
+    if (met) continue;
+    return {
+      satisfied: false,
+      unmet: { requirement, failureMessage: failureMessageOf(requirement.constraint), description: describeConstraint(requirement.constraint) },
+    };
+  }
+  return { satisfied: true };
+}
