@@ -134,6 +134,15 @@ export async function runOperatorControllerControl(
         recordBudget,
         spill,
         catalogs: { catalogs, content, ...(baseURL === undefined ? {} : { baseURL }) },
+        // Requirements are met by installed extensions and by APIs the cluster serves (decision 0104).
+        dependencies: {
+          extensions,
+          serves: (gvk, servesSignal) =>
+            kube.mapper.resolve(gvk, servesSignal).then(
+              () => true,
+              () => false,
+            ),
+        },
         bundleCache,
         pulls,
         ...(o.defaultInstallServiceAccount === undefined ? {} : { defaultInstaller: o.defaultInstallServiceAccount }),

@@ -27,6 +27,7 @@ import {
   type BundlePullScheduler,
   type BundleSpill,
   type CatalogSource,
+  type DependencyPorts,
   type DriftTracker,
   type ExtensionHealthGauge,
   type ExtensionFeatures,
@@ -49,6 +50,8 @@ export interface ClusterExtensionPorts {
   /** Where large records' manifests are kept for the rest of a reconcile (decision 0098 item 17); none: in memory. */
   spill?: BundleSpill;
   catalogs: CatalogSource;
+  /** What checking bundles' dependencies reads of the cluster (decision 0104); none: refused as upstream. */
+  dependencies?: DependencyPorts;
   bundleCache: Pick<ImageCache, 'delete'>;
   /** Bundle pulls: from the cache, or in the background so that no worker waits on a registry. */
   pulls: Pick<BundlePullScheduler, 'get'>;
@@ -99,7 +102,12 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
       ...(p.recordBudget === undefined ? {} : { records: p.recordBudget }),
       ...(p.spill === undefined ? {} : { spill: p.spill }),
     }),
-    resolveStep({ catalogs: p.catalogs, features: p.features, events: p.events }),
+    resolveStep({
+      catalogs: p.catalogs,
+      features: p.features,
+      events: p.events,
+      ...(p.dependencies === undefined ? {} : { dependencies: p.dependencies }),
+    }),
     pullStep({ pulls: p.pulls }),
     renderStep({ schemas: p.schemas, features: p.features, events: p.events }),
     policyStep({ upgrades: p.upgrades, events: p.events, scoped: p.scoped }),

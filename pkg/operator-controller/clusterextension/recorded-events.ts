@@ -28,6 +28,7 @@ const ExtensionEventReason = {
   ApplyFailed: 'ApplyFailed',
   UpgradeAvailable: 'UpgradeAvailable',
   ResolutionFailed: 'ResolutionFailed',
+  BundlePassedOver: 'BundlePassedOver',
   InstallerMissing: 'InstallerMissing',
   WatchNamespaceRequired: 'WatchNamespaceRequired',
 } as const;
@@ -198,4 +199,18 @@ export class NoteMemory {
   forget(key: string): void {
     this.#last.delete(key);
   }
+}
+
+/**
+ * Resolution chose a lower bundle because better ones have unmet dependencies (decision
+ * 0104): Normal `BundlePassedOver`, one line per bundle passed over with its reason.
+ */
+export function recordPassedOver(
+  events: EventRecorder,
+  state: ExtensionState,
+  chosen: string,
+  passedOver: readonly { bundle: string; reason: string }[],
+): void {
+  const lines = passedOver.map((p) => `${p.bundle}: ${p.reason}`);
+  record(events, state, 'Normal', ExtensionEventReason.BundlePassedOver, 'Resolve', [`chose bundle ${chosen}; passed over:`, ...lines].join('\n'));
 }

@@ -16,13 +16,14 @@ import { errorMessage } from '../../shared/errors/index.ts';
 import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
 import { deployedRelease, manifestIdentities, type ManifestSpill, type ReleaseStore } from '../release/index.ts';
-import { deprecationConditions, metadataFor, packageMissing, resolutionHints, resolve } from '../resolve/index.ts';
+import { deprecationConditions, metadataFor, packageMissing, resolutionHints, resolve, type CatalogInput } from '../resolve/index.ts';
 import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
 import type { BundleBudget } from './bundle-budget.ts';
 import type { BundleSpill } from './bundle-source.ts';
+import { dependencyCheck, providersText, type DependencyPorts } from './dependency-view.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
-import { NoteMemory, recordResolutionFailed } from './recorded-events.ts';
+import { NoteMemory, recordPassedOver, recordResolutionFailed } from './recorded-events.ts';
 import { MESSAGES, setDeprecation, setInstalledFrom, setInstalledUnknown, setProgressingRetrying } from './status.ts';
 import { fail, resolveInput, trackDrift } from './step-support.ts';
 
@@ -51,6 +52,11 @@ export interface ResolvePorts {
   features: Pick<ExtensionFeatures, 'bundleReleaseSupport'>;
   /** Where a failed resolution's Warning Event goes (upstream's message, then what the catalogs offer instead). */
   events: EventRecorder;
+  /**
+   * What dependency checking reads of the cluster (decision 0104). None: a bundle that
+   * declares dependencies is refused with upstream's "not supported" error.
+   */
+  dependencies?: DependencyPorts;
 }
 
 /** Reads the release records; the deployed revision is what is installed (and what drift watches cover). */
@@ -116,18 +122,32 @@ function linesInFiles(spill: BundleSpill, state: ExtensionState): ManifestSpill 
  */
 export function resolveStep(ports: ResolvePorts): Step<ExtensionState> {
   const reported = new NoteMemory();
-  return { name: 'resolve', run: (state) => resolveBundle(ports, reported, state) };
+  const passed = new NoteMemory();
+  return { name: 'resolve', run: (state) => resolveBundle(ports, reported, passed, state) };
 }
 
-async function resolveBundle(ports: ResolvePorts, reported: NoteMemory, state: ExtensionState): Promise<StepOutcome> {
+// Resolution with the dependency check when some bundle declares dependencies; an unmet one's
+// text gets what the selected catalogs offer for it.
+async function resolveChecked(ports: ResolvePorts, state: ExtensionState, inputs: CatalogInput[]): Promise<ReturnType<typeof resolve>> {
+  const src = state.spec.source.catalog;
+  const deps =
+    ports.dependencies === undefined ? undefined : await dependencyCheck(ports.dependencies, ports.catalogs, state.name, inputs, state.signal);
+  const request = resolveInput(src, state.installed?.bundle, inputs, ports.features);
+  state.resolveRequest = deps === undefined ? request : { ...request, dependencies: deps.check };
+  const resolved = resolve(state.resolveRequest);
+  const unmet = resolved.ok ? undefined : deps?.unmet.get(resolved.error);
+  if (resolved.ok || unmet === undefined) return resolved;
+  return { ok: false, error: resolved.error + (await providersText(ports.catalogs, src.selector, unmet, state.signal)) };
+}
+
+async function resolveBundle(ports: ResolvePorts, reported: NoteMemory, passed: NoteMemory, state: ExtensionState): Promise<StepOutcome> {
   const src = state.spec.source.catalog;
   const installed = state.installed;
   const channels = src.channels ?? [];
   const selection = await selectedCatalogs(ports.catalogs, src.selector, src.packageName, state.signal);
   let resolved: ReturnType<typeof resolve> | (typeof selection & { ok: false });
   if (selection.ok) {
-    state.resolveRequest = resolveInput(src, installed?.bundle, selection.value.inputs, ports.features);
-    resolved = resolve(state.resolveRequest);
+    resolved = await resolveChecked(ports, state, selection.value.inputs);
   } else {
     resolved = selection;
   }
@@ -148,6 +168,8 @@ async function resolveBundle(ports: ResolvePorts, reported: NoteMemory, state: E
     };
     state.deprecation = r.deprecation;
     reported.forget(state.uid || state.name);
+    if (r.passedOver.length === 0) passed.forget(state.uid || state.name);
+    else if (passed.changed(state.uid || state.name, r.bundle.name)) recordPassedOver(ports.events, state, r.bundle.name, r.passedOver);
     return undefined;
   }
   // The condition carries upstream's message exactly; the hints go to the Warning Event.

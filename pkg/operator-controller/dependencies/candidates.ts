@@ -6,7 +6,7 @@ import type { Property } from '../../shared/fbc/types.ts';
 import type { Candidate, Gvk } from './types.ts';
 
 /** What is known of one installed ClusterExtension. */
-export interface InstalledExtension {
+interface InstalledExtension {
   readonly name: string;
   readonly packageName: string;
   readonly version: string;

@@ -6,7 +6,7 @@
 import type { Constraint, Gvk } from './types.ts';
 
 /** `group/version Kind`, or `version Kind` for the core group. */
-export function formatGvk(g: Gvk): string {
+function formatGvk(g: Gvk): string {
   return g.group === '' ? `${g.version} ${g.kind}` : `${g.group}/${g.version} ${g.kind}`;
 }
 

@@ -28,6 +28,8 @@ export interface CandidateFilter extends ReleaseOptions {
   readonly installed: InstalledEdges | undefined;
   /** skipRange parses, shared across catalogs of one resolution. */
   readonly skipRanges: Map<string, SkipRange | null>;
+  /** Bundle names of this catalog already passed over (unmet dependencies). */
+  readonly excluded?: ReadonlySet<string> | undefined;
 }
 
 /** A catalog's best bundle and what the cross-catalog steps need to know about it. */
@@ -120,6 +122,7 @@ export function bestInCatalog(fbc: DeclarativeConfig, filter: CandidateFilter): 
   let best: Ranked | undefined;
   for (const bundle of fbc.bundles) {
     if (members !== undefined && !members.has(bundle.name)) continue;
+    if (filter.excluded?.has(bundle.name) === true) continue;
     let vr: Result<VersionRelease, string> | undefined;
     const versionOf = (): Result<VersionRelease, string> => (vr ??= bundleVersionRelease(bundle, filter));
     if (filter.range !== undefined) {

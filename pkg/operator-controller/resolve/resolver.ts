@@ -14,7 +14,7 @@ import {
   versionRangeInvalid,
 } from './messages.ts';
 import { parseExplicitVersionRelease, parseLegacyVersionRelease } from './release.ts';
-import type { InstalledBundle, Resolution, ResolveInput } from './types.ts';
+import type { InstalledBundle, PassedOver, Resolution, ResolveInput } from './types.ts';
 import { parseVersionRange, type VersionRange } from './version-range.ts';
 
 /** Bundle property types that declare dependencies; a resolved bundle must have none. */
@@ -51,31 +51,19 @@ function byPriority(found: Found[]): Found[] {
   return first !== undefined && second !== undefined && first.priority !== second.priority ? [first] : found;
 }
 
-/**
- * Resolves one package across catalogs, step by step as upstream (error codes: messages.ts):
- * version range (E-range) before any catalog is looked at; catalogs in order, where a fetch
- * failure (E-walk-2) or an unparsable installed version (E-edges, only once a catalog has
- * the package) ends the run; each catalog offers its best candidate; non-deprecated offers
- * beat deprecated ones across catalogs, then strictly higher priority wins; otherwise the
- * E-none / E-ambig error. The winner must have a usable version (E-ver) and no dependency
- * properties (E-dep). Returns the error text exactly as the Progressing condition shows it.
- */
-export function resolve(input: ResolveInput): Result<Resolution, string> {
-  const range = checkVersionRange(input.versionRange ?? '');
-  if (!range.ok) return range;
-  const channels = input.channels ?? [];
+/** How many bundles with unmet dependencies a resolution passes over before it gives up. */
+const MAX_PASSED_OVER = 64;
+
+// Steps 3-7 for one round: each catalog's best offer (bundles in `excluded` left out), then
+// deprecation and priority. Returns the winner, the finalists when there is none, or an error.
+function pickWinner(
+  input: ResolveInput,
+  filter: CandidateFilter,
+  excluded: ReadonlyMap<string, ReadonlySet<string>>,
+): Result<{ winner: Found | undefined; finalists: Found[] }, string> {
   const installed = input.installed ?? undefined;
   const followEdges = installed !== undefined && input.upgradeConstraintPolicy !== 'SelfCertified';
-
   let edges: Result<InstalledEdges, string> | undefined;
-  const filter: CandidateFilter = {
-    channels: channels.length > 0 ? new Set(channels) : undefined,
-    range: range.value,
-    installed: undefined,
-    skipRanges: new Map(),
-    bundleReleaseSupport: input.bundleReleaseSupport,
-  };
-
   let found: Found[] = [];
   let foundDeprecated = false;
   for (const catalog of input.catalogs) {
@@ -86,7 +74,7 @@ export function resolve(input: ResolveInput): Result<Resolution, string> {
       edges ??= installedEdges(installed);
       if (!edges.ok) return edges;
     }
-    const best = bestInCatalog(fbc, { ...filter, installed: edges?.ok === true ? edges.value : undefined });
+    const best = bestInCatalog(fbc, { ...filter, installed: edges?.ok === true ? edges.value : undefined, excluded: excluded.get(catalog.name) });
     if (best === undefined) continue;
     // Step 4.7: keep only non-deprecated offers when there are any.
     if (found.length > 0) {
@@ -96,25 +84,67 @@ export function resolve(input: ResolveInput): Result<Resolution, string> {
     foundDeprecated = best.deprecated;
     found.push({ catalog: catalog.name, priority: catalog.priority, best });
   }
-
   const finalists = byPriority(found);
-  const winner = finalists.length === 1 ? finalists[0] : undefined;
-  if (winner === undefined) {
-    return err(
-      resolutionFailed({
-        packageName: input.packageName,
-        versionRange: input.versionRange ?? '',
-        channels,
-        installedVersion: installed?.version,
-        catalogs: finalists.map((f) => f.catalog),
-      }),
-    );
+  return ok({ winner: finalists.length === 1 ? finalists[0] : undefined, finalists });
+}
+
+/**
+ * Resolves one package across catalogs, step by step as upstream (error codes: messages.ts):
+ * version range (E-range) before any catalog is looked at; catalogs in order, where a fetch
+ * failure (E-walk-2) or an unparsable installed version (E-edges, only once a catalog has
+ * the package) ends the run; each catalog offers its best candidate; non-deprecated offers
+ * beat deprecated ones across catalogs, then strictly higher priority wins; otherwise the
+ * E-none / E-ambig error. The winner must have a usable version (E-ver). A winner that
+ * declares dependencies is refused as upstream does (E-dep) unless `input.dependencies` is
+ * given (decision 0104): then a winner whose dependencies are unmet is passed over and the
+ * next best bundle is tried, and when none is left the first one's reason is the error.
+ * Returns the error text exactly as the Progressing condition shows it.
+ */
+export function resolve(input: ResolveInput): Result<Resolution, string> {
+  const range = checkVersionRange(input.versionRange ?? '');
+  if (!range.ok) return range;
+  const channels = input.channels ?? [];
+  const filter: CandidateFilter = {
+    channels: channels.length > 0 ? new Set(channels) : undefined,
+    range: range.value,
+    installed: undefined,
+    skipRanges: new Map(),
+    bundleReleaseSupport: input.bundleReleaseSupport,
+  };
+  const excluded = new Map<string, Set<string>>();
+  const passedOver: PassedOver[] = [];
+  for (;;) {
+    const round = pickWinner(input, filter, excluded);
+    if (!round.ok) return round;
+    const { winner, finalists } = round.value;
+    if (winner === undefined) {
+      const first = passedOver[0];
+      if (first !== undefined && finalists.length === 0) return err(first.reason);
+      return err(
+        resolutionFailed({
+          packageName: input.packageName,
+          versionRange: input.versionRange ?? '',
+          channels,
+          installedVersion: input.installed?.version,
+          catalogs: finalists.map((f) => f.catalog),
+        }),
+      );
+    }
+    const { bundle, versionRelease, deprecation } = winner.best;
+    if (!versionRelease.ok) return err(resolvedVersionFailed(bundle.name, versionRelease.error));
+    const dependency = bundle.properties.find((p) => DEPENDENCY_PROPERTY_TYPES.includes(p.type));
+    if (dependency !== undefined) {
+      if (input.dependencies === undefined) return err(dependencyNotSupported(bundle.name, dependency.type));
+      const reason = input.dependencies(bundle);
+      if (reason !== undefined) {
+        passedOver.push({ bundle: bundle.name, catalog: winner.catalog, reason });
+        if (passedOver.length >= MAX_PASSED_OVER) return err(passedOver[0]?.reason ?? reason);
+        const names = excluded.get(winner.catalog) ?? new Set<string>();
+        names.add(bundle.name);
+        excluded.set(winner.catalog, names);
+        continue;
+      }
+    }
+    return ok({ bundle, versionRelease: versionRelease.value, catalog: winner.catalog, deprecation, passedOver });
   }
-
-  const { bundle, versionRelease, deprecation } = winner.best;
-  if (!versionRelease.ok) return err(resolvedVersionFailed(bundle.name, versionRelease.error));
-  const dependency = bundle.properties.find((p) => DEPENDENCY_PROPERTY_TYPES.includes(p.type));
-  if (dependency !== undefined) return err(dependencyNotSupported(bundle.name, dependency.type));
-
-  return ok({ bundle, versionRelease: versionRelease.value, catalog: winner.catalog, deprecation });
 }

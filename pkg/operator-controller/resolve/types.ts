@@ -51,6 +51,19 @@ export interface ResolveInput extends ReleaseOptions {
   readonly installed?: InstalledBundle | null | undefined;
   /** Catalogs in listing order; the order decides which error is reported first. */
   readonly catalogs: readonly CatalogInput[];
+  /**
+   * Checks the dependencies a bundle declares (decision 0104): undefined when they are met,
+   * else why not (the error text when no other bundle is left). Absent: a bundle that declares
+   * dependencies is refused with upstream's "not supported" error.
+   */
+  readonly dependencies?: ((bundle: Bundle) => string | undefined) | undefined;
+}
+
+/** A better bundle the resolution did not take because its dependencies are unmet. */
+export interface PassedOver {
+  readonly bundle: string;
+  readonly catalog: string;
+  readonly reason: string;
 }
 
 /** A successful resolution. */
@@ -64,4 +77,6 @@ export interface Resolution {
    * (decision 0030: upstream returns the last kept catalog's, which may be another one).
    */
   readonly deprecation: Deprecation | null;
+  /** Better bundles passed over for unmet dependencies, best first (empty when none). */
+  readonly passedOver: readonly PassedOver[];
 }

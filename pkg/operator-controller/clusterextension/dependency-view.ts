@@ -1,0 +1,130 @@
+/**
+ * The cluster side of dependency checking (decision 0104): what the cluster has that a
+ * bundle's requirements can be met by, read only when some bundle of the resolved package
+ * declares requirements (so resolution without dependencies costs nothing more). Installed
+ * extensions come from the ClusterExtension informer (their bundles' properties from the
+ * catalogs, else their package and version), served APIs from the API server's discovery
+ * (only the GVKs the requirements name). Also what the selected catalogs offer for an unmet
+ * requirement.
+ */
+import { parseClusterExtension } from '../../shared/api/index.ts';
+import type { Informer, KubeObject } from '../../shared/kube/index.ts';
+import {
+  DEFAULT_LIMITS,
+  REQUIREMENT_PROPERTY_TYPES,
+  bundleRequirements,
+  dependencyChecker,
+  installedCandidate,
+  mentionedPackages,
+  providersNote,
+  providersOf,
+  servedApisCandidate,
+  type Gvk,
+  type Predicate,
+  type ProviderCatalog,
+  type Unmet,
+} from '../dependencies/index.ts';
+import type { CatalogInput, LabelSelector } from '../resolve/index.ts';
+import type { Bundle, DeclarativeConfig } from '../../shared/fbc/index.ts';
+import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
+
+/** What dependency checking reads of the cluster. */
+export interface DependencyPorts {
+  /** The ClusterExtensions (operator-controller's informer). */
+  extensions: Pick<Informer<KubeObject>, 'list'>;
+  /** Whether the API server serves `gvk` (discovery); an error counts as not served. */
+  serves: (gvk: Gvk, signal?: AbortSignal) => Promise<boolean>;
+}
+
+/** A check for the resolver, and what it found. */
+interface DependencyCheck {
+  readonly check: (bundle: Bundle) => string | undefined;
+  readonly unmet: ReadonlyMap<string, Unmet>;
+}
+
+/** How many packages a search for providers reads at most, and how many providers it names. */
+const MAX_SEARCHED_PACKAGES = 2000;
+const MAX_PROVIDERS = 5;
+
+function declaresRequirements(b: Bundle): boolean {
+  return b.properties.some((p) => REQUIREMENT_PROPERTY_TYPES.includes(p.type));
+}
+
+function gvksOf(p: Predicate, out: Map<string, Gvk>): void {
+  if (p.kind === 'gvk') out.set(`${p.gvk.group}/${p.gvk.version}/${p.gvk.kind}`, p.gvk);
+  if (p.kind === 'all' || p.kind === 'any' || p.kind === 'not') for (const c of p.constraints) gvksOf(c.predicate, out);
+}
+
+async function installedProperties(
+  source: CatalogSource,
+  packageName: string,
+  bundleName: string,
+  signal?: AbortSignal,
+): Promise<Bundle['properties'] | undefined> {
+  const all = await selectedCatalogs(source, undefined, packageName, signal);
+  if (!all.ok) return undefined;
+  for (const input of all.value.inputs) {
+    if ('error' in input || input.package === null) continue;
+    const found = input.package.bundles.find((b) => b.name === bundleName);
+    if (found !== undefined) return found.properties;
+  }
+  return undefined;
+}
+
+/**
+ * The resolver's dependency check for extension `self`, or undefined when no bundle of the
+ * fetched partitions declares requirements (nothing to read then).
+ */
+export async function dependencyCheck(
+  ports: DependencyPorts,
+  source: CatalogSource,
+  self: string,
+  inputs: readonly CatalogInput[],
+  signal?: AbortSignal,
+): Promise<DependencyCheck | undefined> {
+  const declaring = inputs.flatMap((i) => ('error' in i || i.package === null ? [] : i.package.bundles.filter(declaresRequirements)));
+  if (declaring.length === 0) return undefined;
+
+  const gvks = new Map<string, Gvk>();
+  for (const b of declaring) {
+    const reqs = bundleRequirements(b, DEFAULT_LIMITS);
+    if (reqs.ok) for (const r of reqs.value) gvksOf(r.constraint.predicate, gvks);
+  }
+  const served: Gvk[] = [];
+  for (const g of gvks.values()) if (await ports.serves(g, signal)) served.push(g);
+
+  const candidates = [servedApisCandidate(served)];
+  for (const obj of ports.extensions.list()) {
+    const ce = parseClusterExtension(obj);
+    if (!ce.ok || ce.value.metadata.name === self) continue;
+    const bundle = ce.value.status?.install?.bundle;
+    const packageName = ce.value.spec.source.catalog?.packageName;
+    if (bundle === undefined || packageName === undefined) continue;
+    const properties = await installedProperties(source, packageName, bundle.name, signal);
+    candidates.push(installedCandidate({ name: ce.value.metadata.name ?? '', packageName, version: bundle.version, properties }));
+  }
+  return dependencyChecker(candidates, DEFAULT_LIMITS);
+}
+
+/**
+ * What the catalogs `selector` picks offer for `unmet` (preference order, a few), as the text
+ * appended to the unmet dependency's message. Packages named by the requirement are read;
+ * otherwise every package of those catalogs is (at most MAX_SEARCHED_PACKAGES).
+ */
+export async function providersText(source: CatalogSource, selector: LabelSelector | undefined, unmet: Unmet, signal?: AbortSignal): Promise<string> {
+  const predicate = unmet.requirement.constraint.predicate;
+  const names = mentionedPackages(predicate) ?? (await selectedPackageNames(source, selector, signal)).slice(0, MAX_SEARCHED_PACKAGES);
+  const byCatalog = new Map<string, { priority: number; content: DeclarativeConfig[] }>();
+  for (const name of names) {
+    const selected = await selectedCatalogs(source, selector, name, signal);
+    if (!selected.ok) continue;
+    for (const input of selected.value.inputs) {
+      if ('error' in input || input.package === null) continue;
+      const entry = byCatalog.get(input.name) ?? { priority: input.priority, content: [] };
+      entry.content.push(input.package);
+      byCatalog.set(input.name, entry);
+    }
+  }
+  const catalogs: ProviderCatalog[] = [...byCatalog].map(([name, c]) => ({ name, priority: c.priority, content: c.content }));
+  return providersNote(providersOf(predicate, catalogs, MAX_PROVIDERS));
+}

@@ -1,0 +1,34 @@
+/**
+ * The resolver's dependency check (pkg/operator-controller/resolve `ResolveInput.dependencies`)
+ * over a fixed view of the cluster: which bundles' requirements are met, and for those passed
+ * over, which requirement was not (for the providers the caller looks up afterwards).
+ */
+import type { Bundle } from '../../shared/fbc/types.ts';
+import { checkRequirements } from './evaluate.ts';
+import type { DependencyLimits } from './limits.ts';
+import { invalidDependency, unmetDependency } from './messages.ts';
+import { bundleRequirements } from './requirements.ts';
+import type { Candidate, Unmet } from './types.ts';
+
+/** A dependency check and what it found. */
+interface DependencyChecker {
+  /** undefined when `bundle`'s requirements are met, else the reason (the resolver's error text). */
+  readonly check: (bundle: Bundle) => string | undefined;
+  /** The unmet requirement of each bundle refused so far, by the reason text (malformed ones have none). */
+  readonly unmet: ReadonlyMap<string, Unmet>;
+}
+
+/** A checker against `candidates` (what is installed and served), with `limits` on what bundles declare. */
+export function dependencyChecker(candidates: readonly Candidate[], limits: DependencyLimits): DependencyChecker {
+  const unmet = new Map<string, Unmet>();
+  const check = (bundle: Bundle): string | undefined => {
+    const reqs = bundleRequirements(bundle, limits);
+    if (!reqs.ok) return invalidDependency(reqs.error);
+    const verdict = checkRequirements(reqs.value, candidates);
+    if (verdict.satisfied) return undefined;
+    const reason = unmetDependency(bundle.name, verdict.unmet);
+    unmet.set(reason, verdict.unmet);
+    return reason;
+  };
+  return { check, unmet };
+}

@@ -1,0 +1,38 @@
+/**
+ * The texts of unmet and malformed dependencies (decision 0104: upstream has none, it refuses
+ * such bundles). They name the bundle, the author's failureMessage first, what is required
+ * and which property said so, and what the selected catalogs offer that would meet it.
+ */
+import type { Provider } from './providers.ts';
+import type { Unmet } from './types.ts';
+
+/**
+ * `bundle "<b>" has an unmet dependency: <failureMessage> (<property>: <description>), met by
+ * no installed ClusterExtension and no API the cluster serves`; without a failureMessage the
+ * description comes first.
+ */
+export function unmetDependency(bundleName: string, unmet: Unmet): string {
+  const what =
+    unmet.failureMessage === undefined
+      ? `${unmet.description} (${unmet.requirement.property})`
+      : `${unmet.failureMessage} (${unmet.requirement.property}: ${unmet.description})`;
+  return `bundle ${JSON.stringify(bundleName)} has an unmet dependency: ${what}, met by no installed ClusterExtension and no API the cluster serves`;
+}
+
+/** `invalid dependency declaration: bundle "<b>": property <type> #<i>: <detail>`. */
+export function invalidDependency(error: string): string {
+  return `invalid dependency declaration: ${error}`;
+}
+
+/**
+ * What to append to an unmet dependency's text: `; the selected catalogs offer it: package
+ * "etcd" (bundle "etcd.v3.2.0", catalog "operators"), ...; install one with a ClusterExtension`,
+ * or `; no selected catalog offers it`.
+ */
+export function providersNote(providers: readonly Provider[]): string {
+  if (providers.length === 0) return '; no selected catalog offers it';
+  const parts = providers.map(
+    (p) => `package ${JSON.stringify(p.packageName)} (bundle ${JSON.stringify(p.bundle)}, catalog ${JSON.stringify(p.catalog)})`,
+  );
+  return `; the selected catalogs offer it: ${parts.join(', ')}; install one with a ClusterExtension`;
+}
