@@ -30,6 +30,7 @@ import {
   ResolveAhead,
   cachedBundle,
   createUpgradeNotices,
+  dependentsToWake,
   extensionKeys,
   fetchBundle,
   watchCatalogEvents,
@@ -183,6 +184,10 @@ export async function runOperatorControllerControl(
     );
     // An extension deleted without its finalizers (removed by hand) leaves no watches behind;
     // one being deleted pulls nothing any more (its uninstall removes its cache directory).
+    // Extensions waiting on a dependency look again when another is installed, upgraded or deleted (decision 0104).
+    const wakeDependents = extensions.addHandler((type, obj, old) => {
+      for (const name of dependentsToWake(type, obj, old, extensions.list())) controller.enqueue(name);
+    });
     const forgetDeleted = extensions.addHandler((type, obj) => {
       if (type === 'delete') drift.stop(obj.metadata.name ?? '');
       if (type === 'delete') healthGauge.forget(obj.metadata.name ?? '');
@@ -220,6 +225,7 @@ export async function runOperatorControllerControl(
     } finally {
       unsubscribe();
       forgetDeleted();
+      wakeDependents();
       await ahead.settled();
       await gating;
       await drift.settled();

@@ -128,3 +128,42 @@ export async function providersText(source: CatalogSource, selector: LabelSelect
   const catalogs: ProviderCatalog[] = [...byCatalog].map(([name, c]) => ({ name, priority: c.priority, content: c.content }));
   return providersNote(providersOf(predicate, catalogs, MAX_PROVIDERS));
 }
+
+/** What Progressing says while an extension waits for a dependency (messages of decision 0104). */
+const WAITING_TEXT = 'has an unmet dependency';
+
+// Raw reads (no schema parse): these run for every informer event against every extension.
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function installedBundleName(obj: KubeObject | undefined): unknown {
+  return record(record(record(record(obj?.['status'])?.['install'])?.['bundle']))?.['name'];
+}
+
+function waiting(obj: KubeObject): boolean {
+  const conditions = record(obj['status'])?.['conditions'];
+  if (!Array.isArray(conditions)) return false;
+  const progressing = conditions.map(record).find((c) => c?.['type'] === 'Progressing');
+  const message = progressing?.['message'];
+  return typeof message === 'string' && message.includes(WAITING_TEXT);
+}
+
+/**
+ * Which other ClusterExtensions to reconcile after an informer event on `obj`, so that
+ * dependencies are looked at again at once rather than after a backoff: after a deletion, all
+ * of them (whoever relied on it now reports the loss); after a change of the installed bundle,
+ * those waiting on an unmet dependency.
+ */
+export function dependentsToWake(
+  type: 'add' | 'update' | 'delete',
+  obj: KubeObject,
+  old: KubeObject | undefined,
+  all: readonly KubeObject[],
+): string[] {
+  const self = obj.metadata.name;
+  const others = all.filter((o) => o.metadata.name !== self);
+  if (type === 'delete') return others.map((o) => o.metadata.name ?? '');
+  if (installedBundleName(obj) === installedBundleName(old)) return [];
+  return others.filter(waiting).map((o) => o.metadata.name ?? '');
+}

@@ -10,7 +10,7 @@ export { watchCatalogEvents } from './catalog-events.ts';
 export { DriftWatches, type DriftTracker } from './drift-watches.ts';
 export { extensionKeys } from './extension-events.ts';
 export { contentRef, selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
-export type { DependencyPorts } from './dependency-view.ts';
+export { dependentsToWake, type DependencyPorts } from './dependency-view.ts';
 export type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 export { type ServiceAccountRef } from './installer.ts';
 export { EXTENSION_CONTROLLER_NAME, newExtensionState, releaseBundleStep } from './reconciler.ts';

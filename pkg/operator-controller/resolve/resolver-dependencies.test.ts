@@ -74,4 +74,15 @@ describe('resolve with a dependency check (decision 0104)', () => {
     // 2.0.0 is refused; the installed 1.1.0 itself is what remains.
     expect(r.ok && r.value.bundle.name).toBe('foo.v1.1.0');
   });
+
+  it('never falls back below the installed bundle, even where SelfCertified allows any version', () => {
+    const r = resolve({
+      packageName: 'foo',
+      installed: { name: 'foo.v1.1.0', version: '1.1.0' },
+      upgradeConstraintPolicy: 'SelfCertified',
+      catalogs: [{ name: 'c', priority: 0, package: catalog }],
+      dependencies: (b) => `unmet ${b.name}`,
+    });
+    expect(r).toEqual({ ok: false, error: 'unmet foo.v2.0.0' });
+  });
 });

@@ -13,7 +13,7 @@ import {
   upgradeEdgesFailed,
   versionRangeInvalid,
 } from './messages.ts';
-import { parseExplicitVersionRelease, parseLegacyVersionRelease } from './release.ts';
+import { compareVersionRelease, parseExplicitVersionRelease, parseLegacyVersionRelease, type VersionRelease } from './release.ts';
 import type { InstalledBundle, PassedOver, Resolution, ResolveInput } from './types.ts';
 import { parseVersionRange, type VersionRange } from './version-range.ts';
 
@@ -41,6 +41,11 @@ function installedEdges(installed: InstalledBundle): Result<InstalledEdges, stri
   const vr = explicit ? parseExplicitVersionRelease(installed.version, installed.release ?? '') : parseLegacyVersionRelease(installed.version);
   if (!vr.ok) return err(upgradeEdgesFailed(installedVersionFailed(explicit, vr.error)));
   return ok({ name: installed.name, versionRelease: vr.value });
+}
+
+function belowInstalled(vr: VersionRelease, installed: InstalledBundle): boolean {
+  const edges = installedEdges(installed);
+  return edges.ok && compareVersionRelease(vr, edges.value.versionRelease) < 0;
 }
 
 // Step 5: the strictly highest priority wins; a tie at the top keeps everyone (an error).
@@ -145,6 +150,10 @@ export function resolve(input: ResolveInput): Result<Resolution, string> {
         continue;
       }
     }
+    // A fallback never goes below what is installed: a dependency lost by the installed bundle
+    // is reported, not answered with a downgrade (SelfCertified would otherwise allow one).
+    const first = passedOver[0];
+    if (first !== undefined && input.installed != null && belowInstalled(versionRelease.value, input.installed)) return err(first.reason);
     return ok({ bundle, versionRelease: versionRelease.value, catalog: winner.catalog, deprecation, passedOver });
   }
 }
