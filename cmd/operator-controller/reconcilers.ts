@@ -17,7 +17,6 @@ import {
   policyStep,
   preauthorizeStep,
   preflightStep,
-  releaseBundleStep,
   pullStep,
   renderStep,
   repairStep,
@@ -128,7 +127,6 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
       events: p.events,
     }),
     healthStep({ drift: p.drift, gauge: p.healthGauge }),
-    releaseBundleStep(),
   ];
   return pause === undefined ? steps : steps.map((step) => pausing(step, pause));
 }
@@ -154,7 +152,7 @@ function pausing(step: Step<ExtensionState>, pause: PauseHook): Step<ExtensionSt
   return {
     ...step,
     run: async (state) => {
-      await pause(`step:${step.name}`, state.name);
+      await pause(`step:${step.name}`, state.ce.metadata.name);
       return step.run(state);
     },
   };

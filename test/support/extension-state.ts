@@ -9,31 +9,29 @@ import type { ExtensionState } from '../../pkg/operator-controller/clusterextens
 
 /**
  * A fresh state; `spec` fields and state fields given here replace the defaults. The working
- * copy `ce` carries the spec (and `name`) unless one is given.
+ * copy `ce` carries the spec, `name` and `uid` unless one is given.
  */
-export function extensionState(o: { spec?: Record<string, unknown> } & Partial<Omit<ExtensionState, 'spec'>> = {}): ExtensionState {
-  const { spec: fields, ...rest } = o;
-  const name = rest.name ?? 'ext';
+export function extensionState(o: { spec?: Record<string, unknown>; name?: string; uid?: string } & Partial<ExtensionState> = {}): ExtensionState {
+  const { spec: fields, name = 'ext', uid = 'u', ...rest } = o;
   const spec = {
     namespace: 'ns',
     serviceAccount: { name: 'sa' },
     source: { sourceType: 'Catalog', catalog: { packageName: 'p' } },
     ...fields,
-  } as ExtensionState['spec'];
+  } as ClusterExtension['spec'];
   const ce: ClusterExtension = rest.ce ?? {
     apiVersion: 'olm.operatorframework.io/v1',
     kind: 'ClusterExtension',
-    metadata: { name, generation: 1 },
+    metadata: { name, uid, generation: 1 },
     spec,
   };
   return {
-    name,
-    uid: 'u',
-    spec: ce.spec,
     installer: { namespace: 'ns', name: 'sa', isDefault: false },
     log: pino({ level: 'silent' }),
     signal: new AbortController().signal,
+    held: new DisposableStack(),
     history: [],
+    applied: false,
     ...rest,
     ce,
   };

@@ -13,7 +13,7 @@ export { contentRef, selectedCatalogs, selectedPackageNames, type CatalogSource 
 export { dependentsToWake, type DependencyPorts } from './dependency-view.ts';
 export type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 export { type ServiceAccountRef } from './installer.ts';
-export { EXTENSION_CONTROLLER_NAME, newExtensionState, releaseBundleStep } from './reconciler.ts';
+export { EXTENSION_CONTROLLER_NAME, newExtensionState } from './reconciler.ts';
 export { OPERATOR_CONTROLLER_REPORTER } from './recorded-events.ts';
 export { installedStep, resolveStep } from './steps.ts';
 export { validateStep } from './steps-validate.ts';

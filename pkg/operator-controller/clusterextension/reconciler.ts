@@ -15,9 +15,13 @@
  *   preauthorize  steps-apply.ts       the installer's permissions
  *   preflight     steps-preflight.ts   CRD upgrade safety
  *   apply         steps-apply.ts       the release, as the installer
+ *   repair        steps-repair.ts      (always) drift repair when the reconcile stopped before apply
+ *   health        steps-health.ts      (always) the Healthy condition
  *
- * The steps are peers: what they share is in pipeline-state.ts (their state) and
- * step-support.ts (helpers), never imported from another step (lint rule `olmv1/step-peers`).
+ * The steps are peers: what they share is in pipeline-state.ts (their state, with the plan the
+ * render step makes for the steps after it) and step-support.ts (helpers), never imported from
+ * another step (lint rule `olmv1/step-peers`). What a reconcile holds (memory leases, files)
+ * is released when it ends, whatever happened, by the StepReconciler (the state's `held`).
  *
  * Failures are retried with the controller's per-extension exponential backoff; waits that
  * only a person can end (a missing namespace or ServiceAccount, missing permissions) return
@@ -25,7 +29,7 @@
  * proceeds soon after the fix without a nudge.
  */
 import type { ClusterExtension } from '../../shared/api/index.ts';
-import type { ReconcileContext, Step } from '../../shared/controller/index.ts';
+import type { ReconcileContext } from '../../shared/controller/index.ts';
 import { installerOf, type ServiceAccountRef } from './installer.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 
@@ -34,39 +38,14 @@ export const EXTENSION_CONTROLLER_NAME = 'controller-operator-cluster-extension-
 
 /**
  * The state a reconcile of `ce` starts with (StepReconciler's `state`): the installer is the
- * extension's own ServiceAccount or `defaultInstaller` (`--default-install-service-account`).
+ * extension's own ServiceAccount or `defaultInstaller` (`--default-install-service-account`);
+ * what the steps hold for the reconcile goes on `held`, disposed when it ends.
  */
-export function newExtensionState(defaultInstaller?: ServiceAccountRef): (ce: ClusterExtension, ctx: ReconcileContext) => ExtensionState {
-  return (ce, ctx) => {
+export function newExtensionState(
+  defaultInstaller?: ServiceAccountRef,
+): (ce: ClusterExtension, ctx: ReconcileContext, held: DisposableStack) => ExtensionState {
+  return (ce, ctx, held) => {
     const installer = installerOf(ce.spec, defaultInstaller);
-    return {
-      ce,
-      name: ce.metadata.name,
-      uid: ce.metadata.uid ?? '',
-      spec: ce.spec,
-      ...(installer === undefined ? {} : { installer }),
-      log: ctx.log,
-      signal: ctx.signal,
-      history: [],
-    };
-  };
-}
-
-/**
- * The last step, `always` (run however the reconcile ended): gives back the bundle's share of
- * the memory budget (bundle-budget.ts) that the pull step took for render and apply, and the
- * release records' share of theirs that the installed step took, and closes the files a large
- * bundle's lines were kept in (nothing reads them once the reconcile is over).
- */
-export function releaseBundleStep(): Step<ExtensionState> {
-  return {
-    name: 'release-bundle',
-    always: true,
-    run: (state) => {
-      state.bundleLease?.release();
-      state.recordLease?.release();
-      for (const file of state.lineFiles?.splice(0) ?? []) file.close();
-      return undefined;
-    },
+    return { ce, log: ctx.log, signal: ctx.signal, held, ...(installer === undefined ? {} : { installer }), history: [], applied: false };
   };
 }

@@ -14,7 +14,6 @@ import { BundleBudget, type BundleLease } from './bundle-budget.ts';
 import { BundlePulls } from './bundle-pulls.ts';
 import type { FetchedBundle } from './bundle-source.ts';
 import type { ExtensionState } from './pipeline-state.ts';
-import { releaseBundleStep } from './reconciler.ts';
 import { installedStep } from './steps.ts';
 
 const deployed = (extension: string, revision = 1): Release => ({
@@ -37,11 +36,15 @@ async function storeWith(...extensions: string[]): Promise<ReleaseStore> {
 
 const size = (e: string) => Buffer.byteLength(releaseJson(deployed(e)));
 
-/** The reconcile's steps: installed, `middle`, then the always-run step that gives shares back. */
+/** The steps of a reconcile, then, as the StepReconciler does when it ends, what it held given back. */
+function run(steps: Step<ExtensionState>[], state: ExtensionState): Promise<unknown> {
+  return runSteps(steps, state).finally(() => state.held.dispose());
+}
+
+/** A reconcile: installed, then `middle`. */
 function reconcile(store: ReleaseStore, records: BundleBudget, middle: Step<ExtensionState>[], name = 'ext') {
   const state = extensionState({ name });
-  const steps = [installedStep({ releases: store, drift: recordingDrift([]), records }), ...middle, releaseBundleStep()];
-  return { state, done: runSteps(steps, state) };
+  return { state, done: run([installedStep({ releases: store, drift: recordingDrift([]), records }), ...middle], state) };
 }
 
 const step = (name: string, run: Step<ExtensionState>['run']): Step<ExtensionState> => ({ name, run });
@@ -60,14 +63,13 @@ describe('the records budget over a reconcile', () => {
       heldDuring = records.held;
       return undefined;
     });
-    const { state, done } = reconcile(store, records, [watch, middle]);
+    const { done } = reconcile(store, records, [watch, middle]);
     const ended = await done.then(
       () => 'ok',
       (e: unknown) => (e as Error).message,
     );
     expect(ended).toBe(outcome);
     expect(heldDuring).toBe(size('ext'));
-    expect(state.recordLease?.bytes).toBe(size('ext'));
     expect(records.held).toBe(0);
   });
 
@@ -97,12 +99,12 @@ describe('the records budget over a reconcile', () => {
     await vi.waitFor(() => expect(records.held).toBe(size('a')));
     const abort = new AbortController();
     const second = extensionState({ name: 'b', signal: abort.signal });
-    const waiting = runSteps([installedStep({ releases: store, drift: recordingDrift([]), records }), releaseBundleStep()], second);
+    const waiting = run([installedStep({ releases: store, drift: recordingDrift([]), records })], second);
     const third = reconcile(store, records, [], 'c');
     await vi.waitFor(() => expect(records.waiting).toBe(2));
     abort.abort(new Error('reconcile cancelled'));
     await expect(waiting).rejects.toThrow('reconcile cancelled');
-    expect(second.recordLease).toBeUndefined();
+    expect(records.held).toBe(size('a'));
     expect(records.waiting).toBe(1);
     release();
     await first.done;
@@ -124,7 +126,7 @@ describe('the records budget and the bundle budget', () => {
       step('pull', async (state) => {
         order.push(`${name} records`);
         const lease: BundleLease = await bundles.acquire(1_000, state.signal);
-        state.bundleLease = lease;
+        state.held.defer(() => lease.release());
         order.push(`${name} bundle`);
         return undefined;
       });
@@ -169,9 +171,10 @@ describe('the records budget and the bundle budget', () => {
     expect(bundles.held).toBe(1_000);
     const pull = (ref: string) =>
       step('pull', async (state) => {
-        const got = await pulls.get(state.name, ref, { signal: state.signal });
+        const got = await pulls.get(state.ce.metadata.name, ref, { signal: state.signal });
         if (got.state !== 'done') throw new Error(`pull ${got.state}`);
-        if (got.fetched.lease !== undefined) state.bundleLease = got.fetched.lease;
+        const lease = got.fetched.lease;
+        if (lease !== undefined) state.held.defer(() => lease.release());
         return undefined;
       });
     const a = reconcile(store, records, [pull('registry.example/a@sha256:aa')], 'a');

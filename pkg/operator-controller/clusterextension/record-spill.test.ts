@@ -6,7 +6,7 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeSecrets } from '../../../test/support/fake-secrets.ts';
 import { recordingDrift } from '../../../test/support/extension-ports.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
@@ -22,7 +22,6 @@ import {
   type Release,
   type ReleaseStore,
 } from '../release/index.ts';
-import { releaseBundleStep } from './reconciler.ts';
 import { installedStep } from './steps.ts';
 
 const objects: KubeObject[] = Array.from({ length: 5 }, (_, i) => ({
@@ -47,12 +46,24 @@ const recordBytes = Buffer.byteLength(releaseJson(deployed()));
 
 let dir: string;
 let store: ReleaseStore;
+/** The line files made (LineStore.file) in a test. */
+let opened: LineStore[];
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-spill-'));
   store = createReleaseStore({ client: fakeSecrets(new Map()).client, namespace: 'olmv1-system' });
   await store.create(deployed());
+  opened = [];
+  const file = LineStore.file.bind(LineStore);
+  vi.spyOn(LineStore, 'file').mockImplementation((at) => {
+    const made = file(at);
+    opened.push(made);
+    return made;
+  });
 });
-afterEach(() => rm(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await rm(dir, { recursive: true, force: true });
+});
 
 /** The installed step with records above `aboveBytes` kept under `spillDir`. */
 async function readInstalled(aboveBytes: number, spillDir = join(dir, 'lines')) {
@@ -65,9 +76,8 @@ async function readInstalled(aboveBytes: number, spillDir = join(dir, 'lines')) 
 describe('the installed step with a large record', () => {
   it('keeps its manifest in a file that serves the reconcile, and closes it when the reconcile ends', async () => {
     const { state, calls } = await readInstalled(recordBytes - 1);
-    const [file] = state.lineFiles ?? [];
-    expect(file).toBeInstanceOf(LineStore);
-    expect(state.lineFiles).toHaveLength(1);
+    const [file] = opened;
+    expect(opened).toHaveLength(1);
     expect(file?.length).toBe(objects.length);
     // Unlinked at once: nothing on disk by name.
     expect(await readdir(join(dir, 'lines'))).toEqual([]);
@@ -94,14 +104,14 @@ describe('the installed step with a large record', () => {
     expect(reread?.manifest).toEqual(objects);
     expect(installed.manifest).toEqual(objects);
 
-    await releaseBundleStep().run(state);
-    expect(state.lineFiles).toEqual([]);
+    // The reconcile ends (the StepReconciler disposes what it held).
+    state.held.dispose();
     expect(() => file?.at(0)).toThrow();
   });
 
   it('leaves a record at or below the size in memory', async () => {
     const { state } = await readInstalled(recordBytes);
-    expect(state.lineFiles ?? []).toEqual([]);
+    expect(opened).toEqual([]);
     expect(state.installed?.manifest).toEqual(objects);
   });
 
@@ -109,7 +119,7 @@ describe('the installed step with a large record', () => {
     const blocked = join(dir, 'not-a-directory');
     await writeFile(blocked, '');
     const { state, calls } = await readInstalled(0, blocked);
-    expect(state.lineFiles ?? []).toEqual([]);
+    expect(opened).toEqual([]);
     expect(calls).toEqual(['track ext 5 objects']);
     expect(state.installed?.manifest).toEqual(objects);
   });
@@ -119,8 +129,9 @@ describe('the installed step with a large record', () => {
     await store.create(deployed(2));
     const { state } = await readInstalled(0);
     expect(state.history.map((r) => r.revision)).toEqual([2, 1]);
-    expect(state.lineFiles).toHaveLength(2);
+    expect(opened).toHaveLength(2);
     expect(state.history.every((r) => jsonEqual(r.manifest, objects))).toBe(true);
-    await releaseBundleStep().run(state);
+    state.held.dispose();
+    for (const file of opened) expect(() => file.at(0)).toThrow();
   });
 });

@@ -7,7 +7,7 @@
  */
 import { OwnershipConflictError, describeObject, type DeleteOutcome } from '../applier/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
-import { CLUSTER_EXTENSION } from '../../shared/api/index.ts';
+import { CLUSTER_EXTENSION, type ClusterExtension } from '../../shared/api/index.ts';
 import type { EventRecorder, EventType } from '../../shared/kube/index.ts';
 import type { Release, ReleaseBundle } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
@@ -181,10 +181,12 @@ const MAX_REMEMBERED = 4096;
  * forgotten (it is recorded again on its next failure; the recorder's spam filter still applies).
  */
 export class NoteMemory {
+  /** By uid (a re-created extension starts over), or by name when there is none. */
   readonly #last = new Map<string, string>();
 
-  /** True when `note` differs from the one remembered for `key`, which it then replaces. */
-  changed(key: string, note: string): boolean {
+  /** True when `note` differs from the one remembered for the extension `ce`, which it then replaces. */
+  changed(ce: Pick<ClusterExtension, 'metadata'>, note: string): boolean {
+    const key = ce.metadata.uid || ce.metadata.name;
     if (this.#last.get(key) === note) return false;
     this.#last.delete(key);
     this.#last.set(key, note);
@@ -195,9 +197,9 @@ export class NoteMemory {
     return true;
   }
 
-  /** Forgets `key`'s note: the next failure is recorded whatever its text. */
-  forget(key: string): void {
-    this.#last.delete(key);
+  /** Forgets the note of `ce`: the next failure is recorded whatever its text. */
+  forget(ce: Pick<ClusterExtension, 'metadata'>): void {
+    this.#last.delete(ce.metadata.uid || ce.metadata.name);
   }
 }
 

@@ -1,21 +1,20 @@
 /**
  * What the steps of a ClusterExtension reconcile share besides their state (pipeline-state.ts):
- * how a failure is reported, the installer a step acts as, the release the reconcile wants and
- * whether it is already deployed, the drift watches' view of a release, the resolver's request,
- * and the CRD upgrade-safety check. The steps (steps*.ts, uninstall.ts) are peers: each imports
+ * how a failure is reported, what an earlier step set, the plan the render step makes, the
+ * drift watches' view of a release, the resolver's request, and the CRD upgrade-safety check. The steps (steps*.ts, uninstall.ts) are peers: each imports
  * what it shares from here, never from another step (lint rule `olmv1/step-peers`).
  */
 import { sameContent, type DesiredRelease } from '../applier/index.ts';
 import { checkCrdChanges, crdNames, formatCrdUpgradeError } from '../crdupgrade/index.ts';
+import type { ClusterExtension, ClusterExtensionSpec } from '../../shared/api/index.ts';
 import { TerminalError, errorMessage, findTerminal, wrapError } from '../../shared/errors/index.ts';
 import { goQuote } from '../../gocompat/gotext/index.ts';
 import { isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
-import { withManifestOf, type ReleaseBundle } from '../release/index.ts';
+import { withManifestOf, type ManifestHolder, type Release, type ReleaseBundle } from '../release/index.ts';
 import type { CatalogInput, ResolveInput } from '../resolve/index.ts';
-import { bundleProperties } from './bundle-source.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { Installer } from './installer.ts';
-import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
+import type { ExtensionFeatures, ExtensionState, Plan, Target } from './pipeline-state.ts';
 import { setProgressingError } from './status.ts';
 
 /** Reports `err` on Progressing and rethrows it. */
@@ -31,20 +30,32 @@ export function forBundle(bundle: ReleaseBundle, err: unknown): Error {
   return terminal === undefined ? new Error(message, { cause: err }) : new TerminalError(message, { reason: terminal.reason, cause: err });
 }
 
-/** The installer of a reconcile past validate, which stops the ones without one. */
-export function requireInstaller(state: ExtensionState): Installer {
-  if (state.installer === undefined) throw new Error('step without an installer: validate must run first');
-  return state.installer;
+/** The fields of the state that an earlier step sets and later ones need. */
+type StepOutput = 'installer' | 'installed' | 'target' | 'plan';
+
+/**
+ * `state[field]`, set by an earlier step (validate, installed, resolve, render): the one check
+ * of the pipeline's order, which throws (a bug, not a failure) when that step did not run.
+ */
+export function required<K extends StepOutput>(state: ExtensionState, field: K): NonNullable<ExtensionState[K]> {
+  const value = state[field];
+  if (value === undefined) throw new Error(`ClusterExtension step run without the state's ${field}: the step that sets it must run first`);
+  return value as NonNullable<ExtensionState[K]>;
 }
 
 /** Makes the drift watches follow the deployed release's objects. */
-export function trackDrift(drift: Pick<DriftTracker, 'track'>, state: ExtensionState, objects: readonly KubeObject[]): Promise<void> {
+export function trackDrift(
+  drift: Pick<DriftTracker, 'track'>,
+  state: ExtensionState,
+  installer: Installer,
+  objects: readonly KubeObject[],
+): Promise<void> {
   return drift.track(
     {
-      extension: state.name,
-      installNamespace: state.spec.namespace,
-      serviceAccount: requireInstaller(state).name,
-      serviceAccountNamespace: requireInstaller(state).namespace,
+      extension: state.ce.metadata.name,
+      installNamespace: state.ce.spec.namespace,
+      serviceAccount: installer.name,
+      serviceAccountNamespace: installer.namespace,
       objects,
     },
     state.signal,
@@ -57,7 +68,7 @@ export function trackDrift(drift: Pick<DriftTracker, 'track'>, state: ExtensionS
  * one resolution ahead of the reconcile asks (resolve-ahead.ts), so both resolve alike.
  */
 export function resolveInput(
-  src: ExtensionState['spec']['source']['catalog'],
+  src: ClusterExtensionSpec['source']['catalog'],
   installed: Pick<ReleaseBundle, 'name' | 'version' | 'release'> | undefined,
   inputs: CatalogInput[],
   features: Pick<ExtensionFeatures, 'bundleReleaseSupport'>,
@@ -73,32 +84,45 @@ export function resolveInput(
   };
 }
 
-/** The release the reconcile wants deployed (after render: its target and rendered objects). */
-export function desiredRelease(state: ExtensionState): DesiredRelease {
-  const target = state.target?.bundle;
-  if (target === undefined || state.rendered === undefined) throw new Error('apply step without rendered objects');
-  const properties = state.bundle === undefined ? (state.installed?.properties ?? []) : bundleProperties(state.bundle);
-  const config = state.bundle === undefined ? state.installed?.config : state.spec.config?.inline;
+/** What a release is made of besides its bundle: its objects, properties and config. */
+interface ReleaseContent {
+  objects: ManifestHolder;
+  properties: unknown[];
+  config?: Record<string, unknown> | undefined;
+  droppedFields?: { object: string; paths: string[] }[];
+}
+
+/** The content of a release record: re-applying it is Helm's unchanged state. */
+export function recordedContent(record: Release): ReleaseContent {
+  return { objects: record, properties: record.properties, config: record.config };
+}
+
+/** The release of `bundle` with `content` for the extension `ce`. */
+export function releaseOf(ce: ClusterExtension, bundle: ReleaseBundle, content: ReleaseContent): DesiredRelease {
   return withManifestOf(
     {
-      extension: state.name,
-      extensionUID: state.uid,
-      installNamespace: state.spec.namespace,
-      bundle: target,
-      properties,
-      ...(config === undefined ? {} : { config }),
-      ...(state.droppedFields === undefined ? {} : { droppedFields: state.droppedFields }),
+      extension: ce.metadata.name,
+      extensionUID: ce.metadata.uid ?? '',
+      installNamespace: ce.spec.namespace,
+      bundle,
+      properties: content.properties,
+      ...(content.config === undefined ? {} : { config: content.config }),
+      ...(content.droppedFields === undefined ? {} : { droppedFields: content.droppedFields }),
     },
-    state.rendered,
+    content.objects,
   );
 }
 
 /**
- * True when `desired` is what the newest revision already deployed (Helm's "unchanged" state):
- * the apply only repairs drift, so nothing new needs authorizing or checking.
+ * The plan of the steps after render (pipeline-state.ts): `target` with `content`, as the
+ * extension's installer, and whether the newest revision already deployed it (Helm's
+ * "unchanged": then the apply only repairs drift, and nothing new needs authorizing or checking).
  */
-export function releaseUnchanged(state: ExtensionState, desired: DesiredRelease): boolean {
-  return state.installed !== undefined && state.history[0] === state.installed && sameContent(state.installed, desired);
+export function makePlan(state: ExtensionState, target: Target, content: ReleaseContent): Plan {
+  const desired = releaseOf(state.ce, target.bundle, content);
+  const installed = state.installed;
+  const unchanged = installed !== undefined && state.history[0] === installed && sameContent(installed, desired);
+  return { target, desired, installer: required(state, 'installer'), unchanged };
 }
 
 const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } as const;

@@ -10,6 +10,7 @@ import type { CatalogPackage, ResolveInput } from '../resolve/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { applyStep, type ApplyPorts } from './steps-apply.ts';
+import { makePlan } from './step-support.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 
 const cm = (name: string): KubeObject =>
@@ -80,14 +81,13 @@ function depsFor(
 
 const applyBundle = async (ports: ApplyPorts, s: ExtensionState) => applyStep(ports).run(s);
 
-function stateFor(version: string, objects: KubeObject[], installed?: Release): ExtensionState {
+/** A reconcile after render: `objects` of bundle `version` (resolved with `request`) to apply over `installed`. */
+function stateFor(version: string, objects: KubeObject[], installed?: Release, request?: ResolveInput): ExtensionState {
   const bundle = { package: 'p', name: `p.v${version}`, version, image: `r/p:v${version}` };
-  return extensionState({
-    target: { bundle, fromCatalog: true },
-    rendered: { manifest: objects },
-    history: installed === undefined ? [] : [installed],
-    ...(installed === undefined ? {} : { installed }),
-  });
+  const state = extensionState({ history: installed === undefined ? [] : [installed], ...(installed === undefined ? {} : { installed }) });
+  const resolution = request === undefined ? {} : { resolution: { request, deprecation: null } };
+  state.plan = makePlan(state, { bundle, ...resolution }, { objects: { manifest: objects }, properties: [] });
+  return state;
 }
 
 function condition(s: ExtensionState, type: string): { status: string; reason: string; message: string } | undefined {
@@ -142,18 +142,18 @@ describe('apply step', () => {
     const cluster = fakeCluster();
     const store = new MemoryStore();
     const request = chainRequest(['1.0.0', '1.1.0', '1.2.0']);
-    const first = { ...stateFor('1.0.0', [cm('a')]), resolveRequest: request };
+    const first = stateFor('1.0.0', [cm('a')], undefined, request);
     expect(await applyBundle(depsFor(cluster, store), first)).toEqual({ requeue: true });
     expect(condition(first, 'Progressing')).toMatchObject({ reason: 'Succeeded', message: 'Desired state reached' });
     let [installed] = await store.history();
     // The same bundle again: nothing moved, nothing to walk.
-    expect(await applyBundle(depsFor(cluster, store), { ...stateFor('1.0.0', [cm('a')], installed), resolveRequest: request })).toBeUndefined();
-    expect(await applyBundle(depsFor(cluster, store), { ...stateFor('1.1.0', [cm('a')], installed), resolveRequest: request })).toEqual({
+    expect(await applyBundle(depsFor(cluster, store), stateFor('1.0.0', [cm('a')], installed, request))).toBeUndefined();
+    expect(await applyBundle(depsFor(cluster, store), stateFor('1.1.0', [cm('a')], installed, request))).toEqual({
       requeue: true,
     });
     [installed] = await store.history();
     // At the top of the range: no further reconcile.
-    expect(await applyBundle(depsFor(cluster, store), { ...stateFor('1.2.0', [cm('a')], installed), resolveRequest: request })).toBeUndefined();
+    expect(await applyBundle(depsFor(cluster, store), stateFor('1.2.0', [cm('a')], installed, request))).toBeUndefined();
   });
 
   it('repairs an unchanged release without reading objects the drift watches know are ours', async () => {

@@ -17,10 +17,10 @@ import { identityOf, manifestIdentities, manifestObjectsWhere, mapManifest, type
 import { staticKindScopes } from '../render/index.ts';
 import { deprecationConditions, resolve } from '../resolve/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
-import type { ExtensionState } from './pipeline-state.ts';
+import type { ExtensionState, Plan } from './pipeline-state.ts';
 import { preAuthorizationNote, recordApplyFailed, recordDeployed, recordDriftRepaired, recordPreAuthorizationFailed } from './recorded-events.ts';
 import { setDeprecation, setInstalledFrom, setProgressingRetrying, setProgressingSucceeded } from './status.ts';
-import { desiredRelease, fail, forBundle, releaseUnchanged, requireInstaller, trackDrift } from './step-support.ts';
+import { fail, forBundle, required, trackDrift } from './step-support.ts';
 
 /** What the preauthorize step uses: clients acting as the installer, and the Events recorder. */
 export interface PreauthorizePorts {
@@ -57,9 +57,9 @@ export function preauthorizeStep(ports: PreauthorizePorts): Step<ExtensionState>
 }
 
 async function preauthorize(ports: PreauthorizePorts, state: ExtensionState): Promise<StepOutcome> {
-  const desired = desiredRelease(state);
-  if (releaseUnchanged(state, desired)) return undefined;
-  const sa = requireInstaller(state);
+  const { desired, unchanged, installer: sa } = required(state, 'plan');
+  if (unchanged) return undefined;
+  const namespace = state.ce.spec.namespace;
   const installer = ports.scoped.forServiceAccount(sa.namespace, sa.name);
   // The old revision's CRDs only, its other objects never parsed (decision 0098).
   const oldCrds = state.installed === undefined ? [] : manifestObjectsWhere(state.installed, (o) => o.kind === 'CustomResourceDefinition');
@@ -74,7 +74,7 @@ async function preauthorize(ports: PreauthorizePorts, state: ExtensionState): Pr
       {
         objects,
         dropped: objectsToDelete(state.history, desired),
-        installNamespace: state.spec.namespace,
+        installNamespace: namespace,
         serviceAccountName: sa.name,
         bundleName: desired.bundle.name,
         mapper,
@@ -92,11 +92,11 @@ async function preauthorize(ports: PreauthorizePorts, state: ExtensionState): Pr
   setInstalledFrom(state.ce, state.installed);
   const message = forBundle(desired.bundle, new Error(formatMissingPermissions(missing))).message;
   setProgressingRetrying(state.ce, message);
-  const watchNamespace = state.spec.config?.inline['watchNamespace'];
+  const watchNamespace = state.ce.spec.config?.inline['watchNamespace'];
   const advice = missingPermissionsAdvice(missing, {
     bundleImage: desired.bundle.image,
     objects,
-    installNamespace: state.spec.namespace,
+    installNamespace: namespace,
     serviceAccountName: sa.name,
     ...(typeof watchNamespace === 'string' ? { watchNamespace } : {}),
   });
@@ -110,10 +110,10 @@ async function preauthorize(ports: PreauthorizePorts, state: ExtensionState): Pr
  * the resolution answered, asked again for the new installed bundle, in memory): the next hop
  * of a version range. Asked only after a move to another bundle from the catalogs.
  */
-function furtherHop(state: ExtensionState, deployed: Release): boolean {
+function furtherHop(state: ExtensionState, plan: Plan, deployed: Release): boolean {
   const moved = state.installed === undefined || state.installed.bundle.name !== deployed.bundle.name;
-  const request = state.resolveRequest;
-  if (!moved || state.target?.fromCatalog !== true || request === undefined) return false;
+  const request = plan.target.resolution?.request;
+  if (!moved || request === undefined) return false;
   const b = deployed.bundle;
   const next = resolve({ ...request, installed: { name: b.name, version: b.version, release: b.release ?? null } });
   return next.ok && next.value.bundle.name !== b.name;
@@ -132,14 +132,15 @@ export function applyStep(ports: ApplyPorts): Step<ExtensionState> {
 
 async function applyBundle(ports: ApplyPorts, state: ExtensionState): Promise<StepOutcome> {
   state.applied = true;
-  const desired = desiredRelease(state);
-  const sa = requireInstaller(state);
+  const plan = required(state, 'plan');
+  const { desired, installer: sa } = plan;
+  const name = state.ce.metadata.name;
   const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
   // The objects the new release drops are deleted by the apply: no drift to repair.
-  ports.drift.expectDeletes(state.name, objectsToDelete(state.history, desired));
+  ports.drift.expectDeletes(name, objectsToDelete(state.history, desired));
   let applied;
   try {
-    const knownUid = (obj: KubeObject): string | undefined => ports.drift.ownedUid(state.name, obj);
+    const knownUid = (obj: KubeObject): string | undefined => ports.drift.ownedUid(name, obj);
     applied = await applyRelease({ client, store: ports.releases, signal: state.signal, knownUid }, state.history, desired);
   } catch (err) {
     if (err instanceof OwnershipConflictError) {
@@ -151,20 +152,21 @@ async function applyBundle(ports: ApplyPorts, state: ExtensionState): Promise<St
     }
     recordApplyFailed(ports.events, state, desired.bundle, err);
     // What is deployed now (the failed apply may have recorded a failed revision), without its objects.
-    const deployed = await ports.releases.deployed(state.name, state.signal).catch(() => state.history.find((r) => r.status === 'deployed'));
+    const deployed = await ports.releases.deployed(name, state.signal).catch(() => state.history.find((r) => r.status === 'deployed'));
     setInstalledFrom(state.ce, deployed);
     fail(state, forBundle(desired.bundle, err));
   }
   setInstalledFrom(state.ce, applied.release);
   // Drift noticed before this apply is repaired by it (or superseded by a new revision).
-  const drifted = ports.drift.takeDrifted(state.name);
+  const drifted = ports.drift.takeDrifted(name);
   if (applied.changed) recordDeployed(ports.events, state, applied.release);
   else recordDriftRepaired(ports.events, state, drifted);
-  if (applied.changed) await trackDrift(ports.drift, state, manifestIdentities(applied.release));
-  if (state.target?.fromCatalog === true) {
+  if (applied.changed) await trackDrift(ports.drift, state, sa, manifestIdentities(applied.release));
+  const resolution = plan.target.resolution;
+  if (resolution !== undefined) {
     setDeprecation(
       state.ce,
-      deprecationConditions(applied.release.bundle.name, state.deprecation ?? null, true, state.spec.source.catalog.channels ?? []),
+      deprecationConditions(applied.release.bundle.name, resolution.deprecation, true, state.ce.spec.source.catalog.channels ?? []),
     );
   }
   // The installed bundle is kept applied while its catalogs cannot offer it: say why, and retry.
@@ -175,5 +177,5 @@ async function applyBundle(ports: ApplyPorts, state: ExtensionState): Promise<St
     { bundle: applied.release.bundle.name, version: applied.release.bundle.version, revision: applied.release.revision },
     'release deployed',
   );
-  return furtherHop(state, applied.release) ? { requeue: true } : undefined;
+  return furtherHop(state, plan, applied.release) ? { requeue: true } : undefined;
 }

@@ -34,8 +34,9 @@ export function healthStep(ports: HealthPorts): Step<ExtensionState> {
 function reportHealth(ports: HealthPorts, state: ExtensionState): StepOutcome {
   // Nothing deployed (status.install follows the deployed revision), or being deleted: no health to report.
   if (state.ce.status?.install === undefined || state.ce.metadata.deletionTimestamp !== undefined) return undefined;
-  const verdict = healthVerdict(ports.drift.health(state.name));
+  const name = state.ce.metadata.name;
+  const verdict = healthVerdict(ports.drift.health(name));
   setCondition(state.ce, HealthConditionType.Healthy, verdict.status, verdict.reason, verdict.message);
-  ports.gauge.set(state.name, verdict.status);
+  ports.gauge.set(name, verdict.status);
   return undefined;
 }

@@ -9,6 +9,7 @@ import type { Release, ReleaseBundle } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { policyStep } from './steps-policy.ts';
 import { createUpgradeNotices } from './upgrade-notices.ts';
+import { makePlan } from './step-support.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 
@@ -41,10 +42,8 @@ function stateFor(
     ce: { ...base.ce, metadata: { ...base.ce.metadata, ...(annotations === undefined ? {} : { annotations }) } },
     history: [release],
     installed: release,
-    target: { bundle: bundle(to), fromCatalog: true },
-    rendered: { manifest: objects },
   });
-  state.bundle = {} as NonNullable<ExtensionState['bundle']>;
+  state.plan = makePlan(state, { bundle: bundle(to) }, { objects: { manifest: objects }, properties: [] });
   return state;
 }
 
@@ -68,8 +67,8 @@ describe('policy step', () => {
     const objects = [role(['widgets', 'secrets'])];
     const s = stateFor(undefined, '2.0.0', objects);
     expect(await h.step.run(s)).toBeUndefined();
-    expect(s.target?.bundle.name).toBe('p.v2.0.0');
-    expect(s.rendered?.manifest).toBe(objects);
+    expect(s.plan?.desired.bundle.name).toBe('p.v2.0.0');
+    expect(s.plan?.desired.manifest).toBe(objects);
     expect(condition(s)).toBeUndefined();
     expect(await h.series()).toEqual([]);
   });
@@ -79,9 +78,9 @@ describe('policy step', () => {
     const installed = [role(['widgets']), configMap('old')];
     const s = stateFor({ [UPDATE_POLICY_ANNOTATION]: 'Manual' }, '1.1.0', [role(['widgets']), configMap('new')], installed);
     await h.step.run(s);
-    expect(s.target).toEqual({ bundle: bundle('1.0.0'), fromCatalog: true });
-    expect(s.rendered?.manifest).toBe(installed);
-    expect(s.bundle).toBeUndefined();
+    expect(s.plan?.target).toEqual({ bundle: bundle('1.0.0') });
+    expect(s.plan?.desired.bundle).toEqual(bundle('1.0.0'));
+    expect(s.plan?.desired.manifest).toBe(installed);
     expect(condition(s)).toMatchObject({ status: 'True', reason: 'ApprovalRequired' });
     expect(condition(s)?.message).toBe(
       'bundle "p.v1.1.0" version "1.1.0" is available (installed: bundle "p.v1.0.0" version "1.0.0") and waits for approval: ' +
@@ -100,7 +99,7 @@ describe('policy step', () => {
     await h.step.run(stateFor({ [UPDATE_POLICY_ANNOTATION]: 'Manual' }, '1.1.0', [role(['widgets'])]));
     const s = stateFor({ [UPDATE_POLICY_ANNOTATION]: 'Manual', [APPROVED_BUNDLE_ANNOTATION]: 'p.v1.1.0' }, '1.1.0', [role(['widgets'])]);
     await h.step.run(s);
-    expect(s.target?.bundle.name).toBe('p.v1.1.0');
+    expect(s.plan?.desired.bundle.name).toBe('p.v1.1.0');
     expect(condition(s)).toMatchObject({ status: 'False', reason: 'UpToDate', message: 'upgrading to bundle "p.v1.1.0" version "1.1.0" (approved)' });
     expect(await h.series()).toEqual([]);
   });
@@ -109,7 +108,7 @@ describe('policy step', () => {
     const h = harness();
     const s = stateFor({ [UPDATE_POLICY_ANNOTATION]: 'AutomaticPatch' }, '1.0.1', [role(['widgets', 'secrets'])]);
     await h.step.run(s);
-    expect(s.target?.bundle.name).toBe('p.v1.0.0');
+    expect(s.plan?.desired.bundle.name).toBe('p.v1.0.0');
     expect(condition(s)?.message).toMatch(/waits for approval: it grants more permissions: .*secrets/);
   });
 
@@ -117,7 +116,7 @@ describe('policy step', () => {
     const h = harness();
     const s = stateFor({ [UPDATE_POLICY_ANNOTATION]: 'AutomaticPatch' }, '1.0.1', [role(['widgets'])]);
     await h.step.run(s);
-    expect(s.target?.bundle.name).toBe('p.v1.0.1');
+    expect(s.plan?.desired.bundle.name).toBe('p.v1.0.1');
     expect(condition(s)?.message).toBe('upgrading to bundle "p.v1.0.1" version "1.0.1" (allowed by the update policy AutomaticPatch)');
   });
 
@@ -136,11 +135,10 @@ describe('policy step', () => {
     const h = harness();
     const s = extensionState({
       ce: { ...extensionState().ce, metadata: { name: 'ext', generation: 1, annotations: { [UPDATE_POLICY_ANNOTATION]: 'Manual' } } },
-      target: { bundle: bundle('1.0.0'), fromCatalog: true },
-      rendered: { manifest: [] },
     });
+    s.plan = makePlan(s, { bundle: bundle('1.0.0') }, { objects: { manifest: [] }, properties: [] });
     await h.step.run(s);
-    expect(s.target?.bundle.name).toBe('p.v1.0.0');
+    expect(s.plan.desired.bundle.name).toBe('p.v1.0.0');
     expect(condition(s)).toMatchObject({ status: 'False', reason: 'UpToDate' });
   });
 
@@ -167,7 +165,7 @@ describe('policy step', () => {
     await h.step.run(dropping);
     expect(condition(dropping)?.message).toContain('; CRD upgrade safety: unsafe changes to widgets.p.test, the upgrade would be refused. ');
     const unenforced = stateFor(manual, '2.0.0', [crd(['v1'], [])]);
-    unenforced.spec = { ...unenforced.spec, install: { preflight: { crdUpgradeSafety: { enforcement: 'None' } } } };
+    unenforced.ce.spec = { ...unenforced.ce.spec, install: { preflight: { crdUpgradeSafety: { enforcement: 'None' } } } };
     await h.step.run(unenforced);
     expect(condition(unenforced)?.message).toContain('; CRD upgrade safety: not enforced. ');
   });

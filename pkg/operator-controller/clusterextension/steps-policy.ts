@@ -19,14 +19,14 @@ import {
 } from '../../shared/api/index.ts';
 import { removeCondition, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
-import type { EventRecorder, KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
+import type { EventRecorder, ScopedClientFactory } from '../../shared/kube/index.ts';
 import type { ReleaseBundle } from '../release/index.ts';
 import { formatPermissionDelta, objectDiff, permissionDelta } from '../upgradeplan/index.ts';
 import { decideUpgrade, policySetting, type PolicySetting } from '../upgradepolicy/index.ts';
-import type { ExtensionState } from './pipeline-state.ts';
+import type { ExtensionState, Plan } from './pipeline-state.ts';
 import { recordUpgradeHeld } from './recorded-events.ts';
 import { setCondition } from './status.ts';
-import { requireInstaller, unsafeCrdChanges } from './step-support.ts';
+import { makePlan, recordedContent, required, unsafeCrdChanges } from './step-support.ts';
 import type { UpgradeNotices } from './upgrade-notices.ts';
 
 /** What the policy step uses: the held-upgrade notices (metric) and the Events recorder. */
@@ -43,46 +43,43 @@ export function policyStep(ports: PolicyPorts): Step<ExtensionState> {
 }
 
 async function applyPolicy(ports: PolicyPorts, state: ExtensionState): Promise<StepOutcome> {
+  const name = state.ce.metadata.name;
   const setting = policySetting(state.ce.metadata.annotations);
   const installed = state.installed;
-  const target = state.target?.bundle;
   if (!setting.reported) {
-    ports.upgrades.set(state.name, undefined);
+    ports.upgrades.set(name, undefined);
     removeUpgradeCondition(state.ce);
     return undefined;
   }
-  const rendered = state.rendered;
-  if (target === undefined || rendered === undefined) return undefined;
+  const plan = required(state, 'plan');
+  const target = plan.desired.bundle;
   // A first install is the administrator's own decision: not held.
   if (installed === undefined || target.name === installed.bundle.name) {
-    ports.upgrades.set(state.name, undefined);
+    ports.upgrades.set(name, undefined);
     setCondition(state.ce, UpgradeConditionType.UpgradeAvailable, 'False', UpgradeReason.UpToDate, upToDate(setting));
     return undefined;
   }
   // Opt-in (the annotation), and only for a move to another bundle: both releases' objects whole.
-  const delta = permissionDelta(installed.manifest, rendered.manifest);
+  const delta = permissionDelta(installed.manifest, plan.desired.manifest);
   const decision = decideUpgrade(setting, {
     from: installed.bundle,
     to: target,
     gainedPermissions: formatPermissionDelta({ gained: delta.gained, lost: [] }),
   });
   if (decision.proceed) {
-    ports.upgrades.set(state.name, undefined);
+    ports.upgrades.set(name, undefined);
     const why = decision.approved ? 'approved' : `allowed by the update policy ${setting.policy}`;
     setCondition(state.ce, UpgradeConditionType.UpgradeAvailable, 'False', UpgradeReason.UpToDate, `upgrading to ${bundleText(target)} (${why})`);
     return undefined;
   }
-  const diff = objectDiff(installed.manifest, rendered.manifest);
-  const crds = await crdVerdict(ports, state, rendered.manifest);
-  const message = heldMessage(state.name, installed.bundle, target, decision.reasons, diff, crds);
+  const diff = objectDiff(installed.manifest, plan.desired.manifest);
+  const crds = await crdVerdict(ports, state, plan);
+  const message = heldMessage(name, installed.bundle, target, decision.reasons, diff, crds);
   setCondition(state.ce, UpgradeConditionType.UpgradeAvailable, 'True', UpgradeReason.ApprovalRequired, message);
-  if (ports.upgrades.set(state.name, { from: installed.bundle.version, to: target.version })) recordUpgradeHeld(ports.events, state, message);
+  if (ports.upgrades.set(name, { from: installed.bundle.version, to: target.version })) recordUpgradeHeld(ports.events, state, message);
   state.log.info({ from: installed.bundle.name, to: target.name, policy: setting.policy }, 'upgrade held for approval');
   // The installed release stays the target: the rest of the reconcile re-applies its record.
-  state.target = { bundle: installed.bundle, fromCatalog: state.target?.fromCatalog ?? false };
-  delete state.bundle;
-  delete state.droppedFields;
-  state.rendered = installed;
+  state.plan = makePlan(state, { ...plan.target, bundle: installed.bundle }, recordedContent(installed));
   return undefined;
 }
 
@@ -119,10 +116,11 @@ function heldMessage(
  * What the CRD upgrade-safety preflight would say of the held bundle's CRDs, in a few words
  * (the plan and, once approved, the Progressing condition give the details).
  */
-async function crdVerdict(ports: PolicyPorts, state: ExtensionState, objects: readonly KubeObject[]): Promise<string> {
+async function crdVerdict(ports: PolicyPorts, state: ExtensionState, plan: Plan): Promise<string> {
+  const objects = plan.desired.manifest;
   if (!objects.some((o) => o.kind === 'CustomResourceDefinition')) return 'CRD upgrade safety: no CRDs';
-  if (state.spec.install?.preflight?.crdUpgradeSafety.enforcement === CrdUpgradeSafetyEnforcement.None) return 'CRD upgrade safety: not enforced';
-  const sa = requireInstaller(state);
+  if (state.ce.spec.install?.preflight?.crdUpgradeSafety.enforcement === CrdUpgradeSafetyEnforcement.None) return 'CRD upgrade safety: not enforced';
+  const sa = plan.installer;
   try {
     const unsafe = await unsafeCrdChanges(ports.scoped.forServiceAccount(sa.namespace, sa.name), objects, state.signal);
     if (unsafe.length === 0) return 'CRD upgrade safety: safe';

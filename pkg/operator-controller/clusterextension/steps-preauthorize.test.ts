@@ -9,8 +9,9 @@ import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 import { recordingEvents, withRulesReviews } from '../../../test/support/extension-ports.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
-import { withManifestLines, type Release } from '../release/index.ts';
+import { withManifestLines, type ManifestHolder, type Release } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
+import { makePlan } from './step-support.ts';
 import { preauthorizeStep, type PreauthorizePorts } from './steps-apply.ts';
 
 const BUNDLE = { package: 'p', name: 'p.v2.0.0', version: '2.0.0', image: 'registry.example/p-bundle:v2.0.0' };
@@ -26,8 +27,12 @@ function harness(granted: 'all' | 'none' | Error) {
   return { run, reviews, events };
 }
 
-const stateWith = (o: Partial<ExtensionState> = {}): ExtensionState =>
-  extensionState({ target: { bundle: BUNDLE, fromCatalog: true }, rendered: { manifest: OBJECTS }, ...o });
+/** A reconcile after render: `objects` of BUNDLE to apply, with `o`'s state fields. */
+function stateWith(o: Partial<ExtensionState> = {}, objects: ManifestHolder = { manifest: OBJECTS }): ExtensionState {
+  const s = extensionState(o);
+  s.plan = makePlan(s, { bundle: BUNDLE }, { objects, properties: [] });
+  return s;
+}
 
 function condition(s: ExtensionState, type: string) {
   return s.ce.status?.conditions?.find((c) => c.type === type);
@@ -139,7 +144,7 @@ describe('preauthorize step', () => {
       ),
     ]) {
       const h = harness('none');
-      const s = stateWith({ rendered });
+      const s = stateWith({}, rendered);
       expect(await h.run(s)).toBe(POLL);
       messages.push(condition(s, 'Progressing')?.message);
       notes.push(h.events);
@@ -155,7 +160,8 @@ describe('preauthorize step', () => {
       objects.map((o) => JSON.stringify(o)),
       'the rendering',
     );
-    await harness('none').run(stateWith({ rendered: lines }));
-    expect(Object.getOwnPropertyDescriptor(lines, 'manifest')?.get).toBeDefined();
+    const s = stateWith({}, lines);
+    await harness('none').run(s);
+    expect(Object.getOwnPropertyDescriptor(s.plan?.desired, 'manifest')?.get).toBeDefined();
   });
 });

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, type EventRecorder, type KubeClient, type KubeObject, type ObjectRef } from '../../shared/kube/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
+import { makePlan } from './step-support.ts';
 import { preflightStep, type PreflightPorts } from './steps-preflight.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
@@ -43,11 +44,10 @@ function depsWith(cluster: Record<string, KubeObject | Error>, reads: string[], 
 const preflight = async (ports: PreflightPorts, state: ExtensionState) => preflightStep(ports).run(state);
 
 function stateWith(objects: KubeObject[], install?: object): ExtensionState {
-  return extensionState({
-    ...(install === undefined ? {} : { spec: { install } }),
-    target: { bundle: { package: 'p', name: 'p.v2.0.0', version: '2.0.0', image: 'img' }, fromCatalog: true },
-    rendered: { manifest: objects },
-  });
+  const s = extensionState(install === undefined ? {} : { spec: { install } });
+  const bundle = { package: 'p', name: 'p.v2.0.0', version: '2.0.0', image: 'img' };
+  s.plan = makePlan(s, { bundle }, { objects: { manifest: objects }, properties: [] });
+  return s;
 }
 
 function progressing(state: ExtensionState): unknown {

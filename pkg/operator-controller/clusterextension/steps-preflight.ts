@@ -14,7 +14,7 @@ import { manifestObjectsWhere } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordPreflightFailed } from './recorded-events.ts';
 import { setInstalledFrom } from './status.ts';
-import { desiredRelease, fail, forBundle, releaseUnchanged, requireInstaller, unsafeCrdChanges, type UnsafeCrd } from './step-support.ts';
+import { fail, forBundle, required, unsafeCrdChanges, type UnsafeCrd } from './step-support.ts';
 
 /** What the preflight step uses: clients acting as the installer (to read the installed CRDs), and the Events recorder. */
 export interface PreflightPorts {
@@ -33,10 +33,9 @@ export function preflightStep(ports: PreflightPorts): Step<ExtensionState> {
 }
 
 async function preflight(ports: PreflightPorts, state: ExtensionState): Promise<StepOutcome> {
-  if (state.spec.install?.preflight?.crdUpgradeSafety.enforcement === CrdUpgradeSafetyEnforcement.None) return undefined;
-  const desired = desiredRelease(state);
-  if (releaseUnchanged(state, desired)) return undefined;
-  const sa = requireInstaller(state);
+  if (state.ce.spec.install?.preflight?.crdUpgradeSafety.enforcement === CrdUpgradeSafetyEnforcement.None) return undefined;
+  const { desired, unchanged, installer: sa } = required(state, 'plan');
+  if (unchanged) return undefined;
   const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
   let unsafe: UnsafeCrd[];
   try {

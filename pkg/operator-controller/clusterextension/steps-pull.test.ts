@@ -13,9 +13,8 @@ import { LineStore } from '../../shared/lines/index.ts';
 import { manifestIdentities, type Release, type ReleaseBundle } from '../release/index.ts';
 import { BundleBudget } from './bundle-budget.ts';
 import { BundlePulls } from './bundle-pulls.ts';
-import type { FetchedBundle } from './bundle-source.ts';
+import { bundleProperties, type FetchedBundle } from './bundle-source.ts';
 import type { ExtensionState } from './pipeline-state.ts';
-import { releaseBundleStep } from './reconciler.ts';
 import { pullStep, renderStep, type PullPorts, type RenderPorts } from './steps-pull.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import { recordingEvents } from '../../../test/support/extension-ports.ts';
@@ -84,7 +83,7 @@ function state(target: ReleaseBundle, installed: Release | undefined, config?: R
   return extensionState({
     ...(config === undefined ? {} : { spec: { config: { configType: 'Inline', inline: config } } }),
     ...(installed === undefined ? {} : { installed, history: [installed] }),
-    target: { bundle: target, fromCatalog: true },
+    target: { bundle: target },
   });
 }
 
@@ -93,21 +92,18 @@ function progressing(s: ExtensionState): { status: string; reason: string; messa
 }
 
 describe('pull step', () => {
-  it('keeps the bundle lease on the state until the reconcile ends (releaseBundleStep, an always step)', async () => {
+  it("holds the bundle lease until the reconcile ends (the state's held stack, disposed by the StepReconciler)", async () => {
     const budget = new BundleBudget(100);
     const lease = await budget.acquire(60);
     const s = state(V2, undefined);
     const deps = { pulls: { get: () => Promise.resolve({ state: 'done' as const, fetched: { ...bundleOf('registry.example/p:v2'), lease } }) } };
     expect(await pullBundle(deps, s)).toBeUndefined();
-    expect(s.bundleLease).toBe(lease);
     expect(budget.held).toBe(60);
-    expect(releaseBundleStep().always).toBe(true);
-    await releaseBundleStep().run(s);
+    s.held.dispose();
     expect(budget.held).toBe(0);
-    await releaseBundleStep().run(state(V2, undefined)); // a reconcile without a bundle holds nothing
   });
 
-  it("keeps a bundle's line file on the state and closes it when the reconcile ends", async () => {
+  it("keeps a bundle's line file open until the reconcile ends, then closes it", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pull-lines-'));
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
     const lines = LineStore.file(dir);
@@ -118,10 +114,9 @@ describe('pull step', () => {
       pulls: { get: () => Promise.resolve({ state: 'done' as const, fetched: { ...fetched, bundle: { ...fetched.bundle, otherLines: lines } } }) },
     };
     expect(await pullBundle(deps, s)).toBeUndefined();
-    expect(s.lineFiles).toEqual([lines]);
-    await releaseBundleStep().run(s);
+    expect(lines.at(0)).toContain('ConfigMap');
+    s.held.dispose();
     expect(() => lines.at(0)).toThrow('line store: read or written after close');
-    expect(s.lineFiles).toEqual([]);
   });
 
   it('installed bundle, cached: renders the cached bundle', async () => {
@@ -142,7 +137,7 @@ describe('pull step', () => {
     expect(s.target?.bundle).toEqual(V1);
     expect(progressing(s)).toBeUndefined();
     await renderBundle(s);
-    expect(s.rendered?.manifest).toEqual(MANIFEST);
+    expect(s.plan?.desired.manifest).toEqual(MANIFEST);
     // The pull of the installed digest runs in the background.
     expect(h.fetches).toEqual([DIGEST_REF]);
   });
@@ -226,7 +221,7 @@ describe('pull step', () => {
     expect(s.target?.bundle).toEqual(V1);
     expect(s.resolutionError?.message).toBe('error for resolved bundle "p.v1.0.0" with version "1.0.0": connect ECONNREFUSED');
     await renderBundle(s);
-    expect(s.rendered?.manifest).toEqual(MANIFEST);
+    expect(s.plan?.desired.manifest).toEqual(MANIFEST);
   });
 });
 
@@ -242,7 +237,7 @@ describe('render step', () => {
     const bundle = testBundle({ spec: { installModes: installModes('OwnNamespace') } });
     const upstream = 'invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing';
     for (let i = 0; i < 2; i++) {
-      const s = extensionState({ target: { bundle: V1, fromCatalog: true }, bundle, spec: { namespace: 'ns' } });
+      const s = extensionState({ target: { bundle: V1 }, bundle, spec: { namespace: 'ns' } });
       await expect(step.run(s)).rejects.toThrow(upstream);
       expect(s.ce.status?.conditions?.find((c) => c.type === 'Progressing')).toMatchObject({
         status: 'False',
@@ -258,7 +253,7 @@ describe('render step', () => {
   it('holds the rendering as one JSON line per labelled object, parsed by nobody until read (decision 0098)', async () => {
     const parsed = parseBundle(await readBundleDir(fileURLToPath(new URL('../../../test/fixtures/bundles/multi-crd', import.meta.url))));
     if (!parsed.ok) throw new Error(parsed.error);
-    const s = extensionState({ target: { bundle: V1, fromCatalog: true }, bundle: parsed.value, spec: { namespace: 'ns' } });
+    const s = extensionState({ target: { bundle: V1 }, bundle: parsed.value, spec: { namespace: 'ns' } });
     const asked: string[] = [];
     const ports = {
       // No schema published: nothing is pruned.
@@ -267,7 +262,7 @@ describe('render step', () => {
       events: recordingEvents([]),
     } satisfies RenderPorts;
     expect(await renderStep(ports).run(s)).toBeUndefined();
-    const rendered = s.rendered;
+    const rendered = s.plan?.desired;
     if (rendered === undefined) throw new Error('nothing rendered');
     expect(Object.getOwnPropertyDescriptor(rendered, 'manifest')?.get).toBeDefined();
     const ids = manifestIdentities(rendered).map((o) => `${o.kind} ${o.metadata.name ?? ''}`);
@@ -277,9 +272,9 @@ describe('render step', () => {
     expect(Object.getOwnPropertyDescriptor(rendered, 'manifest')?.get).toBeDefined();
     // Read whole, the objects carry the owner labels, as the apply sends them.
     for (const obj of rendered.manifest) expect(obj.metadata.labels?.['olm.operatorframework.io/owner-name']).toBe('ext');
-    // The parsed manifests were let go of: only the CSV stays, for the record's properties.
-    expect(s.bundle?.others).toEqual([]);
-    expect(s.bundle?.crds).toEqual([]);
+    // The parsed bundle was let go of (its CSV's properties are the release's).
+    expect(s.bundle).toBeUndefined();
+    expect(rendered.properties).toEqual(bundleProperties(parsed.value));
   });
 
   it('renders a bundle whose other objects were kept as lines exactly as one parsed whole, for every fixture bundle', async () => {
@@ -303,7 +298,7 @@ describe('render step', () => {
         const parsed = parseBundle(await readBundleDir(`${root}${dir}`), { consume: true, othersAsLines });
         if (!parsed.ok) throw new Error(`${dir}: ${parsed.error}`);
         if (othersAsLines !== false) expect(parsed.value.otherLines?.length).toBe(parsed.value.others.length);
-        const s = extensionState({ target: { bundle: V1, fromCatalog: true }, bundle: parsed.value, spec: { namespace: 'ns' } });
+        const s = extensionState({ target: { bundle: V1 }, bundle: parsed.value, spec: { namespace: 'ns' } });
         let error: string | undefined;
         try {
           await renderStep(ports).run(s);
@@ -312,7 +307,7 @@ describe('render step', () => {
         }
         // A bundle whose lines are in a file is rendered into a file too.
         if (othersAsLines instanceof LineStore && error === undefined) expect(sibling).toHaveBeenCalledTimes(++files);
-        outputs.push({ text: s.rendered?.manifest.map((o) => JSON.stringify(o)).join('\n'), error });
+        outputs.push({ text: s.plan?.desired.manifest.map((o) => JSON.stringify(o)).join('\n'), error });
       }
       expect(outputs[1], dir).toEqual(outputs[0]);
       expect(outputs[2], dir).toEqual(outputs[0]);

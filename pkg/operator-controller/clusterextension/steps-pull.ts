@@ -12,10 +12,11 @@ import { takeOtherObject } from '../bundle/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
 import { render, renderFailureToError, watchNamespaceHint } from '../render/index.ts';
 import type { BundlePullScheduler } from './bundle-pulls.ts';
+import { bundleProperties } from './bundle-source.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 import { NoteMemory, recordWatchNamespaceRequired } from './recorded-events.ts';
 import { setInstalledFrom, setProgressingRetrying } from './status.ts';
-import { fail, forBundle } from './step-support.ts';
+import { fail, forBundle, makePlan, recordedContent, required } from './step-support.ts';
 
 /** What the pull step uses: the bundle pulls (from the cache, or in the background). */
 export interface PullPorts {
@@ -31,10 +32,9 @@ export interface RenderPorts {
 }
 
 /** True when the target is the installed bundle (same name and version). */
-function unchanged(state: ExtensionState): boolean {
+function unchanged(state: ExtensionState, target: ReleaseBundle): boolean {
   const i = state.installed?.bundle;
-  const t = state.target?.bundle;
-  return i !== undefined && t !== undefined && i.name === t.name && i.version === t.version;
+  return i !== undefined && i.name === target.name && i.version === target.version;
 }
 
 /**
@@ -63,30 +63,31 @@ export function pullStep(ports: PullPorts): Step<ExtensionState> {
 }
 
 async function pullBundle(ports: PullPorts, state: ExtensionState): Promise<StepOutcome> {
-  const target = state.target?.bundle;
-  if (target === undefined) throw new Error('pull step without a target bundle');
-  const installed = unchanged(state) ? state.installed : undefined;
+  const resolved = required(state, 'target');
+  const target = resolved.bundle;
+  const installed = unchanged(state, target) ? state.installed : undefined;
   // The deployed revision's digest when the target is that bundle: restarts and catalog
   // outages pull exactly what is installed, wherever its tag points now.
   const ref = installed?.bundle.digestRef ?? target.image;
   // The record holds exactly what a render would give (same bundle, same configuration), so a
   // drift repair need not wait for a registry.
-  const recordFits = installed !== undefined && jsonEqual(state.spec.config?.inline, installed.config);
-  const pulled = await ports.pulls.get(state.name, ref, { signal: state.signal, ...(recordFits ? { waitMs: 0 } : {}) });
+  const recordFits = installed !== undefined && jsonEqual(state.ce.spec.config?.inline, installed.config);
+  const pulled = await ports.pulls.get(state.ce.metadata.name, ref, { signal: state.signal, ...(recordFits ? { waitMs: 0 } : {}) });
   if (pulled.state === 'done') {
     state.bundle = pulled.fetched.bundle;
     const kept = state.bundle.otherLines;
-    if (kept instanceof LineStore) (state.lineFiles ??= []).push(kept);
-    // Held until the reconcile ends (releaseBundleStep), through render and apply.
-    if (pulled.fetched.lease !== undefined) state.bundleLease = pulled.fetched.lease;
-    state.target = { ...(state.target ?? { fromCatalog: false }), bundle: { ...target, digestRef: pulled.fetched.digestRef } };
+    if (kept instanceof LineStore) state.held.defer(() => kept.close());
+    // Held until the reconcile ends (the state's `held`), through render and apply.
+    const lease = pulled.fetched.lease;
+    if (lease !== undefined) state.held.defer(() => lease.release());
+    state.target = { ...resolved, bundle: { ...target, digestRef: pulled.fetched.digestRef } };
     state.log.debug({ image: ref, digestRef: pulled.fetched.digestRef, fromCache: pulled.fetched.fromCache }, 'bundle ready');
     return undefined;
   }
   if (installed !== undefined && (recordFits || pulled.state === 'failed')) {
     // The release record stands in for the image: its bundle (with the digest pulled at
     // install), manifest and config, so the apply re-applies it without a new revision.
-    state.target = { ...(state.target ?? { fromCatalog: false }), bundle: installed.bundle };
+    state.target = { ...resolved, bundle: installed.bundle };
     if (pulled.state === 'pending') {
       state.log.debug({ image: ref, since: pulled.startedAt }, 'installed bundle not cached, re-applying its release record while it is pulled');
       return undefined;
@@ -117,16 +118,19 @@ export function renderStep(ports: RenderPorts): Step<ExtensionState> {
 }
 
 async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: ExtensionState): Promise<StepOutcome> {
-  const target = state.target?.bundle;
-  if (target === undefined) throw new Error('render step without a target bundle');
+  const target = required(state, 'target');
+  const name = state.ce.metadata.name;
+  const namespace = state.ce.spec.namespace;
   if (state.bundle === undefined) {
-    state.rendered = state.installed ?? { manifest: [] };
+    // The installed release's record stands in for the image (the pull step).
+    state.plan = makePlan(state, target, recordedContent(required(state, 'installed')));
     return undefined;
   }
   const f = ports.features;
+  const config = state.ce.spec.config?.inline;
   const rendered = render(state.bundle, {
-    installNamespace: state.spec.namespace,
-    ...(state.spec.config === undefined ? {} : { config: state.spec.config.inline }),
+    installNamespace: namespace,
+    ...(config === undefined ? {} : { config }),
     ...(f.certProvider === undefined ? {} : { certProvider: f.certProvider }),
     webhookSupport: f.webhookSupport,
     singleOwnNamespaceSupport: f.singleOwnNamespaceSupport,
@@ -136,27 +140,28 @@ async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: Ext
     setInstalledFrom(state.ce, state.installed);
     // The condition: upstream's text exactly. How to set spec.config.inline.watchNamespace, when
     // that is what is missing, goes to a WatchNamespaceRequired Event after it, once per change.
-    const hint = watchNamespaceHint(rendered.error, state.bundle, state.spec.namespace, 'cluster-extension');
+    const hint = watchNamespaceHint(rendered.error, state.bundle, namespace, 'cluster-extension');
     const note = hint === undefined ? undefined : `${rendered.error.message}\n${hint.slice(1, -1)}`;
-    if (note !== undefined && reported.changed(state.uid || state.name, note)) recordWatchNamespaceRequired(ports.events, state, note);
-    fail(state, forBundle(target, renderFailureToError(rendered.error)));
+    if (note !== undefined && reported.changed(state.ce, note)) recordWatchNamespaceRequired(ports.events, state, note);
+    fail(state, forBundle(target.bundle, renderFailureToError(rendered.error)));
   }
-  reported.changed(state.uid || state.name, '');
+  reported.changed(state.ce, '');
   // Each pruned object becomes its line at once: the rendering is held as text, a third of its
   // size as objects, and the apply parses one object at a time (decision 0098).
   const otherLines = state.bundle.otherLines;
   // Where the bundle's lines are (a file for a bundle near the caps, bundle-source.ts), so is
   // its rendering.
   const file = otherLines instanceof LineStore ? otherLines.sibling() : undefined;
-  if (file !== undefined) (state.lineFiles ??= []).push(file);
+  if (file !== undefined) state.held.defer(() => file.close());
   const lines: string[] | LineStore = file ?? [];
   const dropped: { object: string; paths: string[] }[] = [];
-  const labelled: (KubeObject | undefined)[] = withOwnerLabels(rendered.value, state.name);
-  // Only the CSV is read after this (the release record's properties, step-support.ts), and
-  // the rendered objects share the parsed manifests: let go of them, so that each can be
-  // collected once its pruned copy is made, rather than holding the bundle twice (decision 0098).
+  const labelled: (KubeObject | undefined)[] = withOwnerLabels(rendered.value, name);
+  // Only the CSV's properties are read after this (the release's), and the rendered objects
+  // share the parsed manifests: let go of them, so that each can be collected once its pruned
+  // copy is made, rather than holding the bundle twice (decision 0098).
   rendered.value.length = 0;
-  state.bundle = { packageName: state.bundle.packageName, csv: state.bundle.csv, crds: [], others: [] };
+  const properties = bundleProperties(state.bundle);
+  delete state.bundle;
   for (let i = 0; i < labelled.length; i++) {
     const rendering = labelled[i];
     if (rendering === undefined) continue;
@@ -168,7 +173,7 @@ async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: Ext
       schema = await ports.schemas.schemaFor(obj.apiVersion, obj.kind, state.signal);
     } catch (err) {
       setInstalledFrom(state.ce, state.installed);
-      fail(state, forBundle(target, wrapError('error reading the API schema', err)));
+      fail(state, forBundle(target.bundle, wrapError('error reading the API schema', err)));
     }
     const pruned = pruneUnknownFields(obj, schema);
     lines.push(JSON.stringify(pruned.object));
@@ -179,7 +184,7 @@ async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: Ext
   if (otherLines !== undefined && otherLines.left > 0) throw new Error('render step: bundle objects kept as lines were not all rendered');
   // Every line was taken: a file's descriptor and space go now rather than at the reconcile's end.
   if (otherLines instanceof LineStore) otherLines.close();
-  state.rendered = withManifestLines({}, lines, `the rendering of bundle ${JSON.stringify(target.name)}`);
-  state.droppedFields = dropped;
+  const objects = withManifestLines({}, lines, `the rendering of bundle ${JSON.stringify(target.bundle.name)}`);
+  state.plan = makePlan(state, target, { objects, properties, config, droppedFields: dropped });
   return undefined;
 }

@@ -27,13 +27,14 @@
  * an unchanged extension (server-side applies that change nothing write nothing), at the pace
  * of the stopped reconciles: their backoff, pull ends and drift events.
  */
-import { applyRelease, type DesiredRelease } from '../applier/index.ts';
+import { applyRelease } from '../applier/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder, KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
-import { withManifestOf, type Release, type ReleaseStore } from '../release/index.ts';
+import type { ReleaseStore } from '../release/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordApplyFailed, recordDriftRepaired } from './recorded-events.ts';
+import { recordedContent, releaseOf } from './step-support.ts';
 
 /**
  * What the repair step uses: as the apply step, without the drift watches' expected deletes,
@@ -61,10 +62,12 @@ async function repairDeployed(ports: RepairPorts, state: ExtensionState): Promis
   if (state.applied === true || installed === undefined || sa === undefined) return undefined;
   if (state.signal.aborted || state.ce.metadata.deletionTimestamp !== undefined) return undefined;
   if (state.history[0] !== installed) return undefined;
+  const name = state.ce.metadata.name;
   const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
-  const knownUid = (obj: KubeObject): string | undefined => ports.drift.ownedUid(state.name, obj);
+  const knownUid = (obj: KubeObject): string | undefined => ports.drift.ownedUid(name, obj);
+  const deployed = releaseOf(state.ce, installed.bundle, recordedContent(installed));
   try {
-    const applied = await applyRelease({ client, store: ports.releases, signal: state.signal, knownUid }, state.history, recorded(state, installed));
+    const applied = await applyRelease({ client, store: ports.releases, signal: state.signal, knownUid }, state.history, deployed);
     // Unreachable for a deployed newest record (sameContent holds by construction); kept loud.
     if (applied.changed) state.log.warn({ revision: applied.release.revision }, 'drift repair recorded a new revision');
   } catch (err) {
@@ -74,22 +77,7 @@ async function repairDeployed(ports: RepairPorts, state: ExtensionState): Promis
     recordApplyFailed(ports.events, state, installed.bundle, err);
     return undefined;
   }
-  recordDriftRepaired(ports.events, state, ports.drift.takeDrifted(state.name));
+  recordDriftRepaired(ports.events, state, ports.drift.takeDrifted(name));
   state.log.debug({ bundle: installed.bundle.name, revision: installed.revision }, 'deployed release re-applied while the reconcile stopped');
   return undefined;
-}
-
-/** The deployed release as it is recorded (bundle with its digest, configuration, manifest): applying it is Helm's unchanged state. */
-function recorded(state: ExtensionState, installed: Release): DesiredRelease {
-  return withManifestOf(
-    {
-      extension: state.name,
-      extensionUID: state.uid,
-      installNamespace: state.spec.namespace,
-      bundle: installed.bundle,
-      properties: installed.properties,
-      ...(installed.config === undefined ? {} : { config: installed.config }),
-    },
-    installed,
-  );
 }

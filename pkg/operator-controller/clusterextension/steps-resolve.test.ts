@@ -11,7 +11,6 @@ import { createReleaseStore, type HistoryOptions, type Release } from '../releas
 import type { CatalogSource } from './catalogs.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { BundleBudget } from './bundle-budget.ts';
-import { releaseBundleStep } from './reconciler.ts';
 import { installedStep, resolveStep, type InstalledPorts, type ResolvePorts } from './steps.ts';
 
 const V1 = { package: 'p', name: 'p.v1.0.0', version: '1.0.0', image: 'registry.example/p-bundle:v1.0.0' };
@@ -61,18 +60,18 @@ describe('installed step', () => {
     const first = extensionState();
     await installedStep(ports).run(first);
     expect(budget.held).toBe(70);
-    expect(first.recordLease?.bytes).toBe(70);
     // A second reconcile's records do not fit beside the first's: it waits, reading nothing.
     const second = extensionState();
     const reading = installedStep(ports).run(second);
     await new Promise((resolve) => setImmediate(resolve));
     expect(budget.waiting).toBe(1);
     expect(sizes).toEqual([70]);
-    await releaseBundleStep().run(first);
+    // The first reconcile ends (the StepReconciler disposes what it held).
+    first.held.dispose();
     await reading;
     expect(sizes).toEqual([70, 70]);
     expect(second.installed?.revision).toBe(1);
-    await releaseBundleStep().run(second);
+    second.held.dispose();
     expect(budget.held).toBe(0);
   });
 
@@ -126,7 +125,7 @@ describe('resolve step', () => {
     expect(await resolveWith(catalog, s)).toBeUndefined();
     expect(s.target).toEqual({
       bundle: { package: 'p', name: 'p.v1.1.0', version: '1.1.0', image: 'registry.example/p-bundle:v1.1.0' },
-      fromCatalog: true,
+      resolution: { request: expect.objectContaining({ packageName: 'p', installed: null }), deprecation: null },
     });
     expect(s.ce.status?.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual([
       'Deprecated=False',
@@ -141,7 +140,7 @@ describe('resolve step', () => {
     const s = extensionState({ installed: deployed(), history: [deployed()] });
     await resolveWith(catalog, s);
     expect(s.target?.bundle.name).toBe('p.v1.1.0');
-    expect(s.resolveRequest?.installed).toEqual({ name: 'p.v1.0.0', version: '1.0.0', release: null });
+    expect(s.target?.resolution?.request.installed).toEqual({ name: 'p.v1.0.0', version: '1.0.0', release: null });
   });
 
   it("nothing installed and no such version: fails with upstream's message, Installed False, Progressing Retrying, the hints in a Warning Event", async () => {
@@ -207,7 +206,7 @@ describe('resolve step', () => {
     const s = extensionState({ installed: deployed(), history: [deployed()] });
     const events: string[] = [];
     await resolveWith(catalogSource(chainedPackage('p', ['1.0.0']), {}), s, events);
-    expect(s.target).toEqual({ bundle: V1, fromCatalog: false });
+    expect(s.target).toEqual({ bundle: V1 });
     expect(s.resolutionError).toBeUndefined();
     expect(events).toEqual([]);
   });
@@ -216,7 +215,7 @@ describe('resolve step', () => {
     const s = extensionState({ installed: deployed(), history: [deployed()] });
     const events: string[] = [];
     await resolveWith(catalogSource(chainedPackage('p', ['1.0.0']), { c: { serving: 'False' } }), s, events);
-    expect(s.target).toEqual({ bundle: V1, fromCatalog: false });
+    expect(s.target).toEqual({ bundle: V1 });
     expect(s.resolutionError?.message).toMatch(/catalog "c"/);
     expect(events).toEqual([`Warning ResolutionFailed: ${s.resolutionError?.message ?? ''}`]);
   });

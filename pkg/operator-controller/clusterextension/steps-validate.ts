@@ -40,29 +40,29 @@ export function validateStep(ports: ValidatePorts): Step<ExtensionState> {
 
 async function validate(ports: ValidatePorts, reported: NoteMemory, state: ExtensionState): Promise<StepOutcome> {
   // Admitted before the CRD refused such names: it can never have a release; say so, once.
-  if (!isReleaseName(state.name)) {
-    const message = `${VALIDATION_PREFIX}invalid ClusterExtension name ${JSON.stringify(state.name)}: ${RELEASE_NAME_MESSAGE}; create it again under a valid name (deleting this one removes nothing but it)`;
+  const name = state.ce.metadata.name;
+  if (!isReleaseName(name)) {
+    const message = `${VALIDATION_PREFIX}invalid ClusterExtension name ${JSON.stringify(name)}: ${RELEASE_NAME_MESSAGE}; create it again under a valid name (deleting this one removes nothing but it)`;
     setInstalledUnknown(state.ce, message, false);
     fail(state, new TerminalError(message, { reason: 'Blocked' }));
   }
   const installer = state.installer;
   if (installer === undefined) {
     // Only a new deployment of operator-controller or a spec change can end this: no polling.
-    const message = VALIDATION_PREFIX + noInstallerMessage(state.spec.namespace);
+    const message = VALIDATION_PREFIX + noInstallerMessage(state.ce.spec.namespace);
     setInstalledUnknown(state.ce, message, false);
     setProgressingBlocked(state.ce, message);
     return {};
   }
   const problem = installer.isDefault ? await defaultInstallerProblem(ports, state, installer) : await serviceAccountProblem(ports, state, installer);
   if (problem === undefined) {
-    reported.changed(state.uid || state.name, '');
+    reported.changed(state.ce, '');
     return undefined;
   }
   const message = VALIDATION_PREFIX + problem.condition;
   setInstalledUnknown(state.ce, message, false);
   setProgressingRetrying(state.ce, message);
-  if (problem.advice !== undefined && reported.changed(state.uid || state.name, problem.advice))
-    recordInstallerMissing(ports.events, state, problem.advice);
+  if (problem.advice !== undefined && reported.changed(state.ce, problem.advice)) recordInstallerMissing(ports.events, state, problem.advice);
   return POLL;
 }
 
@@ -106,7 +106,7 @@ async function serviceAccountProblem(ports: ValidatePorts, state: ExtensionState
 
 /** What is missing for an install as the default install ServiceAccount: the install namespace, or that ServiceAccount. */
 async function defaultInstallerProblem(ports: ValidatePorts, state: ExtensionState, sa: Installer): Promise<Problem | undefined> {
-  const ns = state.spec.namespace;
+  const ns = state.ce.spec.namespace;
   try {
     await ports.client.get({ apiVersion: 'v1', kind: 'Namespace', name: ns }, { signal: state.signal });
   } catch (err) {

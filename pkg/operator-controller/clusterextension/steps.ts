@@ -1,22 +1,26 @@
 /**
- * The steps of a ClusterExtension reconcile (upstream's step pipeline with upstream v1.10's
- * ServiceAccount model, README difference 1), each built by a factory over the ports it uses
- * and listed in cmd/operator-controller/reconcilers.ts:
- *
- *   finalizers (uninstall.ts) -> validate (steps-validate.ts) -> installed -> resolve (here)
- *   -> pull -> render (steps-pull.ts) -> policy (steps-policy.ts) -> preauthorize -> apply
- *   (steps-apply.ts), with preflight (steps-preflight.ts) before apply -> repair (steps-repair.ts)
- *   -> health (steps-health.ts)
+ * The installed and resolve steps of a ClusterExtension reconcile (upstream's step pipeline
+ * with upstream v1.10's ServiceAccount model, README difference 1). The steps, in order, are
+ * written out once, in cmd/operator-controller/reconcilers.ts; each is built by a factory over
+ * the ports it uses, reads and extends the state of pipeline-state.ts (the render step makes the
+ * plan that the steps after it act on), and shares helpers through step-support.ts only.
  *
  * Each step sets the conditions its outcome decides and throws to stop with backoff, returns
- * POLL to wait for a person, or returns a result to stop without an error.
- */
+ * POLL to wait for a person, or returns a result to stop without an error. */
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
 import { deployedRelease, manifestIdentities, type ManifestSpill, type ReleaseStore } from '../release/index.ts';
-import { deprecationConditions, metadataFor, packageMissing, resolutionHints, resolve, type CatalogInput } from '../resolve/index.ts';
+import {
+  deprecationConditions,
+  metadataFor,
+  packageMissing,
+  resolutionHints,
+  resolve,
+  type CatalogInput,
+  type ResolveInput,
+} from '../resolve/index.ts';
 import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
 import type { BundleBudget } from './bundle-budget.ts';
 import type { BundleSpill } from './bundle-source.ts';
@@ -25,7 +29,7 @@ import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 import { NoteMemory, recordPassedOver, recordResolutionFailed } from './recorded-events.ts';
 import { MESSAGES, setDeprecation, setInstalledFrom, setInstalledUnknown, setProgressingRetrying } from './status.ts';
-import { fail, resolveInput, trackDrift } from './step-support.ts';
+import { fail, required, resolveInput, trackDrift } from './step-support.ts';
 
 /** What the installed step uses: the release records, and the drift watches of the deployed release. */
 export interface InstalledPorts {
@@ -33,7 +37,7 @@ export interface InstalledPorts {
   drift: Pick<DriftTracker, 'track'>;
   /**
    * The memory budget of decoded release records (decision 0098): the records read are held
-   * until the reconcile ends (releaseBundleStep), so that few large ones are in memory at once.
+   * until the reconcile ends (the state's `held`), so that few large ones are in memory at once.
    * None: records are read without waiting.
    */
   records?: Pick<BundleBudget, 'acquire'>;
@@ -72,9 +76,10 @@ async function readInstalled(ports: InstalledPorts, state: ExtensionState): Prom
       budget === undefined
         ? undefined
         : async (bytes: number): Promise<void> => {
-            state.recordLease = await budget.acquire(bytes, state.signal);
+            const lease = await budget.acquire(bytes, state.signal);
+            state.held.defer(() => lease.release());
           };
-    state.history = await ports.releases.history(state.name, {
+    state.history = await ports.releases.history(state.ce.metadata.name, {
       signal: state.signal,
       ...(admit === undefined ? {} : { admit }),
       ...(ports.spill === undefined ? {} : { spill: linesInFiles(ports.spill, state) }),
@@ -90,13 +95,13 @@ async function readInstalled(ports: InstalledPorts, state: ExtensionState): Prom
     throw err;
   }
   // Watched from here on, so drift is noticed whatever later steps of this reconcile do.
-  await trackDrift(ports.drift, state, identities);
+  await trackDrift(ports.drift, state, required(state, 'installer'), identities);
   return undefined;
 }
 
 /**
  * Large records' manifests read into files of `spill` (decision 0098 item 17), closed with the
- * rendering's when the reconcile ends (releaseBundleStep). A file that cannot be made leaves
+ * rendering's when the reconcile ends (the state's `held`). A file that cannot be made leaves
  * that record's text in memory, as before: the cache directory's trouble costs memory, not the
  * reconcile.
  */
@@ -105,7 +110,7 @@ function linesInFiles(spill: BundleSpill, state: ExtensionState): ManifestSpill 
     aboveBytes: spill.aboveBytes,
     open: () => {
       const file = LineStore.file(spill.dir);
-      (state.lineFiles ??= []).push(file);
+      state.held.defer(() => file.close());
       return file;
     },
   };
@@ -127,27 +132,35 @@ export function resolveStep(ports: ResolvePorts): Step<ExtensionState> {
 }
 
 // Resolution with the dependency check when some bundle declares dependencies; an unmet one's
-// text gets what the selected catalogs offer for it.
-async function resolveChecked(ports: ResolvePorts, state: ExtensionState, inputs: CatalogInput[]): Promise<ReturnType<typeof resolve>> {
-  const src = state.spec.source.catalog;
+// text gets what the selected catalogs offer for it. The request is kept: asked again for the
+// next hop after an upgrade, and for a failure's hints.
+async function resolveChecked(
+  ports: ResolvePorts,
+  state: ExtensionState,
+  inputs: CatalogInput[],
+): Promise<{ request: ResolveInput; resolved: ReturnType<typeof resolve> }> {
+  const src = state.ce.spec.source.catalog;
   const deps =
-    ports.dependencies === undefined ? undefined : await dependencyCheck(ports.dependencies, ports.catalogs, state.name, inputs, state.signal);
-  const request = resolveInput(src, state.installed?.bundle, inputs, ports.features);
-  state.resolveRequest = deps === undefined ? request : { ...request, dependencies: deps.check };
-  const resolved = resolve(state.resolveRequest);
+    ports.dependencies === undefined
+      ? undefined
+      : await dependencyCheck(ports.dependencies, ports.catalogs, state.ce.metadata.name, inputs, state.signal);
+  const asked = resolveInput(src, state.installed?.bundle, inputs, ports.features);
+  const request = deps === undefined ? asked : { ...asked, dependencies: deps.check };
+  const resolved = resolve(request);
   const unmet = resolved.ok ? undefined : deps?.unmet.get(resolved.error);
-  if (resolved.ok || unmet === undefined) return resolved;
-  return { ok: false, error: resolved.error + (await providersText(ports.catalogs, src.selector, unmet, state.signal)) };
+  if (resolved.ok || unmet === undefined) return { request, resolved };
+  return { request, resolved: { ok: false, error: resolved.error + (await providersText(ports.catalogs, src.selector, unmet, state.signal)) } };
 }
 
 async function resolveBundle(ports: ResolvePorts, reported: NoteMemory, passed: NoteMemory, state: ExtensionState): Promise<StepOutcome> {
-  const src = state.spec.source.catalog;
+  const src = state.ce.spec.source.catalog;
   const installed = state.installed;
   const channels = src.channels ?? [];
   const selection = await selectedCatalogs(ports.catalogs, src.selector, src.packageName, state.signal);
   let resolved: ReturnType<typeof resolve> | (typeof selection & { ok: false });
+  let request: ResolveInput | undefined;
   if (selection.ok) {
-    resolved = await resolveChecked(ports, state, selection.value.inputs);
+    ({ request, resolved } = await resolveChecked(ports, state, selection.value.inputs));
   } else {
     resolved = selection;
   }
@@ -164,12 +177,12 @@ async function resolveBundle(ports: ResolvePorts, reported: NoteMemory, passed: 
         ...(meta.release === undefined ? {} : { release: meta.release }),
         image: r.bundle.image,
       },
-      fromCatalog: true,
+      // A resolution is asked only of selected catalogs: the request was made.
+      ...(request === undefined ? {} : { resolution: { request, deprecation: r.deprecation } }),
     };
-    state.deprecation = r.deprecation;
-    reported.forget(state.uid || state.name);
-    if (r.passedOver.length === 0) passed.forget(state.uid || state.name);
-    else if (passed.changed(state.uid || state.name, r.bundle.name)) recordPassedOver(ports.events, state, r.bundle.name, r.passedOver);
+    reported.forget(state.ce);
+    if (r.passedOver.length === 0) passed.forget(state.ce);
+    else if (passed.changed(state.ce, r.bundle.name)) recordPassedOver(ports.events, state, r.bundle.name, r.passedOver);
     return undefined;
   }
   // The condition carries upstream's message exactly; the hints go to the Warning Event.
@@ -177,12 +190,12 @@ async function resolveBundle(ports: ResolvePorts, reported: NoteMemory, passed: 
   setInstalledFrom(state.ce, installed);
   const versionChange = (src.version ?? '') !== '' && src.version !== installed?.bundle.version;
   if (installed === undefined || versionChange || !selection.ok) {
-    await reportFailure(ports, reported, state, resolved.error);
+    await reportFailure(ports, reported, state, request, resolved.error);
     fail(state, err);
   }
-  state.target = { bundle: installed.bundle, fromCatalog: false };
+  state.target = { bundle: installed.bundle };
   if (selection.value.matching > 0) {
-    await reportFailure(ports, reported, state, resolved.error);
+    await reportFailure(ports, reported, state, request, resolved.error);
     state.resolutionError = err;
   }
   return undefined;
@@ -194,14 +207,19 @@ async function resolveBundle(ports: ResolvePorts, reported: NoteMemory, passed: 
  * package's channels, versions, successors of the installed version:
  * pkg/operator-controller/resolve hints.ts), one per line, after a "no bundles found ...".
  */
-async function reportFailure(ports: ResolvePorts, reported: NoteMemory, state: ExtensionState, error: string): Promise<void> {
-  const request = state.resolveRequest;
+async function reportFailure(
+  ports: ResolvePorts,
+  reported: NoteMemory,
+  state: ExtensionState,
+  request: ResolveInput | undefined,
+  error: string,
+): Promise<void> {
   let note = error;
   if (request !== undefined && error.includes('no bundles found for package')) {
-    const src = state.spec.source.catalog;
+    const src = state.ce.spec.source.catalog;
     // Best effort: the names cannot be listed, the Event goes without the close ones.
     const names = packageMissing(request) ? await selectedPackageNames(ports.catalogs, src.selector, state.signal).catch(() => []) : [];
     note = [error, ...resolutionHints(request, names)].join('\n');
   }
-  if (reported.changed(state.uid || state.name, note)) recordResolutionFailed(ports.events, state, note);
+  if (reported.changed(state.ce, note)) recordResolutionFailed(ports.events, state, note);
 }

@@ -17,9 +17,9 @@ function deleting(name: string): ExtensionState {
     apiVersion: 'olm.operatorframework.io/v1',
     kind: 'ClusterExtension',
     metadata: { name, generation: 1, deletionTimestamp: '2026-11-24T00:00:00Z', finalizers: [...EXTENSION_FINALIZERS] },
-    spec: extensionState().spec,
+    spec: extensionState().ce.spec,
   };
-  return extensionState({ name, ce });
+  return extensionState({ ce });
 }
 
 /** Extensions whose health sample the finalizers removed. */

@@ -65,7 +65,8 @@ export function finalizersStep(ports: FinalizerPorts): Step<ExtensionState> {
 
 /** Runs the finalizers of a ClusterExtension being deleted; see the module comment. */
 async function finalize(ports: FinalizerPorts, state: ExtensionState): Promise<StepOutcome> {
-  const { ce, name } = state;
+  const { ce } = state;
+  const name = ce.metadata.name;
   if (!EXTENSION_FINALIZERS.some((f) => hasFinalizer(ce, f))) return {};
   // The drift watches ("content manager cache") end first: the uninstall's deletes are no drift.
   ports.drift.stop(name);
@@ -96,8 +97,9 @@ async function finalize(ports: FinalizerPorts, state: ExtensionState): Promise<S
 
 /** The uninstall finalizer's work: the release's objects (or, orphaning, none) and its records. */
 async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<void> {
-  const { ce, name, installer, signal } = state;
-  const ns = installer?.namespace ?? state.spec.namespace;
+  const { ce, installer, signal } = state;
+  const name = ce.metadata.name;
+  const ns = installer?.namespace ?? ce.spec.namespace;
   const sa = installer?.name ?? '';
   const orphan = ce.metadata.annotations?.[ORPHAN_OBJECTS_ANNOTATION] === 'true';
   const stop = (message: string, err: unknown): never => {
@@ -128,7 +130,7 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
       if (orphan) state.log.info({ records: history?.length ?? 0 }, 'removed release records, objects left in place');
       return;
     }
-    if (client === undefined) throw new Error(noInstallerMessage(state.spec.namespace));
+    if (client === undefined) throw new Error(noInstallerMessage(ce.spec.namespace));
     await releaseCrdReferences(client, name, signal);
     const outcome = await uninstallRelease({ client, store: ports.releases, ...(signal === undefined ? {} : { signal }) }, name, history);
     state.log.info({ deleted: outcome.deleted.length, kept: outcome.kept, skipped: outcome.skipped }, 'uninstalled');

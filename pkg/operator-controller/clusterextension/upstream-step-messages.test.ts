@@ -16,6 +16,7 @@ import { deprecationConditions } from '../resolve/index.ts';
 import type { Release } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { setDeprecation, setInstalledFrom, setProgressingSucceeded } from './status.ts';
+import { makePlan } from './step-support.ts';
 import { preauthorizeStep } from './steps-apply.ts';
 import { renderStep } from './steps-pull.ts';
 import { validateStep } from './steps-validate.ts';
@@ -109,7 +110,7 @@ describe("upstream v1.10's validation texts (applier-and-bundles.md §5.3)", () 
 async function rendered(bundle: RegistryV1Bundle, config?: Record<string, unknown>, singleOwn = true) {
   const events: string[] = [];
   const s = extensionState({
-    target: { bundle: BUNDLE, fromCatalog: true },
+    target: { bundle: BUNDLE },
     bundle,
     ...(config === undefined ? {} : { spec: { namespace: 'ns', config: { configType: 'Inline', inline: config } } }),
   });
@@ -187,10 +188,9 @@ describe("upstream v1.10's pre-authorization text (applier-and-bundles.md §5.3)
   it("Progressing True/Retrying: the bundle, upstream's line, the permission lines, nothing after them", async () => {
     const events: string[] = [];
     const client = withRulesReviews(fakeCluster().client, 'none', []);
-    const s = extensionState({
-      target: { bundle: BUNDLE, fromCatalog: true },
-      rendered: { manifest: withOwnerLabels([{ apiVersion: 'v1', kind: 'Service', metadata: { name: 'm', namespace: 'ns' } }], 'ext') },
-    });
+    const s = extensionState();
+    const objects = withOwnerLabels([{ apiVersion: 'v1', kind: 'Service', metadata: { name: 'm', namespace: 'ns' } }], 'ext');
+    s.plan = makePlan(s, { bundle: BUNDLE }, { objects: { manifest: objects }, properties: [] });
     await preauthorizeStep({ scoped: { forServiceAccount: () => client }, events: recordingEvents(events) }).run(s);
     const first = `${FOR_BUNDLE}pre-authorization failed: service account requires the following permissions to manage cluster extension:`;
     expect(condition(s, 'Progressing')).toEqual({

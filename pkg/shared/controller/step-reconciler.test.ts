@@ -47,11 +47,13 @@ function cluster(spec: Record<string, unknown>) {
 const ctx = (): ReconcileContext => ({ signal: new AbortController().signal, log: pino({ level: 'silent' }) });
 
 function reconciler(client: StatusClient, ran: string[], errors: string[] = []) {
-  const steps: Step<{ thing: Thing }>[] = [
+  const steps: Step<{ thing: Thing; held: DisposableStack }>[] = [
     {
       name: 'count',
       run: (s) => {
         ran.push('count');
+        // Held until the reconcile ends, whatever happens.
+        s.held.defer(() => ran.push('released'));
         s.thing.status = { seen: (s.thing.status?.seen ?? 0) + 1 };
         return undefined;
       },
@@ -81,11 +83,11 @@ function reconciler(client: StatusClient, ran: string[], errors: string[] = []) 
       },
     },
   ];
-  return new StepReconciler<Thing, { thing: Thing }>({
+  return new StepReconciler<Thing, { thing: Thing; held: DisposableStack }>({
     client,
     type: { apiVersion: 'example.com/v1', kind: 'Thing' },
     parse: parseThing,
-    state: (thing) => ({ thing }),
+    state: (thing, _ctx, held) => ({ thing, held }),
     steps,
     poll: { initialMs: 100, maxMs: 250 },
     onError: (name, e) => errors.push(`${name}: ${(e as Error).message}`),
@@ -93,11 +95,11 @@ function reconciler(client: StatusClient, ran: string[], errors: string[] = []) 
 }
 
 describe('StepReconciler', () => {
-  it('runs the steps on the typed working copy and writes status and finalizers once', async () => {
+  it('runs the steps on the typed working copy, releases what they held, and writes status and finalizers once', async () => {
     const { client, writes } = cluster({ wait: false });
     const ran: string[] = [];
     await expect(reconciler(client, ran).reconcile('t', ctx())).resolves.toEqual({ requeueAfterMs: 60_000 });
-    expect(ran).toEqual(['count', 'gate', 'finalizer', 'finish 1']);
+    expect(ran).toEqual(['count', 'gate', 'finalizer', 'finish 1', 'released']);
     expect(writes).toEqual(['status {"seen":1}', 'finalizers example.com/cleanup']);
   });
 
@@ -115,13 +117,13 @@ describe('StepReconciler', () => {
     await expect(r.reconcile('t', ctx())).resolves.toEqual({ requeueAfterMs: 100 });
   });
 
-  it('writes status when a step throws, rethrows, and tells onError', async () => {
+  it('writes status when a step throws, releases what the steps held, rethrows, and tells onError', async () => {
     const { client, writes } = cluster({ wait: false, fail: true });
     const errors: string[] = [];
     const ran: string[] = [];
     await expect(reconciler(client, ran, errors).reconcile('t', ctx())).rejects.toThrow('gate failed');
-    // The always step runs however the steps ended.
-    expect(ran).toEqual(['count', 'gate', 'finish 1']);
+    // The always step runs however the steps ended, and what they held is released after it.
+    expect(ran).toEqual(['count', 'gate', 'finish 1', 'released']);
     expect(writes).toEqual(['status {"seen":1}']);
     expect(errors).toEqual(['t: gate failed']);
   });

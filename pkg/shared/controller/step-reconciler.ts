@@ -1,7 +1,8 @@
 /**
  * The one reconciler shape of this codebase: a typed working copy of one API object, an
  * ordered list of steps over a state built from it, status and finalizers written once at the
- * end (reconcileParsedWithStatus), even when a step failed. The ClusterExtension and
+ * end (reconcileParsedWithStatus), even when a step failed; what the steps held for the
+ * reconcile (the state factory's `held` stack) is released then too. The ClusterExtension and
  * ClusterCatalog reconcilers are instances; their steps are built by factories over the narrow
  * ports each step uses and listed in cmd/<binary>/.
  *
@@ -24,8 +25,11 @@ interface StepReconcilerConfig<T extends WorkingObject, S> {
   type: { apiVersion: string; kind: string };
   /** The API module's parser; an object that does not parse fails terminally, nothing written. */
   parse: (input: unknown) => Result<T, string>;
-  /** The state the steps share, over the typed working copy. */
-  state: (working: T, ctx: ReconcileContext) => S;
+  /**
+   * The state the steps share, over the typed working copy. `held` takes what a reconcile holds
+   * until it ends (memory leases, files): it is disposed then, whatever happened.
+   */
+  state: (working: T, ctx: ReconcileContext, held: DisposableStack) => S;
   /** The steps, in order. */
   steps: readonly Step<S>[];
   /** Per-step duration observer (e.g. stepDurationTimer). */
@@ -56,7 +60,14 @@ export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
         client: c.client,
         ref: { ...c.type, name },
         parse: c.parse,
-        reconcile: (working) => runSteps(c.steps, c.state(working, ctx), c.stepTimer),
+        reconcile: async (working) => {
+          const held = new DisposableStack();
+          try {
+            return await runSteps(c.steps, c.state(working, ctx, held), c.stepTimer);
+          } finally {
+            held.dispose();
+          }
+        },
         signal: ctx.signal,
       });
     } catch (err) {
