@@ -8,7 +8,7 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { ClusterExtension } from '../../pkg/shared/api/index.ts';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
-import { createUpgradeNotices, type PullStatus } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { BundleBudget, createUpgradeNotices, type PullStatus } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { fakeCluster, type FakeCluster } from '../../test/support/fake-cluster.ts';
 import {
   MemoryReleaseStore,
@@ -41,19 +41,23 @@ function controllerCluster(ce: ClusterExtension) {
   return { controller, stored, edit: (f: (o: ClusterExtension) => void) => f(stored()) };
 }
 
-/** Pulls of the catalog's bundle images: done with the generated bundle, or `failure` / pending for the refs in `o`. */
-function pullsOf(o: { failed?: Map<string, Error>; pending?: Set<string> }) {
+/**
+ * Pulls of the catalog's bundle images: done with the generated bundle (holding 100 bytes of
+ * `budget`), or `failure` / pending for the refs in `o`.
+ */
+function pullsOf(o: { failed?: Map<string, Error>; pending?: Set<string>; budget: BundleBudget }) {
   const started = new Date('2026-01-02T03:04:05Z');
   return {
-    get: (_extension: string, ref: string): Promise<PullStatus> => {
+    get: async (_extension: string, ref: string): Promise<PullStatus> => {
       const failure = o.failed?.get(ref);
       if (failure !== undefined) return Promise.resolve({ state: 'failed', error: failure, startedAt: started });
       if (o.pending?.has(ref)) return Promise.resolve({ state: 'pending', startedAt: started });
       const m = /^registry\.example\/p-bundle(?::v|@sha256:v)(.+)$/.exec(ref);
       if (m === null) throw new Error(`unexpected pull of ${ref}`);
       const version = m[1] ?? '';
-      const fetched = { bundle: generatedBundle('p', version), digestRef: `registry.example/p-bundle@sha256:v${version}`, fromCache: true };
-      return Promise.resolve({ state: 'done', fetched });
+      const bundle = generatedBundle('p', version);
+      const fetched = { bundle, digestRef: `registry.example/p-bundle@sha256:v${version}`, fromCache: true, lease: await o.budget.acquire(100) };
+      return { state: 'done', fetched };
     },
   } satisfies ClusterExtensionPorts['pulls'];
 }
@@ -73,6 +77,10 @@ interface Harness {
   granted: { value: 'all' | 'none' };
   pullFailures: Map<string, Error>;
   pullsPending: Set<string>;
+  /** The bundles' memory budget the pulls take their leases from. */
+  bundles: BundleBudget;
+  /** Set: the API server's schemas cannot be read (the render fails). */
+  schemaFailure: { value?: Error };
 }
 
 function harness(versions: string[], spec: Partial<ClusterExtension['spec']> = {}): Harness {
@@ -94,14 +102,16 @@ function harness(versions: string[], spec: Partial<ClusterExtension['spec']> = {
   const granted: { value: 'all' | 'none' } = { value: 'all' };
   const pullFailures = new Map<string, Error>();
   const pullsPending = new Set<string>();
+  const bundles = new BundleBudget(1_000);
+  const schemaFailure: { value?: Error } = {};
   const ports: ClusterExtensionPorts = {
     client: own.controller.client,
     scoped: { forServiceAccount: () => withRulesReviews(cluster.client, granted.value), forget: () => undefined },
     releases,
     catalogs: catalogSource(() => chainedPackage('p', catalog.versions)),
     bundleCache: { delete: () => Promise.resolve() },
-    pulls: pullsOf({ failed: pullFailures, pending: pullsPending }),
-    schemas: { schemaFor: () => Promise.resolve(undefined) },
+    pulls: pullsOf({ failed: pullFailures, pending: pullsPending, budget: bundles }),
+    schemas: { schemaFor: () => (schemaFailure.value === undefined ? Promise.resolve(undefined) : Promise.reject(schemaFailure.value)) },
     drift: recordingDrift([]),
     healthGauge: { set: (n, status) => void health.push(`${n} ${status}`), forget: (n) => void health.push(`forget ${n}`) },
     events: recordingEvents(events),
@@ -123,6 +133,8 @@ function harness(versions: string[], spec: Partial<ClusterExtension['spec']> = {
     granted,
     pullFailures,
     pullsPending,
+    bundles,
+    schemaFailure,
   };
 }
 
@@ -208,6 +220,23 @@ describe('ClusterExtension reconciler (assembled steps, fake ports)', () => {
     h.granted.value = 'all';
     await expect(h.reconcile()).resolves.toEqual({});
     expect(conditions(h.ce(), 'Progressing')).toEqual(['Progressing: True Succeeded "Desired state reached"']);
+  });
+
+  it("gives back what a reconcile held (the bundle's memory lease) when it ends: a wait, an install, a failure", async () => {
+    const h = harness(['1.0.0']);
+    await h.reconcile();
+    h.granted.value = 'none';
+    await expect(h.reconcile()).resolves.toEqual({ requeueAfterMs: 1000 });
+    expect(h.bundles.held).toBe(0);
+    h.granted.value = 'all';
+    await expect(h.reconcile()).resolves.toEqual({});
+    expect(h.bundles.held).toBe(0);
+    h.catalog.versions = ['1.0.0', '1.1.0'];
+    h.schemaFailure.value = new Error('connection refused');
+    await expect(h.reconcile()).rejects.toThrow(
+      'error for resolved bundle "p.v1.1.0" with version "1.1.0": error reading the API schema: connection refused',
+    );
+    expect(h.bundles.held).toBe(0);
   });
 
   it('a pull still running: Progressing Retrying naming it, no error and no poll (its end queues the extension)', async () => {

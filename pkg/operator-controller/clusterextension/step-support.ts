@@ -1,8 +1,9 @@
 /**
  * What the steps of a ClusterExtension reconcile share besides their state (pipeline-state.ts):
  * how a failure is reported, what an earlier step set, the plan the render step makes, the
- * drift watches' view of a release, the resolver's request, and the CRD upgrade-safety check. The steps (steps*.ts, uninstall.ts) are peers: each imports
- * what it shares from here, never from another step (lint rule `olmv1/step-peers`).
+ * drift watches' view of a release, the resolver's request, and the CRD upgrade-safety check.
+ * The steps (steps*.ts, uninstall.ts) are peers: each imports what it shares from here, never
+ * from another step (lint rule `olmv1/step-peers`).
  */
 import { sameContent, type DesiredRelease } from '../applier/index.ts';
 import { checkCrdChanges, crdNames, formatCrdUpgradeError } from '../crdupgrade/index.ts';
