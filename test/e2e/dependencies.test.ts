@@ -3,8 +3,11 @@
 // the cluster provides is not installed, and Progressing says which requirement and what the
 // selected catalog offers for it; once the dependency is installed (its CRD served, its
 // ClusterExtension installed), the waiting extension is reconciled again at once and installs.
+// Then the dependency's upgrade out of the dependent's range is held until the dependent moves,
+// and deleting the dependency is reported on the dependent, which stays installed.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { waitForEvent } from '../support/events.ts';
 import {
   bundleFiles,
   clusterExtension,
@@ -22,37 +25,45 @@ import {
 const run = randomBytes(3).toString('hex');
 const suite = useExtensionStack();
 
-/** The one-package catalog of `spec` with `requires` added to its bundle's properties. */
-async function catalogOf(spec: BundleSpec, requires: object[] = []): Promise<Record<string, string>> {
-  const image = await pushBundle(bundleFiles(spec), `${suite.registry}/bundles/${spec.pkg}:v${spec.version}`);
-  const files = packageCatalog(spec.pkg, {
+/** One package's catalog: `bundles` in order on channel `stable`, each replacing the one before, with their extra properties. */
+async function catalogOf(pkg: string, bundles: { version: string; requires?: object[] }[]): Promise<Record<string, string>> {
+  const images: Record<string, string> = {};
+  for (const b of bundles)
+    images[b.version] = await pushBundle(bundleFiles({ pkg, version: b.version }), `${suite.registry}/bundles/${pkg}:v${b.version}`);
+  const files = packageCatalog(pkg, {
     defaultChannel: 'stable',
-    channels: [{ name: 'stable', entries: [{ version: spec.version }] }],
-    bundles: [{ version: spec.version, image }],
+    channels: [{ name: 'stable', entries: bundles.map((b, i) => ({ version: b.version, ...(i > 0 ? { replaces: bundles[i - 1]?.version } : {}) })) }],
+    bundles: bundles.map((b) => ({ version: b.version, image: images[b.version] ?? '' })),
   });
-  const path = `${spec.pkg}/catalog.json`;
-  const docs = (files[path] ?? '').split('\n').map((line) => JSON.parse(line) as { schema: string; properties?: object[] });
-  for (const d of docs) if (d.schema === 'olm.bundle') d.properties = [...(d.properties ?? []), ...requires];
+  const path = `${pkg}/catalog.json`;
+  const docs = (files[path] ?? '').split('\n').map((line) => JSON.parse(line) as { schema: string; name?: string; properties?: object[] });
+  for (const d of docs) {
+    const extra = bundles.find((b) => `${pkg}.v${b.version}` === d.name)?.requires ?? [];
+    if (d.schema === 'olm.bundle') d.properties = [...(d.properties ?? []), ...extra];
+  }
   return { [path]: docs.map((d) => JSON.stringify(d)).join('\n') };
 }
 
 describe('bundle dependencies', () => {
-  it('refuses an install whose requirements nothing meets, then installs once the dependency is installed', async () => {
+  it('refuses an install whose requirements nothing meets and installs it once they are met; holds an upgrade that would break it until it moves; reports a deleted dependency on it', async () => {
     const { kube } = suite;
     const dep: BundleSpec = { pkg: `dep-${run}`, version: '1.2.0' };
     const app: BundleSpec = { pkg: `app-${run}`, version: '1.0.0' };
-    await installerFor(kube.client, dep.pkg, 'installer', [dep]);
-    await installerFor(kube.client, app.pkg, 'installer', [app]);
+    await installerFor(kube.client, dep.pkg, 'installer', [dep, { ...dep, version: '2.0.0' }]);
+    await installerFor(kube.client, app.pkg, 'installer', [app, { ...app, version: '1.1.0' }]);
     const requires = [
       {
         type: 'olm.constraint',
-        value: { failureMessage: `app needs ${dep.pkg} 1.1 or later`, package: { packageName: dep.pkg, versionRange: '>=1.1.0' } },
+        value: { failureMessage: `app needs ${dep.pkg} 1.1 or later`, package: { packageName: dep.pkg, versionRange: '>=1.1.0 <2.0.0' } },
       },
       // Met only by the API server once the dependency's CRD is installed: the catalog does not list the API.
       { type: 'olm.gvk.required', value: { group: groupOf(dep.pkg), version: 'v1', kind: 'Widget' } },
     ];
     const catalog = `deps-${run}`;
-    await publishCatalog(suite.stack, catalog, { ...(await catalogOf(dep)), ...(await catalogOf(app, requires)) });
+    await publishCatalog(suite.stack, catalog, {
+      ...(await catalogOf(dep.pkg, [{ version: '1.2.0' }])),
+      ...(await catalogOf(app.pkg, [{ version: '1.0.0', requires }])),
+    });
 
     await kube.client.create(clusterExtension(app.pkg, { namespace: app.pkg, serviceAccount: 'installer', packageName: app.pkg }));
     const refused = await waitForExtension(kube.client, app.pkg, 'refused for its dependency', (e) =>
@@ -63,7 +74,7 @@ describe('bundle dependencies', () => {
       reason: 'Retrying',
       message:
         `bundle "${app.pkg}.v1.0.0" has an unmet dependency: app needs ${dep.pkg} 1.1 or later ` +
-        `(olm.constraint: package "${dep.pkg}" in range ">=1.1.0"), met by no installed ClusterExtension and no API the cluster serves; ` +
+        `(olm.constraint: package "${dep.pkg}" in range ">=1.1.0 <2.0.0"), met by no installed ClusterExtension and no API the cluster serves; ` +
         `the selected catalogs offer it: package "${dep.pkg}" (bundle "${dep.pkg}.v1.2.0", catalog "${catalog}"); install one with a ClusterExtension`,
     });
     expect(refused.cond('Installed')).toMatchObject({ status: 'False' });
@@ -74,5 +85,38 @@ describe('bundle dependencies', () => {
     await waitForExtension(kube.client, dep.pkg, 'installed', installedAs(`${dep.pkg}.v1.2.0`), 90_000);
     const installed = await waitForExtension(kube.client, app.pkg, 'installed once its dependency is', installedAs(`${app.pkg}.v1.0.0`), 90_000);
     expect(installed.cond('Progressing')).toMatchObject({ status: 'True', reason: 'Succeeded' });
+
+    // dep 2.0.0 is out of app 1.0.0's range: dep's upgrade is held, naming app, and dep stays at 1.2.0.
+    const app11 = { version: '1.1.0', requires: [{ type: 'olm.package.required', value: { packageName: dep.pkg, versionRange: '>=1.1.0' } }] };
+    const depFiles = await catalogOf(dep.pkg, [{ version: '1.2.0' }, { version: '2.0.0' }]);
+    await publishCatalog(suite.stack, catalog, { ...depFiles, ...(await catalogOf(app.pkg, [{ version: '1.0.0', requires }])) });
+    const held = await waitForExtension(kube.client, dep.pkg, 'upgrade held', (e) => (e.cond('Progressing')?.message ?? '').includes('held'), 90_000);
+    expect(held.cond('Progressing')?.message).toBe(
+      `upgrade to bundle "${dep.pkg}.v2.0.0" held: it would leave ClusterExtension "${app.pkg}" with an unmet dependency: ` +
+        `app needs ${dep.pkg} 1.1 or later (olm.constraint: package "${dep.pkg}" in range ">=1.1.0 <2.0.0")`,
+    );
+    expect(held.install?.bundle.name).toBe(`${dep.pkg}.v1.2.0`);
+
+    // The dependent moves to a bundle that accepts 2.0.0: the held upgrade goes ahead at once.
+    await publishCatalog(suite.stack, catalog, { ...depFiles, ...(await catalogOf(app.pkg, [{ version: '1.0.0', requires }, app11])) });
+    await waitForExtension(kube.client, app.pkg, 'upgraded', installedAs(`${app.pkg}.v1.1.0`), 90_000);
+    await waitForExtension(kube.client, dep.pkg, 'upgrade released', installedAs(`${dep.pkg}.v2.0.0`), 90_000);
+
+    // Deleting the dependency is the administrator's call: it goes, and app reports what it lost.
+    await kube.client.delete({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', name: dep.pkg });
+    const lost = await waitForExtension(
+      kube.client,
+      app.pkg,
+      'reports the lost dependency',
+      (e) => (e.cond('Progressing')?.message ?? '').includes('has an unmet dependency'),
+      90_000,
+    );
+    expect(lost.cond('Progressing')?.message).toContain(
+      `bundle "${app.pkg}.v1.1.0" has an unmet dependency: package "${dep.pkg}" in range ">=1.1.0" (olm.package.required)`,
+    );
+    expect(lost.cond('Installed')).toMatchObject({ status: 'True' });
+    expect(lost.install?.bundle.name).toBe(`${app.pkg}.v1.1.0`);
+    const warning = await waitForEvent(kube.client, 'ClusterExtension', app.pkg, 'ResolutionFailed');
+    expect(warning.type).toBe('Warning');
   });
 });

@@ -50,12 +50,12 @@ function declaresRequirements(b: Bundle): boolean {
   return b.properties.some((p) => REQUIREMENT_PROPERTY_TYPES.includes(p.type));
 }
 
-function gvksOf(p: Predicate, out: Map<string, Gvk>): void {
+export function gvksOf(p: Predicate, out: Map<string, Gvk>): void {
   if (p.kind === 'gvk') out.set(`${p.gvk.group}/${p.gvk.version}/${p.gvk.kind}`, p.gvk);
   if (p.kind === 'all' || p.kind === 'any' || p.kind === 'not') for (const c of p.constraints) gvksOf(c.predicate, out);
 }
 
-async function installedProperties(
+export async function installedProperties(
   source: CatalogSource,
   packageName: string,
   bundleName: string,
@@ -130,7 +130,7 @@ export async function providersText(source: CatalogSource, selector: LabelSelect
 }
 
 /** What Progressing says while an extension waits for a dependency (messages of decision 0104). */
-const WAITING_TEXT = 'has an unmet dependency';
+const WAITING_TEXT = 'unmet dependency';
 
 // Raw reads (no schema parse): these run for every informer event against every extension.
 function record(value: unknown): Record<string, unknown> | undefined {

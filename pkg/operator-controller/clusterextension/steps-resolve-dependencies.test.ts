@@ -95,6 +95,45 @@ describe('resolve step with dependencies', () => {
     expect(s.target).toBeUndefined();
   });
 
+  it('holds an upgrade that would leave an installed extension without its requirement, naming it', async () => {
+    // app 2.0.0 is installed and needs etcd >= 3.2.0; etcd is installed at 3.2.0 and its
+    // extension asks for 3.1.0 (a SelfCertified downgrade): that would break app.
+    const app: KubeObject = {
+      ...installedEtcd('3.2.0'),
+      metadata: { name: 'app' },
+      spec: { namespace: 'app', serviceAccount: { name: 'sa' }, source: { sourceType: 'Catalog', catalog: { packageName: 'app' } } },
+      status: { install: { bundle: { name: 'app.v2.0.0', version: '2.0.0' } } },
+    };
+    const events: string[] = [];
+    const etcdBundle = { package: 'etcd', name: 'etcd.v3.2.0', version: '3.2.0', image: 'registry.example/etcd:v3.2.0' };
+    const release = {
+      extension: 'etcd',
+      extensionUID: 'u',
+      revision: 1,
+      status: 'deployed' as const,
+      bundle: etcdBundle,
+      manifest: [],
+      properties: [],
+      description: 'Install complete',
+    };
+    const s = extensionState({
+      name: 'etcd',
+      spec: { source: { sourceType: 'Catalog', catalog: { packageName: 'etcd', version: '3.1.0', upgradeConstraintPolicy: 'SelfCertified' } } },
+      installed: release,
+      history: [release],
+    });
+    expect(await resolveStep(ports([app, installedEtcd('3.2.0')], events)).run(s)).toBeUndefined();
+    expect(s.target).toEqual({ bundle: etcdBundle });
+    const held =
+      'upgrade to bundle "etcd.v3.1.0" held: it would leave ClusterExtension "app" with an unmet dependency: app 2 needs etcd 3.2 or later (olm.constraint: package "etcd" in range ">=3.2.0")';
+    expect(s.resolutionError?.message).toBe(held);
+    expect(events).toEqual([`Warning ResolutionFailed: ${held}`]);
+    // Once the dependent is gone, the same move goes ahead.
+    const again = extensionState({ name: 'etcd', spec: s.ce.spec, installed: release, history: [release] });
+    expect(await resolveStep(ports([installedEtcd('3.2.0')], [])).run(again)).toBeUndefined();
+    expect(again.target?.bundle.name).toBe('etcd.v3.1.0');
+  });
+
   it("keeps upstream's refusal when no dependency ports are given", async () => {
     const { dependencies: _none, ...upstream } = ports([], []);
     await expect(resolveStep(upstream).run(asking('2.0.0'))).rejects.toThrow(

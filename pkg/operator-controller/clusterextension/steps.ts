@@ -25,6 +25,8 @@ import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './ca
 import type { BundleBudget } from './bundle-budget.ts';
 import type { BundleSpill } from './bundle-source.ts';
 import { dependencyCheck, providersText, type DependencyPorts } from './dependency-view.ts';
+import { upgradeHold } from './dependents-check.ts';
+import type { Bundle } from '../../shared/fbc/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 import { NoteMemory, recordPassedOver, recordResolutionFailed } from './recorded-events.ts';
@@ -152,6 +154,14 @@ async function resolveChecked(
   return { request, resolved: { ok: false, error: resolved.error + (await providersText(ports.catalogs, src.selector, unmet, state.signal)) } };
 }
 
+// Why moving to `bundle` would break another installed extension, when it would (an upgrade only).
+async function dependentsHold(ports: ResolvePorts, state: ExtensionState, bundle: Bundle): Promise<string | undefined> {
+  const installed = state.installed?.bundle;
+  if (ports.dependencies === undefined || installed === undefined || installed.name === bundle.name) return undefined;
+  const self = { name: state.ce.metadata.name, packageName: state.ce.spec.source.catalog.packageName, installed };
+  return upgradeHold(ports.dependencies, ports.catalogs, self, bundle, state.signal);
+}
+
 async function resolveBundle(ports: ResolvePorts, reported: NoteMemory, passed: NoteMemory, state: ExtensionState): Promise<StepOutcome> {
   const src = state.ce.spec.source.catalog;
   const installed = state.installed;
@@ -168,6 +178,15 @@ async function resolveBundle(ports: ResolvePorts, reported: NoteMemory, passed: 
   setDeprecation(state.ce, deprecationConditions(installedName, resolved.ok ? resolved.value.deprecation : null, resolved.ok, channels));
   if (resolved.ok) {
     const r = resolved.value;
+    const hold = await dependentsHold(ports, state, r.bundle);
+    if (hold !== undefined && installed !== undefined) {
+      // Held (decision 0104): the installed bundle stays the target, and the reason is reported after it is applied.
+      setInstalledFrom(state.ce, installed);
+      state.target = { bundle: installed.bundle };
+      await reportFailure(ports, reported, state, request, hold);
+      state.resolutionError = new Error(hold);
+      return undefined;
+    }
     const meta = metadataFor(r.bundle.name, r.versionRelease, { bundleReleaseSupport: ports.features.bundleReleaseSupport });
     state.target = {
       bundle: {

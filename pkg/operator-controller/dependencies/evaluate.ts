@@ -14,7 +14,7 @@ function field(value: unknown, key: string): unknown {
 }
 
 /** The GVKs a candidate's `olm.gvk` properties name. */
-function providedGvks(properties: readonly Property[]): Gvk[] {
+export function providedGvks(properties: readonly Property[]): Gvk[] {
   const out: Gvk[] = [];
   for (const p of properties) {
     if (p.type !== 'olm.gvk') continue;

@@ -8,7 +8,9 @@
 export { DEFAULT_LIMITS } from './limits.ts';
 export { REQUIREMENT_PROPERTY_TYPES, bundleRequirements } from './requirements.ts';
 export { dependencyChecker } from './check.ts';
+export { providedGvks } from './evaluate.ts';
 export { mentionedPackages, providersOf, type ProviderCatalog } from './providers.ts';
-export { providersNote } from './messages.ts';
+export { providersNote, upgradeBreaksDependent } from './messages.ts';
+export { brokenDependent, type Dependent } from './dependents.ts';
 export { installedCandidate, servedApisCandidate } from './candidates.ts';
-export type { Gvk, Predicate, Unmet } from './types.ts';
+export type { Candidate, Gvk, Predicate, Unmet } from './types.ts';

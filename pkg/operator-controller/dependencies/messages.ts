@@ -36,3 +36,15 @@ export function providersNote(providers: readonly Provider[]): string {
   );
   return `; the selected catalogs offer it: ${parts.join(', ')}; install one with a ClusterExtension`;
 }
+
+/**
+ * `upgrade to bundle "<b>" held: it would leave ClusterExtension "<y>" with an unmet
+ * dependency: <failureMessage> (<property>: <description>)`.
+ */
+export function upgradeBreaksDependent(bundleName: string, dependent: string, unmet: Unmet): string {
+  const what =
+    unmet.failureMessage === undefined
+      ? `${unmet.description} (${unmet.requirement.property})`
+      : `${unmet.failureMessage} (${unmet.requirement.property}: ${unmet.description})`;
+  return `upgrade to bundle ${JSON.stringify(bundleName)} held: it would leave ClusterExtension ${JSON.stringify(dependent)} with an unmet dependency: ${what}`;
+}
