@@ -156,8 +156,8 @@ async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: Ext
   const lines: string[] | LineStore = file ?? [];
   const dropped: { object: string; paths: string[] }[] = [];
   const labelled: (KubeObject | undefined)[] = withOwnerLabels(rendered.value, name);
-  // Only the CSV's properties are read after this (the release's), and the rendered objects
-  // share the parsed manifests: let go of them, so that each can be collected once its pruned
+  // Of the bundle, the release needs only its CSV's properties, and the rendered objects share
+  // its parsed manifests: let go of both, so that each object can be collected once its pruned
   // copy is made, rather than holding the bundle twice (decision 0098).
   rendered.value.length = 0;
   const properties = bundleProperties(state.bundle);
