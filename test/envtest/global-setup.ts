@@ -17,8 +17,10 @@ import {
   describeVersions,
   resolveBinaries,
   resolveHelm,
+  resolveCertManagerBinaries,
   resolveNodeBinaries,
   resolveOldestBinaries,
+  type CertManagerBinaries,
   type ControlPlaneInfo,
   type EnvtestBinaries,
   type NodeBinaries,
@@ -42,6 +44,8 @@ declare module 'vitest' {
      * first build is bound by no hook timeout.
      */
     envtestNodeBinaries: NodeBinaries;
+    /** cert-manager's binaries and CRDs for the node tests (issue #46). */
+    envtestCertManager: CertManagerBinaries;
   }
 }
 
@@ -67,6 +71,7 @@ export async function setupWith(project: TestProject, kubernetes: 'current' | 'o
   // After the control-plane binaries, one Go build at a time (the build slot serializes them anyway).
   const helm = await resolveHelm({ cacheRoot: defaultCacheRoot(process.env), env: process.env, log });
   const nodeBinaries = await resolveNodeBinaries({ cacheRoot: defaultCacheRoot(process.env), env: process.env, log });
+  const certManager = await resolveCertManagerBinaries({ cacheRoot: defaultCacheRoot(process.env), env: process.env, log });
   log(`${describeVersions(binaries)}, helm ${helm.version}`);
   const started = Date.now();
   const environment = await startEnvironment(binaries);
@@ -76,6 +81,7 @@ export async function setupWith(project: TestProject, kubernetes: 'current' | 'o
   project.provide('envtestBinaries', binaries);
   project.provide('envtestHelm', helm.helm);
   project.provide('envtestNodeBinaries', nodeBinaries);
+  project.provide('envtestCertManager', certManager);
   return async () => {
     await environment.stop();
   };

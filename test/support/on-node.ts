@@ -39,10 +39,12 @@ export interface OnNode {
 }
 
 /**
- * Builds (or finds) the project image, starts a control plane with a node and deploys config/.
- * The image is built before the node starts: the node holds the machine's lock while it runs.
+ * Builds (or finds) the project image, starts a control plane with a node and deploys config/;
+ * with `certManager`, cert-manager first (its binaries from the tests' global setup) and
+ * config/ with its config/cert-manager component. The builds happen before the node starts:
+ * the node holds the machine's lock while it runs.
  */
-export async function deployOnNode(log: (line: string) => void): Promise<OnNode> {
+export async function deployOnNode(log: (line: string) => void, options: { certManager?: boolean } = {}): Promise<OnNode> {
   const image = await buildProjectImage({
     repoRoot: REPO,
     revision: execFileSync('git', ['-C', REPO, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim(),
@@ -52,6 +54,7 @@ export async function deployOnNode(log: (line: string) => void): Promise<OnNode>
     extraCaFile: process.env['NODE_EXTRA_CA_CERTS'] || undefined,
   });
   log(`project image ${image.tag} ${image.cached ? 'found in the cache' : 'built'} in ${image.seconds} s`);
+  const certManager = options.certManager === true ? inject('envtestCertManager') : undefined;
   const started = Date.now();
   const cp = await startControlPlane({ binaries: { ...inject('envtestBinaries'), node: inject('envtestNodeBinaries') }, node: { log } });
   const nodeMs = Date.now() - started;
@@ -63,6 +66,7 @@ export async function deployOnNode(log: (line: string) => void): Promise<OnNode>
       image,
       env: nodeEnv,
       log,
+      ...(certManager === undefined ? {} : { certManager }),
     });
     log(`control plane + node ${nodeMs} ms; deployed ${JSON.stringify(product.timings)} ms; total ${Date.now() - started} ms`);
     return {

@@ -4,6 +4,7 @@
  * stand-in `node:24-slim` made from Debian packages) and the example operator's image (a
  * static Go program packed by our own image writer). Both are pushed by digest.
  */
+export { pushCertManagerImages, type CertManagerImages } from './cert-manager-images.ts';
 export { buildExampleOperatorBinary, pushExampleOperatorImages } from './example-operator-image.ts';
 export { checkProjectImage } from './project-image-check.ts';
 export {

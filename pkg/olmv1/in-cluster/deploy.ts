@@ -10,7 +10,16 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildProjectImage, defaultImageCacheDir, pushProjectImage, type ProjectImage } from '../images/index.ts';
-import { allowPlainHttpRegistry, runCommand, startRegistry, type ControlPlane, type Registry, type RegistryBinaries } from '../localstack/index.ts';
+import {
+  allowPlainHttpRegistry,
+  runCommand,
+  startRegistry,
+  type CertManagerBinaries,
+  type ControlPlane,
+  type Registry,
+  type RegistryBinaries,
+} from '../localstack/index.ts';
+import { deployCertManager, type CertManagerDeployment } from './cert-manager.ts';
 import { DEPLOYMENTS, issueServingCertificates, SYSTEM_NAMESPACE, writeOverlay } from './overlay.ts';
 import { waitForDeployments, type Kubectl } from './wait-available.ts';
 
@@ -56,6 +65,11 @@ interface InClusterOptions {
   image?: ProjectImage;
   /** How long both Deployments may take to be Available (default 180 s). */
   availableTimeoutMs?: number;
+  /**
+   * cert-manager's binaries: deploy cert-manager first (cert-manager.ts) and let it issue both
+   * serving certificates through the config/cert-manager component, instead of a CA made here.
+   */
+  certManager?: CertManagerBinaries;
 }
 
 /** The deployed product. */
@@ -66,6 +80,8 @@ export interface InCluster {
   imageRef: string;
   /** PEM of the CA that issued both serving certificates. */
   caCertPem: string;
+  /** cert-manager, when InClusterOptions.certManager asked for it. */
+  certManager?: CertManagerDeployment;
   /** The generated overlay (kustomization.yaml over `../config`). */
   overlayDir: string;
   /** kubectl against the control plane as its administrator. */
@@ -118,19 +134,31 @@ export async function deployInCluster(options: InClusterOptions): Promise<InClus
     timings.push = lap();
 
     await cp(join(options.repoRoot, 'config'), join(work, 'config'), { recursive: true });
-    const certs = await issueServingCertificates(join(work, 'pki'));
-    const overlayDir = await writeOverlay(work, imageRef, [registry.host], certs.ca.certPem);
+    const certManager =
+      options.certManager === undefined
+        ? undefined
+        : await deployCertManager({ kubectl, registry: registry.host, binaries: options.certManager, log: options.log });
+    const certs = certManager === undefined ? await issueServingCertificates(join(work, 'pki')) : undefined;
+    const overlayDir = await writeOverlay(work, imageRef, [registry.host], certs?.ca.certPem);
     // The Secrets go into the namespace before the Deployments that mount them.
     await kubectl(['apply', '--server-side', '-f', join(work, 'config', 'namespace.yaml')]);
-    await kubectl(['apply', '--server-side', '-f', '-'], certs.secrets);
+    if (certs !== undefined) await kubectl(['apply', '--server-side', '-f', '-'], certs.secrets);
     await kubectl(['apply', '--server-side', '-k', overlayDir]);
     timings.apply = lap();
     options.log(`config/ applied with ${imageRef}; waiting for ${DEPLOYMENTS.join(' and ')} to be Available`);
     await waitForDeployments(kubectl, SYSTEM_NAMESPACE, DEPLOYMENTS, options.availableTimeoutMs ?? 180_000);
     timings.available = lap();
-    return { registry, imageRef, caCertPem: certs.ca.certPem, overlayDir, kubectl, timings, stop };
+    const caCertPem = certs?.ca.certPem ?? (await secretField(kubectl, 'catalogd-service-cert', 'ca.crt'));
+    return { registry, imageRef, caCertPem, overlayDir, kubectl, timings, stop, ...(certManager === undefined ? {} : { certManager }) };
   } catch (err) {
     await stop();
     throw err;
   }
+}
+
+/** The decoded `key` of Secret `name` in the system namespace. */
+async function secretField(kubectl: Kubectl, name: string, key: string): Promise<string> {
+  const escaped = key.replace(/\./g, '\\.');
+  const b64 = await kubectl(['get', 'secret', '-n', SYSTEM_NAMESPACE, name, '-o', `jsonpath={.data.${escaped}}`]);
+  return Buffer.from(b64, 'base64').toString('utf8');
 }

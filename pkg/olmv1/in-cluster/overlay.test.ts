@@ -36,6 +36,14 @@ describe('renderOverlay', () => {
       expect(JSON.parse(p.patch)).toEqual([{ op: 'add', path: '/spec/template/spec/containers/0/args/-', value: '--insecure-registry=r:1' }]);
   });
 
+  it('with config/cert-manager adds the component and leaves the caBundle to its CA injector', () => {
+    const k = JSON.parse(
+      renderOverlay({ base: '../config', imageRef: `r:1/x@${digest}`, insecureRegistries: [], components: ['../config/cert-manager'] }),
+    ) as Record<string, unknown>;
+    expect(k['components']).toEqual(['../config/cert-manager']);
+    expect(k['patches']).toEqual([]);
+  });
+
   it.each(['r:1/x:latest', 'r:1/x@sha256:short', 'r:1/x'])('refuses %s: not a digest reference', (imageRef) => {
     expect(() => renderOverlay({ base: '../config', imageRef, insecureRegistries: [], caPem: CA })).toThrow(/not a digest reference/);
   });

@@ -24,8 +24,13 @@ interface OverlayInput {
   imageRef: string;
   /** Registries (host:port) both components reach over plain HTTP. */
   insecureRegistries: readonly string[];
-  /** PEM of the CA that issued catalogd's serving certificate: the webhook's caBundle. */
-  caPem: string;
+  /**
+   * PEM of the CA that issued catalogd's serving certificate: the webhook's caBundle; absent
+   * with config/cert-manager, whose CA cainjector injects.
+   */
+  caPem?: string | undefined;
+  /** Kustomize components added (relative to the overlay), e.g. `../config/cert-manager`. */
+  components?: readonly string[];
 }
 
 /** catalogd's webhook configuration in config/webhook. */
@@ -48,12 +53,17 @@ export function renderOverlay(input: OverlayInput): string {
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
     resources: [input.base],
+    ...(input.components === undefined || input.components.length === 0 ? {} : { components: input.components }),
     images: [{ name: 'olmv1', newName: input.imageRef.slice(0, at), digest }],
     patches: [
-      {
-        target: { kind: 'MutatingWebhookConfiguration', name: WEBHOOK_CONFIGURATION },
-        patch: JSON.stringify([{ op: 'add', path: '/webhooks/0/clientConfig/caBundle', value: Buffer.from(input.caPem).toString('base64') }]),
-      },
+      ...(input.caPem === undefined
+        ? []
+        : [
+            {
+              target: { kind: 'MutatingWebhookConfiguration', name: WEBHOOK_CONFIGURATION },
+              patch: JSON.stringify([{ op: 'add', path: '/webhooks/0/clientConfig/caBundle', value: Buffer.from(input.caPem).toString('base64') }]),
+            },
+          ]),
       ...(args.length === 0 ? [] : DEPLOYMENTS.map((name) => ({ target: { kind: 'Deployment', name }, patch: JSON.stringify(args) }))),
     ],
   };
@@ -102,11 +112,18 @@ export async function issueServingCertificates(dir: string): Promise<ServingCert
 
 /**
  * Writes the overlay into `<root>/overlay` over a copy of config/ at `<root>/config`; `caPem`
- * is the CA of issueServingCertificates.
+ * is the CA of issueServingCertificates, or undefined to add the config/cert-manager component
+ * instead (cert-manager issues both certificates and injects the CA).
  */
-export async function writeOverlay(root: string, imageRef: string, insecureRegistries: readonly string[], caPem: string): Promise<string> {
+export async function writeOverlay(
+  root: string,
+  imageRef: string,
+  insecureRegistries: readonly string[],
+  caPem: string | undefined,
+): Promise<string> {
   const dir = join(root, 'overlay');
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'kustomization.yaml'), renderOverlay({ base: '../config', imageRef, insecureRegistries, caPem }));
+  const components = caPem === undefined ? ['../config/cert-manager'] : [];
+  await writeFile(join(dir, 'kustomization.yaml'), renderOverlay({ base: '../config', imageRef, insecureRegistries, caPem, components }));
   return dir;
 }

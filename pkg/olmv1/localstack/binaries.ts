@@ -8,6 +8,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ensureTool, type Log } from './build.ts';
+import { CERT_MANAGER_RECIPE } from './cert-manager-recipe.ts';
 import { isExecutable, runCommand } from './exec.ts';
 import { findGoToolchain, type GoToolchain } from './go-toolchain.ts';
 import { buildGoProgram } from './go-program.ts';
@@ -170,6 +171,31 @@ export async function resolveNodeBinaries(options: Omit<ResolveBinariesOptions, 
     kubeProxy: join(kubeDir, 'kube-proxy'),
     coredns: join(corednsDir, 'coredns'),
     pause,
+  };
+}
+
+/** cert-manager's binaries and CRDs, as built by {@link resolveCertManagerBinaries}. */
+export interface CertManagerBinaries {
+  controller: string;
+  webhook: string;
+  cainjector: string;
+  /** cert-manager's CRD manifests (its module's `deploy/crds`, one CRD per `.yaml` file). */
+  crdsDir: string;
+  version: string;
+}
+
+/**
+ * cert-manager's controller, webhook and cainjector at CERT_MANAGER_VERSION and its CRDs,
+ * built once into the cache like the others (cert-manager-recipe.ts). Throws as resolveBinaries does.
+ */
+export async function resolveCertManagerBinaries(options: Omit<ResolveBinariesOptions, 'kubebuilderAssets'>): Promise<CertManagerBinaries> {
+  const dir = await ensureTool(CERT_MANAGER_RECIPE, options.cacheRoot, () => findGoToolchain(options.env), options.log);
+  return {
+    controller: join(dir, 'cert-manager-controller'),
+    webhook: join(dir, 'cert-manager-webhook'),
+    cainjector: join(dir, 'cert-manager-cainjector'),
+    crdsDir: join(dir, 'deploy', 'crds'),
+    version: CERT_MANAGER_RECIPE.version,
   };
 }
 

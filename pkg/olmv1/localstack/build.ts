@@ -13,7 +13,7 @@
  * behind; the next run says it resumes, and Go's build cache (GOCACHE) makes that resumption
  * cheap: every package compiled before the interruption is reused.
  */
-import { access, chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, chmod, cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runCommand } from './exec.ts';
@@ -133,13 +133,18 @@ async function build(recipe: ToolRecipe, finalDir: string, go: GoToolchain, log:
   try {
     const src = join(stage, 'src');
     await mkdir(src);
-    await writeModule(recipe, src, go);
+    const moduleDir = await writeModule(recipe, src, go);
     await runGo(go, ['mod', 'tidy'], src);
     const ldflags = renderLdflags(recipe.stamps);
     await runGo(go, ['build', '-trimpath', '-buildvcs=false', `-ldflags=${ldflags}`, '-o', stage + '/', ...recipe.binaries.map((b) => b.pkg)], src);
     for (const binary of recipe.binaries) {
       const built = goDefaultBinaryName(binary.pkg);
       if (built !== binary.name) await rename(join(stage, built), join(stage, binary.name));
+    }
+    for (const dir of recipe.moduleDirs ?? []) {
+      // Go's module cache is read-only; the copy is made writable so the entry can be removed.
+      await cp(join(moduleDir, dir), join(stage, dir), { recursive: true });
+      await runCommand('chmod', ['-R', 'u+w', join(stage, dir)]);
     }
     await probeVersions(recipe, stage);
     const info: BuildInfo = {
@@ -166,14 +171,17 @@ async function build(recipe: ToolRecipe, finalDir: string, go: GoToolchain, log:
   }
 }
 
-/** Writes go.mod, tools.go and the recipe's own sources into `src`. */
-async function writeModule(recipe: ToolRecipe, src: string, go: GoToolchain): Promise<void> {
+/**
+ * Writes go.mod, tools.go and the recipe's own sources into `src`; returns the directory of
+ * the upstream module's source in Go's module cache.
+ */
+async function writeModule(recipe: ToolRecipe, src: string, go: GoToolchain): Promise<string> {
   // A placeholder module first, so the download below never runs inside some other module
   // that happens to contain the cache directory.
-  const ourModule = `olmv1.local/envtest/${recipe.name}`;
+  const ourModule = recipe.modulePath ?? `olmv1.local/envtest/${recipe.name}`;
   await writeFile(join(src, 'go.mod'), `module ${ourModule}\n\ngo ${goDirectiveFor(go.version)}\n`);
   const { stdout } = await runGo(go, ['mod', 'download', '-json', `${recipe.module}@${recipe.version}`], src);
-  const download = JSON.parse(stdout) as { GoMod?: string; Error?: string };
+  const download = JSON.parse(stdout) as { GoMod?: string; Dir?: string; Error?: string };
   if (download.GoMod === undefined) {
     throw new Error(`go mod download ${recipe.module}@${recipe.version} returned no go.mod${download.Error ? `: ${download.Error}` : ''}`);
   }
@@ -192,6 +200,7 @@ async function writeModule(recipe: ToolRecipe, src: string, go: GoToolchain): Pr
     await mkdir(dirname(join(src, path)), { recursive: true });
     await writeFile(join(src, path), content);
   }
+  return download.Dir ?? '';
 }
 
 async function probeVersions(recipe: ToolRecipe, dir: string): Promise<void> {

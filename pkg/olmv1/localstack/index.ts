@@ -11,9 +11,11 @@ export {
   firstBuildEstimate,
   firstNodeBuildEstimate,
   resolveBinaries,
+  resolveCertManagerBinaries,
   resolveHelm,
   resolveNodeBinaries,
   resolveOldestBinaries,
+  type CertManagerBinaries,
   type EnvtestBinaries,
   type ResolveBinariesOptions,
 } from './binaries.ts';

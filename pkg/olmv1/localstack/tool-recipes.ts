@@ -44,7 +44,7 @@ interface VersionProbe {
 /** Everything needed to build one tool from Go modules. */
 export interface ToolRecipe {
   /** Cache directory prefix and progress-message name. */
-  name: 'kubernetes' | 'kube-controller-manager' | 'kube-node' | 'coredns' | 'etcd' | 'registry' | 'helm';
+  name: 'kubernetes' | 'kube-controller-manager' | 'kube-node' | 'coredns' | 'etcd' | 'registry' | 'helm' | 'cert-manager';
   /** The upstream release, also the cache directory suffix. */
   version: string;
   /** Upstream module required at `version`. */
@@ -54,6 +54,13 @@ export interface ToolRecipe {
   binaries: RecipeBinary[];
   /** Extra files of the generated module (path relative to its root -> content). */
   sources: Record<string, string>;
+  /**
+   * Path of the generated module (default `olmv1.local/envtest/<name>`): a main of ours that
+   * uses an upstream module's `internal/` packages must live under that module's path.
+   */
+  modulePath?: string;
+  /** Directories of the upstream module copied into the cache entry beside the binaries. */
+  moduleDirs?: string[];
   /** `-X` ldflags stamps. */
   stamps: Record<string, string>;
   probes: VersionProbe[];

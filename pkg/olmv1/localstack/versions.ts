@@ -62,3 +62,9 @@ export function stagingVersionOf(kubernetesVersion: string): string {
   }
   return `v0.${match[1]}`;
 }
+
+/**
+ * github.com/cert-manager/cert-manager release the local node's cert-manager runs (built by
+ * cert-manager-recipe.ts; the newest the Go module proxy serves).
+ */
+export const CERT_MANAGER_VERSION = 'v1.21.2';

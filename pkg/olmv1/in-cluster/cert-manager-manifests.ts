@@ -1,0 +1,178 @@
+/**
+ * The objects that run cert-manager on the local node (pure): its namespace, ServiceAccounts,
+ * RBAC, the controller's, webhook's and cainjector's Deployments over the images built here,
+ * the webhook's Service and its validating and mutating webhook configurations (their caBundle
+ * injected by cainjector from the CA Secret the webhook keeps), as upstream's manifests lay them
+ * out under the same names. The CRDs come from cert-manager's module (CertManagerBinaries).
+ */
+import type { CertManagerImages } from '../images/index.ts';
+
+/** cert-manager's namespace, also its cluster resource namespace (ClusterIssuers' Secrets). */
+export const CERT_MANAGER_NAMESPACE = 'cert-manager';
+/** Its three Deployments. */
+export const CERT_MANAGER_DEPLOYMENTS = ['cert-manager', 'cert-manager-webhook', 'cert-manager-cainjector'] as const;
+/** The Secret holding the CA the webhook serves with (cainjector copies it into caBundle). */
+const WEBHOOK_CA_SECRET = 'cert-manager-webhook-ca';
+
+type Obj = Record<string, unknown>;
+
+const rule = (apiGroups: string[], resources: string[], verbs: string[], resourceNames?: string[]): Obj => ({
+  apiGroups,
+  resources,
+  verbs,
+  ...(resourceNames === undefined ? {} : { resourceNames }),
+});
+const READ = ['get', 'list', 'watch'];
+const WRITE = ['get', 'list', 'watch', 'update', 'patch'];
+const ALL = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+
+/** What each component may do: upstream's Helm chart's rules for the features built here. */
+const ROLES: Record<string, Obj[]> = {
+  'cert-manager-controller': [
+    rule(['cert-manager.io'], ['issuers', 'clusterissuers', 'certificates', 'certificaterequests'], ALL),
+    rule(['cert-manager.io'], ['issuers/status', 'clusterissuers/status', 'certificates/status', 'certificaterequests/status'], ['update', 'patch']),
+    rule(['cert-manager.io'], ['certificates/finalizers', 'certificaterequests/finalizers'], ['update']),
+    // The approver approves requests of cert-manager's own issuers; the webhook checks this grant.
+    rule(['cert-manager.io'], ['signers'], ['approve'], ['issuers.cert-manager.io/*', 'clusterissuers.cert-manager.io/*']),
+    rule(['acme.cert-manager.io'], ['orders', 'challenges'], READ),
+    rule([''], ['secrets'], ALL),
+    rule([''], ['events'], ['create', 'patch']),
+  ],
+  'cert-manager-cainjector': [
+    rule(['cert-manager.io'], ['certificates'], READ),
+    rule([''], ['secrets'], READ),
+    rule([''], ['events'], ['create', 'patch']),
+    rule(['admissionregistration.k8s.io'], ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations'], WRITE),
+    rule(['apiregistration.k8s.io'], ['apiservices'], WRITE),
+    rule(['apiextensions.k8s.io'], ['customresourcedefinitions'], WRITE),
+  ],
+  'cert-manager-webhook': [rule(['authorization.k8s.io'], ['subjectaccessreviews'], ['create'])],
+};
+
+const labels = (name: string): Record<string, string> => ({ 'app.kubernetes.io/name': name, 'app.kubernetes.io/instance': 'cert-manager' });
+
+function deployment(name: string, serviceAccount: string, image: string, args: string[], extra: Obj = {}): Obj {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: CERT_MANAGER_NAMESPACE, labels: labels(name) },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels(name) },
+      template: {
+        metadata: { labels: labels(name) },
+        spec: {
+          serviceAccountName: serviceAccount,
+          securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+          containers: [
+            {
+              name,
+              image,
+              args,
+              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+              ...extra,
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** Everything but the CRDs, as one `v1` List (apply after the CRDs). */
+export function certManagerManifests(images: CertManagerImages): Obj {
+  const ns = CERT_MANAGER_NAMESPACE;
+  const items: Obj[] = [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }];
+  const accounts = {
+    'cert-manager-controller': 'cert-manager',
+    'cert-manager-cainjector': 'cert-manager-cainjector',
+    'cert-manager-webhook': 'cert-manager-webhook',
+  };
+  for (const [role, account] of Object.entries(accounts)) {
+    items.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account, namespace: ns } });
+    items.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: role }, rules: ROLES[role] });
+    items.push({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: role },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+      subjects: [{ kind: 'ServiceAccount', name: account, namespace: ns }],
+    });
+  }
+  // The webhook keeps its serving CA in a Secret of its own namespace.
+  items.push({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: 'cert-manager-webhook:dynamic-serving', namespace: ns },
+    rules: [rule([''], ['secrets'], ['get', 'list', 'watch', 'create', 'update'])],
+  });
+  items.push({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'cert-manager-webhook:dynamic-serving', namespace: ns },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cert-manager-webhook:dynamic-serving' },
+    subjects: [{ kind: 'ServiceAccount', name: 'cert-manager-webhook', namespace: ns }],
+  });
+  items.push(deployment('cert-manager', 'cert-manager', images.controller, [`--cluster-resource-namespace=${ns}`]));
+  items.push(deployment('cert-manager-cainjector', 'cert-manager-cainjector', images.cainjector, []));
+  const dnsNames = ['cert-manager-webhook', `cert-manager-webhook.${ns}`, `cert-manager-webhook.${ns}.svc`];
+  items.push(
+    deployment(
+      'cert-manager-webhook',
+      'cert-manager-webhook',
+      images.webhook,
+      [
+        '--secure-port=10250',
+        '--healthz-port=6080',
+        `--dynamic-serving-ca-secret-namespace=${ns}`,
+        `--dynamic-serving-ca-secret-name=${WEBHOOK_CA_SECRET}`,
+        `--dynamic-serving-dns-names=${dnsNames.join(',')}`,
+      ],
+      {
+        ports: [{ name: 'https', containerPort: 10250 }],
+        readinessProbe: { httpGet: { path: '/healthz', port: 6080 }, periodSeconds: 2 },
+      },
+    ),
+  );
+  items.push({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'cert-manager-webhook', namespace: ns },
+    spec: { selector: labels('cert-manager-webhook'), ports: [{ name: 'https', port: 443, targetPort: 'https' }] },
+  });
+  const clientConfig = (path: string): Obj => ({ service: { name: 'cert-manager-webhook', namespace: ns, path } });
+  const webhook = (path: string, rules: Obj[]): Obj => ({
+    name: 'webhook.cert-manager.io',
+    admissionReviewVersions: ['v1'],
+    clientConfig: clientConfig(path),
+    rules,
+    failurePolicy: 'Fail',
+    sideEffects: 'None',
+    timeoutSeconds: 30,
+  });
+  const annotations = { 'cert-manager.io/inject-ca-from-secret': `${ns}/${WEBHOOK_CA_SECRET}` };
+  items.push({
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: 'cert-manager-webhook', annotations },
+    webhooks: [
+      webhook('/validate', [
+        { apiGroups: ['cert-manager.io', 'acme.cert-manager.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['*/*'] },
+      ]),
+    ],
+  });
+  items.push({
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingWebhookConfiguration',
+    metadata: { name: 'cert-manager-webhook', annotations },
+    webhooks: [
+      webhook('/mutate', [{ apiGroups: ['cert-manager.io'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['certificaterequests'] }]),
+    ],
+  });
+  return { apiVersion: 'v1', kind: 'List', items };
+}
+
+/** A self-signed ClusterIssuer (what upstream's end-to-end setup issues its CA from). */
+export function selfSignedClusterIssuer(name: string): Obj {
+  return { apiVersion: 'cert-manager.io/v1', kind: 'ClusterIssuer', metadata: { name }, spec: { selfSigned: {} } };
+}
