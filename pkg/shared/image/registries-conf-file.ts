@@ -12,7 +12,7 @@
  * (`credential-helpers`, ...) are ignored, as upstream ignores keys it does not know.
  */
 import { err, ok, type Result } from '../errors/index.ts';
-import { isTable, parseToml, type TomlDocument, type TomlTable, type TomlValue } from './toml-subset.ts';
+import { isTable, parseToml, type TomlDocument, type TomlTable, type TomlValue } from './toml.ts';
 
 /** When a mirror is used: for every pull, only pulls by digest, or only pulls by tag. */
 type PullFromMirror = 'all' | 'digest-only' | 'tag-only';
@@ -245,5 +245,6 @@ function stringArray(t: TomlTable, key: string, line: number | undefined, contex
 function describe(v: TomlValue): string {
   if (Array.isArray(v)) return 'an array';
   if (isTable(v)) return 'a table';
-  return typeof v === 'number' ? 'an integer' : `a ${typeof v}`;
+  if (v instanceof Date) return 'a date';
+  return typeof v === 'number' ? 'a number' : `a ${typeof v}`;
 }

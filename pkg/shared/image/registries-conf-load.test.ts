@@ -92,7 +92,7 @@ describe('loadRegistriesConf', () => {
       `loading drop-in registries configuration ${JSON.stringify(bad)}: line 3: unsupported pull-from-mirror value "never" for mirror "m"`,
     );
     const main = await write('etc/registries.conf', 'x = \n');
-    await expect(loadRegistriesConf(paths)).rejects.toThrow(`loading registries configuration ${JSON.stringify(main)}: line 1: expected a value`);
+    await expect(loadRegistriesConf(paths)).rejects.toThrow(`loading registries configuration ${JSON.stringify(main)}: line 1: invalid value`);
   });
 
   it('ignores a drop-in path that is a file, as upstream', async () => {

@@ -202,7 +202,7 @@ describe('parseRegistriesConfFile', () => {
   });
 
   it.each([
-    ['a syntax error', 'a = 1\n[[registry]\n', false, 'line 2: expected ]] to close the table header'],
+    ['a syntax error', 'a = 1\n[[registry]\n', false, 'line 2: expected end of table array declaration'],
     ['a wrong type', '[[registry]]\nlocation = "q.io"\ninsecure = "yes"', false, 'line 1: insecure: expected a boolean, found a string'],
     ['neither location nor prefix', '\n[[registry]]\ninsecure = true', false, 'line 2: invalid condition: both location and prefix are unset'],
     [
