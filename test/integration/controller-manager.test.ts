@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../../pkg/olmv1/localstack/index.ts';
 
 const exec = promisify(execFile);
@@ -29,12 +29,17 @@ async function apply(obj: object): Promise<{ metadata: { uid: string } }> {
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${readFileSync(cp.logs.controllerManager, 'utf8').slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 250));
+  try {
+    return await vi.waitFor(
+      async () => {
+        const value = await probe();
+        if (value === undefined) throw new Error(`not yet: ${what}`);
+        return value;
+      },
+      { timeout: timeoutMs, interval: 250 },
+    );
+  } catch (err) {
+    throw new Error(`timed out waiting for ${what}\n${readFileSync(cp.logs.controllerManager, 'utf8').slice(-3000)}`, { cause: err });
   }
 }
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { Controller, HealthServer, reconcileWithStatus, setStatusCondition, type Condition } from '../../pkg/shared/controller/index.ts';
 import { createCertificateAuthority, issueCertificate } from '../envtest/index.ts';
 import { customResourceDefinition } from '../support/crds.ts';
@@ -62,13 +62,14 @@ beforeAll(async () => {
 afterAll(() => kube?.close());
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return vi.waitFor(
+    async () => {
+      const v = await probe();
+      if (v === undefined) throw new Error(`timed out waiting for ${what}`);
+      return v;
+    },
+    { timeout: timeoutMs, interval: 100 },
+  );
 }
 
 describe('controller runtime against a real API server', () => {

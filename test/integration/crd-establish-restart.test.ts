@@ -40,11 +40,7 @@ type Crd = KubeObject & CrdStatus;
 const established = (crd: Crd): boolean => (crd.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
 
 async function until(what: string, cond: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await expect.poll(cond, { timeout: timeoutMs, interval: 50, message: `waiting for ${what}` }).toBe(true);
 }
 
 // Writes `obj` as JSON under its etcd key (kube-apiserver reads JSON as well as protobuf).

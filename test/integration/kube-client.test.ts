@@ -89,16 +89,15 @@ function crd(schema: Schema): KubeObject {
 }
 
 async function waitEstablished(name: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
+  const established = async (): Promise<boolean> => {
     const got = await kube.client.get<KubeObject & { status?: { conditions?: Array<{ type: string; status: string }> } }>({
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
       name,
     });
-    if (got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`CRD ${name} not established`);
+    return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true;
+  };
+  await expect.poll(established, { timeout: 10_000, interval: 100, message: `CRD ${name} not established` }).toBe(true);
 }
 
 describe('server-side apply through the raw transport', () => {

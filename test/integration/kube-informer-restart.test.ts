@@ -28,11 +28,7 @@ function configMap(name: string, value: string): KubeObject {
 }
 
 async function until(what: string, cond: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await expect.poll(cond, { timeout: timeoutMs, interval: 50, message: `waiting for ${what}` }).toBe(true);
 }
 
 describe('Informer across a kube-apiserver restart', () => {

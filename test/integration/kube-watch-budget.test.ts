@@ -162,10 +162,7 @@ function openWatch(sa: string, ns: string, type: TypeRef): OpenWatch {
 const openFds = (): number => readdirSync('/proc/self/fd').length;
 
 async function waitFor(what: string, ok: () => boolean, ms: number): Promise<void> {
-  for (const end = Date.now() + ms; !ok();) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await expect.poll(ok, { timeout: ms, interval: 50, message: `waiting for ${what}` }).toBe(true);
 }
 
 describe('watch-connection budget', () => {

@@ -27,6 +27,7 @@ import {
 import { isNotFound, NoKindMatchError, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { render, type RenderOptions } from '../../pkg/operator-controller/render/index.ts';
 import { FIXTURE_BUNDLES_DIR } from '../fixtures/bundles/golden-cases.ts';
+import { vi } from 'vitest';
 
 export { describeObject, droppedObjects, refOf } from '../../pkg/operator-controller/applier/index.ts';
 
@@ -203,13 +204,25 @@ export async function prepareRelease(
   return { objects, rbac: out.objects };
 }
 
-/** Polls `check` every `intervalMs` (50) until it returns true; throws `what` after `timeoutMs`. */
+/**
+ * Polls `check` every `intervalMs` (50) with vitest's `vi.waitFor` until it returns true; throws
+ * `what` after `timeoutMs`. An error `check` throws ends the wait at once with that error (a
+ * process that exited will not pause or answer later).
+ */
 export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 20_000, intervalMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
+  let thrown: { error: unknown } | undefined;
+  await vi.waitFor(
+    async () => {
+      if (thrown !== undefined) return;
+      const done = await check().catch((error: unknown) => {
+        thrown = { error };
+        return true;
+      });
+      if (!done) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
+    },
+    { timeout: timeoutMs, interval: intervalMs },
+  );
+  if (thrown !== undefined) throw thrown.error;
 }
 
 /** Waits until every CRD in `crds` reports condition Established=True. */
