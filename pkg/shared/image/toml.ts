@@ -1,6 +1,6 @@
 /**
  * TOML documents (containers-registries.conf files) read with smol-toml, a maintained TOML 1.1
- * parser, as upstream's BurntSushi/toml v1.6 reads them (decision 0105). The result is turned
+ * parser, as upstream's BurntSushi/toml v1.6 reads them (decision 0106). The result is turned
  * into Maps, so that no key can collide with an object property, and each table opened by a
  * `[header]` or `[[header]]` line gets that line, for the messages of the decoder
  * (registries-conf-file.ts). A syntax error names its line.
