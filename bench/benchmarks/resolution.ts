@@ -18,6 +18,8 @@ import { type CatalogClient, createCatalogClient } from '../../pkg/operator-cont
 import { type DeclarativeConfig, loadFS } from '../../pkg/shared/fbc/index.ts';
 import { type ResolveInput, checkVersionRange, packagePartition, resolve } from '../../pkg/operator-controller/resolve/index.ts';
 import { generateCatalog } from '../../test/fixtures/generate/catalog.ts';
+import { checkOver, withDependencies } from './resolution-dependencies.ts';
+import { RequirementCache } from '../../pkg/operator-controller/dependencies/index.ts';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
 import { startCatalogServe } from '../lib/catalog-server.ts';
 import { atMost, measure, type Measurement } from '../lib/report.ts';
@@ -106,6 +108,33 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     details[`warm: ${label}`] = roundSummary(t);
   }
   details['outcomes'] = outcomes;
+
+  // Dependencies (decision 0104): the same resolution with every bundle declaring requirements
+  // that installed extensions and a served API meet; the winner must be the same bundle.
+  const deps = withDependencies(cfg, partition);
+  const plain = summarize(timeRuns(() => resolve(input({}, partition)), WARMUP, RUNS));
+  const cache = new RequirementCache();
+  const checked = () => resolve({ ...input({}, deps.partition), dependencies: checkOver(deps.candidates, cache) });
+  const withDeps = checked();
+  if (!withDeps.ok || withDeps.value.bundle.name !== outcomes['no filters'] || withDeps.value.passedOver.length > 0) {
+    throw new Error(`resolution with dependencies chose ${withDeps.ok ? withDeps.value.bundle.name : withDeps.error}`);
+  }
+  const depT = summarize(timeRuns(checked, WARMUP, RUNS));
+  // Cold: a fresh cache each time, so every declaration is parsed and its CEL rule compiled and run.
+  const cold = summarize(
+    timeRuns(() => resolve({ ...input({}, deps.partition), dependencies: checkOver(deps.candidates, new RequirementCache()) }), WARMUP, RUNS),
+  );
+  measurements.push(
+    measure('warm, no filters, with dependencies met: median', depT.p50, 'ms', undefined, `p99 ${round(depT.p99, 2)} ms`),
+    measure('  with dependencies / without (medians)', depT.p50 / plain.p50, 'x', atMost(2), `without: ${round(plain.p50, 3)} ms`),
+    measure('  cold (declarations parsed, CEL compiled): median', cold.p50, 'ms', undefined, `p99 ${round(cold.p99, 2)} ms`),
+  );
+  details['warm: with dependencies'] = {
+    ...roundSummary(depT),
+    without: roundSummary(plain),
+    cold: roundSummary(cold),
+    installed: deps.candidates.length - 1,
+  };
   details['scenarios'] = Object.fromEntries(scenarios(partition));
 
   // The version range parser is regex-based: a long hostile range (whitespace runs, then a

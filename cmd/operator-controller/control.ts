@@ -36,6 +36,7 @@ import {
   watchCatalogEvents,
   type BundleSpill,
 } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { RequirementCache } from '../../pkg/operator-controller/dependencies/index.ts';
 import { MAX_RECORD_JSON_BYTES, createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
@@ -138,6 +139,7 @@ export async function runOperatorControllerControl(
         // Requirements are met by installed extensions and by APIs the cluster serves (decision 0104).
         dependencies: {
           extensions,
+          cache: new RequirementCache(),
           serves: (gvk, servesSignal) =>
             kube.mapper.resolve(gvk, servesSignal).then(
               () => true,

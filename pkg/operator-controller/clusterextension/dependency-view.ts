@@ -12,7 +12,7 @@ import type { Informer, KubeObject } from '../../shared/kube/index.ts';
 import {
   DEFAULT_LIMITS,
   REQUIREMENT_PROPERTY_TYPES,
-  bundleRequirements,
+  RequirementCache,
   dependencyChecker,
   installedCandidate,
   mentionedPackages,
@@ -34,6 +34,8 @@ export interface DependencyPorts {
   extensions: Pick<Informer<KubeObject>, 'list'>;
   /** Whether the API server serves `gvk` (discovery); an error counts as not served. */
   serves: (gvk: Gvk, signal?: AbortSignal) => Promise<boolean>;
+  /** Bundles' parsed requirements, kept across reconciles; none: parsed each time. */
+  cache?: RequirementCache;
 }
 
 /** A check for the resolver, and what it found. */
@@ -82,12 +84,13 @@ export async function dependencyCheck(
   inputs: readonly CatalogInput[],
   signal?: AbortSignal,
 ): Promise<DependencyCheck | undefined> {
+  const cache = ports.cache ?? new RequirementCache();
   const declaring = inputs.flatMap((i) => ('error' in i || i.package === null ? [] : i.package.bundles.filter(declaresRequirements)));
   if (declaring.length === 0) return undefined;
 
   const gvks = new Map<string, Gvk>();
   for (const b of declaring) {
-    const reqs = bundleRequirements(b, DEFAULT_LIMITS);
+    const reqs = cache.requirements(b, DEFAULT_LIMITS);
     if (reqs.ok) for (const r of reqs.value) gvksOf(r.constraint.predicate, gvks);
   }
   const served: Gvk[] = [];
@@ -103,7 +106,7 @@ export async function dependencyCheck(
     const properties = await installedProperties(source, packageName, bundle.name, signal);
     candidates.push(installedCandidate({ name: ce.value.metadata.name ?? '', packageName, version: bundle.version, properties }));
   }
-  return dependencyChecker(candidates, DEFAULT_LIMITS);
+  return dependencyChecker(candidates, DEFAULT_LIMITS, cache);
 }
 
 /**

@@ -124,11 +124,22 @@ export function compileRule(rule: string, limits: DependencyLimits): Result<CelR
   const run = plan(env, parsed);
   const probe = run({ properties: [] });
   if (!isCelError(probe) && typeof probe !== 'boolean') return err('cel expressions must have type Bool');
-  const test = (properties: readonly Property[]): boolean | 'costly' => {
+  // CEL is pure: a verdict is kept per properties list (catalog content is cached per digest,
+  // so the same candidates come back from one resolution to the next).
+  const verdicts = new WeakMap<readonly Property[], boolean | 'costly'>();
+  const evaluate = (properties: readonly Property[]): boolean | 'costly' => {
     const width = widest(properties, { left: 100_000 }) + 1;
     if (shape.nodes * width ** shape.depth > limits.maxRuleCost) return 'costly';
     const result = run({ properties: properties as never });
     return result === true;
+  };
+  const test = (properties: readonly Property[]): boolean | 'costly' => {
+    let v = verdicts.get(properties);
+    if (v === undefined) {
+      v = evaluate(properties);
+      verdicts.set(properties, v);
+    }
+    return v;
   };
   return ok({ rule, nodes: shape.nodes, comprehensionDepth: shape.depth, test });
 }

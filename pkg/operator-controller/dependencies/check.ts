@@ -7,7 +7,7 @@ import type { Bundle } from '../../shared/fbc/types.ts';
 import { checkRequirements } from './evaluate.ts';
 import type { DependencyLimits } from './limits.ts';
 import { invalidDependency, unmetDependency } from './messages.ts';
-import { bundleRequirements } from './requirements.ts';
+import { RequirementCache } from './requirements.ts';
 import type { Candidate, Unmet } from './types.ts';
 
 /** A dependency check and what it found. */
@@ -18,11 +18,14 @@ interface DependencyChecker {
   readonly unmet: ReadonlyMap<string, Unmet>;
 }
 
-/** A checker against `candidates` (what is installed and served), with `limits` on what bundles declare. */
-export function dependencyChecker(candidates: readonly Candidate[], limits: DependencyLimits): DependencyChecker {
+/**
+ * A checker against `candidates` (what is installed and served), with `limits` on what bundles
+ * declare; `cache` keeps bundles' parsed requirements from one resolution to the next.
+ */
+export function dependencyChecker(candidates: readonly Candidate[], limits: DependencyLimits, cache = new RequirementCache()): DependencyChecker {
   const unmet = new Map<string, Unmet>();
   const check = (bundle: Bundle): string | undefined => {
-    const reqs = bundleRequirements(bundle, limits);
+    const reqs = cache.requirements(bundle, limits);
     if (!reqs.ok) return invalidDependency(reqs.error);
     const verdict = checkRequirements(reqs.value, candidates);
     if (verdict.satisfied) return undefined;

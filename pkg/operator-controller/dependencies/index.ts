@@ -6,7 +6,7 @@
  * for an unmet one. Pure.
  */
 export { DEFAULT_LIMITS } from './limits.ts';
-export { REQUIREMENT_PROPERTY_TYPES, bundleRequirements } from './requirements.ts';
+export { REQUIREMENT_PROPERTY_TYPES, RequirementCache, bundleRequirements } from './requirements.ts';
 export { dependencyChecker } from './check.ts';
 export { providedGvks } from './evaluate.ts';
 export { mentionedPackages, providersOf, type ProviderCatalog } from './providers.ts';

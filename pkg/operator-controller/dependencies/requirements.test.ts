@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Bundle, JsonValue } from '../../shared/fbc/types.ts';
 import { checkRequirements } from './evaluate.ts';
 import { DEFAULT_LIMITS } from './limits.ts';
-import { bundleRequirements } from './requirements.ts';
+import { RequirementCache, bundleRequirements } from './requirements.ts';
 
 function bundleWith(type: string, value: JsonValue): Bundle {
   return {
@@ -155,5 +155,17 @@ describe('CEL rules', () => {
     const started = performance.now();
     expect(celVerdict(rule, [...many, { type: 't', value: -1 }])).toBe(false);
     expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('RequirementCache', () => {
+  it('reads a bundle object once and a changed bundle again', () => {
+    const cache = new RequirementCache();
+    const b = bundleWith('olm.gvk.required', { group: 'g', version: 'v1', kind: 'K' });
+    const first = cache.requirements(b, DEFAULT_LIMITS);
+    expect(cache.requirements(b, DEFAULT_LIMITS)).toBe(first);
+    const other = bundleWith('olm.gvk.required', { group: 'g', version: 'v2', kind: 'K' });
+    const second = cache.requirements(other, DEFAULT_LIMITS);
+    expect(second.ok && second.value[0]?.constraint.predicate).toMatchObject({ kind: 'gvk', gvk: { version: 'v2' } });
   });
 });

@@ -127,3 +127,22 @@ export function bundleRequirements(bundle: Pick<Bundle, 'name' | 'properties'>, 
   }
   return ok(out);
 }
+
+/**
+ * Parsed requirements by bundle object: catalog content is cached per digest (the same
+ * objects from one resolution to the next), so each bundle's declarations, CEL rules
+ * included, are read and compiled once while its catalog content lives.
+ */
+export class RequirementCache {
+  readonly #parsed = new WeakMap<Pick<Bundle, 'name' | 'properties'>, Result<Requirement[], string>>();
+
+  /** `bundleRequirements(bundle, limits)`, from the cache when this bundle object was read before. */
+  requirements(bundle: Pick<Bundle, 'name' | 'properties'>, limits: DependencyLimits): Result<Requirement[], string> {
+    let r = this.#parsed.get(bundle);
+    if (r === undefined) {
+      r = bundleRequirements(bundle, limits);
+      this.#parsed.set(bundle, r);
+    }
+    return r;
+  }
+}
