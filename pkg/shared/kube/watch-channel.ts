@@ -295,7 +295,7 @@ function bounded(ready: Promise<void>, req: ChannelRequest): Promise<void> {
       clearTimeout(timer);
       req.signal?.removeEventListener('abort', onAbort);
       if (err === undefined) resolve();
-      else reject(err as Error);
+      else reject(err);
     }
     req.signal?.addEventListener('abort', onAbort, { once: true });
     ready.then(() => done(), done);

@@ -105,7 +105,7 @@ export function pushWatchEvents<T extends KubeObject = KubeObject>(
       body.off('data', onData);
       body.destroy();
       if (err === undefined) resolve();
-      else reject(err as Error);
+      else reject(err);
     };
     const onData = (chunk: Buffer): void => {
       try {

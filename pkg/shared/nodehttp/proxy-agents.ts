@@ -116,7 +116,7 @@ async function establish(
     return ready;
   } catch (err) {
     socket?.destroy();
-    throw timeout.signal.aborted ? (timeout.signal.reason as Error) : err;
+    throw timeout.signal.aborted ? timeout.signal.reason : err;
   } finally {
     clearTimeout(timer);
   }
@@ -168,7 +168,7 @@ function connectTunnel(socket: Socket, target: string, authorization: string | u
     };
     const onError = (err: Error): void => done(new Error(`proxyconnect tcp: ${err.message}`, { cause: err }));
     const onEnd = (): void => done(new Error('proxyconnect tcp: the proxy closed the connection before answering CONNECT'));
-    const onAbort = (): void => done(signal.reason as Error);
+    const onAbort = (): void => done(signal.reason);
     socket.on('data', onData).on('error', onError).on('end', onEnd).on('close', onEnd);
     signal.addEventListener('abort', onAbort, { once: true });
     const lines = [`CONNECT ${target} HTTP/1.1`, `Host: ${target}`];
@@ -211,7 +211,7 @@ function settle<S extends Socket>(socket: S, event: string, signal: AbortSignal,
     };
     const onAbort = (): void => {
       cleanup();
-      reject(signal.reason as Error);
+      reject(signal.reason);
     };
     socket.once(event, onReady).once('error', onError);
     signal.addEventListener('abort', onAbort, { once: true });
