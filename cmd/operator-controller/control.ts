@@ -140,6 +140,7 @@ export async function runOperatorControllerControl(
         dependencies: {
           extensions,
           cache: new RequirementCache(),
+          serverVersion: serverVersionOf(kube.transport),
           serves: (gvk, servesSignal) =>
             kube.mapper.resolve(gvk, servesSignal).then(
               () => true,
@@ -264,4 +265,18 @@ async function collectUnusedBundles(
     if (live.has(owner)) continue;
     await cache.delete(owner).catch((err: unknown) => log.warn({ err, owner }, 'removing an unused bundle cache entry failed'));
   }
+}
+
+/**
+ * The API server's version for CSVs' minKubeVersion (decision 0104), asked once and kept for
+ * ten minutes (a cluster upgrade is seen within that); a failed request is not kept.
+ */
+function serverVersionOf(transport: KubeContext['transport']): (signal?: AbortSignal) => Promise<string> {
+  let known: { version: string; at: number } | undefined;
+  return async (signal) => {
+    if (known !== undefined && Date.now() - known.at < 600_000) return known.version;
+    const info = await transport.request<{ gitVersion?: string }>('GET', '/version', signal === undefined ? {} : { signal });
+    known = { version: info.gitVersion ?? '', at: Date.now() };
+    return known.version;
+  };
 }

@@ -16,6 +16,7 @@ import {
   installerFor,
   packageCatalog,
   publishCatalog,
+  requestRefusedVersion,
   pushBundle,
   useExtensionStack,
   waitForExtension,
@@ -118,5 +119,30 @@ describe('bundle dependencies', () => {
     expect(lost.install?.bundle.name).toBe(`${app.pkg}.v1.1.0`);
     const warning = await waitForEvent(kube.client, 'ClusterExtension', app.pkg, 'ResolutionFailed');
     expect(warning.type).toBe('Warning');
+  });
+
+  it('passes over a bundle whose CSV minKubeVersion is newer than the API server, and refuses it when asked for', async () => {
+    const { kube } = suite;
+    const pkg = `kubever-${run}`;
+    await installerFor(kube.client, pkg, 'installer', [
+      { pkg, version: '1.0.0' },
+      { pkg, version: '2.0.0' },
+    ]);
+    const tooNew = [{ type: 'olm.csv.metadata', value: { minKubeVersion: '99.0.0' } }];
+    await publishCatalog(suite.stack, `kubever-${run}`, await catalogOf(pkg, [{ version: '1.0.0' }, { version: '2.0.0', requires: tooNew }]));
+    await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+    await waitForExtension(kube.client, pkg, 'installed below the bundle too new for the cluster', installedAs(`${pkg}.v1.0.0`), 90_000);
+    const passed = await waitForEvent(kube.client, 'ClusterExtension', pkg, 'BundlePassedOver');
+    expect(passed.type).toBe('Normal');
+    expect(passed.note).toMatch(
+      new RegExp(
+        `^chose bundle ${pkg}\\.v1\\.0\\.0; passed over:\\n${pkg}\\.v2\\.0\\.0: bundle "${pkg}\\.v2\\.0\\.0": CSV version requirement not met: minKubeVersion \\(99\\.0\\.0\\) > server version \\(1\\.\\d+\\.\\d+\\)$`,
+      ),
+    );
+    const refused = await requestRefusedVersion(kube.client, pkg, '2.0.0');
+    expect(refused.cond('Progressing')?.message).toMatch(
+      /^bundle "kubever-[0-9a-f]+\.v2\.0\.0": CSV version requirement not met: minKubeVersion \(99\.0\.0\) > server version \(1\.\d+\.\d+\)$/,
+    );
+    expect(refused.install?.bundle.name).toBe(`${pkg}.v1.0.0`);
   });
 });

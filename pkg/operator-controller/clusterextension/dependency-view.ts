@@ -36,6 +36,8 @@ export interface DependencyPorts {
   serves: (gvk: Gvk, signal?: AbortSignal) => Promise<boolean>;
   /** Bundles' parsed requirements, kept across reconciles; none: parsed each time. */
   cache?: RequirementCache;
+  /** The API server's version (`/version` gitVersion), for CSVs' minKubeVersion; none: not checked. */
+  serverVersion?: (signal?: AbortSignal) => Promise<string>;
 }
 
 /** A check for the resolver, and what it found. */
@@ -47,6 +49,10 @@ interface DependencyCheck {
 /** How many packages a search for providers reads at most, and how many providers it names. */
 const MAX_SEARCHED_PACKAGES = 2000;
 const MAX_PROVIDERS = 5;
+
+function hasMinKubeVersion(b: Bundle): boolean {
+  return b.properties.some((p) => p.type === 'olm.csv.metadata' && JSON.stringify(p.value).includes('"minKubeVersion"'));
+}
 
 function declaresRequirements(b: Bundle): boolean {
   return b.properties.some((p) => REQUIREMENT_PROPERTY_TYPES.includes(p.type));
@@ -85,8 +91,11 @@ export async function dependencyCheck(
   signal?: AbortSignal,
 ): Promise<DependencyCheck | undefined> {
   const cache = ports.cache ?? new RequirementCache();
-  const declaring = inputs.flatMap((i) => ('error' in i || i.package === null ? [] : i.package.bundles.filter(declaresRequirements)));
-  if (declaring.length === 0) return undefined;
+  const bundles = inputs.flatMap((i) => ('error' in i || i.package === null ? [] : i.package.bundles));
+  const declaring = bundles.filter(declaresRequirements);
+  const versioned = ports.serverVersion !== undefined && bundles.some(hasMinKubeVersion);
+  if (declaring.length === 0 && !versioned) return undefined;
+  const serverVersion = versioned ? await ports.serverVersion?.(signal) : undefined;
 
   const gvks = new Map<string, Gvk>();
   for (const b of declaring) {
@@ -106,7 +115,7 @@ export async function dependencyCheck(
     const properties = await installedProperties(source, packageName, bundle.name, signal);
     candidates.push(installedCandidate({ name: ce.value.metadata.name ?? '', packageName, version: bundle.version, properties }));
   }
-  return dependencyChecker(candidates, DEFAULT_LIMITS, cache);
+  return dependencyChecker(candidates, DEFAULT_LIMITS, cache, serverVersion);
 }
 
 /**

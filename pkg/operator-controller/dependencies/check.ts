@@ -7,6 +7,7 @@ import type { Bundle } from '../../shared/fbc/types.ts';
 import { checkRequirements } from './evaluate.ts';
 import type { DependencyLimits } from './limits.ts';
 import { invalidDependency, unmetDependency } from './messages.ts';
+import { kubeVersionUnmet } from './kube-version.ts';
 import { RequirementCache } from './requirements.ts';
 import type { Candidate, Unmet } from './types.ts';
 
@@ -20,11 +21,19 @@ interface DependencyChecker {
 
 /**
  * A checker against `candidates` (what is installed and served), with `limits` on what bundles
- * declare; `cache` keeps bundles' parsed requirements from one resolution to the next.
+ * declare; `cache` keeps bundles' parsed requirements from one resolution to the next;
+ * with `serverVersion`, a bundle whose CSV minKubeVersion is newer is refused too.
  */
-export function dependencyChecker(candidates: readonly Candidate[], limits: DependencyLimits, cache = new RequirementCache()): DependencyChecker {
+export function dependencyChecker(
+  candidates: readonly Candidate[],
+  limits: DependencyLimits,
+  cache = new RequirementCache(),
+  serverVersion?: string,
+): DependencyChecker {
   const unmet = new Map<string, Unmet>();
   const check = (bundle: Bundle): string | undefined => {
+    const tooOld = serverVersion === undefined ? undefined : kubeVersionUnmet(bundle, serverVersion);
+    if (tooOld !== undefined) return tooOld;
     const reqs = cache.requirements(bundle, limits);
     if (!reqs.ok) return invalidDependency(reqs.error);
     const verdict = checkRequirements(reqs.value, candidates);

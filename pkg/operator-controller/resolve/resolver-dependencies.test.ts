@@ -23,7 +23,7 @@ describe('resolve with a dependency check (decision 0104)', () => {
     });
   });
 
-  it('takes the highest bundle when its dependencies are met, and asks only about bundles that declare some', () => {
+  it('takes the highest bundle when its dependencies are met, asking only about the winner', () => {
     const asked: string[] = [];
     const r = resolve({
       packageName: 'foo',
@@ -49,7 +49,12 @@ describe('resolve with a dependency check (decision 0104)', () => {
   });
 
   it('goes below the declaring bundles to one without dependencies', () => {
-    const r = resolve({ packageName: 'foo', catalogs: [{ name: 'c', priority: 0, package: catalog }], dependencies: (b) => `unmet ${b.name}` });
+    const declares = (b: Bundle): boolean => b.properties.some((p) => p.type === 'olm.package.required');
+    const r = resolve({
+      packageName: 'foo',
+      catalogs: [{ name: 'c', priority: 0, package: catalog }],
+      dependencies: (b) => (declares(b) ? `unmet ${b.name}` : undefined),
+    });
     expect(r.ok && r.value.bundle.name).toBe('foo.v1.0.0');
     expect(r.ok && r.value.passedOver.map((p) => p.bundle)).toEqual(['foo.v2.0.0', 'foo.v1.1.0']);
   });

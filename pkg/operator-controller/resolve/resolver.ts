@@ -138,8 +138,8 @@ export function resolve(input: ResolveInput): Result<Resolution, string> {
     const { bundle, versionRelease, deprecation } = winner.best;
     if (!versionRelease.ok) return err(resolvedVersionFailed(bundle.name, versionRelease.error));
     const dependency = bundle.properties.find((p) => DEPENDENCY_PROPERTY_TYPES.includes(p.type));
-    if (dependency !== undefined) {
-      if (input.dependencies === undefined) return err(dependencyNotSupported(bundle.name, dependency.type));
+    if (input.dependencies === undefined && dependency !== undefined) return err(dependencyNotSupported(bundle.name, dependency.type));
+    if (input.dependencies !== undefined) {
       const reason = input.dependencies(bundle);
       if (reason !== undefined) {
         passedOver.push({ bundle: bundle.name, catalog: winner.catalog, reason });

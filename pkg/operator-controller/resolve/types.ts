@@ -52,9 +52,10 @@ export interface ResolveInput extends ReleaseOptions {
   /** Catalogs in listing order; the order decides which error is reported first. */
   readonly catalogs: readonly CatalogInput[];
   /**
-   * Checks the dependencies a bundle declares (decision 0104): undefined when they are met,
-   * else why not (the error text when no other bundle is left). Absent: a bundle that declares
-   * dependencies is refused with upstream's "not supported" error.
+   * Checks the chosen bundle (decision 0104): its declared dependencies, its minimum
+   * Kubernetes version. Undefined when it may be installed, else why not (the error text when
+   * no other bundle is left). Absent: a bundle that declares dependencies is refused with
+   * upstream's "not supported" error.
    */
   readonly dependencies?: ((bundle: Bundle) => string | undefined) | undefined;
 }
