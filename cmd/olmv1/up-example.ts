@@ -17,11 +17,18 @@ import { buildCatalogImage, buildImage, createImageClient } from '../../pkg/shar
 
 /** The registry host the committed example catalog and ClusterCatalog sample refer to. */
 export const EXAMPLE_REGISTRY = '127.0.0.1:5001';
-/** Repository of the example catalog image inside a registry. */
-const EXAMPLE_CATALOG_REPOSITORY = 'olmv1/example-catalog';
-const BUNDLE_REPOSITORY = 'olmv1/example-operator-bundle';
-/** Repository of the operator image, as the committed bundles name it. */
-const OPERATOR_REPOSITORY = 'olmv1/example-operator';
+
+/**
+ * The examples under `examples/`: `example-operator` (what `olmv1 up` publishes) and
+ * `webhook-operator` (a conversion and a validating webhook, docs/webhook-operators.md). Each
+ * has `operator/`, `bundles/<version>/` and `catalog/<name>/catalog.yaml`; its images are
+ * `olmv1/<name>` and `olmv1/<name>-bundle`, its catalog image CATALOG_REPOSITORIES'.
+ */
+type ExampleName = 'example-operator' | 'webhook-operator';
+const CATALOG_REPOSITORIES: Record<ExampleName, string> = {
+  'example-operator': 'olmv1/example-catalog',
+  'webhook-operator': 'olmv1/webhook-operator-catalog',
+};
 
 /** What was pushed. */
 interface PushedExample {
@@ -45,8 +52,11 @@ export async function pushExample(
   insecureRegistries: readonly string[],
   workDir: string,
   env: NodeJS.ProcessEnv,
+  name: ExampleName = 'example-operator',
 ): Promise<PushedExample> {
-  const exampleDir = join(repoRoot, 'examples/example-operator');
+  const exampleDir = join(repoRoot, 'examples', name);
+  const OPERATOR_REPOSITORY = `olmv1/${name}`;
+  const BUNDLE_REPOSITORY = `olmv1/${name}-bundle`;
   const versions = (await readdir(join(exampleDir, 'bundles'))).sort();
   const binDir = join(workDir, 'operator');
   await mkdir(binDir);
@@ -57,6 +67,7 @@ export async function pushExample(
     insecureRegistries,
     workDir: binDir,
     env,
+    repository: OPERATOR_REPOSITORY,
   });
   const operatorImages = Object.fromEntries(operators.map((o) => [o.version, o.digestRef]));
   const client = createImageClient({ insecureRegistries });
@@ -80,7 +91,7 @@ export async function pushExample(
           'operators.operatorframework.io.bundle.mediatype.v1': 'registry+v1',
           'operators.operatorframework.io.bundle.manifests.v1': 'manifests/',
           'operators.operatorframework.io.bundle.metadata.v1': 'metadata/',
-          'operators.operatorframework.io.bundle.package.v1': 'example-operator',
+          'operators.operatorframework.io.bundle.package.v1': name,
         },
       });
       const ref = `${registry}/${BUNDLE_REPOSITORY}:v${version}`;
@@ -90,10 +101,10 @@ export async function pushExample(
     const catalogDir = join(workDir, 'catalog');
     await cp(join(exampleDir, 'catalog'), catalogDir, { recursive: true });
     if (registry !== EXAMPLE_REGISTRY) {
-      const file = join(catalogDir, 'example-operator', 'catalog.yaml');
+      const file = join(catalogDir, name, 'catalog.yaml');
       await writeFile(file, (await readFile(file, 'utf8')).replaceAll(`image: ${EXAMPLE_REGISTRY}/`, `image: ${registry}/`));
     }
-    const catalogRef = `${registry}/${EXAMPLE_CATALOG_REPOSITORY}:latest`;
+    const catalogRef = `${registry}/${CATALOG_REPOSITORIES[name]}:latest`;
     const catalogDigest = await client.push(catalogRef, await buildCatalogImage(catalogDir));
     return { catalogRef, catalogDigest, bundles, operatorImages };
   } finally {

@@ -3,13 +3,18 @@ import { parseUpOptions } from './up-options.ts';
 
 describe('olmv1 up flags', () => {
   it('runs locally with the registry on 5001 by default', () => {
-    expect(parseUpOptions([])).toEqual({ mode: 'local', registryPort: 5001, node: false });
-    expect(parseUpOptions(['--registry-port', '5555'])).toEqual({ mode: 'local', registryPort: 5555, node: false });
+    expect(parseUpOptions([])).toEqual({ mode: 'local', registryPort: 5001, node: false, certManager: false });
+    expect(parseUpOptions(['--registry-port', '5555'])).toEqual({ mode: 'local', registryPort: 5555, node: false, certManager: false });
   });
 
   it('adds a real node with --node', () => {
-    expect(parseUpOptions(['--node'])).toEqual({ mode: 'local', registryPort: 5001, node: true });
-    expect(parseUpOptions(['--node', '--registry-port', '5555'])).toEqual({ mode: 'local', registryPort: 5555, node: true });
+    expect(parseUpOptions(['--node'])).toEqual({ mode: 'local', registryPort: 5001, node: true, certManager: false });
+    expect(parseUpOptions(['--node', '--registry-port', '5555'])).toEqual({ mode: 'local', registryPort: 5555, node: true, certManager: false });
+  });
+
+  it('adds cert-manager on the node with --cert-manager, which needs --node', () => {
+    expect(parseUpOptions(['--node', '--cert-manager'])).toEqual({ mode: 'local', registryPort: 5001, node: true, certManager: true });
+    expect(() => parseUpOptions(['--cert-manager'])).toThrow('--cert-manager runs cert-manager on the local node; it needs --node');
   });
 
   it('runs against an existing cluster with --kubeconfig, optionally pushing the example to --registry', () => {

@@ -24,10 +24,13 @@ import {
   firstNodeBuildEstimate,
   missingNodePrerequisites,
   resolveBinaries,
+  resolveCertManagerBinaries,
   resolveNodeBinaries,
+  runCommand,
   startControlPlane,
   startRegistry,
 } from '../../pkg/olmv1/localstack/index.ts';
+import { deployCertManager, SELF_SIGNED_CLUSTER_ISSUER, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
 import { type CommandIO, EXIT } from './io.ts';
 import { UP_FIELD_MANAGER, createCatalogFromSample, installOlmResources, readManifests, waitForServing } from './up-cluster.ts';
 import { startComponents, type Components } from './up-components.ts';
@@ -182,6 +185,16 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     if (node !== undefined)
       progress(`node ${node.name} Ready ${node.readyAfterMs} ms after its kubelet started; the API server is on its bridge ${node.bridge}`);
     checkpoint(ctx);
+    if (options.certManager) {
+      progress('building (the first time) and deploying cert-manager on the node');
+      const cmBinaries = await resolveCertManagerBinaries({ cacheRoot: defaultCacheRoot(deps.env), env: deps.env, log: progress });
+      const info = cp.value.info;
+      const cmKubectl: Kubectl = async (args, input) =>
+        (await runCommand(info.kubectl, ['--kubeconfig', info.kubeconfigPath, ...args], input === undefined ? {} : { input })).stdout;
+      await deployCertManager({ kubectl: cmKubectl, registry: registryHost, binaries: cmBinaries, log: progress });
+      progress(`cert-manager ${cmBinaries.version} ready, ClusterIssuer ${SELF_SIGNED_CLUSTER_ISSUER}`);
+      checkpoint(ctx);
+    }
     const localKubeconfig = join(stateDir, 'kubeconfig');
     const kubectl = join(stateDir, 'bin', 'kubectl');
     await copyFile(cp.value.info.kubeconfigPath, localKubeconfig);

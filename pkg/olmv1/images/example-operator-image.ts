@@ -91,6 +91,8 @@ interface PushExampleOperatorOptions {
   workDir: string;
   /** Environment of the Go toolchain (PATH, HOME, GOCACHE, GOPROXY...). */
   env: NodeJS.ProcessEnv;
+  /** Repository in the registry (default `olmv1/example-operator`). */
+  repository?: string;
 }
 
 /**
@@ -108,12 +110,13 @@ export async function pushExampleOperatorImages(options: PushExampleOperatorOpti
     for (const version of options.versions) {
       const binary = await buildExampleOperatorBinary(go, options.sourceDir, version, options.workDir);
       const image = exampleOperatorImage(await readFile(binary), version);
-      const tagRef = `${options.registry}/${EXAMPLE_OPERATOR_REPOSITORY}:v${version}`;
+      const repository = options.repository ?? EXAMPLE_OPERATOR_REPOSITORY;
+      const tagRef = `${options.registry}/${repository}:v${version}`;
       const digest = await client.push(tagRef, image);
       pushed.push({
         version,
         tagRef,
-        digestRef: `${options.registry}/${EXAMPLE_OPERATOR_REPOSITORY}@${digest}`,
+        digestRef: `${options.registry}/${repository}@${digest}`,
         compressedBytes: image.config.size + image.layers.reduce((n, l) => n + l.size, 0),
         uncompressedBytes: image.layers.reduce((n, l) => n + uncompressedSize(l.data, l.mediaType), 0),
       });

@@ -4,7 +4,7 @@
  * changes only the image (and names the plain-HTTP registry), serving certificates in the
  * Secrets config/ expects, and both Deployments Available, or the reason a Pod cannot start.
  */
-export { SELF_SIGNED_CLUSTER_ISSUER } from './cert-manager.ts';
+export { deployCertManager, SELF_SIGNED_CLUSTER_ISSUER } from './cert-manager.ts';
 export { CERT_MANAGER_NAMESPACE } from './cert-manager-manifests.ts';
 export { deployInCluster, startNodeRegistry, type InCluster } from './deploy.ts';
 export { DEPLOYMENTS, SYSTEM_NAMESPACE } from './overlay.ts';

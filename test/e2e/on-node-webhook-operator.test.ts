@@ -1,0 +1,178 @@
+// An operator with webhooks on the real node (issue #46): examples/webhook-operator (a small Go
+// program serving a conversion webhook between Widget v1 and v2 and a validating webhook; its
+// CSV declares both as webhookdefinitions) built here, its bundles and catalog pushed to the
+// node's registry and served by catalogd, installed through a ClusterExtension with
+// cert-manager as the certificate provider. First without cert-manager: the install waits,
+// Progressing naming the missing kind, nothing of the bundle applied; then cert-manager is
+// deployed (pkg/olmv1/in-cluster) and the same extension installs: its Certificate is issued,
+// cainjector puts the CA into the CRD's conversion and the ValidatingWebhookConfiguration, a
+// Widget stored as v1 is read as v2 through the conversion webhook, an invalid one is refused
+// by the validating webhook; the upgrade to 0.2.0 changes the webhook (UPDATE too, its refusal
+// names 0.2.0); uninstall removes the webhook configuration and keeps the CRD and the Widgets
+// (uninstall keeps data, docs/webhook-operators.md).
+// Needs root and the node's prerequisites, like on-node.test.ts.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { pushExample } from '../../cmd/olmv1/up-example.ts';
+import { deployCertManager, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
+import { condition, deployOnNode, kube, nodeEnv, nodeUnavailable, REPO, timed as timedBy, type Obj, type OnNode } from '../support/on-node.ts';
+
+const missing = nodeUnavailable();
+if (missing !== undefined) console.warn(`on-node-webhook-operator.test.ts skipped: ${missing}`);
+
+const NS = 'webhook-operator';
+const EXTENSION = 'webhook-operator';
+const CATALOG = 'webhook-catalog';
+const CRD = 'widgets.webhook.example.com';
+const VALIDATING_WEBHOOK = 'vwidget.webhook.example.com';
+
+let onNode: OnNode | undefined;
+let kubectl: Kubectl;
+let k: ReturnType<typeof kube>;
+let work = '';
+const log = (line: string): void => console.error(`on-node-webhook-operator: ${line}`);
+const timed = (name: string, started: number): void => timedBy(log, name, started);
+
+const extension = (version: string): object => ({
+  apiVersion: 'olm.operatorframework.io/v1',
+  kind: 'ClusterExtension',
+  metadata: { name: EXTENSION },
+  spec: {
+    namespace: NS,
+    serviceAccount: { name: 'installer' },
+    source: { sourceType: 'Catalog', catalog: { packageName: 'webhook-operator', version } },
+  },
+});
+const widget = (name: string, valid: boolean): object => ({
+  apiVersion: 'webhook.example.com/v1',
+  kind: 'Widget',
+  metadata: { name, namespace: NS },
+  spec: { valid },
+});
+
+async function extensionState(): Promise<{ installed?: string; version?: string }> {
+  const ext = await k.get(['clusterextension', EXTENSION]);
+  const install = ext.status?.['install'] as { bundle?: { version?: string } } | undefined;
+  return { installed: condition(ext, 'Installed'), version: install?.bundle?.version };
+}
+
+interface WebhookConfiguration extends Obj {
+  webhooks: Array<{ name: string; clientConfig: { caBundle?: string }; rules?: Array<{ operations: string[] }> }>;
+}
+/** The ValidatingWebhookConfigurations holding the operator's validating webhook. */
+async function validatingConfigurations(): Promise<WebhookConfiguration[]> {
+  return ((await k.list(['validatingwebhookconfigurations'])) as WebhookConfiguration[]).filter((c) =>
+    c.webhooks.some((w) => w.name === VALIDATING_WEBHOOK),
+  );
+}
+
+beforeAll(async () => {
+  if (missing !== undefined) return;
+  onNode = await deployOnNode(log);
+  kubectl = onNode.kubectl;
+  k = kube(kubectl);
+  work = await mkdtemp(join(tmpdir(), 'olmv1-webhook-operator-'));
+}, 1_800_000);
+
+afterAll(async () => {
+  await onNode?.stop();
+  if (work !== '') await rm(work, { recursive: true, force: true });
+}, 120_000);
+
+describe.skipIf(missing !== undefined)('an operator with webhooks, cert-manager as the certificate provider', () => {
+  it('waits while cert-manager is missing (nothing applied), and installs once cert-manager runs', async () => {
+    const registry = onNode?.product.registry.host ?? '';
+    const example = await pushExample(REPO, registry, [registry], work, nodeEnv, 'webhook-operator');
+    await k.apply({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterCatalog',
+      metadata: { name: CATALOG },
+      spec: { source: { type: 'Image', image: { ref: example.catalogRef } } },
+    });
+    await expect.poll(async () => condition(await k.get(['clustercatalog', CATALOG]), 'Serving'), { timeout: 120_000, interval: 1000 }).toBe('True');
+    await k.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    await k.clusterAdminInstaller(NS, 'webhook-operator-installer');
+    await k.apply(extension('0.1.0'));
+    const progressing = async (): Promise<string> => {
+      const ext = await k.get(['clusterextension', EXTENSION]);
+      const c = (ext.status?.['conditions'] as Array<{ type: string; message: string }> | undefined)?.find((x) => x.type === 'Progressing');
+      return c?.message ?? '';
+    };
+    await expect
+      .poll(progressing, { timeout: 120_000, interval: 1000 })
+      .toMatch(/no matches for kind "(Issuer|Certificate)" in version "cert-manager.io\/v1"/);
+    log(`without cert-manager, Progressing says: ${await progressing()}`);
+    expect(await k.list(['deployments', '-n', NS])).toEqual([]);
+    expect(await validatingConfigurations()).toEqual([]);
+    const deployed = await deployCertManager({ kubectl, registry, binaries: inject('envtestCertManager'), log });
+    log(`cert-manager deployed: ${JSON.stringify(deployed.timings)} ms`);
+    await expect.poll(() => extensionState(), { timeout: 600_000, interval: 2000 }).toEqual({ installed: 'True', version: '0.1.0' });
+  }, 900_000);
+
+  it('installs: Certificate issued, CA injected into the CRD and the webhook configuration, v1 converted, an invalid Widget refused', async () => {
+    const started = Date.now();
+    // Serving: a valid Widget is admitted (through the validating webhook) once the Pod is Ready.
+    await expect
+      .poll(
+        () =>
+          k.apply(widget('good', true)).then(
+            () => 'admitted',
+            (e: Error) => e.message,
+          ),
+        { timeout: 120_000, interval: 500 },
+      )
+      .toBe('admitted');
+    timed('Installed -> webhook serving', started);
+
+    const certs = await k.list(['certificates.cert-manager.io', '-n', NS]);
+    expect(certs.length).toBeGreaterThan(0);
+    for (const c of certs) expect(condition(c, 'Ready')).toBe('True');
+    const secretName = certs[0]?.spec?.['secretName'] as string;
+    const secret = (await k.get(['secret', '-n', NS, secretName])) as Obj & { data: Record<string, string> };
+    const ca = secret.data['ca.crt'] ?? '';
+    expect(ca).not.toBe('');
+    const crd = await k.get(['crd', CRD]);
+    const conversion = crd.spec?.['conversion'] as { strategy: string; webhook: { clientConfig: { caBundle?: string } } };
+    expect(conversion.strategy).toBe('Webhook');
+    expect(conversion.webhook.clientConfig.caBundle).toBe(ca);
+    const [vwc] = await validatingConfigurations();
+    expect(vwc?.webhooks[0]?.clientConfig.caBundle).toBe(ca);
+
+    // Stored as v1, read as v2: the API server asked the conversion webhook.
+    const v2 = await k.get(['widgets.v2.webhook.example.com', '-n', NS, 'good']);
+    expect(v2.spec).toEqual({ conversion: { valid: true } });
+    await expect(k.apply(widget('bad', false))).rejects.toThrow(/denied the request: webhook-operator 0\.1\.0: this Widget is not valid/);
+  }, 600_000);
+
+  it('upgrades to 0.2.0, whose validating webhook also checks updates and names its version', async () => {
+    const started = Date.now();
+    await k.apply(extension('0.2.0'));
+    await expect.poll(() => extensionState(), { timeout: 180_000, interval: 1000 }).toEqual({ installed: 'True', version: '0.2.0' });
+    await expect
+      .poll(async () => (await validatingConfigurations())[0]?.webhooks[0]?.rules?.[0]?.operations, { timeout: 60_000 })
+      .toEqual(['CREATE', 'UPDATE']);
+    // The new Pod answers: the refusal names 0.2.0, for an update too.
+    await expect
+      .poll(
+        () =>
+          k.apply(widget('good', false)).then(
+            () => 'admitted',
+            (e: Error) => e.message,
+          ),
+        { timeout: 120_000, interval: 1000 },
+      )
+      .toMatch(/webhook-operator 0\.2\.0: this Widget is not valid/);
+    timed('upgrade to 0.2.0 with a changed webhook', started);
+  }, 400_000);
+
+  it('uninstalls: the webhook configuration goes, the CRD and the Widgets stay', async () => {
+    const started = Date.now();
+    await kubectl(['delete', 'clusterextension', EXTENSION, '--timeout=180s']);
+    expect(await validatingConfigurations()).toEqual([]);
+    expect((await k.get(['crd', CRD])).metadata.name).toBe(CRD);
+    expect((await k.get(['widgets.v1.webhook.example.com', '-n', NS, 'good'])).spec).toEqual({ valid: true });
+    timed('uninstall', started);
+  }, 240_000);
+});
