@@ -9,6 +9,7 @@ import { pushCertManagerImages, type CertManagerImages } from '../images/index.t
 import { waitUntil, type CertManagerBinaries } from '../localstack/index.ts';
 import { CERT_MANAGER_DEPLOYMENTS, CERT_MANAGER_NAMESPACE, certManagerManifests, selfSignedClusterIssuer } from './cert-manager-manifests.ts';
 import { waitForDeployments, type Kubectl } from './wait-available.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 
 /** The self-signed ClusterIssuer deployCertManager makes Ready. */
 export const SELF_SIGNED_CLUSTER_ISSUER = 'olmv1-selfsigned';
@@ -63,7 +64,7 @@ export async function deployCertManager(options: CertManagerOptions): Promise<Ce
         await options.kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify(selfSignedClusterIssuer(SELF_SIGNED_CLUSTER_ISSUER)));
         return true;
       } catch (err) {
-        lastError = (err as Error).message;
+        lastError = errorMessage(err);
         return false;
       }
     },

@@ -54,7 +54,7 @@ export class BundleBudget {
   /** A lease of `bytes` (negative or NaN counts as 0), once it fits; see the module comment. */
   acquire(bytes: number, signal?: AbortSignal): Promise<BundleLease> {
     const want = Number.isFinite(bytes) && bytes > 0 ? bytes : 0;
-    if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
     if (this.#queue.length === 0 && this.#fits(want)) return Promise.resolve(this.#grant(want));
     return new Promise<BundleLease>((resolve, reject) => {
       const waiter: Waiter = {
@@ -67,7 +67,7 @@ export class BundleBudget {
       const aborted = (): void => {
         const i = this.#queue.indexOf(waiter);
         if (i >= 0) this.#queue.splice(i, 1);
-        reject(signal?.reason as Error);
+        reject(signal?.reason);
         // The head may have been what held the others back.
         this.#drain();
       };

@@ -254,7 +254,7 @@ function dropResult(pull: Pull): void {
 function waitFor(settled: Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted === true) {
-      reject(signal.reason as Error);
+      reject(signal.reason);
       return;
     }
     const done = (): void => {
@@ -263,7 +263,7 @@ function waitFor(settled: Promise<void>, ms: number, signal: AbortSignal | undef
     };
     const aborted = (): void => {
       done();
-      reject(signal?.reason as Error);
+      reject(signal?.reason);
     };
     const timer = setTimeout(() => {
       done();

@@ -23,10 +23,10 @@ export interface PreflightPorts {
 }
 
 /**
- * Runs the check unless enforcement is `None` or the release is unchanged. The installed CRD
- * is read as the extension's ServiceAccount (README difference 1), which pre-authorization has
- * just shown may `get` it; a CRD not in the cluster has nothing to break. A CRD the new bundle
- * no longer has is not checked: it is kept, not replaced.
+ * Runs the check unless enforcement is `None` or the release is unchanged. The installed CRD is
+ * read as the extension's ServiceAccount (the reference README's deliberate difference 1, decision
+ * 0003), which pre-authorization has just shown may `get` it; a CRD not in the cluster has nothing
+ * to break. A CRD the new bundle no longer has is not checked: it is kept, not replaced.
  */
 export function preflightStep(ports: PreflightPorts): Step<ExtensionState> {
   return { name: 'preflight', run: (state) => preflight(ports, state) };

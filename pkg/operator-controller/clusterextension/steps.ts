@@ -1,9 +1,10 @@
 /**
  * The installed and resolve steps of a ClusterExtension reconcile (upstream's step pipeline
- * with upstream v1.10's ServiceAccount model, README difference 1). The steps, in order, are
- * written out once, in cmd/operator-controller/reconcilers.ts; each is built by a factory over
- * the ports it uses, reads and extends the state of pipeline-state.ts (the render step makes the
- * plan that the steps after it act on), and shares helpers through step-support.ts only.
+ * with upstream v1.10's ServiceAccount model: the reference README's deliberate difference 1,
+ * decision 0003). The steps, in order, are written out once, in
+ * cmd/operator-controller/reconcilers.ts; each is built by a factory over the ports it uses,
+ * reads and extends the state of pipeline-state.ts (the render step makes the plan that the
+ * steps after it act on), and shares helpers through step-support.ts only.
  *
  * Each step sets the conditions its outcome decides and throws to stop with backoff, returns
  * POLL to wait for a person, or returns a result to stop without an error. */

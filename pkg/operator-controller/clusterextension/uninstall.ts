@@ -1,10 +1,11 @@
 /**
- * Deletion of a ClusterExtension (README difference 3): under the uninstall finalizer the
- * release's objects that still carry the extension's owner labels are deleted as the
- * extension's ServiceAccount, in reverse order, except CustomResourceDefinitions, which stay
- * with their custom resources (marked for their package, decision 0049); then the release
- * records, the bundle cache and the finalizers. Nothing relies on garbage collection. Objects
- * that are not the extension's, or that the API server refuses to delete, are left and logged.
+ * Deletion of a ClusterExtension (deliberate difference 3 of the reference README; decision 0045):
+ * under the uninstall finalizer the release's objects that still carry the extension's owner
+ * labels are deleted as the extension's ServiceAccount, in reverse order, except
+ * CustomResourceDefinitions, which stay with their custom resources (marked for their package,
+ * decision 0049); then the release records, the bundle cache and the finalizers. Nothing relies on
+ * garbage collection. Objects that are not the extension's, or that the API server refuses to
+ * delete, are left and logged.
  *
  * When the ServiceAccount or its permissions are gone the finalizer keeps failing with a
  * message that says so and how to let go: the `olm.operatorframework.io/orphan-objects: "true"`

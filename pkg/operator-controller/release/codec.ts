@@ -41,6 +41,7 @@ import { manifestLinesFromBytes, type ManifestSpill } from './manifest-bytes.ts'
 import { manifestRange, withoutManifest } from './summary-bytes.ts';
 import type { Release, ReleaseSummary } from './types.ts';
 import { freeOwnedBytes } from '../../shared/bytes/index.ts';
+import { errorMessage, isErrno } from '../../shared/errors/index.ts';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -252,7 +253,7 @@ async function decompress(payload: Uint8Array, where: string, maxBytes: number):
   try {
     return await gunzipAsync(payload, { maxOutputLength: maxBytes });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+    if (isErrno(e, 'ERR_BUFFER_TOO_LARGE')) {
       throw new Error(
         `release record ${where} is corrupt: its payload decompresses to more than ${sizeText(maxBytes)} (${sizeText(payload.length)} compressed)`,
         {
@@ -260,7 +261,7 @@ async function decompress(payload: Uint8Array, where: string, maxBytes: number):
         },
       );
     }
-    throw new Error(`release record ${where} is corrupt: decompressing the payload failed: ${(e as Error).message}`, { cause: e });
+    throw new Error(`release record ${where} is corrupt: decompressing the payload failed: ${errorMessage(e)}`, { cause: e });
   }
 }
 
@@ -283,13 +284,13 @@ function parseDocument(json: Buffer, where: string, cut?: Buffer): unknown {
     if (bytes !== json) freeOwnedBytes(bytes);
   } catch (e) {
     // Only a payload longer than V8's longest string gets here (a bound above 512 MiB).
-    throw new Error(`release record ${where} is corrupt: its payload cannot be read as text: ${(e as Error).message}`, { cause: e });
+    throw new Error(`release record ${where} is corrupt: its payload cannot be read as text: ${errorMessage(e)}`, { cause: e });
   }
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw new Error(`release record ${where} is corrupt: the payload is not JSON: ${(e as Error).message}`, { cause: e });
+    throw new Error(`release record ${where} is corrupt: the payload is not JSON: ${errorMessage(e)}`, { cause: e });
   }
   return doc;
 }

@@ -30,6 +30,7 @@ import { z } from 'zod';
 import { manifestLine, unparsedManifest, withLazyManifest, withManifestLines, type LineSink } from './manifest.ts';
 import { BundleKey } from './naming.ts';
 import { ReleaseStatus, type Release, type ReleaseBundle, type ReleaseSummary } from './types.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 
 /** encoding/json's text of Go's zero time.Time (`info.deleted`, and unset deploy times). */
 const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
@@ -244,7 +245,7 @@ function parseProperties(text: string | undefined): { ok: true; value: unknown[]
   try {
     value = JSON.parse(text);
   } catch (e) {
-    return { ok: false, problem: `chart annotation ${PROPERTIES_ANNOTATION} is not JSON: ${(e as Error).message}` };
+    return { ok: false, problem: `chart annotation ${PROPERTIES_ANNOTATION} is not JSON: ${errorMessage(e)}` };
   }
   if (!Array.isArray(value)) return { ok: false, problem: `chart annotation ${PROPERTIES_ANNOTATION} is not a JSON list` };
   return { ok: true, value };
