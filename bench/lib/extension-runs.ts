@@ -88,7 +88,7 @@ export async function repeatInstall(
     const reReconcile = await touch(client, oc, name, i, settled);
     if (i === opts.repetitions - 1) {
       const history = await createReleaseStore({ client, namespace: 'olmv1-system' }).history(name);
-      releaseObjects = history[0]?.manifest.length ?? Number.NaN;
+      releaseObjects = history[0]?.manifest.objects().length ?? Number.NaN;
     }
     const delStart = performance.now();
     await client.delete({ ...CE, name });

@@ -111,7 +111,7 @@ function subcommand(sub: string | undefined, rest: string[], revision: number | 
       const history = await historyOf(store, ext, ns);
       const release = revision === undefined ? history[0] : history.find((r) => r.revision === revision);
       if (release === undefined) throw new CommandError(`revision ${revision} of ${JSON.stringify(ext)} not found`, 1);
-      if (what === 'manifest') io.stdout.write(objectsToYaml(release.manifest));
+      if (what === 'manifest') io.stdout.write(objectsToYaml(release.manifest.objects()));
       else if (what === 'values') io.stdout.write(toYaml(release.config ?? {}));
       else io.stdout.write(summary(release));
     };
@@ -161,7 +161,7 @@ function summary(r: Release): string {
     ...(r.firstDeployed === undefined ? [] : [`FIRST DEPLOYED: ${r.firstDeployed}`]),
     ...(r.lastDeployed === undefined ? [] : [`LAST DEPLOYED: ${r.lastDeployed}`]),
     `DESCRIPTION: ${r.description}`,
-    `OBJECTS: ${r.manifest.length}`,
+    `OBJECTS: ${r.manifest.identities().length}`,
   ];
   const kept = r.notes?.keptObjects ?? [];
   if (kept.length > 0) lines.push('KEPT OBJECTS:', ...kept.map((o) => `  ${o}`));

@@ -194,7 +194,8 @@ export async function planChanges(kube: KubeContext, deps: UpgradeDeps, o: PlanO
   const bundle = parseBundle(files);
   if (!bundle.ok) throw new CommandError(`bundle ${pick.bundle}: ${bundle.error}`, EXIT.failed);
   const spec = r.ce.extension.spec;
-  const certProvider = o.certProvider ?? inferCertProvider(r.release.manifest);
+  const installedObjects = r.release.manifest.objects();
+  const certProvider = o.certProvider ?? inferCertProvider(installedObjects);
   const rendered = render(bundle.value, {
     installNamespace: spec.namespace,
     ...(spec.config === undefined ? {} : { config: spec.config.inline }),
@@ -218,9 +219,9 @@ export async function planChanges(kube: KubeContext, deps: UpgradeDeps, o: PlanO
     objects.push(pruned.object);
     if (pruned.dropped.length > 0) droppedFields.push({ object: describeObject(obj), paths: pruned.dropped });
   }
-  const delta = permissionDelta(r.release.manifest, objects);
+  const delta = permissionDelta(installedObjects, objects);
   const changes: PlanChanges = {
-    objects: objectDiff(r.release.manifest, objects),
+    objects: objectDiff(installedObjects, objects),
     permissions: { ...delta, summary: formatPermissionDelta(delta) },
     crdUpgradeSafety: await crdVerdicts(kube, objects, spec.install?.preflight?.crdUpgradeSafety.enforcement ?? CrdUpgradeSafetyEnforcement.Strict),
     maxOpenShiftVersion: maxVersionVerdict(

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { OWNER_NAME_LABEL } from '../../pkg/shared/api/index.ts';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
-import { createReleaseStore, ReleaseStatus, type Release } from '../../pkg/operator-controller/release/index.ts';
+import { createReleaseStore, ReleaseStatus, type Release, Manifest } from '../../pkg/operator-controller/release/index.ts';
 import { fakeCluster } from '../../test/support/fake-cluster.ts';
 import { pausingObjectWrites, pausingReleaseWrites } from './pausing-clients.ts';
 import type { PauseHook } from './test-pause.ts';
@@ -32,7 +32,7 @@ function release(extension: string, revision: number, status: ReleaseStatus, pad
     revision,
     status,
     bundle: { package: extension, name: `${extension}.v1`, version: '1.0.0', image: 'example.com/b@sha256:0' },
-    manifest: [pad],
+    manifest: Manifest.ofObjects([pad]),
     properties: [],
     description: 'test',
   };

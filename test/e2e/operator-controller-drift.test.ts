@@ -100,7 +100,7 @@ const metric = (name: string, labels: Record<string, string> = {}): Promise<numb
 async function watchTargets(pkg: string): Promise<number> {
   const [release] = await createReleaseStore({ client: kube.client, namespace: 'olmv1-system' }).history(pkg);
   const targets = new Set<string>();
-  for (const obj of release?.manifest ?? []) {
+  for (const obj of release?.manifest.objects() ?? []) {
     const info = await kube.client.resourceFor(obj);
     targets.add(`${info.group}/${info.resource}/${info.namespaced ? (obj.metadata.namespace ?? pkg) : ''}`);
   }
@@ -118,7 +118,7 @@ async function watchesRunning(): Promise<void> {
 async function releaseVersions(pkg: string): Promise<Record<string, string | undefined>> {
   const [release] = await createReleaseStore({ client: kube.client, namespace: 'olmv1-system' }).history(pkg);
   const out: Record<string, string | undefined> = {};
-  for (const obj of release?.manifest ?? []) {
+  for (const obj of release?.manifest.objects() ?? []) {
     const ref = { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name ?? '', namespace: obj.metadata.namespace };
     out[`${obj.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`] = (await get(ref))?.metadata.resourceVersion;
   }

@@ -162,7 +162,7 @@ describe('olmv1 release rollback', () => {
     ]);
     const records = await createReleaseStore({ client: suite.kube.client, namespace: 'olmv1-system' }).history(pkg);
     expect(records[0]?.description).toBe('Downgrade complete');
-    const configMaps = (records[0]?.manifest ?? []).filter((o) => o.kind === 'ConfigMap').map((o) => o.metadata.name);
+    const configMaps = (records[0]?.manifest.objects() ?? []).filter((o) => o.kind === 'ConfigMap').map((o) => o.metadata.name);
     expect(configMaps).toEqual([`${pkg}-one`]);
     expect(await objectExists(suite.kube.client, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: gadgets })).toBe(
       true,

@@ -170,8 +170,8 @@ describe('olmv1 upgrade plan and approve', () => {
     if (before === undefined || after === undefined) throw new Error('release records missing');
     expect(after.bundle.name).toBe(`${pkg}.v1.1.0`);
     // What the upgrade recorded is what the plan said.
-    expect(objectDiff(before.manifest, after.manifest)).toEqual(changes.objects);
-    const recorded = permissionDelta(before.manifest, after.manifest);
+    expect(objectDiff(before.manifest.objects(), after.manifest.objects())).toEqual(changes.objects);
+    const recorded = permissionDelta(before.manifest.objects(), after.manifest.objects());
     expect({ gained: recorded.gained, lost: recorded.lost }).toEqual({ gained: changes.permissions.gained, lost: changes.permissions.lost });
 
     expect((await cli('approve', [pkg])).stderr).toContain('is up to date');

@@ -14,7 +14,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createKubeconfigLookup } from '../../cmd/olmv1/cluster-access.ts';
 import { runRelease } from '../../cmd/olmv1/release.ts';
 import { connect, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
-import { ReleaseStatus, SECRET_SIZE_LIMIT, createReleaseStore, releaseKey, type Release } from '../../pkg/operator-controller/release/index.ts';
+import {
+  ReleaseStatus,
+  SECRET_SIZE_LIMIT,
+  createReleaseStore,
+  releaseKey,
+  type Release,
+  Manifest,
+} from '../../pkg/operator-controller/release/index.ts';
 import {
   FIXTURE_EXTENSION,
   UPSTREAM_CHUNK_SIZE,
@@ -48,10 +55,12 @@ function release(revision: number, status: Release['status'], manifest?: KubeObj
     status,
     namespace: 'acme-system',
     bundle: { package: 'acme-operator', name: `acme-operator.v1.${revision}.0`, version: `1.${revision}.0`, image: 'quay.io/acme/bundle@sha256:00' },
-    manifest: manifest ?? [
-      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'acme', namespace: 'acme-system' } },
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'acme', namespace: 'acme-system' }, data: { 'index.html': '<p>&</p>' } },
-    ],
+    manifest: Manifest.ofObjects(
+      manifest ?? [
+        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'acme', namespace: 'acme-system' } },
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'acme', namespace: 'acme-system' }, data: { 'index.html': '<p>&</p>' } },
+      ],
+    ),
     properties: [{ type: 'olm.maxOpenShiftVersion', value: '4.18' }],
     config: { watchNamespace: 'acme-watch' },
     description: revision === 1 ? 'Install complete' : 'Upgrade complete',
@@ -78,7 +87,7 @@ describe('stock helm over our records', () => {
 
     const manifest = await helm('get', 'manifest', 'acme', '--revision', '2', '-n', ns);
     expect(manifest.code, manifest.stderr).toBe(0);
-    expect(objectsOf(manifest.stdout)).toEqual(r2.manifest);
+    expect(objectsOf(manifest.stdout)).toEqual(r2.manifest.objects());
 
     const values = await helm('get', 'values', 'acme', '--revision', '2', '-n', ns, '-o', 'json');
     expect(values).toEqual({ code: 0, stdout: '{"watchNamespace":"acme-watch"}\n', stderr: '' });
@@ -110,7 +119,7 @@ describe('stock helm over our records', () => {
     expect(size).toBeGreaterThan(900_000);
     expect(size).toBeLessThan(SECRET_SIZE_LIMIT);
     const manifest = await helm('get', 'manifest', 'acme', '--revision', '1', '-n', ns);
-    expect(objectsOf(manifest.stdout)).toEqual(r.manifest);
+    expect(objectsOf(manifest.stdout)).toEqual(r.manifest.objects());
   });
 
   it('cannot list them nor find the latest revision: its queries select owner=helm', async () => {
@@ -168,7 +177,7 @@ describe("upstream's records on the API server", () => {
 
     const store = createReleaseStore({ client: kube.client, namespace: ns });
     const history = await store.history('argocd');
-    expect(history.map((r) => [r.revision, r.status, r.bundle.name, r.bundle.version, r.extensionUID, r.manifest.length])).toEqual([
+    expect(history.map((r) => [r.revision, r.status, r.bundle.name, r.bundle.version, r.extensionUID, r.manifest.objects().length])).toEqual([
       [2, 'deployed', 'argocd-operator.v0.6.0', '0.6.0', FIXTURE_EXTENSION.uid, 3 + randomConfigMaps(1_200_000).length],
       [1, 'superseded', 'argocd-operator.v0.6.0', '0.6.0', FIXTURE_EXTENSION.uid, 3],
     ]);
@@ -202,7 +211,7 @@ describe("upstream's records on the API server", () => {
 
     // Our next upgrade: revision 3, and revision 2 superseded in our format (upstream's chunk replaced).
     const latest = history[0] as Release;
-    await store.create({ ...latest, revision: 3, manifest: latest.manifest.slice(0, 3) });
+    await store.create({ ...latest, revision: 3, manifest: Manifest.ofObjects(latest.manifest.objects().slice(0, 3)) });
     await store.update({ ...latest, status: ReleaseStatus.Superseded });
     expect((await store.history('argocd')).map((r) => [r.revision, r.status])).toEqual([
       [3, 'deployed'],
@@ -211,6 +220,6 @@ describe("upstream's records on the API server", () => {
     ]);
     await expect(kube.client.get({ ...SECRET, namespace: ns, name: chunkName ?? '' })).rejects.toThrow(/not found/);
     const manifest3 = await helm('get', 'manifest', 'argocd', '--revision', '3', '-n', ns);
-    expect(objectsOf(manifest3.stdout)).toEqual(latest.manifest.slice(0, 3));
+    expect(objectsOf(manifest3.stdout)).toEqual(latest.manifest.objects().slice(0, 3));
   });
 });

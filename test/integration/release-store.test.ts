@@ -23,9 +23,13 @@ import {
   splitPayload,
   type Release,
   type ReleaseStore,
+  Manifest,
 } from '../../pkg/operator-controller/release/index.ts';
 import { ceSpec, createForReal, extension, useCrds } from '../support/crd-admission.ts';
 import { customResourceDefinition } from '../support/crds.ts';
+import { compareManifestsByObjects } from '../support/manifest-equality.ts';
+
+compareManifestsByObjects();
 
 const NS = `releases-${randomBytes(3).toString('hex')}`;
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
@@ -59,7 +63,9 @@ function makeRelease(ext: { name: string; uid: string }, revision: number, statu
       version: `1.${revision}.0+build.7`,
       image: `quay.io/acme/acme-bundle@sha256:${'c'.repeat(64)}`,
     },
-    manifest: manifest.length > 0 ? manifest : [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'acme', namespace: 'acme-system' } }],
+    manifest: Manifest.ofObjects(
+      manifest.length > 0 ? manifest : [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'acme', namespace: 'acme-system' } }],
+    ),
     properties: [{ type: 'olm.package', value: { packageName: 'acme', version: `1.${revision}.0` } }],
     config: { watchNamespace: 'acme-watch' },
     description: status === ReleaseStatus.Failed ? 'Deployment.apps "acme" is invalid' : 'Install complete',
@@ -173,7 +179,7 @@ describe('release store on the API server', () => {
     await store.create(release);
     const [back] = await store.history(ext.name);
     expect(releaseJson(back as Release)).toBe(releaseJson(release));
-    expect(JSON.stringify(back?.manifest)).toBe(JSON.stringify(release.manifest));
+    expect(JSON.stringify(back?.manifest.objects())).toBe(JSON.stringify(release.manifest.objects()));
 
     const stored = await secretsOf(ext.name);
     expect(stored).toHaveLength(pieces);
@@ -275,9 +281,9 @@ describe('crash safety and corruption', () => {
     expect(await store.history(ext.name)).toEqual([retried]);
 
     // An update that dies before the index is replaced leaves the old revision readable.
-    await expect(crashing.update({ ...retried, status: ReleaseStatus.Deployed, manifest: bigManifest(1_500_000) })).rejects.toThrow(
-      'simulated crash',
-    );
+    await expect(
+      crashing.update({ ...retried, status: ReleaseStatus.Deployed, manifest: Manifest.ofObjects(bigManifest(1_500_000)) }),
+    ).rejects.toThrow('simulated crash');
     expect(await store.history(ext.name)).toEqual([retried]);
     // The next process (a restart, the other replica) reads the key's Secrets before its first
     // update of it, and so removes what the dead one left.

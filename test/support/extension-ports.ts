@@ -62,6 +62,12 @@ export function catalogSource(
   return { catalogs: { list: () => objects }, content: cache };
 }
 
+/** A deep copy of `r` as a store keeps it, its manifest (an immutable value, not cloneable) shared. */
+export function copiedRelease(r: Release): Release {
+  const { manifest, ...rest } = r;
+  return { ...structuredClone(rest), manifest };
+}
+
 /** Release records in memory, newest first, as the Secret-backed store keeps them. */
 export class MemoryReleaseStore implements ReleaseStore {
   readonly records: Release[] = [];
@@ -71,7 +77,7 @@ export class MemoryReleaseStore implements ReleaseStore {
   history(extension: string): Promise<Release[]> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     const own = this.records.filter((r) => r.extension === extension);
-    return Promise.resolve(structuredClone(own).sort((a, b) => b.revision - a.revision));
+    return Promise.resolve(own.map(copiedRelease).sort((a, b) => b.revision - a.revision));
   }
   async deployed(extension: string): Promise<ReleaseSummary | undefined> {
     const found = deployedRelease(await this.history(extension));
@@ -83,12 +89,12 @@ export class MemoryReleaseStore implements ReleaseStore {
     return Promise.resolve([...new Set(this.records.map((r) => r.extension))]);
   }
   create(r: Release): Promise<void> {
-    this.records.push(structuredClone(r));
+    this.records.push(copiedRelease(r));
     return Promise.resolve();
   }
   update(r: Release): Promise<void> {
     const i = this.records.findIndex((x) => x.extension === r.extension && x.revision === r.revision);
-    this.records[i] = structuredClone(r);
+    this.records[i] = copiedRelease(r);
     return Promise.resolve();
   }
   deleteAll(extension: string): Promise<void> {

@@ -24,7 +24,7 @@ export interface ApplyObjectsOptions extends EstablishOptions {
  * Applies `objects` one at a time in apply order; stops at the first refusal and throws
  * ApplyError `error applying <Kind ns/name>: <API server message>` (objects applied before it
  * stay, as upstream leaves a failed release's objects). Aborting `signal` stops between objects.
- * Each object is read from `objects` when it is applied: a manifest's lines (manifestObjects)
+ * Each object is read from `objects` when it is applied: a manifest's lines (Manifest.sequence)
  * are parsed one at a time and never held all at once (decision 0098).
  */
 export async function applyObjects(client: KubeClient, objects: ObjectSequence, options: ApplyObjectsOptions = {}): Promise<void> {

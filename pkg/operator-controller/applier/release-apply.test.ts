@@ -1,20 +1,19 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ApiError, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import {
   deployedRelease,
   manifestLine,
-  reviseRelease,
-  withLazyManifest,
-  withManifestLines,
   type Release,
   type ReleaseBundle,
   type ReleaseStore,
   type ReleaseSummary,
+  Manifest,
 } from '../release/index.ts';
 import { ApplyError } from './apply-error.ts';
 import { withOwnerLabels } from './objects.ts';
 import { applyRelease, sameContent, uninstallRelease, type DesiredRelease } from './release-apply.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
+import { copiedRelease } from '../../../test/support/extension-ports.ts';
 
 // ---- fakes ---------------------------------------------------------------------------------
 
@@ -25,11 +24,11 @@ class FakeStore implements ReleaseStore {
   deleted: string[] = [];
 
   constructor(history: readonly Release[] = []) {
-    for (const r of history) this.records.set(r.revision, structuredClone(r));
+    for (const r of history) this.records.set(r.revision, copiedRelease(r));
   }
 
   history(): Promise<Release[]> {
-    return Promise.resolve([...this.records.values()].sort((a, b) => b.revision - a.revision).map((r) => structuredClone(r)));
+    return Promise.resolve([...this.records.values()].sort((a, b) => b.revision - a.revision).map((r) => copiedRelease(r)));
   }
 
   async deployed(): Promise<ReleaseSummary | undefined> {
@@ -45,14 +44,14 @@ class FakeStore implements ReleaseStore {
 
   create(release: Release): Promise<void> {
     if (this.records.has(release.revision)) return Promise.reject(new Error(`revision ${release.revision} exists`));
-    this.records.set(release.revision, structuredClone(release));
+    this.records.set(release.revision, copiedRelease(release));
     this.log.push(`create r${release.revision} ${release.status} ${release.description}`);
     return Promise.resolve();
   }
 
   update(release: Release): Promise<void> {
     if (!this.records.has(release.revision)) return Promise.reject(new Error(`revision ${release.revision} does not exist`));
-    this.records.set(release.revision, structuredClone(release));
+    this.records.set(release.revision, copiedRelease(release));
     this.log.push(`update r${release.revision} ${release.status} ${release.description}`);
     return Promise.resolve();
   }
@@ -72,7 +71,7 @@ function fakeClient(
 ): { client: KubeClient; calls: string[]; cluster: FakeCluster } {
   const cluster = fakeCluster({ refuse });
   // What the recorded revisions applied is on the cluster (the newest copy of each object).
-  for (const r of [...history].reverse()) for (const obj of r.manifest) cluster.seed(obj);
+  for (const r of [...history].reverse()) for (const obj of r.manifest.objects()) cluster.seed(obj);
   return { client: cluster.client, cluster, calls: cluster.writes };
 }
 
@@ -96,7 +95,7 @@ function desired(version: string, objects: KubeObject[], extra: Partial<DesiredR
     extensionUID: 'uid-1',
     installNamespace: 'ns',
     bundle: bundle(version),
-    manifest: objects,
+    manifest: Manifest.ofObjects(objects),
     properties: [{ type: 'olm.package' }],
     ...extra,
   };
@@ -109,7 +108,7 @@ function recorded(revision: number, status: Release['status'], d: DesiredRelease
     revision,
     status,
     bundle: d.bundle,
-    manifest: [...d.manifest],
+    manifest: d.manifest,
     properties: d.properties,
     ...(d.config === undefined ? {} : { config: d.config }),
     notes: {},
@@ -241,11 +240,11 @@ describe('applyRelease', () => {
     expect(out.release.description).toBe('Downgrade complete');
   });
 
-  it('an upgrade from a record read unparsed never parses its objects whole (decision 0098)', async () => {
+  it('an upgrade from a record read as text never parses its objects whole (decision 0098)', async () => {
     const old = recorded(1, 'deployed', desired('1.0.0', [crd('kept.example.com'), cm('same'), cm('changed', { v: '1' }), cm('gone')]));
-    const text = old.manifest.map(manifestLine).join('');
-    const { manifest: _objects, ...summary } = old;
-    const history = [withLazyManifest(summary, text, 'Secret "ns/r1"')];
+    const text = Manifest.ofText(old.manifest.objects().map(manifestLine).join(''), 'Secret "ns/r1"');
+    const whole = vi.spyOn(text, 'objects');
+    const history = [{ ...old, manifest: text }];
     const { client, cluster } = fakeClient({}, [old]);
     // The store holds its own copy (structuredClone reads every property).
     const out = await applyRelease(
@@ -256,32 +255,31 @@ describe('applyRelease', () => {
     expect(out.release.status).toBe('deployed');
     expect(cluster.calls.filter((c) => c.startsWith('dry-run'))).toEqual(['dry-run ConfigMap ns/changed', 'dry-run ConfigMap ns/new']);
     expect(cluster.writes).toContain('delete ConfigMap ns/gone');
-    expect(Object.getOwnPropertyDescriptor(history[0], 'manifest')?.get).toBeDefined();
+    expect(whole).not.toHaveBeenCalled();
   });
 
   it('a rendering held as lines is dry-run, applied, compared and recorded one object at a time, never parsed whole (decision 0098)', async () => {
     const old = recorded(1, 'deployed', desired('1.0.0', [crd('kept.example.com'), cm('same'), cm('changed', { v: '1' }), cm('gone')]));
-    const { manifest: _objects, ...summary } = old;
-    const history = [withLazyManifest(summary, old.manifest.map(manifestLine).join(''), 'Secret "ns/r1"')];
+    const text = Manifest.ofText(old.manifest.objects().map(manifestLine).join(''), 'Secret "ns/r1"');
+    const history = [{ ...old, manifest: text }];
     const objects = [crd('kept.example.com'), cm('same'), cm('changed', { v: '2' }), cm('new')];
-    const { manifest: _parsed, ...fields } = desired('1.1.0', objects);
-    const want: DesiredRelease = withManifestLines(
-      fields,
+    const lines = Manifest.ofLines(
       objects.map((o) => JSON.stringify(o)),
       'the rendering',
     );
-    const unparsed = (o: object): boolean => Object.getOwnPropertyDescriptor(o, 'manifest')?.get !== undefined;
-    const written: boolean[] = [];
-    // Keeps what it is given unparsed (the real store encodes the lines as they are).
+    const want: DesiredRelease = { ...desired('1.1.0', objects), manifest: lines };
+    const parsedWhole = [vi.spyOn(text, 'objects'), vi.spyOn(lines, 'objects')];
+    const written: Manifest[] = [];
+    // Keeps the manifest it is given (the real store encodes the lines as they are).
     const store = new (class extends FakeStore {
       override create(release: Release): Promise<void> {
-        written.push(unparsed(release));
-        this.records.set(release.revision, reviseRelease(release, {}));
+        written.push(release.manifest);
+        this.records.set(release.revision, { ...release });
         return Promise.resolve();
       }
       override update(release: Release): Promise<void> {
-        written.push(unparsed(release));
-        this.records.set(release.revision, reviseRelease(release, {}));
+        written.push(release.manifest);
+        this.records.set(release.revision, { ...release });
         return Promise.resolve();
       }
     })([old]);
@@ -292,20 +290,19 @@ describe('applyRelease', () => {
     expect(cluster.writes).toContain('delete ConfigMap ns/gone');
     expect(cluster.objects.get('ConfigMap ns/changed')).toMatchObject({ data: { v: '2' } });
     // Pending, then deployed, then the old revision superseded: each written as it was held (lines, text).
-    expect(written).toEqual([true, true, true]);
-    expect(store.records.get(2)?.manifest).toEqual(objects);
-    expect(unparsed(want)).toBe(true);
-    expect(unparsed(history[0] as object)).toBe(true);
+    expect(written).toEqual([lines, lines, text]);
+    expect(written[0]).toBe(lines);
+    expect(written[2]).toBe(text);
+    for (const spy of parsedWhole) expect(spy).not.toHaveBeenCalled();
+    expect(store.records.get(2)?.manifest.objects()).toEqual(objects);
     // The same rendering again is the deployed revision: a repair, nothing recorded.
-    const again = await applyRelease(
-      { client, store },
-      await store.history(),
-      withManifestLines(
-        fields,
+    const again = await applyRelease({ client, store }, await store.history(), {
+      ...want,
+      manifest: Manifest.ofLines(
         objects.map((o) => JSON.stringify(o)),
         'x',
       ),
-    );
+    });
     expect(again.changed).toBe(false);
   });
 

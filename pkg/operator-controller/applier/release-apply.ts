@@ -34,14 +34,8 @@ import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
 import {
   ReleaseStatus,
   deployedRelease,
-  manifestEquals,
-  manifestIdentities,
   manifestLine,
-  manifestObjects,
-  mapManifest,
-  reviseRelease,
-  withManifestOf,
-  type ManifestHolder,
+  type Manifest,
   type Release,
   type ReleaseBundle,
   type ReleaseStore,
@@ -61,11 +55,11 @@ export interface DesiredRelease {
   installNamespace: string;
   bundle: ReleaseBundle;
   /**
-   * Rendered, labelled objects, ready to apply: an array, or a lazy manifest (the render
-   * step's lines, a release record's text; release/manifest.ts), which the apply reads one
-   * object at a time and records as it is, never parsing it whole (decision 0098).
+   * Rendered, labelled objects, ready to apply: the render step's lines, a release record's
+   * text or objects (release/manifest.ts), which the apply reads one object at a time and
+   * records as it is, never parsing it whole (decision 0098).
    */
-  manifest: readonly KubeObject[];
+  manifest: Manifest;
   properties: unknown[];
   config?: Record<string, unknown>;
   droppedFields?: { object: string; paths: string[] }[];
@@ -98,7 +92,7 @@ export function sameContent(release: Release, desired: DesiredRelease): boolean 
   return (
     jsonEqual(release.bundle, desired.bundle) &&
     jsonEqual(release.config, desired.config) &&
-    manifestEquals(release, desired, (a, b) => jsonEqual(a, b))
+    release.manifest.equals(desired.manifest, (a, b) => jsonEqual(a, b))
   );
 }
 
@@ -109,20 +103,20 @@ export function sameContent(release: Release, desired: DesiredRelease): boolean 
  * deployed revision would leave an object that only an interrupted revision had behind, in no
  * record at all.
  */
-export function objectsToDelete(history: readonly Release[], desired: ManifestHolder): KubeObject[] {
+export function objectsToDelete(history: readonly Release[], desired: Pick<DesiredRelease, 'manifest'>): KubeObject[] {
   const deployed = deployedRelease(history);
   const since = history.filter((r) => (deployed === undefined ? true : r.revision >= deployed.revision)).reverse();
   const seen = new Set<string>();
   const recorded: KubeObject[] = [];
   // Identities only: deletes and their ownership checks need no more, and a large record's
   // objects are then never all parsed (decision 0098).
-  for (const obj of since.flatMap((r) => manifestIdentities(r))) {
+  for (const obj of since.flatMap((r) => r.manifest.identities())) {
     const id = objectIdentity(obj);
     if (seen.has(id)) continue;
     seen.add(id);
     recorded.push(obj);
   }
-  return droppedObjects(recorded, manifestIdentities(desired));
+  return droppedObjects(recorded, desired.manifest.identities());
 }
 
 /**
@@ -142,8 +136,8 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
     ...(signal === undefined ? {} : { signal }),
   };
   // The objects one at a time: identities for the ownership check, each whole when it is sent.
-  const identities = manifestIdentities(desired);
-  const objects = manifestObjects(desired);
+  const identities = desired.manifest.identities();
+  const objects = desired.manifest.sequence();
   if (deployed !== undefined && latest === deployed && sameContent(deployed, desired)) {
     // Drift repair: an object put back must still be absent or ours (a user may have made one).
     const report = await checkOwnership(client, identities, owner, ownership);
@@ -161,31 +155,29 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   const retried = latest?.status === ReleaseStatus.Failed && sameContent(latest, desired);
   const resuming = latest !== undefined && (pending || retried);
   const upgrade = deployed !== undefined;
-  const record: Release = withManifestOf(
-    {
-      extension: desired.extension,
-      extensionUID: desired.extensionUID,
-      revision: resuming ? latest.revision : (latest?.revision ?? 0) + 1,
-      status: upgrade ? ReleaseStatus.PendingUpgrade : ReleaseStatus.PendingInstall,
-      // Helm's release namespace: upstream's Helm stamps it on the objects when it takes over.
-      namespace: desired.installNamespace,
-      bundle: desired.bundle,
-      properties: desired.properties,
-      ...(desired.config === undefined ? {} : { config: desired.config }),
-      notes: desired.droppedFields === undefined || desired.droppedFields.length === 0 ? {} : { droppedFields: desired.droppedFields },
-      description: upgrade ? 'Upgrade underway' : 'Initial install underway',
-    },
-    desired,
-  );
+  const record: Release = {
+    extension: desired.extension,
+    extensionUID: desired.extensionUID,
+    revision: resuming ? latest.revision : (latest?.revision ?? 0) + 1,
+    status: upgrade ? ReleaseStatus.PendingUpgrade : ReleaseStatus.PendingInstall,
+    // Helm's release namespace: upstream's Helm stamps it on the objects when it takes over.
+    namespace: desired.installNamespace,
+    bundle: desired.bundle,
+    properties: desired.properties,
+    ...(desired.config === undefined ? {} : { config: desired.config }),
+    notes: desired.droppedFields === undefined || desired.droppedFields.length === 0 ? {} : { droppedFields: desired.droppedFields },
+    description: upgrade ? 'Upgrade underway' : 'Initial install underway',
+    manifest: desired.manifest,
+  };
   // A failed revision carries when it was tried, as Helm's does (its last_deployed is set
   // when the action starts): `olmv1 release history` and `helm history` show it.
-  const failed = (err: unknown): Release =>
-    reviseRelease(record, {
-      status: ReleaseStatus.Failed,
-      description: `${upgrade ? 'Upgrade' : 'Release'} "${desired.extension}" failed: ${errorMessage(err)}`,
-      lastDeployed: now(),
-      firstDeployed: deployed?.firstDeployed ?? now(),
-    });
+  const failed = (err: unknown): Release => ({
+    ...record,
+    status: ReleaseStatus.Failed,
+    description: `${upgrade ? 'Upgrade' : 'Release'} "${desired.extension}" failed: ${errorMessage(err)}`,
+    lastDeployed: now(),
+    firstDeployed: deployed?.firstDeployed ?? now(),
+  });
   // Before the first write: objects of others refuse the release with nothing recorded (as
   // upstream's dry run); the API server's refusals of the whole release in apply order are
   // recorded as a failed revision with nothing applied.
@@ -241,7 +233,7 @@ function isDowngrade(from: string, to: string): boolean {
  * so an upgrade never holds the old revision's objects all at once (decision 0098).
  */
 function sameAsIn(deployed: Release | undefined): (obj: KubeObject) => boolean {
-  const applied = new Map(deployed === undefined ? [] : mapManifest(deployed, (o, line) => [objectIdentity(o), line ?? o] as const));
+  const applied = new Map(deployed === undefined ? [] : deployed.manifest.map((o, line) => [objectIdentity(o), line ?? o] as const));
   return (obj) => {
     const old = applied.get(objectIdentity(obj));
     if (old === undefined) return false;
@@ -252,7 +244,7 @@ function sameAsIn(deployed: Release | undefined): (obj: KubeObject) => boolean {
 
 /** True for objects the deployed revision (if any) does not contain: their failures are skipped. */
 function notIn(deployed: Release | undefined): (obj: KubeObject) => boolean {
-  const ids = new Set(deployed === undefined ? [] : manifestIdentities(deployed).map(objectIdentity));
+  const ids = new Set(deployed === undefined ? [] : deployed.manifest.identities().map(objectIdentity));
   return (obj) => !ids.has(objectIdentity(obj));
 }
 
@@ -300,7 +292,7 @@ async function releaseAdopted(client: KubeClient, report: OwnershipReport, signa
 async function supersedeOthers(store: ReleaseStore, history: readonly Release[], revision: number, signal?: AbortSignal): Promise<void> {
   for (const old of history) {
     if (old.status === ReleaseStatus.Deployed && old.revision !== revision) {
-      await store.update(reviseRelease(old, { status: ReleaseStatus.Superseded, description: 'Superseded' }), signal);
+      await store.update({ ...old, status: ReleaseStatus.Superseded, description: 'Superseded' }, signal);
     }
   }
 }
@@ -320,7 +312,7 @@ export async function uninstallRelease(deps: ReleaseDeps, extension: string, his
   const seen = new Set<string>();
   const objects: KubeObject[] = [];
   for (const release of history) {
-    for (const obj of release.manifest) {
+    for (const obj of release.manifest.objects()) {
       const id = objectIdentity(obj);
       if (seen.has(id)) continue;
       seen.add(id);

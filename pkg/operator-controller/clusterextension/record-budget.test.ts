@@ -9,7 +9,7 @@ import { extensionState } from '../../../test/support/extension-state.ts';
 import { runSteps, type Step } from '../../shared/controller/index.ts';
 import { TerminalError } from '../../shared/errors/index.ts';
 import type { RegistryV1Bundle } from '../bundle/index.ts';
-import { createReleaseStore, releaseJson, type Release, type ReleaseStore } from '../release/index.ts';
+import { createReleaseStore, releaseJson, type Release, type ReleaseStore, Manifest } from '../release/index.ts';
 import { BundleBudget, type BundleLease } from './bundle-budget.ts';
 import { BundlePulls } from './bundle-pulls.ts';
 import type { FetchedBundle } from './bundle-source.ts';
@@ -22,7 +22,9 @@ const deployed = (extension: string, revision = 1): Release => ({
   revision,
   status: 'deployed',
   bundle: { package: 'p', name: 'p.v1.0.0', version: '1.0.0', image: 'registry.example/p-bundle:v1.0.0' },
-  manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'p', namespace: 'ns' }, data: { blob: 'x'.repeat(50_000) } }],
+  manifest: Manifest.ofObjects([
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'p', namespace: 'ns' }, data: { blob: 'x'.repeat(50_000) } },
+  ]),
   properties: [],
   description: 'Install complete',
 });

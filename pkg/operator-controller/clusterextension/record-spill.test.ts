@@ -13,15 +13,7 @@ import { extensionState } from '../../../test/support/extension-state.ts';
 import { jsonEqual } from '../../shared/controller/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
-import {
-  createReleaseStore,
-  manifestEquals,
-  releaseJson,
-  reviseRelease,
-  withManifestLines,
-  type Release,
-  type ReleaseStore,
-} from '../release/index.ts';
+import { Manifest, createReleaseStore, releaseJson, type Release, type ReleaseStore } from '../release/index.ts';
 import { installedStep } from './steps.ts';
 
 const objects: KubeObject[] = Array.from({ length: 5 }, (_, i) => ({
@@ -37,7 +29,7 @@ const deployed = (revision = 1): Release => ({
   revision,
   status: 'deployed',
   bundle: { package: 'p', name: 'p.v1.0.0', version: '1.0.0', image: 'registry.example/p-bundle:v1.0.0' },
-  manifest: objects,
+  manifest: Manifest.ofObjects(objects),
   properties: [],
   description: 'Install complete',
 });
@@ -85,24 +77,22 @@ describe('the installed step with a large record', () => {
     const installed = state.installed;
     if (installed === undefined) throw new Error('nothing installed');
     // The same rendering compares equal (an unchanged release: a repair), another does not.
-    const rendering = withManifestLines(
-      {},
+    const rendering = Manifest.ofLines(
       objects.map((o) => JSON.stringify(o)),
       'the rendering',
     );
-    expect(manifestEquals(installed, rendering, jsonEqual)).toBe(true);
-    const changed = withManifestLines(
-      {},
+    expect(installed.manifest.equals(rendering, jsonEqual)).toBe(true);
+    const changed = Manifest.ofLines(
       objects.slice(1).map((o) => JSON.stringify(o)),
       'the rendering',
     );
-    expect(manifestEquals(installed, changed, jsonEqual)).toBe(false);
+    expect(installed.manifest.equals(changed, jsonEqual)).toBe(false);
     // The apply rewrites the record (superseded) from the file, as it was.
-    await store.update(reviseRelease(installed, { status: 'superseded' }));
+    await store.update({ ...installed, status: 'superseded' });
     const [reread] = await store.history('ext');
     expect(reread?.status).toBe('superseded');
-    expect(reread?.manifest).toEqual(objects);
-    expect(installed.manifest).toEqual(objects);
+    expect(reread?.manifest.objects()).toEqual(objects);
+    expect(installed.manifest.objects()).toEqual(objects);
 
     // The reconcile ends (the StepReconciler disposes what it held).
     state.held.dispose();
@@ -112,7 +102,7 @@ describe('the installed step with a large record', () => {
   it('leaves a record at or below the size in memory', async () => {
     const { state } = await readInstalled(recordBytes);
     expect(opened).toEqual([]);
-    expect(state.installed?.manifest).toEqual(objects);
+    expect(state.installed?.manifest.objects()).toEqual(objects);
   });
 
   it('decodes the record whole and goes on when the cache directory cannot take files', async () => {
@@ -121,16 +111,16 @@ describe('the installed step with a large record', () => {
     const { state, calls } = await readInstalled(0, blocked);
     expect(opened).toEqual([]);
     expect(calls).toEqual(['track ext 5 objects']);
-    expect(state.installed?.manifest).toEqual(objects);
+    expect(state.installed?.manifest.objects()).toEqual(objects);
   });
 
   it('keeps every large revision of the history in a file of its own', async () => {
-    await store.update(reviseRelease(deployed(1), { status: 'superseded' }));
+    await store.update({ ...deployed(1), status: 'superseded' });
     await store.create(deployed(2));
     const { state } = await readInstalled(0);
     expect(state.history.map((r) => r.revision)).toEqual([2, 1]);
     expect(opened).toHaveLength(2);
-    expect(state.history.every((r) => jsonEqual(r.manifest, objects))).toBe(true);
+    expect(state.history.every((r) => jsonEqual(r.manifest.objects(), objects))).toBe(true);
     state.held.dispose();
     for (const file of opened) expect(() => file.at(0)).toThrow();
   });

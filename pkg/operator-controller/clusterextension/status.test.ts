@@ -15,6 +15,7 @@ import {
   setProgressingSucceeded,
   statusOf,
 } from './status.ts';
+import { Manifest } from '../release/index.ts';
 
 const OLD = '2020-01-01T00:00:00Z';
 
@@ -34,7 +35,7 @@ function release(version: string, extra: Partial<Release['bundle']> = {}): Relea
     revision: 1,
     status: 'deployed',
     bundle: { package: 'pkg', name: `pkg.v${version}`, version, image: `registry.example/pkg-bundle@sha256:${version}`, ...extra },
-    manifest: [],
+    manifest: Manifest.ofObjects([]),
     properties: [],
     description: 'Install complete',
   };

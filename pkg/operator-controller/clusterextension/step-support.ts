@@ -11,7 +11,7 @@ import type { ClusterExtension, ClusterExtensionSpec } from '../../shared/api/in
 import { TerminalError, errorMessage, findTerminal, wrapError } from '../../shared/errors/index.ts';
 import { goQuote } from '../../gocompat/gotext/index.ts';
 import { isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
-import { withManifestOf, type ManifestHolder, type Release, type ReleaseBundle } from '../release/index.ts';
+import type { Manifest, Release, ReleaseBundle } from '../release/index.ts';
 import type { CatalogInput, ResolveInput } from '../resolve/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { Installer } from './installer.ts';
@@ -87,7 +87,7 @@ export function resolveInput(
 
 /** What a release is made of besides its bundle: its objects, properties and config. */
 interface ReleaseContent {
-  objects: ManifestHolder;
+  objects: Manifest;
   properties: unknown[];
   config?: Record<string, unknown> | undefined;
   droppedFields?: { object: string; paths: string[] }[];
@@ -95,23 +95,21 @@ interface ReleaseContent {
 
 /** The content of a release record: re-applying it is Helm's unchanged state. */
 export function recordedContent(record: Release): ReleaseContent {
-  return { objects: record, properties: record.properties, config: record.config };
+  return { objects: record.manifest, properties: record.properties, config: record.config };
 }
 
 /** The release of `bundle` with `content` for the extension `ce`. */
 export function releaseOf(ce: ClusterExtension, bundle: ReleaseBundle, content: ReleaseContent): DesiredRelease {
-  return withManifestOf(
-    {
-      extension: ce.metadata.name,
-      extensionUID: ce.metadata.uid ?? '',
-      installNamespace: ce.spec.namespace,
-      bundle,
-      properties: content.properties,
-      ...(content.config === undefined ? {} : { config: content.config }),
-      ...(content.droppedFields === undefined ? {} : { droppedFields: content.droppedFields }),
-    },
-    content.objects,
-  );
+  return {
+    extension: ce.metadata.name,
+    extensionUID: ce.metadata.uid ?? '',
+    installNamespace: ce.spec.namespace,
+    bundle,
+    manifest: content.objects,
+    properties: content.properties,
+    ...(content.config === undefined ? {} : { config: content.config }),
+    ...(content.droppedFields === undefined ? {} : { droppedFields: content.droppedFields }),
+  };
 }
 
 /**

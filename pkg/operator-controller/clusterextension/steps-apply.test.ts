@@ -5,13 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { withOwnerLabels } from '../applier/index.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
-import { deployedRelease, type Release, type ReleaseStore, type ReleaseSummary } from '../release/index.ts';
+import { Manifest, deployedRelease, type Release, type ReleaseStore, type ReleaseSummary } from '../release/index.ts';
 import type { CatalogPackage, ResolveInput } from '../resolve/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { applyStep, type ApplyPorts } from './steps-apply.ts';
 import { makePlan } from './step-support.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
+import { copiedRelease } from '../../../test/support/extension-ports.ts';
 
 const cm = (name: string): KubeObject =>
   withOwnerLabels([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: {} }], 'ext')[0]!;
@@ -25,12 +26,12 @@ class MemoryStore implements Pick<ReleaseStore, 'history' | 'deployed' | 'create
     return deployedRelease(await this.history());
   }
   create(r: Release): Promise<void> {
-    this.records.push(structuredClone(r));
+    this.records.push(copiedRelease(r));
     return Promise.resolve();
   }
   update(r: Release): Promise<void> {
     const i = this.records.findIndex((x) => x.revision === r.revision);
-    this.records[i] = structuredClone(r);
+    this.records[i] = copiedRelease(r);
     return Promise.resolve();
   }
 }
@@ -86,7 +87,7 @@ function stateFor(version: string, objects: KubeObject[], installed?: Release, r
   const bundle = { package: 'p', name: `p.v${version}`, version, image: `r/p:v${version}` };
   const state = extensionState({ history: installed === undefined ? [] : [installed], ...(installed === undefined ? {} : { installed }) });
   const resolution = request === undefined ? {} : { resolution: { request, deprecation: null } };
-  state.plan = makePlan(state, { bundle, ...resolution }, { objects: { manifest: objects }, properties: [] });
+  state.plan = makePlan(state, { bundle, ...resolution }, { objects: Manifest.ofObjects(objects), properties: [] });
   return state;
 }
 

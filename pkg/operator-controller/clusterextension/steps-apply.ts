@@ -13,7 +13,7 @@ import {
 } from '../applier/index.ts';
 import { POLL, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder, KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
-import { identityOf, manifestIdentities, manifestObjectsWhere, mapManifest, type Release, type ReleaseStore } from '../release/index.ts';
+import { identityOf, type Release, type ReleaseStore } from '../release/index.ts';
 import { staticKindScopes } from '../render/index.ts';
 import { deprecationConditions, resolve } from '../resolve/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
@@ -62,10 +62,10 @@ async function preauthorize(ports: PreauthorizePorts, state: ExtensionState): Pr
   const namespace = state.ce.spec.namespace;
   const installer = ports.scoped.forServiceAccount(sa.namespace, sa.name);
   // The old revision's CRDs only, its other objects never parsed (decision 0098).
-  const oldCrds = state.installed === undefined ? [] : manifestObjectsWhere(state.installed, (o) => o.kind === 'CustomResourceDefinition');
+  const oldCrds = state.installed === undefined ? [] : state.installed.manifest.where((o) => o.kind === 'CustomResourceDefinition');
   // Of the new objects, what the rules are made of: each object's identity, the RBAC objects and
   // CRDs whole (their rules, bindings' roles, kinds' scopes); one parsed at a time (decision 0098).
-  const objects = mapManifest(desired, forAuthorization);
+  const objects = desired.manifest.map(forAuthorization);
   const mapper = staticKindScopes([...oldCrds, ...objects.filter((o) => o.kind === 'CustomResourceDefinition')]);
   let missing;
   try {
@@ -161,7 +161,7 @@ async function applyBundle(ports: ApplyPorts, state: ExtensionState): Promise<St
   const drifted = ports.drift.takeDrifted(name);
   if (applied.changed) recordDeployed(ports.events, state, applied.release);
   else recordDriftRepaired(ports.events, state, drifted);
-  if (applied.changed) await trackDrift(ports.drift, state, sa, manifestIdentities(applied.release));
+  if (applied.changed) await trackDrift(ports.drift, state, sa, applied.release.manifest.identities());
   const resolution = plan.target.resolution;
   if (resolution !== undefined) {
     setDeprecation(

@@ -5,7 +5,7 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { APPROVED_BUNDLE_ANNOTATION, UPDATE_POLICY_ANNOTATION } from '../../shared/api/index.ts';
 import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
-import type { Release, ReleaseBundle } from '../release/index.ts';
+import { Manifest, type Release, type ReleaseBundle } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { policyStep } from './steps-policy.ts';
 import { createUpgradeNotices } from './upgrade-notices.ts';
@@ -27,7 +27,14 @@ function role(resources: string[]): KubeObject {
 const configMap = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { a: name } });
 
 const installedRelease = (manifest: KubeObject[]): Release =>
-  ({ extension: 'ext', revision: 1, status: 'deployed', bundle: bundle('1.0.0'), manifest, properties: [] }) as unknown as Release;
+  ({
+    extension: 'ext',
+    revision: 1,
+    status: 'deployed',
+    bundle: bundle('1.0.0'),
+    manifest: Manifest.ofObjects(manifest),
+    properties: [],
+  }) as unknown as Release;
 
 /** A reconcile of `ext` with 1.0.0 installed and `to` resolved and rendered as `objects`. */
 function stateFor(
@@ -43,7 +50,7 @@ function stateFor(
     history: [release],
     installed: release,
   });
-  state.plan = makePlan(state, { bundle: bundle(to) }, { objects: { manifest: objects }, properties: [] });
+  state.plan = makePlan(state, { bundle: bundle(to) }, { objects: Manifest.ofObjects(objects), properties: [] });
   return state;
 }
 
@@ -68,7 +75,7 @@ describe('policy step', () => {
     const s = stateFor(undefined, '2.0.0', objects);
     expect(await h.step.run(s)).toBeUndefined();
     expect(s.plan?.desired.bundle.name).toBe('p.v2.0.0');
-    expect(s.plan?.desired.manifest).toBe(objects);
+    expect(s.plan?.desired.manifest.objects()).toBe(objects);
     expect(condition(s)).toBeUndefined();
     expect(await h.series()).toEqual([]);
   });
@@ -80,7 +87,8 @@ describe('policy step', () => {
     await h.step.run(s);
     expect(s.plan?.target).toEqual({ bundle: bundle('1.0.0') });
     expect(s.plan?.desired.bundle).toEqual(bundle('1.0.0'));
-    expect(s.plan?.desired.manifest).toBe(installed);
+    expect(s.plan?.desired.manifest.objects()).toEqual(installed);
+    expect(s.plan?.desired.manifest).toBe(s.installed?.manifest);
     expect(condition(s)).toMatchObject({ status: 'True', reason: 'ApprovalRequired' });
     expect(condition(s)?.message).toBe(
       'bundle "p.v1.1.0" version "1.1.0" is available (installed: bundle "p.v1.0.0" version "1.0.0") and waits for approval: ' +
@@ -136,7 +144,7 @@ describe('policy step', () => {
     const s = extensionState({
       ce: { ...extensionState().ce, metadata: { name: 'ext', generation: 1, annotations: { [UPDATE_POLICY_ANNOTATION]: 'Manual' } } },
     });
-    s.plan = makePlan(s, { bundle: bundle('1.0.0') }, { objects: { manifest: [] }, properties: [] });
+    s.plan = makePlan(s, { bundle: bundle('1.0.0') }, { objects: Manifest.ofObjects([]), properties: [] });
     await h.step.run(s);
     expect(s.plan.desired.bundle.name).toBe('p.v1.0.0');
     expect(condition(s)).toMatchObject({ status: 'False', reason: 'UpToDate' });

@@ -60,7 +60,8 @@ async function applyPolicy(ports: PolicyPorts, state: ExtensionState): Promise<S
     return undefined;
   }
   // Opt-in (the annotation), and only for a move to another bundle: both releases' objects whole.
-  const delta = permissionDelta(installed.manifest, plan.desired.manifest);
+  const [from, to] = [installed.manifest.objects(), plan.desired.manifest.objects()];
+  const delta = permissionDelta(from, to);
   const decision = decideUpgrade(setting, {
     from: installed.bundle,
     to: target,
@@ -72,7 +73,7 @@ async function applyPolicy(ports: PolicyPorts, state: ExtensionState): Promise<S
     setCondition(state.ce, UpgradeConditionType.UpgradeAvailable, 'False', UpgradeReason.UpToDate, `upgrading to ${bundleText(target)} (${why})`);
     return undefined;
   }
-  const diff = objectDiff(installed.manifest, plan.desired.manifest);
+  const diff = objectDiff(from, to);
   const crds = await crdVerdict(ports, state, plan);
   const message = heldMessage(name, installed.bundle, target, decision.reasons, diff, crds);
   setCondition(state.ce, UpgradeConditionType.UpgradeAvailable, 'True', UpgradeReason.ApprovalRequired, message);
@@ -117,7 +118,7 @@ function heldMessage(
  * (the plan and, once approved, the Progressing condition give the details).
  */
 async function crdVerdict(ports: PolicyPorts, state: ExtensionState, plan: Plan): Promise<string> {
-  const objects = plan.desired.manifest;
+  const objects = plan.desired.manifest.objects();
   if (!objects.some((o) => o.kind === 'CustomResourceDefinition')) return 'CRD upgrade safety: no CRDs';
   if (state.ce.spec.install?.preflight?.crdUpgradeSafety.enforcement === CrdUpgradeSafetyEnforcement.None) return 'CRD upgrade safety: not enforced';
   const sa = plan.installer;

@@ -2,14 +2,14 @@
 // deployed is not checked again; missing permissions are a wait (POLL) with the whole list on
 // Progressing and one Event; a review that fails is an error for the bundle. End to end:
 // test/e2e/operator-controller-failures.test.ts.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { withOwnerLabels } from '../applier/index.ts';
 import { POLL } from '../../shared/controller/index.ts';
 import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 import { recordingEvents, withRulesReviews } from '../../../test/support/extension-ports.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
-import { withManifestLines, type ManifestHolder, type Release } from '../release/index.ts';
+import { Manifest, type Release } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { makePlan } from './step-support.ts';
 import { preauthorizeStep, type PreauthorizePorts } from './steps-apply.ts';
@@ -28,7 +28,7 @@ function harness(granted: 'all' | 'none' | Error) {
 }
 
 /** A reconcile after render: `objects` of BUNDLE to apply, with `o`'s state fields. */
-function stateWith(o: Partial<ExtensionState> = {}, objects: ManifestHolder = { manifest: OBJECTS }): ExtensionState {
+function stateWith(o: Partial<ExtensionState> = {}, objects: Manifest = Manifest.ofObjects(OBJECTS)): ExtensionState {
   const s = extensionState(o);
   s.plan = makePlan(s, { bundle: BUNDLE }, { objects, properties: [] });
   return s;
@@ -82,7 +82,7 @@ describe('preauthorize step', () => {
       revision: 1,
       status: 'deployed',
       bundle: BUNDLE,
-      manifest: OBJECTS,
+      manifest: Manifest.ofObjects(OBJECTS),
       properties: [],
       description: 'Install complete',
     };
@@ -136,9 +136,8 @@ describe('preauthorize step', () => {
     const messages: (string | undefined)[] = [];
     const notes: string[][] = [];
     for (const rendered of [
-      { manifest: objects },
-      withManifestLines(
-        {},
+      Manifest.ofObjects(objects),
+      Manifest.ofLines(
         objects.map((o) => JSON.stringify(o)),
         'the rendering',
       ),
@@ -155,13 +154,14 @@ describe('preauthorize step', () => {
     // The binding of cluster-admin is flagged in the Event, which is the same for both.
     expect(notes[0]?.join('')).toContain('binds ClusterRole "cluster-admin"');
     expect(notes[1]).toEqual(notes[0]);
-    const lines = withManifestLines(
-      {},
+    const lines = Manifest.ofLines(
       objects.map((o) => JSON.stringify(o)),
       'the rendering',
     );
+    const whole = vi.spyOn(lines, 'objects');
     const s = stateWith({}, lines);
     await harness('none').run(s);
-    expect(Object.getOwnPropertyDescriptor(s.plan?.desired, 'manifest')?.get).toBeDefined();
+    expect(s.plan?.desired.manifest).toBe(lines);
+    expect(whole).not.toHaveBeenCalled();
   });
 });

@@ -2,6 +2,7 @@
 // reports); the end-to-end behaviour is test/e2e/operator-controller-crd-upgrade.test.ts.
 import { describe, expect, it } from 'vitest';
 import { ApiError, type EventRecorder, type KubeClient, type KubeObject, type ObjectRef } from '../../shared/kube/index.ts';
+import { Manifest } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { makePlan } from './step-support.ts';
 import { preflightStep, type PreflightPorts } from './steps-preflight.ts';
@@ -46,7 +47,7 @@ const preflight = async (ports: PreflightPorts, state: ExtensionState) => prefli
 function stateWith(objects: KubeObject[], install?: object): ExtensionState {
   const s = extensionState(install === undefined ? {} : { spec: { install } });
   const bundle = { package: 'p', name: 'p.v2.0.0', version: '2.0.0', image: 'img' };
-  s.plan = makePlan(s, { bundle }, { objects: { manifest: objects }, properties: [] });
+  s.plan = makePlan(s, { bundle }, { objects: Manifest.ofObjects(objects), properties: [] });
   return s;
 }
 

@@ -10,7 +10,6 @@ import { CrdUpgradeSafetyEnforcement } from '../../shared/api/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder, ScopedClientFactory } from '../../shared/kube/index.ts';
 import { isCrd } from '../applier/index.ts';
-import { manifestObjectsWhere } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordPreflightFailed } from './recorded-events.ts';
 import { setInstalledFrom } from './status.ts';
@@ -39,7 +38,7 @@ async function preflight(ports: PreflightPorts, state: ExtensionState): Promise<
   const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
   let unsafe: UnsafeCrd[];
   try {
-    unsafe = await unsafeCrdChanges(client, manifestObjectsWhere(desired, isCrd), state.signal);
+    unsafe = await unsafeCrdChanges(client, desired.manifest.where(isCrd), state.signal);
   } catch (err) {
     setInstalledFrom(state.ce, state.installed);
     fail(state, forBundle(desired.bundle, err));

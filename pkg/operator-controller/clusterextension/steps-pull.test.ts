@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseBundle, readBundleDir, type RegistryV1Bundle } from '../bundle/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
-import { manifestIdentities, type Release, type ReleaseBundle } from '../release/index.ts';
+import { Manifest, type Release, type ReleaseBundle } from '../release/index.ts';
 import { BundleBudget } from './bundle-budget.ts';
 import { BundlePulls } from './bundle-pulls.ts';
 import { bundleProperties, type FetchedBundle } from './bundle-source.ts';
@@ -34,7 +34,7 @@ const release = (config?: Record<string, unknown>): Release => ({
   revision: 1,
   status: 'deployed',
   bundle: V1,
-  manifest: MANIFEST,
+  manifest: Manifest.ofObjects(MANIFEST),
   properties: [],
   ...(config === undefined ? {} : { config }),
   description: 'Install complete',
@@ -137,7 +137,7 @@ describe('pull step', () => {
     expect(s.target?.bundle).toEqual(V1);
     expect(progressing(s)).toBeUndefined();
     await renderBundle(s);
-    expect(s.plan?.desired.manifest).toEqual(MANIFEST);
+    expect(s.plan?.desired.manifest.objects()).toEqual(MANIFEST);
     // The pull of the installed digest runs in the background.
     expect(h.fetches).toEqual([DIGEST_REF]);
   });
@@ -221,7 +221,7 @@ describe('pull step', () => {
     expect(s.target?.bundle).toEqual(V1);
     expect(s.resolutionError?.message).toBe('error for resolved bundle "p.v1.0.0" with version "1.0.0": connect ECONNREFUSED');
     await renderBundle(s);
-    expect(s.plan?.desired.manifest).toEqual(MANIFEST);
+    expect(s.plan?.desired.manifest.objects()).toEqual(MANIFEST);
   });
 });
 
@@ -262,19 +262,20 @@ describe('render step', () => {
       events: recordingEvents([]),
     } satisfies RenderPorts;
     expect(await renderStep(ports).run(s)).toBeUndefined();
-    const rendered = s.plan?.desired;
+    const rendered = s.plan?.desired.manifest;
     if (rendered === undefined) throw new Error('nothing rendered');
-    expect(Object.getOwnPropertyDescriptor(rendered, 'manifest')?.get).toBeDefined();
-    const ids = manifestIdentities(rendered).map((o) => `${o.kind} ${o.metadata.name ?? ''}`);
+    const whole = vi.spyOn(rendered, 'objects');
+    const ids = rendered.identities().map((o) => `${o.kind} ${o.metadata.name ?? ''}`);
     expect(ids).toContain('CustomResourceDefinition widgets.widgets.acme.example.com');
     expect(ids).toContain('ConfigMap acme-widgets-settings');
     expect(asked.length).toBe(ids.length);
-    expect(Object.getOwnPropertyDescriptor(rendered, 'manifest')?.get).toBeDefined();
+    expect(whole).not.toHaveBeenCalled();
+    whole.mockRestore();
     // Read whole, the objects carry the owner labels, as the apply sends them.
-    for (const obj of rendered.manifest) expect(obj.metadata.labels?.['olm.operatorframework.io/owner-name']).toBe('ext');
+    for (const obj of rendered.objects()) expect(obj.metadata.labels?.['olm.operatorframework.io/owner-name']).toBe('ext');
     // The parsed bundle was let go of (its CSV's properties are the release's).
     expect(s.bundle).toBeUndefined();
-    expect(rendered.properties).toEqual(bundleProperties(parsed.value));
+    expect(s.plan?.desired.properties).toEqual(bundleProperties(parsed.value));
   });
 
   it('renders a bundle whose other objects were kept as lines exactly as one parsed whole, for every fixture bundle', async () => {
@@ -307,7 +308,13 @@ describe('render step', () => {
         }
         // A bundle whose lines are in a file is rendered into a file too.
         if (othersAsLines instanceof LineStore && error === undefined) expect(sibling).toHaveBeenCalledTimes(++files);
-        outputs.push({ text: s.plan?.desired.manifest.map((o) => JSON.stringify(o)).join('\n'), error });
+        outputs.push({
+          text: s.plan?.desired.manifest
+            .objects()
+            .map((o) => JSON.stringify(o))
+            .join('\n'),
+          error,
+        });
       }
       expect(outputs[1], dir).toEqual(outputs[0]);
       expect(outputs[2], dir).toEqual(outputs[0]);

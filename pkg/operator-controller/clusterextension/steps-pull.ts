@@ -7,7 +7,7 @@ import { describeObject, pruneUnknownFields, withOwnerLabels } from '../applier/
 import { jsonEqual, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { wrapError } from '../../shared/errors/index.ts';
 import type { EventRecorder, KubeObject, OpenApiSchemas } from '../../shared/kube/index.ts';
-import { withManifestLines, type ReleaseBundle } from '../release/index.ts';
+import { Manifest, type ReleaseBundle } from '../release/index.ts';
 import { takeOtherObject } from '../bundle/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
 import { render, renderFailureToError, watchNamespaceHint } from '../render/index.ts';
@@ -184,7 +184,7 @@ async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: Ext
   if (otherLines !== undefined && otherLines.left > 0) throw new Error('render step: bundle objects kept as lines were not all rendered');
   // Every line was taken: a file's descriptor and space go now rather than at the reconcile's end.
   if (otherLines instanceof LineStore) otherLines.close();
-  const objects = withManifestLines({}, lines, `the rendering of bundle ${JSON.stringify(target.bundle.name)}`);
+  const objects = Manifest.ofLines(lines, `the rendering of bundle ${JSON.stringify(target.bundle.name)}`);
   state.plan = makePlan(state, target, { objects, properties, config, droppedFields: dropped });
   return undefined;
 }

@@ -9,7 +9,7 @@ import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 import { MemoryReleaseStore } from '../../../test/support/extension-ports.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
-import { ReleaseStatus, type Release } from '../release/index.ts';
+import { ReleaseStatus, type Release, Manifest } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { repairStep, type RepairPorts } from './steps-repair.ts';
 
@@ -26,7 +26,7 @@ function release(revision: number, status: Release['status'], version: string): 
     namespace: 'ns',
     bundle: { package: 'p', name: `p.v${version}`, version, image: `r/p:v${version}` },
     properties: [],
-    manifest: [cm('a'), cm('b')],
+    manifest: Manifest.ofObjects([cm('a'), cm('b')]),
   };
 }
 

@@ -6,6 +6,7 @@ import { catalogSource, recordingEvents } from '../../../test/support/extension-
 import { extensionState } from '../../../test/support/extension-state.ts';
 import type { DeclarativeConfig, Bundle } from '../../shared/fbc/types.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
+import { Manifest } from '../release/index.ts';
 import type { CatalogSource } from './catalogs.ts';
 import type { DependencyPorts } from './dependency-view.ts';
 import type { ExtensionState } from './pipeline-state.ts';
@@ -112,7 +113,7 @@ describe('resolve step with dependencies', () => {
       revision: 1,
       status: 'deployed' as const,
       bundle: etcdBundle,
-      manifest: [],
+      manifest: Manifest.ofObjects([]),
       properties: [],
       description: 'Install complete',
     };

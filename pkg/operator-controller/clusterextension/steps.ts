@@ -12,7 +12,7 @@ import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
-import { deployedRelease, manifestIdentities, type ManifestSpill, type ReleaseStore } from '../release/index.ts';
+import { deployedRelease, type ManifestSpill, type ReleaseStore } from '../release/index.ts';
 import {
   deprecationConditions,
   metadataFor,
@@ -90,7 +90,7 @@ async function readInstalled(ports: InstalledPorts, state: ExtensionState): Prom
     const installed = deployedRelease(state.history);
     if (installed === undefined) return undefined;
     // Identities only: the record's objects are parsed when the content changes (decision 0098).
-    identities = manifestIdentities(installed);
+    identities = installed.manifest.identities();
     state.installed = installed;
   } catch (err) {
     setInstalledUnknown(state.ce, errorMessage(err), true);

@@ -6,7 +6,7 @@ import { ORPHAN_OBJECTS_ANNOTATION, UNINSTALL_FINALIZER } from '../../shared/api
 import { withOwnerLabels } from '../applier/index.ts';
 import type { ClusterExtension } from '../../shared/api/index.ts';
 import { ApiError, type EventRecorder, type KubeObject } from '../../shared/kube/index.ts';
-import type { Release, ReleaseStore } from '../release/index.ts';
+import { Manifest, type Release, type ReleaseStore } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { EXTENSION_FINALIZERS, finalizersStep, type FinalizerPorts } from './uninstall.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
@@ -78,7 +78,7 @@ describe('finalizers step on an extension being deleted', () => {
       revision: 1,
       status: 'failed',
       bundle: { package: 'p', name: 'p.v1', version: '1', image: 'i' },
-      manifest: [cm('mine'), cm('users')],
+      manifest: Manifest.ofObjects([cm('mine'), cm('users')]),
     } as unknown as Release;
     const s = deleting('ext');
     await finalize(deps([release], calls, cluster.client), s);
@@ -139,7 +139,7 @@ describe('finalizers step on an extension being deleted', () => {
       revision: 1,
       status: 'deployed',
       bundle: { package: 'p', name: 'p.v1', version: '1', image: 'i' },
-      manifest: [crd('w.example.com')],
+      manifest: Manifest.ofObjects([crd('w.example.com')]),
     } as unknown as Release;
     await finalize(deps([release], calls, cluster.client), deleting('ext'));
     expect(cluster.live(crd('w.example.com'))?.metadata.ownerReferences).toEqual([]);
@@ -161,7 +161,7 @@ describe('finalizers step on an extension being deleted', () => {
       revision: 1,
       status: 'deployed',
       bundle: { package: 'p', name: 'p.v1', version: '1', image: 'i' },
-      manifest: [cm],
+      manifest: Manifest.ofObjects([cm]),
     } as unknown as Release;
     await expect(finalize(deps([release], calls, cluster.client), deleting('ext'))).rejects.toThrow(
       /must be able to delete the extension's objects, or annotate/,

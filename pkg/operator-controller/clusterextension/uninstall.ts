@@ -22,7 +22,7 @@ import { addFinalizers, hasFinalizer, isDeleting, removeFinalizer, type Step, ty
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { ImageCache } from '../../shared/image/index.ts';
 import { isForbidden, isUnauthorized, type EventRecorder, type ScopedClientFactory } from '../../shared/kube/index.ts';
-import { isReleaseName, manifestIdentities, type Release, type ReleaseStore } from '../release/index.ts';
+import { isReleaseName, type Release, type ReleaseStore } from '../release/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionHealthGauge } from './health-gauge.ts';
 import { noInstallerMessage } from './installer.ts';
@@ -123,7 +123,12 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
         // What stays must not go with the extension: its owner references are removed first.
         await releaseCrdReferences(client, name, signal);
         if (history !== undefined) {
-          const kept = await orphanObjects(client, history.flatMap(manifestIdentities), name, signal);
+          const kept = await orphanObjects(
+            client,
+            history.flatMap((r) => r.manifest.identities()),
+            name,
+            signal,
+          );
           if (kept.unreleased.length > 0) state.log.warn({ unreleased: kept.unreleased }, 'owner references left on orphaned objects');
         }
       } else if (orphan) state.log.warn({}, 'no installer: orphaned objects not checked for owner references');

@@ -9,6 +9,7 @@ import { extensionState } from '../../../test/support/extension-state.ts';
 import type { Release } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { resolveStep, type ResolvePorts } from './steps.ts';
+import { Manifest } from '../release/index.ts';
 
 /** A deployed release of `<pkg>.v<version>`. */
 function deployed(pkg: string, version: string): Release {
@@ -18,7 +19,7 @@ function deployed(pkg: string, version: string): Release {
     revision: 1,
     status: 'deployed',
     bundle: { package: pkg, name: `${pkg}.v${version}`, version, image: `registry.example/${pkg}-bundle:v${version}` },
-    manifest: [],
+    manifest: Manifest.ofObjects([]),
     properties: [],
     description: 'Install complete',
   };

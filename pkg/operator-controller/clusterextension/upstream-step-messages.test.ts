@@ -13,7 +13,7 @@ import { withOwnerLabels } from '../applier/index.ts';
 import type { RegistryV1Bundle } from '../bundle/index.ts';
 import { ApiError } from '../../shared/kube/index.ts';
 import { deprecationConditions } from '../resolve/index.ts';
-import type { Release } from '../release/index.ts';
+import { Manifest, type Release } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { setDeprecation, setInstalledFrom, setProgressingSucceeded } from './status.ts';
 import { makePlan } from './step-support.ts';
@@ -39,7 +39,7 @@ describe("upstream's Installed, Progressing and deprecation texts (api-and-contr
       revision: 1,
       status: 'deployed',
       bundle: BUNDLE,
-      manifest: [],
+      manifest: Manifest.ofObjects([]),
       properties: [],
       description: 'Install complete',
     };
@@ -190,7 +190,7 @@ describe("upstream v1.10's pre-authorization text (applier-and-bundles.md §5.3)
     const client = withRulesReviews(fakeCluster().client, 'none', []);
     const s = extensionState();
     const objects = withOwnerLabels([{ apiVersion: 'v1', kind: 'Service', metadata: { name: 'm', namespace: 'ns' } }], 'ext');
-    s.plan = makePlan(s, { bundle: BUNDLE }, { objects: { manifest: objects }, properties: [] });
+    s.plan = makePlan(s, { bundle: BUNDLE }, { objects: Manifest.ofObjects(objects), properties: [] });
     await preauthorizeStep({ scoped: { forServiceAccount: () => client }, events: recordingEvents(events) }).run(s);
     const first = `${FOR_BUNDLE}pre-authorization failed: service account requires the following permissions to manage cluster extension:`;
     expect(condition(s, 'Progressing')).toEqual({

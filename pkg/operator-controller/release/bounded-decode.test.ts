@@ -8,6 +8,10 @@ import { zeroGzip, zeroGzipMember } from '../../../test/support/image-bombs.ts';
 import { upstreamRecordOf } from '../../../test/support/upstream-release-records.ts';
 import { decodeRelease, decodeReleaseSummary } from './codec.ts';
 import { MAX_RECORD_JSON_BYTES, createReleaseStore, encodeRelease, releaseJson, type Release } from './index.ts';
+import { Manifest } from './manifest.ts';
+import { compareManifestsByObjects } from '../../../test/support/manifest-equality.ts';
+
+compareManifestsByObjects();
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -20,7 +24,7 @@ function release(): Release {
     revision: 1,
     status: 'deployed',
     bundle: { package: 'bomb', name: 'bomb.v1.0.0', version: '1.0.0', image: 'quay.io/bomb/b@sha256:00' },
-    manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'bomb' }, data: { a: 'b' } }],
+    manifest: Manifest.ofObjects([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'bomb' }, data: { a: 'b' } }]),
     properties: [],
     description: 'Install complete',
   };

@@ -16,6 +16,10 @@ import {
 import { MAX_CHUNKS, decodeRelease } from './codec.ts';
 import { assertChunkCount, assertSecretFits } from './codec.ts';
 import { buildChunkSecret, buildIndexSecret } from './secrets.ts';
+import { Manifest } from './manifest.ts';
+import { compareManifestsByObjects } from '../../../test/support/manifest-equality.ts';
+
+compareManifestsByObjects();
 
 function release(overrides: Partial<Release> = {}): Release {
   return {
@@ -29,7 +33,7 @@ function release(overrides: Partial<Release> = {}): Release {
       version: '0.6.0',
       image: 'quay.io/argoprojlabs/argocd-operator-bundle@sha256:' + 'a'.repeat(64),
     },
-    manifest: [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'argocd-operator', namespace: 'argocd' } }],
+    manifest: Manifest.ofObjects([{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'argocd-operator', namespace: 'argocd' } }]),
     properties: [{ type: 'olm.package', value: { packageName: 'argocd-operator', version: '0.6.0' } }],
     config: { watchNamespace: 'argocd' },
     description: 'Upgrade complete',
@@ -190,18 +194,18 @@ describe('payload encoding', () => {
       data: { a: `${'x'.repeat(n)}😀` },
     });
     manifest.push(straddling(32_767 - JSON.stringify(straddling(0)).indexOf('\ud83d')));
-    const r = release({ manifest, config: { 'odd "key"': '\\' } });
+    const r = release({ manifest: Manifest.ofObjects(manifest), config: { 'odd "key"': '\\' } });
     const whole = releaseJson(r);
     const doc = JSON.parse(whole) as { manifest: string };
     expect(whole).toBe(`${JSON.stringify(doc)}\n`);
     expect(doc.manifest).toBe(manifest.map((o) => `${JSON.stringify(o)}\n`).join(''));
     const payload = await encodeRelease(r);
     expect(payload.equals(gzipSync(whole, { level: constants.Z_BEST_COMPRESSION }))).toBe(true);
-    expect((await decodeRelease(payload, 'test', r.extensionUID)).manifest).toEqual(manifest);
+    expect((await decodeRelease(payload, 'test', r.extensionUID)).manifest.objects()).toEqual(manifest);
   });
 
   it('writes an empty manifest as an empty string', () => {
-    expect(JSON.parse(releaseJson(release({ manifest: [] })))).toMatchObject({ manifest: '' });
+    expect(JSON.parse(releaseJson(release({ manifest: Manifest.ofObjects([]) })))).toMatchObject({ manifest: '' });
   });
 
   it('writes fields in one order whatever order the caller built them in', () => {

@@ -163,9 +163,9 @@ export function decodedSize(payload: Uint8Array): number {
  * upstream's) or, for records of the earlier format, that format (legacy.ts). `extensionUID`
  * is the record's owner reference (Helm's JSON has no place for it). Throws an Error naming
  * `where` (the index Secret) with the failing step and its cause.
- * A Helm-format record's objects are parsed only when its `manifest` is first read (a corrupt
- * manifest throws then, naming `where`): a reconcile that needs no objects of a large record
- * does not hold them (decision 0098). With `spill`, a record whose JSON is longer than
+ * A Helm-format record's manifest is kept as its text (Manifest.ofText: a read that parses a
+ * corrupt manifest throws, naming `where`): a reconcile that needs no objects of a large
+ * record does not hold them (decision 0098). With `spill`, a record whose JSON is longer than
  * `spill.aboveBytes` has its manifest read from the bytes into lines of a sink (decision 0098
  * item 17) when it is of the shape manifest-bytes.ts reads; otherwise it is decoded whole.
  */

@@ -7,6 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURE_EXTENSION, editPayload, fixturePayload } from '../../../test/support/upstream-release-records.ts';
 import { encodeRelease, releaseJson, type Release } from './index.ts';
 import { decodeRelease } from './codec.ts';
+import { Manifest } from './manifest.ts';
+import { compareManifestsByObjects } from '../../../test/support/manifest-equality.ts';
+
+compareManifestsByObjects();
 
 const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'acme' }, data: { 'a.html': '<b>&</b>' } };
 const account = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { namespace: 'acme', name: 'acme' } };
@@ -25,7 +29,7 @@ function release(overrides: Partial<Release> = {}): Release {
       image: 'quay.io/acme/bundle:v1.2.0',
       digestRef: 'quay.io/acme/bundle@sha256:00',
     },
-    manifest: [account, configMap],
+    manifest: Manifest.ofObjects([account, configMap]),
     properties: [{ type: 'olm.maxOpenShiftVersion', value: '4.18' }],
     config: { watchNamespace: 'acme-watch' },
     notes: { keptObjects: ['CustomResourceDefinition widgets.acme.io'] },
@@ -88,15 +92,15 @@ describe("Helm's release JSON", () => {
   it.each<[string, Partial<Release>]>([
     ['everything set', {}],
     ['nothing optional', { namespace: undefined, config: undefined, notes: undefined, firstDeployed: undefined, lastDeployed: undefined }],
-    ['empty config, notes, description and manifest', { config: {}, notes: {}, description: '', manifest: [], properties: [] }],
+    ['empty config, notes, description and manifest', { config: {}, notes: {}, description: '', manifest: Manifest.ofObjects([]), properties: [] }],
     ['a bundle release, even empty', { bundle: { package: 'p', name: 'n', version: '1.0.0+b', release: '', image: 'i' } }],
   ])('round-trips a release with %s to an equal release and the same bytes', async (_what, overrides) => {
     const r = release(overrides);
     for (const [k, v] of Object.entries(overrides)) if (v === undefined) delete (r as unknown as Record<string, unknown>)[k];
     const back = await decodeRelease(await encodeRelease(r), 'w', r.extensionUID);
-    expect(back).toStrictEqual(r);
+    expect({ ...back, manifest: back.manifest.objects() }).toStrictEqual({ ...r, manifest: r.manifest.objects() });
     expect(releaseJson(back)).toBe(releaseJson(r));
-    expect(JSON.stringify(back.manifest)).toBe(JSON.stringify(r.manifest));
+    expect(JSON.stringify(back.manifest.objects())).toBe(JSON.stringify(r.manifest.objects()));
   });
 
   it('writes unset deploy times as Go zero time, which reads back as unset', () => {
@@ -117,7 +121,8 @@ describe("upstream's records", () => {
   it('read as installed releases: bundle from the storage labels, properties from the chart, objects from the manifest string', async () => {
     const payload = gzipSync(fixturePayload(), { level: 9 });
     const r = await decodeRelease(payload, 'fixture', FIXTURE_EXTENSION.uid);
-    const { manifest, ...rest } = r;
+    const { manifest: held, ...rest } = r;
+    const manifest = held.objects();
     expect(rest).toStrictEqual({
       extension: 'argocd',
       extensionUID: FIXTURE_EXTENSION.uid,
@@ -165,7 +170,7 @@ describe("upstream's records", () => {
     doc['manifest'] =
       '---\n# Source: object-1.json\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: "1"\n---\n# Source: empty.yaml\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: b}\n';
     const r = await decodeRelease(gzipSync(JSON.stringify(doc)), 'w');
-    expect(r.manifest).toEqual([
+    expect(r.manifest.objects()).toEqual([
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { x: '1' } },
       { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'b' } },
     ]);
@@ -190,9 +195,9 @@ describe("upstream's records", () => {
     ],
     ['no name', (p) => p.replace('"name":"argocd",', ''), 'name: '],
   ])('are refused as corrupt with %s', async (_what, edit, problem) => {
-    // A bad manifest is found when the objects are first read (decision 0098); the rest on decoding.
+    // A bad manifest is found when the objects are read (decision 0098); the rest on decoding.
     const failure = await decodeRelease(gzipSync(edit(fixturePayload())), 'Secret "ns/x"')
-      .then((r) => r.manifest)
+      .then((r) => r.manifest.objects())
       .catch((e: unknown) => e);
     expect((failure as Error).message).toContain(`release record Secret "ns/x" is corrupt: ${problem}`);
   });
@@ -200,10 +205,10 @@ describe("upstream's records", () => {
 
 describe('records of our earlier format', () => {
   it('are still read, with the ClusterExtension uid they carry', async () => {
-    const old: Release = { ...release(), manifest: [account] };
+    const old: Release = { ...release(), manifest: Manifest.ofObjects([account]) };
     delete old.namespace;
     // The earlier writer's field order: extension, extensionUID, revision, status, bundle, ...
-    const payload = gzipSync(`${JSON.stringify(old)}\n`);
+    const payload = gzipSync(`${JSON.stringify({ ...old, manifest: old.manifest.objects() })}\n`);
     expect(await decodeRelease(payload, 'w', 'ignored')).toStrictEqual(old);
   });
 });

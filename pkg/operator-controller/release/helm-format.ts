@@ -27,7 +27,7 @@
  * repeats every object there; nothing reads them back, and they would double the record).
  */
 import { z } from 'zod';
-import { manifestLine, unparsedManifest, withLazyManifest, withManifestLines, type LineSink } from './manifest.ts';
+import { Manifest, type LineSink } from './manifest.ts';
 import { BundleKey } from './naming.ts';
 import { ReleaseStatus, type Release, type ReleaseBundle, type ReleaseSummary } from './types.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
@@ -98,11 +98,9 @@ export function* helmReleaseJson(release: Release): Generator<string, void, unde
   };
   // `{...before` without its `}`, then the manifest's string, then `...after}` without its `{`.
   yield `${JSON.stringify(before).slice(0, -1)},"manifest":"`;
-  // A record read and not parsed (a status change of an old revision), or a rendering kept as
-  // lines, is written as it is, without parsing its objects only to print them again.
-  const text = unparsedManifest(release);
-  if (text !== undefined) for (const piece of text) yield* escapedPieces(piece);
-  else for (const obj of release.manifest) yield* escapedPieces(manifestLine(obj));
+  // A record read as text (a status change of an old revision), or a rendering kept as lines,
+  // is written as it is, without parsing its objects only to print them again.
+  for (const piece of release.manifest.text()) yield* escapedPieces(piece);
   yield `",${JSON.stringify(after).slice(1)}\n`;
 }
 
@@ -164,13 +162,13 @@ export function fromHelmReleaseSummary(doc: unknown, extensionUID: string): { ok
 
 /**
  * Reads a release JSON document (ours, or upstream's without our field) into a Release with
- * `extensionUID`, its manifest parsed on first read of `manifest` (withLazyManifest: a corrupt
- * manifest throws then, naming `where`). Returns the problems, described, when it is not a
+ * `extensionUID`, its manifest kept as text (Manifest.ofText: a read that parses a corrupt
+ * manifest throws, naming `where`). Returns the problems, described, when it is not a
  * release we can use.
  */
 export function fromHelmRelease(doc: unknown, extensionUID: string, where: string): { ok: true; release: Release } | { ok: false; problem: string } {
   const read = readHelmRelease(doc, extensionUID);
-  return read.ok ? { ok: true, release: withLazyManifest(read.summary, read.manifest, where) } : read;
+  return read.ok ? { ok: true, release: { ...read.summary, manifest: Manifest.ofText(read.manifest, where) } } : read;
 }
 
 /**
@@ -187,7 +185,7 @@ export function fromHelmReleaseLines(
   const read = readHelmRelease(doc, extensionUID);
   if (!read.ok) return read;
   if (read.manifest !== '') return { ok: false, problem: 'manifest text left after the cut' };
-  return { ok: true, release: withManifestLines(read.summary, lines, `release record ${where} is corrupt`) };
+  return { ok: true, release: { ...read.summary, manifest: Manifest.ofLines(lines, `release record ${where} is corrupt`) } };
 }
 
 function readHelmRelease(

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ReleaseStatus, deployedRelease, type Release } from './index.ts';
 import { revisionsToPrune } from './history.ts';
+import { Manifest } from './manifest.ts';
 
 const D = ReleaseStatus.Deployed;
 const S = ReleaseStatus.Superseded;
@@ -37,7 +38,7 @@ describe('deployedRelease', () => {
       revision,
       status,
       bundle: { package: 'p', name: `p.v${revision}`, version: `${revision}.0.0`, image: 'i' },
-      manifest: [],
+      manifest: Manifest.ofObjects([]),
       properties: [],
       description: '',
     };

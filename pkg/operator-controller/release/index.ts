@@ -17,21 +17,7 @@ export {
   splitPayload,
 } from './codec.ts';
 export { deployedRelease } from './history.ts';
-export {
-  identityOf,
-  manifestEquals,
-  manifestIdentities,
-  manifestLine,
-  manifestObjects,
-  manifestObjectsWhere,
-  mapManifest,
-  reviseRelease,
-  withLazyManifest,
-  withManifestLines,
-  withManifestOf,
-  type ManifestHolder,
-  type ObjectSequence,
-} from './manifest.ts';
+export { Manifest, identityOf, manifestLine, type ObjectSequence } from './manifest.ts';
 export type { ManifestSpill } from './manifest-bytes.ts';
 export { Label, keyLabelValue, releaseKey } from './naming.ts';
 export { createReleaseStore } from './store.ts';

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { isKubeObject } from './manifest-parse.ts';
+import { Manifest } from './manifest.ts';
 import { ReleaseStatus, type Release } from './types.ts';
 
 const ManifestObject = z.custom<KubeObject>(isKubeObject, { message: 'expected an object with apiVersion, kind and metadata' });
@@ -61,5 +62,5 @@ export function fromLegacyRelease(doc: unknown): { ok: true; release: Release } 
   if (!parsed.success) {
     return { ok: false, problem: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
   }
-  return { ok: true, release: parsed.data };
+  return { ok: true, release: { ...parsed.data, manifest: Manifest.ofObjects(parsed.data.manifest) } };
 }

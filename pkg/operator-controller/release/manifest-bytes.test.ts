@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { decodeRelease, encodeRelease, releaseJson } from './codec.ts';
-import { manifestIdentities, manifestLine, unparsedManifest, type LineSink } from './manifest.ts';
+import { manifestLine, type LineSink, Manifest } from './manifest.ts';
 import type { Release } from './types.ts';
 
 const WHERE = 'Secret "olmv1-system/rec"';
@@ -28,7 +28,7 @@ const release: Release = {
   revision: 3,
   status: 'deployed',
   bundle: { package: 'p', name: 'p.v1.0.0', version: '1.0.0', image: 'registry.example/p@sha256:' + 'a'.repeat(64) },
-  manifest: objects,
+  manifest: Manifest.ofObjects(objects),
   properties: [],
   config: { manifest: 'not the one', watchNamespace: 'ns' },
   description: 'Install complete',
@@ -44,9 +44,9 @@ function sinks() {
 /** A payload of the release's JSON with `edit` applied to its text. */
 const payload = (edit: (json: string) => string = (j) => j): Buffer => gzipSync(edit(releaseJson(release)));
 
-/** The release's fields but its manifest, and its manifest's text while unparsed: nothing here parses it. */
+/** The release's fields but its manifest, and its manifest's text: nothing here parses it. */
 function view(r: Release) {
-  const text = [...(unparsedManifest(r) ?? [])].join('');
+  const text = [...r.manifest.text()].join('');
   const fields = Object.fromEntries(Object.keys(r).flatMap((k) => (k === 'manifest' ? [] : [[k, (r as unknown as Record<string, unknown>)[k]]])));
   return { fields, text };
 }
@@ -59,8 +59,8 @@ describe('decodeRelease with a sink for large manifests', () => {
     const whole = await decodeRelease(await encodeRelease(release), WHERE, 'u');
     expect(view(lined)).toEqual(view(whole));
     expect(view(lined).text).toBe(manifestText);
-    expect(manifestIdentities(lined)).toEqual(manifestIdentities(whole));
-    expect(lined.manifest).toEqual(objects);
+    expect(lined.manifest.identities()).toEqual(whole.manifest.identities());
+    expect(lined.manifest.objects()).toEqual(objects);
   });
 
   it('decodes a record at or below the size whole, opening no sink', async () => {
@@ -68,7 +68,7 @@ describe('decodeRelease with a sink for large manifests', () => {
     const json = releaseJson(release);
     const r = await decodeRelease(gzipSync(json), WHERE, 'u', spill(Buffer.byteLength(json)));
     expect(opened).toEqual([]);
-    expect(r.manifest).toEqual(objects);
+    expect(r.manifest.objects()).toEqual(objects);
   });
 
   const manifestOf = (text: string) => (json: string) => json.replace(JSON.stringify(manifestText), JSON.stringify(text));
@@ -108,7 +108,7 @@ describe('decodeRelease with a sink for large manifests', () => {
     });
     const r = await decodeRelease(await encodeRelease(release), WHERE, 'u', { aboveBytes: 0, open: () => failing });
     expect(view(r).text).toBe(manifestText);
-    expect(r.manifest).toEqual(objects);
+    expect(r.manifest.objects()).toEqual(objects);
   });
 
   it('reports a payload that is not JSON as the whole decode does', async () => {
@@ -122,6 +122,8 @@ describe('decodeRelease with a sink for large manifests', () => {
   it('names the record when a line in the sink is not an object with apiVersion, kind and metadata', async () => {
     const { spill } = sinks();
     const r = await decodeRelease(payload(manifestOf(`${manifestText}{"kind":"ConfigMap"}\n`)), WHERE, 'u', spill());
-    expect(() => r.manifest).toThrow(`release record ${WHERE} is corrupt: object 4 is not JSON of an object with apiVersion, kind and metadata`);
+    expect(() => r.manifest.objects()).toThrow(
+      `release record ${WHERE} is corrupt: object 4 is not JSON of an object with apiVersion, kind and metadata`,
+    );
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { buildChunkSecret, buildIndexSecret, chunkPiece, parseIndexSecret } from './secrets.ts';
 import type { Release } from './types.ts';
+import { Manifest } from './manifest.ts';
 
 const release: Release = {
   extension: 'argocd',
@@ -9,7 +10,7 @@ const release: Release = {
   revision: 3,
   status: 'superseded',
   bundle: { package: 'argocd-operator', name: 'argocd-operator.v0.6.0', version: '0.6.0', image: 'quay.io/a/b@sha256:00' },
-  manifest: [],
+  manifest: Manifest.ofObjects([]),
   properties: [],
   description: 'Upgrade complete',
 };

@@ -17,6 +17,10 @@ import {
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { ReleaseStatus, createReleaseStore, keyLabelValue, releaseKey, type Release } from './index.ts';
 import { buildIndexSecret } from './secrets.ts';
+import { Manifest } from './manifest.ts';
+import { compareManifestsByObjects } from '../../../test/support/manifest-equality.ts';
+
+compareManifestsByObjects();
 
 const NS = 'olmv1-system';
 
@@ -51,7 +55,7 @@ describe("upstream's records", () => {
       [2, 'deployed', FIXTURE_EXTENSION.uid, 'argocd-operator.v0.6.0', 'argocd'],
       [1, 'superseded', FIXTURE_EXTENSION.uid, 'argocd-operator.v0.6.0', 'argocd'],
     ]);
-    expect(history[0]?.manifest.length).toBe(3 + randomConfigMaps(1_600_000).length);
+    expect(history[0]?.manifest.objects().length).toBe(3 + randomConfigMaps(1_600_000).length);
     const { manifest: _objects, ...deployed } = history[0] as Release;
     expect(await store.deployed('argocd')).toStrictEqual(deployed);
     expect(await store.list()).toEqual(['argocd']);
@@ -61,7 +65,7 @@ describe("upstream's records", () => {
       ...(history[0] as Release),
       revision: 3,
       status: ReleaseStatus.Deployed,
-      manifest: (history[0] as Release).manifest.slice(0, 3),
+      manifest: Manifest.ofObjects((history[0] as Release).manifest.objects().slice(0, 3)),
     };
     await store.create(next);
     await store.update({ ...(history[0] as Release), status: ReleaseStatus.Superseded });
@@ -71,7 +75,7 @@ describe("upstream's records", () => {
       [2, 'superseded'],
       [1, 'superseded'],
     ]);
-    expect(after[1]?.manifest).toEqual(history[0]?.manifest);
+    expect(after[1]?.manifest.objects()).toEqual(history[0]?.manifest.objects());
     // Upstream's chunk of revision 2 (no `name` label) is gone, replaced by ours.
     const [upstreamChunk] = JSON.parse(Buffer.from(data(big.index)['extraChunks'] ?? '', 'base64').toString()) as string[];
     expect(objects.has(upstreamChunk ?? '')).toBe(false);
@@ -104,14 +108,14 @@ describe('records of our earlier format', () => {
       revision: 1,
       status: 'deployed',
       bundle: { package: 'acme', name: 'acme.v1', version: '1.0.0', image: 'quay.io/acme/b:1', digestRef: 'quay.io/acme/b@sha256:01' },
-      manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'acme' } }],
+      manifest: Manifest.ofObjects([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'acme' } }]),
       properties: [],
       notes: {},
       description: 'Install complete',
       lastDeployed: '2026-11-01T00:00:00.000Z',
     };
     const key = releaseKey('acme', 1);
-    const piece = gzipSync(`${JSON.stringify(old)}\n`);
+    const piece = gzipSync(`${JSON.stringify({ ...old, manifest: old.manifest.objects() })}\n`);
     seed(objects, buildIndexSecret({ key, namespace: NS, release: old, firstPiece: piece, extraChunks: [], createdAt: '1' }));
     const store = createReleaseStore({ client: fakeSecrets(objects).client, namespace: NS });
     expect(await store.history('acme')).toStrictEqual([old]);
@@ -133,7 +137,7 @@ describe("Helm's release key", () => {
     revision: 1,
     status: 'deployed',
     bundle: { package: 'p', name: 'p.v1', version: '1.0.0', image: 'img' },
-    manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' }, data: { x: 'y' } }],
+    manifest: Manifest.ofObjects([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' }, data: { x: 'y' } }]),
     properties: [],
     description: 'Install complete',
   });
@@ -157,8 +161,8 @@ describe("Helm's release key", () => {
     const store = createReleaseStore({ client: fakeSecrets(objects).client, namespace: NS });
     const blob = (bytes: number): KubeObject[] =>
       randomConfigMaps(bytes).map((o) => ({ ...(o as KubeObject), metadata: { ...(o as KubeObject).metadata, namespace: 'ns' } }));
-    await store.create({ ...small('two'), manifest: blob(1_000_000) });
-    await store.create({ ...small('one'), manifest: blob(400_000) });
+    await store.create({ ...small('two'), manifest: Manifest.ofObjects(blob(1_000_000)) });
+    await store.create({ ...small('one'), manifest: Manifest.ofObjects(blob(400_000)) });
     for (const name of ['two', 'one']) expect(data(objects.get(releaseKey(name, 1)))).not.toHaveProperty('release');
     expect(JSON.parse(Buffer.from(data(objects.get(releaseKey('one', 1)))['extraChunks'] ?? '', 'base64').toString())).toEqual([]);
   });
@@ -179,7 +183,9 @@ describe('long release names', () => {
       revision: 1,
       status: 'deployed',
       bundle: { package: 'p', name: 'p.v1', version: '1.0.0', image: 'img' },
-      manifest: randomConfigMaps(900_000).map((o) => ({ ...(o as KubeObject), metadata: { ...(o as KubeObject).metadata, namespace: 'ns' } })),
+      manifest: Manifest.ofObjects(
+        randomConfigMaps(900_000).map((o) => ({ ...(o as KubeObject), metadata: { ...(o as KubeObject).metadata, namespace: 'ns' } })),
+      ),
       properties: [],
       description: 'Install complete',
     };

@@ -9,6 +9,10 @@ import { describe, expect, it } from 'vitest';
 import type { KubeClient, KubeObject, ObjectRef, TypeRef } from '../../shared/kube/index.ts';
 import { Crash, fakeSecrets as fakeClient, type SecretStore as Store } from '../../../test/support/fake-secrets.ts';
 import { ReleaseStatus, createReleaseStore, releaseJson, type Release } from './index.ts';
+import { Manifest } from './manifest.ts';
+import { compareManifestsByObjects } from '../../../test/support/manifest-equality.ts';
+
+compareManifestsByObjects();
 
 function rel(revision: number, status: Release['status'], blobBytes: number, description = 'Install complete'): Release {
   return {
@@ -17,9 +21,9 @@ function rel(revision: number, status: Release['status'], blobBytes: number, des
     revision,
     status,
     bundle: { package: 'acme', name: `acme.v${revision}`, version: `${revision}.0.0`, image: 'quay.io/acme/b@sha256:00' },
-    manifest: [
+    manifest: Manifest.ofObjects([
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `blob${revision}` }, data: { blob: randomBytes(blobBytes).toString('base64') } },
-    ],
+    ]),
     properties: [],
     description,
   };

@@ -4,8 +4,9 @@
  * release JSON, is helm-format.ts.
  */
 import type { Logger } from 'pino';
-import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
+import type { KubeClient } from '../../shared/kube/index.ts';
 import type { ManifestSpill } from './manifest-bytes.ts';
+import type { Manifest } from './manifest.ts';
 
 /** Status of a revision, with Helm's status strings (stored in the `status` label too). */
 export const ReleaseStatus = {
@@ -49,8 +50,8 @@ export interface Release {
    */
   namespace?: string;
   bundle: ReleaseBundle;
-  /** the objects applied, in apply order */
-  manifest: KubeObject[];
+  /** the objects applied, in apply order (as text, lines or objects: manifest.ts) */
+  manifest: Manifest;
   /** the bundle's olm.properties (parsed JSON array) */
   properties: unknown[];
   /** spec.config.inline used to render ("values") */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/unstructured/index.ts';
 import { checkRollbackCrds, rollbackCrdNames } from './crd-safety.ts';
 import { crd, rev } from './testing.ts';
+import { Manifest } from '../release/index.ts';
 
 const W = 'widgets.example.com';
 const G = 'gadgets.example.com';
@@ -14,14 +15,14 @@ function live(...crds: KubeObject[]): Map<string, KubeObject> {
 describe('checkRollbackCrds', () => {
   // 2.0.0 added v2 as the storage version; 1.0.0 only has v1.
   const deployed = rev(2, 'deployed', '2.0.0', {
-    manifest: [
+    manifest: Manifest.ofObjects([
       crd(W, [
         { name: 'v1', props: size, storage: false },
         { name: 'v2', props: size, storage: true },
       ]),
-    ],
+    ]),
   });
-  const target = rev(1, 'superseded', '1.0.0', { manifest: [crd(W, [{ name: 'v1', props: size }])] });
+  const target = rev(1, 'superseded', '1.0.0', { manifest: Manifest.ofObjects([crd(W, [{ name: 'v1', props: size }])]) });
 
   it('refuses to drop a stored version whatever the enforcement, naming the CRD, the versions and what to do', () => {
     for (const enforcement of [undefined, 'Strict', 'None']) {
@@ -91,7 +92,7 @@ describe('checkRollbackCrds', () => {
   });
 
   it('notes a live CRD of the deployed revision that the target does not have (kept), and skips CRDs not in the cluster', () => {
-    const withGadgets = rev(2, 'deployed', '2.0.0', { manifest: [...deployed.manifest, crd(G, [{ name: 'v1' }])] });
+    const withGadgets = rev(2, 'deployed', '2.0.0', { manifest: Manifest.ofObjects([...deployed.manifest.objects(), crd(G, [{ name: 'v1' }])]) });
     const v = checkRollbackCrds({ deployed: withGadgets, target, live: live(crd(G, [{ name: 'v1' }], ['v1'])), enforcement: undefined });
     expect(v.refusals).toEqual([]);
     expect(v.notes).toEqual([
@@ -108,7 +109,7 @@ describe('checkRollbackCrds', () => {
 
   it('ignores objects of the revisions that are not v1 CRDs', () => {
     const odd = rev(1, 'superseded', '1.0.0', {
-      manifest: [{ apiVersion: 'apiextensions.k8s.io/v1beta1', kind: 'CustomResourceDefinition', metadata: { name: W } }],
+      manifest: Manifest.ofObjects([{ apiVersion: 'apiextensions.k8s.io/v1beta1', kind: 'CustomResourceDefinition', metadata: { name: W } }]),
     });
     expect(rollbackCrdNames(odd, odd)).toEqual([]);
   });

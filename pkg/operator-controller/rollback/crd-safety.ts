@@ -28,7 +28,7 @@ const ENFORCEMENT_HINT =
   'Only if every custom resource fits that older schema: set spec.install.preflight.crdUpgradeSafety.enforcement to None (the controller then skips the check) and run the rollback again.';
 
 function crdsOf(r: Release): KubeObject[] {
-  return r.manifest.filter(isCrdV1);
+  return r.manifest.where(isCrdV1);
 }
 
 function strings(v: unknown): string[] {

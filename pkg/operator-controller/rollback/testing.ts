@@ -4,6 +4,7 @@
  */
 import type { KubeObject } from '../../shared/unstructured/index.ts';
 import type { Release } from '../release/index.ts';
+import { Manifest } from '../release/index.ts';
 
 /** A revision of extension `foo` installing `foo.v<version>`. */
 export function rev(revision: number, status: Release['status'], version: string, extra: Partial<Release> = {}): Release {
@@ -13,7 +14,7 @@ export function rev(revision: number, status: Release['status'], version: string
     revision,
     status,
     bundle: { package: 'foo', name: `foo.v${version}`, version, image: `registry/foo:v${version}` },
-    manifest: [],
+    manifest: Manifest.ofObjects([]),
     properties: [],
     description: status === 'failed' ? 'boom' : 'Upgrade complete',
     ...extra,

@@ -19,6 +19,7 @@ import {
   type GateState,
 } from './steps.ts';
 import type { Step } from '../../shared/controller/index.ts';
+import { Manifest } from '../release/index.ts';
 
 const ext = (status: object, uid = 'u1'): KubeObject => ({
   apiVersion: 'olm.operatorframework.io/v1',
@@ -74,7 +75,7 @@ const release = (extension: string, bundle: string, max: string): Release => ({
   revision: 1,
   status: 'deployed',
   bundle: { package: extension, name: bundle, version: '1.0.0', image: `registry.example/${bundle}` },
-  manifest: [],
+  manifest: Manifest.ofObjects([]),
   properties: [{ type: 'olm.maxOpenShiftVersion', value: max }],
   description: 'Install complete',
 });

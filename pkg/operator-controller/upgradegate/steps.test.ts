@@ -19,6 +19,7 @@ import {
   type GateState,
   type VerdictStepPorts,
 } from './steps.ts';
+import { Manifest } from '../release/index.ts';
 
 function minor(text: string): ClusterMinor {
   const parsed = parseClusterVersion(text);
@@ -226,7 +227,7 @@ const release = (extension: string, bundle: string, max: string): Release => ({
   revision: 1,
   status: 'deployed',
   bundle: { package: extension, name: bundle, version: '1.0.0', image: `registry.example/${bundle}` },
-  manifest: [],
+  manifest: Manifest.ofObjects([]),
   properties: [{ type: 'olm.maxOpenShiftVersion', value: max }],
   description: 'Install complete',
 });
