@@ -52,6 +52,12 @@ interface ControllerOptions {
   /** `controller` label and log field, e.g. `controller-operator-cluster-extension-controller`. */
   name: string;
   reconciler: Reconciler;
+  /**
+   * The queue, when the caller builds it before the controller: the parts that queue keys (a
+   * pull's end, a drift) can then be built first and the reconciler over them, in order.
+   * Default: a new queue named `name` with `rateLimiter`, its metrics on `registry`.
+   */
+  queue?: WorkQueue;
   log: Logger;
   registry?: Registry;
   // Watch<any>: handlers are contravariant in T, so a list of differently-typed watches
@@ -90,7 +96,7 @@ export class Controller {
     this.name = options.name;
     this.#o = { ...options, concurrency };
     const queueOpts = { name: options.name, ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }) };
-    this.queue = new WorkQueue(options.registry === undefined ? queueOpts : { ...queueOpts, registry: options.registry });
+    this.queue = options.queue ?? new WorkQueue(options.registry === undefined ? queueOpts : { ...queueOpts, registry: options.registry });
     this.#metrics = options.registry === undefined ? undefined : controllerMetrics(options.registry, options.name);
     this.#metrics?.maxConcurrent.set(concurrency);
     this.#metrics?.activeWorkers.set(0);

@@ -22,3 +22,4 @@ export { MetricsAuth } from './metrics-auth.ts';
 export { ExponentialFailureRateLimiter, type RateLimiter } from './rate-limiter.ts';
 export { PanicError, isPanic, type ReconcileContext, type ReconcileResult, type Reconciler } from './reconciler.ts';
 export { jsonEqual, reconcileWithStatus, type StatusClient } from './status-writer.ts';
+export { WorkQueue } from './workqueue.ts';
