@@ -3,6 +3,7 @@
  * inside the test process (the real composition in cmd/catalogd/run.ts), or as the real binary
  * (cmd/catalogd/main.ts) in a process of its own.
  */
+import { vi } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,10 +134,12 @@ export async function startCatalogdProcess(
     logPath: join(o.workDir, `${o.name}.log`),
     reaper: o.reaper,
   });
-  const deadline = Date.now() + 30_000;
-  while ((await fetch(`http://127.0.0.1:${health}/healthz`).catch(() => undefined))?.ok !== true) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${o.name} to answer /healthz\n${proc.logTail(20)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const healthy = async (): Promise<void> => {
+    if ((await fetch(`http://127.0.0.1:${health}/healthz`).catch(() => undefined))?.ok !== true)
+      throw new Error(`${o.name} does not answer /healthz yet`);
+  };
+  await vi.waitFor(healthy, { timeout: 30_000, interval: 200 }).catch((err: unknown) => {
+    throw new Error(`timed out waiting for ${o.name} to answer /healthz\n${proc.logTail(20)}`, { cause: err });
+  });
   return { name: o.name, proc, port, health, cacheDir };
 }

@@ -2,6 +2,7 @@
  * Test helpers for catalog content: write small FBC directories, push them as catalog images
  * to a test registry, and wait for ClusterCatalog conditions.
  */
+import { vi } from 'vitest';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { buildCatalogImage, createImageClient, type DockerConfig } from '../../pkg/shared/image/index.ts';
@@ -67,13 +68,17 @@ export function condition(
 
 /** Polls the ClusterCatalog until `until` holds; throws with the last status after `timeoutMs`. */
 export async function waitForCatalog(client: KubeClient, name: string, until: (cc: KubeObject) => boolean, timeoutMs = 60_000): Promise<KubeObject> {
-  const deadline = Date.now() + timeoutMs;
   let last: KubeObject | undefined;
-  for (;;) {
-    last = await client.get({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name }).catch(() => undefined);
-    if (last !== undefined && until(last)) return last;
-    if (Date.now() > deadline)
-      throw new Error(`ClusterCatalog ${name} did not reach the expected state; last status: ${JSON.stringify(last?.status)}`);
-    await new Promise((r) => setTimeout(r, 200));
+  try {
+    return await vi.waitFor(
+      async () => {
+        last = await client.get({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name }).catch(() => undefined);
+        if (last === undefined || !until(last)) throw new Error(`ClusterCatalog ${name} not yet in the expected state`);
+        return last;
+      },
+      { timeout: timeoutMs, interval: 200 },
+    );
+  } catch (err) {
+    throw new Error(`ClusterCatalog ${name} did not reach the expected state; last status: ${JSON.stringify(last?.status)}`, { cause: err });
   }
 }

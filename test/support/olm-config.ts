@@ -4,6 +4,7 @@
  * (server-side), then waits until the CRDs are Established and the metadata.name label policy
  * takes effect. Idempotent; safe to call from every test file.
  */
+import { vi } from 'vitest';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -32,23 +33,20 @@ export async function installOlmConfig(cp: ControlPlaneInfo): Promise<void> {
     metadata: { name: 'admission-probe' },
     spec: { source: { type: 'Image', image: { ref: 'registry.test/probe:latest' } } },
   });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
-        const child = execFile(cp.kubectl, ['--kubeconfig', cp.kubeconfigPath, 'create', '--dry-run=server', '-o', 'json', '-f', '-'], (err, out) =>
-          err === null ? resolve({ stdout: out }) : reject(err),
-        );
-        child.stdin?.end(probe);
-      });
-      const labels = (JSON.parse(stdout) as { metadata: { labels?: Record<string, string> } }).metadata.labels ?? {};
-      if (labels['olm.operatorframework.io/metadata.name'] === 'admission-probe') return;
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error('the ClusterCatalog admission policy did not become ready', { cause: err });
-    }
-    if (Date.now() > deadline) throw new Error('the ClusterCatalog metadata.name label policy is not applied');
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  const labelled = async (): Promise<void> => {
+    const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
+      const child = execFile(cp.kubectl, ['--kubeconfig', cp.kubeconfigPath, 'create', '--dry-run=server', '-o', 'json', '-f', '-'], (err, out) =>
+        err === null ? resolve({ stdout: out }) : reject(err),
+      );
+      child.stdin?.end(probe);
+    });
+    const labels = (JSON.parse(stdout) as { metadata: { labels?: Record<string, string> } }).metadata.labels ?? {};
+    if (labels['olm.operatorframework.io/metadata.name'] !== 'admission-probe')
+      throw new Error('the ClusterCatalog metadata.name label policy is not applied');
+  };
+  await vi.waitFor(labelled, { timeout: 60_000, interval: 500 }).catch((err: unknown) => {
+    throw new Error('the ClusterCatalog admission policy did not become ready', { cause: err });
+  });
 }
 
 /**
