@@ -32,6 +32,7 @@ import {
   cachedBundle,
   createUpgradeNotices,
   dependentsToWake,
+  DependencyGauge,
   extensionKeys,
   fetchBundle,
   watchCatalogEvents,
@@ -192,6 +193,7 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   // Managed objects are watched as each extension's ServiceAccount while this replica leads.
   const drift = new DriftWatches({ scoped: p.scoped, enqueue, log, registry, signal: leading });
   const healthGauge = new ExtensionHealthGauge(registry);
+  const dependencyGauge = new DependencyGauge(registry);
   // Bundle pulls run in the background; a pull's end queues its extension (decision 0067).
   const pulls = new BundlePulls({
     fetch: (extension, ref, pullSignal) => fetchBundle(p.images, p.bundleCache, extension, ref, pullSignal, memory.budget, memory.spill),
@@ -218,6 +220,7 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
         extensions,
         cache: new RequirementCache(),
         serverVersion: serverVersionOf(kube.transport),
+        gauge: dependencyGauge,
         serves: (gvk, servesSignal) =>
           kube.mapper.resolve(gvk, servesSignal).then(
             () => true,
@@ -267,6 +270,7 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   const forgetDeleted = extensions.addHandler((type, obj) => {
     if (type === 'delete') drift.stop(obj.metadata.name ?? '');
     if (type === 'delete') healthGauge.forget(obj.metadata.name ?? '');
+    if (type === 'delete') dependencyGauge.forget(obj.metadata.name ?? '');
     if (type === 'delete' || obj.metadata.deletionTimestamp !== undefined) pulls.forget(obj.metadata.name ?? '');
   });
   // New catalog content: each affected extension is resolved at once and an upgrade it will
@@ -306,6 +310,7 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
     await gating;
     await drift.settled();
     healthGauge.reset();
+    dependencyGauge.reset();
     await pulls.settled();
   }
 }

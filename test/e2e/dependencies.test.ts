@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { waitForEvent } from '../support/events.ts';
+import { readMetric } from '../support/operator-controller.ts';
 import {
   bundleFiles,
   clusterExtension,
@@ -119,6 +120,7 @@ describe('bundle dependencies', () => {
     expect(lost.install?.bundle.name).toBe(`${app.pkg}.v1.1.0`);
     const warning = await waitForEvent(kube.client, 'ClusterExtension', app.pkg, 'ResolutionFailed');
     expect(warning.type).toBe('Warning');
+    expect(await readMetric(suite.stack.controller.healthUrl, 'olmv1_extension_dependency_unmet', { name: app.pkg })).toBe(1);
   });
 
   it('passes over a bundle whose CSV minKubeVersion is newer than the API server, and refuses it when asked for', async () => {

@@ -27,6 +27,7 @@ import {
 import type { CatalogInput, LabelSelector } from '../resolve/index.ts';
 import type { Bundle, DeclarativeConfig } from '../../shared/fbc/index.ts';
 import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
+import type { DependencyGauge } from './dependency-gauge.ts';
 
 /** What dependency checking reads of the cluster. */
 export interface DependencyPorts {
@@ -38,6 +39,8 @@ export interface DependencyPorts {
   cache?: RequirementCache;
   /** The API server's version (`/version` gitVersion), for CSVs' minKubeVersion; none: not checked. */
   serverVersion?: (signal?: AbortSignal) => Promise<string>;
+  /** `olmv1_extension_dependency_unmet`; none: no metric. */
+  gauge?: Pick<DependencyGauge, 'set'>;
 }
 
 /** A check for the resolver, and what it found. */
@@ -178,4 +181,9 @@ export function dependentsToWake(
   if (type === 'delete') return others.map((o) => o.metadata.name ?? '');
   if (installedBundleName(obj) === installedBundleName(old)) return [];
   return others.filter(waiting).map((o) => o.metadata.name ?? '');
+}
+
+/** Whether a resolution's error text is a dependency's (unmet, held for a dependent, lost). */
+export function isDependencyText(text: string): boolean {
+  return text.includes(WAITING_TEXT);
 }

@@ -11,6 +11,7 @@ export { DriftWatches, type DriftTracker } from './drift-watches.ts';
 export { extensionKeys } from './extension-events.ts';
 export { contentRef, selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
 export { dependentsToWake, type DependencyPorts } from './dependency-view.ts';
+export { DependencyGauge } from './dependency-gauge.ts';
 export type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 export { type ServiceAccountRef } from './installer.ts';
 export { EXTENSION_CONTROLLER_NAME, newExtensionState } from './reconciler.ts';

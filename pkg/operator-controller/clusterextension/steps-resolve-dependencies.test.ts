@@ -135,6 +135,21 @@ describe('resolve step with dependencies', () => {
     expect(again.target?.bundle.name).toBe('etcd.v3.1.0');
   });
 
+  it('sets olmv1_extension_dependency_unmet: 1 while refused for a dependency, 0 once resolved', async () => {
+    const samples: [string, boolean][] = [];
+    const gauge = { set: (name: string, unmet: boolean) => void samples.push([name, unmet]) };
+    const withGauge = (extensions: KubeObject[]): ResolvePorts => {
+      const p = ports(extensions, []);
+      return { ...p, ...(p.dependencies === undefined ? {} : { dependencies: { ...p.dependencies, gauge } }) };
+    };
+    await expect(resolveStep(withGauge([installedEtcd('3.1.0')])).run(asking('2.0.0'))).rejects.toThrow(/unmet dependency/);
+    expect(await resolveStep(withGauge([installedEtcd('3.2.0')])).run(asking('2.0.0'))).toBeUndefined();
+    expect(samples).toEqual([
+      ['ext', true],
+      ['ext', false],
+    ]);
+  });
+
   it("keeps upstream's refusal when no dependency ports are given", async () => {
     const { dependencies: _none, ...upstream } = ports([], []);
     await expect(resolveStep(upstream).run(asking('2.0.0'))).rejects.toThrow(

@@ -25,7 +25,7 @@ import {
 import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
 import type { BundleBudget } from './bundle-budget.ts';
 import type { BundleSpill } from './bundle-source.ts';
-import { dependencyCheck, providersText, type DependencyPorts } from './dependency-view.ts';
+import { dependencyCheck, isDependencyText, providersText, type DependencyPorts } from './dependency-view.ts';
 import { upgradeHold } from './dependents-check.ts';
 import type { Bundle } from '../../shared/fbc/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
@@ -186,6 +186,7 @@ async function resolveBundle(ports: ResolvePorts, reported: NoteMemory, passed: 
       state.target = { bundle: installed.bundle };
       await reportFailure(ports, reported, state, request, hold);
       state.resolutionError = new Error(hold);
+      ports.dependencies?.gauge?.set(state.ce.metadata.name, true);
       return undefined;
     }
     const meta = metadataFor(r.bundle.name, r.versionRelease, { bundleReleaseSupport: ports.features.bundleReleaseSupport });
@@ -201,12 +202,14 @@ async function resolveBundle(ports: ResolvePorts, reported: NoteMemory, passed: 
       ...(request === undefined ? {} : { resolution: { request, deprecation: r.deprecation } }),
     };
     reported.forget(state.ce);
+    ports.dependencies?.gauge?.set(state.ce.metadata.name, false);
     if (r.passedOver.length === 0) passed.forget(state.ce);
     else if (passed.changed(state.ce, r.bundle.name)) recordPassedOver(ports.events, state, r.bundle.name, r.passedOver);
     return undefined;
   }
   // The condition carries upstream's message exactly; the hints go to the Warning Event.
   const err = new Error(resolved.error);
+  ports.dependencies?.gauge?.set(state.ce.metadata.name, isDependencyText(resolved.error));
   setInstalledFrom(state.ce, installed);
   const versionChange = (src.version ?? '') !== '' && src.version !== installed?.bundle.version;
   if (installed === undefined || versionChange || !selection.ok) {
