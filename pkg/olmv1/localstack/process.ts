@@ -87,6 +87,10 @@ export async function startProcess(options: StartProcessOptions): Promise<Manage
 
   async function stop(graceMs = 10_000): Promise<void> {
     if (status === undefined) {
+      // Referenced again while stop() waits: a process slower than the grace period to exit
+      // (kubelet or containerd tearing down several Pods) left Node with nothing alive, and it
+      // exited in the middle of `olmv1 up`'s stop (issue #46, `up --node --cert-manager`).
+      child.ref();
       signalGroup(pid, 'SIGTERM');
       const timer = setTimeout(() => signalGroup(pid, 'SIGKILL'), graceMs);
       await exited;
