@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { canonicalJson } from '../../pkg/shared/fbc/index.ts';
 import { type KubeContext, type KubeObject, connect, isNotFound } from '../../pkg/shared/kube/index.ts';
 import type { ControlPlaneInfo } from '../envtest/index.ts';
@@ -42,12 +42,14 @@ async function deleteCreatedCatalogs(): Promise<void> {
       if (!isNotFound(err)) throw err;
     });
   }
-  const deadline = Date.now() + 60_000;
+  // In a hook, where expect.poll is not available.
   for (const name of created) {
-    while (!(await gone(name))) {
-      if (Date.now() > deadline) throw new Error(`ClusterCatalog ${name} was not deleted`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await vi.waitFor(
+      async () => {
+        if (!(await gone(name))) throw new Error(`ClusterCatalog ${name} was not deleted`);
+      },
+      { timeout: 60_000, interval: 200 },
+    );
   }
 }
 
@@ -268,16 +270,12 @@ describe('catalogd', () => {
     await servedCatalog(name, simpleCatalog('foo', ['3.0.0']));
     expect(existsSync(join(catalogd.options.cacheDir, 'catalogs', name))).toBe(true);
     await kube.client.delete({ ...CC, name });
-    const deadline = Date.now() + 30_000;
-    while (
-      await kube.client.get({ ...CC, name }).then(
+    const present = (): Promise<boolean> =>
+      kube.client.get({ ...CC, name }).then(
         () => true,
         (err: unknown) => !isNotFound(err),
-      )
-    ) {
-      if (Date.now() > deadline) throw new Error('ClusterCatalog was not deleted');
-      await new Promise((r) => setTimeout(r, 200));
-    }
+      );
+    await expect.poll(present, { timeout: 30_000, interval: 200, message: 'ClusterCatalog was not deleted' }).toBe(false);
     expect((await all(name)).status).toBe(404);
     expect(existsSync(join(catalogd.options.cacheDir, 'catalogs', name))).toBe(false);
   });

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { load } from 'js-yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RELEASE_NAME_MESSAGE } from '../../pkg/shared/api/index.ts';
 import {
   dryRunCreate,
@@ -293,11 +293,12 @@ describe('ClusterExtension stored before the name rule existed', () => {
 
   // Polls `check` (an error counts as false: a group not served yet answers 404 in plain text).
   async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
-    const deadline = Date.now() + 30_000;
-    while (!(await check().catch(() => false))) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await vi.waitFor(
+      async () => {
+        if (!(await check().catch(() => false))) throw new Error(`timed out waiting until ${what}`);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
   }
 
   const expectOk = (res: ApiResponse): void => expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);

@@ -110,12 +110,11 @@ describe('scoped ServiceAccount clients', () => {
     await kube.client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: SA, namespace: NS } });
     const channels = anonymousChannels(kube.connection);
     const probe = createTransport(bearerConnection(kube.connection, channels, 'probe', async () => ({ Authorization: `Bearer ${stale}` })));
-    for (let i = 0; ; i++) {
-      const res = await probe.request('GET', `/api/v1/namespaces/${NS}/configmaps/granted`).catch((e: unknown) => e);
-      if (isUnauthorized(res)) break;
-      if (i > 300) throw new Error('the API server kept accepting the token of the deleted ServiceAccount');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const refused = async (): Promise<boolean> =>
+      isUnauthorized(await probe.request('GET', `/api/v1/namespaces/${NS}/configmaps/granted`).catch((e: unknown) => e));
+    await expect
+      .poll(refused, { timeout: 30_000, interval: 100, message: 'the API server kept accepting the token of the deleted ServiceAccount' })
+      .toBe(true);
     channels.close();
     expect(tokens.requestCount).toBe(2);
     await expect(read()).resolves.toBeDefined();

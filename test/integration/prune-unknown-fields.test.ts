@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { FIELD_MANAGER } from '../../pkg/shared/api/index.ts';
 import { pruneUnknownFields } from '../../pkg/operator-controller/applier/index.ts';
 import { parseBundle, readBundleDir } from '../../pkg/operator-controller/bundle/index.ts';
@@ -252,11 +252,14 @@ describe('custom resources with fields their CRD does not declare', () => {
 
   it('apply refuses unknown fields, nested or top-level; pruned with the published schema, the result equals a create', async () => {
     // The kind is published a moment after the CRD is Established: a miss re-reads the index.
-    let schema = await schemas.schemaFor(`${GROUP}/v1`, 'Widget');
-    for (let i = 0; schema === undefined && i < 40; i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      schema = await schemas.schemaFor(`${GROUP}/v1`, 'Widget');
-    }
+    const schema = await vi.waitFor(
+      async () => {
+        const found = await schemas.schemaFor(`${GROUP}/v1`, 'Widget');
+        if (found === undefined) throw new Error(`Widget of ${GROUP}/v1 is not published yet`);
+        return found;
+      },
+      { timeout: 10_000, interval: 250 },
+    );
     expect(schema).toBeDefined();
 
     // Unknown nested fields alone are refused, like an unknown top-level key.
