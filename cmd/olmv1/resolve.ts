@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import type { DeclarativeConfig } from '../../pkg/shared/fbc/types.ts';
 import { checkVersionRange, metadataFor, packagePartition, resolve, type CatalogInput } from '../../pkg/operator-controller/resolve/index.ts';
+import { DEFAULT_LIMITS, dependencyClosure, type ProviderCatalog } from '../../pkg/operator-controller/dependencies/index.ts';
 import { EXIT } from './io.ts';
 import type { CommandIo } from './render.ts';
 import { relevantDeprecation, runResolveCluster, type ClusterSpec, type ResolveClusterDeps } from './resolve-cluster.ts';
@@ -29,6 +30,12 @@ Flags:
   --version RANGE                  version range, e.g. ">=1.2.0 <2.0.0" or "1.2.x"
   --installed BUNDLE@VERSION       the installed bundle; upgrades then follow catalog edges
   --upgrade-constraint-policy P    CatalogProvided (default) or SelfCertified
+  --dependencies                   resolve bundles that declare dependencies as if they were
+                                   met, and print the dependency closure: each requirement,
+                                   what the catalogs offer for it (best first), and the
+                                   requirements of the preferred provider, recursively
+                                   (catalog directories are searched whole, URLs only for
+                                   the package)
   --catalog [NAME[:PRIORITY]=]DIR|URL
                                    a catalog directory or catalogd content URL (a
                                    ClusterCatalog's status.urls.base); at least one;
@@ -50,6 +57,9 @@ Output:
   condition would show (an unreadable catalog included); with --cluster also "hints", the
   lines operator-controller's ResolutionFailed Event adds after it (what the catalogs offer
   instead: versions, successors of the installed version, close package and channel names).
+  With --dependencies also "dependencies": [{"bundle","property","requirement",
+  "failureMessage"?,"providers":[{"catalog","packageName","bundle","version"}]}], what must
+  be installed first (each with its own ClusterExtension) for the bundle to install.
   stderr: usage errors; with --cluster, a cluster that cannot be read.
 
 Exit codes:
@@ -80,6 +90,8 @@ interface Spec {
   installed: { name: string; version: string } | undefined;
   policy: string | undefined;
   catalogs: CatalogArg[];
+  /** --dependencies: resolve as if dependencies were met, and print their closure. */
+  dependencies: boolean;
 }
 
 const INT32_MIN = -2147483648;
@@ -122,6 +134,7 @@ function parseSpec(args: string[]): Spec | ClusterSpec | 'help' | string {
         kubeconfig: { type: 'string', multiple: true },
         context: { type: 'string', multiple: true },
         'system-namespace': { type: 'string', multiple: true },
+        dependencies: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
@@ -150,6 +163,7 @@ function parseSpec(args: string[]): Spec | ClusterSpec | 'help' | string {
       (f) => values[f] !== undefined,
     );
     if (clash !== undefined) return `--${clash} cannot be combined with --cluster: it is taken from the ClusterExtension`;
+    if (values.dependencies === true) return '--dependencies cannot be combined with --cluster';
     const url = values['catalogd-url']?.[0];
     if (url !== undefined && !(URL.canParse(url) && /^https?:$/.test(new URL(url).protocol))) {
       return `invalid --catalogd-url ${JSON.stringify(url)} (want http(s)://HOST[:PORT])`;
@@ -194,7 +208,7 @@ function parseSpec(args: string[]): Spec | ClusterSpec | 'help' | string {
     catalogs.push(c);
   }
   if (catalogs.length === 0) return 'at least one --catalog is required';
-  return { packageName, channels, versionRange: values.version?.[0] ?? '', installed, policy, catalogs };
+  return { packageName, channels, versionRange: values.version?.[0] ?? '', installed, policy, catalogs, dependencies: values.dependencies === true };
 }
 
 function writeJson(io: CommandIo, value: unknown): void {
@@ -232,14 +246,19 @@ export async function runResolve(args: string[], io: CommandIo, deps: ResolveDep
   }
 
   const catalogs: CatalogInput[] = [];
+  // With --dependencies: what providers are searched in (whole directories, URLs' partitions).
+  const searched: ProviderCatalog[] = [];
   for (const c of spec.catalogs) {
     try {
       if (isUrl(c.dir)) {
         if (deps.loadCatalogPackage === undefined) throw new Error('no catalogd client composed');
-        catalogs.push({ name: c.name, priority: c.priority, package: await deps.loadCatalogPackage(c.dir, spec.packageName) });
+        const partition = await deps.loadCatalogPackage(c.dir, spec.packageName);
+        catalogs.push({ name: c.name, priority: c.priority, package: partition });
+        if (spec.dependencies) searched.push({ name: c.name, priority: c.priority, content: [partition] });
       } else {
         const dc = await deps.loadCatalogDir(c.dir);
         catalogs.push({ name: c.name, priority: c.priority, package: packagePartition(dc, spec.packageName) });
+        if (spec.dependencies) searched.push({ name: c.name, priority: c.priority, content: [dc] });
       }
     } catch (err) {
       const what = isUrl(c.dir) ? 'error reading catalog URL' : 'error loading catalog directory';
@@ -256,6 +275,8 @@ export async function runResolve(args: string[], io: CommandIo, deps: ResolveDep
     upgradeConstraintPolicy: spec.policy,
     installed: spec.installed,
     catalogs,
+    // Offline nothing is known to be installed: the closure below says what must be.
+    ...(spec.dependencies ? { dependencies: () => undefined } : {}),
   });
   if (!result.ok) {
     writeJson(io, { error: result.error });
@@ -266,6 +287,7 @@ export async function runResolve(args: string[], io: CommandIo, deps: ResolveDep
     bundle: { name: bundle.name, version: metadataFor(bundle.name, versionRelease).version, image: bundle.image },
     catalog,
     deprecation: relevantDeprecation(deprecation, spec.channels, bundle.name),
+    ...(spec.dependencies ? { dependencies: dependencyClosure(bundle, searched, DEFAULT_LIMITS) } : {}),
   });
   return EXIT.ok;
 }

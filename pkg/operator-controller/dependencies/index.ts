@@ -14,3 +14,4 @@ export { providersNote, upgradeBreaksDependent } from './messages.ts';
 export { brokenDependent, type Dependent } from './dependents.ts';
 export { installedCandidate, servedApisCandidate } from './candidates.ts';
 export type { Candidate, Gvk, Predicate, Unmet } from './types.ts';
+export { dependencyClosure } from './closure.ts';
