@@ -8,8 +8,8 @@
 // cainjector puts the CA into the CRD's conversion and the ValidatingWebhookConfiguration, a
 // Widget stored as v1 is read as v2 through the conversion webhook, an invalid one is refused
 // by the validating webhook; the upgrade to 0.2.0 changes the webhook (UPDATE too, its refusal
-// names 0.2.0); uninstall removes the webhook configuration and keeps the CRD and the Widgets
-// (uninstall keeps data, docs/webhook-operators.md).
+// names 0.2.0); with 0.3.0's Pod never ready, uninstall still completes, removes the webhook
+// configuration and keeps the CRD and the Widgets (uninstall keeps data, docs/webhook-operators.md).
 // Needs root and the node's prerequisites, like on-node.test.ts.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -167,12 +167,23 @@ describe.skipIf(missing !== undefined)('an operator with webhooks, cert-manager 
     timed('upgrade to 0.2.0 with a changed webhook', started);
   }, 400_000);
 
-  it('uninstalls: the webhook configuration goes, the CRD and the Widgets stay', async () => {
+  it('uninstalls with a webhook Pod that never becomes ready: the webhook configuration goes, the CRD and the Widgets stay', async () => {
+    // 0.3.0 (channel "broken") is 0.2.0 with a readiness probe that never passes.
+    await k.apply(extension('0.3.0'));
+    await expect.poll(() => extensionState(), { timeout: 180_000, interval: 1000 }).toEqual({ installed: 'True', version: '0.3.0' });
+    const notReady = async (): Promise<number> =>
+      (await k.list(['pods', '-n', NS, '-l', 'app.kubernetes.io/name=webhook-operator'])).filter(
+        (p) => (p.spec?.['containers'] as Array<{ image: string }>)[0]?.image.includes('webhook-operator@') && condition(p, 'Ready') !== 'True',
+      ).length;
+    await expect.poll(notReady, { timeout: 60_000 }).toBeGreaterThan(0);
+    const healthy = (await k.get(['clusterextension', EXTENSION])).status?.['conditions'] as Array<{ type: string; status: string; message: string }>;
+    log(`with a never-ready Pod, Healthy: ${JSON.stringify(healthy.find((c) => c.type === 'Healthy'))}`);
     const started = Date.now();
     await kubectl(['delete', 'clusterextension', EXTENSION, '--timeout=180s']);
+    timed('uninstall with a never-ready webhook Pod', started);
     expect(await validatingConfigurations()).toEqual([]);
+    await expect.poll(async () => (await k.list(['deployments', '-n', NS])).length, { timeout: 60_000 }).toBe(0);
     expect((await k.get(['crd', CRD])).metadata.name).toBe(CRD);
     expect((await k.get(['widgets.v1.webhook.example.com', '-n', NS, 'good'])).spec).toEqual({ valid: true });
-    timed('uninstall', started);
-  }, 240_000);
+  }, 400_000);
 });
