@@ -40,7 +40,7 @@ import {
   type CatalogSource,
   type ExtensionFeatures,
 } from '../../pkg/operator-controller/clusterextension/index.ts';
-import { RequirementCache } from '../../pkg/operator-controller/dependencies/index.ts';
+import { RequirementCache, ServerVersionCache } from '../../pkg/operator-controller/dependencies/index.ts';
 import { MAX_RECORD_JSON_BYTES, createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
@@ -219,7 +219,7 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
       dependencies: {
         extensions,
         cache: new RequirementCache(),
-        serverVersion: serverVersionOf(kube.transport),
+        serverVersion: serverVersionGetter(kube.transport),
         gauge: dependencyGauge,
         serves: (gvk, servesSignal) =>
           kube.mapper.resolve(gvk, servesSignal).then(
@@ -329,16 +329,11 @@ async function collectUnusedBundles(extensions: Informer<KubeObject>, cache: Ima
   }
 }
 
-/**
- * The API server's version for CSVs' minKubeVersion (decision 0104), asked once and kept for
- * ten minutes (a cluster upgrade is seen within that); a failed request is not kept.
- */
-function serverVersionOf(transport: KubeContext['transport']): (signal?: AbortSignal) => Promise<string> {
-  let known: { version: string; at: number } | undefined;
-  return async (signal) => {
-    if (known !== undefined && Date.now() - known.at < 600_000) return known.version;
+/** Reads the API server's version through a {@link ServerVersionCache} (decision 0104). */
+function serverVersionGetter(transport: KubeContext['transport']): (signal?: AbortSignal) => Promise<string> {
+  const versions = new ServerVersionCache(async (signal) => {
     const info = await transport.request<{ gitVersion?: string }>('GET', '/version', signal === undefined ? {} : { signal });
-    known = { version: info.gitVersion ?? '', at: Date.now() };
-    return known.version;
-  };
+    return info.gitVersion ?? '';
+  });
+  return (signal) => versions.get(signal);
 }

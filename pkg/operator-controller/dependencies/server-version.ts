@@ -1,0 +1,31 @@
+/**
+ * The API server's version, for CSVs' minKubeVersion (decision 0104): asked once and kept for a
+ * while, so a reconcile does not cost a `/version` request; a cluster upgrade is seen once the
+ * kept answer is older than the time to live. A failed request is not kept: the next call asks
+ * again.
+ */
+export class ServerVersionCache {
+  readonly #ask: (signal?: AbortSignal) => Promise<string>;
+  readonly #ttlMs: number;
+  readonly #now: () => number;
+  #known: { version: string; at: number } | undefined;
+
+  /**
+   * @param ask reads the version from the API server (its `gitVersion`); throws on failure.
+   * @param options `ttlMs` how long an answer is kept (default ten minutes); `now` the clock.
+   */
+  constructor(ask: (signal?: AbortSignal) => Promise<string>, options: { ttlMs?: number; now?: () => number } = {}) {
+    this.#ask = ask;
+    this.#ttlMs = options.ttlMs ?? 600_000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The kept version while it is younger than the time to live, else a fresh answer. */
+  async get(signal?: AbortSignal): Promise<string> {
+    const known = this.#known;
+    if (known !== undefined && this.#now() - known.at < this.#ttlMs) return known.version;
+    const version = await this.#ask(signal);
+    this.#known = { version, at: this.#now() };
+    return version;
+  }
+}
