@@ -8,11 +8,11 @@
  * pkg/operator-controller/resolve, so the error texts are the Progressing condition's.
  */
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION, parseClusterExtension, type ClusterExtension } from '../../pkg/shared/api/index.ts';
-import type { Deprecation } from '../../pkg/shared/fbc/index.ts';
+import type { Bundle, Deprecation } from '../../pkg/shared/fbc/index.ts';
 import type { CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { errorMessage, ok, type Result } from '../../pkg/shared/errors/index.ts';
 import { isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
-import { selectedCatalogs, selectedPackageNames, type CatalogSource } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { selectedCatalogs, selectedPackageNames, upgradeHold, type CatalogSource } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { createReleaseStore, deployedRelease, type Release } from '../../pkg/operator-controller/release/index.ts';
 import { metadataFor, packageMissing, resolutionHints, resolve, type ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';
 import type { ClusterFlags } from './cluster-access.ts';
@@ -187,4 +187,28 @@ export function relevantDeprecation(deprecation: Deprecation | null, channels: r
     return e.reference.schema === 'olm.bundle' && e.reference.name === bundleName;
   });
   return { ...deprecation, entries };
+}
+
+/**
+ * Whether operator-controller would hold `self`'s move to `target` because it would leave
+ * another installed extension without a requirement it meets today (decision 0104), read as
+ * the CLI's user: the ClusterExtensions, the served APIs (discovery) and the catalogs.
+ */
+export async function clusterDependentsHold(
+  kube: KubeContext,
+  deps: ResolveClusterDeps,
+  catalogdUrl: URL | undefined,
+  self: { name: string; packageName: string; installed: { name: string; version: string } },
+  target: Bundle,
+): Promise<string | undefined> {
+  const { items } = await kube.client.listAll(CLUSTER_EXTENSION);
+  const ports = {
+    extensions: { list: () => items },
+    serves: (gvk: { group: string; version: string; kind: string }) =>
+      kube.mapper.resolve(gvk).then(
+        () => true,
+        () => false,
+      ),
+  };
+  return upgradeHold(ports, await clusterCatalogSource(kube, deps, catalogdUrl), self, target);
 }

@@ -34,6 +34,7 @@ import { loadRegistryAccess, type RegistryAccess } from './registry-access.ts';
 import { CommandError, type BundleSourceDeps, type CommandIo } from './render.ts';
 import {
   clusterResolutionHints,
+  clusterDependentsHold,
   clusterResolveInput,
   readClusterExtension,
   readDeployedRelease,
@@ -75,6 +76,8 @@ export interface UpgradePlan {
   deprecations: string[];
   changes?: PlanChanges;
   policy?: PlanPolicy;
+  /** Why operator-controller holds the move: it would break another installed extension (decision 0104). */
+  dependencyHold?: string;
 }
 
 /** What the update policy does with the picked bundle (pkg/operator-controller/upgradepolicy decides). */
@@ -149,6 +152,10 @@ export async function resolvePlan(kube: KubeContext, deps: UpgradeDeps, o: PlanO
   // As the update policy step tells a move: another bundle name.
   plan.upToDate = bundle.name === b.name;
   plan.pick = { bundle: bundle.name, version, image: bundle.image, catalog, reason: pickReason(plan, bundle.name, version) };
+  if (!plan.upToDate) {
+    const hold = await clusterDependentsHold(kube, deps, o.catalogdUrl, { name: o.extension, packageName: src.packageName, installed }, bundle);
+    if (hold !== undefined) plan.dependencyHold = hold;
+  }
   plan.deprecations = (relevantDeprecation(deprecation, plan.selection.channels, bundle.name)?.entries ?? []).map(
     (e) => `${e.reference.schema.replace(/^olm\./, '')}${e.reference.name === undefined ? '' : ` ${e.reference.name}`}: ${e.message}`,
   );

@@ -7,6 +7,9 @@
 // and deleting the dependency is reported on the dependent, which stays installed.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
+import { runUpgradePlan, type UpgradeCommandDeps } from '../../cmd/olmv1/upgrade.ts';
+import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { waitForEvent } from '../support/events.ts';
 import { readMetric } from '../support/operator-controller.ts';
 import {
@@ -26,6 +29,24 @@ import {
 
 const run = randomBytes(3).toString('hex');
 const suite = useExtensionStack();
+
+/** `olmv1 upgrade plan NAME` in this process against the suite's cluster. */
+async function plan(name: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
+  const client = createCatalogClient();
+  const deps: UpgradeCommandDeps = {
+    connectCluster: () => Promise.resolve({ ...suite.kube, close: () => undefined }),
+    catalogContent: createCatalogContentCache({ client }),
+    fetchBundle: (ref, access) => fetchBundleFiles(ref, { insecureRegistries: ['127.0.0.1', 'localhost'], ...access }),
+  };
+  try {
+    return { code: await runUpgradePlan([name], io, deps), stdout, stderr };
+  } finally {
+    client.close();
+  }
+}
 
 /** One package's catalog: `bundles` in order on channel `stable`, each replacing the one before, with their extra properties. */
 async function catalogOf(pkg: string, bundles: { version: string; requires?: object[] }[]): Promise<Record<string, string>> {
@@ -98,6 +119,11 @@ describe('bundle dependencies', () => {
         `app needs ${dep.pkg} 1.1 or later (olm.constraint: package "${dep.pkg}" in range ">=1.1.0 <2.0.0")`,
     );
     expect(held.install?.bundle.name).toBe(`${dep.pkg}.v1.2.0`);
+    // olmv1 upgrade plan says so too.
+    const planned = await plan(dep.pkg);
+    expect(planned.stderr).not.toContain('error');
+    expect(planned.stdout).toContain(`Next: ${dep.pkg}.v2.0.0 (2.0.0) from catalog ${catalog}`);
+    expect(planned.stdout).toContain(`Held for a dependent: ${held.cond('Progressing')?.message ?? ''}\n`);
 
     // The dependent moves to a bundle that accepts 2.0.0: the held upgrade goes ahead at once.
     await publishCatalog(suite.stack, catalog, { ...depFiles, ...(await catalogOf(app.pkg, [{ version: '1.0.0', requires }, app11])) });

@@ -12,6 +12,7 @@ export { extensionKeys } from './extension-events.ts';
 export { contentRef, selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
 export { dependentsToWake, type DependencyPorts } from './dependency-view.ts';
 export { DependencyGauge } from './dependency-gauge.ts';
+export { upgradeHold } from './dependents-check.ts';
 export type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 export { type ServiceAccountRef } from './installer.ts';
 export { EXTENSION_CONTROLLER_NAME, newExtensionState } from './reconciler.ts';
