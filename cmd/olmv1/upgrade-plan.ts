@@ -153,7 +153,9 @@ export async function resolvePlan(kube: KubeContext, deps: UpgradeDeps, o: PlanO
   plan.upToDate = bundle.name === b.name;
   plan.pick = { bundle: bundle.name, version, image: bundle.image, catalog, reason: pickReason(plan, bundle.name, version) };
   if (!plan.upToDate) {
-    const hold = await clusterDependentsHold(kube, deps, o.catalogdUrl, { name: o.extension, packageName: src.packageName, installed }, bundle);
+    // Best effort: a user who may not list ClusterExtensions still gets the rest of the plan.
+    const self = { name: o.extension, packageName: src.packageName, installed };
+    const hold = await clusterDependentsHold(kube, deps, o.catalogdUrl, self, bundle).catch(() => undefined);
     if (hold !== undefined) plan.dependencyHold = hold;
   }
   plan.deprecations = (relevantDeprecation(deprecation, plan.selection.channels, bundle.name)?.entries ?? []).map(
