@@ -53,11 +53,14 @@ beforeAll(async () => {
     }),
     { fieldManager: 'test', force: true },
   );
-  for (let i = 0; i < 100; i++) {
-    if (await kube.mapper.hasGroupVersion(GROUP, 'v1')) break;
-    kube.mapper.invalidate();
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await vi.waitFor(
+    async () => {
+      if (await kube.mapper.hasGroupVersion(GROUP, 'v1')) return;
+      kube.mapper.invalidate();
+      throw new Error(`discovery does not serve ${GROUP}/v1 yet`);
+    },
+    { timeout: 10_000, interval: 100 },
+  );
 });
 afterAll(() => kube?.close());
 

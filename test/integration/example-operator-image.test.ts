@@ -11,7 +11,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadAll } from 'js-yaml';
-import { describe, expect, inject, it, onTestFinished } from 'vitest';
+import { describe, expect, inject, it, onTestFinished, vi } from 'vitest';
 import { buildExampleOperatorBinary, pushExampleOperatorImages } from '../../pkg/olmv1/images/index.ts';
 import { findGoToolchain } from '../../pkg/olmv1/localstack/index.ts';
 import { createImageClient } from '../../pkg/shared/image/index.ts';
@@ -23,11 +23,11 @@ const SOURCE = `${EXAMPLE}operator`;
 
 /**
  * Runs `argv` (the operator, with `--listen 127.0.0.1:0` appended) until `fn` is done; returns
- * its log lines and exit code.
+ * its log lines and exit code. `fn` gets the operator's address and its output so far.
  */
 async function running<T>(
   argv: string[],
-  fn: (base: string) => Promise<T>,
+  fn: (base: string, output: () => string) => Promise<T>,
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ result: T; log: string[]; code: number | null }> {
   const [command = '', ...args] = argv;
@@ -36,14 +36,15 @@ async function running<T>(
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
-    const deadline = Date.now() + 10_000;
-    let address: string | undefined;
-    while (address === undefined) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the operator did not start serving:\n${out}`);
-      address = /"msg":"serving","address":"([^"]+)"/.exec(out)?.[1];
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const result = await fn(`http://${address}`);
+    const address = await vi.waitFor(
+      () => {
+        const serving = /"msg":"serving","address":"([^"]+)"/.exec(out)?.[1];
+        if (serving === undefined) throw new Error(`the operator did not start serving (exit code ${child.exitCode}):\n${out}`);
+        return serving;
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    const result = await fn(`http://${address}`, () => out);
     child.kill('SIGTERM');
     const code = await exited;
     return { result, log: out.trim().split('\n'), code };
@@ -167,11 +168,13 @@ describe('the example operator', () => {
       await request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${namespace}`);
       await request('DELETE', `/api/v1/namespaces/${namespace}`);
     });
-    let established = 0;
-    for (let i = 0; i < 100 && established !== 200; i++) {
-      established = (await kubeRequest(cp, { path: '/apis/demo.example.com/v1/greetings', auth: admin })).status;
-      if (established !== 200) await new Promise((r) => setTimeout(r, 100));
-    }
+    await expect
+      .poll(async () => (await kubeRequest(cp, { path: '/apis/demo.example.com/v1/greetings', auth: admin })).status, {
+        timeout: 10_000,
+        interval: 100,
+        message: 'the Greeting API is served',
+      })
+      .toBe(200);
     await request('POST', `/apis/demo.example.com/v1/namespaces/${namespace}/greetings`, {
       apiVersion: 'demo.example.com/v1',
       kind: 'Greeting',
@@ -186,18 +189,10 @@ describe('the example operator', () => {
     const env = { KUBERNETES_SERVICE_HOST: server.hostname, KUBERNETES_SERVICE_PORT: server.port };
     const { result, log } = await running(
       [binary, '--service-account-dir', saDir, '--list-interval', '100ms'],
-      async (base) => {
+      async (base, output) => {
         const readyz = async (): Promise<number> => (await fetch(`${base}/readyz`)).status;
-        const until = async (want: number): Promise<number> => {
-          let status = await readyz();
-          for (let i = 0; i < 100 && status !== want; i++) {
-            await new Promise((r) => setTimeout(r, 100));
-            status = await readyz();
-          }
-          return status;
-        };
-        // No binding yet: the list is forbidden, so the operator is alive but not ready.
-        await new Promise((r) => setTimeout(r, 500));
+        // No binding yet: once a list has been forbidden, the operator is alive but not ready.
+        await expect.poll(() => output().includes('HTTP 403'), { timeout: 10_000, interval: 20, message: 'a forbidden list is logged' }).toBe(true);
         const before = await readyz();
         const health = (await fetch(`${base}/healthz`)).status;
         await request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
@@ -213,11 +208,12 @@ describe('the example operator', () => {
           roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: namespace },
           subjects: [{ kind: 'ServiceAccount', name: sa, namespace }],
         });
-        return { before, health, after: await until(200) };
+        await expect.poll(readyz, { timeout: 10_000, interval: 100, message: 'ready once the binding works' }).toBe(200);
+        return { before, health };
       },
       env,
     );
-    expect(result).toEqual({ before: 503, health: 200, after: 200 });
+    expect(result).toEqual({ before: 503, health: 200 });
     const forbidden = log.find((l) => l.includes('HTTP 403'));
     expect(forbidden).toContain(`system:serviceaccount:${namespace}:${sa}`);
     const listed = log

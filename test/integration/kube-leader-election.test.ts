@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { connect, type KubeContext } from '../../pkg/shared/kube/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
 
@@ -54,26 +54,22 @@ function candidate(id: string): Candidate {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const events: Event[] = [];
-  const waiters: Array<() => void> = [];
   createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on('line', (line) => {
     events.push(JSON.parse(line) as Event);
-    for (const w of waiters.splice(0)) w();
   });
   const c: Candidate = {
     id,
     proc,
     events,
     async waitFor(event, timeoutMs, match = () => true) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = events.find((e) => e.event === event && match(e));
-        if (found !== undefined) return found;
-        if (Date.now() > deadline) throw new Error(`${id}: no "${event}" within ${timeoutMs} ms (saw ${events.map((e) => e.event).join(', ')})`);
-        await new Promise<void>((r) => {
-          waiters.push(r);
-          setTimeout(r, 100);
-        });
-      }
+      return vi.waitFor(
+        () => {
+          const found = events.find((e) => e.event === event && match(e));
+          if (found === undefined) throw new Error(`${id}: no "${event}" within ${timeoutMs} ms (saw ${events.map((e) => e.event).join(', ')})`);
+          return found;
+        },
+        { timeout: timeoutMs, interval: 20 },
+      );
     },
   };
   children.push(c);

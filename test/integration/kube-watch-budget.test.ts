@@ -7,7 +7,7 @@
 // forever. Afterwards every watch still delivers events.
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import {
   connect,
   createScopedClientFactory,
@@ -113,15 +113,16 @@ beforeAll(async () => {
   // New RBAC takes effect asynchronously (decision 0043 item 6): wait until every binding works.
   for (const sa of SAS) {
     for (const ns of NAMESPACES) {
-      for (let i = 0; ; i++) {
-        const res = await scoped
-          .forServiceAccount(SA_NS, sa)
-          .list({ apiVersion: 'batch/v1', kind: 'Job' }, { namespace: ns })
-          .catch((e: unknown) => e);
-        if (!isForbidden(res)) break;
-        if (i > 100) throw new Error(`RBAC for ${sa} in ${ns} never took effect`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await vi.waitFor(
+        async () => {
+          const res = await scoped
+            .forServiceAccount(SA_NS, sa)
+            .list({ apiVersion: 'batch/v1', kind: 'Job' }, { namespace: ns })
+            .catch((e: unknown) => e);
+          if (isForbidden(res)) throw new Error(`RBAC for ${sa} in ${ns} has not taken effect`);
+        },
+        { timeout: 10_000, interval: 100 },
+      );
     }
   }
 }, 60_000);
