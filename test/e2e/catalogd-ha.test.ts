@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { type KubeContext, connect } from '../../pkg/shared/kube/index.ts';
 import { Reaper } from '../envtest/index.ts';
 import { type CatalogdProcess, startCatalogdProcess } from '../support/catalogd.ts';
@@ -38,11 +38,12 @@ async function startReplica(name: string, cacheDir?: string): Promise<Replica> {
 }
 
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, replica?: Replica): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${replica === undefined ? '' : `\n${replica.proc.logTail(20)}`}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await vi.waitFor(
+    async () => {
+      if (!(await check())) throw new Error(`timed out waiting for ${what}${replica === undefined ? '' : `\n${replica.proc.logTail(20)}`}`);
+    },
+    { timeout: timeoutMs, interval: 200 },
+  );
 }
 
 async function all(r: Replica, catalog: string): Promise<{ status: number; body: string }> {

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { type KubeContext, type KubeObject, connect, isNotFound } from '../../pkg/shared/kube/index.ts';
 import { type ManagedProcess, Reaper } from '../envtest/index.ts';
 import { type CatalogdProcess as Catalogd, startCatalogdProcess } from '../support/catalogd.ts';
@@ -32,11 +32,12 @@ function startCatalogd(name: string, flags: string[]): Promise<Catalogd> {
 }
 
 async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, proc?: ManagedProcess): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${proc === undefined ? '' : `\n${proc.logTail(30)}`}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await vi.waitFor(
+    async () => {
+      if (!(await check())) throw new Error(`timed out waiting for ${what}${proc === undefined ? '' : `\n${proc.logTail(30)}`}`);
+    },
+    { timeout: timeoutMs, interval: 200 },
+  );
 }
 
 async function createCatalog(name: string, ref: string): Promise<void> {

@@ -57,16 +57,16 @@ describe('catalogd as its ServiceAccount', () => {
     await waitForCatalog(kube.client, name, (c) => condition(c, 'Serving')?.status === 'True');
 
     await kube.client.delete({ ...CC, name });
-    const deadline = Date.now() + 30_000;
-    while (
-      await kube.client.get({ ...CC, name }).then(
-        () => true,
-        (e: unknown) => !isNotFound(e),
+    await expect
+      .poll(
+        () =>
+          kube.client.get({ ...CC, name }).then(
+            () => 'present',
+            (e: unknown) => (isNotFound(e) ? 'gone' : 'present'),
+          ),
+        { timeout: 30_000, interval: 200, message: 'the finalizer is removed and the ClusterCatalog gone' },
       )
-    ) {
-      if (Date.now() > deadline) throw new Error('the finalizer was not removed');
-      await new Promise((r) => setTimeout(r, 200));
-    }
+      .toBe('gone');
     expect((await fetch(`${catalogd.url}/catalogs/${name}/api/v1/all`)).status).toBe(404);
   });
 

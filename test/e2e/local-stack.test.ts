@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isAlive } from '../../pkg/olmv1/localstack/index.ts';
 import { createImageClient } from '../../pkg/shared/image/index.ts';
 import { checkoutHead, processesMentioning, readmeWalkthrough } from '../support/up-checkout.ts';
@@ -56,11 +56,12 @@ function listening(port: number): Promise<boolean> {
 }
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await vi.waitFor(
+    async () => {
+      if (!(await check())) throw new Error(`timed out waiting for ${what}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`);
+    },
+    { timeout: timeoutMs, interval: 100 },
+  );
 }
 
 beforeAll(async () => {

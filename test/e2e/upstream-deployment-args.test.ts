@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { type KubeContext, connect } from '../../pkg/shared/kube/index.ts';
 import { type ManagedProcess, Reaper, freePorts, startProcess } from '../envtest/index.ts';
 import { installOlmConfig } from '../support/olm-config.ts';
@@ -106,13 +106,17 @@ async function start(binary: Binary, args: readonly string[], name: string): Pro
 
 /** Resolves once /readyz answers 200; throws with the log's tail if the process exits first or after 60 s. */
 async function ready(s: Started): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while ((await fetch(`http://127.0.0.1:${s.health}/readyz`).catch(() => undefined))?.status !== 200) {
-    if (s.proc.exitStatus() !== undefined || Date.now() > deadline) {
-      throw new Error(`${s.proc.name} not ready (exit ${JSON.stringify(s.proc.exitStatus())})\n${s.proc.logTail(20)}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const notReady = (): Error => new Error(`${s.proc.name} not ready (exit ${JSON.stringify(s.proc.exitStatus())})\n${s.proc.logTail(20)}`);
+  const outcome = await vi.waitFor(
+    async () => {
+      // An exit ends the wait at once (returned, thrown below); not ready yet is retried.
+      if (s.proc.exitStatus() !== undefined) return 'exited';
+      if ((await fetch(`http://127.0.0.1:${s.health}/readyz`).catch(() => undefined))?.status !== 200) throw notReady();
+      return 'ready';
+    },
+    { timeout: 60_000, interval: 200 },
+  );
+  if (outcome === 'exited') throw notReady();
 }
 
 /** The fields of the feature gate line at start (upstream's `feature gate status`), gates only. */
