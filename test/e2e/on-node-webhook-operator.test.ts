@@ -4,7 +4,9 @@
 // node's registry and served by catalogd, installed through a ClusterExtension with
 // cert-manager as the certificate provider. First without cert-manager: the install waits,
 // Progressing naming the missing kind, nothing of the bundle applied; then cert-manager is
-// deployed (pkg/olmv1/in-cluster) and the same extension installs: its Certificate is issued,
+// deployed (pkg/olmv1/in-cluster) while a ResourceQuota forbids Secrets in the namespace, so
+// the Certificate cannot be issued and Healthy names it with cert-manager's reason; the quota
+// lifted, the same extension completes: its Certificate is issued,
 // cainjector puts the CA into the CRD's conversion and the ValidatingWebhookConfiguration, a
 // Widget stored as v1 is read as v2 through the conversion webhook, an invalid one is refused
 // by the validating webhook; the upgrade to 0.2.0 changes the webhook (UPDATE too, its refusal
@@ -27,6 +29,7 @@ const EXTENSION = 'webhook-operator';
 const CATALOG = 'webhook-catalog';
 const CRD = 'widgets.webhook.example.com';
 const VALIDATING_WEBHOOK = 'vwidget.webhook.example.com';
+const NO_SECRETS = 'no-secrets';
 
 let onNode: OnNode | undefined;
 let kubectl: Kubectl;
@@ -51,6 +54,13 @@ const widget = (name: string, valid: boolean): object => ({
   metadata: { name, namespace: NS },
   spec: { valid },
 });
+
+async function healthy(): Promise<{ status?: string; message?: string }> {
+  const conditions = (await k.get(['clusterextension', EXTENSION])).status?.['conditions'] as
+    Array<{ type: string; status: string; message: string }> | undefined;
+  const c = conditions?.find((x) => x.type === 'Healthy');
+  return { status: c?.status, message: c?.message };
+}
 
 async function extensionState(): Promise<{ installed?: string; version?: string }> {
   const ext = await k.get(['clusterextension', EXTENSION]);
@@ -94,6 +104,14 @@ describe.skipIf(missing !== undefined)('an operator with webhooks, cert-manager 
     await expect.poll(async () => condition(await k.get(['clustercatalog', CATALOG]), 'Serving'), { timeout: 120_000, interval: 1000 }).toBe('True');
     await k.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     await k.clusterAdminInstaller(NS, 'webhook-operator-installer');
+    // The fault: no Secret may be created in the namespace, so cert-manager cannot store the
+    // Certificate's key or the issued certificate (lifted once the ClusterExtension reports it).
+    await k.apply({
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: NO_SECRETS, namespace: NS },
+      spec: { hard: { 'count/secrets': '0' } },
+    });
     await k.apply(extension('0.1.0'));
     const progressing = async (): Promise<string> => {
       const ext = await k.get(['clusterextension', EXTENSION]);
@@ -110,6 +128,28 @@ describe.skipIf(missing !== undefined)('an operator with webhooks, cert-manager 
     log(`cert-manager deployed: ${JSON.stringify(deployed.timings)} ms`);
     await expect.poll(() => extensionState(), { timeout: 600_000, interval: 2000 }).toEqual({ installed: 'True', version: '0.1.0' });
   }, 900_000);
+
+  it("reports a Certificate that cannot be issued on Healthy with cert-manager's reason, and completes once it can be", async () => {
+    const [cert] = await k.list(['certificates.cert-manager.io', '-n', NS]);
+    const certName = cert?.metadata.name ?? '';
+    expect(certName).not.toBe('');
+    const unhealthy = new RegExp(`Certificate ${NS}/${certName}: Ready=False \\w+`);
+    await expect
+      .poll(() => healthy(), { timeout: 120_000, interval: 1000 })
+      .toMatchObject({ status: 'False', message: expect.stringMatching(unhealthy) });
+    log(`with the Certificate unissuable, Healthy says: ${(await healthy()).message}`);
+    await expect(k.get(['secret', '-n', NS, cert?.spec?.['secretName'] as string])).rejects.toThrow(/NotFound/);
+
+    const started = Date.now();
+    await kubectl(['delete', 'resourcequota', '-n', NS, NO_SECRETS]);
+    // A change of the Certificate queues it at once in cert-manager, ahead of its retry back-off.
+    await kubectl(['annotate', '--overwrite', 'certificates.cert-manager.io', '-n', NS, certName, 'e2e.olmv1/retry=1']);
+    await expect
+      .poll(async () => condition(await k.get(['certificates.cert-manager.io', '-n', NS, certName]), 'Ready'), { timeout: 180_000, interval: 1000 })
+      .toBe('True');
+    await expect.poll(() => healthy(), { timeout: 300_000, interval: 2000 }).toMatchObject({ status: 'True' });
+    timed('quota lifted -> Certificate issued and Healthy', started);
+  }, 700_000);
 
   it('installs: Certificate issued, CA injected into the CRD and the webhook configuration, v1 converted, an invalid Widget refused', async () => {
     const started = Date.now();

@@ -151,7 +151,25 @@ describe('objectHealth: CustomResourceDefinition and other kinds', () => {
     expect(objectHealth(crd(undefined))).toEqual({ ready: false, why: 'no Established condition yet' });
   });
 
-  it('judges only apps/v1 workloads and v1 CRDs', () => {
+  it("judges cert-manager's Certificates and Issuers by Ready, naming cert-manager's reason", () => {
+    const cm = (kind: string, status: unknown): KubeObject =>
+      ({ apiVersion: 'cert-manager.io/v1', kind, metadata: { name: 'c', namespace: 'ns', generation: 1 }, status }) as KubeObject;
+    expect(
+      objectHealth(cm('Certificate', { conditions: [cond('Ready', 'True', 'Ready', 'Certificate is up to date and has not expired')] })),
+    ).toEqual({
+      ready: true,
+    });
+    expect(
+      objectHealth(cm('Certificate', { conditions: [cond('Ready', 'False', 'DoesNotExist', 'Issuing certificate as Secret does not exist')] })),
+    ).toEqual({
+      ready: false,
+      why: 'Ready=False DoesNotExist: Issuing certificate as Secret does not exist',
+    });
+    expect(objectHealth(cm('Issuer', undefined))).toEqual({ ready: false, why: 'no Ready condition yet' });
+    expect(judged({ apiVersion: 'cert-manager.io/v1', kind: 'CertificateRequest' })).toBe(false);
+  });
+
+  it('judges only apps/v1 workloads, v1 CRDs and cert-manager.io/v1 Certificates and Issuers', () => {
     expect(judged({ apiVersion: 'apps/v1', kind: 'ReplicaSet' })).toBe(false);
     expect(judged({ apiVersion: 'extensions/v1beta1', kind: 'Deployment' })).toBe(false);
     expect(judged({ apiVersion: 'apiextensions.k8s.io/v1beta1', kind: 'CustomResourceDefinition' })).toBe(false);
@@ -167,7 +185,11 @@ describe('healthVerdict', () => {
     [
       'nothing judged in the release',
       { observed: true, objects: [] },
-      { status: 'True', reason: 'Healthy', message: 'The release has no Deployments, StatefulSets, DaemonSets or CustomResourceDefinitions' },
+      {
+        status: 'True',
+        reason: 'Healthy',
+        message: 'The release has no Deployments, StatefulSets, DaemonSets, CustomResourceDefinitions or cert-manager objects',
+      },
     ],
     [
       'all available, counted by kind',

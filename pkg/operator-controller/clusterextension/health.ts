@@ -1,7 +1,10 @@
 /**
  * Health of a deployed release, judged from its objects' own status (pure: data in, data out).
- * Deployments, StatefulSets and DaemonSets are judged as their controllers report them, and
- * CustomResourceDefinitions by `Established`; every other kind is not judged. The drift
+ * Deployments, StatefulSets and DaemonSets are judged as their controllers report them,
+ * CustomResourceDefinitions by `Established`, and cert-manager's Certificates and Issuers (the
+ * certificate provider's objects) by `Ready`, the conditions upstream's progression probes
+ * assert; every other kind is not judged, so a Certificate cert-manager cannot issue is named
+ * with cert-manager's own reason and message. The drift
  * watches keep each judged object's verdict in its fingerprint (drift-targets.ts), and the
  * health step turns the verdicts of a release into the `Healthy` condition (steps-health.ts).
  */
@@ -29,10 +32,12 @@ interface HealthVerdict {
 const NAMED_AT_MOST = 3;
 
 const WORKLOAD_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
+const CERT_MANAGER_KINDS = new Set(['Certificate', 'Issuer']);
 
 /** True for the kinds whose status is judged. */
 export function judged(type: TypeRef): boolean {
   if (type.apiVersion === 'apps/v1') return WORKLOAD_KINDS.has(type.kind);
+  if (type.apiVersion === 'cert-manager.io/v1') return CERT_MANAGER_KINDS.has(type.kind);
   return type.apiVersion === 'apiextensions.k8s.io/v1' && type.kind === 'CustomResourceDefinition';
 }
 
@@ -122,9 +127,10 @@ function daemonSetHealth(obj: KubeObject, status: Fields): ObjectHealth {
   return { ready: false, why: `${available}/${desired} scheduled pods available, ${unavailable} unavailable` };
 }
 
-function crdHealth(status: Fields): ObjectHealth {
-  const established = conditionOf(status, 'Established');
-  return established?.status === 'True' ? READY : { ready: false, why: describeCondition('Established', established) };
+/** By the condition `type` alone (a CRD's Established, a cert-manager object's Ready). */
+function conditionHealth(status: Fields, type: string): ObjectHealth {
+  const c = conditionOf(status, type);
+  return c?.status === 'True' ? READY : { ready: false, why: describeCondition(type, c) };
 }
 
 /** The verdict on `obj` from its status, or undefined for a kind that is not judged. */
@@ -138,8 +144,10 @@ export function objectHealth(obj: KubeObject): ObjectHealth | undefined {
       return statefulSetHealth(obj, status);
     case 'DaemonSet':
       return daemonSetHealth(obj, status);
+    case 'CustomResourceDefinition':
+      return conditionHealth(status, 'Established');
     default:
-      return crdHealth(status);
+      return conditionHealth(status, 'Ready');
   }
 }
 
@@ -163,7 +171,7 @@ export function healthVerdict(health: ReleaseHealth): HealthVerdict {
   if (failing.length === 0) {
     const message =
       objects.length === 0
-        ? 'The release has no Deployments, StatefulSets, DaemonSets or CustomResourceDefinitions'
+        ? 'The release has no Deployments, StatefulSets, DaemonSets, CustomResourceDefinitions or cert-manager objects'
         : `All available: ${countByKind(objects.map((o) => o.object))}`;
     return { status: 'True', reason: HealthReason.Healthy, message };
   }
