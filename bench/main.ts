@@ -20,6 +20,7 @@ import { scale1000Benchmark, scaleBenchmark } from './benchmarks/scale.ts';
 import { startupBenchmark } from './benchmarks/startup.ts';
 import { steadyRssBenchmark } from './benchmarks/steady-rss.ts';
 import { watchIdleBenchmark } from './benchmarks/watch-idle.ts';
+import { webhookServingBenchmark } from './benchmarks/webhook-serving.ts';
 import type { Benchmark } from './lib/benchmark.ts';
 import { Fixtures } from './lib/fixtures.ts';
 import { loadAverage, machineInfo } from './lib/machine.ts';
@@ -40,6 +41,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   scale1000Benchmark,
   watchIdleBenchmark,
   inClusterBenchmark,
+  webhookServingBenchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--only NAME]... [--json FILE] [--source] [--keep] [--list]

@@ -56,8 +56,8 @@ interface Round {
   pods: PodMemory[];
 }
 
-/** Why no node can run here, or undefined. */
-function unavailable(env: NodeJS.ProcessEnv): string | undefined {
+/** Why no node can run here (root, containerd, runc, buildah, debootstrap), or undefined. */
+export function unavailable(env: NodeJS.ProcessEnv): string | undefined {
   const problems = missingNodePrerequisites();
   for (const tool of ['buildah', 'debootstrap']) {
     try {
