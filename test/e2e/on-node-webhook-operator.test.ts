@@ -112,6 +112,11 @@ describe.skipIf(missing !== undefined)('an operator with webhooks, cert-manager 
       metadata: { name: NO_SECRETS, namespace: NS },
       spec: { hard: { 'count/secrets': '0' } },
     });
+    // Quota admission enforces what status.hard says, which the resource-quota controller would
+    // fill in; the stack does not run that controller, so the test writes it.
+    const quotaStatus = { status: { hard: { 'count/secrets': '0' }, used: { 'count/secrets': '0' } } };
+    await kubectl(['patch', 'resourcequota', '-n', NS, NO_SECRETS, '--subresource=status', '--type=merge', '-p', JSON.stringify(quotaStatus)]);
+    await expect(k.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'probe', namespace: NS } })).rejects.toThrow(/exceeded quota/);
     await k.apply(extension('0.1.0'));
     const progressing = async (): Promise<string> => {
       const ext = await k.get(['clusterextension', EXTENSION]);
