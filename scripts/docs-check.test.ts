@@ -108,6 +108,14 @@ describe('checkDocs', () => {
     expect(check()).toEqual([]);
   });
 
+  it('reports a bench/results page its README does not link', () => {
+    write('bench/results/README.md', '| [ingest.md](ingest.md) | ingest |\n');
+    write('bench/results/ingest.md', '# Ingest\n');
+    expect(check()).toEqual([]);
+    write('bench/results/serving.md', '# Serving\n');
+    expect(checkDocs(root, []).map((f) => `${f.file} ${f.kind} ${f.cite}`)).toEqual(['bench/results/README.md unlisted serving.md']);
+  });
+
   it('skips a listed exception and reports one that matches nothing', () => {
     write('docs/guide.md', 'Was `pkg/old/gone.ts`.\n');
     const used: Exception = { file: 'docs/guide.md', cite: 'pkg/old/gone.ts', reason: 'history' };

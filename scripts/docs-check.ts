@@ -44,7 +44,7 @@ export interface Finding {
   /** Repository-relative path of the citing file. */
   file: string;
   line: number;
-  kind: 'path' | 'link' | 'test-file' | 'decision' | 'duplicate-decision' | 'stale-exception' | 'length';
+  kind: 'path' | 'link' | 'test-file' | 'decision' | 'duplicate-decision' | 'stale-exception' | 'length' | 'unlisted';
   /** The cited text as checked. */
   cite: string;
   message: string;
@@ -414,12 +414,34 @@ export function checkDocs(root: string, exceptions: readonly Exception[] = EXCEP
       });
     }
   }
+  findings.push(...unlistedResults(root, tree));
   for (const e of exceptions) {
     if (!used.has(e)) {
       findings.push({ file: e.file, line: 0, kind: 'stale-exception', cite: e.cite, message: `exception matches no false citation: ${e.reason}` });
     }
   }
   return findings.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
+}
+
+/** The results directory whose README links each of its pages (the index of benchmark pages). */
+const RESULTS_DIR = 'bench/results';
+
+/** A page of bench/results/ its README.md does not link as `(page.md)`. */
+function unlistedResults(root: string, tree: Tree): Finding[] {
+  const index = `${RESULTS_DIR}/README.md`;
+  if (!tree.files.has(index)) return [];
+  const text = readFileSync(join(root, index), 'utf8');
+  const pages = [...tree.files].filter((f) => posix.dirname(f) === RESULTS_DIR && f.endsWith('.md') && f !== index).sort();
+  return pages
+    .map((f) => posix.basename(f))
+    .filter((page) => !text.includes(`(${page})`))
+    .map((page) => ({
+      file: index,
+      line: 0,
+      kind: 'unlisted' as const,
+      cite: page,
+      message: `${RESULTS_DIR}/${page} is not linked from its README's list of pages`,
+    }));
 }
 
 /** What is false about one citation, if anything. */
