@@ -7,7 +7,7 @@
  */
 import type { Bundle } from '../../shared/fbc/types.ts';
 import { compareSemver } from '../../shared/semver/index.ts';
-import { parseTolerant } from './semver-compare.ts';
+import { parseTolerant } from '../../shared/semver/index.ts';
 
 function minKubeVersionOf(bundle: Pick<Bundle, 'properties'>): string | undefined {
   for (const p of bundle.properties) {

@@ -6,7 +6,7 @@
 import type { Bundle, DeclarativeConfig } from '../../shared/fbc/types.ts';
 import { compareSemver } from '../../shared/semver/index.ts';
 import { packageOf, satisfies } from './evaluate.ts';
-import { parseTolerant } from './semver-compare.ts';
+import { parseTolerant } from '../../shared/semver/index.ts';
 import type { Predicate } from './types.ts';
 
 /** One catalog's content to search: the whole catalog, or the partitions of some packages. */

@@ -13,7 +13,7 @@ import { utf8Length } from '../../gocompat/gotext/index.ts';
 import { parseBlangRange } from '../../shared/semver/index.ts';
 import { compileRule } from './cel.ts';
 import type { DependencyLimits } from './limits.ts';
-import { parseTolerant } from './semver-compare.ts';
+import { parseTolerant } from '../../shared/semver/index.ts';
 import type { Constraint, Predicate, Requirement } from './types.ts';
 
 /** Bundle property types that declare requirements. */

@@ -5,9 +5,9 @@
  * upstream's, so that users comparing our conditions with cluster-olm-operator's see the same.
  */
 import { err, type Result } from '../../shared/errors/index.ts';
-import { goTrimSpace, goTypeName } from '../../gocompat/gotext/index.ts';
+import { goTypeName } from '../../gocompat/gotext/index.ts';
 import { goUnmarshalSyntaxError } from '../../gocompat/goyaml/index.ts';
-import { compareSemver, formatSemver, parseSemver, type SemVersion } from '../../shared/semver/index.ts';
+import { compareSemver, formatSemver, parseTolerant, type SemVersion } from '../../shared/semver/index.ts';
 import { effectiveCurrentVersion, type ClusterMinor } from './version.ts';
 
 /** The property type a bundle declares its last supported cluster minor with. */
@@ -39,32 +39,6 @@ export function parseMaxOpenShiftVersion(raw: string): Result<SemVersion, string
   }
   if (text.startsWith('v') || text.split('.').length !== 2) return err('invalid version format');
   return parseTolerant(text);
-}
-
-/**
- * blang/semver's ParseTolerant for a `major.minor` text: trims space and a leading `v`, strips
- * leading zeros of each part, pads the patch with 0, then parses strictly.
- */
-function parseTolerant(input: string): Result<SemVersion, string> {
-  let s = goTrimSpace(input);
-  if (s.startsWith('v')) s = s.slice(1);
-  const parts = splitN(s, '.', 3).map((p) => {
-    if (p.length <= 1) return p;
-    const trimmed = p.replace(/^0+/, '');
-    return trimmed === '' || !/^[0-9]/.test(trimmed) ? `0${trimmed}` : trimmed;
-  });
-  if (parts.length < 3) {
-    if (/[+-]/.test(parts[parts.length - 1] ?? '')) return err('short version cannot contain PreRelease/Build meta data');
-    while (parts.length < 3) parts.push('0');
-  }
-  return parseSemver(parts.join('.'));
-}
-
-// Go's strings.SplitN for n > 0.
-function splitN(s: string, sep: string, n: number): string[] {
-  const all = s.split(sep);
-  if (all.length <= n) return all;
-  return [...all.slice(0, n - 1), all.slice(n - 1).join(sep)];
 }
 
 /** What one bundle's properties say about the next cluster upgrade. */

@@ -6,5 +6,6 @@
  * ordering, what an unparsable skipRange means) stays in pkg/operator-controller/resolve.
  */
 export { parseBlangRange } from './range.ts';
+export { parseTolerant } from './tolerant.ts';
 export { compareRelease, formatRelease, parseRelease, type Release } from './release.ts';
 export { ZERO_VERSION, compareIdentifiers, compareSemver, formatSemver, parseSemver, type Identifier, type SemVersion } from './version.ts';
