@@ -38,6 +38,7 @@ import {
   watchCatalogEvents,
   type BundleSpill,
   type CatalogSource,
+  type DependencyPorts,
   type ExtensionFeatures,
 } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { RequirementCache, ServerVersionCache } from '../../pkg/operator-controller/dependencies/index.ts';
@@ -203,6 +204,19 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
     registry,
     signal: leading,
   });
+  // Requirements are met by installed extensions and by APIs the cluster serves (decision 0104); the
+  // resolution ahead of an upgrade checks them the same way.
+  const dependencies: DependencyPorts = {
+    extensions,
+    cache: new RequirementCache(),
+    serverVersion: serverVersionGetter(kube.transport),
+    gauge: dependencyGauge,
+    serves: (gvk, servesSignal) =>
+      kube.mapper.resolve(gvk, servesSignal).then(
+        () => true,
+        () => false,
+      ),
+  };
   const reconciler = clusterExtensionReconciler(
     {
       client: kube.client,
@@ -215,18 +229,7 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
       recordBudget: memory.recordBudget,
       spill: memory.spill,
       catalogs: p.catalogSource,
-      // Requirements are met by installed extensions and by APIs the cluster serves (decision 0104).
-      dependencies: {
-        extensions,
-        cache: new RequirementCache(),
-        serverVersion: serverVersionGetter(kube.transport),
-        gauge: dependencyGauge,
-        serves: (gvk, servesSignal) =>
-          kube.mapper.resolve(gvk, servesSignal).then(
-            () => true,
-            () => false,
-          ),
-      },
+      dependencies,
       bundleCache: p.bundleCache,
       pulls,
       ...(o.defaultInstallServiceAccount === undefined ? {} : { defaultInstaller: o.defaultInstallServiceAccount }),
@@ -279,6 +282,7 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
     extensions,
     catalogs: p.catalogSource,
     features: { bundleReleaseSupport: p.features.bundleReleaseSupport },
+    dependencies,
     client: kube.client,
     beside: (n, fn) => controller.besideReconcile(n, fn),
     log,

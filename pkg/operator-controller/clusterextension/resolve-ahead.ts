@@ -14,7 +14,9 @@
  * - only an extension whose last reconcile succeeded for its current spec (`Progressing`
  *   `Succeeded` at the current generation) with a bundle installed, not being deleted, under
  *   the Automatic update policy (other policies hold upgrades and report them themselves);
- * - only a successful resolution to another bundle than `status.install.bundle`;
+ * - only a successful resolution to another bundle than `status.install.bundle`, made with the
+ *   resolve step's dependency and minKubeVersion checks and its hold for installed dependents
+ *   (step-support.ts), so a bundle the reconcile will pass over or hold back is never announced;
  * - the write is a status update guarded by the resourceVersion the informer holds (a
  *   conflict means someone wrote since: nothing is reported), run beside the reconciles
  *   (`besideReconcile`): never while a reconcile of that extension runs, and one that starts
@@ -34,15 +36,16 @@ import {
 } from '../../shared/api/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { counterOn, isConflict, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
-import { metadataFor, resolve } from '../resolve/index.ts';
+import { metadataFor } from '../resolve/index.ts';
 import { policySetting } from '../upgradepolicy/index.ts';
 import { selectedCatalogs, type CatalogSource } from './catalogs.ts';
 import type { ExtensionFeatures } from './pipeline-state.ts';
 import { setCondition } from './status.ts';
-import { resolveInput } from './step-support.ts';
+import type { DependencyPorts } from './dependency-view.ts';
+import { dependentsHold, resolveChecked } from './step-support.ts';
 
 /** What was done for one extension (the metric's `outcome`). */
-type AheadOutcome = 'reported' | 'unchanged' | 'skipped' | 'unresolved' | 'superseded' | 'failed';
+type AheadOutcome = 'reported' | 'unchanged' | 'held' | 'skipped' | 'unresolved' | 'superseded' | 'failed';
 
 /** Construction options of ResolveAhead. */
 interface ResolveAheadOptions {
@@ -50,6 +53,8 @@ interface ResolveAheadOptions {
   extensions: { get(key: string): Readonly<KubeObject> | undefined };
   catalogs: CatalogSource;
   features: Pick<ExtensionFeatures, 'bundleReleaseSupport'>;
+  /** What the resolve step's dependency checks read of the cluster (decision 0104); none: not checked, as the step. */
+  dependencies?: DependencyPorts;
   /** Writes status as operator-controller. */
   client: Pick<KubeClient, 'updateStatus'>;
   /** Runs a write unless a reconcile of the extension runs (Controller.besideReconcile). */
@@ -153,10 +158,11 @@ export class ResolveAhead {
     const src = ce.spec.source.catalog;
     const selection = await selectedCatalogs(o.catalogs, src.selector, src.packageName, o.signal);
     if (!selection.ok) return 'unresolved';
-    const resolved = resolve(resolveInput(src, installed, selection.value.inputs, o.features));
+    const { resolved } = await resolveChecked(o, { name, src }, installed, selection.value.inputs, o.signal);
     if (!resolved.ok) return 'unresolved';
     const r = resolved.value;
     if (r.bundle.name === installed.name) return 'unchanged';
+    if ((await dependentsHold(o, { name, packageName: src.packageName }, installed, r.bundle, o.signal)) !== undefined) return 'held';
     const bundle = metadataFor(r.bundle.name, r.versionRelease, { bundleReleaseSupport: o.features.bundleReleaseSupport });
 
     const working: ClusterExtension = structuredClone(ce);

@@ -1,7 +1,8 @@
 /**
  * What the steps of a ClusterExtension reconcile share besides their state (pipeline-state.ts):
  * how a failure is reported, what an earlier step set, the plan the render step makes, the
- * drift watches' view of a release, the resolver's request, and the CRD upgrade-safety check.
+ * drift watches' view of a release, the resolver's request and its dependency checks, and the
+ * CRD upgrade-safety check.
  * The steps (steps*.ts, uninstall.ts) are peers: each imports what it shares from here, never
  * from another step (lint rule `olmv1/step-peers`).
  */
@@ -12,7 +13,11 @@ import { TerminalError, errorMessage, findTerminal, wrapError } from '../../shar
 import { goQuote } from '../../gocompat/gotext/index.ts';
 import { isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import type { Manifest, Release, ReleaseBundle } from '../release/index.ts';
-import type { CatalogInput, ResolveInput } from '../resolve/index.ts';
+import { resolve, type CatalogInput, type ResolveInput } from '../resolve/index.ts';
+import type { Bundle } from '../../shared/fbc/index.ts';
+import type { CatalogSource } from './catalogs.ts';
+import { dependencyCheck, providersText, type DependencyPorts } from './dependency-view.ts';
+import { upgradeHold } from './dependents-check.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { Installer } from './installer.ts';
 import type { ExtensionFeatures, ExtensionState, Plan, Target } from './pipeline-state.ts';
@@ -68,7 +73,7 @@ export function trackDrift(
  * a first install) over the selected catalogs' `inputs`: the resolve step's request, and the
  * one resolution ahead of the reconcile asks (resolve-ahead.ts), so both resolve alike.
  */
-export function resolveInput(
+function resolveInput(
   src: ClusterExtensionSpec['source']['catalog'],
   installed: Pick<ReleaseBundle, 'name' | 'version' | 'release'> | undefined,
   inputs: CatalogInput[],
@@ -83,6 +88,49 @@ export function resolveInput(
     catalogs: inputs,
     bundleReleaseSupport: features.bundleReleaseSupport,
   };
+}
+
+/** What a resolution with dependency checks needs: the catalogs, the release switch, the cluster's side. */
+interface CheckedResolvePorts {
+  catalogs: CatalogSource;
+  features: Pick<ExtensionFeatures, 'bundleReleaseSupport'>;
+  /** None: a bundle that declares dependencies is refused with upstream's "not supported" error. */
+  dependencies?: DependencyPorts | undefined;
+}
+
+/**
+ * Resolution of extension `self` with the dependency and minKubeVersion checks (decision 0104)
+ * when some bundle declares them; an unmet dependency's text gets what the selected catalogs
+ * offer for it. The same for the resolve step and for resolution ahead of an upgrade, so a
+ * bundle the reconcile will pass over is never announced. The request is returned for the
+ * next hop after an upgrade and for a failure's hints.
+ */
+export async function resolveChecked(
+  ports: CheckedResolvePorts,
+  self: { name: string; src: ClusterExtensionSpec['source']['catalog'] },
+  installed: Pick<ReleaseBundle, 'name' | 'version' | 'release'> | undefined,
+  inputs: CatalogInput[],
+  signal?: AbortSignal,
+): Promise<{ request: ResolveInput; resolved: ReturnType<typeof resolve> }> {
+  const deps = ports.dependencies === undefined ? undefined : await dependencyCheck(ports.dependencies, ports.catalogs, self.name, inputs, signal);
+  const asked = resolveInput(self.src, installed, inputs, ports.features);
+  const request = deps === undefined ? asked : { ...asked, dependencies: deps.check };
+  const resolved = resolve(request);
+  const unmet = resolved.ok ? undefined : deps?.unmet.get(resolved.error);
+  if (resolved.ok || unmet === undefined) return { request, resolved };
+  return { request, resolved: { ok: false, error: resolved.error + (await providersText(ports.catalogs, self.src.selector, unmet, signal)) } };
+}
+
+/** Why moving extension `self` to `bundle` would break another installed extension, when it would (an upgrade only). */
+export async function dependentsHold(
+  ports: CheckedResolvePorts,
+  self: { name: string; packageName: string },
+  installed: { name: string; version: string } | undefined,
+  bundle: Bundle,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  if (ports.dependencies === undefined || installed === undefined || installed.name === bundle.name) return undefined;
+  return upgradeHold(ports.dependencies, ports.catalogs, { ...self, installed }, bundle, signal);
 }
 
 /** What a release is made of besides its bundle: its objects, properties and config. */

@@ -13,26 +13,16 @@ import { errorMessage } from '../../shared/errors/index.ts';
 import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
 import { deployedRelease, type ManifestSpill, type ReleaseStore } from '../release/index.ts';
-import {
-  deprecationConditions,
-  metadataFor,
-  packageMissing,
-  resolutionHints,
-  resolve,
-  type CatalogInput,
-  type ResolveInput,
-} from '../resolve/index.ts';
+import { deprecationConditions, metadataFor, packageMissing, resolutionHints, resolve, type ResolveInput } from '../resolve/index.ts';
 import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
 import type { BundleBudget } from './bundle-budget.ts';
 import type { BundleSpill } from './bundle-source.ts';
-import { dependencyCheck, isDependencyText, providersText, type DependencyPorts } from './dependency-view.ts';
-import { upgradeHold } from './dependents-check.ts';
-import type { Bundle } from '../../shared/fbc/index.ts';
+import { isDependencyText, type DependencyPorts } from './dependency-view.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 import { NoteMemory, recordPassedOver, recordResolutionFailed } from './recorded-events.ts';
 import { MESSAGES, setDeprecation, setInstalledFrom, setInstalledUnknown, setProgressingRetrying } from './status.ts';
-import { fail, required, resolveInput, trackDrift } from './step-support.ts';
+import { dependentsHold, fail, required, resolveChecked, trackDrift } from './step-support.ts';
 
 /** What the installed step uses: the release records, and the drift watches of the deployed release. */
 export interface InstalledPorts {
@@ -134,35 +124,6 @@ export function resolveStep(ports: ResolvePorts): Step<ExtensionState> {
   return { name: 'resolve', run: (state) => resolveBundle(ports, reported, passed, state) };
 }
 
-// Resolution with the dependency check when some bundle declares dependencies; an unmet one's
-// text gets what the selected catalogs offer for it. The request is kept: asked again for the
-// next hop after an upgrade, and for a failure's hints.
-async function resolveChecked(
-  ports: ResolvePorts,
-  state: ExtensionState,
-  inputs: CatalogInput[],
-): Promise<{ request: ResolveInput; resolved: ReturnType<typeof resolve> }> {
-  const src = state.ce.spec.source.catalog;
-  const deps =
-    ports.dependencies === undefined
-      ? undefined
-      : await dependencyCheck(ports.dependencies, ports.catalogs, state.ce.metadata.name, inputs, state.signal);
-  const asked = resolveInput(src, state.installed?.bundle, inputs, ports.features);
-  const request = deps === undefined ? asked : { ...asked, dependencies: deps.check };
-  const resolved = resolve(request);
-  const unmet = resolved.ok ? undefined : deps?.unmet.get(resolved.error);
-  if (resolved.ok || unmet === undefined) return { request, resolved };
-  return { request, resolved: { ok: false, error: resolved.error + (await providersText(ports.catalogs, src.selector, unmet, state.signal)) } };
-}
-
-// Why moving to `bundle` would break another installed extension, when it would (an upgrade only).
-async function dependentsHold(ports: ResolvePorts, state: ExtensionState, bundle: Bundle): Promise<string | undefined> {
-  const installed = state.installed?.bundle;
-  if (ports.dependencies === undefined || installed === undefined || installed.name === bundle.name) return undefined;
-  const self = { name: state.ce.metadata.name, packageName: state.ce.spec.source.catalog.packageName, installed };
-  return upgradeHold(ports.dependencies, ports.catalogs, self, bundle, state.signal);
-}
-
 async function resolveBundle(ports: ResolvePorts, reported: NoteMemory, passed: NoteMemory, state: ExtensionState): Promise<StepOutcome> {
   const src = state.ce.spec.source.catalog;
   const installed = state.installed;
@@ -171,7 +132,8 @@ async function resolveBundle(ports: ResolvePorts, reported: NoteMemory, passed: 
   let resolved: ReturnType<typeof resolve> | (typeof selection & { ok: false });
   let request: ResolveInput | undefined;
   if (selection.ok) {
-    ({ request, resolved } = await resolveChecked(ports, state, selection.value.inputs));
+    const self = { name: state.ce.metadata.name ?? '', src };
+    ({ request, resolved } = await resolveChecked(ports, self, installed?.bundle, selection.value.inputs, state.signal));
   } else {
     resolved = selection;
   }
@@ -179,7 +141,8 @@ async function resolveBundle(ports: ResolvePorts, reported: NoteMemory, passed: 
   setDeprecation(state.ce, deprecationConditions(installedName, resolved.ok ? resolved.value.deprecation : null, resolved.ok, channels));
   if (resolved.ok) {
     const r = resolved.value;
-    const hold = await dependentsHold(ports, state, r.bundle);
+    const self = { name: state.ce.metadata.name ?? '', packageName: src.packageName };
+    const hold = await dependentsHold(ports, self, installed?.bundle, r.bundle, state.signal);
     if (hold !== undefined && installed !== undefined) {
       // Held (decision 0104): the installed bundle stays the target, and the reason is reported after it is applied.
       setInstalledFrom(state.ce, installed);
