@@ -5,14 +5,23 @@
  * (selector, `Unavailable` dropped, not-served catalogs failing the resolution, priorities:
  * pkg/operator-controller/clusterextension's `selectedCatalogs`), catalogd's content (pkg/operator-controller/catalogclient's
  * cache) and the installed bundle of its deployed release record (pkg/operator-controller/release), resolved by
- * pkg/operator-controller/resolve, so the error texts are the Progressing condition's.
+ * pkg/operator-controller/resolve, so the error texts are the Progressing condition's. Bundles'
+ * dependencies and minKubeVersion are checked as the controller checks them (decision 0104)
+ * against what the CLI's user can read of the cluster; what it cannot read is said in a note.
  */
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION, parseClusterExtension, type ClusterExtension } from '../../pkg/shared/api/index.ts';
 import type { Bundle, Deprecation } from '../../pkg/shared/fbc/index.ts';
 import type { CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { errorMessage, ok, type Result } from '../../pkg/shared/errors/index.ts';
 import { isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
-import { selectedCatalogs, selectedPackageNames, upgradeHold, type CatalogSource } from '../../pkg/operator-controller/clusterextension/index.ts';
+import {
+  dependencyCheck,
+  providersText,
+  selectedCatalogs,
+  selectedPackageNames,
+  upgradeHold,
+  type CatalogSource,
+} from '../../pkg/operator-controller/clusterextension/index.ts';
 import { createReleaseStore, deployedRelease, type Release } from '../../pkg/operator-controller/release/index.ts';
 import { metadataFor, packageMissing, resolutionHints, resolve, type ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';
 import type { ClusterFlags } from './cluster-access.ts';
@@ -62,12 +71,16 @@ async function resolveFor(spec: ClusterSpec, kube: KubeContext, io: CommandIo, d
   const installed = deployed === undefined ? null : { name: deployed.name, version: deployed.version, release: deployed.release ?? null };
   const input = await clusterResolveInput(kube, deps, spec.catalogdUrl, src, installed);
   const channels = src.channels ?? [];
-  const result = input.ok ? resolve(input.value) : input;
+  const checked: Awaited<ReturnType<typeof clusterResolve>> = input.ok
+    ? await clusterResolve(kube, deps, spec.catalogdUrl, spec.extension, src.selector, input.value)
+    : { result: input };
+  const result = checked.result;
+  const note = checked.note === undefined ? {} : { dependencyNote: checked.note };
   const write = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
   if (!result.ok) {
     // `error` is operator-controller's Progressing message; `hints` what its ResolutionFailed Event adds.
     const hints = input.ok ? await clusterResolutionHints(kube, deps, spec.catalogdUrl, input.value, src.selector, result.error) : [];
-    write({ extension: spec.extension, installed, error: result.error, hints });
+    write({ extension: spec.extension, installed, error: result.error, hints, ...note });
     return EXIT.failed;
   }
   const { bundle, versionRelease, catalog, deprecation } = result.value;
@@ -77,6 +90,7 @@ async function resolveFor(spec: ClusterSpec, kube: KubeContext, io: CommandIo, d
     bundle: { name: bundle.name, version: metadataFor(bundle.name, versionRelease).version, image: bundle.image },
     catalog,
     deprecation: relevantDeprecation(deprecation, channels, bundle.name),
+    ...note,
   });
   return EXIT.ok;
 }
@@ -144,8 +158,60 @@ export async function clusterResolveInput(
   });
 }
 
+/**
+ * Resolves `input` for extension `self` with the dependency and minKubeVersion checks of the
+ * controller's resolve step (decision 0104), over the ClusterExtensions, served APIs
+ * (discovery) and server version the CLI's user can read; an unmet dependency's text gets what
+ * the selected catalogs offer for it. Best effort: when the ClusterExtensions cannot be listed,
+ * bundles that declare dependencies resolve as if they were met, and when the server version
+ * cannot be read minKubeVersion is not checked; `note` says which.
+ */
+export async function clusterResolve(
+  kube: Pick<KubeContext, 'client' | 'transport' | 'mapper'>,
+  deps: ResolveClusterDeps,
+  catalogdUrl: URL | undefined,
+  self: string,
+  selector: ReadExtension['source']['selector'],
+  input: ResolveInput,
+): Promise<{ result: ReturnType<typeof resolve>; note?: string }> {
+  const source = await clusterCatalogSource(kube, deps, catalogdUrl);
+  const unread: string[] = [];
+  const items = await kube.client.listAll(CLUSTER_EXTENSION).then(
+    (l) => l.items,
+    (e: unknown) => (unread.push(`the ClusterExtensions (${errorMessage(e)})`), undefined),
+  );
+  const version = await kube.transport.request<{ gitVersion?: string }>('GET', '/version').then(
+    (v) => v.gitVersion ?? '',
+    (e: unknown) => (unread.push(`the server version (${errorMessage(e)})`), undefined),
+  );
+  const ports = {
+    extensions: { list: () => items ?? [] },
+    serves: (gvk: { group: string; version: string; kind: string }) =>
+      kube.mapper.resolve(gvk).then(
+        () => true,
+        () => false,
+      ),
+    ...(version === undefined ? {} : { serverVersion: () => Promise.resolve(version) }),
+  };
+  const check = await dependencyCheck(ports, source, self, input.catalogs);
+  if (check === undefined) return { result: resolve(input) };
+  const note = unread.length === 0 ? {} : { note: `dependencies checked in part: cannot read ${unread.join(' or ')}` };
+  if (items === undefined) {
+    const note = `dependencies not checked, bundles that declare them resolved as if they were met: cannot read ${unread.join(' or ')}`;
+    return { result: resolve({ ...input, dependencies: () => undefined }), note };
+  }
+  const result = resolve({ ...input, dependencies: check.check });
+  const unmet = result.ok ? undefined : check.unmet.get(result.error);
+  if (result.ok || unmet === undefined) return { result, ...note };
+  return { result: { ok: false, error: result.error + (await providersText(source, selector, unmet)) }, ...note };
+}
+
 /** The cluster's ClusterCatalogs with their content read through catalogd (at `catalogdUrl`'s origin when given). */
-async function clusterCatalogSource(kube: KubeContext, deps: ResolveClusterDeps, catalogdUrl: URL | undefined): Promise<CatalogSource> {
+async function clusterCatalogSource(
+  kube: Pick<KubeContext, 'client'>,
+  deps: ResolveClusterDeps,
+  catalogdUrl: URL | undefined,
+): Promise<CatalogSource> {
   const { items } = await kube.client.listAll(CLUSTER_CATALOG);
   return {
     catalogs: { list: () => items },

@@ -51,7 +51,9 @@ Flags:
 
 Output:
   stdout, one JSON object: on success {"bundle":{"name","version","image"},"catalog":NAME,
-  "deprecation":OBJECT|null} (with --cluster also "extension" and "installed"); the
+  "deprecation":OBJECT|null} (with --cluster also "extension" and "installed", and
+  "dependencyNote" when dependencies could not be checked in full as the cluster could not
+  be read); the
   deprecation object holds only the entries about the package, the selected channels and the
   resolved bundle. Otherwise {"error":MESSAGE}, the message the ClusterExtension's Progressing
   condition would show (an unreadable catalog included); with --cluster also "hints", the

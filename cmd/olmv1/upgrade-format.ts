@@ -35,6 +35,7 @@ export function formatPlan(plan: UpgradePlan): string {
   if (pick !== null && plan.upToDate) out.push(`Up to date: ${pick.reason}`);
   else if (pick !== null) out.push(`Next: ${pick.bundle} (${pick.version}) from catalog ${pick.catalog}: ${pick.reason}`);
   if (plan.dependencyHold !== undefined) out.push(`Held for a dependent: ${plan.dependencyHold}`);
+  if (plan.dependencyNote !== undefined) out.push(`Note: ${plan.dependencyNote}`);
   if (plan.deprecations.length > 0) out.push('', 'Deprecations:', ...indent(plan.deprecations, '  '));
   if (plan.changes !== undefined) out.push('', ...formatChanges(plan.changes));
   if (plan.policy !== undefined) {

@@ -16,7 +16,7 @@ import { checkCrdChanges, crdNames, formatCrdUpgradeError } from '../../pkg/oper
 import { evaluateGate, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
 import type { Release } from '../../pkg/operator-controller/release/index.ts';
 import { render, renderFailureToError, type CertProviderName } from '../../pkg/operator-controller/render/index.ts';
-import { metadataFor, resolve, upgradeSuccessors, type Successor } from '../../pkg/operator-controller/resolve/index.ts';
+import { metadataFor, upgradeSuccessors, type Successor } from '../../pkg/operator-controller/resolve/index.ts';
 import {
   formatPermissionDelta,
   objectDiff,
@@ -35,6 +35,7 @@ import { CommandError, type BundleSourceDeps, type CommandIo } from './render.ts
 import {
   clusterResolutionHints,
   clusterDependentsHold,
+  clusterResolve,
   clusterResolveInput,
   readClusterExtension,
   readDeployedRelease,
@@ -78,6 +79,8 @@ export interface UpgradePlan {
   policy?: PlanPolicy;
   /** Why operator-controller holds the move: it would break another installed extension (decision 0104). */
   dependencyHold?: string;
+  /** What of the cluster could not be read for the dependency checks (decision 0104), when something could not. */
+  dependencyNote?: string;
 }
 
 /** What the update policy does with the picked bundle (pkg/operator-controller/upgradepolicy decides). */
@@ -142,7 +145,9 @@ export async function resolvePlan(kube: KubeContext, deps: UpgradeDeps, o: PlanO
   const input = await clusterResolveInput(kube, deps, o.catalogdUrl, src, installed);
   if (!input.ok) return { plan: { ...plan, error: input.error }, release, ce };
   plan.successors = upgradeSuccessors(input.value);
-  const result = resolve(input.value);
+  const checked = await clusterResolve(kube, deps, o.catalogdUrl, o.extension, src.selector, input.value);
+  const result = checked.result;
+  if (checked.note !== undefined) plan.dependencyNote = checked.note;
   if (!result.ok) {
     const hints = await clusterResolutionHints(kube, deps, o.catalogdUrl, input.value, src.selector, result.error);
     return { plan: { ...plan, error: result.error, ...(hints.length === 0 ? {} : { hints }) }, release, ce };

@@ -8,6 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
+import { loadFS } from '../../pkg/shared/fbc/index.ts';
+import { runResolve } from '../../cmd/olmv1/resolve.ts';
 import { runUpgradePlan, type UpgradeCommandDeps } from '../../cmd/olmv1/upgrade.ts';
 import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { waitForEvent } from '../support/events.ts';
@@ -43,6 +45,24 @@ async function plan(name: string): Promise<{ code: number; stdout: string; stder
   };
   try {
     return { code: await runUpgradePlan([name], io, deps), stdout, stderr };
+  } finally {
+    client.close();
+  }
+}
+
+/** `olmv1 resolve --cluster NAME` in this process against the suite's cluster: its JSON output. */
+async function resolveCluster(name: string): Promise<{ code: number; out: Record<string, unknown> }> {
+  let stdout = '';
+  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: () => undefined } };
+  const client = createCatalogClient();
+  try {
+    const connectCluster = () => Promise.resolve({ ...suite.kube, close: () => undefined });
+    const code = await runResolve(['--cluster', name], io, {
+      loadCatalogDir: loadFS,
+      connectCluster,
+      catalogContent: createCatalogContentCache({ client }),
+    });
+    return { code, out: JSON.parse(stdout) as Record<string, unknown> };
   } finally {
     client.close();
   }
@@ -102,12 +122,15 @@ describe('bundle dependencies', () => {
     });
     expect(refused.cond('Installed')).toMatchObject({ status: 'False' });
     expect(refused.install).toBeUndefined();
+    // olmv1 resolve --cluster checks dependencies as the controller does, with its text.
+    expect(await resolveCluster(app.pkg)).toMatchObject({ code: 1, out: { error: refused.cond('Progressing')?.message } });
 
     // The dependency is installed as any extension; the waiting one follows without a nudge.
     await kube.client.create(clusterExtension(dep.pkg, { namespace: dep.pkg, serviceAccount: 'installer', packageName: dep.pkg }));
     await waitForExtension(kube.client, dep.pkg, 'installed', installedAs(`${dep.pkg}.v1.2.0`), 90_000);
     const installed = await waitForExtension(kube.client, app.pkg, 'installed once its dependency is', installedAs(`${app.pkg}.v1.0.0`), 90_000);
     expect(installed.cond('Progressing')).toMatchObject({ status: 'True', reason: 'Succeeded' });
+    expect(await resolveCluster(app.pkg)).toMatchObject({ code: 0, out: { bundle: { name: `${app.pkg}.v1.0.0` } } });
 
     // dep 2.0.0 is out of app 1.0.0's range: dep's upgrade is held, naming app, and dep stays at 1.2.0.
     const app11 = { version: '1.1.0', requires: [{ type: 'olm.package.required', value: { packageName: dep.pkg, versionRange: '>=1.1.0' } }] };
@@ -160,6 +183,9 @@ describe('bundle dependencies', () => {
     await publishCatalog(suite.stack, `kubever-${run}`, await catalogOf(pkg, [{ version: '1.0.0' }, { version: '2.0.0', requires: tooNew }]));
     await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
     await waitForExtension(kube.client, pkg, 'installed below the bundle too new for the cluster', installedAs(`${pkg}.v1.0.0`), 90_000);
+    const resolved = await resolveCluster(pkg);
+    expect(resolved).toMatchObject({ code: 0, out: { bundle: { name: `${pkg}.v1.0.0` } } });
+    expect(resolved.out).not.toHaveProperty('dependencyNote');
     const passed = await waitForEvent(kube.client, 'ClusterExtension', pkg, 'BundlePassedOver');
     expect(passed.type).toBe('Normal');
     expect(passed.note).toMatch(
