@@ -16,7 +16,7 @@ import { CommandError, parseCommandLine } from './render.ts';
 const USAGE = `Usage: olmv1 install PACKAGE [--name NAME] [-n NAMESPACE] [--version RANGE] [-c CHANNEL,...]
          [--catalog NAME | -l SELECTOR] [--upgrade-constraint-policy CatalogProvided|SelfCertified]
          [--crd-upgrade-safety-enforcement Strict|None] [--watch-namespace NS] [--update-policy P]
-         [--cert-provider cert-manager|openshift-service-ca] [--dry-run] [-o yaml|json]
+         [--cert-provider cert-manager|openshift-service-ca] [--with-dependencies] [--dry-run] [-o yaml|json]
          [--no-wait] [--timeout DURATION] [--kubeconfig FILE] [--context NAME] [--catalogd-url URL]
 
 Installs PACKAGE with least privilege. Resolves the bundle the cluster's ClusterCatalogs offer
@@ -46,6 +46,12 @@ Flags:
                              olm.operatorframework.io/update-policy)
   --cert-provider P          cert-manager or openshift-service-ca, as operator-controller runs
                              (bundles with webhooks)
+  --with-dependencies        first install what the bundle's dependencies need and the cluster
+                             lacks: for each unmet requirement, the provider the selected
+                             catalogs prefer, as its own ClusterExtension (named, and in a
+                             namespace named, after its package, pinned to the provider's
+                             version) with its own ServiceAccount and RBAC, waited for; a
+                             requirement no selected catalog provides is refused
   --dry-run                  print every object that would be created; write nothing
   -o, --output FORMAT        yaml (multi-document) or json (one v1 List): the objects created
                              (default with --dry-run: yaml)
@@ -84,6 +90,7 @@ const FLAGS = {
   'update-policy': { type: 'string' },
   'cert-provider': { type: 'string' },
   'dry-run': { type: 'boolean' },
+  'with-dependencies': { type: 'boolean' },
   output: { type: 'string', short: 'o' },
   wait: { type: 'boolean' },
   'no-wait': { type: 'boolean' },
@@ -98,6 +105,8 @@ export interface InstallArgs {
   catalog: string | undefined;
   certProvider: 'cert-manager' | 'openshift-service-ca' | undefined;
   dryRun: boolean;
+  /** --with-dependencies: install the dependency closure the cluster lacks first (install-dependencies.ts). */
+  withDependencies: boolean;
   output: 'yaml' | 'json' | undefined;
   wait: boolean;
   timeoutMs: number;
@@ -175,6 +184,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
   const output = values.output;
   if (output !== undefined && output !== 'yaml' && output !== 'json') throw usage(`-o must be yaml or json, got ${JSON.stringify(output)}`);
   if (values.wait === true && values['no-wait'] === true) throw usage('--wait and --no-wait cannot be combined');
+  if (values['with-dependencies'] === true && values['dry-run'] === true) throw usage('--with-dependencies cannot be combined with --dry-run');
   const certProvider = values['cert-provider'];
   if (certProvider !== undefined && certProvider !== 'cert-manager' && certProvider !== 'openshift-service-ca') {
     throw usage(`--cert-provider must be cert-manager or openshift-service-ca, got ${JSON.stringify(certProvider)}`);
@@ -211,6 +221,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     catalog: values.catalog,
     certProvider,
     dryRun: values['dry-run'] === true,
+    withDependencies: values['with-dependencies'] === true,
     output,
     wait: values['no-wait'] !== true,
     timeoutMs,

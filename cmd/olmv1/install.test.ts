@@ -92,6 +92,7 @@ describe('olmv1 install arguments', () => {
     [['p', '--upgrade-constraint-policy', 'Whatever'], '--upgrade-constraint-policy must be one of CatalogProvided, SelfCertified, got "Whatever"'],
     [['p', '--crd-upgrade-safety-enforcement', 'strict'], '--crd-upgrade-safety-enforcement must be one of None, Strict, got "strict"'],
     [['p', '--catalog', 'a', '--selector', 'x=y'], '--catalog and --selector cannot be combined'],
+    [['p', '--with-dependencies', '--dry-run'], '--with-dependencies cannot be combined with --dry-run'],
     [['p', '--selector', 'x=a=b'], '--selector: invalid selector requirement "x=a=b"'],
     [['p', '-o', 'table'], '-o must be yaml or json, got "table"'],
     [['p', '--timeout', 'soon'], 'invalid --timeout: invalid duration "soon" (want e.g. 90s, 30m, 12h)'],

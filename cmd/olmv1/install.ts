@@ -18,10 +18,12 @@ import { metadataFor, resolve } from '../../pkg/operator-controller/resolve/inde
 import { imageLimitOptions } from '../shared/limits.ts';
 import { EXIT } from './io.ts';
 import { parseInstallArgs, type InstallArgs } from './install-args.ts';
+import { installDependencies } from './install-dependencies.ts';
 import { installObjects, installState } from './install-objects.ts';
 import { installRbac } from './rbac.ts';
 import { CommandError, buildRenderOptions, formatObjects, loadBundle, runCommand, type BundleSourceDeps, type CommandIo } from './render.ts';
-import { clusterResolutionHints, clusterResolveInput, type ResolveClusterDeps } from './resolve-cluster.ts';
+import { clusterCatalogSource, clusterResolutionHints, clusterResolve, clusterResolveInput, type ResolveClusterDeps } from './resolve-cluster.ts';
+import type { Provider } from '../../pkg/operator-controller/dependencies/index.ts';
 
 /** What `install` needs (composed in commands.ts). */
 export interface InstallDeps extends ResolveClusterDeps, BundleSourceDeps {
@@ -51,7 +53,29 @@ function describe(o: KubeObject): string {
   return `${o.kind} ${o.metadata.namespace === undefined ? '' : `${o.metadata.namespace}/`}${o.metadata.name ?? ''}`;
 }
 
-async function install(a: InstallArgs, kube: KubeContext, io: CommandIo, deps: InstallDeps): Promise<void> {
+/** The install of dependency provider `p` for `a`: named after its package, pinned to its version, from the same selected catalogs, waited for. */
+function dependencyArgs(a: InstallArgs, p: Provider): InstallArgs {
+  const name = p.packageName;
+  const request = {
+    ...a.request,
+    name,
+    packageName: name,
+    namespace: name,
+    serviceAccount: `${name}-installer`,
+    channels: [],
+    version: p.version,
+    watchNamespace: undefined,
+  };
+  return { ...a, request, output: undefined, wait: true };
+}
+
+async function install(
+  a: InstallArgs,
+  kube: KubeContext,
+  io: CommandIo,
+  deps: InstallDeps,
+  installing: ReadonlySet<string> = new Set(),
+): Promise<void> {
   const req = a.request;
   const catalogs = (await kube.client.listAll(CLUSTER_CATALOG)).items.map((c) => c.metadata.name ?? '');
   if (catalogs.length === 0) throw new CommandError('the cluster has no ClusterCatalogs: add one with "olmv1 catalog add NAME IMAGE"', EXIT.failed);
@@ -72,13 +96,26 @@ async function install(a: InstallArgs, kube: KubeContext, io: CommandIo, deps: I
   } as Parameters<typeof clusterResolveInput>[3];
   io.stderr.write(`resolving package ${req.packageName} against the cluster's catalogs\n`);
   const input = await clusterResolveInput(kube, deps, a.catalogdUrl, src, null);
-  const resolved = input.ok ? resolve(input.value) : input;
+  // Dependencies are checked as operator-controller checks them; with --with-dependencies the
+  // bundle is picked as if they were met, and what they need is installed first.
+  const resolved = !input.ok
+    ? input
+    : a.withDependencies
+      ? resolve({ ...input.value, dependencies: () => undefined })
+      : (await clusterResolve(kube, deps, a.catalogdUrl, req.name, src.selector, input.value)).result;
   if (!resolved.ok) {
     const hints = input.ok ? await clusterResolutionHints(kube, deps, a.catalogdUrl, input.value, src.selector, resolved.error) : [];
     throw new CommandError([resolved.error, ...hints].join('\n'), EXIT.failed);
   }
   const { bundle: picked, versionRelease, catalog } = resolved.value;
   const version = metadataFor(picked.name, versionRelease).version;
+  if (a.withDependencies && input.ok) {
+    const installOne = (p: Provider, installing: ReadonlySet<string>) => install(dependencyArgs(a, p), kube, io, deps, installing);
+    const source = await clusterCatalogSource(kube, deps, a.catalogdUrl);
+    const d = { kube, source, selector: src.selector, self: req.name, bundle: picked, inputs: input.value.catalogs, installing, installOne };
+    const n = await installDependencies(d, io);
+    if (n > 0) io.stderr.write(`${n} dependenc${n === 1 ? 'y' : 'ies'} of ${req.name} installed\n`);
+  }
   io.stderr.write(`resolved ${picked.name} (${version}) from catalog ${catalog}; pulling bundle image ${picked.image}\n`);
 
   const imageLimits = imageLimitOptions(a.values, BUNDLE_IMAGE_LIMITS);

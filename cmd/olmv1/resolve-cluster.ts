@@ -159,22 +159,17 @@ export async function clusterResolveInput(
 }
 
 /**
- * Resolves `input` for extension `self` with the dependency and minKubeVersion checks of the
- * controller's resolve step (decision 0104), over the ClusterExtensions, served APIs
- * (discovery) and server version the CLI's user can read; an unmet dependency's text gets what
- * the selected catalogs offer for it. Best effort: when the ClusterExtensions cannot be listed,
- * bundles that declare dependencies resolve as if they were met, and when the server version
- * cannot be read minKubeVersion is not checked; `note` says which.
+ * The controller's dependency check for extension `self` (pkg/operator-controller/clusterextension's
+ * `dependencyCheck`) over what the CLI's user can read: the ClusterExtensions (`items`
+ * undefined when they cannot be listed), served APIs, the server version; `unread` names what
+ * could not be read. `check` is undefined when no bundle of `inputs` declares requirements.
  */
-export async function clusterResolve(
+export async function clusterDependencyCheck(
   kube: Pick<KubeContext, 'client' | 'transport' | 'mapper'>,
-  deps: ResolveClusterDeps,
-  catalogdUrl: URL | undefined,
+  source: CatalogSource,
   self: string,
-  selector: ReadExtension['source']['selector'],
-  input: ResolveInput,
-): Promise<{ result: ReturnType<typeof resolve>; note?: string }> {
-  const source = await clusterCatalogSource(kube, deps, catalogdUrl);
+  inputs: ResolveInput['catalogs'],
+): Promise<{ check: Awaited<ReturnType<typeof dependencyCheck>>; unread: string[]; items: KubeObject[] | undefined }> {
   const unread: string[] = [];
   const items = await kube.client.listAll(CLUSTER_EXTENSION).then(
     (l) => l.items,
@@ -193,7 +188,27 @@ export async function clusterResolve(
       ),
     ...(version === undefined ? {} : { serverVersion: () => Promise.resolve(version) }),
   };
-  const check = await dependencyCheck(ports, source, self, input.catalogs);
+  return { check: await dependencyCheck(ports, source, self, inputs), unread, items };
+}
+
+/**
+ * Resolves `input` for extension `self` with the dependency and minKubeVersion checks of the
+ * controller's resolve step (decision 0104), over the ClusterExtensions, served APIs
+ * (discovery) and server version the CLI's user can read; an unmet dependency's text gets what
+ * the selected catalogs offer for it. Best effort: when the ClusterExtensions cannot be listed,
+ * bundles that declare dependencies resolve as if they were met, and when the server version
+ * cannot be read minKubeVersion is not checked; `note` says which.
+ */
+export async function clusterResolve(
+  kube: Pick<KubeContext, 'client' | 'transport' | 'mapper'>,
+  deps: ResolveClusterDeps,
+  catalogdUrl: URL | undefined,
+  self: string,
+  selector: ReadExtension['source']['selector'],
+  input: ResolveInput,
+): Promise<{ result: ReturnType<typeof resolve>; note?: string }> {
+  const source = await clusterCatalogSource(kube, deps, catalogdUrl);
+  const { check, unread, items } = await clusterDependencyCheck(kube, source, self, input.catalogs);
   if (check === undefined) return { result: resolve(input) };
   const note = unread.length === 0 ? {} : { note: `dependencies checked in part: cannot read ${unread.join(' or ')}` };
   if (items === undefined) {
@@ -207,7 +222,7 @@ export async function clusterResolve(
 }
 
 /** The cluster's ClusterCatalogs with their content read through catalogd (at `catalogdUrl`'s origin when given). */
-async function clusterCatalogSource(
+export async function clusterCatalogSource(
   kube: Pick<KubeContext, 'client'>,
   deps: ResolveClusterDeps,
   catalogdUrl: URL | undefined,

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
 import { loadFS } from '../../pkg/shared/fbc/index.ts';
 import { runResolve } from '../../cmd/olmv1/resolve.ts';
+import { runInstall, type InstallDeps } from '../../cmd/olmv1/install.ts';
 import { runUpgradePlan, type UpgradeCommandDeps } from '../../cmd/olmv1/upgrade.ts';
 import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { waitForEvent } from '../support/events.ts';
@@ -63,6 +64,26 @@ async function resolveCluster(name: string): Promise<{ code: number; out: Record
       catalogContent: createCatalogContentCache({ client }),
     });
     return { code, out: JSON.parse(stdout) as Record<string, unknown> };
+  } finally {
+    client.close();
+  }
+}
+
+/** `olmv1 install ARGS` in this process against the suite's cluster. */
+async function install(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
+  const client = createCatalogClient();
+  const deps: InstallDeps = {
+    connectCluster: () => Promise.resolve({ ...suite.kube, close: () => undefined }),
+    catalogContent: createCatalogContentCache({ client }),
+    fetchBundle: (ref, access) => fetchBundleFiles(ref, { insecureRegistries: ['127.0.0.1', 'localhost'], ...access }),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    now: () => Date.now(),
+  };
+  try {
+    return { code: await runInstall(args, io, deps), stdout, stderr };
   } finally {
     client.close();
   }
@@ -198,5 +219,47 @@ describe('bundle dependencies', () => {
       /^bundle "kubever-[0-9a-f]+\.v2\.0\.0": CSV version requirement not met: minKubeVersion \(99\.0\.0\) > server version \(1\.\d+\.\d+\)$/,
     );
     expect(refused.install?.bundle.name).toBe(`${pkg}.v1.0.0`);
+  });
+
+  it('olmv1 install --with-dependencies installs the dependency the cluster lacks first, with its own ServiceAccount, and refuses a requirement no catalog provides', async () => {
+    const { kube } = suite;
+    const base = `base-${run}`;
+    const top = `top-${run}`;
+    const lonely = `lonely-${run}`;
+    const needs = (pkg: string) => [{ type: 'olm.package.required', value: { packageName: pkg, versionRange: '>=1.0.0' } }];
+    const catalog = `withdeps-${run}`;
+    await publishCatalog(suite.stack, catalog, {
+      ...(await catalogOf(base, [{ version: '1.0.0' }, { version: '1.1.0' }])),
+      ...(await catalogOf(top, [{ version: '1.0.0', requires: needs(base) }])),
+      ...(await catalogOf(lonely, [{ version: '1.0.0', requires: needs(`missing-${run}`) }])),
+    });
+    const labels =
+      (await kube.client.get({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: catalog })).metadata.labels ?? {};
+    // The suite's own catalogs only: other files' catalogs on the shared API server may be unserved.
+    const sel = Object.entries(labels)
+      .filter(([k]) => !k.startsWith('olm.operatorframework.io/'))
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+
+    const refused = await install([lonely, '-l', sel, '--with-dependencies']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `nothing installed: bundle "${lonely}.v1.0.0" has an unmet dependency: package "missing-${run}" in range ">=1.0.0" (olm.package.required)`,
+    );
+    expect(refused.stderr).toContain('no selected catalog provides it');
+    await expect(kube.client.get({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', name: lonely })).rejects.toThrow();
+
+    const done = await install([top, '-l', sel, '--with-dependencies', '--timeout', '90s']);
+    expect(done.stderr).not.toContain('error');
+    expect(done.code).toBe(0);
+    expect(done.stderr).toContain(`dependency 1 of ${top}: installing package ${base} (${base}.v1.1.0 from catalog ${catalog})`);
+    // Dependencies first: base's ClusterExtension is created (and Installed) before top's.
+    const created = done.stderr.split('\n').filter((l) => l.startsWith('created ClusterExtension'));
+    expect(created).toEqual([`created ClusterExtension ${base}`, `created ClusterExtension ${top}`]);
+    expect(done.stdout).toContain(`installed ${top}: ${top}.v1.0.0 (1.0.0)`);
+    const dep = await waitForExtension(kube.client, base, 'installed as a dependency', installedAs(`${base}.v1.1.0`));
+    expect(dep.obj['spec']).toMatchObject({ namespace: base, serviceAccount: { name: `${base}-installer` } });
+    await kube.client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: base, name: `${base}-installer` });
+    await waitForExtension(kube.client, top, 'installed', installedAs(`${top}.v1.0.0`));
   });
 });

@@ -21,6 +21,7 @@ import {
   servedApisCandidate,
   type Gvk,
   type Predicate,
+  type Provider,
   type ProviderCatalog,
   type Unmet,
 } from '../dependencies/index.ts';
@@ -122,11 +123,16 @@ export async function dependencyCheck(
 }
 
 /**
- * What the catalogs `selector` picks offer for `unmet` (preference order, a few), as the text
- * appended to the unmet dependency's message. Packages named by the requirement are read;
- * otherwise every package of those catalogs is (at most MAX_SEARCHED_PACKAGES).
+ * What the catalogs `selector` picks offer for `unmet`, in preference order (a few). Packages
+ * named by the requirement are read; otherwise every package of those catalogs is (at most
+ * MAX_SEARCHED_PACKAGES).
  */
-export async function providersText(source: CatalogSource, selector: LabelSelector | undefined, unmet: Unmet, signal?: AbortSignal): Promise<string> {
+export async function unmetProviders(
+  source: CatalogSource,
+  selector: LabelSelector | undefined,
+  unmet: Unmet,
+  signal?: AbortSignal,
+): Promise<Provider[]> {
   const predicate = unmet.requirement.constraint.predicate;
   const names = mentionedPackages(predicate) ?? (await selectedPackageNames(source, selector, signal)).slice(0, MAX_SEARCHED_PACKAGES);
   const byCatalog = new Map<string, { priority: number; content: DeclarativeConfig[] }>();
@@ -141,7 +147,12 @@ export async function providersText(source: CatalogSource, selector: LabelSelect
     }
   }
   const catalogs: ProviderCatalog[] = [...byCatalog].map(([name, c]) => ({ name, priority: c.priority, content: c.content }));
-  return providersNote(providersOf(predicate, catalogs, MAX_PROVIDERS));
+  return providersOf(predicate, catalogs, MAX_PROVIDERS);
+}
+
+/** What the catalogs `selector` picks offer for `unmet`, as the text appended to the unmet dependency's message. */
+export async function providersText(source: CatalogSource, selector: LabelSelector | undefined, unmet: Unmet, signal?: AbortSignal): Promise<string> {
+  return providersNote(await unmetProviders(source, selector, unmet, signal));
 }
 
 /** What Progressing says while an extension waits for a dependency (messages of decision 0104). */

@@ -10,7 +10,7 @@ export { watchCatalogEvents } from './catalog-events.ts';
 export { DriftWatches, type DriftTracker } from './drift-watches.ts';
 export { extensionKeys } from './extension-events.ts';
 export { contentRef, selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
-export { dependencyCheck, dependentsToWake, providersText, type DependencyPorts } from './dependency-view.ts';
+export { dependencyCheck, dependentsToWake, providersText, unmetProviders, type DependencyPorts } from './dependency-view.ts';
 export { DependencyGauge } from './dependency-gauge.ts';
 export { upgradeHold } from './dependents-check.ts';
 export type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';

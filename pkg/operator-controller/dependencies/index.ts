@@ -9,7 +9,7 @@ export { DEFAULT_LIMITS } from './limits.ts';
 export { REQUIREMENT_PROPERTY_TYPES, RequirementCache, bundleRequirements } from './requirements.ts';
 export { dependencyChecker } from './check.ts';
 export { providedGvks } from './evaluate.ts';
-export { mentionedPackages, providersOf, type ProviderCatalog } from './providers.ts';
+export { mentionedPackages, providersOf, type Provider, type ProviderCatalog } from './providers.ts';
 export { providersNote, upgradeBreaksDependent } from './messages.ts';
 export { brokenDependent, type Dependent } from './dependents.ts';
 export { installedCandidate, servedApisCandidate } from './candidates.ts';

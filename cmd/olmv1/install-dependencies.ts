@@ -1,0 +1,68 @@
+/**
+ * `olmv1 install --with-dependencies`: before the extension itself, installs what its bundle's
+ * requirements (decision 0104) need and the cluster does not have yet, each as its own
+ * ClusterExtension with its own least-privilege ServiceAccount, the way `install` installs any
+ * package (install.ts does the writing). Requirements are checked as operator-controller
+ * checks them (resolve-cluster.ts's `clusterDependencyCheck`): one unmet requirement at a
+ * time, the preferred provider the selected catalogs offer for it is installed (its own
+ * requirements first, the same way), then the check runs again. A requirement no selected
+ * catalog provides is refused, naming it; when that is the first one, nothing was written.
+ */
+import type { Bundle } from '../../pkg/shared/fbc/index.ts';
+import type { KubeContext } from '../../pkg/shared/kube/index.ts';
+import { unmetProviders, type CatalogSource } from '../../pkg/operator-controller/clusterextension/index.ts';
+import type { Provider } from '../../pkg/operator-controller/dependencies/index.ts';
+import type { LabelSelector, ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';
+import { EXIT } from './io.ts';
+import { CommandError, type CommandIo } from './render.ts';
+import { clusterDependencyCheck } from './resolve-cluster.ts';
+
+/** How many dependencies one install installs at most (a cycle or a runaway closure stops here). */
+const MAX_DEPENDENCIES = 20;
+
+/** What installing the dependencies of extension `self`'s bundle needs. */
+interface DependencyInstall {
+  kube: Pick<KubeContext, 'client' | 'transport' | 'mapper'>;
+  source: CatalogSource;
+  selector: LabelSelector | undefined;
+  /** The extension being installed (excluded from what meets requirements) and its resolved bundle. */
+  self: string;
+  bundle: Bundle;
+  inputs: ResolveInput['catalogs'];
+  /** Packages already being installed further up (a requirement they provide is not installed again). */
+  installing: ReadonlySet<string>;
+  /** Installs `provider`'s package as its own ClusterExtension, its own dependencies first, and waits until it is Installed. */
+  installOne(provider: Provider, installing: ReadonlySet<string>): Promise<void>;
+}
+
+/**
+ * Installs the dependencies of `d.bundle` the cluster does not meet yet; returns how many.
+ * @throws CommandError (exit 1) for a requirement no selected catalog provides, or one that
+ * still is not met after its provider was installed.
+ */
+export async function installDependencies(d: DependencyInstall, io: CommandIo): Promise<number> {
+  const installing = new Set(d.installing);
+  let count = 0;
+  for (;;) {
+    const { check, unread, items } = await clusterDependencyCheck(d.kube, d.source, d.self, d.inputs);
+    if (items === undefined) throw new CommandError(`cannot install dependencies: cannot read ${unread.join(' or ')}`, EXIT.failed);
+    const text = check?.check(d.bundle);
+    if (text === undefined) return count;
+    const unmet = check?.unmet.get(text);
+    if (unmet === undefined) throw new CommandError(text, EXIT.failed);
+    const providers = await unmetProviders(d.source, d.selector, unmet);
+    const provider = providers.find((p) => !installing.has(p.packageName));
+    const done = count === 0 ? 'nothing installed' : `${count} dependenc${count === 1 ? 'y' : 'ies'} installed, the rest not`;
+    if (provider === undefined) {
+      const why = providers.length === 0 ? 'no selected catalog provides it' : 'its providers are already being installed and do not meet it';
+      throw new CommandError(`${done}: ${text}; ${why}`, EXIT.failed);
+    }
+    if (count >= MAX_DEPENDENCIES) throw new CommandError(`${done}: more than ${MAX_DEPENDENCIES} dependencies`, EXIT.failed);
+    count++;
+    installing.add(provider.packageName);
+    io.stderr.write(
+      `dependency ${count} of ${d.self}: installing package ${provider.packageName} (${provider.bundle} from catalog ${provider.catalog}) for: ${unmet.description}\n`,
+    );
+    await d.installOne(provider, installing);
+  }
+}
