@@ -4,10 +4,10 @@
  * (server-side), then waits until the CRDs are Established and the metadata.name label policy
  * takes effect. Idempotent; safe to call from every test file.
  */
-import { vi } from 'vitest';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { waitUntil as pollUntil } from '../../pkg/olmv1/localstack/index.ts';
 import type { KubeClient } from '../../pkg/shared/kube/index.ts';
 import type { ControlPlaneInfo } from '../envtest/index.ts';
 import { waitUntil } from './bundle-flow.ts';
@@ -44,7 +44,11 @@ export async function installOlmConfig(cp: ControlPlaneInfo): Promise<void> {
     if (labels['olm.operatorframework.io/metadata.name'] !== 'admission-probe')
       throw new Error('the ClusterCatalog metadata.name label policy is not applied');
   };
-  await vi.waitFor(labelled, { timeout: 60_000, interval: 500 }).catch((err: unknown) => {
+  // Not vitest's vi.waitFor: the benchmarks (bench/lib/olm-stack.ts) call this outside vitest.
+  await pollUntil('the ClusterCatalog metadata.name label policy', async () => (await labelled(), true), {
+    timeoutMs: 60_000,
+    intervalMs: 500,
+  }).catch((err: unknown) => {
     throw new Error('the ClusterCatalog admission policy did not become ready', { cause: err });
   });
 }
