@@ -23,6 +23,7 @@ import {
   type CatalogSource,
 } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { createReleaseStore, deployedRelease, type Release } from '../../pkg/operator-controller/release/index.ts';
+import { readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
 import { metadataFor, packageMissing, resolutionHints, resolve, type ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';
 import type { ClusterFlags } from './cluster-access.ts';
 import { EXIT } from './io.ts';
@@ -175,10 +176,7 @@ export async function clusterDependencyCheck(
     (l) => l.items,
     (e: unknown) => (unread.push(`the ClusterExtensions (${errorMessage(e)})`), undefined),
   );
-  const version = await kube.transport.request<{ gitVersion?: string }>('GET', '/version').then(
-    (v) => v.gitVersion ?? '',
-    (e: unknown) => (unread.push(`the server version (${errorMessage(e)})`), undefined),
-  );
+  const version = await readServerVersion(kube.transport).catch((e: unknown) => (unread.push(`the server version (${errorMessage(e)})`), undefined));
   const ports = {
     extensions: { list: () => items ?? [] },
     serves: (gvk: { group: string; version: string; kind: string }) =>

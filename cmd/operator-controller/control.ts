@@ -41,7 +41,7 @@ import {
   type DependencyPorts,
   type ExtensionFeatures,
 } from '../../pkg/operator-controller/clusterextension/index.ts';
-import { RequirementCache, ServerVersionCache } from '../../pkg/operator-controller/dependencies/index.ts';
+import { RequirementCache, ServerVersionCache, readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
 import { MAX_RECORD_JSON_BYTES, createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
@@ -206,10 +206,11 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   });
   // Requirements are met by installed extensions and by APIs the cluster serves (decision 0104); the
   // resolution ahead of an upgrade checks them the same way.
+  const versions = new ServerVersionCache((signal) => readServerVersion(kube.transport, signal));
   const dependencies: DependencyPorts = {
     extensions,
     cache: new RequirementCache(),
-    serverVersion: serverVersionGetter(kube.transport),
+    serverVersion: (signal) => versions.get(signal),
     gauge: dependencyGauge,
     serves: (gvk, servesSignal) =>
       kube.mapper.resolve(gvk, servesSignal).then(
@@ -331,13 +332,4 @@ async function collectUnusedBundles(extensions: Informer<KubeObject>, cache: Ima
     if (live.has(owner)) continue;
     await cache.delete(owner).catch((err: unknown) => log.warn({ err, owner }, 'removing an unused bundle cache entry failed'));
   }
-}
-
-/** Reads the API server's version through a {@link ServerVersionCache} (decision 0104). */
-function serverVersionGetter(transport: KubeContext['transport']): (signal?: AbortSignal) => Promise<string> {
-  const versions = new ServerVersionCache(async (signal) => {
-    const info = await transport.request<{ gitVersion?: string }>('GET', '/version', signal === undefined ? {} : { signal });
-    return info.gitVersion ?? '';
-  });
-  return (signal) => versions.get(signal);
 }

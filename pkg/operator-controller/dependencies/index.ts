@@ -15,4 +15,4 @@ export { brokenDependent, type Dependent } from './dependents.ts';
 export { installedCandidate, servedApisCandidate } from './candidates.ts';
 export type { Candidate, Gvk, Predicate, Unmet } from './types.ts';
 export { dependencyClosure } from './closure.ts';
-export { ServerVersionCache } from './server-version.ts';
+export { ServerVersionCache, readServerVersion } from './server-version.ts';

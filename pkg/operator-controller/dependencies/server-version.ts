@@ -29,3 +29,11 @@ export class ServerVersionCache {
     return version;
   }
 }
+
+/** The one reader of the API server's `/version` (its `gitVersion`), through a connection's transport. */
+export function readServerVersion(
+  transport: { request<T>(method: 'GET', path: '/version', options: { signal?: AbortSignal }): Promise<T> },
+  signal?: AbortSignal,
+): Promise<string> {
+  return transport.request<{ gitVersion?: string }>('GET', '/version', signal === undefined ? {} : { signal }).then((v) => v.gitVersion ?? '');
+}
