@@ -16,24 +16,16 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { buildProjectImage, defaultImageCacheDir, measurePushedImage, type ProjectImage } from '../../pkg/olmv1/images/index.ts';
-import { deployInCluster, SYSTEM_NAMESPACE } from '../../pkg/olmv1/in-cluster/index.ts';
-import {
-  defaultCacheRoot,
-  missingNodePrerequisites,
-  resolveBinaries,
-  resolveNodeBinaries,
-  startControlPlane,
-} from '../../pkg/olmv1/localstack/index.ts';
+import { measurePushedImage } from '../../pkg/olmv1/images/index.ts';
+import { SYSTEM_NAMESPACE } from '../../pkg/olmv1/in-cluster/index.ts';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
 import { kubectlOf, runExampleWorkload, type BenchKubectl } from '../lib/example-workload.ts';
 import { startOlmStack } from '../lib/olm-stack.ts';
 import { procMemory, type ProcMemory } from '../lib/proc.ts';
+import { onNode, REPO, withProductOnNode, type NodeBench } from '../lib/product-on-node.ts';
 import { measure, type Measurement } from '../lib/report.ts';
 import { mb, median, round } from '../lib/stats.ts';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SETTLE_MS = 15_000;
 
 interface PodMemory {
@@ -54,19 +46,6 @@ interface Round {
   servingMs: number;
   healthyMs: number;
   pods: PodMemory[];
-}
-
-/** Why no node can run here (root, containerd, runc, buildah, debootstrap), or undefined. */
-export function unavailable(env: NodeJS.ProcessEnv): string | undefined {
-  const problems = missingNodePrerequisites();
-  for (const tool of ['buildah', 'debootstrap']) {
-    try {
-      execFileSync('sh', ['-c', `command -v ${tool}`], { env, stdio: 'ignore' });
-    } catch {
-      problems.push(`no ${tool} (apt-get install -y ${tool})`);
-    }
-  }
-  return problems.length === 0 ? undefined : problems.join('; ');
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -104,53 +83,34 @@ async function podMemory(kubectl: BenchKubectl, nodeName: string): Promise<PodMe
 }
 
 /** One deployment on a fresh control plane with a node; returns its times and the Pods' memory. */
-async function deployRound(ctx: BenchContext, env: NodeJS.ProcessEnv, buildImage: () => Promise<ProjectImage>, n: number) {
-  const binaries = await resolveBinaries({ kubebuilderAssets: env['KUBEBUILDER_ASSETS'], cacheRoot: defaultCacheRoot(env), env, log: ctx.log });
-  const nodeBinaries = await resolveNodeBinaries({ cacheRoot: defaultCacheRoot(env), env, log: ctx.log });
-  const started = performance.now();
-  let locked = started;
-  const cp = await startControlPlane({
-    binaries: { ...binaries, node: nodeBinaries },
-    node: { log: ctx.log, onLocked: async () => void (locked = performance.now()) },
+async function deployRound(ctx: BenchContext, bench: NodeBench, n: number) {
+  return withProductOnNode(ctx, bench, async (product, cp, clock) => {
+    const work = await runExampleWorkload({
+      kubectl: product.kubectl,
+      repo: REPO,
+      registry: product.registry.host,
+      workDir: ctx.workDir,
+      env: bench.env,
+      healthy: true,
+    });
+    ctx.log(
+      `round ${n}: catalog Serving in ${round(work.servingMs / 1000, 1)} s, extension Healthy ${round((work.healthyMs ?? 0) / 1000, 1)} s after its apply; settling`,
+    );
+    await sleep(SETTLE_MS);
+    const pods = await podMemory(product.kubectl, cp.node?.name ?? '');
+    const sizes = n === 1 ? await measurePushedImage(product.imageRef, [product.registry.host]) : undefined;
+    const r: Round = {
+      lockWaitMs: clock.locked - clock.started,
+      nodeMs: clock.nodeReady - clock.locked,
+      pushMs: product.timings.push,
+      applyMs: product.timings.apply,
+      availableMs: product.timings.available,
+      servingMs: work.servingMs,
+      healthyMs: work.healthyMs ?? Number.NaN,
+      pods,
+    };
+    return { round: r, sizes };
   });
-  try {
-    const nodeMs = performance.now() - locked;
-    // Found again once the node runs: another build on the machine may have pruned the image
-    // from the shared build storage while this round waited for the node lock.
-    const image = await buildImage();
-    const product = await deployInCluster({ controlPlane: cp, registryBinaries: binaries, repoRoot: REPO, image, env, log: ctx.log });
-    try {
-      const work = await runExampleWorkload({
-        kubectl: product.kubectl,
-        repo: REPO,
-        registry: product.registry.host,
-        workDir: ctx.workDir,
-        env,
-        healthy: true,
-      });
-      ctx.log(
-        `round ${n}: catalog Serving in ${round(work.servingMs / 1000, 1)} s, extension Healthy ${round((work.healthyMs ?? 0) / 1000, 1)} s after its apply; settling`,
-      );
-      await sleep(SETTLE_MS);
-      const pods = await podMemory(product.kubectl, cp.node?.name ?? '');
-      const sizes = n === 1 ? await measurePushedImage(product.imageRef, [product.registry.host]) : undefined;
-      const r: Round = {
-        lockWaitMs: locked - started,
-        nodeMs,
-        pushMs: product.timings.push,
-        applyMs: product.timings.apply,
-        availableMs: product.timings.available,
-        servingMs: work.servingMs,
-        healthyMs: work.healthyMs ?? Number.NaN,
-        pods,
-      };
-      return { round: r, sizes };
-    } finally {
-      await product.stop();
-    }
-  } finally {
-    await cp.stop();
-  }
 }
 
 /** catalogd and operator-controller as host processes under the same workload: their /proc memory. */
@@ -170,33 +130,10 @@ async function hostProcesses(ctx: BenchContext, env: NodeJS.ProcessEnv): Promise
   }
 }
 
-async function run(ctx: BenchContext): Promise<BenchOutcome> {
-  // The node's and registry's processes are unref'd (pkg/olmv1/localstack process.ts); a wait
-  // that only they can end would otherwise let Node exit with the benchmark unsettled.
-  const keepAlive = setInterval(() => {}, 60_000);
-  try {
-    return await measureAll(ctx);
-  } finally {
-    clearInterval(keepAlive);
-  }
-}
-
-async function measureAll(ctx: BenchContext): Promise<BenchOutcome> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${process.env['PATH'] ?? ''}:/usr/local/go/bin:/usr/sbin:/sbin` };
-  const missing = unavailable(env);
-  if (missing !== undefined) return { measurements: [], details: {}, skipped: `no local node on this machine: ${missing}` };
+async function measureAll(ctx: BenchContext, bench: NodeBench): Promise<BenchOutcome> {
+  const { env } = bench;
   const rounds = Number(process.env['OLMV1_BENCH_IN_CLUSTER_ROUNDS'] ?? '1');
-  const revision = execFileSync('git', ['-C', REPO, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
-  const buildImage = (): Promise<ProjectImage> =>
-    buildProjectImage({
-      repoRoot: REPO,
-      revision,
-      cacheDir: defaultImageCacheDir(env),
-      env,
-      log: ctx.log,
-      extraCaFile: env['NODE_EXTRA_CA_CERTS'] || undefined,
-    });
-  const image = await buildImage();
+  const image = await bench.buildImage();
   ctx.log(`project image ${image.tag} ${image.cached ? 'found' : 'built'} in ${image.seconds} s`);
   ctx.log('catalogd and operator-controller as host processes (envtest control plane)');
   const host = await hostProcesses(ctx, env);
@@ -204,7 +141,7 @@ async function measureAll(ctx: BenchContext): Promise<BenchOutcome> {
   let sizes: Awaited<ReturnType<typeof measurePushedImage>> | undefined;
   for (let n = 1; n <= rounds; n++) {
     ctx.log(`round ${n} of ${rounds}: control plane with a node, config/ deployed`);
-    const out = await deployRound(ctx, env, buildImage, n);
+    const out = await deployRound(ctx, bench, n);
     all.push(out.round);
     sizes ??= out.sizes;
   }
@@ -305,5 +242,5 @@ async function measureAll(ctx: BenchContext): Promise<BenchOutcome> {
 export const inClusterBenchmark: Benchmark = {
   name: 'in-cluster',
   title: 'the product on a real node: image size, deploy time, Pod memory next to host processes',
-  run,
+  run: (ctx) => onNode(ctx, (bench) => measureAll(ctx, bench)),
 };

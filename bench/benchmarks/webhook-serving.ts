@@ -9,28 +9,17 @@
  * setup steps are timed too but are not the figure. `OLMV1_BENCH_WEBHOOK_ROUNDS` repeats it on
  * fresh control planes (rows are medians). Skips with the reason where no node can run.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { pushExample } from '../../cmd/olmv1/up-example.ts';
-import { buildProjectImage, defaultImageCacheDir, type ProjectImage } from '../../pkg/olmv1/images/index.ts';
-import { deployCertManager, deployInCluster } from '../../pkg/olmv1/in-cluster/index.ts';
-import {
-  defaultCacheRoot,
-  resolveBinaries,
-  resolveCertManagerBinaries,
-  resolveNodeBinaries,
-  startControlPlane,
-  waitUntil,
-} from '../../pkg/olmv1/localstack/index.ts';
+import { deployCertManager } from '../../pkg/olmv1/in-cluster/index.ts';
+import { defaultCacheRoot, resolveCertManagerBinaries, waitUntil } from '../../pkg/olmv1/localstack/index.ts';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
 import type { BenchKubectl } from '../lib/example-workload.ts';
 import { measure } from '../lib/report.ts';
+import { onNode, REPO, withProductOnNode, type NodeBench } from '../lib/product-on-node.ts';
 import { median, round } from '../lib/stats.ts';
-import { unavailable } from './in-cluster.ts';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const NS = 'webhook-operator';
 const EXTENSION = 'webhook-operator';
 const CATALOG = 'webhook-catalog';
@@ -110,98 +99,61 @@ async function installAndServe(kubectl: BenchKubectl, registry: string, workDir:
   return { installedMs, certificateMs, servingMs, conversionMs };
 }
 
-async function oneRound(ctx: BenchContext, env: NodeJS.ProcessEnv, buildImage: () => Promise<ProjectImage>): Promise<Round> {
-  const cacheRoot = defaultCacheRoot(env);
-  const binaries = await resolveBinaries({ kubebuilderAssets: env['KUBEBUILDER_ASSETS'], cacheRoot, env, log: ctx.log });
-  const nodeBinaries = await resolveNodeBinaries({ cacheRoot, env, log: ctx.log });
-  const certManager = await resolveCertManagerBinaries({ cacheRoot, env, log: ctx.log });
-  const started = performance.now();
-  let locked = started;
-  const cp = await startControlPlane({
-    binaries: { ...binaries, node: nodeBinaries },
-    node: { log: ctx.log, onLocked: async () => void (locked = performance.now()) },
+async function oneRound(ctx: BenchContext, bench: NodeBench): Promise<Round> {
+  const certManager = await resolveCertManagerBinaries({ cacheRoot: defaultCacheRoot(bench.env), env: bench.env, log: ctx.log });
+  return withProductOnNode(ctx, bench, async (product, _cp, clock) => {
+    await deployCertManager({ kubectl: product.kubectl, registry: product.registry.host, binaries: certManager, log: ctx.log });
+    const setupMs = performance.now() - clock.locked;
+    const times = await installAndServe(product.kubectl, product.registry.host, ctx.workDir, bench.env);
+    ctx.log(`webhook serving ${round(times.servingMs / 1000, 1)} s after the ClusterExtension's apply`);
+    return { lockWaitMs: clock.locked - clock.started, setupMs, ...times };
   });
-  try {
-    // Found again once the node runs: another build may have pruned it while this waited for the lock.
-    const image = await buildImage();
-    const product = await deployInCluster({ controlPlane: cp, registryBinaries: binaries, repoRoot: REPO, image, env, log: ctx.log });
-    try {
-      await deployCertManager({ kubectl: product.kubectl, registry: product.registry.host, binaries: certManager, log: ctx.log });
-      const setupMs = performance.now() - locked;
-      const times = await installAndServe(product.kubectl, product.registry.host, ctx.workDir, env);
-      ctx.log(`webhook serving ${round(times.servingMs / 1000, 1)} s after the ClusterExtension's apply`);
-      return { lockWaitMs: locked - started, setupMs, ...times };
-    } finally {
-      await product.stop();
-    }
-  } finally {
-    await cp.stop();
-  }
 }
 
-async function run(ctx: BenchContext): Promise<BenchOutcome> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${process.env['PATH'] ?? ''}:/usr/local/go/bin:/usr/sbin:/sbin` };
-  const missing = unavailable(env);
-  if (missing !== undefined) return { measurements: [], details: {}, skipped: `no local node on this machine: ${missing}` };
-  // The node's processes are unref'd (pkg/olmv1/localstack process.ts): keep Node alive meanwhile.
-  const keepAlive = setInterval(() => {}, 60_000);
-  try {
-    const rounds = Number(process.env['OLMV1_BENCH_WEBHOOK_ROUNDS'] ?? '1');
-    const revision = execFileSync('git', ['-C', REPO, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
-    const buildImage = (): Promise<ProjectImage> =>
-      buildProjectImage({
-        repoRoot: REPO,
-        revision,
-        cacheDir: defaultImageCacheDir(env),
-        env,
-        log: ctx.log,
-        extraCaFile: env['NODE_EXTRA_CA_CERTS'] || undefined,
-      });
-    const all: Round[] = [];
-    for (let n = 1; n <= rounds; n++) {
-      ctx.log(`round ${n} of ${rounds}: control plane with a node, config/ and cert-manager deployed`);
-      all.push(await oneRound(ctx, env, buildImage));
-    }
-    const s = (pick: (r: Round) => number): number => round(median(all.map(pick)) / 1000, 1);
-    return {
-      measurements: [
-        measure(
-          'ClusterExtension apply -> validating webhook serving (a Widget admitted)',
-          s((r) => r.servingMs),
-          's',
-          undefined,
-          `median of ${rounds}`,
-        ),
-        measure(
-          'ClusterExtension apply -> Installed',
-          s((r) => r.installedMs),
-          's',
-        ),
-        measure(
-          'ClusterExtension apply -> its Certificate Ready (cert-manager)',
-          s((r) => r.certificateMs),
-          's',
-        ),
-        measure(
-          'ClusterExtension apply -> a v1 Widget read as v2 (conversion webhook)',
-          s((r) => r.conversionMs),
-          's',
-        ),
-        measure(
-          'setup: node Ready, product Available, cert-manager serving (not counted)',
-          s((r) => r.setupMs),
-          's',
-        ),
-      ],
-      details: { rounds: all },
-    };
-  } finally {
-    clearInterval(keepAlive);
+async function measureAll(ctx: BenchContext, bench: NodeBench): Promise<BenchOutcome> {
+  const rounds = Number(process.env['OLMV1_BENCH_WEBHOOK_ROUNDS'] ?? '1');
+  const all: Round[] = [];
+  for (let n = 1; n <= rounds; n++) {
+    ctx.log(`round ${n} of ${rounds}: control plane with a node, config/ and cert-manager deployed`);
+    all.push(await oneRound(ctx, bench));
   }
+  const s = (pick: (r: Round) => number): number => round(median(all.map(pick)) / 1000, 1);
+  return {
+    measurements: [
+      measure(
+        'ClusterExtension apply -> validating webhook serving (a Widget admitted)',
+        s((r) => r.servingMs),
+        's',
+        undefined,
+        `median of ${rounds}`,
+      ),
+      measure(
+        'ClusterExtension apply -> Installed',
+        s((r) => r.installedMs),
+        's',
+      ),
+      measure(
+        'ClusterExtension apply -> its Certificate Ready (cert-manager)',
+        s((r) => r.certificateMs),
+        's',
+      ),
+      measure(
+        'ClusterExtension apply -> a v1 Widget read as v2 (conversion webhook)',
+        s((r) => r.conversionMs),
+        's',
+      ),
+      measure(
+        'setup: node Ready, product Available, cert-manager serving (not counted)',
+        s((r) => r.setupMs),
+        's',
+      ),
+    ],
+    details: { rounds: all },
+  };
 }
 
 export const webhookServingBenchmark: Benchmark = {
   name: 'webhook-serving',
   title: 'an operator with webhooks on a real node: ClusterExtension apply to a serving webhook',
-  run,
+  run: (ctx) => onNode(ctx, (bench) => measureAll(ctx, bench)),
 };
