@@ -10,7 +10,7 @@ import { parseDockerConfigJson, type DockerConfig } from './docker-config.ts';
 import { deleteReadOnly } from './fs-tree.ts';
 import type { HttpRequest, HttpResponse, HttpTransport } from './http-transport.ts';
 import { RegistryAuth } from './registry-auth.ts';
-import { startBlobMirror, startFakeRegistry, type FakeRegistry } from './testing/fake-registry.ts';
+import { startBlobMirror, startFakeRegistry, type FakeRegistry } from '../../../test/support/fake-registry.ts';
 
 let dir: string;
 let cache: ImageCache;

@@ -13,7 +13,7 @@ import { readLayerEntries } from './layer-entries.ts';
 import { tarHeaderBlock } from './tar-writer.ts';
 import { BUNDLE_IMAGE_LIMITS, CATALOG_IMAGE_LIMITS, ImageBudget, ImageLimitError, type ImageLimits } from './limits.ts';
 import { CATALOG_CONFIGS_LABEL } from './path-filter.ts';
-import { startFakeRegistry, type FakeRegistry } from './testing/fake-registry.ts';
+import { startFakeRegistry, type FakeRegistry } from '../../../test/support/fake-registry.ts';
 
 const MiB = 1 << 20;
 const GiB = 1 << 30;

@@ -11,7 +11,7 @@ import { createImageClient, type ImageClient } from './client.ts';
 import { deleteReadOnly } from './fs-tree.ts';
 import { RegistryBlockedError } from './pull-sources.ts';
 import type { RegistriesConfPaths } from './registries-conf-load.ts';
-import { startFakeRegistry, type FakeRegistry } from './testing/fake-registry.ts';
+import { startFakeRegistry, type FakeRegistry } from '../../../test/support/fake-registry.ts';
 
 let dir: string;
 let cache: ImageCache;

@@ -10,7 +10,7 @@ import { createDiskImageCache, type ImageCache } from './cache.ts';
 import { createImageClient, type ImageClient } from './client.ts';
 import { BUNDLE_IMAGE_LIMITS } from './limits.ts';
 import { CATALOG_CONFIGS_LABEL } from './path-filter.ts';
-import { startFakeRegistry, type FakeRegistry } from './testing/fake-registry.ts';
+import { startFakeRegistry, type FakeRegistry } from '../../../test/support/fake-registry.ts';
 
 let dir: string;
 let cache: ImageCache;

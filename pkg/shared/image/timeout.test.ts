@@ -8,7 +8,7 @@ import { buildImage } from './build.ts';
 import { createDiskImageCache, type ImageCache } from './cache.ts';
 import { createImageClient, type ImageClient } from './client.ts';
 import { deleteReadOnly } from './fs-tree.ts';
-import { startFakeRegistry, type FakeRegistry } from './testing/fake-registry.ts';
+import { startFakeRegistry, type FakeRegistry } from '../../../test/support/fake-registry.ts';
 import { RegistryTimeoutError } from './timeout.ts';
 
 let dir: string;
