@@ -15,8 +15,9 @@ import { inClusterBenchmark } from './benchmarks/in-cluster.ts';
 import { ingestBenchmark } from './benchmarks/ingest.ts';
 import { metasBenchmark } from './benchmarks/metas.ts';
 import { renderBenchmark } from './benchmarks/render.ts';
+import { requestsBenchmark } from './benchmarks/requests.ts';
 import { resolutionBenchmark } from './benchmarks/resolution.ts';
-import { scale1000Benchmark, scaleBenchmark } from './benchmarks/scale.ts';
+import { scale1000Benchmark, scale10000Benchmark, scaleBenchmark } from './benchmarks/scale.ts';
 import { startupBenchmark } from './benchmarks/startup.ts';
 import { steadyRssBenchmark } from './benchmarks/steady-rss.ts';
 import { watchIdleBenchmark } from './benchmarks/watch-idle.ts';
@@ -39,6 +40,8 @@ const BENCHMARKS: readonly Benchmark[] = [
   scaleBenchmark,
   startupBenchmark,
   scale1000Benchmark,
+  scale10000Benchmark,
+  requestsBenchmark,
   watchIdleBenchmark,
   inClusterBenchmark,
   webhookServingBenchmark,

@@ -39,15 +39,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
 import { byOperatorController, createAuditLog } from '../lib/audit-log.ts';
-import {
-  type PushedBundle,
-  benchImageClient,
-  clusterExtension,
-  createCatalog,
-  createInstaller,
-  pushCatalog,
-  pushGeneratedBundle,
-} from '../lib/extension-bundles.ts';
+import { isLease } from '../lib/request-counts.ts';
+import { CATALOG, FAULTS, type Published, SA, publish } from '../lib/scale-publish.ts';
+import { clusterExtension } from '../lib/extension-bundles.ts';
 import { quiet } from '../lib/extension-runs.ts';
 import { forceGc, rollupMemory, startCpuProfile, startHeapSampling } from '../lib/inspector.ts';
 import { type OlmStack, type StepMetrics, sampleDelta, scrapeSamples, scrapeStepMetrics, startOlmStack, stepDelta } from '../lib/olm-stack.ts';
@@ -56,17 +50,17 @@ import { type Round, type ScaleTargets, scaleOutcome, sum } from '../lib/scale-r
 import {
   type ClusterWatch,
   type InstallRun,
+  type ProcessGroups,
   catalogUpdate,
   controlPlaneProcesses,
   cpuMeter,
   deleteAllExtensions,
-  eachLimited,
   faultStates,
   installRun,
   steadyState,
   watchCluster,
 } from '../lib/scale-runs.ts';
-import type { KubeClient, KubeObject } from '../../pkg/shared/kube/index.ts';
+import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 import { UPDATE_POLICY_ANNOTATION } from '../../pkg/shared/api/index.ts';
 
 /** The size of one run and its targets. */
@@ -103,82 +97,9 @@ const WORKERS = env('OLMV1_BENCH_SCALE_WORKERS');
 const SYSTEM_NAMESPACE = 'olmv1-system';
 /** Given to operator-controller as on OpenShift, where ClusterVersion provides it: the upgrade gate then judges every extension. */
 const CLUSTER_VERSION = '4.18';
-const CATALOG = 'scale';
-const SA = 'installer';
-const FAULTS = ['scale-fault-permissions', 'scale-fault-bundle', 'scale-fault-namespace'] as const;
 const CATALOG_FETCHES = 'operator_controller_catalog_content_fetches_total';
 const CATALOG_HITS = 'operator_controller_catalog_content_cache_hits_total';
 const CATALOGD_REQUESTS = 'catalogd_http_request_duration_seconds_count';
-
-interface Published {
-  /** Version 1.0.0 of each healthy package, and 1.0.1. */
-  v1: PushedBundle[];
-  v2: PushedBundle[];
-  faults: PushedBundle[];
-  update: { ref: string; digest: string };
-}
-
-/** Bundle pushes at a time (each renders its bundle in this process, then uploads to the loopback registry). */
-const PUSHES = 8;
-/** Installers (`olmv1 rbac` in this process, then its objects applied one by one) at a time. */
-const APPLIES = 16;
-
-async function namespaceWithServiceAccount(client: KubeClient, ns: string): Promise<void> {
-  const o = { fieldManager: 'olmv1-bench', force: true };
-  await client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, o);
-  await client.apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: SA, namespace: ns } }, o);
-}
-
-/** Seconds since `t0` (performance.now() ms), for the progress lines. */
-const since = (t0: number): number => Math.round((performance.now() - t0) / 100) / 10;
-
-/**
- * Pushes the bundles and catalogs and creates the installers, several at a time: at 1,000
- * extensions this is 2,003 bundle images and 2,001 `olmv1 rbac` outputs applied, which one at a
- * time took longer than everything measured after it.
- */
-async function publish(ctx: BenchContext, stack: OlmStack, n: number): Promise<Published & { publishS: number; installersS: number }> {
-  const images = benchImageClient();
-  try {
-    const t0 = performance.now();
-    const root = join(ctx.workDir, 'bundles');
-    ctx.log(`pushing ${n} packages in versions 1.0.0 and 1.0.1, 3 failing ones, and two catalog images`);
-    const pkgs = Array.from({ length: n }, (_, i) => `scale-${String(i).padStart(3, '0')}`);
-    const pushed = new Map<string, PushedBundle>();
-    const versions = pkgs.flatMap((pkg) => ['1.0.0', '1.0.1'].map((version) => ({ pkg, version })));
-    await eachLimited(versions, PUSHES, async ({ pkg, version }) =>
-      pushed.set(`${pkg}@${version}`, await pushGeneratedBundle(images, stack.registry, root, pkg, ['widgets'], undefined, { version })),
-    );
-    const at = (pkg: string, version: string): PushedBundle => pushed.get(`${pkg}@${version}`) as PushedBundle;
-    const v1 = pkgs.map((pkg) => at(pkg, '1.0.0'));
-    const v2 = pkgs.map((pkg) => at(pkg, '1.0.1'));
-    const [permissions, bundle, namespace] = FAULTS;
-    const faults = [
-      await pushGeneratedBundle(images, stack.registry, root, permissions, ['widgets']),
-      await pushGeneratedBundle(images, stack.registry, root, bundle, ['widgets'], undefined, { invalidService: true }),
-      await pushGeneratedBundle(images, stack.registry, root, namespace, ['widgets']),
-    ];
-    const repo = `${stack.registry}/bench-catalogs/${CATALOG}`;
-    const first = await pushCatalog(images, join(ctx.workDir, 'catalog-v1'), `${repo}:v1`, [...v1, ...faults]);
-    const update = { ref: `${repo}:v2`, digest: await pushCatalog(images, join(ctx.workDir, 'catalog-v2'), `${repo}:v2`, [...v1, ...v2, ...faults]) };
-    await createCatalog(stack.kube.client, CATALOG, `${repo}:v1`, first);
-    const publishS = since(t0);
-    // The installers get the RBAC of both versions up front, as an administrator who approves the update would.
-    ctx.log(
-      `pushed and served in ${publishS} s; creating ${n + 2} namespaces with a ServiceAccount and the RBAC olmv1 rbac prints (none for ${permissions})`,
-    );
-    const t1 = performance.now();
-    await eachLimited([...v1, faults[1] as PushedBundle], APPLIES, (b) => createInstaller(stack.kube.client, b, b.pkg, SA));
-    // The second version's RBAC once the namespaces exist (each namespace is applied by the first).
-    await eachLimited(v2, APPLIES, (b) => createInstaller(stack.kube.client, b, b.pkg, SA));
-    await namespaceWithServiceAccount(stack.kube.client, permissions);
-    const installersS = since(t1);
-    ctx.log(`installers created in ${installersS} s`);
-    return { v1, v2, faults, update, publishS, installersS };
-  } finally {
-    images.close();
-  }
-}
 
 async function installRounds(
   ctx: BenchContext,
@@ -227,10 +148,19 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
     const workers = WORKERS === undefined ? [] : ['--max-concurrent-reconciles', String(WORKERS)];
     const oc = await stack.startOperatorController(['--leader-elect=true', '--cluster-version', CLUSTER_VERSION, ...workers]);
     const stopHeapProfile = HEAP_PROFILE === undefined ? undefined : await startHeapSampling(oc.child.pid, oc.inspectPort);
+    const startRss = procMemory(oc.child.pid)?.rss ?? Number.NaN;
+    const processes: ProcessGroups = { 'operator-controller': [oc.child.pid], catalogd: [catalogd.child.pid], ...controlPlaneProcesses(stack) };
+    const installOffset = await audit.offset();
+    const installCpu = cpuMeter(processes);
     const installs = await installRounds(ctx, stack, watch, published, c);
 
     ctx.log('waiting until operator-controller is quiet, then measuring its steady state');
     await quiet(oc, 5_000, 120_000);
+    // The install's cost until quiet (its follow-up reconciles included), when the first install is the only one.
+    const install =
+      c.rounds === 0
+        ? { cpu: installCpu(), requests: await audit.readSince(installOffset, (e) => byOperatorController(e) && !isLease(e)) }
+        : undefined;
     const beforeSteady = await scrapeStepMetrics(oc.healthUrl);
     const stopIdleProfile = IDLE_PROFILE === undefined ? undefined : await startCpuProfile(oc.child.pid, oc.inspectPort);
     const steady = await steadyState(oc.child.pid, audit, c.steadyMs);
@@ -240,6 +170,7 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
     }
     const steadyReconciles: StepMetrics = stepDelta(beforeSteady, await scrapeStepMetrics(oc.healthUrl));
     const memory = rollupMemory(oc.child.pid);
+    const apiServerRss = (processes['kube-apiserver'] ?? []).reduce((t, pid) => t + (procMemory(pid)?.rss ?? 0), 0);
     const driftWatches = sum(await scrapeSamples(oc.healthUrl, 'operator_controller_drift_watches'));
 
     ctx.log(`catalog update: ${CATALOG} -> ${published.update.ref} (1.0.1 for every package)`);
@@ -252,7 +183,7 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
     };
     const auditOffset = await audit.offset();
     const stopProfile = PROFILE === undefined ? undefined : await startCpuProfile(oc.child.pid, oc.inspectPort);
-    const cpu = cpuMeter({ 'operator-controller': [oc.child.pid], catalogd: [catalogd.child.pid], ...controlPlaneProcesses(stack) });
+    const cpu = cpuMeter(processes);
     const update = await catalogUpdate(stack, watch, { catalog: CATALOG, ...published.update, targets, timeoutMs: c.timeoutMs });
     const updateCpu = cpu();
     if (stopProfile !== undefined && PROFILE !== undefined) {
@@ -260,7 +191,7 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
       ctx.log(`wrote operator-controller's CPU profile of the update to ${PROFILE}`);
     }
     await quiet(oc, 2_000, 120_000);
-    const updateRequests = (await audit.readSince(auditOffset)).filter(byOperatorController);
+    const updateRequests = await audit.readSince(auditOffset, byOperatorController);
     const fetches = sampleDelta(before.fetches, await scrapeSamples(oc.healthUrl, CATALOG_FETCHES));
     const hits = sampleDelta(before.hits, await scrapeSamples(oc.healthUrl, CATALOG_HITS));
     const catalogdRequests = sum(sampleDelta(before.catalogd, await scrapeSamples(catalogd.healthUrl, CATALOGD_REQUESTS)));
@@ -282,6 +213,9 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
         extensions: n,
         installs,
         setup: { publishS, installersS },
+        install,
+        startRss,
+        apiServerRss,
         steady,
         steadyReconciles,
         driftWatches,
@@ -331,6 +265,16 @@ const THOUSAND: ScaleConfig = {
   timeoutMs: 1_200_000,
 };
 
+const TEN_THOUSAND: ScaleConfig = {
+  extensions: env('OLMV1_BENCH_SCALE_LARGE_EXTENSIONS') ?? 10_000,
+  rounds: 0,
+  steadyMs: STEADY_MS,
+  // Issue 49: install and upgrade within 15 minutes each, RSS at most 1 GB; idle CPU at most
+  // upstream's at 1,000 (the requests benchmark measures it; no fixed target here).
+  targets: { installS: 900, upgradedS: 900, rssMB: 1000 },
+  timeoutMs: 3_600_000,
+};
+
 /** The many-extensions benchmark at 100 (or OLMV1_BENCH_SCALE_EXTENSIONS). */
 export const scaleBenchmark: Benchmark = {
   name: 'scale',
@@ -343,4 +287,11 @@ export const scale1000Benchmark: Benchmark = {
   name: 'scale-1000',
   title: `operator-controller with 1,000 extensions: install, catalog update, steady state, issue 30's targets (real control plane; ${THOUSAND.rounds} rounds with failing neighbours)`,
   run: (ctx) => run(ctx, THOUSAND),
+};
+
+/** The same at 10,000 (or OLMV1_BENCH_SCALE_LARGE_EXTENSIONS), judged by issue 49's targets. */
+export const scale10000Benchmark: Benchmark = {
+  name: 'scale-10000',
+  title: `operator-controller with ${TEN_THOUSAND.extensions} extensions: install, catalog update, steady state, issue 49's targets (real control plane)`,
+  run: (ctx) => run(ctx, TEN_THOUSAND),
 };

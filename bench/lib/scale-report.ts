@@ -19,13 +19,13 @@ import { mb, round, summarize } from './stats.ts';
 export interface ScaleTargets {
   /** kubectl apply -> all Installed=True, seconds (the first install, and the median of the later runs). */
   installS?: number;
-  resolvedS: number;
+  resolvedS?: number;
   upgradedS: number;
   requestsPerUpgrade?: number;
   /** operator-controller's RSS, steady and at its peak over the run, MB. */
   rssMB?: number;
-  steadyRequestsPerS: number;
-  steadyCpuPercent: number;
+  steadyRequestsPerS?: number;
+  steadyCpuPercent?: number;
 }
 
 /** One install run of the benchmark: with or without the failing extensions applied alongside. */
@@ -41,6 +41,12 @@ export interface Figures {
   installs: { first: InstallRun; rounds: Round[]; faults: Record<string, string> };
   /** Seconds the setup took: bundles and catalogs pushed, namespaces with ServiceAccount and RBAC created. */
   setup: { publishS: number; installersS: number };
+  /** The first install's CPU per process and operator-controller's requests (Lease apart) until quiet; only without rounds. */
+  install: { cpu: Record<string, number>; requests: AuditEvent[] } | undefined;
+  /** operator-controller's RSS once started, before any extension. */
+  startRss: number;
+  /** kube-apiserver's RSS at rest with the extensions installed. */
+  apiServerRss: number;
   steady: SteadyState;
   steadyReconciles: StepMetrics;
   /** Drift watches running at rest (`operator_controller_drift_watches`). */
@@ -85,7 +91,7 @@ function updateRows(f: Figures, t: ScaleTargets): Measurement[] {
       `new catalog content served -> all ${n} extensions re-resolved (1.0.1 named in status or in a revision)`,
       fromServed(resolved),
       's',
-      atMost(t.resolvedS),
+      bound(t.resolvedS),
       `median ${round(fromServed(median(f.update.resolvedMs)), 1)} s; ${ahead} first named by Progressing RollingOut (resolved ahead of the reconcile, decision 0100), the others by the revision their reconcile recorded (last ${round(fromServed(Math.max(...f.update.recordedMs)), 1)} s); ${round(s(resolved), 1)} s from the ClusterCatalog change`,
     ),
     measure(
@@ -183,7 +189,7 @@ function steadyRows(f: Figures, t: ScaleTargets): Measurement[] {
       `steady state, ${n} extensions: operator-controller API requests`,
       f.steady.requests.length / f.steady.seconds,
       'req/s',
-      atMost(t.steadyRequestsPerS),
+      bound(t.steadyRequestsPerS),
       `${f.steady.requests.length} in ${Math.round(f.steady.seconds)} s (${perMinute(f.steady.requests.length)} a minute): ${describeRequests(f.steady.requests) || 'none'}; reconciles in the window: ${sum(f.steadyReconciles.reconciles)}`,
     ),
     measure(
@@ -197,7 +203,7 @@ function steadyRows(f: Figures, t: ScaleTargets): Measurement[] {
       `steady state, ${n} extensions: operator-controller CPU`,
       (f.steady.cpuSeconds / f.steady.seconds) * 100,
       '% of a core',
-      atMost(t.steadyCpuPercent),
+      bound(t.steadyCpuPercent),
       `${round(f.steady.cpuSeconds, 2)} s user+system in ${Math.round(f.steady.seconds)} s (${perMinute(f.steady.cpuSeconds)} CPU-s a minute; /proc/PID/stat)`,
     ),
     measure(
@@ -218,16 +224,79 @@ function steadyRows(f: Figures, t: ScaleTargets): Measurement[] {
   ];
 }
 
+/**
+ * The cost per extension of each phase, so that runs of different sizes compare directly: flat
+ * from 100 to 10,000 is the goal of issue 49.
+ */
+function perExtensionRows(f: Figures): Measurement[] {
+  const n = f.extensions;
+  const ms = (x: number): number => round((x * 1000) / n, 2);
+  const cpuList = (c: Record<string, number>): string =>
+    Object.entries(c)
+      .map(([k, v]) => `${k} ${round(ms(v))}`)
+      .join(', ');
+  const upgraded = Math.max(...f.update.upgradedMs) - f.update.servedMs;
+  const rows = [
+    measure(
+      'per extension: first install, wall time',
+      f.installs.first.allMs / n,
+      'ms',
+      undefined,
+      'kubectl apply -> all Installed=True, divided by the extensions',
+    ),
+    measure('per extension: upgrade, wall time', upgraded / n, 'ms', undefined, 'new content served -> all upgraded, divided by the extensions'),
+    measure(
+      'per extension: upgrade, CPU of all processes',
+      ms(sum(f.updateCpu)),
+      'ms',
+      undefined,
+      `${cpuList(f.updateCpu)} ms; requests per upgrade ${round(f.updateRequests.length / n, 1)}`,
+    ),
+    measure(
+      "per extension: operator-controller's RSS above its start, steady",
+      ((f.memory?.rss ?? Number.NaN) - f.startRss) / n / 1e3,
+      'KB',
+      undefined,
+      `${mb(f.startRss)} MB at start; kube-apiserver's RSS at rest ${mb(f.apiServerRss)} MB`,
+    ),
+    measure('per extension: operator-controller CPU at rest', ms(f.steady.cpuSeconds / f.steady.seconds) * 60, 'ms a minute'),
+  ];
+  if (f.install === undefined) return rows;
+  return [
+    measure(
+      'per extension: first install, CPU of all processes (until quiet)',
+      ms(sum(f.install.cpu)),
+      'ms',
+      undefined,
+      `${cpuList(f.install.cpu)} ms`,
+    ),
+    measure(
+      'per extension: first install, operator-controller API requests (until quiet, Lease apart)',
+      f.install.requests.length / n,
+      '',
+      undefined,
+      `${f.install.requests.length} in all: ${describeRequests(f.install.requests)}`,
+    ),
+    ...rows,
+  ];
+}
+
 /** The rows and the raw figures behind them. */
 export function scaleOutcome(f: Figures, t: ScaleTargets): { measurements: Measurement[]; details: Record<string, unknown> } {
   const steps = (m: StepMetrics): Record<string, { ms: number; runs: number }> =>
     Object.fromEntries(Object.entries(m.steps).map(([k, v]) => [k, { ms: round(v.sum * 1000), runs: v.count }]));
   const { first, rounds, faults } = f.installs;
   return {
-    measurements: [...updateRows(f, t), ...installRows(f, t), ...steadyRows(f, t)],
+    measurements: [...updateRows(f, t), ...installRows(f, t), ...steadyRows(f, t), ...perExtensionRows(f)],
     details: {
       extensions: f.extensions,
       setup: f.setup,
+      install:
+        f.install === undefined
+          ? undefined
+          : { cpuSeconds: f.install.cpu, requests: f.install.requests.length, byKind: describeRequests(f.install.requests) },
+      startRss: f.startRss,
+      apiServerRss: f.apiServerRss,
       installs: {
         first: { allMs: Math.round(first.allMs), eachMs: summarize(first.eachMs), kubectlMs: Math.round(first.kubectlMs) },
         rounds: rounds.map((r) => ({

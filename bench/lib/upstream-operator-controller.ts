@@ -52,6 +52,8 @@ interface UpstreamOptions {
   workDir: string;
   cert: { certPath: string; keyPath: string };
   caCertPath: string;
+  /** Added to its environment (e.g. CONTAINERS_REGISTRIES_CONF for a plain-HTTP registry). */
+  env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -91,9 +93,7 @@ export async function prepareUpstreamOperatorController(o: UpstreamOptions): Pro
       const p = startProcess(
         'unshare',
         ['-m', '--propagation', 'private', 'sh', '-c', IN_CLUSTER_FILES, 'sh', tokenPath, NAMESPACE, o.binary, ...args],
-        {
-          KUBECONFIG: o.cp.kubeconfigPath,
-        },
+        { KUBECONFIG: o.cp.kubeconfigPath, ...o.env },
       );
       return { p, readyUrl: `http://127.0.0.1:${healthPort}/readyz` };
     },
