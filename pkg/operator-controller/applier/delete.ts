@@ -51,12 +51,29 @@ function isAuthorizationRefusal(err: unknown): boolean {
   return isForbidden(err) && / cannot [a-z]+ resource /.test(errorMessage(err));
 }
 
+/** Deletes sent at a time by one reconcile (kube-apiserver admits 200 mutating requests in flight by default). */
+const DELETES_AT_ONCE = 16;
+
+/** What happened to one object. */
+interface ObjectOutcome {
+  deleted?: string;
+  kept?: string;
+  skipped: SkippedObject[];
+  /** A failure that must be retried (ApplyError). */
+  failure?: ApplyError;
+}
+
 /**
- * Deletes the objects of `objects` (in reverse order) that are this extension's; see the module
- * comment. Reads each object first (GET as `client`, the ServiceAccount). Throws ApplyError
- * `error deleting <Kind ns/name>: <message>` for a failure that must be retried: an error that is
- * not the API server's final word (5xx, timeouts) or an authorization refusal on an object
- * that is not `tolerant`.
+ * Deletes the objects of `objects` that are this extension's; see the module comment. Up to
+ * DELETES_AT_ONCE at a time (started in `objects`' reverse order), Namespaces last, once
+ * everything else is done (a Namespace's deletion takes what is in it); no other order matters
+ * to a delete, unlike to an apply (apply-order.ts), and each order costs a round trip. Reads an
+ * object first (GET as `client`, the ServiceAccount) unless `knownUid` vouches for it; a delete
+ * conditional on a cached uid that the API server refuses (the object was replaced since)
+ * reads the object and decides again. Throws ApplyError `error deleting <Kind ns/name>:
+ * <message>` for a failure that must be retried (the first, once the objects in flight are
+ * done; Namespaces are then not started): an error that is not the API server's final word
+ * (5xx, timeouts) or an authorization refusal on an object that is not `tolerant`.
  */
 export async function deleteOwnedObjects(
   client: KubeClient,
@@ -64,72 +81,120 @@ export async function deleteOwnedObjects(
   extension: string,
   options: DeleteOptions = {},
 ): Promise<DeleteOutcome> {
+  const outcome: DeleteOutcome = { deleted: [], kept: [], skipped: [] };
+  const reversed = [...objects].reverse();
+  const namespaces = reversed.filter(isNamespace);
+  for (const phase of [reversed.filter((o) => !isNamespace(o)), namespaces]) {
+    const results = await mapLimited(phase, DELETES_AT_ONCE, (obj) => deleteOne(client, obj, extension, options));
+    for (const r of results) {
+      if (r.deleted !== undefined) outcome.deleted.push(r.deleted);
+      if (r.kept !== undefined) outcome.kept.push(r.kept);
+      outcome.skipped.push(...r.skipped);
+    }
+    const failure = results.find((r) => r.failure !== undefined)?.failure;
+    if (failure !== undefined) throw failure;
+  }
+  outcome.kept.reverse();
+  return outcome;
+}
+
+function isNamespace(obj: KubeObject): boolean {
+  return obj.apiVersion === 'v1' && obj.kind === 'Namespace';
+}
+
+/** Runs `fn` over `items`, at most `limit` at a time; the results in the order of `items`. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < items.length; i = next++) results[i] = await fn(items[i] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** One object of deleteOwnedObjects: read (unless vouched for), checked, then deleted or kept. */
+async function deleteOne(client: KubeClient, obj: KubeObject, extension: string, options: DeleteOptions): Promise<ObjectOutcome> {
   const { signal } = options;
   const s = signal === undefined ? {} : { signal };
-  const outcome: DeleteOutcome = { deleted: [], kept: [], skipped: [] };
-  for (const obj of [...objects].reverse()) {
-    const what = describeObject(obj);
-    const tolerant = options.tolerant?.(obj) === true;
-    const skip = (reason: string): void => void outcome.skipped.push({ object: what, reason });
-    const fail = (err: unknown): never => {
-      throw new ApplyError(what, `error deleting ${what}: ${errorMessage(err)}`, err);
-    };
-    signal?.throwIfAborted();
-    // The live uid, read unless a drift watch's cache vouches for the owner labels.
-    let uid = options.knownUid?.(obj);
-    let live: KubeObject | undefined;
+  const what = describeObject(obj);
+  const tolerant = options.tolerant?.(obj) === true;
+  const out: ObjectOutcome = { skipped: [] };
+  const skip = (reason: string): ObjectOutcome => (out.skipped.push({ object: what, reason }), out);
+  const fail = (err: unknown): ObjectOutcome => ((out.failure = new ApplyError(what, `error deleting ${what}: ${errorMessage(err)}`, err)), out);
+  signal?.throwIfAborted();
+  // The live uid, read unless a drift watch's cache vouches for the owner labels.
+  let uid = options.knownUid?.(obj);
+  let cached = uid !== undefined;
+  let live: KubeObject | undefined;
+  for (;;) {
     if (uid === undefined) {
       try {
         live = await client.get(refOf(obj), s);
       } catch (err) {
-        if (isNotFound(err)) continue;
-        if (isNoKindMatch(err)) skip('its kind is not served by the cluster');
-        else if (tolerant || (isForbidden(err) && !isAuthorizationRefusal(err))) skip(errorMessage(err));
-        else fail(err);
-        continue;
+        if (isNotFound(err)) return out;
+        if (isNoKindMatch(err)) return skip('its kind is not served by the cluster');
+        if (tolerant || (isForbidden(err) && !isAuthorizationRefusal(err))) return skip(errorMessage(err));
+        return fail(err);
       }
-      if (!ownedBy(live.metadata, extension)) {
-        skip('not owned by this extension');
-        continue;
-      }
+      if (!ownedBy(live.metadata, extension)) return skip('not owned by this extension');
       uid = live.metadata.uid ?? '';
     }
-    if (isCrd(obj)) {
-      // Kept: an owner reference to the extension (upstream's) would let the garbage collector
-      // delete it, and its custom resources, once the extension is gone. Not removable: retried.
-      try {
-        await releaseOwnerReferences(client, obj, live?.metadata, extension, signal);
-      } catch (err) {
-        throw new ApplyError(
-          what,
-          `error removing the owner reference to ClusterExtension ${JSON.stringify(extension)} from ${what}: ${errorMessage(err)}`,
-          err,
-        );
-      }
-      outcome.kept.push(what);
-      try {
-        await options.onKeptCrd?.(obj);
-      } catch (err) {
-        skip(`kept, but not marked for its package: ${errorMessage(err)}`);
-      }
-      continue;
-    }
+    if (isCrd(obj)) return keepCrd(client, obj, live, extension, options, out);
     try {
       await client.delete(refOf(obj), {
         propagationPolicy: 'Background',
         ...(uid === '' ? {} : { preconditions: { uid } }),
         ...s,
       });
-      outcome.deleted.push(what);
+      out.deleted = what;
+      return out;
     } catch (err) {
-      if (isNotFound(err)) continue;
-      if (isConflict(err)) skip('replaced while it was being deleted');
-      else if (tolerant || isRefusal(err)) skip(errorMessage(err));
-      else fail(err);
+      if (isNotFound(err)) return out;
+      // The cache's copy was replaced since: the object is read and judged again, once.
+      if (isConflict(err) && cached) {
+        cached = false;
+        uid = undefined;
+        continue;
+      }
+      if (isConflict(err)) return skip('replaced while it was being deleted');
+      if (tolerant || isRefusal(err)) return skip(errorMessage(err));
+      return fail(err);
     }
   }
-  outcome.kept.reverse();
-  return outcome;
+}
+
+/**
+ * A CRD of this extension is kept: an owner reference to the extension (upstream's) would let
+ * the garbage collector delete it, and its custom resources, once the extension is gone, so it is
+ * removed first; one that cannot be removed is a failure (retried).
+ */
+async function keepCrd(
+  client: KubeClient,
+  crd: KubeObject,
+  live: KubeObject | undefined,
+  extension: string,
+  options: DeleteOptions,
+  out: ObjectOutcome,
+): Promise<ObjectOutcome> {
+  const what = describeObject(crd);
+  try {
+    await releaseOwnerReferences(client, crd, live?.metadata, extension, options.signal);
+  } catch (err) {
+    out.failure = new ApplyError(
+      what,
+      `error removing the owner reference to ClusterExtension ${JSON.stringify(extension)} from ${what}: ${errorMessage(err)}`,
+      err,
+    );
+    return out;
+  }
+  out.kept = what;
+  try {
+    await options.onKeptCrd?.(crd);
+  } catch (err) {
+    out.skipped.push({ object: what, reason: `kept, but not marked for its package: ${errorMessage(err)}` });
+  }
+  return out;
 }
 
 /** The API server's final word on a delete that is not about the ServiceAccount's rights. */

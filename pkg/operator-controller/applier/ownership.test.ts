@@ -220,15 +220,64 @@ describe('deleteOwnedObjects', () => {
     expect(outcome.skipped).toEqual([{ object: 'ConfigMap ns/a', reason: forbidden.message }]);
   });
 
-  it('deletes without reading what a drift watch vouches for, conditionally on the cached uid', async () => {
+  it('deletes without reading what a drift watch vouches for, conditionally on the cached uid; a replaced one is read and judged again', async () => {
     const cluster = fakeCluster();
     cluster.seed(ours(cm('cached')));
     cluster.seed(ours(cm('replaced')));
+    cluster.seed(ours(cm('taken'), 'other'));
     const uid = (o: KubeObject): string | undefined => (o.metadata.name === 'cached' ? cluster.live(o)?.metadata.uid : 'stale-uid');
-    const outcome = await deleteOwnedObjects(cluster.client, [ours(cm('replaced')), ours(cm('cached'))], 'ext', { knownUid: uid });
-    expect(cluster.calls).toEqual(['delete ConfigMap ns/cached', 'delete ConfigMap ns/replaced']);
-    expect(outcome.deleted).toEqual(['ConfigMap ns/cached']);
-    expect(outcome.skipped).toEqual([{ object: 'ConfigMap ns/replaced', reason: 'replaced while it was being deleted' }]);
+    const outcome = await deleteOwnedObjects(cluster.client, [ours(cm('taken')), ours(cm('replaced')), ours(cm('cached'))], 'ext', {
+      knownUid: uid,
+    });
+    expect(cluster.calls).toEqual([
+      'delete ConfigMap ns/cached',
+      'delete ConfigMap ns/replaced',
+      'delete ConfigMap ns/taken',
+      'get ConfigMap ns/replaced',
+      'get ConfigMap ns/taken',
+      'delete ConfigMap ns/replaced',
+    ]);
+    // The replacement is still ours: deleted; the other one now belongs to another extension: left.
+    expect(outcome.deleted).toEqual(['ConfigMap ns/cached', 'ConfigMap ns/replaced']);
+    expect(outcome.skipped).toEqual([{ object: 'ConfigMap ns/taken', reason: 'not owned by this extension' }]);
+    expect([...cluster.objects.keys()]).toEqual(['ConfigMap ns/taken']);
+  });
+
+  it('deletes up to sixteen objects at once, Namespaces last', async () => {
+    const cluster = fakeCluster();
+    const ns = obj('v1', 'Namespace', 'ns');
+    const sa = obj('v1', 'ServiceAccount', 'sa', 'ns');
+    const role = clusterRole('r');
+    const binding = obj('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'b');
+    const cms = Array.from({ length: 20 }, (_, i) => cm(`c${i}`));
+    const all = [ns, sa, role, binding, ...cms].map((o) => ours(o));
+    for (const o of all) cluster.seed(o);
+    let inFlight = 0;
+    let most = 0;
+    const order: string[] = [];
+    const del = cluster.client.delete.bind(cluster.client);
+    cluster.client.delete = (async (ref, options) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 5));
+      inFlight--;
+      order.push(`${ref.kind} ${ref.name}`);
+      return del(ref, options);
+    }) as typeof cluster.client.delete;
+    const outcome = await deleteOwnedObjects(cluster.client, all, 'ext');
+    expect(most).toBe(16);
+    expect(outcome.deleted).toHaveLength(24);
+    expect(order.at(-1)).toBe('Namespace ns');
+    expect(cluster.objects.size).toBe(0);
+  });
+
+  it('finishes the deletes in flight after a failure and leaves the Namespaces; what is already gone is fine', async () => {
+    const cluster = fakeCluster({ refuse: { 'delete ConfigMap ns/a': new ApiError(503, 'ServiceUnavailable', 'try later') } });
+    const ns = ours(obj('v1', 'Namespace', 'ns'));
+    for (const o of [ours(cm('a')), ours(cm('b')), ns]) cluster.seed(o);
+    await expect(deleteOwnedObjects(cluster.client, [ns, ours(cm('a')), ours(cm('b')), ours(cm('gone'))], 'ext')).rejects.toThrow(
+      'error deleting ConfigMap ns/a: try later',
+    );
+    expect([...cluster.objects.keys()].sort()).toEqual(['ConfigMap ns/a', 'Namespace ns']);
   });
 
   it('retries (throws) what is not the API server final word', async () => {

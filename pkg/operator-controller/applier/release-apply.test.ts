@@ -450,6 +450,7 @@ describe('applyRelease after a crash', () => {
 
 describe('uninstallRelease', () => {
   it('deletes the union of every revision objects except CRDs, newest order reversed, then the records', async () => {
+    // All in the last apply phase: the CRDs kept go with it, after the deletes are sent.
     const history = [
       recorded(3, 'failed', desired('1.2.0', [crd('c3.example.com'), cm('a'), cm('three')])),
       recorded(2, 'deployed', desired('1.1.0', [crd('c2.example.com'), cm('a'), cm('two')])),
@@ -461,9 +462,9 @@ describe('uninstallRelease', () => {
     const outcome = await uninstallRelease({ client, store }, 'ext', history);
     expect(calls).toEqual([
       'delete ConfigMap ns/one',
-      'patch CustomResourceDefinition c2.example.com',
       'delete ConfigMap ns/three',
       'delete ConfigMap ns/a',
+      'patch CustomResourceDefinition c2.example.com',
       'patch CustomResourceDefinition c3.example.com',
     ]);
     expect(outcome).toEqual({

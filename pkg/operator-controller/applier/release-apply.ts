@@ -302,7 +302,8 @@ type UninstallOutcome = DeleteOutcome;
 
 /**
  * Uninstall: deletes, as the ServiceAccount, the objects any recorded revision applied that are
- * still this extension's (newest revision's order, reversed; delete.ts), except CRDs, which stay
+ * still this extension's (in reverse apply order, several at a time; delete.ts, which reads none
+ * that `knownUid` vouches for), except CRDs, which stay
  * with their custom resources and are marked kept for the installed package, so that its next
  * install takes them back; then the records. Objects only a failed or interrupted revision
  * named never stop the uninstall.
@@ -325,6 +326,7 @@ export async function uninstallRelease(deps: ReleaseDeps, extension: string, his
   const outcome = await deleteOwnedObjects(client, objects, extension, {
     ...s,
     tolerant: notIn(deployed),
+    ...(deps.knownUid === undefined ? {} : { knownUid: deps.knownUid }),
     ...(packageName === undefined
       ? {}
       : {

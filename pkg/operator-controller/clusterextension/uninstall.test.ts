@@ -25,7 +25,12 @@ function deleting(name: string): ExtensionState {
 /** Extensions whose health sample the finalizers removed. */
 const forgotten: string[] = [];
 
-function deps(history: Release[] | Error, calls: string[], client = fakeCluster().client): FinalizerPorts {
+function deps(
+  history: Release[] | Error,
+  calls: string[],
+  client = fakeCluster().client,
+  drift: FinalizerPorts['drift'] = { stop: () => undefined, ownedUid: () => undefined },
+): FinalizerPorts {
   const events = { event: (_o, type, reason, _action, note) => void calls.push(`event ${type} ${reason}: ${note}`) } satisfies EventRecorder;
   const releases = {
     history: (n: string) => (calls.push(`history ${n}`), history instanceof Error ? Promise.reject(history) : Promise.resolve(history)),
@@ -33,7 +38,7 @@ function deps(history: Release[] | Error, calls: string[], client = fakeCluster(
   } as unknown as ReleaseStore;
   return {
     releases,
-    drift: { stop: () => undefined },
+    drift,
     healthGauge: { forget: (n: string) => void forgotten.push(n) },
     events,
     upgrades: { set: () => false },
@@ -165,6 +170,41 @@ describe('finalizers step on an extension being deleted', () => {
     } as unknown as Release;
     await expect(finalize(deps([release], calls, cluster.client), deleting('ext'))).rejects.toThrow(
       /must be able to delete the extension's objects, or annotate/,
+    );
+  });
+
+  it('deletes what the drift watches vouch for without reading it, after they stopped; a replaced object is judged again, a gone one is fine', async () => {
+    const calls: string[] = [];
+    const cluster = fakeCluster();
+    const cm = (name: string, owner = 'ext'): KubeObject =>
+      withOwnerLabels([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' } }], owner)[0]!;
+    for (const o of [cm('mine'), cm('mine-2'), cm('taken'), cm('gone')]) cluster.seed(o);
+    // What the drift caches held: since then one went and one was replaced by another extension's.
+    const cached = new Map([...cluster.objects.values()].map((o) => [o.metadata.name, o.metadata.uid]));
+    cluster.objects.delete('ConfigMap ns/gone');
+    cluster.objects.delete('ConfigMap ns/taken');
+    cluster.seed(cm('taken', 'other'));
+    let stoppedAt = -1;
+    const drift = {
+      stop: () => void (stoppedAt = stoppedAt < 0 ? cluster.calls.length : stoppedAt),
+      ownedUid: (_ext: string, o: KubeObject) => cached.get(o.metadata.name),
+    };
+    const release = {
+      extension: 'ext',
+      revision: 1,
+      status: 'deployed',
+      bundle: { package: 'p', name: 'p.v1', version: '1', image: 'i' },
+      manifest: Manifest.ofObjects([cm('mine'), cm('mine-2'), cm('taken'), cm('gone')]),
+    } as unknown as Release;
+    await finalize(deps([release], calls, cluster.client, drift), deleting('ext'));
+    expect([...cluster.objects.keys()]).toEqual(['ConfigMap ns/taken']);
+    expect(cluster.live(cm('taken'))?.metadata.labels?.['olm.operatorframework.io/owner-name']).toBe('other');
+    // Only the replaced one was read; the drift watches stopped before the first delete.
+    expect(cluster.calls.filter((c) => c.startsWith('get'))).toEqual(['get ConfigMap ns/taken']);
+    expect(stoppedAt).toBeGreaterThanOrEqual(0);
+    expect(cluster.calls.slice(0, stoppedAt).some((c) => c.startsWith('delete'))).toBe(false);
+    expect(calls.at(-1)).toBe(
+      'event Normal Uninstalled: Uninstalled: 2 object(s) deleted, 0 CustomResourceDefinition(s) kept with their custom resources, 1 object(s) skipped',
     );
   });
 });

@@ -17,11 +17,11 @@ import {
   ORPHAN_OBJECTS_ANNOTATION,
   UNINSTALL_FINALIZER,
 } from '../../shared/api/index.ts';
-import { orphanObjects, releaseCrdReferences, uninstallRelease } from '../applier/index.ts';
+import { objectIdentity, orphanObjects, releaseCrdReferences, uninstallRelease } from '../applier/index.ts';
 import { addFinalizers, hasFinalizer, isDeleting, removeFinalizer, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { ImageCache } from '../../shared/image/index.ts';
-import { isForbidden, isUnauthorized, type EventRecorder, type ScopedClientFactory } from '../../shared/kube/index.ts';
+import { isForbidden, isUnauthorized, type EventRecorder, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
 import { isReleaseName, type Release, type ReleaseStore } from '../release/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionHealthGauge } from './health-gauge.ts';
@@ -41,7 +41,8 @@ export interface FinalizerPorts {
   /** Clients acting as the installer (the uninstall's deletes), and their cached tokens to forget. */
   scoped: Pick<ScopedClientFactory, 'forServiceAccount' | 'forget'>;
   bundleCache: Pick<ImageCache, 'delete'>;
-  drift: Pick<DriftTracker, 'stop'>;
+  /** The drift watches: stopped; what their caches know of the release's objects spares the uninstall a read of each. */
+  drift: Pick<DriftTracker, 'stop' | 'ownedUid'>;
   /** The extension's health sample, removed with it. */
   healthGauge: Pick<ExtensionHealthGauge, 'forget'>;
   events: EventRecorder;
@@ -69,8 +70,6 @@ async function finalize(ports: FinalizerPorts, state: ExtensionState): Promise<S
   const { ce } = state;
   const name = ce.metadata.name;
   if (!EXTENSION_FINALIZERS.some((f) => hasFinalizer(ce, f))) return {};
-  // The drift watches ("content manager cache") end first: the uninstall's deletes are no drift.
-  ports.drift.stop(name);
   ports.healthGauge.forget(name);
   ports.upgrades.set(name, undefined);
   if (hasFinalizer(ce, UNINSTALL_FINALIZER)) {
@@ -78,6 +77,8 @@ async function finalize(ports: FinalizerPorts, state: ExtensionState): Promise<S
     if (isReleaseName(name)) await uninstall(ports, state);
     removeFinalizer(ce, UNINSTALL_FINALIZER);
   }
+  // The drift watches ("content manager cache") end before any delete (uninstall); here for the other paths.
+  ports.drift.stop(name);
   if (hasFinalizer(ce, CLEANUP_UNPACK_CACHE_FINALIZER)) {
     try {
       await ports.bundleCache.delete(name);
@@ -112,10 +113,15 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
   try {
     history = await ports.releases.history(name, { signal });
   } catch (err) {
+    ports.drift.stop(name);
     // Without readable records the objects to delete are unknown; orphaning needs none of them.
     if (!orphan) stop(`${errorMessage(err)}; ${UNREADABLE_ADVICE}`, err);
     state.log.warn({ err: errorMessage(err) }, 'release records unreadable, objects left in place');
   }
+  // The uids the drift watches' caches hold (objects carrying the owner labels), taken before
+  // they end, which is before the first delete: the uninstall's deletes are no drift.
+  const knownUid = cachedUids(ports.drift, name, orphan ? [] : (history ?? []));
+  ports.drift.stop(name);
   try {
     const client = installer === undefined ? undefined : ports.scoped.forServiceAccount(ns, sa);
     if (orphan || history === undefined || history.length === 0) {
@@ -138,7 +144,7 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
     }
     if (client === undefined) throw new Error(noInstallerMessage(ce.spec.namespace));
     await releaseCrdReferences(client, name, signal);
-    const outcome = await uninstallRelease({ client, store: ports.releases, ...(signal === undefined ? {} : { signal }) }, name, history);
+    const outcome = await uninstallRelease({ client, store: ports.releases, knownUid, ...(signal === undefined ? {} : { signal }) }, name, history);
     state.log.info({ deleted: outcome.deleted.length, kept: outcome.kept, skipped: outcome.skipped }, 'uninstalled');
     recordUninstalled(ports.events, state, outcome);
   } catch (err) {
@@ -147,6 +153,21 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
       : ORPHAN_ADVICE;
     stop(`${errorMessage(err)}; ${advice}`, err);
   }
+}
+
+/**
+ * The uid of each object of `history` that a drift watch of `extension` holds (delete.ts deletes
+ * it conditionally on that uid without reading it first), as a lookup by object.
+ */
+function cachedUids(drift: Pick<DriftTracker, 'ownedUid'>, extension: string, history: readonly Release[]): (obj: KubeObject) => string | undefined {
+  const uids = new Map<string, string>();
+  for (const release of history) {
+    for (const obj of release.manifest.objects()) {
+      const uid = drift.ownedUid(extension, obj);
+      if (uid !== undefined) uids.set(objectIdentity(obj), uid);
+    }
+  }
+  return (obj) => uids.get(objectIdentity(obj));
 }
 
 /** The way out the uninstall's failures name. */
