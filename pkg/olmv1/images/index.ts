@@ -6,6 +6,7 @@
  */
 export { pushCertManagerImages, type CertManagerImages } from './cert-manager-images.ts';
 export { buildExampleOperatorBinary, pushExampleOperatorImages } from './example-operator-image.ts';
+export { pushServiceCaStandInImage } from './service-ca-stand-in-image.ts';
 export { checkProjectImage } from './project-image-check.ts';
 export {
   buildProjectImage,

@@ -8,4 +8,5 @@ export { deployCertManager, SELF_SIGNED_CLUSTER_ISSUER } from './cert-manager.ts
 export { CERT_MANAGER_NAMESPACE } from './cert-manager-manifests.ts';
 export { deployInCluster, startNodeRegistry, type InCluster } from './deploy.ts';
 export { DEPLOYMENTS, SYSTEM_NAMESPACE } from './overlay.ts';
+export { serviceCaManifests } from './service-ca-manifests.ts';
 export { waitForDeployments, type Kubectl } from './wait-available.ts';

@@ -1,0 +1,3 @@
+module olmv1.local/examples/service-ca-stand-in
+
+go 1.26.0
