@@ -1,35 +1,20 @@
 /**
- * The payload of a release record: the release as Helm's release JSON (helm-format.ts) plus
- * "\n", gzip'd at level 9 and cut into pieces that fit one Secret each, as upstream's chunked
- * driver stores it (json.Encoder output, gzip.BestCompression; the pieces are the raw gzip
- * bytes, base64'd only once, by the Secret API), and the way back with every step checked.
+ * The payload of a release record: Helm's release JSON (helm-format.ts) plus "\n", gzip'd at
+ * level 9 and cut into pieces of one Secret each, as upstream's chunked driver stores it (the raw
+ * gzip bytes, base64'd once, by the Secret API), and the way back with every step checked.
  *
- * Chunk size. A Secret is limited to 1 MiB, and we hold the WHOLE serialized Secret under
- * that limit, not only its decoded data as the API server's validation does (upstream's
- * 1,040,384-byte chunks pass validation but make JSON Secrets of about 1.39 MB, above what
- * etcd and many tools are comfortable with; keeping every Secret under 1 MiB with all overhead
- * counted is one of this project's deliberate differences from upstream):
- *  - the Secret travels and is returned as JSON, where `data` values are base64: 4 bytes per
- *    3 bytes of payload;
- *  - CHUNK_SIZE = 756 KiB = 774,144 bytes, a multiple of 3, so a full piece is exactly
- *    1,032,192 base64 bytes and 16,384 bytes (16 KiB) remain for everything else;
- *  - of those, SERVER_ADDED_ALLOWANCE = 4 KiB is kept for what the API server adds (uid,
- *    resourceVersion, creationTimestamp, a managedFields entry listing our field names:
- *    measured 761 bytes for an index Secret and 503 for a chunk Secret on kube-apiserver
- *    1.36), and what we send besides the piece (kind, name, labels, annotations,
- *    ownerReferences, the extraChunks list of at most 10 names) must fit in the other 12 KiB:
- *    about 1 KB in practice, more only when bundle names or image references are extremely
- *    long. Measured: an index Secret holding a full piece is stored as 1,033,986 bytes of
- *    JSON, a full chunk Secret as 1,033,213 (test/integration/release-store.test.ts).
- * `assertSecretFits` checks every Secret before it is sent, so an oversized one fails with
- * ReleaseTooLargeError instead of being written partially. Readers join pieces of any size:
- * records upstream wrote, in 1,040,384-byte pieces, read as ours do.
+ * Chunk size. We hold the WHOLE serialized Secret under 1 MiB, not only its decoded data as the
+ * API server does (a deliberate difference: upstream's 1,040,384-byte pieces make Secrets of
+ * ~1.39 MB). JSON carries `data` as base64, 4 bytes per 3; CHUNK_SIZE (756 KiB, a multiple of 3)
+ * leaves 16 KiB of each Secret for the rest: SERVER_ADDED_ALLOWANCE for what the API server adds,
+ * the other 12 KiB for our own fields (about 1 KB in practice; figures in
+ * bench/results/release-records.md). `assertSecretFits` checks every Secret before it is sent, so an
+ * oversized one fails with ReleaseTooLargeError instead of being written partially. Readers join
+ * pieces of any size, so upstream's records read as ours do.
  *
- * Decoded size. A record's Secrets are tamperable input, and deflate inflates up to ~1,000
- * times: 1 MB of Secret can hold a GB of zeros. What a payload decompresses to is bounded
- * (MAX_RECORD_JSON_BYTES unless the reader is given another bound), counted as zlib produces
- * it, whatever the gzip trailer states: a payload that would inflate past the bound stops
- * there, and its record is reported corrupt.
+ * Decoded size. A record's Secrets are tamperable, and deflate inflates up to ~1,000 times: what a
+ * payload decompresses to is bounded (MAX_RECORD_JSON_BYTES unless the reader is given another
+ * bound) as zlib produces it, whatever the gzip trailer states; past it the record is corrupt.
  */
 import { once } from 'node:events';
 import { promisify } from 'node:util';
@@ -59,12 +44,10 @@ export const MAX_CHUNKS = 11;
 
 const MiB = 1024 * 1024;
 /**
- * Most bytes a record's payload may decompress to (its release JSON), 64 MiB: twice the
- * bundles' unpacked-bytes cap (pkg/shared/image BUNDLE_IMAGE_LIMITS, 32 MiB), the most a
- * record's manifest can come from, leaving room for what rendering adds and JSON's escapes of
- * the manifest text (a record of a bundle at the cap is ~34 MB, decision 0098). A payload that
- * inflates past it is corrupt, not a release: nothing this project or upstream writes is that
- * large. Decoding one costs at most this much memory, outside V8's heap, before it fails.
+ * Most bytes a record's payload may decompress to, 64 MiB: twice the bundles' unpacked-bytes cap
+ * (pkg/shared/image BUNDLE_IMAGE_LIMITS), room for what rendering and JSON's escapes add (a
+ * record of a bundle at the cap is ~34 MB, decision 0098). Nothing this project or upstream
+ * writes is larger; decoding costs at most this much memory, outside V8's heap.
  */
 export const MAX_RECORD_JSON_BYTES = 64 * MiB;
 

@@ -13,11 +13,6 @@ export function versionRangeInvalid(range: string, reason: string): string {
   return `desired version range ${goQuote(range)} is invalid: ${reason}`;
 }
 
-/** E-walk-1: listing ClusterCatalogs failed. */
-export function listCatalogsFailed(reason: string): string {
-  return `${WALK}error listing catalogs: ${reason}`;
-}
-
 /** E-walk-2: fetching the package from a catalog failed; aborts the whole resolution. */
 export function getPackageFailed(packageName: string, catalog: string, reason: string): string {
   return `${WALK}error getting package ${goQuote(packageName)} from catalog ${goQuote(catalog)}: ${reason}`;
@@ -54,24 +49,9 @@ export function catalogNilResolvedImage(catalog: string): string {
   return `error: catalog ${goQuote(catalog)} has a nil status.resolvedSource.image value`;
 }
 
-/** Fetch error: the local content cache for the catalog is not populated. */
-export function catalogCacheNotFound(catalog: string): string {
-  return `cache for catalog ${goQuote(catalog)} not found`;
-}
-
 /** Fetch error: populating the local content cache failed earlier (the error is cached). */
 export function catalogCacheFailed(catalog: string, reason: string): string {
   return `error retrieving cache for catalog ${goQuote(catalog)}: ${reason}`;
-}
-
-/** Fetch error: reading the package from the cache failed. */
-export function packageGetFailed(packageName: string, reason: string): string {
-  return `error getting package ${goQuote(packageName)}: ${reason}`;
-}
-
-/** Fetch error: decoding the package's FBC failed. */
-export function packageLoadFailed(packageName: string, reason: string): string {
-  return `error loading package ${goQuote(packageName)}: ${reason}`;
 }
 
 /** What the "no unique bundle" error (E-none / E-ambig) is built from. */

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   TRUNCATION_SUFFIX,
   findCondition,
-  isConditionTrue,
   metaTime,
   removeCondition,
   setStatusCondition,
@@ -67,8 +66,8 @@ describe('condition lookup', () => {
     const c = base();
     expect(findCondition(c, 'Installed')?.reason).toBe('Failed');
     expect(findCondition(undefined, 'Installed')).toBeUndefined();
-    expect(isConditionTrue(c, 'Progressing')).toBe(true);
-    expect(isConditionTrue(c, 'Installed')).toBe(false);
+    expect(findCondition(c, 'Progressing')?.status).toBe('True');
+    expect(findCondition(c, 'Installed')?.status).not.toBe('True');
     expect(removeCondition(c, 'Progressing')).toBe(true);
     expect(removeCondition(c, 'Progressing')).toBe(false);
     expect(c.map((x) => x.type)).toEqual(['Installed']);

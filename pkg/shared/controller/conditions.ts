@@ -78,11 +78,6 @@ export function findCondition(conditions: readonly Condition[] | undefined, type
   return conditions?.find((c) => c.type === type);
 }
 
-/** True when the condition of `type` exists with status `True`. */
-export function isConditionTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
-  return findCondition(conditions, type)?.status === 'True';
-}
-
 /** Removes the condition of `type` in place; returns true when one was removed. */
 export function removeCondition(conditions: Condition[], type: string): boolean {
   const i = conditions.findIndex((c) => c.type === type);

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { type Bundle, type DeclarativeConfig, type Deprecation, validate } from './index.ts';
 import { type Channel, type ChannelEntry, type Package } from './types.ts';
-import { firstValidationError } from './validate.ts';
+
+/** The single error `opm validate` prints: the first conversion error, else the model error tree. */
+const firstValidationError = (cfg: Parameters<typeof validate>[0]): string | undefined => validate(cfg)[0];
 
 function pkg(name: string, defaultChannel = 'stable'): Package {
   return { schema: 'olm.package', name, defaultChannel };

@@ -19,14 +19,3 @@ export function validate(cfg: DeclarativeConfig): string[] {
   const tree = validateModel(packages);
   return tree === undefined ? errors : [...errors, tree.render()];
 }
-
-/**
- * The single error `opm validate` would print for `cfg` (the first conversion error, else the
- * model error tree), or undefined when valid. Tree children are sorted by name where upstream's
- * order is random.
- */
-export function firstValidationError(cfg: DeclarativeConfig): string | undefined {
-  const { packages, errors } = convertToModel(cfg);
-  if (errors.length > 0) return errors[0];
-  return validateModel(packages)?.render();
-}

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ClusterCatalogReason, ClusterExtensionConditionType, ClusterExtensionReason, Condition, findCondition } from '../index.ts';
-import {
-  CLUSTER_CATALOG_CONDITION_TYPES,
-  CLUSTER_CATALOG_REASONS,
-  CLUSTER_EXTENSION_CONDITION_TYPES,
-  CLUSTER_EXTENSION_REASONS,
-} from './conditions.ts';
+import { ClusterCatalogConditionType } from './conditions.ts';
+
+const CLUSTER_EXTENSION_CONDITION_TYPES = Object.values(ClusterExtensionConditionType);
+const CLUSTER_EXTENSION_REASONS: string[] = Object.values(ClusterExtensionReason);
+const CLUSTER_CATALOG_CONDITION_TYPES = Object.values(ClusterCatalogConditionType);
+const CLUSTER_CATALOG_REASONS = Object.values(ClusterCatalogReason);
 
 // The complete sets upstream's API defines for each kind, written out
 // here independently of the implementation so that an added, removed or misspelt entry fails.

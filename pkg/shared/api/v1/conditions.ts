@@ -55,9 +55,6 @@ export const ClusterExtensionConditionType = {
 /** A ClusterExtension condition type. */
 export type ClusterExtensionConditionType = (typeof ClusterExtensionConditionType)[keyof typeof ClusterExtensionConditionType];
 
-/** Every ClusterExtension condition type, in the order upstream lists them. */
-export const CLUSTER_EXTENSION_CONDITION_TYPES: readonly ClusterExtensionConditionType[] = Object.values(ClusterExtensionConditionType);
-
 /** Condition reasons used on a ClusterExtension. */
 export const ClusterExtensionReason = {
   /** Installed True: a bundle is installed; Progressing True: desired state reached. */
@@ -86,9 +83,6 @@ export const ClusterExtensionReason = {
 
 /** A ClusterExtension condition reason. */
 export type ClusterExtensionReason = (typeof ClusterExtensionReason)[keyof typeof ClusterExtensionReason];
-
-/** Every ClusterExtension condition reason, in the order upstream lists them. */
-export const CLUSTER_EXTENSION_REASONS: readonly ClusterExtensionReason[] = Object.values(ClusterExtensionReason);
 
 /**
  * The ClusterExtension condition this project adds for update policies (decision 0096); not
@@ -140,9 +134,6 @@ export const ClusterCatalogConditionType = {
 /** A ClusterCatalog condition type. */
 export type ClusterCatalogConditionType = (typeof ClusterCatalogConditionType)[keyof typeof ClusterCatalogConditionType];
 
-/** Every ClusterCatalog condition type. */
-export const CLUSTER_CATALOG_CONDITION_TYPES: readonly ClusterCatalogConditionType[] = Object.values(ClusterCatalogConditionType);
-
 /** Condition reasons used on a ClusterCatalog. */
 export const ClusterCatalogReason = {
   /** Serving True: content from the resolved source is served. */
@@ -161,9 +152,6 @@ export const ClusterCatalogReason = {
 
 /** A ClusterCatalog condition reason. */
 export type ClusterCatalogReason = (typeof ClusterCatalogReason)[keyof typeof ClusterCatalogReason];
-
-/** Every ClusterCatalog condition reason. */
-export const CLUSTER_CATALOG_REASONS: readonly ClusterCatalogReason[] = Object.values(ClusterCatalogReason);
 
 /** The condition of `type` in `conditions`, or undefined when there is none. */
 export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {

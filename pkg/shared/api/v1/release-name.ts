@@ -4,7 +4,7 @@
  * characters. The CRD refuses other names when an object is created (the root rule of
  * config/crd/olm.operatorframework.io_clusterextensions.yaml); these are the same limit and
  * message, for code that meets an object admitted before that rule existed and must say why it
- * can never install. release-name.test.ts checks that the two agree.
+ * can never install. release-name.test.ts checks that they agree.
  *
  * parseClusterExtension does not apply this check (pkg/shared/api checks shape only, decision 0071):
  * an object that fails to parse cannot reach its finalizers, so such an extension could not be
@@ -22,14 +22,3 @@ export const RELEASE_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9](
 /** The CRD rule's message, word for word. */
 export const RELEASE_NAME_MESSAGE =
   'name becomes the Helm release name, so it must be no longer than 53 characters and a valid DNS1123 subdomain. It must contain only lowercase alphanumeric characters, hyphens (-) or periods (.), start and end with an alphanumeric character';
-
-const RELEASE_NAME = new RegExp(RELEASE_NAME_PATTERN);
-
-/**
- * Undefined when `name` can be a release name, else the CRD rule's message. The pattern admits
- * ASCII only, so counting UTF-16 units agrees with CEL's `size()` (code points) on every name
- * that passes.
- */
-export function releaseNameError(name: string): string | undefined {
-  return name.length <= RELEASE_NAME_MAX_LENGTH && RELEASE_NAME.test(name) ? undefined : RELEASE_NAME_MESSAGE;
-}
