@@ -15,7 +15,7 @@
 import http from 'node:http';
 import { join } from 'node:path';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
-import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../../cmd/catalogd/node-flags.ts';
+import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../../cmd/shared/node-flags.ts';
 import { type BenchChild, type ChildMessage, forkChild } from '../lib/child.ts';
 import type { CatalogFixture } from '../lib/fixtures.ts';
 import { seededRandom, timedGet } from '../lib/http-load.ts';

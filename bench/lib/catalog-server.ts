@@ -3,7 +3,7 @@
  * child process (LocalDirStore with worker ingest + buildCatalogServer, exactly the composition
  * the command ships), listening on a kernel-chosen loopback port.
  */
-import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../../cmd/catalogd/node-flags.ts';
+import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../../cmd/shared/node-flags.ts';
 import { type BenchChild, spawnChild } from './child.ts';
 import type { Runtime } from './runtime.ts';
 

@@ -100,8 +100,8 @@ export const commands = new Map<string, Entry>([
     {
       summary: 'same as up',
       load: async () => {
-        const { runLocalStack } = await import('./local-stack.ts');
-        return (args, io) => runLocalStack(args, io, upDeps());
+        const { runUp } = await import('./up.ts');
+        return (args, io) => runUp(args, io, upDeps());
       },
     },
   ],

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../../cmd/catalogd/node-flags.ts';
+import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../../cmd/shared/node-flags.ts';
 import {
   OPERATOR_CONTROLLER_ENVIRONMENT,
   OPERATOR_CONTROLLER_MEMORY_LIMIT_BYTES,

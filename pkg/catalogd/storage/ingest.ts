@@ -100,7 +100,7 @@ const INGEST_CHILD_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=5
 
 /**
  * Environment of the ingest child: nothing is inherited (it needs no variables), in particular
- * not catalogd's own allocator settings (cmd/catalogd/node-flags.ts), which trade speed for a
+ * not catalogd's own allocator settings (cmd/shared/node-flags.ts), which trade speed for a
  * low steady RSS in the long-running process. With those, every block of 32 KiB or more (zlib
  * state, segment buffers) is a fresh mmap, which slows the ingest. Two arenas and a fixed
  * 256 KiB mmap threshold (no dynamic raising, which lets freed 1 MiB buffers fragment the heap)
