@@ -5,18 +5,30 @@
 // puts the CA into catalogd's webhook configuration. Both components serve with the issued
 // certificates (verified over TLS with the issued CA), and a renewal forced as `cmctl renew`
 // does (the Certificate's Issuing condition set through the status subresource) is served
-// without a restart. Needs root and the node's prerequisites, like on-node.test.ts.
+// without a restart. Then, on the same stack, the OpenShift service-CA provider: operator-controller
+// switched to it with upstream's gates, examples/webhook-operator installed while nothing issues
+// service-CA certificates (the install completes, its webhooks do not serve), then the service-CA
+// stand-in (examples/service-ca-stand-in) issues the Secret and injects the CA, and objects
+// without its annotations are left alone. Needs root and the node's prerequisites, like
+// on-node.test.ts.
 import { X509Certificate } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pushExample } from '../../cmd/olmv1/up-example.ts';
 import {
   CERT_MANAGER_NAMESPACE,
+  deployServiceCaStandIn,
   SELF_SIGNED_CLUSTER_ISSUER,
+  SERVICE_CA_NAMESPACE,
+  SERVICE_CA_SECRET,
   SYSTEM_NAMESPACE,
   type InCluster,
   type Kubectl,
 } from '../../pkg/olmv1/in-cluster/index.ts';
-import { condition, deployOnNode, kube, nodeUnavailable, timed as timedBy, type OnNode } from '../support/on-node.ts';
+import { condition, deployOnNode, kube, nodeEnv, nodeUnavailable, REPO, timed as timedBy, type Obj, type OnNode } from '../support/on-node.ts';
 
 const missing = nodeUnavailable();
 if (missing !== undefined) console.warn(`on-node-cert-manager.test.ts skipped: ${missing}`);
@@ -25,6 +37,7 @@ let onNode: OnNode | undefined;
 let product: InCluster;
 let kubectl: Kubectl;
 let k: ReturnType<typeof kube>;
+let work = '';
 const log = (line: string): void => console.error(`on-node-cert-manager: ${line}`);
 const timed = (name: string, started: number): void => timedBy(log, name, started);
 
@@ -57,11 +70,13 @@ beforeAll(async () => {
   onNode = await deployOnNode(log, { certManager: true });
   ({ product, kubectl } = onNode);
   k = kube(kubectl);
+  work = await mkdtemp(join(tmpdir(), 'olmv1-service-ca-'));
   log(`cert-manager deployed: ${JSON.stringify(product.certManager?.timings)} ms`);
 }, 1_800_000);
 
 afterAll(async () => {
   await onNode?.stop();
+  if (work !== '') await rm(work, { recursive: true, force: true });
 }, 120_000);
 
 describe.skipIf(missing !== undefined)('cert-manager on the node', () => {
@@ -168,4 +183,170 @@ describe.skipIf(missing !== undefined)('cert-manager on the node', () => {
     );
     expect(await restarts()).toEqual(podsBefore);
   }, 300_000);
+});
+
+const NS = 'webhook-operator';
+const EXTENSION = 'webhook-operator';
+const CRD = 'widgets.webhook.example.com';
+const INJECT = 'service.beta.openshift.io/inject-cabundle';
+const SERVING_SECRET = 'service.beta.openshift.io/serving-cert-secret-name';
+const widget = (name: string, valid: boolean): object => ({
+  apiVersion: 'webhook.example.com/v1',
+  kind: 'Widget',
+  metadata: { name, namespace: NS },
+  spec: { valid },
+});
+const annotationsOf = (o: Obj): Record<string, string> => (o.metadata as { annotations?: Record<string, string> }).annotations ?? {};
+const resourceVersion = async (args: string[]): Promise<string> =>
+  ((await k.get(args)).metadata as { resourceVersion?: string }).resourceVersion ?? '';
+async function conditionMessage(type: string): Promise<{ status?: string; message?: string }> {
+  const conditions = (await k.get(['clusterextension', EXTENSION])).status?.['conditions'] as
+    Array<{ type: string; status: string; message: string }> | undefined;
+  const c = conditions?.find((x) => x.type === type);
+  return { status: c?.status, message: c?.message };
+}
+/** The ValidatingWebhookConfiguration of the operator's validating webhook. */
+async function operatorWebhookConfiguration(): Promise<Obj & { webhooks: Array<{ clientConfig: { caBundle?: string } }> }> {
+  const all = (await k.list(['validatingwebhookconfigurations'])) as Array<
+    Obj & { webhooks: Array<{ name: string; clientConfig: { caBundle?: string } }> }
+  >;
+  const found = all.find((c) => c.webhooks.some((w) => w.name === 'vwidget.webhook.example.com'));
+  if (found === undefined) throw new Error('no ValidatingWebhookConfiguration of the webhook operator');
+  return found;
+}
+/** What the probes look like before the stand-in runs, to show it leaves them alone. */
+let untouched: Record<string, string> = {};
+
+describe.skipIf(missing !== undefined)('the OpenShift service-CA provider, served by the service-CA stand-in', () => {
+  it('installs an operator with webhooks with WebhookProviderCertManager=false; without a service CA its webhooks never serve', async () => {
+    const started = Date.now();
+    // Upstream's gates: cert-manager's wins when both are on, so it is turned off.
+    const args = [{ op: 'add', path: '/spec/template/spec/containers/0/args/-', value: '--feature-gates=WebhookProviderCertManager=false' }];
+    await kubectl([
+      'patch',
+      'deployment',
+      '-n',
+      SYSTEM_NAMESPACE,
+      'operator-controller-controller-manager',
+      '--type=json',
+      '-p',
+      JSON.stringify(args),
+    ]);
+    await kubectl(['rollout', 'status', 'deployment', '-n', SYSTEM_NAMESPACE, 'operator-controller-controller-manager', '--timeout=300s']);
+    timed('operator-controller switched to the service-CA provider', started);
+    const registry = product.registry.host;
+    const example = await pushExample(REPO, registry, [registry], work, nodeEnv, 'webhook-operator');
+    await k.apply({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterCatalog',
+      metadata: { name: 'webhook-catalog' },
+      spec: { source: { type: 'Image', image: { ref: example.catalogRef } } },
+    });
+    await k.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    await k.clusterAdminInstaller(NS, 'webhook-operator-installer');
+    // Probes: a ConfigMap asking for the bundle, one not asking, and a Service naming a Secret
+    // someone else made.
+    await k.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'wants-bundle', namespace: NS, annotations: { [INJECT]: 'true' } } });
+    await k.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'plain', namespace: NS }, data: { 'service-ca.crt': 'mine' } });
+    await k.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'taken', namespace: NS }, stringData: { 'tls.crt': 'not a certificate' } });
+    await k.apply({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'squatter', namespace: NS, annotations: { [SERVING_SECRET]: 'taken' } },
+      spec: { ports: [{ port: 443 }] },
+    });
+    untouched = {
+      plain: await resourceVersion(['configmap', '-n', NS, 'plain']),
+      taken: await resourceVersion(['secret', '-n', NS, 'taken']),
+      catalogdWebhook: await resourceVersion(['mutatingwebhookconfiguration', 'catalogd-mutating-webhook-configuration']),
+    };
+    await expect
+      .poll(async () => condition(await k.get(['clustercatalog', 'webhook-catalog']), 'Serving'), { timeout: 120_000, interval: 1000 })
+      .toBe('True');
+    await k.apply({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterExtension',
+      metadata: { name: EXTENSION },
+      spec: {
+        namespace: NS,
+        serviceAccount: { name: 'installer' },
+        source: { sourceType: 'Catalog', catalog: { packageName: 'webhook-operator', version: '0.1.0' } },
+      },
+    });
+    await expect.poll(() => conditionMessage('Installed'), { timeout: 300_000, interval: 1000 }).toMatchObject({ status: 'True' });
+    // Rendered for the service CA: no cert-manager objects, upstream's annotations instead.
+    expect(await k.list(['certificates.cert-manager.io', '-n', NS])).toEqual([]);
+    const [service] = (await k.list(['services', '-n', NS])).filter(
+      (s) => annotationsOf(s)[SERVING_SECRET] !== undefined && s.metadata.name !== 'squatter',
+    );
+    const secretName = annotationsOf(service as Obj)[SERVING_SECRET] ?? '';
+    expect(secretName).toBe(`${service?.metadata.name ?? ''}-cert`);
+    expect(annotationsOf(await k.get(['crd', CRD]))[INJECT]).toBe('true');
+    expect(annotationsOf(await operatorWebhookConfiguration())[INJECT]).toBe('true');
+    // Nothing issues the Secret: the Pod cannot start, Healthy names the Deployment, and the
+    // webhook configuration (no CA, no endpoint) refuses Widgets instead of admitting them.
+    await expect
+      .poll(() => conditionMessage('Healthy'), { timeout: 120_000, interval: 1000 })
+      .toMatchObject({
+        status: 'False',
+        message: expect.stringMatching(/Deployment webhook-operator\/webhook-operator-controller: Available=False/),
+      });
+    log(`without a service CA, Healthy says: ${(await conditionMessage('Healthy')).message}`);
+    await expect(k.get(['secret', '-n', NS, secretName])).rejects.toThrow(/NotFound/);
+    await expect(k.apply(widget('early', true))).rejects.toThrow(/failed calling webhook "vwidget.webhook.example.com"/);
+    timed('installed without a service CA', started);
+  }, 900_000);
+
+  it('the stand-in issues the serving Secret and injects its CA: v1 read as v2, an invalid Widget refused; what is not asked for is untouched', async () => {
+    let started = Date.now();
+    const deployed = await deployServiceCaStandIn({ kubectl, registry: product.registry.host, repoRoot: REPO, workDir: work, env: nodeEnv, log });
+    log(`service-CA stand-in deployed: ${JSON.stringify(deployed.timings)} ms`);
+    timed('stand-in deployed', started);
+    started = Date.now();
+    await expect.poll(() => conditionMessage('Healthy'), { timeout: 300_000, interval: 1000 }).toMatchObject({ status: 'True' });
+    await expect
+      .poll(
+        () =>
+          k.apply(widget('good', true)).then(
+            () => 'admitted',
+            (e: Error) => e.message,
+          ),
+        { timeout: 120_000, interval: 500 },
+      )
+      .toBe('admitted');
+    timed('stand-in running -> Healthy and webhook serving', started);
+
+    const caPem = await secretData(SERVICE_CA_NAMESPACE, SERVICE_CA_SECRET, 'tls.crt');
+    const ca = new X509Certificate(caPem);
+    const [service] = (await k.list(['services', '-n', NS])).filter(
+      (s) => annotationsOf(s)[SERVING_SECRET] !== undefined && s.metadata.name !== 'squatter',
+    );
+    const svc = service?.metadata.name ?? '';
+    const secretName = annotationsOf(service as Obj)[SERVING_SECRET] ?? '';
+    const secret = await k.get(['secret', '-n', NS, secretName]);
+    expect((secret as Obj & { type?: string }).type).toBe('kubernetes.io/tls');
+    const leaf = new X509Certificate(await secretData(NS, secretName, 'tls.crt'));
+    expect(leaf.subjectAltName).toBe(`DNS:${svc}.${NS}.svc, DNS:${svc}.${NS}.svc.cluster.local`);
+    expect(leaf.verify(ca.publicKey)).toBe(true);
+    expect(annotationsOf(secret)['service.beta.openshift.io/originating-service-name']).toBe(svc);
+    expect(annotationsOf(service as Obj)['service.beta.openshift.io/serving-cert-signed-by']).toBe(ca.subject.replace(/^CN=/, ''));
+    const caBundle = Buffer.from(caPem).toString('base64');
+    const conversion = (await k.get(['crd', CRD])).spec?.['conversion'] as { webhook: { clientConfig: { caBundle?: string } } };
+    expect(conversion.webhook.clientConfig.caBundle).toBe(caBundle);
+    expect((await operatorWebhookConfiguration()).webhooks[0]?.clientConfig.caBundle).toBe(caBundle);
+    // Stored as v1, read as v2 through the conversion webhook; the validating webhook refuses.
+    expect((await k.get(['widgets.v2.webhook.example.com', '-n', NS, 'good'])).spec).toEqual({ conversion: { valid: true } });
+    await expect(k.apply(widget('bad', false))).rejects.toThrow(/denied the request: webhook-operator 0\.1\.0: this Widget is not valid/);
+
+    // The ConfigMap that asked holds the bundle; nothing that did not ask was written.
+    expect(((await k.get(['configmap', '-n', NS, 'wants-bundle'])) as Obj & { data?: object }).data).toEqual({ 'service-ca.crt': caPem });
+    expect(await resourceVersion(['configmap', '-n', NS, 'plain'])).toBe(untouched['plain']);
+    expect(await resourceVersion(['mutatingwebhookconfiguration', 'catalogd-mutating-webhook-configuration'])).toBe(untouched['catalogdWebhook']);
+    // A Secret the Service did not get from the service CA is never taken: the Service says why.
+    expect(await resourceVersion(['secret', '-n', NS, 'taken'])).toBe(untouched['taken']);
+    const squatter = await k.get(['service', '-n', NS, 'squatter']);
+    expect(annotationsOf(squatter)['service.beta.openshift.io/serving-cert-generation-error']).toBe(
+      `secret ${NS}/taken does not have corresponding service UID ${squatter.metadata.uid ?? ''}`,
+    );
+  }, 600_000);
 });
