@@ -5,7 +5,7 @@
  * lower their oom_score_adj; without it every sandbox fails in runc), the pause image built
  * here as `sandbox_image`, overlayfs, cgroupfs (no systemd), CNI plugins from the Debian package
  * with a configuration directory of ours, and registry hosts read from a directory of ours
- * (plain HTTP for the local registries).
+ * (plain HTTP for the local registries, mirrors of public registries).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -101,6 +101,23 @@ export async function addPlainHttpRegistry(layout: ContainerdLayout, host: strin
   const dir = join(layout.registryHostsDir, host);
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, 'hosts.toml'), renderPlainHttpHost(host));
+}
+
+/**
+ * `hosts.toml` that makes containerd pull images named under `upstream` (a registry host such
+ * as `quay.io`) from the registry at `mirror` (host:port, plain HTTP) first, `upstream` itself
+ * staying the fallback `server` (pure). The image keeps its name: Pods, bundles and the
+ * kubelet still say `upstream/...`.
+ */
+export function renderRegistryMirror(upstream: string, mirror: string): string {
+  return [`server = ${toml(`https://${upstream}`)}`, '', `[host.${toml(`http://${mirror}`)}]`, '  capabilities = ["pull", "resolve"]', ''].join('\n');
+}
+
+/** Makes the node pull images of `upstream` from `mirror` (renderRegistryMirror). */
+export async function addRegistryMirror(layout: ContainerdLayout, upstream: string, mirror: string): Promise<void> {
+  const dir = join(layout.registryHostsDir, upstream);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'hosts.toml'), renderRegistryMirror(upstream, mirror));
 }
 
 /** What startContainerd needs. */

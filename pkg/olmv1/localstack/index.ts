@@ -43,7 +43,7 @@ export { buildGoProgram } from './go-program.ts';
 export { kubeRequest, type KubeAuth, type KubeEndpoint, type KubeRequest, type KubeResponse } from './kube-http.ts';
 export { renderKubeconfig, type KubeconfigCredentials, type KubeconfigOptions } from './kubeconfig.ts';
 export { isAlive, withLock } from './lock.ts';
-export { allowPlainHttpRegistry, type NodeBinaries, type NodeInfo } from './node.ts';
+export { allowPlainHttpRegistry, mirrorRegistry, type NodeBinaries, type NodeInfo } from './node.ts';
 export { missingNodePrerequisites } from './node-prereqs.ts';
 export { freePorts } from './ports.ts';
 export { startProcess, type ExitStatus, type ManagedProcess, type StartProcessOptions } from './process.ts';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { CertificateAuthority } from './certs.ts';
 import { renderCleanupScript, type CleanupPlan } from './node-cleanup.ts';
 import { startClusterDns } from './cluster-dns.ts';
-import { addPlainHttpRegistry, containerdLayout, ctr, startContainerd, type ContainerdLayout } from './containerd.ts';
+import { addPlainHttpRegistry, addRegistryMirror, containerdLayout, ctr, startContainerd, type ContainerdLayout } from './containerd.ts';
 import { runCommand } from './exec.ts';
 import { isNodeReady, startKubelet } from './kubelet.ts';
 import { startKubeProxy } from './kube-proxy.ts';
@@ -291,4 +291,14 @@ export async function startNode(o: StartNodeOptions): Promise<NodeInfo> {
  */
 export async function allowPlainHttpRegistry(node: NodeInfo, host: string): Promise<void> {
   await addPlainHttpRegistry(containerdLayout(join(node.dir, 'containerd')), host);
+}
+
+/**
+ * Makes a running node pull images named under `upstream` (e.g. `quay.io`) from the registry
+ * at `mirror` (host:port, plain HTTP), as a containerd registry mirror: for an image a bundle
+ * names at a public registry this machine cannot reach, pushed to a local registry under the
+ * same repository and tag. Read at every pull, like allowPlainHttpRegistry's.
+ */
+export async function mirrorRegistry(node: NodeInfo, upstream: string, mirror: string): Promise<void> {
+  await addRegistryMirror(containerdLayout(join(node.dir, 'containerd')), upstream, mirror);
 }
