@@ -12,6 +12,8 @@
 // by the validating webhook; the upgrade to 0.2.0 changes the webhook (UPDATE too, its refusal
 // names 0.2.0); with 0.3.0's Pod never ready, uninstall still completes, removes the webhook
 // configuration and keeps the CRD and the Widgets (uninstall keeps data, docs/webhook-operators.md).
+// Last, upstream's own scenario "Install operator having webhooks" runs as written on the same
+// stack, with upstream's bundle (test/support/upstream-webhook-scenario.ts).
 // Needs root and the node's prerequisites, like on-node.test.ts.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,7 +21,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pushExample } from '../../cmd/olmv1/up-example.ts';
 import { deployCertManager, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
+import { mirrorRegistry } from '../../pkg/olmv1/localstack/index.ts';
 import { condition, deployOnNode, kube, nodeEnv, nodeUnavailable, REPO, timed as timedBy, type Obj, type OnNode } from '../support/on-node.ts';
+import {
+  matchesAsUpstream,
+  pushUpstreamWebhookScenario,
+  UPSTREAM_E2E_VERSION,
+  UPSTREAM_WEBHOOK_IMAGE,
+} from '../support/upstream-webhook-scenario.ts';
 
 const missing = nodeUnavailable();
 if (missing !== undefined) console.warn(`on-node-webhook-operator.test.ts skipped: ${missing}`);
@@ -231,4 +240,106 @@ describe.skipIf(missing !== undefined)('an operator with webhooks, cert-manager 
     expect((await k.get(['crd', CRD])).metadata.name).toBe(CRD);
     expect((await k.get(['widgets.v1.webhook.example.com', '-n', NS, 'good'])).spec).toEqual({ valid: true });
   }, 400_000);
+});
+
+// Upstream's scenario "Install operator having webhooks" (operator-controller
+// UPSTREAM_E2E_VERSION, install.feature of its e2e features, @WebhookProviderCertManager:
+// cert-manager is the provider here too), step by step as its step definitions (steps.go) do them:
+// kubectl's client-side apply, polls of 1 s up to 5 minutes. Variables as upstream's hooks name
+// them for scenario id SCENARIO: ${NAME} ce-<id>, ${TEST_NAMESPACE} ns-<id>.
+const SCENARIO = 'upstream';
+const NAME = `ce-${SCENARIO}`;
+const TEST_NAMESPACE = `ns-${SCENARIO}`;
+const STEP = { timeout: 300_000, interval: 1000 };
+
+describe.skipIf(missing !== undefined)(`upstream's scenario "Install operator having webhooks" (${UPSTREAM_E2E_VERSION})`, () => {
+  it("passes as written, with upstream's bundle and its operator image pulled through a registry mirror", async () => {
+    const started = Date.now();
+    const registry = onNode?.product.registry.host ?? '';
+    const node = onNode?.cp.node;
+    if (node === undefined) throw new Error('the stack has no node');
+    // Background "OLM is available" and "an image registry is available": beforeAll's stack.
+    // Given a catalog "test" with packages: webhook-operator 0.0.1 in alpha, its contents
+    // StaticBundleDir(testdata/images/bundles/webhook-operator/v0.0.1).
+    const pushed = await pushUpstreamWebhookScenario({ repoRoot: REPO, registry, scenarioId: SCENARIO, workDir: work, env: nodeEnv });
+    // Its operator image, quay.io/olmtest/webhook-operator:0.0.4, comes from the local registry.
+    expect(pushed.operatorImage).toBe(`${UPSTREAM_WEBHOOK_IMAGE.registry}/${UPSTREAM_WEBHOOK_IMAGE.repository}:${UPSTREAM_WEBHOOK_IMAGE.tag}`);
+    await mirrorRegistry(node, UPSTREAM_WEBHOOK_IMAGE.registry, registry);
+    const apply = (obj: object): Promise<string> => kubectl(['apply', '-f', '-'], JSON.stringify(obj));
+    await apply({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterCatalog',
+      metadata: { name: pushed.catalogName },
+      spec: { priority: 0, source: { type: 'Image', image: { pollIntervalMinutes: 1, ref: pushed.catalogRef } } },
+    });
+    // And ServiceAccount "olm-admin" in test namespace is cluster admin.
+    await apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: TEST_NAMESPACE } });
+    await apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'olm-admin', namespace: TEST_NAMESPACE } });
+    await apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: `${TEST_NAMESPACE}-olm-admin-cluster-admin-binding` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ kind: 'ServiceAccount', name: 'olm-admin', namespace: TEST_NAMESPACE }],
+    });
+    // When ClusterExtension is applied.
+    await apply({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterExtension',
+      metadata: { name: NAME },
+      spec: {
+        namespace: TEST_NAMESPACE,
+        serviceAccount: { name: 'olm-admin' },
+        source: {
+          sourceType: 'Catalog',
+          catalog: { packageName: pushed.packageName, selector: { matchLabels: { 'olm.operatorframework.io/metadata.name': pushed.catalogName } } },
+        },
+      },
+    });
+    const conditionOf = async (type: string): Promise<{ status?: string; reason?: string }> => {
+      const conditions = (await k.get(['clusterextension', NAME])).status?.['conditions'] as
+        Array<{ type: string; status: string; reason: string }> | undefined;
+      const c = conditions?.find((x) => x.type === type);
+      return { status: c?.status, reason: c?.reason };
+    };
+    // Then ClusterExtension is rolled out: Progressing True, reason Succeeded.
+    await expect.poll(() => conditionOf('Progressing'), STEP).toEqual({ status: 'True', reason: 'Succeeded' });
+    // And ClusterExtension is available: Installed True.
+    await expect.poll(async () => (await conditionOf('Installed')).status, STEP).toBe('True');
+    timed('upstream scenario: applied -> rolled out and available', started);
+    // And resource apply fails with error msg containing "Invalid value: false: Spec.Valid must
+    // be true" (polled: upstream's step waits for the webhook to answer so).
+    const webhookTest = (spec: object): object => ({
+      apiVersion: 'webhook.operators.coreos.io/v1',
+      kind: 'WebhookTest',
+      metadata: { name: NAME, namespace: TEST_NAMESPACE },
+      spec,
+    });
+    const applyOutcome = (obj: object): Promise<string> =>
+      apply(obj).then(
+        () => 'applied',
+        (e: Error) => e.message,
+      );
+    await expect.poll(() => applyOutcome(webhookTest({ valid: false })), STEP).toContain('Invalid value: false: Spec.Valid must be true');
+    // And resource is applied: the valid one.
+    await apply(webhookTest({ valid: true }));
+    // And resource "webhooktest/${NAME}" matches: kubectl's short name reads the preferred
+    // version, v2, through the conversion webhook; mutate was set by the mutating webhook.
+    const live = async (kind: string): Promise<unknown> => JSON.parse(await kubectl(['get', kind, NAME, '-n', TEST_NAMESPACE, '-o', 'json']));
+    const asV2 = {
+      apiVersion: 'webhook.operators.coreos.io/v2',
+      kind: 'WebhookTest',
+      metadata: { name: NAME, namespace: TEST_NAMESPACE },
+      spec: { conversion: { valid: true, mutate: true } },
+    };
+    await expect.poll(async () => matchesAsUpstream(await live('webhooktest'), asV2), STEP).toBe(true);
+    // And resource "webhooktest.v1.webhook.operators.coreos.io/${NAME}" matches its v1 form.
+    const asV1 = { ...asV2, apiVersion: 'webhook.operators.coreos.io/v1', spec: { valid: true, mutate: true } };
+    await expect.poll(async () => matchesAsUpstream(await live('webhooktest.v1.webhook.operators.coreos.io'), asV1), STEP).toBe(true);
+    // Not a step of upstream's: what the expectations rest on, so a pass means what it says.
+    expect(await live('webhooktest')).toMatchObject({ apiVersion: 'webhook.operators.coreos.io/v2' });
+    const [pod] = await k.list(['pods', '-n', TEST_NAMESPACE, '-l', 'app.kubernetes.io/name=webhook-operator']);
+    expect((pod?.spec?.['containers'] as Array<{ image: string }>)[0]?.image).toBe(pushed.operatorImage);
+    timed('upstream scenario "Install operator having webhooks"', started);
+  }, 900_000);
 });

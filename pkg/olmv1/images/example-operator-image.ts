@@ -34,33 +34,47 @@ export async function buildExampleOperatorBinary(go: GoToolchain, sourceDir: str
   return out;
 }
 
+/** What an example program's image names: its title, where the binary sits (the Entrypoint), its probe port. */
+interface ExampleProgram {
+  name: string;
+  entrypoint: string;
+  port: number;
+  description: string;
+}
+const EXAMPLE_OPERATOR: ExampleProgram = {
+  name: 'example-operator',
+  entrypoint: EXAMPLE_OPERATOR_ENTRYPOINT,
+  port: EXAMPLE_OPERATOR_PORT,
+  description: 'The controller of the example bundles olmv1 up publishes',
+};
+
 /**
  * The operator image over `binary`: one gzip layer holding `/etc/passwd`, `/etc/group` (root
- * and the operator's user, no shell) and the binary (mode 0755, owned by root, so the
- * non-root user cannot change it); the config runs it as EXAMPLE_OPERATOR_UID with no shell
- * and exposes the probe port. Deterministic: mtimes are 0.
+ * and the operator's user, no shell) and the binary at `program.entrypoint` (mode 0755, owned
+ * by root, so the non-root user cannot change it); the config runs it as EXAMPLE_OPERATOR_UID
+ * with no shell and exposes the probe port. Deterministic: mtimes are 0.
  */
-export function exampleOperatorImage(binary: Buffer, version: string): BuiltImage {
+export function exampleOperatorImage(binary: Buffer, version: string, program: ExampleProgram = EXAMPLE_OPERATOR): BuiltImage {
   const uid = EXAMPLE_OPERATOR_UID;
-  const passwd = `root:x:0:0:root:/root:/sbin/nologin\nexample-operator:x:${uid}:${uid}:example-operator:/nonexistent:/sbin/nologin\n`;
-  const group = `root:x:0:\nexample-operator:x:${uid}:\n`;
+  const passwd = `root:x:0:0:root:/root:/sbin/nologin\n${program.name}:x:${uid}:${uid}:${program.name}:/nonexistent:/sbin/nologin\n`;
+  const group = `root:x:0:\n${program.name}:x:${uid}:\n`;
   const layer = buildLayer([
     { path: 'etc', type: 'dir' },
     { path: 'etc/group', type: 'file', data: Buffer.from(group) },
     { path: 'etc/passwd', type: 'file', data: Buffer.from(passwd) },
-    { path: EXAMPLE_OPERATOR_ENTRYPOINT.slice(1), type: 'file', data: binary, mode: 0o755 },
+    { path: program.entrypoint.slice(1), type: 'file', data: binary, mode: 0o755 },
   ]);
   return buildImage({
     layers: [layer],
     labels: {
-      'org.opencontainers.image.title': 'example-operator',
+      'org.opencontainers.image.title': program.name,
       'org.opencontainers.image.version': version,
-      'org.opencontainers.image.description': 'The controller of the example bundles olmv1 up publishes',
+      'org.opencontainers.image.description': program.description,
     },
     run: {
       User: `${uid}:${uid}`,
-      Entrypoint: [EXAMPLE_OPERATOR_ENTRYPOINT],
-      ExposedPorts: [`${EXAMPLE_OPERATOR_PORT}/tcp`],
+      Entrypoint: [program.entrypoint],
+      ExposedPorts: [`${program.port}/tcp`],
     },
   });
 }

@@ -5,7 +5,7 @@
  * static Go program packed by our own image writer). Both are pushed by digest.
  */
 export { pushCertManagerImages, type CertManagerImages } from './cert-manager-images.ts';
-export { buildExampleOperatorBinary, pushExampleOperatorImages } from './example-operator-image.ts';
+export { buildExampleOperatorBinary, exampleOperatorImage, pushExampleOperatorImages } from './example-operator-image.ts';
 export { pushServiceCaStandInImage } from './service-ca-stand-in-image.ts';
 export { checkProjectImage } from './project-image-check.ts';
 export {
