@@ -179,11 +179,7 @@ export async function clusterDependencyCheck(
   const version = await readServerVersion(kube.transport).catch((e: unknown) => (unread.push(`the server version (${errorMessage(e)})`), undefined));
   const ports = {
     extensions: { list: () => items ?? [] },
-    serves: (gvk: { group: string; version: string; kind: string }) =>
-      kube.mapper.resolve(gvk).then(
-        () => true,
-        () => false,
-      ),
+    serves: servesOf(kube),
     ...(version === undefined ? {} : { serverVersion: () => Promise.resolve(version) }),
   };
   return { check: await dependencyCheck(ports, source, self, inputs), unread, items };
@@ -281,13 +277,19 @@ export async function clusterDependentsHold(
   target: Bundle,
 ): Promise<string | undefined> {
   const { items } = await kube.client.listAll(CLUSTER_EXTENSION);
-  const ports = {
-    extensions: { list: () => items },
-    serves: (gvk: { group: string; version: string; kind: string }) =>
-      kube.mapper.resolve(gvk).then(
-        () => true,
-        () => false,
-      ),
-  };
-  return upgradeHold(ports, await clusterCatalogSource(kube, deps, catalogdUrl), self, target);
+  return upgradeHold(
+    { extensions: { list: () => items }, serves: servesOf(kube) },
+    await clusterCatalogSource(kube, deps, catalogdUrl),
+    self,
+    target,
+  );
+}
+
+/** Whether the cluster serves an API, as discovery (the connection's mapper) tells the CLI's user. */
+function servesOf(kube: Pick<KubeContext, 'mapper'>): (gvk: { group: string; version: string; kind: string }) => Promise<boolean> {
+  return (gvk) =>
+    kube.mapper.resolve(gvk).then(
+      () => true,
+      () => false,
+    );
 }

@@ -193,7 +193,7 @@ function releaseWithLines(json: Buffer, where: string, extensionUID: string, spi
 
 function releaseOf(doc: unknown, where: string, extensionUID: string): Release {
   const decoded = isLegacyRelease(doc) ? fromLegacyRelease(doc) : fromHelmRelease(doc, extensionUID, where);
-  if (!decoded.ok) throw new Error(`release record ${where} is corrupt: ${decoded.problem}`, { cause: new Error(decoded.problem) });
+  if (!decoded.ok) throw corrupt(where, decoded.problem, new Error(decoded.problem));
   return decoded.release;
 }
 
@@ -211,12 +211,12 @@ export async function decodeReleaseSummary(
   const doc = await decodeDocument(payload, where, maxBytes, withoutManifest);
   if (isLegacyRelease(doc)) {
     const legacy = fromLegacyRelease(doc);
-    if (!legacy.ok) throw new Error(`release record ${where} is corrupt: ${legacy.problem}`, { cause: new Error(legacy.problem) });
+    if (!legacy.ok) throw corrupt(where, legacy.problem, new Error(legacy.problem));
     const { manifest: _objects, ...summary } = legacy.release;
     return summary;
   }
   const decoded = fromHelmReleaseSummary(doc, extensionUID);
-  if (!decoded.ok) throw new Error(`release record ${where} is corrupt: ${decoded.problem}`, { cause: new Error(decoded.problem) });
+  if (!decoded.ok) throw corrupt(where, decoded.problem, new Error(decoded.problem));
   return decoded.summary;
 }
 
@@ -237,15 +237,15 @@ async function decompress(payload: Uint8Array, where: string, maxBytes: number):
     return await gunzipAsync(payload, { maxOutputLength: maxBytes });
   } catch (e) {
     if (isErrno(e, 'ERR_BUFFER_TOO_LARGE')) {
-      throw new Error(
-        `release record ${where} is corrupt: its payload decompresses to more than ${sizeText(maxBytes)} (${sizeText(payload.length)} compressed)`,
-        {
-          cause: e,
-        },
-      );
+      throw corrupt(where, `its payload decompresses to more than ${sizeText(maxBytes)} (${sizeText(payload.length)} compressed)`, e);
     }
-    throw new Error(`release record ${where} is corrupt: decompressing the payload failed: ${errorMessage(e)}`, { cause: e });
+    throw corrupt(where, `decompressing the payload failed: ${errorMessage(e)}`, e);
   }
+}
+
+/** The error of a record that is not one: `release record <where> is corrupt: <problem>`. */
+function corrupt(where: string, problem: string, cause: unknown): Error {
+  return new Error(`release record ${where} is corrupt: ${problem}`, { cause });
 }
 
 /** `64 MiB`, `1.3 MiB`, `12.5 KiB` or `300 bytes`: a size for messages. */
@@ -267,13 +267,13 @@ function parseDocument(json: Buffer, where: string, cut?: Buffer): unknown {
     if (bytes !== json) freeOwnedBytes(bytes);
   } catch (e) {
     // Only a payload longer than V8's longest string gets here (a bound above 512 MiB).
-    throw new Error(`release record ${where} is corrupt: its payload cannot be read as text: ${errorMessage(e)}`, { cause: e });
+    throw corrupt(where, `its payload cannot be read as text: ${errorMessage(e)}`, e);
   }
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw new Error(`release record ${where} is corrupt: the payload is not JSON: ${errorMessage(e)}`, { cause: e });
+    throw corrupt(where, `the payload is not JSON: ${errorMessage(e)}`, e);
   }
   return doc;
 }
