@@ -1,4 +1,4 @@
-// The YAML parity table (pkg/gocompat/goyaml/parity-cases.ts) states what upstream's Go libraries
+// The YAML parity table (test/goyaml/parity-cases.ts) states what upstream's Go libraries
 // answer for each tricky input; this test proves it. Every row goes through the real libraries
 // at the versions upstream OLM links (test/goyaml: sigs.k8s.io/yaml v1.6.0 over
 // go.yaml.in/yaml/v2 v2.4.4, apimachinery v0.36.4's YAMLOrJSONDecoder), built with the
@@ -6,7 +6,8 @@
 // pkg/gocompat/goyaml/goyaml.test.ts then holds our decoder to the same table.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PARITY_CASES, YamlConvertError, yamlToJsonValue } from '../../pkg/gocompat/goyaml/index.ts';
+import { YamlConvertError, yamlToJsonValue } from '../../pkg/gocompat/goyaml/index.ts';
+import { PARITY_CASES } from '../goyaml/parity-cases.ts';
 import { defaultCacheRoot } from '../envtest/index.ts';
 import { ensureGoYamlOracle } from '../goyaml/build.ts';
 import { askGo, type OracleAnswer } from '../goyaml/oracle.ts';

@@ -4,13 +4,13 @@ import {
   decodeDocuments,
   decodeSingleDocument,
   decodeYamlOrJson,
-  PARITY_CASES,
   type RawJson,
   scanJson,
   splitJsonStream,
   YamlConvertError,
   yamlToJsonValue,
 } from './index.ts';
+import { PARITY_CASES } from '../../../test/goyaml/parity-cases.ts';
 
 // The table's `go` answers are checked against the Go libraries by
 // test/integration/yaml-go-parity.test.ts; here our decoder must give them (or `ours`).

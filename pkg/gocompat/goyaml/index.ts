@@ -10,4 +10,3 @@ export { decodeDocuments, decodeSingleDocument, decodeUtf8, decodeYamlOrJson } f
 export { findOverflowingNumber, goUnmarshalSyntaxError, scanJsonValue, type RawJson } from './json-scan.ts';
 export { compactRaw, goJsonKindName, scanJson, splitJsonStream } from './raw-json.ts';
 export { type BoundaryScan, findValueEnd, NEEDS_MORE, STRING_TOO_LONG, TOO_DEEP } from './json-boundary.ts';
-export { PARITY_CASES } from './parity-cases.ts';

@@ -4,7 +4,7 @@
  * YAMLOrJSONDecoder). Two tests read it:
  * - test/integration/yaml-go-parity.test.ts runs every row through the real Go libraries
  *   (test/goyaml) and asserts that `go` is exactly what they print;
- * - goyaml.test.ts asserts that this module's decoder gives the same answers.
+ * - pkg/gocompat/goyaml/goyaml.test.ts asserts that our decoder gives the same answers.
  *
  * `convert` rows are one document through `YAMLToJSON` (`json` is Go's output text, keys
  * sorted); `stream` rows are a whole file through `YAMLOrJSONDecoder`, each document decoded
