@@ -10,27 +10,20 @@ interface Entry {
 }
 
 /** Every `olmv1` command, keyed by its command words. */
-export const commands = new Map<string, Entry>([
-  [
-    'catalog validate',
-    {
+export const commands = new Map<string, Entry>(
+  Object.entries({
+    'catalog validate': {
       summary: 'validate a file-based catalog directory (like opm validate)',
       load: async () => (await import('./catalog-validate.ts')).runCatalogValidate,
     },
-  ],
-  [
-    'catalog serve',
-    {
+    'catalog serve': {
       summary: 'serve catalog directories over the catalogd HTTP API, no cluster needed',
       load: async () => {
         const [{ runCatalogServe }, { tmpdir }] = await Promise.all([import('./catalog-serve.ts'), import('node:os')]);
         return (args, io) => runCatalogServe(args, io, { signal: shutdownSignal(), tmpDir: tmpdir() });
       },
     },
-  ],
-  [
-    'catalog push',
-    {
+    'catalog push': {
       summary: 'validate a catalog directory, build its image without Docker and push it',
       load: async () => {
         const { runCatalogPush } = await import('./catalog-push.ts');
@@ -38,10 +31,7 @@ export const commands = new Map<string, Entry>([
           runCatalogPush(args, io, { insecureRegistries: insecureRegistries(), defaultAuthFile: defaultAuthFile(), ...(await environmentProxy()) });
       },
     },
-  ],
-  [
-    'bundle push',
-    {
+    'bundle push': {
       summary: 'check a registry+v1 bundle directory, build its bundle image without Docker and push it',
       load: async () => {
         const { runBundlePush } = await import('./bundle-push.ts');
@@ -49,65 +39,41 @@ export const commands = new Map<string, Entry>([
           runBundlePush(args, io, { insecureRegistries: insecureRegistries(), defaultAuthFile: defaultAuthFile(), ...(await environmentProxy()) });
       },
     },
-  ],
-  [
-    'catalog list',
-    {
+    'catalog list': {
       summary: 'list the packages of catalogs (cluster, catalogd URL or directory): channels, versions, deprecations, installability',
       load: async () => catalogListCommand(false),
     },
-  ],
-  [
-    'catalog search',
-    {
+    'catalog search': {
       summary: 'find packages by name, description or keywords in catalogs (cluster, catalogd URL or directory)',
       load: async () => catalogListCommand(true),
     },
-  ],
-  [
-    'catalog add',
-    {
+    'catalog add': {
       summary: 'create a ClusterCatalog from a catalog image and wait until catalogd serves it',
       load: async () => clusterCatalogCommand('add'),
     },
-  ],
-  [
-    'catalog remove',
-    {
+    'catalog remove': {
       summary: 'delete a ClusterCatalog and wait until it is gone',
       load: async () => clusterCatalogCommand('remove'),
     },
-  ],
-  [
-    'catalogs',
-    {
+    catalogs: {
       summary: 'list the ClusterCatalogs of the cluster: availability, priority, serving, image',
       load: async () => clusterCatalogCommand('list'),
     },
-  ],
-  [
-    'up',
-    {
+    up: {
       summary: 'run a control plane, a registry with an example catalog, catalogd and operator-controller locally until Ctrl-C',
       load: async () => {
         const { runUp } = await import('./up.ts');
         return (args, io) => runUp(args, io, upDeps());
       },
     },
-  ],
-  [
-    'local-stack',
-    {
+    'local-stack': {
       summary: 'same as up',
       load: async () => {
         const { runUp } = await import('./up.ts');
         return (args, io) => runUp(args, io, upDeps());
       },
     },
-  ],
-  [
-    'resolve',
-    {
+    resolve: {
       summary: 'show which bundle a ClusterExtension would get (FBC directories, catalogd URLs, or --cluster EXTENSION)',
       load: async () => {
         const [{ runResolve }, { createCatalogContentCache }] = await Promise.all([
@@ -131,65 +97,41 @@ export const commands = new Map<string, Entry>([
         };
       },
     },
-  ],
-  [
-    'install',
-    {
+    install: {
       summary: 'install a package with least privilege: namespace, ServiceAccount, exactly the RBAC its bundle needs, ClusterExtension',
       load: async () => extensionCommand('install'),
     },
-  ],
-  [
-    'uninstall',
-    {
+    uninstall: {
       summary: 'delete a ClusterExtension, wait until it is gone, then the ServiceAccount and RBAC install created for it',
       load: async () => extensionCommand('uninstall'),
     },
-  ],
-  [
-    'update',
-    {
+    update: {
       summary: "change a ClusterExtension's version range, channels, catalog selector or upgradeConstraintPolicy",
       load: async () => extensionCommand('update'),
     },
-  ],
-  [
-    'upgrade plan',
-    {
+    'upgrade plan': {
       summary: 'show what the next upgrade of an installed ClusterExtension will do: pick, objects, permissions, CRDs, policy',
       load: async () => upgradeCommand('plan'),
     },
-  ],
-  [
-    'upgrade approve',
-    {
+    'upgrade approve': {
       summary: 'approve the upgrade the update policy holds: annotate the ClusterExtension with the picked bundle',
       load: async () => upgradeCommand('approve'),
     },
-  ],
-  [
-    'render bundle',
-    {
+    'render bundle': {
       summary: 'render a registry+v1 bundle (directory or image) to the plain manifests OLM applies',
       load: async () => {
         const { runRenderBundle } = await import('./render.ts');
         return (args, io) => runRenderBundle(args, io, { fetchBundle, defaultAuthFile: defaultAuthFile() });
       },
     },
-  ],
-  [
-    'rbac',
-    {
+    rbac: {
       summary: "print the minimal RBAC an extension's ServiceAccount needs for a bundle",
       load: async () => {
         const { runRbac } = await import('./rbac.ts');
         return (args, io) => runRbac(args, io, { fetchBundle, defaultAuthFile: defaultAuthFile() });
       },
     },
-  ],
-  [
-    'release',
-    {
+    release: {
       summary: 'show the release records of ClusterExtensions (list, history, get)',
       load: async () => {
         const { runRelease } = await import('./release.ts');
@@ -197,10 +139,7 @@ export const commands = new Map<string, Entry>([
         return (args, io) => runRelease(args, io, { kubeconfig });
       },
     },
-  ],
-  [
-    'release rollback',
-    {
+    'release rollback': {
       summary: "make a ClusterExtension go back to a recorded revision's bundle (declaratively, CRD-safety checked)",
       load: async () => {
         const [{ runReleaseRollback }, { createCatalogContentCache }] = await Promise.all([
@@ -221,10 +160,7 @@ export const commands = new Map<string, Entry>([
         };
       },
     },
-  ],
-  [
-    'migrate to-upstream',
-    {
+    'migrate to-upstream': {
       summary: "prepare the cluster for upstream's operator-controller once ours is stopped (our finalizer and annotations removed)",
       load: async () => {
         const [{ runMigrateToUpstream }, { connectCluster }] = await Promise.all([import('./to-upstream.ts'), import('./cluster-access.ts')]);
@@ -233,10 +169,7 @@ export const commands = new Map<string, Entry>([
           runMigrateToUpstream(args, io, { connectCluster: (flags) => connectCluster(flags, kubeconfig, 1), now: () => Date.now() });
       },
     },
-  ],
-  [
-    'status',
-    {
+    status: {
       summary: 'catalogs, extensions and whether the cluster may upgrade to its next minor version (exit 0 allowed, 1 blocked)',
       load: async () => {
         const { runStatus } = await import('./status.ts');
@@ -256,8 +189,8 @@ export const commands = new Map<string, Entry>([
         };
       },
     },
-  ],
-]);
+  }),
+);
 
 /** `olmv1 upgrade plan` or `upgrade approve`, reading catalogs through catalogd and pulling bundles as `render bundle` does. */
 async function upgradeCommand(which: 'plan' | 'approve'): Promise<Command> {
