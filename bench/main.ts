@@ -20,6 +20,7 @@ import { resolutionBenchmark } from './benchmarks/resolution.ts';
 import { scale1000Benchmark, scale10000Benchmark, scaleBenchmark } from './benchmarks/scale.ts';
 import { startupBenchmark } from './benchmarks/startup.ts';
 import { steadyRssBenchmark } from './benchmarks/steady-rss.ts';
+import { uninstallBenchmark } from './benchmarks/uninstall.ts';
 import { watchIdleBenchmark } from './benchmarks/watch-idle.ts';
 import { webhookServingBenchmark } from './benchmarks/webhook-serving.ts';
 import type { Benchmark } from './lib/benchmark.ts';
@@ -45,6 +46,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   watchIdleBenchmark,
   inClusterBenchmark,
   webhookServingBenchmark,
+  uninstallBenchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--only NAME]... [--json FILE] [--source] [--keep] [--list]

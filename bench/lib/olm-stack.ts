@@ -83,6 +83,8 @@ export async function startOlmStack(opts: {
   env: NodeJS.ProcessEnv;
   /** Extra kube-apiserver flags (e.g. an audit log, see audit-log.ts). */
   apiServerExtraArgs?: readonly string[];
+  /** Also run kube-controller-manager (garbage collection, namespace deletion, ...). */
+  controllerManager?: boolean;
 }): Promise<OlmStack> {
   const { runtime, workDir, log } = opts;
   const children: BenchChild[] = [];
@@ -111,6 +113,7 @@ export async function startOlmStack(opts: {
         binaries,
         tmpRoot: workDir,
         ...(opts.apiServerExtraArgs === undefined ? {} : { apiServerExtraArgs: opts.apiServerExtraArgs }),
+        ...(opts.controllerManager === true ? { controllerManager: true } : {}),
       }),
       startRegistry({ binaries, tmpRoot: workDir }),
     ]);
