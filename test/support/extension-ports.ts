@@ -110,6 +110,8 @@ export function recordingDrift(calls: string[]): DriftTracker {
     stop: (extension) => void calls.push(`stop ${extension}`),
     expectDeletes: () => undefined,
     ownedUid: () => undefined,
+    noteApplied: () => undefined,
+    inSync: () => false,
     takeDrifted: () => [],
     // Nothing is watched here, so nothing has been listed.
     health: () => ({ observed: false }),

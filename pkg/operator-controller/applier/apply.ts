@@ -16,8 +16,10 @@ import { describeObject, isCrd, objectIdentity } from './objects.ts';
 
 /** Options of `applyObjects`. */
 export interface ApplyObjectsOptions extends EstablishOptions {
-  /** Called after each object is applied (progress, tests). */
-  onApplied?: (obj: KubeObject) => void;
+  /** Called after each object is applied with the API server's answer, the object as stored (progress, the drift watches' record). */
+  onApplied?: (obj: KubeObject, answer: KubeObject) => void;
+  /** True for objects not to send (their live copy is already what an apply of them leaves). */
+  skip?: (obj: KubeObject) => boolean;
 }
 
 /**
@@ -32,29 +34,26 @@ export async function applyObjects(client: KubeClient, objects: ObjectSequence, 
   for (const [index, phase] of applyPhasePositions(objects).entries()) {
     // Only the CRDs' status is kept from the answers (the first reading of Established): an
     // answer is the whole object as stored, which for a large release adds up to its size.
-    const answers: CrdStatus[] = [];
+    const crds: { crd: KubeObject; answer: CrdStatus }[] = [];
     for (const position of phase) {
       signal?.throwIfAborted();
       const obj = objects.at(position);
-      if (obj === undefined) continue;
+      if (obj === undefined || options.skip?.(obj) === true) continue;
+      let answer: KubeObject & CrdStatus;
       try {
-        const answer = await client.apply<KubeObject & CrdStatus>(obj, {
+        answer = await client.apply<KubeObject & CrdStatus>(obj, {
           fieldManager: FIELD_MANAGER,
           force: true,
           ...(signal === undefined ? {} : { signal }),
         });
-        if (index === 0) answers.push(answer.status === undefined ? {} : { status: answer.status });
       } catch (err) {
         throw new ApplyError(describeObject(obj), `error applying ${describeObject(obj)}: ${errorMessage(err)}`, err);
       }
-      options.onApplied?.(obj);
+      if (index === 0) crds.push({ crd: obj, answer: answer.status === undefined ? {} : { status: answer.status } });
+      options.onApplied?.(obj, answer);
     }
-    if (index === 0) {
-      for (const [i, position] of phase.entries()) {
-        const crd = objects.at(position);
-        if (crd !== undefined) await waitEstablished(client, crd, answers[i], options);
-      }
-    }
+    // A CRD not sent is as its last apply left it: established then (its apply waited).
+    for (const { crd, answer } of crds) await waitEstablished(client, crd, answer, options);
   }
 }
 

@@ -4,8 +4,9 @@
  *
  * - every write is preceded by the ownership check (ownership.ts, decision 0049): an object of
  *   another extension or of nobody we know refuses the release, nothing written or recorded;
- * - the desired objects equal the deployed revision's: nothing is recorded and every object is
- *   applied again (idempotent; puts back objects that were deleted);
+ * - the desired objects equal the deployed revision's: nothing is recorded, and the objects the
+ *   drift watches do not vouch for (`inSync`: live as the last apply left them) are applied
+ *   again (idempotent; puts back objects that were changed or deleted);
  * - otherwise the new or changed objects are dry-run on the server first (a refusal records a
  *   `failed` revision with nothing applied), a new revision is recorded
  *   `pending-install`/`pending-upgrade`, the objects are applied, objects of earlier revisions
@@ -85,6 +86,13 @@ interface ReleaseDeps {
    * undefined for others: known ones are not read again, by the ownership check or before a delete.
    */
   knownUid?: (obj: KubeObject) => string | undefined;
+  /**
+   * True for objects whose live copy is what the extension's last apply of them left (synced
+   * drift watches): a re-apply of the unchanged release skips them, with their checks.
+   */
+  inSync?: (obj: KubeObject) => boolean;
+  /** Called with the API server's answer to each apply (the object as stored). */
+  onApplied?: (answer: KubeObject) => void;
 }
 
 /** True when `desired` would be recorded exactly as `release` already is. */
@@ -129,6 +137,8 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   const deployed = deployedRelease(history);
   const latest = history[0];
   const options = signal === undefined ? {} : { signal };
+  const onApplied = deps.onApplied;
+  const applying = { ...options, ...(onApplied === undefined ? {} : { onApplied: (_: KubeObject, answer: KubeObject) => onApplied(answer) }) };
   const owner: Owner = { extension: desired.extension, packageName: desired.bundle.package, installNamespace: desired.installNamespace };
   const knownUid = deps.knownUid;
   const ownership = {
@@ -139,10 +149,11 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   const identities = desired.manifest.identities();
   const objects = desired.manifest.sequence();
   if (deployed !== undefined && latest === deployed && sameContent(deployed, desired)) {
-    // Drift repair: an object put back must still be absent or ours (a user may have made one).
+    // Drift repair of what is not as the last apply left it (an object in sync is known to be
+    // ours: not read either); one put back must still be absent or ours (a user may have made one).
     const report = await checkOwnership(client, identities, owner, ownership);
     await releaseReferenced(client, report, desired.extension, signal);
-    await applyObjects(client, objects, options);
+    await applyObjects(client, objects, { ...applying, ...(deps.inSync === undefined ? {} : { skip: deps.inSync }) });
     await releaseAdopted(client, report, signal);
     // A crash between marking a revision deployed and superseding its predecessor leaves both deployed.
     await supersedeOthers(store, history, deployed.revision, signal);
@@ -195,7 +206,7 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   else await store.create(record, signal);
 
   try {
-    await applyObjects(client, objects, options);
+    await applyObjects(client, objects, applying);
     await releaseAdopted(client, report, signal);
     const outcome = await deleteOwnedObjects(client, stale, desired.extension, {
       ...options,

@@ -38,6 +38,40 @@ describe('DriftWatches', () => {
     for (const m of maps) expect(drift.ownedUid('ext', m)).toBe(m.metadata.uid);
   });
 
+  it('vouches for an object while its cached content is what the last apply answered, status aside', async () => {
+    const { cluster, drift } = setup();
+    const deploy = obj('Deployment', 'ext-controller', 'ns', { spec: { replicas: 1 }, status: { ready: 0 } });
+    const role = obj('ClusterRole', 'ext-role');
+    cluster.objects = [deploy, role];
+    drift.noteApplied('ext', deploy);
+    expect(drift.inSync('ext', deploy)).toBe(false);
+    await drift.track({ ...RELEASE, objects: [deploy, role] });
+    await vi.waitFor(() => expect(cluster.open('Deployment')).toHaveLength(1));
+    await vi.waitFor(() => expect(drift.inSync('ext', deploy)).toBe(true));
+    // Never applied by this process: not vouched for.
+    expect(drift.inSync('ext', role)).toBe(false);
+    const [w] = cluster.open('Deployment');
+    const at = (rv: string, extra: Record<string, unknown>): KubeObject => ({
+      ...deploy,
+      metadata: { ...deploy.metadata, resourceVersion: rv },
+      ...extra,
+    });
+    w?.push({ type: 'MODIFIED', object: at('2', { status: { ready: 1 } }) });
+    w?.push({ type: 'MODIFIED', object: at('3', { spec: { replicas: 2 }, status: { ready: 1 } }) });
+    await vi.waitFor(() => expect(drift.inSync('ext', deploy)).toBe(false));
+    // The repair's answer is the live object again.
+    drift.noteApplied('ext', at('3', { spec: { replicas: 2 } }));
+    expect(drift.inSync('ext', deploy)).toBe(true);
+    w?.push({ type: 'DELETED', object: at('4', { spec: { replicas: 2 } }) });
+    await vi.waitFor(() => expect(drift.inSync('ext', deploy)).toBe(false));
+    // A release without the object forgets it; stopping forgets everything.
+    drift.noteApplied('ext', role);
+    await drift.track({ ...RELEASE, objects: [role] });
+    await vi.waitFor(() => expect(drift.inSync('ext', role)).toBe(true));
+    drift.stop('ext');
+    expect(drift.inSync('ext', role)).toBe(false);
+  });
+
   it('watches each resource and namespace as the ServiceAccount, by owner label', async () => {
     const { cluster, drift, registry } = setup();
     cluster.objects = [...LIVE];

@@ -4,7 +4,10 @@
  * the release, as the controller; ours watch as the extension's ServiceAccount instead. The
  * reconcile itself repairs: re-applying an unchanged release by server-side apply restores the
  * fields operator-controller owns and recreates deleted objects, while fields other managers own
- * stay (decision 0066).
+ * stay (decision 0066). What the caches hold also spares requests: an object they hold is ours
+ * (`ownedUid`: no ownership read), and one whose content, status aside, is what the last apply
+ * answered (`noteApplied`, `inSync`) is not applied again while the release is unchanged, so a
+ * reconcile that finds nothing changed (a health change, a resync) writes no object.
  *
  * Per extension, one informer per resource and namespace its deployed release uses
  * (drift-targets.ts), listing and watching as the extension's ServiceAccount with the owner
@@ -88,6 +91,18 @@ export interface DriftTracker {
    */
   ownedUid(extension: string, obj: KubeObject): string | undefined;
   /**
+   * Operator-controller applied `answer` (the API server's answer to an apply: the object as
+   * stored): remembered, in memory, as the content its last apply left, for `inSync`.
+   */
+  noteApplied(extension: string, answer: KubeObject): void;
+  /**
+   * True when a synced watch of the extension holds `obj` and its cached content (without
+   * status) is what this process's last apply of it left (`noteApplied`): nobody changed it
+   * since, so re-applying the same object would write nothing. False when unknown (no synced
+   * watch, never applied by this process, referred to by an owner reference).
+   */
+  inSync(extension: string, obj: KubeObject): boolean;
+  /**
    * The objects (`Kind ns/name`) whose drift queued a reconcile of the extension since the last
    * call, and forgets them: after a successful apply of the unchanged release, what it put back.
    */
@@ -146,6 +161,8 @@ export class DriftWatches implements DriftTracker {
   readonly #drifted = new Map<string, Set<string>>();
   /** Per extension: the health `health` handed out last (JSON), to notice when it changes. */
   readonly #reportedHealth = new Map<string, string>();
+  /** Per extension: each object's content digest as the last apply left it (appliedKey to digest). */
+  readonly #applied = new Map<string, Map<string, string>>();
 
   constructor(options: DriftWatchesOptions) {
     this.#o = options;
@@ -181,6 +198,7 @@ export class DriftWatches implements DriftTracker {
     for (const { type, err } of unresolved) {
       this.#o.log.warn({ extension, apiVersion: type.apiVersion, kind: type.kind, err }, 'drift watch kind not resolved, keeping current watches');
     }
+    forgetDropped(this.#applied.get(extension), release.objects);
     const state = this.#extensions.get(extension) ?? { watches: new Map<string, RunningWatch>(), lastEnqueue: 0 };
     this.#extensions.set(extension, state);
     // With a kind unresolved the set is incomplete: add what is new, stop nothing.
@@ -205,6 +223,25 @@ export class DriftWatches implements DriftTracker {
   }
 
   ownedUid(extension: string, obj: KubeObject): string | undefined {
+    const cached = this.#cached(extension, obj);
+    // One still referring to an extension is read by the apply, which removes the reference.
+    return cached === undefined || cached.extensionReferenced === true ? undefined : (cached.metadata.uid ?? '');
+  }
+
+  noteApplied(extension: string, answer: KubeObject): void {
+    const applied = this.#applied.get(extension) ?? new Map<string, string>();
+    this.#applied.set(extension, applied);
+    applied.set(appliedKey(answer), fingerprint(answer).digest);
+  }
+
+  inSync(extension: string, obj: KubeObject): boolean {
+    const cached = this.#cached(extension, obj);
+    if (cached === undefined || cached.extensionReferenced === true) return false;
+    return this.#applied.get(extension)?.get(appliedKey(cached)) === cached.digest;
+  }
+
+  /** `obj`'s entry in a synced watch of the extension, if one holds it. */
+  #cached(extension: string, obj: KubeObject): Readonly<DriftFingerprint> | undefined {
     const watches = this.#extensions.get(extension)?.watches;
     if (watches === undefined) return undefined;
     const name = obj.metadata.name ?? '';
@@ -213,8 +250,7 @@ export class DriftWatches implements DriftTracker {
       if (target.namespace !== '' && target.namespace !== obj.metadata.namespace) continue;
       // The target's namespace is '' for cluster-scoped kinds, whatever the object says.
       const cached = informer.get(target.namespace === '' ? name : `${target.namespace}/${name}`);
-      // One still referring to an extension is read by the apply, which removes the reference.
-      if (cached !== undefined) return cached.extensionReferenced === true ? undefined : (cached.metadata.uid ?? '');
+      if (cached !== undefined) return cached;
     }
     return undefined;
   }
@@ -236,6 +272,7 @@ export class DriftWatches implements DriftTracker {
     this.#expectedDeletes.forget(extension);
     this.#reportedHealth.delete(extension);
     this.#drifted.delete(extension);
+    this.#applied.delete(extension);
     this.#stops.set(extension, (this.#stops.get(extension) ?? 0) + 1);
     const state = this.#extensions.get(extension);
     if (state === undefined) return;
@@ -339,6 +376,18 @@ export class DriftWatches implements DriftTracker {
       state.timer.unref();
     }
   }
+}
+
+/** The key of an applied object's digest: its type and name, then its namespace as stored (none for cluster-scoped kinds). */
+function appliedKey(obj: Readonly<KubeObject>): string {
+  return `${obj.apiVersion}|${obj.kind}|${obj.metadata.name ?? ''}|${obj.metadata.namespace ?? ''}`;
+}
+
+/** Forgets the digests of objects the release (`objects`) no longer has. */
+function forgetDropped(applied: Map<string, string> | undefined, objects: readonly KubeObject[]): void {
+  if (applied === undefined) return;
+  const kept = new Set(objects.map((o) => `${o.apiVersion}|${o.kind}|${o.metadata.name ?? ''}|`));
+  for (const key of applied.keys()) if (!kept.has(key.slice(0, key.lastIndexOf('|') + 1))) applied.delete(key);
 }
 
 function driftMetrics(registry: Registry) {

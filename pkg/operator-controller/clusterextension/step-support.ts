@@ -69,6 +69,22 @@ export function trackDrift(
 }
 
 /**
+ * What the applier learns from, and tells, the drift watches of extension `name`: which live
+ * objects are ours (not read again), which are as the last apply left them (not applied again
+ * when the release is unchanged), and each apply's answer.
+ */
+export function driftDeps(
+  drift: Pick<DriftTracker, 'ownedUid' | 'inSync' | 'noteApplied'>,
+  name: string,
+): { knownUid: (obj: KubeObject) => string | undefined; inSync: (obj: KubeObject) => boolean; onApplied: (answer: KubeObject) => void } {
+  return {
+    knownUid: (obj) => drift.ownedUid(name, obj),
+    inSync: (obj) => drift.inSync(name, obj),
+    onApplied: (answer) => drift.noteApplied(name, answer),
+  };
+}
+
+/**
  * What the resolver is asked for an extension's `spec.source.catalog` with `installed` (none:
  * a first install) over the selected catalogs' `inputs`: the resolve step's request, and the
  * one resolution ahead of the reconcile asks (resolve-ahead.ts), so both resolve alike.

@@ -66,13 +66,15 @@ function depsFor(
   cluster: FakeCluster,
   store: MemoryStore,
   uid: (obj: KubeObject) => string | undefined = () => undefined,
-  seen: { events: string[]; drifted?: string[] } = { events: [] },
+  seen: { events: string[]; drifted?: string[]; inSync?: (obj: KubeObject) => boolean; answers?: string[] } = { events: [] },
 ): ApplyPorts {
   const drift = {
     track: () => Promise.resolve(),
     expectDeletes: () => undefined,
     ownedUid: (_e: string, o: KubeObject) => uid(o),
     takeDrifted: () => seen.drifted?.splice(0) ?? [],
+    inSync: (_e: string, o: KubeObject) => seen.inSync?.(o) ?? false,
+    noteApplied: (_e: string, a: KubeObject) => void seen.answers?.push(`${a.kind} ${a.metadata.name ?? ''} ${a.metadata.uid ?? ''}`),
   } satisfies ApplyPorts['drift'] & Partial<DriftTracker>;
   const events = { event: (_o, type, reason, action, note) => void seen.events.push(`${type} ${reason} ${action}: ${note}`) } satisfies EventRecorder;
   const scoped = { forServiceAccount: () => cluster.client } satisfies ApplyPorts['scoped'];
@@ -168,6 +170,25 @@ describe('apply step', () => {
       stateFor('1.0.0', [cm('a'), cm('b')], installed),
     );
     expect(cluster.calls).toEqual(['apply ConfigMap ns/a', 'apply ConfigMap ns/b']);
+  });
+
+  it('applies only the objects of an unchanged release that are not as its last apply left them, and notes each answer', async () => {
+    const cluster = fakeCluster();
+    const store = new MemoryStore();
+    const answers: string[] = [];
+    await applyBundle(depsFor(cluster, store, undefined, { events: [], answers }), stateFor('1.0.0', [cm('a'), cm('b')]));
+    expect(answers).toEqual([`ConfigMap a ${cluster.live(cm('a'))?.metadata.uid}`, `ConfigMap b ${cluster.live(cm('b'))?.metadata.uid}`]);
+    const [installed] = await store.history();
+    cluster.calls.length = 0;
+    const known = (o: KubeObject) => cluster.live(o)?.metadata.uid;
+    const inSync = (o: KubeObject) => o.metadata.name === 'a';
+    const s = stateFor('1.0.0', [cm('a'), cm('b')], installed);
+    await applyBundle(depsFor(cluster, store, known, { events: [], inSync }), s);
+    expect(cluster.calls).toEqual(['apply ConfigMap ns/b']);
+    cluster.calls.length = 0;
+    await applyBundle(depsFor(cluster, store, known, { events: [], inSync: () => true }), stateFor('1.0.0', [cm('a'), cm('b')], installed));
+    expect(cluster.calls).toEqual([]);
+    expect(condition(s, 'Progressing')).toMatchObject({ status: 'True', reason: 'Succeeded' });
   });
 
   it('does not repair into an object a user made after ours was deleted', async () => {

@@ -23,18 +23,19 @@
  *   the deployed release would then record a new revision, which is for the apply step to do.
  *
  * A repair that fails is logged and reported as an Event; the reconcile's outcome stays the
- * stop's (its retry, or the drift watches, bring the next attempt). The cost is a reconcile of
- * an unchanged extension (server-side applies that change nothing write nothing), at the pace
- * of the stopped reconciles: their backoff, pull ends and drift events.
+ * stop's (its retry, or the drift watches, bring the next attempt). The cost is nothing when no
+ * object drifted: objects the drift watches hold as the last apply left them are neither read
+ * nor sent (applier `inSync`); the others are checked and applied, at the pace of the stopped
+ * reconciles: their backoff, pull ends and drift events.
  */
 import { applyRelease } from '../applier/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
-import type { EventRecorder, KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
+import type { EventRecorder, ScopedClientFactory } from '../../shared/kube/index.ts';
 import type { ReleaseStore } from '../release/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordApplyFailed, recordDriftRepaired } from './recorded-events.ts';
-import { recordedContent, releaseOf } from './step-support.ts';
+import { driftDeps, recordedContent, releaseOf } from './step-support.ts';
 
 /**
  * What the repair step uses: as the apply step, without the drift watches' expected deletes,
@@ -47,7 +48,7 @@ export interface RepairPorts {
   /** The release records (read only here: an unchanged release records nothing). */
   releases: ReleaseStore;
   /** What the drift watches know is ours, and what drifted. */
-  drift: Pick<DriftTracker, 'ownedUid' | 'takeDrifted'>;
+  drift: Pick<DriftTracker, 'ownedUid' | 'inSync' | 'noteApplied' | 'takeDrifted'>;
   events: EventRecorder;
 }
 
@@ -64,10 +65,10 @@ async function repairDeployed(ports: RepairPorts, state: ExtensionState): Promis
   if (state.history[0] !== installed) return undefined;
   const name = state.ce.metadata.name;
   const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
-  const knownUid = (obj: KubeObject): string | undefined => ports.drift.ownedUid(name, obj);
   const deployed = releaseOf(state.ce, installed.bundle, recordedContent(installed));
   try {
-    const applied = await applyRelease({ client, store: ports.releases, signal: state.signal, knownUid }, state.history, deployed);
+    const deps = { client, store: ports.releases, signal: state.signal, ...driftDeps(ports.drift, name) };
+    const applied = await applyRelease(deps, state.history, deployed);
     // Unreachable for a deployed newest record (sameContent holds by construction); kept loud.
     if (applied.changed) state.log.warn({ revision: applied.release.revision }, 'drift repair recorded a new revision');
   } catch (err) {
