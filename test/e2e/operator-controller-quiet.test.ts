@@ -1,0 +1,225 @@
+// A reconcile that finds nothing changed writes nothing (issue #49): real kube-apiserver (this
+// file's own, with an audit log) + etcd, registry, catalogd and operator-controller in this
+// process. Every request operator-controller makes (its user agent, and the extension's
+// ServiceAccount it acts as) is read from the audit log. No controller manager runs, so the
+// test writes the Deployment's status through its status subresource as the deployment
+// controller would after a kubelet reported its Pod.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { byOperatorController, describeRequests, type AuditEvent } from '../../bench/lib/audit-log.ts';
+import { startControlPlane, type ControlPlane } from '../../pkg/olmv1/localstack/index.ts';
+import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import type { KubeContext, KubeObject, ObjectRef } from '../../pkg/shared/kube/index.ts';
+import { waitUntil } from '../support/bundle-flow.ts';
+import {
+  bundleFiles,
+  clusterExtension,
+  installedAs,
+  installerFor,
+  packageCatalog,
+  publishCatalog,
+  pushBundle,
+  startExtensionStack,
+  waitForExtension,
+  type BundleSpec,
+  type ExtensionStack,
+} from '../support/extensions.ts';
+import { readMetric } from '../support/operator-controller.ts';
+
+const run = randomBytes(3).toString('hex');
+const spec: BundleSpec = { pkg: `quiet-${run}`, version: '1.0.0', configMaps: ['settings'] };
+const pkg = spec.pkg;
+const CE: ObjectRef = { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind, name: pkg };
+const DEPLOYMENT: ObjectRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: pkg, name: `${pkg}-controller` };
+const CONTROLLER = 'controller-operator-cluster-extension-controller';
+/** Verbs that only read. */
+const READS = new Set(['get', 'list', 'watch']);
+let auditDir: string;
+let cp: ControlPlane;
+let stack: ExtensionStack;
+let kube: KubeContext;
+/** operator-controller's requests from the ClusterExtension's creation until the install was quiet. */
+let installRequests: AuditEvent[];
+
+/**
+ * The API server's audit log, one event per request when it is received, whole (the request
+ * URI says `dryRun` and the label selector; the bench's reader keeps less).
+ */
+const audit = {
+  path: () => join(auditDir, 'audit.log'),
+  async args(): Promise<string[]> {
+    const policy = join(auditDir, 'audit-policy.yaml');
+    await writeFile(
+      policy,
+      'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [ResponseStarted, ResponseComplete, Panic]\nrules:\n  - level: Metadata\n',
+    );
+    return [`--audit-policy-file=${policy}`, `--audit-log-path=${audit.path()}`, '--audit-log-format=json', '--audit-log-maxsize=0'];
+  },
+  offset: async (): Promise<number> => (await stat(audit.path())).size,
+};
+
+/** operator-controller's requests since `offset` of the audit log (whole lines). */
+async function requestsSince(offset: number): Promise<AuditEvent[]> {
+  const text = (await readFile(audit.path())).subarray(offset).toString('utf8');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as AuditEvent)
+    .filter(byOperatorController);
+}
+
+/** `verb resource[/subresource]` of each write (not a read), with `dryRun` marked: what the API server was asked to change. */
+function writes(events: readonly AuditEvent[]): string[] {
+  return events
+    .filter((e) => !READS.has(e.verb))
+    .map((e) => {
+      const r = e.objectRef;
+      const dryRun = /[?&]dryRun=/.test(e.requestURI) ? ' (dry run)' : '';
+      return `${e.verb} ${r?.resource ?? e.requestURI}${r?.subresource === undefined ? '' : `/${r.subresource}`}${dryRun}`;
+    });
+}
+
+/** Resources of the release's objects (`deployments`, `configmaps`, ...): what a re-apply or an ownership check touches. */
+const RELEASE_RESOURCES = new Set([
+  'deployments',
+  'configmaps',
+  'customresourcedefinitions',
+  'serviceaccounts',
+  'clusterroles',
+  'clusterrolebindings',
+  'roles',
+  'rolebindings',
+]);
+
+/**
+ * Requests on the release's objects themselves, but the drift watches' own (opened once, as the
+ * ServiceAccount) and validation's read of the installer ServiceAccount.
+ */
+function onReleaseObjects(events: readonly AuditEvent[]): string[] {
+  return events
+    .filter(
+      (e) =>
+        !e.requestURI.endsWith('/serviceaccounts/installer') &&
+        RELEASE_RESOURCES.has(e.objectRef?.resource ?? '') &&
+        e.verb !== 'watch' &&
+        !(e.verb === 'list' && /[?&]labelSelector=/.test(e.requestURI)),
+    )
+    .map((e) => `${e.verb} ${e.requestURI}`);
+}
+
+const metric = (name: string, labels: Record<string, string> = {}): Promise<number> => readMetric(stack.controller.healthUrl, name, labels);
+
+/** Waits until more than `reconciles` reconciles of the extension controller ended and none is queued or running. */
+async function reconciledAfter(reconciles: number): Promise<void> {
+  await waitUntil(`a reconcile after the ${reconciles}th, and none running`, async () => {
+    const done = await metric('controller_runtime_reconcile_total', { controller: CONTROLLER });
+    const busy =
+      (await metric('controller_runtime_active_workers', { controller: CONTROLLER })) + (await metric('workqueue_depth', { name: CONTROLLER }));
+    return done > reconciles && busy === 0;
+  });
+}
+
+const healthy = (status: string, message?: string) => (e: Awaited<ReturnType<typeof waitForExtension>>) =>
+  e.cond('Healthy')?.status === status && (message === undefined || e.cond('Healthy')?.message === message);
+
+beforeAll(async () => {
+  auditDir = await mkdtemp(join(tmpdir(), 'quiet-audit-'));
+  cp = await startControlPlane({ binaries: inject('envtestBinaries'), apiServerExtraArgs: await audit.args() });
+  stack = await startExtensionStack(cp.info, inject('envtestRegistries').anonymous.host);
+  ({ kube } = stack);
+  const image = await pushBundle(bundleFiles(spec), `${stack.registry}/bundles/${pkg}:v${spec.version}`);
+  await installerFor(kube.client, pkg, 'installer', [spec]);
+  const channels = [{ name: 'stable', entries: [{ version: spec.version }] }];
+  await publishCatalog(
+    stack,
+    `quiet-${run}`,
+    packageCatalog(pkg, { defaultChannel: 'stable', channels, bundles: [{ version: spec.version, image }] }),
+  );
+  const offset = await audit.offset();
+  await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
+  await waitForExtension(kube.client, pkg, 'installed', installedAs(`${pkg}.v1.0.0`));
+  // Quiet: the drift watches listed, the reconcile their first list queued reported the
+  // Deployment's health, and nothing is queued or running.
+  await waitForExtension(kube.client, pkg, 'Healthy False', healthy('False', `Deployment ${pkg}/${pkg}-controller: status not reported yet`));
+  await reconciledAfter(0);
+  installRequests = await requestsSince(offset);
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await cp?.stop();
+  if (auditDir !== undefined) await rm(auditDir, { recursive: true, force: true });
+});
+
+/** Writes the Deployment's status as the deployment controller does once its one replica is available. */
+async function reportDeploymentAvailable(): Promise<KubeObject> {
+  const live = await kube.client.get(DEPLOYMENT);
+  const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const condition = { status: 'True', lastUpdateTime: at, lastTransitionTime: at };
+  const status = {
+    observedGeneration: live.metadata.generation,
+    replicas: 1,
+    updatedReplicas: 1,
+    readyReplicas: 1,
+    availableReplicas: 1,
+    conditions: [
+      { ...condition, type: 'Progressing', reason: 'NewReplicaSetAvailable', message: 'ReplicaSet has successfully progressed.' },
+      { ...condition, type: 'Available', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' },
+    ],
+  };
+  return kube.client.updateStatus({ ...live, status });
+}
+
+describe('a reconcile that finds nothing changed', () => {
+  it('after an install, the reconcile the drift watches first list queues writes the Healthy condition only', () => {
+    const written = writes(installRequests);
+    const lastApply = written.findLastIndex((w) => w.startsWith('patch ') && !w.endsWith('(dry run)'));
+    expect(lastApply, written.join(', ')).toBeGreaterThan(0);
+    // The install's own status write (Installed), then the second reconcile's (Healthy False): nothing else.
+    expect(
+      written.slice(lastApply + 1).filter((w) => !w.endsWith(' events') && !w.startsWith('update secrets')),
+      written.join(', '),
+    ).toEqual(['update clusterextensions/status', 'update clusterextensions/status']);
+  });
+
+  it('after a health change writes the Healthy condition only: nothing applied, dry-run, checked or recorded', async () => {
+    const reconciles = await metric('controller_runtime_reconcile_total', { controller: CONTROLLER });
+    const offset = await audit.offset();
+    await reportDeploymentAvailable();
+    await waitForExtension(kube.client, pkg, 'Healthy True', healthy('True', 'All available: 1 CustomResourceDefinition, 1 Deployment'));
+    await reconciledAfter(reconciles);
+    const requests = await requestsSince(offset);
+    expect(writes(requests), describeRequests(requests)).toEqual(['update clusterextensions/status']);
+    expect(onReleaseObjects(requests), describeRequests(requests)).toEqual([]);
+  });
+
+  it('after a change that matters to no step (an annotation) writes nothing at all', async () => {
+    const before = await kube.client.get(CE);
+    const reconciles = await metric('controller_runtime_reconcile_total', { controller: CONTROLLER });
+    const offset = await audit.offset();
+    await kube.client.patch(CE, { metadata: { annotations: { [`quiet.test/${run}`]: 'irrelevant' } } }, 'merge');
+    await reconciledAfter(reconciles);
+    const requests = await requestsSince(offset);
+    expect(writes(requests), describeRequests(requests)).toEqual([]);
+    expect(onReleaseObjects(requests), describeRequests(requests)).toEqual([]);
+    expect((await kube.client.get(CE)).status).toEqual(before.status);
+  });
+
+  it('still repairs: a changed object is applied again, alone, and no record is written', async () => {
+    const reconciles = await metric('controller_runtime_reconcile_total', { controller: CONTROLLER });
+    const settings: ObjectRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace: pkg, name: `${pkg}-settings` };
+    const version = async (): Promise<string | undefined> =>
+      (await kube.client.get<KubeObject & { data?: Record<string, string> }>(settings)).data?.['version'];
+    const offset = await audit.offset();
+    await kube.client.patch(settings, { data: { version: 'tampered' } }, 'merge', { fieldManager: 'e2e-user' });
+    await waitUntil('the ConfigMap restored', async () => (await version()) === '1.0.0');
+    await reconciledAfter(reconciles);
+    const requests = await requestsSince(offset);
+    const objectWrites = writes(requests).filter((w) => !w.endsWith(' events') && w !== 'update clusterextensions/status');
+    expect(objectWrites, describeRequests(requests)).toEqual(['patch configmaps']);
+  });
+});
