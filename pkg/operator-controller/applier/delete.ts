@@ -71,9 +71,10 @@ interface ObjectOutcome {
  * object first (GET as `client`, the ServiceAccount) unless `knownUid` vouches for it; a delete
  * conditional on a cached uid that the API server refuses (the object was replaced since)
  * reads the object and decides again. Throws ApplyError `error deleting <Kind ns/name>:
- * <message>` for a failure that must be retried (the first, once the objects in flight are
- * done; Namespaces are then not started): an error that is not the API server's final word
- * (5xx, timeouts) or an authorization refusal on an object that is not `tolerant`.
+ * <message>` for a failure that must be retried (the first, once every other object but the
+ * Namespaces was tried; Namespaces are then not started): an error that is not the API
+ * server's final word (5xx, timeouts) or an authorization refusal on an object that is not
+ * `tolerant`.
  */
 export async function deleteOwnedObjects(
   client: KubeClient,

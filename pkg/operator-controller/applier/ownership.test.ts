@@ -270,7 +270,7 @@ describe('deleteOwnedObjects', () => {
     expect(cluster.objects.size).toBe(0);
   });
 
-  it('finishes the deletes in flight after a failure and leaves the Namespaces; what is already gone is fine', async () => {
+  it('tries every other object after a failure and leaves the Namespaces; what is already gone is fine', async () => {
     const cluster = fakeCluster({ refuse: { 'delete ConfigMap ns/a': new ApiError(503, 'ServiceUnavailable', 'try later') } });
     const ns = ours(obj('v1', 'Namespace', 'ns'));
     for (const o of [ours(cm('a')), ours(cm('b')), ns]) cluster.seed(o);
