@@ -69,7 +69,7 @@ export async function driftTargets(
 
 /** What a drift watch caches per object. */
 export interface DriftFingerprint extends KubeObject {
-  /** sha256 of the object without status, resourceVersion, managedFields and the last-applied annotation. */
+  /** sha256 of the object without status, resourceVersion, managedFields and the annotations of NOT_CONTENT. */
   digest: string;
   /** The last write was operator-controller's own server-side apply (see {@link lastWriteIsOurs}). */
   ownWrite?: true;
@@ -114,6 +114,13 @@ export function lastWriteIsOurs(managedFields: readonly unknown[] | undefined): 
 }
 
 /**
+ * Annotations left out of the digest: kubectl's copy of what it applied, and the revision the
+ * deployment controller stamps on every Deployment it rolls out (right after each install or
+ * upgrade on a real cluster). Neither is the release's content, nor does an apply restore it.
+ */
+const NOT_CONTENT = new Set([LAST_APPLIED_ANNOTATION, 'deployment.kubernetes.io/revision']);
+
+/**
  * Informer transform: the object's identity, resourceVersion, content digest, whether the
  * reconcile wrote it last, and the health verdict of a judged kind. A change of status only (a
  * Deployment's rollout, a CRD's conditions) keeps the digest, so it is no drift; neither is a
@@ -128,8 +135,8 @@ export function fingerprint(obj: KubeObject, type?: TypeRef): DriftFingerprint {
   const kind = type?.kind ?? obj.kind;
   const { status: _status, apiVersion: _apiVersion, kind: _kind, ...rest } = obj;
   const { resourceVersion, managedFields: _managed, ...metadata } = obj.metadata;
-  if (metadata.annotations !== undefined && LAST_APPLIED_ANNOTATION in metadata.annotations) {
-    const { [LAST_APPLIED_ANNOTATION]: _last, ...annotations } = metadata.annotations;
+  if (metadata.annotations !== undefined && Object.keys(metadata.annotations).some((a) => NOT_CONTENT.has(a))) {
+    const annotations = Object.fromEntries(Object.entries(metadata.annotations).filter(([a]) => !NOT_CONTENT.has(a)));
     if (Object.keys(annotations).length === 0) delete metadata.annotations;
     else metadata.annotations = annotations;
   }

@@ -279,6 +279,17 @@ describe('DriftWatches', () => {
 });
 
 describe('fingerprint', () => {
+  it("ignores the deployment controller's revision annotation: on a real cluster it follows every rollout", () => {
+    const base = obj('Deployment', 'd', 'ns', { spec: { replicas: 1 } });
+    const rolled = { ...structuredClone(base), metadata: { ...base.metadata, annotations: { 'deployment.kubernetes.io/revision': '2' } } };
+    expect(fingerprint(rolled).digest).toBe(fingerprint(base).digest);
+    const annotated = {
+      ...structuredClone(base),
+      metadata: { ...base.metadata, annotations: { 'deployment.kubernetes.io/revision': '2', team: 'a' } },
+    };
+    expect(fingerprint(annotated).digest).not.toBe(fingerprint(base).digest);
+  });
+
   it('keeps identity and a digest that ignores status, resourceVersion, managedFields and last-applied', () => {
     const base = obj('ConfigMap', 'a', 'ns', { data: { k: 'v' } });
     const f = fingerprint(structuredClone(base));
