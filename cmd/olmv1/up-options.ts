@@ -30,7 +30,8 @@ node bridge's address (10.244.N.1), not on loopback. One node per machine: a sec
 Stopping removes every container, mount, bridge, iptables chain and process of the node.
 With --cert-manager too: cert-manager (controller, webhook, cainjector; built from its Go module
 the first time, about 4 more minutes of CPU) runs on the node with a self-signed ClusterIssuer
-olmv1-selfsigned, so bundles with webhooks install (docs/webhook-operators.md).
+olmv1-selfsigned, so bundles with webhooks install (docs/webhook-operators.md), and
+examples/webhook-operator is published as the ClusterCatalog webhook-catalog.
 
 Written in the current directory (.olmv1/, removed again on stop except bin/ and logs/):
   .olmv1/kubeconfig     admin kubeconfig of the local control plane

@@ -57,6 +57,8 @@ export interface UpDeps {
 
 const SYSTEM_NAMESPACE = 'olmv1-system';
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** With --cert-manager: the ClusterCatalog of examples/webhook-operator (the README's walk-through). */
+const WEBHOOK_CATALOG = 'webhook-catalog';
 
 class Stopped extends Error {}
 
@@ -235,6 +237,15 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     catalogRef = (await pushExample(REPO_ROOT, registry, insecure, ws.dir, deps.env)).catalogRef;
     checkpoint(ctx);
   }
+  // With cert-manager, the example operator with webhooks too (README, docs/webhook-operators.md).
+  let webhookCatalogRef: string | undefined;
+  if (registry !== undefined && options.mode === 'local' && options.certManager) {
+    progress(`building examples/webhook-operator and pushing its images, bundles and catalog to ${registry}`);
+    const dir = join(ws.dir, 'webhook-operator');
+    await mkdir(dir);
+    webhookCatalogRef = (await pushExample(REPO_ROOT, registry, insecure, dir, deps.env, 'webhook-operator')).catalogRef;
+    checkpoint(ctx);
+  }
   // The local control plane is the user's own: extensions without a serviceAccount (upstream's
   // YAML) install as a cluster-admin ServiceAccount, the opt-in config/default-installer component.
   let defaultInstaller: string | undefined;
@@ -282,6 +293,14 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     ports: components.ports,
   };
   if (catalogRef !== undefined) file.catalog = await publishCatalog(kube.client, catalogRef, ctx);
+  if (webhookCatalogRef !== undefined) {
+    const catalog = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', metadata: { name: WEBHOOK_CATALOG } };
+    await kube.client.apply(
+      { ...catalog, spec: { source: { type: 'Image', image: { ref: webhookCatalogRef } } } },
+      { fieldManager: UP_FIELD_MANAGER, force: true },
+    );
+    progress(`ClusterCatalog ${WEBHOOK_CATALOG} (${webhookCatalogRef}) created`);
+  }
   await writeStackFile(stateDir, file);
   ctx.cleanups.push(() => rm(join(stateDir, 'stack.json'), { force: true }));
   return { stack: file, components };

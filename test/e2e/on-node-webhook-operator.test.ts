@@ -12,16 +12,18 @@
 // by the validating webhook; the upgrade to 0.2.0 changes the webhook (UPDATE too, its refusal
 // names 0.2.0); with 0.3.0's Pod never ready, uninstall still completes, removes the webhook
 // configuration and keeps the CRD and the Widgets (uninstall keeps data, docs/webhook-operators.md).
-// Last, upstream's own scenario "Install operator having webhooks" runs as written on the same
+// Then the README's walk-through for an operator with webhooks runs as written. Last,
+// upstream's own scenario "Install operator having webhooks" runs as written on the same
 // stack, with upstream's bundle (test/support/upstream-webhook-scenario.ts).
 // Needs root and the node's prerequisites, like on-node.test.ts.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pushExample } from '../../cmd/olmv1/up-example.ts';
 import { deployCertManager, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
-import { mirrorRegistry } from '../../pkg/olmv1/localstack/index.ts';
+import { mirrorRegistry, runCommand } from '../../pkg/olmv1/localstack/index.ts';
+import { shellBlocks } from '../support/readme-blocks.ts';
 import { condition, deployOnNode, kube, nodeEnv, nodeUnavailable, REPO, timed as timedBy, type Obj, type OnNode } from '../support/on-node.ts';
 import {
   matchesAsUpstream,
@@ -240,6 +242,22 @@ describe.skipIf(missing !== undefined)('an operator with webhooks, cert-manager 
     expect((await k.get(['crd', CRD])).metadata.name).toBe(CRD);
     expect((await k.get(['widgets.v1.webhook.example.com', '-n', NS, 'good'])).spec).toEqual({ valid: true });
   }, 400_000);
+
+  it("runs the README's walk-through for an operator with webhooks as written", async () => {
+    // The README starts from a stack without the example installed: the CRD kept above goes.
+    await kubectl(['delete', 'crd', CRD, '--timeout=120s']);
+    const [block, ...more] = shellBlocks(await readFile(join(REPO, 'README.md'), 'utf8'), '## Operators with webhooks');
+    expect(more).toEqual([]);
+    // `k` as the README defines it for `npm start`'s stack, here for this one.
+    const info = onNode?.cp.info;
+    const script = `set -euo pipefail\nk() { ${info?.kubectl ?? ''} --kubeconfig ${info?.kubeconfigPath ?? ''} "$@"; }\n${block ?? ''}`;
+    const started = Date.now();
+    const { stdout, stderr } = await runCommand('bash', ['-c', script], { env: nodeEnv, timeoutMs: 540_000 });
+    timed("README's webhook walk-through", started);
+    expect(stdout).toContain('{"conversion":{"valid":true}}');
+    expect(stderr).toMatch(/denied the request: webhook-operator 0\.2\.0: this Widget is not valid/);
+    expect(condition(await k.get(['clusterextension', 'widgets']), 'Healthy')).toBe('True');
+  }, 600_000);
 });
 
 // Upstream's scenario "Install operator having webhooks" (operator-controller

@@ -18,26 +18,13 @@ import { pushExample } from '../../cmd/olmv1/up-example.ts';
 import { DEPLOYMENTS, startNodeRegistry, SYSTEM_NAMESPACE, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
 import { runCommand, startControlPlane, type ControlPlane, type Registry } from '../../pkg/olmv1/localstack/index.ts';
 import { condition, httpsGet, kube, nodeEnv, nodeUnavailable, REPO, timed } from '../support/on-node.ts';
+import { shellBlocks } from '../support/readme-blocks.ts';
 
 const exec = promisify(execFile);
 const missing = nodeUnavailable();
 if (missing !== undefined) console.warn(`readme-deploy.test.ts skipped: ${missing}`);
 const log = (line: string): void => console.error(`readme-deploy: ${line}`);
 const SECTION = '## Deploying on a cluster';
-
-/** The ```sh blocks of the README section headed `heading`, in order, list indentation removed. */
-function shellBlocks(markdown: string, heading: string): string[] {
-  const start = markdown.indexOf(`\n${heading}\n`);
-  if (start < 0) throw new Error(`README has no section "${heading}"`);
-  const end = markdown.indexOf('\n## ', start + heading.length + 2);
-  const section = markdown.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(/^( *)```sh\n([\s\S]*?)^\1```$/gm)].map(([, indent = '', body = '']) =>
-    body
-      .split('\n')
-      .map((l) => (l.startsWith(indent) ? l.slice(indent.length) : l))
-      .join('\n'),
-  );
-}
 
 let cp: ControlPlane | undefined;
 let registry: Registry | undefined;
