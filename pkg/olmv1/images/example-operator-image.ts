@@ -34,11 +34,11 @@ export async function buildExampleOperatorBinary(go: GoToolchain, sourceDir: str
   return out;
 }
 
-/** What an example program's image names: its title, where the binary sits (the Entrypoint), its probe port. */
-interface ExampleProgram {
+/** What an example program's image names: its title, where the binary sits (the Entrypoint), its probe port if it has one. */
+export interface ExampleProgram {
   name: string;
   entrypoint: string;
-  port: number;
+  port?: number;
   description: string;
 }
 const EXAMPLE_OPERATOR: ExampleProgram = {
@@ -52,9 +52,9 @@ const EXAMPLE_OPERATOR: ExampleProgram = {
  * The operator image over `binary`: one gzip layer holding `/etc/passwd`, `/etc/group` (root
  * and the operator's user, no shell) and the binary at `program.entrypoint` (mode 0755, owned
  * by root, so the non-root user cannot change it); the config runs it as EXAMPLE_OPERATOR_UID
- * with no shell and exposes the probe port. Deterministic: mtimes are 0.
+ * with no shell and exposes the probe port, if any. Deterministic: mtimes are 0.
  */
-export function exampleOperatorImage(binary: Buffer, version: string, program: ExampleProgram = EXAMPLE_OPERATOR): BuiltImage {
+export function exampleOperatorImage(binary: Buffer, version: string | undefined, program: ExampleProgram = EXAMPLE_OPERATOR): BuiltImage {
   const uid = EXAMPLE_OPERATOR_UID;
   const passwd = `root:x:0:0:root:/root:/sbin/nologin\n${program.name}:x:${uid}:${uid}:${program.name}:/nonexistent:/sbin/nologin\n`;
   const group = `root:x:0:\n${program.name}:x:${uid}:\n`;
@@ -68,13 +68,13 @@ export function exampleOperatorImage(binary: Buffer, version: string, program: E
     layers: [layer],
     labels: {
       'org.opencontainers.image.title': program.name,
-      'org.opencontainers.image.version': version,
+      ...(version === undefined ? {} : { 'org.opencontainers.image.version': version }),
       'org.opencontainers.image.description': program.description,
     },
     run: {
       User: `${uid}:${uid}`,
       Entrypoint: [program.entrypoint],
-      ExposedPorts: [`${program.port}/tcp`],
+      ...(program.port === undefined ? {} : { ExposedPorts: [`${program.port}/tcp`] }),
     },
   });
 }

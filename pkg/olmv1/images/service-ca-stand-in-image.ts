@@ -7,38 +7,22 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildImage, buildLayer, createImageClient, type BuiltImage } from '../../shared/image/index.ts';
+import { createImageClient, type BuiltImage } from '../../shared/image/index.ts';
+import { exampleOperatorImage, type ExampleProgram } from './example-operator-image.ts';
 import { findGoToolchain, runGo } from '../localstack/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 
-/** The user the stand-in runs as (numeric, so Kubernetes can check runAsNonRoot). */
-const STAND_IN_UID = 65532;
-const ENTRYPOINT = '/service-ca-stand-in';
 /** Repository of the image inside a registry. */
 const REPOSITORY = 'olmv1/service-ca-stand-in';
+const STAND_IN: ExampleProgram = {
+  name: 'service-ca',
+  entrypoint: '/service-ca-stand-in',
+  description: "Issues serving certificates and injects CA bundles as OpenShift's service-ca-operator does",
+};
 
-/**
- * The image over `binary`: one gzip layer holding `/etc/passwd`, `/etc/group` and the binary
- * (mode 0755, owned by root), run as STAND_IN_UID with no shell. Deterministic: mtimes are 0.
- */
+/** The image over `binary`: the example programs' layout (exampleOperatorImage), no version, no port. */
 export function serviceCaStandInImage(binary: Buffer): BuiltImage {
-  const uid = STAND_IN_UID;
-  const passwd = `root:x:0:0:root:/root:/sbin/nologin\nservice-ca:x:${uid}:${uid}:service-ca:/nonexistent:/sbin/nologin\n`;
-  const group = `root:x:0:\nservice-ca:x:${uid}:\n`;
-  const layer = buildLayer([
-    { path: 'etc', type: 'dir' },
-    { path: 'etc/group', type: 'file', data: Buffer.from(group) },
-    { path: 'etc/passwd', type: 'file', data: Buffer.from(passwd) },
-    { path: ENTRYPOINT.slice(1), type: 'file', data: binary, mode: 0o755 },
-  ]);
-  return buildImage({
-    layers: [layer],
-    labels: {
-      'org.opencontainers.image.title': 'service-ca-stand-in',
-      'org.opencontainers.image.description': "Issues serving certificates and injects CA bundles as OpenShift's service-ca-operator does",
-    },
-    run: { User: `${uid}:${uid}`, Entrypoint: [ENTRYPOINT] },
-  });
+  return exampleOperatorImage(binary, undefined, STAND_IN);
 }
 
 /** Options of {@link pushServiceCaStandInImage}. */
