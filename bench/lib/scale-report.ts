@@ -259,7 +259,7 @@ function perExtensionRows(f: Figures): Measurement[] {
       undefined,
       `${mb(f.startRss)} MB at start; kube-apiserver's RSS at rest ${mb(f.apiServerRss)} MB`,
     ),
-    measure('per extension: operator-controller CPU at rest', ms(f.steady.cpuSeconds / f.steady.seconds) * 60, 'ms a minute'),
+    measure('per extension: operator-controller CPU at rest', ((f.steady.cpuSeconds / f.steady.seconds) * 60 * 1e6) / n, 'µs a minute'),
   ];
   if (f.install === undefined) return rows;
   return [
