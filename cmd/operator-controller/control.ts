@@ -33,6 +33,7 @@ import {
   createUpgradeNotices,
   dependentsToWake,
   DependencyGauge,
+  InstalledIndex,
   extensionKeys,
   fetchBundle,
   watchCatalogEvents,
@@ -210,6 +211,7 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   const dependencies: DependencyPorts = {
     extensions,
     cache: new RequirementCache(),
+    installed: new InstalledIndex(),
     serverVersion: (signal) => versions.get(signal),
     gauge: dependencyGauge,
     serves: (gvk, servesSignal) =>

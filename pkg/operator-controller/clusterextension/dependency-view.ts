@@ -7,14 +7,12 @@
  * (only the GVKs the requirements name). Also what the selected catalogs offer for an unmet
  * requirement.
  */
-import { parseClusterExtension } from '../../shared/api/index.ts';
 import type { Informer, KubeObject } from '../../shared/kube/index.ts';
 import {
   DEFAULT_LIMITS,
   REQUIREMENT_PROPERTY_TYPES,
   RequirementCache,
   dependencyChecker,
-  installedCandidate,
   mentionedPackages,
   providersNote,
   providersOf,
@@ -28,6 +26,7 @@ import {
 import type { CatalogInput, LabelSelector } from '../resolve/index.ts';
 import type { Bundle, DeclarativeConfig } from '../../shared/fbc/index.ts';
 import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
+import { InstalledIndex } from './installed-index.ts';
 import type { DependencyGauge } from './dependency-gauge.ts';
 
 /** What dependency checking reads of the cluster. */
@@ -40,6 +39,8 @@ export interface DependencyPorts {
   cache?: RequirementCache;
   /** The API server's version (`/version` gitVersion), for CSVs' minKubeVersion; none: not checked. */
   serverVersion?: (signal?: AbortSignal) => Promise<string>;
+  /** The installed extensions, kept across reconciles; none: read afresh each time. */
+  installed?: InstalledIndex;
   /** `olmv1_extension_dependency_unmet`; none: no metric. */
   gauge?: Pick<DependencyGauge, 'set'>;
 }
@@ -65,22 +66,6 @@ function declaresRequirements(b: Bundle): boolean {
 export function gvksOf(p: Predicate, out: Map<string, Gvk>): void {
   if (p.kind === 'gvk') out.set(`${p.gvk.group}/${p.gvk.version}/${p.gvk.kind}`, p.gvk);
   if (p.kind === 'all' || p.kind === 'any' || p.kind === 'not') for (const c of p.constraints) gvksOf(c.predicate, out);
-}
-
-export async function installedProperties(
-  source: CatalogSource,
-  packageName: string,
-  bundleName: string,
-  signal?: AbortSignal,
-): Promise<Bundle['properties'] | undefined> {
-  const all = await selectedCatalogs(source, undefined, packageName, signal);
-  if (!all.ok) return undefined;
-  for (const input of all.value.inputs) {
-    if ('error' in input || input.package === null) continue;
-    const found = input.package.bundles.find((b) => b.name === bundleName);
-    if (found !== undefined) return found.properties;
-  }
-  return undefined;
 }
 
 /**
@@ -110,15 +95,7 @@ export async function dependencyCheck(
   for (const g of gvks.values()) if (await ports.serves(g, signal)) served.push(g);
 
   const candidates = [servedApisCandidate(served)];
-  for (const obj of ports.extensions.list()) {
-    const ce = parseClusterExtension(obj);
-    if (!ce.ok || ce.value.metadata.name === self) continue;
-    const bundle = ce.value.status?.install?.bundle;
-    const packageName = ce.value.spec.source.catalog?.packageName;
-    if (bundle === undefined || packageName === undefined) continue;
-    const properties = await installedProperties(source, packageName, bundle.name, signal);
-    candidates.push(installedCandidate({ name: ce.value.metadata.name ?? '', packageName, version: bundle.version, properties }));
-  }
+  for (const e of await (ports.installed ?? new InstalledIndex()).others(ports.extensions, source, self, signal)) candidates.push(e.candidate);
   return dependencyChecker(candidates, DEFAULT_LIMITS, cache, serverVersion);
 }
 

@@ -1,14 +1,13 @@
 /**
  * Holding an upgrade that would break a dependent (decision 0104): before extension `self`
  * moves from its installed bundle to another, every other installed extension whose bundle
- * declares requirements is checked against the cluster as it would be after the move.
+ * declares requirements is checked against the cluster as it would be after the move. The
+ * installed extensions come from the InstalledIndex (refreshed only where something changed),
+ * so a mass upgrade does not read every extension for every upgrade.
  */
-import { parseClusterExtension } from '../../shared/api/index.ts';
 import type { Bundle } from '../../shared/fbc/index.ts';
 import {
-  DEFAULT_LIMITS,
   brokenDependent,
-  bundleRequirements,
   installedCandidate,
   providedGvks,
   servedApisCandidate,
@@ -18,7 +17,8 @@ import {
   type Gvk,
 } from '../dependencies/index.ts';
 import type { CatalogSource } from './catalogs.ts';
-import { gvksOf, installedProperties, type DependencyPorts } from './dependency-view.ts';
+import { gvksOf, type DependencyPorts } from './dependency-view.ts';
+import { InstalledIndex, installedProperties } from './installed-index.ts';
 
 /**
  * The reason to hold `self`'s move from `installed` to `target`, or undefined. Only runs when
@@ -31,23 +31,11 @@ export async function upgradeHold(
   target: Pick<Bundle, 'name' | 'properties'>,
   signal?: AbortSignal,
 ): Promise<string | undefined> {
-  const others: Candidate[] = [];
-  const dependents: Dependent[] = [];
+  const installed = await (ports.installed ?? new InstalledIndex()).others(ports.extensions, source, self.name, signal);
+  const others: Candidate[] = installed.map((e) => e.candidate);
+  const dependents: Dependent[] = installed.filter((e) => e.requirements.length > 0).map((e) => ({ name: e.name, requirements: e.requirements }));
   const gvks = new Map<string, Gvk>();
-  for (const obj of ports.extensions.list()) {
-    const ce = parseClusterExtension(obj);
-    const name = ce.ok ? (ce.value.metadata.name ?? '') : '';
-    if (!ce.ok || name === self.name) continue;
-    const bundle = ce.value.status?.install?.bundle;
-    const packageName = ce.value.spec.source.catalog?.packageName;
-    if (bundle === undefined || packageName === undefined) continue;
-    const properties = await installedProperties(source, packageName, bundle.name, signal);
-    others.push(installedCandidate({ name, packageName, version: bundle.version, properties }));
-    const reqs = properties === undefined ? undefined : bundleRequirements({ name: bundle.name, properties }, DEFAULT_LIMITS);
-    if (reqs?.ok !== true || reqs.value.length === 0) continue;
-    dependents.push({ name, requirements: reqs.value });
-    for (const r of reqs.value) gvksOf(r.constraint.predicate, gvks);
-  }
+  for (const d of dependents) for (const r of d.requirements) gvksOf(r.constraint.predicate, gvks);
   if (dependents.length === 0) return undefined;
   const served: Gvk[] = [];
   for (const g of gvks.values()) if (await ports.serves(g, signal)) served.push(g);

@@ -13,6 +13,7 @@ export { contentRef, selectedCatalogs, selectedPackageNames, type CatalogSource 
 export { dependencyCheck, dependentsToWake, providersText, unmetProviders, type DependencyPorts } from './dependency-view.ts';
 export { DependencyGauge } from './dependency-gauge.ts';
 export { upgradeHold } from './dependents-check.ts';
+export { InstalledIndex } from './installed-index.ts';
 export type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 export { type ServiceAccountRef } from './installer.ts';
 export { EXTENSION_CONTROLLER_NAME, newExtensionState } from './reconciler.ts';

@@ -13,6 +13,6 @@ export { mentionedPackages, providersOf, type Provider, type ProviderCatalog } f
 export { providersNote, upgradeBreaksDependent } from './messages.ts';
 export { brokenDependent, type Dependent } from './dependents.ts';
 export { installedCandidate, servedApisCandidate } from './candidates.ts';
-export type { Candidate, Gvk, Predicate, Unmet } from './types.ts';
+export type { Candidate, Gvk, Predicate, Requirement, Unmet } from './types.ts';
 export { dependencyClosure } from './closure.ts';
 export { ServerVersionCache, readServerVersion } from './server-version.ts';
