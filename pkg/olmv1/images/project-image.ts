@@ -26,6 +26,7 @@ import { runCommand, withLock } from '../localstack/index.ts';
 import { createBuildah, type Buildah, type ImageRunSettings } from './buildah.ts';
 import { machineDebianSource, type DebianSource } from './debian.ts';
 import { ensureStandInBase, type StandIn } from './stand-in-base.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 
 /** Repository of the project's image in local storage and in registries. */
 const PROJECT_IMAGE_REPOSITORY = 'olmv1/olmv1';
@@ -167,7 +168,11 @@ async function buildUnlocked(options: ProjectImageOptions): Promise<ProjectImage
   } finally {
     await rm(work, { recursive: true, force: true });
   }
-  await pruneOlderBuilds(buildah, tag, buildStart);
+  // Housekeeping: an image another build or container still uses cannot be removed now; the
+  // next build tries again. The new image is built either way.
+  await pruneOlderBuilds(buildah, tag, buildStart).catch((err: unknown) =>
+    options.log(`${tag}: older builds not pruned this time: ${errorMessage(err)}`),
+  );
   return { tag, treeKey: key, cached: false, standIn, seconds: seconds(), buildah };
 }
 
