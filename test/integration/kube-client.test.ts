@@ -212,10 +212,17 @@ describe('CRUD, pagination and watch', () => {
     const streamed: KubeObject[] = [];
     const tokens: Array<string | undefined> = [];
     let cont: string | undefined;
+    // Other files write to this API server meanwhile: the first page asks for the whole list's
+    // resourceVersion (a paginated list at a resourceVersion is served exactly at it).
     do {
       const envelope = await listEach(
         type,
-        { namespace: NS, labelSelector: 'set=stream', limit: 2, ...(cont === undefined ? {} : { continue: cont }) },
+        {
+          namespace: NS,
+          labelSelector: 'set=stream',
+          limit: 2,
+          ...(cont === undefined ? { resourceVersion: whole.resourceVersion } : { continue: cont }),
+        },
         (item) => streamed.push(item),
       );
       expect(envelope.kind).toBe('ConfigMapList');

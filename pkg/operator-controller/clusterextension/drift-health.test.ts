@@ -114,6 +114,24 @@ describe('DriftWatches health', () => {
     expect(drift.health('ext').observed).toBe(true);
   });
 
+  it('queues no reconcile from a first list while another watch of the extension has not listed (it would re-apply what no cache holds)', async () => {
+    const { cluster, drift, enqueued } = setup();
+    cluster.objects = [deployment('1'), crd('True'), SETTINGS];
+    cluster.forbidden.add('ConfigMap');
+    // The install's reconcile asked before any watch listed.
+    expect(drift.health('ext')).toEqual({ observed: false });
+    await drift.track(RELEASE);
+    await listed(cluster);
+    // The judged watches listed; the ConfigMap's was refused and retried twice since.
+    const refused = cluster.lists.filter((l) => l.kind === 'ConfigMap').length;
+    await vi.waitFor(() => expect(cluster.lists.filter((l) => l.kind === 'ConfigMap').length).toBeGreaterThanOrEqual(refused + 2));
+    expect(enqueued).toEqual([]);
+    // Its watch lists: the last first list checks health, and queues the one reconcile.
+    cluster.forbidden.clear();
+    await vi.waitFor(() => expect(enqueued).toEqual(['ext']));
+    expect(drift.health('ext').observed).toBe(true);
+  });
+
   it('forgets what it handed out when the extension stops', async () => {
     const { cluster, drift, enqueued } = setup();
     cluster.objects = [deployment('1'), crd('True'), SETTINGS];

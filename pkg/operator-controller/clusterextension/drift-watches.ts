@@ -29,7 +29,9 @@
  *   informer with capped backoff and logged; it touches no other watch or extension.
  * - Health (health.ts): cached workloads and CRDs carry the verdict of their status; an event
  *   or first list that changes the verdicts `health` last handed out enqueues the extension
- *   (no drift: not counted, not repaired); none is enqueued before `health` is first asked.
+ *   (no drift: not counted, not repaired); none is enqueued before `health` is first asked,
+ *   nor by a first list while another watch of the extension has not listed (that reconcile
+ *   would apply again the objects no cache holds yet).
  * - An object that leaves a watch was deleted or lost its owner labels: a label-selected watch
  *   reports both as DELETED, with the object's last matching content, and a relist cannot tell
  *   them apart either. Both enqueue at once (counted as `delete`); the log line says which it
@@ -327,13 +329,20 @@ export class DriftWatches implements DriftTracker {
     void done.finally(() => this.#running.delete(done));
     informer.waitForSync(abort.signal).then(
       () => {
-        this.#checkHealth(extension);
+        // The reconcile a health change queues finds every object cached (and applies none)
+        // only once every watch of the extension has listed: the last to list checks.
+        if (this.#allSynced(extension)) this.#checkHealth(extension);
         const missing = firstMissing(running);
         if (missing !== undefined) this.#trigger(extension, 'missing', missing, client);
       },
       () => undefined,
     );
     return running;
+  }
+
+  #allSynced(extension: string): boolean {
+    const watches = this.#extensions.get(extension)?.watches.values() ?? [];
+    return [...watches].every((w) => w.informer.hasSynced);
   }
 
   /** Enqueues the extension when its health differs from what `health` handed out last. */
