@@ -1,18 +1,13 @@
 /**
  * Ingest = walk an unpacked FBC directory (ingest-directory.ts) or read an image's layers as
- * they stream in (ingest-layers.ts), decode and normalise every document, and write the catalog
- * content (content-writer.ts). Two implementations of `IngestFn`:
- * - `ingestInProcess`: on the calling thread, yielding every few milliseconds (CLI, tests);
- * - `createProcessIngest()`: in a short-lived child process (catalogd). A 30-60 MB catalog
- *   then never blocks the event loop that serves HTTP and runs reconciles, and the memory the
- *   ingest needed is returned to the system when the child exits instead of staying in the
- *   long-running process's allocator (decision 0082).
- * Both reject with the loader's error (which names the file and line at fault); for layers,
- * with `CatalogContentError` carrying it. The process ingest can be cancelled: when its signal
- * aborts, the child is killed and waited for, so nothing writes into the target directory
- * any more when the ingest rejects (with the signal's reason). A child that died of a signal
- * nobody here sent (the kernel's OOM killer, V8 aborting out of heap) rejects with a
- * `LimitExceededError`, which catalogd retries only after a floor.
+ * they stream in (ingest-layers.ts), decode every document and write the catalog content
+ * (content-writer.ts). `ingestInProcess` runs on the calling thread (CLI, tests);
+ * `createProcessIngest()` in a short-lived child process (catalogd), so a 30-60 MB catalog never
+ * blocks the event loop and its memory goes back to the system when the child exits (decision
+ * 0082). Both reject with the loader's error (for layers, a `CatalogContentError` carrying it).
+ * On abort the child is killed and waited for before the ingest rejects with the signal's
+ * reason; a child that died of a signal nobody here sent (OOM killer, V8 out of heap) rejects
+ * with a `LimitExceededError`, which catalogd retries only after a floor.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import type { Writable } from 'node:stream';
@@ -25,12 +20,10 @@ import { CatalogContentError, type CatalogLayers } from './catalog-layers.ts';
 import type { ContentSummary } from './content-writer.ts';
 
 /**
- * Writes the content of an unpacked FBC directory into `targetDir` (LocalDirStore's ingest). `prepare`,
- * when present, is a hint that an ingest is coming (a pull started): the implementation may
- * start work that does not depend on the content, such as a process. `layers`, when present,
- * ingests an image's layers as they stream in (ingest-layers.ts; without it the store does
- * that on its own thread). An implementation that honours `signal` stops writing into
- * `targetDir` before it rejects with the signal's reason.
+ * Writes the content of an unpacked FBC directory into `targetDir` (LocalDirStore's ingest).
+ * `prepare`: a hint that an ingest is coming (a pull started), e.g. to start a process early.
+ * `layers`: ingests an image's layers as they stream in (without it the store does that on its
+ * own thread). One that honours `signal` stops writing before it rejects with its reason.
  */
 export type IngestFn = ((fbcDir: string, targetDir: string, signal?: AbortSignal) => Promise<ContentSummary>) & {
   prepare?: () => void;
@@ -38,10 +31,9 @@ export type IngestFn = ((fbcDir: string, targetDir: string, signal?: AbortSignal
 };
 
 /**
- * Ingests on the current thread (ingest-directory.ts); `.layers` streams an image's layers
- * (ingest-layers.ts). A signal is not honoured here (the CLI and tests use it). The decoder (pkg/shared/fbc, pkg/shared/semver, the YAML parser) is loaded on first use:
- * catalogd's own process ingests through `createProcessIngest` and never needs it, and loading
- * it would add to that process's steady RSS (decision 0087).
+ * Ingests on the current thread, ignoring any signal (CLI, tests). The decoder (pkg/shared/fbc,
+ * the YAML parser) is loaded on first use: catalogd's own process ingests through
+ * `createProcessIngest` and loading it there would add to its steady RSS (decision 0087).
  */
 export const ingestInProcess: IngestFn & { layers: NonNullable<IngestFn['layers']> } = Object.assign(
   async (fbcDir: string, targetDir: string): Promise<ContentSummary> => (await import('./ingest-directory.ts')).ingestDirectory(fbcDir, targetDir),
@@ -52,9 +44,8 @@ export const ingestInProcess: IngestFn & { layers: NonNullable<IngestFn['layers'
 );
 
 /**
- * What an ingest process answers; `content` marks a decoding error of the catalog itself,
- * `limit` an error that was a LimitExceededError (a resource limit, see pkg/shared/errors),
- * `imageLimit` an image cap the layers crossed (an ImageLimitError's fields, to rebuild it).
+ * What an ingest process answers; `content`: a decoding error of the catalog itself, `limit`: a
+ * LimitExceededError, `imageLimit`: the fields of an ImageLimitError, to rebuild it.
  */
 export interface IngestReply {
   ok: boolean;
@@ -65,11 +56,7 @@ export interface IngestReply {
   imageLimit?: { image: string; layer: string; kind: ImageLimitKind; limit: number };
 }
 
-/**
- * What the parent sends a waiting ingest process: a directory to walk, or the sizes of the
- * layer blobs it then writes, one after the other, to the process's descriptor
- * `LAYER_STREAM_FD`.
- */
+/** A directory to walk, or the sizes of the layer blobs then written to `LAYER_STREAM_FD`. */
 export type IngestRequest = (
   | { kind?: 'dir'; fbcDir: string; targetDir: string }
   | {
@@ -89,44 +76,30 @@ export const LAYER_STREAM_FD = 4;
 const CHILD = new URL(`./ingest-child${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url);
 
 /**
- * V8 flags of the ingest child. 4 MB semi-spaces give the lowest peak memory (smaller ones
- * promote more short-lived strings to the old generation, V8's default ones keep more young
- * garbage) at nearly the default's speed. A fixed old generation growth of 50% per collection
- * instead of V8's dynamic factor (which, for a small, fast-collected heap, lets the heap run far
- * ahead of the little that stays live) lowers the peak at the same speed (decision 0086).
- * Unlike a heap limit, it cannot fail a larger catalog.
+ * V8 flags of the ingest child, for the lowest peak memory at nearly the default's speed
+ * (decision 0086): 4 MB semi-spaces, and a fixed 50% old-generation growth instead of V8's
+ * dynamic factor, which lets a small heap run far ahead of what stays live. Unlike a heap
+ * limit, neither can fail a larger catalog.
  */
 const INGEST_CHILD_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
 
 /**
- * Environment of the ingest child: nothing is inherited (it needs no variables), in particular
- * not catalogd's own allocator settings (cmd/shared/node-flags.ts), which trade speed for a
- * low steady RSS in the long-running process. With those, every block of 32 KiB or more (zlib
- * state, segment buffers) is a fresh mmap, which slows the ingest. Two arenas and a fixed
- * 256 KiB mmap threshold (no dynamic raising, which lets freed 1 MiB buffers fragment the heap)
- * trade a little speed against the arena cap alone and a little peak memory against the 32 KiB
- * threshold, in a process that exits (decisions 0082, 0084).
+ * Environment of the ingest child: nothing inherited, in particular not catalogd's allocator
+ * settings (cmd/shared/node-flags.ts), whose 32 KiB mmap threshold slows the ingest. Two arenas
+ * and a fixed 256 KiB threshold (no dynamic raising, which lets freed 1 MiB buffers fragment the
+ * heap) suit a process that exits (decisions 0082, 0084).
  */
 export const INGEST_CHILD_ENVIRONMENT: Readonly<Record<string, string>> = {
   GLIBC_TUNABLES: 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=262144',
 };
 
-/**
- * Signals an ingest process dies of when it runs out of memory: SIGKILL from the kernel's OOM
- * killer (or a cgroup limit), SIGABRT or SIGTRAP from V8 failing an allocation. A process this
- * module killed itself is not counted.
- */
+/** Out of memory: SIGKILL from the OOM killer (or a cgroup limit), SIGABRT/SIGTRAP from V8. */
 const OUT_OF_MEMORY_SIGNALS = new Set(['SIGKILL', 'SIGABRT', 'SIGTRAP']);
 
 /** How long a process started by `prepare()` waits for its ingest before it exits. */
 const SPARE_IDLE_MS = 5 * 60_000;
 
-/** Options of `createProcessIngest`. */
 interface ProcessIngestOptions {
-  /** Node flags of the child (default INGEST_CHILD_FLAGS). */
-  execArgv?: string[];
-  /** Environment of the child (default INGEST_CHILD_ENVIRONMENT). */
-  env?: Readonly<Record<string, string>>;
   /** Called with the pid of the process that runs an ingest, when it starts that ingest. */
   onSpawn?: (pid: number) => void;
   /** See SPARE_IDLE_MS (tests shorten it). */
@@ -136,17 +109,16 @@ interface ProcessIngestOptions {
 }
 
 /**
- * Returns an IngestFn that runs each ingest in a fresh child process of the same Node. Its
- * `prepare()` starts the process for the next ingest ahead of time, so that Node's start-up
- * and module loading overlap the image pull instead of following it. At most one
- * such spare waits; it exits after `spareIdleMs` without work, or when this process exits.
+ * An IngestFn that runs each ingest in a fresh child process. `prepare()` starts the next one
+ * ahead of time, so Node's start-up overlaps the image pull; at most one such spare waits, and
+ * it exits after `spareIdleMs` without work, or when this process exits.
  */
 export function createProcessIngest(options: ProcessIngestOptions = {}): IngestFn & { prepare: () => void; layers: NonNullable<IngestFn['layers']> } {
   const idleMs = options.spareIdleMs ?? SPARE_IDLE_MS;
   const start = (): ChildProcess => {
     const child = fork(CHILD, [String(idleMs)], {
-      execArgv: options.execArgv ?? INGEST_CHILD_FLAGS,
-      env: { ...(options.env ?? INGEST_CHILD_ENVIRONMENT) },
+      execArgv: INGEST_CHILD_FLAGS,
+      env: { ...INGEST_CHILD_ENVIRONMENT },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe'],
       serialization: 'json',
     });
@@ -159,11 +131,10 @@ export function createProcessIngest(options: ProcessIngestOptions = {}): IngestF
 
   /**
    * Runs one request in the spare (or a new) process, `feed` writing to its layer stream.
-   * Resolves with the process's reply (the content is complete on disk when it replies: the
-   * process's own exit, tearing down its heap, is not waited for) or, without
-   * one, how it exited (`died`: of a signal we did not send, see OUT_OF_MEMORY_SIGNALS); and
-   * with what failed the feed, once the feed is over. When `signal` aborts first, the process
-   * is killed and, once it exited and the feed is over, the promise rejects with the reason.
+   * Resolves, once the feed is over, with the reply (the content is complete on disk then; the
+   * exit is not waited for) or, without one, how it exited (`died`: of a signal we did not
+   * send), and what failed the feed. When `signal` aborts first, the process is killed and,
+   * once it exited and the feed is over, the promise rejects with the reason.
    */
   const run = (
     request: IngestRequest,

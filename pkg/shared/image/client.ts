@@ -58,7 +58,7 @@ export interface ImageClient {
   /** Reads manifest and config and leaves the layers to stream; see {@link Puller.openLayers}. */
   openLayers(ref: string, options: Pick<PullOptions, 'labelPathFilter' | 'signal'>): Promise<OpenedImage>;
   /** Reads a whole image into memory; see {@link Puller.readImageFiles}. */
-  readImageFiles(ref: string, options?: { signal?: AbortSignal; tmpDir?: string }): Promise<ImageFiles>;
+  readImageFiles(ref: string, options?: { tmpDir?: string }): Promise<ImageFiles>;
   /** Pushes a built image or index and returns its digest; see {@link pushImage}. */
   push(ref: string, image: BuiltImage | BuiltIndex, signal?: AbortSignal): Promise<string>;
   /** Closes idle connections. The client stays usable. */

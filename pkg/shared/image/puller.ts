@@ -1,14 +1,10 @@
 /**
  * Pulling images into the unpack cache (catalogd, operator-controller) or into memory (CLI).
- *
- * Steps of `pull`, as upstream: parse and pin the reference (terminal errors for bad
- * references), look the digest up in the cache, otherwise fetch manifest and config, apply the
- * optional label path filter, stream the layers into a temporary tree, store it read-only
- * under its digest, and garbage-collect the owner's other digests. Concurrent pulls of the
- * same owner and digest share one unpack.
- *
- * The registry reads go to the pull sources registries.conf gives (image-source.ts): mirrors
- * and rewritten locations; the results keep naming the image as `ref` does.
+ * `pull`, as upstream: pin the reference, look the digest up in the cache, else fetch manifest
+ * and config, apply the label path filter, stream the layers into a tree stored read-only under
+ * its digest, and garbage-collect the owner's other digests. Concurrent pulls of the same owner
+ * and digest share one unpack. Registry reads go to registries.conf's pull sources
+ * (image-source.ts); results keep naming the image as `ref` does.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,12 +16,11 @@ import { deleteReadOnly, readTreeFiles } from './fs-tree.ts';
 import type { ImageMetadata, ImageSource, ResolvedReference } from './image-source.ts';
 import { ImageBudget, type ImageLimits } from './limits.ts';
 import type { ImageConfig } from './manifest.ts';
-import { onlyPath, type EntryFilter } from './path-filter.ts';
+import { onlyPath } from './path-filter.ts';
 import type { RegistryClient } from './registry-client.ts';
 import { pullTimeoutError } from './timeout.ts';
 import { unpackLayers } from './unpack.ts';
 
-/** Options of {@link Puller.pull}. */
 export interface PullOptions {
   /** Cache namespace: the ClusterCatalog or ClusterExtension name. */
   owner: string;
@@ -38,7 +33,6 @@ export interface PullOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** A pulled image. */
 export interface PullResult {
   /** The read-only unpacked tree. */
   dir: string;
@@ -51,15 +45,6 @@ export interface PullResult {
   fromCache: boolean;
 }
 
-/** A layer of an {@link OpenedImage}. */
-interface OpenedLayer {
-  digest: string;
-  /** Compressed size in bytes, from the manifest. */
-  size: number;
-  /** Fetches the blob; see {@link Puller.openLayers}. */
-  open(signal?: AbortSignal): AsyncGenerator<Buffer>;
-}
-
 /** An image whose layers are left to the caller to stream. */
 export interface OpenedImage {
   digest: string;
@@ -67,12 +52,12 @@ export interface OpenedImage {
   config: ImageConfig;
   /** The directory the label path filter names (undefined without a filter). */
   pathFilter: string | undefined;
-  layers: OpenedLayer[];
+  /** `size`: compressed, from the manifest; `open()` fetches the blob (see {@link Puller.openLayers}). */
+  layers: Array<{ digest: string; size: number; open(signal?: AbortSignal): AsyncGenerator<Buffer> }>;
   /** The client's caps, for the consumer of the layers to enforce (readLayerEntries' budget). */
   limits: ImageLimits;
 }
 
-/** An image read whole into memory. */
 export interface ImageFiles {
   digest: string;
   digestRef: string;
@@ -87,9 +72,7 @@ export class Puller {
   readonly #registry: RegistryClient;
   readonly #log: Pick<Logger, 'debug' | 'info' | 'warn'> | undefined;
   readonly #limits: ImageLimits;
-  readonly #inflight = new Map<string, Promise<PullResult>>();
-  readonly #cacheIds = new WeakMap<ImageCache, number>();
-  #nextCacheId = 0;
+  readonly #inflight = new WeakMap<ImageCache, Map<string, Promise<PullResult>>>();
 
   constructor(source: ImageSource, registry: RegistryClient, limits: ImageLimits, log?: Pick<Logger, 'debug' | 'info' | 'warn'>) {
     this.#source = source;
@@ -100,15 +83,6 @@ export class Puller {
 
   #budget(resolved: ResolvedReference, meta: ImageMetadata): ImageBudget {
     return new ImageBudget(resolved.digestRef, this.#limits, meta.manifest.layers);
-  }
-
-  #cacheId(cache: ImageCache): number {
-    let id = this.#cacheIds.get(cache);
-    if (id === undefined) {
-      id = this.#nextCacheId++;
-      this.#cacheIds.set(cache, id);
-    }
-    return id;
   }
 
   /**
@@ -132,11 +106,13 @@ export class Puller {
   async pull(ref: string, options: PullOptions): Promise<PullResult> {
     try {
       const resolved = await this.#source.resolve(ref, options.signal);
-      const key = [this.#cacheId(options.cache), options.owner, resolved.digest, options.labelPathFilter ?? ''].join('\0');
-      const running = this.#inflight.get(key);
+      let inflight = this.#inflight.get(options.cache);
+      if (inflight === undefined) this.#inflight.set(options.cache, (inflight = new Map()));
+      const key = [options.owner, resolved.digest, options.labelPathFilter ?? ''].join('\0');
+      const running = inflight.get(key);
       if (running !== undefined) return await running;
-      const p = this.#pullResolved(resolved, options).finally(() => this.#inflight.delete(key));
-      this.#inflight.set(key, p);
+      const p = this.#pullResolved(resolved, options).finally(() => inflight.delete(key));
+      inflight.set(key, p);
       return await p;
     } catch (err) {
       throw pullTimeoutError(ref, err) ?? err;
@@ -161,7 +137,8 @@ export class Puller {
 
     let entry;
     try {
-      const filter = this.#filterFor(resolved, meta.config, options.labelPathFilter);
+      const dir = this.#labelDir(resolved, meta.config, options.labelPathFilter);
+      const filter = dir === undefined ? undefined : onlyPath(dir);
       entry = await cache.store(owner, resolved.digest, meta.config, (dir) =>
         unpackLayers({
           registry: this.#registry,
@@ -194,11 +171,6 @@ export class Puller {
     } catch (err) {
       throw wrapError('error copying image', err);
     }
-  }
-
-  #filterFor(resolved: ResolvedReference, config: ImageConfig, label: string | undefined): EntryFilter | undefined {
-    const dir = this.#labelDir(resolved, config, label);
-    return dir === undefined ? undefined : onlyPath(dir);
   }
 
   /** The directory `label` names in `config` (undefined without a label to look for). */
@@ -238,12 +210,11 @@ export class Puller {
       throw wrapError('error applying image', err);
     }
     const registry = this.#registry;
-    const repo = meta.repo;
-    const layers = meta.manifest.layers.map((layer) => ({
-      digest: layer.digest,
-      size: layer.size,
+    const layers = meta.manifest.layers.map(({ digest, size }) => ({
+      digest,
+      size,
       async *open(signal?: AbortSignal): AsyncGenerator<Buffer> {
-        const opened = await registry.openBlob(repo, { digest: layer.digest, size: layer.size }, signal);
+        const opened = await registry.openBlob(meta.repo, { digest, size }, signal);
         try {
           yield* opened.stream;
         } finally {
@@ -255,26 +226,18 @@ export class Puller {
   }
 
   /**
-   * Reads the whole filesystem of `ref` (all layers applied, whiteouts honoured) into memory,
-   * through a temporary directory under `tmpDir` (default: the OS temp dir) that is removed
-   * afterwards. Meant for bundle images in the CLI. The caps apply while unpacking, so no more
-   * than `maxUnpackedBytes` is ever written or read.
+   * Reads the whole filesystem of `ref` (all layers applied, whiteouts honoured) into memory
+   * through a temporary directory under `tmpDir` (default: the OS's), removed afterwards (bundle
+   * images in the CLI). The caps apply while unpacking: at most `maxUnpackedBytes` is written.
    *
    * @throws the errors of `pull` (without the cache ones).
    */
-  async readImageFiles(ref: string, options: { signal?: AbortSignal; tmpDir?: string } = {}): Promise<ImageFiles> {
+  async readImageFiles(ref: string, options: { tmpDir?: string } = {}): Promise<ImageFiles> {
+    let dir: string | undefined;
     try {
-      return await this.#readImageFiles(ref, options);
-    } catch (err) {
-      throw pullTimeoutError(ref, err) ?? err;
-    }
-  }
-
-  async #readImageFiles(ref: string, options: { signal?: AbortSignal; tmpDir?: string }): Promise<ImageFiles> {
-    const resolved = await this.#source.resolve(ref, options.signal);
-    const meta = await this.#metadata(resolved, options.signal);
-    const dir = await mkdtemp(join(options.tmpDir ?? tmpdir(), 'olmv1-image-'));
-    try {
+      const resolved = await this.#source.resolve(ref);
+      const meta = await this.#metadata(resolved, undefined);
+      dir = await mkdtemp(join(options.tmpDir ?? tmpdir(), 'olmv1-image-'));
       try {
         await unpackLayers({
           registry: this.#registry,
@@ -282,7 +245,6 @@ export class Puller {
           layers: meta.manifest.layers,
           dir,
           log: this.#log,
-          signal: options.signal,
           budget: this.#budget(resolved, meta),
         });
       } catch (err) {
@@ -290,8 +252,10 @@ export class Puller {
       }
       const files = await readTreeFiles(dir, this.#limits.maxUnpackedBytes);
       return { digest: resolved.digest, digestRef: resolved.digestRef, config: meta.config, files };
+    } catch (err) {
+      throw pullTimeoutError(ref, err) ?? err;
     } finally {
-      await deleteReadOnly(dir);
+      if (dir !== undefined) await deleteReadOnly(dir);
     }
   }
 }
