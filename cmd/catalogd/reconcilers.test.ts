@@ -148,7 +148,7 @@ describe('ClusterCatalog reconciler', () => {
     images.fail.resolve = new Error('registry down');
     await expect(reconcile()).rejects.toThrow('source catalog content: registry down');
     expect(conditions(api.status())).toEqual([SERVING[1], ['Progressing', 'True', 'Retrying', 'source catalog content: registry down']]);
-    expect(memory.pollEntry('ops')).toBeUndefined();
+    expect(memory.polls.get('ops')).toBeUndefined();
 
     delete images.fail.resolve;
     await expect(reconcile()).resolves.toEqual({ requeueAfterMs: NEXT_POLL });
@@ -203,7 +203,7 @@ describe('ClusterCatalog reconciler', () => {
 
   it('fails terminally for an object that does not parse, writing nothing', async () => {
     const { api, calls, memory, reconcile } = setup({ finalizers: [FINALIZER] });
-    memory.rememberPoll('ops', {
+    memory.polls.set('ops', {
       digest: DIGEST_1,
       digestRef: digestRef(DIGEST_1),
       unpackedAt: new Date(0),
@@ -216,7 +216,7 @@ describe('ClusterCatalog reconciler', () => {
       message: expect.stringContaining('ClusterCatalog "ops" is invalid: spec.source.image'),
     });
     expect([api.writes, calls]).toEqual([[], []]);
-    expect(memory.pollEntry('ops')).toBeUndefined();
+    expect(memory.polls.get('ops')).toBeUndefined();
   });
 
   it('observes the duration of each step that ran', async () => {

@@ -78,6 +78,6 @@ export function catalogReconciler(d: CatalogReconcilerDeps): CatalogReconciler {
     ],
     ...(d.registry === undefined ? {} : { stepTimer: stepDurationTimer(d.registry, CATALOG_CONTROLLER_NAME) }),
     // Any failure forgets what we knew, so the next attempt re-checks the source.
-    onError: (name) => memory.forgetPoll(name),
+    onError: (name) => memory.polls.delete(name),
   });
 }

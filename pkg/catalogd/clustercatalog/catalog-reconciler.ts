@@ -1,30 +1,15 @@
 /**
- * catalogd's ClusterCatalog reconciler (controller `catalogd-clustercatalog-controller`),
- * run by the leader only: it resolves the image, stores its content, and writes status and the
- * `olm.operatorframework.io/delete-server-cache` finalizer. Followers serve content through
- * content-sync.ts.
+ * catalogd's ClusterCatalog reconciler (controller `catalogd-clustercatalog-controller`), run by
+ * the leader only: it resolves the image, stores its content, and writes status and the
+ * delete-server-cache finalizer; followers serve content through content-sync.ts. A
+ * StepReconciler whose steps (availability, finalizers, poll, hold, content, serving: see
+ * lifecycle-steps.ts, poll-steps.ts, content-step.ts) cmd/catalogd/reconcilers.ts lists.
  *
- * It is a StepReconciler (pkg/shared/controller) over the typed ClusterCatalog; its steps are
- * built by the factories of lifecycle-steps.ts, poll-steps.ts and content-step.ts and listed,
- * in this order, by cmd/catalogd/reconcilers.ts:
- *   availability  an Unavailable catalog: remove its content, report it, drop the finalizer, stop;
- *   finalizers    add the finalizer, or on deletion remove the content and the finalizer, stop;
- *   poll          nothing to do yet: stop, requeued after the rest of the poll interval;
- *   hold          a catalog that failed for a resource limit rests until the retry floor;
- *   content       resolve the digest and, when it is not stored yet, stream or pull and store it;
- *   serving       report the served content, remember it, requeue after the poll interval.
- *
- * The algorithm is upstream's (resolve, unpack, store, report, requeue), with one difference
- * (decision 0080): content is keyed by digest in a store that survives restarts, so a poll or
- * restart that resolves to an already stored digest neither pulls nor rewrites anything.
- *
- * Failure behaviour: a failed pull or store keeps the previous content served (Serving stays
- * True) and reports Progressing True/Retrying, or False/Blocked for terminal errors (bad
- * reference, missing configs label on a digest reference), with the cause in the message.
- * An ingest is bounded in time and cancelled when it becomes pointless, and a catalog that
- * failed for a resource limit is not tried again before the retry floor (ingest-bounds.ts).
- * Any failed reconcile forgets the catalog's poll entry (CatalogMemory), so the next attempt
- * re-checks the source.
+ * Upstream's algorithm (resolve, unpack, store, report, requeue), except that content is keyed
+ * by digest in a store that survives restarts, so a poll or restart resolving to a stored
+ * digest neither pulls nor rewrites anything (decision 0080). A failed pull or store keeps the
+ * previous content served and reports Progressing True/Retrying, or False/Blocked for terminal
+ * errors; any failed reconcile forgets the catalog's poll entry, so the next one re-checks.
  */
 import { CLUSTER_CATALOG, type ClusterCatalog } from '../../shared/api/index.ts';
 import type { ReconcileContext, StepReconciler } from '../../shared/controller/index.ts';
@@ -32,18 +17,14 @@ import type { EventRecorder } from '../../shared/kube/index.ts';
 import type { VersionInfo } from '../storage/index.ts';
 import type { ContentStore } from './catalog-content.ts';
 
-/** What a stored version is to the reconciler: its digest, digest reference and unpack time. */
 export interface StoredContent {
   info: VersionInfo;
 }
 
 /** The content store as the reconciler's steps use it (LocalDirStore satisfies it). */
 export interface CatalogStore extends ContentStore<StoredContent> {
-  /** The version served for `catalog`, if any. */
   get(catalog: string): StoredContent | undefined;
-  /** True when `catalog` is served, and (if given) at `digest`. */
   contentExists(catalog: string, digest?: string): boolean;
-  /** Stops serving `catalog` and removes its content. */
   delete(catalog: string): Promise<void>;
 }
 

@@ -89,7 +89,7 @@ describe('content step', () => {
     await expect(step.run(catalogStepState(cc))).rejects.toThrow(message);
     expect(conditions(cc)).toEqual([['Progressing', 'True', 'Retrying', message], NEVER_SERVED]);
     expect(events).toEqual([`Warning UnpackFailed: ${message}`]);
-    expect(memory.held('ops')).toBeUndefined();
+    expect(memory.held.get('ops')).toBeUndefined();
   });
 
   it('reports a terminal source error as Progressing False/Blocked', async () => {
@@ -123,7 +123,7 @@ describe('content step', () => {
     const message = 'error storing fbc: the catalog content exceeds 10 MiB; retrying in 5m0s at the earliest';
     await expect(step.run(catalogStepState(cc))).rejects.toThrow(message);
     expect(conditions(cc)).toEqual([['Progressing', 'True', 'Retrying', message], NEVER_SERVED]);
-    expect(memory.held('ops')).toMatchObject({ generation: 4, until: clock.now().getTime() + FLOOR_MS, error: { message } });
+    expect(memory.held.get('ops')).toMatchObject({ generation: 4, until: clock.now().getTime() + FLOOR_MS, error: { message } });
   });
 
   it('reports an ingest that outlives its timeout as a source error past a limit', async () => {
@@ -134,7 +134,7 @@ describe('content step', () => {
       'source catalog content: the catalog image was not pulled and stored within the ingest timeout of 20ms (catalogd --ingest-timeout); retrying in 5m0s at the earliest';
     await expect(step.run(catalogStepState(cc))).rejects.toThrow(message);
     expect(conditions(cc)?.[0]).toEqual(['Progressing', 'True', 'Retrying', message]);
-    expect(memory.held('ops')).toBeDefined();
+    expect(memory.held.get('ops')).toBeDefined();
   });
 
   it('reports nothing for a cancelled reconcile and rethrows its reason', async () => {
@@ -150,6 +150,6 @@ describe('content step', () => {
     expect(calls).toEqual([`resolve ${IMAGE}`]);
     expect(conditions(cc)).toEqual([NEVER_SERVED]);
     expect(events).toEqual([]);
-    expect(memory.held('ops')).toBeUndefined();
+    expect(memory.held.get('ops')).toBeUndefined();
   });
 });

@@ -55,7 +55,7 @@ export function contentStep(deps: ContentStepDeps): Step<CatalogState> {
       } catch (err) {
         if (isLimitExceeded(err) && !ctx.signal.aborted) {
           const until = deps.clock().getTime() + deps.timeouts.limitRetryFloorMs;
-          deps.memory.hold(catalog.metadata.name, { generation: catalog.metadata.generation ?? 0, until, error: err as Error });
+          deps.memory.held.set(catalog.metadata.name, { generation: catalog.metadata.generation ?? 0, until, error: err as Error });
         }
         setNeverServed(catalog);
         throw err;

@@ -19,14 +19,14 @@ function setup() {
   const { store, fail, seed } = fakeStore(calls);
   seed('ops', DIGEST_1);
   const memory = new CatalogMemory();
-  memory.rememberPoll('ops', {
+  memory.polls.set('ops', {
     digest: DIGEST_1,
     digestRef: digestRef(DIGEST_1),
     unpackedAt: new Date(0),
     lastSuccessfulPoll: new Date(0),
     observedGeneration: 1,
   });
-  memory.hold('ops', { generation: 1, until: Number.MAX_SAFE_INTEGER, error: new Error('held') });
+  memory.held.set('ops', { generation: 1, until: Number.MAX_SAFE_INTEGER, error: new Error('held') });
   const deps = { store, unpackCache: fakeUnpackCache(calls), memory };
   return { calls, fail, memory, availability: availabilityStep(deps), finalizers: finalizersStep(deps) };
 }
@@ -40,7 +40,7 @@ describe('availability step', () => {
     await expect(availability.run(catalogStepState(cc))).resolves.toBeUndefined();
     expect(calls).toEqual([]);
     expect(cc).toEqual(clusterCatalog({ finalizers: [FINALIZER] }));
-    expect(memory.pollEntry('ops')).toBeDefined();
+    expect(memory.polls.get('ops')).toBeDefined();
   });
 
   it('removes the content of an Unavailable catalog, reports it, drops the finalizer, forgets it and stops', async () => {
@@ -56,7 +56,7 @@ describe('availability step', () => {
     expect(cc.status).not.toHaveProperty('urls');
     expect(cc.status).not.toHaveProperty('lastUnpacked');
     expect(cc.metadata.finalizers).toEqual(['other']);
-    expect([memory.pollEntry('ops'), memory.held('ops')]).toEqual([undefined, undefined]);
+    expect([memory.polls.get('ops'), memory.held.get('ops')]).toEqual([undefined, undefined]);
   });
 
   it('reports a failed removal on Progressing as it is, keeps the finalizer and throws', async () => {
@@ -66,7 +66,7 @@ describe('availability step', () => {
     await expect(availability.run(catalogStepState(cc))).rejects.toBe(fail.delete);
     expect(conditions(cc)).toEqual([['Progressing', 'True', 'Retrying', 'device busy', 1]]);
     expect(cc.metadata.finalizers).toEqual([FINALIZER]);
-    expect(memory.pollEntry('ops')).toBeDefined();
+    expect(memory.polls.get('ops')).toBeDefined();
   });
 });
 
@@ -95,7 +95,7 @@ describe('finalizers step', () => {
     expect(cc.metadata.finalizers).toEqual(['other']);
     expect(cc.status).toBeUndefined();
     expect(calls).toEqual([]);
-    expect(memory.pollEntry('ops')).toBeDefined();
+    expect(memory.polls.get('ops')).toBeDefined();
   });
 
   it('removes the content of a deleted catalog, reports it, drops the finalizer, forgets it and stops', async () => {
@@ -106,7 +106,7 @@ describe('finalizers step', () => {
     expect(conditions(cc)).toEqual([['Serving', 'False', 'Unavailable', '', 1]]);
     expect(cc.status).toEqual({ conditions: expect.any(Array) });
     expect(cc.metadata.finalizers).toBeUndefined();
-    expect([memory.pollEntry('ops'), memory.held('ops')]).toEqual([undefined, undefined]);
+    expect([memory.polls.get('ops'), memory.held.get('ops')]).toEqual([undefined, undefined]);
   });
 
   it('names the finalizer when the removal fails, keeps it and throws', async () => {

@@ -1,9 +1,4 @@
-/**
- * What the leader remembers about each catalog between reconciles (upstream keeps the same
- * in memory): the digest it last stored, when, and for which generation. An entry is dropped
- * whenever a reconcile fails, so the next attempt starts over.
- */
-
+/** What the last successful reconcile of a catalog stored, when, and for which generation (CatalogMemory). */
 export interface PollEntry {
   digest: string;
   digestRef: string;
@@ -25,12 +20,6 @@ export class PollSchedule {
     this.#minuteMs = options.minuteMs ?? 60_000;
   }
 
-  /** True when a poll is due: polling is on and the interval has passed since the last success. */
-  due(entry: PollEntry, intervalMinutes: number | undefined, now: Date): boolean {
-    if (intervalMinutes === undefined) return false;
-    return entry.lastSuccessfulPoll.getTime() + intervalMinutes * this.#minuteMs <= now.getTime();
-  }
-
   /**
    * Milliseconds until the next poll after a success: the interval stretched by up to 1%
    * (upstream's jitter), so catalogs created together do not poll in lockstep.
@@ -40,7 +29,7 @@ export class PollSchedule {
     return Math.round(intervalMinutes * this.#minuteMs * (1 + 0.01 * this.#random()));
   }
 
-  /** Milliseconds until `entry`'s next poll is due (0 when overdue), undefined without polling. */
+  /** Milliseconds until `entry`'s next poll is due (0: due now), undefined without polling. */
   remaining(entry: PollEntry, intervalMinutes: number | undefined, now: Date): number | undefined {
     if (intervalMinutes === undefined) return undefined;
     return Math.max(0, entry.lastSuccessfulPoll.getTime() + intervalMinutes * this.#minuteMs - now.getTime());

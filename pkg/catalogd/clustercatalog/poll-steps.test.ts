@@ -35,7 +35,7 @@ function served(o: { pollIntervalMinutes?: number; generation?: number } = {}) {
   const { store, seed } = fakeStore([]);
   seed('ops', DIGEST_1);
   const memory = new CatalogMemory();
-  memory.rememberPoll('ops', entry());
+  memory.polls.set('ops', entry());
   return { cc, store, memory, poll: pollStep({ store, memory, schedule, baseURL }) };
 }
 
@@ -97,13 +97,13 @@ describe('hold step', () => {
   it('rests a held catalog until the floor: Progressing reports the held error again, which is thrown', async () => {
     const memory = new CatalogMemory();
     const h = held();
-    memory.hold('ops', h);
+    memory.held.set('ops', h);
     const cc = clusterCatalog();
     await expect(run(holdStep({ memory }), catalogStepState(cc, { now: new Date(h.until - 1) }))).rejects.toBe(h.error);
     expect(cc.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message])).toEqual([
       ['Progressing', 'True', 'Retrying', h.error.message],
     ]);
-    expect(memory.held('ops')).toBe(h);
+    expect(memory.held.get('ops')).toBe(h);
   });
 
   it.each([
@@ -112,11 +112,11 @@ describe('hold step', () => {
   ])('releases a hold %s and goes on', async (_when, generation, offset) => {
     const memory = new CatalogMemory();
     const h = held();
-    memory.hold('ops', h);
+    memory.held.set('ops', h);
     const cc = clusterCatalog({ generation });
     await expect(run(holdStep({ memory }), catalogStepState(cc, { now: new Date(h.until + offset) }))).resolves.toBeUndefined();
     expect(cc.status).toBeUndefined();
-    expect(memory.held('ops')).toBeUndefined();
+    expect(memory.held.get('ops')).toBeUndefined();
   });
 
   it('goes on for a catalog that is not held', async () => {
@@ -154,7 +154,7 @@ describe('serving step', () => {
       urls: { base: 'https://catalogd.test/catalogs/ops' },
       lastUnpacked: '2026-02-03T04:05:06Z',
     });
-    expect(memory.pollEntry('ops')).toEqual({
+    expect(memory.polls.get('ops')).toEqual({
       digest: DIGEST_2,
       digestRef: digestRef(DIGEST_2),
       unpackedAt: new Date('2026-02-03T04:05:06.000Z'),

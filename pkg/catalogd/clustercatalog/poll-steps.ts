@@ -30,7 +30,7 @@ export function pollStep(deps: {
   return {
     name: 'poll',
     run({ catalog, now }) {
-      const entry = deps.memory.pollEntry(catalog.metadata.name);
+      const entry = deps.memory.polls.get(catalog.metadata.name);
       if (entry === undefined || needsUnpack(deps, catalog, entry, now)) return undefined;
       const wait = deps.schedule.remaining(entry, catalog.spec.source.image.pollIntervalMinutes, now);
       return wait === undefined ? {} : { requeueAfterMs: wait };
@@ -47,7 +47,7 @@ function needsUnpack(
   const name = cc.metadata.name;
   if (!deps.store.contentExists(name, entry.digest)) return true;
   if ((cc.metadata.generation ?? 0) !== entry.observedGeneration) return true;
-  if (deps.schedule.due(entry, cc.spec.source.image.pollIntervalMinutes, now)) return true;
+  if (deps.schedule.remaining(entry, cc.spec.source.image.pollIntervalMinutes, now) === 0) return true;
   // Someone changed status (or a condition lags): recompute it.
   const expected = structuredClone(cc.status ?? {});
   expected.conditions = knownConditionsOnly(expected.conditions);
@@ -67,12 +67,12 @@ export function holdStep(deps: { memory: CatalogMemory }): Step<CatalogState> {
     name: 'hold',
     run({ catalog, now }) {
       const name = catalog.metadata.name;
-      const held = deps.memory.held(name);
+      const held = deps.memory.held.get(name);
       if (held !== undefined && held.generation === (catalog.metadata.generation ?? 0) && now.getTime() < held.until) {
         setProgressingError(catalog, held.error);
         throw held.error;
       }
-      deps.memory.release(name);
+      deps.memory.held.delete(name);
       return undefined;
     },
   };
@@ -92,7 +92,7 @@ export function servingStep(deps: { baseURL: BaseURL; memory: CatalogMemory; sch
       const name = catalog.metadata.name;
       const unpackedAt = new Date(served.info.unpackedAt);
       setServing(catalog, { digestRef: served.info.ref, baseURL: deps.baseURL(name), unpackedAt });
-      deps.memory.rememberPoll(name, {
+      deps.memory.polls.set(name, {
         digest: served.info.digest,
         digestRef: served.info.ref,
         unpackedAt,

@@ -1,20 +1,11 @@
 /**
- * The HTTP layer under the registry client: picks the scheme per registry (HTTPS unless the
- * registry is configured as insecure), applies the custom CA bundle and certificate directory,
- * goes through the configured forward proxy, follows redirects
- * (dropping credentials across origins), enforces a connect timeout and a read (inactivity)
- * timeout, and turns socket failures into Errors that name the request, with the original error
- * as `cause` (a RequestTimeoutError for a timeout, which the registry client names).
+ * The HTTP layer under the registry client: the scheme per registry (HTTPS unless insecure),
+ * CA bundle, certificate directory and proxy, redirects (dropping credentials across origins),
+ * connect and read (inactivity) timeouts; socket failures become Errors naming the request with
+ * the original error as `cause` (a RequestTimeoutError for a timeout).
  */
 import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import {
-  type AgentPool,
-  type ProxySelector,
-  type TlsMaterial,
-  createAgentPool,
-  describeRequest as describeGoRequest,
-  sendRequest,
-} from '../nodehttp/index.ts';
+import { type AgentPool, type ProxySelector, type TlsMaterial, createAgentPool, describeRequest, sendRequest } from '../nodehttp/index.ts';
 
 /** HTTP methods the registry API uses. */
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -28,10 +19,7 @@ export interface HttpRequest {
   signal?: AbortSignal | undefined;
   /** TLS without certificate verification, redirects included (containers/image's `insecure`). */
   skipTlsVerify?: boolean | undefined;
-  /**
-   * For an `https:` URL: when no response arrives, send the request over plain HTTP (an
-   * `insecure` registries.conf source's own requests; see {@link HttpTransport.request}).
-   */
+  /** For an `https:` URL without response: retry over plain HTTP (see {@link HttpTransport.request}). */
   plainHttpFallback?: boolean | undefined;
 }
 
@@ -49,17 +37,11 @@ export interface HttpResponse {
 
 /** Transport settings. Providers are called per request, so updates apply to the next one. */
 interface TransportOptions {
-  /**
-   * `host[:port]` of registries reached over plain HTTP (compared case-insensitively); an
-   * entry without a port covers every port of that host (e.g. `127.0.0.1`).
-   */
+  /** `host[:port]` of plain-HTTP registries (any case); without a port: every port of the host. */
   insecureRegistries?: readonly string[] | undefined;
   /** PEM bundle trusted in addition to the system roots. */
   caPem?: string | (() => string | undefined) | undefined;
-  /**
-   * TLS material of one registry host (extra CAs, a client certificate), e.g. a certificate
-   * directory's; read per request. What it throws fails the request, named like a socket error.
-   */
+  /** TLS material of a registry host (a certificate directory's), read per request; it may throw. */
   tlsFor?: ((url: URL) => TlsMaterial | undefined) | undefined;
   /** The forward proxy of each request (HTTPS_PROXY/HTTP_PROXY/NO_PROXY); default: direct. */
   proxy?: ProxySelector | undefined;
@@ -74,11 +56,6 @@ const MAX_REDIRECTS = 10;
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** Go's net.Dialer default in http.DefaultTransport, which upstream's image library uses. */
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
-
-/** Formats a request the way Go's net/http prefixes its errors: `Get "<url>"`. */
-export function describeRequest(method: HttpMethod, url: URL): string {
-  return describeGoRequest(method, url);
-}
 
 /** Sends HTTP requests to registries. One instance is shared by all pulls and pushes. */
 export class HttpTransport {

@@ -5,6 +5,7 @@
  * reported, after those of the mirrors.
  */
 import type { Logger } from 'pino';
+import { errorMessage } from '../errors/index.ts';
 import { blockedMessage, type PullSource } from './registries-conf.ts';
 import { formatReference } from './reference.ts';
 import type { Repository } from './registry-client.ts';
@@ -53,10 +54,6 @@ export async function trySources<T>(
   }
   const last = failures[failures.length - 1];
   if (last === undefined) throw new Error('no pull source to try');
-  const mirrors = failures.slice(0, -1).map((f) => `[${f.ref}: ${messageOf(f.err)}]`);
-  throw new Error(`(Mirrors also failed: ${mirrors.join('\n')}): ${last.ref}: ${messageOf(last.err)}`, { cause: last.err });
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  const mirrors = failures.slice(0, -1).map((f) => `[${f.ref}: ${errorMessage(f.err)}]`);
+  throw new Error(`(Mirrors also failed: ${mirrors.join('\n')}): ${last.ref}: ${errorMessage(last.err)}`, { cause: last.err });
 }

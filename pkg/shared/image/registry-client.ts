@@ -1,12 +1,12 @@
 /**
- * The registry API calls this client needs (OCI distribution spec): manifest HEAD/GET/PUT,
- * blob HEAD/GET and monolithic upload. Every response body is size-limited or digest-checked;
- * every failure names the repository and the manifest or blob concerned; a request of a pull
- * that times out fails with a RegistryTimeoutError naming what was read and the registry.
+ * The OCI distribution calls we need: manifest HEAD/GET/PUT, blob HEAD/GET and monolithic
+ * upload. Bodies are size-limited or digest-checked; failures name the repository and the
+ * manifest or blob; a pull's request that times out is a RegistryTimeoutError.
  */
 import type { Readable } from 'node:stream';
 import { sha256Digest, validateDigest, verifyBytes, verifyStream, type BlobExpectation } from './digest.ts';
-import { describeRequest, type HttpMethod, type HttpResponse, type HttpTransport } from './http-transport.ts';
+import { describeRequest } from '../nodehttp/index.ts';
+import type { HttpMethod, HttpResponse, HttpTransport } from './http-transport.ts';
 import { MANIFEST_ACCEPT } from './manifest.ts';
 import type { ImageReference } from './reference.ts';
 import type { RegistryAuth, RepositoryActions } from './registry-auth.ts';
@@ -16,18 +16,8 @@ import { rethrowNamingTimeout } from './timeout.ts';
 /** Largest manifest or config accepted: bigger documents are garbage, not images. */
 export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 
-/**
- * Repository coordinates: registry domain and repository path; `insecure` (a registries.conf
- * source's setting) allows plain HTTP or unverified TLS for its requests (http-transport.ts).
- */
+/** Repository coordinates; `insecure` (registries.conf) allows plain HTTP or unverified TLS. */
 export type Repository = Pick<ImageReference, 'domain' | 'path' | 'name'> & { readonly insecure?: boolean | undefined };
-
-/** A fetched manifest: raw bytes, the Content-Type it came with, and its digest. */
-interface FetchedManifest {
-  bytes: Buffer;
-  contentType: string | undefined;
-  digest: string;
-}
 
 /** Stateless API calls over a shared transport and authenticator. */
 export class RegistryClient {
@@ -78,7 +68,11 @@ export class RegistryClient {
    *
    * @throws RegistryError for any status but 200; Error for oversized or mismatching bytes.
    */
-  async getManifest(repo: Repository, reference: string, signal?: AbortSignal): Promise<FetchedManifest> {
+  async getManifest(
+    repo: Repository,
+    reference: string,
+    signal?: AbortSignal,
+  ): Promise<{ bytes: Buffer; contentType: string | undefined; digest: string }> {
     const url = this.#url(repo, `manifests/${reference}`);
     const what = `manifest ${reference} in ${repo.name}`;
     const res = await this.#call(repo, 'pull', 'GET', url, { headers: { accept: MANIFEST_ACCEPT }, signal }).catch((err: unknown) =>
@@ -114,11 +108,8 @@ export class RegistryClient {
   }
 
   /**
-   * Opens a blob as a stream that is verified while it is read: iteration throws at the end
-   * on a digest or size mismatch. The caller must read it to the end or destroy it.
-   *
-   * Used for image layers: a timeout, opening or reading, is a RegistryTimeoutError reading
-   * `layer <digest>`.
+   * Opens a layer blob as a stream verified while read (throws at the end on a digest or size
+   * mismatch); read it to the end or destroy it. A timeout is named as reading `layer <digest>`.
    *
    * @throws RegistryError for any status but 200 (before any data is returned).
    */
