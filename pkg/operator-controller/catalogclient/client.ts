@@ -19,7 +19,6 @@
  * - blobs that do not load as FBC: `error loading package "<pkg>": <cause>`.
  */
 import type { Agent, IncomingMessage } from 'node:http';
-import type https from 'node:https';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { type ProxySelector, createAgentPool, sendRequest } from '../../shared/nodehttp/index.ts';
@@ -48,15 +47,11 @@ export interface CatalogClientOptions {
   timeoutMs?: number;
   /**
    * PEM bundle trusted for HTTPS in addition to the system roots, or a provider read at each
-   * request (a changed bundle gets a new connection pool). Ignored when `httpsAgent` is given.
+   * request (a changed bundle gets a new connection pool). Connections are kept alive, 32 per host.
    */
   caPem?: string | (() => string | undefined);
-  /** The forward proxy of each request (HTTPS_PROXY/HTTP_PROXY/NO_PROXY); default: direct. Not for given agents. */
+  /** The forward proxy of each request (HTTPS_PROXY/HTTP_PROXY/NO_PROXY); default: direct. */
   proxy?: ProxySelector;
-  /** Agent for `http:` URLs (default: keep-alive, 32 sockets per host). */
-  httpAgent?: Agent;
-  /** Agent for `https:` URLs (default: keep-alive, 32 sockets per host, `caPem` trusted). */
-  httpsAgent?: https.Agent;
   /**
    * Size limits of each response body as decoded (default pkg/shared/fbc's: a body, once
    * gunzipped, of at most 256 MiB, what catalogd may serve of one catalog). The body is
@@ -90,7 +85,7 @@ export interface CatalogClient {
    * {@link MetasNotServedError}); `timeoutMs` applies to the whole download.
    */
   getAll(baseURL: string, signal?: AbortSignal): Promise<CatalogContent>;
-  /** Closes idle keep-alive connections of the default agents. The client stays usable. */
+  /** Closes idle keep-alive connections. The client stays usable. */
   close(): void;
 }
 
@@ -101,11 +96,6 @@ const MAX_SOCKETS = 32;
 export function createCatalogClient(options: CatalogClientOptions = {}): CatalogClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const own = createAgentPool({ maxSockets: MAX_SOCKETS, caPem: options.caPem, proxy: options.proxy });
-
-  function agentFor(url: URL): Agent {
-    if (url.protocol === 'http:') return options.httpAgent ?? own.agentFor(url);
-    return options.httpsAgent ?? own.agentFor(url);
-  }
 
   /** The caller's signal combined with the per-call timeout (and `extra`, if given). */
   function limitsOf(signal: AbortSignal | undefined, ...extra: AbortSignal[]): AbortSignal {
@@ -122,7 +112,7 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
       const url = new URL(`${base}/api/v1/metas?${query}`);
       const metas: Meta[] = [];
       try {
-        await fetchBlobs(url, agentFor(url), combined, options.decodeLimits, (meta) => metas.push(meta));
+        await fetchBlobs(url, own.agentFor(url), combined, options.decodeLimits, (meta) => metas.push(meta));
       } catch (err) {
         cancel.abort();
         throw err;
@@ -136,7 +126,7 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
   async function packageNames(baseURL: string, signal?: AbortSignal): Promise<Set<string>> {
     const url = new URL(`${baseURL.replace(/\/+$/, '')}/api/v1/metas?schema=olm.package`);
     const names = new Set<string>();
-    await fetchBlobs(url, agentFor(url), limitsOf(signal), options.decodeLimits, (meta) => {
+    await fetchBlobs(url, own.agentFor(url), limitsOf(signal), options.decodeLimits, (meta) => {
       if (meta.schema === 'olm.package' && meta.name !== '') names.add(meta.name);
     });
     return names;
@@ -145,7 +135,7 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
   async function getAll(baseURL: string, signal?: AbortSignal): Promise<CatalogContent> {
     const url = new URL(`${baseURL.replace(/\/+$/, '')}/api/v1/all`);
     const content = createCatalogContentBuilder();
-    await fetchBlobs(url, agentFor(url), limitsOf(signal), options.decodeLimits, (meta) => content.add(meta));
+    await fetchBlobs(url, own.agentFor(url), limitsOf(signal), options.decodeLimits, (meta) => content.add(meta));
     return content.finish();
   }
 

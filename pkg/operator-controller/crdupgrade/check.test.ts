@@ -4,7 +4,7 @@ import { checkCrdUpgrade } from './check.ts';
 import { checkCrdChanges, crdNames, formatCrdUpgradeError, isCrdV1 } from './index.ts';
 import { compareKubeAwareVersions } from './versions.ts';
 import { formatViolation } from './violation.ts';
-import { testCrd, type Props } from './testing.ts';
+import { testCrd, type Props } from '../../../test/support/crd-builders.ts';
 
 const crd = testCrd;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/unstructured/index.ts';
 import { checkCrdUpgrade } from './check.ts';
 import { formatViolation } from './violation.ts';
-import { testCrd, type Props } from './testing.ts';
+import { testCrd, type Props } from '../../../test/support/crd-builders.ts';
 
 /** A CRD whose one version v1 has `spec` with the property `foo` given (undefined: no foo). */
 function crdWithFoo(foo: Props | undefined, specSchema: Props): KubeObject {

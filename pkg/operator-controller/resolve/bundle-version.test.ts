@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Bundle, JsonValue } from '../../shared/fbc/types.ts';
 import { formatRelease, formatSemver } from '../../shared/semver/index.ts';
 import { bundleVersionRelease } from './index.ts';
-import { bundle } from './testing.ts';
+import { bundle } from '../../../test/support/fbc-builders.ts';
 
 function withPackageValue(value: JsonValue, extra: Bundle['properties'] = []): Bundle {
   return { ...bundle('b', '0.0.0'), properties: [...extra, { type: 'olm.package', value }] };

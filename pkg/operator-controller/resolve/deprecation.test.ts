@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deprecationConditions, type DeprecationCondition } from './index.ts';
-import { deprecation } from './testing.ts';
+import { deprecation } from '../../../test/support/fbc-builders.ts';
 
 type Row = [status: string, reason: string, message: string];
 

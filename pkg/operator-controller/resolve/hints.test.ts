@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { packageMissing, resolutionHints, similarNames } from './hints.ts';
 import { resolve } from './resolver.ts';
-import { bundle, channel, partition } from './testing.ts';
+import { bundle, channel, partition } from '../../../test/support/fbc-builders.ts';
 import type { ResolveInput } from './types.ts';
 
 // foo: stable 1.0.0 -> 1.1.0 (replaces) -> 1.2.0 (replaces); 2.0.0 in stable without an edge; fast: 3.0.0.

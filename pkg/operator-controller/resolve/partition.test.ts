@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DeclarativeConfig } from '../../shared/fbc/types.ts';
 import { packagePartition } from './index.ts';
-import { bundle, channel, deprecation } from './testing.ts';
+import { bundle, channel, deprecation } from '../../../test/support/fbc-builders.ts';
 
 const catalog: DeclarativeConfig = {
   packages: [

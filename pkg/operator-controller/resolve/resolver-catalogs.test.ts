@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Bundle, DeclarativeConfig, Deprecation } from '../../shared/fbc/types.ts';
 import { resolve, type CatalogInput, type ResolveInput } from './index.ts';
-import { bundle, deprecation, partition } from './testing.ts';
+import { bundle, deprecation, partition } from '../../../test/support/fbc-builders.ts';
 
 function pkg(bundles: Bundle[], deps: Deprecation[] = []): DeclarativeConfig {
   return partition({ bundles, deprecations: deps });

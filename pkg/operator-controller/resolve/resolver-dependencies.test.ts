@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Bundle } from '../../shared/fbc/types.ts';
 import { resolve } from './resolver.ts';
-import { bundle, channel, partition } from './testing.ts';
+import { bundle, channel, partition } from '../../../test/support/fbc-builders.ts';
 
 const needsEtcd = (name: string, version: string): Bundle =>
   bundle(name, version, { properties: [{ type: 'olm.package.required', value: { packageName: 'etcd', versionRange: '>=3.0.0' } }] });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeclarativeConfig } from '../../shared/fbc/types.ts';
 import { metadataFor, resolve, type ResolveInput } from './index.ts';
 import { type InstalledBundle } from './types.ts';
-import { bundle, channel, partition } from './testing.ts';
+import { bundle, channel, partition } from '../../../test/support/fbc-builders.ts';
 
 function run(fbc: DeclarativeConfig | null, installed: InstalledBundle, extra: Partial<ResolveInput> = {}): string {
   const r = resolve({ packageName: 'foo', installed, catalogs: [{ name: 'cat', priority: 0, package: fbc }], ...extra });

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Bundle, Channel, DeclarativeConfig } from '../../shared/fbc/types.ts';
 import { resolve, type ResolveInput } from './index.ts';
-import { partition } from './testing.ts';
+import { partition } from '../../../test/support/fbc-builders.ts';
 
 function largePackage(): DeclarativeConfig {
   const bundles: Bundle[] = [];

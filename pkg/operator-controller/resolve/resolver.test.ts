@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Bundle, DeclarativeConfig } from '../../shared/fbc/types.ts';
 import { resolve, type CatalogInput, type ResolveInput } from './index.ts';
 import { formatLegacyVersion } from './release.ts';
-import { bundle, channel, deprecation, partition } from './testing.ts';
+import { bundle, channel, deprecation, partition } from '../../../test/support/fbc-builders.ts';
 
 // stable: 1.0.0 -> 1.0.1 -> 2.0.0; beta: 2.0.0 -> 2.1.0-rc.1 -> 3.0.0; 0.5.0 is in no channel.
 const FOO = partition({

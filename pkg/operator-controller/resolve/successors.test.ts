@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { upgradeSuccessors } from './index.ts';
-import { bundle, channel, deprecation, partition } from './testing.ts';
+import { bundle, channel, deprecation, partition } from '../../../test/support/fbc-builders.ts';
 import type { ResolveInput } from './types.ts';
 
 const catalog = partition({

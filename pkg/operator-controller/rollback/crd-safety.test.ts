@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/unstructured/index.ts';
 import { checkRollbackCrds, rollbackCrdNames } from './crd-safety.ts';
-import { crd, rev } from './testing.ts';
+import { crd, rev } from '../../../test/support/release-revisions.ts';
 import { Manifest } from '../release/index.ts';
 
 const W = 'widgets.example.com';

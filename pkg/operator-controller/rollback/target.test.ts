@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Release } from '../release/index.ts';
-import { rev } from './testing.ts';
+import { rev } from '../../../test/support/release-revisions.ts';
 import { chooseRollbackTarget } from './target.ts';
 
 /** Newest first, as the store returns them. */

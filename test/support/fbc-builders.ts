@@ -1,8 +1,5 @@
-/**
- * Test-only builders for FBC fragments used by this module's tests. Not exported from the
- * module's index; production code never imports this file.
- */
-import type { Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation, Property } from '../../shared/fbc/types.ts';
+/** Builders of FBC fragments (bundles, channels, deprecations, partitions) for the resolver's unit tests. */
+import type { Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation, Property } from '../../pkg/shared/fbc/types.ts';
 
 /** Options of `bundle`. */
 interface BundleOptions {

@@ -1,8 +1,5 @@
-/**
- * Test-only builders of CustomResourceDefinitions for this module's tests. Not exported from
- * the module's index; production code never imports this file.
- */
-import type { KubeObject } from '../../shared/unstructured/index.ts';
+/** Builders of CustomResourceDefinitions for the CRD upgrade-safety unit tests. */
+import type { KubeObject } from '../../pkg/shared/unstructured/index.ts';
 
 /** JSON properties of a schema. */
 export type Props = Record<string, unknown>;

@@ -1,10 +1,7 @@
-/**
- * Test-only builders for this module's tests: release revisions and CRDs. Not exported from
- * the module's index; production code never imports this file.
- */
-import type { KubeObject } from '../../shared/unstructured/index.ts';
-import type { Release } from '../release/index.ts';
-import { Manifest } from '../release/index.ts';
+/** Builders of release revisions and CRDs for the rollback unit tests. */
+import type { KubeObject } from '../../pkg/shared/unstructured/index.ts';
+import type { Release } from '../../pkg/operator-controller/release/index.ts';
+import { Manifest } from '../../pkg/operator-controller/release/index.ts';
 
 /** A revision of extension `foo` installing `foo.v<version>`. */
 export function rev(revision: number, status: Release['status'], version: string, extra: Partial<Release> = {}): Release {
