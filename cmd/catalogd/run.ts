@@ -1,16 +1,9 @@
 /**
- * catalogd's composition: builds every component from the options and runs them until the
- * signal aborts. Every replica serves catalog content from its own store and keeps it in sync
- * with the published status; the elected leader also reconciles ClusterCatalogs (pulls,
- * stores, writes status). Losing leadership ends the process, as controller-runtime does.
- *
- * A restarted replica serves what its store holds first: this file loads only the store, the
- * catalog server and their libraries; the control part (control.ts: cluster client, informers,
- * reconcilers, leader election, health and metrics servers) is loaded once the catalog server
- * listens and, when the store holds content, has answered its first request
- * (cmd/shared/first-answer.ts; decision 0097). The ClusterCatalog name-label webhook
- * (`--webhook-server-port`, with the serving certificate) starts with the catalog server: it
- * needs neither the cluster nor the store, and ClusterCatalog writes wait for it (decision 0103).
+ * catalogd's composition: every replica serves catalog content from its own store, the elected
+ * leader also reconciles ClusterCatalogs, and losing leadership ends the process. A restarted
+ * replica serves its store first; the control part (control.ts) loads once the catalog server
+ * has answered (decision 0097). The name-label webhook starts with the catalog server, needing
+ * neither the cluster nor the store (decision 0103).
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';

@@ -1,8 +1,7 @@
 /**
  * operator-controller's control part, loaded by run.ts once its informers list (decision 0097):
- * the bundle cache, registry client and pull secrets, the catalogd client, Events, and, while
- * this replica leads, the ClusterExtension reconciler, drift watches, bundle pulls and the
- * cluster-upgrade gate.
+ * process-wide clients and caches and, while this replica leads, the ClusterExtension
+ * controller, what feeds it, and the cluster-upgrade gate.
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -61,11 +60,7 @@ interface Started {
   catalogs: Informer<KubeObject>;
 }
 
-/**
- * What the control part keeps for the whole process, leading or not: the bundle cache, the
- * registry client and its pull secrets, the catalogs as the reconciles read them, Events, the
- * installer clients and the features the reconciles apply.
- */
+/** What the control part keeps for the whole process, leading or not. */
 interface ProcessParts {
   bundleCache: ImageCache;
   images: ReturnType<typeof componentImages>['images'];
@@ -148,25 +143,14 @@ function extensionFeatures(gates: OperatorControllerOptions['featureGates']): Ex
 
 /** What bounds a reconcile's memory (decision 0098). */
 interface MemoryLimits {
-  /**
-   * Bundles read, parsed, rendered and applied at once hold at most one bundle at the
-   * unpacked-bytes cap (or several smaller ones) in memory.
-   */
+  /** Bundles held at once (read, parsed, rendered, applied): at most one at the unpacked-bytes cap. */
   budget: BundleBudget;
   /**
-   * The release records a reconcile reads (its history, decoded) are held through the whole
-   * reconcile like a bundle: at most one at the cap's size at a time. A budget of their own:
-   * a reconcile takes it before its bundle's, and no holder of a bundle's share waits for it
-   * but a finished pull's share kept for its extension's next reconcile, which may wait here
-   * behind one that waits for that share; the share is dropped untaken after `claimMs`, so
-   * such a wait ends.
+   * The release records a reconcile holds, likewise: a budget of their own, taken before the
+   * bundle's (a pull's share kept for a next reconcile is dropped after `claimMs`, so no wait deadlocks).
    */
   recordBudget: BundleBudget;
-  /**
-   * Bundles above an eighth of the cap keep their JSON lines in files here, not in the heap,
-   * and so do release records whose manifests are that large, while a reconcile holds them;
-   * the files are unlinked when created (pkg/shared/lines), so a restart leaves nothing.
-   */
+  /** Bundles and records above an eighth of the cap keep their JSON lines in unlinked files here, not in the heap. */
   spill: BundleSpill;
   /** A record holds a rendered bundle: what it may decompress to follows a raised unpacked-bytes cap. */
   maxRecordBytes: number;

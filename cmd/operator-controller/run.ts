@@ -1,13 +1,7 @@
 /**
- * operator-controller's composition: builds every component from the options and runs them
- * until the signal aborts. Informers run on every replica; the elected leader reconciles
- * ClusterExtensions. Losing leadership ends the process, as controller-runtime does.
- *
- * Readiness (/readyz) is the ClusterExtension and ClusterCatalog informers' sync: this file
- * loads only what that takes (cluster client, informers, health and metrics servers), and the
- * rest (control.ts: registry client, catalogd client, leader election, reconciler) once the
- * informers synced and a first readiness probe was answered, or a moment later
- * (cmd/shared/first-answer.ts; decision 0097).
+ * operator-controller's composition: informers run on every replica, the elected leader
+ * reconciles, and losing leadership ends the process (as controller-runtime does). Readiness is
+ * the informers' sync; the rest (control.ts) loads only after it (decision 0097).
  */
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
@@ -23,12 +17,8 @@ import { saveCompileCache } from '../shared/compile-cache.ts';
 import type { OperatorControllerOptions } from './options.ts';
 
 /**
- * Sampling period of the `nodejs_eventloop_lag_*` histogram (prom-client's default is 10 ms).
- * Its timer wakes the process at that period for good, and at the default period those wake-ups
- * alone cost several times what upstream's whole process costs at rest (bench/results/idle.md
- * has the figures). A stall of a second or more is seen whenever it happens, a shorter
- * one in proportion to its length; `nodejs_eventloop_lag_seconds` (measured at each scrape) is
- * unchanged.
+ * Sampling period of the `nodejs_eventloop_lag_*` histogram: prom-client's 10 ms wake-ups alone
+ * cost several times upstream's whole process at rest (bench/results/idle.md).
  */
 const EVENT_LOOP_SAMPLE_MS = 1000;
 

@@ -1,23 +1,11 @@
 /**
- * operator-controller's catalog content cache: what resolution reads catalogs through.
- *
- * Upstream downloads a catalog's whole `/api/v1/all` whenever its resolved digest changes and
- * files it on disk. Here a
- * package's partition is fetched on first use through `/api/v1/metas` and kept in memory per
- * (catalog name, digest reference, package): content at a digest never changes, so it is never
- * fetched again until the controller calls `forget` for a new digest or a deleted catalog.
- *
- * When catalogd does not serve `/metas` (upstream catalogd with its `APIV1MetasHandler` gate
- * off answers `404 page not found`), the cache downloads `/api/v1/all` once for that digest,
- * decoded as it streams in and grouped per package, and reads every later package of the
- * catalog from that download. Only one digest's download is kept per catalog. Having seen the
- * 404, the cache goes straight to `/all` for new digests of that catalog at the same base URL,
- * until the catalog is forgotten entirely.
- *
- * Failures are cached too, with their Error, and rethrown until a retry delay passes (2 s by
- * default, doubling per consecutive failure of the same entry, up to 60 s); unlike upstream,
- * which retries non-200 answers at once, so that every reconcile of every ClusterExtension
- * does not hit a catalogd that is failing. Error texts are the client's (upstream's).
+ * operator-controller's catalog content cache: what resolution reads catalogs through. Upstream
+ * downloads a catalog's whole `/api/v1/all` per digest; here a package's partition is fetched on
+ * first use through `/api/v1/metas` and kept per (catalog, digest reference, package) until
+ * `forget`. Where catalogd does not serve `/metas` (`404 page not found`), one digest's `/all`
+ * is downloaded per catalog and every package read from it, and new digests at that base URL go
+ * straight to `/all`. Failures are cached and rethrown until a doubling retry delay passes
+ * (unlike upstream, which retries at once), so a failing catalogd is not hit by every reconcile.
  */
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
@@ -51,10 +39,8 @@ interface CatalogContentCacheOptions {
 /** Catalog content for resolution, cached per digest. One instance serves the whole process. */
 export interface CatalogContentCache {
   /**
-   * The package's partition in the catalog at that digest (empty config for a package the
-   * catalog does not have). Cached per (catalog name, digestRef, package): never fetched again
-   * while the digest is unchanged. Concurrent callers share one request. A failed fetch is
-   * cached and rethrown (same Error text) until errorRetryMs passed, then retried.
+   * The package's partition in the catalog at that digest (empty for a package it does not
+   * have); concurrent callers share one request.
    *
    * @throws the client's Error (texts in client.ts); `signal.reason` when `signal` aborts, which
    *   concerns this caller only (the shared request goes on for others and is not cached as failed).

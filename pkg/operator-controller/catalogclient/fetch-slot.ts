@@ -1,12 +1,8 @@
 /**
- * One cached value that is fetched at most once at a time: the building block of the catalog
- * content cache. A slot holds the last outcome of its fetch: a value (kept until the slot is
- * dropped) or an error (served until its retry time, which doubles with each consecutive
- * failure). Callers that arrive while a fetch runs share it.
- *
- * The fetch runs under its own AbortController, not under any caller's signal, so one caller
- * giving up does not fail the others; only when every waiting caller has given up is the fetch
- * aborted, and then nothing is cached: the next caller starts afresh.
+ * One cached value fetched at most once at a time (the catalog content cache's building block):
+ * it holds a value until dropped, or an error until its doubling retry time; callers arriving
+ * during a fetch share it. The fetch is aborted, and nothing cached, only when every waiting
+ * caller has given up.
  */
 
 /** How long errors are served from cache, and the clock used for it. */

@@ -1,8 +1,4 @@
-/**
- * The Secret calls of the release store (store.ts): list, get, create, update, patch and
- * delete of record Secrets in the system namespace, each failure wrapped to name the Secret
- * and the step.
- */
+/** The Secret calls of the release store (store.ts), in the system namespace. */
 import { wrapError } from '../../shared/errors/index.ts';
 import { isAlreadyExists, isNotFound, type KubeClient, type KubeObject, type OwnerReference } from '../../shared/kube/index.ts';
 import { Label, RECORD_OWNER, chunkSecretName, selector } from './naming.ts';
@@ -22,20 +18,21 @@ export class RecordClient {
     return { ...SECRET, namespace: this.#namespace, name };
   }
 
+  /** `call`'s result; its failure wrapped as `<what>: <cause>`. */
+  async #wrapped<T>(what: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (e) {
+      throw wrapError(what, e);
+    }
+  }
+
   /** Record Secrets (owner=operator-controller) matching `labels`. */
   async list(labels: Record<string, string>, signal?: AbortSignal): Promise<KubeObject[]> {
     const labelSelector = selector({ [Label.owner]: RECORD_OWNER, ...labels });
-    try {
-      const { items } = await this.#client.listAll(SECRET, {
-        namespace: this.#namespace,
-        labelSelector,
-        limit: 50,
-        ...(signal === undefined ? {} : { signal }),
-      });
-      return items;
-    } catch (e) {
-      throw wrapError(`listing release records in namespace ${JSON.stringify(this.#namespace)} (${labelSelector})`, e);
-    }
+    const options = { namespace: this.#namespace, labelSelector, limit: 50, ...(signal === undefined ? {} : { signal }) };
+    const what = `listing release records in namespace ${JSON.stringify(this.#namespace)} (${labelSelector})`;
+    return (await this.#wrapped(what, () => this.#client.listAll(SECRET, options))).items;
   }
 
   /** The Secret, or undefined when it does not exist. */
@@ -48,21 +45,15 @@ export class RecordClient {
     }
   }
 
-  async create(secret: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
-    try {
-      return await this.#client.create(secret, signal === undefined ? {} : { signal });
-    } catch (e) {
-      throw wrapError(`writing release record ${describeSecret(this.#namespace, secret.metadata.name ?? '')}`, e);
-    }
+  create(secret: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
+    const what = `writing release record ${describeSecret(this.#namespace, secret.metadata.name ?? '')}`;
+    return this.#wrapped(what, () => this.#client.create(secret, signal === undefined ? {} : { signal }));
   }
 
   /** Replaces a Secret (its resourceVersion a precondition); resolves with the stored Secret. */
-  async update(secret: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
-    try {
-      return await this.#client.update(secret, signal === undefined ? {} : { signal });
-    } catch (e) {
-      throw wrapError(`updating release record ${describeSecret(this.#namespace, secret.metadata.name ?? '')}`, e);
-    }
+  update(secret: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
+    const what = `updating release record ${describeSecret(this.#namespace, secret.metadata.name ?? '')}`;
+    return this.#wrapped(what, () => this.#client.update(secret, signal === undefined ? {} : { signal }));
   }
 
   /** Creates a chunk Secret; one that exists already is accepted only with the same bytes. */
@@ -83,11 +74,9 @@ export class RecordClient {
 
   /** Makes `owner` the only owner of a chunk Secret. */
   async setOwner(name: string, owner: OwnerReference, signal?: AbortSignal): Promise<void> {
-    try {
-      await this.#client.patch(this.#ref(name), { metadata: { ownerReferences: [owner] } }, 'merge', signal === undefined ? {} : { signal });
-    } catch (e) {
-      throw wrapError(`setting the owner of release chunk ${describeSecret(this.#namespace, name)}`, e);
-    }
+    await this.#wrapped(`setting the owner of release chunk ${describeSecret(this.#namespace, name)}`, () =>
+      this.#client.patch(this.#ref(name), { metadata: { ownerReferences: [owner] } }, 'merge', signal === undefined ? {} : { signal }),
+    );
   }
 
   /** Deletes a Secret; one already gone is fine. */

@@ -40,14 +40,9 @@ export function toYaml(value: unknown, options: YamlOptions = {}): string {
   return text.replace(new RegExp(`${prefix}(\\d+)`, 'g'), (_, i: string) => doubleQuoted(long[Number(i)] as string));
 }
 
-/** One object as a YAML document (without the `---` separator), ending in "\n". */
-function objectToYaml(obj: KubeObject): string {
-  return toYaml(obj);
-}
-
 /** All objects as a multi-document YAML stream, in the given order. */
 export function objectsToYaml(objects: readonly KubeObject[]): string {
-  return objects.map((o) => `---\n${objectToYaml(o)}`).join('');
+  return objects.map((o) => `---\n${toYaml(o)}`).join('');
 }
 
 // A copy of `v` with every string longer than LONG_STRING replaced by `prefix<n>` (its index in

@@ -1,27 +1,13 @@
 /**
- * The gating controller (decision 0046): judges every
- * ClusterExtension's latest deployed release against the current cluster version and publishes
- * the verdict as metrics, and, where the OpenShift APIs exist, as the OLM `cluster` object's
- * `InstalledOLMOperatorsUpgradeable` condition and the `olm` ClusterOperator's `Upgradeable`.
- * Upstream gates only on OpenShift; this one works on any cluster.
+ * The gating controller (decision 0046): judges every ClusterExtension's latest deployed
+ * release against the current cluster version and publishes the verdict as metrics and, where
+ * the OpenShift APIs exist, as OpenShift conditions. Upstream gates only on OpenShift; this one
+ * works on any cluster.
  *
- * It runs on the shared Controller (pkg/shared/controller) over one fixed key, GATE_KEY: the
- * verdict is about the whole cluster, not about one object. ClusterExtension adds, deletes and
- * updates that change what is installed (a deploy always ends with a status update, so a new
- * release is seen that way; see affectsGate), any ClusterVersion event and any event of the
- * OpenShift CRDs (apis.ts: the APIs appearing or going) queue that key; the workqueue coalesces
- * them (a key queued while queued is reconciled once, and one queued while reconciling is
- * reconciled once more after). A successful evaluation runs again after the resync period only
- * when a step asked for it (GateState `resync`: conditions written to objects another
- * controller may change, or an API whose CRD is not watched); at rest without the OpenShift
- * APIs the gate costs nothing. One that found an API's CRD established before discovery
- * listed it (`pending`), and a failed one, are retried with the controller's rate limiter
- * (gateRateLimiter).
- *
- * An evaluation is the step list of steps.ts; the "deployed" step reads the release records
- * only of extensions whose install changed since they were last read. Reading every
- * extension's history on every evaluation would cost one LIST (and the decoding of up to ten
- * revisions) per extension, per status burst and per resync.
+ * It runs on the shared Controller over one fixed key, GATE_KEY (the verdict is about the whole
+ * cluster), queued by ClusterExtension install changes (affectsGate), ClusterVersion events and
+ * the OpenShift CRDs' events (apis.ts); the workqueue coalesces them. At rest without the
+ * OpenShift APIs the gate costs nothing: it re-evaluates only when a step asks (GateState).
  */
 import type { GateVerdict } from '../gating/index.ts';
 import {
@@ -75,13 +61,9 @@ interface GateReconcilerConfig {
 }
 
 /**
- * Runs the steps for any key (the gate has one, GATE_KEY). A success asks for the next
- * evaluation after `resyncMs` when a step set `resync`, after the retry delay when one set
- * `pending`, and for none otherwise. A failure is logged when it starts and when its message
- * changes, not at every retry, and returns `requeue` so that the controller's rate limiter
- * spaces the retries without logging each as a reconciler error; a programming error (isPanic)
- * is rethrown for the controller to count. A failure because the controller is stopping is
- * neither logged nor retried.
+ * Runs the steps for any key. A success asks for the next evaluation after `resyncMs` when a
+ * step set `resync`, after the retry delay when one set `pending`. A failure is logged when its
+ * message changes and retried through the rate limiter (a panic is rethrown; a stop is neither).
  */
 export class GateReconciler implements Reconciler {
   readonly #c: GateReconcilerConfig;

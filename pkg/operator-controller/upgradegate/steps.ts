@@ -1,17 +1,8 @@
 /**
- * The steps of one upgrade gate evaluation, each built by a factory over the narrow ports it
- * uses and listed by the composition root (cmd/operator-controller/upgradegate.ts):
- *
- *   cluster-version -> deployed -> verdict -> conditions
- *
- * Steps share a GateState. Without a cluster version nothing is judged: the histories are not
- * read, the gauges are reset and no condition is written. A step throws to fail the
- * evaluation (GateReconciler retries it with backoff).
- *
- * Each factory keeps what must outlive one evaluation in its closure: the ClusterVersion cache
- * once started, the deployed release per extension, and the warnings of situations every resync
- * finds again (no cluster version, an unparsable one, an unreadable release history), which are
- * logged when they start and when they change, not every minute (LogOnChange).
+ * The steps of one upgrade gate evaluation (cluster-version -> deployed -> verdict ->
+ * conditions), listed by cmd/operator-controller/upgradegate.ts over a shared GateState. Without
+ * a cluster version nothing is judged. Each factory's closure keeps what outlives an evaluation
+ * (the ClusterVersion cache, deployed releases, warnings logged only when they change).
  */
 import type { Logger } from 'pino';
 import {
@@ -70,13 +61,8 @@ export function gateState(ctx: ReconcileContext): GateState {
 /** Reads of the ClusterVersion informer's cache. */
 export type ClusterVersionCache = Pick<Informer<KubeObject>, 'hasSynced' | 'get'>;
 
-/** Starts the ClusterVersion informer. */
+/** Starts the ClusterVersion informer (its events queue an evaluation) when the API is seen served; `stop`: it went away. */
 interface ClusterVersionInformers {
-  /**
-   * Starts an informer over ClusterVersion whose every event queues an evaluation, and returns
-   * it. Called when the API is seen served; runs until the gate stops or `stop` aborts (the
-   * API went away).
-   */
   start(stop: AbortSignal): ClusterVersionCache;
 }
 
@@ -210,9 +196,8 @@ export function deployedStep(ports: DeployedStepPorts): Step<GateState> {
   };
 }
 
-/** Ports of verdictStep. */
+/** Ports of verdictStep: the gate's gauges (gateMetrics). */
 export interface VerdictStepPorts {
-  /** The gate's gauges (gateMetrics). */
   metrics: GateMetrics;
 }
 
