@@ -239,8 +239,8 @@ describe('reaper', () => {
     sleeper.unref();
     const pid = sleeper.pid ?? 0;
     const reaper = Reaper.start();
-    reaper.trackGroup(pid);
-    reaper.trackDir(dir);
+    reaper.track('group', pid);
+    reaper.track('dir', dir);
     // Closing the pipe is what the reaper sees when its owner dies.
     reaper.close();
     await expect.poll(() => isAlive(pid), { timeout: 10_000 }).toBe(false);

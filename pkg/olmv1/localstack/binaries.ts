@@ -24,6 +24,7 @@ import {
   OLDEST_KUBERNETES_RECIPE,
   REGISTRY_RECIPE,
   coldBuildEstimate,
+  type ToolRecipe,
 } from './tool-recipes.ts';
 
 /** Absolute paths (and versions) of every binary; plain data, safe to pass to test workers. */
@@ -61,48 +62,44 @@ export function defaultCacheRoot(env: NodeJS.ProcessEnv): string {
   return join(base, 'olmv1', 'envtest');
 }
 
+/** ensureTool for each recipe, looking for the Go toolchain (once) only when a build is needed. */
+function toolBuilder(options: Omit<ResolveBinariesOptions, 'kubebuilderAssets'>): {
+  ensure: (recipe: ToolRecipe) => Promise<string>;
+  go: () => Promise<GoToolchain>;
+} {
+  let toolchain: Promise<GoToolchain> | undefined;
+  const go = (): Promise<GoToolchain> => (toolchain ??= findGoToolchain(options.env));
+  return { ensure: (recipe) => ensureTool(recipe, options.cacheRoot, go, options.log), go };
+}
+
 /**
  * Returns every binary, building what is missing one build at a time (the first cold builds
  * take many minutes, see firstBuildEstimate, and log progress). Throws when KUBEBUILDER_ASSETS lacks a binary (naming
  * the missing ones), when no suitable Go toolchain exists, or when a build fails.
  */
 export async function resolveBinaries(options: ResolveBinariesOptions): Promise<EnvtestBinaries> {
-  let toolchain: Promise<GoToolchain> | undefined;
-  const go = (): Promise<GoToolchain> => (toolchain ??= findGoToolchain(options.env));
+  const { ensure } = toolBuilder(options);
   const assets = options.kubebuilderAssets;
-  if (assets !== undefined && assets !== '') {
+  const fromAssets = assets !== undefined && assets !== '';
+  if (fromAssets) {
     const missing = ['kube-apiserver', 'etcd', 'kubectl'].filter((b) => !isExecutable(join(assets, b)));
     if (missing.length > 0) {
       throw new Error(
         `KUBEBUILDER_ASSETS=${assets} lacks ${missing.join(', ')}: it must be a directory with executable kube-apiserver, etcd and kubectl (unset it to build pinned versions from Go modules)`,
       );
     }
-    const [registry, versions] = await Promise.all([ensureTool(REGISTRY_RECIPE, options.cacheRoot, go, options.log), probeAssetVersions(assets)]);
-    const assetKcm = join(assets, 'kube-controller-manager');
-    const kcm = isExecutable(assetKcm)
-      ? { path: assetKcm, version: await probeKubeVersion(assetKcm) }
-      : {
-          path: join(await ensureTool(KUBE_CONTROLLER_MANAGER_RECIPE, options.cacheRoot, go, options.log), 'kube-controller-manager'),
-          version: KUBE_CONTROLLER_MANAGER_RECIPE.version,
-        };
-    return {
-      kubeApiserver: join(assets, 'kube-apiserver'),
-      etcd: join(assets, 'etcd'),
-      kubectl: join(assets, 'kubectl'),
-      kubeControllerManager: kcm.path,
-      registry: join(registry, 'registry'),
-      htpasswd: join(registry, 'htpasswd'),
-      binDir: assets,
-      versions: { ...versions, kubeControllerManager: kcm.version, registry: REGISTRY_RECIPE.version },
-    };
   }
+  const kcmFromAssets = fromAssets && isExecutable(join(assets, 'kube-controller-manager'));
   // One after another (see build.ts): the small builds first, so an interruption during the
-  // long Kubernetes build leaves them done.
-  const registry = await ensureTool(REGISTRY_RECIPE, options.cacheRoot, go, options.log);
-  const etcdDir = await ensureTool(ETCD_RECIPE, options.cacheRoot, go, options.log);
-  const kubeDir = await ensureTool(KUBERNETES_RECIPE, options.cacheRoot, go, options.log);
-  // After kube-apiserver: it then compiles little more than the controllers (see its recipe).
-  const kcmDir = await ensureTool(KUBE_CONTROLLER_MANAGER_RECIPE, options.cacheRoot, go, options.log);
+  // long Kubernetes build leaves them done; kube-controller-manager after kube-apiserver, as it
+  // then compiles little more than the controllers (see its recipe).
+  const registry = await ensure(REGISTRY_RECIPE);
+  const etcdDir = fromAssets ? assets : await ensure(ETCD_RECIPE);
+  const kubeDir = fromAssets ? assets : await ensure(KUBERNETES_RECIPE);
+  const kcmDir = kcmFromAssets ? assets : await ensure(KUBE_CONTROLLER_MANAGER_RECIPE);
+  const versions = fromAssets
+    ? await probeAssetVersions(assets)
+    : { kubeApiserver: KUBERNETES_RECIPE.version, etcd: ETCD_RECIPE.version, kubectl: KUBERNETES_RECIPE.version };
   return {
     kubeApiserver: join(kubeDir, 'kube-apiserver'),
     etcd: join(etcdDir, 'etcd'),
@@ -112,10 +109,8 @@ export async function resolveBinaries(options: ResolveBinariesOptions): Promise<
     htpasswd: join(registry, 'htpasswd'),
     binDir: kubeDir,
     versions: {
-      kubeApiserver: KUBERNETES_RECIPE.version,
-      etcd: ETCD_RECIPE.version,
-      kubectl: KUBERNETES_RECIPE.version,
-      kubeControllerManager: KUBE_CONTROLLER_MANAGER_RECIPE.version,
+      ...versions,
+      kubeControllerManager: kcmFromAssets ? await probeKubeVersion(join(kcmDir, 'kube-controller-manager')) : KUBE_CONTROLLER_MANAGER_RECIPE.version,
       registry: REGISTRY_RECIPE.version,
     },
   };
@@ -130,7 +125,7 @@ export async function resolveBinaries(options: ResolveBinariesOptions): Promise<
  */
 export async function resolveOldestBinaries(options: ResolveBinariesOptions): Promise<EnvtestBinaries> {
   const current = await resolveBinaries(options);
-  const dir = await ensureTool(OLDEST_KUBERNETES_RECIPE, options.cacheRoot, () => findGoToolchain(options.env), options.log);
+  const dir = await toolBuilder(options).ensure(OLDEST_KUBERNETES_RECIPE);
   const version = OLDEST_KUBERNETES_RECIPE.version;
   return {
     ...current,
@@ -142,28 +137,23 @@ export async function resolveOldestBinaries(options: ResolveBinariesOptions): Pr
 }
 
 /**
- * The `helm` CLI at HELM_VERSION, built once into the cache like the other binaries (one Go
- * build at a time, resumed after an interruption). Only the tests use it: they read release
- * records with stock Helm. `kubebuilderAssets` plays no part: the assets hold no helm. Throws
- * as resolveBinaries does when no Go toolchain exists or the build fails.
+ * The `helm` CLI at HELM_VERSION, built once into the cache like the other binaries. Only the
+ * tests use it: they read release records with stock Helm. Throws as resolveBinaries does.
  */
 export async function resolveHelm(options: Omit<ResolveBinariesOptions, 'kubebuilderAssets'>): Promise<{ helm: string; version: string }> {
-  const dir = await ensureTool(HELM_RECIPE, options.cacheRoot, () => findGoToolchain(options.env), options.log);
-  return { helm: join(dir, 'helm'), version: HELM_RECIPE.version };
+  return { helm: join(await toolBuilder(options).ensure(HELM_RECIPE), 'helm'), version: HELM_RECIPE.version };
 }
 
 /**
  * The binaries of a local node (startControlPlane's `node`): kubelet, kube-scheduler and
  * kube-proxy at KUBERNETES_VERSION, CoreDNS at COREDNS_VERSION, and the pause program; built
- * once into the cache like the others, one build at a time (cold: nodeBuildEstimate).
- * KUBEBUILDER_ASSETS plays no part (setup-envtest's archives hold none of them). Throws as
- * resolveBinaries does when no Go toolchain exists or a build fails.
+ * once into the cache like the others (cold: firstNodeBuildEstimate). KUBEBUILDER_ASSETS plays
+ * no part (setup-envtest's archives hold none of them). Throws as resolveBinaries does.
  */
 export async function resolveNodeBinaries(options: Omit<ResolveBinariesOptions, 'kubebuilderAssets'>): Promise<NodeBinaries> {
-  let toolchain: Promise<GoToolchain> | undefined;
-  const go = (): Promise<GoToolchain> => (toolchain ??= findGoToolchain(options.env));
-  const kubeDir = await ensureTool(KUBE_NODE_RECIPE, options.cacheRoot, go, options.log);
-  const corednsDir = await ensureTool(COREDNS_RECIPE, options.cacheRoot, go, options.log);
+  const { ensure, go } = toolBuilder(options);
+  const kubeDir = await ensure(KUBE_NODE_RECIPE);
+  const corednsDir = await ensure(COREDNS_RECIPE);
   const pause = await buildGoProgram(PAUSE_PROGRAM, options.cacheRoot, await go(), options.log);
   return {
     kubelet: join(kubeDir, 'kubelet'),
@@ -189,7 +179,7 @@ export interface CertManagerBinaries {
  * built once into the cache like the others (cert-manager-recipe.ts). Throws as resolveBinaries does.
  */
 export async function resolveCertManagerBinaries(options: Omit<ResolveBinariesOptions, 'kubebuilderAssets'>): Promise<CertManagerBinaries> {
-  const dir = await ensureTool(CERT_MANAGER_RECIPE, options.cacheRoot, () => findGoToolchain(options.env), options.log);
+  const dir = await toolBuilder(options).ensure(CERT_MANAGER_RECIPE);
   return {
     controller: join(dir, 'cert-manager-controller'),
     webhook: join(dir, 'cert-manager-webhook'),
@@ -227,15 +217,14 @@ async function probeKubeVersion(binary: string): Promise<string> {
 }
 
 async function probeAssetVersions(dir: string): Promise<{ kubeApiserver: string; etcd: string; kubectl: string }> {
-  const [apiserver, etcd, kubectl] = await Promise.all([
-    runCommand(join(dir, 'kube-apiserver'), ['--version']),
+  const [kubeApiserver, etcd, kubectl] = await Promise.all([
+    probeKubeVersion(join(dir, 'kube-apiserver')),
     runCommand(join(dir, 'etcd'), ['--version']),
     runCommand(join(dir, 'kubectl'), ['version', '--client', '-o', 'json']),
   ]);
-  const kubectlVersion = (JSON.parse(kubectl.stdout) as { clientVersion?: { gitVersion?: string } }).clientVersion?.gitVersion;
   return {
-    kubeApiserver: /Kubernetes (\S+)/.exec(apiserver.stdout)?.[1] ?? 'unknown',
+    kubeApiserver,
     etcd: `v${/etcd Version: (\S+)/.exec(etcd.stdout)?.[1] ?? 'unknown'}`,
-    kubectl: kubectlVersion ?? 'unknown',
+    kubectl: (JSON.parse(kubectl.stdout) as { clientVersion?: { gitVersion?: string } }).clientVersion?.gitVersion ?? 'unknown',
   };
 }

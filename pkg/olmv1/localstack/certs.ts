@@ -39,26 +39,10 @@ export interface IssuedCertificate {
   keyPem: string;
 }
 
-/** Path of the openssl binary; a parameter so callers can point elsewhere. */
-interface PkiOptions {
-  openssl?: string;
-}
-
 /** Creates `<dir>/<name>.crt|.key`: a self-signed CA valid for ten years. */
-export async function createCertificateAuthority(
-  dir: string,
-  name: string,
-  commonName: string,
-  options: PkiOptions = {},
-): Promise<CertificateAuthority> {
-  const { certPath, keyPath, certPem } = await selfSigned(
-    dir,
-    name,
-    commonName,
-    3650,
-    ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature'],
-    options,
-  );
+export async function createCertificateAuthority(dir: string, name: string, commonName: string): Promise<CertificateAuthority> {
+  const extensions = ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature'];
+  const { certPath, keyPath, certPem } = await selfSigned(dir, name, commonName, 3650, extensions);
   return { certPath, keyPath, certPem };
 }
 
@@ -70,24 +54,16 @@ export async function createCertificateAuthority(
 export function createSelfSignedCertificate(
   dir: string,
   request: { name: string; commonName: string; ipAddresses?: string[]; days?: number },
-  options: PkiOptions = {},
 ): Promise<IssuedCertificate> {
   const sans = (request.ipAddresses ?? []).map((ip) => `IP:${ip}`);
   const extensions = sans.length > 0 ? [`subjectAltName=${sans.join(',')}`] : [];
-  return selfSigned(dir, request.name, request.commonName, request.days ?? 1, extensions, options);
+  return selfSigned(dir, request.name, request.commonName, request.days ?? 1, extensions);
 }
 
-async function selfSigned(
-  dir: string,
-  name: string,
-  commonName: string,
-  days: number,
-  extensions: readonly string[],
-  options: PkiOptions,
-): Promise<IssuedCertificate> {
+async function selfSigned(dir: string, name: string, commonName: string, days: number, extensions: readonly string[]): Promise<IssuedCertificate> {
   const certPath = join(dir, `${name}.crt`);
   const keyPath = join(dir, `${name}.key`);
-  await openssl(options, [
+  await openssl([
     'req',
     '-x509',
     '-new',
@@ -114,12 +90,7 @@ function newEcKey(keyPath: string): string[] {
  * subject alternative names (at least one is required); client certificates carry the
  * organizations as Kubernetes groups.
  */
-export async function issueCertificate(
-  ca: CertificateAuthority,
-  dir: string,
-  request: CertificateRequest,
-  options: PkiOptions = {},
-): Promise<IssuedCertificate> {
+export async function issueCertificate(ca: CertificateAuthority, dir: string, request: CertificateRequest): Promise<IssuedCertificate> {
   const base = join(dir, request.name);
   const certPath = `${base}.crt`;
   const keyPath = `${base}.key`;
@@ -127,15 +98,7 @@ export async function issueCertificate(
   if (request.usage === 'server' && sans.length === 0) {
     throw new Error(`server certificate "${request.name}" needs at least one DNS name or IP address`);
   }
-  await openssl(options, [
-    'req',
-    '-new',
-    ...newEcKey(keyPath),
-    '-out',
-    `${base}.csr`,
-    '-subj',
-    subject(request.commonName, request.organizations ?? []),
-  ]);
+  await openssl(['req', '-new', ...newEcKey(keyPath), '-out', `${base}.csr`, '-subj', subject(request.commonName, request.organizations ?? [])]);
   const extensions = [
     'basicConstraints=critical,CA:FALSE',
     'keyUsage=critical,digitalSignature,keyEncipherment',
@@ -143,7 +106,7 @@ export async function issueCertificate(
     ...(sans.length > 0 ? [`subjectAltName=${sans.join(',')}`] : []),
   ];
   await writeFile(`${base}.ext`, extensions.join('\n') + '\n');
-  await openssl(options, [
+  await openssl([
     'x509',
     '-req',
     '-in',
@@ -205,6 +168,6 @@ function randomSerial(): string {
   return Buffer.from(bytes).toString('hex');
 }
 
-async function openssl(options: PkiOptions, args: string[]): Promise<void> {
-  await runCommand(options.openssl ?? 'openssl', args, { timeoutMs: 60_000 });
+async function openssl(args: string[]): Promise<void> {
+  await runCommand('openssl', args, { timeoutMs: 60_000 });
 }

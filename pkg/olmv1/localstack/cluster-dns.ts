@@ -10,9 +10,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CertificateAuthority } from './certs.ts';
 import { kubeRequest, type KubeAuth, type KubeEndpoint } from './kube-http.ts';
-import { writeClientKubeconfig } from './node-credentials.ts';
+import { writeClientKubeconfig } from './kubeconfig.ts';
 import { freePorts } from './ports.ts';
-import { startProcess, type ManagedProcess } from './process.ts';
+import { startServer, type ManagedProcess } from './process.ts';
 import type { Reaper } from './reaper.ts';
 import { waitUntil } from './wait.ts';
 
@@ -115,32 +115,20 @@ interface StartClusterDnsOptions {
  * log tail) when it exits or is not ready in `timeoutMs`, or when the API refuses an object.
  */
 export async function startClusterDns(o: StartClusterDnsOptions): Promise<ManagedProcess> {
-  const [port, readyPort] = await freePorts(2);
-  for (const { path, body } of clusterDnsObjects({ clusterIp: o.clusterIp, hostIp: o.hostIp, port: port ?? 0 })) {
+  const [port = 0, readyPort = 0] = await freePorts(2);
+  for (const { path, body } of clusterDnsObjects({ clusterIp: o.clusterIp, hostIp: o.hostIp, port })) {
     const res = await kubeRequest(o.endpoint, { method: 'POST', path, auth: o.admin, body, timeoutMs: 10_000 });
     if (res.status !== 201 && res.status !== 409) throw new Error(`POST ${path}: ${res.status} ${res.body.slice(0, 300)}`);
   }
   const kubeconfig = await writeClientKubeconfig({ ca: o.ca, dir: o.dir, name: 'coredns', user: COREDNS_USER, apiServer: o.endpoint.server });
   const corefile = join(o.dir, 'Corefile');
-  await writeFile(corefile, renderCorefile({ address: o.hostIp, kubeconfig, readyPort: readyPort ?? 0 }));
-  const proc = await startProcess({
-    name: 'coredns',
-    command: o.binary,
-    args: ['-conf', corefile, '-dns.port', String(port)],
-    logPath: o.logPath,
-    reaper: o.reaper,
-    env: {},
-    cwd: o.dir,
-  });
-  try {
-    await waitUntil(
+  await writeFile(corefile, renderCorefile({ address: o.hostIp, kubeconfig, readyPort }));
+  const args = ['-conf', corefile, '-dns.port', String(port)];
+  return startServer({ name: 'coredns', command: o.binary, args, logPath: o.logPath, reaper: o.reaper, env: {}, cwd: o.dir }, (proc) =>
+    waitUntil(
       'CoreDNS ready',
       async () => (await fetch(`http://127.0.0.1:${readyPort}/ready`, { signal: AbortSignal.timeout(2000) })).status === 200,
       { timeoutMs: o.timeoutMs, process: proc, intervalMs: 200 },
-    );
-  } catch (err) {
-    await proc.stop();
-    throw err;
-  }
-  return proc;
+    ),
+  );
 }

@@ -11,7 +11,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCommand } from './exec.ts';
 import { CNI_BIN_DIR, SYSTEM_PATH } from './node-prereqs.ts';
-import { startProcess, type ManagedProcess } from './process.ts';
+import { startServer, type ManagedProcess } from './process.ts';
 import type { Reaper } from './reaper.ts';
 import { waitUntil } from './wait.ts';
 
@@ -148,23 +148,13 @@ export async function startContainerd(options: StartContainerdOptions): Promise<
   for (const d of [layout.root, layout.state, layout.runcRoot, layout.cniConfDir, layout.registryHostsDir])
     await mkdir(d, { recursive: true, mode: 0o711 });
   await writeFile(layout.configPath, renderContainerdConfig(layout, options.sandboxImage));
-  const proc = await startProcess({
-    name: 'containerd',
-    command: 'containerd',
-    args: ['--config', layout.configPath, '--log-level', 'info'],
-    logPath: options.logPath,
-    reaper: options.reaper,
-    env: { PATH: SYSTEM_PATH },
-  });
-  try {
-    await waitUntil('containerd to answer', async () => (await ctr(layout, ['version'])).includes('Server:'), {
+  const args = ['--config', layout.configPath, '--log-level', 'info'];
+  const server = { name: 'containerd', command: 'containerd', args, logPath: options.logPath, reaper: options.reaper, env: { PATH: SYSTEM_PATH } };
+  return startServer(server, (proc) =>
+    waitUntil('containerd to answer', async () => (await ctr(layout, ['version'])).includes('Server:'), {
       timeoutMs: options.timeoutMs,
       process: proc,
       intervalMs: 200,
-    });
-  } catch (err) {
-    await proc.stop();
-    throw err;
-  }
-  return proc;
+    }),
+  );
 }

@@ -16,10 +16,10 @@ import { NODE_CONTROLLERS, startControllerManager } from './controller-manager.t
 import { prepareNode, startNode, type NodeBinaries, type NodeInfo, type NodeOptions, type PreparedNode } from './node.ts';
 import { kubeRequest, type KubeAuth, type KubeEndpoint } from './kube-http.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
-import { freePorts, isAddressInUse } from './ports.ts';
-import { startProcess, type ManagedProcess } from './process.ts';
-import { Reaper } from './reaper.ts';
-import { ServerExitedError, waitUntil } from './wait.ts';
+import { isPortTaken, withFreePorts } from './ports.ts';
+import { startServer, type ManagedProcess } from './process.ts';
+import type { Reaper } from './reaper.ts';
+import { waitUntil } from './wait.ts';
 import { createWorkspace } from './workspace.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 
@@ -96,8 +96,6 @@ export interface StartControlPlaneOptions {
   node?: boolean | NodeOptions;
 }
 
-const PORT_ATTEMPTS = 3;
-
 /**
  * Servers get an empty environment: etcd reads ETCD_* variables (which would fight our flags)
  * and nothing they need comes from the environment.
@@ -153,30 +151,17 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
     const endpoint: KubeEndpoint = { server: '', caPem: pki.ca.certPem };
     const admin: KubeAuth = { certPem: pki.admin.certPem, keyPem: pki.admin.keyPem };
     let args: string[] = [];
-    const launch = async (): Promise<ManagedProcess> => {
-      const proc = await startProcess({
-        name: 'kube-apiserver',
-        command: options.binaries.kubeApiserver,
-        args,
-        logPath: logs.apiServer,
-        reaper,
-        env: SERVER_ENV,
-      });
-      apiServer = proc;
-      try {
-        await waitForApiServer(endpoint, admin, proc, timeoutMs);
-      } catch (err) {
-        await proc.stop();
-        throw err;
-      }
-      return proc;
+    const launch = async (): Promise<void> => {
+      apiServer = await startServer(
+        { name: 'kube-apiserver', command: options.binaries.kubeApiserver, args, logPath: logs.apiServer, reaper, env: SERVER_ENV },
+        (proc) => waitForApiServer(endpoint, admin, proc, timeoutMs),
+      );
     };
-    for (let attempt = 1; ; attempt++) {
-      const [port] = await freePorts(1);
+    await withFreePorts(1, async ([port = 0]) => {
       endpoint.server = `https://${host}:${port}`;
       args = apiServerArgs({
         etcdUrl: etcdStarted.url,
-        securePort: port ?? 0,
+        securePort: port,
         tlsCertPath: pki.serving.certPath,
         tlsKeyPath: pki.serving.keyPath,
         clientCaPath: pki.ca.certPath,
@@ -195,13 +180,8 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
             }
           : {}),
       });
-      try {
-        await launch();
-        break;
-      } catch (err) {
-        if (!(attempt < PORT_ATTEMPTS && err instanceof ServerExitedError && isAddressInUse(err.logTail))) throw err;
-      }
-    }
+      await launch();
+    });
     if (options.controllerManager === true || prepared !== undefined) {
       const binary = options.binaries.kubeControllerManager;
       if (binary === undefined) throw new Error('controllerManager and node need binaries.kubeControllerManager');
@@ -253,7 +233,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
             await launch();
             return;
           } catch (err) {
-            if (!(attempt < 5 && err instanceof ServerExitedError && isAddressInUse(err.logTail))) throw err;
+            if (!(attempt < 5 && isPortTaken(err))) throw err;
             await sleep(1000);
           }
         }
@@ -272,27 +252,21 @@ async function startEtcd(
   reaper: Reaper,
   timeoutMs: number,
 ): Promise<{ process: ManagedProcess; url: string }> {
-  for (let attempt = 1; ; attempt++) {
-    const [clientPort, peerPort] = await freePorts(2);
-    const dataDir = join(dir, `etcd-data-${attempt}`);
+  return withFreePorts(2, async ([clientPort = 0, peerPort = 0], attempt) => {
     const url = `http://127.0.0.1:${clientPort}`;
-    const args = etcdArgs({ dataDir, clientPort: clientPort ?? 0, peerPort: peerPort ?? 0 });
-    const proc = await startProcess({ name: 'etcd', command: binary, args, logPath, reaper, env: SERVER_ENV });
-    try {
-      await waitUntil(
+    const args = etcdArgs({ dataDir: join(dir, `etcd-data-${attempt}`), clientPort, peerPort });
+    const proc = await startServer({ name: 'etcd', command: binary, args, logPath, reaper, env: SERVER_ENV }, (proc) =>
+      waitUntil(
         'etcd /health',
         async () => {
           const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
           return res.ok && ((await res.json()) as { health?: string }).health === 'true';
         },
         { timeoutMs, process: proc },
-      );
-      return { process: proc, url };
-    } catch (err) {
-      await proc.stop();
-      if (!(attempt < PORT_ATTEMPTS && err instanceof ServerExitedError && isAddressInUse(err.logTail))) throw err;
-    }
-  }
+      ),
+    );
+    return { process: proc, url };
+  });
 }
 
 /** Ready means: /readyz ok, the `default` namespace exists, and the admin may list RBAC roles. */

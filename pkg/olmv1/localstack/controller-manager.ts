@@ -7,15 +7,13 @@
  * credentials, as kubeadm clusters do. Still absent: scheduler and kubelet (Pods are created
  * but never scheduled or run) and cloud controllers.
  */
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { issueCertificate, type CertificateAuthority } from './certs.ts';
-import { kubeRequest } from './kube-http.ts';
-import { renderKubeconfig } from './kubeconfig.ts';
-import { freePorts, isAddressInUse } from './ports.ts';
-import { startProcess, type ManagedProcess } from './process.ts';
+import { waitForHealthz } from './kube-http.ts';
+import { writeClientKubeconfig } from './kubeconfig.ts';
+import { withFreePorts } from './ports.ts';
+import { startServer, type ManagedProcess } from './process.ts';
 import type { Reaper } from './reaper.ts';
-import { ServerExitedError, waitUntil } from './wait.ts';
 
 /** The user the RBAC bootstrap binds to the `system:kube-controller-manager` ClusterRole. */
 export const CONTROLLER_MANAGER_USER = 'system:kube-controller-manager';
@@ -111,8 +109,6 @@ interface StartControllerManagerOptions {
   timeoutMs: number;
 }
 
-const PORT_ATTEMPTS = 3;
-
 /**
  * Issues its client certificate (CN system:kube-controller-manager) and serving certificate,
  * writes its kubeconfig, starts it on a free loopback port and resolves once `/healthz` is ok.
@@ -120,10 +116,15 @@ const PORT_ATTEMPTS = 3;
  * process is stopped then. The reaper kills it if this process dies.
  */
 export async function startControllerManager(options: StartControllerManagerOptions): Promise<ManagedProcess> {
-  const pki = join(options.dir, 'pki');
-  const [client, serving] = await Promise.all([
-    issueCertificate(options.ca, pki, { name: 'kube-controller-manager-client', commonName: CONTROLLER_MANAGER_USER, usage: 'client' }),
-    issueCertificate(options.ca, pki, {
+  const [kubeconfigPath, serving] = await Promise.all([
+    writeClientKubeconfig({
+      ca: options.ca,
+      dir: options.dir,
+      name: 'kube-controller-manager',
+      user: CONTROLLER_MANAGER_USER,
+      apiServer: options.apiServer,
+    }),
+    issueCertificate(options.ca, join(options.dir, 'pki'), {
       name: 'kube-controller-manager-serving',
       commonName: 'kube-controller-manager',
       dnsNames: ['localhost'],
@@ -131,19 +132,10 @@ export async function startControllerManager(options: StartControllerManagerOpti
       usage: 'server',
     }),
   ]);
-  const kubeconfigPath = join(options.dir, 'kube-controller-manager.kubeconfig');
-  const kubeconfig = renderKubeconfig({
-    server: options.apiServer,
-    caPem: options.ca.certPem,
-    userName: CONTROLLER_MANAGER_USER,
-    credentials: { kind: 'clientCertificate', certPem: client.certPem, keyPem: client.keyPem },
-  });
-  await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 });
-  for (let attempt = 1; ; attempt++) {
-    const [port] = await freePorts(1);
+  return withFreePorts(1, async ([port = 0]) => {
     const args = controllerManagerArgs({
       kubeconfigPath,
-      securePort: port ?? 0,
+      securePort: port,
       tlsCertPath: serving.certPath,
       tlsKeyPath: serving.keyPath,
       rootCaPath: options.ca.certPath,
@@ -151,25 +143,7 @@ export async function startControllerManager(options: StartControllerManagerOpti
       ...(options.extraControllers !== undefined ? { extraControllers: options.extraControllers } : {}),
     });
     // An empty environment, like the other servers: nothing it needs comes from there.
-    const proc = await startProcess({
-      name: 'kube-controller-manager',
-      command: options.binary,
-      args,
-      logPath: options.logPath,
-      reaper: options.reaper,
-      env: {},
-    });
-    try {
-      const endpoint = { server: `https://127.0.0.1:${port}`, caPem: options.ca.certPem };
-      await waitUntil(
-        'kube-controller-manager /healthz',
-        async () => (await kubeRequest(endpoint, { path: '/healthz', auth: { anonymous: true }, timeoutMs: 5000 })).status === 200,
-        { timeoutMs: options.timeoutMs, process: proc, intervalMs: 200 },
-      );
-      return proc;
-    } catch (err) {
-      await proc.stop();
-      if (!(attempt < PORT_ATTEMPTS && err instanceof ServerExitedError && isAddressInUse(err.logTail))) throw err;
-    }
-  }
+    const server = { name: 'kube-controller-manager', command: options.binary, args, logPath: options.logPath, reaper: options.reaper, env: {} };
+    return startServer(server, (proc) => waitForHealthz('kube-controller-manager', port, options.ca.certPem, proc, options.timeoutMs));
+  });
 }

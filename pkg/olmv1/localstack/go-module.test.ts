@@ -67,14 +67,13 @@ replace example.com/forked v1.0.0 => example.com/fork v1.0.1
 `;
 
 describe('parseGoMod', () => {
-  it('reads module, go, godebug, requires (block, single-line, quoted, indirect) and replaces', () => {
+  it('reads module, godebug, requires (block, single-line, quoted, indirect) and replaces', () => {
     const mod = parseGoMod(KUBERNETES_LIKE);
     expect(mod.module).toBe('k8s.io/kubernetes');
-    expect(mod.go).toBe('1.26.0');
     expect(mod.godebug).toEqual(['default=go1.26']);
-    expect(mod.requires).toContainEqual({ path: 'k8s.io/kubectl', version: 'v0.0.0', indirect: false });
-    expect(mod.requires).toContainEqual({ path: 'k8s.io/component-base', version: 'v0.0.0', indirect: true });
-    expect(mod.requires).toContainEqual({ path: 'go.etcd.io/etcd/server/v3', version: 'v3.6.8', indirect: true });
+    expect(mod.requires).toContainEqual({ path: 'k8s.io/kubectl', version: 'v0.0.0' });
+    expect(mod.requires).toContainEqual({ path: 'k8s.io/component-base', version: 'v0.0.0' });
+    expect(mod.requires).toContainEqual({ path: 'go.etcd.io/etcd/server/v3', version: 'v3.6.8' });
     expect(mod.replaces).toHaveLength(5);
     expect(mod.replaces[0]).toEqual({ from: 'k8s.io/api', to: './staging/src/k8s.io/api' });
   });
@@ -124,9 +123,8 @@ describe('renderToolsGoMod', () => {
     });
     const mod = parseGoMod(text);
     expect(mod.module).toBe('olmv1.local/envtest/kubernetes');
-    expect(mod.go).toBe('1.26.0');
     expect(mod.godebug).toEqual(['default=go1.26']);
-    expect(mod.requires).toEqual([{ path: 'k8s.io/kubernetes', version: 'v1.36.3', indirect: false }]);
+    expect(mod.requires).toEqual([{ path: 'k8s.io/kubernetes', version: 'v1.36.3' }]);
     expect(mod.replaces).toEqual([{ from: 'k8s.io/api', to: 'k8s.io/api', toVersion: 'v0.36.3' }]);
   });
 

@@ -12,7 +12,6 @@
 interface GoRequire {
   path: string;
   version: string;
-  indirect: boolean;
 }
 
 /** One `replace` line: `from [fromVersion] => to [toVersion]`. */
@@ -26,7 +25,6 @@ interface GoReplace {
 /** The parts of a go.mod file this package reads. */
 interface GoModFile {
   module: string;
-  go?: string;
   requires: GoRequire[];
   replaces: GoReplace[];
   /** `godebug` settings such as `default=go1.26`, in file order. */
@@ -40,8 +38,8 @@ interface PinnedModule {
 }
 
 /**
- * Parses go.mod text (single-line and block forms of module, go, require, replace, godebug).
- * Other directives (exclude, retract, toolchain, tool) are ignored. Throws when there is no
+ * Parses go.mod text (single-line and block forms of module, require, replace, godebug).
+ * Other directives (go, exclude, retract, toolchain, tool) are ignored. Throws when there is no
  * `module` line or a require/replace line is malformed, naming the line.
  */
 export function parseGoMod(text: string): GoModFile {
@@ -49,7 +47,6 @@ export function parseGoMod(text: string): GoModFile {
   let block: string | undefined;
   const lines = text.split('\n');
   for (const [index, raw] of lines.entries()) {
-    const indirect = /\/\/\s*indirect\b/.test(raw);
     const line = stripComment(raw).trim();
     if (line === '') continue;
     if (block !== undefined) {
@@ -57,7 +54,7 @@ export function parseGoMod(text: string): GoModFile {
         block = undefined;
         continue;
       }
-      applyDirective(result, block, line, indirect, index + 1);
+      applyDirective(result, block, line, index + 1);
       continue;
     }
     const open = /^(\w+)\s*\($/.exec(line);
@@ -67,20 +64,17 @@ export function parseGoMod(text: string): GoModFile {
     }
     const space = line.indexOf(' ');
     if (space < 0) continue;
-    applyDirective(result, line.slice(0, space), line.slice(space + 1).trim(), indirect, index + 1);
+    applyDirective(result, line.slice(0, space), line.slice(space + 1).trim(), index + 1);
   }
   if (result.module === '') throw new Error('go.mod has no module directive');
   return result;
 }
 
-function applyDirective(mod: GoModFile, verb: string, rest: string, indirect: boolean, lineNo: number): void {
+function applyDirective(mod: GoModFile, verb: string, rest: string, lineNo: number): void {
   const fields = rest.split(/\s+/).map(unquote);
   switch (verb) {
     case 'module':
       mod.module = fields[0] ?? '';
-      return;
-    case 'go':
-      if (fields[0] !== undefined) mod.go = fields[0];
       return;
     case 'godebug':
       mod.godebug.push(rest);
@@ -88,7 +82,7 @@ function applyDirective(mod: GoModFile, verb: string, rest: string, indirect: bo
     case 'require': {
       const [path, version] = fields;
       if (path === undefined || version === undefined) throw new Error(`go.mod line ${lineNo}: malformed require "${rest}"`);
-      mod.requires.push({ path, version, indirect });
+      mod.requires.push({ path, version });
       return;
     }
     case 'replace': {

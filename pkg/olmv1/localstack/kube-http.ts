@@ -4,6 +4,8 @@
  * (a ServiceAccount token, the admin certificate) and want to see the real status code.
  */
 import { request as httpsRequest } from 'node:https';
+import type { ManagedProcess } from './process.ts';
+import { waitUntil } from './wait.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 
 /** Where the API server is and which CA to trust. */
@@ -83,4 +85,14 @@ function parseJson<T>(body: string): T {
   } catch {
     throw new Error(`response is not JSON: ${body.slice(0, 500)}`);
   }
+}
+
+/** Waits until `https://127.0.0.1:<port>/healthz` of `proc` answers 200 to anyone (waitUntil's errors). */
+export async function waitForHealthz(name: string, port: number, caPem: string, proc: ManagedProcess, timeoutMs: number): Promise<void> {
+  const endpoint = { server: `https://127.0.0.1:${port}`, caPem };
+  await waitUntil(
+    `${name} /healthz`,
+    async () => (await kubeRequest(endpoint, { path: '/healthz', auth: { anonymous: true }, timeoutMs: 5000 })).status === 200,
+    { timeoutMs, process: proc, intervalMs: 200 },
+  );
 }

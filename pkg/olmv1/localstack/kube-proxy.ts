@@ -8,10 +8,10 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
 import type { CertificateAuthority } from './certs.ts';
-import { writeClientKubeconfig } from './node-credentials.ts';
+import { writeClientKubeconfig } from './kubeconfig.ts';
 import { SYSTEM_PATH } from './node-prereqs.ts';
 import { freePorts } from './ports.ts';
-import { startProcess, type ManagedProcess } from './process.ts';
+import { startServer, type ManagedProcess } from './process.ts';
 import type { Reaper } from './reaper.ts';
 import { waitUntil } from './wait.ts';
 
@@ -61,7 +61,7 @@ interface StartKubeProxyOptions {
 /** Starts kube-proxy (user `system:kube-proxy`) and resolves once its `/healthz` answers. */
 export async function startKubeProxy(o: StartKubeProxyOptions): Promise<ManagedProcess> {
   const kubeconfig = await writeClientKubeconfig({ ca: o.ca, dir: o.dir, name: 'kube-proxy', user: 'system:kube-proxy', apiServer: o.apiServer });
-  const [healthzPort, metricsPort] = await freePorts(2);
+  const [healthzPort = 0, metricsPort = 0] = await freePorts(2);
   const configPath = join(o.dir, 'kube-proxy.yaml');
   await writeFile(
     configPath,
@@ -70,31 +70,20 @@ export async function startKubeProxy(o: StartKubeProxyOptions): Promise<ManagedP
       nodeName: o.nodeName,
       nodeIp: o.nodeIp,
       podCidr: o.podCidr,
-      healthzPort: healthzPort ?? 0,
-      metricsPort: metricsPort ?? 0,
+      healthzPort,
+      metricsPort,
     }),
   );
-  const proc = await startProcess({
-    name: 'kube-proxy',
-    command: o.binary,
-    args: [`--config=${configPath}`, '--v=1'],
-    logPath: o.logPath,
-    reaper: o.reaper,
-    env: { PATH: SYSTEM_PATH },
-  });
-  try {
-    // 200 once it synced its rules, 503 before (and while the Node is not yet registered).
-    await waitUntil(
+  const server = { name: 'kube-proxy', command: o.binary, args: [`--config=${configPath}`, '--v=1'], logPath: o.logPath, reaper: o.reaper };
+  // 200 once it synced its rules, 503 before (and while the Node is not yet registered).
+  return startServer({ ...server, env: { PATH: SYSTEM_PATH } }, (proc) =>
+    waitUntil(
       'kube-proxy /healthz',
       async () => {
         const res = await fetch(`http://127.0.0.1:${healthzPort}/healthz`, { signal: AbortSignal.timeout(2000) });
         return res.status === 200 || res.status === 503;
       },
       { timeoutMs: o.timeoutMs, process: proc, intervalMs: 200 },
-    );
-  } catch (err) {
-    await proc.stop();
-    throw err;
-  }
-  return proc;
+    ),
+  );
 }

@@ -1,7 +1,12 @@
 /**
- * kubeconfig files for the test control plane (pure: data in, YAML text out).
+ * kubeconfig files for the test control plane (renderKubeconfig is pure), and the node's and
+ * controllers' kubeconfigs with client certificates of their own signed by the control plane's
+ * CA, as kubeadm clusters give them.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { dump } from 'js-yaml';
+import { issueCertificate, type CertificateAuthority } from './certs.ts';
 
 /** How a kubeconfig user authenticates. */
 export type KubeconfigCredentials = { kind: 'clientCertificate'; certPem: string; keyPem: string } | { kind: 'token'; token: string };
@@ -52,4 +57,35 @@ export function renderKubeconfig(options: KubeconfigOptions): string {
     preferences: {},
   };
   return dump(config);
+}
+
+/**
+ * Issues a client certificate for `user` (groups `groups`) into `<dir>/pki` and writes
+ * `<dir>/<name>.kubeconfig`; returns its path.
+ */
+export async function writeClientKubeconfig(options: {
+  ca: CertificateAuthority;
+  dir: string;
+  name: string;
+  user: string;
+  groups?: string[];
+  apiServer: string;
+}): Promise<string> {
+  const pki = join(options.dir, 'pki');
+  await mkdir(pki, { recursive: true, mode: 0o700 });
+  const cert = await issueCertificate(options.ca, pki, {
+    name: `${options.name}-client`,
+    commonName: options.user,
+    ...(options.groups !== undefined ? { organizations: options.groups } : {}),
+    usage: 'client',
+  });
+  const path = join(options.dir, `${options.name}.kubeconfig`);
+  const text = renderKubeconfig({
+    server: options.apiServer,
+    caPem: options.ca.certPem,
+    userName: options.user,
+    credentials: { kind: 'clientCertificate', certPem: cert.certPem, keyPem: cert.keyPem },
+  });
+  await writeFile(path, text, { mode: 0o600 });
+  return path;
 }

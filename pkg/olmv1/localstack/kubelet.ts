@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { dump } from 'js-yaml';
 import { issueCertificate, type CertificateAuthority } from './certs.ts';
 import { kubeRequest, type KubeAuth, type KubeEndpoint } from './kube-http.ts';
-import { renderKubeconfig } from './kubeconfig.ts';
+import { writeClientKubeconfig } from './kubeconfig.ts';
 import { SYSTEM_PATH } from './node-prereqs.ts';
 import { startProcess, type ManagedProcess } from './process.ts';
 import type { Reaper } from './reaper.ts';
@@ -83,22 +83,13 @@ interface StartKubeletOptions {
   reaper: Reaper;
 }
 
-/** The kubelet's root directory under `dir` (mounts below it are removed on stop). */
-function kubeletRootDir(dir: string): string {
-  return join(dir, 'root');
-}
-
 /** Issues the kubelet's certificates, writes its files and starts it (it registers the Node). */
 export async function startKubelet(o: StartKubeletOptions): Promise<ManagedProcess> {
   const pki = join(o.dir, 'pki');
   await mkdir(pki, { recursive: true, mode: 0o700 });
-  const [client, serving] = await Promise.all([
-    issueCertificate(o.ca, pki, {
-      name: 'kubelet-client',
-      commonName: `system:node:${o.nodeName}`,
-      organizations: ['system:nodes'],
-      usage: 'client',
-    }),
+  const user = `system:node:${o.nodeName}`;
+  const [kubeconfigPath, serving] = await Promise.all([
+    writeClientKubeconfig({ ca: o.ca, dir: o.dir, name: 'kubelet', user, groups: ['system:nodes'], apiServer: o.apiServer }),
     issueCertificate(o.ca, pki, {
       name: 'kubelet-serving',
       commonName: o.nodeName,
@@ -107,17 +98,6 @@ export async function startKubelet(o: StartKubeletOptions): Promise<ManagedProce
       usage: 'server',
     }),
   ]);
-  const kubeconfigPath = join(o.dir, 'kubelet.kubeconfig');
-  await writeFile(
-    kubeconfigPath,
-    renderKubeconfig({
-      server: o.apiServer,
-      caPem: o.ca.certPem,
-      userName: `system:node:${o.nodeName}`,
-      credentials: { kind: 'clientCertificate', certPem: client.certPem, keyPem: client.keyPem },
-    }),
-    { mode: 0o600 },
-  );
   const configPath = join(o.dir, 'kubelet-config.yaml');
   await writeFile(
     configPath,
@@ -133,7 +113,7 @@ export async function startKubelet(o: StartKubeletOptions): Promise<ManagedProce
       podCidr: o.podCidr,
     }),
   );
-  const root = kubeletRootDir(o.dir);
+  const root = join(o.dir, 'root');
   await mkdir(root, { recursive: true });
   return startProcess({
     name: 'kubelet',

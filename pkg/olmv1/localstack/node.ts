@@ -142,10 +142,10 @@ export async function prepareNode(options: {
   const lockPath = options.node.machineLockPath ?? MACHINE_LOCK;
   const release = await holdMachineLock(lockPath, options.node.log ?? (() => undefined));
   // If we die, the reaper removes the lock after running the cleanup script.
-  options.reaper.trackDir(lockPath);
+  options.reaper.track('dir', lockPath);
   options.addCleanup(async () => {
     await release();
-    options.reaper.untrackDir(lockPath);
+    options.reaper.untrack('dir', lockPath);
   });
   await options.node.onLocked?.();
   const dir = join(options.dir, 'node');
@@ -164,10 +164,10 @@ export async function prepareNode(options: {
   };
   const cleanupScript = join(dir, 'cleanup.sh');
   await writeFile(cleanupScript, renderCleanupScript(plan), { mode: 0o700 });
-  options.reaper.trackScript(cleanupScript);
+  options.reaper.track('script', cleanupScript);
   options.addCleanup(async () => {
     await runCleanup(cleanupScript);
-    options.reaper.untrackScript(cleanupScript);
+    options.reaper.untrack('script', cleanupScript);
   });
   const sysctls = await setUpNetwork(network);
   plan.sysctls = sysctls;

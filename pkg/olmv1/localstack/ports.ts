@@ -6,6 +6,7 @@
  * (see isAddressInUse).
  */
 import { createServer, type Server } from 'node:net';
+import { ServerExitedError } from './wait.ts';
 
 /**
  * Returns `count` distinct ports that are free on 127.0.0.1. All listeners are held open
@@ -35,4 +36,23 @@ export async function freePorts(count: number): Promise<number[]> {
 /** True when a server log says its listen address was taken (Go's and etcd's wording). */
 export function isAddressInUse(log: string): boolean {
   return /address already in use/i.test(log);
+}
+
+/** True when `err` is a server's exit because its listen address was taken. */
+export function isPortTaken(err: unknown): boolean {
+  return err instanceof ServerExitedError && isAddressInUse(err.logTail);
+}
+
+/**
+ * Calls `start` with `count` free ports (and the attempt's number), again with new ones when
+ * the server lost a port to another process meanwhile (isPortTaken), three attempts at most.
+ */
+export async function withFreePorts<T>(count: number, start: (ports: number[], attempt: number) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await freePorts(count), attempt);
+    } catch (err) {
+      if (attempt >= 3 || !isPortTaken(err)) throw err;
+    }
+  }
 }

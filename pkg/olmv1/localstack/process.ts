@@ -74,7 +74,7 @@ export async function startProcess(options: StartProcessOptions): Promise<Manage
   const maybePid = child.pid;
   if (maybePid === undefined) throw new Error(`cannot start ${options.name}: no pid`);
   const pid: number = maybePid;
-  options.reaper.trackGroup(pid);
+  options.reaper.track('group', pid);
   let status: ExitStatus | undefined;
   const exited = new Promise<ExitStatus>((resolve) => {
     child.once('exit', (code, signal) => {
@@ -98,7 +98,7 @@ export async function startProcess(options: StartProcessOptions): Promise<Manage
     }
     // Children the leader may have left behind share its group.
     signalGroup(pid, 'SIGKILL');
-    options.reaper.untrackGroup(pid);
+    options.reaper.untrack('group', pid);
   }
 
   return {
@@ -110,6 +110,21 @@ export async function startProcess(options: StartProcessOptions): Promise<Manage
     logTail: (lines = 40) => readTail(options.logPath, lines),
     stop,
   };
+}
+
+/**
+ * Starts a server (startProcess) and resolves once `ready` (which waits for it, e.g. with
+ * waitUntil) resolves; a server that does not get ready is stopped before the error is rethrown.
+ */
+export async function startServer(options: StartProcessOptions, ready: (proc: ManagedProcess) => Promise<void>): Promise<ManagedProcess> {
+  const proc = await startProcess(options);
+  try {
+    await ready(proc);
+    return proc;
+  } catch (err) {
+    await proc.stop();
+    throw err;
+  }
 }
 
 /** Sends `signal` to process group `pgid`, ignoring a group that no longer exists. */

@@ -65,6 +65,9 @@ process.stdin.on('end', finish);
 process.stdin.on('error', finish);
 `;
 
+/** What a reaper cleans up: process groups, cleanup scripts, directories. */
+type TrackedKind = 'group' | 'script' | 'dir';
+
 /**
  * Parent-side handle of a reaper. Track a process group or directory as soon as it exists and
  * untrack it once it was cleaned up normally; `close()` after a clean shutdown lets the
@@ -101,37 +104,18 @@ export class Reaper {
     return this.#child.pid;
   }
 
-  /** Kill process group `pgid` if we die. */
-  trackGroup(pgid: number): void {
-    this.#send(`+group ${pgid}`);
-  }
-
-  /** Forget process group `pgid` (it was stopped). */
-  untrackGroup(pgid: number): void {
-    this.#send(`-group ${pgid}`);
-  }
-
   /**
-   * Run the shell script at `path` if we die: after the process groups are killed, before the
-   * directories are deleted (so the script may live in one of them).
+   * If we die: kill process group `what` (`group`), run the shell script at path `what`
+   * (`script`: after the process groups are killed, before the directories are deleted, so it
+   * may live in one of them), or delete directory `what` recursively (`dir`).
    */
-  trackScript(path: string): void {
-    this.#send(`+script ${path}`);
+  track(kind: TrackedKind, what: number | string): void {
+    this.#send(`+${kind} ${what}`);
   }
 
-  /** Forget the script at `path` (it ran). */
-  untrackScript(path: string): void {
-    this.#send(`-script ${path}`);
-  }
-
-  /** Delete directory `path` recursively if we die. */
-  trackDir(path: string): void {
-    this.#send(`+dir ${path}`);
-  }
-
-  /** Forget directory `path` (it was removed). */
-  untrackDir(path: string): void {
-    this.#send(`-dir ${path}`);
+  /** Forgets what `track` was given (it was cleaned up normally). */
+  untrack(kind: TrackedKind, what: number | string): void {
+    this.#send(`-${kind} ${what}`);
   }
 
   /** Closes the pipe: the reaper cleans whatever is still tracked and exits. Idempotent. */

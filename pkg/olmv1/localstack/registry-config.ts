@@ -1,6 +1,6 @@
 /**
- * The distribution registry's configuration file for a test registry (pure). Written as JSON,
- * which the registry's YAML parser reads as-is.
+ * The distribution registry's configuration for a test registry (pure). Written as JSON, which
+ * the registry's YAML parser reads as-is.
  */
 
 /** Inputs of renderRegistryConfig. */
@@ -43,9 +43,4 @@ export function buildRegistryConfig(options: RegistryConfigOptions): Record<stri
   if (options.htpasswdPath !== undefined) config['auth'] = { htpasswd: { realm: 'envtest-registry', path: options.htpasswdPath } };
   if (options.auth !== undefined) config['auth'] = options.auth;
   return config;
-}
-
-/** buildRegistryConfig rendered as the file content. */
-export function renderRegistryConfig(options: RegistryConfigOptions): string {
-  return JSON.stringify(buildRegistryConfig(options), null, 2) + '\n';
 }

@@ -8,10 +8,10 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { runCommand } from './exec.ts';
-import { freePorts, isAddressInUse } from './ports.ts';
-import { startProcess, type ManagedProcess } from './process.ts';
-import { renderRegistryConfig } from './registry-config.ts';
-import { ServerExitedError, waitUntil } from './wait.ts';
+import { isPortTaken, withFreePorts } from './ports.ts';
+import { startServer, type ManagedProcess } from './process.ts';
+import { buildRegistryConfig } from './registry-config.ts';
+import { waitUntil } from './wait.ts';
 import { createWorkspace } from './workspace.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 
@@ -66,8 +66,6 @@ export interface Registry extends RegistryInfo {
   stop(): Promise<void>;
 }
 
-const PORT_ATTEMPTS = 3;
-
 /**
  * Starts a registry and resolves once `GET /v2/` answers (200, or 401 when authentication is
  * configured). Throws (after cleaning up) when the options conflict, the htpasswd helper
@@ -96,21 +94,26 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Regi
     }
     const scheme = options.tls === undefined ? 'http' : 'https';
     const address = options.address ?? '127.0.0.1';
-    for (let attempt = 1; ; attempt++) {
-      const [port = 0] = options.port !== undefined ? [options.port] : await freePorts(1);
+    return await withFreePorts(1, async ([free = 0]) => {
+      const port = options.port ?? free;
       await writeFile(
         configPath,
-        renderRegistryConfig({
-          port,
-          address,
-          storageDir,
-          httpSecret: randomBytes(16).toString('hex'),
-          ...(options.tls !== undefined ? { tls: options.tls } : {}),
-          ...(htpasswdPath !== undefined ? { htpasswdPath } : {}),
-          ...(options.auth !== undefined ? { auth: options.auth } : {}),
-        }),
+        JSON.stringify(
+          buildRegistryConfig({
+            port,
+            address,
+            storageDir,
+            httpSecret: randomBytes(16).toString('hex'),
+            ...(options.tls !== undefined ? { tls: options.tls } : {}),
+            ...(htpasswdPath !== undefined ? { htpasswdPath } : {}),
+            ...(options.auth !== undefined ? { auth: options.auth } : {}),
+          }),
+          null,
+          2,
+        ) + '\n',
       );
-      const started = await startProcess({
+      const url = `${scheme}://${address}:${port}`;
+      const server = {
         name: 'registry',
         command: options.binaries.registry,
         args: ['serve', configPath],
@@ -119,19 +122,16 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Regi
         // A clean environment: REGISTRY_* variables would override the config file, and the
         // default OpenTelemetry exporter would try to reach a collector.
         env: { OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' },
-      });
-      proc = started;
-      const url = `${scheme}://${address}:${port}`;
+      };
       try {
-        await waitUntil('registry /v2/', async () => [200, 401].includes(await probeStatus(`${url}/v2/`)), {
-          timeoutMs: options.startTimeoutMs ?? 30_000,
-          process: started,
-        });
+        proc = await startServer(server, (started) =>
+          waitUntil('registry /v2/', async () => [200, 401].includes(await probeStatus(`${url}/v2/`)), {
+            timeoutMs: options.startTimeoutMs ?? 30_000,
+            process: started,
+          }),
+        );
       } catch (err) {
-        await started.stop();
-        const inUse = err instanceof ServerExitedError && isAddressInUse(err.logTail);
-        if (inUse && options.port !== undefined) throw new Error(`port ${port} of ${address} is in use`, { cause: err });
-        if (attempt < PORT_ATTEMPTS && inUse) continue;
+        if (isPortTaken(err) && options.port !== undefined) throw new Error(`port ${port} of ${address} is in use`, { cause: err });
         throw err;
       }
       const info: RegistryInfo = { host: `${address}:${port}`, url, storageDir };
@@ -140,7 +140,7 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Regi
         info.password = options.htpasswd.password;
       }
       return { ...info, info, logPath, stop };
-    }
+    });
   } catch (err) {
     await stop();
     throw new Error(`starting the envtest registry failed: ${errorMessage(err)}`, { cause: err });

@@ -7,12 +7,11 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
 import { issueCertificate, type CertificateAuthority } from './certs.ts';
-import { kubeRequest } from './kube-http.ts';
-import { writeClientKubeconfig } from './node-credentials.ts';
+import { waitForHealthz } from './kube-http.ts';
+import { writeClientKubeconfig } from './kubeconfig.ts';
 import { freePorts } from './ports.ts';
-import { startProcess, type ManagedProcess } from './process.ts';
+import { startServer, type ManagedProcess } from './process.ts';
 import type { Reaper } from './reaper.ts';
-import { waitUntil } from './wait.ts';
 
 /** What startScheduler needs. */
 interface StartSchedulerOptions {
@@ -50,36 +49,20 @@ export async function startScheduler(o: StartSchedulerOptions): Promise<ManagedP
       leaderElection: { leaderElect: false },
     }),
   );
-  const [port] = await freePorts(1);
-  const proc = await startProcess({
-    name: 'kube-scheduler',
-    command: o.binary,
-    args: [
-      `--config=${configPath}`,
-      `--authentication-kubeconfig=${kubeconfig}`,
-      `--authorization-kubeconfig=${kubeconfig}`,
-      // As for kube-controller-manager: our API server publishes no request-header CA.
-      '--authentication-skip-lookup=true',
-      '--bind-address=127.0.0.1',
-      `--secure-port=${port}`,
-      `--tls-cert-file=${serving.certPath}`,
-      `--tls-private-key-file=${serving.keyPath}`,
-      '--profiling=false',
-    ],
-    logPath: o.logPath,
-    reaper: o.reaper,
-    env: {},
-  });
-  try {
-    const endpoint = { server: `https://127.0.0.1:${port}`, caPem: o.ca.certPem };
-    await waitUntil(
-      'kube-scheduler /healthz',
-      async () => (await kubeRequest(endpoint, { path: '/healthz', auth: { anonymous: true }, timeoutMs: 5000 })).status === 200,
-      { timeoutMs: o.timeoutMs, process: proc, intervalMs: 200 },
-    );
-  } catch (err) {
-    await proc.stop();
-    throw err;
-  }
-  return proc;
+  const [port = 0] = await freePorts(1);
+  const args = [
+    `--config=${configPath}`,
+    `--authentication-kubeconfig=${kubeconfig}`,
+    `--authorization-kubeconfig=${kubeconfig}`,
+    // As for kube-controller-manager: our API server publishes no request-header CA.
+    '--authentication-skip-lookup=true',
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    `--tls-cert-file=${serving.certPath}`,
+    `--tls-private-key-file=${serving.keyPath}`,
+    '--profiling=false',
+  ];
+  return startServer({ name: 'kube-scheduler', command: o.binary, args, logPath: o.logPath, reaper: o.reaper, env: {} }, (proc) =>
+    waitForHealthz('kube-scheduler', port, o.ca.certPem, proc, o.timeoutMs),
+  );
 }

@@ -1,26 +1,15 @@
 /**
  * How each pinned tool is built from Go modules: which upstream module and version, which main
  * packages become which binaries, the version stamps, and how a built binary proves its version.
- *
- * Five recipes, one cache directory each (`<name>-<version>/`):
- *  - kubernetes: kube-apiserver and kubectl, built together (they share most packages), at
- *    KUBERNETES_VERSION and at OLDEST_KUBERNETES_VERSION;
- *  - kube-controller-manager: from the same module and version, in its own entry so the
- *    kube-apiserver entries already cached stay valid (it reuses their packages from Go's
- *    build cache);
- *  - kube-node: kubelet, kube-scheduler and kube-proxy, for a local node (node.ts), from the
- *    same module and version, in an entry of their own for the same reason;
- *  - coredns: a CoreDNS binary composed by us from its packages (the plugins cluster DNS uses);
- *  - etcd: the etcd server binary;
- *  - registry: a registry binary composed by us from distribution's packages (filesystem and
- *    in-memory storage; htpasswd, token and silly auth) plus `htpasswd`, our bcrypt helper;
- *  - helm: the `helm` CLI, only for tests that read release records as Helm does.
+ * One cache directory per recipe (`<name>-<version>/`). The Kubernetes binaries come in several
+ * recipes (kube-apiserver and kubectl, kube-controller-manager, the node's) so that adding one
+ * left the entries already cached valid; CoreDNS and the registry (plus `htpasswd`, our bcrypt
+ * helper) are mains of ours composed from their packages.
  */
 import {
   COREDNS_VERSION,
   ETCD_VERSION,
   HELM_VERSION,
-  KUBERNETES_STAGING_VERSION,
   KUBERNETES_VERSION,
   OLDEST_KUBERNETES_VERSION,
   REGISTRY_VERSION,
@@ -101,89 +90,59 @@ function kubernetesStamps(version: string): Record<string, string> {
 }
 
 /**
- * kube-apiserver + kubectl at `version` (a Kubernetes release; its staging modules are pinned to
- * the same minor and patch).
+ * Binaries of k8s.io/kubernetes at `version` (a Kubernetes release; its staging modules are
+ * pinned to the same minor and patch), each built from `cmd/<binary>` and stamped as a release.
  */
-function kubernetesRecipe(version: string, coldBuildCpuSeconds: number): ToolRecipe {
+function kubernetesRecipe(name: ToolRecipe['name'], version: string, binaries: string[], coldBuildCpuSeconds: number): ToolRecipe {
   return {
-    name: 'kubernetes',
+    name,
     version,
     module: 'k8s.io/kubernetes',
     siblingVersion: stagingVersionOf(version),
-    binaries: [
-      { name: 'kube-apiserver', pkg: 'k8s.io/kubernetes/cmd/kube-apiserver' },
-      { name: 'kubectl', pkg: 'k8s.io/kubernetes/cmd/kubectl' },
-    ],
+    binaries: binaries.map((binary) => ({ name: binary, pkg: `k8s.io/kubernetes/cmd/${binary}` })),
     sources: {},
     stamps: kubernetesStamps(version),
-    probes: [
-      { binary: 'kube-apiserver', args: ['--version'], expect: `Kubernetes ${version}` },
-      { binary: 'kubectl', args: ['version', '--client'], expect: `Client Version: ${version}` },
-    ],
+    probes: binaries.map((binary) =>
+      binary === 'kubectl'
+        ? { binary, args: ['version', '--client'], expect: `Client Version: ${version}` }
+        : { binary, args: ['--version'], expect: `Kubernetes ${version}` },
+    ),
     coldBuildCpuSeconds,
   };
 }
 
 /** kube-apiserver + kubectl at KUBERNETES_VERSION. */
-export const KUBERNETES_RECIPE: ToolRecipe = kubernetesRecipe(KUBERNETES_VERSION, 780);
+export const KUBERNETES_RECIPE: ToolRecipe = kubernetesRecipe('kubernetes', KUBERNETES_VERSION, ['kube-apiserver', 'kubectl'], 780);
 
 /**
- * kube-apiserver + kubectl at OLDEST_KUBERNETES_VERSION, for the tests of the oldest supported
- * release (decision 0103), in a cache entry of its own. Built after the others (the standard
- * library already in Go's build cache), but its Kubernetes packages are other versions than
- * KUBERNETES_RECIPE's: the CPU time below is that build, measured and rounded up
+ * kube-apiserver + kubectl at OLDEST_KUBERNETES_VERSION (decision 0103), in a cache entry of
+ * its own. Built after the others, but its Kubernetes packages are other versions than
+ * KUBERNETES_RECIPE's: the CPU time is that build, measured and rounded up
  * (bench/results/envtest-builds.md).
  */
-export const OLDEST_KUBERNETES_RECIPE: ToolRecipe = kubernetesRecipe(OLDEST_KUBERNETES_VERSION, 450);
+export const OLDEST_KUBERNETES_RECIPE: ToolRecipe = kubernetesRecipe('kubernetes', OLDEST_KUBERNETES_VERSION, ['kube-apiserver', 'kubectl'], 450);
 
 /**
- * kube-controller-manager at KUBERNETES_VERSION, for the local stack's control plane (namespace
- * deletion, garbage collection, Deployments -> ReplicaSets, ...). Same module, version, stamps
- * and sibling pins as KUBERNETES_RECIPE; a separate cache entry, so adding it did not
- * invalidate kube-apiserver builds already cached. Built after KUBERNETES_RECIPE (the order of
- * resolveBinaries), it compiles only the controllers on top of the packages Go's build cache
- * already holds; its CPU time below is a measured build in that order, rounded up
- * (bench/results/envtest-builds.md). Built alone
- * with an empty Go build cache (KUBEBUILDER_ASSETS without it) it takes several times longer.
+ * kube-controller-manager at KUBERNETES_VERSION (namespace deletion, garbage collection,
+ * Deployments -> ReplicaSets, ...), in a cache entry of its own so adding it did not invalidate
+ * kube-apiserver builds already cached. Built after KUBERNETES_RECIPE (resolveBinaries' order),
+ * it compiles only the controllers on top of Go's build cache: the CPU time is a measured build
+ * in that order, rounded up (bench/results/envtest-builds.md); alone with an empty Go build
+ * cache (KUBEBUILDER_ASSETS without it) it takes several times longer.
  */
-export const KUBE_CONTROLLER_MANAGER_RECIPE: ToolRecipe = {
-  name: 'kube-controller-manager',
-  version: KUBERNETES_VERSION,
-  module: 'k8s.io/kubernetes',
-  siblingVersion: KUBERNETES_STAGING_VERSION,
-  binaries: [{ name: 'kube-controller-manager', pkg: 'k8s.io/kubernetes/cmd/kube-controller-manager' }],
-  sources: {},
-  stamps: kubernetesStamps(KUBERNETES_VERSION),
-  probes: [{ binary: 'kube-controller-manager', args: ['--version'], expect: `Kubernetes ${KUBERNETES_VERSION}` }],
-  coldBuildCpuSeconds: 90,
-};
+export const KUBE_CONTROLLER_MANAGER_RECIPE: ToolRecipe = kubernetesRecipe(
+  'kube-controller-manager',
+  KUBERNETES_VERSION,
+  ['kube-controller-manager'],
+  90,
+);
 
 /**
- * kubelet, kube-scheduler and kube-proxy at KUBERNETES_VERSION, for the local node (node.ts).
- * Same module, version, stamps and sibling pins as KUBERNETES_RECIPE, in a cache entry of its
- * own (the entries already cached stay valid). Built after KUBE_CONTROLLER_MANAGER_RECIPE it
- * compiles the kubelet's and kube-proxy's own packages on top of Go's warm build cache; the CPU
- * time below is a measured build in that order, rounded up (decision 0101).
+ * kubelet, kube-scheduler and kube-proxy at KUBERNETES_VERSION, for the local node (node.ts),
+ * in a cache entry of their own. Built after KUBE_CONTROLLER_MANAGER_RECIPE, on Go's warm build
+ * cache; the CPU time is a measured build in that order, rounded up (decision 0101).
  */
-export const KUBE_NODE_RECIPE: ToolRecipe = {
-  name: 'kube-node',
-  version: KUBERNETES_VERSION,
-  module: 'k8s.io/kubernetes',
-  siblingVersion: KUBERNETES_STAGING_VERSION,
-  binaries: [
-    { name: 'kubelet', pkg: 'k8s.io/kubernetes/cmd/kubelet' },
-    { name: 'kube-scheduler', pkg: 'k8s.io/kubernetes/cmd/kube-scheduler' },
-    { name: 'kube-proxy', pkg: 'k8s.io/kubernetes/cmd/kube-proxy' },
-  ],
-  sources: {},
-  stamps: kubernetesStamps(KUBERNETES_VERSION),
-  probes: [
-    { binary: 'kubelet', args: ['--version'], expect: `Kubernetes ${KUBERNETES_VERSION}` },
-    { binary: 'kube-scheduler', args: ['--version'], expect: `Kubernetes ${KUBERNETES_VERSION}` },
-    { binary: 'kube-proxy', args: ['--version'], expect: `Kubernetes ${KUBERNETES_VERSION}` },
-  ],
-  coldBuildCpuSeconds: 300,
-};
+export const KUBE_NODE_RECIPE: ToolRecipe = kubernetesRecipe('kube-node', KUBERNETES_VERSION, ['kubelet', 'kube-scheduler', 'kube-proxy'], 300);
 
 const COREDNS_MAIN = `// Command coredns runs CoreDNS with the plugins the local node's cluster DNS uses; the other
 // plugins (cloud zones, etcd, forwarding, ...) are left out to keep the build short.

@@ -15,12 +15,6 @@ export const KUBERNETES_VERSION = 'v1.36.3';
  */
 export const OLDEST_KUBERNETES_VERSION = 'v1.33.13';
 
-/**
- * The version the Kubernetes staging modules (k8s.io/api, k8s.io/client-go, ...) are published
- * under for KUBERNETES_VERSION: same minor and patch, major 0.
- */
-export const KUBERNETES_STAGING_VERSION = stagingVersionOf(KUBERNETES_VERSION);
-
 /** etcd release; the one KUBERNETES_VERSION's go.mod requires (go.etcd.io/etcd/server/v3). */
 export const ETCD_VERSION = 'v3.6.8';
 

@@ -33,7 +33,7 @@ export interface Workspace {
 export async function createWorkspace(prefix: string, tmpRoot: string = tmpdir()): Promise<Workspace> {
   const dir = await mkdtemp(join(tmpRoot, prefix));
   const reaper = Reaper.start();
-  reaper.trackDir(dir);
+  reaper.track('dir', dir);
   const processes: Array<() => ManagedProcess | undefined> = [];
   const cleanups: Array<() => Promise<void>> = [];
   const onExit = (): void => {
@@ -67,7 +67,7 @@ export async function createWorkspace(prefix: string, tmpRoot: string = tmpdir()
         }
       }
       await rm(dir, { recursive: true, force: true });
-      reaper.untrackDir(dir);
+      reaper.untrack('dir', dir);
       reaper.close();
       process.removeListener('exit', onExit);
       if (failure !== undefined) throw failure;
