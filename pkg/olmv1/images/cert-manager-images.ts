@@ -5,7 +5,8 @@
  * pushed with the project's image client. The same binaries give the same digests.
  */
 import { readFile } from 'node:fs/promises';
-import { buildImage, buildLayer, createImageClient, type BuiltImage } from '../../shared/image/index.ts';
+import { createImageClient } from '../../shared/image/index.ts';
+import { exampleOperatorImage } from './example-operator-image.ts';
 import type { CertManagerBinaries } from '../localstack/index.ts';
 
 /** The user cert-manager runs as, as upstream's images do. */
@@ -17,30 +18,6 @@ type CertManagerComponent = (typeof COMPONENTS)[number];
 
 /** Digest references of the pushed images, by component. */
 export type CertManagerImages = Record<CertManagerComponent, string>;
-
-/**
- * The image of one component over its `binary`: the binary at `/app/cmd/<component>` (mode
- * 0755, owned by root), run as CERT_MANAGER_UID with no shell. Deterministic: mtimes are 0.
- */
-function certManagerImage(component: CertManagerComponent, binary: Buffer, version: string): BuiltImage {
-  const uid = CERT_MANAGER_UID;
-  const passwd = `root:x:0:0:root:/root:/sbin/nologin\ncert-manager:x:${uid}:${uid}:cert-manager:/nonexistent:/sbin/nologin\n`;
-  const group = `root:x:0:\ncert-manager:x:${uid}:\n`;
-  const entrypoint = `/app/cmd/${component}`;
-  const layer = buildLayer([
-    { path: 'etc', type: 'dir' },
-    { path: 'etc/group', type: 'file', data: Buffer.from(group) },
-    { path: 'etc/passwd', type: 'file', data: Buffer.from(passwd) },
-    { path: 'app', type: 'dir' },
-    { path: 'app/cmd', type: 'dir' },
-    { path: entrypoint.slice(1), type: 'file', data: binary, mode: 0o755 },
-  ]);
-  return buildImage({
-    layers: [layer],
-    labels: { 'org.opencontainers.image.title': `cert-manager-${component}`, 'org.opencontainers.image.version': version },
-    run: { User: `${uid}:${uid}`, Entrypoint: [entrypoint] },
-  });
-}
 
 /**
  * Builds the three images from `binaries` and pushes them to `registry` (`host[:port]`) under
@@ -56,7 +33,9 @@ export async function pushCertManagerImages(
   try {
     const refs: Partial<CertManagerImages> = {};
     for (const component of COMPONENTS) {
-      const image = certManagerImage(component, await readFile(binaries[component]), binaries.version);
+      // The binary at `/app/cmd/<component>`, run as CERT_MANAGER_UID with no shell.
+      const program = { name: `cert-manager-${component}`, entrypoint: `/app/cmd/${component}`, user: 'cert-manager', uid: CERT_MANAGER_UID };
+      const image = exampleOperatorImage(await readFile(binaries[component]), binaries.version, program);
       const digest = await client.push(`${registry}/cert-manager/${component}:${binaries.version}`, image);
       refs[component] = `${registry}/cert-manager/${component}@${digest}`;
     }

@@ -34,12 +34,17 @@ export async function buildExampleOperatorBinary(go: GoToolchain, sourceDir: str
   return out;
 }
 
-/** What an example program's image names: its title, where the binary sits (the Entrypoint), its probe port if it has one. */
+/**
+ * What a static program's image names: its title, where the binary sits (the Entrypoint), its
+ * probe port if it has one, and the user it runs as (default: `name`, EXAMPLE_OPERATOR_UID).
+ */
 export interface ExampleProgram {
   name: string;
   entrypoint: string;
   port?: number;
-  description: string;
+  description?: string;
+  user?: string;
+  uid?: number;
 }
 const EXAMPLE_OPERATOR: ExampleProgram = {
   name: 'example-operator',
@@ -49,27 +54,31 @@ const EXAMPLE_OPERATOR: ExampleProgram = {
 };
 
 /**
- * The operator image over `binary`: one gzip layer holding `/etc/passwd`, `/etc/group` (root
- * and the operator's user, no shell) and the binary at `program.entrypoint` (mode 0755, owned
- * by root, so the non-root user cannot change it); the config runs it as EXAMPLE_OPERATOR_UID
- * with no shell and exposes the probe port, if any. Deterministic: mtimes are 0.
+ * The image of a static program (by default the example operator) over `binary`: one gzip layer
+ * holding `/etc/passwd`, `/etc/group` (root and the program's user, no shell) and the binary at
+ * `program.entrypoint` (mode 0755, owned by root, so the non-root user cannot change it); the
+ * config runs it as that user with no shell and exposes the probe port, if any. Deterministic:
+ * mtimes are 0.
  */
 export function exampleOperatorImage(binary: Buffer, version: string | undefined, program: ExampleProgram = EXAMPLE_OPERATOR): BuiltImage {
-  const uid = EXAMPLE_OPERATOR_UID;
-  const passwd = `root:x:0:0:root:/root:/sbin/nologin\n${program.name}:x:${uid}:${uid}:${program.name}:/nonexistent:/sbin/nologin\n`;
-  const group = `root:x:0:\n${program.name}:x:${uid}:\n`;
+  const { uid = EXAMPLE_OPERATOR_UID, user = program.name } = program;
+  const passwd = `root:x:0:0:root:/root:/sbin/nologin\n${user}:x:${uid}:${uid}:${user}:/nonexistent:/sbin/nologin\n`;
+  const group = `root:x:0:\n${user}:x:${uid}:\n`;
+  const path = program.entrypoint.slice(1);
+  const parents = path.split('/').slice(0, -1);
   const layer = buildLayer([
     { path: 'etc', type: 'dir' },
     { path: 'etc/group', type: 'file', data: Buffer.from(group) },
     { path: 'etc/passwd', type: 'file', data: Buffer.from(passwd) },
-    { path: program.entrypoint.slice(1), type: 'file', data: binary, mode: 0o755 },
+    ...parents.map((_, i) => ({ path: parents.slice(0, i + 1).join('/'), type: 'dir' as const })),
+    { path, type: 'file', data: binary, mode: 0o755 },
   ]);
   return buildImage({
     layers: [layer],
     labels: {
       'org.opencontainers.image.title': program.name,
       ...(version === undefined ? {} : { 'org.opencontainers.image.version': version }),
-      'org.opencontainers.image.description': program.description,
+      ...(program.description === undefined ? {} : { 'org.opencontainers.image.description': program.description }),
     },
     run: {
       User: `${uid}:${uid}`,

@@ -16,13 +16,14 @@
  * cmd/ or pkg/ does not repeat the stages' `npm ci`.
  */
 import { createHash } from 'node:crypto';
-import { accessSync, constants, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { createImageClient } from '../../shared/image/index.ts';
-import { runCommand, withLock } from '../localstack/index.ts';
+import { defaultCacheRoot, isExecutable, runCommand, withLock } from '../localstack/index.ts';
 import { createBuildah, type Buildah, type ImageRunSettings } from './buildah.ts';
 import { machineDebianSource, type DebianSource } from './debian.ts';
 import { ensureStandInBase, type StandIn } from './stand-in-base.ts';
@@ -34,8 +35,7 @@ const TREE_LABEL = 'org.olmv1.tree';
 
 /** `${XDG_CACHE_HOME:-$HOME/.cache}/olmv1/images`: the buildah storage and its images. */
 export function defaultImageCacheDir(env: NodeJS.ProcessEnv): string {
-  const xdg = env['XDG_CACHE_HOME'];
-  return join(xdg !== undefined && xdg !== '' ? xdg : join(env['HOME'] || homedir(), '.cache'), 'olmv1', 'images');
+  return join(dirname(defaultCacheRoot(env)), 'images');
 }
 
 /** Options of {@link buildProjectImage}. */
@@ -209,13 +209,7 @@ async function pruneOlderBuilds(buildah: Buildah, keep: string, since: number): 
 function findNpmDir(env: NodeJS.ProcessEnv): string {
   for (const dir of (env['PATH'] ?? '').split(delimiter)) {
     const npm = join(dir, 'npm');
-    if (dir === '') continue;
-    try {
-      accessSync(npm, constants.X_OK);
-    } catch {
-      continue;
-    }
-    return dirname(dirname(realpathSync(npm)));
+    if (dir !== '' && isExecutable(npm)) return dirname(dirname(realpathSync(npm)));
   }
   throw new Error('the stand-in base image needs npm: no "npm" on PATH');
 }
@@ -268,13 +262,9 @@ export async function measurePushedImage(ref: string, insecureRegistries: readon
     let uncompressed = 0;
     for (const layer of opened.layers) {
       compressed += layer.size;
-      const gunzip = createGunzip();
-      const counted = (async () => {
-        for await (const chunk of gunzip) uncompressed += (chunk as Buffer).length;
-      })();
-      for await (const chunk of layer.open()) if (!gunzip.write(chunk)) await new Promise((r) => gunzip.once('drain', r));
-      gunzip.end();
-      await counted;
+      await pipeline(layer.open(), createGunzip(), async (gunzipped: AsyncIterable<Buffer>) => {
+        for await (const chunk of gunzipped) uncompressed += chunk.length;
+      });
     }
     const raw = opened.config.raw as { config?: ImageRunSettings };
     return { compressedBytes: compressed, uncompressedBytes: uncompressed, layers: opened.layers.length, config: raw.config ?? {} };

@@ -37,7 +37,7 @@ export {
   type ControlPlaneInfo,
   type StartControlPlaneOptions,
 } from './control-plane.ts';
-export { runCommand } from './exec.ts';
+export { isExecutable, runCommand } from './exec.ts';
 export { findGoToolchain, runGo } from './go-toolchain.ts';
 export { buildGoProgram } from './go-program.ts';
 export { kubeRequest, type KubeAuth, type KubeEndpoint, type KubeRequest, type KubeResponse } from './kube-http.ts';
