@@ -1,9 +1,7 @@
 /**
- * zod schemas for the parts of a ClusterServiceVersion and a CustomResourceDefinition that
- * OLM reads. Upstream converts these objects into typed Go structs, which rejects wrong
- * types; these schemas give the same guarantee for every field rendering touches, with a
- * message naming the offending path. Unknown fields are kept (`looseObject`) and passed
- * through untouched. `null` is accepted wherever a field is optional, as Go's decoder does.
+ * zod schemas for the parts of a ClusterServiceVersion and a CustomResourceDefinition that OLM
+ * reads, rejecting wrong types as upstream's typed decoding does, with a message naming the
+ * path. Unknown fields pass through; `null` is accepted wherever a field is optional, as in Go.
  */
 import { z } from 'zod';
 import { formatPath } from '../../shared/api/index.ts';

@@ -1,11 +1,7 @@
 /**
- * JSON encoding byte-compatible with Go's `encoding/json` (`json.Marshal` / `json.Encoder`),
- * for the places where upstream's output bytes are observable: hashed RBAC names and the
- * merged `olm.properties` annotation.
- *
- * Go differs from `JSON.stringify` in that it escapes `<`, `>`, `&`, U+2028 and U+2029 inside
- * strings (as `\u003c`, `\u003e`, `\u0026`, `\u2028`, `\u2029`) and sorts map keys; number
- * formatting (shortest round-trip, exponent below 1e-6 and from 1e21) is the same.
+ * JSON encoding byte-compatible with Go's `encoding/json`, where upstream's bytes are observable
+ * (hashed RBAC names, the merged `olm.properties`): Go escapes `<`, `>`, `&`, U+2028 and U+2029
+ * and sorts map keys; number formatting is the same as JSON.stringify's.
  */
 
 const ESCAPES: Record<string, string> = {

@@ -1,10 +1,7 @@
 /**
- * What a registry+v1 bundle image holds, as `operator-sdk bundle`/`opm` build it from a bundle
- * directory: the files under `manifests/` and `metadata/` (and `tests/`, where operator-sdk
- * keeps scorecard tests) at the image root, and as labels every annotation of
- * `metadata/annotations.yaml` (mediatype, manifests and metadata directories, package,
- * channels, default channel, ...), with the three layout labels fixed to the layout built.
- * Pure: files in, files and labels out.
+ * What a registry+v1 bundle image holds, as `operator-sdk bundle`/`opm` build it: the files
+ * under `manifests/`, `metadata/` (and `tests/`) at the image root, and every annotation of
+ * `metadata/annotations.yaml` as a label, the three layout labels fixed. Pure.
  */
 import { err, ok, type Result } from '../../shared/errors/index.ts';
 import { decodeSingleDocument, decodeUtf8 } from '../../gocompat/goyaml/index.ts';

@@ -1,11 +1,8 @@
 /**
- * A bundle's other objects kept as JSON text (parseBundle's `othersAsLines`, decision 0098).
- * Most of a large bundle is such objects (ConfigMaps, Secrets, Services...), which rendering
- * only moves to the install namespace and labels. Kept as their JSON lines they cost about a
- * third of their size as objects; `others` then holds a stub of each (apiVersion, kind, name
- * and namespace: all the renderer reads of them, to validate, place and order them) that names
- * its line, and the caller turns each rendered stub back into its object one at a time
- * ({@link takeOtherObject}).
+ * A bundle's other objects kept as JSON lines (parseBundle's `othersAsLines`, decision 0098):
+ * about a third of their cost as objects. `others` then holds a stub of each (apiVersion, kind,
+ * name, namespace: all the renderer reads of them) that names its line, and the caller turns
+ * each rendered stub back into its object one at a time ({@link takeOtherObject}).
  */
 import type { KubeObject, OtherLines, RegistryV1Bundle } from './types.ts';
 
@@ -31,11 +28,9 @@ export function otherStub(obj: KubeObject, index: number): KubeObject {
 }
 
 /**
- * For `obj` a (copy of a) stub of a bundle's other objects, `lines` the bundle's `otherLines`:
- * the object it stands for, parsed from its line, with what the stub's metadata gained on the
- * way (the install namespace, labels merged over the object's own); its line is cleared, so
- * each is taken once and the text can go. Undefined for any other object. Throws when the
- * stub's line was taken already.
+ * The object a (copy of a) stub of `lines` stands for, parsed from its line, with what the
+ * stub's metadata gained (the install namespace, labels merged over its own); the line is
+ * cleared, so each is taken once. Undefined for any other object; throws when taken already.
  */
 export function takeOtherObject(lines: RegistryV1Bundle['otherLines'], obj: KubeObject): KubeObject | undefined {
   const index = (obj as Stub)[LINE];

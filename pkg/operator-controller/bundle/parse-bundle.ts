@@ -30,10 +30,8 @@ const CRD_API_VERSION = 'apiextensions.k8s.io/v1';
 /** Options of {@link parseBundle}. */
 interface ParseBundleOptions {
   /**
-   * The caller hands `files` over: each manifest file is removed from the map once its objects
-   * are decoded, so that a large bundle's bytes can be collected while the rest is parsed
-   * instead of being held beside all of its objects (decision 0098). The map is left with the
-   * other files (metadata) on return, and in any state on an error.
+   * The caller hands `files` over: each manifest file is removed once decoded, so a large
+   * bundle's bytes can be collected while the rest is parsed (decision 0098).
    */
   consume?: boolean;
   /**

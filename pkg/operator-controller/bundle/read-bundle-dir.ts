@@ -1,7 +1,6 @@
 /**
- * Filesystem edge of bundle parsing: reads an unpacked bundle directory into the
- * path-to-bytes map that `parseBundle` takes (a `BundleFiles`, which the caller may hand over to it). Kept apart from the pure parser so that
- * images (unpacked by the OCI client) and directories go through the same code.
+ * Filesystem edge of bundle parsing: reads an unpacked bundle directory into the `BundleFiles`
+ * that `parseBundle` takes, so that images and directories go through the same code.
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,11 +14,9 @@ const MAX_DEPTH = 32;
 const MAX_BUNDLE_FILE_BYTES = 64 * 1024 * 1024;
 
 /**
- * What one read may take in all, links followed: the bytes of every file read and the entries
- * visited. The image caps count each stored file once (32 MiB, 10,000 entries by default), but
- * a symbolic link is read again wherever it appears, so a few links to one large file, or to a
- * directory that contains them, would otherwise make one small image read without end. No
- * legitimate bundle comes close to either.
+ * What one read may take in all, links followed: a symbolic link is read again wherever it
+ * appears, so without these a few links to one large file would make a small image read
+ * without end. No legitimate bundle comes close.
  */
 const MAX_BUNDLE_TREE_BYTES = 64 * 1024 * 1024;
 const MAX_BUNDLE_TREE_ENTRIES = 20_000;
@@ -31,15 +28,12 @@ interface Taken {
 }
 
 /**
- * Reads every regular file under `dir` (recursively) into a map keyed by `/`-separated paths
- * relative to `dir`. Directories are also recorded, as keys ending in `/`, so that an empty
- * subdirectory of `manifests/` is still reported. Symbolic links are followed when they lead
- * to a regular file or directory inside `dir` (pkg/shared/localfs); anything else (a FIFO, socket or
- * device, a link leading outside) fails the read with its path, before any content is read.
+ * Reads every regular file under `dir` (recursively) into a map keyed by `/`-separated relative
+ * paths; directories are recorded as keys ending in `/` (so an empty `manifests/` subdirectory
+ * is reported). Symbolic links are followed only to regular files or directories inside `dir`.
  *
- * @throws LocalFileError or Error naming the path when `dir` or an entry cannot or must not be
- *   read, a file exceeds `MAX_BUNDLE_FILE_BYTES`, directories nest deeper than 32 levels, or the
- *   whole read (links followed) exceeds 64 MiB or 20,000 entries.
+ * @throws LocalFileError or Error naming the path when an entry cannot or must not be read, or
+ *   a file, the nesting or the whole read exceeds its limit.
  */
 export async function readBundleDir(dir: string): Promise<Map<string, Uint8Array>> {
   let tree: LocalTree;

@@ -1,8 +1,6 @@
 /**
- * The API server's version, for CSVs' minKubeVersion (decision 0104): asked once and kept for a
- * while, so a reconcile does not cost a `/version` request; a cluster upgrade is seen once the
- * kept answer is older than the time to live. A failed request is not kept: the next call asks
- * again.
+ * The API server's version, for CSVs' minKubeVersion (decision 0104): kept for a time to live,
+ * so a reconcile costs no `/version` request; a failed request is not kept.
  */
 export class ServerVersionCache {
   readonly #ask: (signal?: AbortSignal) => Promise<string>;

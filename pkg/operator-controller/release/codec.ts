@@ -1,20 +1,15 @@
 /**
  * The payload of a release record: Helm's release JSON (helm-format.ts) plus "\n", gzip'd at
- * level 9 and cut into pieces of one Secret each, as upstream's chunked driver stores it (the raw
- * gzip bytes, base64'd once, by the Secret API), and the way back with every step checked.
+ * level 9 and cut into pieces of one Secret each, as upstream's chunked driver stores it, and
+ * the way back with every step checked.
  *
- * Chunk size. We hold the WHOLE serialized Secret under 1 MiB, not only its decoded data as the
- * API server does (a deliberate difference: upstream's 1,040,384-byte pieces make Secrets of
- * ~1.39 MB). JSON carries `data` as base64, 4 bytes per 3; CHUNK_SIZE (756 KiB, a multiple of 3)
- * leaves 16 KiB of each Secret for the rest: SERVER_ADDED_ALLOWANCE for what the API server adds,
- * the other 12 KiB for our own fields (about 1 KB in practice; figures in
- * bench/results/release-records.md). `assertSecretFits` checks every Secret before it is sent, so an
- * oversized one fails with ReleaseTooLargeError instead of being written partially. Readers join
- * pieces of any size, so upstream's records read as ours do.
+ * Chunk size: unlike upstream (whose pieces make Secrets of ~1.39 MB), the WHOLE serialized
+ * Secret stays under 1 MiB: CHUNK_SIZE (a multiple of 3, base64'd in JSON) leaves 16 KiB for
+ * the server's metadata and our fields (bench/results/release-records.md), and every Secret is
+ * checked before it is sent. Readers join pieces of any size, so upstream's records read too.
  *
- * Decoded size. A record's Secrets are tamperable, and deflate inflates up to ~1,000 times: what a
- * payload decompresses to is bounded (MAX_RECORD_JSON_BYTES unless the reader is given another
- * bound) as zlib produces it, whatever the gzip trailer states; past it the record is corrupt.
+ * Decoded size: a record's Secrets are tamperable and deflate inflates ~1,000 times, so what a
+ * payload decompresses to is bounded as zlib produces it; past the bound the record is corrupt.
  */
 import { once } from 'node:events';
 import { promisify } from 'node:util';
@@ -44,10 +39,8 @@ export const MAX_CHUNKS = 11;
 
 const MiB = 1024 * 1024;
 /**
- * Most bytes a record's payload may decompress to, 64 MiB: twice the bundles' unpacked-bytes cap
- * (pkg/shared/image BUNDLE_IMAGE_LIMITS), room for what rendering and JSON's escapes add (a
- * record of a bundle at the cap is ~34 MB, decision 0098). Nothing this project or upstream
- * writes is larger; decoding costs at most this much memory, outside V8's heap.
+ * Most bytes a record's payload may decompress to, 64 MiB: twice the bundles' unpacked-bytes
+ * cap, room for what rendering and JSON's escapes add (decision 0098).
  */
 export const MAX_RECORD_JSON_BYTES = 64 * MiB;
 
@@ -65,11 +58,9 @@ export function releaseJson(release: Release): string {
 }
 
 /**
- * The compressed payload of `release` (gzip, best compression): `releaseJson` compressed as
- * it is produced, one manifest object at a time, so that a large release is never held as
- * text (its JSON and the escaped manifest inside it were each as large as the manifest:
- * decision 0098). Deflate's output does not depend on how its input is cut into writes (none
- * is flushed), so the bytes are those of compressing the whole text at once.
+ * The compressed payload of `release` (gzip, best compression), compressed as it is produced so
+ * that a large release is never held as text (decision 0098); deflate's output does not depend
+ * on how its input is cut into writes.
  */
 export async function encodeRelease(release: Release): Promise<Buffer> {
   const parts = helmReleaseJson(release);
@@ -143,14 +134,10 @@ export function decodedSize(payload: Uint8Array): number {
 
 /**
  * Decodes the joined pieces of a record: gunzip, JSON, then Helm's release JSON (ours or
- * upstream's) or, for records of the earlier format, that format (legacy.ts). `extensionUID`
- * is the record's owner reference (Helm's JSON has no place for it). Throws an Error naming
- * `where` (the index Secret) with the failing step and its cause.
- * A Helm-format record's manifest is kept as its text (Manifest.ofText: a read that parses a
- * corrupt manifest throws, naming `where`): a reconcile that needs no objects of a large
- * record does not hold them (decision 0098). With `spill`, a record whose JSON is longer than
- * `spill.aboveBytes` has its manifest read from the bytes into lines of a sink (decision 0098
- * item 17) when it is of the shape manifest-bytes.ts reads; otherwise it is decoded whole.
+ * upstream's) or the earlier format (legacy.ts). `extensionUID` is the record's owner reference.
+ * Throws an Error naming `where` (the index Secret), the failing step and its cause. The
+ * manifest is kept as text, or with `spill` and a record over `spill.aboveBytes`, read from the
+ * bytes into a sink's lines (decision 0098 item 17).
  */
 export async function decodeRelease(
   payload: Uint8Array,
@@ -227,10 +214,8 @@ async function decodeDocument(payload: Uint8Array, where: string, maxBytes: numb
 }
 
 /**
- * The decompressed payload, at most `maxBytes` long; throws naming `where`. zlib stops at the
- * bound (`maxOutputLength` counts its output as it comes) and drops what it produced, so a
- * payload that inflates to gigabytes costs `maxBytes` once, and is reported as a record too
- * large to be one, not as a failure to decompress.
+ * The decompressed payload, at most `maxBytes` long (zlib stops at the bound, so a payload that
+ * inflates to gigabytes costs `maxBytes` once and is reported too large); throws naming `where`.
  */
 async function decompress(payload: Uint8Array, where: string, maxBytes: number): Promise<Buffer> {
   try {

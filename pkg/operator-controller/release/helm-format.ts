@@ -52,15 +52,10 @@ function storageLabels(bundle: ReleaseBundle): Record<string, string> {
 
 /**
  * The release JSON of `release` and a newline (Go's json.Encoder output shape), in pieces whose
- * concatenation is the text: the fields before `manifest`, the manifest a piece of one
- * object's line at a time (escaped as a JSON string), the fields after it. Fields come in the
- * order Go's encoder writes a `release.Release` (then `labels`, then ours), omitting what Go's
- * `omitempty` would omit except `config` and `manifest`, which are written whenever defined so
- * that `{}` and `""` read back as written. In pieces so that the manifest of a large release
- * (tens of MB) is never one string, let alone the string and its escaped copy (codec.ts
- * compresses piece by piece; decision 0098). Escaping piece by piece gives the text
- * JSON.stringify gives for the whole manifest: JSON escapes each UTF-16 unit on its own, except
- * that a surrogate pair stays raw, and no piece ends inside a pair.
+ * concatenation is the text, so that a large manifest is never one string (decision 0098).
+ * Fields come in the order Go's encoder writes a `release.Release` (then `labels`, then ours),
+ * omitting what `omitempty` would omit except `config` and `manifest`. Escaping piece by piece
+ * gives JSON.stringify's text for the whole, since no piece ends inside a surrogate pair.
  */
 export function* helmReleaseJson(release: Release): Generator<string, void, undefined> {
   const ours = {

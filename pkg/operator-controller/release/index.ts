@@ -1,9 +1,7 @@
 /**
- * pkg/operator-controller/release: Helm release records of ClusterExtensions. Every install or upgrade is a
- * numbered revision with a status, stored as Helm's release JSON, gzip'd and split across
- * Secrets in the system namespace as upstream's chunked driver stores it (so that upstream
- * reads ours and we read upstream's), no Secret exceeding 1 MiB with all overhead counted, and
- * read back whole or not at all.
+ * pkg/operator-controller/release: Helm release records of ClusterExtensions, stored as
+ * upstream's chunked driver stores them (each readable by the other), no Secret exceeding
+ * 1 MiB, and read back whole or not at all.
  */
 export {
   CHUNK_SIZE,

@@ -1,9 +1,6 @@
 /**
- * The payload format this project wrote before it wrote Helm's release JSON: our own release
- * JSON (`extension`, `revision`, `bundle`, `manifest` as a list of objects, ...) in the same
- * Secrets. Clusters upgraded from such a version still hold these records, so they are read;
- * they are never written again, and a revision is rewritten in Helm's format the next time
- * the store updates it (e.g. when it is superseded). Pruning removes the rest in due course.
+ * The payload format this project wrote before Helm's release JSON. Records of it are still
+ * read, never written: a revision is rewritten in Helm's format at its next update.
  */
 import { z } from 'zod';
 import type { KubeObject } from '../../shared/kube/index.ts';

@@ -1,13 +1,9 @@
 /**
  * A large record's manifest read from its decompressed bytes straight into lines (decision
- * 0098 item 17). Decoding a record whole holds its bytes, then their text beside them, then
- * the manifest string beside that: two to three times a hostile record's 30 MB at once, at
- * whatever moment the reconcile reads it. Here the escaped manifest is cut at its "\n" escapes
- * and each piece unescaped alone into a line sink (a file, pkg/shared/lines), so the bytes and
- * one line are all there is. The lines are those of splitting the decoded manifest at "\n".
- * Only a manifest as we and upstream write it is read so: one JSON object per line, each line
- * followed by "\n", none empty; anything else (YAML, a "\u000a" escape, blank lines) is left
- * to the whole decode, which reads every form.
+ * 0098 item 17): decoding it whole would hold two to three times a hostile record's size at
+ * once. The escaped manifest is cut at its "\n" escapes and each piece unescaped alone into a
+ * line sink. Only one JSON object per non-empty line, each followed by "\n" (what we and
+ * upstream write), is read so; anything else is left to the whole decode.
  */
 import type { LineSink } from './manifest.ts';
 

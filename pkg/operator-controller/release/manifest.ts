@@ -1,24 +1,13 @@
 /**
  * The `manifest` of a Helm release record and the objects it holds, as a value: a `Manifest`.
  *
- * Upstream's applier stores the post-rendered manifest: every object as one line of JSON followed
- * by "\n" (apimachinery's Unstructured MarshalJSON, keys sorted). We write the same shape, one
- * object per line, but keep the keys in the order the objects have, so that a record read back
- * gives the very objects written (the applier compares them with the next rendering). Readers do
- * not depend on key order.
+ * Upstream stores one JSON line per object with sorted keys; we write the same shape with the
+ * objects' own key order, so a record read back gives the very objects written. Reading also
+ * accepts YAML documents (older upstream records), through apimachinery's decoder (goyaml).
  *
- * Reading accepts what any upstream version may have stored: the JSON lines above, or YAML
- * documents separated by `---` (Helm's own rendering, before upstream added its JSON label
- * post-renderer), through the decoder upstream parses manifests with (apimachinery's
- * YAMLOrJSONDecoder, pkg/gocompat/goyaml).
- *
- * A manifest is held in one of three forms (decision 0098): a record's text (`Manifest.ofText`),
- * one JSON line per object (`Manifest.ofLines`: the render step's output, a large record read
- * into a file, pkg/shared/lines), or parsed objects (`Manifest.ofObjects`). A large release
- * costs its text (~1x its JSON) instead of its objects (~2.5x), so the operations below read
- * the text and lines one object at a time; only `objects()` parses everything, each time it is
- * called (a value never changes form). Manifests are immutable and shared: a desired release,
- * its record and the record's next status hold the same one.
+ * A manifest is held as a record's text, as one JSON line per object (possibly in a file), or
+ * as parsed objects (decision 0098); the operations below read text and lines one object at a
+ * time, and only `objects()` parses everything. Manifests are immutable and shared.
  */
 import type { KubeObject } from '../../shared/kube/index.ts';
 import type { LineList } from '../../shared/lines/index.ts';

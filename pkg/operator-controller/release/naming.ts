@@ -46,10 +46,8 @@ export function releaseKey(extension: string, revision: number): string {
 /**
  * The `key` label value of the Secrets of the revision stored under `key`: the key itself
  * when it is a valid label value (at most 63 characters), else the first 63 hex digits of its
- * SHA-256. Upstream's driver (helm-operator-plugins v0.9.1) writes the key unchanged, so its
- * writes fail for release names over 41 characters (a 53-character name makes a 75-character
- * key); the hash is what a later revision of that driver writes for such keys. Every key
- * label we write or select on goes through here.
+ * SHA-256, as later revisions of upstream's driver write it (the one upstream uses fails for
+ * names over 41 characters). Every key label we write or select on goes through here.
  */
 export function keyLabelValue(key: string): string {
   if (key.length <= 63) return key;

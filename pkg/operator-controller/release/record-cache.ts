@@ -11,20 +11,14 @@ import { parseIndexSecret, type IndexRecord } from './secrets.ts';
 export class RecordCache {
   readonly #namespace: string;
   /**
-   * What this process last read or wrote of each index Secret: enough for an update to skip
-   * reading the Secrets of its key (one LIST per status change of a revision). Only one
-   * leader writes; a stale entry is met as a conflict on the index's resourceVersion, and the
-   * update then reads the Secrets again. A failed update forgets its entry, so the retry reads
-   * the key and removes the chunks the failure left; chunks an update interrupted in another
-   * process left go with the first update after a restart, or with pruning and uninstall.
+   * What this process last read or wrote of each index Secret, so an update can skip its LIST.
+   * A stale entry meets a conflict on the resourceVersion, and a failed update forgets its entry.
    */
   readonly #layouts = new Map<string, IndexRecord>();
   /**
-   * The index keys of each extension as its last LIST of indexes here found them, with this
-   * process's creates and prunes since (absent: not listed yet). Every reconcile reads the
-   * history before it creates a revision, so this is fresh when a prune asks whether anything
-   * is over the history limit; when nothing can be, it skips its LIST. A record another process
-   * created since is met by the next prune after the next read.
+   * The index keys of each extension as its last LIST here found them, with this process's
+   * creates and prunes since (absent: not listed yet), so a prune that cannot find anything
+   * over the limit skips its LIST.
    */
   readonly #indexKeys = new Map<string, Set<string>>();
 

@@ -110,11 +110,9 @@ export class RecordClient {
   }
 
   /**
-   * The joined compressed pieces of the revision `listed` indexes, its chunks read in parallel.
-   * A reader races with the writer of a revision's next status (new chunks, then the index,
-   * then the old chunks deleted): a chunk gone since the index was listed is read again from
-   * the index as it is now, up to twice. Only a chunk missing from an index that did not change
-   * is a corrupt record.
+   * The joined compressed pieces of the revision `listed` indexes. A chunk gone since the index
+   * was listed (a concurrent status rewrite) is read again from the index as it is now, up to
+   * twice; only a chunk missing from an unchanged index is a corrupt record.
    */
   async readPayload(listed: IndexRecord, signal?: AbortSignal): Promise<Buffer> {
     let index = listed;

@@ -204,12 +204,9 @@ async function encode(release: Release): Promise<{ key: string; pieces: Buffer[]
 }
 
 /**
- * The index Secret with Helm's `release` key (the payload as stock Helm's Secret driver stores
- * it), when the revision is the deployed one, its release is one piece and the Secret still
- * fits the size limit with it; else undefined. The key costs about 1.8 times the compressed
- * payload, in the Secret and in every history read, hence only on the deployed revision (a
- * superseded one is rewritten without it) and not for releases of some 300 KB compressed and
- * more (docs/decisions/0074).
+ * The index Secret with Helm's `release` key (what stock `helm` reads), only for a deployed
+ * revision whose release is one piece and still fits the size limit with it: the key costs
+ * about 1.8 times the compressed payload (docs/decisions/0074).
  */
 function withHelmRelease(parts: Parameters<typeof buildIndexSecret>[0], pieces: readonly Buffer[]): KubeObject | undefined {
   const [only] = pieces;

@@ -2,22 +2,12 @@
  * The release store over Secrets in the system namespace, in the shape upstream's Helm applier
  * writes and reads (decision 0074).
  *
- * Crash safety: every operation is ordered so that a crash between two Secret writes leaves
- * either the old state or the new one visible, and a retry completes it.
- *  - create: leftover chunks of the key (from a crashed create) are deleted, the new chunks
- *    are written (owned by the ClusterExtension), the index last; then the chunks are re-owned
- *    by the index. Readers only follow indexes, so chunks without one are never seen.
- *  - update: the new chunks are written (owned by the index), the index is replaced
- *    (optimistic concurrency on its resourceVersion), then every other chunk of the key goes.
- *  - deleteAll and pruning: indexes first (oldest revision first, so what remains is always
- *    the newest part of the history), then the chunks.
- * Chunk names are hashes of their bytes, so a retried write meets the same names; an existing
- * chunk is reused only when its bytes are the same.
- *
- * The store is assembled from named parts, each a class because it keeps state or holds its
- * collaborators: RecordClient (the Secret calls), RecordCache (what this process knows of the
- * Secrets), RecordReader (history, deployed, list) and RecordWriter (create, update, deleteAll,
- * pruning).
+ * Crash safety: a crash between two Secret writes leaves the old state or the new one visible,
+ * and a retry completes it. create: leftover chunks deleted, new chunks, the index last, then
+ * the chunks re-owned by it (readers follow indexes only). update: new chunks, the index
+ * replaced at its resourceVersion, then the other chunks deleted. deleteAll and pruning:
+ * indexes first, oldest first, then chunks. Chunk names hash their bytes, so a retry meets
+ * the same names.
  */
 import { MAX_RECORD_JSON_BYTES } from './codec.ts';
 import { RecordCache } from './record-cache.ts';

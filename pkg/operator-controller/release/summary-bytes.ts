@@ -1,9 +1,6 @@
 /**
- * A release JSON document without its manifest's text, cut out of the decompressed bytes
- * before they become a string: what a summary read (ReleaseStore.deployed) decodes. A large
- * record's manifest is nearly all of it, and the upgrade gate reads summaries outside any
- * memory budget; the cut keeps its reads to the bytes gunzip produced (outside V8's heap) and
- * a few KB of string.
+ * A release JSON document without its manifest's text, cut out of the decompressed bytes before
+ * they become a string: the upgrade gate reads summaries outside any memory budget.
  */
 
 const QUOTE = 0x22;
@@ -16,10 +13,8 @@ const MIN_BYTES = 64 * 1024;
 
 /**
  * `json` with the top-level `manifest` string's contents removed (`"manifest":""`), or
- * undefined when it is small, has no such member in the compact form Go's encoder and ours
- * write, or does not scan as JSON (the caller then parses it whole, and JSON.parse reports
- * what is wrong). Only a member of the outermost object is cut: a `manifest` key nested in
- * `config` or elsewhere is skipped by tracking strings and nesting.
+ * undefined when it is small, has no such member in compact form, or does not scan as JSON
+ * (the caller then parses it whole). A `manifest` key nested deeper is skipped.
  */
 export function withoutManifest(json: Buffer): Buffer | undefined {
   if (json.length < MIN_BYTES) return undefined;

@@ -1,12 +1,8 @@
 /**
- * `spec.config.inline` handling for registry+v1 bundles: schema validation with upstream's
- * messages, then extraction of `watchNamespace` and `deploymentConfig`.
- *
- * Failures are returned with the full upstream text that ends up in the ClusterExtension's
- * condition: `invalid ClusterExtension configuration: invalid configuration: <details>` for
- * schema violations and `invalid deploymentConfig: failed to unmarshal deploymentConfig:
- * <details>` for values the schema lets through but Kubernetes types reject (bad resource
- * quantities, integers out of range). Both are terminal (reason `InvalidConfiguration`).
+ * `spec.config.inline` handling for registry+v1 bundles: schema validation, then extraction of
+ * `watchNamespace` and `deploymentConfig`. Failures carry upstream's full, terminal texts
+ * (`invalid ClusterExtension configuration: invalid configuration: ...`, and `invalid
+ * deploymentConfig: failed to unmarshal deploymentConfig: ...` for values Kubernetes types reject).
  */
 import { err, ok, type Result } from '../../shared/errors/index.ts';
 import type { JsonObject } from '../bundle/index.ts';
@@ -15,11 +11,7 @@ import { formatSchemaError } from './config-errors.ts';
 import { buildConfigSchema } from './config-schema.ts';
 import { validateSchema } from './json-schema.ts';
 
-/**
- * Deployment customisations (OLM v0 SubscriptionConfig without `selector`). Values are
- * plain Kubernetes JSON restricted to the fields Kubernetes knows (unknown nested fields
- * are dropped, as upstream's typed decoding drops them).
- */
+/** Deployment customisations (OLM v0 SubscriptionConfig without `selector`); unknown nested fields dropped, as upstream's typed decoding does. */
 export interface DeploymentConfig {
   env?: JsonObject[];
   envFrom?: JsonObject[];

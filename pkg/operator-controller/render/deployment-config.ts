@@ -19,11 +19,7 @@
 import type { JsonObject } from '../bundle/index.ts';
 import type { DeploymentConfig } from './bundle-config.ts';
 
-/**
- * The mutable parts of a Deployment under construction. All of these objects (and the
- * container objects) are fresh copies owned by the caller, so they may be modified; the
- * values inside them are shared with the bundle and are only ever replaced.
- */
+/** The mutable parts of a Deployment under construction: fresh copies; the values inside are shared with the bundle and only replaced. */
 export interface WorkingPod {
   deploymentMeta: JsonObject;
   templateAnnotations: Record<string, string>;

@@ -1,12 +1,7 @@
 /**
- * CRD and passthrough generators (upstream `BundleCRDGenerator`,
- * `BundleAdditionalResourcesGenerator`).
- *
- * CRDs are emitted as written, except those named in a conversion webhook's
- * `conversionCRDs`: they get `spec.conversion` pointing at the webhook Service and the
- * certificate provider's CA injection. Other objects are emitted as written, with the
- * namespace forced to the install namespace for namespaced kinds. Unchanged objects are
- * shared with the bundle, changed ones are shallow copies along the changed path.
+ * CRD and passthrough generators (upstream `BundleCRDGenerator`, `BundleAdditionalResourcesGenerator`):
+ * objects as written, except that CRDs a conversion webhook names get `spec.conversion` and CA
+ * injection, and namespaced kinds go to the install namespace. Changed objects are shallow copies.
  */
 import type { KubeObject, RegistryV1Bundle, WebhookDescription } from '../bundle/index.ts';
 import { certNamesFor, type CertProvider } from './cert-providers.ts';

@@ -1,15 +1,8 @@
 /**
- * A minimal draft-07 JSON-schema validator reproducing the error tree of the validation
- * library upstream uses for `spec.config` (santhosh-tekuri/jsonschema v6), so that the
- * messages derived from it (config-errors.ts) are the same. Only the keywords the bundle
- * configuration schema uses are supported: `type`, `format`, `$ref`, `required`,
- * `properties`, `additionalProperties`, `items`, `minLength`, `maxLength`, `pattern`, `allOf`,
- * `anyOf`, `oneOf`.
- *
- * Evaluation order follows the library: type (stops on mismatch), format (stops on
- * failure), `$ref` (draft-07: siblings ignored), object/array/string keywords, then
- * `allOf`/`anyOf`/`oneOf`; several errors at one location become a `group`. Properties are
- * visited in the value's key order (Go visits them in random map order).
+ * A minimal draft-07 JSON-schema validator reproducing the error tree of the library upstream
+ * uses for `spec.config` (santhosh-tekuri/jsonschema v6), so that the messages derived from it
+ * (config-errors.ts) are the same. Only the keywords the configuration schema uses are
+ * supported, evaluated in the library's order; several errors at one location become a `group`.
  */
 
 /** JSON value kinds as the library names them. */

@@ -1,28 +1,19 @@
 /**
- * Which grants of an extension's installer RBAC amount to privilege escalation (pure, data in,
- * data out). `olmv1 rbac` prints them as warnings next to the RBAC it prints, and the
- * pre-authorization message (pkg/operator-controller/applier) counts them, so that an administrator reviews them
- * before granting instead of granting whatever a bundle asks for: a hostile bundle may ship,
- * for example, a ClusterRole named `system:basic-user` with `*` rules, and the installer RBAC
- * then carries both the rights to rewrite that role and the `*` rules themselves.
- *
- * A grant amounts to escalation when it has:
+ * Which grants of an extension's installer RBAC amount to privilege escalation (pure), for
+ * `olmv1 rbac`'s warnings and the pre-authorization message, so that an administrator reviews
+ * them rather than granting whatever a bundle asks for. A grant amounts to escalation when it has:
  * - `*` anywhere in verbs, apiGroups or resources (it matches everything, also what is added
  *   later: Secrets, RBAC, `escalate`/`bind`/`impersonate`);
  * - the verbs `escalate`, `bind` or `impersonate` (they lift Kubernetes' own escalation
  *   checks, or let the holder act as someone else);
  * - any right on an object whose name starts with `system:` (the names Kubernetes' own
  *   roles, bindings and components use);
- * - a Role or RoleBinding outside the install namespace. The watch namespace of a
- *   SingleNamespace install is outside it by design (the bundle's `permissions` become Roles
- *   there, and the installer needs their rules in that namespace): those are reported too,
- *   but marked expected, so an administrator can tell them from a namespace nothing asked for;
- * - a binding of the bundle (RoleBinding or ClusterRoleBinding) whose role the bundle does not
- *   ship (e.g. `cluster-admin`, `admin`, `edit`, or the installer's own ClusterRole): the
- *   extension gets rights nobody reviewed here, and creating the binding needs them all.
+ * - a Role or RoleBinding outside the install namespace (a SingleNamespace install's watch
+ *   namespace is reported too, marked expected);
+ * - a binding of the bundle whose role the bundle does not ship (e.g. `cluster-admin`): rights
+ *   nobody reviewed here.
  *
- * The checks are syntactic: they do not know what roles exist in a cluster, nor whether a
- * `*` rule is in fact harmless for a given API; they point at what deserves a human look.
+ * The checks are syntactic: they point at what deserves a human look.
  */
 import type { KubeObject } from '../bundle/index.ts';
 import { policyRules, type PolicyRule } from './rbac-for-install.ts';

@@ -9,17 +9,10 @@
  * - the rules of every Role (in its namespace) and ClusterRole the bundle creates, because
  *   Kubernetes only lets a subject grant permissions it holds (no `escalate`/`bind`).
  *
- * Output, in this order: the ServiceAccount; a ClusterRole and ClusterRoleBinding for
- * cluster-scoped objects, cluster-wide list/watch and the bundle's ClusterRole rules; per
- * namespace (sorted) a Role and RoleBinding for that namespace's objects and the bundle's
- * Role rules there. All four kinds are named
- * `olmv1-installer:<installNamespace>:<serviceAccount>:<bundleName>`, so the RBAC of two
- * bundle versions can coexist during an upgrade (which needs both: the old version's
- * objects are deleted or updated, the new version's created).
- *
- * `computeInstallRules` is the derivation itself, per scope; the pre-authorization check
- * (pkg/operator-controller/applier) checks its rules, plus `delete` for objects an upgrade drops, so what it asks
- * for and what `olmv1 rbac` prints cannot drift apart.
+ * Output: the ServiceAccount, a ClusterRole and binding, and per namespace (sorted) a Role and
+ * binding, all named `olmv1-installer:<installNamespace>:<serviceAccount>:<bundleName>` so two
+ * bundle versions' RBAC coexist during an upgrade. The pre-authorization check uses the same
+ * `computeInstallRules`, so it and `olmv1 rbac` cannot drift apart.
  */
 import type { KubeObject } from '../bundle/index.ts';
 import { err, ok, type Result } from '../../shared/errors/index.ts';

@@ -1,18 +1,9 @@
 /**
  * registry+v1 bundle -> plain Kubernetes manifests (pure), following upstream's
- * `RegistryV1ManifestProvider.Get` + `registryv1.Renderer.Render`:
- *
- * 1. pre-render gates (gates.ts);
- * 2. `spec.config` validation when the SingleOwnNamespace feature is on or a config is
- *    given (bundle-config.ts) — the only terminal failure;
- * 3. bundle validators, all problems joined with "\n" (validators.ts);
- * 4. target namespaces: default, explicit option, then `watchNamespace`; validated;
- * 5. generators: ServiceAccounts, Roles, ClusterRoles, CRDs, other objects, Deployments,
- *    webhook configurations, webhook Services, certificate-provider objects;
- * 6. deterministic order (order.ts).
- *
- * The CSV itself is never part of the output. Returned objects may share structure with
- * the bundle (nothing is deep-copied): treat both as read-only.
+ * `RegistryV1ManifestProvider.Get` + `registryv1.Renderer.Render`: pre-render gates,
+ * `spec.config` validation (the only terminal failure), bundle validators, target namespaces,
+ * generators, then a deterministic order. The CSV is never output; returned objects share
+ * structure with the bundle: treat both as read-only.
  */
 import type { KubeObject, RegistryV1Bundle } from '../bundle/index.ts';
 import { err, ok, type Result } from '../../shared/errors/index.ts';

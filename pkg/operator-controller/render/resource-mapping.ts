@@ -1,8 +1,4 @@
-/**
- * Mapping of object kinds to API resources (group, plural resource, scope) without a
- * cluster: a static table of the kinds a rendered registry+v1 bundle can contain, plus the
- * CustomResourceDefinitions carried by the bundle itself.
- */
+/** Mapping of object kinds to API resources without a cluster: built-in kinds plus the bundle's CRDs. */
 import type { KubeObject } from '../bundle/index.ts';
 
 /** An API resource: group ("" for core), plural name, and whether it is namespaced. */

@@ -1,11 +1,7 @@
 /**
- * The hint that follows upstream's refusal of a bundle that cannot watch all namespaces and was
- * given no `watchNamespace` (`required field "watchNamespace" is missing`) in `olmv1`'s output
- * and in a ClusterExtension's WatchNamespaceRequired Event (its condition keeps upstream's text
- * alone): upstream's text does
- * not say which namespace would do, or how to pass it. The hint names the value (the install
- * namespace for OwnNamespace) and the place to put it, for the audience reading it: the CLI's
- * `--watch-namespace` or a ClusterExtension's `spec.config.inline.watchNamespace` (decision 0094).
+ * The hint that follows upstream's `required field "watchNamespace" is missing` refusal in
+ * `olmv1`'s output and in the WatchNamespaceRequired Event (the condition keeps upstream's text
+ * alone): which namespace would do and where to put it (decision 0094).
  */
 import type { RegistryV1Bundle } from '../bundle/index.ts';
 import { supportedInstallModes } from './csv-access.ts';

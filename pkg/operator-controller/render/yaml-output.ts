@@ -1,14 +1,8 @@
 /**
- * Deterministic YAML serialisation of rendered objects: one document per object, each
- * starting with `---`, keys sorted at every level (as Go's YAML output does), no line
- * folding, no anchors (shared values are written out in full), strings that YAML 1.1 or 1.2
- * would read as another type quoted. The same objects always give the same bytes.
- *
- * js-yaml picks a scalar's style with regular expressions whose backtracking overflows
- * V8's regexp stack on strings of about 2 MB ("Maximum call stack size exceeded"). Strings
- * longer than LONG_STRING are therefore written by us, double-quoted on one line: each is
- * replaced by a unique plain placeholder for js-yaml, and the placeholder by the quoted text
- * afterwards. Shorter strings keep js-yaml's styles, so ordinary output is unchanged.
+ * Deterministic YAML of rendered objects: one `---` document per object, keys sorted, no line
+ * folding, no anchors, ambiguous strings quoted. Strings longer than LONG_STRING are written by
+ * us, double-quoted on one line through a placeholder, since js-yaml's style detection
+ * overflows V8's regexp stack at about 2 MB; shorter strings keep js-yaml's styles.
  */
 import { randomBytes } from 'node:crypto';
 import { dump } from 'js-yaml';

@@ -1,10 +1,7 @@
 /**
- * What the selected catalogs do offer when a resolution finds nothing (issue #27): the lines a
- * user needs after upstream's "no bundles found ..." to fix a typo'd package, a wrong channel,
- * a version outside the channel, or a version that is in the channel but not a successor of
- * the installed one. Pure: the same inputs as `resolve`, plus the package names of the selected
- * catalogs when the package is in none of them. Upstream's message stays the first line; these
- * follow it, one per line.
+ * What the selected catalogs do offer when a resolution finds nothing (issue #27): lines that
+ * follow upstream's "no bundles found ..." to fix a typo'd package, a wrong channel, a version
+ * outside the channel or not a successor of the installed one. Pure.
  */
 import type { DeclarativeConfig } from '../../shared/fbc/types.ts';
 import { goQuote } from '../../gocompat/gotext/index.ts';

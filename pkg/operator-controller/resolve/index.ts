@@ -1,8 +1,6 @@
 /**
- * Bundle resolution for OLM v1, as a pure function of already-fetched catalog data:
- * which bundle of which catalog a ClusterExtension should run, with upstream's version
- * semantics (Masterminds ranges for `spec.version`, blang ranges for `skipRange` and release
- * ordering, both on top of pkg/shared/semver) and upstream's exact error texts. Also the catalog label selector and the
+ * Bundle resolution for OLM v1, a pure function of already-fetched catalog data, with
+ * upstream's version semantics and exact error texts; also the catalog label selector and the
  * deprecation conditions derived from a resolution.
  */
 export { bundleVersionRelease } from './bundle-version.ts';

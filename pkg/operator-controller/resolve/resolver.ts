@@ -95,15 +95,11 @@ function pickWinner(
 
 /**
  * Resolves one package across catalogs, step by step as upstream (error codes: messages.ts):
- * version range (E-range) before any catalog is looked at; catalogs in order, where a fetch
- * failure (E-walk-2) or an unparsable installed version (E-edges, only once a catalog has
- * the package) ends the run; each catalog offers its best candidate; non-deprecated offers
- * beat deprecated ones across catalogs, then strictly higher priority wins; otherwise the
- * E-none / E-ambig error. The winner must have a usable version (E-ver). A winner that
- * declares dependencies is refused as upstream does (E-dep) unless `input.dependencies` is
- * given (decision 0104): then a winner whose dependencies are unmet is passed over and the
- * next best bundle is tried, and when none is left the first one's reason is the error.
- * Returns the error text exactly as the Progressing condition shows it.
+ * the version range first; catalogs in order, a fetch failure or an unparsable installed
+ * version ending the run; each catalog's best candidate, non-deprecated beating deprecated,
+ * then strictly higher priority. A winner declaring dependencies is refused as upstream
+ * unless `input.dependencies` is given (decision 0104): then one with unmet dependencies is
+ * passed over for the next best. Returns the error text exactly as Progressing shows it.
  */
 export function resolve(input: ResolveInput): Result<Resolution, string> {
   const range = checkVersionRange(input.versionRange ?? '');

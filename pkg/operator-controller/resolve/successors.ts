@@ -1,10 +1,7 @@
 /**
- * The upgrade candidates the catalogs offer from an installed bundle, each with the edge that
- * allows it, for `olmv1 upgrade plan` (pure). It reads the catalogs as `resolve` does (selected
- * channels, else all; the successor edges replaces, skips, skipRange; SelfCertified taking any
- * version), but lists every candidate instead of picking one, and says which ones
- * `spec.source.catalog.version` keeps and which are deprecated: `resolve` remains the one
- * that decides.
+ * The upgrade candidates the catalogs offer from an installed bundle, each with its edge, for
+ * `olmv1 upgrade plan` (pure): the catalogs read as `resolve` reads them, but every candidate
+ * listed, with whether `spec.source.catalog.version` keeps it and whether it is deprecated.
  */
 import { edgeFrom, type InstalledEdges } from './candidates.ts';
 import { bundleVersionRelease } from './bundle-version.ts';

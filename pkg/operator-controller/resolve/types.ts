@@ -1,8 +1,4 @@
-/**
- * Inputs and outputs of `resolve`. Catalog I/O happens before the
- * resolver runs: the caller lists and selects catalogs, drops Unavailable ones, fetches each
- * one's partition for the package and hands over either the partition or the fetch error.
- */
+/** Inputs and outputs of `resolve`: the caller fetches each selected catalog's partition (or its error) first. */
 import type { UpgradeConstraintPolicy } from '../../shared/api/index.ts';
 import type { Bundle, DeclarativeConfig, Deprecation } from '../../shared/fbc/types.ts';
 import type { ReleaseOptions, VersionRelease } from './release.ts';
