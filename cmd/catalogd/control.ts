@@ -1,8 +1,7 @@
 /**
- * catalogd's control part, started once run.ts serves the stored content: the cluster
- * connection, the ClusterCatalog informer, the health and metrics servers, content sync on
- * every replica and, while this replica leads, the ClusterCatalog reconciler (pulls, stores,
- * writes status). Loaded by run.ts after its catalog server listens (decision 0097).
+ * catalogd's control part, loaded by run.ts once its catalog server listens (decision 0097):
+ * cluster connection, informer, health and metrics, content sync on every replica and, while
+ * this replica leads, the ClusterCatalog reconciler.
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';

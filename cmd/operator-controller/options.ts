@@ -31,11 +31,9 @@ export const FEATURE_GATE_DEFAULTS = {
 type FeatureGates = Record<keyof typeof FEATURE_GATE_DEFAULTS, boolean>;
 
 /**
- * Upstream's gates (api-and-controllers.md section 9) and what each does here: the honoured ones
- * at FEATURE_GATE_DEFAULTS, and BoxcutterRuntime, whose `true` asks for the Boxcutter runtime
- * (ClusterObjectSet revisions instead of Helm releases, and the migration of existing releases
- * to them): running the Helm runtime instead would install and record every extension otherwise
- * than asked, so that value stops the binary. Its `false` is what happens here.
+ * Upstream's gates (api-and-controllers.md section 9): the honoured ones at
+ * FEATURE_GATE_DEFAULTS, and BoxcutterRuntime, whose `true` (ClusterObjectSet revisions
+ * instead of Helm releases) would be installed otherwise than asked here, so it stops the binary.
  */
 const FEATURE_GATES = {
   SingleOwnNamespaceInstallSupport: { stage: 'Alpha', default: FEATURE_GATE_DEFAULTS.SingleOwnNamespaceInstallSupport },
@@ -116,10 +114,9 @@ Commands:
 ${REGISTRIES_CONF_HELP}`;
 
 /**
- * Upstream operator-controller's leader election durations (its manager options; they follow
- * OpenShift's conventions for surviving an API server disruption), rather than client-go's
- * 15 s, 10 s, 2 s: the leader renews every 26 s instead of every 2 s, which at rest is most of
- * what it does (bench/results/idle.md). A crashed leader is replaced after up to 137 s.
+ * Upstream operator-controller's leader election durations (OpenShift's conventions) rather
+ * than client-go's: renewing every 26 s instead of 2 s is most of what the leader does at rest
+ * (bench/results/idle.md).
  */
 const LEADER_ELECTION_DURATIONS = { leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 };
 

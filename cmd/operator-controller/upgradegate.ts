@@ -104,11 +104,9 @@ export function runUpgradeGate(d: UpgradeGateDeps, signal: AbortSignal): Promise
       () => undefined,
     );
   }
-  // The gate runs, and evaluates a first time even when no extension exists (no event would
-  // queue it), once the CRDs are listed, so that it knows whether the APIs exist: the extensions
-  // informer has usually synced already, and its replayed objects would otherwise queue an
-  // evaluation that can only ask discovery and check again later. If the CRDs cannot be listed
-  // (the grant missing), it runs after CRD_LIST_WAIT_MS with discovery deciding.
+  // The first evaluation waits for the CRDs to list (the extensions' replayed events would
+  // otherwise queue one that can only ask discovery), at most CRD_LIST_WAIT_MS, and runs even
+  // when no extension exists.
   const listed = Promise.all([...crds.values()].map((i) => i.waitForSync(signal)));
   return settlesWithin(listed, CRD_LIST_WAIT_MS).then(() => {
     controller.enqueue(GATE_KEY);

@@ -1,8 +1,6 @@
 /**
- * A whole catalog (catalogd's `/api/v1/all`) held as blobs grouped per package, for catalogd
- * servers without `/api/v1/metas`. Blobs are kept in their compact serialised form (`Meta`)
- * and a package is only loaded into typed form when asked for, so the download costs about
- * the size of its body once, not the much larger parsed form of every package.
+ * A whole catalog (`/api/v1/all`) held as compact blobs grouped per package, for catalogd
+ * servers without `/api/v1/metas`; a package is loaded into typed form only when asked for.
  */
 import { errorMessage } from '../../shared/errors/index.ts';
 import { type DeclarativeConfig, type Meta, loadMetas } from '../../shared/fbc/index.ts';

@@ -65,10 +65,8 @@ export interface CatalogClientOptions {
 export interface CatalogClient {
   /**
    * The partition of `packageName` in the catalog served at `baseURL` (a ClusterCatalog's
-   * `status.urls.base`, e.g. `https://catalogd-service.olmv1-system.svc/catalogs/operatorhub`):
-   * its `olm.package`, channels, bundles, deprecations and other blobs, one per
-   * (schema, name) slot, later blobs winning (see `packagePartition`). A package the catalog
-   * does not have gives an empty config, not an error.
+   * `status.urls.base`), one blob per (schema, name) slot, later blobs winning; an empty config
+   * for a package the catalog does not have.
    *
    * @throws Error with one of the texts listed in the module comment; `cause` holds the
    *   underlying error. When `signal` aborts, the abort surfaces as one of them too.

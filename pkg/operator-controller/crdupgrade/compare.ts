@@ -1,9 +1,4 @@
-/**
- * The preflight's comparison over a whole set of objects: every CustomResourceDefinition among
- * the proposed objects against the installed one of the same name. Pure: the installed CRDs are
- * read by the caller (operator-controller as the extension's ServiceAccount, the CLI as its
- * user) and passed in by name.
- */
+/** The preflight's comparison: every proposed CRD against the installed one of the same name (read by the caller). Pure. */
 import type { KubeObject } from '../../shared/unstructured/index.ts';
 import { checkCrdUpgrade } from './check.ts';
 import { isCrdV1 } from './crd.ts';

@@ -1,10 +1,8 @@
 /**
- * CEL rules of `olm.constraint` (`cel: {rule}`), on a maintained, conformance-tested CEL
- * implementation (@bufbuild/cel, decision 0104). The environment is OLM classic's: one variable,
- * `properties`, the candidate's list of `{type, value}` maps, and the function
- * `semver_compare(a, b)` (also spelled `semverCompare`). A rule must be a boolean
- * expression; compiling checks the syntax, the functions it calls and its size, and
- * evaluation is bounded by an estimate of its cost (limits.ts).
+ * CEL rules of `olm.constraint` on @bufbuild/cel (decision 0104), in OLM classic's environment:
+ * the variable `properties` (the candidate's `{type, value}` maps) and `semver_compare(a, b)`
+ * (also `semverCompare`). Compiling checks syntax, functions and size; evaluation is bounded by
+ * a cost estimate (limits.ts).
  */
 import { celEnv, celError, celFunc, CelScalar, isCelError, listType, mapType, parse, plan, type CelEnv } from '@bufbuild/cel';
 import { err, ok, type Result } from '../../shared/errors/index.ts';

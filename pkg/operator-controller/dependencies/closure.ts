@@ -1,9 +1,7 @@
 /**
  * The dependency closure of a bundle in a set of catalogs, for `olmv1 resolve --dependencies`:
- * each requirement of the bundle, what the catalogs offer for it (preference order), and
- * recursively the requirements of each requirement's preferred provider. Nothing is installed
- * from it: it says what must already be on the cluster. Bounded in depth and size; a cycle is
- * followed once.
+ * each requirement, its providers in preference order, and recursively the preferred
+ * provider's requirements: what must already be on the cluster. Bounded; a cycle followed once.
  */
 import type { Bundle } from '../../shared/fbc/types.ts';
 import { describeConstraint } from './describe.ts';

@@ -1,9 +1,6 @@
 /**
- * Dependencies declared by bundles (issue #48, decision 0104): reading `olm.package.required`,
- * `olm.gvk.required` and `olm.constraint` (package, gvk, CEL with `semver_compare`, and the
- * compounds all/any/not) with bounds, checking them against what the cluster has (installed
- * extensions' bundles and the APIs the cluster serves), and finding what the catalogs offer
- * for an unmet one. Pure.
+ * Dependencies declared by bundles (issue #48, decision 0104): reading them with bounds,
+ * checking them against what the cluster has, and finding what the catalogs offer. Pure.
  */
 export { DEFAULT_LIMITS } from './limits.ts';
 export { REQUIREMENT_PROPERTY_TYPES, RequirementCache, bundleRequirements } from './requirements.ts';

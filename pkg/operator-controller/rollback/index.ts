@@ -1,8 +1,6 @@
 /**
  * pkg/operator-controller/rollback: the decisions of `olmv1 release rollback`, without a
- * cluster: which recorded revision to go back to, the ClusterExtension patch that makes
- * operator-controller install its bundle through its normal pipeline, and whether the way back
- * is CRD-safe by the controller's preflight rules. Reading and writing are cmd/olmv1's.
+ * cluster: the revision to go back to, the patch, and whether it resolves and is CRD-safe.
  */
 export { checkRollbackCrds, rollbackCrdNames } from './crd-safety.ts';
 export { readExtensionView, rollbackPatch, type RollbackPatch } from './patch.ts';

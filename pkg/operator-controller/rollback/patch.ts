@@ -1,18 +1,12 @@
 /**
- * The declarative part of a rollback: the ClusterExtension fields that make operator-controller
- * install a recorded revision's bundle through its normal pipeline, as one merge patch. Pure.
+ * The declarative part of a rollback, as one merge patch of the ClusterExtension (pure):
  *
- * - `spec.source.catalog.version` pins the bundle's version exactly. The range grammar
- *   (pkg/operator-controller/resolve/version-range.ts) compares major.minor.patch and the
- *   pre-release and never looks at build metadata, so the pin is `M.m.p[-PRE]`; a bundle
- *   whose version has build metadata or an explicit release shares that pin with every other
- *   release of the same version, and resolution picks the highest of them (`ambiguous`).
- * - `spec.source.catalog.upgradeConstraintPolicy: SelfCertified`: going back is not an upgrade
- *   edge of the catalog, so the catalog's edges must not be required.
- * - the approved-bundle annotation names the bundle, so an update policy that holds moves to
- *   other bundles (UPDATE_POLICY_ANNOTATION, pkg/shared/api) lets exactly this one through.
- * - `metadata.resourceVersion` makes the API server refuse the patch (409) when the
- *   extension changed after it was read, so a concurrent edit is never overwritten.
+ * - `spec.source.catalog.version` pins `M.m.p[-PRE]` (the range grammar ignores build
+ *   metadata, so bundles differing only there or in their release share the pin, and
+ *   resolution picks the highest: `ambiguous`);
+ * - `upgradeConstraintPolicy: SelfCertified`: going back is no upgrade edge of the catalog;
+ * - the approved-bundle annotation names the bundle, so a holding update policy lets it through;
+ * - `metadata.resourceVersion`, so a concurrent edit makes the patch fail (409), never lost.
  */
 import { APPROVED_BUNDLE_ANNOTATION, UpgradeConstraintPolicy } from '../../shared/api/index.ts';
 import { err, ok, type Result } from '../../shared/errors/index.ts';

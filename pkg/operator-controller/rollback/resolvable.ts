@@ -1,10 +1,7 @@
 /**
- * Whether the spec a rollback writes still resolves to the bundle it goes back to: the
- * extension's catalog source with the version pin and `SelfCertified`, resolved against the
- * selected catalogs as operator-controller resolves it (pkg/operator-controller/resolve). A
- * rollback to a bundle no selected catalog offers would be written, then retried by the
- * controller ("no bundles found ...") forever with upgrades held by the pin; it is refused
- * instead. Pure: the resolver's input (or why it could not be built) in, the verdict out.
+ * Whether the spec a rollback writes still resolves to the bundle it goes back to (pure): a
+ * rollback no selected catalog offers would be retried by the controller forever, with
+ * upgrades held by the pin, so it is refused instead.
  */
 import { goQuote } from '../../gocompat/gotext/index.ts';
 import { err, ok, type Result } from '../../shared/errors/index.ts';

@@ -1,10 +1,7 @@
 /**
- * Whether the OpenShift APIs the gate uses exist, from watches of their
- * CustomResourceDefinitions (one informer per CRD, restricted to its name by a field selector,
- * so that operator-controller needs list/watch on those three CRDs only). A CRD event queues an
- * evaluation: the gate notices the APIs appearing and disappearing without polling discovery.
- * Discovery remains the authority for how a kind is addressed; the CRDs only say when asking is
- * worth it.
+ * Whether the OpenShift APIs the gate uses exist, from watches of their three CRDs (one
+ * informer each, by name, so only those need list/watch): the gate notices the APIs coming and
+ * going without polling discovery, which stays the authority on how a kind is addressed.
  */
 import type { Informer, KubeObject } from '../../shared/kube/index.ts';
 import { CLUSTER_VERSION, OLM_CLUSTER_OPERATOR, OLM_OPERATOR } from './openshift.ts';
@@ -59,11 +56,7 @@ export function servesVersion(crd: Readonly<KubeObject> | undefined, version: st
   return established && (spec?.versions ?? []).some((v) => v.name === version && v.served === true);
 }
 
-/**
- * Informer transform of the CRD informers: keeps the metadata, the versions' names and served
- * flags and the conditions' types and statuses, which is all servesVersion reads; a CRD's
- * schemas are most of its size.
- */
+/** Informer transform of the CRD informers: only what servesVersion reads (a CRD's schemas are most of its size). */
 export function summarizeCrd(obj: KubeObject): KubeObject {
   const { spec, status } = obj as KubeObject & CrdSummary;
   return {

@@ -1,8 +1,6 @@
 /**
- * The OpenShift objects the upgrade gate reads and writes, and the two operations on them:
- * reading the current cluster version, and setting one status condition with a conflict-checked
- * status update that leaves every other condition alone. Every function is a no-op (or answers
- * undefined) where the API is not served.
+ * The OpenShift objects the upgrade gate reads and writes: reading the cluster version, and
+ * setting one status condition, leaving the others alone; no-ops where the API is not served.
  */
 import { setStatusCondition, type Condition } from '../../shared/controller/index.ts';
 import type { GateCondition } from '../gating/index.ts';
@@ -48,8 +46,7 @@ type SetOutcome = 'absent' | 'unchanged' | 'updated';
 /**
  * Sets `condition` on the status of `ref` (cluster-scoped) with a GET and a status PUT at the
  * read resourceVersion, retried on conflict; `lastTransitionTime` moves only when the status
- * changes, and every other condition is written back as read. Returns 'absent' when the kind
- * is not served or the object does not exist; the updated object's conditions via `onWritten`.
+ * changes. Returns 'absent' when the kind is not served or the object does not exist.
  */
 export async function setCondition(
   client: Pick<KubeClient, 'get' | 'updateStatus'>,

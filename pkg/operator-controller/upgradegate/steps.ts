@@ -78,12 +78,10 @@ export interface ClusterVersionStepPorts {
 }
 
 /**
- * Step "cluster-version": sets `current` from ClusterVersion's desired version when it is
- * served and parses, else from `--cluster-version`; leaves it undefined (and warns) when
- * neither gives one. Starts the ClusterVersion informer when the API is served, so version
- * changes queue the gate, and stops it when the CRD watch sees the API gone; reads go to its
- * cache once synced. Discovery is asked only while the CRD watch does not say the API is
- * absent. Discovery failures other than "not served" throw.
+ * Step "cluster-version": sets `current` from ClusterVersion's desired version when served and
+ * parsable, else from `--cluster-version` (undefined, with a warning, when neither). Runs the
+ * ClusterVersion informer while the API is served (reads go to its cache once synced); asks
+ * discovery only while the CRD watch does not say absent.
  */
 export function clusterVersionStep(ports: ClusterVersionStepPorts): Step<GateState> {
   let cache: ClusterVersionCache | undefined;
@@ -152,11 +150,9 @@ export interface DeployedStepPorts {
 }
 
 /**
- * Step "deployed": collects the deployed release of every ClusterExtension. It reads the
- * release records only of extensions whose gate inputs changed since they were last read (see
- * gateInputs); the others' deployed bundle and properties are kept from then. A history that
- * cannot be read adds `error returning the last deployed release for <name>` to `extra` and is
- * read again next time. Reads nothing when there is no cluster version.
+ * Step "deployed": collects the deployed release of every ClusterExtension, reading records only
+ * of extensions whose gate inputs changed (gateInputs). A history that cannot be read adds
+ * `error returning the last deployed release for <name>` to `extra` and is read again next time.
  */
 export function deployedStep(ports: DeployedStepPorts): Step<GateState> {
   /** Per extension: its gate inputs when its records were last read, and what was deployed then. */
@@ -266,11 +262,7 @@ export function conditionsStep(ports: ConditionsStepPorts): Step<GateState> {
   };
 }
 
-/**
- * setCondition, unless the CRD watch says the kind is absent (then 'absent' without a request).
- * Otherwise flags the evaluation for a resync: another controller may overwrite the conditions,
- * or create the object later, and neither is watched.
- */
+/** setCondition, unless the CRD watch says the kind is absent; otherwise asks for a resync (nothing watches the object). */
 async function setConditionWhereServed(
   ports: ConditionsStepPorts,
   ref: { apiVersion: string; kind: string; name: string },

@@ -1,19 +1,9 @@
 /**
- * The object diff of an upgrade (pure): the objects one release's manifest adds, removes and
- * changes relative to another's, with field-level lines in the spirit of `kubectl diff`.
- *
- * Objects are matched by API group, kind, namespace and name (the version left out, as
- * pkg/operator-controller/applier identifies objects across revisions), so a kind moving to a
- * newer apiVersion is a change of `apiVersion`, not a removal and an addition. Both sides are
- * what the controller applies: the rendered bundle with the owner labels, unknown fields
- * pruned (the release record holds exactly that), so nothing is stripped but the fields an API
- * server would add to an object read back (uid, resourceVersion, generation,
- * creationTimestamp, managedFields, status), should a manifest ever carry them.
- *
- * Secrets: the values under `data` and `stringData` are never printed; a changed value prints
- * as `(redacted)` on both sides. Output is bounded: MAX_LINES lines per object (`... N more`),
- * values cut at MAX_VALUE_CHARS, nesting below MAX_DEPTH printed as one value, and
- * MAX_OBJECTS objects per list.
+ * The object diff of an upgrade (pure): objects added, removed and changed, with field-level
+ * lines in the spirit of `kubectl diff`. Objects are matched by group, kind, namespace and name
+ * (a new apiVersion is a change), and server-added fields are stripped. Secret values under
+ * `data` and `stringData` print as `(redacted)`. Output is bounded (MAX_LINES, MAX_VALUE_CHARS,
+ * MAX_DEPTH, MAX_OBJECTS).
  */
 import { createHash } from 'node:crypto';
 import { describeObject } from '../applier/index.ts';

@@ -1,21 +1,10 @@
 /**
- * The permission delta of an upgrade (pure): the RBAC rules the Roles and ClusterRoles of one
- * release grant and the other's do not.
- *
- * Rules are compared as single grants (verb x API group x resource x name, and verb x
- * non-resource URL; the atoms of pkg/operator-controller/applier's pre-authorization), so moving
- * a rule from one role to another, splitting or merging rules, or renaming a generated role is
- * no change. A ClusterRole's grant covers the same grant in every namespace; a held wildcard
- * (`*`, `*\/scale`, a URL ending in `*`) or a rule without resourceNames covers the specific
- * grants it matches, as Kubernetes' RBAC authorizer decides. Non-resource URLs in a Role grant
- * nothing (Kubernetes ignores them there), so they are left out.
- *
- * Inputs are unstructured (a release record is read back from JSON): objects that are not
- * objects, rules that are not arrays, fields that are missing or of the wrong type are skipped.
- * The work is bounded: a rule whose atoms exceed what is left of MAX_ATOMS is compared whole
- * (gained unless the other side has an identical rule in the same or cluster scope), at most
- * MAX_SCAN_RULES rules of the other side are scanned for wildcard coverage, and each list keeps
- * at most MAX_CHANGES entries; `incomplete` says when any of these limits was reached.
+ * The permission delta of an upgrade (pure): the RBAC grants the Roles and ClusterRoles of one
+ * release give and the other's do not, compared as single grants (the atoms of the applier's
+ * pre-authorization), so moving, splitting or renaming rules is no change. Wildcards, rules
+ * without resourceNames and ClusterRoles cover what Kubernetes' authorizer says they cover;
+ * non-resource URLs in a Role grant nothing. Malformed input is skipped. The work is bounded
+ * (MAX_ATOMS, MAX_SCAN_RULES, MAX_CHANGES); `incomplete` says when a limit was reached.
  */
 import { atomKey, atomsOfRule, groupMissing, ruleCovers, type Atom } from '../applier/index.ts';
 import type { KubeObject } from '../bundle/index.ts';

@@ -1,17 +1,12 @@
 /**
- * Update policies (decision 0096): whether a move from the installed bundle to the one the
- * resolution picked happens now or waits for an approval. Pure: the annotations, the two
- * bundles and what the move changes in, a decision out.
+ * Update policies (decision 0096): whether a move to the picked bundle happens now or waits for
+ * an approval (pure):
  *
- * - `Automatic` (also when the annotation is absent: upstream's behaviour): always now.
+ * - `Automatic` (also when absent, as upstream): always now.
  * - `Manual`: only when APPROVED_BUNDLE_ANNOTATION names exactly the picked bundle.
- * - `AutomaticPatch`: now when the picked bundle is a higher patch release of the installed
- *   major.minor and grants no permission the installed one does not; otherwise as `Manual`.
- * - Any other value: as `Manual` (an unreadable policy must not upgrade anything), said in the
- *   decision's reasons.
- *
- * An approval naming another bundle than the picked one approves nothing, so an approval
- * written for 1.1.0 never installs 1.2.0 after the catalog changed.
+ * - `AutomaticPatch`: now for a higher patch of the installed major.minor that grants no new
+ *   permission; otherwise as `Manual`.
+ * - Any other value: as `Manual`, said in the decision's reasons.
  */
 import { APPROVED_BUNDLE_ANNOTATION, UPDATE_POLICY_ANNOTATION, UpdatePolicy } from '../../shared/api/index.ts';
 import { compareIdentifiers, compareRelease, compareSemver, parseRelease, parseSemver, type Identifier } from '../../shared/semver/index.ts';
