@@ -1,8 +1,7 @@
 /**
- * How operator-controller reaches catalogd for catalog content: the extra CAs of
- * `--catalogd-ca-file` (re-read at each request) and `--catalogd-cas-dir` (upstream's flag:
- * every certificate in the directory, re-read on change), and the proxy of the environment, as
- * upstream's catalog client uses http.ProxyFromEnvironment.
+ * How operator-controller reaches catalogd: the extra CAs of `--catalogd-ca-file` (re-read at
+ * each request) and `--catalogd-cas-dir` (re-read on change), and the environment's proxy, as
+ * upstream's catalog client does.
  */
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';

@@ -1,14 +1,8 @@
 /**
  * TEST HOOK, not a feature: the `release-write` and `object-write` points of
  * `OLMV1_TEST_PAUSE_AT` (test-pause.ts), as decorators of the clients control.ts hands the
- * reconciler. Composed only when a pause is asked for; product code knows nothing of them.
- *
- *  - release-write: before every create, update, patch or delete of a release record Secret
- *    (index or chunk, named `sh.helm.release.v1.<extension>.v<revision>[-<hash>]`) through the
- *    release store's client.
- *  - object-write: before every server-side apply (not a dry run) and every delete made with an
- *    installer client; the extension is the object's owner-name label (for a delete, the live
- *    object's, read first: the delete names no labels).
+ * reconciler, composed only when a pause is asked for. The extension of a write is the record
+ * Secret's name, or the object's owner-name label (for a delete, the live object's).
  */
 import { OWNER_NAME_LABEL } from '../../pkg/shared/api/index.ts';
 import type { KubeClient, KubeObject, ObjectRef, ScopedClientFactory } from '../../pkg/shared/kube/index.ts';

@@ -1,18 +1,14 @@
 /**
  * TEST HOOK, not a feature: `OLMV1_TEST_PAUSE_AT` makes operator-controller stop forever at a
  * named point of one extension's reconcile, so that an end-to-end test can SIGKILL it exactly
- * there and check that a fresh process finishes the job (test/e2e/operator-controller-crash).
- * Unset (production), no hook is composed at all.
+ * there (test/e2e/operator-controller-crash). Unset (production), no hook is composed at all.
  *
  *   OLMV1_TEST_PAUSE_AT=<extension>=<point>[#<n>][,<extension>=<point>[#<n>]...]
  *
- * Points: `step:<name>` before a reconcile step (finalizers, validate, installed, resolve, pull,
- * render, preauthorize, preflight, apply: reconcilers.ts); `release-write` before a write of a
- * release record Secret (create, update, owner patch or delete); `object-write` before an apply or delete of one of the
- * extension's objects. `#n` (default 1) pauses before the n-th time that point is reached for
- * that extension in this process, so `release-write#2` is "between the first two Secret writes".
- * The write points are decorators of the reconciler's clients (pausing-clients.ts).
- * On pausing it logs `test hook: paused` (warn, with extension, point and occurrence).
+ * Points: `step:<name>` before a reconcile step (reconcilers.ts); `release-write` before a write
+ * of a release record Secret; `object-write` before an apply or delete of one of the extension's
+ * objects (pausing-clients.ts). `#n` (default 1): the n-th time in this process. On pausing it
+ * logs `test hook: paused`.
  */
 import type { Logger } from 'pino';
 

@@ -6,17 +6,16 @@
 import type { Provider } from './providers.ts';
 import type { Unmet } from './types.ts';
 
-/**
- * `bundle "<b>" has an unmet dependency: <failureMessage> (<property>: <description>), met by
- * no installed ClusterExtension and no API the cluster serves`; without a failureMessage the
- * description comes first.
- */
+/** `bundle "<b>" has an unmet dependency: <unmetText>, met by no installed ClusterExtension and no API the cluster serves`. */
 export function unmetDependency(bundleName: string, unmet: Unmet): string {
-  const what =
-    unmet.failureMessage === undefined
-      ? `${unmet.description} (${unmet.requirement.property})`
-      : `${unmet.failureMessage} (${unmet.requirement.property}: ${unmet.description})`;
-  return `bundle ${JSON.stringify(bundleName)} has an unmet dependency: ${what}, met by no installed ClusterExtension and no API the cluster serves`;
+  return `bundle ${JSON.stringify(bundleName)} has an unmet dependency: ${unmetText(unmet)}, met by no installed ClusterExtension and no API the cluster serves`;
+}
+
+/** `<failureMessage> (<property>: <description>)`, or `<description> (<property>)` without a failureMessage. */
+function unmetText(unmet: Unmet): string {
+  return unmet.failureMessage === undefined
+    ? `${unmet.description} (${unmet.requirement.property})`
+    : `${unmet.failureMessage} (${unmet.requirement.property}: ${unmet.description})`;
 }
 
 /** `invalid dependency declaration: bundle "<b>": property <type> #<i>: <detail>`. */
@@ -37,14 +36,7 @@ export function providersNote(providers: readonly Provider[]): string {
   return `; the selected catalogs offer it: ${parts.join(', ')}; install one with a ClusterExtension`;
 }
 
-/**
- * `upgrade to bundle "<b>" held: it would leave ClusterExtension "<y>" with an unmet
- * dependency: <failureMessage> (<property>: <description>)`.
- */
+/** `upgrade to bundle "<b>" held: it would leave ClusterExtension "<y>" with an unmet dependency: <unmetText>`. */
 export function upgradeBreaksDependent(bundleName: string, dependent: string, unmet: Unmet): string {
-  const what =
-    unmet.failureMessage === undefined
-      ? `${unmet.description} (${unmet.requirement.property})`
-      : `${unmet.failureMessage} (${unmet.requirement.property}: ${unmet.description})`;
-  return `upgrade to bundle ${JSON.stringify(bundleName)} held: it would leave ClusterExtension ${JSON.stringify(dependent)} with an unmet dependency: ${what}`;
+  return `upgrade to bundle ${JSON.stringify(bundleName)} held: it would leave ClusterExtension ${JSON.stringify(dependent)} with an unmet dependency: ${unmetText(unmet)}`;
 }
