@@ -1,16 +1,10 @@
 /**
- * catalogd's catalog content HTTP server: one `node:http` (or `node:https`) request handler
- * over a content source (decision 0095).
- *
- * Routing reproduces upstream catalogd's Go ServeMux: non-clean paths are redirected (301),
- * unknown paths get `404 page not found`, known routes with other methods get 405 without an
- * `Allow` header, `{catalog}` is one percent-decoded path segment and is validated as a
- * DNS-1123 subdomain (400) before storage is touched. Every response carries
- * `Vary: Accept-Encoding`. `/api/v1/metas` is on by default (upstream has it behind a feature
- * gate); `POST /api/v1/graphql` is served when given an engine (graphql-handler.ts).
- *
- * The caller starts and stops it (`listen`, `close`) and reloads certificates
- * (`setSecureContext`, pkg/shared/controller certificates.ts).
+ * catalogd's catalog content HTTP server: one `node:http(s)` handler over a content source
+ * (decision 0095). Routing is upstream's Go ServeMux: non-clean paths redirected (301), unknown
+ * paths `404 page not found`, other methods 405 without `Allow`, `{catalog}` one percent-decoded
+ * segment validated as a DNS-1123 subdomain (400) before storage is touched. Every response
+ * carries `Vary: Accept-Encoding`. `/api/v1/metas` is on by default (upstream: a feature gate);
+ * `POST /api/v1/graphql` is served when given an engine (graphql-handler.ts).
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
@@ -26,13 +20,9 @@ import { cleanPath } from './http-semantics.ts';
 import { type GraphqlQueries, serveGraphql } from './graphql-handler.ts';
 import { type Response, STATUS_TEXT, answerClientError, httpError, send } from './responses.ts';
 
-/** What the server reads content from (LocalDirStore satisfies it). */
-interface CatalogContent {
-  get(catalog: string): StoredVersion | undefined;
-}
-
 interface CatalogServerOptions {
-  content: CatalogContent;
+  /** What content is read from (LocalDirStore satisfies it). */
+  content: { get(catalog: string): StoredVersion | undefined };
   logger: Logger;
   registry: Registry;
   /** Serve `/api/v1/metas` (default true). */
@@ -72,11 +62,9 @@ const CHECK_INTERVAL_MS = 1_000;
 const IDLE_TIMEOUT_MS = 5 * 60_000;
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 // Reused read buffers (answer-buffers.ts): most package answers and gzip members fit the small
-// class; the large one holds every answer sent whole, with room for gzip framing, and every
-// full read of a streamed body (stream-body.ts). Kept at most: 16 x 64 KiB + 32 x 256 KiB,
-// 9 MiB, touched only as far as concurrent answers go and dropped after 10 s without one. A
-// class that keeps too few sends concurrent large answers into fresh buffers, whose pages fault
-// in anew each time (decision 0099).
+// class; the large one holds every answer sent whole (with gzip framing) and every full read of
+// a streamed body. At most 16 x 64 KiB + 32 x 256 KiB kept: fewer sends concurrent large
+// answers into fresh buffers, whose pages fault in anew each time (decision 0099).
 const FRAMING = GZIP_FRAME_HEAD + GZIP_FRAME_TAIL;
 const ANSWER_SLABS = [
   { size: (64 << 10) + FRAMING, keep: 16 },

@@ -24,14 +24,9 @@ export const CONTENT_FILES = {
   index: 'index.json',
 } as const;
 
-/**
- * The files a stored version cannot be served without. Versions written before the index
- * recorded package segments (or with a separate `packages.jsonl.gz`) are served too; their
- * package answers are compressed per request.
- */
+/** The files a stored version cannot be served without (older versions' package answers are compressed per request). */
 export const REQUIRED_CONTENT_FILES = [CONTENT_FILES.jsonl, CONTENT_FILES.gzip, CONTENT_FILES.index] as const;
 
-/** What was written. */
 export interface ContentSummary {
   blobs: number;
   bytes: number;

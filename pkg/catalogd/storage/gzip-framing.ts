@@ -1,32 +1,19 @@
 /**
- * gzip framing (RFC 1952) around raw deflate data, and CRC-32 arithmetic.
- *
- * A deflate stream may be built from independently compressed segments: each segment is raw
- * deflate output ended with a sync flush (an empty stored block, so it ends on a byte boundary
- * and holds no final block). Any sequence of such segments followed by one empty final block is
- * one valid deflate stream, and with a gzip header and a trailer (CRC-32 and length of the
- * uncompressed bytes) it is one single-member gzip file. catalogd writes catalog.jsonl.gz that
- * way (gzip-segments.ts), so the compressed bytes of any contiguous run of segments, framed
- * anew, are the gzip answer for that run's content without compressing it again.
+ * gzip framing (RFC 1952) around raw deflate data, and CRC-32 arithmetic. Raw deflate segments
+ * each ended with a sync flush, followed by one empty final block, are one deflate stream; with
+ * a gzip header and trailer, one gzip file. catalog.jsonl.gz is written that way
+ * (gzip-segments.ts), so any contiguous run of its segments, framed anew, is the gzip answer for
+ * that run's content without compressing it again.
  */
 
-/**
- * gzip header: magic, deflate, no flags, no modification time, "fastest" compression, Unix.
- * The same ten bytes zlib writes at level 1.
- */
+/** gzip header: magic, deflate, no flags, no mtime, "fastest", Unix (zlib's at level 1). */
 export const GZIP_HEADER: Buffer = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x04, 0x03]);
 
 /** An empty final deflate block (fixed Huffman codes: BFINAL=1, BTYPE=01, end-of-block). */
 export const FINAL_BLOCK: Buffer = Buffer.from([0x03, 0x00]);
 
-/** The eight-byte gzip trailer: CRC-32 and length modulo 2^32 of the uncompressed data, little-endian. */
-export function gzipTrailer(crc: number, size: number): Buffer {
-  const out = Buffer.allocUnsafe(8);
-  writeGzipTrailer(out, 0, crc, size);
-  return out;
-}
-
-function writeGzipTrailer(buf: Buffer, at: number, crc: number, size: number): void {
+/** Writes the eight-byte gzip trailer at `at`: CRC-32 and length modulo 2^32 of the uncompressed data. */
+export function writeGzipTrailer(buf: Buffer, at: number, crc: number, size: number): void {
   buf.writeUInt32LE(crc >>> 0, at);
   buf.writeUInt32LE(size % 2 ** 32, at + 4);
 }
@@ -37,10 +24,8 @@ export const GZIP_FRAME_HEAD = GZIP_HEADER.length;
 export const GZIP_FRAME_TAIL = FINAL_BLOCK.length + 8;
 
 /**
- * Frames deflate data already placed in `buf` at GZIP_FRAME_HEAD (`length` bytes: concatenated
- * sync-flushed raw deflate segments whose uncompressed content is `size` bytes with CRC-32
- * `crc`) as one gzip member, writing the header before and final block and trailer after it,
- * without copying the data; returns the member, a view of `buf`.
+ * Frames the `length` bytes of sync-flushed deflate segments placed in `buf` at GZIP_FRAME_HEAD
+ * (uncompressed: `size` bytes, CRC-32 `crc`) as one gzip member, in place; returns that view.
  */
 export function frameDeflateInPlace(buf: Buffer, length: number, crc: number, size: number): Buffer {
   const end = GZIP_FRAME_HEAD + length;
@@ -86,10 +71,7 @@ function shiftForBytes(bytes: number): number {
   return p;
 }
 
-/**
- * The CRC-32 of A followed by B, from `crcA`, `crcB` and the length of B in bytes, without
- * reading either (zlib's crc32_combine).
- */
+/** The CRC-32 of A followed by B, from both CRCs and B's length (zlib's crc32_combine). */
 export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
   if (lengthB === 0) return crcA >>> 0;
   return (multiplyModP(shiftForBytes(lengthB), crcA >>> 0) ^ crcB) >>> 0;

@@ -1,26 +1,18 @@
 /**
- * Writes catalog.jsonl.gz as one gzip file made of independently compressed segments
- * (gzip-framing.ts), and records where each package's segments lie in it.
- *
- * The caller hands over catalog.jsonl in segments, each tagged with the package whose
- * `/api/v1/metas?package=` answer it belongs to ("" for blobs of no package answer). Every
- * segment is compressed on its own (raw deflate, sync flush) on libuv's thread pool while the
- * caller produces the next ones; results are appended in order. A package whose segments are
- * one contiguous run (as a directory-per-package catalog lays them out) gets a `PackageGzip`:
- * those compressed bytes, framed with a fresh header and trailer, are its gzip answer. So
- * `/api/v1/all` and package queries are served from one compression of the catalog, done once
- * at ingest. Packages spread over several runs, or larger than MAX_PACKAGE_GZIP, get none and
- * are compressed per request.
- *
- * Resetting the compressor at each segment costs a little ratio (no back-references across
- * packages); the catalogs' bulk (icons, CSV metadata) is per package anyway.
+ * Writes catalog.jsonl.gz as one gzip file of independently compressed segments
+ * (gzip-framing.ts), each tagged with the package whose `/api/v1/metas?package=` answer it
+ * belongs to ("" for none), compressed on libuv's thread pool while the caller produces the
+ * next. A package whose segments are one contiguous run gets a `PackageGzip`: framed anew, they
+ * are its gzip answer, so `/all` and package queries share one compression done at ingest.
+ * Packages spread over several runs, or larger than MAX_PACKAGE_GZIP, are compressed per
+ * request. Resetting the compressor per segment costs little: a catalog's bulk is per package.
  */
 import { type WriteStream, createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { constants, crc32, deflateRaw } from 'node:zlib';
 import { drained } from './drained.ts';
-import { FINAL_BLOCK, GZIP_HEADER, crc32Combine, gzipTrailer } from './gzip-framing.ts';
+import { FINAL_BLOCK, GZIP_HEADER, crc32Combine, writeGzipTrailer } from './gzip-framing.ts';
 
 const deflateRawAsync = promisify(deflateRaw);
 
@@ -99,7 +91,10 @@ export class GzipSegmentWriter {
     await this.#tail.catch(() => undefined);
     if (this.#failed !== undefined) throw this.#failed;
     this.#endRun();
-    this.#out.end(Buffer.concat([FINAL_BLOCK, gzipTrailer(this.#crc, this.#size)]));
+    const end = Buffer.alloc(FINAL_BLOCK.length + 8);
+    FINAL_BLOCK.copy(end);
+    writeGzipTrailer(end, FINAL_BLOCK.length, this.#crc, this.#size);
+    this.#out.end(end);
     await finished(this.#out);
     for (const pkg of this.#excluded) this.#packages.delete(pkg);
     return this.#packages;

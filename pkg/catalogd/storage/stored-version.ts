@@ -9,15 +9,11 @@ import { join } from 'node:path';
 import { CONTENT_FILES } from './content-writer.ts';
 import { type ByteRange, MetaIndex } from './meta-index.ts';
 
-// Whole reads up to this size (every /metas answer the server sends whole) are made
-// synchronously: catalog content is written just before it is served and stays in the page
-// cache, where a pread of this size takes microseconds of the event loop, fewer than an
-// asynchronous read costs to dispatch through the thread pool and resolve. It also keeps the
-// server's reusable answer buffers (server/answer-buffers.ts) on loan only from the read to the
-// write: asynchronous reads held them across the thread pool's queue, so under 100 concurrent
-// clients most answers fell back to fresh buffers and their page faults (decision 0083). On a
-// cold cache such a read blocks the loop for one disk read of
-// at most this size, the trade nginx makes by default.
+// Whole reads up to this size (every /metas answer sent whole) are synchronous: the content is
+// in the page cache, where such a pread costs less than a thread-pool round trip, and the
+// server's reusable answer buffers are then on loan only from read to write (async reads held
+// them across the pool's queue, so under load most answers fell back to fresh buffers: decision
+// 0083). On a cold cache it blocks the loop for one disk read, the trade nginx makes by default.
 const SYNC_READ_MAX = 256 * 1024;
 
 /** Identity of a version: the image digest (`sha256:<hex>`), its digest reference and unpack time. */
@@ -69,12 +65,7 @@ export class StoredVersion {
     return this.#index;
   }
 
-  /**
-   * Reads the bytes of `ranges` of `file` into `out` from byte `at` on and returns that part of
-   * `out`; the ranges must fit. Lets the server read into buffers it reuses (a fresh buffer per
-   * answer costs page faults that dominate a small read). Up to SYNC_READ_MAX bytes in all are
-   * read synchronously.
-   */
+  /** Reads `ranges` of `file` into `out` from byte `at` on (they must fit) and returns that part of `out`. */
   async readRangesInto(file: RangeFile, ranges: readonly ByteRange[], out: Buffer, at: number): Promise<Buffer> {
     const start = at;
     const total = ranges.reduce((n, r) => n + r.length, 0);
