@@ -82,38 +82,38 @@ export async function* walkDocuments(root: string, opts: WalkOptions = {}): Asyn
   const { files, patterns, refused } = await listCatalogFiles(root);
   const matcher = new IgnoreMatcher(patterns);
   const state = newWalkState(opts);
+  const chunk = Buffer.allocUnsafe(opts.chunkSize ?? DEFAULT_CHUNK);
   for (const file of files) {
     opts.signal?.throwIfAborted();
     if (matcher.ignores(file)) continue;
     const refusal = refused.get(file);
     if (refusal !== undefined) throw new FbcLoadError(refusal, { file });
     if (opts.stats !== undefined) opts.stats.files++;
-    yield* readFileDocuments(root, file, opts, state);
+    yield* readFileDocuments(root, file, opts, state, chunk);
   }
 }
 
 /**
- * What one walk carries from file to file: one read chunk and one parse buffer serve every
- * file (fresh ones per file would churn hundreds of MB of short-lived buffers through a large
- * catalog), and the bytes decoded so far count against the catalog limit.
+ * What one walk carries from file to file: one parse buffer serves every file (fresh ones
+ * would churn hundreds of MB of short-lived buffers through a large catalog), and the bytes
+ * decoded so far count against the catalog limit.
  */
 interface WalkState {
-  chunk: Buffer;
   parse: Buffer | undefined;
   limits: DecodeLimits;
   /** Bytes of the files decoded so far. */
   bytes: number;
 }
 
-/** A fresh state for a walk with `opts` (`chunkSize` is the read size per file system call). */
-export function newWalkState(opts: Pick<WalkOptions, 'chunkSize' | 'limits'> = {}): WalkState {
-  return { chunk: Buffer.allocUnsafe(opts.chunkSize ?? DEFAULT_CHUNK), parse: undefined, limits: decodeLimits(opts.limits), bytes: 0 };
+/** A fresh state for a walk (or a single stream) within `opts.limits`. */
+export function newWalkState(opts: Pick<WalkOptions, 'limits'> = {}): WalkState {
+  return { parse: undefined, limits: decodeLimits(opts.limits), bytes: 0 };
 }
 
 // A parse buffer that grew beyond this (a huge document) is not kept for the next file.
 const MAX_REUSED_PARSE_BUFFER = 4 << 20;
 
-async function* readFileDocuments(root: string, file: string, opts: WalkOptions, state: WalkState): AsyncGenerator<WalkedDocument> {
+async function* readFileDocuments(root: string, file: string, opts: WalkOptions, state: WalkState, chunk: Buffer): AsyncGenerator<WalkedDocument> {
   // Reads are synchronous: catalog files sit in the page cache after unpacking, and async
   // reads cost an event-loop round trip per call (four per file) for no benefit.
   const path = join(root, file);
@@ -124,7 +124,7 @@ async function* readFileDocuments(root: string, file: string, opts: WalkOptions,
     throw new FbcLoadError(errorMessage(err), { file }, { cause: err });
   }
   try {
-    yield* decodeFileDocuments(file, readChunks(fd, path, file, state.chunk), opts, state);
+    yield* decodeFileDocuments(file, readChunks(fd, path, file, chunk), opts, state);
   } finally {
     closeSync(fd);
   }
@@ -153,28 +153,16 @@ function* readChunks(fd: number, path: string, file: string, chunk: Buffer): Gen
  */
 export async function* decodeFileDocuments(
   file: string,
-  chunks: Iterable<Buffer> | AsyncIterable<Buffer>,
+  chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
   opts: Pick<WalkOptions, 'signal' | 'onError' | 'stats'>,
   state: WalkState,
 ): AsyncGenerator<WalkedDocument> {
   const ready: WalkedDocument[] = [];
-  const parser = new MetaStreamParser(
-    {
-      onDocument: (doc) => ready.push({ ...doc, source: { file, line: doc.line } }),
-      onError: (detail, line, located) => {
-        const err = new FbcLoadError(detail, { file, line, ...(located === undefined ? {} : { located }) });
-        if (opts.onError === undefined) throw err;
-        opts.onError(err);
-      },
-    },
-    state.parse,
-    state.limits,
-  );
+  const parser = fileParser(file, ready, opts, state);
   try {
     for await (const chunk of chunks) {
       opts.signal?.throwIfAborted();
-      state.bytes += chunk.length;
-      if (state.bytes > state.limits.maxCatalogBytes) throw new FbcLoadError(limitMessage('catalog', state.limits.maxCatalogBytes), { file });
+      countCatalogBytes(file, state, chunk.length);
       parser.push(chunk);
       yield* drain(ready, opts.stats);
       // An error ended the file: the rest is not read.
@@ -186,6 +174,28 @@ export async function* decodeFileDocuments(
   } finally {
     if (opts.stats !== undefined) opts.stats.peakBufferBytes = Math.max(opts.stats.peakBufferBytes, parser.peakBufferBytes);
   }
+}
+
+/** The decoder of one file, pushing its documents onto `ready`; errors go to `opts.onError`, else are thrown. */
+export function fileParser(file: string, ready: WalkedDocument[], opts: Pick<WalkOptions, 'onError'>, state: WalkState): MetaStreamParser {
+  return new MetaStreamParser(
+    {
+      onDocument: (doc) => ready.push({ ...doc, source: { file, line: doc.line } }),
+      onError: (detail, line, located) => {
+        const err = new FbcLoadError(detail, { file, line, ...(located === undefined ? {} : { located }) });
+        if (opts.onError === undefined) throw err;
+        opts.onError(err);
+      },
+    },
+    state.parse,
+    state.limits,
+  );
+}
+
+/** Counts `n` more bytes of `file` against the catalog limit. */
+export function countCatalogBytes(file: string, state: WalkState, n: number): void {
+  state.bytes += n;
+  if (state.bytes > state.limits.maxCatalogBytes) throw new FbcLoadError(limitMessage('catalog', state.limits.maxCatalogBytes), { file });
 }
 
 function* drain(ready: WalkedDocument[], stats: WalkStats | undefined): Generator<WalkedDocument> {

@@ -19,11 +19,9 @@ type DockerAuthEntry = z.infer<typeof DockerAuthEntry>;
 
 /** `.dockerconfigjson` content: `{"auths": {key: entry}}`. */
 const DockerConfigJson = z.object({ auths: z.record(z.string(), DockerAuthEntry) });
-type DockerConfigJson = z.infer<typeof DockerConfigJson>;
 
 /** Legacy `.dockercfg` content: `{key: entry}`. */
 const Dockercfg = z.record(z.string(), DockerAuthEntry);
-type Dockercfg = z.infer<typeof Dockercfg>;
 
 /** A username/password pair for HTTP basic auth or a token request. */
 export interface RegistryCredentials {

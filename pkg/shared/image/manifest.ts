@@ -73,7 +73,6 @@ const ImageConfigJson = z.object({
   config: z.object({ Labels: z.record(z.string(), z.string()).nullish() }).nullish(),
   rootfs: z.object({ type: z.string(), diff_ids: z.array(z.string()) }).optional(),
 });
-type ImageConfigJson = z.infer<typeof ImageConfigJson>;
 
 /** An image config, reduced to what consumers use, with the parsed JSON kept in `raw`. */
 export interface ImageConfig {
