@@ -5,7 +5,7 @@
  * and a schema-less document rejected with `object '<blob>' is missing root schema field`.
  * Pure: no I/O.
  */
-import { goDecode, type GoObject, MISSING } from './go-json-decode.ts';
+import { goDecode, type GoObject, type GoType, MISSING } from './go-json-decode.ts';
 import { GO_BUNDLE, GO_BUNDLE_OBJECT, GO_CHANNEL, GO_DEPRECATION, GO_PACKAGE } from './go-types.ts';
 import { goQuote } from '../../gocompat/gotext/index.ts';
 import { goUnmarshalSyntaxError, YamlConvertError, yamlToJsonValue } from '../../gocompat/goyaml/index.ts';
@@ -27,62 +27,41 @@ export function emptyConfig(): DeclarativeConfig {
   return { packages: [], channels: [], bundles: [], deprecations: [], others: [] };
 }
 
+/** The known schemas: upstream's error prefix, Go type, and how a decoded document is added (an error text: rejected). */
+const KNOWN_SCHEMAS = new Map<string, { what: string; type: GoType; add: (cfg: DeclarativeConfig, o: GoObject) => string | undefined }>([
+  ['olm.package', { what: 'parse package', type: GO_PACKAGE, add: (cfg, o) => void cfg.packages.push(toPackage(o)) }],
+  ['olm.channel', { what: 'parse channel', type: GO_CHANNEL, add: (cfg, o) => void cfg.channels.push(toChannel(o)) }],
+  ['olm.bundle', { what: 'parse bundle', type: GO_BUNDLE, add: addBundle }],
+  ['olm.deprecations', { what: 'parse deprecation', type: GO_DEPRECATION, add: (cfg, o) => void cfg.deprecations.push(toDeprecation(o)) }],
+]);
+
 /**
  * Adds one document to `cfg`. `value` is the document's decoded JSON (undefined to parse it
  * from the blob). Returns upstream's error text when the document is rejected.
  */
 export function addDocument(cfg: DeclarativeConfig, meta: Meta, value?: JsonValue): string | undefined {
   const known = KNOWN_SCHEMAS.get(meta.schema);
-  if (value === undefined && known !== undefined) {
+  if (known === undefined) {
+    if (meta.schema === '') return `object '${abbreviateBlob(meta.blob)}' is missing root schema field`;
+    cfg.others.push(meta);
+    return undefined;
+  }
+  if (value === undefined) {
     // A Meta built by hand may carry a blob that is not JSON; Go's Unmarshal reports why.
     const syntax = goUnmarshalSyntaxError(meta.blob);
-    if (syntax !== undefined) return `${known}: ${syntax}`;
+    if (syntax !== undefined) return `${known.what}: ${syntax}`;
   }
-  switch (meta.schema) {
-    case 'olm.package': {
-      const r = goDecode(valueOf(meta, value), GO_PACKAGE);
-      if (r.error !== undefined) return `parse package: ${r.error}`;
-      cfg.packages.push(toPackage(r.value as GoObject));
-      return undefined;
-    }
-    case 'olm.channel': {
-      const r = goDecode(valueOf(meta, value), GO_CHANNEL);
-      if (r.error !== undefined) return `parse channel: ${r.error}`;
-      cfg.channels.push(toChannel(r.value as GoObject));
-      return undefined;
-    }
-    case 'olm.bundle': {
-      const r = goDecode(valueOf(meta, value), GO_BUNDLE);
-      if (r.error !== undefined) return `parse bundle: ${r.error}`;
-      const bundle = toBundle(r.value as GoObject);
-      const objErr = checkBundleObjects(bundle);
-      if (objErr !== undefined) return `read bundle objects: ${objErr}`;
-      cfg.bundles.push(bundle);
-      return undefined;
-    }
-    case 'olm.deprecations': {
-      const r = goDecode(valueOf(meta, value), GO_DEPRECATION);
-      if (r.error !== undefined) return `parse deprecation: ${r.error}`;
-      cfg.deprecations.push(toDeprecation(r.value as GoObject));
-      return undefined;
-    }
-    case '':
-      return `object '${abbreviateBlob(meta.blob)}' is missing root schema field`;
-    default:
-      cfg.others.push(meta);
-      return undefined;
-  }
+  const r = goDecode(value === undefined ? (JSON.parse(meta.blob) as JsonValue) : value, known.type);
+  if (r.error !== undefined) return `${known.what}: ${r.error}`;
+  return known.add(cfg, r.value as GoObject);
 }
 
-const KNOWN_SCHEMAS = new Map([
-  ['olm.package', 'parse package'],
-  ['olm.channel', 'parse channel'],
-  ['olm.bundle', 'parse bundle'],
-  ['olm.deprecations', 'parse deprecation'],
-]);
-
-function valueOf(meta: Meta, value: JsonValue | undefined): JsonValue {
-  return value !== undefined ? value : (JSON.parse(meta.blob) as JsonValue);
+function addBundle(cfg: DeclarativeConfig, o: GoObject): string | undefined {
+  const bundle = toBundle(o);
+  const objErr = checkBundleObjects(bundle);
+  if (objErr !== undefined) return `read bundle objects: ${objErr}`;
+  cfg.bundles.push(bundle);
+  return undefined;
 }
 
 function str(o: GoObject, k: string): string {
