@@ -1,11 +1,9 @@
 /**
- * Path resolution confined to an unpack root.
- *
- * Layer entries name paths inside the image; symlinks created by earlier entries may point
- * anywhere. `resolveInRoot` follows them the way the kernel would, except that the image root
- * acts as `/`: `..` never climbs above it and absolute targets restart at it (containerd's
- * `RootPath`). `symlinkEscapes` answers the opposite question for the final tree: would the
- * host kernel, following this link, leave the root?
+ * Path resolution confined to an unpack root. Symlinks created by earlier layer entries may
+ * point anywhere: `resolveInRoot` follows them as the kernel would, except that the image root
+ * acts as `/` (`..` never climbs above it, absolute targets restart at it: containerd's
+ * `RootPath`). `symlinkEscapes` asks the opposite for the final tree: would the host kernel,
+ * following this link, leave the root?
  */
 import { lstat, readlink } from 'node:fs/promises';
 import { join, posix } from 'node:path';
@@ -27,6 +25,50 @@ async function lstatOrUndefined(p: string): Promise<Awaited<ReturnType<typeof ls
 }
 
 /**
+ * Follows `path` from directory `start` under `root` (symlinks in the last component only with
+ * `followFinal`). `confine`: the root acts as `/` (see the module comment) and missing
+ * components are taken literally; otherwise leaving the root `escapes` and a missing one stops.
+ */
+async function follow(
+  root: string,
+  start: string[],
+  path: string[],
+  confine: boolean,
+  followFinal = true,
+): Promise<string[] | 'escapes' | 'missing' | 'loop'> {
+  const current = [...start];
+  let pending = path;
+  let hops = 0;
+  while (pending.length > 0) {
+    const [head = '', ...rest] = pending;
+    pending = rest;
+    if (head === '..') {
+      if (current.length === 0 && !confine) return 'escapes';
+      current.pop();
+      continue;
+    }
+    if (pending.length === 0 && !followFinal) {
+      current.push(head);
+      break;
+    }
+    const st = await lstatOrUndefined(join(root, ...current, head));
+    if (st === undefined && !confine) return 'missing';
+    if (st?.isSymbolicLink() === true) {
+      if (++hops > MAX_LINK_HOPS) return 'loop';
+      const target = await readlink(join(root, ...current, head));
+      if (target.startsWith('/')) {
+        if (!confine) return 'escapes';
+        current.length = 0;
+      }
+      pending = [...splitPath(target), ...pending];
+      continue;
+    }
+    current.push(head);
+  }
+  return current;
+}
+
+/**
  * Resolves `rel` (slash-separated; a leading `/` means the root) to an absolute host path
  * under `root`, following symlinks in every component, and in the last one too when
  * `followFinal` is set. Missing components are taken literally.
@@ -34,33 +76,9 @@ async function lstatOrUndefined(p: string): Promise<Awaited<ReturnType<typeof ls
  * @throws Error `too many levels of symbolic links resolving "<rel>"` after 255 hops.
  */
 export async function resolveInRoot(root: string, rel: string, followFinal: boolean): Promise<string> {
-  let pending = splitPath(rel);
-  const current: string[] = [];
-  let hops = 0;
-  while (pending.length > 0) {
-    const [head, ...rest] = pending;
-    pending = rest;
-    if (head === undefined) break;
-    if (head === '..') {
-      current.pop();
-      continue;
-    }
-    const candidate = [...current, head];
-    if (pending.length === 0 && !followFinal) {
-      current.push(head);
-      break;
-    }
-    const st = await lstatOrUndefined(join(root, ...candidate));
-    if (st?.isSymbolicLink() === true) {
-      if (++hops > MAX_LINK_HOPS) throw new Error(`too many levels of symbolic links resolving ${JSON.stringify(rel)}`);
-      const target = await readlink(join(root, ...candidate));
-      if (target.startsWith('/')) current.length = 0;
-      pending = [...splitPath(target), ...pending];
-      continue;
-    }
-    current.push(head);
-  }
-  return join(root, ...current);
+  const resolved = await follow(root, [], splitPath(rel), true, followFinal);
+  if (typeof resolved === 'string') throw new Error(`too many levels of symbolic links resolving ${JSON.stringify(rel)}`);
+  return join(root, ...resolved);
 }
 
 /**
@@ -81,31 +99,8 @@ export function confineLinkTarget(linkDir: string, target: string): string {
  * component, which cannot appear later in a read-only tree.
  */
 export async function symlinkEscapes(root: string, linkRel: string): Promise<boolean> {
-  const current = splitPath(posix.dirname(linkRel));
   const first = await readlink(join(root, linkRel));
   if (first.startsWith('/')) return true;
-  let pending = splitPath(first);
-  let hops = 0;
-  while (pending.length > 0) {
-    const [head, ...rest] = pending;
-    pending = rest;
-    if (head === undefined) break;
-    if (head === '..') {
-      if (current.length === 0) return true;
-      current.pop();
-      continue;
-    }
-    const candidate = [...current, head];
-    const st = await lstatOrUndefined(join(root, ...candidate));
-    if (st === undefined) return false;
-    if (st.isSymbolicLink()) {
-      if (++hops > MAX_LINK_HOPS) return true;
-      const target = await readlink(join(root, ...candidate));
-      if (target.startsWith('/')) return true;
-      pending = [...splitPath(target), ...pending];
-      continue;
-    }
-    current.push(head);
-  }
-  return false;
+  const end = await follow(root, splitPath(posix.dirname(linkRel)), splitPath(first), false);
+  return end === 'escapes' || end === 'loop';
 }
