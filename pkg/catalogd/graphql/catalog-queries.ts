@@ -10,7 +10,7 @@
  * GraphQL error, as upstream reports its complexity limits.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { type DocumentNode, GraphQLError, type GraphQLSchema, execute, validate } from 'graphql';
+import { GraphQLError, type GraphQLSchema, execute, validate } from 'graphql';
 import type { StoredVersion } from '../storage/index.ts';
 import { type CatalogShape, addBlob } from './discovery.ts';
 import { type QueryContext, buildCatalogSchema, goJson } from './schema.ts';
@@ -69,27 +69,17 @@ export class CatalogQueries {
 
   /**
    * Answers one request to `/api/v1/graphql` of a catalog (`v` undefined: no content): a query
-   * refused by the complexity limits is answered whatever the catalog (as upstream), otherwise
-   * undefined when there is no catalog, else the answer of `run`.
+   * refused by the complexity limits (limits.ts) is answered whatever the catalog (as upstream),
+   * otherwise undefined when there is no catalog, else the answer's JSON text as upstream writes
+   * it (Go's encoding: keys sorted, HTML characters escaped, a final newline). Throws only for
+   * storage failures (reading the index or the content), with `cause`.
    */
   async query(v: StoredVersion | undefined, request: GraphqlRequest): Promise<string | undefined> {
     const checked = checkQuery(request.query);
     if (!checked.ok) return encodeAnswer(null, [new GraphQLError(checked.message)]);
     if (v === undefined) return undefined;
-    return this.run(v, checked.document, request.variables, request.operationName);
-  }
-
-  /**
-   * Runs a checked query (limits.ts) against `v` and returns the answer's JSON text as upstream
-   * writes it (Go's encoding: keys sorted, HTML characters escaped, a final newline). Throws
-   * only for storage failures (reading the index or the content), with `cause`.
-   */
-  async run(
-    v: StoredVersion,
-    document: DocumentNode,
-    variables: Record<string, unknown> | undefined,
-    operationName: string | undefined,
-  ): Promise<string> {
+    const { document } = checked;
+    const { variables: variableValues, operationName } = request;
     const { timeoutMs, maxLoadBytes, maxAnswerBytes } = this.#limits;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new QueryBoundError(`query exceeded the time limit of ${goDuration(timeoutMs)}`)), timeoutMs);
@@ -122,7 +112,7 @@ export class CatalogQueries {
             return !abort.signal.aborted;
           },
         };
-        const result = await execute({ schema, document, variableValues: variables, operationName, contextValue: ctx, abortSignal: abort.signal });
+        const result = await execute({ schema, document, variableValues, operationName, contextValue: ctx, abortSignal: abort.signal });
         abort.signal.throwIfAborted();
         return encodeAnswer((result.data ?? null) as JsonValue, result.errors ?? []);
       } finally {
