@@ -6,7 +6,6 @@ import {
   decodeYamlOrJson,
   type RawJson,
   scanJson,
-  splitJsonStream,
   YamlConvertError,
   yamlToJsonValue,
 } from './index.ts';
@@ -52,7 +51,6 @@ describe('raw JSON spans', () => {
   it('reports Go syntax errors', () => {
     expect(scanJson('{"a":1} x')).toEqual({ ok: false, error: "invalid character 'x' after top-level value" });
     expect(scanJson('{"a":')).toEqual({ ok: false, error: 'unexpected end of JSON input' });
-    expect(splitJsonStream('{"a":1}{"b":2} 3')).toEqual({ ok: true, value: ['{"a":1}', '{"b":2}', '3'] });
   });
 });
 

@@ -8,5 +8,5 @@ export { DecodeLimitError, YamlConvertError } from './errors.ts';
 export { inFileNumbering } from './file-lines.ts';
 export { decodeDocuments, decodeSingleDocument, decodeUtf8, decodeYamlOrJson } from './stream.ts';
 export { findOverflowingNumber, goUnmarshalSyntaxError, scanJsonValue, type RawJson } from './json-scan.ts';
-export { compactRaw, goJsonKindName, scanJson, splitJsonStream } from './raw-json.ts';
+export { compactRaw, goJsonKindName, scanJson } from './raw-json.ts';
 export { type BoundaryScan, findValueEnd, NEEDS_MORE, STRING_TOO_LONG, TOO_DEEP } from './json-boundary.ts';

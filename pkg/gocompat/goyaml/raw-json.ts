@@ -1,8 +1,7 @@
 /**
- * JSON text kept as text, for the places where upstream works on raw JSON rather than decoded
- * values: property values kept as `json.RawMessage` (number spellings and key order must
- * survive a round trip) and streams of concatenated JSON documents. Spans are indices into the
- * JS string; syntax errors are Go's (`unexpected end of JSON input`,
+ * JSON text kept as text, where upstream works on raw JSON rather than decoded values: property
+ * values kept as `json.RawMessage` (number spellings and key order must survive a round trip).
+ * Spans are indices into the JS string; syntax errors are Go's (`unexpected end of JSON input`,
  * `invalid character 'x' looking for beginning of value`, ...). Scanning is json-scan.ts.
  */
 import { err, ok, type Result } from '../../shared/errors/index.ts';
@@ -20,20 +19,6 @@ export function scanJson(text: string): Result<RawJson, string> {
   const trailing = firstNonSpace(buf, r.end);
   if (trailing < buf.length) return err(`invalid character ${goQuoteChar(buf[trailing] as number)} after top-level value`);
   return ok(toStringSpans(text, buf, r.tree as RawJson));
-}
-
-/** Splits a stream of white-space separated (or concatenated) JSON values into their texts. */
-export function splitJsonStream(text: string): Result<string[], string> {
-  const buf = Buffer.from(text, 'utf8');
-  const out: string[] = [];
-  for (let pos = firstNonSpace(buf, 0); pos < buf.length; pos = firstNonSpace(buf, pos)) {
-    const r = scanJsonValue(buf, pos, buf.length, true);
-    if (r.kind === 'incomplete') return err('unexpected end of JSON input');
-    if (r.kind === 'error') return err(r.message);
-    out.push(buf.toString('utf8', pos, r.end));
-    pos = r.end;
-  }
-  return ok(out);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { goJsonMarshal } from './index.ts';
 import { mergeOlmProperties } from './properties.ts';
-import { compactRaw, scanJson, splitJsonStream } from '../../gocompat/goyaml/index.ts';
+import { compactRaw, scanJson } from '../../gocompat/goyaml/index.ts';
 
 const enc = new TextEncoder();
 
@@ -78,10 +78,6 @@ describe('raw JSON helpers', () => {
     const text = ' { "a" : [ 1.50 , "x < y" , "\\u0026" ] } ';
     const node = scanJson(text);
     expect(node.ok && compactRaw(text, node.value)).toBe('{"a":[1.50,"x \\u003c y","\\u0026"]}');
-  });
-
-  it('splits concatenated JSON documents', () => {
-    expect(splitJsonStream('{"a":1}\n{"b":[2]} 3')).toEqual({ ok: true, value: ['{"a":1}', '{"b":[2]}', '3'] });
   });
 
   it('encodes like Go json.Marshal (sorted map keys, HTML escaping)', () => {

@@ -53,11 +53,11 @@ describe('HealthServer', () => {
 
   it('fails a check that throws and reports the message', async () => {
     server = new HealthServer({ port: 0, host: '127.0.0.1', registry: new Registry(), log });
-    server.addHealthCheck('leader', () => {
+    server.addReadinessCheck('leader', () => {
       throw new Error('lease lost');
     });
     await server.start();
-    const res = await get('/healthz');
+    const res = await get('/readyz');
     expect(res.status).toBe(500);
     expect(res.body).toContain('[-]leader failed: lease lost');
   });

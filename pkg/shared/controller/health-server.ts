@@ -55,11 +55,6 @@ export class HealthServer {
     this.#ready.set('ping', () => true);
   }
 
-  /** Adds (or replaces) a liveness check shown on `/healthz`. */
-  addHealthCheck(name: string, check: HealthCheck): void {
-    this.#health.set(name, check);
-  }
-
   /** Adds (or replaces) a readiness check shown on `/readyz`. */
   addReadinessCheck(name: string, check: HealthCheck): void {
     this.#ready.set(name, check);

@@ -87,14 +87,15 @@ describe('WorkQueue', () => {
     expect(await readyAfter()).toBe(5);
   });
 
-  it('shutdownWithDrain ignores new adds, hands out the backlog and waits for in-flight keys', async () => {
+  it('shutdown then drain ignores new adds, hands out the backlog and waits for in-flight keys', async () => {
     const q = new WorkQueue({ name: 'q' });
     q.add('a');
     q.add('b');
     q.addAfter('later', 10);
     expect(await q.get()).toBe('a');
     let drained = false;
-    const drain = q.shutdownWithDrain().then(() => (drained = true));
+    q.shutdown();
+    const drain = q.drain().then(() => (drained = true));
     q.add('c');
     await vi.advanceTimersByTimeAsync(50); // the delayed add was dropped
     expect(await q.get()).toBe('b');
@@ -136,7 +137,8 @@ describe('WorkQueue', () => {
     // Re-adds happen before done(): the queue is idle only once all 6 + 40 were processed.
     await q.drain();
     expect(processed).toBe(46);
-    await q.shutdownWithDrain();
+    q.shutdown();
+    await q.drain();
     await Promise.all(workers);
     expect(maxParallel).toBe(4);
   });

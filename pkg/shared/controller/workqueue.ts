@@ -147,12 +147,6 @@ export class WorkQueue {
     return new Promise((resolve) => this.#idle.push(resolve));
   }
 
-  /** `shutdown()` then `drain()`: workers finish the queued and in-flight keys. */
-  shutdownWithDrain(): Promise<void> {
-    this.shutdown();
-    return this.drain();
-  }
-
   #pop(): string {
     const key = this.#queue[this.#head] as string;
     this.#head++;

@@ -78,7 +78,6 @@ interface WatchOptions extends Omit<ListOptions, 'limit' | 'continue' | 'metadat
 interface DeleteOptions {
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
   preconditions?: { uid?: string; resourceVersion?: string };
-  gracePeriodSeconds?: number;
   dryRun?: boolean;
   signal?: AbortSignal;
 }
@@ -274,7 +273,6 @@ export function createKubeClient(transport: Transport, mapper: ResourceMapper): 
       const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
       if (o.propagationPolicy !== undefined) body.propagationPolicy = o.propagationPolicy;
       if (o.preconditions !== undefined) body.preconditions = o.preconditions;
-      if (o.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = o.gracePeriodSeconds;
       if (o.dryRun === true) body.dryRun = ['All'];
       return transport.request('DELETE', path, { body, ...withSignal(o.signal) });
     },

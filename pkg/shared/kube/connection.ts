@@ -16,16 +16,12 @@
 import { readFile } from 'node:fs/promises';
 import type { Agent } from 'node:http';
 import type https from 'node:https';
-import { createAgentPool } from '../nodehttp/index.ts';
+import { createAgentPool, type ServerTlsOptions } from '../nodehttp/index.ts';
 import type { KubeAuth, ResolvedKubeConfig } from './kubeconfig.ts';
 import { createWatchChannel, type WatchChannel } from './watch-channel.ts';
 
 /** TLS settings of the server side of a connection, shared by identities on the same server. */
-interface ServerTls {
-  ca?: Buffer | string | undefined;
-  servername?: string | undefined;
-  rejectUnauthorized?: boolean | undefined;
-}
+type ServerTls = Omit<ServerTlsOptions, 'cert' | 'key'>;
 
 /**
  * One identity on one API server. `authHeaders()` may be called for every request (it caches
@@ -55,8 +51,6 @@ export interface Connection {
 export interface ConnectionOptions {
   /** Upper bound of parallel request sockets to the server (default 64; watches hold none). */
   maxSockets?: number;
-  /** Transport of watches: `h2` (default over TLS) or `http/1.1` (an uncapped separate agent). */
-  watchProtocol?: 'h2' | 'http/1.1';
   /** How long dynamic auth headers (exec plugins, token files) are reused (default 10 s). */
   authCacheMs?: number;
 }
@@ -73,12 +67,7 @@ export async function connectionFromKubeConfig(kc: ResolvedKubeConfig, options: 
   const plugin = kc.auth.kind === 'plugin' ? await pluginCredentials(kc.auth) : undefined;
   const tls = { ...serverTls, cert: plugin?.cert ?? kc.cert, key: plugin?.key ?? kc.key };
   const proxy = kc.proxy;
-  const agent = makeAgent(server, tls, options, proxy);
-  const watches = makeWatchChannel(server, tls, options, proxy);
-  const close = (): void => {
-    agent.destroy();
-    watches.close();
-  };
+  const { agent, watches, close } = openChannels(server, tls, options, proxy);
   const fetchHeaders = headerSource(kc.auth, plugin);
   if (fetchHeaders === undefined) {
     const fixed = kc.auth.kind === 'static' ? kc.auth.headers : {};
@@ -175,8 +164,20 @@ export function bearerConnection(
 
 /** Creates the request agent and watch channel for credential-less connections to `base`'s server (through its proxy). */
 export function anonymousChannels(base: Pick<Connection, 'server' | 'serverTls' | 'proxy'>, options: ConnectionOptions = {}): SharedChannels {
-  const agent = makeAgent(base.server, base.serverTls, options, base.proxy);
-  const watches = makeWatchChannel(base.server, base.serverTls, options, base.proxy);
+  return openChannels(base.server, base.serverTls, options, base.proxy);
+}
+
+// A proxy-url applies to every request to the server, loopback included, as Go's
+// http.ProxyURL does: the selector ignores the target.
+function openChannels(server: URL, tls: ServerTlsOptions, options: ConnectionOptions, proxy: URL | undefined): SharedChannels {
+  const agent = createAgentPool({
+    maxSockets: options.maxSockets ?? 64,
+    maxFreeSockets: 8,
+    keepAliveMsecs: 30_000,
+    tls,
+    proxy: proxy === undefined ? undefined : () => proxy,
+  }).agentFor(server);
+  const watches = createWatchChannel(server, tls, proxy === undefined ? {} : { proxy });
   return {
     agent,
     watches,
@@ -185,36 +186,6 @@ export function anonymousChannels(base: Pick<Connection, 'server' | 'serverTls' 
       watches.close();
     },
   };
-}
-
-function makeWatchChannel(
-  server: URL,
-  tls: ServerTls & { cert?: Buffer | undefined; key?: Buffer | undefined },
-  options: ConnectionOptions,
-  proxy: URL | undefined,
-): WatchChannel {
-  return createWatchChannel(server, tls, {
-    ...(options.watchProtocol === undefined ? {} : { protocol: options.watchProtocol }),
-    ...(proxy === undefined ? {} : { proxy }),
-  });
-}
-
-// A proxy-url applies to every request to the server, loopback included, as Go's
-// http.ProxyURL does: the selector ignores the target.
-function makeAgent(
-  server: URL,
-  tls: ServerTls & { cert?: Buffer | undefined; key?: Buffer | undefined },
-  options: ConnectionOptions,
-  proxy: URL | undefined,
-): Agent {
-  const pool = createAgentPool({
-    maxSockets: options.maxSockets ?? 64,
-    maxFreeSockets: 8,
-    keepAliveMsecs: 30_000,
-    tls,
-    proxy: proxy === undefined ? undefined : () => proxy,
-  });
-  return pool.agentFor(server);
 }
 
 // Auth headers client-node computed (Authorization, Impersonate-User) plus basic auth,

@@ -3,21 +3,17 @@
  * into the `series` of an earlier one, and which are dropped. Behaviour modelled on client-go's
  * recorders (tools/record's EventCorrelator, tools/events' series), not their code:
  *
- * - Spam filter: a token bucket per regarding object (the source is the recorder's own, so
- *   source+object is the object): `burst` events at once (25), then one per `refillMs`
- *   (5 minutes). Every event spends a token, repeats included; an event without one is dropped.
+ * - Spam filter: a token bucket per regarding object: 25 events at once, then one per 5
+ *   minutes. Every event spends a token, repeats included; an event without one is dropped.
  * - Aggregation: events about one object with the same type, reason and action but different
- *   notes are "similar"; once `maxSimilar` (10) distinct notes were seen within
- *   `aggregateWindowMs` (10 minutes), further ones are combined into one event whose note is
- *   `(combined from similar events): <note>` (the note of the first combined one: a note
- *   cannot change once written) and counted in its series, so a message that changes every time (a
- *   timestamp, a counter) cannot create an Event per reconcile.
- * - Series: an event identical to one recorded (same object, type, reason, action, note) at
- *   most `seriesWindowMs` (6 minutes) before is a repeat: the earlier Event's series count and
- *   lastObservedTime grow instead of a new Event being written. A repeat after a longer pause
- *   starts a new Event.
+ *   notes are "similar"; once 10 distinct notes were seen within 10 minutes, further ones are
+ *   combined into one event whose note is `(combined from similar events): <note>` (the first
+ *   combined note: a note cannot change once written), so a message that changes every time
+ *   cannot create an Event per reconcile.
+ * - Series: an event identical to one recorded at most 6 minutes before is a repeat: the
+ *   earlier Event's series count and lastObservedTime grow instead of a new Event being written.
  *
- * Both caches are LRUs bounded by `maxKeys` (4096 entries), as client-go's.
+ * All three caches are LRUs bounded at 4096 entries, as client-go's.
  */
 
 /** Kubernetes' two event types. */
@@ -58,20 +54,18 @@ export interface SeriesEntry<W> {
 /** What to do with an event: nothing, write a new Event, or grow an existing one's series. */
 type Correlation<W> = { kind: 'drop' } | { kind: 'new'; entry: SeriesEntry<W> } | { kind: 'repeat'; entry: SeriesEntry<W> };
 
-/** Tunables; the defaults are client-go's. */
-export interface CorrelatorOptions {
-  burst?: number;
-  refillMs?: number;
-  maxSimilar?: number;
-  aggregateWindowMs?: number;
-  seriesWindowMs?: number;
-  maxKeys?: number;
-}
+// client-go's tunables (see the module comment).
+const BURST = 25;
+const REFILL_MS = 5 * 60_000;
+const MAX_SIMILAR = 10;
+const AGGREGATE_WINDOW_MS = 10 * 60_000;
+const SERIES_WINDOW_MS = 6 * 60_000;
+const MAX_KEYS = 4096;
 
 /** Note prefix of an aggregated event (client-go's text). */
 export const COMBINED_PREFIX = '(combined from similar events): ';
 
-/** A Map used as an LRU: `touch` moves a key to the young end, the oldest is evicted first. */
+/** A Map used as an LRU: a key read or set moves to the young end, the oldest is evicted first. */
 class Lru<V> {
   readonly #map = new Map<string, V>();
   readonly #max: number;
@@ -108,27 +102,13 @@ interface Similar {
 
 /** See the module comment; `W` is the recorder's per-Event write state, made by `newWrite`. */
 export class EventCorrelator<W> {
-  readonly #burst: number;
-  readonly #refillMs: number;
-  readonly #maxSimilar: number;
-  readonly #aggregateMs: number;
-  readonly #seriesMs: number;
-  readonly #buckets: Lru<Bucket>;
-  readonly #similar: Lru<Similar>;
-  readonly #series: Lru<SeriesEntry<W>>;
+  readonly #buckets = new Lru<Bucket>(MAX_KEYS);
+  readonly #similar = new Lru<Similar>(MAX_KEYS);
+  readonly #series = new Lru<SeriesEntry<W>>(MAX_KEYS);
   readonly #newWrite: () => W;
 
-  constructor(newWrite: () => W, o: CorrelatorOptions = {}) {
+  constructor(newWrite: () => W) {
     this.#newWrite = newWrite;
-    this.#burst = o.burst ?? 25;
-    this.#refillMs = o.refillMs ?? 5 * 60_000;
-    this.#maxSimilar = o.maxSimilar ?? 10;
-    this.#aggregateMs = o.aggregateWindowMs ?? 10 * 60_000;
-    this.#seriesMs = o.seriesWindowMs ?? 6 * 60_000;
-    const max = o.maxKeys ?? 4096;
-    this.#buckets = new Lru(max);
-    this.#similar = new Lru(max);
-    this.#series = new Lru(max);
   }
 
   /** Decides what happens to `spec`, observed at `nowMs`, and records it. */
@@ -140,7 +120,7 @@ export class EventCorrelator<W> {
     // A combined event is one Event whatever its note (a note cannot change once written).
     const key = aggregated === spec ? `${similar}\u0000${spec.note}` : `${similar}\u0000${COMBINED_PREFIX}`;
     const known = this.#series.get(key);
-    if (known !== undefined && nowMs - known.lastMs <= this.#seriesMs) {
+    if (known !== undefined && nowMs - known.lastMs <= SERIES_WINDOW_MS) {
       known.count++;
       known.lastMs = nowMs;
       return { kind: 'repeat', entry: known };
@@ -151,8 +131,8 @@ export class EventCorrelator<W> {
   }
 
   #takeToken(object: string, nowMs: number): boolean {
-    const b = this.#buckets.get(object) ?? { tokens: this.#burst, lastMs: nowMs };
-    b.tokens = Math.min(this.#burst, b.tokens + Math.max(0, nowMs - b.lastMs) / this.#refillMs);
+    const b = this.#buckets.get(object) ?? { tokens: BURST, lastMs: nowMs };
+    b.tokens = Math.min(BURST, b.tokens + Math.max(0, nowMs - b.lastMs) / REFILL_MS);
     b.lastMs = nowMs;
     this.#buckets.set(object, b);
     if (b.tokens < 1) return false;
@@ -163,10 +143,10 @@ export class EventCorrelator<W> {
   /** `spec`, or its combined form once too many similar notes were seen in the window. */
   #aggregate(key: string, spec: EventSpec, nowMs: number): EventSpec {
     let group = this.#similar.get(key);
-    if (group === undefined || nowMs - group.startMs > this.#aggregateMs) group = { startMs: nowMs, notes: new Set() };
+    if (group === undefined || nowMs - group.startMs > AGGREGATE_WINDOW_MS) group = { startMs: nowMs, notes: new Set() };
     this.#similar.set(key, group);
     group.notes.add(spec.note);
-    if (group.notes.size < this.#maxSimilar) return spec;
+    if (group.notes.size < MAX_SIMILAR) return spec;
     // Keep the set at its bound; the group stays combined until its window ends.
     group.notes.delete(spec.note);
     return { ...spec, note: COMBINED_PREFIX + spec.note };

@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { isAlreadyExists, isNotFound } from './api-error.ts';
 import type { KubeClient } from './client.ts';
-import { EventCorrelator, type CorrelatorOptions, type EventObjectRef, type EventType, type SeriesEntry } from './event-correlator.ts';
+import { EventCorrelator, type EventObjectRef, type EventType, type SeriesEntry } from './event-correlator.ts';
 import { microTime } from './leader-election.ts';
 import { counterOn } from './metrics.ts';
 import type { KubeObject } from '../unstructured/index.ts';
@@ -33,7 +33,7 @@ export interface EventRecorder {
 }
 
 /** Construction options of a KubeEventRecorder. */
-interface KubeEventRecorderOptions extends CorrelatorOptions {
+interface KubeEventRecorderOptions {
   /** The component's own client (its ServiceAccount): needs events create and patch, all it calls. */
   client: Pick<KubeClient, 'create' | 'patch'>;
   /** `reportingController`, e.g. `olm.operatorframework.io/operator-controller`. */
@@ -100,7 +100,7 @@ export class KubeEventRecorder implements EventRecorder {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#instance = options.reportingInstance.slice(0, 128);
-    this.#correlator = new EventCorrelator<WriteState>(() => ({ name: '', namespace: '', created: false, written: 0, running: undefined }), options);
+    this.#correlator = new EventCorrelator<WriteState>(() => ({ name: '', namespace: '', created: false, written: 0, running: undefined }));
     this.#dropped =
       options.registry === undefined
         ? undefined

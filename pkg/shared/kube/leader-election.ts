@@ -31,10 +31,6 @@ interface LeaderElectionOptions {
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
-  /** Candidates wait retryPeriod * (1 + random * retryJitter) between attempts (default 1.2). */
-  retryJitter?: number;
-  /** On cancellation, clear the holder so a standby takes over at once (default true). */
-  releaseOnCancel?: boolean;
   log: Logger;
   registry?: Registry;
   /** Called when leadership starts; `signal` aborts when it ends. Must stop work on abort. */
@@ -85,8 +81,7 @@ export function microTime(ms: number): string {
 
 /** Runs leader election for one Lease; see the module comment for the guarantees. */
 export class LeaderElector {
-  readonly #o: Required<Pick<LeaderElectionOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'retryJitter' | 'releaseOnCancel'>> &
-    LeaderElectionOptions;
+  readonly #o: Required<Pick<LeaderElectionOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>> & LeaderElectionOptions;
   readonly #gauge;
   #leading = false;
   #observed: { record: string; holder: string; durationMs: number; at: number } | undefined;
@@ -95,7 +90,7 @@ export class LeaderElector {
 
   /** Throws when the durations are inconsistent (same rules as client-go). */
   constructor(options: LeaderElectionOptions) {
-    this.#o = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, retryJitter: 1.2, releaseOnCancel: true, ...options };
+    this.#o = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, ...options };
     checkLeaderElectionDurations(this.#o);
     if (options.identity === '') throw new Error('leader election identity must not be empty');
     this.#gauge =
@@ -115,11 +110,12 @@ export class LeaderElector {
    * Never rejects. After `lost` the caller must stop leader-only work (upstream exits).
    */
   async run(signal: AbortSignal): Promise<LeaderElectionOutcome> {
-    const { retryPeriodMs, retryJitter, renewDeadlineMs, log } = this.#o;
+    const { retryPeriodMs, renewDeadlineMs, log } = this.#o;
     log.info({ lease: this.#leaseName(), identity: this.#o.identity }, 'attempting to acquire leader lease');
     while (!signal.aborted) {
       if ((await this.#tryAcquireOrRenew(renewDeadlineMs, signal)) === 'held') break;
-      await this.#waitToRetry(retryPeriodMs * (1 + Math.random() * retryJitter), signal);
+      // client-go's jitter factor 1.2.
+      await this.#waitToRetry(retryPeriodMs * (1 + Math.random() * 1.2), signal);
     }
     if (signal.aborted) return 'cancelled';
     return this.#lead(signal);
@@ -139,9 +135,7 @@ export class LeaderElector {
     for (;;) {
       await sleepUnlessAborted(Math.max(0, Math.min(step, until - Date.now())), signal);
       if (signal.aborted || Date.now() >= until) return;
-      const lease = await this.#o.client
-        .get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: this.#o.namespace, name: this.#o.name }, { signal })
-        .catch(() => undefined);
+      const lease = await this.#o.client.get<Lease>(this.#leaseRef(), { signal }).catch(() => undefined);
       if (lease !== undefined && (lease.spec?.holderIdentity ?? '') === '') return;
     }
   }
@@ -187,9 +181,9 @@ export class LeaderElector {
       this.#o.onStoppedLeading?.();
       return 'lost';
     }
-    // Let leader work wind down before handing over, but never beyond the lease itself.
-    const finished = await settlesWithin(work, this.#o.leaseDurationMs);
-    if (this.#o.releaseOnCancel && finished) await this.#release();
+    // Let leader work wind down, never beyond the lease, then clear the holder so a standby
+    // takes over at once.
+    if (await settlesWithin(work, this.#o.leaseDurationMs)) await this.#release();
     this.#o.onStoppedLeading?.();
     return 'cancelled';
   }
@@ -204,7 +198,7 @@ export class LeaderElector {
     try {
       let lease: Lease;
       try {
-        lease = await client.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name }, { signal });
+        lease = await client.get<Lease>(this.#leaseRef(), { signal });
       } catch (err) {
         if (!isNotFound(err)) throw err;
         const spec: LeaseSpec = {
@@ -286,10 +280,10 @@ export class LeaderElector {
 
   // Clears the holder (if still ours) so the next candidate attempt succeeds at once.
   async #release(): Promise<void> {
-    const { client, namespace, name, identity, log } = this.#o;
+    const { client, identity, log } = this.#o;
     const signal = AbortSignal.timeout(this.#o.renewDeadlineMs);
     try {
-      const lease = await client.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name }, { signal });
+      const lease = await client.get<Lease>(this.#leaseRef(), { signal });
       if ((lease.spec?.holderIdentity ?? '') !== identity) return;
       const now = Date.now();
       const spec: LeaseSpec = {
@@ -310,6 +304,10 @@ export class LeaderElector {
   #setLeading(leading: boolean): void {
     this.#leading = leading;
     this.#gauge?.set({ name: this.#o.name }, leading ? 1 : 0);
+  }
+
+  #leaseRef(): { apiVersion: string; kind: string; namespace: string; name: string } {
+    return { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: this.#o.namespace, name: this.#o.name };
   }
 
   #leaseName(): string {

@@ -62,9 +62,10 @@ export interface TransportOptions {
   onWarning?: (message: string) => void;
   /** How often a 429 is retried (default 3). */
   maxThrottleRetries?: number;
-  /** Upper bound of one Retry-After wait (default 10 s). */
-  maxRetryAfterMs?: number;
 }
+
+/** Upper bound of one Retry-After wait. */
+const MAX_RETRY_AFTER_MS = 10_000;
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -74,7 +75,6 @@ type RawResponse = ChannelResponse;
 export function createTransport(conn: Connection, options: TransportOptions = {}): Transport {
   const userAgent = options.userAgent ?? 'olmv1';
   const maxThrottle = options.maxThrottleRetries ?? 3;
-  const maxRetryAfterMs = options.maxRetryAfterMs ?? 10_000;
 
   function urlFor(path: string, query: QueryParams | undefined): URL {
     const url = new URL(conn.server.href);
@@ -104,7 +104,7 @@ export function createTransport(conn: Connection, options: TransportOptions = {}
       if (res.status === 429 && throttled < maxThrottle) {
         throttled++;
         res.stream.resume();
-        await sleep(retryAfterMs(res.headers['retry-after'], maxRetryAfterMs), undefined, { signal: opts.signal });
+        await sleep(retryAfterMs(res.headers['retry-after'], MAX_RETRY_AFTER_MS), undefined, { signal: opts.signal });
         continue;
       }
       reportWarnings(res.headers.warning);

@@ -17,17 +17,8 @@
 import type { Agent, IncomingHttpHeaders } from 'node:http';
 import type * as NodeHttp2 from 'node:http2';
 import type { Readable } from 'node:stream';
-import { createAgentPool, sendRequest } from '../nodehttp/index.ts';
+import { createAgentPool, sendRequest, type ServerTlsOptions } from '../nodehttp/index.ts';
 import { errorMessage } from '../errors/index.ts';
-
-/** TLS material of the watch sessions (the same as the identity's request agent). */
-interface ChannelTls {
-  ca?: Buffer | string | undefined;
-  cert?: Buffer | undefined;
-  key?: Buffer | undefined;
-  servername?: string | undefined;
-  rejectUnauthorized?: boolean | undefined;
-}
 
 /** One request to send over a channel. */
 interface ChannelRequest {
@@ -73,17 +64,18 @@ interface WatchChannelOptions {
   protocol?: 'h2' | 'http/1.1';
   /** Forward proxy (http or https) every watch goes through; implies `http/1.1`. */
   proxy?: URL;
-  /** Streams per session at most, lower if the server's settings say so (default 100). */
-  maxStreamsPerSession?: number;
-  /** An HTTP/2 session without streams is closed after this long (default 60 s). */
-  idleMs?: number;
 }
 
+/** Streams per session at most, lower if the server's settings say so. */
+const MAX_STREAMS_PER_SESSION = 100;
+/** An HTTP/2 session without streams is closed after this long. */
+const SESSION_IDLE_MS = 60_000;
+
 /** Creates the watch channel of `server` with `tls` (client certificate included, if any). */
-export function createWatchChannel(server: URL, tls: ChannelTls, options: WatchChannelOptions = {}): WatchChannel {
+export function createWatchChannel(server: URL, tls: ServerTlsOptions, options: WatchChannelOptions = {}): WatchChannel {
   const protocol = options.proxy !== undefined ? 'http/1.1' : (options.protocol ?? (server.protocol === 'http:' ? 'http/1.1' : 'h2'));
   if (protocol === 'http/1.1') return http1Channel(server, tls, options.proxy);
-  return http2Channel(server, tls, options);
+  return http2Channel(server, tls);
 }
 
 /**
@@ -107,7 +99,7 @@ export async function sendHttp1(agent: Agent, req: ChannelRequest): Promise<Chan
   return { status: res.statusCode ?? 0, headers: res.headers, stream: res };
 }
 
-function http1Channel(server: URL, tls: ChannelTls, proxy: URL | undefined): WatchChannel {
+function http1Channel(server: URL, tls: ServerTlsOptions, proxy: URL | undefined): WatchChannel {
   const agent = createAgentPool({
     maxSockets: Infinity,
     maxFreeSockets: 8,
@@ -142,10 +134,9 @@ interface Session {
   idleTimer: NodeJS.Timeout | undefined;
 }
 
-function http2Channel(server: URL, tls: ChannelTls, options: WatchChannelOptions): WatchChannel {
+function http2Channel(server: URL, tls: ServerTlsOptions): WatchChannel {
   const h2: typeof NodeHttp2 = process.getBuiltinModule('node:http2');
-  const cap = options.maxStreamsPerSession ?? 100;
-  const idleMs = options.idleMs ?? 60_000;
+  const cap = MAX_STREAMS_PER_SESSION;
   const sessions = new Set<Session>();
   let closed = false;
 
@@ -200,7 +191,7 @@ function http2Channel(server: URL, tls: ChannelTls, options: WatchChannelOptions
     entry.active--;
     if (entry.active > 0 || entry.retired) return;
     entry.session.unref();
-    entry.idleTimer = setTimeout(() => entry.session.close(), idleMs);
+    entry.idleTimer = setTimeout(() => entry.session.close(), SESSION_IDLE_MS);
     entry.idleTimer.unref();
   }
 
@@ -302,7 +293,7 @@ function bounded(ready: Promise<void>, req: ChannelRequest): Promise<void> {
   });
 }
 
-function definedTls(tls: ChannelTls): Record<string, unknown> {
+function definedTls(tls: ServerTlsOptions): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(tls)) if (v !== undefined) out[k] = v;
   return out;

@@ -14,7 +14,7 @@ import { createHttpProxyAgent, createTunnelAgent } from './proxy-agents.ts';
 import type { ProxySelector } from './proxy-env.ts';
 
 /** TLS of a single server (the Kubernetes API): `ca` replaces the system roots. */
-interface ServerTlsOptions {
+export interface ServerTlsOptions {
   ca?: Buffer | string | undefined;
   cert?: Buffer | undefined;
   key?: Buffer | undefined;

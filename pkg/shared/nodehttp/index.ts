@@ -8,7 +8,7 @@
  * transport all use it; the Kubernetes transport never through a proxy.
  */
 export { http } from './http.ts';
-export { createAgentPool, type AgentPool, type TlsMaterial } from './agents.ts';
+export { createAgentPool, type AgentPool, type ServerTlsOptions, type TlsMaterial } from './agents.ts';
 export { caDirPem, checkRegistryCertDir, registryCertDir } from './cert-dir.ts';
 export { createProxySelector, hasProxy, proxyEnvironment, redactProxy, type ProxyEnvironment, type ProxySelector } from './proxy-env.ts';
 export { RequestTimeoutError, describeRequest, sendRequest } from './request.ts';

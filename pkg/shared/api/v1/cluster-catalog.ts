@@ -38,9 +38,6 @@ const ImageSource = z.object({
   pollIntervalMinutes: z.number().int().positive().optional(),
 });
 
-/** `spec.source.image`; see the `ImageSource` schema. */
-type ImageSource = z.infer<typeof ImageSource>;
-
 /**
  * `spec.source`. `Image` is the only source type, and the CRD requires `image` with it, so the
  * parsed form always has `image`.
@@ -49,9 +46,6 @@ const CatalogSource = z.object({
   type: z.literal(CatalogSourceType.Image),
   image: ImageSource,
 });
-
-/** `spec.source`; see the `CatalogSource` schema. */
-type CatalogSource = z.infer<typeof CatalogSource>;
 
 /**
  * `spec` of a ClusterCatalog. `priority` (int32, default 0) breaks ties between catalogs during
@@ -63,9 +57,6 @@ const ClusterCatalogSpec = z.object({
   availabilityMode: z.enum([AvailabilityMode.Available, AvailabilityMode.Unavailable]).default(AvailabilityMode.Available),
 });
 
-/** `spec` of a ClusterCatalog; see the `ClusterCatalogSpec` schema. */
-type ClusterCatalogSpec = z.infer<typeof ClusterCatalogSpec>;
-
 /**
  * `status.resolvedSource`: the content actually served, pinned by digest
  * (`<repository>@sha256:<hex>`; the CRD rejects tags here).
@@ -75,9 +66,6 @@ const ResolvedCatalogSource = z.object({
   image: z.object({ ref: z.string().min(1) }),
 });
 
-/** `status.resolvedSource`; see the `ResolvedCatalogSource` schema. */
-type ResolvedCatalogSource = z.infer<typeof ResolvedCatalogSource>;
-
 /**
  * `status.urls`: `base` is the http(s) URL of the catalog's content API
  * (`<scheme>://<host>/catalogs/<name>`); clients append `/api/v1/all` or `/api/v1/metas`.
@@ -85,9 +73,6 @@ type ResolvedCatalogSource = z.infer<typeof ResolvedCatalogSource>;
 const ClusterCatalogUrls = z.object({
   base: z.string().min(1),
 });
-
-/** `status.urls`; see the `ClusterCatalogUrls` schema. */
-type ClusterCatalogUrls = z.infer<typeof ClusterCatalogUrls>;
 
 /**
  * `status` of a ClusterCatalog, written only by catalogd. Condition types and reasons are those

@@ -61,9 +61,6 @@ const CatalogFilter = z.object({
     .default(UpgradeConstraintPolicy.CatalogProvided),
 });
 
-/** `spec.source.catalog`; see the `CatalogFilter` schema. */
-type CatalogFilter = z.infer<typeof CatalogFilter>;
-
 /**
  * `spec.source`. `Catalog` is the only source type, and the CRD requires `catalog` with it, so
  * the parsed form always has `catalog`.
@@ -73,16 +70,10 @@ const ClusterExtensionSource = z.object({
   catalog: CatalogFilter,
 });
 
-/** `spec.source`; see the `ClusterExtensionSource` schema. */
-type ClusterExtensionSource = z.infer<typeof ClusterExtensionSource>;
-
 /** `spec.serviceAccount`: the ServiceAccount in `spec.namespace` used for the extension's objects (optional). */
 const ServiceAccountReference = z.object({
   name: z.string().min(1),
 });
-
-/** `spec.serviceAccount`; see the `ServiceAccountReference` schema. */
-type ServiceAccountReference = z.infer<typeof ServiceAccountReference>;
 
 /**
  * `spec.install`. The CRD requires `preflight.crdUpgradeSafety` whenever `install` is given;
@@ -98,9 +89,6 @@ const ClusterExtensionInstallConfig = z.object({
     .optional(),
 });
 
-/** `spec.install`; see the `ClusterExtensionInstallConfig` schema. */
-type ClusterExtensionInstallConfig = z.infer<typeof ClusterExtensionInstallConfig>;
-
 /**
  * `spec.config`: bundle configuration. `inline` is an arbitrary non-empty JSON object; for
  * registry+v1 bundles its keys are `watchNamespace` and `deploymentConfig`, and it is checked
@@ -110,9 +98,6 @@ const ClusterExtensionConfig = z.object({
   configType: z.literal(ConfigType.Inline),
   inline: z.record(z.string(), z.unknown()),
 });
-
-/** `spec.config`; see the `ClusterExtensionConfig` schema. */
-type ClusterExtensionConfig = z.infer<typeof ClusterExtensionConfig>;
 
 /**
  * `spec` of a ClusterExtension. `namespace` and `source` are required; without
@@ -148,9 +133,6 @@ export type BundleMetadata = z.infer<typeof BundleMetadata>;
 const ClusterExtensionInstallStatus = z.object({
   bundle: BundleMetadata,
 });
-
-/** `status.install`; see the `ClusterExtensionInstallStatus` schema. */
-type ClusterExtensionInstallStatus = z.infer<typeof ClusterExtensionInstallStatus>;
 
 /**
  * `status` of a ClusterExtension, written only by operator-controller. Condition types and

@@ -41,9 +41,6 @@ const LabelSelectorRequirement = z.object({
   values: z.array(z.string()).optional(),
 });
 
-/** A set-based label requirement; see the `LabelSelectorRequirement` schema. */
-type LabelSelectorRequirement = z.infer<typeof LabelSelectorRequirement>;
-
 /**
  * Kubernetes `metav1.LabelSelector`: every `matchLabels` entry and every `matchExpressions`
  * requirement must hold. An empty selector matches everything.
