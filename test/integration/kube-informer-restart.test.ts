@@ -57,7 +57,7 @@ describe('Informer across a kube-apiserver restart', () => {
       transform: stripManagedFields,
       // A fixed, long-ish backoff keeps the informer disconnected for a while after the
       // restart, so the changes below happen while nobody is watching.
-      backoff: { initialMs: 4_000, maxMs: 4_000, jitter: 0 },
+      backoff: { initialMs: 4_000, maxMs: 4_000, random: () => 0 },
       watchdogMs: 60_000,
       resyncPeriodMs: 0,
     });

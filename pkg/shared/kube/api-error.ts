@@ -27,19 +27,6 @@ export interface Status {
   code?: number;
 }
 
-/** Status reasons we branch on (values of `Status.reason`, apimachinery `StatusReason*`). */
-const StatusReason = {
-  NotFound: 'NotFound',
-  AlreadyExists: 'AlreadyExists',
-  Conflict: 'Conflict',
-  Gone: 'Gone',
-  Expired: 'Expired',
-  Forbidden: 'Forbidden',
-  Unauthorized: 'Unauthorized',
-  Invalid: 'Invalid',
-  TooManyRequests: 'TooManyRequests',
-} as const;
-
 /**
  * A failed API call. `status` is the HTTP status code (or the Status `code` of a watch ERROR
  * event), `reason` the Status reason ('' when the server sent none), `message` the Status message
@@ -88,71 +75,60 @@ function isStatusObject(body: unknown): body is Status {
   return typeof body === 'object' && body !== null && (body as { kind?: unknown }).kind === 'Status';
 }
 
-// Reasons the API server implies for bare HTTP codes (apimachinery's
-// reasonForCode), used when a proxy or an old server sends no Status body.
+// Reasons the API server implies for bare HTTP codes (apimachinery's reasonForCode), used
+// when a proxy or an old server sends no Status body.
+const REASON_FOR_CODE: Readonly<Record<number, string>> = {
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  410: 'Gone',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+};
+
 function reasonForCode(code: number): string {
-  switch (code) {
-    case 401:
-      return StatusReason.Unauthorized;
-    case 403:
-      return StatusReason.Forbidden;
-    case 404:
-      return StatusReason.NotFound;
-    case 409:
-      return StatusReason.Conflict;
-    case 410:
-      return StatusReason.Gone;
-    case 422:
-      return StatusReason.Invalid;
-    case 429:
-      return StatusReason.TooManyRequests;
-    default:
-      return '';
-  }
+  return REASON_FOR_CODE[code] ?? '';
 }
 
-function asApiError(err: unknown): ApiError | undefined {
-  return err instanceof ApiError ? err : undefined;
+// An ApiError with `reason`, or with HTTP status `code` (only when it carries no reason, unless
+// `anyReason`: a 409 may be AlreadyExists, not Conflict).
+function matches(err: unknown, reason: string, code: number, anyReason: boolean): boolean {
+  if (!(err instanceof ApiError)) return false;
+  return err.reason === reason || (err.status === code && (anyReason || err.reason === ''));
 }
 
 /** True for 404 NotFound. */
 export function isNotFound(err: unknown): boolean {
-  const e = asApiError(err);
-  return e !== undefined && (e.reason === StatusReason.NotFound || (e.reason === '' && e.status === 404));
+  return matches(err, 'NotFound', 404, false);
 }
 
 /** True for 409 AlreadyExists (a create of an existing object). */
 export function isAlreadyExists(err: unknown): boolean {
-  return asApiError(err)?.reason === StatusReason.AlreadyExists;
+  return err instanceof ApiError && err.reason === 'AlreadyExists';
 }
 
 /** True for 409 Conflict (optimistic-concurrency failure), not for AlreadyExists. */
 export function isConflict(err: unknown): boolean {
-  const e = asApiError(err);
-  return e !== undefined && (e.reason === StatusReason.Conflict || (e.reason === '' && e.status === 409));
+  return matches(err, 'Conflict', 409, false);
 }
 
 /** True for 410 Gone / Expired: a watch or list resourceVersion that is too old. */
 export function isGone(err: unknown): boolean {
-  const e = asApiError(err);
-  if (e === undefined) return false;
-  return e.status === 410 || e.reason === StatusReason.Gone || e.reason === StatusReason.Expired;
+  return matches(err, 'Gone', 410, true) || (err instanceof ApiError && err.reason === 'Expired');
 }
 
 /** True for 403 Forbidden (RBAC denied the request). */
 export function isForbidden(err: unknown): boolean {
-  const e = asApiError(err);
-  return e !== undefined && (e.reason === StatusReason.Forbidden || e.status === 403);
+  return matches(err, 'Forbidden', 403, true);
 }
 
 /** True for 401 Unauthorized (credentials missing, expired or unknown to the server). */
 export function isUnauthorized(err: unknown): boolean {
-  const e = asApiError(err);
-  return e !== undefined && (e.reason === StatusReason.Unauthorized || e.status === 401);
+  return matches(err, 'Unauthorized', 401, true);
 }
 
 /** True for 422 Invalid (the object failed validation). */
 export function isInvalid(err: unknown): boolean {
-  const e = asApiError(err);
-  return e !== undefined && (e.reason === StatusReason.Invalid || e.status === 422);
+  return matches(err, 'Invalid', 422, true);
 }

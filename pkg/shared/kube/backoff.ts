@@ -8,26 +8,22 @@ export interface BackoffOptions {
   initialMs?: number;
   /** Cap of the un-jittered delay (default 30 s). */
   maxMs?: number;
-  /** Each delay is multiplied by 1 + jitter * random() (default 0.5). */
-  jitter?: number;
   random?: () => number;
 }
 
 /**
- * Delays initialMs, 2x, 4x, ... capped at maxMs, each stretched by up to `jitter`;
+ * Delays initialMs, 2x, 4x, ... capped at maxMs, each stretched by up to half;
  * `reset()` starts over after a success.
  */
 export class Backoff {
   readonly #initial: number;
   readonly #max: number;
-  readonly #jitter: number;
   readonly #random: () => number;
   #attempt = 0;
 
   constructor(options: BackoffOptions = {}) {
     this.#initial = options.initialMs ?? 800;
     this.#max = options.maxMs ?? 30_000;
-    this.#jitter = options.jitter ?? 0.5;
     this.#random = options.random ?? Math.random;
     if (!(this.#initial > 0) || !(this.#max >= this.#initial)) {
       throw new Error(`invalid backoff: initialMs ${this.#initial} must be > 0 and <= maxMs ${this.#max}`);
@@ -38,17 +34,12 @@ export class Backoff {
   next(): number {
     const base = Math.min(this.#max, this.#initial * 2 ** Math.min(this.#attempt, 40));
     this.#attempt++;
-    return Math.round(base * (1 + this.#jitter * this.#random()));
+    return Math.round(base * (1 + 0.5 * this.#random()));
   }
 
   /** Forgets past failures. */
   reset(): void {
     this.#attempt = 0;
-  }
-
-  /** How many delays were handed out since the last reset. */
-  get attempts(): number {
-    return this.#attempt;
   }
 }
 

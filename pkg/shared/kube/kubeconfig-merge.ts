@@ -20,23 +20,13 @@ import { errorMessage, isErrno } from '../errors/index.ts';
 
 type Obj = Record<string, unknown>;
 
-/** The merge of a kubeconfig list. */
-interface MergedKubeConfig {
-  /** The merged document (clusters, users, contexts, current-context), paths made absolute. */
-  doc: Obj;
-  /** The files that were read, in order. */
-  read: string[];
-  /** The files that did not exist and were skipped. */
-  missing: string[];
-}
-
 /**
- * Reads and merges `paths` (empty entries are ignored).
+ * Reads and merges `paths` (empty entries are ignored) into one document (clusters, users,
+ * contexts, current-context) whose paths are absolute.
  * @throws Error `error loading config file "<path>": <reason>` when a file exists but cannot be
  *   read or parsed, and `none of the kubeconfig files exists: <paths>` when no file exists.
  */
-export function mergeKubeConfigFiles(paths: readonly string[]): MergedKubeConfig {
-  const read: string[] = [];
+export function mergeKubeConfigFiles(paths: readonly string[]): Obj {
   const missing: string[] = [];
   const docs: Obj[] = [];
   for (const path of paths) {
@@ -61,10 +51,9 @@ export function mergeKubeConfigFiles(paths: readonly string[]): MergedKubeConfig
     if (doc === undefined || doc === null) doc = {};
     if (!isObj(doc)) throw new Error(`error loading config file "${path}": not a kubeconfig (expected a YAML mapping)`);
     docs.push(absolutePaths(doc, dirname(resolvePath(path))));
-    read.push(path);
   }
-  if (read.length === 0) throw new Error(`none of the kubeconfig files exists: ${missing.join(', ')}`);
-  return { doc: mergeDocs(docs), read, missing };
+  if (docs.length === 0) throw new Error(`none of the kubeconfig files exists: ${missing.join(', ')}`);
+  return mergeDocs(docs);
 }
 
 /** First wins: by name for the three lists, first non-empty `current-context`. */

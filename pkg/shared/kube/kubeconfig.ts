@@ -87,7 +87,7 @@ function loadMerged(paths: readonly string[], context: string | undefined): Reso
   const where = paths.filter((p) => p !== '').join(':');
   try {
     const merged = mergeKubeConfigFiles(paths);
-    return resolve(merged.doc, process.cwd(), context, { yaml: dump(merged.doc) });
+    return resolve(merged, process.cwd(), context, { yaml: dump(merged) });
   } catch (err) {
     throw new Error(`unable to load kubeconfig ${where}: ${errorMessage(err)}`, { cause: err });
   }
