@@ -15,25 +15,17 @@ import type { RateLimiter } from './rate-limiter.ts';
 import { ReconcileCancelledError, isPanic, type ReconcileResult, type Reconciler } from './reconciler.ts';
 import { WorkQueue } from './workqueue.ts';
 
-/**
- * Maps an informer event to the keys to reconcile (none: undefined or []). Runs inside the
- * informer's event delivery: compute keys only, no I/O.
- */
-export type KeyFunc<T extends KubeObject = KubeObject> = (
-  type: InformerEventType,
-  obj: Readonly<T>,
-  oldObj: Readonly<T> | undefined,
-) => string | readonly string[] | undefined;
+/** A function of an informer event; it runs inside the informer's event delivery: no I/O. */
+type EventFunc<T extends KubeObject, R> = (type: InformerEventType, obj: Readonly<T>, oldObj: Readonly<T> | undefined) => R;
+
+/** Maps an informer event to the keys to reconcile (none: undefined or []). */
+export type KeyFunc<T extends KubeObject = KubeObject> = EventFunc<T, string | readonly string[] | undefined>;
 
 /**
  * Says whether an event makes the reconcile in flight for its keys pointless (the object was
- * deleted, its spec changed): the reason why, or undefined. Same constraints as KeyFunc.
+ * deleted, its spec changed): the reason why, or undefined.
  */
-export type CancelFunc<T extends KubeObject = KubeObject> = (
-  type: InformerEventType,
-  obj: Readonly<T>,
-  oldObj: Readonly<T> | undefined,
-) => string | undefined;
+export type CancelFunc<T extends KubeObject = KubeObject> = EventFunc<T, string | undefined>;
 
 /** One informer the controller reacts to; `keys` defaults to the object's own key. */
 interface Watch<T extends KubeObject = KubeObject> {
@@ -53,9 +45,8 @@ interface ControllerOptions {
   name: string;
   reconciler: Reconciler;
   /**
-   * The queue, when the caller builds it before the controller: the parts that queue keys (a
-   * pull's end, a drift) can then be built first and the reconciler over them, in order.
-   * Default: a new queue named `name` with `rateLimiter`, its metrics on `registry`.
+   * The queue, when the caller builds it first (so the parts that queue keys can be built
+   * before the reconciler over them). Default: a new queue named `name` with `rateLimiter`.
    */
   queue?: WorkQueue;
   log: Logger;
@@ -125,11 +116,9 @@ export class Controller {
   }
 
   /**
-   * Runs `fn` for `key` when no reconcile of `key` is in flight, and resolves with its result;
-   * resolves undefined without calling it when one is (or when other work beside runs for the
-   * key). A worker that takes `key` meanwhile starts its reconcile once `fn` settled. For short
-   * writes that must not interleave with a reconcile's read and write of the same object (a
-   * status reported ahead of the reconcile), without holding a worker.
+   * Runs `fn` for `key` unless a reconcile of `key` (or other work beside it) is in flight, then
+   * resolves undefined without calling it; a worker taking `key` meanwhile waits for `fn`. For
+   * short writes that must not interleave with a reconcile of the same object.
    */
   async besideReconcile<T>(key: string, fn: () => Promise<T>): Promise<T | undefined> {
     if (this.#inFlight.has(key) || this.#beside.has(key)) return undefined;
@@ -144,10 +133,9 @@ export class Controller {
   }
 
   /**
-   * Waits for every watched informer to sync, runs the workers until `signal` aborts, then
-   * waits (at most shutdownTimeoutMs) for in-flight reconciles. Informers are
-   * started by the caller (they are usually shared between controllers). Rejects only when
-   * called a second time.
+   * Waits for every watched informer to sync (the caller starts them), runs the workers until
+   * `signal` aborts, then waits (at most shutdownTimeoutMs) for in-flight reconciles. Rejects
+   * only when called a second time.
    */
   async run(signal: AbortSignal): Promise<void> {
     // A stopped controller has shut its queue down; it cannot run again.
@@ -176,7 +164,7 @@ export class Controller {
   }
 
   #cancelAll(keys: string | readonly string[] | undefined, reason: string): void {
-    for (const k of typeof keys === 'string' ? [keys] : (keys ?? [])) {
+    for (const k of keyList(keys)) {
       const running = this.#inFlight.get(k);
       if (running === undefined || running.signal.aborted) continue;
       this.#o.log.info({ controller: this.name, key: k, reason }, 'cancelling reconcile in flight');
@@ -185,12 +173,7 @@ export class Controller {
   }
 
   #enqueueAll(keys: string | readonly string[] | undefined): void {
-    if (keys === undefined) return;
-    if (typeof keys === 'string') {
-      if (keys !== '') this.queue.add(keys);
-      return;
-    }
-    for (const k of keys) if (k !== '') this.queue.add(k);
+    for (const k of keyList(keys)) if (k !== '') this.queue.add(k);
   }
 
   async #worker(signal: AbortSignal, log: Logger): Promise<void> {
@@ -255,4 +238,8 @@ export class Controller {
       m?.total.inc({ result: 'success' });
     }
   }
+}
+
+function keyList(keys: string | readonly string[] | undefined): readonly string[] {
+  return typeof keys === 'string' ? [keys] : (keys ?? []);
 }

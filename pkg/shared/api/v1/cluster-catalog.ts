@@ -1,10 +1,7 @@
 /**
- * The ClusterCatalog kind: zod schemas and types for what catalogd and operator-controller
- * read from the object and the status catalogd writes.
- *
- * The API server validates these objects against config/crd (image reference rules, ranges,
- * the digest/poll exclusion), so the schemas check shape only. Schema defaults mirror the
- * CRD's, so a manifest read from a file parses to the same value the server would store.
+ * The ClusterCatalog kind: zod schemas and types of what catalogd and operator-controller read
+ * and the status catalogd writes. The API server validates against config/crd, so the schemas
+ * check shape only; their defaults mirror the CRD's.
  */
 import { z } from 'zod';
 import { Condition } from './conditions.ts';
@@ -29,56 +26,37 @@ export const AvailabilityMode = {
 /** One of Available, Unavailable. */
 export type AvailabilityMode = (typeof AvailabilityMode)[keyof typeof AvailabilityMode];
 
-/**
- * `spec.source.image`: a tag or digest image reference. `pollIntervalMinutes` (≥ 1) asks for a
- * periodic re-check of the tag; the CRD forbids it with a digest reference. Absent means never.
- */
+/** `spec.source.image`: a tag or digest; `pollIntervalMinutes` re-checks a tag periodically. */
 const ImageSource = z.object({
   ref: z.string().min(1),
   pollIntervalMinutes: z.number().int().positive().optional(),
 });
 
-/**
- * `spec.source`. `Image` is the only source type, and the CRD requires `image` with it, so the
- * parsed form always has `image`.
- */
+/** `spec.source`: `Image` is the only type, and the CRD requires `image` with it. */
 const CatalogSource = z.object({
   type: z.literal(CatalogSourceType.Image),
   image: ImageSource,
 });
 
-/**
- * `spec` of a ClusterCatalog. `priority` (int32, default 0) breaks ties between catalogs during
- * resolution, higher first.
- */
+/** `spec` of a ClusterCatalog; `priority` breaks ties in resolution, higher first. */
 const ClusterCatalogSpec = z.object({
   source: CatalogSource,
   priority: z.number().int().default(0),
   availabilityMode: z.enum([AvailabilityMode.Available, AvailabilityMode.Unavailable]).default(AvailabilityMode.Available),
 });
 
-/**
- * `status.resolvedSource`: the content actually served, pinned by digest
- * (`<repository>@sha256:<hex>`; the CRD rejects tags here).
- */
+/** `status.resolvedSource`: the content served, pinned by digest (`<repository>@sha256:<hex>`). */
 const ResolvedCatalogSource = z.object({
   type: z.literal(CatalogSourceType.Image),
   image: z.object({ ref: z.string().min(1) }),
 });
 
-/**
- * `status.urls`: `base` is the http(s) URL of the catalog's content API
- * (`<scheme>://<host>/catalogs/<name>`); clients append `/api/v1/all` or `/api/v1/metas`.
- */
+/** `status.urls`: `base` is the catalog's content API (`<scheme>://<host>/catalogs/<name>`). */
 const ClusterCatalogUrls = z.object({
   base: z.string().min(1),
 });
 
-/**
- * `status` of a ClusterCatalog, written only by catalogd. Condition types and reasons are those
- * of `ClusterCatalogConditionType` and `ClusterCatalogReason`. `lastUnpacked` is an RFC 3339
- * timestamp in whole seconds.
- */
+/** `status` of a ClusterCatalog, written only by catalogd; `lastUnpacked` is RFC 3339. */
 export const ClusterCatalogStatus = z.object({
   conditions: z.array(Condition).optional(),
   resolvedSource: ResolvedCatalogSource.optional(),
@@ -89,11 +67,7 @@ export const ClusterCatalogStatus = z.object({
 /** `status` of a ClusterCatalog; see the `ClusterCatalogStatus` schema. */
 export type ClusterCatalogStatus = z.infer<typeof ClusterCatalogStatus>;
 
-/**
- * A ClusterCatalog as our code sees it. `apiVersion` and `kind` may be absent (list items from
- * some clients omit them) but must be right when present, so a manifest of another kind is
- * rejected.
- */
+/** A ClusterCatalog; `apiVersion` and `kind` may be absent but must be right when present. */
 export const ClusterCatalog = z.object({
   apiVersion: z.literal(API_VERSION).optional(),
   kind: z.literal(CLUSTER_CATALOG.kind).optional(),
@@ -105,10 +79,7 @@ export const ClusterCatalog = z.object({
 /** A parsed ClusterCatalog; see the `ClusterCatalog` schema. */
 export type ClusterCatalog = z.infer<typeof ClusterCatalog>;
 
-/**
- * Parses a ClusterCatalog read from the API server or a file. Fails (never throws) with a
- * one-line message naming the object and every offending field path.
- */
+/** Parses a ClusterCatalog; fails (never throws) with one line naming every bad field path. */
 export function parseClusterCatalog(input: unknown): Result<ClusterCatalog, string> {
   return parseObject(ClusterCatalog, CLUSTER_CATALOG.kind, input);
 }

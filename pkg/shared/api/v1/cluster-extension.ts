@@ -1,10 +1,7 @@
 /**
- * The ClusterExtension kind: zod schemas and types for what operator-controller reads from
- * the object and the status it writes.
- *
- * The API server validates these objects against config/crd (formats, CEL rules,
- * immutability), so the schemas check shape only. Schema defaults mirror the CRD's, so a
- * manifest read from a file parses to the same value the server would store.
+ * The ClusterExtension kind: zod schemas and types of what operator-controller reads and the
+ * status it writes. The API server validates against config/crd, so the schemas check shape
+ * only; their defaults mirror the CRD's, so a file parses to what the server would store.
  */
 import { z } from 'zod';
 import { Condition } from './conditions.ts';
@@ -46,10 +43,8 @@ const ConfigType = {
 } as const;
 
 /**
- * `spec.source.catalog`: which bundle to pick from the served catalogs.
- *
- * `version` is a Masterminds semver constraint; absent or "" means no range filter. `channels`
- * absent or empty means every channel. `selector` absent or empty selects every catalog.
+ * `spec.source.catalog`: which bundle to pick. `version` is a Masterminds semver constraint;
+ * absent or empty `version`, `channels` or `selector` filter nothing.
  */
 const CatalogFilter = z.object({
   packageName: z.string().min(1),
@@ -61,10 +56,7 @@ const CatalogFilter = z.object({
     .default(UpgradeConstraintPolicy.CatalogProvided),
 });
 
-/**
- * `spec.source`. `Catalog` is the only source type, and the CRD requires `catalog` with it, so
- * the parsed form always has `catalog`.
- */
+/** `spec.source`: `Catalog` is the only type, and the CRD requires `catalog` with it. */
 const ClusterExtensionSource = z.object({
   sourceType: z.literal(SourceType.Catalog),
   catalog: CatalogFilter,
@@ -75,10 +67,7 @@ const ServiceAccountReference = z.object({
   name: z.string().min(1),
 });
 
-/**
- * `spec.install`. The CRD requires `preflight.crdUpgradeSafety` whenever `install` is given;
- * an absent `install` (or `preflight`) means Strict enforcement.
- */
+/** `spec.install`; an absent `install` or `preflight` means Strict enforcement. */
 const ClusterExtensionInstallConfig = z.object({
   preflight: z
     .object({
@@ -90,20 +79,15 @@ const ClusterExtensionInstallConfig = z.object({
 });
 
 /**
- * `spec.config`: bundle configuration. `inline` is an arbitrary non-empty JSON object; for
- * registry+v1 bundles its keys are `watchNamespace` and `deploymentConfig`, and it is checked
- * against the resolved bundle's configuration schema at reconcile time, not here.
+ * `spec.config`: `inline` is any JSON object (registry+v1: `watchNamespace`, `deploymentConfig`),
+ * checked against the resolved bundle's configuration schema at reconcile time.
  */
 const ClusterExtensionConfig = z.object({
   configType: z.literal(ConfigType.Inline),
   inline: z.record(z.string(), z.unknown()),
 });
 
-/**
- * `spec` of a ClusterExtension. `namespace` and `source` are required; without
- * `serviceAccount` (upstream's current YAML) the extension is installed as operator-
- * controller's default install ServiceAccount, if it has one (decision 0073).
- */
+/** `spec`; without `serviceAccount`, installed as the default install identity (decision 0073). */
 export const ClusterExtensionSpec = z.object({
   namespace: z.string().min(1),
   serviceAccount: ServiceAccountReference.optional(),
@@ -116,9 +100,8 @@ export const ClusterExtensionSpec = z.object({
 export type ClusterExtensionSpec = z.infer<typeof ClusterExtensionSpec>;
 
 /**
- * Identity of an installed bundle (`status.install.bundle`). `version` is semver; `release` is
- * set only when release support is enabled and the catalog gives one (otherwise the release,
- * if any, travels in `version`'s build metadata, e.g. `1.0.0+2`).
+ * `status.install.bundle`. `release` is set only with release support enabled and a release in
+ * the catalog (else a release travels in `version`'s build metadata, e.g. `1.0.0+2`).
  */
 export const BundleMetadata = z.object({
   name: z.string().min(1),
@@ -134,10 +117,7 @@ const ClusterExtensionInstallStatus = z.object({
   bundle: BundleMetadata,
 });
 
-/**
- * `status` of a ClusterExtension, written only by operator-controller. Condition types and
- * reasons are those of `ClusterExtensionConditionType` and `ClusterExtensionReason`.
- */
+/** `status` of a ClusterExtension, written only by operator-controller. */
 export const ClusterExtensionStatus = z.object({
   conditions: z.array(Condition).optional(),
   install: ClusterExtensionInstallStatus.optional(),
@@ -147,10 +127,9 @@ export const ClusterExtensionStatus = z.object({
 export type ClusterExtensionStatus = z.infer<typeof ClusterExtensionStatus>;
 
 /**
- * A ClusterExtension as our code sees it. `apiVersion` and `kind` may be absent (list items
- * from some clients omit them) but must be right when present, so a manifest of another kind
- * is rejected. `spec` is required here although the CRD (like upstream's) accepts an object
- * without one: such an object cannot be acted on, and parsing it fails with a clear error.
+ * A ClusterExtension as our code sees it. `apiVersion` and `kind` may be absent but must be
+ * right when present. `spec` is required although the CRD accepts an object without one: such
+ * an object cannot be acted on, and parsing it fails with a clear error.
  */
 export const ClusterExtension = z.object({
   apiVersion: z.literal(API_VERSION).optional(),
@@ -163,10 +142,7 @@ export const ClusterExtension = z.object({
 /** A parsed ClusterExtension; see the `ClusterExtension` schema. */
 export type ClusterExtension = z.infer<typeof ClusterExtension>;
 
-/**
- * Parses a ClusterExtension read from the API server or a file. Fails (never throws) with a
- * one-line message naming the object and every offending field path.
- */
+/** Parses a ClusterExtension; fails (never throws) with one line naming every bad field path. */
 export function parseClusterExtension(input: unknown): Result<ClusterExtension, string> {
   return parseObject(ClusterExtension, CLUSTER_EXTENSION.kind, input);
 }

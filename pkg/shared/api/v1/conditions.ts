@@ -1,7 +1,6 @@
 /**
- * The closed vocabulary of status conditions: the `metav1.Condition` shape, and the condition
- * types and reasons each kind uses. Controllers set only these; tools and users match on them
- * exactly as on upstream OLM v1, so the strings are API contracts.
+ * The closed vocabulary of status conditions: the `metav1.Condition` shape and each kind's
+ * condition types and reasons. Users match on them as on upstream's: API contracts.
  */
 import { z } from 'zod';
 
@@ -16,13 +15,9 @@ export const ConditionStatus = {
 export type ConditionStatus = (typeof ConditionStatus)[keyof typeof ConditionStatus];
 
 /**
- * A status condition as the API server stores it (Kubernetes `metav1.Condition`).
- *
- * `type` and `reason` are plain strings here because objects read back may carry conditions
- * other writers added; compare them with the vocabulary below. `lastTransitionTime` is an
- * RFC 3339 timestamp in whole seconds (`2024-01-02T03:04:05Z`). `observedGeneration` is the
- * `metadata.generation` the condition was computed for; our controllers always set it.
- * `message` may be empty; the CRD caps it at 32768 characters.
+ * A status condition (`metav1.Condition`). `type` and `reason` are plain strings: other writers
+ * may add conditions. `lastTransitionTime` is RFC 3339 in whole seconds; our controllers always
+ * set `observedGeneration`; `message` may be empty, at most 32768 characters.
  */
 export const Condition = z.object({
   type: z.string().min(1),
@@ -84,11 +79,7 @@ export const ClusterExtensionReason = {
 /** A ClusterExtension condition reason. */
 export type ClusterExtensionReason = (typeof ClusterExtensionReason)[keyof typeof ClusterExtensionReason];
 
-/**
- * The ClusterExtension condition this project adds for update policies (decision 0096); not
- * upstream's, and present only on extensions whose update-policy annotation is set to
- * something other than `Automatic`.
- */
+/** Our ClusterExtension condition for update policies other than `Automatic` (decision 0096). */
 export const UpgradeConditionType = {
   /** True while the catalogs offer an upgrade that the update policy holds until approved. */
   UpgradeAvailable: 'UpgradeAvailable',
@@ -103,10 +94,8 @@ export const UpgradeReason = {
 } as const;
 
 /**
- * The ClusterExtension condition this project adds for workload health: whether the deployed
- * release's Deployments, StatefulSets and DaemonSets are available and its
- * CustomResourceDefinitions established, as their own status says. Not upstream's; set on
- * every reconcile that applied an installed release.
+ * Our ClusterExtension condition for workload health (not upstream's): whether the release's
+ * Deployments, StatefulSets and DaemonSets are available and its CRDs established.
  */
 export const HealthConditionType = {
   /** True: every workload available and every CRD established; False names those that are not. */

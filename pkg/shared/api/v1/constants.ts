@@ -1,9 +1,7 @@
 /**
- * Fixed names of the OLM v1 API: group, version, kinds and resources, and the label,
- * annotation and finalizer keys both controllers and the CLI put on objects.
- *
- * Every value here is an API contract shared with upstream OLM v1 (objects written by one
- * implementation must be understood by the other), so none may change.
+ * Fixed names of the OLM v1 API: group, version, kinds and resources, and the label, annotation
+ * and finalizer keys both controllers and the CLI put on objects. API contracts shared with
+ * upstream OLM v1 (each must read the other's objects): none may change.
  */
 
 /** API group of ClusterExtension and ClusterCatalog. */
@@ -15,10 +13,7 @@ export const VERSION = 'v1';
 /** `apiVersion` of both kinds. */
 export const API_VERSION = `${GROUP}/${VERSION}`;
 
-/**
- * Names of one cluster-scoped kind of this group: everything needed to build a REST path
- * (`/apis/<group>/<version>/<plural>/<name>`), a list or watch request, or an owner reference.
- */
+/** Names of one cluster-scoped kind of this group: for REST paths, watches, owner references. */
 export interface ResourceNames {
   readonly group: typeof GROUP;
   readonly version: typeof VERSION;
@@ -55,58 +50,45 @@ export const CLUSTER_CATALOG = {
   crdName: `clustercatalogs.${GROUP}`,
 } as const satisfies ResourceNames;
 
-/**
- * Label on every object installed for a ClusterExtension: the owner's kind, always
- * `ClusterExtension`. With OWNER_NAME_LABEL it selects the objects of one extension.
- */
+/** Label on every object installed for a ClusterExtension: its kind (`ClusterExtension`). */
 export const OWNER_KIND_LABEL = 'olm.operatorframework.io/owner-kind';
 
 /** Label on every object installed for a ClusterExtension: the extension's name. */
 export const OWNER_NAME_LABEL = 'olm.operatorframework.io/owner-name';
 
 /**
- * ClusterCatalog finalizer: while present, deleting the catalog first removes its served
- * content and unpack cache. catalogd adds it while the catalog is Available and removes it while
- * `availabilityMode` is Unavailable.
+ * ClusterCatalog finalizer: deleting the catalog first removes its served content and unpack
+ * cache. Present while the catalog is Available, removed while `availabilityMode` is Unavailable.
  */
 export const DELETE_SERVER_CACHE_FINALIZER = 'olm.operatorframework.io/delete-server-cache';
 
 /** ClusterExtension finalizer: on deletion, remove the extension's bundle unpack cache. */
 export const CLEANUP_UNPACK_CACHE_FINALIZER = 'olm.operatorframework.io/cleanup-unpack-cache';
 
-/**
- * ClusterExtension finalizer: on deletion, stop the watches that track the extension's
- * installed objects for drift.
- */
+/** ClusterExtension finalizer: on deletion, stop the drift watches of the extension's objects. */
 export const CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER = 'olm.operatorframework.io/cleanup-contentmanager-cache';
 
-/**
- * OCI image config label of a catalog image: the directory inside the image that holds the
- * file-based catalog (usually `/configs`). An image without it is not a catalog image.
- */
+/** OCI image config label of a catalog image: its file-based catalog's directory. */
 export const CONFIGS_LOCATION_LABEL = 'operators.operatorframework.io.index.configs.v1';
 
 /**
- * ClusterExtension finalizer (ours; upstream relies on garbage collection instead): on
- * deletion, uninstall the release as the extension's ServiceAccount, keeping CRDs, then
- * remove its records (decision 0045).
+ * ClusterExtension finalizer (ours; upstream relies on garbage collection): on deletion,
+ * uninstall the release, keeping CRDs, then remove its records (decision 0045).
  */
 export const UNINSTALL_FINALIZER = 'olm.operatorframework.io/uninstall';
 
 /**
- * ClusterExtension annotation: with the value `true`, uninstall removes only operator-
- * controller's own records and caches and leaves every installed object in place (for when
- * the ServiceAccount or its permissions are gone).
+ * ClusterExtension annotation: `true` makes uninstall remove only operator-controller's records
+ * and caches, leaving installed objects in place (for when the ServiceAccount is gone).
  */
 export const ORPHAN_OBJECTS_ANNOTATION = 'olm.operatorframework.io/orphan-objects';
 
 /**
- * ClusterExtension annotation: when upgrades to another bundle happen (decision 0096). `Automatic`
- * (also when absent: upstream's behaviour) installs whatever the resolution picks; `Manual`
- * holds every upgrade until it is approved; `AutomaticPatch` installs patch releases of the
- * installed major.minor and holds the rest. Under every policy but `Automatic`, an upgrade whose
- * bundle grants more permissions than the installed one is held until approved. Any other value
- * holds upgrades as `Manual` does and says so in status.
+ * ClusterExtension annotation: when upgrades happen (decision 0096). `Automatic` (also when
+ * absent, as upstream) installs what the resolution picks; `Manual` holds every upgrade until
+ * approved; `AutomaticPatch` installs patch releases of the installed major.minor and holds the
+ * rest. Except under `Automatic`, an upgrade granting more permissions is held until approved.
+ * Any other value holds upgrades as `Manual` and says so in status.
  */
 export const UPDATE_POLICY_ANNOTATION = 'olm.operatorframework.io/update-policy';
 
@@ -121,9 +103,8 @@ export const UpdatePolicy = {
 export type UpdatePolicy = (typeof UpdatePolicy)[keyof typeof UpdatePolicy];
 
 /**
- * ClusterExtension annotation: the name of the one bundle (e.g. `foo.v1.1.0`) an upgrade held by
- * the update policy may move to (decision 0096). An approval naming any other bundle than the
- * one the resolution picks approves nothing, so a stale approval never installs something else.
+ * ClusterExtension annotation: the one bundle (e.g. `foo.v1.1.0`) a held upgrade may move to
+ * (decision 0096); naming another than the resolution's pick approves nothing.
  */
 export const APPROVED_BUNDLE_ANNOTATION = 'olm.operatorframework.io/approved-bundle';
 
@@ -131,17 +112,15 @@ export const APPROVED_BUNDLE_ANNOTATION = 'olm.operatorframework.io/approved-bun
 export const FIELD_MANAGER = 'olm.operatorframework.io/clusterextension-controller';
 
 /**
- * Annotation operator-controller puts on a CustomResourceDefinition that an uninstall kept
- * (decision 0049): the package whose extension installed it. The next install of that
- * package, whatever its ClusterExtension is named, takes the CRD back (decision 0049); any
- * other extension meets it as an object it does not own.
+ * Annotation on a CustomResourceDefinition an uninstall kept (decision 0049): its package. The
+ * next install of that package, whatever its extension's name, takes the CRD back; any other
+ * extension meets it as an object it does not own.
  */
 export const KEPT_FOR_PACKAGE_ANNOTATION = 'olm.operatorframework.io/kept-for-package';
 
 /**
- * Ownership metadata Helm stamps on the objects of a release (upstream operator-controller's
- * Helm applier): an object carrying all three for an extension's release name and install
- * namespace belongs to that extension.
+ * Ownership metadata Helm stamps on a release's objects (upstream's Helm applier): an object
+ * carrying all three for an extension's release name and namespace belongs to that extension.
  */
 export const HELM_OWNERSHIP = {
   managedByLabel: 'app.kubernetes.io/managed-by',

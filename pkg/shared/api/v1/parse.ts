@@ -7,11 +7,9 @@ import type { z } from 'zod';
 import { err, ok, type Result } from '../../errors/index.ts';
 
 /**
- * Parses `input` with `schema`. On failure the error is one line naming the kind, the object's
- * name when `input` has one, and every problem with its field path, for example
- * `ClusterExtension "argocd" is invalid: spec.source.catalog.packageName: Invalid input:
- * expected string, received undefined`. Several problems are listed in brackets, separated by
- * ", ". Never throws.
+ * Parses `input` with `schema`; never throws. The error is one line naming the kind, the name
+ * and every problem with its path (`ClusterExtension "argocd" is invalid: spec.x: ...`),
+ * several in brackets separated by ", ".
  */
 export function parseObject<S extends z.ZodType>(schema: S, kind: string, input: unknown): Result<z.output<S>, string> {
   const parsed = schema.safeParse(input);
@@ -35,10 +33,7 @@ function nameOf(input: unknown): string | undefined {
   return typeof name === 'string' && name !== '' ? name : undefined;
 }
 
-/**
- * A zod issue path as the API server writes field paths: `spec.channels[0]`; `(root)` for the
- * object itself.
- */
+/** A zod issue path as the API server writes it: `spec.channels[0]`, `(root)` for the object. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const seg of path) {
