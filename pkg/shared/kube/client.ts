@@ -28,11 +28,7 @@ interface WriteOptions {
   signal?: AbortSignal;
 }
 
-/**
- * Options of `create` and `createSubresource`. `idempotent` marks a POST that only asks the
- * server something or mints something stateless (access and token reviews, TokenRequest): it is
- * sent once more, as a GET is, when the keep-alive socket it went out on had been closed.
- */
+/** Options of `create` and `createSubresource`; `idempotent` as RequestOptions' (transport.ts). */
 interface CreateOptions extends WriteOptions {
   idempotent?: boolean;
 }
@@ -54,11 +50,7 @@ export interface ListOptions {
   limit?: number;
   continue?: string;
   resourceVersion?: string;
-  /**
-   * Ask for metadata only (`PartialObjectMetadataList`): items carry apiVersion
-   * `meta.k8s.io/v1`, kind `PartialObjectMetadata` and their full `metadata`, nothing else.
-   * Same verb (`list`) as a full list; a fraction of the bytes for kinds such as CRDs.
-   */
+  /** Metadata only (`PartialObjectMetadataList`): items carry their `metadata` and nothing else. */
   metadataOnly?: boolean;
   signal?: AbortSignal;
 }
@@ -95,9 +87,8 @@ export interface KubeClient {
   /** One page; pass `continue` from `metadata.continue` for the next one. */
   list<T extends KubeObject = KubeObject>(type: TypeRef, options?: ListOptions): Promise<ObjectList<T>>;
   /**
-   * One page, its items handed to `onItem` one at a time as they arrive (list-stream.ts): a
-   * page of large objects is never held whole. Resolves with the page's envelope (its
-   * resourceVersion and continue token). Optional: test doubles may offer only `list`.
+   * One page, its items handed to `onItem` as they arrive (list-stream.ts); resolves with the
+   * page's envelope. Optional: test doubles may offer only `list`.
    */
   listEach?<T extends KubeObject = KubeObject>(type: TypeRef, options: ListOptions, onItem: (item: T) => void): Promise<ListEnvelope>;
   /** All pages (page size `limit`, default 500); the resourceVersion is the first page's. */
@@ -122,10 +113,7 @@ export interface KubeClient {
   delete(ref: ObjectRef, options?: DeleteOptions): Promise<unknown>;
   /** Streams events until the server ends the watch or `signal` aborts (see decodeWatchStream). */
   watch<T extends KubeObject = KubeObject>(type: TypeRef, options?: WatchOptions): AsyncGenerator<WatchEvent<T>, void, undefined>;
-  /**
-   * The same watch, its events handed to `onEvent` as they arrive (pushWatchEvents); resolves
-   * when the server ends it. Optional: test doubles may offer only `watch`.
-   */
+  /** `watch` with events pushed to `onEvent` (pushWatchEvents). Optional, as `listEach`. */
   watchEvents?<T extends KubeObject = KubeObject>(type: TypeRef, options: WatchOptions, onEvent: (event: WatchEvent<T>) => void): Promise<void>;
   /** POST to a subresource of an object (TokenRequest, eviction, ...); returns the response. */
   createSubresource<T = unknown>(

@@ -1,17 +1,11 @@
 /**
- * A Connection is everything the raw transport needs to talk to one API server as one identity:
- * the server URL, one long-lived keep-alive agent, and the authentication headers.
+ * A Connection is what the raw transport needs to talk to one API server as one identity: the
+ * server URL, one keep-alive agent for requests, a WatchChannel for watches (which so never take
+ * the sockets requests need, decision 0065), and the authentication headers. A kubeconfig
+ * `proxy-url` applies to all of them and to the credential-less connections built on them.
  *
- * Watches do not use that agent: they go through the identity's WatchChannel (HTTP/2 streams),
- * so they can never take the sockets requests need (decision 0065).
- *
- * A kubeconfig `proxy-url` makes every request and watch of the identity, and of the
- * credential-less connections built on it, go through that proxy (see kubeconfig.ts).
- *
- * Credentials come from kubeconfig.ts; only users with exec or auth-provider plugins are
- * evaluated through client-node, imported on demand. Its own agents are discarded: we keep
- * exactly one keep-alive agent per identity so reconnects never leak sockets (client-node's
- * older releases re-created agents per call, and sockets grew on reconnects; decision 0061).
+ * Only exec and auth-provider plugins are evaluated through client-node, imported on demand;
+ * its agents are discarded, one agent per identity never leaks sockets (decision 0061).
  */
 import { readFile } from 'node:fs/promises';
 import type { Agent } from 'node:http';
@@ -56,9 +50,8 @@ export interface ConnectionOptions {
 }
 
 /**
- * Builds the admin Connection of a resolved kubeconfig. TLS material is read once; static
- * tokens/certs become fixed headers; token files and plugins are re-evaluated (cached
- * `authCacheMs`) so rotated credentials are picked up; a 401 drops that cache.
+ * Builds the admin Connection of a resolved kubeconfig. Static credentials are fixed; token
+ * files and plugins are re-evaluated (cached `authCacheMs`, dropped on a 401) to follow rotation.
  */
 export async function connectionFromKubeConfig(kc: ResolvedKubeConfig, options: ConnectionOptions = {}): Promise<Connection> {
   const server = new URL(kc.server);
@@ -135,10 +128,8 @@ interface SharedChannels {
 }
 
 /**
- * A connection to the same server that carries no client certificate and no admin
- * credentials: only the headers `authHeaders` returns (e.g. a ServiceAccount bearer token).
- * All such connections may share one agent and one watch channel, since their TLS identity
- * is the same (anonymous).
+ * A connection to the same server without client certificate or admin credentials, only the
+ * headers `authHeaders` returns; all such connections may share one agent and watch channel.
  */
 export function bearerConnection(
   base: Pick<Connection, 'server' | 'serverTls' | 'proxy'>,

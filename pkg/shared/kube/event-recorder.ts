@@ -1,18 +1,13 @@
 /**
  * An events.k8s.io/v1 Event recorder for one component (client-go's tools/events recorder, in
- * behaviour): `event()` returns at once and never throws; the write happens in the background
- * with the component's own client, deduplicated, aggregated and rate-limited by
- * event-correlator.ts. A repeat within the series window is a merge PATCH of the first Event's
- * `series` ({count, lastObservedTime}); a PATCH that finds the Event gone creates it again.
+ * behaviour): `event()` returns at once and never throws; the write happens in the background,
+ * deduplicated, aggregated and rate-limited by event-correlator.ts. A repeat is a merge PATCH of
+ * the first Event's `series`; a PATCH that finds the Event gone creates it again.
  *
- * Events are best effort, as client-go's: a failed write is dropped (logged at debug, counted
- * in `events_dropped_total{cause="write_failed"}`), never retried, never reported to the
- * caller; a reconcile's outcome never depends on one. Writes to one Event are serialized, so a
- * burst of repeats while the first create is in flight ends as one create and one PATCH with
- * the final count.
- *
- * Events about cluster-scoped objects are written to namespace `default`, as client-go does;
- * events about namespaced objects to the object's namespace.
+ * Best effort, as client-go's: a failed write is dropped (logged at debug, counted in
+ * `events_dropped_total{cause="write_failed"}`), never retried. Writes to one Event are
+ * serialized, so a burst during the first create ends as one create and one PATCH. Events about
+ * cluster-scoped objects go to namespace `default`, as client-go's.
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -25,10 +20,7 @@ import type { KubeObject } from '../unstructured/index.ts';
 
 /** The port components record events through. */
 export interface EventRecorder {
-  /**
-   * Records that `action` on `regarding` ended with `reason` (CamelCase), explained by `note`
-   * (truncated to 1 KiB). Returns at once; never throws.
-   */
+  /** Records that `action` on `regarding` ended with `reason`, told by `note` (1 KiB at most). */
   event(regarding: KubeObject | EventObjectRef, type: EventType, reason: string, action: string, note: string): void;
 }
 

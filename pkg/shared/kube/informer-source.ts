@@ -1,31 +1,20 @@
-/**
- * The list+watch seam of an informer, its implementation over a KubeClient, and the object
- * transforms informers commonly apply before caching.
- */
+/** The list+watch seam of an informer, its implementation over a KubeClient, and a transform. */
 import type { KubeClient } from './client.ts';
 import type { ListEnvelope } from './list-stream.ts';
 import type { KubeObject, ObjectList, TypeRef, WatchEvent } from '../unstructured/index.ts';
 
 /**
- * Where an informer gets its objects. `list` returns one page; `watch` streams events from
- * `resourceVersion` until the server ends the watch (normal return) and throws on failure
- * (ApiError 410 Gone when the version is too old) or with the abort reason when `signal` aborts.
+ * Where an informer gets its objects: `list` one page; `watch` events from `resourceVersion`
+ * until the server ends it, throwing on failure (410 Gone: too old) or abort.
  */
 export interface ListWatchSource<T extends KubeObject = KubeObject> {
   /** What is listed, for logs (e.g. `clustercatalogs.olm.operatorframework.io`). */
   readonly description: string;
   list(options: { limit: number; continue?: string; signal: AbortSignal }): Promise<ObjectList<T>>;
-  /**
-   * The same page with its items handed to `onItem` one at a time as they arrive; resolves with
-   * the page's envelope. Optional; informers prefer it: a page of large objects is never held
-   * whole, each item goes to the transform and is let go.
-   */
+  /** `list` with items handed to `onItem` as they arrive; preferred: a page is never held whole. */
   listEach?(options: { limit: number; continue?: string; signal: AbortSignal }, onItem: (item: T) => void): Promise<ListEnvelope>;
   watch(options: { resourceVersion: string; timeoutSeconds: number; signal: AbortSignal }): AsyncIterable<WatchEvent<T>>;
-  /**
-   * The same watch with its events pushed to `onEvent` (resolves when the server ends it, rejects
-   * as `watch` throws). Optional; informers prefer it: it keeps no per-event promise alive.
-   */
+  /** `watch` with events pushed to `onEvent`; preferred: it keeps no per-event promise alive. */
   watchEvents?(
     options: { resourceVersion: string; timeoutSeconds: number; signal: AbortSignal },
     onEvent: (event: WatchEvent<T>) => void,
@@ -83,9 +72,8 @@ export function clientListWatch<T extends KubeObject = KubeObject>(
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /**
- * Informer transform that drops `metadata.managedFields` and the last-applied annotation,
- * which are often most of an object's size and never read by controllers. Mutates and
- * returns `obj` (informers pass freshly decoded objects).
+ * Informer transform dropping `metadata.managedFields` and the last-applied annotation (often
+ * most of an object, never read by controllers). Mutates and returns `obj`.
  */
 export function stripManagedFields<T extends KubeObject>(obj: T): T {
   const meta = obj.metadata;

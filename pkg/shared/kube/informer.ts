@@ -1,10 +1,8 @@
 /**
- * An informer: a local, read-only cache of one kind kept current by list+watch, notifying
- * handlers of changes. Written over our own list/watch (decision 0060) to guard against
- * the failure modes of client-node's informer (which stops for good on any error but a 410): it
- * never stops for good, restarts with capped
- * jittered backoff, relists on 410 Gone, re-watches when a watch goes silent, reports
- * `hasSynced` only after a real list, and hands out frozen objects.
+ * An informer: a read-only cache of one kind kept current by list+watch, notifying handlers of
+ * changes. Unlike client-node's (which stops for good on any error but a 410; decision 0060) it
+ * never stops, restarts with capped jittered backoff, relists on 410 Gone, re-watches a silent
+ * watch, reports `hasSynced` only after a real list, and hands out frozen objects.
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -20,9 +18,8 @@ import { jitteredWatchTimeoutSeconds } from './watch.ts';
 export type InformerEventType = 'add' | 'update' | 'delete';
 
 /**
- * Receives changes. `oldObj` is the previously cached object for updates and deletes
- * (for periodic resyncs `obj === oldObj`). Handlers should only compute keys and enqueue;
- * exceptions are logged and ignored.
+ * Receives changes; `oldObj` is the cached one (`obj === oldObj` on resyncs). Handlers should only
+ * compute keys and enqueue; exceptions are logged and ignored.
  */
 export type InformerHandler<T extends KubeObject> = (type: InformerEventType, obj: Readonly<T>, oldObj: Readonly<T> | undefined) => void;
 
@@ -63,10 +60,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   #syncWaiters: Array<() => void> = [];
   #running = false;
   /**
-   * The failures last logged at warn, per phase: a failure that repeats at every backoff (a
-   * refused list or watch, an API server down) is logged at warn when it starts and when it
-   * changes, at debug in between. A list failure ends with a list, a watch failure with a watch
-   * that delivered an event (its list succeeds every time).
+   * The failures last logged at warn, per phase: a failure repeating at every backoff is logged
+   * at warn when it starts and changes, at debug in between.
    */
   readonly #failure = new LogOnChange();
 
@@ -101,10 +96,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     });
   }
 
-  /**
-   * Registers a handler; when the cache is already synced, it first receives an `add` for
-   * every cached object. Returns a function that unregisters it.
-   */
+  /** Registers a handler (given an `add` per cached object once synced); returns its removal. */
   addHandler(handler: InformerHandler<T>): () => void {
     this.#handlers.add(handler);
     if (this.#synced) for (const obj of this.#cache.values()) this.#call(handler, 'add', obj, undefined);
@@ -126,10 +118,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     return [...this.#cache.keys()];
   }
 
-  /**
-   * Runs until `signal` aborts; never rejects. Failures are logged, counted and retried
-   * with backoff. Throws synchronously if the informer is already running.
-   */
+  /** Runs until `signal` aborts, retrying failures; never rejects. Throws when already running. */
   run(signal: AbortSignal): Promise<void> {
     if (this.#running) throw new Error(`informer ${this.name} is already running`);
     this.#running = true;

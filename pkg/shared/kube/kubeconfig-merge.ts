@@ -1,17 +1,9 @@
 /**
- * kubectl's reading of a kubeconfig list (client-go `clientcmd.ClientConfigLoadingRules`, the
- * form `$KUBECONFIG` takes): every file that exists is read, files that do not exist are
- * skipped, and the files are merged with the first one to set a key winning:
- *
- * - clusters, users and contexts are keyed by name: the first file to define a name wins, whole
- *   (entries of the same name in later files are ignored, not merged field by field);
- * - `current-context` is the first non-empty one.
- *
- * Relative file references are resolved against the directory of the file they are written in
- * before merging, as client-go's `ResolveLocalPaths` does: `certificate-authority`,
- * `client-certificate`, `client-key`, `tokenFile`, and an exec plugin's `command` when it
- * contains a `/` (a bare command name is looked up in PATH). The merged document therefore
- * holds absolute paths only and can be handed on as YAML (to client-node for plugins).
+ * kubectl's reading of a `$KUBECONFIG` list (client-go `ClientConfigLoadingRules`): missing files
+ * are skipped and the rest merged, first wins: clusters, users and contexts by name, whole; the
+ * first non-empty `current-context`. Relative file references (and an exec `command` with a
+ * `/`) are first made absolute against their file's directory, as `ResolveLocalPaths` does, so
+ * the merged document can be handed on as YAML.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve as resolvePath } from 'node:path';

@@ -1,19 +1,11 @@
 /**
- * Reads kubeconfig files (and in-cluster ServiceAccount credentials) into what a connection
- * needs: server URL, TLS material and how to authenticate.
+ * Reads kubeconfig files (and in-cluster ServiceAccount credentials) into server URL, TLS
+ * material and authentication. The common forms are resolved without client-node; only `exec`
+ * and `auth-provider` plugins load it, on demand (it costs more memory than catalogd's budget,
+ * decision 0064). Relative paths are resolved against the kubeconfig's directory, as kubectl.
  *
- * The common forms are resolved here without @kubernetes/client-node: certificate authorities,
- * client certificates, static and file tokens, basic auth, impersonation of a user. Only users
- * authenticating through an `exec` or `auth-provider` plugin need client-node, which is then
- * loaded on demand (see connection.ts): importing it costs more memory than catalogd's whole
- * budget, which an in-cluster controller should not pay (decision 0064). Relative file paths
- * are resolved against the kubeconfig's directory, as kubectl does.
- *
- * A cluster's `proxy-url` is honoured as client-go honours it: every request and watch to that
- * cluster goes through the proxy, loopback servers included (no NO_PROXY applies to it).
- * `http://` and `https://` proxies are supported (CONNECT tunnels for https servers, absolute
- * form for plain-http ones); `socks5://`, which client-go also speaks, is refused with an error,
- * as is any other scheme, rather than connecting directly.
+ * A cluster's `proxy-url` applies to every request and watch, loopback included, as client-go's;
+ * http and https proxies work, socks5 and other schemes are refused rather than bypassed.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -23,10 +15,8 @@ import { mergeKubeConfigFiles } from './kubeconfig-merge.ts';
 import { errorMessage } from '../errors/index.ts';
 
 /**
- * Where to read the admin credentials from; chosen by `cmd/` (which alone reads env/argv).
- * `file` is one file that must exist (`--kubeconfig`); `files` is a kubectl kubeconfig list
- * (`$KUBECONFIG`): files that do not exist are skipped and the rest merged, first wins (see
- * kubeconfig-merge.ts). `context` replaces the current context (`--context`).
+ * Where the admin credentials come from (chosen by `cmd/`): `file` must exist (`--kubeconfig`);
+ * `files` is a `$KUBECONFIG` list (kubeconfig-merge.ts); `context` overrides (`--context`).
  */
 export type KubeConfigSource =
   | { kind: 'file'; path: string; context?: string | undefined }
@@ -171,11 +161,7 @@ function inCluster(host: string, port: string, prefix: string): ResolvedKubeConf
   };
 }
 
-/**
- * A cluster's `proxy-url`: http and https proxies are used; socks5 (which client-go accepts too)
- * and other schemes are refused, so traffic meant for a proxy never leaves directly. The
- * password of a proxy URL never appears in an error.
- */
+/** A cluster's `proxy-url`, http or https, else refused; errors never show its password. */
 function proxyUrl(raw: string, clusterName: string): URL | undefined {
   if (raw === '') return undefined;
   const url = URL.canParse(raw) ? new URL(raw) : undefined;

@@ -1,12 +1,8 @@
 /**
- * Leader election on a `coordination.k8s.io/v1` Lease, with client-go's algorithm and
- * defaults (lease 15 s, renew deadline 10 s, retry 2 s).
- *
- * Safety ("never two leaders"): a leader stops leading once `renewDeadline` has passed since
- * the start of its last successful renew request, measured on its own clock, and at once when
- * it sees another holder. A candidate only takes over a lease whose record it has seen
- * unchanged for `leaseDuration` on its own clock. Since leaseDuration > renewDeadline, the
- * old leader has stopped before anyone else can start, without comparing clocks.
+ * Leader election on a `coordination.k8s.io/v1` Lease, with client-go's algorithm and defaults
+ * (lease 15 s, renew deadline 10 s, retry 2 s). Never two leaders: a leader stops once
+ * `renewDeadline` passed since its last successful renew began (its own clock) or when it sees
+ * another holder; a candidate takes over only a record it saw unchanged for `leaseDuration`.
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -64,9 +60,8 @@ export interface LeaderElectionDurations {
 }
 
 /**
- * Throws when the durations are inconsistent, with client-go's rules: the lease outlasts the
- * renew deadline (so a leader that cannot renew stops before anyone may take over, decision
- * 0062), and the renew deadline leaves room for more than one jittered retry.
+ * Throws when the durations break client-go's rules: the lease outlasts the renew deadline
+ * (decision 0062), which leaves room for more than one jittered retry.
  */
 export function checkLeaderElectionDurations(d: LeaderElectionDurations): void {
   if (!(d.leaseDurationMs > d.renewDeadlineMs)) throw new Error('leaseDuration must be greater than renewDeadline');
@@ -123,11 +118,9 @@ export class LeaderElector {
 
   /**
    * A candidate's wait of `ms` before its next attempt. With a retry period longer than
-   * RELEASE_POLL_MS (operator-controller's 26 s, upstream's), the wait ends early when a GET
-   * every RELEASE_POLL_MS finds the lease released (no holder): the old leader of a rolling
-   * restart hands over at once instead of leaving no leader for up to a jittered retry period
-   * (57 s). Taking a released lease is what the next attempt would do anyway; a held lease is
-   * never taken any sooner.
+   * RELEASE_POLL_MS (operator-controller's 26 s), a GET every RELEASE_POLL_MS ends it early when
+   * the lease was released, so a rolling restart hands over at once; a held lease is never taken
+   * any sooner.
    */
   async #waitToRetry(ms: number, signal: AbortSignal): Promise<void> {
     const until = Date.now() + ms;
@@ -240,11 +233,9 @@ export class LeaderElector {
   }
 
   /**
-   * client-go's renew fast path: a leader whose lease is still valid by its own clock updates
-   * the Lease as it last wrote it, without reading it first. The update carries that write's
-   * resourceVersion, so it succeeds only if nobody changed the Lease since: exactly what the
-   * read-then-update path would have found. Any failure (a conflict included) falls back to
-   * that path within the same attempt and deadline. Halves the requests of a renewal.
+   * client-go's renew fast path: a leader whose lease is valid by its own clock updates the Lease
+   * as it last wrote it, unread; its resourceVersion makes that fail if anyone changed it. Any
+   * failure falls back to read-then-update within the same attempt.
    */
   async #renewOptimistically(now: number, durationSeconds: number, signal: AbortSignal): Promise<'held' | 'fallback'> {
     const written = this.#written;

@@ -1,14 +1,8 @@
 /**
- * Streaming decoding of a list response: each element of the top-level `items` array is parsed
- * and handed out on its own as soon as its bytes are complete, so a page of large objects (ten
- * ~1 MiB ConfigMaps with their managedFields parse into ~60 MB of objects) is never held as
- * objects at once: only one item's text and objects are, and a caller that keeps a small digest
- * of each lets go of the rest at once. Everything outside `items` (kind, apiVersion, the list's
- * metadata: resourceVersion, continue) is kept as text and parsed at the end.
- *
- * The scanner follows JSON's structure only as far as splitting needs (depth, strings and their
- * escapes, the top-level key of each value); each item's text and the envelope go through
- * `JSON.parse`, which rejects anything malformed.
+ * Streaming decoding of a list response: each item of the top-level `items` array is parsed and
+ * handed out as soon as its bytes are complete, so a page of large objects (ten ~1 MiB
+ * ConfigMaps parse into ~60 MB) is never held whole. The envelope is kept as text and parsed at
+ * the end. The scanner follows JSON only as far as splitting needs; `JSON.parse` validates.
  */
 import type { Readable } from 'node:stream';
 import type { KubeObject, ObjectList } from '../unstructured/index.ts';
@@ -183,10 +177,8 @@ function isSpace(c: number): boolean {
 }
 
 /**
- * Reads a list response `body` to its end, handing each item to `onItem` as it completes;
- * resolves with the envelope. Rejects on malformed input, a broken body, `timeoutMs` passing
- * (0: none) and with `signal.reason` once `signal` aborts; whatever `onItem` throws ends the read
- * with that error. The body is destroyed when it settles.
+ * Reads a list `body`, handing each item to `onItem`; resolves with the envelope. Rejects on
+ * malformed input, a broken body, `timeoutMs` (0: none), abort, or what `onItem` throws.
  */
 export async function decodeListStream<T extends KubeObject = KubeObject>(
   body: Readable,

@@ -1,12 +1,8 @@
 /**
  * The API server's OpenAPI v3 as a schema source for pruning objects before server-side apply.
- *
- * `GET /openapi/v3` lists one document per group-version with a content hash in its URL
- * (`/openapi/v3/apis/apps/v1?hash=...`). Each document is fetched once, compiled to the
- * schemas of the group-version's kinds (openapi-schema.ts) and the raw document dropped. The
- * hash tells when a document changed: built-in group-versions never do while the server runs;
- * those served by CRDs do when a CRD is created, changed or deleted, and are fetched again
- * after `refresh()` when their hash moved.
+ * `GET /openapi/v3` lists one document per group-version with a content hash in its URL; each
+ * is fetched once, compiled (openapi-schema.ts) and dropped, and fetched again after
+ * `refresh()` when its hash moved (CRDs created, changed or deleted).
  */
 import { compileSchemas, type ObjectSchema } from './openapi-schema.ts';
 import type { Transport } from './transport.ts';
@@ -15,17 +11,11 @@ import { errorMessage } from '../errors/index.ts';
 /** Schemas of kinds as the API server publishes them. */
 export interface OpenApiSchemas {
   /**
-   * The schema of `kind` in `apiVersion`; undefined when the server publishes no OpenAPI for
-   * it (group-version not served, or kind unknown to OpenAPI; a miss re-reads the index
-   * first). Throws an Error with `cause` when the server cannot be read, and the abort
-   * reason when `signal` aborts.
+   * The schema of `kind` in `apiVersion`; undefined when the server publishes none (a miss
+   * re-reads the index first). Throws an Error with `cause`, or the abort reason.
    */
   schemaFor(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ObjectSchema | undefined>;
-  /**
-   * Marks the index of documents stale: the next `schemaFor` reads it again and fetches the
-   * documents whose hash changed (group-versions of CRDs created, changed or removed since).
-   * Documents whose hash did not change are kept.
-   */
+  /** Marks the index stale: the next `schemaFor` re-reads it and refetches changed documents. */
   refresh(): void;
   /** Compiled group-versions and schema components held, for memory accounting. */
   stats(): { groupVersions: number; components: number };
@@ -92,12 +82,9 @@ async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
 const MISS_REREAD_MS = 1000;
 
 /**
- * A schema source reading the server's OpenAPI v3 through `transport` (the controller's own
- * identity: OpenAPI is readable by every authenticated user). Concurrent callers share one
- * fetch per document; a failed fetch is retried by the next call. A kind that is not
- * published re-reads the index (at most once a second) before undefined is returned, so the
- * kinds of CRDs created since are found once the server publishes them (shortly after the CRD
- * is Established, not at the same moment). `options.now` is for tests.
+ * A schema source over `transport`. Concurrent callers share one fetch per document; a failed
+ * fetch is retried by the next call. A kind not published re-reads the index (at most once a
+ * second) first, so CRDs created since are found once published (shortly after Established).
  */
 export function createOpenApiSchemas(transport: Transport, options: { now?: () => number } = {}): OpenApiSchemas {
   let index: Promise<Map<string, string>> | undefined;

@@ -1,8 +1,6 @@
 /**
- * The raw HTTP transport: every byte of object traffic to the API server goes through here,
- * so manifests (CRDs with `$ref`, `default`, `x-kubernetes-*`) are sent exactly as given and
- * responses come back as plain JSON: client-node's generated models drop such keys and any
- * field they do not know (decision 0061).
+ * The raw HTTP transport of all object traffic: manifests are sent exactly as given and
+ * responses come back as plain JSON, where client-node's models drop fields (decision 0061).
  */
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,10 +21,7 @@ export interface RequestOptions {
   contentType?: string;
   headers?: Record<string, string | string[]>;
   signal?: AbortSignal;
-  /**
-   * Milliseconds until the request is abandoned (default 30 s). For `stream()` it bounds only
-   * the wait for response headers. 0 disables the timeout.
-   */
+  /** Ms until the request is abandoned (default 30 s; `stream()`: headers only; 0: none). */
   timeoutMs?: number;
   /**
    * A POST that only asks the server something or mints something it does not store (access and
@@ -41,16 +36,11 @@ export interface Transport {
   /** Short description of the identity, for logs. */
   readonly identity: string;
   /**
-   * Performs a request and returns the parsed JSON body (the text for non-JSON bodies,
-   * undefined for empty ones). Throws ApiError for HTTP >= 400, an Error with `cause` for
-   * network failures, and the abort reason when `signal` aborts.
+   * Returns the parsed JSON body (text for non-JSON, undefined for empty). Throws ApiError for
+   * HTTP >= 400, an Error with `cause` for network failures, the abort reason on abort.
    */
   request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<T>;
-  /**
-   * Like `request` but resolves with the open response body stream of a 2xx response. The
-   * request goes through the connection's watch channel, never the request agent, so
-   * long-lived streams (watches) cannot starve requests.
-   */
+  /** Like `request`, resolving with the open body of a 2xx response; over the watch channel. */
   stream(method: string, path: string, options?: RequestOptions): Promise<Readable>;
 }
 

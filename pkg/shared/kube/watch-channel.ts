@@ -1,18 +1,11 @@
 /**
- * The channel long-lived watches go through, apart from the request agent (decision 0065):
- * watches never hold a socket of the request pool, so no number of watches can make a request
- * wait for a socket.
+ * The channel long-lived watches go through, apart from the request agent, so no number of
+ * watches makes a request wait for a socket (decision 0065).
  *
- * Over TLS (every real API server) watches are HTTP/2 streams, multiplexed over as few
- * sessions as the server's `SETTINGS_MAX_CONCURRENT_STREAMS` allows (kube-apiserver announces
- * 100): a new session is opened only when every open one is full, so hundreds of watches
- * cost a few sockets and a fraction of the memory, in the client and in the server, of one
- * HTTP/1.1 connection per watch (decision 0065). Plain-HTTP
- * servers (tests, proxies) and `protocol: 'http/1.1'` get a dedicated HTTP/1.1 agent without
- * a socket cap instead: as many sockets as watches, still none taken from requests. So do
- * servers reached through a forward proxy (kubeconfig `proxy-url`): each watch is one request
- * through the proxy (a CONNECT tunnel for https servers); HTTP/2 through a tunnel is not
- * implemented.
+ * Over TLS watches are HTTP/2 streams, multiplexed over as few sessions as the server's
+ * `SETTINGS_MAX_CONCURRENT_STREAMS` allows (kube-apiserver: 100): hundreds of watches cost a
+ * few sockets. Plain-HTTP servers, `protocol: 'http/1.1'` and servers behind a forward proxy
+ * (no HTTP/2 through a tunnel) get a dedicated uncapped HTTP/1.1 agent instead.
  */
 import type { Agent, IncomingHttpHeaders } from 'node:http';
 import type * as NodeHttp2 from 'node:http2';
@@ -79,9 +72,8 @@ export function createWatchChannel(server: URL, tls: ServerTlsOptions, options: 
 }
 
 /**
- * Sends one HTTP/1.1 request through `agent` (the request transport uses it too). Errors read
- * `<METHOD> <url>: <reason>`; an abort rejects with the signal's reason; an idempotent request
- * whose reused socket the server had closed is sent once more.
+ * Sends one HTTP/1.1 request through `agent` (the transport's requests too). Errors read
+ * `<METHOD> <url>: <reason>`; an abort rejects with the signal's reason.
  */
 export async function sendHttp1(agent: Agent, req: ChannelRequest): Promise<ChannelResponse> {
   const res = await sendRequest({
@@ -167,9 +159,8 @@ function http2Channel(server: URL, tls: ServerTlsOptions): WatchChannel {
     return entry;
   }
 
-  // A stream is placed only on a session whose limit is known: callers arriving while a
-  // session is still connecting wait for its settings and then pick again, so a server that
-  // allows fewer streams than the cap never gets streams it would queue.
+  // A stream goes only to a session whose limit is known: callers wait for a connecting
+  // session's settings and pick again, so a server never gets streams it would queue.
   async function acquire(req: ChannelRequest): Promise<Session> {
     for (;;) {
       let pending: Session | undefined;

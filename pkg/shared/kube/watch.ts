@@ -16,10 +16,9 @@ export function jitteredWatchTimeoutSeconds(minSeconds = 300, random: () => numb
 }
 
 /**
- * Yields the events of a watch response body until the server ends it (normal return).
- * Throws an ApiError for an `ERROR` event (410 Gone when the resourceVersion is too old),
- * an Error for malformed lines or a broken stream, and `signal.reason` once `signal` aborts.
- * The stream is destroyed when iteration stops for any reason.
+ * Yields the events of a watch body until the server ends it. Throws an ApiError for an `ERROR`
+ * event (410 Gone: too old), an Error for malformed lines or a broken stream, `signal.reason`
+ * on abort. The stream is destroyed when iteration stops.
  */
 export async function* decodeWatchStream<T extends KubeObject = KubeObject>(
   body: Readable,
@@ -82,13 +81,10 @@ class EventLines<T extends KubeObject> {
 }
 
 /**
- * The push form of decodeWatchStream: hands each event of `body` to `onEvent` as its line
- * arrives, and resolves when the server ends the watch. No promise or iterator step is made per
- * event, so an idle watch keeps nothing new alive between two bookmarks (with thousands of
- * watches, the async form's per-event promise chains outlived young-generation collections and
- * kept the old generation collecting at rest). Rejects as decodeWatchStream throws (an ApiError
- * for an `ERROR` event, malformed lines, a broken stream, `signal.reason` once `signal` aborts)
- * and with whatever `onEvent` throws; the body is destroyed when it settles.
+ * The push form of decodeWatchStream: hands each event to `onEvent` as its line arrives and
+ * resolves when the server ends the watch. No promise is made per event (with thousands of
+ * watches, the async form's promise chains kept the old generation collecting at rest).
+ * Rejects as decodeWatchStream throws, and with what `onEvent` throws.
  */
 export function pushWatchEvents<T extends KubeObject = KubeObject>(
   body: Readable,
