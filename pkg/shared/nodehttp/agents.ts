@@ -1,11 +1,7 @@
 /**
- * Keep-alive agents of one HTTP client: one for plain HTTP and one for HTTPS per trust
- * setting. With a CA provider the HTTPS agent is rebuilt when the provider returns a different
- * bundle; the replaced agent keeps its in-flight requests and closes each socket as it is
- * released, so a rotated CA never leaves a pool of idle sockets behind. The same holds per
- * destination for the TLS material of `tlsFor` (extra CAs and a client certificate, e.g. from a
- * certificate directory) and the proxy of `proxy` (proxy-agents.ts): a destination whose
- * material changes gets a new agent, and the old one is retired once no destination uses it.
+ * Keep-alive agents of one HTTP client, by scheme, trust, TLS material and proxy. When a CA
+ * provider's bundle, a destination's `tlsFor` material or its proxy changes, it gets a new agent;
+ * the old one keeps its in-flight requests and closes each socket as it is released.
  */
 import type { Agent, AgentOptions } from 'node:http';
 import https from 'node:https';
@@ -30,17 +26,11 @@ export interface AgentPoolOptions {
   maxFreeSockets?: number;
   /** TCP keep-alive probe delay of sockets (Node's default 1 s when unset). */
   keepAliveMsecs?: number;
-  /**
-   * PEM bundle trusted in addition to the system roots, or a provider read at each
-   * `agentFor` (a changed bundle gets a new HTTPS agent). Not combined with `tls`.
-   */
+  /** PEM trusted besides the system roots, or a provider read at each `agentFor`; not with `tls`. */
   caPem?: string | (() => string | undefined) | undefined;
   /** Fixed TLS settings of the HTTPS agent instead of `caPem`. */
   tls?: ServerTlsOptions | undefined;
-  /**
-   * TLS material of one HTTPS destination, besides `caPem`, read at each `agentFor`. It may
-   * throw (say, a client certificate without its key): `agentFor` then throws that error.
-   */
+  /** TLS material of one HTTPS destination, read at each `agentFor`, which throws what it throws. */
   tlsFor?: ((url: URL) => TlsMaterial | undefined) | undefined;
   /** The proxy of each request (proxy-env.ts); undefined or no selector: direct. */
   proxy?: ProxySelector | undefined;
@@ -64,10 +54,7 @@ const DEFAULT_PROXY_CONNECT_TIMEOUT_MS = 30_000;
 
 /** The agents of one client. */
 export interface AgentPool {
-  /**
-   * The keep-alive agent for `url`: its scheme, its proxy, and for HTTPS the current CA bundle
-   * and TLS material. Throws what `tlsFor` throws.
-   */
+  /** The keep-alive agent for `url` (scheme, proxy, CA bundle, TLS material); throws as `tlsFor`. */
   agentFor(url: URL): Agent;
   /** Destroys every socket of every agent; `agentFor` builds fresh agents afterwards. */
   close(): void;

@@ -1,22 +1,16 @@
 /**
  * Certificate directories, read as upstream reads them, and re-read while in use:
  *
- * - A registry certificate directory (`--pull-cas-dir`), which upstream hands to
- *   containers/image as `DockerCertPath`: `*.crt` files are CA bundles trusted besides the
- *   system roots; `NAME.cert` with `NAME.key` is a client certificate. A `.cert` without its
- *   `.key` (or the reverse) is an error, with containers/image's text, that fails the requests
- *   that would use the directory. Upstream applies the directory to every registry; we also read
- *   a subdirectory named after the registry's `host[:port]` (the layout of containers' and
- *   Docker's `certs.d`), whose files apply to that registry only, its client certificate before
- *   the directory's own. Node presents one client certificate: the first pair by file name.
- * - A CA directory (`--catalogd-cas-dir`), upstream's NewCertPool: every file (links followed,
- *   subdirectories skipped) is read and its PEM certificates trusted; no certificate at all is
- *   the error `no certificates found in "<dir>"`.
+ * - A registry certificate directory (`--pull-cas-dir`, containers/image's `DockerCertPath`):
+ *   `*.crt` files are CAs trusted besides the system roots; `NAME.cert` with `NAME.key` is a
+ *   client certificate (one without the other fails the requests with containers/image's text).
+ *   We also read a subdirectory named `host[:port]` (as `certs.d`), for that registry only, its
+ *   client certificate first. Node presents one client certificate: the first pair by name.
+ * - A CA directory (`--catalogd-cas-dir`, upstream's NewCertPool): every file's PEM certificates
+ *   are trusted (links followed, subdirectories skipped); none is `no certificates found in ...`.
  *
- * Upstream watches the directories (fsnotify, and every 10 minutes). Here a directory is read
- * when its content is asked for and the last read is older than `refreshMs` (default 1 s), so a
- * rotated CA or certificate applies to the next connection within a second, without a watcher.
- * Equal content gives an equal material id, so connection pools are kept until it changes.
+ * Instead of upstream's watcher, a directory is re-read on use once `refreshMs` (default 1 s)
+ * passed; equal content gives an equal material id, so connection pools are kept.
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -49,10 +43,8 @@ interface Level {
 }
 
 /**
- * Reads `dir` as a registry certificate directory, now: its own files and those of every
- * subdirectory (names starting with `.` skipped, as Kubernetes volume internals).
- * @throws Error when `dir` cannot be read, a level is inconsistent, or no certificate is found
- *   (`no certificates found in "<dir>"`, upstream's start-up check).
+ * Reads `dir` as a registry certificate directory now, subdirectories included (but `.*` ones).
+ * @throws Error when `dir` cannot be read, a level is inconsistent, or no certificate is found.
  */
 export function checkRegistryCertDir(dir: string): void {
   let count = readLevel(dir, true)?.count ?? 0;

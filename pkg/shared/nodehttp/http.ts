@@ -1,16 +1,8 @@
 /**
- * `node:http` for ES modules without the cost of its namespace.
- *
- * An ESM `import http from 'node:http'` (default or named) makes Node build the module's
- * namespace, which reads every export, including `WebSocket`, `CloseEvent` and
- * `MessageEvent`: lazy getters that load the bundled undici. That one import then costs a
- * process the memory of a second HTTP stack, which catalogd's 75 MB budget cannot carry
- * (decision 0082).
- * `process.getBuiltinModule` returns the CommonJS exports object without reading the getters.
- *
- * Every non-test module uses this instead of importing `node:http` for values; type-only
- * imports (`import type { Agent } from 'node:http'`) are erased and stay as they are. A test
- * (no-undici.test.ts) checks that the serving and control-plane modules never load undici.
+ * `node:http` without its ES module namespace, whose building reads the lazy getters that load
+ * the bundled undici: a second HTTP stack catalogd's memory budget cannot carry (decision 0082).
+ * Every non-test module takes `node:http` values from here (type-only imports are fine);
+ * no-undici.test.ts checks that the serving and control-plane modules never load undici.
  */
 import type * as NodeHttp from 'node:http';
 

@@ -1,27 +1,14 @@
 /**
  * Keep-alive agents that reach their servers through an HTTP(S) forward proxy, as Go's
- * http.Transport does with a `Proxy` function:
+ * http.Transport with a `Proxy` function: `http:` requests go to the proxy in absolute form,
+ * `https:` ones through a `CONNECT` tunnel, then TLS with the server against the agent's trust;
+ * `Proxy-Authorization: Basic` when the proxy URL has credentials. An `https://` proxy's
+ * certificate is checked against the same trust, as Go's.
  *
- * - `http:` requests go to the proxy in absolute form (`GET http://host:port/path`), with
- *   `Proxy-Authorization: Basic ...` when the proxy URL carries credentials
- *   (proxy-marks.ts tells the request layer how to send them);
- * - `https:` requests go through a tunnel: `CONNECT host:port` to the proxy (same header), then
- *   TLS with the server over the tunnel, checked against the agent's trust (system roots plus
- *   extra CAs) and with its client certificate.
- *
- * The proxy itself may be `https://`: its certificate is checked against the same trust, as Go
- * checks it against the transport's TLS configuration.
- *
- * Node 24's built-in proxy support (`proxyEnv`) is not used: it applies its own `NO_PROXY` rules
- * (no CIDRs, a domain does not cover its subdomains, loopback not exempt), and the time to set up
- * its tunnel escapes a connect timeout. Here one bound, `connectTimeoutMs`, covers connecting to
- * the proxy, the CONNECT exchange and the TLS handshake with the server: past it the request
- * fails with a {@link RequestTimeoutError} of phase `connect` naming the server. Sockets reach
- * their request fully established; proxy-marks.ts marks them so that the request layer does not
- * wait for a `connect` that already happened.
- *
- * Error texts follow Go's: a failure to reach the proxy is `proxyconnect tcp: <cause>`, a refused
- * CONNECT is the proxy's status text (`Forbidden`, `Proxy Authentication Required`).
+ * Not Node 24's `proxyEnv`: its `NO_PROXY` rules differ from Go's, and its tunnel set-up escapes
+ * a connect timeout. Here `connectTimeoutMs` bounds proxy connect, CONNECT and TLS (then a
+ * {@link RequestTimeoutError} of phase `connect`); proxy-marks.ts marks the sockets established.
+ * Error texts are Go's: `proxyconnect tcp: <cause>`, or a refused CONNECT's status text.
  */
 import type { Agent, AgentOptions, ClientRequestArgs } from 'node:http';
 import https from 'node:https';

@@ -1,24 +1,14 @@
 /**
- * Which proxy an outgoing request goes through, decided as Go's `http.ProxyFromEnvironment`
- * (golang.org/x/net/http/httpproxy) decides it, so that one set of `HTTPS_PROXY`, `HTTP_PROXY`
- * and `NO_PROXY` values routes our components exactly as it routes upstream's:
+ * Which proxy a request goes through, decided as Go's `http.ProxyFromEnvironment`, so one set of
+ * values routes our components as it routes upstream's (cmd/ reads the environment):
  *
- * - `https:` URLs use `HTTPS_PROXY` (else `https_proxy`), `http:` URLs `HTTP_PROXY` (else
- *   `http_proxy`); the upper-case name wins when both are set (Go's order, not curl's).
- * - A proxy value without a scheme means `http://<value>`; `http://` and `https://` proxies are
- *   supported. Go also speaks `socks5://`, which we do not: {@link createProxySelector} refuses
- *   it, and any value that is not a URL, instead of ignoring it silently as Go does, because
- *   traffic that was meant for a proxy must not leave directly.
- * - `localhost` and loopback addresses (127.0.0.0/8, ::1) never use a proxy, whatever
- *   `NO_PROXY` says.
- * - `NO_PROXY` (else `no_proxy`) is a comma-separated list; entries are trimmed and compared
- *   case-insensitively: `*` (nothing is proxied); an IP address (`10.1.2.3`, `::1`) or CIDR
- *   (`10.0.0.0/8`), matched against IP-literal hosts only; a domain (`example.com` matches it and
- *   every subdomain; `.example.com` and `*.example.com` subdomains only). IP and domain entries
- *   may carry a port (`example.com:8443`, `[::1]:80`), then only that port matches; the port of a
- *   URL without one is its scheme's default. Entries that do not parse are ignored.
- *
- * Pure: the values are passed in; cmd/ reads the environment.
+ * - `https:` URLs use `HTTPS_PROXY`, `http:` ones `HTTP_PROXY`; upper case before lower case.
+ * - A value without a scheme means `http://<value>`. socks5 and values that are not URLs are
+ *   refused (Go ignores them): traffic meant for a proxy must not leave directly.
+ * - `localhost` and loopback addresses never use a proxy.
+ * - `NO_PROXY` entries, trimmed, case-insensitive: `*`; an IP or CIDR (IP-literal hosts only); a
+ *   domain (`example.com` and its subdomains; `.example.com`, `*.example.com` subdomains only);
+ *   with an optional port (`[::1]:80`), default the scheme's. Unparsable entries are ignored.
  */
 import { BlockList, isIP } from 'node:net';
 import { domainToASCII } from 'node:url';

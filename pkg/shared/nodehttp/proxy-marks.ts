@@ -1,7 +1,6 @@
 /**
- * What the request layer (request.ts) needs to know about proxy agents (proxy-agents.ts),
- * kept apart so that neither imports the other: which sockets arrive fully established, and
- * which agents send plain-HTTP requests to a proxy.
+ * What request.ts needs to know about proxy agents (proxy-agents.ts), apart so neither imports
+ * the other: which sockets arrive established, which agents send plain HTTP to a proxy.
  */
 import type { Agent } from 'node:http';
 
@@ -15,10 +14,7 @@ export function markHttpProxyAgent(agent: Agent, authorization: string | undefin
   httpProxies.set(agent, { authorization });
 }
 
-/**
- * How to send a request through `agent` when it is an HTTP proxy agent: the request line takes
- * the absolute URL and these headers are added. Undefined for any other agent.
- */
+/** For an HTTP proxy agent: the absolute URL as request path and the headers to add. */
 export function httpProxyRequest(agent: Agent, url: URL): { path: string; headers: Record<string, string> } | undefined {
   const proxy = httpProxies.get(agent);
   if (proxy === undefined) return undefined;

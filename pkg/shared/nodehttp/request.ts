@@ -1,7 +1,6 @@
 /**
- * One HTTP request through a keep-alive agent, with what every client of ours needs around
- * it: the single retry of a request whose reused keep-alive socket the server had closed,
- * timeouts, aborts, and error texts that name the request the way Go's net/http does
+ * One HTTP request through a keep-alive agent, with the single retry on a stale keep-alive
+ * socket, timeouts, aborts, and error texts naming the request as Go's net/http does
  * (`Get "<url>": <reason>`) unless the caller names it otherwise.
  */
 import type { Agent, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
@@ -30,26 +29,19 @@ interface SendOptions {
   /** Bound of the wait for response headers: `request timed out after <n> ms` (0 or unset: none). */
   headersTimeoutMs?: number | undefined;
   /**
-   * Bound of connecting a new socket (TCP, and the TLS handshake for HTTPS), from the moment
-   * the agent hands one out: `connection not established within <n> ms` (unset: none; the
-   * inactivity limit below starts only once the socket is connected, and a reused keep-alive
-   * socket is connected already).
+   * Bound of connecting a new socket (TCP and TLS): `connection not established within <n> ms`
+   * (unset: none). A reused keep-alive socket is connected already.
    */
   connectTimeoutMs?: number | undefined;
-  /**
-   * Socket inactivity limit, body included: `no data received for <n> ms` (unset: none). Past
-   * the headers, the response body fails with that error too (not Node's `aborted`).
-   */
+  /** Socket inactivity limit, body included: `no data received for <n> ms` (unset: none). */
   idleTimeoutMs?: number | undefined;
   /** Default `'native'`. */
   abort?: AbortStyle | undefined;
   /** Names the request in error texts; default {@link describeRequest}. */
   describe?: ((method: string, url: URL) => string) | undefined;
   /**
-   * Whether sending the request twice has no further effect; default: the method says so (RFC
-   * 9110). True for a POST that only asks or mints what the server does not store (Kubernetes
-   * access and token reviews, TokenRequest), then sent once more on a stale keep-alive socket as
-   * a GET would be.
+   * Whether sending the request twice has no further effect (default: by its method, RFC 9110);
+   * true for a POST that only asks or mints what the server does not store (reviews, TokenRequest).
    */
   idempotent?: boolean | undefined;
 }
@@ -57,10 +49,7 @@ interface SendOptions {
 /** Which bound of {@link SendOptions} ended a request. */
 type RequestTimeoutPhase = 'connect' | 'headers' | 'idle';
 
-/**
- * A request ended by one of its time bounds: the `cause` of the rejection (or the error of the
- * response body, for `idle` past the headers), so that callers can name what timed out.
- */
+/** A request ended by a time bound: the rejection's `cause` (or the body's error, for `idle`). */
 export class RequestTimeoutError extends Error {
   readonly phase: RequestTimeoutPhase;
   readonly ms: number;
@@ -103,11 +92,9 @@ const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE']);
 
 /**
  * Sends the request and resolves at response headers, with any status; the caller reads or
- * destroys the body. Rejects, when no response arrived, with `<request>: <reason>` and the
- * socket error as `cause` (or as `abort` says when `signal` aborted). An idempotent request
- * (by its method, or as `idempotent` says) that failed with ECONNRESET or EPIPE on a reused
- * socket, before any response byte, is sent once more (on a fresh socket, as the agent has
- * dropped the failed one).
+ * destroys the body. Rejects with `<request>: <reason>` and the socket error as `cause` (or as
+ * `abort` says). An idempotent request that failed with ECONNRESET or EPIPE on a reused socket
+ * before any response byte is sent once more, on a fresh socket.
  */
 export async function sendRequest(options: SendOptions): Promise<IncomingMessage> {
   try {
