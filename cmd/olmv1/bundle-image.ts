@@ -1,8 +1,6 @@
 /**
- * Reads a bundle image's files for `render bundle IMAGE` and `rbac IMAGE`, with the image
- * client (verified digests, whiteouts), the credentials and CAs of `--authfile`/`--ca-file`, and
- * the mirrors and blocked or insecure registries of registries.conf, and the proxy of the
- * environment.
+ * Reads a bundle image's files for `render bundle IMAGE` and `rbac IMAGE` with the image client,
+ * registry access, registries.conf and the environment's proxy.
  */
 import { createImageClient, type ImageLimits, type RegistriesConfPaths } from '../../pkg/shared/image/index.ts';
 import type { ProxySelector } from '../../pkg/shared/nodehttp/index.ts';

@@ -1,12 +1,7 @@
 /**
- * `olmv1 bundle push DIR REF [--authfile FILE] [--ca-file FILE]`: checks the registry+v1 bundle
- * in DIR as operator-controller parses it (pkg/operator-controller/bundle), builds the bundle image without Docker
- * as `operator-sdk bundle`/`opm` images are laid out (manifests/ and metadata/ at the root, the
- * annotations of metadata/annotations.yaml as labels; pkg/operator-controller/bundle image-content.ts), pushes it to
- * REF and prints the image by digest, `<repository>@<digest>` (REF's tag dropped: OLM refuses
- * references with both), ready for a catalog's `image:` field. Progress on stderr.
- *
- * Exit codes: 0 pushed, 1 invalid bundle or push failed, 2 usage error.
+ * `olmv1 bundle push DIR REF`: checks the bundle as operator-controller parses it, builds its
+ * image without Docker as `opm` lays bundle images out, pushes it and prints it by digest
+ * (`<repository>@<digest>`, REF's tag dropped: OLM refuses references with both).
  */
 import { stat } from 'node:fs/promises';
 import { bundleImageContent, parseBundle, readBundleDir, type BundleFiles } from '../../pkg/operator-controller/bundle/index.ts';

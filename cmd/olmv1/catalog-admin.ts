@@ -1,10 +1,6 @@
 /**
- * `olmv1 catalog add NAME IMAGE`, `olmv1 catalog remove NAME` and `olmv1 catalogs`: the
- * ClusterCatalogs of the cluster, created, deleted and listed as kubectl-operator's
- * `create catalog`, `delete catalog` and `get catalog` do. `catalog list` keeps listing the
- * packages of catalogs; `catalogs` lists the ClusterCatalog objects themselves.
- *
- * Exit codes: see each usage text.
+ * `olmv1 catalog add`, `catalog remove` and `catalogs`: ClusterCatalogs created, deleted and
+ * listed as kubectl-operator's `create|delete|get catalog` do. Exit codes: see each usage text.
  */
 import { CLUSTER_CATALOG } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';

@@ -1,20 +1,9 @@
 /**
- * Whether OLM v1 can install a bundle, judged from catalog data alone (pure).
- *
- * A catalog's `olm.bundle` carries properties, not the bundle: what can be judged depends on
- * which properties the catalog has.
- *   - `olm.package.required`, `olm.gvk.required`, `olm.constraint`: dependencies, which
- *     operator-controller refuses (E-dep in pkg/operator-controller/resolve/messages.ts);
- *     always judged.
- *   - `olm.bundle.object` (older catalogs; `opm render` of a bundle image without
- *     `--migrate`): the bundle's manifests themselves, the full CSV included, so install modes,
- *     webhooks, API services and every object's kind are judged as the renderer judges them.
- *   - `olm.csv.metadata` (what `opm render` writes today): the CSV's install modes and API
- *     service definitions, but neither `webhookdefinitions` nor the manifests: webhooks and
- *     unsupported kinds cannot be seen, and the verdict says so (`unjudged`).
- *   - neither: install modes cannot be judged either.
- * The gates themselves are pkg/operator-controller/render's (`checkPreRenderGates`), run with and without each
- * optional feature to tell "never" from "with configuration".
+ * Whether OLM v1 can install a bundle, judged from catalog data alone (pure). Dependencies are
+ * always judged; `olm.bundle.object` carries the manifests, so everything is judged as the
+ * renderer judges it; `olm.csv.metadata` lacks webhooks and manifests, so those stay `unjudged`;
+ * with neither, install modes are unjudged too. The gates are render's `checkPreRenderGates`, run
+ * with and without each optional feature to tell "never" from "with configuration".
  */
 import type { ClusterServiceVersion } from '../../pkg/operator-controller/bundle/index.ts';
 import { decodeSingleDocument } from '../../pkg/operator-controller/bundle/index.ts';

@@ -1,9 +1,6 @@
 /**
- * `olmv1 catalog list` and `olmv1 catalog search TEXT`: the packages of catalogs on the
- * cluster, at a catalogd URL or in a directory, with channels, highest versions,
- * deprecations and whether OLM v1 can install them (catalog-describe.ts,
- * catalog-installability.ts). Exit codes: 0 listed; 1 a catalog could not be read (the
- * others are still listed) or no kubeconfig was found; 2 usage error.
+ * `olmv1 catalog list` and `catalog search TEXT`: the packages of catalogs (catalog-describe.ts,
+ * catalog-installability.ts). A catalog that cannot be read is reported; the others are listed.
  */
 import { basename } from 'node:path';
 import { toYaml } from '../../pkg/operator-controller/render/index.ts';

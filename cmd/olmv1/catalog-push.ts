@@ -1,10 +1,6 @@
 /**
- * `olmv1 catalog push DIR REF [--authfile FILE] [--ca-file FILE]`: validates the file-based catalog in DIR,
- * builds a single-layer catalog image (the FBC under `/configs`, label
- * `operators.operatorframework.io.index.configs.v1=/configs`) without Docker, pushes it to REF
- * and prints the manifest digest on stdout. Progress goes to stderr.
- *
- * Exit codes: 0 pushed, 1 invalid catalog or push failed, 2 usage error.
+ * `olmv1 catalog push DIR REF`: validates DIR's catalog, builds a single-layer catalog image (the
+ * FBC under `/configs`, with the index label) without Docker, pushes it and prints the digest.
  */
 import { stat } from 'node:fs/promises';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';

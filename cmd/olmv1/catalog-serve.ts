@@ -1,12 +1,8 @@
 /**
- * `olmv1 catalog serve NAME=DIR [NAME=DIR ...] [--listen HOST:PORT]`: the catalogd HTTP API
- * (`/catalogs/<name>/api/v1/all` and `/api/v1/metas`) over local FBC directories, no cluster
- * needed. Each directory is ingested exactly as catalogd ingests an unpacked image (in an
- * ingest process, pkg/catalogd/storage); a directory that does not load is reported and the
- * command exits 1 before serving anything.
- *
- * A signal stops it at any moment: during an ingest the ingest process is killed; the temporary
- * content store is removed in every case.
+ * `olmv1 catalog serve NAME=DIR...`: the catalogd HTTP API over local FBC directories, each
+ * ingested as catalogd ingests an image (pkg/catalogd/storage); a directory that does not load
+ * ends the command before anything is served. A signal stops it at any moment (an ingest process
+ * is killed); the temporary content store is removed in every case.
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';

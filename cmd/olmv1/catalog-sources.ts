@@ -1,12 +1,8 @@
 /**
- * Where `olmv1 catalog list|search` (and `resolve --catalog URL`) read catalogs from:
- *   - a file-based catalog directory (pkg/shared/fbc's loader);
- *   - a catalogd content URL, `<base>` as in a ClusterCatalog's `status.urls.base`, e.g.
- *     `http://127.0.0.1:8080/catalogs/operatorhub` (`/api/v1/all`, pkg/operator-controller/catalogclient);
- *   - the cluster's ClusterCatalogs, each read from catalogd at its `status.urls.base`
- *     (or at `--catalogd-url`'s origin, as operator-controller's flag of that name).
- * Each catalog is downloaded once and kept as compact blobs per package; packages are loaded
- * into typed form one at a time by the caller.
+ * Where `olmv1 catalog list|search` (and `resolve --catalog URL`) read catalogs: a FBC directory,
+ * a catalogd base URL, or the cluster's ClusterCatalogs (at `status.urls.base` or
+ * `--catalogd-url`'s origin). Each catalog is downloaded once and kept as compact blobs per
+ * package; the caller loads packages into typed form one at a time.
  */
 import type { CatalogClient } from '../../pkg/operator-controller/catalogclient/index.ts';
 import type { KubeContext } from '../../pkg/shared/kube/index.ts';

@@ -1,10 +1,6 @@
 /**
- * `olmv1 catalog validate DIR [-o json|yaml]`: `opm validate` for a file-based catalog
- * directory. Unlike opm, which stops at the first problem, it reports every decode error (with
- * file and line) and every validation error (conversion errors, then the `invalid index:` tree
- * naming the package, channel and bundle at fault).
- *
- * Exit codes: 0 valid (prints nothing by default), 1 invalid, 2 usage error.
+ * `olmv1 catalog validate DIR`: `opm validate`, except that every decode error (file and line) and
+ * every validation error is reported, not only the first.
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,18 +1,8 @@
 /**
- * How every `olmv1` command that talks to a cluster finds it: one resolution, one set of
- * flags, one error text.
- *
- *   1. `--kubeconfig FILE` (that file; it must exist);
- *   2. `$KUBECONFIG`: a colon-separated list merged as kubectl merges it (files that do not
- *      exist are skipped, the first file to define a name or the current context wins);
- *   3. the kubeconfig of an `olmv1 up` running in this directory (`.olmv1/stack.json` whose
- *      pid is alive);
- *   4. `~/.kube/config`.
- *
- * `--context NAME` replaces the current context of whichever was found. Once a step applies,
- * the later ones are not consulted (a `$KUBECONFIG` naming only missing files is an error, as
- * in kubectl, not a reason to try `~/.kube/config`). The environment is read by commands.ts and
- * handed in as a {@link KubeconfigLookup}.
+ * How every `olmv1` command that talks to a cluster finds it: `--kubeconfig FILE`, else
+ * `$KUBECONFIG` merged as kubectl merges it (an error when none of its files exists, as in
+ * kubectl), else the kubeconfig of an `olmv1 up` running in this directory, else
+ * `~/.kube/config`; `--context` overrides the current context of the one found.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,12 +1,8 @@
 /**
- * `olmv1 install --with-dependencies`: before the extension itself, installs what its bundle's
- * requirements (decision 0104) need and the cluster does not have yet, each as its own
- * ClusterExtension with its own least-privilege ServiceAccount, the way `install` installs any
- * package (install.ts does the writing). Requirements are checked as operator-controller
- * checks them (resolve-cluster.ts's `clusterDependencyCheck`): one unmet requirement at a
- * time, the preferred provider the selected catalogs offer for it is installed (its own
- * requirements first, the same way), then the check runs again. A requirement no selected
- * catalog provides is refused, naming it; when that is the first one, nothing was written.
+ * `olmv1 install --with-dependencies`: one unmet requirement at a time (checked as the controller
+ * checks them, decision 0104), installs the provider the selected catalogs prefer as its own
+ * ClusterExtension (its own requirements first), then checks again. A requirement no selected
+ * catalog provides is refused; when that is the first one, nothing was written.
  */
 import type { Bundle } from '../../pkg/shared/fbc/index.ts';
 import type { KubeContext } from '../../pkg/shared/kube/index.ts';

@@ -1,8 +1,6 @@
 /**
- * The pure half of `olmv1 install`, `uninstall` and `update`: the labels that mark what
- * `install` created, the objects it writes (namespace, ServiceAccount, the RBAC `olmv1 rbac`
- * computes, the ClusterExtension) in the order they must be written, kubectl's label-selector
- * text as a LabelSelector, and what a ClusterExtension's status says about its install.
+ * The pure half of `olmv1 install`, `uninstall` and `update`: the install labels, the objects in
+ * write order, kubectl's selector text as a LabelSelector, and the install state of a status.
  */
 import {
   CLUSTER_EXTENSION,

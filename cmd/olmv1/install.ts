@@ -1,14 +1,7 @@
 /**
- * `olmv1 install PACKAGE`: installs an operator with least privilege in one command. It
- * resolves the bundle the cluster's catalogs offer for the request (as `olmv1 resolve
- * --cluster` does, with operator-controller's rules and messages), pulls it, computes the RBAC
- * `olmv1 rbac` prints for it, and writes, in order and labelled for `uninstall`
- * (install-objects.ts): the namespace when missing, a ServiceAccount, that RBAC and the
- * ClusterExtension naming the ServiceAccount; then waits until operator-controller reports
- * it Installed. Every object is first created with a server-side dry run, so a missing
- * permission or a name already taken is reported before anything is written.
- *
- * Exit codes: see USAGE in install-args.ts.
+ * `olmv1 install PACKAGE` (USAGE in install-args.ts): resolves, pulls, computes the bundle's RBAC
+ * and writes the labelled objects of install-objects.ts, each first created with a server-side dry
+ * run so that refusals are reported before anything is written; then waits for Installed.
  */
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';

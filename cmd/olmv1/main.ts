@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 /**
- * `olmv1`: the command line users and scripts drive. This file is the CLI's composition root:
- * it reads argv/env, builds each command's dependencies and dispatches. Commands live in the
- * files next to it and are loaded on demand, so `olmv1 resolve` never loads the HTTP server.
+ * `olmv1`, the CLI's composition root: reads argv/env and dispatches to commands loaded on
+ * demand (commands.ts), so `olmv1 resolve` never loads the HTTP server.
  */
 import { commands, usage } from './commands.ts';
 import { EXIT } from './io.ts';

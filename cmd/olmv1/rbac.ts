@@ -1,16 +1,7 @@
 /**
- * `olmv1 rbac DIR|IMAGE --install-namespace NS [--watch-namespace NS]
- *  --service-account NAME [--cert-provider cert-manager|openshift-service-ca] [--config FILE]
- *  [-o yaml|json] [--authfile FILE] [--ca-file FILE]`
- *
- * Prints, ready for `kubectl apply -f -`, the ServiceAccount and the minimal
- * ClusterRole/Role set (with bindings) that lets that ServiceAccount install, upgrade and
- * uninstall exactly this bundle under operator-controller (decision 0003). Notes about
- * grants that cannot be derived offline go to stderr, then the grants that amount to
- * privilege escalation (pkg/operator-controller/render rbac-escalation.ts): a header with their number, one
- * `warning: ` line each. Warnings never change stdout or the exit code.
- *
- * Exit codes: see RBAC_USAGE.
+ * `olmv1 rbac`: the ServiceAccount and minimal RBAC to install, upgrade and uninstall exactly this
+ * bundle (decision 0003), then its escalation warnings on stderr, which never change stdout or the
+ * exit code.
  */
 import {
   computeInstallRbac,

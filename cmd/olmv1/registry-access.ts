@@ -1,9 +1,7 @@
 /**
- * How the image commands (`catalog push`, `render bundle IMAGE`, `rbac IMAGE`) reach a
- * registry: credentials from a Docker config.json (`--authfile`, else $REGISTRY_AUTH_FILE,
- * else ~/.docker/config.json when present, as podman and skopeo look them up) and extra CAs
- * from a PEM bundle (`--ca-file`, as catalogd and operator-controller take `--pull-ca-file`).
- * Both files are read as regular files only (pkg/shared/localfs), with a size limit.
+ * How the image commands reach a registry: credentials from a Docker config.json (`--authfile`,
+ * $REGISTRY_AUTH_FILE, ~/.docker/config.json, as podman looks them up) and extra CAs (`--ca-file`),
+ * both read as size-limited regular files (pkg/shared/localfs).
  */
 import { parseArgs } from 'node:util';
 import { errorMessage, isErrno } from '../../pkg/shared/errors/index.ts';

@@ -1,14 +1,7 @@
 /**
- * `olmv1 release rollback EXT [REVISION]`: makes a ClusterExtension go back to the bundle a
- * recorded revision installed, declaratively. It patches the extension's spec (version pin,
- * SelfCertified, approved-bundle annotation: pkg/operator-controller/rollback) as the CLI user
- * and leaves the rest to operator-controller's normal pipeline (resolution, CRD preflight,
- * apply), after checking the way back against the live CRDs by the preflight's rules and that
- * the patched spec still resolves to that bundle against the cluster's catalogs (as
- * `olmv1 resolve --cluster` resolves).
- *
- * Exit codes: 0 patched (or printed with --dry-run); 1 refused, or the cluster could not be
- * read or written; 2 usage error.
+ * `olmv1 release rollback EXT [REVISION]`: patches the extension's spec back to a recorded
+ * revision's bundle (pkg/operator-controller/rollback) and leaves the rest to operator-controller,
+ * after checking the way back against the live CRDs and that the patched spec resolves to it.
  */
 import type { CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { CLUSTER_EXTENSION, parseClusterExtension, UpgradeConstraintPolicy } from '../../pkg/shared/api/index.ts';

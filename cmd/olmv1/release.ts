@@ -1,14 +1,6 @@
 /**
- * `olmv1 release list|history|get`: reads the release records operator-controller keeps for
- * each ClusterExtension (pkg/operator-controller/release), like `helm list`, `helm history` and `helm get`.
- *
- *   olmv1 release list [--kubeconfig F] [--context NAME] [--system-namespace NS]
- *   olmv1 release history EXT [--kubeconfig F] [--context NAME] [--system-namespace NS]
- *   olmv1 release get EXT [--revision N] [manifest|values] [--kubeconfig F] [--context NAME] [--system-namespace NS]
- *
- * `olmv1 release rollback` is its own command (release-rollback.ts).
- *
- * The cluster is found as by every olmv1 command (cluster-access.ts). Exit codes: 0 printed; 1 the records could not be read (or none exist for EXT); 2 usage error.
+ * `olmv1 release list|history|get`: the release records operator-controller keeps, like `helm
+ * list|history|get`. Exit codes: see RELEASE_USAGE.
  */
 import { createReleaseStore, type Release, type ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { objectsToYaml, toYaml } from '../../pkg/operator-controller/render/index.ts';

@@ -1,14 +1,7 @@
 /**
- * `olmv1 render bundle DIR|IMAGE --install-namespace NS [--watch-namespace NS]
- *  [--cert-provider cert-manager|openshift-service-ca] [--config FILE] [-o yaml|json]
- *  [--authfile FILE] [--ca-file FILE]`
- *
- * Renders a registry+v1 bundle exactly as operator-controller would install it and prints
- * every object on stdout, in a deterministic order: multi-document YAML, or with `-o json` one
- * `v1` `List` (as `kubectl get -o json` prints several objects). Feature gates
- * SingleOwnNamespaceInstallSupport and DeploymentConfig are on (decision 0040).
- *
- * Exit codes: see RENDER_USAGE.
+ * `olmv1 render bundle`: a bundle's objects as operator-controller would apply them, in a
+ * deterministic order, with SingleOwnNamespaceInstallSupport and DeploymentConfig on (decision
+ * 0040); and the plumbing every command shares (CommandError, parseCommandLine, runCommand).
  */
 import { stat } from 'node:fs/promises';
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';

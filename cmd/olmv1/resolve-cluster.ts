@@ -1,13 +1,8 @@
 /**
- * `olmv1 resolve --cluster EXTENSION`: what the named ClusterExtension would get next,
- * decided as operator-controller decides it: its `spec.source.catalog` (package, channels,
- * version range, selector, upgradeConstraintPolicy), the cluster's ClusterCatalogs
- * (selector, `Unavailable` dropped, not-served catalogs failing the resolution, priorities:
- * pkg/operator-controller/clusterextension's `selectedCatalogs`), catalogd's content (pkg/operator-controller/catalogclient's
- * cache) and the installed bundle of its deployed release record (pkg/operator-controller/release), resolved by
- * pkg/operator-controller/resolve, so the error texts are the Progressing condition's. Bundles'
- * dependencies and minKubeVersion are checked as the controller checks them (decision 0104)
- * against what the CLI's user can read of the cluster; what it cannot read is said in a note.
+ * `olmv1 resolve --cluster EXTENSION`: what the extension would get next, decided as
+ * operator-controller decides (its spec, the selected ClusterCatalogs, catalogd's content, the
+ * deployed release, dependencies and minKubeVersion: decision 0104), so error texts are the
+ * Progressing condition's. What the CLI's user cannot read is said in a note.
  */
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION, parseClusterExtension, type ClusterExtension } from '../../pkg/shared/api/index.ts';
 import type { Bundle, Deprecation } from '../../pkg/shared/fbc/index.ts';

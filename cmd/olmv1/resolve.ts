@@ -1,9 +1,7 @@
 /**
- * `olmv1 resolve`: which bundle a ClusterExtension with the given spec would get from local
- * file-based catalog directories, decided by the same resolver operator-controller runs.
- * Scripts depend on the output contract: one JSON object on stdout, exit 0 on success,
- * 1 with `{"error": ...}` (the Progressing condition's message) when nothing resolves,
- * 2 for usage errors (help text on stderr).
+ * `olmv1 resolve`: the bundle a ClusterExtension spec would get, by operator-controller's
+ * resolver. Scripts depend on the output: one JSON object on stdout, exit 0; 1 with `{"error":
+ * ...}` (the Progressing message) when nothing resolves; 2 usage errors.
  */
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';

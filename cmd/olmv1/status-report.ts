@@ -1,14 +1,7 @@
 /**
- * The data of `olmv1 status`: catalogs, extensions and the cluster-upgrade verdict, built from
- * the cluster's objects and release records. `StatusReport` is the `-o json|yaml` schema
- * (docs/olmv1-status.md); `schemaVersion` changes only with an incompatible change, and fields
- * are only ever added within a version.
- *
- * Without a current cluster version the report is still complete (catalogs, extensions, the
- * declared maxima and metadata errors); only the verdict cannot be given: the version fields are
- * null, `versionError` says why, and the exit code is {@link STATUS_EXIT.undecidable}. Such
- * documents were never written before (the command failed instead), so no reader of version 1
- * has met a null there.
+ * The data of `olmv1 status`. `StatusReport` is the `-o json|yaml` schema (docs/olmv1-status.md):
+ * `schemaVersion` changes only with an incompatible change. Without a cluster version the report
+ * is complete but for the verdict: version fields null, `versionError` says why.
  */
 import { z } from 'zod';
 import {

@@ -1,11 +1,7 @@
 /**
- * The table form of `olmv1 status`: catalogs, extensions (with, for each whose resolution fails,
- * its Progressing message and what the catalogs offer instead, and for each waiting for a
- * ServiceAccount, permissions or a watchNamespace, what fixes it), then the verdict line
- * (`cluster upgrade to X.Y: allowed` / `... blocked by` with one line per blocking extension /
- * `... undecided`, or without a cluster version `cluster upgrade: cannot judge` with why and how
- * to give one) and metadata errors. Colour only when asked (a terminal without NO_COLOR); lines are cut to
- * the terminal's width when one is given.
+ * The table form of `olmv1 status`: catalogs, extensions with what fixes each one that waits or
+ * fails, the verdict line and metadata errors. Colour only on a terminal without NO_COLOR; lines
+ * are cut to the terminal's width when one is given.
  */
 import type { StatusReport } from './status-report.ts';
 

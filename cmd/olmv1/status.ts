@@ -1,16 +1,6 @@
 /**
- * `olmv1 status`: one screen that answers "is my OLM healthy and may I upgrade the cluster?".
- *
- *   olmv1 status [--kubeconfig F] [--context NAME] [--system-namespace NS] [--cluster-version X.Y[.Z]]
- *                [-o table|json|yaml] [--watch] [--interval SECONDS]
- *
- * The current cluster version is --cluster-version when given, else the `config.openshift.io/v1`
- * ClusterVersion `version`; without either the report is printed all the same and says why it
- * cannot judge. The cluster is found as by every olmv1 command (cluster-access.ts). Exit codes
- * (STATUS_EXIT), so that `olmv1 status && oc adm upgrade ...` gates: 0 the upgrade to the next
- * minor is allowed; 1 blocked, or undecided because of metadata errors; 2 usage or connection
- * errors; 3 undecidable, no cluster version to judge from while a bundle declares a maximum
- * (without any declared, the version does not matter: 0).
+ * `olmv1 status`: "is my OLM healthy and may I upgrade the cluster?". The exit code (STATUS_EXIT)
+ * gates scripts: `olmv1 status && oc adm upgrade ...`.
  */
 import { dump } from 'js-yaml';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';

@@ -1,24 +1,9 @@
 /**
- * What `olmv1 migrate to-upstream` changes on each ClusterExtension, decided from what was read
- * (pure: objects in, plan out; the command does the reading and writing).
- *
- * Removed, because only this project's operator-controller understands them and upstream's
- * would never remove them:
- * - the finalizer UNINSTALL_FINALIZER: upstream does not know it, so every deletion of the
- *   extension would hang under upstream;
- * - the annotation ORPHAN_OBJECTS_ANNOTATION: it promises that deleting the extension leaves its
- *   objects, which upstream (garbage collection through owner references) does not keep;
- * - the status conditions `Healthy` and `UpgradeAvailable`: upstream never updates nor removes
- *   conditions it does not know, so they would stay as last written, e.g. Healthy True.
- *
- * Kept: upstream's own finalizers (upstream runs and removes them), and the update-policy and
- * approved-bundle annotations (the person's intent; upstream ignores them, which a note says,
- * and this project's controller honours them again if the cluster comes back).
- *
- * Refused (the command changes nothing): an extension being deleted whose uninstall has not
- * finished (only our controller can finish it: upstream would leave its objects behind), and an
- * extension whose latest release record is pending (our controller stopped during an apply;
- * upstream's Helm refuses such a release as "another operation is in progress").
+ * What `olmv1 migrate to-upstream` changes on each ClusterExtension (pure). Removed, as upstream
+ * would never remove them: UNINSTALL_FINALIZER (deletions would hang), ORPHAN_OBJECTS_ANNOTATION
+ * (upstream does not keep objects), the Healthy and UpgradeAvailable conditions (they would stay
+ * as last written). Kept: upstream's finalizers and the update-policy annotations (a note says
+ * upstream ignores them). Refused: an unfinished uninstall or a pending release record.
  */
 import {
   APPROVED_BUNDLE_ANNOTATION,

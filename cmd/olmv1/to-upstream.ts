@@ -1,14 +1,7 @@
 /**
- * `olmv1 migrate to-upstream`: prepares a cluster for upstream's operator-controller once this
- * project's is stopped. It removes from every ClusterExtension what only our controller
- * understands and upstream's would never remove (to-upstream-plan.ts says what and why), with
- * merge patches that carry the resourceVersion read, so nothing changed meanwhile is
- * overwritten (a conflict is read again and planned again).
- *
- * It refuses while operator-controller holds its leader Lease (`--force` skips that check), and
- * changes nothing while an extension cannot be handed over yet (an unfinished uninstall, an
- * unfinished apply). Exit codes: 0 done (or, with --dry-run, would be); 1 refused, or the
- * cluster could not be read or written; 2 usage error.
+ * `olmv1 migrate to-upstream`: removes from every ClusterExtension what only our controller
+ * understands (to-upstream-plan.ts), with merge patches carrying the resourceVersion read (a
+ * conflict is read and planned again). Refused while our operator-controller holds its Lease.
  */
 import { CLUSTER_EXTENSION, KEPT_FOR_PACKAGE_ANNOTATION } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';

@@ -1,11 +1,7 @@
 /**
- * `olmv1 uninstall NAME`: deletes the ClusterExtension NAME, waits until operator-controller
- * has uninstalled it and the object is gone, then deletes the ServiceAccount and RBAC that
- * `olmv1 install` created for it: the objects carrying both install labels for NAME
- * (install-objects.ts), never anything else. The RBAC must outlive the extension: the
- * controller uninstalls as that ServiceAccount.
- *
- * Exit codes: see USAGE.
+ * `olmv1 uninstall NAME`: deletes the ClusterExtension, waits until it is gone, then deletes only
+ * what carries both install labels for NAME. The RBAC outlives the extension: the controller
+ * uninstalls as that ServiceAccount.
  */
 import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';

@@ -1,8 +1,7 @@
 /**
- * catalogd and operator-controller as child processes of `olmv1 up`: the real entry points
- * (`node cmd/<name>/main.ts`) with leader election, each in its own process group (so a
- * Ctrl-C reaches `up`, which stops them in order), logging readable lines to a file, tracked by the
- * workspace's reaper in case `up` dies first.
+ * catalogd and operator-controller as children of `olmv1 up`: their real entry points with leader
+ * election, each in its own process group (Ctrl-C reaches `up`, which stops them in order),
+ * logging to a file, tracked by the workspace's reaper in case `up` dies first.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';

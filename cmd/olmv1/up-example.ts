@@ -1,13 +1,7 @@
 /**
- * The example content `olmv1 up` publishes: the example operator's image for every bundle
- * version (the Go program of `examples/example-operator/operator/`, built here), every bundle
- * directory under `examples/example-operator/bundles/` as a bundle image, and the file-based
- * catalog of `examples/example-operator/catalog/` as a catalog image, pushed without Docker.
- *
- * The committed catalog names its bundle images, and each bundle its operator image by tag,
- * under the default local registry (`127.0.0.1:5001`). Each bundle is pushed naming the
- * operator image just pushed by digest (in the registry pushed to); when pushing elsewhere the
- * catalog is rewritten to that registry first.
+ * The example content `olmv1 up` publishes from examples/example-operator: the operator image (its
+ * Go program built here), each bundle image naming that image by digest, and the catalog image,
+ * rewritten to the registry pushed to when that is not the default one.
  */
 import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,7 +1,6 @@
 /**
- * `.olmv1/stack.json`: where the running `olmv1 up` put everything (for scripts and
- * `olmv1 status`), written once the stack is ready and removed when it stops. A file whose
- * pid is no longer alive is left over from a killed `up` and ignored.
+ * `.olmv1/stack.json`: where the running `olmv1 up` put everything, written once ready and removed
+ * when it stops; one whose pid is dead is left over from a killed `up` and ignored.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

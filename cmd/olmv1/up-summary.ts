@@ -1,12 +1,8 @@
 /**
- * The text `olmv1 up` prints on stdout once the stack is ready: where everything is, and the
- * exact commands that work next on this stack. config/samples/olm_v1_clustercatalog.yaml names
- * the default registry (127.0.0.1:5001); when the catalog was published elsewhere
- * (`--registry-port`, `--registry`), applying it would point the running ClusterCatalog at a
- * registry that does not hold it, so only the installer and the ClusterExtension samples are
- * offered then, as `up`'s own note says. With a node (`up --node`) the example operator's Pod
- * runs, so the next steps wait for the extension to be Healthy too; without one, a line says
- * that it will not be (its Deployment never becomes available). Pure: the stack record in, text out.
+ * What `olmv1 up` prints once ready (pure): where everything is and the commands that work next.
+ * The ClusterCatalog sample names the default registry, so with `--registry(-port)` only the
+ * installer and ClusterExtension samples are offered; without a node the extension never becomes
+ * Healthy, and a line says so.
  */
 import { relative } from 'node:path';
 import { EXAMPLE_REGISTRY } from './up-example.ts';

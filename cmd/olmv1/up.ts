@@ -1,15 +1,7 @@
 /**
- * `olmv1 up` (also `olmv1 local-stack`, `npm start`): OLM v1 on this machine until Ctrl-C.
- * See UP_USAGE in up-options.ts for what it starts and writes. Progress goes to stderr; the
- * summary (API server, kubeconfig, catalog URL, next steps) to stdout once the example catalog
- * is Serving, after the line `olmv1 local stack is ready`.
- *
- * Everything started is registered as a clean-up step as soon as it exists; a signal during
- * start-up or afterwards, a failing step or a component exiting runs them all in reverse.
- * If `up` itself is killed, the reapers of pkg/olmv1/localstack stop the servers and children.
- *
- * Exit codes: 0 stopped by a signal once ready, 1 a step failed or a component exited,
- * 2 usage error or already running here, 130 stopped by a signal during start-up.
+ * `olmv1 up`: OLM v1 on this machine until Ctrl-C (UP_USAGE in up-options.ts). Everything started
+ * is a clean-up step as soon as it exists; a signal, a failing step or a component exiting runs
+ * them in reverse. If `up` is killed, pkg/olmv1/localstack's reapers stop what it started.
  */
 import { copyFile, mkdir, rm, symlink } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';

@@ -1,12 +1,6 @@
 /**
- * `olmv1 update NAME`: changes what a ClusterExtension asks its catalogs for (version range,
- * channels, upgradeConstraintPolicy, catalog selector) with one patch of only the fields given,
- * tested against the resourceVersion read, and prints each field's old and new value. It is a
- * JSON patch, not a merge patch: a merge patch would merge a new selector's matchLabels into
- * the old ones instead of replacing them.
- * operator-controller then resolves and installs as for any spec change.
- *
- * Exit codes: see USAGE.
+ * `olmv1 update NAME`: one JSON patch of the fields given, tested against the resourceVersion
+ * read. Not a merge patch: that would merge a new selector's matchLabels into the old ones.
  */
 import { CLUSTER_EXTENSION, UpgradeConstraintPolicy } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';

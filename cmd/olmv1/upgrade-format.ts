@@ -1,8 +1,6 @@
 /**
  * The human text of `olmv1 upgrade plan` (pure): sections in the order an administrator reads
- * them (what is installed, what the catalogs offer and what is picked, then what installing it
- * changes and whether the update policy lets it happen), the object changes as `kubectl diff`
- * field lines.
+ * them, object changes as `kubectl diff` field lines.
  */
 import type { PermissionChange } from '../../pkg/operator-controller/upgradeplan/index.ts';
 import type { PlanChanges, UpgradePlan } from './upgrade-plan.ts';

@@ -1,12 +1,7 @@
 /**
- * What `olmv1 upgrade plan` and `olmv1 upgrade approve` compute for an installed
- * ClusterExtension, decided as operator-controller decides: the resolution of resolve-cluster.ts
- * (its catalogs, its deployed release), the candidates with their edges, and for the picked
- * bundle the objects it would apply: pulled with the CLI's bundle fetching, rendered for
- * `spec.namespace` and `spec.config` with the owner labels and with the fields the API server
- * does not know pruned (as pkg/operator-controller/clusterextension's render step does), then
- * compared with the deployed release (pkg/operator-controller/upgradeplan), the live CRDs
- * (pkg/operator-controller/crdupgrade), `olm.maxOpenShiftVersion` (pkg/operator-controller/gating)
+ * What `olmv1 upgrade plan|approve` compute, as operator-controller decides: the resolution of
+ * resolve-cluster.ts, the candidates, and for the pick its objects (rendered and pruned as the
+ * render step does) compared with the deployed release, the live CRDs, `olm.maxOpenShiftVersion`
  * and the update policy. Everything is read as the CLI's user.
  */
 import { describeObject, pruneUnknownFields, withOwnerLabels } from '../../pkg/operator-controller/applier/index.ts';

@@ -1,11 +1,8 @@
 /**
- * What `olmv1 upgrade approve` adds for an extension `olmv1 install` created: the permissions
- * the approved bundle needs that its ServiceAccount does not hold yet, exactly those. The
- * RBAC `olmv1 rbac` computes for the new bundle is compared, grant by grant (verb x group x
- * resource x name, and URLs), with the Roles and ClusterRoles install (or an earlier approval)
- * created for the extension; what they do not cover goes into a Role or ClusterRole named after
- * the new bundle, bound to the ServiceAccount and labelled like the rest, so `uninstall`
- * removes it. The old roles stay: an upgrade must still delete the objects the old bundle had.
+ * What `olmv1 upgrade approve` adds for an extension `olmv1 install` created: exactly the grants
+ * (verb x group x resource x name, and URLs) the new bundle's RBAC needs that the roles install
+ * or an earlier approval created do not cover, in a Role or ClusterRole named after the new
+ * bundle and labelled like the rest. The old roles stay: the upgrade still deletes old objects.
  */
 import { atomsOfRule, ruleCovers, type Atom } from '../../pkg/operator-controller/applier/index.ts';
 import type { Release } from '../../pkg/operator-controller/release/index.ts';

@@ -1,12 +1,7 @@
 /**
- * `olmv1 upgrade plan NAME` and `olmv1 upgrade approve NAME [VERSION]`: what the next upgrade
- * of an installed ClusterExtension will do (upgrade-plan.ts computes it, upgrade-format.ts
- * prints it), and the approval the update policy waits for: the annotation
- * APPROVED_BUNDLE_ANNOTATION naming the bundle the resolution picks, written with a merge patch
- * that carries the resourceVersion read, so an extension changed in between is not approved
- * blindly.
- *
- * Exit codes: see PLAN_USAGE and APPROVE_USAGE.
+ * `olmv1 upgrade plan NAME` and `upgrade approve NAME [VERSION]`: the plan (upgrade-plan.ts,
+ * upgrade-format.ts) and the approval annotation, merge-patched with the resourceVersion read so
+ * an extension changed in between is not approved blindly.
  */
 import { parseClusterVersion } from '../../pkg/operator-controller/gating/index.ts';
 import { policySetting } from '../../pkg/operator-controller/upgradepolicy/index.ts';

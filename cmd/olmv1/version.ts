@@ -1,7 +1,6 @@
 /**
- * `olmv1 --version`: the version of the package the CLI runs from, read from its package.json
- * (found by walking up from this file: cmd/olmv1/ in the repository, dist/cmd/olmv1/ in the
- * container image, whose package.json sits beside dist/).
+ * `olmv1 --version`: the version in the package.json found walking up from this file (the
+ * repository, or dist/ in the container image).
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';

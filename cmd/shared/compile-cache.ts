@@ -1,15 +1,9 @@
 /**
- * Node's compile cache for the components (decision 0097): V8 code caches of the modules
- * loaded after `startCompileCache`, kept in `compile-cache/` of the component's `--cache-dir`
- * (in the Deployments an emptyDir, which outlives container restarts) and reused by the next
- * start, which then skips compiling (and type stripping for `.ts` sources). Node checks each
- * entry against the file's contents, so a changed file is compiled anew; a directory that
- * cannot be written leaves Node compiling as without one. With NODE_COMPILE_CACHE set, Node's
- * own cache in that directory is used instead (from the first module on).
- *
- * An entry starts it before it loads anything else when its arguments name the directory
- * (`startCompileCacheEarly`, as the Deployments do), so that the flag parsing and logging
- * modules come from the cache too; otherwise once the flags are read (`startCompileCache`).
+ * Node's compile cache for the components (decision 0097), in `compile-cache/` of `--cache-dir`
+ * (an emptyDir in the Deployments, so it outlives container restarts); Node checks each entry
+ * against the file, and an unwritable directory only means compiling. NODE_COMPILE_CACHE, when
+ * set, wins. Started before anything else loads when the arguments name the directory
+ * (`startCompileCacheEarly`), else once the flags are read (`startCompileCache`).
  */
 import { enableCompileCache, flushCompileCache } from 'node:module';
 import { statSync } from 'node:fs';

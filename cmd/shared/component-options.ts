@@ -1,9 +1,6 @@
 /**
- * The flags and environment every component has (cluster connection, system namespace, health
- * address, leader election, registry access, logging), parsed into ComponentOptions. Kept apart
- * from what runs them (component.ts): an entry parses its flags with this module's few imports,
- * and catalogd serves stored content before it loads the cluster and registry clients
- * (decision 0097).
+ * The flags and environment every component has, parsed into ComponentOptions; apart from
+ * component.ts so that parsing needs few imports (decision 0097).
  */
 import { hostname } from 'node:os';
 import { type ParseArgsConfig, parseArgs } from 'node:util';

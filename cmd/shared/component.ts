@@ -1,7 +1,6 @@
 /**
  * What catalogd and operator-controller share in their composition: leader election, registry
- * access, and running the leader-only part of a component. Their common flags, and the cluster
- * credentials, are read by component-options.ts.
+ * access, and running a component's leader-only part.
  */
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';

@@ -1,15 +1,8 @@
 /**
- * `--feature-gates` with upstream's grammar and upstream's gate names, and what each gate does
- * here. Kubernetes' featuregate semantics: the flag may be given several times and every
- * occurrence adds to the same set (upstream's manifests pass one gate per occurrence); a value
- * is one of Go's booleans (`true`, `false`, `1`, `0`, `t`, `F`, `TRUE`, ...); an unknown name is an
- * error; `AllAlpha`/`AllBeta` turn every Alpha (Beta) gate not named on or off; the last setting
- * of a name wins.
- *
- * Each gate is honoured (its value reaches the component), or has no effect here in one of its
- * values (accepted, reported by a warning at start), or asks in one of its values for a
- * capability this implementation does not have: that value stops the binary with a message
- * saying so (exit 2), rather than running with something else than what was asked.
+ * `--feature-gates` with upstream's grammar and gate names, with Kubernetes' featuregate semantics
+ * (repeatable, Go booleans, unknown names refused, AllAlpha/AllBeta, last setting wins). A gate's
+ * value is honoured, or has no effect here (a warning at start), or asks for what this
+ * implementation lacks: then the binary stops saying so (exit 2) rather than run otherwise.
  */
 import { goBool } from '../../pkg/gocompat/gotext/index.ts';
 import type { FlagNotice } from './upstream-flags.ts';

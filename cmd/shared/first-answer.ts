@@ -1,12 +1,8 @@
 /**
- * When a component loads its control part (decision 0097). Loading it evaluates some 250-400
- * modules on the one thread, 60-120 ms of CPU, and a request that arrives meanwhile waits for
- * all of it. So a component first answers what is asked of it as soon as it can (catalogd a
- * restart's first request for stored content, operator-controller its first readiness probe
- * once its informers synced), then loads the rest: after that first answer, or after a short
- * wait when none comes. What the control part starts (informers' reconcilers, leader
- * election) starts that much later, which nothing depends on: an object created meanwhile is
- * in its informer's list.
+ * When a component loads its control part (decision 0097): loading it takes 60-120 ms of CPU on
+ * the one thread, so a component first answers its first request (catalogd stored content,
+ * operator-controller a readiness probe once synced), then loads the rest, or after a short wait
+ * when none comes. Nothing depends on the control part starting that much later.
  */
 import type { EventEmitter } from 'node:events';
 import { sleepUnlessAborted } from '../../pkg/shared/kube/backoff.ts';

@@ -1,7 +1,6 @@
 /**
- * The size-limit flags shared by catalogd and the `olmv1 catalog` commands (decoding a
- * catalog; pkg/shared/fbc DecodeLimits), and by catalogd, operator-controller and the CLI commands
- * that pull images (pkg/shared/image ImageLimits; each with its own defaults).
+ * Size-limit flags shared by the components and the CLI: catalog decoding (pkg/shared/fbc
+ * DecodeLimits) and image pulls (pkg/shared/image ImageLimits; each with its own defaults).
  */
 import type { ParseArgsConfig } from 'node:util';
 // The limits' file, not pkg/shared/fbc's index (the decoder): flag parsing stays light (decision 0097).

@@ -1,9 +1,7 @@
 /**
- * The components' logging flags and their pino logger: JSON lines shaped like upstream's zap
- * production encoder (`{"level":"info","ts":"2026-...Z",...,"msg":"..."}`), or one human-readable
- * line per record (`--log-format text`, pino-pretty). controller-runtime's zap flag names
- * (`--zap-encoder`, `--zap-log-level`, `--zap-time-encoding`) are accepted as aliases, so
- * upstream's Deployment arguments keep working.
+ * The components' logging flags and pino logger: JSON lines shaped like upstream's zap production
+ * encoder, or readable lines (`--log-format text`). controller-runtime's zap flags are accepted
+ * as aliases, so upstream's Deployment arguments keep working.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { createRequire } from 'node:module';

@@ -1,9 +1,7 @@
 /**
- * The process entry of a component (catalogd, operator-controller): reads flags and
- * environment, then runs until SIGTERM/SIGINT. Exit codes: 0 after a graceful stop, --help or
- * the `version` command, 1 on a start-up error or lost leadership, 2 on bad flags (with the
- * usage on stderr). Upstream flags given values that have no effect here are logged first, one
- * warning each.
+ * The process entry of a component: runs until SIGTERM/SIGINT. Exit 0 after a graceful stop,
+ * --help or `version`; 1 on a start-up error or lost leadership; 2 on bad flags. Upstream flags
+ * that have no effect here are logged first, one warning each.
  */
 import type { Logger } from 'pino';
 // The file, not pkg/shared/controller's index, which an entry loads later (decision 0097).

@@ -1,9 +1,7 @@
 /**
- * The proxy environment of catalogd, operator-controller and the olmv1 commands that reach
- * registries: `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (or their lower-case names), read once
- * at start-up as Go's http.ProxyFromEnvironment reads them (pkg/shared/nodehttp proxy-env.ts has the
- * rules). They apply to registry traffic and to operator-controller's requests to catalogd, as
- * upstream's do; not to the Kubernetes API (decision 0093).
+ * HTTPS_PROXY, HTTP_PROXY and NO_PROXY, read once as Go's http.ProxyFromEnvironment reads them
+ * (pkg/shared/nodehttp), for registry traffic and requests to catalogd; never for the Kubernetes
+ * API (decision 0093).
  */
 import type { Logger } from 'pino';
 import {

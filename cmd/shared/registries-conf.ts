@@ -1,15 +1,9 @@
 /**
- * Where containers-registries.conf is read from, for catalogd, operator-controller and the
- * olmv1 commands that pull: the locations containers/image uses (and upstream's components
- * with it), no flag of our own. pkg/shared/image reads the files again before every pull.
- *
- * - `$CONTAINERS_REGISTRIES_CONF` (else the older `$REGISTRIES_CONFIG_PATH`), as podman, skopeo
- *   and buildah honour it: that file, which must exist;
- * - else `$HOME/.config/containers/registries.conf` when it exists (with its `.d` directory
- *   only);
- * - else `/etc/containers/registries.conf` (a missing one means no configuration);
- * - then the drop-ins: `/etc/containers/registries.conf.d/*.conf` and
- *   `$HOME/.config/containers/registries.conf.d/*.conf`, each in lexical order.
+ * Where containers-registries.conf is read from, as containers/image looks (pkg/shared/image
+ * rereads the files before every pull): `$CONTAINERS_REGISTRIES_CONF` (else
+ * `$REGISTRIES_CONFIG_PATH`), which must exist; else `~/.config/containers/registries.conf`
+ * when it exists (with its `.d` only); else `/etc/containers/registries.conf`; then the `.d`
+ * drop-ins of /etc/containers and ~/.config/containers, each in lexical order.
  */
 import type { RegistriesConfPaths } from '../../pkg/shared/image/index.ts';
 

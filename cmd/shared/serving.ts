@@ -1,16 +1,9 @@
 /**
- * The serving flags both components share, with upstream's names and defaults: the serving
- * certificate (`--tls-cert`/`--tls-key`), the secure metrics endpoint (`--metrics-bind-address`),
- * the TLS profile of every TLS server (`--tls-profile`, `--tls-custom-ciphers`,
- * `--tls-custom-curves`, `--tls-custom-version`), and our own `--insecure-metrics`.
- *
- * As upstream, metrics are served only over HTTPS to callers the API server authenticates and
- * authorizes, and only with a certificate: without `--tls-cert`/`--tls-key` there is no metrics
- * endpoint (a warning says so), and `--metrics-bind-address` without them is an error.
- * `--insecure-metrics` adds `/metrics` on the health probe address over plain HTTP without
- * authentication, for the local stack and tests, where nothing else can reach that address
- * (decision 0068). The metrics server itself is started by metrics-serving.ts, loaded only
- * by what runs it, so that parsing these flags loads no server or client (decision 0097).
+ * The serving flags both components share, with upstream's names and defaults (serving
+ * certificate, metrics address, TLS profile) and our `--insecure-metrics`. As upstream, metrics
+ * are served only over HTTPS with a certificate to authorized callers; `--insecure-metrics` adds
+ * plain `/metrics` on the health address for the local stack and tests (decision 0068).
+ * metrics-serving.ts starts the server, so parsing loads no server (decision 0097).
  */
 import { getCiphers, createSecureContext } from 'node:tls';
 import type { CertificatePaths } from '../../pkg/shared/controller/index.ts';

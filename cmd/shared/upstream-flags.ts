@@ -1,10 +1,7 @@
 /**
- * Upstream's flags that have no effect here: accepted, so that upstream's Deployment arguments
- * (its manifests, its Helm chart's values) start our binaries, checked as upstream checks them,
- * and reported by one warning each at start (componentMain logs the notices). Both upstream
- * binaries take `--pprof-bind-address` and every flag of klog (`klog.InitFlags`: upstream logs
- * through klog); `--v` is not here: it sets the log level (logging.ts). docs/operations.md has
- * the table ("Upstream's Deployment arguments").
+ * Upstream's flags that have no effect here (`--pprof-bind-address`, klog's): accepted and checked
+ * as upstream checks them, so upstream's Deployment arguments start our binaries, and reported by
+ * one warning each (docs/operations.md, "Upstream's Deployment arguments"). `--v` is logging.ts's.
  */
 import { goBool } from '../../pkg/gocompat/gotext/index.ts';
 

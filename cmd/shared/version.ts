@@ -1,10 +1,6 @@
 /**
- * The `version` command of catalogd and operator-controller: upstream's version text
- * (`version: "v1.11.0", commit: "...", date: "...", state: "clean"`, its internal/shared/version),
- * with this package's version from its package.json (found by walking up from this file:
- * cmd/shared/ in the repository, dist/cmd/shared/ in the container image, whose package.json
- * sits beside dist/). The image carries no git metadata: commit, date and state are "unknown",
- * as upstream prints them when its build recorded none.
+ * The components' `version` command: upstream's version text with this package's version; commit,
+ * date and state are "unknown", as upstream prints them when its build recorded none.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
