@@ -41,12 +41,7 @@ export async function runBundlePush(args: string[], io: CommandIO, deps: Catalog
   const parsed = parsePushArgs(args, io, USAGE, 'a bundle directory');
   if (typeof parsed === 'number') return parsed;
   const { dir, ref } = parsed;
-  if (
-    !(await stat(dir).then(
-      (s) => s.isDirectory(),
-      () => false,
-    ))
-  ) {
+  if ((await stat(dir).catch(() => undefined))?.isDirectory() !== true) {
     io.stderr.write(`Error: bundle directory ${goQuote(dir)} not found\n`);
     return EXIT.usage;
   }
@@ -68,11 +63,9 @@ export async function runBundlePush(args: string[], io: CommandIO, deps: Catalog
   return pushBuilt(
     io,
     {
+      ...deps,
       ref,
       values: parsed.values,
-      insecureRegistries: deps.insecureRegistries,
-      defaultAuthFile: deps.defaultAuthFile,
-      proxy: deps.proxy,
       printed: (digest) => canonicalReference(parsedRef, digest),
     },
     () => buildImage({ files: content.files, labels: content.labels }),

@@ -6,12 +6,12 @@ import { CLUSTER_CATALOG } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { isAlreadyExists, isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { toYaml } from '../../pkg/operator-controller/render/index.ts';
-import { parseDuration, parsePositiveDuration } from '../shared/flags.ts';
-import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags } from './cluster-access.ts';
-import { EXIT } from './io.ts';
+import { parseDuration } from '../shared/flags.ts';
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster } from './cluster-access.ts';
+import { EXIT, poll } from './io.ts';
 import { catalogManifest, catalogRow, catalogServing } from './install-objects.ts';
 import type { InstallDeps } from './install.ts';
-import { CommandError, formatObjects, parseCommandLine, runCommand, type CommandIo } from './render.ts';
+import { CommandError, flagChoice, formatObjects, parseCommandLine, runCommand, timeoutFlag, type CommandIo } from './render.ts';
 
 const ADD_USAGE = `Usage: olmv1 catalog add NAME IMAGE [--priority N] [--poll-interval DURATION] [--available true|false]
          [--dry-run] [-o yaml|json] [--no-wait] [--timeout DURATION] [--kubeconfig FILE] [--context NAME]
@@ -83,15 +83,6 @@ function usageError(message: string, usage: string): CommandError {
   return new CommandError(`${message}\n${usage}`, EXIT.usage);
 }
 
-function timeoutFlag(value: string | undefined, fallbackMs: number, usage: string): number {
-  if (value === undefined) return fallbackMs;
-  try {
-    return parsePositiveDuration('--timeout', value);
-  } catch (e) {
-    throw usageError(errorMessage(e), usage);
-  }
-}
-
 /** The arguments of `catalog add`, checked. */
 export function parseCatalogAddArgs(args: readonly string[]) {
   const { values, positionals } = parseCommandLine(args, ADD_USAGE, {
@@ -128,13 +119,8 @@ export function parseCatalogAddArgs(args: readonly string[]) {
     }
     pollMinutes = ms / 60_000;
   }
-  const available = values.available ?? 'true';
-  if (available !== 'true' && available !== 'false')
-    throw usageError(`--available must be true or false, got ${JSON.stringify(available)}`, ADD_USAGE);
-  const output = values.output;
-  if (output !== undefined && output !== 'yaml' && output !== 'json')
-    throw usageError(`-o must be yaml or json, got ${JSON.stringify(output)}`, ADD_USAGE);
-  const format = output === undefined ? undefined : output === 'json' ? ('json' as const) : ('yaml' as const);
+  const available = flagChoice('--available', values.available ?? 'true', ['true', 'false'], ADD_USAGE);
+  const format = flagChoice('-o', values.output, ['yaml', 'json'], ADD_USAGE);
   return {
     catalog: catalogManifest({ name, image, priority, pollMinutes, available: available === 'true' }),
     dryRun: values['dry-run'] === true,
@@ -147,22 +133,9 @@ export function parseCatalogAddArgs(args: readonly string[]) {
 
 type CatalogDeps = Pick<InstallDeps, 'connectCluster' | 'sleep' | 'now'>;
 
-async function withCluster(
-  deps: CatalogDeps,
-  flags: Parameters<CatalogDeps['connectCluster']>[0],
-  body: (kube: KubeContext) => Promise<void>,
-): Promise<void> {
-  const kube = await deps.connectCluster(flags);
-  try {
-    await body(kube);
-  } finally {
-    kube.close();
-  }
-}
-
 /**
- * Reads the ClusterCatalog `name` until `done` says so (undefined: it is gone) or `timeoutMs`
- * passed; each new progress text goes to stderr. Returns the last progress text when it timed out.
+ * Reads the ClusterCatalog `name` (undefined: it is gone) until `progress` says it is done
+ * (undefined) or `timeoutMs` passed. Returns the last progress text when it timed out.
  */
 async function waitFor(
   kube: KubeContext,
@@ -170,24 +143,14 @@ async function waitFor(
   timeoutMs: number,
   io: CommandIo,
   deps: CatalogDeps,
-  done: (obj: KubeObject | undefined) => { done: boolean; progress: string },
+  progress: (obj: KubeObject | undefined) => string | undefined,
 ): Promise<string | undefined> {
-  const deadline = deps.now() + timeoutMs;
-  let last = '';
-  for (;;) {
-    let obj: KubeObject | undefined;
-    try {
-      obj = await kube.client.get({ ...CLUSTER_CATALOG, name });
-    } catch (e) {
+  const look = () =>
+    kube.client.get({ ...CLUSTER_CATALOG, name }).catch((e: unknown) => {
       if (!isNotFound(e)) throw new CommandError(`error reading ClusterCatalog ${JSON.stringify(name)}: ${errorMessage(e)}`, EXIT.failed);
-    }
-    const state = done(obj);
-    if (state.done) return undefined;
-    if (state.progress !== last) io.stderr.write(`waiting for ClusterCatalog ${name}: ${state.progress}\n`);
-    last = state.progress;
-    if (deps.now() >= deadline) return state.progress;
-    await deps.sleep(Math.min(1000, Math.max(0, deadline - deps.now())));
-  }
+      return undefined;
+    });
+  return progress(await poll(`waiting for ClusterCatalog ${name}`, timeoutMs, look, progress, io, deps));
 }
 
 /** Runs `olmv1 catalog add`. */
@@ -199,7 +162,7 @@ export async function runCatalogAdd(args: readonly string[], io: CommandIo, deps
       io.stdout.write(formatObjects([a.catalog], a.output ?? 'yaml'));
       return;
     }
-    await withCluster(deps, a.cluster, async (kube) => {
+    await withCluster(deps.connectCluster(a.cluster), async (kube) => {
       try {
         await kube.client.create(a.catalog);
       } catch (e) {
@@ -212,9 +175,10 @@ export async function runCatalogAdd(args: readonly string[], io: CommandIo, deps
         if (a.output === undefined) io.stdout.write(`created ClusterCatalog ${name}\n`);
         return;
       }
-      const stuck = await waitFor(kube, name, a.timeoutMs, io, deps, (obj) =>
-        obj === undefined ? { done: false, progress: 'not found' } : { done: catalogServing(obj).serving, progress: catalogServing(obj).progress },
-      );
+      const stuck = await waitFor(kube, name, a.timeoutMs, io, deps, (obj) => {
+        const state = obj === undefined ? { serving: false, progress: 'not found' } : catalogServing(obj);
+        return state.serving ? undefined : state.progress;
+      });
       if (stuck !== undefined) {
         throw new CommandError(
           `ClusterCatalog ${name} is not serving after ${Math.round(a.timeoutMs / 1000)} s: ${stuck}\n(it stays; remove it with "olmv1 catalog remove ${name}")`,
@@ -237,7 +201,7 @@ export async function runCatalogRemove(args: readonly string[], io: CommandIo, d
     const name = positionals[0];
     if (positionals.length !== 1 || name === undefined || name === '') throw usageError('expected exactly one NAME', REMOVE_USAGE);
     const timeoutMs = timeoutFlag(values.timeout, 2 * 60_000, REMOVE_USAGE);
-    await withCluster(deps, clusterFlags(values, REMOVE_USAGE), async (kube) => {
+    await withCluster(deps.connectCluster(clusterFlags(values, REMOVE_USAGE)), async (kube) => {
       try {
         await kube.client.delete({ ...CLUSTER_CATALOG, name });
       } catch (e) {
@@ -245,10 +209,14 @@ export async function runCatalogRemove(args: readonly string[], io: CommandIo, d
         throw new CommandError(`error deleting ClusterCatalog ${JSON.stringify(name)}: ${errorMessage(e)}`, EXIT.failed);
       }
       if (values['no-wait'] !== true) {
-        const stuck = await waitFor(kube, name, timeoutMs, io, deps, (obj) => ({
-          done: obj === undefined,
-          progress: `finalizers ${(obj?.metadata.finalizers ?? []).join(', ') || 'none'}`,
-        }));
+        const stuck = await waitFor(
+          kube,
+          name,
+          timeoutMs,
+          io,
+          deps,
+          (obj) => obj && `finalizers ${(obj.metadata.finalizers ?? []).join(', ') || 'none'}`,
+        );
         if (stuck !== undefined)
           throw new CommandError(`ClusterCatalog ${name} is still there after ${Math.round(timeoutMs / 1000)} s: ${stuck}`, EXIT.failed);
       }
@@ -262,10 +230,8 @@ export async function runCatalogs(args: readonly string[], io: CommandIo, deps: 
   return runCommand(io, async () => {
     const { values, positionals } = parseCommandLine(args, LIST_USAGE, { ...CLUSTER_FLAGS, output: { type: 'string', short: 'o' } });
     if (positionals.length > 0) throw usageError(`unexpected argument ${JSON.stringify(positionals[0])}`, LIST_USAGE);
-    const output = values.output ?? 'table';
-    if (output !== 'table' && output !== 'json' && output !== 'yaml')
-      throw usageError(`-o must be table, json or yaml, got ${JSON.stringify(output)}`, LIST_USAGE);
-    await withCluster(deps, clusterFlags(values, LIST_USAGE), async (kube) => {
+    const output = flagChoice('-o', values.output ?? 'table', ['table', 'json', 'yaml'], LIST_USAGE);
+    await withCluster(deps.connectCluster(clusterFlags(values, LIST_USAGE)), async (kube) => {
       let items: KubeObject[];
       try {
         items = (await kube.client.listAll(CLUSTER_CATALOG)).items;

@@ -4,7 +4,7 @@
  */
 import { basename } from 'node:path';
 import { toYaml } from '../../pkg/operator-controller/render/index.ts';
-import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags } from './cluster-access.ts';
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster } from './cluster-access.ts';
 import { describePackage, matchesSearch, packageVersions, type PackageRow, type VersionRow } from './catalog-describe.ts';
 import { verdictText } from './catalog-installability.ts';
 import {
@@ -115,8 +115,7 @@ export async function runCatalogList(args: readonly string[], io: CommandIo, dep
     };
     const clusterNames = args2.flatMap((a) => (a.kind === 'cluster' ? [a.name] : []));
     if (args2.length === 0 || clusterNames.length > 0) {
-      const kube = await deps.connectCluster(cluster);
-      try {
+      await withCluster(deps.connectCluster(cluster), async (kube) => {
         const refs = await listClusterCatalogs(kube, catalogdUrl);
         for (const missing of clusterNames.filter((n) => !refs.some((r) => r.name === n)))
           problems.push(`catalog ${missing}: ClusterCatalog not found`);
@@ -126,9 +125,7 @@ export async function runCatalogList(args: readonly string[], io: CommandIo, dep
           if (typeof base !== 'string') problems.push(`catalog ${ref.name}: ${base.error}`);
           else await read(ref.name, base, () => urlCatalog(ref.name, base, deps.catalogClient));
         }
-      } finally {
-        kube.close();
-      }
+      });
     }
     for (const a of args2) {
       if (a.kind === 'dir') await read(dirName(a.path), a.path, () => dirCatalog(dirName(a.path), a.path, deps));

@@ -44,12 +44,7 @@ export async function runCatalogPush(args: string[], io: CommandIO, deps: Catalo
   const parsed = parsePushArgs(args, io, USAGE, 'a directory');
   if (typeof parsed === 'number') return parsed;
   const { dir, ref } = parsed;
-  if (
-    !(await stat(dir).then(
-      (s) => s.isDirectory(),
-      () => false,
-    ))
-  ) {
+  if ((await stat(dir).catch(() => undefined))?.isDirectory() !== true) {
     io.stderr.write(`Error: ${goQuote(dir)} is not a directory\n`);
     return EXIT.usage;
   }
@@ -70,11 +65,9 @@ export async function runCatalogPush(args: string[], io: CommandIO, deps: Catalo
   return pushBuilt(
     io,
     {
+      ...deps,
       ref,
       values: parsed.values,
-      insecureRegistries: deps.insecureRegistries,
-      defaultAuthFile: deps.defaultAuthFile,
-      proxy: deps.proxy,
       printed: (digest) => digest,
     },
     () => buildCatalogImage(dir),

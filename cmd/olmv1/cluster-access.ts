@@ -112,6 +112,16 @@ export async function connectCluster(flags: ClusterFlags, lookup: KubeconfigLook
   }
 }
 
+/** Runs `body` on the connection `connecting` gives, and closes it. */
+export async function withCluster<K extends Pick<KubeContext, 'close'>, T>(connecting: Promise<K>, body: (kube: K) => Promise<T>): Promise<T> {
+  const kube = await connecting;
+  try {
+    return await body(kube);
+  } finally {
+    kube.close();
+  }
+}
+
 /** The lookup of a process: its KUBECONFIG and HOME (read by the caller), files and `.olmv1/` in `workDir`. */
 export function createKubeconfigLookup(env: { KUBECONFIG?: string | undefined; HOME?: string | undefined }, workDir: string): KubeconfigLookup {
   return {

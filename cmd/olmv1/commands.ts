@@ -41,11 +41,17 @@ export const commands = new Map<string, Entry>(
     },
     'catalog list': {
       summary: 'list the packages of catalogs (cluster, catalogd URL or directory): channels, versions, deprecations, installability',
-      load: async () => catalogListCommand(false),
+      load: async () => {
+        const { runCatalogList } = await import('./catalog-list.ts');
+        return catalogCommand((args, io, deps) => runCatalogList(args, io, { ...deps, now: () => Date.now() }, false));
+      },
     },
     'catalog search': {
       summary: 'find packages by name, description or keywords in catalogs (cluster, catalogd URL or directory)',
-      load: async () => catalogListCommand(true),
+      load: async () => {
+        const { runCatalogList } = await import('./catalog-list.ts');
+        return catalogCommand((args, io, deps) => runCatalogList(args, io, { ...deps, now: () => Date.now() }, true));
+      },
     },
     'catalog add': {
       summary: 'create a ClusterCatalog from a catalog image and wait until catalogd serves it',
@@ -61,40 +67,24 @@ export const commands = new Map<string, Entry>(
     },
     up: {
       summary: 'run a control plane, a registry with an example catalog, catalogd and operator-controller locally until Ctrl-C',
-      load: async () => {
-        const { runUp } = await import('./up.ts');
-        return (args, io) => runUp(args, io, upDeps());
-      },
+      load: upCommand,
     },
     'local-stack': {
       summary: 'same as up',
-      load: async () => {
-        const { runUp } = await import('./up.ts');
-        return (args, io) => runUp(args, io, upDeps());
-      },
+      load: upCommand,
     },
     resolve: {
       summary: 'show which bundle a ClusterExtension would get (FBC directories, catalogd URLs, or --cluster EXTENSION)',
       load: async () => {
-        const [{ runResolve }, { createCatalogContentCache }] = await Promise.all([
-          import('./resolve.ts'),
-          import('../../pkg/operator-controller/catalogclient/index.ts'),
-        ]);
-        const deps = await catalogSourceDeps();
-        // The cache falls back to /api/v1/all where catalogd does not serve /api/v1/metas.
-        const catalogContent = createCatalogContentCache({ client: deps.catalogClient });
-        return async (args, io) => {
-          try {
-            return await runResolve(args, io, {
-              loadCatalogDir: deps.loadCatalogDir,
-              loadCatalogPackage: (url, pkg) => catalogContent.getPackage({ name: url, baseURL: url, digestRef: url }, pkg),
-              connectCluster: deps.connectCluster,
-              catalogContent,
-            });
-          } finally {
-            deps.catalogClient.close();
-          }
-        };
+        const { runResolve } = await import('./resolve.ts');
+        return catalogCommand((args, io, { catalogContent, ...deps }) =>
+          runResolve(args, io, {
+            loadCatalogDir: deps.loadCatalogDir,
+            loadCatalogPackage: (url, pkg) => catalogContent.getPackage({ name: url, baseURL: url, digestRef: url }, pkg),
+            connectCluster: deps.connectCluster,
+            catalogContent,
+          }),
+        );
       },
     },
     install: {
@@ -142,22 +132,9 @@ export const commands = new Map<string, Entry>(
     'release rollback': {
       summary: "make a ClusterExtension go back to a recorded revision's bundle (declaratively, CRD-safety checked)",
       load: async () => {
-        const [{ runReleaseRollback }, { createCatalogContentCache }] = await Promise.all([
-          import('./release-rollback.ts'),
-          import('../../pkg/operator-controller/catalogclient/index.ts'),
-        ]);
         // The catalogs are read to check that the patched spec still resolves.
-        const deps = await catalogSourceDeps();
-        return async (args, io) => {
-          try {
-            return await runReleaseRollback(args, io, {
-              connectCluster: deps.connectCluster,
-              catalogContent: createCatalogContentCache({ client: deps.catalogClient }),
-            });
-          } finally {
-            deps.catalogClient.close();
-          }
-        };
+        const { runReleaseRollback } = await import('./release-rollback.ts');
+        return catalogCommand(runReleaseRollback);
       },
     },
     'migrate to-upstream': {
@@ -194,51 +171,20 @@ export const commands = new Map<string, Entry>(
 
 /** `olmv1 upgrade plan` or `upgrade approve`, reading catalogs through catalogd and pulling bundles as `render bundle` does. */
 async function upgradeCommand(which: 'plan' | 'approve'): Promise<Command> {
-  const [{ runUpgradePlan, runUpgradeApprove }, { createCatalogContentCache }] = await Promise.all([
-    import('./upgrade.ts'),
-    import('../../pkg/operator-controller/catalogclient/index.ts'),
-  ]);
-  const deps = await catalogSourceDeps();
-  const upgradeDeps = {
-    connectCluster: deps.connectCluster,
-    catalogContent: createCatalogContentCache({ client: deps.catalogClient }),
-    fetchBundle,
-    defaultAuthFile: defaultAuthFile(),
-  };
-  return async (args, io) => {
-    try {
-      return await (which === 'plan' ? runUpgradePlan : runUpgradeApprove)(args, io, upgradeDeps);
-    } finally {
-      deps.catalogClient.close();
-    }
-  };
+  const { runUpgradePlan, runUpgradeApprove } = await import('./upgrade.ts');
+  const run = which === 'plan' ? runUpgradePlan : runUpgradeApprove;
+  return catalogCommand((args, io, deps) => run(args, io, { ...deps, fetchBundle, defaultAuthFile: defaultAuthFile() }));
 }
 
 /** `olmv1 install`, `uninstall` or `update`: the cluster, catalogd's content and bundle pulls as `resolve --cluster` and `rbac` have them. */
 async function extensionCommand(which: 'install' | 'uninstall' | 'update'): Promise<Command> {
-  const [{ runInstall }, { runUninstall }, { runUpdate }, { createCatalogContentCache }] = await Promise.all([
+  const [{ runInstall }, { runUninstall }, { runUpdate }] = await Promise.all([
     import('./install.ts'),
     import('./uninstall.ts'),
     import('./update.ts'),
-    import('../../pkg/operator-controller/catalogclient/index.ts'),
   ]);
-  const deps = await catalogSourceDeps();
-  const installDeps = {
-    connectCluster: deps.connectCluster,
-    catalogContent: createCatalogContentCache({ client: deps.catalogClient }),
-    fetchBundle,
-    defaultAuthFile: defaultAuthFile(),
-    sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
-    now: () => Date.now(),
-  };
   const run = { install: runInstall, uninstall: runUninstall, update: runUpdate }[which];
-  return async (args, io) => {
-    try {
-      return await run(args, io, installDeps);
-    } finally {
-      deps.catalogClient.close();
-    }
-  };
+  return catalogCommand((args, io, deps) => run(args, io, { ...deps, ...clock(), fetchBundle, defaultAuthFile: defaultAuthFile() }));
 }
 
 /** `olmv1 catalog add`, `catalog remove` or `catalogs`: the cluster only. */
@@ -248,22 +194,26 @@ async function clusterCatalogCommand(which: 'add' | 'remove' | 'list'): Promise<
     import('./cluster-access.ts'),
   ]);
   const lookup = await kubeconfigLookup();
-  const deps = {
-    connectCluster: (flags: import('./cluster-access.ts').ClusterFlags) => connectCluster(flags, lookup, 1),
-    sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
-    now: () => Date.now(),
-  };
+  const deps = { connectCluster: (flags: import('./cluster-access.ts').ClusterFlags) => connectCluster(flags, lookup, 1), ...clock() };
   const run = { add: runCatalogAdd, remove: runCatalogRemove, list: runCatalogs }[which];
   return (args, io) => run(args, io, deps);
 }
 
-/** `olmv1 catalog list` (search false) or `catalog search`, with the cluster, catalogd and directory sources. */
-async function catalogListCommand(search: boolean): Promise<Command> {
-  const { runCatalogList } = await import('./catalog-list.ts');
+/** Timers for the commands that wait (tests pass their own). */
+function clock() {
+  return { sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)), now: () => Date.now() };
+}
+
+type CatalogDeps = import('./catalog-sources.ts').CatalogSourceDeps & {
+  catalogContent: import('../../pkg/operator-controller/catalogclient/index.ts').CatalogContentCache;
+};
+
+/** A command over {@link catalogSourceDeps}; catalogd's client is closed when it ends. */
+async function catalogCommand(run: (args: string[], io: import('./io.ts').CommandIO, deps: CatalogDeps) => Promise<number>): Promise<Command> {
   const deps = await catalogSourceDeps();
   return async (args, io) => {
     try {
-      return await runCatalogList(args, io, { ...deps, now: () => Date.now() }, search);
+      return await run(args, io, deps);
     } finally {
       deps.catalogClient.close();
     }
@@ -271,19 +221,22 @@ async function catalogListCommand(search: boolean): Promise<Command> {
 }
 
 /** What the catalog commands read catalogs with: pkg/shared/fbc for directories, catalogd's client (through the proxy variables), the cluster. */
-async function catalogSourceDeps(): Promise<import('./catalog-sources.ts').CatalogSourceDeps> {
-  const [{ loadFS }, { createCatalogClient }, { connectCluster }, { statSync }] = await Promise.all([
+async function catalogSourceDeps(): Promise<CatalogDeps> {
+  const [{ loadFS }, { createCatalogClient, createCatalogContentCache }, { connectCluster }, { statSync }] = await Promise.all([
     import('../../pkg/shared/fbc/index.ts'),
     import('../../pkg/operator-controller/catalogclient/index.ts'),
     import('./cluster-access.ts'),
     import('node:fs'),
   ]);
   const lookup = await kubeconfigLookup();
+  const catalogClient = createCatalogClient(await environmentProxy());
   return {
     loadCatalogDir: (dir) => loadFS(dir),
     isDirectory: (path) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true,
-    catalogClient: createCatalogClient(await environmentProxy()),
+    catalogClient,
     connectCluster: (flags) => connectCluster(flags, lookup, 1),
+    // Falls back to /api/v1/all where catalogd does not serve /api/v1/metas.
+    catalogContent: createCatalogContentCache({ client: catalogClient }),
   };
 }
 
@@ -359,9 +312,11 @@ async function kubeconfigLookup(): Promise<import('./cluster-access.ts').Kubecon
   return createKubeconfigLookup({ KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME }, process.cwd());
 }
 
-/** What `olmv1 up` needs from the process. */
-function upDeps(): import('./up.ts').UpDeps {
-  return { env: process.env, cwd: process.cwd(), node: process.execPath, insecureRegistries: insecureRegistries(), signals: process };
+/** `olmv1 up` with what it needs from the process. */
+async function upCommand(): Promise<Command> {
+  const { runUp } = await import('./up.ts');
+  const deps = { env: process.env, cwd: process.cwd(), node: process.execPath, insecureRegistries: insecureRegistries(), signals: process };
+  return (args, io) => runUp(args, io, deps);
 }
 
 /** The help text listing every command. */

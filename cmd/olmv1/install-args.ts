@@ -5,13 +5,12 @@
 import { CrdUpgradeSafetyEnforcement, UpdatePolicy, UpgradeConstraintPolicy } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
-import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
-import { parsePositiveDuration } from '../shared/flags.ts';
+import { IMAGE_LIMIT_FLAGS, imageLimitHelp } from '../shared/limits.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, type ClusterFlags } from './cluster-access.ts';
 import { EXIT } from './io.ts';
 import { CATALOG_NAME_LABEL, parseSelectorText, type ExtensionRequest } from './install-objects.ts';
 import { REGISTRY_FLAGS, registryFlagsHelp } from './registry-access.ts';
-import { CommandError, parseCommandLine } from './render.ts';
+import { CERT_PROVIDERS, CommandError, flagChoice, imageFlags, parseCommandLine, timeoutFlag } from './render.ts';
 
 const USAGE = `Usage: olmv1 install PACKAGE [--name NAME] [-n NAMESPACE] [--version RANGE] [-c CHANNEL,...]
          [--catalog NAME | -l SELECTOR] [--upgrade-constraint-policy CatalogProvided|SelfCertified]
@@ -158,7 +157,7 @@ export function catalogSelector(catalog: string | undefined, selector: string | 
 }
 
 /** A `--catalogd-url` value, checked. */
-function catalogdUrlFlag(url: string | undefined, usageText: string): URL | undefined {
+export function catalogdUrlFlag(url: string | undefined, usageText: string): URL | undefined {
   if (url === undefined) return undefined;
   if (!(URL.canParse(url) && /^https?:$/.test(new URL(url).protocol))) {
     throw new CommandError(`invalid --catalogd-url ${JSON.stringify(url)} (want http(s)://HOST[:PORT])\n${usageText}`, EXIT.usage);
@@ -181,29 +180,12 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
   ] as const) {
     if (v === '') throw usage(`${flag} must not be empty`);
   }
-  const output = values.output;
-  if (output !== undefined && output !== 'yaml' && output !== 'json') throw usage(`-o must be yaml or json, got ${JSON.stringify(output)}`);
+  const output = flagChoice('-o', values.output, ['yaml', 'json'], USAGE);
   if (values.wait === true && values['no-wait'] === true) throw usage('--wait and --no-wait cannot be combined');
   if (values['with-dependencies'] === true && values['dry-run'] === true) throw usage('--with-dependencies cannot be combined with --dry-run');
-  const certProvider = values['cert-provider'];
-  if (certProvider !== undefined && certProvider !== 'cert-manager' && certProvider !== 'openshift-service-ca') {
-    throw usage(`--cert-provider must be cert-manager or openshift-service-ca, got ${JSON.stringify(certProvider)}`);
-  }
-  let timeoutMs = 5 * 60_000;
-  if (values.timeout !== undefined) {
-    try {
-      timeoutMs = parsePositiveDuration('--timeout', values.timeout);
-    } catch (e) {
-      throw usage(errorMessage(e));
-    }
-  }
-  const strings: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(values)) if (typeof v === 'string') strings[k] = v;
-  try {
-    imageLimitOptions(strings, BUNDLE_IMAGE_LIMITS);
-  } catch (e) {
-    throw usage(errorMessage(e));
-  }
+  const certProvider = flagChoice('--cert-provider', values['cert-provider'], CERT_PROVIDERS, USAGE);
+  const timeoutMs = timeoutFlag(values.timeout, 5 * 60_000, USAGE);
+  const { strings } = imageFlags(values, USAGE);
   return {
     request: {
       name,

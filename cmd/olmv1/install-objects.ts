@@ -208,6 +208,11 @@ export function installState(obj: KubeObject): InstallState {
   return { state: 'waiting', progress };
 }
 
+/** `Kind namespace/name` (`Kind name` when cluster-scoped), as install and uninstall name objects. */
+export function describeObject(o: KubeObject): string {
+  return `${o.kind} ${o.metadata.namespace === undefined ? '' : `${o.metadata.namespace}/`}${o.metadata.name ?? ''}`;
+}
+
 /** Whether the ClusterCatalog `obj` serves content (Serving=True), with its Progressing text otherwise. */
 export function catalogServing(obj: KubeObject): { serving: boolean; progress: string } {
   const serving = conditions(obj).find((c) => c.type === 'Serving');

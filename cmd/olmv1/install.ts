@@ -9,41 +9,27 @@ import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { isAlreadyExists, isForbidden, isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { metadataFor, resolve } from '../../pkg/operator-controller/resolve/index.ts';
 import { imageLimitOptions } from '../shared/limits.ts';
-import { EXIT } from './io.ts';
+import { withCluster } from './cluster-access.ts';
+import { EXIT, poll, type Clock } from './io.ts';
 import { parseInstallArgs, type InstallArgs } from './install-args.ts';
 import { installDependencies } from './install-dependencies.ts';
-import { installObjects, installState } from './install-objects.ts';
+import { describeObject, installObjects, installState } from './install-objects.ts';
 import { installRbac } from './rbac.ts';
 import { CommandError, buildRenderOptions, formatObjects, loadBundle, runCommand, type BundleSourceDeps, type CommandIo } from './render.ts';
 import { clusterCatalogSource, clusterResolutionHints, clusterResolve, clusterResolveInput, type ResolveClusterDeps } from './resolve-cluster.ts';
 import type { Provider } from '../../pkg/operator-controller/dependencies/index.ts';
 
 /** What `install` needs (composed in commands.ts). */
-export interface InstallDeps extends ResolveClusterDeps, BundleSourceDeps {
-  /** Waits `ms` between looks at the extension (a timer; tests may shorten it). */
-  sleep(ms: number): Promise<void>;
-  /** Milliseconds since the epoch. */
-  now(): number;
-}
-
-/** How often the extension is read while waiting. */
-const POLL_MS = 1000;
+export interface InstallDeps extends ResolveClusterDeps, BundleSourceDeps, Clock {}
 
 /** Runs `olmv1 install`; `args` are the arguments after `install`. */
 export async function runInstall(args: readonly string[], io: CommandIo, deps: InstallDeps): Promise<number> {
   return runCommand(io, async () => {
     const a = parseInstallArgs(args);
-    const kube = await deps.connectCluster(a.cluster);
-    try {
+    await withCluster(deps.connectCluster(a.cluster), async (kube) => {
       await install(a, kube, io, deps);
-    } finally {
-      kube.close();
-    }
+    });
   });
-}
-
-function describe(o: KubeObject): string {
-  return `${o.kind} ${o.metadata.namespace === undefined ? '' : `${o.metadata.namespace}/`}${o.metadata.name ?? ''}`;
 }
 
 /** The install of dependency provider `p` for `a`: named after its package, pinned to its version, from the same selected catalogs, waited for. */
@@ -138,7 +124,7 @@ async function install(
     if (!namespaceExists && maybeNamespace !== undefined) {
       await create(kube, maybeNamespace);
       created.push(maybeNamespace);
-      io.stderr.write(`created ${describe(maybeNamespace)}\n`);
+      io.stderr.write(`created ${describeObject(maybeNamespace)}\n`);
     }
     const rest = namespaceExists ? objects : objects.slice(1);
     // Everything is tried first: all refusals are reported together, before anything else is written.
@@ -169,7 +155,7 @@ async function install(
     for (const o of rest) {
       await create(kube, o);
       created.push(o);
-      io.stderr.write(`created ${describe(o)}\n`);
+      io.stderr.write(`created ${describeObject(o)}\n`);
     }
   } catch (e) {
     await undo(kube, created, io);
@@ -181,7 +167,14 @@ async function install(
     if (a.output === undefined) io.stdout.write(`created ClusterExtension ${what}\n`);
     return;
   }
-  const state = await waitInstalled(kube, req.name, a.timeoutMs, io, deps);
+  const state = await poll(
+    `waiting for ClusterExtension ${req.name}`,
+    a.timeoutMs,
+    async () => installState(await kube.client.get({ ...CLUSTER_EXTENSION, name: req.name })),
+    (s) => (s.state === 'waiting' ? s.progress : undefined),
+    io,
+    deps,
+  );
   if (state.state !== 'installed') {
     throw new CommandError(
       `ClusterExtension ${req.name} is not installed${state.state === 'failed' ? '' : ` after ${Math.round(a.timeoutMs / 1000)} s`}: ${state.progress}\n` +
@@ -209,10 +202,10 @@ function refusal(o: KubeObject, e: unknown): string {
       o.kind === 'ClusterExtension'
         ? `: choose another --name, or "olmv1 uninstall ${o.metadata.name ?? ''}" first`
         : ': remove it, or choose another --name';
-    return `${describe(o)} already exists${hint}`;
+    return `${describeObject(o)} already exists${hint}`;
   }
-  if (isForbidden(e)) return `you cannot create ${describe(o)}: ${errorMessage(e)}`;
-  return `error creating ${describe(o)}: ${errorMessage(e)}`;
+  if (isForbidden(e)) return `you cannot create ${describeObject(o)}: ${errorMessage(e)}`;
+  return `error creating ${describeObject(o)}: ${errorMessage(e)}`;
 }
 
 /** Creates `o`; a refusal becomes a CommandError saying what was refused and why. */
@@ -242,32 +235,9 @@ async function undo(kube: KubeContext, created: readonly KubeObject[], io: Comma
     };
     try {
       await kube.client.delete(ref);
-      io.stderr.write(`removed ${describe(o)} again\n`);
+      io.stderr.write(`removed ${describeObject(o)} again\n`);
     } catch (e) {
-      if (!isNotFound(e)) io.stderr.write(`could not remove ${describe(o)}: ${errorMessage(e)}\n`);
+      if (!isNotFound(e)) io.stderr.write(`could not remove ${describeObject(o)}: ${errorMessage(e)}\n`);
     }
-  }
-}
-
-/**
- * Reads the ClusterExtension `name` until it is installed, blocked, or `timeoutMs` passed;
- * each new Progressing text goes to stderr.
- */
-async function waitInstalled(
-  kube: KubeContext,
-  name: string,
-  timeoutMs: number,
-  io: CommandIo,
-  deps: Pick<InstallDeps, 'sleep' | 'now'>,
-): Promise<ReturnType<typeof installState>> {
-  const deadline = deps.now() + timeoutMs;
-  let last = '';
-  for (;;) {
-    const state = installState(await kube.client.get({ ...CLUSTER_EXTENSION, name }));
-    if (state.state !== 'waiting') return state;
-    if (state.progress !== last) io.stderr.write(`waiting for ClusterExtension ${name}: ${state.progress}\n`);
-    last = state.progress;
-    if (deps.now() >= deadline) return state;
-    await deps.sleep(Math.min(POLL_MS, Math.max(0, deadline - deps.now())));
   }
 }

@@ -23,3 +23,35 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 export function signalExitCode(reason: unknown): number {
   return reason === 'SIGTERM' ? 143 : 130;
 }
+
+/** The timers of the commands that wait (a fake in tests). */
+export interface Clock {
+  sleep(ms: number): Promise<void>;
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+/**
+ * Looks until `progress` of the last look is undefined (done) or `timeoutMs` passed, at most a
+ * second apart; each new progress text goes to stderr after `what`. Returns the last look.
+ */
+export async function poll<S>(
+  what: string,
+  timeoutMs: number,
+  look: () => Promise<S>,
+  progress: (s: S) => string | undefined,
+  io: { stderr: { write(chunk: string): unknown } },
+  clock: Clock,
+): Promise<S> {
+  const deadline = clock.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    const state = await look();
+    const text = progress(state);
+    if (text === undefined) return state;
+    if (text !== last) io.stderr.write(`${what}: ${text}\n`);
+    last = text;
+    if (clock.now() >= deadline) return state;
+    await clock.sleep(Math.min(1000, Math.max(0, deadline - clock.now())));
+  }
+}

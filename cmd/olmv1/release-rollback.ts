@@ -18,7 +18,7 @@ import {
   type RollbackPatch,
   type RollbackTarget,
 } from '../../pkg/operator-controller/rollback/index.ts';
-import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, type ClusterFlags } from './cluster-access.ts';
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster, type ClusterFlags } from './cluster-access.ts';
 import { DEFAULT_SYSTEM_NAMESPACE, historyTable, table } from './release.ts';
 import { clusterResolveInput } from './resolve-cluster.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
@@ -86,12 +86,9 @@ const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefini
 export async function runReleaseRollback(args: readonly string[], io: CommandIo, deps: RollbackDeps): Promise<number> {
   return runCommand(io, async () => {
     const parsed = parse(args);
-    const kube = await deps.connectCluster(parsed.cluster);
-    try {
+    await withCluster(deps.connectCluster(parsed.cluster), async (kube) => {
       await rollback(kube, deps, parsed, io);
-    } finally {
-      kube.close();
-    }
+    });
   });
 }
 

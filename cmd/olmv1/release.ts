@@ -4,7 +4,15 @@
  */
 import { createReleaseStore, type Release, type ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { objectsToYaml, toYaml } from '../../pkg/operator-controller/render/index.ts';
-import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, connectCluster, type ClusterFlags, type KubeconfigLookup } from './cluster-access.ts';
+import {
+  CLUSTER_FLAGS,
+  CLUSTER_FLAGS_HELP,
+  clusterFlags,
+  connectCluster,
+  withCluster,
+  type ClusterFlags,
+  type KubeconfigLookup,
+} from './cluster-access.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 
 /** What `olmv1 release` needs from its environment (composed in commands.ts). */
@@ -55,12 +63,9 @@ export async function runRelease(args: readonly string[], io: CommandIo, deps: R
     const parsed = parse(args);
     const [sub, ...rest] = parsed.words;
     const run = subcommand(sub, rest, parsed.revision);
-    const kube = await connectCluster(parsed.cluster, deps.kubeconfig, 1);
-    try {
+    await withCluster(connectCluster(parsed.cluster, deps.kubeconfig, 1), async (kube) => {
       await run(createReleaseStore({ client: kube.client, namespace: parsed.namespace }), io, parsed.namespace);
-    } finally {
-      kube.close();
-    }
+    });
   });
 }
 

@@ -25,6 +25,7 @@ import {
 } from '../../pkg/operator-controller/render/index.ts';
 import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/index.ts';
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
+import { parsePositiveDuration } from '../shared/flags.ts';
 import { REGISTRY_FLAGS, type RegistryAccess, loadRegistryAccess, registryFlagsHelp } from './registry-access.ts';
 
 /** Where a command writes: process.stdout/stderr or test doubles. */
@@ -79,6 +80,40 @@ export function parseCommandLine<const O extends ParseArgsOptionsConfig, P exten
   }
   if (parsed.values['help'] === true) throw new CommandError(usage, 0);
   return parsed as CommandLine<O, P>;
+}
+
+/** `value` when it is one of `allowed` (or undefined); else a usage error naming `flag` and the choices. */
+export function flagChoice<const T extends string>(flag: string, value: string | undefined, allowed: readonly T[], usage: string): T | undefined {
+  if (value === undefined || (allowed as readonly string[]).includes(value)) return value as T | undefined;
+  const choices = `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1) ?? ''}`;
+  throw new CommandError(`${flag} must be ${choices}, got ${JSON.stringify(value)}\n${usage}`, 2);
+}
+
+/** The certificate providers of `--cert-provider`. */
+export const CERT_PROVIDERS = ['cert-manager', 'openshift-service-ca'] as const;
+
+/** `--timeout`'s value in milliseconds (`fallbackMs` when not given); a bad one is a usage error. */
+export function timeoutFlag(value: string | undefined, fallbackMs: number, usage: string): number {
+  if (value === undefined) return fallbackMs;
+  try {
+    return parsePositiveDuration('--timeout', value);
+  } catch (e) {
+    throw new CommandError(`${errorMessage(e)}\n${usage}`, 2);
+  }
+}
+
+/** The string flags of `values` (for the registry flags) and the image caps they set; a bad cap is a usage error. */
+export function imageFlags(
+  values: Record<string, unknown>,
+  usage: string,
+): { strings: Record<string, string | undefined>; imageLimits: ImageLimits } {
+  const strings: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(values)) if (typeof v === 'string') strings[k] = v;
+  try {
+    return { strings, imageLimits: imageLimitOptions(strings, BUNDLE_IMAGE_LIMITS) };
+  } catch (e) {
+    throw new CommandError(`${errorMessage(e)}\n${usage}`, 2);
+  }
 }
 
 /** Flags and exit codes both bundle commands share, for their help texts. */
@@ -166,21 +201,10 @@ export function parseCommandArgs(args: readonly string[], usage: string, extra: 
   if (typeof installNamespace !== 'string' || installNamespace === '') {
     throw new CommandError(`--install-namespace is required\n${usage}`, 2);
   }
-  const certProvider = values['cert-provider'];
-  if (certProvider !== undefined && certProvider !== 'cert-manager' && certProvider !== 'openshift-service-ca') {
-    throw new CommandError(`--cert-provider must be cert-manager or openshift-service-ca, got ${JSON.stringify(certProvider)}\n${usage}`, 2);
-  }
-  const output = values['output'] ?? 'yaml';
-  if (output !== 'yaml' && output !== 'json') throw new CommandError(`-o must be yaml or json, got ${JSON.stringify(output)}\n${usage}`, 2);
+  const certProvider = flagChoice('--cert-provider', values['cert-provider'] as string | undefined, CERT_PROVIDERS, usage);
+  const output = flagChoice('-o', (values['output'] as string | undefined) ?? 'yaml', ['yaml', 'json'], usage) ?? 'yaml';
   const watch = values['watch-namespace'];
-  const strings: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(values)) if (typeof v === 'string') strings[k] = v;
-  let imageLimits: ImageLimits;
-  try {
-    imageLimits = imageLimitOptions(strings, BUNDLE_IMAGE_LIMITS);
-  } catch (e) {
-    throw new CommandError(`${errorMessage(e)}\n${usage}`, 2);
-  }
+  const { strings, imageLimits } = imageFlags(values, usage);
   return {
     source: parsed.positionals[0] as string,
     installNamespace,
@@ -201,14 +225,8 @@ export async function loadBundle(
   deps: BundleSourceDeps,
 ): Promise<RegistryV1Bundle> {
   const source = args.source;
-  let isDir = false;
-  try {
-    isDir = (await stat(source)).isDirectory();
-  } catch {
-    isDir = false;
-  }
   let files: ReadonlyMap<string, Uint8Array>;
-  if (isDir) {
+  if ((await stat(source).catch(() => undefined))?.isDirectory() === true) {
     files = await readBundleDir(source);
   } else if (!namesRegistry(source)) {
     // A mistyped directory must not become a pull from docker.io.
@@ -321,11 +339,10 @@ async function readConfigFile(path: string): Promise<unknown> {
   return doc.value;
 }
 
-/** Runs `body`, mapping CommandErrors and unexpected failures to stderr and an exit code. */
-export async function runCommand(io: CommandIo, body: () => Promise<void>): Promise<number> {
+/** Runs `body` for its exit code (0 when it returns none), mapping CommandErrors and unexpected failures to stderr and an exit code. */
+export async function runCommand(io: CommandIo, body: () => Promise<number | void>): Promise<number> {
   try {
-    await body();
-    return 0;
+    return (await body()) ?? 0;
   } catch (e) {
     const code = e instanceof CommandError ? e.exitCode : 1;
     (code === 0 ? io.stdout : io.stderr).write(`${errorMessage(e)}\n`);

@@ -20,7 +20,7 @@ import {
 import { createReleaseStore, deployedRelease, type Release } from '../../pkg/operator-controller/release/index.ts';
 import { readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
 import { metadataFor, packageMissing, resolutionHints, resolve, type ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';
-import type { ClusterFlags } from './cluster-access.ts';
+import { withCluster, type ClusterFlags } from './cluster-access.ts';
 import { EXIT } from './io.ts';
 import { CommandError, runCommand, type CommandIo } from './render.ts';
 
@@ -49,16 +49,9 @@ export interface ResolveClusterDeps {
  * (stderr).
  */
 export async function runResolveCluster(spec: ClusterSpec, io: CommandIo, deps: ResolveClusterDeps): Promise<number> {
-  let code: number = EXIT.ok;
-  const failed = await runCommand(io, async () => {
-    const kube = await deps.connectCluster({ kubeconfig: spec.kubeconfig, context: spec.context });
-    try {
-      code = await resolveFor(spec, kube, io, deps);
-    } finally {
-      kube.close();
-    }
-  });
-  return failed === EXIT.ok ? code : failed;
+  return runCommand(io, () =>
+    withCluster(deps.connectCluster({ kubeconfig: spec.kubeconfig, context: spec.context }), (kube) => resolveFor(spec, kube, io, deps)),
+  );
 }
 
 async function resolveFor(spec: ClusterSpec, kube: KubeContext, io: CommandIo, deps: ResolveClusterDeps): Promise<number> {

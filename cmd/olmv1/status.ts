@@ -8,8 +8,16 @@ import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { parseClusterVersion, type ClusterMinor, type DeployedExtension } from '../../pkg/operator-controller/gating/index.ts';
 import { isForbidden, isNoKindMatch, isNotFound, sleepUnlessAborted, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
-import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, connectCluster, type ClusterFlags, type KubeconfigLookup } from './cluster-access.ts';
-import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
+import {
+  CLUSTER_FLAGS,
+  CLUSTER_FLAGS_HELP,
+  clusterFlags,
+  connectCluster,
+  withCluster,
+  type ClusterFlags,
+  type KubeconfigLookup,
+} from './cluster-access.ts';
+import { CommandError, flagChoice, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
 import { ADVICE_REASONS, STATUS_EXIT, buildStatusReport, statusExitCode, type ClusterVersionInfo, type StatusReport } from './status-report.ts';
 import { renderStatusTable } from './status-table.ts';
@@ -78,9 +86,7 @@ function parse(args: readonly string[]): Options {
     },
     false,
   ).values;
-  const output = v.output ?? 'table';
-  if (output !== 'table' && output !== 'json' && output !== 'yaml')
-    throw new CommandError(`-o must be table, json or yaml, got ${JSON.stringify(output)}\n${USAGE}`, 2);
+  const output = flagChoice('-o', v.output ?? 'table', ['table', 'json', 'yaml'], USAGE) ?? 'table';
   let clusterVersion: ClusterMinor | undefined;
   if (v['cluster-version'] !== undefined) {
     const cv = parseClusterVersion(v['cluster-version']);
@@ -101,24 +107,18 @@ function parse(args: readonly string[]): Options {
 
 /** Runs `olmv1 status`; `args` are the arguments after `status`. */
 export async function runStatus(args: readonly string[], io: CommandIo, deps: StatusCommandDeps): Promise<number> {
-  let verdictCode = 0;
-  const code = await runCommand(io, async () => {
+  return runCommand(io, async () => {
     const o = parse(args);
-    const kube = await connectCluster(o.cluster, deps.kubeconfig, STATUS_EXIT.failed);
-    try {
+    return withCluster(connectCluster(o.cluster, deps.kubeconfig, STATUS_EXIT.failed), async (kube) => {
       const render = (r: StatusReport): string => format(r, o.output, deps);
       if (!o.watch) {
         const report = await collect(kube.client, o);
         io.stdout.write(render(report));
-        verdictCode = statusExitCode(report);
-        return;
+        return statusExitCode(report);
       }
-      verdictCode = await watch(kube.client, o, io, deps, render);
-    } finally {
-      kube.close();
-    }
+      return watch(kube.client, o, io, deps, render);
+    });
   });
-  return code === 0 ? verdictCode : code;
 }
 
 // Redraws whenever the rendered text changes; polls every --interval until the signal aborts.

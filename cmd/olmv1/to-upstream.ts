@@ -6,7 +6,7 @@
 import { CLUSTER_EXTENSION, KEPT_FOR_PACKAGE_ANNOTATION } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { isConflict, isNotFound, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
-import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, type ClusterFlags } from './cluster-access.ts';
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster, type ClusterFlags } from './cluster-access.ts';
 import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 import {
@@ -92,8 +92,7 @@ const WRITE_ATTEMPTS = 5;
 export async function runMigrateToUpstream(args: readonly string[], io: CommandIo, deps: ToUpstreamDeps): Promise<number> {
   return runCommand(io, async () => {
     const a = parse(args);
-    const kube = await deps.connectCluster(a.cluster);
-    try {
+    await withCluster(deps.connectCluster(a.cluster), async (kube) => {
       const leaseProblem = await checkLease(kube.client, a, deps.now());
       // A dry run still shows the plan (to review before stopping the controller), and fails as the run would.
       const refused = leaseProblem !== undefined && !a.force;
@@ -126,9 +125,7 @@ export async function runMigrateToUpstream(args: readonly string[], io: CommandI
         `${changed} of ${plans.length} ClusterExtension(s) changed; keep this project's operator-controller stopped ` +
           `(it adds its finalizer back when it runs) and start upstream's\n`,
       );
-    } finally {
-      kube.close();
-    }
+    });
   });
 }
 

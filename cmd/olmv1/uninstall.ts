@@ -6,12 +6,11 @@
 import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
-import { parsePositiveDuration } from '../shared/flags.ts';
-import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags } from './cluster-access.ts';
-import { EXIT } from './io.ts';
-import { INSTALLED_FOR_LABEL, installedForSelector } from './install-objects.ts';
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster } from './cluster-access.ts';
+import { EXIT, poll } from './io.ts';
+import { INSTALLED_FOR_LABEL, describeObject, installedForSelector } from './install-objects.ts';
 import type { InstallDeps } from './install.ts';
-import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
+import { CommandError, parseCommandLine, runCommand, timeoutFlag, type CommandIo } from './render.ts';
 
 const USAGE = `Usage: olmv1 uninstall NAME [--keep-rbac] [--timeout DURATION] [--kubeconfig FILE] [--context NAME]
 
@@ -57,14 +56,7 @@ export function parseUninstallArgs(args: readonly string[]): {
   const name = positionals[0];
   if (positionals.length !== 1 || name === undefined || name === '')
     throw new CommandError(`expected exactly one ClusterExtension NAME\n${USAGE}`, EXIT.usage);
-  let timeoutMs = 5 * 60_000;
-  if (values.timeout !== undefined) {
-    try {
-      timeoutMs = parsePositiveDuration('--timeout', values.timeout);
-    } catch (e) {
-      throw new CommandError(`${errorMessage(e)}\n${USAGE}`, EXIT.usage);
-    }
-  }
+  const timeoutMs = timeoutFlag(values.timeout, 5 * 60_000, USAGE);
   return { name, keepRbac: values['keep-rbac'] === true, timeoutMs, cluster: clusterFlags(values, USAGE) };
 }
 
@@ -75,17 +67,10 @@ type UninstallDeps = Pick<InstallDeps, 'connectCluster' | 'sleep' | 'now'>;
 export async function runUninstall(args: readonly string[], io: CommandIo, deps: UninstallDeps): Promise<number> {
   return runCommand(io, async () => {
     const a = parseUninstallArgs(args);
-    const kube = await deps.connectCluster(a.cluster);
-    try {
+    await withCluster(deps.connectCluster(a.cluster), async (kube) => {
       await uninstall(a, kube, io, deps);
-    } finally {
-      kube.close();
-    }
+    });
   });
-}
-
-function describe(o: KubeObject): string {
-  return `${o.kind} ${o.metadata.namespace === undefined ? '' : `${o.metadata.namespace}/`}${o.metadata.name ?? ''}`;
 }
 
 async function uninstall(a: ReturnType<typeof parseUninstallArgs>, kube: KubeContext, io: CommandIo, deps: UninstallDeps): Promise<void> {
@@ -97,27 +82,18 @@ async function uninstall(a: ReturnType<typeof parseUninstallArgs>, kube: KubeCon
     throw new CommandError(`error deleting ClusterExtension ${JSON.stringify(a.name)}: ${errorMessage(e)}`, EXIT.failed);
   }
   io.stderr.write(`deleting ClusterExtension ${a.name}; waiting for operator-controller to uninstall it\n`);
-  const deadline = deps.now() + a.timeoutMs;
-  let last = '';
-  for (;;) {
-    let obj: KubeObject;
-    try {
-      obj = await kube.client.get(ref);
-    } catch (e) {
-      if (isNotFound(e)) break;
+  const look = () =>
+    kube.client.get(ref).catch((e: unknown) => {
+      if (isNotFound(e)) return undefined;
       throw new CommandError(`error reading ClusterExtension ${JSON.stringify(a.name)}: ${errorMessage(e)}`, EXIT.failed);
-    }
-    const status = conditionsText(obj);
-    if (status !== last) io.stderr.write(`waiting for ClusterExtension ${a.name} to go: ${status}\n`);
-    last = status;
-    if (deps.now() >= deadline) {
-      throw new CommandError(
-        `ClusterExtension ${a.name} is still there after ${Math.round(a.timeoutMs / 1000)} s: ${status}\n` +
-          `(its RBAC is kept: operator-controller needs it to finish; see "kubectl describe clusterextension ${a.name}")`,
-        EXIT.failed,
-      );
-    }
-    await deps.sleep(Math.min(1000, Math.max(0, deadline - deps.now())));
+    });
+  const left = await poll(`waiting for ClusterExtension ${a.name} to go`, a.timeoutMs, look, (o) => o && conditionsText(o), io, deps);
+  if (left !== undefined) {
+    throw new CommandError(
+      `ClusterExtension ${a.name} is still there after ${Math.round(a.timeoutMs / 1000)} s: ${conditionsText(left)}\n` +
+        `(its RBAC is kept: operator-controller needs it to finish; see "kubectl describe clusterextension ${a.name}")`,
+      EXIT.failed,
+    );
   }
   io.stdout.write(`deleted ClusterExtension ${a.name}\n`);
   if (a.keepRbac) {
@@ -130,7 +106,7 @@ async function uninstall(a: ReturnType<typeof parseUninstallArgs>, kube: KubeCon
     const { items } = await kube.client.listAll(kind, { labelSelector: installedForSelector(a.name) });
     for (const o of items) {
       const target = { ...kind, name: o.metadata.name ?? '', ...(o.metadata.namespace === undefined ? {} : { namespace: o.metadata.namespace }) };
-      const shown = describe({ ...o, kind: kind.kind });
+      const shown = describeObject({ ...o, kind: kind.kind });
       try {
         // Preconditioned on the object listed, so a same-named object created since is never deleted.
         await kube.client.delete(target, { preconditions: { uid: o.metadata.uid ?? '' } });

@@ -4,8 +4,8 @@
  */
 import { CLUSTER_EXTENSION, UpgradeConstraintPolicy } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
-import { isConflict, type KubeContext } from '../../pkg/shared/kube/index.ts';
-import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags } from './cluster-access.ts';
+import { isConflict } from '../../pkg/shared/kube/index.ts';
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster } from './cluster-access.ts';
 import { EXIT } from './io.ts';
 import { catalogSelector, channelList, oneOf } from './install-args.ts';
 import type { InstallDeps } from './install.ts';
@@ -120,8 +120,7 @@ export function jsonPatch(resourceVersion: string, fields: CatalogFields): objec
 export async function runUpdate(args: readonly string[], io: CommandIo, deps: Pick<InstallDeps, 'connectCluster'>): Promise<number> {
   return runCommand(io, async () => {
     const a = parseUpdateArgs(args);
-    const kube: KubeContext = await deps.connectCluster(a.cluster);
-    try {
+    await withCluster(deps.connectCluster(a.cluster), async (kube) => {
       const { object } = await readClusterExtension(kube, a.name);
       const spec = object.spec as { source?: { catalog?: Record<string, unknown> } } | undefined;
       const { lines, patch } = catalogChanges(spec?.source?.catalog ?? {}, a.fields);
@@ -142,8 +141,6 @@ export async function runUpdate(args: readonly string[], io: CommandIo, deps: Pi
         throw new CommandError(`error updating ClusterExtension ${JSON.stringify(a.name)}: ${errorMessage(e)}`, EXIT.failed);
       }
       io.stdout.write(`updated ClusterExtension ${a.name}\n`);
-    } finally {
-      kube.close();
-    }
+    });
   });
 }

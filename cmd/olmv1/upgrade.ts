@@ -10,11 +10,12 @@ import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { parseSemver } from '../../pkg/shared/semver/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { isConflict, type KubeContext } from '../../pkg/shared/kube/index.ts';
-import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
-import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, type ClusterFlags } from './cluster-access.ts';
+import { IMAGE_LIMIT_FLAGS, imageLimitHelp } from '../shared/limits.ts';
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster, type ClusterFlags } from './cluster-access.ts';
 import { EXIT } from './io.ts';
 import { REGISTRY_FLAGS, registryFlagsHelp } from './registry-access.ts';
-import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
+import { CERT_PROVIDERS, CommandError, flagChoice, imageFlags, parseCommandLine, runCommand, type CommandIo } from './render.ts';
+import { catalogdUrlFlag } from './install-args.ts';
 import { formatPlan } from './upgrade-format.ts';
 import { planChanges, resolvePlan, type PlanOptions, type UpgradeDeps } from './upgrade-plan.ts';
 import { grantUpgradeRbac } from './upgrade-rbac.ts';
@@ -96,13 +97,10 @@ function commonArgs(
   values: { kubeconfig?: string; context?: string; 'system-namespace'?: string; 'catalogd-url'?: string },
   usage: string,
 ): CommonArgs {
-  const url = values['catalogd-url'];
-  if (url !== undefined && !(URL.canParse(url) && /^https?:$/.test(new URL(url).protocol))) {
-    throw new CommandError(`invalid --catalogd-url ${JSON.stringify(url)} (want http(s)://HOST[:PORT])\n${usage}`, EXIT.usage);
-  }
+  const catalogdUrl = catalogdUrlFlag(values['catalogd-url'], usage);
   const ns = values['system-namespace'] ?? 'olmv1-system';
   if (ns === '') throw new CommandError(`--system-namespace must not be empty\n${usage}`, EXIT.usage);
-  return { cluster: clusterFlags(values, usage), systemNamespace: ns, catalogdUrl: url === undefined ? undefined : new URL(url) };
+  return { cluster: clusterFlags(values, usage), systemNamespace: ns, catalogdUrl };
 }
 
 function extensionName(positionals: readonly string[], max: number, usage: string): string {
@@ -127,21 +125,9 @@ export function parsePlanArgs(args: readonly string[]): {
     'cluster-version': { type: 'string' },
   });
   const extension = extensionName(positionals, 1, PLAN_USAGE);
-  const output = values.output ?? 'text';
-  if (output !== 'text' && output !== 'json')
-    throw new CommandError(`-o must be text or json, got ${JSON.stringify(output)}\n${PLAN_USAGE}`, EXIT.usage);
-  const cp = values['cert-provider'];
-  if (cp !== undefined && cp !== 'cert-manager' && cp !== 'openshift-service-ca') {
-    throw new CommandError(`--cert-provider must be cert-manager or openshift-service-ca, got ${JSON.stringify(cp)}\n${PLAN_USAGE}`, EXIT.usage);
-  }
-  const strings: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(values)) if (typeof v === 'string') strings[k] = v;
-  let imageLimits;
-  try {
-    imageLimits = imageLimitOptions(strings, BUNDLE_IMAGE_LIMITS);
-  } catch (e) {
-    throw new CommandError(`${errorMessage(e)}\n${PLAN_USAGE}`, EXIT.usage);
-  }
+  const output = flagChoice('-o', values.output ?? 'text', ['text', 'json'], PLAN_USAGE) ?? 'text';
+  const cp = flagChoice('--cert-provider', values['cert-provider'], CERT_PROVIDERS, PLAN_USAGE);
+  const { imageLimits } = imageFlags(values, PLAN_USAGE);
   let clusterVersion;
   if (values['cluster-version'] !== undefined) {
     const cv = parseClusterVersion(values['cluster-version']);
@@ -186,29 +172,23 @@ export interface UpgradeCommandDeps extends UpgradeDeps {
 
 /** Runs `olmv1 upgrade plan`; `args` are the arguments after `upgrade plan`. */
 export async function runUpgradePlan(args: readonly string[], io: CommandIo, deps: UpgradeCommandDeps): Promise<number> {
-  let code: number = EXIT.ok;
-  const failed = await runCommand(io, async () => {
+  return runCommand(io, async () => {
     const a = parsePlanArgs(args);
-    const kube = await deps.connectCluster(a.common.cluster);
-    try {
+    return withCluster(deps.connectCluster(a.common.cluster), async (kube) => {
       const options: PlanOptions = { ...a.plan, systemNamespace: a.common.systemNamespace, catalogdUrl: a.common.catalogdUrl };
       const resolved = await resolvePlan(kube, deps, options);
       const plan = await planChanges(kube, deps, options, resolved, io);
       io.stdout.write(a.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
-      if (plan.error !== undefined) code = EXIT.failed;
-    } finally {
-      kube.close();
-    }
+      return plan.error === undefined ? EXIT.ok : EXIT.failed;
+    });
   });
-  return failed === EXIT.ok ? code : failed;
 }
 
 /** Runs `olmv1 upgrade approve`; `args` are the arguments after `upgrade approve`. */
 export async function runUpgradeApprove(args: readonly string[], io: CommandIo, deps: UpgradeCommandDeps): Promise<number> {
   return runCommand(io, async () => {
     const a = parseApproveArgs(args);
-    const kube = await deps.connectCluster(a.common.cluster);
-    try {
+    await withCluster(deps.connectCluster(a.common.cluster), async (kube) => {
       const options = { extension: a.extension, systemNamespace: a.common.systemNamespace, catalogdUrl: a.common.catalogdUrl };
       const { plan, ce, release } = await resolvePlan(kube, deps, {
         ...options,
@@ -253,8 +233,6 @@ export async function runUpgradeApprove(args: readonly string[], io: CommandIo, 
         throw new CommandError(`error annotating ClusterExtension ${JSON.stringify(a.extension)}: ${errorMessage(e)}`, EXIT.failed);
       }
       io.stdout.write(`approved ${what}: ${APPROVED_BUNDLE_ANNOTATION}=${pick.bundle}\n`);
-    } finally {
-      kube.close();
-    }
+    });
   });
 }
