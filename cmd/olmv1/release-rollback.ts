@@ -171,10 +171,8 @@ async function rollback(kube: KubeContext, deps: RollbackDeps, p: Parsed, io: Co
 }
 
 /**
- * Resolves the extension's catalog source as the patch leaves it (version `pin`,
- * SelfCertified) with `deployed` installed, against the cluster's catalogs as
- * operator-controller does (resolve-cluster.ts), and checks that it picks `target`'s bundle.
- * @throws CommandError (exit 1) when it does not resolve, or the catalogs cannot be read.
+ * Checks that the spec as patched resolves, as operator-controller resolves, to `target`'s bundle.
+ * @throws CommandError (exit 1) when it does not, or the catalogs cannot be read.
  */
 async function resolvesAfterPatch(
   kube: KubeContext,
@@ -208,11 +206,8 @@ async function resolvesAfterPatch(
 const CONFLICT_RETRIES = 3;
 
 /**
- * Writes the merge patch with its resourceVersion precondition. On a conflict the extension is
- * read again: when its spec (generation) and annotations, what the decision read, are as they
- * were, only status or other metadata changed (operator-controller writes status), and the
- * patch is sent again with the new resourceVersion; otherwise someone edited it and nothing is
- * written.
+ * Writes the merge patch with its resourceVersion precondition. On a conflict it is sent again
+ * only when generation and annotations, what the decision read, are unchanged.
  */
 async function writePatch(client: KubeClient, read0: KubeObject, patch: Record<string, unknown>): Promise<void> {
   const name = read0.metadata.name ?? '';

@@ -42,11 +42,8 @@ export interface ResolveClusterDeps {
 }
 
 /**
- * Resolves for the ClusterExtension `spec.extension`. Prints one JSON object as
- * `olmv1 resolve` does, plus `extension` and `installed` (null when nothing is installed).
- * Exit 0 resolved; 1 nothing resolves (`{"error":...,"hints":[...]}`: the Progressing
- * message and what the catalogs offer instead) or the cluster could not be read
- * (stderr).
+ * Prints `olmv1 resolve`'s JSON plus `extension` and `installed` (null: nothing installed).
+ * Exit 1 when nothing resolves (`error` and `hints`) or the cluster could not be read.
  */
 export async function runResolveCluster(spec: ClusterSpec, io: CommandIo, deps: ResolveClusterDeps): Promise<number> {
   return runCommand(io, () =>
@@ -123,11 +120,7 @@ export async function readDeployedRelease(kube: KubeContext, systemNamespace: st
   }
 }
 
-/**
- * The resolver's input for `src` with `installed`: the cluster's ClusterCatalogs selected as
- * operator-controller selects them, their content read through catalogd (at `catalogdUrl`'s
- * origin when given). An error is the resolution error operator-controller would report.
- */
+/** The resolver's input for `src`: the catalogs operator-controller would select, or the error it would report. */
 export async function clusterResolveInput(
   kube: KubeContext,
   deps: ResolveClusterDeps,
@@ -148,10 +141,8 @@ export async function clusterResolveInput(
 }
 
 /**
- * The controller's dependency check for extension `self` (pkg/operator-controller/clusterextension's
- * `dependencyCheck`) over what the CLI's user can read: the ClusterExtensions (`items`
- * undefined when they cannot be listed), served APIs, the server version; `unread` names what
- * could not be read. `check` is undefined when no bundle of `inputs` declares requirements.
+ * The controller's `dependencyCheck` for `self` over what the CLI's user can read (`unread` names
+ * the rest; `items` undefined when the ClusterExtensions cannot be listed).
  */
 export async function clusterDependencyCheck(
   kube: Pick<KubeContext, 'client' | 'transport' | 'mapper'>,
@@ -174,12 +165,9 @@ export async function clusterDependencyCheck(
 }
 
 /**
- * Resolves `input` for extension `self` with the dependency and minKubeVersion checks of the
- * controller's resolve step (decision 0104), over the ClusterExtensions, served APIs
- * (discovery) and server version the CLI's user can read; an unmet dependency's text gets what
- * the selected catalogs offer for it. Best effort: when the ClusterExtensions cannot be listed,
- * bundles that declare dependencies resolve as if they were met, and when the server version
- * cannot be read minKubeVersion is not checked; `note` says which.
+ * Resolves with the controller's dependency and minKubeVersion checks (decision 0104), an unmet
+ * dependency's text completed with its providers. Best effort over what the user can read:
+ * what was not checked is said in `note`.
  */
 export async function clusterResolve(
   kube: Pick<KubeContext, 'client' | 'transport' | 'mapper'>,
@@ -219,11 +207,7 @@ export async function clusterCatalogSource(
   };
 }
 
-/**
- * What the selected catalogs offer instead when resolving `input` failed with `error`
- * (pkg/operator-controller/resolve's hints, as operator-controller's ResolutionFailed Event
- * carries them after upstream's message): empty for errors other than "no bundles found".
- */
+/** What the catalogs offer instead after "no bundles found" (the ResolutionFailed Event's hints); else empty. */
 export async function clusterResolutionHints(
   kube: KubeContext,
   deps: ResolveClusterDeps,
@@ -237,11 +221,7 @@ export async function clusterResolutionHints(
   return resolutionHints(input, names);
 }
 
-/**
- * The entries of `deprecation` a ClusterExtension's deprecation conditions would use
- * (pkg/operator-controller/resolve/deprecation.ts): the package's, those of `channels` (all
- * channels when empty), and those naming `bundleName`, the resolved bundle. Null stays null.
- */
+/** The entries of `deprecation` the deprecation conditions would use: the package's, `channels`' (all when empty), `bundleName`'s. */
 export function relevantDeprecation(deprecation: Deprecation | null, channels: readonly string[], bundleName: string): Deprecation | null {
   if (deprecation === null) return null;
   const entries = deprecation.entries.filter((e) => {
@@ -252,11 +232,7 @@ export function relevantDeprecation(deprecation: Deprecation | null, channels: r
   return { ...deprecation, entries };
 }
 
-/**
- * Whether operator-controller would hold `self`'s move to `target` because it would leave
- * another installed extension without a requirement it meets today (decision 0104), read as
- * the CLI's user: the ClusterExtensions, the served APIs (discovery) and the catalogs.
- */
+/** Why operator-controller would hold `self`'s move to `target` (a dependent would lose a requirement: decision 0104), if it would. */
 export async function clusterDependentsHold(
   kube: KubeContext,
   deps: ResolveClusterDeps,

@@ -17,12 +17,7 @@ import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 /** The schema version this build writes. */
 export const STATUS_SCHEMA_VERSION = 1;
 
-/**
- * Exit codes of `olmv1 status` (docs/olmv1-status.md): 0 the next minor upgrade is allowed;
- * 1 blocked, or undecided because of metadata errors; 2 usage or connection error;
- * 3 undecidable: no cluster version to judge from while an installed bundle declares a maximum
- * (or its metadata cannot be read); without any, the answer does not depend on the version: 0.
- */
+/** Exit codes of `olmv1 status` (docs/olmv1-status.md); undecidable: no cluster version while a bundle declares a maximum. */
 export const STATUS_EXIT = { allowed: 0, blocked: 1, failed: 2, undecidable: 3 } as const;
 
 const Condition = z.object({ status: z.string(), reason: z.string() });
@@ -62,18 +57,9 @@ export const StatusReport = z.object({
       healthy: Condition.nullable().optional(),
       deprecations: z.array(z.string()),
       maxOpenShiftVersion: z.string().nullable(),
-      /**
-       * While resolution fails: the `Progressing` message (upstream's) and what the catalogs offer
-       * instead, the lines operator-controller's ResolutionFailed Event adds after it. Added within
-       * version 1; absent when resolution does not fail or no such Event is readable.
-       */
+      /** While resolution fails: the Progressing message and the ResolutionFailed Event's hints (added within version 1). */
       resolution: z.object({ message: z.string(), hints: z.array(z.string()) }).optional(),
-      /**
-       * While another wait has one of operator-controller's advice Events (InstallerMissing,
-       * PreAuthorizationFailed, WatchNamespaceRequired): its reason, the first line of the
-       * `Progressing` message (upstream's) and the lines the Event adds (the commands that fix
-       * it). Added within version 1; absent otherwise.
-       */
+      /** While another wait has an advice Event: its reason, the Progressing message's first line, the Event's hints (added within version 1). */
       advice: z.object({ reason: z.string(), message: z.string(), hints: z.array(z.string()) }).optional(),
     }),
   ),
@@ -109,19 +95,10 @@ function eventTime(e: KubeObject): string {
   return typeof at === 'string' ? at : '';
 }
 
-/**
- * The reasons of operator-controller's Events that add, to a condition carrying upstream's text
- * alone, what this project knows beyond it. Each note starts with what the condition's first
- * line ends with (ResolutionFailed: that whole line), then the advice on lines of its own.
- */
+/** operator-controller's Events that add advice to a condition's upstream text: its first line's end, then lines of advice. */
 export const ADVICE_REASONS = ['ResolutionFailed', 'InstallerMissing', 'PreAuthorizationFailed', 'WatchNamespaceRequired'] as const;
 
-/**
- * The newest advice Event about the ClusterExtension `name` whose note's first line is what the
- * current Progressing `message`'s first line ends with (is, for ResolutionFailed): its reason,
- * that line of the message and the note's lines after its first. Undefined when the condition
- * no longer says what any Event says (an Event of an earlier failure is not shown).
- */
+/** The newest advice Event about `name` that matches the current Progressing message (an earlier failure's is not shown). */
 function adviceOf(
   name: string,
   message: string | undefined,

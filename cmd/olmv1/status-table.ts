@@ -78,8 +78,7 @@ export function renderStatusTable(r: StatusReport, o: TableOptions): string {
         ]),
       ),
     );
-  // What the catalogs offer instead, for each extension whose resolution fails, and what fixes
-  // another wait (its Event's lines).
+  // Each failing or waiting extension's advice.
   for (const e of r.extensions) {
     const shown = e.resolution ?? e.advice;
     if (shown === undefined) continue;

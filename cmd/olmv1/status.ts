@@ -175,12 +175,7 @@ async function collect(client: KubeClient, o: Options): Promise<StatusReport> {
   }
 }
 
-/**
- * operator-controller's advice Events (ADVICE_REASONS; namespace default, where Events about
- * cluster-scoped objects go): what the catalogs offer instead of what a failing extension asks,
- * and the commands that end another wait. Best effort: a user who may not list Events gets the
- * report without them.
- */
+/** operator-controller's advice Events (in namespace default, as for cluster-scoped objects); none when the user may not list them. */
 async function adviceEvents(client: KubeClient): Promise<KubeObject[]> {
   try {
     const lists = await Promise.all(
@@ -194,11 +189,7 @@ async function adviceEvents(client: KubeClient): Promise<KubeObject[]> {
   }
 }
 
-/**
- * --cluster-version, else the ClusterVersion `version`. A cluster that serves none, one without
- * a usable `status.desired.version`, or one the caller may not read, leaves the version unknown
- * (a value saying why); other API failures are thrown.
- */
+/** --cluster-version, else the ClusterVersion `version`; unknown (saying why) when absent, unusable or unreadable. */
 export async function currentVersion(client: KubeClient, flag: ClusterMinor | undefined): Promise<ClusterVersionInfo> {
   if (flag !== undefined) return { ok: true, current: flag, source: 'flag' };
   let desired: unknown;

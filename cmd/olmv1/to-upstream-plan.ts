@@ -51,10 +51,7 @@ export type ExtensionPlan =
   | { kind: 'unchanged'; name: string; notes: string[] }
   | { kind: 'blocked'; name: string; reason: string };
 
-/**
- * The plan for the extension `ce`, whose latest release record is `latest` (undefined: none).
- * See the module comment for what is removed, kept and refused.
- */
+/** The plan for `ce`, whose latest release record is `latest` (the module comment says what and why). */
 export function planExtension(ce: KubeObject, latest: LatestRecord | undefined): ExtensionPlan {
   const name = ce.metadata.name ?? '';
   const finalizers = ce.metadata.finalizers ?? [];
@@ -128,10 +125,7 @@ export function describeChange(change: ExtensionChange): string {
   return parts.join('; ');
 }
 
-/**
- * The latest release record of each extension, from the labels of the index Secrets of the
- * records (`name`, `version`, `status`, as upstream's chunked driver and ours write them).
- */
+/** The latest release record of each extension, from its index Secrets' labels (upstream's chunked driver's and ours). */
 export function latestRecords(indexSecrets: readonly KubeObject[]): Map<string, LatestRecord> {
   const latest = new Map<string, LatestRecord>();
   for (const s of indexSecrets) {
@@ -150,11 +144,7 @@ interface LeaseView {
   spec?: { holderIdentity?: string | null; renewTime?: string | null; acquireTime?: string | null; leaseDurationSeconds?: number | null };
 }
 
-/**
- * The holder of `lease` when it is held at `nowMs`: a holder is named and its last renewal
- * plus the lease duration is still ahead (compared with this machine's clock; a graceful stop
- * clears the holder at once, a killed process holds the Lease until it expires).
- */
+/** The holder of `lease` while its last renewal plus duration is ahead of `nowMs` (a killed holder keeps it until then). */
 export function leaseHolder(lease: LeaseView, nowMs: number): string | undefined {
   const spec = lease.spec ?? {};
   const holder = spec.holderIdentity ?? '';

@@ -44,10 +44,7 @@ export function formatPlan(plan: UpgradePlan): string {
   return text(out);
 }
 
-/**
- * The lines joined, each with its control characters escaped (`\u001b`): names and messages
- * come from catalogs and bundles, and a terminal must not take them for its own sequences.
- */
+/** The lines joined, control characters escaped: catalog and bundle text must not drive the terminal. */
 function text(lines: readonly string[]): string {
   const escaped = lines.map((l) => l.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
   return `${escaped.join('\n')}\n`;

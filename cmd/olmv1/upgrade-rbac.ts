@@ -58,10 +58,8 @@ function rulesOf(atoms: readonly Atom[]): PolicyRule[] {
 }
 
 /**
- * The roles and bindings of `wanted` (what `olmv1 rbac` prints for the new bundle) cut to the
- * grants `held` (the roles the ServiceAccount is bound to) does not cover: a ClusterRole's grant
- * covers the same grant in every namespace. Roles left without rules are dropped with their
- * bindings; the ServiceAccount is not repeated.
+ * `wanted`'s roles and bindings cut to the grants `held` does not cover (a ClusterRole's covers
+ * every namespace); empty roles go with their bindings, the ServiceAccount is not repeated.
  */
 export function rbacDelta(held: readonly KubeObject[], wanted: readonly KubeObject[]): KubeObject[] {
   const heldRules = held.map((o) => ({ scope: scopeOf(o), rules: policyRules(o['rules']) }));
@@ -92,9 +90,8 @@ interface Approved {
 }
 
 /**
- * For an extension `olmv1 install` created (its INSTALLED_BY_LABEL), grants its ServiceAccount
- * what the picked bundle needs beyond what it holds (rbacDelta), printing each role; with
- * `dryRun` prints what it would grant. Other extensions are left alone: their RBAC is not ours.
+ * For an extension `olmv1 install` created (others' RBAC is not ours), grants and prints the
+ * rbacDelta of the picked bundle; `dryRun` only prints.
  * @throws CommandError (exit 1) when the bundle cannot be pulled or rendered, or a role cannot be created.
  */
 export async function grantUpgradeRbac(kube: KubeContext, deps: BundleSourceDeps, a: Approved, dryRun: boolean, io: CommandIo): Promise<void> {
