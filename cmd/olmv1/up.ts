@@ -33,7 +33,7 @@ import { summary } from './up-summary.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 
 /** What the composition root provides. */
-export interface UpDeps {
+interface UpDeps {
   env: NodeJS.ProcessEnv;
   /** `.olmv1/` is created here. */
   cwd: string;
