@@ -1,10 +1,7 @@
 #!/usr/bin/env node
 /**
- * operator-controller entry point: reads flags and environment, then runs until SIGTERM/SIGINT.
- * Exit codes: 0 after a graceful stop, 1 on a start-up error or lost leadership, 2 on bad flags.
- * The compile cache in `--cache-dir` is started before anything else loads when the arguments
- * name an existing one, otherwise once the flags are read; the composition (run.ts) is loaded
- * after that (cmd/shared/compile-cache.ts).
+ * operator-controller entry point: runs until SIGTERM/SIGINT. Exit codes: 0 after a graceful stop, 1 on a
+ * start-up error or lost leadership, 2 on bad flags. The compile cache starts before run.ts loads.
  */
 import { saveCompileCache, startCompileCache, startCompileCacheEarly } from '../shared/compile-cache.ts';
 

@@ -2,11 +2,11 @@
  * The CRD upgrade-safety check: compares the CRD installed in the cluster with the one a new
  * bundle brings and lists every rule the change breaks (decision 0047):
  * CRD-wide rules first, then the same-version property rules, then the served-version rules.
- * Pure: both CRDs are passed in.
+ * Pure: both CRDs are passed in; over a set of objects, the caller reads the installed CRDs by name.
  */
 import { goList, goQuote, goSorted } from '../../gocompat/gotext/index.ts';
 import type { KubeObject } from '../../shared/unstructured/index.ts';
-import { readCrd, type CrdView } from './crd.ts';
+import { isCrdV1, readCrd, type CrdView } from './crd.ts';
 import { sameVersionViolations, servedVersionViolations } from './versions.ts';
 import type { CrdViolation } from './violation.ts';
 import { flattenSchema } from './walk.ts';
@@ -39,4 +39,26 @@ function crdWideViolations(older: CrdView, newer: CrdView): CrdViolation[] {
   const removedStored = older.storedVersions.filter((v) => !names.has(v));
   if (removedStored.length > 0) out.push({ rule: 'storedVersionRemoval', message: `stored versions removed : ${goList(removedStored)}` });
   return out;
+}
+
+/** One proposed CRD: whether it is installed, and what replacing the installed one would violate. */
+interface CrdChange {
+  name: string;
+  /** False: not in the cluster, nothing to break (`violations` is empty). */
+  installed: boolean;
+  violations: CrdViolation[];
+}
+
+/** The names of the v1 CRDs among `objects`, in their order: what the caller reads. */
+export function crdNames(objects: readonly KubeObject[]): string[] {
+  return objects.filter(isCrdV1).map((o) => o.metadata.name ?? '');
+}
+
+/** Each v1 CRD of `proposed`, in order, checked against `installed` (by name). */
+export function checkCrdChanges(proposed: readonly KubeObject[], installed: ReadonlyMap<string, KubeObject>): CrdChange[] {
+  return proposed.filter(isCrdV1).map((crd) => {
+    const name = crd.metadata.name ?? '';
+    const live = installed.get(name);
+    return { name, installed: live !== undefined, violations: live === undefined ? [] : checkCrdUpgrade(live, crd) };
+  });
 }

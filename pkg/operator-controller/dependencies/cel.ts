@@ -1,14 +1,14 @@
 /**
  * CEL rules of `olm.constraint` on @bufbuild/cel (decision 0104), in OLM classic's environment:
  * the variable `properties` (the candidate's `{type, value}` maps) and `semver_compare(a, b)`
- * (also `semverCompare`). Compiling checks syntax, functions and size; evaluation is bounded by
- * a cost estimate (limits.ts).
+ * (also `semverCompare`: blang/semver's Compare of both sides read tolerantly). Compiling
+ * checks syntax, functions and size; evaluation is bounded by a cost estimate (limits.ts).
  */
 import { celEnv, celError, celFunc, CelScalar, isCelError, listType, mapType, parse, plan, type CelEnv } from '@bufbuild/cel';
 import { err, ok, type Result } from '../../shared/errors/index.ts';
 import type { Property } from '../../shared/fbc/types.ts';
 import type { DependencyLimits } from './limits.ts';
-import { semverCompare } from './semver-compare.ts';
+import { compareSemver, parseTolerant } from '../../shared/semver/index.ts';
 
 type ParsedExpr = ReturnType<typeof parse>['expr'];
 
@@ -140,4 +140,20 @@ export function compileRule(rule: string, limits: DependencyLimits): Result<CelR
     return v;
   };
   return ok({ rule, nodes: shape.nodes, comprehensionDepth: shape.depth, test });
+}
+
+/** Renders a CEL value the way Go's `fmt.Sprint` renders the decoded JSON value it stands for. */
+function sprint(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v) ?? String(v);
+}
+
+/** `semver_compare(a, b)`; an unreadable side is an evaluation error naming the value. */
+function semverCompare(a: unknown, b: unknown): Result<number, string> {
+  const va = parseTolerant(sprint(a));
+  if (!va.ok) return err(`unable to parse '${sprint(a)}' to semver format`);
+  const vb = parseTolerant(sprint(b));
+  if (!vb.ok) return err(`unable to parse '${sprint(b)}' to semver format`);
+  return ok(compareSemver(va.value, vb.value));
 }

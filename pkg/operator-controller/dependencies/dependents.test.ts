@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Bundle, Property } from '../../shared/fbc/types.ts';
-import { installedCandidate, servedApisCandidate } from './candidates.ts';
-import { brokenDependent } from './dependents.ts';
+import { installedCandidate, servedApisCandidate } from './evaluate.ts';
+import { brokenDependent } from './check.ts';
 import { DEFAULT_LIMITS } from './limits.ts';
 import { bundleRequirements } from './requirements.ts';
 import type { Candidate, Requirement } from './types.ts';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadFS } from '../../shared/fbc/index.ts';
 import type { Bundle, DeclarativeConfig } from '../../shared/fbc/types.ts';
-import { installedCandidate, servedApisCandidate } from './candidates.ts';
+import { installedCandidate, servedApisCandidate } from './evaluate.ts';
 import { checkRequirements } from './evaluate.ts';
 import { DEFAULT_LIMITS } from './limits.ts';
 import { bundleRequirements } from './requirements.ts';

@@ -6,7 +6,7 @@
  * satisfying some part, `not` one satisfying none (so `not` is useful inside `all`).
  */
 import type { Property } from '../../shared/fbc/types.ts';
-import { describeConstraint } from './describe.ts';
+import { describeConstraint } from './messages.ts';
 import type { Candidate, Constraint, Gvk, Predicate, Requirement, Verdict } from './types.ts';
 
 function field(value: unknown, key: string): unknown {
@@ -83,4 +83,29 @@ export function checkRequirements(requirements: readonly Requirement[], candidat
     };
   }
   return { satisfied: true };
+}
+
+/** What is known of one installed ClusterExtension. */
+interface InstalledExtension {
+  readonly name: string;
+  readonly packageName: string;
+  readonly version: string;
+  /**
+   * Its bundle's properties when the bundle was found in a catalog; otherwise only the
+   * package and version are known (an `olm.package` property is made of them).
+   */
+  readonly properties?: readonly Property[] | undefined;
+}
+
+/** The candidate an installed extension is. */
+export function installedCandidate(ext: InstalledExtension): Candidate {
+  const properties = ext.properties ?? [{ type: 'olm.package', value: { packageName: ext.packageName, version: ext.version } }];
+  return { source: `ClusterExtension ${JSON.stringify(ext.name)}`, properties };
+}
+
+/** The candidate the cluster's served APIs are: one `olm.gvk` property each. */
+export function servedApisCandidate(gvks: Iterable<Gvk>): Candidate {
+  const properties: Property[] = [];
+  for (const g of gvks) properties.push({ type: 'olm.gvk', value: { group: g.group, version: g.version, kind: g.kind } });
+  return { source: "the cluster's served APIs", properties };
 }

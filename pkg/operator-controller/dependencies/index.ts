@@ -4,12 +4,10 @@
  */
 export { DEFAULT_LIMITS } from './limits.ts';
 export { REQUIREMENT_PROPERTY_TYPES, RequirementCache, bundleRequirements } from './requirements.ts';
-export { dependencyChecker } from './check.ts';
-export { providedGvks } from './evaluate.ts';
+export { brokenDependent, dependencyChecker, type Dependent } from './check.ts';
+export { installedCandidate, providedGvks, servedApisCandidate } from './evaluate.ts';
 export { mentionedPackages, providersOf, type Provider, type ProviderCatalog } from './providers.ts';
 export { providersNote, upgradeBreaksDependent } from './messages.ts';
-export { brokenDependent, type Dependent } from './dependents.ts';
-export { installedCandidate, servedApisCandidate } from './candidates.ts';
 export type { Candidate, Gvk, Predicate, Requirement, Unmet } from './types.ts';
 export { dependencyClosure } from './closure.ts';
-export { ServerVersionCache, readServerVersion } from './server-version.ts';
+export { ServerVersionCache, readServerVersion } from './kube-version.ts';

@@ -3,11 +3,11 @@
  * property, against the API server's version (`/version` `gitVersion`): OLM classic refuses to
  * install a bundle on an older cluster, naming both versions. Both are read tolerantly (a
  * leading `v`, missing minor or patch); build metadata (`+k3s1`) and pre-release parts of the
- * server's version do not count, as OLM compares major.minor.patch.
+ * server's version do not count, as OLM compares major.minor.patch. The server's version is
+ * asked once and kept for a time to live, so a reconcile costs no `/version` request.
  */
 import type { Bundle } from '../../shared/fbc/types.ts';
-import { compareSemver } from '../../shared/semver/index.ts';
-import { parseTolerant } from '../../shared/semver/index.ts';
+import { compareSemver, parseTolerant } from '../../shared/semver/index.ts';
 
 function minKubeVersionOf(bundle: Pick<Bundle, 'properties'>): string | undefined {
   for (const p of bundle.properties) {
@@ -35,4 +35,39 @@ export function kubeVersionUnmet(bundle: Pick<Bundle, 'name' | 'properties'>, se
   const have = parseTolerant(core(serverVersion));
   if (!have.ok || compareSemver(want.value, have.value) <= 0) return undefined;
   return `bundle ${JSON.stringify(bundle.name)}: CSV version requirement not met: minKubeVersion (${min}) > server version (${core(serverVersion)})`;
+}
+
+/** The API server's version, kept for a time to live (decision 0104); a failed request is not kept. */
+export class ServerVersionCache {
+  readonly #ask: (signal?: AbortSignal) => Promise<string>;
+  readonly #ttlMs: number;
+  readonly #now: () => number;
+  #known: { version: string; at: number } | undefined;
+
+  /**
+   * @param ask reads the version from the API server (its `gitVersion`); throws on failure.
+   * @param options `ttlMs` how long an answer is kept (default ten minutes); `now` the clock.
+   */
+  constructor(ask: (signal?: AbortSignal) => Promise<string>, options: { ttlMs?: number; now?: () => number } = {}) {
+    this.#ask = ask;
+    this.#ttlMs = options.ttlMs ?? 600_000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The kept version while it is younger than the time to live, else a fresh answer. */
+  async get(signal?: AbortSignal): Promise<string> {
+    const known = this.#known;
+    if (known !== undefined && this.#now() - known.at < this.#ttlMs) return known.version;
+    const version = await this.#ask(signal);
+    this.#known = { version, at: this.#now() };
+    return version;
+  }
+}
+
+/** The one reader of the API server's `/version` (its `gitVersion`), through a connection's transport. */
+export function readServerVersion(
+  transport: { request<T>(method: 'GET', path: '/version', options: { signal?: AbortSignal }): Promise<T> },
+  signal?: AbortSignal,
+): Promise<string> {
+  return transport.request<{ gitVersion?: string }>('GET', '/version', signal === undefined ? {} : { signal }).then((v) => v.gitVersion ?? '');
 }

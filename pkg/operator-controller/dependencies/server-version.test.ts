@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServerVersionCache } from './server-version.ts';
+import { ServerVersionCache } from './kube-version.ts';
 
 describe('ServerVersionCache', () => {
   it('asks once within the time to live and again after it', async () => {
