@@ -1,5 +1,5 @@
 // The service-CA stand-in (examples/service-ca-stand-in) against the test API server, with only
-// the RBAC its manifests grant (pkg/olmv1/in-cluster/service-ca-manifests.ts): it creates its
+// the RBAC its manifests grant (pkg/olmv1/in-cluster/addon-manifests.ts): it creates its
 // CA, issues serving certificates into the Secrets annotated Services name (headless ones with
 // the Pods' wildcard), renews one close to its expiry and reissues a deleted one, injects the CA
 // into every kind service-ca-operator serves when annotated, and never writes an object that did

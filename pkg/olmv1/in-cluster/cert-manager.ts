@@ -1,13 +1,13 @@
 /**
  * cert-manager on the local node (issue #46): its images built here from the pinned module's
  * binaries and pushed to the node's registry, its CRDs from the same module, the objects of
- * cert-manager-manifests.ts, then its three Deployments Available, its webhook answering (a
+ * addon-manifests.ts, then its three Deployments Available, its webhook answering (a
  * ClusterIssuer admitted: the API server reached it with the CA cainjector injected) and a
  * self-signed ClusterIssuer Ready.
  */
 import { pushCertManagerImages, type CertManagerImages } from '../images/index.ts';
 import { waitUntil, type CertManagerBinaries } from '../localstack/index.ts';
-import { CERT_MANAGER_DEPLOYMENTS, CERT_MANAGER_NAMESPACE, certManagerManifests, selfSignedClusterIssuer } from './cert-manager-manifests.ts';
+import { CERT_MANAGER_DEPLOYMENTS, CERT_MANAGER_NAMESPACE, certManagerManifests, selfSignedClusterIssuer } from './addon-manifests.ts';
 import { waitForDeployments, type Kubectl } from './wait-available.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 

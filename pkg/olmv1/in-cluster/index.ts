@@ -5,9 +5,9 @@
  * Secrets config/ expects, and both Deployments Available, or the reason a Pod cannot start.
  */
 export { deployCertManager, SELF_SIGNED_CLUSTER_ISSUER } from './cert-manager.ts';
-export { CERT_MANAGER_NAMESPACE } from './cert-manager-manifests.ts';
+export { CERT_MANAGER_NAMESPACE } from './addon-manifests.ts';
 export { deployInCluster, startNodeRegistry, type InCluster } from './deploy.ts';
 export { DEPLOYMENTS, SYSTEM_NAMESPACE } from './overlay.ts';
 export { deployServiceCaStandIn } from './service-ca.ts';
-export { SERVICE_CA_NAMESPACE, SERVICE_CA_SECRET, serviceCaManifests } from './service-ca-manifests.ts';
+export { SERVICE_CA_NAMESPACE, SERVICE_CA_SECRET, serviceCaManifests } from './addon-manifests.ts';
 export { waitForDeployments, type Kubectl } from './wait-available.ts';

@@ -1,11 +1,11 @@
 /**
  * The service-CA stand-in on the local node (issue #46, docs/webhook-operators.md): built from
  * examples/service-ca-stand-in into an image pushed to the node's registry, the objects of
- * service-ca-manifests.ts applied, then its Deployment Available (it holds its CA).
+ * addon-manifests.ts applied, then its Deployment Available (it holds its CA).
  */
 import { join } from 'node:path';
 import { pushServiceCaStandInImage } from '../images/index.ts';
-import { SERVICE_CA_DEPLOYMENT, SERVICE_CA_NAMESPACE, serviceCaManifests } from './service-ca-manifests.ts';
+import { SERVICE_CA_DEPLOYMENT, SERVICE_CA_NAMESPACE, serviceCaManifests } from './addon-manifests.ts';
 import { waitForDeployments, type Kubectl } from './wait-available.ts';
 
 /** Options of {@link deployServiceCaStandIn}. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SERVICE_CA_DEPLOYMENT, SERVICE_CA_NAMESPACE, SERVICE_CA_SECRET, serviceCaManifests } from './service-ca-manifests.ts';
+import { SERVICE_CA_DEPLOYMENT, SERVICE_CA_NAMESPACE, SERVICE_CA_SECRET, serviceCaManifests } from './addon-manifests.ts';
 
 type Obj = Record<string, unknown> & { kind: string; metadata: { name: string; namespace?: string } };
 const items = serviceCaManifests('registry.test/olmv1/service-ca-stand-in@sha256:abc').items as Obj[];

@@ -1,11 +1,69 @@
 /**
- * The objects that run cert-manager on the local node (pure): its namespace, ServiceAccounts,
- * RBAC, the controller's, webhook's and cainjector's Deployments over the images built here,
- * the webhook's Service and its validating and mutating webhook configurations (their caBundle
- * injected by cainjector from the CA Secret the webhook keeps), as upstream's manifests lay them
- * out under the same names. The CRDs come from cert-manager's module (CertManagerBinaries).
+ * The objects that run the node's add-ons (pure), as one `v1` List each (the CRDs come from
+ * cert-manager's module, CertManagerBinaries):
+ *  - cert-manager: its namespace, ServiceAccounts, RBAC, the controller's, webhook's and
+ *    cainjector's Deployments over the images built here, the webhook's Service and its
+ *    validating and mutating webhook configurations (their caBundle injected by cainjector from
+ *    the CA Secret the webhook keeps), as upstream's manifests lay them out under the same names;
+ *  - the service-CA stand-in: its namespace (where it keeps its CA Secret), ServiceAccount, the
+ *    ClusterRole of what it reads and writes (the kinds service-ca-operator serves, nothing
+ *    else) and one Deployment over the image built here.
  */
 import type { CertManagerImages } from '../images/index.ts';
+
+type Obj = Record<string, unknown>;
+
+/** A ServiceAccount, a ClusterRole `role` with `rules` and the binding of the one to the other. */
+function accountWithClusterRole(namespace: string, account: string, role: string, rules: Obj[]): Obj[] {
+  return [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account, namespace } },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: role }, rules },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: role },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+      subjects: [{ kind: 'ServiceAccount', name: account, namespace }],
+    },
+  ];
+}
+
+/** One replica of `image` as non-root with a read-only root and no capabilities; `extra` goes into the container. */
+function deployment(
+  namespace: string,
+  name: string,
+  labels: Record<string, string>,
+  serviceAccount: string,
+  image: string,
+  args: string[],
+  extra: Obj = {},
+): Obj {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace, labels },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          serviceAccountName: serviceAccount,
+          securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+          containers: [
+            {
+              name,
+              image,
+              args,
+              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+              ...extra,
+            },
+          ],
+        },
+      },
+    },
+  };
+}
 
 /** cert-manager's namespace, also its cluster resource namespace (ClusterIssuers' Secrets). */
 export const CERT_MANAGER_NAMESPACE = 'cert-manager';
@@ -13,8 +71,6 @@ export const CERT_MANAGER_NAMESPACE = 'cert-manager';
 export const CERT_MANAGER_DEPLOYMENTS = ['cert-manager', 'cert-manager-webhook', 'cert-manager-cainjector'] as const;
 /** The Secret holding the CA the webhook serves with (cainjector copies it into caBundle). */
 const WEBHOOK_CA_SECRET = 'cert-manager-webhook-ca';
-
-type Obj = Record<string, unknown>;
 
 const rule = (apiGroups: string[], resources: string[], verbs: string[], resourceNames?: string[]): Obj => ({
   apiGroups,
@@ -51,34 +107,6 @@ const ROLES: Record<string, Obj[]> = {
 
 const labels = (name: string): Record<string, string> => ({ 'app.kubernetes.io/name': name, 'app.kubernetes.io/instance': 'cert-manager' });
 
-function deployment(name: string, serviceAccount: string, image: string, args: string[], extra: Obj = {}): Obj {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace: CERT_MANAGER_NAMESPACE, labels: labels(name) },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: labels(name) },
-      template: {
-        metadata: { labels: labels(name) },
-        spec: {
-          serviceAccountName: serviceAccount,
-          securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
-          containers: [
-            {
-              name,
-              image,
-              args,
-              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
-              ...extra,
-            },
-          ],
-        },
-      },
-    },
-  };
-}
-
 /** Everything but the CRDs, as one `v1` List (apply after the CRDs). */
 export function certManagerManifests(images: CertManagerImages): Obj {
   const ns = CERT_MANAGER_NAMESPACE;
@@ -88,17 +116,7 @@ export function certManagerManifests(images: CertManagerImages): Obj {
     'cert-manager-cainjector': 'cert-manager-cainjector',
     'cert-manager-webhook': 'cert-manager-webhook',
   };
-  for (const [role, account] of Object.entries(accounts)) {
-    items.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account, namespace: ns } });
-    items.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: role }, rules: ROLES[role] });
-    items.push({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: role },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
-      subjects: [{ kind: 'ServiceAccount', name: account, namespace: ns }],
-    });
-  }
+  for (const [role, account] of Object.entries(accounts)) items.push(...accountWithClusterRole(ns, account, role, ROLES[role] ?? []));
   // The webhook keeps its serving CA in a Secret of its own namespace.
   items.push({
     apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -113,12 +131,14 @@ export function certManagerManifests(images: CertManagerImages): Obj {
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cert-manager-webhook:dynamic-serving' },
     subjects: [{ kind: 'ServiceAccount', name: 'cert-manager-webhook', namespace: ns }],
   });
-  items.push(deployment('cert-manager', 'cert-manager', images.controller, [`--cluster-resource-namespace=${ns}`]));
-  items.push(deployment('cert-manager-cainjector', 'cert-manager-cainjector', images.cainjector, []));
+  items.push(deployment(ns, 'cert-manager', labels('cert-manager'), 'cert-manager', images.controller, [`--cluster-resource-namespace=${ns}`]));
+  items.push(deployment(ns, 'cert-manager-cainjector', labels('cert-manager-cainjector'), 'cert-manager-cainjector', images.cainjector, []));
   const dnsNames = ['cert-manager-webhook', `cert-manager-webhook.${ns}`, `cert-manager-webhook.${ns}.svc`];
   items.push(
     deployment(
+      ns,
       'cert-manager-webhook',
+      labels('cert-manager-webhook'),
       'cert-manager-webhook',
       images.webhook,
       [
@@ -175,4 +195,46 @@ export function certManagerManifests(images: CertManagerImages): Obj {
 /** A self-signed ClusterIssuer (what upstream's end-to-end setup issues its CA from). */
 export function selfSignedClusterIssuer(name: string): Obj {
   return { apiVersion: 'cert-manager.io/v1', kind: 'ClusterIssuer', metadata: { name }, spec: { selfSigned: {} } };
+}
+
+/** The stand-in's namespace; its CA Secret lives here. */
+export const SERVICE_CA_NAMESPACE = 'olmv1-service-ca';
+/** Its Deployment (also its ServiceAccount, ClusterRole and ClusterRoleBinding). */
+export const SERVICE_CA_DEPLOYMENT = 'service-ca-stand-in';
+/** The Secret holding the CA (type kubernetes.io/tls), created by the stand-in when absent. */
+export const SERVICE_CA_SECRET = 'signing-key';
+
+const READ_UPDATE = ['get', 'list', 'update'];
+
+/**
+ * What the stand-in may do: read and update annotated Services (their status annotations),
+ * create and renew serving Secrets (and its CA Secret), update the objects it injects into.
+ */
+const RULES: Obj[] = [
+  { apiGroups: [''], resources: ['services', 'configmaps'], verbs: READ_UPDATE },
+  { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'create', 'update'] },
+  { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: READ_UPDATE },
+  {
+    apiGroups: ['admissionregistration.k8s.io'],
+    resources: ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations'],
+    verbs: READ_UPDATE,
+  },
+  { apiGroups: ['apiregistration.k8s.io'], resources: ['apiservices'], verbs: READ_UPDATE },
+];
+
+/** Everything the stand-in needs, as one `v1` List. */
+export function serviceCaManifests(image: string): Obj {
+  const ns = SERVICE_CA_NAMESPACE;
+  const name = SERVICE_CA_DEPLOYMENT;
+  const labels = { 'app.kubernetes.io/name': name };
+  const items: Obj[] = [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+    ...accountWithClusterRole(ns, name, name, RULES),
+    deployment(ns, name, labels, name, image, [`--namespace=${ns}`, `--ca-secret=${SERVICE_CA_SECRET}`], {
+      ports: [{ name: 'health', containerPort: 8080 }],
+      // Ready once it holds the CA.
+      readinessProbe: { httpGet: { path: '/readyz', port: 'health' }, periodSeconds: 1 },
+    }),
+  ];
+  return { apiVersion: 'v1', kind: 'List', items };
 }
