@@ -7,7 +7,7 @@
  * stages, so building it means running commands in a root filesystem; buildah does that
  * (and layer caching, and the OCI config) from the Dockerfile as shipped, and a builder of
  * our own would re-implement it. The example operator's image needs no command run and is
- * written by example-operator-image.ts instead.
+ * written by static-images.ts instead.
  *
  * Caching: an image is tagged by the content it is built from, a key over the git object
  * hashes of the Dockerfile, .dockerignore and every path its COPY lines take from the build

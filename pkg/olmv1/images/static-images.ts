@@ -1,26 +1,32 @@
 /**
- * The example operator's image, written without Docker or buildah: the Go program of
- * `examples/example-operator/operator/` built static (CGO off, version set with
- * `-ldflags -X main.version=...`), packed into one layer beside an `/etc/passwd` and
- * `/etc/group` naming its non-root user, and pushed with the project's image client.
- * The same source and version give the same binary and so the same digests.
+ * Images of static Go programs, written without Docker or buildah: each program built static
+ * (the toolchain's environment turns CGO off, `-trimpath`, stripped), packed into one layer
+ * beside an `/etc/passwd` and `/etc/group` naming its non-root user, and pushed with the
+ * project's image client; the same source (and version) give the same binary and so the same
+ * digests. The programs: the example operator (`examples/example-operator/operator/`, its
+ * version set with `-ldflags -X main.version=...`), the service-CA stand-in
+ * (examples/service-ca-stand-in, docs/webhook-operators.md) and cert-manager's controller,
+ * webhook and cainjector (pkg/olmv1/localstack's cert-manager recipe).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildImage, buildLayer, createImageClient, type BuiltImage } from '../../shared/image/index.ts';
-import { findGoToolchain, runGo } from '../localstack/index.ts';
+import { findGoToolchain, runGo, type CertManagerBinaries } from '../localstack/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 
 /** The user the operator runs as (numeric in the config, so Kubernetes can check runAsNonRoot). */
 export const EXAMPLE_OPERATOR_UID = 65532;
-/** Where the binary sits in the image; the config's Entrypoint. */
-const EXAMPLE_OPERATOR_ENTRYPOINT = '/example-operator';
-/** Port of /healthz and /readyz (the program's default `--listen :8080`). */
-const EXAMPLE_OPERATOR_PORT = 8080;
 /** Repository of the operator image inside a registry. */
 const EXAMPLE_OPERATOR_REPOSITORY = 'olmv1/example-operator';
 
 type GoToolchain = Awaited<ReturnType<typeof findGoToolchain>>;
+
+/** The machine's Go toolchain; throws naming `what` needs it when there is none (or too old). */
+async function goToBuild(what: string, env: NodeJS.ProcessEnv): Promise<GoToolchain> {
+  return findGoToolchain(env).catch((err: unknown) => {
+    throw new Error(`building ${what} needs Go: ${errorMessage(err)}`, { cause: err });
+  });
+}
 
 /**
  * Builds the operator for `version` (a semver without `v`) into `outDir` and returns the
@@ -38,7 +44,7 @@ export async function buildExampleOperatorBinary(go: GoToolchain, sourceDir: str
  * What a static program's image names: its title, where the binary sits (the Entrypoint), its
  * probe port if it has one, and the user it runs as (default: `name`, EXAMPLE_OPERATOR_UID).
  */
-export interface ExampleProgram {
+interface ExampleProgram {
   name: string;
   entrypoint: string;
   port?: number;
@@ -48,8 +54,9 @@ export interface ExampleProgram {
 }
 const EXAMPLE_OPERATOR: ExampleProgram = {
   name: 'example-operator',
-  entrypoint: EXAMPLE_OPERATOR_ENTRYPOINT,
-  port: EXAMPLE_OPERATOR_PORT,
+  entrypoint: '/example-operator',
+  // Port of /healthz and /readyz (the program's default `--listen :8080`).
+  port: 8080,
   description: 'The controller of the example bundles olmv1 up publishes',
 };
 
@@ -124,9 +131,7 @@ interface PushExampleOperatorOptions {
  * refused.
  */
 export async function pushExampleOperatorImages(options: PushExampleOperatorOptions): Promise<PushedOperatorImage[]> {
-  const go = await findGoToolchain(options.env).catch((err: unknown) => {
-    throw new Error(`building the example operator (examples/example-operator/operator) needs Go: ${errorMessage(err)}`, { cause: err });
-  });
+  const go = await goToBuild('the example operator (examples/example-operator/operator)', options.env);
   const client = createImageClient({ insecureRegistries: options.insecureRegistries });
   try {
     const pushed: PushedOperatorImage[] = [];
@@ -153,4 +158,85 @@ export async function pushExampleOperatorImages(options: PushExampleOperatorOpti
 /** The ISIZE trailer of a gzip member (size mod 2^32: exact for layers under 4 GiB). */
 function uncompressedSize(data: Buffer, mediaType: string): number {
   return mediaType.endsWith('+gzip') ? data.readUInt32LE(data.length - 4) : data.length;
+}
+
+/** Repository of the service-CA stand-in's image inside a registry. */
+const SERVICE_CA_REPOSITORY = 'olmv1/service-ca-stand-in';
+const STAND_IN: ExampleProgram = {
+  name: 'service-ca',
+  entrypoint: '/service-ca-stand-in',
+  description: "Issues serving certificates and injects CA bundles as OpenShift's service-ca-operator does",
+};
+
+/** The image over `binary`: the example programs' layout (exampleOperatorImage), no version, no port. */
+export function serviceCaStandInImage(binary: Buffer): BuiltImage {
+  return exampleOperatorImage(binary, undefined, STAND_IN);
+}
+
+/** Options of {@link pushServiceCaStandInImage}. */
+interface PushServiceCaStandInOptions {
+  /** `examples/service-ca-stand-in` of the repository. */
+  sourceDir: string;
+  /** `host[:port]` to push to. */
+  registry: string;
+  /** Registries spoken to over plain HTTP. */
+  insecureRegistries: readonly string[];
+  /** Scratch directory for the binary. */
+  workDir: string;
+  /** Environment of the Go toolchain (PATH, HOME, GOCACHE, GOPROXY...). */
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Builds the stand-in (static, `-trimpath`, stripped) and pushes its image as
+ * `<registry>/olmv1/service-ca-stand-in:latest`; returns the digest reference. Throws when Go
+ * is missing or too old, the build fails or the push is refused.
+ */
+export async function pushServiceCaStandInImage(options: PushServiceCaStandInOptions): Promise<string> {
+  const go = await goToBuild('the service-CA stand-in (examples/service-ca-stand-in)', options.env);
+  const out = join(options.workDir, 'service-ca-stand-in');
+  await runGo(go, ['build', '-trimpath', '-buildvcs=false', '-ldflags', '-s -w -buildid=', '-o', out, '.'], options.sourceDir);
+  const client = createImageClient({ insecureRegistries: options.insecureRegistries });
+  try {
+    const digest = await client.push(`${options.registry}/${SERVICE_CA_REPOSITORY}:latest`, serviceCaStandInImage(await readFile(out)));
+    return `${options.registry}/${SERVICE_CA_REPOSITORY}@${digest}`;
+  } finally {
+    client.close();
+  }
+}
+
+/** The user cert-manager runs as, as upstream's images do. */
+const CERT_MANAGER_UID = 1000;
+
+/** The three components; each image's repository is `cert-manager/<component>`. */
+const COMPONENTS = ['controller', 'webhook', 'cainjector'] as const;
+type CertManagerComponent = (typeof COMPONENTS)[number];
+
+/** Digest references of the pushed images, by component. */
+export type CertManagerImages = Record<CertManagerComponent, string>;
+
+/**
+ * Builds the three images from `binaries` and pushes them to `registry` (`host[:port]`) under
+ * `cert-manager/<component>:<version>`; returns their digest references. Throws when a binary
+ * cannot be read or a push is refused.
+ */
+export async function pushCertManagerImages(
+  binaries: CertManagerBinaries,
+  registry: string,
+  insecureRegistries: readonly string[],
+): Promise<CertManagerImages> {
+  const client = createImageClient({ insecureRegistries });
+  try {
+    const refs: Partial<CertManagerImages> = {};
+    for (const component of COMPONENTS) {
+      // The binary at `/app/cmd/<component>`, run as CERT_MANAGER_UID with no shell.
+      const program = { name: `cert-manager-${component}`, entrypoint: `/app/cmd/${component}`, user: 'cert-manager', uid: CERT_MANAGER_UID };
+      const image = exampleOperatorImage(await readFile(binaries[component]), binaries.version, program);
+      const digest = await client.push(`${registry}/cert-manager/${component}:${binaries.version}`, image);
+      refs[component] = `${registry}/cert-manager/${component}@${digest}`;
+    }
+    return refs as CertManagerImages;
+  } finally {
+    client.close();
+  }
 }
