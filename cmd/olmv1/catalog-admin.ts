@@ -8,7 +8,7 @@ import { isAlreadyExists, isNotFound, type KubeContext, type KubeObject } from '
 import { toYaml } from '../../pkg/operator-controller/render/index.ts';
 import { parseDuration } from '../shared/flags.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster } from './cluster-access.ts';
-import { EXIT, poll } from './io.ts';
+import { EXIT, poll, table } from './io.ts';
 import { catalogManifest, catalogRow, catalogServing } from './install-objects.ts';
 import type { InstallDeps } from './install.ts';
 import { CommandError, flagChoice, formatObjects, parseCommandLine, runCommand, timeoutFlag, type CommandIo } from './render.ts';
@@ -251,8 +251,5 @@ export async function runCatalogs(args: readonly string[], io: CommandIo, deps: 
 export function catalogTable(rows: readonly ReturnType<typeof catalogRow>[]): string {
   if (rows.length === 0) return '';
   const header = ['NAME', 'AVAILABILITY', 'PRIORITY', 'SERVING', 'LAST UNPACKED', 'IMAGE'];
-  const table = rows.map((r) => [r.name, r.availability, r.priority, r.serving, r.lastUnpacked, r.image]);
-  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]) => `${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('   ')}\n`;
-  return line(header) + table.map(line).join('');
+  return table([header, ...rows.map((r) => [r.name, r.availability, r.priority, r.serving, r.lastUnpacked, r.image])]);
 }

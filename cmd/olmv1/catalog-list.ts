@@ -17,6 +17,7 @@ import {
   type CatalogPackages,
   type CatalogSourceDeps,
 } from './catalog-sources.ts';
+import { table } from './io.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 
 /** What `olmv1 catalog list|search` needs from outside (composed in commands.ts). */
@@ -159,11 +160,8 @@ export async function runCatalogList(args: readonly string[], io: CommandIo, dep
 /** The `--list-versions` table: one row per version of each package, highest first. */
 function versionsTable(rows: readonly { catalog: string; package: string; versions?: VersionRow[] }[]): string {
   const header = ['CATALOG', 'PACKAGE', 'VERSION', 'BUNDLE', 'CHANNELS'];
-  const table = rows.flatMap((r) => (r.versions ?? []).map((v) => [r.catalog, r.package, v.version, v.bundle, v.channels.join(', ') || '-']));
-  if (table.length === 0) return '';
-  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]) => `${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('   ')}\n`;
-  return line(header) + table.map(line).join('');
+  const body = rows.flatMap((r) => (r.versions ?? []).map((v) => [r.catalog, r.package, v.version, v.bundle, v.channels.join(', ') || '-']));
+  return body.length === 0 ? '' : table([header, ...body]);
 }
 
 /** A directory catalog's name: its base name, as `olmv1 resolve` names it. */
@@ -193,7 +191,7 @@ function format(rows: PackageRow[], output: 'table' | 'json' | 'yaml'): string {
   if (output === 'yaml') return toYaml({ packages: rows.map(rowObject) }, { sortKeys: false });
   if (rows.length === 0) return '';
   const header = ['CATALOG', 'PACKAGE', 'DEFAULT CHANNEL', 'CHANNELS (HIGHEST VERSION)', 'DEPRECATED', 'INSTALLABLE'];
-  const table = rows.map((r) => [
+  const body = rows.map((r) => [
     r.catalog,
     r.package,
     r.defaultChannel,
@@ -201,9 +199,7 @@ function format(rows: PackageRow[], output: 'table' | 'json' | 'yaml'): string {
     r.deprecations.length === 0 ? '-' : r.deprecations.map((d) => d.slice(0, d.indexOf(':'))).join(', '),
     `${r.installable.bundle === undefined ? '' : `${r.installable.bundle}: `}${verdictText(r.installable.verdict)}`,
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]) => `${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('   ')}\n`;
-  let out = line(header) + table.map(line).join('');
+  let out = table([header, ...body]);
   const unjudged = [...new Set(rows.flatMap((r) => r.installable.verdict.unjudged))];
   if (unjudged.length > 0) {
     out += `\nNot judged from catalog data: ${unjudged.join('; ')}.\nRender a bundle image to check them: olmv1 render bundle IMAGE --install-namespace NS\n`;

@@ -55,3 +55,12 @@ export async function poll<S>(
     await clock.sleep(Math.min(1000, Math.max(0, deadline - clock.now())));
   }
 }
+
+/** Left-aligned columns separated by three spaces, like kubectl's tables. */
+export function table(rows: readonly string[][]): string {
+  const widths: number[] = [];
+  for (const row of rows) {
+    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
+  }
+  return rows.map((row) => `${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('   ')}\n`).join('');
+}

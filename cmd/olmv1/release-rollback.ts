@@ -19,8 +19,10 @@ import {
   type RollbackTarget,
 } from '../../pkg/operator-controller/rollback/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster, type ClusterFlags } from './cluster-access.ts';
-import { DEFAULT_SYSTEM_NAMESPACE, historyTable, table } from './release.ts';
+import { DEFAULT_SYSTEM_NAMESPACE, historyTable } from './release.ts';
 import { clusterResolveInput } from './resolve-cluster.ts';
+import { catalogdUrlFlag } from './install-args.ts';
+import { table } from './io.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 
 const USAGE = `Usage: olmv1 release rollback EXT [REVISION] [--dry-run] [--kubeconfig FILE] [--context NAME]
@@ -107,17 +109,14 @@ function parse(args: readonly string[]): Parsed {
   if (rev !== undefined && !/^[1-9]\d{0,8}$/.test(rev)) throw usage(`REVISION must be a positive integer, got ${JSON.stringify(rev)}`);
   const namespace = parsed.values['system-namespace'] ?? DEFAULT_SYSTEM_NAMESPACE;
   if (namespace === '') throw usage('--system-namespace must not be empty');
-  const url = parsed.values['catalogd-url'];
-  if (url !== undefined && !(URL.canParse(url) && /^https?:$/.test(new URL(url).protocol))) {
-    throw usage(`invalid --catalogd-url ${JSON.stringify(url)} (want http(s)://HOST[:PORT])`);
-  }
+  const catalogdUrl = catalogdUrlFlag(parsed.values['catalogd-url'], USAGE);
   return {
     extension,
     revision: rev === undefined ? undefined : Number(rev),
     dryRun: parsed.values['dry-run'] === true,
     cluster: clusterFlags(parsed.values, USAGE),
     namespace,
-    catalogdUrl: url === undefined ? undefined : new URL(url),
+    catalogdUrl,
   };
 }
 

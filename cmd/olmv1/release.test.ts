@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createKubeconfigLookup } from './cluster-access.ts';
-import { runRelease, table } from './release.ts';
+import { table } from './io.ts';
+import { runRelease } from './release.ts';
 
 async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';

@@ -13,6 +13,7 @@ import {
   type ClusterFlags,
   type KubeconfigLookup,
 } from './cluster-access.ts';
+import { table } from './io.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 
 /** What `olmv1 release` needs from its environment (composed in commands.ts). */
@@ -173,13 +174,4 @@ function updated(r: Release): string {
 
 function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ');
-}
-
-/** Left-aligned columns separated by three spaces, like kubectl's tables. */
-export function table(rows: readonly string[][]): string {
-  const widths: number[] = [];
-  for (const row of rows) {
-    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
-  }
-  return rows.map((row) => `${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('   ')}\n`).join('');
 }
