@@ -133,11 +133,7 @@ export async function runCatalogServe(args: string[], io: CommandIO, deps: Catal
   }
 }
 
-/**
- * Prints `loading catalog NAME from DIR`, then every `intervalMs` how much content the ingest
- * has written so far (the store's temporary directories for NAME under `root`), and the total
- * once done.
- */
+/** Prints the loading line, then every `intervalMs` how much the ingest wrote so far under `root`, then the total. */
 function reportProgress(io: CommandIO, name: string, dir: string, root: string, intervalMs: number): { done(summary: string | undefined): void } {
   const started = Date.now();
   const seconds = (): string => `${((Date.now() - started) / 1000).toFixed(1)} s`;

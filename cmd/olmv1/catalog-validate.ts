@@ -146,9 +146,8 @@ function bundleDirMessage(dir: string): string {
   return `${goQuote(dir)} is a registry+v1 bundle directory, not a file-based catalog: use "olmv1 render bundle ${dir} --install-namespace NS" to check it, "olmv1 bundle push ${dir} IMAGE" to publish it`;
 }
 
-// opm's structured result: {"passed": bool, "error": {"message": "..."}}, JSON with two-space
-// indent and Go's HTML escaping, or YAML with sorted keys; both followed by a blank line
-// (YAML) / newline (JSON) as fmt.Fprintln prints them.
+// opm's structured result, byte for byte: JSON (two-space indent, Go's HTML escaping) or YAML
+// (sorted keys), as fmt.Fprintln prints them.
 function formatResult(errors: string[], output: string): string {
   const passed = errors.length === 0;
   const message = errors.join('\n');

@@ -240,10 +240,7 @@ async function catalogSourceDeps(): Promise<CatalogDeps> {
   };
 }
 
-/**
- * Aborted by the first SIGINT or SIGTERM, with the signal's name as reason. A second one
- * finds no handler and ends the process as the signal does by default.
- */
+/** Aborted by the first SIGINT or SIGTERM (the reason is its name); a second one ends the process by default. */
 function shutdownSignal(): AbortSignal {
   const ac = new AbortController();
   const on = (name: 'SIGINT' | 'SIGTERM') => () => {
@@ -274,8 +271,7 @@ async function fetchBundle(
 }
 
 /**
- * The proxy of HTTPS_PROXY, HTTP_PROXY and NO_PROXY for registry traffic, as Go programs use
- * it (loopback registries never go through it).
+ * The environment's proxy for registry traffic, as Go programs use it.
  * @throws Error naming the variable when its value is not a usable proxy.
  */
 async function environmentProxy(): Promise<{ proxy?: import('../../pkg/shared/nodehttp/index.ts').ProxySelector }> {
@@ -284,10 +280,7 @@ async function environmentProxy(): Promise<{ proxy?: import('../../pkg/shared/no
   return proxy === undefined ? {} : { proxy };
 }
 
-/**
- * Registries the CLI may reach without TLS: loopback ones and those listed in
- * `OLMV1_INSECURE_REGISTRIES` (comma-separated host[:port]).
- */
+/** Registries the CLI may reach without TLS: loopback and `OLMV1_INSECURE_REGISTRIES` (comma-separated host[:port]). */
 function insecureRegistries(): string[] {
   const listed = (process.env.OLMV1_INSECURE_REGISTRIES ?? '')
     .split(',')
@@ -303,10 +296,7 @@ function defaultAuthFile(): string | undefined {
   return dockerConfig === undefined ? undefined : `${dockerConfig}/config.json`;
 }
 
-/**
- * Where every command that talks to a cluster finds it without --kubeconfig: $KUBECONFIG, the
- * `olmv1 up` running in the working directory, ~/.kube/config (cluster-access.ts).
- */
+/** Where a command finds the cluster without --kubeconfig (cluster-access.ts). */
 async function kubeconfigLookup(): Promise<import('./cluster-access.ts').KubeconfigLookup> {
   const { createKubeconfigLookup } = await import('./cluster-access.ts');
   return createKubeconfigLookup({ KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME }, process.cwd());

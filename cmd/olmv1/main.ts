@@ -6,10 +6,8 @@
 import { commands, usage } from './commands.ts';
 import { EXIT } from './io.ts';
 
-// A reader that goes away (`olmv1 ... | head`) ends the command quietly: Node would otherwise
-// throw the EPIPE as an unhandled 'error' event, with a stack trace. A command that runs until
-// stopped (it listens for SIGINT: up, catalog serve, status --watch) stops as on Ctrl-C and
-// cleans up; any other exits 0 at once, its output no longer wanted. A closed stderr is ignored.
+// A reader that goes away (`olmv1 ... | head`) ends the command quietly, not with an EPIPE stack
+// trace: one listening for SIGINT stops as on Ctrl-C and cleans up, any other exits 0 at once.
 let readerGone = false;
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code !== 'EPIPE') throw err;

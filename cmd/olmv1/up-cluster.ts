@@ -29,11 +29,8 @@ export async function readManifests(dir: string): Promise<KubeObject[]> {
 }
 
 /**
- * Server-side applies the CRDs of `<repo>/config/crd` and waits until they are Established,
- * creates `systemNamespace`, then applies `<repo>/config/admission`. A cluster without
- * MutatingAdmissionPolicy (older than Kubernetes 1.36 without the feature) only gets a
- * warning: `up` labels its catalog itself, catalogs created by hand then need the label (the
- * processes `up` runs serve no webhook the cluster could call).
+ * Applies config/crd (waiting for Established), the system namespace, then config/admission; a
+ * cluster without MutatingAdmissionPolicy only gets a warning (`up` labels its catalog itself).
  */
 export async function installOlmResources(
   client: KubeClient,
@@ -68,10 +65,8 @@ export async function installOlmResources(
 }
 
 /**
- * Creates the ClusterCatalog `sample` with its image ref replaced by `ref`, labelled with its
- * name, and with kubectl's last-applied annotation holding the sample as written, so that a
- * later `kubectl apply` of the same sample file is an ordinary update. An existing catalog of
- * that name is replaced.
+ * Creates (or replaces) the ClusterCatalog `sample` with image `ref`, labelled with its name and
+ * annotated as kubectl applies it, so a later `kubectl apply` of the sample is an ordinary update.
  */
 export async function createCatalogFromSample(client: KubeClient, sample: KubeObject, ref: string): Promise<KubeObject> {
   const name = sample.metadata?.name ?? '';
@@ -103,10 +98,7 @@ export async function createCatalogFromSample(client: KubeClient, sample: KubeOb
   return client.create(obj);
 }
 
-/**
- * Waits until the ClusterCatalog `name` is Serving and returns its `status.urls.base`. The
- * timeout error carries the last conditions seen.
- */
+/** Waits until the ClusterCatalog `name` is Serving and returns its base URL; a timeout names its last conditions. */
 export async function waitForServing(client: KubeClient, name: string, timeoutMs: number, signal: AbortSignal): Promise<string> {
   let last: unknown;
   let base = '';

@@ -39,18 +39,16 @@ export interface Components {
 }
 
 /**
- * Starts catalogd, then operator-controller, and resolves once both answer their health
- * probes. Throws (with the log tail) when one exits or is not healthy within a minute; what
- * was started stays tracked by the workspace, whose stop() ends it.
+ * Starts catalogd, then operator-controller, until both are healthy; throws with the log tail
+ * when one exits or is not healthy within a minute (the workspace's stop() ends what started).
  */
 export async function startComponents(options: ComponentsOptions): Promise<Components> {
   const [serverPort = 0, catalogdHealth = 0, controllerHealth = 0] = await freePorts(3);
   const ws = options.workspace;
   await mkdir(options.logDir, { recursive: true });
   const insecure = options.insecureRegistries.flatMap((r) => ['--insecure-registry', r]);
-  // --insecure-metrics: /metrics on the loopback health address without TLS or authentication, so
-  // `curl <health>/metrics` works on the local stack (decision 0068); a cluster serves them over HTTPS.
-  // --log-format text: the logs in .olmv1/logs/ are read by people, one readable line a record.
+  // --insecure-metrics: `curl <health>/metrics` works locally (decision 0068); --log-format text:
+  // people read .olmv1/logs/.
   const common = [
     '--log-format',
     'text',

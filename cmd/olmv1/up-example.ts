@@ -12,12 +12,7 @@ import { buildCatalogImage, buildImage, createImageClient } from '../../pkg/shar
 /** The registry host the committed example catalog and ClusterCatalog sample refer to. */
 export const EXAMPLE_REGISTRY = '127.0.0.1:5001';
 
-/**
- * The examples under `examples/`: `example-operator` (what `olmv1 up` publishes) and
- * `webhook-operator` (a conversion and a validating webhook, docs/webhook-operators.md). Each
- * has `operator/`, `bundles/<version>/` and `catalog/<name>/catalog.yaml`; its images are
- * `olmv1/<name>` and `olmv1/<name>-bundle`, its catalog image CATALOG_REPOSITORIES'.
- */
+/** The examples under `examples/`, each with `operator/`, `bundles/<version>/` and `catalog/<name>/catalog.yaml`. */
 type ExampleName = 'example-operator' | 'webhook-operator';
 const CATALOG_REPOSITORIES: Record<ExampleName, string> = {
   'example-operator': 'olmv1/example-catalog',
@@ -35,11 +30,7 @@ interface PushedExample {
   operatorImages: Record<string, string>;
 }
 
-/**
- * Pushes the example operator images, bundles and catalog to `registry` (a host[:port]; plain
- * HTTP when it is in `insecureRegistries`). `workDir` is an empty scratch directory for the
- * operator binaries and the rewritten catalog; `env` is the Go toolchain's environment.
- */
+/** Pushes an example's images, bundles and catalog to `registry`; `workDir` is an empty scratch directory. */
 export async function pushExample(
   repoRoot: string,
   registry: string,

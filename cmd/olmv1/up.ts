@@ -157,9 +157,8 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
       `starting kube-apiserver, etcd, kube-controller-manager${nodeBinaries === undefined ? '' : ' and a node (containerd, kubelet, kube-scheduler, kube-proxy, CoreDNS)'} ` +
         `and a registry on ${registryHost}`,
     );
-    // With kube-controller-manager: namespaces finish deleting, owned objects are garbage
-    // collected, Deployments get ReplicaSets (their Pods run only with the node). The node's
-    // containerd runs on this machine, so it reaches the registry on loopback, over plain HTTP.
+    // kube-controller-manager finishes namespace deletions, collects garbage and makes ReplicaSets;
+    // the node's containerd reaches the registry on loopback, over plain HTTP.
     const [cp, reg] = await Promise.allSettled([
       startControlPlane({
         binaries: { ...binaries, ...(nodeBinaries === undefined ? {} : { node: nodeBinaries }) },
@@ -238,8 +237,8 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     webhookCatalogRef = (await pushExample(REPO_ROOT, registry, insecure, dir, deps.env, 'webhook-operator')).catalogRef;
     checkpoint(ctx);
   }
-  // The local control plane is the user's own: extensions without a serviceAccount (upstream's
-  // YAML) install as a cluster-admin ServiceAccount, the opt-in config/default-installer component.
+  // The local control plane is the user's own: extensions without a serviceAccount install as
+  // config/default-installer's cluster-admin ServiceAccount.
   let defaultInstaller: string | undefined;
   if (options.mode === 'local') {
     const manifests = await readManifests(join(REPO_ROOT, 'config/default-installer'));

@@ -16,11 +16,8 @@ export function startCompileCache(cacheDir: string): void {
 }
 
 /**
- * The directory `--cache-dir DIR` or `--cache-dir=DIR` names in `argv` (the last one, as the
- * flag parser keeps it), read before the flags are parsed; undefined when none is given, when
- * its value is missing, empty or starts with `-`, or with -h/--help (which writes nothing). Other flags, known
- * or not, are skipped: an argument list the parser later refuses only ever names a directory
- * here that its own `--cache-dir` names.
+ * The last `--cache-dir DIR`/`--cache-dir=DIR` of `argv`, read before the flags are parsed;
+ * undefined when absent, missing, empty, starting with `-`, or with -h/--help.
  */
 export function explicitCacheDir(argv: readonly string[]): string | undefined {
   let values;
@@ -41,10 +38,8 @@ export function explicitCacheDir(argv: readonly string[]): string | undefined {
 }
 
 /**
- * Enables the compile cache before the entry loads its modules when `argv` names the cache
- * directory and that directory exists (the Deployments' emptyDir): a start whose flags turn
- * out wrong then never creates a directory that was not there. Otherwise the entry starts it
- * once the flags are read.
+ * Enables the compile cache before the entry loads its modules when `argv` names an existing
+ * cache directory (so a start with wrong flags creates none); else the entry starts it later.
  */
 export function startCompileCacheEarly(argv: readonly string[]): void {
   const dir = explicitCacheDir(argv);
@@ -57,11 +52,7 @@ export function startCompileCacheEarly(argv: readonly string[]): void {
   startCompileCache(dir);
 }
 
-/**
- * Writes what was compiled so far: Node writes it at exit, which a process killed (OOM, a
- * liveness probe) never reaches; the components call this once their start-up modules, and
- * again once the rest, are loaded. Entries already written and unchanged are skipped.
- */
+/** Writes what was compiled so far: a killed process (OOM, liveness probe) never reaches Node's write at exit. */
 export function saveCompileCache(): void {
   flushCompileCache();
 }

@@ -39,15 +39,9 @@ export interface ComponentOptions extends ClusterLocation, LogOptions {
   pullCaFile: string | undefined;
   /** `--pull-cas-dir`: a registry certificate directory (CAs, client certificates), re-read while in use. */
   pullCasDir?: string | undefined;
-  /**
-   * HTTPS_PROXY/HTTP_PROXY/NO_PROXY of the environment, for registry and catalogd traffic (not
-   * the Kubernetes API); unset: every request goes direct (tests that start components in-process).
-   */
+  /** The environment's proxy for registry and catalogd traffic; unset: direct (in-process tests). */
   proxy?: ProxyEnvironment | undefined;
-  /**
-   * Where registries.conf is read from before each pull (from the environment, see
-   * registries-conf.ts); unset: none is read (tests that start components in-process).
-   */
+  /** Where registries.conf is read from before each pull (registries-conf.ts); unset: none (in-process tests). */
   registriesConf?: RegistriesConfPaths | undefined;
   /** Upstream flags given values that have no effect here: one warning each at start (componentMain). */
   flagNotices?: FlagNotice[] | undefined;
@@ -85,14 +79,10 @@ function normalizeArgs(argv: readonly string[], bools: ReadonlySet<string>): str
 }
 
 /**
- * Parses a component's argv: the common flags plus `flags` (string-valued, the component's own;
- * `multiple`: every occurrence, in order). Upstream's flags that have no effect here are accepted
- * and checked: klog's and `--pprof-bind-address` for both, and `inert`, the component's own;
- * `flagNotices` lists those given a value that asks for something. Returns 'help' for -h/--help;
- * otherwise the common options and the component's flag values. `defaultDurations` are the
- * leader election durations when no flag sets them (undefined: client-go's). Throws parseArgs'
- * error on an unknown flag or a missing value, Error on a value upstream refuses too, and on
- * inconsistent leader election durations.
+ * Parses a component's argv: the common flags, its own `flags`, and upstream's inert flags
+ * (common and `inert`; `flagNotices` lists those given a value that asks for something).
+ * `defaultDurations`: leader election's when no flag sets them (undefined: client-go's).
+ * Throws on an unknown flag, a missing or refused value, or inconsistent durations.
  */
 export function parseComponentFlags<F extends Record<string, OwnFlag>>(
   argv: readonly string[],
@@ -177,11 +167,7 @@ function componentOptions(
   };
 }
 
-/**
- * Reads the cluster credentials the options name (`--kubeconfig`, `$KUBECONFIG` or the in-cluster
- * ServiceAccount), for connectComponent. Throws naming the file or field at fault: components
- * call it first, so that bad credentials end the start before anything listens.
- */
+/** Reads the cluster credentials the options name; called first, so bad ones end the start before anything listens. */
 export function componentKubeConfig(o: ClusterLocation): ResolvedKubeConfig {
   return loadKubeConfig(
     o.kubeconfig !== undefined

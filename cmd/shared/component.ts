@@ -40,12 +40,8 @@ export async function runLeading(
 }
 
 /**
- * The image client of a component: plain HTTP for the insecure registries, credentials from the
- * `--global-pull-secret` Secret and the imagePullSecrets of the component's ServiceAccount (kept
- * current by `pullSecret.run`, which the caller runs), extra CAs
- * from `--pull-ca-file` (re-read at each connection pool rebuild) and the certificate directory
- * `--pull-cas-dir` (checked now, re-read while in use), mirrors and blocked or insecure registries
- * from registries.conf (re-read at each pull), the proxy of the environment.
+ * The image client of a component, with the pull secrets (kept current by `pullSecret.run`, which
+ * the caller runs), `--pull-ca-file`, `--pull-cas-dir`, registries.conf and the proxy.
  * @throws Error when `--pull-cas-dir` cannot be read or holds no certificate (upstream's check).
  */
 export function componentImages(

@@ -49,11 +49,7 @@ export function firstResponseEnd(server: EventEmitter): { ended: Promise<void>; 
 /** A health check as pkg/shared/controller's HealthServer runs them: true passes, false or a string (the reason) fails. */
 type HealthCheck = () => boolean | string | Promise<boolean | string>;
 
-/**
- * `check` with the same outcomes, and `passed`, which resolves once it has passed for the
- * first time and the probe's answer had its turn to be written (the health server answers
- * as soon as its checks have run, before the event loop's next turn).
- */
+/** `check`, and `passed`: resolves once it first passed and the probe's answer had its turn to be written. */
 export function firstPass(check: HealthCheck): { check: HealthCheck; passed: Promise<void> } {
   let pass: (() => void) | undefined;
   const passed = new Promise<void>((resolve) => (pass = () => setImmediate(resolve)));

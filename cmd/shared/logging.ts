@@ -89,10 +89,8 @@ function zapLevel(v: string | undefined): string | undefined {
 }
 
 /**
- * klog's verbosity as a pino level, after Kubernetes' logging conventions: V(0)-V(3) are what an
- * operator reads (info), V(4) is debug, V(5) and above trace; below 0 hides klog's info lines
- * (warn). Upstream's own debug lines are V(1) and V(2) and those of this implementation are at
- * debug, so `--v=4` is the least that shows them.
+ * klog's verbosity as a pino level, by Kubernetes' conventions: V(0)-V(3) info, V(4) debug,
+ * V(5)+ trace, below 0 warn.
  * @throws Error when the value is not a whole number (klog's Level.Set refuses it too).
  */
 function klogLevel(v: string | undefined): string | undefined {
@@ -121,10 +119,8 @@ function timestamp(encoding: LogTimeEncoding | undefined): () => string {
 }
 
 /**
- * The pino logger of component `name`, writing to `destination` (default stdout, synchronously,
- * so the last lines before an exit are not lost). Every line carries `component`; `err` fields
- * are serialized by logErrorSerializer (a stack only for programming errors). In text format
- * each record is one line: `[ts] LEVEL: msg {fields}`, errors included as JSON in the fields.
+ * The pino logger of component `name`, writing synchronously to `destination` (stdout), so the
+ * last lines before an exit are not lost. In text format each record is exactly one line.
  */
 export function componentLogger(name: string, options: LogOptions, destination?: DestinationStream): Logger {
   const out = destination ?? pino.destination({ dest: 1, sync: true });
@@ -135,9 +131,8 @@ export function componentLogger(name: string, options: LogOptions, destination?:
     formatters: { level: (label: string) => ({ level: label }) },
   };
   if (options.logFormat === 'json') return pino({ ...config, timestamp: timestamp(options.logTimeEncoding) }, out);
-  // prettyFactory, not pino-pretty's stream: the stream learns `err` from pino's configuration
-  // message and prints errors over several lines, which would break one line per record.
-  // Loaded only for the text format (about 30 modules; JSON is the default).
+  // prettyFactory, not pino-pretty's stream, which prints errors over several lines. Loaded
+  // only for the text format (about 30 modules).
   const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
   const pretty = prettyFactory({
     colorize: false,
