@@ -13,10 +13,9 @@ export {
   ruleText,
   type EscalationWarning,
 } from './rbac-escalation.ts';
-export { render, renderBundle, type RenderBundleOptions } from './render.ts';
+export { checkPreRenderGates, render, renderBundle, type RenderBundleOptions } from './render.ts';
 export { staticKindScopes, type KindScopes } from './resource-mapping.ts';
-export { checkPreRenderGates } from './gates.ts';
 export { isSupportedKind } from './supported-kinds.ts';
 export { renderFailureToError, type CertProviderName, type RenderFailure, type RenderOptions } from './types.ts';
 export { objectsToYaml, toYaml } from './yaml-output.ts';
-export { watchNamespaceHint } from './watch-namespace-hint.ts';
+export { watchNamespaceHint } from './target-namespaces.ts';

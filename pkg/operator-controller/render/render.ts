@@ -5,12 +5,11 @@
  * generators, then a deterministic order. The CSV is never output; returned objects share
  * structure with the bundle: treat both as read-only.
  */
-import type { KubeObject, RegistryV1Bundle } from '../bundle/index.ts';
+import type { ClusterServiceVersion, KubeObject, RegistryV1Bundle } from '../bundle/index.ts';
 import { err, ok, type Result } from '../../shared/errors/index.ts';
 import { unmarshalBundleConfig, type BundleConfig, type DeploymentConfig } from './bundle-config.ts';
 import { certProvider } from './cert-providers.ts';
-import { supportedInstallModes } from './csv-access.ts';
-import { checkPreRenderGates } from './gates.ts';
+import { ownedApiServiceCount, supportedInstallModes, webhookDefinitions } from './csv-access.ts';
 import { generateCrds, generateOthers } from './gen-crds.ts';
 import { generateDeployments } from './gen-deployments.ts';
 import { generateClusterRoles, generateRoles, generateServiceAccounts } from './gen-rbac.ts';
@@ -102,4 +101,31 @@ export function renderBundle(bundle: RegistryV1Bundle, options: RenderBundleOpti
     ...generateCertProviderObjects(bundle, ns, provider),
   ];
   return ok(sortObjects(objects));
+}
+
+/** Which optional features are on. */
+interface GateOptions {
+  webhookSupport: boolean;
+  hasCertProvider: boolean;
+  singleOwnNamespaceSupport: boolean;
+}
+
+/** The first pre-render gate the CSV fails, in upstream's order, as upstream's message (never terminal), or undefined. */
+export function checkPreRenderGates(csv: ClusterServiceVersion, opts: GateOptions): string | undefined {
+  if (ownedApiServiceCount(csv) > 0) {
+    // "Defintions" is upstream's spelling.
+    return 'unsupported bundle: apiServiceDefintions are not supported';
+  }
+  if (webhookDefinitions(csv).length > 0) {
+    if (!opts.webhookSupport) return 'unsupported bundle: webhookDefinitions are not supported';
+    if (!opts.hasCertProvider) return 'unsupported bundle: webhookDefinitions are not supported: certificate provider is nil';
+  }
+  const modes = supportedInstallModes(csv);
+  if (!opts.singleOwnNamespaceSupport && !modes.has('AllNamespaces')) {
+    return 'unsupported bundle: bundle does not support AllNamespaces install mode';
+  }
+  if (!modes.has('AllNamespaces') && !modes.has('SingleNamespace') && !modes.has('OwnNamespace')) {
+    return 'unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes';
+  }
+  return undefined;
 }

@@ -1,13 +1,14 @@
 /**
  * One catalog's contribution to a resolution, as upstream's per-catalog step: filter the
  * package's bundles by channel, range and upgrade edges, then pick the best.
- * Every bundle's version is parsed at most once per call.
+ * Every bundle's version is parsed at most once per call. A channel entry's `skipRange` is a
+ * blang range; upstream ignores one that does not parse (its `replaces`/`skips` still count).
  */
 import type { Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation } from '../../shared/fbc/types.ts';
 import type { Result } from '../../shared/errors/index.ts';
 import { bundleVersionRelease } from './bundle-version.ts';
 import { compareVersionRelease, type ReleaseOptions, type VersionRelease } from './release.ts';
-import { parseSkipRange, type SkipRange } from './skip-range.ts';
+import { parseBlangRange, type SemVersion } from '../../shared/semver/index.ts';
 import { rangeContains, type VersionRange } from './version-range.ts';
 
 /** The deprecation-entry schema that makes a bundle rank last. */
@@ -139,4 +140,17 @@ export function bestInCatalog(fbc: DeclarativeConfig, filter: CandidateFilter): 
   }
   if (best === undefined) return undefined;
   return { bundle: best.bundle, versionRelease: best.vr, deprecated: best.deprecated, deprecation };
+}
+
+/** A parsed skipRange: true when the (installed) version is inside it. */
+export type SkipRange = (v: SemVersion) => boolean;
+
+/**
+ * Parses a skipRange; null for anything blang fails to parse, and also for a range with an
+ * empty OR group (`a || || b`), which blang parses but cannot evaluate (decision 0030).
+ */
+export function parseSkipRange(s: string): SkipRange | null {
+  const r = parseBlangRange(s);
+  if (!r.ok || r.value.hasEmptyGroup) return null;
+  return r.value.contains;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseSemver } from '../../shared/semver/index.ts';
-import { parseSkipRange } from './skip-range.ts';
+import { parseSkipRange } from './candidates.ts';
 
 function contains(range: string, version: string): boolean {
   const r = parseSkipRange(range);

@@ -3,7 +3,7 @@
  * `olmv1 upgrade plan` (pure): the catalogs read as `resolve` reads them, but every candidate
  * listed, with whether `spec.source.catalog.version` keeps it and whether it is deprecated.
  */
-import { edgeFrom, type InstalledEdges } from './candidates.ts';
+import { edgeFrom, type InstalledEdges, type SkipRange } from './candidates.ts';
 import { bundleVersionRelease } from './bundle-version.ts';
 import {
   compareVersionRelease,
@@ -12,7 +12,6 @@ import {
   parseLegacyVersionRelease,
   type VersionRelease,
 } from './release.ts';
-import type { SkipRange } from './skip-range.ts';
 import type { ResolveInput } from './types.ts';
 import { checkVersionRange } from './resolver.ts';
 import { rangeContains } from './version-range.ts';
