@@ -12,10 +12,8 @@ export interface AuthChallenge {
 const TOKEN_CHAR = /[!#$%&'*+\-.^_`|~0-9A-Za-z]/;
 
 /**
- * Parses one or more header values into challenges, in order. Tolerates extra whitespace,
- * empty list elements and unquoted parameter values; a parameter without a value is skipped.
- * Unparseable remainders are ignored rather than thrown: a registry that sends a malformed
- * challenge gets the plain 401 error instead.
+ * Parses header values into challenges, in order, tolerating extra whitespace, empty elements
+ * and unquoted values. Unparseable remainders are ignored: the plain 401 error is reported.
  */
 export function parseAuthChallenges(header: string | readonly string[] | undefined): AuthChallenge[] {
   if (header === undefined) return [];

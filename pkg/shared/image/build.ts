@@ -1,8 +1,6 @@
 /**
- * Building images in memory for `olmv1 catalog push` and for tests: layers from tar entries,
- * single- or multi-layer images with labels, multi-platform indexes, and the catalog image
- * layout (`/configs` + the configs label). Output is deterministic: the same input gives the
- * same digests.
+ * Building images in memory, deterministically (same input, same digests), for `olmv1 catalog
+ * push` and tests: layers from tar entries, images with labels, indexes, catalog images.
  */
 import { posix } from 'node:path';
 import { constants as zlibConstants, gzipSync, zstdCompressSync } from 'node:zlib';
@@ -100,10 +98,7 @@ export function filesToEntries(files: Readonly<Record<string, string | Buffer>> 
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/**
- * How a container of the image runs: the OCI image config's `config` fields besides `Labels`,
- * spelled as the specification spells them. Absent fields are left out of the config.
- */
+/** How a container of the image runs: the OCI config's `config` fields besides `Labels`, as the spec spells them. */
 interface ImageRunConfig {
   /** `uid[:gid]` or a name; numeric lets Kubernetes check runAsNonRoot. */
   User?: string;
@@ -209,10 +204,9 @@ async function collectFiles(tree: LocalTree, dir: string[], out: TarWriteEntry[]
 }
 
 /**
- * Builds a catalog image from an FBC directory: one gzip layer holding the directory's files
- * under `configs/`, and `config.Labels["operators.operatorframework.io.index.configs.v1"] =
- * "/configs"`. Entries are in walk order; mtimes, owners and modes are fixed. A symbolic link
- * to a regular file inside `fbcDir` is packaged as that file's content.
+ * Builds a catalog image from an FBC directory: one gzip layer with the files under `configs/`
+ * in walk order (fixed mtimes, owners, modes; a link to a file inside `fbcDir` packaged as its
+ * content) and the configs label `/configs`.
  *
  * @throws LocalFileError naming the path when `fbcDir` is not a directory or holds something
  *   other than files, directories and links to files inside it (pkg/shared/localfs).

@@ -1,7 +1,4 @@
-/**
- * Content digests (`algorithm:hex`): validation with go-digest's texts, hashing, and
- * verification of streamed blobs against their descriptor.
- */
+/** Content digests (`algorithm:hex`): validation with go-digest's texts, hashing, verification of blobs. */
 import { createHash, type Hash } from 'node:crypto';
 
 /** Hex length of each supported algorithm. */
@@ -90,9 +87,7 @@ export async function* verifyStream(source: AsyncIterable<Buffer>, expected: Blo
   }
 }
 
-/**
- * Checks a fully read blob against its expectation, with the same messages as verifyStream.
- */
+/** Checks a fully read blob against its expectation, with the same messages as verifyStream. */
 export function verifyBytes(data: Uint8Array, expected: BlobExpectation, what: string): void {
   const problem = validateDigest(expected.digest);
   if (problem !== undefined) throw new Error(`invalid digest ${expected.digest} for ${what}: ${problem}`);

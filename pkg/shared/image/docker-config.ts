@@ -1,10 +1,7 @@
 /**
- * Registry credentials from Docker config files / `kubernetes.io/dockerconfigjson` Secrets.
- *
- * Keys are normalised the way containers/image does for auth files: an `http://` or
- * `https://` prefix (and any path after it, e.g. `https://index.docker.io/v1/`) is dropped,
- * and the Docker Hub aliases `docker.io` / `registry-1.docker.io` become `index.docker.io`.
- * Keys may also name a repository namespace (`quay.io/team`); the most specific key wins.
+ * Registry credentials from Docker config files / `kubernetes.io/dockerconfigjson` Secrets. Keys
+ * are normalised as containers/image does (scheme and path dropped, Docker Hub aliases become
+ * `index.docker.io`); a key may name a namespace (`quay.io/team`): the most specific wins.
  */
 import { z } from 'zod';
 import type { ImageReference } from './reference.ts';
@@ -140,10 +137,7 @@ export function mergeDockerConfigs(configs: readonly DockerConfig[]): DockerConf
   return { auths };
 }
 
-/**
- * The credentials for `ref`: the entry for `host/full/path`, then each shorter namespace,
- * then the bare host. Undefined when nothing matches (pull anonymously).
- */
+/** The credentials for `ref`: `host/full/path`, then each shorter namespace, then the host; undefined: anonymous. */
 export function credentialsFor(config: DockerConfig | undefined, ref: Pick<ImageReference, 'domain' | 'path'>): RegistryCredentials | undefined {
   if (config === undefined) return undefined;
   const host = normalizeRegistryHost(ref.domain);

@@ -1,10 +1,8 @@
 /**
  * Caps on what pulling one image may cost, enforced while its layers stream (decision 0052):
- * the bytes the layers decompress to, the entries unpacked and the bytes of the files among
- * them. A layer that crosses a cap fails before the bytes past it are written or handed on, with
- * an {@link ImageLimitError} naming the image, the layer and the cap. A 1 MB gzip layer can
- * inflate to a GB; without these a catalog or bundle image could fill a node's disk or occupy a
- * CPU for minutes.
+ * decompressed bytes, entries unpacked and their file bytes. A layer crossing one fails before
+ * the bytes past it are written, with an {@link ImageLimitError}: a 1 MB gzip layer can inflate
+ * to a GB and fill a node's disk.
  */
 
 /** Caps of one image pull (all layers together). */
@@ -35,11 +33,9 @@ export const CATALOG_IMAGE_LIMITS: Readonly<ImageLimits> = Object.freeze({
 
 /**
  * Defaults for bundle images (operator-controller, `olmv1 render|rbac IMAGE`): 1 GiB
- * decompressed, 32 MiB unpacked and 10,000 entries. A bundle's manifests are read into memory
- * and rendered, which costs several times their size (over 100 MB of live heap at the cap for
- * YAML of many small entries); operator-controller's bundle budget (decision 0098) admits
- * bundles near the cap one at a time. Real bundles are a few MB, and one object cannot exceed
- * ~1.5 MB in etcd.
+ * decompressed, 32 MiB unpacked, 10,000 entries. Rendering costs several times a bundle's size
+ * (over 100 MB of heap at the cap); operator-controller's bundle budget (decision 0098) admits
+ * bundles near it one at a time. Real bundles are a few MB.
  */
 export const BUNDLE_IMAGE_LIMITS: Readonly<ImageLimits> = Object.freeze({
   maxDecompressedBytes: 1 * GiB,
@@ -78,10 +74,7 @@ export class ImageLimitError extends LimitExceededError {
   }
 }
 
-/**
- * The running account of one image pull against its limits. `layer()` is called as each layer
- * starts; the counting calls throw {@link ImageLimitError} when a cap is crossed.
- */
+/** The running account of one image pull; the counting calls throw {@link ImageLimitError} past a cap. */
 export class ImageBudget {
   readonly image: string;
   readonly limits: ImageLimits;
@@ -100,10 +93,8 @@ export class ImageBudget {
   }
 
   /**
-   * Moves to the next layer (the first one on the first call). The compressed sizes the
-   * manifest declares count against the decompressed cap too: a layer hardly ever shrinks when
-   * inflated, and this refuses an oversized one before its download (and an endless stream of
-   * empty gzip members, which inflate to nothing).
+   * Moves to the next layer. Its declared compressed size counts against the decompressed cap
+   * too, refusing an oversized layer (or endless empty gzip members) before its download.
    */
   nextLayer(): void {
     this.#layer++;

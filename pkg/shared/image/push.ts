@@ -1,7 +1,6 @@
 /**
- * Pushing built images: every blob is checked with HEAD and uploaded monolithically when
- * missing, child manifests of an index are pushed by digest, and the top manifest is PUT
- * under the reference's tag (or digest).
+ * Pushing built images: missing blobs (checked with HEAD) are uploaded monolithically, an
+ * index's child manifests pushed by digest, the top manifest PUT under the tag (or digest).
  */
 import type { BuiltImage, BuiltIndex } from './build.ts';
 import { parseImageReference, type ImageReference } from './reference.ts';

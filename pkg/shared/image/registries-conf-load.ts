@@ -1,9 +1,8 @@
 /**
- * Reading containers-registries.conf from disk the way containers/image finds it: a main file
- * and drop-in directories of `*.conf` files read in lexical order after it. The composition
- * root decides the paths (cmd/shared/registries-conf.ts: `$CONTAINERS_REGISTRIES_CONF`, the
- * per-user and the system locations); this module only reads what it is given. Nothing is
- * cached: every pull reads the files again, as upstream invalidates its cache on every pull.
+ * Reading containers-registries.conf from disk as containers/image finds it: a main file, then
+ * drop-in directories of `*.conf` files in lexical order. The paths come from the composition
+ * root (cmd/shared/registries-conf.ts); nothing is cached: every pull reads the files again,
+ * as upstream invalidates its cache on every pull.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,13 +16,9 @@ interface RegistriesConfLocation {
 }
 
 /**
- * Where registries.conf is read from, as containers/image chooses:
- * - `file` set (from `$CONTAINERS_REGISTRIES_CONF`): that file, which must exist, then the
- *   drop-ins of `system.dir` and `user.dir`;
- * - else, when `user.file` exists: it and the drop-ins of `user.dir` only;
- * - else `system.file` (a missing one is an empty configuration), then the drop-ins of
- *   `system.dir` and `user.dir`.
- * Missing drop-in directories are skipped.
+ * Where registries.conf is read from, as containers/image chooses: `file` (which must exist)
+ * then the drop-ins of `system.dir` and `user.dir`; else an existing `user.file` with `user.dir`
+ * only; else `system.file` (missing: empty) then both drop-in dirs. Missing dirs are skipped.
  */
 export interface RegistriesConfPaths {
   file?: string | undefined;

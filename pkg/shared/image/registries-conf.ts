@@ -1,21 +1,11 @@
 /**
  * Where an image is pulled from, by containers-registries.conf(5) as containers/image applies
- * it to the pulls of upstream catalogd and operator-controller:
- *
- * - The `[[registry]]` table whose `prefix` is the longest match of the image's name applies
- *   (`host[:port][/namespace...]`, matched up to a `/`, `:` or `@`; `*.example.com` matches any
- *   subdomain of example.com). No table: the image is pulled from where its name says.
- * - Its mirrors are tried in order, then its `location` (the prefix rewritten), unless
- *   `mirror-by-digest-only` (or a mirror's own `pull-from-mirror: digest-only`) keeps mirrors to
- *   digest references, or `tag-only` to tag references.
- * - Each source is checked against the table that covers its own name: a source whose table is
- *   `blocked` is never contacted. A blocked registry with mirrors is thus still pulled from its
- *   mirrors (a disconnected cluster's "never contact the source").
- * - `insecure` belongs to the source: plain HTTP or TLS without verification (http-transport.ts).
- *
- * The image's own name stays what is reported (status, release records); sources are only
- * where the bytes come from, and a digest reference is verified against its digest wherever
- * it is read.
+ * it: the `[[registry]]` table whose `prefix` is the longest match of the name applies (matched
+ * up to `/`, `:` or `@`; `*.example.com` matches subdomains); its mirrors are tried in order
+ * (kept to digest or tag references by `mirror-by-digest-only` / `pull-from-mirror`), then its
+ * `location`. A source whose own covering table is `blocked` is never contacted (a blocked
+ * registry with mirrors is still pulled from them); `insecure` belongs to the source. The
+ * image's own name stays what is reported; digests are verified wherever the bytes come from.
  */
 import { err, ok, type Result } from '../errors/index.ts';
 import type { RegistriesConfFile, RegistryTable } from './registries-conf-file.ts';
@@ -45,10 +35,7 @@ export interface PullSource {
   blocked?: { prefix: string; origin: string };
 }
 
-/**
- * Merges files in reading order: a later file's table replaces an earlier one with the same
- * prefix, and a later `unqualified-search-registries` replaces the earlier list.
- */
+/** Merges files in reading order: later tables replace same-prefix ones, a later unqualified list the earlier. */
 export function mergeRegistriesConf(files: readonly RegistriesConfFile[]): RegistriesConf {
   const byPrefix = new Map<string, RegistryTable>();
   let unqualified: readonly string[] = [];
@@ -65,9 +52,8 @@ export function mergeRegistriesConf(files: readonly RegistriesConfFile[]): Regis
 }
 
 /**
- * Length of the part of `ref` (a name, or a full reference) that `prefix` matches, or -1.
- * A plain prefix must be followed by the end, `/`, `:` or `@` (so `example.com:5000` is matched
- * by `example.com`, as upstream); `*.domain` matches a host ending in `.domain`.
+ * Length of the part of `ref` that `prefix` matches, or -1: a plain prefix must be followed by
+ * the end, `/`, `:` or `@` (as upstream); `*.domain` matches a host ending in `.domain`.
  */
 function prefixMatchLength(ref: string, prefix: string): number {
   if (prefix.startsWith('*.')) {
@@ -91,10 +77,7 @@ export function findRegistry(conf: RegistriesConf, name: string): RegistryTable 
   return best;
 }
 
-/**
- * The sources to try for `ref`, in order (see the module comment). Fails when a location
- * rewrite does not give a valid reference (a configuration error).
- */
+/** The sources to try for `ref`, in order; fails when a location rewrite gives no valid reference. */
 export function pullSources(ref: ImageReference, conf: RegistriesConf): Result<PullSource[]> {
   const table = findRegistry(conf, ref.name);
   if (table === undefined) return ok([withBlock(conf, { ref, insecure: false, mirror: false })]);

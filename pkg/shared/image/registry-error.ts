@@ -1,7 +1,6 @@
 /**
- * Errors for unexpected registry responses, carrying the HTTP status and the registry's
- * error codes (`{"errors":[{"code","message","detail"}]}` from the distribution spec) so that
- * messages say exactly what the registry refused, and callers can match on `status`/`codes`.
+ * Errors for unexpected registry responses, with the HTTP status and the registry's error codes
+ * (distribution spec `{"errors":[...]}`), so messages say what was refused and callers can match.
  */
 import type { Readable } from 'node:stream';
 import type { HttpResponse } from './http-transport.ts';
@@ -12,10 +11,7 @@ interface RegistryErrorEntry {
   message: string;
 }
 
-/**
- * A registry answered with an unexpected status. Retryable: upstream treats registry, auth
- * and unknown-manifest failures alike as worth retrying.
- */
+/** A registry answered with an unexpected status. Retryable, as upstream treats such failures. */
 class RegistryError extends Error {
   readonly status: number;
   readonly errors: readonly RegistryErrorEntry[];

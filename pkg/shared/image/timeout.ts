@@ -1,8 +1,7 @@
 /**
- * Registry requests that timed out, named for people: which bound fired (connecting, or no
- * data for the read timeout), what was being read, and from which registry host. The HTTP
- * layer (pkg/shared/nodehttp) only knows the URL; the registry client knows that it was, say, layer
- * `sha256:…` of an image, so it turns the HTTP layer's RequestTimeoutError into this error.
+ * Registry requests that timed out, named for people: which bound fired, what was being read
+ * and from which registry (the HTTP layer only knows the URL; the registry client turns its
+ * RequestTimeoutError into this error).
  */
 import { findCause } from '../errors/index.ts';
 import { goDuration } from '../../gocompat/gotext/index.ts';
@@ -57,9 +56,8 @@ export function rethrowNamingTimeout(err: unknown, what: string): never {
 }
 
 /**
- * `pulling image "<ref>": <timeout>` when a registry timeout is among `err`'s causes, so that a
- * pull's error says it timed out, on what and where, instead of the step that was running;
- * undefined otherwise (the error stays as it is).
+ * `pulling image "<ref>": <timeout>` when a registry timeout is among `err`'s causes, so a pull's
+ * error says it timed out, on what and where; undefined otherwise.
  */
 export function pullTimeoutError(ref: string, err: unknown): Error | undefined {
   const t = findCause(err, (e): e is RegistryTimeoutError => e instanceof RegistryTimeoutError);

@@ -1,14 +1,10 @@
 /**
- * TOML documents (containers-registries.conf files) read with smol-toml, a maintained TOML 1.1
- * parser, as upstream's BurntSushi/toml v1.6 reads them (decision 0106). The result is turned
- * into Maps, so that no key can collide with an object property, and each table opened by a
- * `[header]` or `[[header]]` line gets that line, for the messages of the decoder
- * (registries-conf-file.ts). A syntax error names its line.
- *
- * Header lines are found by a scan of the text after the parse succeeded: a line outside
- * multi-line strings that is a header of a table the document has. A line inside a multi-line
- * array that reads exactly like such a header could misplace a message's line number, never a
- * value; tables written inline (`mirror = [{ ... }]`) have no line of their own.
+ * containers-registries.conf files read with smol-toml as upstream's BurntSushi/toml reads them
+ * (decision 0106), turned into Maps (no key can collide with an object property), each table
+ * opened by a `[header]`/`[[header]]` line remembering that line for the decoder's messages.
+ * Header lines are found by scanning the text after a successful parse; a line inside a
+ * multi-line array that reads exactly like a header could misplace a message's line, never a
+ * value. Inline tables have no line of their own.
  */
 import { parse, TomlError } from 'smol-toml';
 import { err, ok, type Result } from '../errors/index.ts';
