@@ -1,8 +1,7 @@
 /**
- * Validation of standard (padded) base64 exactly as Go's `base64.StdEncoding.Decode` reports
- * it: `\r` and `\n` are ignored anywhere, and the first problem is reported as
- * `illegal base64 data at input byte N`. FBC icons and `olm.bundle.object` data are Go
- * `[]byte` fields, so bad base64 fails typed decoding with this text.
+ * Validation of standard (padded) base64 as Go's `base64.StdEncoding.Decode` reports it (`\r`
+ * and `\n` ignored; `illegal base64 data at input byte N`): FBC icons and bundle object data
+ * are Go `[]byte` fields, so bad base64 fails typed decoding with this text.
  */
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';

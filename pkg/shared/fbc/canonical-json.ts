@@ -1,10 +1,9 @@
 /**
- * JSON encoding exactly as Go's `encoding/json` writes a `map[string]interface{}`: object keys
- * sorted by their UTF-8 bytes at every level, compact, float64 numbers in shortest form (`-0`
- * kept), `\u2028`/`\u2029` escaped, and strings made well-formed (Go's decoder would have
- * replaced invalid sequences with U+FFFD). This is the hot path of catalog normalisation, so
- * it leans on the native `JSON.stringify` for string escaping and only falls back to a
- * character loop for the rare strings that need Go-specific treatment.
+ * JSON encoding exactly as Go's `encoding/json` writes a `map[string]interface{}`: keys sorted
+ * by UTF-8 bytes at every level, compact, shortest float64 numbers (`-0` kept), `\u2028`/`\u2029`
+ * escaped, strings made well-formed (as Go's decoder replaces invalid sequences with U+FFFD).
+ * The hot path of catalog normalisation: native `JSON.stringify` does the escaping, a character
+ * loop only the rare strings that need Go-specific treatment.
  */
 import { compareUtf8 } from '../../gocompat/gotext/index.ts';
 import type { JsonValue } from './types.ts';
@@ -56,14 +55,12 @@ export function canonicalJson(value: JsonValue): string {
 }
 
 /**
- * The fast path: one native `JSON.stringify` of the value with every object's keys in Go's
- * order (objects whose keys are out of order are copied with sorted keys; the copies share
- * their values). Native output equals Go's whenever no number is `-0` or non-finite, no key
- * could be an array index (V8 enumerates those first, numerically) or sorts differently in
- * UTF-16 and UTF-8 (characters at or above U+D800), and the text holds no \u2028/\u2029 or
- * lone-surrogate escape. Returns undefined when one of those holds: the encoder then does it.
- * Building one flat string natively instead of a rope of small pieces is what makes catalog
- * normalisation cheap in time and garbage.
+ * The fast path: one native `JSON.stringify` with every object's keys in Go's order (out-of-order
+ * objects copied with sorted keys). Its output equals Go's unless a number is `-0` or
+ * non-finite, a key could be an array index (V8 enumerates those first) or sorts differently in
+ * UTF-16 and UTF-8 (at or above U+D800), or the text holds a \u2028/\u2029 or lone-surrogate
+ * escape: then undefined, and the encoder does it. One flat native string instead of a rope of
+ * small pieces is what makes normalisation cheap in time and garbage.
  */
 function nativeEncoding(value: JsonValue): string | undefined {
   const ordered = inGoOrder(value);

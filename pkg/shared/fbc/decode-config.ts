@@ -1,9 +1,7 @@
 /**
- * Typed decoding of Metas into a `DeclarativeConfig` (upstream `fbcBuilder.addMeta`): dispatch
- * on the exact schema value, Go JSON decoding of the four known schemas with upstream's error
- * wording (`parse package: ...`, `read bundle objects: ...`), unknown schemas kept verbatim,
- * and a schema-less document rejected with `object '<blob>' is missing root schema field`.
- * Pure: no I/O.
+ * Typed decoding of Metas into a `DeclarativeConfig` (upstream `fbcBuilder.addMeta`): the four
+ * known schemas decoded with Go JSON semantics and upstream's error wording, unknown schemas kept
+ * verbatim, a schema-less document rejected (`object '<blob>' is missing root schema field`).
  */
 import { goDecode, type GoObject, type GoType, MISSING } from './go-json-decode.ts';
 import { GO_BUNDLE, GO_BUNDLE_OBJECT, GO_CHANNEL, GO_DEPRECATION, GO_PACKAGE } from './go-types.ts';

@@ -1,8 +1,7 @@
 /**
- * Turning one decoded document into a Meta, with the error wording of each decoding path:
- * JSON-stream values reach `Meta.UnmarshalJSON` directly, YAML documents go through
- * sigs.k8s.io/yaml, which prefixes `error converting YAML to JSON: ` or
- * `error unmarshaling JSON: while decoding JSON: `.
+ * One decoded document into a Meta, with each decoding path's error wording: JSON values reach
+ * `Meta.UnmarshalJSON` directly; YAML goes through sigs.k8s.io/yaml, which prefixes `error
+ * converting YAML to JSON: ` or `error unmarshaling JSON: while decoding JSON: `.
  */
 import { encodeGoJson } from './canonical-json.ts';
 import { type DecodedMeta, MetaError, metaFromValue, ZERO_META } from './meta.ts';

@@ -1,20 +1,12 @@
 /**
- * Walking a catalog that arrives as a stream of entries (an image layer's tar) instead of a
- * directory, without writing it to disk first. The result must be exactly what
- * `walkDocuments` (walk.ts) would yield for the tree those entries unpack to, so the stream is
- * accepted only when reading it in order is the same as walking that tree:
- *
- * - files arrive in `fs.WalkDir` order (by path component, byte-wise), each path once, and no
- *   file shares its path with a directory or lies under another file;
- * - nothing but regular files and directories (no links, whiteouts or special files: those
- *   need an unpacker to resolve);
- * - the `.indexignore` patterns known when a file arrives decide the same as the patterns of
- *   the whole tree (a later `.indexignore` may not change the fate of a file already passed).
- *
- * When a rule is broken the walk throws {@link NeedsUnpackError}: the caller then unpacks and
- * walks the directory, which is always right. A decoding error is thrown only after the rest of
- * the stream has been checked against these rules, so it is the error the directory walk would
- * report first.
+ * Walking a catalog that arrives as a stream of entries (an image layer's tar) without writing
+ * it to disk. The result must be what `walkDocuments` (walk.ts) yields for the unpacked tree, so
+ * the stream is accepted only when reading it in order is walking that tree: files in
+ * `fs.WalkDir` order, each path once, none sharing a directory's path or under another file;
+ * only regular files and directories; and `.indexignore` patterns known when a file arrives
+ * deciding as those of the whole tree. Otherwise {@link NeedsUnpackError}: the caller unpacks
+ * and walks the directory. A decoding error is thrown only once the rest of the stream passed
+ * these rules, so it is the error the directory walk would report first.
  */
 import { compareWalkOrder } from '../../gocompat/gotext/index.ts';
 import { FbcLoadError } from './errors.ts';
@@ -61,9 +53,8 @@ async function readText(path: string, body: AsyncIterable<Buffer>): Promise<stri
 }
 
 /**
- * Yields the documents of the catalog whose entries `entries` streams, rooted at `root`
- * (entries outside it are ignored; '' is everything), in directory-walk order. Paths in
- * sources are relative to the tree's root, as in a walk of the unpacked image.
+ * Yields the catalog documents `entries` streams, in directory-walk order, paths relative to the
+ * tree's root.
  *
  * @throws NeedsUnpackError (see module comment); FbcLoadError as `walkDocuments` would throw it
  *   (`opts.onError` is not supported: the first decoding error ends the walk).

@@ -1,7 +1,6 @@
 /**
- * The loader's error type. Upstream's LoadFS errors carry no location; ours name the file
- * (relative to the catalog root) and the 1-based line where the failing document starts, and
- * keep upstream's exact text in `detail` for callers that must reproduce it verbatim.
+ * The loader's error: unlike upstream's LoadFS errors it names the file (relative to the catalog
+ * root) and the document's 1-based start line, keeping upstream's exact text in `detail`.
  */
 
 /** A document (or file) of a catalog that could not be decoded. */

@@ -1,8 +1,7 @@
 /**
- * Go's `path/filepath.Match` (Unix flavour), which `.indexignore` patterns use for each path
- * component: `*` (never crossing `/`), `?`, `[...]`/`[^...]` classes with ranges, `\` escapes.
- * A malformed pattern never matches (Go returns ErrBadPattern, which the ignore matcher treats
- * as "no match").
+ * Go's `path/filepath.Match` (Unix), which `.indexignore` patterns use per path component: `*`
+ * (never crossing `/`), `?`, `[...]`/`[^...]` with ranges, `\` escapes. A malformed pattern
+ * never matches (Go's ErrBadPattern, which the ignore matcher treats as no match).
  */
 
 type Runes = string[];

@@ -1,11 +1,9 @@
 /**
- * Typed decoding with Go `encoding/json` semantics, driven by small type descriptors: field
- * names matched exactly first, then case-insensitively; unknown fields ignored; `null` leaves
- * values untouched (nil for pointers, slices and maps); a type mismatch skips the value and the
- * first error is reported in Go's words, e.g.
- * `json: cannot unmarshal object into Go struct field Bundle.relatedImages of type []declcfg.RelatedImage`.
- * Input is an already-parsed JSON value, visited in Go's order (object keys sorted, as in the
- * canonical blob).
+ * Typed decoding with Go `encoding/json` semantics over an already-parsed value, driven by type
+ * descriptors: field names matched exactly, then case-insensitively; unknown fields ignored;
+ * `null` leaves values untouched; a type mismatch skips the value and the first error is
+ * reported in Go's words (`json: cannot unmarshal object into Go struct field ...`). Keys are
+ * visited in Go's order (sorted, as in the canonical blob).
  */
 import { goBase64Error } from './base64.ts';
 import { goJsonNumber, sortedKeys } from './canonical-json.ts';

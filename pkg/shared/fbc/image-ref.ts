@@ -1,8 +1,7 @@
 /**
- * Validation of image pull specs as `reference.ParseNormalizedNamed` (containers/image's copy
- * of the distribution reference grammar) does it: familiar names are normalised to
- * `docker.io/library/...`, names must be lowercase, tags are `[\w][\w.-]{0,127}`, digests must
- * use an available algorithm with the right length. Error texts are upstream's.
+ * Validation of image pull specs as `reference.ParseNormalizedNamed` does it: familiar names
+ * normalised to `docker.io/library/...`, lowercase names, tags `[\w][\w.-]{0,127}`, digests of
+ * an available algorithm and length. Error texts are upstream's.
  */
 
 const ALPHA_NUMERIC = '[a-z0-9]+';

@@ -1,14 +1,11 @@
 /**
- * `.indexignore` matching, as operator-registry does it with joelanford/ignore over go-git v5's
- * gitignore patterns:
- * - every `.indexignore` in the tree contributes patterns, scoped to its directory (domain);
- *   lines are trimmed, blank lines and `#` comments skipped, no escapes for `#`/`!`;
- * - `!` re-includes, a trailing `/` restricts the last component to directories, a pattern
- *   without `/` matches any single path component, otherwise components are matched from the
- *   domain start (`**` = zero or more components) and the match succeeds once the pattern is
- *   consumed, even if the path is longer;
- * - patterns are tried last to first and the first that matches decides. Unlike git, `!` can
- *   re-include a file below an ignored directory.
+ * `.indexignore` matching as operator-registry does it (joelanford/ignore over go-git's gitignore
+ * patterns): each `.indexignore` contributes patterns scoped to its directory (lines trimmed,
+ * blanks and `#` comments skipped, no escapes); `!` re-includes, a trailing `/` restricts the
+ * last component to directories, a pattern without `/` matches any single component, otherwise
+ * components match from the directory (`**`: zero or more) and a consumed pattern matches a
+ * longer path. The last matching pattern decides; unlike git, `!` can re-include a file below
+ * an ignored directory.
  */
 import { goTrimSpace } from '../../gocompat/gotext/index.ts';
 import { goFilepathMatch } from './glob.ts';

@@ -1,7 +1,6 @@
 /**
- * Upstream's "pretty" JSON decode errors: when a document is not a JSON object, operator-registry
- * prints the Go type error, the byte offset and the document re-indented with a `<==` marker
- * at that offset. This file reproduces Go's `json.Indent` (4 spaces) and that marker logic.
+ * Upstream's "pretty" JSON decode errors for a document that is not an object: the Go type
+ * error, the byte offset, and the document re-indented (Go's `json.Indent`) with a `<==` marker.
  */
 
 const MARKER = ' <==';

@@ -1,10 +1,8 @@
 /**
- * Size limits of catalog decoding. Each is enforced while the bytes stream in, before more
- * than the limit (plus one read chunk) is buffered, and fails with a message naming the file,
- * the line where the document starts and the limit. The defaults are far above real catalogs:
- * the largest known are 55 MB in total, with documents of a few MB (a bundle with inlined
- * manifests) whose longest strings (an icon, a base64 manifest) are a MB or two. Nesting depth
- * is a fixed limit of pkg/gocompat/goyaml (MAX_NESTING_DEPTH).
+ * Size limits of catalog decoding, enforced while the bytes stream in (before more than the limit
+ * plus one chunk is buffered), failing with a message naming the file, the document's line and
+ * the limit. The defaults are far above real catalogs (55 MB at most, documents of a few MB,
+ * strings of a MB or two). Nesting depth is pkg/gocompat/goyaml's MAX_NESTING_DEPTH.
  */
 
 /** Limits of one decode (a catalog walk or stream). */

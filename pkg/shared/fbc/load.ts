@@ -8,10 +8,9 @@ import type { DeclarativeConfig, Meta } from './types.ts';
 import { walkDocuments, type WalkOptions } from './walk.ts';
 
 /**
- * Loads the catalog under `root`. Errors name the file and line of the failing document and
- * keep upstream's text (e.g. `object '' is missing root schema field` for a comment-only YAML
- * document). Without `opts.onError` the first error is thrown; with it every error is
- * reported and the failing documents are left out of the result.
+ * Loads the catalog under `root`. Errors name the failing document's file and line and keep
+ * upstream's text. Without `opts.onError` the first is thrown; with it every error is reported
+ * and the failing documents are left out.
  */
 export async function loadFS(root: string, opts: WalkOptions = {}): Promise<DeclarativeConfig> {
   const cfg = emptyConfig();

@@ -1,8 +1,7 @@
 /**
- * Meta extraction (upstream `declcfg.Meta.UnmarshalJSON`): every FBC document, whatever its
- * schema, becomes `{schema, package, name, blob}`. The three fields are looked up
- * case-insensitively, keys that differ only by case are rejected, and the blob is the document
- * re-serialised in Go's canonical form followed by "\n".
+ * Meta extraction (upstream `declcfg.Meta.UnmarshalJSON`): every document becomes `{schema,
+ * package, name, blob}`, the three fields looked up case-insensitively (keys differing only by
+ * case rejected), the blob the document in Go's canonical form plus "\n".
  */
 import { encodeGoJson, NonFiniteNumberError } from './canonical-json.ts';
 import { compareUtf8, goBoolVerb, goList, goQuote, goValueV } from '../../gocompat/gotext/index.ts';

@@ -1,8 +1,4 @@
-/**
- * operator-registry's `model` package as data: packages, their channels, the channel entries
- * (bundles) and deprecations. model.ts builds it from a DeclarativeConfig (with
- * model-deprecations.ts), model-validate.ts checks it; all three read these types from here.
- */
+/** operator-registry's `model` package as data, built by model.ts and checked by model-validate.ts. */
 import type { Release, SemVersion } from '../semver/index.ts';
 import type { ParsedProperties } from './properties.ts';
 import type { Property } from './types.ts';

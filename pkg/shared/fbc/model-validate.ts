@@ -1,8 +1,7 @@
 /**
- * Model validation (operator-registry `Model.Validate`, "phase B"): per package, channel and
- * bundle checks gathered into a tree rooted at `invalid index`. Packages, channels and bundles
- * are visited in name order (upstream iterates Go maps, i.e. randomly), so output is
- * deterministic. Pure.
+ * Model validation (operator-registry `Model.Validate`, "phase B"): package, channel and bundle
+ * checks gathered into a tree rooted at `invalid index`, visited in name order (upstream's Go map
+ * order is random) so output is deterministic.
  */
 import { ValidationNode } from './error-tree.ts';
 import { compareUtf8, goQuote } from '../../gocompat/gotext/index.ts';

@@ -1,9 +1,8 @@
 /**
- * Conversion of a DeclarativeConfig into the package/channel/bundle model (operator-registry
- * `declcfg.ConvertToModel`, "phase A"). Upstream stops at the first error; here every error is
- * collected, in upstream's order, and the offending object is left out (or, for a bundle, kept
- * in its channels but marked invalid so that the model checks do not report it twice). The
- * first collected error is therefore exactly the error upstream would print. Pure.
+ * Conversion of a DeclarativeConfig into the model (operator-registry `ConvertToModel`, "phase
+ * A"). Upstream stops at the first error; here every error is collected in upstream's order and
+ * the offending object left out (a bundle stays in its channels, marked invalid so the model
+ * checks do not report it twice): the first error is exactly upstream's.
  */
 import { compareUtf8, goList, goQuote } from '../../gocompat/gotext/index.ts';
 import { imageReferenceError } from './image-ref.ts';

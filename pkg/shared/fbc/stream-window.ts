@@ -1,9 +1,7 @@
 /**
- * The byte window a push-based FBC stream decoder reads from, and the contract of its
- * callbacks. Chunks are appended at the end; bytes before `start` (already decoded) are
- * dropped when the window has to grow, so what is held is bounded by the document being read,
- * not by the stream. Offsets into the window are relative to its first byte: when bytes are
- * dropped the window moves them, and a subclass moves its own offsets in `moved`.
+ * The byte window a push-based FBC stream decoder reads from, and its callbacks. Decoded bytes
+ * are dropped when the window must grow, so what is held is bounded by the current document;
+ * offsets are relative to the window's first byte (a subclass moves its own in `moved`).
  */
 import type { DecodedMeta } from './meta.ts';
 

@@ -1,10 +1,8 @@
 /**
- * The file-based catalog (FBC) model: the typed form of the `olm.package`, `olm.channel`,
- * `olm.bundle` and `olm.deprecations` blobs, plus `Meta`, the schema-agnostic form every
- * document has. Field names are the JSON names upstream's declcfg uses.
- *
- * These types are the contract between the loader (pkg/shared/fbc), the resolver (pkg/operator-controller/resolve) and
- * catalogd's storage; they carry data only.
+ * The file-based catalog (FBC) model: typed `olm.package`, `olm.channel`, `olm.bundle` and
+ * `olm.deprecations` blobs, and `Meta`, the schema-agnostic form of every document; field names
+ * are upstream declcfg's JSON names. Data only: the contract between the loader, the resolver
+ * and catalogd's storage.
  */
 
 /** Any JSON value, as decoded by JSON.parse. */

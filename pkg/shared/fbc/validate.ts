@@ -7,12 +7,9 @@ import { validateModel } from './model-validate.ts';
 import type { DeclarativeConfig } from './types.ts';
 
 /**
- * Every validation error of `cfg`: first the conversion errors (each a single line, in
- * upstream's check order), then, if the model has problems, the rendered `invalid index:` tree
- * as one multi-line string. Empty when the catalog is valid.
- *
- * Upstream stops at the first conversion error; here conversion goes on past independent
- * errors and the model checks run on what could be converted, so users see everything at once.
+ * Every validation error of `cfg`: the conversion errors (one line each, in upstream's order),
+ * then the rendered `invalid index:` tree when the model has problems; empty when valid. Unlike
+ * upstream, conversion goes on past independent errors, so users see everything at once.
  */
 export function validate(cfg: DeclarativeConfig): string[] {
   const { packages, errors } = convertToModel(cfg);

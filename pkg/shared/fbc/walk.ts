@@ -1,16 +1,10 @@
 /**
  * Walking a catalog directory like upstream's `WalkMetasFS` with concurrency 1: every file in
- * lexical (byte-wise) walk order, parents before children, except directories, files named
- * `.indexignore` and files their patterns ignore. File extensions do not matter: hidden files
- * and READMEs are parsed as FBC too. Each file is read in chunks and decoded as a stream, so
- * memory stays bounded by the largest single document; documents, strings and the catalog as a
- * whole are bounded by the decode limits (limits.ts).
- *
- * Only regular files are read (pkg/shared/localfs): a FIFO, socket or device, or a symbolic link
- * leading outside the root, fails the walk with its path when the walk reaches it (an ignored
- * one is skipped as upstream skips it). A symbolic link to a directory inside the root is not
- * descended, as `fs.WalkDir` does not; reading it fails as upstream's read does ("is a
- * directory"), with the path.
+ * byte-wise walk order except directories, `.indexignore` files and what their patterns ignore
+ * (hidden files and READMEs are parsed too), each decoded as a stream within the decode limits.
+ * Only regular files are read (pkg/shared/localfs): anything else, or a link leading outside the
+ * root, fails the walk with its path when reached (ignored ones are skipped, as upstream); a link
+ * to a directory is not descended, and reading it fails as upstream's read does.
  */
 import { closeSync, readSync } from 'node:fs';
 import { join } from 'node:path';
