@@ -1,11 +1,9 @@
 /**
- * Getting a catalog image's content into the store, shared by the ClusterCatalog reconciler
- * and content sync. The image's layers are streamed into the ingest (decision 0086); when
- * that is not possible or fails for any reason but the catalog's own content, the image is
- * pulled into the unpack cache and its directory ingested, as before, so every error a user
- * sees comes from the same path as before and nothing served changes on a failure. A crossed
- * image cap (ImageLimitError) is final for both: it is reported as the pull would report it,
- * without unpacking.
+ * Getting a catalog image's content into the store, for the ClusterCatalog reconciler and content
+ * sync. The layers are streamed into the ingest (decision 0086); when that is not possible or
+ * fails for anything but the catalog's own content, the image is pulled into the unpack cache and
+ * its directory ingested as before, so users see the same errors and nothing served changes on a
+ * failure. A crossed image cap is final for both, reported as the pull reports it.
  */
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
@@ -41,10 +39,7 @@ export class ContentStepError extends Error {
   }
 }
 
-/**
- * What storing needs of the store (LocalDirStore satisfies it): `V` is what it keeps of a
- * stored version (LocalDirStore's StoredVersion).
- */
+/** What storing needs of the store (LocalDirStore satisfies it); `V` is what it keeps of a version. */
 export interface ContentStore<V extends { info: VersionInfo } = StoredVersion> {
   /** See LocalDirStore.prepareIngest. */
   prepareIngest(): void;
@@ -65,9 +60,8 @@ export interface CatalogContentMetrics {
 }
 
 /**
- * `catalogd_catalog_contents_stored_total{method}` on `registry`: `streamed` for versions
- * ingested from the layer stream, `unpacked` for those that needed the image unpacked first.
- * One instance serves every controller of the process.
+ * `catalogd_catalog_contents_stored_total{method}` (`streamed` from the layer stream, `unpacked`
+ * after unpacking) on `registry`; one instance serves every controller of the process.
  */
 export function createCatalogContentMetrics(registry: Registry): CatalogContentMetrics {
   const counter = new Counter({

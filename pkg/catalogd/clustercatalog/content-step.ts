@@ -1,17 +1,11 @@
 /**
- * The content step of the ClusterCatalog reconciler (catalog-reconciler.ts): makes the store
- * hold the content of the catalog's image at its current digest. It resolves the reference
- * (no registry call for a digest reference) and, only when that digest is not stored yet,
- * streams or pulls and stores it (catalog-content.ts), all within the ingest timeout; new
- * content is announced with an `Unpacked` event. The version is left in `state.served` for the
- * serving step.
- *
- * On failure: an error resolving or getting the image is reported as `source catalog content:
- * ...`, one storing it as `error storing fbc: ...`, both on Progressing and in an
- * `UnpackFailed` event; an error past a resource limit also names the retry floor, and holds
- * the catalog until it (CatalogMemory, holdStep). A catalog never served gets Serving False.
- * A cancelled reconcile (the object changed or is gone) reports nothing: its status is no
- * longer ours to write.
+ * The content step of the ClusterCatalog reconciler: resolves the catalog's image (no registry
+ * call for a digest reference) and, only when that digest is not stored yet, streams or pulls and
+ * stores it (catalog-content.ts) within the ingest timeout, announcing new content with an
+ * `Unpacked` event; the version is left in `state.served`. Failures are reported on Progressing
+ * and in an `UnpackFailed` event as `source catalog content: ...` (getting the image) or `error
+ * storing fbc: ...`; one past a resource limit names the retry floor and holds the catalog until
+ * it. A catalog never served gets Serving False; a cancelled reconcile reports nothing.
  */
 import type { ClusterCatalog } from '../../shared/api/index.ts';
 import type { ReconcileContext, Step } from '../../shared/controller/index.ts';

@@ -1,10 +1,9 @@
 /**
- * Content sync (controller `catalogd-content-sync`), run by EVERY catalogd replica: makes the
- * replica's own store serve exactly what the leader published in `status.resolvedSource` (a
- * digest reference), and removes content of catalogs that are deleted or Unavailable. With it,
- * all replicas answer every request, where upstream's non-leaders have no content (decision
- * 0080); on the leader it is a no-op, because the leader stores content before it publishes the
- * status. A sync is bounded by the same ingest timeout as the leader's ingest (ingest-bounds.ts).
+ * Content sync (controller `catalogd-content-sync`), run by EVERY replica: its own store serves
+ * exactly what the leader published in `status.resolvedSource`, and drops catalogs that are
+ * deleted or Unavailable, so all replicas answer every request (upstream's non-leaders have no
+ * content: decision 0080). A no-op on the leader, which stores before it publishes. Bounded by
+ * the ingest timeout (ingest-bounds.ts).
  */
 import type { Logger } from 'pino';
 import { AvailabilityMode, type ClusterCatalog } from '../../shared/api/index.ts';

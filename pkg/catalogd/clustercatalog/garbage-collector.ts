@@ -1,8 +1,7 @@
 /**
- * Periodic garbage collection of a replica's disk: content and unpacked images of catalogs
- * that no longer exist (deleted while this replica was down, or by a leader elsewhere) and
- * leftovers of interrupted writes. Runs once when the catalog informer has synced and then
- * every `intervalMs` (upstream default 12 h) until `signal` aborts. Errors are logged only.
+ * Periodic garbage collection of a replica's disk: content and unpacked images of catalogs that
+ * no longer exist, and leftovers of interrupted writes. Runs once the catalog informer synced,
+ * then every `intervalMs` (upstream: 12 h) until `signal` aborts; errors are logged only.
  */
 import type { Logger } from 'pino';
 import { sleepUnlessAborted } from '../../shared/kube/index.ts';

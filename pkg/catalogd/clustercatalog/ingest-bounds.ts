@@ -1,11 +1,8 @@
 /**
- * Bounds on the work one catalog can make catalogd do, so that one bad catalog never starves
- * the others (reconciles run on several workers; see cmd/catalogd):
- * - an ingest (resolve, download, decode, store) has a timeout; past it, the ingest is
- *   cancelled (its process killed, its partial content removed) with a LimitExceededError;
- * - a reconcile whose ingest has become pointless (the catalog was deleted, its spec or
- *   published source changed) is cancelled by the event that made it so (Watch.cancels);
- * - a catalog that failed for a resource limit is retried no sooner than a floor (held).
+ * Bounds on the work one catalog can make catalogd do, so one bad catalog never starves the
+ * others: an ingest has a timeout (past it: cancelled, with a LimitExceededError); a reconcile
+ * whose ingest became pointless is cancelled by the event that made it so (Watch.cancels); a
+ * catalog that failed for a resource limit is retried no sooner than a floor.
  */
 import type { ClusterCatalog } from '../../shared/api/index.ts';
 import type { CancelFunc } from '../../shared/controller/index.ts';
@@ -59,9 +56,8 @@ export const catalogReconcileCancels: CancelFunc<KubeObject> = (type, obj, old) 
 };
 
 /**
- * Why an event makes a replica's content sync of a catalog pointless: deleted, made
- * Unavailable, or the leader published another source. Other spec changes leave what a
- * replica serves to what the leader publishes.
+ * Why an event makes a replica's content sync pointless: deleted, made Unavailable, or another
+ * source published (other spec changes reach replicas through what the leader publishes).
  */
 export const contentSyncCancels: CancelFunc<KubeObject> = (type, obj, old) => {
   const reason = deletion(type, obj, old);

@@ -1,8 +1,4 @@
-/**
- * The first two steps of the ClusterCatalog reconciler (catalog-reconciler.ts): the ends of a
- * catalog's content. An Unavailable catalog and a deleted one lose their content, status
- * saying so, and the finalizer; a live one gets the finalizer first.
- */
+/** The first two steps of the ClusterCatalog reconciler: an Unavailable or deleted catalog loses its content and finalizer. */
 import { AvailabilityMode, DELETE_SERVER_CACHE_FINALIZER, type ClusterCatalog } from '../../shared/api/index.ts';
 import { addFinalizers, hasFinalizer, isDeleting, removeFinalizer, type Step } from '../../shared/controller/index.ts';
 import { wrapError } from '../../shared/errors/index.ts';
@@ -38,11 +34,10 @@ export function availabilityStep(deps: ContentRemoval): Step<CatalogState> {
 }
 
 /**
- * The delete-server-cache finalizer. A live catalog without it gets it and the reconcile stops
- * (the finalizer write starts the next one); a live one with it continues. A deleted catalog
- * stops: without the finalizer at once, with it after its content is removed (a failure is
- * reported on Progressing and thrown, naming the finalizer), Serving is set False and the
- * finalizer dropped.
+ * The delete-server-cache finalizer: a live catalog without it gets it and the reconcile stops
+ * (the write starts the next one). A deleted one stops: with the finalizer, after its content is
+ * removed (a failure reported on Progressing and thrown, naming the finalizer), Serving False and
+ * the finalizer dropped.
  */
 export function finalizersStep(deps: ContentRemoval): Step<CatalogState> {
   return {

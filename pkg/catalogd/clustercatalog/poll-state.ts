@@ -7,10 +7,7 @@ export interface PollEntry {
   observedGeneration: number;
 }
 
-/**
- * Polling arithmetic for `pollIntervalMinutes`. `random` returns [0, 1); `minuteMs` is the
- * length of a minute, shortened only by tests that exercise real polling in seconds.
- */
+/** Polling arithmetic for `pollIntervalMinutes`; tests shorten `minuteMs` to poll in seconds. */
 export class PollSchedule {
   readonly #random: () => number;
   readonly #minuteMs: number;

@@ -1,9 +1,4 @@
-/**
- * The steps of the ClusterCatalog reconciler (catalog-reconciler.ts) around the content step:
- * whether there is anything to do (poll), whether the catalog rests after a failure for a
- * resource limit (hold), and the status and poll entry of served content (serving). They share
- * the reconciler's CatalogMemory.
- */
+/** The poll, hold and serving steps of the ClusterCatalog reconciler, around the content step. */
 import type { ClusterCatalog } from '../../shared/api/index.ts';
 import { PanicError, jsonEqual, type Step } from '../../shared/controller/index.ts';
 import type { CatalogMemory } from './catalog-memory.ts';
@@ -15,11 +10,9 @@ import { knownConditionsOnly, setProgressingError, setServing } from './status.t
 type BaseURL = (name: string) => string;
 
 /**
- * Upstream's "unpack needed" rule against what the last successful reconcile stored. Nothing
- * is needed while that content is still stored, the generation is the one it saw, no poll is
- * due and the status is what that reconcile wrote: then the step stops, requeued after the
- * rest of the poll interval (without polling, not requeued). Otherwise, and for a catalog
- * without a poll entry, it continues.
+ * Upstream's "unpack needed" rule: while the last successful reconcile's content is stored, its
+ * generation current, no poll due and the status what it wrote, the step stops (requeued after
+ * the rest of the poll interval, if polling). Otherwise, or without a poll entry, it continues.
  */
 export function pollStep(deps: {
   store: Pick<CatalogStore, 'contentExists'>;
@@ -57,10 +50,9 @@ function needsUnpack(
 }
 
 /**
- * A catalog held after a failure for a resource limit (by the content step) at its current
- * generation does not start the same work again before the hold ends, whatever started the
- * reconcile (our own status write, a poll): Progressing reports the held error again and the
- * step throws it. A hold that ended or is for another generation is released; the step continues.
+ * A catalog held after a failure for a resource limit at its current generation does not start
+ * the same work again before the hold ends, whatever started the reconcile: Progressing reports
+ * the held error again and the step throws it. Otherwise the hold is released.
  */
 export function holdStep(deps: { memory: CatalogMemory }): Step<CatalogState> {
   return {
@@ -79,10 +71,8 @@ export function holdStep(deps: { memory: CatalogMemory }): Step<CatalogState> {
 }
 
 /**
- * Content is stored (state.served, from the content step): status says it is served from its
- * digest reference at the catalog's base URL, the poll entry records it with the reconcile's
- * start as the last successful poll, and the reconcile is requeued after the poll interval
- * (stretched by the schedule's jitter; without polling, not requeued).
+ * Stored content (state.served): status says it is served from its digest reference, the poll
+ * entry records it, and the reconcile is requeued after the (jittered) poll interval, if any.
  */
 export function servingStep(deps: { baseURL: BaseURL; memory: CatalogMemory; schedule: PollSchedule }): Step<CatalogState> {
   return {

@@ -1,8 +1,4 @@
-/**
- * The ClusterCatalog status catalogd writes: upstream's condition texts, and the shapes upstream
- * gives the status when a catalog is served, made Unavailable, or being deleted. The setters
- * change the typed working copy (StepReconciler writes its status back).
- */
+/** The ClusterCatalog status catalogd writes, with upstream's texts and shapes, onto the typed working copy. */
 import {
   CatalogSourceType,
   ClusterCatalogConditionType as Type,
@@ -58,9 +54,8 @@ export function setUserUnavailable(cc: ClusterCatalog): void {
 }
 
 /**
- * A pull or store failed and nothing was ever served: Serving False/Unavailable, so `kubectl
- * get clustercatalog` shows False rather than an empty column (upstream leaves the condition
- * out until the first success). Content served before keeps Serving True (old content stays).
+ * Nothing was ever served and a pull or store failed: Serving False/Unavailable, so `kubectl
+ * get` shows False rather than an empty column (upstream omits it until the first success).
  */
 export function setNeverServed(cc: ClusterCatalog): void {
   const conditions = statusOf(cc).conditions ?? [];

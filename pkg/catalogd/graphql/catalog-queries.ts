@@ -1,13 +1,9 @@
 /**
- * Runs GraphQL queries against stored catalog versions (decision 0102). Each version's schema
- * is discovered once, on its first query, by reading its blobs in batches through the metas
- * index (one blob parsed at a time; only the shape is kept, per version, until the version is
- * collected). Objects are read per query by byte range, never the whole catalog.
- *
- * Every query is bounded: at most `maxConcurrent` run at once (others wait, within their time
- * limit), a query reads at most `maxLoadBytes` of catalog content and answers at most
- * `maxAnswerBytes`, within `timeoutMs`. Past a bound the query stops and its answer is one
- * GraphQL error, as upstream reports its complexity limits.
+ * GraphQL queries against stored catalog versions (decision 0102). A version's schema is
+ * discovered on its first query, reading its blobs through the metas index one at a time and
+ * keeping only the shape; objects are read per query by byte range. Every query is bounded
+ * (`maxConcurrent` at once, `maxLoadBytes` read, `maxAnswerBytes` answered, `timeoutMs`): past a
+ * bound its answer is one GraphQL error, as upstream reports its complexity limits.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { GraphQLError, type GraphQLSchema, execute, validate } from 'graphql';
@@ -53,11 +49,7 @@ export class CatalogQueries {
     this.#limits = { ...DEFAULT_QUERY_LIMITS, ...limits };
   }
 
-  /**
-   * The schema of `v` and where its blobs lie, discovered on first use. A failure is kept too: the
-   * version's content does not change, and discovering a large catalog again per query would cost
-   * every query its time.
-   */
+  /** The schema of `v` and where its blobs lie, discovered once: a failure is kept too (the content does not change). */
   #discovered(v: StoredVersion): Promise<Discovered> {
     let discovered = this.#schemas.get(v);
     if (discovered === undefined) {
@@ -162,11 +154,7 @@ interface Discovered {
   blobs: Map<string, number[]>;
 }
 
-/**
- * Reads every blob with a schema (the index's ranges, in chunks of DISCOVERY_CHUNK bytes,
- * yielding to the event loop between them) and records its shape and position. Blobs are
- * compact JSON lines (pkg/shared/fbc Meta), parsed one at a time.
- */
+/** Reads every blob with a schema in chunks, yielding to the event loop between them, recording shape and position. */
 async function discover(v: StoredVersion): Promise<Discovered> {
   const shape: CatalogShape = new Map();
   const blobs = new Map<string, number[]>();

@@ -1,9 +1,7 @@
 /**
- * Schema discovery: which fields the blobs of each catalog schema carry and their GraphQL
- * types, inferred as upstream catalogd infers them. The first blob that carries a field fixes
- * its type; arrays of objects get a nested object type whose fields are the union of those of
- * the first elements seen. Pure: blobs come in one at a time (`addBlob`) and only the shape,
- * a few kilobytes, is kept.
+ * Schema discovery as upstream catalogd infers it: the first blob carrying a field fixes its
+ * type; arrays of objects get a nested type, the union of the first elements' fields. Blobs come
+ * in one at a time (`addBlob`); only the shape, a few kilobytes, is kept.
  */
 import { fieldName } from './names.ts';
 

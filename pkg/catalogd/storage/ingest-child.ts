@@ -1,9 +1,7 @@
 /**
- * Child-process entry point of `createProcessIngest` (ingest.ts). Started with the idle limit
- * in ms as its argument, it loads the ingest code, then waits for one `IngestRequest` over the
- * IPC channel, ingests (a directory, or layer blobs arriving on descriptor `LAYER_STREAM_FD`),
- * replies an `IngestReply` and exits. Its memory is returned to the system when it exits.
- * Without a request within the idle limit, or when the parent goes away, it exits.
+ * Child-process entry point of `createProcessIngest` (ingest.ts): loads the ingest code, waits for
+ * one `IngestRequest` over IPC, ingests (a directory, or layer blobs on `LAYER_STREAM_FD`),
+ * replies and exits. Idle past its argument (ms), or when the parent goes away, it exits.
  */
 import { Socket } from 'node:net';
 import { errorMessage, isLimitExceeded } from '../../shared/errors/index.ts';

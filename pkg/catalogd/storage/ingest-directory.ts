@@ -1,9 +1,4 @@
-/**
- * The directory ingest: walk an unpacked FBC directory as upstream's `WalkMetasFS` does
- * (pkg/shared/fbc walk.ts), decode and normalise every document, and write the catalog content
- * (content-writer.ts). Runs in the ingest process, or on the calling thread through
- * `ingestInProcess` (ingest.ts), which loads this module on first use.
- */
+/** The directory ingest: walk an unpacked FBC directory (pkg/shared/fbc) and write its content (content-writer.ts). */
 import { type DecodeLimits, walkMetas } from '../../shared/fbc/index.ts';
 import type { Meta } from '../../shared/fbc/types.ts';
 import { type ContentSummary, writeCatalogContent } from './content-writer.ts';

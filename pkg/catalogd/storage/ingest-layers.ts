@@ -1,10 +1,8 @@
 /**
- * Streamed ingest: the catalog image's layers go from the registry through decompression, the
- * tar reader and the FBC decoder straight into the stored content, without the unpacked tree
- * that the directory ingest walks (decision 0086). It applies when the layers read like a walk
- * of that tree (pkg/shared/fbc entry-walk.ts); when they do not, or anything but the catalog's own
- * content fails, the caller falls back to unpacking, which then reports any error exactly as
- * before.
+ * Streamed ingest: the image's layers go through decompression, the tar reader and the FBC
+ * decoder straight into the stored content, without an unpacked tree (decision 0086), when they
+ * read like a walk of that tree (pkg/shared/fbc entry-walk.ts); otherwise, or when anything but
+ * the catalog's content fails, the caller unpacks, which reports any error as before.
  */
 import { type DecodeLimits, FbcLoadError, walkEntryDocuments } from '../../shared/fbc/index.ts';
 import type { Meta } from '../../shared/fbc/types.ts';
@@ -17,22 +15,17 @@ import { CatalogContentError, type CatalogLayers } from './catalog-layers.ts';
 import { type ContentSummary, writeCatalogContent } from './content-writer.ts';
 
 /**
- * Output chunk of the layer decompressor. zlib's default 16 KiB means a thread-pool round trip
- * per 16 KiB; 128 KiB makes fewer of them (decision 0086) and is below the ingest process's
- * 256 KiB mmap threshold. (The unpack path in catalogd's own process keeps 16 KiB: there,
- * 32 KiB and more is an mmap each.)
+ * Output chunk of the layer decompressor: 128 KiB makes fewer thread-pool round trips than
+ * zlib's 16 KiB (decision 0086) and stays below the ingest process's 256 KiB mmap threshold.
  */
 const INFLATE_CHUNK = 128 << 10;
 
 /**
- * Writes the content of the catalog the layer blobs carry into `targetDir`. `blobs` yields
- * each layer's bytes in turn, verified by the caller.
- *
- * `limits` are the decode limits (default pkg/shared/fbc's); `budget`, when given, the image's caps.
+ * Writes the catalog the layer blobs carry (verified by the caller) into `targetDir`, within the
+ * decode `limits` and the image's caps (`budget`).
  *
  * @throws CatalogContentError for a decoding error; NeedsUnpackError when the layers must be
- *   unpacked to be read; ImageLimitError for a crossed cap; other errors (a blob's, a tar's, a
- *   disk's) as they are.
+ *   unpacked to be read; ImageLimitError for a crossed cap; other errors as they are.
  */
 export async function ingestLayerBlobs(
   blobs: Iterable<AsyncIterable<Buffer>> | AsyncIterable<AsyncIterable<Buffer>>,

@@ -1,21 +1,10 @@
 /**
- * catalogd's content store: per catalog, versions keyed by image digest, each a directory
- * written by `writeCatalogContent`, and `current.json` naming the version that is served.
- *
- * Layout under `root`:
- *   <catalog>/current.json                {"digest","ref","unpackedAt"} of the served version
- *   <catalog>/<sha256-hex...>/catalog.jsonl, .gz, index.json
- *   .tmp-<catalog>-<random>/              a version being written (removed on failure/start-up)
- *
- * Guarantees:
- * - Switching versions is atomic (rename of current.json); a reader sees the old or the new
- *   version, never a mix, and never a 404 while some version exists.
- * - A failed store leaves the served version untouched.
- * - Content on disk is served again right after a restart: `open()` loads every catalog whose
- *   current.json points at complete content.
- * - Superseded versions are removed after a grace period (open reads finish first) and at
- *   start-up; temp directories are removed at start-up and by `gc`.
- * Stores of the same catalog are serialised; different catalogs proceed in parallel.
+ * catalogd's content store: per catalog, versions keyed by image digest (`<catalog>/<digest>/`:
+ * catalog.jsonl, .gz, index.json) and `<catalog>/current.json` naming the served one; versions
+ * are written in `.tmp-<catalog>-<random>/`. Switching is atomic (a rename): readers see the old
+ * or the new version, never a mix or a 404; a failed store leaves the served version untouched;
+ * content on disk is served again right after a restart. Superseded versions are removed after
+ * a grace period, temp directories at start-up and by `gc`. Stores of one catalog are serialised.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -27,11 +16,7 @@ import type { CatalogLayers } from './catalog-layers.ts';
 import { type IngestFn, ingestInProcess } from './ingest.ts';
 import { StoredVersion, type VersionInfo } from './stored-version.ts';
 
-/**
- * Where the content of a new version comes from: an unpacked FBC directory, an image's layers
- * (which may throw NeedsUnpack-style errors the caller answers by unpacking; see
- * ingest-layers.ts), or documents.
- */
+/** Where a new version's content comes from: an unpacked FBC directory, an image's layers, or documents. */
 export type ContentSource = { fbcDir: string } | { layers: CatalogLayers } | { metas: AsyncIterable<Meta> | Iterable<Meta> };
 
 interface LocalDirStoreOptions {

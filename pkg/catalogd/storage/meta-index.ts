@@ -1,13 +1,9 @@
 /**
- * Byte-offset index over a stored `catalog.jsonl`: for every blob its offset, length and the
- * schema/package/name it carries. `/api/v1/metas` answers from this index by reading only the
- * matching byte ranges, so catalog content is never held parsed in memory.
- *
- * On disk (`index.json`) the index is one JSON object with string tables and a flat entry list
- * `[offset, length, schemaId, packageId, nameId, ...]` in file order (id -1 = empty value), and
- * optionally `packageSegments`: per entry of the package table `[offset, length, crc, size]` of
- * its deflate segments in catalog.jsonl.gz, `[-1, -1, -1, -1]` for none (gzip-segments.ts).
- * Indexes written before carried `packageGzip` (members of a separate file); it is ignored.
+ * Byte-offset index over a stored `catalog.jsonl` (offset, length, schema, package and name of
+ * every blob): `/api/v1/metas` reads only the matching ranges, never holding content parsed. On
+ * disk (`index.json`): string tables, a flat entry list `[offset, length, schemaId, packageId,
+ * nameId, ...]` (-1: empty), and optionally `packageSegments`, per package `[offset, length, crc,
+ * size]` of its deflate segments in catalog.jsonl.gz (-1s: none). An older `packageGzip` is ignored.
  */
 import type { PackageGzip } from './gzip-segments.ts';
 
@@ -87,10 +83,9 @@ function intern(table: Map<string, number>, value: string): number {
 }
 
 /**
- * The values of one field (schema, package or name) and, for each, the entries that carry it,
- * in file order. One flat array for all values (`entries`, sliced by `start`) instead of an
- * array per value: a catalog has a distinct name per bundle, and a typed array per name carries
- * the fixed heap cost of its ArrayBuffer (decision 0087).
+ * The entries carrying each value of one field, in file order, in one flat array for all values
+ * (sliced by `start`): a typed array per value (a distinct name per bundle) would carry the fixed
+ * heap cost of an ArrayBuffer each (decision 0087).
  */
 class Postings {
   readonly #ids = new Map<string, number>();

@@ -1,7 +1,4 @@
-/**
- * Splitting one byte stream that carries several blobs back to back (the ingest process's
- * layer stream) into one stream per blob, by the blob sizes announced beforehand.
- */
+/** Splitting the ingest process's layer stream into one stream per blob, by the sizes announced beforehand. */
 
 /**
  * Yields, for each size in `sizes`, a stream of exactly that many bytes of `source`. Each must

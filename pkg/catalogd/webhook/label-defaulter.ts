@@ -1,15 +1,10 @@
 /**
- * The ClusterCatalog name-label defaulter: an AdmissionReview (admission.k8s.io/v1) in, the
- * AdmissionReview answer out. As upstream catalogd's mutating webhook, the label
- * `olm.operatorframework.io/metadata.name` of every created or updated ClusterCatalog ends up
- * equal to its name; unlike upstream's, the answer carries a JSON patch only when the label is
- * missing or wrong (upstream's webhook configuration filters those requests with a match
- * condition; this answers right without it, decision 0103).
- *
- * Pure: no I/O. A body that is not an AdmissionReview v1 with a request uid cannot be answered
- * in kind and is a `bad-request` value; a review the defaulter cannot apply to (no object, not a
- * ClusterCatalog) is answered `allowed: false` with code 400, as controller-runtime answers a
- * defaulter's decoding failure.
+ * The ClusterCatalog name-label defaulter (pure): as upstream's mutating webhook, the label
+ * `olm.operatorframework.io/metadata.name` of every created or updated ClusterCatalog ends up its
+ * name, but a patch is answered only when the label is missing or wrong (upstream filters with a
+ * match condition: decision 0103). A body that is not an AdmissionReview v1 with a uid is a
+ * `bad-request` value; a review of no ClusterCatalog is answered `allowed: false`, code 400, as
+ * controller-runtime answers a defaulter's decoding failure.
  */
 
 /** The label ClusterExtensions select catalogs by name with. */

@@ -1,14 +1,9 @@
 /**
- * catalogd's admission webhook server: HTTPS, one route, upstream's path
- * (`POST /mutate-olm-operatorframework-io-v1-clustercatalog`), answering AdmissionReview v1 with
- * label-defaulter.ts. The API server waits at most the configuration's `timeoutSeconds` (10 s
- * as shipped) and fails the write closed after that, so the server is bounded: a request must
- * arrive whole within 10 s, its body is at most MAX_REVIEW_BYTES (read no further), and answering
- * is a synchronous computation on the parsed body.
- *
- * Answers: 404 for other paths, 405 for other methods, 415 for a body that is not JSON by its
- * Content-Type, 413 past the size bound, 400 for a body that is not an AdmissionReview v1;
- * otherwise 200 with the AdmissionReview answer.
+ * catalogd's admission webhook server: HTTPS, upstream's one path, AdmissionReview v1 answered
+ * by label-defaulter.ts. The API server fails the write closed after `timeoutSeconds` (10 s), so
+ * a request must arrive whole within 10 s and its body is at most MAX_REVIEW_BYTES. Answers: 404
+ * other paths, 405 other methods, 415 non-JSON Content-Type, 413 past the bound, 400 not an
+ * AdmissionReview v1, else 200 with the review.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Server, createServer } from 'node:https';
