@@ -1,13 +1,10 @@
 /**
- * The GraphQL schema of one catalog, built from its discovered shape (discovery.ts) as
- * upstream catalogd builds it: per catalog schema a root field (`olmbundles`) returning a list
- * of objects, with `limit` (default 100; ≤0 or >100 means 100) and `offset` (default 0,
- * negative means 0) arguments, plus `summary`. Objects are loaded at query time through the
- * query's context (`QueryContext.load`), so the schema holds no catalog content.
- *
- * Values are returned as upstream returns them: objects (and arrays in String fields) as Go's
- * JSON text. One deliberate difference: a list field of scalars answers its array (upstream
- * answers the array's JSON text, which its GraphQL library then rejects as not a list).
+ * The GraphQL schema of one catalog, built from its discovered shape as upstream catalogd builds
+ * it: per catalog schema a root field (`olmbundles`) listing objects, with `limit` (default and
+ * at most 100) and `offset` arguments, plus `summary`; objects are loaded at query time through
+ * `QueryContext.load`. Objects (and arrays in String fields) are answered as Go's JSON text. One
+ * deliberate difference: a list field of scalars answers its array (upstream answers its JSON
+ * text, which its GraphQL library then rejects as not a list).
  */
 import {
   GraphQLBoolean,
@@ -30,11 +27,7 @@ import { fieldName, rootFieldName, typeName } from './names.ts';
 export interface QueryContext {
   /** The objects of `schema` from `offset` on, at most `limit`, in catalog order. */
   load(schema: string, offset: number, limit: number): Promise<Array<Record<string, unknown>>>;
-  /**
-   * Counts `bytes` of answer against the query's budget; false once it is spent, when the query
-   * has been aborted and the value is left out (null, no error per field: the query's one error
-   * is its bound).
-   */
+  /** Counts `bytes` of answer; false once the budget is spent (the query is aborted, the value left out). */
   spend(bytes: number): boolean;
 }
 

@@ -1,12 +1,9 @@
 /**
- * `POST /catalogs/<name>/api/v1/graphql` (behind the GraphQLCatalogQueries gate): the HTTP
- * side of upstream's endpoint, in its order: the body (at most 1 MiB, a JSON object with a
- * `query` string, else 400 `Invalid request body`), an empty query (400 `Query cannot be
- * empty`), a query over 100000 bytes (400 `Query too large`), then the engine: a missing
- * catalog is 404 `404 Not Found`, a storage failure 404/403/500 as for the other endpoints, an
- * answer 200 `application/json`, gzip when accepted and 1024 bytes or more (query errors, bounds
- * included, are in its `errors`).
- * `variables` and `operationName` are passed on (upstream reads `query` only).
+ * `POST /catalogs/<name>/api/v1/graphql` (GraphQLCatalogQueries gate), in upstream's order: the
+ * body (at most 1 MiB, an object with a `query` string, else 400 `Invalid request body`), 400
+ * `Query cannot be empty`, 400 `Query too large` (over 100000 bytes), then the engine: 404 for
+ * no catalog, 404/403/500 for storage failures, else 200 `application/json` (gzip when accepted
+ * and 1024 bytes or more). `variables` and `operationName` are passed on (upstream: `query` only).
  */
 import type { IncomingMessage } from 'node:http';
 import { promisify } from 'node:util';

@@ -1,10 +1,8 @@
 /**
- * The two content endpoints. Both stream from disk and never hold a catalog in memory:
- * - `/api/v1/all`: the whole catalog.jsonl, with Range support, conditional requests and the
- *   precompressed gzip copy when the client accepts it;
- * - `/api/v1/metas?schema=&package=&name=`: the blobs matching the filters, read by byte range
- *   through the stored index; gzip (when accepted and the answer is large enough) comes from
- *   the package's precompressed member for `?package=` alone, else is made per request.
+ * The two content endpoints, streaming from disk: `/api/v1/all` (catalog.jsonl with Range
+ * support, conditional requests and the precompressed gzip copy) and `/api/v1/metas` (the blobs
+ * matching `schema`/`package`/`name`, read by range through the index; gzip from the package's
+ * precompressed segments for `?package=` alone, else made per request).
  */
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -37,8 +35,7 @@ import { type Response, STATUS_TEXT, httpError, notModified, preconditionFailed,
 const JSONL = 'application/jsonl';
 const METAS_PARAMS = new Set(['schema', 'package', 'name']);
 // /metas answers up to this size are read whole and sent with a Content-Length; larger ones
-// (schema-wide queries over a big catalog) stream. The bound also caps the memory a burst of
-// concurrent queries holds: 100 answers at the bound are 25 MB.
+// stream. It also caps a burst's memory: 100 answers at the bound are 25 MB.
 export const WHOLE_RESPONSE_MAX = 256 << 10;
 const gzipAsync = promisify(gzip);
 
@@ -150,9 +147,8 @@ export async function serveMetas(
   if (coding === 'gzip') res.setHeader('content-encoding', 'gzip');
   if (whole && coding === 'gzip') return streamRanges(res, v, 'gzip', [{ offset: 0, length: v.sizes.gzip }], buffers);
   if (packageGzip !== undefined && packageGzip.size === total && coding === 'gzip') {
-    // The package's answer, compressed at ingest: its segments of catalog.jsonl.gz framed as a
-    // gzip file of their own (storage/gzip-segments.ts). Should that read fail, the answer is
-    // compressed per request instead.
+    // The package's answer compressed at ingest (storage/gzip-segments.ts), framed as a gzip
+    // file; should that read fail, the answer is compressed per request.
     const { offset, length, crc, size } = packageGzip;
     const lease = buffers.lease(GZIP_FRAME_HEAD + length + GZIP_FRAME_TAIL);
     const segments = await v.readRangesInto('gzip', [{ offset, length }], lease.buf, GZIP_FRAME_HEAD).catch(() => undefined);

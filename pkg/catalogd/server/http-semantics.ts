@@ -1,8 +1,7 @@
 /**
- * The HTTP details catalogd clients observe, reproduced from upstream's Go server (reference
- * catalogd-and-fbc.md §3.3-3.7): ServeMux path cleaning,
- * HTTP dates, conditional-request evaluation in RFC 7232 order (no ETags), byte ranges, and
- * content-coding negotiation (gzip, as upstream's gzhttp handler offers).
+ * The HTTP details catalogd clients observe, as upstream's Go server has them (reference
+ * catalogd-and-fbc.md §3.3-3.7): path cleaning, HTTP dates, RFC 7232 conditionals (no ETags),
+ * byte ranges and gzip negotiation.
  */
 
 /** Go's path.Clean as ServeMux applies it (a trailing slash is kept). */

@@ -1,11 +1,7 @@
 /**
- * How this server ends a response, and the answers that mirror Go's net/http where clients can
- * see the difference: `http.Error` bodies and headers, and the 304 header stripping of
- * ServeContent.
- *
- * Every response goes out through `send`, `sendStream` or stream-body.ts, which add the headers
- * every response carries (EVERY_RESPONSE_HEADERS). Headers a handler sets before are kept, in
- * the order it set them.
+ * How this server ends a response, mirroring Go's net/http where clients can see it (`http.Error`,
+ * ServeContent's 304). Every response goes out through `send`, `sendStream` or stream-body.ts,
+ * which add EVERY_RESPONSE_HEADERS after those the handler set.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Duplex, type Readable, finished } from 'node:stream';
