@@ -7,7 +7,7 @@ import type { KubeObject, RegistryV1Bundle, WebhookDescription } from '../bundle
 import { certNamesFor, type CertProvider } from './cert-providers.ts';
 import { webhookDefinitions } from './csv-access.ts';
 import { err, ok, type Result } from '../../shared/errors/index.ts';
-import { isNamespacedKind, isSupportedKind } from './supported-kinds.ts';
+import { isNamespacedKind, isSupportedKind } from './resource-mapping.ts';
 
 /** The bundle's CRDs with conversion webhooks wired in, or upstream's refusal text. */
 export function generateCrds(bundle: RegistryV1Bundle, installNamespace: string, provider: CertProvider | undefined): Result<KubeObject[], string> {

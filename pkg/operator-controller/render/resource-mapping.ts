@@ -1,4 +1,9 @@
-/** Mapping of object kinds to API resources without a cluster: built-in kinds plus the bundle's CRDs. */
+/**
+ * What rendering knows of kinds without a cluster: their API resources (built-in kinds plus the
+ * bundle's CRDs), and the kinds a bundle may carry besides its CSV and CRDs (operator-registry's
+ * supported-resources table at upstream's v1.73.0) with whether OLM forces each into the install
+ * namespace.
+ */
 import type { KubeObject } from '../bundle/index.ts';
 
 /** An API resource: group ("" for core), plural name, and whether it is namespaced. */
@@ -66,4 +71,41 @@ export function staticKindScopes(crds: readonly KubeObject[]): KindScopes {
     table.set(`${group}/${kind}`, { group, resource: plural, namespaced: spec?.scope !== 'Cluster' });
   }
   return (apiVersion, kind) => table.get(`${groupOf(apiVersion)}/${kind}`);
+}
+
+const SUPPORTED_KINDS: ReadonlyMap<string, boolean> = new Map([
+  ['ClusterServiceVersion', true],
+  ['CustomResourceDefinition', false],
+  ['ClusterRole', false],
+  ['ClusterRoleBinding', false],
+  ['Service', true],
+  ['ServiceAccount', true],
+  ['Role', true],
+  ['RoleBinding', true],
+  ['PrometheusRule', true],
+  ['ServiceMonitor', true],
+  ['Secret', true],
+  ['ConfigMap', true],
+  ['PodDisruptionBudget', true],
+  ['PriorityClass', false],
+  // operator-registry lists VerticalPodAutoscaler as cluster-scoped, although the API is
+  // namespaced; upstream keeps that (the namespace is then defaulted at apply time).
+  ['VerticalPodAutoscaler', false],
+  ['ConsoleYAMLSample', false],
+  ['ConsoleQuickStart', false],
+  ['ConsoleCLIDownload', false],
+  ['ConsoleLink', false],
+  ['ConsolePlugin', false],
+  ['NetworkPolicy', true],
+  ['PodMonitor', true],
+]);
+
+/** Whether a bundle may contain objects of `kind`. */
+export function isSupportedKind(kind: string): boolean {
+  return SUPPORTED_KINDS.has(kind);
+}
+
+/** Whether OLM forces objects of `kind` into the install namespace. */
+export function isNamespacedKind(kind: string): boolean {
+  return SUPPORTED_KINDS.get(kind) === true;
 }

@@ -7,7 +7,7 @@ import type { RegistryV1Bundle, WebhookDescription } from '../bundle/index.ts';
 import { ownedCrdNames, strategyDeployments, supportedInstallModes, webhookDefinitions } from './csv-access.ts';
 import { dns1123SubdomainErrors } from '../../shared/k8sname/index.ts';
 import { goList, goQuote, goSorted, compareUtf8 } from '../../gocompat/gotext/index.ts';
-import { isSupportedKind } from './supported-kinds.ts';
+import { isSupportedKind } from './resource-mapping.ts';
 
 type Check = (bundle: RegistryV1Bundle) => string[];
 

@@ -4,5 +4,4 @@
  */
 export { checkRollbackCrds, rollbackCrdNames } from './crd-safety.ts';
 export { readExtensionView, rollbackPatch, type RollbackPatch } from './patch.ts';
-export { chooseRollbackTarget, type RollbackTarget } from './target.ts';
-export { checkRollbackResolves } from './resolvable.ts';
+export { checkRollbackResolves, chooseRollbackTarget, type RollbackTarget } from './target.ts';

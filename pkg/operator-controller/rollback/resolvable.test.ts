@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { chainedPackage } from '../../../test/support/extension-ports.ts';
 import { err, ok } from '../../shared/errors/index.ts';
 import type { ResolveInput } from '../resolve/index.ts';
-import { checkRollbackResolves } from './resolvable.ts';
+import { checkRollbackResolves } from './target.ts';
 import { rev } from '../../../test/support/release-revisions.ts';
 
 /** The spec a rollback of `foo` from 1.1.0 writes (pin, SelfCertified) over catalogs named `names`, each offering `versions`. */
