@@ -2,7 +2,7 @@ import { Registry } from 'prom-client';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type DeclarativeConfig, parseMetas } from '../../shared/fbc/index.ts';
 import { type CatalogClient, type CatalogRef, createCatalogContentCache } from './index.ts';
-import { type CatalogContent, createCatalogContentBuilder } from './catalog-content.ts';
+import { type CatalogContent, createCatalogContentBuilder } from './client.ts';
 import { MetasNotServedError } from './client.ts';
 
 /** One request the fake client received; the test settles it. */

@@ -10,8 +10,7 @@
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
-import type { CatalogContent } from './catalog-content.ts';
-import { type CatalogClient, MetasNotServedError } from './client.ts';
+import { type CatalogClient, type CatalogContent, MetasNotServedError } from './client.ts';
 import { FetchSlot, type LookupOutcome, type RetryPolicy } from './fetch-slot.ts';
 
 /** A ClusterCatalog as far as content is concerned: from its status. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { OPENSHIFT_CRDS, crdApiWatch, crdEventMatters, servesVersion, summarizeCrd } from './apis.ts';
+import { OPENSHIFT_CRDS, crdApiWatch, crdEventMatters, servesVersion, summarizeCrd } from './openshift.ts';
 import { CLUSTER_VERSION, OLM_CLUSTER_OPERATOR, OLM_OPERATOR } from './openshift.ts';
 
 /** A CRD as the API server returns it, with a schema the summary drops. */

@@ -6,8 +6,8 @@ import { Controller, type ReconcileContext } from '../../shared/controller/index
 import { ApiError, Informer, NoKindMatchError, type KubeObject, type ListWatchSource } from '../../shared/kube/index.ts';
 import type { Release } from '../release/index.ts';
 import { DEFAULT_GATE_RESYNC_MS, GATE_KEY, GateReconciler, UPGRADE_GATE_NAME, affectsGate, gateKeys, gateRateLimiter } from './controller.ts';
-import type { ApiWatch } from './apis.ts';
-import { gateMetrics } from './metrics.ts';
+import type { ApiWatch } from './openshift.ts';
+import { gateMetrics } from './steps.ts';
 import {
   clusterVersionStep,
   conditionsStep,

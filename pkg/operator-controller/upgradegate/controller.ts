@@ -6,7 +6,7 @@
  *
  * It runs on the shared Controller over one fixed key, GATE_KEY (the verdict is about the whole
  * cluster), queued by ClusterExtension install changes (affectsGate), ClusterVersion events and
- * the OpenShift CRDs' events (apis.ts); the workqueue coalesces them. At rest without the
+ * the OpenShift CRDs' events (openshift.ts); the workqueue coalesces them. At rest without the
  * OpenShift APIs the gate costs nothing: it re-evaluates only when a step asks (GateState).
  */
 import type { GateVerdict } from '../gating/index.ts';

@@ -3,7 +3,5 @@
  * (controller.ts, steps.ts), composed in cmd/operator-controller/upgradegate.ts.
  */
 export { GATE_KEY, GateReconciler, UPGRADE_GATE_NAME, gateKeys, gateRateLimiter } from './controller.ts';
-export { clusterVersionStep, conditionsStep, deployedStep, verdictStep } from './steps.ts';
-export { gateMetrics } from './metrics.ts';
-export { CLUSTER_VERSION } from './openshift.ts';
-export { CRD_TYPE, OPENSHIFT_CRDS, crdApiWatch, crdEventMatters, summarizeCrd } from './apis.ts';
+export { clusterVersionStep, conditionsStep, deployedStep, gateMetrics, verdictStep } from './steps.ts';
+export { CLUSTER_VERSION, CRD_TYPE, OPENSHIFT_CRDS, crdApiWatch, crdEventMatters, summarizeCrd } from './openshift.ts';

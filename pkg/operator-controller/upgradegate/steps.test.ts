@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { parseClusterVersion, type ClusterMinor, type DeployedExtension, type GateVerdict } from '../gating/index.ts';
 import { ApiError, NoKindMatchError, type KubeObject } from '../../shared/kube/index.ts';
 import type { Release } from '../release/index.ts';
-import type { ApiPresence, ApiWatch } from './apis.ts';
-import type { GateMetrics } from './metrics.ts';
+import type { ApiPresence, ApiWatch } from './openshift.ts';
+import type { GateMetrics } from './steps.ts';
 import { CLUSTER_VERSION, OLM_CLUSTER_OPERATOR, OLM_OPERATOR } from './openshift.ts';
 import {
   GATING_FIELD_MANAGER,

@@ -5,6 +5,7 @@
  * (the ClusterVersion cache, deployed releases, warnings logged only when they change).
  */
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import {
   clusterOperatorUpgradeable,
   evaluateGate,
@@ -17,12 +18,10 @@ import {
 } from '../gating/index.ts';
 import type { ReconcileContext, Step } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
-import type { Informer, KubeClient, KubeObject } from '../../shared/kube/index.ts';
+import { gaugeOn, type Informer, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import { LogOnChange } from '../../shared/logchange/index.ts';
 import type { ReleaseStore } from '../release/index.ts';
-import type { ApiWatch } from './apis.ts';
-import type { GateMetrics } from './metrics.ts';
-import { CLUSTER_VERSION, OLM_CLUSTER_OPERATOR, OLM_OPERATOR, desiredVersion, served, setCondition } from './openshift.ts';
+import { CLUSTER_VERSION, OLM_CLUSTER_OPERATOR, OLM_OPERATOR, desiredVersion, served, setCondition, type ApiWatch } from './openshift.ts';
 
 /** Field manager of the condition writes. */
 export const GATING_FIELD_MANAGER = 'olmv1-upgrade-gate';
@@ -285,4 +284,44 @@ export function gateInputs(obj: Readonly<KubeObject>): unknown {
   const status = (obj.status ?? {}) as { install?: unknown; conditions?: Array<{ type?: string; status?: string; lastTransitionTime?: string }> };
   const installed = status.conditions?.find((c) => c.type === 'Installed');
   return [obj.metadata.uid, status.install, installed?.status, installed?.lastTransitionTime];
+}
+
+/** Sets the gauges from a verdict; `undefined` (no cluster version known) resets them. */
+export type GateMetrics = (verdict: GateVerdict | undefined) => void;
+
+/**
+ * `olmv1_cluster_upgradeable` (1 allowed, 0 blocked or undecidable), `olmv1_cluster_upgrade_blockers`
+ * (extensions whose declared maximum blocks the next minor) and
+ * `olmv1_cluster_upgrade_metadata_errors` (extensions whose metadata could not be judged), each
+ * labelled with the `next` version the verdict is about.
+ */
+export function gateMetrics(registry: Registry): GateMetrics {
+  const upgradeable = gaugeOn(
+    registry,
+    'olmv1_cluster_upgradeable',
+    'Whether installed extensions allow the next cluster minor upgrade (1) or not (0).',
+    ['next'],
+  );
+  const blockers = gaugeOn(
+    registry,
+    'olmv1_cluster_upgrade_blockers',
+    'Installed extensions whose olm.maxOpenShiftVersion blocks the next cluster minor upgrade.',
+    ['next'],
+  );
+  const errors = gaugeOn(
+    registry,
+    'olmv1_cluster_upgrade_metadata_errors',
+    'Installed extensions whose olm.maxOpenShiftVersion could not be evaluated.',
+    ['next'],
+  );
+  return (verdict) => {
+    upgradeable.reset();
+    blockers.reset();
+    errors.reset();
+    if (verdict === undefined) return;
+    const labels = { next: verdict.next };
+    upgradeable.set(labels, verdict.upgradeable ? 1 : 0);
+    blockers.set(labels, verdict.blockers.length);
+    errors.set(labels, verdict.errors.length);
+  };
 }
