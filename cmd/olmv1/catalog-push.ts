@@ -48,9 +48,10 @@ export async function runCatalogPush(args: string[], io: CommandIO, deps: Catalo
     io.stderr.write(`Error: ${goQuote(dir)} is not a directory\n`);
     return EXIT.usage;
   }
-  const refError = referenceError(ref);
-  if (refError !== undefined) {
-    io.stderr.write(`Error: ${refError}\n`);
+  try {
+    parseImageReference(ref);
+  } catch (err) {
+    io.stderr.write(`Error: ${errorMessage(err)}\n`);
     return EXIT.usage;
   }
 
@@ -72,13 +73,4 @@ export async function runCatalogPush(args: string[], io: CommandIO, deps: Catalo
     },
     () => buildCatalogImage(dir),
   );
-}
-
-function referenceError(ref: string): string | undefined {
-  try {
-    parseImageReference(ref);
-    return undefined;
-  } catch (err) {
-    return errorMessage(err);
-  }
 }

@@ -46,6 +46,17 @@ export interface ExtensionRequest {
   updatePolicy?: UpdatePolicy | undefined;
 }
 
+/** The `spec.source.catalog` of `req`; unset fields are left out. */
+export function catalogSource(req: ExtensionRequest) {
+  return {
+    packageName: req.packageName,
+    ...(req.channels.length === 0 ? {} : { channels: [...req.channels] }),
+    ...(req.version === undefined ? {} : { version: req.version }),
+    ...(req.selector === undefined ? {} : { selector: req.selector }),
+    ...(req.upgradeConstraintPolicy === undefined ? {} : { upgradeConstraintPolicy: req.upgradeConstraintPolicy }),
+  };
+}
+
 /** The ClusterExtension manifest for `req`, labelled as installed by olmv1; unset fields are left out. */
 function extensionManifest(req: ExtensionRequest): KubeObject {
   return {
@@ -59,16 +70,7 @@ function extensionManifest(req: ExtensionRequest): KubeObject {
     spec: {
       namespace: req.namespace,
       serviceAccount: { name: req.serviceAccount },
-      source: {
-        sourceType: 'Catalog',
-        catalog: {
-          packageName: req.packageName,
-          ...(req.channels.length === 0 ? {} : { channels: [...req.channels] }),
-          ...(req.version === undefined ? {} : { version: req.version }),
-          ...(req.selector === undefined ? {} : { selector: req.selector }),
-          ...(req.upgradeConstraintPolicy === undefined ? {} : { upgradeConstraintPolicy: req.upgradeConstraintPolicy }),
-        },
-      },
+      source: { sourceType: 'Catalog', catalog: catalogSource(req) },
       ...(req.crdUpgradeSafety === undefined ? {} : { install: { preflight: { crdUpgradeSafety: { enforcement: req.crdUpgradeSafety } } } }),
       ...(req.watchNamespace === undefined ? {} : { config: { configType: 'Inline', inline: { watchNamespace: req.watchNamespace } } }),
     },
@@ -95,11 +97,8 @@ export function installObjects(req: ExtensionRequest, rbac: readonly KubeObject[
     const i = KIND_ORDER.indexOf(o.kind);
     return i === -1 ? KIND_ORDER.length : i;
   };
-  // Stable: objects of one kind keep the order `olmv1 rbac` gives them.
-  return objects
-    .map((o, i) => [o, i] as const)
-    .sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1])
-    .map(([o]) => o);
+  // Array sort is stable: objects of one kind keep the order `olmv1 rbac` gives them.
+  return objects.sort((a, b) => rank(a) - rank(b));
 }
 
 /** The ClusterCatalog manifest `catalog add` writes. */

@@ -13,7 +13,7 @@ import { withCluster } from './cluster-access.ts';
 import { EXIT, poll, type Clock } from './io.ts';
 import { parseInstallArgs, type InstallArgs } from './install-args.ts';
 import { installDependencies } from './install-dependencies.ts';
-import { describeObject, installObjects, installState } from './install-objects.ts';
+import { catalogSource, describeObject, installObjects, installState } from './install-objects.ts';
 import { installRbac } from './rbac.ts';
 import { CommandError, buildRenderOptions, formatObjects, loadBundle, runCommand, type BundleSourceDeps, type CommandIo } from './render.ts';
 import { clusterCatalogSource, clusterResolutionHints, clusterResolve, clusterResolveInput, type ResolveClusterDeps } from './resolve-cluster.ts';
@@ -66,13 +66,7 @@ async function install(
   }
 
   // Resolve as operator-controller will for a new extension: nothing installed yet.
-  const src = {
-    packageName: req.packageName,
-    ...(req.channels.length === 0 ? {} : { channels: [...req.channels] }),
-    ...(req.version === undefined ? {} : { version: req.version }),
-    ...(req.selector === undefined ? {} : { selector: req.selector }),
-    ...(req.upgradeConstraintPolicy === undefined ? {} : { upgradeConstraintPolicy: req.upgradeConstraintPolicy }),
-  } as Parameters<typeof clusterResolveInput>[3];
+  const src = catalogSource(req) as Parameters<typeof clusterResolveInput>[3];
   io.stderr.write(`resolving package ${req.packageName} against the cluster's catalogs\n`);
   const input = await clusterResolveInput(kube, deps, a.catalogdUrl, src, null);
   // Dependencies are checked as operator-controller checks them; with --with-dependencies the

@@ -98,7 +98,7 @@ function subcommand(sub: string | undefined, rest: string[], revision: number | 
   if (sub === 'history') {
     const [ext, ...extra] = rest;
     if (ext === undefined || extra.length > 0) throw usage('"history" takes exactly one extension name');
-    return async (store, io, ns) => printHistory(await historyOf(store, ext, ns), io);
+    return async (store, io, ns) => void io.stdout.write(historyTable(await historyOf(store, ext, ns)));
   }
   if (sub === 'get') {
     const [ext, what = 'summary', ...extra] = rest;
@@ -131,10 +131,6 @@ async function listReleases(store: ReleaseStore, io: CommandIo): Promise<void> {
     if (latest !== undefined) rows.push([name, String(latest.revision), updated(latest), latest.status, latest.bundle.name, latest.bundle.version]);
   }
   io.stdout.write(table(rows));
-}
-
-function printHistory(history: readonly Release[], io: CommandIo): void {
-  io.stdout.write(historyTable(history));
 }
 
 /** The `history` table: one row a revision, oldest first. */
