@@ -12,6 +12,10 @@ import { CATALOG_NAME_LABEL, parseSelectorText, type ExtensionRequest } from './
 import { REGISTRY_FLAGS, registryFlagsHelp } from './registry-access.ts';
 import { CERT_PROVIDERS, CommandError, flagChoice, imageFlags, parseCommandLine, timeoutFlag } from './render.ts';
 
+/** Help lines of `--catalogd-url`, aligned with CLUSTER_FLAGS_HELP. */
+export const CATALOGD_URL_HELP = `  --catalogd-url URL         reach catalogd at this origin instead of the ClusterCatalogs'
+                             status.urls.base (e.g. through kubectl port-forward)`;
+
 const USAGE = `Usage: olmv1 install PACKAGE [--name NAME] [-n NAMESPACE] [--version RANGE] [-c CHANNEL,...]
          [--catalog NAME | -l SELECTOR] [--upgrade-constraint-policy CatalogProvided|SelfCertified]
          [--crd-upgrade-safety-enforcement Strict|None] [--watch-namespace NS] [--update-policy P]
@@ -57,8 +61,7 @@ Flags:
   --no-wait                  return once the objects are created
   --timeout DURATION         how long to wait for Installed (default 5m)
 ${CLUSTER_FLAGS_HELP}
-  --catalogd-url URL         reach catalogd at this origin instead of the ClusterCatalogs'
-                             status.urls.base (e.g. through kubectl port-forward)
+${CATALOGD_URL_HELP}
 ${registryFlagsHelp(29)}${imageLimitHelp(29, BUNDLE_IMAGE_LIMITS)}  -h, --help                 show this help
 
 Output:

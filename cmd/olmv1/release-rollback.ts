@@ -21,7 +21,7 @@ import {
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster, type ClusterFlags } from './cluster-access.ts';
 import { DEFAULT_SYSTEM_NAMESPACE, historyTable } from './release.ts';
 import { clusterResolveInput } from './resolve-cluster.ts';
-import { catalogdUrlFlag } from './install-args.ts';
+import { CATALOGD_URL_HELP, catalogdUrlFlag } from './install-args.ts';
 import { table } from './io.ts';
 import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
 
@@ -47,8 +47,7 @@ the extension would only retry "no bundles found" with its upgrades held by the 
 Flags:
 ${CLUSTER_FLAGS_HELP}
   --system-namespace NS      where operator-controller keeps the records (default ${DEFAULT_SYSTEM_NAMESPACE})
-  --catalogd-url URL         reach catalogd at this origin instead of the ClusterCatalogs'
-                             status.urls.base (e.g. through kubectl port-forward)
+${CATALOGD_URL_HELP}
   --dry-run                  print the change and the patch; write nothing
   -h, --help                 show this help
 

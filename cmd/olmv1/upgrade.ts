@@ -15,15 +15,14 @@ import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster, type Clus
 import { EXIT } from './io.ts';
 import { REGISTRY_FLAGS, registryFlagsHelp } from './registry-access.ts';
 import { CERT_PROVIDERS, CommandError, flagChoice, imageFlags, parseCommandLine, runCommand, type CommandIo } from './render.ts';
-import { catalogdUrlFlag } from './install-args.ts';
+import { CATALOGD_URL_HELP, catalogdUrlFlag } from './install-args.ts';
 import { formatPlan } from './upgrade-format.ts';
 import { planChanges, resolvePlan, type PlanOptions, type UpgradeDeps } from './upgrade-plan.ts';
 import { grantUpgradeRbac } from './upgrade-rbac.ts';
 
 const COMMON_FLAGS_HELP = `${CLUSTER_FLAGS_HELP}
   --system-namespace NS      where release records are kept (default olmv1-system)
-  --catalogd-url URL         reach catalogd at this origin instead of the ClusterCatalogs'
-                             status.urls.base (e.g. through kubectl port-forward)`;
+${CATALOGD_URL_HELP}`;
 
 const PLAN_USAGE = `Usage: olmv1 upgrade plan NAME [-o text|json] [--cert-provider P] [--cluster-version X.Y]
          [--kubeconfig FILE] [--context NAME] [--system-namespace NS] [--catalogd-url URL]
