@@ -192,10 +192,11 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   // Requirements are met by installed extensions and by APIs the cluster serves (decision 0104); the
   // resolution ahead of an upgrade checks them the same way.
   const versions = new ServerVersionCache((signal) => readServerVersion(kube.transport, signal));
+  const installed = new InstalledIndex();
   const dependencies: DependencyPorts = {
     extensions,
     cache: new RequirementCache(),
-    installed: new InstalledIndex(),
+    installed,
     serverVersion: (signal) => versions.get(signal),
     gauge: dependencyGauge,
     serves: (gvk, servesSignal) =>
@@ -254,8 +255,16 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   // An extension deleted without its finalizers (removed by hand) leaves no watches behind;
   // one being deleted pulls nothing any more (its uninstall removes its cache directory).
   // Extensions waiting on a dependency look again when another is installed, upgraded or deleted (decision 0104).
+  // The handler also keeps the installed-extension index up to date (it replays what the informer holds).
   const wakeDependents = extensions.addHandler((type, obj, old) => {
-    for (const name of dependentsToWake(type, obj, old, extensions.list())) enqueue(name);
+    dependentsToWake(installed, p.catalogSource, { type, obj, old }, leading).then(
+      (names) => {
+        for (const name of names) enqueue(name);
+      },
+      (err: unknown) => {
+        if (!leading.aborted) log.warn({ err, extension: obj.metadata.name }, 'dependents of a changed extension not woken');
+      },
+    );
   });
   const forgetDeleted = extensions.addHandler((type, obj) => {
     if (type === 'delete') drift.stop(obj.metadata.name ?? '');

@@ -26,7 +26,7 @@ import {
 import type { CatalogInput, LabelSelector } from '../resolve/index.ts';
 import type { Bundle, DeclarativeConfig } from '../../shared/fbc/index.ts';
 import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
-import { InstalledIndex } from './installed-index.ts';
+import { InstalledIndex, WAITING_TEXT } from './installed-index.ts';
 import type { DependencyGauge } from './dependency-gauge.ts';
 
 /** What dependency checking reads of the cluster. */
@@ -94,8 +94,14 @@ export async function dependencyCheck(
   const served: Gvk[] = [];
   for (const g of gvks.values()) if (await ports.serves(g, signal)) served.push(g);
 
+  // Only the installed extensions some declared requirement could be met by.
+  const requirements = declaring.flatMap((b) => {
+    const reqs = cache.requirements(b, DEFAULT_LIMITS);
+    return reqs.ok ? reqs.value : [];
+  });
+  const installed = ports.installed ?? InstalledIndex.of(ports.extensions.list());
   const candidates = [servedApisCandidate(served)];
-  for (const e of await (ports.installed ?? new InstalledIndex()).others(ports.extensions, source, self, signal)) candidates.push(e.candidate);
+  for (const e of await installed.candidatesFor(source, requirements, self, signal)) candidates.push(e.candidate);
   return dependencyChecker(candidates, DEFAULT_LIMITS, cache, serverVersion);
 }
 
@@ -132,43 +138,32 @@ export async function providersText(source: CatalogSource, selector: LabelSelect
   return providersNote(await unmetProviders(source, selector, unmet, signal));
 }
 
-/** What Progressing says while an extension waits for a dependency (messages of decision 0104). */
-const WAITING_TEXT = 'unmet dependency';
-
-// Raw reads (no schema parse): these run for every informer event against every extension.
-function record(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
 function installedBundleName(obj: KubeObject | undefined): unknown {
-  return record(record(record(record(obj?.['status'])?.['install'])?.['bundle']))?.['name'];
-}
-
-function waiting(obj: KubeObject): boolean {
-  const conditions = record(obj['status'])?.['conditions'];
-  if (!Array.isArray(conditions)) return false;
-  const progressing = conditions.map(record).find((c) => c?.['type'] === 'Progressing');
-  const message = progressing?.['message'];
-  return typeof message === 'string' && message.includes(WAITING_TEXT);
+  const install = obj?.['status'] as { install?: { bundle?: { name?: unknown } } } | undefined;
+  return install?.install?.bundle?.name;
 }
 
 /**
- * Which other ClusterExtensions to reconcile after an informer event on `obj`, so that
- * dependencies are looked at again at once rather than after a backoff: after a deletion, all
- * of them (whoever relied on it now reports the loss); after a change of the installed bundle,
- * those waiting on an unmet dependency.
+ * Notes an informer event on `obj` in `index` (at once, before any await) and answers which
+ * other ClusterExtensions to reconcile, so that dependencies are looked at again at once rather
+ * than after a backoff: after a deletion, the installed extensions whose requirements what it
+ * provided could meet (whoever relied on it now reports the loss; none when no installed bundle
+ * declares a requirement); after a change of the installed bundle, those waiting on an unmet
+ * dependency.
  */
-export function dependentsToWake(
-  type: 'add' | 'update' | 'delete',
-  obj: KubeObject,
-  old: KubeObject | undefined,
-  all: readonly KubeObject[],
-): string[] {
-  const self = obj.metadata.name;
-  const others = all.filter((o) => o.metadata.name !== self);
-  if (type === 'delete') return others.map((o) => o.metadata.name ?? '');
+export async function dependentsToWake(
+  index: InstalledIndex,
+  source: CatalogSource,
+  event: { type: 'add' | 'update' | 'delete'; obj: KubeObject; old: KubeObject | undefined },
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const { type, obj, old } = event;
+  const self = obj.metadata.name ?? '';
+  const provided = type === 'delete' ? index.provided(self) : undefined;
+  index.note(type, obj);
+  if (type === 'delete') return (await index.dependentsOf(source, provided, self, signal)).map((e) => e.name);
   if (installedBundleName(obj) === installedBundleName(old)) return [];
-  return others.filter(waiting).map((o) => o.metadata.name ?? '');
+  return index.waiting().filter((n) => n !== self);
 }
 
 /** Whether a resolution's error text is a dependency's (unmet, held for a dependent, lost). */

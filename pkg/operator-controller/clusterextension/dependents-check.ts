@@ -2,8 +2,9 @@
  * Holding an upgrade that would break a dependent (decision 0104): before extension `self`
  * moves from its installed bundle to another, every other installed extension whose bundle
  * declares requirements is checked against the cluster as it would be after the move. The
- * installed extensions come from the InstalledIndex (refreshed only where something changed),
- * so a mass upgrade does not read every extension for every upgrade.
+ * installed extensions come from the InstalledIndex: only those depending on what `self`'s
+ * installed bundle provides, checked against only the extensions their requirements name, so
+ * an upgrade costs what its dependents declare, not the number of installed extensions.
  */
 import type { Bundle } from '../../shared/fbc/index.ts';
 import {
@@ -19,6 +20,7 @@ import {
 import type { CatalogSource } from './catalogs.ts';
 import { gvksOf, type DependencyPorts } from './dependency-view.ts';
 import { InstalledIndex, installedProperties } from './installed-index.ts';
+import { gvkKey } from './requirement-bounds.ts';
 
 /**
  * The reason to hold `self`'s move from `installed` to `target`, or undefined. Only runs when
@@ -31,28 +33,39 @@ export async function upgradeHold(
   target: Pick<Bundle, 'name' | 'properties'>,
   signal?: AbortSignal,
 ): Promise<string | undefined> {
-  const installed = await (ports.installed ?? new InstalledIndex()).others(ports.extensions, source, self.name, signal);
-  const others: Candidate[] = installed.map((e) => e.candidate);
-  const dependents: Dependent[] = installed.filter((e) => e.requirements.length > 0).map((e) => ({ name: e.name, requirements: e.requirements }));
-  const gvks = new Map<string, Gvk>();
-  for (const d of dependents) for (const r of d.requirements) gvksOf(r.constraint.predicate, gvks);
+  const index = ports.installed ?? InstalledIndex.of(ports.extensions.list());
+  // Only the dependents of what the installed bundle provides can break, and only the
+  // extensions their requirements name can meet them.
+  let current: Bundle['properties'] | undefined | null = null;
+  let provided = await index.providedNow(source, self.name, self.installed.name, signal);
+  if (provided === undefined) {
+    current = await installedProperties(source, self.packageName, self.installed.name, signal);
+    provided = { packages: [self.packageName], gvks: providedGvks(current ?? []).map(gvkKey) };
+  }
+  const dependents: Dependent[] = (await index.dependentsOf(source, provided, self.name, signal)).map((e) => ({
+    name: e.name,
+    requirements: e.requirements,
+  }));
   if (dependents.length === 0) return undefined;
+  if (current === null) current = await installedProperties(source, self.packageName, self.installed.name, signal);
+  const requirements = dependents.flatMap((d) => d.requirements);
+  const others: Candidate[] = (await index.candidatesFor(source, requirements, self.name, signal)).map((e) => e.candidate);
+  const gvks = new Map<string, Gvk>();
+  for (const r of requirements) gvksOf(r.constraint.predicate, gvks);
   const served: Gvk[] = [];
   for (const g of gvks.values()) if (await ports.serves(g, signal)) served.push(g);
-  const current = await installedProperties(source, self.packageName, self.installed.name, signal);
   const candidate = (properties: Bundle['properties'] | undefined): Candidate =>
     installedCandidate({ name: self.name, packageName: self.packageName, version: self.installed.version, properties });
   // An API the installed bundle provides and the target does not stays served (its CRD is kept,
   // README difference 3) but nobody serves it any more: it counts as gone after the move.
-  const key = (g: Gvk): string => `${g.group}/${g.version}/${g.kind}`;
-  const kept = new Set(providedGvks(target.properties).map(key));
+  const kept = new Set(providedGvks(target.properties).map(gvkKey));
   const dropped = new Set(
     providedGvks(current ?? [])
-      .map(key)
+      .map(gvkKey)
       .filter((k) => !kept.has(k)),
   );
   const before = [servedApisCandidate(served), ...others, candidate(current)];
-  const after = [servedApisCandidate(served.filter((g) => !dropped.has(key(g)))), ...others, candidate(target.properties)];
+  const after = [servedApisCandidate(served.filter((g) => !dropped.has(gvkKey(g)))), ...others, candidate(target.properties)];
   const broken = brokenDependent(dependents, before, after);
   return broken === undefined ? undefined : upgradeBreaksDependent(target.name, broken.dependent, broken.unmet);
 }
