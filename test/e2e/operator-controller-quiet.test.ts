@@ -43,6 +43,8 @@ let stack: ExtensionStack;
 let kube: KubeContext;
 /** operator-controller's requests from the ClusterExtension's creation until the install was quiet. */
 let installRequests: AuditEvent[];
+/** The image of the bundle installed first (1.0.0). */
+let firstImage: string;
 
 /**
  * The API server's audit log, one event per request when it is received, whole (the request
@@ -131,13 +133,13 @@ beforeAll(async () => {
   cp = await startControlPlane({ binaries: inject('envtestBinaries'), apiServerExtraArgs: await audit.args() });
   stack = await startExtensionStack(cp.info, inject('envtestRegistries').anonymous.host);
   ({ kube } = stack);
-  const image = await pushBundle(bundleFiles(spec), `${stack.registry}/bundles/${pkg}:v${spec.version}`);
+  firstImage = await pushBundle(bundleFiles(spec), `${stack.registry}/bundles/${pkg}:v${spec.version}`);
   await installerFor(kube.client, pkg, 'installer', [spec]);
   const channels = [{ name: 'stable', entries: [{ version: spec.version }] }];
   await publishCatalog(
     stack,
     `quiet-${run}`,
-    packageCatalog(pkg, { defaultChannel: 'stable', channels, bundles: [{ version: spec.version, image }] }),
+    packageCatalog(pkg, { defaultChannel: 'stable', channels, bundles: [{ version: spec.version, image: firstImage }] }),
   );
   const offset = await audit.offset();
   await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
@@ -225,5 +227,53 @@ describe('a reconcile that finds nothing changed', () => {
     const requests = await requestsSince(offset);
     const objectWrites = writes(requests).filter((w) => !w.endsWith(' events') && w !== 'update clusterextensions/status');
     expect(objectWrites, describeRequests(requests)).toEqual(['patch configmaps']);
+  });
+});
+
+describe('an upgrade', () => {
+  it('applies only what it changes: the Deployment and the RBAC named after the new CSV; nothing else applied or read', async () => {
+    // 1.1.0: the Deployment's image moves, and the CSV's cluster permissions become a
+    // ClusterRole and binding named after the new CSV (the old ones are deleted); the settings
+    // ConfigMap (as an extra object), the CRD and the ServiceAccount are as 1.0.0 applied them.
+    const settings = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${pkg}-settings` }, data: { version: '1.0.0' } };
+    const next: BundleSpec = { pkg, version: '1.1.0', extraObjects: [settings] };
+    const image = await pushBundle(bundleFiles(next), `${stack.registry}/bundles/${pkg}:v${next.version}`);
+    await installerFor(kube.client, pkg, 'installer', [next]);
+    const reconciles = await metric('controller_runtime_reconcile_total', { controller: CONTROLLER });
+    const offset = await audit.offset();
+    const channels = [{ name: 'stable', entries: [{ version: '1.0.0' }, { version: '1.1.0', replaces: '1.0.0' }] }];
+    const bundles = [
+      { version: '1.0.0', image: firstImage },
+      { version: '1.1.0', image },
+    ];
+    await publishCatalog(stack, `quiet-${run}`, packageCatalog(pkg, { defaultChannel: 'stable', channels, bundles }));
+    await waitForExtension(kube.client, pkg, 'upgraded to 1.1.0', installedAs(`${pkg}.v1.1.0`));
+    await reconciledAfter(reconciles);
+    const requests = await requestsSince(offset);
+    const objectRequests = requests.filter((e) => onReleaseObjects([e]).length > 0);
+    // (Deletes run several at a time: compared in sorted order.)
+    expect(writes(objectRequests).sort(), describeRequests(requests)).toEqual([
+      'delete clusterrolebindings',
+      'delete clusterroles',
+      'patch clusterrolebindings',
+      'patch clusterroles',
+      'patch clusterroles (dry run)',
+      'patch deployments',
+      'patch deployments (dry run)',
+    ]);
+    const unchanged = onReleaseObjects(requests).filter((r) => /\/(configmaps|serviceaccounts)\//.test(r));
+    expect(unchanged, describeRequests(requests)).toEqual([]);
+    // The new revision was recorded (the release record Secret), holding every object still.
+    expect(writes(requests).filter((w) => w.endsWith(' secrets')).length, describeRequests(requests)).toBeGreaterThan(0);
+    expect(
+      (
+        await kube.client.get<KubeObject & { data?: Record<string, string> }>({
+          ...DEPLOYMENT,
+          kind: 'ConfigMap',
+          apiVersion: 'v1',
+          name: `${pkg}-settings`,
+        })
+      ).data,
+    ).toEqual({ version: '1.0.0' });
   });
 });

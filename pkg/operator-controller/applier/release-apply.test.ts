@@ -313,6 +313,30 @@ describe('applyRelease', () => {
     expect(cluster.calls.filter((c) => c.startsWith('dry-run'))).toEqual(['dry-run ConfigMap ns/changed', 'dry-run ConfigMap ns/new']);
   });
 
+  it('an upgrade applies only new and changed objects and those not in sync; after a failed revision, everything', async () => {
+    const v1 = desired('1.0.0', [cm('same'), cm('drifted'), cm('changed', { v: '1' })]);
+    const v2 = desired('1.1.0', [cm('same'), cm('drifted'), cm('changed', { v: '2' }), cm('new')]);
+    const inSync = (obj: KubeObject): boolean => obj.metadata.name !== 'drifted';
+    const history = [recorded(1, 'deployed', v1)];
+    const { client, cluster } = fakeClient({}, history);
+    const store = new FakeStore(history);
+    const out = await applyRelease({ client, store, inSync }, history, v2);
+    expect(cluster.calls.filter((c) => c.startsWith('apply'))).toEqual([
+      'apply ConfigMap ns/drifted',
+      'apply ConfigMap ns/changed',
+      'apply ConfigMap ns/new',
+    ]);
+    // The record holds the whole release, the skipped object included.
+    expect(out.release.manifest.identities().map((o) => o.metadata.name)).toEqual(['same', 'drifted', 'changed', 'new']);
+    expect((await store.history()).map((r) => r.status)).toEqual(['deployed', 'superseded']);
+
+    // A failed revision since the deployed one may have applied other content: nothing is skipped.
+    const failed = [recorded(2, 'failed', v2), recorded(1, 'deployed', v1)];
+    const again = fakeClient({}, failed);
+    await applyRelease({ client: again.client, store: new FakeStore(failed), inSync }, failed, desired('1.2.0', [cm('same'), cm('drifted')]));
+    expect(again.cluster.calls.filter((c) => c.startsWith('apply'))).toEqual(['apply ConfigMap ns/same', 'apply ConfigMap ns/drifted']);
+  });
+
   it('a refusal in the dry run records a failed revision with the message and applies nothing', async () => {
     const store = new FakeStore();
     const refusal = new ApiError(422, 'Invalid', 'ConfigMap "b" is invalid');

@@ -9,7 +9,9 @@
  *   again (idempotent; puts back objects that were changed or deleted);
  * - otherwise the new or changed objects are dry-run on the server first (a refusal records a
  *   `failed` revision with nothing applied), a new revision is recorded
- *   `pending-install`/`pending-upgrade`, the objects are applied, objects of earlier revisions
+ *   `pending-install`/`pending-upgrade`, the objects are applied (but those the deployed
+ *   revision applied as they are and that are `inSync`, when no revision was recorded since the
+ *   deployed one: an upgrade sends only what it changes), objects of earlier revisions
  *   that the new one does not contain and that are still this extension's are deleted (except
  *   CRDs, kept and noted; delete.ts), and the revision becomes `deployed` and its predecessor
  *   `superseded` ("Downgrade complete" for a lower version);
@@ -193,8 +195,9 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   // upstream's dry run); the API server's refusals of the whole release in apply order are
   // recorded as a failed revision with nothing applied.
   const report = await checkOwnership(client, identities, owner, ownership);
+  const unchanged = sameAsIn(deployed);
   try {
-    await dryRunObjects(client, objects, report.absent, signal, sameAsIn(deployed));
+    await dryRunObjects(client, objects, report.absent, signal, unchanged);
   } catch (err) {
     await (resuming ? store.update(failed(err), signal) : store.create(failed(err), signal)).catch(() => undefined);
     throw err;
@@ -205,8 +208,13 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   if (resuming) await store.update(record, signal);
   else await store.create(record, signal);
 
+  // An object the deployed revision applied as it is, that the drift watches hold as that
+  // apply left it, is not sent again (nor read: in sync is known ours). Only when nothing was
+  // recorded since the deployed revision: a pending or failed one may have applied other content.
+  const inSync = deps.inSync;
+  const untouched = inSync !== undefined && latest === deployed ? (obj: KubeObject) => unchanged(obj) && inSync(obj) : undefined;
   try {
-    await applyObjects(client, objects, applying);
+    await applyObjects(client, objects, { ...applying, ...(untouched === undefined ? {} : { skip: untouched }) });
     await releaseAdopted(client, report, signal);
     const outcome = await deleteOwnedObjects(client, stale, desired.extension, {
       ...options,
