@@ -387,15 +387,20 @@ export class DriftWatches implements DriftTracker {
   }
 }
 
-/** The key of an applied object's digest: its type and name, then its namespace as stored (none for cluster-scoped kinds). */
+/** The first part of an appliedKey: type and name (a release's object may not name its namespace). */
+function namedKey(obj: Readonly<KubeObject>): string {
+  return `${obj.apiVersion}|${obj.kind}|${obj.metadata.name ?? ''}|`;
+}
+
+/** The key of an applied object's digest: namedKey, then its namespace as stored (none for cluster-scoped kinds). */
 function appliedKey(obj: Readonly<KubeObject>): string {
-  return `${obj.apiVersion}|${obj.kind}|${obj.metadata.name ?? ''}|${obj.metadata.namespace ?? ''}`;
+  return `${namedKey(obj)}${obj.metadata.namespace ?? ''}`;
 }
 
 /** Forgets the digests of objects the release (`objects`) no longer has. */
 function forgetDropped(applied: Map<string, string> | undefined, objects: readonly KubeObject[]): void {
   if (applied === undefined) return;
-  const kept = new Set(objects.map((o) => `${o.apiVersion}|${o.kind}|${o.metadata.name ?? ''}|`));
+  const kept = new Set(objects.map(namedKey));
   for (const key of applied.keys()) if (!kept.has(key.slice(0, key.lastIndexOf('|') + 1))) applied.delete(key);
 }
 
