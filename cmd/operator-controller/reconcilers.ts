@@ -111,7 +111,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     renderStep({ schemas: p.schemas, features: p.features, events: p.events }),
     policyStep({ upgrades: p.upgrades, events: p.events, scoped: p.scoped }),
     preauthorizeStep({ scoped: p.scoped, events: p.events }),
-    preflightStep({ scoped: p.scoped, events: p.events }),
+    preflightStep({ scoped: p.scoped, events: p.events, drift: p.drift }),
     applyStep({
       scoped: p.scoped,
       releases: p.releases,

@@ -11,7 +11,7 @@ export { orphanObjects, releaseCrdReferences } from './keep-objects.ts';
 export { OwnershipConflictError, checkOwnership } from './ownership.ts';
 export { refersToAnyExtension } from './owner-references.ts';
 export { OWNER_KIND, describeObject, droppedObjects, isCrd, objectIdentity, refOf, withOwnerLabels } from './objects.ts';
-export { applyRelease, objectsToDelete, sameContent, uninstallRelease, type DesiredRelease } from './release-apply.ts';
+export { applyRelease, objectsToDelete, sameContent, uninstallRelease, untouched, type DesiredRelease } from './release-apply.ts';
 export { formatMissingPermissions, missingPermissionsAdvice, preAuthorize, type MissingPermission, type PreAuthorizeInput } from './preauthorize.ts';
 export { atomKey, atomsOfRule, groupMissing, ruleCovers, type Atom } from './preauthorize-atoms.ts';
 export { pruneUnknownFields } from './prune-unknown-fields.ts';

@@ -208,13 +208,10 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   if (resuming) await store.update(record, signal);
   else await store.create(record, signal);
 
-  // An object the deployed revision applied as it is, that the drift watches hold as that
-  // apply left it, is not sent again (nor read: in sync is known ours). Only when nothing was
-  // recorded since the deployed revision: a pending or failed one may have applied other content.
-  const inSync = deps.inSync;
-  const untouched = inSync !== undefined && latest === deployed ? (obj: KubeObject) => unchanged(obj) && inSync(obj) : undefined;
+  // An object the upgrade leaves as it is, in sync, is not sent again (nor read: in sync is known ours).
+  const skip = deps.inSync === undefined ? undefined : untouched(history, deps.inSync);
   try {
-    await applyObjects(client, objects, { ...applying, ...(untouched === undefined ? {} : { skip: untouched }) });
+    await applyObjects(client, objects, { ...applying, ...(skip === undefined ? {} : { skip }) });
     await releaseAdopted(client, report, signal);
     const outcome = await deleteOwnedObjects(client, stale, desired.extension, {
       ...options,
@@ -237,6 +234,18 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   await store.update(record, signal);
   await supersedeOthers(store, history, record.revision, signal);
   return { release: record, changed: true };
+}
+
+/**
+ * True for objects a new revision need neither send nor check: the deployed revision applied
+ * them as they are, no revision was recorded since it (a pending or failed one may have applied
+ * other content) and `inSync` (the drift watches) holds them as that apply left them.
+ */
+export function untouched(history: readonly Release[], inSync: (obj: KubeObject) => boolean): (obj: KubeObject) => boolean {
+  const deployed = deployedRelease(history);
+  if (deployed === undefined || history[0] !== deployed) return () => false;
+  const unchanged = sameAsIn(deployed);
+  return (obj) => unchanged(obj) && inSync(obj);
 }
 
 /** True when `to` is a lower semantic version than `from` (a SelfCertified or pinned move back). */

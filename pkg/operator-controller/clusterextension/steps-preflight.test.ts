@@ -2,7 +2,7 @@
 // reports); the end-to-end behaviour is test/e2e/operator-controller-crd-upgrade.test.ts.
 import { describe, expect, it } from 'vitest';
 import { ApiError, type EventRecorder, type KubeClient, type KubeObject, type ObjectRef } from '../../shared/kube/index.ts';
-import { Manifest } from '../release/index.ts';
+import { Manifest, type Release } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { makePlan } from './step-support.ts';
 import { preflightStep, type PreflightPorts } from './steps-preflight.ts';
@@ -100,5 +100,32 @@ describe('preflight step', () => {
     await expect(preflight(depsWith({ 'a.example.com': forbidden }, []), state)).rejects.toThrow(
       'error for resolved bundle "p.v2.0.0" with version "2.0.0": getting existing resource for CRD "a.example.com": customresourcedefinitions.apiextensions.k8s.io "a.example.com" is forbidden',
     );
+  });
+
+  it('does not read a CRD the upgrade leaves as the deployed revision applied it and in sync; reads it otherwise', async () => {
+    const other = crd('b.example.com', { spec: { type: 'object' } });
+    const release = (revision: number, status: Release['status']): Release => ({
+      extension: 'ext',
+      extensionUID: 'u',
+      revision,
+      status,
+      bundle: { package: 'p', name: 'p.v1.0.0', version: '1.0.0', image: 'img' },
+      manifest: Manifest.ofObjects([installed, other]),
+      properties: [],
+      description: 'Install complete',
+    });
+    const run = async (history: Release[], inSync: boolean): Promise<string[]> => {
+      const reads: string[] = [];
+      const state = stateWith([installed, crd('b.example.com', { spec: { type: 'string' } })]);
+      state.history = history;
+      state.installed = history.find((r) => r.status === 'deployed');
+      const deps = { ...depsWith({ 'a.example.com': installed, 'b.example.com': other }, reads), drift: { inSync: () => inSync } };
+      await preflight(deps, state).catch(() => undefined);
+      return reads;
+    };
+    expect(await run([release(1, 'deployed')], true)).toEqual(['b.example.com']);
+    expect(await run([release(1, 'deployed')], false)).toEqual(['a.example.com', 'b.example.com']);
+    // A failed revision since the deployed one may have applied another version of it.
+    expect(await run([release(2, 'failed'), release(1, 'deployed')], true)).toEqual(['a.example.com', 'b.example.com']);
   });
 });

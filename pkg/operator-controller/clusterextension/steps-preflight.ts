@@ -9,7 +9,8 @@
 import { CrdUpgradeSafetyEnforcement } from '../../shared/api/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder, ScopedClientFactory } from '../../shared/kube/index.ts';
-import { isCrd } from '../applier/index.ts';
+import { isCrd, untouched } from '../applier/index.ts';
+import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordPreflightFailed } from './recorded-events.ts';
 import { setInstalledFrom } from './status.ts';
@@ -19,13 +20,17 @@ import { fail, forBundle, required, unsafeCrdChanges, type UnsafeCrd } from './s
 export interface PreflightPorts {
   scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
   events: EventRecorder;
+  /** The drift watches: a CRD the upgrade leaves as the deployed revision applied it, and in sync, is not read. */
+  drift?: Pick<DriftTracker, 'inSync'>;
 }
 
 /**
  * Runs the check unless enforcement is `None` or the release is unchanged. The installed CRD is
  * read as the extension's ServiceAccount (the reference README's deliberate difference 1, decision
  * 0003), which pre-authorization has just shown may `get` it; a CRD not in the cluster has nothing
- * to break. A CRD the new bundle no longer has is not checked: it is kept, not replaced.
+ * to break. A CRD the new bundle no longer has is not checked: it is kept, not replaced; nor one
+ * the upgrade leaves as it is (`untouched`: the live CRD is what the deployed revision applied,
+ * the same as the new one), which the apply does not send either.
  */
 export function preflightStep(ports: PreflightPorts): Step<ExtensionState> {
   return { name: 'preflight', run: (state) => preflight(ports, state) };
@@ -38,7 +43,13 @@ async function preflight(ports: PreflightPorts, state: ExtensionState): Promise<
   const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
   let unsafe: UnsafeCrd[];
   try {
-    unsafe = await unsafeCrdChanges(client, desired.manifest.where(isCrd), state.signal);
+    const drift = ports.drift;
+    const same = drift === undefined ? () => false : untouched(state.history, (obj) => drift.inSync(state.ce.metadata.name, obj));
+    unsafe = await unsafeCrdChanges(
+      client,
+      desired.manifest.where((o) => isCrd(o) && !same(o)),
+      state.signal,
+    );
   } catch (err) {
     setInstalledFrom(state.ce, state.installed);
     fail(state, forBundle(desired.bundle, err));
