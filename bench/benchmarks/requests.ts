@@ -21,7 +21,6 @@
  * bench/results/requests.md) and kept in the details; the rows are the totals per extension,
  * ours judged against upstream's. Environment: OLMV1_BENCH_REQUESTS_EXTENSIONS (default 50).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
 import { createAuditLog, type AuditLog } from '../lib/audit-log.ts';
@@ -49,8 +48,7 @@ import {
 } from '../lib/scale-runs.ts';
 import { sleep } from '../lib/http-load.ts';
 import { atMost, measure, type Measurement } from '../lib/report.ts';
-import { prepareUpstreamOperatorController, upstreamOperatorControllerBinary } from '../lib/upstream-operator-controller.ts';
-import { createCertificateAuthority, issueCertificate } from '../../test/envtest/index.ts';
+import { startUpstreamOperatorController, upstreamOperatorControllerBinary } from '../lib/upstream-operator-controller.ts';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 
 const EXTENSIONS = Number(process.env['OLMV1_BENCH_REQUESTS_EXTENSIONS'] ?? 50);
@@ -182,37 +180,6 @@ async function phases(
 }
 
 /** Upstream's operator-controller, started for the run, stopped by the returned function. */
-async function startUpstream(ctx: BenchContext, stack: OlmStack, binary: string): Promise<{ pid: number; stop: () => Promise<void> }> {
-  const certDir = join(ctx.workDir, 'certs');
-  await mkdir(certDir, { recursive: true });
-  const ca = await createCertificateAuthority(certDir, 'ca', 'bench-ca');
-  const cert = await issueCertificate(ca, certDir, { name: 'serving', commonName: 'localhost', ipAddresses: ['127.0.0.1'], usage: 'server' });
-  // containers/image reads registries.conf from $HOME/.config/containers first: the registry is plain HTTP.
-  const home = join(ctx.workDir, 'upstream-home');
-  await mkdir(join(home, '.config', 'containers'), { recursive: true });
-  await writeFile(join(home, '.config', 'containers', 'registries.conf'), `[[registry]]\nlocation = "${stack.registry}"\ninsecure = true\n`);
-  const upstream = await prepareUpstreamOperatorController({
-    binary,
-    cp: stack.cp,
-    workDir: ctx.workDir,
-    cert,
-    caCertPath: ca.certPath,
-    env: { HOME: home },
-  });
-  const { p, readyUrl } = await upstream.start();
-  const deadline = Date.now() + 60_000;
-  while (
-    !(await fetch(readyUrl).then(
-      (r) => r.ok,
-      () => false,
-    ))
-  ) {
-    if (Date.now() > deadline) throw new Error(`upstream's operator-controller not ready: ${p.stderr().slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { pid: p.pid, stop: () => p.stop() };
-}
-
 const perExt = (p: PhaseRequests, n: number): number => p.events.length / n;
 const cpuNote = (c: Record<string, number>): string =>
   Object.entries(c)
@@ -259,7 +226,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     await oc.child.stop();
     let theirs: Phases | undefined;
     if (binary !== undefined && upstreamGroup !== undefined) {
-      const up = await startUpstream(ctx, stack, binary);
+      const up = await startUpstreamOperatorController(binary, stack.cp, ctx.workDir, stack.registry);
       try {
         theirs = await phases(ctx, stack, watch, audit, upstreamGroup, up.pid, upstreams);
       } finally {

@@ -19,7 +19,7 @@
  * (its finalizer removal plus the garbage collector's deletion).
  */
 import { join } from 'node:path';
-import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { copyFile } from 'node:fs/promises';
 import type { Benchmark, BenchContext, BenchOutcome } from '../lib/benchmark.ts';
 import { type AuditLog, createAuditLog, describeRequests } from '../lib/audit-log.ts';
 import {
@@ -38,8 +38,7 @@ import { type Measurement, atMost, measure } from '../lib/report.ts';
 import { type ClusterWatch, eachLimited, watchCluster } from '../lib/scale-runs.ts';
 import { median, round } from '../lib/stats.ts';
 import { type ObjectWatch, type UninstallRun, installThenUninstall, releaseKinds, watchOwnedObjects } from '../lib/uninstall-runs.ts';
-import { prepareUpstreamOperatorController, upstreamOperatorControllerBinary } from '../lib/upstream-operator-controller.ts';
-import { createCertificateAuthority, issueCertificate } from '../../test/envtest/index.ts';
+import { startUpstreamOperatorController, upstreamOperatorControllerBinary } from '../lib/upstream-operator-controller.ts';
 import { loadBundleDir, renderRelease } from '../../test/support/bundle-flow.ts';
 
 const env = (name: string): number | undefined => (process.env[name] === undefined ? undefined : Number(process.env[name]));
@@ -152,40 +151,6 @@ const spread = (runs: readonly UninstallRun[]): string =>
   `runs ${runs.map((r) => Math.round(r.doneMs)).join(', ')} ms; ClusterExtension gone ${med(runs, (r) => r.extensionsGoneMs)} ms, objects ${med(runs, (r) => r.objectsGoneMs)} ms (medians)`;
 
 /** Upstream's operator-controller, started over the stack; resolves to its stop. */
-async function startUpstream(ctx: BenchContext, stack: OlmStack, binary: string, registry: string): Promise<() => Promise<void>> {
-  const certDir = join(ctx.workDir, 'certs');
-  await mkdir(certDir, { recursive: true });
-  const ca = await createCertificateAuthority(certDir, 'ca', 'bench-ca');
-  const cert = await issueCertificate(ca, certDir, { name: 'serving', commonName: 'localhost', ipAddresses: ['127.0.0.1'], usage: 'server' });
-  // containers/image reads registries.conf from $HOME/.config/containers first: the registry is plain HTTP.
-  const home = join(ctx.workDir, 'upstream-home');
-  await mkdir(join(home, '.config', 'containers'), { recursive: true });
-  await writeFile(join(home, '.config', 'containers', 'registries.conf'), `[[registry]]\nlocation = "${registry}"\ninsecure = true\n`);
-  const upstream = await prepareUpstreamOperatorController({
-    binary,
-    cp: stack.cp,
-    workDir: ctx.workDir,
-    cert,
-    caCertPath: ca.certPath,
-    env: { HOME: home },
-  });
-  const { p, readyUrl } = await upstream.start();
-  for (const deadline = Date.now() + 60_000; ;) {
-    if (
-      await fetch(readyUrl).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (Date.now() > deadline) throw new Error(`upstream's operator-controller not ready: ${p.stderr().slice(-2000)}`);
-    await sleep(200);
-  }
-  // Its leader election: the first reconcile waits for the Lease.
-  await sleep(3_000);
-  return () => p.stop();
-}
-
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const audit = await createAuditLog(ctx.workDir);
   const stack = await startOlmStack({
@@ -221,7 +186,9 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const upSide = sides.get('upstream');
     if (upstreamBinary !== undefined && upSide !== undefined) {
       ctx.log("starting upstream's operator-controller (ours stopped)");
-      const stop = await startUpstream(ctx, stack, upstreamBinary, stack.registry);
+      const { stop } = await startUpstreamOperatorController(upstreamBinary, stack.cp, ctx.workDir, stack.registry);
+      // Its leader election: the first reconcile waits for the Lease.
+      await sleep(3_000);
       try {
         upRuns = await rounds(ctx, stack, watch, objects, upSide, 'upstream', () => sleep(2_000));
       } finally {

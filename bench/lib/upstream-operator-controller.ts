@@ -17,7 +17,14 @@ import { execFile } from 'node:child_process';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { type ControlPlaneInfo, ensureServiceAccount, freePorts, requestServiceAccountToken } from '../../test/envtest/index.ts';
+import {
+  type ControlPlaneInfo,
+  createCertificateAuthority,
+  ensureServiceAccount,
+  freePorts,
+  issueCertificate,
+  requestServiceAccountToken,
+} from '../../test/envtest/index.ts';
 import { type Started, startProcess } from './startup-runs.ts';
 
 const NAMESPACE = 'upstream-system';
@@ -98,4 +105,37 @@ export async function prepareUpstreamOperatorController(o: UpstreamOptions): Pro
       return { p, readyUrl: `http://127.0.0.1:${healthPort}/readyz` };
     },
   };
+}
+
+/**
+ * Prepares and starts upstream's operator-controller as the benchmarks that compare with it run
+ * it: a serving certificate from a fresh CA under `workDir`, `registry` marked plain HTTP in the
+ * registries.conf containers/image reads from $HOME/.config/containers first; resolves once it
+ * reports ready (60 s at most).
+ */
+export async function startUpstreamOperatorController(
+  binary: string,
+  cp: ControlPlaneInfo,
+  workDir: string,
+  registry: string,
+): Promise<{ pid: number; stop: () => Promise<void> }> {
+  const certDir = join(workDir, 'certs');
+  await mkdir(certDir, { recursive: true });
+  const ca = await createCertificateAuthority(certDir, 'ca', 'bench-ca');
+  const cert = await issueCertificate(ca, certDir, { name: 'serving', commonName: 'localhost', ipAddresses: ['127.0.0.1'], usage: 'server' });
+  const home = join(workDir, 'upstream-home');
+  await mkdir(join(home, '.config', 'containers'), { recursive: true });
+  await writeFile(join(home, '.config', 'containers', 'registries.conf'), `[[registry]]\nlocation = "${registry}"\ninsecure = true\n`);
+  const upstream = await prepareUpstreamOperatorController({ binary, cp, workDir, cert, caCertPath: ca.certPath, env: { HOME: home } });
+  const { p, readyUrl } = await upstream.start();
+  const ready = (): Promise<boolean> =>
+    fetch(readyUrl).then(
+      (r) => r.ok,
+      () => false,
+    );
+  for (const deadline = Date.now() + 60_000; !(await ready());) {
+    if (Date.now() > deadline) throw new Error(`upstream's operator-controller not ready: ${p.stderr().slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { pid: p.pid, stop: () => p.stop() };
 }
