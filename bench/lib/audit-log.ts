@@ -97,12 +97,22 @@ export async function createAuditLog(dir: string): Promise<AuditLog> {
 }
 
 /**
+ * True for requests made as a ServiceAccount outside kube-system: in the benches only the
+ * operator-controller under test acts as one (the extensions' installers; upstream's its own
+ * too), while kube-controller-manager's controllers act as their own kube-system ServiceAccounts.
+ */
+export function asExtensionServiceAccount(e: AuditEvent): boolean {
+  const user = e.user?.username ?? '';
+  return user.startsWith('system:serviceaccount:') && !user.startsWith('system:serviceaccount:kube-system:');
+}
+
+/**
  * True for operator-controller's requests: its own identity announces itself as
  * `operator-controller` (cmd/shared/component.ts), and only operator-controller acts as the
- * extensions' ServiceAccounts (the bench creates no other ServiceAccount users).
+ * extensions' ServiceAccounts (`asExtensionServiceAccount`).
  */
 export function byOperatorController(e: AuditEvent): boolean {
-  return (e.userAgent ?? '').startsWith('operator-controller') || (e.user?.username ?? '').startsWith('system:serviceaccount:');
+  return (e.userAgent ?? '').startsWith('operator-controller') || asExtensionServiceAccount(e);
 }
 
 /** `verb resource[/subresource]` counts, most frequent first, as `"get leases 30, watch secrets 2"`. */

@@ -4,9 +4,10 @@
  * server with the same admin kubeconfig, so requests are attributed by who they are made as and
  * the user agent they carry:
  *
- * - as an extension's ServiceAccount (`system:serviceaccount:...`): only the controller under
- *   test acts as the extensions' ServiceAccounts (the bench creates no other ServiceAccount
- *   users, and the two controllers never run at the same time);
+ * - as an extension's ServiceAccount (`system:serviceaccount:...`, but kube-system's, which
+ *   kube-controller-manager's controllers act as): only the controller under test acts as the
+ *   extensions' ServiceAccounts (the bench creates no other ServiceAccount users, and the two
+ *   controllers never run at the same time);
  * - ours as the admin: user agent `operator-controller` (cmd/shared/component.ts);
  * - upstream's as the admin: its manager's clients announce `operator-controller/<version>`
  *   (client-go's default agent, named after the binary), while clients built from a bare
@@ -19,20 +20,18 @@
  * counted apart, and not in the per-extension figures nor in the quiet check.
  */
 import { sleep } from './http-load.ts';
-import type { AuditEvent, AuditLog } from './audit-log.ts';
+import { asExtensionServiceAccount, type AuditEvent, type AuditLog } from './audit-log.ts';
 
 /** Who made a request, for one controller. */
 export type Attribution = (e: AuditEvent) => boolean;
 
-const actsAsServiceAccount = (e: AuditEvent): boolean => (e.user?.username ?? '').startsWith('system:serviceaccount:');
-
 /** Our operator-controller's requests (its own user agent, or an extension's ServiceAccount). */
-export const ours: Attribution = (e) => (e.userAgent ?? '').startsWith('operator-controller') || actsAsServiceAccount(e);
+export const ours: Attribution = (e) => (e.userAgent ?? '').startsWith('operator-controller') || asExtensionServiceAccount(e);
 
 /** Upstream's operator-controller's requests, while it is the only controller running (see above). */
 export const upstreams: Attribution = (e) => {
   const agent = e.userAgent ?? '';
-  return agent.startsWith('operator-controller') || agent.startsWith('Go-http-client') || actsAsServiceAccount(e);
+  return agent.startsWith('operator-controller') || agent.startsWith('Go-http-client') || asExtensionServiceAccount(e);
 };
 
 /** Requests whose number grows with time, not with the extensions (leader election). */
