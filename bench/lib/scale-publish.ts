@@ -3,7 +3,8 @@
  * in versions 1.0.0 and 1.0.1 and three failing ones pushed as bundle images, two catalog
  * images (the first with 1.0.0 only, served by ClusterCatalog `scale`; the update adding
  * 1.0.1), and per package a namespace with the ServiceAccount and the RBAC `olmv1 rbac` prints
- * for both versions. At 10,000 extensions that is 20,003 images and 20,001 `olmv1 rbac`
+ * for both versions; only the first `crdPackages` packages own a CRD (by default all of them;
+ * a real cluster serves hundreds of CRDs, not one per installed extension). At 10,000 extensions that is 20,003 images and 20,001 `olmv1 rbac`
  * outputs applied, so everything runs several at a time.
  */
 import { join } from 'node:path';
@@ -44,17 +45,23 @@ const since = (t0: number): number => Math.round((performance.now() - t0) / 100)
  * extensions this is 2,003 bundle images and 2,001 `olmv1 rbac` outputs applied, which one at a
  * time took longer than everything measured after it.
  */
-export async function publish(ctx: BenchContext, stack: OlmStack, n: number): Promise<Published & { publishS: number; installersS: number }> {
+export async function publish(
+  ctx: BenchContext,
+  stack: OlmStack,
+  n: number,
+  crdPackages = n,
+): Promise<Published & { publishS: number; installersS: number }> {
   const images = benchImageClient();
   try {
     const t0 = performance.now();
     const root = join(ctx.workDir, 'bundles');
-    ctx.log(`pushing ${n} packages in versions 1.0.0 and 1.0.1, 3 failing ones, and two catalog images`);
+    const withCrds = Math.min(n, crdPackages);
+    ctx.log(`pushing ${n} packages (${withCrds} with a CRD) in versions 1.0.0 and 1.0.1, 3 failing ones, and two catalog images`);
     const pkgs = Array.from({ length: n }, (_, i) => `scale-${String(i).padStart(3, '0')}`);
     const pushed = new Map<string, PushedBundle>();
-    const versions = pkgs.flatMap((pkg) => ['1.0.0', '1.0.1'].map((version) => ({ pkg, version })));
-    await eachLimited(versions, PUSHES, async ({ pkg, version }) =>
-      pushed.set(`${pkg}@${version}`, await pushGeneratedBundle(images, stack.registry, root, pkg, ['widgets'], undefined, { version })),
+    const versions = pkgs.flatMap((pkg, i) => ['1.0.0', '1.0.1'].map((version) => ({ pkg, version, crds: i < withCrds ? ['widgets'] : [] })));
+    await eachLimited(versions, PUSHES, async ({ pkg, version, crds }) =>
+      pushed.set(`${pkg}@${version}`, await pushGeneratedBundle(images, stack.registry, root, pkg, crds, undefined, { version })),
     );
     const at = (pkg: string, version: string): PushedBundle => pushed.get(`${pkg}@${version}`) as PushedBundle;
     const v1 = pkgs.map((pkg) => at(pkg, '1.0.0'));
