@@ -145,7 +145,15 @@ export function bundleFiles(spec: BundleSpec): BundleText {
         strategy: 'deployment',
         spec: {
           clusterPermissions: [
-            { serviceAccountName: `${pkg}-controller`, rules: [{ apiGroups: [groupOf(pkg)], resources: crds, verbs: ['get', 'list', 'watch'] }] },
+            {
+              serviceAccountName: `${pkg}-controller`,
+              // Without CRDs it reads Namespaces (a rule must name a resource).
+              rules: [
+                crds.length === 0
+                  ? { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] }
+                  : { apiGroups: [groupOf(pkg)], resources: crds, verbs: ['get', 'list', 'watch'] },
+              ],
+            },
           ],
           deployments: [
             {
