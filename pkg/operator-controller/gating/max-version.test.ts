@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatSemver } from '../../shared/semver/index.ts';
 import { parseClusterVersion } from './index.ts';
-import { checkBundleProperties, parseMaxOpenShiftVersion } from './max-version.ts';
+import { checkBundleProperties, parseMaxOpenShiftVersion } from './verdict.ts';
 
 // The forms upstream's parser accepts, one row per form.
 const PARSE: Array<[raw: string, want: string]> = [

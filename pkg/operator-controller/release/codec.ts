@@ -18,7 +18,7 @@ import type { KubeObject } from '../../shared/kube/index.ts';
 import { fromHelmRelease, fromHelmReleaseLines, fromHelmReleaseSummary, helmReleaseJson } from './helm-format.ts';
 import { fromLegacyRelease, isLegacyRelease } from './legacy.ts';
 import { manifestLinesFromBytes, type ManifestSpill } from './manifest-bytes.ts';
-import { manifestRange, withoutManifest } from './summary-bytes.ts';
+import { manifestRange, withoutManifest } from './manifest-bytes.ts';
 import type { Release, ReleaseSummary } from './types.ts';
 import { freeOwnedBytes } from '../../shared/bytes/index.ts';
 import { errorMessage, isErrno } from '../../shared/errors/index.ts';

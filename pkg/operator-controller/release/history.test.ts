@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReleaseStatus, deployedRelease, type Release } from './index.ts';
-import { revisionsToPrune } from './history.ts';
+import { revisionsToPrune } from './types.ts';
 import { Manifest } from './manifest.ts';
 
 const D = ReleaseStatus.Deployed;

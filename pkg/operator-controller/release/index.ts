@@ -14,7 +14,7 @@ export {
   serializedSize,
   splitPayload,
 } from './codec.ts';
-export { deployedRelease } from './history.ts';
+export { deployedRelease } from './types.ts';
 export { Manifest, identityOf, manifestLine, type ObjectSequence } from './manifest.ts';
 export type { ManifestSpill } from './manifest-bytes.ts';
 export { Label, keyLabelValue, releaseKey } from './naming.ts';

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { isKubeObject } from './manifest-parse.ts';
+import { isKubeObject } from './manifest.ts';
 import { Manifest } from './manifest.ts';
 import { ReleaseStatus, type Release } from './types.ts';
 

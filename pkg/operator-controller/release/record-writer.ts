@@ -14,7 +14,7 @@ import {
   serializedSize,
   splitPayload,
 } from './codec.ts';
-import { revisionsToPrune } from './history.ts';
+import { revisionsToPrune } from './types.ts';
 import { Label, checkExtension, keyLabelValue, keyOf } from './naming.ts';
 import type { RecordCache } from './record-cache.ts';
 import type { RecordClient } from './record-client.ts';

@@ -1,7 +1,7 @@
 // The manifest cut of summary reads: only the outermost object's `manifest` string goes,
 // whatever the strings and nested objects around it hold.
 import { describe, expect, it } from 'vitest';
-import { withoutManifest } from './summary-bytes.ts';
+import { withoutManifest } from './manifest-bytes.ts';
 
 const big = (n = 70_000): string => 'x'.repeat(n);
 const cut = (doc: unknown): unknown => {

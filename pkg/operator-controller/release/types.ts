@@ -1,7 +1,7 @@
 /**
  * The release record model: one numbered revision of a ClusterExtension's install or upgrade,
- * and the store that keeps them (as Helm keeps releases). How a Release is stored, as Helm's
- * release JSON, is helm-format.ts.
+ * the store that keeps them (as Helm keeps releases), and the choices over a history that need
+ * no API server. How a Release is stored, as Helm's release JSON, is helm-format.ts.
  */
 import type { Logger } from 'pino';
 import type { KubeClient } from '../../shared/kube/index.ts';
@@ -125,4 +125,42 @@ export interface ReleaseStoreOptions {
    * revision is written by then, and the next create prunes whatever is still in excess.
    */
   log?: Logger;
+}
+
+/** The revision number and status of one stored revision. */
+interface RevisionEntry {
+  revision: number;
+  status: string;
+}
+
+/**
+ * Revisions to delete so that at most `maxHistory` remain: the oldest first, but never the
+ * newest revision (the one just written) nor the newest deployed one (the installed bundle).
+ * Skipping those can leave more than `maxHistory` (e.g. maxHistory 1 keeps both a new
+ * pending revision and the deployed one). `maxHistory` 0 keeps everything.
+ */
+export function revisionsToPrune(entries: readonly RevisionEntry[], maxHistory: number): number[] {
+  if (maxHistory <= 0 || entries.length <= maxHistory) return [];
+  const ascending = [...entries].sort((a, b) => a.revision - b.revision);
+  const keep = new Set<number>();
+  const newest = ascending[ascending.length - 1];
+  if (newest !== undefined) keep.add(newest.revision);
+  const newestDeployed = ascending.findLast((e) => e.status === ReleaseStatus.Deployed);
+  if (newestDeployed !== undefined) keep.add(newestDeployed.revision);
+  const excess = ascending.length - maxHistory;
+  const out: number[] = [];
+  for (const e of ascending) {
+    if (out.length === excess) break;
+    if (!keep.has(e.revision)) out.push(e.revision);
+  }
+  return out;
+}
+
+/** The installed revision: the newest with status deployed, else undefined (as upstream finds the installed bundle). */
+export function deployedRelease(history: readonly Release[]): Release | undefined {
+  let found: Release | undefined;
+  for (const r of history) {
+    if (r.status === ReleaseStatus.Deployed && (found === undefined || r.revision > found.revision)) found = r;
+  }
+  return found;
 }
