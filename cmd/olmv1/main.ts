@@ -23,7 +23,7 @@ process.stderr.on('error', (err: NodeJS.ErrnoException) => {
 async function main(argv: string[]): Promise<number> {
   const io = { stdout: process.stdout, stderr: process.stderr };
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === 'version')) {
-    const { packageVersion } = await import('./version.ts');
+    const { packageVersion } = await import('../shared/version.ts');
     io.stdout.write(`olmv1 ${await packageVersion()}\n`);
     return EXIT.ok;
   }
