@@ -1,8 +1,7 @@
 /**
- * The digest-keyed unpack cache: `<base>/<owner>/<digest>/` holds the unpacked, read-only
- * image tree and `<base>/<owner>/<digest>.config.json` its image config. `owner` is the
- * ClusterCatalog or ClusterExtension name. Trees are built in `<base>/<owner>/.tmp-*` and
- * renamed into place, so a tree under its digest name is always complete.
+ * The digest-keyed unpack cache: `<base>/<owner>/<digest>/` holds a read-only image tree and
+ * `<digest>.config.json` its config (`owner`: the ClusterCatalog or ClusterExtension). Trees are
+ * built in `<owner>/.tmp-*` and renamed into place, so a tree under its digest is complete.
  */
 import { mkdir, mkdtemp, readFile, readdir, rename, rmdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -20,18 +19,13 @@ interface CacheEntry {
   unpackedAt: Date;
 }
 
-/**
- * Where unpacked images live. Implementations must make `store` atomic (a tree is either
- * absent or complete) and tolerate leftovers from a crash.
- */
+/** Where unpacked images live: `store` is atomic and leftovers of a crash are tolerated. */
 export interface ImageCache {
   /** The entry for `(owner, digest)`, or undefined (a non-directory in its place is deleted). */
   fetch(owner: string, digest: string): Promise<CacheEntry | undefined>;
   /**
-   * Creates the entry: `populate` fills an empty temporary directory, which is then made
-   * read-only (files 0400, directories 0500) and moved into place, replacing any previous
-   * tree for the digest. On failure the temporary directory (and the owner's directory, when
-   * that leaves it empty) is removed and the error rethrown.
+   * Creates the entry: `populate` fills an empty temporary directory, made read-only and moved
+   * into place (replacing any previous tree); on failure it (and an emptied owner dir) is removed.
    */
   store(owner: string, digest: string, config: ImageConfig, populate: (dir: string) => Promise<void>): Promise<CacheEntry>;
   /** Deletes every entry of `owner` except `keepDigest`; the owner dir too if that is absent. */

@@ -1,8 +1,4 @@
-/**
- * The image client shared by catalogd (catalog images), operator-controller (bundle images)
- * and the CLI (`catalog push`, `render bundle IMAGE`): one transport, one credential store,
- * one token cache, one platform.
- */
+/** The image client of catalogd, operator-controller and the CLI: one transport, credential store, token cache, platform. */
 import type { Logger } from 'pino';
 import type { ProxySelector, TlsMaterial } from '../nodehttp/index.ts';
 import type { BuiltImage, BuiltIndex } from './build.ts';
@@ -39,10 +35,7 @@ interface ImageClientOptions {
   userAgent?: string;
   /** Caps of every pull (default CATALOG_IMAGE_LIMITS; BUNDLE_IMAGE_LIMITS suit bundle images). */
   limits?: ImageLimits;
-  /**
-   * Where containers-registries.conf is read from, again before each pull: mirrors, location
-   * rewrites, blocked and insecure registries for pulls (not pushes). Unset: none is read.
-   */
+  /** Where registries.conf is read from, before each pull (not pushes); unset: none is read. */
   registriesConf?: RegistriesConfPaths | undefined;
 }
 

@@ -1,8 +1,4 @@
-/**
- * Layer decompression by content sniffing (as containers/image's AutoDecompress does): gzip
- * and zstd are inflated, anything else passes through as an uncompressed tar. bzip2 and xz
- * are recognised and rejected with a clear error.
- */
+/** Layer decompression by sniffing (containers/image's AutoDecompress): gzip, zstd, else plain tar; bzip2/xz refused. */
 import { Readable, pipeline } from 'node:stream';
 import { createGunzip, createZstdDecompress } from 'node:zlib';
 
@@ -95,13 +91,10 @@ async function* decompressed(source: AsyncIterable<Buffer>, chunkSize: number | 
 }
 
 /**
- * Yields a readable's chunks one by one, as it pushed them. A Readable's own async iterator
- * calls `read()`, which joins everything buffered into one new buffer: when the consumer is
- * slower than the inflater, that is a fresh allocation of 32 KiB or more per step, which under
- * catalogd's allocator settings (decision 0082) is an mmap whose pages are faulted in one by
- * one. zlib's chunks are views of its output buffers and need no copy. At most
- * `MAX_QUEUED` chunks wait before the readable is paused. Ending the iteration early destroys
- * the readable. `what` names it in the error for a close before its end.
+ * Yields a readable's chunks as it pushed them: its own async iterator joins everything buffered
+ * into one new buffer per step, which under catalogd's allocator settings (decision 0082) is an
+ * mmap faulted in page by page; zlib's chunks are views needing no copy. At most MAX_QUEUED wait
+ * before it is paused; ending early destroys it. `what` names it for a close before its end.
  */
 export async function* chunksOf(readable: Readable, what = 'decompressor'): AsyncGenerator<Buffer> {
   const queue: Buffer[] = [];

@@ -1,7 +1,4 @@
-/**
- * Whole-tree operations on unpacked images: making them read-only, deleting read-only trees,
- * removing symlinks that would leave the root, and reading every file into memory.
- */
+/** Whole-tree operations on unpacked images. */
 import { chmod, lstat, readFile, readdir, rm, stat, unlink } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { symlinkEscapes } from './root-path.ts';
@@ -74,10 +71,7 @@ export async function dirModTime(p: string): Promise<{ isDir: boolean; mtime: Da
   }
 }
 
-/**
- * Removes every symlink under `root` that would resolve outside it on the host, and returns
- * their root-relative paths (for logging).
- */
+/** Removes every symlink under `root` that would resolve outside it, returning their paths (for logging). */
 export async function removeEscapingSymlinks(root: string): Promise<string[]> {
   const removed: string[] = [];
   async function walk(rel: string): Promise<void> {

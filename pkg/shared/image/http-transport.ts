@@ -99,15 +99,12 @@ export class HttpTransport {
   }
 
   /**
-   * Sends `req`. GET and HEAD follow redirects; the `Authorization` header is dropped when a
-   * redirect leaves the original origin. Resolves with any HTTP status; rejects only when no
-   * response arrives, with `<Method> "<url>": <reason>` and the socket error as `cause`.
-   *
-   * A `skipTlsVerify` request (and its redirects) is sent without certificate verification. A
-   * `plainHttpFallback` request to an `https:` URL that gets no response is sent again over
-   * plain HTTP, and the scheme that answered is tried first for that host next time
-   * (containers/image pings an insecure registry over HTTPS, then HTTP); the rejection is the
-   * last attempt's.
+   * Sends `req`. GET and HEAD follow redirects (dropping `Authorization` across origins).
+   * Resolves with any status; rejects only when no response arrives, with `<Method> "<url>":
+   * <reason>` and the socket error as `cause`. `skipTlsVerify`: no certificate verification.
+   * `plainHttpFallback`: an `https:` request without response is sent again over plain HTTP,
+   * the scheme that answered tried first next time (as containers/image pings insecure
+   * registries); the rejection is the last attempt's.
    */
   async request(req: HttpRequest): Promise<HttpResponse> {
     let url = req.url;

@@ -1,8 +1,6 @@
 /**
- * Reading image metadata from a registry: tag-to-digest resolution and the walk from a
- * digest to the platform's image manifest and config. Both read from the pull sources
- * registries.conf gives for the reference (mirrors first, then the registry itself): the
- * first source that serves the manifest is used, and the content is read from it.
+ * Reading image metadata: tag-to-digest resolution and the walk from a digest to the platform's
+ * manifest and config, from the first of registries.conf's pull sources that serves it.
  */
 import type { Logger } from 'pino';
 import { wrapError } from '../errors/index.ts';

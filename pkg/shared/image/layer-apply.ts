@@ -1,17 +1,11 @@
 /**
- * Applies one layer's tar entries onto an unpack root, with the semantics of containerd's
- * naive applier as upstream uses it:
- *
- * - names are cleaned; entries resolving to the root itself are ignored; entries escaping it
- *   (`../x`) are skipped; parent paths are resolved through symlinks inside the root;
- * - `.wh.<name>` removes `<name>`; `.wh..wh..opq` empties its directory of everything this
- *   layer did not create; whiteout files are never written;
- * - an existing path is replaced, except directory over directory, which merges;
- * - ownership is ignored (files belong to this process), permission bits get `| 0700`,
- *   absolute symlink targets are re-anchored at the root, devices and FIFOs are skipped;
- * - directory mtimes are set from their headers once the layer is complete.
- *
- * The optional filter (catalog images) applies to every entry, whiteouts included.
+ * Applies one layer's tar entries onto an unpack root as containerd's naive applier does for
+ * upstream: names cleaned, entries at the root ignored and escaping ones (`../x`) skipped, parents
+ * resolved through symlinks inside the root; `.wh.<name>` removes `<name>`, `.wh..wh..opq` empties
+ * its directory of what this layer did not create (whiteouts are never written); an existing
+ * path is replaced except directory over directory (merged); ownership ignored, modes `| 0700`,
+ * absolute link targets re-anchored at the root, devices and FIFOs skipped; directory mtimes set
+ * once the layer is complete. The optional filter applies to every entry, whiteouts included.
  */
 import { chmod, link, lstat, lutimes, mkdir, open, readdir, rm, symlink, utimes } from 'node:fs/promises';
 import { dirname, join, posix, relative } from 'node:path';
@@ -177,10 +171,7 @@ export async function applyLayer(root: string, entries: AsyncIterable<TarEntry>,
   }
 }
 
-/**
- * Writes a regular file from its tar body. `mode` already has owner rwx, which the process
- * umask does not normally mask; the tree is made read-only afterwards anyway.
- */
+/** Writes a regular file from its tar body (`mode` has owner rwx; the tree is made read-only afterwards). */
 async function writeFileEntry(path: string, mode: number, mtime: Date, body: AsyncIterable<Buffer>): Promise<void> {
   const handle = await open(path, 'wx', mode);
   try {

@@ -1,9 +1,8 @@
 /**
- * An image's layers read as one stream of tree entries, for consumers that can use the
- * content without unpacking it (catalogd's streamed catalog ingest). Names are cleaned and
- * filtered exactly as `applyLayer` does before it writes anything, so an entry is here if and
- * only if the unpacker would act on it; what the unpacker would do with links, whiteouts and
- * special files is not reproduced: they come out as `other` for the consumer to refuse.
+ * An image's layers as one stream of tree entries, for consumers that need no unpacking
+ * (catalogd's streamed ingest). Names are cleaned and filtered exactly as `applyLayer` does, so
+ * an entry is here if and only if the unpacker would act on it; links, whiteouts and special
+ * files come out as `other`, for the consumer to refuse.
  */
 import { decompress } from './decompress.ts';
 import { goCleanPath } from './go-path.ts';
@@ -30,11 +29,9 @@ function describe(type: string, base: string): string | undefined {
 }
 
 /**
- * Yields the entries of each layer blob in turn (compressed or plain tar, sniffed), keeping
- * those `filter` keeps. Each blob is read to its end, bytes after the tar's end marker included,
- * so a verifying source sees all of it. With `options.budget` (one layer per blob, in order),
- * decompressed bytes and kept entries are counted as the unpacker counts them, each entry
- * before it is yielded.
+ * Yields the kept entries of each layer blob in turn (compression sniffed), reading each blob to
+ * its end for a verifying source; with `options.budget`, bytes and entries are counted as the
+ * unpacker counts them, each entry before it is yielded.
  *
  * @throws the decompressor's, the tar reader's or the filter's errors; ImageLimitError.
  */

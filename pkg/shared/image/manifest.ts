@@ -1,7 +1,4 @@
-/**
- * Manifests, indexes and image configs as they arrive from a registry: parsed once here with
- * zod (size limits are enforced by the caller), then used as typed values.
- */
+/** Manifests, indexes and image configs from a registry, parsed once with zod (the caller bounds their size). */
 import { z } from 'zod';
 import { isDigest } from './digest.ts';
 
@@ -141,11 +138,7 @@ export function parseManifest(bytes: Uint8Array, contentType: string | undefined
   return { kind: 'image', mediaType, manifest: r.data };
 }
 
-/**
- * Parses an image config blob.
- *
- * @throws Error `error parsing <what>: <problem>`.
- */
+/** Parses an image config blob; throws `error parsing <what>: <problem>`. */
 export function parseImageConfig(bytes: Uint8Array, what: string): ImageConfig {
   const doc = parseJson(bytes, what);
   const r = ImageConfigJson.safeParse(doc);

@@ -1,11 +1,8 @@
 /**
- * The catalog image path filter: keep only the directory named by the configs label.
- *
- * Rules (upstream `onlyPath`): the label value loses one leading `/` and is cleaned; an entry
- * name loses one leading `/` and is cleaned; the entry is kept when it is the directory itself
- * or lies under it (component-aware: `configs` does not keep `configsfoo`). `""` and `"/"`
- * keep everything; entries like `../x` are dropped; a label such as `../x` cannot be
- * satisfied and fails with `error getting relative path: ...`. Entries are not re-rooted.
+ * The catalog image path filter (upstream `onlyPath`): label and entry names lose one leading `/`
+ * and are cleaned; an entry is kept when it is the directory or under it (component-aware); `""`
+ * and `"/"` keep everything; `../x` entries are dropped; a label like `../x` fails with `error
+ * getting relative path: ...`. Entries are not re-rooted.
  */
 import { goCleanPath, goRelPath } from './go-path.ts';
 

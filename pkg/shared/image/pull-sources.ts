@@ -1,8 +1,6 @@
 /**
- * Trying the pull sources of an image in order, as containers/image does: the first source
- * whose manifest can be read is the one the pull uses; a blocked source fails without being
- * contacted; when every source fails, the error of the last one (the registry itself) is
- * reported, after those of the mirrors.
+ * Trying an image's pull sources in order, as containers/image does: the first that serves the
+ * manifest is used; a blocked one fails without being contacted.
  */
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors/index.ts';
@@ -25,12 +23,11 @@ function sourceRepository(source: PullSource): Repository {
 }
 
 /**
- * Runs `attempt` on each source in order until one succeeds; returns its value and repository.
+ * Runs `attempt` on each source in order until one succeeds.
  *
- * @throws the one source's error unchanged when there is one source (no mirror configured: the
- *   error is what it always was); otherwise Error `(Mirrors also failed: [<ref>: <error>]...):
- *   <ref>: <error of the last source>` with that last error as `cause`. An abort of `signal`
- *   ends the loop with its error.
+ * @throws with one source, its error unchanged; otherwise `(Mirrors also failed: [<ref>:
+ *   <error>]...): <ref>: <error of the last source>` with that error as `cause`. An abort of
+ *   `signal` ends the loop with its error.
  */
 export async function trySources<T>(
   sources: readonly PullSource[],

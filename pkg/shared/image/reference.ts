@@ -1,10 +1,7 @@
 /**
- * Docker image references: `domain/path[:tag][@algorithm:hex]`.
- *
- * Parsing follows the docker reference grammar as upstream uses it (`reference.ParseNamed`):
- * the input must already be fully qualified and canonical, so `quay.io/ns/img:1` is accepted
- * while `ns/img:1`, `docker.io/busybox` and `index.docker.io/library/busybox` are not. Error
- * texts are upstream's, because users compare them.
+ * Docker image references (`domain/path[:tag][@algorithm:hex]`) parsed as upstream parses them
+ * (`reference.ParseNamed`): fully qualified and canonical (`quay.io/ns/img:1`, not `ns/img:1` or
+ * `docker.io/busybox`), with upstream's error texts.
  */
 import { TerminalError } from '../errors/index.ts';
 import { validateDigest } from './digest.ts';
@@ -119,10 +116,7 @@ export function formatReference(ref: ImageReference): string {
   return s;
 }
 
-/**
- * The short name the docker CLI shows: `docker.io/library/x` becomes `x` and
- * `docker.io/ns/x` becomes `ns/x`; other registries are unchanged.
- */
+/** The short name the docker CLI shows (`docker.io/library/x` is `x`, `docker.io/ns/x` is `ns/x`). */
 export function familiarReference(ref: ImageReference): string {
   const full = formatReference(ref);
   if (ref.domain !== DEFAULT_DOMAIN) return full;

@@ -1,15 +1,9 @@
 /**
- * One containers-registries.conf file (containers-registries.conf(5), version 2, and the
- * deprecated version 1 lists in a main file) decoded into the model that pull-source selection
- * uses, with the consistency checks containers/image applies when it loads a file: a file that
- * fails them makes every pull fail, as upstream, rather than be half applied.
- *
- * Only what decides where an image is pulled from is kept: `[[registry]]` tables (`prefix`,
- * `location`, `insecure`, `blocked`, `mirror-by-digest-only`, `[[registry.mirror]]` with
- * `location`, `insecure`, `pull-from-mirror`). `unqualified-search-registries`,
- * `short-name-mode` and `[aliases]` are checked and kept or dropped: they concern short names,
- * which image references here never are (they must be fully qualified). Other keys
- * (`credential-helpers`, ...) are ignored, as upstream ignores keys it does not know.
+ * One containers-registries.conf file (version 2, and version 1's lists in a main file) decoded
+ * with containers/image's consistency checks: a file that fails them makes every pull fail, as
+ * upstream, rather than be half applied. Only what decides where an image is pulled from is
+ * kept (`[[registry]]` tables and their mirrors); the short-name settings are checked and
+ * dropped (references here are always fully qualified); unknown keys are ignored, as upstream.
  */
 import { err, ok, type Result } from '../errors/index.ts';
 import { isTable, parseToml, type TomlDocument, type TomlTable, type TomlValue } from './toml.ts';

@@ -1,11 +1,8 @@
 /**
- * Registry authentication: anonymous, HTTP basic, and the Docker registry token flow.
- *
- * A request is first sent with whatever the registry asked for last time (a cached bearer
- * token or basic credentials); on `401` with `WWW-Authenticate: Bearer realm=...,service=...,
- * scope=...` a token is requested from the realm (with basic credentials when configured)
- * and the request is sent once more. Tokens are cached per registry, service, scope and user
- * until shortly before they expire.
+ * Registry authentication: anonymous, basic, and the Docker token flow. A request first carries
+ * what the registry asked for last time; on a `401` Bearer challenge a token is requested from
+ * its realm (with basic credentials when configured) and the request sent once more. Tokens are
+ * cached per registry, service, scope and user until shortly before they expire.
  */
 import { z } from 'zod';
 import { findChallenge, parseAuthChallenges, type AuthChallenge } from './auth-challenge.ts';

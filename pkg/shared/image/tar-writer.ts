@@ -1,8 +1,4 @@
-/**
- * A small deterministic tar writer for building images: ustar headers, pax `path`/`linkpath`
- * records for names longer than the ustar fields, and nothing that varies between runs
- * (callers choose mtimes, owners are 0, no user/group names).
- */
+/** A small deterministic tar writer for building images: ustar, pax names when needed, owners 0, no user names. */
 
 /** An entry to write. Directories need no trailing slash; it is added. */
 export interface TarWriteEntry {

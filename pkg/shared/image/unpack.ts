@@ -1,7 +1,6 @@
 /**
- * Streams an image's layers from the registry into a directory: each layer blob is verified
- * (digest and size) while it is read, decompressed by sniffing, parsed as tar and applied in
- * order. No layer is ever held in memory or staged on disk.
+ * Streams an image's layers into a directory: each blob verified while read, decompressed by
+ * sniffing, parsed as tar and applied in order, never held in memory or staged on disk.
  */
 import { decompress } from './decompress.ts';
 import { BlobMismatchError } from './digest.ts';
@@ -38,9 +37,8 @@ function layerError(kind: 'reading' | 'applying', index: number, err: unknown): 
 }
 
 /**
- * After a decompression or tar failure, reads the rest of the verified blob stream: when the
- * blob is corrupt, its digest mismatch is the real cause and is returned instead of the
- * symptom. Other errors (network) are ignored here; the original error is reported.
+ * After a decompression or tar failure, reads the rest of the verified blob: a corrupt blob's
+ * digest mismatch is the real cause and is returned instead of the symptom.
  */
 async function drainForMismatch(verified: AsyncIterable<Buffer>): Promise<BlobMismatchError | undefined> {
   try {
