@@ -40,10 +40,8 @@ export interface CatalogServer {
   /** The server that listens on the address given to `listen`. */
   readonly server: Server;
   /**
-   * Listens on `host:port` and resolves with the origin clients use: `http(s)://HOST:PORT`
-   * (`[HOST]` for IPv6; for `0.0.0.0` the first IPv4 address of this host, loopback first).
-   * `localhost` is every address it resolves to, on the same port. Rejects when the address
-   * cannot be bound.
+   * Listens on `host:port` (`localhost`: every address it resolves to) and resolves with the
+   * origin clients use (`[HOST]` for IPv6; for `0.0.0.0` this host's first IPv4 address).
    */
   listen(address: { host: string; port: number }): Promise<string>;
   /** Replaces the TLS context of an HTTPS server (certificate reloads); does nothing on plain HTTP. */
@@ -53,10 +51,9 @@ export interface CatalogServer {
 }
 
 const ROUTE = /^\/catalogs\/([^/]+)\/api\/v1\/(all|metas|graphql)$/;
-// A request must arrive whole within 5 s. No write timeout while bytes flow: a connection times
-// out only after 5 minutes without activity. Idle keep-alive connections are kept 72 s (announced
-// as `Keep-Alive: timeout=72`), longer than the 60 s idle timeout common in load balancers, so an
-// idle connection is closed by the balancer, never by the server just as a request arrives on it.
+// A request must arrive whole within 5 s; a connection times out after 5 minutes without
+// activity. Idle keep-alive connections are kept 72 s, longer than load balancers' usual 60 s,
+// so the balancer closes an idle one, never the server just as a request arrives on it.
 const READ_TIMEOUT_MS = 5_000;
 const CHECK_INTERVAL_MS = 1_000;
 const IDLE_TIMEOUT_MS = 5 * 60_000;
@@ -117,9 +114,8 @@ export function buildCatalogServer(opts: CatalogServerOptions): CatalogServer {
   // Each listening address has a server of its own (more than one only for `localhost`).
   const servers: Array<Server | HttpsServer> = [];
   const createServer = (): Server | HttpsServer => {
-    // Not ES imports of node:http(s): see pkg/shared/nodehttp/http.ts.
-    // Node enforces the request timeout on a sweep of the connections; the default sweep runs every
-    // 30 s, which would let a slow client hold a connection for up to 35 s.
+    // Not ES imports of node:http(s): see pkg/shared/nodehttp/http.ts. The request timeout is
+    // enforced on a sweep, every 30 s by default: a slow client could hold a connection 35 s.
     const timeouts = { requestTimeout: READ_TIMEOUT_MS, headersTimeout: READ_TIMEOUT_MS, connectionsCheckingInterval: CHECK_INTERVAL_MS };
     const server =
       opts.https === undefined

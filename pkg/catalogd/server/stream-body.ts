@@ -1,30 +1,21 @@
 /**
- * Streams a response body from a stored content file through reused buffers (streamRanges),
- * or feeds such a file into a compressor whose output is the body (feedRanges).
+ * Streams a response body from a stored content file through reused buffers (streamRanges), or
+ * feeds such a file into a compressor whose output is the body (feedRanges). With catalogd's
+ * 32 KiB mmap threshold (decision 0082) a file stream's 64 KiB buffer per read is a fresh mapping
+ * torn down at the next collection, delaying the next request (bench/results/catalogd-memory.md);
+ * here reads go into slabs lent by AnswerBuffers, returned by each write's callback.
  *
- * catalogd runs with glibc's mmap threshold at 32 KiB (decision 0082), so the 64 KiB buffer a
- * file stream allocates per read is a fresh mapping: its pages are faulted in by the read and
- * unmapped when V8 collects the buffer, so a large download leaves many mappings to tear down
- * in one collection, which delays the next request (bench/results/catalogd-memory.md has the
- * measurements). Here every read goes into a slab lent by AnswerBuffers and the slab is
- * returned by its socket write's callback, when the kernel has the bytes; at most the slabs of
- * the writes in flight are out, as the stream waits for `drain` when the socket is full.
- *
- * Contract: the response must have its status and headers set and must not have been sent; the
- * headers every response carries (EVERY_RESPONSE_HEADERS) are added here. A file that cannot be
- * opened gets the storage error response (404 when it is gone); a read that fails midway
- * destroys the response (the client sees a truncated body, as with a piped stream); a client
- * that goes away stops the reads.
+ * Contract: the response has its status and headers set and is not sent yet. A file that cannot
+ * be opened gets the storage error response; a read failing midway destroys the response (a
+ * truncated body, as with a piped stream); a client that goes away stops the reads.
  */
 import type { FileHandle } from 'node:fs/promises';
 import type { ByteRange, RangeFile, StoredVersion } from '../storage/index.ts';
 import type { AnswerBuffers } from './answer-buffers.ts';
 import { type Response, setEveryResponseHeaders, storageErrorResponse } from './responses.ts';
 
-// Bytes per read: one slab of the answer buffers' large class (WHOLE_RESPONSE_MAX + framing);
-// a range's last, shorter read takes the smallest class that holds it. Each read is a trip to
-// libuv's thread pool and each write a writev, so fewer, larger reads cost less CPU per byte
-// sent; much larger reads no longer fit the CPU caches (decision 0099).
+// Bytes per read: one slab of the large class. Fewer, larger reads (thread-pool trips) and
+// writes cost less CPU per byte; much larger ones no longer fit the CPU caches (decision 0099).
 const STREAM_READ = 256 * 1024;
 
 // Bytes queued on the response before the reads wait for it to drain: a few reads' worth, so
@@ -95,10 +86,8 @@ function* piecesOf(ranges: readonly ByteRange[]): Generator<Piece, void, undefin
 }
 
 /**
- * Writes the ranges' bytes to `res` one piece at a time, reading the next piece while the last
- * one is written: a read is a trip to libuv's thread pool, and waiting for it only after the
- * socket drained left the socket idle meanwhile (decision 0099). One piece is read ahead of
- * the writes in flight.
+ * Writes the ranges' bytes to `res` piece by piece, reading one piece ahead of the writes in
+ * flight: waiting for a read only after the socket drained left it idle (decision 0099).
  */
 async function writeRanges(res: Sink, fh: FileHandle, ranges: readonly ByteRange[], buffers: AnswerBuffers, catalog: string): Promise<void> {
   const pieces = piecesOf(ranges);

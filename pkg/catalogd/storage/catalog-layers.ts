@@ -1,8 +1,6 @@
 /**
- * What a streamed ingest (ingest-layers.ts) is given and the one error it reports as the
- * catalog's own fault. Kept apart from the decoder so that catalogd's long-running process,
- * which ingests in a child process, can name them without loading pkg/shared/fbc and its YAML parser
- * (decision 0087).
+ * What a streamed ingest is given and the one error it reports as the catalog's own fault, apart
+ * from the decoder so catalogd's own process can name them without loading it (decision 0087).
  */
 
 import type { ImageLimits } from '../../shared/image/limits.ts';
@@ -20,9 +18,8 @@ export interface CatalogLayers {
 }
 
 /**
- * The catalog's content is invalid: a document failed to decode. Thrown only once every layer
- * has been read to its end (so digests were verified) and the stream was found to read like
- * the directory walk, so this is the error the directory ingest reports too.
+ * A document of the catalog failed to decode. Thrown only once every layer was read to its end
+ * (digests verified) and read like the directory walk: the error the directory ingest reports too.
  */
 export class CatalogContentError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -1,11 +1,8 @@
 /**
- * Writes one catalog version into a directory: `catalog.jsonl` (every blob, in order), its
- * precompressed copy `catalog.jsonl.gz` (so `/api/v1/all` costs no CPU per request), compressed
- * in per-package segments whose positions double as precompressed `/api/v1/metas?package=`
- * answers (gzip-segments.ts), and `index.json` (byte offsets for `/api/v1/metas`).
- *
- * Blobs stream through: memory use does not grow with catalog size. Compression runs on libuv's
- * thread pool in parallel with the caller producing blobs.
+ * Writes one catalog version into a directory: `catalog.jsonl`, its precompressed copy
+ * `catalog.jsonl.gz` in per-package segments that double as `/api/v1/metas?package=` answers
+ * (gzip-segments.ts), and `index.json` (byte offsets for `/metas`). Blobs stream through, memory
+ * does not grow with the catalog, and compression runs on the thread pool meanwhile.
  */
 import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -32,9 +29,8 @@ export interface ContentSummary {
   bytes: number;
 }
 
-// gzip at level 1 keeps ingest of a 30 MB catalog inside its time budget; higher levels buy a
-// few percent on catalogs whose bulk (icons) barely compresses. No zstd copy: upstream offers
-// gzip only.
+// gzip level 1 keeps a 30 MB catalog's ingest in its time budget (higher levels gain a few
+// percent); no zstd copy: upstream offers gzip only.
 const GZIP_LEVEL = 1;
 const HIGH_WATER = 256 << 10;
 // Largest segment handed to the compressor and to catalog.jsonl at once (a single larger blob

@@ -87,11 +87,10 @@ export class LocalDirStore {
   }
 
   /**
-   * Writes a new version of `catalog` from `source` and switches to it. When the same digest is
-   * already served its content is rewritten only if `force` is set. Errors leave the served
-   * version untouched and are thrown with the ingest error as `cause`. When `signal` aborts
-   * before the switch, the ingest is cancelled (see IngestFn), what it wrote is removed and the
-   * signal's reason is thrown.
+   * Writes a new version of `catalog` from `source` and switches to it (the same digest is
+   * rewritten only with `force`). Errors leave the served version untouched, thrown with the
+   * ingest error as `cause`; a `signal` aborting before the switch cancels the ingest, removes
+   * what it wrote and throws its reason.
    */
   store(
     catalog: string,
@@ -148,10 +147,7 @@ export class LocalDirStore {
     });
   }
 
-  /**
-   * Garbage collection: removes the content of every catalog not in `keep` (catalogs deleted
-   * while catalogd was down) and temp directories of writes that are not running.
-   */
+  /** Removes the content of every catalog not in `keep`, and temp directories of writes not running. */
   async gc(keep: ReadonlySet<string>): Promise<string[]> {
     const removed: string[] = [];
     for (const entry of await readdir(this.#root, { withFileTypes: true })) {
