@@ -7,7 +7,7 @@ export type { Bundle, DeclarativeConfig, Deprecation, JsonValue, Meta } from './
 export { FbcLoadError } from './errors.ts';
 export { DEFAULT_DECODE_LIMITS, type DecodeLimits } from './limits.ts';
 export { walkMetas } from './walk.ts';
-export { walkEntryDocuments } from './entry-walk.ts';
+export { type TreeEntry, walkEntryDocuments } from './entry-walk.ts';
 export { parseMetas, parseMetaStream } from './parse-stream.ts';
 export { canonicalJson, encodeGoJson } from './canonical-json.ts';
 export { loadFS, loadMetas } from './load.ts';

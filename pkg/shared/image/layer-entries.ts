@@ -4,21 +4,12 @@
  * an entry is here if and only if the unpacker would act on it; links, whiteouts and special
  * files come out as `other`, for the consumer to refuse.
  */
+import type { TreeEntry } from '../fbc/index.ts';
 import { decompress } from './decompress.ts';
 import { goCleanPath } from './go-path.ts';
 import type { ImageBudget } from './limits.ts';
 import type { EntryFilter } from './path-filter.ts';
 import { readTar } from './tar-reader.ts';
-
-/** One kept entry; `body` yields a file's bytes (skipped when not read). */
-interface LayerEntry {
-  /** Cleaned path relative to the image root, without a leading `/`. */
-  path: string;
-  kind: 'file' | 'dir' | 'other';
-  /** For `other`: what the entry is, for messages. */
-  what?: string;
-  body: AsyncIterable<Buffer>;
-}
 
 const WHITEOUT_PREFIX = '.wh.';
 
@@ -39,7 +30,7 @@ export async function* readLayerEntries(
   blobs: Iterable<AsyncIterable<Buffer>> | AsyncIterable<AsyncIterable<Buffer>>,
   filter?: EntryFilter,
   options: { chunkSize?: number; budget?: ImageBudget | undefined } = {},
-): AsyncGenerator<LayerEntry> {
+): AsyncGenerator<TreeEntry> {
   const budget = options.budget;
   const onBytes = budget === undefined ? undefined : (n: number): void => budget.decompressed(n);
   for await (const blob of blobs) {

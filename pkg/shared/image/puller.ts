@@ -16,7 +16,7 @@ import { deleteReadOnly, readTreeFiles } from './fs-tree.ts';
 import type { ImageMetadata, ImageSource, ResolvedReference } from './image-source.ts';
 import { ImageBudget, type ImageLimits } from './limits.ts';
 import type { ImageConfig } from './manifest.ts';
-import { onlyPath } from './path-filter.ts';
+import { onlyPath, type EntryFilter } from './path-filter.ts';
 import type { RegistryClient } from './registry-client.ts';
 import { pullTimeoutError } from './timeout.ts';
 import { unpackLayers } from './unpack.ts';
@@ -81,8 +81,11 @@ export class Puller {
     this.#log = log;
   }
 
-  #budget(resolved: ResolvedReference, meta: ImageMetadata): ImageBudget {
-    return new ImageBudget(resolved.digestRef, this.#limits, meta.manifest.layers);
+  /** Streams the image's layers into `dir` within the client's caps. */
+  #unpack(resolved: ResolvedReference, meta: ImageMetadata, dir: string, filter?: EntryFilter, signal?: AbortSignal): Promise<void> {
+    const { layers } = meta.manifest;
+    const budget = new ImageBudget(resolved.digestRef, this.#limits, layers);
+    return unpackLayers({ registry: this.#registry, repo: meta.repo, layers, dir, filter, log: this.#log, signal, budget });
   }
 
   /**
@@ -139,18 +142,7 @@ export class Puller {
     try {
       const dir = this.#labelDir(resolved, meta.config, options.labelPathFilter);
       const filter = dir === undefined ? undefined : onlyPath(dir);
-      entry = await cache.store(owner, resolved.digest, meta.config, (dir) =>
-        unpackLayers({
-          registry: this.#registry,
-          repo: meta.repo,
-          layers: meta.manifest.layers,
-          dir,
-          filter,
-          log,
-          signal,
-          budget: this.#budget(resolved, meta),
-        }),
-      );
+      entry = await cache.store(owner, resolved.digest, meta.config, (tree) => this.#unpack(resolved, meta, tree, filter, signal));
     } catch (err) {
       throw wrapError('error applying image', err);
     }
@@ -239,14 +231,7 @@ export class Puller {
       const meta = await this.#metadata(resolved, undefined);
       dir = await mkdtemp(join(options.tmpDir ?? tmpdir(), 'olmv1-image-'));
       try {
-        await unpackLayers({
-          registry: this.#registry,
-          repo: meta.repo,
-          layers: meta.manifest.layers,
-          dir,
-          log: this.#log,
-          budget: this.#budget(resolved, meta),
-        });
+        await this.#unpack(resolved, meta, dir);
       } catch (err) {
         throw wrapError('error applying image', err);
       }
