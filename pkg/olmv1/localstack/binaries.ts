@@ -1,9 +1,7 @@
 /**
- * Resolves the binaries the test environment runs: kube-apiserver, etcd and kubectl from
- * KUBEBUILDER_ASSETS when the caller passes that directory, otherwise built from pinned Go
- * modules into the cache; kube-controller-manager from KUBEBUILDER_ASSETS when it is there
- * (setup-envtest's archives lack it), else built; the registry (and its htpasswd helper) is
- * always built.
+ * Resolves the binaries the test environment runs: kube-apiserver, etcd, kubectl and (when
+ * there) kube-controller-manager from KUBEBUILDER_ASSETS when the caller passes that directory,
+ * the rest built once from pinned Go modules into the cache.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -73,9 +71,9 @@ function toolBuilder(options: Omit<ResolveBinariesOptions, 'kubebuilderAssets'>)
 }
 
 /**
- * Returns every binary, building what is missing one build at a time (the first cold builds
- * take many minutes, see firstBuildEstimate, and log progress). Throws when KUBEBUILDER_ASSETS lacks a binary (naming
- * the missing ones), when no suitable Go toolchain exists, or when a build fails.
+ * Returns every binary, building what is missing one build at a time (cold: firstBuildEstimate).
+ * Throws when KUBEBUILDER_ASSETS lacks a binary (naming the missing ones), when no suitable Go
+ * toolchain exists, or when a build fails.
  */
 export async function resolveBinaries(options: ResolveBinariesOptions): Promise<EnvtestBinaries> {
   const { ensure } = toolBuilder(options);
@@ -117,11 +115,8 @@ export async function resolveBinaries(options: ResolveBinariesOptions): Promise<
 }
 
 /**
- * The binaries of resolveBinaries with kube-apiserver and kubectl at OLDEST_KUBERNETES_VERSION,
- * built once into the cache like the others (after them: one Go build at a time), for the tests
- * of the oldest supported Kubernetes release (decision 0103). etcd, the registry and
- * kube-controller-manager stay those of resolveBinaries (KUBEBUILDER_ASSETS included): the
- * oldest release's tests start no controller manager. Throws as resolveBinaries does.
+ * The binaries of resolveBinaries with kube-apiserver and kubectl at OLDEST_KUBERNETES_VERSION
+ * (decision 0103; its tests start no controller manager). Throws as resolveBinaries does.
  */
 export async function resolveOldestBinaries(options: ResolveBinariesOptions): Promise<EnvtestBinaries> {
   const current = await resolveBinaries(options);
@@ -136,19 +131,14 @@ export async function resolveOldestBinaries(options: ResolveBinariesOptions): Pr
   };
 }
 
-/**
- * The `helm` CLI at HELM_VERSION, built once into the cache like the other binaries. Only the
- * tests use it: they read release records with stock Helm. Throws as resolveBinaries does.
- */
+/** The tests' `helm` CLI at HELM_VERSION. Throws as resolveBinaries does. */
 export async function resolveHelm(options: Omit<ResolveBinariesOptions, 'kubebuilderAssets'>): Promise<{ helm: string; version: string }> {
   return { helm: join(await toolBuilder(options).ensure(HELM_RECIPE), 'helm'), version: HELM_RECIPE.version };
 }
 
 /**
- * The binaries of a local node (startControlPlane's `node`): kubelet, kube-scheduler and
- * kube-proxy at KUBERNETES_VERSION, CoreDNS at COREDNS_VERSION, and the pause program; built
- * once into the cache like the others (cold: firstNodeBuildEstimate). KUBEBUILDER_ASSETS plays
- * no part (setup-envtest's archives hold none of them). Throws as resolveBinaries does.
+ * The binaries of a local node (startControlPlane's `node`), never from KUBEBUILDER_ASSETS
+ * (cold: firstNodeBuildEstimate). Throws as resolveBinaries does.
  */
 export async function resolveNodeBinaries(options: Omit<ResolveBinariesOptions, 'kubebuilderAssets'>): Promise<NodeBinaries> {
   const { ensure, go } = toolBuilder(options);
@@ -174,10 +164,7 @@ export interface CertManagerBinaries {
   version: string;
 }
 
-/**
- * cert-manager's controller, webhook and cainjector at CERT_MANAGER_VERSION and its CRDs,
- * built once into the cache like the others (cert-manager-recipe.ts). Throws as resolveBinaries does.
- */
+/** cert-manager's binaries and CRDs at CERT_MANAGER_VERSION. Throws as resolveBinaries does. */
 export async function resolveCertManagerBinaries(options: Omit<ResolveBinariesOptions, 'kubebuilderAssets'>): Promise<CertManagerBinaries> {
   const dir = await toolBuilder(options).ensure(CERT_MANAGER_RECIPE);
   return {
@@ -189,18 +176,12 @@ export async function resolveCertManagerBinaries(options: Omit<ResolveBinariesOp
   };
 }
 
-/**
- * How long building every binary takes the first time on `cores` idle cores, e.g. `about 10
- * minutes on 2 idle cores` (see coldBuildEstimate).
- */
+/** How long building every binary takes the first time on `cores` idle cores (coldBuildEstimate). */
 export function firstBuildEstimate(cores: number): string {
   return coldBuildEstimate([REGISTRY_RECIPE, ETCD_RECIPE, KUBERNETES_RECIPE, KUBE_CONTROLLER_MANAGER_RECIPE], cores);
 }
 
-/**
- * How long building a node's binaries (kubelet, kube-scheduler, kube-proxy, CoreDNS) takes the
- * first time on `cores` idle cores, after firstBuildEstimate's (see coldBuildEstimate).
- */
+/** How long building a node's binaries takes the first time, after firstBuildEstimate's. */
 export function firstNodeBuildEstimate(cores: number): string {
   return coldBuildEstimate([KUBE_NODE_RECIPE, COREDNS_RECIPE], cores);
 }

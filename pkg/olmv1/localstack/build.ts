@@ -1,17 +1,10 @@
 /**
- * Builds a tool recipe from Go modules into the per-version cache, once per machine.
- *
- * Cache layout: `<cacheRoot>/<name>-<version>/` holds the binaries, `build-info.json` and the
- * generated module (`src/`) for provenance. A build happens in a sibling temp directory and is
- * renamed into place only after every binary proved its version, so no run sees half a cache
- * entry.
- *
- * Go builds under one cache root run one at a time, across processes too (the build slot, a
- * directory lock): each `go build` already uses every core, and builds side by side would
- * share the cores and the Go build cache only to finish later, all of them. No build is ever
- * killed for taking long. An interrupted or failed build leaves `.<name>-<version>.attempt.json`
- * behind; the next run says it resumes, and Go's build cache (GOCACHE) makes that resumption
- * cheap: every package compiled before the interruption is reused.
+ * Builds a tool recipe from Go modules into `<cacheRoot>/<name>-<version>/` (binaries,
+ * `build-info.json`, the generated module in `src/`), once per machine: in a sibling temp
+ * directory, renamed into place once every binary proved its version, so no run sees half an
+ * entry. Go builds under one cache root run one at a time, across processes too (each `go build`
+ * uses every core), and are never killed for taking long. An interrupted or failed build leaves
+ * `.<name>-<version>.attempt.json`; the next run says it resumes from Go's build cache.
  */
 import { access, chmod, cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';

@@ -1,11 +1,8 @@
 /**
- * The node's own containerd (Debian's package): its own configuration, root, state directory
- * and socket, so the machine's default containerd (if any) is never touched. Settings that
- * matter on these machines (decision 0101): `restrict_oom_score_adj` (processes here may not
- * lower their oom_score_adj; without it every sandbox fails in runc), the pause image built
- * here as `sandbox_image`, overlayfs, cgroupfs (no systemd), CNI plugins from the Debian package
- * with a configuration directory of ours, and registry hosts read from a directory of ours
- * (plain HTTP for the local registries, mirrors of public registries).
+ * The node's own containerd (Debian's package) with its own configuration, root, state and
+ * socket: the machine's containerd is never touched. What matters here (decision 0101):
+ * `restrict_oom_score_adj` (else every sandbox fails in runc), the pause image built here,
+ * overlayfs, cgroupfs, Debian's CNI plugins, and registry hosts from a directory of ours.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -91,33 +88,23 @@ export function renderContainerdConfig(layout: ContainerdLayout, sandboxImage: s
   ].join('\n');
 }
 
-/** `hosts.toml` that makes containerd pull `host` (host:port) over plain HTTP (pure). */
-export function renderPlainHttpHost(host: string): string {
-  return [`server = ${toml(`http://${host}`)}`, '', `[host.${toml(`http://${host}`)}]`, '  capabilities = ["pull", "resolve"]', ''].join('\n');
-}
-
-/** Lets the node pull from the registry at `host` (host:port) over plain HTTP. */
-export async function addPlainHttpRegistry(layout: ContainerdLayout, host: string): Promise<void> {
-  const dir = join(layout.registryHostsDir, host);
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'hosts.toml'), renderPlainHttpHost(host));
+/**
+ * `hosts.toml` of a registry host name (pure): its images are pulled from `mirror` (host:port)
+ * over plain HTTP, `server` staying the fallback. The images keep their names.
+ */
+export function renderRegistryHosts(server: string, mirror: string): string {
+  return [`server = ${toml(server)}`, '', `[host.${toml(`http://${mirror}`)}]`, '  capabilities = ["pull", "resolve"]', ''].join('\n');
 }
 
 /**
- * `hosts.toml` that makes containerd pull images named under `upstream` (a registry host such
- * as `quay.io`) from the registry at `mirror` (host:port, plain HTTP) first, `upstream` itself
- * staying the fallback `server` (pure). The image keeps its name: Pods, bundles and the
- * kubelet still say `upstream/...`.
+ * Lets the node pull images named under `name` from `mirror` (host:port) over plain HTTP, e.g.
+ * a local registry itself (`name` = `mirror`, `server` = `http://<mirror>`) or a local registry
+ * mirroring a public one (`server` = `https://quay.io`). Read at every pull: no restart needed.
  */
-export function renderRegistryMirror(upstream: string, mirror: string): string {
-  return [`server = ${toml(`https://${upstream}`)}`, '', `[host.${toml(`http://${mirror}`)}]`, '  capabilities = ["pull", "resolve"]', ''].join('\n');
-}
-
-/** Makes the node pull images of `upstream` from `mirror` (renderRegistryMirror). */
-export async function addRegistryMirror(layout: ContainerdLayout, upstream: string, mirror: string): Promise<void> {
-  const dir = join(layout.registryHostsDir, upstream);
+export async function setRegistryHosts(layout: ContainerdLayout, name: string, server: string, mirror: string): Promise<void> {
+  const dir = join(layout.registryHostsDir, name);
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'hosts.toml'), renderRegistryMirror(upstream, mirror));
+  await writeFile(join(dir, 'hosts.toml'), renderRegistryHosts(server, mirror));
 }
 
 /** What startContainerd needs. */
@@ -129,14 +116,16 @@ interface StartContainerdOptions {
   timeoutMs: number;
 }
 
-/** `ctr` against our containerd in namespace k8s.io (the CRI plugin's). */
+/** `ctr` against our containerd in namespace k8s.io (the CRI plugin's); `input` goes last, as a file. */
 export async function ctr(layout: ContainerdLayout, args: readonly string[], input?: Buffer): Promise<string> {
-  if (input === undefined)
-    return (await runCommand('ctr', ['--address', layout.socket, '--namespace', 'k8s.io', ...args], { env: { PATH: SYSTEM_PATH } })).stdout;
-  // ctr reads an archive from stdin with `-`; runCommand writes text only, so go through a file.
-  const file = join(layout.root, `.import-${Date.now()}.tar`);
-  await writeFile(file, input);
-  return (await runCommand('ctr', ['--address', layout.socket, '--namespace', 'k8s.io', ...args, file], { env: { PATH: SYSTEM_PATH } })).stdout;
+  const argv = ['--address', layout.socket, '--namespace', 'k8s.io', ...args];
+  if (input !== undefined) {
+    // ctr reads an archive from stdin with `-`; runCommand writes text only, so go through a file.
+    const file = join(layout.root, `.import-${Date.now()}.tar`);
+    await writeFile(file, input);
+    argv.push(file);
+  }
+  return (await runCommand('ctr', argv, { env: { PATH: SYSTEM_PATH } })).stdout;
 }
 
 /**

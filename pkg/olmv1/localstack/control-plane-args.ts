@@ -1,15 +1,9 @@
 /**
- * Command lines of etcd and kube-apiserver for a single-node test control plane (pure).
- *
- * The control plane has a scheduler and kubelet only with a node (startControlPlane's `node`,
- * node.ts), and kube-controller-manager only when asked (`controllerManager`; `olmv1 up` asks,
- * the tests' shared control plane does not). Without it, consequences worth knowing when
- * writing tests:
- *  - no garbage collector: ownerReferences do not cascade deletes;
- *  - no namespace controller: a deleted namespace stays Terminating forever;
- *  - no ServiceAccount/token controllers: no `default` ServiceAccount in namespaces and no
- *    legacy token Secrets; tokens come from the TokenRequest API only;
- *  - no Deployment/ReplicaSet controllers, no scheduler, no kubelet: workloads never run.
+ * Command lines of etcd and kube-apiserver for a single-node test control plane (pure). Without
+ * kube-controller-manager (startControlPlane's `controllerManager`; the tests' shared control
+ * plane has none) deletes do not cascade, deleted namespaces stay Terminating, namespaces get no
+ * `default` ServiceAccount (tokens come from TokenRequest only), and without a node workloads
+ * never run.
  */
 
 /** Fixed settings of the test control plane. */
@@ -19,10 +13,7 @@ export const CONTROL_PLANE_DEFAULTS = {
   serviceClusterIpRange: '10.0.0.0/24',
   /** The cluster DNS Service's IP in that range (kube-system/kube-dns; the kubelet's clusterDNS). */
   clusterDnsIp: '10.0.0.10',
-  /**
-   * Admission plugins disabled on top of the defaults: ServiceAccount admission rejects pods
-   * until the ServiceAccount controller (not running) has created the `default` account.
-   */
+  /** Disabled admission: ServiceAccount's rejects Pods until a controller made `default`. */
   disabledAdmissionPlugins: ['ServiceAccount'],
 } as const;
 
@@ -33,10 +24,7 @@ interface EtcdArgsOptions {
   peerPort: number;
 }
 
-/**
- * etcd flags: one member named `envtest` on loopback; fsync disabled (tests do not need
- * durability across machine crashes, and fsync dominates etcd latency on shared disks).
- */
+/** etcd flags: one member `envtest` on loopback, no fsync (it dominates latency on shared disks). */
 export function etcdArgs(options: EtcdArgsOptions): string[] {
   const client = `http://127.0.0.1:${options.clientPort}`;
   const peer = `http://127.0.0.1:${options.peerPort}`;
@@ -85,30 +73,11 @@ interface ApiServerNodeArgs {
 }
 
 /**
- * Flags that differ with a local node: listen on the bridge's host address (reachable from
- * Pods and from this machine, nothing else: the node's firewall chain drops the rest), publish
- * it as the `kubernetes` Service's endpoint, authorize kubelets with the Node authorizer and
- * NodeRestriction, and keep ServiceAccount admission (Pods get their tokens mounted;
- * kube-controller-manager creates the `default` accounts).
- */
-function nodeArgs(node: ApiServerNodeArgs): string[] {
-  return [
-    `--bind-address=${node.address}`,
-    `--advertise-address=${node.address}`,
-    '--endpoint-reconciler-type=lease',
-    '--authorization-mode=Node,RBAC',
-    '--enable-admission-plugins=NodeRestriction',
-    `--kubelet-client-certificate=${node.kubeletClientCertPath}`,
-    `--kubelet-client-key=${node.kubeletClientKeyPath}`,
-    `--kubelet-certificate-authority=${node.kubeletCaPath}`,
-    '--kubelet-preferred-address-types=InternalIP',
-  ];
-}
-
-/**
  * kube-apiserver flags: secure port on 127.0.0.1 only, RBAC authorization, client-certificate
- * and static-token authentication, ServiceAccount token issuing (TokenRequest API), and the
- * admission plugins that need absent controllers turned off.
+ * and static-token authentication, ServiceAccount tokens (TokenRequest API), admission plugins
+ * that need absent controllers off. With a node: listen on the bridge's host address (the node's
+ * firewall lets only Pods and this machine reach it) and publish it as the `kubernetes`
+ * Service's endpoint, the Node authorizer and NodeRestriction, ServiceAccount admission kept.
  */
 export function apiServerArgs(options: ApiServerArgsOptions): string[] {
   const node = options.node;
@@ -132,7 +101,17 @@ export function apiServerArgs(options: ApiServerArgsOptions): string[] {
           // validation rejects (loopback); nothing in-cluster needs that endpoint here.
           '--endpoint-reconciler-type=none',
         ]
-      : nodeArgs(node)),
+      : [
+          `--bind-address=${node.address}`,
+          `--advertise-address=${node.address}`,
+          '--endpoint-reconciler-type=lease',
+          '--authorization-mode=Node,RBAC',
+          '--enable-admission-plugins=NodeRestriction',
+          `--kubelet-client-certificate=${node.kubeletClientCertPath}`,
+          `--kubelet-client-key=${node.kubeletClientKeyPath}`,
+          `--kubelet-certificate-authority=${node.kubeletCaPath}`,
+          '--kubelet-preferred-address-types=InternalIP',
+        ]),
     '--allow-privileged=true',
     '--profiling=false',
     ...(options.extraArgs ?? []),

@@ -1,9 +1,7 @@
 /**
- * A real single-node Kubernetes control plane for tests: etcd + kube-apiserver on loopback,
- * with RBAC, TokenRequest and an admin identity, and on request kube-controller-manager
- * (controller-manager.ts). See control-plane-args.ts for what is absent without it. With
- * `node`, a real node runs Pods too (node.ts, decision 0101): the API server then listens on
- * the node bridge's host address instead of loopback.
+ * A real Kubernetes control plane for tests: etcd + kube-apiserver on loopback with RBAC,
+ * TokenRequest and an admin identity; on request kube-controller-manager (control-plane-args.ts
+ * says what is absent without it) and a real node that runs Pods (node.ts, decision 0101).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -49,11 +47,9 @@ export interface ControlPlane {
   /** The node, when started with `node` (its logs are in `node.logs`). */
   readonly node?: NodeInfo;
   /**
-   * Stops kube-apiserver, waits `downtimeMs` (default 0) and starts it again with the same
-   * etcd, port and credentials, then waits until it is ready. Clients keep their
-   * configuration across the restart. `whileDown` runs after the stop and the downtime, before
-   * the start (tests write to etcd there, as no API server is watching). Throws (with the log
-   * tail) if it does not come back.
+   * Stops kube-apiserver, waits `downtimeMs` (default 0), runs `whileDown` (tests write to etcd
+   * there, unwatched) and starts it again on the same port, etcd and credentials, then waits
+   * until it is ready. Throws (with the log tail) if it does not come back.
    */
   restartApiServer(options?: { downtimeMs?: number; whileDown?: () => Promise<void> }): Promise<void>;
   /** Stops both servers and deletes the temp directory. Idempotent. */
@@ -79,35 +75,26 @@ export interface StartControlPlaneOptions {
   /** Extra kube-apiserver flags (`--feature-gates=...`), appended last. */
   apiServerExtraArgs?: readonly string[];
   /**
-   * Also run kube-controller-manager (CONTROLLER_MANAGER_CONTROLLERS: namespace deletion,
-   * garbage collection, Deployments, ServiceAccounts, ...) once the API server is ready
-   * (default false: tests written against the bare API server assume no garbage collection).
-   * It keeps running across restartApiServer and reconnects by itself.
+   * Also run kube-controller-manager (CONTROLLER_MANAGER_CONTROLLERS), across restartApiServer
+   * too (default false: tests against the bare API server assume no garbage collection).
    */
   controllerManager?: boolean;
   /** Per-server readiness timeout (default 90 s; kube-apiserver takes ~5-15 s on 2 cores). */
   startTimeoutMs?: number;
   /**
-   * Also run a real node (node.ts): containerd, CNI, kubelet, kube-scheduler, kube-proxy and
-   * cluster DNS; implies `controllerManager`. Needs root and the Debian packages
-   * containerd, runc, containernetworking-plugins and iptables (checked first, every gap named).
-   * The API server then listens on the node bridge's host address (`info.server`), not loopback.
+   * Also run a real node (node.ts; implies `controllerManager`; needs root and the packages
+   * node-prereqs.ts checks). The API server then listens on the node bridge's host address.
    */
   node?: boolean | NodeOptions;
 }
 
-/**
- * Servers get an empty environment: etcd reads ETCD_* variables (which would fight our flags)
- * and nothing they need comes from the environment.
- */
+/** Servers get an empty environment: etcd's ETCD_* variables would fight our flags. */
 const SERVER_ENV: NodeJS.ProcessEnv = {};
 
 /**
  * Starts etcd and kube-apiserver and resolves once `/readyz` is ok, the `default` namespace
- * exists and the admin identity is authorised. On any failure everything started so far is
- * stopped and the temp directory removed before the error (with the failing server's log
- * tail) is thrown. If this process dies without stop(), a reaper kills the servers and
- * removes the directory.
+ * exists and the admin identity is authorised. On a failure everything started is stopped and
+ * the temp directory removed before the error (with the server's log tail) is thrown.
  */
 export async function startControlPlane(options: StartControlPlaneOptions): Promise<ControlPlane> {
   const ws = await createWorkspace('olmv1-envtest-', options.tmpRoot);
@@ -226,8 +213,7 @@ export async function startControlPlane(options: StartControlPlaneOptions): Prom
         await apiServer?.stop();
         if (restart.downtimeMs !== undefined) await sleep(restart.downtimeMs);
         await restart.whileDown?.();
-        // The port must stay the same (clients keep their URL); if something grabbed it
-        // meanwhile, wait for it to go away a few times before giving up.
+        // Clients keep their URL: if something took the port meanwhile, wait for it to go.
         for (let attempt = 1; ; attempt++) {
           try {
             await launch();

@@ -1,11 +1,7 @@
 /**
- * kube-controller-manager for a control plane of control-plane.ts: the controllers that need
- * neither a kubelet nor a cloud (namespace deletion, garbage collection, Deployments ->
- * ReplicaSets, ServiceAccounts and their tokens, ValidatingAdmissionPolicy status, ...). It
- * authenticates as the RBAC bootstrap's `system:kube-controller-manager` user (client
- * certificate from the control plane's CA) and gives each controller its own ServiceAccount
- * credentials, as kubeadm clusters do. Still absent: scheduler and kubelet (Pods are created
- * but never scheduled or run) and cloud controllers.
+ * kube-controller-manager for a control plane of control-plane.ts, with the controllers that
+ * need neither a kubelet nor a cloud, as the RBAC bootstrap's `system:kube-controller-manager`
+ * user, each controller with its own ServiceAccount credentials, as kubeadm clusters do.
  */
 import { join } from 'node:path';
 import { issueCertificate, type CertificateAuthority } from './certs.ts';
@@ -18,11 +14,7 @@ import type { Reaper } from './reaper.ts';
 /** The user the RBAC bootstrap binds to the `system:kube-controller-manager` ClusterRole. */
 export const CONTROLLER_MANAGER_USER = 'system:kube-controller-manager';
 
-/**
- * `--controllers`, an explicit list (upstream's default `*` would also start the node, route,
- * service-lb and other controllers that need kubelets or a cloud). Canonical names of
- * Kubernetes v1.36 (`kube-controller-manager --help` lists them).
- */
+/** `--controllers` (upstream's default `*` would start controllers that need kubelets or a cloud). */
 export const CONTROLLER_MANAGER_CONTROLLERS: readonly string[] = [
   // Deleting a namespace deletes its content and then the namespace (else: Terminating forever).
   'namespace-controller',
@@ -42,10 +34,8 @@ export const CONTROLLER_MANAGER_CONTROLLERS: readonly string[] = [
 ];
 
 /**
- * Added to CONTROLLER_MANAGER_CONTROLLERS when the control plane has a local node: Services'
- * endpoints (kube-proxy and cluster DNS read EndpointSlices), and node lifecycle (the kubelet
- * registers its Node with the `node.kubernetes.io/not-ready` taint; this controller removes it
- * once the Node is Ready, else nothing is ever scheduled).
+ * Added with a local node: Services' EndpointSlices (kube-proxy and cluster DNS read them), and
+ * node lifecycle (it removes the Node's `not-ready` taint once Ready, else nothing is scheduled).
  */
 export const NODE_CONTROLLERS: readonly string[] = [
   'endpoints-controller',
@@ -78,9 +68,8 @@ export function controllerManagerArgs(options: ControllerManagerArgsOptions): st
     `--kubeconfig=${options.kubeconfigPath}`,
     `--authentication-kubeconfig=${options.kubeconfigPath}`,
     `--authorization-kubeconfig=${options.kubeconfigPath}`,
-    // Bearer tokens are still checked by TokenReview; the lookup would read a request-header CA
-    // from kube-system/extension-apiserver-authentication, which our API server (no
-    // --requestheader-client-ca-file) does not publish: an error logged with backoff forever.
+    // Tokens are still checked by TokenReview; the lookup would read a request-header CA our API
+    // server does not publish, logging an error forever.
     '--authentication-skip-lookup=true',
     `--controllers=${[...CONTROLLER_MANAGER_CONTROLLERS, ...(options.extraControllers ?? [])].join(',')}`,
     '--use-service-account-credentials=true',
@@ -110,10 +99,9 @@ interface StartControllerManagerOptions {
 }
 
 /**
- * Issues its client certificate (CN system:kube-controller-manager) and serving certificate,
- * writes its kubeconfig, starts it on a free loopback port and resolves once `/healthz` is ok.
- * Throws (with the log tail) when it exits or does not become healthy in `timeoutMs`; the
- * process is stopped then. The reaper kills it if this process dies.
+ * Issues its certificates, writes its kubeconfig, starts it on a free loopback port and resolves
+ * once `/healthz` is ok. Throws (with the log tail, the process stopped) when it exits or does
+ * not become healthy in `timeoutMs`.
  */
 export async function startControllerManager(options: StartControllerManagerOptions): Promise<ManagedProcess> {
   const [kubeconfigPath, serving] = await Promise.all([

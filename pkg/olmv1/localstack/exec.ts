@@ -13,11 +13,7 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** Written to the child's stdin, which is then closed. */
   input?: string;
-  /**
-   * Kill the command (SIGKILL) after this long; default never. Nothing of a Go build sets one,
-   * its version probes included: on a busy 2-core machine compiling kube-apiserver has taken
-   * over 15 minutes, and a build must never fail for being slow.
-   */
+  /** Kill the command (SIGKILL) after this long; default never (a Go build must never fail for being slow). */
   timeoutMs?: number;
   /** Receives stderr chunks as they arrive (progress of long builds). */
   onStderr?: (chunk: string) => void;

@@ -1,11 +1,9 @@
 /**
- * Pure helpers for the temporary Go modules that build our test binaries: reading the parts of
- * an upstream go.mod that matter (requires, replaces, godebug) and writing the go.mod/tools.go
- * of a module that builds upstream mains at a pinned version.
- *
- * Why a generated module: k8s.io/kubernetes and go.etcd.io/etcd/server/v3 point their sibling
- * modules at local directories with `replace` directives, so `go install pkg@version` refuses
- * them. A main module of our own may replace those siblings with their published versions.
+ * Pure helpers for the generated Go modules that build our test binaries: reading an upstream
+ * go.mod (requires, replaces, godebug) and writing the go.mod/tools.go of a module that builds
+ * upstream mains at a pinned version. Generated, because k8s.io/kubernetes and etcd replace
+ * their sibling modules with local directories, which `go install pkg@version` refuses; a main
+ * module of ours may pin those siblings to their published versions.
  */
 
 /** One `require` line of a go.mod. */
@@ -118,11 +116,9 @@ export function isLocalPath(target: string): boolean {
 }
 
 /**
- * The sibling modules an upstream go.mod resolves from its own source tree and that a module
- * depending on it must therefore pin: every `replace X => <local dir>` whose X the go.mod also
- * requires. Each is pinned to `version` (Kubernetes: the staging version; etcd: the release).
- * Local replaces of modules that are not required (etcd's FORBIDDEN_DEPENDENCY guards) are
- * skipped: they never enter the build graph. Result is sorted by path.
+ * The sibling modules a module depending on `upstream` must pin, each to `version`: every
+ * `replace X => <local dir>` whose X the go.mod also requires (others, such as etcd's
+ * FORBIDDEN_DEPENDENCY guards, never enter the build graph). Sorted by path.
  */
 export function localReplacementsToPin(upstream: GoModFile, version: string): PinnedModule[] {
   const required = new Set(upstream.requires.map((r) => r.path));
@@ -163,19 +159,13 @@ export function renderToolsGoMod(spec: ToolsModuleSpec): string {
   return out.join('\n');
 }
 
-/**
- * Renders tools.go: a file excluded from every build (`//go:build tools`) that imports the
- * upstream main packages, so `go mod tidy` records everything they need.
- */
+/** tools.go: imports of the upstream mains, excluded from builds, so `go mod tidy` records their needs. */
 export function renderToolsGo(mainPackages: readonly string[]): string {
   const imports = [...mainPackages].sort().map((p) => `\t_ "${p}"`);
   return ['//go:build tools', '', 'package tools', '', 'import (', ...imports, ')', ''].join('\n');
 }
 
-/**
- * Go `-ldflags` that stamp version variables: `-X pkg.var=value` for each entry, plus `-s -w`
- * (no symbol tables: smaller binaries, faster links).
- */
+/** Go `-ldflags`: `-X pkg.var=value` per stamp, plus `-s -w` (no symbol tables: faster links). */
 export function renderLdflags(stamps: Readonly<Record<string, string>>): string {
   const parts = ['-s', '-w'];
   for (const [variable, value] of Object.entries(stamps)) {
@@ -185,10 +175,7 @@ export function renderLdflags(stamps: Readonly<Record<string, string>>): string 
   return parts.join(' ');
 }
 
-/**
- * Turns `go version`/`GOVERSION` output such as `go1.26.8` into a go.mod `go` directive
- * `1.26.0` (language version of that toolchain). Throws for an unrecognised string.
- */
+/** The go.mod `go` directive of a toolchain: `go1.26.8` -> `1.26.0`; throws for anything else. */
 export function goDirectiveFor(goVersion: string): string {
   const match = /go(\d+)\.(\d+)/.exec(goVersion);
   if (match === null) throw new Error(`cannot read a Go version from "${goVersion}"`);

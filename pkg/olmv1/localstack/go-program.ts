@@ -5,7 +5,8 @@
  * of its source and the Go version, and runs in the build slot like the tool builds.
  */
 import { createHash } from 'node:crypto';
-import { access, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withGoBuildSlot, type Log } from './build.ts';
 import { goDirectiveFor } from './go-module.ts';
@@ -28,9 +29,9 @@ export async function buildGoProgram(program: GoProgram, cacheRoot: string, go: 
   const hash = createHash('sha256').update(go.version).update('\0').update(program.source).digest('hex').slice(0, 16);
   const dir = join(cacheRoot, 'go-programs', `${program.name}-${hash}`);
   const binary = join(dir, program.name);
-  if (await exists(binary)) return binary;
+  if (existsSync(binary)) return binary;
   return withGoBuildSlot(cacheRoot, program.name, log, async () => {
-    if (await exists(binary)) return binary;
+    if (existsSync(binary)) return binary;
     await mkdir(join(cacheRoot, 'go-programs'), { recursive: true });
     const stage = await mkdtemp(join(cacheRoot, 'go-programs', `.${program.name}-`));
     try {
@@ -47,13 +48,4 @@ export async function buildGoProgram(program: GoProgram, cacheRoot: string, go: 
       throw new Error(`building ${program.name}: ${errorMessage(err)}`, { cause: err });
     }
   });
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

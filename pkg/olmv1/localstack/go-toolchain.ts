@@ -2,7 +2,7 @@
  * Finding the machine's Go toolchain and running it with a controlled environment.
  */
 import { delimiter, join } from 'node:path';
-import { isExecutable, runCommand, type RunOptions, type RunResult } from './exec.ts';
+import { isExecutable, runCommand, type RunResult } from './exec.ts';
 import { compareDotted, goDirectiveFor } from './go-module.ts';
 import { MINIMUM_GO_VERSION } from './versions.ts';
 
@@ -20,12 +20,9 @@ export interface GoToolchain {
 }
 
 /**
- * Locates `go` (first on `env.PATH`, then FALLBACK_GO), checks it is at least
- * MINIMUM_GO_VERSION and returns it. The build environment is `env` plus: CGO off (static
- * binaries like upstream's releases, no C compiler needed), GOTOOLCHAIN=local (never download
- * another toolchain), GOWORK off (a go.work of the user must not capture our modules) and
- * GOFLAGS=-mod=mod (user flags such as -mod=vendor must not apply to our modules).
- * Throws an actionable Error when no suitable Go is found.
+ * Locates `go` (first on `env.PATH`, then FALLBACK_GO), at least MINIMUM_GO_VERSION, or throws
+ * saying what to install. Its environment is `env` with CGO off (static binaries), no toolchain
+ * downloads, and neither the user's go.work nor their GOFLAGS capturing our modules.
  */
 export async function findGoToolchain(env: NodeJS.ProcessEnv): Promise<GoToolchain> {
   const candidates = [
@@ -53,13 +50,8 @@ export async function findGoToolchain(env: NodeJS.ProcessEnv): Promise<GoToolcha
 }
 
 /** Runs `go args...` in `cwd` with the toolchain's environment; errors as runCommand. */
-export async function runGo(
-  go: GoToolchain,
-  args: readonly string[],
-  cwd: string,
-  options: Omit<RunOptions, 'cwd' | 'env'> = {},
-): Promise<RunResult> {
-  return runCommand(go.path, args, { ...options, cwd, env: go.env });
+export async function runGo(go: GoToolchain, args: readonly string[], cwd: string): Promise<RunResult> {
+  return runCommand(go.path, args, { cwd, env: go.env });
 }
 
 /**

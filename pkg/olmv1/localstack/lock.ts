@@ -1,9 +1,8 @@
 /**
- * A cross-process lock made of a directory, so concurrent test runs (or vitest workers) build
- * a tool once. A contender prepares a private directory holding its `owner.json` and renames
- * it to the lock path (atomic, and fails when the lock exists), so a lock is never seen without
- * its owner; the holder keeps touching it. A lock whose holder is dead, or whose heartbeat is older than `staleMs`, is
- * broken.
+ * A cross-process lock made of a directory: a contender renames a private directory holding its
+ * `owner.json` to the lock path (atomic, failing when the lock exists), so a lock is never seen
+ * without its owner; the holder keeps touching it. A lock whose holder is dead, or whose
+ * heartbeat is older than `staleMs`, is broken.
  */
 import { mkdtemp, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';

@@ -9,7 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { clusterDnsObjects, renderCorefile } from './cluster-dns.ts';
-import { containerdLayout, renderContainerdConfig, renderPlainHttpHost, renderRegistryMirror } from './containerd.ts';
+import { containerdLayout, renderContainerdConfig, renderRegistryHosts } from './containerd.ts';
 import { apiServerArgs } from './control-plane-args.ts';
 import { renderKubeProxyConfig } from './kube-proxy.ts';
 import { renderKubeletConfig } from './kubelet.ts';
@@ -87,11 +87,11 @@ describe('component configuration', () => {
     ]) {
       expect(toml).toContain(line);
     }
-    expect(renderPlainHttpHost('127.0.0.1:5000')).toBe(
+    expect(renderRegistryHosts('http://127.0.0.1:5000', '127.0.0.1:5000')).toBe(
       'server = "http://127.0.0.1:5000"\n\n[host."http://127.0.0.1:5000"]\n  capabilities = ["pull", "resolve"]\n',
     );
     // A mirror: quay.io's images from the local registry first, quay.io itself the fallback.
-    expect(renderRegistryMirror('quay.io', '10.244.2.1:5000')).toBe(
+    expect(renderRegistryHosts('https://quay.io', '10.244.2.1:5000')).toBe(
       'server = "https://quay.io"\n\n[host."http://10.244.2.1:5000"]\n  capabilities = ["pull", "resolve"]\n',
     );
   });

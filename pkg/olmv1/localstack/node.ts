@@ -1,11 +1,9 @@
 /**
- * A real node for a local control plane (decision 0101): containerd + runc from the machine's
- * packages, a bridge CNI network of its own, kubelet, kube-scheduler, kube-proxy and CoreDNS
- * built from pinned Go modules, and a pause image built here. Started by control-plane.ts
- * (`startControlPlane({ node: true })`) in two steps: the network before the API server (which
- * listens on the bridge's host address, where Pods reach it), the rest once the API server and
- * kube-controller-manager run. Everything it creates is undone by one cleanup script
- * (node-cleanup.ts), run on stop() and by the reaper if our process dies.
+ * A real node for a local control plane (decision 0101): the machine's containerd and runc, a
+ * bridge CNI network of its own, kubelet, kube-scheduler, kube-proxy and CoreDNS from pinned Go
+ * modules, and a pause image built here. startControlPlane starts it in two steps: the network
+ * before the API server (which listens on the bridge's host address, where Pods reach it), the
+ * rest after it. One cleanup script (node-cleanup.ts) undoes it all, on stop() or from the reaper.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -13,7 +11,7 @@ import { join } from 'node:path';
 import type { CertificateAuthority } from './certs.ts';
 import { renderCleanupScript, type CleanupPlan } from './node-cleanup.ts';
 import { startClusterDns } from './cluster-dns.ts';
-import { addPlainHttpRegistry, addRegistryMirror, containerdLayout, ctr, startContainerd, type ContainerdLayout } from './containerd.ts';
+import { containerdLayout, ctr, setRegistryHosts, startContainerd, type ContainerdLayout } from './containerd.ts';
 import { runCommand } from './exec.ts';
 import { isNodeReady, startKubelet } from './kubelet.ts';
 import { startKubeProxy } from './kube-proxy.ts';
@@ -46,15 +44,9 @@ export interface NodeOptions {
   readyTimeoutMs?: number;
   /** Progress lines (stderr in the entry points): says so when it waits for another node. */
   log?: (line: string) => void;
-  /**
-   * The machine-wide lock that keeps one node per machine (default `/run/olmv1-local-node.lock`;
-   * tests of the lock pass their own).
-   */
+  /** The machine-wide lock that keeps one node per machine (default `/run/olmv1-local-node.lock`). */
   machineLockPath?: string;
-  /**
-   * Called once the machine-wide lock is held, before anything of the node exists: what a test
-   * compares the machine with after stop() is read then, never while another node runs.
-   */
+  /** Called once that lock is held, before the node exists (tests snapshot the machine then). */
   onLocked?: () => Promise<void>;
 }
 
@@ -96,9 +88,8 @@ const MACHINE_LOCK = '/run/olmv1-local-node.lock';
 
 /**
  * Takes the machine-wide node lock and returns its release. One node per machine: kube-proxy's
- * and the kubelet's iptables chains have fixed names (`KUBE-SERVICES`, ...), so a second node's
- * would be the first one's, and a cleanup could not tell whose they are. A second node waits,
- * and says for whom; a holder that died is taken over (lock.ts).
+ * and the kubelet's iptables chains have fixed names, so a cleanup could not tell whose they
+ * are. A second node waits, saying for whom; a dead holder's lock is taken over (lock.ts).
  */
 async function holdMachineLock(path: string, log: (line: string) => void): Promise<() => Promise<void>> {
   let release = (): void => undefined;
@@ -120,16 +111,10 @@ async function holdMachineLock(path: string, log: (line: string) => void): Promi
   };
 }
 
-/** Runs `sh script`; returns its output (it exits 0 whatever it found). */
-async function runCleanup(script: string): Promise<void> {
-  await runCommand('/bin/sh', [script], { env: { PATH: SYSTEM_PATH } });
-}
-
 /**
  * Checks the prerequisites (throws listing all that is missing), then creates the node's
- * bridge, firewall chains and sysctls under `<dir>/node`. The cleanup script is written and
- * handed to the reaper and to `addCleanup` before anything is created, so a failure anywhere
- * after this point is undone by the control plane's stop().
+ * bridge, firewall chains and sysctls under `<dir>/node`, its cleanup script handed to the
+ * reaper and to `addCleanup` first, so the control plane's stop() undoes any later failure.
  */
 export async function prepareNode(options: {
   dir: string;
@@ -166,7 +151,7 @@ export async function prepareNode(options: {
   await writeFile(cleanupScript, renderCleanupScript(plan), { mode: 0o700 });
   options.reaper.track('script', cleanupScript);
   options.addCleanup(async () => {
-    await runCleanup(cleanupScript);
+    await runCommand('/bin/sh', [cleanupScript], { env: { PATH: SYSTEM_PATH } });
     options.reaper.untrack('script', cleanupScript);
   });
   const sysctls = await setUpNetwork(network);
@@ -186,15 +171,14 @@ interface StartNodeOptions {
   serviceCidr: string;
   clusterDnsIp: string;
   reaper: Reaper;
-  /** Tracks a started process (stopped by the control plane's stop, last started first). */
+  /** Tracks a started process (the control plane's stop stops it). */
   track: (proc: ManagedProcess) => void;
   timeoutMs: number;
 }
 
 /**
- * Starts containerd (and imports the pause image), kube-scheduler, CoreDNS, the kubelet and
- * kube-proxy, and resolves once the Node is Ready. Throws with the kubelet's last log lines when
- * it is not Ready within `readyTimeoutMs`, or with the failing component's log tail.
+ * Starts containerd (importing the pause image), kube-scheduler, CoreDNS, the kubelet and
+ * kube-proxy, and resolves once the Node is Ready; throws with the failing component's log tail.
  */
 export async function startNode(o: StartNodeOptions): Promise<NodeInfo> {
   const { prepared, binaries } = o;
@@ -213,7 +197,7 @@ export async function startNode(o: StartNodeOptions): Promise<NodeInfo> {
   const { archive } = ociArchiveOfBinary({ name: sandboxImage, file: 'pause', binary: pauseBinary });
   await mkdir(layout.cniConfDir, { recursive: true });
   await writeFile(join(layout.cniConfDir, '10-olmv1.conflist'), renderCniConflist(network, o.serviceCidr, join(dir, 'cni-ipam')));
-  for (const host of o.options.plainHttpRegistries ?? []) await addPlainHttpRegistry(layout, host);
+  for (const host of o.options.plainHttpRegistries ?? []) await setRegistryHosts(layout, host, `http://${host}`, host);
 
   const containerd = await startContainerd({ layout, sandboxImage, logPath: logs.containerd, reaper: o.reaper, timeoutMs: o.timeoutMs });
   o.track(containerd);
@@ -286,19 +270,17 @@ export async function startNode(o: StartNodeOptions): Promise<NodeInfo> {
 
 /**
  * Lets a running node pull from `host` (host:port) over plain HTTP, e.g. a registry started
- * after the node on its bridge address (`hostIp`), which only then is known. containerd reads
- * its registry hosts directory at every pull, so no restart is needed.
+ * after the node on its bridge address (containerd reads its hosts directory at every pull).
  */
 export async function allowPlainHttpRegistry(node: NodeInfo, host: string): Promise<void> {
-  await addPlainHttpRegistry(containerdLayout(join(node.dir, 'containerd')), host);
+  await setRegistryHosts(containerdLayout(join(node.dir, 'containerd')), host, `http://${host}`, host);
 }
 
 /**
- * Makes a running node pull images named under `upstream` (e.g. `quay.io`) from the registry
- * at `mirror` (host:port, plain HTTP), as a containerd registry mirror: for an image a bundle
- * names at a public registry this machine cannot reach, pushed to a local registry under the
- * same repository and tag. Read at every pull, like allowPlainHttpRegistry's.
+ * Makes a running node pull images named under `upstream` (e.g. `quay.io`) from the registry at
+ * `mirror` (host:port, plain HTTP): images a bundle names at a registry this machine cannot
+ * reach, pushed to a local one under the same repository and tag.
  */
 export async function mirrorRegistry(node: NodeInfo, upstream: string, mirror: string): Promise<void> {
-  await addRegistryMirror(containerdLayout(join(node.dir, 'containerd')), upstream, mirror);
+  await setRegistryHosts(containerdLayout(join(node.dir, 'containerd')), upstream, `https://${upstream}`, mirror);
 }

@@ -1,12 +1,8 @@
 /**
- * A watchdog process that cleans up after us if we die without stopping our servers.
- *
- * Servers run in their own process groups (so a Ctrl-C aimed at vitest does not kill them
- * before teardown). The price is that nothing kills them if the parent is SIGKILLed or
- * crashes. The reaper covers that case: a detached Node process that reads "track/untrack"
- * lines on a pipe from us; when the pipe closes (we exited, however that happened) it
- * terminates every process group, runs every cleanup script still tracked (a local node's
- * containers, mounts, bridge and iptables rules: node-cleanup.ts), deletes every directory
+ * A watchdog that cleans up after us if we die without stopping our servers (they run in process
+ * groups of their own, so a Ctrl-C aimed at vitest does not kill them before teardown): a
+ * detached Node process reading "track/untrack" lines from us; when the pipe closes it kills
+ * every process group, runs every cleanup script (node-cleanup.ts) and deletes every directory
  * still tracked, then exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -53,22 +53,14 @@ export interface ToolRecipe {
   /** `-X` ldflags stamps. */
   stamps: Record<string, string>;
   probes: VersionProbe[];
-  /**
-   * CPU time of a build with an empty Go build cache and the modules downloaded (user + system
-   * seconds, which unlike wall time do not depend on how busy the machine is); see
-   * {@link coldBuildEstimate}.
-   */
+  /** User + system seconds of a build with an empty Go build cache (see coldBuildEstimate). */
   coldBuildCpuSeconds: number;
 }
 
 /**
- * How long cold builds of `recipes`, one after another, take on `cores` idle cores, as the
- * progress messages say it: `about 7 minutes on 2 idle cores`. Go compiles packages in
- * parallel, so the CPU time divides by the cores; a busy machine gives less and takes longer.
- *
- * The CPU times are evidence, not guesses: the registry's cold build (the Go standard library
- * included) was measured, and the others are scaled from it by the Go source they compile
- * (`go list -deps`), plus the link of large binaries (decision 0010; the measurements are in
+ * How long cold builds of `recipes`, one after another, take on `cores` idle cores: `about 7
+ * minutes on 2 idle cores` (Go compiles in parallel; a busy machine takes longer). The CPU times
+ * are measured or scaled from a measured build by the Go source compiled (decision 0010,
  * bench/results/envtest-builds.md).
  */
 export function coldBuildEstimate(recipes: readonly ToolRecipe[], cores: number): string {
@@ -77,7 +69,11 @@ export function coldBuildEstimate(recipes: readonly ToolRecipe[], cores: number)
   return `about ${minutes} minute${minutes === 1 ? '' : 's'} on ${cores} idle core${cores === 1 ? '' : 's'}`;
 }
 
-function kubernetesStamps(version: string): Record<string, string> {
+/**
+ * Binaries of k8s.io/kubernetes at `version` (a Kubernetes release; its staging modules are
+ * pinned to the same minor and patch), each built from `cmd/<binary>` and stamped as a release.
+ */
+function kubernetesRecipe(name: ToolRecipe['name'], version: string, binaries: string[], coldBuildCpuSeconds: number): ToolRecipe {
   const match = /^v(\d+)\.(\d+)\./.exec(version);
   const stamps: Record<string, string> = {};
   for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
@@ -86,14 +82,6 @@ function kubernetesStamps(version: string): Record<string, string> {
     stamps[`${pkg}.gitMinor`] = match?.[2] ?? '';
     stamps[`${pkg}.gitTreeState`] = 'clean';
   }
-  return stamps;
-}
-
-/**
- * Binaries of k8s.io/kubernetes at `version` (a Kubernetes release; its staging modules are
- * pinned to the same minor and patch), each built from `cmd/<binary>` and stamped as a release.
- */
-function kubernetesRecipe(name: ToolRecipe['name'], version: string, binaries: string[], coldBuildCpuSeconds: number): ToolRecipe {
   return {
     name,
     version,
@@ -101,7 +89,7 @@ function kubernetesRecipe(name: ToolRecipe['name'], version: string, binaries: s
     siblingVersion: stagingVersionOf(version),
     binaries: binaries.map((binary) => ({ name: binary, pkg: `k8s.io/kubernetes/cmd/${binary}` })),
     sources: {},
-    stamps: kubernetesStamps(version),
+    stamps,
     probes: binaries.map((binary) =>
       binary === 'kubectl'
         ? { binary, args: ['version', '--client'], expect: `Client Version: ${version}` }
@@ -114,21 +102,12 @@ function kubernetesRecipe(name: ToolRecipe['name'], version: string, binaries: s
 /** kube-apiserver + kubectl at KUBERNETES_VERSION. */
 export const KUBERNETES_RECIPE: ToolRecipe = kubernetesRecipe('kubernetes', KUBERNETES_VERSION, ['kube-apiserver', 'kubectl'], 780);
 
-/**
- * kube-apiserver + kubectl at OLDEST_KUBERNETES_VERSION (decision 0103), in a cache entry of
- * its own. Built after the others, but its Kubernetes packages are other versions than
- * KUBERNETES_RECIPE's: the CPU time is that build, measured and rounded up
- * (bench/results/envtest-builds.md).
- */
+/** kube-apiserver + kubectl at OLDEST_KUBERNETES_VERSION (decision 0103), CPU time measured. */
 export const OLDEST_KUBERNETES_RECIPE: ToolRecipe = kubernetesRecipe('kubernetes', OLDEST_KUBERNETES_VERSION, ['kube-apiserver', 'kubectl'], 450);
 
 /**
- * kube-controller-manager at KUBERNETES_VERSION (namespace deletion, garbage collection,
- * Deployments -> ReplicaSets, ...), in a cache entry of its own so adding it did not invalidate
- * kube-apiserver builds already cached. Built after KUBERNETES_RECIPE (resolveBinaries' order),
- * it compiles only the controllers on top of Go's build cache: the CPU time is a measured build
- * in that order, rounded up (bench/results/envtest-builds.md); alone with an empty Go build
- * cache (KUBEBUILDER_ASSETS without it) it takes several times longer.
+ * kube-controller-manager at KUBERNETES_VERSION. Its CPU time is a build after KUBERNETES_RECIPE
+ * (resolveBinaries' order), on Go's warm build cache; alone it takes several times longer.
  */
 export const KUBE_CONTROLLER_MANAGER_RECIPE: ToolRecipe = kubernetesRecipe(
   'kube-controller-manager',
@@ -137,11 +116,7 @@ export const KUBE_CONTROLLER_MANAGER_RECIPE: ToolRecipe = kubernetesRecipe(
   90,
 );
 
-/**
- * kubelet, kube-scheduler and kube-proxy at KUBERNETES_VERSION, for the local node (node.ts),
- * in a cache entry of their own. Built after KUBE_CONTROLLER_MANAGER_RECIPE, on Go's warm build
- * cache; the CPU time is a measured build in that order, rounded up (decision 0101).
- */
+/** The local node's kubelet, kube-scheduler and kube-proxy at KUBERNETES_VERSION (decision 0101). */
 export const KUBE_NODE_RECIPE: ToolRecipe = kubernetesRecipe('kube-node', KUBERNETES_VERSION, ['kubelet', 'kube-scheduler', 'kube-proxy'], 300);
 
 const COREDNS_MAIN = `// Command coredns runs CoreDNS with the plugins the local node's cluster DNS uses; the other
@@ -263,11 +238,7 @@ export const REGISTRY_RECIPE: ToolRecipe = {
   coldBuildCpuSeconds: 245,
 };
 
-/**
- * The `helm` CLI at HELM_VERSION (tests read our release records with it: stock Helm's
- * `secret` storage driver). Its version string is stamped as Helm's Makefile does; without
- * the stamp it would say only `v3.21`.
- */
+/** The tests' `helm` CLI at HELM_VERSION, stamped as Helm's Makefile does (else it says `v3.21`). */
 export const HELM_RECIPE: ToolRecipe = {
   name: 'helm',
   version: HELM_VERSION,
@@ -277,8 +248,6 @@ export const HELM_RECIPE: ToolRecipe = {
   sources: {},
   stamps: { 'helm.sh/helm/v3/internal/version.version': HELM_VERSION },
   probes: [{ binary: 'helm', args: ['version', '--short'], expect: HELM_VERSION }],
-  // Scaled from the registry by the Go files compiled (`go list -deps` GoFiles; the sizes and a
-  // build with the standard library already cached are in bench/results/envtest-builds.md).
   coldBuildCpuSeconds: 380,
 };
 

@@ -1,8 +1,7 @@
 /**
- * The temp directory and server processes of one started piece of the test environment
- * (a control plane, a registry), cleaned up however the test process ends: `stop()` stops the
- * processes (last started first) and removes the directory; if Node exits without it, an
- * exit hook kills the process groups, and the reaper covers a test process that is killed.
+ * The temp directory and server processes of a control plane or registry, cleaned up however
+ * the test process ends: by `stop()`, by an exit hook if Node exits without it, by the reaper if
+ * the process is killed.
  */
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
