@@ -7,7 +7,7 @@ import { accessSync, constants } from 'node:fs';
 import { isErrno } from '../../shared/errors/index.ts';
 
 /** Options of runCommand. */
-export interface RunOptions {
+interface RunOptions {
   cwd?: string;
   /** Full environment of the child; the parent's environment when omitted. */
   env?: NodeJS.ProcessEnv;
