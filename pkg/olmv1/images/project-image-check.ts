@@ -1,15 +1,18 @@
 /**
  * Checks of a built project image that only running it can make: its config names a numeric
- * non-root user and starts no shell, and in its root filesystem, mounted read-only, each entry
- * point prints its usage as that user under NODE_ENV=production (so the module graph loads
- * from production dependencies alone), the root cannot be written, the cache directories
- * belong to the user, /etc/passwd gives the user the image's group, and no devDependency was
- * installed.
+ * non-root user and starts no shell, and in its root filesystem, mounted read-only and run with
+ * chroot(8) as that user (what a kubelet with `readOnlyRootFilesystem` and `runAsUser` gives;
+ * needs root), each entry point prints its usage under NODE_ENV=production (production
+ * dependencies alone), the root cannot be written, the cache directories belong to the user,
+ * /etc/passwd gives the user the image's group, and no devDependency was installed.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rmdir, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCommand } from '../localstack/index.ts';
+import type { Buildah } from './buildah.ts';
 import type { ProjectImage } from './project-image.ts';
-import { withReadOnlyRoot } from './read-only-root.ts';
 
 /** The image's entry points (config/manager/*.yaml run the first two). */
 const PROJECT_ENTRY_POINTS = ['dist/cmd/catalogd/main.js', 'dist/cmd/operator-controller/main.js', 'dist/cmd/olmv1/main.js'] as const;
@@ -72,4 +75,37 @@ export async function checkProjectImage(image: ProjectImage): Promise<ProjectIma
     if (devDependency) problems.push('devDependency typescript is in the image');
   });
   return { user, usage, writeError, problems };
+}
+
+/** Runs `argv` inside `root` as `uid:gid` with exactly `env`; errors as runCommand. */
+type RunInRoot = (argv: readonly string[], options: { user: string; env: NodeJS.ProcessEnv }) => ReturnType<typeof runCommand>;
+
+/**
+ * Mounts `image` (a container of it, in buildah's storage) read-only on a temp directory,
+ * bind-mounts /proc and /dev into it, calls `fn` with the directory and a runner, and undoes it
+ * all afterwards, whether `fn` resolves or throws.
+ */
+async function withReadOnlyRoot<T>(buildah: Buildah, image: string, fn: (root: string, run: RunInRoot) => Promise<T>): Promise<T> {
+  const ctr = (await buildah.run(['from', '--pull-never', image])).trim();
+  const mounted: string[] = [];
+  const dir = await mkdtemp(join(tmpdir(), 'olmv1-image-root-'));
+  try {
+    const source = (await buildah.run(['mount', ctr])).trim();
+    // util-linux applies `ro` to a bind mount with a second, remounting step.
+    await runCommand('mount', ['--bind', '-o', 'ro', source, dir]);
+    mounted.push(dir);
+    for (const special of ['proc', 'dev']) {
+      await runCommand('mount', ['--bind', `/${special}`, join(dir, special)]);
+      mounted.push(join(dir, special));
+    }
+    // By path: the child's environment is the one given, whose PATH is the image's.
+    const chroot = ['/usr/sbin/chroot', '/usr/bin/chroot', '/sbin/chroot'].find((p) => existsSync(p)) ?? 'chroot';
+    const run: RunInRoot = (argv, options) => runCommand(chroot, [`--userspec=${options.user}`, dir, ...argv], { env: options.env });
+    return await fn(dir, run);
+  } finally {
+    for (const m of mounted.reverse()) await runCommand('umount', [m]).catch(() => runCommand('umount', ['-l', m]));
+    // Never recursive: were an unmount to fail, a recursive removal would reach through it.
+    await rmdir(dir).catch(() => {});
+    await buildah.run(['rm', ctr]).catch(() => {});
+  }
 }

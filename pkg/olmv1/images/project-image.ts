@@ -1,19 +1,10 @@
 /**
- * The project's image (the repository's Dockerfile: catalogd, operator-controller and the
- * olmv1 CLI), built without a Docker daemon by buildah over a private vfs storage with chroot
- * isolation, pushed to a registry by digest, and run read-only for checks.
- *
- * Why buildah and not a builder of our own: the Dockerfile runs `npm ci` and tsc in its
- * stages, so building it means running commands in a root filesystem; buildah does that
- * (and layer caching, and the OCI config) from the Dockerfile as shipped, and a builder of
- * our own would re-implement it. The example operator's image needs no command run and is
- * written by static-images.ts instead.
- *
- * Caching: an image is tagged by the content it is built from, a key over the git object
- * hashes of the Dockerfile, .dockerignore and every path its COPY lines take from the build
- * context (at a revision, HEAD by default) and the stand-in base's key; a tag present in the
- * storage is reused without building. Builds use buildah's layer cache, so a change under
- * cmd/ or pkg/ does not repeat the stages' `npm ci`.
+ * The project's image (the repository's Dockerfile), built without a Docker daemon by buildah
+ * over a private vfs storage with chroot isolation (the Dockerfile runs `npm ci` and tsc, which
+ * needs a root filesystem to run commands in), pushed to a registry by digest. An image is
+ * tagged by a key over the git objects it is built from (Dockerfile, .dockerignore, its COPY
+ * sources, at a revision) and the stand-in base's key, and reused while the tag exists; buildah's
+ * layer cache keeps a change under cmd/ or pkg/ from repeating `npm ci`.
  */
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
@@ -25,7 +16,7 @@ import { createGunzip } from 'node:zlib';
 import { createImageClient } from '../../shared/image/index.ts';
 import { defaultCacheRoot, isExecutable, runCommand, withLock } from '../localstack/index.ts';
 import { createBuildah, type Buildah, type ImageRunSettings } from './buildah.ts';
-import { machineDebianSource, type DebianSource } from './debian.ts';
+import { machineDebianSource } from './debian.ts';
 import { ensureStandInBase, type StandIn } from './stand-in-base.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 
@@ -51,12 +42,6 @@ export interface ProjectImageOptions {
   log: (line: string) => void;
   /** A CA bundle for the stand-in (see StandInInputs.extraCaFile). */
   extraCaFile?: string | undefined;
-  /** Default: the machine's release and apt's mirror. */
-  debian?: DebianSource;
-  /** Default: `node_modules/node/bin/node` of repoRoot. */
-  nodeBinary?: string;
-  /** Default: the npm found on env.PATH. */
-  npmDir?: string;
 }
 
 /** A built (or reused) project image. */
@@ -104,9 +89,8 @@ async function treeKey(repoRoot: string, revision: string, salt: string, env: No
 }
 
 /**
- * Builds the Dockerfile of `repoRoot` at `revision` (default HEAD) in the private storage,
- * first making the stand-in base when it is missing, and returns its tag; a tag already built
- * from the same content is returned at once. Throws with buildah's output on a failed build.
+ * Builds the Dockerfile of `repoRoot` at `revision` (default HEAD), first making the stand-in
+ * base when it is missing, or finds it built; throws with buildah's output on a failed build.
  */
 export async function buildProjectImage(options: ProjectImageOptions): Promise<ProjectImage> {
   await mkdir(options.cacheDir, { recursive: true });
@@ -123,9 +107,9 @@ async function buildUnlocked(options: ProjectImageOptions): Promise<ProjectImage
   const standIn = await ensureStandInBase(
     buildah,
     {
-      nodeBinary: options.nodeBinary ?? join(options.repoRoot, 'node_modules/node/bin/node'),
-      npmDir: options.npmDir ?? findNpmDir(options.env),
-      debian: options.debian ?? (await machineDebianSource()),
+      nodeBinary: join(options.repoRoot, 'node_modules/node/bin/node'),
+      npmDir: findNpmDir(options.env),
+      debian: await machineDebianSource(),
       extraCaFile: options.extraCaFile,
     },
     options.env,
@@ -176,19 +160,13 @@ async function buildUnlocked(options: ProjectImageOptions): Promise<ProjectImage
   return { tag, treeKey: key, cached: false, standIn, seconds: seconds(), buildah };
 }
 
-/**
- * Project images younger than this survive another tree's build: a test or `olmv1 up` that
- * built one may still be waiting for the node to push it.
- */
+/** Project images younger than this survive another tree's build (one may still wait to be pushed). */
 const KEEP_RECENT_MS = 30 * 60 * 1000;
 
 /**
- * Keeps the storage from growing by a full copy of every step per build (vfs has no
- * copy-on-write: a build adds about 2 GB): removes the other project image tags older than
- * KEEP_RECENT_MS, then, again
- * and again, the untagged images without children created before `since` (the earlier builds'
- * steps). What the new image descends from (the stand-in, the cached `npm ci` steps) has
- * children and stays, as do the new build's own steps.
+ * Keeps the storage from growing by a copy of every step per build (vfs: about 2 GB a build):
+ * removes the other project image tags older than KEEP_RECENT_MS, then, round after round, the
+ * childless untagged images older than `since` (what the new image descends from has children).
  */
 async function pruneOlderBuilds(buildah: Buildah, keep: string, since: number): Promise<void> {
   const list = async (args: string[]): Promise<Array<{ id: string; names: string[] | null; created: number }>> =>
@@ -214,10 +192,7 @@ function findNpmDir(env: NodeJS.ProcessEnv): string {
   throw new Error('the stand-in base image needs npm: no "npm" on PATH');
 }
 
-/**
- * Pushes `image.tag` to `<registry>/olmv1/olmv1:tree-<key>` (plain HTTP when the registry is
- * in `insecureRegistries`) and returns the digest reference `<registry>/olmv1/olmv1@sha256:...`.
- */
+/** Pushes `image.tag` to `<registry>/olmv1/olmv1:tree-<key>` and returns its digest reference. */
 export async function pushProjectImage(image: ProjectImage, registry: string, insecureRegistries: readonly string[]): Promise<string> {
   const work = await mkdtemp(join(tmpdir(), 'olmv1-push-'));
   try {
@@ -250,10 +225,7 @@ interface ImageSizes {
   config: ImageRunSettings;
 }
 
-/**
- * Pulls `ref` with the project's image client (digests verified) and measures it; gzip
- * layers are decompressed as they stream.
- */
+/** Pulls `ref` with the project's image client (digests verified) and measures it. */
 export async function measurePushedImage(ref: string, insecureRegistries: readonly string[]): Promise<ImageSizes> {
   const client = createImageClient({ insecureRegistries });
   try {

@@ -1,13 +1,9 @@
 /**
- * A local stand-in for the Dockerfile's base `node:24-slim`, for machines that reach no
- * registry serving it: a Debian minbase root (debootstrap of the machine's release from the
- * mirror its apt uses) with the project's Node binary in /usr/local/bin and npm in
- * /usr/local/lib/node_modules/npm, as the official image lays them out, stored as
- * `docker.io/library/node:24-slim` in the private storage so the Dockerfile builds unchanged.
- *
- * It is not the official image: the official one's Debian release, package set and `node`
- * user are not reproduced. It is built once per key (Node, npm, Debian release, extra CA)
- * and kept; the key is a label on the image.
+ * A stand-in for the Dockerfile's base `node:24-slim` on machines that reach no registry serving
+ * it: a Debian minbase (debootstrap of the machine's release from apt's mirror) with the
+ * project's Node and npm where the official image has them, stored under the official name so
+ * the Dockerfile builds unchanged (not its release, packages or `node` user). Built once per key
+ * (Node, npm, Debian release, extra CA), a label on the image.
  */
 import { createHash } from 'node:crypto';
 import { cp, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -32,10 +28,8 @@ interface StandInInputs {
   npmDir: string;
   debian: DebianSource;
   /**
-   * A CA bundle added to the stand-in as npm's `cafile` (npm's global configuration,
-   * /usr/local/etc/npmrc): when the machine reaches the npm registry through a TLS-inspecting
-   * proxy, the build's `npm ci` needs it. Not in the image's environment, so the programs the
-   * image runs trust no more than they would on the official base.
+   * A CA bundle for npm's global `cafile` (a TLS-inspecting proxy's, for the build's `npm ci`);
+   * not in the image's environment, so its programs trust no more than on the official base.
    */
   extraCaFile?: string | undefined;
 }
@@ -63,9 +57,8 @@ async function standInKey(inputs: StandInInputs, env: NodeJS.ProcessEnv): Promis
 }
 
 /**
- * Returns the stand-in for `inputs`, building it first (about two minutes: debootstrap
- * downloads and unpacks the minbase packages) when the storage holds none with its key.
- * Throws with the failing command's output; a half-built container is removed.
+ * Returns the stand-in for `inputs`, building it first (about two minutes) when the storage
+ * holds none with its key. Throws with the failing command's output, the container removed.
  */
 export async function ensureStandInBase(
   buildah: Buildah,

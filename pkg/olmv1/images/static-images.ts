@@ -28,11 +28,7 @@ async function goToBuild(what: string, env: NodeJS.ProcessEnv): Promise<GoToolch
   });
 }
 
-/**
- * Builds the operator for `version` (a semver without `v`) into `outDir` and returns the
- * binary's path. Static (the toolchain's environment turns CGO off), `-trimpath`, stripped.
- * Throws with the compiler's output when the build fails.
- */
+/** Builds the operator for `version` (semver without `v`) into `outDir`; returns the binary's path. */
 export async function buildExampleOperatorBinary(go: GoToolchain, sourceDir: string, version: string, outDir: string): Promise<string> {
   if (!/^[0-9A-Za-z.+-]+$/.test(version)) throw new Error(`invalid example operator version ${JSON.stringify(version)}`);
   const out = join(outDir, `example-operator-${version}`);
@@ -61,11 +57,9 @@ const EXAMPLE_OPERATOR: ExampleProgram = {
 };
 
 /**
- * The image of a static program (by default the example operator) over `binary`: one gzip layer
- * holding `/etc/passwd`, `/etc/group` (root and the program's user, no shell) and the binary at
- * `program.entrypoint` (mode 0755, owned by root, so the non-root user cannot change it); the
- * config runs it as that user with no shell and exposes the probe port, if any. Deterministic:
- * mtimes are 0.
+ * The image of a static program (by default the example operator) over `binary`: its user in
+ * `/etc/passwd` and `/etc/group` (no shell), the binary at `program.entrypoint` (mode 0755, owned
+ * by root), run as that user, the probe port exposed if any. Deterministic: mtimes are 0.
  */
 export function exampleOperatorImage(binary: Buffer, version: string | undefined, program: ExampleProgram = EXAMPLE_OPERATOR): BuiltImage {
   const { uid = EXAMPLE_OPERATOR_UID, user = program.name } = program;
@@ -126,9 +120,8 @@ interface PushExampleOperatorOptions {
 }
 
 /**
- * Builds the operator once per version and pushes each image under its version tag; returns
- * them in `versions`' order. Throws when Go is missing or too old, a build fails or a push is
- * refused.
+ * Builds the operator once per version and pushes each image under its version tag, in
+ * `versions`' order. Throws when Go is missing or too old, a build fails or a push is refused.
  */
 export async function pushExampleOperatorImages(options: PushExampleOperatorOptions): Promise<PushedOperatorImage[]> {
   const go = await goToBuild('the example operator (examples/example-operator/operator)', options.env);
@@ -188,9 +181,8 @@ interface PushServiceCaStandInOptions {
 }
 
 /**
- * Builds the stand-in (static, `-trimpath`, stripped) and pushes its image as
- * `<registry>/olmv1/service-ca-stand-in:latest`; returns the digest reference. Throws when Go
- * is missing or too old, the build fails or the push is refused.
+ * Builds the stand-in and pushes its image as `<registry>/olmv1/service-ca-stand-in:latest`;
+ * returns the digest reference. Throws as pushExampleOperatorImages does.
  */
 export async function pushServiceCaStandInImage(options: PushServiceCaStandInOptions): Promise<string> {
   const go = await goToBuild('the service-CA stand-in (examples/service-ca-stand-in)', options.env);
@@ -216,9 +208,8 @@ type CertManagerComponent = (typeof COMPONENTS)[number];
 export type CertManagerImages = Record<CertManagerComponent, string>;
 
 /**
- * Builds the three images from `binaries` and pushes them to `registry` (`host[:port]`) under
- * `cert-manager/<component>:<version>`; returns their digest references. Throws when a binary
- * cannot be read or a push is refused.
+ * Pushes the three images of `binaries` to `registry` as `cert-manager/<component>:<version>`;
+ * returns their digest references. Throws when a binary cannot be read or a push is refused.
  */
 export async function pushCertManagerImages(
   binaries: CertManagerBinaries,

@@ -1,10 +1,8 @@
 /**
  * The product as it ships, on a control plane with a real node (decision 0101): the project's
- * image built from the committed tree (pkg/olmv1/images, cached by tree) and pushed by digest
- * to a registry listening on the node's bridge address (where containerd and Pods reach it;
- * containerd pulls from it over plain HTTP), serving certificates from a CA made here in the
- * Secrets config/ mounts, and `kubectl apply --server-side -k` of an overlay over a copy of
- * config/ (overlay.ts), then both Deployments Available (wait-available.ts).
+ * image pushed by digest to a registry on the node's bridge address (plain HTTP), serving
+ * certificates in the Secrets config/ mounts, an overlay over a copy of config/ (overlay.ts)
+ * applied server-side, then both Deployments Available (wait-available.ts).
  */
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,16 +17,15 @@ import {
   type Registry,
   type RegistryBinaries,
 } from '../localstack/index.ts';
-import { deployCertManager, type CertManagerDeployment } from './cert-manager.ts';
+import { deployCertManager, type CertManagerDeployment } from './addons.ts';
 import { DEPLOYMENTS, issueServingCertificates, SYSTEM_NAMESPACE, writeOverlay } from './overlay.ts';
 import { waitForDeployments, type Kubectl } from './wait-available.ts';
 
 const NO_NODE = (what: string): string => `${what} needs a control plane started with a node (startControlPlane({ node: ... }))`;
 
 /**
- * Starts a registry on the node's bridge address of `controlPlane` (under `tmpRoot`), where the
- * host, containerd and Pods all reach it, and tells the node's containerd to pull from it over
- * plain HTTP. The caller stops it.
+ * Starts a registry on `controlPlane`'s node bridge address (under `tmpRoot`), where the host,
+ * containerd and Pods reach it, pulled from over plain HTTP. The caller stops it.
  */
 export async function startNodeRegistry(controlPlane: ControlPlane, binaries: RegistryBinaries, tmpRoot: string): Promise<Registry> {
   const node = controlPlane.node;
@@ -58,17 +55,11 @@ interface InClusterOptions {
   log: (line: string) => void;
   /** A CA bundle for the image build's stand-in base (ProjectImageOptions.extraCaFile). */
   extraCaFile?: string | undefined;
-  /**
-   * The project image already built (buildProjectImage), e.g. before the node started, so the
-   * build does not hold the machine's node lock; default: built here.
-   */
+  /** The project image already built (e.g. before the node took the machine's lock); default: built here. */
   image?: ProjectImage;
   /** How long both Deployments may take to be Available (default 180 s). */
   availableTimeoutMs?: number;
-  /**
-   * cert-manager's binaries: deploy cert-manager first (cert-manager.ts) and let it issue both
-   * serving certificates through the config/cert-manager component, instead of a CA made here.
-   */
+  /** Deploy cert-manager first and let it issue both serving certificates (config/cert-manager). */
   certManager?: CertManagerBinaries;
 }
 
@@ -94,9 +85,8 @@ export interface InCluster {
 
 /**
  * Deploys config/ with the project's image onto `controlPlane`'s node and resolves once both
- * Deployments are Available. Throws when the control plane has no node, the image does not
- * build or push, kubectl refuses the manifests, or a Pod cannot start (the error carries its
- * events and last log lines); what it started is stopped first.
+ * Deployments are Available. Throws, having stopped what it started, when there is no node, the
+ * image does not build or push, kubectl refuses the manifests, or a Pod cannot start.
  */
 export async function deployInCluster(options: InClusterOptions): Promise<InCluster> {
   if (options.controlPlane.node === undefined) throw new Error(NO_NODE('deployInCluster'));

@@ -4,10 +4,8 @@
  * changes only the image (and names the plain-HTTP registry), serving certificates in the
  * Secrets config/ expects, and both Deployments Available, or the reason a Pod cannot start.
  */
-export { deployCertManager, SELF_SIGNED_CLUSTER_ISSUER } from './cert-manager.ts';
-export { CERT_MANAGER_NAMESPACE } from './addon-manifests.ts';
+export { deployCertManager, deployServiceCaStandIn, SELF_SIGNED_CLUSTER_ISSUER } from './addons.ts';
 export { deployInCluster, startNodeRegistry, type InCluster } from './deploy.ts';
 export { DEPLOYMENTS, SYSTEM_NAMESPACE } from './overlay.ts';
-export { deployServiceCaStandIn } from './service-ca.ts';
-export { SERVICE_CA_NAMESPACE, SERVICE_CA_SECRET, serviceCaManifests } from './addon-manifests.ts';
+export { CERT_MANAGER_NAMESPACE, SERVICE_CA_NAMESPACE, SERVICE_CA_SECRET, serviceCaManifests } from './addon-manifests.ts';
 export { waitForDeployments, type Kubectl } from './wait-available.ts';

@@ -1,11 +1,8 @@
 /**
- * The kustomize overlay and the serving certificates an administrator without cert-manager
- * gives `config/` (README "Deploying on a cluster", docs/operations.md "Serving certificates
- * and TLS"). The overlay takes `config/` unchanged but for three things: the image (an `images:`
- * entry for `olmv1`, by digest), the CA the API server verifies catalogd's name-label webhook
- * with (`caBundle`, which cert-manager or the OpenShift service CA would inject), and, when the
- * registry is reached over plain HTTP, one `--insecure-registry` argument per component, as
- * catalogd pulls catalog images and operator-controller bundle images from it themselves.
+ * The kustomize overlay and serving certificates an administrator without cert-manager gives
+ * `config/` (docs/operations.md "Serving certificates and TLS"): `config/` unchanged but for the
+ * image (by digest), the caBundle of catalogd's webhook, and `--insecure-registry` for a
+ * plain-HTTP registry both components pull from.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,10 +21,7 @@ interface OverlayInput {
   imageRef: string;
   /** Registries (host:port) both components reach over plain HTTP. */
   insecureRegistries: readonly string[];
-  /**
-   * PEM of the CA that issued catalogd's serving certificate: the webhook's caBundle; absent
-   * with config/cert-manager, whose CA cainjector injects.
-   */
+  /** The webhook's caBundle (catalogd's CA); absent with config/cert-manager (cainjector's). */
   caPem?: string | undefined;
   /** Kustomize components added (relative to the overlay), e.g. `../config/cert-manager`. */
   components?: readonly string[];
@@ -83,10 +77,8 @@ interface ServingCertificates {
 }
 
 /**
- * Makes a CA in `dir` and issues catalogd's (catalogd-service) and operator-controller's
- * (operator-controller-metrics-service) serving certificates from it: ECDSA P-256, each
- * Secret of type kubernetes.io/tls with the CA as `ca.crt` (operator-controller verifies
- * catalogd with it).
+ * Makes a CA in `dir` and issues catalogd's and operator-controller's serving certificates, each
+ * in a kubernetes.io/tls Secret with the CA as `ca.crt` (operator-controller verifies catalogd).
  */
 export async function issueServingCertificates(dir: string): Promise<ServingCertificates> {
   await mkdir(dir, { recursive: true });
@@ -111,9 +103,8 @@ export async function issueServingCertificates(dir: string): Promise<ServingCert
 }
 
 /**
- * Writes the overlay into `<root>/overlay` over a copy of config/ at `<root>/config`; `caPem`
- * is the CA of issueServingCertificates, or undefined to add the config/cert-manager component
- * instead (cert-manager issues both certificates and injects the CA).
+ * Writes the overlay into `<root>/overlay` over `<root>/config`; `caPem` is the CA of
+ * issueServingCertificates, or undefined for the config/cert-manager component instead.
  */
 export async function writeOverlay(
   root: string,
