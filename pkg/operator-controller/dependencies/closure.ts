@@ -4,7 +4,7 @@
  * provider's requirements: what must already be on the cluster. Bounded; a cycle followed once.
  */
 import type { Bundle } from '../../shared/fbc/types.ts';
-import { describeConstraint } from './messages.ts';
+import { describeConstraint } from './evaluate.ts';
 import type { DependencyLimits } from './limits.ts';
 import { providersOf, type Provider, type ProviderCatalog } from './providers.ts';
 import { bundleRequirements } from './requirements.ts';

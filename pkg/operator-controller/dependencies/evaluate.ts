@@ -3,10 +3,11 @@
  * entries: a requirement is met when at least one candidate (an installed extension's
  * bundle, or the APIs the cluster serves) satisfies its predicate. Compounds test one
  * candidate at a time: `all` needs one candidate satisfying every part, `any` one
- * satisfying some part, `not` one satisfying none (so `not` is useful inside `all`).
+ * satisfying some part, `not` one satisfying none (so `not` is useful inside `all`). Also the
+ * requirements in words, for conditions, Events and the CLI (`package "blue" in range
+ * ">=1.0.0"`, `API greens.example.com/v1 Green`, `all of (...)`, ...).
  */
 import type { Property } from '../../shared/fbc/types.ts';
-import { describeConstraint } from './messages.ts';
 import type { Candidate, Constraint, Gvk, Predicate, Requirement, Verdict } from './types.ts';
 
 function field(value: unknown, key: string): unknown {
@@ -108,4 +109,30 @@ export function servedApisCandidate(gvks: Iterable<Gvk>): Candidate {
   const properties: Property[] = [];
   for (const g of gvks) properties.push({ type: 'olm.gvk', value: { group: g.group, version: g.version, kind: g.kind } });
   return { source: "the cluster's served APIs", properties };
+}
+
+/** `group/version Kind`, or `version Kind` for the core group. */
+function formatGvk(g: Gvk): string {
+  return g.group === '' ? `${g.version} ${g.kind}` : `${g.group}/${g.version} ${g.kind}`;
+}
+
+const MAX_PARTS = 8;
+
+/** One line describing what `c` requires; long compounds are cut after a few parts. */
+export function describeConstraint(c: Constraint): string {
+  const p = c.predicate;
+  switch (p.kind) {
+    case 'package':
+      return `package ${JSON.stringify(p.packageName)} in range ${JSON.stringify(p.versionRange)}`;
+    case 'gvk':
+      return `API ${formatGvk(p.gvk)}`;
+    case 'cel':
+      return `a bundle matching CEL rule ${JSON.stringify(p.rule.rule)}`;
+    default: {
+      const parts = p.constraints.slice(0, MAX_PARTS).map(describeConstraint);
+      if (p.constraints.length > MAX_PARTS) parts.push(`${p.constraints.length - MAX_PARTS} more`);
+      const word = p.kind === 'not' ? 'none' : p.kind;
+      return `${word} of (${parts.join('; ')})`;
+    }
+  }
 }
