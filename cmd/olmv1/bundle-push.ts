@@ -3,11 +3,9 @@
  * image without Docker as `opm` lays bundle images out, pushes it and prints it by digest
  * (`<repository>@<digest>`, REF's tag dropped: OLM refuses references with both).
  */
-import { stat } from 'node:fs/promises';
 import { bundleImageContent, parseBundle, readBundleDir, type BundleFiles } from '../../pkg/operator-controller/bundle/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
-import { goQuote } from '../../pkg/gocompat/gotext/index.ts';
-import { buildImage, canonicalReference, type ImageReference, parseImageReference } from '../../pkg/shared/image/index.ts';
+import { buildImage, canonicalReference } from '../../pkg/shared/image/index.ts';
 import type { CatalogPushDeps } from './catalog-push.ts';
 import { type CommandIO, EXIT } from './io.ts';
 import { parsePushArgs, pushBuilt, registryFlagsHelp } from './registry-access.ts';
@@ -38,20 +36,9 @@ Exit codes:
 
 /** Runs `bundle push`; see the file comment. Same dependencies as `catalog push`. */
 export async function runBundlePush(args: string[], io: CommandIO, deps: CatalogPushDeps): Promise<number> {
-  const parsed = parsePushArgs(args, io, USAGE, 'a bundle directory');
+  const parsed = await parsePushArgs(args, io, USAGE, 'a bundle directory', (dir) => `bundle directory ${dir} not found`);
   if (typeof parsed === 'number') return parsed;
-  const { dir, ref } = parsed;
-  if ((await stat(dir).catch(() => undefined))?.isDirectory() !== true) {
-    io.stderr.write(`Error: bundle directory ${goQuote(dir)} not found\n`);
-    return EXIT.usage;
-  }
-  let parsedRef: ImageReference;
-  try {
-    parsedRef = parseImageReference(ref);
-  } catch (err) {
-    io.stderr.write(`Error: ${errorMessage(err)}\n`);
-    return EXIT.usage;
-  }
+  const { dir, ref, parsedRef } = parsed;
 
   io.stderr.write(`validating bundle ${dir}\n`);
   const content = await bundleContent(dir);

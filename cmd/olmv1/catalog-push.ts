@@ -2,10 +2,9 @@
  * `olmv1 catalog push DIR REF`: validates DIR's catalog, builds a single-layer catalog image (the
  * FBC under `/configs`, with the index label) without Docker, pushes it and prints the digest.
  */
-import { stat } from 'node:fs/promises';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { goQuote } from '../../pkg/gocompat/gotext/index.ts';
-import { buildCatalogImage, parseImageReference } from '../../pkg/shared/image/index.ts';
+import { buildCatalogImage } from '../../pkg/shared/image/index.ts';
 import type { ProxySelector } from '../../pkg/shared/nodehttp/index.ts';
 import { validateCatalogDir } from './catalog-validate.ts';
 import { type CommandIO, EXIT } from './io.ts';
@@ -41,19 +40,9 @@ export interface CatalogPushDeps {
 
 /** Runs `catalog push`; see the file comment. */
 export async function runCatalogPush(args: string[], io: CommandIO, deps: CatalogPushDeps): Promise<number> {
-  const parsed = parsePushArgs(args, io, USAGE, 'a directory');
+  const parsed = await parsePushArgs(args, io, USAGE, 'a directory', (dir) => `${dir} is not a directory`);
   if (typeof parsed === 'number') return parsed;
   const { dir, ref } = parsed;
-  if ((await stat(dir).catch(() => undefined))?.isDirectory() !== true) {
-    io.stderr.write(`Error: ${goQuote(dir)} is not a directory\n`);
-    return EXIT.usage;
-  }
-  try {
-    parseImageReference(ref);
-  } catch (err) {
-    io.stderr.write(`Error: ${errorMessage(err)}\n`);
-    return EXIT.usage;
-  }
 
   io.stderr.write(`validating catalog ${dir}\n`);
   const errors = await validateCatalogDir(dir).catch((err: unknown) => [`reading catalog ${goQuote(dir)}: ${errorMessage(err)}`]);

@@ -5,7 +5,16 @@
  */
 import { parseArgs } from 'node:util';
 import { errorMessage, isErrno } from '../../pkg/shared/errors/index.ts';
-import { type BuiltImage, type DockerConfig, createImageClient, parseDockerConfigJson } from '../../pkg/shared/image/index.ts';
+import { stat } from 'node:fs/promises';
+import { goQuote } from '../../pkg/gocompat/gotext/index.ts';
+import {
+  type BuiltImage,
+  type DockerConfig,
+  type ImageReference,
+  createImageClient,
+  parseDockerConfigJson,
+  parseImageReference,
+} from '../../pkg/shared/image/index.ts';
 import type { ProxySelector } from '../../pkg/shared/nodehttp/index.ts';
 import { type CommandIO, EXIT } from './io.ts';
 import { readRegularFile } from '../../pkg/shared/localfs/index.ts';
@@ -113,15 +122,17 @@ export async function pushBuilt(io: CommandIO, target: PushTarget, build: () => 
 }
 
 /**
- * The arguments of a push command: `<dir> <image-reference>` and the registry flags. Resolves
- * with them, or with the exit code after printing help (`-h`) or a usage error naming `dirKind`.
+ * The arguments of a push command: `<dir> <image-reference>` and the registry flags, the
+ * directory checked (`notDirectory` says what is wrong) and the reference parsed. Resolves with
+ * them, or with the exit code after printing help (`-h`) or a usage error naming `dirKind`.
  */
-export function parsePushArgs(
+export async function parsePushArgs(
   args: string[],
   io: CommandIO,
   usage: string,
   dirKind: string,
-): { dir: string; ref: string; values: { authfile?: string; 'ca-file'?: string } } | number {
+  notDirectory: (dir: string) => string,
+): Promise<{ dir: string; ref: string; parsedRef: ImageReference; values: { authfile?: string; 'ca-file'?: string } } | number> {
   let parsed;
   try {
     parsed = parseArgs({ args, allowPositionals: true, options: { ...REGISTRY_FLAGS, help: { type: 'boolean', short: 'h' } } });
@@ -138,5 +149,14 @@ export function parsePushArgs(
     io.stderr.write(`Error: expected ${dirKind} and an image reference\n\n${usage}`);
     return EXIT.usage;
   }
-  return { dir, ref, values: parsed.values };
+  if ((await stat(dir).catch(() => undefined))?.isDirectory() !== true) {
+    io.stderr.write(`Error: ${notDirectory(goQuote(dir))}\n`);
+    return EXIT.usage;
+  }
+  try {
+    return { dir, ref, parsedRef: parseImageReference(ref), values: parsed.values };
+  } catch (err) {
+    io.stderr.write(`Error: ${errorMessage(err)}\n`);
+    return EXIT.usage;
+  }
 }
