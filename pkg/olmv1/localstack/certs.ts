@@ -1,7 +1,6 @@
 /**
- * A throw-away PKI for test servers: a CA, server and client certificates signed by it
- * (ECDSA P-256, made with the `openssl` command line tool), and the RSA key pair the
- * kube-apiserver signs ServiceAccount tokens with (made with node:crypto).
+ * A throw-away PKI for test servers: a CA and the certificates it signs (ECDSA P-256, by
+ * `openssl`), and the RSA key pair kube-apiserver signs ServiceAccount tokens with.
  */
 import { generateKeyPair } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -46,11 +45,7 @@ export async function createCertificateAuthority(dir: string, name: string, comm
   return { certPath, keyPath, certPem };
 }
 
-/**
- * Creates `<dir>/<name>.crt|.key`: a self-signed server certificate (its own trust anchor) for
- * a test server, with the given IP addresses as subject alternative names, valid for `days`
- * (default 1).
- */
+/** Creates `<dir>/<name>.crt|.key`: a self-signed server certificate for `ipAddresses` (default 1 day). */
 export function createSelfSignedCertificate(
   dir: string,
   request: { name: string; commonName: string; ipAddresses?: string[]; days?: number },
@@ -86,9 +81,8 @@ function newEcKey(keyPath: string): string[] {
 }
 
 /**
- * Issues a certificate signed by `ca` into `dir`. Server certificates carry the given DNS/IP
- * subject alternative names (at least one is required); client certificates carry the
- * organizations as Kubernetes groups.
+ * Issues a certificate signed by `ca` into `dir`: a server certificate for its DNS/IP names (at
+ * least one), a client certificate with the organizations as Kubernetes groups.
  */
 export async function issueCertificate(ca: CertificateAuthority, dir: string, request: CertificateRequest): Promise<IssuedCertificate> {
   const base = join(dir, request.name);
@@ -148,10 +142,7 @@ export async function createRsaKeyPair(dir: string, name: string): Promise<KeyPa
   return { privateKeyPath, publicKeyPath };
 }
 
-/**
- * An openssl `-subj` string. Names are restricted to characters that need no escaping there,
- * which every name we use satisfies; anything else is rejected rather than mis-encoded.
- */
+/** An openssl `-subj` string; a value with a character that needs escaping there is rejected. */
 export function subject(commonName: string, organizations: readonly string[]): string {
   for (const value of [commonName, ...organizations]) {
     if (!/^[A-Za-z0-9:._@ -]+$/.test(value)) {

@@ -1,10 +1,7 @@
 /**
- * Cluster DNS for the local node: CoreDNS as a host process on the bridge address, serving
- * `cluster.local` (and reverse zones) from the API server with its `kubernetes` plugin, and the
- * Service `kube-system/kube-dns` on the cluster DNS IP the kubelet hands to Pods. The Service
- * has no selector; an EndpointSlice of ours points it at CoreDNS's port on the host, so
- * kube-proxy routes Pods' queries there. Names outside the cluster are refused (Pods have no
- * resolver outside the machine).
+ * Cluster DNS for the local node: CoreDNS as a host process on the bridge address serving
+ * `cluster.local` from the API server, behind the selector-less Service `kube-system/kube-dns`
+ * whose EndpointSlice of ours points at it. Names outside the cluster are refused.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -110,9 +107,8 @@ interface StartClusterDnsOptions {
 }
 
 /**
- * Writes CoreDNS's RBAC, Service and EndpointSlice, starts CoreDNS on a free port of the host
- * address and resolves once its `ready` plugin reports the API server synced. Throws (with its
- * log tail) when it exits or is not ready in `timeoutMs`, or when the API refuses an object.
+ * Writes CoreDNS's RBAC, Service and EndpointSlice, starts it on a free port of the host address
+ * and resolves once it is ready. Throws when it is not (with its log tail) or an object is refused.
  */
 export async function startClusterDns(o: StartClusterDnsOptions): Promise<ManagedProcess> {
   const [port = 0, readyPort = 0] = await freePorts(2);

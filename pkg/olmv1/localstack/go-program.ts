@@ -1,8 +1,7 @@
 /**
- * Small static Go programs the local node needs (the pause image's sleeper, test probes):
- * one `main.go` using only the standard library, built with CGO_ENABLED=0 so it runs in an
- * image holding nothing else. Each build is cached under `<cacheRoot>/go-programs/` by the hash
- * of its source and the Go version, and runs in the build slot like the tool builds.
+ * Small static Go programs the local node needs (the pause image's sleeper, test probes): one
+ * standard-library `main.go`, built with CGO off, cached under `<cacheRoot>/go-programs/` by
+ * the hash of its source and the Go version, built in the build slot like the tools.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -21,8 +20,7 @@ export interface GoProgram {
 
 /**
  * Returns the path of `program` built as a static linux binary, building it first when the
- * cache lacks it (a few seconds: the standard library only). Throws with Go's output when the
- * build fails; nothing is left in the cache then.
+ * cache lacks it. Throws with Go's output when the build fails, leaving nothing in the cache.
  */
 export async function buildGoProgram(program: GoProgram, cacheRoot: string, go: GoToolchain, log: Log): Promise<string> {
   if (!/^[a-z0-9][a-z0-9-]*$/.test(program.name)) throw new Error(`not a program name: "${program.name}"`);

@@ -1,7 +1,6 @@
 /**
- * A minimal HTTPS client for the test API server, with no dependency on the project's kube
- * module: readiness checks here, and tests that need a raw request with a specific identity
- * (a ServiceAccount token, the admin certificate) and want to see the real status code.
+ * A minimal HTTPS client for the test API server, independent of the project's kube module:
+ * readiness checks, and tests that need a raw request as a given identity and its real status.
  */
 import { request as httpsRequest } from 'node:https';
 import type { ManagedProcess } from './process.ts';

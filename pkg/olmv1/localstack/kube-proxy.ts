@@ -1,8 +1,6 @@
 /**
- * kube-proxy for the local node, iptables mode: routes Service IPs (the `kubernetes` Service to
- * the API server on the bridge address, kube-dns to cluster DNS, Pods' Services to Pods). It
- * touches no conntrack sysctls and no localhost NodePorts, NodePorts only on the bridge
- * address; its chains (`KUBE-*`) are removed by the node's cleanup script (node-cleanup.ts).
+ * kube-proxy for the local node in iptables mode, routing Service IPs; no conntrack sysctls,
+ * NodePorts only on the bridge address; node-cleanup.ts removes its `KUBE-*` chains.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,9 +1,7 @@
 /**
- * The node's kubelet: a client certificate for `system:node:<name>` (group `system:nodes`)
- * signed by the control plane's CA, a serving certificate for the node address (the API server
- * verifies it for `kubectl logs`/`exec`), webhook authentication and authorization against the
- * API server, and the KubeletConfiguration that works on these machines (decision 0101:
- * cgroups v1 with cgroupfs, no QoS cgroups, no node allocatable enforcement, no eviction).
+ * The node's kubelet as `system:node:<name>`, with a serving certificate the API server verifies
+ * (`kubectl logs`/`exec`), webhook authentication and authorization, and the configuration that
+ * works on these machines (decision 0101: cgroupfs, no QoS cgroups, no eviction).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,12 +1,9 @@
 /**
- * The node's cleanup as one shell script, so the same steps run on stop() and from the reaper
- * when our process died (the reaper runs it after killing the node's process groups): every
- * container killed and deleted through runc (containerd's shims are in sessions of their own,
- * so killing containerd leaves them and their containers), the shims killed (and their sockets,
- * which containerd 1.6 keeps under /run/containerd/s, removed), every mount under the node's directory unmounted (deepest first), the bridge and
- * its veths deleted, the iptables chains the node's components created (`KUBE-*`, `CNI-*`, ours)
- * removed with the rules that jump to them, libcni's cached results of our sandboxes removed,
- * and the sysctls put back. Every step tolerates what is already gone, so it can run twice.
+ * The node's cleanup as one shell script, run on stop() and by the reaper: containers deleted
+ * through runc and their shims killed (they outlive containerd), mounts under the node's
+ * directory unmounted, the bridge and its veths deleted, the node's iptables chains and the
+ * rules jumping to them removed, libcni's cached results removed, the sysctls put back. Every
+ * step tolerates what is already gone, so it can run twice.
  */
 import type { ChainSnapshot, NodeNetwork, SysctlChange } from './node-network.ts';
 import { IPTABLES_SCOPES } from './node-network.ts';

@@ -1,10 +1,8 @@
 /**
- * The local node's network: a bridge of its own on a private /24 (its first address is the
- * host's, where the API server, the kubelet and cluster DNS listen), the CNI configuration
- * that puts Pods on it, and iptables rules of its own that keep everything on this machine:
- * Pods get a route to the Service range only (anything else fails in the Pod: network
- * unreachable), nothing is forwarded between the bridge and any other interface, and the
- * host address answers only on loopback and the bridge.
+ * The local node's network: a bridge on a private /24 (its first address the host's, where the
+ * API server, the kubelet and cluster DNS listen), the CNI configuration that puts Pods on it,
+ * and iptables rules that keep all on this machine: Pods route to the Service range only, nothing
+ * is forwarded off the bridge, the host address answers only on loopback and the bridge.
  */
 import { randomInt } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -37,10 +35,7 @@ function ipv4ToInt(ip: string): number | undefined {
   return parts.reduce((n, p) => n * 256 + p, 0);
 }
 
-/**
- * Third octets N of 10.244.N.0/24 that overlap an address or prefix in `text` (`ip addr` and
- * `ip route` output). The default route (`/0`) does not count: ours is more specific.
- */
+/** Third octets N of 10.244.N.0/24 overlapping an address or prefix (but `/0`) in `ip` output. */
 function usedOctets(text: string): Set<number> {
   const used = new Set<number>();
   for (const m of text.matchAll(/\b(\d+\.\d+\.\d+\.\d+)(?:\/(\d+))?/g)) {
@@ -57,10 +52,7 @@ function usedOctets(text: string): Set<number> {
   return used;
 }
 
-/**
- * Picks a free /24 in 10.244.0.0/16 and names (pure apart from the random choice). Throws when
- * every /24 is in use.
- */
+/** Picks a free /24 in 10.244.0.0/16 and names (pure but the random choice); throws when none is free. */
 export function planNetwork(addressesAndRoutes: string, random: (max: number) => number = randomInt): NodeNetwork {
   const used = usedOctets(addressesAndRoutes);
   const free = [...Array(256).keys()].filter((n) => n !== 0 && n !== 255 && !used.has(n));
@@ -134,9 +126,8 @@ const NODE_SYSCTLS: ReadonlyArray<{ path: string; value: string }> = [
 ];
 
 /**
- * Creates the bridge with the host address and our firewall chains, and sets the sysctls;
- * returns the sysctls it changed. Throws with the failing command's output; what was created
- * before the failure is removed by the node's cleanup script.
+ * Creates the bridge and our firewall chains and sets the sysctls, returning those it changed.
+ * Throws with the failing command's output (the node's cleanup script removes the rest).
  */
 export async function setUpNetwork(net: NodeNetwork): Promise<SysctlChange[]> {
   await run('ip', ['link', 'add', net.bridge, 'type', 'bridge']);

@@ -1,8 +1,4 @@
-/**
- * What a local node needs from the machine, checked before anything starts, so a missing piece
- * is one message naming every gap and the command that fills it, instead of a half-started
- * node failing somewhere in containerd's log.
- */
+/** What a local node needs from the machine, checked first: one message names every gap and its fix. */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isExecutable } from './exec.ts';
@@ -46,11 +42,7 @@ interface MachineProbe {
   exists: (path: string) => boolean;
 }
 
-/**
- * Every missing prerequisite of a local node, as lines for a message (empty: all there): not
- * root, commands and CNI plugins (with the `apt-get install` line for their packages), no
- * memory cgroup, no bridge netfilter (`modprobe br_netfilter`).
- */
+/** Every missing prerequisite of a local node, as lines for a message (empty: all there). */
 export function missingNodePrerequisites(
   probe: MachineProbe = { uid: process.getuid?.() ?? -1, findCommand: findSystemCommand, exists: existsSync },
 ): string[] {

@@ -1,7 +1,6 @@
 /**
- * The node's sandbox ("pause") image, built here: no public registry is reachable, so a tiny
- * static Go program that sleeps until SIGINT or SIGTERM is packed as a one-layer OCI image
- * and imported into the node's containerd, whose CRI plugin names it as `sandbox_image`.
+ * The node's sandbox ("pause") image, built here (no public registry is reachable): a static Go
+ * program that sleeps until signalled, packed as a one-layer OCI image for containerd to import.
  */
 import { arch } from 'node:os';
 import { createHash } from 'node:crypto';
@@ -41,9 +40,8 @@ function digestOf(data: Buffer): string {
 }
 
 /**
- * An OCI image layout archive (the format `ctr images import` reads) holding one image named
- * `name`: one gzip layer with `binary` at `/<file>` (mode 0755), a config whose entrypoint is
- * that file, and its manifest. Returns the archive and the manifest digest.
+ * An OCI image layout archive (what `ctr images import` reads) of one image `name`: `binary` at
+ * `/<file>` (mode 0755) as its entrypoint. Returns the archive and the manifest digest.
  */
 export function ociArchiveOfBinary(options: { name: string; file: string; binary: Buffer; arch?: string }): { archive: Buffer; digest: string } {
   const layer = buildLayer([{ path: options.file, type: 'file', data: options.binary, mode: 0o755 }], { compression: 'gzip' });

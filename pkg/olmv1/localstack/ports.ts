@@ -1,17 +1,11 @@
 /**
- * Free loopback TCP ports for servers we start.
- *
- * The kernel picks a port that is free now; another process may take it before our server
- * binds, so callers retry a start that fails with "address already in use"
- * (see isAddressInUse).
+ * Free loopback TCP ports for servers we start: free now, but another process may take one before
+ * our server binds, so a start that fails with "address already in use" is retried.
  */
 import { createServer, type Server } from 'node:net';
 import { ServerExitedError } from './wait.ts';
 
-/**
- * Returns `count` distinct ports that are free on 127.0.0.1. All listeners are held open
- * until every port is chosen, so the same port is never returned twice in one call.
- */
+/** Returns `count` distinct ports free on 127.0.0.1 (all held open until every one is chosen). */
 export async function freePorts(count: number): Promise<number[]> {
   const servers: Server[] = [];
   try {

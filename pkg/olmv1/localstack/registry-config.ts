@@ -20,9 +20,8 @@ interface RegistryConfigOptions {
 }
 
 /**
- * Builds the configuration object: listen on address:port (default 127.0.0.1), filesystem storage with deletes
- * enabled, upload purging off (tests are short), quiet logs. Throws when both `htpasswdPath`
- * and `auth` are given: the registry accepts one access controller.
+ * The configuration: filesystem storage with deletes, no upload purging, quiet logs. Throws
+ * when both `htpasswdPath` and `auth` are given: the registry accepts one access controller.
  */
 export function buildRegistryConfig(options: RegistryConfigOptions): Record<string, unknown> {
   if (options.htpasswdPath !== undefined && options.auth !== undefined) {

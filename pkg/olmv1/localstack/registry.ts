@@ -67,9 +67,8 @@ export interface Registry extends RegistryInfo {
 }
 
 /**
- * Starts a registry and resolves once `GET /v2/` answers (200, or 401 when authentication is
- * configured). Throws (after cleaning up) when the options conflict, the htpasswd helper
- * fails, or the registry does not come up; the error carries its log tail.
+ * Starts a registry and resolves once `GET /v2/` answers (200, or 401 with authentication).
+ * Throws, having cleaned up, when the options conflict or it does not come up (with its log tail).
  */
 export async function startRegistry(options: StartRegistryOptions): Promise<Registry> {
   if (options.htpasswd !== undefined) validateCredentials(options.htpasswd);

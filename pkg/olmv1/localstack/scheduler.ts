@@ -1,7 +1,6 @@
 /**
- * kube-scheduler for the local node: its own client certificate (`system:kube-scheduler`, bound
- * by the RBAC bootstrap), no leader election (one instance), its secure port on loopback with
- * a serving certificate from the control plane's CA; ready when `/healthz` answers ok.
+ * kube-scheduler for the local node as `system:kube-scheduler` (bound by the RBAC bootstrap), no
+ * leader election, its secure port on loopback; ready when `/healthz` answers ok.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -26,10 +26,9 @@ export class ServerExitedError extends Error {
 }
 
 /**
- * Calls `check` until it returns true. A `check` that throws counts as "not yet" (servers
- * refuse connections while starting); its last error is reported on timeout. Throws
- * ServerExitedError when `options.process` exits, and an Error naming `what`, the timeout,
- * the last check error and the process log tail on timeout.
+ * Calls `check` until it returns true; a throw counts as "not yet" (servers refuse connections
+ * while starting). Throws ServerExitedError when `options.process` exits, and on timeout an
+ * Error naming `what`, the last check error and the process log tail.
  */
 export async function waitUntil(what: string, check: () => Promise<boolean>, options: WaitOptions): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
