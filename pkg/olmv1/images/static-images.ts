@@ -102,11 +102,9 @@ interface PushedOperatorImage {
   uncompressedBytes: number;
 }
 
-/** Options of {@link pushExampleOperatorImages}. */
-interface PushExampleOperatorOptions {
-  /** `examples/example-operator/operator` of the repository. */
+/** Where a program's source is (its directory under `examples/`) and where its image goes. */
+interface PushProgramOptions {
   sourceDir: string;
-  versions: readonly string[];
   /** `host[:port]` to push to. */
   registry: string;
   /** Registries spoken to over plain HTTP. */
@@ -115,6 +113,11 @@ interface PushExampleOperatorOptions {
   workDir: string;
   /** Environment of the Go toolchain (PATH, HOME, GOCACHE, GOPROXY...). */
   env: NodeJS.ProcessEnv;
+}
+
+/** Options of {@link pushExampleOperatorImages}. */
+interface PushExampleOperatorOptions extends PushProgramOptions {
+  versions: readonly string[];
   /** Repository in the registry (default `olmv1/example-operator`). */
   repository?: string;
 }
@@ -166,25 +169,11 @@ export function serviceCaStandInImage(binary: Buffer): BuiltImage {
   return exampleOperatorImage(binary, undefined, STAND_IN);
 }
 
-/** Options of {@link pushServiceCaStandInImage}. */
-interface PushServiceCaStandInOptions {
-  /** `examples/service-ca-stand-in` of the repository. */
-  sourceDir: string;
-  /** `host[:port]` to push to. */
-  registry: string;
-  /** Registries spoken to over plain HTTP. */
-  insecureRegistries: readonly string[];
-  /** Scratch directory for the binary. */
-  workDir: string;
-  /** Environment of the Go toolchain (PATH, HOME, GOCACHE, GOPROXY...). */
-  env: NodeJS.ProcessEnv;
-}
-
 /**
  * Builds the stand-in and pushes its image as `<registry>/olmv1/service-ca-stand-in:latest`;
  * returns the digest reference. Throws as pushExampleOperatorImages does.
  */
-export async function pushServiceCaStandInImage(options: PushServiceCaStandInOptions): Promise<string> {
+export async function pushServiceCaStandInImage(options: PushProgramOptions): Promise<string> {
   const go = await goToBuild('the service-CA stand-in (examples/service-ca-stand-in)', options.env);
   const out = join(options.workDir, 'service-ca-stand-in');
   await runGo(go, ['build', '-trimpath', '-buildvcs=false', '-ldflags', '-s -w -buildid=', '-o', out, '.'], options.sourceDir);

@@ -76,7 +76,6 @@ export interface NodeInfo {
 export interface PreparedNode {
   network: NodeNetwork;
   dir: string;
-  plan: CleanupPlan;
   cleanupScript: string;
   layout: ContainerdLayout;
 }
@@ -157,7 +156,7 @@ export async function prepareNode(options: {
   const sysctls = await setUpNetwork(network);
   plan.sysctls = sysctls;
   await writeFile(cleanupScript, renderCleanupScript(plan), { mode: 0o700 });
-  return { network, dir, plan, cleanupScript, layout };
+  return { network, dir, cleanupScript, layout };
 }
 
 /** What startNode needs of the control plane. */
