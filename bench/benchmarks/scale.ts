@@ -34,7 +34,8 @@
  * annotates the healthy extensions with that update policy; OLMV1_BENCH_SCALE_WORKERS=N starts
  * operator-controller with `--max-concurrent-reconciles N`; OLMV1_BENCH_SCALE_PROFILE=FILE writes
  * a CPU profile of operator-controller during the catalog update (open it in DevTools),
- * OLMV1_BENCH_SCALE_IDLE_PROFILE=FILE one of the steady state (its sampling counts in that CPU row).
+ * OLMV1_BENCH_SCALE_IDLE_PROFILE=FILE one of the steady state (its sampling counts in that CPU row);
+ * OLMV1_BENCH_SCALE_APISERVER_PROFILING=1 turns kube-apiserver's /debug/pprof/ on.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -97,6 +98,8 @@ const PROFILE = process.env['OLMV1_BENCH_SCALE_PROFILE'];
 const HEAP_PROFILE = process.env['OLMV1_BENCH_SCALE_HEAP_PROFILE'];
 /** Where to write a CPU profile of operator-controller at rest (the steady-state window). */
 const IDLE_PROFILE = process.env['OLMV1_BENCH_SCALE_IDLE_PROFILE'];
+/** kube-apiserver with `--profiling` (its /debug/pprof/ for the admin), for a heap profile of what the extensions cost it. */
+const APISERVER_PROFILING = process.env['OLMV1_BENCH_SCALE_APISERVER_PROFILING'] === '1';
 /** operator-controller's `--max-concurrent-reconciles`, when not its default. */
 const WORKERS = env('OLMV1_BENCH_SCALE_WORKERS');
 const SYSTEM_NAMESPACE = 'olmv1-system';
@@ -144,7 +147,8 @@ async function installRounds(
 async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
   const n = c.extensions;
   const audit = await createAuditLog(ctx.workDir);
-  const stack = await startOlmStack({ runtime: ctx.runtime, workDir: ctx.workDir, log: ctx.log, env: process.env, apiServerExtraArgs: audit.args });
+  const apiServerExtraArgs = [...audit.args, ...(APISERVER_PROFILING ? ['--profiling=true'] : [])];
+  const stack = await startOlmStack({ runtime: ctx.runtime, workDir: ctx.workDir, log: ctx.log, env: process.env, apiServerExtraArgs });
   let watch: ClusterWatch | undefined;
   try {
     const catalogd = await stack.startCatalogd();
