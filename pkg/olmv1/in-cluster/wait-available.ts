@@ -1,11 +1,9 @@
-import { errorMessage } from '../../shared/errors/index.ts';
 /**
  * Waits for Deployments to be Available and, when one is not, says why instead of hanging: a
- * Pod that cannot start (its image not pulled, its container crashing or never ready, its
- * configuration missing) fails the wait at once with the container's state, the Pod's events
- * and its container's last log lines; a Deployment still not Available at the timeout fails
- * with the same report of each of its Pods.
+ * Pod that cannot start fails the wait at once, and at the timeout every Pod not ready does,
+ * with its containers' states, its events and its containers' last log lines.
  */
+import { errorMessage } from '../../shared/errors/index.ts';
 
 /** Runs kubectl with these arguments against the cluster; resolves with stdout. */
 export type Kubectl = (args: readonly string[], input?: string) => Promise<string>;
