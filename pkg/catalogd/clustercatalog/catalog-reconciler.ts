@@ -1,15 +1,10 @@
 /**
- * catalogd's ClusterCatalog reconciler (controller `catalogd-clustercatalog-controller`), run by
- * the leader only: it resolves the image, stores its content, and writes status and the
- * delete-server-cache finalizer; followers serve content through content-sync.ts. A
- * StepReconciler whose steps (availability, finalizers, poll, hold, content, serving: see
- * lifecycle-steps.ts, poll-steps.ts, content-step.ts) cmd/catalogd/reconcilers.ts lists.
- *
- * Upstream's algorithm (resolve, unpack, store, report, requeue), except that content is keyed
- * by digest in a store that survives restarts, so a poll or restart resolving to a stored
- * digest neither pulls nor rewrites anything (decision 0080). A failed pull or store keeps the
- * previous content served and reports Progressing True/Retrying, or False/Blocked for terminal
- * errors; any failed reconcile forgets the catalog's poll entry, so the next one re-checks.
+ * catalogd's ClusterCatalog reconciler (`catalogd-clustercatalog-controller`), leader only: a
+ * StepReconciler whose steps (lifecycle-steps.ts, poll-steps.ts, content-step.ts) resolve the
+ * image, store its content and write status and the finalizer (cmd/catalogd/reconcilers.ts lists
+ * them). Upstream's algorithm, except that content is keyed by digest in a store that survives
+ * restarts: a poll or restart resolving to a stored digest neither pulls nor rewrites anything
+ * (decision 0080). A failed reconcile keeps the previous content served and forgets the poll entry.
  */
 import { CLUSTER_CATALOG, type ClusterCatalog } from '../../shared/api/index.ts';
 import type { ReconcileContext, StepReconciler } from '../../shared/controller/index.ts';

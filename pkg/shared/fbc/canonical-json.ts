@@ -71,9 +71,8 @@ function nativeEncoding(value: JsonValue): string | undefined {
 
 const NOT_NATIVE: unique symbol = Symbol('not native');
 
-// False for keys V8 may enumerate out of insertion order (array indices start with a digit)
-// and keys whose UTF-16 order may differ from their UTF-8 byte order (units >= U+D800). A
-// plain loop: this runs for every key of every catalog document.
+// False for keys V8 may enumerate out of insertion order (array indices) or whose UTF-16 and UTF-8
+// orders may differ (units >= U+D800). A plain loop: it runs for every key of every document.
 function nativeOrderKey(k: string): boolean {
   const first = k.charCodeAt(0);
   if (first >= 0x30 && first <= 0x39) return false;

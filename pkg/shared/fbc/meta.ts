@@ -38,9 +38,8 @@ export function isZeroMeta(meta: Meta): boolean {
 const MAP_TYPE = 'map[string]interface {}';
 
 /**
- * Builds the Meta of one decoded document. `rawData` returns the JSON text Go would have
- * handed to `Meta.UnmarshalJSON` (used only to render the pretty type error of non-object
- * documents). Throws {@link MetaError} with upstream's message.
+ * Builds the Meta of one decoded document (`rawData`: the JSON text Go would have handed to
+ * `Meta.UnmarshalJSON`, for the pretty type error). Throws {@link MetaError} with upstream's message.
  */
 export function metaFromValue(value: JsonValue, rawData: () => Uint8Array): DecodedMeta {
   if (value === null) {

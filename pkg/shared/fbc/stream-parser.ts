@@ -1,25 +1,19 @@
 /**
  * Incremental decoder of one FBC file/stream, equivalent to apimachinery's
- * `YAMLOrJSONDecoder(r, 4096)` feeding `declcfg.Meta`:
- * - the first non-space rune within 4096 bytes decides: `{` => JSON value stream, else YAML;
- * - JSON: values one at a time (concatenated or white-space separated). If decoding fails after
- *   0 or 1 values, decoding restarts as YAML right after the last good value (white space up to
- *   and including one newline skipped); if that first YAML read fails too, the JSON error
- *   (`json: offset N: ...` for syntax errors) is reported. After 2 values, JSON errors stand;
- * - YAML: documents split on lines starting with `---`.
+ * `YAMLOrJSONDecoder(r, 4096)` feeding `declcfg.Meta`: the first non-space rune within 4096 bytes
+ * decides (`{`: a JSON value stream, else YAML documents split on `---` lines). When JSON decoding
+ * fails after 0 or 1 values, it restarts as YAML after the last good value (white space up to one
+ * newline skipped); if that first YAML read fails too, the JSON error (`json: offset N: ...`) is
+ * reported. After 2 values JSON errors stand.
  *
- * Input arrives in chunks (`push`), only the current document is buffered, and object
- * boundaries are found with a string-aware byte scanner, so a 50 MB file is never held whole.
- * A document, or a JSON string, longer than its limit (limits.ts) ends the stream with our own
- * error as soon as the buffered bytes cross the limit, without a YAML retry; nesting beyond
- * MAX_NESTING_DEPTH fails like any JSON error, with Go's text.
+ * Only the current document is buffered (boundaries found by a string-aware byte scanner). A
+ * document or JSON string over its limit (limits.ts) ends the stream with our error, without a
+ * YAML retry; nesting beyond MAX_NESTING_DEPTH fails with Go's text.
  *
- * Errors go to `onError(detail, line)`; a throwing callback aborts (fail-fast, as upstream).
- * A callback that returns asks for every error (`catalog validate`): YAML document errors skip
- * the document; a JSON value that is well-formed but cannot become a Meta (a type error) is
- * reported and skipped, where upstream stops the stream, and the values after it are decoded
- * without further YAML retries (after the first error upstream has nothing to compare with);
- * other JSON errors end the stream, as upstream.
+ * Errors go to `onError(detail, line)`; a throwing callback aborts (fail-fast, as upstream). One
+ * that returns asks for every error (`catalog validate`): a YAML document error skips the
+ * document; a well-formed JSON value that cannot become a Meta is reported and skipped (upstream
+ * stops) and later values get no YAML retries; other JSON errors end the stream, as upstream.
  */
 import { decodeJsonDocument, decodeYamlDocument, type DocumentResult } from './documents.ts';
 import { goIsSpace, goTrimSpace } from '../../gocompat/gotext/index.ts';

@@ -44,9 +44,7 @@ export function decodeRune(buf: Uint8Array, i: number, end: number): [number, nu
   return [RUNE_ERROR, 1];
 }
 
-/**
- * apimachinery's `IsJSONBuffer`: true when the first rune that is not `unicode.IsSpace` is `{`.
- */
+/** apimachinery's `IsJSONBuffer`: true when the first rune that is not `unicode.IsSpace` is `{`. */
 export function looksLikeJson(buf: Uint8Array, start: number, end: number): boolean {
   let i = start;
   while (i < end) {

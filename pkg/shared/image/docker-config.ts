@@ -89,10 +89,8 @@ function issues(error: z.ZodError): string {
 }
 
 /**
- * Parses `.dockerconfigjson` text. Entries without usable credentials are left out.
- *
- * @throws Error naming `source` for invalid JSON, a wrong shape, or an `auth` value that is
- *   not base64 of `username:password`.
+ * Parses `.dockerconfigjson` text, leaving out entries without usable credentials.
+ * @throws Error naming `source` for invalid JSON, a wrong shape, or a bad `auth` value.
  */
 export function parseDockerConfigJson(text: string, source = '.dockerconfigjson'): DockerConfig {
   const r = DockerConfigJson.safeParse(parseJsonText(text, source));

@@ -93,18 +93,14 @@ export class Puller {
    *
    * @throws TerminalError `error parsing image reference ...` / `error creating reference: ...`;
    *   `error applying image: catalog image is missing the required label "<label>"` (terminal
-   *   only when `ref` is a digest reference); otherwise retryable errors:
-   *   `error getting manifest: ...`, `error checking cache for existing content: ...`,
-   *   `error copying image: ...` (manifest/config), `error applying image: error reading
-   *   layer[i]: ...` / `... error applying layer[i]: ...`, `error applying image: image <ref>:
-   *   layer <digest>: exceeds the limit of ...` (a cap: the cause is an ImageLimitError),
-   *   `error deleting old images: ...`. With registries.conf: `loading registries configuration
-   *   ...` for a broken one; `registry <prefix> is blocked in <file>` (a RegistryBlockedError)
-   *   inside `error getting manifest`/`error copying image`; every source's error, `(Mirrors
-   *   also failed: [...]): <ref>: <error>`, when mirrors were tried. A registry request that timed out makes any of the
-   *   retryable ones `pulling image "<ref>": timeout after 30s reading layer sha256:… from
-   *   registry <host>` (or `... connecting to registry <host> to read ...`), with the
-   *   RegistryTimeoutError among its causes.
+   *   only for a digest reference); otherwise retryable: `error getting manifest: ...`, `error
+   *   checking cache for existing content: ...`, `error copying image: ...`, `error applying
+   *   image: error reading|applying layer[i]: ...` or `...: image <ref>: layer <digest>: exceeds
+   *   the limit of ...` (an ImageLimitError), `error deleting old images: ...`; `loading registries
+   *   configuration ...`, a RegistryBlockedError, or `(Mirrors also failed: [...]): <ref>:
+   *   <error>` with registries.conf. A timed-out request makes any retryable one `pulling image
+   *   "<ref>": timeout after 30s reading layer sha256:… from registry <host>` (or `... connecting
+   *   to registry ...`), the RegistryTimeoutError among its causes.
    */
   async pull(ref: string, options: PullOptions): Promise<PullResult> {
     try {

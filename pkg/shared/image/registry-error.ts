@@ -31,12 +31,7 @@ class RegistryError extends Error {
 
 const ERROR_BODY_LIMIT = 64 * 1024;
 
-/**
- * Reads at most `limit` bytes of `body` into a Buffer.
- *
- * @throws Error `<what> is larger than <limit> bytes` (the stream is destroyed), or the
- *   stream's own error.
- */
+/** Reads at most `limit` bytes of `body`; throws `<what> is larger than <limit> bytes` (destroying it) or its error. */
 export async function readLimited(body: Readable, limit: number, what: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
