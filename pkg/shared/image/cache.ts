@@ -52,10 +52,6 @@ function checkDigest(digest: string): void {
   if (problem !== undefined) throw new Error(`invalid cache digest ${JSON.stringify(digest)}: ${problem}`);
 }
 
-function isMissing(err: unknown): boolean {
-  return isErrno(err, 'ENOENT');
-}
-
 /** A cache on the local filesystem under `baseDir` (created on first store). */
 export function createDiskImageCache(baseDir: string): ImageCache {
   const ownerDir = (owner: string): string => join(baseDir, owner);
@@ -72,7 +68,7 @@ export function createDiskImageCache(baseDir: string): ImageCache {
       try {
         config = JSON.parse(await readFile(configPath, 'utf8')) as ImageConfig;
       } catch (err) {
-        if (!isMissing(err) && !(err instanceof SyntaxError)) throw err;
+        if (!isErrno(err, 'ENOENT') && !(err instanceof SyntaxError)) throw err;
       }
     }
     if (config === undefined) {
@@ -116,7 +112,7 @@ export function createDiskImageCache(baseDir: string): ImageCache {
     try {
       return await readdir(ownerDir(owner));
     } catch (err) {
-      if (isMissing(err)) return undefined;
+      if (isErrno(err, 'ENOENT')) return undefined;
       throw err;
     }
   }
@@ -151,7 +147,7 @@ export function createDiskImageCache(baseDir: string): ImageCache {
       const entries = await readdir(baseDir, { withFileTypes: true });
       return entries.filter((e) => e.isDirectory()).map((e) => e.name);
     } catch (err) {
-      if (isMissing(err)) return [];
+      if (isErrno(err, 'ENOENT')) return [];
       throw err;
     }
   }

@@ -4,10 +4,6 @@ import { join, posix } from 'node:path';
 import { symlinkEscapes } from './root-path.ts';
 import { isErrno } from '../errors/index.ts';
 
-function isMissing(err: unknown): boolean {
-  return isErrno(err, 'ENOENT');
-}
-
 /**
  * Makes `root` and everything under it read-only for its owner: regular files 0400,
  * directories 0500; symlinks are left alone.
@@ -54,7 +50,7 @@ export async function deleteReadOnly(p: string): Promise<void> {
   try {
     await makeDirsWritable(p);
   } catch (err) {
-    if (isMissing(err)) return;
+    if (isErrno(err, 'ENOENT')) return;
     throw err;
   }
   await rm(p, { recursive: true, force: true });
@@ -66,7 +62,7 @@ export async function dirModTime(p: string): Promise<{ isDir: boolean; mtime: Da
     const st = await stat(p);
     return { isDir: st.isDirectory(), mtime: st.mtime };
   } catch (err) {
-    if (isMissing(err)) return undefined;
+    if (isErrno(err, 'ENOENT')) return undefined;
     throw err;
   }
 }
@@ -113,7 +109,7 @@ export async function readTreeFiles(root: string, maxBytes: number): Promise<Map
       try {
         st = await stat(join(root, child));
       } catch (err) {
-        if (isMissing(err)) continue; // dangling link
+        if (isErrno(err, 'ENOENT')) continue; // dangling link
         throw err;
       }
       if (!st.isFile()) continue;
