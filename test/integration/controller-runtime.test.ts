@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { Controller, HealthServer, reconcileWithStatus, setStatusCondition, type Condition } from '../../pkg/shared/controller/index.ts';
+import { Controller, HealthServer, StepReconciler, setStatusCondition, type Condition } from '../../pkg/shared/controller/index.ts';
 import { createCertificateAuthority, issueCertificate } from '../envtest/index.ts';
 import { customResourceDefinition } from '../support/crds.ts';
 import {
@@ -17,7 +17,6 @@ import {
   clientListWatch,
   connect,
   isNotFound,
-  splitObjectKey,
   stripManagedFields,
   type KubeContext,
   type KubeObject,
@@ -93,13 +92,15 @@ describe('controller runtime against a real API server', () => {
       log,
       registry,
       watches: [{ informer }],
-      reconciler: {
-        reconcile: (key, { signal }) =>
-          reconcileWithStatus<Gadget>({
-            client: kube.client,
-            ref: { ...TYPE, name: splitObjectKey(key).name },
-            signal,
-            reconcile: async (g) => {
+      reconciler: new StepReconciler<Gadget, Gadget>({
+        client: kube.client,
+        type: TYPE,
+        parse: (input) => ({ ok: true, value: input as Gadget }),
+        state: (g) => g,
+        steps: [
+          {
+            name: 'gadget',
+            run: async (g) => {
               reconciles++;
               if (g.metadata.deletionTimestamp !== undefined) {
                 g.metadata.finalizers = (g.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
@@ -115,9 +116,11 @@ describe('controller runtime against a real API server', () => {
                 message: `size ${g.spec.size}`,
                 observedGeneration: g.metadata.generation ?? 0,
               });
+              return undefined;
             },
-          }),
-      },
+          },
+        ],
+      }),
     });
     const health = new HealthServer({ port: 0, host: '127.0.0.1', registry, log });
     health.addReadinessCheck('gadget-controller', () => (controller.started ? true : 'not started'));

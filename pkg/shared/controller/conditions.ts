@@ -73,11 +73,6 @@ export function setStatusCondition(conditions: Condition[], input: ConditionInpu
   return changed;
 }
 
-/** The condition of `type`, if present. */
-export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
-  return conditions?.find((c) => c.type === type);
-}
-
 /** Removes the condition of `type` in place; returns true when one was removed. */
 export function removeCondition(conditions: Condition[], type: string): boolean {
   const i = conditions.findIndex((c) => c.type === type);

@@ -5,15 +5,7 @@ import type { Registry } from 'prom-client';
 import { counterOn, gaugeOn, histogramOn } from '../kube/index.ts';
 
 /** Metric children of one controller. */
-export interface ControllerMetrics {
-  total: { inc(labels: { result: 'success' | 'error' | 'requeue' | 'requeue_after' }): void };
-  errors: { inc(): void };
-  terminalErrors: { inc(): void };
-  panics: { inc(): void };
-  duration: { observe(seconds: number): void };
-  activeWorkers: { inc(): void; dec(): void; set(v: number): void };
-  maxConcurrent: { set(v: number): void };
-}
+export type ControllerMetrics = ReturnType<typeof controllerMetrics>;
 
 // controller-runtime's reconcile_time_seconds buckets: fine below 1 s, coarse up to a minute.
 const RECONCILE_BUCKETS = [
@@ -22,10 +14,10 @@ const RECONCILE_BUCKETS = [
 ];
 
 /** Registers (or finds) the `controller_runtime_*` families on `registry`, bound to `controller`. */
-export function controllerMetrics(registry: Registry, controller: string): ControllerMetrics {
+export function controllerMetrics(registry: Registry, controller: string) {
   const total = counterOn(registry, 'controller_runtime_reconcile_total', 'Reconciles per controller, by result.', ['controller', 'result']);
   return {
-    total: { inc: (l) => total.inc({ controller, result: l.result }) },
+    total: { inc: (l: { result: 'success' | 'error' | 'requeue' | 'requeue_after' }) => total.inc({ controller, result: l.result }) },
     errors: counterOn(registry, 'controller_runtime_reconcile_errors_total', 'Reconciles that returned an error.', ['controller']).labels(controller),
     terminalErrors: counterOn(
       registry,

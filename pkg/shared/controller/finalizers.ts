@@ -1,5 +1,5 @@
 /**
- * Finalizer bookkeeping on a reconciler's working copy (see reconcileWithStatus, which
+ * Finalizer bookkeeping on a reconciler's working copy (see reconcileParsedWithStatus, which
  * persists finalizer changes as a guarded merge patch).
  */
 

@@ -21,5 +21,5 @@ export { MetricsServer } from './metrics-server.ts';
 export { MetricsAuth } from './metrics-auth.ts';
 export { ExponentialFailureRateLimiter, type RateLimiter } from './rate-limiter.ts';
 export { PanicError, isPanic, type ReconcileContext, type ReconcileResult, type Reconciler } from './reconciler.ts';
-export { jsonEqual, reconcileWithStatus, type StatusClient } from './status-writer.ts';
+export { jsonEqual, type StatusClient } from './status-writer.ts';
 export { WorkQueue } from './workqueue.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TerminalError, isTerminal } from '../errors/index.ts';
 import { ApiError, type KubeObject, type ObjectRef } from '../kube/index.ts';
-import { PanicError } from './reconciler.ts';
-import { joinErrors, reconcileWithStatus, type StatusClient } from './status-writer.ts';
+import { PanicError, type ReconcileResult } from './reconciler.ts';
+import { joinErrors, reconcileParsedWithStatus, type StatusClient } from './status-writer.ts';
 
 interface Obj extends KubeObject {
   spec: { a: number };
@@ -32,6 +32,15 @@ function store(initial: Obj | undefined, fail: { status?: ApiError; patch?: ApiE
     },
   } satisfies StatusClient;
   return { client: fake, writes };
+}
+
+// The write pattern over unparsed objects: every stored object parses as itself.
+function reconcileWithStatus<T extends KubeObject>(req: {
+  client: StatusClient;
+  ref: ObjectRef;
+  reconcile: (w: T) => Promise<ReconcileResult | void>;
+}) {
+  return reconcileParsedWithStatus<T, ReconcileResult | void>({ ...req, parse: (input) => ({ ok: true, value: input as T }) });
 }
 
 const ref = { apiVersion: 'example.com/v1', kind: 'Thing', name: 't' };

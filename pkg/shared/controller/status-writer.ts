@@ -6,26 +6,13 @@
 import { TerminalError, errorMessage, findTerminal, type Result } from '../errors/index.ts';
 import { isNotFound, type KubeClient, type KubeObject, type ObjectRef } from '../kube/index.ts';
 import type { Finalizable } from './finalizers.ts';
-import { PanicError, type ReconcileResult } from './reconciler.ts';
+import { PanicError } from './reconciler.ts';
 
 /** Message of the PanicError thrown when reconcile logic changed spec, labels or annotations. */
 const UNEXPECTED_CHANGE_MESSAGE = 'spec or metadata changed by reconciler';
 
 /** What the status write pattern calls of a client: read the object, PUT its status, merge-patch its finalizers. */
 export type StatusClient = Pick<KubeClient, 'get' | 'updateStatus' | 'patch'>;
-
-/** Input of `reconcileWithStatus`. */
-interface StatusWriteRequest<T extends KubeObject> {
-  client: StatusClient;
-  /** The object to reconcile. */
-  ref: ObjectRef;
-  /**
-   * The reconcile logic. It receives a deep copy and may change only `status` and
-   * `metadata.finalizers`; it may throw (status is written all the same).
-   */
-  reconcile: (working: T) => Promise<ReconcileResult | void>;
-  signal?: AbortSignal;
-}
 
 /** What `reconcileParsedWithStatus` needs of a parsed API object (its finalizers as finalizers.ts reads them). */
 export interface WorkingObject {
@@ -34,33 +21,24 @@ export interface WorkingObject {
   status?: unknown;
 }
 
-/** Input of `reconcileParsedWithStatus`: as StatusWriteRequest, with the API module's parser. */
+/** Input of `reconcileParsedWithStatus`. */
 interface ParsedStatusWriteRequest<T extends WorkingObject, R> {
   client: StatusClient;
   ref: ObjectRef;
-  /** The API module's parser (e.g. parseClusterExtension); a failure is terminal. */
+  /** The API module's parser (e.g. parseClusterExtension); a failure is terminal, nothing written. */
   parse: (input: unknown) => Result<T, string>;
-  /** As StatusWriteRequest's, on a deep copy of the parsed object. */
+  /** Gets a deep copy of the parsed object and may change only `status` and `metadata.finalizers`. */
   reconcile: (working: T) => Promise<R>;
   signal?: AbortSignal;
 }
 
 /**
- * Runs `reconcile` on a copy of the current object and persists its status/finalizer changes.
- * Resolves with the logic's result; resolves undefined (without calling it) when the object
- * does not exist. Throws the logic's error, joined (newline-separated, like Go's errors.Join)
- * with `error updating status: <err>` / `error updating finalizers: <err>`; the joined error
- * is a TerminalError when any part is. Throws PanicError `spec or metadata changed by
- * reconciler` (after writing status) when the logic changed spec, labels or annotations.
- */
-export async function reconcileWithStatus<T extends KubeObject>(req: StatusWriteRequest<T>): Promise<ReconcileResult | void> {
-  return reconcileParsedWithStatus<T, ReconcileResult | void>({ ...req, parse: (input) => ({ ok: true, value: input as T }) });
-}
-
-/**
- * reconcileWithStatus over the typed API object: the working copy is the parsed object (a
- * TerminalError with the parser's message when it does not parse, and nothing written), and
- * its `status` is what is written back, in place of the stored one.
+ * Runs `reconcile` on a copy of the parsed object and writes back its status (in place of the
+ * stored one) and finalizer changes, even when it threw. Resolves with its result, or undefined
+ * (without calling it) when the object does not exist. Throws its error joined (joinErrors) with
+ * `error updating status: <err>` / `error updating finalizers: <err>`, and PanicError `spec or
+ * metadata changed by reconciler` (after writing status) when it changed spec, labels or
+ * annotations.
  */
 export async function reconcileParsedWithStatus<T extends WorkingObject, R>(req: ParsedStatusWriteRequest<T, R>): Promise<R | undefined> {
   const { client, ref } = req;
@@ -131,12 +109,9 @@ export function joinErrors(errors: readonly unknown[]): Error {
 }
 
 /**
- * Deep equality of JSON-like values, the analogue of apimachinery's semantic DeepEqual for
- * objects decoded from JSON: object key order is irrelevant and a property whose value is
- * `undefined` counts as absent (JSON.stringify would drop it).
+ * True when `a` and `b` encode to the same JSON document (apimachinery's semantic DeepEqual for
+ * decoded JSON): key order is irrelevant and an `undefined` property counts as absent.
  */
-
-/** True when `a` and `b` encode to the same JSON document (up to key order). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;

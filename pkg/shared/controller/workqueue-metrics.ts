@@ -6,21 +6,13 @@ import type { Registry } from 'prom-client';
 import { counterOn, exponentialBuckets, gaugeOn, histogramOn } from '../kube/index.ts';
 
 /** Metric children of one queue. */
-export interface WorkQueueMetrics {
-  depth: { inc(): void; dec(): void };
-  adds: { inc(): void };
-  retries: { inc(): void };
-  queueDuration: { observe(seconds: number): void };
-  workDuration: { observe(seconds: number): void };
-  unfinished: { set(seconds: number): void };
-  longest: { set(seconds: number): void };
-}
+export type WorkQueueMetrics = ReturnType<typeof workQueueMetrics>;
 
 // 10 ns .. 1000 s, as client-go's workqueue histograms.
 const DURATION_BUCKETS = exponentialBuckets(10e-9, 10, 12);
 
 /** Registers (or finds) the `workqueue_*` families on `registry` and binds them to `name`. */
-export function workQueueMetrics(registry: Registry, name: string): WorkQueueMetrics {
+export function workQueueMetrics(registry: Registry, name: string) {
   const labels = ['name'] as const;
   return {
     depth: gaugeOn(registry, 'workqueue_depth', 'Keys waiting in the queue.', labels).labels(name),

@@ -32,11 +32,7 @@ export class WorkQueue {
   #getters: Array<(key: string | undefined) => void> = [];
   #idle: Array<() => void> = [];
   #shuttingDown = false;
-  /**
-   * Refreshes the in-flight gauges every 500 ms, as client-go does, but only while a key is in
-   * flight: with none they are 0, set once when the last one finishes, and an idle queue keeps
-   * no timer running.
-   */
+  /** Refreshes the in-flight gauges every 500 ms (client-go's), only while a key is in flight. */
   #gaugeTimer: NodeJS.Timeout | undefined;
 
   constructor(options: WorkQueueOptions) {
