@@ -1,11 +1,8 @@
 /**
- * Line numbers of YAML errors in multi-document files. go-yaml numbers lines from the start of
- * the document it was given, and apimachinery hands it one document at a time, so upstream's
- * `yaml: line 3: ...` for the third document of a file names the third line of that document,
- * not of the file. Messages we show name the file's line instead, with the document's index, so
- * that one number locates the problem (`yaml: line 12 (document 3): ...`). The texts that must
- * match upstream verbatim (`decodeYamlOrJson`, `FbcLoadError.detail`) keep go-yaml's numbering
- * (decision 0094).
+ * Line numbers of YAML errors in multi-document files: go-yaml numbers lines from the start of
+ * each document. Messages we show name the file's line and the document instead
+ * (`yaml: line 12 (document 3): ...`); texts that must match upstream verbatim
+ * (`decodeYamlOrJson`, `FbcLoadError.detail`) keep go-yaml's numbering (decision 0094).
  */
 
 /** Where a YAML document sits in its file. */
@@ -25,10 +22,8 @@ interface FileNumberedError {
 const YAML_LINE = /yaml: line (\d+):/;
 
 /**
- * Rewrites the first `yaml: line N:` of `detail` (N counted from the document's first line, as
- * go-yaml counts, quirks included) into the file's numbering with the document index. A
- * document starting on the file's first line is numbered as the file already: its text is
- * returned unchanged. Text without a line number is returned unchanged with `line` undefined.
+ * Rewrites the first `yaml: line N:` of `detail` into the file's numbering with the document
+ * index (unchanged for a document on the file's first line, or without a line number).
  */
 export function inFileNumbering(detail: string, at: DocumentPosition): FileNumberedError {
   const m = YAML_LINE.exec(detail);

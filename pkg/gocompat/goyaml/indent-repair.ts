@@ -1,17 +1,10 @@
 /**
- * Re-indentation of flow content that libyaml (go-yaml v2) accepts and js-yaml refuses with
- * "deficient indentation": continuation lines of a quoted scalar or of a flow collection
- * indented no deeper than the key that owns them, e.g.
- *
- *     description: "An operator
- *     that does things"
- *
- * Published bundles and catalogs contain such text. Leading white space of those lines is
- * insignificant (quoted scalars fold it away, flow collections treat it as separation), so
- * padding them to the column where the scalar or outermost collection opened changes no value.
- * A small tokenizer finds them: comments, block scalars and plain scalars are skipped so that
- * quotes and brackets inside them are not mistaken for openers. Used only after js-yaml
- * refused a document for that reason; a retry that still fails reports the original error.
+ * Re-indentation of flow content libyaml accepts and js-yaml refuses ("deficient indentation"):
+ * continuation lines of a quoted scalar or flow collection no deeper than their key, e.g.
+ * `description: "An operator` followed by `that does things"` at the same column (published
+ * bundles have them). Their leading white space is insignificant, so padding them to the
+ * opening column changes no value. A small tokenizer skips comments, block and plain scalars.
+ * Used only after js-yaml refused a document so; a failed retry reports the original error.
  */
 
 /**

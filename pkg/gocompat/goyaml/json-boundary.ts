@@ -1,10 +1,8 @@
 /**
- * The hot-path boundary finder of the JSON stream decoder: where does the object (or array)
- * that starts at a given byte end? Only structural bytes outside strings matter, strings are
- * skipped with a native `indexOf` for the closing quote, and the scan can stop at the end of
- * the buffered data and resume when more arrives. Validity is JSON.parse's job afterwards.
- * The scan also enforces the decoders' nesting limit and a caller's string limit as the bytes
- * arrive, so neither a deep value nor a huge string is buffered whole before it is refused.
+ * The hot-path boundary finder of the JSON stream decoder: where does the object or array
+ * starting at a byte end? Strings are skipped with a native `indexOf`; the scan resumes when
+ * more data arrives; JSON.parse validates afterwards. The nesting and string limits are
+ * enforced as the bytes arrive, so nothing too deep or too long is buffered whole.
  */
 import { MAX_NESTING_DEPTH } from './limits.ts';
 

@@ -1,13 +1,7 @@
 /**
- * How the components log an `err` field: the message, type and own fields of the error and of
- * each of its causes (pino's errWithCause), with stack traces only where they help.
- *
- * An expected failure (a version that does not resolve, missing permissions, a pull that
- * failed, a TerminalError, an ApiError from the API server) already says what went wrong in its
- * message and cause chain, and becomes a condition; a JavaScript stack adds lines to every
- * retry and tells the user nothing. A programming error (what isPanic counts: PanicError,
- * TypeError, ReferenceError, RangeError, SyntaxError) anywhere in the chain is unexpected, and
- * the error is logged with every stack, so it can be found and fixed.
+ * How the components log an `err` field: pino's errWithCause, with stack traces only where they
+ * help. An expected failure says what went wrong in its messages, and a stack would add lines to
+ * every retry; a programming error (what isPanic counts) anywhere in the chain keeps every stack.
  */
 import { stdSerializers } from 'pino';
 import { findCause } from '../errors/index.ts';

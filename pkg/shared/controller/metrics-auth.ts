@@ -1,23 +1,15 @@
 /**
  * Authentication and authorization of metrics scrapes, delegated to the API server as
- * controller-runtime's `filters.WithAuthenticationAndAuthorization` does: the bearer token is
- * checked by a TokenReview, then the user it names by a SubjectAccessReview for the request's
- * non-resource URL (`/metrics`) and verb (the lower-cased method: `get`). Both are made with the
- * component's own identity, which needs `create` on `tokenreviews` and `subjectaccessreviews`.
- *
- * Answers (status and plain-text body, as controller-runtime's):
- * - 401 `Unauthorized`: no bearer token, or one the API server refuses (a deliberate difference:
- *   controller-runtime answers a refused token 500 `Authentication failed`, because the API
- *   server's TokenReview carries a reason and its authenticator treats that as an error;
- *   decision 0068);
- * - 403 `Authorization denied for user <name>`: authenticated, not allowed;
- * - 500 `Authentication failed` / `Authorization for user <name> failed`: a review could not be
- *   made (API server unreachable, RBAC missing); logged, never cached.
- *
- * Decisions are cached with controller-runtime's lifetimes, so a scrape every 15 s costs two
- * API requests every few minutes, not two per scrape: token answers 1 minute (refusals too),
- * allowed 5 minutes, denied 30 seconds. Concurrent requests with the same token or subject
- * share one review. Tokens are kept only as SHA-256 digests.
+ * controller-runtime's `filters.WithAuthenticationAndAuthorization`: a TokenReview of the bearer
+ * token, then a SubjectAccessReview of its user for the non-resource URL and lower-cased method,
+ * both with the component's own identity. Answers, as controller-runtime's:
+ * - 401 `Unauthorized`: no bearer token, or one the API server refuses (controller-runtime
+ *   answers that 500 `Authentication failed`; decision 0068);
+ * - 403 `Authorization denied for user <name>`;
+ * - 500 `Authentication failed` / `Authorization for user <name> failed`: a review failed
+ *   (logged, never cached).
+ * Decisions are cached with controller-runtime's lifetimes (token 1 min, allowed 5 min, denied
+ * 30 s); concurrent requests share one review; tokens are kept only as SHA-256 digests.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';

@@ -1,15 +1,11 @@
 /**
- * The one reconciler shape of this codebase: a typed working copy of one API object, an
- * ordered list of steps over a state built from it, status and finalizers written once at the
- * end (reconcileParsedWithStatus), even when a step failed; what the steps held for the
- * reconcile (the state factory's `held` stack) is released then too. The ClusterExtension and
- * ClusterCatalog reconcilers are instances; their steps are built by factories over the narrow
- * ports each step uses and listed in cmd/<binary>/.
+ * The one reconciler shape of this codebase: a typed working copy of one API object, ordered
+ * steps over a state built from it, status and finalizers written once at the end
+ * (reconcileParsedWithStatus) even when a step failed, and what the steps held (`held`) released.
  *
- * A step that returns POLL waits for a person: the reconcile ends without an error and the
- * object is reconciled again after its poll period, which doubles from `poll.initialMs` to
- * `poll.maxMs` with each consecutive wait and starts over once a reconcile ends without one
- * (a failed reconcile, retried with the controller's backoff, does not count as either).
+ * A step returning POLL waits for a person: the object is reconciled again after its poll
+ * period, doubling from `poll.initialMs` to `poll.maxMs` with each consecutive wait, starting
+ * over once a reconcile ends without one (a failed reconcile counts as neither).
  */
 import type { Result } from '../errors/index.ts';
 import { ExponentialFailureRateLimiter } from './rate-limiter.ts';

@@ -1,9 +1,7 @@
 /**
  * Reconcile as an ordered step pipeline (upstream's ClusterExtension reconciler shape): each
- * step reads and extends a shared state and either continues, stops with a result, stops to
- * wait (POLL), or throws. The runner times every step, so a slow reconcile shows which step
- * was slow. Steps are built by factories over the narrow ports they use (e.g.
- * `resolveStep({ catalogs, features })`) and listed by the composition root (cmd/<binary>/).
+ * step reads and extends a shared state and continues, stops with a result, waits (POLL), or
+ * throws. Every step is timed. Steps are built by factories over narrow ports, listed in cmd/.
  */
 import type { Registry } from 'prom-client';
 import { histogramOn } from '../kube/index.ts';
@@ -34,10 +32,8 @@ export interface Step<S> {
   name: string;
   run(state: S): Promise<StepOutcome> | StepOutcome;
   /**
-   * Runs even when an earlier step stopped the pipeline (a result, POLL or an error), as a
-   * `finally` would: for reports that must stay current whatever the reconcile did (e.g. the
-   * health of what is installed). Its own outcome is ignored then; an error it throws is
-   * thrown only when no earlier step failed.
+   * Runs even after an earlier step stopped the pipeline, as a `finally`; its outcome is then
+   * ignored, and its error thrown only when no earlier step failed.
    */
   always?: boolean;
 }

@@ -1,10 +1,7 @@
 /**
- * Failure vocabulary shared by every module.
- *
- * Expected domain outcomes (no bundle matches, a catalog file does not parse) are returned as
- * values (see result.ts). Infrastructure failures are thrown `Error`s with a `cause`. A
- * `TerminalError` marks a failure that retrying cannot fix (a malformed image reference, an
- * invalid configuration); controllers report it with its `reason` and do not requeue.
+ * Failure vocabulary shared by every module: expected outcomes are values (result.ts),
+ * infrastructure failures thrown `Error`s with a `cause`, and a `TerminalError` one retrying
+ * cannot fix, reported with its `reason` and not requeued.
  */
 import { findCause } from './cause-chain.ts';
 
@@ -49,13 +46,9 @@ export function isErrno(err: unknown, code?: string): err is NodeJS.ErrnoExcepti
 }
 
 /**
- * Wraps `err` with `context` the way upstream's `fmt.Errorf("<context>: %w", err)` does:
- * the message becomes `<context>: <inner message>` and the original error is the `cause`,
- * so terminal-ness survives wrapping. As in Go, where a terminal error prints itself as
- * `terminal error: <message>`, wrapping a TerminalError directly yields
- * `<context>: terminal error: <message>` (upstream's condition messages show it that way).
- * The result is a plain Error; `isTerminal`/`findTerminal` see the TerminalError in its cause
- * chain, as Go's errors.As does.
+ * Wraps `err` as upstream's `fmt.Errorf("<context>: %w", err)`: `<context>: <inner message>`,
+ * `err` as the `cause` (where `isTerminal`/`findTerminal` find it, as Go's errors.As). Wrapping
+ * a TerminalError directly yields `<context>: terminal error: <message>`, as in Go.
  */
 export function wrapError(context: string, err: unknown): Error {
   const inner = err instanceof TerminalError ? `terminal error: ${err.message}` : errorMessage(err);

@@ -1,13 +1,9 @@
 /**
  * Lines of text (each without its "\n") kept by position in a file (decision 0098): a bundle
- * near the image caps is ~33 MB of JSON lines twice over (its objects as parsed, then its
- * rendering), held through the whole install of that bundle. In a file they leave the
- * process's heap for the page cache, which the kernel can reclaim, and a reader takes one line
- * at a time. Lines kept in memory need nothing of this: an array is a LineList.
- *
- * A file store's file is unlinked as soon as it is created: nothing is left on disk by a crash,
- * and the space goes when the descriptor is closed, which happens when the store is collected
- * (a FinalizationRegistry) or at `close()`. Reading a closed store throws.
+ * near the image caps is ~33 MB of JSON lines twice over, held through its install; in a file
+ * they leave the heap for the page cache. (Lines in memory need none of this: an array is a
+ * LineList.) The file is unlinked at once, so a crash leaves nothing; its space goes when the
+ * store is closed or collected. Reading a closed store throws.
  */
 import { closeSync, mkdirSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';

@@ -34,11 +34,8 @@ export function openRegularFileSync(path: string): number {
 }
 
 /**
- * Reads the regular file `path` whole, into one Buffer of its own memory (not a slice of a
- * larger one: a caller may free it at once, pkg/shared/bytes). The file is read into a Buffer
- * of the size its descriptor states, then to its end: only a file that grew meanwhile is read
- * in pieces and joined, so reading a large file does not hold it twice.
- *
+ * Reads the regular file `path` whole into one Buffer of its own (a caller may free it,
+ * pkg/shared/bytes), sized by its descriptor so a large file is never held twice.
  * @throws LocalFileError naming `path` when it cannot be read, is not a regular file, or holds
  *   more than `maxBytes` bytes (checked before reading).
  */

@@ -1,14 +1,9 @@
 /**
- * Listing a directory tree that a user names (a catalog, a bundle) so that only regular files
- * and directories inside it are ever read. A FIFO, socket or device would hang the reader or
- * feed it without end; a symbolic link leading outside the tree could have a file the user
- * never meant to publish (a token, a key) decoded and echoed into an error message. Such
- * entries are listed as refused, with a message that names the entry's path and never the
- * link's target.
- *
- * A symbolic link is resolved with `realpath` and kept only when it ends inside the tree's real
- * root, at a regular file or a directory. Plain entries are classified from their directory
- * entry type, so a tree without links costs no extra system call.
+ * Listing a directory tree a user names so that only regular files and directories inside it
+ * are ever read: a FIFO or device would hang the reader, a link out of the tree could echo a
+ * secret into an error. Such entries are listed as refused, naming the entry, never the target.
+ * A link is kept only when its `realpath` ends inside the tree's real root, at a file or a
+ * directory; plain entries are classified from their directory entry, at no extra system call.
  */
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';

@@ -1,20 +1,13 @@
 /**
- * Registry credentials of a component (catalogd, operator-controller), built as upstream's
- * pull-secret controller builds its auth file and kept current by informers, so that a change
- * applies to the next pull without a restart:
+ * Registry credentials of a component, built as upstream's pull-secret controller builds its
+ * auth file and kept current by informers (a change applies to the next pull): the
+ * `--global-pull-secret` Secret, then each `imagePullSecrets` entry of the component's own
+ * ServiceAccount, a later Secret's entry replacing an earlier one's for the same registry. A
+ * Secret is read from `.dockerconfigjson`, else `.dockercfg`; a missing or unparsable one
+ * (logged) adds nothing. Without any, pulls are anonymous.
  *
- * 1. the `--global-pull-secret` Secret (any namespace), then
- * 2. each `imagePullSecrets` entry of the component's own ServiceAccount, in order (Secrets of
- *    the ServiceAccount's namespace),
- *
- * merged so that a later Secret's entry replaces an earlier one's for the same registry. A
- * Secret is read from `.dockerconfigjson`, else `.dockercfg`; one with neither key, a missing
- * one and one that does not parse (logged) add nothing. Without any, pulls are anonymous.
- *
- * Upstream finds its ServiceAccount in the token mounted into its pod; we ask the API server who
- * we are (a SelfSubjectReview, which every authenticated identity may make), so that a component
- * run with a ServiceAccount token outside a pod finds it too. An identity that is no
- * ServiceAccount (a kubeconfig user) has no imagePullSecrets.
+ * The ServiceAccount comes from a SelfSubjectReview rather than the pod's mounted token, so a
+ * ServiceAccount token outside a pod works too; any other identity has no imagePullSecrets.
  */
 import type { Logger } from 'pino';
 import { type DockerConfig, dockerConfigFromSecret, mergeDockerConfigs } from '../image/index.ts';

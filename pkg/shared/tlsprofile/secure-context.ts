@@ -1,20 +1,13 @@
 /**
- * A TLS profile as Node `tls.SecureContextOptions`: `minVersion`, `ciphers` (OpenSSL names for
- * TLS 1.2 and below, IANA names for TLS 1.3, in one colon-separated list as Node takes them) and
- * `ecdhCurve` (the key-exchange groups).
- *
- * Where Go and OpenSSL differ, the result keeps Go's behaviour, which upstream's flags describe:
- * - Go never restricts TLS 1.3 suites (its `CipherSuites` setting ignores them). A list that
- *   names no TLS 1.3 suite therefore leaves all three of Go's on; a list that names some keeps
- *   only those (stricter than Go, which would ignore them: the operator asked for it).
- * - A profile whose minimum is below TLS 1.2 (`old`, or custom TLSv1.0/1.1) adds OpenSSL's
- *   `@SECLEVEL=0`: OpenSSL 3 refuses TLS 1.0 and 1.1 handshakes at its default security level,
- *   Go accepts them.
+ * A TLS profile as Node `tls.SecureContextOptions`: `minVersion`, `ciphers` (OpenSSL names up to
+ * TLS 1.2, IANA names for TLS 1.3, one colon-separated list) and `ecdhCurve`. Where Go and
+ * OpenSSL differ, Go's behaviour (what upstream's flags describe) is kept:
+ * - A list naming no TLS 1.3 suite leaves Go's three on (Go never restricts them); one naming
+ *   some keeps only those (stricter than Go: the operator asked for it).
+ * - A minimum below TLS 1.2 adds `@SECLEVEL=0`, without which OpenSSL 3 refuses TLS 1.0/1.1.
  * - Empty custom lists mean Go's defaults.
- *
- * Node's OpenSSL may lack an entry (RC4 and 3DES are gone from OpenSSL 3): the named profiles
- * drop such entries and report them (upstream drops Mozilla entries Go lacks the same way); a
- * custom profile naming one is an error, since the operator asked for exactly that list.
+ * Entries Node's OpenSSL lacks (RC4, 3DES) are dropped from named profiles and reported, as
+ * upstream drops what Go lacks; a custom profile naming one is an error.
  */
 import { err, ok, type Result } from '../errors/index.ts';
 import { CURVE_OPENSSL_NAMES, GO_DEFAULT_CURVES, GO_DEFAULT_TLS12_CIPHERS, NODE_TLS_VERSION, TLS12_OPENSSL_NAMES, TLS13_CIPHERS } from './names.ts';

@@ -1,8 +1,7 @@
 /**
- * Unstructured Kubernetes object shapes: the one object type that bundles (pkg/operator-controller/bundle), rendered
- * manifests (pkg/operator-controller/render), the applier and the API client (pkg/shared/kube) share. Kinds are never
- * modelled: objects travel as plain JSON and only the fields every object has are typed here.
- * Pure (types and string helpers), so the pure cores may use it.
+ * Unstructured Kubernetes objects: the one object type bundles, rendered manifests, the applier
+ * and the API client share. Kinds are never modelled; only the fields every object has are
+ * typed. Pure, so the pure cores may use it.
  */
 
 /** An owner reference (`metadata.ownerReferences[]`). */
