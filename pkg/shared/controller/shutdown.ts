@@ -14,18 +14,16 @@ interface SignalProcess {
 /** Options of `wireShutdownSignals`. */
 interface ShutdownOptions {
   log: Logger;
-  /** Default SIGTERM and SIGINT. */
-  signals?: readonly NodeJS.Signals[];
   /** Exit with code 1 if still running this long after the first signal (default: never). */
   forceExitAfterMs?: number;
 }
 
 /**
- * On the first of `signals`: log and `controller.abort()`. On a second one: exit(1) at once
+ * On the first SIGTERM or SIGINT: log and `controller.abort()`; on a second: exit(1) at once
  * (controller-runtime's behaviour). Returns a function that removes the listeners.
  */
 export function wireShutdownSignals(proc: SignalProcess, controller: AbortController, options: ShutdownOptions): () => void {
-  const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
+  const signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
   let received = 0;
   let timer: NodeJS.Timeout | undefined;
   const handlers = signals.map((sig) => {

@@ -81,9 +81,8 @@ function reviewSpec(subject: AccessSubject, a: AccessAttributes): Record<string,
 }
 
 /**
- * Asks the API server whether `subject` may perform each of `attributes`. Reviews run
- * `concurrency` at a time (default 8); the result has one decision per input, in order.
- * Throws the first API error (the caller needs `subjectaccessreviews: create`).
+ * Asks whether `subject` may perform each of `attributes` (`concurrency`, default 8, at a time);
+ * one decision per input, in order. Throws the first API error.
  */
 export async function canI(
   client: Pick<KubeClient, 'create'>,

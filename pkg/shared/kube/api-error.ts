@@ -1,9 +1,6 @@
 /**
- * Errors returned by the Kubernetes API server, and predicates over them.
- *
- * The API server answers failures with a `Status` object (`kind: Status`, `reason`, `message`,
- * `details`, `code`). `ApiError.message` is the Status `message` unchanged, because that is the
- * text upstream (client-go) shows users, e.g. `deployments.apps "x" is forbidden: User ...`.
+ * Errors returned by the Kubernetes API server, and predicates over them. `ApiError.message` is
+ * the Status `message` unchanged: the text client-go shows users.
  */
 
 /** The `details` part of a Kubernetes `Status` object. */
@@ -28,9 +25,8 @@ export interface Status {
 }
 
 /**
- * A failed API call. `status` is the HTTP status code (or the Status `code` of a watch ERROR
- * event), `reason` the Status reason ('' when the server sent none), `message` the Status message
- * (or, for non-Status bodies, a short description of the response).
+ * A failed API call: `status` is the HTTP (or watch ERROR) code, `reason` the Status reason (''
+ * when none), `message` the Status message or a description of a non-Status body.
  */
 export class ApiError extends Error {
   readonly status: number;
@@ -49,11 +45,7 @@ export class ApiError extends Error {
   }
 }
 
-/**
- * Builds an ApiError from an HTTP status code and the (already read) response body.
- * A body that is a Status object supplies reason/message/details; any other body is
- * summarised so the error still says what went wrong.
- */
+/** An ApiError from an HTTP status code and the read body (a Status, or any body summarised). */
 export function apiErrorFromResponse(httpStatus: number, body: unknown, context: string): ApiError {
   if (isStatusObject(body)) return apiErrorFromStatus(body, httpStatus);
   const text = typeof body === 'string' ? body.trim().slice(0, 512) : '';

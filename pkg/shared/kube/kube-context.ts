@@ -1,8 +1,6 @@
 /**
- * The whole client stack of one identity, assembled: connection (connection.ts), raw transport
- * (transport.ts), resource mapper (resource-mapper.ts) and client (client.ts). Kept apart from
- * connection.ts so that the transport, which runs over a Connection, and the connection do not
- * import each other.
+ * The whole client stack of one identity: connection, transport, resource mapper and client
+ * (apart from connection.ts so that it and the transport do not import each other).
  */
 import { createKubeClient, type KubeClient } from './client.ts';
 import { type Connection, type ConnectionOptions, connectionFromKubeConfig } from './connection.ts';

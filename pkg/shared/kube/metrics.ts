@@ -1,9 +1,6 @@
 /**
- * Get-or-create helpers for prom-client metrics on an injected Registry.
- *
- * Several components (every informer, every workqueue) share one metric family per registry,
- * distinguished by labels; prom-client throws when a name is registered twice, so each
- * family is created by the first user and looked up by the others.
+ * Get-or-create helpers for prom-client metrics on an injected Registry: components (every
+ * informer, every workqueue) share one family per name, which prom-client registers only once.
  */
 import { Counter, Gauge, Histogram, type Registry } from '../metrics/index.ts';
 

@@ -1,10 +1,7 @@
 /**
- * OpenAPI v3 component schemas compiled into the shape the API server's server-side apply
- * types objects with (structured-merge-diff, built by kube-openapi's schemaconv from the same
- * OpenAPI the server publishes). Only what decides which fields exist is kept: declared
- * properties, additionalProperties, array items, list keys and the extensions that open a
- * subtree. Descriptions, formats and value validations are dropped at compile time.
- *
+ * OpenAPI v3 component schemas compiled into the shape server-side apply types objects with
+ * (structured-merge-diff, via kube-openapi's schemaconv): only what decides which fields exist
+ * (properties, additionalProperties, items, list keys, opening extensions) is kept.
  * The rules follow the server's conversion (decision 0044), not JSON Schema:
  * - `$ref`, or an `allOf` holding exactly one `$ref`, names another component; sibling
  *   keywords of such a reference are ignored (the server ignores them too).
@@ -182,11 +179,10 @@ class Items implements ListItems {
 }
 
 /**
- * Compiles the `components.schemas` of an OpenAPI v3 document. Components are compiled on
- * first lookup and memoized; references between them are resolved when first followed, so
- * recursive schemas (JSONSchemaProps) are fine. `components` is read, never modified. With
- * `retain`, only the components reachable from those names are compiled, eagerly, and the
- * table drops `components`, so the document can be garbage-collected.
+ * Compiles the `components.schemas` of an OpenAPI v3 document (read, never modified), each on
+ * first lookup; references are resolved when first followed, so recursive schemas are fine.
+ * With `retain`, the components reachable from those names are compiled at once and
+ * `components` is let go.
  */
 export function compileSchemas(components: Readonly<Record<string, unknown>>, retain?: readonly string[]): SchemaTable {
   const compiled = new Map<string, ObjectSchema>();

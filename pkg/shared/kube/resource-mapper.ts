@@ -1,9 +1,6 @@
 /**
- * Maps a kind to its REST resource (plural name, namespaced or not) through API discovery,
- * and builds request paths.
- *
- * Discovery documents are fetched per group-version (`/api/v1`, `/apis/<group>/<version>`),
- * cached, and fetched again on a miss so kinds of CRDs created after start-up resolve.
+ * Maps a kind to its REST resource through API discovery (per group-version documents, cached,
+ * fetched again on a miss so kinds of CRDs created since resolve), and builds request paths.
  */
 import { isNotFound } from './api-error.ts';
 import type { Transport } from './transport.ts';
@@ -134,9 +131,8 @@ interface PathParts {
 }
 
 /**
- * The REST path of a resource collection, object or subresource. Namespaced resources
- * without a namespace address all namespaces (list/watch only); a name then is an error.
- * The namespace of cluster-scoped resources is ignored.
+ * The REST path of a collection, object or subresource. A namespaced resource without a
+ * namespace addresses all namespaces (a name then is an error); cluster-scoped ones ignore it.
  */
 export function resourcePath(info: ResourceInfo, parts: PathParts = {}): string {
   const base = info.group === '' ? `/api/${info.version}` : `/apis/${info.group}/${info.version}`;

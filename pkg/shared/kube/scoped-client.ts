@@ -12,11 +12,7 @@ import type { ChannelStats } from './watch-channel.ts';
 
 /** Builds clients scoped to one ServiceAccount. */
 export interface ScopedClientFactory {
-  /**
-   * The client acting as `system:serviceaccount:<namespace>:<serviceAccount>`. Cached per
-   * ServiceAccount; the token is fetched lazily, so a missing ServiceAccount surfaces as
-   * ServiceAccountNotFoundError from the first request.
-   */
+  /** The client acting as the ServiceAccount, cached; a missing one fails its first request. */
   forServiceAccount(namespace: string, serviceAccount: string): KubeClient;
   /** Forgets the cached client and token of a ServiceAccount (e.g. its extension was deleted). */
   forget(namespace: string, serviceAccount: string): void;
@@ -37,11 +33,7 @@ interface ScopedClientFactoryOptions {
   connection?: ConnectionOptions;
 }
 
-/**
- * Creates the factory. All scoped clients share one keep-alive request agent and one watch
- * channel (HTTP/2 sessions), both without client certificates: any number of scoped watches
- * leaves the request sockets to requests (decision 0065).
- */
+/** Creates the factory; its clients share one request agent and watch channel (decision 0065). */
 export function createScopedClientFactory(options: ScopedClientFactoryOptions): ScopedClientFactory {
   const channels = anonymousChannels(options.base, options.connection);
   const clients = new Map<string, KubeClient>();

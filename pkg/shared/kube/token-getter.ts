@@ -1,10 +1,8 @@
 /**
- * ServiceAccount tokens from the TokenRequest API, cached per (namespace, ServiceAccount),
- * as upstream v1.10's token getter (decision 0003): requested lifetime 1 h,
- * refreshed when less than 10% of it remains. Expired entries are reaped by a call at most once
- * per tenth of the lifetime: the scan covers every cached ServiceAccount, and with 1,000 of them
- * scanning on every request cost operator-controller seconds of CPU per mass upgrade. An expired
- * entry is never handed out either way (`get` checks its expiry).
+ * ServiceAccount tokens from the TokenRequest API, cached per ServiceAccount as upstream v1.10's
+ * token getter (decision 0003): lifetime 1 h, refreshed below 10% remaining. Expired entries are
+ * reaped at most once per tenth of the lifetime (a scan per request cost seconds of CPU with
+ * 1,000 ServiceAccounts); `get` never hands one out.
  */
 import { isNotFound } from './api-error.ts';
 import type { KubeClient } from './client.ts';

@@ -7,11 +7,7 @@ import type { KubeClient } from './client.ts';
 import type { AccessSubject } from './access-review.ts';
 import type { KubeObject } from '../unstructured/index.ts';
 
-/**
- * The API server's answer. A refused token is an ordinary outcome (`authenticated: false`, with
- * the API server's reason, e.g. `invalid bearer token`); only a failed review (the API server
- * unreachable, `tokenreviews: create` not granted) throws.
- */
+/** The API server's answer; a refused token is `authenticated: false` with its reason. */
 export type TokenReviewResult = { authenticated: true; subject: AccessSubject; audiences: string[] } | { authenticated: false; error: string };
 
 interface TokenReviewResponse extends KubeObject {
@@ -24,10 +20,8 @@ interface TokenReviewResponse extends KubeObject {
 }
 
 /**
- * Asks the API server who `token` authenticates as. Without `audiences` the API server checks
- * the token against its own audiences (what a ServiceAccount token from TokenRequest or a
- * projected volume carries by default). Throws the API error when the review itself fails (the
- * caller needs `tokenreviews: create` in `authentication.k8s.io`).
+ * Asks the API server who `token` authenticates as (without `audiences`, against its own).
+ * Throws the API error when the review fails (needs `tokenreviews: create`).
  */
 export async function reviewToken(
   client: KubeClient,
