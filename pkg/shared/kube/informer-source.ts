@@ -1,5 +1,5 @@
 /** The list+watch seam of an informer, its implementation over a KubeClient, and a transform. */
-import type { KubeClient } from './client.ts';
+import type { KubeClient, ListOptions } from './client.ts';
 import type { ListEnvelope } from './list-stream.ts';
 import type { KubeObject, ObjectList, TypeRef, WatchEvent } from '../unstructured/index.ts';
 
@@ -10,15 +10,26 @@ import type { KubeObject, ObjectList, TypeRef, WatchEvent } from '../unstructure
 export interface ListWatchSource<T extends KubeObject = KubeObject> {
   /** What is listed, for logs (e.g. `clustercatalogs.olm.operatorframework.io`). */
   readonly description: string;
-  list(options: { limit: number; continue?: string; signal: AbortSignal }): Promise<ObjectList<T>>;
+  list(options: PageOptions): Promise<ObjectList<T>>;
   /** `list` with items handed to `onItem` as they arrive; preferred: a page is never held whole. */
-  listEach?(options: { limit: number; continue?: string; signal: AbortSignal }, onItem: (item: T) => void): Promise<ListEnvelope>;
-  watch(options: { resourceVersion: string; timeoutSeconds: number; signal: AbortSignal }): AsyncIterable<WatchEvent<T>>;
+  listEach?(options: PageOptions, onItem: (item: T) => void): Promise<ListEnvelope>;
+  watch(options: WatchFrom): AsyncIterable<WatchEvent<T>>;
   /** `watch` with events pushed to `onEvent`; preferred: it keeps no per-event promise alive. */
-  watchEvents?(
-    options: { resourceVersion: string; timeoutSeconds: number; signal: AbortSignal },
-    onEvent: (event: WatchEvent<T>) => void,
-  ): Promise<void>;
+  watchEvents?(options: WatchFrom, onEvent: (event: WatchEvent<T>) => void): Promise<void>;
+}
+
+/** One page of a source's list. */
+interface PageOptions {
+  limit: number;
+  continue?: string;
+  signal: AbortSignal;
+}
+
+/** Where a source's watch starts. */
+interface WatchFrom {
+  resourceVersion: string;
+  timeoutSeconds: number;
+  signal: AbortSignal;
 }
 
 /** What an informer over a client lists and watches. */
@@ -35,10 +46,6 @@ export function clientListWatch<T extends KubeObject = KubeObject>(
   type: TypeRef,
   scope: ListWatchScope = {},
 ): ListWatchSource<T> {
-  const selectors: ListWatchScope = {};
-  if (scope.namespace !== undefined) selectors.namespace = scope.namespace;
-  if (scope.labelSelector !== undefined) selectors.labelSelector = scope.labelSelector;
-  if (scope.fieldSelector !== undefined) selectors.fieldSelector = scope.fieldSelector;
   const where = [
     scope.namespace && `namespace=${scope.namespace}`,
     scope.labelSelector && `labels=${scope.labelSelector}`,
@@ -48,23 +55,20 @@ export function clientListWatch<T extends KubeObject = KubeObject>(
     .join(',');
   const push = client.watchEvents?.bind(client);
   const each = client.listEach?.bind(client);
+  // The scope's undefined fields are read as absent by the client.
+  const page = (o: PageOptions): ListOptions => ({
+    ...scope,
+    limit: o.limit,
+    signal: o.signal,
+    ...(o.continue === undefined ? {} : { continue: o.continue }),
+  });
+  const from = (o: WatchFrom) => ({ ...scope, resourceVersion: o.resourceVersion, timeoutSeconds: o.timeoutSeconds, signal: o.signal });
   return {
     description: `${type.kind}.${type.apiVersion}${where === '' ? '' : ` (${where})`}`,
-    list: (o) =>
-      client.list<T>(type, { ...selectors, limit: o.limit, signal: o.signal, ...(o.continue === undefined ? {} : { continue: o.continue }) }),
-    ...(each === undefined
-      ? {}
-      : {
-          listEach: (o, onItem) =>
-            each<T>(type, { ...selectors, limit: o.limit, signal: o.signal, ...(o.continue === undefined ? {} : { continue: o.continue }) }, onItem),
-        }),
-    watch: (o) => client.watch<T>(type, { ...selectors, resourceVersion: o.resourceVersion, timeoutSeconds: o.timeoutSeconds, signal: o.signal }),
-    ...(push === undefined
-      ? {}
-      : {
-          watchEvents: (o, onEvent) =>
-            push<T>(type, { ...selectors, resourceVersion: o.resourceVersion, timeoutSeconds: o.timeoutSeconds, signal: o.signal }, onEvent),
-        }),
+    list: (o) => client.list<T>(type, page(o)),
+    ...(each === undefined ? {} : { listEach: (o, onItem) => each<T>(type, page(o), onItem) }),
+    watch: (o) => client.watch<T>(type, from(o)),
+    ...(push === undefined ? {} : { watchEvents: (o, onEvent) => push<T>(type, from(o), onEvent) }),
   };
 }
 

@@ -76,15 +76,7 @@ export class PullSecretCredentials {
   }
 
   async #watchServiceAccount(account: ObjectKey, signal: AbortSignal): Promise<void> {
-    const informer = new Informer({
-      name: 'pull-secret-serviceaccount',
-      source: clientListWatch(
-        this.#client,
-        { apiVersion: 'v1', kind: 'ServiceAccount' },
-        { namespace: account.namespace, fieldSelector: `metadata.name=${account.name}` },
-      ),
-      log: this.#log,
-    });
+    const informer = this.#informer('pull-secret-serviceaccount', 'ServiceAccount', account);
     informer.addHandler((type, obj) => {
       const refs = type === 'delete' ? [] : ((obj as { imagePullSecrets?: Array<{ name?: string }> }).imagePullSecrets ?? []);
       const wanted = refs.map((r) => r.name ?? '').filter((n) => n !== '');
@@ -107,15 +99,7 @@ export class PullSecretCredentials {
     if (this.#secrets.has(key)) return;
     const stop = new AbortController();
     this.#secrets.set(key, { config: undefined, stop });
-    const informer = new Informer({
-      name: `pull-secret-${ref.name}`,
-      source: clientListWatch(
-        this.#client,
-        { apiVersion: 'v1', kind: 'Secret' },
-        { namespace: ref.namespace, fieldSelector: `metadata.name=${ref.name}` },
-      ),
-      log: this.#log,
-    });
+    const informer = this.#informer(`pull-secret-${ref.name}`, 'Secret', ref);
     informer.addHandler((type, obj) => {
       const entry = this.#secrets.get(key);
       if (entry === undefined || entry.stop !== stop) return;
@@ -124,6 +108,12 @@ export class PullSecretCredentials {
       this.#merge();
     });
     void informer.run(AbortSignal.any([signal, stop.signal]));
+  }
+
+  // An informer of the one core object `ref` of `kind`.
+  #informer(name: string, kind: string, ref: ObjectKey): Informer {
+    const scope = { namespace: ref.namespace, fieldSelector: `metadata.name=${ref.name}` };
+    return new Informer({ name, source: clientListWatch(this.#client, { apiVersion: 'v1', kind }, scope), log: this.#log });
   }
 
   #read(ref: ObjectKey, obj: Readonly<KubeObject>): DockerConfig | undefined {
