@@ -60,8 +60,7 @@ interface ConvertOptions {
 }
 
 /**
- * Converts the first document of `input` to JSON (null for an empty or comment-only text).
- * Bytes must be UTF-8 (go-yaml refuses anything else).
+ * Converts the first document of UTF-8 `input` to JSON (null for an empty or comment-only text).
  * @throws YamlConvertError with go-yaml's or sigs.k8s.io/yaml's text; DecodeLimitError for a
  *   scalar longer than `options.maxStringBytes`.
  */

@@ -1,12 +1,8 @@
 /**
- * The one JSON scanner with the state machine and error texts of Go's `encoding/json`
- * scanner, over bytes, optionally recording the source span of every value:
- * - streaming decoders use it off their hot path, to find the extent of top-level scalars and
- *   to explain why a value JSON.parse rejected is invalid
- *   (`invalid character 'x' looking for beginning of value`, ...) at the byte Go reports;
- * - {@link scanJson} keeps spans where upstream works on raw JSON text (`json.RawMessage`
- *   property values, whose number spellings and key order must survive a round trip).
- * Nesting deeper than MAX_NESTING_DEPTH (limits.ts) fails with Go's `exceeded max depth`.
+ * The one JSON scanner with the state machine and error texts of Go's `encoding/json`, over
+ * bytes, optionally recording every value's span: streaming decoders use it off their hot path
+ * (the extent of top-level scalars, and why JSON.parse rejected a value, at Go's byte), and
+ * raw-json.ts for `json.RawMessage` values. Nesting deeper than MAX_NESTING_DEPTH fails as Go's.
  */
 import { goQuote } from '../gotext/index.ts';
 import { MAX_NESTING_DEPTH } from './limits.ts';

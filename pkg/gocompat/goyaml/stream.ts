@@ -1,16 +1,12 @@
 /**
  * apimachinery's `YAMLOrJSONDecoder(r, 4096)` over a whole input, each document decoded into
- * interface{} (the way cli-runtime's resource builder reads bundle manifests and the CLI reads
- * files), and sigs.k8s.io/yaml's `Unmarshal` for single-document files:
+ * interface{} (as cli-runtime reads bundle manifests), and sigs.k8s.io/yaml's `Unmarshal`:
  * - the first non-space rune within 4096 bytes decides: `{` => a JSON value stream, else YAML;
- * - JSON: values one after another; a value that fails after 0 or 1 decoded values sends the
- *   rest (after the last good value, white space up to one newline skipped) to YAML, and if
- *   that fails too the JSON error stands (`json: offset N: ...` for syntax errors); after 2
- *   values JSON errors stand;
+ * - JSON: a value failing after 0 or 1 decoded values sends the rest (white space up to one
+ *   newline skipped) to YAML, and if that fails too the JSON error stands; after 2, it stands;
  * - YAML: documents split on lines starting with `---` (only a comment may follow), CRLF read
- *   as LF; a document of blank lines and comments decodes to null; empty ones are skipped.
- * FBC files take the same route through pkg/shared/fbc's streaming parser (stream-parser.ts), which
- * shares this module's per-document decoder and JSON scanner.
+ *   as LF; a document of blank lines and comments is null; empty ones are skipped.
+ * FBC files take the same route through pkg/shared/fbc's stream-parser.ts.
  */
 import { err, ok, type Result } from '../../shared/errors/index.ts';
 import { goIsSpace, goTrimSpace } from '../gotext/index.ts';
@@ -224,10 +220,8 @@ export function decodeUtf8(bytes: Uint8Array): Result<string, string> {
 }
 
 /**
- * The non-null documents of a YAML-or-JSON stream given as text, as cli-runtime's resource
- * builder keeps them. The error is Go's text without a leading `error converting YAML to JSON: `
- * (callers add their own wrapper), its line in the file's numbering (file-lines.ts): a problem
- * in a later document names the file's line and the document, not the document's own line.
+ * The non-null documents of a YAML-or-JSON stream, as cli-runtime keeps them. The error is Go's
+ * text without `error converting YAML to JSON: `, its line in the file's numbering (file-lines.ts).
  */
 export function decodeDocuments(text: string): Result<unknown[], string> {
   const r = decodeLocated(Buffer.from(text, 'utf8'));

@@ -1,12 +1,9 @@
 /**
- * go-yaml's wording for the YAML syntax errors js-yaml detects. Both parsers refuse the same
- * documents, with their own reasons and positions; the common cases are translated to
- * libyaml's problem text and go-yaml's line rule:
- * - scanner problems: `line N+1` for a problem on 0-based line N > 0, no line on line 0;
- * - parser problems: `line N` (go-yaml prints the 0-based line), no line on line 0;
- * - at the end of the stream the scanner first moves to a new line if the last one is not
- *   terminated, so a parser problem there is on line "number of lines".
- * Anything else keeps js-yaml's reason with the scanner rule (decision 0022).
+ * go-yaml's wording for the YAML syntax errors js-yaml detects (both refuse the same documents):
+ * the common cases get libyaml's problem text and go-yaml's line rule: scanner problems
+ * `line N+1` for 0-based line N > 0, parser problems `line N`, none on line 0, and a parser
+ * problem at an unterminated end on line "number of lines". Anything else keeps js-yaml's
+ * reason with the scanner rule (decision 0022).
  */
 import type { YAMLException } from 'js-yaml';
 import { endState } from './indent-repair.ts';

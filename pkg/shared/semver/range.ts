@@ -1,21 +1,16 @@
 /**
- * blang/semver v4 ranges, the grammar of channel-entry `skipRange`:
- * space-separated AND terms, `||` tokens for OR, full strict versions, lowercase `x` as the
- * only wildcard, no commas and no pre-release gate. blang's quirks are reproduced on purpose
- * because existing catalogs were written against them: a space right after `>`, `<` or `=`
- * does not split, single-byte tokens are dropped, any token containing an `x` takes the
- * wildcard path, and an unknown operator in front of a wildcard reads as equality.
+ * blang/semver v4 ranges, the grammar of `skipRange`: space-separated AND terms, `||` for OR,
+ * full strict versions, `x` as the only wildcard. blang's quirks are kept, as catalogs rely on
+ * them: a space right after `>`, `<` or `=` does not split, single-byte tokens are dropped, any
+ * token with an `x` takes the wildcard path, an unknown operator before a wildcard means `=`.
  */
 import { err, ok, type Result } from '../errors/index.ts';
 import { goQuote, goTrimSpace, utf8Length } from '../../gocompat/gotext/index.ts';
 import { compareSemver, parseSemver, type SemVersion } from './version.ts';
 
 /**
- * A parsed range. `contains` tells whether a version is inside it (plain precedence, BUILD
- * ignored). `hasEmptyGroup` is set for an empty OR group (`a || || b`): blang parses that
- * without error but calls a nil function when evaluation reaches the group (a Go panic
- * unless an earlier group matched). Here such a group matches nothing; callers that evaluate
- * ranges decide their own policy for it (the resolver treats the range as unparsable).
+ * A parsed range; `contains` ignores BUILD. `hasEmptyGroup` marks an empty OR group (`a || || b`),
+ * which blang parses but panics on when evaluated: here it matches nothing, callers decide.
  */
 interface BlangRange {
   readonly contains: (v: SemVersion) => boolean;

@@ -1,9 +1,7 @@
 /**
- * blang/semver v4's `ParseTolerant`, shared by the `olm.maxOpenShiftVersion` gate and OLM's
- * dependency constraints (`semver_compare`, `olm.package.required` versions, `minKubeVersion`):
- * trims Go's white space and one leading `v`, drops leading zeros of each dot-separated part,
- * fills a short `1` or `1.2` up to three parts, then parses strictly. Error texts are blang
- * v4's (lower-case), which operator-framework/api's constraint library and the gate both use.
+ * blang/semver v4's `ParseTolerant` (the `olm.maxOpenShiftVersion` gate, OLM's dependency
+ * constraints): trims white space and one leading `v`, drops leading zeros, fills `1` or `1.2` up
+ * to three parts, then parses strictly, with blang v4's (lower-case) error texts.
  */
 import { err, type Result } from '../errors/index.ts';
 import { goTrimSpace } from '../../gocompat/gotext/index.ts';

@@ -1,10 +1,7 @@
 /**
- * The names upstream's TLS flags accept, and what they are called in Node's OpenSSL.
- *
- * Upstream (Go) names cipher suites by their IANA names, as Go's `tls.CipherSuites()` and
- * `tls.InsecureCipherSuites()` list them; OpenSSL, and so Node's `ciphers` option, uses its own
- * names for TLS 1.2 and below, and the IANA names for TLS 1.3. Curves (key-exchange groups)
- * carry the same names in both, except that upstream also accepts `secp256r1` for `prime256v1`.
+ * The names upstream's TLS flags accept (Go's IANA cipher suite names) and their OpenSSL names
+ * (its own up to TLS 1.2, IANA for TLS 1.3). Curves share names, but upstream also accepts
+ * `secp256r1` for `prime256v1`.
  */
 
 /** The TLS versions of `--tls-custom-version`, as upstream spells them. */

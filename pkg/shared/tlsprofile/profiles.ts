@@ -1,9 +1,7 @@
 /**
- * TLS profiles and the flags that choose them, with upstream's names, defaults and error texts
- * (operator-controller's `--tls-profile`, `--tls-custom-ciphers`, `--tls-custom-curves`,
- * `--tls-custom-version`). The named profiles are Mozilla's server-side TLS recommendations:
- * `modern` and `intermediate` from version 6.0 of Mozilla's guidelines (what upstream embeds),
- * `old` from version 5.8 (the last that had it, kept by upstream for old clients).
+ * TLS profiles and the `--tls-profile` and `--tls-custom-*` flags that choose them, with
+ * upstream's names, defaults and error texts. The named profiles are Mozilla's: `modern` and
+ * `intermediate` from its guidelines 6.0 (as upstream embeds), `old` from 5.8.
  */
 import { err, ok, type Result } from '../errors/index.ts';
 import { CURVE_OPENSSL_NAMES, TLS_VERSIONS, type TlsVersionName, isKnownCipher } from './names.ts';
@@ -83,10 +81,9 @@ function list(value: string): string[] {
 }
 
 /**
- * The profile the flags choose. Errors (a value, with pflag's wording for upstream's messages):
- * an unknown profile, cipher, curve or version, and a `--tls-custom-*` flag without
- * `--tls-profile=custom` (upstream ignores those silently; a security setting that silently does
- * nothing is refused here instead).
+ * The profile the flags choose. Errors (a value, pflag's wording): an unknown profile, cipher,
+ * curve or version, and a `--tls-custom-*` flag without `--tls-profile=custom` (ignored by
+ * upstream; a security setting that silently does nothing is refused here).
  */
 export function parseTlsProfile(flags: TlsProfileFlags): Result<TlsProfile> {
   const raw = flags.profile ?? DEFAULT_PROFILE;
