@@ -32,9 +32,8 @@ interface Watch<T extends KubeObject = KubeObject> {
   informer: Informer<T>;
   keys?: KeyFunc<T>;
   /**
-   * When it gives a reason, a reconcile of the event's keys that is running gets its `signal`
-   * aborted with a ReconcileCancelledError carrying it. The event queues the keys as usual, so
-   * they are reconciled again as soon as the cancelled reconcile returns, without backoff.
+   * A reason it gives aborts a running reconcile of the event's keys (ReconcileCancelledError);
+   * the keys are queued as usual and reconciled again at once, without backoff.
    */
   cancels?: CancelFunc<T>;
 }
@@ -58,10 +57,7 @@ interface ControllerOptions {
   /** Workers (default 1: a key is never reconciled concurrently anyway). */
   concurrency?: number;
   rateLimiter?: RateLimiter;
-  /**
-   * A reconcile that failed with a LimitExceededError among its causes (pkg/shared/errors) is retried
-   * after this many ms at the earliest, or later if the rate limiter says so (default 0).
-   */
+  /** Least delay (ms) before retrying a reconcile failed for a LimitExceededError (default 0). */
   limitRetryFloorMs?: number;
   /** How long `run` waits for in-flight reconciles after its signal aborted (default 30 s). */
   shutdownTimeoutMs?: number;

@@ -1,7 +1,4 @@
-/**
- * Finalizer bookkeeping on a reconciler's working copy (see reconcileParsedWithStatus, which
- * persists finalizer changes as a guarded merge patch).
- */
+/** Finalizer bookkeeping on a reconciler's working copy (reconcileParsedWithStatus persists it). */
 
 /**
  * What the helpers need of an object: its finalizers and deletion timestamp. Both KubeObject
@@ -17,9 +14,8 @@ export function isDeleting(obj: Finalizable): boolean {
 }
 
 /**
- * Adds each of `names` that `obj` lacks (in the given order); returns true when any was added.
- * Kubernetes refuses new finalizers on an object that is being deleted, so callers add them
- * only to live objects.
+ * Adds each of `names` that `obj` lacks, in order; returns true when any was added. Only for live
+ * objects: Kubernetes refuses new finalizers on one being deleted.
  */
 export function addFinalizers(obj: Finalizable, names: readonly string[]): boolean {
   const current = obj.metadata.finalizers ?? [];

@@ -34,9 +34,8 @@ export interface Reconciler {
 }
 
 /**
- * A programming error detected at run time (the JS analogue of a Go panic), e.g. a reconciler
- * that changed spec or metadata. Counted in `controller_runtime_reconcile_panics_total` and
- * then handled as an ordinary error, as controller-runtime does with recovered panics.
+ * A programming error detected at run time (a Go panic's analogue), e.g. a reconciler that
+ * changed spec: counted as a panic, then handled as controller-runtime handles recovered ones.
  */
 export class PanicError extends Error {
   constructor(message: string) {

@@ -18,9 +18,8 @@ import { createWatchChannel, type WatchChannel } from './watch-channel.ts';
 type ServerTls = Omit<ServerTlsOptions, 'cert' | 'key'>;
 
 /**
- * One identity on one API server. `authHeaders()` may be called for every request (it caches
- * what it can); `invalidateAuth()`, when present, drops cached credentials after a 401 so the
- * transport can retry once with fresh ones.
+ * One identity on one API server. `authHeaders()` is called per request (it caches);
+ * `invalidateAuth()` drops cached credentials after a 401, for one retry with fresh ones.
  */
 export interface Connection {
   /** Base URL of the API server (may carry a path prefix). */

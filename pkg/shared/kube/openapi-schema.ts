@@ -41,9 +41,8 @@ interface ListItems {
   /** Schema of every item (resolved on first use). */
   readonly items: ObjectSchema;
   /**
-   * Key fields of an associative list (`x-kubernetes-list-type: map` with
-   * `x-kubernetes-list-map-keys`, or a `merge` patch strategy with its merge key); undefined
-   * for atomic lists and sets. The server names items of keyed lists by key, others by index.
+   * Key fields of an associative list (list-type `map` with its map keys, or a `merge` patch
+   * strategy with its merge key); undefined for atomic lists and sets.
    */
   readonly keys?: readonly string[] | undefined;
 }

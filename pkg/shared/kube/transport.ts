@@ -23,11 +23,7 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Ms until the request is abandoned (default 30 s; `stream()`: headers only; 0: none). */
   timeoutMs?: number;
-  /**
-   * A POST that only asks the server something or mints something it does not store (access and
-   * token reviews, TokenRequest): sent once more, as a GET is, when the keep-alive socket it
-   * went out on had been closed by the server.
-   */
+  /** A POST storing nothing (reviews, TokenRequest): resent on a stale socket, as a GET is. */
   idempotent?: boolean;
 }
 

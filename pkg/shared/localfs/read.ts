@@ -13,7 +13,6 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTT
 
 /**
  * Opens `path` (following symbolic links) for reading and returns the descriptor.
- *
  * @throws LocalFileError naming `path` when it cannot be opened or is not a regular file.
  */
 export function openRegularFileSync(path: string): number {

@@ -31,7 +31,6 @@ interface EntryBase {
 
 /**
  * Opens the tree at `root`.
- *
  * @throws LocalFileError naming `root` when it does not exist or is not a directory.
  */
 export async function openTree(root: string): Promise<LocalTree> {
@@ -50,7 +49,6 @@ export async function openTree(root: string): Promise<LocalTree> {
 /**
  * Lists the directory `dir` (path components below the root) in the order `readdir` returns
  * them, classifying every entry.
- *
  * @throws LocalFileError naming the directory when it cannot be read.
  */
 export async function listDir(tree: LocalTree, dir: readonly string[]): Promise<TreeEntry[]> {

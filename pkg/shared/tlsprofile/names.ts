@@ -53,8 +53,7 @@ export function isKnownCipher(name: string): boolean {
 }
 
 /**
- * Go's default TLS 1.2 suites (Go 1.23 and later: ECDHE with AES-GCM, ChaCha20 and AES-CBC-SHA;
- * RSA key exchange and 3DES off), in Go's preference order: what a custom profile without
+ * Go's (1.23+) default TLS 1.2 suites in its preference order: what a custom profile without
  * `--tls-custom-ciphers` gets upstream.
  */
 export const GO_DEFAULT_TLS12_CIPHERS = [
