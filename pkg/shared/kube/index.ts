@@ -28,7 +28,6 @@ export { createTransport, type RequestOptions, type Transport } from './transpor
 export {
   gvkOf,
   objectKey,
-  splitObjectKey,
   type KubeObject,
   type ObjectList,
   type ObjectMeta,

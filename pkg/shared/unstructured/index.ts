@@ -4,7 +4,6 @@
 export {
   gvkOf,
   objectKey,
-  splitObjectKey,
   type GroupVersionKind,
   type KubeObject,
   type ObjectList,

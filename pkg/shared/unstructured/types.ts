@@ -92,10 +92,3 @@ export function objectKey(obj: { metadata: { name?: string; namespace?: string }
   const ns = obj.metadata.namespace;
   return ns === undefined || ns === '' ? name : `${ns}/${name}`;
 }
-
-/** Splits a key made by `objectKey` into namespace ('' when cluster-scoped) and name. */
-export function splitObjectKey(key: string): { namespace: string; name: string } {
-  const slash = key.indexOf('/');
-  if (slash < 0) return { namespace: '', name: key };
-  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-}
