@@ -1,9 +1,7 @@
 /**
- * buildah (Debian's `buildah` package) over a private storage: the vfs driver and chroot
- * isolation, which need neither a daemon, nor overlayfs, nor a container runtime. Needs root
- * (or a rootless buildah setup). The storage lives under the caller's cache directory, so the
- * stand-in base and the built images survive between runs and never touch the machine's own
- * container storage.
+ * buildah (Debian's package) over a private storage under the caller's cache directory: vfs and
+ * chroot isolation need no daemon, overlayfs or container runtime (but root), and the machine's
+ * own container storage is never touched.
  */
 import { join } from 'node:path';
 import { runCommand } from '../localstack/index.ts';

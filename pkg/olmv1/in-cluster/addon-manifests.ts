@@ -1,13 +1,7 @@
 /**
- * The objects that run the node's add-ons (pure), as one `v1` List each (the CRDs come from
- * cert-manager's module, CertManagerBinaries):
- *  - cert-manager: its namespace, ServiceAccounts, RBAC, the controller's, webhook's and
- *    cainjector's Deployments over the images built here, the webhook's Service and its
- *    validating and mutating webhook configurations (their caBundle injected by cainjector from
- *    the CA Secret the webhook keeps), as upstream's manifests lay them out under the same names;
- *  - the service-CA stand-in: its namespace (where it keeps its CA Secret), ServiceAccount, the
- *    ClusterRole of what it reads and writes (the kinds service-ca-operator serves, nothing
- *    else) and one Deployment over the image built here.
+ * The objects that run the node's add-ons (pure), one `v1` List each: cert-manager (as
+ * upstream's manifests lay it out, under the same names; its CRDs come from its module) and the
+ * service-CA stand-in (RBAC for the kinds service-ca-operator serves, nothing else).
  */
 import type { CertManagerImages } from '../images/index.ts';
 

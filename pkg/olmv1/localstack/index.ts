@@ -1,9 +1,7 @@
 /**
- * pkg/olmv1/localstack: a real Kubernetes control plane (etcd + kube-apiserver) and real OCI
- * registries (distribution) on 127.0.0.1, with binaries from KUBEBUILDER_ASSETS or built once
- * from pinned Go modules into a cache. `olmv1 up` runs the local stack on it; the tests'
- * environment (test/envtest) starts the same servers. Everything started is stopped, and its
- * temp directory removed, by `stop()`, or by a reaper process if ours dies first.
+ * pkg/olmv1/localstack: real etcd, kube-apiserver, OCI registries and on request a real node,
+ * from pinned Go modules, for the tests, the benchmarks and `olmv1 up`; all stopped by `stop()`,
+ * or by a reaper process if ours dies first.
  */
 export {
   defaultCacheRoot,
