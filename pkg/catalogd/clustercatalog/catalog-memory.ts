@@ -14,7 +14,6 @@ interface Held {
   error: Error;
 }
 
-/** See the module comment. */
 export class CatalogMemory {
   readonly polls = new Map<string, PollEntry>();
   readonly held = new Map<string, Held>();

@@ -18,7 +18,6 @@ import { CatalogEventReason, catalogEventRef, type CatalogState, type CatalogSto
 import { withIngestTimeout, withRetryFloor } from './ingest-bounds.ts';
 import { setNeverServed, setProgressingError } from './status.ts';
 
-/** What the content step uses. */
 interface ContentStepDeps {
   images: CatalogImages;
   store: Pick<CatalogStore, 'get' | 'prepareIngest' | 'store'>;
@@ -38,7 +37,6 @@ interface ContentStepDeps {
   timeouts: { ingestMs: number; limitRetryFloorMs: number };
 }
 
-/** See the module comment. */
 export function contentStep(deps: ContentStepDeps): Step<CatalogState> {
   return {
     name: 'content',

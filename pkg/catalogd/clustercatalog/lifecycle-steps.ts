@@ -7,7 +7,6 @@ import type { CatalogMemory } from './catalog-memory.ts';
 import type { CatalogState, CatalogStore } from './catalog-reconciler.ts';
 import { setDeleted, setProgressingError, setUserUnavailable } from './status.ts';
 
-/** What removing a catalog's content uses. */
 interface ContentRemoval {
   store: Pick<CatalogStore, 'delete'>;
   unpackCache: Pick<ImageCache, 'delete'>;

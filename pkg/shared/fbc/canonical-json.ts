@@ -16,7 +16,6 @@ export class NonFiniteNumberError extends Error {
   }
 }
 
-/** Options of {@link encodeGoJson}. */
 interface GoJsonOptions {
   /** Escape `<`, `>` and `&` as `\u003c` etc., as Go's default (non-`SetEscapeHTML(false)`) encoder does. */
   escapeHtml?: boolean;

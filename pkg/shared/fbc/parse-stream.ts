@@ -7,7 +7,6 @@ import type { FbcLoadError } from './errors.ts';
 import type { DecodeLimits } from './limits.ts';
 import { countCatalogBytes, decodeFileDocuments, fileParser, newWalkState, type MetaEntry, type WalkedDocument } from './walk.ts';
 
-/** Options of {@link parseMetaStream} / {@link parseMetas}. */
 interface ParseStreamOptions {
   /** Name used in error messages and `MetaSource.file` (default ''). */
   file?: string;

@@ -32,7 +32,6 @@ export interface WalkStats {
   peakBufferBytes: number;
 }
 
-/** Options of {@link walkMetas}. */
 export interface WalkOptions {
   signal?: AbortSignal;
   /**

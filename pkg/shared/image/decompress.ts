@@ -32,7 +32,6 @@ async function* prepend(head: Buffer, it: AsyncIterator<Buffer>): AsyncGenerator
   }
 }
 
-/** Options of {@link decompress}. */
 interface DecompressOptions {
   /** zlib's output chunk size (default 16 KiB). */
   chunkSize?: number;
