@@ -50,10 +50,7 @@ export function keepingOptions(
   return { setSecureContext: (pair) => server.setSecureContext({ ...options, ...pair }) };
 }
 
-/**
- * Polls both files every `intervalMs` and installs a new pair on `server` when either changed
- * and the pair loads. Returns a function that stops watching.
- */
+/** Polls both files every `intervalMs`, installing a changed pair that loads; returns the stop. */
 export function watchCertificate(server: SecureContextTarget, paths: CertificatePaths, log: Logger, intervalMs = 10_000): () => void {
   const onChange = (): void => {
     try {

@@ -12,16 +12,10 @@ import { http } from '../nodehttp/index.ts';
 import { boundPort, close, guardedListener, listen } from './listening.ts';
 import { errorMessage } from '../errors/index.ts';
 
-/**
- * A named check. It passes by returning true (or resolving to true); returning false, a
- * string (the reason) or throwing fails it. Checks must be fast (they run per probe).
- */
+/** A fast check run per probe: true passes; false, a reason string or a throw fails it. */
 type HealthCheck = () => boolean | string | Promise<boolean | string>;
 
-/**
- * A readiness check that passes once every informer has synced; otherwise it names the ones
- * that have not (`informers not synced: a, b`).
- */
+/** A readiness check passing once every informer synced, else `informers not synced: a, b`. */
 export function informersSynced(informers: ReadonlyArray<{ readonly name: string; readonly hasSynced: boolean }>): HealthCheck {
   return () => {
     const pending = informers.filter((i) => !i.hasSynced).map((i) => i.name);

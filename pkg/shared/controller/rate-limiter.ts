@@ -41,10 +41,7 @@ export class ExponentialFailureRateLimiter implements RateLimiter {
   }
 }
 
-/**
- * A token bucket shared by all keys (golang.org/x/time/rate reservations): `burst` tokens,
- * refilled at `qps`; a retry that finds no token waits until one would be available.
- */
+/** A token bucket shared by all keys (golang.org/x/time/rate): `burst` tokens refilled at `qps`. */
 export class BucketRateLimiter implements RateLimiter {
   readonly #qps: number;
   readonly #burst: number;

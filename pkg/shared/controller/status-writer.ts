@@ -95,9 +95,8 @@ function unexpectedChange(before: WorkingObject, after: WorkingObject): boolean 
 }
 
 /**
- * Joins errors like Go's `errors.Join`: one error is returned unchanged; several become one
- * Error whose message is theirs separated by newlines (`cause` = AggregateError of all),
- * a TerminalError (with the first terminal reason) when any of them is terminal.
+ * Joins errors like Go's `errors.Join`: one is returned unchanged; several become one with their
+ * messages on lines (`cause`: an AggregateError), a TerminalError when any is terminal.
  */
 export function joinErrors(errors: readonly unknown[]): Error {
   if (errors.length === 1 && errors[0] instanceof Error) return errors[0];

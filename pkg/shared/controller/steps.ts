@@ -7,11 +7,7 @@ import type { Registry } from 'prom-client';
 import { histogramOn } from '../kube/index.ts';
 import type { ReconcileResult } from './reconciler.ts';
 
-/**
- * A wait for something nothing notifies us of and only a person can end (a missing namespace,
- * missing permissions): stop without an error and reconcile again after the object's poll
- * period, which doubles with each consecutive wait (StepReconciler).
- */
+/** A wait only a person can end: reconcile again after a doubling poll period (StepReconciler). */
 interface PollOutcome {
   readonly poll: true;
 }
@@ -42,9 +38,8 @@ export interface Step<S> {
 export type StepTimer = (step: string, seconds: number) => void;
 
 /**
- * Runs `steps` in order until one returns a result or POLL, or throws; after that only the
- * `always` steps run. Resolves with the stopping outcome (an empty result when every step
- * continued); rethrows the first error unchanged.
+ * Runs `steps` until one returns a result or POLL, or throws, then only the `always` ones.
+ * Resolves with the stopping outcome (else an empty result); rethrows the first error.
  */
 export async function runSteps<S>(steps: readonly Step<S>[], state: S, timer?: StepTimer): Promise<ReconcileResult | PollOutcome> {
   let stopped: { outcome: ReconcileResult | PollOutcome } | { error: unknown } | undefined;

@@ -100,8 +100,7 @@ export class WorkQueue {
   }
 
   /**
-   * The next key, waiting until one is queued. After `shutdown()` the remaining queued keys
-   * are still handed out, then `undefined`. The caller must call `done(key)` when finished.
+   * The next key once queued; after `shutdown()` the backlog, then undefined. Call `done(key)`.
    */
   get(): Promise<string | undefined> {
     if (this.length > 0) return Promise.resolve(this.#pop());
