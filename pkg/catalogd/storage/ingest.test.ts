@@ -30,13 +30,19 @@ async function ingestChildren(): Promise<number[]> {
   return pids;
 }
 
-/** The ingest children, once there is one (forked already; its command line shows it from its exec on). */
+/**
+ * The ingest children, once there is one (forked already; its command line shows it from its
+ * exec on). A Node child's start takes seconds on a busy machine: vi.waitFor's 1 s default is short.
+ */
 async function spareStarted(): Promise<number[]> {
-  return vi.waitFor(async () => {
-    const pids = await ingestChildren();
-    if (pids.length === 0) throw new Error('no ingest process yet');
-    return pids;
-  });
+  return vi.waitFor(
+    async () => {
+      const pids = await ingestChildren();
+      if (pids.length === 0) throw new Error('no ingest process yet');
+      return pids;
+    },
+    { timeout: 15_000, interval: 20 },
+  );
 }
 
 /** Whether process `pid` is gone within 10 s (generous: child start-up is slow on a busy machine). */
