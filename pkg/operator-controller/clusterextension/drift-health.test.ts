@@ -116,12 +116,14 @@ describe('DriftWatches health', () => {
 
   it('queues no reconcile from a first list while another watch of the extension has not listed (it would re-apply what no cache holds)', async () => {
     const { cluster, drift, enqueued } = setup();
-    cluster.objects = [deployment('1'), crd('True'), SETTINGS];
+    cluster.objects = [deployment('1'), crd('False'), SETTINGS];
     cluster.forbidden.add('ConfigMap');
     // The install's reconcile asked before any watch listed.
     expect(drift.health('ext')).toEqual({ observed: false });
     await drift.track(RELEASE);
     await listed(cluster);
+    // The API server establishes the CRD (a status event on a listed, judged watch): no reconcile yet either.
+    cluster.open('CustomResourceDefinition')[0]?.push({ type: 'MODIFIED', object: crd('True') });
     // The judged watches listed; the ConfigMap's was refused and retried twice since.
     const refused = cluster.lists.filter((l) => l.kind === 'ConfigMap').length;
     await vi.waitFor(() => expect(cluster.lists.filter((l) => l.kind === 'ConfigMap').length).toBeGreaterThanOrEqual(refused + 2));

@@ -72,6 +72,47 @@ describe('DriftWatches', () => {
     expect(drift.inSync('ext', role)).toBe(false);
   });
 
+  it('vouches for an object applied in the last minute while its watch has not listed (a reconcile right after an install)', async () => {
+    const { cluster, drift, enqueued } = setup();
+    const deploy = obj('Deployment', 'ext-controller', 'ns', { spec: { replicas: 1 } });
+    cluster.objects = [deploy];
+    cluster.forbidden.add('Deployment');
+    drift.noteApplied('ext', deploy);
+    await drift.track({ ...RELEASE, objects: [deploy] });
+    await vi.waitFor(() => expect(cluster.lists.filter((l) => l.kind === 'Deployment').length).toBeGreaterThanOrEqual(2));
+    expect(drift.inSync('ext', deploy)).toBe(true);
+    // Its uid is not known until the watch lists: the apply's ownership check reads it.
+    expect(drift.ownedUid('ext', deploy)).toBeUndefined();
+    // Never applied by this process, or applied more than a minute ago: not vouched for.
+    expect(drift.inSync('ext', obj('Deployment', 'ext-other', 'ns'))).toBe(false);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 61_000);
+      expect(drift.inSync('ext', deploy)).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+    // Listed as applied: in sync from the cache, nothing queued.
+    cluster.forbidden.clear();
+    await vi.waitFor(() => expect(cluster.open('Deployment')).toHaveLength(1));
+    expect(drift.inSync('ext', deploy)).toBe(true);
+    expect(enqueued).toEqual([]);
+  });
+
+  it('queues a repair when a first list finds an object changed since this process applied it', async () => {
+    const { cluster, drift, enqueued, registry } = setup();
+    const deploy = obj('Deployment', 'ext-controller', 'ns', { spec: { replicas: 1 } });
+    drift.noteApplied('ext', deploy);
+    // Changed by someone between the apply and the watch's first list: no watch event tells.
+    cluster.objects = [{ ...deploy, metadata: { ...deploy.metadata, resourceVersion: '2' }, spec: { replicas: 3 } }];
+    await drift.track({ ...RELEASE, objects: [deploy] });
+    await vi.waitFor(() => expect(enqueued).toEqual(['ext']));
+    expect(drift.inSync('ext', deploy)).toBe(false);
+    const events = (await registry.getSingleMetric('operator_controller_drift_events_total')?.get())?.values ?? [];
+    expect(events.map((v) => [v.labels['event'], v.value])).toEqual([['update', 1]]);
+    expect(drift.takeDrifted('ext')).toEqual(['Deployment ns/ext-controller']);
+  });
+
   it('watches each resource and namespace as the ServiceAccount, by owner label', async () => {
     const { cluster, drift, registry } = setup();
     cluster.objects = [...LIVE];

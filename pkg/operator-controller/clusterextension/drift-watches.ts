@@ -7,7 +7,11 @@
  * stay (decision 0066). What the caches hold also spares requests: an object they hold is ours
  * (`ownedUid`: no ownership read), and one whose content, status aside, is what the last apply
  * answered (`noteApplied`, `inSync`) is not applied again while the release is unchanged, so a
- * reconcile that finds nothing changed (a health change, a resync) writes no object.
+ * reconcile that finds nothing changed (a health change, a resync) writes no object. Until its
+ * watch first lists, an object this process applied in the last minute is vouched for too: that
+ * first list compares it with the apply's answer and queues a repair when they differ (a change
+ * between the apply and the list, which no watch event reports), so a reconcile that comes right
+ * after an install (a catalog event, an edit) applies nothing again either.
  *
  * Per extension, one informer per resource and namespace its deployed release uses
  * (drift-targets.ts), listing and watching as the extension's ServiceAccount with the owner
@@ -51,6 +55,7 @@ import {
   type KubeObject,
   type ScopedClientFactory,
 } from '../../shared/kube/index.ts';
+import { AppliedDigests } from './drift-applied.ts';
 import { ExpectedDeletes, departure } from './drift-departures.ts';
 import {
   changed,
@@ -116,6 +121,13 @@ export interface DriftTracker {
 /** How long an announced delete is waited for. */
 const EXPECTED_DELETE_MS = 5 * 60_000;
 
+/**
+ * How long after its apply an object is vouched for while the watch that will hold it has not
+ * listed yet (its first list checks it against the apply's answer and queues a repair if they
+ * differ). A watch that cannot list for longer gets its objects applied again.
+ */
+const UNLISTED_VOUCH_MS = 60_000;
+
 /** Construction options of DriftWatches. */
 interface DriftWatchesOptions {
   scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
@@ -163,8 +175,8 @@ export class DriftWatches implements DriftTracker {
   readonly #drifted = new Map<string, Set<string>>();
   /** Per extension: the health `health` handed out last (JSON), to notice when it changes. */
   readonly #reportedHealth = new Map<string, string>();
-  /** Per extension: each object's content digest as the last apply left it (appliedKey to digest). */
-  readonly #applied = new Map<string, Map<string, string>>();
+  /** What this process's last apply of each object left (noteApplied). */
+  readonly #applied = new AppliedDigests();
 
   constructor(options: DriftWatchesOptions) {
     this.#o = options;
@@ -200,7 +212,7 @@ export class DriftWatches implements DriftTracker {
     for (const { type, err } of unresolved) {
       this.#o.log.warn({ extension, apiVersion: type.apiVersion, kind: type.kind, err }, 'drift watch kind not resolved, keeping current watches');
     }
-    forgetDropped(this.#applied.get(extension), release.objects);
+    this.#applied.keepOnly(extension, release.objects);
     const state = this.#extensions.get(extension) ?? { watches: new Map<string, RunningWatch>(), lastEnqueue: 0 };
     this.#extensions.set(extension, state);
     // With a kind unresolved the set is incomplete: add what is new, stop nothing.
@@ -226,35 +238,48 @@ export class DriftWatches implements DriftTracker {
 
   ownedUid(extension: string, obj: KubeObject): string | undefined {
     const cached = this.#cached(extension, obj);
+    if (cached === 'unlisted') return undefined;
     // One still referring to an extension is read by the apply, which removes the reference.
     return cached === undefined || cached.extensionReferenced === true ? undefined : (cached.metadata.uid ?? '');
   }
 
   noteApplied(extension: string, answer: KubeObject): void {
-    const applied = this.#applied.get(extension) ?? new Map<string, string>();
-    this.#applied.set(extension, applied);
-    applied.set(appliedKey(answer), fingerprint(answer).digest);
+    this.#applied.note(extension, answer);
   }
 
   inSync(extension: string, obj: KubeObject): boolean {
     const cached = this.#cached(extension, obj);
+    if (cached === 'unlisted') {
+      // Its watch has not listed yet (a reconcile right after the apply that started it): the
+      // first list checks it (#checkApplied), so a recent apply of this process vouches for it.
+      const applied = this.#applied.get(extension, obj);
+      return applied !== undefined && Date.now() - applied.at < UNLISTED_VOUCH_MS;
+    }
     if (cached === undefined || cached.extensionReferenced === true) return false;
-    return this.#applied.get(extension)?.get(appliedKey(cached)) === cached.digest;
+    return this.#applied.get(extension, cached)?.digest === cached.digest;
   }
 
-  /** `obj`'s entry in a synced watch of the extension, if one holds it. */
-  #cached(extension: string, obj: KubeObject): Readonly<DriftFingerprint> | undefined {
+  /**
+   * `obj`'s entry in a synced watch of the extension, if one holds it; 'unlisted' when none
+   * does and the watch that covers it has not listed yet.
+   */
+  #cached(extension: string, obj: KubeObject): Readonly<DriftFingerprint> | 'unlisted' | undefined {
     const watches = this.#extensions.get(extension)?.watches;
     if (watches === undefined) return undefined;
     const name = obj.metadata.name ?? '';
+    let unlisted = false;
     for (const { target, informer } of watches.values()) {
-      if (target.type.apiVersion !== obj.apiVersion || target.type.kind !== obj.kind || !informer.hasSynced) continue;
+      if (target.type.apiVersion !== obj.apiVersion || target.type.kind !== obj.kind) continue;
       if (target.namespace !== '' && target.namespace !== obj.metadata.namespace) continue;
+      if (!informer.hasSynced) {
+        unlisted = true;
+        continue;
+      }
       // The target's namespace is '' for cluster-scoped kinds, whatever the object says.
       const cached = informer.get(target.namespace === '' ? name : `${target.namespace}/${name}`);
       if (cached !== undefined) return cached;
     }
-    return undefined;
+    return unlisted ? 'unlisted' : undefined;
   }
 
   takeDrifted(extension: string): string[] {
@@ -274,7 +299,7 @@ export class DriftWatches implements DriftTracker {
     this.#expectedDeletes.forget(extension);
     this.#reportedHealth.delete(extension);
     this.#drifted.delete(extension);
-    this.#applied.delete(extension);
+    this.#applied.forget(extension);
     this.#stops.set(extension, (this.#stops.get(extension) ?? 0) + 1);
     const state = this.#extensions.get(extension);
     if (state === undefined) return;
@@ -320,7 +345,8 @@ export class DriftWatches implements DriftTracker {
     });
     const running: RunningWatch = { target, abort, informer };
     informer.addHandler((type, obj, old) => {
-      if (obj.health !== undefined) this.#checkHealth(extension);
+      // Not before every watch of the extension listed: the last first list checks then.
+      if (obj.health !== undefined && this.#allSynced(extension)) this.#checkHealth(extension);
       if (!changed(type, obj, old) || (type === 'delete' && this.#expectedDeletes.take(extension, obj))) return;
       this.#trigger(extension, type === 'delete' ? 'delete' : 'update', obj, client);
     });
@@ -334,10 +360,25 @@ export class DriftWatches implements DriftTracker {
         if (this.#allSynced(extension)) this.#checkHealth(extension);
         const missing = firstMissing(running);
         if (missing !== undefined) this.#trigger(extension, 'missing', missing, client);
+        else this.#checkApplied(extension, running, client);
       },
       () => undefined,
     );
     return running;
+  }
+
+  /**
+   * A first list's check of what the last apply left: an object changed since (between the apply
+   * and the list, which no watch event reports) is drift, as an update would be.
+   */
+  #checkApplied(extension: string, { target, informer }: RunningWatch, client: KubeClient): void {
+    for (const key of target.expected) {
+      const cached = informer.get(key);
+      const last = cached === undefined ? undefined : this.#applied.get(extension, cached);
+      if (cached === undefined || last === undefined || last.digest === cached.digest || cached.ownWrite === true) continue;
+      this.#trigger(extension, 'update', cached, client);
+      return;
+    }
   }
 
   #allSynced(extension: string): boolean {
@@ -385,23 +426,6 @@ export class DriftWatches implements DriftTracker {
       state.timer.unref();
     }
   }
-}
-
-/** The first part of an appliedKey: type and name (a release's object may not name its namespace). */
-function namedKey(obj: Readonly<KubeObject>): string {
-  return `${obj.apiVersion}|${obj.kind}|${obj.metadata.name ?? ''}|`;
-}
-
-/** The key of an applied object's digest: namedKey, then its namespace as stored (none for cluster-scoped kinds). */
-function appliedKey(obj: Readonly<KubeObject>): string {
-  return `${namedKey(obj)}${obj.metadata.namespace ?? ''}`;
-}
-
-/** Forgets the digests of objects the release (`objects`) no longer has. */
-function forgetDropped(applied: Map<string, string> | undefined, objects: readonly KubeObject[]): void {
-  if (applied === undefined) return;
-  const kept = new Set(objects.map(namedKey));
-  for (const key of applied.keys()) if (!kept.has(key.slice(0, key.lastIndexOf('|') + 1))) applied.delete(key);
 }
 
 function driftMetrics(registry: Registry) {

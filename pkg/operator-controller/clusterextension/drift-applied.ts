@@ -1,0 +1,52 @@
+/**
+ * What this process's last apply of each object of an extension left: the content digest of the
+ * API server's answer (as a drift watch digests it, drift-targets.ts `fingerprint`) and when.
+ * In memory only: after a restart nothing is known, and every object is applied once more.
+ */
+import type { KubeObject } from '../../shared/kube/index.ts';
+import { fingerprint } from './drift-targets.ts';
+
+/** What the last apply of an object left: its content digest, and when (Date.now()). */
+interface Applied {
+  digest: string;
+  at: number;
+}
+
+/** Per extension, per object (type, name, namespace as stored): what its last apply left. */
+export class AppliedDigests {
+  readonly #byExtension = new Map<string, Map<string, Applied>>();
+
+  /** `answer` is the API server's answer to an apply of one object of `extension`. */
+  note(extension: string, answer: KubeObject): void {
+    const applied = this.#byExtension.get(extension) ?? new Map<string, Applied>();
+    this.#byExtension.set(extension, applied);
+    applied.set(appliedKey(answer), { digest: fingerprint(answer).digest, at: Date.now() });
+  }
+
+  /** What the last apply of `obj` (named as stored: a namespaced object names its namespace) left. */
+  get(extension: string, obj: Readonly<KubeObject>): Readonly<Applied> | undefined {
+    return this.#byExtension.get(extension)?.get(appliedKey(obj));
+  }
+
+  /** Forgets the objects the extension's release (`objects`) no longer has. */
+  keepOnly(extension: string, objects: readonly KubeObject[]): void {
+    const applied = this.#byExtension.get(extension);
+    if (applied === undefined) return;
+    const kept = new Set(objects.map(namedKey));
+    for (const key of applied.keys()) if (!kept.has(key.slice(0, key.lastIndexOf('|') + 1))) applied.delete(key);
+  }
+
+  forget(extension: string): void {
+    this.#byExtension.delete(extension);
+  }
+}
+
+/** The first part of an appliedKey: type and name (a release's object may not name its namespace). */
+function namedKey(obj: Readonly<KubeObject>): string {
+  return `${obj.apiVersion}|${obj.kind}|${obj.metadata.name ?? ''}|`;
+}
+
+/** Type, name, then the namespace as stored (none for cluster-scoped kinds). */
+function appliedKey(obj: Readonly<KubeObject>): string {
+  return `${namedKey(obj)}${obj.metadata.namespace ?? ''}`;
+}
