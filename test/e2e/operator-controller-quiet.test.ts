@@ -27,7 +27,7 @@ import {
   type BundleSpec,
   type ExtensionStack,
 } from '../support/extensions.ts';
-import { readMetric } from '../support/operator-controller.ts';
+import { readMetric, startOperatorController, type TestOperatorController } from '../support/operator-controller.ts';
 
 const run = randomBytes(3).toString('hex');
 const spec: BundleSpec = { pkg: `quiet-${run}`, version: '1.0.0', configMaps: ['settings'] };
@@ -41,6 +41,8 @@ let auditDir: string;
 let cp: ControlPlane;
 let stack: ExtensionStack;
 let kube: KubeContext;
+/** The operator-controller under test: the stack's, until a test restarts it. */
+let controller: TestOperatorController;
 /** operator-controller's requests from the ClusterExtension's creation until the install was quiet. */
 let installRequests: AuditEvent[];
 /** The image of the bundle installed first (1.0.0). */
@@ -113,7 +115,7 @@ function onReleaseObjects(events: readonly AuditEvent[]): string[] {
     .map((e) => `${e.verb} ${e.requestURI}`);
 }
 
-const metric = (name: string, labels: Record<string, string> = {}): Promise<number> => readMetric(stack.controller.healthUrl, name, labels);
+const metric = (name: string, labels: Record<string, string> = {}): Promise<number> => readMetric(controller.healthUrl, name, labels);
 
 /** Waits until more than `reconciles` reconciles of the extension controller ended and none is queued or running. */
 async function reconciledAfter(reconciles: number): Promise<void> {
@@ -132,7 +134,7 @@ beforeAll(async () => {
   auditDir = await mkdtemp(join(tmpdir(), 'quiet-audit-'));
   cp = await startControlPlane({ binaries: inject('envtestBinaries'), apiServerExtraArgs: await audit.args() });
   stack = await startExtensionStack(cp.info, inject('envtestRegistries').anonymous.host);
-  ({ kube } = stack);
+  ({ kube, controller } = stack);
   firstImage = await pushBundle(bundleFiles(spec), `${stack.registry}/bundles/${pkg}:v${spec.version}`);
   await installerFor(kube.client, pkg, 'installer', [spec]);
   const channels = [{ name: 'stable', entries: [{ version: spec.version }] }];
@@ -152,6 +154,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  if (controller !== stack?.controller) await controller?.destroy();
   await stack?.stop();
   await cp?.stop();
   if (auditDir !== undefined) await rm(auditDir, { recursive: true, force: true });
@@ -227,6 +230,32 @@ describe('a reconcile that finds nothing changed', () => {
     const requests = await requestsSince(offset);
     const objectWrites = writes(requests).filter((w) => !w.endsWith(' events') && w !== 'update clusterextensions/status');
     expect(objectWrites, describeRequests(requests)).toEqual(['patch configmaps']);
+  });
+});
+
+describe('a restart', () => {
+  it('applies nothing in its first reconcile: every object as operator-controller last applied it, status writes aside', async () => {
+    const offset = await audit.offset();
+    await controller.destroy();
+    controller = await startOperatorController(stack.cp);
+    // The new process reconciles the extension once (its informer's first list) and is quiet.
+    await reconciledAfter(0);
+    const requests = await requestsSince(offset);
+    // Its drift watches list and watch as the ServiceAccount; nothing is read, dry-run or applied.
+    // (At start-up the upgrade gate looks for OpenShift's CRDs, and the ServiceAccount's token is requested.)
+    const startUp = (r: string): boolean =>
+      /[?&]fieldSelector=metadata\.name%3D[a-z.]+\.openshift\.io&/.test(r) || r.endsWith('/serviceaccounts/installer/token');
+    expect(
+      onReleaseObjects(requests).filter((r) => !startUp(r)),
+      describeRequests(requests),
+    ).toEqual([]);
+    // No write to the release's objects, its records or the extension (its status is unchanged).
+    const ours = (w: string): boolean => /^\S+ (secrets|clusterextensions)/.test(w) || RELEASE_RESOURCES.has(w.split(' ')[1]?.split('/')[0] ?? '');
+    expect(
+      writes(requests).filter((w) => ours(w) && w !== 'create serviceaccounts/token'),
+      describeRequests(requests),
+    ).toEqual([]);
+    expect(await metric('controller_runtime_reconcile_total', { controller: CONTROLLER })).toBeGreaterThan(0);
   });
 });
 

@@ -113,6 +113,7 @@ export function recordingDrift(calls: string[]): DriftTracker {
     noteApplied: () => undefined,
     inSync: () => false,
     takeDrifted: () => [],
+    listed: async () => undefined,
     // Nothing is watched here, so nothing has been listed.
     health: () => ({ observed: false }),
   };

@@ -87,19 +87,24 @@ interface ManagedFieldsEntry {
   operation?: string;
   subresource?: string;
   time?: string;
+  fieldsV1?: Record<string, unknown>;
 }
 
 /**
- * True when the newest `managedFields` entry is operator-controller's apply and no other entry
- * has the same time (their resolution is a second): the object was last changed by the
- * reconcile itself (an install, upgrade or repair), so the change is not drift. A write by
- * anyone else in the same second counts as theirs.
+ * True when the newest `managedFields` entry but those of status writes is operator-controller's
+ * apply and no other entry has the same time (their resolution is a second): the object's content
+ * was last changed by the reconcile itself (an install, upgrade or repair), so the change is not
+ * drift, and the object is as that apply left it. A write by anyone else in the same second
+ * counts as theirs.
  */
 export function lastWriteIsOurs(managedFields: readonly unknown[] | undefined): boolean {
   let newest = Number.NEGATIVE_INFINITY;
   let ours = false;
   for (const raw of managedFields ?? []) {
     const e = raw as ManagedFieldsEntry;
+    // A status write (a controller reporting on the object) changes none of its content, nor
+    // does the deployment controller's revision annotation.
+    if (e.subresource === 'status' || ownsNoContent(e.fieldsV1)) continue;
     const t = e.time === undefined ? Number.NaN : Date.parse(e.time);
     if (Number.isNaN(t)) continue;
     const mine = e.manager === FIELD_MANAGER && e.operation === 'Apply' && (e.subresource ?? '') === '';
@@ -119,6 +124,15 @@ export function lastWriteIsOurs(managedFields: readonly unknown[] | undefined): 
  * upgrade on a real cluster). Neither is the release's content, nor does an apply restore it.
  */
 const NOT_CONTENT = new Set([LAST_APPLIED_ANNOTATION, 'deployment.kubernetes.io/revision']);
+
+/** True when a managedFields entry owns nothing but annotations of NOT_CONTENT. */
+function ownsNoContent(fields: Record<string, unknown> | undefined): boolean {
+  if (fields === undefined || Object.keys(fields).join() !== 'f:metadata') return false;
+  const metadata = fields['f:metadata'] as Record<string, unknown> | undefined;
+  if (metadata === undefined || Object.keys(metadata).join() !== 'f:annotations') return false;
+  const annotations = Object.keys((metadata['f:annotations'] ?? {}) as Record<string, unknown>);
+  return annotations.every((a) => a === '.' || NOT_CONTENT.has(a.slice(2)));
+}
 
 /**
  * Informer transform: the object's identity, resourceVersion, content digest, whether the

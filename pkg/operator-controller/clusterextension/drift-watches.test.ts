@@ -99,6 +99,58 @@ describe('DriftWatches', () => {
     expect(enqueued).toEqual([]);
   });
 
+  it('after a restart, vouches for an object whose content operator-controller applied last, status writes aside', async () => {
+    const { cluster, drift } = setup();
+    const field = (manager: string, time: string, operation = 'Apply', subresource?: string) => ({
+      manager,
+      operation,
+      time,
+      ...(subresource === undefined ? {} : { subresource }),
+    });
+    const withFields = (o: KubeObject, ...managedFields: unknown[]): KubeObject => ({ ...o, metadata: { ...o.metadata, managedFields } });
+    const ours = field(FIELD_MANAGER, '2026-01-01T00:00:02Z');
+    const deploy = withFields(obj('Deployment', 'ext-controller', 'ns'), ours, field('kcm', '2026-01-01T00:00:09Z', 'Update', 'status'));
+    const settings = withFields(obj('ConfigMap', 'ext-settings', 'ns'), ours, field('kubectl-edit', '2026-01-01T00:00:09Z', 'Update'));
+    const role = withFields(obj('ClusterRole', 'ext-role'), field('kubectl', '2026-01-01T00:00:01Z'));
+    cluster.objects = [deploy, settings, role];
+    // No noteApplied: this process applied nothing yet.
+    await drift.track({ ...RELEASE, objects: [deploy, settings, role] });
+    await vi.waitFor(() => expect(cluster.open('Deployment')).toHaveLength(1));
+    await vi.waitFor(() => expect(cluster.open('ClusterRole')).toHaveLength(1));
+    await vi.waitFor(() => expect(cluster.open('ConfigMap')).toHaveLength(1));
+    expect([deploy, settings, role].map((o) => drift.inSync('ext', o))).toEqual([true, false, false]);
+    // Once this process applied it, its own answer decides.
+    drift.noteApplied('ext', { ...deploy, spec: { replicas: 5 } });
+    expect(drift.inSync('ext', deploy)).toBe(false);
+  });
+
+  it('lets a reconcile wait for the first lists (after a restart), but not for a watch that has not listed for 5 s', async () => {
+    const { cluster, drift } = setup();
+    cluster.objects = [...LIVE];
+    cluster.forbidden.add('Deployment');
+    await drift.track(RELEASE);
+    let listed = false;
+    const waiting = drift.listed('ext').then(() => (listed = true));
+    await vi.waitFor(() => expect(cluster.open('ConfigMap')).toHaveLength(2));
+    expect(listed).toBe(false);
+    cluster.forbidden.clear();
+    await waiting;
+    expect(cluster.open('Deployment')).toHaveLength(1);
+    // Refused from its start, 5 s ago: not waited for.
+    cluster.forbidden.add('ConfigMap');
+    await drift.track({ ...RELEASE, objects: [...RELEASE.objects, obj('ConfigMap', 'ext-more', 'more')] });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 5_001);
+      await drift.listed('ext');
+    } finally {
+      vi.useRealTimers();
+    }
+    // Nothing to wait for: no watches, or an aborted reconcile.
+    await drift.listed('none');
+    cluster.forbidden.clear();
+  });
+
   it('queues a repair when a first list finds an object changed since this process applied it', async () => {
     const { cluster, drift, enqueued, registry } = setup();
     const deploy = obj('Deployment', 'ext-controller', 'ns', { spec: { replicas: 1 } });
@@ -363,6 +415,31 @@ describe('lastWriteIsOurs', () => {
     ['someone wrote after us', [at(FIELD_MANAGER, '2026-01-01T00:00:02Z'), at('kubectl', '2026-01-01T00:00:03Z', 'Update')], false],
     ['someone wrote in the same second', [at(FIELD_MANAGER, '2026-01-01T00:00:02Z'), at('hpa', '2026-01-01T00:00:02Z', 'Update')], false],
     ['our manager through a subresource', [at(FIELD_MANAGER, '2026-01-01T00:00:02Z', 'Update', 'status')], false],
+    [
+      'a controller reported status after our apply',
+      [at(FIELD_MANAGER, '2026-01-01T00:00:02Z'), at('kcm', '2026-01-01T00:00:09Z', 'Update', 'status')],
+      true,
+    ],
+    [
+      'the deployment controller stamped its revision after our apply',
+      [
+        at(FIELD_MANAGER, '2026-01-01T00:00:02Z'),
+        {
+          ...at('kube-controller-manager', '2026-01-01T00:00:05Z', 'Update'),
+          fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {}, 'f:deployment.kubernetes.io/revision': {} } } },
+        },
+      ],
+      true,
+    ],
+    [
+      'someone annotated after our apply',
+      [
+        at(FIELD_MANAGER, '2026-01-01T00:00:02Z'),
+        { ...at('kubectl', '2026-01-01T00:00:05Z', 'Update'), fieldsV1: { 'f:metadata': { 'f:annotations': { 'f:note': {} } } } },
+      ],
+      false,
+    ],
+    ['someone scaled after our apply', [at(FIELD_MANAGER, '2026-01-01T00:00:02Z'), at('kubectl', '2026-01-01T00:00:09Z', 'Update', 'scale')], false],
     ['another manager applies', [at('someone-else', '2026-01-01T00:00:02Z')], false],
     ['no managedFields', undefined, false],
   ])('%s: %s', (_name, fields, want) => {

@@ -104,9 +104,12 @@ export interface DriftTracker {
   noteApplied(extension: string, answer: KubeObject): void;
   /**
    * True when a synced watch of the extension holds `obj` and its cached content (without
-   * status) is what this process's last apply of it left (`noteApplied`): nobody changed it
-   * since, so re-applying the same object would write nothing. False when unknown (no synced
-   * watch, never applied by this process, referred to by an owner reference).
+   * status) is what this process's last apply of it left (`noteApplied`), or, for an object this
+   * process has not applied (after a restart), when operator-controller's apply wrote its content
+   * last: nobody changed it since, so re-applying the same object would write nothing. Until the
+   * watch lists, true for an object this process applied in the last minute (module comment).
+   * False when unknown (no watch, not applied, referred to by an owner reference). Asked only
+   * about objects the deployed revision applied as they are, with no revision recorded since.
    */
   inSync(extension: string, obj: KubeObject): boolean;
   /**
@@ -116,6 +119,12 @@ export interface DriftTracker {
   takeDrifted(extension: string): string[];
   /** The verdicts on the release's judged objects, from the caches; their change queues a reconcile. */
   health(extension: string): ReleaseHealth;
+  /**
+   * Resolves once every watch of the extension has listed, or has tried to for
+   * {@link FIRST_LIST_WAIT_MS} (a watch that cannot list is not waited for again); never rejects.
+   * A reconcile after a restart waits here so that its apply finds the objects cached.
+   */
+  listed(extension: string, signal?: AbortSignal): Promise<void>;
 }
 
 /** How long an announced delete is waited for. */
@@ -127,6 +136,9 @@ const EXPECTED_DELETE_MS = 5 * 60_000;
  * differ). A watch that cannot list for longer gets its objects applied again.
  */
 const UNLISTED_VOUCH_MS = 60_000;
+
+/** How long after its start a watch's first list is waited for (`listed`). */
+const FIRST_LIST_WAIT_MS = 5_000;
 
 /** Construction options of DriftWatches. */
 interface DriftWatchesOptions {
@@ -145,6 +157,8 @@ interface DriftWatchesOptions {
 
 interface RunningWatch {
   target: DriftTarget;
+  /** When it started (Date.now()). */
+  startedAt: number;
   abort: AbortController;
   informer: Informer<DriftFingerprint>;
 }
@@ -256,7 +270,11 @@ export class DriftWatches implements DriftTracker {
       return applied !== undefined && Date.now() - applied.at < UNLISTED_VOUCH_MS;
     }
     if (cached === undefined || cached.extensionReferenced === true) return false;
-    return this.#applied.get(extension, cached)?.digest === cached.digest;
+    const applied = this.#applied.get(extension, cached);
+    // Not applied by this process (it restarted): as operator-controller's apply left it when
+    // that apply wrote its content last; the callers ask only about objects the deployed
+    // revision applied as they are now, with no revision recorded since.
+    return applied === undefined ? cached.ownWrite === true : applied.digest === cached.digest;
   }
 
   /**
@@ -293,6 +311,20 @@ export class DriftWatches implements DriftTracker {
     const health = watches === undefined ? { observed: false as const } : releaseHealth(watches.values());
     this.#reportedHealth.set(extension, JSON.stringify(health));
     return health;
+  }
+
+  async listed(extension: string, signal?: AbortSignal): Promise<void> {
+    const unlisted = [...(this.#extensions.get(extension)?.watches.values() ?? [])].filter((w) => !w.informer.hasSynced);
+    const wait = Math.max(...unlisted.map((w) => w.startedAt)) + FIRST_LIST_WAIT_MS - Date.now();
+    if (unlisted.length === 0 || wait <= 0 || signal?.aborted === true) return;
+    const done = new AbortController();
+    const timer = setTimeout(() => done.abort(), wait);
+    const stop = AbortSignal.any(signal === undefined ? [done.signal] : [done.signal, signal]);
+    try {
+      await Promise.all(unlisted.map((w) => w.informer.waitForSync(AbortSignal.any([stop, w.abort.signal])).catch(() => undefined)));
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   stop(extension: string): void {
@@ -343,7 +375,7 @@ export class DriftWatches implements DriftTracker {
       // requests per second low. Bookmarks (about one a minute) keep the watchdog quiet.
       watchTimeoutSeconds: () => jitteredWatchTimeoutSeconds(WATCH_TIMEOUT_SECONDS),
     });
-    const running: RunningWatch = { target, abort, informer };
+    const running: RunningWatch = { target, startedAt: Date.now(), abort, informer };
     informer.addHandler((type, obj, old) => {
       // Not before every watch of the extension listed: the last first list checks then.
       if (obj.health !== undefined && this.#allSynced(extension)) this.#checkHealth(extension);

@@ -69,11 +69,24 @@ export function trackDrift(
 }
 
 /**
+ * driftDeps, once the extension's drift watches have listed (or tried long enough): right after
+ * a restart the caches are what tell the apply that an object needs no write.
+ */
+export async function listedDriftDeps(
+  drift: Pick<DriftTracker, 'listed' | 'ownedUid' | 'inSync' | 'noteApplied'>,
+  name: string,
+  signal: AbortSignal,
+): Promise<ReturnType<typeof driftDeps>> {
+  await drift.listed(name, signal);
+  return driftDeps(drift, name);
+}
+
+/**
  * What the applier learns from, and tells, the drift watches of extension `name`: which live
  * objects are ours (not read again), which are as the last apply left them (not applied again
  * when the release is unchanged), and each apply's answer.
  */
-export function driftDeps(
+function driftDeps(
   drift: Pick<DriftTracker, 'ownedUid' | 'inSync' | 'noteApplied'>,
   name: string,
 ): { knownUid: (obj: KubeObject) => string | undefined; inSync: (obj: KubeObject) => boolean; onApplied: (answer: KubeObject) => void } {

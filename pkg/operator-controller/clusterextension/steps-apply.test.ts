@@ -73,6 +73,7 @@ function depsFor(
     expectDeletes: () => undefined,
     ownedUid: (_e: string, o: KubeObject) => uid(o),
     takeDrifted: () => seen.drifted?.splice(0) ?? [],
+    listed: async () => undefined,
     inSync: (_e: string, o: KubeObject) => seen.inSync?.(o) ?? false,
     noteApplied: (_e: string, a: KubeObject) => void seen.answers?.push(`${a.kind} ${a.metadata.name ?? ''} ${a.metadata.uid ?? ''}`),
   } satisfies ApplyPorts['drift'] & Partial<DriftTracker>;

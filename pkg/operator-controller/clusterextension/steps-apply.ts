@@ -20,7 +20,7 @@ import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionState, Plan } from './pipeline-state.ts';
 import { preAuthorizationNote, recordApplyFailed, recordDeployed, recordDriftRepaired, recordPreAuthorizationFailed } from './recorded-events.ts';
 import { setDeprecation, setInstalledFrom, setProgressingRetrying, setProgressingSucceeded } from './status.ts';
-import { driftDeps, fail, forBundle, required, trackDrift } from './step-support.ts';
+import { fail, forBundle, listedDriftDeps, required, trackDrift } from './step-support.ts';
 
 /** What the preauthorize step uses: clients acting as the installer, and the Events recorder. */
 export interface PreauthorizePorts {
@@ -35,7 +35,7 @@ export interface ApplyPorts {
   /** The release records (written with operator-controller's own identity). */
   releases: ReleaseStore;
   /** The drift watches: what they know is ours, what drifted, and the objects of a new release. */
-  drift: Pick<DriftTracker, 'expectDeletes' | 'ownedUid' | 'inSync' | 'noteApplied' | 'takeDrifted' | 'track'>;
+  drift: Pick<DriftTracker, 'expectDeletes' | 'ownedUid' | 'inSync' | 'noteApplied' | 'takeDrifted' | 'track' | 'listed'>;
   events: EventRecorder;
 }
 
@@ -140,7 +140,8 @@ async function applyBundle(ports: ApplyPorts, state: ExtensionState): Promise<St
   ports.drift.expectDeletes(name, objectsToDelete(state.history, desired));
   let applied;
   try {
-    applied = await applyRelease({ client, store: ports.releases, signal: state.signal, ...driftDeps(ports.drift, name) }, state.history, desired);
+    const drift = await listedDriftDeps(ports.drift, name, state.signal);
+    applied = await applyRelease({ client, store: ports.releases, signal: state.signal, ...drift }, state.history, desired);
   } catch (err) {
     if (err instanceof OwnershipConflictError) {
       const conflicts = err.conflicts.map((c) => ({

@@ -56,7 +56,13 @@ async function runRepair(s: Setup) {
       },
     },
     releases: store,
-    drift: { ownedUid: () => undefined, inSync: () => false, noteApplied: () => undefined, takeDrifted: () => ['ConfigMap ns/a'] },
+    drift: {
+      ownedUid: () => undefined,
+      inSync: () => false,
+      noteApplied: () => undefined,
+      takeDrifted: () => ['ConfigMap ns/a'],
+      listed: async () => undefined,
+    },
     events: { event: (_o, type, reason, _a, note) => void events.push(`${type} ${reason}: ${note}`) } satisfies EventRecorder,
   } satisfies RepairPorts;
   const history = await store.history('ext');

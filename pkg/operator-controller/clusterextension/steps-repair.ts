@@ -35,7 +35,7 @@ import type { ReleaseStore } from '../release/index.ts';
 import type { DriftTracker } from './drift-watches.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordApplyFailed, recordDriftRepaired } from './recorded-events.ts';
-import { driftDeps, recordedContent, releaseOf } from './step-support.ts';
+import { listedDriftDeps, recordedContent, releaseOf } from './step-support.ts';
 
 /**
  * What the repair step uses: as the apply step, without the drift watches' expected deletes,
@@ -48,7 +48,7 @@ export interface RepairPorts {
   /** The release records (read only here: an unchanged release records nothing). */
   releases: ReleaseStore;
   /** What the drift watches know is ours, and what drifted. */
-  drift: Pick<DriftTracker, 'ownedUid' | 'inSync' | 'noteApplied' | 'takeDrifted'>;
+  drift: Pick<DriftTracker, 'ownedUid' | 'inSync' | 'noteApplied' | 'takeDrifted' | 'listed'>;
   events: EventRecorder;
 }
 
@@ -67,7 +67,7 @@ async function repairDeployed(ports: RepairPorts, state: ExtensionState): Promis
   const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
   const deployed = releaseOf(state.ce, installed.bundle, recordedContent(installed));
   try {
-    const deps = { client, store: ports.releases, signal: state.signal, ...driftDeps(ports.drift, name) };
+    const deps = { client, store: ports.releases, signal: state.signal, ...(await listedDriftDeps(ports.drift, name, state.signal)) };
     const applied = await applyRelease(deps, state.history, deployed);
     // Unreachable for a deployed newest record (sameContent holds by construction); kept loud.
     if (applied.changed) state.log.warn({ revision: applied.release.revision }, 'drift repair recorded a new revision');
