@@ -143,8 +143,15 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
       return;
     }
     if (client === undefined) throw new Error(noInstallerMessage(ce.spec.namespace));
-    await releaseCrdReferences(client, name, signal);
-    const outcome = await uninstallRelease({ client, store: ports.releases, knownUid, ...(signal === undefined ? {} : { signal }) }, name, history);
+    // The CRDs' owner references go while the objects are deleted: neither waits for the other,
+    // and the finalizer that keeps the extension (their owner) stays until both are done.
+    const [released, uninstalled] = await Promise.allSettled([
+      releaseCrdReferences(client, name, signal),
+      uninstallRelease({ client, store: ports.releases, knownUid, ...(signal === undefined ? {} : { signal }) }, name, history),
+    ]);
+    if (released.status === 'rejected') throw released.reason;
+    if (uninstalled.status === 'rejected') throw uninstalled.reason;
+    const outcome = uninstalled.value;
     state.log.info({ deleted: outcome.deleted.length, kept: outcome.kept, skipped: outcome.skipped }, 'uninstalled');
     recordUninstalled(ports.events, state, outcome);
   } catch (err) {

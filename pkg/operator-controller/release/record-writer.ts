@@ -131,16 +131,20 @@ export class RecordWriter {
     this.#o.cache.forget(extension);
     const all = await records.list({ [Label.name]: extension }, signal);
     const indexes = all.filter((s) => s.metadata.labels?.[Label.type] === 'index').sort((a, b) => versionOf(a) - versionOf(b));
-    // Our chunks carry the `name` label; upstream's carry only `key`: both are gathered before
-    // any index goes, so that what is left after a crash is always found again.
-    const chunks = new Map(all.filter((s) => s.metadata.labels?.[Label.type] !== 'index').map((s) => [s.metadata.name ?? '', s]));
+    // Our chunks carry the `name` label; upstream's carry only `key`, and every index names its
+    // chunks (`extraChunks`; a corrupt index's are listed by key instead). All are gathered
+    // before any index goes, so that what is left after a crash is always found again.
+    const chunks = new Set(all.filter((s) => s.metadata.labels?.[Label.type] !== 'index').map((s) => s.metadata.name ?? ''));
     for (const index of indexes) {
-      for (const chunk of await records.list({ [Label.key]: keyLabelValue(index.metadata.name ?? ''), [Label.type]: 'chunk' }, signal)) {
-        chunks.set(chunk.metadata.name ?? '', chunk);
-      }
+      const key = index.metadata.name ?? '';
+      const named = chunksNamedBy(index, this.#o.namespace);
+      const found =
+        named ?? (await records.list({ [Label.key]: keyLabelValue(key), [Label.type]: 'chunk' }, signal)).map((c) => c.metadata.name ?? '');
+      for (const name of found) chunks.add(name);
     }
     for (const index of indexes) await records.delete(index.metadata.name ?? '', signal);
-    for (const name of chunks.keys()) await records.delete(name, signal);
+    // A chunk an index names but a crash never wrote is no error (delete ignores NotFound).
+    await Promise.all([...chunks].map((name) => records.delete(name, signal)));
   }
 
   /** Deletes the revisions over `maxHistory` (revisionsToPrune), oldest first, each index before its chunks. */
@@ -192,6 +196,15 @@ export class RecordWriter {
       index: all.find((s) => s.metadata.labels?.[Label.type] === 'index' && s.metadata.name === key),
       chunks: all.filter((s) => s.metadata.labels?.[Label.type] === 'chunk'),
     };
+  }
+}
+
+/** The chunk names an index Secret lists, or undefined when it cannot be parsed. */
+function chunksNamedBy(index: KubeObject, namespace: string): readonly string[] | undefined {
+  try {
+    return parseIndexSecret(index, namespace).extraChunks;
+  } catch {
+    return undefined;
   }
 }
 

@@ -97,6 +97,15 @@ describe("upstream's records", () => {
     await createReleaseStore({ client: fakeSecrets(objects).client, namespace: NS }).deleteAll('argocd');
     expect(objects.size).toBe(0);
   });
+
+  it('are deleted with their chunks when the index that names them is corrupt (found by their key label)', async () => {
+    const objects: SecretStore = new Map();
+    const record = seedUpstream(objects, editPayload(fixturePayload(), { extraObjects: randomConfigMaps(1_200_000) }));
+    const index = objects.get(record.key);
+    objects.set(record.key, { ...index!, data: { ...data(index), extraChunks: Buffer.from('{not json').toString('base64') } } as KubeObject);
+    await createReleaseStore({ client: fakeSecrets(objects).client, namespace: NS }).deleteAll('argocd');
+    expect(objects.size).toBe(0);
+  });
 });
 
 describe('records of our earlier format', () => {
