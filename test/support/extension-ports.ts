@@ -97,9 +97,9 @@ export class MemoryReleaseStore implements ReleaseStore {
     this.records[i] = copiedRelease(r);
     return Promise.resolve();
   }
-  deleteAll(extension: string): Promise<void> {
+  async deleteAll(extension: string, _signal?: AbortSignal, after?: Promise<unknown>): Promise<void> {
+    await after;
     this.records.splice(0, this.records.length, ...this.records.filter((r) => r.extension !== extension));
-    return Promise.resolve();
   }
 }
 

@@ -56,11 +56,11 @@ class FakeStore implements ReleaseStore {
     return Promise.resolve();
   }
 
-  deleteAll(extension: string): Promise<void> {
+  async deleteAll(extension: string, _signal?: AbortSignal, after?: Promise<unknown>): Promise<void> {
+    await after;
     this.deleted.push(extension);
     this.records.clear();
     this.log.push(`deleteAll ${extension}`);
-    return Promise.resolve();
   }
 }
 

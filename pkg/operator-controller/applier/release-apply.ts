@@ -351,7 +351,7 @@ export async function uninstallRelease(deps: ReleaseDeps, extension: string, his
   const deployed = deployedRelease(history);
   const packageName = (deployed ?? history[0])?.bundle.package;
   const s = signal === undefined ? {} : { signal };
-  const outcome = await deleteOwnedObjects(client, objects, extension, {
+  const deleting = deleteOwnedObjects(client, objects, extension, {
     ...s,
     tolerant: notIn(deployed),
     ...(deps.knownUid === undefined ? {} : { knownUid: deps.knownUid }),
@@ -362,6 +362,9 @@ export async function uninstallRelease(deps: ReleaseDeps, extension: string, his
             client.patch(refOf(crd), { metadata: { annotations: { [KEPT_FOR_PACKAGE_ANNOTATION]: packageName } } }, 'merge', s).then(() => undefined),
         }),
   });
-  await deps.store.deleteAll(extension, signal);
-  return outcome;
+  // The records are found while the objects go, and deleted after them.
+  const [deleted, records] = await Promise.allSettled([deleting, deps.store.deleteAll(extension, signal, deleting)]);
+  if (deleted.status === 'rejected') throw deleted.reason;
+  if (records.status === 'rejected') throw records.reason;
+  return deleted.value;
 }

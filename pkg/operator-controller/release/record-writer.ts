@@ -125,7 +125,7 @@ export class RecordWriter {
   }
 
   /** Deletes every record of `extension`: indexes first, oldest first, then chunks (ReleaseStore.deleteAll). */
-  async deleteAll(extension: string, signal?: AbortSignal): Promise<void> {
+  async deleteAll(extension: string, signal?: AbortSignal, after?: Promise<unknown>): Promise<void> {
     const { records } = this.#o;
     checkExtension(extension);
     this.#o.cache.forget(extension);
@@ -142,6 +142,7 @@ export class RecordWriter {
         named ?? (await records.list({ [Label.key]: keyLabelValue(key), [Label.type]: 'chunk' }, signal)).map((c) => c.metadata.name ?? '');
       for (const name of found) chunks.add(name);
     }
+    await after;
     for (const index of indexes) await records.delete(index.metadata.name ?? '', signal);
     // A chunk an index names but a crash never wrote is no error (delete ignores NotFound).
     await Promise.all([...chunks].map((name) => records.delete(name, signal)));

@@ -5,7 +5,7 @@
 // server's behaviour is proven in test/integration/release-store.test.ts.
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { KubeClient, KubeObject, ObjectRef, TypeRef } from '../../shared/kube/index.ts';
 import { Crash, fakeSecrets as fakeClient, type SecretStore as Store } from '../../../test/support/fake-secrets.ts';
 import { ReleaseStatus, createReleaseStore, releaseJson, type Release } from './index.ts';
@@ -120,6 +120,26 @@ describe('a crash at any write', () => {
         expectNoOrphans(objects);
       },
     );
+  });
+
+  it('of deleteAll finds the records at once and deletes them only after what it waits for, or never when that fails', async () => {
+    const objects: Store = new Map();
+    const fake = fakeClient(objects).client;
+    let lists = 0;
+    const client: KubeClient = { ...fake, listAll: async (...args) => ((lists += 1), fake.listAll(...args)) };
+    const store = createReleaseStore({ client, namespace: NAMESPACE });
+    await store.create(rel(1, ReleaseStatus.Deployed, 1_000));
+    const [before, listedBefore] = [objects.size, lists];
+    let release!: () => void;
+    const deleting = store.deleteAll('acme', undefined, new Promise<void>((resolve) => (release = resolve)));
+    await vi.waitFor(() => expect(lists).toBeGreaterThan(listedBefore));
+    expect(objects.size).toBe(before);
+    release();
+    await deleting;
+    expect(objects.size).toBe(0);
+    await store.create(rel(1, ReleaseStatus.Deployed, 1_000));
+    await expect(store.deleteAll('acme', undefined, Promise.reject(new Error('a delete was refused')))).rejects.toThrow('a delete was refused');
+    expect((await history(objects)).map((r) => r.revision)).toEqual([1]);
   });
 
   it('of deleteAll leaves a readable, newest part of the history, and the retry removes everything', async () => {

@@ -34,6 +34,6 @@ export function createReleaseStore(options: ReleaseStoreOptions): ReleaseStore {
     list: (signal) => reader.list(signal),
     create: (release, signal) => writer.create(release, signal),
     update: (release, signal) => writer.update(release, signal),
-    deleteAll: (extension, signal) => writer.deleteAll(extension, signal),
+    deleteAll: (extension, signal, after) => writer.deleteAll(extension, signal, after),
   };
 }

@@ -100,8 +100,12 @@ export interface ReleaseStore {
   create(release: Release, signal?: AbortSignal): Promise<void>;
   /** Rewrites an existing revision (e.g. status pending-install -> deployed, deployed -> superseded). */
   update(release: Release, signal?: AbortSignal): Promise<void>;
-  /** Deletes every record of `extension`. */
-  deleteAll(extension: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Deletes every record of `extension`. With `after`, the records are found at once but
+   * deleted only once `after` resolves (nothing is deleted when it rejects): an uninstall finds
+   * them while it deletes the objects they name.
+   */
+  deleteAll(extension: string, signal?: AbortSignal, after?: Promise<unknown>): Promise<void>;
 }
 
 /** Options of createReleaseStore. */
