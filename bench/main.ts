@@ -14,6 +14,7 @@ import { hostileBenchmark } from './benchmarks/hostile.ts';
 import { inClusterBenchmark } from './benchmarks/in-cluster.ts';
 import { ingestBenchmark } from './benchmarks/ingest.ts';
 import { metasBenchmark } from './benchmarks/metas.ts';
+import { rbacFloorBenchmark } from './benchmarks/rbac-floor.ts';
 import { renderBenchmark } from './benchmarks/render.ts';
 import { requestsBenchmark } from './benchmarks/requests.ts';
 import { resolutionBenchmark } from './benchmarks/resolution.ts';
@@ -47,6 +48,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   inClusterBenchmark,
   webhookServingBenchmark,
   uninstallBenchmark,
+  rbacFloorBenchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--only NAME]... [--json FILE] [--source] [--keep] [--list]
