@@ -54,6 +54,11 @@ export class RecordCache {
     else keys?.delete(key);
   }
 
+  /** Whether `extension` has index `key` as far as this process knows; undefined when not listed yet. */
+  hasKey(extension: string, key: string): boolean | undefined {
+    return this.#indexKeys.get(extension)?.has(key);
+  }
+
   /** How many index keys `extension` has as far as this process knows; undefined when not listed yet. */
   keyCount(extension: string): number | undefined {
     return this.#indexKeys.get(extension)?.size;

@@ -4,7 +4,7 @@
  * new one visible (store.ts says how).
  */
 import type { Logger } from 'pino';
-import { isConflict, type KubeObject } from '../../shared/kube/index.ts';
+import { isAlreadyExists, isConflict, type KubeObject } from '../../shared/kube/index.ts';
 import {
   SECRET_SIZE_LIMIT,
   SERVER_ADDED_ALLOWANCE,
@@ -58,12 +58,21 @@ export class RecordWriter {
     const { key, pieces } = await encode(release);
     const { index, chunks } = this.#secretsOf(release, key, pieces, extensionOwnerRef(release), { createdAt: unixSeconds(this.#o.now()) });
 
-    const existing = await this.#secretsOfKey(key, signal);
-    if (existing.index !== undefined) throw new Error(`release record ${describeSecret(namespace, key)} already exists`);
-    // With no index, any chunk of this key is a leftover of an interrupted create.
-    for (const leftover of existing.chunks) await records.delete(leftover.metadata.name ?? '', signal);
+    // A record in one Secret whose key the extension's last LIST here (the reconcile's history
+    // read) did not find needs no LIST: its create fails if it exists after all. Chunks need the
+    // LIST: with no index, any chunk of this key is a leftover of an interrupted create.
+    if (chunks.length > 0 || cache.hasKey(release.extension, key) !== false) {
+      const existing = await this.#secretsOfKey(key, signal);
+      if (existing.index !== undefined) throw new Error(`release record ${describeSecret(namespace, key)} already exists`);
+      for (const leftover of existing.chunks) await records.delete(leftover.metadata.name ?? '', signal);
+    }
     for (const chunk of chunks) await records.createChunk(key, chunk, signal);
-    const created = await records.create(index, signal);
+    const created = await records.create(index, signal).catch((err: unknown) => {
+      if (isAlreadyExists(err) || (err instanceof Error && isAlreadyExists(err.cause))) {
+        throw new Error(`release record ${describeSecret(namespace, key)} already exists`, { cause: err });
+      }
+      throw err;
+    });
     cache.remember(created);
     cache.keyChanged(release.extension, key, true);
 

@@ -211,11 +211,12 @@ describe('reads', () => {
     // Nothing read yet: the create lists the history to prune.
     await store.create(rel(1, ReleaseStatus.Deployed, 10));
     expect(reads.filter((r) => r === pruneList)).toHaveLength(1);
-    // As a reconcile: the history read, then the next revision. Two records: nothing to prune, no LIST.
+    // As a reconcile: the history read, then the next revision. Two records: nothing to prune, and
+    // no LIST of its key either (one Secret, a key the history read did not find).
     await store.history('acme');
     reads.length = 0;
     await store.create(rel(2, ReleaseStatus.Deployed, 10));
-    expect(reads).toEqual(['list owner=operator-controller,key=sh.helm.release.v1.acme.v2']);
+    expect(reads).toEqual([]);
     // A third is over the limit: listed, and the oldest goes.
     await store.history('acme');
     reads.length = 0;
@@ -228,6 +229,12 @@ describe('reads', () => {
     await store.history('acme');
     await store.create(rel(5, ReleaseStatus.Deployed, 10));
     expect(indexes().sort()).toEqual(['sh.helm.release.v1.acme.v4', 'sh.helm.release.v1.acme.v5']);
+    // A revision another process created since the history read is refused as before.
+    await store.history('acme');
+    await foreign.create(rel(6, ReleaseStatus.Deployed, 10));
+    await expect(store.create(rel(6, ReleaseStatus.Deployed, 10))).rejects.toThrow(
+      'release record Secret "ns/sh.helm.release.v1.acme.v6" already exists',
+    );
   });
 });
 
