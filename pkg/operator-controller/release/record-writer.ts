@@ -146,7 +146,7 @@ export class RecordWriter {
     const chunks = new Set(all.filter((s) => s.metadata.labels?.[Label.type] !== 'index').map((s) => s.metadata.name ?? ''));
     for (const index of indexes) {
       const key = index.metadata.name ?? '';
-      const named = chunksNamedBy(index, this.#o.namespace);
+      const named = chunksNamedBy(index, key, this.#o.namespace);
       const found =
         named ?? (await records.list({ [Label.key]: keyLabelValue(key), [Label.type]: 'chunk' }, signal)).map((c) => c.metadata.name ?? '');
       for (const name of found) chunks.add(name);
@@ -209,13 +209,18 @@ export class RecordWriter {
   }
 }
 
-/** The chunk names an index Secret lists, or undefined when it cannot be parsed. */
-function chunksNamedBy(index: KubeObject, namespace: string): readonly string[] | undefined {
+/**
+ * The chunk names index `key` lists, or undefined when it cannot be parsed or names a Secret that
+ * is not a chunk of its key (`<key>-<hash>`, ours and upstream's): never a Secret nobody proved ours.
+ */
+function chunksNamedBy(index: KubeObject, key: string, namespace: string): readonly string[] | undefined {
+  let names: readonly string[];
   try {
-    return parseIndexSecret(index, namespace).extraChunks;
+    names = parseIndexSecret(index, namespace).extraChunks;
   } catch {
     return undefined;
   }
+  return names.every((name) => name.startsWith(`${key}-`)) ? names : undefined;
 }
 
 /** Checks the release's identity and compresses and splits its payload. */

@@ -98,6 +98,21 @@ describe("upstream's records", () => {
     expect(objects.size).toBe(0);
   });
 
+  it('are deleted with their chunks, never a Secret an index names that is not a chunk of its key', async () => {
+    const objects: SecretStore = new Map();
+    const record = seedUpstream(objects, editPayload(fixturePayload(), { extraObjects: randomConfigMaps(1_200_000) }));
+    const foreign = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'operator-controller-cert', namespace: NS, uid: 'cert' } } as KubeObject;
+    objects.set('operator-controller-cert', foreign);
+    const index = objects.get(record.key);
+    const named = [...(JSON.parse(Buffer.from(data(index)['extraChunks'] ?? '', 'base64').toString()) as string[]), 'operator-controller-cert'];
+    objects.set(record.key, {
+      ...index!,
+      data: { ...data(index), extraChunks: Buffer.from(JSON.stringify(named)).toString('base64') },
+    } as KubeObject);
+    await createReleaseStore({ client: fakeSecrets(objects).client, namespace: NS }).deleteAll('argocd');
+    expect([...objects.keys()]).toEqual(['operator-controller-cert']);
+  });
+
   it('are deleted with their chunks when the index that names them is corrupt (found by their key label)', async () => {
     const objects: SecretStore = new Map();
     const record = seedUpstream(objects, editPayload(fixturePayload(), { extraObjects: randomConfigMaps(1_200_000) }));
