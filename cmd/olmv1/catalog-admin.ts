@@ -8,10 +8,10 @@ import { isAlreadyExists, isNotFound, type KubeContext, type KubeObject } from '
 import { toYaml } from '../../pkg/operator-controller/render/index.ts';
 import { parseDuration } from '../shared/flags.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster } from './cluster-access.ts';
-import { EXIT, poll, table } from './io.ts';
+import { type CommandIO, EXIT, poll, table } from './io.ts';
 import { catalogManifest, catalogRow, catalogServing } from './install-objects.ts';
 import type { InstallDeps } from './install.ts';
-import { CommandError, flagChoice, formatObjects, parseCommandLine, runCommand, timeoutFlag, type CommandIo } from './render.ts';
+import { CommandError, flagChoice, formatObjects, parseCommandLine, runCommand, timeoutFlag } from './render.ts';
 
 const ADD_USAGE = `Usage: olmv1 catalog add NAME IMAGE [--priority N] [--poll-interval DURATION] [--available true|false]
          [--dry-run] [-o yaml|json] [--no-wait] [--timeout DURATION] [--kubeconfig FILE] [--context NAME]
@@ -141,7 +141,7 @@ async function waitFor(
   kube: KubeContext,
   name: string,
   timeoutMs: number,
-  io: CommandIo,
+  io: CommandIO,
   deps: CatalogDeps,
   progress: (obj: KubeObject | undefined) => string | undefined,
 ): Promise<string | undefined> {
@@ -154,7 +154,7 @@ async function waitFor(
 }
 
 /** Runs `olmv1 catalog add`. */
-export async function runCatalogAdd(args: readonly string[], io: CommandIo, deps: CatalogDeps): Promise<number> {
+export async function runCatalogAdd(args: readonly string[], io: CommandIO, deps: CatalogDeps): Promise<number> {
   return runCommand(io, async () => {
     const a = parseCatalogAddArgs(args);
     const name = a.catalog.metadata.name ?? '';
@@ -191,7 +191,7 @@ export async function runCatalogAdd(args: readonly string[], io: CommandIo, deps
 }
 
 /** Runs `olmv1 catalog remove`. */
-export async function runCatalogRemove(args: readonly string[], io: CommandIo, deps: CatalogDeps): Promise<number> {
+export async function runCatalogRemove(args: readonly string[], io: CommandIO, deps: CatalogDeps): Promise<number> {
   return runCommand(io, async () => {
     const { values, positionals } = parseCommandLine(args, REMOVE_USAGE, {
       ...CLUSTER_FLAGS,
@@ -226,7 +226,7 @@ export async function runCatalogRemove(args: readonly string[], io: CommandIo, d
 }
 
 /** Runs `olmv1 catalogs`. */
-export async function runCatalogs(args: readonly string[], io: CommandIo, deps: CatalogDeps): Promise<number> {
+export async function runCatalogs(args: readonly string[], io: CommandIO, deps: CatalogDeps): Promise<number> {
   return runCommand(io, async () => {
     const { values, positionals } = parseCommandLine(args, LIST_USAGE, { ...CLUSTER_FLAGS, output: { type: 'string', short: 'o' } });
     if (positionals.length > 0) throw usageError(`unexpected argument ${JSON.stringify(positionals[0])}`, LIST_USAGE);

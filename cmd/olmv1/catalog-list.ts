@@ -17,8 +17,8 @@ import {
   type CatalogPackages,
   type CatalogSourceDeps,
 } from './catalog-sources.ts';
-import { table } from './io.ts';
-import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
+import { type CommandIO, table } from './io.ts';
+import { CommandError, parseCommandLine, runCommand } from './render.ts';
 
 /** What `olmv1 catalog list|search` needs from outside (composed in commands.ts). */
 export interface CatalogListDeps extends CatalogSourceDeps {
@@ -72,7 +72,7 @@ ${SOURCES_HELP}
 ${TAIL_HELP}`;
 
 /** Runs `olmv1 catalog list` (`search` false) or `olmv1 catalog search`. */
-export async function runCatalogList(args: readonly string[], io: CommandIo, deps: CatalogListDeps, search: boolean): Promise<number> {
+export async function runCatalogList(args: readonly string[], io: CommandIO, deps: CatalogListDeps, search: boolean): Promise<number> {
   const usage = search ? SEARCH_USAGE : LIST_USAGE;
   return runCommand(io, async () => {
     const parsed = parseCommandLine(args, usage, {

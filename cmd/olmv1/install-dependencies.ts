@@ -9,8 +9,8 @@ import type { KubeContext } from '../../pkg/shared/kube/index.ts';
 import { unmetProviders, type CatalogSource } from '../../pkg/operator-controller/clusterextension/index.ts';
 import type { Provider } from '../../pkg/operator-controller/dependencies/index.ts';
 import type { LabelSelector, ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';
-import { EXIT } from './io.ts';
-import { CommandError, type CommandIo } from './render.ts';
+import { type CommandIO, EXIT } from './io.ts';
+import { CommandError } from './render.ts';
 import { clusterDependencyCheck } from './resolve-cluster.ts';
 
 /** How many dependencies one install installs at most (a cycle or a runaway closure stops here). */
@@ -36,7 +36,7 @@ interface DependencyInstall {
  * @throws CommandError (exit 1) for a requirement no selected catalog provides, or one that
  * still is not met after its provider was installed.
  */
-export async function installDependencies(d: DependencyInstall, io: CommandIo): Promise<number> {
+export async function installDependencies(d: DependencyInstall, io: CommandIO): Promise<number> {
   const installing = new Set(d.installing);
   let count = 0;
   for (;;) {

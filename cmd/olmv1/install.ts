@@ -10,12 +10,12 @@ import { isAlreadyExists, isForbidden, isNotFound, type KubeContext, type KubeOb
 import { metadataFor, resolve } from '../../pkg/operator-controller/resolve/index.ts';
 import { imageLimitOptions } from '../shared/limits.ts';
 import { withCluster } from './cluster-access.ts';
-import { EXIT, poll, type Clock } from './io.ts';
+import { type CommandIO, EXIT, poll, type Clock } from './io.ts';
 import { parseInstallArgs, type InstallArgs } from './install-args.ts';
 import { installDependencies } from './install-dependencies.ts';
 import { catalogSource, describeObject, installObjects, installState } from './install-objects.ts';
 import { installRbac } from './rbac.ts';
-import { CommandError, buildRenderOptions, formatObjects, loadBundle, runCommand, type BundleSourceDeps, type CommandIo } from './render.ts';
+import { CommandError, buildRenderOptions, formatObjects, loadBundle, runCommand, type BundleSourceDeps } from './render.ts';
 import { clusterCatalogSource, clusterResolutionHints, clusterResolve, clusterResolveInput, type ResolveClusterDeps } from './resolve-cluster.ts';
 import type { Provider } from '../../pkg/operator-controller/dependencies/index.ts';
 
@@ -23,7 +23,7 @@ import type { Provider } from '../../pkg/operator-controller/dependencies/index.
 export interface InstallDeps extends ResolveClusterDeps, BundleSourceDeps, Clock {}
 
 /** Runs `olmv1 install`; `args` are the arguments after `install`. */
-export async function runInstall(args: readonly string[], io: CommandIo, deps: InstallDeps): Promise<number> {
+export async function runInstall(args: readonly string[], io: CommandIO, deps: InstallDeps): Promise<number> {
   return runCommand(io, async () => {
     const a = parseInstallArgs(args);
     await withCluster(deps.connectCluster(a.cluster), async (kube) => {
@@ -51,7 +51,7 @@ function dependencyArgs(a: InstallArgs, p: Provider): InstallArgs {
 async function install(
   a: InstallArgs,
   kube: KubeContext,
-  io: CommandIo,
+  io: CommandIO,
   deps: InstallDeps,
   installing: ReadonlySet<string> = new Set(),
 ): Promise<void> {
@@ -219,7 +219,7 @@ function bindsOwnRole(o: KubeObject, objects: readonly KubeObject[]): boolean {
 }
 
 /** Deletes what this run created, newest first, after a failure; what cannot be deleted is named. */
-async function undo(kube: KubeContext, created: readonly KubeObject[], io: CommandIo): Promise<void> {
+async function undo(kube: KubeContext, created: readonly KubeObject[], io: CommandIO): Promise<void> {
   for (const o of [...created].reverse()) {
     const ref = {
       apiVersion: o.apiVersion,

@@ -2,11 +2,11 @@
  * The streams a command writes to. Commands take this instead of touching `process` so they
  * can be run and asserted in tests.
  */
-import type { Writable } from 'node:stream';
 
+/** Where a command writes: process.stdout/stderr, or test doubles that collect the text. */
 export interface CommandIO {
-  stdout: Writable;
-  stderr: Writable;
+  stdout: { write(chunk: string): unknown };
+  stderr: { write(chunk: string): unknown };
 }
 
 /** A command: argv after the command words in, exit code out. */

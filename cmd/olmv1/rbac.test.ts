@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURE_BUNDLES_DIR } from '../../test/fixtures/bundles/golden-cases.ts';
 import { decodeDocuments } from '../../pkg/gocompat/goyaml/index.ts';
 import { runRbac } from './rbac.ts';
-import type { CommandIo } from './render.ts';
+import type { CommandIO } from './io.ts';
 
-function capture(): CommandIo & { out: () => string; err: () => string } {
+function capture(): CommandIO & { out: () => string; err: () => string } {
   let out = '';
   let err = '';
   return { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) }, out: () => out, err: () => err };

@@ -25,8 +25,8 @@ import {
   refusalMessage,
   runCommand,
   type BundleSourceDeps,
-  type CommandIo,
 } from './render.ts';
+import type { CommandIO } from './io.ts';
 
 const RBAC_USAGE = `Usage: olmv1 rbac DIR|IMAGE --install-namespace NS --service-account NAME [--watch-namespace NS]
          [--cert-provider cert-manager|openshift-service-ca] [--config FILE] [-o yaml|json]
@@ -53,7 +53,7 @@ Exit codes:
   2  usage error`;
 
 /** Runs `olmv1 rbac`; `args` are the arguments after `rbac`. */
-export async function runRbac(args: readonly string[], io: CommandIo, deps: BundleSourceDeps): Promise<number> {
+export async function runRbac(args: readonly string[], io: CommandIO, deps: BundleSourceDeps): Promise<number> {
   return runCommand(io, async () => {
     const parsed = parseCommandArgs(args, RBAC_USAGE, { 'service-account': { type: 'string' }, config: { type: 'string' } });
     const serviceAccount = parsed.values['service-account'];
@@ -76,7 +76,7 @@ export function installRbac(
   options: RenderOptions,
   serviceAccount: string,
   args: { installNamespace: string; certProvider?: CertProviderName },
-  io: CommandIo,
+  io: CommandIO,
 ): KubeObject[] {
   const rendered = render(bundle, options);
   if (!rendered.ok) throw new CommandError(refusalMessage(rendered.error, bundle, args), 1);

@@ -22,8 +22,8 @@ import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster, type Clus
 import { DEFAULT_SYSTEM_NAMESPACE, historyTable } from './release.ts';
 import { clusterResolveInput } from './resolve-cluster.ts';
 import { CATALOGD_URL_HELP, catalogdUrlFlag } from './install-args.ts';
-import { table } from './io.ts';
-import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
+import { type CommandIO, table } from './io.ts';
+import { CommandError, parseCommandLine, runCommand } from './render.ts';
 
 const USAGE = `Usage: olmv1 release rollback EXT [REVISION] [--dry-run] [--kubeconfig FILE] [--context NAME]
                                 [--system-namespace NS] [--catalogd-url URL]
@@ -84,7 +84,7 @@ const CE = { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.k
 const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
 
 /** Runs `olmv1 release rollback`; `args` are the arguments after `rollback`. */
-export async function runReleaseRollback(args: readonly string[], io: CommandIo, deps: RollbackDeps): Promise<number> {
+export async function runReleaseRollback(args: readonly string[], io: CommandIO, deps: RollbackDeps): Promise<number> {
   return runCommand(io, async () => {
     const parsed = parse(args);
     await withCluster(deps.connectCluster(parsed.cluster), async (kube) => {
@@ -119,7 +119,7 @@ function parse(args: readonly string[]): Parsed {
   };
 }
 
-async function rollback(kube: KubeContext, deps: RollbackDeps, p: Parsed, io: CommandIo): Promise<void> {
+async function rollback(kube: KubeContext, deps: RollbackDeps, p: Parsed, io: CommandIO): Promise<void> {
   const client = kube.client;
   const name = JSON.stringify(p.extension);
   const obj = await read(`reading ClusterExtension ${name}`, () => client.get({ ...CE, name: p.extension }), `ClusterExtension ${name} not found`);

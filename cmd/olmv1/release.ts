@@ -13,8 +13,8 @@ import {
   type ClusterFlags,
   type KubeconfigLookup,
 } from './cluster-access.ts';
-import { table } from './io.ts';
-import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
+import { type CommandIO, table } from './io.ts';
+import { CommandError, parseCommandLine, runCommand } from './render.ts';
 
 /** What `olmv1 release` needs from its environment (composed in commands.ts). */
 interface ReleaseCommandDeps {
@@ -59,7 +59,7 @@ interface Parsed {
 }
 
 /** Runs `olmv1 release`; `args` are the arguments after `release`. */
-export async function runRelease(args: readonly string[], io: CommandIo, deps: ReleaseCommandDeps): Promise<number> {
+export async function runRelease(args: readonly string[], io: CommandIO, deps: ReleaseCommandDeps): Promise<number> {
   return runCommand(io, async () => {
     const parsed = parse(args);
     const [sub, ...rest] = parsed.words;
@@ -85,7 +85,7 @@ function parse(args: readonly string[]): Parsed {
   return { words: parsed.positionals, cluster, namespace, revision: rev === undefined ? undefined : Number(rev) };
 }
 
-type Run = (store: ReleaseStore, io: CommandIo, namespace: string) => Promise<void>;
+type Run = (store: ReleaseStore, io: CommandIO, namespace: string) => Promise<void>;
 
 // Checks the words before connecting, so usage errors never need a cluster.
 function subcommand(sub: string | undefined, rest: string[], revision: number | undefined): Run {
@@ -124,7 +124,7 @@ async function historyOf(store: ReleaseStore, ext: string, namespace: string): P
   return history;
 }
 
-async function listReleases(store: ReleaseStore, io: CommandIo): Promise<void> {
+async function listReleases(store: ReleaseStore, io: CommandIO): Promise<void> {
   const rows = [['NAME', 'REVISION', 'UPDATED', 'STATUS', 'BUNDLE', 'VERSION']];
   for (const name of await store.list()) {
     const latest = (await store.history(name))[0];

@@ -7,9 +7,10 @@ import { readBundleDir } from '../../pkg/operator-controller/bundle/index.ts';
 import { decodeDocuments } from '../../pkg/gocompat/goyaml/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { FIXTURE_BUNDLES_DIR, GOLDEN_CASES, GOLDEN_DIR } from '../../test/fixtures/bundles/golden-cases.ts';
-import { namesRegistry, runRenderBundle, type CommandIo } from './render.ts';
+import { namesRegistry, runRenderBundle } from './render.ts';
+import type { CommandIO } from './io.ts';
 
-function capture(): CommandIo & { out: () => string; err: () => string } {
+function capture(): CommandIO & { out: () => string; err: () => string } {
   let out = '';
   let err = '';
   return {

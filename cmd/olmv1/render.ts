@@ -27,12 +27,7 @@ import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/in
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp, imageLimitOptions } from '../shared/limits.ts';
 import { parsePositiveDuration } from '../shared/flags.ts';
 import { REGISTRY_FLAGS, type RegistryAccess, loadRegistryAccess, registryFlagsHelp } from './registry-access.ts';
-
-/** Where a command writes: process.stdout/stderr or test doubles. */
-export interface CommandIo {
-  stdout: { write(chunk: string): unknown };
-  stderr: { write(chunk: string): unknown };
-}
+import type { CommandIO } from './io.ts';
 
 /** How bundle images are fetched (the OCI client); absent means directories only. */
 export interface BundleSourceDeps {
@@ -158,7 +153,7 @@ Exit codes:
   2  usage error`;
 
 /** Runs `olmv1 render bundle`; `args` are the arguments after `render bundle`. */
-export async function runRenderBundle(args: readonly string[], io: CommandIo, deps: BundleSourceDeps): Promise<number> {
+export async function runRenderBundle(args: readonly string[], io: CommandIO, deps: BundleSourceDeps): Promise<number> {
   return runCommand(io, async () => {
     const parsed = parseCommandArgs(args, RENDER_USAGE, { config: { type: 'string' } });
     const bundle = await loadBundle(parsed, deps);
@@ -340,7 +335,7 @@ async function readConfigFile(path: string): Promise<unknown> {
 }
 
 /** Runs `body` for its exit code (0 when it returns none), mapping CommandErrors and unexpected failures to stderr and an exit code. */
-export async function runCommand(io: CommandIo, body: () => Promise<number | void>): Promise<number> {
+export async function runCommand(io: CommandIO, body: () => Promise<number | void>): Promise<number> {
   try {
     return (await body()) ?? 0;
   } catch (e) {

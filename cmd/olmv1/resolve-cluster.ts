@@ -21,8 +21,8 @@ import { createReleaseStore, deployedRelease, type Release } from '../../pkg/ope
 import { readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
 import { metadataFor, packageMissing, resolutionHints, resolve, type ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';
 import { withCluster, type ClusterFlags } from './cluster-access.ts';
-import { EXIT } from './io.ts';
-import { CommandError, runCommand, type CommandIo } from './render.ts';
+import { type CommandIO, EXIT } from './io.ts';
+import { CommandError, runCommand } from './render.ts';
 
 /** `--cluster`: everything else comes from the ClusterExtension. */
 export interface ClusterSpec {
@@ -45,13 +45,13 @@ export interface ResolveClusterDeps {
  * Prints `olmv1 resolve`'s JSON plus `extension` and `installed` (null: nothing installed).
  * Exit 1 when nothing resolves (`error` and `hints`) or the cluster could not be read.
  */
-export async function runResolveCluster(spec: ClusterSpec, io: CommandIo, deps: ResolveClusterDeps): Promise<number> {
+export async function runResolveCluster(spec: ClusterSpec, io: CommandIO, deps: ResolveClusterDeps): Promise<number> {
   return runCommand(io, () =>
     withCluster(deps.connectCluster({ kubeconfig: spec.kubeconfig, context: spec.context }), (kube) => resolveFor(spec, kube, io, deps)),
   );
 }
 
-async function resolveFor(spec: ClusterSpec, kube: KubeContext, io: CommandIo, deps: ResolveClusterDeps): Promise<number> {
+async function resolveFor(spec: ClusterSpec, kube: KubeContext, io: CommandIO, deps: ResolveClusterDeps): Promise<number> {
   const { source: src } = await readClusterExtension(kube, spec.extension);
   const deployed = (await readDeployedRelease(kube, spec.systemNamespace, spec.extension))?.bundle;
   const installed = deployed === undefined ? null : { name: deployed.name, version: deployed.version, release: deployed.release ?? null };

@@ -9,8 +9,7 @@ import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import type { DeclarativeConfig } from '../../pkg/shared/fbc/types.ts';
 import { checkVersionRange, metadataFor, packagePartition, resolve, type CatalogInput } from '../../pkg/operator-controller/resolve/index.ts';
 import { DEFAULT_LIMITS, dependencyClosure, type ProviderCatalog } from '../../pkg/operator-controller/dependencies/index.ts';
-import { EXIT } from './io.ts';
-import type { CommandIo } from './render.ts';
+import { type CommandIO, EXIT } from './io.ts';
 import { relevantDeprecation, runResolveCluster, type ClusterSpec, type ResolveClusterDeps } from './resolve-cluster.ts';
 
 const HELP = `Usage: olmv1 resolve --package NAME --catalog [NAME[:PRIORITY]=]DIR|URL [--catalog ...] [options]
@@ -211,7 +210,7 @@ function parseSpec(args: string[]): Spec | ClusterSpec | 'help' | string {
   return { packageName, channels, versionRange: values.version?.[0] ?? '', installed, policy, catalogs, dependencies: values.dependencies === true };
 }
 
-function writeJson(io: CommandIo, value: unknown): void {
+function writeJson(io: CommandIO, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
@@ -223,7 +222,7 @@ function writeJson(io: CommandIo, value: unknown): void {
  * `error walking catalogs: error getting package "<pkg>" from catalog "<name>": error loading catalog directory "<dir>": <reason>`.
  * Returns the exit code.
  */
-export async function runResolve(args: string[], io: CommandIo, deps: ResolveDeps): Promise<number> {
+export async function runResolve(args: string[], io: CommandIO, deps: ResolveDeps): Promise<number> {
   const spec = parseSpec(args);
   if (spec === 'help') {
     io.stdout.write(HELP);

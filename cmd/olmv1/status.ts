@@ -17,10 +17,11 @@ import {
   type ClusterFlags,
   type KubeconfigLookup,
 } from './cluster-access.ts';
-import { CommandError, flagChoice, parseCommandLine, runCommand, type CommandIo } from './render.ts';
+import { CommandError, flagChoice, parseCommandLine, runCommand } from './render.ts';
 import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
 import { ADVICE_REASONS, STATUS_EXIT, buildStatusReport, statusExitCode, type ClusterVersionInfo, type StatusReport } from './status-report.ts';
 import { renderStatusTable } from './status-table.ts';
+import type { CommandIO } from './io.ts';
 
 /** What `olmv1 status` needs from its environment (composed in commands.ts). */
 interface StatusCommandDeps {
@@ -106,7 +107,7 @@ function parse(args: readonly string[]): Options {
 }
 
 /** Runs `olmv1 status`; `args` are the arguments after `status`. */
-export async function runStatus(args: readonly string[], io: CommandIo, deps: StatusCommandDeps): Promise<number> {
+export async function runStatus(args: readonly string[], io: CommandIO, deps: StatusCommandDeps): Promise<number> {
   return runCommand(io, async () => {
     const o = parse(args);
     return withCluster(connectCluster(o.cluster, deps.kubeconfig, STATUS_EXIT.failed), async (kube) => {
@@ -122,7 +123,7 @@ export async function runStatus(args: readonly string[], io: CommandIo, deps: St
 }
 
 // Redraws whenever the rendered text changes; polls every --interval until the signal aborts.
-async function watch(client: KubeClient, o: Options, io: CommandIo, deps: StatusCommandDeps, render: (r: StatusReport) => string): Promise<number> {
+async function watch(client: KubeClient, o: Options, io: CommandIO, deps: StatusCommandDeps, render: (r: StatusReport) => string): Promise<number> {
   let last = '';
   let code = 0;
   const signal = deps.signal ?? new AbortController().signal;

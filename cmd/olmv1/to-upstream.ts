@@ -8,7 +8,7 @@ import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { isConflict, isNotFound, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster, type ClusterFlags } from './cluster-access.ts';
 import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
-import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
+import { CommandError, parseCommandLine, runCommand } from './render.ts';
 import {
   describeChange,
   latestRecords,
@@ -20,6 +20,7 @@ import {
   type ExtensionPlan,
   type LatestRecord,
 } from './to-upstream-plan.ts';
+import type { CommandIO } from './io.ts';
 
 /** operator-controller's leader election Lease name (its --leader-election-id default, upstream's too). */
 const DEFAULT_LEASE = '9c4404e7.operatorframework.io';
@@ -89,7 +90,7 @@ interface Args {
 const WRITE_ATTEMPTS = 5;
 
 /** Runs `olmv1 migrate to-upstream`; `args` are the arguments after `migrate to-upstream`. */
-export async function runMigrateToUpstream(args: readonly string[], io: CommandIo, deps: ToUpstreamDeps): Promise<number> {
+export async function runMigrateToUpstream(args: readonly string[], io: CommandIO, deps: ToUpstreamDeps): Promise<number> {
   return runCommand(io, async () => {
     const a = parse(args);
     await withCluster(deps.connectCluster(a.cluster), async (kube) => {

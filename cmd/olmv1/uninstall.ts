@@ -7,10 +7,10 @@ import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster } from './cluster-access.ts';
-import { EXIT, poll } from './io.ts';
+import { type CommandIO, EXIT, poll } from './io.ts';
 import { INSTALLED_FOR_LABEL, describeObject, installedForSelector } from './install-objects.ts';
 import type { InstallDeps } from './install.ts';
-import { CommandError, parseCommandLine, runCommand, timeoutFlag, type CommandIo } from './render.ts';
+import { CommandError, parseCommandLine, runCommand, timeoutFlag } from './render.ts';
 
 const USAGE = `Usage: olmv1 uninstall NAME [--keep-rbac] [--timeout DURATION] [--kubeconfig FILE] [--context NAME]
 
@@ -64,7 +64,7 @@ export function parseUninstallArgs(args: readonly string[]): {
 type UninstallDeps = Pick<InstallDeps, 'connectCluster' | 'sleep' | 'now'>;
 
 /** Runs `olmv1 uninstall`; `args` are the arguments after `uninstall`. */
-export async function runUninstall(args: readonly string[], io: CommandIo, deps: UninstallDeps): Promise<number> {
+export async function runUninstall(args: readonly string[], io: CommandIO, deps: UninstallDeps): Promise<number> {
   return runCommand(io, async () => {
     const a = parseUninstallArgs(args);
     await withCluster(deps.connectCluster(a.cluster), async (kube) => {
@@ -73,7 +73,7 @@ export async function runUninstall(args: readonly string[], io: CommandIo, deps:
   });
 }
 
-async function uninstall(a: ReturnType<typeof parseUninstallArgs>, kube: KubeContext, io: CommandIo, deps: UninstallDeps): Promise<void> {
+async function uninstall(a: ReturnType<typeof parseUninstallArgs>, kube: KubeContext, io: CommandIO, deps: UninstallDeps): Promise<void> {
   const ref = { ...CLUSTER_EXTENSION, name: a.name };
   try {
     await kube.client.delete(ref);

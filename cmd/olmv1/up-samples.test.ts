@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { runRbac } from './rbac.ts';
-import type { CommandIo } from './render.ts';
+import type { CommandIO } from './io.ts';
 
 const repo = (path: string): string => new URL(`../../${path}`, import.meta.url).pathname;
 const read = (path: string): string => readFileSync(repo(path), 'utf8');
@@ -21,7 +21,7 @@ describe('config/samples', () => {
   it('example-operator-installer.yaml is the Namespace followed by exactly what olmv1 rbac prints for the example bundle', async () => {
     let out = '';
     let err = '';
-    const io: CommandIo = { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } };
+    const io: CommandIO = { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } };
     const code = await runRbac(
       [repo('examples/example-operator/bundles/1.0.0'), '--install-namespace', 'example-operator', '--service-account', 'example-operator-installer'],
       io,

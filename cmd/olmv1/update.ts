@@ -6,10 +6,10 @@ import { CLUSTER_EXTENSION, UpgradeConstraintPolicy } from '../../pkg/shared/api
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { isConflict } from '../../pkg/shared/kube/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster } from './cluster-access.ts';
-import { EXIT } from './io.ts';
+import { type CommandIO, EXIT } from './io.ts';
 import { catalogSelector, channelList, oneOf } from './install-args.ts';
 import type { InstallDeps } from './install.ts';
-import { CommandError, parseCommandLine, runCommand, type CommandIo } from './render.ts';
+import { CommandError, parseCommandLine, runCommand } from './render.ts';
 import { readClusterExtension } from './resolve-cluster.ts';
 
 const USAGE = `Usage: olmv1 update NAME [--version RANGE] [-c CHANNEL,...] [--catalog NAME | -l SELECTOR]
@@ -117,7 +117,7 @@ export function jsonPatch(resourceVersion: string, fields: CatalogFields): objec
 }
 
 /** Runs `olmv1 update`; `args` are the arguments after `update`. */
-export async function runUpdate(args: readonly string[], io: CommandIo, deps: Pick<InstallDeps, 'connectCluster'>): Promise<number> {
+export async function runUpdate(args: readonly string[], io: CommandIO, deps: Pick<InstallDeps, 'connectCluster'>): Promise<number> {
   return runCommand(io, async () => {
     const a = parseUpdateArgs(args);
     await withCluster(deps.connectCluster(a.cluster), async (kube) => {

@@ -24,9 +24,9 @@ import { CrdUpgradeSafetyEnforcement } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import type { ImageLimits } from '../../pkg/shared/image/index.ts';
 import { createOpenApiSchemas, isNotFound, type KubeContext } from '../../pkg/shared/kube/index.ts';
-import { EXIT } from './io.ts';
+import { type CommandIO, EXIT } from './io.ts';
 import { loadRegistryAccess, type RegistryAccess } from './registry-access.ts';
-import { CommandError, type BundleSourceDeps, type CommandIo } from './render.ts';
+import { CommandError, type BundleSourceDeps } from './render.ts';
 import {
   clusterResolutionHints,
   clusterDependentsHold,
@@ -183,7 +183,7 @@ export function pickReason(plan: Pick<UpgradePlan, 'successors' | 'selection'>, 
  * Pulls, renders and compares the picked bundle: the plan's `changes` and `policy`.
  * @throws CommandError (exit 1) when the bundle cannot be pulled or rendered.
  */
-export async function planChanges(kube: KubeContext, deps: UpgradeDeps, o: PlanOptions, r: Resolved, io: CommandIo): Promise<UpgradePlan> {
+export async function planChanges(kube: KubeContext, deps: UpgradeDeps, o: PlanOptions, r: Resolved, io: CommandIO): Promise<UpgradePlan> {
   const pick = r.plan.pick;
   if (pick === null || r.plan.upToDate) return r.plan;
   if (deps.fetchBundle === undefined) throw new CommandError('fetching bundle images is not available', EXIT.failed);

@@ -10,10 +10,10 @@ import { policyRules, ruleText, type PolicyRule } from '../../pkg/operator-contr
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import type { KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
-import { EXIT } from './io.ts';
+import { type CommandIO, EXIT } from './io.ts';
 import { INSTALLED_BY_LABEL, installedForSelector } from './install-objects.ts';
 import { installRbac } from './rbac.ts';
-import { CommandError, loadBundle, type BundleSourceDeps, type CommandIo } from './render.ts';
+import { CommandError, loadBundle, type BundleSourceDeps } from './render.ts';
 import type { readClusterExtension } from './resolve-cluster.ts';
 import { inferCertProvider } from './upgrade-plan.ts';
 
@@ -94,7 +94,7 @@ interface Approved {
  * rbacDelta of the picked bundle; `dryRun` only prints.
  * @throws CommandError (exit 1) when the bundle cannot be pulled or rendered, or a role cannot be created.
  */
-export async function grantUpgradeRbac(kube: KubeContext, deps: BundleSourceDeps, a: Approved, dryRun: boolean, io: CommandIo): Promise<void> {
+export async function grantUpgradeRbac(kube: KubeContext, deps: BundleSourceDeps, a: Approved, dryRun: boolean, io: CommandIO): Promise<void> {
   const labels = a.ce.object.metadata.labels ?? {};
   const serviceAccount = a.ce.extension.spec.serviceAccount?.name;
   if (labels[INSTALLED_BY_LABEL] !== 'olmv1' || serviceAccount === undefined) return;

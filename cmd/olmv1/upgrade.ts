@@ -12,9 +12,9 @@ import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { isConflict, type KubeContext } from '../../pkg/shared/kube/index.ts';
 import { IMAGE_LIMIT_FLAGS, imageLimitHelp } from '../shared/limits.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster, type ClusterFlags } from './cluster-access.ts';
-import { EXIT } from './io.ts';
+import { type CommandIO, EXIT } from './io.ts';
 import { REGISTRY_FLAGS, registryFlagsHelp } from './registry-access.ts';
-import { CERT_PROVIDERS, CommandError, flagChoice, imageFlags, parseCommandLine, runCommand, type CommandIo } from './render.ts';
+import { CERT_PROVIDERS, CommandError, flagChoice, imageFlags, parseCommandLine, runCommand } from './render.ts';
 import { CATALOGD_URL_HELP, catalogdUrlFlag } from './install-args.ts';
 import { formatPlan } from './upgrade-format.ts';
 import { planChanges, resolvePlan, type PlanOptions, type UpgradeDeps } from './upgrade-plan.ts';
@@ -170,7 +170,7 @@ export interface UpgradeCommandDeps extends UpgradeDeps {
 }
 
 /** Runs `olmv1 upgrade plan`; `args` are the arguments after `upgrade plan`. */
-export async function runUpgradePlan(args: readonly string[], io: CommandIo, deps: UpgradeCommandDeps): Promise<number> {
+export async function runUpgradePlan(args: readonly string[], io: CommandIO, deps: UpgradeCommandDeps): Promise<number> {
   return runCommand(io, async () => {
     const a = parsePlanArgs(args);
     return withCluster(deps.connectCluster(a.common.cluster), async (kube) => {
@@ -184,7 +184,7 @@ export async function runUpgradePlan(args: readonly string[], io: CommandIo, dep
 }
 
 /** Runs `olmv1 upgrade approve`; `args` are the arguments after `upgrade approve`. */
-export async function runUpgradeApprove(args: readonly string[], io: CommandIo, deps: UpgradeCommandDeps): Promise<number> {
+export async function runUpgradeApprove(args: readonly string[], io: CommandIO, deps: UpgradeCommandDeps): Promise<number> {
   return runCommand(io, async () => {
     const a = parseApproveArgs(args);
     await withCluster(deps.connectCluster(a.common.cluster), async (kube) => {

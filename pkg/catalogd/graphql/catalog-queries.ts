@@ -15,7 +15,7 @@ import type { JsonValue } from '../../shared/fbc/index.ts';
 import { goDuration } from '../../gocompat/gotext/index.ts';
 
 /** The body of a request: the query, and when given its variables and the operation to run. */
-interface GraphqlRequest {
+export interface GraphqlRequest {
   query: string;
   variables?: Record<string, unknown>;
   operationName?: string;

@@ -1,1 +1,1 @@
-export { CatalogQueries } from './catalog-queries.ts';
+export { CatalogQueries, type GraphqlRequest } from './catalog-queries.ts';

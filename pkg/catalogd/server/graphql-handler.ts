@@ -11,14 +11,8 @@ import { gzip } from 'node:zlib';
 import { isErrno } from '../../shared/errors/index.ts';
 import { MIN_COMPRESS_SIZE, header, negotiateCoding } from './http-semantics.ts';
 import type { StoredVersion } from '../storage/index.ts';
+import type { GraphqlRequest } from '../graphql/index.ts';
 import { type Response, STATUS_TEXT, httpError, send, storageErrorResponse } from './responses.ts';
-
-/** A GraphQL request as the engine takes it. */
-interface GraphqlRequest {
-  query: string;
-  variables?: Record<string, unknown>;
-  operationName?: string;
-}
 
 /** The engine: pkg/catalogd/graphql's CatalogQueries. Resolves undefined when the catalog has no content. */
 export interface GraphqlQueries {

@@ -19,7 +19,7 @@ import {
   SERVICE_CA_NAMESPACE,
   serviceCaManifests,
 } from './addon-manifests.ts';
-import { waitForDeployments, type Kubectl } from './wait-available.ts';
+import { lapTimer, waitForDeployments, type Kubectl } from './wait-available.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 
 /** The self-signed ClusterIssuer deployCertManager makes Ready. */
@@ -49,13 +49,7 @@ export interface CertManagerDeployment {
  */
 export async function deployCertManager(options: CertManagerOptions): Promise<CertManagerDeployment> {
   const timeoutMs = options.timeoutMs ?? 180_000;
-  let t = Date.now();
-  const lap = (): number => {
-    const now = Date.now();
-    const ms = now - t;
-    t = now;
-    return ms;
-  };
+  const lap = lapTimer();
   const images = await pushCertManagerImages(options.binaries, options.registry, [options.registry]);
   const push = lap();
   await options.kubectl(['apply', '--server-side', '-f', options.binaries.crdsDir]);

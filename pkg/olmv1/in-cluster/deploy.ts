@@ -19,7 +19,7 @@ import {
 } from '../localstack/index.ts';
 import { deployCertManager, type CertManagerDeployment } from './addons.ts';
 import { DEPLOYMENTS, issueServingCertificates, SYSTEM_NAMESPACE, writeOverlay } from './overlay.ts';
-import { waitForDeployments, type Kubectl } from './wait-available.ts';
+import { lapTimer, waitForDeployments, type Kubectl } from './wait-available.ts';
 
 const NO_NODE = (what: string): string => `${what} needs a control plane started with a node (startControlPlane({ node: ... }))`;
 
@@ -101,13 +101,7 @@ export async function deployInCluster(options: InClusterOptions): Promise<InClus
   };
   try {
     const timings = { image: 0, push: 0, apply: 0, available: 0 };
-    let t = Date.now();
-    const lap = (): number => {
-      const now = Date.now();
-      const ms = now - t;
-      t = now;
-      return ms;
-    };
+    const lap = lapTimer();
     registry = await startNodeRegistry(options.controlPlane, options.registryBinaries, work);
     const image =
       options.image ??

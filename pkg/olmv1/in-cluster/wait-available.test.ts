@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hopelessReason } from './wait-available.ts';
+import { hopelessReason, lapTimer } from './wait-available.ts';
 
 function pod(status: object): Parameters<typeof hopelessReason>[0] {
   return { metadata: { name: 'p' }, status: { containerStatuses: [{ name: 'manager', ...status }] } };
@@ -31,4 +31,12 @@ describe('hopelessReason', () => {
       expect(hopelessReason(pod(status))).toBeUndefined();
     },
   );
+});
+
+describe('lapTimer', () => {
+  it('returns the time since the previous lap, the first since it was made', () => {
+    const clock = [100, 130, 130, 250];
+    const lap = lapTimer(() => clock.shift() ?? Number.NaN);
+    expect([lap(), lap(), lap()]).toEqual([30, 0, 120]);
+  });
 });

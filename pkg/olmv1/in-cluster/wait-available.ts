@@ -5,6 +5,16 @@
  */
 import { errorMessage } from '../../shared/errors/index.ts';
 
+/** A stopwatch of a deployment's phases: each call returns the milliseconds since the previous one (or since creation). */
+export function lapTimer(now: () => number = Date.now): () => number {
+  let t = now();
+  return () => {
+    const ms = now() - t;
+    t += ms;
+    return ms;
+  };
+}
+
 /** Runs kubectl with these arguments against the cluster; resolves with stdout. */
 export type Kubectl = (args: readonly string[], input?: string) => Promise<string>;
 

@@ -31,7 +31,7 @@
  */
 import { KEPT_FOR_PACKAGE_ANNOTATION } from '../../shared/api/index.ts';
 import { jsonEqual } from '../../shared/controller/index.ts';
-import { errorMessage } from '../../shared/errors/index.ts';
+import { errorMessage, settleAll } from '../../shared/errors/index.ts';
 import { compareSemver, parseSemver } from '../../shared/semver/index.ts';
 import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
 import {
@@ -363,8 +363,6 @@ export async function uninstallRelease(deps: ReleaseDeps, extension: string, his
         }),
   });
   // The records are found while the objects go, and deleted after them.
-  const [deleted, records] = await Promise.allSettled([deleting, deps.store.deleteAll(extension, signal, deleting)]);
-  if (deleted.status === 'rejected') throw deleted.reason;
-  if (records.status === 'rejected') throw records.reason;
-  return deleted.value;
+  const [deleted] = await settleAll([deleting, deps.store.deleteAll(extension, signal, deleting)]);
+  return deleted;
 }

@@ -19,7 +19,7 @@ import {
 } from '../../shared/api/index.ts';
 import { objectIdentity, orphanObjects, releaseCrdReferences, uninstallRelease } from '../applier/index.ts';
 import { addFinalizers, hasFinalizer, isDeleting, removeFinalizer, type Step, type StepOutcome } from '../../shared/controller/index.ts';
-import { errorMessage } from '../../shared/errors/index.ts';
+import { errorMessage, settleAll } from '../../shared/errors/index.ts';
 import type { ImageCache } from '../../shared/image/index.ts';
 import { isForbidden, isUnauthorized, type EventRecorder, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
 import { isReleaseName, type Release, type ReleaseStore } from '../release/index.ts';
@@ -145,13 +145,10 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
     if (client === undefined) throw new Error(noInstallerMessage(ce.spec.namespace));
     // The CRDs' owner references go while the objects are deleted: neither waits for the other,
     // and the finalizer that keeps the extension (their owner) stays until both are done.
-    const [released, uninstalled] = await Promise.allSettled([
+    const [, outcome] = await settleAll([
       releaseCrdReferences(client, name, signal),
       uninstallRelease({ client, store: ports.releases, knownUid, ...(signal === undefined ? {} : { signal }) }, name, history),
     ]);
-    if (released.status === 'rejected') throw released.reason;
-    if (uninstalled.status === 'rejected') throw uninstalled.reason;
-    const outcome = uninstalled.value;
     state.log.info({ deleted: outcome.deleted.length, kept: outcome.kept, skipped: outcome.skipped }, 'uninstalled');
     recordUninstalled(ports.events, state, outcome);
   } catch (err) {

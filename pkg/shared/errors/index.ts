@@ -2,3 +2,4 @@ export { TerminalError, errorMessage, findTerminal, isErrno, isTerminal, sanitiz
 export { err, ok, type Result } from './result.ts';
 export { findCause } from './cause-chain.ts';
 export { LimitExceededError, isLimitExceeded } from './limit.ts';
+export { settleAll } from './settle.ts';
