@@ -35,7 +35,10 @@
  * operator-controller with `--max-concurrent-reconciles N`; OLMV1_BENCH_SCALE_PROFILE=FILE writes
  * a CPU profile of operator-controller during the catalog update (open it in DevTools),
  * OLMV1_BENCH_SCALE_IDLE_PROFILE=FILE one of the steady state (its sampling counts in that CPU row);
- * OLMV1_BENCH_SCALE_APISERVER_PROFILING=1 turns kube-apiserver's /debug/pprof/ on.
+ * OLMV1_BENCH_SCALE_APISERVER_PROFILING=1 turns kube-apiserver's /debug/pprof/ on;
+ * OLMV1_BENCH_SCALE_MEMORY_LIMIT_MB=M runs operator-controller in a memory cgroup of M MiB, as a
+ * container limit of that size would (its heap is half of it). An operator-controller that exits
+ * (V8's heap exhausted, the kernel's OOM killer) fails the run at once, with its last stderr.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -46,8 +49,18 @@ import { CATALOG, FAULTS, type Published, SA, publish } from '../lib/scale-publi
 import { clusterExtension } from '../lib/extension-bundles.ts';
 import { quiet } from '../lib/extension-runs.ts';
 import { forceGc, rollupMemory, startCpuProfile, startHeapSampling } from '../lib/inspector.ts';
-import { type OlmStack, type StepMetrics, sampleDelta, scrapeSamples, scrapeStepMetrics, startOlmStack, stepDelta } from '../lib/olm-stack.ts';
+import {
+  type OlmStack,
+  type ProductProcess,
+  type StepMetrics,
+  sampleDelta,
+  scrapeSamples,
+  scrapeStepMetrics,
+  startOlmStack,
+  stepDelta,
+} from '../lib/olm-stack.ts';
 import { procMemory } from '../lib/proc.ts';
+import { createMemoryLimit, type MemoryLimit } from '../lib/memory-limit.ts';
 import { type Round, type ScaleTargets, scaleOutcome, sum } from '../lib/scale-report.ts';
 import {
   type ClusterWatch,
@@ -102,6 +115,22 @@ const IDLE_PROFILE = process.env['OLMV1_BENCH_SCALE_IDLE_PROFILE'];
 const APISERVER_PROFILING = process.env['OLMV1_BENCH_SCALE_APISERVER_PROFILING'] === '1';
 /** operator-controller's `--max-concurrent-reconciles`, when not its default. */
 const WORKERS = env('OLMV1_BENCH_SCALE_WORKERS');
+/** A memory limit for operator-controller, MiB (default none: Node sizes its heap from the machine's memory). */
+const MEMORY_LIMIT_MB = env('OLMV1_BENCH_SCALE_MEMORY_LIMIT_MB');
+
+/**
+ * `work`, or its failure as soon as operator-controller exits: a crashed controller would
+ * otherwise leave the phase waiting for its timeout (an hour at 10,000).
+ */
+async function whileAlive<T>(oc: ProductProcess, limit: MemoryLimit | undefined, work: Promise<T>): Promise<T> {
+  const death = oc.child.exited().then(async (how): Promise<never> => {
+    const kills = (await limit?.oomKills()) ?? 0;
+    throw new Error(
+      `operator-controller ${how}${kills > 0 ? `, ${kills} OOM kills in ${limit?.where ?? ''}` : ''}; stderr: ${oc.child.stderr().slice(-2000)}`,
+    );
+  });
+  return Promise.race([work, death]);
+}
 const SYSTEM_NAMESPACE = 'olmv1-system';
 /** Given to operator-controller as on OpenShift, where ClusterVersion provides it: the upgrade gate then judges every extension. */
 const CLUSTER_VERSION = '4.18';
@@ -148,6 +177,10 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
   const n = c.extensions;
   const audit = await createAuditLog(ctx.workDir);
   const apiServerExtraArgs = [...audit.args, ...(APISERVER_PROFILING ? ['--profiling=true'] : [])];
+  const limit = MEMORY_LIMIT_MB === undefined ? undefined : await createMemoryLimit('olmv1-bench-scale', MEMORY_LIMIT_MB * 2 ** 20);
+  if (MEMORY_LIMIT_MB !== undefined && limit === undefined)
+    throw new Error('OLMV1_BENCH_SCALE_MEMORY_LIMIT_MB is set, but no memory cgroup can be created here');
+  if (limit !== undefined) ctx.log(`operator-controller runs in ${limit.where} (${MEMORY_LIMIT_MB} MiB)`);
   const stack = await startOlmStack({ runtime: ctx.runtime, workDir: ctx.workDir, log: ctx.log, env: process.env, apiServerExtraArgs });
   let watch: ClusterWatch | undefined;
   try {
@@ -155,16 +188,20 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
     const { publishS, installersS, ...published } = await publish(ctx, stack, n, c.crdPackages ?? n);
     watch = await watchCluster(stack, SYSTEM_NAMESPACE);
     const workers = WORKERS === undefined ? [] : ['--max-concurrent-reconciles', String(WORKERS)];
-    const oc = await stack.startOperatorController(['--leader-elect=true', '--cluster-version', CLUSTER_VERSION, ...workers]);
+    const oc = await stack.startOperatorController(
+      ['--leader-elect=true', '--cluster-version', CLUSTER_VERSION, ...workers],
+      limit === undefined ? {} : { memoryLimit: limit },
+    );
+    const alive = <T>(work: Promise<T>): Promise<T> => whileAlive(oc, limit, work);
     const stopHeapProfile = HEAP_PROFILE === undefined ? undefined : await startHeapSampling(oc.child.pid, oc.inspectPort);
     const startRss = procMemory(oc.child.pid)?.rss ?? Number.NaN;
     const processes: ProcessGroups = { 'operator-controller': [oc.child.pid], catalogd: [catalogd.child.pid], ...controlPlaneProcesses(stack) };
     const installOffset = await audit.offset();
     const installCpu = cpuMeter(processes);
-    const installs = await installRounds(ctx, stack, watch, published, c);
+    const installs = await alive(installRounds(ctx, stack, watch, published, c));
 
     ctx.log('waiting until operator-controller is quiet, then measuring its steady state');
-    await quiet(oc, 5_000, 120_000);
+    await alive(quiet(oc, 5_000, 120_000));
     // The install's cost until quiet (its follow-up reconciles included), when the first install is the only one.
     const install =
       c.rounds === 0
@@ -172,7 +209,7 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
         : undefined;
     const beforeSteady = await scrapeStepMetrics(oc.healthUrl);
     const stopIdleProfile = IDLE_PROFILE === undefined ? undefined : await startCpuProfile(oc.child.pid, oc.inspectPort);
-    const steady = await steadyState(oc.child.pid, audit, c.steadyMs);
+    const steady = await alive(steadyState(oc.child.pid, audit, c.steadyMs));
     if (stopIdleProfile !== undefined && IDLE_PROFILE !== undefined) {
       await writeFile(IDLE_PROFILE, JSON.stringify(await stopIdleProfile()));
       ctx.log(`wrote operator-controller's CPU profile at rest to ${IDLE_PROFILE}`);
@@ -193,13 +230,13 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
     const auditOffset = await audit.offset();
     const stopProfile = PROFILE === undefined ? undefined : await startCpuProfile(oc.child.pid, oc.inspectPort);
     const cpu = cpuMeter(processes);
-    const update = await catalogUpdate(stack, watch, { catalog: CATALOG, ...published.update, targets, timeoutMs: c.timeoutMs });
+    const update = await alive(catalogUpdate(stack, watch, { catalog: CATALOG, ...published.update, targets, timeoutMs: c.timeoutMs }));
     const updateCpu = cpu();
     if (stopProfile !== undefined && PROFILE !== undefined) {
       await writeFile(PROFILE, JSON.stringify(await stopProfile()));
       ctx.log(`wrote operator-controller's CPU profile of the update to ${PROFILE}`);
     }
-    await quiet(oc, 2_000, 120_000);
+    await alive(quiet(oc, 2_000, 120_000));
     const updateRequests = await audit.readSince(auditOffset, byOperatorController);
     const fetches = sampleDelta(before.fetches, await scrapeSamples(oc.healthUrl, CATALOG_FETCHES));
     const hits = sampleDelta(before.hits, await scrapeSamples(oc.healthUrl, CATALOG_HITS));
@@ -244,6 +281,7 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
   } finally {
     watch?.stop();
     await stack.stop();
+    await limit?.remove();
   }
 }
 

@@ -24,6 +24,8 @@ export interface BenchChild {
   waitForStderr(re: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   /** Sends SIGTERM (SIGKILL after 10 s) and waits for the exit. Idempotent. */
   stop(): Promise<void>;
+  /** Resolves when the child has exited, with how (`child exited (code C, signal S)`). */
+  exited(): Promise<string>;
 }
 
 const STDERR_KEEP = 64 * 1024;
@@ -131,6 +133,7 @@ function wrap(child: ChildProcess): BenchChild {
     },
     stderr: () => stderr,
     waitForStderr: (re, timeoutMs = 120_000) => waitFor(() => re.exec(stderr) ?? undefined, `stderr ${re}`, timeoutMs),
+    exited: () => exitPromise.then(() => exited ?? 'child exited'),
     stop: () => {
       stopping ??= (async () => {
         if (exited !== undefined) return;
