@@ -33,10 +33,6 @@ describe('etcdArgs', () => {
     expect(f.get('--listen-peer-urls')).toBe('http://127.0.0.1:2222');
     expect(f.get('--initial-cluster')).toBe('envtest=http://127.0.0.1:2222');
   });
-
-  it('raises the backend quota above the 2 GiB default a 10,000-extension cluster reaches', () => {
-    expect(Number(flags(etcdArgs({ dataDir: '/d', clientPort: 1, peerPort: 2 })).get('--quota-backend-bytes'))).toBe(8 * 1024 ** 3);
-  });
 });
 
 describe('apiServerArgs', () => {

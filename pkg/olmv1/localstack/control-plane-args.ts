@@ -24,11 +24,7 @@ interface EtcdArgsOptions {
   peerPort: number;
 }
 
-/**
- * etcd flags: one member `envtest` on loopback, no fsync (it dominates latency on shared disks),
- * and the 8 GiB backend quota etcd documents as its largest suggested one: the 2 GiB default is
- * reached by a benchmark cluster of 10,000 extensions (their namespaces, RBAC and release records).
- */
+/** etcd flags: one member `envtest` on loopback, no fsync (it dominates latency on shared disks). */
 export function etcdArgs(options: EtcdArgsOptions): string[] {
   const client = `http://127.0.0.1:${options.clientPort}`;
   const peer = `http://127.0.0.1:${options.peerPort}`;
@@ -42,7 +38,6 @@ export function etcdArgs(options: EtcdArgsOptions): string[] {
     `--initial-cluster=envtest=${peer}`,
     '--initial-cluster-state=new',
     '--unsafe-no-fsync=true',
-    `--quota-backend-bytes=${8 * 1024 ** 3}`,
     '--log-level=warn',
   ];
 }
