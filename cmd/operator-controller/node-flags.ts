@@ -10,7 +10,7 @@ import { CATALOGD_ENVIRONMENT, CATALOGD_NODE_FLAGS } from '../shared/node-flags.
  * the cgroup's limit at start; the machine's memory where there is none): 256 MB of the shipped
  * 512 MiB, the other half for memory outside the heap under hostile bundles (a 320 MB heap got
  * the process killed: decision 0098 item 8, bench/results/bundle-memory.md). A fixed size would
- * not follow a raised limit: with 256 MB the heap ran out at ~2,900 extensions however much
+ * not follow a raised limit: with 256 MB the heap ran out at ~3,000 extensions however much
  * memory the container had (bench/results/scale.md).
  */
 export const OPERATOR_CONTROLLER_NODE_FLAGS: readonly string[] = [...CATALOGD_NODE_FLAGS, '--max-old-space-size-percentage=50'];
