@@ -60,6 +60,7 @@ import {
   stepDelta,
 } from '../lib/olm-stack.ts';
 import { procMemory } from '../lib/proc.ts';
+import { mb } from '../lib/stats.ts';
 import { createMemoryLimit, type MemoryLimit } from '../lib/memory-limit.ts';
 import { type Round, type ScaleTargets, scaleOutcome, sum } from '../lib/scale-report.ts';
 import {
@@ -218,6 +219,12 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
     const memory = rollupMemory(oc.child.pid);
     const apiServerRss = (processes['kube-apiserver'] ?? []).reduce((t, pid) => t + (procMemory(pid)?.rss ?? 0), 0);
     const driftWatches = sum(await scrapeSamples(oc.healthUrl, 'operator_controller_drift_watches'));
+    // Logged as measured: a run stopped later (an upgrade of 10,000 takes long) keeps these figures.
+    ctx.log(
+      `steady state: ${steady.requests.length} requests and ${steady.cpuSeconds.toFixed(2)} CPU-s in ${Math.round(steady.seconds)} s; ` +
+        `RSS ${mb(memory?.rss ?? Number.NaN)} MB; kube-apiserver RSS ${mb(apiServerRss)} MB; ${driftWatches} drift watches` +
+        (install === undefined ? '' : `; the install until quiet: ${install.requests.length} requests`),
+    );
 
     ctx.log(`catalog update: ${CATALOG} -> ${published.update.ref} (1.0.1 for every package)`);
     const targets = new Map(published.v2.map((b) => [b.pkg, b.name]));
