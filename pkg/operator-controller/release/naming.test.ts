@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { releaseKey } from './index.ts';
-import { BundleKey, base32Hash, bundleMetadata, chunkSecretName, fnv64a, isLabelValue } from './naming.ts';
+import { BundleKey, base32Hash, bundleMetadata, chunkSecretName, fnv64a, isChunkNameOf, isLabelValue } from './naming.ts';
 import { isKeyOf } from './naming.ts';
 
 describe('fnv64a and base32 chunk names', () => {
@@ -65,5 +65,21 @@ describe('bundle identity as labels or annotations', () => {
     expect(bundleMetadata(base).labels).not.toHaveProperty(BundleKey.release);
     expect(bundleMetadata({ ...base, release: '' }).labels[BundleKey.release]).toBe('');
     expect(bundleMetadata({ ...base, release: '2' }).labels[BundleKey.release]).toBe('2');
+  });
+});
+
+describe('isChunkNameOf', () => {
+  const key = releaseKey('foo', 1);
+  it('accepts the names chunkSecretName gives the key', () => {
+    expect(isChunkNameOf(chunkSecretName(key, Buffer.from('piece')), key)).toBe(true);
+  });
+  it.each([
+    ['another revision', chunkSecretName(releaseKey('foo', 10), Buffer.from('piece'))],
+    ["the index of extension 'foo.v1-bar'", releaseKey('foo.v1-bar', 1)],
+    ['the key itself', key],
+    ['a hash of the wrong length', `${key}-abc`],
+    ['a character outside the alphabet', `${key}-abcdefghijk7m`],
+  ])('refuses %s', (_what, name) => {
+    expect(isChunkNameOf(name, key)).toBe(false);
   });
 });

@@ -95,6 +95,15 @@ export function chunkSecretName(key: string, piece: Uint8Array): string {
   return `${key}-${base32Hash(fnv64a(piece))}`;
 }
 
+/**
+ * True when `name` has the shape of a chunk of the revision stored under `key` (chunkSecretName:
+ * `<key>-` and 13 characters of the hash alphabet). Another extension's records never match:
+ * their names end in `.v<revision>`, whose dot is not in the alphabet.
+ */
+export function isChunkNameOf(name: string, key: string): boolean {
+  return name.length === key.length + 14 && name.startsWith(`${key}-`) && /^[a-z1-6]{13}$/.test(name.slice(key.length + 1));
+}
+
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 /** True when `value` is a valid Kubernetes label value (at most 63 characters, alphanumeric ends). */

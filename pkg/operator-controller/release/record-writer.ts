@@ -15,7 +15,7 @@ import {
   splitPayload,
 } from './codec.ts';
 import { revisionsToPrune } from './types.ts';
-import { Label, checkExtension, keyLabelValue, keyOf } from './naming.ts';
+import { Label, checkExtension, isChunkNameOf, keyLabelValue, keyOf } from './naming.ts';
 import type { RecordCache } from './record-cache.ts';
 import type { RecordClient } from './record-client.ts';
 import {
@@ -211,7 +211,7 @@ export class RecordWriter {
 
 /**
  * The chunk names index `key` lists, or undefined when it cannot be parsed or names a Secret that
- * is not a chunk of its key (`<key>-<hash>`, ours and upstream's): never a Secret nobody proved ours.
+ * is not a chunk of its key (isChunkNameOf, ours and upstream's): never a Secret nobody proved ours.
  */
 function chunksNamedBy(index: KubeObject, key: string, namespace: string): readonly string[] | undefined {
   let names: readonly string[];
@@ -220,7 +220,7 @@ function chunksNamedBy(index: KubeObject, key: string, namespace: string): reado
   } catch {
     return undefined;
   }
-  return names.every((name) => name.startsWith(`${key}-`)) ? names : undefined;
+  return names.every((name) => isChunkNameOf(name, key)) ? names : undefined;
 }
 
 /** Checks the release's identity and compresses and splits its payload. */

@@ -98,19 +98,22 @@ describe("upstream's records", () => {
     expect(objects.size).toBe(0);
   });
 
-  it('are deleted with their chunks, never a Secret an index names that is not a chunk of its key', async () => {
+  it.each([
+    ['a Secret of the system', (_key: string) => 'operator-controller-cert'],
+    ["the index of extension 'argocd.v1-bar' (its name starts with this key and a dash)", (key: string) => `${key}-bar.v1`],
+  ])('are deleted with their chunks, never a Secret an index names that is not a chunk of its key: %s', async (_what, foreignName) => {
     const objects: SecretStore = new Map();
     const record = seedUpstream(objects, editPayload(fixturePayload(), { extraObjects: randomConfigMaps(1_200_000) }));
-    const foreign = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'operator-controller-cert', namespace: NS, uid: 'cert' } } as KubeObject;
-    objects.set('operator-controller-cert', foreign);
+    const name = foreignName(record.key);
+    objects.set(name, { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: NS, uid: name } } as KubeObject);
     const index = objects.get(record.key);
-    const named = [...(JSON.parse(Buffer.from(data(index)['extraChunks'] ?? '', 'base64').toString()) as string[]), 'operator-controller-cert'];
+    const named = [...(JSON.parse(Buffer.from(data(index)['extraChunks'] ?? '', 'base64').toString()) as string[]), name];
     objects.set(record.key, {
       ...index!,
       data: { ...data(index), extraChunks: Buffer.from(JSON.stringify(named)).toString('base64') },
     } as KubeObject);
     await createReleaseStore({ client: fakeSecrets(objects).client, namespace: NS }).deleteAll('argocd');
-    expect([...objects.keys()]).toEqual(['operator-controller-cert']);
+    expect([...objects.keys()]).toEqual([name]);
   });
 
   it('are deleted with their chunks when the index that names them is corrupt (found by their key label)', async () => {
