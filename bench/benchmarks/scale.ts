@@ -132,6 +132,7 @@ async function whileAlive<T>(oc: ProductProcess, limit: MemoryLimit | undefined,
   });
   return Promise.race([work, death]);
 }
+
 const SYSTEM_NAMESPACE = 'olmv1-system';
 /** Given to operator-controller as on OpenShift, where ClusterVersion provides it: the upgrade gate then judges every extension. */
 const CLUSTER_VERSION = '4.18';
