@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
-import { isNotFound, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { isConflict, isNotFound, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { waitUntil } from '../support/bundle-flow.ts';
 import {
   bundleFiles,
@@ -126,8 +126,36 @@ async function ours(): Promise<Record<string, string> | undefined> {
 }
 
 async function setClusterVersion(version: string): Promise<void> {
-  const obj = await client.get(CV);
-  await client.updateStatus({ ...obj, status: { ...(obj.status ?? {}), desired: { version } } });
+  await writeStatus(CV, (status) => ({ ...status, desired: { version } }));
+}
+
+/**
+ * Writes `ref`'s status as another controller would: read, change, write, and again from the
+ * read when the write conflicts (operator-controller's gate writes the same objects' status as
+ * soon as they appear).
+ */
+async function writeStatus(
+  ref: { apiVersion: string; kind: string; name: string },
+  change: (status: Record<string, unknown>) => object,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const obj = await client.get(ref);
+    try {
+      await client.updateStatus({ ...obj, status: change((obj.status ?? {}) as Record<string, unknown>) });
+      return;
+    } catch (err) {
+      if (!isConflict(err) || attempt === 10) throw err;
+    }
+  }
+}
+
+/** Sets `conditions` (by type) ahead of the conditions of other types already there. */
+function withConditions(conditions: Array<Record<string, string>>, more: object = {}): (status: Record<string, unknown>) => object {
+  return (status) => {
+    const types = new Set(conditions.map((c) => c.type));
+    const others = ((status.conditions ?? []) as Array<Record<string, string>>).filter((c) => !types.has(c.type ?? ''));
+    return { ...status, ...more, conditions: [...conditions, ...others] };
+  };
 }
 
 const OLM_OTHERS = [
@@ -231,26 +259,21 @@ describe('with the OpenShift APIs, installed while operator-controller runs', ()
     // operator-controller keeps running (with --cluster-version 4.18): its gate watches the
     // OpenShift CRDs and notices them appearing, with no restart and no discovery poll.
     await installOpenShiftKinds(stack.cp, client);
-    const olm = await client.create({
-      apiVersion: OLM.apiVersion,
-      kind: OLM.kind,
-      metadata: { name: 'cluster' },
-      spec: { managementState: 'Managed' },
-    });
-    // Conditions of other controllers: kept as they are, and the True *Upgradeable one joins the union.
-    await client.updateStatus({ ...olm, status: { conditions: OLM_OTHERS.map((c) => ({ ...c, lastTransitionTime: '2026-01-01T00:00:00Z' })) } });
-    const co = await client.create({ apiVersion: CO.apiVersion, kind: CO.kind, metadata: { name: 'olm' }, spec: {} });
+    await client.create({ apiVersion: OLM.apiVersion, kind: OLM.kind, metadata: { name: 'cluster' }, spec: { managementState: 'Managed' } });
     const t = '2026-01-01T00:00:00Z';
-    await client.updateStatus({
-      ...co,
-      status: {
-        conditions: [
+    // Conditions of other controllers: kept as they are, and the True *Upgradeable one joins the union.
+    await writeStatus(OLM, withConditions(OLM_OTHERS.map((c) => ({ ...c, lastTransitionTime: t }))));
+    await client.create({ apiVersion: CO.apiVersion, kind: CO.kind, metadata: { name: 'olm' }, spec: {} });
+    await writeStatus(
+      CO,
+      withConditions(
+        [
           { type: 'Available', status: 'True', lastTransitionTime: t, reason: 'AsExpected', message: 'from the cluster-olm-operator' },
           { type: 'Degraded', status: 'False', lastTransitionTime: t, reason: 'AsExpected', message: '' },
         ],
-        versions: [{ name: 'operator', version: '4.17.5' }],
-      },
-    });
+        { versions: [{ name: 'operator', version: '4.17.5' }] },
+      ),
+    );
     // The ClusterVersion's desired version, set last, takes over from --cluster-version.
     await setClusterVersion('4.17.5');
   });
