@@ -310,6 +310,26 @@ describe('deployedStep', () => {
     expect(reads).toEqual(['a']);
   });
 
+  it('reads no records before the reconciler reports a deploy, nor after it reported none; Installed Unknown is read', async () => {
+    const fresh: KubeObject = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', metadata: { name: 'a', uid: 'uid-a' } };
+    const withInstalled = (status: string): KubeObject => ({
+      ...fresh,
+      status: { conditions: [{ type: 'Installed', status, lastTransitionTime: `2026-01-01T00:00:0${status.length}Z` }] },
+    });
+    const extensions = new Map([['a', fresh]]);
+    // Records exist from the start (an extension taken over, or records the reconciler is writing).
+    const { run, reads } = setup(extensions, new Map([['a', release('a', 'a.v1', '4.19')]]));
+    expect((await run()).state.deployed).toEqual([]);
+    extensions.set('a', withInstalled('False'));
+    expect((await run()).state.deployed).toEqual([]);
+    expect(reads).toEqual([]);
+    extensions.set('a', withInstalled('Unknown'));
+    expect(names((await run()).state.deployed)).toEqual(['a:a.v1']);
+    extensions.set('a', installedExtension('a', 'a.v1'));
+    expect(names((await run()).state.deployed)).toEqual(['a:a.v1']);
+    expect(reads).toEqual(['a', 'a']);
+  });
+
   it('an extension without a deployed release contributes nothing and is not read again', async () => {
     const { run, reads } = setup(new Map([['a', installedExtension('a', 'a.v1')]]), new Map());
     expect((await run()).state.deployed).toEqual([]);
