@@ -36,8 +36,10 @@
  * a CPU profile of operator-controller during the catalog update (open it in DevTools),
  * OLMV1_BENCH_SCALE_IDLE_PROFILE=FILE one of the steady state (its sampling counts in that CPU row);
  * OLMV1_BENCH_SCALE_APISERVER_PROFILING=1 turns kube-apiserver's /debug/pprof/ on;
- * OLMV1_BENCH_SCALE_MEMORY_LIMIT_MB=M runs operator-controller in a memory cgroup of M MiB, as a
- * container limit of that size would (its heap is half of it). An operator-controller that exits
+ * operator-controller runs in a memory cgroup as its container would (its heap is half of the
+ * limit, decision 0098): the shipped Deployment's 512 MiB at 100 and 1,000, and at larger sizes
+ * docs/operations.md's sizing (0.3 MiB an extension, in steps of 256 MiB: 3 GiB at 10,000);
+ * OLMV1_BENCH_SCALE_MEMORY_LIMIT_MB=M sets M MiB, 0 none. An operator-controller that exits
  * (V8's heap exhausted, the kernel's OOM killer) fails the run at once, with its last stderr.
  */
 import { writeFile } from 'node:fs/promises';
@@ -62,6 +64,7 @@ import {
 import { procMemory } from '../lib/proc.ts';
 import { mb } from '../lib/stats.ts';
 import { createMemoryLimit, type MemoryLimit } from '../lib/memory-limit.ts';
+import { OPERATOR_CONTROLLER_MEMORY_LIMIT_BYTES } from '../../cmd/operator-controller/node-flags.ts';
 import { type Round, type ScaleTargets, scaleOutcome, sum } from '../lib/scale-report.ts';
 import {
   type ClusterWatch,
@@ -90,6 +93,8 @@ interface ScaleConfig {
   timeoutMs: number;
   /** How many packages own a CRD (the first ones); undefined: all. */
   crdPackages?: number | undefined;
+  /** operator-controller's memory limit, MiB, unless OLMV1_BENCH_SCALE_MEMORY_LIMIT_MB sets one. */
+  memoryLimitMB: number;
 }
 
 const env = (name: string): number | undefined => (process.env[name] === undefined ? undefined : Number(process.env[name]));
@@ -116,8 +121,36 @@ const IDLE_PROFILE = process.env['OLMV1_BENCH_SCALE_IDLE_PROFILE'];
 const APISERVER_PROFILING = process.env['OLMV1_BENCH_SCALE_APISERVER_PROFILING'] === '1';
 /** operator-controller's `--max-concurrent-reconciles`, when not its default. */
 const WORKERS = env('OLMV1_BENCH_SCALE_WORKERS');
-/** A memory limit for operator-controller, MiB (default none: Node sizes its heap from the machine's memory). */
+/** operator-controller's memory limit, MiB (0: none); default: the size's (ScaleConfig.memoryLimitMB). */
 const MEMORY_LIMIT_MB = env('OLMV1_BENCH_SCALE_MEMORY_LIMIT_MB');
+/** The shipped Deployment's limit (config/manager/operator-controller.yaml), MiB. */
+const DEPLOYMENT_LIMIT_MB = OPERATOR_CONTROLLER_MEMORY_LIMIT_BYTES / 2 ** 20;
+
+/**
+ * The limit docs/operations.md sizes for `extensions`: about 0.3 MiB each (heap and RSS measured
+ * at 1,000, ~3,750 and 10,000), in steps of 256 MiB, never below the Deployment's.
+ */
+function sizedMemoryLimitMB(extensions: number): number {
+  return Math.max(DEPLOYMENT_LIMIT_MB, Math.ceil((extensions * 0.3) / 256) * 256);
+}
+
+/**
+ * The memory cgroup operator-controller runs in: `mb` MiB, or none for 0. An explicit
+ * OLMV1_BENCH_SCALE_MEMORY_LIMIT_MB that no cgroup can honour fails the run; the default is
+ * skipped with a log line (the report's RSS rows then show Node's heap sized from the machine).
+ */
+async function memoryLimitFor(ctx: BenchContext, mb: number): Promise<MemoryLimit | undefined> {
+  if (mb === 0) return undefined;
+  const limit = await createMemoryLimit('olmv1-bench-scale', mb * 2 ** 20);
+  if (limit === undefined && MEMORY_LIMIT_MB !== undefined)
+    throw new Error('OLMV1_BENCH_SCALE_MEMORY_LIMIT_MB is set, but no memory cgroup can be created here');
+  ctx.log(
+    limit === undefined
+      ? `no memory cgroup can be created here: operator-controller runs without the ${mb} MiB limit, its heap sized from the machine's memory`
+      : `operator-controller runs in ${limit.where} (${mb} MiB)`,
+  );
+  return limit;
+}
 
 /**
  * `work`, or its failure as soon as operator-controller exits: a crashed controller would
@@ -179,10 +212,7 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
   const n = c.extensions;
   const audit = await createAuditLog(ctx.workDir);
   const apiServerExtraArgs = [...audit.args, ...(APISERVER_PROFILING ? ['--profiling=true'] : [])];
-  const limit = MEMORY_LIMIT_MB === undefined ? undefined : await createMemoryLimit('olmv1-bench-scale', MEMORY_LIMIT_MB * 2 ** 20);
-  if (MEMORY_LIMIT_MB !== undefined && limit === undefined)
-    throw new Error('OLMV1_BENCH_SCALE_MEMORY_LIMIT_MB is set, but no memory cgroup can be created here');
-  if (limit !== undefined) ctx.log(`operator-controller runs in ${limit.where} (${MEMORY_LIMIT_MB} MiB)`);
+  const limit = await memoryLimitFor(ctx, MEMORY_LIMIT_MB ?? c.memoryLimitMB);
   const stack = await startOlmStack({ runtime: ctx.runtime, workDir: ctx.workDir, log: ctx.log, env: process.env, apiServerExtraArgs });
   let watch: ClusterWatch | undefined;
   try {
@@ -276,6 +306,10 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
         memory,
         peakRss,
         collected,
+        memoryLimit:
+          limit === undefined
+            ? "no memory limit, V8's heap sized from the machine's memory"
+            : `in a ${Math.round(limit.bytes / 2 ** 20)} MiB memory cgroup, V8's heap limit half of it (decision 0098)`,
         update,
         updateCpu,
         updateRequests,
@@ -301,6 +335,7 @@ const SCALE: ScaleConfig = {
   targets: { resolvedS: 10, upgradedS: 60, steadyRequestsPerS: 5, steadyCpuPercent: 20 },
   timeoutMs: 600_000,
   crdPackages: CRDS,
+  memoryLimitMB: DEPLOYMENT_LIMIT_MB,
 };
 
 const THOUSAND: ScaleConfig = {
@@ -320,6 +355,7 @@ const THOUSAND: ScaleConfig = {
   },
   timeoutMs: 1_200_000,
   crdPackages: CRDS,
+  memoryLimitMB: DEPLOYMENT_LIMIT_MB,
 };
 
 const TEN_THOUSAND: ScaleConfig = {
@@ -333,6 +369,7 @@ const TEN_THOUSAND: ScaleConfig = {
   // A CRD per package would be 10,000 CRDs: about 3.9 GB of kube-apiserver at 2,000 already,
   // where a real cluster serves a few hundred. 500 packages own one (bench/results/scale.md).
   crdPackages: CRDS ?? 500,
+  memoryLimitMB: sizedMemoryLimitMB(env('OLMV1_BENCH_SCALE_LARGE_EXTENSIONS') ?? 10_000),
 };
 
 /** The many-extensions benchmark at 100 (or OLMV1_BENCH_SCALE_EXTENSIONS). */

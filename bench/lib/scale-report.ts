@@ -56,6 +56,8 @@ export interface Figures {
   peakRss: number;
   /** operator-controller's memory at the end, after forced collections (what stays live). */
   collected: ReturnType<typeof rollupMemory>;
+  /** The memory limit it ran under, as the steady RSS row's note says it (`in a 512 MiB memory cgroup, ...`). */
+  memoryLimit: string;
   update: CatalogUpdate;
   /** CPU seconds per process from the ClusterCatalog change until all were upgraded. */
   updateCpu: Record<string, number>;
@@ -211,7 +213,7 @@ function steadyRows(f: Figures, t: ScaleTargets): Measurement[] {
       mb(f.memory?.rss ?? Number.NaN),
       'MB',
       bound(t.rssMB),
-      `anon ${mb(f.memory?.anon ?? Number.NaN)} MB`,
+      `anon ${mb(f.memory?.anon ?? Number.NaN)} MB; ${f.memoryLimit}`,
     ),
     measure(`  operator-controller peak RSS over the run (VmHWM: installs, steady state, update)`, mb(f.peakRss), 'MB', bound(t.rssMB)),
     measure(
