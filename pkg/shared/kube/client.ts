@@ -267,8 +267,9 @@ export function createKubeClient(transport: Transport, mapper: ResourceMapper): 
     async *watch<T extends KubeObject>(type: TypeRef, o: WatchOptions = {}) {
       yield* decodeWatchStream<T>(await openWatch(type, o), o.signal);
     },
-    async watchEvents<T extends KubeObject>(type: TypeRef, o: WatchOptions, onEvent: (event: WatchEvent<T>) => void) {
-      await pushWatchEvents<T>(await openWatch(type, o), onEvent, o.signal);
+    // Not an async function: a suspended one per open watch is kept for the watch's life.
+    watchEvents<T extends KubeObject>(type: TypeRef, o: WatchOptions, onEvent: (event: WatchEvent<T>) => void) {
+      return openWatch(type, o).then((body) => pushWatchEvents<T>(body, onEvent, o.signal));
     },
     async createSubresource<T>(ref: ObjectRef, subresource: string, body: unknown, o?: Pick<CreateOptions, 'signal' | 'idempotent'>) {
       const path = await refPath(ref, subresource, o?.signal);

@@ -46,30 +46,66 @@ export function clientListWatch<T extends KubeObject = KubeObject>(
   type: TypeRef,
   scope: ListWatchScope = {},
 ): ListWatchSource<T> {
-  const where = [
-    scope.namespace && `namespace=${scope.namespace}`,
-    scope.labelSelector && `labels=${scope.labelSelector}`,
-    scope.fieldSelector && `fields=${scope.fieldSelector}`,
-  ]
-    .filter(Boolean)
-    .join(',');
-  const push = client.watchEvents?.bind(client);
-  const each = client.listEach?.bind(client);
+  return new ClientListWatch<T>(client, type, scope);
+}
+
+/**
+ * clientListWatch's source. A class, its description computed when asked: thousands of drift
+ * watches each hold one, and closures and a description string per source were ~1 KB a watch.
+ * Where the client cannot stream a page or push events, listEach and watchEvents do as the
+ * informer would without them.
+ */
+class ClientListWatch<T extends KubeObject> implements ListWatchSource<T> {
+  readonly #client: KubeClient;
+  readonly #type: TypeRef;
+  readonly #scope: ListWatchScope;
+
+  constructor(client: KubeClient, type: TypeRef, scope: ListWatchScope) {
+    this.#client = client;
+    this.#type = type;
+    this.#scope = scope;
+  }
+
+  get description(): string {
+    const s = this.#scope;
+    const where = [
+      s.namespace && `namespace=${s.namespace}`,
+      s.labelSelector && `labels=${s.labelSelector}`,
+      s.fieldSelector && `fields=${s.fieldSelector}`,
+    ]
+      .filter(Boolean)
+      .join(',');
+    return `${this.#type.kind}.${this.#type.apiVersion}${where === '' ? '' : ` (${where})`}`;
+  }
+
+  list(o: PageOptions): Promise<ObjectList<T>> {
+    return this.#client.list<T>(this.#type, this.#page(o));
+  }
+
+  async listEach(o: PageOptions, onItem: (item: T) => void): Promise<ListEnvelope> {
+    if (this.#client.listEach !== undefined) return this.#client.listEach<T>(this.#type, this.#page(o), onItem);
+    const { items, ...envelope } = await this.list(o);
+    for (const item of items ?? []) onItem(item);
+    return envelope;
+  }
+
+  watch(o: WatchFrom): AsyncIterable<WatchEvent<T>> {
+    return this.#client.watch<T>(this.#type, this.#from(o));
+  }
+
+  async watchEvents(o: WatchFrom, onEvent: (event: WatchEvent<T>) => void): Promise<void> {
+    if (this.#client.watchEvents !== undefined) return this.#client.watchEvents<T>(this.#type, this.#from(o), onEvent);
+    for await (const ev of this.watch(o)) onEvent(ev);
+  }
+
   // The scope's undefined fields are read as absent by the client.
-  const page = (o: PageOptions): ListOptions => ({
-    ...scope,
-    limit: o.limit,
-    signal: o.signal,
-    ...(o.continue === undefined ? {} : { continue: o.continue }),
-  });
-  const from = (o: WatchFrom) => ({ ...scope, resourceVersion: o.resourceVersion, timeoutSeconds: o.timeoutSeconds, signal: o.signal });
-  return {
-    description: `${type.kind}.${type.apiVersion}${where === '' ? '' : ` (${where})`}`,
-    list: (o) => client.list<T>(type, page(o)),
-    ...(each === undefined ? {} : { listEach: (o, onItem) => each<T>(type, page(o), onItem) }),
-    watch: (o) => client.watch<T>(type, from(o)),
-    ...(push === undefined ? {} : { watchEvents: (o, onEvent) => push<T>(type, from(o), onEvent) }),
-  };
+  #page(o: PageOptions): ListOptions {
+    return { ...this.#scope, limit: o.limit, signal: o.signal, ...(o.continue === undefined ? {} : { continue: o.continue }) };
+  }
+
+  #from(o: WatchFrom): NonNullable<Parameters<KubeClient['watch']>[1]> {
+    return { ...this.#scope, resourceVersion: o.resourceVersion, timeoutSeconds: o.timeoutSeconds, signal: o.signal };
+  }
 }
 
 /** Annotation `kubectl apply` stores the whole last-applied object in. */

@@ -197,13 +197,7 @@ function http2Channel(server: URL, tls: ServerTlsOptions): WatchChannel {
       if (signal?.aborted === true) throw signal.reason;
       throw new Error(`${method} ${url.href}: ${errorMessage(err)}`, { cause: err });
     }
-    let released = false;
-    const releaseOnce = (): void => {
-      if (!released) {
-        released = true;
-        release(entry);
-      }
-    };
+    const releaseOnce = releaserOf(release, entry);
     return new Promise<ChannelResponse>((resolve, reject) => {
       const headers: NodeHttp2.OutgoingHttpHeaders = { ':method': method, ':path': url.pathname + url.search };
       for (const [k, v] of Object.entries(req.headers)) {
@@ -228,23 +222,28 @@ function http2Channel(server: URL, tls: ServerTlsOptions): WatchChannel {
       };
       // Like the `signal` of an HTTP/1.1 request: an abort also ends a body being read.
       const onAbort = (): void => {
-        stream.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+        stream.destroy(abortError(signal));
         fail(new Error('aborted'));
+      };
+      const onClose = (): void => {
+        releaseOnce();
+        signal?.removeEventListener('abort', onAbort);
+        if (!answered) fail(new Error(stream.rstCode === 0 ? 'the stream closed before a response' : `stream reset (code ${stream.rstCode})`));
       };
       const timer = timeoutMs > 0 ? setTimeout(() => stream.destroy(new Error(`request timed out after ${timeoutMs} ms`)), timeoutMs) : undefined;
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted === true) onAbort();
-      stream.once('close', () => {
-        releaseOnce();
-        signal?.removeEventListener('abort', onAbort);
-        if (!answered) fail(new Error(stream.rstCode === 0 ? 'the stream closed before a response' : `stream reset (code ${stream.rstCode})`));
-      });
-      // Errors after the response reach the caller through the body; this listener only keeps
-      // an error between the response and the caller's first read from being unhandled.
+      stream.once('close', onClose);
       stream.on('error', fail);
       stream.once('response', (h) => {
         clearTimeout(timer);
         answered = true;
+        // A watch's stream lives for minutes: its listeners from here on are made apart from
+        // this request, so they keep the stream and signal alive, not its URL, headers and closures.
+        stream.off('close', onClose);
+        stream.off('error', fail);
+        signal?.removeEventListener('abort', onAbort);
+        whileOpen(stream, signal, releaseOnce);
         const { ':status': status, ...rest } = h;
         resolve({ status: Number(status), headers: rest as IncomingHttpHeaders, stream });
       });
@@ -265,6 +264,37 @@ function http2Channel(server: URL, tls: ServerTlsOptions): WatchChannel {
       sessions.clear();
     },
   };
+}
+
+/** `release(entry)`, once however often called; made here so that it holds nothing else. */
+function releaserOf(release: (entry: Session) => void, entry: Session): () => void {
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    release(entry);
+  };
+}
+
+function abortError(signal: AbortSignal | undefined): Error {
+  return signal?.reason instanceof Error ? signal.reason : new Error('aborted');
+}
+
+/** Errors after the response reach the caller through the body; this one only keeps them handled. */
+const handled = (): void => undefined;
+
+/**
+ * The listeners of an answered stream: an abort of `signal` ends the body being read, and the
+ * stream's end frees its slot on the session. Made apart from the request, which they outlive.
+ */
+function whileOpen(stream: NodeHttp2.ClientHttp2Stream, signal: AbortSignal | undefined, releaseOnce: () => void): void {
+  const onAbort = (): void => void stream.destroy(abortError(signal));
+  signal?.addEventListener('abort', onAbort, { once: true });
+  stream.once('close', () => {
+    releaseOnce();
+    signal?.removeEventListener('abort', onAbort);
+  });
+  stream.on('error', handled);
 }
 
 /** `ready`, or the request's abort or timeout, whichever comes first. */

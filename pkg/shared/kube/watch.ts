@@ -111,8 +111,11 @@ export function pushWatchEvents<T extends KubeObject = KubeObject>(
       }
     };
     const onAbort = (): void => settle(signal?.reason);
+    // `on`, not `once`, throughout: settle() acts once, an error after settling must not go
+    // unhandled, and `once` costs a wrapper per listener (thousands of watches stay open).
     body.on('data', onData);
-    body.once('end', () => {
+    body.on('end', () => {
+      if (settled) return;
       try {
         lines.end(onEvent);
         settle(undefined);
@@ -120,11 +123,10 @@ export function pushWatchEvents<T extends KubeObject = KubeObject>(
         settle(err);
       }
     });
-    // `on`, not `once`: an error after settling must not go unhandled.
     body.on('error', (err: Error) =>
       settle(signal?.aborted === true ? signal.reason : new Error(`watch stream broke: ${err.message}`, { cause: err })),
     );
-    body.once('close', () => {
+    body.on('close', () => {
       if (signal?.aborted === true) settle(signal.reason);
       else settle(new Error('watch stream broke: Premature close'));
     });
