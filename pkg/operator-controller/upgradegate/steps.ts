@@ -300,7 +300,7 @@ export function gateInputs(obj: Readonly<KubeObject>): unknown {
  * failure as upstream's does. At 10,000 extensions each read is a label-selected LIST of
  * ~80 ms of kube-apiserver's time, and an install passed through three gate inputs.
  */
-export function mayHaveDeployed(obj: Readonly<KubeObject>): boolean {
+function mayHaveDeployed(obj: Readonly<KubeObject>): boolean {
   const status = (obj.status ?? {}) as { install?: unknown; conditions?: Array<{ type?: string; status?: string }> };
   if (status.install !== undefined) return true;
   const installed = status.conditions?.find((c) => c.type === 'Installed');
