@@ -135,19 +135,19 @@ function sizedMemoryLimitMB(extensions: number): number {
 }
 
 /**
- * The memory cgroup operator-controller runs in: `mb` MiB, or none for 0. An explicit
+ * The memory cgroup operator-controller runs in: `limitMB` MiB, or none for 0. An explicit
  * OLMV1_BENCH_SCALE_MEMORY_LIMIT_MB that no cgroup can honour fails the run; the default is
  * skipped with a log line (the report's RSS rows then show Node's heap sized from the machine).
  */
-async function memoryLimitFor(ctx: BenchContext, mb: number): Promise<MemoryLimit | undefined> {
-  if (mb === 0) return undefined;
-  const limit = await createMemoryLimit('olmv1-bench-scale', mb * 2 ** 20);
+async function memoryLimitFor(ctx: BenchContext, limitMB: number): Promise<MemoryLimit | undefined> {
+  if (limitMB === 0) return undefined;
+  const limit = await createMemoryLimit('olmv1-bench-scale', limitMB * 2 ** 20);
   if (limit === undefined && MEMORY_LIMIT_MB !== undefined)
     throw new Error('OLMV1_BENCH_SCALE_MEMORY_LIMIT_MB is set, but no memory cgroup can be created here');
   ctx.log(
     limit === undefined
-      ? `no memory cgroup can be created here: operator-controller runs without the ${mb} MiB limit, its heap sized from the machine's memory`
-      : `operator-controller runs in ${limit.where} (${mb} MiB)`,
+      ? `no memory cgroup can be created here: operator-controller runs without the ${limitMB} MiB limit, its heap sized from the machine's memory`
+      : `operator-controller runs in ${limit.where} (${limitMB} MiB)`,
   );
   return limit;
 }

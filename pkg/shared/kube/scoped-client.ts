@@ -43,16 +43,12 @@ export function createScopedClientFactory(options: ScopedClientFactoryOptions): 
       const key = `${namespace}/${serviceAccount}`;
       const existing = clients.get(key);
       if (existing !== undefined) return existing;
-      // One headers object per token: an open watch's HTTP/2 stream keeps the headers it was
-      // sent with, and a `Bearer ...` string built per request was a ~1 KB copy per watch.
-      let last: { token: string; headers: Record<string, string> } | undefined;
-      const authHeaders = async (): Promise<Record<string, string>> => {
-        const token = await options.tokens.get(namespace, serviceAccount);
-        if (last?.token !== token) last = { token, headers: { Authorization: `Bearer ${token}` } };
-        return last.headers;
-      };
-      const conn = bearerConnection(options.base, channels, `serviceaccount ${namespace}/${serviceAccount}`, authHeaders, () =>
-        options.tokens.evict(namespace, serviceAccount),
+      const conn = bearerConnection(
+        options.base,
+        channels,
+        `serviceaccount ${namespace}/${serviceAccount}`,
+        async () => ({ Authorization: `Bearer ${await options.tokens.get(namespace, serviceAccount)}` }),
+        () => options.tokens.evict(namespace, serviceAccount),
       );
       const client = createKubeClient(createTransport(conn, options.transport), options.mapper);
       clients.set(key, client);
