@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { allBenchmark } from './benchmarks/all.ts';
 import { extensionsBenchmark } from './benchmarks/extensions.ts';
+import { gateBenchmark } from './benchmarks/gate.ts';
 import { hostileBenchmark } from './benchmarks/hostile.ts';
 import { inClusterBenchmark } from './benchmarks/in-cluster.ts';
 import { ingestBenchmark } from './benchmarks/ingest.ts';
@@ -49,6 +50,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   webhookServingBenchmark,
   uninstallBenchmark,
   rbacFloorBenchmark,
+  gateBenchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--only NAME]... [--json FILE] [--source] [--keep] [--list]

@@ -5,6 +5,7 @@
 export {
   clusterOperatorUpgradeable,
   evaluateGate,
+  memoizedBundleCheck,
   olmUpgradeableCondition,
   type DeployedExtension,
   type GateCondition,

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { clusterOperatorUpgradeable, evaluateGate, olmUpgradeableCondition, parseClusterVersion, type DeployedExtension } from './index.ts';
+import {
+  clusterOperatorUpgradeable,
+  evaluateGate,
+  memoizedBundleCheck,
+  olmUpgradeableCondition,
+  parseClusterVersion,
+  type DeployedExtension,
+} from './index.ts';
 
 function at(v: string) {
   const r = parseClusterVersion(v);
@@ -56,6 +63,38 @@ describe('olmUpgradeableCondition', () => {
         'error(s) with cluster extension b: error in bundle b.v1: error converting to semver for version "v4.18": invalid version format\n' +
         'error returning the last deployed release for c',
     });
+  });
+});
+
+describe('memoizedBundleCheck', () => {
+  it('gives the verdicts checkBundleProperties gives, as the cluster minor moves', () => {
+    const extensions = [
+      ext('a', 'a.v1', '4.18'),
+      ext('b', 'b.v1'),
+      ext('c', 'c.v1', '4.19'),
+      ext('d', 'd.v1', '4.18', '4.19'),
+      ext('e', 'e.v1', 'x'),
+    ];
+    const check = memoizedBundleCheck();
+    for (const v of ['4.17', '4.18', '4.17', '4.19', '4.19'])
+      expect(evaluateGate(at(v), extensions, [], check)).toEqual(evaluateGate(at(v), extensions));
+  });
+
+  it('judges a bundle once per cluster minor', () => {
+    let reads = 0;
+    const properties = new Proxy([{ type: 'olm.maxOpenShiftVersion', value: '4.18' }], {
+      get(target, key, receiver) {
+        if (key === 'filter') reads++;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const extensions: DeployedExtension[] = [{ extension: 'a', bundle: 'a.v1', properties }];
+    const check = memoizedBundleCheck();
+    expect(evaluateGate(at('4.17'), extensions, [], check).upgradeable).toBe(true);
+    expect(evaluateGate(at('4.17'), extensions, [], check).upgradeable).toBe(true);
+    expect(reads).toBe(1);
+    expect(evaluateGate(at('4.18'), extensions, [], check).upgradeable).toBe(false);
+    expect(reads).toBe(2);
   });
 });
 

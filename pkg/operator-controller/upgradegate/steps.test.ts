@@ -310,6 +310,29 @@ describe('deployedStep', () => {
     expect(reads).toEqual(['a']);
   });
 
+  it('passes over an object it already saw without looking into it, and still reports its release', async () => {
+    // The informer hands out a new object for every change; an evaluation runs per install change
+    // of any extension, so an unchanged one must cost a lookup, not its gate inputs.
+    let statusReads = 0;
+    const seen = installedExtension('a', 'a.v1');
+    const counted = Object.defineProperty({ ...seen }, 'status', {
+      get: () => {
+        statusReads++;
+        return seen.status;
+      },
+      enumerable: true,
+    });
+    const extensions = new Map([['a', counted]]);
+    const { run, reads } = setup(extensions, new Map([['a', release('a', 'a.v1', '4.19')]]));
+    expect(names((await run()).state.deployed)).toEqual(['a:a.v1']);
+    const afterFirst = statusReads;
+    expect(afterFirst).toBeGreaterThan(0);
+    expect(names((await run()).state.deployed)).toEqual(['a:a.v1']);
+    expect(names((await run()).state.deployed)).toEqual(['a:a.v1']);
+    expect(statusReads).toBe(afterFirst);
+    expect(reads).toEqual(['a']);
+  });
+
   it('reads no records before the reconciler reports a deploy, nor after it reported none; Installed Unknown is read', async () => {
     const fresh: KubeObject = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', metadata: { name: 'a', uid: 'uid-a' } };
     const withInstalled = (status: string): KubeObject => ({
