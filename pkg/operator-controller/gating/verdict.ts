@@ -181,7 +181,7 @@ export function parseMaxOpenShiftVersion(raw: string): Result<SemVersion, string
 /** What one bundle's properties say about the next cluster upgrade. */
 type BundleGate =
   | { kind: 'no-limit' }
-  | { kind: 'compatible' | 'incompatible'; max: SemVersion; /** `X.Y` of max. */ maxVersion: string }
+  | { kind: 'compatible' | 'incompatible'; /** The declared maximum, `X.Y`. */ maxVersion: string }
   | { kind: 'error'; errors: string[] };
 
 /**
@@ -201,7 +201,7 @@ export function checkBundleProperties(properties: readonly unknown[], current: C
   const max = parseMaxOpenShiftVersion(raw);
   if (!max.ok) return { kind: 'error', errors: [`error converting to semver for version ${raw}: ${max.error}`] };
   const compatible = compareSemver(max.value, effectiveCurrentVersion(current)) > 0;
-  return { kind: compatible ? 'compatible' : 'incompatible', max: max.value, maxVersion: formatMaxVersion(max.value) };
+  return { kind: compatible ? 'compatible' : 'incompatible', maxVersion: formatMaxVersion(max.value) };
 }
 
 /** How evaluateGate judges one bundle: checkBundleProperties, or a memo of it. */
