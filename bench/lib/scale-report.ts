@@ -199,7 +199,7 @@ function steadyRows(f: Figures, t: ScaleTargets): Measurement[] {
       f.driftWatches,
       '',
       undefined,
-      `their renewals average ${round(f.driftWatches / DRIFT_WATCH_MEAN_MINUTES, 1)} requests a minute over an hour, beyond the window above; one watch per extension, resource and namespace (decision 0066)`,
+      `their renewals average ${round(f.driftWatches / DRIFT_WATCH_MEAN_MINUTES, 1)} requests a minute over an hour, beyond the window above; one watch per extension, namespaced resource and namespace (decision 0066), one per cluster-scoped kind for all (decision 0109)`,
     ),
     measure(
       `steady state, ${n} extensions: operator-controller CPU`,

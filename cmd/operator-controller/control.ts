@@ -24,6 +24,7 @@ import {
   BundleBudget,
   BundlePulls,
   DriftWatches,
+  shareableDriftKinds,
   ExtensionHealthGauge,
   EXTENSION_CONTROLLER_NAME,
   OPERATOR_CONTROLLER_REPORTER,
@@ -176,8 +177,14 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   const queue = new WorkQueue({ name: EXTENSION_CONTROLLER_NAME, registry });
   const enqueue = (name: string): void => queue.add(name);
   const memory = memoryLimits(o);
-  // Managed objects are watched as each extension's ServiceAccount while this replica leads.
-  const drift = new DriftWatches({ scoped: p.scoped, enqueue, log, registry, signal: leading });
+  // Managed objects are watched while this replica leads: as each extension's ServiceAccount,
+  // or, for the cluster-scoped kinds operator-controller may watch itself, once per kind (decision 0109).
+  const sharedKinds = await shareableDriftKinds(kube.client, leading).catch((err: unknown) => {
+    log.warn({ err }, 'drift watch permissions not reviewed, watching every kind per extension');
+    return [];
+  });
+  log.info({ kinds: sharedKinds.map((k) => k.kind) }, 'drift watches shared per cluster-scoped kind');
+  const drift = new DriftWatches({ scoped: p.scoped, enqueue, log, registry, signal: leading, shared: { client: kube.client, kinds: sharedKinds } });
   const healthGauge = new ExtensionHealthGauge(registry);
   const dependencyGauge = new DependencyGauge(registry);
   // Bundle pulls run in the background; a pull's end queues its extension (decision 0067).

@@ -96,21 +96,45 @@ async function get(ref: ObjectRef): Promise<KubeObject | undefined> {
 
 const metric = (name: string, labels: Record<string, string> = {}): Promise<number> => readMetric(controller.healthUrl, name, labels);
 
-/** Resources x namespaces the deployed release of `pkg` uses: the drift watches it needs. */
-async function watchTargets(pkg: string): Promise<number> {
+/** Cluster-scoped kinds watched once for all extensions (decision 0109): operator-controller runs as the admin here. */
+const SHARED = new Set([
+  'apiextensions.k8s.io/customresourcedefinitions',
+  'rbac.authorization.k8s.io/clusterroles',
+  'rbac.authorization.k8s.io/clusterrolebindings',
+]);
+
+/**
+ * The drift watches the deployed release of `pkg` needs: its own, one per resource and namespace
+ * as its ServiceAccount, and the shared kinds it has objects of.
+ */
+async function watchTargets(pkg: string): Promise<{ own: number; shared: Set<string> }> {
   const [release] = await createReleaseStore({ client: kube.client, namespace: 'olmv1-system' }).history(pkg);
-  const targets = new Set<string>();
+  const own = new Set<string>();
+  const shared = new Set<string>();
   for (const obj of release?.manifest.objects() ?? []) {
     const info = await kube.client.resourceFor(obj);
-    targets.add(`${info.group}/${info.resource}/${info.namespaced ? (obj.metadata.namespace ?? pkg) : ''}`);
+    const kind = `${info.group}/${info.resource}`;
+    if (!info.namespaced && SHARED.has(kind)) shared.add(kind);
+    else own.add(`${kind}/${info.namespaced ? (obj.metadata.namespace ?? pkg) : ''}`);
   }
-  return targets.size;
+  return { own: own.size, shared };
+}
+
+/** The drift watches the extensions `pkgs` need together: their own, and one per shared kind any of them uses. */
+async function watchesOf(pkgs: readonly string[]): Promise<number> {
+  let own = 0;
+  const shared = new Set<string>();
+  for (const pkg of pkgs) {
+    const t = await watchTargets(pkg);
+    own += t.own;
+    for (const kind of t.shared) shared.add(kind);
+  }
+  return own + shared.size;
 }
 
 /** Waits until the drift watches of every extension of this file run (as the first test checks). */
 async function watchesRunning(): Promise<void> {
-  let expected = 0;
-  for (const spec of [a, b, c, d]) expected += await watchTargets(spec.pkg);
+  const expected = await watchesOf([a, b, c, d].map((s) => s.pkg));
   await waitUntil(`${expected} drift watches running`, async () => (await metric(WATCHES)) === expected);
 }
 
@@ -157,13 +181,44 @@ const image = (d: KubeObject | undefined): string | undefined =>
   (d?.spec as { template: { spec: { containers: { image: string }[] } } } | undefined)?.template.spec.containers[0]?.image;
 
 describe('drift repair', () => {
-  it('watches each resource and namespace of every release as its ServiceAccount', async () => {
-    let expected = 0;
-    for (const spec of [a, b, c, d]) expected += await watchTargets(spec.pkg);
-    // Cluster-scoped (CRD, ClusterRole, ClusterRoleBinding) and namespaced (Deployment, ConfigMap, ServiceAccount) kinds.
-    expect(expected).toBeGreaterThanOrEqual(4 * 6);
+  it('watches each namespaced resource of every release as its ServiceAccount, and each cluster-scoped kind once for all', async () => {
+    const targets = await Promise.all([a, b, c, d].map((s) => watchTargets(s.pkg)));
+    // Namespaced (Deployment, ConfigMap, ServiceAccount) kinds per extension; the cluster-scoped
+    // ones (CRD, ClusterRole, ClusterRoleBinding) shared.
+    for (const t of targets) {
+      expect(t.own).toBeGreaterThanOrEqual(3);
+      expect(t.shared).toEqual(SHARED);
+    }
+    const expected = await watchesOf([a, b, c, d].map((s) => s.pkg));
+    expect(expected).toBe(targets.reduce((n, t) => n + t.own, 0) + 3);
     await waitUntil('drift watches running', async () => (await metric(WATCHES)) === expected);
     expect(await metric('informer_list_errors_total', { name: 'drift' })).toBe(0);
+    expect(await metric('informer_list_errors_total', { name: 'drift-shared' })).toBe(0);
+  });
+
+  it('puts back a deleted ClusterRole and an edited ClusterRoleBinding through the shared watches, queueing only their owner', async () => {
+    await watchesRunning();
+    const [release] = await createReleaseStore({ client: kube.client, namespace: 'olmv1-system' }).history(b.pkg);
+    const objects = release?.manifest.objects() ?? [];
+    const ref = (kind: string): ObjectRef => {
+      const o = objects.find((x) => x.kind === kind);
+      expect(o, `${kind} in the release of ${b.pkg}`).toBeDefined();
+      return { apiVersion: 'rbac.authorization.k8s.io/v1', kind, name: o?.metadata.name ?? '' };
+    };
+    const drifts = (event: string): Promise<number> => metric('operator_controller_drift_events_total', { event });
+    const [deletes, updates] = [await drifts('delete'), await drifts('update')];
+    const role = await expectRecreated(ref('ClusterRole'));
+    expect(role.metadata.labels?.['olm.operatorframework.io/owner-name']).toBe(b.pkg);
+    const binding = ref('ClusterRoleBinding');
+    const subjects = async (): Promise<string> => JSON.stringify((await get(binding))?.['subjects']);
+    const before = await subjects();
+    const intruder = { kind: 'User', name: 'intruder', apiGroup: 'rbac.authorization.k8s.io' };
+    await kube.client.patch(binding, [{ op: 'add', path: '/subjects/-', value: intruder }], 'json', { fieldManager: 'e2e-user' });
+    await waitUntil('binding subjects restored', async () => (await subjects()) === before);
+    // One extension queued per change: the watch of all extensions' ClusterRoles handed each event to its owner alone.
+    await waitUntil('the update counted', async () => (await drifts('update')) >= updates + 1);
+    expect(await drifts('delete')).toBe(deletes + 1);
+    expect(await drifts('update')).toBe(updates + 1);
   });
 
   it('puts back a deleted ConfigMap and Deployment within seconds', async () => {
@@ -312,15 +367,17 @@ describe('outages', () => {
 describe('uninstall', () => {
   it('ends the extension watches', async () => {
     await watchesRunning();
-    let all = await metric(WATCHES);
-    for (const spec of [a, b, c, d]) {
-      const own = await watchTargets(spec.pkg);
-      expect(own).toBeGreaterThan(0);
-      await kube.client.delete({ ...CE, name: spec.pkg });
-      await waitUntil(`${spec.pkg} uninstalled`, async () => (await get({ ...CE, name: spec.pkg })) === undefined, 60_000);
-      expect(await metric(WATCHES)).toBe(all - own);
-      all -= own;
+    const left = [a, b, c, d].map((s) => s.pkg);
+    expect(await metric(WATCHES)).toBe(await watchesOf(left));
+    while (left.length > 0) {
+      const pkg = left.shift() as string;
+      // Counted before the uninstall deletes the release record.
+      const after = await watchesOf(left);
+      await kube.client.delete({ ...CE, name: pkg });
+      await waitUntil(`${pkg} uninstalled`, async () => (await get({ ...CE, name: pkg })) === undefined, 60_000);
+      expect(await metric(WATCHES)).toBe(after);
     }
-    expect(all).toBe(0);
+    // The last uninstall stopped the shared watches too.
+    expect(await metric(WATCHES)).toBe(0);
   });
 });

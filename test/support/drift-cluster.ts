@@ -25,9 +25,10 @@ const API_VERSIONS: Record<string, string> = {
   StatefulSet: 'apps/v1',
   DaemonSet: 'apps/v1',
   ClusterRole: 'rbac.authorization.k8s.io/v1',
+  ClusterRoleBinding: 'rbac.authorization.k8s.io/v1',
   CustomResourceDefinition: 'apiextensions.k8s.io/v1',
 };
-export const CLUSTER_KINDS = new Set(['ClusterRole', 'CustomResourceDefinition', 'ValidatingWebhookConfiguration']);
+export const CLUSTER_KINDS = new Set(['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'ValidatingWebhookConfiguration']);
 
 export function obj(kind: string, name: string, namespace?: string, extra: Record<string, unknown> = {}): KubeObject {
   const apiVersion = API_VERSIONS[kind] ?? 'v1';
@@ -123,7 +124,8 @@ afterEach(() => {
   for (const s of stoppers.splice(0)) s.abort();
 });
 
-export function setup(o: { minIntervalMs?: number; log?: typeof log } = {}) {
+/** `shared`: kinds watched once for all extensions, as identity `operator-controller` (decision 0109). */
+export function setup(o: { minIntervalMs?: number; log?: typeof log; shared?: TypeRef[] } = {}) {
   const cluster = new FakeCluster();
   const enqueued: string[] = [];
   const leading = new AbortController();
@@ -137,6 +139,7 @@ export function setup(o: { minIntervalMs?: number; log?: typeof log } = {}) {
     signal: leading.signal,
     backoff: { initialMs: 20, maxMs: 40 },
     minIntervalMs: o.minIntervalMs ?? 0,
+    ...(o.shared === undefined ? {} : { shared: { client: cluster.clientFor('operator-controller'), kinds: o.shared } }),
   });
   return { cluster, enqueued, leading, registry, drift };
 }

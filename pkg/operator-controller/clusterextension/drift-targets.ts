@@ -73,6 +73,8 @@ export interface DriftFingerprint extends KubeObject {
   digest: string;
   /** The last write was operator-controller's own server-side apply (see {@link lastWriteIsOurs}). */
   ownWrite?: true;
+  /** Its owner-name label: the extension whose view of a shared watch holds it (drift-shared.ts). */
+  owner?: string;
   /** The verdict of its status, for the kinds health.ts judges (a status change may change it, never the digest). */
   health?: ObjectHealth;
   /**
@@ -158,6 +160,7 @@ export function fingerprint(obj: KubeObject, type?: TypeRef): DriftFingerprint {
     .update(JSON.stringify({ apiVersion, kind, ...rest, metadata }))
     .digest('base64');
   const m = obj.metadata;
+  const owner = m.labels?.[OWNER_NAME_LABEL];
   const health = objectHealth({ ...obj, apiVersion, kind });
   return {
     apiVersion,
@@ -170,6 +173,7 @@ export function fingerprint(obj: KubeObject, type?: TypeRef): DriftFingerprint {
     },
     digest,
     ...(lastWriteIsOurs(m.managedFields) ? { ownWrite: true as const } : {}),
+    ...(owner === undefined ? {} : { owner }),
     ...(health === undefined ? {} : { health }),
     ...((m.ownerReferences ?? []).some(refersToAnyExtension) ? { extensionReferenced: true as const } : {}),
   };

@@ -15,9 +15,11 @@
  *
  * Per extension, one informer per resource and namespace its deployed release uses
  * (drift-targets.ts), listing and watching as the extension's ServiceAccount with the owner
- * label selector. The watches follow the release: `track` is called with the deployed release
- * on every reconcile and after each install or upgrade, and starts, keeps or stops watches to
- * match it; `stop` ends them (uninstall, deletion); all end when leadership ends.
+ * label selector; objects of the cluster-scoped kinds operator-controller may list and watch
+ * itself (`shared`) are seen through one informer per kind instead (drift-shared.ts, decision
+ * 0109). The watches follow the release: `track` is called with the deployed release on every
+ * reconcile and after each install or upgrade, and starts, keeps or stops watches to match it;
+ * `stop` ends them (uninstall, deletion); all end when leadership ends.
  *
  * - A delete, or an update that changed anything but status, enqueues the extension; creations
  *   do not (objects are created by the reconcile itself), but a watch's first list that lacks an
@@ -51,12 +53,16 @@ import {
   gaugeOn,
   jitteredWatchTimeoutSeconds,
   type BackoffOptions,
+  type InformerEventType,
+  type InformerHandler,
   type KubeClient,
   type KubeObject,
   type ScopedClientFactory,
+  type TypeRef,
 } from '../../shared/kube/index.ts';
 import { AppliedDigests } from './drift-applied.ts';
 import { ExpectedDeletes, departure } from './drift-departures.ts';
+import { SharedDriftKinds, type DriftView } from './drift-shared.ts';
 import {
   changed,
   driftTargets,
@@ -153,6 +159,11 @@ interface DriftWatchesOptions {
   backoff?: BackoffOptions;
   /** Shortest interval between two drift-triggered enqueues of one extension (default 1 s). */
   minIntervalMs?: number;
+  /**
+   * Cluster-scoped kinds operator-controller's own `client` may list and watch cluster-wide:
+   * watched once per kind for every extension (decision 0109) instead of per extension.
+   */
+  shared?: { client: KubeClient; kinds: readonly TypeRef[] };
 }
 
 interface RunningWatch {
@@ -160,7 +171,8 @@ interface RunningWatch {
   /** When it started (Date.now()). */
   startedAt: number;
   abort: AbortController;
-  informer: Informer<DriftFingerprint>;
+  /** Its own informer, or its view of its kind's shared one. */
+  informer: DriftView;
 }
 
 interface ExtensionWatches {
@@ -191,18 +203,29 @@ export class DriftWatches implements DriftTracker {
   readonly #reportedHealth = new Map<string, string>();
   /** What this process's last apply of each object left (noteApplied). */
   readonly #applied = new AppliedDigests();
+  readonly #shared: SharedDriftKinds | undefined;
 
   constructor(options: DriftWatchesOptions) {
     this.#o = options;
     this.#metrics = options.registry === undefined ? undefined : driftMetrics(options.registry);
+    this.#shared =
+      options.shared === undefined || options.shared.kinds.length === 0
+        ? undefined
+        : new SharedDriftKinds({
+            ...options.shared,
+            log: options.log,
+            ...(options.registry === undefined ? {} : { registry: options.registry }),
+            ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
+            onRun: (done) => this.#follow(done),
+          });
     this.#metrics?.watches.set(0);
     options.signal.addEventListener('abort', () => this.#stopAll(), { once: true });
   }
 
-  /** Number of drift watches (informers) running, open or waiting to retry. */
+  /** Number of drift watches (informers) running, open or waiting to retry: per extension, and shared. */
   get size(): number {
-    let n = 0;
-    for (const e of this.#extensions.values()) n += e.watches.size;
+    let n = this.#shared?.size ?? 0;
+    for (const e of this.#extensions.values()) for (const w of e.watches.values()) if (w.informer instanceof Informer) n++;
     return n;
   }
 
@@ -347,6 +370,12 @@ export class DriftWatches implements DriftTracker {
 
   #stopAll(): void {
     for (const extension of [...this.#extensions.keys()]) this.stop(extension);
+    this.#shared?.stopAll();
+  }
+
+  #follow(done: Promise<void>): void {
+    this.#running.add(done);
+    void done.finally(() => this.#running.delete(done));
   }
 
   #forget(extension: string, state: ExtensionWatches): void {
@@ -356,6 +385,39 @@ export class DriftWatches implements DriftTracker {
 
   #start(extension: string, target: DriftTarget, client: KubeClient): RunningWatch {
     const abort = new AbortController();
+    const handler = (type: InformerEventType, obj: Readonly<DriftFingerprint>, old: Readonly<DriftFingerprint> | undefined): void => {
+      // Not before every watch of the extension listed: the last first list checks then.
+      if (obj.health !== undefined && this.#allSynced(extension)) this.#checkHealth(extension);
+      if (!changed(type, obj, old) || (type === 'delete' && this.#expectedDeletes.take(extension, obj))) return;
+      this.#trigger(extension, type === 'delete' ? 'delete' : 'update', obj, client);
+    };
+    const informer =
+      this.#shared !== undefined && target.namespace === '' && this.#shared.covers(target.type)
+        ? this.#shared.view(extension, target.type, target.expected, handler, abort.signal)
+        : this.#own(extension, target, client, handler, abort.signal);
+    const running: RunningWatch = { target, startedAt: Date.now(), abort, informer };
+    informer.waitForSync(abort.signal).then(
+      () => {
+        // The reconcile a health change queues finds every object cached (and applies none)
+        // only once every watch of the extension has listed: the last to list checks.
+        if (this.#allSynced(extension)) this.#checkHealth(extension);
+        const missing = firstMissing(running);
+        if (missing !== undefined) this.#trigger(extension, 'missing', missing, client);
+        else this.#checkApplied(extension, running, client);
+      },
+      () => undefined,
+    );
+    return running;
+  }
+
+  /** The extension's own informer of `target`, as its ServiceAccount (`client`), running until `signal` aborts. */
+  #own(
+    extension: string,
+    target: DriftTarget,
+    client: KubeClient,
+    handler: InformerHandler<DriftFingerprint>,
+    signal: AbortSignal,
+  ): Informer<DriftFingerprint> {
     const source = clientListWatch<DriftFingerprint>(client, target.type, {
       labelSelector: ownerSelector(extension),
       ...(target.namespace === '' ? {} : { namespace: target.namespace }),
@@ -375,28 +437,9 @@ export class DriftWatches implements DriftTracker {
       // requests per second low. Bookmarks (about one a minute) keep the watchdog quiet.
       watchTimeoutSeconds: () => jitteredWatchTimeoutSeconds(WATCH_TIMEOUT_SECONDS),
     });
-    const running: RunningWatch = { target, startedAt: Date.now(), abort, informer };
-    informer.addHandler((type, obj, old) => {
-      // Not before every watch of the extension listed: the last first list checks then.
-      if (obj.health !== undefined && this.#allSynced(extension)) this.#checkHealth(extension);
-      if (!changed(type, obj, old) || (type === 'delete' && this.#expectedDeletes.take(extension, obj))) return;
-      this.#trigger(extension, type === 'delete' ? 'delete' : 'update', obj, client);
-    });
-    const done = informer.run(abort.signal);
-    this.#running.add(done);
-    void done.finally(() => this.#running.delete(done));
-    informer.waitForSync(abort.signal).then(
-      () => {
-        // The reconcile a health change queues finds every object cached (and applies none)
-        // only once every watch of the extension has listed: the last to list checks.
-        if (this.#allSynced(extension)) this.#checkHealth(extension);
-        const missing = firstMissing(running);
-        if (missing !== undefined) this.#trigger(extension, 'missing', missing, client);
-        else this.#checkApplied(extension, running, client);
-      },
-      () => undefined,
-    );
-    return running;
+    informer.addHandler(handler);
+    this.#follow(informer.run(signal));
+    return informer;
   }
 
   /**

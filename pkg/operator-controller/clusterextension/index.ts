@@ -8,6 +8,7 @@ export { bundleProperties, fetchBundle, cachedBundle, type BundleSpill } from '.
 export { BundlePulls, type BundlePullScheduler, type PullStatus } from './bundle-pulls.ts';
 export { watchCatalogEvents } from './catalog-events.ts';
 export { DriftWatches, type DriftTracker } from './drift-watches.ts';
+export { shareableDriftKinds } from './drift-shared.ts';
 export { extensionKeys } from './extension-events.ts';
 export { contentRef, selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
 export { dependencyCheck, dependentsToWake, providersText, unmetProviders, type DependencyPorts } from './dependency-view.ts';

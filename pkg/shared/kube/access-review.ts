@@ -71,13 +71,17 @@ function reviewSpec(subject: AccessSubject, a: AccessAttributes): Record<string,
     spec.nonResourceAttributes = { path: a.path, verb: a.verb };
     return spec;
   }
+  spec.resourceAttributes = resourceAttributes(a);
+  return spec;
+}
+
+function resourceAttributes(a: ResourceAccess): Record<string, string> {
   const attrs: Record<string, string> = { verb: a.verb, resource: a.resource, group: a.group ?? '' };
   for (const k of ['version', 'subresource', 'name', 'namespace'] as const) {
     const v = a[k];
     if (v !== undefined && v !== '') attrs[k] = v;
   }
-  spec.resourceAttributes = attrs;
-  return spec;
+  return attrs;
 }
 
 /**
@@ -115,4 +119,24 @@ export async function canI(
   const n = Math.max(1, Math.min(options.concurrency ?? 8, attributes.length));
   await Promise.all(Array.from({ length: n }, () => worker()));
   return results;
+}
+
+/**
+ * Asks whether the client's own identity may perform each of `attributes`
+ * (SelfSubjectAccessReview, allowed to every authenticated user); one answer per input, in order.
+ * Throws the first API error.
+ */
+export async function selfCanI(client: Pick<KubeClient, 'create'>, attributes: readonly ResourceAccess[], signal?: AbortSignal): Promise<boolean[]> {
+  return Promise.all(
+    attributes.map(async (a) => {
+      const review: KubeObject = {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        metadata: {},
+        spec: { resourceAttributes: resourceAttributes(a) },
+      };
+      const res = await client.create<ReviewResponse>(review, { idempotent: true, ...(signal === undefined ? {} : { signal }) });
+      return res.status?.allowed === true;
+    }),
+  );
 }

@@ -4,7 +4,7 @@
  * are sent byte-for-byte; see decision 0060 for the informer and 0061 for the transport.
  */
 export { ApiError, isAlreadyExists, isConflict, isForbidden, isInvalid, isNotFound, isUnauthorized } from './api-error.ts';
-export { canI, serviceAccountSubject, type AccessAttributes, type AccessSubject, type NonResourceAccess } from './access-review.ts';
+export { canI, selfCanI, serviceAccountSubject, type AccessAttributes, type AccessSubject, type NonResourceAccess } from './access-review.ts';
 export { settlesWithin, sleepUnlessAborted, type BackoffOptions } from './backoff.ts';
 export { type KubeClient, type ListOptions } from './client.ts';
 export { anonymousChannels, bearerConnection } from './connection.ts';
