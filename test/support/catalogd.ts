@@ -15,7 +15,7 @@ import { servingOptions } from '../../cmd/shared/serving.ts';
 import { DEFAULT_DECODE_LIMITS } from '../../pkg/shared/fbc/index.ts';
 import { CATALOG_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { type ControlPlaneInfo, type ManagedProcess, type Reaper, freePorts, startProcess } from '../envtest/index.ts';
-import { waitForComponent } from './component-start.ts';
+import { retryOnPortTaken, waitForComponent } from './component-start.ts';
 
 /** A running in-process catalogd. */
 export interface TestCatalogd {
@@ -32,8 +32,17 @@ export interface TestCatalogd {
 
 /** Starts catalogd; `overrides` replace defaults (e.g. pullSecret, cacheDir, pollMinuteMs). */
 export async function startCatalogd(cp: ControlPlaneInfo, overrides: Partial<CatalogdOptions> = {}): Promise<TestCatalogd> {
-  const [serverPort = 0, healthPort = 0] = await freePorts(2);
   const cacheDir = overrides.cacheDir ?? (await mkdtemp(join(tmpdir(), 'catalogd-test-')));
+  try {
+    return await retryOnPortTaken(() => startOnFreePorts(cp, cacheDir, overrides));
+  } catch (err) {
+    if (overrides.cacheDir === undefined) await rm(cacheDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function startOnFreePorts(cp: ControlPlaneInfo, cacheDir: string, overrides: Partial<CatalogdOptions>): Promise<TestCatalogd> {
+  const [serverPort = 0, healthPort = 0] = await freePorts(2);
   const defaults = parseCatalogdOptions([`--kubeconfig=${cp.kubeconfigPath}`], {});
   if (defaults === 'help') throw new Error('unreachable');
   const options: CatalogdOptions = {
@@ -114,8 +123,16 @@ export async function startCatalogdProcess(
   cp: ControlPlaneInfo,
   o: { name: string; workDir: string; reaper: Reaper; flags?: readonly string[]; cacheDir?: string | undefined },
 ): Promise<CatalogdProcess> {
-  const [port = 0, health = 0] = await freePorts(2);
   const cacheDir = o.cacheDir ?? (await mkdtemp(join(o.workDir, `${o.name}-`)));
+  return retryOnPortTaken(() => startProcessOnFreePorts(cp, o, cacheDir));
+}
+
+async function startProcessOnFreePorts(
+  cp: ControlPlaneInfo,
+  o: { name: string; workDir: string; reaper: Reaper; flags?: readonly string[] },
+  cacheDir: string,
+): Promise<CatalogdProcess> {
+  const [port = 0, health = 0] = await freePorts(2);
   const proc = await startProcess({
     name: o.name,
     command: process.execPath,
@@ -135,11 +152,14 @@ export async function startCatalogdProcess(
     reaper: o.reaper,
   });
   const healthy = async (): Promise<void> => {
+    if (proc.exitStatus() !== undefined) return;
     if ((await fetch(`http://127.0.0.1:${health}/healthz`).catch(() => undefined))?.ok !== true)
       throw new Error(`${o.name} does not answer /healthz yet`);
   };
   await vi.waitFor(healthy, { timeout: 30_000, interval: 200 }).catch((err: unknown) => {
     throw new Error(`timed out waiting for ${o.name} to answer /healthz\n${proc.logTail(20)}`, { cause: err });
   });
+  // The log's tail names a port another process took (retryOnPortTaken starts it again).
+  if (proc.exitStatus() !== undefined) throw new Error(`${o.name} exited during start-up\n${proc.logTail(20)}`);
   return { name: o.name, proc, port, health, cacheDir };
 }

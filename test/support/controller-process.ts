@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ControlPlaneInfo, type ManagedProcess, type Reaper, freePorts, startProcess } from '../envtest/index.ts';
 import { waitUntil } from './bundle-flow.ts';
+import { retryOnPortTaken } from './component-start.ts';
 
 const MAIN = fileURLToPath(new URL('../../cmd/operator-controller/main.ts', import.meta.url));
 
@@ -41,6 +42,10 @@ export interface ControllerProcessOptions {
 
 /** Starts operator-controller and waits until its health server answers. */
 export async function startControllerProcess(o: ControllerProcessOptions): Promise<ControllerProcess> {
+  return retryOnPortTaken(() => startOnFreePort(o));
+}
+
+async function startOnFreePort(o: ControllerProcessOptions): Promise<ControllerProcess> {
   const [health = 0] = await freePorts(1);
   const env: NodeJS.ProcessEnv = { ...process.env, ...o.env, POD_NAME: o.name };
   delete env['OLMV1_TEST_PAUSE_AT'];

@@ -16,7 +16,7 @@ import { runOperatorController } from '../../cmd/operator-controller/run.ts';
 import { servingOptions } from '../../cmd/shared/serving.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { type ControlPlaneInfo, freePorts } from '../envtest/index.ts';
-import { waitForComponent } from './component-start.ts';
+import { retryOnPortTaken, waitForComponent } from './component-start.ts';
 
 /** A running in-process operator-controller. */
 export interface TestOperatorController {
@@ -32,8 +32,21 @@ export async function startOperatorController(
   cp: ControlPlaneInfo,
   overrides: Partial<OperatorControllerOptions> = {},
 ): Promise<TestOperatorController> {
-  const [healthPort = 0] = await freePorts(1);
   const cacheDir = overrides.cacheDir ?? (await mkdtemp(join(tmpdir(), 'operator-controller-test-')));
+  try {
+    return await retryOnPortTaken(() => startOnFreePort(cp, cacheDir, overrides));
+  } catch (err) {
+    if (overrides.cacheDir === undefined) await rm(cacheDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function startOnFreePort(
+  cp: ControlPlaneInfo,
+  cacheDir: string,
+  overrides: Partial<OperatorControllerOptions>,
+): Promise<TestOperatorController> {
+  const [healthPort = 0] = await freePorts(1);
   const options: OperatorControllerOptions = {
     kubeconfig: cp.kubeconfigPath,
     inCluster: undefined,
