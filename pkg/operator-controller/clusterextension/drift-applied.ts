@@ -4,7 +4,7 @@
  * In memory only: after a restart nothing is known, and every object is applied once more.
  */
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { fingerprint } from './drift-targets.ts';
+import { fingerprint, type DriftFingerprint } from './drift-targets.ts';
 
 /** What the last apply of an object left: its content digest, and when (Date.now()). */
 interface Applied {
@@ -34,6 +34,24 @@ export class AppliedDigests {
     if (applied === undefined) return;
     const kept = new Set(objects.map(namedKey));
     for (const key of applied.keys()) if (!kept.has(key.slice(0, key.lastIndexOf('|') + 1))) applied.delete(key);
+  }
+
+  /**
+   * A first list's check of what the last applies left: the first of `expected` (cache keys) that
+   * `cache` holds and that changed since this process applied it (between the apply and the list,
+   * which no watch event reports), unless operator-controller's apply wrote it last.
+   */
+  firstChanged(
+    extension: string,
+    expected: Iterable<string>,
+    cache: { get(key: string): Readonly<DriftFingerprint> | undefined },
+  ): Readonly<DriftFingerprint> | undefined {
+    for (const key of expected) {
+      const cached = cache.get(key);
+      const last = cached === undefined ? undefined : this.get(extension, cached);
+      if (cached !== undefined && last !== undefined && last.digest !== cached.digest && cached.ownWrite !== true) return cached;
+    }
+    return undefined;
   }
 
   forget(extension: string): void {

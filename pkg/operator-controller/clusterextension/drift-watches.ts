@@ -29,109 +29,33 @@
  *   object a new release dropped, announced with `expectDeletes` before the apply deletes it.
  *   Without this every upgrade ran a second, idle reconcile for its own writes.
  * - Server-side apply that changes nothing does not write (no new resourceVersion, no event), so
- *   the repair's own no-op re-applies cause no loop; to bound a fight with another writer anyway,
- *   one extension is enqueued by drift at most once per `minIntervalMs`.
- * - A watch the ServiceAccount may not open (403, a missing ServiceAccount) is retried by its
- *   informer with capped backoff and logged; it touches no other watch or extension.
+ *   the repair's own no-op re-applies cause no loop; a fight with another writer is bounded by
+ *   the pacing of drift-triggers.ts, which also tells a departed object's delete from a relabel.
  * - Health (health.ts): cached workloads and CRDs carry the verdict of their status; an event
  *   or first list that changes the verdicts `health` last handed out enqueues the extension
  *   (no drift: not counted, not repaired); none is enqueued before `health` is first asked,
  *   nor by a first list while another watch of the extension has not listed (that reconcile
  *   would apply again the objects no cache holds yet).
- * - An object that leaves a watch was deleted or lost its owner labels: a label-selected watch
- *   reports both as DELETED, with the object's last matching content, and a relist cannot tell
- *   them apart either. Both enqueue at once (counted as `delete`); the log line says which it
- *   was after a GET of the object (`managed object relabelled`: it still exists, same uid).
+
  */
-import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
-import { describeObject } from '../applier/index.ts';
 import {
   Informer,
-  clientListWatch,
-  counterOn,
   gaugeOn,
-  jitteredWatchTimeoutSeconds,
   type BackoffOptions,
   type InformerEventType,
-  type InformerHandler,
   type KubeClient,
   type KubeObject,
   type ScopedClientFactory,
   type TypeRef,
 } from '../../shared/kube/index.ts';
 import { AppliedDigests } from './drift-applied.ts';
-import { ExpectedDeletes, departure } from './drift-departures.ts';
+import { ExpectedDeletes } from './drift-departures.ts';
+import { startOwnDriftInformer } from './drift-own.ts';
 import { SharedDriftKinds, type DriftView } from './drift-shared.ts';
-import {
-  changed,
-  driftTargets,
-  fingerprint,
-  firstMissing,
-  ownerSelector,
-  releaseHealth,
-  type DriftFingerprint,
-  type DriftTarget,
-} from './drift-targets.ts';
+import { changed, driftTargets, firstMissing, releaseHealth, type DriftFingerprint, type DriftTarget } from './drift-targets.ts';
+import type { DriftTracker, TrackedRelease } from './drift-tracker.ts';
+import { DriftTriggers, type DriftTriggersOptions } from './drift-triggers.ts';
 import type { ReleaseHealth } from './health.ts';
-
-/** The deployed release whose objects are watched. */
-export interface TrackedRelease {
-  extension: string;
-  /** `spec.namespace`: the namespace of namespaced objects that name none, and of the ServiceAccount. */
-  installNamespace: string;
-  serviceAccount: string;
-  /** The ServiceAccount's namespace when it is not `installNamespace` (the default installer's). */
-  serviceAccountNamespace?: string;
-  objects: readonly KubeObject[];
-}
-
-/** What the reconciler needs of the drift watches. */
-export interface DriftTracker {
-  /** Makes the extension's watches cover exactly `release`'s objects; never throws. */
-  track(release: TrackedRelease, signal?: AbortSignal): Promise<void>;
-  /** Ends every watch of the extension. */
-  stop(extension: string): void;
-  /**
-   * The reconcile is about to delete `objects` (a new release dropped them): their delete
-   * events are no drift. Each is expected once, for at most {@link EXPECTED_DELETE_MS}.
-   */
-  expectDeletes(extension: string, objects: readonly KubeObject[]): void;
-  /**
-   * The uid of `obj`'s live copy when a synced watch of the extension holds it, i.e. when that
-   * copy carries the extension's owner labels (the watches select by them) and no owner
-   * reference to a ClusterExtension; undefined when no synced watch has it.
-   */
-  ownedUid(extension: string, obj: KubeObject): string | undefined;
-  /**
-   * Operator-controller applied `answer` (the API server's answer to an apply: the object as
-   * stored): remembered, in memory, as the content its last apply left, for `inSync`.
-   */
-  noteApplied(extension: string, answer: KubeObject): void;
-  /**
-   * True when a synced watch of the extension holds `obj` and its cached content (without
-   * status) is what this process's last apply of it left (`noteApplied`), or, for an object this
-   * process has not applied (after a restart), when operator-controller's apply wrote its content
-   * last: nobody changed it since, so re-applying the same object would write nothing. Until the
-   * watch lists, true for an object this process applied in the last minute (module comment).
-   * False when unknown (no watch, not applied, referred to by an owner reference). Asked only
-   * about objects the deployed revision applied as they are, with no revision recorded since.
-   */
-  inSync(extension: string, obj: KubeObject): boolean;
-  /**
-   * The objects (`Kind ns/name`) whose drift queued a reconcile of the extension since the last
-   * call, and forgets them: after a successful apply of the unchanged release, what it put back.
-   */
-  takeDrifted(extension: string): string[];
-  /** The verdicts on the release's judged objects, from the caches; their change queues a reconcile. */
-  health(extension: string): ReleaseHealth;
-  /**
-   * Resolves once every watch of the extension has listed, or has tried to for
-   * {@link FIRST_LIST_WAIT_MS} (a watch that cannot list is not waited for again); never rejects.
-   * A reconcile after a restart waits here so that its apply finds the objects cached.
-   */
-  listed(extension: string, signal?: AbortSignal): Promise<void>;
-}
 
 /** How long an announced delete is waited for. */
 const EXPECTED_DELETE_MS = 5 * 60_000;
@@ -146,19 +70,11 @@ const UNLISTED_VOUCH_MS = 60_000;
 /** How long after its start a watch's first list is waited for (`listed`). */
 const FIRST_LIST_WAIT_MS = 5_000;
 
-/** Construction options of DriftWatches. */
-interface DriftWatchesOptions {
+/** Construction options of DriftWatches: those of its triggers (enqueue, log, registry, pacing, leadership), and: */
+interface DriftWatchesOptions extends DriftTriggersOptions {
   scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
-  /** Queues a reconcile of the extension. */
-  enqueue: (extension: string) => void;
-  log: Logger;
-  registry?: Registry;
-  /** Leadership: every watch ends when it aborts and none starts afterwards. */
-  signal: AbortSignal;
   /** Restart backoff of each watch (default the informer's: 0.8 s doubling to 30 s). */
   backoff?: BackoffOptions;
-  /** Shortest interval between two drift-triggered enqueues of one extension (default 1 s). */
-  minIntervalMs?: number;
   /**
    * Cluster-scoped kinds operator-controller's own `client` may list and watch cluster-wide:
    * watched once per kind for every extension (decision 0109) instead of per extension.
@@ -175,30 +91,19 @@ interface RunningWatch {
   informer: DriftView;
 }
 
-interface ExtensionWatches {
-  watches: Map<string, RunningWatch>;
-  lastEnqueue: number;
-  timer?: NodeJS.Timeout;
-}
-
-/** Shortest server-side timeout of a drift watch: 30 min (so 30-60 min with jitter). */
-const WATCH_TIMEOUT_SECONDS = 1800;
-
-/** Why a reconcile was triggered (metric label). */
-type DriftEvent = 'update' | 'delete' | 'missing';
-
 /** See the module comment. */
 export class DriftWatches implements DriftTracker {
   readonly #o: DriftWatchesOptions;
-  readonly #extensions = new Map<string, ExtensionWatches>();
+  /** Per extension, its watches by target key. */
+  readonly #extensions = new Map<string, Map<string, RunningWatch>>();
   /** Times each extension's watches were stopped: a `track` that raced a `stop` gives up. */
   readonly #stops = new Map<string, number>();
   readonly #running = new Set<Promise<void>>();
-  readonly #metrics: ReturnType<typeof driftMetrics> | undefined;
-  /** The deletes the reconciles announced (drift-expected.ts). */
+  /** `operator_controller_drift_watches`. */
+  readonly #gauge;
+  /** The deletes the reconciles announced (drift-departures.ts). */
   readonly #expectedDeletes = new ExpectedDeletes(EXPECTED_DELETE_MS);
-  /** Per extension: the objects whose drift queued a reconcile, for its DriftRepaired event. */
-  readonly #drifted = new Map<string, Set<string>>();
+  readonly #triggers: DriftTriggers;
   /** Per extension: the health `health` handed out last (JSON), to notice when it changes. */
   readonly #reportedHealth = new Map<string, string>();
   /** What this process's last apply of each object left (noteApplied). */
@@ -207,7 +112,11 @@ export class DriftWatches implements DriftTracker {
 
   constructor(options: DriftWatchesOptions) {
     this.#o = options;
-    this.#metrics = options.registry === undefined ? undefined : driftMetrics(options.registry);
+    this.#gauge =
+      options.registry === undefined
+        ? undefined
+        : gaugeOn(options.registry, 'operator_controller_drift_watches', 'Drift watches running (one per extension, resource and namespace).', []);
+    this.#triggers = new DriftTriggers(options);
     this.#shared =
       options.shared === undefined || options.shared.kinds.length === 0
         ? undefined
@@ -218,14 +127,14 @@ export class DriftWatches implements DriftTracker {
             ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
             onRun: (done) => this.#follow(done),
           });
-    this.#metrics?.watches.set(0);
+    this.#gauge?.set(0);
     options.signal.addEventListener('abort', () => this.#stopAll(), { once: true });
   }
 
   /** Number of drift watches (informers) running, open or waiting to retry: per extension, and shared. */
   get size(): number {
     let n = this.#shared?.size ?? 0;
-    for (const e of this.#extensions.values()) for (const w of e.watches.values()) if (w.informer instanceof Informer) n++;
+    for (const e of this.#extensions.values()) for (const w of e.values()) if (w.informer instanceof Informer) n++;
     return n;
   }
 
@@ -250,23 +159,23 @@ export class DriftWatches implements DriftTracker {
       this.#o.log.warn({ extension, apiVersion: type.apiVersion, kind: type.kind, err }, 'drift watch kind not resolved, keeping current watches');
     }
     this.#applied.keepOnly(extension, release.objects);
-    const state = this.#extensions.get(extension) ?? { watches: new Map<string, RunningWatch>(), lastEnqueue: 0 };
+    const state = this.#extensions.get(extension) ?? new Map<string, RunningWatch>();
     this.#extensions.set(extension, state);
     // With a kind unresolved the set is incomplete: add what is new, stop nothing.
     if (unresolved.length === 0) {
-      for (const [key, w] of state.watches) {
+      for (const [key, w] of state) {
         if (targets.has(key)) continue;
         w.abort.abort();
-        state.watches.delete(key);
+        state.delete(key);
       }
     }
     for (const [key, target] of targets) {
-      const running = state.watches.get(key);
+      const running = state.get(key);
       if (running !== undefined) running.target = target;
-      else state.watches.set(key, this.#start(extension, target, client));
+      else state.set(key, this.#start(extension, target, client));
     }
-    if (state.watches.size === 0) this.#forget(extension, state);
-    this.#metrics?.watches.set(this.size);
+    if (state.size === 0) this.#forget(extension);
+    this.#gauge?.set(this.size);
   }
 
   expectDeletes(extension: string, objects: readonly KubeObject[]): void {
@@ -288,7 +197,7 @@ export class DriftWatches implements DriftTracker {
     const cached = this.#cached(extension, obj);
     if (cached === 'unlisted') {
       // Its watch has not listed yet (a reconcile right after the apply that started it): the
-      // first list checks it (#checkApplied), so a recent apply of this process vouches for it.
+      // first list checks it (AppliedDigests.firstChanged), so a recent apply of this process vouches for it.
       const applied = this.#applied.get(extension, obj);
       return applied !== undefined && Date.now() - applied.at < UNLISTED_VOUCH_MS;
     }
@@ -305,7 +214,7 @@ export class DriftWatches implements DriftTracker {
    * does and the watch that covers it has not listed yet.
    */
   #cached(extension: string, obj: KubeObject): Readonly<DriftFingerprint> | 'unlisted' | undefined {
-    const watches = this.#extensions.get(extension)?.watches;
+    const watches = this.#extensions.get(extension);
     if (watches === undefined) return undefined;
     const name = obj.metadata.name ?? '';
     let unlisted = false;
@@ -324,20 +233,18 @@ export class DriftWatches implements DriftTracker {
   }
 
   takeDrifted(extension: string): string[] {
-    const drifted = this.#drifted.get(extension);
-    this.#drifted.delete(extension);
-    return drifted === undefined ? [] : [...drifted];
+    return this.#triggers.takeDrifted(extension);
   }
 
   health(extension: string): ReleaseHealth {
-    const watches = this.#extensions.get(extension)?.watches;
+    const watches = this.#extensions.get(extension);
     const health = watches === undefined ? { observed: false as const } : releaseHealth(watches.values());
     this.#reportedHealth.set(extension, JSON.stringify(health));
     return health;
   }
 
   async listed(extension: string, signal?: AbortSignal): Promise<void> {
-    const unlisted = [...(this.#extensions.get(extension)?.watches.values() ?? [])].filter((w) => !w.informer.hasSynced);
+    const unlisted = [...(this.#extensions.get(extension)?.values() ?? [])].filter((w) => !w.informer.hasSynced);
     const wait = Math.max(...unlisted.map((w) => w.startedAt)) + FIRST_LIST_WAIT_MS - Date.now();
     if (unlisted.length === 0 || wait <= 0 || signal?.aborted === true) return;
     const done = new AbortController();
@@ -353,14 +260,14 @@ export class DriftWatches implements DriftTracker {
   stop(extension: string): void {
     this.#expectedDeletes.forget(extension);
     this.#reportedHealth.delete(extension);
-    this.#drifted.delete(extension);
+    this.#triggers.forget(extension);
     this.#applied.forget(extension);
     this.#stops.set(extension, (this.#stops.get(extension) ?? 0) + 1);
     const state = this.#extensions.get(extension);
     if (state === undefined) return;
-    for (const w of state.watches.values()) w.abort.abort();
-    this.#forget(extension, state);
-    this.#metrics?.watches.set(this.size);
+    for (const w of state.values()) w.abort.abort();
+    this.#forget(extension);
+    this.#gauge?.set(this.size);
   }
 
   /** Resolves when every watch stopped so far has ended its list/watch loop. */
@@ -378,8 +285,8 @@ export class DriftWatches implements DriftTracker {
     void done.finally(() => this.#running.delete(done));
   }
 
-  #forget(extension: string, state: ExtensionWatches): void {
-    clearTimeout(state.timer);
+  #forget(extension: string): void {
+    this.#triggers.cancel(extension);
     this.#extensions.delete(extension);
   }
 
@@ -394,7 +301,17 @@ export class DriftWatches implements DriftTracker {
     const informer =
       this.#shared !== undefined && target.namespace === '' && this.#shared.covers(target.type)
         ? this.#shared.view(extension, target.type, target.expected, handler, abort.signal)
-        : this.#own(extension, target, client, handler, abort.signal);
+        : startOwnDriftInformer({
+            extension,
+            target,
+            client,
+            handler,
+            log: this.#o.log,
+            registry: this.#o.registry,
+            backoff: this.#o.backoff,
+            onRun: (done) => this.#follow(done),
+            signal: abort.signal,
+          });
     const running: RunningWatch = { target, startedAt: Date.now(), abort, informer };
     informer.waitForSync(abort.signal).then(
       () => {
@@ -403,61 +320,18 @@ export class DriftWatches implements DriftTracker {
         if (this.#allSynced(extension)) this.#checkHealth(extension);
         const missing = firstMissing(running);
         if (missing !== undefined) this.#trigger(extension, 'missing', missing, client);
-        else this.#checkApplied(extension, running, client);
+        else {
+          const changedSince = this.#applied.firstChanged(extension, running.target.expected, informer);
+          if (changedSince !== undefined) this.#trigger(extension, 'update', changedSince, client);
+        }
       },
       () => undefined,
     );
     return running;
   }
 
-  /** The extension's own informer of `target`, as its ServiceAccount (`client`), running until `signal` aborts. */
-  #own(
-    extension: string,
-    target: DriftTarget,
-    client: KubeClient,
-    handler: InformerHandler<DriftFingerprint>,
-    signal: AbortSignal,
-  ): Informer<DriftFingerprint> {
-    const source = clientListWatch<DriftFingerprint>(client, target.type, {
-      labelSelector: ownerSelector(extension),
-      ...(target.namespace === '' ? {} : { namespace: target.namespace }),
-    });
-    const informer = new Informer<DriftFingerprint>({
-      name: 'drift',
-      source,
-      log: this.#o.log,
-      ...(this.#o.registry === undefined ? {} : { registry: this.#o.registry }),
-      ...(this.#o.backoff === undefined ? {} : { backoff: this.#o.backoff }),
-      // The client streams list pages (KubeClient.listEach), so each object is reduced to its
-      // fingerprint as it arrives: one extension's objects of a kind can be dozens of ~1 MiB
-      // ConfigMaps, and a page of ten of them parsed whole was ~60 MB of objects.
-      transform: (obj) => fingerprint(obj, target.type),
-      resyncPeriodMs: 0,
-      // Hundreds of these stay open; renewing each every 30-60 min instead of 5-10 keeps their
-      // requests per second low. Bookmarks (about one a minute) keep the watchdog quiet.
-      watchTimeoutSeconds: () => jitteredWatchTimeoutSeconds(WATCH_TIMEOUT_SECONDS),
-    });
-    informer.addHandler(handler);
-    this.#follow(informer.run(signal));
-    return informer;
-  }
-
-  /**
-   * A first list's check of what the last apply left: an object changed since (between the apply
-   * and the list, which no watch event reports) is drift, as an update would be.
-   */
-  #checkApplied(extension: string, { target, informer }: RunningWatch, client: KubeClient): void {
-    for (const key of target.expected) {
-      const cached = informer.get(key);
-      const last = cached === undefined ? undefined : this.#applied.get(extension, cached);
-      if (cached === undefined || last === undefined || last.digest === cached.digest || cached.ownWrite === true) continue;
-      this.#trigger(extension, 'update', cached, client);
-      return;
-    }
-  }
-
   #allSynced(extension: string): boolean {
-    const watches = this.#extensions.get(extension)?.watches.values() ?? [];
+    const watches = this.#extensions.get(extension)?.values() ?? [];
     return [...watches].every((w) => w.informer.hasSynced);
   }
 
@@ -466,51 +340,10 @@ export class DriftWatches implements DriftTracker {
     const reported = this.#reportedHealth.get(extension);
     const state = this.#extensions.get(extension);
     if (reported === undefined || state === undefined) return;
-    if (JSON.stringify(releaseHealth(state.watches.values())) !== reported) this.#enqueue(extension, state);
+    if (JSON.stringify(releaseHealth(state.values())) !== reported) this.#triggers.enqueue(extension);
   }
 
-  #trigger(extension: string, event: DriftEvent, obj: Readonly<KubeObject>, client: KubeClient): void {
-    const state = this.#extensions.get(extension);
-    if (state === undefined) return;
-    this.#metrics?.events.inc({ event });
-    const fields = { extension, event, object: describeObject(obj) };
-    this.#drifted.set(extension, (this.#drifted.get(extension) ?? new Set<string>()).add(fields.object));
-    if (event === 'update') this.#o.log.debug(fields, 'managed object changed, reconciling');
-    else void this.#logDeparture(client, obj, fields);
-    this.#enqueue(extension, state);
+  #trigger(extension: string, event: 'update' | 'delete' | 'missing', obj: Readonly<KubeObject>, client: KubeClient): void {
+    if (this.#extensions.has(extension)) this.#triggers.trigger(extension, event, obj, client);
   }
-
-  async #logDeparture(client: KubeClient, obj: Readonly<KubeObject>, fields: Record<string, unknown>): Promise<void> {
-    const how = await departure(client, obj, this.#o.signal);
-    if (how === 'relabelled') this.#o.log.info(fields, 'managed object relabelled, reconciling');
-    else if (how === 'deleted') this.#o.log.info(fields, 'managed object deleted, reconciling');
-    else this.#o.log.info(fields, 'managed object left its watch, reconciling');
-  }
-
-  #enqueue(extension: string, state: ExtensionWatches): void {
-    const wait = state.lastEnqueue + (this.#o.minIntervalMs ?? 1000) - Date.now();
-    if (wait <= 0) {
-      state.lastEnqueue = Date.now();
-      this.#o.enqueue(extension);
-    } else if (state.timer === undefined) {
-      state.timer = setTimeout(() => {
-        state.timer = undefined;
-        state.lastEnqueue = Date.now();
-        if (this.#extensions.get(extension) === state) this.#o.enqueue(extension);
-      }, wait);
-      state.timer.unref();
-    }
-  }
-}
-
-function driftMetrics(registry: Registry) {
-  return {
-    watches: gaugeOn(registry, 'operator_controller_drift_watches', 'Drift watches running (one per extension, resource and namespace).', []),
-    events: counterOn(
-      registry,
-      'operator_controller_drift_events_total',
-      'Managed-object changes that queued a reconcile, by event: update, delete, or missing from a watch first list.',
-      ['event'],
-    ),
-  };
 }

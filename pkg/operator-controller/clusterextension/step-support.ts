@@ -18,7 +18,7 @@ import type { Bundle } from '../../shared/fbc/index.ts';
 import type { CatalogSource } from './catalogs.ts';
 import { dependencyCheck, providersText, type DependencyPorts } from './dependency-view.ts';
 import { upgradeHold } from './dependents-check.ts';
-import type { DriftTracker } from './drift-watches.ts';
+import type { DriftTracker } from './drift-tracker.ts';
 import type { Installer } from './installer.ts';
 import type { ExtensionFeatures, ExtensionState, Plan, Target } from './pipeline-state.ts';
 import { setProgressingError } from './status.ts';

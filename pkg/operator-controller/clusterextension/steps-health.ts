@@ -12,7 +12,7 @@
  */
 import { HealthConditionType } from '../../shared/api/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
-import type { DriftTracker } from './drift-watches.ts';
+import type { DriftTracker } from './drift-tracker.ts';
 import type { ExtensionHealthGauge } from './health-gauge.ts';
 import { healthVerdict } from './health.ts';
 import type { ExtensionState } from './pipeline-state.ts';

@@ -10,7 +10,7 @@ import { CrdUpgradeSafetyEnforcement } from '../../shared/api/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder, ScopedClientFactory } from '../../shared/kube/index.ts';
 import { isCrd, untouched } from '../applier/index.ts';
-import type { DriftTracker } from './drift-watches.ts';
+import type { DriftTracker } from './drift-tracker.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordPreflightFailed } from './recorded-events.ts';
 import { setInstalledFrom } from './status.ts';

@@ -18,7 +18,7 @@ import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './ca
 import type { BundleBudget } from './bundle-budget.ts';
 import type { BundleSpill } from './bundle-source.ts';
 import { isDependencyText, type DependencyPorts } from './dependency-view.ts';
-import type { DriftTracker } from './drift-watches.ts';
+import type { DriftTracker } from './drift-tracker.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 import { NoteMemory, recordPassedOver, recordResolutionFailed } from './recorded-events.ts';
 import { MESSAGES, setDeprecation, setInstalledFrom, setInstalledUnknown, setProgressingRetrying } from './status.ts';

@@ -23,7 +23,7 @@ import { errorMessage, settleAll } from '../../shared/errors/index.ts';
 import type { ImageCache } from '../../shared/image/index.ts';
 import { isForbidden, isUnauthorized, type EventRecorder, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
 import { isReleaseName, type Release, type ReleaseStore } from '../release/index.ts';
-import type { DriftTracker } from './drift-watches.ts';
+import type { DriftTracker } from './drift-tracker.ts';
 import type { ExtensionHealthGauge } from './health-gauge.ts';
 import { noInstallerMessage } from './installer.ts';
 import type { ExtensionState } from './pipeline-state.ts';
