@@ -15,13 +15,10 @@ import { ensureServiceAccount, requestServiceAccountToken, serviceAccountKubecon
 import { waitUntil } from '../support/bundle-flow.ts';
 import {
   applyAsAdmin,
-  bundleFiles,
   clusterExtension,
   installedAs,
   installerFor,
-  packageCatalog,
-  publishCatalog,
-  pushBundle,
+  offerPackage,
   startExtensionStack,
   waitForExtension,
   type BundleSpec,
@@ -73,16 +70,11 @@ beforeAll(async () => {
   await applyAsAdmin(kube.client, await rbacWithoutSharedRoles());
   const kubeconfig = join(work, 'operator-controller.kubeconfig');
   await writeFile(kubeconfig, serviceAccountKubeconfig(cp, await requestServiceAccountToken(cp, SYSTEM, IDENTITY)));
-  const registry = inject('envtestRegistries').anonymous.host;
-  stack = await startExtensionStack(cp, registry, { controller: { kubeconfig } });
-  let files: Record<string, string> = {};
+  stack = await startExtensionStack(cp, inject('envtestRegistries').anonymous.host, { controller: { kubeconfig } });
   for (const spec of specs) {
-    const image = await pushBundle(bundleFiles(spec), `${registry}/bundles/${spec.pkg}:v${spec.version}`);
     await installerFor(kube.client, spec.pkg, 'installer', [spec]);
-    const channels = [{ name: 'stable', entries: [{ version: spec.version }] }];
-    files = { ...files, ...packageCatalog(spec.pkg, { defaultChannel: 'stable', channels, bundles: [{ version: spec.version, image }] }) };
+    await offerPackage(stack, spec.pkg, [{ spec }]);
   }
-  await publishCatalog(stack, `fallback-${run}`, files);
   for (const spec of specs) {
     await kube.client.create(clusterExtension(spec.pkg, { namespace: spec.pkg, serviceAccount: 'installer', packageName: spec.pkg }));
   }
