@@ -14,8 +14,8 @@ import { runCatalogd } from '../../cmd/catalogd/run.ts';
 import { servingOptions } from '../../cmd/shared/serving.ts';
 import { DEFAULT_DECODE_LIMITS } from '../../pkg/shared/fbc/index.ts';
 import { CATALOG_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
-import { type ControlPlaneInfo, type ManagedProcess, type Reaper, freePorts, startProcess } from '../envtest/index.ts';
-import { retryOnPortTaken, waitForComponent } from './component-start.ts';
+import { type ControlPlaneInfo, type ManagedProcess, type Reaper, ServerExitedError, startProcess, withFreePorts } from '../envtest/index.ts';
+import { waitForComponent } from './component-start.ts';
 
 /** A running in-process catalogd. */
 export interface TestCatalogd {
@@ -34,15 +34,19 @@ export interface TestCatalogd {
 export async function startCatalogd(cp: ControlPlaneInfo, overrides: Partial<CatalogdOptions> = {}): Promise<TestCatalogd> {
   const cacheDir = overrides.cacheDir ?? (await mkdtemp(join(tmpdir(), 'catalogd-test-')));
   try {
-    return await retryOnPortTaken(() => startOnFreePorts(cp, cacheDir, overrides));
+    return await withFreePorts(2, (ports) => startOnPorts(cp, cacheDir, overrides, ports));
   } catch (err) {
     if (overrides.cacheDir === undefined) await rm(cacheDir, { recursive: true, force: true });
     throw err;
   }
 }
 
-async function startOnFreePorts(cp: ControlPlaneInfo, cacheDir: string, overrides: Partial<CatalogdOptions>): Promise<TestCatalogd> {
-  const [serverPort = 0, healthPort = 0] = await freePorts(2);
+async function startOnPorts(
+  cp: ControlPlaneInfo,
+  cacheDir: string,
+  overrides: Partial<CatalogdOptions>,
+  [serverPort = 0, healthPort = 0]: number[],
+): Promise<TestCatalogd> {
   const defaults = parseCatalogdOptions([`--kubeconfig=${cp.kubeconfigPath}`], {});
   if (defaults === 'help') throw new Error('unreachable');
   const options: CatalogdOptions = {
@@ -124,15 +128,15 @@ export async function startCatalogdProcess(
   o: { name: string; workDir: string; reaper: Reaper; flags?: readonly string[]; cacheDir?: string | undefined },
 ): Promise<CatalogdProcess> {
   const cacheDir = o.cacheDir ?? (await mkdtemp(join(o.workDir, `${o.name}-`)));
-  return retryOnPortTaken(() => startProcessOnFreePorts(cp, o, cacheDir));
+  return withFreePorts(2, (ports) => startProcessOnPorts(cp, o, cacheDir, ports));
 }
 
-async function startProcessOnFreePorts(
+async function startProcessOnPorts(
   cp: ControlPlaneInfo,
   o: { name: string; workDir: string; reaper: Reaper; flags?: readonly string[] },
   cacheDir: string,
+  [port = 0, health = 0]: number[],
 ): Promise<CatalogdProcess> {
-  const [port = 0, health = 0] = await freePorts(2);
   const proc = await startProcess({
     name: o.name,
     command: process.execPath,
@@ -159,7 +163,7 @@ async function startProcessOnFreePorts(
   await vi.waitFor(healthy, { timeout: 30_000, interval: 200 }).catch((err: unknown) => {
     throw new Error(`timed out waiting for ${o.name} to answer /healthz\n${proc.logTail(20)}`, { cause: err });
   });
-  // The log's tail names a port another process took (retryOnPortTaken starts it again).
-  if (proc.exitStatus() !== undefined) throw new Error(`${o.name} exited during start-up\n${proc.logTail(20)}`);
+  // With its log: one that says a port was taken is started again on others (withFreePorts).
+  if (proc.exitStatus() !== undefined) throw new ServerExitedError(`${o.name} exited during start-up`, proc.logTail(20));
   return { name: o.name, proc, port, health, cacheDir };
 }

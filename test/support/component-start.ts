@@ -27,25 +27,3 @@ export async function waitForComponent(name: string, url: string, running: Promi
   );
   if (exited !== undefined) throw new Error(`${name} exited during start-up`, { cause: exited.outcome });
 }
-
-/**
- * True when `err` or one of its causes is a listen that found its address taken: the port was
- * free when picked (freePorts) and another process bound it before the component did.
- */
-export function isPortTakenError(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
-    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE' || /address already in use/i.test(e.message)) return true;
-  }
-  return false;
-}
-
-/** Calls `start` again, with the new ports it picks, when it lost a port (three attempts at most). */
-export async function retryOnPortTaken<T>(start: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await start();
-    } catch (err) {
-      if (attempt >= 3 || !isPortTakenError(err)) throw err;
-    }
-  }
-}

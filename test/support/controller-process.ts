@@ -7,9 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ControlPlaneInfo, type ManagedProcess, type Reaper, freePorts, startProcess } from '../envtest/index.ts';
+import { type ControlPlaneInfo, type ManagedProcess, type Reaper, ServerExitedError, startProcess, withFreePorts } from '../envtest/index.ts';
 import { waitUntil } from './bundle-flow.ts';
-import { retryOnPortTaken } from './component-start.ts';
 
 const MAIN = fileURLToPath(new URL('../../cmd/operator-controller/main.ts', import.meta.url));
 
@@ -42,11 +41,10 @@ export interface ControllerProcessOptions {
 
 /** Starts operator-controller and waits until its health server answers. */
 export async function startControllerProcess(o: ControllerProcessOptions): Promise<ControllerProcess> {
-  return retryOnPortTaken(() => startOnFreePort(o));
+  return withFreePorts(1, (ports) => startOnPort(o, ports));
 }
 
-async function startOnFreePort(o: ControllerProcessOptions): Promise<ControllerProcess> {
-  const [health = 0] = await freePorts(1);
+async function startOnPort(o: ControllerProcessOptions, [health = 0]: number[]): Promise<ControllerProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...o.env, POD_NAME: o.name };
   delete env['OLMV1_TEST_PAUSE_AT'];
   if (o.pauseAt !== undefined && o.pauseAt.length > 0) env['OLMV1_TEST_PAUSE_AT'] = o.pauseAt.join(',');
@@ -81,7 +79,10 @@ async function startOnFreePort(o: ControllerProcessOptions): Promise<ControllerP
       60_000,
     );
   } catch (err) {
+    const exited = proc.exitStatus() !== undefined;
     await proc.stop();
+    // An exit with its log: one that says a port was taken is started again on another (withFreePorts).
+    if (exited) throw new ServerExitedError((err as Error).message, proc.logTail(30));
     throw new Error(`${(err as Error).message}\n${proc.logTail(30)}`, { cause: err });
   }
   return { name: o.name, proc, healthUrl };

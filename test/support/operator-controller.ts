@@ -15,8 +15,8 @@ import {
 import { runOperatorController } from '../../cmd/operator-controller/run.ts';
 import { servingOptions } from '../../cmd/shared/serving.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
-import { type ControlPlaneInfo, freePorts } from '../envtest/index.ts';
-import { retryOnPortTaken, waitForComponent } from './component-start.ts';
+import { type ControlPlaneInfo, withFreePorts } from '../envtest/index.ts';
+import { waitForComponent } from './component-start.ts';
 
 /** A running in-process operator-controller. */
 export interface TestOperatorController {
@@ -34,19 +34,19 @@ export async function startOperatorController(
 ): Promise<TestOperatorController> {
   const cacheDir = overrides.cacheDir ?? (await mkdtemp(join(tmpdir(), 'operator-controller-test-')));
   try {
-    return await retryOnPortTaken(() => startOnFreePort(cp, cacheDir, overrides));
+    return await withFreePorts(1, (ports) => startOnPort(cp, cacheDir, overrides, ports));
   } catch (err) {
     if (overrides.cacheDir === undefined) await rm(cacheDir, { recursive: true, force: true });
     throw err;
   }
 }
 
-async function startOnFreePort(
+async function startOnPort(
   cp: ControlPlaneInfo,
   cacheDir: string,
   overrides: Partial<OperatorControllerOptions>,
+  [healthPort = 0]: number[],
 ): Promise<TestOperatorController> {
-  const [healthPort = 0] = await freePorts(1);
   const options: OperatorControllerOptions = {
     kubeconfig: cp.kubeconfigPath,
     inCluster: undefined,

@@ -43,10 +43,10 @@ export { renderKubeconfig, type KubeconfigCredentials, type KubeconfigOptions } 
 export { isAlive, withLock } from './lock.ts';
 export { allowPlainHttpRegistry, mirrorRegistry, type NodeBinaries, type NodeInfo } from './node.ts';
 export { missingNodePrerequisites } from './node-prereqs.ts';
-export { freePorts } from './ports.ts';
+export { freePorts, withFreePorts } from './ports.ts';
 export { startProcess, type ExitStatus, type ManagedProcess, type StartProcessOptions } from './process.ts';
 export { Reaper } from './reaper.ts';
 export { startRegistry, type Registry, type RegistryBinaries, type RegistryInfo, type StartRegistryOptions } from './registry.ts';
 export { ETCD_VERSION, KUBERNETES_VERSION, REGISTRY_VERSION } from './versions.ts';
-export { waitUntil } from './wait.ts';
+export { ServerExitedError, waitUntil } from './wait.ts';
 export { createWorkspace, type Workspace } from './workspace.ts';

@@ -32,9 +32,16 @@ export function isAddressInUse(log: string): boolean {
   return /address already in use/i.test(log);
 }
 
-/** True when `err` is a server's exit because its listen address was taken. */
+/**
+ * True when `err`, or an error in its cause chain, is a server losing its listen address: a
+ * process's exit whose log says so (ServerExitedError), or Node's own listen error (EADDRINUSE)
+ * of a server run in this process.
+ */
 export function isPortTaken(err: unknown): boolean {
-  return err instanceof ServerExitedError && isAddressInUse(err.logTail);
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof ServerExitedError ? isAddressInUse(e.logTail) : (e as NodeJS.ErrnoException).code === 'EADDRINUSE') return true;
+  }
+  return false;
 }
 
 /**

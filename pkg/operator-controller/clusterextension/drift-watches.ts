@@ -36,7 +36,6 @@
  *   (no drift: not counted, not repaired); none is enqueued before `health` is first asked,
  *   nor by a first list while another watch of the extension has not listed (that reconcile
  *   would apply again the objects no cache holds yet).
-
  */
 import {
   Informer,
