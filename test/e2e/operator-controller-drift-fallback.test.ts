@@ -3,12 +3,15 @@
 // ClusterRoleBindings (an administrator who upgraded operator-controller but not its RBAC). CRDs,
 // which it may still watch, are watched once for all extensions; ClusterRoles and
 // ClusterRoleBindings per extension as its ServiceAccount, and their drift is still repaired.
+// The file has its own control plane: the watch count is cluster-wide, and extensions other files
+// left on the shared one would add to it.
 import { randomBytes } from 'node:crypto';
 import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { useOwnControlPlane } from '../support/own-control-plane.ts';
 import { connect, isNotFound, type KubeContext, type KubeObject, type ObjectRef } from '../../pkg/shared/kube/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { ensureServiceAccount, requestServiceAccountToken, serviceAccountKubeconfig } from '../envtest/index.ts';
@@ -32,7 +35,7 @@ const SYSTEM = 'olmv1-system';
 const IDENTITY = `oc-old-rbac-${run}`;
 const specs: BundleSpec[] = ['a', 'b'].map((x) => ({ pkg: `fallback-${x}-${run}`, version: '1.0.0' }));
 const RBAC = 'rbac.authorization.k8s.io';
-const cp = inject('envtestControlPlane');
+const own = useOwnControlPlane();
 let kube: KubeContext;
 let stack: ExtensionStack;
 let work: string;
@@ -64,6 +67,7 @@ async function rbacWithoutSharedRoles(): Promise<KubeObject[]> {
 }
 
 beforeAll(async () => {
+  const cp = own.info;
   kube = await connect({ kind: 'file', path: cp.kubeconfigPath });
   work = await mkdtemp(join(tmpdir(), 'drift-fallback-'));
   await ensureServiceAccount(cp, SYSTEM, IDENTITY);
@@ -118,7 +122,11 @@ describe('drift watches without the shared grants on ClusterRoles and ClusterRol
     // Each extension's own watches, ClusterRoles and ClusterRoleBindings included, and one CRD
     // informer for both (with the shipped grants it would be 3 shared, 2 fewer per extension).
     const watches = (a?.own ?? 0) + (b?.own ?? 0) + 1;
-    await waitUntil(`${watches} drift watches running`, async () => (await metric('operator_controller_drift_watches')) === watches);
+    let running = 0;
+    await waitUntil(
+      () => `${watches} drift watches running (${running} running)`,
+      async () => (running = await metric('operator_controller_drift_watches')) === watches,
+    );
     expect(await metric('informer_list_errors_total', { name: 'drift' })).toBe(0);
     expect(await metric('informer_list_errors_total', { name: 'drift-shared' })).toBe(0);
     expect(await metric('informer_watch_errors_total', { name: 'drift-shared' })).toBe(0);

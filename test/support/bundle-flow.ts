@@ -206,10 +206,11 @@ export async function prepareRelease(
 
 /**
  * Polls `check` every `intervalMs` (50) with vitest's `vi.waitFor` until it returns true; throws
- * `what` after `timeoutMs`. An error `check` throws ends the wait at once with that error (a
- * process that exited will not pause or answer later).
+ * `what` after `timeoutMs` (a function is called then, to say what was last seen). An error
+ * `check` throws ends the wait at once with that error (a process that exited will not pause or
+ * answer later).
  */
-export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 20_000, intervalMs = 50): Promise<void> {
+export async function waitUntil(what: string | (() => string), check: () => Promise<boolean>, timeoutMs = 20_000, intervalMs = 50): Promise<void> {
   let thrown: { error: unknown } | undefined;
   await vi.waitFor(
     async () => {
@@ -218,7 +219,7 @@ export async function waitUntil(what: string, check: () => Promise<boolean>, tim
         thrown = { error };
         return true;
       });
-      if (!done) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
+      if (!done) throw new Error(`timed out after ${timeoutMs} ms waiting until ${typeof what === 'string' ? what : what()}`);
     },
     { timeout: timeoutMs, interval: intervalMs },
   );

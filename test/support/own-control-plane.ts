@@ -15,10 +15,19 @@ export interface OwnControlPlane {
 
 /** See the module comment. */
 export function useOwnControlPlaneWithControllerManager(): OwnControlPlane {
+  return useOwnControlPlane({ controllerManager: true });
+}
+
+/**
+ * A test file's own control plane, kube-controller-manager only when asked: for suites whose
+ * assertions count what operator-controller does cluster-wide, which the extensions other files
+ * leave on the shared control plane would add to.
+ */
+export function useOwnControlPlane(options: { controllerManager?: boolean } = {}): OwnControlPlane {
   const own = {} as OwnControlPlane;
   let cp: ControlPlane | undefined;
   beforeAll(async () => {
-    cp = await startControlPlane({ binaries: inject('envtestBinaries'), controllerManager: true });
+    cp = await startControlPlane({ binaries: inject('envtestBinaries'), controllerManager: options.controllerManager === true });
     own.info = cp.info;
   }, 120_000);
   afterAll(async () => {
