@@ -130,6 +130,28 @@ async function reconciledAfter(reconciles: number): Promise<void> {
 const healthy = (status: string, message?: string) => (e: Awaited<ReturnType<typeof waitForExtension>>) =>
   e.cond('Healthy')?.status === status && (message === undefined || e.cond('Healthy')?.message === message);
 
+/** The Installed and Healthy conditions of each version of the ClusterExtension the install wrote (`Installed/Healthy`). */
+const conditionsSeen: string[] = [];
+const stopFollowing = new AbortController();
+
+/** Watches the ClusterExtension from before its creation, noting `conditionsSeen` of each version. */
+async function followConditions(): Promise<void> {
+  const events = kube.client.watch<KubeObject>(CE, {
+    fieldSelector: `metadata.name=${pkg}`,
+    signal: stopFollowing.signal,
+    allowWatchBookmarks: false,
+  });
+  try {
+    for await (const e of events) {
+      const conditions = (e.object as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? [];
+      const status = (type: string): string => conditions.find((c) => c.type === type)?.status ?? '-';
+      conditionsSeen.push(`${status('Installed')}/${status('Healthy')}`);
+    }
+  } catch (err) {
+    if (!stopFollowing.signal.aborted) throw err;
+  }
+}
+
 beforeAll(async () => {
   auditDir = await mkdtemp(join(tmpdir(), 'quiet-audit-'));
   cp = await startControlPlane({ binaries: inject('envtestBinaries'), apiServerExtraArgs: await audit.args() });
@@ -144,6 +166,7 @@ beforeAll(async () => {
     packageCatalog(pkg, { defaultChannel: 'stable', channels, bundles: [{ version: spec.version, image: firstImage }] }),
   );
   const offset = await audit.offset();
+  void followConditions();
   await kube.client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg }));
   await waitForExtension(kube.client, pkg, 'installed', installedAs(`${pkg}.v1.0.0`));
   // Quiet: the drift watches listed, the reconcile their first list queued reported the
@@ -154,6 +177,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  stopFollowing.abort();
   if (controller !== stack?.controller) await controller?.destroy();
   await stack?.stop();
   await cp?.stop();
@@ -186,13 +210,20 @@ describe('a reconcile that finds nothing changed', () => {
     const applies = installRequests.filter((e) => e.verb === 'patch' && !/[?&]dryRun=/.test(e.requestURI)).map((e) => e.requestURI.split('?')[0]);
     expect(applies.length, written.join(', ')).toBeGreaterThan(0);
     expect(applies, written.join(', ')).toEqual([...new Set(applies)]);
-    // After the last apply: the install's status write (Installed) and, unless the drift watches
-    // had listed before it and it carried Healthy too, the next reconcile's (Healthy False).
+    // After the last apply: the install's status write (Installed, and Healthy as the apply's
+    // answers tell it) and, when the first lists tell otherwise (the CRD established meanwhile,
+    // if the CRD watch had not listed it yet), the next reconcile's.
     const lastApply = written.findLastIndex((w) => w.startsWith('patch ') && !w.endsWith('(dry run)'));
     const after = written.slice(lastApply + 1).filter((w) => !w.endsWith(' events') && !w.startsWith('update secrets'));
     expect(after.length, written.join(', ')).toBeGreaterThanOrEqual(1);
     expect(after.length, written.join(', ')).toBeLessThanOrEqual(2);
     expect(new Set(after), written.join(', ')).toEqual(new Set(['update clusterextensions/status']));
+  });
+
+  it('after an install, Healthy comes with Installed, from the apply answers: never Unknown while the watches list', () => {
+    const installed = conditionsSeen.filter((c) => c.startsWith('True/'));
+    expect(installed.length, conditionsSeen.join(', ')).toBeGreaterThan(0);
+    expect(new Set(installed), conditionsSeen.join(', ')).toEqual(new Set(['True/False']));
   });
 
   it('after a health change writes the Healthy condition only: nothing applied, dry-run, checked or recorded', async () => {

@@ -1,14 +1,17 @@
 /**
  * What this process's last apply of each object of an extension left: the content digest of the
- * API server's answer (as a drift watch digests it, drift-targets.ts `fingerprint`) and when.
+ * API server's answer (as a drift watch digests it, drift-targets.ts `fingerprint`), the verdict
+ * of its status for the kinds health.ts judges, and when.
  * In memory only: after a restart nothing is known, and every object is applied once more.
  */
-import type { KubeObject } from '../../shared/kube/index.ts';
+import type { KubeObject, TypeRef } from '../../shared/kube/index.ts';
 import { fingerprint, type DriftFingerprint } from './drift-targets.ts';
+import type { ObjectHealth } from './health.ts';
 
-/** What the last apply of an object left: its content digest, and when (Date.now()). */
+/** What the last apply of an object left: its content digest, its verdict if judged, and when (Date.now()). */
 interface Applied {
   digest: string;
+  health?: ObjectHealth;
   at: number;
 }
 
@@ -20,12 +23,24 @@ export class AppliedDigests {
   note(extension: string, answer: KubeObject): void {
     const applied = this.#byExtension.get(extension) ?? new Map<string, Applied>();
     this.#byExtension.set(extension, applied);
-    applied.set(appliedKey(answer), { digest: fingerprint(answer).digest, at: Date.now() });
+    const { digest, health } = fingerprint(answer);
+    applied.set(appliedKey(answer), { digest, ...(health === undefined ? {} : { health }), at: Date.now() });
   }
 
   /** What the last apply of `obj` (named as stored: a namespaced object names its namespace) left. */
   get(extension: string, obj: Readonly<KubeObject>): Readonly<Applied> | undefined {
     return this.#byExtension.get(extension)?.get(appliedKey(obj));
+  }
+
+  /**
+   * The verdict of the apply answer of the object of `type` with cache key `key` (`ns/name`, or
+   * `name` for a cluster-scoped kind), if this process applied it within `withinMs`.
+   */
+  verdict(extension: string, type: TypeRef, key: string, withinMs: number): ObjectHealth | undefined {
+    const slash = key.indexOf('/');
+    const metadata = slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+    const applied = this.get(extension, { apiVersion: type.apiVersion, kind: type.kind, metadata });
+    return applied !== undefined && Date.now() - applied.at < withinMs ? applied.health : undefined;
   }
 
   /** Forgets the objects the extension's release (`objects`) no longer has. */

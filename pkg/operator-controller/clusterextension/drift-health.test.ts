@@ -134,6 +134,64 @@ describe('DriftWatches health', () => {
     expect(drift.health('ext').observed).toBe(true);
   });
 
+  it('gives the verdicts of the apply answers until the watches list, and queues nothing when the lists agree', async () => {
+    const { cluster, drift, enqueued } = setup();
+    cluster.objects = [deployment('1'), crd('True'), SETTINGS];
+    for (const kind of ['Deployment', 'CustomResourceDefinition', 'ConfigMap']) cluster.forbidden.add(kind);
+    await drift.track(RELEASE);
+    // The install's apply answered (the same objects the lists will hold); no watch has listed.
+    for (const answer of cluster.objects) drift.noteApplied('ext', answer);
+    expect(drift.health('ext')).toEqual({
+      observed: true,
+      objects: [
+        { object: 'CustomResourceDefinition widgets.example.com', health: { ready: true } },
+        { object: 'Deployment ns/ext-controller', health: { ready: false, why: 'status not reported yet' } },
+      ],
+    });
+    cluster.forbidden.clear();
+    await vi.waitFor(() => expect(cluster.open('ConfigMap')).toHaveLength(1));
+    await listed(cluster);
+    // A later change of something else (drift) shows the lists were handled: one reconcile, for it.
+    cluster.open('ConfigMap')[0]?.push({ type: 'MODIFIED', object: { ...SETTINGS, data: { changed: 'yes' } } });
+    await vi.waitFor(() => expect(enqueued).toEqual(['ext']));
+  });
+
+  it('queues a reconcile when the first lists tell otherwise than the apply answers', async () => {
+    const { cluster, drift, enqueued } = setup();
+    cluster.objects = [deployment('1'), crd('False'), SETTINGS];
+    cluster.forbidden.add('CustomResourceDefinition');
+    await drift.track(RELEASE);
+    for (const answer of cluster.objects) drift.noteApplied('ext', answer);
+    const before = drift.health('ext');
+    expect(before.observed && before.objects[0]?.health.ready).toBe(false);
+    // The API server established the CRD between the apply and the list.
+    cluster.objects = [deployment('1'), crd('True'), SETTINGS];
+    cluster.forbidden.clear();
+    await vi.waitFor(() => expect(enqueued).toEqual(['ext']));
+    const after = drift.health('ext');
+    expect(after.observed && after.objects[0]?.health).toEqual({ ready: true });
+  });
+
+  it('queues the reconcile that reports not observed when a watch still has not listed once the answers are a minute old', async () => {
+    const { cluster, drift, enqueued } = setup();
+    cluster.objects = [deployment('1'), crd('True'), SETTINGS];
+    cluster.forbidden.add('CustomResourceDefinition');
+    await drift.track(RELEASE);
+    for (const answer of cluster.objects) drift.noteApplied('ext', answer);
+    await vi.waitFor(() => expect(cluster.open('Deployment')).toHaveLength(1));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      expect(drift.health('ext').observed).toBe(true);
+      await vi.advanceTimersByTimeAsync(59_000);
+      expect(enqueued).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(enqueued).toEqual(['ext']);
+      expect(drift.health('ext')).toEqual({ observed: false });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('forgets what it handed out when the extension stops', async () => {
     const { cluster, drift, enqueued } = setup();
     cluster.objects = [deployment('1'), crd('True'), SETTINGS];

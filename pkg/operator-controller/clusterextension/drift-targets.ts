@@ -186,17 +186,22 @@ interface WatchedTarget {
 }
 
 /**
- * The health of the release's judged objects from the caches of its watches: not observed
- * while a watch of a judged kind has not listed; an object of the release its watch lacks is
- * reported missing. Objects in `Kind ns/name` order.
+ * The health of the release's judged objects from the caches of its watches; an object of the
+ * release its watch lacks is reported missing. For a watch of a judged kind that has not listed
+ * yet, `unlisted` gives each object's verdict otherwise known (the answer of a recent apply);
+ * not observed when it knows none for one of them. Objects in `Kind ns/name` order.
  */
-export function releaseHealth(watches: Iterable<WatchedTarget>): ReleaseHealth {
+export function releaseHealth(
+  watches: Iterable<WatchedTarget>,
+  unlisted: (target: DriftTarget, key: string) => ObjectHealth | undefined = () => undefined,
+): ReleaseHealth {
   const objects: { object: string; health: ObjectHealth }[] = [];
   for (const { target, informer } of watches) {
     if (!judged(target.type)) continue;
-    if (!informer.hasSynced) return { observed: false };
     for (const key of target.expected) {
-      objects.push({ object: `${target.type.kind} ${key}`, health: informer.get(key)?.health ?? MISSING });
+      const health = informer.hasSynced ? (informer.get(key)?.health ?? MISSING) : unlisted(target, key);
+      if (health === undefined) return { observed: false };
+      objects.push({ object: `${target.type.kind} ${key}`, health });
     }
   }
   objects.sort((a, b) => (a.object < b.object ? -1 : a.object > b.object ? 1 : 0));

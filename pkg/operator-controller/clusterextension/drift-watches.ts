@@ -31,11 +31,11 @@
  * - Server-side apply that changes nothing does not write (no new resourceVersion, no event), so
  *   the repair's own no-op re-applies cause no loop; a fight with another writer is bounded by
  *   the pacing of drift-triggers.ts, which also tells a departed object's delete from a relabel.
- * - Health (health.ts): cached workloads and CRDs carry the verdict of their status; an event
- *   or first list that changes the verdicts `health` last handed out enqueues the extension
- *   (no drift: not counted, not repaired); none is enqueued before `health` is first asked,
- *   nor by a first list while another watch of the extension has not listed (that reconcile
- *   would apply again the objects no cache holds yet).
+ * - Health (health.ts): cached workloads and CRDs carry the verdict of their status, and until
+ *   their watch lists, the answers of the last minute's applies do; an event or first list that
+ *   changes the verdicts `health` last handed out enqueues the extension (no drift: not counted,
+ *   not repaired), but not before `health` is first asked, nor while another watch of the
+ *   extension has not listed (that reconcile would apply again the objects no cache holds yet).
  */
 import {
   Informer,
@@ -49,12 +49,13 @@ import {
 } from '../../shared/kube/index.ts';
 import { AppliedDigests } from './drift-applied.ts';
 import { ExpectedDeletes } from './drift-departures.ts';
+import { HealthReports } from './drift-health-reports.ts';
 import { startOwnDriftInformer } from './drift-own.ts';
 import { SharedDriftKinds, type DriftView } from './drift-shared.ts';
 import { changed, driftTargets, firstMissing, releaseHealth, type DriftFingerprint, type DriftTarget } from './drift-targets.ts';
 import type { DriftTracker, TrackedRelease } from './drift-tracker.ts';
 import { DriftTriggers, type DriftTriggersOptions } from './drift-triggers.ts';
-import type { ReleaseHealth } from './health.ts';
+import type { ObjectHealth, ReleaseHealth } from './health.ts';
 
 /** How long an announced delete is waited for. */
 const EXPECTED_DELETE_MS = 5 * 60_000;
@@ -103,8 +104,8 @@ export class DriftWatches implements DriftTracker {
   /** The deletes the reconciles announced (drift-departures.ts). */
   readonly #expectedDeletes = new ExpectedDeletes(EXPECTED_DELETE_MS);
   readonly #triggers: DriftTriggers;
-  /** Per extension: the health `health` handed out last (JSON), to notice when it changes. */
-  readonly #reportedHealth = new Map<string, string>();
+  /** The health `health` handed out last, to notice when it changes. */
+  readonly #reportedHealth = new HealthReports();
   /** What this process's last apply of each object left (noteApplied). */
   readonly #applied = new AppliedDigests();
   readonly #shared: SharedDriftKinds | undefined;
@@ -237,8 +238,13 @@ export class DriftWatches implements DriftTracker {
 
   health(extension: string): ReleaseHealth {
     const watches = this.#extensions.get(extension);
-    const health = watches === undefined ? { observed: false as const } : releaseHealth(watches.values());
-    this.#reportedHealth.set(extension, JSON.stringify(health));
+    // Until its watches list (right after an install), the answers of the apply tell the verdicts.
+    const recent = (t: DriftTarget, key: string): ObjectHealth | undefined => this.#applied.verdict(extension, t.type, key, UNLISTED_VOUCH_MS);
+    const health = watches === undefined ? { observed: false as const } : releaseHealth(watches.values(), recent);
+    // A watch still unlisted when they are no longer vouched for: the check queues the reconcile that says so.
+    const recheck =
+      health.observed && !this.#allSynced(extension) ? { afterMs: UNLISTED_VOUCH_MS, run: () => this.#checkHealth(extension) } : undefined;
+    this.#reportedHealth.report(extension, health, recheck);
     return health;
   }
 
@@ -246,19 +252,13 @@ export class DriftWatches implements DriftTracker {
     const unlisted = [...(this.#extensions.get(extension)?.values() ?? [])].filter((w) => !w.informer.hasSynced);
     const wait = Math.max(...unlisted.map((w) => w.startedAt)) + FIRST_LIST_WAIT_MS - Date.now();
     if (unlisted.length === 0 || wait <= 0 || signal?.aborted === true) return;
-    const done = new AbortController();
-    const timer = setTimeout(() => done.abort(), wait);
-    const stop = AbortSignal.any(signal === undefined ? [done.signal] : [done.signal, signal]);
-    try {
-      await Promise.all(unlisted.map((w) => w.informer.waitForSync(AbortSignal.any([stop, w.abort.signal])).catch(() => undefined)));
-    } finally {
-      clearTimeout(timer);
-    }
+    const stop = AbortSignal.any([AbortSignal.timeout(wait), ...(signal === undefined ? [] : [signal])]);
+    await Promise.all(unlisted.map((w) => w.informer.waitForSync(AbortSignal.any([stop, w.abort.signal])).catch(() => undefined)));
   }
 
   stop(extension: string): void {
     this.#expectedDeletes.forget(extension);
-    this.#reportedHealth.delete(extension);
+    this.#reportedHealth.forget(extension);
     this.#triggers.forget(extension);
     this.#applied.forget(extension);
     this.#stops.set(extension, (this.#stops.get(extension) ?? 0) + 1);
@@ -334,12 +334,10 @@ export class DriftWatches implements DriftTracker {
     return [...watches].every((w) => w.informer.hasSynced);
   }
 
-  /** Enqueues the extension when its health differs from what `health` handed out last. */
+  /** Enqueues the extension when its health from the caches differs from what `health` handed out last. */
   #checkHealth(extension: string): void {
-    const reported = this.#reportedHealth.get(extension);
     const state = this.#extensions.get(extension);
-    if (reported === undefined || state === undefined) return;
-    if (JSON.stringify(releaseHealth(state.values())) !== reported) this.#triggers.enqueue(extension);
+    if (state !== undefined && this.#reportedHealth.differs(extension, releaseHealth(state.values()))) this.#triggers.enqueue(extension);
   }
 
   #trigger(extension: string, event: 'update' | 'delete' | 'missing', obj: Readonly<KubeObject>, client: KubeClient): void {

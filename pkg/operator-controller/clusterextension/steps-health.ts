@@ -4,11 +4,12 @@
  * (health.ts). It makes no API request: the watches already cache each object's verdict, and
  * a change of one queues the reconcile that brings the condition up to date.
  *
- * Right after an install the new watches have not listed yet (Unknown, NotObserved); their
- * first list queues the next reconcile, which names the workloads whose controllers have not
- * reported on them yet (False), until their status says they are available. Right after an
- * upgrade the caches may still hold the previous objects for a moment; the watch event of the
- * new object queues the reconcile that corrects the condition.
+ * Right after an install the new watches have not listed yet: the apply's answers give the
+ * verdicts (a new Deployment's status not reported yet: False), and the first lists queue a
+ * reconcile only when they tell otherwise (a CRD established meanwhile); Unknown (NotObserved)
+ * when a watch has not listed a minute after the apply. Right after an upgrade the caches may
+ * still hold the previous objects for a moment; the watch event of the new object queues the
+ * reconcile that corrects the condition.
  */
 import { HealthConditionType } from '../../shared/api/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
