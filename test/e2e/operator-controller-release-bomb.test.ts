@@ -20,7 +20,7 @@ import { clusterExtension, getExtension } from '../support/extensions.ts';
 import { zeroGzipMember } from '../support/image-bombs.ts';
 import { installOlmConfig } from '../support/olm-config.ts';
 import { upstreamRecordOf } from '../support/upstream-release-records.ts';
-import { useOwnControlPlaneWithControllerManager } from '../support/own-control-plane.ts';
+import { useOwnControlPlane } from '../support/own-control-plane.ts';
 
 const run = randomBytes(3).toString('hex');
 const NAME = `bomb-${run}`;
@@ -46,7 +46,7 @@ async function failedReconciles(c: ControllerProcess): Promise<number> {
 }
 
 // Its own control plane, with kube-controller-manager running, as issue #42 asks of each safety break's proof.
-const own = useOwnControlPlaneWithControllerManager();
+const own = useOwnControlPlane({ controllerManager: true });
 
 beforeAll(async () => {
   const cp = own.info;

@@ -27,7 +27,7 @@ import {
   type ExtensionStack,
 } from '../support/extensions.ts';
 import { startSlowRegistry, type SlowRegistry } from '../support/slow-registry.ts';
-import { useOwnControlPlaneWithControllerManager } from '../support/own-control-plane.ts';
+import { useOwnControlPlane } from '../support/own-control-plane.ts';
 
 const run = randomBytes(3).toString('hex');
 /** How long a repair may take: with no upgrade pending it takes a fraction of a second. */
@@ -61,7 +61,7 @@ async function publish(s: BundleSpec, image: string, nextImage?: string): Promis
 const installedImages = new Map<string, string>();
 
 // Its own control plane, with kube-controller-manager running, as issue #42 asks of each safety break's proof.
-const own = useOwnControlPlaneWithControllerManager();
+const own = useOwnControlPlane({ controllerManager: true });
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'olmv1-repair-e2e-'));

@@ -29,11 +29,11 @@ import {
   waitForExtension,
   type BundleSpec,
 } from '../support/extensions.ts';
-import { useOwnControlPlaneWithControllerManager } from '../support/own-control-plane.ts';
+import { useOwnControlPlane } from '../support/own-control-plane.ts';
 
 const run = randomBytes(3).toString('hex');
 // With kube-controller-manager running, as issue #42 asks of each safety break's proof.
-const suite = useExtensionStack({ controlPlane: useOwnControlPlaneWithControllerManager() });
+const suite = useExtensionStack({ controlPlane: useOwnControlPlane({ controllerManager: true }) });
 const CE = { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind };
 const exec = promisify(execFile);
 

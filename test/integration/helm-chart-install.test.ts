@@ -20,9 +20,9 @@ import { helmWith } from '../support/helm.ts';
 import { waitForCrdsEstablished } from '../support/bundle-flow.ts';
 import { certManagerCrds } from '../support/crds.ts';
 import { CHART, objectKey, renderChart, repoPath } from '../support/helm-chart.ts';
-import { useOwnControlPlaneWithControllerManager } from '../support/own-control-plane.ts';
+import { useOwnControlPlane } from '../support/own-control-plane.ts';
 
-const own = useOwnControlPlaneWithControllerManager();
+const own = useOwnControlPlane({ controllerManager: true });
 let kube: KubeContext;
 let rendered: KubeObject[];
 const RELEASE = ['olmv1', '-n', 'default'] as const;

@@ -1,9 +1,11 @@
 /**
- * A test file's own control plane with kube-controller-manager (garbage collector, namespace
- * deletion, ...), for suites that must hold with the controllers a real cluster runs (issue #42:
- * each safety break is proven with them running). The shared control plane runs none on purpose
- * (test/envtest/README.md). Started before the file's tests, stopped after every other
- * `afterAll` of the file (hooks run in reverse order of registration: call this first).
+ * A test file's own control plane: with kube-controller-manager (garbage collector, namespace
+ * deletion, ...) for suites that must hold with the controllers a real cluster runs (issue #42:
+ * each safety break is proven with them running; the shared control plane runs none on purpose,
+ * test/envtest/README.md), or without, for suites whose assertions count what operator-controller
+ * does cluster-wide, which the extensions other files leave on the shared control plane would add
+ * to. Started before the file's tests, stopped after every other `afterAll` of the file (hooks run
+ * in reverse order of registration: call this first).
  */
 import { afterAll, beforeAll, inject } from 'vitest';
 import { startControlPlane, type ControlPlane, type ControlPlaneInfo } from '../../pkg/olmv1/localstack/index.ts';
@@ -14,15 +16,6 @@ export interface OwnControlPlane {
 }
 
 /** See the module comment. */
-export function useOwnControlPlaneWithControllerManager(): OwnControlPlane {
-  return useOwnControlPlane({ controllerManager: true });
-}
-
-/**
- * A test file's own control plane, kube-controller-manager only when asked: for suites whose
- * assertions count what operator-controller does cluster-wide, which the extensions other files
- * leave on the shared control plane would add to.
- */
 export function useOwnControlPlane(options: { controllerManager?: boolean } = {}): OwnControlPlane {
   const own = {} as OwnControlPlane;
   let cp: ControlPlane | undefined;

@@ -4,7 +4,7 @@
  * of its status for the kinds health.ts judges, and when.
  * In memory only: after a restart nothing is known, and every object is applied once more.
  */
-import type { KubeObject, TypeRef } from '../../shared/kube/index.ts';
+import type { KubeObject } from '../../shared/kube/index.ts';
 import { fingerprint, type DriftFingerprint } from './drift-targets.ts';
 import type { ObjectHealth } from './health.ts';
 
@@ -32,14 +32,9 @@ export class AppliedDigests {
     return this.#byExtension.get(extension)?.get(appliedKey(obj));
   }
 
-  /**
-   * The verdict of the apply answer of the object of `type` with cache key `key` (`ns/name`, or
-   * `name` for a cluster-scoped kind), if this process applied it within `withinMs`.
-   */
-  verdict(extension: string, type: TypeRef, key: string, withinMs: number): ObjectHealth | undefined {
-    const slash = key.indexOf('/');
-    const metadata = slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-    const applied = this.get(extension, { apiVersion: type.apiVersion, kind: type.kind, metadata });
+  /** The verdict of the apply answer of `obj` (named as stored), if this process applied it within `withinMs`. */
+  verdict(extension: string, obj: Readonly<KubeObject>, withinMs: number): ObjectHealth | undefined {
+    const applied = this.get(extension, obj);
     return applied !== undefined && Date.now() - applied.at < withinMs ? applied.health : undefined;
   }
 

@@ -4,6 +4,7 @@
  * told came from apply answers rather than from listed watches: if the watches still have not
  * listed by then, the reconcile the check queues reports them not observed.
  */
+import type { ReleaseHealth } from './health.ts';
 
 /** The health handed out last (JSON), and the check scheduled after it. */
 interface Reported {
@@ -16,10 +17,10 @@ export class HealthReports {
   readonly #reported = new Map<string, Reported>();
 
   /**
-   * `health` was handed out for `extension`; with `recheckAfterMs`, `recheck` runs then (once,
-   * replacing one scheduled before; it does not hold the process open).
+   * `health` was handed out for `extension`; with `recheck`, its `run` is called `afterMs` later
+   * (once, replacing one scheduled before; it does not hold the process open).
    */
-  report(extension: string, health: unknown, recheck?: { afterMs: number; run: () => void }): void {
+  report(extension: string, health: ReleaseHealth, recheck?: { afterMs: number; run: () => void }): void {
     clearTimeout(this.#reported.get(extension)?.recheck);
     const reported: Reported = { json: JSON.stringify(health) };
     if (recheck !== undefined) {
@@ -33,7 +34,7 @@ export class HealthReports {
   }
 
   /** True when `health` differs from what was handed out for `extension`; false when nothing was. */
-  differs(extension: string, health: unknown): boolean {
+  differs(extension: string, health: ReleaseHealth): boolean {
     const reported = this.#reported.get(extension);
     return reported !== undefined && JSON.stringify(health) !== reported.json;
   }

@@ -217,10 +217,14 @@ export function changed(type: InformerEventType, obj: Readonly<DriftFingerprint>
 /** An object of the release that the (synced) watch's first list lacked, named by type and key. */
 export function firstMissing({ target, informer }: WatchedTarget): KubeObject | undefined {
   const missing = [...target.expected].find((key) => informer.get(key) === undefined);
-  if (missing === undefined) return undefined;
+  return missing === undefined ? undefined : targetObject(target, missing);
+}
+
+/** The object of `target` with cache key `key` (`ns/name`, or `name`), named as stored. */
+export function targetObject(target: DriftTarget, key: string): KubeObject {
   return {
     apiVersion: target.type.apiVersion,
     kind: target.type.kind,
-    metadata: { name: missing.slice(missing.indexOf('/') + 1), ...(target.namespace === '' ? {} : { namespace: target.namespace }) },
+    metadata: { name: key.slice(key.indexOf('/') + 1), ...(target.namespace === '' ? {} : { namespace: target.namespace }) },
   };
 }

@@ -52,7 +52,7 @@ import { ExpectedDeletes } from './drift-departures.ts';
 import { HealthReports } from './drift-health-reports.ts';
 import { startOwnDriftInformer } from './drift-own.ts';
 import { SharedDriftKinds, type DriftView } from './drift-shared.ts';
-import { changed, driftTargets, firstMissing, releaseHealth, type DriftFingerprint, type DriftTarget } from './drift-targets.ts';
+import { changed, driftTargets, firstMissing, releaseHealth, targetObject, type DriftFingerprint, type DriftTarget } from './drift-targets.ts';
 import type { DriftTracker, TrackedRelease } from './drift-tracker.ts';
 import { DriftTriggers, type DriftTriggersOptions } from './drift-triggers.ts';
 import type { ObjectHealth, ReleaseHealth } from './health.ts';
@@ -239,7 +239,8 @@ export class DriftWatches implements DriftTracker {
   health(extension: string): ReleaseHealth {
     const watches = this.#extensions.get(extension);
     // Until its watches list (right after an install), the answers of the apply tell the verdicts.
-    const recent = (t: DriftTarget, key: string): ObjectHealth | undefined => this.#applied.verdict(extension, t.type, key, UNLISTED_VOUCH_MS);
+    const recent = (t: DriftTarget, key: string): ObjectHealth | undefined =>
+      this.#applied.verdict(extension, targetObject(t, key), UNLISTED_VOUCH_MS);
     const health = watches === undefined ? { observed: false as const } : releaseHealth(watches.values(), recent);
     // A watch still unlisted when they are no longer vouched for: the check queues the reconcile that says so.
     const recheck =
