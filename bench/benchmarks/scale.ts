@@ -186,7 +186,7 @@ async function installRounds(
   const failing = p.faults.map((b) => clusterExtension(b.pkg, b, b.pkg, SA));
   const bundles = new Map(p.v1.map((b) => [b.pkg, b.name]));
   const run = (manifests: KubeObject[], label: string): Promise<InstallRun> =>
-    installRun(stack, watch, { manifests, bundles, file: join(ctx.workDir, `${label}.yaml`), timeoutMs: c.timeoutMs });
+    installRun(stack, watch, { manifests, bundles, file: join(ctx.workDir, `${label}.yaml`), timeoutMs: c.timeoutMs, progress: ctx.log });
 
   ctx.log(`first install of ${n} extensions (creates their CRDs)`);
   const first = await run(healthy, 'first');
@@ -269,7 +269,9 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
     const auditOffset = await audit.offset();
     const stopProfile = PROFILE === undefined ? undefined : await startCpuProfile(oc.child.pid, oc.inspectPort);
     const cpu = cpuMeter(processes);
-    const update = await alive(catalogUpdate(stack, watch, { catalog: CATALOG, ...published.update, targets, timeoutMs: c.timeoutMs }));
+    const update = await alive(
+      catalogUpdate(stack, watch, { catalog: CATALOG, ...published.update, targets, timeoutMs: c.timeoutMs, progress: ctx.log }),
+    );
     const updateCpu = cpu();
     if (stopProfile !== undefined && PROFILE !== undefined) {
       await writeFile(PROFILE, JSON.stringify(await stopProfile()));

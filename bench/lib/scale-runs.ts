@@ -57,11 +57,19 @@ export async function watchCluster(stack: OlmStack, systemNamespace: string): Pr
   return { ...informers, stop: () => stop.abort() };
 }
 
+/** How often a long wait reports its progress. */
+const PROGRESS_MS = 120_000;
+
 /** When each key first met a condition (performance.now() ms), from an informer's events. */
 export interface Stamps {
   times: Map<string, number>;
-  /** Resolves once every one of `keys` has a time; rejects after `timeoutMs`, naming some that have none and the informer's object of the first. */
-  all(keys: readonly string[], timeoutMs: number, what: string): Promise<void>;
+  /**
+   * Resolves once every one of `keys` has a time; rejects after `timeoutMs`, naming some that
+   * have none and the informer's object of the first. With `progress`, reports how many have a
+   * time every PROGRESS_MS meanwhile (a wait at 10,000 takes an hour; a run stopped early keeps
+   * its rate in the log).
+   */
+  all(keys: readonly string[], timeoutMs: number, what: string, progress?: (line: string) => void): Promise<void>;
   stop(): void;
 }
 
@@ -84,9 +92,18 @@ export function stampFirst(
   });
   return {
     times,
-    all: (keys, timeoutMs, what) =>
+    all: (keys, timeoutMs, what, progress) =>
       new Promise<void>((resolve, reject) => {
+        const start = performance.now();
+        const ticker =
+          progress === undefined
+            ? undefined
+            : setInterval(() => {
+                const done = keys.filter((k) => times.has(k)).length;
+                progress(`${what}: ${done} of ${keys.length} after ${Math.round((performance.now() - start) / 1000)} s`);
+              }, PROGRESS_MS);
         const timer = setTimeout(() => {
+          clearInterval(ticker);
           const missing = keys.filter((k) => !times.has(k));
           const example = informer.list().find((o) => keyOf(o) === missing[0]);
           const state = JSON.stringify(example?.status ?? example?.metadata.labels ?? null);
@@ -99,6 +116,7 @@ export function stampFirst(
         changed = () => {
           if (keys.some((k) => !times.has(k))) return;
           clearTimeout(timer);
+          clearInterval(ticker);
           resolve();
         };
         changed();
@@ -127,7 +145,13 @@ export interface InstallRun {
 export async function installRun(
   stack: OlmStack,
   watch: ClusterWatch,
-  opts: { manifests: readonly KubeObject[]; bundles: ReadonlyMap<string, string>; file: string; timeoutMs: number },
+  opts: {
+    manifests: readonly KubeObject[];
+    bundles: ReadonlyMap<string, string>;
+    file: string;
+    timeoutMs: number;
+    progress?: (line: string) => void;
+  },
 ): Promise<InstallRun> {
   await writeFile(opts.file, opts.manifests.map((m) => `---\n${dump(m)}`).join(''));
   const installed = stampFirst(watch.extensions, nameOf, (o) => isInstalledAs(o, opts.bundles.get(o.metadata.name ?? '') ?? ''));
@@ -135,7 +159,7 @@ export async function installRun(
     const start = performance.now();
     await stack.kubectl(['apply', '-f', opts.file]);
     const kubectlMs = performance.now() - start;
-    await installed.all([...opts.bundles.keys()], opts.timeoutMs, `${opts.bundles.size} extensions installed`);
+    await installed.all([...opts.bundles.keys()], opts.timeoutMs, 'extensions installed', opts.progress);
     const eachMs = [...opts.bundles.keys()].map((n) => (installed.times.get(n) ?? Number.NaN) - start);
     return { allMs: Math.max(...eachMs), eachMs, kubectlMs };
   } finally {
@@ -192,7 +216,14 @@ function reportsRollingOut(o: Readonly<KubeObject>, bundle: string): boolean {
 export async function catalogUpdate(
   stack: OlmStack,
   watch: ClusterWatch,
-  opts: { catalog: string; ref: string; digest: string; targets: ReadonlyMap<string, string>; timeoutMs: number },
+  opts: {
+    catalog: string;
+    ref: string;
+    digest: string;
+    targets: ReadonlyMap<string, string>;
+    timeoutMs: number;
+    progress?: (line: string) => void;
+  },
 ): Promise<CatalogUpdate> {
   const names = [...opts.targets.keys()];
   const served = stampFirst(watch.catalogs, nameOf, (o) => o.metadata.name === opts.catalog && servesDigest(o, opts.digest));
@@ -210,7 +241,7 @@ export async function catalogUpdate(
     const start = performance.now();
     await stack.kube.client.patch({ ...CATALOG, name: opts.catalog }, { spec: { source: { image: { ref: opts.ref } } } }, 'merge');
     await served.all([opts.catalog], opts.timeoutMs, `ClusterCatalog ${opts.catalog} serving ${opts.digest}`);
-    await upgraded.all(names, opts.timeoutMs, `${names.length} extensions upgraded`);
+    await upgraded.all(names, opts.timeoutMs, 'extensions upgraded', opts.progress);
     await recorded.all(names, 1_000, `release revisions of ${names.length} extensions`);
     const since = (t: number | undefined): number => (t ?? Number.NaN) - start;
     const recordedMs = names.map((n) => since(recorded.times.get(n)));
