@@ -14,6 +14,7 @@ import {
   GATE_KEY,
   GateReconciler,
   CRD_TYPE,
+  GATE_PACE_MS,
   OPENSHIFT_CRDS,
   UPGRADE_GATE_NAME,
   clusterVersionStep,
@@ -93,7 +94,7 @@ export function runUpgradeGate(d: UpgradeGateDeps, signal: AbortSignal): Promise
     reconciler,
     log: d.log,
     registry: d.registry,
-    watches: [{ informer: d.extensions, keys: gateKeys }],
+    watches: [{ informer: d.extensions, keys: gateKeys, paceMs: GATE_PACE_MS }],
     rateLimiter: gateRateLimiter(),
   });
   // Once a CRD informer listed, its presence is known: evaluate (an absent CRD has no event).

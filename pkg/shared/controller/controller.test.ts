@@ -378,3 +378,62 @@ describe('Controller cancellation and limit backoff', () => {
     expect(times).toEqual([0, 30_000, 60_000, 60_020]);
   });
 });
+
+describe('Controller pacing (Watch.paceMs)', () => {
+  function start(reconcile: Reconciler['reconcile']) {
+    const { src, push } = pushSource();
+    const { log } = captureLog();
+    const informer = new Informer({ name: 'cm', source: src, log, resyncPeriodMs: 0 });
+    const controller = new Controller({
+      name: 'test-controller',
+      reconciler: { reconcile },
+      log,
+      watches: [{ informer, keys: () => 'cluster', paceMs: 1_000 }],
+    });
+    void informer.run(ctl.signal);
+    void controller.run(ctl.signal);
+    return { push, controller };
+  }
+
+  it('reconciles a burst of events once per interval, the first event of a quiet spell at once', async () => {
+    const starts: number[] = [];
+    const { push, controller } = start(async () => {
+      starts.push(Date.now());
+    });
+    await vi.advanceTimersByTimeAsync(10);
+    expect(starts).toEqual([0]); // the informer's list
+    // Ten events 50 ms apart, within the second after that reconcile: one reconcile when it has passed.
+    for (let i = 0; i < 10; i++) {
+      push('MODIFIED', 1, String(i + 2));
+      await vi.advanceTimersByTimeAsync(50);
+    }
+    expect(starts).toEqual([0]);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(starts).toEqual([0, 1_000]);
+    // Quiet for longer than the interval: the next event is reconciled at once.
+    await vi.advanceTimersByTimeAsync(5_000);
+    push('MODIFIED', 1, '20');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(starts).toEqual([0, 1_000, 6_010]);
+    // Keys queued by other means are not paced.
+    controller.enqueue('cluster');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(starts).toEqual([0, 1_000, 6_010, 6_011]);
+  });
+
+  it('counts the interval from the start of a reconcile that outlasts it: the next runs right after', async () => {
+    const spans: Array<[number, number]> = [];
+    const { push } = start(async () => {
+      const begun = Date.now();
+      await new Promise((r) => setTimeout(r, 1_500));
+      spans.push([begun, Date.now()]);
+    });
+    await vi.advanceTimersByTimeAsync(100);
+    push('MODIFIED', 1, '2');
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(spans).toEqual([
+      [0, 1_500],
+      [1_500, 3_000],
+    ]);
+  });
+});

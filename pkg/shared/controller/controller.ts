@@ -3,7 +3,9 @@
  * running the reconciler, with controller-runtime's result handling and metrics. Two additions
  * for reconciles that can run long (catalogd's ingests): an event can cancel the reconcile in
  * flight for its key (Watch.cancels), and a failure for a resource limit is retried no sooner
- * than a floor (ControllerOptions.limitRetryFloorMs).
+ * than a floor (ControllerOptions.limitRetryFloorMs). And one for reconciles over the whole
+ * cluster under one key (the upgrade gate): a watch's events can queue their keys at most once
+ * per interval (Watch.paceMs), so a burst of events costs one reconcile per interval, not one each.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -36,6 +38,14 @@ interface Watch<T extends KubeObject = KubeObject> {
    * the keys are queued as usual and reconciled again at once, without backoff.
    */
   cancels?: CancelFunc<T>;
+  /**
+   * Least time (ms) between the starts of two reconciles of a key this watch's events queue: an
+   * event within that time of the last start queues the key for when it has passed (events
+   * meanwhile coalesce into that one reconcile); later events queue it at once. For a key whose
+   * reconcile walks every object (the upgrade gate's), which a mass install changes several
+   * times a second. Keys queued otherwise (enqueue, requeues, other watches) are not paced.
+   */
+  paceMs?: number;
 }
 
 /** Construction options of a Controller. */
@@ -74,6 +84,9 @@ export class Controller {
   readonly #inFlight = new Map<string, AbortController>();
   /** Work running beside the reconciles (`besideReconcile`), per key. */
   readonly #beside = new Map<string, Promise<unknown>>();
+  /** When the last reconcile of each key started (Date.now), kept only when a watch is paced. */
+  readonly #lastStart = new Map<string, number>();
+  readonly #paced: boolean;
   #started = false;
   #ran = false;
 
@@ -87,15 +100,18 @@ export class Controller {
     this.#metrics = options.registry === undefined ? undefined : controllerMetrics(options.registry, options.name);
     this.#metrics?.maxConcurrent.set(concurrency);
     this.#metrics?.activeWorkers.set(0);
+    this.#paced = options.watches.some((w) => w.paceMs !== undefined);
     for (const w of options.watches) {
       const keys: KeyFunc = w.keys ?? ((_t, obj) => objectKey(obj));
       const cancels: CancelFunc | undefined = w.cancels;
+      const paceMs = w.paceMs;
       this.#unsubscribe.push(
         w.informer.addHandler((type, obj, old) => {
           const k = keys(type, obj, old);
           const reason = cancels?.(type, obj, old);
           if (reason !== undefined) this.#cancelAll(k, reason);
-          this.#enqueueAll(k);
+          if (paceMs === undefined) this.#enqueueAll(k);
+          else this.#enqueuePaced(k, paceMs);
         }),
       );
     }
@@ -172,6 +188,16 @@ export class Controller {
     for (const k of keyList(keys)) if (k !== '') this.queue.add(k);
   }
 
+  /** Queues each key once `paceMs` have passed since its last reconcile started (Watch.paceMs). */
+  #enqueuePaced(keys: string | readonly string[] | undefined, paceMs: number): void {
+    for (const k of keyList(keys)) {
+      if (k === '') continue;
+      const wait = (this.#lastStart.get(k) ?? Number.NEGATIVE_INFINITY) + paceMs - Date.now();
+      if (wait > 0) this.queue.addAfter(k, wait);
+      else this.queue.add(k);
+    }
+  }
+
   async #worker(signal: AbortSignal, log: Logger): Promise<void> {
     while (!signal.aborted) {
       const key = await this.queue.get();
@@ -190,6 +216,7 @@ export class Controller {
     const m = this.#metrics;
     m?.activeWorkers.inc();
     const started = performance.now();
+    if (this.#paced) this.#lastStart.set(key, Date.now());
     const cancel = new AbortController();
     this.#inFlight.set(key, cancel);
     let result: ReconcileResult | void;
