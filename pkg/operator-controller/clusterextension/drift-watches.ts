@@ -91,6 +91,9 @@ interface RunningWatch {
   informer: DriftView;
 }
 
+/** An extension's own informers (not views of shared ones). */
+const ownWatches = (state: ReadonlyMap<string, RunningWatch>): number => [...state.values()].filter((w) => w.informer instanceof Informer).length;
+
 /** See the module comment. */
 export class DriftWatches implements DriftTracker {
   readonly #o: DriftWatchesOptions;
@@ -109,6 +112,8 @@ export class DriftWatches implements DriftTracker {
   /** What this process's last apply of each object left (noteApplied). */
   readonly #applied = new AppliedDigests();
   readonly #shared: SharedDriftKinds | undefined;
+  /** The extensions' own informers, counted as they change (a walk per track was O(extensions)). */
+  #own = 0;
 
   constructor(options: DriftWatchesOptions) {
     this.#o = options;
@@ -133,9 +138,7 @@ export class DriftWatches implements DriftTracker {
 
   /** Number of drift watches (informers) running, open or waiting to retry: per extension, and shared. */
   get size(): number {
-    let n = this.#shared?.size ?? 0;
-    for (const e of this.#extensions.values()) for (const w of e.values()) if (w.informer instanceof Informer) n++;
-    return n;
+    return (this.#shared?.size ?? 0) + this.#own;
   }
 
   async track(release: TrackedRelease, signal?: AbortSignal): Promise<void> {
@@ -161,6 +164,7 @@ export class DriftWatches implements DriftTracker {
     this.#applied.keepOnly(extension, release.objects);
     const state = this.#extensions.get(extension) ?? new Map<string, RunningWatch>();
     this.#extensions.set(extension, state);
+    const before = ownWatches(state);
     // With a kind unresolved the set is incomplete: add what is new, stop nothing.
     if (unresolved.length === 0) {
       for (const [key, w] of state) {
@@ -174,6 +178,7 @@ export class DriftWatches implements DriftTracker {
       if (running !== undefined) running.target = target;
       else state.set(key, this.#start(extension, target, client));
     }
+    this.#own += ownWatches(state) - before;
     if (state.size === 0) this.#forget(extension);
     this.#gauge?.set(this.size);
   }
@@ -266,6 +271,7 @@ export class DriftWatches implements DriftTracker {
     const state = this.#extensions.get(extension);
     if (state === undefined) return;
     for (const w of state.values()) w.abort.abort();
+    this.#own -= ownWatches(state);
     this.#forget(extension);
     this.#gauge?.set(this.size);
   }
