@@ -5,7 +5,8 @@
  * as on OpenShift, so that the upgrade gate judges every extension). The cluster looks like a
  * real one: EXTENSIONS different packages from one ClusterCatalog (as operatorhub serves them),
  * each installed by its own ClusterExtension into its own namespace as its own ServiceAccount
- * with the RBAC `olmv1 rbac` prints for both versions. The same package is not installed twice:
+ * with the RBAC `olmv1 rbac` prints for 1.0.0 (1.0.1's is granted before the catalog update, as
+ * an administrator offering it would). The same package is not installed twice:
  * two extensions of one package would both own its CRDs, which is refused.
  *
  * 1. Installs: all extensions in one kubectl apply, timed until every one is Installed=True;
@@ -258,6 +259,9 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
         (install === undefined ? '' : `; the install until quiet: ${install.requests.length} requests`),
     );
 
+    // As an administrator before offering an update: the installers get what 1.0.1 needs.
+    const grantS = await alive(published.grantUpdate());
+    ctx.log(`granted every installer the RBAC olmv1 rbac prints for 1.0.1 in ${grantS} s`);
     ctx.log(`catalog update: ${CATALOG} -> ${published.update.ref} (1.0.1 for every package)`);
     const targets = new Map(published.v2.map((b) => [b.pkg, b.name]));
     const before = {
@@ -299,7 +303,7 @@ async function run(ctx: BenchContext, c: ScaleConfig): Promise<BenchOutcome> {
       {
         extensions: n,
         installs,
-        setup: { publishS, installersS },
+        setup: { publishS, installersS, grantS },
         install,
         startRss,
         apiServerRss,
