@@ -39,7 +39,7 @@ export const GATE_KEY = 'cluster';
  * Least time between two evaluations that ClusterExtension events start (Watch.paceMs). An
  * evaluation walks every extension (1-8 ms at 10,000), and a mass install changes extensions
  * several times a second: unpaced, the gate evaluated about 9 times a second while 10,000
- * installed, a twentieth of a core of operator-controller's (bench/results/scale.md). Paced,
+ * installed, 3-10 % of a core of operator-controller's (bench/results/scale.md). Paced,
  * the verdict follows an install within a second.
  */
 export const GATE_PACE_MS = 1_000;
