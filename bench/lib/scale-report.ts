@@ -51,6 +51,8 @@ export interface Figures {
   /** kube-apiserver's RSS at rest with the extensions installed. */
   apiServerRss: number;
   steady: SteadyState;
+  /** The time between operator-controller going quiet after the install and the steady window, measured as the window is. */
+  settling: SteadyState | undefined;
   steadyReconciles: StepMetrics;
   /** Drift watches running at rest (`operator_controller_drift_watches`). */
   driftWatches: number;
@@ -186,6 +188,12 @@ function installRows(f: Figures, t: ScaleTargets): Measurement[] {
  */
 const DRIFT_WATCH_MEAN_MINUTES = 45;
 
+/** The CPU row's note on the settling before the window (its own figure: what the window would have read at once). */
+function settled(s: SteadyState | undefined): string {
+  if (s === undefined) return ', from when it went quiet';
+  return `, from ${Math.round(s.seconds)} s after it went quiet; in those ${Math.round(s.seconds)} s ${round((s.cpuSeconds / s.seconds) * 60, 3)} CPU-s a minute and ${s.requests.length} requests`;
+}
+
 function steadyRows(f: Figures, t: ScaleTargets): Measurement[] {
   const n = f.extensions;
   const perMinute = (x: number): number => round((x / f.steady.seconds) * 60, 3);
@@ -209,7 +217,7 @@ function steadyRows(f: Figures, t: ScaleTargets): Measurement[] {
       (f.steady.cpuSeconds / f.steady.seconds) * 100,
       '% of a core',
       bound(t.steadyCpuPercent),
-      `${round(f.steady.cpuSeconds, 2)} s user+system in ${Math.round(f.steady.seconds)} s (${perMinute(f.steady.cpuSeconds)} CPU-s a minute; /proc/PID/stat)`,
+      `${round(f.steady.cpuSeconds, 2)} s user+system in ${Math.round(f.steady.seconds)} s (${perMinute(f.steady.cpuSeconds)} CPU-s a minute; /proc/PID/stat)${settled(f.settling)}`,
     ),
     measure(
       `  operator-controller RSS with ${n} extensions (steady, no forced GC)`,
@@ -314,6 +322,10 @@ export function scaleOutcome(f: Figures, t: ScaleTargets): { measurements: Measu
         faults,
       },
       steady: {
+        settling:
+          f.settling === undefined
+            ? undefined
+            : { seconds: f.settling.seconds, requests: f.settling.requests.length, cpuSeconds: f.settling.cpuSeconds },
         seconds: f.steady.seconds,
         requests: f.steady.requests.length,
         byKind: describeRequests(f.steady.requests),
