@@ -236,7 +236,7 @@ describe('rendered bundles on the real API server', () => {
       (e: unknown) => e as Error & { object?: string },
     );
     expect(unserved?.message).toBe(
-      `${prefix}error while running post render on files: postrenderer[0] (*client.ownerPostRenderer) failed: no matches for kind "Gizmo" in version "${group}/v1"`,
+      `${prefix}error while running post render on files: postrenderer[0] (*client.ownerPostRenderer) failed: resource mapping not found for name: "g" namespace: "${SYS}" from "": no matches for kind "Gizmo" in version "${group}/v1"\nensure CRDs are installed first`,
     );
   });
 });

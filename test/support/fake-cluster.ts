@@ -15,7 +15,8 @@
  *
  * Every request is recorded in `calls` as `<verb> <Kind ns/name>` (`list <Kind> <ns>` for lists,
  * `watch <Kind> <ns>` for watches); verbs are get, list, watch, create, update, status, apply,
- * dry-run, patch, `patch/<subresource>`, delete and `create/<subresource>`. Failure injection: a request whose text is
+ * dry-run (of apply), dry-run-create, dry-run-update, patch, `patch/<subresource>`, delete and
+ * `create/<subresource>`. Failure injection: a request whose text is
  * a key of `refuse` (given as an option, or later with `refuse()`) throws that error instead of
  * taking effect; kinds in `unserved` throw NoKindMatchError. Raw `transport` requests and
  * subresource POSTs go to the `request` and `subresource` options.
@@ -214,10 +215,10 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
   const namespaced = (type: TypeRef): boolean => type.kind !== 'CustomResourceDefinition' && !type.kind.startsWith('Cluster');
   const resourceFor = (type: TypeRef): Promise<ResourceInfo> => {
     const slash = type.apiVersion.lastIndexOf('/');
+    const gvk = { group: slash < 0 ? '' : type.apiVersion.slice(0, slash), version: type.apiVersion.slice(slash + 1), kind: type.kind };
+    if ((o.unserved ?? []).includes(`${type.apiVersion}/${type.kind}`)) return Promise.reject(new NoKindMatchError(gvk));
     return Promise.resolve({
-      group: slash < 0 ? '' : type.apiVersion.slice(0, slash),
-      version: type.apiVersion.slice(slash + 1),
-      kind: type.kind,
+      ...gvk,
       resource: `${type.kind.toLowerCase()}s`,
       namespaced: namespaced(type),
       verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
@@ -309,10 +310,10 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
         const made: KubeObject = { ...structuredClone(named), metadata: { ...structuredClone(named.metadata), uid: `uid-${++uid}` } };
         return structuredClone(options.dryRun === true ? made : store(what, made)) as T;
       }),
-    update: <T extends KubeObject>(obj: KubeObject) =>
+    update: <T extends KubeObject>(obj: KubeObject, options: { dryRun?: boolean } = {}) =>
       attempt(() => {
         const what = describeObject(obj);
-        check(`update ${what}`, obj);
+        check(`${options.dryRun === true ? 'dry-run-update' : 'update'} ${what}`, obj);
         const live = liveOf(what);
         const want = obj.metadata.resourceVersion;
         if (want !== undefined && want !== live.metadata.resourceVersion) throw new ApiError(409, 'Conflict', `the object ${what} has been modified`);
@@ -323,7 +324,7 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
           ...(live.status === undefined ? {} : { status: live.status }),
           metadata: { ...rest.metadata, uid: live.metadata.uid },
         };
-        return structuredClone(store(what, next)) as T;
+        return structuredClone(options.dryRun === true ? next : store(what, next)) as T;
       }),
     updateStatus: <T extends KubeObject>(obj: KubeObject) =>
       attempt(() => {

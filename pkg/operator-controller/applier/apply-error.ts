@@ -1,10 +1,10 @@
 /**
  * The applier's error for one object: the API server refused it, or a CRD did not become
  * Established. Its message is `error applying <Kind ns/name>: <reason>` when the apply meets
- * it, and upstream's dry-run text when the dry run before the first write does (dryRunRefusal).
+ * it, and upstream's dry-run text when the dry run before the first write does (dryRunRefusal;
+ * kinds the cluster does not serve: missing-kinds.ts).
  */
 import { errorMessage } from '../../shared/errors/index.ts';
-import { isNoKindMatch } from '../../shared/kube/index.ts';
 
 /** An object the API server refused, or a CRD that did not become Established. */
 export class ApplyError extends Error {
@@ -21,17 +21,11 @@ export class ApplyError extends Error {
 /** Upstream's prefix of every error its dry run (before the first write) meets. */
 export const DRY_RUN_PREFIX = 'failed to get release state using server-side dry-run: ';
 
-/** What upstream's owner post-renderer says of an object whose kind the cluster does not serve. */
-const POST_RENDER_PREFIX = 'error while running post render on files: postrenderer[0] (*client.ownerPostRenderer) failed: ';
-
 /**
  * The ApplyError of `object` refused by the dry run, with upstream's message for a refusal found
- * before the first write: `failed to get release state using server-side dry-run: <err>`, where a
- * kind the cluster does not serve reads as upstream's post-renderer failure (its Helm dry run maps
- * every object's kind first) and any other refusal is the API server's message, which names the
- * object.
+ * before the first write: `failed to get release state using server-side dry-run: <err>`, the
+ * API server's message, which names the object.
  */
 export function dryRunRefusal(object: string, err: unknown): ApplyError {
-  const reason = isNoKindMatch(err) ? POST_RENDER_PREFIX + err.message : errorMessage(err);
-  return new ApplyError(object, DRY_RUN_PREFIX + reason, err);
+  return new ApplyError(object, DRY_RUN_PREFIX + errorMessage(err), err);
 }

@@ -3,7 +3,7 @@ import { FIELD_MANAGER } from '../../shared/api/index.ts';
 import { ApiError, NoKindMatchError, type KubeClient, type KubeObject, type ObjectRef } from '../../shared/kube/index.ts';
 import { APPLY_PHASES, applyPhases, inApplyOrder } from './apply-order.ts';
 import { ApplyError } from './apply-error.ts';
-import { applyObjects, dryRunObjects } from './apply.ts';
+import { applyObjects, dryRunObjects, refuseUnservedKinds } from './apply.ts';
 import { describeObject, droppedObjects, isCrd, objectIdentity, refOf, withOwnerLabels } from './objects.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 
@@ -296,6 +296,9 @@ describe('dryRunObjects', () => {
   const forbidden =
     'deployments.apps "d" is forbidden: User "system:serviceaccount:ns:sa" cannot patch resource "deployments" in API group "apps" in the namespace "ns"';
   const issuer = obj('cert-manager.io/v1', 'Issuer', 'selfsigned', 'ns');
+  const post = `${prefix}error while running post render on files: postrenderer[0] (*client.ownerPostRenderer) failed: `;
+  const notFound = (name: string, namespace: string, kind: string, version: string): string =>
+    `resource mapping not found for name: "${name}" namespace: "${namespace}" from "": no matches for kind "${kind}" in version "${version}"\nensure CRDs are installed first`;
 
   // Upstream finds these before its first write too (its Helm dry run) and says so with the prefix;
   // a kind the cluster does not serve fails upstream's owner post-renderer, with its text.
@@ -306,7 +309,7 @@ describe('dryRunObjects', () => {
       'a kind the cluster does not serve',
       issuer,
       new NoKindMatchError({ group: 'cert-manager.io', version: 'v1', kind: 'Issuer' }),
-      `${prefix}error while running post render on files: postrenderer[0] (*client.ownerPostRenderer) failed: no matches for kind "Issuer" in version "cert-manager.io/v1"`,
+      `${post}resource mapping not found for name: "selfsigned" namespace: "ns" from "": no matches for kind "Issuer" in version "cert-manager.io/v1"\nensure CRDs are installed first`,
     ],
   ])("%s: upstream's dry-run message, the object named on the error", async (_name, refused, refusal, message) => {
     const err: unknown = await dryRunObjects(refusing({ [describeObject(refused)]: refusal }), [cm('a'), refused], new Set()).catch(
@@ -315,5 +318,60 @@ describe('dryRunObjects', () => {
     expect(err).toBeInstanceOf(ApplyError);
     expect((err as ApplyError).message).toBe(message);
     expect((err as ApplyError).object).toBe(describeObject(refused));
+  });
+
+  // Upstream's Helm maps every object before any request: all objects of unserved kinds are
+  // listed, in manifest order, whatever else would be refused, and nothing is sent.
+  const cert = obj('cert-manager.io/v1', 'Certificate', 'serving-cert', 'ns');
+  const vpa = obj('autoscaling.k8s.io/v1', 'VerticalPodAutoscaler', 'vpa');
+  const widgetCrd: KubeObject = {
+    ...crd('widgets.example.com'),
+    spec: { group: 'example.com', names: { kind: 'Widget', plural: 'widgets' } },
+  };
+  const widget = obj('example.com/v1', 'Widget', 'w', 'ns');
+  const unserved = [
+    'cert-manager.io/v1/Issuer',
+    'cert-manager.io/v1/Certificate',
+    'autoscaling.k8s.io/v1/VerticalPodAutoscaler',
+    'example.com/v1/Widget',
+  ];
+  it.each<[string, KubeObject[], string, string]>([
+    [
+      'one kind, one object, among served ones',
+      [cm('a'), issuer, deploy('d')],
+      'Issuer ns/selfsigned',
+      post + notFound('selfsigned', 'ns', 'Issuer', 'cert-manager.io/v1'),
+    ],
+    [
+      'two kinds, in manifest order, not apply order',
+      [cm('a'), cert, deploy('d'), issuer],
+      'Certificate ns/serving-cert',
+      `${post}[${notFound('serving-cert', 'ns', 'Certificate', 'cert-manager.io/v1')}, ${notFound('selfsigned', 'ns', 'Issuer', 'cert-manager.io/v1')}]`,
+    ],
+    [
+      'one kind for several objects, a cluster-scoped one with namespace ""',
+      [vpa, issuer, obj('autoscaling.k8s.io/v1', 'VerticalPodAutoscaler', 'vpa2')],
+      'VerticalPodAutoscaler vpa',
+      `${post}[${notFound('vpa', '', 'VerticalPodAutoscaler', 'autoscaling.k8s.io/v1')}, ${notFound('selfsigned', 'ns', 'Issuer', 'cert-manager.io/v1')}, ${notFound('vpa2', '', 'VerticalPodAutoscaler', 'autoscaling.k8s.io/v1')}]`,
+    ],
+    [
+      "custom resources of the release's own CRD are not missing",
+      [widgetCrd, widget, issuer],
+      'Issuer ns/selfsigned',
+      post + notFound('selfsigned', 'ns', 'Issuer', 'cert-manager.io/v1'),
+    ],
+  ])('%s', async (_name, objects, first, message) => {
+    const { client, calls } = fakeCluster({ unserved, refuse: { 'dry-run ConfigMap ns/a': new ApiError(403, 'Forbidden', forbidden) } });
+    const err: unknown = await refuseUnservedKinds(client, objects).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApplyError);
+    expect((err as ApplyError).message).toBe(message);
+    expect((err as ApplyError).object).toBe(first);
+    expect(calls.filter((c) => !c.startsWith('resource'))).toEqual([]);
+  });
+
+  it('passes when every kind is served or defined by the release', async () => {
+    const { client, calls } = fakeCluster({ unserved });
+    await expect(refuseUnservedKinds(client, [widgetCrd, widget, cm('a')])).resolves.toBeUndefined();
+    expect(calls.filter((c) => !c.startsWith('resource'))).toEqual([]);
   });
 });

@@ -7,11 +7,12 @@
  */
 import { FIELD_MANAGER } from '../../shared/api/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
-import { isNoKindMatch, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
+import { isNoKindMatch, type KubeClient, type KubeObject, type NoKindMatchError } from '../../shared/kube/index.ts';
 import type { ObjectSequence } from '../release/index.ts';
 import { ApplyError, dryRunRefusal } from './apply-error.ts';
 import { applyPhasePositions } from './apply-order.ts';
 import { type CrdStatus, type EstablishOptions, waitEstablished } from './crd-establish.ts';
+import { missingKindsRefusal } from './missing-kinds.ts';
 import { describeObject, isCrd, objectIdentity } from './objects.ts';
 
 /** Options of `applyObjects`. */
@@ -59,16 +60,17 @@ export async function applyObjects(client: KubeClient, objects: ObjectSequence, 
 
 /**
  * Server-side dry run (`dryRun=All`) of every object in apply order, as the apply will send it:
- * schema, admission, immutable fields and kinds the cluster does not serve are refused before
- * anything is written. Throws ApplyError with upstream's dry-run message for the first refusal
- * (`failed to get release state using server-side dry-run: <message>`, dryRunRefusal). Objects
- * that cannot be checked before the release's own objects exist are skipped (the apply checks
- * them): custom resources of a CRD of the release that the API server
- * does not serve yet, objects in a Namespace of the release that is absent, and bindings to a
- * Role or ClusterRole of the release that is absent (the API server's escalation check reads
- * the role). `absent` holds the objectIdentity of the release's objects that do not exist.
- * Objects `unchanged` says the deployed revision applied as they are were accepted then and are
- * not sent again (an upgrade's dry run costs a request per changed object only).
+ * schema, admission and immutable fields are refused before anything is written (kinds the
+ * cluster does not serve were refused before, all together: refuseUnservedKinds). Throws
+ * ApplyError with upstream's dry-run message for the first refusal (`failed to get release state
+ * using server-side dry-run: <message>`, dryRunRefusal). Objects that cannot be checked before
+ * the release's own objects exist are not sent (the apply checks them): custom resources of a
+ * CRD of the release that the API server does not serve yet, objects in a Namespace of the
+ * release that is absent, and bindings to a Role or ClusterRole of the release that is absent
+ * (the API server's escalation check reads the role). `absent` holds the objectIdentity of the
+ * release's objects that do not exist. Objects `unchanged` says the deployed revision applied as
+ * they are were accepted then and are not sent again (an upgrade's dry run costs a request per
+ * changed object only).
  */
 export async function dryRunObjects(
   client: KubeClient,
@@ -96,10 +98,68 @@ export async function dryRunObjects(
     try {
       await client.apply(obj, { fieldManager: FIELD_MANAGER, force: true, dryRun: true, ...(signal === undefined ? {} : { signal }) });
     } catch (err) {
-      if (isNoKindMatch(err) && crdKinds.has(`${groupOf(obj.apiVersion)}/${obj.kind}`)) continue;
+      if (isNoKindMatch(err)) {
+        if (crdKinds.has(`${groupOf(obj.apiVersion)}/${obj.kind}`)) continue;
+        // Served when mapped a moment ago: its CRD went away since.
+        const missing = { name: obj.metadata.name ?? '', namespace: obj.metadata.namespace ?? '', reason: err.message };
+        throw missingKindsRefusal(describeObject(obj), [missing], err);
+      }
       throw dryRunRefusal(describeObject(obj), err);
     }
   }
+}
+
+/** What the missing-kind check keeps of an object. */
+interface MappedObject {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace: string;
+  /** describeObject of it. */
+  object: string;
+}
+
+/**
+ * Maps each kind of `objects` once, as upstream's Helm dry run builds every object before
+ * anything else (install, upgrade and the unchanged release of every reconcile alike), and
+ * throws upstream's refusal listing, in manifest order, every object whose kind the cluster does
+ * not serve (missing-kinds.ts), but custom resources of the release's own CRDs. Nothing is sent.
+ * Other discovery failures are left to the requests that follow, which meet them again.
+ */
+export async function refuseUnservedKinds(client: KubeClient, objects: ObjectSequence, signal?: AbortSignal): Promise<void> {
+  const crdKinds = new Set<string>();
+  // Each object's kind, name and namespace in manifest order (not the objects: decision 0098).
+  const mapped: MappedObject[] = [];
+  for (let i = 0; i < objects.length; i++) {
+    const o = objects.at(i);
+    if (o === undefined) continue;
+    if (isCrd(o)) crdKinds.add(crdKindKey(o));
+    mapped.push({
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      name: o.metadata.name ?? '',
+      namespace: o.metadata.namespace ?? '',
+      object: describeObject(o),
+    });
+  }
+  const unserved = new Map<string, NoKindMatchError>();
+  const seen = new Set<string>();
+  for (const o of mapped) {
+    const key = `${o.apiVersion}/${o.kind}`;
+    if (seen.has(key) || crdKinds.has(`${groupOf(o.apiVersion)}/${o.kind}`)) continue;
+    seen.add(key);
+    try {
+      await client.resourceFor({ apiVersion: o.apiVersion, kind: o.kind }, signal);
+    } catch (err) {
+      if (isNoKindMatch(err)) unserved.set(key, err);
+    }
+  }
+  if (unserved.size === 0) return;
+  const missing = mapped.filter((o) => unserved.has(`${o.apiVersion}/${o.kind}`));
+  const first = missing[0];
+  if (first === undefined) return;
+  const reasons = missing.map((o) => ({ name: o.name, namespace: o.namespace, reason: unserved.get(`${o.apiVersion}/${o.kind}`)?.message ?? '' }));
+  throw missingKindsRefusal(first.object, reasons, unserved.get(`${first.apiVersion}/${first.kind}`));
 }
 
 const RBAC_API = 'rbac.authorization.k8s.io/';

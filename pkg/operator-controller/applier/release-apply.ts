@@ -43,7 +43,7 @@ import {
   type ReleaseBundle,
   type ReleaseStore,
 } from '../release/index.ts';
-import { applyObjects, dryRunObjects } from './apply.ts';
+import { applyObjects, dryRunObjects, refuseUnservedKinds } from './apply.ts';
 import { deleteOwnedObjects, type DeleteOutcome } from './delete.ts';
 import { ApplyError } from './apply-error.ts';
 import { describeObject, droppedObjects, objectIdentity, refOf } from './objects.ts';
@@ -150,6 +150,8 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   // The objects one at a time: identities for the ownership check, each whole when it is sent.
   const identities = desired.manifest.identities();
   const objects = desired.manifest.sequence();
+  // Kinds the cluster does not serve refuse the release before anything else, as upstream's dry run does.
+  await refuseUnservedKinds(client, objects, signal);
   if (deployed !== undefined && latest === deployed && sameContent(deployed, desired)) {
     // Drift repair of what is not as the last apply left it (an object in sync is known to be
     // ours: not read either); one put back must still be absent or ours (a user may have made one).
