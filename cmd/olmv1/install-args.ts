@@ -30,6 +30,7 @@ object is labelled ${'olm.operatorframework.io/installed-by=olmv1'} and
 olm.operatorframework.io/installed-for=NAME, for "olmv1 uninstall". Each is first created
 with a server-side dry run: a permission you lack or a name already taken is reported before
 anything is written. Then waits until operator-controller reports it Installed.
+A re-run finishes an interrupted install: objects labelled for NAME are reused or updated.
 
 Flags:
   --name NAME                the ClusterExtension's name (default: PACKAGE)

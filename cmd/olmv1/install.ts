@@ -1,19 +1,21 @@
 /**
  * `olmv1 install PACKAGE` (USAGE in install-args.ts): resolves, pulls, computes the bundle's RBAC
- * and writes the labelled objects of install-objects.ts, each first created with a server-side dry
- * run so that refusals are reported before anything is written; then waits for Installed.
+ * and writes the labelled objects of install-objects.ts (install-write.ts: each first tried with a
+ * server-side dry run so that refusals are reported before anything is written, and what an
+ * interrupted run of the same install left is used or updated); then waits for Installed.
  */
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
-import { isAlreadyExists, isForbidden, isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { isNotFound, type KubeContext } from '../../pkg/shared/kube/index.ts';
 import { metadataFor, resolve } from '../../pkg/operator-controller/resolve/index.ts';
 import { imageLimitOptions } from '../shared/limits.ts';
 import { withCluster } from './cluster-access.ts';
 import { type CommandIO, EXIT, poll, type Clock } from './io.ts';
 import { parseInstallArgs, type InstallArgs } from './install-args.ts';
 import { installDependencies } from './install-dependencies.ts';
-import { catalogSource, describeObject, installObjects, installState } from './install-objects.ts';
+import { catalogSource, installObjects, installState } from './install-objects.ts';
+import { writeInstall } from './install-write.ts';
 import { installRbac } from './rbac.ts';
 import { CommandError, buildRenderOptions, formatObjects, loadBundle, runCommand, type BundleSourceDeps } from './render.ts';
 import { clusterCatalogSource, clusterResolutionHints, clusterResolve, clusterResolveInput, type ResolveClusterDeps } from './resolve-cluster.ts';
@@ -112,49 +114,7 @@ async function install(
     return;
   }
 
-  const created: KubeObject[] = [];
-  try {
-    const [maybeNamespace] = objects;
-    if (!namespaceExists && maybeNamespace !== undefined) {
-      await create(kube, maybeNamespace);
-      created.push(maybeNamespace);
-      io.stderr.write(`created ${describeObject(maybeNamespace)}\n`);
-    }
-    const rest = namespaceExists ? objects : objects.slice(1);
-    // Everything is tried first: all refusals are reported together, before anything else is written.
-    const refusals: string[] = [];
-    for (const o of rest) {
-      try {
-        await kube.client.create(o, { dryRun: true });
-      } catch (e) {
-        // A caller without the bind verb has a binding checked against its role, which a dry run
-        // never created: that check is left to the real create, after the role.
-        if (isNotFound(e) && o.kind.endsWith('RoleBinding') && bindsOwnRole(o, rest)) continue;
-        refusals.push(refusal(o, e));
-      }
-    }
-    if (refusals.length > 0) {
-      const forbidden = refusals.some((r) => r.includes(' is forbidden'));
-      throw new CommandError(
-        [
-          `nothing installed: ${refusals.length} of the ${rest.length} objects would be refused:`,
-          ...refusals.map((r) => `  ${r}`),
-          ...(forbidden
-            ? ['(you need the rights to create these objects, and to hold every permission the RBAC grants: ask a cluster admin, or run as one)']
-            : []),
-        ].join('\n'),
-        EXIT.failed,
-      );
-    }
-    for (const o of rest) {
-      await create(kube, o);
-      created.push(o);
-      io.stderr.write(`created ${describeObject(o)}\n`);
-    }
-  } catch (e) {
-    await undo(kube, created, io);
-    throw e;
-  }
+  await writeInstall(kube, req.name, objects, !namespaceExists, io);
   if (a.output !== undefined) io.stdout.write(formatObjects(objects, a.output));
   const what = `${req.name}: ${picked.name} (${version}) of package ${req.packageName} from catalog ${catalog}, in namespace ${req.namespace} as ServiceAccount ${req.serviceAccount}`;
   if (!a.wait) {
@@ -186,52 +146,5 @@ async function exists(kube: KubeContext, ref: { apiVersion: string; kind: string
   } catch (e) {
     if (isNotFound(e)) return false;
     throw new CommandError(`error reading ${ref.kind} ${ref.name}: ${errorMessage(e)}`, EXIT.failed);
-  }
-}
-
-/** Why the API server refused to create `o`, as install reports it. */
-function refusal(o: KubeObject, e: unknown): string {
-  if (isAlreadyExists(e)) {
-    const hint =
-      o.kind === 'ClusterExtension'
-        ? `: choose another --name, or "olmv1 uninstall ${o.metadata.name ?? ''}" first`
-        : ': remove it, or choose another --name';
-    return `${describeObject(o)} already exists${hint}`;
-  }
-  if (isForbidden(e)) return `you cannot create ${describeObject(o)}: ${errorMessage(e)}`;
-  return `error creating ${describeObject(o)}: ${errorMessage(e)}`;
-}
-
-/** Creates `o`; a refusal becomes a CommandError saying what was refused and why. */
-async function create(kube: KubeContext, o: KubeObject): Promise<void> {
-  try {
-    await kube.client.create(o);
-  } catch (e) {
-    throw new CommandError(refusal(o, e), EXIT.failed);
-  }
-}
-
-/** Whether the binding `o` refers to a role among `objects` (one this run creates). */
-function bindsOwnRole(o: KubeObject, objects: readonly KubeObject[]): boolean {
-  const ref = o['roleRef'] as { kind?: string; name?: string } | undefined;
-  const ns = ref?.kind === 'Role' ? o.metadata.namespace : undefined;
-  return objects.some((r) => r.kind === ref?.kind && r.metadata.name === ref.name && r.metadata.namespace === ns);
-}
-
-/** Deletes what this run created, newest first, after a failure; what cannot be deleted is named. */
-async function undo(kube: KubeContext, created: readonly KubeObject[], io: CommandIO): Promise<void> {
-  for (const o of [...created].reverse()) {
-    const ref = {
-      apiVersion: o.apiVersion,
-      kind: o.kind,
-      name: o.metadata.name ?? '',
-      ...(o.metadata.namespace === undefined ? {} : { namespace: o.metadata.namespace }),
-    };
-    try {
-      await kube.client.delete(ref);
-      io.stderr.write(`removed ${describeObject(o)} again\n`);
-    } catch (e) {
-      if (!isNotFound(e)) io.stderr.write(`could not remove ${describeObject(o)}: ${errorMessage(e)}\n`);
-    }
   }
 }

@@ -15,6 +15,8 @@ import { loadAll } from 'js-yaml';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
 import { runInstall, type InstallDeps } from '../../cmd/olmv1/install.ts';
+import { parseInstallArgs } from '../../cmd/olmv1/install-args.ts';
+import { installObjects } from '../../cmd/olmv1/install-objects.ts';
 import { runUninstall } from '../../cmd/olmv1/uninstall.ts';
 import { runUpdate } from '../../cmd/olmv1/update.ts';
 import { runCatalogAdd, runCatalogRemove, runCatalogs } from '../../cmd/olmv1/catalog-admin.ts';
@@ -347,6 +349,81 @@ describe('olmv1 install', () => {
 
     const again = await olmv1(runUninstall, [pkg]);
     expect(again).toMatchObject({ code: 1, stderr: `ClusterExtension "${pkg}" not found\n` });
+  });
+});
+
+describe('an olmv1 install interrupted after its RBAC (issue 60 item 6)', () => {
+  /**
+   * What `olmv1 install PKG --name NAME -n NAME` writes before its ClusterExtension, written with
+   * install's own builders as an interrupted run leaves it: the namespace, the ServiceAccount and
+   * exactly the RBAC of the bundle install resolves (1.1.0).
+   */
+  async function interrupted(name: string, sel: string): Promise<KubeObject[]> {
+    const { client } = suite.kube;
+    const req = parseInstallArgs([pkg, '--name', name, '-n', name, '-l', sel]).request;
+    const rbac = await rbacFor(bundleFiles(specs[1] as BundleSpec), name, req.serviceAccount);
+    const objects = installObjects(req, rbac, true).filter((o) => o.kind !== 'ClusterExtension');
+    for (const o of objects) await client.create(o);
+    cleanup.push(() => client.delete({ apiVersion: 'v1', kind: 'Namespace', name }));
+    return objects;
+  }
+
+  it("a re-run refuses what is not install's, then, all its own, finishes: only the ClusterExtension is created", async () => {
+    const sel = await offered();
+    const { client } = suite.kube;
+    const name = `resume-${run}`;
+    const objects = await interrupted(name, sel);
+    // One of them without install's labels is someone else's: refused, as a name taken, and left as it is.
+    const clusterRole = objects.find((o) => o.kind === 'ClusterRole') as KubeObject;
+    const roleRef = { apiVersion: clusterRole.apiVersion, kind: 'ClusterRole', name: clusterRole.metadata.name ?? '' };
+    await client.patch(roleRef, { metadata: { labels: { 'olm.operatorframework.io/installed-for': null } } }, 'merge');
+    const refused = await olmv1(runInstall, [pkg, '--name', name, '-n', name, '-l', sel, '--timeout', '90s']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `nothing installed: 1 of the 6 objects would be refused:\n  ClusterRole ${clusterRole.metadata.name ?? ''} already exists: remove it, or choose another --name\n`,
+    );
+    expect(await objectExists(client, { ...CLUSTER_EXTENSION, name })).toBe(false);
+    expect((await client.get(roleRef)).metadata.labels?.['olm.operatorframework.io/installed-for']).toBeUndefined();
+
+    await client.patch(roleRef, { metadata: { labels: { 'olm.operatorframework.io/installed-for': name } } }, 'merge');
+    const before = await labelledFor(name);
+    const out = await olmv1(runInstall, [pkg, '--name', name, '-n', name, '-l', sel, '--timeout', '90s']);
+    expect(out.stderr).not.toContain('already exists');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toBe(
+      `installed ${name}: ${pkg}.v1.1.0 (1.1.0) of package ${pkg} from catalog ${pkg}, in namespace ${name} as ServiceAccount ${name}-installer\n`,
+    );
+    expect(out.stderr.split('\n').filter((l) => l.startsWith('created '))).toEqual([`created ClusterExtension ${name}`]);
+    expect(out.stderr).toContain(`reused ServiceAccount ${name}/${name}-installer (created for ${name} by an earlier "olmv1 install")`);
+    expect(installedAs(`${pkg}.v1.1.0`)(await getExtension(client, name))).toBe(true);
+    expect(await labelledFor(name)).toEqual(before);
+
+    const gone = await olmv1(runUninstall, [name, '--timeout', '90s']);
+    expect(gone.code, gone.stderr).toBe(0);
+    expect(await labelledFor(name)).toEqual([]);
+  });
+
+  it('uninstall without a ClusterExtension deletes every object install labelled for NAME, and nothing unlabelled', async () => {
+    const sel = await offered();
+    const { client } = suite.kube;
+    const name = `undo-${run}`;
+    await interrupted(name, sel);
+    await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bystander', namespace: name } });
+    const left = await labelledFor(name);
+    expect(left).toHaveLength(5);
+
+    const out = await olmv1(runUninstall, [name]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toBe(`ClusterExtension "${name}" not found; deleting what an interrupted "olmv1 install" created for it\n`);
+    const said = out.stdout.split('\n').filter((l) => l !== '');
+    expect(said.map((l) => l.replace(/^deleted (\w+) (?:(\S+)\/)?(\S+)$/, '$1 $2/$3')).sort()).toEqual(left);
+    expect(said[0]).toMatch(/^deleted ClusterRoleBinding /);
+    expect(said.at(-1)).toBe(`deleted ServiceAccount ${name}/${name}-installer`);
+    expect(await labelledFor(name)).toEqual([]);
+    expect(await objectExists(client, { apiVersion: 'v1', kind: 'ServiceAccount', name: 'bystander', namespace: name })).toBe(true);
+    expect(await objectExists(client, { apiVersion: 'v1', kind: 'Namespace', name })).toBe(true);
+
+    expect(await olmv1(runUninstall, [name])).toMatchObject({ code: 1, stdout: '', stderr: `ClusterExtension "${name}" not found\n` });
   });
 });
 
