@@ -114,6 +114,12 @@ const MODULE_INDEX_EXCEPTIONS = [
     reason: "The image caps, enforced in the ingest process (decision 0052), which does not load pkg/shared/image's index (decisions 0086, 0087).",
   })),
   {
+    from: 'pkg/catalogd/graphql/schema.ts',
+    to: 'pkg/shared/fbc/canonical-json.ts',
+    reason:
+      "The GraphQL query worker thread loads Go's JSON encoding alone: pkg/shared/fbc's index loads the whole FBC loader, most of a new worker's start-up (decision 0111).",
+  },
+  {
     from: '',
     to: 'pkg/shared/fbc/types.ts',
     typeOnly: true,

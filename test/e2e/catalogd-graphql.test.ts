@@ -2,9 +2,10 @@
 // (cmd/catalogd/main.ts) pulls a real catalog image from the real registry for a ClusterCatalog
 // on the real API server and answers the sample queries of upstream's how-to
 // (upstream's docs/draft/howto/catalog-queries-graphql-endpoint.md) over HTTP; hostile queries
-// are bounded; without the gate the path is upstream's 404.
+// are bounded (issue 60: the introspection amplification is refused at once, catalogd stays small
+// and keeps serving its other catalogs); without the gate the path is upstream's 404.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -18,6 +19,8 @@ import { withTempDir } from '../support/temp-dir.ts';
 const CC = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog' };
 const id = randomBytes(3).toString('hex');
 const catalog = `graphql-${id}`;
+// A second, small catalog whose reads must stay prompt while queries of the first run.
+const other = `graphql-other-${id}`;
 // A package of many large bundles: 700 x ~30 KB, 21 MB, more than one query may read (16 MiB).
 const BIG_BUNDLES = 700;
 
@@ -64,6 +67,16 @@ let reaper: Reaper;
 let work: string;
 let catalogd: CatalogdProcess | undefined;
 
+/** The process's peak resident memory (VmHWM) since `resetPeakRss`, in bytes. */
+async function peakRss(pid: number): Promise<number> {
+  const kB = /^VmHWM:\s+(\d+) kB$/m.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1];
+  if (kB === undefined) throw new Error(`no VmHWM in /proc/${pid}/status`);
+  return Number(kB) * 1024;
+}
+
+/** Starts the peak of `peakRss` again from the current resident memory (proc(5), clear_refs). */
+const resetPeakRss = (pid: number): Promise<void> => writeFile(`/proc/${pid}/clear_refs`, '5');
+
 const url = (c: CatalogdProcess, name = catalog): string => `http://127.0.0.1:${c.port}/catalogs/${name}/api/v1/graphql`;
 
 async function post(body: string | object, name = catalog): Promise<{ status: number; type: string | null; text: string }> {
@@ -92,6 +105,9 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'catalogd-graphql-'));
   const ref = `${anon}/graphql/${catalog}:v1`;
   await withTempDir('fbc-', async (dir) => pushCatalog(await writeCatalogFiles(dir, catalogFiles()), ref));
+  const otherRef = `${anon}/graphql/${other}:v1`;
+  const otherFiles = { 'catalog/catalog.json': JSON.stringify({ schema: 'olm.package', name: 'other', defaultChannel: 'stable' }) };
+  await withTempDir('fbc-', async (dir) => pushCatalog(await writeCatalogFiles(dir, otherFiles), otherRef));
   catalogd = await startCatalogdProcess(cp, {
     name: `catalogd-graphql-${id}`,
     workDir: work,
@@ -99,16 +115,19 @@ beforeAll(async () => {
     flags: ['--leader-elect=false', '--feature-gates=GraphQLCatalogQueries=true'],
   });
   await kube.client.create({ ...CC, metadata: { name: catalog }, spec: { source: { type: 'Image', image: { ref } } } });
-  await waitForCatalog(kube.client, catalog, (cc: KubeObject) => condition(cc, 'Serving')?.status === 'True', 120_000);
+  await kube.client.create({ ...CC, metadata: { name: other }, spec: { source: { type: 'Image', image: { ref: otherRef } } } });
+  for (const name of [catalog, other])
+    await waitForCatalog(kube.client, name, (cc: KubeObject) => condition(cc, 'Serving')?.status === 'True', 120_000);
 }, 240_000);
 
 afterAll(async () => {
-  await kube?.client.delete({ ...CC, name: catalog }).catch(() => undefined);
+  for (const name of [catalog, other]) await kube?.client.delete({ ...CC, name }).catch(() => undefined);
   if (catalogd !== undefined) {
     // Deleted while a catalogd runs (it removes its finalizer).
     await vi.waitFor(
       async () => {
-        if ((await kube.client.list(CC)).items.some((c) => c.metadata.name === catalog)) throw new Error(`ClusterCatalog ${catalog} is still there`);
+        const left = (await kube.client.list(CC)).items.filter((c) => c.metadata.name === catalog || c.metadata.name === other);
+        if (left.length > 0) throw new Error(`ClusterCatalog ${left[0]?.metadata.name} is still there`);
       },
       { timeout: 60_000, interval: 200 },
     );
@@ -226,6 +245,44 @@ describe('hostile requests', () => {
       data: null,
       errors: [{ message: 'query answer exceeds 16777216 bytes', locations: [] }],
     });
+  });
+
+  it('issue 60: the introspection amplification is refused at once; catalogd stays small and serves its other catalogs meanwhile', async () => {
+    if (catalogd === undefined) throw new Error('catalogd is not running');
+    const { pid } = catalogd.proc;
+    const base = `http://127.0.0.1:${catalogd.port}/catalogs/${other}/api/v1`;
+    // 25 aliases of __schema, each spreading a fragment of 25 aliased lists: 226 MB of answer, 3.4 GB, 42 s before.
+    const aliases = (n: number, field: string, prefix: string): string => Array.from({ length: n }, (_, i) => `${prefix}${i}: ${field}`).join(' ');
+    const attack = `{ ${aliases(25, '__schema { ...T }', 's')} } fragment T on __Schema { ${aliases(25, 'types { fields { name } }', 't')} }`;
+    // Queries within the limits that work as hard as the bounds let them: a 16 MiB answer, and
+    // a wide introspection (4 x 9 aliased lists through a fragment, 472 fields).
+    const answerBound = `{ olmbundles(offset: 2) { ${aliases(45, 'properties { value }', 'v')} } }`;
+    const wide = `{ ${aliases(4, '__schema { ...W }', 's')} } fragment W on __Schema { ${aliases(9, 'types { name kind description fields { name description type { name kind ofType { name kind } } } }', 't')} }`;
+    await resetPeakRss(pid);
+    const started = Date.now();
+    const refused = query(attack).then((answer) => ({ answer, ms: Date.now() - started }));
+    const heavy = Promise.all([query(answerBound), query(wide), query(answerBound), query(wide)]);
+    // Reads of the other catalog while those run, one after another: each answers promptly.
+    const reads: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t = Date.now();
+      for (const path of ['/all', '/metas?schema=olm.package']) {
+        const res = await fetch(base + path);
+        expect(res.status).toBe(200);
+        expect(await res.text()).toContain('"name":"other"');
+      }
+      reads.push(Date.now() - t);
+    }
+    const { answer, ms } = await refused;
+    expect(answer).toEqual({ data: null, errors: [{ message: 'query exceeds maximum alias count of 50', locations: [] }] });
+    expect(ms).toBeLessThan(2_000);
+    const [bound, introspection] = await heavy;
+    expect(bound).toEqual({ data: null, errors: [{ message: 'query answer exceeds 16777216 bytes', locations: [] }] });
+    expect(introspection.errors).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(Math.max(...reads)).toBeLessThan(1_000);
+    // Well under catalogd's shipped memory limit (512Mi, config/manager/catalogd.yaml).
+    expect(await peakRss(pid)).toBeLessThan(384 * 2 ** 20);
   });
 
   it('unknown fields and GET', async () => {

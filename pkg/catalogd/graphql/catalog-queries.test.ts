@@ -84,13 +84,47 @@ describe('CatalogQueries bounds', () => {
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
     });
-    const q = new CatalogQueries({ timeoutMs: 300, maxConcurrent: 1 });
+    // Long enough for a new worker thread to start on a busy machine.
+    const q = new CatalogQueries({ timeoutMs: 2_000, maxConcurrent: 1 });
     expect(errorsOf(await q.query(stuck, { query: '{ summary { totalSchemas } }' }))).toEqual({ data: { summary: { totalSchemas: 1 } } });
     hang = true;
     const answers = await Promise.all([1, 2].map(() => q.query(stuck, { query: '{ olmbundles { name } }' })));
     for (const a of answers) {
-      expect(errorsOf(a)).toEqual({ data: null, errors: [{ message: 'query exceeded the time limit of 300ms', locations: [] }] });
+      expect(errorsOf(a)).toEqual({ data: null, errors: [{ message: 'query exceeded the time limit of 2s', locations: [] }] });
     }
+  });
+
+  it('counts introspection in the answer bound', async () => {
+    const q = new CatalogQueries({ maxAnswerBytes: 2_000 });
+    const small = errorsOf(await q.query(v, { query: '{ __schema { queryType { name } } }' }));
+    expect(small).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
+    const types = '{ __schema { types { name description fields { name description args { name description } } } } }';
+    expect(errorsOf(await q.query(v, { query: types }))).toEqual({
+      data: null,
+      errors: [{ message: 'query answer exceeds 2000 bytes', locations: [] }],
+    });
+  });
+
+  it("bounds a query's memory by its worker's heap, not catalogd's", async () => {
+    // No answer bound to speak of: the worker's heap stops the query (80 MB of answer).
+    const q = new CatalogQueries({ maxAnswerBytes: 1 << 30, workerHeapMb: 16 });
+    const repeated = Array.from({ length: 40 }, (_, i) => `v${i}: properties { value }`).join(' ');
+    expect(errorsOf(await q.query(v, { query: `{ olmbundles { ${repeated} } }` }))).toEqual({
+      data: null,
+      errors: [{ message: 'query exceeds the memory limit of 16 MiB', locations: [] }],
+    });
+    // The next query gets a new worker.
+    expect(errorsOf(await q.query(v, { query: '{ olmbundles(limit: 1) { name } }' }))).toEqual({ data: { olmbundles: [{ name: 'b.v0' }] } });
+  });
+
+  it('keeps a worker for the next query while in use, and ends it when idle', async () => {
+    const q = new CatalogQueries({ workerIdleMs: 200 });
+    expect(q.idleWorkers).toBe(0);
+    await q.query(v, { query: '{ summary { totalSchemas } }' });
+    expect(q.idleWorkers).toBe(1);
+    await q.query(v, { query: '{ summary { totalSchemas } }' });
+    expect(q.idleWorkers).toBe(1);
+    await expect.poll(() => q.idleWorkers, { timeout: 5_000 }).toBe(0);
   });
 
   it('a catalog whose schemas collide in GraphQL fails its queries, once discovered', async () => {

@@ -1,17 +1,21 @@
 /**
- * GraphQL queries against stored catalog versions (decision 0102). A version's schema is
+ * GraphQL queries against stored catalog versions (decisions 0102, 0111). A version's schema is
  * discovered on its first query, reading its blobs through the metas index one at a time and
- * keeping only the shape; objects are read per query by byte range. Every query is bounded
- * (`maxConcurrent` at once, `maxLoadBytes` read, `maxAnswerBytes` answered, `timeoutMs`): past a
- * bound its answer is one GraphQL error, as upstream reports its complexity limits.
+ * keeping only the shape; objects are read per query by byte range. A query is checked against
+ * upstream's complexity limits here (limits.ts), then runs in a worker thread (query-workers.ts),
+ * which asks this thread for the objects it needs. Every query is bounded (`maxConcurrent` at
+ * once, `maxLoadBytes` read, `maxAnswerBytes` answered, `workerHeapMb` of heap, `timeoutMs`):
+ * past a bound its answer is one GraphQL error, as upstream reports its complexity limits.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { GraphQLError, type GraphQLSchema, execute, validate } from 'graphql';
+import type { Worker } from 'node:worker_threads';
 import type { StoredVersion } from '../storage/index.ts';
 import { type CatalogShape, addBlob } from './discovery.ts';
-import { type QueryContext, buildCatalogSchema, goJson } from './schema.ts';
+import { buildCatalogSchema } from './schema.ts';
 import { checkQuery } from './limits.ts';
-import type { JsonValue } from '../../shared/fbc/index.ts';
+import { boundAnswer } from './answer.ts';
+import { QueryWorkers, isWorkerOutOfMemory } from './query-workers.ts';
+import type { FromWorker, Load, ToWorker } from './worker-protocol.ts';
 import { goDuration } from '../../gocompat/gotext/index.ts';
 
 /** The body of a request: the query, and when given its variables and the operation to run. */
@@ -27,10 +31,24 @@ interface QueryLimits {
   maxLoadBytes: number;
   maxAnswerBytes: number;
   maxConcurrent: number;
+  /** Heap limit of each query's worker thread, MiB (query-workers.ts). */
+  workerHeapMb: number;
+  /** Idle worker threads end after this long. */
+  workerIdleMs: number;
 }
 
-/** Upstream's 5 s query timeout; the byte bounds keep a query's memory to tens of megabytes. */
-const DEFAULT_QUERY_LIMITS: QueryLimits = { timeoutMs: 5_000, maxLoadBytes: 16 << 20, maxAnswerBytes: 16 << 20, maxConcurrent: 4 };
+/**
+ * Upstream's 5 s query timeout; the byte bounds keep a query's memory to tens of megabytes, the
+ * worker's heap limit bounds what they do not count (decision 0111).
+ */
+const DEFAULT_QUERY_LIMITS: QueryLimits = {
+  timeoutMs: 5_000,
+  maxLoadBytes: 16 << 20,
+  maxAnswerBytes: 16 << 20,
+  maxConcurrent: 2,
+  workerHeapMb: 64,
+  workerIdleMs: 30_000,
+};
 
 // Discovery reads catalog.jsonl in chunks of this many bytes, yielding to the event loop between them.
 const DISCOVERY_CHUNK = 1 << 20;
@@ -42,18 +60,26 @@ class QueryBoundError extends Error {}
 export class CatalogQueries {
   readonly #limits: QueryLimits;
   readonly #schemas = new WeakMap<StoredVersion, Promise<Discovered>>();
+  readonly #workers: QueryWorkers;
+  #versions = 0;
   #running = 0;
   readonly #waiting: Array<() => void> = [];
 
   constructor(limits: Partial<QueryLimits> = {}) {
     this.#limits = { ...DEFAULT_QUERY_LIMITS, ...limits };
+    this.#workers = new QueryWorkers({ heapMb: this.#limits.workerHeapMb, idleMs: this.#limits.workerIdleMs });
+  }
+
+  /** Worker threads waiting for a query (for tests). */
+  get idleWorkers(): number {
+    return this.#workers.idle;
   }
 
   /** The schema of `v` and where its blobs lie, discovered once: a failure is kept too (the content does not change). */
   #discovered(v: StoredVersion): Promise<Discovered> {
     let discovered = this.#schemas.get(v);
     if (discovered === undefined) {
-      discovered = discover(v);
+      discovered = discover(v, ++this.#versions);
       this.#schemas.set(v, discovered);
     }
     return discovered;
@@ -64,59 +90,76 @@ export class CatalogQueries {
    * refused by the complexity limits (limits.ts) is answered whatever the catalog (as upstream),
    * otherwise undefined when there is no catalog, else the answer's JSON text as upstream writes
    * it (Go's encoding: keys sorted, HTML characters escaped, a final newline). Throws only for
-   * storage failures (reading the index or the content), with `cause`.
+   * storage failures (reading the index or the content) and failed workers, with `cause`.
    */
   async query(v: StoredVersion | undefined, request: GraphqlRequest): Promise<string | undefined> {
     const checked = checkQuery(request.query);
-    if (!checked.ok) return encodeAnswer(null, [new GraphQLError(checked.message)]);
+    if (!checked.ok) return boundAnswer(checked.message);
     if (v === undefined) return undefined;
-    const { document } = checked;
-    const { variables: variableValues, operationName } = request;
-    const { timeoutMs, maxLoadBytes, maxAnswerBytes } = this.#limits;
+    const { timeoutMs } = this.#limits;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new QueryBoundError(`query exceeded the time limit of ${goDuration(timeoutMs)}`)), timeoutMs);
     try {
-      const { schema, blobs } = await this.#discovered(v);
-      const errors = validate(schema, document);
-      if (errors.length > 0) return encodeAnswer(null, errors);
+      const discovered = await this.#discovered(v);
       await this.#acquire(abort.signal);
       try {
-        let loaded = 0;
-        let answered = 0;
-        const ctx: QueryContext = {
-          load: async (schemaName, offset, limit) => {
-            const positions = blobs.get(schemaName) ?? [];
-            const ranges: Array<{ offset: number; length: number }> = [];
-            for (let i = offset * 2; i < positions.length && ranges.length < limit; i += 2) {
-              ranges.push({ offset: positions[i] ?? 0, length: positions[i + 1] ?? 0 });
-            }
-            const bytes = ranges.reduce((n, r) => n + r.length, 0);
-            loaded += bytes;
-            if (loaded > maxLoadBytes) stop(abort, `query reads more than ${maxLoadBytes} bytes of catalog content`);
-            abort.signal.throwIfAborted();
-            const buf = await v.readRangesInto('jsonl', ranges, Buffer.allocUnsafe(bytes), 0);
-            let at = 0;
-            return ranges.map((r) => JSON.parse(buf.toString('utf8', at, (at += r.length))) as Record<string, unknown>);
-          },
-          spend: (bytes) => {
-            answered += bytes;
-            if (answered > maxAnswerBytes && !abort.signal.aborted) abort.abort(new QueryBoundError(`query answer exceeds ${maxAnswerBytes} bytes`));
-            return !abort.signal.aborted;
-          },
-        };
-        const result = await execute({ schema, document, variableValues, operationName, contextValue: ctx, abortSignal: abort.signal });
-        abort.signal.throwIfAborted();
-        return encodeAnswer((result.data ?? null) as JsonValue, result.errors ?? []);
+        return await this.#run(v, discovered, request, abort.signal);
       } finally {
         this.#release();
       }
     } catch (err) {
       const reason: unknown = abort.signal.aborted ? abort.signal.reason : err;
-      if (reason instanceof QueryBoundError) return encodeAnswer(null, [new GraphQLError(reason.message)]);
+      if (reason instanceof QueryBoundError) return boundAnswer(reason.message);
       throw new Error(`GraphQL query of catalog ${v.catalog} failed`, { cause: err });
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Runs the query in a worker, serving its reads, until it answers, fails or `signal` ends it. */
+  #run(v: StoredVersion, d: Discovered, request: GraphqlRequest, signal: AbortSignal): Promise<string> {
+    const { maxLoadBytes, maxAnswerBytes, workerHeapMb } = this.#limits;
+    const worker = this.#workers.take();
+    return new Promise<string>((resolve, reject) => {
+      let settled = false;
+      let loaded = 0;
+      const finish = (reusable: boolean, settle: () => void): void => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+        if (reusable) this.#workers.give(worker);
+        else this.#workers.discard(worker);
+        settle();
+      };
+      const onAbort = (): void => finish(false, () => reject(signal.reason as Error));
+      const onError = (err: Error): void =>
+        finish(false, () => reject(isWorkerOutOfMemory(err) ? new QueryBoundError(`query exceeds the memory limit of ${workerHeapMb} MiB`) : err));
+      const onExit = (code: number): void => finish(false, () => reject(new Error(`the GraphQL worker exited with code ${code}`)));
+      const onMessage = (msg: FromWorker): void => {
+        if (msg.kind === 'answer') return finish(true, () => resolve(msg.answer));
+        const ranges = rangesOf(d, msg);
+        loaded += ranges.reduce((n, r) => n + r.length, 0);
+        if (loaded > maxLoadBytes)
+          return finish(false, () => reject(new QueryBoundError(`query reads more than ${maxLoadBytes} bytes of catalog content`)));
+        read(v, ranges).then(
+          (buf) => {
+            // Moved, not copied; not at all when the query is over meanwhile.
+            if (!settled) post(worker, { kind: 'loaded', id: msg.id, bytes: buf, lengths: ranges.map((r) => r.length) }, [buf.buffer as ArrayBuffer]);
+          },
+          (err: unknown) => finish(false, () => reject(err instanceof Error ? err : new Error(String(err)))),
+        );
+      };
+      signal.addEventListener('abort', onAbort);
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+      if (signal.aborted) return onAbort();
+      const { query, variables, operationName } = request;
+      post(worker, { kind: 'query', key: d.key, shape: d.shape, query, variables, operationName, maxAnswerBytes });
+    });
   }
 
   async #acquire(signal: AbortSignal): Promise<void> {
@@ -142,20 +185,36 @@ export class CatalogQueries {
   }
 }
 
-function stop(abort: AbortController, message: string): never {
-  const err = new QueryBoundError(message);
-  abort.abort(err);
-  throw err;
+function post(worker: Worker, msg: ToWorker, transfer?: ArrayBuffer[]): void {
+  worker.postMessage(msg, transfer);
+}
+
+/** Where the objects a worker asks for lie in catalog.jsonl. */
+function rangesOf(d: Discovered, { schema, offset, limit }: Load): Array<{ offset: number; length: number }> {
+  const positions = d.blobs.get(schema) ?? [];
+  const ranges: Array<{ offset: number; length: number }> = [];
+  for (let i = offset * 2; i < positions.length && ranges.length < limit; i += 2) {
+    ranges.push({ offset: positions[i] ?? 0, length: positions[i + 1] ?? 0 });
+  }
+  return ranges;
+}
+
+/** The bytes of `ranges`, one after another, in a buffer of their own (a pooled one cannot be moved to a worker). */
+function read(v: StoredVersion, ranges: Array<{ offset: number; length: number }>): Promise<Buffer> {
+  const bytes = ranges.reduce((n, r) => n + r.length, 0);
+  return v.readRangesInto('jsonl', ranges, Buffer.allocUnsafeSlow(bytes), 0);
 }
 
 /** A version's schema, and where each catalog schema's blobs lie in catalog.jsonl (offset, length pairs in file order). */
 interface Discovered {
-  schema: GraphQLSchema;
+  /** This version's number, for the workers' schema caches. */
+  key: number;
+  shape: CatalogShape;
   blobs: Map<string, number[]>;
 }
 
 /** Reads every blob with a schema in chunks, yielding to the event loop between them, recording shape and position. */
-async function discover(v: StoredVersion): Promise<Discovered> {
+async function discover(v: StoredVersion, key: number): Promise<Discovered> {
   const shape: CatalogShape = new Map();
   const blobs = new Map<string, number[]>();
   const take = (line: string, offset: number, length: number): void => {
@@ -185,27 +244,7 @@ async function discover(v: StoredVersion): Promise<Discovered> {
     }
     if (carry !== undefined) throw new Error(`catalog ${v.catalog}: a blob does not end with a newline at byte ${carry.offset}`);
   }
-  return { schema: buildCatalogSchema(shape), blobs };
-}
-
-/**
- * The answer as upstream's Go library writes it: `data` (null when the query did not run),
- * then `errors` when there are any, each with `message`, `locations` (an empty list when the
- * error has none) and `path` when it has one.
- */
-function encodeAnswer(data: JsonValue, errors: readonly GraphQLError[]): string {
-  const json = goJson;
-  const parts = [`"data":${json(data)}`];
-  if (errors.length > 0) {
-    const list = errors.map((e) => {
-      const fields = [
-        `"message":${json(e.message)}`,
-        `"locations":[${(e.locations ?? []).map((l) => `{"line":${l.line},"column":${l.column}}`).join(',')}]`,
-      ];
-      if (e.path !== undefined) fields.push(`"path":${json([...e.path])}`);
-      return `{${fields.join(',')}}`;
-    });
-    parts.push(`"errors":[${list.join(',')}]`);
-  }
-  return `{${parts.join(',')}}\n`;
+  // Built here once so that a catalog whose names collide fails its queries (the workers build their own).
+  buildCatalogSchema(shape);
+  return { key, shape, blobs };
 }

@@ -19,7 +19,9 @@ import {
   GraphQLSchema,
   GraphQLString,
 } from 'graphql';
-import { encodeGoJson, type JsonValue } from '../../shared/fbc/index.ts';
+import type { JsonValue } from '../../shared/fbc/index.ts';
+// The file alone, not the module's index: the query worker loads this module (decision 0111).
+import { encodeGoJson } from '../../shared/fbc/canonical-json.ts';
 import type { CatalogShape, FieldShape, ScalarType } from './discovery.ts';
 import { fieldName, rootFieldName, typeName } from './names.ts';
 

@@ -255,5 +255,18 @@ describe('GraphQL endpoint', () => {
       const fields = `{ olmbundles { ${'name '.repeat(501)}} }`;
       expect(JSON.parse((await post({ query: fields })).body).errors[0].message).toBe('query exceeds maximum field count of 500');
     });
+
+    it('counts a fragment wherever it is spread: the introspection amplification of issue 60 is refused at once', async () => {
+      const aliased = (n: number, field: string, prefix: string): string => Array.from({ length: n }, (_, i) => `${prefix}${i}: ${field}`).join(' ');
+      const attack = `{ ${aliased(25, '__schema { ...T }', 's')} } fragment T on __Schema { ${aliased(25, 'types { fields { name } }', 't')} }`;
+      const res = await post({ query: attack });
+      expect([res.statusCode, res.body]).toEqual([
+        200,
+        '{"data":null,"errors":[{"message":"query exceeds maximum alias count of 50","locations":[]}]}\n',
+      ]);
+      // The same fragment spread within the limits is answered.
+      const fine = await query(`{ ${aliased(2, '__schema { ...T }', 's')} } fragment T on __Schema { ${aliased(2, 'queryType { name }', 't')} }`);
+      expect(fine).toEqual({ data: { s0: { t0: { name: 'Query' }, t1: { name: 'Query' } }, s1: { t0: { name: 'Query' }, t1: { name: 'Query' } } } });
+    });
   });
 });

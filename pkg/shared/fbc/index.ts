@@ -9,6 +9,6 @@ export { DEFAULT_DECODE_LIMITS, type DecodeLimits } from './limits.ts';
 export { walkMetas } from './walk.ts';
 export { type TreeEntry, walkEntryDocuments } from './entry-walk.ts';
 export { parseMetas, parseMetaStream } from './parse-stream.ts';
-export { canonicalJson, encodeGoJson } from './canonical-json.ts';
+export { canonicalJson } from './canonical-json.ts';
 export { loadFS, loadMetas } from './load.ts';
 export { validate } from './validate.ts';
