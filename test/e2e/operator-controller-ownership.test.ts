@@ -190,8 +190,8 @@ describe('operator-controller and objects it does not own', () => {
     expect(ext.cond('Installed')?.status).toBe('False');
     expect(await objectExists(kube.client, crdRef(`widgets.${groupOf(pkg)}`))).toBe(false);
     expect(await objectExists(kube.client, deployRef(pkg, `${pkg}-controller`))).toBe(false);
-    const [failed] = await createReleaseStore({ client: kube.client, namespace: 'olmv1-system' }).history(pkg);
-    expect(failed).toMatchObject({ revision: 1, status: 'failed' });
+    // As upstream, whose Helm maps every object before its dry run: nothing recorded either.
+    expect(await createReleaseStore({ client: kube.client, namespace: 'olmv1-system' }).history(pkg)).toEqual([]);
     await deleteExtension(pkg);
   });
 
