@@ -38,6 +38,7 @@ const PURE_CORES = [
   'pkg/operator-controller/crdupgrade/**',
   'pkg/operator-controller/dependencies/**',
   'pkg/shared/tlsprofile/**',
+  'pkg/shared/jsonbounds/**',
 ];
 /** The I/O edges inside pure-core directories: they read the files and pass the data in. */
 const PURE_CORE_EDGES = ['pkg/shared/fbc/walk.ts', 'pkg/operator-controller/bundle/read-bundle-dir.ts'];

@@ -144,6 +144,34 @@ const CASES: Case[] = [
     expected: (objects) => objects.filter((o) => o.kind !== 'Namespace'),
   },
   {
+    name: "options.networkPolicy: sources on config/'s webhook and metrics rules patched in",
+    values: {
+      set: [
+        'options.networkPolicy.webhookFrom[0].ipBlock.cidr=10.0.0.0/24',
+        'options.networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.team=monitoring',
+      ],
+    },
+    overlay: {
+      fields: {
+        patches: [
+          {
+            target: { kind: 'NetworkPolicy', name: 'catalogd-controller-manager' },
+            patch: JSON.stringify([
+              { op: 'add', path: '/spec/ingress/1/from', value: [{ ipBlock: { cidr: '10.0.0.0/24' } }] },
+              { op: 'add', path: '/spec/ingress/2/from', value: [{ namespaceSelector: { matchLabels: { team: 'monitoring' } } }] },
+            ]),
+          },
+          {
+            target: { kind: 'NetworkPolicy', name: 'operator-controller-controller-manager' },
+            patch: JSON.stringify([
+              { op: 'add', path: '/spec/ingress/0/from', value: [{ namespaceSelector: { matchLabels: { team: 'monitoring' } } }] },
+            ]),
+          },
+        ],
+      },
+    },
+  },
+  {
     name: 'the metadata.name label policy: config/admission',
     values: { set: ['options.metadataNameLabelPolicy.enabled=true'] },
     overlay: { components: ['admission'] },

@@ -12,11 +12,11 @@ function patchOf(body: unknown): unknown {
   return a.review.response.patch === undefined ? undefined : JSON.parse(Buffer.from(a.review.response.patch, 'base64').toString('utf8'));
 }
 
-/** Applies the only operations the defaulter emits (add to an object member) to `doc`. */
-function applyPatch(doc: Record<string, unknown>, ops: Array<{ op: string; path: string; value: unknown }>): Record<string, unknown> {
+/** Applies the only operations the defaulter emits (add or remove an object member) to `doc`. */
+function applyPatch(doc: Record<string, unknown>, ops: Array<{ op: string; path: string; value?: unknown }>): Record<string, unknown> {
   const out = structuredClone(doc);
   for (const { op, path, value } of ops) {
-    expect(op).toBe('add');
+    expect(['add', 'remove']).toContain(op);
     const tokens = path
       .split('/')
       .slice(1)
@@ -24,7 +24,11 @@ function applyPatch(doc: Record<string, unknown>, ops: Array<{ op: string; path:
     const last = tokens.pop() as string;
     let at = out as Record<string, unknown>;
     for (const t of tokens) at = at[t] as Record<string, unknown>;
-    at[last] = value;
+    if (op === 'remove') {
+      // RFC 6902: removing a member that is not there fails the whole patch.
+      expect(Object.hasOwn(at, last)).toBe(true);
+      delete at[last];
+    } else at[last] = value;
   }
   return out;
 }
@@ -48,11 +52,25 @@ describe('reviewClusterCatalog', () => {
     }
   });
 
-  it('answers allowed without a patch when the label is right, the object has no name yet, or the operation carries no object', () => {
+  it('answers allowed without a patch when the label is right, a generateName create carries none, or the operation carries no object', () => {
     expect(patchOf(review({ uid: 'u', operation: 'CREATE', object: catalog({ name: 'c', labels: { [CATALOG_NAME_LABEL]: 'c' } }) }))).toBeUndefined();
     expect(patchOf(review({ uid: 'u', operation: 'CREATE', object: catalog({ generateName: 'c-' }) }))).toBeUndefined();
+    expect(patchOf(review({ uid: 'u', operation: 'CREATE', object: catalog({ generateName: 'c-', labels: { team: 'a' } }) }))).toBeUndefined();
     const del = reviewClusterCatalog(review({ uid: 'u', operation: 'DELETE', oldObject: catalog({ name: 'c' }) }));
     expect(del).toMatchObject({ kind: 'review', patched: false, review: { response: { uid: 'u', allowed: true } } });
+  });
+
+  it('removes a name label from a generateName create, whose name does not exist yet, keeping the other labels', () => {
+    for (const metadata of [{ generateName: 'c-' }, { generateName: 'c-', name: '' }]) {
+      for (const spoofed of ['victim', 'c-', '']) {
+        const object = catalog({ ...metadata, labels: { [CATALOG_NAME_LABEL]: spoofed, team: 'a' } });
+        const a = reviewClusterCatalog(review({ uid: 'u', operation: 'CREATE', object }));
+        expect(a).toMatchObject({ kind: 'review', patched: true, review: { response: { uid: 'u', allowed: true, patchType: 'JSONPatch' } } });
+        const ops = patchOf(review({ uid: 'u', operation: 'CREATE', object }));
+        expect(ops).toEqual([{ op: 'remove', path: '/metadata/labels/olm.operatorframework.io~1metadata.name' }]);
+        expect(applyPatch(object, ops as Array<{ op: string; path: string }>).metadata).toEqual({ ...metadata, labels: { team: 'a' } });
+      }
+    }
   });
 
   it('denies with code 400 a review whose object is not a ClusterCatalog', () => {
@@ -86,18 +104,19 @@ describe('reviewClusterCatalog', () => {
     }
   });
 
-  it('always leaves the label equal to the name once the patch is applied, and never touches other labels', () => {
+  it('always leaves the label equal to the name once the patch is applied (absent while there is no name), and never touches other labels', () => {
     const key = fc.oneof(fc.constant(CATALOG_NAME_LABEL), fc.stringMatching(/^[a-z0-9./~-]{1,20}$/));
     fc.assert(
       fc.property(
-        fc.string({ minLength: 1, maxLength: 30 }),
+        fc.option(fc.string({ minLength: 1, maxLength: 30 }), { nil: undefined }),
         fc.option(fc.dictionary(key, fc.string({ maxLength: 10 })), { nil: undefined }),
         (name, labels) => {
-          const object = catalog(labels === undefined ? { name } : { name, labels });
-          const ops = (patchOf(review({ uid: 'u', operation: 'CREATE', object })) ?? []) as Array<{ op: string; path: string; value: unknown }>;
-          const after = applyPatch(object, ops).metadata as { labels: Record<string, string> };
-          expect(after.labels[CATALOG_NAME_LABEL]).toBe(name);
-          for (const [k, v] of Object.entries(labels ?? {})) if (k !== CATALOG_NAME_LABEL) expect(after.labels[k]).toBe(v);
+          const metadata = name === undefined ? { generateName: 'g-' } : { name };
+          const object = catalog(labels === undefined ? metadata : { ...metadata, labels });
+          const ops = (patchOf(review({ uid: 'u', operation: 'CREATE', object })) ?? []) as Array<{ op: string; path: string; value?: unknown }>;
+          const after = applyPatch(object, ops).metadata as { labels?: Record<string, string> };
+          expect(after.labels?.[CATALOG_NAME_LABEL]).toBe(name);
+          for (const [k, v] of Object.entries(labels ?? {})) if (k !== CATALOG_NAME_LABEL) expect(after.labels?.[k]).toBe(v);
         },
       ),
     );

@@ -2,7 +2,10 @@
  * The ClusterCatalog name-label defaulter (pure): as upstream's mutating webhook, the label
  * `olm.operatorframework.io/metadata.name` of every created or updated ClusterCatalog ends up its
  * name, but a patch is answered only when the label is missing or wrong (upstream filters with a
- * match condition: decision 0103). A body that is not an AdmissionReview v1 with a uid is a
+ * match condition: decision 0103). A create with `generateName` has no name yet at admission (the
+ * API server generates it afterwards): a label given then cannot be known to match, so it is
+ * removed, and the first update (catalogd adding its finalizer) sets it (decision 0113; upstream
+ * lets such a label stand until then). A body that is not an AdmissionReview v1 with a uid is a
  * `bad-request` value; a review of no ClusterCatalog is answered `allowed: false`, code 400, as
  * controller-runtime answers a defaulter's decoding failure.
  */
@@ -16,11 +19,7 @@ export const CLUSTER_CATALOG_MUTATE_PATH = '/mutate-olm-operatorframework-io-v1-
 const REVIEW_API_VERSION = 'admission.k8s.io/v1';
 
 /** One RFC 6902 operation of the answer's patch. */
-interface PatchOperation {
-  op: 'add';
-  path: string;
-  value: unknown;
-}
+type PatchOperation = { op: 'add'; path: string; value: unknown } | { op: 'remove'; path: string };
 
 /** The `response` of an answered AdmissionReview. */
 interface AdmissionResponse {
@@ -42,19 +41,24 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** RFC 6901 escaping of one reference token. */
 const pointerToken = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
+const LABEL_PATH = `/metadata/labels/${pointerToken(CATALOG_NAME_LABEL)}`;
+
 /**
- * The patch that makes `object`'s name label equal to its name, or none when it already is (or
- * the object has no name yet: upstream's configuration skips those requests too).
+ * The patch that makes `object`'s name label equal to its name, or none when it already is. An
+ * object with no name yet (a create with generateName) loses the label if it has one, as no value
+ * given before the name exists can be trusted to match it.
  */
 function nameLabelPatch(object: Record<string, unknown>): PatchOperation[] {
   const metadata = object['metadata'];
   if (!isObject(metadata)) return [];
   const name = metadata['name'];
-  if (typeof name !== 'string' || name === '') return [];
   const labels = metadata['labels'];
+  if (typeof name !== 'string' || name === '') {
+    return isObject(labels) && Object.hasOwn(labels, CATALOG_NAME_LABEL) ? [{ op: 'remove', path: LABEL_PATH }] : [];
+  }
   if (isObject(labels)) {
     if (labels[CATALOG_NAME_LABEL] === name) return [];
-    return [{ op: 'add', path: `/metadata/labels/${pointerToken(CATALOG_NAME_LABEL)}`, value: name }];
+    return [{ op: 'add', path: LABEL_PATH, value: name }];
   }
   return [{ op: 'add', path: '/metadata/labels', value: { [CATALOG_NAME_LABEL]: name } }];
 }
