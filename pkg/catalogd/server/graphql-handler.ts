@@ -9,6 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { isErrno } from '../../shared/errors/index.ts';
+import { type JsonBounds, JsonBoundsScanner } from '../../shared/jsonbounds/index.ts';
 import { MIN_COMPRESS_SIZE, header, negotiateCoding } from './http-semantics.ts';
 import type { StoredVersion } from '../storage/index.ts';
 import type { GraphqlRequest } from '../graphql/index.ts';
@@ -22,11 +23,16 @@ export interface GraphqlQueries {
 const MAX_BODY = 1 << 20;
 const gzipAsync = promisify(gzip);
 const MAX_QUERY = 100_000;
+/**
+ * What a request body may nest and hold before it is parsed: a query string and flat variables
+ * need a few levels; 1 MiB of `[` would otherwise hold the event loop for a second (decision 0113).
+ */
+const BODY_BOUNDS = { maxDepth: 64, maxContainers: 10_000 } as const satisfies JsonBounds;
 
 /** Serves one GraphQL request (the method and catalog name are checked already). */
 export async function serveGraphql(req: IncomingMessage, res: Response, v: StoredVersion | undefined, engine: GraphqlQueries): Promise<void> {
   const body = await readBody(req, MAX_BODY);
-  // The rest of an oversized body is not read: the connection ends with this answer.
+  // The rest of an oversized or too deeply nested body is not read: the connection ends with this answer.
   if (body === undefined) res.setHeader('connection', 'close');
   const request = body === undefined ? undefined : parseRequest(body);
   if (request === undefined) return httpError(res, 400, 'Invalid request body');
@@ -53,13 +59,17 @@ export async function serveGraphql(req: IncomingMessage, res: Response, v: Store
   send(res, answer);
 }
 
-/** The body, or undefined when it is longer than `max` bytes (the rest is not read). */
+/**
+ * The body, or undefined when it is longer than `max` bytes or nests past BODY_BOUNDS (the rest
+ * is not read; Go's decoder refuses what nests past its own bound with the same answer).
+ */
 async function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
+  const scanner = new JsonBoundsScanner(BODY_BOUNDS);
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > max) return undefined;
+    if (size > max || !scanner.push(chunk)) return undefined;
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
