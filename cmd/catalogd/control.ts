@@ -42,12 +42,14 @@ interface Serving {
   registry: Registry;
   store: LocalDirStore;
   credentials: ResolvedKubeConfig;
+  /** Called as soon as the elected leader lost its Lease (the process's exit). */
+  leadershipLost: () => void;
 }
 
 /** Runs the control part; resolves when `signal` aborts (after a graceful stop) or leadership is lost. */
 export async function runCatalogdControl(
   o: CatalogdOptions,
-  { log, registry, store, credentials }: Serving,
+  { log, registry, store, credentials, leadershipLost }: Serving,
   signal: AbortSignal,
 ): Promise<'stopped' | 'lost-leadership'> {
   collectDefaultMetrics({ register: registry });
@@ -110,11 +112,17 @@ export async function runCatalogdControl(
     await controller.run(leading);
   };
 
-  void catalogs.run(signal);
-  void pullSecret.run(signal);
-  const gc = runGarbageCollector({ catalogs, store, unpackCache, intervalMs: o.gcIntervalMs, log }, signal);
-  const syncing = sync.run(signal);
-  const outcome = await runLeading(o, { client: kube.client, log, registry }, lead, signal);
+  // What every replica runs stops with the process, or once leadership was lost.
+  const running = new AbortController();
+  const stopRunning = (): void => running.abort(signal.reason);
+  signal.addEventListener('abort', stopRunning, { once: true });
+  void catalogs.run(running.signal);
+  void pullSecret.run(running.signal);
+  const gc = runGarbageCollector({ catalogs, store, unpackCache, intervalMs: o.gcIntervalMs, log }, running.signal);
+  const syncing = sync.run(running.signal);
+  const outcome = await runLeading(o, { client: kube.client, log, registry, health, onLost: leadershipLost }, lead, signal);
+  signal.removeEventListener('abort', stopRunning);
+  running.abort(new Error('leader election lost'));
 
   await Promise.allSettled([syncing, gc]);
   // Events are best effort: the last ones get a moment to be written, no more.

@@ -15,10 +15,10 @@ await componentMain({
   // Upstream prints it with Go's %#v: the text quoted once more.
   versionLine: (text) => JSON.stringify(text),
   parse: parseCatalogdOptions,
-  run: async (options, log, signal) => {
+  run: async (options, log, signal, leadershipLost) => {
     startCompileCache(options.cacheDir);
     const { runCatalogd } = await import('./run.ts');
     saveCompileCache();
-    return runCatalogd(options, log, signal);
+    return runCatalogd(options, log, signal, leadershipLost);
   },
 });

@@ -19,8 +19,16 @@ import { componentKubeConfig } from '../shared/component-options.ts';
 import { FIRST_REQUEST_WAIT_MS, firstResponseEnd, waitAtMost } from '../shared/first-answer.ts';
 import type { CatalogdOptions } from './options.ts';
 
-/** Runs catalogd; resolves when `signal` aborts (after a graceful stop) or leadership is lost. */
-export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: AbortSignal): Promise<'stopped' | 'lost-leadership'> {
+/**
+ * Runs catalogd; resolves when `signal` aborts (after a graceful stop) or leadership is lost.
+ * `leadershipLost` is called as soon as the elected leader lost its Lease (the process's exit, cmd/shared/lost-leadership.ts).
+ */
+export async function runCatalogd(
+  o: CatalogdOptions,
+  log: Logger,
+  signal: AbortSignal,
+  leadershipLost: () => void = () => undefined,
+): Promise<'stopped' | 'lost-leadership'> {
   // Credentials and registry certificates are read first: when they are unusable the start
   // fails, with the same message, before anything listens.
   const credentials = componentKubeConfig(o);
@@ -62,7 +70,7 @@ export async function runCatalogd(o: CatalogdOptions, log: Logger, signal: Abort
       }
       const { runCatalogdControl } = await import('./control.ts');
       saveCompileCache();
-      return await runCatalogdControl(o, { log, registry, store, credentials }, signal);
+      return await runCatalogdControl(o, { log, registry, store, credentials, leadershipLost }, signal);
     } finally {
       stopCertWatch();
       stopWebhookCertWatch();

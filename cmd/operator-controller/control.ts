@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
-import { Controller, WorkQueue, stepDurationTimer } from '../../pkg/shared/controller/index.ts';
+import { Controller, type HealthServer, WorkQueue, stepDurationTimer } from '../../pkg/shared/controller/index.ts';
 import { createDiskImageCache, type ImageCache } from '../../pkg/shared/image/index.ts';
 import {
   type Informer,
@@ -52,13 +52,16 @@ import { clusterExtensionReconciler } from './reconcilers.ts';
 import { catalogdClientOptions } from './catalogd-client.ts';
 import { runUpgradeGate } from './upgradegate.ts';
 
-/** What run.ts started: the logger, metrics registry, cluster connection and the two informers (running). */
+/** What run.ts started: the logger, metrics registry, cluster connection, the two informers (running) and the health server. */
 interface Started {
   log: Logger;
   registry: Registry;
   kube: KubeContext;
   extensions: Informer<KubeObject>;
   catalogs: Informer<KubeObject>;
+  health: HealthServer;
+  /** Called as soon as the elected leader lost its Lease (the process's exit). */
+  leadershipLost: () => void;
 }
 
 /** What the control part keeps for the whole process, leading or not. */
@@ -81,10 +84,21 @@ export async function runOperatorControllerControl(
   started: Started,
   signal: AbortSignal,
 ): Promise<'stopped' | 'lost-leadership'> {
-  const { log, registry, kube } = started;
+  const { log, registry, kube, health, leadershipLost } = started;
   const parts = await processParts(o, started);
-  void parts.pullSecret.run(signal);
-  const outcome = await runLeading(o, { client: kube.client, log, registry }, (leading) => lead(o, started, parts, leading), signal);
+  // The pull secrets are kept current until the process stops or leadership was lost.
+  const running = new AbortController();
+  const stopRunning = (): void => running.abort(signal.reason);
+  signal.addEventListener('abort', stopRunning, { once: true });
+  void parts.pullSecret.run(running.signal);
+  const outcome = await runLeading(
+    o,
+    { client: kube.client, log, registry, health, onLost: leadershipLost },
+    (leading) => lead(o, started, parts, leading),
+    signal,
+  );
+  signal.removeEventListener('abort', stopRunning);
+  running.abort(new Error('leader election lost'));
 
   // Events are best effort: the last ones get a moment to be written, no more.
   await settlesWithin(parts.events.settled(), 2000);

@@ -14,10 +14,10 @@ await componentMain({
   featureGateMessage: 'feature gate status',
   versionLine: (text) => text,
   parse: parseOperatorControllerOptions,
-  run: async (options, log, signal) => {
+  run: async (options, log, signal, leadershipLost) => {
     startCompileCache(options.cacheDir);
     const { runOperatorController } = await import('./run.ts');
     saveCompileCache();
-    return runOperatorController(options, log, signal);
+    return runOperatorController(options, log, signal, leadershipLost);
   },
 });

@@ -22,8 +22,16 @@ import type { OperatorControllerOptions } from './options.ts';
  */
 const EVENT_LOOP_SAMPLE_MS = 1000;
 
-/** Runs operator-controller; resolves when `signal` aborts (after a graceful stop) or leadership is lost. */
-export async function runOperatorController(o: OperatorControllerOptions, log: Logger, signal: AbortSignal): Promise<'stopped' | 'lost-leadership'> {
+/**
+ * Runs operator-controller; resolves when `signal` aborts (after a graceful stop) or leadership is lost.
+ * `leadershipLost` is called as soon as the elected leader lost its Lease (the process's exit, cmd/shared/lost-leadership.ts).
+ */
+export async function runOperatorController(
+  o: OperatorControllerOptions,
+  log: Logger,
+  signal: AbortSignal,
+  leadershipLost: () => void = () => undefined,
+): Promise<'stopped' | 'lost-leadership'> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   // Credentials and registry certificates are read first: when they are unusable the start
@@ -65,7 +73,7 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
       await waitAtMost(ready.passed, FIRST_PROBE_WAIT_MS, signal);
       const { runOperatorControllerControl } = await import('./control.ts');
       saveCompileCache();
-      outcome = await runOperatorControllerControl(o, { log, registry, kube, extensions, catalogs }, signal);
+      outcome = await runOperatorControllerControl(o, { log, registry, kube, extensions, catalogs, health, leadershipLost }, signal);
     }
   } catch (err) {
     stopInforming();
@@ -73,6 +81,8 @@ export async function runOperatorController(o: OperatorControllerOptions, log: L
   } finally {
     signal.removeEventListener('abort', stopInforming);
   }
+  // Stopped, or leadership lost: the informers end too.
+  stopInforming();
 
   await health.stop();
   await metrics.stop();

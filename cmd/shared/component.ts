@@ -12,13 +12,24 @@ import { type ProxySelector, checkRegistryCertDir, registryCertDir } from '../..
 import type { ComponentOptions } from './component-options.ts';
 import { proxySelector } from './proxy.ts';
 
+/** What runLeading uses besides the options. */
+interface LeadingDeps {
+  client: KubeClient;
+  log: Logger;
+  registry: Registry;
+  /** Gets the readiness check `leader-election`, failing once leadership was lost (with leader election only). */
+  health: { addReadinessCheck(name: string, check: () => true | string): void };
+  /** Called at once when the elected leader lost its Lease, before runLeading resolves (the process's exit). */
+  onLost: () => void;
+}
+
 /**
  * Runs `lead` while this replica leads (with leader election) or until `signal` aborts
- * (without). Resolves 'lost-leadership' when an elected leader lost its Lease.
+ * (without). Resolves 'lost-leadership' when an elected leader lost its Lease, after `onLost`.
  */
 export async function runLeading(
   o: Pick<ComponentOptions, 'leaderElect' | 'systemNamespace' | 'leaderElectionId' | 'identity' | 'leaderElection'>,
-  deps: { client: KubeClient; log: Logger; registry: Registry },
+  deps: LeadingDeps,
   lead: (leading: AbortSignal) => Promise<void>,
   signal: AbortSignal,
 ): Promise<'stopped' | 'lost-leadership'> {
@@ -36,7 +47,13 @@ export async function runLeading(
     registry: deps.registry,
     onStartedLeading: lead,
   });
-  return (await elector.run(signal)) === 'lost' ? 'lost-leadership' : 'stopped';
+  // A replica that lost its Lease neither leads nor campaigns again: not ready until its exit.
+  let lost = false;
+  deps.health.addReadinessCheck('leader-election', () => (lost ? 'leader election lost' : true));
+  if ((await elector.run(signal)) !== 'lost') return 'stopped';
+  lost = true;
+  deps.onLost();
+  return 'lost-leadership';
 }
 
 /**

@@ -1,13 +1,14 @@
 /**
  * The process entry of a component: runs until SIGTERM/SIGINT. Exit 0 after a graceful stop,
- * --help or `version`; 1 on a start-up error or lost leadership; 2 on bad flags. Upstream flags
- * that have no effect here are logged first, one warning each.
+ * --help or `version`; 1 on a start-up error or lost leadership (within a bound: lost-leadership.ts);
+ * 2 on bad flags. Upstream flags that have no effect here are logged first, one warning each.
  */
 import type { Logger } from 'pino';
 // The file, not pkg/shared/controller's index, which an entry loads later (decision 0097).
 import { wireShutdownSignals } from '../../pkg/shared/controller/shutdown.ts';
 import { type LogOptions, componentLogger } from './logging.ts';
 import type { ComponentOptions } from './component-options.ts';
+import { exitOnLostLeadership } from './lost-leadership.ts';
 import { componentVersion } from './version.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 
@@ -24,7 +25,11 @@ interface ComponentMain<O extends StartOptions> {
   /** The `version` command's line from upstream's version text (each upstream binary prints it its own way). */
   versionLine(text: string): string;
   parse(argv: string[], env: NodeJS.ProcessEnv): O | 'help';
-  run(options: O, log: Logger, signal: AbortSignal): Promise<'stopped' | 'lost-leadership'>;
+  /**
+   * Runs until `signal` aborts or leadership is lost; calls `leadershipLost` as soon as the elected
+   * leader lost its Lease (the process then exits within a bound, whatever still runs).
+   */
+  run(options: O, log: Logger, signal: AbortSignal, leadershipLost: () => void): Promise<'stopped' | 'lost-leadership'>;
 }
 
 /** Runs the component in this process with its arguments and environment. */
@@ -51,11 +56,13 @@ export async function componentMain<O extends StartOptions>(c: ComponentMain<O>)
   for (const notice of options.flagNotices ?? []) log.warn(notice, 'flag has no effect here');
   const stop = new AbortController();
   wireShutdownSignals(process, stop, { log, forceExitAfterMs: 60_000 });
+  const leadershipLost = exitOnLostLeadership(process, stop, log);
   try {
-    const outcome = await c.run(options, log, stop.signal);
+    const outcome = await c.run(options, log, stop.signal, leadershipLost);
     if (outcome === 'lost-leadership') {
-      log.error({}, 'leader election lost');
-      process.exitCode = 1;
+      leadershipLost();
+      // Stopped within the bound: nothing is left to wait for (timers, sockets) before the exit.
+      process.exit(1);
     }
   } catch (err) {
     log.fatal({ err }, `${c.name} failed`);

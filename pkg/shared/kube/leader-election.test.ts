@@ -14,8 +14,14 @@ class LeaseStore {
   /** Requests served, by verb. */
   calls = { get: 0, create: 0, update: 0 };
 
-  client(): { client: Pick<KubeClient, 'get' | 'create' | 'update'>; partitioned: { value: boolean } } {
+  client(): {
+    client: Pick<KubeClient, 'get' | 'create' | 'update'>;
+    partitioned: { value: boolean };
+    answerAfter: { value: Promise<void> | undefined };
+  } {
     const partitioned = { value: false };
+    // The next update is applied, and answered only once this settles (a process stopped mid-request).
+    const answerAfter: { value: Promise<void> | undefined } = { value: undefined };
     const check = (): void => {
       if (partitioned.value) throw new Error('connect ETIMEDOUT');
     };
@@ -38,10 +44,14 @@ class LeaseStore {
         if (obj.metadata.resourceVersion !== this.lease?.metadata.resourceVersion)
           throw new ApiError(409, 'Conflict', 'the object has been modified');
         this.lease = { ...structuredClone(obj), metadata: { ...obj.metadata, resourceVersion: String(++this.rv) } };
-        return structuredClone(this.lease) as T;
+        const answer = structuredClone(this.lease) as T;
+        const after = answerAfter.value;
+        answerAfter.value = undefined;
+        if (after !== undefined) await after;
+        return answer;
       },
     };
-    return { client: fake, partitioned };
+    return { client: fake, partitioned, answerAfter };
   }
 
   get holder(): string | null | undefined {
@@ -50,7 +60,7 @@ class LeaseStore {
 }
 
 function candidate(store: LeaseStore, identity: string, registry?: Registry, durations: Partial<LeaderElectionDurations> = {}) {
-  const { client, partitioned } = store.client();
+  const { client, partitioned, answerAfter } = store.client();
   const ctl = new AbortController();
   const events: string[] = [];
   const elector = new LeaderElector({
@@ -69,7 +79,7 @@ function candidate(store: LeaseStore, identity: string, registry?: Registry, dur
   });
   let outcome: LeaderElectionOutcome | undefined;
   const done = elector.run(ctl.signal).then((o) => (outcome = o));
-  return { elector, ctl, events, partitioned, done, outcome: () => outcome };
+  return { elector, ctl, events, partitioned, answerAfter, done, outcome: () => outcome };
 }
 
 let store: LeaseStore;
@@ -210,6 +220,54 @@ describe('LeaderElector', () => {
     expect(store.calls.get - before.get).toBe(1);
     a.ctl.abort();
     await a.done;
+  });
+
+  // A stalled event loop (SIGSTOP, a long collection) moves the clock while no timer runs; on
+  // resume the overdue timers fire in order, the retry sleep's first. setSystemTime moves the
+  // clock the same way without firing anything.
+  it('after a stall past the renew deadline, stops on resume without renewing, even with the lease still unexpired', async () => {
+    const a = candidate(store, 'a');
+    await run(100, a);
+    await run(4_000, a);
+    const renewTime = (store.lease?.spec as { renewTime: string }).renewTime;
+    const before = { ...store.calls };
+    // 11 s: past the 10 s renew deadline, within the 15 s lease.
+    vi.setSystemTime(Date.now() + 11_000);
+    expect(a.elector.isLeader).toBe(false);
+    await run(2_100, a);
+    expect(a.outcome()).toBe('lost');
+    expect(a.events).toEqual(['started', 'stopped']);
+    expect(store.calls.update - before.update).toBe(0);
+    expect((store.lease?.spec as { renewTime: string }).renewTime).toBe(renewTime);
+  });
+
+  it('a stall shorter than the renew deadline changes nothing', async () => {
+    const a = candidate(store, 'a');
+    await run(100, a);
+    vi.setSystemTime(Date.now() + 7_000);
+    await run(10_000, a);
+    expect(a.elector.isLeader).toBe(true);
+    expect(a.outcome()).toBeUndefined();
+    a.ctl.abort();
+    await a.done;
+  });
+
+  it('a renewal whose answer came only after the stall does not extend leadership past the deadline', async () => {
+    const a = candidate(store, 'a');
+    await run(100, a);
+    const before = store.calls.update;
+    // The next renewal is applied, and the process stops before its answer is read.
+    let resume: () => void = () => undefined;
+    a.answerAfter.value = new Promise<void>((resolve) => (resume = resolve));
+    await run(2_100, a);
+    expect(store.calls.update).toBe(before + 1);
+    expect(a.elector.isLeader).toBe(true);
+    vi.setSystemTime(Date.now() + 11_000);
+    resume();
+    await run(100, a);
+    expect(a.elector.isLeader).toBe(false);
+    expect(a.outcome()).toBe('lost');
+    expect(store.calls.update).toBe(before + 1);
   });
 
   it('rejects inconsistent durations', () => {

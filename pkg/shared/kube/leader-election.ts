@@ -3,6 +3,9 @@
  * (lease 15 s, renew deadline 10 s, retry 2 s). Never two leaders: a leader stops once
  * `renewDeadline` passed since its last successful renew began (its own clock) or when it sees
  * another holder; a candidate takes over only a record it saw unchanged for `leaseDuration`.
+ * The deadline is read from the clock, not only from a timer: after the event loop was blocked
+ * past it (a stopped process, a long collection), the leader stops on resume without renewing,
+ * whichever timer runs first.
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -79,6 +82,8 @@ export class LeaderElector {
   readonly #o: Required<Pick<LeaderElectionOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>> & LeaderElectionOptions;
   readonly #gauge;
   #leading = false;
+  /** While leading: when leadership ends unless renewed before (its own clock). */
+  #leadUntil = 0;
   #observed: { record: string; holder: string; durationMs: number; at: number } | undefined;
   /** The Lease as this process last wrote it (create or update answer), for the renew fast path. */
   #written: Lease | undefined;
@@ -95,9 +100,9 @@ export class LeaderElector {
     this.#gauge?.set({ name: options.name }, 0);
   }
 
-  /** True while this process holds the lease. */
+  /** True while this process holds the lease and its renew deadline has not passed. */
   get isLeader(): boolean {
-    return this.#leading;
+    return this.#leading && Date.now() < this.#leadUntil;
   }
 
   /**
@@ -142,10 +147,10 @@ export class LeaderElector {
       .then(() => this.#o.onStartedLeading(leadCtl.signal))
       .catch((err: unknown) => log.error({ err }, 'leader work failed'));
     // The local deadline: a leader that cannot renew stops before any candidate may take over.
-    let lastRenewStart = this.#observed?.at ?? Date.now();
+    this.#leadUntil = (this.#observed?.at ?? Date.now()) + renewDeadlineMs;
     let lost = false;
     const deadline = new AbortController();
-    let timer = setTimeout(() => deadline.abort(), renewDeadlineMs);
+    let timer = setTimeout(() => deadline.abort(), Math.max(0, this.#leadUntil - Date.now()));
     const stopOnCancel = (): void => deadline.abort();
     signal.addEventListener('abort', stopOnCancel, { once: true });
     try {
@@ -153,11 +158,17 @@ export class LeaderElector {
         await sleepUnlessAborted(retryPeriodMs, deadline.signal);
         if (deadline.signal.aborted) break;
         const start = Date.now();
-        const outcome = await this.#tryAcquireOrRenew(lastRenewStart + renewDeadlineMs - start, deadline.signal);
+        // A renewal now would extend a leadership that already ended: the event loop was
+        // blocked past the deadline and the deadline's timer has not run yet.
+        if (start >= this.#leadUntil) {
+          log.warn({ lease: this.#leaseName(), overdueMs: start - this.#leadUntil }, 'renew deadline passed before the lease could be renewed');
+          break;
+        }
+        const outcome = await this.#tryAcquireOrRenew(this.#leadUntil - start, deadline.signal);
         if (outcome === 'held') {
-          lastRenewStart = start;
+          this.#leadUntil = start + renewDeadlineMs;
           clearTimeout(timer);
-          timer = setTimeout(() => deadline.abort(), Math.max(0, lastRenewStart + renewDeadlineMs - Date.now()));
+          timer = setTimeout(() => deadline.abort(), Math.max(0, this.#leadUntil - Date.now()));
         } else if (outcome === 'other') {
           break;
         }
@@ -170,7 +181,8 @@ export class LeaderElector {
     leadCtl.abort(new Error(lost ? 'leader election lost' : 'leader election cancelled'));
     this.#setLeading(false);
     if (lost) {
-      log.error({ lease: this.#leaseName(), identity: this.#o.identity }, 'leader election lost');
+      // client-go's line; the process's own (upstream's `problem running manager`) follows in cmd/.
+      log.error({ lease: this.#leaseName(), identity: this.#o.identity }, 'failed to renew lease');
       this.#o.onStoppedLeading?.();
       return 'lost';
     }
