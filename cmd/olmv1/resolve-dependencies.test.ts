@@ -1,6 +1,9 @@
 // `olmv1 resolve --dependencies` (decision 0104): the bundle a ClusterExtension would get when
 // its dependencies are met, and the closure of what must be installed first, from catalog
 // directories (OLM's documentation examples: pkg/operator-controller/dependencies/testdata).
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +52,46 @@ describe('olmv1 resolve --dependencies', () => {
         },
       ],
     });
+  });
+
+  it('refuses a CEL rule over the cost limit without running it, naming the bundle and the limit (decision 0110)', async () => {
+    const zeros = (n: number): string => `[${Array.from({ length: n }, () => '0').join(',')}]`;
+    const rule = `${zeros(300)}.all(a, ${zeros(300)}.all(b, ${zeros(30)}.all(c, c == 0))) && false`;
+    const dir = await mkdtemp(join(tmpdir(), 'resolve-cel-'));
+    try {
+      const docs = [
+        { schema: 'olm.package', name: 'hostile', defaultChannel: 'stable' },
+        { schema: 'olm.channel', name: 'stable', package: 'hostile', entries: [{ name: 'hostile.v1.0.0' }] },
+        {
+          schema: 'olm.bundle',
+          name: 'hostile.v1.0.0',
+          package: 'hostile',
+          image: 'registry.example/hostile:v1.0.0',
+          properties: [
+            { type: 'olm.package', value: { packageName: 'hostile', version: '1.0.0' } },
+            { type: 'olm.constraint', value: { cel: { rule } } },
+          ],
+        },
+      ];
+      await writeFile(join(dir, 'catalog.json'), docs.map((d) => JSON.stringify(d)).join('\n'));
+      const started = performance.now();
+      const r = await cli('--package', 'hostile', '--catalog', `c=${dir}`, '--dependencies');
+      expect(performance.now() - started).toBeLessThan(5000);
+      expect(r.code).toBe(0);
+      expect(r.json).toMatchObject({
+        bundle: { name: 'hostile.v1.0.0' },
+        dependencies: [
+          {
+            bundle: 'hostile.v1.0.0',
+            error: expect.stringMatching(
+              /^bundle "hostile\.v1\.0\.0": property olm\.constraint #1: value\.cel: cel rule's estimated cost \d+ exceeds the limit of 1000000$/,
+            ) as unknown,
+          },
+        ],
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('is refused beside --cluster', async () => {

@@ -102,7 +102,10 @@ export async function dependencyCheck(
   const installed = ports.installed ?? InstalledIndex.of(ports.extensions.list());
   const candidates = [servedApisCandidate(served)];
   for (const e of await installed.candidatesFor(source, requirements, self, signal)) candidates.push(e.candidate);
-  return dependencyChecker(candidates, DEFAULT_LIMITS, cache, serverVersion);
+  const checker = dependencyChecker(candidates, DEFAULT_LIMITS, cache, serverVersion);
+  // CEL rules run ahead, yielding to the event loop between chunks (decision 0110).
+  await checker.prepare(declaring);
+  return checker;
 }
 
 /**

@@ -2,32 +2,42 @@
  * CEL rules of `olm.constraint` on @bufbuild/cel (decision 0104), in OLM classic's environment:
  * the variable `properties` (the candidate's `{type, value}` maps) and `semver_compare(a, b)`
  * (also `semverCompare`: blang/semver's Compare of both sides read tolerantly). Compiling
- * checks syntax, functions and size; evaluation is bounded by a cost estimate (limits.ts).
+ * checks syntax, functions, size and a static cost estimate (cost.ts, decision 0110) without
+ * running the rule; each evaluation is estimated on the candidate's own sizes and paid for from
+ * the resolution's budget (budget.ts) before it runs. @bufbuild/cel has no step hook, so the
+ * estimate is the only bound on a run.
  */
-import { celEnv, celError, celFunc, CelScalar, isCelError, listType, mapType, parse, plan, type CelEnv } from '@bufbuild/cel';
+import { celEnv, celError, celFunc, CelScalar, listType, mapType, parse, plan, type CelEnv } from '@bufbuild/cel';
 import { err, ok, type Result } from '../../shared/errors/index.ts';
 import type { Property } from '../../shared/fbc/types.ts';
+import type { CostBudget } from './budget.ts';
+import { estimateRule, measureProperties, resultIsNotBool, type CandidateSize, type RuleEstimate } from './cost.ts';
 import type { DependencyLimits } from './limits.ts';
 import { compareSemver, parseTolerant } from '../../shared/semver/index.ts';
-
 type ParsedExpr = ReturnType<typeof parse>['expr'];
 
-/** A compiled rule: its text, its shape for the cost estimate, and its evaluation. */
+/** Why an evaluation was not run, in words naming the limit. */
+interface Refused {
+  readonly refused: string;
+}
+
+/** A compiled rule: its text, its shape, its estimate on the reference candidate, and its evaluation. */
 export interface CelRule {
   readonly rule: string;
   readonly nodes: number;
   readonly comprehensionDepth: number;
+  readonly estimate: RuleEstimate;
   /**
-   * Whether a candidate with `properties` satisfies the rule. An evaluation error or a
-   * non-boolean result does not satisfy it (as in OLM classic); `costly` when the estimate
-   * is over the limit and the rule was not run.
+   * Whether a candidate with `properties` satisfies the rule, paid for from `budget`. An
+   * evaluation error or a non-boolean result does not satisfy it (as in OLM classic); a rule
+   * whose estimate on this candidate is over the limits, or over what is left of the budget,
+   * is not run (`Refused`, also noted on the budget).
    */
-  readonly test: (properties: readonly Property[]) => boolean | 'costly';
+  readonly test: (properties: readonly Property[], budget: CostBudget) => boolean | Refused;
 }
 
 // The parser's special forms: not functions of the environment, evaluated by the planner.
 const SPECIAL_FORMS = new Set(['_&&_', '_||_', '_?_:_', '@not_strictly_false', '_[_]', '@in']);
-
 function environment(): CelEnv {
   const compare = (a: unknown, b: unknown): bigint => {
     const c = semverCompare(a, b);
@@ -90,18 +100,20 @@ function shapeOf(env: CelEnv, root: ParsedExpr): Shape {
   return shape;
 }
 
-/** The longest list a candidate's properties hold, at any level: what comprehensions range over. */
-function widest(value: unknown, budget: { left: number }): number {
-  if (--budget.left < 0) return Number.POSITIVE_INFINITY;
-  if (Array.isArray(value)) return Math.max(value.length, ...value.map((v) => widest(v, budget)));
-  if (value !== null && typeof value === 'object') return Math.max(0, ...Object.values(value).map((v) => widest(v, budget)));
-  return 0;
+const fmt = (n: number): string => (Number.isFinite(n) ? String(n) : 'unbounded');
+
+/** The limit `estimate` breaks, in words, or undefined. */
+function overLimit(estimate: RuleEstimate, limits: DependencyLimits): string | undefined {
+  if (estimate.cost > limits.maxRuleCost) return `estimated cost ${fmt(estimate.cost)} exceeds the limit of ${limits.maxRuleCost}`;
+  if (estimate.heap > limits.maxRuleMemory) return `estimated memory ${fmt(estimate.heap)} exceeds the limit of ${limits.maxRuleMemory}`;
+  return undefined;
 }
 
 /**
- * Compiles `rule`. Errors (as text, for the message naming the bundle and property): a
- * syntax error, a function the environment does not have, a rule over the size limits, or
- * a rule whose result on a candidate without properties is not a boolean.
+ * Compiles `rule`, without running it. Errors (as text, for the message naming the bundle and
+ * property): a syntax error, a function the environment does not have, a rule over the size
+ * limits or over the cost limits on the reference candidate, or a rule whose result can only
+ * be something other than a boolean.
  */
 export function compileRule(rule: string, limits: DependencyLimits): Result<CelRule, string> {
   if (rule.trim() === '') return err('cel rule is empty');
@@ -119,27 +131,68 @@ export function compileRule(rule: string, limits: DependencyLimits): Result<CelR
   if (shape.depth > limits.maxComprehensionDepth) {
     return err(`cel rule nests ${shape.depth} comprehensions, more than ${limits.maxComprehensionDepth}`);
   }
+  const expr = parsed.expr;
+  if (expr === undefined) return err('cel rule is empty');
+  const estimated = estimateRule(expr, limits.ruleCandidate);
+  if (!estimated.ok) return err(`cel rule is refused: ${estimated.error}`);
+  const over = overLimit(estimated.value, limits);
+  if (over !== undefined) return err(`cel rule's ${over}`);
+  if (resultIsNotBool(expr)) return err('cel expressions must have type Bool');
   const run = plan(env, parsed);
-  const probe = run({ properties: [] });
-  if (!isCelError(probe) && typeof probe !== 'boolean') return err('cel expressions must have type Bool');
-  // CEL is pure: a verdict is kept per properties list (catalog content is cached per digest,
-  // so the same candidates come back from one resolution to the next).
-  const verdicts = new WeakMap<readonly Property[], boolean | 'costly'>();
-  const evaluate = (properties: readonly Property[]): boolean | 'costly' => {
-    const width = widest(properties, { left: 100_000 }) + 1;
-    if (shape.nodes * width ** shape.depth > limits.maxRuleCost) return 'costly';
-    const result = run({ properties: properties as never });
-    return result === true;
-  };
-  const test = (properties: readonly Property[]): boolean | 'costly' => {
-    let v = verdicts.get(properties);
-    if (v === undefined) {
-      v = evaluate(properties);
-      verdicts.set(properties, v);
+  // Estimates by candidate sizes (many candidates share them), verdicts by properties list:
+  // CEL is pure, and catalog content is cached per digest, so the same candidates come back
+  // from one resolution to the next.
+  const bySize = new Map<string, Result<RuleEstimate, string>>();
+  const verdicts = new WeakMap<readonly Property[], boolean | Refused>();
+  const estimateOn = (size: CandidateSize): Result<RuleEstimate, string> => {
+    const key = `${size.items}/${size.width}/${size.chars}/${size.total}/${size.text}`;
+    let e = bySize.get(key);
+    if (e === undefined) {
+      e = estimateRule(expr, size);
+      if (bySize.size >= 256) bySize.clear();
+      bySize.set(key, e);
     }
+    return e;
+  };
+  const test = (properties: readonly Property[], budget: CostBudget): boolean | Refused => {
+    const known = verdicts.get(properties);
+    if (known !== undefined) {
+      if (typeof known !== 'boolean') budget.refusal = known.refused;
+      return known;
+    }
+    const size = measureProperties(properties, limits.maxCandidateValues);
+    const estimate = size === undefined ? undefined : estimateOn(size);
+    const over =
+      size === undefined
+        ? `its properties hold more than ${limits.maxCandidateValues} values`
+        : estimate === undefined || !estimate.ok
+          ? 'no estimate'
+          : overLimit(estimate.value, limits);
+    if (over !== undefined) {
+      const refused = { refused: `CEL rule not evaluated: ${over}` };
+      verdicts.set(properties, refused);
+      budget.refusal = refused.refused;
+      return refused;
+    }
+    // Measuring the candidate is paid too (a quarter step per value walked).
+    const cost = (estimate?.ok === true ? estimate.value.cost : 0) + Math.ceil((size?.total ?? 0) / 4);
+    if (!budget.spend(cost)) {
+      // Not kept: the next resolution has a budget of its own.
+      budget.refusal = `CEL rule not evaluated: the resolution's estimated CEL cost exceeds the limit of ${budget.limit}`;
+      return { refused: budget.refusal };
+    }
+    let result: unknown;
+    try {
+      result = run({ properties: properties as never });
+    } catch {
+      // An exhausted stack on a deeply concatenated list is an evaluation error as any other.
+      result = false;
+    }
+    const v = result === true;
+    verdicts.set(properties, v);
     return v;
   };
-  return ok({ rule, nodes: shape.nodes, comprehensionDepth: shape.depth, test });
+  return ok({ rule, nodes: shape.nodes, comprehensionDepth: shape.depth, estimate: estimated.value, test });
 }
 
 /** Renders a CEL value the way Go's `fmt.Sprint` renders the decoded JSON value it stands for. */

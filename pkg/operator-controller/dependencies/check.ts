@@ -7,12 +7,13 @@
  * depended-on API" and version-range cases).
  */
 import type { Bundle } from '../../shared/fbc/types.ts';
-import { checkRequirements } from './evaluate.ts';
+import { CostBudget } from './budget.ts';
+import { checkRequirements, resolutionBudget, satisfies } from './evaluate.ts';
 import type { DependencyLimits } from './limits.ts';
 import { invalidDependency, unmetDependency } from './messages.ts';
 import { kubeVersionUnmet } from './kube-version.ts';
 import { RequirementCache } from './requirements.ts';
-import type { Candidate, Requirement, Unmet } from './types.ts';
+import type { Candidate, Predicate, Requirement, Unmet } from './types.ts';
 
 /** A dependency check and what it found. */
 interface DependencyChecker {
@@ -20,6 +21,20 @@ interface DependencyChecker {
   readonly check: (bundle: Bundle) => string | undefined;
   /** The unmet requirement of each bundle refused so far, by the reason text (malformed ones have none). */
   readonly unmet: ReadonlyMap<string, Unmet>;
+  /**
+   * Evaluates the CEL rules `bundles` declare on every candidate ahead of `check`, yielding
+   * (`pause`) after each chunk of estimated cost (one rule's limit) so that health probes,
+   * lease renewals and other reconciles keep running; `check` then finds the verdicts cached.
+   * It spends at most half the resolution's budget.
+   */
+  readonly prepare: (bundles: readonly Bundle[], pause?: () => Promise<void>) => Promise<void>;
+}
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function celPredicates(p: Predicate, out: Predicate[]): void {
+  if (p.kind === 'cel') out.push(p);
+  if (p.kind === 'all' || p.kind === 'any' || p.kind === 'not') for (const c of p.constraints) celPredicates(c.predicate, out);
 }
 
 /**
@@ -34,18 +49,41 @@ export function dependencyChecker(
   serverVersion?: string,
 ): DependencyChecker {
   const unmet = new Map<string, Unmet>();
+  // One resolution's CEL budget: prepare and check draw on it together.
+  const budget = new CostBudget(limits.maxResolutionCost);
+  const prepare = async (bundles: readonly Bundle[], pause = nextTurn): Promise<void> => {
+    let since = budget.spent;
+    // Half the budget at most: what is left is for the bundles the resolver checks.
+    for (const bundle of bundles) {
+      const reqs = cache.requirements(bundle, limits);
+      if (!reqs.ok) continue;
+      const rules: Predicate[] = [];
+      for (const r of reqs.value) celPredicates(r.constraint.predicate, rules);
+      for (const rule of rules) {
+        for (const c of candidates) {
+          if (budget.spent >= budget.limit / 2) return;
+          satisfies(c.properties, rule, budget);
+          if (budget.spent - since >= limits.maxRuleCost) {
+            await pause();
+            since = budget.spent;
+          }
+        }
+      }
+      await pause();
+    }
+  };
   const check = (bundle: Bundle): string | undefined => {
     const tooOld = serverVersion === undefined ? undefined : kubeVersionUnmet(bundle, serverVersion);
     if (tooOld !== undefined) return tooOld;
     const reqs = cache.requirements(bundle, limits);
     if (!reqs.ok) return invalidDependency(reqs.error);
-    const verdict = checkRequirements(reqs.value, candidates);
+    const verdict = checkRequirements(reqs.value, candidates, budget);
     if (verdict.satisfied) return undefined;
     const reason = unmetDependency(bundle.name, verdict.unmet);
     unmet.set(reason, verdict.unmet);
     return reason;
   };
-  return { check, unmet };
+  return { check, unmet, prepare };
 }
 
 /** An installed extension with the requirements its bundle declares. */
@@ -60,12 +98,13 @@ export function brokenDependent(
   before: readonly Candidate[],
   after: readonly Candidate[],
 ): { dependent: string; unmet: Unmet } | undefined {
+  const budget = resolutionBudget();
   for (const d of dependents) {
     if (d.requirements.length === 0) continue;
-    const now = checkRequirements(d.requirements, after);
+    const now = checkRequirements(d.requirements, after, budget);
     if (now.satisfied) continue;
     // Only a requirement the change breaks: met before it.
-    if (!checkRequirements([now.unmet.requirement], before).satisfied) continue;
+    if (!checkRequirements([now.unmet.requirement], before, budget).satisfied) continue;
     return { dependent: d.name, unmet: now.unmet };
   }
   return undefined;

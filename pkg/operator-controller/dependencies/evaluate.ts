@@ -8,6 +8,8 @@
  * ">=1.0.0"`, `API greens.example.com/v1 Green`, `all of (...)`, ...).
  */
 import type { Property } from '../../shared/fbc/types.ts';
+import { CostBudget } from './budget.ts';
+import { DEFAULT_LIMITS } from './limits.ts';
 import type { Candidate, Constraint, Gvk, Predicate, Requirement, Verdict } from './types.ts';
 
 function field(value: unknown, key: string): unknown {
@@ -35,8 +37,8 @@ export function packageOf(properties: readonly Property[]): { packageName: strin
   return undefined;
 }
 
-/** Whether one candidate's properties satisfy `predicate`; a too-costly CEL rule does not. */
-export function satisfies(properties: readonly Property[], predicate: Predicate): boolean {
+/** Whether one candidate's properties satisfy `predicate`; a CEL rule not run (too costly, budget spent) does not. */
+export function satisfies(properties: readonly Property[], predicate: Predicate, budget: CostBudget): boolean {
   switch (predicate.kind) {
     case 'package': {
       const pkg = packageOf(properties);
@@ -47,13 +49,20 @@ export function satisfies(properties: readonly Property[], predicate: Predicate)
       return providedGvks(properties).some((g) => g.group === want.group && g.version === want.version && g.kind === want.kind);
     }
     case 'cel':
-      return predicate.rule.test(properties) === true;
+      return predicate.rule.test(properties, budget) === true;
     case 'all':
-      return predicate.constraints.every((c) => satisfies(properties, c.predicate));
+      return predicate.constraints.every((c) => satisfies(properties, c.predicate, budget));
     case 'any':
-      return predicate.constraints.some((c) => satisfies(properties, c.predicate));
-    case 'not':
-      return !predicate.constraints.some((c) => satisfies(properties, c.predicate));
+      return predicate.constraints.some((c) => satisfies(properties, c.predicate, budget));
+    case 'not': {
+      // A rule not run inside `not` cannot vouch for the candidate either: not satisfied.
+      const earlier = budget.refusal;
+      budget.refusal = undefined;
+      const some = predicate.constraints.some((c) => satisfies(properties, c.predicate, budget));
+      const refused = budget.refusal !== undefined;
+      if (!refused) budget.refusal = earlier;
+      return !some && !refused;
+    }
   }
 }
 
@@ -70,18 +79,24 @@ function failureMessageOf(c: Constraint): string | undefined {
   return undefined;
 }
 
+/** A budget for one check or search: the default limits' resolution cost. */
+export function resolutionBudget(): CostBudget {
+  return new CostBudget(DEFAULT_LIMITS.maxResolutionCost);
+}
+
 /**
- * Checks `requirements` in order against `candidates`: satisfied, or the first requirement no
- * candidate meets with its failureMessage and a description.
+ * Checks `requirements` in order against `candidates`, CEL evaluations paid from `budget`:
+ * satisfied, or the first requirement no candidate meets with its failureMessage and a
+ * description (which says so when a CEL rule was not run on some candidate, naming the limit).
  */
-export function checkRequirements(requirements: readonly Requirement[], candidates: readonly Candidate[]): Verdict {
+export function checkRequirements(requirements: readonly Requirement[], candidates: readonly Candidate[], budget = resolutionBudget()): Verdict {
   for (const requirement of requirements) {
-    const met = candidates.some((c) => satisfies(c.properties, requirement.constraint.predicate));
+    budget.refusal = undefined;
+    const met = candidates.some((c) => satisfies(c.properties, requirement.constraint.predicate, budget));
     if (met) continue;
-    return {
-      satisfied: false,
-      unmet: { requirement, failureMessage: failureMessageOf(requirement.constraint), description: describeConstraint(requirement.constraint) },
-    };
+    const refusal = budget.refusal;
+    const description = describeConstraint(requirement.constraint) + (refusal === undefined ? '' : ` (${refusal})`);
+    return { satisfied: false, unmet: { requirement, failureMessage: failureMessageOf(requirement.constraint), description } };
   }
   return { satisfied: true };
 }

@@ -4,6 +4,8 @@
  * the bundle and the property).
  */
 
+import type { CandidateSize } from './cost.ts';
+
 /** Bounds on declared requirements and on CEL rules. */
 export interface DependencyLimits {
   /** Requirement properties per bundle. */
@@ -21,11 +23,20 @@ export interface DependencyLimits {
   /** Nesting of comprehensions (`exists`, `all`, `map`, ...) in one CEL rule. */
   readonly maxComprehensionDepth: number;
   /**
-   * Estimated steps of one rule on one candidate: rule nodes x (list length + 1) ^
-   * comprehension depth. A candidate past it does not satisfy the rule, and the rule is
-   * reported as too costly.
+   * Estimated cost (interpreter steps, cost.ts) of one rule on one candidate, computed before
+   * it runs: on a small reference candidate (`ruleCandidate`) when the rule is compiled (a rule
+   * over it is refused), and on each candidate's own sizes before each evaluation (a candidate
+   * over it does not satisfy the rule, and the refusal is named in the unmet dependency).
    */
   readonly maxRuleCost: number;
+  /** Estimated allocation (values, about 16 string characters each) of one rule on one candidate, checked as the cost is. */
+  readonly maxRuleMemory: number;
+  /** Estimated cost all CEL evaluations of one resolution (or one search for providers) may spend together. */
+  readonly maxResolutionCost: number;
+  /** Values in one candidate's properties past which its sizes are not measured and CEL rules are not run on it. */
+  readonly maxCandidateValues: number;
+  /** The reference candidate a rule is estimated on when it is compiled. */
+  readonly ruleCandidate: CandidateSize;
 }
 
 /** The bounds used unless a caller gives others. */
@@ -37,5 +48,9 @@ export const DEFAULT_LIMITS: DependencyLimits = Object.freeze({
   maxRuleLength: 4096,
   maxRuleNodes: 1024,
   maxComprehensionDepth: 3,
-  maxRuleCost: 2_000_000,
+  maxRuleCost: 1_000_000,
+  maxRuleMemory: 100_000,
+  maxResolutionCost: 10_000_000,
+  maxCandidateValues: 100_000,
+  ruleCandidate: Object.freeze({ items: 8, width: 8, chars: 64, total: 64, text: 512 }),
 });

@@ -5,7 +5,8 @@
  */
 import type { Bundle, DeclarativeConfig } from '../../shared/fbc/types.ts';
 import { compareSemver } from '../../shared/semver/index.ts';
-import { packageOf, satisfies } from './evaluate.ts';
+import type { CostBudget } from './budget.ts';
+import { packageOf, resolutionBudget, satisfies } from './evaluate.ts';
 import { parseTolerant } from '../../shared/semver/index.ts';
 import type { Predicate } from './types.ts';
 
@@ -47,15 +48,23 @@ function preferred(fbc: DeclarativeConfig, packageName: string, bundles: Bundle[
   return out;
 }
 
-/** The bundles of `catalogs` whose properties satisfy `predicate`, best first, at most `limit`. */
-export function providersOf(predicate: Predicate, catalogs: readonly ProviderCatalog[], limit: number): Provider[] {
+/**
+ * The bundles of `catalogs` whose properties satisfy `predicate`, best first, at most `limit`;
+ * CEL evaluations are paid from `budget` (a bundle whose rule is not run is not a provider).
+ */
+export function providersOf(
+  predicate: Predicate,
+  catalogs: readonly ProviderCatalog[],
+  limit: number,
+  budget: CostBudget = resolutionBudget(),
+): Provider[] {
   const ordered = [...catalogs].sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : 1));
   const out: Provider[] = [];
   for (const catalog of ordered) {
     for (const fbc of catalog.content) {
       const byPackage = new Map<string, Bundle[]>();
       for (const b of fbc.bundles) {
-        if (!satisfies(b.properties, predicate)) continue;
+        if (!satisfies(b.properties, predicate, budget)) continue;
         byPackage.set(b.package, [...(byPackage.get(b.package) ?? []), b]);
       }
       for (const packageName of [...byPackage.keys()].sort()) {

@@ -12,6 +12,7 @@ import type { Bundle, JsonValue } from '../../shared/fbc/types.ts';
 import { utf8Length } from '../../gocompat/gotext/index.ts';
 import { parseBlangRange } from '../../shared/semver/index.ts';
 import { compileRule } from './cel.ts';
+import { RuleCache } from './rule-cache.ts';
 import type { DependencyLimits } from './limits.ts';
 import { parseTolerant } from '../../shared/semver/index.ts';
 import type { Constraint, Predicate, Requirement } from './types.ts';
@@ -59,6 +60,7 @@ function packagePredicate(packageName: string, versionRange: string): Result<Pre
 
 interface Walk {
   readonly limits: DependencyLimits;
+  readonly rules: RuleCache | undefined;
   nodes: number;
 }
 
@@ -80,7 +82,7 @@ function parseConstraint(raw: unknown, depth: number, walk: Walk, path: string):
   }
   if (v.gvk !== undefined) return done({ kind: 'gvk', gvk: v.gvk });
   if (v.cel !== undefined) {
-    const rule = compileRule(v.cel.rule, walk.limits);
+    const rule = walk.rules === undefined ? compileRule(v.cel.rule, walk.limits) : walk.rules.compile(v.cel.rule, walk.limits);
     return rule.ok ? done({ kind: 'cel', rule: rule.value }) : err(`${path}.cel: ${rule.error}`);
   }
   const kind = v.all !== undefined ? 'all' : v.any !== undefined ? 'any' : 'not';
@@ -95,7 +97,7 @@ function parseConstraint(raw: unknown, depth: number, walk: Walk, path: string):
   return done({ kind, constraints });
 }
 
-function parseValue(type: string, value: JsonValue, limits: DependencyLimits): Result<Constraint, string> {
+function parseValue(type: string, value: JsonValue, limits: DependencyLimits, rules: RuleCache | undefined): Result<Constraint, string> {
   if (type === 'olm.package.required') {
     const v = PackageValue.safeParse(value);
     if (!v.success) return err(issues(v.error));
@@ -108,20 +110,24 @@ function parseValue(type: string, value: JsonValue, limits: DependencyLimits): R
   }
   const size = utf8Length(JSON.stringify(value) ?? '');
   if (size > limits.maxValueBytes) return err(`olm.constraint value is greater than max constraint size ${limits.maxValueBytes} bytes`);
-  return parseConstraint(value, 0, { limits, nodes: 0 }, 'value');
+  return parseConstraint(value, 0, { limits, rules, nodes: 0 }, 'value');
 }
 
 /**
  * The requirements `bundle` declares, in property order, or the first malformed one as
- * `bundle "<name>": property <type> #<index>: <what is wrong>`.
+ * `bundle "<name>": property <type> #<index>: <what is wrong>`; CEL rules from `rules` when given.
  */
-export function bundleRequirements(bundle: Pick<Bundle, 'name' | 'properties'>, limits: DependencyLimits): Result<Requirement[], string> {
+export function bundleRequirements(
+  bundle: Pick<Bundle, 'name' | 'properties'>,
+  limits: DependencyLimits,
+  rules?: RuleCache,
+): Result<Requirement[], string> {
   const out: Requirement[] = [];
   for (const [index, p] of bundle.properties.entries()) {
     if (!REQUIREMENT_PROPERTY_TYPES.includes(p.type)) continue;
     const where = `bundle ${JSON.stringify(bundle.name)}: property ${p.type} #${index}`;
     if (out.length >= limits.maxRequirements) return err(`${where}: more than ${limits.maxRequirements} requirement properties`);
-    const c = parseValue(p.type, p.value, limits);
+    const c = parseValue(p.type, p.value, limits, rules);
     if (!c.ok) return err(`${where}: ${c.error}`);
     out.push({ property: p.type, index, constraint: c.value });
   }
@@ -130,17 +136,19 @@ export function bundleRequirements(bundle: Pick<Bundle, 'name' | 'properties'>, 
 
 /**
  * Parsed requirements by bundle object: catalog content is cached per digest (the same
- * objects from one resolution to the next), so each bundle's declarations, CEL rules
- * included, are read and compiled once while its catalog content lives.
+ * objects from one resolution to the next), so each bundle's declarations are read once while
+ * its catalog content lives, and each distinct CEL rule text is compiled once (RuleCache).
  */
 export class RequirementCache {
   readonly #parsed = new WeakMap<Pick<Bundle, 'name' | 'properties'>, Result<Requirement[], string>>();
+  /** CEL rules by text, shared by every bundle read through this cache. */
+  readonly rules = new RuleCache();
 
   /** `bundleRequirements(bundle, limits)`, from the cache when this bundle object was read before. */
   requirements(bundle: Pick<Bundle, 'name' | 'properties'>, limits: DependencyLimits): Result<Requirement[], string> {
     let r = this.#parsed.get(bundle);
     if (r === undefined) {
-      r = bundleRequirements(bundle, limits);
+      r = bundleRequirements(bundle, limits, this.rules);
       this.#parsed.set(bundle, r);
     }
     return r;
