@@ -18,6 +18,7 @@ import { metasBenchmark } from './benchmarks/metas.ts';
 import { rbacFloorBenchmark } from './benchmarks/rbac-floor.ts';
 import { renderBenchmark } from './benchmarks/render.ts';
 import { requestsBenchmark } from './benchmarks/requests.ts';
+import { burstBenchmark } from './benchmarks/burst.ts';
 import { resolutionBenchmark } from './benchmarks/resolution.ts';
 import { scale1000Benchmark, scale10000Benchmark, scaleBenchmark } from './benchmarks/scale.ts';
 import { startupBenchmark } from './benchmarks/startup.ts';
@@ -45,6 +46,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   scale1000Benchmark,
   scale10000Benchmark,
   requestsBenchmark,
+  burstBenchmark,
   watchIdleBenchmark,
   inClusterBenchmark,
   webhookServingBenchmark,

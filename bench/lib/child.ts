@@ -44,19 +44,26 @@ export function forkChild(
 }
 
 /**
- * Spawns `node <args>` (e.g. the olmv1 CLI) without IPC; stdout is discarded. `wrap` turns the
+ * Spawns `node <args>` (e.g. the olmv1 CLI) without IPC; stdout is discarded, or written to the
+ * open file descriptor `stdout` (e.g. its log, to read afterwards). `wrap` turns the
  * command into the one started (e.g. joining a memory cgroup first, memory-limit.ts); it must
  * exec the command so that the child's PID is node's.
  */
 export function spawnChild(
   args: string[],
-  options: { cwd?: string; execArgv?: string[]; env?: Readonly<Record<string, string>>; wrap?: (command: string[]) => string[] } = {},
+  options: {
+    cwd?: string;
+    execArgv?: string[];
+    env?: Readonly<Record<string, string>>;
+    wrap?: (command: string[]) => string[];
+    stdout?: number;
+  } = {},
 ): BenchChild {
   const command = [process.execPath, ...(options.execArgv ?? []), ...args];
   const [program = process.execPath, ...rest] = options.wrap?.(command) ?? command;
   const child = spawn(program, rest, {
     env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', options.stdout ?? 'ignore', 'pipe'],
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
   return wrap(child);

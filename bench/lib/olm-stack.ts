@@ -50,8 +50,8 @@ export interface OlmStack {
   /** Starts catalogd (catalog server on `catalogUrl`); resolves once /readyz answers. */
   startCatalogd(): Promise<ProductProcess & { catalogUrl: string }>;
   /** Starts operator-controller with a fresh cache directory; resolves once /readyz answers. */
-  /** `memoryLimit`: started in that memory cgroup, as its Deployment's limit puts it (memory-limit.ts). */
-  startOperatorController(extraArgs?: readonly string[], options?: { memoryLimit?: MemoryLimit }): Promise<ProductProcess>;
+  /** `memoryLimit`: started in that memory cgroup, as its Deployment's limit puts it (memory-limit.ts); `stdout`: a file descriptor its log goes to. */
+  startOperatorController(extraArgs?: readonly string[], options?: { memoryLimit?: MemoryLimit; stdout?: number }): Promise<ProductProcess>;
   /** Stops every child, the registry and the control plane. */
   stop(): Promise<void>;
 }
@@ -171,6 +171,7 @@ export async function startOlmStack(opts: {
           execArgv: [...OPERATOR_CONTROLLER_NODE_FLAGS, `--inspect-port=127.0.0.1:${inspectPort}`],
           env: OPERATOR_CONTROLLER_ENVIRONMENT,
           ...(options.memoryLimit === undefined ? {} : { wrap: options.memoryLimit.wrap }),
+          ...(options.stdout === undefined ? {} : { stdout: options.stdout }),
         });
         children.push(child);
         const healthUrl = `http://127.0.0.1:${healthPort}`;

@@ -23,6 +23,7 @@ import {
 import {
   BundleBudget,
   BundlePulls,
+  PULL_END_PRIORITY,
   DriftWatches,
   shareableDriftKinds,
   ExtensionHealthGauge,
@@ -201,11 +202,13 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   const drift = new DriftWatches({ scoped: p.scoped, enqueue, log, registry, signal: leading, shared: { client: kube.client, kinds: sharedKinds } });
   const healthGauge = new ExtensionHealthGauge(registry);
   const dependencyGauge = new DependencyGauge(registry);
-  // Bundle pulls run in the background; a pull's end queues its extension (decision 0067).
+  // Bundle pulls run in the background; a pull's end queues its extension ahead of the others (decision 0067, 0114).
   const pulls = new BundlePulls({
     fetch: (extension, ref, pullSignal) => fetchBundle(p.images, p.bundleCache, extension, ref, pullSignal, memory.budget, memory.spill),
     cached: (extension, ref) => cachedBundle(p.bundleCache, extension, ref, memory.budget, memory.spill),
-    enqueue,
+    enqueue: (name) => queue.add(name, PULL_END_PRIORITY),
+    // While others wait for a worker, a reconcile waits for its pull 250 ms at most (issue 60).
+    busy: () => queue.length > 0,
     log,
     registry,
     signal: leading,

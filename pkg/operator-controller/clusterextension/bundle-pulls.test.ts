@@ -1,8 +1,8 @@
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RegistryV1Bundle } from '../bundle/index.ts';
-import { BundlePulls, type BundlePullsOptions } from './bundle-pulls.ts';
+import { BundlePulls, type BundlePullsOptions, type PullStatus } from './bundle-pulls.ts';
 import type { FetchedBundle } from './bundle-source.ts';
 
 /** One call of the fetch port, ended by the test. */
@@ -93,6 +93,43 @@ describe('BundlePulls', () => {
     expect(await s.pulls.get('ext', 'r:v1')).toEqual({ state: 'done', fetched: fetched('r:v1') });
     expect(await s.pulls.get('ext', 'r:v1')).toMatchObject({ state: 'done' });
     expect(s.calls).toHaveLength(1);
+  });
+
+  it('holds a worker for a pull at most 250 ms while other reconciles wait for one, 1.5 s while none do', async () => {
+    vi.useFakeTimers({ now: STARTED });
+    try {
+      let busy = true;
+      const s = scheduler({ waitMs: 1500, busy: () => busy });
+      const answers = new Map<string, PullStatus>();
+      const ask = (ext: string): void => void s.pulls.get(ext, `${ext}:v1`).then((a) => answers.set(ext, a));
+      ask('a'); // others wait: a short wait only
+      await vi.advanceTimersByTimeAsync(200);
+      expect(answers.has('a')).toBe(false);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(answers.get('a')).toEqual({ state: 'pending', startedAt: STARTED });
+      busy = false;
+      ask('b'); // nobody waits: the pull is waited for...
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(answers.has('b')).toBe(false);
+      busy = true; // ...until somebody does
+      await vi.advanceTimersByTimeAsync(100);
+      expect(answers.get('b')).toEqual({ state: 'pending', startedAt: STARTED });
+      // A pull that ends within the short wait is handed out by the same reconcile, as before.
+      ask('c');
+      await vi.advanceTimersByTimeAsync(100);
+      s.calls[2]?.succeed();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(answers.get('c')).toMatchObject({ state: 'done' });
+      // The others go on; each one's end queues its extension, whose next reconcile takes the bundle.
+      expect(s.calls.map((c) => c.signal.aborted)).toEqual([false, false, false]);
+      s.calls[0]?.succeed();
+      s.calls[1]?.succeed();
+      await s.pulls.settled();
+      expect(s.enqueued.sort()).toEqual(['a', 'b']);
+      expect(await s.pulls.get('b', 'b:v1')).toMatchObject({ state: 'done' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('reports a failure to one reconcile, and the next one pulls again', async () => {

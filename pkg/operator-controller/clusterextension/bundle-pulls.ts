@@ -59,7 +59,7 @@ interface BundlePullPorts {
   fetch(extension: string, ref: string, signal: AbortSignal): Promise<FetchedBundle>;
   /** The bundle when the cache holds `ref` (a digest reference), without a registry call; else undefined. */
   cached(extension: string, ref: string): Promise<FetchedBundle | undefined>;
-  /** Queues a reconcile of the extension. */
+  /** Queues a reconcile of the extension (at PULL_END_PRIORITY). */
   enqueue(extension: string): void;
 }
 
@@ -71,6 +71,14 @@ export interface BundlePullsOptions extends BundlePullPorts {
   signal?: AbortSignal;
   /** Default wait of `get` for an unfinished pull (default 1.5 s). */
   waitMs?: number;
+  /**
+   * True while other reconciles wait for a worker (the work queue holds keys): `get` then holds
+   * its worker for an unfinished pull at most BUSY_WAIT_MS (checked every BUSY_CHECK_MS) rather
+   * than `waitMs`, and says `pending`. In a burst of installs a worker waiting on a pull would
+   * otherwise keep every queued extension waiting too (issue 60); the pull's end queues the
+   * extension at PULL_END_PRIORITY. Default: never busy.
+   */
+  busy?: () => boolean;
   /** Bound of one whole pull (default 10 min). */
   maxPullMs?: number;
   /** How long a finished pull's bundle waits to be taken before it is dropped (default 1 min). */
@@ -78,8 +86,24 @@ export interface BundlePullsOptions extends BundlePullPorts {
   now?: () => Date;
 }
 
+/**
+ * The work-queue priority (pkg/shared/controller WorkQueue.add) of the reconcile a pull's end
+ * queues: that reconcile has its bundle and installs it, so it goes ahead of the queued ones
+ * that have not started (in a burst of installs, every other extension's), rather than wait
+ * behind all of them a second time (issue 60).
+ */
+export const PULL_END_PRIORITY = 1;
+
 /** Default of BundlePullsOptions.waitMs: a bundle from a healthy registry takes well under this. */
 const DEFAULT_PULL_WAIT_MS = 1500;
+/** How often a `get` waiting for a pull asks whether other reconciles wait for its worker (BundlePullsOptions.busy). */
+const BUSY_CHECK_MS = 50;
+/**
+ * The longest a `get` holds its worker for a pull while other reconciles wait for one: a pull
+ * from a registry nearby (a mirror in the cluster, the bench's loopback one) ends within it, and
+ * saves the reconcile (and status write) more that a pull ending in the background costs.
+ */
+const BUSY_WAIT_MS = 250;
 /** Default of BundlePullsOptions.maxPullMs. */
 const DEFAULT_MAX_PULL_MS = 10 * 60_000;
 /** Default of BundlePullsOptions.claimMs: the pull's end queues a reconcile, which takes it long before. */
@@ -143,10 +167,11 @@ export class BundlePulls implements BundlePullScheduler {
       pull = other?.ref === ref ? other : this.#start(extension, ref);
     }
     const waitMs = options.waitMs ?? this.#o.waitMs ?? DEFAULT_PULL_WAIT_MS;
+    const busy = this.#o.busy;
     if (pull.result === undefined && waitMs > 0) {
       pull.waiting++;
       try {
-        await waitFor(pull.settled, waitMs, options.signal);
+        await waitFor(pull.settled, waitMs, options.signal, busy);
       } finally {
         pull.waiting--;
       }
@@ -250,15 +275,28 @@ function dropResult(pull: Pull): void {
   if (pull.result?.ok === true) pull.result.fetched.lease?.release();
 }
 
-/** Resolves when `settled` does or after `ms`; rejects with the signal's reason when it aborts first. */
-function waitFor(settled: Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
+/**
+ * Resolves when `settled` does, after `ms`, or once `busy` holds after BUSY_WAIT_MS (checked
+ * every BUSY_CHECK_MS); rejects with the signal's reason when it aborts first.
+ */
+function waitFor(settled: Promise<void>, ms: number, signal: AbortSignal | undefined, busy?: () => boolean): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted === true) {
       reject(signal.reason);
       return;
     }
+    const started = Date.now();
+    const check =
+      busy === undefined
+        ? undefined
+        : setInterval(() => {
+            if (Date.now() - started < BUSY_WAIT_MS || !busy()) return;
+            done();
+            resolve();
+          }, BUSY_CHECK_MS);
     const done = (): void => {
       clearTimeout(timer);
+      clearInterval(check);
       signal?.removeEventListener('abort', aborted);
     };
     const aborted = (): void => {

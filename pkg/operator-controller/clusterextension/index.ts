@@ -5,7 +5,7 @@
  */
 export { BundleBudget } from './bundle-budget.ts';
 export { bundleProperties, fetchBundle, cachedBundle, type BundleSpill } from './bundle-source.ts';
-export { BundlePulls, type BundlePullScheduler, type PullStatus } from './bundle-pulls.ts';
+export { BundlePulls, PULL_END_PRIORITY, type BundlePullScheduler, type PullStatus } from './bundle-pulls.ts';
 export { watchCatalogEvents } from './catalog-events.ts';
 export { DriftWatches } from './drift-watches.ts';
 export type { DriftTracker } from './drift-tracker.ts';

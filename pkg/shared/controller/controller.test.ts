@@ -8,7 +8,7 @@ import { Controller } from './controller.ts';
 import { ReconcileCancelledError, type ReconcileResult, type Reconciler } from './reconciler.ts';
 
 // Captures pino's JSON lines.
-function captureLog(): { log: pino.Logger; lines: Array<Record<string, unknown>> } {
+function captureLog(level = 'info'): { log: pino.Logger; lines: Array<Record<string, unknown>> } {
   const lines: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -16,7 +16,7 @@ function captureLog(): { log: pino.Logger; lines: Array<Record<string, unknown>>
       cb();
     },
   });
-  return { log: pino({ level: 'info' }, sink), lines };
+  return { log: pino({ level }, sink), lines };
 }
 
 // A list/watch source serving fixed objects; `release()` lets the first list complete.
@@ -68,11 +68,11 @@ afterEach(() => {
 function setup(
   names: string[],
   reconcile: Reconciler['reconcile'],
-  extra: { gated?: boolean; concurrency?: number; keys?: (o: Readonly<KubeObject>) => string } = {},
+  extra: { gated?: boolean; concurrency?: number; keys?: (o: Readonly<KubeObject>) => string; level?: string } = {},
 ) {
   const { src, release } = source(names, extra.gated);
   const registry = new Registry();
-  const { log, lines } = captureLog();
+  const { log, lines } = captureLog(extra.level);
   const informer = new Informer({ name: 'cm', source: src, log, resyncPeriodMs: 0 });
   const watch = extra.keys === undefined ? { informer } : { informer, keys: (_t: unknown, o: Readonly<KubeObject>) => extra.keys?.(o) };
   const controller = new Controller({
@@ -129,6 +129,24 @@ describe('Controller', () => {
     const line = lines.find((l) => l.msg === 'Reconciler error');
     expect(line).toMatchObject({ controller: 'test-controller', key: 'a', terminal: true });
     expect(typeof line?.reconcileID).toBe('string');
+  });
+
+  it('logs at debug level each reconcile with its wait in the queue, its time and how it ended', async () => {
+    const { lines } = setup(
+      ['a', 'b'],
+      async (key): Promise<ReconcileResult> => {
+        await new Promise((r) => setTimeout(r, 100));
+        if (key === 'b') throw new Error('transient');
+        return {};
+      },
+      { level: 'debug' },
+    );
+    await vi.advanceTimersByTimeAsync(250);
+    const finished = lines.filter((l) => l.msg === 'reconcile finished').slice(0, 2);
+    expect(finished).toMatchObject([
+      { key: 'a', queuedMs: 0, ms: 100, outcome: 'success', failures: 0 },
+      { key: 'b', queuedMs: 100, ms: 100, outcome: 'error', failures: 1 },
+    ]);
   });
 
   it('honours requeueAfter and requeue results', async () => {

@@ -216,6 +216,13 @@ export class Controller {
     const m = this.#metrics;
     m?.activeWorkers.inc();
     const started = performance.now();
+    // What a burst costs each key (issue 60): its wait in the queue, the reconcile, how it ended.
+    let outcome = 'error';
+    const finished = (): void => {
+      if (!log.isLevelEnabled('debug')) return;
+      const ms = Math.round(performance.now() - started);
+      log.debug({ queuedMs: this.queue.waitedMs(key), ms, outcome, failures: this.queue.numRequeues(key) }, 'reconcile finished');
+    };
     if (this.#paced) this.#lastStart.set(key, Date.now());
     const cancel = new AbortController();
     this.#inFlight.set(key, cancel);
@@ -224,9 +231,11 @@ export class Controller {
       const beside = this.#beside.get(key);
       if (beside !== undefined) await beside.catch(() => undefined);
       result = await this.#o.reconciler.reconcile(key, { signal: AbortSignal.any([signal, cancel.signal]), log });
+      outcome = 'returned';
     } catch (err) {
       if (cancel.signal.aborted) {
         // The event that cancelled it queued the key again: no backoff, no error.
+        outcome = 'cancelled';
         m?.total.inc({ result: 'requeue' });
         log.info({ reason: errorMessage(cancel.signal.reason) }, 'reconcile cancelled');
         return;
@@ -248,18 +257,23 @@ export class Controller {
       this.#inFlight.delete(key);
       m?.duration.observe((performance.now() - started) / 1000);
       m?.activeWorkers.dec();
+      if (outcome !== 'returned') finished();
     }
     if (result?.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
       this.queue.forget(key);
       this.queue.addAfter(key, result.requeueAfterMs);
       m?.total.inc({ result: 'requeue_after' });
+      outcome = 'requeue_after';
     } else if (result?.requeue === true) {
       this.queue.addRateLimited(key);
       m?.total.inc({ result: 'requeue' });
+      outcome = 'requeue';
     } else {
       this.queue.forget(key);
       m?.total.inc({ result: 'success' });
+      outcome = 'success';
     }
+    finished();
   }
 }
 

@@ -103,6 +103,16 @@ describe('StepReconciler', () => {
     expect(writes).toEqual(['status {"seen":1}', 'finalizers example.com/cleanup']);
   });
 
+  it('logs at debug level the time of each step that ran, failed steps included', async () => {
+    const { client } = cluster({ wait: false, fail: true });
+    const lines: Array<{ msg?: string; steps?: Record<string, number>; ms?: number }> = [];
+    const log = pino({ level: 'debug' }, { write: (l: string) => void lines.push(JSON.parse(l) as (typeof lines)[number]) });
+    await expect(reconciler(client, []).reconcile('t', { signal: new AbortController().signal, log })).rejects.toThrow('gate failed');
+    const traced = lines.find((l) => l.msg === 'reconcile steps');
+    expect(Object.keys(traced?.steps ?? {})).toEqual(['count', 'gate', 'finish']);
+    expect(typeof traced?.ms).toBe('number');
+  });
+
   it('turns POLL into a poll period that doubles per consecutive wait and starts over after one without', async () => {
     const { client, set } = cluster({ wait: true });
     const ran: string[] = [];

@@ -50,6 +50,16 @@ export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
 
   async reconcile(name: string, ctx: ReconcileContext): Promise<ReconcileResult | void> {
     const c = this.#c;
+    // Each step's time in this reconcile, logged at debug level (where a burst's time goes, issue 60).
+    const traced = ctx.log.isLevelEnabled('debug');
+    const stepMs: Record<string, number> = {};
+    const timer: StepTimer | undefined = !traced
+      ? c.stepTimer
+      : (step, seconds) => {
+          stepMs[step] = Math.round(seconds * 1000);
+          c.stepTimer?.(step, seconds);
+        };
+    const started = performance.now();
     let outcome;
     try {
       outcome = await reconcileParsedWithStatus({
@@ -59,7 +69,7 @@ export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
         reconcile: async (working) => {
           const held = new DisposableStack();
           try {
-            return await runSteps(c.steps, c.state(working, ctx, held), c.stepTimer);
+            return await runSteps(c.steps, c.state(working, ctx, held), timer);
           } finally {
             held.dispose();
           }
@@ -70,6 +80,9 @@ export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
       // A failure between waits does not start the poll period over.
       c.onError?.(name, err);
       throw err;
+    } finally {
+      // `ms` includes reading the object and writing its status, which the steps do not.
+      if (traced) ctx.log.debug({ steps: stepMs, ms: Math.round(performance.now() - started) }, 'reconcile steps');
     }
     if (outcome === undefined || !isPoll(outcome)) {
       this.#waits.forget(name);

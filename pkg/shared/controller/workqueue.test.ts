@@ -42,6 +42,23 @@ describe('WorkQueue', () => {
     expect(q.length).toBe(0);
   });
 
+  it('tells how long the key in flight waited in the queue, from its first add', async () => {
+    const q = new WorkQueue({ name: 'q' });
+    q.add('a');
+    await vi.advanceTimersByTimeAsync(300);
+    q.add('a'); // already queued: the wait counts from the first add
+    await vi.advanceTimersByTimeAsync(200);
+    expect(await q.get()).toBe('a');
+    expect(q.waitedMs('a')).toBe(500);
+    q.add('a'); // re-added in flight: queued again from now
+    await vi.advanceTimersByTimeAsync(1000);
+    q.done('a');
+    expect(q.waitedMs('a')).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(50);
+    expect(await q.get()).toBe('a');
+    expect(q.waitedMs('a')).toBe(1050);
+  });
+
   it('wakes a waiting get() when a key arrives', async () => {
     const q = new WorkQueue({ name: 'q' });
     const got = q.get();
@@ -205,6 +222,72 @@ describe('WorkQueue', () => {
         }
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('hands out keys of a higher priority first, moves a queued key up, and keeps the priority of a key added in flight', async () => {
+    const q = new WorkQueue({ name: 'q' });
+    for (const k of ['a', 'b', 'c', 'd']) q.add(k);
+    q.add('c', 10); // moved up
+    q.add('a', -5); // lower: stays where it is
+    q.add('e', 10);
+    expect(q.length).toBe(5);
+    expect(await q.get()).toBe('c');
+    q.add('c', 10); // in flight: queued at 10 when done
+    expect(await q.get()).toBe('e');
+    q.done('c');
+    expect(await q.get()).toBe('c');
+    expect([await q.get(), await q.get(), await q.get()]).toEqual(['a', 'b', 'd']);
+    expect(q.length).toBe(0);
+    q.add('a'); // its old entries are not its place now
+    q.add('b');
+    q.done('a');
+    q.done('b');
+    expect([await q.get(), await q.get()]).toEqual(['a', 'b']);
+  });
+
+  it('behaves like a prioritised set-plus-processing model under random operations', async () => {
+    // Model: queued keys with their priority and the order they were queued in; in-flight keys
+    // with the highest priority they were re-added with.
+    const keys = fc.constantFrom('a', 'b', 'c', 'd');
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('add' as const), key: keys, priority: fc.constantFrom(0, 0, 1, 5, -1) }),
+      fc.record({ kind: fc.constant('get' as const) }),
+      fc.record({ kind: fc.constant('done' as const), key: keys }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 80 }), async (ops) => {
+        const q = new WorkQueue({ name: 'model' });
+        let seq = 0;
+        const queued = new Map<string, { priority: number; seq: number }>();
+        const inFlight = new Set<string>();
+        const dirtyInFlight = new Map<string, number>();
+        for (const o of ops) {
+          if (o.kind === 'add') {
+            q.add(o.key, o.priority);
+            const at = queued.get(o.key);
+            const again = dirtyInFlight.get(o.key);
+            if (inFlight.has(o.key)) dirtyInFlight.set(o.key, Math.max(again ?? o.priority, o.priority));
+            else if (at === undefined) queued.set(o.key, { priority: o.priority, seq: seq++ });
+            else if (o.priority > at.priority) queued.set(o.key, { priority: o.priority, seq: seq++ });
+          } else if (o.kind === 'get') {
+            if (queued.size === 0) continue; // would block
+            const [expected] = [...queued].sort(([, x], [, y]) => y.priority - x.priority || x.seq - y.seq)[0] as [string, unknown];
+            queued.delete(expected);
+            expect(await q.get()).toBe(expected);
+            inFlight.add(expected);
+          } else {
+            q.done(o.key);
+            const again = dirtyInFlight.get(o.key);
+            if (inFlight.delete(o.key) && again !== undefined) {
+              dirtyInFlight.delete(o.key);
+              queued.set(o.key, { priority: again, seq: seq++ });
+            }
+          }
+          expect(q.length).toBe(queued.size);
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 });

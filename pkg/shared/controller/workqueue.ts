@@ -5,6 +5,11 @@
  *   when the worker calls `done`;
  * - `addAfter` delays an add (the earliest pending delay of a key wins);
  * - `addRateLimited` delays by the rate limiter; `forget` resets the key's backoff.
+ *
+ * One addition, as controller-runtime's priority queue: `add(key, priority)` hands out keys of
+ * a higher priority first (default 0; keys of one priority in the order they were queued). A
+ * key queued again with a higher priority moves up; a lower one leaves it where it is. A key
+ * added while in flight is queued, when it is done, at the highest priority it was added with.
  */
 import type { Registry } from 'prom-client';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.ts';
@@ -23,11 +28,17 @@ export class WorkQueue {
   readonly name: string;
   readonly #limiter: RateLimiter;
   readonly #metrics: WorkQueueMetrics | undefined;
-  #queue: string[] = [];
-  #head = 0;
-  readonly #dirty = new Set<string>();
+  /** FIFOs by priority, highest first; an entry that is not its key's current one (moved up, or handed out) is skipped. */
+  #levels: Level[] = [];
+  /** Keys queued and not handed out: the number of their current entry. */
+  readonly #queued = new Map<string, number>();
+  #entries = 0;
+  /** Keys to process (queued, or added while in flight), with the highest priority they were added with. */
+  readonly #dirty = new Map<string, number>();
   readonly #processing = new Map<string, number>();
   readonly #addedAt = new Map<string, number>();
+  /** How long each key in flight waited in the queue before a worker took it (ms). */
+  readonly #waited = new Map<string, number>();
   readonly #waiting = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   #getters: Array<(key: string | undefined) => void> = [];
   #idle: Array<() => void> = [];
@@ -41,15 +52,24 @@ export class WorkQueue {
     this.#metrics = options.registry === undefined ? undefined : workQueueMetrics(options.registry, options.name);
   }
 
-  /** Queues `key` unless already queued or shutting down. */
-  add(key: string): void {
-    if (this.#shuttingDown || this.#dirty.has(key)) return;
-    this.#dirty.add(key);
+  /** Queues `key` unless already queued (then at most raises its priority) or shutting down. */
+  add(key: string, priority = 0): void {
+    if (this.#shuttingDown) return;
+    const dirty = this.#dirty.get(key);
+    if (dirty !== undefined) {
+      if (priority <= dirty) return;
+      this.#dirty.set(key, priority);
+      // Queued: moved up (the old entry is skipped); in flight: queued at this priority when done.
+      if (this.#queued.has(key)) this.#enqueue(key, priority);
+      this.#wake();
+      return;
+    }
+    this.#dirty.set(key, priority);
     if (!this.#addedAt.has(key)) this.#addedAt.set(key, Date.now());
     this.#metrics?.adds.inc();
     this.#metrics?.depth.inc();
     if (this.#processing.has(key)) return;
-    this.#queue.push(key);
+    this.#enqueue(key, priority);
     this.#wake();
   }
 
@@ -91,7 +111,7 @@ export class WorkQueue {
 
   /** Keys queued and not yet handed out. */
   get length(): number {
-    return this.#queue.length - this.#head;
+    return this.#queued.size;
   }
 
   /** True after `shutdown()`. */
@@ -108,15 +128,22 @@ export class WorkQueue {
     return new Promise((resolve) => this.#getters.push(resolve));
   }
 
+  /** How long `key`, now in flight, waited in the queue before a worker took it (ms); undefined when not in flight. */
+  waitedMs(key: string): number | undefined {
+    return this.#waited.get(key);
+  }
+
   /** Marks `key` finished; queues it again if it was added while in flight. */
   done(key: string): void {
     const started = this.#processing.get(key);
     if (started === undefined) return;
     this.#processing.delete(key);
+    this.#waited.delete(key);
     this.#metrics?.workDuration.observe((Date.now() - started) / 1000);
     if (this.#processing.size === 0) this.#stopGauges();
-    if (this.#dirty.has(key)) {
-      this.#queue.push(key);
+    const again = this.#dirty.get(key);
+    if (again !== undefined) {
+      this.#enqueue(key, again);
       this.#wake();
     }
     this.#checkIdle();
@@ -142,13 +169,33 @@ export class WorkQueue {
     return new Promise((resolve) => this.#idle.push(resolve));
   }
 
-  #pop(): string {
-    const key = this.#queue[this.#head] as string;
-    this.#head++;
-    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#head = 0;
+  #enqueue(key: string, priority: number): void {
+    const entry = ++this.#entries;
+    this.#queued.set(key, entry);
+    let i = this.#levels.findIndex((l) => l.priority <= priority);
+    if (i === -1) i = this.#levels.length;
+    let level = this.#levels[i];
+    if (level?.priority !== priority) {
+      level = new Level(priority);
+      this.#levels.splice(i, 0, level);
     }
+    level.push({ key, entry });
+  }
+
+  /** The next queued key; only called when `length > 0`. */
+  #pop(): string {
+    let key: string | undefined;
+    while (key === undefined) {
+      const level = this.#levels[0] as Level;
+      const next = level.shift();
+      if (next === undefined) {
+        // Keep the default level, which nearly every key goes through, rather than make it again.
+        if (level.priority !== 0 || this.#levels.length > 1) this.#levels.shift();
+        continue;
+      }
+      if (this.#queued.get(next.key) === next.entry) key = next.key;
+    }
+    this.#queued.delete(key);
     const now = Date.now();
     this.#dirty.delete(key);
     this.#processing.set(key, now);
@@ -159,6 +206,7 @@ export class WorkQueue {
     this.#metrics?.depth.dec();
     const added = this.#addedAt.get(key);
     this.#addedAt.delete(key);
+    this.#waited.set(key, added === undefined ? 0 : now - added);
     if (added !== undefined) this.#metrics?.queueDuration.observe((now - added) / 1000);
     return key;
   }
@@ -195,5 +243,37 @@ export class WorkQueue {
     }
     this.#metrics?.unfinished.set(total);
     this.#metrics?.longest.set(longest);
+  }
+}
+
+/** One queued key: `entry` numbers its queueing, so that an entry left behind when it moved is told apart. */
+interface Entry {
+  key: string;
+  entry: number;
+}
+
+/** The keys queued at one priority, in order; a FIFO with a moving head. */
+class Level {
+  readonly priority: number;
+  #items: Entry[] = [];
+  #head = 0;
+
+  constructor(priority: number) {
+    this.priority = priority;
+  }
+
+  push(e: Entry): void {
+    this.#items.push(e);
+  }
+
+  shift(): Entry | undefined {
+    if (this.#head >= this.#items.length) return undefined;
+    const key = this.#items[this.#head] as Entry;
+    this.#head++;
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return key;
   }
 }
