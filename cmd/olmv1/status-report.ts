@@ -8,8 +8,11 @@ import {
   evaluateGate,
   formatMinor,
   nextMinorVersion,
+  removedApiUses,
+  upgradeHoldOf,
   type ClusterMinor,
   type DeployedExtension,
+  type ObjectIdentity,
 } from '../../pkg/operator-controller/gating/index.ts';
 import { HealthConditionType } from '../../pkg/shared/api/index.ts';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
@@ -33,6 +36,15 @@ export const StatusReport = z.object({
     /** Why the current version is unknown (null when it is known). */
     versionError: z.string().nullable(),
   }),
+  /** The Kubernetes minor the removed-API check is about (added within version 1). */
+  kubernetes: z
+    .object({
+      /** `1.Y`; null when neither --kubernetes-version nor the API server's version gave one. */
+      targetVersion: z.string().nullable(),
+      targetSource: z.enum(['flag', 'server']).nullable(),
+      error: z.string().nullable(),
+    })
+    .optional(),
   catalogs: z.array(
     z.object({
       name: z.string(),
@@ -67,6 +79,22 @@ export const StatusReport = z.object({
     upgradeable: z.boolean(),
     blockers: z.array(z.object({ extension: z.string(), bundle: z.string(), maxOpenShiftVersion: z.string() })),
     metadataErrors: z.array(z.string()),
+    /** Objects of installed releases whose apiVersion kubernetes.targetVersion no longer serves (added within version 1). */
+    removedApis: z
+      .array(
+        z.object({
+          extension: z.string(),
+          kind: z.string(),
+          namespace: z.string().nullable(),
+          name: z.string(),
+          apiVersion: z.string(),
+          removedIn: z.string(),
+          replacement: z.string(),
+        }),
+      )
+      .optional(),
+    /** Extensions whose operator says Upgradeable=False, with its message; absent when none (added within version 1). */
+    notUpgradeable: z.array(z.object({ extension: z.string(), message: z.string() })).optional(),
   }),
 });
 /** The inferred type of StatusReport. */
@@ -86,7 +114,14 @@ export interface StatusInput {
   unreadable: readonly string[];
   /** events.k8s.io Events with one of the ADVICE_REASONS (none: not read, or not readable). */
   adviceEvents?: readonly KubeObject[];
+  /** The Kubernetes minor to check removed APIs against, or why there is none (absent: not checked). */
+  kubernetes?: KubernetesTargetInfo;
+  /** The objects (identities) of each extension's deployed release. */
+  objects?: ReadonlyMap<string, readonly ObjectIdentity[]>;
 }
+
+/** The Kubernetes minor an upgrade reaches, or why it is not known. */
+export type KubernetesTargetInfo = { ok: true; target: ClusterMinor; source: 'flag' | 'server' } | { ok: false; error: string };
 
 /** When an Event was last seen: its series' last observation, else its time, else its creation. */
 function eventTime(e: KubeObject): string {
@@ -202,6 +237,16 @@ export function buildStatusReport(input: StatusInput): StatusReport {
     const { reason, ...shown } = advice;
     return reason === 'ResolutionFailed' ? { ...row, resolution: shown } : { ...row, advice };
   });
+  const kube = input.kubernetes;
+  const removedApis =
+    kube?.ok === true
+      ? [...(input.objects ?? new Map<string, readonly ObjectIdentity[]>())]
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .flatMap(([name, objects]) => removedApiUses(name, objects, kube.target))
+          .map((u) => ({ ...u, namespace: u.namespace ?? null }))
+      : [];
+  const notUpgradeable = [...input.extensions].sort(byName).flatMap((e) => upgradeHoldOf(e.metadata.name ?? '', e.metadata.annotations) ?? []);
+  const clear = removedApis.length === 0 && notUpgradeable.length === 0;
   return {
     schemaVersion: STATUS_SCHEMA_VERSION,
     cluster: version.ok
@@ -212,18 +257,29 @@ export function buildStatusReport(input: StatusInput): StatusReport {
           versionError: null,
         }
       : { currentVersion: null, versionSource: null, nextVersion: null, versionError: version.error },
+    ...(kube === undefined
+      ? {}
+      : {
+          kubernetes: kube.ok
+            ? { targetVersion: formatMinor(kube.target), targetSource: kube.source, error: null }
+            : { targetVersion: null, targetSource: null, error: kube.error },
+        }),
     catalogs,
     extensions,
     verdict: {
-      upgradeable: verdict.upgradeable,
+      upgradeable: verdict.upgradeable && clear,
       blockers: verdict.blockers.map((b) => ({ extension: b.extension, bundle: b.bundle, maxOpenShiftVersion: b.maxVersion })),
       metadataErrors: verdict.errors,
+      ...(kube === undefined ? {} : { removedApis }),
+      ...(notUpgradeable.length === 0 ? {} : { notUpgradeable }),
     },
   };
 }
 
 /** The exit code a report stands for (see {@link STATUS_EXIT}). */
 export function statusExitCode(report: StatusReport): number {
+  const { removedApis = [], notUpgradeable = [] } = report.verdict;
+  if (removedApis.length > 0 || notUpgradeable.length > 0) return STATUS_EXIT.blocked;
   if (report.cluster.currentVersion === null) return report.verdict.upgradeable ? STATUS_EXIT.allowed : STATUS_EXIT.undecidable;
   return report.verdict.upgradeable ? STATUS_EXIT.allowed : STATUS_EXIT.blocked;
 }

@@ -88,8 +88,17 @@ export function renderStatusTable(r: StatusReport, o: TableOptions): string {
   const { verdict, cluster } = r;
   const head = `cluster upgrade to ${cluster.nextVersion}`;
   const from = `(current ${cluster.currentVersion}, from ${cluster.versionSource === 'flag' ? '--cluster-version' : 'ClusterVersion'})`;
-  if (cluster.currentVersion === null && verdict.upgradeable) {
-    out.push(paint(GREEN, 'cluster upgrade: allowed, whatever the cluster version'));
+  // The olm.maxOpenShiftVersion part of the verdict alone (removed APIs and Upgradeable=False follow it).
+  const maxAllows =
+    verdict.blockers.length === 0 &&
+    verdict.metadataErrors.length === 0 &&
+    (cluster.currentVersion !== null || r.extensions.every((e) => e.maxOpenShiftVersion === null));
+  if (cluster.currentVersion === null && maxAllows) {
+    out.push(
+      verdict.upgradeable
+        ? paint(GREEN, 'cluster upgrade: allowed, whatever the cluster version')
+        : paint(GREEN, 'cluster upgrade: olm.maxOpenShiftVersion allows it, whatever the cluster version'),
+    );
     out.push('  no installed extension declares olm.maxOpenShiftVersion');
     out.push(`  (${cluster.versionError ?? 'the current cluster version is not known'})`);
   } else if (cluster.currentVersion === null) {
@@ -101,8 +110,27 @@ export function renderStatusTable(r: StatusReport, o: TableOptions): string {
     for (const b of verdict.blockers) out.push(`  ${b.extension}: bundle ${b.bundle} declares olm.maxOpenShiftVersion ${b.maxOpenShiftVersion}`);
   } else if (verdict.metadataErrors.length > 0) {
     out.push(`${paint(YELLOW, `${head}: undecided`)} ${from}`);
-  } else {
+  } else if (verdict.upgradeable) {
     out.push(`${paint(GREEN, `${head}: allowed`)} ${from}`);
+  } else {
+    out.push(`${paint(GREEN, `${head}: olm.maxOpenShiftVersion allows it`)} ${from}`);
+  }
+  const removed = verdict.removedApis ?? [];
+  if (removed.length > 0) {
+    out.push(`${paint(RED, `Kubernetes upgrade to ${r.kubernetes?.targetVersion ?? '?'}: blocked by removed APIs`)}`);
+    for (const u of removed) {
+      const where = u.namespace === null ? u.name : `${u.namespace}/${u.name}`;
+      out.push(`  ${u.extension}: ${u.kind} ${where} uses ${u.apiVersion}, removed in ${u.removedIn}; use ${u.replacement}`);
+    }
+  } else if (r.kubernetes?.targetVersion != null) {
+    out.push(`${paint(GREEN, `Kubernetes upgrade to ${r.kubernetes.targetVersion}: no installed object uses a removed API`)}`);
+  } else if (r.kubernetes?.error != null) {
+    out.push(paint(YELLOW, `removed APIs: not checked (${r.kubernetes.error}); pass --kubernetes-version X.Y`));
+  }
+  const held = verdict.notUpgradeable ?? [];
+  if (held.length > 0) {
+    out.push(paint(RED, 'cluster upgrade: blocked by operators that report Upgradeable=False'));
+    for (const h of held) out.push(`  ${h.extension}: Upgradeable=False: ${h.message}`);
   }
   if (verdict.metadataErrors.length > 0) {
     out.push(paint(YELLOW, 'metadata errors:'));

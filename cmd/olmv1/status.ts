@@ -5,7 +5,16 @@
 import { dump } from 'js-yaml';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
-import { parseClusterVersion, type ClusterMinor, type DeployedExtension } from '../../pkg/operator-controller/gating/index.ts';
+import {
+  nextMinorVersion,
+  parseClusterVersion,
+  parseKubernetesVersion,
+  type ClusterMinor,
+  type DeployedExtension,
+  type ObjectIdentity,
+} from '../../pkg/operator-controller/gating/index.ts';
+import { readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
+import { ReleaseStatus } from '../../pkg/operator-controller/release/index.ts';
 import { isForbidden, isNoKindMatch, isNotFound, sleepUnlessAborted, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import {
@@ -19,7 +28,15 @@ import {
 } from './cluster-access.ts';
 import { CommandError, flagChoice, parseCommandLine, runCommand } from './render.ts';
 import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
-import { ADVICE_REASONS, STATUS_EXIT, buildStatusReport, statusExitCode, type ClusterVersionInfo, type StatusReport } from './status-report.ts';
+import {
+  ADVICE_REASONS,
+  STATUS_EXIT,
+  buildStatusReport,
+  statusExitCode,
+  type ClusterVersionInfo,
+  type KubernetesTargetInfo,
+  type StatusReport,
+} from './status-report.ts';
 import { renderStatusTable } from './status-table.ts';
 import type { CommandIO } from './io.ts';
 
@@ -37,16 +54,20 @@ interface StatusCommandDeps {
 }
 
 const USAGE = `Usage: olmv1 status [--kubeconfig FILE] [--context NAME] [--system-namespace NS]
-                    [--cluster-version X.Y[.Z]] [-o table|json|yaml] [--watch] [--interval SECONDS]
+                    [--cluster-version X.Y[.Z]] [--kubernetes-version X.Y]
+                    [-o table|json|yaml] [--watch] [--interval SECONDS]
 
 Shows the ClusterCatalogs, the ClusterExtensions and whether their installed bundles allow the
-cluster's next minor upgrade (olm.maxOpenShiftVersion).
+cluster's next minor upgrade: olm.maxOpenShiftVersion, API versions the Kubernetes version
+removes, and operators that report Upgradeable=False.
 
 Flags:
 ${CLUSTER_FLAGS_HELP}
   --system-namespace NS      operator-controller's namespace (default ${DEFAULT_SYSTEM_NAMESPACE})
   --cluster-version X.Y[.Z]  the cluster's version (default: the config.openshift.io
                              ClusterVersion "version"; needed outside OpenShift)
+  --kubernetes-version X.Y   the Kubernetes minor to check installed objects' API versions
+                             against (default: the minor after the API server's)
   -o, --output FORMAT        table (default), json or yaml
   -w, --watch                redraw on every change; Ctrl-C ends it with the last verdict
   --interval SECONDS         with --watch: seconds between polls (default 2)
@@ -57,7 +78,8 @@ Output:
 
 Exit codes:
   0  the next minor upgrade is allowed
-  1  it is blocked, or undecided (metadata errors)
+  1  it is blocked (a bundle's maximum, a removed API, Upgradeable=False), or undecided
+     (metadata errors)
   2  usage or connection error
   3  undecidable: no cluster version to judge from (no ClusterVersion, no --cluster-version)
      while an installed bundle declares olm.maxOpenShiftVersion (or its metadata is wrong);
@@ -68,6 +90,8 @@ interface Options {
   cluster: ClusterFlags;
   namespace: string;
   clusterVersion: ClusterMinor | undefined;
+  /** --kubernetes-version: the target minor itself. */
+  kubernetesVersion: ClusterMinor | undefined;
   output: 'table' | 'json' | 'yaml';
   watch: boolean;
   intervalMs: number;
@@ -81,6 +105,7 @@ function parse(args: readonly string[]): Options {
       ...CLUSTER_FLAGS,
       'system-namespace': { type: 'string' },
       'cluster-version': { type: 'string' },
+      'kubernetes-version': { type: 'string' },
       output: { type: 'string', short: 'o' },
       watch: { type: 'boolean', short: 'w' },
       interval: { type: 'string' },
@@ -94,12 +119,19 @@ function parse(args: readonly string[]): Options {
     if (!cv.ok) throw new CommandError(`--cluster-version: ${cv.error}\n${USAGE}`, 2);
     clusterVersion = cv.value;
   }
+  let kubernetesVersion: ClusterMinor | undefined;
+  if (v['kubernetes-version'] !== undefined) {
+    const kv = parseKubernetesVersion(v['kubernetes-version']);
+    if (!kv.ok) throw new CommandError(`--kubernetes-version: ${kv.error}\n${USAGE}`, 2);
+    kubernetesVersion = kv.value;
+  }
   const interval = Number(v.interval ?? '2');
   if (!(interval > 0)) throw new CommandError(`--interval must be a positive number of seconds\n${USAGE}`, 2);
   return {
     cluster: clusterFlags(v, USAGE),
     namespace: v['system-namespace'] ?? DEFAULT_SYSTEM_NAMESPACE,
     clusterVersion,
+    kubernetesVersion,
     output,
     watch: v.watch === true,
     intervalMs: interval * 1000,
@@ -112,18 +144,19 @@ export async function runStatus(args: readonly string[], io: CommandIO, deps: St
     const o = parse(args);
     return withCluster(connectCluster(o.cluster, deps.kubeconfig, STATUS_EXIT.failed), async (kube) => {
       const render = (r: StatusReport): string => format(r, o.output, deps);
+      const reader: Reader = { client: kube.client, transport: kube.transport };
       if (!o.watch) {
-        const report = await collect(kube.client, o);
+        const report = await collect(reader, o);
         io.stdout.write(render(report));
         return statusExitCode(report);
       }
-      return watch(kube.client, o, io, deps, render);
+      return watch(reader, o, io, deps, render);
     });
   });
 }
 
 // Redraws whenever the rendered text changes; polls every --interval until the signal aborts.
-async function watch(client: KubeClient, o: Options, io: CommandIO, deps: StatusCommandDeps, render: (r: StatusReport) => string): Promise<number> {
+async function watch(client: Reader, o: Options, io: CommandIO, deps: StatusCommandDeps, render: (r: StatusReport) => string): Promise<number> {
   let last = '';
   let code = 0;
   const signal = deps.signal ?? new AbortController().signal;
@@ -149,28 +182,49 @@ function format(report: StatusReport, output: Options['output'], deps: StatusCom
   });
 }
 
+/** What collect reads with: the client, and the transport for the API server's /version. */
+interface Reader {
+  client: KubeClient;
+  transport: Parameters<typeof readServerVersion>[0];
+}
+
 /** Reads everything the report needs; API failures are connection errors (exit 2), except for the cluster version. */
-async function collect(client: KubeClient, o: Options): Promise<StatusReport> {
+async function collect(reader: Reader, o: Options): Promise<StatusReport> {
+  const { client } = reader;
   try {
-    const [version, catalogs, extensions, advice] = await Promise.all([
+    const [version, kubernetes, catalogs, extensions, advice] = await Promise.all([
       currentVersion(client, o.clusterVersion),
+      kubernetesTarget(reader.transport, o.kubernetesVersion),
       client.listAll(CLUSTER_CATALOG),
       client.listAll(CLUSTER_EXTENSION),
       adviceEvents(client),
     ]);
     const store = createReleaseStore({ client, namespace: o.namespace });
     const deployed = new Map<string, DeployedExtension>();
+    const objects = new Map<string, readonly ObjectIdentity[]>();
     const unreadable: string[] = [];
     for (const e of extensions.items) {
       const name = e.metadata.name ?? '';
       try {
-        const release = await store.deployed(name);
-        if (release !== undefined) deployed.set(name, { extension: name, bundle: release.bundle.name, properties: release.properties });
+        // The whole history, as `olmv1 release history` reads it: the deployed revision's objects too.
+        const release = (await store.history(name)).find((r) => r.status === ReleaseStatus.Deployed);
+        if (release === undefined) continue;
+        deployed.set(name, { extension: name, bundle: release.bundle.name, properties: release.properties });
+        objects.set(name, release.manifest.identities());
       } catch {
         unreadable.push(name);
       }
     }
-    return buildStatusReport({ version, catalogs: catalogs.items, extensions: extensions.items, deployed, unreadable, adviceEvents: advice });
+    return buildStatusReport({
+      version,
+      kubernetes,
+      objects,
+      catalogs: catalogs.items,
+      extensions: extensions.items,
+      deployed,
+      unreadable,
+      adviceEvents: advice,
+    });
   } catch (e) {
     throw new CommandError(errorMessage(e), STATUS_EXIT.failed);
   }
@@ -188,6 +242,19 @@ async function adviceEvents(client: KubeClient): Promise<KubeObject[]> {
   } catch {
     return [];
   }
+}
+
+/** --kubernetes-version, else the minor after the API server's `/version`; unknown (saying why) when that cannot be read. */
+async function kubernetesTarget(transport: Reader['transport'], flag: ClusterMinor | undefined): Promise<KubernetesTargetInfo> {
+  if (flag !== undefined) return { ok: true, target: flag, source: 'flag' };
+  let gitVersion: string;
+  try {
+    gitVersion = await readServerVersion(transport);
+  } catch (e) {
+    return { ok: false, error: `cannot read the API server's version: ${errorMessage(e)}` };
+  }
+  const v = parseKubernetesVersion(gitVersion);
+  return v.ok ? { ok: true, target: nextMinorVersion(v.value), source: 'server' } : { ok: false, error: v.error };
 }
 
 /** --cluster-version, else the ClusterVersion `version`; unknown (saying why) when absent, unusable or unreadable. */

@@ -15,6 +15,7 @@ import {
   installedStep,
   newExtensionState,
   policyStep,
+  upgradeableStep,
   preauthorizeStep,
   preflightStep,
   pullStep,
@@ -110,6 +111,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     pullStep({ pulls: p.pulls }),
     renderStep({ schemas: p.schemas, features: p.features, events: p.events }),
     policyStep({ upgrades: p.upgrades, events: p.events, scoped: p.scoped }),
+    upgradeableStep({ events: p.events }),
     preauthorizeStep({ scoped: p.scoped, events: p.events }),
     preflightStep({ scoped: p.scoped, events: p.events, drift: p.drift }),
     applyStep({

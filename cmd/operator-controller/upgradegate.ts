@@ -1,5 +1,5 @@
 /**
- * The cluster-upgrade gate's composition (olm.maxOpenShiftVersion; metrics always, OpenShift
+ * The cluster-upgrade gate's composition (olm.maxOpenShiftVersion and operators' Upgradeable=False; metrics always, OpenShift
  * conditions where served): its step list, its reconciler and the controller that runs it
  * over the one key GATE_KEY (pkg/operator-controller/upgradegate).
  */
@@ -25,6 +25,7 @@ import {
   gateKeys,
   gateMetrics,
   gateRateLimiter,
+  holdsStep,
   summarizeCrd,
   verdictStep,
 } from '../../pkg/operator-controller/upgradegate/index.ts';
@@ -84,6 +85,7 @@ export function runUpgradeGate(d: UpgradeGateDeps, signal: AbortSignal): Promise
         },
       }),
       deployedStep({ releases: d.releases, extensions: d.extensions }),
+      holdsStep({ extensions: d.extensions, registry: d.registry }),
       verdictStep({ metrics: gateMetrics(d.registry) }),
       conditionsStep({ client: d.client, apis }),
     ],

@@ -29,6 +29,7 @@ export { repairStep } from './steps-repair.ts';
 export { ExtensionHealthGauge } from './health-gauge.ts';
 export { healthStep } from './steps-health.ts';
 export { policyStep } from './steps-policy.ts';
+export { upgradeableStep } from './steps-upgradeable.ts';
 export { ResolveAhead } from './resolve-ahead.ts';
 export { createUpgradeNotices, type UpgradeNotices } from './upgrade-notices.ts';
 export { finalizersStep } from './uninstall.ts';

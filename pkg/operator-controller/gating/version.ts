@@ -44,3 +44,13 @@ export function effectiveCurrentVersion(current: ClusterMinor): SemVersion {
   const is423 = current.major === 4n && current.minor === 23n;
   return { major: is423 ? 5n : current.major, minor: is423 ? 0n : current.minor, patch: 0n, pre: [], build: [] };
 }
+
+/**
+ * The Kubernetes minor of an API server's `/version` gitVersion (`v1.36.3`, `v1.30.2-gke.1`),
+ * or an error `invalid Kubernetes version "<text>": ...`.
+ */
+export function parseKubernetesVersion(gitVersion: string): Result<ClusterMinor, string> {
+  const v = parseClusterVersion(gitVersion.startsWith('v') ? gitVersion.slice(1) : gitVersion);
+  if (!v.ok) return err(`invalid Kubernetes version ${JSON.stringify(gitVersion)}: ${v.error}`);
+  return v;
+}

@@ -5,3 +5,4 @@
 export { GATE_KEY, GATE_PACE_MS, GateReconciler, UPGRADE_GATE_NAME, gateKeys, gateRateLimiter } from './controller.ts';
 export { clusterVersionStep, conditionsStep, deployedStep, gateMetrics, verdictStep } from './steps.ts';
 export { CLUSTER_VERSION, CRD_TYPE, OPENSHIFT_CRDS, crdApiWatch, crdEventMatters, summarizeCrd } from './openshift.ts';
+export { holdsStep } from './holds.ts';

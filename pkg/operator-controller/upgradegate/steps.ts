@@ -16,12 +16,16 @@ import {
   type DeployedExtension,
   type GateCondition,
   type GateVerdict,
+  type UpgradeHold,
+  UPGRADEABLE_ANNOTATION,
+  UPGRADEABLE_MESSAGE_ANNOTATION,
 } from '../gating/index.ts';
 import type { ReconcileContext, Step } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { gaugeOn, type Informer, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import { LogOnChange } from '../../shared/logchange/index.ts';
 import type { ReleaseStore } from '../release/index.ts';
+import { HOLDS_CONDITION_TYPE, holdsCondition } from './holds.ts';
 import { CLUSTER_VERSION, OLM_CLUSTER_OPERATOR, OLM_OPERATOR, desiredVersion, served, setCondition, type ApiWatch } from './openshift.ts';
 
 /** Field manager of the condition writes. */
@@ -38,6 +42,8 @@ export interface GateState {
   deployed: DeployedExtension[];
   /** Verdict errors besides the bundles' own: the extensions whose history could not be read. */
   extra: string[];
+  /** Extensions whose operator reports Upgradeable=False (step "holds", holds.ts; decision 0118). */
+  holds?: UpgradeHold[];
   /** The verdict (step "verdict"); undefined when there is no cluster version to judge against. */
   verdict?: GateVerdict | undefined;
   /**
@@ -270,7 +276,13 @@ export function conditionsStep(ports: ConditionsStepPorts): Step<GateState> {
       if (state.verdict === undefined) return undefined;
       const condition = olmUpgradeableCondition(state.verdict);
       const opts = { fieldManager: GATING_FIELD_MANAGER, signal: state.signal, ...(ports.now === undefined ? {} : { now: ports.now }) };
-      const olm = await setConditionWhereServed(ports, OLM_OPERATOR, condition, opts, state);
+      let olm = await setConditionWhereServed(ports, OLM_OPERATOR, condition, opts, state);
+      // Operators' Upgradeable=False (holds.ts): written while any holds, and once more to clear it.
+      const holds = state.holds ?? [];
+      if (olm.outcome !== 'absent' && (holds.length > 0 || olm.conditions.some((c) => c.type === HOLDS_CONDITION_TYPE))) {
+        const written = await setConditionWhereServed(ports, OLM_OPERATOR, holdsCondition(holds), opts, state);
+        if (written.outcome !== 'absent') olm = { outcome: written.outcome === 'updated' ? 'updated' : olm.outcome, conditions: written.conditions };
+      }
       // The union covers every *Upgradeable condition of the OLM operator, ours included.
       const inputs: GateCondition[] =
         olm.outcome === 'absent'
@@ -315,7 +327,16 @@ async function setConditionWhereServed(
 export function gateInputs(obj: Readonly<KubeObject>): unknown {
   const status = (obj.status ?? {}) as { install?: unknown; conditions?: Array<{ type?: string; status?: string; lastTransitionTime?: string }> };
   const installed = status.conditions?.find((c) => c.type === 'Installed');
-  return [obj.metadata.uid, status.install, installed?.status, installed?.lastTransitionTime];
+  const a = obj.metadata.annotations;
+  return [
+    obj.metadata.uid,
+    status.install,
+    installed?.status,
+    installed?.lastTransitionTime,
+    // An operator's Upgradeable=False (holds.ts).
+    a?.[UPGRADEABLE_ANNOTATION],
+    a?.[UPGRADEABLE_MESSAGE_ANNOTATION],
+  ];
 }
 
 /**
