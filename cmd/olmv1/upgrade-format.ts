@@ -71,7 +71,11 @@ function formatChanges(c: PlanChanges): string[] {
   if (s.crds.length === 0) out.push('  (no CRDs)');
   for (const crd of s.crds) {
     const blocked = crd.verdict === 'unsafe' && s.enforcement !== 'None' ? ' (the upgrade will be blocked)' : '';
-    out.push(`  ${crd.name}: ${crd.verdict === 'new' ? 'new, nothing to compare' : crd.verdict}${blocked}`, ...indent(crd.violations, '    '));
+    out.push(
+      `  ${crd.name}: ${crd.verdict === 'new' ? 'new, nothing to compare' : crd.verdict}${blocked}`,
+      ...indent(crd.violations, '    '),
+      ...indent(crd.storedObjects ?? [], '    '),
+    );
   }
   out.push('', `olm.maxOpenShiftVersion: ${c.maxOpenShiftVersion.verdict}`);
   return out;

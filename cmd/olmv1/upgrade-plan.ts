@@ -7,7 +7,14 @@
 import { describeObject, pruneUnknownFields, withOwnerLabels } from '../../pkg/operator-controller/applier/index.ts';
 import { parseBundle, type KubeObject } from '../../pkg/operator-controller/bundle/index.ts';
 import { bundleProperties } from '../../pkg/operator-controller/clusterextension/index.ts';
-import { checkCrdChanges, crdNames, formatCrdUpgradeError } from '../../pkg/operator-controller/crdupgrade/index.ts';
+import {
+  checkCrdChanges,
+  crdNames,
+  formatCrdUpgradeError,
+  storedObjectsOptIn,
+  storedObjectsVerdict,
+  type StoredVerdict,
+} from '../../pkg/operator-controller/crdupgrade/index.ts';
 import { evaluateGate, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
 import type { Release } from '../../pkg/operator-controller/release/index.ts';
 import { render, renderFailureToError, type CertProviderName } from '../../pkg/operator-controller/render/index.ts';
@@ -94,7 +101,11 @@ interface PlanPolicy {
 export interface PlanChanges {
   objects: ObjectDiff;
   permissions: PermissionDelta & { summary: string };
-  crdUpgradeSafety: { enforcement: string; crds: { name: string; verdict: 'new' | 'safe' | 'unsafe'; violations: string[] }[] };
+  crdUpgradeSafety: {
+    enforcement: string;
+    /** `storedObjects`: with the stored-object opt-in (decision 0120), the stored objects' verdict, failing objects and their errors. */
+    crds: { name: string; verdict: 'new' | 'safe' | 'unsafe'; violations: string[]; storedObjects?: string[] }[];
+  };
   maxOpenShiftVersion: { installed: string | null; next: string | null; cluster: string | null; verdict: string };
   droppedFields: { object: string; paths: string[] }[];
 }
@@ -232,7 +243,12 @@ export async function planChanges(kube: KubeContext, deps: UpgradeDeps, o: PlanO
   const changes: PlanChanges = {
     objects: objectDiff(installedObjects, objects),
     permissions: { ...delta, summary: formatPermissionDelta(delta) },
-    crdUpgradeSafety: await crdVerdicts(kube, objects, spec.install?.preflight?.crdUpgradeSafety.enforcement ?? CrdUpgradeSafetyEnforcement.Strict),
+    crdUpgradeSafety: await crdVerdicts(
+      kube,
+      objects,
+      spec.install?.preflight?.crdUpgradeSafety.enforcement ?? CrdUpgradeSafetyEnforcement.Strict,
+      storedObjectsOptIn(r.ce.object.metadata.annotations),
+    ),
     maxOpenShiftVersion: maxVersionVerdict(
       o.extension,
       r.release,
@@ -270,7 +286,12 @@ export function inferCertProvider(manifest: readonly KubeObject[]): CertProvider
 }
 
 /** Each CRD of `objects` against the live one, as the preflight step would judge it (pkg/operator-controller/crdupgrade). */
-async function crdVerdicts(kube: KubeContext, objects: readonly KubeObject[], enforcement: string): Promise<PlanChanges['crdUpgradeSafety']> {
+async function crdVerdicts(
+  kube: KubeContext,
+  objects: readonly KubeObject[],
+  enforcement: string,
+  storedObjects: boolean,
+): Promise<PlanChanges['crdUpgradeSafety']> {
   const live = new Map<string, KubeObject>();
   for (const name of crdNames(objects)) {
     try {
@@ -279,12 +300,32 @@ async function crdVerdicts(kube: KubeContext, objects: readonly KubeObject[], en
       if (!isNotFound(e)) throw new CommandError(`error reading CustomResourceDefinition ${JSON.stringify(name)}: ${errorMessage(e)}`, EXIT.failed);
     }
   }
-  const crds = checkCrdChanges(objects, live).map((c) => ({
-    name: c.name,
-    verdict: !c.installed ? ('new' as const) : c.violations.length === 0 ? ('safe' as const) : ('unsafe' as const),
-    violations: c.violations.length === 0 ? [] : formatCrdUpgradeError(c.name, c.violations).split('\n'),
-  }));
+  const crds: PlanChanges['crdUpgradeSafety']['crds'] = [];
+  for (const c of checkCrdChanges(objects, live)) {
+    const installed = live.get(c.name);
+    const proposed = objects.find((o) => o.kind === 'CustomResourceDefinition' && o.metadata.name === c.name);
+    const stored =
+      storedObjects && c.violations.length > 0 && installed !== undefined && proposed !== undefined
+        ? await storedObjectsVerdict(kube.client, installed, proposed, c.violations, AbortSignal.timeout(120_000))
+        : undefined;
+    crds.push({
+      name: c.name,
+      verdict: !c.installed ? 'new' : c.violations.length === 0 || stored?.letThrough === true ? 'safe' : 'unsafe',
+      violations: c.violations.length === 0 ? [] : formatCrdUpgradeError(c.name, c.violations).split('\n'),
+      ...(stored === undefined ? {} : { storedObjects: storedLines(stored) }),
+    });
+  }
   return { enforcement, crds };
+}
+
+/** The stored-object verdict, then each failing object named with every error kept for it. */
+function storedLines(v: StoredVerdict): string[] {
+  const lines = [v.letThrough ? `stored objects: ${v.text} (let through by the stored-object check)` : `stored objects: ${v.text}`];
+  for (const f of v.scan?.failing ?? []) {
+    for (const e of f.errors) lines.push(`  ${f.object} (${f.version}): ${e.text}`);
+    for (const u of f.unchecked) lines.push(`  ${f.object} (${f.version}): ${u}`);
+  }
+  return lines;
 }
 
 /** What the installed and the picked bundle's `olm.maxOpenShiftVersion` mean for the cluster's next minor upgrade. */

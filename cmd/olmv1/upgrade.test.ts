@@ -218,7 +218,17 @@ describe('formatPlan', () => {
           lost: [],
           summary: '+1 rule',
         },
-        crdUpgradeSafety: { enforcement: 'Strict', crds: [{ name: 'a.b', verdict: 'unsafe', violations: ['validating upgrade for CRD "a.b": x'] }] },
+        crdUpgradeSafety: {
+          enforcement: 'Strict',
+          crds: [
+            {
+              name: 'a.b',
+              verdict: 'unsafe',
+              violations: ['validating upgrade for CRD "a.b": x'],
+              storedObjects: ['stored objects: CRD a.b: 1 of 2 stored objects fail the new schema: ns/w (e)', '  ns/w (v1): e'],
+            },
+          ],
+        },
         maxOpenShiftVersion: { installed: null, next: null, cluster: null, verdict: 'v' },
         droppedFields: [],
       },
@@ -249,6 +259,8 @@ Permissions: 1 gained, 0 lost
 CRD upgrade safety (enforcement Strict):
   a.b: unsafe (the upgrade will be blocked)
     validating upgrade for CRD "a.b": x
+    stored objects: CRD a.b: 1 of 2 stored objects fail the new schema: ns/w (e)
+      ns/w (v1): e
 
 olm.maxOpenShiftVersion: v
 

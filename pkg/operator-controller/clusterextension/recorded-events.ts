@@ -96,14 +96,22 @@ export function recordPreAuthorizationFailed(events: EventRecorder, state: Exten
 }
 
 /** The CRD upgrade-safety preflight refused the release. */
-export function recordPreflightFailed(events: EventRecorder, state: ExtensionState, bundle: ReleaseBundle, crds: readonly string[]): void {
+export function recordPreflightFailed(
+  events: EventRecorder,
+  state: ExtensionState,
+  bundle: ReleaseBundle,
+  crds: readonly string[],
+  storedObjects: readonly string[] = [],
+): void {
+  // With the stored-object opt-in (decision 0120), which stored objects fail and why.
+  const stored = storedObjects.length === 0 ? '' : `; ${storedObjects.join('; ')}`;
   record(
     events,
     state,
     'Warning',
     ExtensionEventReason.PreflightFailed,
     'Preflight',
-    `CRD upgrade safety check refused ${bundleText(bundle)}: unsafe changes to CustomResourceDefinition ${nameList(crds)}`,
+    `CRD upgrade safety check refused ${bundleText(bundle)}: unsafe changes to CustomResourceDefinition ${nameList(crds)}${stored}`,
   );
 }
 

@@ -17,6 +17,7 @@ import {
   UpgradeReason,
   type ClusterExtension,
 } from '../../shared/api/index.ts';
+import { storedObjectsOptIn } from '../crdupgrade/index.ts';
 import { removeCondition, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { EventRecorder, ScopedClientFactory } from '../../shared/kube/index.ts';
@@ -123,7 +124,12 @@ async function crdVerdict(ports: PolicyPorts, state: ExtensionState, plan: Plan)
   if (state.ce.spec.install?.preflight?.crdUpgradeSafety.enforcement === CrdUpgradeSafetyEnforcement.None) return 'CRD upgrade safety: not enforced';
   const sa = plan.installer;
   try {
-    const unsafe = await unsafeCrdChanges(ports.scoped.forServiceAccount(sa.namespace, sa.name), objects, state.signal);
+    const unsafe = await unsafeCrdChanges(
+      ports.scoped.forServiceAccount(sa.namespace, sa.name),
+      objects,
+      state.signal,
+      storedObjectsOptIn(state.ce.metadata.annotations),
+    );
     if (unsafe.length === 0) return 'CRD upgrade safety: safe';
     return `CRD upgrade safety: unsafe changes to ${unsafe.map((u) => u.name).join(', ')}, the upgrade would be refused`;
   } catch (err) {

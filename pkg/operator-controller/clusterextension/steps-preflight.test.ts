@@ -128,4 +128,51 @@ describe('preflight step', () => {
     // A failed revision since the deployed one may have applied another version of it.
     expect(await run([release(2, 'failed'), release(1, 'deployed')], true)).toEqual(['a.example.com', 'b.example.com']);
   });
+
+  it('with the stored-object opt-in, lets a tightening through when every stored object passes, and names those that do not', async () => {
+    const widgets = (props: Record<string, unknown>): KubeObject => {
+      const c = crd('widgets.example.com', { spec: { type: 'object', properties: props } });
+      return { ...c, spec: { ...(c['spec'] as object), group: 'example.com', names: { kind: 'Widget', plural: 'widgets' } } };
+    };
+    const loose = widgets({ replicas: { type: 'integer' } });
+    const tight = widgets({ replicas: { type: 'integer', maximum: 5 } });
+    const widget = (name: string, replicas: number): KubeObject => ({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name, namespace: 'ns' },
+      spec: { replicas },
+    });
+    const run = async (annotated: boolean, stored: KubeObject[]): Promise<{ events: string[]; result: unknown }> => {
+      const events: string[] = [];
+      const deps = depsWith(
+        { 'widgets.example.com': loose, ...Object.fromEntries(stored.map((w) => [`w:${w.metadata.name ?? ''}`, w])) },
+        [],
+        events,
+      );
+      const state = stateWith([tight]);
+      if (annotated) state.ce.metadata.annotations = { 'olm.operatorframework.io/crd-upgrade-check-stored-objects': 'true' };
+      const result = await preflight(deps, state).then(
+        () => 'passed',
+        (e: unknown) => (e as Error).message,
+      );
+      return { events, result };
+    };
+    const upstream =
+      'error for resolved bundle "p.v2.0.0" with version "2.0.0": validating upgrade for CRD "widgets.example.com": v1: ^.spec.replicas: maximum: maximum constraint added when there was none previously : 5';
+    // Without the opt-in: upstream's verdict, stored objects unread.
+    expect(await run(false, [widget('a', 1)])).toEqual({
+      result: upstream,
+      events: [
+        'Warning PreflightFailed: CRD upgrade safety check refused bundle p.v2.0.0 (version 2.0.0): unsafe changes to CustomResourceDefinition widgets.example.com',
+      ],
+    });
+    expect(await run(true, [widget('a', 1)])).toEqual({ result: 'passed', events: [] });
+    expect(await run(true, [widget('a', 1), widget('b', 9)])).toEqual({
+      result: upstream,
+      events: [
+        'Warning PreflightFailed: CRD upgrade safety check refused bundle p.v2.0.0 (version 2.0.0): unsafe changes to CustomResourceDefinition widgets.example.com; ' +
+          'CRD widgets.example.com: 1 of 2 stored objects fail the new schema: ns/b (spec.replicas: Invalid value: 9: spec.replicas in body should be less than or equal to 5)',
+      ],
+    });
+  });
 });

@@ -7,6 +7,7 @@
  * `spec.install.preflight.crdUpgradeSafety.enforcement` is set to `None`.
  */
 import { CrdUpgradeSafetyEnforcement } from '../../shared/api/index.ts';
+import { storedObjectsOptIn } from '../crdupgrade/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder, ScopedClientFactory } from '../../shared/kube/index.ts';
 import { isCrd, untouched } from '../applier/index.ts';
@@ -49,6 +50,7 @@ async function preflight(ports: PreflightPorts, state: ExtensionState): Promise<
       client,
       desired.manifest.where((o) => isCrd(o) && !same(o)),
       state.signal,
+      storedObjectsOptIn(state.ce.metadata.annotations),
     );
   } catch (err) {
     setInstalledFrom(state.ce, state.installed);
@@ -59,6 +61,12 @@ async function preflight(ports: PreflightPorts, state: ExtensionState): Promise<
   if (blocks.length === 0) return undefined;
   state.log.info({ crds: blocks.length }, 'upgrade blocked by CRD upgrade safety');
   setInstalledFrom(state.ce, state.installed);
-  recordPreflightFailed(ports.events, state, desired.bundle, blocked);
+  recordPreflightFailed(
+    ports.events,
+    state,
+    desired.bundle,
+    blocked,
+    unsafe.flatMap((u) => (u.stored === undefined ? [] : [u.stored])),
+  );
   fail(state, forBundle(desired.bundle, new Error(blocks.join('\n'))));
 }
