@@ -58,7 +58,7 @@ export const ALLOW_LIST = 'scripts/unused-exports-allow.txt';
 
 /** Directories never read. */
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'coverage', 'tmp', 'testdata']);
-const SOURCE_FILE = /\.(ts|mts|js|mjs)$/;
+const SOURCE_FILE = /\.(ts|tsx|mts|js|mjs)$/;
 const TEST_FILE = /\.test\.ts$/;
 
 /** A name a file exports, and where it comes from if it re-exports another file's name. */
@@ -325,7 +325,7 @@ function parse(file: string, text: string, known: Set<string>): ParsedFile {
     text,
     ts.ScriptTarget.Latest,
     true,
-    file.endsWith('.ts') || file.endsWith('.mts') ? ts.ScriptKind.TS : ts.ScriptKind.JS,
+    file.endsWith('.tsx') ? ts.ScriptKind.TSX : file.endsWith('.ts') || file.endsWith('.mts') ? ts.ScriptKind.TS : ts.ScriptKind.JS,
   );
   const result: ParsedFile = { exports: new Map(), starFrom: [], imports: [] };
   const lineOf = (node: ts.Node): number => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;

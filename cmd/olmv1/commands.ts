@@ -23,6 +23,22 @@ export const commands = new Map<string, Entry>(
         return (args, io) => runCatalogServe(args, io, { signal: shutdownSignal(), tmpDir: tmpdir() });
       },
     },
+    console: {
+      summary: 'serve a web console (OperatorHub, packages, installed extensions) on 127.0.0.1 with your kubeconfig identity',
+      load: async () => {
+        const [{ runConsole }, deps] = await Promise.all([import('./console.ts'), catalogSourceDeps()]);
+        const { homedir } = await import('node:os');
+        const cacheDir = `${process.env.XDG_CACHE_HOME || `${homedir()}/.cache`}/olmv1/console`;
+        const lockFile = new URL('../../package-lock.json', import.meta.url).pathname;
+        return async (args, io) => {
+          try {
+            return await runConsole(args, io, { ...deps, signal: shutdownSignal(), cacheDir, lockFile });
+          } finally {
+            deps.catalogClient.close();
+          }
+        };
+      },
+    },
     'catalog push': {
       summary: 'validate a catalog directory, build its image without Docker and push it',
       load: async () => {

@@ -1,0 +1,3 @@
+/** `olmv1 console`: a local web console acting with the user's kubeconfig identity (docs/console.md). */
+export { ensureBundle } from './bundle.ts';
+export { startConsole } from './server.ts';

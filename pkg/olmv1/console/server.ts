@@ -1,0 +1,226 @@
+/**
+ * The console's HTTP server: the guard (security.ts) before every route, the static bundle, and a
+ * small JSON API over the catalogs and ClusterExtensions, all read with the user's own
+ * kubeconfig identity through the injected sources. No route changes anything yet.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize, sep } from 'node:path';
+import type { Logger } from 'pino';
+import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
+import { extensionRow } from './extensions.ts';
+import { hubTile, packageDetail, packageIcon, type HubTile } from './hub-index.ts';
+import { guard, SECURITY_HEADERS } from './security.ts';
+
+/** A catalog's content, loadable one package at a time. */
+interface ConsoleCatalog {
+  packageNames: readonly string[];
+  load(pkg: string): DeclarativeConfig;
+}
+
+/** Where the console reads from; every call acts as the user of the kubeconfig. */
+interface ConsoleSources {
+  /** The ClusterCatalogs with their content URL, or why they are not served. */
+  listCatalogs(signal: AbortSignal): Promise<{ name: string; baseURL: string | { error: string } }[]>;
+  /** Reads a catalog's content from catalogd. */
+  loadCatalog(name: string, baseURL: string, signal: AbortSignal): Promise<ConsoleCatalog>;
+  /** The ClusterExtension objects. */
+  listExtensions(signal: AbortSignal): Promise<unknown[]>;
+}
+
+/** How one console runs. */
+interface ConsoleOptions {
+  /** Port on 127.0.0.1 (0: a free one). */
+  port: number;
+  token: string;
+  csrfToken: string;
+  /** Directory of the built bundle (index.js, index.css and assets). */
+  assetsDir: string;
+  sources: ConsoleSources;
+  log: Logger;
+  /** How long a read of the catalogs is reused, in milliseconds. */
+  catalogTtlMs: number;
+  now(): number;
+}
+
+/** A listening console. */
+interface RunningConsole {
+  /** `http://127.0.0.1:PORT`. */
+  origin: string;
+  close(): Promise<void>;
+}
+
+interface HubSnapshot {
+  at: number;
+  catalogs: Map<string, ConsoleCatalog>;
+  tiles: HubTile[];
+  problems: string[];
+}
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.woff2': 'font/woff2',
+  '.woff': 'font/woff',
+  '.ttf': 'font/ttf',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.gif': 'image/gif',
+};
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>OLM v1 console</title>
+<link rel="stylesheet" href="/assets/main.css">
+<script type="module" src="/assets/main.js"></script>
+</head>
+<body><div id="root"></div></body>
+</html>
+`;
+
+/** Starts the console on 127.0.0.1. */
+export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
+  let hostPort = '';
+  let snapshot: Promise<HubSnapshot> | undefined;
+  let snapshotAt = 0;
+  const hub = (): Promise<HubSnapshot> => {
+    if (snapshot === undefined || o.now() - snapshotAt > o.catalogTtlMs) {
+      snapshotAt = o.now();
+      snapshot = readHub(o.sources, o.now);
+      snapshot.catch(() => (snapshot = undefined));
+    }
+    return snapshot;
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
+    const verdict = guard(
+      { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers },
+      { token: o.token, csrfToken: o.csrfToken, hostPort },
+    );
+    if (verdict.kind === 'deny') return send(res, verdict.status, 'text/plain; charset=utf-8', `${verdict.message}\n`);
+    if (verdict.kind === 'redirect') {
+      res.setHeader('set-cookie', verdict.setCookie);
+      res.setHeader('location', verdict.location);
+      return send(res, 303, 'text/plain; charset=utf-8', '');
+    }
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 404, { error: 'no such action' });
+    if (path === '/' || path === '/index.html') return send(res, 200, 'text/html; charset=utf-8', PAGE);
+    if (path.startsWith('/assets/')) return asset(res, o.assetsDir, path.slice('/assets/'.length));
+    if (path === '/api/session') return json(res, 200, { csrfToken: o.csrfToken });
+    const signal = AbortSignal.timeout(60_000);
+    if (path === '/api/hub') {
+      const problems: string[] = [];
+      const [h, installed] = await Promise.all([hub(), installedPackages(o.sources, signal, problems)]);
+      return json(res, 200, { tiles: h.tiles.map((t) => ({ ...t, installed: installed.has(t.name) })), problems: [...h.problems, ...problems] });
+    }
+    if (path === '/api/extensions') return json(res, 200, { extensions: (await o.sources.listExtensions(signal)).map(extensionRow) });
+    const m = /^\/api\/(packages|icons)\/([^/]+)\/([^/]+)$/.exec(path);
+    if (m !== null) {
+      const [, kind, catalog = '', pkg = ''] = m.map((x) => decodeURIComponent(x));
+      const c = (await hub()).catalogs.get(catalog);
+      if (c === undefined || !c.packageNames.includes(pkg)) return json(res, 404, { error: 'no such package' });
+      const dc = c.load(pkg);
+      if (kind === 'icons') {
+        const icon = packageIcon(dc, pkg);
+        if (icon === undefined) return json(res, 404, { error: 'no icon' });
+        // Opened directly, an SVG would be a document: a sandbox without script keeps it an image.
+        res.setHeader('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
+        res.setHeader('cache-control', 'private, max-age=300');
+        return send(res, 200, icon.mediatype, icon.data);
+      }
+      const installed = await installedPackages(o.sources, signal, []);
+      return json(res, 200, { ...packageDetail(catalog, pkg, dc), installed: installed.has(pkg) });
+    }
+    return json(res, 404, { error: 'not found' });
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      const status = typeof (e as { status?: unknown }).status === 'number' ? (e as { status: number }).status : 502;
+      o.log.warn({ err: e, url: req.url }, 'console request failed');
+      if (!res.headersSent) json(res, status >= 400 && status < 600 ? status : 502, { error: errorMessage(e) });
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, '127.0.0.1', () => resolve());
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr !== null ? addr.port : o.port;
+  hostPort = `127.0.0.1:${port}`;
+  return {
+    origin: `http://${hostPort}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function readHub(sources: ConsoleSources, _now: () => number): Promise<HubSnapshot> {
+  const signal = AbortSignal.timeout(120_000);
+  const refs = await sources.listCatalogs(signal);
+  const catalogs = new Map<string, ConsoleCatalog>();
+  const tiles: HubTile[] = [];
+  const problems: string[] = [];
+  for (const ref of refs) {
+    if (typeof ref.baseURL !== 'string') {
+      problems.push(`catalog ${ref.name}: ${ref.baseURL.error}`);
+      continue;
+    }
+    try {
+      const c = await sources.loadCatalog(ref.name, ref.baseURL, signal);
+      catalogs.set(ref.name, c);
+      for (const pkg of c.packageNames) {
+        try {
+          tiles.push(hubTile(ref.name, pkg, c.load(pkg)));
+        } catch (e) {
+          problems.push(`catalog ${ref.name}, package ${pkg}: ${errorMessage(e)}`);
+        }
+      }
+    } catch (e) {
+      problems.push(`catalog ${ref.name}: ${errorMessage(e)}`);
+    }
+  }
+  tiles.sort((a, b) => (a.displayName.toLowerCase() < b.displayName.toLowerCase() ? -1 : 1));
+  return { at: _now(), catalogs, tiles, problems };
+}
+
+/** The packages ClusterExtensions name; when the user may not list them, none, and why in `problems`. */
+async function installedPackages(sources: ConsoleSources, signal: AbortSignal, problems: string[]): Promise<Set<string>> {
+  try {
+    return new Set((await sources.listExtensions(signal)).map((o) => extensionRow(o).package).filter((p) => p !== ''));
+  } catch (e) {
+    problems.push(`ClusterExtensions (for the Installed badges): ${errorMessage(e)}`);
+    return new Set();
+  }
+}
+
+async function asset(res: ServerResponse, dir: string, rel: string): Promise<void> {
+  const file = normalize(join(dir, rel));
+  const type = TYPES[extname(file)];
+  if (!file.startsWith(dir + sep) || type === undefined) return json(res, 404, { error: 'not found' });
+  const data = await readFile(file).catch(() => undefined);
+  if (data === undefined) return json(res, 404, { error: 'not found' });
+  res.setHeader('cache-control', 'private, max-age=3600');
+  return send(res, 200, type, data);
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
+  res.statusCode = status;
+  res.setHeader('content-type', type);
+  res.end(body);
+}

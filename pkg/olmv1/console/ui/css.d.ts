@@ -1,0 +1,2 @@
+/** Stylesheets the bundler takes in (esbuild); nothing to type. */
+declare module '*.css';

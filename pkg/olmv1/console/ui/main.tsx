@@ -1,0 +1,56 @@
+/** The console's browser entry: PatternFly's page frame and a hash router over the Hub, Package and Installed pages. */
+import '@patternfly/react-core/dist/styles/base.css';
+import '@patternfly/react-catalog-view-extension/dist/css/react-catalog-view-extension.css';
+import './console.css';
+import { useEffect, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import { Masthead, MastheadBrand, MastheadContent, MastheadMain, Nav, NavItem, NavList, Page } from '@patternfly/react-core';
+import { HubPage } from './hub.tsx';
+import { InstalledPage } from './installed.tsx';
+import { PackagePage } from './package-page.tsx';
+
+function useHash(): string {
+  const [hash, setHash] = useState(window.location.hash);
+  useEffect(() => {
+    const on = (): void => setHash(window.location.hash);
+    window.addEventListener('hashchange', on);
+    return () => window.removeEventListener('hashchange', on);
+  }, []);
+  return hash;
+}
+
+function App() {
+  const hash = useHash();
+  const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  const page = parts[0] ?? '';
+  const nav = (
+    <Nav variant="horizontal" aria-label="Console sections">
+      <NavList>
+        <NavItem itemId="hub" isActive={page === '' || page === 'package'} to="#/">
+          OperatorHub
+        </NavItem>
+        <NavItem itemId="installed" isActive={page === 'installed'} to="#/installed">
+          Installed
+        </NavItem>
+      </NavList>
+    </Nav>
+  );
+  const masthead = (
+    <Masthead>
+      <MastheadMain>
+        <MastheadBrand>
+          <span className="olmv1-brand">OLM v1</span>
+        </MastheadBrand>
+      </MastheadMain>
+      <MastheadContent>{nav}</MastheadContent>
+    </Masthead>
+  );
+  return (
+    <Page masthead={masthead} mainAriaLabel="Console page">
+      {page === 'package' ? <PackagePage catalog={parts[1] ?? ''} name={parts[2] ?? ''} /> : page === 'installed' ? <InstalledPage /> : <HubPage />}
+    </Page>
+  );
+}
+
+const root = document.getElementById('root');
+if (root !== null) createRoot(root).render(<App />);
