@@ -41,6 +41,7 @@ describe('parseOperatorControllerOptions', () => {
       tlsOptions: expect.objectContaining({ minVersion: 'TLSv1.2' }),
       insecureMetrics: false,
       registriesConf: { system: { file: '/etc/containers/registries.conf', dir: '/etc/containers/registries.conf.d' } },
+      signaturePolicy: { systemPolicy: '/etc/containers/policy.json', systemRegistriesDir: '/etc/containers/registries.d' },
       proxy: { httpProxy: '', httpsProxy: '', noProxy: '' },
       flagNotices: [],
       featureGateStatus: { ...FEATURE_GATE_DEFAULTS, BoxcutterRuntime: false },
@@ -141,6 +142,7 @@ describe('parseOperatorControllerOptions', () => {
       tlsOptions: expect.objectContaining({ minVersion: 'TLSv1.3' }),
       insecureMetrics: true,
       registriesConf: { system: { file: '/etc/containers/registries.conf', dir: '/etc/containers/registries.conf.d' } },
+      signaturePolicy: { systemPolicy: '/etc/containers/policy.json', systemRegistriesDir: '/etc/containers/registries.d' },
       flagNotices: [],
       featureGateStatus: { ...FEATURE_GATE_DEFAULTS, BundleReleaseSupport: true, WebhookProviderCertManager: false, BoxcutterRuntime: false },
     });

@@ -4,7 +4,7 @@
  */
 import { hostname } from 'node:os';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import type { RegistriesConfPaths } from '../../pkg/shared/image/index.ts';
+import type { RegistriesConfPaths, SignaturePolicyPaths } from '../../pkg/shared/image/index.ts';
 // The kubeconfig reader alone, not pkg/shared/kube's index (the client and informers): a
 // component reads its credentials first, before it serves or loads the rest (decision 0097).
 import { loadKubeConfig, type ResolvedKubeConfig } from '../../pkg/shared/kube/kubeconfig.ts';
@@ -21,6 +21,7 @@ import {
   parseSecretRef,
 } from './flags.ts';
 import { registriesConfPaths } from './registries-conf.ts';
+import { signaturePolicyPaths } from './signature-policy.ts';
 import { LOG_FLAGS, type LogOptions, logOptions } from './logging.ts';
 import { COMMON_INERT_FLAGS, type FlagNotice, type InertFlag, inertBoolFlags, inertFlagNotices, inertFlagOptions } from './upstream-flags.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
@@ -43,6 +44,8 @@ export interface ComponentOptions extends ClusterLocation, LogOptions {
   proxy?: ProxyEnvironment | undefined;
   /** Where registries.conf is read from before each pull (registries-conf.ts); unset: none (in-process tests). */
   registriesConf?: RegistriesConfPaths | undefined;
+  /** Where the signature policy and registries.d are read from before each uncached pull (signature-policy.ts); unset: no policy (in-process tests). */
+  signaturePolicy?: SignaturePolicyPaths | undefined;
   /** Upstream flags given values that have no effect here: one warning each at start (componentMain). */
   flagNotices?: FlagNotice[] | undefined;
   /** Every feature gate's value, logged at start as upstream does (`feature gate status`, one field a gate). */
@@ -164,6 +167,7 @@ function componentOptions(
       v: str('v'),
     }),
     registriesConf: registriesConfPaths(env),
+    signaturePolicy: signaturePolicyPaths(env),
   };
 }
 

@@ -62,7 +62,7 @@ export async function runLeading(
  * @throws Error when `--pull-cas-dir` cannot be read or holds no certificate (upstream's check).
  */
 export function componentImages(
-  o: Pick<ComponentOptions, 'pullSecret' | 'pullCaFile' | 'pullCasDir' | 'proxy' | 'insecureRegistries' | 'registriesConf'> & {
+  o: Pick<ComponentOptions, 'pullSecret' | 'pullCaFile' | 'pullCasDir' | 'proxy' | 'insecureRegistries' | 'registriesConf' | 'signaturePolicy'> & {
     imageLimits: ImageLimits;
     /** Connect and read timeouts of registry requests (pkg/shared/image defaults when absent). */
     pullConnectTimeoutMs?: number;
@@ -88,6 +88,7 @@ export function componentImages(
     userAgent,
     limits: o.imageLimits,
     registriesConf: o.registriesConf,
+    signaturePolicy: o.signaturePolicy,
     ...(o.pullConnectTimeoutMs === undefined ? {} : { connectTimeoutMs: o.pullConnectTimeoutMs }),
     ...(o.pullReadTimeoutMs === undefined ? {} : { timeoutMs: o.pullReadTimeoutMs }),
   });

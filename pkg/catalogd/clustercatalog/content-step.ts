@@ -10,7 +10,7 @@
 import type { ClusterCatalog } from '../../shared/api/index.ts';
 import type { ReconcileContext, Step } from '../../shared/controller/index.ts';
 import { isLimitExceeded, wrapError } from '../../shared/errors/index.ts';
-import type { ImageCache } from '../../shared/image/index.ts';
+import { signaturePolicyDetail, type ImageCache } from '../../shared/image/index.ts';
 import type { EventRecorder } from '../../shared/kube/index.ts';
 import { type CatalogContentMetrics, type CatalogImages, ContentStepError, storeCatalogImage } from './catalog-content.ts';
 import type { CatalogMemory } from './catalog-memory.ts';
@@ -88,7 +88,7 @@ async function ensureContent(deps: ContentStepDeps, cc: ClusterCatalog, ctx: Rec
     else throw err;
     if (isLimitExceeded(wrapped)) wrapped = new Error(withRetryFloor(wrapped.message, deps.timeouts.limitRetryFloorMs), { cause: wrapped });
     setProgressingError(cc, wrapped);
-    events.event(catalogEventRef(cc), 'Warning', CatalogEventReason.UnpackFailed, 'Unpack', wrapped.message);
+    events.event(catalogEventRef(cc), 'Warning', CatalogEventReason.UnpackFailed, 'Unpack', wrapped.message + signaturePolicyDetail(err));
     throw wrapped;
   }
 }

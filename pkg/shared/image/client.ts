@@ -12,6 +12,8 @@ import { pushImage } from './push.ts';
 import { RegistryAuth } from './registry-auth.ts';
 import { RegistryClient } from './registry-client.ts';
 import { loadRegistriesConf, type RegistriesConfPaths } from './registries-conf-load.ts';
+import { signaturePolicyCheck } from './signature-check.ts';
+import type { SignaturePolicyPaths } from './signature-load.ts';
 
 /** Settings of {@link createImageClient}. Providers are read at each request. */
 interface ImageClientOptions {
@@ -37,6 +39,8 @@ interface ImageClientOptions {
   limits?: ImageLimits;
   /** Where registries.conf is read from, before each pull (not pushes); unset: none is read. */
   registriesConf?: RegistriesConfPaths | undefined;
+  /** Where the signature policy and registries.d are read from, before each uncached pull; unset: no policy check. */
+  signaturePolicy?: SignaturePolicyPaths | undefined;
 }
 
 /** Registry operations on images. */
@@ -79,7 +83,8 @@ export function createImageClient(options: ImageClientOptions = {}): ImageClient
     options.logger,
     confPaths === undefined ? undefined : () => loadRegistriesConf(confPaths),
   );
-  const puller = new Puller(source, registry, options.limits ?? CATALOG_IMAGE_LIMITS, options.logger);
+  const policy = options.signaturePolicy === undefined ? undefined : signaturePolicyCheck(options.signaturePolicy, options.logger);
+  const puller = new Puller(source, registry, options.limits ?? CATALOG_IMAGE_LIMITS, options.logger, policy);
   return {
     resolveDigest: (ref, signal) => source.resolve(ref, signal),
     pull: (ref, pullOptions) => puller.pull(ref, pullOptions),

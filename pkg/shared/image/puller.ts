@@ -18,6 +18,8 @@ import { ImageBudget, type ImageLimits } from './limits.ts';
 import type { ImageConfig } from './manifest.ts';
 import { onlyPath, type EntryFilter } from './path-filter.ts';
 import type { RegistryClient } from './registry-client.ts';
+import { formatReference } from './reference.ts';
+import { SignaturePolicyRejectedError, type SignaturePolicyCheck } from './signature-check.ts';
 import { pullTimeoutError } from './timeout.ts';
 import { unpackLayers } from './unpack.ts';
 
@@ -73,12 +75,34 @@ export class Puller {
   readonly #log: Pick<Logger, 'debug' | 'info' | 'warn'> | undefined;
   readonly #limits: ImageLimits;
   readonly #inflight = new WeakMap<ImageCache, Map<string, Promise<PullResult>>>();
+  readonly #policy: SignaturePolicyCheck | undefined;
 
-  constructor(source: ImageSource, registry: RegistryClient, limits: ImageLimits, log?: Pick<Logger, 'debug' | 'info' | 'warn'>) {
+  constructor(
+    source: ImageSource,
+    registry: RegistryClient,
+    limits: ImageLimits,
+    log?: Pick<Logger, 'debug' | 'info' | 'warn'>,
+    policy?: SignaturePolicyCheck,
+  ) {
     this.#source = source;
     this.#registry = registry;
     this.#limits = limits;
     this.#log = log;
+    this.#policy = policy;
+  }
+
+  /**
+   * The signature policy's verdict on `resolved` (signature-check.ts), before any layer is read.
+   * A refusal reads as upstream's copy.Image failure, `error copying image: Source image rejected: ...`.
+   */
+  async #checkPolicy(resolved: ResolvedReference, signal: AbortSignal | undefined): Promise<void> {
+    if (this.#policy === undefined) return;
+    try {
+      await this.#policy({ ref: resolved.ref, digest: resolved.digest, name: formatReference(resolved.ref) }, signal);
+    } catch (err) {
+      if (err instanceof SignaturePolicyRejectedError) throw wrapError('error copying image', err);
+      throw err;
+    }
   }
 
   /** Streams the image's layers into `dir` within the client's caps. */
@@ -132,6 +156,7 @@ export class Puller {
       return { ...hit, digestRef: resolved.digestRef, fromCache: true };
     }
 
+    await this.#checkPolicy(resolved, signal);
     const meta = await this.#metadata(resolved, signal);
 
     let entry;
@@ -187,6 +212,7 @@ export class Puller {
     let meta: ImageMetadata;
     try {
       resolved = await this.#source.resolve(ref, options.signal);
+      await this.#checkPolicy(resolved, options.signal);
       meta = await this.#metadata(resolved, options.signal);
     } catch (err) {
       throw pullTimeoutError(ref, err) ?? err;
@@ -224,6 +250,7 @@ export class Puller {
     let dir: string | undefined;
     try {
       const resolved = await this.#source.resolve(ref);
+      await this.#checkPolicy(resolved, undefined);
       const meta = await this.#metadata(resolved, undefined);
       dir = await mkdtemp(join(options.tmpDir ?? tmpdir(), 'olmv1-image-'));
       try {

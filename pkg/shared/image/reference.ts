@@ -46,7 +46,7 @@ const IDENTIFIER_RE = /^[a-f0-9]{64}$/;
  * Parses `s` with the docker grammar after adding the default domain where the docker client
  * would (`reference.ParseNormalizedNamed`). Throws a plain Error with upstream's cause text.
  */
-function parseNormalized(s: string): ImageReference {
+export function parseNormalized(s: string): ImageReference {
   if (IDENTIFIER_RE.test(s)) {
     throw new Error(`invalid repository name (${s}), cannot specify 64-byte hexadecimal strings`);
   }
