@@ -85,7 +85,6 @@ describe('parseCatalogdOptions: leader election durations', () => {
 });
 
 describe("parseCatalogdOptions: upstream's Deployment arguments", () => {
-  const PPROF = { flag: '--pprof-bind-address', value: ':6060', reason: expect.stringContaining('no pprof endpoint here') };
   const METAS = {
     flag: '--feature-gates',
     gate: 'APIV1MetasHandler',
@@ -93,10 +92,10 @@ describe("parseCatalogdOptions: upstream's Deployment arguments", () => {
     reason: '/api/v1/metas is always served here, from the index every catalog gets at ingest',
   };
 
-  it('takes the standard ones (and e2e, OpenShift): the pprof address and APIV1MetasHandler=false have no effect', () => {
+  it('takes the standard ones (and e2e, OpenShift): APIV1MetasHandler=false has no effect; the e2e ones serve pprof', () => {
     for (const [args, notices] of [
       [UPSTREAM_CATALOGD_ARGS.standard, [METAS]],
-      [UPSTREAM_CATALOGD_ARGS.standardE2e, [PPROF, METAS]],
+      [UPSTREAM_CATALOGD_ARGS.standardE2e, [METAS]],
       [UPSTREAM_CATALOGD_ARGS.openshift, [METAS]],
     ] as const) {
       expect(parse([...args])).toMatchObject({
@@ -107,7 +106,12 @@ describe("parseCatalogdOptions: upstream's Deployment arguments", () => {
         flagNotices: notices,
       });
     }
-    expect(parse([...UPSTREAM_CATALOGD_ARGS.standardE2e])).toMatchObject({ pullCasDir: '/var/ca-certs', tlsProfile: { name: 'custom' } });
+    expect(parse([...UPSTREAM_CATALOGD_ARGS.standardE2e])).toMatchObject({
+      pullCasDir: '/var/ca-certs',
+      tlsProfile: { name: 'custom' },
+      pprof: { host: '0.0.0.0', port: 6060 },
+    });
+    expect(parse([...UPSTREAM_CATALOGD_ARGS.standard]).pprof).toBeUndefined();
     expect(parse([...UPSTREAM_CATALOGD_ARGS.openshift])).toMatchObject({
       logLevel: 'info',
       pullSecret: { namespace: 'openshift-config', name: 'pull-secret' },
@@ -118,8 +122,8 @@ describe("parseCatalogdOptions: upstream's Deployment arguments", () => {
     for (const args of [UPSTREAM_CATALOGD_ARGS.experimental, UPSTREAM_CATALOGD_ARGS.experimentalE2e]) {
       const o = parse([...args]);
       expect(o).toMatchObject({ graphqlQueries: true, featureGateStatus: { APIV1MetasHandler: true, GraphQLCatalogQueries: true } });
-      // APIV1MetasHandler=true is what this catalogd does: nothing to report but the pprof address.
-      expect(o.flagNotices?.map((n) => n.flag)).toEqual(args === UPSTREAM_CATALOGD_ARGS.experimental ? [] : ['--pprof-bind-address']);
+      // APIV1MetasHandler=true is what this catalogd does: nothing to report.
+      expect(o.flagNotices).toEqual([]);
     }
     expect(parse(['--feature-gates=GraphQLCatalogQueries=false']).graphqlQueries).toBe(false);
     expect(() => parse(['--feature-gates=NoSuchGate=true'])).toThrow('unrecognized feature gate: NoSuchGate');

@@ -73,6 +73,10 @@ export const commands = new Map<string, Entry>(
       summary: 'create a ClusterCatalog from a catalog image and wait until catalogd serves it',
       load: async () => clusterCatalogCommand('add'),
     },
+    'catalog update': {
+      summary: 'change the image, priority, poll interval, availability or labels of a ClusterCatalog (only those given)',
+      load: async () => clusterCatalogCommand('update'),
+    },
     'catalog remove': {
       summary: 'delete a ClusterCatalog and wait until it is gone',
       load: async () => clusterCatalogCommand('remove'),
@@ -203,15 +207,16 @@ async function extensionCommand(which: 'install' | 'uninstall' | 'update'): Prom
   return catalogCommand((args, io, deps) => run(args, io, { ...deps, ...clock(), fetchBundle, defaultAuthFile: defaultAuthFile() }));
 }
 
-/** `olmv1 catalog add`, `catalog remove` or `catalogs`: the cluster only. */
-async function clusterCatalogCommand(which: 'add' | 'remove' | 'list'): Promise<Command> {
-  const [{ runCatalogAdd, runCatalogRemove, runCatalogs }, { connectCluster }] = await Promise.all([
+/** `olmv1 catalog add`, `catalog update`, `catalog remove` or `catalogs`: the cluster only. */
+async function clusterCatalogCommand(which: 'add' | 'update' | 'remove' | 'list'): Promise<Command> {
+  const [{ runCatalogAdd, runCatalogRemove, runCatalogs }, { runCatalogUpdate }, { connectCluster }] = await Promise.all([
     import('./catalog-admin.ts'),
+    import('./catalog-update.ts'),
     import('./cluster-access.ts'),
   ]);
   const lookup = await kubeconfigLookup();
   const deps = { connectCluster: (flags: import('./cluster-access.ts').ClusterFlags) => connectCluster(flags, lookup, 1), ...clock() };
-  const run = { add: runCatalogAdd, remove: runCatalogRemove, list: runCatalogs }[which];
+  const run = { add: runCatalogAdd, update: runCatalogUpdate, remove: runCatalogRemove, list: runCatalogs }[which];
   return (args, io) => run(args, io, deps);
 }
 

@@ -244,12 +244,10 @@ describe('parseOperatorControllerOptions', () => {
 });
 
 describe("upstream's Deployment arguments", () => {
-  const PPROF = { flag: '--pprof-bind-address', value: ':6060', reason: expect.stringContaining('no pprof endpoint here') };
-
-  it('takes the standard ones (and e2e), every gate honoured; only the pprof address has no effect', () => {
+  it('takes the standard ones (and e2e), every gate honoured; the e2e ones serve pprof', () => {
     for (const [args, notices] of [
       [UPSTREAM_OPERATOR_CONTROLLER_ARGS.standard, []],
-      [UPSTREAM_OPERATOR_CONTROLLER_ARGS.standardE2e, [PPROF]],
+      [UPSTREAM_OPERATOR_CONTROLLER_ARGS.standardE2e, []],
     ] as const) {
       expect(parse([...args])).toMatchObject({
         healthProbe: { host: '0.0.0.0', port: 8081 },
@@ -269,6 +267,12 @@ describe("upstream's Deployment arguments", () => {
       });
     }
     expect(parse([...UPSTREAM_OPERATOR_CONTROLLER_ARGS.standardE2e]).tlsProfile.name).toBe('modern');
+    expect(parse([...UPSTREAM_OPERATOR_CONTROLLER_ARGS.standardE2e]).pprof).toEqual({ host: '0.0.0.0', port: 6060 });
+    expect(parse([...UPSTREAM_OPERATOR_CONTROLLER_ARGS.standard]).pprof).toBeUndefined();
+    expect(parse(['--pprof-bind-address=0']).pprof).toBeUndefined();
+    expect(parse(['--pprof-bind-address=']).pprof).toBeUndefined();
+    expect(parse(['--pprof-bind-address=127.0.0.1:8082']).pprof).toEqual({ host: '127.0.0.1', port: 8082 });
+    expect(() => parse(['--pprof-bind-address=8082'])).toThrow('invalid --pprof-bind-address: invalid address "8082" (want HOST:PORT or :PORT)');
   });
 
   it("takes the OpenShift ones: --v=2 is klog's info", () => {

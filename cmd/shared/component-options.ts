@@ -46,6 +46,8 @@ export interface ComponentOptions extends ClusterLocation, LogOptions {
   registriesConf?: RegistriesConfPaths | undefined;
   /** Where the signature policy and registries.d are read from before each uncached pull (signature-policy.ts); unset: no policy (in-process tests). */
   signaturePolicy?: SignaturePolicyPaths | undefined;
+  /** `--pprof-bind-address`: where the CPU and heap profiles are served (componentMain); undefined (0 or empty, the default): off. */
+  pprof?: ListenAddress | undefined;
   /** Upstream flags given values that have no effect here: one warning each at start (componentMain). */
   flagNotices?: FlagNotice[] | undefined;
   /** Every feature gate's value, logged at start as upstream does (`feature gate status`, one field a gate). */
@@ -67,6 +69,7 @@ const COMPONENT_FLAGS = {
   'insecure-registry': { type: 'string', multiple: true },
   'pull-ca-file': { type: 'string' },
   'pull-cas-dir': { type: 'string' },
+  'pprof-bind-address': { type: 'string' },
   ...LOG_FLAGS,
 } as const satisfies ParseArgsConfig['options'];
 
@@ -157,6 +160,7 @@ function componentOptions(
     insecureRegistries: Array.isArray(values['insecure-registry']) ? values['insecure-registry'] : [],
     pullCaFile: str('pull-ca-file'),
     pullCasDir: str('pull-cas-dir'),
+    pprof: pprofAddress(str('pprof-bind-address')),
     proxy: readProxyEnvironment(env),
     ...logOptions({
       'log-level': str('log-level'),
@@ -169,6 +173,16 @@ function componentOptions(
     registriesConf: registriesConfPaths(env),
     signaturePolicy: signaturePolicyPaths(env),
   };
+}
+
+/** `--pprof-bind-address`: as upstream's, "0" (the default) or empty disables the endpoint. */
+function pprofAddress(value: string | undefined): ListenAddress | undefined {
+  if (value === undefined || value === '0' || value === '') return undefined;
+  try {
+    return parseListenAddress(value);
+  } catch (err) {
+    throw new Error(`invalid --pprof-bind-address: ${errorMessage(err)}`, { cause: err });
+  }
 }
 
 /** Reads the cluster credentials the options name; called first, so bad ones end the start before anything listens. */

@@ -13,7 +13,7 @@ import { componentVersion } from './version.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 
 /** What componentMain reads of a component's options. */
-type StartOptions = LogOptions & Pick<ComponentOptions, 'flagNotices' | 'featureGateStatus'>;
+type StartOptions = LogOptions & Pick<ComponentOptions, 'flagNotices' | 'featureGateStatus' | 'pprof'>;
 
 /** What differs between the components' entry points. */
 interface ComponentMain<O extends StartOptions> {
@@ -57,7 +57,9 @@ export async function componentMain<O extends StartOptions>(c: ComponentMain<O>)
   const stop = new AbortController();
   wireShutdownSignals(process, stop, { log, forceExitAfterMs: 60_000 });
   const leadershipLost = exitOnLostLeadership(process, stop, log);
+  let stopPprof: (() => Promise<void>) | undefined;
   try {
+    stopPprof = await startPprof(options.pprof, log);
     const outcome = await c.run(options, log, stop.signal, leadershipLost);
     if (outcome === 'lost-leadership') {
       leadershipLost();
@@ -67,5 +69,21 @@ export async function componentMain<O extends StartOptions>(c: ComponentMain<O>)
   } catch (err) {
     log.fatal({ err }, `${c.name} failed`);
     process.exitCode = 1;
+  } finally {
+    await stopPprof?.();
   }
+}
+
+/** Starts the pprof endpoint when `--pprof-bind-address` asks for it (loaded only then); resolves its stop. */
+async function startPprof(address: ComponentOptions['pprof'], log: Logger): Promise<(() => Promise<void>) | undefined> {
+  if (address === undefined) return undefined;
+  const { PprofServer } = await import('../../pkg/shared/pprof/index.ts');
+  const server = new PprofServer({ ...address, log: log.child({ server: 'pprof' }) });
+  try {
+    await server.start();
+  } catch (err) {
+    throw new Error(`cannot serve pprof on ${address.host}:${address.port}`, { cause: err });
+  }
+  log.info({ address, port: server.port }, 'pprof server listening');
+  return () => server.stop();
 }

@@ -1,5 +1,5 @@
 /**
- * Upstream's flags that have no effect here (`--pprof-bind-address`, klog's): accepted and checked
+ * Upstream's flags that have no effect here (klog's): accepted and checked
  * as upstream checks them, so upstream's Deployment arguments start our binaries, and reported by
  * one warning each (docs/operations.md, "Upstream's Deployment arguments"). `--v` is logging.ts's.
  */
@@ -57,9 +57,8 @@ function traceCheck(flag: string, value: string): void {
   if (value !== '' && !/^[^:]+\.go:\d+$/.test(value)) throw new Error(`invalid ${flag} ${JSON.stringify(value)} (want file.go:N)`);
 }
 
-/** The inert flags both binaries take: upstream's pprof address and klog's flags but `--v`. */
+/** The inert flags both binaries take: klog's flags but `--v`. */
 export const COMMON_INERT_FLAGS: Readonly<Record<string, InertFlag>> = {
-  'pprof-bind-address': { quiet: ['0', ''], reason: 'no pprof endpoint here (Node has no Go profiles); 0 or empty disables it upstream too' },
   vmodule: { check: vmoduleCheck, quiet: [''], reason: 'no per-file verbosity here: --v (or --log-level) sets the level of every line' },
   log_dir: { quiet: [''], reason: FILES },
   log_file: { quiet: [''], reason: FILES },
@@ -103,11 +102,12 @@ export function inertFlagNotices(values: Readonly<Record<string, unknown>>, tabl
   return notices;
 }
 
-/** Help lines of the inert flags both binaries take, descriptions at column `col`. */
+/** Help lines of upstream's pprof flag and the inert flags both binaries take, descriptions at column `col`. */
 export function commonInertFlagsHelp(col: number): string {
   const pad = ' '.repeat(col);
   return (
-    `  ${'--pprof-bind-address ADDR'.padEnd(col - 2)}upstream's pprof endpoint: accepted, no effect here (warned unless 0)\n` +
+    `  ${'--pprof-bind-address ADDR'.padEnd(col - 2)}serve CPU and heap profiles of this process (V8 inspector formats,\n` +
+    `${pad}not Go's pprof) on HOST:PORT, plain HTTP: bind to 127.0.0.1 (default 0: off)\n` +
     `  ${'--vmodule, --logtostderr, ...'.padEnd(col - 2)}klog's other flags (upstream logs through klog): accepted, no effect\n` +
     `${pad}here (warned unless at klog's default); the list is in docs/operations.md\n`
   );

@@ -20,6 +20,7 @@ import { installObjects } from '../../cmd/olmv1/install-objects.ts';
 import { runUninstall } from '../../cmd/olmv1/uninstall.ts';
 import { runUpdate } from '../../cmd/olmv1/update.ts';
 import { runCatalogAdd, runCatalogRemove, runCatalogs } from '../../cmd/olmv1/catalog-admin.ts';
+import { runCatalogUpdate } from '../../cmd/olmv1/catalog-update.ts';
 import { runUpgradeApprove } from '../../cmd/olmv1/upgrade.ts';
 import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION, UPDATE_POLICY_ANNOTATION, UpdatePolicy } from '../../pkg/shared/api/index.ts';
@@ -456,6 +457,20 @@ describe('olmv1 catalog add, catalogs, catalog remove', () => {
     });
     const table = await olmv1(runCatalogs, []);
     expect(table.stdout).toMatch(new RegExp(`^NAME +AVAILABILITY +PRIORITY +SERVING +LAST UNPACKED +IMAGE\n[^]*^${name} +Available +-3 +True `, 'm'));
+
+    // catalog update changes only the fields given (issue 65); a dry run changes nothing.
+    const updated = await olmv1(runCatalogUpdate, [name, '--priority', '4', '--labels', `tier=gold`]);
+    expect(updated).toMatchObject({ code: 0, stdout: `updated ClusterCatalog ${name}\n` });
+    const after = await suite.kube.client.get({ ...CLUSTER_CATALOG, name });
+    expect(after.spec).toMatchObject({ priority: 4, availabilityMode: 'Available', source: { image: { ref, pollIntervalMinutes: 1 } } });
+    expect(after.metadata.labels).toMatchObject({ 'olm.operatorframework.io/metadata.name': name, tier: 'gold' });
+    const dryUpdate = await olmv1(runCatalogUpdate, [name, '--priority', '9', '--dry-run', '-o', 'json']);
+    expect(JSON.parse(dryUpdate.stdout)).toMatchObject({ items: [{ spec: { priority: 9 } }] });
+    expect((await suite.kube.client.get({ ...CLUSTER_CATALOG, name })).spec).toMatchObject({ priority: 4 });
+    expect(await olmv1(runCatalogUpdate, [`${name}-missing`, '--priority', '1'])).toMatchObject({
+      code: 1,
+      stderr: `ClusterCatalog "${name}-missing" not found\n`,
+    });
 
     // --catalog NAME selects it by its metadata.name label.
     const install = await olmv1(runInstall, [pkg, '--catalog', name, '--dry-run']);

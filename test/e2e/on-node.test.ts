@@ -6,9 +6,11 @@
 // from a registry on the node's bridge address serves; a ClusterExtension of the example
 // operator installs and its operator Pod runs; metrics answer 401/403/200 by token; the
 // operator-controller leader's Pod deleted hands the Lease to a new Pod with no revision
-// written twice; a catalogd replica deleted leaves the content served; an upgrade rolls the
-// operator's Pods. Each test logs its time. Needs root, buildah, debootstrap and the node's
-// prerequisites (.ci/run installs them); the first image build takes minutes.
+// written twice; a catalogd replica deleted leaves the content served; both catalogd Pods
+// evicted at once (a drain) lose one only, the PodDisruptionBudget refusing the other, and the
+// content stays served; an upgrade rolls the operator's Pods. Each test logs its time. Needs
+// root, buildah, debootstrap and the node's prerequisites (.ci/run installs them); the first
+// image build takes minutes.
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -200,6 +202,54 @@ describe.skipIf(missing !== undefined)('the product on a real node', () => {
     expect(statuses.every((s) => s === 200)).toBe(true);
     timed('catalogd replica deleted, content served', started);
   }, 120_000);
+
+  it('keeps catalog content served through an eviction of both catalogd Pods at once: the PodDisruptionBudget lets one go and refuses the other', async () => {
+    const started = Date.now();
+    const path = `/catalogs/${CATALOG}/api/v1/all`;
+    const name = `catalogd-service.${SYSTEM_NAMESPACE}.svc`;
+    const catalogd = 'app.kubernetes.io/name=catalogd';
+    const pdb = async (budget: string) => (await get(['poddisruptionbudget', '-n', SYSTEM_NAMESPACE, budget])).status ?? {};
+    // Both replicas Ready again (the test before deleted one) and the budget computed by the disruption controller.
+    await expect.poll(async () => (await readyPods(SYSTEM_NAMESPACE, catalogd)).length, { timeout: 120_000 }).toBe(2);
+    await expect.poll(async () => (await pdb('catalogd-controller-manager'))['disruptionsAllowed'], { timeout: 60_000 }).toBe(1);
+    const evict = (pod: string): Promise<string> =>
+      kubectl(
+        ['create', '--raw', `/api/v1/namespaces/${SYSTEM_NAMESPACE}/pods/${pod}/eviction`, '-f', '-'],
+        JSON.stringify({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: pod, namespace: SYSTEM_NAMESPACE } }),
+      );
+    // What a drain of the node does to them, both at once: one goes, the other is refused (429).
+    const outcomes = await Promise.allSettled((await readyPods(SYSTEM_NAMESPACE, catalogd)).map(evict));
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refusal = outcomes.find((o) => o.status === 'rejected');
+    expect(String(refusal?.reason)).toContain("Cannot evict pod as it would violate the pod's disruption budget");
+    // The Pod left serves the catalog through the Service, sampled for 10 s.
+    const url = `https://${await clusterIp('catalogd-service')}${path}`;
+    const statuses: Array<number | string> = [];
+    const until = Date.now() + 10_000;
+    await expect
+      .poll(
+        async () => {
+          statuses.push(
+            await secureGet(url, name).then(
+              (r) => r.status,
+              (e: Error) => e.message,
+            ),
+          );
+          return Date.now() < until && statuses.every((s) => s === 200) ? 'sampling' : 'sampled';
+        },
+        { timeout: 30_000, interval: 250 },
+      )
+      .toBe('sampled');
+    log(`${statuses.length} GETs after the evictions: ${JSON.stringify([...new Set(statuses)])}`);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    // operator-controller's budget (upstream's: minAvailable 1) with its 1 replica lets no eviction through.
+    await expect.poll(async () => (await pdb('operator-controller-controller-manager'))['currentHealthy'], { timeout: 60_000 }).toBe(1);
+    const [oc = ''] = await readyPods(SYSTEM_NAMESPACE, 'app.kubernetes.io/name=operator-controller');
+    await expect(evict(oc)).rejects.toThrow("Cannot evict pod as it would violate the pod's disruption budget");
+    // catalogd back at 2 Ready replicas for the tests after this one.
+    await expect.poll(async () => (await readyPods(SYSTEM_NAMESPACE, catalogd)).length, { timeout: 120_000 }).toBe(2);
+    timed('catalogd Pods evicted under the PodDisruptionBudget, content served', started);
+  }, 300_000);
 
   it('hands operator-controller leadership to a new Pod when the leader Pod is deleted, with no revision written twice', async () => {
     const started = Date.now();

@@ -4,8 +4,9 @@
 // upstream's paths are replaced by files that exist (a serving certificate and a CA directory)
 // and its listen addresses by free loopback ports, in place; the cache directories and
 // catalogd's catalog server address, which upstream leaves at their defaults, are added. The
-// standard arguments start both (/readyz answers, the TLS profile holds on the metrics port)
-// with one warning per flag that has no effect here; the experimental ones stop operator-controller
+// standard arguments start both (/readyz answers, the TLS profile holds on the metrics port, the
+// pprof address serves CPU and heap profiles of the process: issue 65) with one warning per flag
+// that has no effect here; the experimental ones stop operator-controller
 // (BoxcutterRuntime=true) with exit code 2 and a message saying what is missing, and start catalogd
 // with its GraphQL endpoint (GraphQLCatalogQueries=true). Each start logs upstream's feature gate line with every gate in effect.
 // The `version` command prints upstream's shape.
@@ -65,6 +66,7 @@ interface Started {
   proc: ManagedProcess;
   health: number;
   metrics: number;
+  pprof: number;
   lines(): Promise<Record<string, unknown>[]>;
 }
 
@@ -74,9 +76,13 @@ interface Started {
  * catalog server addresses and webhook port (upstream's are :8081, :8443 and 9443).
  */
 async function start(binary: Binary, args: readonly string[], name: string): Promise<Started> {
-  const [health = 0, metrics = 0, server = 0, webhook = 0] = await freePorts(4);
+  const [health = 0, metrics = 0, server = 0, webhook = 0, pprof = 0] = await freePorts(5);
   const cacheDir = await mkdtemp(join(work, `${name}-cache-`));
-  const loopback = { 'health-probe-bind-address': `127.0.0.1:${health}`, 'metrics-bind-address': `127.0.0.1:${metrics}` };
+  const loopback = {
+    'health-probe-bind-address': `127.0.0.1:${health}`,
+    'metrics-bind-address': `127.0.0.1:${metrics}`,
+    'pprof-bind-address': `127.0.0.1:${pprof}`,
+  };
   const extra =
     binary === 'catalogd'
       ? [
@@ -101,7 +107,7 @@ async function start(binary: Binary, args: readonly string[], name: string): Pro
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-  return { proc, health, metrics, lines };
+  return { proc, health, metrics, pprof, lines };
 }
 
 /** Resolves once /readyz answers 200; throws with the log's tail if the process exits first or after 60 s. */
@@ -135,11 +141,24 @@ async function notices(s: Started): Promise<string[]> {
 }
 
 describe("upstream's Deployment arguments", () => {
-  it('start catalogd (standard profile, e2e values): ready, TLS 1.3 only on metrics, pprof and APIV1MetasHandler=false reported', async () => {
+  it('start catalogd (standard profile, e2e values): ready, TLS 1.3 only on metrics, pprof served, APIV1MetasHandler=false reported', async () => {
     const catalogd = await start('catalogd', UPSTREAM_CATALOGD_ARGS.standardE2e, `catalogd-${id}`);
     try {
       await ready(catalogd);
-      expect(await notices(catalogd)).toEqual(['--pprof-bind-address', '--feature-gates APIV1MetasHandler']);
+      expect(await notices(catalogd)).toEqual(['--feature-gates APIV1MetasHandler']);
+      // --pprof-bind-address: a CPU profile of the process over ?seconds=1 answers within its second and a bound.
+      const pprof = `http://127.0.0.1:${catalogd.pprof}/debug/pprof`;
+      const began = Date.now();
+      const cpu = await fetch(`${pprof}/profile?seconds=1`);
+      const cpuProfile = (await cpu.json()) as { nodes: unknown[]; samples: unknown[] };
+      expect(Date.now() - began).toBeLessThan(1_000 + 10_000);
+      expect([cpu.status, cpu.headers.get('content-disposition')]).toEqual([200, 'attachment; filename="profile.cpuprofile"']);
+      expect(cpuProfile.nodes.length).toBeGreaterThan(1);
+      expect(cpuProfile.samples.length).toBeGreaterThan(0);
+      const heap = await fetch(`${pprof}/heap`);
+      expect([heap.status, heap.headers.get('content-disposition')]).toEqual([200, 'attachment; filename="heap.heapprofile"']);
+      expect(((await heap.json()) as { samples: unknown[] }).samples.length).toBeGreaterThan(0);
+      expect(await (await fetch(`${pprof}/`)).text()).toContain('href="heap"');
       expect(await gateStatus(catalogd, 'catalogd feature gate status')).toEqual({ APIV1MetasHandler: true, GraphQLCatalogQueries: false });
       // --tls-profile=custom --tls-custom-version=TLSv1.3: the metrics server refuses TLS 1.2.
       expect(await handshake(catalogd.metrics, cert.caPem)).toMatch(/^TLSv1\.3 TLS_AES_(128|256)_GCM_SHA(256|384)$/);
@@ -150,11 +169,14 @@ describe("upstream's Deployment arguments", () => {
     expect(catalogd.proc.exitStatus()).toEqual({ code: 0, signal: null });
   });
 
-  it('start operator-controller (standard profile, e2e values): ready, every gate taken, only pprof reported', async () => {
+  it('start operator-controller (standard profile, e2e values): ready, every gate taken, nothing reported, pprof served', async () => {
     const oc = await start('operator-controller', UPSTREAM_OPERATOR_CONTROLLER_ARGS.standardE2e, `operator-controller-${id}`);
     try {
       await ready(oc);
-      expect(await notices(oc)).toEqual(['--pprof-bind-address']);
+      expect(await notices(oc)).toEqual([]);
+      const heap = await fetch(`http://127.0.0.1:${oc.pprof}/debug/pprof/heap`);
+      expect(heap.status).toBe(200);
+      expect(((await heap.json()) as { head: { children: unknown[] } }).head.children.length).toBeGreaterThan(0);
       // Each of the six --feature-gates occurrences counts.
       expect(await gateStatus(oc, 'feature gate status')).toEqual({
         BoxcutterRuntime: false,
@@ -189,7 +211,7 @@ describe("upstream's Deployment arguments", () => {
     const catalogd = await start('catalogd', UPSTREAM_CATALOGD_ARGS.experimentalE2e, `catalogd-experimental-${id}`);
     try {
       await ready(catalogd);
-      expect(await notices(catalogd)).toEqual(['--pprof-bind-address']);
+      expect(await notices(catalogd)).toEqual([]);
       expect(await gateStatus(catalogd, 'catalogd feature gate status')).toEqual({ APIV1MetasHandler: true, GraphQLCatalogQueries: true });
     } finally {
       await catalogd.proc.stop();

@@ -172,6 +172,28 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "options.*.podDisruptionBudget: upstream's values, catalogd's by maxUnavailable, operator-controller's off",
+    values: {
+      set: [
+        'options.catalogd.podDisruptionBudget.minAvailable=',
+        'options.catalogd.podDisruptionBudget.maxUnavailable=50%',
+        'options.operatorController.podDisruptionBudget.enabled=false',
+      ],
+    },
+    overlay: {},
+    expected: (objects) =>
+      objects
+        .filter((o) => !(o.kind === 'PodDisruptionBudget' && o.metadata.name === OC))
+        .map((o) =>
+          o.kind === 'PodDisruptionBudget'
+            ? {
+                ...o,
+                spec: { maxUnavailable: '50%', unhealthyPodEvictionPolicy: 'AlwaysAllow', selector: (o.spec as { selector: unknown }).selector },
+              }
+            : o,
+        ),
+  },
+  {
     name: 'the metadata.name label policy: config/admission',
     values: { set: ['options.metadataNameLabelPolicy.enabled=true'] },
     overlay: { components: ['admission'] },

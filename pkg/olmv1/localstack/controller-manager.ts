@@ -34,14 +34,17 @@ export const CONTROLLER_MANAGER_CONTROLLERS: readonly string[] = [
 ];
 
 /**
- * Added with a local node: Services' EndpointSlices (kube-proxy and cluster DNS read them), and
- * node lifecycle (it removes the Node's `not-ready` taint once Ready, else nothing is scheduled).
+ * Added with a local node: Services' EndpointSlices (kube-proxy and cluster DNS read them),
+ * node lifecycle (it removes the Node's `not-ready` taint once Ready, else nothing is scheduled)
+ * and disruption budgets (evictions of the node's Pods honour them, as on a real cluster).
  */
 export const NODE_CONTROLLERS: readonly string[] = [
   'endpoints-controller',
   'endpointslice-controller',
   'endpointslice-mirroring-controller',
   'node-lifecycle-controller',
+  // PodDisruptionBudgets' status (disruptionsAllowed), which the Eviction API checks (issue 65).
+  'disruption-controller',
 ];
 
 /** Inputs of controllerManagerArgs (paths inside the control plane's directory). */
