@@ -6,9 +6,11 @@
 // from a registry on the node's bridge address serves; a ClusterExtension of the example
 // operator installs and its operator Pod runs; metrics answer 401/403/200 by token; the
 // operator-controller leader's Pod deleted hands the Lease to a new Pod with no revision
-// written twice; a catalogd replica deleted leaves the content served; both catalogd Pods
-// evicted at once (a drain) lose one only, the PodDisruptionBudget refusing the other, and the
-// content stays served; an upgrade rolls the operator's Pods. Each test logs its time. Needs
+// written twice; a catalogd leader whose process stood still past its renew deadline exits,
+// restarts and leaves the Lease to a replica that writes status (issue 60); a catalogd replica
+// deleted leaves the content served; both catalogd Pods evicted at once (a drain) lose one
+// only, the PodDisruptionBudget refusing the other, and the content stays served; an upgrade
+// rolls the operator's Pods. Each test logs its time. Needs
 // root, buildah, debootstrap and the node's prerequisites (.ci/run installs them); the first
 // image build takes minutes.
 import { readFileSync } from 'node:fs';
@@ -292,6 +294,59 @@ describe.skipIf(missing !== undefined)('the product on a real node', () => {
     expect(await records()).toEqual(before);
     timed('leader failover', started);
   }, 180_000);
+
+  it('restarts a catalogd leader whose process stood still past its renew deadline; a replica leads again and writes status', async () => {
+    const started = Date.now();
+    type ContainerStatus = { containerID?: string; restartCount?: number; lastState?: { terminated?: { exitCode?: number } } };
+    const catalogdLease = async (): Promise<{ holder: string; renewed: number }> => {
+      for (const l of await list(['lease', '-n', SYSTEM_NAMESPACE])) {
+        const holder = (l.spec?.['holderIdentity'] as string | undefined) ?? '';
+        if (holder.startsWith('catalogd-controller-manager-')) {
+          return { holder: holder.split('_')[0] ?? '', renewed: Date.parse((l.spec?.['renewTime'] as string | undefined) ?? '') };
+        }
+      }
+      return { holder: '', renewed: 0 };
+    };
+    const container = async (pod: string): Promise<ContainerStatus | undefined> =>
+      ((await get(['pod', '-n', SYSTEM_NAMESPACE, pod])).status?.['containerStatuses'] as ContainerStatus[] | undefined)?.[0];
+    await expect.poll(async () => (await catalogdLease()).holder, { timeout: 60_000 }).not.toBe('');
+    const leader = (await catalogdLease()).holder;
+    const before = await container(leader);
+    expect(before?.containerID).toBeDefined();
+    // SIGSTOP stands the whole process still, as a frozen container or a blocked event loop would.
+    const pid = containerPid(before?.containerID ?? '');
+    process.kill(pid, 'SIGSTOP');
+    try {
+      // Until its Lease has gone unrenewed past the renew deadline (10 s), before the liveness probe (30 s) acts.
+      await expect.poll(async () => Date.now() - (await catalogdLease()).renewed, { timeout: 30_000, interval: 500 }).toBeGreaterThan(11_000);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    // Resumed, it does not lead on: it exits with status 1 and the kubelet starts its container again.
+    await expect
+      .poll(
+        async () => {
+          const now = await container(leader);
+          return { restarts: now?.restartCount, exitCode: now?.lastState?.terminated?.exitCode };
+        },
+        { timeout: 60_000, interval: 500 },
+      )
+      .toEqual({ restarts: (before?.restartCount ?? 0) + 1, exitCode: 1 });
+    // A replica leads again within the lease time: the Lease is renewed, and a spec change reaches status.
+    await expect.poll(async () => Date.now() - (await catalogdLease()).renewed, { timeout: 60_000, interval: 500 }).toBeLessThan(5_000);
+    const catalog = await get(['clustercatalog', CATALOG]);
+    const generation = Number((catalog.metadata as { generation?: number }).generation);
+    const priority = Number((catalog.spec as { priority?: number } | undefined)?.priority ?? 0);
+    await kubectl(['patch', 'clustercatalog', CATALOG, '--type', 'merge', '-p', JSON.stringify({ spec: { priority: priority + 1 } })]);
+    const observed = async (): Promise<number | undefined> =>
+      ((await get(['clustercatalog', CATALOG])).status?.['conditions'] as Array<{ type: string; observedGeneration?: number }> | undefined)?.find(
+        (c) => c.type === 'Serving',
+      )?.observedGeneration;
+    await expect.poll(observed, { timeout: 60_000, interval: 500 }).toBe(generation + 1);
+    await kubectl(['patch', 'clustercatalog', CATALOG, '--type', 'merge', '-p', JSON.stringify({ spec: { priority } })]);
+    log(`catalogd leader ${leader} stood still, exited 1 and restarted; the Lease is held by ${(await catalogdLease()).holder}`);
+    timed('catalogd leader stalled past its renew deadline', started);
+  }, 240_000);
 
   it('upgrades the example operator to 1.0.0 and rolls its Pods', async () => {
     const started = Date.now();
