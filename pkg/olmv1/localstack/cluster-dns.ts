@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { CertificateAuthority } from './certs.ts';
 import { kubeRequest, type KubeAuth, type KubeEndpoint } from './kube-http.ts';
 import { writeClientKubeconfig } from './kubeconfig.ts';
-import { freePorts } from './ports.ts';
+import { withFreePorts } from './ports.ts';
 import { startServer, type ManagedProcess } from './process.ts';
 import type { Reaper } from './reaper.ts';
 import { waitUntil } from './wait.ts';
@@ -107,24 +107,41 @@ interface StartClusterDnsOptions {
 }
 
 /**
- * Writes CoreDNS's RBAC, Service and EndpointSlice, starts it on a free port of the host address
- * and resolves once it is ready. Throws when it is not (with its log tail) or an object is refused.
+ * Writes CoreDNS's RBAC, starts it on a free port of the host address (new ports when another
+ * socket took one before CoreDNS bound it: withFreePorts), writes its Service and EndpointSlice
+ * for that port and resolves once it is ready. Throws when it is not (with its log tail) or an
+ * object is refused.
  */
 export async function startClusterDns(o: StartClusterDnsOptions): Promise<ManagedProcess> {
-  const [port = 0, readyPort = 0] = await freePorts(2);
-  for (const { path, body } of clusterDnsObjects({ clusterIp: o.clusterIp, hostIp: o.hostIp, port })) {
-    const res = await kubeRequest(o.endpoint, { method: 'POST', path, auth: o.admin, body, timeoutMs: 10_000 });
-    if (res.status !== 201 && res.status !== 409) throw new Error(`POST ${path}: ${res.status} ${res.body.slice(0, 300)}`);
-  }
+  const objects = (port: number): Array<{ path: string; body: object }> => clusterDnsObjects({ clusterIp: o.clusterIp, hostIp: o.hostIp, port });
+  const isRbac = (obj: { body: object }): boolean => ((obj.body as { kind?: string }).kind ?? '').startsWith('ClusterRole');
+  const post = async (list: Array<{ path: string; body: object }>): Promise<void> => {
+    for (const { path, body } of list) {
+      const res = await kubeRequest(o.endpoint, { method: 'POST', path, auth: o.admin, body, timeoutMs: 10_000 });
+      if (res.status !== 201 && res.status !== 409) throw new Error(`POST ${path}: ${res.status} ${res.body.slice(0, 300)}`);
+    }
+  };
+  // Its RBAC first: CoreDNS is ready once its kubernetes plugin has listed.
+  await post(objects(0).filter(isRbac));
   const kubeconfig = await writeClientKubeconfig({ ca: o.ca, dir: o.dir, name: 'coredns', user: COREDNS_USER, apiServer: o.endpoint.server });
   const corefile = join(o.dir, 'Corefile');
-  await writeFile(corefile, renderCorefile({ address: o.hostIp, kubeconfig, readyPort }));
-  const args = ['-conf', corefile, '-dns.port', String(port)];
-  return startServer({ name: 'coredns', command: o.binary, args, logPath: o.logPath, reaper: o.reaper, env: {}, cwd: o.dir }, (proc) =>
-    waitUntil(
-      'CoreDNS ready',
-      async () => (await fetch(`http://127.0.0.1:${readyPort}/ready`, { signal: AbortSignal.timeout(2000) })).status === 200,
-      { timeoutMs: o.timeoutMs, process: proc, intervalMs: 200 },
-    ),
-  );
+  const { proc, port } = await withFreePorts(2, async ([port = 0, readyPort = 0]) => {
+    await writeFile(corefile, renderCorefile({ address: o.hostIp, kubeconfig, readyPort }));
+    const args = ['-conf', corefile, '-dns.port', String(port)];
+    const started = await startServer({ name: 'coredns', command: o.binary, args, logPath: o.logPath, reaper: o.reaper, env: {}, cwd: o.dir }, (p) =>
+      waitUntil(
+        'CoreDNS ready',
+        async () => (await fetch(`http://127.0.0.1:${readyPort}/ready`, { signal: AbortSignal.timeout(2000) })).status === 200,
+        { timeoutMs: o.timeoutMs, process: p, intervalMs: 200 },
+      ),
+    );
+    return { proc: started, port };
+  });
+  try {
+    await post(objects(port).filter((obj) => !isRbac(obj)));
+  } catch (err) {
+    await proc.stop();
+    throw err;
+  }
+  return proc;
 }

@@ -2,19 +2,16 @@
  * Operators' `Upgradeable=False` in the cluster-upgrade gate (decision 0118): step "holds" lists
  * the ClusterExtensions whose operator says it may not be upgraded now (the annotations of
  * pkg/operator-controller/gating/upgradeable.ts), sets `olmv1_cluster_upgrade_not_upgradeable`,
- * and gives the condition the conditions step writes on the OLM `cluster` object beside
+ * for the condition (holds-condition.ts) the conditions step writes on the OLM `cluster` object beside
  * upstream's `InstalledOLMOperatorsUpgradeable` (so that library-go's union carries it into the
  * `olm` ClusterOperator's `Upgradeable`). Runs with or without a cluster version.
  */
 import type { Registry } from 'prom-client';
 import { compareUtf8 } from '../../gocompat/gotext/index.ts';
-import { formatUpgradeHold, upgradeHoldOf, type GateCondition, type UpgradeHold } from '../gating/index.ts';
+import { upgradeHoldOf, type UpgradeHold } from '../gating/index.ts';
 import type { Step } from '../../shared/controller/index.ts';
 import { gaugeOn, type Informer, type KubeObject } from '../../shared/kube/index.ts';
 import type { GateState } from './steps.ts';
-
-/** The condition type on the OLM `cluster` object (ours, not upstream's). */
-export const HOLDS_CONDITION_TYPE = 'ClusterExtensionsUpgradeable';
 
 /** Ports of holdsStep. */
 interface HoldsStepPorts {
@@ -44,16 +41,5 @@ export function holdsStep(ports: HoldsStepPorts): Step<GateState> {
       gauge.set(holds.length);
       return undefined;
     },
-  };
-}
-
-/** The OLM object's condition for `holds`: False with one line per extension, or True. */
-export function holdsCondition(holds: readonly UpgradeHold[]): GateCondition {
-  if (holds.length === 0) return { type: HOLDS_CONDITION_TYPE, status: 'True', reason: '', message: '' };
-  return {
-    type: HOLDS_CONDITION_TYPE,
-    status: 'False',
-    reason: 'UpgradeableFalse',
-    message: holds.map((h) => `ClusterExtension ${JSON.stringify(h.extension)}: ${formatUpgradeHold(h)}`).join('\n'),
   };
 }

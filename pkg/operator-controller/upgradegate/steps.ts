@@ -25,7 +25,7 @@ import { errorMessage } from '../../shared/errors/index.ts';
 import { gaugeOn, type Informer, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import { LogOnChange } from '../../shared/logchange/index.ts';
 import type { ReleaseStore } from '../release/index.ts';
-import { HOLDS_CONDITION_TYPE, holdsCondition } from './holds.ts';
+import { HOLDS_CONDITION_TYPE, holdsCondition } from './holds-condition.ts';
 import { CLUSTER_VERSION, OLM_CLUSTER_OPERATOR, OLM_OPERATOR, desiredVersion, served, setCondition, type ApiWatch } from './openshift.ts';
 
 /** Field manager of the condition writes. */
