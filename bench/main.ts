@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { allBenchmark } from './benchmarks/all.ts';
+import { celCostBenchmark } from './benchmarks/cel-cost.ts';
 import { extensionsBenchmark } from './benchmarks/extensions.ts';
 import { gateBenchmark } from './benchmarks/gate.ts';
 import { hostileBenchmark } from './benchmarks/hostile.ts';
@@ -38,6 +39,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   allBenchmark,
   steadyRssBenchmark,
   resolutionBenchmark,
+  celCostBenchmark,
   renderBenchmark,
   extensionsBenchmark,
   hostileBenchmark,

@@ -1,10 +1,11 @@
 // The static CEL cost bound (decision 0110): hostile rules are refused from their parsed form
 // without running, ordinary ones are accepted, each evaluation is estimated on the candidate's
-// own sizes and paid for from the resolution's budget, and measured evaluation time stays
-// under the estimate for hostile shapes.
+// own sizes and paid for from the resolution's budget, and whatever the estimate accepts runs to
+// a verdict within it. The CPU time a unit of estimate takes is measured by `npm run bench --
+// --only cel-cost`, not here: a timed unit test fails on a busy machine.
 import fc from 'fast-check';
 import { parse } from '@bufbuild/cel';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Bundle, Property } from '../../shared/fbc/types.ts';
 import { CostBudget } from './budget.ts';
 import { compileRule, type CelRule } from './cel.ts';
@@ -14,23 +15,17 @@ import { checkRequirements } from './evaluate.ts';
 import { DEFAULT_LIMITS } from './limits.ts';
 import { RequirementCache, bundleRequirements } from './requirements.ts';
 import { RuleCache } from './rule-cache.ts';
+import { ALL_ATTACK, HOSTILE_SHAPES, MAP_ATTACK, SHAPE_PROPERTIES, zeros } from '../../../test/fixtures/cel-shapes.ts';
 
-const zeros = (n: number): string => `[${Array.from({ length: n }, () => '0').join(',')}]`;
-/** The two rules of issue 60: three nested `all` over literal lists, and the `map` variant. */
-const ALL_ATTACK = `${zeros(300)}.all(a, ${zeros(300)}.all(b, ${zeros(30)}.all(c, c == 0))) && false`;
-const MAP_ATTACK = `${zeros(200)}.map(a, ${zeros(200)}.map(b, ${zeros(40)}.map(c, c))).size() == 0`;
-
-/** CPU milliseconds `f` takes (the machine's load does not count), the least of `runs`. */
-function cpuMs<T>(f: () => T, runs = 1): { ms: number; value: T } {
-  let best = Number.POSITIVE_INFINITY;
-  let value: T | undefined;
-  for (let i = 0; i < runs; i++) {
-    const before = process.cpuUsage();
-    value = f();
-    const used = process.cpuUsage(before);
-    best = Math.min(best, (used.user + used.system) / 1000);
+/** What `f` returns and how many evaluations it paid for (each rule run on a candidate pays once). */
+function evaluationsDuring<T>(f: () => T): { value: T; evaluations: number } {
+  const spend = vi.spyOn(CostBudget.prototype, 'spend');
+  try {
+    const value = f();
+    return { value, evaluations: spend.mock.calls.length };
+  } finally {
+    spend.mockRestore();
   }
-  return { ms: best, value: value as T };
 }
 
 function compiled(rule: string): CelRule {
@@ -43,19 +38,14 @@ function bundleWith(rule: string, name = 'hostile.v1.0.0'): Bundle {
   return { schema: 'olm.bundle', name, package: 'hostile', image: '', properties: [{ type: 'olm.constraint', value: { cel: { rule } } }] } as Bundle;
 }
 
-// The parser's and estimator's first uses are compiled by V8 (tens of milliseconds, once per
-// process; the rule cache then keeps each text): the measurements below are of the rules.
-compileRule(`${zeros(250)}.all(x, ${zeros(250)}.exists(y, ${zeros(20)}.map(z, z).size() == 0)) || true`, DEFAULT_LIMITS);
 
 describe('the static estimate', () => {
   it.each([
     ['all', ALL_ATTACK],
     ['map', MAP_ATTACK],
-  ])('refuses the %s attack of issue 60 quickly, before running it, naming the limit', (_, rule) => {
+  ])('refuses the %s attack of issue 60 before running it, naming the limit', (_, rule) => {
     expect(rule.length).toBeLessThanOrEqual(DEFAULT_LIMITS.maxRuleLength);
-    const { ms, value: r } = cpuMs(() => compileRule(rule, DEFAULT_LIMITS));
-    expect(ms).toBeLessThan(50);
-    expect(r).toEqual({ ok: false, error: expect.stringMatching(/^cel rule's estimated cost \d+ exceeds the limit of 1000000$/) as unknown });
+    expect(compileRule(rule, DEFAULT_LIMITS)).toEqual({ ok: false, error: expect.stringMatching(/^cel rule's estimated cost \d+ exceeds the limit of 1000000$/) as unknown });
   });
 
   it('refuses them as a bundle declaration naming the bundle, the property and the limit', () => {
@@ -112,8 +102,7 @@ describe('evaluation', () => {
     const reqs = bundleRequirements(bundleWith(rule, 'app.v1.0.0'), DEFAULT_LIMITS);
     if (!reqs.ok) throw new Error(reqs.error);
     const many: Property[] = Array.from({ length: 1000 }, (_, i) => ({ type: 't', value: i }));
-    const { ms, value: v } = cpuMs(() => checkRequirements(reqs.value, [{ source: 'c', properties: many }]));
-    expect(ms).toBeLessThan(200);
+    const v = checkRequirements(reqs.value, [{ source: 'c', properties: many }]);
     expect(v.satisfied).toBe(false);
     expect(!v.satisfied && v.unmet.description).toMatch(/\(CEL rule not evaluated: estimated cost \d+ exceeds the limit of 1000000\)$/);
   });
@@ -178,9 +167,10 @@ describe('evaluation', () => {
       await Promise.resolve();
     });
     expect(pauses).toBeGreaterThanOrEqual(4);
-    const { ms, value: text } = cpuMs(() => checker.check(bundle));
-    expect(text).toMatch(/^bundle "app\.v1\.0\.0" has an unmet dependency: a bundle matching CEL rule .* \(olm\.constraint\), met by/);
-    expect(ms).toBeLessThan(20);
+    // check finds every verdict prepare reached: it evaluates nothing more.
+    const calls = evaluationsDuring(() => checker.check(bundle));
+    expect(calls.value).toMatch(/^bundle "app\.v1\.0\.0" has an unmet dependency: a bundle matching CEL rule .* \(olm\.constraint\), met by/);
+    expect(calls.evaluations).toBe(0);
   });
 
   it('compiles each distinct rule text once, in a bounded cache', () => {
@@ -194,37 +184,19 @@ describe('evaluation', () => {
   });
 });
 
-// Hostile shapes, sized at random: whatever the estimate accepts runs within it, in CPU time.
-// The bound is 100 ns per unit of estimated cost plus a fixed 25 ms (set-up, a collector
-// pause); measured at 1 to 30 ns per unit on hostile shapes (decision 0110).
-const NS_PER_UNIT = 100;
-const SHAPES: ((n: number, m: number) => string)[] = [
-  (n, m) => `${zeros(n)}.all(a, ${zeros(m)}.all(b, b == 0))`,
-  (n, m) => `${zeros(n)}.exists(a, ${zeros(m)}.exists(b, ${zeros(m)}.exists(c, c == 1)))`,
-  (n, m) => `${zeros(n)}.map(a, ${zeros(m)}.map(b, b)).all(l, l.all(x, x == 0))`,
-  (n, m) => `${zeros(n)}.filter(a, true).map(a, ${zeros(m)}.filter(x, x == 0)).exists(l, l.exists(x, x == 1))`,
-  (n, m) => `(${zeros(n)} + ${zeros(m)} + ${zeros(n)}).map(a, a).map(a, a).all(x, x == 0)`,
-  (n, m) => `${zeros(n)}.map(a, "${'s'.repeat(m)}" + "${'s'.repeat(m)}" + "${'s'.repeat(m)}").exists(s, s.size() == 1)`,
-  (n, m) => `${zeros(n)}.all(a, ${zeros(m)}.map(b, b) == ${zeros(m)})`,
-  (n, m) => `${zeros(n)}.all(a, a in ${zeros(m)}.map(b, b + 1))`,
-  (n, m) => `${zeros(n)}.map(a, ${zeros(m)}).map(l, l + l + l).map(l, l + l).exists(l, l.size() == 0)`,
-  (n, m) => `${zeros(n)}.map(a, ${zeros(m)}).exists(l, l.map(x, x).size() == ${m + 1})`,
-  (n, m) => `properties.all(p, ${zeros(n)}.all(a, ${zeros(m)}.exists(b, string(p.value).contains("zz"))))`,
-  (n) => `properties.all(a, properties.all(b, properties.all(c, a.value == b.value))) || ${zeros(n)}.size() == 0`,
-];
-
-describe('measured evaluation time stays under the estimate', () => {
-  it('for hostile shapes of random sizes', () => {
-    const properties: Property[] = Array.from({ length: 24 }, (_, i) => ({ type: `t${i}`, value: { a: 'x'.repeat(200), b: [1, 2, 3], c: `v${i}` } }));
-    const size = measureProperties(properties, DEFAULT_LIMITS.maxCandidateValues) ?? fail();
+// Hostile shapes, sized at random: whatever the estimate accepts runs to a verdict, paid for
+// from a budget of exactly its estimate on that candidate.
+describe('what the estimate accepts', () => {
+  it('runs to a verdict within a budget of its estimate, for hostile shapes of random sizes', () => {
+    const size = measureProperties(SHAPE_PROPERTIES, DEFAULT_LIMITS.maxCandidateValues) ?? fail();
     let ran = 0;
     fc.assert(
       fc.property(
-        fc.integer({ min: 0, max: SHAPES.length - 1 }),
+        fc.integer({ min: 0, max: HOSTILE_SHAPES.length - 1 }),
         fc.integer({ min: 1, max: 400 }),
         fc.integer({ min: 1, max: 120 }),
         (shape, n, m) => {
-          const rule = SHAPES[shape]?.(n, m) ?? fail();
+          const rule = HOSTILE_SHAPES[shape]?.(n, m) ?? fail();
           const c = compileRule(rule, DEFAULT_LIMITS);
           if (!c.ok) {
             expect(c.error).toMatch(/estimated (cost|memory) \d+ exceeds the limit|more than/);
@@ -232,9 +204,20 @@ describe('measured evaluation time stays under the estimate', () => {
           }
           const estimate = estimateRule(parse(rule).expr ?? fail(), size);
           if (!estimate.ok) throw new Error(estimate.error);
-          const { ms, value: verdict } = cpuMs(() => c.value.test(properties.slice(), new CostBudget(Number.MAX_SAFE_INTEGER)), 2);
-          if (typeof verdict === 'boolean') ran++;
-          expect(ms).toBeLessThan((estimate.value.cost * NS_PER_UNIT) / 1e6 + 25);
+          // The estimate on this candidate, and measuring it (a quarter step per value walked).
+          const price = estimate.value.cost + Math.ceil(size.total / 4);
+          const budget = new CostBudget(price);
+          const verdict = c.value.test(SHAPE_PROPERTIES.slice(), budget);
+          const over = estimate.value.cost > DEFAULT_LIMITS.maxRuleCost || estimate.value.heap > DEFAULT_LIMITS.maxRuleMemory;
+          if (over) {
+            // Accepted on the reference candidate, too costly on this one: refused unrun.
+            expect(verdict).toEqual({ refused: expect.stringMatching(/^CEL rule not evaluated: estimated (cost|memory) \d+ exceeds the limit/) as unknown });
+            expect(budget.spent).toBe(0);
+            return;
+          }
+          expect(typeof verdict).toBe('boolean');
+          expect(budget.spent).toBe(price);
+          ran++;
         },
       ),
       { numRuns: 60, seed: 60 },

@@ -11,3 +11,6 @@ export { providersNote, upgradeBreaksDependent } from './messages.ts';
 export type { Candidate, Gvk, Predicate, Requirement, Unmet } from './types.ts';
 export { dependencyClosure } from './closure.ts';
 export { ServerVersionCache, readServerVersion } from './kube-version.ts';
+export { compileRule } from './cel.ts';
+export { CostBudget } from './budget.ts';
+export { estimateRule, measureProperties } from './cost.ts';
