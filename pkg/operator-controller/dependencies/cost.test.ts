@@ -38,14 +38,16 @@ function bundleWith(rule: string, name = 'hostile.v1.0.0'): Bundle {
   return { schema: 'olm.bundle', name, package: 'hostile', image: '', properties: [{ type: 'olm.constraint', value: { cel: { rule } } }] } as Bundle;
 }
 
-
 describe('the static estimate', () => {
   it.each([
     ['all', ALL_ATTACK],
     ['map', MAP_ATTACK],
   ])('refuses the %s attack of issue 60 before running it, naming the limit', (_, rule) => {
     expect(rule.length).toBeLessThanOrEqual(DEFAULT_LIMITS.maxRuleLength);
-    expect(compileRule(rule, DEFAULT_LIMITS)).toEqual({ ok: false, error: expect.stringMatching(/^cel rule's estimated cost \d+ exceeds the limit of 1000000$/) as unknown });
+    expect(compileRule(rule, DEFAULT_LIMITS)).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^cel rule's estimated cost \d+ exceeds the limit of 1000000$/) as unknown,
+    });
   });
 
   it('refuses them as a bundle declaration naming the bundle, the property and the limit', () => {
@@ -211,7 +213,9 @@ describe('what the estimate accepts', () => {
           const over = estimate.value.cost > DEFAULT_LIMITS.maxRuleCost || estimate.value.heap > DEFAULT_LIMITS.maxRuleMemory;
           if (over) {
             // Accepted on the reference candidate, too costly on this one: refused unrun.
-            expect(verdict).toEqual({ refused: expect.stringMatching(/^CEL rule not evaluated: estimated (cost|memory) \d+ exceeds the limit/) as unknown });
+            expect(verdict).toEqual({
+              refused: expect.stringMatching(/^CEL rule not evaluated: estimated (cost|memory) \d+ exceeds the limit/) as unknown,
+            });
             expect(budget.spent).toBe(0);
             return;
           }
