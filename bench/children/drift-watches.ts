@@ -13,7 +13,7 @@
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
-import { DriftWatches } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { DriftWatches } from '../../pkg/operator-controller/drift/index.ts';
 import { TokenGetter, connect, createScopedClientFactory, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { type ChildMessage, fromParent, runChild, toParent } from '../lib/child.ts';
 

@@ -5,7 +5,7 @@
  * ended, pkg/shared/controller/controller.ts), the step reconciler's `reconcile steps` line
  * (each step's time, pkg/shared/controller/step-reconciler.ts), joined on `reconcileID`, and the
  * background pulls' `bundle pull started` / `bundle pull finished` lines
- * (pkg/operator-controller/clusterextension/bundle-pulls.ts).
+ * (pkg/operator-controller/bundlepull/pulls.ts).
  */
 
 /** One reconcile of one extension; times in ms since the burst's start. */

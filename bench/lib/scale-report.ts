@@ -183,7 +183,7 @@ function installRows(f: Figures, t: ScaleTargets): Measurement[] {
 
 /**
  * Drift watches end after 30-60 min on the server's side (pkg/operator-controller/clusterextension
- * drift-watches.ts) and are re-opened with one request each: on average one per watch every 45
+ * drift/watches.ts) and are re-opened with one request each: on average one per watch every 45
  * min, which a window of a minute or two right after the installs does not see.
  */
 const DRIFT_WATCH_MEAN_MINUTES = 45;

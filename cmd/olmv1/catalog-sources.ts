@@ -9,7 +9,7 @@ import type { KubeContext } from '../../pkg/shared/kube/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import type { DeclarativeConfig } from '../../pkg/shared/fbc/index.ts';
 import { CLUSTER_CATALOG, parseClusterCatalog } from '../../pkg/shared/api/index.ts';
-import { contentRef } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { contentRef } from '../../pkg/operator-controller/dependencyview/index.ts';
 import { packagePartition } from '../../pkg/operator-controller/resolve/index.ts';
 import type { ClusterFlags } from './cluster-access.ts';
 

@@ -6,7 +6,7 @@
  */
 import type { Bundle } from '../../pkg/shared/fbc/index.ts';
 import type { KubeContext } from '../../pkg/shared/kube/index.ts';
-import { unmetProviders, type CatalogSource } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { unmetProviders, type CatalogSource } from '../../pkg/operator-controller/dependencyview/index.ts';
 import type { Provider } from '../../pkg/operator-controller/dependencies/index.ts';
 import type { LabelSelector, ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';
 import { type CommandIO, EXIT } from './io.ts';

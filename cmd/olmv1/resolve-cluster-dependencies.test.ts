@@ -8,7 +8,7 @@ import { catalogSource, chainedPackage } from '../../test/support/extension-port
 import { fakeCluster } from '../../test/support/fake-cluster.ts';
 import type { DeclarativeConfig } from '../../pkg/shared/fbc/index.ts';
 import { ApiError, type KubeObject } from '../../pkg/shared/kube/index.ts';
-import { selectedCatalogs } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { selectedCatalogs } from '../../pkg/operator-controller/dependencyview/index.ts';
 import type { ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';
 import { clusterResolve } from './resolve-cluster.ts';
 

@@ -16,7 +16,7 @@ import {
   selectedPackageNames,
   upgradeHold,
   type CatalogSource,
-} from '../../pkg/operator-controller/clusterextension/index.ts';
+} from '../../pkg/operator-controller/dependencyview/index.ts';
 import { createReleaseStore, deployedRelease, type Release } from '../../pkg/operator-controller/release/index.ts';
 import { readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
 import { metadataFor, packageMissing, resolutionHints, resolve, type ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';

@@ -6,7 +6,7 @@
  */
 import { previewCrdDeletion, type DeletionPreview, type PreviewPorts } from '../../pkg/olmv1/crd-deletion/index.ts';
 import type { CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
-import { selectedCatalogs } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { selectedCatalogs } from '../../pkg/operator-controller/dependencyview/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';

@@ -6,7 +6,7 @@
  */
 import { describeObject, pruneUnknownFields, withOwnerLabels } from '../../pkg/operator-controller/applier/index.ts';
 import { parseBundle, type KubeObject } from '../../pkg/operator-controller/bundle/index.ts';
-import { bundleProperties } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { bundleProperties } from '../../pkg/operator-controller/bundlepull/index.ts';
 import {
   checkCrdChanges,
   crdNames,

@@ -24,25 +24,27 @@ import {
   BundleBudget,
   BundlePulls,
   PULL_END_PRIORITY,
-  DriftWatches,
-  shareableDriftKinds,
-  ExtensionHealthGauge,
+  cachedBundle,
+  fetchBundle,
+  type BundleSpill,
+} from '../../pkg/operator-controller/bundlepull/index.ts';
+import { DriftWatches, shareableDriftKinds, ExtensionHealthGauge } from '../../pkg/operator-controller/drift/index.ts';
+import {
   EXTENSION_CONTROLLER_NAME,
   OPERATOR_CONTROLLER_REPORTER,
   ResolveAhead,
-  cachedBundle,
   createUpgradeNotices,
+  extensionKeys,
+  type ExtensionFeatures,
+} from '../../pkg/operator-controller/clusterextension/index.ts';
+import {
   dependentsToWake,
   DependencyGauge,
   InstalledIndex,
-  extensionKeys,
-  fetchBundle,
   watchCatalogEvents,
-  type BundleSpill,
   type CatalogSource,
   type DependencyPorts,
-  type ExtensionFeatures,
-} from '../../pkg/operator-controller/clusterextension/index.ts';
+} from '../../pkg/operator-controller/dependencyview/index.ts';
 import { RequirementCache, ServerVersionCache, readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
 import { MAX_RECORD_JSON_BYTES, createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';

@@ -8,7 +8,8 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { ClusterExtension } from '../../pkg/shared/api/index.ts';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
-import { BundleBudget, createUpgradeNotices, type PullStatus } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { BundleBudget, type PullStatus } from '../../pkg/operator-controller/bundlepull/index.ts';
+import { createUpgradeNotices } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { fakeCluster, type FakeCluster } from '../../test/support/fake-cluster.ts';
 import {
   MemoryReleaseStore,

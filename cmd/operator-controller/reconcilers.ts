@@ -23,18 +23,14 @@ import {
   repairStep,
   resolveStep,
   validateStep,
-  type BundleBudget,
-  type BundlePullScheduler,
-  type BundleSpill,
-  type CatalogSource,
-  type DependencyPorts,
-  type DriftTracker,
-  type ExtensionHealthGauge,
   type ExtensionFeatures,
   type ExtensionState,
   type ServiceAccountRef,
   type UpgradeNotices,
 } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { type BundleBudget, type BundlePullScheduler, type BundleSpill } from '../../pkg/operator-controller/bundlepull/index.ts';
+import { type CatalogSource, type DependencyPorts } from '../../pkg/operator-controller/dependencyview/index.ts';
+import { type DriftTracker, type ExtensionHealthGauge } from '../../pkg/operator-controller/drift/index.ts';
 import type { ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import type { PauseHook } from './test-pause.ts';
 

@@ -26,7 +26,7 @@ import {
   ImageLimitError,
   type PullOptions,
 } from '../../pkg/shared/image/index.ts';
-import { fetchBundle } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { fetchBundle } from '../../pkg/operator-controller/bundlepull/index.ts';
 import { zeroFileLayer, zeroLayer } from '../support/image-bombs.ts';
 
 const { anonymous } = inject('envtestRegistries');

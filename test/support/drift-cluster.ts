@@ -5,7 +5,7 @@
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterEach } from 'vitest';
-import { DriftWatches } from '../../pkg/operator-controller/clusterextension/index.ts';
+import { DriftWatches } from '../../pkg/operator-controller/drift/index.ts';
 import {
   ApiError,
   type KubeClient,

@@ -6,7 +6,8 @@
  */
 import { parseBundle, type RegistryV1Bundle } from '../../pkg/operator-controller/bundle/index.ts';
 import type { CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
-import type { CatalogSource, DriftTracker } from '../../pkg/operator-controller/clusterextension/index.ts';
+import type { CatalogSource } from '../../pkg/operator-controller/dependencyview/index.ts';
+import type { DriftTracker } from '../../pkg/operator-controller/drift/index.ts';
 import { deployedRelease, type Release, type ReleaseStore, type ReleaseSummary } from '../../pkg/operator-controller/release/index.ts';
 import type { DeclarativeConfig } from '../../pkg/shared/fbc/index.ts';
 import type { EventRecorder, KubeClient, RequestOptions } from '../../pkg/shared/kube/index.ts';

@@ -1,9 +1,9 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { RegistryV1Bundle } from '../bundle/index.ts';
-import { BundleBudget, type BundleLease } from './bundle-budget.ts';
-import { BundlePulls } from './bundle-pulls.ts';
-import type { FetchedBundle } from './bundle-source.ts';
+import { BundleBudget, type BundleLease } from './budget.ts';
+import { BundlePulls } from './pulls.ts';
+import type { FetchedBundle } from './source.ts';
 
 /** Records the order in which leases are granted. */
 function track(budget: BundleBudget, name: string, bytes: number, order: string[], signal?: AbortSignal): Promise<BundleLease> {

@@ -2,8 +2,8 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
 import type { RegistryV1Bundle } from '../bundle/index.ts';
-import { BundlePulls, type BundlePullsOptions, type PullStatus } from './bundle-pulls.ts';
-import type { FetchedBundle } from './bundle-source.ts';
+import { BundlePulls, type BundlePullsOptions, type PullStatus } from './pulls.ts';
+import type { FetchedBundle } from './source.ts';
 
 /** One call of the fetch port, ended by the test. */
 interface FetchCall {

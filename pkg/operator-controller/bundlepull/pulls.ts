@@ -14,7 +14,7 @@
  *   reported by one reconcile (which fails with the controller's backoff) and the one after
  *   starts a new pull.
  * - `forget` cancels the extension's pull (it is being deleted); leadership ending cancels all.
- * - A finished bundle holds its share of the memory budget (bundle-budget.ts) until the
+ * - A finished bundle holds its share of the memory budget (bundlepull/budget.ts) until the
  *   reconcile that takes it ends; one dropped unused (cancelled, superseded, or not taken
  *   within `claimMs`) gives its share back at once. The next `get` then reads the cache or
  *   pulls again.
@@ -27,7 +27,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { goDuration } from '../../gocompat/gotext/index.ts';
 import { counterOn, gaugeOn } from '../../shared/kube/index.ts';
-import type { FetchedBundle } from './bundle-source.ts';
+import type { FetchedBundle } from './source.ts';
 
 /** What `get` says about the pull of one reference. */
 export type PullStatus =

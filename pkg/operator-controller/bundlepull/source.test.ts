@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseBundle, type RegistryV1Bundle } from '../bundle/index.ts';
 import type { ImageCache, PullOptions, PullResult } from '../../shared/image/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
-import { BundleBudget } from './bundle-budget.ts';
-import { bundleProperties, cachedBundle, fetchBundle } from './bundle-source.ts';
+import { BundleBudget } from './budget.ts';
+import { bundleProperties, cachedBundle, fetchBundle } from './source.ts';
 
 const ANNOTATIONS = 'annotations:\n  operators.operatorframework.io.bundle.package.v1: widgets\n';
 

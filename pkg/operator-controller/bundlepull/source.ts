@@ -16,7 +16,7 @@ import {
   type PullResult,
 } from '../../shared/image/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
-import type { BundleBudget, BundleLease } from './bundle-budget.ts';
+import type { BundleBudget, BundleLease } from './budget.ts';
 
 /**
  * Where large bundles' JSON lines go (decision 0098): a bundle of more than `aboveBytes`
@@ -41,7 +41,7 @@ export interface FetchedBundle {
   digestRef: string;
   fromCache: boolean;
   /**
-   * The bundle's share of the memory budget (bundle-budget.ts), when one is used: whoever ends
+   * The bundle's share of the memory budget (bundlepull/budget.ts), when one is used: whoever ends
    * up holding the bundle releases it when done with it.
    */
   lease?: BundleLease;

@@ -10,9 +10,9 @@ import { runSteps, type Step } from '../../shared/controller/index.ts';
 import { TerminalError } from '../../shared/errors/index.ts';
 import type { RegistryV1Bundle } from '../bundle/index.ts';
 import { createReleaseStore, releaseJson, type Release, type ReleaseStore, Manifest } from '../release/index.ts';
-import { BundleBudget, type BundleLease } from './bundle-budget.ts';
-import { BundlePulls } from './bundle-pulls.ts';
-import type { FetchedBundle } from './bundle-source.ts';
+import { BundleBudget, type BundleLease } from '../bundlepull/index.ts';
+import { BundlePulls } from '../bundlepull/index.ts';
+import type { FetchedBundle } from '../bundlepull/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { installedStep } from './steps.ts';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogSource, chainedPackage } from '../../../test/support/extension-ports.ts';
 import type { Bundle, DeclarativeConfig } from '../../shared/fbc/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import type { DependencyPorts } from './dependency-view.ts';
+import type { DependencyPorts } from '../dependencyview/index.ts';
 import { ResolveAhead } from './resolve-ahead.ts';
 
 const NEEDS_ETCD = {

@@ -38,10 +38,10 @@ import { errorMessage } from '../../shared/errors/index.ts';
 import { counterOn, isConflict, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import { metadataFor } from '../resolve/index.ts';
 import { policySetting } from '../upgradepolicy/index.ts';
-import { selectedCatalogs, type CatalogSource } from './catalogs.ts';
+import { selectedCatalogs, type CatalogSource } from '../dependencyview/index.ts';
 import type { ExtensionFeatures } from './pipeline-state.ts';
 import { setCondition } from './status.ts';
-import type { DependencyPorts } from './dependency-view.ts';
+import type { DependencyPorts } from '../dependencyview/index.ts';
 import { dependentsHold, resolveChecked } from './step-support.ts';
 
 /** What was done for one extension (the metric's `outcome`). */

@@ -15,10 +15,10 @@ import { isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/
 import type { Manifest, Release, ReleaseBundle } from '../release/index.ts';
 import { resolve, type CatalogInput, type ResolveInput } from '../resolve/index.ts';
 import type { Bundle } from '../../shared/fbc/index.ts';
-import type { CatalogSource } from './catalogs.ts';
-import { dependencyCheck, providersText, type DependencyPorts } from './dependency-view.ts';
-import { upgradeHold } from './dependents-check.ts';
-import type { DriftTracker } from './drift-tracker.ts';
+import type { CatalogSource } from '../dependencyview/index.ts';
+import { dependencyCheck, providersText, type DependencyPorts } from '../dependencyview/index.ts';
+import { upgradeHold } from '../dependencyview/index.ts';
+import type { DriftTracker } from '../drift/index.ts';
 import type { Installer } from './installer.ts';
 import type { ExtensionFeatures, ExtensionState, Plan, Target } from './pipeline-state.ts';
 import { setProgressingError } from './status.ts';

@@ -7,7 +7,7 @@ import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluste
 import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
 import { Manifest, deployedRelease, type Release, type ReleaseStore, type ReleaseSummary } from '../release/index.ts';
 import type { CatalogPackage, ResolveInput } from '../resolve/index.ts';
-import type { DriftTracker } from './drift-tracker.ts';
+import type { DriftTracker } from '../drift/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { applyStep, type ApplyPorts } from './steps-apply.ts';
 import { makePlan } from './step-support.ts';

@@ -16,7 +16,7 @@ import type { EventRecorder, KubeObject, ScopedClientFactory } from '../../share
 import { identityOf, type Release, type ReleaseStore } from '../release/index.ts';
 import { staticKindScopes } from '../render/index.ts';
 import { deprecationConditions, resolve } from '../resolve/index.ts';
-import type { DriftTracker } from './drift-tracker.ts';
+import type { DriftTracker } from '../drift/index.ts';
 import type { ExtensionState, Plan } from './pipeline-state.ts';
 import { preAuthorizationNote, recordApplyFailed, recordDeployed, recordDriftRepaired, recordPreAuthorizationFailed } from './recorded-events.ts';
 import { setDeprecation, setInstalledFrom, setProgressingRetrying, setProgressingSucceeded } from './status.ts';

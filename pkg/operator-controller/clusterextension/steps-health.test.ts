@@ -2,8 +2,8 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { findCondition } from '../../shared/api/index.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
-import type { ReleaseHealth } from './health.ts';
-import { ExtensionHealthGauge } from './health-gauge.ts';
+import type { ReleaseHealth } from '../drift/index.ts';
+import { ExtensionHealthGauge } from '../drift/index.ts';
 import { healthStep, type HealthPorts } from './steps-health.ts';
 
 async function samples(registry: Registry): Promise<Record<string, number>> {

@@ -1,7 +1,7 @@
 /**
  * The health step, after apply: the `Healthy` condition and the `olmv1_extension_healthy`
  * gauge from the verdicts the drift watches keep on the release's workloads and CRDs
- * (health.ts). It makes no API request: the watches already cache each object's verdict, and
+ * (drift/health.ts). It makes no API request: the watches already cache each object's verdict, and
  * a change of one queues the reconcile that brings the condition up to date.
  *
  * Right after an install the new watches have not listed yet: the apply's answers give the
@@ -13,9 +13,9 @@
  */
 import { HealthConditionType } from '../../shared/api/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
-import type { DriftTracker } from './drift-tracker.ts';
-import type { ExtensionHealthGauge } from './health-gauge.ts';
-import { healthVerdict } from './health.ts';
+import type { DriftTracker } from '../drift/index.ts';
+import type { ExtensionHealthGauge } from '../drift/index.ts';
+import { healthVerdict } from '../drift/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { setCondition } from './status.ts';
 

@@ -11,7 +11,7 @@ import { storedObjectsOptIn } from '../crdupgrade/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder, ScopedClientFactory } from '../../shared/kube/index.ts';
 import { isCrd, untouched } from '../applier/index.ts';
-import type { DriftTracker } from './drift-tracker.ts';
+import type { DriftTracker } from '../drift/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordPreflightFailed } from './recorded-events.ts';
 import { setInstalledFrom } from './status.ts';

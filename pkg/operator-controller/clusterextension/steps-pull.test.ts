@@ -1,4 +1,4 @@
-// The pull step's decision table (steps-pull.ts pullStep) over the real scheduler (bundle-pulls.ts)
+// The pull step's decision table (steps-pull.ts pullStep) over the real scheduler (bundlepull/pulls.ts)
 // with fake ports: what is pulled, what the reconcile waits for, what it applies (the render
 // step's objects) and what Progressing says. End to end: test/e2e/operator-controller-stalled-registry.test.ts.
 import pino from 'pino';
@@ -11,9 +11,9 @@ import { parseBundle, readBundleDir, type RegistryV1Bundle } from '../bundle/ind
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
 import { Manifest, type Release, type ReleaseBundle } from '../release/index.ts';
-import { BundleBudget } from './bundle-budget.ts';
-import { BundlePulls } from './bundle-pulls.ts';
-import { bundleProperties, type FetchedBundle } from './bundle-source.ts';
+import { BundleBudget } from '../bundlepull/index.ts';
+import { BundlePulls } from '../bundlepull/index.ts';
+import { bundleProperties, type FetchedBundle } from '../bundlepull/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { pullStep, renderStep, type PullPorts, type RenderPorts } from './steps-pull.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';

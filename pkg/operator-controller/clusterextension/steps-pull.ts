@@ -1,6 +1,6 @@
 /**
  * The pull and render steps: the target bundle from the bundle cache or a background pull
- * (bundle-pulls.ts), rendered into the objects to apply; or, for the installed bundle, its
+ * (bundlepull/pulls.ts), rendered into the objects to apply; or, for the installed bundle, its
  * release record in their place.
  */
 import { describeObject, pruneUnknownFields, withOwnerLabels } from '../applier/index.ts';
@@ -11,8 +11,8 @@ import { Manifest, type ReleaseBundle } from '../release/index.ts';
 import { takeOtherObject } from '../bundle/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
 import { render, renderFailureToError, watchNamespaceHint } from '../render/index.ts';
-import type { BundlePullScheduler } from './bundle-pulls.ts';
-import { bundleProperties } from './bundle-source.ts';
+import type { BundlePullScheduler } from '../bundlepull/index.ts';
+import { bundleProperties } from '../bundlepull/index.ts';
 import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
 import { NoteMemory, recordWatchNamespaceRequired } from './recorded-events.ts';
 import { setInstalledFrom, setProgressingRetrying } from './status.ts';
@@ -38,7 +38,7 @@ function unchanged(state: ExtensionState, target: ReleaseBundle): boolean {
 }
 
 /**
- * Gets the target bundle from the cache or a pull (bundle-pulls.ts), which runs in the
+ * Gets the target bundle from the cache or a pull (bundlepull/pulls.ts), which runs in the
  * background so that no reconcile worker waits on a registry for more than a moment
  * (decision 0067). By target and bundle:
  *
@@ -149,7 +149,7 @@ async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: Ext
   // Each pruned object becomes its line at once: the rendering is held as text, a third of its
   // size as objects, and the apply parses one object at a time (decision 0098).
   const otherLines = state.bundle.otherLines;
-  // Where the bundle's lines are (a file for a bundle near the caps, bundle-source.ts), so is
+  // Where the bundle's lines are (a file for a bundle near the caps, bundlepull/source.ts), so is
   // its rendering.
   const file = otherLines instanceof LineStore ? otherLines.sibling() : undefined;
   if (file !== undefined) state.held.defer(() => file.close());

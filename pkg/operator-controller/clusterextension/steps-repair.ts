@@ -32,7 +32,7 @@ import { applyRelease } from '../applier/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder, ScopedClientFactory } from '../../shared/kube/index.ts';
 import type { ReleaseStore } from '../release/index.ts';
-import type { DriftTracker } from './drift-tracker.ts';
+import type { DriftTracker } from '../drift/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordApplyFailed, recordDriftRepaired } from './recorded-events.ts';
 import { listedDriftDeps, recordedContent, releaseOf } from './step-support.ts';

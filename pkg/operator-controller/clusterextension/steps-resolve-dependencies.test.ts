@@ -7,8 +7,8 @@ import { extensionState } from '../../../test/support/extension-state.ts';
 import type { DeclarativeConfig, Bundle } from '../../shared/fbc/types.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { Manifest } from '../release/index.ts';
-import type { CatalogSource } from './catalogs.ts';
-import type { DependencyPorts } from './dependency-view.ts';
+import type { CatalogSource } from '../dependencyview/index.ts';
+import type { DependencyPorts } from '../dependencyview/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { resolveStep, type ResolvePorts } from './steps.ts';
 

@@ -8,9 +8,9 @@ import { extensionState } from '../../../test/support/extension-state.ts';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { fakeSecrets, type SecretStore } from '../../../test/support/fake-secrets.ts';
 import { createReleaseStore, type HistoryOptions, type Release, Manifest } from '../release/index.ts';
-import type { CatalogSource } from './catalogs.ts';
+import type { CatalogSource } from '../dependencyview/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
-import { BundleBudget } from './bundle-budget.ts';
+import { BundleBudget } from '../bundlepull/index.ts';
 import { installedStep, resolveStep, type InstalledPorts, type ResolvePorts } from './steps.ts';
 
 const V1 = { package: 'p', name: 'p.v1.0.0', version: '1.0.0', image: 'registry.example/p-bundle:v1.0.0' };

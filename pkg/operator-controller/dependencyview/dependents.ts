@@ -18,7 +18,7 @@ import {
   type Gvk,
 } from '../dependencies/index.ts';
 import type { CatalogSource } from './catalogs.ts';
-import { gvksOf, type DependencyPorts } from './dependency-view.ts';
+import { gvksOf, type DependencyPorts } from './view.ts';
 import { InstalledIndex, installedProperties } from './installed-index.ts';
 import { gvkKey } from './requirement-bounds.ts';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { catalogSource, chainedPackage } from '../../../test/support/extension-ports.ts';
-import { dependentsToWake } from './dependency-view.ts';
+import { dependentsToWake } from './view.ts';
 import { InstalledIndex } from './installed-index.ts';
 
 function ce(name: string, o: { installed?: string; progressing?: string } = {}): KubeObject {

@@ -27,7 +27,7 @@ import type { CatalogInput, LabelSelector } from '../resolve/index.ts';
 import type { Bundle, DeclarativeConfig } from '../../shared/fbc/index.ts';
 import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
 import { InstalledIndex, WAITING_TEXT } from './installed-index.ts';
-import type { DependencyGauge } from './dependency-gauge.ts';
+import type { DependencyGauge } from './gauge.ts';
 
 /** What dependency checking reads of the cluster. */
 export interface DependencyPorts {

@@ -1,11 +1,11 @@
 /**
  * What this process's last apply of each object of an extension left: the content digest of the
- * API server's answer (as a drift watch digests it, drift-targets.ts `fingerprint`), the verdict
- * of its status for the kinds health.ts judges, and when.
+ * API server's answer (as a drift watch digests it, drift/targets.ts `fingerprint`), the verdict
+ * of its status for the kinds drift/health.ts judges, and when.
  * In memory only: after a restart nothing is known, and every object is applied once more.
  */
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { fingerprint, type DriftFingerprint } from './drift-targets.ts';
+import { fingerprint, type DriftFingerprint } from './targets.ts';
 import type { ObjectHealth } from './health.ts';
 
 /** What the last apply of an object left: its content digest, its verdict if judged, and when (Date.now()). */

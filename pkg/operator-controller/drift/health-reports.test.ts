@@ -3,8 +3,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { obj, setup } from '../../../test/support/drift-cluster.ts';
-import { fingerprint } from './drift-targets.ts';
-import type { TrackedRelease } from './drift-tracker.ts';
+import { fingerprint } from './targets.ts';
+import type { TrackedRelease } from './tracker.ts';
 
 const available = (status: string, reason: string) => ({
   observedGeneration: 1,

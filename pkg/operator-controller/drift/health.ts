@@ -5,7 +5,7 @@
  * certificate provider's objects) by `Ready`, the conditions upstream's progression probes
  * assert; every other kind is not judged, so a Certificate cert-manager cannot issue is named
  * with cert-manager's own reason and message. The drift
- * watches keep each judged object's verdict in its fingerprint (drift-targets.ts), and the
+ * watches keep each judged object's verdict in its fingerprint (drift/targets.ts), and the
  * health step turns the verdicts of a release into the `Healthy` condition (steps-health.ts).
  */
 import { HealthReason, type ConditionStatus } from '../../shared/api/index.ts';

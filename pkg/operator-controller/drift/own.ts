@@ -2,7 +2,7 @@
  * The per-extension drift informer (decision 0066): one extension's objects of one resource in one
  * namespace (or cluster-wide), listed and watched as the extension's ServiceAccount with its owner
  * label selector. Used for every kind operator-controller does not watch once for all extensions
- * itself (drift-shared.ts). A watch the ServiceAccount may not open (403, a missing ServiceAccount)
+ * itself (drift/shared.ts). A watch the ServiceAccount may not open (403, a missing ServiceAccount)
  * is retried by its informer with capped backoff and logged; it touches no other watch or extension.
  */
 import type { Logger } from 'pino';
@@ -15,7 +15,7 @@ import {
   type InformerHandler,
   type KubeClient,
 } from '../../shared/kube/index.ts';
-import { fingerprint, ownerSelector, type DriftFingerprint, type DriftTarget } from './drift-targets.ts';
+import { fingerprint, ownerSelector, type DriftFingerprint, type DriftTarget } from './targets.ts';
 
 /** Shortest server-side timeout of a drift watch: 30 min (so 30-60 min with jitter). */
 const WATCH_TIMEOUT_SECONDS = 1800;

@@ -4,8 +4,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
 import { obj, setup } from '../../../test/support/drift-cluster.ts';
-import { SHARED_SELECTOR, shareableDriftKinds } from './drift-shared.ts';
-import type { TrackedRelease } from './drift-tracker.ts';
+import { SHARED_SELECTOR, shareableDriftKinds } from './shared.ts';
+import type { TrackedRelease } from './tracker.ts';
 
 const ROLE = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' };
 

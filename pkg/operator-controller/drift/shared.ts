@@ -30,7 +30,7 @@ import {
   type KubeClient,
   type TypeRef,
 } from '../../shared/kube/index.ts';
-import { fingerprint, type DriftFingerprint } from './drift-targets.ts';
+import { fingerprint, type DriftFingerprint } from './targets.ts';
 
 /** What a drift watch of one extension, resource and namespace offers (an Informer, or a view of a shared one). */
 export interface DriftView {

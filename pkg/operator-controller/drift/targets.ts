@@ -73,9 +73,9 @@ export interface DriftFingerprint extends KubeObject {
   digest: string;
   /** The last write was operator-controller's own server-side apply (see {@link lastWriteIsOurs}). */
   ownWrite?: true;
-  /** Its owner-name label: the extension whose view of a shared watch holds it (drift-shared.ts). */
+  /** Its owner-name label: the extension whose view of a shared watch holds it (drift/shared.ts). */
   owner?: string;
-  /** The verdict of its status, for the kinds health.ts judges (a status change may change it, never the digest). */
+  /** The verdict of its status, for the kinds drift/health.ts judges (a status change may change it, never the digest). */
   health?: ObjectHealth;
   /**
    * It carries an owner reference to a ClusterExtension (upstream's applier leaves one): not
@@ -208,7 +208,7 @@ export function releaseHealth(
   return { observed: true, objects };
 }
 
-/** True for the informer events that mean a managed object drifted (drift-watches.ts module comment). */
+/** True for the informer events that mean a managed object drifted (drift/watches.ts module comment). */
 export function changed(type: InformerEventType, obj: Readonly<DriftFingerprint>, old: Readonly<DriftFingerprint> | undefined): boolean {
   if (type === 'delete') return true;
   return type === 'update' && old !== undefined && old.digest !== obj.digest && obj.ownWrite !== true;

@@ -1,5 +1,5 @@
 /**
- * The port the ClusterExtension steps use of the drift watches (drift-watches.ts implements it):
+ * The port the ClusterExtension steps use of the drift watches (drift/watches.ts implements it):
  * which objects of a deployed release to watch, and what the watches' caches tell a reconcile
  * (ownership, whether an object is as the last apply left it, health).
  */

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { describeObject } from '../applier/index.ts';
 import { counterOn, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
-import { departure } from './drift-departures.ts';
+import { departure } from './departures.ts';
 
 /** Why a reconcile was triggered (metric label). */
 type DriftEvent = 'update' | 'delete' | 'missing';

@@ -3,8 +3,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { FIELD_MANAGER } from '../../shared/api/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { CLUSTER_KINDS, obj, setup } from '../../../test/support/drift-cluster.ts';
-import { fingerprint, lastWriteIsOurs } from './drift-targets.ts';
-import type { TrackedRelease } from './drift-tracker.ts';
+import { fingerprint, lastWriteIsOurs } from './targets.ts';
+import type { TrackedRelease } from './tracker.ts';
 
 const RELEASE: TrackedRelease = {
   extension: 'ext',

@@ -14,9 +14,9 @@
  * after an install (a catalog event, an edit) applies nothing again either.
  *
  * Per extension, one informer per resource and namespace its deployed release uses
- * (drift-targets.ts), listing and watching as the extension's ServiceAccount with the owner
+ * (drift/targets.ts), listing and watching as the extension's ServiceAccount with the owner
  * label selector; objects of the cluster-scoped kinds operator-controller may list and watch
- * itself (`shared`) are seen through one informer per kind instead (drift-shared.ts, decision
+ * itself (`shared`) are seen through one informer per kind instead (drift/shared.ts, decision
  * 0109). The watches follow the release: `track` is called with the deployed release on every
  * reconcile and after each install or upgrade, and starts, keeps or stops watches to match it;
  * `stop` ends them (uninstall, deletion); all end when leadership ends.
@@ -30,8 +30,8 @@
  *   Without this every upgrade ran a second, idle reconcile for its own writes.
  * - Server-side apply that changes nothing does not write (no new resourceVersion, no event), so
  *   the repair's own no-op re-applies cause no loop; a fight with another writer is bounded by
- *   the pacing of drift-triggers.ts, which also tells a departed object's delete from a relabel.
- * - Health (health.ts): cached workloads and CRDs carry the verdict of their status, and until
+ *   the pacing of drift/triggers.ts, which also tells a departed object's delete from a relabel.
+ * - Health (drift/health.ts): cached workloads and CRDs carry the verdict of their status, and until
  *   their watch lists, the answers of the last minute's applies do; an event or first list that
  *   changes the verdicts `health` last handed out enqueues the extension (no drift: not counted,
  *   not repaired), but not before `health` is first asked, nor while another watch of the
@@ -47,14 +47,14 @@ import {
   type ScopedClientFactory,
   type TypeRef,
 } from '../../shared/kube/index.ts';
-import { AppliedDigests } from './drift-applied.ts';
-import { ExpectedDeletes } from './drift-departures.ts';
-import { HealthReports } from './drift-health-reports.ts';
-import { startOwnDriftInformer } from './drift-own.ts';
-import { SharedDriftKinds, type DriftView } from './drift-shared.ts';
-import { changed, driftTargets, firstMissing, releaseHealth, targetObject, type DriftFingerprint, type DriftTarget } from './drift-targets.ts';
-import type { DriftTracker, TrackedRelease } from './drift-tracker.ts';
-import { DriftTriggers, type DriftTriggersOptions } from './drift-triggers.ts';
+import { AppliedDigests } from './applied.ts';
+import { ExpectedDeletes } from './departures.ts';
+import { HealthReports } from './health-reports.ts';
+import { startOwnDriftInformer } from './own.ts';
+import { SharedDriftKinds, type DriftView } from './shared.ts';
+import { changed, driftTargets, firstMissing, releaseHealth, targetObject, type DriftFingerprint, type DriftTarget } from './targets.ts';
+import type { DriftTracker, TrackedRelease } from './tracker.ts';
+import { DriftTriggers, type DriftTriggersOptions } from './triggers.ts';
 import type { ObjectHealth, ReleaseHealth } from './health.ts';
 
 /** How long an announced delete is waited for. */
@@ -104,7 +104,7 @@ export class DriftWatches implements DriftTracker {
   readonly #running = new Set<Promise<void>>();
   /** `operator_controller_drift_watches`. */
   readonly #gauge;
-  /** The deletes the reconciles announced (drift-departures.ts). */
+  /** The deletes the reconciles announced (drift/departures.ts). */
   readonly #expectedDeletes = new ExpectedDeletes(EXPECTED_DELETE_MS);
   readonly #triggers: DriftTriggers;
   /** The health `health` handed out last, to notice when it changes. */
