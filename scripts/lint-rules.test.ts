@@ -310,13 +310,13 @@ runCases('olmv1/owner-boundaries', [
   },
 ]);
 
-// Rule 6: a pipeline's steps are peers; what they share is in the support module.
+// Rule 6: a pipeline's steps are peers: no step imports a step.
 runCases('olmv1/step-peers', [
   {
     name: 'a step importing another step',
     path: 'pkg/operator-controller/clusterextension/steps-preflight.ts',
     violation: "import { desiredRelease } from './steps-apply.ts';\nexport const d = desiredRelease;\n",
-    compliant: "import { desiredRelease } from './step-support.ts';\nexport const d = desiredRelease;\n",
+    compliant: "import { desiredRelease } from './plan.ts';\nexport const d = desiredRelease;\n",
   },
   {
     name: 'a type from steps.ts, in the finalizers step',
@@ -328,7 +328,7 @@ runCases('olmv1/step-peers', [
     name: 'a helper of the module importing a step',
     path: 'pkg/operator-controller/clusterextension/resolve-ahead.ts',
     violation: "import { resolveInput } from './steps.ts';\nexport const r = resolveInput;\n",
-    compliant: "import { resolveInput } from './step-support.ts';\nexport const r = resolveInput;\n",
+    compliant: "import { resolveInput } from './resolution.ts';\nexport const r = resolveInput;\n",
   },
 ]);
 

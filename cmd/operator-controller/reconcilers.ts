@@ -4,6 +4,7 @@
  * upstream's main.go lists its ReconcileSteps). run.ts builds the ports; reconciler-level tests
  * build fakes of them and run this same list.
  */
+import { createReleaseApplier } from '../../pkg/operator-controller/applier/index.ts';
 import { CLUSTER_EXTENSION, parseClusterExtension, type ClusterExtension } from '../../pkg/shared/api/index.ts';
 import { StepReconciler, type Step, type StepTimer } from '../../pkg/shared/controller/index.ts';
 import type { ImageCache } from '../../pkg/shared/image/index.ts';
@@ -20,7 +21,6 @@ import {
   preflightStep,
   pullStep,
   renderStep,
-  repairStep,
   resolveStep,
   validateStep,
   type ExtensionFeatures,
@@ -81,6 +81,7 @@ interface ClusterExtensionReconcilerOptions {
 
 /** The ClusterExtension reconcile steps, in order. */
 function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Step<ExtensionState>[] {
+  const applier = createReleaseApplier({ scoped: p.scoped, releases: p.releases, drift: p.drift });
   const steps = [
     finalizersStep({
       releases: p.releases,
@@ -108,22 +109,11 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     renderStep({ schemas: p.schemas, features: p.features, events: p.events }),
     policyStep({ upgrades: p.upgrades, events: p.events, scoped: p.scoped }),
     upgradeableStep({ events: p.events }),
-    preauthorizeStep({ scoped: p.scoped, events: p.events }),
+    preauthorizeStep({ applier, events: p.events }),
     preflightStep({ scoped: p.scoped, events: p.events, drift: p.drift }),
-    applyStep({
-      scoped: p.scoped,
-      releases: p.releases,
-      drift: p.drift,
-      events: p.events,
-    }),
-    // Always: a reconcile stopped before its apply (a next bundle not pulled, not resolved, not
-    // authorized...) still puts back what drifted from the deployed release (steps-repair.ts).
-    repairStep({
-      scoped: p.scoped,
-      releases: p.releases,
-      drift: p.drift,
-      events: p.events,
-    }),
+    // Always: the planned release, or, when an earlier step stopped the reconcile (a next bundle
+    // not pulled, not resolved, not authorized...), the deployed release kept and its drift repaired.
+    applyStep({ applier, events: p.events }),
     healthStep({ drift: p.drift, gauge: p.healthGauge }),
   ];
   return pause === undefined ? steps : steps.map((step) => pausing(step, pause));
@@ -149,9 +139,9 @@ export function clusterExtensionReconciler(
 function pausing(step: Step<ExtensionState>, pause: PauseHook): Step<ExtensionState> {
   return {
     ...step,
-    run: async (state) => {
+    run: async (state, stopped) => {
       await pause(`step:${step.name}`, state.ce.metadata.name);
-      return step.run(state);
+      return step.run(state, stopped);
     },
   };
 }

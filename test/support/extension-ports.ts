@@ -7,10 +7,11 @@
 import { parseBundle, type RegistryV1Bundle } from '../../pkg/operator-controller/bundle/index.ts';
 import type { CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import type { CatalogSource } from '../../pkg/operator-controller/dependencyview/index.ts';
+import { createReleaseApplier, type Applier } from '../../pkg/operator-controller/applier/index.ts';
 import type { DriftTracker } from '../../pkg/operator-controller/drift/index.ts';
 import { deployedRelease, type Release, type ReleaseStore, type ReleaseSummary } from '../../pkg/operator-controller/release/index.ts';
 import type { DeclarativeConfig } from '../../pkg/shared/fbc/index.ts';
-import type { EventRecorder, KubeClient, RequestOptions } from '../../pkg/shared/kube/index.ts';
+import type { EventRecorder, KubeClient, RequestOptions, ScopedClientFactory } from '../../pkg/shared/kube/index.ts';
 import { bundleFiles } from './bundle-gen.ts';
 import { clusterCatalogObject, type CatalogFixture } from './cluster-catalogs.ts';
 
@@ -118,6 +119,22 @@ export function recordingDrift(calls: string[]): DriftTracker {
     // Nothing is watched here, so nothing has been listed.
     health: () => ({ observed: false }),
   };
+}
+
+/**
+ * The release-record Applier the reconciler composes, over `parts`: clients acting as the
+ * installer, release records (default: in memory) and drift watches (default: recordingDrift's).
+ */
+export function releaseApplier(parts: {
+  scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
+  releases?: ReleaseStore;
+  drift?: Parameters<typeof createReleaseApplier>[0]['drift'];
+}): Applier {
+  return createReleaseApplier({
+    scoped: parts.scoped,
+    releases: parts.releases ?? new MemoryReleaseStore(),
+    drift: parts.drift ?? recordingDrift([]),
+  });
 }
 
 /** An Events recorder that records `<type> <reason>: <note>`. */

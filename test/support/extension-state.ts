@@ -31,7 +31,6 @@ export function extensionState(o: { spec?: Record<string, unknown>; name?: strin
     signal: new AbortController().signal,
     held: new DisposableStack(),
     history: [],
-    applied: false,
     ...rest,
     ce,
   };

@@ -16,7 +16,6 @@ export { validateStep } from './steps-validate.ts';
 export { pullStep, renderStep } from './steps-pull.ts';
 export { applyStep, preauthorizeStep } from './steps-apply.ts';
 export { preflightStep } from './steps-preflight.ts';
-export { repairStep } from './steps-repair.ts';
 export { healthStep } from './steps-health.ts';
 export { policyStep } from './steps-policy.ts';
 export { upgradeableStep } from './steps-upgradeable.ts';

@@ -38,15 +38,12 @@ export interface Target {
 
 /**
  * What the steps after render act on, made once per reconcile by the render step (and replaced
- * by the policy step when it holds an upgrade): read through `required(state, 'plan')`
- * (step-support.ts).
+ * by the policy and upgradeable steps when they hold an upgrade): see `PlannedState`.
  */
 export interface Plan {
   target: Target;
   /** The release to deploy: `target.bundle`, its rendered objects (or the installed record standing in), properties, config. */
   desired: DesiredRelease;
-  /** Whose identity reads and writes the extension's objects. */
-  installer: Installer;
   /** `desired` is what the newest revision already deployed (Helm's "unchanged"): nothing new to authorize or check. */
   unchanged: boolean;
 }
@@ -85,9 +82,13 @@ export interface ExtensionState {
   bundle?: RegistryV1Bundle;
   /** Step "render"; see Plan. */
   plan?: Plan;
-  /**
-   * The apply step ran (whatever its outcome): this reconcile wrote, or tried to write, the
-   * release it wanted; the repair step (steps-repair.ts) then has nothing to do.
-   */
-  applied: boolean;
 }
+
+/**
+ * The phases of a reconcile, as the steps of each see the state (phases.ts runs a step only in
+ * its phase): validate found the installer; resolve (or the installed bundle standing in) chose
+ * the target; render made the plan.
+ */
+export type ValidatedState = ExtensionState & { installer: Installer };
+export type ResolvedState = ValidatedState & { target: Target };
+export type PlannedState = ValidatedState & { plan: Plan };

@@ -14,13 +14,14 @@
  *   policy        steps-policy.ts      an upgrade now, or held for approval (decision 0096)
  *   preauthorize  steps-apply.ts       the installer's permissions
  *   preflight     steps-preflight.ts   CRD upgrade safety
- *   apply         steps-apply.ts       the release, as the installer
- *   repair        steps-repair.ts      (always) drift repair when the reconcile stopped before apply
+ *   apply         steps-apply.ts       (always) the release through the Applier port, or, when an
+ *                                      earlier step stopped, the deployed release kept (drift repair)
  *   health        steps-health.ts      (always) the Healthy condition
  *
- * The steps are peers: what they share is in pipeline-state.ts (their state, with the plan the
- * render step makes for the steps after it) and step-support.ts (helpers), never imported from
- * another step (lint rule `olmv1/step-peers`). What a reconcile holds (memory leases, files)
+ * The steps are peers: what they share is in pipeline-state.ts (their state and its phases:
+ * each step declares its own, phases.ts) and modules named after it (plan.ts, failures.ts,
+ * resolution.ts, crd-safety.ts, drift-follow.ts), never imported from another step (lint rule
+ * `olmv1/step-peers`). They write through the Applier port (pkg/operator-controller/applier). What a reconcile holds (memory leases, files)
  * is released when it ends, whatever happened, by the StepReconciler (the state's `held`).
  *
  * Failures are retried with the controller's per-extension exponential backoff; waits that

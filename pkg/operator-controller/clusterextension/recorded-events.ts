@@ -5,7 +5,7 @@
  * reconcile never waits for or fails on one). Conditions are unchanged by them; the events add
  * the history conditions cannot keep (each install, upgrade, repair, refusal, with a count).
  */
-import { OwnershipConflictError, describeObject, type DeleteOutcome } from '../applier/index.ts';
+import type { ApplyConflict, DeleteOutcome } from '../applier/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { CLUSTER_EXTENSION, type ClusterExtension } from '../../shared/api/index.ts';
 import type { EventRecorder, EventType } from '../../shared/kube/index.ts';
@@ -115,10 +115,16 @@ export function recordPreflightFailed(
   );
 }
 
-/** The apply failed: an object owned by someone else, or any other error. */
-export function recordApplyFailed(events: EventRecorder, state: ExtensionState, bundle: ReleaseBundle, err: unknown): void {
-  if (err instanceof OwnershipConflictError) {
-    const objects = err.conflicts.map((c) => describeObject(c.object));
+/** The apply failed: objects owned by someone else (`conflicts`, the Applier's description), or any other error. */
+export function recordApplyFailed(
+  events: EventRecorder,
+  state: ExtensionState,
+  bundle: ReleaseBundle,
+  err: unknown,
+  conflicts: readonly ApplyConflict[] | undefined,
+): void {
+  if (conflicts !== undefined) {
+    const objects = conflicts.map((c) => c.object);
     record(
       events,
       state,

@@ -16,7 +16,7 @@
  *   the Automatic update policy (other policies hold upgrades and report them themselves);
  * - only a successful resolution to another bundle than `status.install.bundle`, made with the
  *   resolve step's dependency and minKubeVersion checks and its hold for installed dependents
- *   (step-support.ts), so a bundle the reconcile will pass over or hold back is never announced;
+ *   (resolution.ts), so a bundle the reconcile will pass over or hold back is never announced;
  * - the write is a status update guarded by the resourceVersion the informer holds (a
  *   conflict means someone wrote since: nothing is reported), run beside the reconciles
  *   (`besideReconcile`): never while a reconcile of that extension runs, and one that starts
@@ -42,7 +42,7 @@ import { selectedCatalogs, type CatalogSource } from '../dependencyview/index.ts
 import type { ExtensionFeatures } from './pipeline-state.ts';
 import { setCondition } from './status.ts';
 import type { DependencyPorts } from '../dependencyview/index.ts';
-import { dependentsHold, resolveChecked } from './step-support.ts';
+import { dependentsHold, resolveChecked } from './resolution.ts';
 
 /** What was done for one extension (the metric's `outcome`). */
 type AheadOutcome = 'reported' | 'unchanged' | 'held' | 'skipped' | 'unresolved' | 'superseded' | 'failed';

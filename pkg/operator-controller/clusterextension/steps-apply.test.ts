@@ -8,9 +8,10 @@ import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
 import { Manifest, deployedRelease, type Release, type ReleaseStore, type ReleaseSummary } from '../release/index.ts';
 import type { CatalogPackage, ResolveInput } from '../resolve/index.ts';
 import type { DriftTracker } from '../drift/index.ts';
+import { createReleaseApplier, type DriftMemory } from '../applier/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { applyStep, type ApplyPorts } from './steps-apply.ts';
-import { makePlan } from './step-support.ts';
+import { makePlan } from './plan.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import { copiedRelease } from '../../../test/support/extension-ports.ts';
 
@@ -76,11 +77,11 @@ function depsFor(
     listed: async () => undefined,
     inSync: (_e: string, o: KubeObject) => seen.inSync?.(o) ?? false,
     noteApplied: (_e: string, a: KubeObject) => void seen.answers?.push(`${a.kind} ${a.metadata.name ?? ''} ${a.metadata.uid ?? ''}`),
-  } satisfies ApplyPorts['drift'] & Partial<DriftTracker>;
+  } satisfies DriftMemory & Partial<DriftTracker>;
   const events = { event: (_o, type, reason, action, note) => void seen.events.push(`${type} ${reason} ${action}: ${note}`) } satisfies EventRecorder;
-  const scoped = { forServiceAccount: () => cluster.client } satisfies ApplyPorts['scoped'];
+  const scoped = { forServiceAccount: () => cluster.client };
   // The applier writes with create and update, and reads with history and deployed only.
-  return { scoped, releases: store as unknown as ReleaseStore, drift, events };
+  return { applier: createReleaseApplier({ scoped, releases: store as unknown as ReleaseStore, drift }), events };
 }
 
 const applyBundle = async (ports: ApplyPorts, s: ExtensionState) => applyStep(ports).run(s);

@@ -1,50 +1,35 @@
 /**
  * The writing steps of a ClusterExtension reconcile: pre-authorization of the extension's
- * ServiceAccount, then the apply as a Helm-like release, and the success status.
+ * ServiceAccount, then the apply through the Applier port: the planned release, or, when an
+ * earlier step stopped the reconcile, the deployed release kept (drift repair); and the success
+ * status.
  */
-import {
-  OwnershipConflictError,
-  applyRelease,
-  describeObject,
-  formatMissingPermissions,
-  missingPermissionsAdvice,
-  objectsToDelete,
-  preAuthorize,
-} from '../applier/index.ts';
+import type { Applier } from '../applier/index.ts';
 import { POLL, type Step, type StepOutcome } from '../../shared/controller/index.ts';
-import type { EventRecorder, KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
-import { identityOf, type Release, type ReleaseStore } from '../release/index.ts';
-import { staticKindScopes } from '../render/index.ts';
+import type { EventRecorder } from '../../shared/kube/index.ts';
+import type { Release } from '../release/index.ts';
 import { deprecationConditions, resolve } from '../resolve/index.ts';
-import type { DriftTracker } from '../drift/index.ts';
-import type { ExtensionState, Plan } from './pipeline-state.ts';
+import { fail, forBundle } from './failures.ts';
+import { finalStep, plannedStep } from './phases.ts';
+import type { ExtensionState, Plan, PlannedState } from './pipeline-state.ts';
 import { preAuthorizationNote, recordApplyFailed, recordDeployed, recordDriftRepaired, recordPreAuthorizationFailed } from './recorded-events.ts';
 import { setDeprecation, setInstalledFrom, setProgressingRetrying, setProgressingSucceeded } from './status.ts';
-import { fail, forBundle, listedDriftDeps, required, trackDrift } from './step-support.ts';
 
-/** What the preauthorize step uses: clients acting as the installer, and the Events recorder. */
-export interface PreauthorizePorts {
-  scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
-  events: EventRecorder;
-}
-
-/** What the apply step uses. */
+/** What the preauthorize and apply steps use: the Applier port and the Events recorder. */
 export interface ApplyPorts {
-  /** Clients acting as the installer: every object is written with its identity. */
-  scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
-  /** The release records (written with operator-controller's own identity). */
-  releases: ReleaseStore;
-  /** The drift watches: what they know is ours, what drifted, and the objects of a new release. */
-  drift: Pick<DriftTracker, 'expectDeletes' | 'ownedUid' | 'inSync' | 'noteApplied' | 'takeDrifted' | 'track' | 'listed'>;
+  applier: Applier;
   events: EventRecorder;
 }
 
-/** Kinds whose objects pre-authorization reads whole: kinds' scopes, rules, bindings' roles (by kind alone, as it does). */
-const READ_WHOLE = new Set(['CustomResourceDefinition', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
-
-/** What pre-authorization reads of an object: CRDs and RBAC objects whole, any other its identity alone. */
-function forAuthorization(obj: KubeObject): KubeObject {
-  return READ_WHOLE.has(obj.kind) ? obj : identityOf(obj);
+/** The request the Applier is given for this reconcile's extension. */
+function applyRequest(state: PlannedState | (ExtensionState & { installer: NonNullable<ExtensionState['installer']> })) {
+  return {
+    extension: { name: state.ce.metadata.name, uid: state.ce.metadata.uid ?? '', installNamespace: state.ce.spec.namespace },
+    installer: state.installer,
+    history: state.history,
+    log: state.log,
+    signal: state.signal,
+  };
 }
 
 /**
@@ -52,55 +37,34 @@ function forAuthorization(obj: KubeObject): KubeObject {
  * needs; all missing ones are reported at once and the step waits (polling) until they are
  * granted. Skipped when the release is unchanged (nothing new to authorize).
  */
-export function preauthorizeStep(ports: PreauthorizePorts): Step<ExtensionState> {
-  return { name: 'preauthorize', run: (state) => preauthorize(ports, state) };
+export function preauthorizeStep(ports: ApplyPorts): Step<ExtensionState> {
+  return plannedStep('preauthorize', (state) => preauthorize(ports, state));
 }
 
-async function preauthorize(ports: PreauthorizePorts, state: ExtensionState): Promise<StepOutcome> {
-  const { desired, unchanged, installer: sa } = required(state, 'plan');
+async function preauthorize(ports: ApplyPorts, state: PlannedState): Promise<StepOutcome> {
+  const { desired, unchanged } = state.plan;
   if (unchanged) return undefined;
-  const namespace = state.ce.spec.namespace;
-  const installer = ports.scoped.forServiceAccount(sa.namespace, sa.name);
-  // The old revision's CRDs only, its other objects never parsed (decision 0098).
-  const oldCrds = state.installed === undefined ? [] : state.installed.manifest.where((o) => o.kind === 'CustomResourceDefinition');
-  // Of the new objects, what the rules are made of: each object's identity, the RBAC objects and
-  // CRDs whole (their rules, bindings' roles, kinds' scopes); one parsed at a time (decision 0098).
-  const objects = desired.manifest.map(forAuthorization);
-  const mapper = staticKindScopes([...oldCrds, ...objects.filter((o) => o.kind === 'CustomResourceDefinition')]);
-  let missing;
+  const watchNamespace = state.ce.spec.config?.inline['watchNamespace'];
+  let authorization;
   try {
-    missing = await preAuthorize(
-      installer,
-      {
-        objects,
-        dropped: objectsToDelete(state.history, desired),
-        installNamespace: namespace,
-        serviceAccountName: sa.name,
-        bundleName: desired.bundle.name,
-        mapper,
-      },
-      state.signal,
-    );
+    authorization = await ports.applier.authorize(applyRequest(state), desired, {
+      bundleImage: desired.bundle.image,
+      ...(typeof watchNamespace === 'string' ? { watchNamespace } : {}),
+    });
   } catch (err) {
     setInstalledFrom(state.ce, state.installed);
     fail(state, forBundle(desired.bundle, err));
   }
-  if (missing.length === 0) return undefined;
+  const missing = authorization.missing;
+  if (missing === undefined) return undefined;
   // The condition: upstream's text exactly; the command that prints the fix and the escalation
   // warning go to the PreAuthorizationFailed Event, recorded at each check as before (the
   // recorder counts the repeats in one series).
   setInstalledFrom(state.ce, state.installed);
-  const message = forBundle(desired.bundle, new Error(formatMissingPermissions(missing))).message;
+  const message = forBundle(desired.bundle, new Error(missing.message)).message;
   setProgressingRetrying(state.ce, message);
-  const watchNamespace = state.ce.spec.config?.inline['watchNamespace'];
-  const advice = missingPermissionsAdvice(missing, {
-    bundleImage: desired.bundle.image,
-    objects,
-    installNamespace: namespace,
-    serviceAccountName: sa.name,
-    ...(typeof watchNamespace === 'string' ? { watchNamespace } : {}),
-  });
-  const note = preAuthorizationNote(message, desired.bundle, missing.length, `${sa.namespace}/${sa.name}`, advice);
+  const sa = state.installer;
+  const note = preAuthorizationNote(message, desired.bundle, missing.count, `${sa.namespace}/${sa.name}`, missing.advice);
   recordPreAuthorizationFailed(ports.events, state, note);
   return POLL;
 }
@@ -120,48 +84,39 @@ function furtherHop(state: ExtensionState, plan: Plan, deployed: Release): boole
 }
 
 /**
- * Applies the release as the ServiceAccount and reports the outcome. Objects that are not the
- * extension's refuse the release with nothing written (single ownership, decision 0049). A
- * reconcile that moved the extension to another bundle is followed by another one at once, so
+ * Applies the planned release as the ServiceAccount and reports the outcome. Objects that are
+ * not the extension's refuse the release with nothing written (single ownership, decision 0049).
+ * A reconcile that moved the extension to another bundle is followed by another one at once, so
  * a version range is walked hop by hop to its top without outside help (status-only updates do
- * not start a reconcile, extension-events.ts).
+ * not start a reconcile, extension-events.ts). When an earlier step stopped the reconcile, the
+ * deployed release is kept instead (see `keepDeployed`).
  */
 export function applyStep(ports: ApplyPorts): Step<ExtensionState> {
-  return { name: 'apply', run: (state) => applyBundle(ports, state) };
+  return finalStep(
+    'apply',
+    (state) => applyPlan(ports, state),
+    (state) => keepDeployed(ports, state),
+  );
 }
 
-async function applyBundle(ports: ApplyPorts, state: ExtensionState): Promise<StepOutcome> {
-  state.applied = true;
-  const plan = required(state, 'plan');
-  const { desired, installer: sa } = plan;
-  const name = state.ce.metadata.name;
-  const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
-  // The objects the new release drops are deleted by the apply: no drift to repair.
-  ports.drift.expectDeletes(name, objectsToDelete(state.history, desired));
+async function applyPlan(ports: ApplyPorts, state: PlannedState): Promise<StepOutcome> {
+  const plan = state.plan;
+  const { desired } = plan;
   let applied;
   try {
-    const drift = await listedDriftDeps(ports.drift, name, state.signal);
-    applied = await applyRelease({ client, store: ports.releases, signal: state.signal, ...drift }, state.history, desired);
+    applied = await ports.applier.apply(applyRequest(state), desired);
   } catch (err) {
-    if (err instanceof OwnershipConflictError) {
-      const conflicts = err.conflicts.map((c) => ({
-        object: describeObject(c.object),
-        owner: c.ownership.kind === 'other-extension' ? c.ownership.extension : undefined,
-      }));
-      state.log.warn({ conflicts }, 'release refused: objects not owned by this extension');
-    }
-    recordApplyFailed(ports.events, state, desired.bundle, err);
+    recordApplyFailed(ports.events, state, desired.bundle, err, ports.applier.conflicts(err));
     // What is deployed now (the failed apply may have recorded a failed revision), without its objects.
-    const deployed = await ports.releases.deployed(name, state.signal).catch(() => state.history.find((r) => r.status === 'deployed'));
+    const deployed = await ports.applier
+      .deployed(state.ce.metadata.name, state.signal)
+      .catch(() => state.history.find((r) => r.status === 'deployed'));
     setInstalledFrom(state.ce, deployed);
     fail(state, forBundle(desired.bundle, err));
   }
   setInstalledFrom(state.ce, applied.release);
-  // Drift noticed before this apply is repaired by it (or superseded by a new revision).
-  const drifted = ports.drift.takeDrifted(name);
   if (applied.changed) recordDeployed(ports.events, state, applied.release);
-  else recordDriftRepaired(ports.events, state, drifted);
-  if (applied.changed) await trackDrift(ports.drift, state, sa, applied.release.manifest.identities());
+  else recordDriftRepaired(ports.events, state, applied.repaired);
   const resolution = plan.target.resolution;
   if (resolution !== undefined) {
     setDeprecation(
@@ -178,4 +133,51 @@ async function applyBundle(ports: ApplyPorts, state: ExtensionState): Promise<St
     'release deployed',
   );
   return furtherHop(state, plan, applied.release) ? { requeue: true } : undefined;
+}
+
+/**
+ * Drift repair of the deployed release when the reconcile stopped before its apply (issue #42
+ * item 3), whatever stopped it: a resolution error, a pull of the next bundle that is pending,
+ * failed or refused (404), a rendering error, missing permissions, an unsafe CRD change, a held
+ * upgrade. Those stops keep their conditions and their outcome (an error retried with backoff,
+ * a wait, a poll): this writes objects, never status.
+ *
+ * Why at the end, and not first: a reconcile cannot know before it resolves and pulls whether
+ * it will move to a new release, and repairing first would re-apply the old release just before
+ * an upgrade rewrites it. Nor does a reconcile know that drift queued it (the queue holds names
+ * only; objects deleted while no replica led are noticed by a watch's first list). Keeping the
+ * deployed release when the pipeline stopped short covers every such stop in one place, with
+ * the Applier's keep mode: the release record re-applied as the extension's ServiceAccount,
+ * after the ownership check, nothing recorded. Without it, an upgrade whose bundle could not be
+ * pulled left deleted objects of the installed release deleted until the pull succeeded.
+ *
+ * Not when nothing is deployed, the extension is being deleted, the reconcile was cancelled, or
+ * a newer revision than the deployed one exists (pending after a crash, or failed): applying the
+ * deployed release would then record a new revision, which is for a planned apply to do.
+ *
+ * A repair that fails is logged and reported as an Event; the reconcile's outcome stays the
+ * stop's. The cost is nothing when no object drifted: objects the drift watches hold as the last
+ * apply left them are neither read nor sent (applier `inSync`).
+ */
+async function keepDeployed(ports: ApplyPorts, state: ExtensionState): Promise<StepOutcome> {
+  const installed = state.installed;
+  const installer = state.installer;
+  if (installed === undefined || installer === undefined) return undefined;
+  if (state.signal.aborted || state.ce.metadata.deletionTimestamp !== undefined) return undefined;
+  if (state.history[0] !== installed) return undefined;
+  let applied;
+  try {
+    applied = await ports.applier.apply(applyRequest({ ...state, installer }), undefined);
+  } catch (err) {
+    // The stop's own outcome is the reconcile's; a cancelled reconcile is no failure.
+    if (state.signal.aborted) return undefined;
+    state.log.warn({ err }, 'drift repair of the deployed release failed');
+    recordApplyFailed(ports.events, state, installed.bundle, err, ports.applier.conflicts(err));
+    return undefined;
+  }
+  // Unreachable for a deployed newest record (the content is the record's); kept loud.
+  if (applied.changed) state.log.warn({ revision: applied.release.revision }, 'drift repair recorded a new revision');
+  recordDriftRepaired(ports.events, state, applied.repaired);
+  state.log.debug({ bundle: installed.bundle.name, revision: installed.revision }, 'deployed release re-applied while the reconcile stopped');
+  return undefined;
 }

@@ -9,7 +9,7 @@ import { Manifest, type Release, type ReleaseBundle } from '../release/index.ts'
 import type { ExtensionState } from './pipeline-state.ts';
 import { policyStep } from './steps-policy.ts';
 import { createUpgradeNotices } from './upgrade-notices.ts';
-import { makePlan } from './step-support.ts';
+import { makePlan } from './plan.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 

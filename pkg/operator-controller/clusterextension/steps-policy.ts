@@ -24,10 +24,12 @@ import type { EventRecorder, ScopedClientFactory } from '../../shared/kube/index
 import type { ReleaseBundle } from '../release/index.ts';
 import { formatPermissionDelta, objectDiff, permissionDelta } from '../upgradeplan/index.ts';
 import { decideUpgrade, policySetting, type PolicySetting } from '../upgradepolicy/index.ts';
-import type { ExtensionState, Plan } from './pipeline-state.ts';
+import type { ExtensionState, PlannedState } from './pipeline-state.ts';
+import { plannedStep } from './phases.ts';
+import { unsafeCrdChanges } from './crd-safety.ts';
 import { recordUpgradeHeld } from './recorded-events.ts';
 import { setCondition } from './status.ts';
-import { makePlan, recordedContent, required, unsafeCrdChanges } from './step-support.ts';
+import { makePlan, recordedContent } from './plan.ts';
 import type { UpgradeNotices } from './upgrade-notices.ts';
 
 /** What the policy step uses: the held-upgrade notices (metric) and the Events recorder. */
@@ -40,10 +42,10 @@ interface PolicyPorts {
 
 /** Holds or lets through the move to the resolved bundle; see the module comment. */
 export function policyStep(ports: PolicyPorts): Step<ExtensionState> {
-  return { name: 'policy', run: (state) => applyPolicy(ports, state) };
+  return plannedStep('policy', (state) => applyPolicy(ports, state));
 }
 
-async function applyPolicy(ports: PolicyPorts, state: ExtensionState): Promise<StepOutcome> {
+async function applyPolicy(ports: PolicyPorts, state: PlannedState): Promise<StepOutcome> {
   const name = state.ce.metadata.name;
   const setting = policySetting(state.ce.metadata.annotations);
   const installed = state.installed;
@@ -52,7 +54,7 @@ async function applyPolicy(ports: PolicyPorts, state: ExtensionState): Promise<S
     removeUpgradeCondition(state.ce);
     return undefined;
   }
-  const plan = required(state, 'plan');
+  const plan = state.plan;
   const target = plan.desired.bundle;
   // A first install is the administrator's own decision: not held.
   if (installed === undefined || target.name === installed.bundle.name) {
@@ -118,11 +120,11 @@ function heldMessage(
  * What the CRD upgrade-safety preflight would say of the held bundle's CRDs, in a few words
  * (the plan and, once approved, the Progressing condition give the details).
  */
-async function crdVerdict(ports: PolicyPorts, state: ExtensionState, plan: Plan): Promise<string> {
+async function crdVerdict(ports: PolicyPorts, state: PlannedState, plan: PlannedState['plan']): Promise<string> {
   const objects = plan.desired.manifest.objects();
   if (!objects.some((o) => o.kind === 'CustomResourceDefinition')) return 'CRD upgrade safety: no CRDs';
   if (state.ce.spec.install?.preflight?.crdUpgradeSafety.enforcement === CrdUpgradeSafetyEnforcement.None) return 'CRD upgrade safety: not enforced';
-  const sa = plan.installer;
+  const sa = state.installer;
   try {
     const unsafe = await unsafeCrdChanges(
       ports.scoped.forServiceAccount(sa.namespace, sa.name),

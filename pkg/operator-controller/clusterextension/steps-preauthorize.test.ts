@@ -7,12 +7,12 @@ import { withOwnerLabels } from '../applier/index.ts';
 import { POLL } from '../../shared/controller/index.ts';
 import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
-import { recordingEvents, withRulesReviews } from '../../../test/support/extension-ports.ts';
+import { recordingEvents, releaseApplier, withRulesReviews } from '../../../test/support/extension-ports.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import { Manifest, type Release } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
-import { makePlan } from './step-support.ts';
-import { preauthorizeStep, type PreauthorizePorts } from './steps-apply.ts';
+import { makePlan } from './plan.ts';
+import { preauthorizeStep, type ApplyPorts } from './steps-apply.ts';
 
 const BUNDLE = { package: 'p', name: 'p.v2.0.0', version: '2.0.0', image: 'registry.example/p-bundle:v2.0.0' };
 const OBJECTS: KubeObject[] = withOwnerLabels([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'p', namespace: 'ns' }, data: {} }], 'ext');
@@ -21,7 +21,7 @@ function harness(granted: 'all' | 'none' | Error) {
   const reviews: string[] = [];
   const events: string[] = [];
   const client = withRulesReviews(fakeCluster().client, granted, reviews);
-  const ports = { scoped: { forServiceAccount: () => client }, events: recordingEvents(events) } satisfies PreauthorizePorts;
+  const ports = { applier: releaseApplier({ scoped: { forServiceAccount: () => client } }), events: recordingEvents(events) } satisfies ApplyPorts;
   const step = preauthorizeStep(ports);
   const run = async (s: ExtensionState) => step.run(s);
   return { run, reviews, events };

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, type EventRecorder, type KubeClient, type KubeObject, type ObjectRef } from '../../shared/kube/index.ts';
 import { Manifest, type Release } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
-import { makePlan } from './step-support.ts';
+import { makePlan } from './plan.ts';
 import { preflightStep, type PreflightPorts } from './steps-preflight.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';

@@ -12,10 +12,12 @@ import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder, ScopedClientFactory } from '../../shared/kube/index.ts';
 import { isCrd, untouched } from '../applier/index.ts';
 import type { DriftTracker } from '../drift/index.ts';
-import type { ExtensionState } from './pipeline-state.ts';
+import type { ExtensionState, PlannedState } from './pipeline-state.ts';
+import { plannedStep } from './phases.ts';
 import { recordPreflightFailed } from './recorded-events.ts';
 import { setInstalledFrom } from './status.ts';
-import { fail, forBundle, required, unsafeCrdChanges, type UnsafeCrd } from './step-support.ts';
+import { unsafeCrdChanges, type UnsafeCrd } from './crd-safety.ts';
+import { fail, forBundle } from './failures.ts';
 
 /** What the preflight step uses: clients acting as the installer (to read the installed CRDs), and the Events recorder. */
 export interface PreflightPorts {
@@ -34,12 +36,13 @@ export interface PreflightPorts {
  * the same as the new one), which the apply does not send either.
  */
 export function preflightStep(ports: PreflightPorts): Step<ExtensionState> {
-  return { name: 'preflight', run: (state) => preflight(ports, state) };
+  return plannedStep('preflight', (state) => preflight(ports, state));
 }
 
-async function preflight(ports: PreflightPorts, state: ExtensionState): Promise<StepOutcome> {
+async function preflight(ports: PreflightPorts, state: PlannedState): Promise<StepOutcome> {
   if (state.ce.spec.install?.preflight?.crdUpgradeSafety.enforcement === CrdUpgradeSafetyEnforcement.None) return undefined;
-  const { desired, unchanged, installer: sa } = required(state, 'plan');
+  const { desired, unchanged } = state.plan;
+  const sa = state.installer;
   if (unchanged) return undefined;
   const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
   let unsafe: UnsafeCrd[];

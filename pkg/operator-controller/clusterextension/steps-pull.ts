@@ -13,10 +13,12 @@ import { LineStore } from '../../shared/lines/index.ts';
 import { render, renderFailureToError, watchNamespaceHint } from '../render/index.ts';
 import type { BundlePullScheduler } from '../bundlepull/index.ts';
 import { bundleProperties } from '../bundlepull/index.ts';
-import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
+import type { ExtensionFeatures, ExtensionState, ResolvedState } from './pipeline-state.ts';
 import { NoteMemory, recordWatchNamespaceRequired } from './recorded-events.ts';
 import { setInstalledFrom, setProgressingRetrying } from './status.ts';
-import { fail, forBundle, makePlan, recordedContent, required } from './step-support.ts';
+import { fail, forBundle } from './failures.ts';
+import { makePlan, recordedContent } from './plan.ts';
+import { resolvedStep } from './phases.ts';
 
 /** What the pull step uses: the bundle pulls (from the cache, or in the background). */
 export interface PullPorts {
@@ -59,11 +61,11 @@ function unchanged(state: ExtensionState, target: ReleaseBundle): boolean {
  * records no new revision.
  */
 export function pullStep(ports: PullPorts): Step<ExtensionState> {
-  return { name: 'pull', run: (state) => pullBundle(ports, state) };
+  return resolvedStep('pull', (state) => pullBundle(ports, state));
 }
 
-async function pullBundle(ports: PullPorts, state: ExtensionState): Promise<StepOutcome> {
-  const resolved = required(state, 'target');
+async function pullBundle(ports: PullPorts, state: ResolvedState): Promise<StepOutcome> {
+  const resolved = state.target;
   const target = resolved.bundle;
   const installed = unchanged(state, target) ? state.installed : undefined;
   // The deployed revision's digest when the target is that bundle: restarts and catalog
@@ -114,16 +116,18 @@ function pullingMessage(bundle: ReleaseBundle, ref: string, since: Date): string
 /** Renders the bundle for `spec.namespace` and `spec.config`, labels the objects and drops fields the API server does not know. */
 export function renderStep(ports: RenderPorts): Step<ExtensionState> {
   const reported = new NoteMemory();
-  return { name: 'render', run: (state) => renderBundle(ports, reported, state) };
+  return resolvedStep('render', (state) => renderBundle(ports, reported, state));
 }
 
-async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: ExtensionState): Promise<StepOutcome> {
-  const target = required(state, 'target');
+async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: ResolvedState): Promise<StepOutcome> {
+  const target = state.target;
   const name = state.ce.metadata.name;
   const namespace = state.ce.spec.namespace;
   if (state.bundle === undefined) {
     // The installed release's record stands in for the image (the pull step).
-    state.plan = makePlan(state, target, recordedContent(required(state, 'installed')));
+    const installed = state.installed;
+    if (installed === undefined) throw new Error('ClusterExtension step render run with neither a pulled bundle nor a deployed release');
+    state.plan = makePlan(state, target, recordedContent(installed));
     return undefined;
   }
   const f = ports.features;

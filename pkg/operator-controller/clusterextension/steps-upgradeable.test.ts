@@ -6,7 +6,7 @@ import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
 import { UPGRADEABLE_ANNOTATION, UPGRADEABLE_MESSAGE_ANNOTATION } from '../gating/index.ts';
 import { Manifest, type Release, type ReleaseBundle } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
-import { makePlan } from './step-support.ts';
+import { makePlan } from './plan.ts';
 import { upgradeableStep } from './steps-upgradeable.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 

@@ -15,7 +15,8 @@ import type { EventRecorder } from '../../shared/kube/index.ts';
 import { formatUpgradeHold, upgradeHoldOf, UPGRADEABLE_ANNOTATION } from '../gating/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { setCondition } from './status.ts';
-import { makePlan, recordedContent, required } from './step-support.ts';
+import { makePlan, recordedContent } from './plan.ts';
+import { plannedStep } from './phases.ts';
 
 /** The UpgradeAvailable reason while the operator's Upgradeable=False holds an upgrade. */
 const UPGRADEABLE_FALSE_REASON = 'UpgradeableFalse';
@@ -29,33 +30,30 @@ interface UpgradeablePorts {
 export function upgradeableStep(ports: UpgradeablePorts): Step<ExtensionState> {
   // What was announced per extension (bundle and message), so an Event is recorded once per change.
   const announced = new Map<string, string>();
-  return {
-    name: 'upgradeable',
-    run: (state): StepOutcome => {
-      const name = state.ce.metadata.name;
-      const hold = upgradeHoldOf(name, state.ce.metadata.annotations);
-      const installed = state.installed;
-      const plan = hold === undefined ? undefined : required(state, 'plan');
-      if (hold === undefined || plan === undefined || installed === undefined || plan.desired.bundle.name === installed.bundle.name) {
-        announced.delete(name);
-        return undefined;
-      }
-      const to = plan.desired.bundle;
-      const message =
-        `bundle ${JSON.stringify(to.name)} version ${JSON.stringify(to.version)} is available (installed: bundle ` +
-        `${JSON.stringify(installed.bundle.name)} version ${JSON.stringify(installed.bundle.version)}) and is held: the operator reports ` +
-        `${formatUpgradeHold(hold)} (the annotation ${UPGRADEABLE_ANNOTATION}; the upgrade goes ahead once it is no longer False)`;
-      setCondition(state.ce, UpgradeConditionType.UpgradeAvailable, 'True', UPGRADEABLE_FALSE_REASON, message);
-      const key = `${to.name}\u0000${hold.message}`;
-      if (announced.get(name) !== key) {
-        announced.set(name, key);
-        recordHeld(ports.events, state.ce, message);
-      }
-      state.log.info({ from: installed.bundle.name, to: to.name }, 'upgrade held: the operator reports Upgradeable=False');
-      state.plan = makePlan(state, { ...plan.target, bundle: installed.bundle }, recordedContent(installed));
+  return plannedStep('upgradeable', (state): StepOutcome => {
+    const name = state.ce.metadata.name;
+    const hold = upgradeHoldOf(name, state.ce.metadata.annotations);
+    const installed = state.installed;
+    const plan = state.plan;
+    if (hold === undefined || installed === undefined || plan.desired.bundle.name === installed.bundle.name) {
+      announced.delete(name);
       return undefined;
-    },
-  };
+    }
+    const to = plan.desired.bundle;
+    const message =
+      `bundle ${JSON.stringify(to.name)} version ${JSON.stringify(to.version)} is available (installed: bundle ` +
+      `${JSON.stringify(installed.bundle.name)} version ${JSON.stringify(installed.bundle.version)}) and is held: the operator reports ` +
+      `${formatUpgradeHold(hold)} (the annotation ${UPGRADEABLE_ANNOTATION}; the upgrade goes ahead once it is no longer False)`;
+    setCondition(state.ce, UpgradeConditionType.UpgradeAvailable, 'True', UPGRADEABLE_FALSE_REASON, message);
+    const key = `${to.name}\u0000${hold.message}`;
+    if (announced.get(name) !== key) {
+      announced.set(name, key);
+      recordHeld(ports.events, state.ce, message);
+    }
+    state.log.info({ from: installed.bundle.name, to: to.name }, 'upgrade held: the operator reports Upgradeable=False');
+    state.plan = makePlan(state, { ...plan.target, bundle: installed.bundle }, recordedContent(installed));
+    return undefined;
+  });
 }
 
 function recordHeld(events: EventRecorder, ce: ClusterExtension, note: string): void {

@@ -12,7 +12,7 @@ import { noInstallerMessage, type Installer } from './installer.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { NoteMemory, recordInstallerMissing } from './recorded-events.ts';
 import { setInstalledUnknown, setProgressingBlocked, setProgressingRetrying } from './status.ts';
-import { fail } from './step-support.ts';
+import { fail } from './failures.ts';
 
 /** Prefix of validation failures (upstream v1.9-v1.10). */
 const VALIDATION_PREFIX = 'operation cannot proceed due to the following validation error(s): ';

@@ -4,7 +4,8 @@
  * decision 0003). The steps, in order, are written out once, in
  * cmd/operator-controller/reconcilers.ts; each is built by a factory over the ports it uses,
  * reads and extends the state of pipeline-state.ts (the render step makes the plan that the
- * steps after it act on), and shares helpers through step-support.ts only.
+ * steps after it act on), and shares what steps share through modules named after it (failures.ts,
+ * plan.ts, resolution.ts, drift-follow.ts, crd-safety.ts, phases.ts).
  *
  * Each step sets the conditions its outcome decides and throws to stop with backoff, returns
  * POLL to wait for a person, or returns a result to stop without an error. */
@@ -19,10 +20,13 @@ import type { BundleBudget } from '../bundlepull/index.ts';
 import type { BundleSpill } from '../bundlepull/index.ts';
 import { isDependencyText, type DependencyPorts } from '../dependencyview/index.ts';
 import type { DriftTracker } from '../drift/index.ts';
-import type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
+import type { ExtensionFeatures, ExtensionState, ValidatedState } from './pipeline-state.ts';
 import { NoteMemory, recordPassedOver, recordResolutionFailed } from './recorded-events.ts';
 import { MESSAGES, setDeprecation, setInstalledFrom, setInstalledUnknown, setProgressingRetrying } from './status.ts';
-import { dependentsHold, fail, required, resolveChecked, trackDrift } from './step-support.ts';
+import { trackDrift } from './drift-follow.ts';
+import { fail } from './failures.ts';
+import { validatedStep } from './phases.ts';
+import { dependentsHold, resolveChecked } from './resolution.ts';
 
 /** What the installed step uses: the release records, and the drift watches of the deployed release. */
 export interface InstalledPorts {
@@ -58,10 +62,10 @@ export interface ResolvePorts {
 
 /** Reads the release records; the deployed revision is what is installed (and what drift watches cover). */
 export function installedStep(ports: InstalledPorts): Step<ExtensionState> {
-  return { name: 'installed', run: (state) => readInstalled(ports, state) };
+  return validatedStep('installed', (state) => readInstalled(ports, state));
 }
 
-async function readInstalled(ports: InstalledPorts, state: ExtensionState): Promise<StepOutcome> {
+async function readInstalled(ports: InstalledPorts, state: ValidatedState): Promise<StepOutcome> {
   let identities: KubeObject[];
   try {
     const budget = ports.records;
@@ -88,7 +92,7 @@ async function readInstalled(ports: InstalledPorts, state: ExtensionState): Prom
     throw err;
   }
   // Watched from here on, so drift is noticed whatever later steps of this reconcile do.
-  await trackDrift(ports.drift, state, required(state, 'installer'), identities);
+  await trackDrift(ports.drift, state, state.installer, identities);
   return undefined;
 }
 

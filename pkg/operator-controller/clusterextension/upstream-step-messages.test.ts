@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { installModes, testBundle } from '../../../test/fixtures/bundles/builder.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
-import { recordingEvents, withRulesReviews } from '../../../test/support/extension-ports.ts';
+import { recordingEvents, releaseApplier, withRulesReviews } from '../../../test/support/extension-ports.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import { withOwnerLabels } from '../applier/index.ts';
 import type { RegistryV1Bundle } from '../bundle/index.ts';
@@ -16,7 +16,7 @@ import { deprecationConditions } from '../resolve/index.ts';
 import { Manifest, type Release } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { setDeprecation, setInstalledFrom, setProgressingSucceeded } from './status.ts';
-import { makePlan } from './step-support.ts';
+import { makePlan } from './plan.ts';
 import { preauthorizeStep } from './steps-apply.ts';
 import { renderStep } from './steps-pull.ts';
 import { validateStep } from './steps-validate.ts';
@@ -191,7 +191,7 @@ describe("upstream v1.10's pre-authorization text (applier-and-bundles.md §5.3)
     const s = extensionState();
     const objects = withOwnerLabels([{ apiVersion: 'v1', kind: 'Service', metadata: { name: 'm', namespace: 'ns' } }], 'ext');
     s.plan = makePlan(s, { bundle: BUNDLE }, { objects: Manifest.ofObjects(objects), properties: [] });
-    await preauthorizeStep({ scoped: { forServiceAccount: () => client }, events: recordingEvents(events) }).run(s);
+    await preauthorizeStep({ applier: releaseApplier({ scoped: { forServiceAccount: () => client } }), events: recordingEvents(events) }).run(s);
     const first = `${FOR_BUNDLE}pre-authorization failed: service account requires the following permissions to manage cluster extension:`;
     expect(condition(s, 'Progressing')).toEqual({
       status: 'True',

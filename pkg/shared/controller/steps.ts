@@ -26,10 +26,12 @@ export type StepOutcome = ReconcileResult | PollOutcome | undefined;
 /** One named step over state `S`. Throwing stops the pipeline with that error. */
 export interface Step<S> {
   name: string;
-  run(state: S): Promise<StepOutcome> | StepOutcome;
+  /** `stopped`: an earlier step stopped the pipeline (only an `always` step runs then). */
+  run(state: S, stopped?: boolean): Promise<StepOutcome> | StepOutcome;
   /**
-   * Runs even after an earlier step stopped the pipeline, as a `finally`; its outcome is then
-   * ignored, and its error thrown only when no earlier step failed.
+   * Runs even after an earlier step stopped the pipeline, as a `finally` that knows whether the
+   * steps before it completed; its outcome is then ignored, and its error thrown only when no
+   * earlier step failed.
    */
   always?: boolean;
 }
@@ -47,7 +49,7 @@ export async function runSteps<S>(steps: readonly Step<S>[], state: S, timer?: S
     if (stopped !== undefined && step.always !== true) continue;
     const started = performance.now();
     try {
-      const outcome = await step.run(state);
+      const outcome = await step.run(state, stopped !== undefined);
       if (outcome !== undefined && stopped === undefined) stopped = { outcome };
     } catch (err) {
       if (stopped === undefined || !('error' in stopped)) stopped = { error: err };

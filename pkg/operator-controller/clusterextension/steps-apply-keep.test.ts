@@ -1,17 +1,17 @@
-// The repair step's decision table over a fake cluster and release store: after a reconcile
-// stopped before its apply, the deployed release is put back as the ServiceAccount with the
-// ownership check and nothing recorded; nothing is written when the apply ran, nothing is
+// The apply step's keep mode, as a decision table over a fake cluster and release store: after a
+// reconcile stopped before its apply, the deployed release is put back as the ServiceAccount with the
+// ownership check and nothing recorded; nothing is written when nothing is
 // deployed, a newer revision exists, the extension is being deleted or the reconcile was
 // cancelled. The end-to-end proof is test/e2e/operator-controller-repair-while-upgrade-waits.test.ts.
 import { describe, expect, it } from 'vitest';
-import { withOwnerLabels } from '../applier/index.ts';
+import { createReleaseApplier, withOwnerLabels } from '../applier/index.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 import { MemoryReleaseStore } from '../../../test/support/extension-ports.ts';
 import { extensionState } from '../../../test/support/extension-state.ts';
 import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
 import { ReleaseStatus, type Release, Manifest } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
-import { repairStep, type RepairPorts } from './steps-repair.ts';
+import { applyStep, type ApplyPorts } from './steps-apply.ts';
 
 const cm = (name: string): KubeObject =>
   withOwnerLabels([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { k: 'v' } }], 'ext')[0]!;
@@ -48,34 +48,42 @@ async function runRepair(s: Setup) {
   for (const r of s.history) await store.create(r);
   const events: string[] = [];
   const scopedAs: string[] = [];
+  const drift = {
+    ownedUid: () => undefined,
+    inSync: () => false,
+    noteApplied: () => undefined,
+    takeDrifted: () => ['ConfigMap ns/a'],
+    listed: async () => undefined,
+    expectDeletes: () => undefined,
+    track: async () => undefined,
+  };
+  const scoped = {
+    forServiceAccount: (ns: string, name: string) => {
+      scopedAs.push(`${ns}/${name}`);
+      return cluster.client;
+    },
+  };
   const ports = {
-    scoped: {
-      forServiceAccount: (ns, name) => {
-        scopedAs.push(`${ns}/${name}`);
-        return cluster.client;
-      },
-    },
-    releases: store,
-    drift: {
-      ownedUid: () => undefined,
-      inSync: () => false,
-      noteApplied: () => undefined,
-      takeDrifted: () => ['ConfigMap ns/a'],
-      listed: async () => undefined,
-    },
+    applier: createReleaseApplier({ scoped, releases: store, drift }),
     events: { event: (_o, type, reason, _a, note) => void events.push(`${type} ${reason}: ${note}`) } satisfies EventRecorder,
-  } satisfies RepairPorts;
+  } satisfies ApplyPorts;
   const history = await store.history('ext');
   const installed = history.find((r) => r.status === ReleaseStatus.Deployed);
   const state = extensionState({ history, ...(installed === undefined ? {} : { installed }), ...s.state });
-  const step = repairStep(ports);
-  const outcome = await step.run(state);
+  const step = applyStep(ports);
+  // An earlier step stopped the reconcile.
+  const outcome = await step.run(state, true);
   return { outcome, step, cluster, events, scopedAs, records: (await store.history('ext')).map((r) => `${r.revision} ${r.status}`) };
 }
 
-describe('repair step', () => {
+describe('apply step, when an earlier step stopped the reconcile: the deployed release kept', () => {
   it('runs even after an earlier step stopped the reconcile', () => {
-    expect(repairStep({} as RepairPorts).always).toBe(true);
+    expect(applyStep({} as ApplyPorts).always).toBe(true);
+  });
+
+  it("without a stop and without a plan it is out of the pipeline's order", () => {
+    const state = extensionState({ history: [release(1, ReleaseStatus.Deployed, '1.0.0')] });
+    expect(() => applyStep({} as ApplyPorts).run(state, false)).toThrow(/run without the state's plan/);
   });
 
   it('a stop before the apply: the deployed release is re-applied as the ServiceAccount, nothing recorded, the repair reported', async () => {
@@ -107,7 +115,6 @@ describe('repair step', () => {
   });
 
   const untouched: [string, Setup][] = [
-    ['the apply step ran', { history: [release(1, ReleaseStatus.Deployed, '1.0.0')], state: { applied: true } }],
     ['nothing is deployed', { history: [] }],
     ['only a failed install is recorded', { history: [release(1, ReleaseStatus.Failed, '1.0.0')] }],
     [
