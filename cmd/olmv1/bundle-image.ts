@@ -1,8 +1,8 @@
 /**
  * Reads a bundle image's files for `render bundle IMAGE` and `rbac IMAGE` with the image client,
- * registry access, registries.conf and the environment's proxy.
+ * registry access, registries.conf, the containers signature policy and the environment's proxy.
  */
-import { createImageClient, type ImageLimits, type RegistriesConfPaths } from '../../pkg/shared/image/index.ts';
+import { createImageClient, type ImageLimits, type RegistriesConfPaths, type SignaturePolicyPaths } from '../../pkg/shared/image/index.ts';
 import type { ProxySelector } from '../../pkg/shared/nodehttp/index.ts';
 import type { RegistryAccess } from './registry-access.ts';
 
@@ -13,6 +13,8 @@ export async function fetchBundleFiles(
     insecureRegistries: string[];
     limits: ImageLimits;
     registriesConf?: RegistriesConfPaths | undefined;
+    /** Where the containers signature policy is read (as the components read it); unset: no check. */
+    signaturePolicy?: SignaturePolicyPaths | undefined;
     proxy?: ProxySelector;
   } & RegistryAccess,
 ): Promise<Map<string, Buffer>> {

@@ -283,9 +283,12 @@ async function fetchBundle(
 ): Promise<Map<string, Buffer>> {
   const { fetchBundleFiles } = await import('./bundle-image.ts');
   const { registriesConfPaths } = await import('../shared/registries-conf.ts');
+  const { signaturePolicyPaths } = await import('../shared/signature-policy.ts');
   return fetchBundleFiles(ref, {
     insecureRegistries: insecureRegistries(),
     registriesConf: registriesConfPaths(process.env),
+    // The same policy files, in the same order, as catalogd and operator-controller (decision 0116).
+    signaturePolicy: signaturePolicyPaths(process.env),
     ...access,
     ...(await environmentProxy()),
   });

@@ -26,6 +26,7 @@ import {
   type NodeBinaries,
   type RegistryInfo,
 } from '../../pkg/olmv1/localstack/index.ts';
+import { resolveCosign } from './cosign.ts';
 import { startEnvironment } from './environment.ts';
 
 declare module 'vitest' {
@@ -46,6 +47,8 @@ declare module 'vitest' {
     envtestNodeBinaries: NodeBinaries;
     /** cert-manager's binaries and CRDs for the node tests (issue #46). */
     envtestCertManager: CertManagerBinaries;
+    /** The `cosign` CLI (test/envtest/cosign.ts), for the sigstore signature-policy tests' key pairs. */
+    envtestCosign: string;
   }
 }
 
@@ -72,6 +75,7 @@ export async function setupWith(project: TestProject, kubernetes: 'current' | 'o
   const helm = await resolveHelm({ cacheRoot: defaultCacheRoot(process.env), env: process.env, log });
   const nodeBinaries = await resolveNodeBinaries({ cacheRoot: defaultCacheRoot(process.env), env: process.env, log });
   const certManager = await resolveCertManagerBinaries({ cacheRoot: defaultCacheRoot(process.env), env: process.env, log });
+  const cosign = await resolveCosign({ cacheRoot: defaultCacheRoot(process.env), env: process.env, log });
   log(`${describeVersions(binaries)}, helm ${helm.version}`);
   const started = Date.now();
   const environment = await startEnvironment(binaries);
@@ -82,6 +86,7 @@ export async function setupWith(project: TestProject, kubernetes: 'current' | 'o
   project.provide('envtestHelm', helm.helm);
   project.provide('envtestNodeBinaries', nodeBinaries);
   project.provide('envtestCertManager', certManager);
+  project.provide('envtestCosign', cosign);
   return async () => {
     await environment.stop();
   };

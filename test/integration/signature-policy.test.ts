@@ -2,14 +2,27 @@
 // real signatures: a GnuPG key made here, `skopeo copy --sign-by` storing the signature in a
 // file:// lookaside that a registries.d file names. Each verdict is compared with skopeo's own
 // (containers/image, the library upstream's components pull with) under the same policy files.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildImage, createDiskImageCache, createImageClient, type ImageClient, type SignaturePolicyPaths } from '../../pkg/shared/image/index.ts';
-import { lookasideRegistriesD, makeGpgKey, skopeoSignedCopy, skopeoVerdict, type GpgKey } from '../support/image-signing.ts';
+import {
+  attachmentsRegistriesD,
+  cosignSign,
+  lookasideRegistriesD,
+  makeGpgKey,
+  makeSigstoreKey,
+  skopeoSignedCopy,
+  skopeoVerdict,
+  type GpgKey,
+  type SigstoreKey,
+} from '../support/image-signing.ts';
 
+const execFileAsync = promisify(execFile);
 const registry = inject('envtestRegistries').anonymous.host;
 const run = randomBytes(3).toString('hex');
 const ns = `${registry}/sig-${run}`;
@@ -114,5 +127,108 @@ describe('signature policy on pulls', () => {
   it('without any policy file, anything is accepted, as upstream', async () => {
     await rm(policyFile, { force: true });
     await expect(client.readImageFiles(`${ns}/plain:v1`)).resolves.toMatchObject({ digest: expect.stringMatching(/^sha256:/) });
+  });
+});
+
+// sigstoreSigned with public keys: cosign key pairs made here and signatures made by `cosign sign`
+// (cosign built from the Go module proxy, test/envtest/cosign.ts), stored in the run's registry as
+// the attachment `sha256-<hex>.sig` (registries.d use-sigstore-attachments). Debian's skopeo
+// cannot take part: its build has sigstore disabled (signing and, as the last test shows,
+// verifying), so each verdict is compared with `cosign verify` instead.
+describe('sigstoreSigned on pulls', () => {
+  let cosign: string;
+  let sigTrusted: SigstoreKey;
+  let sigStranger: SigstoreKey;
+  let attachmentsDir: string;
+  let sigPolicyFile: string;
+  let sigClient: ImageClient;
+  let signedDigest: string;
+
+  beforeAll(async () => {
+    cosign = inject('envtestCosign');
+    [sigTrusted, sigStranger] = await Promise.all([makeSigstoreKey(cosign, work, 'sig-trusted'), makeSigstoreKey(cosign, work, 'sig-stranger')]);
+    attachmentsDir = await attachmentsRegistriesD(work);
+    sigPolicyFile = join(work, 'sigstore-policy.json');
+    sigClient = createImageClient({
+      insecureRegistries: [registry],
+      signaturePolicy: { systemPolicy: sigPolicyFile, systemRegistriesDir: attachmentsDir },
+    });
+    const pusher = createImageClient({ insecureRegistries: [registry] });
+    try {
+      signedDigest = await pusher.push(`${ns}/sigstore:v1`, buildImage({ files: new Map([['data.txt', Buffer.from(`sigstore ${run}`)]]) }));
+    } finally {
+      pusher.close();
+    }
+    await cosignSign(cosign, `${ns}/sigstore@${signedDigest}`, sigTrusted);
+  }, 60_000);
+
+  afterAll(() => sigClient?.close());
+
+  async function ourVerdict(policy: unknown, ref: string): Promise<string> {
+    await writeFile(sigPolicyFile, JSON.stringify(policy));
+    try {
+      await sigClient.readImageFiles(ref);
+      return 'accepted';
+    } catch (e) {
+      return e instanceof Error ? e.message : String(e);
+    }
+  }
+
+  /** `cosign verify`'s verdict: `accepted`, or its error output. */
+  async function cosignVerdict(key: SigstoreKey, ref: string): Promise<string> {
+    try {
+      await execFileAsync(cosign, [
+        'verify',
+        '--key',
+        key.publicKeyPath,
+        '--insecure-ignore-tlog=true',
+        '--allow-http-registry',
+        '--allow-insecure-registry',
+        ref,
+      ]);
+      return 'accepted';
+    } catch (e) {
+      return String((e as { stderr?: unknown }).stderr ?? e);
+    }
+  }
+
+  // cosign claims the repository without tag: matchRepository is what such signatures need (as upstream).
+  const sigstoreSigned = (keyPath: string, signedIdentity: unknown = { type: 'matchRepository' }) => ({
+    default: [{ type: 'reject' }],
+    transports: { docker: { [ns]: [{ type: 'sigstoreSigned', keyPath, signedIdentity }] } },
+  });
+
+  it('accepts the image cosign signed with the trusted key, by tag and by digest, as cosign verify does', async () => {
+    expect(await ourVerdict(sigstoreSigned(sigTrusted.publicKeyPath), `${ns}/sigstore:v1`)).toBe('accepted');
+    expect(await ourVerdict(sigstoreSigned(sigTrusted.publicKeyPath), `${ns}/sigstore@${signedDigest}`)).toBe('accepted');
+    expect(await cosignVerdict(sigTrusted, `${ns}/sigstore:v1`)).toBe('accepted');
+  });
+
+  it('refuses the unsigned image, as cosign verify does', async () => {
+    expect(await ourVerdict(sigstoreSigned(sigTrusted.publicKeyPath), `${ns}/plain:v1`)).toBe(
+      'error copying image: Source image rejected: A signature was required, but no signature exists',
+    );
+    expect(await cosignVerdict(sigTrusted, `${ns}/plain:v1`)).toMatch(/no signatures found/);
+  });
+
+  it('refuses a signature made by another key, as cosign verify does', async () => {
+    expect(await ourVerdict(sigstoreSigned(sigStranger.publicKeyPath), `${ns}/sigstore:v1`)).toBe(
+      'error copying image: Source image rejected: cryptographic signature verification failed: invalid signature when validating ASN.1 encoded signature',
+    );
+    expect(await cosignVerdict(sigStranger, `${ns}/sigstore:v1`)).toMatch(/invalid signature when validating ASN\.1 encoded signature/);
+  });
+
+  it("refuses cosign's tagless identity under the default matchRepoDigestOrExact for a tag, accepts it for the digest", async () => {
+    const strict = sigstoreSigned(sigTrusted.publicKeyPath, { type: 'matchRepoDigestOrExact' });
+    expect(await ourVerdict(strict, `${ns}/sigstore:v1`)).toBe(
+      `error copying image: Source image rejected: Signature for identity "${ns}/sigstore" is not accepted`,
+    );
+    expect(await ourVerdict(strict, `${ns}/sigstore@${signedDigest}`)).toBe('accepted');
+  });
+
+  it("Debian's skopeo cannot evaluate sigstoreSigned (why it is not the reference here)", async () => {
+    await writeFile(sigPolicyFile, JSON.stringify(sigstoreSigned(sigTrusted.publicKeyPath)));
+    const skopeo = await skopeoVerdict(`${ns}/sigstore:v1`, sigPolicyFile, attachmentsDir, await mkdtemp(join(work, 'out-')));
+    expect(skopeo).toBe('Source image rejected: Debian-local change: sigstore disabled');
   });
 });

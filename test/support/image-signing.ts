@@ -90,3 +90,43 @@ export async function skopeoVerdict(ref: string, policyFile: string, registriesD
     return msg === undefined ? stderr : msg.replace(/\\(.)/g, '$1');
   }
 }
+
+/** A sigstore key pair made by `cosign generate-key-pair` (encrypted private key, PEM public key). */
+export interface SigstoreKey {
+  privateKeyPath: string;
+  publicKeyPath: string;
+  passphrase: string;
+}
+
+/** Makes a cosign key pair named `name` under `dir` with the `cosign` binary at `cosign`. */
+export async function makeSigstoreKey(cosign: string, dir: string, name: string): Promise<SigstoreKey> {
+  const passphrase = `pass-${name}`;
+  await exec(cosign, ['generate-key-pair', '--output-key-prefix', join(dir, name)], {
+    cwd: dir,
+    env: { ...process.env, COSIGN_PASSWORD: passphrase },
+  });
+  return { privateKeyPath: join(dir, `${name}.key`), publicKeyPath: join(dir, `${name}.pub`), passphrase };
+}
+
+/** A registries.d directory saying that sigstore signatures are OCI attachments (`use-sigstore-attachments`). */
+export async function attachmentsRegistriesD(dir: string): Promise<string> {
+  const registriesDir = join(dir, 'registries.d-sigstore');
+  await mkdir(registriesDir, { recursive: true });
+  await writeFile(join(registriesDir, 'default.yaml'), 'default-docker:\n  use-sigstore-attachments: true\n');
+  return registriesDir;
+}
+
+/**
+ * Signs `digestRef` (`host/repo@sha256:...` on the plain-HTTP test registry) with `cosign sign`
+ * and the key pair `key`, without a transparency log: cosign stores the signature as the
+ * attachment `sha256-<hex>.sig` and claims the repository (no tag) as the identity. (Debian's
+ * skopeo 1.9.3 cannot make sigstore signatures: its `--sign-by-sigstore-private-key` fails with
+ * `Debian-local change: sigstore disabled`.)
+ */
+export async function cosignSign(cosign: string, digestRef: string, key: SigstoreKey): Promise<void> {
+  await exec(
+    cosign,
+    ['sign', '--key', key.privateKeyPath, '--tlog-upload=false', '--allow-http-registry', '--allow-insecure-registry', '--yes', digestRef],
+    { env: { ...process.env, COSIGN_PASSWORD: key.passphrase } },
+  );
+}

@@ -36,7 +36,9 @@ export {
   type StartControlPlaneOptions,
 } from './control-plane.ts';
 export { isExecutable, runCommand } from './exec.ts';
-export { findGoToolchain, runGo } from './go-toolchain.ts';
+export { findGoToolchain, runGo, type GoToolchain } from './go-toolchain.ts';
+export { ensureTool } from './build.ts';
+export type { ToolRecipe } from './tool-recipes.ts';
 export { buildGoProgram } from './go-program.ts';
 export { kubeRequest, type KubeAuth, type KubeEndpoint, type KubeRequest, type KubeResponse } from './kube-http.ts';
 export { renderKubeconfig, type KubeconfigCredentials, type KubeconfigOptions } from './kubeconfig.ts';

@@ -33,7 +33,7 @@ interface VersionProbe {
 /** Everything needed to build one tool from Go modules. */
 export interface ToolRecipe {
   /** Cache directory prefix and progress-message name. */
-  name: 'kubernetes' | 'kube-controller-manager' | 'kube-node' | 'coredns' | 'etcd' | 'registry' | 'helm' | 'cert-manager';
+  name: 'kubernetes' | 'kube-controller-manager' | 'kube-node' | 'coredns' | 'etcd' | 'registry' | 'helm' | 'cert-manager' | 'cosign';
   /** The upstream release, also the cache directory suffix. */
   version: string;
   /** Upstream module required at `version`. */

@@ -13,7 +13,7 @@ import { RegistryAuth } from './registry-auth.ts';
 import { RegistryClient } from './registry-client.ts';
 import { loadRegistriesConf, type RegistriesConfPaths } from './registries-conf-load.ts';
 import { signaturePolicyCheck } from './signature-check.ts';
-import type { SignaturePolicyPaths } from './signature-load.ts';
+import { httpLookasideReader, type SignaturePolicyPaths } from './signature-load.ts';
 
 /** Settings of {@link createImageClient}. Providers are read at each request. */
 interface ImageClientOptions {
@@ -83,7 +83,14 @@ export function createImageClient(options: ImageClientOptions = {}): ImageClient
     options.logger,
     confPaths === undefined ? undefined : () => loadRegistriesConf(confPaths),
   );
-  const policy = options.signaturePolicy === undefined ? undefined : signaturePolicyCheck(options.signaturePolicy, options.logger);
+  const policy =
+    options.signaturePolicy === undefined
+      ? undefined
+      : signaturePolicyCheck(options.signaturePolicy, {
+          log: options.logger,
+          lookasideHttp: httpLookasideReader(transport),
+          sigstoreAttachments: (ref, digest, signal) => source.sigstoreAttachments(ref, digest, signal),
+        });
   const puller = new Puller(source, registry, options.limits ?? CATALOG_IMAGE_LIMITS, options.logger, policy);
   return {
     resolveDigest: (ref, signal) => source.resolve(ref, signal),

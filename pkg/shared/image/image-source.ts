@@ -10,6 +10,53 @@ import { canonicalReference, parseImageReference, requireTagOrDigest, withDigest
 import { EMPTY_REGISTRIES_CONF, pullSources, type RegistriesConf } from './registries-conf.ts';
 import { trySources } from './pull-sources.ts';
 import { RegistryTimeoutError } from './timeout.ts';
+import { validateDigest } from './digest.ts';
+import type { SigstoreAttachment } from './signature-sigstore.ts';
+
+/** Bound of one sigstore attachment layer (containers/image's MaxSignatureBodySize). */
+const MAX_ATTACHMENT_BYTES = 4 << 20;
+/** At most this many attachment layers are read (a manifest listing more is refused). */
+const MAX_ATTACHMENT_LAYERS = 128;
+const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
+
+/** True for the registry client's error for a 404 answer (manifest or repository unknown). */
+function isNotFound(err: unknown): boolean {
+  return err instanceof Error && err.name === 'RegistryError' && (err as Error & { status?: unknown }).status === 404;
+}
+
+/** The layers of a sigstore attachment manifest (an OCI image manifest), checked field by field. */
+function attachmentLayers(
+  bytes: Buffer,
+  what: string,
+): Array<{ mediaType: string; digest: string; size: number; annotations: Record<string, string> }> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(bytes.toString('utf8'));
+  } catch (e) {
+    throw new Error(`${what}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  const layers = (doc as { layers?: unknown } | null)?.layers;
+  if (!Array.isArray(layers)) throw new Error(`${what}: no layers list`);
+  if (layers.length > MAX_ATTACHMENT_LAYERS) throw new Error(`${what}: ${layers.length} layers, more than ${MAX_ATTACHMENT_LAYERS}`);
+  return layers.map((l: unknown, i) => {
+    const o = (l ?? {}) as Record<string, unknown>;
+    const { mediaType, digest, size } = o;
+    const annotations = o.annotations ?? {};
+    if (typeof mediaType !== 'string' || typeof digest !== 'string' || typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
+      throw new Error(`${what}: layer ${i} is not a valid descriptor`);
+    }
+    const invalid = validateDigest(digest);
+    if (invalid !== undefined) throw new Error(`${what}: layer ${i}: ${invalid}`);
+    if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations))
+      throw new Error(`${what}: layer ${i} annotations are not an object`);
+    const strings: Record<string, string> = {};
+    for (const [k, v] of Object.entries(annotations)) {
+      if (typeof v !== 'string') throw new Error(`${what}: layer ${i} annotation ${JSON.stringify(k)} is not a string`);
+      strings[k] = v;
+    }
+    return { mediaType, digest, size, annotations: strings };
+  });
+}
 
 /** A reference pinned to the digest of its manifest (the index digest for multi-arch). */
 export interface ResolvedReference {
@@ -125,5 +172,43 @@ export class ImageSource {
       digest = chosen.digest;
       fetched = await this.#registry.getManifest(repo, digest, signal);
     }
+  }
+
+  /**
+   * The layers of `digest`'s sigstore attachment manifest, tag `sha256-<hex>.sig` in the same
+   * repository (containers/image's use-sigstore-attachments), from the first pull source that
+   * answers: none when that source has no such tag. Each layer is read within 4 MiB and
+   * digest-verified; what they are worth is the policy's to decide.
+   *
+   * @throws Error naming the attachment manifest or layer that could not be read.
+   */
+  async sigstoreAttachments(ref: ImageReference, digest: string, signal?: AbortSignal): Promise<SigstoreAttachment[]> {
+    const invalid = validateDigest(digest);
+    if (invalid !== undefined) throw new Error(invalid);
+    const tag = `${digest.replace(':', '-')}.sig`;
+    const sources = await this.#sources(withDigest(ref, digest));
+    const { value } = await trySources(
+      sources,
+      async (repo) => {
+        let fetched;
+        try {
+          fetched = await this.#registry.getManifest(repo, tag, signal);
+        } catch (err) {
+          if (isNotFound(err)) return [];
+          throw err;
+        }
+        const mime = (fetched.contentType ?? '').split(';')[0]?.trim() ?? '';
+        const what = `sigstore attachment manifest ${tag} in ${repo.name}`;
+        if (mime !== OCI_MANIFEST) throw new Error(`unexpected MIME type for ${what}: ${JSON.stringify(mime)}`);
+        const out: SigstoreAttachment[] = [];
+        for (const layer of attachmentLayers(fetched.bytes, what)) {
+          const payload = await this.#registry.getBlobBytes(repo, { digest: layer.digest, size: layer.size }, MAX_ATTACHMENT_BYTES, signal);
+          out.push({ mimeType: layer.mediaType, payload, annotations: layer.annotations });
+        }
+        return out;
+      },
+      { signal, log: this.#log },
+    );
+    return value;
   }
 }

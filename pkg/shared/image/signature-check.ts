@@ -9,7 +9,17 @@ import type { Logger } from 'pino';
 import { findCause } from '../errors/index.ts';
 import type { ImageReference } from './reference.ts';
 import { evaluatePolicy } from './signature-evaluate.ts';
-import { MAX_CONFIG_BYTES, loadPolicy, loadRegistriesD, lookasideSignatures, readBounded, type SignaturePolicyPaths } from './signature-load.ts';
+import { useSigstoreAttachmentsFor, type RegistriesD } from './signature-registries-d.ts';
+import type { SigstoreAttachment } from './signature-sigstore.ts';
+import {
+  MAX_CONFIG_BYTES,
+  loadPolicy,
+  loadRegistriesD,
+  lookasideSignatures,
+  readBounded,
+  type LookasideHttp,
+  type SignaturePolicyPaths,
+} from './signature-load.ts';
 
 /** An image the policy refuses: the message is upstream's `Source image rejected: <reason>`. */
 export class SignaturePolicyRejectedError extends Error {
@@ -33,12 +43,25 @@ export class SignaturePolicyRejectedError extends Error {
 /** Checks one image before its content is used. */
 export type SignaturePolicyCheck = (image: { ref: ImageReference; digest: string; name: string }, signal?: AbortSignal) => Promise<void>;
 
+/** What the check reaches the network and the log through (the image client's). */
+interface SignaturePolicyCheckDeps {
+  /** http(s) lookaside reads (the image client's transport); unset: such a lookaside is an error. */
+  lookasideHttp?: LookasideHttp | undefined;
+  /**
+   * The layers of an image's sigstore attachment manifest, read from the registry (the image
+   * client's sources, credentials and TLS); unset: attachments enabled in registries.d are an error.
+   */
+  sigstoreAttachments?: ((ref: ImageReference, digest: string, signal?: AbortSignal) => Promise<SigstoreAttachment[]>) | undefined;
+  log?: Pick<Logger, 'info' | 'warn' | 'debug'> | undefined;
+}
+
 /**
  * The check reading `paths` at each call.
  * @throws SignaturePolicyRejectedError when refused; Error `error loading policy context: ...`
  *   when the policy or registries.d cannot be read or parsed.
  */
-export function signaturePolicyCheck(paths: SignaturePolicyPaths, log?: Pick<Logger, 'info' | 'warn' | 'debug'>): SignaturePolicyCheck {
+export function signaturePolicyCheck(paths: SignaturePolicyPaths, deps: SignaturePolicyCheckDeps = {}): SignaturePolicyCheck {
+  const { log, lookasideHttp, sigstoreAttachments } = deps;
   return async (image, signal) => {
     let loaded;
     try {
@@ -50,6 +73,9 @@ export function signaturePolicyCheck(paths: SignaturePolicyPaths, log?: Pick<Log
       log?.info({ ref: image.name }, 'no default policy found, using insecure policy');
       return;
     }
+    // registries.d is read once per check, and only when a requirement needs signatures.
+    let registries: Promise<RegistriesD> | undefined;
+    const registriesD = (): Promise<RegistriesD> => (registries ??= loadRegistriesD(paths));
     const decision = await evaluatePolicy(
       loaded.policy,
       { ref: image.ref, digest: image.digest },
@@ -59,7 +85,12 @@ export function signaturePolicyCheck(paths: SignaturePolicyPaths, log?: Pick<Log
           if (data === undefined) await readFile(path); // throws the ENOENT error with its path
           return data ?? new Uint8Array();
         },
-        signatures: async (img) => lookasideSignatures(await loadRegistriesD(paths), img, signal),
+        signatures: async (img) => lookasideSignatures(await registriesD(), img, lookasideHttp, signal),
+        sigstoreAttachments: async (img) => {
+          if (!useSigstoreAttachmentsFor(await registriesD(), img.ref)) return [];
+          if (sigstoreAttachments === undefined) throw new Error('no registry client configured for sigstore attachments');
+          return sigstoreAttachments(img.ref, img.digest, signal);
+        },
       },
     );
     if (decision.allowed) {

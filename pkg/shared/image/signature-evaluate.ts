@@ -7,7 +7,14 @@
 import { familiarReference, type ImageReference } from './reference.ts';
 import { identityMatches } from './signature-identity.ts';
 import { readGpgKeys, verifySimpleSigning } from './signature-gpg.ts';
-import type { Policy, Requirement } from './signature-policy.ts';
+import type { Policy, Requirement, SigstoreKeySource } from './signature-policy.ts';
+import {
+  SIGSTORE_SIGNATURE_ANNOTATION,
+  SIGSTORE_SIGNATURE_MIME_TYPE,
+  readSigstorePublicKey,
+  verifySigstorePayload,
+  type SigstoreAttachment,
+} from './signature-sigstore.ts';
 import { requirementsFor } from './signature-scope.ts';
 
 /** The image being pulled: the reference as written (tag or digest) and its manifest digest. */
@@ -21,6 +28,8 @@ export interface EvaluateDeps {
   readKey(path: string): Promise<Uint8Array>;
   /** The image's "simple signing" signatures (none: empty). */
   signatures(image: PolicyImage): Promise<Uint8Array[]>;
+  /** The layers of the image's sigstore attachment manifest (none, or attachments not enabled: empty). */
+  sigstoreAttachments(image: PolicyImage): Promise<SigstoreAttachment[]>;
 }
 
 type PolicyDecision = { allowed: true; scope: string } | { allowed: false; scope: string; requirement: string; reason: string };
@@ -37,10 +46,25 @@ export async function evaluatePolicy(policy: Policy, image: PolicyImage, deps: E
 
 /** A short description of a requirement for Events and logs: its type and key source. */
 function describe(req: Requirement): string {
+  if (req.type === 'sigstoreSigned') {
+    const source = req.keys === undefined ? (req.certificates ?? 'no keys') : keySource(req.keys);
+    return `sigstoreSigned (${source}${req.rekor ? ', rekor' : ''}, signedIdentity ${req.signedIdentity.type})`;
+  }
   if (req.type !== 'signedBy') return req.type;
-  const keys = req.keys;
-  const source = keys.kind === 'path' ? `keyPath ${keys.path}` : keys.kind === 'paths' ? `keyPaths ${keys.paths.join(',')}` : 'keyData';
-  return `signedBy (${req.keyType}, ${source}, signedIdentity ${req.signedIdentity.type})`;
+  return `signedBy (${req.keyType}, ${keySource(req.keys)}, signedIdentity ${req.signedIdentity.type})`;
+}
+
+function keySource(keys: SigstoreKeySource): string {
+  switch (keys.kind) {
+    case 'path':
+      return `keyPath ${keys.path}`;
+    case 'paths':
+      return `keyPaths ${keys.paths.join(',')}`;
+    case 'data':
+      return 'keyData';
+    case 'datas':
+      return 'keyDatas';
+  }
 }
 
 /** Why `req` refuses `image` (undefined: accepted). Texts are containers/image's. */
@@ -53,8 +77,7 @@ async function refusal(req: Requirement, image: PolicyImage, deps: EvaluateDeps)
     case 'signedBaseLayer':
       return 'signedBaseLayer not implemented yet!';
     case 'sigstoreSigned':
-      // Deliberately refused rather than skipped (docs/decisions/0116-signature-policy.md).
-      return 'sigstoreSigned signatures are not supported by this implementation';
+      return sigstoreRefusal(req, image, deps);
     case 'signedBy':
       return signedByRefusal(req, image, deps);
   }
@@ -96,6 +119,70 @@ async function signatureRefusal(
     if (claims.dockerManifestDigest !== image.digest) return `Signature for digest ${claims.dockerManifestDigest} does not match`;
     if (!identityMatches(req.signedIdentity, image.ref, claims.dockerReference))
       return `Signature for identity ${claims.dockerReference} is not accepted`;
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+/**
+ * sigstoreSigned as policy_eval_sigstore.go: lookaside signatures count as non-sigstore ones,
+ * attachment layers of another media type as non-signature attachments; one accepted signature
+ * suffices. Certificate roots (fulcio, pki) and Rekor SETs are not verified here: such a
+ * requirement refuses every image rather than accepting unverified ones (decision 0116).
+ */
+async function sigstoreRefusal(
+  req: Extract<Requirement, { type: 'sigstoreSigned' }>,
+  image: PolicyImage,
+  deps: EvaluateDeps,
+): Promise<string | undefined> {
+  if (req.keys === undefined) return `sigstoreSigned with ${req.certificates ?? 'certificates'} is not supported by this implementation`;
+  if (req.rekor) return 'sigstoreSigned with a Rekor public key is not supported by this implementation';
+  let simple: Uint8Array[];
+  let attachments: SigstoreAttachment[];
+  try {
+    simple = await deps.signatures(image);
+    attachments = await deps.sigstoreAttachments(image);
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+  const signatures = attachments.filter((a) => a.mimeType === SIGSTORE_SIGNATURE_MIME_TYPE);
+  const rejections: string[] = [];
+  for (const sig of signatures) {
+    const reason = await sigstoreSignatureRefusal(req, req.keys, image, sig, deps);
+    if (reason === undefined) return undefined;
+    rejections.push(reason);
+  }
+  if (rejections.length === 0) {
+    const others = attachments.length - signatures.length;
+    if (simple.length === 0 && others === 0) return 'A signature was required, but no signature exists';
+    return `A signature was required, but no signature exists (${simple.length} non-sigstore signatures, ${others} sigstore non-signature attachments)`;
+  }
+  if (rejections.length === 1) return rejections[0];
+  return `None of the signatures were accepted, reasons: ${rejections.join('; ')}`;
+}
+
+async function sigstoreSignatureRefusal(
+  req: Extract<Requirement, { type: 'sigstoreSigned' }>,
+  keys: SigstoreKeySource,
+  image: PolicyImage,
+  sig: SigstoreAttachment,
+  deps: EvaluateDeps,
+): Promise<string | undefined> {
+  try {
+    const pems =
+      keys.kind === 'data'
+        ? [keys.data]
+        : keys.kind === 'datas'
+          ? keys.datas
+          : await Promise.all((keys.kind === 'path' ? [keys.path] : keys.paths).map((p) => deps.readKey(p)));
+    const publicKeys = pems.map((pem) => readSigstorePublicKey(pem));
+    const base64Signature = sig.annotations[SIGSTORE_SIGNATURE_ANNOTATION];
+    if (base64Signature === undefined) return `missing ${SIGSTORE_SIGNATURE_ANNOTATION} annotation`;
+    const claims = verifySigstorePayload(publicKeys, sig.payload, base64Signature);
+    if (claims.dockerManifestDigest !== image.digest) return `Signature for digest ${claims.dockerManifestDigest} does not match`;
+    if (!identityMatches(req.signedIdentity, image.ref, claims.dockerReference))
+      return `Signature for identity ${JSON.stringify(claims.dockerReference)} is not accepted`;
     return undefined;
   } catch (e) {
     return e instanceof Error ? e.message : String(e);

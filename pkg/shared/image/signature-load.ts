@@ -10,9 +10,11 @@
 import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isErrno } from '../errors/index.ts';
+import type { HttpResponse, HttpTransport } from './http-transport.ts';
+import { readLimited } from './registry-error.ts';
 import type { PolicyImage } from './signature-evaluate.ts';
 import { parsePolicy, type Policy } from './signature-policy.ts';
-import { lookasideUrl, namespaceFor, parseRegistriesD, type RegistriesD } from './signature-registries-d.ts';
+import { lookasideFor, lookasideUrl, parseRegistriesD, type RegistriesD } from './signature-registries-d.ts';
 
 /** Where the policy and registries.d are read from (the composition root supplies them). */
 export interface SignaturePolicyPaths {
@@ -116,23 +118,35 @@ export async function loadRegistriesD(paths: SignaturePolicyPaths): Promise<Regi
 }
 
 /**
+ * Reads one lookaside signature over http(s): its bytes, or undefined when the server says 404.
+ * Injected (the image client's {@link httpLookasideReader}), never the global `fetch`.
+ */
+export type LookasideHttp = (url: URL, signal?: AbortSignal) => Promise<Uint8Array | undefined>;
+
+/**
  * The image's lookaside signatures (`file://` or `http(s)://`), numbered from 1 until the first
  * missing one. No lookaside configured: none (the registry signature API is not consulted).
+ * Without `http`, an http(s) lookaside is an error (nothing is fetched outside the image client).
  */
-export async function lookasideSignatures(config: RegistriesD, image: PolicyImage, signal?: AbortSignal): Promise<Uint8Array[]> {
-  const base = namespaceFor(config, image.ref)?.lookaside;
-  if (base === undefined || base === '') return [];
+export async function lookasideSignatures(
+  config: RegistriesD,
+  image: PolicyImage,
+  http: LookasideHttp | undefined,
+  signal?: AbortSignal,
+): Promise<Uint8Array[]> {
+  const base = lookasideFor(config, image.ref);
+  if (base === undefined) return [];
   const sigs: Uint8Array[] = [];
   for (let i = 1; ; i++) {
     if (i > MAX_LOOKASIDE_SIGNATURES) throw new Error(`server provided ${i - 1} signatures, assuming that's unreasonable and a server error`);
     const url = lookasideUrl(base, image.ref, image.digest, i);
-    const sig = await readSignature(url, signal);
+    const sig = await readSignature(url, http, signal);
     if (sig === undefined) return sigs;
     sigs.push(sig);
   }
 }
 
-async function readSignature(url: URL, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
+async function readSignature(url: URL, http: LookasideHttp | undefined, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
   if (url.protocol === 'file:') {
     try {
       return await readBounded(decodeURIComponent(url.pathname), MAX_SIGNATURE_BYTES);
@@ -141,21 +155,75 @@ async function readSignature(url: URL, signal: AbortSignal | undefined): Promise
     }
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`Unsupported scheme when reading signatures from ${url.href}`);
-  const res = await fetch(url, signal === undefined ? {} : { signal });
-  if (res.status === 404) {
-    await res.body?.cancel();
-    return undefined;
-  }
-  if (res.status !== 200) {
-    await res.body?.cancel();
-    throw new Error(`reading signature from ${url.href}: status ${res.status} (${res.statusText})`);
-  }
-  const chunks: Buffer[] = [];
-  let n = 0;
-  for await (const chunk of res.body ?? []) {
-    n += (chunk as Uint8Array).length;
-    if (n > MAX_SIGNATURE_BYTES) throw new Error(`reading signature from ${url.href}: exceeds ${MAX_SIGNATURE_BYTES} bytes`);
-    chunks.push(Buffer.from(chunk as Uint8Array));
-  }
-  return Buffer.concat(chunks);
+  if (http === undefined) throw new Error(`reading signature from ${url.href}: no HTTP client configured for lookaside signatures`);
+  return http(url, signal);
+}
+
+/** Bounds of {@link httpLookasideReader}. */
+interface LookasideHttpOptions {
+  /** Largest signature accepted (default 4 MiB, containers/image's MaxSignatureBodySize). */
+  maxBytes?: number | undefined;
+  /** Bound of one signature's whole request, headers and body (default 60 s). */
+  timeoutMs?: number | undefined;
+}
+
+const DEFAULT_LOOKASIDE_TIMEOUT_MS = 60_000;
+
+/**
+ * Lookaside reads through the image client's transport: its proxy, CA bundle, certificate
+ * directories, connect and read timeouts, plus a bound on the whole request (a server that
+ * drips bytes forever) and on the size. No registry credentials are sent (as containers/image,
+ * which GETs the lookaside URL without the registry's authentication). Any status but 200 and
+ * 404, a timeout or an oversized answer is an error naming the URL, so the signature is never
+ * accepted.
+ */
+export function httpLookasideReader(transport: Pick<HttpTransport, 'request'>, options: LookasideHttpOptions = {}): LookasideHttp {
+  const maxBytes = options.maxBytes ?? MAX_SIGNATURE_BYTES;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_LOOKASIDE_TIMEOUT_MS;
+  return async (url, signal) => {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error(`no complete answer within ${timeoutMs} ms`)), timeoutMs);
+    const combined = signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]);
+    const fail = (e: unknown): never => {
+      const reason = deadline.signal.aborted && signal?.aborted !== true ? (deadline.signal.reason as Error) : e;
+      throw new Error(`reading signature from ${url.href}: ${reason instanceof Error ? reason.message : String(reason)}`, { cause: e });
+    };
+    try {
+      let res: HttpResponse;
+      try {
+        res = await transport.request({ method: 'GET', url, signal: combined });
+      } catch (e) {
+        return fail(e);
+      }
+      const onAbort = (): void => void res.body.destroy(deadline.signal.reason as Error);
+      deadline.signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        if (res.status === 404) {
+          res.body.resume();
+          return undefined;
+        }
+        if (res.status !== 200) {
+          res.body.resume();
+          throw new Error(`reading signature from ${url.href}: status ${res.status} (${res.statusText})`);
+        }
+        const length = Number(res.headers['content-length']);
+        if (res.headers['content-length'] !== undefined && Number.isFinite(length) && length > maxBytes) {
+          res.body.destroy();
+          throw new Error(`reading signature from ${url.href}: exceeds ${maxBytes} bytes`);
+        }
+        try {
+          return await readLimited(res.body, maxBytes, 'signature');
+        } catch (e) {
+          if (e instanceof Error && e.message === `signature is larger than ${maxBytes} bytes`) {
+            throw new Error(`reading signature from ${url.href}: exceeds ${maxBytes} bytes`, { cause: e });
+          }
+          return fail(e);
+        }
+      } finally {
+        deadline.signal.removeEventListener('abort', onAbort);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 }

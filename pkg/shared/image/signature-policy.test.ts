@@ -40,7 +40,13 @@ describe('parsePolicy', () => {
       { type: 'signedBy', keyType: 'GPGKeys', keys: { kind: 'path', path: '/k.gpg' }, signedIdentity: { type: 'matchRepoDigestOrExact' } },
     ]);
     expect(docker?.get('quay.io/c')?.[0]).toMatchObject({ keys: { kind: 'data', data: Buffer.from('key') } });
-    expect(docker?.get('')?.[0]).toMatchObject({ type: 'sigstoreSigned', signedIdentity: { type: 'remapIdentity' } });
+    expect(docker?.get('')?.[0]).toEqual({
+      type: 'sigstoreSigned',
+      keys: { kind: 'path', path: '/c.pub' },
+      certificates: undefined,
+      rekor: false,
+      signedIdentity: { type: 'remapIdentity', prefix: 'a.io', signedPrefix: 'b.io' },
+    });
     expect(r.value.transports.get('atomic')?.get('x')).toEqual([{ type: 'reject' }]);
   });
 
@@ -58,6 +64,20 @@ describe('parsePolicy', () => {
     ['signedBy with two keys', '{"default": [{"type": "signedBy", "keyType": "GPGKeys", "keyPath": "/a", "keyData": ""}]}', /more than one present$/],
     ['signedBy with a bad keyType', '{"default": [{"type": "signedBy", "keyType": "PGP", "keyPath": "/a"}]}', /invalid keyType "PGP"/],
     ['keyData that is not base64', '{"default": [{"type": "signedBy", "keyType": "GPGKeys", "keyData": "!!"}]}', /base64/],
+    [
+      'sigstoreSigned without a key',
+      '{"default": [{"type": "sigstoreSigned"}]}',
+      /exactly one of keyPath, keyPaths, keyData, keyDatas, fulcio, and pki/,
+    ],
+    ['sigstoreSigned with two keys', '{"default": [{"type": "sigstoreSigned", "keyPath": "/a", "keyData": "AAAA"}]}', /exactly one of keyPath/],
+    ['sigstoreSigned with empty keyPaths', '{"default": [{"type": "sigstoreSigned", "keyPaths": []}]}', /"keyPaths" contains no entries/],
+    ['sigstoreSigned keyDatas not base64', '{"default": [{"type": "sigstoreSigned", "keyDatas": ["!!"]}]}', /illegal base64 data in "keyDatas"/],
+    [
+      'fulcio without Rekor',
+      '{"default": [{"type": "sigstoreSigned", "fulcio": {"caPath": "/c", "oidcIssuer": "i", "subjectEmail": "e"}}]}',
+      /must be specified if fulcio is used/,
+    ],
+    ['an unknown sigstoreSigned key', '{"default": [{"type": "sigstoreSigned", "keyPath": "/a", "keyType": "x"}]}', /Unknown key "keyType"/],
     [
       'an unknown identity type',
       '{"default": [{"type": "signedBy", "keyType": "GPGKeys", "keyPath": "/a", "signedIdentity": {"type": "any"}}]}',

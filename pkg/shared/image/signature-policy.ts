@@ -18,12 +18,24 @@ export type IdentityMatch =
 /** Where signedBy's keys come from: exactly one of keyPath, keyPaths, keyData. */
 type KeySource = { kind: 'path'; path: string } | { kind: 'paths'; paths: string[] } | { kind: 'data'; data: Buffer };
 
+/** Where sigstoreSigned's public keys come from: exactly one of keyPath, keyPaths, keyData, keyDatas. */
+export type SigstoreKeySource = KeySource | { kind: 'datas'; datas: Buffer[] };
+
 export type Requirement =
   | { type: 'insecureAcceptAnything' }
   | { type: 'reject' }
   | { type: 'signedBy'; keyType: string; keys: KeySource; signedIdentity: IdentityMatch }
   | { type: 'signedBaseLayer' }
-  | { type: 'sigstoreSigned'; signedIdentity: IdentityMatch };
+  | {
+      type: 'sigstoreSigned';
+      /** The public keys (PEM); undefined when the policy uses `fulcio` or `pki` instead. */
+      keys: SigstoreKeySource | undefined;
+      /** The certificate-based source (`fulcio`, `pki`) when used: not verified here, refused. */
+      certificates: 'fulcio' | 'pki' | undefined;
+      /** A Rekor public key is configured (its SET would have to be verified): refused here. */
+      rekor: boolean;
+      signedIdentity: IdentityMatch;
+    };
 
 export interface Policy {
   default: Requirement[];
@@ -112,21 +124,7 @@ function requirement(v: unknown): Requirement {
       identity(o.baseLayerIdentity);
       return { type };
     case 'sigstoreSigned':
-      onlyKeys(o, [
-        'type',
-        'keyPath',
-        'keyPaths',
-        'keyData',
-        'keyDatas',
-        'fulcio',
-        'pki',
-        'rekorPublicKeyPath',
-        'rekorPublicKeyPaths',
-        'rekorPublicKeyData',
-        'rekorPublicKeyDatas',
-        'signedIdentity',
-      ]);
-      return { type, signedIdentity: o.signedIdentity === undefined ? { type: 'matchRepoDigestOrExact' } : identity(o.signedIdentity) };
+      return sigstoreSigned(o);
     default:
       fail(`Unknown policy requirement type ${JSON.stringify(typeof type === 'string' ? type : '')}`);
   }
@@ -153,6 +151,74 @@ function signedBy(o: Record<string, unknown>): Requirement {
   }
   const signedIdentity: IdentityMatch = o.signedIdentity === undefined ? { type: 'matchRepoDigestOrExact' } : identity(o.signedIdentity);
   return { type: 'signedBy', keyType, keys, signedIdentity };
+}
+
+function base64Field(v: unknown, field: string): Buffer {
+  const b64 = str(v, field);
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.length % 4 !== 0) fail(`illegal base64 data in "${field}"`);
+  return Buffer.from(b64, 'base64');
+}
+
+function nonEmptyList(v: unknown, field: string): unknown[] {
+  if (!Array.isArray(v)) fail(`Field "${field}" is not a JSON array`);
+  if (v.length === 0) fail(`"${field}" contains no entries`);
+  return v;
+}
+
+/** containers/image's policy_config_sigstore.go rules: one key source, Rekor rules, fulcio/pki shapes. */
+function sigstoreSigned(o: Record<string, unknown>): Requirement {
+  onlyKeys(o, [
+    'type',
+    'keyPath',
+    'keyPaths',
+    'keyData',
+    'keyDatas',
+    'fulcio',
+    'pki',
+    'rekorPublicKeyPath',
+    'rekorPublicKeyPaths',
+    'rekorPublicKeyData',
+    'rekorPublicKeyDatas',
+    'signedIdentity',
+  ]);
+  const signedIdentity: IdentityMatch =
+    o.signedIdentity === undefined || o.signedIdentity === null ? { type: 'matchRepoDigestOrExact' } : identity(o.signedIdentity);
+  let keys: SigstoreKeySource | undefined;
+  let sources = 0;
+  if (o.keyPath !== undefined && o.keyPath !== '') {
+    sources++;
+    keys = { kind: 'path', path: str(o.keyPath, 'keyPath') };
+  }
+  if (o.keyPaths !== undefined && o.keyPaths !== null) {
+    sources++;
+    keys = { kind: 'paths', paths: nonEmptyList(o.keyPaths, 'keyPaths').map((p) => str(p, 'keyPaths')) };
+  }
+  if (o.keyData !== undefined && o.keyData !== null) {
+    sources++;
+    keys = { kind: 'data', data: base64Field(o.keyData, 'keyData') };
+  }
+  if (o.keyDatas !== undefined && o.keyDatas !== null) {
+    sources++;
+    keys = { kind: 'datas', datas: nonEmptyList(o.keyDatas, 'keyDatas').map((d) => base64Field(d, 'keyDatas')) };
+  }
+  let certificates: 'fulcio' | 'pki' | undefined;
+  for (const kind of ['fulcio', 'pki'] as const) {
+    if (o[kind] === undefined || o[kind] === null) continue;
+    object(o[kind], kind);
+    sources++;
+    certificates = kind;
+  }
+  if (sources !== 1) fail('exactly one of keyPath, keyPaths, keyData, keyDatas, fulcio, and pki must be specified');
+  const rekorSources = ['rekorPublicKeyPath', 'rekorPublicKeyPaths', 'rekorPublicKeyData', 'rekorPublicKeyDatas'].filter(
+    (k) => o[k] !== undefined && o[k] !== null && o[k] !== '',
+  ).length;
+  if (rekorSources > 1)
+    fail('at most one of rekorPublickeyPath, rekorPublicKeyPaths, rekorPublickeyData and rekorPublicKeyDatas can be used simultaneously');
+  if (certificates === 'fulcio' && rekorSources === 0)
+    fail('At least one of rekorPublickeyPath, rekorPublicKeyPaths, rekorPublickeyData and rekorPublicKeyDatas must be specified if fulcio is used');
+  if (certificates === 'pki' && rekorSources > 0)
+    fail('rekorPublickeyPath, rekorPublicKeyPaths, rekorPublickeyData and rekorPublicKeyDatas are not supported for pki');
+  return { type: 'sigstoreSigned', keys: certificates === undefined ? keys : undefined, certificates, rekor: rekorSources > 0, signedIdentity };
 }
 
 function identity(v: unknown): IdentityMatch {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseNormalized } from './reference.ts';
-import { lookasideUrl, namespaceFor, parseRegistriesD } from './signature-registries-d.ts';
+import { lookasideFor, lookasideUrl, parseRegistriesD, useSigstoreAttachmentsFor } from './signature-registries-d.ts';
 
 describe('registries.d', () => {
   it('picks the most specific docker scope, else default-docker; sigstore is the legacy lookaside', () => {
@@ -13,12 +13,22 @@ describe('registries.d', () => {
     ]);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(namespaceFor(r.value, parseNormalized('quay.io/ns/app:v1'))).toEqual({
-      lookaside: 'https://app.example.com',
-      useSigstoreAttachments: true,
-    });
-    expect(namespaceFor(r.value, parseNormalized('quay.io/ns/other:v1'))?.lookaside).toBe('https://sigs.example.com/ns');
-    expect(namespaceFor(r.value, parseNormalized('docker.io/x/y:v1'))?.lookaside).toBe('file:///var/sigs');
+    expect(lookasideFor(r.value, parseNormalized('quay.io/ns/app:v1'))).toBe('https://app.example.com');
+    expect(useSigstoreAttachmentsFor(r.value, parseNormalized('quay.io/ns/app:v1'))).toBe(true);
+    expect(lookasideFor(r.value, parseNormalized('quay.io/ns/other:v1'))).toBe('https://sigs.example.com/ns');
+    expect(useSigstoreAttachmentsFor(r.value, parseNormalized('quay.io/ns/other:v1'))).toBe(false);
+    expect(lookasideFor(r.value, parseNormalized('docker.io/x/y:v1'))).toBe('file:///var/sigs');
+  });
+
+  it('looks each setting up on its own: a scope setting only use-sigstore-attachments keeps the wider lookaside', () => {
+    const r = parseRegistriesD([
+      ['/d/a.yaml', 'default-docker:\n  lookaside: file:///var/sigs\n  use-sigstore-attachments: true\n'],
+      ['/d/b.yaml', 'docker:\n  quay.io/ns:\n    use-sigstore-attachments: false\n'],
+    ]);
+    if (!r.ok) throw new Error(r.error);
+    expect(lookasideFor(r.value, parseNormalized('quay.io/ns/app:v1'))).toBe('file:///var/sigs');
+    expect(useSigstoreAttachmentsFor(r.value, parseNormalized('quay.io/ns/app:v1'))).toBe(false);
+    expect(useSigstoreAttachmentsFor(r.value, parseNormalized('quay.io/other/app:v1'))).toBe(true);
   });
 
   it.each([

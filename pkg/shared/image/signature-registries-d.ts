@@ -68,13 +68,28 @@ export function parseRegistriesD(files: ReadonlyArray<readonly [string, string]>
   return ok(merged);
 }
 
-/** The settings that apply to `ref` (undefined: none configured). */
-export function namespaceFor(config: RegistriesD, ref: ImageReference): RegistryNamespace | undefined {
+/**
+ * The value of `field` for `ref`: the most specific scope that sets it, else `default-docker`'s
+ * (containers/image looks each setting up on its own, so a scope that sets only one does not
+ * hide the other from a wider scope).
+ */
+function settingFor<K extends keyof RegistryNamespace>(config: RegistriesD, ref: ImageReference, field: K): RegistryNamespace[K] | undefined {
   for (const scope of [policyIdentity(ref), ...policyNamespaces(ref)]) {
-    const ns = config.docker.get(scope);
-    if (ns !== undefined) return ns;
+    const value = config.docker.get(scope)?.[field];
+    if (value !== undefined && value !== '') return value;
   }
-  return config.defaultDocker;
+  const value = config.defaultDocker?.[field];
+  return value === '' ? undefined : value;
+}
+
+/** The lookaside base URL of `ref` (undefined: none configured). */
+export function lookasideFor(config: RegistriesD, ref: ImageReference): string | undefined {
+  return settingFor(config, ref, 'lookaside');
+}
+
+/** Whether `ref`'s sigstore signatures are read as OCI attachments (`use-sigstore-attachments`). */
+export function useSigstoreAttachmentsFor(config: RegistriesD, ref: ImageReference): boolean {
+  return settingFor(config, ref, 'useSigstoreAttachments') === true;
 }
 
 /**
