@@ -105,7 +105,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
       events: p.events,
       ...(p.dependencies === undefined ? {} : { dependencies: p.dependencies }),
     }),
-    pullStep({ pulls: p.pulls }),
+    pullStep({ pulls: p.pulls, events: p.events }),
     renderStep({ schemas: p.schemas, features: p.features, events: p.events }),
     policyStep({ upgrades: p.upgrades, events: p.events, scoped: p.scoped }),
     upgradeableStep({ events: p.events }),

@@ -99,7 +99,7 @@ afterAll(async () => {
 });
 
 describe('signature policy', () => {
-  it('refuses the unsigned bundle with containers/image text, then installs the signed one', async () => {
+  it('refuses the unsigned bundle with containers/image text and a Warning Event naming the policy, then installs the signed one', async () => {
     const client = stack.kube.client;
     await client.create(clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg, version: '1.0.0' }));
     const refused = await waitForExtension(client, pkg, 'refused', (e) => (e.cond('Progressing')?.message ?? '').includes('Source image rejected'));
@@ -109,6 +109,15 @@ describe('signature policy', () => {
       message: `error for resolved bundle "${pkg}.v1.0.0" with version "1.0.0": error copying image: Source image rejected: A signature was required, but no signature exists`,
     });
     expect(refused.install).toBeUndefined();
+    // What the condition, in upstream's words, does not say: the image, policy, scope and requirement.
+    const event = await waitForEvent(client, 'ClusterExtension', pkg, 'PullFailed');
+    expect(event).toMatchObject({ type: 'Warning' });
+    expect(event.note).toMatch(
+      new RegExp(
+        `^Pulling bundle ${pkg}\\.v1\\.0\\.0 \\(version 1\\.0\\.0\\) failed: .*Source image rejected: A signature was required, but no signature exists` +
+          ` \\(image \\S+, policy \\S+/policy.json, scope docker:\\S+, requirement \\S+`,
+      ),
+    );
 
     await client.patch(
       { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind, name: pkg },

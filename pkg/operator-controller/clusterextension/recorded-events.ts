@@ -26,6 +26,7 @@ const ExtensionEventReason = {
   PreflightFailed: 'PreflightFailed',
   OwnershipConflict: 'OwnershipConflict',
   ApplyFailed: 'ApplyFailed',
+  PullFailed: 'PullFailed',
   UpgradeAvailable: 'UpgradeAvailable',
   ResolutionFailed: 'ResolutionFailed',
   BundlePassedOver: 'BundlePassedOver',
@@ -136,6 +137,15 @@ export function recordApplyFailed(
     return;
   }
   record(events, state, 'Warning', ExtensionEventReason.ApplyFailed, 'Apply', `Applying ${bundleText(bundle)} failed: ${errorMessage(err)}`);
+}
+
+/**
+ * The bundle image could not be pulled: the error, and when the containers signature policy
+ * refused it, the image, policy file, scope and requirement (`detail`, decision 0116), which the
+ * condition, in upstream's words, does not carry.
+ */
+export function recordPullFailed(events: EventRecorder, state: ExtensionState, bundle: ReleaseBundle, err: unknown, detail: string): void {
+  record(events, state, 'Warning', ExtensionEventReason.PullFailed, 'Pull', `Pulling ${bundleText(bundle)} failed: ${errorMessage(err)}${detail}`);
 }
 
 /** The uninstall finalizer deleted the release's objects. */

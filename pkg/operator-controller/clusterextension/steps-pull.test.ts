@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseBundle, readBundleDir, type RegistryV1Bundle } from '../bundle/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
+import { SignaturePolicyRejectedError } from '../../shared/image/index.ts';
 import { Manifest, type Release, type ReleaseBundle } from '../release/index.ts';
 import { BundleBudget } from '../bundlepull/index.ts';
 import { BundlePulls } from '../bundlepull/index.ts';
@@ -65,11 +66,13 @@ function harness(o: { cached?: string[]; pull?: (ref: string) => Promise<Fetched
     waitMs: o.waitMs ?? 30,
     now: () => PULL_STARTED,
   });
-  const deps = { pulls } satisfies PullPorts;
-  return { deps, pulls, fetches, enqueued };
+  const events: string[] = [];
+  const deps = { pulls, events: recordingEvents(events) } satisfies PullPorts;
+  return { deps, pulls, fetches, enqueued, events };
 }
 
-const pullBundle = async (ports: PullPorts, s: ExtensionState) => pullStep(ports).run(s);
+const pullBundle = async (ports: Omit<PullPorts, 'events'> & Partial<PullPorts>, s: ExtensionState) =>
+  pullStep({ events: recordingEvents([]), ...ports }).run(s);
 // The release record stands in for the bundle: neither schemas nor switches are read.
 const NO_RENDER = {
   schemas: { schemaFor: () => Promise.reject(new Error('not read')) },
@@ -197,6 +200,26 @@ describe('pull step', () => {
         message: `error for resolved bundle "p.v2.0.0" with version "2.0.0": ${err.message}`,
       }),
     );
+    expect(h.events).toEqual([`Warning PullFailed: Pulling bundle p.v2.0.0 (version 2.0.0) failed: ${err.message}`]);
+  });
+
+  it("new bundle refused by the signature policy: the condition in upstream's words, the Event naming image, policy, scope and requirement", async () => {
+    const refused = new SignaturePolicyRejectedError('A signature was required, but no signature exists', {
+      image: 'registry.example/p:v2',
+      scope: 'docker:registry.example',
+      requirement: 'signedBy (GPGKeys, keyPath /etc/pki/k.gpg, signedIdentity matchRepoDigestOrExact)',
+      policyFile: '/etc/containers/policy.json',
+    });
+    const h = harness({ pull: () => Promise.reject(refused) });
+    const s = state(V2, release());
+    await expect(pullBundle(h.deps, s)).rejects.toThrow(
+      'error for resolved bundle "p.v2.0.0" with version "2.0.0": Source image rejected: A signature was required, but no signature exists',
+    );
+    expect(h.events).toEqual([
+      'Warning PullFailed: Pulling bundle p.v2.0.0 (version 2.0.0) failed: Source image rejected: A signature was required, but no signature exists' +
+        ' (image registry.example/p:v2, policy /etc/containers/policy.json, scope docker:registry.example,' +
+        ' requirement signedBy (GPGKeys, keyPath /etc/pki/k.gpg, signedIdentity matchRepoDigestOrExact))',
+    ]);
   });
 
   it('first install, pull still running: Retrying, Installed False', async () => {

@@ -10,11 +10,12 @@ import type { EventRecorder, KubeObject, OpenApiSchemas } from '../../shared/kub
 import { Manifest, type ReleaseBundle } from '../release/index.ts';
 import { takeOtherObject } from '../bundle/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
+import { signaturePolicyDetail } from '../../shared/image/index.ts';
 import { render, renderFailureToError, watchNamespaceHint } from '../render/index.ts';
 import type { BundlePullScheduler } from '../bundlepull/index.ts';
 import { bundleProperties } from '../bundlepull/index.ts';
 import type { ExtensionFeatures, ExtensionState, ResolvedState } from './pipeline-state.ts';
-import { NoteMemory, recordWatchNamespaceRequired } from './recorded-events.ts';
+import { NoteMemory, recordPullFailed, recordWatchNamespaceRequired } from './recorded-events.ts';
 import { setInstalledFrom, setProgressingRetrying } from './status.ts';
 import { fail, forBundle } from './failures.ts';
 import { makePlan, recordedContent } from './plan.ts';
@@ -23,6 +24,8 @@ import { resolvedStep } from './phases.ts';
 /** What the pull step uses: the bundle pulls (from the cache, or in the background). */
 export interface PullPorts {
   pulls: Pick<BundlePullScheduler, 'get'>;
+  /** Where a failed pull is recorded, with what a signature policy refusal names. */
+  events: EventRecorder;
 }
 
 /** What the render step uses: the API server's schemas (to drop undeclared fields), the rendering switches, and the Events recorder. */
@@ -95,12 +98,16 @@ async function pullBundle(ports: PullPorts, state: ResolvedState): Promise<StepO
       return undefined;
     }
     state.log.warn({ err: pulled.error, image: ref }, 'bundle pull failed, keeping the installed release');
+    recordPullFailed(ports.events, state, target, pulled.error, signaturePolicyDetail(pulled.error));
     // Another configuration was asked for: the record is not the desired state; say why after re-applying it.
     if (!recordFits) state.resolutionError ??= forBundle(target, pulled.error);
     return undefined;
   }
   setInstalledFrom(state.ce, state.installed);
-  if (pulled.state === 'failed') fail(state, forBundle(target, pulled.error));
+  if (pulled.state === 'failed') {
+    recordPullFailed(ports.events, state, target, pulled.error, signaturePolicyDetail(pulled.error));
+    fail(state, forBundle(target, pulled.error));
+  }
   // Not an error: no backoff. The pull's end queues the extension again.
   setProgressingRetrying(state.ce, pullingMessage(target, ref, pulled.startedAt));
   state.log.info({ image: ref, since: pulled.startedAt }, 'waiting for the bundle pull');

@@ -12,6 +12,6 @@ export { BUNDLE_IMAGE_LIMITS, CATALOG_IMAGE_LIMITS, ImageLimitError, type ImageL
 export { type OpenedImage, type PullOptions, type PullResult } from './puller.ts';
 export { canonicalReference, parseImageReference, type ImageReference } from './reference.ts';
 export { type RegistriesConfPaths } from './registries-conf-load.ts';
-export { signaturePolicyDetail } from './signature-check.ts';
+export { SignaturePolicyRejectedError, signaturePolicyDetail } from './signature-check.ts';
 export { type SignaturePolicyPaths } from './signature-load.ts';
 export { tarHeaderBlock } from './tar-writer.ts';
