@@ -94,7 +94,7 @@ async function install(
   io.stderr.write(`resolved ${picked.name} (${version}) from catalog ${catalog}; pulling bundle image ${picked.image}\n`);
 
   const imageLimits = imageLimitOptions(a.values, BUNDLE_IMAGE_LIMITS);
-  const bundle = await loadBundle({ source: picked.image, values: a.values, imageLimits }, deps);
+  const bundle = await loadBundle({ source: picked.image, values: a.values, imageLimits }, deps, 'catalog');
   const renderArgs = {
     source: picked.image,
     installNamespace: req.namespace,

@@ -7,7 +7,7 @@ import { readBundleDir } from '../../pkg/operator-controller/bundle/index.ts';
 import { decodeDocuments } from '../../pkg/gocompat/goyaml/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { FIXTURE_BUNDLES_DIR, GOLDEN_CASES, GOLDEN_DIR } from '../../test/fixtures/bundles/golden-cases.ts';
-import { namesRegistry, runRenderBundle } from './render.ts';
+import { loadBundle, namesRegistry, runRenderBundle } from './render.ts';
 import type { CommandIO } from './io.ts';
 
 function capture(): CommandIO & { out: () => string; err: () => string } {
@@ -230,5 +230,18 @@ describe('olmv1 render bundle', () => {
     expect(await runRenderBundle([ref, '--install-namespace', 'ns', '--ca-file', auth], notPem, { fetchBundle })).toBe(2);
     expect(notPem.err()).toBe(`--ca-file ${JSON.stringify(auth)} holds no PEM certificate\n`);
     expect(fetchBundle).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('a bundle image named by a catalog (hostile input)', () => {
+  it('is never read as a directory of this machine, even when one exists at that path', async () => {
+    const dir = join(FIXTURE_BUNDLES_DIR, GOLDEN_CASES[0]?.bundle ?? '');
+    const fetchBundle = vi.fn(() => Promise.reject(new Error('not called')));
+    // The same path given on the command line is a bundle directory.
+    await expect(loadBundle({ source: dir, values: {}, imageLimits: BUNDLE_IMAGE_LIMITS }, { fetchBundle })).resolves.toBeDefined();
+    await expect(loadBundle({ source: dir, values: {}, imageLimits: BUNDLE_IMAGE_LIMITS }, { fetchBundle }, 'catalog')).rejects.toThrow(
+      `the catalog's bundle image ${JSON.stringify(dir)} does not name a registry`,
+    );
+    expect(fetchBundle).not.toHaveBeenCalled();
   });
 });

@@ -218,10 +218,15 @@ export function parseCommandArgs(args: readonly string[], usage: string, extra: 
 export async function loadBundle(
   args: Pick<BundleCommandArgs, 'source' | 'values' | 'imageLimits'>,
   deps: BundleSourceDeps,
+  origin: 'argument' | 'catalog' = 'argument',
 ): Promise<RegistryV1Bundle> {
   const source = args.source;
   let files: ReadonlyMap<string, Uint8Array>;
-  if ((await stat(source).catch(() => undefined))?.isDirectory() === true) {
+  // A catalog names an image, never a path of this machine: catalog content is hostile input.
+  if (origin === 'catalog' && !namesRegistry(source)) {
+    throw new CommandError(`the catalog's bundle image ${JSON.stringify(source)} does not name a registry`, 1);
+  }
+  if (origin === 'argument' && (await stat(source).catch(() => undefined))?.isDirectory() === true) {
     files = await readBundleDir(source);
   } else if (!namesRegistry(source)) {
     // A mistyped directory must not become a pull from docker.io.

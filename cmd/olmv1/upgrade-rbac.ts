@@ -101,7 +101,7 @@ export async function grantUpgradeRbac(kube: KubeContext, deps: BundleSourceDeps
   const name = a.ce.object.metadata.name ?? '';
   const spec = a.ce.extension.spec;
   io.stderr.write(`pulling bundle image ${a.pick.image} of ${a.pick.bundle} for the permissions it needs...\n`);
-  const bundle = await loadBundle({ source: a.pick.image, values: {}, imageLimits: BUNDLE_IMAGE_LIMITS }, deps);
+  const bundle = await loadBundle({ source: a.pick.image, values: {}, imageLimits: BUNDLE_IMAGE_LIMITS }, deps, 'catalog');
   const certProvider = inferCertProvider(a.release.manifest.objects());
   const args = { installNamespace: spec.namespace, ...(certProvider === undefined ? {} : { certProvider }) };
   const options = {
