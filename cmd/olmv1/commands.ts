@@ -32,7 +32,14 @@ export const commands = new Map<string, Entry>(
         const lockFile = new URL('../../package-lock.json', import.meta.url).pathname;
         return async (args, io) => {
           try {
-            return await runConsole(args, io, { ...deps, signal: shutdownSignal(), cacheDir, lockFile });
+            return await runConsole(args, io, {
+              ...deps,
+              signal: shutdownSignal(),
+              cacheDir,
+              lockFile,
+              fetchBundle,
+              defaultAuthFile: defaultAuthFile(),
+            });
           } finally {
             deps.catalogClient.close();
           }

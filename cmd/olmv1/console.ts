@@ -5,23 +5,32 @@
  */
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
+import { previewCrdDeletion } from '../../pkg/olmv1/crd-deletion/index.ts';
+import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
+import { createCatalogContentCache, type CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import type { KubeClient, KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
 import { ensureBundle, startConsole } from '../../pkg/olmv1/console/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags } from './cluster-access.ts';
 import { listClusterCatalogs, urlCatalog, type CatalogSourceDeps } from './catalog-sources.ts';
+import { runInstall } from './install.ts';
+import { describeObject, installState, installedForSelector } from './install-objects.ts';
 import { type CommandIO, signalExitCode } from './io.ts';
-import { CommandError, parseCommandLine, runCommand } from './render.ts';
+import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
+import { CommandError, parseCommandLine, runCommand, type BundleSourceDeps } from './render.ts';
 
-const USAGE = `Usage: olmv1 console [--port PORT] [--catalogd-url URL] [flags]
+const USAGE = `Usage: olmv1 console [--port PORT] [--catalogd-url URL] [--system-namespace NS] [flags]
 
-Serves a web console (OperatorHub, package pages with upgrade graphs, installed extensions) on
-127.0.0.1 until Ctrl-C. It acts only as the user of the kubeconfig: every read goes to the API
-server (and catalogd) with that identity; the console has no privilege of its own.
+Serves a web console (OperatorHub, package pages with upgrade graphs, installed extensions with
+their conditions, Events and release history, uninstall with a preview) on 127.0.0.1 until
+Ctrl-C. It acts only as the user of the kubeconfig: every read and write goes to the API server
+(and catalogd) with that identity; the console has no privilege of its own.
 
 Flags:
   --port PORT                 port on 127.0.0.1 (default 0: a free port)
   --catalogd-url URL          reach catalogd at this origin instead of the host in the
                               ClusterCatalogs' status.urls.base (e.g. a port-forward)
+  --system-namespace NS       where operator-controller keeps the release records (default ${DEFAULT_SYSTEM_NAMESPACE})
 ${CLUSTER_FLAGS_HELP}
   -h, --help                  show this help
 
@@ -37,7 +46,9 @@ Exit codes:
   130  stopped by SIGINT (Ctrl-C), 143 by SIGTERM`;
 
 /** What `olmv1 console` needs from outside (composed in commands.ts). */
-interface ConsoleDeps extends Pick<CatalogSourceDeps, 'catalogClient' | 'connectCluster'> {
+interface ConsoleDeps extends Pick<CatalogSourceDeps, 'catalogClient' | 'connectCluster'>, BundleSourceDeps {
+  /** catalogd's content as `olmv1 install` resolves against it (default: a cache over catalogClient). */
+  catalogContent?: CatalogContentCache;
   /** Aborted by SIGINT/SIGTERM; its reason is the signal's name. */
   signal: AbortSignal;
   /** Where the browser bundle is built and kept. */
@@ -49,7 +60,12 @@ interface ConsoleDeps extends Pick<CatalogSourceDeps, 'catalogClient' | 'connect
 /** Runs the console until `deps.signal` aborts. */
 export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDeps): Promise<number> {
   return runCommand(io, async () => {
-    const parsed = parseCommandLine(args, USAGE, { ...CLUSTER_FLAGS, port: { type: 'string' }, 'catalogd-url': { type: 'string' } });
+    const parsed = parseCommandLine(args, USAGE, {
+      ...CLUSTER_FLAGS,
+      port: { type: 'string' },
+      'catalogd-url': { type: 'string' },
+      'system-namespace': { type: 'string' },
+    });
     if (parsed.positionals.length > 0) throw new CommandError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}\n${USAGE}`, 2);
     const rawPort = parsed.values.port ?? '0';
     const port = /^\d{1,5}$/.test(rawPort) ? Number(rawPort) : -1;
@@ -61,7 +77,11 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
       if (catalogdUrl === undefined || !/^https?:$/.test(catalogdUrl.protocol))
         throw new CommandError(`invalid --catalogd-url ${JSON.stringify(rawUrl)} (want http(s)://HOST[:PORT])\n${USAGE}`, 2);
     }
+    const systemNamespace = parsed.values['system-namespace'] ?? DEFAULT_SYSTEM_NAMESPACE;
+    if (systemNamespace === '') throw new CommandError(`--system-namespace must not be empty\n${USAGE}`, 2);
     const kube = await deps.connectCluster(clusterFlags(parsed.values, USAGE));
+    const catalogdFlag = catalogdUrl === undefined ? [] : [`--catalogd-url=${catalogdUrl.href}`];
+    const catalogContent = deps.catalogContent ?? createCatalogContentCache({ client: deps.catalogClient });
     try {
       const assetsDir = await ensureBundle({ cacheDir: deps.cacheDir, lockFile: deps.lockFile });
       const token = randomBytes(32).toString('base64url');
@@ -77,6 +97,12 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
           listCatalogs: (signal) => listClusterCatalogs(kube, catalogdUrl, signal),
           loadCatalog: (name, url, signal) => urlCatalog(name, url, deps.catalogClient, signal),
           listExtensions: async (signal) => (await kube.client.listAll(CLUSTER_EXTENSION, { signal })).items,
+          ...extensionSources(kube.client, systemNamespace),
+          installState: (obj) => {
+            const s = installState(obj as KubeObject);
+            return s.state === 'installed' ? { state: s.state, progress: `installed ${s.bundle} (${s.version})` } : s;
+          },
+          install: (installArgs) => installAs(kube, { ...deps, catalogContent }, [...catalogdFlag, ...installArgs]),
         },
       }).catch((e: unknown) => {
         throw new CommandError(`cannot serve the console on 127.0.0.1:${port}: ${(e as Error).message}`, 1);
@@ -92,4 +118,64 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
       kube.close();
     }
   });
+}
+
+/** The kinds `olmv1 install` creates for an extension besides the ClusterExtension and the namespace (as uninstall.ts lists them). */
+const INSTALLER_KINDS = [
+  { apiVersion: 'v1', kind: 'ServiceAccount' },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role' },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding' },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' },
+] as const;
+
+/** The detail and uninstall of one ClusterExtension, read and written as the kubeconfig's user with the CLI's own code. */
+function extensionSources(client: KubeClient, systemNamespace: string) {
+  const releases = createReleaseStore({ client, namespace: systemNamespace });
+  return {
+    getExtension: (name: string, signal: AbortSignal) => client.get({ ...CLUSTER_EXTENSION, name }, { signal }),
+    // Cluster-scoped objects' Events are in namespace default (as client-go and operator-controller record them).
+    extensionEvents: async (name: string, signal: AbortSignal) =>
+      (
+        await client.listAll(
+          { apiVersion: 'v1', kind: 'Event' },
+          { namespace: 'default', fieldSelector: `involvedObject.kind=ClusterExtension,involvedObject.name=${name}`, signal },
+        )
+      ).items,
+    releaseHistory: (name: string, signal: AbortSignal) => releases.history(name, { signal }),
+    crdPreview: (name: string) => previewCrdDeletion({ client, releases }, name),
+    installerObjects: async (name: string, signal: AbortSignal) => {
+      const out: string[] = [];
+      for (const kind of INSTALLER_KINDS)
+        for (const o of (await client.listAll(kind, { labelSelector: installedForSelector(name), signal })).items)
+          out.push(describeObject({ ...o, kind: kind.kind }));
+      return out;
+    },
+    deleteExtension: async (name: string, uid: string, signal: AbortSignal) => {
+      await client.delete({ ...CLUSTER_EXTENSION, name }, { preconditions: { uid }, signal });
+    },
+  };
+}
+
+/**
+ * `olmv1 install ARGS` itself, on the console's connection (the same user), its output captured:
+ * the install form creates exactly what the command creates.
+ */
+async function installAs(
+  kube: KubeContext,
+  deps: ConsoleDeps & { catalogContent: CatalogContentCache },
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: { write: (s: string) => void (stdout += s) }, stderr: { write: (s: string) => void (stderr += s) } };
+  const code = await runInstall(args, io, {
+    connectCluster: () => Promise.resolve({ ...kube, close: () => undefined }),
+    catalogContent: deps.catalogContent,
+    ...(deps.fetchBundle === undefined ? {} : { fetchBundle: deps.fetchBundle }),
+    ...(deps.defaultAuthFile === undefined ? {} : { defaultAuthFile: deps.defaultAuthFile }),
+    sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+    now: () => Date.now(),
+  });
+  return { code, stdout, stderr };
 }

@@ -3,31 +3,41 @@
 // catalog and a generated one. The console runs as the real command (cmd/olmv1/console.ts) with
 // the admin kubeconfig; the tests browse, search, filter and open packages, check the session
 // token, CSP and CSRF guards, prove that hostile catalog content runs no script, run axe-core on
-// each page and drive the hub by keyboard. Screenshots go to docs/images/console-*.png.
+// each page and drive the hub by keyboard; they open an extension's detail (conditions, Events,
+// release history), refuse an uninstall without the CSRF token, show a restricted user's
+// refusal from a second console running as that user, and uninstall with the preview of what is
+// deleted and kept. Screenshots go to docs/images/console-*.png.
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createKubeconfigLookup, connectCluster } from '../../cmd/olmv1/cluster-access.ts';
+import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
 import { runConsole } from '../../cmd/olmv1/console.ts';
 import { createCatalogClient } from '../../pkg/operator-controller/catalogclient/index.ts';
-import { connect, type KubeContext } from '../../pkg/shared/kube/index.ts';
+import { Manifest, createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
+import { CLUSTER_EXTENSION, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../pkg/shared/api/index.ts';
+import { connect, isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { requestServiceAccountToken, serviceAccountKubeconfig } from '../envtest/index.ts';
 import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
 import { condition, pushCatalog, waitForCatalog, writeCatalogFiles } from '../support/catalogs.ts';
 import { hostileCatalog, manyCatalog, XSS } from '../support/console-catalogs.ts';
 import { installOlmConfig } from '../support/olm-config.ts';
-import { withTempDir } from '../support/temp-dir.ts';
+import { bundleFiles, packageCatalog, pushBundle } from '../support/extensions.ts';
+import { testTempDir, withTempDir } from '../support/temp-dir.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = join(REPO, 'docs', 'images');
 const id = randomBytes(3).toString('hex');
 const LABEL = 'test.olmv1/console-suite';
-const CATALOGS = { example: `example-${id}`, hostile: `hostile-${id}`, many: `many-${id}` };
+const CATALOGS = { example: `example-${id}`, hostile: `hostile-${id}`, many: `many-${id}`, install: `inst-${id}` };
+/** The package the install form installs: a real bundle image in the test registry. */
+const INSTALL_PKG = `inst-${id}`;
 
 let kube: KubeContext;
 let catalogd: TestCatalogd;
@@ -37,6 +47,60 @@ let origin = '';
 const stop = new AbortController();
 let consoleRun: Promise<number> | undefined;
 const catalogClient = createCatalogClient();
+/** Undone in afterAll, last first. */
+const cleanup: (() => Promise<unknown>)[] = [];
+
+/** Starts `olmv1 console` with `kubeconfig` (as the real command) until `signal` aborts; resolves with its URL. */
+async function startConsoleAs(kubeconfig: string, signal: AbortSignal): Promise<{ url: string; run: Promise<number> }> {
+  let printed = '';
+  const lookup = createKubeconfigLookup({}, tmpdir());
+  const run = runConsole(
+    ['--kubeconfig', kubeconfig],
+    { stdout: { write: (s: string) => (printed += s) }, stderr: { write: (s: string) => process.stderr.write(s) } },
+    {
+      signal,
+      catalogClient,
+      connectCluster: (flags) => connectCluster(flags, lookup, 1),
+      fetchBundle: (ref, access) => fetchBundleFiles(ref, { insecureRegistries: ['127.0.0.1', 'localhost'], ...access }),
+      cacheDir: join(tmpdir(), 'olmv1-console-test-bundle'),
+      lockFile: join(REPO, 'package-lock.json'),
+    },
+  );
+  const deadline = Date.now() + 60_000;
+  while (!printed.includes('\n') && Date.now() < deadline) await Promise.race([run, new Promise((r) => setTimeout(r, 100))]);
+  return { url: printed.trim(), run };
+}
+
+/** What the restricted users of these tests may do: read extensions, catalogs, CRDs, Events and namespaces; nothing else. */
+const VIEWER_RULES = [
+  { apiGroups: ['olm.operatorframework.io'], resources: ['clusterextensions', 'clustercatalogs'], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get', 'list'] },
+  { apiGroups: [''], resources: ['events', 'namespaces'], verbs: ['get', 'list'] },
+];
+
+/** A second `olmv1 console` running as a new ServiceAccount `user` (in default) bound to `rules` cluster-wide; removed in afterAll. */
+async function restrictedConsole(user: string, rules: object[], signal: AbortSignal): Promise<{ url: string; run: Promise<number> }> {
+  const cp = inject('envtestControlPlane');
+  const c = kube.client;
+  const rbac = 'rbac.authorization.k8s.io/v1';
+  await c.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: user, namespace: 'default' } });
+  cleanup.push(() => c.delete({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'default', name: user }));
+  await c.create({ apiVersion: rbac, kind: 'ClusterRole', metadata: { name: user }, rules });
+  cleanup.push(() => c.delete({ apiVersion: rbac, kind: 'ClusterRole', name: user }));
+  await c.create({
+    apiVersion: rbac,
+    kind: 'ClusterRoleBinding',
+    metadata: { name: user },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: user },
+    subjects: [{ kind: 'ServiceAccount', name: user, namespace: 'default' }],
+  });
+  cleanup.push(() => c.delete({ apiVersion: rbac, kind: 'ClusterRoleBinding', name: user }));
+  const kubeconfig = join(await testTempDir('console-user-'), 'kubeconfig');
+  await writeFile(kubeconfig, serviceAccountKubeconfig(cp, await requestServiceAccountToken(cp, 'default', user)));
+  const started = await startConsoleAs(kubeconfig, signal);
+  expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);
+  return started;
+}
 
 async function publish(name: string, dir: string): Promise<void> {
   const ref = `${inject('envtestRegistries').anonymous.host}/console/${name}:v1`;
@@ -57,6 +121,14 @@ beforeAll(async () => {
   await publish(CATALOGS.example, join(REPO, 'examples', 'example-operator', 'catalog'));
   await withTempDir('console-fbc-', async (dir) => publish(CATALOGS.hostile, await writeCatalogFiles(dir, hostileCatalog())));
   await withTempDir('console-fbc-', async (dir) => publish(CATALOGS.many, await writeCatalogFiles(dir, manyCatalog(40))));
+  const registry = inject('envtestRegistries').anonymous.host;
+  const image = await pushBundle(bundleFiles({ pkg: INSTALL_PKG, version: '1.0.0' }), `${registry}/console/${INSTALL_PKG}-bundle:v1.0.0`);
+  const installCatalog = packageCatalog(INSTALL_PKG, {
+    defaultChannel: 'stable',
+    channels: [{ name: 'stable', entries: [{ version: '1.0.0' }] }],
+    bundles: [{ version: '1.0.0', image }],
+  });
+  await withTempDir('console-fbc-', async (dir) => publish(CATALOGS.install, await writeCatalogFiles(dir, installCatalog)));
   await Promise.all(Object.values(CATALOGS).map((n) => waitForCatalog(kube.client, n, (cc) => condition(cc, 'Serving')?.status === 'True', 90_000)));
   // An extension of the example package: the hub marks it Installed, the Installed page lists it.
   await kube.client.create({
@@ -70,28 +142,16 @@ beforeAll(async () => {
     },
   });
 
-  let printed = '';
-  const lookup = createKubeconfigLookup({}, tmpdir());
-  consoleRun = runConsole(
-    ['--kubeconfig', cp.kubeconfigPath],
-    { stdout: { write: (s: string) => (printed += s) }, stderr: { write: (s: string) => process.stderr.write(s) } },
-    {
-      signal: stop.signal,
-      catalogClient,
-      connectCluster: (flags) => connectCluster(flags, lookup, 1),
-      cacheDir: join(tmpdir(), 'olmv1-console-test-bundle'),
-      lockFile: join(REPO, 'package-lock.json'),
-    },
-  );
-  const deadline = Date.now() + 60_000;
-  while (!printed.includes('\n') && Date.now() < deadline) await Promise.race([consoleRun, new Promise((r) => setTimeout(r, 100))]);
-  url = printed.trim();
+  const started = await startConsoleAs(cp.kubeconfigPath, stop.signal);
+  consoleRun = started.run;
+  url = started.url;
   expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
   origin = new URL(url).origin;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }, 240_000);
 
 afterAll(async () => {
+  for (const f of cleanup.reverse()) await f().catch(() => undefined);
   await browser?.close();
   stop.abort('SIGTERM');
   await consoleRun;
@@ -114,7 +174,8 @@ interface Watched {
   foreign: string[];
 }
 
-async function open(): Promise<Watched> {
+async function open(start = url): Promise<Watched> {
+  const home = new URL(start).origin;
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const w: Watched = { page, context, dialogs: [], errors: [], foreign: [] };
@@ -126,12 +187,12 @@ async function open(): Promise<Watched> {
   page.on('pageerror', (e) => w.errors.push(e.message));
   // A request the page's CSP blocked never leaves the browser: only the others count.
   const foreign = new Map<unknown, string>();
-  page.on('request', (r) => (r.url().startsWith(`${origin}/`) ? undefined : foreign.set(r, r.url())));
+  page.on('request', (r) => (r.url().startsWith(`${home}/`) ? undefined : foreign.set(r, r.url())));
   page.on('requestfailed', (r) => (/^(csp|net::ERR_BLOCKED_BY_CSP)$/i.test(r.failure()?.errorText ?? '') ? foreign.delete(r) : undefined));
   Object.defineProperty(w, 'foreign', {
     get: () => [...foreign.entries()].map(([r, u]) => `${u} (${(r as { failure(): { errorText: string } | null }).failure()?.errorText ?? 'sent'})`),
   });
-  await page.goto(url);
+  await page.goto(start);
   return w;
 }
 
@@ -319,5 +380,410 @@ describe('olmv1 console in a real browser', () => {
     await expect.poll(() => page.url()).toContain('#/package/');
     await expect.poll(() => page.locator('svg[data-channel="stable"]').count(), { timeout: 15_000 }).toBe(1);
     await w.context.close();
+  });
+});
+
+describe('olmv1 console: an installed extension', () => {
+  const name = `detail-${id}`;
+  const group = `c${id}.console.test`;
+  const crdName = `widgets.${group}`;
+  const releases = () => createReleaseStore({ client: kube.client, namespace: 'olmv1-system' });
+  const ceRef = { ...CLUSTER_EXTENSION, name };
+  let uid = '';
+
+  beforeAll(async () => {
+    const c = kube.client;
+    const ignoreExists = (e: unknown) => {
+      if ((e as { status?: number }).status !== 409) throw e;
+    };
+    // What operator-controller would have left: no controller runs in this stack, so the test
+    // writes the extension's status, its release records, a CRD it owns with two custom
+    // resources, an Event about it and the installer ServiceAccount "olmv1 install" labels.
+    const ce = await c.create({
+      ...CLUSTER_EXTENSION,
+      metadata: { name, labels: { [LABEL]: id } },
+      spec: {
+        namespace: 'default',
+        serviceAccount: { name: `${name}-installer` },
+        source: { sourceType: 'Catalog', catalog: { packageName: 'example-operator' } },
+      },
+    });
+    uid = ce.metadata.uid ?? '';
+    const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const cond = (type: string, status: string, reason: string, message: string) => ({
+      type,
+      status,
+      reason,
+      message,
+      lastTransitionTime: at,
+      observedGeneration: 1,
+    });
+    await c.patch(
+      ceRef,
+      {
+        status: {
+          conditions: [
+            cond('Installed', 'True', 'Succeeded', 'Installed bundle example-operator.v0.2.0 successfully'),
+            cond('Progressing', 'True', 'Succeeded', 'Desired state reached'),
+            cond('UpgradeAvailable', 'True', 'ApprovalRequired', 'example-operator.v1.0.0 is offered; approve it with "olmv1 upgrade approve"'),
+          ],
+          install: { bundle: { name: 'example-operator.v0.2.0', version: '0.2.0' } },
+        },
+      },
+      'merge',
+      { subresource: 'status' },
+    );
+    await c.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmv1-system' } }).catch(ignoreExists);
+    const crd: KubeObject = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: crdName, labels: { [OWNER_KIND_LABEL]: 'ClusterExtension', [OWNER_NAME_LABEL]: name } },
+      spec: {
+        group,
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [
+          { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+        ],
+      },
+    };
+    await c.create(crd);
+    cleanup.push(() => c.delete({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crdName }));
+    const established = async () => {
+      const got = await c.get({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crdName });
+      const conditions = (got.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
+      if (!conditions.some((x) => x.type === 'Established' && x.status === 'True')) throw new Error(`CRD ${crdName} is not Established yet`);
+    };
+    await vi.waitFor(established, { timeout: 30_000, interval: 200 });
+    // The API server serves the new kind a moment after Established: create until it does.
+    for (const w of ['one', 'two'])
+      await vi.waitFor(
+        () =>
+          c.create({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: w, namespace: 'default' } }).catch((e: unknown) => {
+            if ((e as { status?: number }).status !== 409) throw e;
+          }),
+        { timeout: 30_000, interval: 200 },
+      );
+    const bundle = (version: string) => ({
+      package: 'example-operator',
+      name: `example-operator.v${version}`,
+      version,
+      image: `quay.example/example-operator:v${version}`,
+    });
+    const objects: KubeObject[] = [
+      { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: crdName } },
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'example-operator-controller', namespace: 'default' } },
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'example-operator', namespace: 'default' } },
+    ];
+    const store = releases();
+    cleanup.push(() => store.deleteAll(name));
+    for (const [revision, version, status, description] of [
+      [1, '0.1.0', 'superseded', 'Install complete'],
+      [2, '0.2.0', 'deployed', 'Upgrade complete'],
+    ] as const)
+      await store.create({
+        extension: name,
+        extensionUID: uid,
+        revision,
+        status,
+        namespace: 'default',
+        bundle: bundle(version),
+        manifest: Manifest.ofObjects(objects),
+        properties: [],
+        description,
+        firstDeployed: at,
+        lastDeployed: at,
+      });
+    await c.create({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: `${name}.hold`, namespace: 'default' },
+      involvedObject: { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', name, uid },
+      type: 'Normal',
+      reason: 'UpgradeAvailable',
+      message: 'Hold: example-operator.v1.0.0 waits for approval',
+      count: 3,
+      firstTimestamp: at,
+      lastTimestamp: at,
+      source: { component: 'operator-controller' },
+    });
+    cleanup.push(() => c.delete({ apiVersion: 'v1', kind: 'Event', namespace: 'default', name: `${name}.hold` }));
+    await c.create({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: {
+        name: `${name}-installer`,
+        namespace: 'default',
+        labels: { 'olm.operatorframework.io/installed-by': 'olmv1', 'olm.operatorframework.io/installed-for': name },
+      },
+    });
+    cleanup.push(() => c.delete({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'default', name: `${name}-installer` }));
+  });
+
+  it('shows its conditions, Events and release history, and UpgradeAvailable on the Installed list', async () => {
+    const w = await open();
+    const { page } = w;
+    await page.goto(`${origin}/#/installed`);
+    const row = page.locator(`[data-extension="${name}"]`);
+    await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(1);
+    expect(await row.innerText()).toContain('True (ApprovalRequired)');
+    await row.getByRole('link', { name }).click();
+    await expect.poll(() => page.url()).toBe(`${origin}/#/installed/${name}`);
+    const conditions = page.getByRole('table', { name: 'Conditions' });
+    await expect.poll(() => conditions.count(), { timeout: 15_000 }).toBe(1);
+    const conditionText = await conditions.innerText();
+    for (const s of ['Installed', 'Succeeded', 'UpgradeAvailable', 'ApprovalRequired', 'approve it with "olmv1 upgrade approve"'])
+      expect(conditionText).toContain(s);
+    const history = page.getByRole('table', { name: 'Release history' });
+    const revisions = await history
+      .locator('tbody tr')
+      .evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+    expect(revisions.map((r) => [r[0], r[2], r[3], r[4], r[5]])).toEqual([
+      ['2', 'deployed', 'example-operator.v0.2.0', '0.2.0', '3'],
+      ['1', 'superseded', 'example-operator.v0.1.0', '0.1.0', '3'],
+    ]);
+    const events = await page.getByRole('table', { name: 'Events' }).innerText();
+    expect(events).toContain('UpgradeAvailable');
+    expect(events).toContain('Hold: example-operator.v1.0.0 waits for approval');
+    expect(await page.locator('main').innerText()).toContain('0.2.0');
+    expect(await axe(page)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 1100 });
+    await page.screenshot({ path: join(SHOTS, 'console-extension.png') });
+    expect(w.dialogs).toEqual([]);
+    expect(w.errors).toEqual([]);
+    expect(w.foreign).toEqual([]);
+    await w.context.close();
+  });
+
+  it('refuses an uninstall without the CSRF token or from another origin, and changes nothing', async () => {
+    const first = await fetch(url, { redirect: 'manual' });
+    const session = (first.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const { csrfToken } = (await (await fetch(`${origin}/api/session`, { headers: { cookie: session } })).json()) as { csrfToken: string };
+    const post = (headers: Record<string, string>) =>
+      fetch(`${origin}/api/extensions/${name}/uninstall`, {
+        method: 'POST',
+        headers: { cookie: session, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ uid }),
+      });
+    expect((await post({ origin })).status).toBe(403);
+    expect((await post({ origin: 'http://evil.invalid', 'x-csrf-token': csrfToken })).status).toBe(403);
+    expect((await post({ 'sec-fetch-site': 'cross-site', 'x-csrf-token': csrfToken })).status).toBe(403);
+    expect((await kube.client.get(ceRef)).metadata.uid).toBe(uid);
+  });
+
+  it("shows a restricted user the API server's refusal, and deletes nothing", async () => {
+    // May read extensions, catalogs, CRDs and Events; may not delete anything, nor read the release records.
+    const stopViewer = new AbortController();
+    const started = await restrictedConsole(`console-viewer-${id}`, VIEWER_RULES, stopViewer.signal);
+    try {
+      const w = await open(started.url);
+      const { page } = w;
+      const viewerOrigin = new URL(started.url).origin;
+      await page.goto(`${viewerOrigin}/#/installed/${name}`);
+      await expect.poll(() => page.getByRole('table', { name: 'Conditions' }).count(), { timeout: 15_000 }).toBe(1);
+      // The release records are Secrets it may not read: the page says so, as the API server does.
+      expect(await page.locator('main').innerText()).toMatch(/release history: .*forbidden/);
+      await page.getByRole('button', { name: 'Uninstall…' }).click();
+      await expect.poll(() => page.locator('[data-uninstall-preview="ready"]').count(), { timeout: 15_000 }).toBe(1);
+      await page.getByRole('button', { name: 'Uninstall', exact: true }).click();
+      const refusal = page.locator('[data-uninstall-error]');
+      await expect.poll(() => refusal.count(), { timeout: 15_000 }).toBe(1);
+      expect(await refusal.innerText()).toMatch(
+        /clusterextensions\.olm\.operatorframework\.io "detail-[0-9a-f]+" is forbidden: User "system:serviceaccount:default:console-viewer-[0-9a-f]+" cannot delete resource "clusterextensions"/,
+      );
+      expect(await axe(page)).toEqual([]);
+      await page.setViewportSize({ width: 1280, height: 1300 });
+      await page.screenshot({ path: join(SHOTS, 'console-uninstall-refused.png') });
+      expect((await kube.client.get(ceRef)).metadata.uid).toBe(uid);
+      expect(w.dialogs).toEqual([]);
+      expect(w.foreign).toEqual([]);
+      await w.context.close();
+    } finally {
+      stopViewer.abort('SIGTERM');
+      await started.run;
+    }
+  });
+
+  it('uninstalls after a preview of what is deleted and what is kept (the CRD and its custom resources)', async () => {
+    const w = await open();
+    const { page } = w;
+    await page.goto(`${origin}/#/installed/${name}`);
+    await page.getByRole('button', { name: 'Uninstall…' }).click();
+    await expect.poll(() => page.locator('[data-uninstall-preview="ready"]').count(), { timeout: 15_000 }).toBe(1);
+    const deleted = await page.getByRole('list', { name: 'Deleted' }).locator('li').allInnerTexts();
+    expect(deleted).toEqual([
+      `ClusterExtension ${name}`,
+      'ServiceAccount default/example-operator-controller',
+      'Deployment default/example-operator',
+    ]);
+    const kept = await page.getByRole('list', { name: 'Kept' }).locator('li').allInnerTexts();
+    expect(kept).toEqual([`CustomResourceDefinition ${crdName}: 2 in default`, `ServiceAccount default/${name}-installer`, 'Namespace default']);
+    // The heading of the preview has the focus: the keyboard goes on to its buttons.
+    expect(await page.evaluate<string>(`document.activeElement?.id ?? ''`)).toBe('uninstall-heading');
+    expect(await axe(page)).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'console-uninstall.png') });
+    await page.getByRole('button', { name: 'Uninstall', exact: true }).click();
+    await expect
+      .poll(
+        () =>
+          page
+            .locator('[data-extension-gone]')
+            .innerText()
+            .catch(() => ''),
+        { timeout: 30_000 },
+      )
+      .toContain(`ClusterExtension ${name} is uninstalled`);
+    await expect
+      .poll(() =>
+        kube.client.get(ceRef).then(
+          () => 'there',
+          (e: unknown) => (isNotFound(e) ? 'gone' : String(e)),
+        ),
+      )
+      .toBe('gone');
+    // Kept: the CRD and both of its custom resources.
+    expect((await kube.client.listAll({ apiVersion: `${group}/v1`, kind: 'Widget' })).items.map((o) => o.metadata.name).sort()).toEqual([
+      'one',
+      'two',
+    ]);
+    expect(w.dialogs).toEqual([]);
+    // The page learns that the extension is gone from the API's 404, which the browser logs.
+    expect(w.errors.filter((e) => !/status of 404/.test(e))).toEqual([]);
+    await w.context.close();
+  });
+});
+
+describe('olmv1 console: the install form', () => {
+  const namespace = `inst-ns-${id}`;
+  const ceRef = { ...CLUSTER_EXTENSION, name: INSTALL_PKG };
+
+  afterAll(async () => {
+    const c = kube.client;
+    await c.delete(ceRef).catch(() => undefined);
+    for (const kind of [
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' },
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' },
+    ])
+      for (const o of (await c.listAll(kind, { labelSelector: `olm.operatorframework.io/installed-for=${INSTALL_PKG}` })).items)
+        await c.delete({ ...kind, name: o.metadata.name ?? '' }).catch(() => undefined);
+    await c.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).catch(() => undefined);
+  });
+
+  it('refuses an install request without the CSRF token, and creates nothing', async () => {
+    const first = await fetch(url, { redirect: 'manual' });
+    const session = (first.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const res = await fetch(`${origin}/api/install`, {
+      method: 'POST',
+      headers: { cookie: session, origin, 'content-type': 'application/json' },
+      body: JSON.stringify({ catalog: CATALOGS.install, package: INSTALL_PKG, name: INSTALL_PKG, namespace }),
+    });
+    expect(res.status).toBe(403);
+    expect(
+      await kube.client.get(ceRef).then(
+        () => 'there',
+        (e: unknown) => (isNotFound(e) ? 'absent' : String(e)),
+      ),
+    ).toBe('absent');
+  });
+
+  it('previews the YAML olmv1 install would create (least-privilege ServiceAccount and RBAC), then creates it and follows the extension', async () => {
+    const w = await open();
+    const { page } = w;
+    await page.goto(`${origin}/#/package/${CATALOGS.install}/${INSTALL_PKG}`);
+    await page.getByRole('link', { name: 'Install…' }).click();
+    await expect.poll(() => page.url()).toBe(`${origin}/#/install/${CATALOGS.install}/${INSTALL_PKG}`);
+    await expect.poll(() => page.getByLabel('Namespace').count(), { timeout: 15_000 }).toBe(1);
+    // By keyboard: the namespace field, a channel, the update policy, then Enter previews.
+    await page.getByLabel('Namespace').fill(namespace);
+    await page.getByLabel('Channel').selectOption('stable');
+    await page.getByLabel('Update policy').selectOption('Manual');
+    await page.getByLabel('Version range').focus();
+    await page.keyboard.type('1.0.x');
+    await page.keyboard.press('Enter');
+    const preview = page.locator('[data-install-yaml]');
+    await expect.poll(() => preview.count(), { timeout: 60_000 }).toBe(1);
+    const yaml = await preview.locator('.pf-v6-c-code-block__code').innerText();
+    for (const s of [
+      'kind: Namespace',
+      'kind: ServiceAccount',
+      `name: ${INSTALL_PKG}-installer`,
+      'kind: ClusterRole',
+      'kind: ClusterExtension',
+      'olm.operatorframework.io/update-policy: Manual',
+      'version: 1.0.x',
+      '- stable',
+    ])
+      expect(yaml).toContain(s);
+    // The RBAC is least privilege: no wildcard.
+    expect(yaml).not.toMatch(/- '\*'|- "\*"/);
+    expect(
+      await kube.client.get(ceRef).then(
+        () => 'there',
+        (e: unknown) => (isNotFound(e) ? 'absent' : String(e)),
+      ),
+    ).toBe('absent');
+    expect(await axe(page)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 1400 });
+    await page.screenshot({ path: join(SHOTS, 'console-install.png') });
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    await page.getByRole('button', { name: 'Install', exact: true }).click();
+    await expect.poll(() => page.url(), { timeout: 60_000 }).toBe(`${origin}/#/installed/${INSTALL_PKG}`);
+    const ce = await kube.client.get(ceRef);
+    expect((ce.spec as { serviceAccount?: { name?: string }; namespace?: string }).serviceAccount?.name).toBe(`${INSTALL_PKG}-installer`);
+    expect((ce.spec as { namespace?: string }).namespace).toBe(namespace);
+    expect(ce.metadata.labels?.['olm.operatorframework.io/installed-by']).toBe('olmv1');
+    expect(ce.metadata.annotations?.['olm.operatorframework.io/update-policy']).toBe('Manual');
+    const sa = await kube.client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace, name: `${INSTALL_PKG}-installer` });
+    expect(sa.metadata.labels?.['olm.operatorframework.io/installed-for']).toBe(INSTALL_PKG);
+    // The extension's page follows it; no operator-controller runs in this stack, so it stays unreconciled.
+    await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toContain('waiting for operator-controller');
+    expect(await page.locator('[data-install-progress="waiting"]').count()).toBe(1);
+    expect(await page.locator('main').innerText()).toContain('No conditions yet');
+    expect(w.dialogs).toEqual([]);
+    expect(w.errors).toEqual([]);
+    expect(w.foreign).toEqual([]);
+    await w.context.close();
+  });
+
+  it("shows a user who may not create the RBAC the API server's refusal, and creates nothing", async () => {
+    const other = `inst-denied-${id}`;
+    const stopUser = new AbortController();
+    const started = await restrictedConsole(`console-installer-${id}`, VIEWER_RULES, stopUser.signal);
+    try {
+      const w = await open(started.url);
+      const { page } = w;
+      await page.goto(`${new URL(started.url).origin}/#/install/${CATALOGS.install}/${INSTALL_PKG}`);
+      await expect.poll(() => page.locator('#install-name').count(), { timeout: 15_000 }).toBe(1);
+      await page.locator('#install-name').fill(other);
+      await page.getByLabel('Namespace').fill(other);
+      await page.getByRole('button', { name: 'Preview' }).click();
+      await expect.poll(() => page.locator('[data-install-yaml]').count(), { timeout: 60_000 }).toBe(1);
+      await page.getByRole('button', { name: 'Install', exact: true }).click();
+      const refusal = page.locator('[data-install-error]');
+      await expect.poll(() => refusal.count(), { timeout: 60_000 }).toBe(1);
+      expect(await refusal.innerText()).toMatch(
+        /is forbidden: User "system:serviceaccount:default:console-installer-[0-9a-f]+" cannot create resource/,
+      );
+      expect(await axe(page)).toEqual([]);
+      expect(page.url()).toContain('#/install/');
+      expect(
+        await kube.client.get({ ...CLUSTER_EXTENSION, name: other }).then(
+          () => 'there',
+          (e: unknown) => (isNotFound(e) ? 'absent' : String(e)),
+        ),
+      ).toBe('absent');
+      expect(
+        await kube.client.get({ apiVersion: 'v1', kind: 'Namespace', name: other }).then(
+          () => 'there',
+          (e: unknown) => (isNotFound(e) ? 'absent' : String(e)),
+        ),
+      ).toBe('absent');
+      expect(w.dialogs).toEqual([]);
+      await w.context.close();
+    } finally {
+      stopUser.abort('SIGTERM');
+      await started.run;
+    }
   });
 });

@@ -24,6 +24,8 @@ const partition = (name: string, mediatype: string): DeclarativeConfig => ({
 });
 
 let dir: string;
+const deleted: [string, string][] = [];
+const installs: string[][] = [];
 let running: Awaited<ReturnType<typeof startConsole>>;
 const token = 'a'.repeat(43);
 
@@ -46,6 +48,21 @@ beforeAll(async () => {
       loadCatalog: async () => ({ packageNames: ['good', 'html'], load: (p) => partition(p, p === 'good' ? 'image/svg+xml' : 'text/html') }),
       listExtensions: async () => {
         throw Object.assign(new Error('clusterextensions.olm.operatorframework.io is forbidden: User "u" cannot list resource'), { status: 403 });
+      },
+      getExtension: async () => {
+        throw Object.assign(new Error('not found'), { status: 404 });
+      },
+      extensionEvents: async () => [],
+      releaseHistory: async () => [],
+      crdPreview: async (extension) => ({ extension, crds: [], refusals: [], unchecked: [] }),
+      installerObjects: async () => [],
+      deleteExtension: async (name, uid) => void deleted.push([name, uid]),
+      installState: () => ({ state: 'waiting', progress: 'waiting for operator-controller' }),
+      install: async (args) => {
+        installs.push(args);
+        return args.includes('--dry-run')
+          ? { code: 0, stdout: 'kind: ClusterExtension\n', stderr: 'resolved\n' }
+          : { code: 1, stdout: '', stderr: 'error: forbidden\n' };
       },
     },
   });
@@ -87,5 +104,40 @@ describe('console server', () => {
     expect((await get('/assets/main.js')).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect((await get('/assets/..%2f..%2fetc%2fpasswd')).status).toBe(404);
     expect((await get('/assets/missing.js')).status).toBe(404);
+  });
+
+  const post = (path: string, body: unknown) =>
+    fetch(`${running.origin}${path}`, {
+      method: 'POST',
+      headers: {
+        cookie: `olmv1_console_session=${token}`,
+        origin: running.origin,
+        'x-csrf-token': 'c'.repeat(43),
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body),
+    });
+
+  it('uninstalls only the ClusterExtension previewed (its uid), refusing a request without one', async () => {
+    expect((await post('/api/extensions/ext/uninstall', {})).status).toBe(400);
+    expect((await post('/api/extensions/ext/uninstall', { uid: 'u-1' })).status).toBe(202);
+    expect(deleted).toEqual([['ext', 'u-1']]);
+  });
+
+  it("installs through olmv1 install's command line: a dry run answers its YAML, a failure its error, an invalid form nothing", async () => {
+    const form = { catalog: 'c', package: 'good', name: 'good', namespace: 'ns', channel: 'stable', version: '1.0.x', updatePolicy: 'Manual' };
+    const dry = await post('/api/install', { ...form, dryRun: true });
+    expect(dry.status).toBe(200);
+    expect(await dry.json()).toEqual({ yaml: 'kind: ClusterExtension\n', log: 'resolved\n', name: 'good' });
+    const real = await post('/api/install', form);
+    expect(real.status).toBe(422);
+    expect(((await real.json()) as { error: string }).error).toBe('error: forbidden');
+    expect(installs.map((a) => a.slice(-3))).toEqual([
+      ['--output=yaml', '--', 'good'],
+      ['--no-wait', '--', 'good'],
+    ]);
+    expect((await post('/api/install', { ...form, namespace: '--authfile=/etc/x' })).status).toBe(400);
+    expect((await post('/api/install', { ...form, package: 'missing' })).status).toBe(404);
+    expect(installs).toHaveLength(2);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The console's HTTP server: the guard (security.ts) before every route, the static bundle, and a
- * small JSON API over the catalogs and ClusterExtensions, all read with the user's own
- * kubeconfig identity through the injected sources. No route changes anything yet.
+ * small JSON API over the catalogs and ClusterExtensions, all read and written with the user's
+ * own kubeconfig identity through the injected sources. The one write, uninstall, is a POST the
+ * guard lets through only with the CSRF token from the console's own origin.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
@@ -9,8 +10,11 @@ import { extname, join, normalize, sep } from 'node:path';
 import type { Logger } from 'pino';
 import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
-import { extensionRow } from './extensions.ts';
+import type { DeletionPreview } from '../crd-deletion/index.ts';
+import type { Release } from '../../operator-controller/release/index.ts';
+import { extensionDetail, extensionRow, uninstallPreview, type InstallProgress } from './extensions.ts';
 import { hubTile, packageDetail, packageIcon, type HubTile } from './hub-index.ts';
+import { installCommandLine, parseInstallForm } from './install-form.ts';
 import { guard, SECURITY_HEADERS } from './security.ts';
 
 /** A catalog's content, loadable one package at a time. */
@@ -27,6 +31,22 @@ interface ConsoleSources {
   loadCatalog(name: string, baseURL: string, signal: AbortSignal): Promise<ConsoleCatalog>;
   /** The ClusterExtension objects. */
   listExtensions(signal: AbortSignal): Promise<unknown[]>;
+  /** One ClusterExtension; rejects with the API server's error (status 404 when there is none). */
+  getExtension(name: string, signal: AbortSignal): Promise<unknown>;
+  /** The Events about a ClusterExtension. */
+  extensionEvents(name: string, signal: AbortSignal): Promise<unknown[]>;
+  /** Its release records, newest first (as `olmv1 release history` reads them). */
+  releaseHistory(name: string, signal: AbortSignal): Promise<Release[]>;
+  /** Its CustomResourceDefinitions with their custom resources (as `olmv1 uninstall --delete-crds` previews them). */
+  crdPreview(name: string, signal: AbortSignal): Promise<DeletionPreview>;
+  /** `Kind namespace/name` of the ServiceAccount and RBAC `olmv1 install` created for it. */
+  installerObjects(name: string, signal: AbortSignal): Promise<string[]>;
+  /** Deletes the ClusterExtension, preconditioned on `uid`; rejects with the API server's error. */
+  deleteExtension(name: string, uid: string, signal: AbortSignal): Promise<void>;
+  /** Where the install of a ClusterExtension object stands (as `olmv1 install` judges it while it waits). */
+  installState(obj: unknown): InstallProgress;
+  /** Runs `olmv1 install` with these arguments (after `install`) as the user; its exit code and output. */
+  install(args: string[], signal: AbortSignal): Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
 /** How one console runs. */
@@ -110,6 +130,25 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
       return send(res, 303, 'text/plain; charset=utf-8', '');
     }
     const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const uninstall = /^\/api\/extensions\/([^/]+)\/uninstall$/.exec(path);
+    if (req.method === 'POST' && uninstall !== null) {
+      const body = await readJson(req);
+      const uid = typeof body?.uid === 'string' ? body.uid : '';
+      if (uid === '') return json(res, 400, { error: 'the uid of the ClusterExtension previewed is required' });
+      await o.sources.deleteExtension(decodeURIComponent(uninstall[1] ?? ''), uid, AbortSignal.timeout(60_000));
+      return json(res, 202, { deleting: true });
+    }
+    if (req.method === 'POST' && path === '/api/install') {
+      const body = await readJson(req);
+      const parsed = parseInstallForm(body);
+      if (!parsed.ok) return json(res, 400, { error: parsed.error });
+      const c = (await hub()).catalogs.get(parsed.form.catalog);
+      if (c === undefined || !c.packageNames.includes(parsed.form.package)) return json(res, 404, { error: 'no such package' });
+      const dryRun = body?.dryRun === true;
+      const out = await o.sources.install(installCommandLine(parsed.form, dryRun), AbortSignal.timeout(300_000));
+      if (out.code !== 0) return json(res, 422, { error: out.stderr.trim() || `olmv1 install exited with ${out.code}`, log: out.stderr });
+      return json(res, dryRun ? 200 : 201, { yaml: dryRun ? out.stdout : '', log: out.stderr, name: parsed.form.name });
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 404, { error: 'no such action' });
     if (path === '/' || path === '/index.html') return send(res, 200, 'text/html; charset=utf-8', PAGE);
     if (path.startsWith('/assets/')) return asset(res, o.assetsDir, path.slice('/assets/'.length));
@@ -121,6 +160,27 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
       return json(res, 200, { tiles: h.tiles.map((t) => ({ ...t, installed: installed.has(t.name) })), problems: [...h.problems, ...problems] });
     }
     if (path === '/api/extensions') return json(res, 200, { extensions: (await o.sources.listExtensions(signal)).map(extensionRow) });
+    const ext = /^\/api\/extensions\/([^/]+)(\/uninstall-preview)?$/.exec(path);
+    if (ext !== null) {
+      const name = decodeURIComponent(ext[1] ?? '');
+      const obj = await o.sources.getExtension(name, signal);
+      const problems: string[] = [];
+      const part = <T>(what: string, p: Promise<T>, none: T): Promise<T> =>
+        p.catch((e: unknown) => {
+          problems.push(`${what}: ${errorMessage(e)}`);
+          return none;
+        });
+      const history = await part('release history', o.sources.releaseHistory(name, signal), []);
+      if (ext[2] === undefined) {
+        const events = await part('Events', o.sources.extensionEvents(name, signal), []);
+        return json(res, 200, extensionDetail(obj, o.sources.installState(obj), events, history, problems));
+      }
+      const [crds, installer] = await Promise.all([
+        part('CustomResourceDefinitions', o.sources.crdPreview(name, signal), undefined),
+        part('installer ServiceAccount and RBAC', o.sources.installerObjects(name, signal), []),
+      ]);
+      return json(res, 200, uninstallPreview(obj, history, crds, installer, problems));
+    }
     const m = /^\/api\/(packages|icons)\/([^/]+)\/([^/]+)$/.exec(path);
     if (m !== null) {
       const [, kind, catalog = '', pkg = ''] = m.map((x) => decodeURIComponent(x));
@@ -213,6 +273,23 @@ async function asset(res: ServerResponse, dir: string, rel: string): Promise<voi
   if (data === undefined) return json(res, 404, { error: 'not found' });
   res.setHeader('cache-control', 'private, max-age=3600');
   return send(res, 200, type, data);
+}
+
+/** The JSON object of a request body of at most 4 KiB; undefined when it is not one. */
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req as AsyncIterable<Buffer>) {
+    size += c.length;
+    if (size > 4096) return undefined;
+    chunks.push(c);
+  }
+  try {
+    const v: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

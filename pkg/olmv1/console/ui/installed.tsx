@@ -1,13 +1,14 @@
-/** The Installed page: every ClusterExtension with its package, version, and Installed / Progressing / Healthy, refreshed every 5 s. */
+/** The Installed page: every ClusterExtension with its package, version, and Installed / Progressing / Healthy / UpgradeAvailable, refreshed every 5 s. */
 import { useEffect, useState } from 'react';
 import { Alert, Label, PageSection, Title } from '@patternfly/react-core';
-import { getJson, type ExtensionRow } from './api.ts';
+import { extensionHref, getJson, type ExtensionRow } from './api.ts';
 
-/** How often the page reads the ClusterExtensions again. */
-const POLL_MS = 5_000;
+/** How often the Installed pages read the ClusterExtensions again. */
+export const POLL_MS = 5_000;
 
-function Status({ c, good }: { c: ExtensionRow['installed']; good: string }) {
-  const color = c.status === good ? 'green' : c.status === '' || c.status === 'Unknown' ? 'grey' : 'red';
+/** A condition as a label: green when it is `good`, grey when absent or Unknown, else `bad` (red by default). */
+export function Status({ c, good, bad = 'red' }: { c: ExtensionRow['installed']; good: string; bad?: 'red' | 'blue' }) {
+  const color = c.status === good ? 'green' : c.status === '' || c.status === 'Unknown' ? 'grey' : bad;
   return (
     <Label color={color} isCompact title={c.message}>
       {c.status === '' ? '-' : `${c.status}${c.reason === '' ? '' : ` (${c.reason})`}`}
@@ -46,7 +47,7 @@ export function InstalledPage() {
         <table className="pf-v6-c-table pf-m-compact" aria-label="ClusterExtensions">
           <thead className="pf-v6-c-table__thead">
             <tr className="pf-v6-c-table__tr">
-              {['Name', 'Package', 'Namespace', 'Version', 'Installed', 'Progressing', 'Healthy'].map((h) => (
+              {['Name', 'Package', 'Namespace', 'Version', 'Installed', 'Progressing', 'Healthy', 'Upgrade available'].map((h) => (
                 <th key={h} className="pf-v6-c-table__th" scope="col">
                   {h}
                 </th>
@@ -56,7 +57,9 @@ export function InstalledPage() {
           <tbody className="pf-v6-c-table__tbody">
             {rows.map((r) => (
               <tr key={r.name} className="pf-v6-c-table__tr" data-extension={r.name}>
-                <td className="pf-v6-c-table__td">{r.name}</td>
+                <td className="pf-v6-c-table__td">
+                  <a href={extensionHref(r.name)}>{r.name}</a>
+                </td>
                 <td className="pf-v6-c-table__td">{r.package}</td>
                 <td className="pf-v6-c-table__td">{r.namespace}</td>
                 <td className="pf-v6-c-table__td">{r.version || '-'}</td>
@@ -68,6 +71,9 @@ export function InstalledPage() {
                 </td>
                 <td className="pf-v6-c-table__td">
                   <Status c={r.healthy} good="True" />
+                </td>
+                <td className="pf-v6-c-table__td">
+                  <Status c={r.upgradeAvailable} good="False" bad="blue" />
                 </td>
               </tr>
             ))}

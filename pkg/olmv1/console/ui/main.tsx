@@ -1,11 +1,13 @@
-/** The console's browser entry: PatternFly's page frame and a hash router over the Hub, Package and Installed pages. */
+/** The console's browser entry: PatternFly's page frame and a hash router over the Hub, Package, Install, Installed and extension detail pages. */
 import '@patternfly/react-core/dist/styles/base.css';
 import '@patternfly/react-catalog-view-extension/dist/css/react-catalog-view-extension.css';
 import './console.css';
 import { useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Masthead, MastheadBrand, MastheadContent, MastheadMain, Nav, NavItem, NavList, Page } from '@patternfly/react-core';
+import { ExtensionPage } from './extension-page.tsx';
 import { HubPage } from './hub.tsx';
+import { InstallPage } from './install-page.tsx';
 import { InstalledPage } from './installed.tsx';
 import { PackagePage } from './package-page.tsx';
 
@@ -26,7 +28,7 @@ function App() {
   const nav = (
     <Nav variant="horizontal" aria-label="Console sections">
       <NavList>
-        <NavItem itemId="hub" isActive={page === '' || page === 'package'} to="#/">
+        <NavItem itemId="hub" isActive={page === '' || page === 'package' || page === 'install'} to="#/">
           OperatorHub
         </NavItem>
         <NavItem itemId="installed" isActive={page === 'installed'} to="#/installed">
@@ -47,7 +49,17 @@ function App() {
   );
   return (
     <Page masthead={masthead} mainAriaLabel="Console page">
-      {page === 'package' ? <PackagePage catalog={parts[1] ?? ''} name={parts[2] ?? ''} /> : page === 'installed' ? <InstalledPage /> : <HubPage />}
+      {page === 'package' ? (
+        <PackagePage catalog={parts[1] ?? ''} name={parts[2] ?? ''} />
+      ) : page === 'install' ? (
+        <InstallPage key={hash} catalog={parts[1] ?? ''} name={parts[2] ?? ''} />
+      ) : page === 'installed' && (parts[1] ?? '') !== '' ? (
+        <ExtensionPage key={parts[1]} name={parts[1] ?? ''} />
+      ) : page === 'installed' ? (
+        <InstalledPage />
+      ) : (
+        <HubPage />
+      )}
     </Page>
   );
 }

@@ -14,7 +14,7 @@ import {
   Spinner,
   Title,
 } from '@patternfly/react-core';
-import { getJson, iconUrl, type Detail } from './api.ts';
+import { getJson, iconUrl, installHref, type Detail } from './api.ts';
 import { ChannelGraph } from './graph.tsx';
 
 /** Only absolute http(s) URLs survive; anything else (javascript:, data:, relative) becomes no link. */
@@ -66,6 +66,11 @@ export function PackagePage({ catalog, name }: { catalog: string; name: string }
         {d.installed && <Label color="green">Installed</Label>} {d.deprecated !== undefined && <Label color="orange">Deprecated</Label>}
       </Title>
       {d.deprecated !== undefined && <Alert variant="warning" isInline title={`Deprecated: ${d.deprecated}`} />}
+      <p className="olmv1-actions">
+        <a className="pf-v6-c-button pf-m-primary" href={installHref(d)}>
+          Install…
+        </a>
+      </p>
       <DescriptionList isHorizontal isCompact>
         {(
           [

@@ -1,0 +1,73 @@
+/**
+ * The Install form's request (pure): the fields `olmv1 install` offers, checked, and the
+ * command line of `olmv1 install` they make. Each value is bound to its flag (`--flag=value`) and
+ * the package follows `--`, so no field can add a flag of its own.
+ */
+
+/** The update policies `olmv1 install --update-policy` takes. */
+export const UPDATE_POLICIES = ['Automatic', 'AutomaticPatch', 'Manual'] as const;
+/** The upgrade constraint policies `olmv1 install --upgrade-constraint-policy` takes. */
+export const UPGRADE_CONSTRAINT_POLICIES = ['CatalogProvided', 'SelfCertified'] as const;
+
+/** What the form sends. */
+export interface InstallForm {
+  catalog: string;
+  package: string;
+  /** The ClusterExtension's name. */
+  name: string;
+  namespace: string;
+  /** '' for every channel. */
+  channel: string;
+  /** '' for any version. */
+  version: string;
+  upgradeConstraintPolicy: (typeof UPGRADE_CONSTRAINT_POLICIES)[number];
+  updatePolicy: (typeof UPDATE_POLICIES)[number];
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** The form of a request body, or what is wrong with it. */
+export function parseInstallForm(body: unknown): { ok: true; form: InstallForm } | { ok: false; error: string } {
+  const b = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const str = (k: string): string => (typeof b[k] === 'string' ? (b[k] as string).trim() : '');
+  const form = {
+    catalog: str('catalog'),
+    package: str('package'),
+    name: str('name'),
+    namespace: str('namespace'),
+    channel: str('channel'),
+    version: str('version'),
+    upgradeConstraintPolicy: str('upgradeConstraintPolicy') || 'CatalogProvided',
+    updatePolicy: str('updatePolicy') || 'Automatic',
+  };
+  if (form.catalog === '' || form.package === '') return { ok: false, error: 'a catalog and a package are required' };
+  if (form.name.length > 253 || !DNS_SUBDOMAIN.test(form.name))
+    return { ok: false, error: `name ${JSON.stringify(form.name)}: lower-case letters, digits, "-" and "." (a DNS subdomain)` };
+  if (form.namespace.length > 63 || !DNS_LABEL.test(form.namespace))
+    return { ok: false, error: `namespace ${JSON.stringify(form.namespace)}: lower-case letters, digits and "-", at most 63 (a DNS label)` };
+  if (form.channel.includes(',')) return { ok: false, error: 'one channel, or none for every channel' };
+  if (form.version.length > 256) return { ok: false, error: 'the version range is too long' };
+  const upgradeConstraintPolicy = UPGRADE_CONSTRAINT_POLICIES.find((p) => p === form.upgradeConstraintPolicy);
+  if (upgradeConstraintPolicy === undefined)
+    return { ok: false, error: `upgrade constraint policy: one of ${UPGRADE_CONSTRAINT_POLICIES.join(', ')}` };
+  const updatePolicy = UPDATE_POLICIES.find((p) => p === form.updatePolicy);
+  if (updatePolicy === undefined) return { ok: false, error: `update policy: one of ${UPDATE_POLICIES.join(', ')}` };
+  return { ok: true, form: { ...form, upgradeConstraintPolicy, updatePolicy } };
+}
+
+/** The arguments of `olmv1 install` (after `install`) for `form`: a dry run prints the objects as YAML, a real one returns once they are created. */
+export function installCommandLine(form: InstallForm, dryRun: boolean): string[] {
+  return [
+    `--name=${form.name}`,
+    `--namespace=${form.namespace}`,
+    `--catalog=${form.catalog}`,
+    ...(form.channel === '' ? [] : [`--channels=${form.channel}`]),
+    ...(form.version === '' ? [] : [`--version=${form.version}`]),
+    `--upgrade-constraint-policy=${form.upgradeConstraintPolicy}`,
+    `--update-policy=${form.updatePolicy}`,
+    ...(dryRun ? ['--dry-run', '--output=yaml'] : ['--no-wait']),
+    '--',
+    form.package,
+  ];
+}

@@ -1,0 +1,189 @@
+/**
+ * The Install page (`#/install/CATALOG/PACKAGE`): the fields `olmv1 install` offers; "Preview"
+ * runs `olmv1 install --dry-run -o yaml` as the user and shows the namespace, installer
+ * ServiceAccount, least-privilege RBAC and ClusterExtension it would create; "Install" creates
+ * them and goes to the extension's page, which follows it until Installed.
+ */
+import { useEffect, useState } from 'react';
+import {
+  ActionGroup,
+  Alert,
+  Breadcrumb,
+  BreadcrumbItem,
+  Button,
+  CodeBlock,
+  CodeBlockCode,
+  Form,
+  FormGroup,
+  FormHelperText,
+  FormSelect,
+  FormSelectOption,
+  HelperText,
+  HelperTextItem,
+  PageSection,
+  Spinner,
+  TextInput,
+  Title,
+} from '@patternfly/react-core';
+import type { InstallForm } from '../install-form.ts';
+import { UPDATE_POLICIES, UPGRADE_CONSTRAINT_POLICIES } from '../install-form.ts';
+import { extensionHref, getJson, packageHref, postJson, type Detail } from './api.ts';
+
+const UPDATE_POLICY_HELP: Record<InstallForm['updatePolicy'], string> = {
+  Automatic: 'every upgrade the catalog offers is applied',
+  AutomaticPatch: 'patch upgrades are applied; others wait for approval',
+  Manual: 'every upgrade waits for approval ("olmv1 upgrade approve")',
+};
+
+/** The Install page of a package. */
+export function InstallPage({ catalog, name }: { catalog: string; name: string }) {
+  const [d, setD] = useState<Detail | undefined>();
+  const [loadError, setLoadError] = useState<string | undefined>();
+  const [form, setForm] = useState<InstallForm>({
+    catalog,
+    package: name,
+    name,
+    namespace: name,
+    channel: '',
+    version: '',
+    upgradeConstraintPolicy: 'CatalogProvided',
+    updatePolicy: 'Automatic',
+  });
+  const [yaml, setYaml] = useState<string | undefined>();
+  const [log, setLog] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState<'preview' | 'install' | undefined>();
+  useEffect(() => {
+    const ac = new AbortController();
+    getJson<Detail>(`/api/packages/${encodeURIComponent(catalog)}/${encodeURIComponent(name)}`, ac.signal).then(setD, (e: unknown) =>
+      ac.signal.aborted ? undefined : setLoadError(String((e as Error).message)),
+    );
+    return () => ac.abort();
+  }, [catalog, name]);
+  const set = (patch: Partial<InstallForm>): void => {
+    setForm((f) => ({ ...f, ...patch }));
+    setYaml(undefined);
+  };
+  const run = (dryRun: boolean): void => {
+    setBusy(dryRun ? 'preview' : 'install');
+    setError(undefined);
+    postJson<{ yaml: string; log: string; name: string }>('/api/install', { ...form, dryRun }).then(
+      (r) => {
+        setBusy(undefined);
+        setLog(r.log);
+        if (dryRun) setYaml(r.yaml);
+        else window.location.hash = extensionHref(r.name);
+      },
+      (e: unknown) => {
+        setBusy(undefined);
+        setError(String((e as Error).message));
+      },
+    );
+  };
+  const crumbs = (
+    <Breadcrumb>
+      <BreadcrumbItem to="#/">OperatorHub</BreadcrumbItem>
+      <BreadcrumbItem to={packageHref({ catalog, name })}>{d?.displayName ?? name}</BreadcrumbItem>
+      <BreadcrumbItem isActive>Install</BreadcrumbItem>
+    </Breadcrumb>
+  );
+  if (d === undefined)
+    return (
+      <PageSection aria-label="Install">
+        {crumbs}
+        {loadError === undefined ? <Spinner aria-label="Loading the package" /> : <Alert variant="danger" isInline title={loadError} />}
+      </PageSection>
+    );
+  return (
+    <PageSection aria-label="Install" className="olmv1-install">
+      {crumbs}
+      <Title headingLevel="h1">Install {d.displayName}</Title>
+      <p>
+        From catalog {catalog}. The console runs <code>olmv1 install</code> as you: it creates the namespace if needed, a ServiceAccount{' '}
+        <code>{form.name}-installer</code> with exactly the RBAC the bundle needs, and the ClusterExtension.
+      </p>
+      <Form
+        onSubmit={(e) => {
+          e.preventDefault();
+          run(true);
+        }}
+      >
+        <FormGroup label="Name" isRequired fieldId="install-name">
+          <TextInput id="install-name" isRequired value={form.name} onChange={(_e, v) => set({ name: v })} />
+        </FormGroup>
+        <FormGroup label="Namespace" isRequired fieldId="install-namespace">
+          <TextInput id="install-namespace" isRequired value={form.namespace} onChange={(_e, v) => set({ namespace: v })} />
+          <FormHelperText>
+            <HelperText>
+              <HelperTextItem>Created when it does not exist.</HelperTextItem>
+            </HelperText>
+          </FormHelperText>
+        </FormGroup>
+        <FormGroup label="Channel" fieldId="install-channel">
+          <FormSelect id="install-channel" value={form.channel} onChange={(_e, v) => set({ channel: v })}>
+            <FormSelectOption value="" label={`any channel (default ${d.defaultChannel})`} />
+            {d.channels.map((c) => (
+              <FormSelectOption key={c.name} value={c.name} label={c.name} />
+            ))}
+          </FormSelect>
+        </FormGroup>
+        <FormGroup label="Version range" fieldId="install-version">
+          <TextInput id="install-version" placeholder="e.g. 1.2.3 or >=1.0.0, <2" value={form.version} onChange={(_e, v) => set({ version: v })} />
+        </FormGroup>
+        <FormGroup label="Upgrade constraint policy" fieldId="install-ucp">
+          <FormSelect
+            id="install-ucp"
+            value={form.upgradeConstraintPolicy}
+            onChange={(_e, v) => set({ upgradeConstraintPolicy: v as InstallForm['upgradeConstraintPolicy'] })}
+          >
+            {UPGRADE_CONSTRAINT_POLICIES.map((p) => (
+              <FormSelectOption
+                key={p}
+                value={p}
+                label={p === 'CatalogProvided' ? 'CatalogProvided: follow the upgrade graph' : 'SelfCertified: any version in range'}
+              />
+            ))}
+          </FormSelect>
+        </FormGroup>
+        <FormGroup label="Update policy" fieldId="install-update-policy">
+          <FormSelect
+            id="install-update-policy"
+            value={form.updatePolicy}
+            onChange={(_e, v) => set({ updatePolicy: v as InstallForm['updatePolicy'] })}
+          >
+            {UPDATE_POLICIES.map((p) => (
+              <FormSelectOption key={p} value={p} label={`${p}: ${UPDATE_POLICY_HELP[p]}`} />
+            ))}
+          </FormSelect>
+        </FormGroup>
+        {error !== undefined && (
+          <Alert variant="danger" isInline title="olmv1 install refused" data-install-error="">
+            <pre className="olmv1-log">{error}</pre>
+          </Alert>
+        )}
+        <ActionGroup>
+          <Button type="submit" variant={yaml === undefined ? 'primary' : 'secondary'} isDisabled={busy !== undefined} isLoading={busy === 'preview'}>
+            Preview
+          </Button>
+          <Button variant="primary" onClick={() => run(false)} isDisabled={yaml === undefined || busy !== undefined} isLoading={busy === 'install'}>
+            Install
+          </Button>
+        </ActionGroup>
+      </Form>
+      {yaml !== undefined && (
+        <section aria-labelledby="install-yaml-heading" data-install-yaml="">
+          <Title headingLevel="h2" id="install-yaml-heading">
+            What Install creates
+          </Title>
+          <p>
+            The same objects as <code>olmv1 install {name} --dry-run -o yaml</code>; keep them for GitOps.
+          </p>
+          <CodeBlock>
+            <CodeBlockCode>{yaml}</CodeBlockCode>
+          </CodeBlock>
+          {log !== '' && <pre className="olmv1-log">{log}</pre>}
+        </section>
+      )}
+    </PageSection>
+  );
+}
