@@ -26,7 +26,7 @@ import {
   PULL_END_PRIORITY,
   cachedBundle,
   fetchBundle,
-  type BundleSpill,
+  type MemoryPort,
 } from '../../pkg/operator-controller/bundlepull/index.ts';
 import { DriftWatches, shareableDriftKinds, ExtensionHealthGauge } from '../../pkg/operator-controller/drift/index.ts';
 import {
@@ -35,16 +35,10 @@ import {
   ResolveAhead,
   createUpgradeNotices,
   extensionKeys,
+  watchExtensions,
   type ExtensionFeatures,
 } from '../../pkg/operator-controller/clusterextension/index.ts';
-import {
-  dependentsToWake,
-  DependencyGauge,
-  InstalledIndex,
-  watchCatalogEvents,
-  type CatalogSource,
-  type DependencyPorts,
-} from '../../pkg/operator-controller/dependencyview/index.ts';
+import { DependencyGauge, InstalledIndex, type CatalogSource, type DependencyPorts } from '../../pkg/operator-controller/dependencyview/index.ts';
 import { RequirementCache, ServerVersionCache, readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
 import { MAX_RECORD_JSON_BYTES, createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
@@ -161,95 +155,112 @@ function extensionFeatures(gates: OperatorControllerOptions['featureGates']): Ex
 
 /** What bounds a reconcile's memory (decision 0098). */
 interface MemoryLimits {
-  /** Bundles held at once (read, parsed, rendered, applied): at most one at the unpacked-bytes cap. */
-  budget: BundleBudget;
+  /** Bundles held at once (read, parsed, rendered, applied): at most one at the unpacked-bytes cap; large ones' lines in files. */
+  bundles: MemoryPort & { budget: BundleBudget };
   /**
    * The release records a reconcile holds, likewise: a budget of their own, taken before the
    * bundle's (a pull's share kept for a next reconcile is dropped after `claimMs`, so no wait deadlocks).
    */
-  recordBudget: BundleBudget;
-  /** Bundles and records above an eighth of the cap keep their JSON lines in unlinked files here, not in the heap. */
-  spill: BundleSpill;
+  records: MemoryPort;
   /** A record holds a rendered bundle: what it may decompress to follows a raised unpacked-bytes cap. */
   maxRecordBytes: number;
 }
 
 function memoryLimits(o: OperatorControllerOptions): MemoryLimits {
   const cap = o.imageLimits.maxUnpackedBytes;
+  // Bundles and records above an eighth of the cap keep their JSON lines in unlinked files here, not in the heap.
+  const spill = { dir: join(o.cacheDir, 'lines'), aboveBytes: cap / 8 };
   return {
-    budget: new BundleBudget(cap),
-    recordBudget: new BundleBudget(cap),
-    spill: { dir: join(o.cacheDir, 'lines'), aboveBytes: cap / 8 },
+    bundles: { budget: new BundleBudget(cap), spill },
+    records: { budget: new BundleBudget(cap), spill },
     maxRecordBytes: Math.max(MAX_RECORD_JSON_BYTES, 2 * cap),
   };
 }
 
 /**
- * While this replica leads: the ClusterExtension controller and what feeds it, built in order
- * (its queue first, then the parts that queue keys, the reconciler, the controller), run until
- * `leading` aborts, then stopped in reverse.
+ * While this replica leads: the ClusterExtension controller, what feeds it and the
+ * cluster-upgrade gate, each built after what it uses, run until `leading` aborts, then
+ * stopped in reverse (the stack).
  */
 async function lead(o: OperatorControllerOptions, started: Started, p: ProcessParts, leading: AbortSignal): Promise<void> {
   const { log, registry, kube, extensions, catalogs } = started;
+  await using stack = new AsyncDisposableStack();
   const queue = new WorkQueue({ name: EXTENSION_CONTROLLER_NAME, registry });
-  const enqueue = (name: string): void => queue.add(name);
   const memory = memoryLimits(o);
-  // Managed objects are watched while this replica leads: as each extension's ServiceAccount,
-  // or, for the cluster-scoped kinds operator-controller may watch itself, once per kind (decision 0109).
-  const sharedKinds = await shareableDriftKinds(kube.client, leading).catch((err: unknown) => {
-    log.warn({ err }, 'drift watch permissions not reviewed, watching every kind per extension');
-    return [];
-  });
-  log.info({ kinds: sharedKinds.map((k) => k.kind) }, 'drift watches shared per cluster-scoped kind');
-  const drift = new DriftWatches({ scoped: p.scoped, enqueue, log, registry, signal: leading, shared: { client: kube.client, kinds: sharedKinds } });
+  const drift = await driftWatches(started, p, (name) => queue.add(name), leading);
+  stack.defer(() => drift.settled());
   const healthGauge = new ExtensionHealthGauge(registry);
   const dependencyGauge = new DependencyGauge(registry);
-  // Bundle pulls run in the background; a pull's end queues its extension ahead of the others (decision 0067, 0114).
-  const pulls = new BundlePulls({
-    fetch: (extension, ref, pullSignal) => fetchBundle(p.images, p.bundleCache, extension, ref, pullSignal, memory.budget, memory.spill),
-    cached: (extension, ref) => cachedBundle(p.bundleCache, extension, ref, memory.budget, memory.spill),
-    enqueue: (name) => queue.add(name, PULL_END_PRIORITY),
-    // While others wait for a worker, a reconcile waits for its pull 250 ms at most (issue 60).
-    busy: () => queue.length > 0,
+  stack.defer(() => {
+    healthGauge.reset();
+    dependencyGauge.reset();
+  });
+  const pulls = bundlePulls(started, p, memory.bundles, queue, leading);
+  stack.defer(() => pulls.settled());
+  const installed = new InstalledIndex();
+  const dependencies = dependencyPorts(started, installed, dependencyGauge);
+  const reconciler = extensionReconciler(o, started, p, { memory, drift, healthGauge, pulls, dependencies });
+  const watches = [{ informer: extensions, keys: extensionKeys }];
+  const controller = new Controller({
+    name: EXTENSION_CONTROLLER_NAME,
+    queue,
+    reconciler,
+    log,
+    registry,
+    watches,
+    concurrency: o.maxConcurrentReconciles,
+  });
+  // The cluster-upgrade gate (olm.maxOpenShiftVersion, removed APIs, Upgradeable holds): metrics always, OpenShift conditions where served.
+  const releases = createReleaseStore({ client: kube.client, namespace: o.systemNamespace, maxRecordBytes: memory.maxRecordBytes });
+  const gating = runUpgradeGate({ client: kube.client, releases, extensions, clusterVersion: o.clusterVersion, log, registry }, leading);
+  stack.defer(() => gating);
+  // New catalog content: each affected extension is resolved at once and an upgrade it will get is reported before its reconcile comes (decision 0100).
+  const features = { bundleReleaseSupport: p.features.bundleReleaseSupport };
+  const beside = <T>(n: string, fn: () => Promise<T>): Promise<T | undefined> => controller.besideReconcile(n, fn);
+  const ahead = new ResolveAhead({
+    extensions,
+    catalogs: p.catalogSource,
+    features,
+    dependencies,
+    client: kube.client,
+    beside,
     log,
     registry,
     signal: leading,
   });
-  // Requirements are met by installed extensions and by APIs the cluster serves (decision 0104); the
-  // resolution ahead of an upgrade checks them the same way.
-  const versions = new ServerVersionCache((signal) => readServerVersion(kube.transport, signal));
-  const installed = new InstalledIndex();
-  const dependencies: DependencyPorts = {
-    extensions,
-    cache: new RequirementCache(),
-    installed,
-    serverVersion: (signal) => versions.get(signal),
-    gauge: dependencyGauge,
-    serves: (gvk, servesSignal) =>
-      kube.mapper.resolve(gvk, servesSignal).then(
-        () => true,
-        () => false,
-      ),
-  };
-  const reconciler = clusterExtensionReconciler(
+  stack.defer(() => ahead.settled());
+  const forgetDeleted = [(n: string) => drift.stop(n), (n: string) => healthGauge.forget(n), (n: string) => dependencyGauge.forget(n)];
+  const ports = { extensions, catalogs, catalogSource: p.catalogSource, installed, enqueue: (n: string) => queue.add(n), log, signal: leading };
+  stack.defer(watchExtensions({ ...ports, resolveAhead: (n) => ahead.offer(n), forgetDeleted, forgetDeleting: [(n) => pulls.forget(n)] }));
+  await collectUnusedBundles(extensions, p.bundleCache, leading, log);
+  // Resolving before the catalogs are listed would take every catalog for deleted (the
+  // installed bundle stays, upgrades wait for a catalog event) or report no bundles found.
+  await catalogs.waitForSync(leading).catch(() => undefined);
+  await controller.run(leading);
+}
+
+/** The ClusterExtension reconciler over this process's parts and what `lead` built for it. */
+function extensionReconciler(
+  o: OperatorControllerOptions,
+  { kube, registry }: Started,
+  p: ProcessParts,
+  built: { memory: MemoryLimits; drift: DriftWatches; healthGauge: ExtensionHealthGauge; pulls: BundlePulls; dependencies: DependencyPorts },
+): ReturnType<typeof clusterExtensionReconciler> {
+  const records = { namespace: o.systemNamespace, maxRecordBytes: built.memory.maxRecordBytes };
+  return clusterExtensionReconciler(
     {
       client: kube.client,
       scoped: p.pause === undefined ? p.scoped : pausingObjectWrites(p.scoped, p.pause),
-      releases: createReleaseStore({
-        client: p.pause === undefined ? kube.client : pausingReleaseWrites(kube.client, p.pause),
-        namespace: o.systemNamespace,
-        maxRecordBytes: memory.maxRecordBytes,
-      }),
-      recordBudget: memory.recordBudget,
-      spill: memory.spill,
+      releases: createReleaseStore({ client: p.pause === undefined ? kube.client : pausingReleaseWrites(kube.client, p.pause), ...records }),
+      recordMemory: built.memory.records,
       catalogs: p.catalogSource,
-      dependencies,
+      dependencies: built.dependencies,
       bundleCache: p.bundleCache,
-      pulls,
+      pulls: built.pulls,
       ...(o.defaultInstallServiceAccount === undefined ? {} : { defaultInstaller: o.defaultInstallServiceAccount }),
       schemas: createOpenApiSchemas(kube.transport),
-      drift,
-      healthGauge,
+      drift: built.drift,
+      healthGauge: built.healthGauge,
       events: p.events,
       // Upgrades held by update policies (decision 0096): a metric series each.
       upgrades: createUpgradeNotices(registry),
@@ -257,88 +268,55 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
     },
     { stepTimer: stepDurationTimer(registry, EXTENSION_CONTROLLER_NAME), ...(p.pause === undefined ? {} : { pause: p.pause }) },
   );
-  const controller = new Controller({
-    name: EXTENSION_CONTROLLER_NAME,
-    queue,
-    reconciler,
-    log,
-    registry,
-    watches: [{ informer: extensions, keys: extensionKeys }],
-    concurrency: o.maxConcurrentReconciles,
+}
+
+/**
+ * Managed objects are watched while this replica leads: as each extension's ServiceAccount, or,
+ * for the cluster-scoped kinds operator-controller may watch itself, once per kind (decision 0109).
+ */
+async function driftWatches(started: Started, p: ProcessParts, enqueue: (name: string) => void, leading: AbortSignal): Promise<DriftWatches> {
+  const { log, registry, kube } = started;
+  const sharedKinds = await shareableDriftKinds(kube.client, leading).catch((err: unknown) => {
+    log.warn({ err }, 'drift watch permissions not reviewed, watching every kind per extension');
+    return [];
   });
-  // The cluster-upgrade gate (olm.maxOpenShiftVersion): metrics always, OpenShift conditions where served.
-  const gating = runUpgradeGate(
-    {
-      client: kube.client,
-      releases: createReleaseStore({ client: kube.client, namespace: o.systemNamespace, maxRecordBytes: memory.maxRecordBytes }),
-      extensions,
-      clusterVersion: o.clusterVersion,
-      log,
-      registry,
-    },
-    leading,
-  );
-  // An extension deleted without its finalizers (removed by hand) leaves no watches behind;
-  // one being deleted pulls nothing any more (its uninstall removes its cache directory).
-  // Extensions waiting on a dependency look again when another is installed, upgraded or deleted (decision 0104).
-  // The handler also keeps the installed-extension index up to date (it replays what the informer holds).
-  const wakeDependents = extensions.addHandler((type, obj, old) => {
-    dependentsToWake(installed, p.catalogSource, { type, obj, old }, leading).then(
-      (names) => {
-        for (const name of names) enqueue(name);
-      },
-      (err: unknown) => {
-        if (!leading.aborted) log.warn({ err, extension: obj.metadata.name }, 'dependents of a changed extension not woken');
-      },
-    );
-  });
-  const forgetDeleted = extensions.addHandler((type, obj) => {
-    if (type === 'delete') drift.stop(obj.metadata.name ?? '');
-    if (type === 'delete') healthGauge.forget(obj.metadata.name ?? '');
-    if (type === 'delete') dependencyGauge.forget(obj.metadata.name ?? '');
-    if (type === 'delete' || obj.metadata.deletionTimestamp !== undefined) pulls.forget(obj.metadata.name ?? '');
-  });
-  // New catalog content: each affected extension is resolved at once and an upgrade it will
-  // get is reported in status before its reconcile comes (decision 0100).
-  const ahead = new ResolveAhead({
-    extensions,
-    catalogs: p.catalogSource,
-    features: { bundleReleaseSupport: p.features.bundleReleaseSupport },
-    dependencies,
-    client: kube.client,
-    beside: (n, fn) => controller.besideReconcile(n, fn),
-    log,
-    registry,
+  log.info({ kinds: sharedKinds.map((k) => k.kind) }, 'drift watches shared per cluster-scoped kind');
+  return new DriftWatches({ scoped: p.scoped, enqueue, log, registry, signal: leading, shared: { client: kube.client, kinds: sharedKinds } });
+}
+
+/** Bundle pulls run in the background; a pull's end queues its extension ahead of the others (decisions 0067, 0114). */
+function bundlePulls(started: Started, p: ProcessParts, memory: MemoryPort, queue: WorkQueue, leading: AbortSignal): BundlePulls {
+  const source = { images: p.images, cache: p.bundleCache, memory };
+  return new BundlePulls({
+    fetch: (owner, ref, signal) => fetchBundle(source, { owner, ref, signal }),
+    cached: (owner, ref) => cachedBundle(source, { owner, ref }),
+    enqueue: (name) => queue.add(name, PULL_END_PRIORITY),
+    // While others wait for a worker, a reconcile waits for its pull 250 ms at most (issue 60).
+    busy: () => queue.length > 0,
+    log: started.log,
+    registry: started.registry,
     signal: leading,
   });
-  const unsubscribe = watchCatalogEvents({
-    catalogs,
-    content: p.catalogSource.content,
-    ...(p.catalogSource.baseURL === undefined ? {} : { baseURL: p.catalogSource.baseURL }),
+}
+
+/**
+ * Requirements are met by installed extensions and by APIs the cluster serves (decision 0104);
+ * the resolution ahead of an upgrade checks them the same way.
+ */
+function dependencyPorts({ kube, extensions }: Started, installed: InstalledIndex, gauge: DependencyGauge): DependencyPorts {
+  const versions = new ServerVersionCache((signal) => readServerVersion(kube.transport, signal));
+  return {
     extensions,
-    enqueue: (n) => {
-      enqueue(n);
-      ahead.offer(n);
-    },
-    log,
-  });
-  try {
-    await collectUnusedBundles(extensions, p.bundleCache, leading, log);
-    // Resolving before the catalogs are listed would take every catalog for deleted (the
-    // installed bundle stays, upgrades wait for a catalog event) or report no bundles found.
-    await catalogs.waitForSync(leading).catch(() => undefined);
-    await controller.run(leading);
-  } finally {
-    unsubscribe();
-    forgetDeleted();
-    wakeDependents();
-    await ahead.settled();
-    await gating;
-    await drift.settled();
-    healthGauge.reset();
-    dependencyGauge.reset();
-    await pulls.settled();
-  }
+    cache: new RequirementCache(),
+    installed,
+    serverVersion: (signal) => versions.get(signal),
+    gauge,
+    serves: (gvk, signal) =>
+      kube.mapper.resolve(gvk, signal).then(
+        () => true,
+        () => false,
+      ),
+  };
 }
 
 /** Removes cached bundle images of extensions that no longer exist (e.g. deleted while stopped). */

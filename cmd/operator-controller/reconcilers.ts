@@ -28,7 +28,7 @@ import {
   type ServiceAccountRef,
   type UpgradeNotices,
 } from '../../pkg/operator-controller/clusterextension/index.ts';
-import { type BundleBudget, type BundlePullScheduler, type BundleSpill } from '../../pkg/operator-controller/bundlepull/index.ts';
+import { type BundlePullScheduler, type MemoryPort } from '../../pkg/operator-controller/bundlepull/index.ts';
 import { type CatalogSource, type DependencyPorts } from '../../pkg/operator-controller/dependencyview/index.ts';
 import { type DriftTracker, type ExtensionHealthGauge } from '../../pkg/operator-controller/drift/index.ts';
 import type { ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
@@ -41,10 +41,8 @@ export interface ClusterExtensionPorts {
   /** Clients acting as an extension's installer (its ServiceAccount). */
   scoped: Pick<ScopedClientFactory, 'forServiceAccount' | 'forget'>;
   releases: ReleaseStore;
-  /** The memory budget of the release records a reconcile reads (decision 0098); none: unbounded. */
-  recordBudget?: Pick<BundleBudget, 'acquire'>;
-  /** Where large records' manifests are kept for the rest of a reconcile (decision 0098 item 17); none: in memory. */
-  spill?: BundleSpill;
+  /** The memory release records are read into (decision 0098: a budget, files for large manifests); none: unbounded, in the heap. */
+  recordMemory?: MemoryPort;
   catalogs: CatalogSource;
   /** What checking bundles' dependencies reads of the cluster (decision 0104); none: refused as upstream. */
   dependencies?: DependencyPorts;
@@ -96,8 +94,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     installedStep({
       releases: p.releases,
       drift: p.drift,
-      ...(p.recordBudget === undefined ? {} : { records: p.recordBudget }),
-      ...(p.spill === undefined ? {} : { spill: p.spill }),
+      ...(p.recordMemory === undefined ? {} : { records: p.recordMemory }),
     }),
     resolveStep({
       catalogs: p.catalogs,

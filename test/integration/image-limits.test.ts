@@ -164,7 +164,7 @@ describe('bundle images over their caps', () => {
     const cache = createDiskImageCache(join(work, 'bundles'));
     const client = createImageClient({ insecureRegistries: [anonymous.host], limits: BUNDLE_IMAGE_LIMITS });
     try {
-      const err = await fetchBundle(client, cache, 'ext', ref).catch((e: unknown) => e);
+      const err = await fetchBundle({ images: client, cache }, { owner: 'ext', ref }).catch((e: unknown) => e);
       expect((err as Error).message).toBe(
         `error applying image: image ${name}@${image.digest}: layer ${bomb.digest}: exceeds the limit of ${32 << 20} unpacked bytes (--max-image-unpacked-bytes)`,
       );

@@ -115,7 +115,7 @@ describe('fetchBundle', () => {
   it('pulls into the cache, parses the bundle and removes the extension other digests after a fresh pull', async () => {
     const dir = await bundleDir(bundleFiles('[{"type":"a","value":1}]'));
     const { images, cache, log } = fakes(dir, false);
-    const out = await fetchBundle(images, cache, 'ext', 'registry.example/widgets:v1');
+    const out = await fetchBundle({ images, cache }, { owner: 'ext', ref: 'registry.example/widgets:v1' });
     expect(out).toMatchObject({ digestRef: 'registry.example/widgets@sha256:abc', fromCache: false, bundle: { packageName: 'widgets' } });
     expect(bundleProperties(out.bundle)).toEqual([{ type: 'a', value: 1 }]);
     expect(log).toEqual(['pull registry.example/widgets:v1 for ext with the cache', 'gc ext keep sha256:abc']);
@@ -124,7 +124,7 @@ describe('fetchBundle', () => {
   it('does not collect garbage for a cached image', async () => {
     const dir = await bundleDir(bundleFiles());
     const { images, cache, log } = fakes(dir, true);
-    expect((await fetchBundle(images, cache, 'ext', 'r@sha256:abc')).fromCache).toBe(true);
+    expect((await fetchBundle({ images, cache }, { owner: 'ext', ref: 'r@sha256:abc' })).fromCache).toBe(true);
     expect(log).toEqual(['pull r@sha256:abc for ext with the cache']);
   });
 
@@ -134,7 +134,7 @@ describe('fetchBundle', () => {
       'manifests/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n',
     });
     const { images, cache, log } = fakes(dir, false);
-    await expect(fetchBundle(images, cache, 'ext', 'r:v1')).rejects.toThrow('no ClusterServiceVersion found in "manifests"');
+    await expect(fetchBundle({ images, cache }, { owner: 'ext', ref: 'r:v1' })).rejects.toThrow('no ClusterServiceVersion found in "manifests"');
     expect(log).toEqual(['pull r:v1 for ext with the cache']);
   });
 
@@ -142,7 +142,10 @@ describe('fetchBundle', () => {
     const files = bundleFiles();
     const bytes = Object.values(files).reduce((n, t) => n + Buffer.byteLength(t), 0);
     const budget = new BundleBudget(1);
-    const out = await fetchBundle(fakes(await bundleDir(files), false).images, fakes('', false).cache, 'ext', 'r:v1', undefined, budget);
+    const out = await fetchBundle(
+      { images: fakes(await bundleDir(files), false).images, cache: fakes('', false).cache, memory: { budget } },
+      { owner: 'ext', ref: 'r:v1' },
+    );
     expect(out.lease?.bytes).toBe(bytes);
     expect(budget.held).toBe(bytes);
     // The budget is full: the next bundle waits until the lease is given back.
@@ -150,7 +153,7 @@ describe('fetchBundle', () => {
       'metadata/annotations.yaml': ANNOTATIONS,
       'manifests/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n',
     });
-    const next = fetchBundle(fakes(bad, false).images, fakes('', false).cache, 'ext', 'r:v2', undefined, budget);
+    const next = fetchBundle({ images: fakes(bad, false).images, cache: fakes('', false).cache, memory: { budget } }, { owner: 'ext', ref: 'r:v2' });
     while (budget.waiting === 0) await new Promise((r) => setImmediate(r));
     out.lease?.release();
     await expect(next).rejects.toThrow('no ClusterServiceVersion found in "manifests"');
@@ -167,7 +170,7 @@ describe('fetchBundle', () => {
       [bytes - 1, true],
       [bytes, false],
     ] as const) {
-      const out = await fetchBundle(images, cache, 'ext', 'r@sha256:abc', undefined, undefined, { dir: spillDir, aboveBytes });
+      const out = await fetchBundle({ images, cache, memory: { spill: { dir: spillDir, aboveBytes } } }, { owner: 'ext', ref: 'r@sha256:abc' });
       const lines = out.bundle.otherLines;
       expect(lines instanceof LineStore).toBe(inFile);
       expect(lines?.length).toBe(out.bundle.others.length);
@@ -191,12 +194,15 @@ describe('fetchBundle', () => {
     it('reads a digest reference from the extension cache entry', async () => {
       const dir = await bundleDir(bundleFiles());
       const asked: string[] = [];
-      const out = await cachedBundle(cacheWith(dir, asked), 'ext', `registry.example/widgets@${DIGEST}`);
+      const out = await cachedBundle({ cache: cacheWith(dir, asked) }, { owner: 'ext', ref: `registry.example/widgets@${DIGEST}` });
       expect(out).toMatchObject({ digestRef: `registry.example/widgets@${DIGEST}`, fromCache: true, bundle: { packageName: 'widgets' } });
       expect(asked).toEqual([`ext ${DIGEST}`]);
       expect(out?.lease).toBeUndefined();
       const budget = new BundleBudget(1 << 20);
-      const leased = await cachedBundle(cacheWith(dir, asked), 'ext', `registry.example/widgets@${DIGEST}`, budget);
+      const leased = await cachedBundle(
+        { cache: cacheWith(dir, asked), memory: { budget } },
+        { owner: 'ext', ref: `registry.example/widgets@${DIGEST}` },
+      );
       expect(leased?.lease?.bytes).toBe(budget.held);
       expect(budget.held).toBeGreaterThan(0);
     });
@@ -207,7 +213,7 @@ describe('fetchBundle', () => {
       ['an unparseable reference (the pull reports it)', 'Not A Reference', false],
     ])('gives undefined for %s', async (_name, ref, looked) => {
       const asked: string[] = [];
-      expect(await cachedBundle(cacheWith(undefined, asked), 'ext', ref)).toBeUndefined();
+      expect(await cachedBundle({ cache: cacheWith(undefined, asked) }, { owner: 'ext', ref })).toBeUndefined();
       expect(asked.length > 0).toBe(looked);
     });
   });

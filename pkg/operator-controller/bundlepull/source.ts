@@ -29,6 +29,23 @@ export interface BundleSpill {
   aboveBytes: number;
 }
 
+/**
+ * The memory a reconcile reads bundles or release records into (decision 0098): the byte budget
+ * each is admitted under (a lease of its bytes, held until the reconcile ends), and where the
+ * lines of large ones go. One for bundles, one for records, each its own budget.
+ */
+export interface MemoryPort {
+  budget?: Pick<BundleBudget, 'acquire'>;
+  spill?: BundleSpill;
+}
+
+/** Where bundles come from: the registry client, the on-disk image cache, and the memory they are read into. */
+interface BundleSource {
+  images: BundleImages;
+  cache: ImageCache;
+  memory?: MemoryPort;
+}
+
 /** The image operations needed here (ImageClient satisfies it). */
 interface BundleImages {
   pull(ref: string, options: PullOptions): Promise<PullResult>;
@@ -51,12 +68,8 @@ export interface FetchedBundle {
  * Reads and parses the bundle tree `dir`, first taking a lease of its bytes from `budget`
  * (when given); the lease is released when the read or parse fails.
  */
-async function parseBundleDir(
-  dir: string,
-  budget: BundleBudget | undefined,
-  signal?: AbortSignal,
-  spill?: BundleSpill,
-): Promise<{ bundle: RegistryV1Bundle; lease?: BundleLease }> {
+async function parseBundleDir(dir: string, memory: MemoryPort, signal?: AbortSignal): Promise<{ bundle: RegistryV1Bundle; lease?: BundleLease }> {
+  const { budget, spill } = memory;
   const bytes = budget === undefined && spill === undefined ? 0 : await bundleDirBytes(dir);
   const lease = budget === undefined ? undefined : await budget.acquire(bytes, signal);
   try {
@@ -75,20 +88,18 @@ async function parseBundleDir(
 
 /**
  * Pulls `ref` for `owner` (cache first; tag references are resolved to a digest first) and
- * parses it, within `budget` when given (the result then holds a lease). Throws the pull's
- * error (TerminalError for a bad reference) or an Error with the parser's message.
+ * parses it, within the source's memory budget when it has one (the result then holds a
+ * lease). Throws the pull's error (TerminalError for a bad reference) or an Error with the
+ * parser's message.
  */
 export async function fetchBundle(
-  images: BundleImages,
-  cache: ImageCache,
-  owner: string,
-  ref: string,
-  signal?: AbortSignal,
-  budget?: BundleBudget,
-  spill?: BundleSpill,
+  source: BundleSource,
+  request: { owner: string; ref: string; signal?: AbortSignal | undefined },
 ): Promise<FetchedBundle> {
+  const { images, cache } = source;
+  const { owner, ref, signal } = request;
   const pulled = await images.pull(ref, { owner, cache, ...(signal === undefined ? {} : { signal }) });
-  const parsed = await parseBundleDir(pulled.dir, budget, signal, spill);
+  const parsed = await parseBundleDir(pulled.dir, source.memory ?? {}, signal);
   try {
     if (!pulled.fromCache) await cache.garbageCollect(owner, pulled.digest);
   } catch (err) {
@@ -100,17 +111,16 @@ export async function fetchBundle(
 
 /**
  * The bundle `owner`'s cache holds for `ref` when `ref` is a digest reference, read without
- * any registry call (within `budget` when given: the result then holds a lease); undefined for
- * a tag reference, an unparseable one (the pull reports it) or a digest not in the cache.
- * Throws when the cached tree cannot be read or parsed.
+ * any registry call (within the source's memory budget when it has one: the result then holds
+ * a lease); undefined for a tag reference, an unparseable one (the pull reports it) or a digest
+ * not in the cache. Throws when the cached tree cannot be read or parsed.
  */
 export async function cachedBundle(
-  cache: ImageCache,
-  owner: string,
-  ref: string,
-  budget?: BundleBudget,
-  spill?: BundleSpill,
+  source: Pick<BundleSource, 'cache' | 'memory'>,
+  request: { owner: string; ref: string },
 ): Promise<FetchedBundle | undefined> {
+  const { cache } = source;
+  const { owner, ref } = request;
   let parsed: ImageReference;
   try {
     parsed = parseImageReference(ref);
@@ -120,7 +130,7 @@ export async function cachedBundle(
   if (parsed.digest === undefined) return undefined;
   const entry = await cache.fetch(owner, parsed.digest);
   if (entry === undefined) return undefined;
-  const bundle = await parseBundleDir(entry.dir, budget, undefined, spill);
+  const bundle = await parseBundleDir(entry.dir, source.memory ?? {});
   return { ...bundle, digestRef: canonicalReference(parsed, parsed.digest), fromCache: true };
 }
 

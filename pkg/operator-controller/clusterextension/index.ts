@@ -22,3 +22,4 @@ export { upgradeableStep } from './steps-upgradeable.ts';
 export { ResolveAhead } from './resolve-ahead.ts';
 export { createUpgradeNotices, type UpgradeNotices } from './upgrade-notices.ts';
 export { finalizersStep } from './uninstall.ts';
+export { watchExtensions } from './watches.ts';

@@ -46,7 +46,7 @@ function run(steps: Step<ExtensionState>[], state: ExtensionState): Promise<unkn
 /** A reconcile: installed, then `middle`. */
 function reconcile(store: ReleaseStore, records: BundleBudget, middle: Step<ExtensionState>[], name = 'ext') {
   const state = extensionState({ name });
-  return { state, done: run([installedStep({ releases: store, drift: recordingDrift([]), records }), ...middle], state) };
+  return { state, done: run([installedStep({ releases: store, drift: recordingDrift([]), records: { budget: records } }), ...middle], state) };
 }
 
 const step = (name: string, run: Step<ExtensionState>['run']): Step<ExtensionState> => ({ name, run });
@@ -101,7 +101,7 @@ describe('the records budget over a reconcile', () => {
     await vi.waitFor(() => expect(records.held).toBe(size('a')));
     const abort = new AbortController();
     const second = extensionState({ name: 'b', signal: abort.signal });
-    const waiting = run([installedStep({ releases: store, drift: recordingDrift([]), records })], second);
+    const waiting = run([installedStep({ releases: store, drift: recordingDrift([]), records: { budget: records } })], second);
     const third = reconcile(store, records, [], 'c');
     await vi.waitFor(() => expect(records.waiting).toBe(2));
     abort.abort(new Error('reconcile cancelled'));

@@ -61,7 +61,7 @@ afterEach(async () => {
 async function readInstalled(aboveBytes: number, spillDir = join(dir, 'lines')) {
   const calls: string[] = [];
   const state = extensionState();
-  await installedStep({ releases: store, drift: recordingDrift(calls), spill: { dir: spillDir, aboveBytes } }).run(state);
+  await installedStep({ releases: store, drift: recordingDrift(calls), records: { spill: { dir: spillDir, aboveBytes } } }).run(state);
   return { state, calls };
 }
 

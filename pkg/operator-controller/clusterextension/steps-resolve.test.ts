@@ -56,7 +56,7 @@ describe('installed step', () => {
         return [deployed(1)];
       },
     };
-    const ports = { releases, drift: recordingDrift([]), records: budget } satisfies InstalledPorts;
+    const ports = { releases, drift: recordingDrift([]), records: { budget } } satisfies InstalledPorts;
     const first = extensionState();
     await installedStep(ports).run(first);
     expect(budget.held).toBe(70);

@@ -16,7 +16,7 @@ import { LineStore } from '../../shared/lines/index.ts';
 import { deployedRelease, type ManifestSpill, type ReleaseStore } from '../release/index.ts';
 import { deprecationConditions, metadataFor, packageMissing, resolutionHints, resolve, type ResolveInput } from '../resolve/index.ts';
 import { selectedCatalogs, selectedPackageNames, type CatalogSource } from '../dependencyview/index.ts';
-import type { BundleBudget } from '../bundlepull/index.ts';
+import type { MemoryPort } from '../bundlepull/index.ts';
 import type { BundleSpill } from '../bundlepull/index.ts';
 import { isDependencyText, type DependencyPorts } from '../dependencyview/index.ts';
 import type { DriftTracker } from '../drift/index.ts';
@@ -33,18 +33,14 @@ export interface InstalledPorts {
   releases: Pick<ReleaseStore, 'history'>;
   drift: Pick<DriftTracker, 'track'>;
   /**
-   * The memory budget of decoded release records (decision 0098): the records read are held
-   * until the reconcile ends (the state's `held`), so that few large ones are in memory at once.
-   * None: records are read without waiting.
+   * The memory release records are read into (decision 0098): its budget, whose leases are held
+   * until the reconcile ends (the state's `held`), so that few large records are in memory at
+   * once (none: read without waiting); and where the manifests of large records go (item 17: a
+   * record whose JSON is longer than `aboveBytes` is read with its manifest's lines into a file
+   * under `dir`, kept for the rest of the reconcile, never whole as text in the heap; none:
+   * decoded whole).
    */
-  records?: Pick<BundleBudget, 'acquire'>;
-  /**
-   * Where the manifests of large records go (decision 0098 item 17): a record whose JSON is
-   * longer than `aboveBytes` is read with its manifest's lines into a file under `dir`, kept
-   * for the rest of the reconcile, never whole as text in the heap. None: records are decoded
-   * whole.
-   */
-  spill?: BundleSpill;
+  records?: MemoryPort;
 }
 
 /** What the resolve step uses: the selected catalogs' content, the release-support switch, and the Events. */
@@ -68,7 +64,8 @@ export function installedStep(ports: InstalledPorts): Step<ExtensionState> {
 async function readInstalled(ports: InstalledPorts, state: ValidatedState): Promise<StepOutcome> {
   let identities: KubeObject[];
   try {
-    const budget = ports.records;
+    const budget = ports.records?.budget;
+    const spill = ports.records?.spill;
     const admit =
       budget === undefined
         ? undefined
@@ -79,7 +76,7 @@ async function readInstalled(ports: InstalledPorts, state: ValidatedState): Prom
     state.history = await ports.releases.history(state.ce.metadata.name, {
       signal: state.signal,
       ...(admit === undefined ? {} : { admit }),
-      ...(ports.spill === undefined ? {} : { spill: linesInFiles(ports.spill, state) }),
+      ...(spill === undefined ? {} : { spill: linesInFiles(spill, state) }),
     });
     const installed = deployedRelease(state.history);
     if (installed === undefined) return undefined;
