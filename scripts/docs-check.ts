@@ -30,6 +30,9 @@
  *   `docs/decisions/0049` or `docs/decisions/0040-0042` (a full record path such as
  *   `docs/decisions/0049-single-ownership.md` is checked as a path).
  *
+ * The step lists of docs/development.md's controller table are the ones assembled in code
+ * (step-lists.ts).
+ *
  * The README is a front page: above README_MAX_LINES lines the check fails, saying to move
  * reference sections to docs/ (or figures to bench/results/) and link them from the README.
  *
@@ -38,13 +41,14 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
+import { stepListProblems } from './step-lists.ts';
 
 /** One false citation (or duplicate decision number, stale exception, or too long a README). */
 export interface Finding {
   /** Repository-relative path of the citing file. */
   file: string;
   line: number;
-  kind: 'path' | 'link' | 'test-file' | 'decision' | 'duplicate-decision' | 'stale-exception' | 'length' | 'unlisted';
+  kind: 'path' | 'link' | 'test-file' | 'decision' | 'duplicate-decision' | 'stale-exception' | 'length' | 'unlisted' | 'steps';
   /** The cited text as checked. */
   cite: string;
   message: string;
@@ -415,6 +419,7 @@ export function checkDocs(root: string, exceptions: readonly Exception[] = EXCEP
     }
   }
   findings.push(...unlistedResults(root, tree));
+  for (const p of stepListProblems(root)) findings.push({ ...p, kind: 'steps', cite: 'step list' });
   for (const e of exceptions) {
     if (!used.has(e)) {
       findings.push({ file: e.file, line: 0, kind: 'stale-exception', cite: e.cite, message: `exception matches no false citation: ${e.reason}` });

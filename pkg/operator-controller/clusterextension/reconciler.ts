@@ -3,20 +3,9 @@
  * `controller-operator-cluster-extension-controller`) is a StepReconciler
  * (pkg/shared/controller) over the parsed ClusterExtension, whose status and finalizers are
  * written once at the end, even when a step failed. Its step list is written out in
- * cmd/operator-controller/reconcilers.ts; the steps, each built by a factory over the ports
- * it uses, are:
- *
- *   finalizers    uninstall.ts         finalizers of a deleted extension, or adding them
- *   validate      steps-validate.ts    name, installer, namespace and ServiceAccount
- *   installed     steps.ts             release records: what is deployed
- *   resolve       steps.ts             the bundle from the selected catalogs
- *   pull, render  steps-pull.ts        the bundle image, the objects to apply
- *   policy        steps-policy.ts      an upgrade now, or held for approval (decision 0096)
- *   preauthorize  steps-apply.ts       the installer's permissions
- *   preflight     steps-preflight.ts   CRD upgrade safety
- *   apply         steps-apply.ts       (always) the release through the Applier port, or, when an
- *                                      earlier step stopped, the deployed release kept (drift repair)
- *   health        steps-health.ts      (always) the Healthy condition
+ * cmd/operator-controller/reconcilers.ts, each step built by a factory over the ports it uses;
+ * docs/development.md#controllers names each step and its file (checked against that list by
+ * `npm test`).
  *
  * The steps are peers: what they share is in pipeline-state.ts (their state and its phases:
  * each step declares its own, phases.ts) and modules named after it (plan.ts, failures.ts,
