@@ -11,8 +11,7 @@
 import { CelScalar, celEnv, celError, parse, plan } from '@bufbuild/cel';
 import { err, ok, type Result } from '../../shared/errors/index.ts';
 import { re2ToJs } from './stored-regex.ts';
-
-type ParsedExpr = ReturnType<typeof parse>['expr'];
+import { celShape } from '../celshape/index.ts';
 
 /** One compiled rule. */
 export interface CompiledRule {
@@ -75,59 +74,6 @@ const ENV = celEnv({
   },
 });
 
-interface Shape {
-  nodes: number;
-  depth: number;
-  widestLiteral: number;
-  unknown: string[];
-  oldSelf: boolean;
-}
-
-function shapeOf(root: ParsedExpr): Shape {
-  const s: Shape = { nodes: 0, depth: 0, widestLiteral: 0, unknown: [], oldSelf: false };
-  const walk = (e: ParsedExpr | undefined, depth: number): void => {
-    if (e === undefined) return;
-    s.nodes++;
-    const k = e.exprKind;
-    switch (k.case) {
-      case 'identExpr':
-        if (k.value.name === 'oldSelf') s.oldSelf = true;
-        return;
-      case 'callExpr':
-        if (!KNOWN.has(k.value.function)) s.unknown.push(k.value.function);
-        walk(k.value.target, depth);
-        for (const a of k.value.args) walk(a, depth);
-        return;
-      case 'comprehensionExpr': {
-        const c = k.value;
-        s.depth = Math.max(s.depth, depth + 1);
-        walk(c.iterRange, depth);
-        walk(c.accuInit, depth);
-        for (const part of [c.loopCondition, c.loopStep, c.result]) walk(part, depth + 1);
-        return;
-      }
-      case 'selectExpr':
-        walk(k.value.operand, depth);
-        return;
-      case 'listExpr':
-        s.widestLiteral = Math.max(s.widestLiteral, k.value.elements.length);
-        for (const el of k.value.elements) walk(el, depth);
-        return;
-      case 'structExpr':
-        s.widestLiteral = Math.max(s.widestLiteral, k.value.entries.length);
-        for (const entry of k.value.entries) {
-          if (entry.keyKind.case === 'mapKey') walk(entry.keyKind.value, depth);
-          walk(entry.value, depth);
-        }
-        return;
-      default:
-        return;
-    }
-  };
-  walk(root, 0);
-  return s;
-}
-
 /** Compiles `rule` without running it, or says why it is not checkable. */
 export function compileValidationRule(rule: string, maxLength: number): Result<CompiledRule, string> {
   if (rule.length > maxLength) return err(`rule is longer than ${maxLength} characters`);
@@ -137,14 +83,14 @@ export function compileValidationRule(rule: string, maxLength: number): Result<C
   } catch (e) {
     return err(`rule does not compile: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const shape = shapeOf(parsed.expr);
+  const shape = celShape(parsed.expr, (fn) => KNOWN.has(fn));
   if (shape.unknown.length > 0)
     return err(`rule uses ${[...new Set(shape.unknown)].join(', ')}, outside the standard CEL library this check evaluates`);
   const program = plan(ENV, parsed);
   const run = (self: unknown, oldSelf: unknown): boolean | { error: string } => {
     let result: unknown;
     try {
-      result = program({ self: self as never, oldSelf: (shape.oldSelf ? oldSelf : null) as never });
+      result = program({ self: self as never, oldSelf: (shape.idents.has('oldSelf') ? oldSelf : null) as never });
     } catch (e) {
       return { error: e instanceof Error ? e.message : String(e) };
     }
@@ -152,7 +98,7 @@ export function compileValidationRule(rule: string, maxLength: number): Result<C
     const message = (result as { message?: unknown } | null)?.message;
     return { error: typeof message === 'string' ? message : 'rule did not evaluate to a boolean' };
   };
-  return ok({ rule, transition: shape.oldSelf, nodes: shape.nodes, depth: shape.depth, widestLiteral: shape.widestLiteral, run });
+  return ok({ rule, transition: shape.idents.has('oldSelf'), nodes: shape.nodes, depth: shape.depth, widestLiteral: shape.widestLiteral, run });
 }
 
 /** The estimated steps of one run of `r` on a value whose widest container holds `width` entries. */

@@ -14,7 +14,7 @@ import type { CostBudget } from './budget.ts';
 import { estimateRule, measureProperties, resultIsNotBool, type CandidateSize, type RuleEstimate } from './cost.ts';
 import type { DependencyLimits } from './limits.ts';
 import { compareSemver, parseTolerant } from '../../shared/semver/index.ts';
-type ParsedExpr = ReturnType<typeof parse>['expr'];
+import { celShape } from '../celshape/index.ts';
 
 /** Why an evaluation was not run, in words naming the limit. */
 interface Refused {
@@ -53,53 +53,6 @@ function environment(): CelEnv {
   });
 }
 
-interface Shape {
-  nodes: number;
-  depth: number;
-  unknown: string[];
-}
-
-// Counts nodes and comprehension nesting, and collects functions the environment lacks.
-function shapeOf(env: CelEnv, root: ParsedExpr): Shape {
-  const shape: Shape = { nodes: 0, depth: 0, unknown: [] };
-  const walk = (e: ParsedExpr | undefined, depth: number): void => {
-    if (e === undefined) return;
-    shape.nodes++;
-    const k = e.exprKind;
-    switch (k.case) {
-      case 'callExpr':
-        if (!SPECIAL_FORMS.has(k.value.function) && env.funcs.find(k.value.function) === undefined) shape.unknown.push(k.value.function);
-        walk(k.value.target, depth);
-        for (const a of k.value.args) walk(a, depth);
-        return;
-      case 'comprehensionExpr': {
-        const c = k.value;
-        shape.depth = Math.max(shape.depth, depth + 1);
-        walk(c.iterRange, depth);
-        walk(c.accuInit, depth);
-        for (const part of [c.loopCondition, c.loopStep, c.result]) walk(part, depth + 1);
-        return;
-      }
-      case 'selectExpr':
-        walk(k.value.operand, depth);
-        return;
-      case 'listExpr':
-        for (const el of k.value.elements) walk(el, depth);
-        return;
-      case 'structExpr':
-        for (const entry of k.value.entries) {
-          if (entry.keyKind.case === 'mapKey') walk(entry.keyKind.value, depth);
-          walk(entry.value, depth);
-        }
-        return;
-      default:
-        return;
-    }
-  };
-  walk(root, 0);
-  return shape;
-}
-
 const fmt = (n: number): string => (Number.isFinite(n) ? String(n) : 'unbounded');
 
 /** The limit `estimate` breaks, in words, or undefined. */
@@ -125,7 +78,7 @@ export function compileRule(rule: string, limits: DependencyLimits): Result<CelR
   } catch (e) {
     return err(`cel rule does not compile: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const shape = shapeOf(env, parsed.expr);
+  const shape = celShape(parsed.expr, (fn) => SPECIAL_FORMS.has(fn) || env.funcs.find(fn) !== undefined);
   if (shape.unknown.length > 0) return err(`cel rule does not compile: undeclared reference to ${[...new Set(shape.unknown)].join(', ')}`);
   if (shape.nodes > limits.maxRuleNodes) return err(`cel rule has ${shape.nodes} expression nodes, more than ${limits.maxRuleNodes}`);
   if (shape.depth > limits.maxComprehensionDepth) {
