@@ -3,4 +3,4 @@
  * depth, widest literal, identifiers, unknown functions), for bounding hostile rules before
  * they run.
  */
-export { celShape, type CelShape } from './shape.ts';
+export { celShape } from './shape.ts';

@@ -9,7 +9,7 @@ import type { parse } from '@bufbuild/cel';
 
 type ParsedExpr = ReturnType<typeof parse>['expr'];
 
-export interface CelShape {
+interface CelShape {
   nodes: number;
   /** Comprehensions nested in one another (macros: all, exists, map, filter...). */
   depth: number;
