@@ -41,6 +41,11 @@ export function formatPlan(plan: UpgradePlan): string {
     out.push('', `Update policy: ${p.policy}: ${p.decision === 'install' ? 'installs it' : 'holds it'}: ${p.reason}`);
     if (p.decision === 'hold') out.push(`  approve it with: ${p.approveCommand}`);
   }
+  if (plan.window !== undefined) {
+    const w = plan.window;
+    const name = w.source === 'annotation' ? JSON.stringify(w.window) : "operator-controller's --maintenance-window";
+    out.push(`Maintenance window ${name}: ${w.decision === 'install' ? 'lets it go' : 'holds it'}: ${w.reason}`);
+  }
   return text(out);
 }
 

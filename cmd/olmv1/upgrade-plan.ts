@@ -2,7 +2,7 @@
  * What `olmv1 upgrade plan|approve` compute, as operator-controller decides: the resolution of
  * resolve-cluster.ts, the candidates, and for the pick its objects (rendered and pruned as the
  * render step does) compared with the deployed release, the live CRDs, `olm.maxOpenShiftVersion`
- * and the update policy. Everything is read as the CLI's user.
+ * the update policy and the maintenance window. Everything is read as the CLI's user.
  */
 import { describeObject, pruneUnknownFields, withOwnerLabels } from '../../pkg/operator-controller/applier/index.ts';
 import { parseBundle, type KubeObject } from '../../pkg/operator-controller/bundle/index.ts';
@@ -27,7 +27,8 @@ import {
   type PermissionDelta,
 } from '../../pkg/operator-controller/upgradeplan/index.ts';
 import { decideUpgrade, policySetting } from '../../pkg/operator-controller/upgradepolicy/index.ts';
-import { CrdUpgradeSafetyEnforcement } from '../../pkg/shared/api/index.ts';
+import { formatOpening, MAINTENANCE_WINDOW_ANNOTATION, windowAt, windowSetting } from '../../pkg/operator-controller/maintenance/index.ts';
+import { APPROVED_BUNDLE_ANNOTATION, CrdUpgradeSafetyEnforcement } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import type { ImageLimits } from '../../pkg/shared/image/index.ts';
 import { createOpenApiSchemas, isNotFound, type KubeContext } from '../../pkg/shared/kube/index.ts';
@@ -79,6 +80,8 @@ export interface UpgradePlan {
   deprecations: string[];
   changes?: PlanChanges;
   policy?: PlanPolicy;
+  /** When the maintenance window lets the move go (decision 0122); absent when no window is known to apply. */
+  window?: PlanWindow;
   /** Why operator-controller holds the move: it would break another installed extension (decision 0104). */
   dependencyHold?: string;
   /** What of the cluster could not be read for the dependency checks (decision 0104), when something could not. */
@@ -95,6 +98,18 @@ interface PlanPolicy {
   /** The approved-bundle annotation, '' when absent. */
   approvedBundle: string;
   approveCommand: string;
+}
+
+/** What the maintenance window does with the picked bundle (pkg/operator-controller/maintenance decides, as the window step does). */
+interface PlanWindow {
+  /** The window as written in the annotation; '' when it is operator-controller's --maintenance-window (read from the condition). */
+  window: string;
+  source: 'annotation' | 'operator-controller';
+  /** `install`: the window does not stop it (open, or the upgrade is approved); `hold`: it waits. */
+  decision: 'install' | 'hold';
+  /** The next opening (RFC 3339, UTC) when the window holds it, else null. */
+  opensAt: string | null;
+  reason: string;
 }
 
 /** What installing the picked bundle changes. */
@@ -274,7 +289,52 @@ export async function planChanges(kube: KubeContext, deps: UpgradeDeps, o: PlanO
       : decision.reasons.join('; '),
     approvedBundle: setting.approvedBundle,
   };
-  return { ...r.plan, changes, policy: { ...policy, approveCommand: `olmv1 upgrade approve ${o.extension} ${pick.version}` } };
+  const window = planWindow(r.ce.object, pick.bundle, Date.now());
+  return {
+    ...r.plan,
+    changes,
+    policy: { ...policy, approveCommand: `olmv1 upgrade approve ${o.extension} ${pick.version}` },
+    ...(window === undefined ? {} : { window }),
+  };
+}
+
+/** The UpgradeAvailable reason operator-controller's window step sets (steps-window.ts). */
+const OUTSIDE_WINDOW_REASON = 'OutsideMaintenanceWindow';
+
+/**
+ * What the maintenance-window step would do with a move to `bundle` at `now`: the extension's
+ * annotation decides here as there; without one, operator-controller's --maintenance-window
+ * (which the CLI cannot read) is known from the condition the step set, when it holds this bundle.
+ */
+export function planWindow(ce: KubeObject, bundle: string, now: number): PlanWindow | undefined {
+  const annotations = ce.metadata.annotations;
+  const approved = (annotations?.[APPROVED_BUNDLE_ANNOTATION] ?? '').trim() === bundle;
+  const approvedReason = 'approved: an approved upgrade goes whatever the maintenance window';
+  if ((annotations?.[MAINTENANCE_WINDOW_ANNOTATION]?.trim() ?? '') === '') {
+    const conditions = (ce as { status?: { conditions?: { type?: string; reason?: string; message?: string }[] } }).status?.conditions ?? [];
+    const held = conditions.find((c) => c.type === 'UpgradeAvailable' && c.reason === OUTSIDE_WINDOW_REASON);
+    if (held === undefined || !(held.message ?? '').includes(`bundle ${JSON.stringify(bundle)}`)) return undefined;
+    const base = { window: '', source: 'operator-controller' as const };
+    if (approved) return { ...base, decision: 'install', opensAt: null, reason: approvedReason };
+    const opensAt = /it opens at (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)/.exec(held.message ?? '')?.[1] ?? null;
+    return { ...base, decision: 'hold', opensAt, reason: held.message ?? '' };
+  }
+  const setting = windowSetting(annotations);
+  const text = annotations?.[MAINTENANCE_WINDOW_ANNOTATION]?.trim() ?? '';
+  const base = { window: text, source: 'annotation' as const, opensAt: null };
+  if (setting.kind === 'none')
+    return { ...base, decision: 'install', reason: "no maintenance window (None: whatever operator-controller's default)" };
+  if (approved) return { ...base, decision: 'install', reason: approvedReason };
+  if (setting.kind === 'invalid') return { ...base, decision: 'hold', reason: `the annotation is not a maintenance window: ${setting.error}` };
+  const verdict = windowAt(setting.window, now);
+  if (verdict.open) return { ...base, decision: 'install', reason: 'the window is open now' };
+  if (verdict.opensAt === undefined) return { ...base, decision: 'hold', reason: 'the window does not open within 28 years' };
+  return {
+    ...base,
+    decision: 'hold',
+    opensAt: new Date(verdict.opensAt).toISOString().replace(/\.000Z$/, 'Z'),
+    reason: `outside the window: it opens at ${formatOpening(setting.window, verdict.opensAt)}`,
+  };
 }
 
 /** The certificate provider the deployed release was rendered with, told by its objects. */

@@ -258,6 +258,7 @@ function extensionReconciler(
       bundleCache: p.bundleCache,
       pulls: built.pulls,
       ...(o.defaultInstallServiceAccount === undefined ? {} : { defaultInstaller: o.defaultInstallServiceAccount }),
+      ...(o.maintenanceWindow === undefined ? {} : { maintenanceWindow: o.maintenanceWindow }),
       schemas: createOpenApiSchemas(kube.transport),
       drift: built.drift,
       healthGauge: built.healthGauge,

@@ -171,6 +171,12 @@ describe('parseOperatorControllerOptions', () => {
     expect(() => parse(['--default-install-service-account', 'NS/x'])).toThrow('expected NAMESPACE/NAME');
   });
 
+  it('--maintenance-window SCHEDULE DURATION [ZONE]: none by default, refused at start when malformed', () => {
+    expect(parse([]).maintenanceWindow).toBeUndefined();
+    expect(parse(['--maintenance-window', '0 2 * * SAT 4h Europe/Berlin']).maintenanceWindow).toBeDefined();
+    expect(() => parse(['--maintenance-window', '0 2 * * SAT'])).toThrow(/^invalid --maintenance-window: /);
+  });
+
   it('--global-pull-secret NS/NAME keeps its namespace', () => {
     expect(parse(['--global-pull-secret=creds/pull']).pullSecret).toEqual({ namespace: 'creds', name: 'pull' });
   });

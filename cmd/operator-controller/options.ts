@@ -16,6 +16,8 @@ import { BUNDLE_IMAGE_LIMITS, type ImageLimits } from '../../pkg/shared/image/li
 // The file, not pkg/operator-controller/gating's index, which loads the YAML emulation (decision 0097).
 import { parseClusterVersion, type ClusterMinor } from '../../pkg/operator-controller/gating/version.ts';
 import { parseServiceAccountRef, type ServiceAccountRef } from '../../pkg/operator-controller/clusterextension/installer.ts';
+// A light module (no Kubernetes client, no YAML): parsing the flag here costs nothing at start-up.
+import { parseMaintenanceWindow, type MaintenanceWindow } from '../../pkg/operator-controller/maintenance/index.ts';
 import { parsePauseAt, type PauseAt } from './test-pause.ts';
 
 /** Feature gates and their defaults (decision 0040 for the two install-mode/config gates). */
@@ -66,6 +68,8 @@ export interface OperatorControllerOptions extends ComponentOptions, ServingOpti
   pullReadTimeoutMs: number;
   /** `--default-install-service-account NS/NAME`: installs extensions whose spec names no ServiceAccount. */
   defaultInstallServiceAccount?: ServiceAccountRef | undefined;
+  /** `--maintenance-window "<schedule> <duration> [<zone>]"`: the default window of automatic upgrades (decision 0122). */
+  maintenanceWindow?: MaintenanceWindow | undefined;
 }
 
 /** Upstream operator-controller's metrics address when a certificate is given. */
@@ -93,6 +97,11 @@ Flags:
   --default-install-service-account NS/NAME
                                     installs extensions whose spec names no serviceAccount (upstream's
                                     current YAML); without it they wait with a message (default: none)
+  --maintenance-window "SCHEDULE DURATION [ZONE]"
+                                    automatic upgrades of extensions without the annotation
+                                    olm.operatorframework.io/maintenance-window start only inside this
+                                    window, e.g. "0 2 * * SAT 4h Europe/Berlin" (cron schedule, Go
+                                    duration, IANA zone, default UTC; default: none, any time)
 ${servingHelp(METRICS_ADDRESS, 'the metrics server')}  --health-probe-bind-address ADDR  /healthz and /readyz (default :8081)
   --leader-elect[=false]            elect one active replica (default true)
   --leader-election-id NAME         Lease name (default 9c4404e7.operatorframework.io)
@@ -138,6 +147,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
       'pull-read-timeout': { type: 'string' },
       ...SERVING_FLAGS,
       'default-install-service-account': { type: 'string' },
+      'maintenance-window': { type: 'string' },
       ...IMAGE_LIMIT_FLAGS,
     },
     '9c4404e7.operatorframework.io',
@@ -157,6 +167,9 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
   const installerFlag = values['default-install-service-account'];
   const installer = installerFlag === undefined || installerFlag === '' ? undefined : parseServiceAccountRef(installerFlag);
   if (installer !== undefined && !installer.ok) throw new Error(`invalid --default-install-service-account: ${installer.error}`);
+  const windowFlag = values['maintenance-window'];
+  const maintenanceWindow = windowFlag === undefined || windowFlag.trim() === '' ? undefined : parseMaintenanceWindow(windowFlag);
+  if (maintenanceWindow !== undefined && !maintenanceWindow.ok) throw new Error(`invalid --maintenance-window: ${maintenanceWindow.error}`);
   const clusterVersionFlag = values['cluster-version'];
   const clusterVersion = clusterVersionFlag === undefined ? undefined : parseClusterVersion(clusterVersionFlag);
   if (clusterVersion !== undefined && !clusterVersion.ok) throw new Error(`invalid --cluster-version: ${clusterVersion.error}`);
@@ -180,6 +193,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
     pullConnectTimeoutMs: duration('--pull-connect-timeout', values['pull-connect-timeout'], DEFAULT_PULL_CONNECT_TIMEOUT_MS),
     pullReadTimeoutMs: duration('--pull-read-timeout', values['pull-read-timeout'], DEFAULT_PULL_READ_TIMEOUT_MS),
     defaultInstallServiceAccount: installer?.value,
+    maintenanceWindow: maintenanceWindow?.value,
   };
 }
 

@@ -17,6 +17,7 @@ import {
   newExtensionState,
   policyStep,
   upgradeableStep,
+  windowStep,
   preauthorizeStep,
   preflightStep,
   pullStep,
@@ -32,6 +33,7 @@ import { type BundlePullScheduler, type MemoryPort } from '../../pkg/operator-co
 import { type CatalogSource, type DependencyPorts } from '../../pkg/operator-controller/dependencyview/index.ts';
 import { type DriftTracker, type ExtensionHealthGauge } from '../../pkg/operator-controller/drift/index.ts';
 import type { ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
+import type { MaintenanceWindow } from '../../pkg/operator-controller/maintenance/index.ts';
 import type { PauseHook } from './test-pause.ts';
 
 /** Everything the ClusterExtension steps use between them; each step gets its part. */
@@ -62,6 +64,8 @@ export interface ClusterExtensionPorts {
   features: ExtensionFeatures;
   /** Installs extensions whose spec names no ServiceAccount (`--default-install-service-account`); none: they wait. */
   defaultInstaller?: ServiceAccountRef;
+  /** Automatic upgrades of extensions without the maintenance-window annotation wait for it (`--maintenance-window`, decision 0122); none: any time. */
+  maintenanceWindow?: MaintenanceWindow;
 }
 
 /** Options besides the ports. */
@@ -105,6 +109,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     pullStep({ pulls: p.pulls, events: p.events }),
     renderStep({ schemas: p.schemas, features: p.features, events: p.events }),
     policyStep({ upgrades: p.upgrades, events: p.events, scoped: p.scoped }),
+    windowStep({ events: p.events, ...(p.maintenanceWindow === undefined ? {} : { clusterDefault: p.maintenanceWindow }) }),
     upgradeableStep({ events: p.events }),
     preauthorizeStep({ applier, events: p.events }),
     preflightStep({ scoped: p.scoped, events: p.events, drift: p.drift }),

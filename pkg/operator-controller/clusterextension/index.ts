@@ -19,6 +19,7 @@ export { preflightStep } from './steps-preflight.ts';
 export { healthStep } from './steps-health.ts';
 export { policyStep } from './steps-policy.ts';
 export { upgradeableStep } from './steps-upgradeable.ts';
+export { windowStep } from './steps-window.ts';
 export { ResolveAhead } from './resolve-ahead.ts';
 export { createUpgradeNotices, type UpgradeNotices } from './upgrade-notices.ts';
 export { finalizersStep } from './uninstall.ts';
