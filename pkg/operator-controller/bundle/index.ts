@@ -6,7 +6,7 @@ export { ClusterServiceVersion, PolicyRule, StrategyDeployment, StrategyPermissi
 export { bundleImageContent } from './image-content.ts';
 export { goJsonMarshal, goJsonString } from './go-json.ts';
 export { parseBundle } from './parse-bundle.ts';
-export { takeOtherObject } from './other-lines.ts';
+export { otherLineFinder, takeOtherObject } from './other-lines.ts';
 export { OLM_PROPERTIES_ANNOTATION } from './properties.ts';
 export { bundleDirBytes, readBundleDir } from './read-bundle-dir.ts';
 export type { BundleFiles, CustomResourceDefinition, JsonObject, KubeObject, RegistryV1Bundle } from './types.ts';

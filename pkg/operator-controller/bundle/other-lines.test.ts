@@ -1,8 +1,8 @@
 // Other objects of a bundle kept as JSON lines (decision 0098): stubs that carry what the
-// renderer reads and name their line through its copies, and each line taken back once.
+// renderer reads, found again from their rendered copies by identity, and each line taken back once.
 import { describe, expect, it } from 'vitest';
 import { parseBundle } from './parse-bundle.ts';
-import { takeOtherObject } from './other-lines.ts';
+import { otherLineFinder, takeOtherObject } from './other-lines.ts';
 
 const enc = new TextEncoder();
 const files = () =>
@@ -34,31 +34,42 @@ describe('parseBundle othersAsLines', () => {
   });
 });
 
-describe('takeOtherObject', () => {
-  it('gives back the object a copy of its stub stands for, with the copy metadata, once', () => {
+describe('otherLineFinder and takeOtherObject', () => {
+  it('match a rendered copy of a stub to its line by identity, and give back its object with the copy metadata, once', () => {
     const parsed = parseBundle(files(), { consume: true, othersAsLines: true });
     if (!parsed.ok) throw new Error(parsed.error);
+    const lines = parsed.value.otherLines;
     const [cm, role] = parsed.value.others;
-    if (cm === undefined || role === undefined) throw new Error('no stubs');
+    if (cm === undefined || role === undefined || lines === undefined) throw new Error('no stubs');
     // What the renderer and the owner labels make of a stub: copies with namespace and labels.
     const rendered = { ...cm, metadata: { ...cm.metadata, namespace: 'install', labels: { owner: 'ext' } } };
-    expect(takeOtherObject(parsed.value.otherLines, rendered)).toEqual({
+    const lineOf = otherLineFinder(parsed.value);
+    // A generated object (here a ServiceAccount) is no line; each stub's line is found once.
+    expect(lineOf({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'b' } })).toBeUndefined();
+    expect(lineOf(JSON.parse(JSON.stringify(role)) as typeof role)).toBe(1);
+    expect(lineOf(rendered)).toBe(0);
+    expect(lineOf(rendered)).toBeUndefined();
+    expect(takeOtherObject(lines, 0, rendered)).toEqual({
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'b', namespace: 'install', labels: { app: 'x', owner: 'ext' } },
       data: { k: 'v' },
     });
-    expect(parsed.value.otherLines?.at(0)).toBeUndefined();
-    expect(parsed.value.otherLines?.left).toBe(1);
-    expect(() => takeOtherObject(parsed.value.otherLines, rendered)).toThrow('bundle object 1 (ConfigMap) was taken already');
-    expect(takeOtherObject(parsed.value.otherLines, { ...role })).toEqual({
+    expect(lines.at(0)).toBeUndefined();
+    expect(lines.left).toBe(1);
+    expect(() => takeOtherObject(lines, 0, rendered)).toThrow('bundle object 1 (ConfigMap) was taken already');
+    expect(takeOtherObject(lines, 1, { ...role })).toEqual({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: { name: 'c' },
       rules: [],
     });
-    expect(parsed.value.otherLines?.left).toBe(0);
-    // Not a stub (a generated object, or a stub's JSON round trip): nothing to take.
-    expect(takeOtherObject(parsed.value.otherLines, JSON.parse(JSON.stringify(role)))).toBeUndefined();
+    expect(lines.left).toBe(0);
+  });
+
+  it('finds no line in a bundle that keeps none', () => {
+    const whole = parseBundle(files(), { consume: true });
+    if (!whole.ok) throw new Error(whole.error);
+    expect(whole.value.others.map(otherLineFinder(whole.value))).toEqual([undefined, undefined]);
   });
 });

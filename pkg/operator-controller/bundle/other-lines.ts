@@ -1,46 +1,55 @@
 /**
  * A bundle's other objects kept as JSON lines (parseBundle's `othersAsLines`, decision 0098):
- * about a third of their cost as objects. `others` then holds a stub of each (apiVersion, kind,
- * name, namespace: all the renderer reads of them) that names its line, and the caller turns
- * each rendered stub back into its object one at a time ({@link takeOtherObject}).
+ * about a third of their cost as objects. `others` then holds a stub of each at the position of
+ * its line (apiVersion, kind, name, namespace: all the renderer reads of them), and the caller
+ * matches each rendered object to the stub it was made from by that identity
+ * ({@link otherLineFinder}) and turns it back into its object one at a time
+ * ({@link takeOtherObject}). Values only: a stub is a plain object, its line its position.
  */
 import type { KubeObject, OtherLines, RegistryV1Bundle } from './types.ts';
 
-/** The index in `otherLines` of the object a stub stands for. */
-const LINE = Symbol('line of a bundle object kept as JSON');
-
-interface Stub {
-  [LINE]?: number;
-}
-
-/**
- * The stub of `obj`, whose JSON is `otherLines[index]`. Copies of the stub (`{ ...stub }`, as
- * the renderer makes them) keep naming the line: object spread copies symbol-keyed properties.
- */
-export function otherStub(obj: KubeObject, index: number): KubeObject {
+/** The stub of `obj`: what the renderer reads of it. */
+export function otherStub(obj: KubeObject): KubeObject {
   const meta = obj.metadata as Record<string, unknown>;
   const metadata: Record<string, unknown> = {};
   if ('name' in meta) metadata['name'] = meta['name'];
   if ('namespace' in meta) metadata['namespace'] = meta['namespace'];
-  const stub: KubeObject & Stub = { apiVersion: obj.apiVersion, kind: obj.kind, metadata: metadata as KubeObject['metadata'] };
-  Object.defineProperty(stub, LINE, { value: index, enumerable: true });
-  return stub;
+  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: metadata as KubeObject['metadata'] };
+}
+
+const identity = (obj: KubeObject): string => `${obj.apiVersion}\u0000${obj.kind}\u0000${String(obj.metadata?.name ?? '')}`;
+
+/**
+ * For a bundle whose others are kept as lines, a finder of the line a rendered object was made
+ * from: by apiVersion, kind and name (the renderer moves namespaced objects to the install
+ * namespace, so the namespace is not compared), the first stub not yet matched for objects that
+ * share them (the renderer keeps their order). Undefined for an object no stub stands for (a
+ * generated one), and for every object when the bundle keeps no lines.
+ */
+export function otherLineFinder(bundle: Pick<RegistryV1Bundle, 'others' | 'otherLines'>): (rendered: KubeObject) => number | undefined {
+  if (bundle.otherLines === undefined) return () => undefined;
+  const waiting = new Map<string, number[]>();
+  bundle.others.forEach((stub, index) => {
+    const key = identity(stub);
+    const queue = waiting.get(key);
+    if (queue === undefined) waiting.set(key, [index]);
+    else queue.push(index);
+  });
+  return (rendered) => waiting.get(identity(rendered))?.shift();
 }
 
 /**
- * The object a (copy of a) stub of `lines` stands for, parsed from its line, with what the
- * stub's metadata gained (the install namespace, labels merged over its own); the line is
- * cleared, so each is taken once. Undefined for any other object; throws when taken already.
+ * The object of line `index` of `lines`, with what its rendered copy's metadata gained (the
+ * install namespace, labels merged over its own); the line is cleared, so each is taken once:
+ * throws when taken already.
  */
-export function takeOtherObject(lines: RegistryV1Bundle['otherLines'], obj: KubeObject): KubeObject | undefined {
-  const index = (obj as Stub)[LINE];
-  if (index === undefined) return undefined;
-  const line = lines?.at(index);
-  if (lines === undefined || line === undefined) throw new Error(`bundle object ${index + 1} (${obj.kind}) was taken already`);
+export function takeOtherObject(lines: OtherLines, index: number, rendered: KubeObject): KubeObject {
+  const line = lines.at(index);
+  if (line === undefined) throw new Error(`bundle object ${index + 1} (${rendered.kind}) was taken already`);
   lines.drop(index);
   const full = JSON.parse(line) as KubeObject;
-  const labels = obj.metadata.labels === undefined ? {} : { labels: { ...full.metadata.labels, ...obj.metadata.labels } };
-  return { ...full, metadata: { ...full.metadata, ...obj.metadata, ...labels } };
+  const labels = rendered.metadata.labels === undefined ? {} : { labels: { ...full.metadata.labels, ...rendered.metadata.labels } };
+  return { ...full, metadata: { ...full.metadata, ...rendered.metadata, ...labels } };
 }
 
 /** Other objects' lines in an array (parseBundle's `othersAsLines: true`). */

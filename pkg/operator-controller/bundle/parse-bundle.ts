@@ -85,7 +85,11 @@ export function parseBundle(files: BundleFiles | Map<string, Uint8Array>, option
       if (c.type === 'csv') csv = c.csv;
       else if (c.type === 'crd') crds.push(c.crd);
       else if (otherLines === undefined) others.push(obj);
-      else others.push(otherStub(obj, otherLines.push(JSON.stringify(obj)) - 1));
+      else {
+        // A stub's position in others is its line's.
+        otherLines.push(JSON.stringify(obj));
+        others.push(otherStub(obj));
+      }
     }
   }
   if (csv === undefined) return err(`no ClusterServiceVersion found in "${MANIFESTS_DIR}"`);

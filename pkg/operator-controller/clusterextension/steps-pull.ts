@@ -8,7 +8,7 @@ import { jsonEqual, type Step, type StepOutcome } from '../../shared/controller/
 import { wrapError } from '../../shared/errors/index.ts';
 import type { EventRecorder, KubeObject, OpenApiSchemas } from '../../shared/kube/index.ts';
 import { Manifest, type ReleaseBundle } from '../release/index.ts';
-import { takeOtherObject } from '../bundle/index.ts';
+import { otherLineFinder, takeOtherObject } from '../bundle/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
 import { signaturePolicyDetail } from '../../shared/image/index.ts';
 import { render, renderFailureToError, watchNamespaceHint } from '../render/index.ts';
@@ -166,6 +166,9 @@ async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: Res
   if (file !== undefined) state.held.defer(() => file.close());
   const lines: string[] | LineStore = file ?? [];
   const dropped: { object: string; paths: string[] }[] = [];
+  // Which rendered objects a bundle line stands for (bundle/other-lines.ts), before the owner labels copy them.
+  const lineOf = otherLineFinder(state.bundle);
+  const sources = rendered.value.map(lineOf);
   const labelled: (KubeObject | undefined)[] = withOwnerLabels(rendered.value, name);
   // Of the bundle, the release needs only its CSV's properties, and the rendered objects share
   // its parsed manifests: let go of both, so that each object can be collected once its pruned
@@ -178,7 +181,8 @@ async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: Res
     if (rendering === undefined) continue;
     labelled[i] = undefined;
     // A bundle object kept as a JSON line is parsed here, alone (bundle/other-lines.ts).
-    const obj = takeOtherObject(otherLines, rendering) ?? rendering;
+    const source = sources[i];
+    const obj = source === undefined || otherLines === undefined ? rendering : takeOtherObject(otherLines, source, rendering);
     let schema;
     try {
       schema = await ports.schemas.schemaFor(obj.apiVersion, obj.kind, state.signal);
