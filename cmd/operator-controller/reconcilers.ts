@@ -18,6 +18,8 @@ import {
   policyStep,
   upgradeableStep,
   windowStep,
+  rollbackHoldStep,
+  rollbackStep,
   preauthorizeStep,
   preflightStep,
   pullStep,
@@ -111,12 +113,16 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     policyStep({ upgrades: p.upgrades, events: p.events, scoped: p.scoped }),
     windowStep({ events: p.events, ...(p.maintenanceWindow === undefined ? {} : { clusterDefault: p.maintenanceWindow }) }),
     upgradeableStep({ events: p.events }),
+    // Opt in (decision 0123): a bundle a rollback on failure undid is not installed again until told.
+    rollbackHoldStep(),
     preauthorizeStep({ applier, events: p.events }),
     preflightStep({ scoped: p.scoped, events: p.events, drift: p.drift }),
     // Always: the planned release, or, when an earlier step stopped the reconcile (a next bundle
     // not pulled, not resolved, not authorized...), the deployed release kept and its drift repaired.
     applyStep({ applier, events: p.events }),
     healthStep({ drift: p.drift, gauge: p.healthGauge }),
+    // Opt in (decision 0123): an upgrade not Healthy within its deadline is rolled back.
+    rollbackStep({ applier, releases: p.releases, scoped: p.scoped, events: p.events }),
   ];
   return pause === undefined ? steps : steps.map((step) => pausing(step, pause));
 }

@@ -32,6 +32,9 @@ const ExtensionEventReason = {
   BundlePassedOver: 'BundlePassedOver',
   InstallerMissing: 'InstallerMissing',
   WatchNamespaceRequired: 'WatchNamespaceRequired',
+  RolledBack: 'RolledBack',
+  RollbackRefused: 'RollbackRefused',
+  NothingToRollBackTo: 'NothingToRollBackTo',
 } as const;
 
 /** How many objects a note names before `and N more`. */
@@ -239,4 +242,23 @@ export function recordPassedOver(
 ): void {
   const lines = passedOver.map((p) => `${p.bundle}: ${p.reason}`);
   record(events, state, 'Normal', ExtensionEventReason.BundlePassedOver, 'Resolve', [`chose bundle ${chosen}; passed over:`, ...lines].join('\n'));
+}
+
+/**
+ * Undo on failure (decision 0123): an upgraded revision was not Healthy within the deadline of
+ * the rollback-on-failure annotation and the last Healthy revision was re-applied; the note is
+ * the RolledBack condition's message.
+ */
+export function recordRolledBack(events: EventRecorder, state: ExtensionState, note: string): void {
+  record(events, state, 'Warning', ExtensionEventReason.RolledBack, 'Rollback', note);
+}
+
+/**
+ * Undo on failure could not go back: the way back would lose data (the CRD safety check of a
+ * rollback refused it), or no earlier revision was seen Healthy. Recorded once per change of the
+ * note (`NoteMemory`).
+ */
+export function recordRollbackStopped(events: EventRecorder, state: ExtensionState, refused: boolean, note: string): void {
+  const reason = refused ? ExtensionEventReason.RollbackRefused : ExtensionEventReason.NothingToRollBackTo;
+  record(events, state, 'Warning', reason, 'Rollback', note);
 }

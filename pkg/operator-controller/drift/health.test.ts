@@ -60,6 +60,24 @@ describe('objectHealth: Deployment', () => {
       { ready: false, why: 'no Available condition yet' },
     ],
     ['hostile condition entries', { observedGeneration: 2, conditions: [null, 7, cond('Available', 'True')] }, { ready: true }],
+    // A rolling update whose new Pod crash-loops beside an old one that still serves: Available
+    // stays True, the rollout is not done (kubectl rollout status's words).
+    [
+      'rolling update: an old replica still serving, the new one not available',
+      { observedGeneration: 2, replicas: 2, updatedReplicas: 1, availableReplicas: 1, conditions: [AVAILABLE] },
+      { ready: false, why: 'Waiting for rollout to finish: 1 old replicas are pending termination' },
+    ],
+    [
+      'rolling update: fewer updated replicas than wanted',
+      { observedGeneration: 2, replicas: 1, updatedReplicas: 0, availableReplicas: 1, conditions: [AVAILABLE] },
+      { ready: false, why: 'Waiting for rollout to finish: 0 out of 1 new replicas have been updated' },
+    ],
+    [
+      'updated but not yet available',
+      { observedGeneration: 2, replicas: 1, updatedReplicas: 1, availableReplicas: 0, conditions: [AVAILABLE] },
+      { ready: false, why: 'Waiting for rollout to finish: 0 of 1 updated replicas are available' },
+    ],
+    ['rollout done', { observedGeneration: 2, replicas: 1, updatedReplicas: 1, availableReplicas: 1, conditions: [AVAILABLE] }, { ready: true }],
   ];
   it.each(table)('%s', (_name, status, want) => {
     expect(objectHealth(workload('Deployment', {}, status))).toEqual(want);

@@ -99,7 +99,23 @@ function deploymentHealth(obj: KubeObject, status: Fields): ObjectHealth {
     return { ready: false, why: describeCondition('Progressing', progressing) };
   }
   const available = conditionOf(status, 'Available');
-  return available?.status === 'True' ? READY : { ready: false, why: describeCondition('Available', available) };
+  if (available?.status !== 'True') return { ready: false, why: describeCondition('Available', available) };
+  // A rollout still under way is not yet the release's Deployment, whatever the old Pods make
+  // of Available (kubectl rollout status's checks, in its words): a crash-looping new Pod beside
+  // an old one that still serves is not healthy. Counts a status does not report are not judged.
+  const want = replicasOf(obj);
+  const updated = status['updatedReplicas'];
+  if (typeof updated !== 'number') return READY;
+  if (updated < want) return { ready: false, why: `Waiting for rollout to finish: ${updated} out of ${want} new replicas have been updated` };
+  const total = status['replicas'];
+  if (typeof total === 'number' && total > updated) {
+    return { ready: false, why: `Waiting for rollout to finish: ${total - updated} old replicas are pending termination` };
+  }
+  const availableCount = status['availableReplicas'];
+  if (typeof availableCount === 'number' && availableCount < updated) {
+    return { ready: false, why: `Waiting for rollout to finish: ${availableCount} of ${updated} updated replicas are available` };
+  }
+  return READY;
 }
 
 function replicasOf(obj: KubeObject): number {

@@ -5,3 +5,13 @@
 export { checkRollbackCrds, rollbackCrdNames } from './crd-safety.ts';
 export { readExtensionView, rollbackPatch, type RollbackPatch } from './patch.ts';
 export { checkRollbackResolves, chooseRollbackTarget, type RollbackTarget } from './target.ts';
+export {
+  lastHealthyFrom,
+  lastHealthyTail,
+  rollbackDescription,
+  rollbackOnFailureOf,
+  ROLLBACK_ON_FAILURE_ANNOTATION,
+  rolledBackBundleFrom,
+  rolledBackLead,
+  unhealthyDescription,
+} from './on-failure.ts';
