@@ -218,12 +218,14 @@ describe('sigstoreSigned on pulls', () => {
     expect(await cosignVerdict(sigStranger, `${ns}/sigstore:v1`)).toMatch(/invalid signature when validating ASN\.1 encoded signature/);
   });
 
-  it("refuses cosign's tagless identity under the default matchRepoDigestOrExact for a tag, accepts it for the digest", async () => {
+  it("refuses cosign's tagless identity under the default matchRepoDigestOrExact, by tag and by digest, as upstream's catalogd does", async () => {
     const strict = sigstoreSigned(sigTrusted.publicKeyPath, { type: 'matchRepoDigestOrExact' });
     expect(await ourVerdict(strict, `${ns}/sigstore:v1`)).toBe(
       `error copying image: Source image rejected: Signature for identity "${ns}/sigstore" is not accepted`,
     );
-    expect(await ourVerdict(strict, `${ns}/sigstore@${signedDigest}`)).toBe('accepted');
+    expect(await ourVerdict(strict, `${ns}/sigstore@${signedDigest}`)).toBe(
+      `error copying image: Source image rejected: Signature for identity "${ns}/sigstore" is not accepted`,
+    );
   });
 
   it("Debian's skopeo cannot evaluate sigstoreSigned (why it is not the reference here)", async () => {

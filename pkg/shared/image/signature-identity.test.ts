@@ -13,6 +13,13 @@ describe('identityMatches', () => {
     [{ type: 'matchRepoDigestOrExact' }, tagged, 'quay.io/ns/app:v2', false],
     [{ type: 'matchRepoDigestOrExact' }, digested, 'quay.io/ns/app:anything', true],
     [{ type: 'matchRepoDigestOrExact' }, digested, 'quay.io/ns/other:v1', false],
+    // A claim of a bare repository (what cosign sign writes) is never accepted, for a digest either (containers/image).
+    [{ type: 'matchRepoDigestOrExact' }, digested, 'quay.io/ns/app', false],
+    [{ type: 'matchRepoDigestOrExact' }, tagged, 'quay.io/ns/app', false],
+    // Tag and digest: the claim must be exactly that.
+    [{ type: 'matchRepoDigestOrExact' }, parseNormalized(`quay.io/ns/app:v1@${D}`), 'quay.io/ns/app:v1', false],
+    [{ type: 'matchRepoDigestOrExact' }, parseNormalized(`quay.io/ns/app:v1@${D}`), `quay.io/ns/app:v1@${D}`, true],
+    [{ type: 'remapIdentity', prefix: 'quay.io/ns', signedPrefix: 'origin.io/team' }, digested, 'origin.io/team/app', false],
     [{ type: 'matchExact' }, digested, 'quay.io/ns/app:v1', false],
     [{ type: 'matchExact' }, tagged, 'quay.io/ns/app:v1', true],
     [{ type: 'matchExact' }, tagged, 'quay.io/ns/app', false],

@@ -22,9 +22,13 @@ function exact(a: ImageReference, b: ImageReference): boolean {
   return !nameOnly(a) && !nameOnly(b) && formatReference(a) === formatReference(b);
 }
 
+// containers/image's order: a claim of a bare repository is never accepted (no default tag is
+// added to it); a tagged reference, with or without a digest, must be claimed exactly; a
+// digest-only one by its repository (the digest itself is checked against the manifest).
 function repoDigestOrExact(intended: ImageReference, signature: ImageReference): boolean {
-  if (intended.digest !== undefined) return signature.name === intended.name;
+  if (nameOnly(signature)) return false;
   if (intended.tag !== undefined) return exact(intended, signature);
+  if (intended.digest !== undefined) return signature.name === intended.name;
   return false;
 }
 
