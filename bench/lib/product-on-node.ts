@@ -10,6 +10,7 @@ import { buildProjectImage, defaultImageCacheDir, type ProjectImage } from '../.
 import { deployInCluster, type InCluster } from '../../pkg/olmv1/in-cluster/index.ts';
 import {
   defaultCacheRoot,
+  missingImageBuildPrerequisites,
   missingNodePrerequisites,
   resolveBinaries,
   resolveNodeBinaries,
@@ -22,14 +23,7 @@ export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Why no node can run here (root, containerd, runc, buildah, debootstrap), or undefined. */
 function unavailable(env: NodeJS.ProcessEnv): string | undefined {
-  const problems = missingNodePrerequisites();
-  for (const tool of ['buildah', 'debootstrap']) {
-    try {
-      execFileSync('sh', ['-c', `command -v ${tool}`], { env, stdio: 'ignore' });
-    } catch {
-      problems.push(`no ${tool} (apt-get install -y ${tool})`);
-    }
-  }
+  const problems = [...missingNodePrerequisites(), ...missingImageBuildPrerequisites(env)];
   return problems.length === 0 ? undefined : problems.join('; ');
 }
 

@@ -6,6 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePorts, startProcess, waitUntil, type ManagedProcess, type Workspace } from '../../pkg/olmv1/localstack/index.ts';
+import { featureGatesArgs, type ComponentGates } from './up-feature-gates.ts';
 
 /** Where the components run and what they may reach. */
 interface ComponentsOptions {
@@ -24,6 +25,63 @@ interface ComponentsOptions {
   workspace: Workspace;
   /** Environment of the children. */
   env: NodeJS.ProcessEnv;
+  /** `--feature-gates` of each (up-feature-gates.ts). */
+  featureGates: ComponentGates;
+}
+
+/** Where each component listens and keeps its cache. */
+interface ComponentPlaces {
+  serverPort: number;
+  catalogdHealth: number;
+  controllerHealth: number;
+  /** Directory the cache directories go in. */
+  cacheRoot: string;
+}
+
+/** The command lines (after the Node binary) of catalogd and operator-controller (pure). */
+export function componentArgs(
+  options: Omit<ComponentsOptions, 'node' | 'logDir' | 'workspace' | 'env'>,
+  places: ComponentPlaces,
+): { catalogd: string[]; operatorController: string[] } {
+  const insecure = options.insecureRegistries.flatMap((r) => ['--insecure-registry', r]);
+  // --insecure-metrics: `curl <health>/metrics` works locally (decision 0068); --log-format text:
+  // people read .olmv1/logs/.
+  const common = [
+    '--log-format',
+    'text',
+    '--kubeconfig',
+    options.kubeconfig,
+    '--system-namespace',
+    options.systemNamespace,
+    '--leader-elect',
+    '--insecure-metrics',
+    ...insecure,
+  ];
+  return {
+    catalogd: [
+      join(options.repoRoot, 'cmd/catalogd/main.ts'),
+      ...common,
+      '--cache-dir',
+      join(places.cacheRoot, 'catalogd'),
+      '--catalogs-server-addr',
+      `127.0.0.1:${places.serverPort}`,
+      '--external-address',
+      `127.0.0.1:${places.serverPort}`,
+      '--health-probe-bind-address',
+      `127.0.0.1:${places.catalogdHealth}`,
+      ...featureGatesArgs(options.featureGates.catalogd),
+    ],
+    operatorController: [
+      join(options.repoRoot, 'cmd/operator-controller/main.ts'),
+      ...common,
+      '--cache-dir',
+      join(places.cacheRoot, 'operator-controller'),
+      '--health-probe-bind-address',
+      `127.0.0.1:${places.controllerHealth}`,
+      ...(options.defaultInstaller === undefined ? [] : ['--default-install-service-account', options.defaultInstaller]),
+      ...featureGatesArgs(options.featureGates.operatorController),
+    ],
+  };
 }
 
 /** The running components. */
@@ -46,36 +104,12 @@ export async function startComponents(options: ComponentsOptions): Promise<Compo
   const [serverPort = 0, catalogdHealth = 0, controllerHealth = 0] = await freePorts(3);
   const ws = options.workspace;
   await mkdir(options.logDir, { recursive: true });
-  const insecure = options.insecureRegistries.flatMap((r) => ['--insecure-registry', r]);
-  // --insecure-metrics: `curl <health>/metrics` works locally (decision 0068); --log-format text:
-  // people read .olmv1/logs/.
-  const common = [
-    '--log-format',
-    'text',
-    '--kubeconfig',
-    options.kubeconfig,
-    '--system-namespace',
-    options.systemNamespace,
-    '--leader-elect',
-    '--insecure-metrics',
-    ...insecure,
-  ];
+  const args = componentArgs(options, { serverPort, catalogdHealth, controllerHealth, cacheRoot: ws.dir });
 
   const catalogd = await startProcess({
     name: 'catalogd',
     command: options.node,
-    args: [
-      join(options.repoRoot, 'cmd/catalogd/main.ts'),
-      ...common,
-      '--cache-dir',
-      join(ws.dir, 'catalogd'),
-      '--catalogs-server-addr',
-      `127.0.0.1:${serverPort}`,
-      '--external-address',
-      `127.0.0.1:${serverPort}`,
-      '--health-probe-bind-address',
-      `127.0.0.1:${catalogdHealth}`,
-    ],
+    args: args.catalogd,
     logPath: join(options.logDir, 'catalogd.log'),
     reaper: ws.reaper,
     env: options.env,
@@ -87,15 +121,7 @@ export async function startComponents(options: ComponentsOptions): Promise<Compo
   const operatorController = await startProcess({
     name: 'operator-controller',
     command: options.node,
-    args: [
-      join(options.repoRoot, 'cmd/operator-controller/main.ts'),
-      ...common,
-      '--cache-dir',
-      join(ws.dir, 'operator-controller'),
-      '--health-probe-bind-address',
-      `127.0.0.1:${controllerHealth}`,
-      ...(options.defaultInstaller === undefined ? [] : ['--default-install-service-account', options.defaultInstaller]),
-    ],
+    args: args.operatorController,
     logPath: join(options.logDir, 'operator-controller.log'),
     reaper: ws.reaper,
     env: options.env,

@@ -1,28 +1,59 @@
 import { describe, expect, it } from 'vitest';
 import { parseUpOptions } from './up-options.ts';
 
+const NONE = { catalogd: [], operatorController: [] };
+
 describe('olmv1 up flags', () => {
   it('runs locally with the registry on 5001 by default', () => {
-    expect(parseUpOptions([])).toEqual({ mode: 'local', registryPort: 5001, node: false, certManager: false });
-    expect(parseUpOptions(['--registry-port', '5555'])).toEqual({ mode: 'local', registryPort: 5555, node: false, certManager: false });
+    expect(parseUpOptions([])).toEqual({ mode: 'local', registryPort: 5001, node: false, inCluster: false, certManager: false, featureGates: NONE });
+    expect(parseUpOptions(['--registry-port', '5555'])).toEqual({
+      mode: 'local',
+      registryPort: 5555,
+      node: false,
+      inCluster: false,
+      certManager: false,
+      featureGates: NONE,
+    });
   });
 
   it('adds a real node with --node', () => {
-    expect(parseUpOptions(['--node'])).toEqual({ mode: 'local', registryPort: 5001, node: true, certManager: false });
-    expect(parseUpOptions(['--node', '--registry-port', '5555'])).toEqual({ mode: 'local', registryPort: 5555, node: true, certManager: false });
+    expect(parseUpOptions(['--node'])).toEqual({
+      mode: 'local',
+      registryPort: 5001,
+      node: true,
+      inCluster: false,
+      certManager: false,
+      featureGates: NONE,
+    });
+    expect(parseUpOptions(['--node', '--registry-port', '5555'])).toEqual({
+      mode: 'local',
+      registryPort: 5555,
+      node: true,
+      inCluster: false,
+      certManager: false,
+      featureGates: NONE,
+    });
   });
 
   it('adds cert-manager on the node with --cert-manager, which needs --node', () => {
-    expect(parseUpOptions(['--node', '--cert-manager'])).toEqual({ mode: 'local', registryPort: 5001, node: true, certManager: true });
+    expect(parseUpOptions(['--node', '--cert-manager'])).toEqual({
+      mode: 'local',
+      registryPort: 5001,
+      node: true,
+      inCluster: false,
+      certManager: true,
+      featureGates: NONE,
+    });
     expect(() => parseUpOptions(['--cert-manager'])).toThrow('--cert-manager runs cert-manager on the local node; it needs --node');
   });
 
   it('runs against an existing cluster with --kubeconfig, optionally pushing the example to --registry', () => {
-    expect(parseUpOptions(['--kubeconfig', 'kc'])).toEqual({ mode: 'cluster', kubeconfig: 'kc', registry: undefined });
+    expect(parseUpOptions(['--kubeconfig', 'kc'])).toEqual({ mode: 'cluster', kubeconfig: 'kc', registry: undefined, featureGates: NONE });
     expect(parseUpOptions(['--kubeconfig', '/k', '--registry', 'reg.example:5000'])).toEqual({
       mode: 'cluster',
       kubeconfig: '/k',
       registry: 'reg.example:5000',
+      featureGates: NONE,
     });
   });
 
@@ -41,5 +72,59 @@ describe('olmv1 up flags', () => {
     expect(() => parseUpOptions(['--registry-port', 'x'])).toThrow(/port number/);
     expect(() => parseUpOptions(['extra'])).toThrow(/unexpected argument "extra"/);
     expect(() => parseUpOptions(['--nope'])).toThrow();
+  });
+
+  it('runs the components as Pods with --node --in-cluster; --in-cluster needs --node', () => {
+    expect(parseUpOptions(['--node', '--in-cluster'])).toMatchObject({ mode: 'local', node: true, inCluster: true });
+    expect(() => parseUpOptions(['--in-cluster'])).toThrow(
+      '--in-cluster runs catalogd and operator-controller as Pods on the local node; it needs --node',
+    );
+    expect(() => parseUpOptions(['--kubeconfig', 'k', '--in-cluster'])).toThrow(/it needs --node/);
+  });
+
+  it('gives each --feature-gates setting to the component that knows it, in every mode', () => {
+    expect(parseUpOptions(['--feature-gates', 'GraphQLCatalogQueries=true'])).toMatchObject({
+      featureGates: { catalogd: ['GraphQLCatalogQueries=true'], operatorController: [] },
+    });
+    expect(parseUpOptions(['--node', '--in-cluster', '--feature-gates', 'BundleReleaseSupport=true,GraphQLCatalogQueries=true'])).toMatchObject({
+      featureGates: { catalogd: ['GraphQLCatalogQueries=true'], operatorController: ['BundleReleaseSupport=true'] },
+    });
+    // Repeated, with spaces and empty entries as featuregate takes them; AllBeta to both, as both binaries know it.
+    expect(
+      parseUpOptions(['--kubeconfig', 'k', '--feature-gates', ' DeploymentConfig=false ,,', '--feature-gates=AllBeta=true,APIV1MetasHandler=true']),
+    ).toMatchObject({
+      mode: 'cluster',
+      featureGates: { catalogd: ['AllBeta=true', 'APIV1MetasHandler=true'], operatorController: ['DeploymentConfig=false', 'AllBeta=true'] },
+    });
+  });
+
+  it('refuses an unknown gate naming every known one, an entry without a value, and what a component refuses', () => {
+    expect(() => parseUpOptions(['--feature-gates', 'GraphQLCatalogQueries=true,NoSuchGate=true'])).toThrow(
+      '--feature-gates: unknown gate "NoSuchGate"; known gates: catalogd APIV1MetasHandler, GraphQLCatalogQueries; ' +
+        'operator-controller BoxcutterRuntime, BundleReleaseSupport, DeploymentConfig, SingleOwnNamespaceInstallSupport, ' +
+        'WebhookProviderCertManager, WebhookProviderOpenshiftServiceCA; both AllAlpha, AllBeta',
+    );
+    expect(() => parseUpOptions(['--feature-gates', 'GraphQLCatalogQueries'])).toThrow(
+      '--feature-gates: missing bool value for GraphQLCatalogQueries',
+    );
+    expect(() => parseUpOptions(['--feature-gates', 'GraphQLCatalogQueries=maybe'])).toThrow(
+      /^catalogd: invalid value of GraphQLCatalogQueries=maybe/,
+    );
+    expect(() => parseUpOptions(['--node', '--in-cluster', '--feature-gates', 'BoxcutterRuntime=true'])).toThrow(
+      'operator-controller: --feature-gates: BoxcutterRuntime=true asks for the Boxcutter runtime, which this operator-controller does not have; remove it or set it to false',
+    );
+    // Object keys are no gates.
+    expect(() => parseUpOptions(['--feature-gates', 'toString=true'])).toThrow(/unknown gate "toString"/);
+  });
+});
+
+describe('olmv1 up --feature-gates through AllAlpha', () => {
+  it("is refused with operator-controller's own message when it would turn BoxcutterRuntime on", () => {
+    expect(() => parseUpOptions(['--feature-gates', 'AllAlpha=true'])).toThrow(
+      /^operator-controller: --feature-gates: AllAlpha=true sets BoxcutterRuntime=true/,
+    );
+    expect(parseUpOptions(['--feature-gates', 'AllAlpha=true,BoxcutterRuntime=false'])).toMatchObject({
+      featureGates: { catalogd: ['AllAlpha=true'], operatorController: ['AllAlpha=true', 'BoxcutterRuntime=false'] },
+    });
   });
 });

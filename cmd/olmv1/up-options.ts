@@ -3,9 +3,11 @@
  */
 import { parseArgs } from 'node:util';
 import { EXAMPLE_REGISTRY } from './up-example.ts';
+import { routeFeatureGates, type ComponentGates, type GateSet } from './up-feature-gates.ts';
 
 /** Help text of `olmv1 up`. */
-export const UP_USAGE = `Usage: olmv1 up [--node [--cert-manager]] [--registry-port N] | olmv1 up --kubeconfig PATH [--registry HOST]
+export const UP_USAGE = `Usage: olmv1 up [--node [--in-cluster] [--cert-manager]] [--registry-port N] [--feature-gates GATES]
+       olmv1 up --kubeconfig PATH [--registry HOST] [--feature-gates GATES]
 
 Runs OLM v1 on this machine until Ctrl-C (SIGINT or SIGTERM), then stops everything it started.
 
@@ -32,6 +34,12 @@ With --cert-manager too: cert-manager (controller, webhook, cainjector; built fr
 the first time, about 4 more minutes of CPU) runs on the node with a self-signed ClusterIssuer
 olmv1-selfsigned, so bundles with webhooks install (docs/webhook-operators.md), and
 examples/webhook-operator is published as the ClusterCatalog webhook-catalog.
+With --in-cluster too: catalogd and operator-controller run as Pods on the node instead of as
+processes here, as the product ships: the project's image is built from the committed tree (HEAD;
+buildah and debootstrap needed, cached after the first build) and pushed to a registry on the
+node's bridge, config/ is applied with it (the README's walk-through, overlay from
+pkg/olmv1/in-cluster), and the example content goes to that registry. Stopping removes the
+applied objects with the control plane.
 
 Written in the current directory (.olmv1/, removed again on stop except bin/ and logs/):
   .olmv1/kubeconfig     admin kubeconfig of the local control plane
@@ -50,7 +58,12 @@ Flags:
   --registry HOST       with --kubeconfig: registry (host[:port]) for the example content
   --registry-port N     local registry port (default 5001; the samples expect 5001)
   --node                also run a real node, so Pods run (root; see above)
+  --in-cluster          with --node: run catalogd and operator-controller as Pods (config/)
   --cert-manager        with --node: also run cert-manager on the node
+  --feature-gates GATES upstream's gates, Name=true|false, comma-separated or repeated; each goes
+                        to the component that knows it (AllAlpha and AllBeta to both), on its
+                        command line or, with --in-cluster, in its Deployment's args; an unknown
+                        gate or a value a component refuses is a usage error (exit 2)
   -h, --help            show this help
 
 Output:
@@ -65,12 +78,16 @@ Exit codes:
 `;
 
 /** Parsed flags. */
-export type UpOptions =
-  | { mode: 'local'; registryPort: number; node: boolean; certManager: boolean }
-  | { mode: 'cluster'; kubeconfig: string; registry: string | undefined };
+export type UpOptions = (
+  | { mode: 'local'; registryPort: number; node: boolean; inCluster: boolean; certManager: boolean }
+  | { mode: 'cluster'; kubeconfig: string; registry: string | undefined }
+) & { featureGates: ComponentGates };
 
-/** Parses the arguments after `up`; 'help' for --help; throws Error with a message on bad input. */
-export function parseUpOptions(args: readonly string[]): UpOptions | 'help' {
+/**
+ * Parses the arguments after `up`; 'help' for --help; throws Error with a message on bad input.
+ * `gateSets` are the components' gate sets (default: read from their option parsers).
+ */
+export function parseUpOptions(args: readonly string[], gateSets?: { catalogd: GateSet; operatorController: GateSet }): UpOptions | 'help' {
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,
@@ -81,11 +98,16 @@ export function parseUpOptions(args: readonly string[]): UpOptions | 'help' {
       'registry-port': { type: 'string' },
       node: { type: 'boolean' },
       'cert-manager': { type: 'boolean' },
+      'in-cluster': { type: 'boolean' },
+      'feature-gates': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help === true) return 'help';
+  const gates = (): ComponentGates => routeFeatureGates(values['feature-gates'] ?? [], gateSets);
   if (values['cert-manager'] === true && values.node !== true) throw new Error('--cert-manager runs cert-manager on the local node; it needs --node');
+  if (values['in-cluster'] === true && values.node !== true)
+    throw new Error('--in-cluster runs catalogd and operator-controller as Pods on the local node; it needs --node');
   if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
   if (values.kubeconfig !== undefined) {
     if (values.kubeconfig === '') throw new Error('--kubeconfig needs a path');
@@ -94,7 +116,7 @@ export function parseUpOptions(args: readonly string[]): UpOptions | 'help' {
     if (values.registry !== undefined && !/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-fA-F:]+\](:\d{1,5})?$/.test(values.registry)) {
       throw new Error(`--registry wants a host[:port], got ${JSON.stringify(values.registry)}`);
     }
-    return { mode: 'cluster', kubeconfig: values.kubeconfig, registry: values.registry };
+    return { mode: 'cluster', kubeconfig: values.kubeconfig, registry: values.registry, featureGates: gates() };
   }
   if (values.registry !== undefined)
     throw new Error('--registry is for --kubeconfig mode; without it up runs its own registry (see --registry-port)');
@@ -102,5 +124,12 @@ export function parseUpOptions(args: readonly string[]): UpOptions | 'help' {
   const registryPort = Number(raw);
   if (!/^\d+$/.test(raw) || registryPort < 1 || registryPort > 65535)
     throw new Error(`--registry-port wants a port number, got ${JSON.stringify(raw)}`);
-  return { mode: 'local', registryPort, node: values.node === true, certManager: values['cert-manager'] === true };
+  return {
+    mode: 'local',
+    registryPort,
+    node: values.node === true,
+    inCluster: values['in-cluster'] === true,
+    certManager: values['cert-manager'] === true,
+    featureGates: gates(),
+  };
 }

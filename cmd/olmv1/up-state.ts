@@ -25,10 +25,16 @@ export interface StackFile {
   registry?: string;
   /** The example ClusterCatalog: name, image and `status.urls.base`. */
   catalog?: { name: string; ref: string; url: string };
-  catalogd: { url: string; healthUrl: string; pid: number; log: string };
-  operatorController: { healthUrl: string; pid: number; log: string };
-  /** Ports catalogd and operator-controller listen on (127.0.0.1). */
+  /** catalogd as a process here (absent with `inCluster`). */
+  catalogd?: { url: string; healthUrl: string; pid: number; log: string };
+  /** operator-controller as a process here (absent with `inCluster`). */
+  operatorController?: { healthUrl: string; pid: number; log: string };
+  /** Ports catalogd and operator-controller listen on (127.0.0.1; none with `inCluster`). */
   ports: number[];
+  /** `up --node --in-cluster`: both components as Pods of config/'s Deployments, from this image. */
+  inCluster?: { namespace: string; deployments: string[]; imageRef: string; revision: string };
+  /** The `--feature-gates` settings each component was started with (none: its defaults). */
+  featureGates?: { catalogd: string[]; operatorController: string[] };
 }
 
 /** Writes `<stateDir>/stack.json`. */

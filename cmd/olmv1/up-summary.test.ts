@@ -66,4 +66,44 @@ describe('olmv1 up summary', () => {
     expect(sampleCatalogMatches('127.0.0.1:50011/example/catalog:latest')).toBe(false);
     expect(sampleCatalogMatches('localhost:5001/example/catalog:latest')).toBe(false);
   });
+
+  it('says which gates each component runs with, defaults otherwise', () => {
+    expect(summary(stack('127.0.0.1:5001/example/catalog:latest'), CWD)).toMatch(
+      /^  feature gates {8}catalogd defaults; operator-controller defaults$/m,
+    );
+    const gated = {
+      ...stack('127.0.0.1:5001/example/catalog:latest'),
+      featureGates: { catalogd: ['GraphQLCatalogQueries=true'], operatorController: [] },
+    };
+    expect(summary(gated, CWD)).toMatch(/^  feature gates {8}catalogd GraphQLCatalogQueries=true; operator-controller defaults$/m);
+  });
+
+  it('in the cluster, names the Deployments and image instead of processes, and no host curl', () => {
+    const { catalogd: _c, operatorController: _o, ...rest } = stack('10.244.7.1:40001/example/catalog:latest');
+    const inCluster: StackFile = {
+      ...rest,
+      catalog: {
+        name: 'example-catalog',
+        ref: '10.244.7.1:40001/example/catalog:latest',
+        url: 'https://catalogd-service.olmv1-system.svc/catalogs/example-catalog',
+      },
+      node: { name: 'olmv1-node', address: '10.244.7.1', podCidr: '10.244.7.0/24', bridge: 'olmv1-ab12cd', readyAfterMs: 1500 },
+      inCluster: {
+        namespace: 'olmv1-system',
+        deployments: ['catalogd-controller-manager', 'operator-controller-controller-manager'],
+        imageRef: '10.244.7.1:40001/olmv1@sha256:' + 'a'.repeat(64),
+        revision: '0123456789abcdef',
+      },
+      featureGates: { catalogd: ['GraphQLCatalogQueries=true'], operatorController: [] },
+    };
+    const text = summary(inCluster, CWD);
+    expect(text).toMatch(
+      /^  in the cluster {7}catalogd-controller-manager and operator-controller-controller-manager Available in olmv1-system, as Pods on the node$/m,
+    );
+    expect(text).toMatch(/^  image {16}10\.244\.7\.1:40001\/olmv1@sha256:a{64} \(built from 0123456789ab, HEAD\)$/m);
+    expect(text).not.toMatch(/^  catalogd +pid/m);
+    expect(text).not.toContain('curl');
+    expect(nextSteps(text)).toContain(`  ${K} logs -n olmv1-system deployment/catalogd-controller-manager`);
+    expect(nextSteps(text)).toContain(`  ${K} wait --for=condition=Healthy clusterextension/example-operator --timeout=120s`);
+  });
 });

@@ -35,13 +35,22 @@ export function summary(stack: StackFile, cwd: string): string {
     lines.push(`  ClusterCatalog       ${stack.catalog.name} (${stack.catalog.ref})`);
     lines.push(`  catalog URL          ${stack.catalog.url}`);
   }
-  lines.push(`  catalogd             pid ${stack.catalogd.pid}, health ${stack.catalogd.healthUrl}, log ${rel(stack.catalogd.log)}`);
-  lines.push(
-    `  operator-controller  pid ${stack.operatorController.pid}, health ${stack.operatorController.healthUrl}, log ${rel(stack.operatorController.log)}`,
-  );
+  if (stack.catalogd !== undefined)
+    lines.push(`  catalogd             pid ${stack.catalogd.pid}, health ${stack.catalogd.healthUrl}, log ${rel(stack.catalogd.log)}`);
+  if (stack.operatorController !== undefined)
+    lines.push(
+      `  operator-controller  pid ${stack.operatorController.pid}, health ${stack.operatorController.healthUrl}, log ${rel(stack.operatorController.log)}`,
+    );
+  if (stack.inCluster !== undefined) {
+    const c = stack.inCluster;
+    lines.push(`  in the cluster       ${c.deployments.join(' and ')} Available in ${c.namespace}, as Pods on the node`);
+    lines.push(`  image                ${c.imageRef} (built from ${c.revision.slice(0, 12)}, HEAD)`);
+  }
+  lines.push(`  feature gates        ${gatesLine(stack.featureGates)}`);
   lines.push('', 'Next, in another shell in this directory:');
   if (stack.catalog !== undefined) {
-    lines.push(`  curl -s ${stack.catalog.url}/api/v1/all | head -c 600; echo`);
+    if (stack.inCluster === undefined) lines.push(`  curl -s ${stack.catalog.url}/api/v1/all | head -c 600; echo`);
+    else lines.push(`  ${k} logs -n ${stack.inCluster.namespace} deployment/${stack.inCluster.deployments[0] ?? ''}`);
     if (sampleCatalogMatches(stack.catalog.ref)) {
       lines.push(`  ${k} apply -f config/samples/`);
     } else {
@@ -60,4 +69,11 @@ export function summary(stack: StackFile, cwd: string): string {
   }
   lines.push('', 'Ctrl-C stops everything.', '');
   return lines.join('\n');
+}
+
+/** `catalogd GraphQLCatalogQueries=true; operator-controller defaults` (the gates each was started with). */
+function gatesLine(gates: StackFile['featureGates']): string {
+  const one = (name: string, settings: readonly string[] | undefined): string =>
+    `${name} ${settings === undefined || settings.length === 0 ? 'defaults' : settings.join(',')}`;
+  return `${one('catalogd', gates?.catalogd)}; ${one('operator-controller', gates?.operatorController)}`;
 }

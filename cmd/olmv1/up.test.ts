@@ -55,4 +55,45 @@ describe('olmv1 up', () => {
     expect(await readdir(join(cwd, '.olmv1'))).toEqual(['logs']);
     expect(signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM')).toBe(0);
   });
+
+  it('exits 2 on an unknown feature gate, naming the known ones, before writing or starting anything', async () => {
+    const cwd = await testTempDir('olmv1-up-');
+    const io = captureIO();
+    const signals = new EventEmitter();
+    const code = await runUp(['--node', '--in-cluster', '--feature-gates', 'NoSuchGate=true'], io, {
+      env: { KUBEBUILDER_ASSETS: join(cwd, 'no-such-assets'), HOME: cwd },
+      cwd,
+      node: process.execPath,
+      insecureRegistries: ['localhost'],
+      signals,
+      missingNodePrerequisites: () => ['never asked'],
+    });
+    expect(code).toBe(2);
+    expect(io.out()).toBe('');
+    expect(io.err()).toMatch(/^Error: --feature-gates: unknown gate "NoSuchGate"; known gates: catalogd APIV1MetasHandler, GraphQLCatalogQueries; /);
+    expect(io.err()).toContain('Usage: olmv1 up');
+    expect(await readdir(cwd)).toEqual([]);
+    expect(signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM')).toBe(0);
+  });
+
+  it('with --in-cluster, names the missing image build tools and exits 1 before building or starting anything', async () => {
+    const cwd = await testTempDir('olmv1-up-');
+    const io = captureIO();
+    const code = await runUp(['--node', '--in-cluster'], io, {
+      env: { KUBEBUILDER_ASSETS: join(cwd, 'no-such-assets'), HOME: cwd },
+      cwd,
+      node: process.execPath,
+      insecureRegistries: ['localhost'],
+      signals: new EventEmitter(),
+      missingNodePrerequisites: () => [],
+      missingImageBuildPrerequisites: () => ['no buildah (apt-get install -y buildah)'],
+    });
+    expect(code).toBe(1);
+    expect(io.err()).toBe(
+      "olmv1 up: --in-cluster: the project's image cannot be built on this machine:\n" +
+        '  - no buildah (apt-get install -y buildah)\n' +
+        'Without --in-cluster, olmv1 up --node runs catalogd and operator-controller as processes here.\n' +
+        'olmv1 up: stopped; nothing left running\n',
+    );
+  });
 });

@@ -14,6 +14,7 @@ import {
   describeVersions,
   firstBuildEstimate,
   firstNodeBuildEstimate,
+  missingImageBuildPrerequisites,
   missingNodePrerequisites,
   resolveBinaries,
   resolveCertManagerBinaries,
@@ -27,6 +28,7 @@ import { type CommandIO, EXIT } from './io.ts';
 import { UP_FIELD_MANAGER, createCatalogFromSample, installOlmResources, readManifests, waitForServing } from './up-cluster.ts';
 import { startComponents, type Components } from './up-components.ts';
 import { EXAMPLE_REGISTRY, pushExample } from './up-example.ts';
+import { COMPONENT_DEPLOYMENTS, deployProductOnNode } from './up-in-cluster.ts';
 import { UP_USAGE, parseUpOptions, type UpOptions } from './up-options.ts';
 import { readRunningStack, writeStackFile, type StackFile } from './up-state.ts';
 import { summary } from './up-summary.ts';
@@ -45,6 +47,8 @@ interface UpDeps {
   signals: { on(event: 'SIGINT' | 'SIGTERM', fn: () => void): unknown; removeListener(event: 'SIGINT' | 'SIGTERM', fn: () => void): unknown };
   /** What this machine lacks for `--node` (default: pkg/olmv1/localstack's check of this machine). */
   missingNodePrerequisites?: () => string[];
+  /** What it lacks to build the project's image for `--in-cluster` (default: pkg/olmv1/localstack's check). */
+  missingImageBuildPrerequisites?: () => string[];
 }
 
 const SYSTEM_NAMESPACE = 'olmv1-system';
@@ -119,12 +123,13 @@ function checkpoint(ctx: StartContext): void {
 }
 
 /** Starts everything for `options`; returns what runs. */
-async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: StackFile; components: Components }> {
+async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: StackFile; components: Components | undefined }> {
   const { deps, progress, stateDir } = ctx;
   await mkdir(join(stateDir, 'logs'), { recursive: true });
   let kubeconfig: string;
   let registry: string | undefined;
   let stack: Partial<StackFile> = {};
+  let inCluster: StackFile['inCluster'];
   if (options.mode === 'local') {
     if (options.node) {
       // Before anything is built or started: every gap at once, with the command that fills it.
@@ -133,6 +138,12 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
         throw new Error(
           `--node: a local node cannot start on this machine:\n  - ${missing.join('\n  - ')}\n` +
             'Without --node, olmv1 up runs everything but Pods (the example operator installs, its Deployment never becomes available).',
+        );
+      const missingTools = options.inCluster ? (deps.missingImageBuildPrerequisites ?? (() => missingImageBuildPrerequisites(deps.env)))() : [];
+      if (missingTools.length > 0)
+        throw new Error(
+          `--in-cluster: the project's image cannot be built on this machine:\n  - ${missingTools.join('\n  - ')}\n` +
+            'Without --in-cluster, olmv1 up --node runs catalogd and operator-controller as processes here.',
         );
     }
     const cores = availableParallelism();
@@ -153,9 +164,12 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     progress(describeVersions(binaries));
     checkpoint(ctx);
     const registryHost = `127.0.0.1:${options.registryPort}`;
+    // With --in-cluster the Pods pull from a registry on the node's bridge instead (up-in-cluster.ts);
+    // cert-manager's images still go to the loopback one, which containerd reaches.
+    const loopbackRegistry = !options.inCluster || options.certManager;
     progress(
-      `starting kube-apiserver, etcd, kube-controller-manager${nodeBinaries === undefined ? '' : ' and a node (containerd, kubelet, kube-scheduler, kube-proxy, CoreDNS)'} ` +
-        `and a registry on ${registryHost}`,
+      `starting kube-apiserver, etcd, kube-controller-manager${nodeBinaries === undefined ? '' : ' and a node (containerd, kubelet, kube-scheduler, kube-proxy, CoreDNS)'}` +
+        (loopbackRegistry ? ` and a registry on ${registryHost}` : ''),
     );
     // kube-controller-manager finishes namespace deletions, collects garbage and makes ReplicaSets;
     // the node's containerd reaches the registry on loopback, over plain HTTP.
@@ -165,10 +179,13 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
         controllerManager: true,
         ...(nodeBinaries === undefined ? {} : { node: { plainHttpRegistries: [registryHost], log: progress } }),
       }),
-      startRegistry({ binaries, port: options.registryPort }),
+      loopbackRegistry ? startRegistry({ binaries, port: options.registryPort }) : Promise.resolve(undefined),
     ]);
     if (cp.status === 'fulfilled') ctx.cleanups.push(() => cp.value.stop());
-    if (reg.status === 'fulfilled') ctx.cleanups.push(() => reg.value.stop());
+    if (reg.status === 'fulfilled' && reg.value !== undefined) {
+      const r = reg.value;
+      ctx.cleanups.push(() => r.stop());
+    }
     if (cp.status === 'rejected') throw cp.reason;
     if (reg.status === 'rejected') {
       const reason = reg.reason as Error;
@@ -196,7 +213,28 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     await rm(kubectl, { force: true });
     await symlink(binaries.kubectl, kubectl);
     kubeconfig = cp.value.info.kubeconfigPath;
-    registry = reg.value.host;
+    registry = reg.value?.host;
+    if (options.inCluster) {
+      progress('deploying config/ with the project image: catalogd and operator-controller as Pods on the node');
+      const onNode = await deployProductOnNode({
+        controlPlane: cp.value,
+        registryBinaries: binaries,
+        repoRoot: REPO_ROOT,
+        env: deps.env,
+        featureGates: options.featureGates,
+        log: progress,
+      });
+      ctx.cleanups.push(() => onNode.stop());
+      registry = onNode.product.registry.host;
+      inCluster = {
+        namespace: SYSTEM_NAMESPACE,
+        deployments: [COMPONENT_DEPLOYMENTS.catalogd, COMPONENT_DEPLOYMENTS.operatorController],
+        imageRef: onNode.product.imageRef,
+        revision: onNode.revision,
+      };
+      progress(`${inCluster.deployments.join(' and ')} Available (${inCluster.imageRef})`);
+      checkpoint(ctx);
+    }
     stack = {
       apiServer: cp.value.info.server,
       kubeconfig: localKubeconfig,
@@ -215,9 +253,12 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
   const kube = await connect({ kind: 'file', path: kubeconfig });
   ctx.cleanups.push(async () => kube.close());
   if (options.mode === 'cluster') stack.apiServer = kube.connection.server.origin;
-  progress('installing the CRDs, the admission policy and the olmv1-system namespace');
-  await installOlmResources(kube.client, REPO_ROOT, SYSTEM_NAMESPACE, (line) => progress(`warning: ${line}`));
-  checkpoint(ctx);
+  // In the cluster, config/ brought them already.
+  if (inCluster === undefined) {
+    progress('installing the CRDs, the admission policy and the olmv1-system namespace');
+    await installOlmResources(kube.client, REPO_ROOT, SYSTEM_NAMESPACE, (line) => progress(`warning: ${line}`));
+    checkpoint(ctx);
+  }
 
   const ws = await createWorkspace('olmv1-up-');
   ctx.cleanups.push(() => ws.stop());
@@ -238,29 +279,34 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     checkpoint(ctx);
   }
   // The local control plane is the user's own: extensions without a serviceAccount install as
-  // config/default-installer's cluster-admin ServiceAccount.
+  // config/default-installer's cluster-admin ServiceAccount (in the cluster, config/ as it ships:
+  // the samples' installer ServiceAccount).
   let defaultInstaller: string | undefined;
-  if (options.mode === 'local') {
+  if (options.mode === 'local' && inCluster === undefined) {
     const manifests = await readManifests(join(REPO_ROOT, 'config/default-installer'));
     for (const obj of manifests.filter((o) => !o.apiVersion.startsWith('kustomize.config.k8s.io/'))) {
       await kube.client.apply(obj, { fieldManager: UP_FIELD_MANAGER, force: true });
     }
     defaultInstaller = `${SYSTEM_NAMESPACE}/olmv1-default-installer`;
   }
-  progress('starting catalogd and operator-controller');
   const logDir = join(stateDir, 'logs');
-  const components = await startComponents({
-    repoRoot: REPO_ROOT,
-    node: deps.node,
-    kubeconfig,
-    systemNamespace: SYSTEM_NAMESPACE,
-    insecureRegistries: insecure,
-    ...(defaultInstaller === undefined ? {} : { defaultInstaller }),
-    logDir,
-    workspace: ws,
-    env: deps.env,
-  });
-  checkpoint(ctx);
+  let components: Components | undefined;
+  if (inCluster === undefined) {
+    progress('starting catalogd and operator-controller');
+    components = await startComponents({
+      repoRoot: REPO_ROOT,
+      node: deps.node,
+      kubeconfig,
+      systemNamespace: SYSTEM_NAMESPACE,
+      insecureRegistries: insecure,
+      ...(defaultInstaller === undefined ? {} : { defaultInstaller }),
+      logDir,
+      workspace: ws,
+      env: deps.env,
+      featureGates: options.featureGates,
+    });
+    checkpoint(ctx);
+  }
 
   const file: StackFile = {
     pid: process.pid,
@@ -270,18 +316,24 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     ...(stack.kubectl === undefined ? {} : { kubectl: stack.kubectl }),
     ...(registry === undefined ? {} : { registry }),
     ...(stack.node === undefined ? {} : { node: stack.node }),
-    catalogd: {
-      url: components.catalogdUrl,
-      healthUrl: components.catalogdHealthUrl,
-      pid: components.catalogd.pid,
-      log: join(logDir, 'catalogd.log'),
-    },
-    operatorController: {
-      healthUrl: components.operatorControllerHealthUrl,
-      pid: components.operatorController.pid,
-      log: join(logDir, 'operator-controller.log'),
-    },
-    ports: components.ports,
+    ...(components === undefined
+      ? {}
+      : {
+          catalogd: {
+            url: components.catalogdUrl,
+            healthUrl: components.catalogdHealthUrl,
+            pid: components.catalogd.pid,
+            log: join(logDir, 'catalogd.log'),
+          },
+          operatorController: {
+            healthUrl: components.operatorControllerHealthUrl,
+            pid: components.operatorController.pid,
+            log: join(logDir, 'operator-controller.log'),
+          },
+        }),
+    ports: components?.ports ?? [],
+    ...(inCluster === undefined ? {} : { inCluster }),
+    featureGates: options.featureGates,
   };
   if (catalogRef !== undefined) file.catalog = await publishCatalog(kube.client, catalogRef, ctx);
   if (webhookCatalogRef !== undefined) {
@@ -321,7 +373,7 @@ function aborted(signal: AbortSignal): Promise<never> {
 }
 
 /** Waits for a signal (exit code 0) or a component exiting (1, with its log tail). */
-async function waitForStop(components: Components, signal: AbortSignal, progress: (line: string) => void, cwd: string): Promise<number> {
+async function waitForStop(components: Components | undefined, signal: AbortSignal, progress: (line: string) => void, cwd: string): Promise<number> {
   const stopped = new Promise<'signal'>((resolve) => {
     if (signal.aborted) resolve('signal');
     signal.addEventListener('abort', () => resolve('signal'), { once: true });
@@ -329,7 +381,7 @@ async function waitForStop(components: Components, signal: AbortSignal, progress
   // Node would exit with only unref'd children and no pending timer.
   const keepAlive = setInterval(() => {}, 60_000);
   try {
-    const procs = [components.catalogd, components.operatorController];
+    const procs = components === undefined ? [] : [components.catalogd, components.operatorController];
     const first = await Promise.race([stopped, ...procs.map((p) => p.exited.then(() => p))]);
     if (first === 'signal') return EXIT.ok;
     progress(

@@ -45,6 +45,7 @@ export { renderKubeconfig, type KubeconfigCredentials, type KubeconfigOptions } 
 export { isAlive, withLock } from './lock.ts';
 export { allowPlainHttpRegistry, mirrorRegistry, type NodeBinaries, type NodeInfo } from './node.ts';
 export { missingNodePrerequisites } from './node-prereqs.ts';
+export { missingImageBuildPrerequisites } from './image-build-prereqs.ts';
 export { freePorts, withFreePorts } from './ports.ts';
 export { startProcess, type ExitStatus, type ManagedProcess, type StartProcessOptions } from './process.ts';
 export { Reaper } from './reaper.ts';

@@ -1,0 +1,129 @@
+// `olmv1 up --node --in-cluster` end to end (issue 64), one decisive scenario: run from the work
+// tree in a directory of its own with a private TMPDIR, it builds (or finds in the build cache)
+// the project's image of HEAD, pushes it to a registry on the node's bridge and applies config/
+// with it; catalogd and operator-controller run as Pods of config/'s Deployments on the node,
+// catalogd's args carrying `--feature-gates=GraphQLCatalogQueries=true` (where upstream's e2e
+// suite reads gates) and operator-controller's none (it does not know that gate); the example
+// ClusterCatalog is Serving from catalogd's Pods; the samples' installer and ClusterExtension
+// install the example operator, whose Pod runs, Healthy; SIGINT stops it all (exit 0, no process
+// naming its directories, no temp file, .olmv1/ back to bin/ and logs/). Needs root, buildah,
+// debootstrap and the node's prerequisites (.ci/run installs them); a first image build takes
+// minutes, hence the long start-up bound. One node per machine: a node elsewhere makes it wait.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { missingImageBuildPrerequisites, missingNodePrerequisites } from '../../pkg/olmv1/localstack/index.ts';
+import { processesMentioning } from '../support/up-checkout.ts';
+
+const exec = promisify(execFile);
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const NS = 'olmv1-system';
+const missing = [...missingNodePrerequisites(), ...missingImageBuildPrerequisites(process.env)];
+
+let cwd: string;
+let privateTmp: string;
+let up: ChildProcess;
+let stdout = '';
+let stderr = '';
+let exited: Promise<number | null>;
+
+describe.skipIf(missing.length > 0)('olmv1 up --node --in-cluster', () => {
+  beforeAll(async () => {
+    cwd = await mkdtemp(join(tmpdir(), 'olmv1-up-in-cluster-e2e-'));
+    privateTmp = await mkdtemp(join(tmpdir(), 'olmv1-up-in-cluster-e2e-tmp-'));
+    up = spawn(process.execPath, [join(REPO, 'cmd/olmv1/main.ts'), 'up', '--node', '--in-cluster', '--feature-gates', 'GraphQLCatalogQueries=true'], {
+      cwd,
+      env: { ...process.env, TMPDIR: privateTmp },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    up.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    up.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    exited = new Promise((resolve) => up.once('exit', (code) => resolve(code)));
+    await vi.waitFor(
+      () => {
+        if (up.exitCode !== null) throw new Error(`olmv1 up --node --in-cluster exited with ${up.exitCode}\n${stderr}`);
+        if (!stdout.includes('Ctrl-C stops everything.')) throw new Error(`olmv1 up --node --in-cluster is not ready yet\n${stderr}`);
+      },
+      { timeout: 1_500_000, interval: 500 },
+    );
+  }, 1_560_000);
+
+  afterAll(async () => {
+    if (up !== undefined && up.exitCode === null) {
+      up.kill('SIGINT');
+      await exited;
+    }
+    if (cwd !== undefined) await rm(cwd, { recursive: true, force: true });
+    if (privateTmp !== undefined) await rm(privateTmp, { recursive: true, force: true });
+  }, 180_000);
+
+  const kubectl = async (...args: string[]): Promise<string> =>
+    (await exec('.olmv1/bin/kubectl', ['--kubeconfig', '.olmv1/kubeconfig', ...args], { cwd })).stdout;
+
+  it('runs both components as Pods with their gates in the Deployments, installs the example, and removes it all on stop', async () => {
+    // The summary: no host processes, the Deployments and the image instead.
+    expect(stdout).toMatch(
+      /^  in the cluster +catalogd-controller-manager and operator-controller-controller-manager Available in olmv1-system, as Pods on the node$/m,
+    );
+    expect(stdout).toMatch(/^  feature gates +catalogd GraphQLCatalogQueries=true; operator-controller defaults$/m);
+    expect(stdout).not.toMatch(/^  catalogd +pid /m);
+    const stack = JSON.parse(readFileSync(join(cwd, '.olmv1/stack.json'), 'utf8')) as {
+      registry: string;
+      node: { address: string };
+      inCluster: { imageRef: string };
+      catalog: { ref: string };
+    };
+    expect(stack.registry.startsWith(`${stack.node.address}:`)).toBe(true);
+    expect(stack.catalog.ref.startsWith(`${stack.registry}/`)).toBe(true);
+
+    // The gates where upstream's e2e suite reads them: the Deployments' container args.
+    const args = async (deployment: string): Promise<string[]> =>
+      JSON.parse(await kubectl('get', 'deployment', '-n', NS, deployment, '-o', 'jsonpath={.spec.template.spec.containers[0].args}')) as string[];
+    expect((await args('catalogd-controller-manager')).filter((a) => a.startsWith('--feature-gates'))).toEqual([
+      '--feature-gates=GraphQLCatalogQueries=true',
+    ]);
+    expect((await args('operator-controller-controller-manager')).filter((a) => a.startsWith('--feature-gates'))).toEqual([]);
+    // Running on the node from the pushed image, catalogd's Pods with the gate in effect.
+    const pods = JSON.parse(await kubectl('get', 'pods', '-n', NS, '-o', 'json')) as {
+      items: Array<{
+        metadata: { name: string };
+        spec: { nodeName: string; containers: Array<{ image: string; args: string[] }> };
+        status: { phase: string };
+      }>;
+    };
+    const running = pods.items.filter((p) => p.status.phase === 'Running');
+    expect(running.some((p) => p.metadata.name.startsWith('catalogd-controller-manager-'))).toBe(true);
+    expect(running.some((p) => p.metadata.name.startsWith('operator-controller-controller-manager-'))).toBe(true);
+    for (const p of running) {
+      expect(p.spec.nodeName).toBe('olmv1-node');
+      expect(p.spec.containers[0]?.image).toBe(stack.inCluster.imageRef);
+    }
+    const catalogdLog = await kubectl('logs', '-n', NS, 'deployment/catalogd-controller-manager');
+    expect(catalogdLog).toMatch(/GraphQLCatalogQueries["]?[:=]\s*true/);
+
+    // The example catalog is Serving (up waited for it); the samples install the operator, whose Pod runs.
+    await kubectl(
+      'apply',
+      '-f',
+      join(REPO, 'config/samples/example-operator-installer.yaml'),
+      '-f',
+      join(REPO, 'config/samples/olm_v1_clusterextension.yaml'),
+    );
+    await kubectl('wait', '--for=condition=Healthy', 'clusterextension/example-operator', '--timeout=180s');
+    await expect
+      .poll(() => kubectl('get', 'pods', '-n', 'example-operator', '-o', 'jsonpath={.items[*].status.phase}'), { timeout: 60_000, interval: 500 })
+      .toBe('Running');
+
+    up.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('olmv1 up: stopped; nothing left running');
+    await expect.poll(() => [...processesMentioning(privateTmp), ...processesMentioning(cwd)], { timeout: 10_000 }).toEqual([]);
+    expect(await readdir(privateTmp)).toEqual([]);
+    expect((await readdir(join(cwd, '.olmv1'))).sort()).toEqual(['bin', 'logs']);
+  }, 420_000);
+});
