@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { allBenchmark } from './benchmarks/all.ts';
 import { celCostBenchmark } from './benchmarks/cel-cost.ts';
+import { consoleBenchmark } from './benchmarks/console.ts';
 import { extensionsBenchmark } from './benchmarks/extensions.ts';
 import { gateBenchmark } from './benchmarks/gate.ts';
 import { hostileBenchmark } from './benchmarks/hostile.ts';
@@ -55,6 +56,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   uninstallBenchmark,
   rbacFloorBenchmark,
   gateBenchmark,
+  consoleBenchmark,
 ];
 
 const HELP = `Usage: npm run bench -- [--only NAME]... [--json FILE] [--source] [--keep] [--list]

@@ -8,22 +8,31 @@ import pino from 'pino';
 import { previewCrdDeletion } from '../../pkg/olmv1/crd-deletion/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { createCatalogContentCache, type CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
-import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
+import { parseClusterVersion } from '../../pkg/operator-controller/gating/index.ts';
 import type { KubeClient, KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
-import { ensureBundle, startConsole } from '../../pkg/olmv1/console/index.ts';
-import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags } from './cluster-access.ts';
-import { listClusterCatalogs, urlCatalog, type CatalogSourceDeps } from './catalog-sources.ts';
+import { ensureBundle, packageWiseCatalog, startConsole } from '../../pkg/olmv1/console/index.ts';
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, createKubeconfigLookup, type KubeconfigLookup } from './cluster-access.ts';
+import { runCatalogAdd, runCatalogRemove } from './catalog-admin.ts';
+import { installRbac } from './rbac.ts';
+import { runStatus } from './status.ts';
+import { runUpgradeApprove, runUpgradePlan } from './upgrade.ts';
+import { formatPlan } from './upgrade-format.ts';
+import type { UpgradePlan } from './upgrade-plan.ts';
+import { listClusterCatalogs, type CatalogSourceDeps } from './catalog-sources.ts';
 import { runInstall } from './install.ts';
 import { describeObject, installState, installedForSelector } from './install-objects.ts';
 import { type CommandIO, signalExitCode } from './io.ts';
 import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
-import { CommandError, parseCommandLine, runCommand, type BundleSourceDeps } from './render.ts';
+import { CommandError, buildRenderOptions, formatObjects, loadBundle, parseCommandLine, runCommand, type BundleSourceDeps } from './render.ts';
 
-const USAGE = `Usage: olmv1 console [--port PORT] [--catalogd-url URL] [--system-namespace NS] [flags]
+const USAGE = `Usage: olmv1 console [--port PORT] [--catalogd-url URL] [--system-namespace NS] [--cluster-version X.Y[.Z]] [flags]
 
-Serves a web console (OperatorHub, package pages with upgrade graphs, installed extensions with
-their conditions, Events and release history, uninstall with a preview) on 127.0.0.1 until
-Ctrl-C. It acts only as the user of the kubeconfig: every read and write goes to the API server
+Serves a web console (OperatorHub, package pages with upgrade graphs and the permissions an
+install needs, an install form, installed extensions with their conditions, Events, release
+history and upgrade plan with Approve, uninstall with a preview, the ClusterCatalogs with add and
+remove, the cluster-upgrade gate of "olmv1 status") on 127.0.0.1 until Ctrl-C. It acts only as the user of the kubeconfig: every read and write goes to the API server
 (and catalogd) with that identity; the console has no privilege of its own.
 
 Flags:
@@ -31,6 +40,8 @@ Flags:
   --catalogd-url URL          reach catalogd at this origin instead of the host in the
                               ClusterCatalogs' status.urls.base (e.g. a port-forward)
   --system-namespace NS       where operator-controller keeps the release records (default ${DEFAULT_SYSTEM_NAMESPACE})
+  --cluster-version X.Y[.Z]   the cluster's version for the Cluster page and upgrade plans, as
+                              for "olmv1 status" (default: the ClusterVersion "version", on OpenShift)
 ${CLUSTER_FLAGS_HELP}
   -h, --help                  show this help
 
@@ -55,6 +66,8 @@ interface ConsoleDeps extends Pick<CatalogSourceDeps, 'catalogClient' | 'connect
   cacheDir: string;
   /** The package lock whose content keys the bundle. */
   lockFile: string;
+  /** How the Cluster page's `olmv1 status` finds the kubeconfig (default: as every command, from this process's environment). */
+  kubeconfig?: KubeconfigLookup;
 }
 
 /** Runs the console until `deps.signal` aborts. */
@@ -65,6 +78,7 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
       port: { type: 'string' },
       'catalogd-url': { type: 'string' },
       'system-namespace': { type: 'string' },
+      'cluster-version': { type: 'string' },
     });
     if (parsed.positionals.length > 0) throw new CommandError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}\n${USAGE}`, 2);
     const rawPort = parsed.values.port ?? '0';
@@ -79,7 +93,19 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
     }
     const systemNamespace = parsed.values['system-namespace'] ?? DEFAULT_SYSTEM_NAMESPACE;
     if (systemNamespace === '') throw new CommandError(`--system-namespace must not be empty\n${USAGE}`, 2);
-    const kube = await deps.connectCluster(clusterFlags(parsed.values, USAGE));
+    const clusterVersion = parsed.values['cluster-version'];
+    if (clusterVersion !== undefined) {
+      const cv = parseClusterVersion(clusterVersion);
+      if (!cv.ok) throw new CommandError(`--cluster-version: ${cv.error}\n${USAGE}`, 2);
+    }
+    const versionFlag = clusterVersion === undefined ? [] : [`--cluster-version=${clusterVersion}`];
+    const flags = clusterFlags(parsed.values, USAGE);
+    const kube = await deps.connectCluster(flags);
+    // `olmv1 status` connects by itself: the same flags, the same kubeconfig resolution.
+    const clusterArgs = [
+      ...(flags.kubeconfig === undefined ? [] : [`--kubeconfig=${flags.kubeconfig}`]),
+      ...(flags.context === undefined ? [] : [`--context=${flags.context}`]),
+    ];
     const catalogdFlag = catalogdUrl === undefined ? [] : [`--catalogd-url=${catalogdUrl.href}`];
     const catalogContent = deps.catalogContent ?? createCatalogContentCache({ client: deps.catalogClient });
     try {
@@ -95,7 +121,7 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
         now: () => Date.now(),
         sources: {
           listCatalogs: (signal) => listClusterCatalogs(kube, catalogdUrl, signal),
-          loadCatalog: (name, url, signal) => urlCatalog(name, url, deps.catalogClient, signal),
+          loadCatalog: (_name, url, signal) => packageWiseCatalog(deps.catalogClient, url, signal),
           listExtensions: async (signal) => (await kube.client.listAll(CLUSTER_EXTENSION, { signal })).items,
           ...extensionSources(kube.client, systemNamespace),
           installState: (obj) => {
@@ -103,6 +129,7 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
             return s.state === 'installed' ? { state: s.state, progress: `installed ${s.bundle} (${s.version})` } : s;
           },
           install: (installArgs) => installAs(kube, { ...deps, catalogContent }, [...catalogdFlag, ...installArgs]),
+          ...adminSources(kube, { ...deps, catalogContent }, clusterArgs, catalogdFlag, `--system-namespace=${systemNamespace}`, versionFlag),
         },
       }).catch((e: unknown) => {
         throw new CommandError(`cannot serve the console on 127.0.0.1:${port}: ${(e as Error).message}`, 1);
@@ -178,4 +205,72 @@ async function installAs(
     now: () => Date.now(),
   });
   return { code, stdout, stderr };
+}
+
+/** Runs an `olmv1` command in-process with its output captured. */
+async function captured(run: (io: CommandIO) => Promise<number>): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await run({ stdout: { write: (s: string) => void (stdout += s) }, stderr: { write: (s: string) => void (stderr += s) } });
+  return { code, stdout, stderr };
+}
+
+/**
+ * The Cluster and Catalogs pages, the upgrade plan and Approve, and a package's permissions: each
+ * the CLI's own command run as the console's user (`olmv1 status -o json`, `catalog add|remove`,
+ * `upgrade plan|approve`, and `olmv1 rbac`'s computation for a catalog's bundle image).
+ */
+function adminSources(
+  kube: KubeContext,
+  deps: ConsoleDeps & { catalogContent: CatalogContentCache },
+  clusterArgs: readonly string[],
+  catalogdFlag: readonly string[],
+  systemNamespaceFlag: string,
+  versionFlag: readonly string[],
+) {
+  const upgradeFlags = [...catalogdFlag, systemNamespaceFlag];
+  const same = { connectCluster: () => Promise.resolve({ ...kube, close: () => undefined }) };
+  const clock = { sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)), now: () => Date.now() };
+  const bundleDeps = {
+    ...(deps.fetchBundle === undefined ? {} : { fetchBundle: deps.fetchBundle }),
+    ...(deps.defaultAuthFile === undefined ? {} : { defaultAuthFile: deps.defaultAuthFile }),
+  };
+  const upgradeDeps = { ...same, catalogContent: deps.catalogContent, ...bundleDeps };
+  const lookup = deps.kubeconfig ?? createKubeconfigLookup({ KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME }, process.cwd());
+  return {
+    clusterStatus: (signal: AbortSignal) =>
+      captured((io) =>
+        runStatus([...clusterArgs, '--output=json', systemNamespaceFlag, ...versionFlag], io, {
+          kubeconfig: lookup,
+          isTTY: false,
+          columns: undefined,
+          noColor: true,
+          signal,
+        }),
+      ),
+    listCatalogObjects: async (signal: AbortSignal) => (await kube.client.listAll(CLUSTER_CATALOG, { signal })).items,
+    catalogAdd: (args: string[]) => captured((io) => runCatalogAdd(args, io, { ...same, ...clock })),
+    catalogRemove: (args: string[]) => captured((io) => runCatalogRemove(args, io, { ...same, ...clock })),
+    upgradePlan: async (args: string[]) => {
+      const run = await captured((io) => runUpgradePlan([...upgradeFlags, ...versionFlag, ...args], io, upgradeDeps));
+      // The page shows the plan as `olmv1 upgrade plan NAME` prints it, from the same JSON.
+      let text: string | undefined;
+      try {
+        text = formatPlan(JSON.parse(run.stdout) as UpgradePlan);
+      } catch {
+        text = undefined;
+      }
+      return text === undefined ? run : { ...run, text };
+    },
+    upgradeApprove: (args: string[]) => captured((io) => runUpgradeApprove([...upgradeFlags, ...args], io, upgradeDeps)),
+    bundleRbac: (image: string, installNamespace: string, serviceAccount: string) =>
+      captured((io) =>
+        runCommand(io, async () => {
+          // As `olmv1 install` does: the image comes from a catalog (never a local path), then `olmv1 rbac`'s computation.
+          const args = { source: image, installNamespace, output: 'yaml' as const, imageLimits: BUNDLE_IMAGE_LIMITS, values: {} };
+          const bundle = await loadBundle(args, bundleDeps, 'catalog');
+          io.stdout.write(formatObjects(installRbac(bundle, await buildRenderOptions(args), serviceAccount, args, io), 'yaml'));
+        }),
+      ),
+  };
 }

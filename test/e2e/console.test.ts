@@ -6,7 +6,9 @@
 // each page and drive the hub by keyboard; they open an extension's detail (conditions, Events,
 // release history), refuse an uninstall without the CSRF token, show a restricted user's
 // refusal from a second console running as that user, and uninstall with the preview of what is
-// deleted and kept. Screenshots go to docs/images/console-*.png.
+// deleted and kept; they show an upgrade plan and approve it, a package's permissions, the
+// cluster-upgrade gate, and add and remove a ClusterCatalog (refused without CSRF, and for a
+// restricted user). Screenshots go to docs/images/console-*.png.
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
@@ -20,7 +22,8 @@ import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
 import { runConsole } from '../../cmd/olmv1/console.ts';
 import { createCatalogClient } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { Manifest, createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
-import { CLUSTER_EXTENSION, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../pkg/shared/api/index.ts';
+import { APPROVED_BUNDLE_ANNOTATION, CLUSTER_EXTENSION, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../pkg/shared/api/index.ts';
+import { UPGRADEABLE_ANNOTATION, UPGRADEABLE_MESSAGE_ANNOTATION } from '../../pkg/operator-controller/gating/index.ts';
 import { connect, isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { requestServiceAccountToken, serviceAccountKubeconfig } from '../envtest/index.ts';
 import { startCatalogd, type TestCatalogd } from '../support/catalogd.ts';
@@ -38,6 +41,8 @@ const LABEL = 'test.olmv1/console-suite';
 const CATALOGS = { example: `example-${id}`, hostile: `hostile-${id}`, many: `many-${id}`, install: `inst-${id}` };
 /** The package the install form installs: a real bundle image in the test registry. */
 const INSTALL_PKG = `inst-${id}`;
+/** Its bundle images, 1.0.0 then 1.1.0. */
+const installImages: string[] = [];
 
 let kube: KubeContext;
 let catalogd: TestCatalogd;
@@ -51,11 +56,11 @@ const catalogClient = createCatalogClient();
 const cleanup: (() => Promise<unknown>)[] = [];
 
 /** Starts `olmv1 console` with `kubeconfig` (as the real command) until `signal` aborts; resolves with its URL. */
-async function startConsoleAs(kubeconfig: string, signal: AbortSignal): Promise<{ url: string; run: Promise<number> }> {
+async function startConsoleAs(kubeconfig: string, signal: AbortSignal, args: string[] = []): Promise<{ url: string; run: Promise<number> }> {
   let printed = '';
   const lookup = createKubeconfigLookup({}, tmpdir());
   const run = runConsole(
-    ['--kubeconfig', kubeconfig],
+    ['--kubeconfig', kubeconfig, ...args],
     { stdout: { write: (s: string) => (printed += s) }, stderr: { write: (s: string) => process.stderr.write(s) } },
     {
       signal,
@@ -123,10 +128,16 @@ beforeAll(async () => {
   await withTempDir('console-fbc-', async (dir) => publish(CATALOGS.many, await writeCatalogFiles(dir, manyCatalog(40))));
   const registry = inject('envtestRegistries').anonymous.host;
   const image = await pushBundle(bundleFiles({ pkg: INSTALL_PKG, version: '1.0.0' }), `${registry}/console/${INSTALL_PKG}-bundle:v1.0.0`);
+  // 1.1.0: what the upgrade plan of an extension at 1.0.0 pulls, and the head whose permissions the package page shows.
+  const next = await pushBundle(bundleFiles({ pkg: INSTALL_PKG, version: '1.1.0' }), `${registry}/console/${INSTALL_PKG}-bundle:v1.1.0`);
+  installImages.push(image, next);
   const installCatalog = packageCatalog(INSTALL_PKG, {
     defaultChannel: 'stable',
-    channels: [{ name: 'stable', entries: [{ version: '1.0.0' }] }],
-    bundles: [{ version: '1.0.0', image }],
+    channels: [{ name: 'stable', entries: [{ version: '1.0.0' }, { version: '1.1.0', replaces: '1.0.0' }] }],
+    bundles: [
+      { version: '1.0.0', image },
+      { version: '1.1.0', image: next },
+    ],
   });
   await withTempDir('console-fbc-', async (dir) => publish(CATALOGS.install, await writeCatalogFiles(dir, installCatalog)));
   await Promise.all(Object.values(CATALOGS).map((n) => waitForCatalog(kube.client, n, (cc) => condition(cc, 'Serving')?.status === 'True', 90_000)));
@@ -783,6 +794,381 @@ describe('olmv1 console: the install form', () => {
       await w.context.close();
     } finally {
       stopUser.abort('SIGTERM');
+      await started.run;
+    }
+  });
+});
+
+/** The session cookie and CSRF token of the main console, as a script (not the page) would get them. */
+async function session(): Promise<{ cookie: string; csrfToken: string }> {
+  const first = await fetch(url, { redirect: 'manual' });
+  const cookie = (first.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const { csrfToken } = (await (await fetch(`${origin}/api/session`, { headers: { cookie } })).json()) as { csrfToken: string };
+  return { cookie, csrfToken };
+}
+
+const absent = (p: Promise<unknown>) =>
+  p.then(
+    () => 'there',
+    (e: unknown) => (isNotFound(e) ? 'absent' : String(e)),
+  );
+
+describe('olmv1 console: the upgrade plan and Approve', () => {
+  const name = `upg-${id}`;
+  const ceRef = { ...CLUSTER_EXTENSION, name };
+
+  beforeAll(async () => {
+    // An extension at 1.0.0 of the install package under the Manual update policy. No
+    // operator-controller runs in this stack: the test writes its status and deployed release.
+    const c = kube.client;
+    const ce = await c.create({
+      ...CLUSTER_EXTENSION,
+      metadata: { name, labels: { [LABEL]: id }, annotations: { 'olm.operatorframework.io/update-policy': 'Manual' } },
+      spec: {
+        namespace: 'default',
+        serviceAccount: { name: 'default' },
+        source: { sourceType: 'Catalog', catalog: { packageName: INSTALL_PKG, channels: ['stable'] } },
+      },
+    });
+    const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    await c.patch(
+      ceRef,
+      {
+        status: {
+          conditions: [
+            {
+              type: 'Installed',
+              status: 'True',
+              reason: 'Succeeded',
+              message: `Installed bundle ${INSTALL_PKG}.v1.0.0 successfully`,
+              lastTransitionTime: at,
+            },
+            {
+              type: 'UpgradeAvailable',
+              status: 'True',
+              reason: 'ApprovalRequired',
+              message: `${INSTALL_PKG}.v1.1.0 waits for approval`,
+              lastTransitionTime: at,
+            },
+          ],
+          install: { bundle: { name: `${INSTALL_PKG}.v1.0.0`, version: '1.0.0' } },
+        },
+      },
+      'merge',
+      { subresource: 'status' },
+    );
+    await c.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmv1-system' } }).catch((e: unknown) => {
+      if ((e as { status?: number }).status !== 409) throw e;
+    });
+    const store = createReleaseStore({ client: c, namespace: 'olmv1-system' });
+    cleanup.push(() => store.deleteAll(name));
+    await store.create({
+      extension: name,
+      extensionUID: ce.metadata.uid ?? '',
+      revision: 1,
+      status: 'deployed',
+      namespace: 'default',
+      bundle: { package: INSTALL_PKG, name: `${INSTALL_PKG}.v1.0.0`, version: '1.0.0', image: installImages[0] ?? '' },
+      manifest: Manifest.ofObjects([
+        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: `${INSTALL_PKG}-controller`, namespace: 'default' } },
+      ]),
+      properties: [],
+      description: 'Install complete',
+      firstDeployed: at,
+      lastDeployed: at,
+    });
+  });
+
+  it('refuses an approval without the CSRF token or from another origin, and annotates nothing', async () => {
+    const { cookie, csrfToken } = await session();
+    const post = (headers: Record<string, string>) =>
+      fetch(`${origin}/api/extensions/${name}/approve`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ version: '1.1.0' }),
+      });
+    expect((await post({ origin })).status).toBe(403);
+    expect((await post({ origin: 'http://evil.invalid', 'x-csrf-token': csrfToken })).status).toBe(403);
+    expect((await kube.client.get(ceRef)).metadata.annotations?.[APPROVED_BUNDLE_ANNOTATION]).toBeUndefined();
+  });
+
+  it('shows the plan olmv1 upgrade plan prints, and Approve writes the approval of exactly that bundle', async () => {
+    const w = await open();
+    const { page } = w;
+    await page.goto(`${origin}/#/installed/${name}`);
+    await page.getByRole('button', { name: 'Show upgrade plan' }).click();
+    await expect.poll(() => page.locator('[data-upgrade-plan="ready"]').count(), { timeout: 60_000 }).toBe(1);
+    const summary = await page.locator('[data-plan-summary]').innerText();
+    expect(summary).toContain(`Next: ${INSTALL_PKG}.v1.1.0 (1.1.0) from catalog ${CATALOGS.install}, installed ${INSTALL_PKG}.v1.0.0 (1.0.0).`);
+    expect(summary).toContain('Update policy Manual: held for approval.');
+    const text = await page.locator('[data-upgrade-plan] .pf-v6-c-code-block__code').innerText();
+    expect(text).toContain(`${INSTALL_PKG}.v1.1.0`);
+    expect(text).toContain('olmv1 upgrade approve');
+    expect(await axe(page)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 1400 });
+    await page.screenshot({ path: join(SHOTS, 'console-upgrade-plan.png') });
+    // Approve: the request the page makes, and the annotation it writes.
+    const request = page.waitForRequest((r) => r.url() === `${origin}/api/extensions/${name}/approve`);
+    await page.getByRole('button', { name: `Approve ${INSTALL_PKG}.v1.1.0` }).click();
+    const sent = await request;
+    expect(sent.method()).toBe('POST');
+    expect(sent.postDataJSON()).toEqual({ version: '1.1.0' });
+    expect(sent.headers()['x-csrf-token']).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await expect.poll(() => page.locator('[data-approved]').count(), { timeout: 60_000 }).toBe(1);
+    expect(await page.locator('[data-approved]').innerText()).toContain(`${APPROVED_BUNDLE_ANNOTATION}=${INSTALL_PKG}.v1.1.0`);
+    expect((await kube.client.get(ceRef)).metadata.annotations?.[APPROVED_BUNDLE_ANNOTATION]).toBe(`${INSTALL_PKG}.v1.1.0`);
+    expect(w.dialogs).toEqual([]);
+    expect(w.errors).toEqual([]);
+    expect(w.foreign).toEqual([]);
+    await w.context.close();
+  });
+});
+
+describe('olmv1 console: the permissions a package needs', () => {
+  it('shows the RBAC olmv1 rbac computes for the head bundle, and why when its image cannot be pulled', async () => {
+    const w = await open();
+    const { page } = w;
+    await page.goto(`${origin}/#/package/${CATALOGS.install}/${INSTALL_PKG}`);
+    await expect.poll(() => page.getByLabel('Install namespace').count(), { timeout: 15_000 }).toBe(1);
+    await page.getByLabel('Install namespace').fill('team-a');
+    await page.getByRole('button', { name: 'Show permissions' }).click();
+    await expect.poll(() => page.locator('[data-permissions="ready"]').count(), { timeout: 60_000 }).toBe(1);
+    const yaml = await page.locator('[data-rbac-yaml]').innerText();
+    for (const s of ['kind: ServiceAccount', `name: ${INSTALL_PKG}-installer`, 'namespace: team-a', 'kind: ClusterRole', 'kind: ClusterRoleBinding'])
+      expect(yaml).toContain(s);
+    expect(yaml).not.toMatch(/- '\*'|- "\*"/);
+    expect(await page.locator('[data-permissions]').innerText()).toContain(installImages[1] ?? '');
+    expect(await axe(page)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 1200 });
+    await page.evaluate(`document.getElementById('permissions-heading').scrollIntoView()`);
+    await page.screenshot({ path: join(SHOTS, 'console-permissions.png') });
+    // The example catalog's images are at a registry this stack does not run: the page says why.
+    await page.goto(`${origin}/#/package/${CATALOGS.example}/example-operator`);
+    await expect.poll(() => page.getByLabel('Install namespace').count(), { timeout: 15_000 }).toBe(1);
+    await page.getByRole('button', { name: 'Show permissions' }).click();
+    await expect.poll(() => page.locator('[data-permissions-error]').count(), { timeout: 60_000 }).toBe(1);
+    const why = await page.locator('[data-permissions-error]').innerText();
+    expect(why).toContain('head bundle image 127.0.0.1:5001/olmv1/example-operator-bundle:v1.0.0');
+    expect(why).toContain('ECONNREFUSED');
+    expect(w.dialogs).toEqual([]);
+    expect(w.foreign).toEqual([]);
+    await w.context.close();
+  });
+});
+
+describe('olmv1 console: the Cluster page', () => {
+  const ceRef = { ...CLUSTER_EXTENSION, name: `example-${id}` };
+
+  it('shows the cluster-upgrade gate of olmv1 status: blocked by an Upgradeable=False hold, and why', async () => {
+    await kube.client.patch(
+      ceRef,
+      { metadata: { annotations: { [UPGRADEABLE_ANNOTATION]: 'False', [UPGRADEABLE_MESSAGE_ANNOTATION]: 'migrating storage, wait for v2' } } },
+      'merge',
+    );
+    const w = await open();
+    const { page } = w;
+    await page.goto(`${origin}/#/cluster`);
+    await expect
+      .poll(
+        () =>
+          page
+            .locator('[data-cluster-verdict]')
+            .getAttribute('data-cluster-verdict')
+            .catch(() => ''),
+        { timeout: 30_000 },
+      )
+      .toBe('1');
+    const main = await page.locator('main').innerText();
+    expect(main).toContain('Upgrade blocked');
+    const blockers = await page.getByRole('table', { name: 'Blockers' }).innerText();
+    expect(blockers).toContain(`example-${id}`);
+    expect(blockers).toContain('Upgradeable=False');
+    expect(blockers).toContain('migrating storage, wait for v2');
+    expect(await axe(page)).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'console-cluster.png') });
+    // The hold lifted: the page follows (it reads the gate again every 15 s) and the upgrade is allowed.
+    await kube.client.patch(
+      ceRef,
+      { metadata: { annotations: { [UPGRADEABLE_ANNOTATION]: null, [UPGRADEABLE_MESSAGE_ANNOTATION]: null } } },
+      'merge',
+    );
+    await expect.poll(() => page.getByRole('table', { name: 'Blockers' }).count(), { timeout: 45_000 }).toBe(0);
+    expect(await page.locator('[data-cluster-verdict]').getAttribute('data-cluster-verdict')).toBe('0');
+    expect(await page.locator('main').innerText()).toContain('Upgrade allowed');
+    expect(w.dialogs).toEqual([]);
+    expect(w.errors).toEqual([]);
+    await w.context.close();
+  });
+});
+
+describe('olmv1 console: the Cluster page with --cluster-version', () => {
+  const name = `gate-${id}`;
+
+  it("shows an installed bundle's olm.maxOpenShiftVersion blocking the next minor", async () => {
+    const c = kube.client;
+    const ce = await c.create({
+      ...CLUSTER_EXTENSION,
+      metadata: { name, labels: { [LABEL]: id } },
+      spec: {
+        namespace: 'default',
+        serviceAccount: { name: 'default' },
+        source: { sourceType: 'Catalog', catalog: { packageName: 'example-operator' } },
+      },
+    });
+    const store = createReleaseStore({ client: c, namespace: 'olmv1-system' });
+    cleanup.push(() => store.deleteAll(name));
+    const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    await store.create({
+      extension: name,
+      extensionUID: ce.metadata.uid ?? '',
+      revision: 1,
+      status: 'deployed',
+      namespace: 'default',
+      bundle: { package: 'example-operator', name: 'example-operator.v0.3.0', version: '0.3.0', image: 'quay.example/example-operator:v0.3.0' },
+      manifest: Manifest.ofObjects([]),
+      properties: [{ type: 'olm.maxOpenShiftVersion', value: '4.16' }],
+      description: 'Install complete',
+      firstDeployed: at,
+      lastDeployed: at,
+    });
+    const stopGate = new AbortController();
+    const started = await startConsoleAs(inject('envtestControlPlane').kubeconfigPath, stopGate.signal, ['--cluster-version', '4.16']);
+    try {
+      const w = await open(started.url);
+      const { page } = w;
+      await page.goto(`${new URL(started.url).origin}/#/cluster`);
+      await expect
+        .poll(
+          () =>
+            page
+              .locator('[data-cluster-verdict]')
+              .getAttribute('data-cluster-verdict')
+              .catch(() => ''),
+          { timeout: 30_000 },
+        )
+        .toBe('1');
+      expect(await page.locator('main').innerText()).toContain('Cluster version 4.16, next minor 4.17');
+      const blockers = await page.getByRole('table', { name: 'Blockers' }).innerText();
+      expect(blockers).toContain(name);
+      expect(blockers).toContain('olm.maxOpenShiftVersion');
+      expect(blockers).toContain('example-operator.v0.3.0 allows OpenShift up to 4.16');
+      const extensions = await page.getByRole('table', { name: 'Extensions' }).innerText();
+      // Its version is the ClusterExtension's status (none here: no operator-controller); its maximum the release's.
+      expect(extensions).toMatch(new RegExp(`${name}\\s+example-operator\\s+-\\s+4\\.16`));
+      expect(await axe(page)).toEqual([]);
+      expect(w.dialogs).toEqual([]);
+      // The hub it opened first asks for icons some packages do not have (404): nothing else.
+      expect(w.errors.filter((e) => !/status of 404/.test(e))).toEqual([]);
+      await w.context.close();
+    } finally {
+      stopGate.abort('SIGTERM');
+      await started.run;
+    }
+  });
+});
+
+describe('olmv1 console: the Catalogs page', () => {
+  const added = `added-${id}`;
+  const ref = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: added };
+
+  afterAll(async () => {
+    await kube.client.delete(ref).catch(() => undefined);
+  });
+
+  it('refuses an add or remove without the CSRF token or from another origin, and changes nothing', async () => {
+    const { cookie, csrfToken } = await session();
+    const add = await fetch(`${origin}/api/catalogs`, {
+      method: 'POST',
+      headers: { cookie, origin, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: added, image: 'quay.example/catalog:latest' }),
+    });
+    expect(add.status).toBe(403);
+    expect(await absent(kube.client.get(ref))).toBe('absent');
+    const remove = await fetch(`${origin}/api/catalogs/${CATALOGS.example}/remove`, {
+      method: 'POST',
+      headers: { cookie, origin: 'http://evil.invalid', 'x-csrf-token': csrfToken, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(remove.status).toBe(403);
+    expect(await absent(kube.client.get({ ...ref, name: CATALOGS.example }))).toBe('there');
+  });
+
+  it('lists the catalogs with their status, adds one through olmv1 catalog add, and removes it after a confirmation', async () => {
+    const w = await open();
+    const { page } = w;
+    await page.goto(`${origin}/#/catalogs`);
+    const row = (n: string) => page.locator('tr', { has: page.locator(`[data-catalog="${n}"]`) });
+    await expect.poll(() => row(CATALOGS.example).count(), { timeout: 15_000 }).toBe(1);
+    const example = await row(CATALOGS.example).innerText();
+    expect(example).toContain('True (Available)');
+    expect(example).toContain('Available');
+    expect(example).toMatch(/\d{4}-\d\d-\d\dT/);
+    expect(example).toContain(`/console/${CATALOGS.example}`);
+
+    await page.getByLabel('Name').fill(added);
+    await page.getByLabel('Image').fill(`${inject('envtestRegistries').anonymous.host}/console/${CATALOGS.example}:v1`);
+    await page.getByLabel('Priority').fill('-5');
+    await page.getByLabel('Poll interval').fill('10m');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect.poll(() => page.locator('[data-catalog-done]').count(), { timeout: 30_000 }).toBe(1);
+    const spec = (await kube.client.get(ref)).spec as { priority?: number; source?: { image?: { pollIntervalMinutes?: number } } };
+    expect(spec.priority).toBe(-5);
+    expect(spec.source?.image?.pollIntervalMinutes).toBe(10);
+    // catalogd unpacks it; the page shows it serving without a reload.
+    await expect
+      .poll(
+        () =>
+          row(added)
+            .innerText()
+            .catch(() => ''),
+        { timeout: 90_000 },
+      )
+      .toContain('True (Available)');
+    const text = await row(added).innerText();
+    expect(text).toContain('10m');
+    expect(text).toContain('-5');
+    expect(await axe(page)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 1100 });
+    await page.locator('h1').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'console-catalogs.png') });
+
+    await row(added)
+      .getByRole('button', { name: `Remove ${added}…` })
+      .click();
+    // Nothing is removed before the confirmation.
+    expect(await absent(kube.client.get(ref))).toBe('there');
+    await row(added)
+      .getByRole('button', { name: `Remove ${added}`, exact: true })
+      .click();
+    await expect.poll(() => absent(kube.client.get(ref)), { timeout: 60_000 }).toBe('absent');
+    await expect.poll(() => row(added).count(), { timeout: 15_000 }).toBe(0);
+    expect(w.dialogs).toEqual([]);
+    expect(w.errors).toEqual([]);
+    expect(w.foreign).toEqual([]);
+    await w.context.close();
+  });
+
+  it("shows a restricted user the API server's refusal of an add, and creates nothing", async () => {
+    const stopViewer = new AbortController();
+    const started = await restrictedConsole(`console-cataloger-${id}`, VIEWER_RULES, stopViewer.signal);
+    try {
+      const w = await open(started.url);
+      const { page } = w;
+      await page.goto(`${new URL(started.url).origin}/#/catalogs`);
+      await expect.poll(() => page.locator(`[data-catalog="${CATALOGS.example}"]`).count(), { timeout: 15_000 }).toBe(1);
+      await page.getByLabel('Name').fill(added);
+      await page.getByLabel('Image').fill('quay.example/catalog:latest');
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      const refusal = page.locator('[data-catalog-error]');
+      await expect.poll(() => refusal.count(), { timeout: 30_000 }).toBe(1);
+      expect(await refusal.innerText()).toMatch(
+        /is forbidden: User "system:serviceaccount:default:console-cataloger-[0-9a-f]+" cannot create resource "clustercatalogs"/,
+      );
+      expect(await absent(kube.client.get(ref))).toBe('absent');
+      expect(await axe(page)).toEqual([]);
+      await w.context.close();
+    } finally {
+      stopViewer.abort('SIGTERM');
       await started.run;
     }
   });

@@ -249,3 +249,9 @@ function firstParagraph(s: string): string {
 function clip(s: string, n: number): string {
   return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
 }
+
+/** The image of the package's head bundle (the newest of its default channel), '' when none. */
+export function headBundleImage(dc: DeclarativeConfig, pkg: string): string {
+  const p = dc.packages.find((x) => x.name === pkg);
+  return headBundle(dc, pkg, p?.defaultChannel ?? '')?.image ?? '';
+}

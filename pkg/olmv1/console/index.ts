@@ -1,3 +1,4 @@
 /** `olmv1 console`: a local web console acting with the user's kubeconfig identity (docs/console.md). */
 export { ensureBundle } from './bundle.ts';
 export { startConsole } from './server.ts';
+export { packageWiseCatalog } from './catalog-source.ts';

@@ -141,3 +141,32 @@ describe('console server', () => {
     expect(installs).toHaveLength(2);
   });
 });
+
+describe('console server without the Catalogs, Cluster, plan and permissions sources', () => {
+  const post = (path: string, body: unknown) =>
+    fetch(`${running.origin}${path}`, {
+      method: 'POST',
+      headers: {
+        cookie: `olmv1_console_session=${token}`,
+        origin: running.origin,
+        'x-csrf-token': 'c'.repeat(43),
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body),
+    });
+
+  it('checks each request before anything runs, then says which command it cannot run', async () => {
+    expect((await post('/api/catalogs', { name: 'ops', image: '--kubeconfig=/x' })).status).toBe(400);
+    expect((await post('/api/catalogs/-x/remove', {})).status).toBe(400);
+    expect((await post('/api/extensions/ext/approve', { version: '--dry-run' })).status).toBe(400);
+    expect((await get('/api/packages/c/good/rbac?namespace=Bad')).status).toBe(400);
+    const add = await post('/api/catalogs', { name: 'ops', image: 'quay.io/a/c:latest' });
+    expect(add.status).toBe(501);
+    expect(((await add.json()) as { error: string }).error).toBe('this console cannot run olmv1 catalog add');
+    expect((await get('/api/cluster')).status).toBe(501);
+    expect((await get('/api/catalogs')).status).toBe(501);
+    expect((await get('/api/extensions/ext/plan')).status).toBe(501);
+    expect((await get('/api/packages/c/good/rbac?namespace=ns')).status).toBe(501);
+    expect((await get('/api/packages/c/missing/rbac?namespace=ns')).status).toBe(404);
+  });
+});

@@ -1,8 +1,9 @@
 /**
  * The console's HTTP server: the guard (security.ts) before every route, the static bundle, and a
- * small JSON API over the catalogs and ClusterExtensions, all read and written with the user's
- * own kubeconfig identity through the injected sources. The one write, uninstall, is a POST the
- * guard lets through only with the CSRF token from the console's own origin.
+ * small JSON API over the catalogs, ClusterCatalogs, ClusterExtensions and the cluster-upgrade
+ * gate, all read and written with the user's own kubeconfig identity through the injected
+ * sources. The writes (install, uninstall, approve, catalog add and remove) are POSTs the guard
+ * lets through only with the CSRF token from the console's own origin.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
@@ -13,14 +14,25 @@ import { errorMessage } from '../../shared/errors/index.ts';
 import type { DeletionPreview } from '../crd-deletion/index.ts';
 import type { Release } from '../../operator-controller/release/index.ts';
 import { extensionDetail, extensionRow, uninstallPreview, type InstallProgress } from './extensions.ts';
-import { hubTile, packageDetail, packageIcon, type HubTile } from './hub-index.ts';
+import { headBundleImage, hubTile, packageDetail, packageIcon, type HubTile } from './hub-index.ts';
 import { installCommandLine, parseInstallForm } from './install-form.ts';
 import { guard, SECURITY_HEADERS } from './security.ts';
+import {
+  catalogAddArgs,
+  catalogRemoveArgs,
+  catalogView,
+  failureText,
+  upgradeApproveArgs,
+  upgradePlanArgs,
+  validName,
+  type CommandRun,
+} from './admin.ts';
 
 /** A catalog's content, loadable one package at a time. */
 interface ConsoleCatalog {
   packageNames: readonly string[];
-  load(pkg: string): DeclarativeConfig;
+  /** One package's content (catalogd's per-package answer, or a part of content already read). */
+  load(pkg: string): DeclarativeConfig | Promise<DeclarativeConfig>;
 }
 
 /** Where the console reads from; every call acts as the user of the kubeconfig. */
@@ -47,6 +59,20 @@ interface ConsoleSources {
   installState(obj: unknown): InstallProgress;
   /** Runs `olmv1 install` with these arguments (after `install`) as the user; its exit code and output. */
   install(args: string[], signal: AbortSignal): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Runs `olmv1 status -o json` as the user (the cluster-upgrade gate). */
+  clusterStatus?(signal: AbortSignal): Promise<CommandRun>;
+  /** The ClusterCatalog objects. */
+  listCatalogObjects?(signal: AbortSignal): Promise<unknown[]>;
+  /** Runs `olmv1 catalog add` with these arguments (after `catalog add`) as the user. */
+  catalogAdd?(args: string[]): Promise<CommandRun>;
+  /** Runs `olmv1 catalog remove` with these arguments as the user. */
+  catalogRemove?(args: string[]): Promise<CommandRun>;
+  /** Runs `olmv1 upgrade plan` with these arguments as the user. */
+  upgradePlan?(args: string[]): Promise<CommandRun & { text?: string }>;
+  /** Runs `olmv1 upgrade approve` with these arguments as the user. */
+  upgradeApprove?(args: string[]): Promise<CommandRun>;
+  /** The RBAC `olmv1 rbac` computes for the bundle `image` (YAML on stdout, warnings on stderr). */
+  bundleRbac?(image: string, installNamespace: string, serviceAccount: string): Promise<CommandRun>;
 }
 
 /** How one console runs. */
@@ -77,6 +103,9 @@ interface HubSnapshot {
   tiles: HubTile[];
   problems: string[];
 }
+
+/** Packages read at once while the hub index is built. */
+const INDEX_CONCURRENCY = 4;
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -149,6 +178,33 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
       if (out.code !== 0) return json(res, 422, { error: out.stderr.trim() || `olmv1 install exited with ${out.code}`, log: out.stderr });
       return json(res, dryRun ? 200 : 201, { yaml: dryRun ? out.stdout : '', log: out.stderr, name: parsed.form.name });
     }
+    if (req.method === 'POST' && path === '/api/catalogs') {
+      const parsed = catalogAddArgs(await readJson(req));
+      if (!parsed.ok) return json(res, 400, { error: parsed.error });
+      const out = await need(o.sources.catalogAdd, 'catalog add')(parsed.args);
+      snapshot = undefined;
+      if (out.code !== 0) return json(res, 422, { error: failureText(out, 'catalog add') });
+      return json(res, 201, { name: parsed.name });
+    }
+    const catalogRemove = /^\/api\/catalogs\/([^/]+)\/remove$/.exec(path);
+    if (req.method === 'POST' && catalogRemove !== null) {
+      const name = decodeURIComponent(catalogRemove[1] ?? '');
+      if (!validName(name)) return json(res, 400, { error: 'not a ClusterCatalog name' });
+      const out = await need(o.sources.catalogRemove, 'catalog remove')(catalogRemoveArgs(name));
+      snapshot = undefined;
+      if (out.code !== 0) return json(res, 422, { error: failureText(out, 'catalog remove') });
+      return json(res, 202, { deleting: true });
+    }
+    const approve = /^\/api\/extensions\/([^/]+)\/approve$/.exec(path);
+    if (req.method === 'POST' && approve !== null) {
+      const name = decodeURIComponent(approve[1] ?? '');
+      if (!validName(name)) return json(res, 400, { error: 'not a ClusterExtension name' });
+      const parsed = upgradeApproveArgs(name, (await readJson(req))?.version, []);
+      if (!parsed.ok) return json(res, 400, { error: parsed.error });
+      const out = await need(o.sources.upgradeApprove, 'upgrade approve')(parsed.args);
+      if (out.code !== 0) return json(res, 422, { error: failureText(out, 'upgrade approve') });
+      return json(res, 200, { approved: out.stdout.trim(), log: out.stderr });
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 404, { error: 'no such action' });
     if (path === '/' || path === '/index.html') return send(res, 200, 'text/html; charset=utf-8', PAGE);
     if (path.startsWith('/assets/')) return asset(res, o.assetsDir, path.slice('/assets/'.length));
@@ -158,6 +214,25 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
       const problems: string[] = [];
       const [h, installed] = await Promise.all([hub(), installedPackages(o.sources, signal, problems)]);
       return json(res, 200, { tiles: h.tiles.map((t) => ({ ...t, installed: installed.has(t.name) })), problems: [...h.problems, ...problems] });
+    }
+    if (path === '/api/cluster') {
+      const out = await need(o.sources.clusterStatus, 'status')(signal);
+      // 0 allowed, 1 blocked, 3 undecidable: each prints the report; 2 is a failure to read the cluster.
+      if (out.code === 2 || out.stdout.trim() === '') return json(res, 502, { error: failureText(out, 'status') });
+      return json(res, 200, { code: out.code, report: JSON.parse(out.stdout) as unknown });
+    }
+    if (path === '/api/catalogs') {
+      const items = await need(o.sources.listCatalogObjects, 'catalogs')(signal);
+      return json(res, 200, { catalogs: items.map(catalogView).sort((a, b) => (a.name < b.name ? -1 : 1)) });
+    }
+    const plan = /^\/api\/extensions\/([^/]+)\/plan$/.exec(path);
+    if (plan !== null) {
+      const name = decodeURIComponent(plan[1] ?? '');
+      if (!validName(name)) return json(res, 400, { error: 'not a ClusterExtension name' });
+      const out = await need(o.sources.upgradePlan, 'upgrade plan')(upgradePlanArgs(name, []));
+      // Exit 1 with a plan on stdout: the plan says why (its error); without one, stderr does.
+      if (out.stdout.trim() === '') return json(res, 422, { error: failureText(out, 'upgrade plan') });
+      return json(res, 200, { plan: JSON.parse(out.stdout) as unknown, text: out.text ?? '', log: out.stderr });
     }
     if (path === '/api/extensions') return json(res, 200, { extensions: (await o.sources.listExtensions(signal)).map(extensionRow) });
     const ext = /^\/api\/extensions\/([^/]+)(\/uninstall-preview)?$/.exec(path);
@@ -181,12 +256,25 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
       ]);
       return json(res, 200, uninstallPreview(obj, history, crds, installer, problems));
     }
+    const rbac = /^\/api\/packages\/([^/]+)\/([^/]+)\/rbac$/.exec(path);
+    if (rbac !== null) {
+      const [, catalog = '', pkg = ''] = rbac.map((x) => decodeURIComponent(x));
+      const c = (await hub()).catalogs.get(catalog);
+      if (c === undefined || !c.packageNames.includes(pkg)) return json(res, 404, { error: 'no such package' });
+      const ns = new URL(req.url ?? '/', 'http://x').searchParams.get('namespace') ?? '';
+      if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ns)) return json(res, 400, { error: 'namespace: a DNS label' });
+      const image = headBundleImage(await c.load(pkg), pkg);
+      if (image === '') return json(res, 422, { error: 'the package has no head bundle image' });
+      const out = await need(o.sources.bundleRbac, 'rbac')(image, ns, `${pkg}-installer`.slice(0, 253));
+      if (out.code !== 0) return json(res, 422, { error: `head bundle image ${image}: ${failureText(out, 'rbac')}`, image });
+      return json(res, 200, { image, yaml: out.stdout, warnings: out.stderr });
+    }
     const m = /^\/api\/(packages|icons)\/([^/]+)\/([^/]+)$/.exec(path);
     if (m !== null) {
       const [, kind, catalog = '', pkg = ''] = m.map((x) => decodeURIComponent(x));
       const c = (await hub()).catalogs.get(catalog);
       if (c === undefined || !c.packageNames.includes(pkg)) return json(res, 404, { error: 'no such package' });
-      const dc = c.load(pkg);
+      const dc = await c.load(pkg);
       if (kind === 'icons') {
         const icon = packageIcon(dc, pkg);
         if (icon === undefined) return json(res, 404, { error: 'no icon' });
@@ -240,13 +328,18 @@ async function readHub(sources: ConsoleSources, _now: () => number): Promise<Hub
     try {
       const c = await sources.loadCatalog(ref.name, ref.baseURL, signal);
       catalogs.set(ref.name, c);
-      for (const pkg of c.packageNames) {
-        try {
-          tiles.push(hubTile(ref.name, pkg, c.load(pkg)));
-        } catch (e) {
-          problems.push(`catalog ${ref.name}, package ${pkg}: ${errorMessage(e)}`);
+      // A few packages at a time, each dropped once its tile is made: the index holds tiles, not content.
+      const queue = [...c.packageNames];
+      const worker = async (): Promise<void> => {
+        for (let pkg = queue.shift(); pkg !== undefined; pkg = queue.shift()) {
+          try {
+            tiles.push(hubTile(ref.name, pkg, await c.load(pkg)));
+          } catch (e) {
+            problems.push(`catalog ${ref.name}, package ${pkg}: ${errorMessage(e)}`);
+          }
         }
-      }
+      };
+      await Promise.all(Array.from({ length: INDEX_CONCURRENCY }, worker));
     } catch (e) {
       problems.push(`catalog ${ref.name}: ${errorMessage(e)}`);
     }
@@ -290,6 +383,12 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown> |
   } catch {
     return undefined;
   }
+}
+
+/** An optional source, or a 501 saying which command this console cannot run. */
+function need<A extends unknown[], R>(f: ((...a: A) => Promise<R>) | undefined, command: string): (...a: A) => Promise<R> {
+  if (f === undefined) return () => Promise.reject(Object.assign(new Error(`this console cannot run olmv1 ${command}`), { status: 501 }));
+  return f;
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

@@ -20,9 +20,10 @@ import {
 } from '@patternfly/react-core';
 import { ApiFailure, getJson, postJson, type ExtensionDetail, type UninstallPreview } from './api.ts';
 import { POLL_MS, Status } from './installed.tsx';
+import { UpgradePlan } from './upgrade.tsx';
 
 /** A compact PatternFly table of text cells. */
-function Table({ label, head, rows }: { label: string; head: string[]; rows: ReactNode[][] }) {
+export function Table({ label, head, rows }: { label: string; head: string[]; rows: ReactNode[][] }) {
   return (
     <table className="pf-v6-c-table pf-m-compact" aria-label={label}>
       <thead className="pf-v6-c-table__thead">
@@ -246,6 +247,7 @@ export function ExtensionPage({ name }: { name: string }) {
           }}
         />
       )}
+      {!d.deleting && !requested && <UpgradePlan name={name} />}
       <Title headingLevel="h2">Conditions</Title>
       {d.conditions.length === 0 ? (
         <p>No conditions yet: operator-controller has not reconciled it.</p>

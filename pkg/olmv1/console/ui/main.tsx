@@ -1,4 +1,4 @@
-/** The console's browser entry: PatternFly's page frame and a hash router over the Hub, Package, Install, Installed and extension detail pages. */
+/** The console's browser entry: PatternFly's page frame and a hash router over the Hub, Package, Install, Installed, extension detail, Catalogs and Cluster pages. */
 import '@patternfly/react-core/dist/styles/base.css';
 import '@patternfly/react-catalog-view-extension/dist/css/react-catalog-view-extension.css';
 import './console.css';
@@ -10,6 +10,8 @@ import { HubPage } from './hub.tsx';
 import { InstallPage } from './install-page.tsx';
 import { InstalledPage } from './installed.tsx';
 import { PackagePage } from './package-page.tsx';
+import { CatalogsPage } from './catalogs.tsx';
+import { ClusterPage } from './cluster.tsx';
 
 function useHash(): string {
   const [hash, setHash] = useState(window.location.hash);
@@ -34,6 +36,12 @@ function App() {
         <NavItem itemId="installed" isActive={page === 'installed'} to="#/installed">
           Installed
         </NavItem>
+        <NavItem itemId="catalogs" isActive={page === 'catalogs'} to="#/catalogs">
+          Catalogs
+        </NavItem>
+        <NavItem itemId="cluster" isActive={page === 'cluster'} to="#/cluster">
+          Cluster
+        </NavItem>
       </NavList>
     </Nav>
   );
@@ -57,6 +65,10 @@ function App() {
         <ExtensionPage key={parts[1]} name={parts[1] ?? ''} />
       ) : page === 'installed' ? (
         <InstalledPage />
+      ) : page === 'catalogs' ? (
+        <CatalogsPage />
+      ) : page === 'cluster' ? (
+        <ClusterPage />
       ) : (
         <HubPage />
       )}

@@ -16,6 +16,7 @@ import {
 } from '@patternfly/react-core';
 import { getJson, iconUrl, installHref, type Detail } from './api.ts';
 import { ChannelGraph } from './graph.tsx';
+import { Permissions } from './permissions.tsx';
 
 /** Only absolute http(s) URLs survive; anything else (javascript:, data:, relative) becomes no link. */
 export function safeHref(url: string): string | undefined {
@@ -155,6 +156,7 @@ export function PackagePage({ catalog, name }: { catalog: string; name: string }
           })
         )}
       </ul>
+      <Permissions catalog={catalog} name={name} />
       <Title headingLevel="h2">Maintainers</Title>
       <ul>
         {d.maintainers.length === 0 ? (

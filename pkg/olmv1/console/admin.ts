@@ -1,0 +1,128 @@
+/**
+ * The Catalogs, Cluster and upgrade requests of the console (pure): ClusterCatalog rows, and the
+ * command lines of `olmv1 catalog add|remove`, `olmv1 upgrade plan|approve` and `olmv1 status`
+ * the console runs as the user. Every value is bound to its flag (`--flag=value`) or follows `--`,
+ * so no request value can add a flag; names must be DNS names.
+ */
+
+/** A condition as the pages show it ('' when absent). */
+interface ConditionView {
+  status: string;
+  reason: string;
+  message: string;
+}
+
+/** One ClusterCatalog on the Catalogs page. */
+export interface CatalogView {
+  name: string;
+  image: string;
+  /** `Available` or `Unavailable` (spec.availabilityMode). */
+  availability: string;
+  priority: number;
+  /** spec.source.image.pollIntervalMinutes, '' when unset. */
+  pollInterval: string;
+  lastUnpacked: string;
+  serving: ConditionView;
+  progressing: ConditionView;
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** An image reference: registry host, path, tag or digest; no whitespace, no leading "-" or "/". */
+const IMAGE_REF = /^[A-Za-z0-9][A-Za-z0-9._:@/+-]*$/;
+
+function obj(v: unknown): Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function condition(o: Record<string, unknown>, type: string): ConditionView {
+  const list = Array.isArray(obj(o.status).conditions) ? (obj(o.status).conditions as unknown[]) : [];
+  const c = obj(list.find((x) => obj(x).type === type));
+  return { status: str(c.status), reason: str(c.reason), message: str(c.message) };
+}
+
+/** The row of a ClusterCatalog object. */
+export function catalogView(raw: unknown): CatalogView {
+  const o = obj(raw);
+  const spec = obj(o.spec);
+  const image = obj(obj(spec.source).image);
+  const resolved = obj(obj(obj(o.status).resolvedSource).image);
+  const poll = image.pollIntervalMinutes;
+  return {
+    name: str(obj(o.metadata).name),
+    image: str(resolved.ref) || str(image.ref),
+    availability: str(spec.availabilityMode) || 'Available',
+    priority: typeof spec.priority === 'number' ? spec.priority : 0,
+    pollInterval: typeof poll === 'number' ? `${poll}m` : '',
+    lastUnpacked: str(obj(o.status).lastUnpacked),
+    serving: condition(o, 'Serving'),
+    progressing: condition(o, 'Progressing'),
+  };
+}
+
+/** The Add catalog form, checked: the arguments of `olmv1 catalog add` (after `catalog add`), or what is wrong. */
+export function catalogAddArgs(body: unknown): { ok: true; name: string; args: string[] } | { ok: false; error: string } {
+  const b = obj(body);
+  const name = str(b.name).trim();
+  const image = str(b.image).trim();
+  const priority = str(b.priority).trim();
+  const poll = str(b.pollInterval).trim();
+  if (name.length > 253 || !DNS_SUBDOMAIN.test(name))
+    return { ok: false, error: `name ${JSON.stringify(name)}: lower-case letters, digits, "-" and "." (a DNS subdomain)` };
+  if (image.length > 1024 || !IMAGE_REF.test(image))
+    return { ok: false, error: `image ${JSON.stringify(image)}: an image reference such as quay.io/acme/catalog:latest` };
+  if (priority !== '' && !/^-?\d{1,10}$/.test(priority)) return { ok: false, error: 'priority: an integer' };
+  if (poll !== '' && !/^\d{1,6}[mh]$/.test(poll)) return { ok: false, error: 'poll interval: whole minutes or hours, e.g. 10m or 1h' };
+  return {
+    ok: true,
+    name,
+    args: [
+      ...(priority === '' ? [] : [`--priority=${priority}`]),
+      ...(poll === '' ? [] : [`--poll-interval=${poll}`]),
+      '--no-wait',
+      '--',
+      name,
+      image,
+    ],
+  };
+}
+
+/** A name the console passes on (a ClusterCatalog's or a ClusterExtension's), when it is a DNS subdomain. */
+export function validName(name: string): boolean {
+  return name.length <= 253 && DNS_SUBDOMAIN.test(name);
+}
+
+/** The arguments of `olmv1 catalog remove NAME` (it returns once the deletion is requested). */
+export function catalogRemoveArgs(name: string): string[] {
+  return ['--no-wait', '--', name];
+}
+
+/** The arguments of `olmv1 upgrade plan NAME -o json`. */
+export function upgradePlanArgs(name: string, common: readonly string[]): string[] {
+  return ['--output=json', ...common, '--', name];
+}
+
+/** The arguments of `olmv1 upgrade approve NAME [VERSION]`, or what is wrong with the version. */
+export function upgradeApproveArgs(
+  name: string,
+  version: unknown,
+  common: readonly string[],
+): { ok: true; args: string[] } | { ok: false; error: string } {
+  const v = str(version).trim();
+  if (v !== '' && !/^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]*)?$/.test(v)) return { ok: false, error: `version ${JSON.stringify(v)}: a semantic version` };
+  return { ok: true, args: [...common, '--', name, ...(v === '' ? [] : [v])] };
+}
+
+/** What a captured run of an `olmv1` command gives. */
+export interface CommandRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The command's own message for a failed run: its stderr, else its exit code. */
+export function failureText(run: CommandRun, command: string): string {
+  return run.stderr.trim() || `olmv1 ${command} exited with ${run.code}`;
+}

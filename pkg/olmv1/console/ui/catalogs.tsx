@@ -1,0 +1,124 @@
+/**
+ * The Catalogs page (`#/catalogs`): every ClusterCatalog with Serving and Progressing (reason and
+ * message), last unpacked, poll interval, priority and availability, read again every 5 s; add a
+ * catalog (`olmv1 catalog add`) and remove one after a confirmation (`olmv1 catalog remove`), as the user.
+ */
+import { useEffect, useState, type FormEvent } from 'react';
+import { ActionGroup, Alert, Button, Form, FormGroup, PageSection, TextInput, Title } from '@patternfly/react-core';
+import { getJson, postJson } from './api.ts';
+import type { CatalogView } from '../admin.ts';
+import { Table } from './extension-page.tsx';
+import { POLL_MS, Status } from './installed.tsx';
+
+/** The Catalogs page. */
+export function CatalogsPage() {
+  const [rows, setRows] = useState<CatalogView[] | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [actionError, setActionError] = useState<string | undefined>();
+  const [done, setDone] = useState<string | undefined>();
+  const [confirm, setConfirm] = useState<string | undefined>();
+  const [tick, setTick] = useState(0);
+  const [form, setForm] = useState({ name: '', image: '', priority: '', pollInterval: '' });
+  useEffect(() => {
+    const ac = new AbortController();
+    const load = (): void => {
+      getJson<{ catalogs: CatalogView[] }>('/api/catalogs', ac.signal).then(
+        (r) => {
+          setRows(r.catalogs);
+          setError(undefined);
+        },
+        (e: unknown) => ac.signal.aborted || setError(String((e as Error).message)),
+      );
+    };
+    load();
+    const t = setInterval(load, POLL_MS);
+    return () => {
+      clearInterval(t);
+      ac.abort();
+    };
+  }, [tick]);
+  const act = (p: Promise<unknown>, ok: string): void => {
+    setActionError(undefined);
+    setDone(undefined);
+    p.then(
+      () => {
+        setDone(ok);
+        setTick((n) => n + 1);
+      },
+      (e: unknown) => setActionError(String((e as Error).message)),
+    );
+  };
+  const add = (e: FormEvent): void => {
+    e.preventDefault();
+    act(postJson('/api/catalogs', form), `ClusterCatalog ${form.name} created: catalogd unpacks it`);
+  };
+  const field = (id: keyof typeof form, label: string, hint: string) => (
+    <FormGroup label={label} fieldId={`catalog-${id}`}>
+      <TextInput id={`catalog-${id}`} value={form[id]} placeholder={hint} onChange={(_e, v) => setForm({ ...form, [id]: v })} />
+    </FormGroup>
+  );
+  return (
+    <PageSection aria-label="Catalogs">
+      <Title headingLevel="h1">Catalogs</Title>
+      {error !== undefined && <Alert variant="danger" isInline title={error} />}
+      {actionError !== undefined && <Alert variant="danger" isInline title={actionError} data-catalog-error="" />}
+      {done !== undefined && <Alert variant="success" isInline title={done} data-catalog-done="" />}
+      {rows !== undefined && rows.length === 0 && <p>No ClusterCatalog yet.</p>}
+      {rows !== undefined && rows.length > 0 && (
+        <Table
+          label="ClusterCatalogs"
+          head={['Name', 'Serving', 'Progressing', 'Last unpacked', 'Poll interval', 'Priority', 'Availability', 'Image', '']}
+          rows={rows.map((c) => [
+            <span key="n" data-catalog={c.name}>
+              {c.name}
+            </span>,
+            <Status key="s" c={c.serving} good="True" />,
+            <span key="p">
+              <Status c={c.progressing} good="True" />
+              {/* Its message when catalogd retries or is blocked (on success it only says so: on hover). */}
+              {c.progressing.message === '' || c.progressing.reason === 'Succeeded' ? '' : ` ${c.progressing.message}`}
+            </span>,
+            c.lastUnpacked || '-',
+            c.pollInterval || '-',
+            String(c.priority),
+            c.availability,
+            c.image,
+            confirm === c.name ? (
+              <span key="r">
+                <Button
+                  variant="danger"
+                  size="sm"
+                  onClick={() => {
+                    setConfirm(undefined);
+                    act(postJson(`/api/catalogs/${encodeURIComponent(c.name)}/remove`, {}), `ClusterCatalog ${c.name} is being removed`);
+                  }}
+                >
+                  Remove {c.name}
+                </Button>{' '}
+                <Button variant="link" size="sm" onClick={() => setConfirm(undefined)}>
+                  Cancel
+                </Button>
+              </span>
+            ) : (
+              <Button key="r" variant="secondary" isDanger size="sm" aria-label={`Remove ${c.name}…`} onClick={() => setConfirm(c.name)}>
+                Remove…
+              </Button>
+            ),
+          ])}
+        />
+      )}
+      <Title headingLevel="h2">Add a catalog</Title>
+      <Form onSubmit={add} aria-label="Add a catalog">
+        {field('name', 'Name', 'my-catalog')}
+        {field('image', 'Image', 'quay.io/acme/catalog:latest')}
+        {field('priority', 'Priority', '0')}
+        {field('pollInterval', 'Poll interval', '10m')}
+        <ActionGroup>
+          <Button type="submit" variant="primary">
+            Add
+          </Button>
+        </ActionGroup>
+      </Form>
+    </PageSection>
+  );
+}
