@@ -22,6 +22,7 @@ import { formatPlan } from './upgrade-format.ts';
 import type { UpgradePlan } from './upgrade-plan.ts';
 import { listClusterCatalogs, type CatalogSourceDeps } from './catalog-sources.ts';
 import { runInstall } from './install.ts';
+import { runUninstall } from './uninstall.ts';
 import { describeObject, installState, installedForSelector } from './install-objects.ts';
 import { type CommandIO, signalExitCode } from './io.ts';
 import { DEFAULT_SYSTEM_NAMESPACE } from './release.ts';
@@ -31,7 +32,8 @@ const USAGE = `Usage: olmv1 console [--port PORT] [--catalogd-url URL] [--system
 
 Serves a web console (OperatorHub, package pages with upgrade graphs and the permissions an
 install needs, an install form, installed extensions with their conditions, Events, release
-history and upgrade plan with Approve, uninstall with a preview, the ClusterCatalogs with add and
+history and upgrade plan with Approve, uninstall with a preview (and, opted in, the deletion of
+its CRDs and custom resources as "olmv1 uninstall --delete-crds" does it), the ClusterCatalogs with add and
 remove, the cluster-upgrade gate of "olmv1 status") on 127.0.0.1 until Ctrl-C. It acts only as the user of the kubeconfig: every read and write goes to the API server
 (and catalogd) with that identity; the console has no privilege of its own.
 
@@ -263,6 +265,9 @@ function adminSources(
       return text === undefined ? run : { ...run, text };
     },
     upgradeApprove: (args: string[]) => captured((io) => runUpgradeApprove([...upgradeFlags, ...args], io, upgradeDeps)),
+    // `olmv1 uninstall NAME --delete-crds` itself: its preview, refusals and deletion, reading catalogd as it does.
+    uninstall: (args: string[]) =>
+      captured((io) => runUninstall([systemNamespaceFlag, ...args], io, { ...same, ...clock, catalogContent: deps.catalogContent })),
     bundleRbac: (image: string, installNamespace: string, serviceAccount: string) =>
       captured((io) =>
         runCommand(io, async () => {

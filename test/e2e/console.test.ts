@@ -6,7 +6,8 @@
 // each page and drive the hub by keyboard; they open an extension's detail (conditions, Events,
 // release history), refuse an uninstall without the CSRF token, show a restricted user's
 // refusal from a second console running as that user, and uninstall with the preview of what is
-// deleted and kept; they show an upgrade plan and approve it, a package's permissions, the
+// deleted and kept, and opted in, with its CRDs and their custom resources (as olmv1 uninstall
+// --delete-crds, refused without CSRF); they show an upgrade plan and approve it, a package's permissions, the
 // cluster-upgrade gate, and add and remove a ClusterCatalog (refused without CSRF, and for a
 // restricted user). Screenshots go to docs/images/console-*.png.
 import { randomBytes } from 'node:crypto';
@@ -659,6 +660,191 @@ describe('olmv1 console: an installed extension', () => {
     ]);
     expect(w.dialogs).toEqual([]);
     // The page learns that the extension is gone from the API's 404, which the browser logs.
+    expect(w.errors.filter((e) => !/status of 404/.test(e))).toEqual([]);
+    await w.context.close();
+  });
+});
+
+describe('olmv1 console: uninstall that deletes the CRDs too (olmv1 uninstall --delete-crds)', () => {
+  const name = `gone-${id}`;
+  const group = `g${id}.console.test`;
+  const crdName = `gadgets.${group}`;
+  /** A CRD of another extension in the same group: it and its custom resource must stay. */
+  const otherCrd = `things.${group}`;
+  const teamB = `team-b-${id}`;
+  const ceRef = { ...CLUSTER_EXTENSION, name };
+  const crdRef = (n: string) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: n });
+  let uid = '';
+
+  /** The names (namespace/name) of the custom resources of `kind`; once its CRD is gone the API server serves no such kind. */
+  const customResources = (kind: string) =>
+    kube.client.listAll({ apiVersion: `${group}/v1`, kind }).then(
+      (l) => l.items.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`).sort(),
+      () => 'no such kind',
+    );
+  const crdThere = (n: string) =>
+    kube.client.get(crdRef(n)).then(
+      () => 'there',
+      (e: unknown) => (isNotFound(e) ? 'gone' : String(e)),
+    );
+
+  beforeAll(async () => {
+    const c = kube.client;
+    const ignoreExists = (e: unknown) => {
+      if ((e as { status?: number }).status !== 409) throw e;
+    };
+    // As in the detail tests, no operator-controller runs: the test writes what it would have left.
+    const ce = await c.create({
+      ...CLUSTER_EXTENSION,
+      metadata: { name, labels: { [LABEL]: id } },
+      spec: {
+        namespace: 'default',
+        serviceAccount: { name: `${name}-installer` },
+        source: { sourceType: 'Catalog', catalog: { packageName: 'example-operator' } },
+      },
+    });
+    cleanup.push(() => c.delete(ceRef).catch(() => undefined));
+    uid = ce.metadata.uid ?? '';
+    await c.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmv1-system' } }).catch(ignoreExists);
+    await c.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: teamB } });
+    cleanup.push(() => c.delete({ apiVersion: 'v1', kind: 'Namespace', name: teamB }));
+    const crd = (crdNameOf: string, plural: string, kind: string, owner: string): KubeObject => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: crdNameOf, labels: { [OWNER_KIND_LABEL]: 'ClusterExtension', [OWNER_NAME_LABEL]: owner } },
+      spec: {
+        group,
+        scope: 'Namespaced',
+        names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
+        versions: [
+          { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+        ],
+      },
+    });
+    for (const [n, plural, kind, owner] of [
+      [crdName, 'gadgets', 'Gadget', name],
+      [otherCrd, 'things', 'Thing', `other-${id}`],
+    ] as const) {
+      await c.create(crd(n, plural, kind, owner));
+      cleanup.push(() => c.delete(crdRef(n)).catch(() => undefined));
+    }
+    // The API server serves the new kinds a moment after they are Established: create until it does.
+    for (const [kind, ns, cr] of [
+      ['Gadget', 'default', 'a'],
+      ['Gadget', 'default', 'b'],
+      ['Gadget', teamB, 'c'],
+      ['Thing', 'default', 'kept'],
+    ] as const)
+      await vi.waitFor(
+        () =>
+          c.create({ apiVersion: `${group}/v1`, kind, metadata: { name: cr, namespace: ns } }).catch((e: unknown) => {
+            if ((e as { status?: number }).status !== 409) throw e;
+          }),
+        { timeout: 30_000, interval: 200 },
+      );
+  });
+
+  it('refuses the deletion without the CSRF token, and changes nothing', async () => {
+    const first = await fetch(url, { redirect: 'manual' });
+    const session = (first.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const { csrfToken } = (await (await fetch(`${origin}/api/session`, { headers: { cookie: session } })).json()) as { csrfToken: string };
+    const preview = (await (await fetch(`${origin}/api/extensions/${name}/crd-deletion`, { headers: { cookie: session } })).json()) as {
+      preview: { digest: string; customResourceDefinitions: { name: string }[] };
+    };
+    expect(preview.preview.customResourceDefinitions.map((c) => c.name)).toEqual([crdName]);
+    const post = (headers: Record<string, string>) =>
+      fetch(`${origin}/api/extensions/${name}/uninstall`, {
+        method: 'POST',
+        headers: { cookie: session, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ uid, deleteCrds: preview.preview.digest }),
+      });
+    expect((await post({ origin })).status).toBe(403);
+    expect((await post({ origin: 'http://evil.invalid', 'x-csrf-token': csrfToken })).status).toBe(403);
+    expect((await kube.client.get(ceRef)).metadata.uid).toBe(uid);
+    expect(await crdThere(crdName)).toBe('there');
+    expect(await customResources('Gadget')).toEqual(['default/a', 'default/b', `${teamB}/c`]);
+  });
+
+  it("refuses, with olmv1 uninstall --delete-crds's message, a CRD another extension's release includes", async () => {
+    const store = createReleaseStore({ client: kube.client, namespace: 'olmv1-system' });
+    const other = `other-${id}`;
+    const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    await store.create({
+      extension: other,
+      extensionUID: 'other-uid',
+      revision: 1,
+      status: 'deployed',
+      namespace: 'default',
+      bundle: { package: 'other', name: 'other.v1.0.0', version: '1.0.0', image: 'quay.example/other:v1' },
+      manifest: Manifest.ofObjects([{ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: crdName } }]),
+      properties: [],
+      description: 'Install complete',
+      firstDeployed: at,
+      lastDeployed: at,
+    });
+    try {
+      const w = await open();
+      const { page } = w;
+      await page.goto(`${origin}/#/installed/${name}`);
+      await page.getByRole('button', { name: 'Uninstall…' }).click();
+      await expect.poll(() => page.locator('[data-uninstall-preview="ready"]').count(), { timeout: 15_000 }).toBe(1);
+      await page.getByLabel('Also delete the CustomResourceDefinitions and their custom resources').check();
+      const refusal = page.locator('[data-crd-refusal]');
+      await expect.poll(() => refusal.count(), { timeout: 30_000 }).toBe(1);
+      const text = await refusal.innerText();
+      expect(text).toContain(`refusing to delete the CustomResourceDefinitions of ClusterExtension "${name}"; nothing was deleted`);
+      expect(text).toContain(`CustomResourceDefinition ${crdName}: the release of ClusterExtension "${other}" includes it`);
+      expect(await page.getByRole('button', { name: 'Uninstall and delete the CustomResourceDefinitions' }).isDisabled()).toBe(true);
+      expect(await axe(page)).toEqual([]);
+      await w.context.close();
+    } finally {
+      await store.deleteAll(other);
+    }
+    expect(await crdThere(crdName)).toBe('there');
+  });
+
+  it('previews the CRDs with their custom resources per namespace, then deletes exactly those', async () => {
+    const w = await open();
+    const { page } = w;
+    await page.goto(`${origin}/#/installed/${name}`);
+    await page.getByRole('button', { name: 'Uninstall…' }).click();
+    await expect.poll(() => page.locator('[data-uninstall-preview="ready"]').count(), { timeout: 15_000 }).toBe(1);
+    // The default keeps them.
+    expect(await page.getByRole('list', { name: 'Kept' }).innerText()).toContain(`CustomResourceDefinition ${crdName}: 2 in default, 1 in ${teamB}`);
+    await page.getByLabel('Also delete the CustomResourceDefinitions and their custom resources').check();
+    await expect.poll(() => page.locator('[data-crd-deletion="ready"]').count(), { timeout: 30_000 }).toBe(1);
+    const rows = await page
+      .getByRole('table', { name: 'CustomResourceDefinitions deleted' })
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+    expect(rows).toEqual([
+      [crdName, 'Gadget', 'default', '2'],
+      [crdName, 'Gadget', teamB, '1'],
+    ]);
+    expect(await page.getByRole('list', { name: 'Kept' }).innerText()).not.toContain(crdName);
+    expect(await axe(page)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 1200 });
+    await page.screenshot({ path: join(SHOTS, 'console-uninstall-crds.png') });
+    await page.getByRole('button', { name: 'Uninstall and delete the CustomResourceDefinitions' }).click();
+    const done = page.locator('[data-crds-deleted]');
+    await expect
+      .poll(() => done.innerText().catch(() => ''), { timeout: 60_000 })
+      .toContain('Deleted 1 CustomResourceDefinition and 3 custom resources');
+    expect(await page.locator('[data-extension-gone]').innerText()).toContain(`ClusterExtension ${name} is uninstalled`);
+    await expect
+      .poll(() =>
+        kube.client.get(ceRef).then(
+          () => 'there',
+          (e: unknown) => (isNotFound(e) ? 'gone' : String(e)),
+        ),
+      )
+      .toBe('gone');
+    // Gone: the CRD and its three custom resources; kept: the other extension's CRD and its custom resource.
+    expect(await crdThere(crdName)).toBe('gone');
+    expect(await customResources('Gadget')).toBe('no such kind');
+    expect(await crdThere(otherCrd)).toBe('there');
+    expect(await customResources('Thing')).toEqual(['default/kept']);
+    expect(w.dialogs).toEqual([]);
     expect(w.errors.filter((e) => !/status of 404/.test(e))).toEqual([]);
     await w.context.close();
   });

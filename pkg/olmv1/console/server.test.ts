@@ -26,6 +26,23 @@ const partition = (name: string, mediatype: string): DeclarativeConfig => ({
 let dir: string;
 const deleted: [string, string][] = [];
 const installs: string[][] = [];
+/** The runs of `olmv1 uninstall` (its arguments), and what its preview prints. */
+const uninstalls: string[][] = [];
+let gadgets = 2;
+const crdJson = (extension: string, deleted: boolean) =>
+  JSON.stringify({
+    extension,
+    customResourceDefinitions: [
+      {
+        name: 'gadgets.example.com',
+        group: 'example.com',
+        kind: 'Gadget',
+        scope: 'Namespaced',
+        customResources: [{ namespace: 'a', count: gadgets }],
+      },
+    ],
+    deleted,
+  });
 let running: Awaited<ReturnType<typeof startConsole>>;
 const token = 'a'.repeat(43);
 
@@ -58,6 +75,17 @@ beforeAll(async () => {
       installerObjects: async () => [],
       deleteExtension: async (name, uid) => void deleted.push([name, uid]),
       installState: () => ({ state: 'waiting', progress: 'waiting for operator-controller' }),
+      uninstall: async (args) => {
+        uninstalls.push(args);
+        const name = args.at(-1) ?? '';
+        if (name === 'shared')
+          return {
+            code: 1,
+            stdout: '',
+            stderr: 'refusing to delete the CustomResourceDefinitions of ClusterExtension "shared"; nothing was deleted:\n',
+          };
+        return { code: 0, stdout: crdJson(name, args.includes('--yes')), stderr: '' };
+      },
       install: async (args) => {
         installs.push(args);
         return args.includes('--dry-run')
@@ -122,6 +150,35 @@ describe('console server', () => {
     expect((await post('/api/extensions/ext/uninstall', {})).status).toBe(400);
     expect((await post('/api/extensions/ext/uninstall', { uid: 'u-1' })).status).toBe(202);
     expect(deleted).toEqual([['ext', 'u-1']]);
+  });
+
+  it('deletes the CRDs too only as previewed (its digest), through olmv1 uninstall --delete-crds, and shows its refusal', async () => {
+    const refused = await get('/api/extensions/shared/crd-deletion');
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { error: string }).error).toContain(
+      'refusing to delete the CustomResourceDefinitions of ClusterExtension "shared"',
+    );
+    expect((await post('/api/extensions/shared/uninstall', { uid: 'u-s', deleteCrds: 'x' })).status).toBe(422);
+    const shown = (await (await get('/api/extensions/ext2/crd-deletion')).json()) as {
+      preview: { digest: string; customResourceDefinitions: unknown[] };
+    };
+    expect(shown.preview.customResourceDefinitions).toHaveLength(1);
+    // A custom resource made since the preview: refused, nothing deleted.
+    gadgets = 3;
+    expect((await post('/api/extensions/ext2/uninstall', { uid: 'u-2', deleteCrds: shown.preview.digest })).status).toBe(409);
+    expect(deleted).toEqual([['ext', 'u-1']]);
+    gadgets = 2;
+    const done = await post('/api/extensions/ext2/uninstall', { uid: 'u-2', deleteCrds: shown.preview.digest });
+    expect(done.status).toBe(200);
+    expect(((await done.json()) as { deleted: { digest: string } }).deleted.digest).toBe(shown.preview.digest);
+    expect(deleted).toEqual([
+      ['ext', 'u-1'],
+      ['ext2', 'u-2'],
+    ]);
+    expect(uninstalls.filter((a) => a.includes('--yes'))).toEqual([
+      ['--delete-crds', '--output=json', '--keep-rbac', '--yes', '--timeout=2m', '--', 'ext2'],
+    ]);
+    expect((await get('/api/extensions/--x/crd-deletion')).status).toBe(400);
   });
 
   it("installs through olmv1 install's command line: a dry run answers its YAML, a failure its error, an invalid form nothing", async () => {

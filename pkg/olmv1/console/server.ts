@@ -16,6 +16,7 @@ import type { Release } from '../../operator-controller/release/index.ts';
 import { extensionDetail, extensionRow, uninstallPreview, type InstallProgress } from './extensions.ts';
 import { headBundleImage, hubTile, packageDetail, packageIcon, type HubTile } from './hub-index.ts';
 import { installCommandLine, parseInstallForm } from './install-form.ts';
+import { crdDeletionOutcome, uninstallCrdsArgs } from './crd-deletion.ts';
 import { guard, SECURITY_HEADERS } from './security.ts';
 import {
   catalogAddArgs,
@@ -57,6 +58,11 @@ interface ConsoleSources {
   deleteExtension(name: string, uid: string, signal: AbortSignal): Promise<void>;
   /** Where the install of a ClusterExtension object stands (as `olmv1 install` judges it while it waits). */
   installState(obj: unknown): InstallProgress;
+  /**
+   * Runs `olmv1 uninstall` with these arguments (after `uninstall`) as the user: with
+   * `--delete-crds`, the preview (`-o json`) and, with `--yes`, the deletion of the CRDs.
+   */
+  uninstall?(args: string[]): Promise<CommandRun>;
   /** Runs `olmv1 install` with these arguments (after `install`) as the user; its exit code and output. */
   install(args: string[], signal: AbortSignal): Promise<{ code: number; stdout: string; stderr: string }>;
   /** Runs `olmv1 status -o json` as the user (the cluster-upgrade gate). */
@@ -164,8 +170,29 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
       const body = await readJson(req);
       const uid = typeof body?.uid === 'string' ? body.uid : '';
       if (uid === '') return json(res, 400, { error: 'the uid of the ClusterExtension previewed is required' });
-      await o.sources.deleteExtension(decodeURIComponent(uninstall[1] ?? ''), uid, AbortSignal.timeout(60_000));
-      return json(res, 202, { deleting: true });
+      const name = decodeURIComponent(uninstall[1] ?? '');
+      if (body?.deleteCrds === undefined) {
+        await o.sources.deleteExtension(name, uid, AbortSignal.timeout(60_000));
+        return json(res, 202, { deleting: true });
+      }
+      // Opt in: the CRDs previewed (named by their digest) go too, through `olmv1 uninstall --delete-crds --yes`.
+      if (typeof body.deleteCrds !== 'string' || body.deleteCrds === '')
+        return json(res, 400, { error: 'deleteCrds: the digest of the CustomResourceDefinitions previewed' });
+      if (!validName(name)) return json(res, 400, { error: 'not a ClusterExtension name' });
+      const run = need(o.sources.uninstall, 'uninstall');
+      const now = crdDeletionOutcome(await run(uninstallCrdsArgs(name, false)));
+      if (!now.ok) return json(res, 422, { error: now.error });
+      if (now.view.digest !== body.deleteCrds)
+        return json(res, 409, {
+          error: 'the CustomResourceDefinitions or their custom resources changed since the preview; nothing was deleted: review the preview again',
+          preview: now.view,
+        });
+      // Preconditioned on the uid previewed, as without the option; the command then waits for it to go and deletes the CRDs.
+      await o.sources.deleteExtension(name, uid, AbortSignal.timeout(60_000));
+      if (now.view.customResourceDefinitions.length === 0) return json(res, 202, { deleting: true, deleted: now.view });
+      const done = crdDeletionOutcome(await run(uninstallCrdsArgs(name, true)));
+      if (!done.ok) return json(res, 422, { error: `ClusterExtension ${name} is being uninstalled, but: ${done.error}` });
+      return json(res, 200, { deleting: true, deleted: done.view, log: done.log });
     }
     if (req.method === 'POST' && path === '/api/install') {
       const body = await readJson(req);
@@ -235,6 +262,14 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
       return json(res, 200, { plan: JSON.parse(out.stdout) as unknown, text: out.text ?? '', log: out.stderr });
     }
     if (path === '/api/extensions') return json(res, 200, { extensions: (await o.sources.listExtensions(signal)).map(extensionRow) });
+    const crdDeletion = /^\/api\/extensions\/([^/]+)\/crd-deletion$/.exec(path);
+    if (crdDeletion !== null) {
+      const name = decodeURIComponent(crdDeletion[1] ?? '');
+      if (!validName(name)) return json(res, 400, { error: 'not a ClusterExtension name' });
+      const out = crdDeletionOutcome(await need(o.sources.uninstall, 'uninstall')(uninstallCrdsArgs(name, false)));
+      if (!out.ok) return json(res, 422, { error: out.error });
+      return json(res, 200, { preview: out.view, log: out.log });
+    }
     const ext = /^\/api\/extensions\/([^/]+)(\/uninstall-preview)?$/.exec(path);
     if (ext !== null) {
       const name = decodeURIComponent(ext[1] ?? '');

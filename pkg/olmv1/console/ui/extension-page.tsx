@@ -1,7 +1,8 @@
 /**
  * The detail of one ClusterExtension (`#/installed/NAME`): its conditions, Events and release
  * history, read again every 5 s; and uninstall, which first shows what goes and what stays
- * (CRDs and their custom resources are kept) and deletes only on confirmation, as the user.
+ * (CRDs and their custom resources are kept unless the user opts in to deleting them, as
+ * `olmv1 uninstall --delete-crds` does, after its preview) and deletes only on confirmation, as the user.
  */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import {
@@ -10,6 +11,7 @@ import {
   Breadcrumb,
   BreadcrumbItem,
   Button,
+  Checkbox,
   DescriptionList,
   DescriptionListDescription,
   DescriptionListGroup,
@@ -18,7 +20,7 @@ import {
   Spinner,
   Title,
 } from '@patternfly/react-core';
-import { ApiFailure, getJson, postJson, type ExtensionDetail, type UninstallPreview } from './api.ts';
+import { ApiFailure, getJson, postJson, type CrdDeletionView, type ExtensionDetail, type UninstallPreview } from './api.ts';
 import { POLL_MS, Status } from './installed.tsx';
 import { UpgradePlan } from './upgrade.tsx';
 
@@ -55,12 +57,61 @@ const crCount = (c: UninstallPreview['keptCrds'][number]): string =>
     ? 'no custom resources'
     : c.customResources.map((n) => `${n.count} in ${n.namespace === '' ? '(cluster)' : n.namespace}`).join(', ');
 
+const crTotal = (rows: CrdDeletionView['customResourceDefinitions']): number =>
+  rows.reduce((n, c) => n + c.customResources.reduce((m, x) => m + x.count, 0), 0);
+
+/** What deleting the CRDs too deletes (`olmv1 uninstall --delete-crds`'s preview), or its refusal. */
+function CrdDeletion({ state }: { state: { view: CrdDeletionView } | { error: string } | undefined }) {
+  if (state === undefined) return <Spinner size="md" aria-label="Reading what deleting the CustomResourceDefinitions deletes" />;
+  if ('error' in state)
+    return (
+      <Alert variant="danger" isInline title="The CustomResourceDefinitions cannot be deleted" data-crd-refusal="">
+        <pre className="olmv1-log">{state.error}</pre>
+      </Alert>
+    );
+  const rows = state.view.customResourceDefinitions;
+  if (rows.length === 0) return <p data-crd-deletion="none">No CustomResourceDefinitions are {state.view.extension}'s.</p>;
+  return (
+    <div data-crd-deletion="ready">
+      <Title headingLevel="h3">Deleted with their custom resources</Title>
+      <Table
+        label="CustomResourceDefinitions deleted"
+        head={['CustomResourceDefinition', 'Kind', 'Namespace', 'Custom resources']}
+        rows={rows.flatMap((c) =>
+          c.customResources.length === 0
+            ? [[c.name, c.kind, '-', '0']]
+            : c.customResources.map((n) => [c.name, c.kind, n.namespace === '' ? '(cluster)' : n.namespace, String(n.count)]),
+        )}
+      />
+      <p>
+        {rows.length} CustomResourceDefinition{rows.length === 1 ? '' : 's'} and {crTotal(rows)} custom resource
+        {crTotal(rows) === 1 ? '' : 's'}, in every namespace, are deleted for good (as{' '}
+        <code>olmv1 uninstall {state.view.extension} --delete-crds --yes</code>).
+      </p>
+    </div>
+  );
+}
+
 /** The uninstall preview and its confirmation. */
-function Uninstall({ name, onDone, onCancel }: { name: string; onDone(): void; onCancel(): void }) {
+function Uninstall({ name, onDone, onCancel }: { name: string; onDone(deleted?: CrdDeletionView): void; onCancel(): void }) {
   const [p, setP] = useState<UninstallPreview | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const [withCrds, setWithCrds] = useState(false);
+  const [crds, setCrds] = useState<{ view: CrdDeletionView } | { error: string } | undefined>();
+  const [reads, setReads] = useState(0);
   const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (!withCrds) return;
+    const ac = new AbortController();
+    setCrds(undefined);
+    getJson<{ preview: CrdDeletionView }>(`/api/extensions/${encodeURIComponent(name)}/crd-deletion`, ac.signal).then(
+      (r) => setCrds({ view: r.preview }),
+      (e: unknown) => (ac.signal.aborted ? undefined : setCrds({ error: String((e as Error).message) })),
+    );
+    return () => ac.abort();
+  }, [name, withCrds, reads]);
+  const crdView = withCrds && crds !== undefined && 'view' in crds ? crds.view : undefined;
   useEffect(() => {
     const ac = new AbortController();
     getJson<UninstallPreview>(`/api/extensions/${encodeURIComponent(name)}/uninstall-preview`, ac.signal).then(setP, (e: unknown) =>
@@ -73,10 +124,16 @@ function Uninstall({ name, onDone, onCancel }: { name: string; onDone(): void; o
     if (p === undefined) return;
     setBusy(true);
     setError(undefined);
-    postJson(`/api/extensions/${encodeURIComponent(name)}/uninstall`, { uid: p.uid }).then(onDone, (e: unknown) => {
-      setBusy(false);
-      setError(e instanceof ApiFailure ? `${e.message}` : String((e as Error).message));
-    });
+    const body = crdView === undefined ? { uid: p.uid } : { uid: p.uid, deleteCrds: crdView.digest };
+    postJson<{ deleted?: CrdDeletionView; preview?: CrdDeletionView }>(`/api/extensions/${encodeURIComponent(name)}/uninstall`, body).then(
+      (r) => onDone(r.deleted),
+      (e: unknown) => {
+        setBusy(false);
+        setError(e instanceof ApiFailure ? `${e.message}` : String((e as Error).message));
+        // Changed since the preview: show the new one; the user confirms again.
+        if (e instanceof ApiFailure && e.status === 409 && withCrds) setReads((n) => n + 1);
+      },
+    );
   };
   return (
     <section className="olmv1-uninstall" aria-labelledby="uninstall-heading" data-uninstall-preview={p === undefined ? 'loading' : 'ready'}>
@@ -97,20 +154,31 @@ function Uninstall({ name, onDone, onCancel }: { name: string; onDone(): void; o
           </ul>
           <Title headingLevel="h3">Kept</Title>
           <ul aria-label="Kept">
-            {p.keptCrds.map((c) => (
-              <li key={c.name} data-kept-crd={c.name}>
-                CustomResourceDefinition {c.name}: {crCount(c)}
-                {c.note === '' ? '' : ` (${c.note})`}
-              </li>
-            ))}
+            {p.keptCrds
+              .filter((c) => !(crdView?.customResourceDefinitions.some((d) => d.name === c.name) ?? false))
+              .map((c) => (
+                <li key={c.name} data-kept-crd={c.name}>
+                  CustomResourceDefinition {c.name}: {crCount(c)}
+                  {c.note === '' ? '' : ` (${c.note})`}
+                </li>
+              ))}
             {p.kept.map((k) => (
               <li key={k}>{k}</li>
             ))}
           </ul>
           <p>
-            CustomResourceDefinitions and their custom resources are always kept. The installer ServiceAccount and its RBAC stay too:
+            {withCrds ? '' : 'CustomResourceDefinitions and their custom resources are kept. '}The installer ServiceAccount and its RBAC stay:
             operator-controller uninstalls as that ServiceAccount (<code>olmv1 uninstall {name}</code> removes them afterwards).
           </p>
+          <Checkbox
+            id="uninstall-delete-crds"
+            label="Also delete the CustomResourceDefinitions and their custom resources"
+            description="All of their custom resources in every namespace are deleted with them. Refused when another extension owns or uses one."
+            isChecked={withCrds}
+            onChange={(_e, checked) => setWithCrds(checked)}
+            isDisabled={busy}
+          />
+          {withCrds && <CrdDeletion state={crds} />}
         </>
       )}
       {error !== undefined && (
@@ -119,8 +187,8 @@ function Uninstall({ name, onDone, onCancel }: { name: string; onDone(): void; o
         </Alert>
       )}
       <ActionGroup>
-        <Button variant="danger" onClick={confirm} isDisabled={p === undefined || busy} isLoading={busy}>
-          Uninstall
+        <Button variant="danger" onClick={confirm} isDisabled={p === undefined || busy || (withCrds && crdView === undefined)} isLoading={busy}>
+          {withCrds ? 'Uninstall and delete the CustomResourceDefinitions' : 'Uninstall'}
         </Button>
         <Button variant="link" onClick={onCancel}>
           Cancel
@@ -137,6 +205,7 @@ export function ExtensionPage({ name }: { name: string }) {
   const [gone, setGone] = useState(false);
   const [uninstalling, setUninstalling] = useState(false);
   const [requested, setRequested] = useState(false);
+  const [crdsDeleted, setCrdsDeleted] = useState<CrdDeletionView | undefined>();
   useEffect(() => {
     const ac = new AbortController();
     const load = (): void => {
@@ -176,7 +245,15 @@ export function ExtensionPage({ name }: { name: string }) {
           isInline
           title={requested ? `ClusterExtension ${name} is uninstalled` : `There is no ClusterExtension ${name}`}
           data-extension-gone=""
-        />
+        >
+          {crdsDeleted !== undefined && (
+            <span data-crds-deleted="">
+              Deleted {crdsDeleted.customResourceDefinitions.length} CustomResourceDefinition
+              {crdsDeleted.customResourceDefinitions.length === 1 ? '' : 's'} and {crTotal(crdsDeleted.customResourceDefinitions)} custom resource
+              {crTotal(crdsDeleted.customResourceDefinitions) === 1 ? '' : 's'}: {crdsDeleted.customResourceDefinitions.map((c) => c.name).join(', ')}
+            </span>
+          )}
+        </Alert>
       </PageSection>
     );
   if (d === undefined)
@@ -241,7 +318,8 @@ export function ExtensionPage({ name }: { name: string }) {
         <Uninstall
           name={name}
           onCancel={() => setUninstalling(false)}
-          onDone={() => {
+          onDone={(deleted) => {
+            setCrdsDeleted(deleted);
             setRequested(true);
             setUninstalling(false);
           }}
