@@ -103,8 +103,18 @@ describe.skipIf(missing.length > 0)('olmv1 up --node --in-cluster', () => {
       expect(p.spec.nodeName).toBe('olmv1-node');
       expect(p.spec.containers[0]?.image).toBe(stack.inCluster.imageRef);
     }
-    const catalogdLog = await kubectl('logs', '-n', NS, 'deployment/catalogd-controller-manager');
-    expect(catalogdLog).toMatch(/GraphQLCatalogQueries["]?[:=]\s*true/);
+    // The gate in effect in a Pod of the patched template: `kubectl logs deployment/...` may pick
+    // a Pod of the first rollout (without the gate) while it terminates.
+    const gated = running.filter(
+      (p) =>
+        p.metadata.name.startsWith('catalogd-controller-manager-') &&
+        (p.spec.containers[0]?.args ?? []).includes('--feature-gates=GraphQLCatalogQueries=true'),
+    );
+    expect(gated.length).toBeGreaterThan(0);
+    await vi.waitFor(
+      async () => expect(await kubectl('logs', '-n', NS, gated[0]?.metadata.name ?? '')).toMatch(/GraphQLCatalogQueries["]?[:=]\s*true/),
+      { timeout: 30_000, interval: 500 },
+    );
 
     // The example catalog is Serving (up waited for it); the samples install the operator, whose Pod runs.
     await kubectl(
