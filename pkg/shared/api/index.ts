@@ -14,6 +14,22 @@ export {
   parseClusterExtension,
 } from './v1/cluster-extension.ts';
 export {
+  ClusterObjectSet,
+  CollisionProtection,
+  LifecycleState,
+  ObjectSetConditionType,
+  ObjectSetReason,
+  parseClusterObjectSet,
+  type Assertion,
+  type ClusterObjectSetSpec,
+  type ObjectSelector,
+  type ObjectSetObject,
+  type ObjectSetPhase,
+  type ObjectSourceRef,
+  type ObservedPhase,
+  type ProgressionProbe,
+} from './v1/cluster-object-set.ts';
+export {
   ClusterCatalogConditionType,
   ClusterCatalogReason,
   ClusterExtensionConditionType,
@@ -30,6 +46,7 @@ export {
   CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER,
   CLEANUP_UNPACK_CACHE_FINALIZER,
   CLUSTER_CATALOG,
+  CLUSTER_OBJECT_SET,
   CLUSTER_EXTENSION,
   CONFIGS_LOCATION_LABEL,
   DELETE_SERVER_CACHE_FINALIZER,

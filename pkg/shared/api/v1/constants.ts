@@ -50,6 +50,18 @@ export const CLUSTER_CATALOG = {
   crdName: `clustercatalogs.${GROUP}`,
 } as const satisfies ResourceNames;
 
+/** Names of the ClusterObjectSet kind (BoxcutterRuntime, experimental: config/crd/experimental). */
+export const CLUSTER_OBJECT_SET = {
+  group: GROUP,
+  version: VERSION,
+  apiVersion: API_VERSION,
+  kind: 'ClusterObjectSet',
+  listKind: 'ClusterObjectSetList',
+  plural: 'clusterobjectsets',
+  singular: 'clusterobjectset',
+  crdName: `clusterobjectsets.${GROUP}`,
+} as const satisfies ResourceNames;
+
 /** Label on every object installed for a ClusterExtension: its kind (`ClusterExtension`). */
 export const OWNER_KIND_LABEL = 'olm.operatorframework.io/owner-kind';
 
