@@ -7,23 +7,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { buildProjectImage, defaultImageCacheDir } from '../../pkg/olmv1/images/index.ts';
-import { DEPLOYMENTS, SYSTEM_NAMESPACE, deployInCluster, type InCluster, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
+import { DEPLOYMENTS, deployInCluster, type InCluster } from '../../pkg/olmv1/in-cluster/index.ts';
 import type { ControlPlane, RegistryBinaries } from '../../pkg/olmv1/localstack/index.ts';
 import { featureGatesArgs, type ComponentGates } from './up-feature-gates.ts';
 
 /** Which Deployment of config/manager runs which component. */
 export const COMPONENT_DEPLOYMENTS = { catalogd: DEPLOYMENTS[0], operatorController: DEPLOYMENTS[1] } as const;
-
-/**
- * The JSON patch adding `gates` to a Deployment's container args (pure); undefined without gates.
- * An arg appended after config/'s: the component reads every `--feature-gates`, the last setting
- * of a gate winning.
- */
-export function featureGatesPatch(gates: readonly string[]): string | undefined {
-  const args = featureGatesArgs(gates);
-  if (args.length === 0) return undefined;
-  return JSON.stringify(args.map((value) => ({ op: 'add', path: '/spec/template/spec/containers/0/args/-', value })));
-}
 
 /** What {@link deployProductOnNode} needs. */
 interface ProductOnNodeOptions {
@@ -43,7 +32,7 @@ interface ProductOnNode {
   stop(): Promise<void>;
 }
 
-/** Builds the image of HEAD, deploys config/ with it and the gates, and waits for both Deployments. */
+/** Builds the image of HEAD, deploys config/ with it and the gates (in the first rollout), and waits for both Deployments. */
 export async function deployProductOnNode(options: ProductOnNodeOptions): Promise<ProductOnNode> {
   const { env, log } = options;
   const revision = execFileSync('git', ['-C', options.repoRoot, 'rev-parse', 'HEAD'], { encoding: 'utf8', env }).trim();
@@ -64,26 +53,23 @@ export async function deployProductOnNode(options: ProductOnNodeOptions): Promis
     image,
     env,
     log,
+    overlay: { deploymentArgs: deploymentGateArgs(options.featureGates, log) },
   });
   const stop = async (): Promise<void> => {
     await product.kubectl(['delete', '-k', product.overlayDir, '--ignore-not-found', '--wait=false']).catch(() => undefined);
     await product.stop();
   };
-  try {
-    for (const [component, deployment] of Object.entries(COMPONENT_DEPLOYMENTS) as Array<[keyof ComponentGates, string]>) {
-      const patch = featureGatesPatch(options.featureGates[component]);
-      if (patch === undefined) continue;
-      log(`adding ${featureGatesArgs(options.featureGates[component]).join(' ')} to Deployment ${deployment}'s args`);
-      await product.kubectl(['patch', 'deployment', '-n', SYSTEM_NAMESPACE, deployment, '--type', 'json', '-p', patch]);
-      await rolledOut(product.kubectl, deployment);
-    }
-  } catch (err) {
-    await stop();
-    throw err;
-  }
   return { product, revision, stop };
 }
 
-async function rolledOut(kubectl: Kubectl, deployment: string): Promise<void> {
-  await kubectl(['rollout', 'status', 'deployment', '-n', SYSTEM_NAMESPACE, deployment, '--timeout=180s']);
+/** Each Deployment's `--feature-gates` args (appended after config/'s: the last setting of a gate wins). */
+function deploymentGateArgs(gates: ComponentGates, log: (line: string) => void): Partial<Record<(typeof DEPLOYMENTS)[number], string[]>> {
+  const out: Partial<Record<(typeof DEPLOYMENTS)[number], string[]>> = {};
+  for (const [component, deployment] of Object.entries(COMPONENT_DEPLOYMENTS) as Array<[keyof ComponentGates, (typeof DEPLOYMENTS)[number]]>) {
+    const args = featureGatesArgs(gates[component]);
+    if (args.length === 0) continue;
+    log(`adding ${args.join(' ')} to Deployment ${deployment}'s args`);
+    out[deployment] = args;
+  }
+  return out;
 }

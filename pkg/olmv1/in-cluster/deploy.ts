@@ -61,7 +61,12 @@ interface InClusterOptions {
   availableTimeoutMs?: number;
   /** Deploy cert-manager first and let it issue both serving certificates (config/cert-manager). */
   certManager?: CertManagerBinaries;
+  /** What the overlay adds: resources beside config/ and args per Deployment (e.g. feature gates), in the first rollout. */
+  overlay?: OverlayExtras;
 }
+
+/** Additions to config/ in the overlay (overlay.ts). */
+type OverlayExtras = Parameters<typeof writeOverlay>[4];
 
 /** The deployed product. */
 export interface InCluster {
@@ -123,7 +128,7 @@ export async function deployInCluster(options: InClusterOptions): Promise<InClus
         ? undefined
         : await deployCertManager({ kubectl, registry: registry.host, binaries: options.certManager, log: options.log });
     const certs = certManager === undefined ? await issueServingCertificates(join(work, 'pki')) : undefined;
-    const overlayDir = await writeOverlay(work, imageRef, [registry.host], certs?.ca.certPem);
+    const overlayDir = await writeOverlay(work, imageRef, [registry.host], certs?.ca.certPem, options.overlay);
     // The Secrets go into the namespace before the Deployments that mount them.
     await kubectl(['apply', '--server-side', '-f', join(work, 'config', 'namespace.yaml')]);
     if (certs !== undefined) await kubectl(['apply', '--server-side', '-f', '-'], certs.secrets);

@@ -36,6 +36,25 @@ describe('renderOverlay', () => {
       expect(JSON.parse(p.patch)).toEqual([{ op: 'add', path: '/spec/template/spec/containers/0/args/-', value: '--insecure-registry=r:1' }]);
   });
 
+  it("appends a Deployment's own args (its --feature-gates) after the registries', in the same patch, and adds resources beside config/", () => {
+    const k = JSON.parse(
+      renderOverlay({
+        base: '../config',
+        imageRef: `r:1/x@${digest}`,
+        insecureRegistries: ['r:1'],
+        caPem: CA,
+        resources: ['../config/crd/experimental'],
+        deploymentArgs: { 'operator-controller-controller-manager': ['--feature-gates=BoxcutterRuntime=true'] },
+      }),
+    ) as { resources: string[]; patches: Array<{ target: { name: string }; patch: string }> };
+    expect(k.resources).toEqual(['../config', '../config/crd/experimental']);
+    const values = (name: string) =>
+      (JSON.parse(k.patches.find((p) => p.target.name === name)?.patch ?? '[]') as Array<{ value: string }>).map((a) => a.value);
+    expect(values('catalogd-controller-manager')).toEqual(['--insecure-registry=r:1']);
+    expect(values('operator-controller-controller-manager')).toEqual(['--insecure-registry=r:1', '--feature-gates=BoxcutterRuntime=true']);
+    expect(k.patches.filter((p) => p.target.name === 'operator-controller-controller-manager')).toHaveLength(1);
+  });
+
   it('with config/cert-manager adds the component and leaves the caBundle to its CA injector', () => {
     const k = JSON.parse(
       renderOverlay({ base: '../config', imageRef: `r:1/x@${digest}`, insecureRegistries: [], components: ['../config/cert-manager'] }),

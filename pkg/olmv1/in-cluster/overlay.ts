@@ -25,6 +25,10 @@ interface OverlayInput {
   caPem?: string | undefined;
   /** Kustomize components added (relative to the overlay), e.g. `../config/cert-manager`. */
   components?: readonly string[];
+  /** Resources added beside `base` (relative to the overlay), e.g. `../config/crd/experimental`. */
+  resources?: readonly string[];
+  /** Container args appended to one Deployment of DEPLOYMENTS (e.g. its `--feature-gates`), after config/'s. */
+  deploymentArgs?: Partial<Record<(typeof DEPLOYMENTS)[number], readonly string[]>>;
 }
 
 /** catalogd's webhook configuration in config/webhook. */
@@ -38,15 +42,13 @@ export function renderOverlay(input: OverlayInput): string {
   const at = input.imageRef.lastIndexOf('@');
   const digest = input.imageRef.slice(at + 1);
   if (at < 0 || !/^sha256:[0-9a-f]{64}$/.test(digest)) throw new Error(`not a digest reference: ${input.imageRef}`);
-  const args = input.insecureRegistries.map((host) => ({
-    op: 'add',
-    path: '/spec/template/spec/containers/0/args/-',
-    value: `--insecure-registry=${host}`,
-  }));
+  const appended = (values: readonly string[]) => values.map((value) => ({ op: 'add', path: '/spec/template/spec/containers/0/args/-', value }));
+  const argsOf = (name: (typeof DEPLOYMENTS)[number]) =>
+    appended([...input.insecureRegistries.map((host) => `--insecure-registry=${host}`), ...(input.deploymentArgs?.[name] ?? [])]);
   const kustomization = {
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
-    resources: [input.base],
+    resources: [input.base, ...(input.resources ?? [])],
     ...(input.components === undefined || input.components.length === 0 ? {} : { components: input.components }),
     images: [{ name: 'olmv1', newName: input.imageRef.slice(0, at), digest }],
     patches: [
@@ -58,7 +60,10 @@ export function renderOverlay(input: OverlayInput): string {
               patch: JSON.stringify([{ op: 'add', path: '/webhooks/0/clientConfig/caBundle', value: Buffer.from(input.caPem).toString('base64') }]),
             },
           ]),
-      ...(args.length === 0 ? [] : DEPLOYMENTS.map((name) => ({ target: { kind: 'Deployment', name }, patch: JSON.stringify(args) }))),
+      ...DEPLOYMENTS.flatMap((name) => {
+        const args = argsOf(name);
+        return args.length === 0 ? [] : [{ target: { kind: 'Deployment', name }, patch: JSON.stringify(args) }];
+      }),
     ],
   };
   return JSON.stringify(kustomization, null, 2) + '\n';
@@ -111,10 +116,11 @@ export async function writeOverlay(
   imageRef: string,
   insecureRegistries: readonly string[],
   caPem: string | undefined,
+  extra: Pick<OverlayInput, 'resources' | 'deploymentArgs'> = {},
 ): Promise<string> {
   const dir = join(root, 'overlay');
   await mkdir(dir, { recursive: true });
   const components = caPem === undefined ? ['../config/cert-manager'] : [];
-  await writeFile(join(dir, 'kustomization.yaml'), renderOverlay({ base: '../config', imageRef, insecureRegistries, caPem, components }));
+  await writeFile(join(dir, 'kustomization.yaml'), renderOverlay({ base: '../config', imageRef, insecureRegistries, caPem, components, ...extra }));
   return dir;
 }
