@@ -1,7 +1,7 @@
 /**
- * Generates docs/api.md, the API reference of the CRDs in config/crd, from their schemas:
- * every field with its type, whether it is required, its description and its validation
- * (OpenAPI constraints and CEL rules with their messages).
+ * Generates docs/api.md, the API reference of the CRDs in config/crd and config/crd/experimental
+ * (marked experimental), from their schemas: every field with its type, whether it is required,
+ * its description and its validation (OpenAPI constraints and CEL rules with their messages).
  *
  *   node scripts/crd-docs.ts          rewrites docs/api.md
  *   node scripts/crd-docs.ts --check  exits 1 when docs/api.md is stale
@@ -40,6 +40,7 @@ export interface Schema {
 
 /** The part of a CustomResourceDefinition this generator reads. */
 export interface Crd {
+  kind?: string;
   spec: {
     group: string;
     scope: string;
@@ -56,21 +57,33 @@ export interface Crd {
 
 const HEADER = `# API reference
 
-Generated from the CRD schemas in \`config/crd/\` by \`node scripts/crd-docs.ts\`; do not edit
-by hand (\`scripts/crd-docs.test.ts\` fails when this file is stale). For what each condition
-reason means and what to do about it, see [operations.md](operations.md#condition-reasons).
+Generated from the CRD schemas in \`config/crd/\` and \`config/crd/experimental/\` by
+\`node scripts/crd-docs.ts\`; do not edit by hand (\`scripts/crd-docs.test.ts\` fails when this
+file is stale). For what each condition reason means and what to do about it, see
+[operations.md](operations.md#condition-reasons).
 `;
 
-/** Renders the reference of `crds` (sorted by kind) as Markdown. */
-export function renderCrdDocs(crds: readonly Crd[]): string {
+const EXPERIMENTAL_NOTE =
+  '**Experimental**: not part of `config/`; served once `config/crd/experimental` is applied (upstream ships it only in its experimental manifests).';
+
+/**
+ * Renders the reference of `crds` and of the `experimental` ones (each marked so), sorted by
+ * kind, as Markdown.
+ */
+export function renderCrdDocs(crds: readonly Crd[], experimental: readonly Crd[] = []): string {
   const parts = [HEADER];
-  const sorted = [...crds].sort((a, b) => a.spec.names.kind.localeCompare(b.spec.names.kind));
-  parts.push(sorted.map((c) => `- [${c.spec.names.kind}](#${c.spec.names.kind.toLowerCase()})`).join('\n') + '\n');
-  for (const crd of sorted) parts.push(renderCrd(crd));
+  const all = [...crds.map((crd) => ({ crd, marked: false })), ...experimental.map((crd) => ({ crd, marked: true }))];
+  const sorted = all.sort((a, b) => a.crd.spec.names.kind.localeCompare(b.crd.spec.names.kind));
+  parts.push(
+    sorted
+      .map(({ crd, marked }) => `- [${crd.spec.names.kind}](#${crd.spec.names.kind.toLowerCase()})${marked ? ' (experimental)' : ''}`)
+      .join('\n') + '\n',
+  );
+  for (const { crd, marked } of sorted) parts.push(renderCrd(crd, marked));
   return parts.join('\n');
 }
 
-function renderCrd(crd: Crd): string {
+function renderCrd(crd: Crd, experimental: boolean): string {
   const { group, scope, names } = crd.spec;
   const out: string[] = [];
   for (const v of crd.spec.versions) {
@@ -79,6 +92,7 @@ function renderCrd(crd: Crd): string {
     out.push(
       `\`${group}/${v.name}\`, ${scope === 'Cluster' ? 'cluster-scoped' : 'namespaced'}; \`kubectl get ${names.plural}\`${names.shortNames?.length ? ` (short: ${names.shortNames.map((s) => `\`${s}\``).join(', ')})` : ''}.${v.storage ? '' : ' Not the storage version.'}\n`,
     );
+    if (experimental) out.push(`${EXPERIMENTAL_NOTE}\n`);
     if (root.description !== undefined) out.push(`${oneLine(root.description)}\n`);
     const columns = v.additionalPrinterColumns ?? [];
     if (columns.length > 0) {
@@ -149,17 +163,23 @@ function cell(text: string): string {
   return text.replaceAll('|', '\\|');
 }
 
-/** Reads every CRD in `dir` (one document per `.yaml` file). */
+/** Reads every CRD in `dir` (one document per `.yaml` file; other kinds, such as a kustomization, are skipped). */
 export function readCrds(dir: string): Crd[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.yaml'))
     .sort()
-    .map((f) => load(readFileSync(join(dir, f), 'utf8')) as Crd);
+    .map((f) => load(readFileSync(join(dir, f), 'utf8')) as Crd)
+    .filter((doc) => doc.kind === 'CustomResourceDefinition');
+}
+
+/** docs/api.md as it should be for the repository at `root`. */
+export function renderApiDocs(root: string): string {
+  return renderCrdDocs(readCrds(join(root, 'config/crd')), readCrds(join(root, 'config/crd/experimental')));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  const text = renderCrdDocs(readCrds(join(root, 'config/crd')));
+  const text = renderApiDocs(root);
   const target = join(root, 'docs/api.md');
   if (process.argv.includes('--check')) {
     if (readFileSync(target, 'utf8') !== text) {
