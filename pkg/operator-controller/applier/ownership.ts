@@ -10,10 +10,11 @@
  *   a conflict. The reconcile fails with upstream's message and nothing is written.
  *
  * A person adopts a hand-made object explicitly by giving it the owner labels, as Helm users do
- * with Helm's ownership metadata. The verdict is pure (`ownershipOf`); `checkOwnership` reads
- * what it needs: nothing for objects the caller already knows to be ours (the drift watches'
- * synced caches), otherwise one metadata-only LIST per resource and namespace (by name where
- * only one object of it is asked about).
+ * with Helm's ownership metadata. The verdicts are pure (`ownershipOf` for an object,
+ * `decideOwnership` for a release); `readLiveOwners` is the edge, reading what they need: nothing
+ * for objects the caller already knows to be ours (the drift watches' synced caches), otherwise
+ * one metadata-only LIST per resource and namespace (by name where only one object of it is
+ * asked about). `checkOwnership` is the two, throwing a conflict.
  */
 import { HELM_OWNERSHIP, KEPT_FOR_PACKAGE_ANNOTATION, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import { isForbidden, isNoKindMatch, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
@@ -30,7 +31,7 @@ export interface Owner {
 }
 
 /** The parts of a live object the verdict reads. */
-interface LiveMetadata {
+export interface LiveMetadata {
   name?: string;
   namespace?: string;
   uid?: string;
@@ -40,7 +41,7 @@ interface LiveMetadata {
 }
 
 /** How a live object relates to an extension. */
-type Ownership =
+export type Ownership =
   | { kind: 'absent' }
   | { kind: 'ours' }
   /** A CRD an uninstall of the same package kept: ours once its annotation is removed. */
@@ -72,11 +73,9 @@ export function ownershipOf(obj: { apiVersion: string; kind: string }, live: Liv
     // Kept by an uninstall: only the same package takes it back, whichever extension it was.
     return kept === owner.packageName ? { kind: 'kept-crd' } : { kind: 'unowned' };
   }
-  if (ownedBy(live, owner.extension) || helmOwnedBy(live, owner)) return { kind: 'ours' };
-  const labels = live.labels ?? {};
-  const other = labels[OWNER_NAME_LABEL];
-  if (labels[OWNER_KIND_LABEL] === OWNER_KIND && other !== undefined && other !== '') return { kind: 'other-extension', extension: other };
-  return { kind: 'unowned' };
+  const named = live.labels?.[OWNER_KIND_LABEL] === OWNER_KIND ? live.labels[OWNER_NAME_LABEL] : undefined;
+  if (named === owner.extension || helmOwnedBy(live, owner)) return { kind: 'ours' };
+  return named === undefined || named === '' ? { kind: 'unowned' } : { kind: 'other-extension', extension: named };
 }
 
 /**
@@ -88,12 +87,15 @@ export function conflictMessage(obj: KubeObject): string {
   return `${obj.kind} '${obj.metadata.name ?? ''}' already exists in namespace '${obj.metadata.namespace ?? ''}' and cannot be managed by operator-controller`;
 }
 
+/** An object the release may not write, with its verdict. */
+type Conflict = { object: KubeObject; ownership: Ownership };
+
 /** A release that would write objects another extension or nobody we know owns; nothing was written. */
 export class OwnershipConflictError extends Error {
   /** Every conflicting object with its verdict, in the release's order. */
-  readonly conflicts: { object: KubeObject; ownership: Ownership }[];
+  readonly conflicts: Conflict[];
 
-  constructor(conflicts: { object: KubeObject; ownership: Ownership }[]) {
+  constructor(conflicts: Conflict[]) {
     const first = conflicts[0];
     // Upstream names the first conflicting object only; the others are in `conflicts` (logged).
     super(DRY_RUN_PREFIX + (first === undefined ? 'ownership conflict' : conflictMessage(first.object)));
@@ -102,7 +104,7 @@ export class OwnershipConflictError extends Error {
   }
 }
 
-/** Outcome of `checkOwnership` when nothing conflicts. */
+/** The verdict on a release when nothing conflicts. */
 export interface OwnershipReport {
   /** Identities (objectIdentity) of the objects that do not exist yet. */
   absent: Set<string>;
@@ -116,28 +118,50 @@ export interface OwnershipReport {
   referenced: { object: KubeObject; ownerReferences: OwnerReference[] }[];
 }
 
-/** Options of `checkOwnership`. */
-interface CheckOwnershipOptions {
-  /** True for objects already known to carry the owner labels (a synced drift watch holds them). */
+/** The verdict on writing a release: allowed (with what to do around the write), or its conflicts in the release's order. */
+export type OwnershipVerdict = { kind: 'allowed'; report: OwnershipReport } | { kind: 'conflict'; conflicts: Conflict[] };
+
+/**
+ * What `readLiveOwners` read, in the order it read them (by resource and namespace): each object
+ * it looked up with its live metadata (undefined: absent). Those not in it were not looked up:
+ * the caller knows them to be ours.
+ */
+export type LiveOwners = ReadonlyMap<KubeObject, LiveMetadata | undefined>;
+
+/** The verdict on writing `objects` for `owner` from what was read of them (pure; see the module comment). */
+export function decideOwnership(objects: readonly KubeObject[], owner: Owner, live: LiveOwners): OwnershipVerdict {
+  const report: OwnershipReport = { absent: new Set(), adopted: [], referenced: [] };
+  const conflicts: Conflict[] = [];
+  for (const [obj, meta] of live) {
+    const ownership = ownershipOf(obj, meta, owner);
+    if (ownership.kind === 'absent') report.absent.add(objectIdentity(obj));
+    else if (ownership.kind === 'kept-crd') report.adopted.push(obj);
+    else if (ownership.kind !== 'ours') conflicts.push({ object: obj, ownership });
+    const refs = meta?.ownerReferences ?? [];
+    if ((ownership.kind === 'ours' || ownership.kind === 'kept-crd') && refs.some((r) => refersToExtension(r, owner.extension))) {
+      report.referenced.push({ object: obj, ownerReferences: refs });
+    }
+  }
+  if (conflicts.length === 0) return { kind: 'allowed', report };
+  const order = new Map(objects.map((o, i) => [o, i]));
+  conflicts.sort((a, b) => (order.get(a.object) ?? 0) - (order.get(b.object) ?? 0));
+  return { kind: 'conflict', conflicts };
+}
+
+/** Options of `readLiveOwners` and `checkOwnership`. */
+interface ReadOwnersOptions {
+  /** True for objects already known to carry the owner labels (a synced drift watch holds them): not read. */
   knownOwned?: (obj: KubeObject) => boolean;
   signal?: AbortSignal;
 }
 
 /**
- * Classifies every object of `objects` (see the module comment) and throws
- * OwnershipConflictError listing those that may not be written. Reads, as `client` (the
- * extension's ServiceAccount), one metadata-only LIST per resource and namespace holding an
- * object not known to be ours; where that LIST is forbidden, a GET per object. A kind the API
- * server does not serve (yet) counts as absent: its CRD is in the release, or the dry run
- * reports it.
+ * Reads, as `client` (the extension's ServiceAccount), the live metadata of the objects of
+ * `objects` not known to be ours: one metadata-only LIST per resource and namespace; where that
+ * LIST is forbidden, a GET per object. A kind the API server does not serve (yet) counts as
+ * absent: its CRD is in the release, or the dry run reports it.
  */
-export async function checkOwnership(
-  client: KubeClient,
-  objects: readonly KubeObject[],
-  owner: Owner,
-  options: CheckOwnershipOptions = {},
-): Promise<OwnershipReport> {
-  const { signal } = options;
+export async function readLiveOwners(client: KubeClient, objects: readonly KubeObject[], options: ReadOwnersOptions = {}): Promise<LiveOwners> {
   const groups = new Map<string, KubeObject[]>();
   for (const obj of objects) {
     if (options.knownOwned?.(obj) === true) continue;
@@ -146,28 +170,24 @@ export async function checkOwnership(
     group.push(obj);
     groups.set(key, group);
   }
-  const report: OwnershipReport = { absent: new Set(), adopted: [], referenced: [] };
-  const conflicts: { object: KubeObject; ownership: Ownership }[] = [];
+  const live = new Map<KubeObject, LiveMetadata | undefined>();
   for (const group of groups.values()) {
-    const live = await liveMetadata(client, group, signal);
-    for (const obj of group) {
-      const meta = live.get(obj.metadata.name ?? '');
-      const ownership = ownershipOf(obj, meta, owner);
-      if (ownership.kind === 'absent') report.absent.add(objectIdentity(obj));
-      else if (ownership.kind === 'kept-crd') report.adopted.push(obj);
-      else if (ownership.kind !== 'ours') conflicts.push({ object: obj, ownership });
-      const refs = meta?.ownerReferences ?? [];
-      if ((ownership.kind === 'ours' || ownership.kind === 'kept-crd') && refs.some((r) => refersToExtension(r, owner.extension))) {
-        report.referenced.push({ object: obj, ownerReferences: refs });
-      }
-    }
+    const found = await liveMetadata(client, group, options.signal);
+    for (const obj of group) live.set(obj, found.get(obj.metadata.name ?? ''));
   }
-  if (conflicts.length > 0) {
-    const order = new Map(objects.map((o, i) => [o, i]));
-    conflicts.sort((a, b) => (order.get(a.object) ?? 0) - (order.get(b.object) ?? 0));
-    throw new OwnershipConflictError(conflicts);
-  }
-  return report;
+  return live;
+}
+
+/** `readLiveOwners`, then `decideOwnership`: throws OwnershipConflictError listing the objects that may not be written. */
+export async function checkOwnership(
+  client: KubeClient,
+  objects: readonly KubeObject[],
+  owner: Owner,
+  options: ReadOwnersOptions = {},
+): Promise<OwnershipReport> {
+  const verdict = decideOwnership(objects, owner, await readLiveOwners(client, objects, options));
+  if (verdict.kind === 'conflict') throw new OwnershipConflictError(verdict.conflicts);
+  return verdict.report;
 }
 
 /** Most cluster-scoped objects of one kind in a release that are listed by name, one request each. */

@@ -143,19 +143,18 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   const applying = { ...options, ...(onApplied === undefined ? {} : { onApplied: (_: KubeObject, answer: KubeObject) => onApplied(answer) }) };
   const owner: Owner = { extension: desired.extension, packageName: desired.bundle.package, installNamespace: desired.installNamespace };
   const knownUid = deps.knownUid;
-  const ownership = {
-    ...(knownUid === undefined ? {} : { knownOwned: (obj: KubeObject) => knownUid(obj) !== undefined }),
-    ...(signal === undefined ? {} : { signal }),
-  };
+  const ownership = { ...options, ...(knownUid === undefined ? {} : { knownOwned: (obj: KubeObject) => knownUid(obj) !== undefined }) };
   // The objects one at a time: identities for the ownership check, each whole when it is sent.
   const identities = desired.manifest.identities();
   const objects = desired.manifest.sequence();
   // Kinds the cluster does not serve refuse the release before anything else, as upstream's dry run does.
   await refuseUnservedKinds(client, objects, signal);
+  // Before the first write: objects of others refuse the release with nothing recorded (as
+  // upstream's dry run). A drift repair too: an object put back must still be absent or ours (a
+  // user may have made one); one in sync is known to be ours, not read.
+  const report = await checkOwnership(client, identities, owner, ownership);
   if (deployed !== undefined && latest === deployed && sameContent(deployed, desired)) {
-    // Drift repair of what is not as the last apply left it (an object in sync is known to be
-    // ours: not read either); one put back must still be absent or ours (a user may have made one).
-    const report = await checkOwnership(client, identities, owner, ownership);
+    // Drift repair of what is not as the last apply left it.
     await releaseReferenced(client, report, desired.extension, signal);
     await applyObjects(client, objects, { ...applying, ...(deps.inSync === undefined ? {} : { skip: deps.inSync }) });
     await releaseAdopted(client, report, signal);
@@ -193,10 +192,8 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
     lastDeployed: now(),
     firstDeployed: deployed?.firstDeployed ?? now(),
   });
-  // Before the first write: objects of others refuse the release with nothing recorded (as
-  // upstream's dry run); the API server's refusals of the whole release in apply order are
-  // recorded as a failed revision with nothing applied.
-  const report = await checkOwnership(client, identities, owner, ownership);
+  // The API server's refusals of the whole release in apply order are recorded as a failed
+  // revision with nothing applied.
   const unchanged = sameAsIn(deployed);
   try {
     await dryRunObjects(client, objects, report.absent, signal, unchanged);

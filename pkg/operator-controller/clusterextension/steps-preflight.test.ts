@@ -94,6 +94,14 @@ describe('preflight step', () => {
     expect(reads).toEqual([]);
   });
 
+  it('reads nothing when the release equals the deployed one', async () => {
+    const reads: string[] = [];
+    const state = stateWith([unsafe]);
+    if (state.plan !== undefined) state.plan = { ...state.plan, unchanged: true };
+    await expect(preflight(depsWith({ 'a.example.com': installed }, reads), state)).resolves.toBeUndefined();
+    expect(reads).toEqual([]);
+  });
+
   it("reports a read error other than not found with upstream's text", async () => {
     const forbidden = new ApiError(403, 'Forbidden', 'customresourcedefinitions.apiextensions.k8s.io "a.example.com" is forbidden');
     const state = stateWith([unsafe]);

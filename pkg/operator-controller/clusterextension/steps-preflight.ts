@@ -49,27 +49,17 @@ async function preflight(ports: PreflightPorts, state: PlannedState): Promise<St
   try {
     const drift = ports.drift;
     const same = drift === undefined ? () => false : untouched(state.history, (obj) => drift.inSync(state.ce.metadata.name, obj));
-    unsafe = await unsafeCrdChanges(
-      client,
-      desired.manifest.where((o) => isCrd(o) && !same(o)),
-      state.signal,
-      storedObjectsOptIn(state.ce.metadata.annotations),
-    );
+    const crds = desired.manifest.where((o) => isCrd(o) && !same(o));
+    unsafe = await unsafeCrdChanges(client, crds, state.signal, storedObjectsOptIn(state.ce.metadata.annotations));
   } catch (err) {
     setInstalledFrom(state.ce, state.installed);
     fail(state, forBundle(desired.bundle, err));
   }
-  const blocks = unsafe.map((u) => u.error);
-  const blocked = unsafe.map((u) => u.name);
-  if (blocks.length === 0) return undefined;
-  state.log.info({ crds: blocks.length }, 'upgrade blocked by CRD upgrade safety');
+  if (unsafe.length === 0) return undefined;
+  state.log.info({ crds: unsafe.length }, 'upgrade blocked by CRD upgrade safety');
   setInstalledFrom(state.ce, state.installed);
-  recordPreflightFailed(
-    ports.events,
-    state,
-    desired.bundle,
-    blocked,
-    unsafe.flatMap((u) => (u.stored === undefined ? [] : [u.stored])),
-  );
-  fail(state, forBundle(desired.bundle, new Error(blocks.join('\n'))));
+  const names = unsafe.map((u) => u.name);
+  const stored = unsafe.flatMap((u) => u.stored ?? []);
+  recordPreflightFailed(ports.events, state, desired.bundle, names, stored);
+  fail(state, forBundle(desired.bundle, new Error(unsafe.map((u) => u.error).join('\n'))));
 }
