@@ -15,6 +15,7 @@ import type { KubeClient, KubeContext, KubeObject } from '../../pkg/shared/kube/
 import { ensureBundle, packageWiseCatalog, startConsole } from '../../pkg/olmv1/console/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, createKubeconfigLookup, type KubeconfigLookup } from './cluster-access.ts';
 import { runCatalogAdd, runCatalogRemove } from './catalog-admin.ts';
+import { runReleaseRollback } from './release-rollback.ts';
 import { installRbac } from './rbac.ts';
 import { runStatus } from './status.ts';
 import { runUpgradeApprove, runUpgradePlan } from './upgrade.ts';
@@ -32,9 +33,10 @@ const USAGE = `Usage: olmv1 console [--port PORT] [--catalogd-url URL] [--system
 
 Serves a web console (OperatorHub, package pages with upgrade graphs and the permissions an
 install needs, an install form, installed extensions with their conditions, Events, release
-history and upgrade plan with Approve, uninstall with a preview (and, opted in, the deletion of
-its CRDs and custom resources as "olmv1 uninstall --delete-crds" does it), the ClusterCatalogs with add and
-remove, the cluster-upgrade gate of "olmv1 status") on 127.0.0.1 until Ctrl-C. It acts only as the user of the kubeconfig: every read and write goes to the API server
+history with rollback to a revision (as "olmv1 release rollback" does it), the objects of the
+deployed release with their health, and upgrade plan with Approve, uninstall with a preview
+(and, opted in, the deletion of its CRDs and custom resources as "olmv1 uninstall --delete-crds"
+does it), the ClusterCatalogs with add and remove, the cluster-upgrade gate of "olmv1 status") on 127.0.0.1 until Ctrl-C. It acts only as the user of the kubeconfig: every read and write goes to the API server
 (and catalogd) with that identity; the console has no privilege of its own.
 
 Flags:
@@ -172,6 +174,12 @@ function extensionSources(client: KubeClient, systemNamespace: string) {
         )
       ).items,
     releaseHistory: (name: string, signal: AbortSignal) => releases.history(name, { signal }),
+    objectScope: async (type: { apiVersion: string; kind: string }, signal: AbortSignal) => (await client.resourceFor(type, signal)).namespaced,
+    getObject: (ref: { apiVersion: string; kind: string; name: string; namespace: string }, signal: AbortSignal) =>
+      client.get(
+        { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, ...(ref.namespace === '' ? {} : { namespace: ref.namespace }) },
+        { signal },
+      ),
     crdPreview: (name: string) => previewCrdDeletion({ client, releases }, name),
     installerObjects: async (name: string, signal: AbortSignal) => {
       const out: string[] = [];
@@ -265,6 +273,9 @@ function adminSources(
       return text === undefined ? run : { ...run, text };
     },
     upgradeApprove: (args: string[]) => captured((io) => runUpgradeApprove([...upgradeFlags, ...args], io, upgradeDeps)),
+    // `olmv1 release rollback NAME REVISION` itself: its checks (CRD upgrade safety, resolution), refusals and patch.
+    rollback: (args: string[]) =>
+      captured((io) => runReleaseRollback([...upgradeFlags, ...args], io, { ...same, catalogContent: deps.catalogContent })),
     // `olmv1 uninstall NAME --delete-crds` itself: its preview, refusals and deletion, reading catalogd as it does.
     uninstall: (args: string[]) =>
       captured((io) => runUninstall([systemNamespaceFlag, ...args], io, { ...same, ...clock, catalogContent: deps.catalogContent })),

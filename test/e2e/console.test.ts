@@ -4,10 +4,12 @@
 // the admin kubeconfig; the tests browse, search, filter and open packages, check the session
 // token, CSP and CSRF guards, prove that hostile catalog content runs no script, run axe-core on
 // each page and drive the hub by keyboard; they open an extension's detail (conditions, Events,
-// release history), refuse an uninstall without the CSRF token, show a restricted user's
+// release history, the objects of its release with their health, and a refusal in the row of an
+// object the user may not read), refuse an uninstall without the CSRF token, show a restricted user's
 // refusal from a second console running as that user, and uninstall with the preview of what is
 // deleted and kept, and opted in, with its CRDs and their custom resources (as olmv1 uninstall
-// --delete-crds, refused without CSRF); they show an upgrade plan and approve it, a package's permissions, the
+// --delete-crds, refused without CSRF); they show an upgrade plan and approve it, roll back to a
+// revision (refused without CSRF, and with the command's refusal), a package's permissions, the
 // cluster-upgrade gate, and add and remove a ClusterCatalog (refused without CSRF, and for a
 // restricted user). Screenshots go to docs/images/console-*.png.
 import { randomBytes } from 'node:crypto';
@@ -530,6 +532,117 @@ describe('olmv1 console: an installed extension', () => {
       },
     });
     cleanup.push(() => c.delete({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'default', name: `${name}-installer` }));
+    // The release's Deployment, available as its controller would report it (no controller runs here);
+    // its ServiceAccount stays absent.
+    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'example-operator' };
+    await c.create({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'example-operator', namespace: 'default' },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'example-operator' } },
+        template: { metadata: { labels: { app: 'example-operator' } }, spec: { containers: [{ name: 'manager', image: 'quay.example/m:v1' }] } },
+      },
+    });
+    cleanup.push(() => c.delete(deployment));
+    await c.patch(
+      deployment,
+      {
+        status: {
+          observedGeneration: 1,
+          replicas: 1,
+          updatedReplicas: 1,
+          readyReplicas: 1,
+          availableReplicas: 1,
+          conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' }],
+        },
+      },
+      'merge',
+      { subresource: 'status' },
+    );
+  });
+
+  /** The rows of the page's table `label`: each cell's text. */
+  const cells = (page: Page, label: string) =>
+    page
+      .getByRole('table', { name: label })
+      .locator('tbody tr')
+      .evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+
+  it("lists the deployed release's objects with their health as the health step judges them, read as the user", async () => {
+    const w = await open();
+    const { page } = w;
+    await page.goto(`${origin}/#/installed/${name}`);
+    await expect.poll(() => page.locator('[data-release-objects="ready"]').count(), { timeout: 15_000 }).toBe(1);
+    expect(await cells(page, 'Objects of the release')).toEqual([
+      ['CustomResourceDefinition', crdName, 'Healthy', ''],
+      ['ServiceAccount', 'default/example-operator-controller', 'Not found', 'serviceaccounts "example-operator-controller" not found'],
+      ['Deployment', 'default/example-operator', 'Healthy', ''],
+    ]);
+    expect(await page.locator('[data-release-verdict]').innerText()).toContain(
+      'Revision 2 (example-operator.v0.2.0, version 0.2.0), read as you. As the health step judges them: Healthy True (Healthy): All available: 1 CustomResourceDefinition, 1 Deployment',
+    );
+    // The Deployment's rollout stalls: the next read says why, in the health step's words.
+    await kube.client.patch(
+      { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'example-operator' },
+      {
+        status: {
+          conditions: [
+            { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' },
+          ],
+        },
+      },
+      'merge',
+      { subresource: 'status' },
+    );
+    await expect
+      .poll(() => cells(page, 'Objects of the release').then((rows) => rows[2]), { timeout: 15_000 })
+      .toEqual([
+        'Deployment',
+        'default/example-operator',
+        'Unhealthy',
+        'Available=False MinimumReplicasUnavailable: Deployment does not have minimum availability.',
+      ]);
+    expect(await page.locator('[data-release-verdict]').innerText()).toContain(
+      'Healthy False (Unhealthy): Deployment default/example-operator: Available=False',
+    );
+    expect(await axe(page)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 1400 });
+    await page.screenshot({ path: join(SHOTS, 'console-release-objects.png') });
+    expect(w.dialogs).toEqual([]);
+    expect(w.errors).toEqual([]);
+    await w.context.close();
+  });
+
+  it("shows, for an object the user may not read, the API server's refusal in its row", async () => {
+    // May read the release records (Secrets) besides what a viewer reads; not Deployments nor ServiceAccounts.
+    const stopReader = new AbortController();
+    const secrets = { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] };
+    const started = await restrictedConsole(`console-reader-${id}`, [...VIEWER_RULES, secrets], stopReader.signal);
+    try {
+      const w = await open(started.url);
+      const { page } = w;
+      await page.goto(`${new URL(started.url).origin}/#/installed/${name}`);
+      await expect.poll(() => page.locator('[data-release-objects="ready"]').count(), { timeout: 15_000 }).toBe(1);
+      const rows = await cells(page, 'Objects of the release');
+      expect(rows[0]).toEqual(['CustomResourceDefinition', crdName, 'Healthy', '']);
+      expect(rows[2]?.slice(0, 3)).toEqual(['Deployment', 'default/example-operator', 'Not readable']);
+      expect(rows[2]?.[3]).toMatch(
+        /^deployments\.apps "example-operator" is forbidden: User "system:serviceaccount:default:console-reader-[0-9a-f]+" cannot get resource "deployments"/,
+      );
+      expect(rows[1]?.[2]).toBe('Not readable');
+      expect(await page.locator('[data-release-verdict]').innerText()).toContain(
+        'Not every object the health step judges could be read, so no verdict.',
+      );
+      // The rest of the page is there: a refusal is the object's, not the page's.
+      expect(await page.getByRole('table', { name: 'Conditions' }).count()).toBe(1);
+      expect(w.dialogs).toEqual([]);
+      await w.context.close();
+    } finally {
+      stopReader.abort('SIGTERM');
+      await started.run;
+    }
   });
 
   it('shows its conditions, Events and release history, and UpgradeAvailable on the Installed list', async () => {
@@ -550,9 +663,9 @@ describe('olmv1 console: an installed extension', () => {
     const revisions = await history
       .locator('tbody tr')
       .evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
-    expect(revisions.map((r) => [r[0], r[2], r[3], r[4], r[5]])).toEqual([
-      ['2', 'deployed', 'example-operator.v0.2.0', '0.2.0', '3'],
-      ['1', 'superseded', 'example-operator.v0.1.0', '0.1.0', '3'],
+    expect(revisions.map((r) => [r[0], r[2], r[3], r[4], r[5], r[7]])).toEqual([
+      ['2', 'deployed', 'example-operator.v0.2.0', '0.2.0', '3', ''],
+      ['1', 'superseded', 'example-operator.v0.1.0', '0.1.0', '3', 'Roll back to revision 1…'],
     ]);
     const events = await page.getByRole('table', { name: 'Events' }).innerText();
     expect(events).toContain('UpgradeAvailable');
@@ -1106,6 +1219,122 @@ describe('olmv1 console: the upgrade plan and Approve', () => {
     expect(w.dialogs).toEqual([]);
     expect(w.errors).toEqual([]);
     expect(w.foreign).toEqual([]);
+    await w.context.close();
+  });
+
+  /** What operator-controller records once it has installed `version` (none runs in this stack): the deployed revision before it superseded, `revision` deployed. */
+  const recordInstall = async (revision: number, version: string, image: string) => {
+    const c = kube.client;
+    const store = createReleaseStore({ client: c, namespace: 'olmv1-system' });
+    const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    for (const r of await store.history(name)) if (r.status === 'deployed') await store.update({ ...r, status: 'superseded' });
+    await store.create({
+      extension: name,
+      extensionUID: (await c.get(ceRef)).metadata.uid ?? '',
+      revision,
+      status: 'deployed',
+      namespace: 'default',
+      bundle: { package: INSTALL_PKG, name: `${INSTALL_PKG}.v${version}`, version, image },
+      manifest: Manifest.ofObjects([
+        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: `${INSTALL_PKG}-controller`, namespace: 'default' } },
+      ]),
+      properties: [],
+      description: 'Upgrade complete',
+      firstDeployed: at,
+      lastDeployed: at,
+    });
+    await c.patch(ceRef, { status: { install: { bundle: { name: `${INSTALL_PKG}.v${version}`, version } } } }, 'merge', { subresource: 'status' });
+  };
+  const catalogSpec = async () => ((await kube.client.get(ceRef)).spec as { source: { catalog: Record<string, unknown> } }).source.catalog;
+
+  it('after the approved upgrade, refuses a rollback without the CSRF token or from another origin, and patches nothing', async () => {
+    await recordInstall(2, '1.1.0', installImages[1] ?? '');
+    const before = (await kube.client.get(ceRef)).metadata.resourceVersion;
+    const { cookie, csrfToken } = await session();
+    const post = (headers: Record<string, string>) =>
+      fetch(`${origin}/api/extensions/${name}/rollback`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ revision: 1 }),
+      });
+    expect((await post({ origin })).status).toBe(403);
+    expect((await post({ origin: 'http://evil.invalid', 'x-csrf-token': csrfToken })).status).toBe(403);
+    expect((await post({ 'sec-fetch-site': 'cross-site', 'x-csrf-token': csrfToken })).status).toBe(403);
+    const after = await kube.client.get(ceRef);
+    expect(after.metadata.resourceVersion).toBe(before);
+    expect((await catalogSpec()).version).toBeUndefined();
+  });
+
+  it('rolls back to revision 1 after a confirmation, as olmv1 release rollback does; the history then shows the new revision', async () => {
+    const w = await open();
+    const { page } = w;
+    await page.goto(`${origin}/#/installed/${name}`);
+    // Revision 1 is superseded by the upgrade: it has the button, the deployed revision 2 has none.
+    const button = page.getByRole('button', { name: 'Roll back to revision 1…' });
+    await expect.poll(() => button.count(), { timeout: 15_000 }).toBe(1);
+    expect(await page.getByRole('button', { name: /Roll back to revision 2/ }).count()).toBe(0);
+    await button.click();
+    const heading = page.locator('#rollback-heading');
+    expect(await heading.innerText()).toBe(`Roll back ${name} to revision 1 (${INSTALL_PKG}.v1.0.0, version 1.0.0)?`);
+    // The confirmation has the focus; nothing is written before it is confirmed.
+    expect(await page.evaluate<string>(`document.activeElement?.id ?? ''`)).toBe('rollback-heading');
+    expect((await catalogSpec()).version).toBeUndefined();
+    expect(await axe(page)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 1400 });
+    await page.screenshot({ path: join(SHOTS, 'console-rollback-confirm.png') });
+    const request = page.waitForRequest((r) => r.url() === `${origin}/api/extensions/${name}/rollback`);
+    await page.getByRole('button', { name: 'Roll back', exact: true }).click();
+    const sent = await request;
+    expect(sent.postDataJSON()).toEqual({ revision: 1 });
+    expect(sent.headers()['x-csrf-token']).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const done = page.locator('[data-rollback-done="1"]');
+    await expect.poll(() => done.count(), { timeout: 60_000 }).toBe(1);
+    const report = await done.innerText();
+    expect(report).toContain(
+      `Rolling back ${name} from the deployed revision 2 (${INSTALL_PKG}.v1.1.0, version 1.1.0) to revision 1 (${INSTALL_PKG}.v1.0.0, version 1.0.0).`,
+    );
+    expect(report).toContain('The pin holds upgrades.');
+    // The spec as the command patches it: the version pinned, SelfCertified, that bundle approved.
+    const ce = await kube.client.get(ceRef);
+    expect(await catalogSpec()).toMatchObject({ version: '1.0.0', upgradeConstraintPolicy: 'SelfCertified' });
+    expect(ce.metadata.annotations?.[APPROVED_BUNDLE_ANNOTATION]).toBe(`${INSTALL_PKG}.v1.0.0`);
+    // operator-controller would now install 1.0.0 and record revision 3: the page shows it without a reload.
+    await recordInstall(3, '1.0.0', installImages[0] ?? '');
+    const history = () =>
+      page
+        .getByRole('table', { name: 'Release history' })
+        .locator('tbody tr')
+        .evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].slice(0, 5).map((td) => td.textContent ?? '')))
+        .then((rows) => rows.map((r) => [r[0], r[2], r[4]]));
+    await expect.poll(history, { timeout: 15_000 }).toEqual([
+      ['3', 'deployed', '1.0.0'],
+      ['2', 'superseded', '1.1.0'],
+      ['1', 'superseded', '1.0.0'],
+    ]);
+    await page.screenshot({ path: join(SHOTS, 'console-rollback.png') });
+    expect(w.dialogs).toEqual([]);
+    expect(w.errors).toEqual([]);
+    expect(w.foreign).toEqual([]);
+    await w.context.close();
+  });
+
+  it("shows olmv1 release rollback's refusal as it prints it, and patches nothing", async () => {
+    const w = await open();
+    const { page } = w;
+    await page.goto(`${origin}/#/installed/${name}`);
+    // Revision 1's bundle is the deployed one's: the command refuses to roll back to it.
+    const button = page.getByRole('button', { name: 'Roll back to revision 1…' });
+    await expect.poll(() => button.count(), { timeout: 15_000 }).toBe(1);
+    const before = (await kube.client.get(ceRef)).metadata.resourceVersion;
+    await button.click();
+    await page.getByRole('button', { name: 'Roll back', exact: true }).click();
+    const refusal = page.locator('[data-rollback-error]');
+    await expect.poll(() => refusal.count(), { timeout: 60_000 }).toBe(1);
+    const text = await refusal.innerText();
+    expect(text).toContain(`revision 1 of "${name}" installed ${INSTALL_PKG}.v1.0.0, the bundle the deployed revision 3 runs`);
+    expect(text).toContain(`Revisions ("olmv1 release history ${name}")`);
+    expect((await kube.client.get(ceRef)).metadata.resourceVersion).toBe(before);
+    expect(w.dialogs).toEqual([]);
     await w.context.close();
   });
 });

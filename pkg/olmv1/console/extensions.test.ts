@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Manifest, type Release } from '../../operator-controller/release/index.ts';
-import { extensionDetail, extensionRow, uninstallPreview } from './extensions.ts';
+import { extensionDetail, extensionRow, releaseObjectsView, uninstallPreview } from './extensions.ts';
 
 const ce = {
   metadata: { name: 'ext', uid: 'u-1' },
@@ -99,5 +99,53 @@ describe('extension pages', () => {
     const p = uninstallPreview(ce, [release(1, 'deployed', objects)], undefined, [], ['CustomResourceDefinitions: forbidden']);
     expect(p.keptCrds).toEqual([{ name: 'ws.example.com', customResources: [], note: 'named by the release' }]);
     expect(p.problems).toEqual(['CustomResourceDefinitions: forbidden']);
+  });
+
+  it("judges the release's objects as the health step does: a refused judged object leaves no verdict, a missing one is unhealthy", () => {
+    const id = (apiVersion: string, kind: string, name: string, namespace = '') => ({ apiVersion, kind, name, namespace });
+    const crd = id('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'ws.example.com');
+    const dep = id('apps/v1', 'Deployment', 'op', 'ns');
+    const role = id('rbac.authorization.k8s.io/v1', 'ClusterRole', 'op-role');
+    const established = { status: { conditions: [{ type: 'Established', status: 'True' }] } };
+    const unavailable = {
+      metadata: { generation: 2 },
+      status: { observedGeneration: 2, conditions: [{ type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'no' }] },
+    };
+    const r = release(2, 'deployed', objects);
+    const v = releaseObjectsView(r, [
+      { identity: crd, read: { object: established } },
+      { identity: dep, read: { object: unavailable } },
+      { identity: role, read: { object: {} } },
+    ]);
+    expect(v.objects.map((o) => [o.kind, o.health, o.message])).toEqual([
+      ['CustomResourceDefinition', 'Healthy', ''],
+      ['Deployment', 'Unhealthy', 'Available=False MinimumReplicasUnavailable: no'],
+      ['ClusterRole', 'Present', ''],
+    ]);
+    expect([v.revision, v.bundle, v.version]).toEqual([2, 'pkg.v2', '2.0.0']);
+    expect(v.verdict).toEqual({
+      status: 'False',
+      reason: 'Unhealthy',
+      message: 'Deployment ns/op: Available=False MinimumReplicasUnavailable: no',
+    });
+    const forbidden = 'deployments.apps "op" is forbidden: User "u" cannot get resource "deployments"';
+    const refused = releaseObjectsView(r, [
+      { identity: crd, read: { status: 404, error: 'not found' } },
+      { identity: dep, read: { status: 403, error: forbidden } },
+      { identity: role, read: { status: 404, error: 'clusterroles "op-role" not found' } },
+    ]);
+    expect(refused.objects.map((o) => [o.health, o.message])).toEqual([
+      ['NotFound', 'not found'],
+      ['Unreadable', forbidden],
+      ['NotFound', 'clusterroles "op-role" not found'],
+    ]);
+    expect(refused.verdict).toBeUndefined();
+    // A refused kind the health step does not judge leaves the verdict: the CRD not found makes it Unhealthy.
+    const missing = releaseObjectsView(r, [
+      { identity: crd, read: { status: 404, error: 'not found' } },
+      { identity: role, read: { status: 403, error: 'forbidden' } },
+    ]);
+    expect(missing.verdict?.message).toBe('CustomResourceDefinition ws.example.com: not found');
+    expect(releaseObjectsView(undefined, []).revision).toBe(0);
   });
 });

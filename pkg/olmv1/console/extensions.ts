@@ -1,10 +1,13 @@
 /**
  * The Installed pages' data (pure): each ClusterExtension's row with its conditions at a glance,
- * the detail of one (every condition, its Events, its release history), and what uninstalling it
- * deletes and keeps.
+ * the detail of one (every condition, its Events, its release history), the objects of its
+ * deployed release with their health as operator-controller's health step judges them, and what
+ * uninstalling it deletes and keeps.
  */
 import type { DeletionPreview } from '../crd-deletion/index.ts';
+import { healthVerdict, objectHealth, type ObjectHealth } from '../../operator-controller/drift/index.ts';
 import type { Release } from '../../operator-controller/release/index.ts';
+import type { KubeObject } from '../../shared/kube/index.ts';
 
 /** One ClusterExtension as the Installed page shows it. */
 export interface ExtensionRow {
@@ -177,6 +180,81 @@ export function uninstallPreview(
     keptCrds,
     kept: [...installerObjects, ...(row.namespace === '' ? [] : [`Namespace ${row.namespace}`])],
     problems: [...problems],
+  };
+}
+
+/**
+ * One object of the deployed release: `Healthy` or `Unhealthy` for the kinds the health step
+ * judges (Deployments, StatefulSets, DaemonSets, CRDs, cert-manager Certificates and Issuers),
+ * `Present` for the others, `NotFound`, or `Unreadable` with the API server's refusal.
+ */
+export interface ReleaseObjectRow {
+  apiVersion: string;
+  kind: string;
+  /** '' for a cluster-scoped object. */
+  namespace: string;
+  name: string;
+  health: 'Healthy' | 'Unhealthy' | 'Present' | 'NotFound' | 'Unreadable';
+  /** Why it is not healthy (the health step's words), or the API server's answer. */
+  message: string;
+}
+
+/** The objects of an extension's deployed release, read as the user. */
+export interface ReleaseObjectsView {
+  /** The deployed revision, 0 when there is none. */
+  revision: number;
+  bundle: string;
+  version: string;
+  objects: ReleaseObjectRow[];
+  /**
+   * The Healthy condition the health step would write from these objects; undefined while an
+   * object it judges could not be read.
+   */
+  verdict: { status: string; reason: string; message: string } | undefined;
+}
+
+/** How reading one object of the release went: the object, or the API server's error (its status and message). */
+export type ObjectRead = { object: unknown } | { status: number | undefined; error: string };
+
+/** An object of the release as read: its identity (namespace as it was read) and the outcome. */
+export interface ReleaseObjectRead {
+  identity: { apiVersion: string; kind: string; name: string; namespace: string };
+  read: ObjectRead;
+}
+
+/**
+ * The objects of `release` with their health, from each one's read; judged as the health step
+ * judges them (drift/health.ts), a judged object that is not found being unhealthy.
+ */
+export function releaseObjectsView(release: Release | undefined, reads: readonly ReleaseObjectRead[]): ReleaseObjectsView {
+  const judgedObjects: { object: string; health: ObjectHealth }[] = [];
+  let unread = false;
+  const objects = reads.map(({ identity: id, read }): ReleaseObjectRow => {
+    const base = { apiVersion: id.apiVersion, kind: id.kind, namespace: id.namespace, name: id.name };
+    const ref: KubeObject = { apiVersion: id.apiVersion, kind: id.kind, metadata: { name: id.name } };
+    // A verdict on the bare identity means the health step judges the kind.
+    const judged = objectHealth(ref) !== undefined;
+    const described = `${id.kind} ${id.namespace === '' ? '' : `${id.namespace}/`}${id.name}`;
+    if ('error' in read) {
+      if (read.status !== 404) {
+        if (judged) unread = true;
+        return { ...base, health: 'Unreadable', message: read.error };
+      }
+      if (judged) judgedObjects.push({ object: described, health: { ready: false, why: 'not found' } });
+      return { ...base, health: 'NotFound', message: judged ? 'not found' : read.error };
+    }
+    const o = rec(read.object);
+    const health = objectHealth({ ...o, apiVersion: id.apiVersion, kind: id.kind, metadata: rec(o.metadata) } as KubeObject);
+    if (health === undefined) return { ...base, health: 'Present', message: '' };
+    judgedObjects.push({ object: described, health });
+    return health.ready ? { ...base, health: 'Healthy', message: '' } : { ...base, health: 'Unhealthy', message: health.why };
+  });
+  return {
+    revision: release?.revision ?? 0,
+    bundle: release?.bundle.name ?? '',
+    version: release?.bundle.version ?? '',
+    objects,
+    verdict: release === undefined || unread ? undefined : healthVerdict({ observed: true, objects: judgedObjects }),
   };
 }
 

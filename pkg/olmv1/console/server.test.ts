@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
+import { Manifest } from '../../operator-controller/release/index.ts';
 import { startConsole } from './server.ts';
 
 const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString('base64');
@@ -26,6 +27,10 @@ const partition = (name: string, mediatype: string): DeclarativeConfig => ({
 let dir: string;
 const deleted: [string, string][] = [];
 const installs: string[][] = [];
+/** The runs of `olmv1 release rollback` (its arguments). */
+const rollbacks: string[][] = [];
+/** The objects read (`Kind ns/name`). */
+const reads: string[] = [];
 /** The runs of `olmv1 uninstall` (its arguments), and what its preview prints. */
 const uninstalls: string[][] = [];
 let gadgets = 2;
@@ -70,7 +75,41 @@ beforeAll(async () => {
         throw Object.assign(new Error('not found'), { status: 404 });
       },
       extensionEvents: async () => [],
-      releaseHistory: async () => [],
+      releaseHistory: async (name) =>
+        name !== 'rel'
+          ? []
+          : [
+              {
+                extension: 'rel',
+                extensionUID: 'u-r',
+                revision: 3,
+                status: 'deployed',
+                namespace: 'ops',
+                bundle: { package: 'good', name: 'good.v1.0.0', version: '1.0.0', image: 'r/x' },
+                manifest: Manifest.ofObjects([
+                  { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'op' } },
+                  { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'ws.example.com', namespace: 'x' } },
+                  { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ops' } },
+                ]),
+                properties: [],
+                description: 'Upgrade complete',
+              },
+            ],
+      objectScope: async (type) => type.kind !== 'CustomResourceDefinition',
+      getObject: async (ref) => {
+        reads.push(`${ref.kind} ${ref.namespace}/${ref.name}`);
+        if (ref.kind === 'Secret')
+          throw Object.assign(new Error('secrets "s" is forbidden: User "u" cannot get resource "secrets"'), { status: 403 });
+        if (ref.kind === 'Deployment')
+          return { metadata: { generation: 1 }, status: { observedGeneration: 1, conditions: [{ type: 'Available', status: 'True' }] } };
+        return { status: { conditions: [{ type: 'Established', status: 'True' }] } };
+      },
+      rollback: async (args) => {
+        rollbacks.push(args);
+        return args.at(-1) === '7'
+          ? { code: 1, stdout: '', stderr: 'no revision 7 of ClusterExtension "rel"\nRevisions ("olmv1 release history rel"):\n' }
+          : { code: 0, stdout: 'Rolling back rel from the deployed revision 3 to revision 1.\n', stderr: '' };
+      },
       crdPreview: async (extension) => ({ extension, crds: [], refusals: [], unchecked: [] }),
       installerObjects: async () => [],
       deleteExtension: async (name, uid) => void deleted.push([name, uid]),
@@ -196,6 +235,59 @@ describe('console server', () => {
     expect((await post('/api/install', { ...form, namespace: '--authfile=/etc/x' })).status).toBe(400);
     expect((await post('/api/install', { ...form, package: 'missing' })).status).toBe(404);
     expect(installs).toHaveLength(2);
+  });
+});
+
+describe('console server: the objects of a release and rollback', () => {
+  const post = (path: string, body: unknown, csrf = true) =>
+    fetch(`${running.origin}${path}`, {
+      method: 'POST',
+      headers: {
+        cookie: `olmv1_console_session=${token}`,
+        origin: running.origin,
+        ...(csrf ? { 'x-csrf-token': 'c'.repeat(43) } : {}),
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body),
+    });
+
+  it("reads each object of the deployed release as the user, in the release's namespace when the manifest names none, a refusal being that object's", async () => {
+    const res = await get('/api/extensions/rel/objects');
+    expect(res.status).toBe(200);
+    const v = (await res.json()) as {
+      revision: number;
+      objects: { kind: string; namespace: string; health: string; message: string }[];
+      verdict: unknown;
+    };
+    expect(v.revision).toBe(3);
+    expect(v.objects.map((o) => [o.kind, o.namespace, o.health, o.message])).toEqual([
+      ['Deployment', 'ops', 'Healthy', ''],
+      ['CustomResourceDefinition', '', 'Healthy', ''],
+      ['Secret', 'ops', 'Unreadable', 'secrets "s" is forbidden: User "u" cannot get resource "secrets"'],
+    ]);
+    expect(v.verdict).toEqual({ status: 'True', reason: 'Healthy', message: 'All available: 1 CustomResourceDefinition, 1 Deployment' });
+    expect(reads.sort()).toEqual(['CustomResourceDefinition /ws.example.com', 'Deployment ops/op', 'Secret ops/s']);
+    expect(((await (await get('/api/extensions/none/objects')).json()) as { revision: number }).revision).toBe(0);
+    expect((await get('/api/extensions/--x/objects')).status).toBe(400);
+  });
+
+  it("rolls back through olmv1 release rollback's command line, answers its refusal as it printed it, and runs nothing for a bad request", async () => {
+    const ok = await post('/api/extensions/rel/rollback', { revision: 1 });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { report: string }).report).toContain('to revision 1');
+    const refused = await post('/api/extensions/rel/rollback', { revision: 7 });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { error: string }).error).toBe(
+      'no revision 7 of ClusterExtension "rel"\nRevisions ("olmv1 release history rel"):',
+    );
+    for (const revision of ['1', 0, -1, 1.5, '--dry-run', undefined])
+      expect((await post('/api/extensions/rel/rollback', { revision })).status).toBe(400);
+    expect((await post('/api/extensions/-x/rollback', { revision: 1 })).status).toBe(400);
+    expect((await post('/api/extensions/rel/rollback', { revision: 1 }, false)).status).toBe(403);
+    expect(rollbacks).toEqual([
+      ['--', 'rel', '1'],
+      ['--', 'rel', '7'],
+    ]);
   });
 });
 

@@ -12,8 +12,8 @@ import type { Logger } from 'pino';
 import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { DeletionPreview } from '../crd-deletion/index.ts';
-import type { Release } from '../../operator-controller/release/index.ts';
-import { extensionDetail, extensionRow, uninstallPreview, type InstallProgress } from './extensions.ts';
+import { deployedRelease, type Release } from '../../operator-controller/release/index.ts';
+import { extensionDetail, extensionRow, releaseObjectsView, uninstallPreview, type InstallProgress, type ReleaseObjectRead } from './extensions.ts';
 import { headBundleImage, hubTile, packageDetail, packageIcon, type HubTile } from './hub-index.ts';
 import { installCommandLine, parseInstallForm } from './install-form.ts';
 import { crdDeletionOutcome, uninstallCrdsArgs } from './crd-deletion.ts';
@@ -23,6 +23,7 @@ import {
   catalogRemoveArgs,
   catalogView,
   failureText,
+  rollbackArgs,
   upgradeApproveArgs,
   upgradePlanArgs,
   validName,
@@ -77,6 +78,12 @@ interface ConsoleSources {
   upgradePlan?(args: string[]): Promise<CommandRun & { text?: string }>;
   /** Runs `olmv1 upgrade approve` with these arguments as the user. */
   upgradeApprove?(args: string[]): Promise<CommandRun>;
+  /** True when objects of this kind are namespaced (discovery, as the user); rejects with the API server's error. */
+  objectScope?(type: { apiVersion: string; kind: string }, signal: AbortSignal): Promise<boolean>;
+  /** One object (of a release), read as the user; rejects with the API server's error (its `status`). */
+  getObject?(ref: { apiVersion: string; kind: string; name: string; namespace: string }, signal: AbortSignal): Promise<unknown>;
+  /** Runs `olmv1 release rollback` with these arguments (after `rollback`) as the user. */
+  rollback?(args: string[]): Promise<CommandRun>;
   /** The RBAC `olmv1 rbac` computes for the bundle `image` (YAML on stdout, warnings on stderr). */
   bundleRbac?(image: string, installNamespace: string, serviceAccount: string): Promise<CommandRun>;
 }
@@ -112,6 +119,8 @@ interface HubSnapshot {
 
 /** Packages read at once while the hub index is built. */
 const INDEX_CONCURRENCY = 4;
+/** Objects of a release read at once for its health. */
+const OBJECT_READ_CONCURRENCY = 4;
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -232,6 +241,17 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
       if (out.code !== 0) return json(res, 422, { error: failureText(out, 'upgrade approve') });
       return json(res, 200, { approved: out.stdout.trim(), log: out.stderr });
     }
+    const rollback = /^\/api\/extensions\/([^/]+)\/rollback$/.exec(path);
+    if (req.method === 'POST' && rollback !== null) {
+      const name = decodeURIComponent(rollback[1] ?? '');
+      if (!validName(name)) return json(res, 400, { error: 'not a ClusterExtension name' });
+      const parsed = rollbackArgs(name, (await readJson(req))?.revision);
+      if (!parsed.ok) return json(res, 400, { error: parsed.error });
+      const out = await need(o.sources.rollback, 'release rollback')(parsed.args);
+      // The command's refusal as it prints it (unsafe CRD change, no catalog offers the bundle, ...).
+      if (out.code !== 0) return json(res, 422, { error: failureText(out, 'release rollback') });
+      return json(res, 200, { report: out.stdout, log: out.stderr });
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 404, { error: 'no such action' });
     if (path === '/' || path === '/index.html') return send(res, 200, 'text/html; charset=utf-8', PAGE);
     if (path.startsWith('/assets/')) return asset(res, o.assetsDir, path.slice('/assets/'.length));
@@ -269,6 +289,14 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
       const out = crdDeletionOutcome(await need(o.sources.uninstall, 'uninstall')(uninstallCrdsArgs(name, false)));
       if (!out.ok) return json(res, 422, { error: out.error });
       return json(res, 200, { preview: out.view, log: out.log });
+    }
+    const objects = /^\/api\/extensions\/([^/]+)\/objects$/.exec(path);
+    if (objects !== null) {
+      const name = decodeURIComponent(objects[1] ?? '');
+      if (!validName(name)) return json(res, 400, { error: 'not a ClusterExtension name' });
+      const release = deployedRelease(await o.sources.releaseHistory(name, signal));
+      const reads = release === undefined ? [] : await readReleaseObjects(o.sources, release, signal);
+      return json(res, 200, releaseObjectsView(release, reads));
     }
     const ext = /^\/api\/extensions\/([^/]+)(\/uninstall-preview)?$/.exec(path);
     if (ext !== null) {
@@ -381,6 +409,43 @@ async function readHub(sources: ConsoleSources, _now: () => number): Promise<Hub
   }
   tiles.sort((a, b) => (a.displayName.toLowerCase() < b.displayName.toLowerCase() ? -1 : 1));
   return { at: _now(), catalogs, tiles, problems };
+}
+
+/**
+ * Reads each object of `release` as the user, a few at a time: a namespaced object the manifest
+ * names without a namespace is read in the release's namespace, where operator-controller applies
+ * it. A refusal (or a kind no longer served) is that object's outcome, not the request's.
+ */
+async function readReleaseObjects(sources: ConsoleSources, release: Release, signal: AbortSignal): Promise<ReleaseObjectRead[]> {
+  const { objectScope: scope, getObject: get } = sources;
+  if (scope === undefined || get === undefined) throw Object.assign(new Error('this console cannot read the objects of a release'), { status: 501 });
+  const scopes = new Map<string, Promise<boolean>>();
+  const ids = release.manifest.identities();
+  const out: ReleaseObjectRead[] = new Array<ReleaseObjectRead>(ids.length);
+  const failed = (e: unknown) => {
+    const status = (e as { status?: unknown }).status;
+    return { status: typeof status === 'number' ? status : undefined, error: errorMessage(e) };
+  };
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < ids.length; i = next++) {
+      const id = ids[i] as (typeof ids)[number];
+      const type = { apiVersion: id.apiVersion, kind: id.kind };
+      const identity = { ...type, name: id.metadata.name ?? '', namespace: id.metadata.namespace ?? '' };
+      try {
+        const key = `${type.apiVersion}/${type.kind}`;
+        if (!scopes.has(key)) scopes.set(key, scope(type, signal));
+        const namespaced = await (scopes.get(key) as Promise<boolean>);
+        if (!namespaced) identity.namespace = '';
+        else if (identity.namespace === '') identity.namespace = release.namespace ?? '';
+        out[i] = { identity, read: { object: await get(identity, signal) } };
+      } catch (e) {
+        out[i] = { identity, read: failed(e) };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: OBJECT_READ_CONCURRENCY }, worker));
+  return out;
 }
 
 /** The packages ClusterExtensions name; when the user may not list them, none, and why in `problems`. */

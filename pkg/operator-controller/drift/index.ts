@@ -6,7 +6,7 @@
  * objects (health.ts), reported by the watches and the health step.
  */
 export { ExtensionHealthGauge } from './health-gauge.ts';
-export { type ReleaseHealth, healthVerdict } from './health.ts';
+export { type ObjectHealth, type ReleaseHealth, healthVerdict, objectHealth } from './health.ts';
 export { shareableDriftKinds } from './shared.ts';
 export type { DriftTracker } from './tracker.ts';
 export { DriftWatches } from './watches.ts';

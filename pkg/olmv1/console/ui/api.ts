@@ -1,11 +1,11 @@
 /** The browser's view of the console API (types mirror ../hub-index.ts and ../extensions.ts). */
-import type { ExtensionDetail, ExtensionRow, UninstallPreview } from '../extensions.ts';
+import type { ExtensionDetail, ExtensionRow, ReleaseObjectsView, UninstallPreview } from '../extensions.ts';
 import type { HubTile, PackageDetail } from '../hub-index.ts';
 import type { CrdDeletionView } from '../crd-deletion.ts';
 
 export type Tile = HubTile & { installed: boolean };
 export type Detail = PackageDetail & { installed: boolean };
-export type { CrdDeletionView, ExtensionDetail, ExtensionRow, UninstallPreview };
+export type { CrdDeletionView, ExtensionDetail, ExtensionRow, ReleaseObjectsView, UninstallPreview };
 
 /** Thrown by getJson and postJson: the server's error text, with the HTTP status. */
 export class ApiFailure extends Error {

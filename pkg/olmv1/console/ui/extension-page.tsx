@@ -1,10 +1,11 @@
 /**
  * The detail of one ClusterExtension (`#/installed/NAME`): its conditions, Events and release
- * history, read again every 5 s; and uninstall, which first shows what goes and what stays
+ * history (with rollback to a revision, release.tsx), read again every 5 s, the objects of its
+ * deployed release with their health; and uninstall, which first shows what goes and what stays
  * (CRDs and their custom resources are kept unless the user opts in to deleting them, as
  * `olmv1 uninstall --delete-crds` does, after its preview) and deletes only on confirmation, as the user.
  */
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import {
   ActionGroup,
   Alert,
@@ -22,35 +23,11 @@ import {
 } from '@patternfly/react-core';
 import { ApiFailure, getJson, postJson, type CrdDeletionView, type ExtensionDetail, type UninstallPreview } from './api.ts';
 import { POLL_MS, Status } from './installed.tsx';
+import { ReleaseHistory, ReleaseObjects } from './release.tsx';
+import { Table } from './table.tsx';
 import { UpgradePlan } from './upgrade.tsx';
 
-/** A compact PatternFly table of text cells. */
-export function Table({ label, head, rows }: { label: string; head: string[]; rows: ReactNode[][] }) {
-  return (
-    <table className="pf-v6-c-table pf-m-compact" aria-label={label}>
-      <thead className="pf-v6-c-table__thead">
-        <tr className="pf-v6-c-table__tr">
-          {head.map((h) => (
-            <th key={h} className="pf-v6-c-table__th" scope="col">
-              {h}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody className="pf-v6-c-table__tbody">
-        {rows.map((r, i) => (
-          <tr key={i} className="pf-v6-c-table__tr">
-            {r.map((c, j) => (
-              <td key={j} className="pf-v6-c-table__td">
-                {c}
-              </td>
-            ))}
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
+export { Table };
 
 const crCount = (c: UninstallPreview['keptCrds'][number]): string =>
   c.customResources.length === 0
@@ -336,16 +313,8 @@ export function ExtensionPage({ name }: { name: string }) {
           rows={d.conditions.map((c) => [c.type, c.status, c.reason, c.message, c.lastTransitionTime])}
         />
       )}
-      <Title headingLevel="h2">Release history</Title>
-      {d.releases.length === 0 ? (
-        <p>No release records.</p>
-      ) : (
-        <Table
-          label="Release history"
-          head={['Revision', 'Updated', 'Status', 'Bundle', 'Version', 'Objects', 'Description']}
-          rows={d.releases.map((x) => [String(x.revision), x.updated || '-', x.status, x.bundle, x.version, String(x.objects), x.description])}
-        />
-      )}
+      <ReleaseHistory name={name} releases={d.releases} canWrite={!d.deleting && !requested} />
+      <ReleaseObjects name={name} />
       <Title headingLevel="h2">Events</Title>
       {d.events.length === 0 ? (
         <p>No Events.</p>
