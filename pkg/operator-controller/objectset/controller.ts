@@ -1,0 +1,152 @@
+/**
+ * The ClusterObjectSet controller, assembled: a StepReconciler over the parsed ClusterObjectSet
+ * running deletion, load, archive and rollout (steps.ts), on the shared Controller watching
+ * ClusterObjectSets. Applied objects are not watched: a revision still rolling out is looked at
+ * again after a bounded delay (`probeRequeueMs`) instead, and one that succeeded is reconciled
+ * again on its own events only. Failures are retried no later than the progress deadline
+ * (DeadlineAwareRateLimiter).
+ */
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { CLUSTER_OBJECT_SET, parseClusterObjectSet, type ClusterObjectSet } from '../../shared/api/index.ts';
+import {
+  Controller,
+  ExponentialFailureRateLimiter,
+  StepReconciler,
+  jsonEqual,
+  stepDurationTimer,
+  type KeyFunc,
+  type RateLimiter,
+  type StatusClient,
+} from '../../shared/controller/index.ts';
+import { objectKey, type Informer, type KubeObject } from '../../shared/kube/index.ts';
+import { deadlineAwareDelay, progressDeadline } from './deadline.ts';
+import {
+  archiveStep,
+  deletionStep,
+  loadStep,
+  objectSetState,
+  rolloutStep,
+  type ClientFor,
+  type ObjectSetClient,
+  type ObjectSetState,
+} from './steps.ts';
+
+/** The `controller` label and log field of the ClusterObjectSet controller (controller-runtime's name for it upstream). */
+const OBJECT_SET_CONTROLLER_NAME = 'clusterobjectset';
+
+/** The ports of the ClusterObjectSet reconciler. */
+interface ObjectSetPorts {
+  /** operator-controller's own identity: reads ClusterObjectSets and Secrets, writes their status and finalizers, archives previous revisions. */
+  client: ObjectSetClient & StatusClient;
+  /** The client a revision's objects are written with. */
+  clientFor: ClientFor;
+}
+
+/** Options besides the ports. */
+interface ObjectSetReconcilerOptions {
+  /** Delay before probes are looked at again while rolling out (default 10 s). */
+  probeRequeueMs?: number;
+  /** The deadline's clock (default: the system's). */
+  clock?: () => Date;
+  /** Step durations are observed on it. */
+  registry?: Registry;
+}
+
+/** The ClusterObjectSet reconciler: its steps, in order, over the parsed object. */
+export function clusterObjectSetReconciler(p: ObjectSetPorts, o: ObjectSetReconcilerOptions = {}): StepReconciler<ClusterObjectSet, ObjectSetState> {
+  return new StepReconciler<ClusterObjectSet, ObjectSetState>({
+    client: p.client,
+    type: { apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind },
+    parse: parseClusterObjectSet,
+    state: objectSetState(o.clock),
+    steps: [
+      deletionStep(),
+      loadStep({ client: p.client }),
+      archiveStep({ clientFor: p.clientFor }),
+      rolloutStep({ client: p.client, clientFor: p.clientFor, ...(o.probeRequeueMs === undefined ? {} : { probeRequeueMs: o.probeRequeueMs }) }),
+    ],
+    ...(o.registry === undefined ? {} : { stepTimer: stepDurationTimer(o.registry, OBJECT_SET_CONTROLLER_NAME) }),
+  });
+}
+
+/** What a reconcile reads of a ClusterObjectSet: an event changing none of it (its own status write) queues nothing. */
+function reconcileInputs(obj: Readonly<KubeObject>): unknown {
+  const m = obj.metadata;
+  return [obj['spec'], m.labels, m.annotations, m.finalizers, m.deletionTimestamp, m.generation];
+}
+
+/** Key function of the ClusterObjectSet watch: the object's name, unless only its status changed. */
+export const objectSetKeys: KeyFunc = (type, obj, old) => {
+  if (type === 'update' && old !== undefined && jsonEqual(reconcileInputs(obj), reconcileInputs(old))) return undefined;
+  return objectKey(obj);
+};
+
+/**
+ * Retries of a failed reconcile capped to the time left before the revision's progress deadline,
+ * with one immediate retry once it passed (upstream's deadline-aware rate limiter). The revision
+ * is read from `lookup` (the informer's cache).
+ */
+export class DeadlineAwareRateLimiter implements RateLimiter {
+  readonly #delegate: RateLimiter;
+  readonly #lookup: (name: string) => ClusterObjectSet | undefined;
+  readonly #clock: () => Date;
+  readonly #pastDeadline = new Set<string>();
+
+  constructor(delegate: RateLimiter, lookup: (name: string) => ClusterObjectSet | undefined, clock: () => Date = () => new Date()) {
+    this.#delegate = delegate;
+    this.#lookup = lookup;
+    this.#clock = clock;
+  }
+
+  when(key: string): number {
+    const backoff = this.#delegate.when(key);
+    const cos = this.#lookup(key);
+    const deadline = cos === undefined ? undefined : progressDeadline(cos, this.#clock());
+    const first = deadline !== undefined && deadline.remainingMs <= 0 && !this.#pastDeadline.has(key);
+    if (first) this.#pastDeadline.add(key);
+    return deadlineAwareDelay(backoff, deadline, first);
+  }
+
+  forget(key: string): void {
+    this.#delegate.forget(key);
+    this.#pastDeadline.delete(key);
+  }
+
+  numRequeues(key: string): number {
+    return this.#delegate.numRequeues(key);
+  }
+}
+
+/** What createObjectSetController needs. */
+interface ObjectSetControllerOptions extends ObjectSetReconcilerOptions {
+  ports: ObjectSetPorts;
+  /** The informer of ClusterObjectSets (the caller runs it). */
+  informer: Informer<KubeObject>;
+  log: Logger;
+  /** Workers (default 1). */
+  concurrency?: number;
+}
+
+/**
+ * The ClusterObjectSet controller over `informer`: run it with `controller.run(signal)` once
+ * the informer runs. Failures back off from 5 ms to 1000 s per object (controller-runtime's
+ * default), capped by the progress deadline.
+ */
+export function createObjectSetController(o: ObjectSetControllerOptions): Controller {
+  const lookup = (name: string): ClusterObjectSet | undefined => {
+    const cached = o.informer.get(name);
+    if (cached === undefined) return undefined;
+    const parsed = parseClusterObjectSet(cached);
+    return parsed.ok ? parsed.value : undefined;
+  };
+  return new Controller({
+    name: OBJECT_SET_CONTROLLER_NAME,
+    reconciler: clusterObjectSetReconciler(o.ports, o),
+    log: o.log,
+    ...(o.registry === undefined ? {} : { registry: o.registry }),
+    watches: [{ informer: o.informer, keys: objectSetKeys }],
+    rateLimiter: new DeadlineAwareRateLimiter(new ExponentialFailureRateLimiter(5, 1_000_000), lookup, o.clock),
+    ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
+  });
+}

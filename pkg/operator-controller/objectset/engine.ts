@@ -1,0 +1,326 @@
+/**
+ * The revision engine (boxcutter's RevisionEngine over its PhaseEngine and ObjectEngine,
+ * v0.14.0, as upstream's revision_engine_factory assembles it): rolls a revision's phases out in
+ * order, each only after every object of the previous one passed its probes, and tears an
+ * archived revision down in reverse. It writes through the KubeClient it is given (the
+ * revision's installer identity) and decides with ownership.ts and probes.ts.
+ *
+ * Rollout of one object: absent, it is created (a POST, never an apply: an apply could write
+ * over an object that appeared meanwhile, past collision protection); present, decideObject
+ * says whether it is applied (server-side, forced, with the live resourceVersion as
+ * precondition), adopted, refused (collision) or left to a newer revision (progressed). Errors
+ * of a phase's objects are collected and thrown together after the phase.
+ */
+import { CollisionProtection, type ClusterObjectSet, type ProgressionProbe } from '../../shared/api/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
+import {
+  ApiError,
+  isAlreadyExists,
+  isNoKindMatch,
+  isNotFound,
+  type KubeClient,
+  type KubeObject,
+  type OwnerReference,
+} from '../../shared/kube/index.ts';
+import {
+  OBJECT_SET_FIELD_MANAGER,
+  controlSituation,
+  controllerReference,
+  decideObject,
+  decideTeardown,
+  desiredManifest,
+  desiredObject,
+  objectRevision,
+  REVISION_ANNOTATION,
+  type ObjectAction,
+} from './ownership.ts';
+import { upgradeManagedFieldsPatch } from './managed-fields.ts';
+import { progressProbe, type ProbeResult } from './probes.ts';
+import type { LoadedPhase } from './sources.ts';
+import {
+  compactViolations,
+  metadataMessages,
+  objectRef,
+  phaseNameMessage,
+  phaseViolationText,
+  revisionViolationText,
+  revisionViolations,
+  type ObjectViolation,
+} from './validation.ts';
+
+/** What the engine did with one object, and its probe result on the object as last seen. */
+interface ObjectOutcome {
+  object: KubeObject;
+  action: ObjectAction | 'created';
+  probe: ProbeResult;
+  /** The controller a collision is with (none: an object without controller). */
+  conflictingOwner?: OwnerReference;
+}
+
+/** One phase that was acted on. */
+interface PhaseOutcome {
+  name: string;
+  objects: ObjectOutcome[];
+  /** Its preflight failed (PhaseValidationError text): nothing of it was written. */
+  validation?: string;
+}
+
+/** A phase is complete when no object collided and every one passed its probe. */
+export function phaseComplete(p: PhaseOutcome): boolean {
+  return p.validation === undefined && p.objects.every((o) => o.action !== 'collision' && o.probe.status === 'True');
+}
+
+/** The outcome of a rollout: the phases acted on, in order, up to the first incomplete one. */
+interface RolloutOutcome {
+  /** The revision's static preflight failed (RevisionValidationError text): nothing was written. */
+  validation?: string;
+  phases: PhaseOutcome[];
+  /** Every phase was acted on and is complete. */
+  complete: boolean;
+  /**
+   * Still moving between revisions (boxcutter's InTransition): a phase not acted on yet, or one
+   * with a collision or an object a newer revision holds (unless all of its objects are).
+   */
+  inTransition: boolean;
+}
+
+/** What a rollout works on. */
+interface RolloutInput {
+  cos: ClusterObjectSet;
+  phases: readonly LoadedPhase[];
+  probes: readonly ProgressionProbe[];
+  /** Uids of the other active revisions of the same extension. */
+  siblings: ReadonlySet<string>;
+  signal?: AbortSignal;
+}
+
+function refOf(obj: KubeObject): { apiVersion: string; kind: string; name: string; namespace?: string } {
+  const ns = obj.metadata.namespace;
+  return { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name ?? '', ...(ns === undefined || ns === '' ? {} : { namespace: ns }) };
+}
+
+function withSignal(signal: AbortSignal | undefined): { signal?: AbortSignal } {
+  return signal === undefined ? {} : { signal };
+}
+
+async function getOrUndefined(client: KubeClient, obj: KubeObject, signal?: AbortSignal): Promise<KubeObject | undefined> {
+  try {
+    return await client.get(refOf(obj), withSignal(signal));
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw new Error(`getting object: ${errorMessage(err)}`, { cause: err });
+  }
+}
+
+/**
+ * Moves what our create wrote to our apply entry (managed-fields.ts); resolves with the object's
+ * resourceVersion afterwards.
+ */
+async function migrateToApply(client: KubeClient, obj: KubeObject, signal?: AbortSignal): Promise<string | undefined> {
+  const patch = upgradeManagedFieldsPatch(obj.metadata.managedFields, OBJECT_SET_FIELD_MANAGER, obj.metadata.resourceVersion ?? '');
+  if (patch === undefined) return obj.metadata.resourceVersion;
+  try {
+    const patched = await client.patch(refOf(obj), patch, 'json', withSignal(signal));
+    return patched.metadata.resourceVersion;
+  } catch (err) {
+    throw new Error(`update field managers: ${errorMessage(err)}`, { cause: err });
+  }
+}
+
+async function reconcileObject(
+  client: KubeClient,
+  input: RolloutInput,
+  manifest: KubeObject,
+  protection: CollisionProtection,
+): Promise<ObjectOutcome> {
+  const { cos, probes, signal } = input;
+  const owner = controllerReference(cos);
+  const revision = cos.spec.revision;
+  let actual = await getOrUndefined(client, manifest, signal);
+  if (actual === undefined) {
+    const desired = desiredObject(cos, manifest);
+    let created: KubeObject | undefined;
+    try {
+      created = await client.create(desired, { fieldManager: OBJECT_SET_FIELD_MANAGER, ...withSignal(signal) });
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw new Error(`creating resource: ${errorMessage(err)}`, { cause: err });
+      // Created by someone else since it was read: judge the object that is there.
+      actual = await client.get(refOf(manifest), withSignal(signal));
+    }
+    if (created !== undefined) {
+      try {
+        await migrateToApply(client, created, signal);
+      } catch (err) {
+        throw new Error(`migrating to SSA after create: ${errorMessage(err)}`, { cause: err });
+      }
+      return { object: created, action: 'created', probe: progressProbe(probes, created) };
+    }
+  }
+  if (actual === undefined) throw new Error('getting object after create collision: not found');
+  const { situation, controller } = controlSituation(actual, owner, input.siblings);
+  const wroteBefore = actual.metadata.annotations?.[REVISION_ANNOTATION] !== undefined;
+  const action = decideObject(situation, protection, objectRevision(actual), revision, wroteBefore);
+  if (action === 'collision') {
+    return { object: actual, action, probe: progressProbe(probes, actual), ...(controller === undefined ? {} : { conflictingOwner: controller }) };
+  }
+  if (action === 'progressed') return { object: actual, action, probe: progressProbe(probes, actual) };
+  const desired = desiredObject(cos, manifest, action === 'adopt' ? actual : undefined);
+  // The live resourceVersion makes the apply conditional: nothing changed since it was judged.
+  const resourceVersion = await migrateToApply(client, actual, signal);
+  if (resourceVersion !== undefined) desired.metadata.resourceVersion = resourceVersion;
+  let applied: KubeObject;
+  try {
+    applied = await client.apply(desired, { fieldManager: OBJECT_SET_FIELD_MANAGER, force: true, ...withSignal(signal) });
+  } catch (err) {
+    throw new Error(`${action === 'adopt' ? 'patching (owner change)' : 'patching'}: ${errorMessage(err)}`, { cause: err });
+  }
+  return { object: applied, action, probe: progressProbe(probes, applied) };
+}
+
+/** API error reasons a dry run reports as a violation of the object (others are failures to retry). */
+const DRY_RUN_REFUSALS = new Set([
+  'Unauthorized',
+  'Forbidden',
+  'AlreadyExists',
+  'Conflict',
+  'Invalid',
+  'BadRequest',
+  'MethodNotAllowed',
+  'RequestEntityTooLarge',
+  'UnsupportedMediaType',
+  'NotAcceptable',
+  'NotFound',
+]);
+
+/** What the API server says of `obj` on a dry run (an apply, or a create where the apply finds nothing to patch); undefined when it accepts it. */
+async function dryRunRefusal(client: KubeClient, obj: KubeObject, signal?: AbortSignal): Promise<string | undefined> {
+  try {
+    try {
+      await client.apply(obj, { fieldManager: 'dummy', force: true, dryRun: true, ...withSignal(signal) });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      await client.create(obj, { dryRun: true, ...withSignal(signal) });
+    }
+    return undefined;
+  } catch (err) {
+    if (err instanceof ApiError && DRY_RUN_REFUSALS.has(err.reason)) return err.message;
+    // An apply the server cannot even type (a field of the wrong type) comes without a reason.
+    if (err instanceof ApiError && err.reason === '' && err.message.includes('failed to create typed patch object')) return err.message;
+    throw err;
+  }
+}
+
+/** The preflight of one phase (boxcutter's PhaseValidator): its name, its objects' metadata and a dry run of each; the violation text or undefined. */
+async function phaseViolation(client: KubeClient, input: RolloutInput, phase: LoadedPhase): Promise<string | undefined> {
+  const objects: ObjectViolation[] = [];
+  const errors: string[] = [];
+  for (const { manifest } of phase.objects) {
+    const candidate = desiredManifest(input.cos, manifest);
+    const messages = metadataMessages(candidate);
+    try {
+      const refusal = await dryRunRefusal(client, candidate, input.signal);
+      if (refusal !== undefined) messages.push(refusal);
+    } catch (err) {
+      if (input.signal?.aborted === true) throw err;
+      errors.push(errorMessage(err));
+    }
+    if (messages.length > 0) objects.push({ ref: objectRef(manifest), messages });
+  }
+  if (errors.length > 0) throw new Error(`validating: ${errors.join('\n')}`);
+  const nameMessage = phaseNameMessage(phase.name);
+  if (nameMessage === undefined && objects.length === 0) return undefined;
+  return phaseViolationText({ phase: phase.name, ...(nameMessage === undefined ? {} : { nameMessage }), objects: compactViolations(objects) });
+}
+
+async function reconcilePhase(client: KubeClient, input: RolloutInput, phase: LoadedPhase): Promise<PhaseOutcome> {
+  const outcome: PhaseOutcome = { name: phase.name, objects: [] };
+  const validation = await phaseViolation(client, input, phase);
+  if (validation !== undefined) return { ...outcome, validation };
+  const errors: string[] = [];
+  for (const { manifest, protection } of phase.objects) {
+    input.signal?.throwIfAborted();
+    try {
+      outcome.objects.push(await reconcileObject(client, input, manifest, protection));
+    } catch (err) {
+      if (input.signal?.aborted === true) throw err;
+      errors.push(`reconciling ${objectRef(manifest)}: ${errorMessage(err)}`);
+    }
+  }
+  if (errors.length > 0) throw new Error(errors.join('\n'));
+  return outcome;
+}
+
+function phaseInTransition(p: PhaseOutcome): boolean {
+  if (p.validation !== undefined) return false;
+  const progressed = p.objects.filter((o) => o.action === 'progressed').length;
+  if (progressed === p.objects.length) return false;
+  return p.objects.some((o) => o.action === 'collision' || o.action === 'progressed');
+}
+
+/** Rolls the revision out; throws (after acting on the objects it could) when writes failed. */
+export async function rollOut(client: KubeClient, input: RolloutInput): Promise<RolloutOutcome> {
+  const violations = revisionViolations(
+    input.phases.map((p) => ({ name: p.name, objects: p.objects.map((o) => desiredManifest(input.cos, o.manifest)) })),
+  );
+  if (violations.length > 0) {
+    const validation = revisionViolationText(input.cos.metadata.name, input.cos.spec.revision, violations);
+    return { validation, phases: [], complete: false, inTransition: false };
+  }
+  const phases: PhaseOutcome[] = [];
+  for (const phase of input.phases) {
+    let outcome: PhaseOutcome;
+    try {
+      outcome = await reconcilePhase(client, input, phase);
+    } catch (err) {
+      if (input.signal?.aborted === true) throw err;
+      throw new Error(`reconciling object: ${errorMessage(err)}`, { cause: err });
+    }
+    phases.push(outcome);
+    if (!phaseComplete(outcome)) break;
+  }
+  const complete = phases.length === input.phases.length && phases.every(phaseComplete);
+  const inTransition = phases.some(phaseInTransition) || phases.length < input.phases.length;
+  return { phases, complete, inTransition };
+}
+
+/**
+ * Tears an archived revision down, phases in reverse: each object still its own is deleted
+ * (conditionally on its uid and resourceVersion), each a later revision took over loses this
+ * revision from its owners. Resolves true once every object is gone or released; false while
+ * deletions are pending (finalizers), stopping at the first phase that is not done.
+ */
+export async function tearDown(client: KubeClient, cos: ClusterObjectSet, phases: readonly LoadedPhase[], signal?: AbortSignal): Promise<boolean> {
+  const owner = controllerReference(cos);
+  for (const phase of [...phases].reverse()) {
+    let waiting = false;
+    for (const { manifest } of phase.objects) {
+      signal?.throwIfAborted();
+      let actual: KubeObject;
+      try {
+        actual = await client.get(refOf(manifest), withSignal(signal));
+      } catch (err) {
+        // Gone, or its kind is no longer served (gone with it).
+        if (isNotFound(err) || isNoKindMatch(err)) continue;
+        throw new Error(`teardown phase: teardown ${objectRef(manifest)}: getting object before deletion: ${errorMessage(err)}`, { cause: err });
+      }
+      const action = decideTeardown(actual, owner, cos.spec.revision);
+      if (action !== 'delete') {
+        if (action.release !== undefined) {
+          await client.patch(refOf(actual), { metadata: { ownerReferences: action.release } }, 'merge', withSignal(signal));
+        }
+        continue;
+      }
+      try {
+        const preconditions = { uid: actual.metadata.uid ?? '', resourceVersion: actual.metadata.resourceVersion ?? '' };
+        await client.delete(refOf(actual), { preconditions, ...withSignal(signal) });
+      } catch (err) {
+        if (isNotFound(err)) continue;
+        throw new Error(`teardown phase: teardown ${objectRef(manifest)}: deleting object: ${errorMessage(err)}`, { cause: err });
+      }
+      // Gone only once a read says so (finalizers may hold it).
+      waiting = true;
+    }
+    if (waiting) return false;
+  }
+  return true;
+}

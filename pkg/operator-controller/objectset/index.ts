@@ -1,0 +1,8 @@
+/**
+ * pkg/operator-controller/objectset: the ClusterObjectSet controller of the BoxcutterRuntime
+ * (issue 64): rolls a revision's phases out with server-side apply, gated by probes, under
+ * collision protection, and tears archived revisions down. Composed in cmd/operator-controller;
+ * DEFAULT_PROGRESSION_PROBES are the probes a ClusterExtension's revisions carry.
+ */
+export { createObjectSetController } from './controller.ts';
+export { DEFAULT_PROGRESSION_PROBES } from './probes.ts';

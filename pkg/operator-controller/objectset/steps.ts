@@ -1,0 +1,267 @@
+/**
+ * The reconcile of one ClusterObjectSet as steps over typed state (upstream's
+ * ClusterObjectSetReconciler.reconcile, split where it decides): `deletion` lets a deleted
+ * revision go (its objects go with it: they name it as owner), `load` resolves the objects and
+ * holds the revision when its sources are mutable or changed, `archive` tears an archived
+ * revision down, `rollout` applies the phases and reports. Steps change only the working copy's
+ * status and finalizers; the StepReconciler writes them once.
+ */
+import type { Logger } from 'pino';
+import {
+  ClusterExtensionReason,
+  CLUSTER_OBJECT_SET,
+  LifecycleState,
+  ObjectSetReason,
+  OWNER_NAME_LABEL,
+  type ClusterObjectSet,
+} from '../../shared/api/index.ts';
+import { addFinalizers, isDeleting, removeFinalizer, type ReconcileContext, type Step, type StepOutcome } from '../../shared/controller/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
+import type { KubeClient } from '../../shared/kube/index.ts';
+import {
+  markArchived,
+  markNotProgressing,
+  markProgressing,
+  markRetrying,
+  markRollingOut,
+  markSucceeded,
+  rollingOutMessage,
+  TEARDOWN_PENDING_MESSAGE,
+} from './conditions.ts';
+import { progressDeadline, type Deadline } from './deadline.ts';
+import { phaseComplete, rollOut, tearDown } from './engine.ts';
+import { collisionReport, collisionsMessage, probeFailureLine } from './report.ts';
+import { changedPhasesMessage, loadPhases, mutableSecretsMessage, type LoadedPhase } from './sources.ts';
+
+/** Finalizer of an active revision (upstream's teardown finalizer): removed once it is archived or deleted. */
+const TEARDOWN_FINALIZER = 'olm.operatorframework.io/teardown';
+
+/** Annotation whose value names the revision in Progressing's messages. */
+const BUNDLE_VERSION_ANNOTATION = 'olm.operatorframework.io/bundle-version';
+
+/** Retry delay of a revision with collisions (upstream's flat 10 s). */
+const COLLISION_RETRY_MS = 10_000;
+
+/** Retry delay of a revision that failed its preflight checks (upstream's flat 10 s). */
+const VALIDATION_RETRY_MS = 10_000;
+
+/** Retry delay while an archived revision's deletions are pending (upstream's 5 s). */
+const TEARDOWN_RETRY_MS = 5_000;
+
+/**
+ * Default delay before probes are looked at again while a revision rolls out. Upstream is
+ * woken by watches of the applied objects; this controller polls instead.
+ */
+const DEFAULT_PROBE_REQUEUE_MS = 10_000;
+
+/** What the steps share. */
+export interface ObjectSetState {
+  /** The working copy: steps change its status and finalizers only. */
+  cos: ClusterObjectSet;
+  deadline: Deadline | undefined;
+  log: Logger;
+  signal: AbortSignal;
+  /** Set by `load`. */
+  loaded?: { phases: LoadedPhase[]; siblings: ClusterObjectSet[] };
+}
+
+/** The state factory of the StepReconciler; `clock` gives the deadline's now. */
+export function objectSetState(clock: () => Date = () => new Date()): (cos: ClusterObjectSet, ctx: ReconcileContext) => ObjectSetState {
+  return (cos, ctx) => ({ cos, deadline: progressDeadline(cos, clock()), log: ctx.log, signal: ctx.signal });
+}
+
+/** What reads ClusterObjectSets and Secrets and archives previous revisions: operator-controller's own identity. */
+export type ObjectSetClient = Pick<KubeClient, 'get' | 'list' | 'listAll' | 'patch'>;
+
+/** Gives the client a revision's objects are written with (its installer; upstream's revision engine factory). */
+export type ClientFor = (cos: ClusterObjectSet) => KubeClient | Promise<KubeClient>;
+
+/** A deleted revision: nothing to tear down (garbage collection follows the owner references); the finalizer goes. */
+export function deletionStep(): Step<ObjectSetState> {
+  return {
+    name: 'deletion',
+    run: (s) => {
+      if (!isDeleting(s.cos)) return undefined;
+      removeFinalizer(s.cos, TEARDOWN_FINALIZER);
+      return {};
+    },
+  };
+}
+
+/** The other active revisions of the same extension (by the owner-name label; none without it). */
+async function siblingsOf(client: ObjectSetClient, cos: ClusterObjectSet, signal: AbortSignal): Promise<ClusterObjectSet[]> {
+  const owner = cos.metadata.labels?.[OWNER_NAME_LABEL];
+  if (owner === undefined) return [];
+  const { items } = await client.listAll<ClusterObjectSet & { apiVersion: string; kind: string }>(
+    { apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind },
+    { labelSelector: `${OWNER_NAME_LABEL}=${owner}`, signal },
+  );
+  return items.filter(
+    (r) => r.metadata.name !== cos.metadata.name && r.spec.lifecycleState !== LifecycleState.Archived && r.metadata.deletionTimestamp === undefined,
+  );
+}
+
+/**
+ * Resolves the revision: referenced Secrets must be immutable and resolve to what the first
+ * reconcile recorded (`status.observedPhases`), else the revision is Blocked (no retry: a
+ * person must act, and the change of the Secret or an edit of the object wakes it). A Secret
+ * that cannot be read yet is retried.
+ */
+export function loadStep(d: { client: ObjectSetClient }): Step<ObjectSetState> {
+  return {
+    name: 'load',
+    run: async (s): Promise<StepOutcome> => {
+      const { cos, signal } = s;
+      let blocked: string | undefined;
+      try {
+        blocked = await mutableSecretsMessage(d.client, cos, signal);
+      } catch (err) {
+        blocked = errorMessage(err);
+      }
+      if (blocked !== undefined) {
+        s.log.error({ reason: blocked }, 'referenced Secret verification failed, blocking reconciliation');
+        markNotProgressing(cos, ObjectSetReason.Blocked, blocked);
+        return {};
+      }
+      let loaded;
+      try {
+        const siblings = await siblingsOf(d.client, cos, signal).catch((err: unknown) => {
+          throw new Error(`listing sibling revisions: listing revisions: ${errorMessage(err)}`, { cause: err });
+        });
+        loaded = { ...(await loadPhases(d.client, cos, signal)), siblings };
+      } catch (err) {
+        markRetrying(cos, errorMessage(err), s.deadline);
+        throw new Error(`converting to boxcutter revision: ${errorMessage(err)}`, { cause: err });
+      }
+      cos.status ??= {};
+      const stored = cos.status.observedPhases ?? [];
+      if (stored.length === 0) cos.status.observedPhases = loaded.observed;
+      else {
+        const changed = changedPhasesMessage(stored, loaded.observed);
+        if (changed !== undefined) {
+          s.log.error({ reason: changed }, 'resolved phases content changed, blocking reconciliation');
+          markNotProgressing(cos, ObjectSetReason.Blocked, changed);
+          return {};
+        }
+      }
+      s.loaded = { phases: loaded.phases, siblings: loaded.siblings };
+      return undefined;
+    },
+  };
+}
+
+function loadedOf(s: ObjectSetState): NonNullable<ObjectSetState['loaded']> {
+  if (s.loaded === undefined) throw new Error('ClusterObjectSet steps out of order: the revision was not loaded');
+  return s.loaded;
+}
+
+/**
+ * An archived revision: its objects are deleted, but those a later revision took over, which
+ * only lose it as owner; then Archived is reported and the finalizer goes.
+ */
+export function archiveStep(d: { clientFor: ClientFor }): Step<ObjectSetState> {
+  return {
+    name: 'archive',
+    run: async (s): Promise<StepOutcome> => {
+      if (s.cos.spec.lifecycleState !== LifecycleState.Archived) return undefined;
+      const { phases } = loadedOf(s);
+      let done: boolean;
+      try {
+        done = await tearDown(await d.clientFor(s.cos), s.cos, phases, s.signal);
+      } catch (err) {
+        const message = `error archiving revision: ${errorMessage(err)}`;
+        markRetrying(s.cos, message, undefined);
+        throw new Error(message, { cause: err });
+      }
+      if (!done) {
+        markRetrying(s.cos, TEARDOWN_PENDING_MESSAGE, undefined);
+        return { requeueAfterMs: TEARDOWN_RETRY_MS };
+      }
+      markArchived(s.cos);
+      removeFinalizer(s.cos, TEARDOWN_FINALIZER);
+      return {};
+    },
+  };
+}
+
+/** Options of the rollout step. */
+interface RolloutDeps {
+  client: ObjectSetClient;
+  clientFor: ClientFor;
+  /** Delay before probes are looked at again while rolling out (default DEFAULT_PROBE_REQUEUE_MS). */
+  probeRequeueMs?: number;
+}
+
+/**
+ * An active revision: phases applied in order, each after the previous passed its probes.
+ * Complete: earlier active revisions are archived and Succeeded is reported. Collisions are
+ * retried after COLLISION_RETRY_MS; failing probes are reported on Available and looked at again
+ * after `probeRequeueMs` (or when the deadline falls, if sooner).
+ */
+export function rolloutStep(d: RolloutDeps): Step<ObjectSetState> {
+  return {
+    name: 'rollout',
+    run: async (s): Promise<StepOutcome> => {
+      const { cos, deadline } = s;
+      const { phases, siblings } = loadedOf(s);
+      addFinalizers(cos, [TEARDOWN_FINALIZER]);
+      let outcome;
+      try {
+        outcome = await rollOut(await d.clientFor(cos), {
+          cos,
+          phases,
+          probes: cos.spec.progressionProbes ?? [],
+          siblings: new Set(siblings.map((r) => r.metadata.uid ?? '')),
+          signal: s.signal,
+        });
+      } catch (err) {
+        markRetrying(cos, errorMessage(err), deadline);
+        throw new Error(`revision reconcile: ${errorMessage(err)}`, { cause: err });
+      }
+      if (outcome.validation !== undefined) {
+        s.log.error({ reason: outcome.validation }, 'preflight validation failed, retrying after 10s');
+        markRetrying(cos, `revision validation error: ${outcome.validation}`, deadline);
+        return { requeueAfterMs: VALIDATION_RETRY_MS };
+      }
+      for (const [i, phase] of outcome.phases.entries()) {
+        if (phase.validation !== undefined) {
+          s.log.error({ phase: i, reason: phase.validation }, 'phase preflight validation failed, retrying after 10s');
+          markRetrying(cos, `phase ${i} validation error: ${phase.validation}`, deadline);
+          return { requeueAfterMs: VALIDATION_RETRY_MS };
+        }
+        const collisions = phase.objects.filter((o) => o.action === 'collision').map((o) => collisionReport(o.object, o.probe, o.conflictingOwner));
+        if (collisions.length === 0) continue;
+        s.log.error({ phase: i, collisions: collisions.length }, 'object collision, retrying after 10s');
+        markRetrying(cos, collisionsMessage(i, collisions), deadline);
+        return { requeueAfterMs: COLLISION_RETRY_MS };
+      }
+      const version = cos.metadata.annotations?.[BUNDLE_VERSION_ANNOTATION] ?? '';
+      if (outcome.inTransition) markProgressing(cos, ClusterExtensionReason.RollingOut, rollingOutMessage(version), deadline);
+      if (outcome.complete) {
+        for (const previous of siblings.filter((r) => r.spec.revision < cos.spec.revision)) {
+          try {
+            await d.client.patch(
+              { apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind, name: previous.metadata.name },
+              { spec: { lifecycleState: LifecycleState.Archived } },
+              'merge',
+              { signal: s.signal },
+            );
+          } catch (err) {
+            throw new Error(`archive previous Revision: ${errorMessage(err)}`, { cause: err });
+          }
+        }
+        markSucceeded(cos, version);
+        return undefined;
+      }
+      const failures: string[] = [];
+      for (const phase of outcome.phases) {
+        if (phaseComplete(phase)) continue;
+        const failing = phase.objects.find((o) => o.probe.status !== 'True');
+        if (failing !== undefined) failures.push(probeFailureLine(failing.object, failing.probe));
+      }
+      markRollingOut(cos, version, failures, deadline);
+      const wait = d.probeRequeueMs ?? DEFAULT_PROBE_REQUEUE_MS;
+      return { requeueAfterMs: deadline !== undefined && !deadline.exceeded ? Math.min(wait, deadline.remainingMs) : wait };
+    },
+  };
+}
