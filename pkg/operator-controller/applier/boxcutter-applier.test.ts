@@ -1,0 +1,244 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
+import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
+import { Manifest } from '../release/index.ts';
+import { createBoxcutterApplier } from './boxcutter-applier.ts';
+import { desiredRevision, sameRevisionContent, type ObjectSetManifest } from './boxcutter-revision.ts';
+import { createObjectSetReleases } from './boxcutter-store.ts';
+import type { DesiredRelease } from './release-apply.ts';
+
+const NS = 'olmv1-system';
+const ext = { name: 'test-ext', uid: 'ce-uid', installNamespace: 'ns' };
+const cm = (name: string, data: Record<string, string> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'ns' },
+  data,
+});
+const deployment: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'op', namespace: 'ns' }, spec: { replicas: 1 } };
+
+const desired = (objects: KubeObject[], version = '1.0.0', image = `img:${version}`): DesiredRelease => ({
+  extension: ext.name,
+  extensionUID: ext.uid,
+  installNamespace: ext.installNamespace,
+  bundle: { package: 'p', name: `p.v${version}`, version, image },
+  manifest: Manifest.ofObjects(objects),
+  properties: [],
+});
+
+function setup(cluster: FakeCluster = fakeCluster()) {
+  const applier = createBoxcutterApplier({
+    client: cluster.client,
+    systemNamespace: NS,
+    scoped: { forServiceAccount: () => cluster.client },
+  });
+  const releases = createObjectSetReleases(cluster.client);
+  const request = async (extension: typeof ext & { progressDeadlineMinutes?: number } = ext) => ({
+    extension,
+    installer: { name: 'installer', namespace: 'ns' },
+    history: await releases.history(ext.name),
+    log: pino({ level: 'silent' }),
+    signal: new AbortController().signal,
+  });
+  const sets = () =>
+    [...cluster.objects.values()]
+      .filter((o): o is ObjectSetManifest => o.kind === 'ClusterObjectSet')
+      .sort((a, b) => a.spec.revision - b.spec.revision);
+  const secrets = () => [...cluster.objects.values()].filter((o) => o.kind === 'Secret');
+  /** What the ClusterObjectSet controller reports once a revision rolled out. */
+  const succeed = (name: string) =>
+    cluster.edit({ kind: 'ClusterObjectSet', metadata: { name } }, (s) => {
+      s['status'] = {
+        conditions: [
+          {
+            type: 'Succeeded',
+            status: 'True',
+            reason: 'Succeeded',
+            message: 'Revision succeeded rolling out.',
+            lastTransitionTime: '2026-11-28T00:00:00Z',
+          },
+        ],
+      };
+    });
+  return { cluster, applier, releases, request, sets, secrets, succeed };
+}
+
+describe('createBoxcutterApplier: apply', () => {
+  it('makes revision 1 with its objects in owned, immutable Secrets', async () => {
+    const { cluster, applier, request, sets, secrets } = setup();
+    const applied = await applier.apply(await request(), desired([cm('a'), deployment]));
+    expect(applied.changed).toBe(true);
+    expect(applied.release).toMatchObject({
+      extension: 'test-ext',
+      extensionUID: 'ce-uid',
+      revision: 1,
+      status: 'pending-install',
+      bundle: { version: '1.0.0' },
+    });
+    expect(applied.release.manifest.objects().map((o) => o.metadata.name)).toEqual(['a', 'op']);
+    const [set] = sets();
+    expect(set?.metadata.name).toBe('test-ext-1');
+    expect(set?.metadata.ownerReferences).toEqual([
+      {
+        apiVersion: 'olm.operatorframework.io/v1',
+        kind: 'ClusterExtension',
+        name: 'test-ext',
+        uid: 'ce-uid',
+        blockOwnerDeletion: true,
+        controller: true,
+      },
+    ]);
+    expect(set?.spec.phases.map((p) => p.name)).toEqual(['configuration', 'deploy']);
+    expect(set?.spec.phases.flatMap((p) => p.objects).every((o) => o.object === undefined && o.ref?.namespace === NS)).toBe(true);
+    expect(secrets()).toHaveLength(1);
+    expect(secrets()[0]?.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'ClusterObjectSet', name: 'test-ext-1', uid: set?.metadata.uid, controller: true }),
+    ]);
+    // Secrets first, the revision, then its ownership of them: a crash leaves nothing unowned for long
+    expect(cluster.writes.map((w) => w.split(' ').slice(0, 2).join(' '))).toEqual(['create Secret', 'apply ClusterObjectSet', 'patch Secret']);
+  });
+
+  it('keeps the newest revision when the content is unchanged: nothing written', async () => {
+    const { cluster, applier, request, sets } = setup();
+    await applier.apply(await request(), desired([cm('a'), deployment]));
+    const writes = cluster.writes.length;
+    const again = await applier.apply(await request(), desired([deployment, cm('a')]));
+    expect(again.changed).toBe(false);
+    expect(again.release.revision).toBe(1);
+    expect(again.release.manifest.objects().map((o) => o.metadata.name)).toEqual(['a', 'op']);
+    expect(cluster.writes.slice(writes)).toEqual([]);
+    expect(sets()).toHaveLength(1);
+  });
+
+  it('makes revision 2 when an object changes, and leaves revision 1 Active (the ClusterObjectSet controller archives it)', async () => {
+    const { applier, request, sets, succeed } = setup();
+    await applier.apply(await request(), desired([cm('a'), deployment]));
+    succeed('test-ext-1');
+    const applied = await applier.apply(await request(), desired([cm('a', { k: 'v' }), deployment], '1.1.0'));
+    expect(applied.changed).toBe(true);
+    expect(applied.release).toMatchObject({ revision: 2, status: 'pending-upgrade' });
+    expect(sets().map((s) => [s.metadata.name, s.spec.revision, s.spec.lifecycleState])).toEqual([
+      ['test-ext-1', 1, 'Active'],
+      ['test-ext-2', 2, 'Active'],
+    ]);
+    expect(await applier.deployed('test-ext', new AbortController().signal)).toMatchObject({ revision: 1, status: 'deployed' });
+  });
+
+  it('updates annotations of the newest revision in place when only they differ', async () => {
+    const { cluster, applier, request, sets } = setup();
+    await applier.apply(await request(), desired([cm('a')]));
+    const writes = cluster.writes.length;
+    const applied = await applier.apply(await request({ ...ext, progressDeadlineMinutes: 15 }), desired([cm('a')], '1.0.0', 'mirror/img:1.0.0'));
+    expect(applied.changed).toBe(false);
+    expect(cluster.writes.slice(writes)).toEqual(['apply ClusterObjectSet test-ext-1']);
+    expect(sets()).toHaveLength(1);
+    expect(sets()[0]?.metadata.annotations?.['olm.operatorframework.io/bundle-reference']).toBe('mirror/img:1.0.0');
+    expect(sets()[0]?.spec.progressDeadlineMinutes).toBe(15);
+  });
+
+  it('makes a new revision when the API server refuses the in-place update as a change', async () => {
+    const { cluster, applier, request, sets } = setup();
+    await applier.apply(await request(), desired([cm('a')]));
+    cluster.refuse('apply ClusterObjectSet test-ext-1', new ApiError(422, 'Invalid', 'spec.phases: Invalid value: "array": phases is immutable'));
+    const applied = await applier.apply(await request(), desired([cm('a')], '1.0.0', 'other/img'));
+    expect(applied.changed).toBe(true);
+    expect(sets().map((s) => s.metadata.name)).toEqual(['test-ext-1', 'test-ext-2']);
+  });
+
+  it('makes a new revision when the newest one is archived', async () => {
+    const { cluster, applier, request, sets } = setup();
+    await applier.apply(await request(), desired([cm('a')]));
+    cluster.edit({ kind: 'ClusterObjectSet', metadata: { name: 'test-ext-1' } }, (s) => {
+      (s as ObjectSetManifest).spec.lifecycleState = 'Archived';
+    });
+    expect((await applier.apply(await request(), desired([cm('a')]))).changed).toBe(true);
+    expect(sets().map((s) => s.metadata.name)).toEqual(['test-ext-1', 'test-ext-2']);
+  });
+
+  it('gives Secrets a crash left without owner their owner on the next apply', async () => {
+    const { cluster, applier, request, secrets } = setup();
+    await applier.apply(await request(), desired([cm('a')]));
+    cluster.edit(secrets()[0] as KubeObject, (s) => delete s.metadata.ownerReferences);
+    await applier.apply(await request(), desired([cm('a')]));
+    expect(secrets()[0]?.metadata.ownerReferences).toHaveLength(1);
+  });
+
+  it('deletes archived revisions beyond the five newest before making one', async () => {
+    const cluster = fakeCluster();
+    const seed = (n: number, state: 'Active' | 'Archived') => {
+      const s = desiredRevision(ext, desired([cm(`c${n}`)]), n);
+      cluster.seed({ ...s, metadata: { ...s.metadata, name: `rev-${n}` }, spec: { ...s.spec, lifecycleState: state } });
+    };
+    seed(1, 'Archived');
+    seed(2, 'Active');
+    [3, 4, 5, 6].forEach((n) => seed(n, 'Archived'));
+    const { applier, request, sets } = setup(cluster);
+    await applier.apply(await request(), desired([cm('new')]));
+    expect(sets().map((s) => s.metadata.name)).toEqual(['rev-2', 'rev-3', 'rev-4', 'rev-5', 'rev-6', 'test-ext-7']);
+  });
+
+  it('reports each failing step as upstream words it, and a retry completes', async () => {
+    const { cluster, applier, request, sets } = setup();
+    cluster.refuse('apply ClusterObjectSet test-ext-1', new ApiError(500, 'InternalError', 'etcd down'));
+    await expect(applier.apply(await request(), desired([cm('a')]))).rejects.toThrow('creating new Revision: etcd down');
+    cluster.refuse('apply ClusterObjectSet test-ext-1', undefined);
+    expect((await applier.apply(await request(), desired([cm('a')]))).changed).toBe(true);
+    expect(sets()).toHaveLength(1);
+
+    const listing = setup(fakeCluster({ refuse: { 'list ClusterObjectSet': new ApiError(403, 'Forbidden', 'no') } }));
+    await expect(listing.applier.apply({ ...(await request()), history: [] }, desired([cm('a')]))).rejects.toThrow('listing revisions: no');
+  });
+
+  it('keeps the deployed revision without writing, and refuses to keep when there is none (as upstream)', async () => {
+    const { cluster, applier, request, succeed } = setup();
+    await expect(applier.apply(await request(), undefined)).rejects.toThrow('catalog content unavailable and no revision installed');
+    await applier.apply(await request(), desired([cm('a')]));
+    succeed('test-ext-1');
+    await applier.apply(await request(), desired([cm('b')], '2.0.0'));
+    const writes = cluster.writes.length;
+    const kept = await applier.apply(await request(), undefined);
+    expect(kept).toMatchObject({ changed: false, repaired: [], release: { revision: 1, status: 'deployed' } });
+    expect(kept.release.manifest.objects().map((o) => o.metadata.name)).toEqual(['a']);
+    expect(cluster.writes.slice(writes)).toEqual([]);
+  });
+
+  it('describes no ownership conflicts: collisions are the revision status', () => {
+    expect(setup().applier.conflicts(new Error('x'))).toBeUndefined();
+  });
+});
+
+describe('createObjectSetReleases', () => {
+  it('reads the revisions as records, newest first, with their objects from the Secrets', async () => {
+    const { applier, releases, request, succeed } = setup();
+    await applier.apply(await request(), desired([cm('a'), deployment]));
+    succeed('test-ext-1');
+    await applier.apply(await request(), desired([cm('b')], '2.0.0'));
+    const history = await releases.history('test-ext');
+    expect(history.map((r) => [r.revision, r.status, r.bundle.version])).toEqual([
+      [2, 'pending-upgrade', '2.0.0'],
+      [1, 'deployed', '1.0.0'],
+    ]);
+    expect(history[1]?.manifest.objects()).toEqual([
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: 'a',
+          namespace: 'ns',
+          labels: { 'olm.operatorframework.io/owner-kind': 'ClusterExtension', 'olm.operatorframework.io/owner-name': 'test-ext' },
+          annotations: { 'olm.operatorframework.io/bundle-version': '1.0.0', 'olm.operatorframework.io/package-name': 'p' },
+        },
+        data: {},
+      },
+      expect.objectContaining({ kind: 'Deployment' }),
+    ]);
+    expect(await releases.deployed('test-ext')).toMatchObject({ revision: 1 });
+    // the plan's "unchanged" under the gate: a record holds its desired release, not another
+    expect(sameRevisionContent(history[1]!, desired([deployment, cm('a')]))).toBe(true);
+    expect(sameRevisionContent(history[1]!, desired([cm('a', { k: 'v' }), deployment]))).toBe(false);
+    expect(sameRevisionContent(history[1]!, desired([cm('a'), deployment], '1.0.0', 'other/img'))).toBe(false);
+    expect(sameRevisionContent(history[0]!, desired([cm('b')], '2.0.0'))).toBe(true);
+    expect(await releases.history('other')).toEqual([]);
+  });
+});

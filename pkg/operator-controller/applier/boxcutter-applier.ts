@@ -1,0 +1,242 @@
+/**
+ * The Applier port (port.ts) over ClusterObjectSets (BoxcutterRuntime), as upstream's
+ * `Boxcutter.Apply` (internal/operator-controller/applier/boxcutter.go): the applier writes
+ * revisions; the ClusterObjectSet controller (pkg/operator-controller/objectset) applies their
+ * phases, probes them, reports their conditions and archives the older revisions once a newer
+ * one has Succeeded (upstream does it there, not here).
+ *
+ * - `apply(desired)`: the extension's revisions are listed (a failure fails the apply). When the
+ *   newest one already holds `desired` (boxcutter-revision.ts `sameRevision`) it is kept: its
+ *   labels, annotations, probes and deadline brought up to date (a server-side apply, as
+ *   upstream's, only when one differs), its Secrets given their owner if a crash left them
+ *   without, `changed: false`. Otherwise revision newest + 1 is made, crash-safe in upstream's
+ *   three steps: archived revisions beyond the five newest deleted, the objects packed into
+ *   immutable Secrets (created; existing ones are fine: their names are content hashes), the
+ *   ClusterObjectSet server-side applied with refs, then made the Secrets' owner;
+ *   `changed: true`. The release returned is the newest revision as a record: `deployed` only
+ *   once the ClusterObjectSet controller has marked it Succeeded, pending before.
+ * - `apply(undefined)` (keep): nothing is written (the ClusterObjectSet controller keeps the
+ *   objects applied); it fails as upstream when there is no revision at all.
+ * - `deployed`: the installed revision (newest Succeeded, not archived).
+ * - `authorize`: as the release applier's: the installer's permissions for the objects the move
+ *   writes and deletes, checked as the installer.
+ * - `conflicts`: always undefined. Upstream reports collisions on the revision (Progressing
+ *   True, Retrying, `revision object collisions in phase N ...`), mirrored onto the extension;
+ *   an apply never throws for them.
+ */
+import { FIELD_MANAGER } from '../../shared/api/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
+import { isInvalid, isNotFound, type KubeClient, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
+import { jsonEqual } from '../../shared/controller/index.ts';
+import { deployedRelease, identityOf, type Release } from '../release/index.ts';
+import { staticKindScopes } from '../render/index.ts';
+import {
+  asRevision,
+  desiredRevision,
+  nextRevisionNumber,
+  revisionsToCollect,
+  sameRevision,
+  type ObjectSetManifest,
+  type RevisionOwner,
+} from './boxcutter-revision.ts';
+import { createRefSecrets, ensureRefSecretOwners, ownRefSecrets, packObjects, withRefs } from './boxcutter-secrets.ts';
+import { deployedSummary, releaseOf, revisionStates } from './boxcutter-status.ts';
+import { asObjectSet, listRevisions, revisionObjects } from './boxcutter-store.ts';
+import type { Applied, Applier, ApplyRequest, Authorization } from './port.ts';
+import { formatMissingPermissions, missingPermissionsAdvice, preAuthorize } from './preauthorize.ts';
+import { objectsToDelete, type DesiredRelease } from './release-apply.ts';
+
+/** What the Boxcutter applier needs. */
+export interface BoxcutterApplierPorts {
+  /** operator-controller's own client: ClusterObjectSets and their Secrets are its records. */
+  client: KubeClient;
+  /** Where the Secrets holding revisions' objects live (operator-controller's namespace). */
+  systemNamespace: string;
+  /** Clients acting as the installer, for `authorize`. */
+  scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
+}
+
+/** The extension an apply is for; `progressDeadlineMinutes` is its spec's (port.ts does not carry it yet). */
+type BoxcutterExtension = { name: string; uid: string; installNamespace: string; progressDeadlineMinutes?: number | undefined };
+
+/** Kinds whose objects pre-authorization reads whole (as the release applier). */
+const READ_WHOLE = new Set(['CustomResourceDefinition', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
+
+function forAuthorization(obj: KubeObject): KubeObject {
+  return READ_WHOLE.has(obj.kind) ? obj : identityOf(obj);
+}
+
+/** The mutable part of a revision: what an unchanged apply may bring up to date. */
+function mutableContent(set: ObjectSetManifest): unknown {
+  return {
+    labels: set.metadata.labels,
+    annotations: set.metadata.annotations,
+    ownerReferences: set.metadata.ownerReferences?.map((o) => o.uid),
+    probes: set.spec.progressionProbes,
+    deadline: set.spec.progressDeadlineMinutes,
+  };
+}
+
+/** True when `live` already carries what `desired` sets of the mutable part (its own extra labels and annotations allowed). */
+function mutableUpToDate(live: ObjectSetManifest, desired: ObjectSetManifest): boolean {
+  const want = mutableContent(desired) as Record<string, unknown>;
+  const have = mutableContent(live) as Record<string, unknown>;
+  const covers = (a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean =>
+    Object.entries(b ?? {}).every(([k, v]) => a?.[k] === v);
+  return (
+    covers(live.metadata.labels, desired.metadata.labels) &&
+    covers(live.metadata.annotations, desired.metadata.annotations) &&
+    jsonEqual(have['ownerReferences'], want['ownerReferences']) &&
+    jsonEqual(have['probes'], want['probes']) &&
+    jsonEqual(have['deadline'], want['deadline'])
+  );
+}
+
+export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
+  const { client, systemNamespace, scoped } = ports;
+  const writing = (signal: AbortSignal) => ({ fieldManager: FIELD_MANAGER, force: true, signal });
+
+  const authorize = async (
+    request: ApplyRequest,
+    desired: DesiredRelease,
+    fix: { bundleImage: string; watchNamespace?: string },
+  ): Promise<Authorization> => {
+    const sa = request.installer;
+    const installed = deployedRelease(request.history);
+    const oldCrds = installed === undefined ? [] : installed.manifest.where((o) => o.kind === 'CustomResourceDefinition');
+    const objects = desired.manifest.map(forAuthorization);
+    const mapper = staticKindScopes([...oldCrds, ...objects.filter((o) => o.kind === 'CustomResourceDefinition')]);
+    const missing = await preAuthorize(
+      scoped.forServiceAccount(sa.namespace, sa.name),
+      {
+        objects,
+        dropped: objectsToDelete(request.history, desired),
+        installNamespace: desired.installNamespace,
+        serviceAccountName: sa.name,
+        bundleName: desired.bundle.name,
+        mapper,
+      },
+      request.signal,
+    );
+    if (missing.length === 0) return {};
+    const advice = missingPermissionsAdvice(missing, {
+      bundleImage: fix.bundleImage,
+      objects,
+      installNamespace: desired.installNamespace,
+      serviceAccountName: sa.name,
+      ...(fix.watchNamespace === undefined ? {} : { watchNamespace: fix.watchNamespace }),
+    });
+    return { missing: { message: formatMissingPermissions(missing), count: missing.length, advice } };
+  };
+
+  /** The newest revision kept: its record from `history` when there, else read. */
+  const kept = async (
+    current: ObjectSetManifest,
+    sets: readonly ObjectSetManifest[],
+    history: readonly Release[],
+    signal: AbortSignal,
+  ): Promise<Release> => {
+    const recorded = history.find((r) => r.revision === current.spec.revision);
+    const base = releaseOf(current, sets, []);
+    if (recorded !== undefined) return { ...base, manifest: recorded.manifest };
+    return releaseOf(current, sets, await revisionObjects(client, current, signal));
+  };
+
+  /** Brings the newest revision's mutable fields up to date; false when the API server refuses the revision as changed. */
+  const keepCurrent = async (current: ObjectSetManifest, desired: ObjectSetManifest, signal: AbortSignal): Promise<boolean> => {
+    if (!mutableUpToDate(current, desired)) {
+      try {
+        await client.apply(desired, writing(signal));
+      } catch (err) {
+        if (isInvalid(err)) return false;
+        throw new Error(`patching ${current.metadata.name} Revision: ${errorMessage(err)}`, { cause: err });
+      }
+    }
+    const uid = current.metadata.uid;
+    if (uid !== undefined) {
+      try {
+        await ensureRefSecretOwners(client, systemNamespace, { name: current.metadata.name, uid }, signal);
+      } catch (err) {
+        throw new Error(`ensuring ownerReferences on ref Secrets: ${errorMessage(err)}`, { cause: err });
+      }
+    }
+    return true;
+  };
+
+  /** Makes revision newest + 1 of `desired` (see the module comment). */
+  const createRevision = async (
+    owner: RevisionOwner,
+    desired: DesiredRelease,
+    sets: readonly ObjectSetManifest[],
+    signal: AbortSignal,
+  ): Promise<Release> => {
+    const inline = desiredRevision(owner, desired, nextRevisionNumber(sets));
+    const name = inline.metadata.name;
+    for (const gone of revisionsToCollect(sets)) {
+      try {
+        await client.delete({ apiVersion: inline.apiVersion, kind: inline.kind, name: gone }, { signal });
+      } catch (err) {
+        if (!isNotFound(err)) throw new Error(`garbage collecting old revisions: deleting archived revision: ${errorMessage(err)}`, { cause: err });
+      }
+    }
+    let packed;
+    try {
+      packed = packObjects({ revisionName: name, ownerName: owner.name, systemNamespace }, inline.spec.phases);
+    } catch (err) {
+      throw new Error(`packing objects into Secrets: ${errorMessage(err)}`, { cause: err });
+    }
+    const set: ObjectSetManifest = { ...inline, spec: { ...inline.spec, phases: withRefs(inline.spec.phases, packed.refs) } };
+    await createRefSecrets(client, packed.secrets, signal);
+    let answer: ObjectSetManifest;
+    try {
+      answer = asObjectSet(await client.apply(set, writing(signal)));
+    } catch (err) {
+      throw new Error(`creating new Revision: ${errorMessage(err)}`, { cause: err });
+    }
+    const uid = answer.metadata.uid;
+    if (uid === undefined) throw new Error(`creating new Revision: ${name} has no uid`);
+    try {
+      await ownRefSecrets(client, { name, uid }, packed.secrets, signal);
+    } catch (err) {
+      throw new Error(`patching ownerReferences on ref Secrets: ${errorMessage(err)}`, { cause: err });
+    }
+    const objects = inline.spec.phases.flatMap((p) => p.objects.map((o) => o.object as KubeObject));
+    return releaseOf(answer, [...sets, answer], objects);
+  };
+
+  const apply = async (request: ApplyRequest & { extension: BoxcutterExtension }, desired: DesiredRelease | undefined): Promise<Applied> => {
+    const { extension, signal } = request;
+    // Listed first, as upstream: an API failure fails the apply before anything else.
+    const sets = await listRevisions(client, extension.name, signal);
+    const current = sets.at(-1);
+    if (desired === undefined) {
+      if (current === undefined) throw new Error('catalog content unavailable and no revision installed');
+      // Keep: the ClusterObjectSet controller keeps the revision's objects applied.
+      const installed = revisionStates(sets).installed ?? current;
+      return { release: await kept(installed, sets, request.history, signal), changed: false, repaired: [] };
+    }
+    const owner: RevisionOwner = { name: extension.name, uid: extension.uid, progressDeadlineMinutes: extension.progressDeadlineMinutes };
+    if (current !== undefined) {
+      // Packed under the newest revision's name, so unchanged content gives its very refs.
+      const candidate = asRevision(desiredRevision(owner, desired, current.spec.revision), current);
+      let packed;
+      try {
+        packed = packObjects({ revisionName: current.metadata.name, ownerName: owner.name, systemNamespace }, candidate.spec.phases);
+      } catch (err) {
+        throw new Error(`packing for SSA comparison: ${errorMessage(err)}`, { cause: err });
+      }
+      const compared: ObjectSetManifest = { ...candidate, spec: { ...candidate.spec, phases: withRefs(candidate.spec.phases, packed.refs) } };
+      if (sameRevision(current, compared) && (await keepCurrent(current, compared, signal))) {
+        return { release: await kept(current, sets, request.history, signal), changed: false, repaired: [] };
+      }
+    }
+    return { release: await createRevision(owner, desired, sets, signal), changed: true, repaired: [] };
+  };
+
+  return {
+    authorize,
+    apply,
+    conflicts: () => undefined,
+    deployed: async (name, signal) => deployedSummary(await listRevisions(client, name, signal)),
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Reading a ClusterExtension's ClusterObjectSets (BoxcutterRuntime): its revisions, found by
+ * the owner-name label as upstream finds them, and the same revisions as the release records
+ * the ClusterExtension steps read (history, the deployed release), their objects read back
+ * from the revision's Secrets. Written with operator-controller's own identity.
+ */
+import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL, parseClusterObjectSet } from '../../shared/api/index.ts';
+import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
+import type { HistoryOptions, Release, ReleaseSummary } from '../release/index.ts';
+import { sortRevisions, type ObjectSetManifest } from './boxcutter-revision.ts';
+import { resolveRefs } from './boxcutter-secrets.ts';
+import { deployedSummary, releaseOf } from './boxcutter-status.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
+
+const TYPE = { apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind };
+
+/**
+ * `raw` as a revision: its spec and status checked for shape (the error names it), its
+ * metadata as the API server sent it (owner references included).
+ */
+export function asObjectSet(raw: KubeObject): ObjectSetManifest {
+  const parsed = parseClusterObjectSet(raw);
+  if (!parsed.ok) throw new Error(parsed.error);
+  const { spec, status } = parsed.value;
+  return {
+    ...raw,
+    metadata: { ...raw.metadata, name: parsed.value.metadata.name },
+    spec,
+    ...(status === undefined ? {} : { status }),
+  } as ObjectSetManifest;
+}
+
+/** The revisions of extension `name`, oldest first. Throws (`listing revisions: ...`) when the list fails. */
+export async function listRevisions(client: KubeClient, name: string, signal?: AbortSignal): Promise<ObjectSetManifest[]> {
+  let items: KubeObject[];
+  try {
+    ({ items } = await client.listAll(TYPE, { labelSelector: `${OWNER_NAME_LABEL}=${name}`, ...(signal === undefined ? {} : { signal }) }));
+  } catch (err) {
+    throw new Error(`listing revisions: ${errorMessage(err)}`, { cause: err });
+  }
+  return sortRevisions(items.map(asObjectSet));
+}
+
+/** The objects of revision `set`, in phase order, inline or read from its Secrets. */
+export async function revisionObjects(client: KubeClient, set: ObjectSetManifest, signal?: AbortSignal): Promise<KubeObject[]> {
+  return (await resolveRefs(client, set.spec.phases, signal)).flat();
+}
+
+/**
+ * The revisions of extensions as release records (the `history` and `deployed` of
+ * ReleaseStore; the records' writes are the Helm runtime's alone).
+ */
+export interface ObjectSetReleases {
+  /** All revisions of `extension`, newest first, each with its objects; [] when there are none. */
+  history(extension: string, options?: HistoryOptions): Promise<Release[]>;
+  /** The installed revision (newest Succeeded, not archived) without its objects, or undefined. */
+  deployed(extension: string, signal?: AbortSignal): Promise<ReleaseSummary | undefined>;
+}
+
+/** Release records read from ClusterObjectSets with `client` (operator-controller's identity: it reads the system namespace's Secrets). */
+export function createObjectSetReleases(client: KubeClient): ObjectSetReleases {
+  return {
+    async history(extension, options = {}) {
+      const sets = await listRevisions(client, extension, options.signal);
+      const out: Release[] = [];
+      for (const set of [...sets].reverse()) out.push(releaseOf(set, sets, await revisionObjects(client, set, options.signal)));
+      return out;
+    },
+    async deployed(extension, signal) {
+      return deployedSummary(await listRevisions(client, extension, signal));
+    },
+  };
+}
