@@ -26,8 +26,6 @@ export const commands = new Map<string, Entry>(
     console: {
       summary: 'serve a web console (OperatorHub, packages, installed extensions) on 127.0.0.1 with your kubeconfig identity',
       load: async () => {
-        const processes = await import('./console-process.ts');
-        if (processes.wantsAllocatorSettings(process.platform, process.env)) return () => processes.runWithAllocatorSettings();
         const [{ runConsole }, deps] = await Promise.all([import('./console.ts'), catalogSourceDeps()]);
         const { homedir } = await import('node:os');
         const cacheDir = `${process.env.XDG_CACHE_HOME || `${homedir()}/.cache`}/olmv1/console`;

@@ -27,6 +27,11 @@ async function main(argv: string[]): Promise<number> {
     io.stdout.write(`olmv1 ${await packageVersion()}\n`);
     return EXIT.ok;
   }
+  // The console serves a large catalog's index with catalogd's allocator settings, read by glibc at start only.
+  if (argv[0] === 'console') {
+    const processes = await import('./console-process.ts');
+    if (processes.wantsAllocatorSettings(process.platform, process.env)) return processes.runWithAllocatorSettings();
+  }
   for (let words = 2; words >= 1; words--) {
     const key = argv.slice(0, words).join(' ');
     const entry = commands.get(key);
