@@ -29,7 +29,9 @@ export async function readManifests(dir: string): Promise<KubeObject[]> {
 }
 
 /**
- * Applies config/crd (waiting for Established), the system namespace, then config/admission; a
+ * Applies config/crd and config/crd/experimental (waiting for Established; the experimental
+ * ClusterObjectSet CRD lets the local stack run with BoxcutterRuntime=true, and is unused without
+ * it), the system namespace, then config/admission; a
  * cluster without MutatingAdmissionPolicy only gets a warning (`up` labels its catalog itself).
  */
 export async function installOlmResources(
@@ -38,7 +40,10 @@ export async function installOlmResources(
   systemNamespace: string,
   warn: (line: string) => void,
 ): Promise<void> {
-  const crds = await readManifests(join(repoRoot, 'config/crd'));
+  const isComponent = (o: KubeObject): boolean => o.apiVersion.startsWith('kustomize.config.k8s.io/');
+  const crds = [...(await readManifests(join(repoRoot, 'config/crd'))), ...(await readManifests(join(repoRoot, 'config/crd/experimental')))].filter(
+    (o) => !isComponent(o),
+  );
   for (const crd of crds) await client.apply(crd, { fieldManager: UP_FIELD_MANAGER, force: true });
   await waitFor('the OLM CRDs to be Established', 60_000, async () => {
     for (const crd of crds) {
@@ -52,7 +57,7 @@ export async function installOlmResources(
     if (!isAlreadyExists(err)) throw err;
   });
   // config/admission is a Kustomize component: its kustomization.yaml is no cluster object.
-  const policy = (await readManifests(join(repoRoot, 'config/admission'))).filter((o) => !o.apiVersion.startsWith('kustomize.config.k8s.io/'));
+  const policy = (await readManifests(join(repoRoot, 'config/admission'))).filter((o) => !isComponent(o));
   for (const obj of policy) {
     try {
       await client.apply(obj, { fieldManager: UP_FIELD_MANAGER, force: true });

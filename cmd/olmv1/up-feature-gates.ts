@@ -94,3 +94,10 @@ function knownGates(sets: { catalogd: GateSet; operatorController: GateSet }): s
 export function featureGatesArgs(settings: readonly string[]): string[] {
   return settings.length === 0 ? [] : [`--feature-gates=${settings.join(',')}`];
 }
+
+/** Whether operator-controller runs with the BoxcutterRuntime under `gates` (its own parser decides: AllAlpha turns it on too). */
+export function boxcutterRuntimeOn(gates: ComponentGates): boolean {
+  const args = gates.operatorController.length === 0 ? [] : ['--feature-gates', gates.operatorController.join(',')];
+  const o = parseOperatorControllerOptions(['--kubeconfig', 'unused', ...args], {});
+  return o !== 'help' && o.featureGates.BoxcutterRuntime;
+}

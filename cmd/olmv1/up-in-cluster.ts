@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { buildProjectImage, defaultImageCacheDir } from '../../pkg/olmv1/images/index.ts';
 import { DEPLOYMENTS, deployInCluster, type InCluster } from '../../pkg/olmv1/in-cluster/index.ts';
 import type { ControlPlane, RegistryBinaries } from '../../pkg/olmv1/localstack/index.ts';
-import { featureGatesArgs, type ComponentGates } from './up-feature-gates.ts';
+import { boxcutterRuntimeOn, featureGatesArgs, type ComponentGates } from './up-feature-gates.ts';
 
 /** Which Deployment of config/manager runs which component. */
 export const COMPONENT_DEPLOYMENTS = { catalogd: DEPLOYMENTS[0], operatorController: DEPLOYMENTS[1] } as const;
@@ -53,7 +53,11 @@ export async function deployProductOnNode(options: ProductOnNodeOptions): Promis
     image,
     env,
     log,
-    overlay: { deploymentArgs: deploymentGateArgs(options.featureGates, log) },
+    // With the BoxcutterRuntime: config/boxcutter (the ClusterObjectSet CRD, operator-controller's grants on it).
+    overlay: {
+      deploymentArgs: deploymentGateArgs(options.featureGates, log),
+      ...(boxcutterRuntimeOn(options.featureGates) ? { components: ['../config/boxcutter'] } : {}),
+    },
   });
   const stop = async (): Promise<void> => {
     await product.kubectl(['delete', '-k', product.overlayDir, '--ignore-not-found', '--wait=false']).catch(() => undefined);

@@ -98,7 +98,7 @@ describe('olmv1 up flags', () => {
     });
   });
 
-  it('refuses an unknown gate naming every known one, an entry without a value, and what a component refuses', () => {
+  it('refuses an unknown gate naming every known one, an entry without a value, and a value a component refuses', () => {
     expect(() => parseUpOptions(['--feature-gates', 'GraphQLCatalogQueries=true,NoSuchGate=true'])).toThrow(
       '--feature-gates: unknown gate "NoSuchGate"; known gates: catalogd APIV1MetasHandler, GraphQLCatalogQueries; ' +
         'operator-controller BoxcutterRuntime, BundleReleaseSupport, DeploymentConfig, SingleOwnNamespaceInstallSupport, ' +
@@ -110,19 +110,20 @@ describe('olmv1 up flags', () => {
     expect(() => parseUpOptions(['--feature-gates', 'GraphQLCatalogQueries=maybe'])).toThrow(
       /^catalogd: invalid value of GraphQLCatalogQueries=maybe/,
     );
-    expect(() => parseUpOptions(['--node', '--in-cluster', '--feature-gates', 'BoxcutterRuntime=true'])).toThrow(
-      'operator-controller: --feature-gates: BoxcutterRuntime=true asks for the Boxcutter runtime, which this operator-controller does not have; remove it or set it to false',
-    );
+    expect(() => parseUpOptions(['--feature-gates', 'BoxcutterRuntime=maybe'])).toThrow(/^operator-controller: invalid value of BoxcutterRuntime=maybe/);
     // Object keys are no gates.
     expect(() => parseUpOptions(['--feature-gates', 'toString=true'])).toThrow(/unknown gate "toString"/);
   });
 });
 
-describe('olmv1 up --feature-gates through AllAlpha', () => {
-  it("is refused with operator-controller's own message when it would turn BoxcutterRuntime on", () => {
-    expect(() => parseUpOptions(['--feature-gates', 'AllAlpha=true'])).toThrow(
-      /^operator-controller: --feature-gates: AllAlpha=true sets BoxcutterRuntime=true/,
-    );
+describe('olmv1 up --feature-gates BoxcutterRuntime', () => {
+  it('goes to operator-controller alone, directly or through AllAlpha', () => {
+    expect(parseUpOptions(['--node', '--in-cluster', '--feature-gates', 'BoxcutterRuntime=true'])).toMatchObject({
+      featureGates: { catalogd: [], operatorController: ['BoxcutterRuntime=true'] },
+    });
+    expect(parseUpOptions(['--feature-gates', 'AllAlpha=true'])).toMatchObject({
+      featureGates: { catalogd: ['AllAlpha=true'], operatorController: ['AllAlpha=true'] },
+    });
     expect(parseUpOptions(['--feature-gates', 'AllAlpha=true,BoxcutterRuntime=false'])).toMatchObject({
       featureGates: { catalogd: ['AllAlpha=true'], operatorController: ['AllAlpha=true', 'BoxcutterRuntime=false'] },
     });

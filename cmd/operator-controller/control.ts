@@ -35,12 +35,17 @@ import {
   ResolveAhead,
   createUpgradeNotices,
   extensionKeys,
+  revisionInstaller,
+  revisionOwnerKeys,
   watchExtensions,
   type ExtensionFeatures,
 } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { DependencyGauge, InstalledIndex, type CatalogSource, type DependencyPorts } from '../../pkg/operator-controller/dependencyview/index.ts';
 import { RequirementCache, ServerVersionCache, readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
 import { MAX_RECORD_JSON_BYTES, createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
+import { createObjectSetReleases } from '../../pkg/operator-controller/applier/index.ts';
+import { createObjectSetController } from '../../pkg/operator-controller/objectset/index.ts';
+import { OWNER_NAME_LABEL, parseClusterExtension } from '../../pkg/shared/api/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
 import { pauseHook, type PauseHook } from './test-pause.ts';
@@ -56,6 +61,8 @@ interface Started {
   kube: KubeContext;
   extensions: Informer<KubeObject>;
   catalogs: Informer<KubeObject>;
+  /** BoxcutterRuntime only: the ClusterObjectSets. */
+  objectSets?: Informer<KubeObject>;
   health: HealthServer;
   /** Called as soon as the elected leader lost its Lease (the process's exit). */
   leadershipLost: () => void;
@@ -199,8 +206,14 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   stack.defer(() => pulls.settled());
   const installed = new InstalledIndex();
   const dependencies = dependencyPorts(started, installed, dependencyGauge);
-  const reconciler = extensionReconciler(o, started, p, { memory, drift, healthGauge, pulls, dependencies });
-  const watches = [{ informer: extensions, keys: extensionKeys }];
+  // BoxcutterRuntime: the revisions' controller runs beside the extensions' (decision 0125).
+  const revisions = objectSetController(o, started, p);
+  const reconciler = extensionReconciler(o, started, p, { memory, drift, healthGauge, pulls, dependencies, revisions });
+  // An extension looks at its revisions again when theirs change (upstream's Owns(ClusterObjectSet)).
+  const watches = [
+    { informer: extensions, keys: extensionKeys },
+    ...(started.objectSets === undefined ? [] : [{ informer: started.objectSets, keys: revisionOwnerKeys }]),
+  ];
   const controller = new Controller({
     name: EXTENSION_CONTROLLER_NAME,
     queue,
@@ -236,7 +249,38 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   // Resolving before the catalogs are listed would take every catalog for deleted (the
   // installed bundle stays, upgrades wait for a catalog event) or report no bundles found.
   await catalogs.waitForSync(leading).catch(() => undefined);
-  await controller.run(leading);
+  await Promise.all([controller.run(leading), revisions?.run(leading)]);
+}
+
+/**
+ * BoxcutterRuntime: the ClusterObjectSet controller, writing each revision's objects as the
+ * installer of the extension that owns it, or, for a revision no extension made, as the default
+ * installer (decision 0125).
+ */
+function objectSetController(o: OperatorControllerOptions, started: Started, p: ProcessParts): Controller | undefined {
+  const { objectSets, extensions, kube, log, registry } = started;
+  if (objectSets === undefined) return undefined;
+  const extensionSpec = (name: string) => {
+    const parsed = parseClusterExtension(extensions.get(name));
+    return parsed.ok ? parsed.value.spec : undefined;
+  };
+  return createObjectSetController({
+    ports: {
+      client: kube.client,
+      clientFor: (cos) => {
+        const sa = revisionInstaller(
+          { name: cos.metadata.name, owner: cos.metadata.labels?.[OWNER_NAME_LABEL] },
+          extensionSpec,
+          o.defaultInstallServiceAccount,
+        );
+        return p.scoped.forServiceAccount(sa.namespace, sa.name);
+      },
+    },
+    informer: objectSets,
+    log,
+    registry,
+    concurrency: o.maxConcurrentReconciles,
+  });
 }
 
 /** The ClusterExtension reconciler over this process's parts and what `lead` built for it. */
@@ -244,14 +288,26 @@ function extensionReconciler(
   o: OperatorControllerOptions,
   { kube, registry }: Started,
   p: ProcessParts,
-  built: { memory: MemoryLimits; drift: DriftWatches; healthGauge: ExtensionHealthGauge; pulls: BundlePulls; dependencies: DependencyPorts },
+  built: {
+    memory: MemoryLimits;
+    drift: DriftWatches;
+    healthGauge: ExtensionHealthGauge;
+    pulls: BundlePulls;
+    dependencies: DependencyPorts;
+    revisions: Controller | undefined;
+  },
 ): ReturnType<typeof clusterExtensionReconciler> {
   const records = { namespace: o.systemNamespace, maxRecordBytes: built.memory.maxRecordBytes };
+  const helmReleases = createReleaseStore({ client: p.pause === undefined ? kube.client : pausingReleaseWrites(kube.client, p.pause), ...records });
+  const revisions = built.revisions;
   return clusterExtensionReconciler(
     {
       client: kube.client,
       scoped: p.pause === undefined ? p.scoped : pausingObjectWrites(p.scoped, p.pause),
-      releases: createReleaseStore({ client: p.pause === undefined ? kube.client : pausingReleaseWrites(kube.client, p.pause), ...records }),
+      releases: revisions === undefined ? helmReleases : createObjectSetReleases(kube.client),
+      ...(revisions === undefined
+        ? {}
+        : { boxcutter: { systemNamespace: o.systemNamespace, helmReleases, reconcileRevision: (name: string) => revisions.enqueue(name) } }),
       recordMemory: built.memory.records,
       catalogs: p.catalogSource,
       dependencies: built.dependencies,

@@ -44,7 +44,7 @@ describe('parseOperatorControllerOptions', () => {
       signaturePolicy: { systemPolicy: '/etc/containers/policy.json', systemRegistriesDir: '/etc/containers/registries.d' },
       proxy: { httpProxy: '', httpsProxy: '', noProxy: '' },
       flagNotices: [],
-      featureGateStatus: { ...FEATURE_GATE_DEFAULTS, BoxcutterRuntime: false },
+      featureGateStatus: FEATURE_GATE_DEFAULTS,
     });
     expect(Object.keys(parse([]).featureGateStatus ?? {})).toEqual([
       'BoxcutterRuntime',
@@ -60,6 +60,7 @@ describe('parseOperatorControllerOptions', () => {
       WebhookProviderCertManager: true,
       WebhookProviderOpenshiftServiceCA: true,
       BundleReleaseSupport: false,
+      BoxcutterRuntime: false,
     });
   });
 
@@ -289,26 +290,19 @@ describe("upstream's Deployment arguments", () => {
     });
   });
 
-  it('refuses the experimental ones for BoxcutterRuntime=true alone, saying what is missing', () => {
+  it('takes the experimental ones: BoxcutterRuntime=true chooses the ClusterObjectSet runtime', () => {
     for (const args of [UPSTREAM_OPERATOR_CONTROLLER_ARGS.experimental, UPSTREAM_OPERATOR_CONTROLLER_ARGS.experimentalE2e]) {
-      expect(() => parse([...args])).toThrow(
-        new Error(
-          '--feature-gates: BoxcutterRuntime=true asks for the Boxcutter runtime, which this operator-controller does not have; remove it or set it to false',
-        ),
-      );
-      const helm = args.map((a) => (a === '--feature-gates=BoxcutterRuntime=true' ? '--feature-gates=BoxcutterRuntime=false' : a));
-      expect(parse(helm).featureGates).toEqual({
+      expect(parse([...args]).featureGates).toEqual({
         SingleOwnNamespaceInstallSupport: true,
         DeploymentConfig: true,
         WebhookProviderCertManager: true,
         WebhookProviderOpenshiftServiceCA: false,
         BundleReleaseSupport: true,
+        BoxcutterRuntime: true,
       });
     }
-    expect(() => parse(['--feature-gates=AllAlpha=true'])).toThrow(
-      '--feature-gates: AllAlpha=true sets BoxcutterRuntime=true, and BoxcutterRuntime=true asks for the Boxcutter runtime',
-    );
-    expect(parse(['--feature-gates=AllAlpha=true,BoxcutterRuntime=false']).featureGates.BundleReleaseSupport).toBe(true);
+    expect(parse(['--feature-gates=AllAlpha=true']).featureGates.BoxcutterRuntime).toBe(true);
+    expect(parse(['--feature-gates=AllAlpha=true,BoxcutterRuntime=false']).featureGates).toMatchObject({ BundleReleaseSupport: true, BoxcutterRuntime: false });
   });
 
   it.each([
@@ -355,7 +349,7 @@ describe("upstream's Deployment arguments", () => {
   });
 
   it('help names the upstream flags and the version command', () => {
-    for (const s of ['--v N', '--pprof-bind-address', '--vmodule', 'BoxcutterRuntime=false (true refused)', 'version']) expect(HELP).toContain(s);
+    for (const s of ['--v N', '--pprof-bind-address', '--vmodule', 'BoxcutterRuntime=false', 'version']) expect(HELP).toContain(s);
   });
 });
 

@@ -27,15 +27,16 @@ export const FEATURE_GATE_DEFAULTS = {
   WebhookProviderCertManager: true,
   WebhookProviderOpenshiftServiceCA: true,
   BundleReleaseSupport: false,
+  BoxcutterRuntime: false,
 } as const;
 
 /** The gates by name. */
 type FeatureGates = Record<keyof typeof FEATURE_GATE_DEFAULTS, boolean>;
 
 /**
- * Upstream's gates (api-and-controllers.md section 9): the honoured ones at
- * FEATURE_GATE_DEFAULTS, and BoxcutterRuntime, whose `true` (ClusterObjectSet revisions
- * instead of Helm releases) would be installed otherwise than asked here, so it stops the binary.
+ * Upstream's gates (api-and-controllers.md section 9), each honoured, at FEATURE_GATE_DEFAULTS;
+ * BoxcutterRuntime (alpha, off) installs ClusterObjectSet revisions instead of Helm releases
+ * (decision 0125).
  */
 const FEATURE_GATES = {
   SingleOwnNamespaceInstallSupport: { stage: 'Alpha', default: FEATURE_GATE_DEFAULTS.SingleOwnNamespaceInstallSupport },
@@ -43,7 +44,7 @@ const FEATURE_GATES = {
   WebhookProviderCertManager: { stage: 'GA', default: FEATURE_GATE_DEFAULTS.WebhookProviderCertManager },
   WebhookProviderOpenshiftServiceCA: { stage: 'GA', default: FEATURE_GATE_DEFAULTS.WebhookProviderOpenshiftServiceCA },
   BundleReleaseSupport: { stage: 'Alpha', default: FEATURE_GATE_DEFAULTS.BundleReleaseSupport },
-  BoxcutterRuntime: { stage: 'Alpha', default: false, refuse: { value: true, why: 'asks for the Boxcutter runtime' } },
+  BoxcutterRuntime: { stage: 'Alpha', default: FEATURE_GATE_DEFAULTS.BoxcutterRuntime },
 } as const satisfies Record<string, GateSpec>;
 
 /** `tls` (`--tls-cert`/`--tls-key`) serves the metrics only. */
@@ -174,8 +175,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
   const clusterVersion = clusterVersionFlag === undefined ? undefined : parseClusterVersion(clusterVersionFlag);
   if (clusterVersion !== undefined && !clusterVersion.ok) throw new Error(`invalid --cluster-version: ${clusterVersion.error}`);
   const gates = parseFeatureGates(values['feature-gates'], FEATURE_GATES, 'operator-controller');
-  // Only the honoured gates go on: BoxcutterRuntime here is false or refused above.
-  const { BoxcutterRuntime: _helm, ...featureGates } = gates.gates;
+  const featureGates = gates.gates;
   return {
     ...common,
     flagNotices: [...(common.flagNotices ?? []), ...gates.notices],

@@ -4,7 +4,7 @@
  * upstream's main.go lists its ReconcileSteps). run.ts builds the ports; reconciler-level tests
  * build fakes of them and run this same list.
  */
-import { createReleaseApplier } from '../../pkg/operator-controller/applier/index.ts';
+import { createBoxcutterApplier, createReleaseApplier } from '../../pkg/operator-controller/applier/index.ts';
 import { CLUSTER_EXTENSION, parseClusterExtension, type ClusterExtension } from '../../pkg/shared/api/index.ts';
 import { StepReconciler, type Step, type StepTimer } from '../../pkg/shared/controller/index.ts';
 import type { ImageCache } from '../../pkg/shared/image/index.ts';
@@ -14,6 +14,7 @@ import {
   finalizersStep,
   healthStep,
   installedStep,
+  migrateStep,
   newExtensionState,
   policyStep,
   upgradeableStep,
@@ -68,6 +69,21 @@ export interface ClusterExtensionPorts {
   defaultInstaller?: ServiceAccountRef;
   /** Automatic upgrades of extensions without the maintenance-window annotation wait for it (`--maintenance-window`, decision 0122); none: any time. */
   maintenanceWindow?: MaintenanceWindow;
+  /**
+   * BoxcutterRuntime (decision 0125): revisions are ClusterObjectSets (`releases` reads them),
+   * rolled out by their own controller; Helm release records are only migrated. None: the Helm runtime.
+   */
+  boxcutter?: BoxcutterPorts;
+}
+
+/** What the BoxcutterRuntime adds. */
+interface BoxcutterPorts {
+  /** operator-controller's namespace: the Secrets holding revisions' objects. */
+  systemNamespace: string;
+  /** The Helm release records an extension had before the gate: migrated into revision 1. */
+  helmReleases: ReleaseStore;
+  /** Queues a ClusterObjectSet's reconcile (its controller puts drifted objects back). */
+  reconcileRevision: (name: string) => void;
 }
 
 /** Options besides the ports. */
@@ -85,7 +101,19 @@ interface ClusterExtensionReconcilerOptions {
 
 /** The ClusterExtension reconcile steps, in order. */
 function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Step<ExtensionState>[] {
-  const applier = createReleaseApplier({ scoped: p.scoped, releases: p.releases, drift: p.drift });
+  const bc = p.boxcutter;
+  const applier =
+    bc === undefined
+      ? createReleaseApplier({ scoped: p.scoped, releases: p.releases, drift: p.drift })
+      : createBoxcutterApplier({
+          client: p.client,
+          systemNamespace: bc.systemNamespace,
+          scoped: p.scoped,
+          drift: p.drift,
+          reconcileRevision: bc.reconcileRevision,
+        });
+  // Under the BoxcutterRuntime: Helm records migrated first, as upstream; no rollback on failure (its records are Helm's).
+  const helmOnly = <T>(...s: T[]): T[] => (bc === undefined ? s : []);
   const steps = [
     finalizersStep({
       releases: p.releases,
@@ -97,6 +125,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
       upgrades: p.upgrades,
     }),
     validateStep({ client: p.client, events: p.events }),
+    ...(bc === undefined ? [] : [migrateStep({ client: p.client, helmReleases: bc.helmReleases })]),
     installedStep({
       releases: p.releases,
       drift: p.drift,
@@ -114,7 +143,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     windowStep({ events: p.events, ...(p.maintenanceWindow === undefined ? {} : { clusterDefault: p.maintenanceWindow }) }),
     upgradeableStep({ events: p.events }),
     // Opt in (decision 0123): a bundle a rollback on failure undid is not installed again until told.
-    rollbackHoldStep(),
+    ...helmOnly(rollbackHoldStep()),
     preauthorizeStep({ applier, events: p.events }),
     preflightStep({ scoped: p.scoped, events: p.events, drift: p.drift }),
     // Always: the planned release, or, when an earlier step stopped the reconcile (a next bundle
@@ -122,7 +151,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     applyStep({ applier, events: p.events }),
     healthStep({ drift: p.drift, gauge: p.healthGauge }),
     // Opt in (decision 0123): an upgrade not Healthy within its deadline is rolled back.
-    rollbackStep({ applier, releases: p.releases, scoped: p.scoped, events: p.events }),
+    ...helmOnly(rollbackStep({ applier, releases: p.releases, scoped: p.scoped, events: p.events })),
   ];
   return pause === undefined ? steps : steps.map((step) => pausing(step, pause));
 }

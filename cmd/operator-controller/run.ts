@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 // The constants' file, not pkg/shared/api's index (the zod schemas, which control.ts loads).
-import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/v1/constants.ts';
+import { CLUSTER_CATALOG, CLUSTER_EXTENSION, CLUSTER_OBJECT_SET } from '../../pkg/shared/api/v1/constants.ts';
 import { HealthServer, informersSynced } from '../../pkg/shared/controller/index.ts';
 import { Informer, clientListWatch, connect, stripManagedFields, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { componentKubeConfig } from '../shared/component-options.ts';
@@ -44,10 +44,15 @@ export async function runOperatorController(
     new Informer({ name, source: clientListWatch(kube.client, kind), log, registry, transform: stripManagedFields });
   const extensions = informer({ apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind }, CLUSTER_EXTENSION.plural);
   const catalogs = informer({ apiVersion: CLUSTER_CATALOG.apiVersion, kind: CLUSTER_CATALOG.kind }, CLUSTER_CATALOG.plural);
+  // BoxcutterRuntime: the revisions (their CRD is config/crd/experimental's).
+  const objectSets = o.featureGates.BoxcutterRuntime
+    ? informer({ apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind }, CLUSTER_OBJECT_SET.plural)
+    : undefined;
+  const informers = objectSets === undefined ? [extensions, catalogs] : [extensions, catalogs, objectSets];
 
   // /metrics: over HTTPS to authorized callers (with a certificate), plain on the probe port only with --insecure-metrics.
   const health = new HealthServer({ port: o.healthProbe.port, host: o.healthProbe.host, ...(o.insecureMetrics ? { registry } : {}), log });
-  const ready = firstPass(informersSynced([extensions, catalogs]));
+  const ready = firstPass(informersSynced(informers));
   health.addReadinessCheck('informers', ready.check);
   await health.start();
   log.info({ address: o.healthProbe, metrics: o.insecureMetrics }, 'health server listening');
@@ -57,14 +62,13 @@ export async function runOperatorController(
   const informing = new AbortController();
   const stopInforming = (): void => informing.abort(signal.reason);
   signal.addEventListener('abort', stopInforming, { once: true });
-  void extensions.run(informing.signal);
-  void catalogs.run(informing.signal);
+  for (const i of informers) void i.run(informing.signal);
   let outcome: 'stopped' | 'lost-leadership' = 'stopped';
   try {
-    // The rest loads once both informers synced (ready): its modules evaluate on this thread
+    // The rest loads once the informers synced (ready): its modules evaluate on this thread
     // (zod's the most), which would hold back the lists' answers and /readyz; and nothing of it
     // acts before: the reconciler waits for both informers' sync (control.ts).
-    const synced = await Promise.all([extensions.waitForSync(signal), catalogs.waitForSync(signal)]).then(
+    const synced = await Promise.all(informers.map((i) => i.waitForSync(signal))).then(
       () => true,
       () => false,
     );
@@ -73,7 +77,8 @@ export async function runOperatorController(
       await waitAtMost(ready.passed, FIRST_PROBE_WAIT_MS, signal);
       const { runOperatorControllerControl } = await import('./control.ts');
       saveCompileCache();
-      outcome = await runOperatorControllerControl(o, { log, registry, kube, extensions, catalogs, health, leadershipLost }, signal);
+      const started = { log, registry, kube, extensions, catalogs, health, leadershipLost };
+      outcome = await runOperatorControllerControl(o, objectSets === undefined ? started : { ...started, objectSets }, signal);
     }
   } catch (err) {
     stopInforming();

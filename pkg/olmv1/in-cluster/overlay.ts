@@ -116,11 +116,11 @@ export async function writeOverlay(
   imageRef: string,
   insecureRegistries: readonly string[],
   caPem: string | undefined,
-  extra: Pick<OverlayInput, 'resources' | 'deploymentArgs'> = {},
+  extra: Pick<OverlayInput, 'resources' | 'deploymentArgs' | 'components'> = {},
 ): Promise<string> {
   const dir = join(root, 'overlay');
   await mkdir(dir, { recursive: true });
-  const components = caPem === undefined ? ['../config/cert-manager'] : [];
-  await writeFile(join(dir, 'kustomization.yaml'), renderOverlay({ base: '../config', imageRef, insecureRegistries, caPem, components, ...extra }));
+  const components = [...(caPem === undefined ? ['../config/cert-manager'] : []), ...(extra.components ?? [])];
+  await writeFile(join(dir, 'kustomization.yaml'), renderOverlay({ base: '../config', imageRef, insecureRegistries, caPem, ...extra, components }));
   return dir;
 }

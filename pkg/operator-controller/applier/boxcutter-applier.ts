@@ -40,7 +40,7 @@ import {
   type RevisionOwner,
 } from './boxcutter-revision.ts';
 import { createRefSecrets, ensureRefSecretOwners, ownRefSecrets, packObjects, withRefs } from './boxcutter-secrets.ts';
-import { deployedSummary, releaseOf, revisionStates } from './boxcutter-status.ts';
+import { deployedSummary, releaseOf, revisionStates, rolloutOf } from './boxcutter-status.ts';
 import { asObjectSet, listRevisions, revisionObjects } from './boxcutter-store.ts';
 import type { Applied, Applier, ApplyRequest, Authorization } from './port.ts';
 import { formatMissingPermissions, missingPermissionsAdvice, preAuthorize } from './preauthorize.ts';
@@ -54,10 +54,20 @@ export interface BoxcutterApplierPorts {
   systemNamespace: string;
   /** Clients acting as the installer, for `authorize`. */
   scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
+  /** Which of an extension's objects drifted since the last call (the drift watches); none: drift is not followed here. */
+  drift?: { takeDrifted(name: string): string[] };
+  /** Queues a reconcile of ClusterObjectSet `name` (its controller puts drifted objects back). */
+  reconcileRevision?: (name: string) => void;
 }
 
 /** The extension an apply is for; `progressDeadlineMinutes` is its spec's (port.ts does not carry it yet). */
-type BoxcutterExtension = { name: string; uid: string; installNamespace: string; progressDeadlineMinutes?: number | undefined };
+type BoxcutterExtension = {
+  name: string;
+  uid: string;
+  installNamespace: string;
+  progressDeadlineMinutes?: number | undefined;
+  generation?: number | undefined;
+};
 
 /** Kinds whose objects pre-authorization reads whole (as the release applier). */
 const READ_WHOLE = new Set(['CustomResourceDefinition', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
@@ -204,8 +214,16 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     return releaseOf(answer, [...sets, answer], objects);
   };
 
+  /** Drifted objects of the extension: its revision's controller is asked to put them back. */
+  const repair = (name: string, set: ObjectSetManifest): string[] => {
+    const drifted = ports.drift?.takeDrifted(name) ?? [];
+    if (drifted.length > 0) ports.reconcileRevision?.(set.metadata.name);
+    return drifted;
+  };
+
   const apply = async (request: ApplyRequest & { extension: BoxcutterExtension }, desired: DesiredRelease | undefined): Promise<Applied> => {
     const { extension, signal } = request;
+    const generation = extension.generation ?? 0;
     // Listed first, as upstream: an API failure fails the apply before anything else.
     const sets = await listRevisions(client, extension.name, signal);
     const current = sets.at(-1);
@@ -213,7 +231,8 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
       if (current === undefined) throw new Error('catalog content unavailable and no revision installed');
       // Keep: the ClusterObjectSet controller keeps the revision's objects applied.
       const installed = revisionStates(sets).installed ?? current;
-      return { release: await kept(installed, sets, request.history, signal), changed: false, repaired: [] };
+      const repaired = repair(extension.name, installed);
+      return { release: await kept(installed, sets, request.history, signal), changed: false, repaired, rollout: rolloutOf(sets, generation) };
     }
     const owner: RevisionOwner = { name: extension.name, uid: extension.uid, progressDeadlineMinutes: extension.progressDeadlineMinutes };
     if (current !== undefined) {
@@ -227,10 +246,12 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
       }
       const compared: ObjectSetManifest = { ...candidate, spec: { ...candidate.spec, phases: withRefs(candidate.spec.phases, packed.refs) } };
       if (sameRevision(current, compared) && (await keepCurrent(current, compared, signal))) {
-        return { release: await kept(current, sets, request.history, signal), changed: false, repaired: [] };
+        const repaired = repair(extension.name, current);
+        return { release: await kept(current, sets, request.history, signal), changed: false, repaired, rollout: rolloutOf(sets, generation) };
       }
     }
-    return { release: await createRevision(owner, desired, sets, signal), changed: true, repaired: [] };
+    const release = await createRevision(owner, desired, sets, signal);
+    return { release, changed: true, repaired: [], rollout: rolloutOf(await listRevisions(client, extension.name, signal), generation) };
   };
 
   return {

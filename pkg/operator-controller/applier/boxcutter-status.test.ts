@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Manifest } from '../release/index.ts';
 import { desiredRevision, type ObjectSetManifest } from './boxcutter-revision.ts';
-import { activeRevisions, deployedSummary, releaseOf, releaseSummaryOf, revisionStates } from './boxcutter-status.ts';
+import { activeRevisions, deployedSummary, releaseOf, releaseSummaryOf, revisionStates, rolloutOf } from './boxcutter-status.ts';
 
 const T = '2026-11-28T00:00:00Z';
 type Cond = NonNullable<NonNullable<ObjectSetManifest['status']>['conditions']>[number];
@@ -117,6 +117,7 @@ describe('revisions as release records', () => {
       description: 'Revision 1.1.0 has rolled out.',
       firstDeployed: T,
       lastDeployed: T,
+      objectSet: 'ext-2',
     });
     const objects = [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }];
     expect(releaseOf(sets[1] as ObjectSetManifest, sets, objects).manifest.objects()).toEqual(objects);
@@ -125,5 +126,28 @@ describe('revisions as release records', () => {
   it('deployedSummary is the installed revision', () => {
     expect(deployedSummary(sets)?.revision).toBe(2);
     expect(deployedSummary([set(1, '1.0.0')])).toBeUndefined();
+  });
+});
+
+describe('rolloutOf', () => {
+  const retrying = cond('Progressing', 'True', 'Retrying', 'revision object collisions in phase 1');
+  it.each([
+    ['nothing yet', [], undefined, 'Failed', []],
+    ['the first revision rolling out', [set(1, '1.0.0', [rollingOut('1.0.0')])], undefined, 'Absent', ['Progressing/RollingOut']],
+    ['the first revision retrying', [set(1, '1.0.0', [retrying])], undefined, 'Failed', ['Progressing/Retrying']],
+    [
+      'installed, an upgrade rolling out',
+      [set(1, '1.0.0', [succeeded, available, rolledOut('1.0.0')]), set(2, '1.1.0', [probeFailure, rollingOut('1.1.0')])],
+      'ext-1',
+      'Failed',
+      ['Available/ProbesSucceeded', 'Progressing/Succeeded', 'Progressing/RollingOut'],
+    ],
+  ] as const)('%s', (_name, sets, installed, reason, mirrored) => {
+    const r = rolloutOf(sets, 7);
+    expect(r.installed?.objectSet).toBe(installed);
+    if (installed === undefined) expect(r.notInstalledReason).toBe(reason);
+    expect(r.mirrored.map((c) => `${c.type}/${c.reason}`)).toEqual(mirrored);
+    expect(r.mirrored.every((c) => c.observedGeneration === 7)).toBe(true);
+    expect(r.activeRevisions).toEqual(activeRevisions(sets, 7));
   });
 });

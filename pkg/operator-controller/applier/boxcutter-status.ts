@@ -11,6 +11,7 @@ import { CLUSTER_EXTENSION, LifecycleState, OWNER_NAME_LABEL, ObjectSetCondition
 import { Manifest, ReleaseStatus, type Release, type ReleaseSummary } from '../release/index.ts';
 import { RevisionAnnotation, type ObjectSetManifest } from './boxcutter-revision.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
+import type { Rollout } from './port.ts';
 
 type SetCondition = NonNullable<NonNullable<ObjectSetManifest['status']>['conditions']>[number];
 
@@ -129,6 +130,7 @@ export function releaseSummaryOf(set: ObjectSetManifest, sets: readonly ObjectSe
     description: progressing?.message ?? done?.message ?? '',
     ...(created === undefined ? {} : { firstDeployed: created }),
     ...(done?.status === 'True' ? { lastDeployed: done.lastTransitionTime } : {}),
+    objectSet: set.metadata.name,
   };
 }
 
@@ -141,4 +143,30 @@ export function releaseOf(set: ObjectSetManifest, sets: readonly ObjectSetManife
 export function deployedSummary(sets: readonly ObjectSetManifest[]): ReleaseSummary | undefined {
   const installed = revisionStates(sets).installed;
   return installed === undefined ? undefined : releaseSummaryOf(installed, sets);
+}
+
+/**
+ * The extension's status from its revisions, as upstream's Boxcutter apply step writes it: the
+ * installed revision's Available and Progressing mirrored, then the newest rolling-out one's
+ * Progressing; `status.activeRevisions`; and, when nothing is installed, Installed's reason:
+ * Failed when no revision rolls out or the newest one is Retrying (an error), Absent otherwise.
+ */
+export function rolloutOf(sets: readonly ObjectSetManifest[], generation: number): Rollout {
+  const states = revisionStates(sets);
+  const at = (c: SetCondition | undefined): Condition[] => (c === undefined ? [] : [{ ...(c as Condition), observedGeneration: generation }]);
+  const { installed, rollingOut } = states;
+  const newest = rollingOut.at(-1);
+  const mirrored = [
+    ...(installed === undefined
+      ? []
+      : [...at(condition(installed, ObjectSetConditionType.Available)), ...at(condition(installed, ObjectSetConditionType.Progressing))]),
+    ...(newest === undefined ? [] : at(condition(newest, ObjectSetConditionType.Progressing))),
+  ];
+  const retrying = newest !== undefined && condition(newest, ObjectSetConditionType.Progressing)?.reason === 'Retrying';
+  return {
+    installed: installed === undefined ? undefined : releaseSummaryOf(installed, sets),
+    notInstalledReason: newest === undefined || retrying ? 'Failed' : 'Absent',
+    mirrored,
+    activeRevisions: activeRevisions(sets, generation),
+  };
 }

@@ -5,8 +5,8 @@
  * from the revision's Secrets. Written with operator-controller's own identity.
  */
 import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL, parseClusterObjectSet } from '../../shared/api/index.ts';
-import type { KubeClient, KubeObject } from '../../shared/kube/index.ts';
-import type { HistoryOptions, Release, ReleaseSummary } from '../release/index.ts';
+import { isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
+import type { Release, ReleaseStore } from '../release/index.ts';
 import { sortRevisions, type ObjectSetManifest } from './boxcutter-revision.ts';
 import { resolveRefs } from './boxcutter-secrets.ts';
 import { deployedSummary, releaseOf } from './boxcutter-status.ts';
@@ -47,18 +47,15 @@ export async function revisionObjects(client: KubeClient, set: ObjectSetManifest
 }
 
 /**
- * The revisions of extensions as release records (the `history` and `deployed` of
- * ReleaseStore; the records' writes are the Helm runtime's alone).
+ * The revisions of extensions as the release store the ClusterExtension steps read (history,
+ * deployed, list) and an uninstall ends (deleteAll: the extension's ClusterObjectSets deleted;
+ * their controller lets them go, objects still owned going with them by garbage collection, and
+ * the uninstall has deleted the rest and released the CRDs before). Records are not written
+ * here: revisions are made by the Boxcutter applier, so create and update refuse.
  */
-export interface ObjectSetReleases {
-  /** All revisions of `extension`, newest first, each with its objects; [] when there are none. */
-  history(extension: string, options?: HistoryOptions): Promise<Release[]>;
-  /** The installed revision (newest Succeeded, not archived) without its objects, or undefined. */
-  deployed(extension: string, signal?: AbortSignal): Promise<ReleaseSummary | undefined>;
-}
-
-/** Release records read from ClusterObjectSets with `client` (operator-controller's identity: it reads the system namespace's Secrets). */
-export function createObjectSetReleases(client: KubeClient): ObjectSetReleases {
+export function createObjectSetReleases(client: KubeClient): ReleaseStore {
+  const notHere = (what: string) => () =>
+    Promise.reject(new Error(`${what} is not available under BoxcutterRuntime: revisions are ClusterObjectSets`));
   return {
     async history(extension, options = {}) {
       const sets = await listRevisions(client, extension, options.signal);
@@ -68,6 +65,27 @@ export function createObjectSetReleases(client: KubeClient): ObjectSetReleases {
     },
     async deployed(extension, signal) {
       return deployedSummary(await listRevisions(client, extension, signal));
+    },
+    async list(signal) {
+      const { items } = await client.listAll(TYPE, {
+        labelSelector: OWNER_NAME_LABEL,
+        metadataOnly: true,
+        ...(signal === undefined ? {} : { signal }),
+      });
+      return [...new Set(items.map((i) => i.metadata.labels?.[OWNER_NAME_LABEL] ?? '').filter((n) => n !== ''))];
+    },
+    create: notHere('writing a release record'),
+    update: notHere('rewriting a release record'),
+    async deleteAll(extension, signal, after) {
+      const sets = await listRevisions(client, extension, signal);
+      if (after !== undefined) await after;
+      for (const set of sets) {
+        try {
+          await client.delete({ ...TYPE, name: set.metadata.name }, signal === undefined ? {} : { signal });
+        } catch (err) {
+          if (!isNotFound(err)) throw new Error(`deleting revision ${set.metadata.name}: ${errorMessage(err)}`, { cause: err });
+        }
+      }
     },
   };
 }

@@ -15,7 +15,7 @@ export { sameContent, uninstallRelease, untouched, type DesiredRelease } from '.
 export { formatMissingPermissions, missingPermissionsAdvice, preAuthorize, type MissingPermission, type PreAuthorizeInput } from './preauthorize.ts';
 export { atomKey, atomsOfRule, groupMissing, ruleCovers, type Atom } from './preauthorize-atoms.ts';
 export { pruneUnknownFields } from './prune-unknown-fields.ts';
-export type { ApplyConflict, Applier } from './port.ts';
+export type { Applied, ApplyConflict, Applier, Rollout } from './port.ts';
 export { createReleaseApplier, type DriftMemory } from './release-applier.ts';
 // BoxcutterRuntime: the Applier over ClusterObjectSet revisions, its pure parts, and the migration from release records.
 export { createBoxcutterApplier, type BoxcutterApplierPorts } from './boxcutter-applier.ts';
@@ -43,5 +43,5 @@ export {
   type PackResult,
 } from './boxcutter-secrets.ts';
 export { activeRevisions, deployedSummary, revisionStates, type ActiveRevision, type RevisionStates } from './boxcutter-status.ts';
-export { asObjectSet, createObjectSetReleases, listRevisions, type ObjectSetReleases } from './boxcutter-store.ts';
+export { asObjectSet, createObjectSetReleases, listRevisions } from './boxcutter-store.ts';
 export { MIGRATED_MESSAGE, migrateFromReleases, planMigration, type MigrationPlan, type MigrationPorts } from './boxcutter-migrate.ts';

@@ -34,6 +34,10 @@ describe('refersToExtension', () => {
     ['another ClusterExtension', upstreamRef('other'), false],
     ['a kind named alike in another group', { ...upstreamRef('ext'), apiVersion: 'example.com/v1' }, false],
     ['a Deployment named like the extension', otherRef, false],
+    ['its ClusterObjectSet revision 3', { ...upstreamRef('ext-3'), kind: 'ClusterObjectSet' }, true],
+    ["extension ext-1's revision 1", { ...upstreamRef('ext-1-1'), kind: 'ClusterObjectSet' }, false],
+    ['a ClusterObjectSet not named as a revision', { ...upstreamRef('ext-x'), kind: 'ClusterObjectSet' }, false],
+    ['a ClusterObjectSet named revision 0', { ...upstreamRef('ext-0'), kind: 'ClusterObjectSet' }, false],
   ])('%s: %s', (_name, ref, want) => {
     expect(refersToExtension(ref, 'ext')).toBe(want);
   });

@@ -8,11 +8,15 @@
  * extension is removed from every object that is ours (taken over from upstream, or kept by an
  * uninstall) before the extension can go.
  *
+ * Under the BoxcutterRuntime the objects' controller is the extension's ClusterObjectSet
+ * revision (`<extension>-<n>`, which the extension owns): a reference to one of them is the
+ * extension's too, and goes the same way from what is kept.
+ *
  * The removal is a JSON patch that first tests the references it removes (index and uid), so a
  * list changed in between fails the patch instead of removing someone else's reference; the
  * caller re-reads and tries again.
  */
-import { CLUSTER_EXTENSION } from '../../shared/api/index.ts';
+import { CLUSTER_EXTENSION, CLUSTER_OBJECT_SET } from '../../shared/api/index.ts';
 import { isInvalid, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import type { OwnerReference } from '../../shared/unstructured/index.ts';
 import { refOf } from './objects.ts';
@@ -20,9 +24,15 @@ import { refOf } from './objects.ts';
 /** The API group of ClusterExtensions (`olm.operatorframework.io`). */
 const EXTENSION_GROUP = CLUSTER_EXTENSION.apiVersion.split('/')[0] ?? '';
 
-/** True when `ref` names the ClusterExtension `extension` (any version of its API group). */
+/**
+ * True when `ref` names the ClusterExtension `extension`, or one of its ClusterObjectSet
+ * revisions (`<extension>-<n>`: no other extension's revision has that name), any version of
+ * the API group.
+ */
 export function refersToExtension(ref: Pick<OwnerReference, 'apiVersion' | 'kind' | 'name'>, extension: string): boolean {
-  return ref.kind === CLUSTER_EXTENSION.kind && ref.apiVersion.split('/')[0] === EXTENSION_GROUP && ref.name === extension;
+  if (ref.apiVersion.split('/')[0] !== EXTENSION_GROUP) return false;
+  if (ref.kind === CLUSTER_EXTENSION.kind) return ref.name === extension;
+  return ref.kind === CLUSTER_OBJECT_SET.kind && ref.name.startsWith(`${extension}-`) && /^[1-9][0-9]*$/.test(ref.name.slice(extension.length + 1));
 }
 
 /** True when `ref` names any ClusterExtension (the drift caches do not know which extension asks). */

@@ -5,6 +5,7 @@
  * objects are written, recorded, owned or watched.
  */
 import type { Logger } from 'pino';
+import type { Condition } from '../../shared/api/index.ts';
 import type { Release, ReleaseSummary } from '../release/index.ts';
 import type { DesiredRelease } from './release-apply.ts';
 
@@ -39,6 +40,24 @@ export interface Applied {
   changed: boolean;
   /** Objects (`Kind ns/name`) that had drifted and were put back. */
   repaired: readonly string[];
+  /**
+   * Where the revisions stand when another controller rolls them out (ClusterObjectSets): the
+   * status the extension mirrors, as upstream's Boxcutter steps write it. Undefined when the
+   * apply itself rolled the release out (`release` is then deployed).
+   */
+  rollout?: Rollout;
+}
+
+/** The extension's status from its revisions (BoxcutterRuntime). */
+export interface Rollout {
+  /** The installed revision (the newest that succeeded), or undefined. */
+  installed?: ReleaseSummary | undefined;
+  /** Installed's reason when nothing is installed: Absent while a revision rolls out as it should, Failed otherwise. */
+  notInstalledReason: 'Absent' | 'Failed';
+  /** Conditions mirrored onto the extension, in order (a later one of a type wins). */
+  mirrored: Condition[];
+  /** `status.activeRevisions`. */
+  activeRevisions: { name: string; conditions?: Condition[] }[];
 }
 
 /** Why an apply refused: objects another owner holds, described. */
@@ -59,7 +78,7 @@ export interface Applier {
    * nothing recorded. Throws what failed; `conflicts` describes an ownership refusal.
    */
   apply(
-    request: ApplyRequest & { extension: { name: string; uid: string; installNamespace: string } },
+    request: ApplyRequest & { extension: { name: string; uid: string; installNamespace: string; progressDeadlineMinutes?: number | undefined } },
     desired: DesiredRelease | undefined,
   ): Promise<Applied>;
   /** The objects an ownership refusal names, when `err` is one. */

@@ -48,6 +48,7 @@ import { deleteOwnedObjects, type DeleteOutcome } from './delete.ts';
 import { ApplyError } from './apply-error.ts';
 import { describeObject, droppedObjects, objectIdentity, refOf } from './objects.ts';
 import { releaseOwnerReferences } from './owner-references.ts';
+import { sameRevisionContent } from './boxcutter-revision.ts';
 import { checkOwnership, type Owner, type OwnershipReport } from './ownership.ts';
 
 /** What a new revision is made of. */
@@ -99,6 +100,8 @@ interface ReleaseDeps {
 
 /** True when `desired` would be recorded exactly as `release` already is. */
 export function sameContent(release: Release, desired: DesiredRelease): boolean {
+  // A revision holds its objects as upstream's revisions do (reduced, annotated): compared so.
+  if (release.objectSet !== undefined) return sameRevisionContent(release, desired);
   return (
     jsonEqual(release.bundle, desired.bundle) &&
     jsonEqual(release.config, desired.config) &&

@@ -5,6 +5,7 @@
  * API server maintains) is skipped, which halves the work per change; spec, labels,
  * annotations, finalizers and deletion still start one.
  */
+import { OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import { jsonEqual } from '../../shared/controller/index.ts';
 import { objectKey, type InformerEventType, type KubeObject } from '../../shared/kube/index.ts';
 
@@ -18,4 +19,17 @@ function reconcileInputs(obj: Readonly<KubeObject>): unknown {
 export function extensionKeys(type: InformerEventType, obj: Readonly<KubeObject>, old: Readonly<KubeObject> | undefined): string | undefined {
   if (type === 'update' && old !== undefined && jsonEqual(reconcileInputs(obj), reconcileInputs(old))) return undefined;
   return objectKey(obj);
+}
+
+/**
+ * Key function for the ClusterObjectSet informer (BoxcutterRuntime): a revision's change queues
+ * the extension its owner-name label names, so the extension mirrors its conditions (upstream's
+ * Owns(ClusterObjectSet)). An update that changed only bookkeeping fields queues nothing.
+ */
+export function revisionOwnerKeys(type: InformerEventType, obj: Readonly<KubeObject>, old: Readonly<KubeObject> | undefined): string | undefined {
+  const owner = obj.metadata.labels?.[OWNER_NAME_LABEL];
+  if (owner === undefined) return undefined;
+  const inputs = (o: Readonly<KubeObject>): unknown => [o['spec'], o['status'], o.metadata.labels, o.metadata.deletionTimestamp];
+  if (type === 'update' && old !== undefined && jsonEqual(inputs(obj), inputs(old))) return undefined;
+  return owner;
 }

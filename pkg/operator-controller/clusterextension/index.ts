@@ -6,9 +6,9 @@
  * (pkg/operator-controller/dependencyview) are modules of their own. Assembled in
  * cmd/operator-controller/reconcilers.ts.
  */
-export { extensionKeys } from './extension-events.ts';
+export { extensionKeys, revisionOwnerKeys } from './extension-events.ts';
 export type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
-export { type ServiceAccountRef } from './installer.ts';
+export { revisionInstaller, type ServiceAccountRef } from './installer.ts';
 export { EXTENSION_CONTROLLER_NAME, newExtensionState } from './reconciler.ts';
 export { OPERATOR_CONTROLLER_REPORTER } from './recorded-events.ts';
 export { installedStep, resolveStep } from './steps.ts';
@@ -20,6 +20,7 @@ export { healthStep } from './steps-health.ts';
 export { policyStep } from './steps-policy.ts';
 export { upgradeableStep } from './steps-upgradeable.ts';
 export { windowStep } from './steps-window.ts';
+export { migrateStep } from './steps-migrate.ts';
 export { rollbackHoldStep, rollbackStep } from './steps-rollback.ts';
 export { ResolveAhead } from './resolve-ahead.ts';
 export { createUpgradeNotices, type UpgradeNotices } from './upgrade-notices.ts';

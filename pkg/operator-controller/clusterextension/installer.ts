@@ -45,3 +45,29 @@ export function noInstallerMessage(installNamespace: string): string {
     `or deploy operator-controller with --default-install-service-account NAMESPACE/NAME (the config/default-installer component)`
   );
 }
+
+/**
+ * Whose identity writes a ClusterObjectSet's objects (BoxcutterRuntime, decision 0125): the
+ * installer of the ClusterExtension its owner-name label names (its spec.serviceAccount, else
+ * the default), or, for a revision no extension made, the default installer. Throws, saying
+ * why and what to do, when there is none.
+ */
+export function revisionInstaller(
+  revision: { name: string; owner: string | undefined },
+  extensionSpec: (name: string) => Pick<ClusterExtensionSpec, 'namespace' | 'serviceAccount'> | undefined,
+  fallback: ServiceAccountRef | undefined,
+): ServiceAccountRef {
+  if (revision.owner !== undefined) {
+    const spec = extensionSpec(revision.owner);
+    if (spec === undefined)
+      throw new Error(`ClusterExtension ${JSON.stringify(revision.owner)} of ClusterObjectSet ${JSON.stringify(revision.name)} not found`);
+    const installer = installerOf(spec, fallback);
+    if (installer === undefined) throw new Error(noInstallerMessage(spec.namespace));
+    return installer;
+  }
+  if (fallback !== undefined) return fallback;
+  throw new Error(
+    `ClusterObjectSet ${JSON.stringify(revision.name)} belongs to no ClusterExtension and operator-controller has no default install service account: ` +
+      'start operator-controller with --default-install-service-account=NAMESPACE/NAME to let it write such revisions as that ServiceAccount',
+  );
+}

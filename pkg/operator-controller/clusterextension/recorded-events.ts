@@ -35,6 +35,7 @@ const ExtensionEventReason = {
   RolledBack: 'RolledBack',
   RollbackRefused: 'RollbackRefused',
   NothingToRollBackTo: 'NothingToRollBackTo',
+  RevisionCreated: 'RevisionCreated',
 } as const;
 
 /** How many objects a note names before `and N more`. */
@@ -68,6 +69,20 @@ export function recordDeployed(events: EventRecorder, state: ExtensionState, rel
         : [ExtensionEventReason.Upgraded, 'Upgrade', 'Upgraded to'];
   const from = state.installed === undefined || reason === ExtensionEventReason.Installed ? '' : ` from version ${state.installed.bundle.version}`;
   record(events, state, 'Normal', reason, action, `${verb} ${bundleText(release.bundle)}${from}, revision ${release.revision}`);
+}
+
+/** A ClusterObjectSet revision was made for a bundle (BoxcutterRuntime): its controller rolls it out. */
+export function recordRevisionCreated(events: EventRecorder, state: ExtensionState, release: Release): void {
+  const from = state.installed === undefined ? '' : ` (installed: version ${state.installed.bundle.version})`;
+  const set = release.objectSet === undefined ? '' : ` (ClusterObjectSet ${release.objectSet})`;
+  record(
+    events,
+    state,
+    'Normal',
+    ExtensionEventReason.RevisionCreated,
+    'Install',
+    `Created revision ${release.revision}${set} of ${bundleText(release.bundle)}${from}; rolling out`,
+  );
 }
 
 /** An unchanged release was re-applied after its objects drifted: names what was put back. */

@@ -12,6 +12,7 @@ import {
   type ConditionStatus,
 } from '../../shared/api/index.ts';
 import { progressingFromError, setStatusCondition, truncateConditionMessage } from '../../shared/controller/index.ts';
+import type { Rollout } from '../applier/index.ts';
 import type { ReleaseSummary } from '../release/index.ts';
 import type { DeprecationCondition } from '../resolve/index.ts';
 
@@ -83,6 +84,28 @@ export function setInstalledFrom(ce: ClusterExtension, deployed: ReleaseSummary 
   }
   st.install = { bundle: bundleMetadataOf(deployed) };
   setCondition(ce, Type.Installed, 'True', Reason.Succeeded, `Installed bundle ${deployed.bundle.image} successfully`);
+}
+
+/**
+ * The status from the revisions another controller rolls out (BoxcutterRuntime), as upstream's
+ * Boxcutter apply step writes it: the mirrored conditions in order, `status.activeRevisions`,
+ * and Installed from the installed revision (False with `notInstalledReason`, "No bundle
+ * installed", without one).
+ */
+export function setFromRollout(ce: ClusterExtension, rollout: Rollout): void {
+  for (const c of rollout.mirrored) setCondition(ce, c.type, c.status as ConditionStatus, c.reason, c.message);
+  const generation = ce.metadata.generation;
+  statusOf(ce).activeRevisions = rollout.activeRevisions.map((r) =>
+    r.conditions === undefined
+      ? r
+      : { ...r, conditions: r.conditions.map((c) => ({ ...c, ...(generation === undefined ? {} : { observedGeneration: generation }) })) },
+  );
+  if (rollout.installed !== undefined) {
+    setInstalledFrom(ce, rollout.installed);
+    return;
+  }
+  delete statusOf(ce).install;
+  setCondition(ce, Type.Installed, 'False', rollout.notInstalledReason === 'Absent' ? Reason.Absent : Reason.Failed, MESSAGES.noBundleInstalled);
 }
 
 /** Installed Unknown/Failed with `message` (installed state unknown); `status.install` cleared when `clearInstall`. */

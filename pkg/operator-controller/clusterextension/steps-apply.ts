@@ -4,7 +4,7 @@
  * earlier step stopped the reconcile, the deployed release kept (drift repair); and the success
  * status.
  */
-import type { Applier } from '../applier/index.ts';
+import type { Applied, Applier, Rollout } from '../applier/index.ts';
 import { POLL, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder } from '../../shared/kube/index.ts';
 import type { Release } from '../release/index.ts';
@@ -12,8 +12,15 @@ import { deprecationConditions, resolve } from '../resolve/index.ts';
 import { fail, forBundle } from './failures.ts';
 import { finalStep, plannedStep } from './phases.ts';
 import type { ExtensionState, Plan, PlannedState } from './pipeline-state.ts';
-import { preAuthorizationNote, recordApplyFailed, recordDeployed, recordDriftRepaired, recordPreAuthorizationFailed } from './recorded-events.ts';
-import { setDeprecation, setInstalledFrom, setProgressingRetrying, setProgressingSucceeded } from './status.ts';
+import {
+  preAuthorizationNote,
+  recordApplyFailed,
+  recordDeployed,
+  recordDriftRepaired,
+  recordPreAuthorizationFailed,
+  recordRevisionCreated,
+} from './recorded-events.ts';
+import { setDeprecation, setFromRollout, setInstalledFrom, setProgressingRetrying, setProgressingSucceeded } from './status.ts';
 
 /** What the preauthorize and apply steps use: the Applier port and the Events recorder. */
 export interface ApplyPorts {
@@ -24,7 +31,13 @@ export interface ApplyPorts {
 /** The request the Applier is given for this reconcile's extension. */
 function applyRequest(state: PlannedState | (ExtensionState & { installer: NonNullable<ExtensionState['installer']> })) {
   return {
-    extension: { name: state.ce.metadata.name, uid: state.ce.metadata.uid ?? '', installNamespace: state.ce.spec.namespace },
+    extension: {
+      name: state.ce.metadata.name,
+      uid: state.ce.metadata.uid ?? '',
+      installNamespace: state.ce.spec.namespace,
+      progressDeadlineMinutes: state.ce.spec.progressDeadlineMinutes,
+      generation: state.ce.metadata.generation,
+    },
     installer: state.installer,
     history: state.history,
     log: state.log,
@@ -114,6 +127,7 @@ async function applyPlan(ports: ApplyPorts, state: PlannedState): Promise<StepOu
     setInstalledFrom(state.ce, deployed);
     fail(state, forBundle(desired.bundle, err));
   }
+  if (applied.rollout !== undefined) return rolledOut(ports, state, applied, applied.rollout);
   setInstalledFrom(state.ce, applied.release);
   if (applied.changed) recordDeployed(ports.events, state, applied.release);
   else recordDriftRepaired(ports.events, state, applied.repaired);
@@ -133,6 +147,26 @@ async function applyPlan(ports: ApplyPorts, state: PlannedState): Promise<StepOu
     'release deployed',
   );
   return furtherHop(state, plan, applied.release) ? { requeue: true } : undefined;
+}
+
+/**
+ * After an apply whose revision another controller rolls out (BoxcutterRuntime): the status its
+ * revisions give (upstream's Boxcutter apply step; Progressing is theirs, not "Desired state
+ * reached"), Deployed when a revision was made, deprecation once one is installed. The next hop
+ * of a version range comes with the reconcile its revision's success queues.
+ */
+function rolledOut(ports: ApplyPorts, state: PlannedState, applied: Applied, rollout: Rollout): StepOutcome {
+  setFromRollout(state.ce, rollout);
+  const installed = rollout.installed;
+  if (applied.changed) recordRevisionCreated(ports.events, state, applied.release);
+  else recordDriftRepaired(ports.events, state, applied.repaired);
+  const resolution = state.plan.target.resolution;
+  if (resolution !== undefined && installed !== undefined) {
+    const channels = state.ce.spec.source.catalog.channels ?? [];
+    setDeprecation(state.ce, deprecationConditions(installed.bundle.name, resolution.deprecation, true, channels));
+  }
+  if (state.resolutionError !== undefined) fail(state, state.resolutionError);
+  return undefined;
 }
 
 /**

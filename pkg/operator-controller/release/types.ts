@@ -64,6 +64,8 @@ export interface Release {
   firstDeployed?: string;
   /** RFC 3339 */
   lastDeployed?: string;
+  /** The ClusterObjectSet the record was read from (BoxcutterRuntime); absent for a release record. */
+  objectSet?: string;
 }
 
 /**

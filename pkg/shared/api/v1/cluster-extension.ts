@@ -94,6 +94,8 @@ export const ClusterExtensionSpec = z.object({
   source: ClusterExtensionSource,
   install: ClusterExtensionInstallConfig.optional(),
   config: ClusterExtensionConfig.optional(),
+  /** Boxcutter runtime only: minutes after which a revision not rolled out is reported failed. */
+  progressDeadlineMinutes: z.number().int().optional(),
 });
 
 /** `spec` of a ClusterExtension; see the `ClusterExtensionSpec` schema. */
@@ -121,6 +123,8 @@ const ClusterExtensionInstallStatus = z.object({
 export const ClusterExtensionStatus = z.object({
   conditions: z.array(Condition).optional(),
   install: ClusterExtensionInstallStatus.optional(),
+  /** Boxcutter runtime: the ClusterObjectSets not archived, the installed one first, then those rolling out with their conditions. */
+  activeRevisions: z.array(z.object({ name: z.string(), conditions: z.array(Condition).optional() })).optional(),
 });
 
 /** `status` of a ClusterExtension; see the `ClusterExtensionStatus` schema. */
