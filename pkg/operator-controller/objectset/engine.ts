@@ -15,7 +15,6 @@ import { CollisionProtection, type ClusterObjectSet, type ProgressionProbe } fro
 import { errorMessage } from '../../shared/errors/index.ts';
 import {
   ApiError,
-  isAlreadyExists,
   isNoKindMatch,
   isNotFound,
   type KubeClient,
@@ -138,23 +137,17 @@ async function reconcileObject(
   const revision = cos.spec.revision;
   let actual = await getOrUndefined(client, manifest, signal);
   if (actual === undefined) {
+    // Created by a server-side apply, not a POST (decision 0125): a least-privilege installer may
+    // create exactly the names its bundle has (RBAC resourceNames), which the API server checks
+    // for an apply that creates and never for a POST. The apply's manager then owns every field.
     const desired = desiredObject(cos, manifest);
-    let created: KubeObject | undefined;
+    let created: KubeObject;
     try {
-      created = await client.create(desired, { fieldManager: OBJECT_SET_FIELD_MANAGER, ...withSignal(signal) });
+      created = await client.apply(desired, { fieldManager: OBJECT_SET_FIELD_MANAGER, force: true, ...withSignal(signal) });
     } catch (err) {
-      if (!isAlreadyExists(err)) throw new Error(`creating resource: ${errorMessage(err)}`, { cause: err });
-      // Created by someone else since it was read: judge the object that is there.
-      actual = await client.get(refOf(manifest), withSignal(signal));
+      throw new Error(`creating resource: ${errorMessage(err)}`, { cause: err });
     }
-    if (created !== undefined) {
-      try {
-        await migrateToApply(client, created, signal);
-      } catch (err) {
-        throw new Error(`migrating to SSA after create: ${errorMessage(err)}`, { cause: err });
-      }
-      return { object: created, action: 'created', probe: progressProbe(probes, created) };
-    }
+    return { object: created, action: 'created', probe: progressProbe(probes, created) };
   }
   if (actual === undefined) throw new Error('getting object after create collision: not found');
   const { situation, controller } = controlSituation(actual, owner, input.siblings);
