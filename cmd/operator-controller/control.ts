@@ -45,7 +45,7 @@ import { RequirementCache, ServerVersionCache, readServerVersion } from '../../p
 import { MAX_RECORD_JSON_BYTES, createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { createObjectSetReleases } from '../../pkg/operator-controller/applier/index.ts';
 import { createObjectSetController } from '../../pkg/operator-controller/objectset/index.ts';
-import { OWNER_NAME_LABEL, parseClusterExtension } from '../../pkg/shared/api/index.ts';
+import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL, parseClusterExtension } from '../../pkg/shared/api/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
 import { pauseHook, type PauseHook } from './test-pause.ts';
@@ -208,7 +208,9 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   const dependencies = dependencyPorts(started, installed, dependencyGauge);
   // BoxcutterRuntime: the revisions' controller runs beside the extensions' (decision 0125).
   const revisions = objectSetController(o, started, p);
-  const reconciler = extensionReconciler(o, started, p, { memory, drift, healthGauge, pulls, dependencies, revisions });
+  // Helm runtime: revisions left by an earlier BoxcutterRuntime are taken back, where the kind is served.
+  const revisionsServed = revisions === undefined && (await serves(kube, CLUSTER_OBJECT_SET, leading));
+  const reconciler = extensionReconciler(o, started, p, { memory, drift, healthGauge, pulls, dependencies, revisions, revisionsServed });
   // An extension looks at its revisions again when theirs change (upstream's Owns(ClusterObjectSet)).
   const watches = [
     { informer: extensions, keys: extensionKeys },
@@ -295,6 +297,8 @@ function extensionReconciler(
     pulls: BundlePulls;
     dependencies: DependencyPorts;
     revisions: Controller | undefined;
+    /** Whether the ClusterObjectSet kind is served (read once when leading starts). */
+    revisionsServed: boolean;
   },
 ): ReturnType<typeof clusterExtensionReconciler> {
   const records = { namespace: o.systemNamespace, maxRecordBytes: built.memory.maxRecordBytes };
@@ -308,6 +312,7 @@ function extensionReconciler(
       ...(revisions === undefined
         ? {}
         : { boxcutter: { systemNamespace: o.systemNamespace, helmReleases, reconcileRevision: (name: string) => revisions.enqueue(name) } }),
+      ...(revisions === undefined && built.revisionsServed ? { revisionsServed: { systemNamespace: o.systemNamespace } } : {}),
       recordMemory: built.memory.records,
       catalogs: p.catalogSource,
       dependencies: built.dependencies,
@@ -374,6 +379,14 @@ function dependencyPorts({ kube, extensions }: Started, installed: InstalledInde
         () => false,
       ),
   };
+}
+
+/** Whether the API server serves `kind` (asked once). */
+function serves(kube: KubeContext, kind: { group: string; version: string; kind: string }, signal: AbortSignal): Promise<boolean> {
+  return kube.mapper.resolve({ group: kind.group, version: kind.version, kind: kind.kind }, signal).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Removes cached bundle images of extensions that no longer exist (e.g. deleted while stopped). */

@@ -302,7 +302,10 @@ describe("upstream's Deployment arguments", () => {
       });
     }
     expect(parse(['--feature-gates=AllAlpha=true']).featureGates.BoxcutterRuntime).toBe(true);
-    expect(parse(['--feature-gates=AllAlpha=true,BoxcutterRuntime=false']).featureGates).toMatchObject({ BundleReleaseSupport: true, BoxcutterRuntime: false });
+    expect(parse(['--feature-gates=AllAlpha=true,BoxcutterRuntime=false']).featureGates).toMatchObject({
+      BundleReleaseSupport: true,
+      BoxcutterRuntime: false,
+    });
   });
 
   it.each([

@@ -74,6 +74,11 @@ export interface ClusterExtensionPorts {
    * rolled out by their own controller; Helm release records are only migrated. None: the Helm runtime.
    */
   boxcutter?: BoxcutterPorts;
+  /**
+   * Helm runtime on a cluster that serves ClusterObjectSets: extensions installed under the
+   * BoxcutterRuntime are taken back to release records (decision 0125). None: the kind is not served.
+   */
+  revisionsServed?: { systemNamespace: string };
 }
 
 /** What the BoxcutterRuntime adds. */
@@ -125,7 +130,11 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
       upgrades: p.upgrades,
     }),
     validateStep({ client: p.client, events: p.events }),
-    ...(bc === undefined ? [] : [migrateStep({ client: p.client, helmReleases: bc.helmReleases })]),
+    ...(bc !== undefined
+      ? [migrateStep({ client: p.client, fromReleases: bc.helmReleases })]
+      : p.revisionsServed === undefined
+        ? []
+        : [migrateStep({ client: p.client, toReleases: { releases: p.releases, systemNamespace: p.revisionsServed.systemNamespace } })]),
     installedStep({
       releases: p.releases,
       drift: p.drift,

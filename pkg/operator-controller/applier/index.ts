@@ -45,3 +45,4 @@ export {
 export { activeRevisions, deployedSummary, revisionStates, type ActiveRevision, type RevisionStates } from './boxcutter-status.ts';
 export { asObjectSet, createObjectSetReleases, listRevisions } from './boxcutter-store.ts';
 export { MIGRATED_MESSAGE, migrateFromReleases, planMigration, type MigrationPlan, type MigrationPorts } from './boxcutter-migrate.ts';
+export { migrateToReleases, recordOfRevision, type UnmigrationPorts } from './boxcutter-unmigrate.ts';

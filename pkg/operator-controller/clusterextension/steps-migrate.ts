@@ -1,11 +1,17 @@
 /**
- * BoxcutterRuntime only: before the revisions are read, an extension whose release is recorded
- * in Helm release records and has no ClusterObjectSet yet gets revision 1 made from its deployed
- * record, marked Succeeded, so its objects are adopted where they stand (uids kept, nothing
- * re-created), as upstream's MigrateStorage step does. The records stay (switching back reads
- * them). A failure is retried, in upstream's words (`migrating storage: ...`).
+ * Switching runtimes (decision 0125), before the revisions are read:
+ *
+ * - under the BoxcutterRuntime, an extension whose release is recorded in Helm release records
+ *   and has no ClusterObjectSet yet gets revision 1 made from its deployed record, marked
+ *   Succeeded, so its objects are adopted where they stand (uids kept, nothing re-created), as
+ *   upstream's MigrateStorage step does; the records stay;
+ * - under the Helm runtime, where the ClusterObjectSet kind is served, an extension with
+ *   revisions gets its installed revision as the deployed release record, and the revisions
+ *   are let go without their objects (boxcutter-unmigrate.ts); upstream has no way back.
+ *
+ * A failure is retried, in upstream's words (`migrating storage: ...`).
  */
-import { migrateFromReleases } from '../applier/index.ts';
+import { migrateFromReleases, migrateToReleases, type UnmigrationPorts } from '../applier/index.ts';
 import type { StepOutcome, Step } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
@@ -14,11 +20,12 @@ import { validatedStep } from './phases.ts';
 import type { ExtensionState, ValidatedState } from './pipeline-state.ts';
 import { setProgressingError } from './status.ts';
 
-/** What the migrate step uses: operator-controller's own client (revisions) and the Helm release records. */
-export interface MigratePorts {
-  client: KubeClient;
-  helmReleases: Pick<ReleaseStore, 'history'>;
-}
+/** What the migrate step uses: operator-controller's own client, and the records it migrates from or to. */
+export type MigratePorts =
+  /** BoxcutterRuntime: Helm release records into revisions. */
+  | { client: KubeClient; fromReleases: Pick<ReleaseStore, 'history'> }
+  /** Helm runtime: revisions back into release records. */
+  | { client: KubeClient; toReleases: Omit<UnmigrationPorts, 'client'> };
 
 export function migrateStep(ports: MigratePorts): Step<ExtensionState> {
   return validatedStep('migrate', (state) => migrate(ports, state));
@@ -26,10 +33,18 @@ export function migrateStep(ports: MigratePorts): Step<ExtensionState> {
 
 async function migrate(ports: MigratePorts, state: ValidatedState): Promise<StepOutcome> {
   const { ce } = state;
-  const owner = { name: ce.metadata.name, uid: ce.metadata.uid ?? '', progressDeadlineMinutes: ce.spec.progressDeadlineMinutes };
+  const owner = {
+    name: ce.metadata.name,
+    uid: ce.metadata.uid ?? '',
+    installNamespace: ce.spec.namespace,
+    progressDeadlineMinutes: ce.spec.progressDeadlineMinutes,
+  };
   try {
-    const outcome = await migrateFromReleases({ client: ports.client, releases: ports.helmReleases }, owner, state.signal);
-    if (outcome !== 'none') state.log.info({ outcome }, 'release records migrated to a ClusterObjectSet revision');
+    const outcome =
+      'fromReleases' in ports
+        ? await migrateFromReleases({ client: ports.client, releases: ports.fromReleases }, owner, state.signal)
+        : await migrateToReleases({ client: ports.client, ...ports.toReleases }, owner, state.signal);
+    if (outcome !== 'none') state.log.info({ outcome }, 'extension moved between release records and ClusterObjectSet revisions');
   } catch (err) {
     const wrapped = new Error(`migrating storage: ${errorMessage(err)}`, { cause: err });
     setProgressingError(ce, wrapped);
