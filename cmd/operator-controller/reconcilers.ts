@@ -28,6 +28,7 @@ import {
   resolveStep,
   validateStep,
   type ExtensionFeatures,
+  type MigratePorts,
   type ExtensionState,
   type ServiceAccountRef,
   type UpgradeNotices,
@@ -119,6 +120,13 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
         });
   // Under the BoxcutterRuntime: Helm records migrated first, as upstream; no rollback on failure (its records are Helm's).
   const helmOnly = <T>(...s: T[]): T[] => (bc === undefined ? s : []);
+  // Switching runtimes (decision 0125): Helm records into revisions under the gate; back, where revisions may exist.
+  const migration: MigratePorts | undefined =
+    bc !== undefined
+      ? { client: p.client, fromReleases: bc.helmReleases }
+      : p.revisionsServed === undefined
+        ? undefined
+        : { client: p.client, toReleases: { releases: p.releases, systemNamespace: p.revisionsServed.systemNamespace } };
   const steps = [
     finalizersStep({
       releases: p.releases,
@@ -130,11 +138,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
       upgrades: p.upgrades,
     }),
     validateStep({ client: p.client, events: p.events }),
-    ...(bc !== undefined
-      ? [migrateStep({ client: p.client, fromReleases: bc.helmReleases })]
-      : p.revisionsServed === undefined
-        ? []
-        : [migrateStep({ client: p.client, toReleases: { releases: p.releases, systemNamespace: p.revisionsServed.systemNamespace } })]),
+    ...(migration === undefined ? [] : [migrateStep(migration)]),
     installedStep({
       releases: p.releases,
       drift: p.drift,
