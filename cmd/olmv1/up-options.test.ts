@@ -110,7 +110,9 @@ describe('olmv1 up flags', () => {
     expect(() => parseUpOptions(['--feature-gates', 'GraphQLCatalogQueries=maybe'])).toThrow(
       /^catalogd: invalid value of GraphQLCatalogQueries=maybe/,
     );
-    expect(() => parseUpOptions(['--feature-gates', 'BoxcutterRuntime=maybe'])).toThrow(/^operator-controller: invalid value of BoxcutterRuntime=maybe/);
+    expect(() => parseUpOptions(['--feature-gates', 'BoxcutterRuntime=maybe'])).toThrow(
+      /^operator-controller: invalid value of BoxcutterRuntime=maybe/,
+    );
     // Object keys are no gates.
     expect(() => parseUpOptions(['--feature-gates', 'toString=true'])).toThrow(/unknown gate "toString"/);
   });

@@ -47,7 +47,7 @@ import { formatMissingPermissions, missingPermissionsAdvice, preAuthorize } from
 import { objectsToDelete, type DesiredRelease } from './release-apply.ts';
 
 /** What the Boxcutter applier needs. */
-export interface BoxcutterApplierPorts {
+interface BoxcutterApplierPorts {
   /** operator-controller's own client: ClusterObjectSets and their Secrets are its records. */
   client: KubeClient;
   /** Where the Secrets holding revisions' objects live (operator-controller's namespace). */

@@ -26,7 +26,7 @@ import { errorMessage } from '../../shared/errors/index.ts';
 export const MIGRATED_MESSAGE = 'Revision succeeded - migrated from Helm release';
 
 /** What the migration of one extension does. */
-export type MigrationPlan =
+type MigrationPlan =
   | { action: 'none' }
   /** Create `set` from record revision `from`, then mark it Succeeded. */
   | { action: 'create'; set: ObjectSetManifest; from: number }
@@ -57,7 +57,7 @@ export function planMigration(owner: RevisionOwner, sets: readonly ObjectSetMani
 }
 
 /** What the migration reads and writes with. */
-export interface MigrationPorts {
+interface MigrationPorts {
   /** operator-controller's own client: ClusterObjectSets are its records. */
   client: KubeClient;
   /** The Helm-like records (read only). */
@@ -66,7 +66,7 @@ export interface MigrationPorts {
 }
 
 /** Outcome of {@link migrateFromReleases}. */
-export type MigrationOutcome = 'none' | 'created' | 'marked';
+type MigrationOutcome = 'none' | 'created' | 'marked';
 
 /**
  * Migrates extension `owner` (see the module comment); idempotent, so a reconcile may call it

@@ -31,7 +31,7 @@ export const PHASE_ORDER = [
 ] as const;
 
 /** One of PHASE_ORDER. */
-export type PhaseName = (typeof PHASE_ORDER)[number];
+type PhaseName = (typeof PHASE_ORDER)[number];
 
 /** Most phases a ClusterObjectSet may have (the CRD's maxItems). */
 export const MAX_PHASES = 20;
@@ -74,7 +74,7 @@ export function phaseOf(gk: { group: string; kind: string }): PhaseName {
 }
 
 /** One phase of objects, named as upstream names it. */
-export interface SortedPhase<T> {
+interface SortedPhase<T> {
   name: PhaseName;
   objects: T[];
 }

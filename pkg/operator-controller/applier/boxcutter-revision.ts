@@ -57,7 +57,7 @@ export const RevisionAnnotation = {
 export const MIGRATED_FROM_HELM_LABEL = 'olm.operatorframework.io/migrated-from-helm';
 
 /** Archived revisions kept besides the newer ones (upstream's ClusterObjectSetRetentionLimit). */
-export const REVISION_RETENTION_LIMIT = 5;
+const REVISION_RETENTION_LIMIT = 5;
 
 /** kubectl's annotation, never carried into a revision. */
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -103,7 +103,7 @@ export function ownerLabels(extension: string): Record<string, string> {
 }
 
 /** Name of revision `revision` of `extension`. */
-export function revisionName(extension: string, revision: number): string {
+function revisionName(extension: string, revision: number): string {
   return `${extension}-${revision}`;
 }
 
@@ -127,7 +127,7 @@ export function revisionObject(obj: KubeObject, labels: Record<string, string>, 
 }
 
 /** The revision annotations of a bundle (all four identity keys always; release, properties and digest when present). */
-export function bundleAnnotations(bundle: Release['bundle'], properties: readonly unknown[]): Record<string, string> {
+function bundleAnnotations(bundle: Release['bundle'], properties: readonly unknown[]): Record<string, string> {
   return {
     [RevisionAnnotation.bundleName]: bundle.name,
     [RevisionAnnotation.packageName]: bundle.package,
@@ -150,7 +150,7 @@ function objectAnnotations(bundle: Release['bundle'], withRelease: boolean): Rec
 }
 
 /** The controller owner reference of a revision: its ClusterExtension. */
-export function extensionOwnerReference(owner: RevisionOwner): OwnerReference {
+function extensionOwnerReference(owner: RevisionOwner): OwnerReference {
   return {
     apiVersion: CLUSTER_EXTENSION.apiVersion,
     kind: CLUSTER_EXTENSION.kind,

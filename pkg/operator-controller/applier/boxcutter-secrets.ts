@@ -33,7 +33,7 @@ export const OBJECT_DATA_SECRET_TYPE = 'olm.operatorframework.io/object-data';
 export const REVISION_NAME_LABEL = 'olm.operatorframework.io/revision-name';
 
 /** Who the Secrets are for. */
-export interface PackTarget {
+interface PackTarget {
   /** The ClusterObjectSet's name (the Secrets' name prefix and label). */
   revisionName: string;
   /** The ClusterExtension's name (owner-name label). */
@@ -43,7 +43,7 @@ export interface PackTarget {
 }
 
 /** The Secrets to create before the revision, and each object's ref (`refs[phase][object]`; undefined for an entry that was a ref already). */
-export interface PackResult {
+interface PackResult {
   secrets: KubeObject[];
   refs: (ObjectSourceRef | undefined)[][];
 }
@@ -59,7 +59,7 @@ export function contentKey(data: Uint8Array): string {
 }
 
 /** `<revision>-<first 8 bytes, hex, of SHA-256 over the sorted keys and their values>`. */
-export function secretName(revisionName: string, data: ReadonlyMap<string, Uint8Array>): string {
+function secretName(revisionName: string, data: ReadonlyMap<string, Uint8Array>): string {
   const h = createHash('sha256');
   for (const key of [...data.keys()].sort(byteOrder)) {
     h.update(key, 'utf8');
@@ -225,7 +225,7 @@ export async function ensureRefSecretOwners(
 const MAX_DECOMPRESSED_BYTES = 10 * 1024 * 1024;
 
 /** Decodes a Secret value: JSON, or gzip-compressed JSON (magic bytes 1f 8b) of at most 10 MiB. */
-export function decodeRefValue(bytes: Uint8Array): Record<string, unknown> {
+function decodeRefValue(bytes: Uint8Array): Record<string, unknown> {
   const gzipped = bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
   const plain = gzipped ? gunzipSync(bytes, { maxOutputLength: MAX_DECOMPRESSED_BYTES }) : bytes;
   const value: unknown = JSON.parse(Buffer.from(plain).toString('utf8'));

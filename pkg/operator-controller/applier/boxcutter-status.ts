@@ -16,7 +16,7 @@ import type { Rollout } from './port.ts';
 type SetCondition = NonNullable<NonNullable<ObjectSetManifest['status']>['conditions']>[number];
 
 /** The installed revision and those rolling out, oldest first. */
-export interface RevisionStates {
+interface RevisionStates {
   installed?: ObjectSetManifest | undefined;
   rollingOut: ObjectSetManifest[];
 }
@@ -41,7 +41,7 @@ export function revisionStates(sets: readonly ObjectSetManifest[]): RevisionStat
 }
 
 /** One `status.activeRevisions` entry of a ClusterExtension. */
-export interface ActiveRevision {
+interface ActiveRevision {
   name: string;
   conditions?: Condition[];
 }

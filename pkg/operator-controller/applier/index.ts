@@ -17,32 +17,9 @@ export { atomKey, atomsOfRule, groupMissing, ruleCovers, type Atom } from './pre
 export { pruneUnknownFields } from './prune-unknown-fields.ts';
 export type { Applied, ApplyConflict, Applier, Rollout } from './port.ts';
 export { createReleaseApplier, type DriftMemory } from './release-applier.ts';
-// BoxcutterRuntime: the Applier over ClusterObjectSet revisions, its pure parts, and the migration from release records.
-export { createBoxcutterApplier, type BoxcutterApplierPorts } from './boxcutter-applier.ts';
-export { MAX_OBJECTS_PER_PHASE, MAX_PHASES, PHASE_ORDER, phaseOf, sortIntoPhases, type PhaseName } from './boxcutter-phases.ts';
-export {
-  MIGRATED_FROM_HELM_LABEL,
-  REVISION_RETENTION_LIMIT,
-  RevisionAnnotation,
-  desiredRevision,
-  migratedRevision,
-  revisionName,
-  sameRevision,
-  sameRevisionContent,
-  type ObjectSetManifest,
-  type RevisionOwner,
-} from './boxcutter-revision.ts';
-export {
-  GZIP_THRESHOLD,
-  MAX_SECRET_DATA_SIZE,
-  OBJECT_DATA_SECRET_TYPE,
-  REVISION_NAME_LABEL,
-  decodeRefValue,
-  packObjects,
-  resolveRefs,
-  type PackResult,
-} from './boxcutter-secrets.ts';
-export { activeRevisions, deployedSummary, revisionStates, type ActiveRevision, type RevisionStates } from './boxcutter-status.ts';
-export { asObjectSet, createObjectSetReleases, listRevisions } from './boxcutter-store.ts';
-export { MIGRATED_MESSAGE, migrateFromReleases, planMigration, type MigrationPlan, type MigrationPorts } from './boxcutter-migrate.ts';
-export { migrateToReleases, recordOfRevision, type UnmigrationPorts } from './boxcutter-unmigrate.ts';
+// BoxcutterRuntime: the Applier over ClusterObjectSet revisions, the revisions read as release records, the migrations both ways.
+export { createBoxcutterApplier } from './boxcutter-applier.ts';
+export { createObjectSetReleases, listRevisions } from './boxcutter-store.ts';
+export { desiredRevision, type ObjectSetManifest } from './boxcutter-revision.ts';
+export { migrateFromReleases } from './boxcutter-migrate.ts';
+export { migrateToReleases, type UnmigrationPorts } from './boxcutter-unmigrate.ts';

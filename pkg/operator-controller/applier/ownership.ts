@@ -41,7 +41,7 @@ export interface LiveMetadata {
 }
 
 /** How a live object relates to an extension. */
-export type Ownership =
+type Ownership =
   | { kind: 'absent' }
   | { kind: 'ours' }
   /** A CRD an uninstall of the same package kept: ours once its annotation is removed. */
@@ -126,7 +126,7 @@ export type OwnershipVerdict = { kind: 'allowed'; report: OwnershipReport } | { 
  * it looked up with its live metadata (undefined: absent). Those not in it were not looked up:
  * the caller knows them to be ours.
  */
-export type LiveOwners = ReadonlyMap<KubeObject, LiveMetadata | undefined>;
+type LiveOwners = ReadonlyMap<KubeObject, LiveMetadata | undefined>;
 
 /** The verdict on writing `objects` for `owner` from what was read of them (pure; see the module comment). */
 export function decideOwnership(objects: readonly KubeObject[], owner: Owner, live: LiveOwners): OwnershipVerdict {
@@ -161,7 +161,7 @@ interface ReadOwnersOptions {
  * LIST is forbidden, a GET per object. A kind the API server does not serve (yet) counts as
  * absent: its CRD is in the release, or the dry run reports it.
  */
-export async function readLiveOwners(client: KubeClient, objects: readonly KubeObject[], options: ReadOwnersOptions = {}): Promise<LiveOwners> {
+async function readLiveOwners(client: KubeClient, objects: readonly KubeObject[], options: ReadOwnersOptions = {}): Promise<LiveOwners> {
   const groups = new Map<string, KubeObject[]>();
   for (const obj of objects) {
     if (options.knownOwned?.(obj) === true) continue;

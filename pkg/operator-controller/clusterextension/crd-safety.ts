@@ -22,7 +22,7 @@ export interface UnsafeCrd {
 }
 
 /** What the check read: the installed CRDs by name (a CRD not in the cluster has nothing to break). */
-export interface CrdReads {
+interface CrdReads {
   installed: ReadonlyMap<string, KubeObject>;
   /**
    * Only with the stored-object opt-in: the stored-object verdict of each refused CRD that is

@@ -13,14 +13,7 @@
  */
 import { CollisionProtection, type ClusterObjectSet, type ProgressionProbe } from '../../shared/api/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
-import {
-  ApiError,
-  isNoKindMatch,
-  isNotFound,
-  type KubeClient,
-  type KubeObject,
-  type OwnerReference,
-} from '../../shared/kube/index.ts';
+import { ApiError, isNoKindMatch, isNotFound, type KubeClient, type KubeObject, type OwnerReference } from '../../shared/kube/index.ts';
 import {
   OBJECT_SET_FIELD_MANAGER,
   controlSituation,

@@ -22,7 +22,6 @@ export {
   parseClusterObjectSet,
   type Assertion,
   type ClusterObjectSetSpec,
-  type ObjectSelector,
   type ObjectSetObject,
   type ObjectSetPhase,
   type ObjectSourceRef,

@@ -44,7 +44,7 @@ const ObjectSelector = z.object({
   groupKind: z.object({ group: z.string(), kind: z.string() }).optional(),
   label: LabelSelector.optional(),
 });
-export type ObjectSelector = z.infer<typeof ObjectSelector>;
+type ObjectSelector = z.infer<typeof ObjectSelector>;
 
 /** One check of a progression probe. */
 const Assertion = z.object({
