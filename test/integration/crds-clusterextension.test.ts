@@ -41,10 +41,15 @@ describe('ClusterExtension defaults', () => {
     expect(res.body).toMatchObject({ spec: { source: { catalog: { upgradeConstraintPolicy: 'CatalogProvided' } } } });
   });
 
-  it('prunes the Boxcutter-only spec.progressDeadlineMinutes (not served, decision 0070)', async () => {
+  it('serves spec.progressDeadlineMinutes (the Boxcutter runtime field, decision 0125) within 10 to 720', async () => {
     const res = await dryRunCreate(extension({ ...ceSpec(), progressDeadlineMinutes: 30 }));
     expectAccepted(res);
-    expect(res.body.spec).not.toHaveProperty('progressDeadlineMinutes');
+    expect(res.body.spec).toHaveProperty('progressDeadlineMinutes', 30);
+    for (const [value, message] of [
+      [9, 'should be greater than or equal to 10'],
+      [721, 'should be less than or equal to 720'],
+    ] as const)
+      expectRejected(await dryRunCreate(extension({ ...ceSpec(), progressDeadlineMinutes: value })), 'spec.progressDeadlineMinutes', message);
   });
 });
 

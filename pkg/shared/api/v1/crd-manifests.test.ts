@@ -80,8 +80,8 @@ describe('CRD manifests', () => {
     const spec = at(schemaOf(readCrd(CLUSTER_EXTENSION)), 'properties', 'spec') as Json;
     expect(spec.required).toEqual(['namespace', 'source']);
     expect(at(spec, 'properties', 'serviceAccount', 'required')).toEqual(['name']);
-    // Boxcutter-only field, deliberately not served.
-    expect(at(spec, 'properties', 'progressDeadlineMinutes')).toBeUndefined();
+    // The Boxcutter runtime's field, served since it runs here (decision 0125), with upstream's bounds.
+    expect(at(spec, 'properties', 'progressDeadlineMinutes')).toMatchObject({ type: 'integer', format: 'int32', minimum: 10, maximum: 720 });
   });
 });
 
