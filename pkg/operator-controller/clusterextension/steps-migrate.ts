@@ -5,9 +5,11 @@
  *   and has no ClusterObjectSet yet gets revision 1 made from its deployed record, marked
  *   Succeeded, so its objects are adopted where they stand (uids kept, nothing re-created), as
  *   upstream's MigrateStorage step does; the records stay;
- * - under the Helm runtime, where the ClusterObjectSet kind is served, an extension with
- *   revisions gets its installed revision as the deployed release record, and the revisions
- *   are let go without their objects (boxcutter-unmigrate.ts); upstream has no way back.
+ * - under the Helm runtime, where the ClusterObjectSet kind is served, an extension whose status
+ *   still lists active revisions (the BoxcutterRuntime wrote them) gets its installed revision as
+ *   the deployed release record, and the revisions are let go without their objects
+ *   (boxcutter-unmigrate.ts), `status.activeRevisions` cleared; upstream has no way back. Any
+ *   other extension costs nothing here (no request).
  *
  * A failure is retried, in upstream's words (`migrating storage: ...`).
  */
@@ -18,7 +20,7 @@ import type { KubeClient } from '../../shared/kube/index.ts';
 import type { ReleaseStore } from '../release/index.ts';
 import { validatedStep } from './phases.ts';
 import type { ExtensionState, ValidatedState } from './pipeline-state.ts';
-import { setProgressingError } from './status.ts';
+import { setProgressingError, statusOf } from './status.ts';
 
 /** What the migrate step uses: operator-controller's own client, and the records it migrates from or to. */
 export type MigratePorts =
@@ -39,12 +41,14 @@ async function migrate(ports: MigratePorts, state: ValidatedState): Promise<Step
     installNamespace: ce.spec.namespace,
     progressDeadlineMinutes: ce.spec.progressDeadlineMinutes,
   };
+  if (!('fromReleases' in ports) && (ce.status?.activeRevisions ?? []).length === 0) return undefined;
   try {
     const outcome =
       'fromReleases' in ports
         ? await migrateFromReleases({ client: ports.client, releases: ports.fromReleases }, owner, state.signal)
         : await migrateToReleases({ client: ports.client, ...ports.toReleases }, owner, state.signal);
     if (outcome !== 'none') state.log.info({ outcome }, 'extension moved between release records and ClusterObjectSet revisions');
+    if (!('fromReleases' in ports)) delete statusOf(ce).activeRevisions;
   } catch (err) {
     const wrapped = new Error(`migrating storage: ${errorMessage(err)}`, { cause: err });
     setProgressingError(ce, wrapped);
