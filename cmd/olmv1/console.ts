@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { previewCrdDeletion } from '../../pkg/olmv1/crd-deletion/index.ts';
-import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
+import { createRevisionReader } from '../../pkg/olmv1/revisions/index.ts';
 import { createCatalogContentCache, type CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
@@ -162,7 +162,8 @@ const INSTALLER_KINDS = [
 
 /** The detail and uninstall of one ClusterExtension, read and written as the kubeconfig's user with the CLI's own code. */
 function extensionSources(client: KubeClient, systemNamespace: string) {
-  const releases = createReleaseStore({ client, namespace: systemNamespace });
+  // An extension's revisions: its ClusterObjectSets under the BoxcutterRuntime, else its release records.
+  const releases = createRevisionReader({ client, namespace: systemNamespace });
   return {
     getExtension: (name: string, signal: AbortSignal) => client.get({ ...CLUSTER_EXTENSION, name }, { signal }),
     // Cluster-scoped objects' Events are in namespace default (as client-go and operator-controller record them).
@@ -174,6 +175,7 @@ function extensionSources(client: KubeClient, systemNamespace: string) {
         )
       ).items,
     releaseHistory: (name: string, signal: AbortSignal) => releases.history(name, { signal }),
+    revisionHistory: (name: string, signal: AbortSignal) => releases.read(name, { signal }),
     objectScope: async (type: { apiVersion: string; kind: string }, signal: AbortSignal) => (await client.resourceFor(type, signal)).namespaced,
     getObject: (ref: { apiVersion: string; kind: string; name: string; namespace: string }, signal: AbortSignal) =>
       client.get(

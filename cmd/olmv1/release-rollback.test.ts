@@ -3,6 +3,8 @@ import { captureIO } from '../../test/support/command-io.ts';
 import { connectCluster, createKubeconfigLookup } from './cluster-access.ts';
 import { runRelease } from './release.ts';
 import { runReleaseRollback } from './release-rollback.ts';
+import { fakeCluster, type FakeCluster } from '../../test/support/fake-cluster.ts';
+import { clusterExtension, fakeKubeContext, objectSetHistory, seedHelmHistory } from '../../test/support/revision-fixtures.ts';
 
 // A kubeconfig that does not exist: usage errors must be reported before any connection.
 const lookup = createKubeconfigLookup({ HOME: '/nonexistent' }, '/nonexistent');
@@ -63,5 +65,53 @@ describe('olmv1 release rollback usage', () => {
     const code = await runRelease(['--context', 'x', 'rollback', 'foo'], io, { kubeconfig: lookup });
     expect(code).toBe(2);
     expect(io.err()).toContain('"rollback" must follow "release" directly: olmv1 release rollback EXT [REVISION] [flags]');
+  });
+});
+
+describe('olmv1 release rollback of an extension whose revisions are ClusterObjectSets', () => {
+  async function on(cluster: FakeCluster, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const io = captureIO();
+    const code = await runReleaseRollback(args, io, {
+      connectCluster: () => fakeKubeContext(cluster),
+      catalogContent: {
+        getPackage: () => Promise.reject(new Error('no catalogd here')),
+        packageNames: () => Promise.reject(new Error('no catalogd here')),
+        forget: () => undefined,
+      },
+    });
+    return { code, stdout: io.out(), stderr: io.err() };
+  }
+
+  it('refuses with exit 1, names the pin to use instead, and writes nothing', async () => {
+    const cluster = fakeCluster();
+    cluster.seed(clusterExtension('boxy'));
+    for (const set of objectSetHistory('boxy')) cluster.seed(set);
+    const before = cluster.writes.length;
+    const r = await on(cluster, 'boxy');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('refusing to roll back "boxy": its revisions are ClusterObjectSets');
+    expect(r.stderr).toContain('Nothing was changed.');
+    expect(r.stderr).toContain('To go back to revision 1 (demo.v1.0.0), pin its version instead:');
+    expect(r.stderr).toContain(
+      `kubectl patch clusterextension boxy --type=merge -p '{"metadata":{"annotations":{"olm.operatorframework.io/approved-bundle":"demo.v1.0.0"}},"spec":{"source":{"catalog":{"version":"1.0.0","upgradeConstraintPolicy":"SelfCertified"}}}}'`,
+    );
+    expect(r.stderr).toContain('olmv1 update boxy --version 1.0.0 --upgrade-constraint-policy SelfCertified');
+    expect(cluster.writes.length).toBe(before);
+    expect(cluster.calls.filter((c) => c.startsWith('patch ') || c.startsWith('update '))).toEqual([]);
+  });
+
+  it.each([
+    ['the extension has no ClusterObjectSets', {}],
+    ['the cluster does not serve ClusterObjectSets', { unserved: ['olm.operatorframework.io/v1/ClusterObjectSet'] }],
+  ])('goes on from the Helm records when %s', async (_, options) => {
+    const cluster = fakeCluster(options);
+    cluster.seed(clusterExtension('helmy'));
+    await seedHelmHistory(cluster.client, 'helmy');
+    const r = await on(cluster, 'helmy', '--dry-run');
+    expect(r.stderr).not.toContain('ClusterObjectSets');
+    // Past the records: it chose revision 1 from them and went on to check the way back against the catalogs.
+    expect(r.stderr).toContain('refusing to roll back "helmy" to revision 1 (demo.v1.0.0, version 1.0.0): no catalog the extension selects offers');
+    expect(cluster.calls).toContain('list ClusterCatalog');
   });
 });

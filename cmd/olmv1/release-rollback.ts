@@ -18,6 +18,7 @@ import {
   type RollbackPatch,
   type RollbackTarget,
 } from '../../pkg/operator-controller/rollback/index.ts';
+import { createRevisionReader, objectSetRollbackRefusal } from '../../pkg/olmv1/revisions/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster, type ClusterFlags } from './cluster-access.ts';
 import { DEFAULT_SYSTEM_NAMESPACE, historyTable } from './release.ts';
 import { clusterResolveInput } from './resolve-cluster.ts';
@@ -43,6 +44,9 @@ spec.install.preflight.crdUpgradeSafety.enforcement is None. The patched spec is
 against the cluster's ClusterCatalogs as operator-controller resolves it ("olmv1 resolve
 --cluster"): a rollback to a bundle no catalog the extension selects offers is refused, since
 the extension would only retry "no bundles found" with its upgrades held by the pin.
+An extension whose revisions are ClusterObjectSets (operator-controller with
+--feature-gates=BoxcutterRuntime=true) is refused, nothing written: the refusal prints the
+kubectl patch (or olmv1 update) that pins the revision's version instead.
 
 Flags:
 ${CLUSTER_FLAGS_HELP}
@@ -126,6 +130,11 @@ async function rollback(kube: KubeContext, deps: RollbackDeps, p: Parsed, io: Co
   if (obj.metadata.deletionTimestamp !== undefined) throw new CommandError(`ClusterExtension ${name} is being deleted`, 1);
   const view = readExtensionView(obj);
   if (!view.ok) throw new CommandError(view.error, 1);
+  const revisions = createRevisionReader({ client, namespace: p.namespace });
+  if (await read(`reading the ClusterObjectSets of ${name}`, () => revisions.usesObjectSets(p.extension))) {
+    const revisionsOf = await read(`reading the ClusterObjectSets of ${name}`, () => revisions.history(p.extension));
+    throw new CommandError(objectSetRollbackRefusal(obj, revisionsOf, p.revision), 1);
+  }
   const history = await read(`reading the release records of ${name} in namespace ${JSON.stringify(p.namespace)}`, () =>
     createReleaseStore({ client, namespace: p.namespace }).history(p.extension),
   );

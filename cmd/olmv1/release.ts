@@ -2,7 +2,9 @@
  * `olmv1 release list|history|get`: the release records operator-controller keeps, like `helm
  * list|history|get`. Exit codes: see RELEASE_USAGE.
  */
-import { createReleaseStore, type Release, type ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
+import type { Release } from '../../pkg/operator-controller/release/index.ts';
+import { createRevisionReader, type ObjectSetState, type RevisionReader } from '../../pkg/olmv1/revisions/index.ts';
+import type { KubeContext } from '../../pkg/shared/kube/index.ts';
 import { objectsToYaml, toYaml } from '../../pkg/operator-controller/render/index.ts';
 import {
   CLUSTER_FLAGS,
@@ -20,6 +22,8 @@ import { CommandError, parseCommandLine, runCommand } from './render.ts';
 interface ReleaseCommandDeps {
   /** Where the cluster is found without --kubeconfig. */
   kubeconfig: KubeconfigLookup;
+  /** Connects instead of the kubeconfig (tests). */
+  connect?: (flags: ClusterFlags) => Promise<Pick<KubeContext, 'client' | 'close'>>;
 }
 
 /** operator-controller's default system namespace. */
@@ -34,7 +38,9 @@ const RELEASE_USAGE = `Usage: olmv1 release list [--kubeconfig FILE] [--context 
 Shows the release records operator-controller keeps for each ClusterExtension: "list" the
 latest revision of every extension, "history" all revisions of one, "get" one revision (the
 latest by default) as a summary, its applied objects ("manifest", YAML) or its
-configuration ("values", YAML).
+configuration ("values", YAML). An extension that has ClusterObjectSets (operator-controller
+with --feature-gates=BoxcutterRuntime=true) has them as its revisions: "history" then also
+shows each one's name, lifecycle state (Active, Archived) and Available and Progressing.
 
 Flags:
 ${CLUSTER_FLAGS_HELP}
@@ -64,8 +70,9 @@ export async function runRelease(args: readonly string[], io: CommandIO, deps: R
     const parsed = parse(args);
     const [sub, ...rest] = parsed.words;
     const run = subcommand(sub, rest, parsed.revision);
-    await withCluster(connectCluster(parsed.cluster, deps.kubeconfig, 1), async (kube) => {
-      await run(createReleaseStore({ client: kube.client, namespace: parsed.namespace }), io, parsed.namespace);
+    const connecting = deps.connect === undefined ? connectCluster(parsed.cluster, deps.kubeconfig, 1) : deps.connect(parsed.cluster);
+    await withCluster(connecting, async (kube) => {
+      await run(createRevisionReader({ client: kube.client, namespace: parsed.namespace }), io, parsed.namespace);
     });
   });
 }
@@ -85,7 +92,7 @@ function parse(args: readonly string[]): Parsed {
   return { words: parsed.positionals, cluster, namespace, revision: rev === undefined ? undefined : Number(rev) };
 }
 
-type Run = (store: ReleaseStore, io: CommandIO, namespace: string) => Promise<void>;
+type Run = (store: RevisionReader, io: CommandIO, namespace: string) => Promise<void>;
 
 // Checks the words before connecting, so usage errors never need a cluster.
 function subcommand(sub: string | undefined, rest: string[], revision: number | undefined): Run {
@@ -98,7 +105,11 @@ function subcommand(sub: string | undefined, rest: string[], revision: number | 
   if (sub === 'history') {
     const [ext, ...extra] = rest;
     if (ext === undefined || extra.length > 0) throw usage('"history" takes exactly one extension name');
-    return async (store, io, ns) => void io.stdout.write(historyTable(await historyOf(store, ext, ns)));
+    return async (store, io, ns) => {
+      const { releases, objectSets } = await store.read(ext);
+      if (releases.length === 0) throw noRecords(ext, ns);
+      io.stdout.write(historyTable(releases, objectSets));
+    };
   }
   if (sub === 'get') {
     const [ext, what = 'summary', ...extra] = rest;
@@ -118,13 +129,17 @@ function subcommand(sub: string | undefined, rest: string[], revision: number | 
   throw usage(sub === undefined ? 'missing subcommand' : `unknown subcommand ${JSON.stringify(sub)}`);
 }
 
-async function historyOf(store: ReleaseStore, ext: string, namespace: string): Promise<Release[]> {
+async function historyOf(store: RevisionReader, ext: string, namespace: string): Promise<Release[]> {
   const history = await store.history(ext);
-  if (history.length === 0) throw new CommandError(`no release records of ${JSON.stringify(ext)} in namespace ${JSON.stringify(namespace)}`, 1);
+  if (history.length === 0) throw noRecords(ext, namespace);
   return history;
 }
 
-async function listReleases(store: ReleaseStore, io: CommandIO): Promise<void> {
+function noRecords(ext: string, namespace: string): CommandError {
+  return new CommandError(`no release records of ${JSON.stringify(ext)} in namespace ${JSON.stringify(namespace)}`, 1);
+}
+
+async function listReleases(store: RevisionReader, io: CommandIO): Promise<void> {
   const rows = [['NAME', 'REVISION', 'UPDATED', 'STATUS', 'BUNDLE', 'VERSION']];
   for (const name of await store.list()) {
     const latest = (await store.history(name))[0];
@@ -133,11 +148,21 @@ async function listReleases(store: ReleaseStore, io: CommandIO): Promise<void> {
   io.stdout.write(table(rows));
 }
 
-/** The `history` table: one row a revision, oldest first. */
-export function historyTable(history: readonly Release[]): string {
-  const rows = [['REVISION', 'UPDATED', 'STATUS', 'BUNDLE', 'VERSION', 'DESCRIPTION']];
-  for (const r of [...history].reverse())
-    rows.push([String(r.revision), updated(r), r.status, r.bundle.name, r.bundle.version, oneLine(r.description)]);
+/**
+ * The `history` table: one row a revision, oldest first. With `objectSets` (the revisions are
+ * ClusterObjectSets) each row also names its ClusterObjectSet, lifecycle state, Available and
+ * Progressing.
+ */
+export function historyTable(history: readonly Release[], objectSets?: readonly ObjectSetState[]): string {
+  const sets = new Map((objectSets ?? []).map((s) => [s.revision, s]));
+  const extra = objectSets === undefined ? [] : ['OBJECT SET', 'STATE', 'AVAILABLE', 'PROGRESSING'];
+  const rows = [['REVISION', 'UPDATED', 'STATUS', 'BUNDLE', 'VERSION', ...extra, 'DESCRIPTION']];
+  for (const r of [...history].reverse()) {
+    const set = sets.get(r.revision);
+    const cells =
+      objectSets === undefined ? [] : [r.objectSet ?? set?.name ?? '-', set?.lifecycleState ?? '-', set?.available ?? '-', set?.progressing ?? '-'];
+    rows.push([String(r.revision), updated(r), r.status, r.bundle.name, r.bundle.version, ...cells, oneLine(r.description)]);
+  }
   return table(rows);
 }
 
@@ -145,6 +170,7 @@ function summary(r: Release): string {
   const lines = [
     `NAME: ${r.extension}`,
     `REVISION: ${r.revision}`,
+    ...(r.objectSet === undefined ? [] : [`OBJECT SET: ${r.objectSet}`]),
     `STATUS: ${r.status}`,
     `PACKAGE: ${r.bundle.package}`,
     `BUNDLE: ${r.bundle.name}`,

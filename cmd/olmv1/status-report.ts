@@ -16,6 +16,7 @@ import {
 } from '../../pkg/operator-controller/gating/index.ts';
 import { HealthConditionType } from '../../pkg/shared/api/index.ts';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
+import type { ObjectSetState } from '../../pkg/olmv1/revisions/index.ts';
 
 /** The schema version this build writes. */
 export const STATUS_SCHEMA_VERSION = 1;
@@ -73,6 +74,13 @@ export const StatusReport = z.object({
       resolution: z.object({ message: z.string(), hints: z.array(z.string()) }).optional(),
       /** While another wait has an advice Event: its reason, the Progressing message's first line, the Event's hints (added within version 1). */
       advice: z.object({ reason: z.string(), message: z.string(), hints: z.array(z.string()) }).optional(),
+      /**
+       * Under BoxcutterRuntime: the ClusterObjectSet of the deployed revision (else of the newest),
+       * its lifecycle state and its Available and Progressing (added within version 1).
+       */
+      objectSet: z
+        .object({ name: z.string(), revision: z.number(), lifecycleState: z.string(), available: z.string(), progressing: z.string() })
+        .optional(),
     }),
   ),
   verdict: z.object({
@@ -118,6 +126,8 @@ export interface StatusInput {
   kubernetes?: KubernetesTargetInfo;
   /** The objects (identities) of each extension's deployed release. */
   objects?: ReadonlyMap<string, readonly ObjectIdentity[]>;
+  /** The ClusterObjectSet shown for each extension whose revisions are ClusterObjectSets. */
+  objectSets?: ReadonlyMap<string, ObjectSetState>;
 }
 
 /** The Kubernetes minor an upgrade reaches, or why it is not known. */
@@ -233,9 +243,11 @@ export function buildStatusReport(input: StatusInput): StatusReport {
       maxOpenShiftVersion: verdict.maxVersions[name] ?? null,
     };
     const advice = adviceOf(name, conditionMessage(e, 'Progressing'), input.adviceEvents ?? []);
-    if (advice === undefined) return row;
+    const set = input.objectSets?.get(name);
+    const withSet = set === undefined ? row : { ...row, objectSet: { ...set } };
+    if (advice === undefined) return withSet;
     const { reason, ...shown } = advice;
-    return reason === 'ResolutionFailed' ? { ...row, resolution: shown } : { ...row, advice };
+    return reason === 'ResolutionFailed' ? { ...withSet, resolution: shown } : { ...withSet, advice };
   });
   const kube = input.kubernetes;
   const removedApis =

@@ -61,14 +61,28 @@ export function renderStatusTable(r: StatusReport, o: TableOptions): string {
     );
   out.push('', paint(BOLD, 'EXTENSIONS'));
   if (r.extensions.length === 0) out.push('(none)');
-  else
+  else {
+    // The OBJECT SET column only when some extension's revisions are ClusterObjectSets (BoxcutterRuntime).
+    const sets = r.extensions.some((e) => e.objectSet !== undefined);
     out.push(
       ...table(
-        ['NAME', 'PACKAGE', 'INSTALLED', 'CHANNELS/VERSION', 'INSTALLED?', 'PROGRESSING', 'HEALTH', 'DEPRECATED', 'MAX OCP'],
+        [
+          'NAME',
+          'PACKAGE',
+          'INSTALLED',
+          ...(sets ? ['OBJECT SET'] : []),
+          'CHANNELS/VERSION',
+          'INSTALLED?',
+          'PROGRESSING',
+          'HEALTH',
+          'DEPRECATED',
+          'MAX OCP',
+        ],
         r.extensions.map((e) => [
           e.name,
           e.package,
           e.installedVersion ?? '-',
+          ...(sets ? [e.objectSet === undefined ? '-' : `${e.objectSet.name} (${e.objectSet.lifecycleState})`] : []),
           [e.channels.join(','), e.versionRange ?? ''].filter((s) => s !== '').join(' ') || '-',
           condText(e.installed),
           condText(e.progressing),
@@ -78,6 +92,7 @@ export function renderStatusTable(r: StatusReport, o: TableOptions): string {
         ]),
       ),
     );
+  }
   // Each failing or waiting extension's advice.
   for (const e of r.extensions) {
     const shown = e.resolution ?? e.advice;

@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../pkg/shared/kube/index.ts';
+import type { KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
 import { testTempDir } from '../../test/support/temp-dir.ts';
 import { createKubeconfigLookup } from './cluster-access.ts';
 import { STATUS_EXIT, STATUS_SCHEMA_VERSION, StatusReport, buildStatusReport, statusExitCode, type StatusInput } from './status-report.ts';
 import { renderStatusTable } from './status-table.ts';
 import { runStatus } from './status.ts';
+import { fakeCluster, type FakeCluster } from '../../test/support/fake-cluster.ts';
+import { clusterExtension, objectSet, objectSetHistory, seedHelmHistory } from '../../test/support/revision-fixtures.ts';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../test/fixtures/olmv1-status/${name}`, import.meta.url), 'utf8');
 
@@ -278,5 +280,87 @@ describe('olmv1 status usage', () => {
     expect(await runStatus(['--kubeconfig', path], cio, deps)).toBe(2);
     expect(out.stderr).toContain('127.0.0.1:1');
     expect(out.stdout).toBe('');
+  });
+});
+
+describe('olmv1 status on a cluster with ClusterObjectSets (BoxcutterRuntime)', () => {
+  async function on(cluster: FakeCluster, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const out = { stdout: '', stderr: '' };
+    const io = { stdout: { write: (s: string) => (out.stdout += s) }, stderr: { write: (s: string) => (out.stderr += s) } };
+    const code = await runStatus(['--cluster-version', '4.18', '--kubernetes-version', '1.33', ...args], io, {
+      kubeconfig: createKubeconfigLookup({ KUBECONFIG: '/nonexistent/kubeconfig' }, '/nonexistent'),
+      isTTY: false,
+      columns: undefined,
+      noColor: true,
+      // --kubernetes-version is given: the API server's /version is never read.
+      connect: () => Promise.resolve({ client: cluster.client, transport: {} as KubeContext['transport'], close: () => undefined }),
+    });
+    return { code, ...out };
+  }
+  const installed = (name: string): KubeObject => ({
+    ...clusterExtension(name),
+    status: {
+      conditions: ok,
+      install: { bundle: { name: 'demo.v1.1.0', version: '1.1.0' } },
+    },
+  });
+  // The extensions table header before ClusterObjectSets were read.
+  const HELM_TABLE = [
+    'EXTENSIONS',
+    'NAME   PACKAGE  INSTALLED  CHANNELS/VERSION  INSTALLED?        PROGRESSING       HEALTH  DEPRECATED  MAX OCP',
+    'helmy  demo     1.1.0      -                 True (Succeeded)  True (Succeeded)  -       -           -',
+    '',
+  ].join('\n');
+
+  it('reads the deployed revision from the ClusterObjectSets and shows its name, state, Available and Progressing', async () => {
+    const cluster = fakeCluster();
+    cluster.seed(installed('boxy'));
+    cluster.seed(installed('helmy'));
+    for (const set of [...objectSetHistory('boxy'), objectSet('boxy', 3, '1.2.0', 'rolling-out')]) cluster.seed(set);
+    await seedHelmHistory(cluster.client, 'helmy');
+    const json = await on(cluster, '-o', 'json');
+    expect(json.stderr).toBe('');
+    expect(json.code).toBe(STATUS_EXIT.allowed);
+    const report = StatusReport.parse(JSON.parse(json.stdout));
+    const [boxy, helmy] = report.extensions;
+    expect(boxy?.objectSet).toEqual({ name: 'boxy-2', revision: 2, lifecycleState: 'Active', available: 'True', progressing: 'True' });
+    expect(helmy).not.toHaveProperty('objectSet');
+    expect(report.verdict.metadataErrors).toEqual([]);
+    // The deployed revision's objects were read (the removed-API check ran over them).
+    expect(report.verdict.removedApis).toEqual([]);
+    const table = await on(cluster);
+    const lines = table.stdout.split('\n');
+    const head = lines.findIndex((l) => l.startsWith('NAME ') && l.includes('OBJECT SET'));
+    expect(lines[head]?.split(/ {2,}/).slice(0, 4)).toEqual(['NAME', 'PACKAGE', 'INSTALLED', 'OBJECT SET']);
+    expect(lines[head + 1]?.split(/ {2,}/).slice(0, 4)).toEqual(['boxy', 'demo', '1.1.0', 'boxy-2 (Active)']);
+    expect(lines[head + 2]?.split(/ {2,}/).slice(0, 4)).toEqual(['helmy', 'demo', '1.1.0', '-']);
+  });
+
+  it.each([
+    ['no extension has ClusterObjectSets', {}],
+    ['the cluster does not serve ClusterObjectSets', { unserved: ['olm.operatorframework.io/v1/ClusterObjectSet'] }],
+  ])('without them (%s) reads the Helm records and prints what it printed before', async (_, options) => {
+    const cluster = fakeCluster(options);
+    cluster.seed(installed('helmy'));
+    await seedHelmHistory(cluster.client, 'helmy');
+    const json = await on(cluster, '-o', 'json');
+    expect(json.code).toBe(STATUS_EXIT.allowed);
+    const report = StatusReport.parse(JSON.parse(json.stdout));
+    expect(Object.keys(report.extensions[0] ?? {})).toEqual([
+      'name',
+      'package',
+      'installedBundle',
+      'installedVersion',
+      'channels',
+      'versionRange',
+      'installed',
+      'progressing',
+      'healthy',
+      'deprecations',
+      'maxOpenShiftVersion',
+    ]);
+    const table = await on(cluster);
+    expect(table.stdout).not.toContain('OBJECT SET');
+    expect(table.stdout).toContain(HELM_TABLE);
   });
 });

@@ -15,8 +15,16 @@ import {
 } from '../../pkg/operator-controller/gating/index.ts';
 import { readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
 import { ReleaseStatus } from '../../pkg/operator-controller/release/index.ts';
-import { isForbidden, isNoKindMatch, isNotFound, sleepUnlessAborted, type KubeClient, type KubeObject } from '../../pkg/shared/kube/index.ts';
-import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
+import {
+  isForbidden,
+  isNoKindMatch,
+  isNotFound,
+  sleepUnlessAborted,
+  type KubeClient,
+  type KubeContext,
+  type KubeObject,
+} from '../../pkg/shared/kube/index.ts';
+import { createRevisionReader, type ObjectSetState } from '../../pkg/olmv1/revisions/index.ts';
 import {
   CLUSTER_FLAGS,
   CLUSTER_FLAGS_HELP,
@@ -51,6 +59,8 @@ interface StatusCommandDeps {
   noColor: boolean;
   /** Ends --watch (Ctrl-C). */
   signal?: AbortSignal;
+  /** Connects instead of the kubeconfig (tests). */
+  connect?: (flags: ClusterFlags) => Promise<Pick<KubeContext, 'client' | 'transport' | 'close'>>;
 }
 
 const USAGE = `Usage: olmv1 status [--kubeconfig FILE] [--context NAME] [--system-namespace NS]
@@ -142,7 +152,8 @@ function parse(args: readonly string[]): Options {
 export async function runStatus(args: readonly string[], io: CommandIO, deps: StatusCommandDeps): Promise<number> {
   return runCommand(io, async () => {
     const o = parse(args);
-    return withCluster(connectCluster(o.cluster, deps.kubeconfig, STATUS_EXIT.failed), async (kube) => {
+    const connecting = deps.connect === undefined ? connectCluster(o.cluster, deps.kubeconfig, STATUS_EXIT.failed) : deps.connect(o.cluster);
+    return withCluster(connecting, async (kube) => {
       const render = (r: StatusReport): string => format(r, o.output, deps);
       const reader: Reader = { client: kube.client, transport: kube.transport };
       if (!o.watch) {
@@ -199,15 +210,20 @@ async function collect(reader: Reader, o: Options): Promise<StatusReport> {
       client.listAll(CLUSTER_EXTENSION),
       adviceEvents(client),
     ]);
-    const store = createReleaseStore({ client, namespace: o.namespace });
+    // ClusterObjectSets for an extension that has them (BoxcutterRuntime), else its release records.
+    const store = createRevisionReader({ client, namespace: o.namespace });
     const deployed = new Map<string, DeployedExtension>();
     const objects = new Map<string, readonly ObjectIdentity[]>();
+    const objectSets = new Map<string, ObjectSetState>();
     const unreadable: string[] = [];
     for (const e of extensions.items) {
       const name = e.metadata.name ?? '';
       try {
         // The whole history, as `olmv1 release history` reads it: the deployed revision's objects too.
-        const release = (await store.history(name)).find((r) => r.status === ReleaseStatus.Deployed);
+        const history = await store.read(name);
+        const release = history.releases.find((r) => r.status === ReleaseStatus.Deployed);
+        const set = history.objectSets?.find((s) => s.name === release?.objectSet) ?? history.objectSets?.[0];
+        if (set !== undefined) objectSets.set(name, set);
         if (release === undefined) continue;
         deployed.set(name, { extension: name, bundle: release.bundle.name, properties: release.properties });
         objects.set(name, release.manifest.identities());
@@ -224,6 +240,7 @@ async function collect(reader: Reader, o: Options): Promise<StatusReport> {
       deployed,
       unreadable,
       adviceEvents: advice,
+      ...(objectSets.size === 0 ? {} : { objectSets }),
     });
   } catch (e) {
     throw new CommandError(errorMessage(e), STATUS_EXIT.failed);

@@ -16,7 +16,8 @@ import {
   type StoredVerdict,
 } from '../../pkg/operator-controller/crdupgrade/index.ts';
 import { evaluateGate, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
-import type { Release } from '../../pkg/operator-controller/release/index.ts';
+import { deployedRelease, type Release } from '../../pkg/operator-controller/release/index.ts';
+import { createRevisionReader } from '../../pkg/olmv1/revisions/index.ts';
 import { render, renderFailureToError, type CertProviderName } from '../../pkg/operator-controller/render/index.ts';
 import { metadataFor, upgradeSuccessors, type Successor } from '../../pkg/operator-controller/resolve/index.ts';
 import {
@@ -41,7 +42,6 @@ import {
   clusterResolve,
   clusterResolveInput,
   readClusterExtension,
-  readDeployedRelease,
   relevantDeprecation,
   type ResolveClusterDeps,
 } from './resolve-cluster.ts';
@@ -67,7 +67,8 @@ export interface PlanOptions {
 export interface UpgradePlan {
   extension: string;
   package: string;
-  installed: { bundle: string; version: string; revision: number };
+  /** `objectSet`: the ClusterObjectSet of the deployed revision, when the extension's revisions are ClusterObjectSets (BoxcutterRuntime). */
+  installed: { bundle: string; version: string; revision: number; objectSet?: string };
   selection: { channels: string[]; versionRange: string; upgradeConstraintPolicy: string };
   successors: Successor[];
   /** Null when the resolution fails (`error`). */
@@ -139,7 +140,7 @@ interface Resolved {
  */
 export async function resolvePlan(kube: KubeContext, deps: UpgradeDeps, o: PlanOptions): Promise<Resolved> {
   const ce = await readClusterExtension(kube, o.extension);
-  const release = await readDeployedRelease(kube, o.systemNamespace, o.extension);
+  const release = await readDeployed(kube, o.systemNamespace, o.extension);
   if (release === undefined) {
     throw new CommandError(
       `ClusterExtension ${JSON.stringify(o.extension)} has no deployed release: nothing is installed to upgrade from`,
@@ -152,7 +153,12 @@ export async function resolvePlan(kube: KubeContext, deps: UpgradeDeps, o: PlanO
   const plan: UpgradePlan = {
     extension: o.extension,
     package: src.packageName,
-    installed: { bundle: b.name, version: b.version, revision: release.revision },
+    installed: {
+      bundle: b.name,
+      version: b.version,
+      revision: release.revision,
+      ...(release.objectSet === undefined ? {} : { objectSet: release.objectSet }),
+    },
     selection: {
       channels: src.channels ?? [],
       versionRange: src.version ?? '',
@@ -188,6 +194,19 @@ export async function resolvePlan(kube: KubeContext, deps: UpgradeDeps, o: PlanO
     (e) => `${e.reference.schema.replace(/^olm\./, '')}${e.reference.name === undefined ? '' : ` ${e.reference.name}`}: ${e.message}`,
   );
   return { plan, release, ce };
+}
+
+/**
+ * The deployed revision of `name`: from its ClusterObjectSets when it has any (BoxcutterRuntime),
+ * else from its release records in `systemNamespace`; undefined when none is deployed.
+ * @throws CommandError (exit 1) when they cannot be read.
+ */
+async function readDeployed(kube: KubeContext, systemNamespace: string, name: string): Promise<Release | undefined> {
+  try {
+    return deployedRelease(await createRevisionReader({ client: kube.client, namespace: systemNamespace }).history(name));
+  } catch (e) {
+    throw new CommandError(`error reading the release records of ${JSON.stringify(name)} in ${systemNamespace}: ${errorMessage(e)}`, EXIT.failed);
+  }
 }
 
 /** Why the resolver picks what it picks, in the terms of the plan's successor list. */

@@ -7,6 +7,7 @@
 import type { DeletionPreview } from '../crd-deletion/index.ts';
 import { healthVerdict, objectHealth, type ObjectHealth } from '../../operator-controller/drift/index.ts';
 import type { Release } from '../../operator-controller/release/index.ts';
+import type { ObjectSetState } from '../revisions/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 
 /** One ClusterExtension as the Installed page shows it. */
@@ -55,6 +56,8 @@ interface ReleaseRow {
   /** Last (else first) deployed, RFC 3339; '' when the record has neither. */
   updated: string;
   objects: number;
+  /** Its ClusterObjectSet when the revisions are ClusterObjectSets (BoxcutterRuntime): name, lifecycle state, Available, Progressing. */
+  objectSet?: ObjectSetState;
 }
 
 /** Where an install stands, as `olmv1 install` reports it while it waits. */
@@ -76,6 +79,8 @@ export interface ExtensionDetail {
   events: EventRow[];
   releases: ReleaseRow[];
   problems: string[];
+  /** When the revisions are ClusterObjectSets: why Roll back is refused and the pin to use instead (the page need not offer Roll back). */
+  rollbackRefusal?: string;
 }
 
 /** What uninstalling a ClusterExtension deletes and what it keeps. */
@@ -121,7 +126,9 @@ export function extensionDetail(
   events: readonly unknown[],
   history: readonly Release[],
   problems: readonly string[],
+  objectSets?: readonly ObjectSetState[],
 ): ExtensionDetail {
+  const sets = new Map((objectSets ?? []).map((set) => [set.revision, set]));
   const o = rec(obj);
   const meta = rec(o.metadata);
   return {
@@ -132,16 +139,23 @@ export function extensionDetail(
     deleting: s(meta.deletionTimestamp) !== '',
     conditions: conditionsOf(obj),
     events: events.map(eventRow).sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0)),
-    releases: history.map((r) => ({
-      revision: r.revision,
-      status: r.status,
-      bundle: r.bundle.name,
-      version: r.bundle.version,
-      description: r.description,
-      updated: r.lastDeployed ?? r.firstDeployed ?? '',
-      objects: r.manifest.identities().length,
-    })),
+    releases: history.map((r) => {
+      const set = sets.get(r.revision);
+      return set === undefined ? releaseRow(r) : { ...releaseRow(r), objectSet: { ...set } };
+    }),
     problems: [...problems],
+  };
+}
+
+function releaseRow(r: Release): ReleaseRow {
+  return {
+    revision: r.revision,
+    status: r.status,
+    bundle: r.bundle.name,
+    version: r.bundle.version,
+    description: r.description,
+    updated: r.lastDeployed ?? r.firstDeployed ?? '',
+    objects: r.manifest.identities().length,
   };
 }
 

@@ -13,6 +13,8 @@ import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { DeletionPreview } from '../crd-deletion/index.ts';
 import { deployedRelease, type Release } from '../../operator-controller/release/index.ts';
+import { objectSetRollbackRefusal, type ExtensionHistory } from '../revisions/index.ts';
+import type { KubeObject } from '../../shared/kube/index.ts';
 import { extensionDetail, extensionRow, releaseObjectsView, uninstallPreview, type InstallProgress, type ReleaseObjectRead } from './extensions.ts';
 import { headBundleImage, hubTile, packageDetail, packageIcon, type HubTile } from './hub-index.ts';
 import { installCommandLine, parseInstallForm } from './install-form.ts';
@@ -51,6 +53,12 @@ interface ConsoleSources {
   extensionEvents(name: string, signal: AbortSignal): Promise<unknown[]>;
   /** Its release records, newest first (as `olmv1 release history` reads them). */
   releaseHistory(name: string, signal: AbortSignal): Promise<Release[]>;
+  /**
+   * Its revisions, newest first, from its ClusterObjectSets when it has any (BoxcutterRuntime),
+   * else its release records, as `olmv1 release history` reads them (pkg/olmv1/revisions). When
+   * given, read instead of releaseHistory.
+   */
+  revisionHistory?(name: string, signal: AbortSignal): Promise<ExtensionHistory>;
   /** Its CustomResourceDefinitions with their custom resources (as `olmv1 uninstall --delete-crds` previews them). */
   crdPreview(name: string, signal: AbortSignal): Promise<DeletionPreview>;
   /** `Kind namespace/name` of the ServiceAccount and RBAC `olmv1 install` created for it. */
@@ -245,8 +253,11 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
     if (req.method === 'POST' && rollback !== null) {
       const name = decodeURIComponent(rollback[1] ?? '');
       if (!validName(name)) return json(res, 400, { error: 'not a ClusterExtension name' });
-      const parsed = rollbackArgs(name, (await readJson(req))?.revision);
+      const revision = (await readJson(req))?.revision;
+      const parsed = rollbackArgs(name, revision);
       if (!parsed.ok) return json(res, 400, { error: parsed.error });
+      const refusal = await objectSetRefusal(o.sources, name, Number(revision));
+      if (refusal !== undefined) return json(res, 422, { error: refusal });
       const out = await need(o.sources.rollback, 'release rollback')(parsed.args);
       // The command's refusal as it prints it (unsafe CRD change, no catalog offers the bundle, ...).
       if (out.code !== 0) return json(res, 422, { error: failureText(out, 'release rollback') });
@@ -294,7 +305,7 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
     if (objects !== null) {
       const name = decodeURIComponent(objects[1] ?? '');
       if (!validName(name)) return json(res, 400, { error: 'not a ClusterExtension name' });
-      const release = deployedRelease(await o.sources.releaseHistory(name, signal));
+      const release = deployedRelease((await historyOf(o.sources, name, signal)).releases);
       const reads = release === undefined ? [] : await readReleaseObjects(o.sources, release, signal);
       return json(res, 200, releaseObjectsView(release, reads));
     }
@@ -308,10 +319,12 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
           problems.push(`${what}: ${errorMessage(e)}`);
           return none;
         });
-      const history = await part('release history', o.sources.releaseHistory(name, signal), []);
+      const revisions = await part('release history', historyOf(o.sources, name, signal), { releases: [], objectSets: undefined });
+      const history = revisions.releases;
       if (ext[2] === undefined) {
         const events = await part('Events', o.sources.extensionEvents(name, signal), []);
-        return json(res, 200, extensionDetail(obj, o.sources.installState(obj), events, history, problems));
+        const detail = extensionDetail(obj, o.sources.installState(obj), events, history, problems, revisions.objectSets);
+        return json(res, 200, revisions.objectSets === undefined ? detail : { ...detail, rollbackRefusal: refusalFor(obj, history, undefined) });
       }
       const [crds, installer] = await Promise.all([
         part('CustomResourceDefinitions', o.sources.crdPreview(name, signal), undefined),
@@ -416,6 +429,30 @@ async function readHub(sources: ConsoleSources, _now: () => number): Promise<Hub
  * names without a namespace is read in the release's namespace, where operator-controller applies
  * it. A refusal (or a kind no longer served) is that object's outcome, not the request's.
  */
+/** The revisions of extension `name`: revisionHistory when the sources have it, else the release records. */
+async function historyOf(sources: ConsoleSources, name: string, signal: AbortSignal): Promise<ExtensionHistory> {
+  if (sources.revisionHistory !== undefined) return sources.revisionHistory(name, signal);
+  return { releases: await sources.releaseHistory(name, signal), objectSets: undefined };
+}
+
+function refusalFor(obj: unknown, history: readonly Release[], revision: number | undefined): string {
+  const ce = typeof obj === 'object' && obj !== null ? (obj as KubeObject) : { apiVersion: '', kind: '', metadata: {} };
+  return objectSetRollbackRefusal(ce, history, revision);
+}
+
+/**
+ * Why Roll back is refused for `name` when its revisions are ClusterObjectSets (`olmv1 release
+ * rollback` refuses the same, with the same text); undefined otherwise, or when the sources
+ * cannot tell (the command still refuses).
+ */
+async function objectSetRefusal(sources: ConsoleSources, name: string, revision: number): Promise<string | undefined> {
+  if (sources.revisionHistory === undefined) return undefined;
+  const signal = AbortSignal.timeout(60_000);
+  const history = await sources.revisionHistory(name, signal);
+  if (history.objectSets === undefined) return undefined;
+  return refusalFor(await sources.getExtension(name, signal), history.releases, revision);
+}
+
 async function readReleaseObjects(sources: ConsoleSources, release: Release, signal: AbortSignal): Promise<ReleaseObjectRead[]> {
   const { objectScope: scope, getObject: get } = sources;
   if (scope === undefined || get === undefined) throw Object.assign(new Error('this console cannot read the objects of a release'), { status: 501 });

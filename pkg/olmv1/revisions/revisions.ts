@@ -1,0 +1,111 @@
+/**
+ * Which records hold an extension's revisions, for the olmv1 commands and the console: its
+ * ClusterObjectSets when it has any (operator-controller with BoxcutterRuntime), else its Helm
+ * release records in the system namespace. A cluster that does not serve the ClusterObjectSet
+ * kind has only release records. Read-only: writes stay with the store of the mode.
+ */
+import { createObjectSetReleases, listRevisions, type ObjectSetManifest } from '../../operator-controller/applier/index.ts';
+import { createReleaseStore, type HistoryOptions, type Release, type ReleaseStore } from '../../operator-controller/release/index.ts';
+import { ObjectSetConditionType } from '../../shared/api/index.ts';
+import { isNoKindMatch, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+
+/** One ClusterObjectSet of an extension, as the revision tables show it. */
+export interface ObjectSetState {
+  /** `<extension>-<n>` */
+  name: string;
+  revision: number;
+  /** `Active` or `Archived`. */
+  lifecycleState: string;
+  /** Its `Available` condition as `True`, `False (Reason)`, or `-` when it has none. */
+  available: string;
+  /** Its `Progressing` condition, written like `available`. */
+  progressing: string;
+}
+
+/** An extension's revisions, newest first. */
+export interface ExtensionHistory {
+  releases: Release[];
+  /** Its ClusterObjectSets, newest first; undefined when its revisions are Helm release records. */
+  objectSets: ObjectSetState[] | undefined;
+}
+
+/** Reads each extension's revisions from where they are (see the file comment). */
+export interface RevisionReader extends Pick<ReleaseStore, 'history' | 'deployed' | 'list'> {
+  /** The revisions of `extension` with, under BoxcutterRuntime, its ClusterObjectSets. */
+  read(extension: string, options?: HistoryOptions): Promise<ExtensionHistory>;
+  /** True when `extension` has ClusterObjectSets (its revisions are not Helm release records). */
+  usesObjectSets(extension: string, signal?: AbortSignal): Promise<boolean>;
+}
+
+/** Options of createRevisionReader. */
+export interface RevisionReaderOptions {
+  client: KubeClient;
+  /** Where the Helm release records are (operator-controller's system namespace). */
+  namespace: string;
+}
+
+function notServed(err: unknown): boolean {
+  const cause = err instanceof Error ? err.cause : undefined;
+  return isNoKindMatch(err) || isNoKindMatch(cause) || isNotFound(cause);
+}
+
+function conditionText(set: ObjectSetManifest, type: string): string {
+  const c = set.status?.conditions?.find((x) => x.type === type);
+  if (c === undefined) return '-';
+  return c.status === 'True' || c.reason === '' ? c.status : `${c.status} (${c.reason})`;
+}
+
+/** The table view of `set`. Pure. */
+export function objectSetState(set: ObjectSetManifest): ObjectSetState {
+  return {
+    name: set.metadata.name,
+    revision: set.spec.revision,
+    lifecycleState: set.spec.lifecycleState ?? 'Active',
+    available: conditionText(set, ObjectSetConditionType.Available),
+    progressing: conditionText(set, ObjectSetConditionType.Progressing),
+  };
+}
+
+/** The reader over `client`: ClusterObjectSets by the owner-name label first, Helm release records otherwise. */
+export function createRevisionReader(o: RevisionReaderOptions): RevisionReader {
+  const helm = createReleaseStore({ client: o.client, namespace: o.namespace });
+  const sets = createObjectSetReleases(o.client);
+
+  /** The extension's ClusterObjectSets, oldest first; [] when it has none or the kind is not served. */
+  async function objectSetsOf(extension: string, signal?: AbortSignal): Promise<ObjectSetManifest[]> {
+    try {
+      return await listRevisions(o.client, extension, signal);
+    } catch (err) {
+      if (notServed(err)) return [];
+      throw err;
+    }
+  }
+
+  async function read(extension: string, options: HistoryOptions = {}): Promise<ExtensionHistory> {
+    const found = await objectSetsOf(extension, options.signal);
+    if (found.length === 0) return { releases: await helm.history(extension, options), objectSets: undefined };
+    return { releases: await sets.history(extension, options), objectSets: [...found].reverse().map(objectSetState) };
+  }
+
+  return {
+    read,
+    async history(extension, options) {
+      return (await read(extension, options)).releases;
+    },
+    async deployed(extension, signal) {
+      return (await objectSetsOf(extension, signal)).length === 0 ? helm.deployed(extension, signal) : sets.deployed(extension, signal);
+    },
+    async list(signal) {
+      const names = new Set(await helm.list(signal));
+      try {
+        for (const name of await sets.list(signal)) names.add(name);
+      } catch (err) {
+        if (!isNoKindMatch(err) && !isNotFound(err)) throw err;
+      }
+      return [...names];
+    },
+    async usesObjectSets(extension, signal) {
+      return (await objectSetsOf(extension, signal)).length > 0;
+    },
+  };
+}
