@@ -112,7 +112,7 @@ export async function readClusterExtension(kube: KubeContext, name: string): Pro
  * The deployed release of `name` (pkg/operator-controller/release), undefined when none.
  * @throws CommandError (exit 1) when the records cannot be read.
  */
-export async function readDeployedRelease(kube: KubeContext, systemNamespace: string, name: string): Promise<Release | undefined> {
+async function readDeployedRelease(kube: KubeContext, systemNamespace: string, name: string): Promise<Release | undefined> {
   try {
     return deployedRelease(await createReleaseStore({ client: kube.client, namespace: systemNamespace }).history(name));
   } catch (e) {

@@ -202,7 +202,7 @@ export function uninstallPreview(
  * judges (Deployments, StatefulSets, DaemonSets, CRDs, cert-manager Certificates and Issuers),
  * `Present` for the others, `NotFound`, or `Unreadable` with the API server's refusal.
  */
-export interface ReleaseObjectRow {
+interface ReleaseObjectRow {
   apiVersion: string;
   kind: string;
   /** '' for a cluster-scoped object. */
@@ -228,7 +228,7 @@ export interface ReleaseObjectsView {
 }
 
 /** How reading one object of the release went: the object, or the API server's error (its status and message). */
-export type ObjectRead = { object: unknown } | { status: number | undefined; error: string };
+type ObjectRead = { object: unknown } | { status: number | undefined; error: string };
 
 /** An object of the release as read: its identity (namespace as it was read) and the outcome. */
 export interface ReleaseObjectRead {

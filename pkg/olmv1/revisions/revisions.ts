@@ -38,7 +38,7 @@ export interface RevisionReader extends Pick<ReleaseStore, 'history' | 'deployed
 }
 
 /** Options of createRevisionReader. */
-export interface RevisionReaderOptions {
+interface RevisionReaderOptions {
   client: KubeClient;
   /** Where the Helm release records are (operator-controller's system namespace). */
   namespace: string;
@@ -56,7 +56,7 @@ function conditionText(set: ObjectSetManifest, type: string): string {
 }
 
 /** The table view of `set`. Pure. */
-export function objectSetState(set: ObjectSetManifest): ObjectSetState {
+function objectSetState(set: ObjectSetManifest): ObjectSetState {
   return {
     name: set.metadata.name,
     revision: set.spec.revision,
