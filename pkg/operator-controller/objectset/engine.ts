@@ -128,7 +128,7 @@ async function reconcileObject(
   const { cos, probes, signal } = input;
   const owner = controllerReference(cos);
   const revision = cos.spec.revision;
-  let actual = await getOrUndefined(client, manifest, signal);
+  const actual = await getOrUndefined(client, manifest, signal);
   if (actual === undefined) {
     // Created by a server-side apply, not a POST (decision 0125): a least-privilege installer may
     // create exactly the names its bundle has (RBAC resourceNames), which the API server checks
