@@ -142,7 +142,6 @@ async function reconcileObject(
     }
     return { object: created, action: 'created', probe: progressProbe(probes, created) };
   }
-  if (actual === undefined) throw new Error('getting object after create collision: not found');
   const { situation, controller } = controlSituation(actual, owner, input.siblings);
   const wroteBefore = actual.metadata.annotations?.[REVISION_ANNOTATION] !== undefined;
   const action = decideObject(situation, protection, objectRevision(actual), revision, wroteBefore);
