@@ -28,8 +28,7 @@ import { FIELD_MANAGER } from '../../shared/api/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { isInvalid, isNotFound, type KubeClient, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
 import { jsonEqual } from '../../shared/controller/index.ts';
-import { deployedRelease, identityOf, type Release } from '../release/index.ts';
-import { staticKindScopes } from '../render/index.ts';
+import type { Release } from '../release/index.ts';
 import {
   asRevision,
   desiredRevision,
@@ -42,9 +41,9 @@ import {
 import { createRefSecrets, ensureRefSecretOwners, ownRefSecrets, packObjects, withRefs } from './boxcutter-secrets.ts';
 import { deployedSummary, releaseOf, revisionStates, rolloutOf } from './boxcutter-status.ts';
 import { asObjectSet, listRevisions, revisionObjects } from './boxcutter-store.ts';
-import type { Applied, Applier, ApplyRequest, Authorization } from './port.ts';
-import { formatMissingPermissions, missingPermissionsAdvice, preAuthorize } from './preauthorize.ts';
-import { objectsToDelete, type DesiredRelease } from './release-apply.ts';
+import type { Applied, Applier, ApplyRequest } from './port.ts';
+import { authorizeMove } from './authorize.ts';
+import type { DesiredRelease } from './release-apply.ts';
 
 /** What the Boxcutter applier needs. */
 interface BoxcutterApplierPorts {
@@ -68,13 +67,6 @@ type BoxcutterExtension = {
   progressDeadlineMinutes?: number | undefined;
   generation?: number | undefined;
 };
-
-/** Kinds whose objects pre-authorization reads whole (as the release applier). */
-const READ_WHOLE = new Set(['CustomResourceDefinition', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
-
-function forAuthorization(obj: KubeObject): KubeObject {
-  return READ_WHOLE.has(obj.kind) ? obj : identityOf(obj);
-}
 
 /** The mutable part of a revision: what an unchanged apply may bring up to date. */
 function mutableContent(set: ObjectSetManifest): unknown {
@@ -106,38 +98,7 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
   const { client, systemNamespace, scoped } = ports;
   const writing = (signal: AbortSignal) => ({ fieldManager: FIELD_MANAGER, force: true, signal });
 
-  const authorize = async (
-    request: ApplyRequest,
-    desired: DesiredRelease,
-    fix: { bundleImage: string; watchNamespace?: string },
-  ): Promise<Authorization> => {
-    const sa = request.installer;
-    const installed = deployedRelease(request.history);
-    const oldCrds = installed === undefined ? [] : installed.manifest.where((o) => o.kind === 'CustomResourceDefinition');
-    const objects = desired.manifest.map(forAuthorization);
-    const mapper = staticKindScopes([...oldCrds, ...objects.filter((o) => o.kind === 'CustomResourceDefinition')]);
-    const missing = await preAuthorize(
-      scoped.forServiceAccount(sa.namespace, sa.name),
-      {
-        objects,
-        dropped: objectsToDelete(request.history, desired),
-        installNamespace: desired.installNamespace,
-        serviceAccountName: sa.name,
-        bundleName: desired.bundle.name,
-        mapper,
-      },
-      request.signal,
-    );
-    if (missing.length === 0) return {};
-    const advice = missingPermissionsAdvice(missing, {
-      bundleImage: fix.bundleImage,
-      objects,
-      installNamespace: desired.installNamespace,
-      serviceAccountName: sa.name,
-      ...(fix.watchNamespace === undefined ? {} : { watchNamespace: fix.watchNamespace }),
-    });
-    return { missing: { message: formatMissingPermissions(missing), count: missing.length, advice } };
-  };
+  const authorize: Applier['authorize'] = (request, desired, fix) => authorizeMove(scoped, request, desired, fix);
 
   /** The newest revision kept: its record from `history` when there, else read. */
   const kept = async (

@@ -4,13 +4,12 @@
  * drift watches told what a release holds and asked what is in sync. Pre-authorization checks
  * the installer's rules for the objects a move writes and deletes (preauthorize.ts).
  */
-import { deployedRelease, identityOf, type Release, type ReleaseStore } from '../release/index.ts';
+import { deployedRelease, type Release, type ReleaseStore } from '../release/index.ts';
 import type { KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
-import { staticKindScopes } from '../render/index.ts';
 import { describeObject } from './objects.ts';
 import { OwnershipConflictError } from './ownership.ts';
-import type { Applied, ApplyConflict, Applier, ApplyRequest, Authorization } from './port.ts';
-import { formatMissingPermissions, missingPermissionsAdvice, preAuthorize } from './preauthorize.ts';
+import type { Applied, ApplyConflict, Applier } from './port.ts';
+import { authorizeMove } from './authorize.ts';
 import { applyRelease, objectsToDelete, type DesiredRelease } from './release-apply.ts';
 
 /** What the release applier needs of the drift watches (pkg/operator-controller/drift's tracker has it). */
@@ -43,14 +42,6 @@ interface ReleaseApplierPorts {
   drift: DriftMemory;
 }
 
-/** Kinds whose objects pre-authorization reads whole: kinds' scopes, rules, bindings' roles (by kind alone, as it does). */
-const READ_WHOLE = new Set(['CustomResourceDefinition', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
-
-/** What pre-authorization reads of an object: CRDs and RBAC objects whole, any other its identity alone. */
-function forAuthorization(obj: KubeObject): KubeObject {
-  return READ_WHOLE.has(obj.kind) ? obj : identityOf(obj);
-}
-
 /** The deployed release of `history` as a release to apply again, unchanged. */
 function recorded(extension: { name: string; uid: string; installNamespace: string }, record: Release): DesiredRelease {
   return {
@@ -67,41 +58,7 @@ function recorded(extension: { name: string; uid: string; installNamespace: stri
 export function createReleaseApplier(ports: ReleaseApplierPorts): Applier {
   const { scoped, releases, drift } = ports;
 
-  const authorize = async (
-    request: ApplyRequest,
-    desired: DesiredRelease,
-    fix: { bundleImage: string; watchNamespace?: string },
-  ): Promise<Authorization> => {
-    const sa = request.installer;
-    const installed = deployedRelease(request.history);
-    // The old revision's CRDs only, its other objects never parsed (decision 0098).
-    const oldCrds = installed === undefined ? [] : installed.manifest.where((o) => o.kind === 'CustomResourceDefinition');
-    // Of the new objects, what the rules are made of: each object's identity, the RBAC objects and
-    // CRDs whole (their rules, bindings' roles, kinds' scopes); one parsed at a time (decision 0098).
-    const objects = desired.manifest.map(forAuthorization);
-    const mapper = staticKindScopes([...oldCrds, ...objects.filter((o) => o.kind === 'CustomResourceDefinition')]);
-    const missing = await preAuthorize(
-      scoped.forServiceAccount(sa.namespace, sa.name),
-      {
-        objects,
-        dropped: objectsToDelete(request.history, desired),
-        installNamespace: desired.installNamespace,
-        serviceAccountName: sa.name,
-        bundleName: desired.bundle.name,
-        mapper,
-      },
-      request.signal,
-    );
-    if (missing.length === 0) return {};
-    const advice = missingPermissionsAdvice(missing, {
-      bundleImage: fix.bundleImage,
-      objects,
-      installNamespace: desired.installNamespace,
-      serviceAccountName: sa.name,
-      ...(fix.watchNamespace === undefined ? {} : { watchNamespace: fix.watchNamespace }),
-    });
-    return { missing: { message: formatMissingPermissions(missing), count: missing.length, advice } };
-  };
+  const authorize: Applier['authorize'] = (request, desired, fix) => authorizeMove(scoped, request, desired, fix);
 
   const apply: Applier['apply'] = async (request, desired) => {
     const { extension, installer: sa, history, signal } = request;
