@@ -175,11 +175,15 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     return releaseOf(answer, [...sets, answer], objects);
   };
 
-  /** Drifted objects of the extension: its revision's controller is asked to put them back. */
-  const repair = (name: string, set: ObjectSetManifest): string[] => {
-    const drifted = ports.drift?.takeDrifted(name) ?? [];
-    if (drifted.length > 0) ports.reconcileRevision?.(set.metadata.name);
-    return drifted;
+  /**
+   * Objects of the extension that changed since the last look: its revision's controller is asked
+   * to reconcile (it puts back what drifted). Nothing is reported as repaired: the drift watches'
+   * baseline is the Helm applier's last apply, so the revision controller's own writes (owner
+   * references of a takeover, say) look like drift too.
+   */
+  const repair = (name: string, set: ObjectSetManifest): readonly string[] => {
+    if ((ports.drift?.takeDrifted(name) ?? []).length > 0) ports.reconcileRevision?.(set.metadata.name);
+    return [];
   };
 
   const apply = async (request: ApplyRequest & { extension: BoxcutterExtension }, desired: DesiredRelease | undefined): Promise<Applied> => {
