@@ -280,7 +280,7 @@ export function asRevision(set: ObjectSetManifest, current: { metadata: { name: 
  * `desired`: the same bundle and the same objects as `desired`'s revision would hold them. What
  * the plan's "unchanged" needs under BoxcutterRuntime, where a record's objects are the
  * revision's (reduced and annotated), never the rendered ones that release-apply's
- * `sameContent` compares. Collision protection is not in a record: the migrated revision (None)
+ * `sameRecordContent` compares. Collision protection is not in a record: the migrated revision (None)
  * counts as holding its content, and the applier still replaces it (as upstream).
  */
 export function sameRevisionContent(record: Release, desired: DesiredRelease): boolean {

@@ -11,7 +11,7 @@ import {
 } from '../release/index.ts';
 import { ApplyError } from './apply-error.ts';
 import { withOwnerLabels } from './objects.ts';
-import { applyRelease, sameContent, uninstallRelease, type DesiredRelease } from './release-apply.ts';
+import { applyRelease, sameRecordContent as sameContent, uninstallRelease, type DesiredRelease } from './release-apply.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import { copiedRelease } from '../../../test/support/extension-ports.ts';
 

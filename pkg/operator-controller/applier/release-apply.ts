@@ -48,7 +48,6 @@ import { deleteOwnedObjects, type DeleteOutcome } from './delete.ts';
 import { ApplyError } from './apply-error.ts';
 import { describeObject, droppedObjects, objectIdentity, refOf } from './objects.ts';
 import { releaseOwnerReferences } from './owner-references.ts';
-import { sameRevisionContent } from './boxcutter-revision.ts';
 import { checkOwnership, type Owner, type OwnershipReport } from './ownership.ts';
 
 /** What a new revision is made of. */
@@ -98,10 +97,8 @@ interface ReleaseDeps {
   onApplied?: (answer: KubeObject) => void;
 }
 
-/** True when `desired` would be recorded exactly as `release` already is. */
-export function sameContent(release: Release, desired: DesiredRelease): boolean {
-  // A revision holds its objects as upstream's revisions do (reduced, annotated): compared so.
-  if (release.objectSet !== undefined) return sameRevisionContent(release, desired);
+/** True when `desired` would be recorded exactly as release record `release` already is. */
+export function sameRecordContent(release: Release, desired: DesiredRelease): boolean {
   return (
     jsonEqual(release.bundle, desired.bundle) &&
     jsonEqual(release.config, desired.config) &&
@@ -156,7 +153,7 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   // upstream's dry run). A drift repair too: an object put back must still be absent or ours (a
   // user may have made one); one in sync is known to be ours, not read.
   const report = await checkOwnership(client, identities, owner, ownership);
-  if (deployed !== undefined && latest === deployed && sameContent(deployed, desired)) {
+  if (deployed !== undefined && latest === deployed && sameRecordContent(deployed, desired)) {
     // Drift repair of what is not as the last apply left it.
     await releaseReferenced(client, report, desired.extension, signal);
     await applyObjects(client, objects, { ...applying, ...(deps.inSync === undefined ? {} : { skip: deps.inSync }) });
@@ -169,7 +166,7 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   // A revision left pending by a crash, or a failed one retried with the same content, is
   // taken over: retries with backoff must not fill the bounded history with copies.
   const pending = latest?.status === ReleaseStatus.PendingInstall || latest?.status === ReleaseStatus.PendingUpgrade;
-  const retried = latest?.status === ReleaseStatus.Failed && sameContent(latest, desired);
+  const retried = latest?.status === ReleaseStatus.Failed && sameRecordContent(latest, desired);
   const resuming = latest !== undefined && (pending || retried);
   const upgrade = deployed !== undefined;
   const record: Release = {
