@@ -19,7 +19,8 @@ export const CATALOGD_URL_HELP = `  --catalogd-url URL         reach catalogd at
 const USAGE = `Usage: olmv1 install PACKAGE [--name NAME] [-n NAMESPACE] [--version RANGE] [-c CHANNEL,...]
          [--catalog NAME | -l SELECTOR] [--upgrade-constraint-policy CatalogProvided|SelfCertified]
          [--crd-upgrade-safety-enforcement Strict|None] [--watch-namespace NS] [--update-policy P]
-         [--cert-provider cert-manager|openshift-service-ca] [--with-dependencies] [--dry-run] [-o yaml|json]
+         [--cert-provider cert-manager|openshift-service-ca] [--service-account NAME] [--with-dependencies]
+         [--dry-run] [-o yaml|json]
          [--no-wait] [--timeout DURATION] [--kubeconfig FILE] [--context NAME] [--catalogd-url URL]
 
 Installs PACKAGE with least privilege. Resolves the bundle the cluster's ClusterCatalogs offer
@@ -30,6 +31,8 @@ object is labelled ${'olm.operatorframework.io/installed-by=olmv1'} and
 olm.operatorframework.io/installed-for=NAME, for "olmv1 uninstall". Each is first created
 with a server-side dry run: a permission you lack or a name already taken is reported before
 anything is written. Then waits until operator-controller reports it Installed.
+With --service-account, an existing ServiceAccount installs instead: no ServiceAccount or RBAC
+is created, and the rights it needs are its owner's concern.
 A re-run finishes an interrupted install: objects labelled for NAME are reused or updated.
 
 Flags:
@@ -50,6 +53,10 @@ Flags:
                              olm.operatorframework.io/update-policy)
   --cert-provider P          cert-manager or openshift-service-ca, as operator-controller runs
                              (bundles with webhooks)
+  --service-account NAME     install as this existing ServiceAccount of the install namespace
+                             instead of creating NAME-installer with least privilege: no
+                             ServiceAccount or RBAC is created (the ClusterExtension names it);
+                             refused when it does not exist
   --with-dependencies        first install what the bundle's dependencies need and the cluster
                              lacks: for each unmet requirement, the provider the selected
                              catalogs prefer, as its own ClusterExtension (named, and in a
@@ -92,6 +99,7 @@ const FLAGS = {
   'watch-namespace': { type: 'string' },
   'update-policy': { type: 'string' },
   'cert-provider': { type: 'string' },
+  'service-account': { type: 'string' },
   'dry-run': { type: 'boolean' },
   'with-dependencies': { type: 'boolean' },
   output: { type: 'string', short: 'o' },
@@ -107,6 +115,8 @@ export interface InstallArgs {
   /** `--catalog NAME`: the ClusterCatalog that must exist (the selector then names it). */
   catalog: string | undefined;
   certProvider: 'cert-manager' | 'openshift-service-ca' | undefined;
+  /** `--service-account NAME`: install as this existing ServiceAccount (request.serviceAccount); nothing of the installer RBAC is created. */
+  existingServiceAccount: boolean;
   dryRun: boolean;
   /** --with-dependencies: install the dependency closure the cluster lacks first (install-dependencies.ts). */
   withDependencies: boolean;
@@ -118,6 +128,8 @@ export interface InstallArgs {
   /** The registry and image-cap flags, as `render bundle` takes them. */
   values: Record<string, string | undefined>;
 }
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 function usage(message: string): CommandError {
   return new CommandError(`${message}\n${USAGE}`, EXIT.usage);
@@ -181,12 +193,16 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     ['--namespace', namespace],
     ['--version', values.version],
     ['--timeout', values.timeout],
+    ['--service-account', values['service-account']],
   ] as const) {
     if (v === '') throw usage(`${flag} must not be empty`);
   }
   const output = flagChoice('-o', values.output, ['yaml', 'json'], USAGE);
   if (values.wait === true && values['no-wait'] === true) throw usage('--wait and --no-wait cannot be combined');
   if (values['with-dependencies'] === true && values['dry-run'] === true) throw usage('--with-dependencies cannot be combined with --dry-run');
+  const serviceAccount = values['service-account'];
+  if (serviceAccount !== undefined && (serviceAccount.length > 253 || !DNS_SUBDOMAIN.test(serviceAccount)))
+    throw usage(`--service-account ${JSON.stringify(serviceAccount)}: not a ServiceAccount name (lower-case letters, digits, "-" and ".")`);
   const certProvider = flagChoice('--cert-provider', values['cert-provider'], CERT_PROVIDERS, USAGE);
   const timeoutMs = timeoutFlag(values.timeout, 5 * 60_000, USAGE);
   const { strings } = imageFlags(values, USAGE);
@@ -195,7 +211,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
       name,
       packageName,
       namespace,
-      serviceAccount: `${name}-installer`,
+      serviceAccount: serviceAccount ?? `${name}-installer`,
       channels: channelList(values.channels),
       version: values.version,
       selector: catalogSelector(values.catalog, values.selector, USAGE),
@@ -206,6 +222,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     },
     catalog: values.catalog,
     certProvider,
+    existingServiceAccount: serviceAccount !== undefined,
     dryRun: values['dry-run'] === true,
     withDependencies: values['with-dependencies'] === true,
     output,

@@ -83,7 +83,7 @@ const KIND_ORDER = ['Namespace', 'ServiceAccount', 'ClusterRole', 'Role', 'Clust
 /**
  * Everything `install` writes, in write order, each labelled for `req.name`: the namespace
  * (only when `createNamespace`), the ServiceAccount and RBAC of `rbac` (what `olmv1 rbac`
- * prints for the bundle), then the ClusterExtension.
+ * prints for the bundle; none with `install --service-account`), then the ClusterExtension.
  */
 export function installObjects(req: ExtensionRequest, rbac: readonly KubeObject[], createNamespace: boolean): KubeObject[] {
   const labels = installLabels(req.name);

@@ -1,13 +1,16 @@
 /**
  * `olmv1 install PACKAGE` (USAGE in install-args.ts): resolves, pulls, computes the bundle's RBAC
- * and writes the labelled objects of install-objects.ts (install-write.ts: each first tried with a
+ * (none with `--service-account`, an existing ServiceAccount checked first) and writes the
+ * labelled objects of install-objects.ts (install-write.ts: each first tried with a
  * server-side dry run so that refusals are reported before anything is written, and what an
  * interrupted run of the same install left is used or updated); then waits for Installed.
  */
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
-import { isNotFound, type KubeContext } from '../../pkg/shared/kube/index.ts';
+import { isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import type { RegistryV1Bundle } from '../../pkg/operator-controller/bundle/index.ts';
+import { render, type RenderOptions } from '../../pkg/operator-controller/render/index.ts';
 import { metadataFor, resolve } from '../../pkg/operator-controller/resolve/index.ts';
 import { imageLimitOptions } from '../shared/limits.ts';
 import { withCluster } from './cluster-access.ts';
@@ -17,7 +20,7 @@ import { installDependencies } from './install-dependencies.ts';
 import { catalogSource, installObjects, installState } from './install-objects.ts';
 import { writeInstall } from './install-write.ts';
 import { installRbac } from './rbac.ts';
-import { CommandError, buildRenderOptions, formatObjects, loadBundle, runCommand, type BundleSourceDeps } from './render.ts';
+import { CommandError, buildRenderOptions, formatObjects, loadBundle, refusalMessage, runCommand, type BundleSourceDeps } from './render.ts';
 import { clusterCatalogSource, clusterResolutionHints, clusterResolve, clusterResolveInput, type ResolveClusterDeps } from './resolve-cluster.ts';
 import type { Provider } from '../../pkg/operator-controller/dependencies/index.ts';
 
@@ -47,7 +50,7 @@ function dependencyArgs(a: InstallArgs, p: Provider): InstallArgs {
     version: p.version,
     watchNamespace: undefined,
   };
-  return { ...a, request, output: undefined, wait: true };
+  return { ...a, request, existingServiceAccount: false, output: undefined, wait: true };
 }
 
 async function install(
@@ -58,6 +61,17 @@ async function install(
   installing: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   const req = a.request;
+  // --service-account: the ServiceAccount must be there before anything is resolved or pulled.
+  if (
+    a.existingServiceAccount &&
+    !(await exists(kube, { apiVersion: 'v1', kind: 'ServiceAccount', name: req.serviceAccount, namespace: req.namespace }))
+  ) {
+    throw new CommandError(
+      `ServiceAccount ${req.namespace}/${req.serviceAccount} not found: --service-account names an existing ServiceAccount of the install namespace ` +
+        `(create it and grant it what the bundle needs, or leave out --service-account to have install create ${req.name}-installer with least privilege)`,
+      EXIT.failed,
+    );
+  }
   const catalogs = (await kube.client.listAll(CLUSTER_CATALOG)).items.map((c) => c.metadata.name ?? '');
   if (catalogs.length === 0) throw new CommandError('the cluster has no ClusterCatalogs: add one with "olmv1 catalog add NAME IMAGE"', EXIT.failed);
   if (a.catalog !== undefined && !catalogs.includes(a.catalog)) {
@@ -104,7 +118,11 @@ async function install(
     imageLimits,
     values: {},
   };
-  const rbac = installRbac(bundle, await buildRenderOptions(renderArgs), req.serviceAccount, renderArgs, io);
+  const renderOptions = await buildRenderOptions(renderArgs);
+  // With an existing ServiceAccount nothing of the installer RBAC is created; the bundle is still rendered, so a refusal comes now.
+  const rbac = a.existingServiceAccount
+    ? checkRenders(bundle, renderOptions, renderArgs)
+    : installRbac(bundle, renderOptions, req.serviceAccount, renderArgs, io);
 
   const namespaceExists = await exists(kube, { apiVersion: 'v1', kind: 'Namespace', name: req.namespace });
   const objects = installObjects(req, rbac, !namespaceExists);
@@ -137,6 +155,13 @@ async function install(
     );
   }
   if (a.output === undefined) io.stdout.write(`installed ${what}\n`);
+}
+
+/** No objects, once `bundle` renders with `options` (the installer RBAC of an existing ServiceAccount is not install's). */
+function checkRenders(bundle: RegistryV1Bundle, options: RenderOptions, args: Parameters<typeof refusalMessage>[2]): KubeObject[] {
+  const rendered = render(bundle, options);
+  if (!rendered.ok) throw new CommandError(refusalMessage(rendered.error, bundle, args), EXIT.failed);
+  return [];
 }
 
 async function exists(kube: KubeContext, ref: { apiVersion: string; kind: string; name: string; namespace?: string }): Promise<boolean> {

@@ -372,28 +372,105 @@ describe('olmv1 console in a real browser', () => {
     await w.context.close();
   });
 
-  it('works by keyboard only: tab to the search, type, open a package', async () => {
+  it('works by keyboard only: search, open a package, fill the install form, choose an existing ServiceAccount, preview, download the YAML, install', async () => {
+    // What the install is for: an existing ServiceAccount in an existing namespace (olmv1 install --service-account).
+    const name = `kbd-${id}`;
+    const namespace = `kbd-ns-${id}`;
+    const c = kube.client;
+    await c.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    cleanup.push(() => c.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace }));
+    await c.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'kbd-installer', namespace } });
+    cleanup.push(() => c.delete({ ...CLUSTER_EXTENSION, name }).catch(() => undefined));
+
     const w = await open();
     const { page } = w;
+    /** Presses `key` until `focused` (evaluated in the page) holds, at most `max` times. */
+    const pressUntil = async (focused: string, key = 'Tab', max = 80): Promise<boolean> => {
+      for (let i = 0; i < max; i++) {
+        if (await page.evaluate<boolean>(focused)) return true;
+        await page.keyboard.press(key);
+      }
+      return page.evaluate<boolean>(focused);
+    };
+    const focusedId = (elementId: string) => `document.activeElement?.id === ${JSON.stringify(elementId)}`;
     await expect.poll(() => tile(page, 'example-operator').count(), { timeout: 30_000 }).toBe(1);
-    let focused = '';
-    for (let i = 0; i < 30 && focused !== 'Filter by keyword'; i++) {
-      await page.keyboard.press('Tab');
-      focused = await page.evaluate<string>(`document.activeElement?.getAttribute('aria-label') ?? ''`);
-    }
-    expect(focused).toBe('Filter by keyword');
-    await page.keyboard.type('example operator');
+    expect(await pressUntil(`document.activeElement?.getAttribute('aria-label') === 'Filter by keyword'`, 'Tab', 30)).toBe(true);
+    await page.keyboard.type(INSTALL_PKG);
     await expect.poll(() => page.locator('[data-package]').count()).toBe(1);
-    let inTile = false;
-    for (let i = 0; i < 40 && !inTile; i++) {
-      await page.keyboard.press('Tab');
-      inTile = await page.evaluate<boolean>(`document.activeElement?.closest('[data-package="example-operator"]') != null`);
-    }
-    expect(inTile).toBe(true);
+    expect(await pressUntil(`document.activeElement?.closest('[data-package=${JSON.stringify(INSTALL_PKG)}]') != null`, 'Tab', 40)).toBe(true);
     await page.keyboard.press('Enter');
     await expect.poll(() => page.url()).toContain('#/package/');
     await expect.poll(() => page.locator('svg[data-channel="stable"]').count(), { timeout: 15_000 }).toBe(1);
+
+    // The package's "Install…" link opens the form.
+    expect(await pressUntil(`document.activeElement?.textContent?.trim() === 'Install…'`)).toBe(true);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.url()).toBe(`${origin}/#/install/${CATALOGS.install}/${INSTALL_PKG}`);
+    await expect.poll(() => page.locator('#install-name').count(), { timeout: 15_000 }).toBe(1);
+    // Name and namespace replace their defaults (select all, type); the installer checkbox by Space.
+    expect(await pressUntil(focusedId('install-name'))).toBe(true);
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type(name);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate<boolean>(focusedId('install-namespace'))).toBe(true);
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type(namespace);
+    expect(await pressUntil(focusedId('install-existing-sa'), 'Tab', 20)).toBe(true);
+    await page.keyboard.press('Space');
+    expect(await page.locator('#install-existing-sa').isChecked()).toBe(true);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate<boolean>(focusedId('install-service-account'))).toBe(true);
+    await page.keyboard.type('kbd-installer');
+    // Enter in a field previews (olmv1 install --service-account ... --dry-run).
+    await page.keyboard.press('Enter');
+    const preview = page.locator('[data-install-yaml]');
+    await expect.poll(() => preview.count(), { timeout: 60_000 }).toBe(1);
+    const yaml = await preview.locator('.pf-v6-c-code-block__code').innerText();
+    expect(yaml).toContain('kind: ClusterExtension');
+    expect(yaml).toContain('name: kbd-installer');
+    // Only the ClusterExtension: the namespace exists, and nothing of the installer RBAC is created.
+    expect(yaml.match(/^kind: /gm)).toEqual(['kind: ']);
+    expect(
+      await c.get({ ...CLUSTER_EXTENSION, name }).then(
+        () => 'there',
+        (e: unknown) => (isNotFound(e) ? 'absent' : String(e)),
+      ),
+    ).toBe('absent');
+
+    // Download saves the preview as NAME.yaml (a Blob URL download, under the unchanged CSP).
+    expect(await pressUntil(`document.activeElement?.hasAttribute('data-install-download') === true`, 'Tab', 20)).toBe(true);
+    const downloading = page.waitForEvent('download');
+    await page.keyboard.press('Enter');
+    const download = await downloading;
+    expect(download.suggestedFilename()).toBe(`${name}.yaml`);
+    expect((await readFile(await download.path(), 'utf8')).trim()).toBe(yaml.trim());
+
+    // Back to Install, and Enter: olmv1 install writes the ClusterExtension naming the ServiceAccount.
+    expect(await pressUntil(`document.activeElement?.textContent?.trim() === 'Install'`, 'Shift+Tab', 20)).toBe(true);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.url(), { timeout: 60_000 }).toBe(`${origin}/#/installed/${name}`);
+    const ce = await c.get({ ...CLUSTER_EXTENSION, name });
+    expect(ce.spec).toMatchObject({ namespace, serviceAccount: { name: 'kbd-installer' }, source: { catalog: { packageName: INSTALL_PKG } } });
+    expect(ce.metadata.labels).toMatchObject({ 'olm.operatorframework.io/installed-by': 'olmv1', 'olm.operatorframework.io/installed-for': name });
+    // As olmv1 install --service-account writes it: no ServiceAccount, role or binding of its own.
+    const rbac = 'rbac.authorization.k8s.io/v1';
+    for (const kind of [
+      { apiVersion: 'v1', kind: 'ServiceAccount' },
+      { apiVersion: rbac, kind: 'ClusterRole' },
+      { apiVersion: rbac, kind: 'ClusterRoleBinding' },
+      { apiVersion: rbac, kind: 'Role' },
+      { apiVersion: rbac, kind: 'RoleBinding' },
+    ])
+      expect((await c.listAll(kind, { labelSelector: `olm.operatorframework.io/installed-for=${name}` })).items, kind.kind).toEqual([]);
+    expect(await c.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace, name: 'kbd-installer' })).toBeDefined();
+    await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toContain('waiting for operator-controller');
+    expect(w.dialogs).toEqual([]);
+    // Nothing refused by the CSP, the download included (the hub's packages without an icon are 404s).
+    expect(w.errors.filter((e) => !/status of 404/.test(e))).toEqual([]);
+    expect(w.foreign).toEqual([]);
     await w.context.close();
+    // Gone again before the other tests count installed packages.
+    await c.delete({ ...CLUSTER_EXTENSION, name });
   });
 });
 

@@ -30,6 +30,18 @@ describe('install form', () => {
     ]);
   });
 
+  it('binds an existing ServiceAccount to --service-account; none (the default) leaves the flag out, so install creates NAME-installer', () => {
+    const parsed = parseInstallForm({ ...base, serviceAccount: ' ops ' });
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.form.serviceAccount).toBe('ops');
+    const args = installCommandLine(parsed.form, false);
+    expect(args).toContain('--service-account=ops');
+    expect(args.slice(-2)).toEqual(['--', 'pkg']);
+    const created = parseInstallForm(base);
+    expect(created.ok && installCommandLine(created.form, false).some((a) => a.startsWith('--service-account'))).toBe(false);
+  });
+
   it('refuses names and namespaces Kubernetes would refuse, several channels, and unknown policies', () => {
     for (const bad of [
       { name: 'Bad_Name' },
@@ -39,6 +51,8 @@ describe('install form', () => {
       { updatePolicy: 'Sometimes' },
       { upgradeConstraintPolicy: 'Whatever' },
       { catalog: '' },
+      { serviceAccount: '--authfile=/x' },
+      { serviceAccount: 'Ops' },
     ])
       expect(parseInstallForm({ ...base, ...bad }).ok, JSON.stringify(bad)).toBe(false);
     expect(parseInstallForm(null).ok).toBe(false);

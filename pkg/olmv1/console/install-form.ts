@@ -22,6 +22,8 @@ export interface InstallForm {
   version: string;
   upgradeConstraintPolicy: (typeof UPGRADE_CONSTRAINT_POLICIES)[number];
   updatePolicy: (typeof UPDATE_POLICIES)[number];
+  /** The installer: '' for a new least-privilege ServiceAccount NAME-installer, else an existing ServiceAccount of the namespace (`--service-account`). */
+  serviceAccount: string;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -40,6 +42,7 @@ export function parseInstallForm(body: unknown): { ok: true; form: InstallForm }
     version: str('version'),
     upgradeConstraintPolicy: str('upgradeConstraintPolicy') || 'CatalogProvided',
     updatePolicy: str('updatePolicy') || 'Automatic',
+    serviceAccount: str('serviceAccount'),
   };
   if (form.catalog === '' || form.package === '') return { ok: false, error: 'a catalog and a package are required' };
   if (form.name.length > 253 || !DNS_SUBDOMAIN.test(form.name))
@@ -48,6 +51,11 @@ export function parseInstallForm(body: unknown): { ok: true; form: InstallForm }
     return { ok: false, error: `namespace ${JSON.stringify(form.namespace)}: lower-case letters, digits and "-", at most 63 (a DNS label)` };
   if (form.channel.includes(',')) return { ok: false, error: 'one channel, or none for every channel' };
   if (form.version.length > 256) return { ok: false, error: 'the version range is too long' };
+  if (form.serviceAccount !== '' && (form.serviceAccount.length > 253 || !DNS_SUBDOMAIN.test(form.serviceAccount)))
+    return {
+      ok: false,
+      error: `ServiceAccount ${JSON.stringify(form.serviceAccount)}: lower-case letters, digits, "-" and "." (a DNS subdomain)`,
+    };
   const upgradeConstraintPolicy = UPGRADE_CONSTRAINT_POLICIES.find((p) => p === form.upgradeConstraintPolicy);
   if (upgradeConstraintPolicy === undefined)
     return { ok: false, error: `upgrade constraint policy: one of ${UPGRADE_CONSTRAINT_POLICIES.join(', ')}` };
@@ -66,6 +74,7 @@ export function installCommandLine(form: InstallForm, dryRun: boolean): string[]
     ...(form.version === '' ? [] : [`--version=${form.version}`]),
     `--upgrade-constraint-policy=${form.upgradeConstraintPolicy}`,
     `--update-policy=${form.updatePolicy}`,
+    ...(form.serviceAccount === '' ? [] : [`--service-account=${form.serviceAccount}`]),
     ...(dryRun ? ['--dry-run', '--output=yaml'] : ['--no-wait']),
     '--',
     form.package,

@@ -1,8 +1,11 @@
 /**
  * The Install page (`#/install/CATALOG/PACKAGE`): the fields `olmv1 install` offers; "Preview"
  * runs `olmv1 install --dry-run -o yaml` as the user and shows the namespace, installer
- * ServiceAccount, least-privilege RBAC and ClusterExtension it would create; "Install" creates
- * them and goes to the extension's page, which follows it until Installed.
+ * ServiceAccount, least-privilege RBAC and ClusterExtension it would create (with an existing
+ * ServiceAccount chosen as the installer, `--service-account`: the ClusterExtension only), which
+ * "Download" saves as NAME.yaml (a Blob URL on an `<a download>`: no CSP directive governs a
+ * download, so the CSP stays as it is); "Install" creates them and goes to the extension's page,
+ * which follows it until Installed.
  */
 import { useEffect, useState } from 'react';
 import {
@@ -11,6 +14,7 @@ import {
   Breadcrumb,
   BreadcrumbItem,
   Button,
+  Checkbox,
   CodeBlock,
   CodeBlockCode,
   Form,
@@ -48,7 +52,10 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
     version: '',
     upgradeConstraintPolicy: 'CatalogProvided',
     updatePolicy: 'Automatic',
+    serviceAccount: '',
   });
+  // The installer: a new least-privilege ServiceAccount (false), or the existing one named in form.serviceAccount.
+  const [existing, setExisting] = useState(false);
   const [yaml, setYaml] = useState<string | undefined>();
   const [log, setLog] = useState('');
   const [error, setError] = useState<string | undefined>();
@@ -67,7 +74,8 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
   const run = (dryRun: boolean): void => {
     setBusy(dryRun ? 'preview' : 'install');
     setError(undefined);
-    postJson<{ yaml: string; log: string; name: string }>('/api/install', { ...form, dryRun }).then(
+    const body = { ...form, serviceAccount: existing ? form.serviceAccount : '', dryRun };
+    postJson<{ yaml: string; log: string; name: string }>('/api/install', body).then(
       (r) => {
         setBusy(undefined);
         setLog(r.log);
@@ -79,6 +87,17 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
         setError(String((e as Error).message));
       },
     );
+  };
+  const download = (text: string): void => {
+    const href = URL.createObjectURL(new Blob([text], { type: 'application/yaml' }));
+    const a = document.createElement('a');
+    a.href = href;
+    a.download = `${form.name}.yaml`;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    // The browser reads the Blob once the download starts; the URL is released after that.
+    setTimeout(() => URL.revokeObjectURL(href), 60_000);
   };
   const crumbs = (
     <Breadcrumb>
@@ -99,8 +118,17 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
       {crumbs}
       <Title headingLevel="h1">Install {d.displayName}</Title>
       <p>
-        From catalog {catalog}. The console runs <code>olmv1 install</code> as you: it creates the namespace if needed, a ServiceAccount{' '}
-        <code>{form.name}-installer</code> with exactly the RBAC the bundle needs, and the ClusterExtension.
+        From catalog {catalog}. The console runs <code>olmv1 install</code> as you: it creates the namespace if needed,{' '}
+        {existing ? (
+          <>
+            and the ClusterExtension, installed by the existing ServiceAccount you name (no ServiceAccount or RBAC is created: the rights it holds are
+            its owner&apos;s concern).
+          </>
+        ) : (
+          <>
+            a ServiceAccount <code>{form.name}-installer</code> with exactly the RBAC the bundle needs, and the ClusterExtension.
+          </>
+        )}
       </p>
       <Form
         onSubmit={(e) => {
@@ -156,6 +184,28 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
             ))}
           </FormSelect>
         </FormGroup>
+        <FormGroup label="Installer" fieldId="install-existing-sa" role="group">
+          <Checkbox
+            id="install-existing-sa"
+            label="Install as an existing ServiceAccount"
+            description={`One in the install namespace, named below. Unchecked: a new ServiceAccount ${form.name}-installer with least privilege is created.`}
+            isChecked={existing}
+            onChange={(_e, checked) => {
+              setExisting(checked);
+              setYaml(undefined);
+            }}
+          />
+        </FormGroup>
+        {existing && (
+          <FormGroup label="ServiceAccount" isRequired fieldId="install-service-account">
+            <TextInput id="install-service-account" isRequired value={form.serviceAccount} onChange={(_e, v) => set({ serviceAccount: v })} />
+            <FormHelperText>
+              <HelperText>
+                <HelperTextItem>It must exist in the namespace; olmv1 install refuses otherwise.</HelperTextItem>
+              </HelperText>
+            </FormHelperText>
+          </FormGroup>
+        )}
         {error !== undefined && (
           <Alert variant="danger" isInline title="olmv1 install refused" data-install-error="">
             <pre className="olmv1-log">{error}</pre>
@@ -178,7 +228,13 @@ export function InstallPage({ catalog, name }: { catalog: string; name: string }
           <p>
             The same objects as <code>olmv1 install {name} --dry-run -o yaml</code>; keep them for GitOps.
           </p>
-          <CodeBlock>
+          <CodeBlock
+            actions={
+              <Button variant="secondary" onClick={() => download(yaml)} data-install-download="">
+                Download {form.name}.yaml
+              </Button>
+            }
+          >
             <CodeBlockCode>{yaml}</CodeBlockCode>
           </CodeBlock>
           {log !== '' && <pre className="olmv1-log">{log}</pre>}
