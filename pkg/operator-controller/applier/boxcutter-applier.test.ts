@@ -65,6 +65,23 @@ function setup(cluster: FakeCluster = fakeCluster()) {
 }
 
 describe('createBoxcutterApplier: apply', () => {
+  it('makes no new revision for the same bundle held by another active revision while the newest rolls out (no ping-pong between two renderings)', async () => {
+    const { applier, request, sets, succeed } = setup();
+    // Revision 1 installed with one rendering of 1.0.0, revision 2 rolling out with another (a takeover, say).
+    await applier.apply(await request(), desired([cm('a', { strategy: '{}' })]));
+    succeed('test-ext-1');
+    await applier.apply(await request(), desired([cm('a')]));
+    expect(sets().map((s) => s.metadata.name)).toEqual(['test-ext-1', 'test-ext-2']);
+    // The installed revision's content comes back (its record stood in for a pull): nothing new, revision 2 goes on.
+    const again = await applier.apply(await request(), desired([cm('a', { strategy: '{}' })]));
+    expect(again.changed).toBe(false);
+    expect(sets().map((s) => s.metadata.name)).toEqual(['test-ext-1', 'test-ext-2']);
+    // Another bundle (going back to an older version) still makes a revision.
+    const older = await applier.apply(await request(), desired([cm('a', { strategy: '{}' })], '0.9.0'));
+    expect(older.changed).toBe(true);
+    expect(sets().map((s) => s.metadata.name)).toEqual(['test-ext-1', 'test-ext-2', 'test-ext-3']);
+  });
+
   it('makes revision 1 with its objects in owned, immutable Secrets', async () => {
     const { cluster, applier, request, sets, secrets } = setup();
     const applied = await applier.apply(await request(), desired([cm('a'), deployment]));

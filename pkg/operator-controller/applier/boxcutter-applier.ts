@@ -24,13 +24,14 @@
  *   True, Retrying, `revision object collisions in phase N ...`), mirrored onto the extension;
  *   an apply never throws for them.
  */
-import { FIELD_MANAGER } from '../../shared/api/index.ts';
+import { FIELD_MANAGER, LifecycleState } from '../../shared/api/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { isInvalid, isNotFound, type KubeClient, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
 import { jsonEqual } from '../../shared/controller/index.ts';
 import type { Release } from '../release/index.ts';
 import {
   asRevision,
+  RevisionAnnotation,
   desiredRevision,
   nextRevisionNumber,
   revisionsToCollect,
@@ -186,6 +187,18 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     return [];
   };
 
+  /** `desired` as revision `set` would hold it: packed under its name, so unchanged content gives its very refs. */
+  const comparedWith = (owner: RevisionOwner, desired: DesiredRelease, set: ObjectSetManifest): ObjectSetManifest => {
+    const candidate = asRevision(desiredRevision(owner, desired, set.spec.revision), set);
+    let packed;
+    try {
+      packed = packObjects({ revisionName: set.metadata.name, ownerName: owner.name, systemNamespace }, candidate.spec.phases);
+    } catch (err) {
+      throw new Error(`packing for SSA comparison: ${errorMessage(err)}`, { cause: err });
+    }
+    return { ...candidate, spec: { ...candidate.spec, phases: withRefs(candidate.spec.phases, packed.refs) } };
+  };
+
   const apply = async (request: ApplyRequest & { extension: BoxcutterExtension }, desired: DesiredRelease | undefined): Promise<Applied> => {
     const { extension, signal } = request;
     const generation = extension.generation ?? 0;
@@ -201,16 +214,21 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     }
     const owner: RevisionOwner = { name: extension.name, uid: extension.uid, progressDeadlineMinutes: extension.progressDeadlineMinutes };
     if (current !== undefined) {
-      // Packed under the newest revision's name, so unchanged content gives its very refs.
-      const candidate = asRevision(desiredRevision(owner, desired, current.spec.revision), current);
-      let packed;
-      try {
-        packed = packObjects({ revisionName: current.metadata.name, ownerName: owner.name, systemNamespace }, candidate.spec.phases);
-      } catch (err) {
-        throw new Error(`packing for SSA comparison: ${errorMessage(err)}`, { cause: err });
-      }
-      const compared: ObjectSetManifest = { ...candidate, spec: { ...candidate.spec, phases: withRefs(candidate.spec.phases, packed.refs) } };
+      const compared = comparedWith(owner, desired, current);
       if (sameRevision(current, compared) && (await keepCurrent(current, compared, signal))) {
+        const repaired = repair(extension.name, current);
+        return { release: await kept(current, sets, request.history, signal), changed: false, repaired, rollout: rolloutOf(sets, generation) };
+      }
+      // The same bundle in another revision still active (the installed one's record stood in for
+      // a pull while a newer revision of that bundle rolls out, say, or a takeover of upstream's
+      // revisions whose objects it rendered a little otherwise): no new revision, the newest goes on.
+      const sameBundle = (set: ObjectSetManifest): boolean =>
+        set.metadata.annotations?.[RevisionAnnotation.bundleName] === desired.bundle.name &&
+        set.metadata.annotations?.[RevisionAnnotation.bundleVersion] === desired.bundle.version;
+      const heldElsewhere = sets.some(
+        (set) => set !== current && set.spec.lifecycleState !== LifecycleState.Archived && sameRevision(set, comparedWith(owner, desired, set)),
+      );
+      if (sameBundle(current) && heldElsewhere) {
         const repaired = repair(extension.name, current);
         return { release: await kept(current, sets, request.history, signal), changed: false, repaired, rollout: rolloutOf(sets, generation) };
       }
