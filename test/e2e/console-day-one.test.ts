@@ -14,24 +14,20 @@
 // without Pods (the page must show exactly that). Screenshots go to docs/images/console-day-one-*.png.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadAll } from 'js-yaml';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { createKubeconfigLookup, connectCluster } from '../../cmd/olmv1/cluster-access.ts';
-import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
-import { runConsole } from '../../cmd/olmv1/console.ts';
 import { startComponents, type Components } from '../../cmd/olmv1/up-components.ts';
 import { createWorkspace, type Workspace } from '../../pkg/olmv1/localstack/index.ts';
 import { readBundleDir } from '../../pkg/operator-controller/bundle/index.ts';
-import { createCatalogClient } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { connect, isNotFound, type KubeContext } from '../../pkg/shared/kube/index.ts';
 import { condition, pushCatalog, waitForCatalog, writeCatalogFiles } from '../support/catalogs.ts';
 import { pushBundle } from '../support/extensions.ts';
+import { startConsole, type RunningConsole } from '../support/console-run.ts';
 import { installOlmConfig } from '../support/olm-config.ts';
 import { withTempDir } from '../support/temp-dir.ts';
 
@@ -59,9 +55,7 @@ let context: BrowserContext;
 let page: Page;
 let origin = '';
 let registry = '';
-const stopConsole = new AbortController();
-let consoleRun: Promise<number> | undefined;
-const catalogClient = createCatalogClient();
+let running: RunningConsole | undefined;
 /** What the page did that it should not: dialogs, script errors. */
 const dialogs: string[] = [];
 const errors: string[] = [];
@@ -108,35 +102,6 @@ async function publishCatalog(tag: string, withNewest: boolean): Promise<void> {
   );
 }
 
-/** Starts `olmv1 console` (the real command, in this process) as the admin; resolves with the URL it prints. */
-async function startConsole(kubeconfig: string): Promise<string> {
-  let printed = '';
-  let printedLine: (url: string) => void = () => undefined;
-  const line = new Promise<string>((resolve) => (printedLine = resolve));
-  const lookup = createKubeconfigLookup({}, tmpdir());
-  consoleRun = runConsole(
-    ['--kubeconfig', kubeconfig],
-    {
-      stdout: {
-        write: (s: string) => {
-          printed += s;
-          if (printed.includes('\n')) printedLine(printed.trim());
-        },
-      },
-      stderr: { write: (s: string) => process.stderr.write(s) },
-    },
-    {
-      signal: stopConsole.signal,
-      catalogClient,
-      connectCluster: (flags) => connectCluster(flags, lookup, 1),
-      fetchBundle: (ref, access) => fetchBundleFiles(ref, { insecureRegistries: ['127.0.0.1', 'localhost'], ...access }),
-      cacheDir: join(tmpdir(), 'olmv1-console-test-bundle'),
-      lockFile: join(REPO, 'package-lock.json'),
-    },
-  );
-  return Promise.race([line, consoleRun.then((code) => Promise.reject(new Error(`olmv1 console exited with ${code}`)))]);
-}
-
 beforeAll(async () => {
   const cp = inject('envtestControlPlane');
   registry = inject('envtestRegistries').anonymous.host;
@@ -162,7 +127,8 @@ beforeAll(async () => {
   await pushExampleBundles();
   // The catalog before 1.0.0: stable is 0.1.0 -> 0.2.0.
   await publishCatalog('before', false);
-  const url = await startConsole(cp.kubeconfigPath);
+  running = await startConsole(cp.kubeconfigPath);
+  const url = running.url;
   expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
   origin = new URL(url).origin;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -178,9 +144,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  stopConsole.abort('SIGTERM');
-  await consoleRun;
-  catalogClient.close();
+  await running?.stop();
   if (kube !== undefined) {
     const c = kube.client;
     const gone = (ref: { apiVersion: string; kind: string; name: string }) =>
