@@ -269,6 +269,7 @@ function objectSetController(o: OperatorControllerOptions, started: Started, p: 
   return createObjectSetController({
     ports: {
       client: kube.client,
+      systemNamespace: o.systemNamespace,
       clientFor: (cos) => {
         const sa = revisionInstaller(
           { name: cos.metadata.name, owner: cos.metadata.labels?.[OWNER_NAME_LABEL] },

@@ -39,8 +39,10 @@ const OBJECT_SET_CONTROLLER_NAME = 'clusterobjectset';
 interface ObjectSetPorts {
   /** operator-controller's own identity: reads ClusterObjectSets and Secrets, writes their status and finalizers, archives previous revisions. */
   client: ObjectSetClient & StatusClient;
-  /** The client a revision's objects are written with. */
+  /** The client a revision's objects are written with (and Secrets it references outside `systemNamespace` read). */
   clientFor: ClientFor;
+  /** operator-controller's namespace, where the applier's Secrets are: read with `client`. None: every Secret with `client`. */
+  systemNamespace?: string;
 }
 
 /** Options besides the ports. */
@@ -62,7 +64,7 @@ export function clusterObjectSetReconciler(p: ObjectSetPorts, o: ObjectSetReconc
     state: objectSetState(o.clock),
     steps: [
       deletionStep(),
-      loadStep({ client: p.client }),
+      loadStep({ client: p.client, clientFor: p.clientFor, ...(p.systemNamespace === undefined ? {} : { systemNamespace: p.systemNamespace }) }),
       archiveStep({ clientFor: p.clientFor }),
       rolloutStep({ client: p.client, clientFor: p.clientFor, ...(o.probeRequeueMs === undefined ? {} : { probeRequeueMs: o.probeRequeueMs }) }),
     ],

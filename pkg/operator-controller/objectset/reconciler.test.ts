@@ -18,6 +18,15 @@ const configMap = (name: string, data: Record<string, string> = { k: 'v' }, labe
   data,
 });
 
+/** A Secret holding `obj` under key `obj`. */
+const secret = (name: string, obj: KubeObject, immutable: boolean, gzip = false): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name, namespace: NS },
+  immutable,
+  data: { obj: (gzip ? gzipSync(JSON.stringify(obj)) : Buffer.from(JSON.stringify(obj))).toString('base64') },
+});
+
 type Spec = Partial<ClusterObjectSet['spec']> & { phases: ClusterObjectSet['spec']['phases'] };
 
 function seedSet(fc: FakeCluster, name: string, spec: Spec, labels: Record<string, string> = {}): void {
@@ -126,13 +135,6 @@ describe('ClusterObjectSet reconcile', () => {
 
   it('blocks on a mutable Secret and on a Secret whose content changed', async () => {
     const fc = fakeCluster();
-    const secret = (name: string, obj: KubeObject, immutable: boolean, gzip = false): KubeObject => ({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name, namespace: NS },
-      immutable,
-      data: { obj: (gzip ? gzipSync(JSON.stringify(obj)) : Buffer.from(JSON.stringify(obj))).toString('base64') },
-    });
     fc.seed(secret('mutable', configMap('m'), false));
     seedSet(fc, 'blocked', { phases: [{ name: 'p', objects: [{ ref: { name: 'mutable', namespace: NS, key: 'obj' } }] }] });
     expect(await reconciler(fc).reconcile('blocked', ctx())).toEqual({});
@@ -155,6 +157,33 @@ describe('ClusterObjectSet reconcile', () => {
     expect(progressing?.reason).toBe('Blocked');
     expect(progressing?.message).toContain('resolved content of 1 phase(s) has changed: phase "resources"');
     expect(fc.live(configMap('f'))?.data).toEqual({ k: 'original' });
+  });
+
+  it("reads a Secret outside operator-controller's namespace as the revision's installer, its own namespace's as itself", async () => {
+    const fc = fakeCluster();
+    fc.seed(secret('fixed', configMap('f', { k: 'v' }), true, true));
+    seedSet(fc, 'ref', { phases: [{ name: 'p', objects: [{ ref: { name: 'fixed', namespace: NS, key: 'obj' } }] }] });
+    const asInstaller: string[] = [];
+    const installer = {
+      ...fc.client,
+      get: ((ref: { kind: string; namespace?: string; name: string }, o?: object) => {
+        asInstaller.push(`${ref.kind} ${ref.namespace ?? ''}/${ref.name}`);
+        return fc.client.get(ref as never, o as never);
+      }) as typeof fc.client.get,
+    };
+    const forbidden = new ApiError(403, 'Forbidden', 'operator-controller may not read secrets there');
+    const own = {
+      ...fc.client,
+      get: ((ref: { kind: string; namespace?: string }, o?: object) =>
+        ref.kind === 'Secret' && ref.namespace === NS ? Promise.reject(forbidden) : fc.client.get(ref as never, o as never)) as typeof fc.client.get,
+    };
+    const r = clusterObjectSetReconciler(
+      { client: own, clientFor: () => installer, systemNamespace: 'olmv1-system' },
+      { probeRequeueMs: 1000, clock: () => new Date(CREATED) },
+    );
+    await r.reconcile('ref', ctx());
+    expect(condition(fc, 'ref', 'Succeeded')?.status).toBe('True');
+    expect(asInstaller).toContain(`Secret ${NS}/fixed`);
   });
 
   it('retries a referenced Secret that is not there yet', async () => {

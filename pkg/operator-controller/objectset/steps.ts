@@ -107,14 +107,30 @@ async function siblingsOf(client: ObjectSetClient, cos: ClusterObjectSet, signal
  * person must act, and the change of the Secret or an edit of the object wakes it). A Secret
  * that cannot be read yet is retried.
  */
-export function loadStep(d: { client: ObjectSetClient }): Step<ObjectSetState> {
+/** Reads a Secret in `systemNamespace` with `client`, any other with the revision's installer (`clientFor`); all with `client` without one. */
+function secretReader(
+  d: { client: ObjectSetClient; clientFor?: ClientFor; systemNamespace?: string },
+  cos: ClusterObjectSet,
+): Pick<KubeClient, 'get'> {
+  const { clientFor, systemNamespace } = d;
+  if (clientFor === undefined || systemNamespace === undefined) return d.client;
+  return {
+    get: (async (ref: Parameters<KubeClient['get']>[0], options?: Parameters<KubeClient['get']>[1]) =>
+      ref.namespace === systemNamespace ? d.client.get(ref, options) : (await clientFor(cos)).get(ref, options)) as KubeClient['get'],
+  };
+}
+
+export function loadStep(d: { client: ObjectSetClient; clientFor?: ClientFor; systemNamespace?: string }): Step<ObjectSetState> {
   return {
     name: 'load',
     run: async (s): Promise<StepOutcome> => {
       const { cos, signal } = s;
+      // Referenced Secrets: operator-controller's own in its namespace (the applier's), any other read
+      // as the revision's installer, who may read only what it was granted (decision 0125).
+      const secrets = secretReader(d, cos);
       let blocked: string | undefined;
       try {
-        blocked = await mutableSecretsMessage(d.client, cos, signal);
+        blocked = await mutableSecretsMessage(secrets, cos, signal);
       } catch (err) {
         blocked = errorMessage(err);
       }
@@ -128,7 +144,7 @@ export function loadStep(d: { client: ObjectSetClient }): Step<ObjectSetState> {
         const siblings = await siblingsOf(d.client, cos, signal).catch((err: unknown) => {
           throw new Error(`listing sibling revisions: listing revisions: ${errorMessage(err)}`, { cause: err });
         });
-        loaded = { ...(await loadPhases(d.client, cos, signal)), siblings };
+        loaded = { ...(await loadPhases(secrets, cos, signal)), siblings };
       } catch (err) {
         markRetrying(cos, errorMessage(err), s.deadline);
         throw new Error(`converting to boxcutter revision: ${errorMessage(err)}`, { cause: err });

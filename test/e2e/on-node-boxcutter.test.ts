@@ -1,0 +1,183 @@
+// Upstream's @BoxcutterRuntime e2e scenarios as written (issue 64), against the product on a real
+// node in the cluster with the gate on, as `olmv1 up --node --in-cluster --feature-gates
+// BoxcutterRuntime=true` deploys it (cmd/olmv1/up-in-cluster.ts: the project's image of HEAD,
+// config/ with config/boxcutter, operator-controller's Deployment carrying
+// --feature-gates=BoxcutterRuntime=true, where upstream's hooks read the gates). The feature
+// files come from upstream's Go module at test time (test/support/upstream-features): all of
+// revision.feature first, then the @BoxcutterRuntime scenarios of install, update, status and
+// user-managed-fields, one `it` each, on one stack. Their catalogs are pushed to the node's
+// registry (on its bridge address: this host pushes there and the node pulls from there).
+// Each step waits as upstream's do (5 minutes; E2E_STEP_TIMEOUT overrides). Scenarios seen not
+// to pass here are it.todo with the reason (NOT_PASSING: a product defect, or what this machine's
+// node and control plane lack). Needs root, the node's prerequisites and go (upstream's module).
+// On demand (OLMV1_E2E_BOXCUTTER_NODE=1), not in `npm test`: its stack alone takes 5-9 minutes of
+// the machine's one node, and 15 of its 23 scenarios cannot pass on this machine (below).
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { featureGatesArgs } from '../../cmd/olmv1/up-feature-gates.ts';
+import { buildProjectImage, defaultImageCacheDir } from '../../pkg/olmv1/images/index.ts';
+import { deployInCluster, SYSTEM_NAMESPACE } from '../../pkg/olmv1/in-cluster/index.ts';
+import { findGoToolchain, startControlPlane, type ControlPlane } from '../../pkg/olmv1/localstack/index.ts';
+import { nodeEnv, nodeUnavailable, REPO } from '../support/on-node.ts';
+import { loadUpstreamScenarios, readFeatureGates, upstreamModuleDir, type CatalogPort } from '../support/upstream-features/index.ts';
+import { kubectlAt, type Kubectl } from '../support/upstream-features/kubectl.ts';
+import { registryCatalogPort } from '../support/upstream-features/catalogs.ts';
+
+/** operator-controller's --default-install-service-account, bound to cluster-admin. */
+const DEFAULT_INSTALLER = 'boxcutter-e2e-installer';
+const log = (line: string): void => console.error(`on-node-boxcutter: ${line}`);
+
+/** This machine's node has no route to docker.io: busybox:1.36 (upstream's test images) never pulls. */
+const NO_BUSYBOX = "needs busybox:1.36 from docker.io, which this machine's node cannot pull (no route to registry-1.docker.io)";
+
+/**
+ * Scenarios seen not to pass on this stack, and why (none of them is a step definition's
+ * fault): kept as todo so the file stays green and says what is missing.
+ */
+const NOT_PASSING: ReadonlyMap<string, string> = new Map([
+  [
+    'revision: Probe failure for PersistentVolumeClaim halts phase progression',
+    "its steps pass, its cleanup never ends: the local control plane's kube-controller-manager runs no " +
+      'persistentvolumeclaim-protection controller, so the PVC keeps its kubernetes.io/pvc-protection finalizer',
+  ],
+  [
+    'revision: Phases progress when PersistentVolumeClaim becomes "Bound"',
+    "the local control plane's kube-controller-manager runs no persistentvolume-binder controller: the PVC stays Pending",
+  ],
+  ['revision: Phases progresses when user-provided progressionProbes pass', NO_BUSYBOX],
+  ['revision: User can install a ClusterObjectSet with objects stored in Secrets', NO_BUSYBOX],
+  ['revision: COS recovers from ProgressDeadlineExceeded to Succeeded when probes pass', NO_BUSYBOX],
+  ['install: ClusterObjectSet is labeled with owner information', NO_BUSYBOX],
+  ['install: ClusterObjectSet objects are externalized to immutable Secrets', NO_BUSYBOX],
+  // Not run to the end on this machine (every bundle of their catalogs has upstream's busybox
+  // Deployment, which must become Available before their later steps):
+  ['install: Install bundle with large CRD', NO_BUSYBOX],
+  ['update: Update to a version with identical bundle content creates a new revision', NO_BUSYBOX],
+  ['update: Each update creates a new revision and resources not present in the new revision are removed from the cluster', NO_BUSYBOX],
+  ['update: Report all active revisions on ClusterExtension', NO_BUSYBOX],
+  ['status: Report availability change when managed workload is not ready', NO_BUSYBOX],
+  ['status: Report availability change when managed workload restores its readiness', NO_BUSYBOX],
+  ['user-managed-fields: User-added annotations and labels coexist with bundle-defined labels after reconciliation', NO_BUSYBOX],
+  ['user-managed-fields: Deployment rollout restart persists after OLM reconciliation', NO_BUSYBOX],
+]);
+
+/** Why the file cannot run here: the node's prerequisites, or go for upstream's module. */
+async function unavailable(): Promise<string | undefined> {
+  const node = nodeUnavailable();
+  if (node !== undefined) return node;
+  try {
+    await findGoToolchain(nodeEnv);
+    return undefined;
+  } catch (err) {
+    return `no go toolchain (${err instanceof Error ? err.message : String(err)})`;
+  }
+}
+
+const missing = process.env['OLMV1_E2E_BOXCUTTER_NODE'] === '1' ? await unavailable() : 'on demand: set OLMV1_E2E_BOXCUTTER_NODE=1';
+if (missing !== undefined) console.warn(`on-node-boxcutter.test.ts skipped: ${missing}`);
+
+// The scenarios are listed before the stack exists; their kubectl and catalogs reach it through these.
+let kubectl: Kubectl | undefined;
+let catalogs: CatalogPort | undefined;
+const moduleDir = missing === undefined ? await upstreamModuleDir(nodeEnv) : '';
+const scenarios =
+  missing === undefined
+    ? await loadUpstreamScenarios({
+        features: ['revision', 'install', 'update', 'status', 'user-managed-fields'],
+        tags: '@BoxcutterRuntime',
+        env: nodeEnv,
+        moduleDir,
+        kubectlRunner: (args, input) => requiredKubectl()(args, input),
+        catalogs: {
+          imageRegistryIsAvailable: () => required(catalogs).imageRegistryIsAvailable(),
+          build: (o) => required(catalogs).build(o),
+          tag: (o) => required(catalogs).tag(o),
+        },
+        onStep: (scenario, step) => log(`${scenario}: ${step}`),
+      })
+    : [];
+
+function requiredKubectl(): Kubectl {
+  if (kubectl === undefined) throw new Error('the product is not deployed');
+  return kubectl;
+}
+
+function required(port: CatalogPort | undefined): CatalogPort {
+  if (port === undefined) throw new Error('the product is not deployed');
+  return port;
+}
+
+let cp: ControlPlane | undefined;
+let stopProduct: (() => Promise<void>) | undefined;
+
+describe.skipIf(missing !== undefined)("upstream's @BoxcutterRuntime scenarios on a real node, in the cluster, gate on", () => {
+  beforeAll(async () => {
+    const started = Date.now();
+    // The image first (cached after CI's first build): the node holds the machine's lock while it runs.
+    const image = await buildProjectImage({
+      repoRoot: REPO,
+      revision: execFileSync('git', ['-C', REPO, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim(),
+      cacheDir: defaultImageCacheDir(nodeEnv),
+      env: nodeEnv,
+      log,
+      extraCaFile: process.env['NODE_EXTRA_CA_CERTS'] || undefined,
+    });
+    cp = await startControlPlane({ binaries: { ...inject('envtestBinaries'), node: inject('envtestNodeBinaries') }, node: { log } });
+    // What `olmv1 up --node --in-cluster --feature-gates BoxcutterRuntime=true` deploys
+    // (cmd/olmv1/up-in-cluster.ts: config/ with config/boxcutter and the gate in operator-controller's
+    // args), plus a default installer: upstream's revision.feature applies ClusterObjectSets no
+    // ClusterExtension made, which upstream writes as operator-controller itself (bound to
+    // cluster-admin in its manifests) and ours as --default-install-service-account (decision 0125).
+    const product = await deployInCluster({
+      controlPlane: cp,
+      registryBinaries: inject('envtestBinaries'),
+      repoRoot: REPO,
+      image,
+      env: nodeEnv,
+      log,
+      overlay: {
+        deploymentArgs: {
+          'operator-controller-controller-manager': [
+            ...featureGatesArgs(['BoxcutterRuntime=true']),
+            `--default-install-service-account=${SYSTEM_NAMESPACE}/${DEFAULT_INSTALLER}`,
+          ],
+        },
+        components: ['../config/boxcutter'],
+      },
+    });
+    stopProduct = product.stop;
+    await product.kubectl(['create', 'serviceaccount', '-n', SYSTEM_NAMESPACE, DEFAULT_INSTALLER]);
+    await product.kubectl([
+      'create',
+      'clusterrolebinding',
+      DEFAULT_INSTALLER,
+      '--clusterrole=cluster-admin',
+      `--serviceaccount=${SYSTEM_NAMESPACE}:${DEFAULT_INSTALLER}`,
+    ]);
+    kubectl = kubectlAt(cp.info.kubectl, cp.info.kubeconfigPath, nodeEnv);
+    const registry = product.registry.host;
+    catalogs = registryCatalogPort({ pushRegistry: registry, clusterRegistry: registry, moduleDir });
+    log(`stack up in ${((Date.now() - started) / 1000).toFixed(1)} s (image ${image.cached ? 'cached' : 'built'}); registry ${registry}`);
+  }, 1_800_000);
+
+  afterAll(async () => {
+    await stopProduct?.();
+    await cp?.stop();
+  }, 300_000);
+
+  it('runs operator-controller with BoxcutterRuntime=true where upstream reads it, and upstream has scenarios for it', async () => {
+    const gates = await readFeatureGates(requiredKubectl(), SYSTEM_NAMESPACE);
+    expect(gates.get('BoxcutterRuntime')).toBe(true);
+    expect(scenarios.filter((s) => s.scenario.featureName === 'revision')).toHaveLength(9);
+  });
+
+  it('knows every scenario it lists as not passing', () => {
+    expect([...NOT_PASSING.keys()].filter((name) => !scenarios.some((s) => s.name === name))).toEqual([]);
+  });
+
+  for (const s of scenarios) {
+    const why = NOT_PASSING.get(s.name);
+    if (why === undefined) it(s.name, s.run, 30 * 60_000);
+    else it.todo(`${s.name}: ${why}`);
+  }
+});
