@@ -55,8 +55,7 @@ import { markPodsReady } from '../support/upstream-boxcutter-kubelet.ts';
 import { checkPrivateMountNamespace } from '../support/upstream-catalogd-process.ts';
 import { insecureRegistriesHome, startUpstreamBoxcutterOperatorController } from '../support/upstream-boxcutter-operator-controller.ts';
 
-const upstreamBinary =
-  process.env.OLMV1_UPSTREAM_OPERATOR_CONTROLLER === '' ? undefined : process.env.OLMV1_UPSTREAM_OPERATOR_CONTROLLER;
+const upstreamBinary = process.env.OLMV1_UPSTREAM_OPERATOR_CONTROLLER === '' ? undefined : process.env.OLMV1_UPSTREAM_OPERATOR_CONTROLLER;
 if (upstreamBinary === undefined)
   console.warn(
     'boxcutter-upstream-takeover.test.ts skipped: OLMV1_UPSTREAM_OPERATOR_CONTROLLER does not name an upstream operator-controller binary (see the file comment to build it)',
@@ -149,7 +148,14 @@ describe.skipIf(upstreamBinary === undefined)("taking over upstream's BoxcutterR
 
   async function startUpstream(): Promise<void> {
     await components?.operatorController.stop();
-    upstream = await startUpstreamBoxcutterOperatorController({ binary, cp: own.info, workDir: logRoot, reaper: workspace.reaper, home, namespace: SYSTEM });
+    upstream = await startUpstreamBoxcutterOperatorController({
+      binary,
+      cp: own.info,
+      workDir: logRoot,
+      reaper: workspace.reaper,
+      home,
+      namespace: SYSTEM,
+    });
   }
 
   async function stopUpstream(): Promise<void> {
@@ -332,9 +338,7 @@ describe.skipIf(upstreamBinary === undefined)("taking over upstream's BoxcutterR
     const upstreamNewest = from.revisions.at(-1)?.name ?? '';
     // Whatever ours does first (a next revision or not) is done once the objects' controllers agree
     // on one revision and, for an installed extension, that one Succeeded and the others are archived.
-    await expect
-      .poll(async () => new Set(Object.values(await controllers())).size, { timeout: 60_000, interval: 500 })
-      .toBe(1);
+    await expect.poll(async () => new Set(Object.values(await controllers())).size, { timeout: 60_000, interval: 500 }).toBe(1);
     if (state === 'installed') await expect.poll(settled(true), { timeout: 60_000, interval: 1000 }).toBe(true);
     const all = await revisions();
     const mine = all.filter((r) => !from.revisions.some((u) => u.uid === r.metadata.uid));
@@ -348,11 +352,12 @@ describe.skipIf(upstreamBinary === undefined)("taking over upstream's BoxcutterR
     const ours = await snapshot();
     process.stderr.write(`\nours after taking over the ${state} revision:\n${brief(ours)}\n`);
     // Upstream's revisions: not re-created, their spec as upstream wrote it.
-    const kept = (x: Snapshot) => x.revisions.filter((r) => from.revisions.some((u) => u.uid === r.uid)).map((r) => [r.name, r.uid, r.revision, r.phases]);
+    const kept = (x: Snapshot) =>
+      x.revisions.filter((r) => from.revisions.some((u) => u.uid === r.uid)).map((r) => [r.name, r.uid, r.revision, r.phases]);
     expect(kept(ours)).toEqual(from.revisions.map((r) => [r.name, r.uid, r.revision, r.phases]));
     expect(mine.map((r) => r.spec.revision).every((n) => n > (from.revisions.at(-1)?.revision ?? 0))).toBe(true);
     expect(mine.length, 'revisions ours made on taking over').toBeLessThanOrEqual(1);
-    expect(Object.values(await controllers())).toEqual(Object.values(await controllers()).map(() => (mine.at(-1)?.metadata.name ?? upstreamNewest)));
+    expect(Object.values(await controllers())).toEqual(Object.values(await controllers()).map(() => mine.at(-1)?.metadata.name ?? upstreamNewest));
     expect(ours.uids).toEqual(upstreamRollingOut.uids);
     expect(await foreignOwners()).toEqual({});
   }
@@ -380,7 +385,10 @@ describe.skipIf(upstreamBinary === undefined)("taking over upstream's BoxcutterR
         if (!path.endsWith('/')) files.set(path, Buffer.from(bytes).toString('utf8'));
       await pushBundle(files, `${registry}/upbox-${id}/bundle:v${version}`);
     }
-    const text = (await readFile(join(EXAMPLE, 'catalog', PKG, 'catalog.yaml'), 'utf8')).replaceAll(COMMITTED_BUNDLES, `${registry}/upbox-${id}/bundle`);
+    const text = (await readFile(join(EXAMPLE, 'catalog', PKG, 'catalog.yaml'), 'utf8')).replaceAll(
+      COMMITTED_BUNDLES,
+      `${registry}/upbox-${id}/bundle`,
+    );
     const docs = loadAll(text) as Record<string, unknown>[];
     const ref = `${registry}/upbox-${id}/catalog:v1`;
     await withTempDir('upbox-fbc-', async (dir) =>
@@ -450,7 +458,9 @@ describe.skipIf(upstreamBinary === undefined)("taking over upstream's BoxcutterR
     expect(upstreamRollingOut.revisions.map((r) => [r.name, r.revision, r.lifecycleState])).toEqual([[`${NAME}-1`, 1, 'Active']]);
     expect(upstreamRollingOut.missing).toEqual([]);
     expect(Object.keys(upstreamRollingOut.uids)).toContain(`CustomResourceDefinition /${CRD.name}`);
-    expect(condition({ apiVersion: '', kind: '', metadata: {}, status: { conditions: upstreamRollingOut.revisions[0]?.conditions } }, 'Succeeded')?.status).not.toBe('True');
+    expect(
+      condition({ apiVersion: '', kind: '', metadata: {}, status: { conditions: upstreamRollingOut.revisions[0]?.conditions } }, 'Succeeded')?.status,
+    ).not.toBe('True');
     expect(await foreignOwners()).toEqual({});
     await stopUpstream();
   }, 240_000);
@@ -466,7 +476,9 @@ describe.skipIf(upstreamBinary === undefined)("taking over upstream's BoxcutterR
     await expectTakenOver(upstreamRollingOut, 'rolling-out');
     const ours = await snapshot();
     // Upstream shows every revision that has not succeeded among activeRevisions: so does ours.
-    expect(ours.extension.activeRevisions?.map((r) => r.name)).toEqual(ours.revisions.filter((r) => r.lifecycleState === 'Active').map((r) => r.name));
+    expect(ours.extension.activeRevisions?.map((r) => r.name)).toEqual(
+      ours.revisions.filter((r) => r.lifecycleState === 'Active').map((r) => r.name),
+    );
     const revisionTypes = ['Available', 'Progressing', 'Succeeded'];
     expect(words(ours.revisions[0]?.conditions, revisionTypes)).toEqual(words(upstreamRollingOut.revisions[0]?.conditions, revisionTypes));
   }, 180_000);
@@ -513,7 +525,9 @@ describe.skipIf(upstreamBinary === undefined)("taking over upstream's BoxcutterR
     for (const [i, r] of all.entries()) {
       const prev = all[i - 1];
       if (prev !== undefined && prev.spec.revision === r.spec.revision - 1)
-        process.stderr.write(`  ${r.metadata.name ?? ''} differs from ${prev.metadata.name ?? ''}:\n    ${(await revisionDifferences(prev, r)).join('\n    ')}\n`);
+        process.stderr.write(
+          `  ${r.metadata.name ?? ''} differs from ${prev.metadata.name ?? ''}:\n    ${(await revisionDifferences(prev, r)).join('\n    ')}\n`,
+        );
     }
     expect(all.length).toBe(before + 1);
     const newest = all.at(-1)?.metadata.name;
@@ -531,10 +545,17 @@ describe.skipIf(upstreamBinary === undefined)("taking over upstream's BoxcutterR
     const crdUid = upstreamRollingOut.uids[`CustomResourceDefinition /${CRD.name}`];
     await kube.client.delete(ce);
     await expect
-      .poll(async () => kube.client.get(ce).then(() => 'present', (err: unknown) => (isNotFound(err) ? 'gone' : String(err))), {
-        timeout: 120_000,
-        interval: 500,
-      })
+      .poll(
+        async () =>
+          kube.client.get(ce).then(
+            () => 'present',
+            (err: unknown) => (isNotFound(err) ? 'gone' : String(err)),
+          ),
+        {
+          timeout: 120_000,
+          interval: 500,
+        },
+      )
       .toBe('gone');
     await expect.poll(async () => (await revisions()).length, { timeout: 60_000, interval: 500 }).toBe(0);
     const crd = await kube.client.get(CRD);
@@ -544,9 +565,10 @@ describe.skipIf(upstreamBinary === undefined)("taking over upstream's BoxcutterR
     await expect
       .poll(
         async () =>
-          kube.client
-            .get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: NS, name: 'example-operator-controller' })
-            .then(() => 'present', (err: unknown) => (isNotFound(err) ? 'gone' : String(err))),
+          kube.client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: NS, name: 'example-operator-controller' }).then(
+            () => 'present',
+            (err: unknown) => (isNotFound(err) ? 'gone' : String(err)),
+          ),
         { timeout: 60_000, interval: 500 },
       )
       .toBe('gone');

@@ -85,7 +85,8 @@ export async function startUpstreamBoxcutterOperatorController(o: {
     });
     const ready = async (): Promise<void> => {
       if (proc.exitStatus() !== undefined) return;
-      if ((await fetch(`http://127.0.0.1:${health}/readyz`).catch(() => undefined))?.ok !== true) throw new Error('upstream operator-controller not ready yet');
+      if ((await fetch(`http://127.0.0.1:${health}/readyz`).catch(() => undefined))?.ok !== true)
+        throw new Error('upstream operator-controller not ready yet');
     };
     await vi.waitFor(ready, { timeout: 60_000, interval: 200 }).catch((err: unknown) => {
       throw new Error(`timed out waiting for upstream operator-controller's /readyz\n${proc.logTail(30)}`, { cause: err });
