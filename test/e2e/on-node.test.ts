@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushExample } from '../../cmd/olmv1/up-example.ts';
 import { SYSTEM_NAMESPACE, waitForDeployments, type InCluster, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
@@ -34,6 +35,9 @@ import {
   timed as timedBy,
   type OnNode,
 } from '../support/on-node.ts';
+import { startConsole } from '../support/console-run.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const missing = nodeUnavailable();
 if (missing !== undefined) console.warn(`on-node.test.ts skipped: ${missing}`);
@@ -147,6 +151,35 @@ describe.skipIf(missing !== undefined)('the product on a real node', () => {
     expect(pods.filter((p) => condition(p, 'Ready') === 'True').length).toBeGreaterThan(0);
     timed('catalog Serving and extension Installed + Healthy', started);
   }, 420_000);
+
+  it("shows the extension Healthy in the console, in chromium: its conditions and its release's objects as the health step judges them", async () => {
+    const running = await startConsole(cp.info.kubeconfigPath);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(running.url);
+      await page.goto(`${new URL(running.url).origin}/#/installed/${EXTENSION}`);
+      const cells = (label: string) =>
+        page
+          .getByRole('table', { name: label })
+          .locator('tbody tr')
+          .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')))
+          .catch(() => [] as string[][]);
+      // The page shows what operator-controller wrote: Installed and Healthy True with the Pod running.
+      await expect
+        .poll(async () => (await cells('Conditions')).filter((r) => r[0] === 'Installed' || r[0] === 'Healthy').map((r) => `${r[0]}=${r[1]}`), {
+          timeout: 60_000,
+        })
+        .toEqual(['Installed=True', 'Healthy=True']);
+      // The Deployment of the release, judged Healthy on the page as the health step judges it.
+      await expect
+        .poll(async () => (await cells('Objects of the release')).find((r) => r[0] === 'Deployment')?.slice(1, 3), { timeout: 60_000 })
+        .toEqual([`${EXT_NS}/example-operator-controller`, 'Healthy']);
+    } finally {
+      await browser.close();
+      await running.stop();
+    }
+  }, 180_000);
 
   it('metrics through the Service: 401 without a token, 403 without the grant, 200 bound to operator-controller-metrics-reader', async () => {
     const started = Date.now();
