@@ -4,7 +4,7 @@
 // would (pkg/olmv1/in-cluster). catalogd (2 replicas) and operator-controller run as Pods with
 // config/'s security contexts, probes and limits; a ClusterCatalog pulled by catalogd's Pods
 // from a registry on the node's bridge address serves; a ClusterExtension of the example
-// operator installs and its operator Pod runs; metrics answer 401/403/200 by token; the
+// operator installs and its operator Pod runs, and the console shows it Healthy in chromium; metrics answer 401/403/200 by token; the
 // operator-controller leader's Pod deleted hands the Lease to a new Pod with no revision
 // written twice; a catalogd leader whose process stood still past its renew deadline exits,
 // restarts and leaves the Lease to a replica that writes status (issue 60); a catalogd replica
