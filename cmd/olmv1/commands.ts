@@ -2,7 +2,7 @@
  * The command table: words -> a loader that builds the command with its dependencies.
  * Dependencies are composed here, next to main.ts, and nowhere else.
  */
-import type { Command } from './io.ts';
+import type { Command, CommandIO } from './io.ts';
 
 interface Entry {
   summary: string;
@@ -26,24 +26,8 @@ export const commands = new Map<string, Entry>(
     console: {
       summary: 'serve a web console (OperatorHub, packages, installed extensions) on 127.0.0.1 with your kubeconfig identity',
       load: async () => {
-        const [{ runConsole }, deps] = await Promise.all([import('./console.ts'), catalogSourceDeps()]);
-        const { homedir } = await import('node:os');
-        const cacheDir = `${process.env.XDG_CACHE_HOME || `${homedir()}/.cache`}/olmv1/console`;
-        const lockFile = new URL('../../package-lock.json', import.meta.url).pathname;
-        return async (args, io) => {
-          try {
-            return await runConsole(args, io, {
-              ...deps,
-              signal: shutdownSignal(),
-              cacheDir,
-              lockFile,
-              fetchBundle,
-              defaultAuthFile: defaultAuthFile(),
-            });
-          } finally {
-            deps.catalogClient.close();
-          }
-        };
+        const run = await consoleRunner();
+        return (args, io) => run(args, io, shutdownSignal());
       },
     },
     'catalog push': {
@@ -336,8 +320,45 @@ async function kubeconfigLookup(): Promise<import('./cluster-access.ts').Kubecon
 /** `olmv1 up` with what it needs from the process. */
 async function upCommand(): Promise<Command> {
   const { runUp } = await import('./up.ts');
-  const deps = { env: process.env, cwd: process.cwd(), node: process.execPath, insecureRegistries: insecureRegistries(), signals: process };
+  const deps = {
+    env: process.env,
+    cwd: process.cwd(),
+    node: process.execPath,
+    insecureRegistries: insecureRegistries(),
+    signals: process,
+    // The console on the stack: its URL is the line the console prints, which the summary shows.
+    startConsole: async (kubeconfig: string, catalogdUrl: string, signal: AbortSignal): Promise<string> => {
+      const run = await consoleRunner();
+      let printed = '';
+      let url: (line: string) => void = () => undefined;
+      const line = new Promise<string>((resolve) => (url = resolve));
+      const stdout = {
+        write: (chunk: string): boolean => {
+          printed += chunk;
+          if (printed.includes('\n')) url(printed.trim());
+          return true;
+        },
+      };
+      const exited = run(['--kubeconfig', kubeconfig, '--catalogd-url', catalogdUrl], { stdout, stderr: process.stderr }, signal);
+      return Promise.race([line, exited.then((code) => Promise.reject(new Error(`olmv1 console exited with ${code}`)))]);
+    },
+  };
   return (args, io) => runUp(args, io, deps);
+}
+
+/** `olmv1 console` with its dependencies: the catalogs, bundle pulls and credentials every command gets, and its UI build cache. */
+async function consoleRunner(): Promise<(args: string[], io: CommandIO, signal: AbortSignal) => Promise<number>> {
+  const [{ runConsole }, deps] = await Promise.all([import('./console.ts'), catalogSourceDeps()]);
+  const { homedir } = await import('node:os');
+  const cacheDir = `${process.env.XDG_CACHE_HOME || `${homedir()}/.cache`}/olmv1/console`;
+  const lockFile = new URL('../../package-lock.json', import.meta.url).pathname;
+  return async (args, io, signal) => {
+    try {
+      return await runConsole(args, io, { ...deps, signal, cacheDir, lockFile, fetchBundle, defaultAuthFile: defaultAuthFile() });
+    } finally {
+      deps.catalogClient.close();
+    }
+  };
 }
 
 /** The help text listing every command. */

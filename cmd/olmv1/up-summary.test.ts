@@ -61,6 +61,19 @@ describe('olmv1 up summary', () => {
     expect(summary(stack('registry.example.com/example/catalog:latest', 'cluster'), CWD)).not.toMatch(/^  node /m);
   });
 
+  it("prints the console's URL with its token; in the cluster, how to start one", () => {
+    const url = 'http://127.0.0.1:40001/?token=abc';
+    expect(summary(stack('127.0.0.1:5001/example/catalog:latest'), CWD, url)).toMatch(
+      new RegExp(`^  console {14}${url.replace(/[?]/g, '\\?')} `, 'm'),
+    );
+    expect(summary(stack('127.0.0.1:5001/example/catalog:latest'), CWD)).not.toMatch(/^  console /m);
+    const inCluster: StackFile = {
+      ...stack('127.0.0.1:5001/example/catalog:latest'),
+      inCluster: { namespace: 'olmv1-system', deployments: ['a', 'b'], imageRef: 'r/i@sha256:x', revision: 'abcdef0123456789' },
+    };
+    expect(summary(inCluster, CWD)).toMatch(/^  console {14}npm run -s olmv1 -- console --catalogd-url URL/m);
+  });
+
   it('tells which refs the sample ClusterCatalog matches', () => {
     expect(sampleCatalogMatches('127.0.0.1:5001/example/catalog:latest')).toBe(true);
     expect(sampleCatalogMatches('127.0.0.1:50011/example/catalog:latest')).toBe(false);

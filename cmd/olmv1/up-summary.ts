@@ -14,7 +14,7 @@ export function sampleCatalogMatches(catalogRef: string): boolean {
 }
 
 /** The text printed once everything is up; paths under `cwd` are shown relative to it. */
-export function summary(stack: StackFile, cwd: string): string {
+export function summary(stack: StackFile, cwd: string, consoleUrl?: string): string {
   const rel = (p: string): string => (p.startsWith(cwd) ? relative(cwd, p) : p);
   const kubectl = stack.kubectl === undefined ? 'kubectl' : rel(stack.kubectl);
   const k = `${kubectl} --kubeconfig ${rel(stack.kubeconfig)}`;
@@ -47,6 +47,9 @@ export function summary(stack: StackFile, cwd: string): string {
     lines.push(`  image                ${c.imageRef} (built from ${c.revision.slice(0, 12)}, HEAD)`);
   }
   lines.push(`  feature gates        ${gatesLine(stack.featureGates)}`);
+  if (consoleUrl !== undefined) lines.push(`  console              ${consoleUrl} (open it in a browser; the token is the session)`);
+  else if (stack.inCluster !== undefined)
+    lines.push('  console              npm run -s olmv1 -- console --catalogd-url URL (catalogd through a port-forward)');
   lines.push('', 'Next, in another shell in this directory:');
   if (stack.catalog !== undefined) {
     if (stack.inCluster === undefined) lines.push(`  curl -s ${stack.catalog.url}/api/v1/all | head -c 600; echo`);

@@ -49,6 +49,11 @@ interface UpDeps {
   missingNodePrerequisites?: () => string[];
   /** What it lacks to build the project's image for `--in-cluster` (default: pkg/olmv1/localstack's check). */
   missingImageBuildPrerequisites?: () => string[];
+  /**
+   * Starts `olmv1 console` on the stack (its kubeconfig, catalogd's catalog server as
+   * `--catalogd-url`) until `signal` aborts; resolves with the URL it prints. None: no console.
+   */
+  startConsole?: (kubeconfig: string, catalogdUrl: string, signal: AbortSignal) => Promise<string>;
 }
 
 const SYSTEM_NAMESPACE = 'olmv1-system';
@@ -90,7 +95,8 @@ export async function runUp(args: string[], io: CommandIO, deps: UpDeps): Promis
   let code: number;
   try {
     const started = await start(options, ctx);
-    io.stdout.write(summary(started.stack, deps.cwd));
+    const consoleUrl = await startConsole(started.stack, ctx);
+    io.stdout.write(summary(started.stack, deps.cwd, consoleUrl));
     code = await waitForStop(started.components, stopper.signal, progress, deps.cwd);
   } catch (err) {
     if (err instanceof Stopped || stopper.signal.aborted) {
@@ -370,6 +376,24 @@ function aborted(signal: AbortSignal): Promise<never> {
     if (signal.aborted) reject(new Stopped('stopped'));
     signal.addEventListener('abort', () => reject(new Stopped('stopped')), { once: true });
   });
+}
+
+/**
+ * The console on the stack, when catalogd runs here (its catalog server is reachable from this
+ * machine; in the cluster it is not, and the summary says how to start one): its URL, stopped
+ * with the stack. A console that cannot start is a warning, not the stack's failure.
+ */
+async function startConsole(stack: StackFile, ctx: StartContext): Promise<string | undefined> {
+  const start = ctx.deps.startConsole;
+  if (start === undefined || stack.catalogd === undefined) return undefined;
+  const stopping = new AbortController();
+  ctx.cleanups.push(async () => stopping.abort());
+  try {
+    return await start(stack.kubeconfig, stack.catalogd.url, stopping.signal);
+  } catch (err) {
+    ctx.progress(`warning: the console did not start (${errorMessage(err)}); npm run -s olmv1 -- console starts one`);
+    return undefined;
+  }
 }
 
 /** Waits for a signal (exit code 0) or a component exiting (1, with its log tail). */

@@ -276,6 +276,19 @@ describe('olmv1 up from a clean checkout', () => {
     );
   });
 
+  it('serves the console at the printed URL: its token opens a session, without it nothing is served', async () => {
+    const url = field('console');
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
+    const origin = new URL(url).origin;
+    expect((await fetch(`${origin}/`, { redirect: 'manual' })).status).toBe(401);
+    const first = await fetch(url, { redirect: 'manual' });
+    expect(first.status).toBe(303);
+    const cookie = (first.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const page = await fetch(`${origin}/`, { headers: { cookie }, redirect: 'manual' });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+
   it('serves the example catalog at the printed URL', async () => {
     const res = await fetch(`${field('catalog URL')}/api/v1/all`);
     expect(res.status).toBe(200);
