@@ -69,6 +69,11 @@ const CASES: Case[] = [
   },
   { name: 'helm/openshift.yaml: config/openshift', values: { files: [repoPath('helm/openshift.yaml')] }, overlay: { components: ['openshift'] } },
   {
+    name: 'BoxcutterRuntime among the enabled gates: config/boxcutter',
+    values: { set: ['options.operatorController.features.enabled={BoxcutterRuntime}'] },
+    overlay: { components: ['boxcutter'] },
+  },
+  {
     name: 'the default install ServiceAccount: config/default-installer',
     values: { set: ['options.operatorController.defaultInstallServiceAccount.enabled=true'] },
     overlay: { components: ['default-installer'] },
