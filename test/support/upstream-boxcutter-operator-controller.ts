@@ -27,17 +27,7 @@ import {
   startProcess,
   withFreePorts,
 } from '../envtest/index.ts';
-
-// Runs in the new mount namespace: $1 the token file, $2 the namespace, the rest the command.
-const IN_CLUSTER_FILES = [
-  'mount -t tmpfs tmpfs /run',
-  'd=/run/secrets/kubernetes.io/serviceaccount',
-  'mkdir -p "$d"',
-  'cp "$1" "$d/token"',
-  'printf %s "$2" > "$d/namespace"',
-  'shift 2',
-  'exec "$@"',
-].join(' && ');
+import { IN_CLUSTER_FILES } from './upstream-catalogd-process.ts';
 
 /** Writes `home`/.config/containers/registries.conf marking `registries` (host:port) plain HTTP. */
 export async function insecureRegistriesHome(home: string, registries: readonly string[]): Promise<void> {

@@ -27,8 +27,8 @@ import {
 } from '../envtest/index.ts';
 import { servingCertificate } from './secure-metrics.ts';
 
-// Runs in the new mount namespace: $1 the token file, $2 the namespace, the rest the command.
-const IN_CLUSTER_FILES = [
+/** Runs in the new mount namespace: $1 the token file, $2 the namespace, the rest the command (an upstream binary's in-cluster files). */
+export const IN_CLUSTER_FILES = [
   'mount -t tmpfs tmpfs /run',
   'd=/run/secrets/kubernetes.io/serviceaccount',
   'mkdir -p "$d"',
