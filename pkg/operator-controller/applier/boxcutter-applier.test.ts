@@ -226,6 +226,24 @@ describe('createBoxcutterApplier: apply', () => {
 });
 
 describe('createObjectSetReleases', () => {
+  it("reads a revision's Secrets once: its objects never change (phases and Secrets are immutable)", async () => {
+    const cluster = fakeCluster();
+    const { applier, request } = setup(cluster);
+    await applier.apply(await request(), desired([cm('a'), deployment]));
+    const secretGets = () => cluster.calls.filter((c) => c.startsWith('get Secret')).length;
+    const releases = createObjectSetReleases(cluster.client);
+    const first = await releases.history('test-ext');
+    const afterFirst = secretGets();
+    expect(afterFirst).toBeGreaterThan(0);
+    expect(await releases.history('test-ext')).toEqual(first);
+    expect(secretGets()).toBe(afterFirst);
+    // Past the byte bound nothing is kept: each history reads them again.
+    const uncached = createObjectSetReleases(cluster.client, 0);
+    await uncached.history('test-ext');
+    await uncached.history('test-ext');
+    expect(secretGets()).toBe(3 * afterFirst);
+  });
+
   it('reads the revisions as records, newest first, with their objects from the Secrets', async () => {
     const { applier, releases, request, succeed } = setup();
     await applier.apply(await request(), desired([cm('a'), deployment]));

@@ -2,7 +2,8 @@
  * Reading a ClusterExtension's ClusterObjectSets (BoxcutterRuntime): its revisions, found by
  * the owner-name label as upstream finds them, and the same revisions as the release records
  * the ClusterExtension steps read (history, the deployed release), their objects read back
- * from the revision's Secrets. Written with operator-controller's own identity.
+ * from the revision's Secrets (once per revision: RevisionObjects). Written with
+ * operator-controller's own identity.
  */
 import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL, parseClusterObjectSet } from '../../shared/api/index.ts';
 import { isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
@@ -46,6 +47,50 @@ export async function revisionObjects(client: KubeClient, set: ObjectSetManifest
   return (await resolveRefs(client, set.spec.phases, signal)).flat();
 }
 
+/** How many bytes of revisions' objects (as JSON) createObjectSetReleases keeps by default. */
+export const REVISION_OBJECTS_CACHE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The objects of revisions already read, by revision uid, least recently used first out past
+ * `maxBytes` (their JSON length). A revision's objects never change: its phases are immutable
+ * (the CRD's rule) and the Secrets it references immutable, their content checked by the
+ * ClusterObjectSet controller (a changed one blocks the revision). So a reconcile reads the
+ * Secrets of a revision it has not seen, not of every revision each time.
+ */
+class RevisionObjects {
+  readonly #entries = new Map<string, { objects: KubeObject[]; bytes: number }>();
+  #bytes = 0;
+  readonly maxBytes: number;
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+
+  async of(client: KubeClient, set: ObjectSetManifest, signal?: AbortSignal): Promise<KubeObject[]> {
+    const uid = set.metadata.uid;
+    const hit = uid === undefined ? undefined : this.#entries.get(uid);
+    if (uid === undefined || hit === undefined) {
+      const objects = await revisionObjects(client, set, signal);
+      if (uid !== undefined) this.#keep(uid, objects);
+      return objects;
+    }
+    this.#entries.delete(uid);
+    this.#entries.set(uid, hit);
+    return hit.objects;
+  }
+
+  #keep(uid: string, objects: KubeObject[]): void {
+    const bytes = Buffer.byteLength(JSON.stringify(objects));
+    if (bytes > this.maxBytes) return;
+    this.#entries.set(uid, { objects, bytes });
+    this.#bytes += bytes;
+    for (const [key, entry] of this.#entries) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#entries.delete(key);
+      this.#bytes -= entry.bytes;
+    }
+  }
+}
+
 /**
  * The revisions of extensions as the release store the ClusterExtension steps read (history,
  * deployed, list) and an uninstall ends (deleteAll: the extension's ClusterObjectSets deleted;
@@ -53,14 +98,15 @@ export async function revisionObjects(client: KubeClient, set: ObjectSetManifest
  * the uninstall has deleted the rest and released the CRDs before). Records are not written
  * here: revisions are made by the Boxcutter applier, so create and update refuse.
  */
-export function createObjectSetReleases(client: KubeClient): ReleaseStore {
+export function createObjectSetReleases(client: KubeClient, cacheBytes = REVISION_OBJECTS_CACHE_BYTES): ReleaseStore {
+  const objects = new RevisionObjects(cacheBytes);
   const notHere = (what: string) => () =>
     Promise.reject(new Error(`${what} is not available under BoxcutterRuntime: revisions are ClusterObjectSets`));
   return {
     async history(extension, options = {}) {
       const sets = await listRevisions(client, extension, options.signal);
       const out: Release[] = [];
-      for (const set of [...sets].reverse()) out.push(releaseOf(set, sets, await revisionObjects(client, set, options.signal)));
+      for (const set of [...sets].reverse()) out.push(releaseOf(set, sets, await objects.of(client, set, options.signal)));
       return out;
     },
     async deployed(extension, signal) {
