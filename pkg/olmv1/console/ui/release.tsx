@@ -78,8 +78,22 @@ export function ReleaseObjects({ name }: { name: string }) {
 
 type Revision = ExtensionDetail['releases'][number];
 
-/** The release history with a Roll back button per superseded revision, and the rollback's confirmation and outcome. */
-export function ReleaseHistory({ name, releases, canWrite }: { name: string; releases: Revision[]; canWrite: boolean }) {
+/**
+ * The release history with a Roll back button per superseded revision, and the rollback's
+ * confirmation and outcome; when `rollbackRefusal` is set (the revisions are ClusterObjectSets),
+ * no button but the refusal `olmv1 release rollback` would give, which names what to do instead.
+ */
+export function ReleaseHistory({
+  name,
+  releases,
+  canWrite,
+  rollbackRefusal,
+}: {
+  name: string;
+  releases: Revision[];
+  canWrite: boolean;
+  rollbackRefusal?: string | undefined;
+}) {
   const [asked, setAsked] = useState<Revision | undefined>();
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState<{ revision: number; report: string } | undefined>();
@@ -120,7 +134,7 @@ export function ReleaseHistory({ name, releases, canWrite }: { name: string; rel
             x.version,
             String(x.objects),
             x.description,
-            canWrite && x.status === 'superseded' ? (
+            canWrite && rollbackRefusal === undefined && x.status === 'superseded' ? (
               <Button
                 key="rb"
                 variant="secondary"
@@ -139,6 +153,11 @@ export function ReleaseHistory({ name, releases, canWrite }: { name: string; rel
             ),
           ])}
         />
+      )}
+      {rollbackRefusal !== undefined && releases.some((x) => x.status === 'superseded') && (
+        <Alert variant="info" isInline title="Roll back is not offered for ClusterObjectSet revisions" data-rollback-refusal="">
+          <pre className="olmv1-log">{rollbackRefusal}</pre>
+        </Alert>
       )}
       {asked !== undefined && (
         <section className="olmv1-rollback" aria-labelledby="rollback-heading" data-rollback-confirm={asked.revision}>
