@@ -17,7 +17,8 @@ import {
   upgradeHold,
   type CatalogSource,
 } from '../../pkg/operator-controller/dependencyview/index.ts';
-import { createReleaseStore, deployedRelease, type Release } from '../../pkg/operator-controller/release/index.ts';
+import { deployedRelease, type Release } from '../../pkg/operator-controller/release/index.ts';
+import { createRevisionReader } from '../../pkg/olmv1/revisions/index.ts';
 import { readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
 import { metadataFor, packageMissing, resolutionHints, resolve, type ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';
 import { withCluster, type ClusterFlags } from './cluster-access.ts';
@@ -109,12 +110,13 @@ export async function readClusterExtension(kube: KubeContext, name: string): Pro
 }
 
 /**
- * The deployed release of `name` (pkg/operator-controller/release), undefined when none.
+ * The deployed release of `name` (pkg/operator-controller/release; under BoxcutterRuntime its
+ * installed ClusterObjectSet revision, pkg/olmv1/revisions), undefined when none.
  * @throws CommandError (exit 1) when the records cannot be read.
  */
 async function readDeployedRelease(kube: KubeContext, systemNamespace: string, name: string): Promise<Release | undefined> {
   try {
-    return deployedRelease(await createReleaseStore({ client: kube.client, namespace: systemNamespace }).history(name));
+    return deployedRelease(await createRevisionReader({ client: kube.client, namespace: systemNamespace }).history(name));
   } catch (e) {
     throw new CommandError(`error reading the release records of ${JSON.stringify(name)} in ${systemNamespace}: ${errorMessage(e)}`, EXIT.failed);
   }

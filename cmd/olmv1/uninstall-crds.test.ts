@@ -228,4 +228,37 @@ describe('olmv1 uninstall --delete-crds', () => {
       expect(out.stderr).toMatch(/is only valid with --delete-crds/);
     }
   });
+
+  it("under BoxcutterRuntime reads the CRDs from the extension's ClusterObjectSet revision, and still refuses one without its owner labels", async () => {
+    const things = crd('Thing', 'boxy');
+    delete things.metadata.labels;
+    const revision: KubeObject = {
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterObjectSet',
+      metadata: { name: 'boxy-1', labels: owner('boxy') },
+      spec: { revision: 1, lifecycleState: 'Active', collisionProtection: 'Prevent', phases: [{ name: 'crds', objects: [{ object: things }] }] },
+      status: {
+        conditions: [
+          {
+            type: 'Succeeded',
+            status: 'True',
+            reason: 'Succeeded',
+            message: 'Revision succeeded rolling out.',
+            lastTransitionTime: '2026-11-28T00:00:00Z',
+          },
+        ],
+      },
+    };
+    const cluster = await clusterWith([{ ...extension, metadata: { name: 'boxy' } }, things, revision, cr('Thing', 't', 'ns-a')]);
+    const out = await uninstall(cluster, ['boxy', '--delete-crds']);
+    // Named by the revision alone (no owner labels): refused as any CRD not provably the extension's.
+    expect(out).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'refusing to delete the CustomResourceDefinitions of ClusterExtension "boxy"; nothing was deleted:\n' +
+        `  CustomResourceDefinition things.example.com: it does not carry ClusterExtension "boxy"'s owner labels\n`,
+    });
+    expect(cluster.objects.has('CustomResourceDefinition things.example.com')).toBe(true);
+  });
 });

@@ -4,10 +4,10 @@
  * uninstalls as that ServiceAccount. Without the ClusterExtension (an install interrupted before
  * writing it), the labelled objects alone are deleted; with neither, NAME is not found.
  */
+import { createRevisionReader } from '../../pkg/olmv1/revisions/index.ts';
 import { previewCrdDeletion, type DeletionPreview, type PreviewPorts } from '../../pkg/olmv1/crd-deletion/index.ts';
 import type { CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { selectedCatalogs } from '../../pkg/operator-controller/dependencyview/index.ts';
-import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { isNotFound, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
@@ -159,7 +159,8 @@ async function preview(a: Args, kube: Cluster, deps: UninstallDeps, io: Pick<Com
     p = await previewCrdDeletion(
       {
         client: kube.client,
-        releases: createReleaseStore({ client: kube.client, namespace: a.systemNamespace }),
+        // Release records, or the ClusterObjectSets under BoxcutterRuntime.
+        releases: createRevisionReader({ client: kube.client, namespace: a.systemNamespace }),
         ...(deps.catalogContent === undefined ? {} : { catalogProperties: catalogProperties(kube, deps.catalogContent) }),
       },
       a.name,
