@@ -18,7 +18,6 @@ import {
   settlesWithin,
   type KubeContext,
   type KubeObject,
-  type ScopedClientFactory,
 } from '../../pkg/shared/kube/index.ts';
 import {
   BundleBudget,
@@ -48,9 +47,9 @@ import { createObjectSetController } from '../../pkg/operator-controller/objects
 import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL, parseClusterExtension } from '../../pkg/shared/api/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
-import { pauseHook, type PauseHook } from './test-pause.ts';
+import { pauseHook } from './test-pause.ts';
 import { pausingObjectWrites, pausingReleaseWrites } from './pausing-clients.ts';
-import { clusterExtensionReconciler } from './reconcilers.ts';
+import { clusterExtensionReconciler, type ClusterExtensionPorts } from './reconcilers.ts';
 import { catalogdClientOptions } from './catalogd-client.ts';
 import { runUpgradeGate } from './upgradegate.ts';
 
@@ -69,18 +68,7 @@ interface Started {
 }
 
 /** What the control part keeps for the whole process, leading or not. */
-interface ProcessParts {
-  bundleCache: ImageCache;
-  images: ReturnType<typeof componentImages>['images'];
-  pullSecret: ReturnType<typeof componentImages>['pullSecret'];
-  catalogClient: ReturnType<typeof createCatalogClient>;
-  catalogSource: CatalogSource;
-  events: KubeEventRecorder;
-  scoped: ScopedClientFactory;
-  features: ExtensionFeatures;
-  /** Test hook only (OLMV1_TEST_PAUSE_AT, test-pause.ts): undefined in production. */
-  pause: PauseHook | undefined;
-}
+type ProcessParts = Awaited<ReturnType<typeof processParts>>;
 
 /** Runs the control part; resolves when `signal` aborts (after a graceful stop) or leadership is lost. */
 export async function runOperatorControllerControl(
@@ -112,7 +100,7 @@ export async function runOperatorControllerControl(
   return outcome;
 }
 
-async function processParts(o: OperatorControllerOptions, { log, registry, kube, catalogs }: Started): Promise<ProcessParts> {
+async function processParts(o: OperatorControllerOptions, { log, registry, kube, catalogs }: Started) {
   const bundleCache = createDiskImageCache(join(o.cacheDir, 'bundles'));
   await bundleCache.cleanupTemporary();
   const { images, pullSecret } = componentImages(o, kube.client, log, 'operator-controller');
@@ -124,7 +112,7 @@ async function processParts(o: OperatorControllerOptions, { log, registry, kube,
     images,
     pullSecret,
     catalogClient,
-    catalogSource: { catalogs, content, ...(baseURL === undefined ? {} : { baseURL }) },
+    catalogSource: { catalogs, content, baseURL } satisfies CatalogSource,
     // Events on ClusterExtensions, written with operator-controller's own identity (one recorder per process).
     events: new KubeEventRecorder({
       client: kube.client,
@@ -135,6 +123,7 @@ async function processParts(o: OperatorControllerOptions, { log, registry, kube,
     }),
     scoped: createScopedClientFactory({ base: kube.connection, mapper: kube.mapper, tokens: new TokenGetter({ client: kube.client }) }),
     features: extensionFeatures(o.featureGates),
+    /** Test hook only (OLMV1_TEST_PAUSE_AT, test-pause.ts): undefined in production. */
     pause: pauseHook(o.testPauseAt, log),
   };
 }
@@ -161,25 +150,21 @@ function extensionFeatures(gates: OperatorControllerOptions['featureGates']): Ex
 }
 
 /** What bounds a reconcile's memory (decision 0098). */
-interface MemoryLimits {
-  /** Bundles held at once (read, parsed, rendered, applied): at most one at the unpacked-bytes cap; large ones' lines in files. */
-  bundles: MemoryPort & { budget: BundleBudget };
-  /**
-   * The release records a reconcile holds, likewise: a budget of their own, taken before the
-   * bundle's (a pull's share kept for a next reconcile is dropped after `claimMs`, so no wait deadlocks).
-   */
-  records: MemoryPort;
-  /** A record holds a rendered bundle: what it may decompress to follows a raised unpacked-bytes cap. */
-  maxRecordBytes: number;
-}
+type MemoryLimits = ReturnType<typeof memoryLimits>;
 
-function memoryLimits(o: OperatorControllerOptions): MemoryLimits {
+function memoryLimits(o: OperatorControllerOptions) {
   const cap = o.imageLimits.maxUnpackedBytes;
   // Bundles and records above an eighth of the cap keep their JSON lines in unlinked files here, not in the heap.
   const spill = { dir: join(o.cacheDir, 'lines'), aboveBytes: cap / 8 };
   return {
+    /** Bundles held at once (read, parsed, rendered, applied): at most one at the unpacked-bytes cap; large ones' lines in files. */
     bundles: { budget: new BundleBudget(cap), spill },
+    /**
+     * The release records a reconcile holds, likewise: a budget of their own, taken before the
+     * bundle's (a pull's share kept for a next reconcile is dropped after `claimMs`, so no wait deadlocks).
+     */
     records: { budget: new BundleBudget(cap), spill },
+    /** A record holds a rendered bundle: what it may decompress to follows a raised unpacked-bytes cap. */
     maxRecordBytes: Math.max(MAX_RECORD_JSON_BYTES, 2 * cap),
   };
 }
@@ -230,12 +215,11 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   const gating = runUpgradeGate({ client: kube.client, releases, extensions, clusterVersion: o.clusterVersion, log, registry }, leading);
   stack.defer(() => gating);
   // New catalog content: each affected extension is resolved at once and an upgrade it will get is reported before its reconcile comes (decision 0100).
-  const features = { bundleReleaseSupport: p.features.bundleReleaseSupport };
   const beside = <T>(n: string, fn: () => Promise<T>): Promise<T | undefined> => controller.besideReconcile(n, fn);
   const ahead = new ResolveAhead({
     extensions,
     catalogs: p.catalogSource,
-    features,
+    features: p.features,
     dependencies,
     client: kube.client,
     beside,
@@ -291,14 +275,10 @@ function extensionReconciler(
   o: OperatorControllerOptions,
   { kube, registry }: Started,
   p: ProcessParts,
-  built: {
+  // revisionsServed: whether the ClusterObjectSet kind is served (read once when leading starts).
+  built: Pick<ClusterExtensionPorts, 'drift' | 'healthGauge' | 'pulls' | 'dependencies'> & {
     memory: MemoryLimits;
-    drift: DriftWatches;
-    healthGauge: ExtensionHealthGauge;
-    pulls: BundlePulls;
-    dependencies: DependencyPorts;
     revisions: Controller | undefined;
-    /** Whether the ClusterObjectSet kind is served (read once when leading starts). */
     revisionsServed: boolean;
   },
 ): ReturnType<typeof clusterExtensionReconciler> {
@@ -319,8 +299,8 @@ function extensionReconciler(
       dependencies: built.dependencies,
       bundleCache: p.bundleCache,
       pulls: built.pulls,
-      ...(o.defaultInstallServiceAccount === undefined ? {} : { defaultInstaller: o.defaultInstallServiceAccount }),
-      ...(o.maintenanceWindow === undefined ? {} : { maintenanceWindow: o.maintenanceWindow }),
+      defaultInstaller: o.defaultInstallServiceAccount,
+      maintenanceWindow: o.maintenanceWindow,
       schemas: createOpenApiSchemas(kube.transport),
       drift: built.drift,
       healthGauge: built.healthGauge,
@@ -329,7 +309,7 @@ function extensionReconciler(
       upgrades: createUpgradeNotices(registry),
       features: p.features,
     },
-    { stepTimer: stepDurationTimer(registry, EXTENSION_CONTROLLER_NAME), ...(p.pause === undefined ? {} : { pause: p.pause }) },
+    { stepTimer: stepDurationTimer(registry, EXTENSION_CONTROLLER_NAME), pause: p.pause },
   );
 }
 
@@ -374,16 +354,12 @@ function dependencyPorts({ kube, extensions }: Started, installed: InstalledInde
     installed,
     serverVersion: (signal) => versions.get(signal),
     gauge,
-    serves: (gvk, signal) =>
-      kube.mapper.resolve(gvk, signal).then(
-        () => true,
-        () => false,
-      ),
+    serves: (gvk, signal) => serves(kube, gvk, signal),
   };
 }
 
 /** Whether the API server serves `kind` (asked once). */
-function serves(kube: KubeContext, kind: { group: string; version: string; kind: string }, signal: AbortSignal): Promise<boolean> {
+function serves(kube: KubeContext, kind: { group: string; version: string; kind: string }, signal?: AbortSignal): Promise<boolean> {
   return kube.mapper.resolve({ group: kind.group, version: kind.version, kind: kind.kind }, signal).then(
     () => true,
     () => false,

@@ -20,32 +20,25 @@ import { parseServiceAccountRef, type ServiceAccountRef } from '../../pkg/operat
 import { parseMaintenanceWindow, type MaintenanceWindow } from '../../pkg/operator-controller/maintenance/index.ts';
 import { parsePauseAt, type PauseAt } from './test-pause.ts';
 
-/** Feature gates and their defaults (decision 0040 for the two install-mode/config gates). */
-export const FEATURE_GATE_DEFAULTS = {
-  SingleOwnNamespaceInstallSupport: true,
-  DeploymentConfig: true,
-  WebhookProviderCertManager: true,
-  WebhookProviderOpenshiftServiceCA: true,
-  BundleReleaseSupport: false,
-  BoxcutterRuntime: false,
-} as const;
-
-/** The gates by name. */
-type FeatureGates = Record<keyof typeof FEATURE_GATE_DEFAULTS, boolean>;
-
 /**
- * Upstream's gates (api-and-controllers.md section 9), each honoured, at FEATURE_GATE_DEFAULTS;
- * BoxcutterRuntime (alpha, off) installs ClusterObjectSet revisions instead of Helm releases
- * (decision 0125).
+ * Upstream's gates (api-and-controllers.md section 9), each honoured, with their defaults
+ * (decision 0040 for the two install-mode/config gates); BoxcutterRuntime (alpha, off) installs
+ * ClusterObjectSet revisions instead of Helm releases (decision 0125).
  */
 const FEATURE_GATES = {
-  SingleOwnNamespaceInstallSupport: { stage: 'Alpha', default: FEATURE_GATE_DEFAULTS.SingleOwnNamespaceInstallSupport },
-  DeploymentConfig: { stage: 'Alpha', default: FEATURE_GATE_DEFAULTS.DeploymentConfig },
-  WebhookProviderCertManager: { stage: 'GA', default: FEATURE_GATE_DEFAULTS.WebhookProviderCertManager },
-  WebhookProviderOpenshiftServiceCA: { stage: 'GA', default: FEATURE_GATE_DEFAULTS.WebhookProviderOpenshiftServiceCA },
-  BundleReleaseSupport: { stage: 'Alpha', default: FEATURE_GATE_DEFAULTS.BundleReleaseSupport },
-  BoxcutterRuntime: { stage: 'Alpha', default: FEATURE_GATE_DEFAULTS.BoxcutterRuntime },
+  SingleOwnNamespaceInstallSupport: { stage: 'Alpha', default: true },
+  DeploymentConfig: { stage: 'Alpha', default: true },
+  WebhookProviderCertManager: { stage: 'GA', default: true },
+  WebhookProviderOpenshiftServiceCA: { stage: 'GA', default: true },
+  BundleReleaseSupport: { stage: 'Alpha', default: false },
+  BoxcutterRuntime: { stage: 'Alpha', default: false },
 } as const satisfies Record<string, GateSpec>;
+
+/** The gates by name. */
+type FeatureGates = Record<keyof typeof FEATURE_GATES, boolean>;
+
+/** Feature gates and their defaults. */
+export const FEATURE_GATE_DEFAULTS = Object.fromEntries(Object.entries(FEATURE_GATES).map(([name, gate]) => [name, gate.default])) as FeatureGates;
 
 /** `tls` (`--tls-cert`/`--tls-key`) serves the metrics only. */
 export interface OperatorControllerOptions extends ComponentOptions, ServingOptions {

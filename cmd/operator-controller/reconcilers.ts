@@ -107,64 +107,41 @@ interface ClusterExtensionReconcilerOptions {
 
 /** The ClusterExtension reconcile steps, in order. */
 function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Step<ExtensionState>[] {
-  const bc = p.boxcutter;
+  const { client, scoped, drift, events, releases, boxcutter: bc } = p;
   const applier =
     bc === undefined
-      ? createReleaseApplier({ scoped: p.scoped, releases: p.releases, drift: p.drift })
-      : createBoxcutterApplier({
-          client: p.client,
-          systemNamespace: bc.systemNamespace,
-          scoped: p.scoped,
-          drift: p.drift,
-          reconcileRevision: bc.reconcileRevision,
-        });
+      ? createReleaseApplier({ scoped, releases, drift })
+      : createBoxcutterApplier({ client, scoped, drift, systemNamespace: bc.systemNamespace, reconcileRevision: bc.reconcileRevision });
   // Under the BoxcutterRuntime: Helm records migrated first, as upstream; no rollback on failure (its records are Helm's).
   const helmOnly = <T>(...s: T[]): T[] => (bc === undefined ? s : []);
   // Switching runtimes (decision 0125): Helm records into revisions under the gate; back, where revisions may exist.
   const migration: MigratePorts | undefined =
     bc !== undefined
-      ? { client: p.client, fromReleases: bc.helmReleases }
+      ? { client, fromReleases: bc.helmReleases }
       : p.revisionsServed === undefined
         ? undefined
-        : { client: p.client, toReleases: { releases: p.releases, systemNamespace: p.revisionsServed.systemNamespace } };
+        : { client, toReleases: { releases, systemNamespace: p.revisionsServed.systemNamespace } };
   const steps = [
-    finalizersStep({
-      releases: p.releases,
-      scoped: p.scoped,
-      bundleCache: p.bundleCache,
-      drift: p.drift,
-      healthGauge: p.healthGauge,
-      events: p.events,
-      upgrades: p.upgrades,
-    }),
-    validateStep({ client: p.client, events: p.events }),
+    finalizersStep({ releases, scoped, bundleCache: p.bundleCache, drift, healthGauge: p.healthGauge, events, upgrades: p.upgrades }),
+    validateStep({ client, events }),
     ...(migration === undefined ? [] : [migrateStep(migration)]),
-    installedStep({
-      releases: p.releases,
-      drift: p.drift,
-      ...(p.recordMemory === undefined ? {} : { records: p.recordMemory }),
-    }),
-    resolveStep({
-      catalogs: p.catalogs,
-      features: p.features,
-      events: p.events,
-      ...(p.dependencies === undefined ? {} : { dependencies: p.dependencies }),
-    }),
-    pullStep({ pulls: p.pulls, events: p.events }),
-    renderStep({ schemas: p.schemas, features: p.features, events: p.events }),
-    policyStep({ upgrades: p.upgrades, events: p.events, scoped: p.scoped }),
-    windowStep({ events: p.events, ...(p.maintenanceWindow === undefined ? {} : { clusterDefault: p.maintenanceWindow }) }),
-    upgradeableStep({ events: p.events }),
+    installedStep({ releases, drift, records: p.recordMemory }),
+    resolveStep({ catalogs: p.catalogs, features: p.features, events, dependencies: p.dependencies }),
+    pullStep({ pulls: p.pulls, events }),
+    renderStep({ schemas: p.schemas, features: p.features, events }),
+    policyStep({ upgrades: p.upgrades, events, scoped }),
+    windowStep({ events, clusterDefault: p.maintenanceWindow }),
+    upgradeableStep({ events }),
     // Opt in (decision 0123): a bundle a rollback on failure undid is not installed again until told.
     ...helmOnly(rollbackHoldStep()),
-    preauthorizeStep({ applier, events: p.events }),
-    preflightStep({ scoped: p.scoped, events: p.events, drift: p.drift }),
+    preauthorizeStep({ applier, events }),
+    preflightStep({ scoped, events, drift }),
     // Always: the planned release, or, when an earlier step stopped the reconcile (a next bundle
     // not pulled, not resolved, not authorized...), the deployed release kept and its drift repaired.
-    applyStep({ applier, events: p.events }),
-    healthStep({ drift: p.drift, gauge: p.healthGauge }),
+    applyStep({ applier, events }),
+    healthStep({ drift, gauge: p.healthGauge }),
     // Opt in (decision 0123): an upgrade not Healthy within its deadline is rolled back.
-    ...helmOnly(rollbackStep({ applier, releases: p.releases, scoped: p.scoped, events: p.events })),
+    ...helmOnly(rollbackStep({ applier, releases, scoped, events })),
   ];
   return pause === undefined ? steps : steps.map((step) => pausing(step, pause));
 }
@@ -180,8 +157,8 @@ export function clusterExtensionReconciler(
     parse: parseClusterExtension,
     state: newExtensionState(p.defaultInstaller),
     steps: clusterExtensionSteps(p, o.pause),
-    ...(o.stepTimer === undefined ? {} : { stepTimer: o.stepTimer }),
-    ...(o.poll === undefined ? {} : { poll: o.poll }),
+    stepTimer: o.stepTimer,
+    poll: o.poll,
   });
 }
 

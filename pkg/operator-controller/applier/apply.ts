@@ -42,11 +42,7 @@ export async function applyObjects(client: KubeClient, objects: ObjectSequence, 
       if (obj === undefined || options.skip?.(obj) === true) continue;
       let answer: KubeObject & CrdStatus;
       try {
-        answer = await client.apply<KubeObject & CrdStatus>(obj, {
-          fieldManager: FIELD_MANAGER,
-          force: true,
-          ...(signal === undefined ? {} : { signal }),
-        });
+        answer = await client.apply<KubeObject & CrdStatus>(obj, { fieldManager: FIELD_MANAGER, force: true, signal });
       } catch (err) {
         throw new ApplyError(describeObject(obj), `error applying ${describeObject(obj)}: ${errorMessage(err)}`, err);
       }

@@ -45,12 +45,6 @@ export async function authorizeMove(
     request.signal,
   );
   if (missing.length === 0) return {};
-  const advice = missingPermissionsAdvice(missing, {
-    bundleImage: fix.bundleImage,
-    objects,
-    installNamespace: desired.installNamespace,
-    serviceAccountName: sa.name,
-    ...(fix.watchNamespace === undefined ? {} : { watchNamespace: fix.watchNamespace }),
-  });
+  const advice = missingPermissionsAdvice(missing, { ...fix, objects, installNamespace: desired.installNamespace, serviceAccountName: sa.name });
   return { missing: { message: formatMissingPermissions(missing), count: missing.length, advice } };
 }

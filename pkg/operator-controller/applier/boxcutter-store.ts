@@ -48,7 +48,7 @@ export async function revisionObjects(client: KubeClient, set: ObjectSetManifest
 }
 
 /** How many bytes of revisions' objects (as JSON) createObjectSetReleases keeps by default. */
-export const REVISION_OBJECTS_CACHE_BYTES = 16 * 1024 * 1024;
+const REVISION_OBJECTS_CACHE_BYTES = 16 * 1024 * 1024;
 
 /**
  * The objects of revisions already read, by revision uid, least recently used first out past

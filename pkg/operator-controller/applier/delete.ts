@@ -13,7 +13,8 @@ import { isConflict, isForbidden, isNoKindMatch, isNotFound, type KubeClient, ty
 import { ApplyError } from './apply-error.ts';
 import type { ApplyObjectsOptions } from './apply.ts';
 import { describeObject, isCrd, refOf } from './objects.ts';
-import { releaseOwnerReferences } from './owner-references.ts';
+import { ownerReferenceError, releaseOwnerReferences } from './owner-references.ts';
+import { mapLimited } from './map-limited.ts';
 import { ownedBy } from './ownership.ts';
 
 /** An object left in place, and why. */
@@ -103,17 +104,6 @@ function isNamespace(obj: KubeObject): boolean {
   return obj.apiVersion === 'v1' && obj.kind === 'Namespace';
 }
 
-/** Runs `fn` over `items`, at most `limit` at a time; the results in the order of `items`. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let i = next++; i < items.length; i = next++) results[i] = await fn(items[i] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
 /** One object of deleteOwnedObjects: read (unless vouched for), checked, then deleted or kept. */
 async function deleteOne(client: KubeClient, obj: KubeObject, extension: string, options: DeleteOptions): Promise<ObjectOutcome> {
   const { signal } = options;
@@ -182,11 +172,7 @@ async function keepCrd(
   try {
     await releaseOwnerReferences(client, crd, live?.metadata, extension, options.signal);
   } catch (err) {
-    out.failure = new ApplyError(
-      what,
-      `error removing the owner reference to ClusterExtension ${JSON.stringify(extension)} from ${what}: ${errorMessage(err)}`,
-      err,
-    );
+    out.failure = ownerReferenceError(crd, extension, err);
     return out;
   }
   out.kept = what;

@@ -11,12 +11,12 @@ export { orphanObjects, releaseCrdReferences } from './keep-objects.ts';
 export { checkOwnership } from './ownership.ts';
 export { refersToAnyExtension } from './owner-references.ts';
 export { OWNER_KIND, describeObject, droppedObjects, isCrd, objectIdentity, refOf, withOwnerLabels } from './objects.ts';
-export { uninstallRelease, untouched, type DesiredRelease } from './release-apply.ts';
+export { desiredRelease, uninstallRelease, untouched, type DesiredRelease } from './release-apply.ts';
 export { sameContent } from './same-content.ts';
 export { formatMissingPermissions, missingPermissionsAdvice, preAuthorize, type MissingPermission, type PreAuthorizeInput } from './preauthorize.ts';
 export { atomKey, atomsOfRule, groupMissing, ruleCovers, type Atom } from './preauthorize-atoms.ts';
 export { pruneUnknownFields } from './prune-unknown-fields.ts';
-export type { Applied, ApplyConflict, Applier, Rollout } from './port.ts';
+export type { ApplyConflict, Applier, Rollout } from './port.ts';
 export { createReleaseApplier, type DriftMemory } from './release-applier.ts';
 // BoxcutterRuntime: the Applier over ClusterObjectSet revisions, the revisions read as release records, the migrations both ways.
 export { createBoxcutterApplier } from './boxcutter-applier.ts';

@@ -20,7 +20,7 @@ import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { isForbidden, isNoKindMatch, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import { ApplyError } from './apply-error.ts';
-import { OWNER_KIND, describeObject, isCrd, objectIdentity, refOf } from './objects.ts';
+import { OWNER_KIND, describeObject, isCrd, refOf, uniqueObjects } from './objects.ts';
 import { refersToExtension, releaseOwnerReferences } from './owner-references.ts';
 import { ownedBy } from './ownership.ts';
 
@@ -96,11 +96,7 @@ export async function orphanObjects(
   const s = signal === undefined ? {} : { signal };
   const outcome: KeepOutcome = { released: [], unreleased: [] };
   const crdFailures: { name: string; reason: string }[] = [];
-  const seen = new Set<string>();
-  for (const obj of objects) {
-    const id = objectIdentity(obj);
-    if (seen.has(id)) continue;
-    seen.add(id);
+  for (const obj of uniqueObjects(objects)) {
     const what = describeObject(obj);
     let live: KubeObject;
     try {

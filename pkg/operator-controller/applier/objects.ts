@@ -38,6 +38,13 @@ export function droppedObjects(from: readonly KubeObject[], to: readonly KubeObj
   return from.filter((o) => !kept.has(objectIdentity(o)));
 }
 
+/** `objects` with each identity once (its first object), in their order. */
+export function uniqueObjects(objects: readonly KubeObject[]): KubeObject[] {
+  const byIdentity = new Map<string, KubeObject>();
+  for (const obj of objects) if (!byIdentity.has(objectIdentity(obj))) byIdentity.set(objectIdentity(obj), obj);
+  return [...byIdentity.values()];
+}
+
 /** True for CustomResourceDefinitions of any apiextensions version. */
 export function isCrd(obj: { apiVersion: string; kind: string }): boolean {
   return obj.kind === CRD_KIND && obj.apiVersion.startsWith('apiextensions.k8s.io/');

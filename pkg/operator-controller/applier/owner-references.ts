@@ -19,7 +19,9 @@
 import { CLUSTER_EXTENSION, CLUSTER_OBJECT_SET } from '../../shared/api/index.ts';
 import { isInvalid, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import type { OwnerReference } from '../../shared/unstructured/index.ts';
-import { refOf } from './objects.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
+import { ApplyError } from './apply-error.ts';
+import { describeObject, refOf } from './objects.ts';
 
 /** The API group of ClusterExtensions (`olm.operatorframework.io`). */
 const EXTENSION_GROUP = CLUSTER_EXTENSION.apiVersion.split('/')[0] ?? '';
@@ -55,6 +57,13 @@ export function ownerReferencesPatch(refs: readonly OwnerReference[] | undefined
 
 /** Attempts of {@link releaseOwnerReferences} when the list changes between the read and the patch. */
 const ATTEMPTS = 3;
+
+/** The error of an apply or delete that could not remove `obj`'s owner reference to `extension`. */
+export function ownerReferenceError(obj: KubeObject, extension: string, err: unknown): ApplyError {
+  const what = describeObject(obj);
+  const message = `error removing the owner reference to ClusterExtension ${JSON.stringify(extension)} from ${what}: ${errorMessage(err)}`;
+  return new ApplyError(what, message, err);
+}
 
 /**
  * Removes the owner references naming `extension` from the live object `obj`, whose metadata as

@@ -9,16 +9,10 @@ import type { Condition } from '../../shared/api/index.ts';
 import type { Release, ReleaseSummary } from '../release/index.ts';
 import type { DesiredRelease } from './release-apply.ts';
 
-/** The identity objects are written with. */
-interface InstallerIdentity {
-  name: string;
-  namespace: string;
-}
-
 /** One extension's deployment as the steps see it. */
 export interface ApplyRequest {
-  /** The identity objects are read and written with. */
-  installer: InstallerIdentity;
+  /** The identity (a ServiceAccount) objects are read and written with. */
+  installer: { name: string; namespace: string };
   /** The extension's release records, newest first (the deployed one among them). */
   history: readonly Release[];
   /** Where this reconcile's warnings go. */

@@ -28,6 +28,7 @@ import { TerminalError } from '../../shared/errors/index.ts';
 import { goQuote } from '../../gocompat/gotext/index.ts';
 import { ApiError, isInvalid, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import { computeInstallRules, foreignRoleBindings, ruleDangers, type PolicyRule, type KindScopes } from '../render/index.ts';
+import { mapLimited } from './map-limited.ts';
 import { groupMissing, ruleCovers, uniqueAtoms, type Atom, type MissingPermission } from './preauthorize-atoms.ts';
 
 export type { MissingPermission } from './preauthorize-atoms.ts';
@@ -121,11 +122,7 @@ async function rulesReview(client: KubeClient, namespace: string, signal: AbortS
   let res: { status?: RulesReviewStatus };
   try {
     // A review only asks: sent again on a stale keep-alive socket, as a GET is.
-    res = await client.transport.request('POST', `${REVIEW_API}/selfsubjectrulesreviews`, {
-      body,
-      idempotent: true,
-      ...(signal === undefined ? {} : { signal }),
-    });
+    res = await client.transport.request('POST', `${REVIEW_API}/selfsubjectrulesreviews`, { body, idempotent: true, signal });
   } catch (err) {
     if (namespace === '' && ((err instanceof ApiError && err.status === 400) || isInvalid(err))) return undefined;
     throw err;
@@ -141,22 +138,15 @@ async function rulesReview(client: KubeClient, namespace: string, signal: AbortS
 
 /** One SelfSubjectAccessReview per atom, a few at a time; `allowed` per atom, in order. */
 async function accessReviews(client: KubeClient, atoms: readonly Atom[], signal: AbortSignal | undefined): Promise<boolean[]> {
-  const allowed = new Array<boolean>(atoms.length).fill(false);
-  let next = 0;
-  async function worker(): Promise<void> {
-    while (next < atoms.length) {
-      const i = next++;
-      const body = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: accessSpec(atoms[i] as Atom) };
-      const res = await client.transport.request<{ status?: { allowed?: boolean } }>('POST', `${REVIEW_API}/selfsubjectaccessreviews`, {
-        body,
-        idempotent: true,
-        ...(signal === undefined ? {} : { signal }),
-      });
-      allowed[i] = res.status?.allowed === true;
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(ACCESS_REVIEW_CONCURRENCY, atoms.length) }, () => worker()));
-  return allowed;
+  return mapLimited(atoms, ACCESS_REVIEW_CONCURRENCY, async (atom) => {
+    const body = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: accessSpec(atom) };
+    const res = await client.transport.request<{ status?: { allowed?: boolean } }>('POST', `${REVIEW_API}/selfsubjectaccessreviews`, {
+      body,
+      idempotent: true,
+      signal,
+    });
+    return res.status?.allowed === true;
+  });
 }
 
 function accessSpec(a: Atom): Record<string, unknown> {

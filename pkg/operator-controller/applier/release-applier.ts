@@ -4,29 +4,65 @@
  * drift watches told what a release holds and asked what is in sync. Pre-authorization checks
  * the installer's rules for the objects a move writes and deletes (preauthorize.ts).
  */
-import { deployedRelease, type Release, type ReleaseStore } from '../release/index.ts';
+import { deployedRelease, type ReleaseStore } from '../release/index.ts';
 import type { KubeObject, ScopedClientFactory } from '../../shared/kube/index.ts';
 import { describeObject } from './objects.ts';
 import { OwnershipConflictError } from './ownership.ts';
-import type { Applied, ApplyConflict, Applier } from './port.ts';
+import type { ApplyConflict, Applier } from './port.ts';
 import { authorizeMove } from './authorize.ts';
-import { applyRelease, objectsToDelete, type DesiredRelease } from './release-apply.ts';
+import { applyRelease, desiredRelease, objectsToDelete } from './release-apply.ts';
 
-/** What the release applier needs of the drift watches (pkg/operator-controller/drift's tracker has it). */
+/**
+ * What the release applier needs of the drift watches (pkg/operator-controller/drift's
+ * DriftTracker extends it): which objects of a deployed release to watch, and what the watches'
+ * caches tell an apply (ownership, whether an object is as the last apply left it).
+ */
 export interface DriftMemory {
-  /** Resolves once extension `name`'s watches have listed (or tried long enough). */
-  listed(name: string, signal?: AbortSignal): Promise<void>;
-  ownedUid(name: string, obj: KubeObject): string | undefined;
-  inSync(name: string, obj: KubeObject): boolean;
-  noteApplied(name: string, answer: KubeObject): void;
-  expectDeletes(name: string, objects: readonly KubeObject[]): void;
-  /** The objects (`Kind ns/name`) whose drift queued a reconcile since the last call. */
-  takeDrifted(name: string): string[];
+  /**
+   * Resolves once every watch of the extension has listed, or has tried to for a few
+   * seconds (a watch that cannot list is not waited for again); never rejects.
+   * A reconcile after a restart waits here so that its apply finds the objects cached.
+   */
+  listed(extension: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * The uid of `obj`'s live copy when a synced watch of the extension holds it, i.e. when that
+   * copy carries the extension's owner labels (the watches select by them) and no owner
+   * reference to a ClusterExtension; undefined when no synced watch has it.
+   */
+  ownedUid(extension: string, obj: KubeObject): string | undefined;
+  /**
+   * True when a synced watch of the extension holds `obj` and its cached content (without
+   * status) is what this process's last apply of it left (`noteApplied`), or, for an object this
+   * process has not applied (after a restart), when operator-controller's apply wrote its content
+   * last: nobody changed it since, so re-applying the same object would write nothing. Until the
+   * watch lists, true for an object this process applied in the last minute (drift/watches.ts).
+   * False when unknown (no watch, not applied, referred to by an owner reference). Asked only
+   * about objects the deployed revision applied as they are, with no revision recorded since.
+   */
+  inSync(extension: string, obj: KubeObject): boolean;
+  /**
+   * Operator-controller applied `answer` (the API server's answer to an apply: the object as
+   * stored): remembered, in memory, as the content its last apply left, for `inSync`.
+   */
+  noteApplied(extension: string, answer: KubeObject): void;
+  /**
+   * The reconcile is about to delete `objects` (a new release dropped them): their delete
+   * events are no drift. Each is expected once, for a few minutes at most.
+   */
+  expectDeletes(extension: string, objects: readonly KubeObject[]): void;
+  /**
+   * The objects (`Kind ns/name`) whose drift queued a reconcile of the extension since the last
+   * call, and forgets them: after a successful apply of the unchanged release, what it put back.
+   */
+  takeDrifted(extension: string): string[];
+  /** Makes the extension's watches cover exactly `release`'s objects (the deployed release's); never throws. */
   track(
     release: {
       extension: string;
+      /** `spec.namespace`: the namespace of namespaced objects that name none, and of the ServiceAccount. */
       installNamespace: string;
       serviceAccount: string;
+      /** The ServiceAccount's namespace when it is not `installNamespace` (the default installer's). */
       serviceAccountNamespace?: string;
       objects: readonly KubeObject[];
     },
@@ -42,19 +78,6 @@ interface ReleaseApplierPorts {
   drift: DriftMemory;
 }
 
-/** The deployed release of `history` as a release to apply again, unchanged. */
-function recorded(extension: { name: string; uid: string; installNamespace: string }, record: Release): DesiredRelease {
-  return {
-    extension: extension.name,
-    extensionUID: extension.uid,
-    installNamespace: extension.installNamespace,
-    bundle: record.bundle,
-    manifest: record.manifest,
-    properties: record.properties,
-    ...(record.config === undefined ? {} : { config: record.config }),
-  };
-}
-
 export function createReleaseApplier(ports: ReleaseApplierPorts): Applier {
   const { scoped, releases, drift } = ports;
 
@@ -67,7 +90,7 @@ export function createReleaseApplier(ports: ReleaseApplierPorts): Applier {
     if (release === undefined) {
       const deployed = deployedRelease(history);
       if (deployed === undefined) throw new Error(`no deployed release of ${name} to keep`);
-      release = recorded(extension, deployed);
+      release = desiredRelease(extension, deployed.bundle, deployed);
     } else {
       // The objects the new release drops are deleted by the apply: no drift to repair.
       drift.expectDeletes(name, objectsToDelete(history, release));
@@ -107,8 +130,7 @@ export function createReleaseApplier(ports: ReleaseApplierPorts): Applier {
         signal,
       );
     }
-    const result: Applied = { release: applied.release, changed: applied.changed, repaired };
-    return result;
+    return { release: applied.release, changed: applied.changed, repaired };
   };
 
   return { authorize, apply, conflicts: conflictsOf, deployed: (name, signal) => releases.deployed(name, signal) };

@@ -45,9 +45,8 @@ import {
 } from '../release/index.ts';
 import { applyObjects, dryRunObjects, refuseUnservedKinds } from './apply.ts';
 import { deleteOwnedObjects, type DeleteOutcome } from './delete.ts';
-import { ApplyError } from './apply-error.ts';
-import { describeObject, droppedObjects, objectIdentity, refOf } from './objects.ts';
-import { releaseOwnerReferences } from './owner-references.ts';
+import { droppedObjects, objectIdentity, refOf, uniqueObjects } from './objects.ts';
+import { ownerReferenceError, releaseOwnerReferences } from './owner-references.ts';
 import { checkOwnership, type Owner, type OwnershipReport } from './ownership.ts';
 
 /** What a new revision is made of. */
@@ -66,6 +65,24 @@ export interface DesiredRelease {
   properties: unknown[];
   config?: Record<string, unknown>;
   droppedFields?: { object: string; paths: string[] }[];
+}
+
+/** The release of `bundle` with `content` (objects, properties, config, dropped fields) for `extension`. */
+export function desiredRelease(
+  extension: { name: string; uid: string; installNamespace: string },
+  bundle: ReleaseBundle,
+  content: Pick<DesiredRelease, 'manifest' | 'properties' | 'config' | 'droppedFields'>,
+): DesiredRelease {
+  return {
+    extension: extension.name,
+    extensionUID: extension.uid,
+    installNamespace: extension.installNamespace,
+    bundle,
+    manifest: content.manifest,
+    properties: content.properties,
+    ...(content.config === undefined ? {} : { config: content.config }),
+    ...(content.droppedFields === undefined ? {} : { droppedFields: content.droppedFields }),
+  };
 }
 
 /** Outcome of `applyRelease`. */
@@ -116,16 +133,9 @@ export function sameRecordContent(release: Release, desired: DesiredRelease): bo
 export function objectsToDelete(history: readonly Release[], desired: Pick<DesiredRelease, 'manifest'>): KubeObject[] {
   const deployed = deployedRelease(history);
   const since = history.filter((r) => (deployed === undefined ? true : r.revision >= deployed.revision)).reverse();
-  const seen = new Set<string>();
-  const recorded: KubeObject[] = [];
   // Identities only: deletes and their ownership checks need no more, and a large record's
   // objects are then never all parsed (decision 0098).
-  for (const obj of since.flatMap((r) => r.manifest.identities())) {
-    const id = objectIdentity(obj);
-    if (seen.has(id)) continue;
-    seen.add(id);
-    recorded.push(obj);
-  }
+  const recorded = uniqueObjects(since.flatMap((r) => r.manifest.identities()));
   return droppedObjects(recorded, desired.manifest.identities());
 }
 
@@ -212,11 +222,7 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   try {
     await applyObjects(client, objects, { ...applying, ...(skip === undefined ? {} : { skip }) });
     await releaseAdopted(client, report, signal);
-    const outcome = await deleteOwnedObjects(client, stale, desired.extension, {
-      ...options,
-      tolerant: notIn(deployed),
-      ...(knownUid === undefined ? {} : { knownUid }),
-    });
+    const outcome = await deleteOwnedObjects(client, stale, desired.extension, { ...options, tolerant: notIn(deployed), knownUid });
     record.notes = { ...record.notes, ...deleteNotes(outcome) };
   } catch (err) {
     await store.update(failed(err), signal).catch(() => undefined);
@@ -293,12 +299,7 @@ async function releaseReferenced(client: KubeClient, report: OwnershipReport, ex
     try {
       await releaseOwnerReferences(client, object, { ownerReferences }, extension, signal);
     } catch (err) {
-      const what = describeObject(object);
-      throw new ApplyError(
-        what,
-        `error removing the owner reference to ClusterExtension ${JSON.stringify(extension)} from ${what}: ${errorMessage(err)}`,
-        err,
-      );
+      throw ownerReferenceError(object, extension, err);
     }
   }
 }
@@ -306,12 +307,7 @@ async function releaseReferenced(client: KubeClient, report: OwnershipReport, ex
 /** Removes the kept-for-package mark from the CRDs the apply took back (they carry our labels now). */
 async function releaseAdopted(client: KubeClient, report: OwnershipReport, signal?: AbortSignal): Promise<void> {
   for (const crd of report.adopted) {
-    await client.patch(
-      refOf(crd),
-      { metadata: { annotations: { [KEPT_FOR_PACKAGE_ANNOTATION]: null } } },
-      'merge',
-      signal === undefined ? {} : { signal },
-    );
+    await client.patch(refOf(crd), { metadata: { annotations: { [KEPT_FOR_PACKAGE_ANNOTATION]: null } } }, 'merge', { signal });
   }
 }
 
@@ -353,13 +349,12 @@ export async function uninstallRelease(deps: ReleaseDeps, extension: string, his
   const deleting = deleteOwnedObjects(client, objects, extension, {
     ...s,
     tolerant: notIn(deployed),
-    ...(deps.knownUid === undefined ? {} : { knownUid: deps.knownUid }),
-    ...(packageName === undefined
-      ? {}
-      : {
-          onKeptCrd: (crd) =>
+    knownUid: deps.knownUid,
+    onKeptCrd:
+      packageName === undefined
+        ? undefined
+        : (crd) =>
             client.patch(refOf(crd), { metadata: { annotations: { [KEPT_FOR_PACKAGE_ANNOTATION]: packageName } } }, 'merge', s).then(() => undefined),
-        }),
   });
   // The records are found while the objects go, and deleted after them.
   const [deleted] = await settleAll([deleting, deps.store.deleteAll(extension, signal, deleting)]);

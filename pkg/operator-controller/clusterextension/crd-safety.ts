@@ -74,13 +74,3 @@ export async function readCrds(client: Client, proposed: readonly KubeObject[], 
   }
   return { installed, stored };
 }
-
-/** The CRDs among `objects` whose change from the installed one is unsafe: `readCrds`, then `unsafeCrds`. */
-export async function unsafeCrdChanges(
-  client: Client,
-  objects: readonly KubeObject[],
-  signal: AbortSignal,
-  storedObjects = false,
-): Promise<UnsafeCrd[]> {
-  return unsafeCrds(objects, await readCrds(client, objects, signal, storedObjects));
-}

@@ -9,53 +9,29 @@ import type { ExtensionState, PlannedState, ResolvedState, ValidatedState } from
 
 type Run<S> = (state: S) => Promise<StepOutcome> | StepOutcome;
 
-function outOfOrder(name: string, field: string): Error {
-  return new Error(`ClusterExtension step ${name} run without the state's ${field}: the step that sets it must run first`);
-}
-
-function isValidated(state: ExtensionState): state is ValidatedState {
-  return state.installer !== undefined;
-}
-
-function isResolved(state: ExtensionState): state is ResolvedState {
-  return isValidated(state) && state.target !== undefined;
-}
-
-function isPlanned(state: ExtensionState): state is PlannedState {
-  return isValidated(state) && state.plan !== undefined;
+/** Runs `run` when `state` has `field` set (the step that sets it ran), else throws: the pipeline's order is wrong. */
+function inPhase<S extends ExtensionState>(name: string, field: 'installer' | 'target' | 'plan', run: Run<S>): Run<ExtensionState> {
+  return (state) => {
+    if (state.installer === undefined || state[field] === undefined) {
+      throw new Error(`ClusterExtension step ${name} run without the state's ${field}: the step that sets it must run first`);
+    }
+    return run(state as S);
+  };
 }
 
 /** A step after validate: the installer is known. */
 export function validatedStep(name: string, run: Run<ValidatedState>): Step<ExtensionState> {
-  return {
-    name,
-    run: (state) => {
-      if (!isValidated(state)) throw outOfOrder(name, 'installer');
-      return run(state);
-    },
-  };
+  return { name, run: inPhase(name, 'installer', run) };
 }
 
 /** A step after resolve: the installer and the target bundle are known. */
 export function resolvedStep(name: string, run: Run<ResolvedState>): Step<ExtensionState> {
-  return {
-    name,
-    run: (state) => {
-      if (!isResolved(state)) throw outOfOrder(name, 'target');
-      return run(state);
-    },
-  };
+  return { name, run: inPhase(name, 'target', run) };
 }
 
 /** A step after render: the plan is made. */
 export function plannedStep(name: string, run: Run<PlannedState>): Step<ExtensionState> {
-  return {
-    name,
-    run: (state) => {
-      if (!isPlanned(state)) throw outOfOrder(name, 'plan');
-      return run(state);
-    },
-  };
+  return { name, run: inPhase(name, 'plan', run) };
 }
 
 /**
@@ -63,13 +39,6 @@ export function plannedStep(name: string, run: Run<PlannedState>): Step<Extensio
  * the pipeline (whatever phase it reached), `stopped` with the state as it is.
  */
 export function finalStep(name: string, planned: Run<PlannedState>, stopped: Run<ExtensionState>): Step<ExtensionState> {
-  return {
-    name,
-    always: true,
-    run: (state, halted?: boolean) => {
-      if (halted === true) return stopped(state);
-      if (!isPlanned(state)) throw outOfOrder(name, 'plan');
-      return planned(state);
-    },
-  };
+  const plannedRun = inPhase(name, 'plan', planned);
+  return { name, always: true, run: (state, halted?: boolean) => (halted === true ? stopped(state) : plannedRun(state)) };
 }

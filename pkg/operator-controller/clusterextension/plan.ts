@@ -2,9 +2,8 @@
  * The plan of a ClusterExtension reconcile (pipeline-state.ts `Plan`): the release to deploy,
  * made from a bundle's rendered content or from a release record standing in for it.
  */
-import { sameContent, type DesiredRelease } from '../applier/index.ts';
-import type { ClusterExtension } from '../../shared/api/index.ts';
-import type { Manifest, Release, ReleaseBundle } from '../release/index.ts';
+import { desiredRelease, sameContent } from '../applier/index.ts';
+import type { Manifest, Release } from '../release/index.ts';
 import type { ExtensionState, Plan, Target } from './pipeline-state.ts';
 
 /** What a release is made of besides its bundle: its objects, properties and config. */
@@ -20,27 +19,15 @@ export function recordedContent(record: Release): ReleaseContent {
   return { objects: record.manifest, properties: record.properties, config: record.config };
 }
 
-/** The release of `bundle` with `content` for the extension `ce`. */
-function releaseOf(ce: ClusterExtension, bundle: ReleaseBundle, content: ReleaseContent): DesiredRelease {
-  return {
-    extension: ce.metadata.name,
-    extensionUID: ce.metadata.uid ?? '',
-    installNamespace: ce.spec.namespace,
-    bundle,
-    manifest: content.objects,
-    properties: content.properties,
-    ...(content.config === undefined ? {} : { config: content.config }),
-    ...(content.droppedFields === undefined ? {} : { droppedFields: content.droppedFields }),
-  };
-}
-
 /**
  * The plan of the steps after render (pipeline-state.ts): `target` with `content`, and whether
  * the newest revision already deployed it (Helm's "unchanged": then the apply only repairs
  * drift, and nothing new needs authorizing or checking).
  */
 export function makePlan(state: Pick<ExtensionState, 'ce' | 'installed' | 'history'>, target: Target, content: ReleaseContent): Plan {
-  const desired = releaseOf(state.ce, target.bundle, content);
+  const { metadata, spec } = state.ce;
+  const extension = { name: metadata.name, uid: metadata.uid ?? '', installNamespace: spec.namespace };
+  const desired = desiredRelease(extension, target.bundle, { ...content, manifest: content.objects });
   const installed = state.installed;
   const unchanged = installed !== undefined && state.history[0] === installed && sameContent(installed, desired);
   return { target, desired, unchanged };

@@ -9,7 +9,7 @@
  *
  * The steps are peers: what they share is in pipeline-state.ts (their state and its phases:
  * each step declares its own, phases.ts) and modules named after it (plan.ts, failures.ts,
- * resolution.ts, crd-safety.ts, drift-follow.ts), never imported from another step (lint rule
+ * resolution.ts, crd-safety.ts), never imported from another step (lint rule
  * `olmv1/step-peers`). They write through the Applier port (pkg/operator-controller/applier). What a reconcile holds (memory leases, files)
  * is released when it ends, whatever happened, by the StepReconciler (the state's `held`).
  *

@@ -15,33 +15,63 @@ import type { ExtensionState } from './pipeline-state.ts';
 /** `reportingController` of operator-controller's events. */
 export const OPERATOR_CONTROLLER_REPORTER = 'olm.operatorframework.io/operator-controller';
 
-/** Every reason operator-controller records (CamelCase, as Kubernetes' own). */
-const ExtensionEventReason = {
-  Installed: 'Installed',
-  Upgraded: 'Upgraded',
-  Downgraded: 'Downgraded',
-  Uninstalled: 'Uninstalled',
-  DriftRepaired: 'DriftRepaired',
-  PreAuthorizationFailed: 'PreAuthorizationFailed',
-  PreflightFailed: 'PreflightFailed',
-  OwnershipConflict: 'OwnershipConflict',
-  ApplyFailed: 'ApplyFailed',
-  PullFailed: 'PullFailed',
-  UpgradeAvailable: 'UpgradeAvailable',
-  ResolutionFailed: 'ResolutionFailed',
-  BundlePassedOver: 'BundlePassedOver',
-  InstallerMissing: 'InstallerMissing',
-  WatchNamespaceRequired: 'WatchNamespaceRequired',
-  RolledBack: 'RolledBack',
-  RollbackRefused: 'RollbackRefused',
-  NothingToRollBackTo: 'NothingToRollBackTo',
-  RevisionCreated: 'RevisionCreated',
-} as const;
+/**
+ * Every reason operator-controller records (CamelCase, as Kubernetes' own), with its Event type
+ * and action: the reason decides both.
+ */
+const REASONS = {
+  Installed: ['Normal', 'Install'],
+  Upgraded: ['Normal', 'Upgrade'],
+  Downgraded: ['Normal', 'Upgrade'],
+  Uninstalled: ['Normal', 'Uninstall'],
+  DriftRepaired: ['Normal', 'Reconcile'],
+  /** The ServiceAccount lacks permissions the release needs: the note is `preAuthorizationNote`'s; each check records it (repeats counted in one series). */
+  PreAuthorizationFailed: ['Warning', 'PreAuthorize'],
+  PreflightFailed: ['Warning', 'Preflight'],
+  OwnershipConflict: ['Warning', 'Apply'],
+  ApplyFailed: ['Warning', 'Apply'],
+  PullFailed: ['Warning', 'Pull'],
+  /**
+   * The catalogs offer an upgrade that the update policy holds until approved (decision 0096);
+   * recorded once per held bundle, the UpgradeAvailable condition's message as the note.
+   */
+  UpgradeAvailable: ['Normal', 'Hold'],
+  /** The operator's Upgradeable=False holds an upgrade (decision 0118): once per held bundle and message. */
+  UpgradeHeld: ['Normal', 'Hold'],
+  /**
+   * Resolution failed: the note is upstream's message (the Progressing condition's, exactly) and, on
+   * the lines after it, what the selected catalogs offer instead (resolve's hints). Recorded once
+   * per change of the note (`NoteMemory`), so a failure retried with backoff adds no Events.
+   */
+  ResolutionFailed: ['Warning', 'Resolve'],
+  BundlePassedOver: ['Normal', 'Resolve'],
+  /**
+   * The installer's ServiceAccount or its namespace does not exist: the condition carries upstream's
+   * `service account "<sa>" not found in namespace "<ns>"`; the note says which is missing and the
+   * commands that create it. Recorded once per change of the note (`NoteMemory`).
+   */
+  InstallerMissing: ['Warning', 'Validate'],
+  /**
+   * The bundle supports no AllNamespaces install and was given no watchNamespace: the condition
+   * carries upstream's `required field "watchNamespace" is missing`; the note is that text, then
+   * on a line of its own the install modes the bundle supports and the value to set. Recorded once
+   * per change of the note (`NoteMemory`).
+   */
+  WatchNamespaceRequired: ['Warning', 'Render'],
+  RolledBack: ['Warning', 'Rollback'],
+  RollbackRefused: ['Warning', 'Rollback'],
+  NothingToRollBackTo: ['Warning', 'Rollback'],
+  RevisionCreated: ['Normal', 'Install'],
+} as const satisfies Record<string, readonly [EventType, string]>;
+
+type Reason = keyof typeof REASONS;
 
 /** How many objects a note names before `and N more`. */
 const MAX_NAMED = 10;
 
-function record(events: EventRecorder, state: ExtensionState, type: EventType, reason: string, action: string, note: string): void {
+/** Records `note` on the extension with `reason` (its type and action from REASONS). */
+export function recordEvent(events: EventRecorder, state: Pick<ExtensionState, 'ce'>, reason: Reason, note: string): void {
+  const [type, action] = REASONS[reason];
   // The parsed working copy may lack apiVersion and kind (optional in the API module's schema).
   events.event({ apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind, metadata: state.ce.metadata }, type, reason, action, note);
 }
@@ -61,41 +91,27 @@ function nameList(names: readonly string[]): string {
  * description says (the applier decides install/upgrade/downgrade once, for both).
  */
 export function recordDeployed(events: EventRecorder, state: ExtensionState, release: Release): void {
-  const [reason, action, verb] =
+  const [reason, verb] =
     release.description === 'Install complete'
-      ? [ExtensionEventReason.Installed, 'Install', 'Installed']
+      ? (['Installed', 'Installed'] as const)
       : release.description === 'Downgrade complete'
-        ? [ExtensionEventReason.Downgraded, 'Upgrade', 'Downgraded to']
-        : [ExtensionEventReason.Upgraded, 'Upgrade', 'Upgraded to'];
-  const from = state.installed === undefined || reason === ExtensionEventReason.Installed ? '' : ` from version ${state.installed.bundle.version}`;
-  record(events, state, 'Normal', reason, action, `${verb} ${bundleText(release.bundle)}${from}, revision ${release.revision}`);
+        ? (['Downgraded', 'Downgraded to'] as const)
+        : (['Upgraded', 'Upgraded to'] as const);
+  const from = state.installed === undefined || reason === 'Installed' ? '' : ` from version ${state.installed.bundle.version}`;
+  recordEvent(events, state, reason, `${verb} ${bundleText(release.bundle)}${from}, revision ${release.revision}`);
 }
 
 /** A ClusterObjectSet revision was made for a bundle (BoxcutterRuntime): its controller rolls it out. */
 export function recordRevisionCreated(events: EventRecorder, state: ExtensionState, release: Release): void {
   const from = state.installed === undefined ? '' : ` (installed: version ${state.installed.bundle.version})`;
   const set = release.objectSet === undefined ? '' : ` (ClusterObjectSet ${release.objectSet})`;
-  record(
-    events,
-    state,
-    'Normal',
-    ExtensionEventReason.RevisionCreated,
-    'Install',
-    `Created revision ${release.revision}${set} of ${bundleText(release.bundle)}${from}; rolling out`,
-  );
+  recordEvent(events, state, 'RevisionCreated', `Created revision ${release.revision}${set} of ${bundleText(release.bundle)}${from}; rolling out`);
 }
 
 /** An unchanged release was re-applied after its objects drifted: names what was put back. */
 export function recordDriftRepaired(events: EventRecorder, state: ExtensionState, objects: readonly string[]): void {
   if (objects.length === 0) return;
-  record(
-    events,
-    state,
-    'Normal',
-    ExtensionEventReason.DriftRepaired,
-    'Reconcile',
-    `Restored ${objects.length} changed or deleted object(s): ${nameList(objects)}`,
-  );
+  recordEvent(events, state, 'DriftRepaired', `Restored ${objects.length} changed or deleted object(s): ${nameList(objects)}`);
 }
 
 /**
@@ -109,11 +125,6 @@ export function preAuthorizationNote(condition: string, bundle: ReleaseBundle, m
   return `${first}\nService account ${sa} lacks ${missing} permission(s) needed to install ${bundleText(bundle)}; the Progressing condition lists them.\n${advice}`;
 }
 
-/** The ServiceAccount lacks permissions the release needs: `note` is `preAuthorizationNote`'s; each check records it (repeats counted in one series). */
-export function recordPreAuthorizationFailed(events: EventRecorder, state: ExtensionState, note: string): void {
-  record(events, state, 'Warning', ExtensionEventReason.PreAuthorizationFailed, 'PreAuthorize', note);
-}
-
 /** The CRD upgrade-safety preflight refused the release. */
 export function recordPreflightFailed(
   events: EventRecorder,
@@ -124,14 +135,8 @@ export function recordPreflightFailed(
 ): void {
   // With the stored-object opt-in (decision 0120), which stored objects fail and why.
   const stored = storedObjects.length === 0 ? '' : `; ${storedObjects.join('; ')}`;
-  record(
-    events,
-    state,
-    'Warning',
-    ExtensionEventReason.PreflightFailed,
-    'Preflight',
-    `CRD upgrade safety check refused ${bundleText(bundle)}: unsafe changes to CustomResourceDefinition ${nameList(crds)}${stored}`,
-  );
+  const refused = `${bundleText(bundle)}: unsafe changes to CustomResourceDefinition ${nameList(crds)}${stored}`;
+  recordEvent(events, state, 'PreflightFailed', `CRD upgrade safety check refused ${refused}`);
 }
 
 /** The apply failed: objects owned by someone else (`conflicts`, the Applier's description), or any other error. */
@@ -142,19 +147,13 @@ export function recordApplyFailed(
   err: unknown,
   conflicts: readonly ApplyConflict[] | undefined,
 ): void {
-  if (conflicts !== undefined) {
-    const objects = conflicts.map((c) => c.object);
-    record(
-      events,
-      state,
-      'Warning',
-      ExtensionEventReason.OwnershipConflict,
-      'Apply',
-      `Cannot install ${bundleText(bundle)}: ${nameList(objects)} already exist(s) and are not owned by this extension; nothing was applied`,
-    );
+  if (conflicts === undefined) {
+    recordEvent(events, state, 'ApplyFailed', `Applying ${bundleText(bundle)} failed: ${errorMessage(err)}`);
     return;
   }
-  record(events, state, 'Warning', ExtensionEventReason.ApplyFailed, 'Apply', `Applying ${bundleText(bundle)} failed: ${errorMessage(err)}`);
+  const objects = nameList(conflicts.map((c) => c.object));
+  const note = `Cannot install ${bundleText(bundle)}: ${objects} already exist(s) and are not owned by this extension; nothing was applied`;
+  recordEvent(events, state, 'OwnershipConflict', note);
 }
 
 /**
@@ -163,55 +162,18 @@ export function recordApplyFailed(
  * condition, in upstream's words, does not carry.
  */
 export function recordPullFailed(events: EventRecorder, state: ExtensionState, bundle: ReleaseBundle, err: unknown, detail: string): void {
-  record(events, state, 'Warning', ExtensionEventReason.PullFailed, 'Pull', `Pulling ${bundleText(bundle)} failed: ${errorMessage(err)}${detail}`);
+  recordEvent(events, state, 'PullFailed', `Pulling ${bundleText(bundle)} failed: ${errorMessage(err)}${detail}`);
 }
 
 /** The uninstall finalizer deleted the release's objects. */
 export function recordUninstalled(events: EventRecorder, state: ExtensionState, outcome: Pick<DeleteOutcome, 'deleted' | 'kept' | 'skipped'>): void {
-  record(
+  const kept = `${outcome.kept.length} CustomResourceDefinition(s) kept with their custom resources`;
+  recordEvent(
     events,
     state,
-    'Normal',
-    ExtensionEventReason.Uninstalled,
-    'Uninstall',
-    `Uninstalled: ${outcome.deleted.length} object(s) deleted, ${outcome.kept.length} CustomResourceDefinition(s) kept with their custom resources, ${outcome.skipped.length} object(s) skipped`,
+    'Uninstalled',
+    `Uninstalled: ${outcome.deleted.length} object(s) deleted, ${kept}, ${outcome.skipped.length} object(s) skipped`,
   );
-}
-
-/**
- * The catalogs offer an upgrade that the update policy holds until approved (decision 0096);
- * recorded once per held bundle, the UpgradeAvailable condition's message as the note.
- */
-export function recordUpgradeHeld(events: EventRecorder, state: ExtensionState, message: string): void {
-  record(events, state, 'Normal', ExtensionEventReason.UpgradeAvailable, 'Hold', message);
-}
-
-/**
- * Resolution failed: `note` is upstream's message (the Progressing condition's, exactly) and, on
- * the lines after it, what the selected catalogs offer instead (resolve's hints). Recorded once
- * per change of the note (`NoteMemory`), so a failure retried with backoff adds no Events.
- */
-export function recordResolutionFailed(events: EventRecorder, state: ExtensionState, note: string): void {
-  record(events, state, 'Warning', ExtensionEventReason.ResolutionFailed, 'Resolve', note);
-}
-
-/**
- * The installer's ServiceAccount or its namespace does not exist: the condition carries upstream's
- * `service account "<sa>" not found in namespace "<ns>"`; the note says which is missing and the
- * commands that create it. Recorded once per change of the note (`NoteMemory`).
- */
-export function recordInstallerMissing(events: EventRecorder, state: ExtensionState, note: string): void {
-  record(events, state, 'Warning', ExtensionEventReason.InstallerMissing, 'Validate', note);
-}
-
-/**
- * The bundle supports no AllNamespaces install and was given no watchNamespace: the condition
- * carries upstream's `required field "watchNamespace" is missing`; the note is that text, then
- * on a line of its own the install modes the bundle supports and the value to set. Recorded once
- * per change of the note (`NoteMemory`).
- */
-export function recordWatchNamespaceRequired(events: EventRecorder, state: ExtensionState, note: string): void {
-  record(events, state, 'Warning', ExtensionEventReason.WatchNamespaceRequired, 'Render', note);
 }
 
 /** How many extensions' last notes a NoteMemory keeps; the oldest is forgotten first. */
@@ -256,7 +218,7 @@ export function recordPassedOver(
   passedOver: readonly { bundle: string; reason: string }[],
 ): void {
   const lines = passedOver.map((p) => `${p.bundle}: ${p.reason}`);
-  record(events, state, 'Normal', ExtensionEventReason.BundlePassedOver, 'Resolve', [`chose bundle ${chosen}; passed over:`, ...lines].join('\n'));
+  recordEvent(events, state, 'BundlePassedOver', [`chose bundle ${chosen}; passed over:`, ...lines].join('\n'));
 }
 
 /**
@@ -265,7 +227,7 @@ export function recordPassedOver(
  * the RolledBack condition's message.
  */
 export function recordRolledBack(events: EventRecorder, state: ExtensionState, note: string): void {
-  record(events, state, 'Warning', ExtensionEventReason.RolledBack, 'Rollback', note);
+  recordEvent(events, state, 'RolledBack', note);
 }
 
 /**
@@ -274,6 +236,5 @@ export function recordRolledBack(events: EventRecorder, state: ExtensionState, n
  * note (`NoteMemory`).
  */
 export function recordRollbackStopped(events: EventRecorder, state: ExtensionState, refused: boolean, note: string): void {
-  const reason = refused ? ExtensionEventReason.RollbackRefused : ExtensionEventReason.NothingToRollBackTo;
-  record(events, state, 'Warning', reason, 'Rollback', note);
+  recordEvent(events, state, refused ? 'RollbackRefused' : 'NothingToRollBackTo', note);
 }

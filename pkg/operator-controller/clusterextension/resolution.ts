@@ -32,11 +32,17 @@ function resolveInput(
   };
 }
 
-/** What a resolution with dependency checks needs: the catalogs, the release switch, the cluster's side. */
-interface CheckedResolvePorts {
+/**
+ * What a resolution with dependency checks needs (the resolve step and resolution ahead of an
+ * upgrade): the selected catalogs' content, the release-support switch, the cluster's side.
+ */
+export interface CheckedResolvePorts {
   catalogs: CatalogSource;
   features: Pick<ExtensionFeatures, 'bundleReleaseSupport'>;
-  /** None: a bundle that declares dependencies is refused with upstream's "not supported" error. */
+  /**
+   * What dependency checking reads of the cluster (decision 0104). None: a bundle that
+   * declares dependencies is refused with upstream's "not supported" error.
+   */
   dependencies?: DependencyPorts | undefined;
 }
 

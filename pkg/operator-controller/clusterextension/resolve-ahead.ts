@@ -38,23 +38,17 @@ import { errorMessage } from '../../shared/errors/index.ts';
 import { counterOn, isConflict, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import { metadataFor } from '../resolve/index.ts';
 import { policySetting } from '../upgradepolicy/index.ts';
-import { selectedCatalogs, type CatalogSource } from '../dependencyview/index.ts';
-import type { ExtensionFeatures } from './pipeline-state.ts';
+import { selectedCatalogs } from '../dependencyview/index.ts';
 import { setCondition } from './status.ts';
-import type { DependencyPorts } from '../dependencyview/index.ts';
-import { dependentsHold, resolveChecked } from './resolution.ts';
+import { dependentsHold, resolveChecked, type CheckedResolvePorts } from './resolution.ts';
 
 /** What was done for one extension (the metric's `outcome`). */
 type AheadOutcome = 'reported' | 'unchanged' | 'held' | 'skipped' | 'unresolved' | 'superseded' | 'failed';
 
 /** Construction options of ResolveAhead. */
-interface ResolveAheadOptions {
+interface ResolveAheadOptions extends CheckedResolvePorts {
   /** The ClusterExtension informer (objects by name). */
   extensions: { get(key: string): Readonly<KubeObject> | undefined };
-  catalogs: CatalogSource;
-  features: Pick<ExtensionFeatures, 'bundleReleaseSupport'>;
-  /** What the resolve step's dependency checks read of the cluster (decision 0104); none: not checked, as the step. */
-  dependencies?: DependencyPorts;
   /** Writes status as operator-controller. */
   client: Pick<KubeClient, 'updateStatus'>;
   /** Runs a write unless a reconcile of the extension runs (Controller.besideReconcile). */

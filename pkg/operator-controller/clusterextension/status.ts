@@ -29,18 +29,16 @@ export function statusOf(ce: ClusterExtension): ClusterExtensionStatus {
   return ce.status;
 }
 
+/** `observedGeneration` of a condition about `ce`'s spec (none when the object has no generation). */
+function observedGeneration(ce: ClusterExtension): { observedGeneration?: number } {
+  return ce.metadata.generation === undefined ? {} : { observedGeneration: ce.metadata.generation };
+}
+
 /** Sets one condition with `observedGeneration`; the message is truncated to the API's limit. */
 export function setCondition(ce: ClusterExtension, type: string, status: ConditionStatus, reason: string, message: string): void {
   const st = statusOf(ce);
   st.conditions ??= [];
-  const generation = ce.metadata.generation;
-  setStatusCondition(st.conditions, {
-    type,
-    status,
-    reason,
-    message: truncateConditionMessage(message),
-    ...(generation === undefined ? {} : { observedGeneration: generation }),
-  });
+  setStatusCondition(st.conditions, { type, status, reason, message: truncateConditionMessage(message), ...observedGeneration(ce) });
 }
 
 /** Progressing from an error: True/Retrying, or False with the terminal reason. */
@@ -72,14 +70,18 @@ export function bundleMetadataOf(release: ReleaseSummary): BundleMetadata {
 
 /**
  * Installed and `status.install` from the deployed revision: True/Succeeded
- * `Installed bundle <image> successfully`, or False/Failed "No bundle installed" and no
- * `status.install` when nothing is deployed.
+ * `Installed bundle <image> successfully`, or False "No bundle installed" (reason
+ * `notInstalledReason`, Failed unless told) and no `status.install` when nothing is deployed.
  */
-export function setInstalledFrom(ce: ClusterExtension, deployed: ReleaseSummary | undefined): void {
+export function setInstalledFrom(
+  ce: ClusterExtension,
+  deployed: ReleaseSummary | undefined,
+  notInstalledReason: Rollout['notInstalledReason'] = 'Failed',
+): void {
   const st = statusOf(ce);
   if (deployed === undefined) {
     delete st.install;
-    setCondition(ce, Type.Installed, 'False', Reason.Failed, MESSAGES.noBundleInstalled);
+    setCondition(ce, Type.Installed, 'False', Reason[notInstalledReason], MESSAGES.noBundleInstalled);
     return;
   }
   st.install = { bundle: bundleMetadataOf(deployed) };
@@ -94,18 +96,10 @@ export function setInstalledFrom(ce: ClusterExtension, deployed: ReleaseSummary 
  */
 export function setFromRollout(ce: ClusterExtension, rollout: Rollout): void {
   for (const c of rollout.mirrored) setCondition(ce, c.type, c.status as ConditionStatus, c.reason, c.message);
-  const generation = ce.metadata.generation;
   statusOf(ce).activeRevisions = rollout.activeRevisions.map((r) =>
-    r.conditions === undefined
-      ? r
-      : { ...r, conditions: r.conditions.map((c) => ({ ...c, ...(generation === undefined ? {} : { observedGeneration: generation }) })) },
+    r.conditions === undefined ? r : { ...r, conditions: r.conditions.map((c) => ({ ...c, ...observedGeneration(ce) })) },
   );
-  if (rollout.installed !== undefined) {
-    setInstalledFrom(ce, rollout.installed);
-    return;
-  }
-  delete statusOf(ce).install;
-  setCondition(ce, Type.Installed, 'False', rollout.notInstalledReason === 'Absent' ? Reason.Absent : Reason.Failed, MESSAGES.noBundleInstalled);
+  setInstalledFrom(ce, rollout.installed, rollout.notInstalledReason);
 }
 
 /** Installed Unknown/Failed with `message` (installed state unknown); `status.install` cleared when `clearInstall`. */

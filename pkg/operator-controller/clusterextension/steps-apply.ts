@@ -4,20 +4,20 @@
  * earlier step stopped the reconcile, the deployed release kept (drift repair); and the success
  * status.
  */
-import type { Applied, Applier, Rollout } from '../applier/index.ts';
+import type { Applier } from '../applier/index.ts';
 import { POLL, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder } from '../../shared/kube/index.ts';
 import type { Release } from '../release/index.ts';
 import { deprecationConditions, resolve } from '../resolve/index.ts';
 import { fail, forBundle } from './failures.ts';
 import { finalStep, plannedStep } from './phases.ts';
-import type { ExtensionState, Plan, PlannedState } from './pipeline-state.ts';
+import type { ExtensionState, Plan, PlannedState, ValidatedState } from './pipeline-state.ts';
 import {
   preAuthorizationNote,
   recordApplyFailed,
   recordDeployed,
   recordDriftRepaired,
-  recordPreAuthorizationFailed,
+  recordEvent,
   recordRevisionCreated,
 } from './recorded-events.ts';
 import { setDeprecation, setFromRollout, setInstalledFrom, setProgressingRetrying, setProgressingSucceeded } from './status.ts';
@@ -29,20 +29,10 @@ export interface ApplyPorts {
 }
 
 /** The request the Applier is given for this reconcile's extension. */
-function applyRequest(state: PlannedState | (ExtensionState & { installer: NonNullable<ExtensionState['installer']> })) {
-  return {
-    extension: {
-      name: state.ce.metadata.name,
-      uid: state.ce.metadata.uid ?? '',
-      installNamespace: state.ce.spec.namespace,
-      progressDeadlineMinutes: state.ce.spec.progressDeadlineMinutes,
-      generation: state.ce.metadata.generation,
-    },
-    installer: state.installer,
-    history: state.history,
-    log: state.log,
-    signal: state.signal,
-  };
+function applyRequest({ ce, installer, history, log, signal }: ValidatedState) {
+  const { name, uid = '', generation } = ce.metadata;
+  const extension = { name, uid, installNamespace: ce.spec.namespace, progressDeadlineMinutes: ce.spec.progressDeadlineMinutes, generation };
+  return { extension, installer, history, log, signal };
 }
 
 /**
@@ -57,13 +47,11 @@ export function preauthorizeStep(ports: ApplyPorts): Step<ExtensionState> {
 async function preauthorize(ports: ApplyPorts, state: PlannedState): Promise<StepOutcome> {
   const { desired, unchanged } = state.plan;
   if (unchanged) return undefined;
-  const watchNamespace = state.ce.spec.config?.inline['watchNamespace'];
+  const inline = state.ce.spec.config?.inline['watchNamespace'];
+  const watchNamespace = typeof inline === 'string' ? inline : undefined;
   let authorization;
   try {
-    authorization = await ports.applier.authorize(applyRequest(state), desired, {
-      bundleImage: desired.bundle.image,
-      ...(typeof watchNamespace === 'string' ? { watchNamespace } : {}),
-    });
+    authorization = await ports.applier.authorize(applyRequest(state), desired, { bundleImage: desired.bundle.image, watchNamespace });
   } catch (err) {
     setInstalledFrom(state.ce, state.installed);
     fail(state, forBundle(desired.bundle, err));
@@ -78,7 +66,7 @@ async function preauthorize(ports: ApplyPorts, state: PlannedState): Promise<Ste
   setProgressingRetrying(state.ce, message);
   const sa = state.installer;
   const note = preAuthorizationNote(message, desired.bundle, missing.count, `${sa.namespace}/${sa.name}`, missing.advice);
-  recordPreAuthorizationFailed(ports.events, state, note);
+  recordEvent(ports.events, state, 'PreAuthorizationFailed', note);
   return POLL;
 }
 
@@ -127,19 +115,25 @@ async function applyPlan(ports: ApplyPorts, state: PlannedState): Promise<StepOu
     setInstalledFrom(state.ce, deployed);
     fail(state, forBundle(desired.bundle, err));
   }
-  if (applied.rollout !== undefined) return rolledOut(ports, state, applied, applied.rollout);
-  setInstalledFrom(state.ce, applied.release);
-  if (applied.changed) recordDeployed(ports.events, state, applied.release);
-  else recordDriftRepaired(ports.events, state, applied.repaired);
+  // Under BoxcutterRuntime another controller rolls the revision out (upstream's Boxcutter apply
+  // step): the status its revisions give (Progressing is theirs, not "Desired state reached"),
+  // RevisionCreated when a revision was made, deprecation once one is installed; the next hop of
+  // a version range comes with the reconcile its revision's success queues.
+  const rollout = applied.rollout;
+  if (rollout === undefined) setInstalledFrom(state.ce, applied.release);
+  else setFromRollout(state.ce, rollout);
+  if (!applied.changed) recordDriftRepaired(ports.events, state, applied.repaired);
+  else if (rollout === undefined) recordDeployed(ports.events, state, applied.release);
+  else recordRevisionCreated(ports.events, state, applied.release);
   const resolution = plan.target.resolution;
-  if (resolution !== undefined) {
-    setDeprecation(
-      state.ce,
-      deprecationConditions(applied.release.bundle.name, resolution.deprecation, true, state.ce.spec.source.catalog.channels ?? []),
-    );
+  const installed = rollout === undefined ? applied.release : rollout.installed;
+  if (resolution !== undefined && installed !== undefined) {
+    const channels = state.ce.spec.source.catalog.channels ?? [];
+    setDeprecation(state.ce, deprecationConditions(installed.bundle.name, resolution.deprecation, true, channels));
   }
   // The installed bundle is kept applied while its catalogs cannot offer it: say why, and retry.
   if (state.resolutionError !== undefined) fail(state, state.resolutionError);
+  if (rollout !== undefined) return undefined;
   setProgressingSucceeded(state.ce);
   if (!applied.changed) return undefined;
   state.log.info(
@@ -147,26 +141,6 @@ async function applyPlan(ports: ApplyPorts, state: PlannedState): Promise<StepOu
     'release deployed',
   );
   return furtherHop(state, plan, applied.release) ? { requeue: true } : undefined;
-}
-
-/**
- * After an apply whose revision another controller rolls out (BoxcutterRuntime): the status its
- * revisions give (upstream's Boxcutter apply step; Progressing is theirs, not "Desired state
- * reached"), Deployed when a revision was made, deprecation once one is installed. The next hop
- * of a version range comes with the reconcile its revision's success queues.
- */
-function rolledOut(ports: ApplyPorts, state: PlannedState, applied: Applied, rollout: Rollout): StepOutcome {
-  setFromRollout(state.ce, rollout);
-  const installed = rollout.installed;
-  if (applied.changed) recordRevisionCreated(ports.events, state, applied.release);
-  else recordDriftRepaired(ports.events, state, applied.repaired);
-  const resolution = state.plan.target.resolution;
-  if (resolution !== undefined && installed !== undefined) {
-    const channels = state.ce.spec.source.catalog.channels ?? [];
-    setDeprecation(state.ce, deprecationConditions(installed.bundle.name, resolution.deprecation, true, channels));
-  }
-  if (state.resolutionError !== undefined) fail(state, state.resolutionError);
-  return undefined;
 }
 
 /**

@@ -13,9 +13,7 @@
  */
 import { HealthConditionType } from '../../shared/api/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
-import type { DriftTracker } from '../drift/index.ts';
-import type { ExtensionHealthGauge } from '../drift/index.ts';
-import { healthVerdict } from '../drift/index.ts';
+import { healthVerdict, type DriftTracker, type ExtensionHealthGauge } from '../drift/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { setCondition } from './status.ts';
 

@@ -10,13 +10,7 @@
  * approve it. Without the annotation (or with `Automatic`) the step returns at once: no
  * permission comparison, no condition, no metric series.
  */
-import {
-  APPROVED_BUNDLE_ANNOTATION,
-  CrdUpgradeSafetyEnforcement,
-  UpgradeConditionType,
-  UpgradeReason,
-  type ClusterExtension,
-} from '../../shared/api/index.ts';
+import { APPROVED_BUNDLE_ANNOTATION, CrdUpgradeSafetyEnforcement, UpgradeConditionType, UpgradeReason } from '../../shared/api/index.ts';
 import { storedObjectsOptIn } from '../crdupgrade/index.ts';
 import { removeCondition, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
@@ -26,8 +20,8 @@ import { formatPermissionDelta, objectDiff, permissionDelta } from '../upgradepl
 import { decideUpgrade, policySetting, type PolicySetting } from '../upgradepolicy/index.ts';
 import type { ExtensionState, PlannedState } from './pipeline-state.ts';
 import { plannedStep } from './phases.ts';
-import { unsafeCrdChanges } from './crd-safety.ts';
-import { recordUpgradeHeld } from './recorded-events.ts';
+import { readCrds, unsafeCrds } from './crd-safety.ts';
+import { recordEvent } from './recorded-events.ts';
 import { setCondition } from './status.ts';
 import { makePlan, recordedContent } from './plan.ts';
 import type { UpgradeNotices } from './upgrade-notices.ts';
@@ -51,7 +45,8 @@ async function applyPolicy(ports: PolicyPorts, state: PlannedState): Promise<Ste
   const installed = state.installed;
   if (!setting.reported) {
     ports.upgrades.set(name, undefined);
-    removeUpgradeCondition(state.ce);
+    const conditions = state.ce.status?.conditions;
+    if (conditions !== undefined) removeCondition(conditions, UpgradeConditionType.UpgradeAvailable);
     return undefined;
   }
   const plan = state.plan;
@@ -80,7 +75,7 @@ async function applyPolicy(ports: PolicyPorts, state: PlannedState): Promise<Ste
   const crds = await crdVerdict(ports, state, plan);
   const message = heldMessage(name, installed.bundle, target, decision.reasons, diff, crds);
   setCondition(state.ce, UpgradeConditionType.UpgradeAvailable, 'True', UpgradeReason.ApprovalRequired, message);
-  if (ports.upgrades.set(name, { from: installed.bundle.version, to: target.version })) recordUpgradeHeld(ports.events, state, message);
+  if (ports.upgrades.set(name, { from: installed.bundle.version, to: target.version })) recordEvent(ports.events, state, 'UpgradeAvailable', message);
   state.log.info({ from: installed.bundle.name, to: target.name, policy: setting.policy }, 'upgrade held for approval');
   // The installed release stays the target: the rest of the reconcile re-applies its record.
   state.plan = makePlan(state, { ...plan.target, bundle: installed.bundle }, recordedContent(installed));
@@ -126,20 +121,11 @@ async function crdVerdict(ports: PolicyPorts, state: PlannedState, plan: Planned
   if (state.ce.spec.install?.preflight?.crdUpgradeSafety.enforcement === CrdUpgradeSafetyEnforcement.None) return 'CRD upgrade safety: not enforced';
   const sa = state.installer;
   try {
-    const unsafe = await unsafeCrdChanges(
-      ports.scoped.forServiceAccount(sa.namespace, sa.name),
-      objects,
-      state.signal,
-      storedObjectsOptIn(state.ce.metadata.annotations),
-    );
+    const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
+    const unsafe = unsafeCrds(objects, await readCrds(client, objects, state.signal, storedObjectsOptIn(state.ce.metadata.annotations)));
     if (unsafe.length === 0) return 'CRD upgrade safety: safe';
     return `CRD upgrade safety: unsafe changes to ${unsafe.map((u) => u.name).join(', ')}, the upgrade would be refused`;
   } catch (err) {
     return `CRD upgrade safety: not checked (${errorMessage(err)})`;
   }
-}
-
-function removeUpgradeCondition(ce: ClusterExtension): void {
-  const conditions = ce.status?.conditions;
-  if (conditions !== undefined) removeCondition(conditions, UpgradeConditionType.UpgradeAvailable);
 }

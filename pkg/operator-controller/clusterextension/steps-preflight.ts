@@ -16,7 +16,7 @@ import type { ExtensionState, PlannedState } from './pipeline-state.ts';
 import { plannedStep } from './phases.ts';
 import { recordPreflightFailed } from './recorded-events.ts';
 import { setInstalledFrom } from './status.ts';
-import { unsafeCrdChanges, type UnsafeCrd } from './crd-safety.ts';
+import { readCrds, unsafeCrds, type UnsafeCrd } from './crd-safety.ts';
 import { fail, forBundle } from './failures.ts';
 
 /** What the preflight step uses: clients acting as the installer (to read the installed CRDs), and the Events recorder. */
@@ -50,7 +50,7 @@ async function preflight(ports: PreflightPorts, state: PlannedState): Promise<St
     const drift = ports.drift;
     const same = drift === undefined ? () => false : untouched(state.history, (obj) => drift.inSync(state.ce.metadata.name, obj));
     const crds = desired.manifest.where((o) => isCrd(o) && !same(o));
-    unsafe = await unsafeCrdChanges(client, crds, state.signal, storedObjectsOptIn(state.ce.metadata.annotations));
+    unsafe = unsafeCrds(crds, await readCrds(client, crds, state.signal, storedObjectsOptIn(state.ce.metadata.annotations)));
   } catch (err) {
     setInstalledFrom(state.ce, state.installed);
     fail(state, forBundle(desired.bundle, err));

@@ -12,10 +12,9 @@ import { otherLineFinder, takeOtherObject } from '../bundle/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
 import { signaturePolicyDetail } from '../../shared/image/index.ts';
 import { render, renderFailureToError, watchNamespaceHint } from '../render/index.ts';
-import type { BundlePullScheduler } from '../bundlepull/index.ts';
-import { bundleProperties } from '../bundlepull/index.ts';
+import { bundleProperties, type BundlePullScheduler } from '../bundlepull/index.ts';
 import type { ExtensionFeatures, ExtensionState, ResolvedState } from './pipeline-state.ts';
-import { NoteMemory, recordPullFailed, recordWatchNamespaceRequired } from './recorded-events.ts';
+import { NoteMemory, recordEvent, recordPullFailed } from './recorded-events.ts';
 import { setInstalledFrom, setProgressingRetrying } from './status.ts';
 import { fail, forBundle } from './failures.ts';
 import { makePlan, recordedContent } from './plan.ts';
@@ -137,23 +136,16 @@ async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: Res
     state.plan = makePlan(state, target, recordedContent(installed));
     return undefined;
   }
-  const f = ports.features;
   const config = state.ce.spec.config?.inline;
-  const rendered = render(state.bundle, {
-    installNamespace: namespace,
-    ...(config === undefined ? {} : { config }),
-    ...(f.certProvider === undefined ? {} : { certProvider: f.certProvider }),
-    webhookSupport: f.webhookSupport,
-    singleOwnNamespaceSupport: f.singleOwnNamespaceSupport,
-    deploymentConfigSupport: f.deploymentConfigSupport,
-  });
+  // The rendering switches (certProvider, webhook, single/own namespace and deployment config support).
+  const rendered = render(state.bundle, { installNamespace: namespace, config, ...ports.features });
   if (!rendered.ok) {
     setInstalledFrom(state.ce, state.installed);
     // The condition: upstream's text exactly. How to set spec.config.inline.watchNamespace, when
     // that is what is missing, goes to a WatchNamespaceRequired Event after it, once per change.
     const hint = watchNamespaceHint(rendered.error, state.bundle, namespace, 'cluster-extension');
     const note = hint === undefined ? undefined : `${rendered.error.message}\n${hint.slice(1, -1)}`;
-    if (note !== undefined && reported.changed(state.ce, note)) recordWatchNamespaceRequired(ports.events, state, note);
+    if (note !== undefined && reported.changed(state.ce, note)) recordEvent(ports.events, state, 'WatchNamespaceRequired', note);
     fail(state, forBundle(target.bundle, renderFailureToError(rendered.error)));
   }
   reported.changed(state.ce, '');

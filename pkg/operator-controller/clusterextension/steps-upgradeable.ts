@@ -8,12 +8,12 @@
  * `UpgradeableFalse`) and one Event per held bundle and message name the operator's message;
  * upstream's conditions are untouched. A first install is never held.
  */
-import { UpgradeConditionType, type ClusterExtension } from '../../shared/api/index.ts';
-import { CLUSTER_EXTENSION } from '../../shared/api/index.ts';
+import { UpgradeConditionType } from '../../shared/api/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder } from '../../shared/kube/index.ts';
 import { formatUpgradeHold, upgradeHoldOf, UPGRADEABLE_ANNOTATION } from '../gating/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
+import { recordEvent } from './recorded-events.ts';
 import { setCondition } from './status.ts';
 import { makePlan, recordedContent } from './plan.ts';
 import { plannedStep } from './phases.ts';
@@ -48,20 +48,10 @@ export function upgradeableStep(ports: UpgradeablePorts): Step<ExtensionState> {
     const key = `${to.name}\u0000${hold.message}`;
     if (announced.get(name) !== key) {
       announced.set(name, key);
-      recordHeld(ports.events, state.ce, message);
+      recordEvent(ports.events, state, 'UpgradeHeld', message);
     }
     state.log.info({ from: installed.bundle.name, to: to.name }, 'upgrade held: the operator reports Upgradeable=False');
     state.plan = makePlan(state, { ...plan.target, bundle: installed.bundle }, recordedContent(installed));
     return undefined;
   });
-}
-
-function recordHeld(events: EventRecorder, ce: ClusterExtension, note: string): void {
-  events.event(
-    { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind, metadata: ce.metadata },
-    'Normal',
-    'UpgradeHeld',
-    'Hold',
-    note,
-  );
 }

@@ -6,11 +6,11 @@
 import { RELEASE_NAME_MESSAGE } from '../../shared/api/index.ts';
 import { POLL, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { TerminalError, errorMessage } from '../../shared/errors/index.ts';
-import { isNotFound, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
+import { isNotFound, type EventRecorder, type KubeClient, type ObjectRef } from '../../shared/kube/index.ts';
 import { isReleaseName } from '../release/index.ts';
 import { noInstallerMessage, type Installer } from './installer.ts';
 import type { ExtensionState } from './pipeline-state.ts';
-import { NoteMemory, recordInstallerMissing } from './recorded-events.ts';
+import { NoteMemory, recordEvent } from './recorded-events.ts';
 import { setInstalledUnknown, setProgressingBlocked, setProgressingRetrying } from './status.ts';
 import { fail } from './failures.ts';
 
@@ -62,7 +62,8 @@ async function validate(ports: ValidatePorts, reported: NoteMemory, state: Exten
   const message = VALIDATION_PREFIX + problem.condition;
   setInstalledUnknown(state.ce, message, false);
   setProgressingRetrying(state.ce, message);
-  if (problem.advice !== undefined && reported.changed(state.ce, problem.advice)) recordInstallerMissing(ports.events, state, problem.advice);
+  if (problem.advice !== undefined && reported.changed(state.ce, problem.advice))
+    recordEvent(ports.events, state, 'InstallerMissing', problem.advice);
   return POLL;
 }
 
@@ -84,44 +85,35 @@ interface Problem {
 async function serviceAccountProblem(ports: ValidatePorts, state: ExtensionState, sa: Installer): Promise<Problem | undefined> {
   const ns = sa.namespace;
   const create = `kubectl create serviceaccount ${sa.name} -n ${ns}`;
-  try {
-    await ports.client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: sa.name }, { signal: state.signal });
-    return undefined;
-  } catch (err) {
-    if (!isNotFound(err)) return { condition: `error getting service account: ${errorMessage(err)}` };
-  }
+  const account = await lookup(ports, state, { apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: sa.name });
+  if (account !== 'missing') return account === undefined ? undefined : { condition: `error getting service account: ${account.error}` };
   const condition = `service account ${JSON.stringify(sa.name)} not found in namespace ${JSON.stringify(ns)}`;
-  try {
-    await ports.client.get({ apiVersion: 'v1', kind: 'Namespace', name: ns }, { signal: state.signal });
-    return { condition, advice: `${condition}\ncreate it (${create}) and grant it the RBAC that "olmv1 rbac" prints` };
-  } catch (nsErr) {
-    return !isNotFound(nsErr)
-      ? { condition: `error getting service account: ${errorMessage(nsErr)}` }
-      : {
-          condition,
-          advice: `${condition}\nnamespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns}), then the service account (${create}) with the RBAC that "olmv1 rbac" prints`,
-        };
-  }
+  const namespace = await lookup(ports, state, { apiVersion: 'v1', kind: 'Namespace', name: ns });
+  if (namespace === undefined) return { condition, advice: `${condition}\ncreate it (${create}) and grant it the RBAC that "olmv1 rbac" prints` };
+  if (namespace !== 'missing') return { condition: `error getting service account: ${namespace.error}` };
+  const createBoth = `create it (kubectl create namespace ${ns}), then the service account (${create}) with the RBAC that "olmv1 rbac" prints`;
+  return { condition, advice: `${condition}\nnamespace ${JSON.stringify(ns)} not found: ${createBoth}` };
 }
 
 /** What is missing for an install as the default install ServiceAccount: the install namespace, or that ServiceAccount. */
 async function defaultInstallerProblem(ports: ValidatePorts, state: ExtensionState, sa: Installer): Promise<Problem | undefined> {
   const ns = state.ce.spec.namespace;
+  const namespace = await lookup(ports, state, { apiVersion: 'v1', kind: 'Namespace', name: ns });
+  if (namespace === 'missing') return { condition: `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns})` };
+  if (namespace !== undefined) return { condition: `error getting namespace: ${namespace.error}` };
+  const account = await lookup(ports, state, { apiVersion: 'v1', kind: 'ServiceAccount', namespace: sa.namespace, name: sa.name });
+  if (account === undefined) return undefined;
+  if (account !== 'missing') return { condition: `error getting service account: ${account.error}` };
+  const what = `the default install service account ${sa.namespace}/${sa.name} (--default-install-service-account)`;
+  return { condition: `${what} does not exist: create it with the RBAC the extensions need, or set spec.serviceAccount` };
+}
+
+/** Reads `ref` with the controller's identity: undefined when it exists, `missing` when it is not found, else the read's error. */
+async function lookup(ports: ValidatePorts, state: ExtensionState, ref: ObjectRef): Promise<'missing' | { error: string } | undefined> {
   try {
-    await ports.client.get({ apiVersion: 'v1', kind: 'Namespace', name: ns }, { signal: state.signal });
-  } catch (err) {
-    return isNotFound(err)
-      ? { condition: `namespace ${JSON.stringify(ns)} not found: create it (kubectl create namespace ${ns})` }
-      : { condition: `error getting namespace: ${errorMessage(err)}` };
-  }
-  try {
-    await ports.client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: sa.namespace, name: sa.name }, { signal: state.signal });
+    await ports.client.get(ref, { signal: state.signal });
     return undefined;
   } catch (err) {
-    return isNotFound(err)
-      ? {
-          condition: `the default install service account ${sa.namespace}/${sa.name} (--default-install-service-account) does not exist: create it with the RBAC the extensions need, or set spec.serviceAccount`,
-        }
-      : { condition: `error getting service account: ${errorMessage(err)}` };
+    return isNotFound(err) ? 'missing' : { error: errorMessage(err) };
   }
 }

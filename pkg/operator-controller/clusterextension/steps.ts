@@ -5,7 +5,7 @@
  * cmd/operator-controller/reconcilers.ts; each is built by a factory over the ports it uses,
  * reads and extends the state of pipeline-state.ts (the render step makes the plan that the
  * steps after it act on), and shares what steps share through modules named after it (failures.ts,
- * plan.ts, resolution.ts, drift-follow.ts, crd-safety.ts, phases.ts).
+ * plan.ts, resolution.ts, crd-safety.ts, phases.ts).
  *
  * Each step sets the conditions its outcome decides and throws to stop with backoff, returns
  * POLL to wait for a person, or returns a result to stop without an error. */
@@ -15,18 +15,15 @@ import type { EventRecorder, KubeObject } from '../../shared/kube/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
 import { deployedRelease, type ManifestSpill, type ReleaseStore } from '../release/index.ts';
 import { deprecationConditions, metadataFor, packageMissing, resolutionHints, resolve, type ResolveInput } from '../resolve/index.ts';
-import { selectedCatalogs, selectedPackageNames, type CatalogSource } from '../dependencyview/index.ts';
-import type { MemoryPort } from '../bundlepull/index.ts';
-import type { BundleSpill } from '../bundlepull/index.ts';
-import { isDependencyText, type DependencyPorts } from '../dependencyview/index.ts';
+import { isDependencyText, selectedCatalogs, selectedPackageNames } from '../dependencyview/index.ts';
+import type { BundleSpill, MemoryPort } from '../bundlepull/index.ts';
 import type { DriftTracker } from '../drift/index.ts';
-import type { ExtensionFeatures, ExtensionState, ValidatedState } from './pipeline-state.ts';
-import { NoteMemory, recordPassedOver, recordResolutionFailed } from './recorded-events.ts';
+import type { ExtensionState, ValidatedState } from './pipeline-state.ts';
+import { NoteMemory, recordEvent, recordPassedOver } from './recorded-events.ts';
 import { MESSAGES, setDeprecation, setInstalledFrom, setInstalledUnknown, setProgressingRetrying } from './status.ts';
-import { trackDrift } from './drift-follow.ts';
 import { fail } from './failures.ts';
 import { validatedStep } from './phases.ts';
-import { dependentsHold, resolveChecked } from './resolution.ts';
+import { dependentsHold, resolveChecked, type CheckedResolvePorts } from './resolution.ts';
 
 /** What the installed step uses: the release records, and the drift watches of the deployed release. */
 export interface InstalledPorts {
@@ -44,16 +41,9 @@ export interface InstalledPorts {
 }
 
 /** What the resolve step uses: the selected catalogs' content, the release-support switch, and the Events. */
-export interface ResolvePorts {
-  catalogs: CatalogSource;
-  features: Pick<ExtensionFeatures, 'bundleReleaseSupport'>;
+export interface ResolvePorts extends CheckedResolvePorts {
   /** Where a failed resolution's Warning Event goes (upstream's message, then what the catalogs offer instead). */
   events: EventRecorder;
-  /**
-   * What dependency checking reads of the cluster (decision 0104). None: a bundle that
-   * declares dependencies is refused with upstream's "not supported" error.
-   */
-  dependencies?: DependencyPorts;
 }
 
 /** Reads the release records; the deployed revision is what is installed (and what drift watches cover). */
@@ -73,11 +63,8 @@ async function readInstalled(ports: InstalledPorts, state: ValidatedState): Prom
             const lease = await budget.acquire(bytes, state.signal);
             state.held.defer(() => lease.release());
           };
-    state.history = await ports.releases.history(state.ce.metadata.name, {
-      signal: state.signal,
-      ...(admit === undefined ? {} : { admit }),
-      ...(spill === undefined ? {} : { spill: linesInFiles(spill, state) }),
-    });
+    const manifests = spill === undefined ? undefined : linesInFiles(spill, state);
+    state.history = await ports.releases.history(state.ce.metadata.name, { signal: state.signal, admit, spill: manifests });
     const installed = deployedRelease(state.history);
     if (installed === undefined) return undefined;
     // Identities only: the record's objects are parsed when the content changes (decision 0098).
@@ -89,7 +76,9 @@ async function readInstalled(ports: InstalledPorts, state: ValidatedState): Prom
     throw err;
   }
   // Watched from here on, so drift is noticed whatever later steps of this reconcile do.
-  await trackDrift(ports.drift, state, state.installer, identities);
+  const { ce, installer } = state;
+  const release = { extension: ce.metadata.name, installNamespace: ce.spec.namespace, objects: identities };
+  await ports.drift.track({ ...release, serviceAccount: installer.name, serviceAccountNamespace: installer.namespace }, state.signal);
   return undefined;
 }
 
@@ -208,5 +197,5 @@ async function reportFailure(
     const names = packageMissing(request) ? await selectedPackageNames(ports.catalogs, src.selector, state.signal).catch(() => []) : [];
     note = [error, ...resolutionHints(request, names)].join('\n');
   }
-  if (reported.changed(state.ce, note)) recordResolutionFailed(ports.events, state, note);
+  if (reported.changed(state.ce, note)) recordEvent(ports.events, state, 'ResolutionFailed', note);
 }

@@ -23,12 +23,11 @@ import { errorMessage, settleAll } from '../../shared/errors/index.ts';
 import type { ImageCache } from '../../shared/image/index.ts';
 import { isForbidden, isUnauthorized, type EventRecorder, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
 import { isReleaseName, type Release, type ReleaseStore } from '../release/index.ts';
-import type { DriftTracker } from '../drift/index.ts';
-import type { ExtensionHealthGauge } from '../drift/index.ts';
+import type { DriftTracker, ExtensionHealthGauge } from '../drift/index.ts';
 import { noInstallerMessage } from './installer.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { recordUninstalled } from './recorded-events.ts';
-import { setProgressingError } from './status.ts';
+import { fail } from './failures.ts';
 import type { UpgradeNotices } from './upgrade-notices.ts';
 
 /** The finalizers operator-controller puts on every ClusterExtension, in the order added. */
@@ -83,9 +82,7 @@ async function finalize(ports: FinalizerPorts, state: ExtensionState): Promise<S
     try {
       await ports.bundleCache.delete(name);
     } catch (err) {
-      const wrapped = new Error(`finalizer ${JSON.stringify(CLEANUP_UNPACK_CACHE_FINALIZER)} failed: ${errorMessage(err)}`, { cause: err });
-      setProgressingError(ce, wrapped);
-      throw wrapped;
+      fail(state, new Error(`finalizer ${JSON.stringify(CLEANUP_UNPACK_CACHE_FINALIZER)} failed: ${errorMessage(err)}`, { cause: err }));
     }
     removeFinalizer(ce, CLEANUP_UNPACK_CACHE_FINALIZER);
   }
@@ -104,11 +101,8 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
   const ns = installer?.namespace ?? ce.spec.namespace;
   const sa = installer?.name ?? '';
   const orphan = ce.metadata.annotations?.[ORPHAN_OBJECTS_ANNOTATION] === 'true';
-  const stop = (message: string, err: unknown): never => {
-    const wrapped = new Error(`finalizer ${JSON.stringify(UNINSTALL_FINALIZER)} failed: ${message}`, { cause: err });
-    setProgressingError(ce, wrapped);
-    throw wrapped;
-  };
+  const stop = (message: string, err: unknown): never =>
+    fail(state, new Error(`finalizer ${JSON.stringify(UNINSTALL_FINALIZER)} failed: ${message}`, { cause: err }));
   let history: readonly Release[] | undefined;
   try {
     history = await ports.releases.history(name, { signal });
@@ -147,7 +141,7 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
     // and the finalizer that keeps the extension (their owner) stays until both are done.
     const [, outcome] = await settleAll([
       releaseCrdReferences(client, name, signal),
-      uninstallRelease({ client, store: ports.releases, knownUid, ...(signal === undefined ? {} : { signal }) }, name, history),
+      uninstallRelease({ client, store: ports.releases, knownUid, signal }, name, history),
     ]);
     state.log.info({ deleted: outcome.deleted.length, kept: outcome.kept, skipped: outcome.skipped }, 'uninstalled');
     recordUninstalled(ports.events, state, outcome);

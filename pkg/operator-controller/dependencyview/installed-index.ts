@@ -13,8 +13,7 @@
  */
 import type { KubeObject } from '../../shared/kube/index.ts';
 import type { Property } from '../../shared/fbc/types.ts';
-import { DEFAULT_LIMITS, bundleRequirements, installedCandidate, providedGvks } from '../dependencies/index.ts';
-import type { Candidate, Requirement } from '../dependencies/index.ts';
+import { DEFAULT_LIMITS, bundleRequirements, installedCandidate, providedGvks, type Candidate, type Requirement } from '../dependencies/index.ts';
 import type { Bundle } from '../../shared/fbc/index.ts';
 import { selectedCatalogs, type CatalogSource } from './catalogs.ts';
 import { gvkKey, requirementsBound, type Bound } from './requirement-bounds.ts';

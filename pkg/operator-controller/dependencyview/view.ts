@@ -86,19 +86,16 @@ export async function dependencyCheck(
   if (declaring.length === 0 && !versioned) return undefined;
   const serverVersion = versioned ? await ports.serverVersion?.(signal) : undefined;
 
-  const gvks = new Map<string, Gvk>();
-  for (const b of declaring) {
-    const reqs = cache.requirements(b, DEFAULT_LIMITS);
-    if (reqs.ok) for (const r of reqs.value) gvksOf(r.constraint.predicate, gvks);
-  }
-  const served: Gvk[] = [];
-  for (const g of gvks.values()) if (await ports.serves(g, signal)) served.push(g);
-
-  // Only the installed extensions some declared requirement could be met by.
   const requirements = declaring.flatMap((b) => {
     const reqs = cache.requirements(b, DEFAULT_LIMITS);
     return reqs.ok ? reqs.value : [];
   });
+  const gvks = new Map<string, Gvk>();
+  for (const r of requirements) gvksOf(r.constraint.predicate, gvks);
+  const served: Gvk[] = [];
+  for (const g of gvks.values()) if (await ports.serves(g, signal)) served.push(g);
+
+  // Only the installed extensions some declared requirement could be met by.
   const installed = ports.installed ?? InstalledIndex.of(ports.extensions.list());
   const candidates = [servedApisCandidate(served)];
   for (const e of await installed.candidatesFor(source, requirements, self, signal)) candidates.push(e.candidate);

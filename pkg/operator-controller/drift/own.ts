@@ -14,6 +14,8 @@ import {
   type BackoffOptions,
   type InformerHandler,
   type KubeClient,
+  type ListWatchSource,
+  type TypeRef,
 } from '../../shared/kube/index.ts';
 import { fingerprint, ownerSelector, type DriftFingerprint, type DriftTarget } from './targets.ts';
 
@@ -41,22 +43,32 @@ export function startOwnDriftInformer(o: OwnDriftInformer): Informer<DriftFinger
     labelSelector: ownerSelector(o.extension),
     ...(o.target.namespace === '' ? {} : { namespace: o.target.namespace }),
   });
-  const informer = new Informer<DriftFingerprint>({
-    name: 'drift',
+  const informer = driftInformer('drift', source, o.target.type, o);
+  informer.addHandler(o.handler);
+  o.onRun(informer.run(o.signal));
+  return informer;
+}
+
+/** A drift informer (own or shared) of `type`'s objects from `source`, kept as fingerprints. */
+export function driftInformer(
+  name: string,
+  source: ListWatchSource<DriftFingerprint>,
+  type: TypeRef,
+  o: Pick<OwnDriftInformer, 'log' | 'registry' | 'backoff'>,
+): Informer<DriftFingerprint> {
+  return new Informer<DriftFingerprint>({
+    name,
     source,
     log: o.log,
-    ...(o.registry === undefined ? {} : { registry: o.registry }),
-    ...(o.backoff === undefined ? {} : { backoff: o.backoff }),
+    registry: o.registry,
+    backoff: o.backoff,
     // The client streams list pages (KubeClient.listEach), so each object is reduced to its
     // fingerprint as it arrives: one extension's objects of a kind can be dozens of ~1 MiB
     // ConfigMaps, and a page of ten of them parsed whole was ~60 MB of objects.
-    transform: (obj) => fingerprint(obj, o.target.type),
+    transform: (obj) => fingerprint(obj, type),
     resyncPeriodMs: 0,
     // Hundreds of these stay open; renewing each every 30-60 min instead of 5-10 keeps their
     // requests per second low. Bookmarks (about one a minute) keep the watchdog quiet.
     watchTimeoutSeconds: () => jitteredWatchTimeoutSeconds(WATCH_TIMEOUT_SECONDS),
   });
-  informer.addHandler(o.handler);
-  o.onRun(informer.run(o.signal));
-  return informer;
 }

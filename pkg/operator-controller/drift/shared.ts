@@ -24,13 +24,13 @@ import {
   Informer,
   clientListWatch,
   selfCanI,
-  jitteredWatchTimeoutSeconds,
   type BackoffOptions,
   type InformerEventType,
   type KubeClient,
   type TypeRef,
 } from '../../shared/kube/index.ts';
-import { fingerprint, type DriftFingerprint } from './targets.ts';
+import { driftInformer } from './own.ts';
+import type { DriftFingerprint } from './targets.ts';
 
 /** What a drift watch of one extension, resource and namespace offers (an Informer, or a view of a shared one). */
 export interface DriftView {
@@ -45,9 +45,6 @@ type ViewHandler = (type: InformerEventType, obj: Readonly<DriftFingerprint>, ol
 
 /** How long a view made on a synced informer waits for the release objects the cache lacks. */
 const ARRIVAL_WAIT_MS = 3_000;
-
-/** Shortest server-side timeout of a shared watch (30-60 min with jitter, as the per-extension ones). */
-const WATCH_TIMEOUT_SECONDS = 1800;
 
 /** The selector of every object an extension's apply labelled. */
 export const SHARED_SELECTOR = `${OWNER_KIND_LABEL}=${OWNER_KIND},${OWNER_NAME_LABEL}`;
@@ -160,16 +157,7 @@ export class SharedDriftKinds {
     const existing = this.#kinds.get(typeKey(type));
     if (existing !== undefined) return existing;
     const o = this.#o;
-    const informer = new Informer<DriftFingerprint>({
-      name: 'drift-shared',
-      source: clientListWatch<DriftFingerprint>(o.client, type, { labelSelector: SHARED_SELECTOR }),
-      log: o.log,
-      ...(o.registry === undefined ? {} : { registry: o.registry }),
-      ...(o.backoff === undefined ? {} : { backoff: o.backoff }),
-      transform: (obj) => fingerprint(obj, type),
-      resyncPeriodMs: 0,
-      watchTimeoutSeconds: () => jitteredWatchTimeoutSeconds(WATCH_TIMEOUT_SECONDS),
-    });
+    const informer = driftInformer('drift-shared', clientListWatch<DriftFingerprint>(o.client, type, { labelSelector: SHARED_SELECTOR }), type, o);
     const kind: SharedKind = { informer, abort: new AbortController(), views: new Map() };
     informer.addHandler((t, obj, old) => dispatch(kind, t, obj, old));
     this.#kinds.set(typeKey(type), kind);

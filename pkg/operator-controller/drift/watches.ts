@@ -128,8 +128,8 @@ export class DriftWatches implements DriftTracker {
         : new SharedDriftKinds({
             ...options.shared,
             log: options.log,
-            ...(options.registry === undefined ? {} : { registry: options.registry }),
-            ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
+            registry: options.registry,
+            backoff: options.backoff,
             onRun: (done) => this.#follow(done),
           });
     this.#gauge?.set(0);
