@@ -43,7 +43,7 @@ import { DependencyGauge, InstalledIndex, type CatalogSource, type DependencyPor
 import { RequirementCache, ServerVersionCache, readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
 import { MAX_RECORD_JSON_BYTES, createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { createObjectSetReleases } from '../../pkg/operator-controller/applier/index.ts';
-import { createObjectSetController } from '../../pkg/operator-controller/objectset/index.ts';
+import { createObjectSetController, revisionsOf } from '../../pkg/operator-controller/objectset/index.ts';
 import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL, parseClusterExtension } from '../../pkg/shared/api/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
@@ -179,7 +179,19 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   await using stack = new AsyncDisposableStack();
   const queue = new WorkQueue({ name: EXTENSION_CONTROLLER_NAME, registry });
   const memory = memoryLimits(o);
-  const drift = await driftWatches(started, p, (name) => queue.add(name), leading);
+  // BoxcutterRuntime: the revisions' controller runs beside the extensions' (decision 0125).
+  const revisions = objectSetController(o, started, p);
+  // Under it, what the drift watches see (drift, a health change) reaches the revisions too: their probes run again.
+  const revisionsOfExtension = revisions === undefined || started.objectSets === undefined ? undefined : revisionsOf(started.objectSets, revisions);
+  const drift = await driftWatches(
+    started,
+    p,
+    (name) => {
+      queue.add(name);
+      revisionsOfExtension?.(name);
+    },
+    leading,
+  );
   stack.defer(() => drift.settled());
   const healthGauge = new ExtensionHealthGauge(registry);
   const dependencyGauge = new DependencyGauge(registry);
@@ -191,8 +203,6 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   stack.defer(() => pulls.settled());
   const installed = new InstalledIndex();
   const dependencies = dependencyPorts(started, installed, dependencyGauge);
-  // BoxcutterRuntime: the revisions' controller runs beside the extensions' (decision 0125).
-  const revisions = objectSetController(o, started, p);
   // Helm runtime: revisions left by an earlier BoxcutterRuntime are taken back, where the kind is served.
   const revisionsServed = revisions === undefined && (await serves(kube, CLUSTER_OBJECT_SET, leading));
   const reconciler = extensionReconciler(o, started, p, { memory, drift, healthGauge, pulls, dependencies, revisions, revisionsServed });

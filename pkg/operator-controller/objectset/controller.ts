@@ -1,14 +1,15 @@
 /**
  * The ClusterObjectSet controller, assembled: a StepReconciler over the parsed ClusterObjectSet
  * running deletion, load, archive and rollout (steps.ts), on the shared Controller watching
- * ClusterObjectSets. Applied objects are not watched: a revision still rolling out is looked at
- * again after a bounded delay (`probeRequeueMs`) instead, and one that succeeded is reconciled
- * again on its own events only. Failures are retried no later than the progress deadline
+ * ClusterObjectSets. Applied objects are not watched here: a revision still rolling out is looked
+ * at again after a bounded delay (`probeRequeueMs`) instead, and one that succeeded is reconciled
+ * again on its own events, and when its extension's drift watches see an object drift or its
+ * health change (`revisionsOf`: its probes run again, so Available follows the workload). Failures are retried no later than the progress deadline
  * (DeadlineAwareRateLimiter).
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { CLUSTER_OBJECT_SET, parseClusterObjectSet, type ClusterObjectSet } from '../../shared/api/index.ts';
+import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL, parseClusterObjectSet, type ClusterObjectSet } from '../../shared/api/index.ts';
 import {
   Controller,
   ExponentialFailureRateLimiter,
@@ -151,4 +152,19 @@ export function createObjectSetController(o: ObjectSetControllerOptions): Contro
     rateLimiter: new DeadlineAwareRateLimiter(new ExponentialFailureRateLimiter(5, 1_000_000), lookup, o.clock),
     ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }),
   });
+}
+
+/**
+ * Queues the Active revisions of an extension (by the owner-name label, from the informer's
+ * cache) on `controller`: what the extension's drift watches call when one of its objects
+ * drifted or its health changed, as upstream's revisions are reconciled on their objects' events.
+ */
+export function revisionsOf(informer: Pick<Informer<KubeObject>, 'list'>, controller: Pick<Controller, 'enqueue'>): (extension: string) => void {
+  return (extension) => {
+    for (const set of informer.list()) {
+      if (set.metadata.labels?.[OWNER_NAME_LABEL] !== extension) continue;
+      if ((set['spec'] as { lifecycleState?: string } | undefined)?.lifecycleState === 'Archived') continue;
+      controller.enqueue(set.metadata.name ?? '');
+    }
+  };
 }

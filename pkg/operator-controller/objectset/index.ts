@@ -4,5 +4,5 @@
  * collision protection, and tears archived revisions down. Composed in cmd/operator-controller;
  * DEFAULT_PROGRESSION_PROBES are the probes a ClusterExtension's revisions carry.
  */
-export { createObjectSetController } from './controller.ts';
+export { createObjectSetController, revisionsOf } from './controller.ts';
 export { DEFAULT_PROGRESSION_PROBES } from './probes.ts';
