@@ -31,7 +31,8 @@ describe('controllerManagerArgs', () => {
       expect(controllers).toContain(needed);
     }
     expect(controllers).not.toContain('*');
-    for (const c of controllers ?? []) expect(c).not.toMatch(/^(node|cloud|service-lb|persistentvolume|daemonset|job|cronjob)/);
+    for (const c of controllers ?? [])
+      expect(c).not.toMatch(/^(node|cloud|service-lb|persistentvolume-(binder|attach|expander)|daemonset|job|cronjob)/);
   });
 
   it('authenticates with its kubeconfig, signs tokens with the API server key and serves on loopback only', () => {

@@ -31,6 +31,10 @@ export const CONTROLLER_MANAGER_CONTROLLERS: readonly string[] = [
   'clusterrole-aggregation-controller',
   // ValidatingAdmissionPolicy status.typeChecking.
   'validatingadmissionpolicy-status-controller',
+  // The API server's StorageObjectInUseProtection admission puts finalizers on every PVC and
+  // PV; these take them off once nothing uses the volume (else a deleted PVC stays Terminating).
+  'persistentvolumeclaim-protection-controller',
+  'persistentvolume-protection-controller',
 ];
 
 /**
@@ -45,6 +49,9 @@ export const NODE_CONTROLLERS: readonly string[] = [
   'node-lifecycle-controller',
   // PodDisruptionBudgets' status (disruptionsAllowed), which the Eviction API checks (issue 65).
   'disruption-controller',
+  // Binds PersistentVolumeClaims to matching PersistentVolumes (statically provisioned: no
+  // StorageClass provisioner runs here), as upstream's PVC probe scenarios need (issue 64).
+  'persistentvolume-binder-controller',
 ];
 
 /** Inputs of controllerManagerArgs (paths inside the control plane's directory). */
