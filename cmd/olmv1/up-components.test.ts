@@ -21,9 +21,9 @@ describe('olmv1 up component command lines', () => {
       PLACES,
     );
     expect(args.catalogd[0]).toBe('/repo/cmd/catalogd/main.ts');
-    expect(gatesOf(args.catalogd)).toEqual(['--feature-gates=GraphQLCatalogQueries=true,AllBeta=true']);
+    expect(gatesOf(args.catalogd)).toEqual(['--feature-gates=GraphQLCatalogQueries=true', '--feature-gates=AllBeta=true']);
     expect(args.operatorController[0]).toBe('/repo/cmd/operator-controller/main.ts');
-    expect(gatesOf(args.operatorController)).toEqual(['--feature-gates=BundleReleaseSupport=true,AllBeta=true']);
+    expect(gatesOf(args.operatorController)).toEqual(['--feature-gates=BundleReleaseSupport=true', '--feature-gates=AllBeta=true']);
   });
 
   it('passes no --feature-gates without settings: each component keeps its defaults (GraphQLCatalogQueries off)', () => {

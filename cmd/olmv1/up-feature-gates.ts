@@ -90,9 +90,13 @@ function knownGates(sets: { catalogd: GateSet; operatorController: GateSet }): s
   return `known gates: catalogd ${list(sets.catalogd.names)}; operator-controller ${list(sets.operatorController.names)}; both ${SHARED.join(', ')}`;
 }
 
-/** The `--feature-gates=...` argument for `settings`, or none. */
+/**
+ * One `--feature-gates=NAME=VALUE` argument per setting, as upstream's manifests write them:
+ * upstream's e2e hooks read a Deployment's gates one argument at a time (only the first of a
+ * comma-separated list).
+ */
 export function featureGatesArgs(settings: readonly string[]): string[] {
-  return settings.length === 0 ? [] : [`--feature-gates=${settings.join(',')}`];
+  return settings.map((s) => `--feature-gates=${s}`);
 }
 
 /** Whether operator-controller runs with the BoxcutterRuntime under `gates` (its own parser decides: AllAlpha turns it on too). */
