@@ -40,14 +40,13 @@ export async function runOperatorController(
   if (o.pullCasDir !== undefined) checkRegistryCertDir(o.pullCasDir);
   const kube: KubeContext = await connect(credentials, { userAgent: 'operator-controller' });
 
-  const informer = (kind: { apiVersion: string; kind: string }, name: string): Informer<KubeObject> =>
-    new Informer({ name, source: clientListWatch(kube.client, kind), log, registry, transform: stripManagedFields });
-  const extensions = informer({ apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind }, CLUSTER_EXTENSION.plural);
-  const catalogs = informer({ apiVersion: CLUSTER_CATALOG.apiVersion, kind: CLUSTER_CATALOG.kind }, CLUSTER_CATALOG.plural);
+  // Each informer is named by its resource (`plural`).
+  const informer = ({ apiVersion, kind, plural }: { apiVersion: string; kind: string; plural: string }): Informer<KubeObject> =>
+    new Informer({ name: plural, source: clientListWatch(kube.client, { apiVersion, kind }), log, registry, transform: stripManagedFields });
+  const extensions = informer(CLUSTER_EXTENSION);
+  const catalogs = informer(CLUSTER_CATALOG);
   // BoxcutterRuntime: the revisions (their CRD is config/crd/experimental's).
-  const objectSets = o.featureGates.BoxcutterRuntime
-    ? informer({ apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind }, CLUSTER_OBJECT_SET.plural)
-    : undefined;
+  const objectSets = o.featureGates.BoxcutterRuntime ? informer(CLUSTER_OBJECT_SET) : undefined;
   const informers = objectSets === undefined ? [extensions, catalogs] : [extensions, catalogs, objectSets];
 
   // /metrics: over HTTPS to authorized callers (with a certificate), plain on the probe port only with --insecure-metrics.

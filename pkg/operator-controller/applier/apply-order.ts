@@ -27,15 +27,8 @@ function phaseOf(obj: KubeObject): number {
   return 5;
 }
 
-/** Number of phases `applyPhases` returns. */
-export const APPLY_PHASES = 6;
-
-/** `objects` grouped into the phases above, each in input order; empty phases are kept. */
-export function applyPhases(objects: readonly KubeObject[]): KubeObject[][] {
-  const phases: KubeObject[][] = Array.from({ length: APPLY_PHASES }, () => []);
-  for (const obj of objects) phases[phaseOf(obj)]?.push(obj);
-  return phases;
-}
+/** Number of phases `applyPhasePositions` returns. */
+const APPLY_PHASES = 6;
 
 /**
  * The positions of `objects` grouped into the phases above, each in input order: for a
@@ -51,9 +44,4 @@ export function applyPhasePositions(objects: ObjectSequence, visit?: (obj: KubeO
     visit?.(obj);
   }
   return phases;
-}
-
-/** `objects` in apply order (the phases flattened). */
-export function inApplyOrder(objects: readonly KubeObject[]): KubeObject[] {
-  return applyPhases(objects).flat();
 }

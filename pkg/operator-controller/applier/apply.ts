@@ -139,18 +139,14 @@ export async function refuseUnservedKinds(client: KubeClient, objects: ObjectSeq
     });
   }
   const unserved = new Map<string, NoKindMatchError>();
-  const seen = new Set<string>();
-  for (const o of mapped) {
-    const key = `${o.apiVersion}/${o.kind}`;
-    if (seen.has(key) || crdKinds.has(`${groupOf(o.apiVersion)}/${o.kind}`)) continue;
-    seen.add(key);
+  for (const [key, [o]] of Map.groupBy(mapped, (m) => `${m.apiVersion}/${m.kind}`)) {
+    if (o === undefined || crdKinds.has(`${groupOf(o.apiVersion)}/${o.kind}`)) continue;
     try {
       await client.resourceFor({ apiVersion: o.apiVersion, kind: o.kind }, signal);
     } catch (err) {
       if (isNoKindMatch(err)) unserved.set(key, err);
     }
   }
-  if (unserved.size === 0) return;
   const missing = mapped.filter((o) => unserved.has(`${o.apiVersion}/${o.kind}`));
   const first = missing[0];
   if (first === undefined) return;

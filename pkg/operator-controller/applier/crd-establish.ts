@@ -56,12 +56,11 @@ export async function waitEstablished(
   const nudgeAfterMs = options.crdEstablishNudgeAfterMs ?? 10_000;
   const started = Date.now();
   const what = describeObject(crd);
-  const signal = options.signal === undefined ? {} : { signal: options.signal };
   let accepted: number | undefined; // when its names were first seen accepted
   let nudged = false;
   let last = '';
   for (let reading: CrdStatus | undefined = applied; ; reading = undefined) {
-    const live = reading ?? (await client.get<KubeObject & CrdStatus>(refOf(crd), signal));
+    const live = reading ?? (await client.get<KubeObject & CrdStatus>(refOf(crd), { signal: options.signal }));
     const conditions = live.status?.conditions ?? [];
     if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) return;
     const names = conditions.find((c) => c.type === 'NamesAccepted');

@@ -107,7 +107,6 @@ function isNamespace(obj: KubeObject): boolean {
 /** One object of deleteOwnedObjects: read (unless vouched for), checked, then deleted or kept. */
 async function deleteOne(client: KubeClient, obj: KubeObject, extension: string, options: DeleteOptions): Promise<ObjectOutcome> {
   const { signal } = options;
-  const s = signal === undefined ? {} : { signal };
   const what = describeObject(obj);
   const tolerant = options.tolerant?.(obj) === true;
   const out: ObjectOutcome = { skipped: [] };
@@ -121,7 +120,7 @@ async function deleteOne(client: KubeClient, obj: KubeObject, extension: string,
   for (;;) {
     if (uid === undefined) {
       try {
-        live = await client.get(refOf(obj), s);
+        live = await client.get(refOf(obj), { signal });
       } catch (err) {
         if (isNotFound(err)) return out;
         if (isNoKindMatch(err)) return skip('its kind is not served by the cluster');
@@ -136,7 +135,7 @@ async function deleteOne(client: KubeClient, obj: KubeObject, extension: string,
       await client.delete(refOf(obj), {
         propagationPolicy: 'Background',
         ...(uid === '' ? {} : { preconditions: { uid } }),
-        ...s,
+        signal,
       });
       out.deleted = what;
       return out;

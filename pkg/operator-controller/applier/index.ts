@@ -10,7 +10,7 @@ export { deleteOwnedObjects, type DeleteOutcome } from './delete.ts';
 export { orphanObjects, releaseCrdReferences } from './keep-objects.ts';
 export { checkOwnership } from './ownership.ts';
 export { refersToAnyExtension } from './owner-references.ts';
-export { OWNER_KIND, describeObject, droppedObjects, isCrd, objectIdentity, refOf, withOwnerLabels } from './objects.ts';
+export { OWNER_KIND, describeObject, droppedObjects, isCrd, objectIdentity, ownerSelector, refOf, withOwnerLabels } from './objects.ts';
 export { desiredRelease, uninstallRelease, untouched, type DesiredRelease } from './release-apply.ts';
 export { sameContent } from './same-content.ts';
 export { formatMissingPermissions, missingPermissionsAdvice, preAuthorize, type MissingPermission, type PreAuthorizeInput } from './preauthorize.ts';

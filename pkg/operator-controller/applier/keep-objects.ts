@@ -16,11 +16,10 @@
  * without rights never wedges the orphan annotation's way out. For other kinds a failure is
  * reported and skipped.
  */
-import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { isForbidden, isNoKindMatch, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import { ApplyError } from './apply-error.ts';
-import { OWNER_KIND, describeObject, isCrd, refOf, uniqueObjects } from './objects.ts';
+import { describeObject, isCrd, ownerSelector, refOf, uniqueObjects } from './objects.ts';
 import { refersToExtension, releaseOwnerReferences } from './owner-references.ts';
 import { ownedBy } from './ownership.ts';
 
@@ -58,11 +57,9 @@ function crdsStillReferenced(extension: string, failures: { name: string; reason
  * records' own CRDs are still handled by the uninstall or `orphanObjects`.
  */
 export async function releaseCrdReferences(client: KubeClient, extension: string, signal?: AbortSignal): Promise<string[]> {
-  const s = signal === undefined ? {} : { signal };
   let crds: KubeObject[];
   try {
-    const selector = `${OWNER_KIND_LABEL}=${OWNER_KIND},${OWNER_NAME_LABEL}=${extension}`;
-    crds = (await client.listAll(CRD_TYPE, { labelSelector: selector, metadataOnly: true, ...s })).items;
+    crds = (await client.listAll(CRD_TYPE, { labelSelector: ownerSelector(extension), metadataOnly: true, signal })).items;
   } catch (err) {
     if (isForbidden(err) || isNoKindMatch(err)) return [];
     throw err;
@@ -93,14 +90,13 @@ export async function orphanObjects(
   extension: string,
   signal?: AbortSignal,
 ): Promise<KeepOutcome> {
-  const s = signal === undefined ? {} : { signal };
   const outcome: KeepOutcome = { released: [], unreleased: [] };
   const crdFailures: { name: string; reason: string }[] = [];
   for (const obj of uniqueObjects(objects)) {
     const what = describeObject(obj);
     let live: KubeObject;
     try {
-      live = await client.get(refOf(obj), s);
+      live = await client.get(refOf(obj), { signal });
     } catch (err) {
       // Unreadable (the installer lost its rights): not known to carry a reference; reported.
       if (!isNotFound(err) && !isNoKindMatch(err)) outcome.unreleased.push({ object: what, reason: errorMessage(err) });

@@ -12,6 +12,11 @@ const CRD_KIND = 'CustomResourceDefinition';
 /** The owner kind label's value on every object of a release. */
 export const OWNER_KIND = 'ClusterExtension';
 
+/** The owner label selector of `extension`'s objects (the labels of {@link withOwnerLabels}). */
+export function ownerSelector(extension: string): string {
+  return `${OWNER_KIND_LABEL}=${OWNER_KIND},${OWNER_NAME_LABEL}=${extension}`;
+}
+
 /** `Kind namespace/name`, or `Kind name` for cluster-scoped objects: how messages name an object. */
 export function describeObject(obj: { kind: string; metadata?: { name?: string; namespace?: string } }): string {
   const ns = obj.metadata?.namespace;
@@ -39,7 +44,7 @@ export function droppedObjects(from: readonly KubeObject[], to: readonly KubeObj
 }
 
 /** `objects` with each identity once (its first object), in their order. */
-export function uniqueObjects(objects: readonly KubeObject[]): KubeObject[] {
+export function uniqueObjects(objects: Iterable<KubeObject>): KubeObject[] {
   const byIdentity = new Map<string, KubeObject>();
   for (const obj of objects) if (!byIdentity.has(objectIdentity(obj))) byIdentity.set(objectIdentity(obj), obj);
   return [...byIdentity.values()];

@@ -78,20 +78,19 @@ export async function releaseOwnerReferences(
   extension: string,
   signal?: AbortSignal,
 ): Promise<boolean> {
-  const s = signal === undefined ? {} : { signal };
   let refs = live?.ownerReferences;
   for (let attempt = 1; ; attempt++) {
     const patch = ownerReferencesPatch(refs, extension);
     if (patch === undefined) return false;
     try {
-      await client.patch(refOf(obj), patch, 'json', s);
+      await client.patch(refOf(obj), patch, 'json', { signal });
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
       if (!isInvalid(err) || attempt >= ATTEMPTS) throw err;
     }
     try {
-      refs = (await client.get(refOf(obj), s)).metadata.ownerReferences;
+      refs = (await client.get(refOf(obj), { signal })).metadata.ownerReferences;
     } catch (err) {
       if (isNotFound(err)) return false;
       throw err;

@@ -162,14 +162,8 @@ interface ReadOwnersOptions {
  * absent: its CRD is in the release, or the dry run reports it.
  */
 async function readLiveOwners(client: KubeClient, objects: readonly KubeObject[], options: ReadOwnersOptions = {}): Promise<LiveOwners> {
-  const groups = new Map<string, KubeObject[]>();
-  for (const obj of objects) {
-    if (options.knownOwned?.(obj) === true) continue;
-    const key = `${obj.apiVersion}|${obj.kind}|${obj.metadata.namespace ?? ''}`;
-    const group = groups.get(key) ?? [];
-    group.push(obj);
-    groups.set(key, group);
-  }
+  const unknown = objects.filter((obj) => options.knownOwned?.(obj) !== true);
+  const groups = Map.groupBy(unknown, (obj) => `${obj.apiVersion}|${obj.kind}|${obj.metadata.namespace ?? ''}`);
   const live = new Map<KubeObject, LiveMetadata | undefined>();
   for (const group of groups.values()) {
     const found = await liveMetadata(client, group, options.signal);
@@ -198,11 +192,10 @@ async function liveMetadata(client: KubeClient, group: readonly KubeObject[], si
   const first = group[0];
   const found = new Map<string, LiveMetadata>();
   if (first === undefined) return found;
-  const s = signal === undefined ? {} : { signal };
   try {
     const ns = first.metadata.namespace;
     const type = { apiVersion: first.apiVersion, kind: first.kind };
-    const scope = { ...(ns === undefined ? {} : { namespace: ns }), metadataOnly: true as const, ...s };
+    const scope = { ...(ns === undefined ? {} : { namespace: ns }), metadataOnly: true as const, signal };
     const wanted = new Set(group.map((o) => o.metadata.name ?? ''));
     // An object listed by name gives an answer that does not grow with what else the cluster
     // holds (a thousand tenants' ClusterRoles are several pages per upgrade): a lone object of
@@ -225,7 +218,7 @@ async function liveMetadata(client: KubeClient, group: readonly KubeObject[], si
   // Listing is forbidden (a ServiceAccount granted by hand): read each object.
   for (const obj of group) {
     try {
-      found.set(obj.metadata.name ?? '', (await client.get(refOf(obj), s)).metadata);
+      found.set(obj.metadata.name ?? '', (await client.get(refOf(obj), { signal })).metadata);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }

@@ -101,23 +101,11 @@ function verbsOf(verbs: Iterable<string>): string[] {
   return list.includes('*') ? ['*'] : list;
 }
 
-function addTo<K>(map: Map<K, Set<string>>, key: K, value: string): void {
-  let set = map.get(key);
-  if (set === undefined) map.set(key, (set = new Set()));
-  set.add(value);
-}
-
-/** Inverts `key -> verbs` into `verbs -> keys` (verbs normalised by `verbsOf`). */
-function byVerbs(map: ReadonlyMap<string, Set<string>>): [string[], string[]][] {
-  const out = new Map<string, [string[], string[]]>();
-  for (const [key, verbs] of map) {
-    const list = verbsOf(verbs);
-    const id = JSON.stringify(list);
-    const entry = out.get(id) ?? [list, []];
-    entry[1].push(key);
-    out.set(id, entry);
-  }
-  return [...out.values()];
+/** Groups `atoms` by `keyOf`, then inverts each group's verbs into `verbs -> keys` (verbs normalised by `verbsOf`). */
+function byVerbs(atoms: readonly Atom[], keyOf: (a: Atom) => string): [string[], string[]][] {
+  const byKey = Map.groupBy(atoms, keyOf);
+  const byList = Map.groupBy(byKey, ([, group]) => JSON.stringify(verbsOf(group.map((a) => a.verb))));
+  return [...byList].map(([list, keys]) => [JSON.parse(list) as string[], keys.map(([key]) => key)]);
 }
 
 /**
@@ -126,28 +114,21 @@ function byVerbs(map: ReadonlyMap<string, Set<string>>): [string[], string[]][] 
  * entry. Verbs are de-duplicated and sorted (`*` alone when present); entries are sorted.
  */
 export function groupMissing(atoms: readonly Atom[]): MissingPermission[] {
-  const byResource = new Map<string, Map<string, Set<string>>>(); // ns\0group\0resource -> name -> verbs
-  const byUrl = new Map<string, Set<string>>(); // url -> verbs
-  for (const a of atoms) {
-    if (a.url !== undefined) {
-      addTo(byUrl, a.url, a.verb);
-      continue;
-    }
-    const key = [a.namespace, a.group, a.resource].join('\0');
-    let names = byResource.get(key);
-    if (names === undefined) byResource.set(key, (names = new Map()));
-    addTo(names, a.name, a.verb);
-  }
   const out: MissingPermission[] = [];
-  for (const [key, names] of byResource) {
+  const byResource = Map.groupBy(
+    atoms.filter((a) => a.url === undefined),
+    (a) => [a.namespace, a.group, a.resource].join('\0'),
+  );
+  for (const [key, resourceAtoms] of byResource) {
     const [namespace, apiGroup, resource] = key.split('\0') as [string, string, string];
-    for (const [verbs, list] of byVerbs(names)) {
+    for (const [verbs, list] of byVerbs(resourceAtoms, (a) => a.name)) {
       if (list.includes('')) out.push({ namespace, apiGroup, resource, resourceNames: [], verbs });
       const named = list.filter((n) => n !== '');
       if (named.length > 0) out.push({ namespace, apiGroup, resource, resourceNames: goSorted(named), verbs });
     }
   }
-  for (const [verbs, urls] of byVerbs(byUrl)) {
+  const urlAtoms = atoms.filter((a) => a.url !== undefined);
+  for (const [verbs, urls] of byVerbs(urlAtoms, (a) => a.url ?? '')) {
     out.push({ namespace: '', apiGroup: '', resource: '', resourceNames: [], verbs, nonResourceURLs: goSorted(urls) });
   }
   return out.sort(compareMissing);

@@ -148,12 +148,11 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   const now = (): string => (deps.now?.() ?? new Date()).toISOString();
   const deployed = deployedRelease(history);
   const latest = history[0];
-  const options = signal === undefined ? {} : { signal };
   const onApplied = deps.onApplied;
-  const applying = { ...options, ...(onApplied === undefined ? {} : { onApplied: (_: KubeObject, answer: KubeObject) => onApplied(answer) }) };
+  const applying = { signal, ...(onApplied === undefined ? {} : { onApplied: (_: KubeObject, answer: KubeObject) => onApplied(answer) }) };
   const owner: Owner = { extension: desired.extension, packageName: desired.bundle.package, installNamespace: desired.installNamespace };
   const knownUid = deps.knownUid;
-  const ownership = { ...options, ...(knownUid === undefined ? {} : { knownOwned: (obj: KubeObject) => knownUid(obj) !== undefined }) };
+  const ownership = { signal, ...(knownUid === undefined ? {} : { knownOwned: (obj: KubeObject) => knownUid(obj) !== undefined }) };
   // The objects one at a time: identities for the ownership check, each whole when it is sent.
   const identities = desired.manifest.identities();
   const objects = desired.manifest.sequence();
@@ -222,7 +221,7 @@ export async function applyRelease(deps: ReleaseDeps, history: readonly Release[
   try {
     await applyObjects(client, objects, { ...applying, ...(skip === undefined ? {} : { skip }) });
     await releaseAdopted(client, report, signal);
-    const outcome = await deleteOwnedObjects(client, stale, desired.extension, { ...options, tolerant: notIn(deployed), knownUid });
+    const outcome = await deleteOwnedObjects(client, stale, desired.extension, { signal, tolerant: notIn(deployed), knownUid });
     record.notes = { ...record.notes, ...deleteNotes(outcome) };
   } catch (err) {
     await store.update(failed(err), signal).catch(() => undefined);
@@ -320,9 +319,6 @@ async function supersedeOthers(store: ReleaseStore, history: readonly Release[],
   }
 }
 
-/** Outcome of `uninstallRelease`. */
-type UninstallOutcome = DeleteOutcome;
-
 /**
  * Uninstall: deletes, as the ServiceAccount, the objects any recorded revision applied that are
  * still this extension's (in reverse apply order, several at a time; delete.ts, which reads none
@@ -331,18 +327,10 @@ type UninstallOutcome = DeleteOutcome;
  * install takes them back; then the records. Objects only a failed or interrupted revision
  * named never stop the uninstall.
  */
-export async function uninstallRelease(deps: ReleaseDeps, extension: string, history: readonly Release[]): Promise<UninstallOutcome> {
+export async function uninstallRelease(deps: ReleaseDeps, extension: string, history: readonly Release[]): Promise<DeleteOutcome> {
   const { client, signal } = deps;
-  const seen = new Set<string>();
-  const objects: KubeObject[] = [];
-  for (const release of history) {
-    for (const obj of release.manifest.objects()) {
-      const id = objectIdentity(obj);
-      if (seen.has(id)) continue;
-      seen.add(id);
-      objects.push(obj);
-    }
-  }
+  // One revision's objects parsed at a time; each identity's first object kept.
+  const objects = uniqueObjects(eachObject(history));
   const deployed = deployedRelease(history);
   const packageName = (deployed ?? history[0])?.bundle.package;
   const s = signal === undefined ? {} : { signal };
@@ -359,4 +347,8 @@ export async function uninstallRelease(deps: ReleaseDeps, extension: string, his
   // The records are found while the objects go, and deleted after them.
   const [deleted] = await settleAll([deleting, deps.store.deleteAll(extension, signal, deleting)]);
   return deleted;
+}
+
+function* eachObject(history: readonly Release[]): Generator<KubeObject> {
+  for (const release of history) yield* release.manifest.objects();
 }

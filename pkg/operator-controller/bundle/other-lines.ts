@@ -28,13 +28,7 @@ const identity = (obj: KubeObject): string => `${obj.apiVersion}\u0000${obj.kind
  */
 export function otherLineFinder(bundle: Pick<RegistryV1Bundle, 'others' | 'otherLines'>): (rendered: KubeObject) => number | undefined {
   if (bundle.otherLines === undefined) return () => undefined;
-  const waiting = new Map<string, number[]>();
-  bundle.others.forEach((stub, index) => {
-    const key = identity(stub);
-    const queue = waiting.get(key);
-    if (queue === undefined) waiting.set(key, [index]);
-    else queue.push(index);
-  });
+  const waiting = Map.groupBy(bundle.others.keys(), (index) => identity(bundle.others[index] as KubeObject));
   return (rendered) => waiting.get(identity(rendered))?.shift();
 }
 

@@ -167,11 +167,10 @@ export class BundlePulls implements BundlePullScheduler {
       pull = other?.ref === ref ? other : this.#start(extension, ref);
     }
     const waitMs = options.waitMs ?? this.#o.waitMs ?? DEFAULT_PULL_WAIT_MS;
-    const busy = this.#o.busy;
     if (pull.result === undefined && waitMs > 0) {
       pull.waiting++;
       try {
-        await waitFor(pull.settled, waitMs, options.signal, busy);
+        await waitFor(pull.settled, waitMs, options.signal, this.#o.busy);
       } finally {
         pull.waiting--;
       }
@@ -290,28 +289,19 @@ function waitFor(settled: Promise<void>, ms: number, signal: AbortSignal | undef
       busy === undefined
         ? undefined
         : setInterval(() => {
-            if (Date.now() - started < BUSY_WAIT_MS || !busy()) return;
-            done();
-            resolve();
+            if (Date.now() - started >= BUSY_WAIT_MS && busy()) end(resolve);
           }, BUSY_CHECK_MS);
-    const done = (): void => {
+    // Stops the timers and the abort listener, then settles with `then`.
+    const end = (then: () => void): void => {
       clearTimeout(timer);
       clearInterval(check);
       signal?.removeEventListener('abort', aborted);
+      then();
     };
-    const aborted = (): void => {
-      done();
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      done();
-      resolve();
-    }, ms);
+    const aborted = (): void => end(() => reject(signal?.reason));
+    const timer = setTimeout(() => end(resolve), ms);
     signal?.addEventListener('abort', aborted, { once: true });
-    void settled.then(() => {
-      done();
-      resolve();
-    });
+    void settled.then(() => end(resolve));
   });
 }
 

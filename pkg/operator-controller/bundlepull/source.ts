@@ -7,14 +7,7 @@
  * cache is bounded by the extensions.
  */
 import { OLM_PROPERTIES_ANNOTATION, bundleDirBytes, parseBundle, readBundleDir, type RegistryV1Bundle } from '../bundle/index.ts';
-import {
-  canonicalReference,
-  parseImageReference,
-  type ImageCache,
-  type ImageReference,
-  type PullOptions,
-  type PullResult,
-} from '../../shared/image/index.ts';
+import { canonicalReference, parseImageReference, type ImageCache, type ImageClient, type ImageReference } from '../../shared/image/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
 import type { BundleBudget, BundleLease } from './budget.ts';
 
@@ -41,14 +34,10 @@ export interface MemoryPort {
 
 /** Where bundles come from: the registry client, the on-disk image cache, and the memory they are read into. */
 interface BundleSource {
-  images: BundleImages;
+  /** The image operation needed here. */
+  images: Pick<ImageClient, 'pull'>;
   cache: ImageCache;
   memory?: MemoryPort;
-}
-
-/** The image operations needed here (ImageClient satisfies it). */
-interface BundleImages {
-  pull(ref: string, options: PullOptions): Promise<PullResult>;
 }
 
 /** A pulled and parsed bundle. */

@@ -7,12 +7,7 @@ import type { Manifest, Release } from '../release/index.ts';
 import type { ExtensionState, Plan, Target } from './pipeline-state.ts';
 
 /** What a release is made of besides its bundle: its objects, properties and config. */
-interface ReleaseContent {
-  objects: Manifest;
-  properties: unknown[];
-  config?: Record<string, unknown> | undefined;
-  droppedFields?: { object: string; paths: string[] }[];
-}
+type ReleaseContent = Omit<Parameters<typeof desiredRelease>[2], 'manifest'> & { objects: Manifest };
 
 /** The content of a release record: re-applying it is Helm's unchanged state. */
 export function recordedContent(record: Release): ReleaseContent {

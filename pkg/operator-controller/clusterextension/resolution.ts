@@ -11,28 +11,6 @@ import { dependencyCheck, providersText, upgradeHold, type CatalogSource, type D
 import type { ExtensionFeatures } from './pipeline-state.ts';
 
 /**
- * What the resolver is asked for an extension's `spec.source.catalog` with `installed` (none:
- * a first install) over the selected catalogs' `inputs`: the resolve step's request, and the
- * one resolution ahead of the reconcile asks (resolve-ahead.ts), so both resolve alike.
- */
-function resolveInput(
-  src: ClusterExtensionSpec['source']['catalog'],
-  installed: Pick<ReleaseBundle, 'name' | 'version' | 'release'> | undefined,
-  inputs: CatalogInput[],
-  features: Pick<ExtensionFeatures, 'bundleReleaseSupport'>,
-): ResolveInput {
-  return {
-    packageName: src.packageName,
-    channels: src.channels ?? [],
-    versionRange: src.version ?? '',
-    upgradeConstraintPolicy: src.upgradeConstraintPolicy,
-    installed: installed === undefined ? null : { name: installed.name, version: installed.version, release: installed.release ?? null },
-    catalogs: inputs,
-    bundleReleaseSupport: features.bundleReleaseSupport,
-  };
-}
-
-/**
  * What a resolution with dependency checks needs (the resolve step and resolution ahead of an
  * upgrade): the selected catalogs' content, the release-support switch, the cluster's side.
  */
@@ -61,12 +39,22 @@ export async function resolveChecked(
   signal?: AbortSignal,
 ): Promise<{ request: ResolveInput; resolved: ReturnType<typeof resolve> }> {
   const deps = ports.dependencies === undefined ? undefined : await dependencyCheck(ports.dependencies, ports.catalogs, self.name, inputs, signal);
-  const asked = resolveInput(self.src, installed, inputs, ports.features);
-  const request = deps === undefined ? asked : { ...asked, dependencies: deps.check };
+  // What the resolver is asked for the extension's `spec.source.catalog` with `installed` (none: a first install).
+  const { src } = self;
+  const request: ResolveInput = {
+    packageName: src.packageName,
+    channels: src.channels ?? [],
+    versionRange: src.version ?? '',
+    upgradeConstraintPolicy: src.upgradeConstraintPolicy,
+    installed: installed === undefined ? null : { name: installed.name, version: installed.version, release: installed.release ?? null },
+    catalogs: inputs,
+    bundleReleaseSupport: ports.features.bundleReleaseSupport,
+    ...(deps === undefined ? {} : { dependencies: deps.check }),
+  };
   const resolved = resolve(request);
   const unmet = resolved.ok ? undefined : deps?.unmet.get(resolved.error);
   if (resolved.ok || unmet === undefined) return { request, resolved };
-  return { request, resolved: { ok: false, error: resolved.error + (await providersText(ports.catalogs, self.src.selector, unmet, signal)) } };
+  return { request, resolved: { ok: false, error: resolved.error + (await providersText(ports.catalogs, src.selector, unmet, signal)) } };
 }
 
 /** Why moving extension `self` to `bundle` would break another installed extension, when it would (an upgrade only). */

@@ -50,9 +50,8 @@ export function watchExtensions(p: ExtensionWatchPorts): () => void {
     if (type === 'delete' || obj.metadata.deletionTimestamp !== undefined) for (const f of p.forgetDeleting) f(name);
   });
   const catalogEvents = watchCatalogEvents({
+    ...p.catalogSource,
     catalogs: p.catalogs,
-    content: p.catalogSource.content,
-    ...(p.catalogSource.baseURL === undefined ? {} : { baseURL: p.catalogSource.baseURL }),
     extensions: p.extensions,
     enqueue: (name) => {
       p.enqueue(name);

@@ -10,16 +10,15 @@
  */
 import type { Logger } from 'pino';
 import { parseClusterCatalog, parseClusterExtension } from '../../shared/api/index.ts';
-import type { CatalogContentCache, CatalogRef } from '../catalogclient/index.ts';
+import type { CatalogRef } from '../catalogclient/index.ts';
 import type { Informer, InformerEventType, KubeObject } from '../../shared/kube/index.ts';
 import { contentRef, type CatalogSource } from './catalogs.ts';
+import { conditionText } from './installed-index.ts';
 
-/** What the handler needs. */
-interface CatalogEventsOptions {
+/** What the handler needs: the catalogs' content and URLs (a CatalogSource's), the informers' events and list. */
+interface CatalogEventsOptions extends Omit<CatalogSource, 'catalogs'> {
   catalogs: Pick<Informer<KubeObject>, 'addHandler'>;
   extensions: Pick<Informer<KubeObject>, 'list'>;
-  content: CatalogContentCache;
-  baseURL?: CatalogSource['baseURL'];
   enqueue: (extensionName: string) => void;
   log: Logger;
 }
@@ -41,9 +40,7 @@ function refOf(obj: Readonly<KubeObject> | undefined, baseURL: CatalogSource['ba
 function resolutionInputs(obj: Readonly<KubeObject> | undefined): string {
   if (obj === undefined) return '';
   const spec = (obj.spec ?? {}) as { priority?: unknown; availabilityMode?: unknown };
-  const serving = (obj.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions?.find(
-    (c) => c.type === 'Serving',
-  )?.status;
+  const serving = conditionText(obj, 'Serving', 'status');
   return JSON.stringify([spec.priority ?? 0, spec.availabilityMode ?? '', obj.metadata.labels ?? {}, serving ?? '']);
 }
 

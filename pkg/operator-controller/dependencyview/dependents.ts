@@ -42,10 +42,7 @@ export async function upgradeHold(
     current = await installedProperties(source, self.packageName, self.installed.name, signal);
     provided = { packages: [self.packageName], gvks: providedGvks(current ?? []).map(gvkKey) };
   }
-  const dependents: Dependent[] = (await index.dependentsOf(source, provided, self.name, signal)).map((e) => ({
-    name: e.name,
-    requirements: e.requirements,
-  }));
+  const dependents: readonly Dependent[] = await index.dependentsOf(source, provided, self.name, signal);
   if (dependents.length === 0) return undefined;
   if (current === null) current = await installedProperties(source, self.packageName, self.installed.name, signal);
   const requirements = dependents.flatMap((d) => d.requirements);

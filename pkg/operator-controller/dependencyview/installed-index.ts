@@ -54,19 +54,17 @@ function field(value: unknown, ...path: string[]): unknown {
 }
 const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-function serving(c: KubeObject): string {
-  const conditions = field(c, 'status', 'conditions');
-  const found: unknown = Array.isArray(conditions) ? conditions.find((x) => field(x, 'type') === 'Serving') : undefined;
-  return text(field(found, 'status')) ?? '';
-}
-
-const installedBundle = (obj: KubeObject | undefined): string | undefined => text(field(obj, 'status', 'install', 'bundle', 'name'));
-
-function waiting(obj: KubeObject): boolean {
+/** `key` of the status condition of `type` of `obj`, when a string. */
+export function conditionText(obj: Readonly<KubeObject>, type: string, key: string): string | undefined {
   const conditions = field(obj, 'status', 'conditions');
-  const progressing: unknown = Array.isArray(conditions) ? conditions.find((c) => field(c, 'type') === 'Progressing') : undefined;
-  return text(field(progressing, 'message'))?.includes(WAITING_TEXT) === true;
+  return text(field(Array.isArray(conditions) ? conditions.find((c) => field(c, 'type') === type) : undefined, key));
 }
+
+/** `status.install.bundle.name`, when a string. */
+export const installedBundle = (obj: KubeObject | undefined): string | undefined => text(field(obj, 'status', 'install', 'bundle', 'name'));
+
+const serving = (c: KubeObject): string => conditionText(c, 'Serving', 'status') ?? '';
+const waiting = (obj: KubeObject): boolean => conditionText(obj, 'Progressing', 'message')?.includes(WAITING_TEXT) === true;
 
 /** What decides the catalogs' answer for any package: each catalog's name, served content, availability and Serving condition. */
 function contentStamp(source: CatalogSource): string {

@@ -21,25 +21,11 @@ function predicateBound(predicate: Predicate): Bound | undefined {
       return { packages: [predicate.packageName], gvks: [] };
     case 'gvk':
       return { packages: [], gvks: [gvkKey(predicate.gvk)] };
-    case 'all': {
+    case 'all':
       // A candidate must satisfy every part: any one part's bound is one for the whole.
-      for (const c of predicate.constraints) {
-        const inner = predicateBound(c.predicate);
-        if (inner !== undefined) return inner;
-      }
-      return undefined;
-    }
-    case 'any': {
-      const packages: string[] = [];
-      const gvks: string[] = [];
-      for (const c of predicate.constraints) {
-        const inner = predicateBound(c.predicate);
-        if (inner === undefined) return undefined;
-        packages.push(...inner.packages);
-        gvks.push(...inner.gvks);
-      }
-      return { packages, gvks };
-    }
+      return predicate.constraints.map((c) => predicateBound(c.predicate)).find((b) => b !== undefined);
+    case 'any':
+      return unionBound(predicate.constraints.map((c) => c.predicate));
     case 'cel':
     case 'not':
       return undefined;
@@ -48,10 +34,15 @@ function predicateBound(predicate: Predicate): Bound | undefined {
 
 /** The union of `requirements`' bounds, or undefined when one of them is unbounded. */
 export function requirementsBound(requirements: readonly Requirement[]): Bound | undefined {
+  return unionBound(requirements.map((r) => r.constraint.predicate));
+}
+
+/** The union of the bounds of `predicates`, or undefined when one of them is unbounded. */
+function unionBound(predicates: readonly Predicate[]): Bound | undefined {
   const packages: string[] = [];
   const gvks: string[] = [];
-  for (const r of requirements) {
-    const b = predicateBound(r.constraint.predicate);
+  for (const p of predicates) {
+    const b = predicateBound(p);
     if (b === undefined) return undefined;
     packages.push(...b.packages);
     gvks.push(...b.gvks);

@@ -26,7 +26,7 @@ import {
 import type { CatalogInput, LabelSelector } from '../resolve/index.ts';
 import type { Bundle, DeclarativeConfig } from '../../shared/fbc/index.ts';
 import { selectedCatalogs, selectedPackageNames, type CatalogSource } from './catalogs.ts';
-import { InstalledIndex, WAITING_TEXT } from './installed-index.ts';
+import { InstalledIndex, WAITING_TEXT, installedBundle } from './installed-index.ts';
 import type { DependencyGauge } from './gauge.ts';
 
 /** What dependency checking reads of the cluster. */
@@ -138,11 +138,6 @@ export async function providersText(source: CatalogSource, selector: LabelSelect
   return providersNote(await unmetProviders(source, selector, unmet, signal));
 }
 
-function installedBundleName(obj: KubeObject | undefined): unknown {
-  const install = obj?.['status'] as { install?: { bundle?: { name?: unknown } } } | undefined;
-  return install?.install?.bundle?.name;
-}
-
 /**
  * Notes an informer event on `obj` in `index` (at once, before any await) and answers which
  * other ClusterExtensions to reconcile, so that dependencies are looked at again at once rather
@@ -162,7 +157,7 @@ export async function dependentsToWake(
   const provided = type === 'delete' ? index.provided(self) : undefined;
   index.note(type, obj);
   if (type === 'delete') return (await index.dependentsOf(source, provided, self, signal)).map((e) => e.name);
-  if (installedBundleName(obj) === installedBundleName(old)) return [];
+  if (installedBundle(obj) === installedBundle(old)) return [];
   return index.waiting().filter((n) => n !== self);
 }
 

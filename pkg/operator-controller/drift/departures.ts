@@ -4,6 +4,7 @@
  * `departure` tells apart from a relabel (the watch selects by the owner labels, so both look
  * like a delete to it).
  */
+import { refOf } from '../applier/index.ts';
 import { isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 
 /** Bound of the GET that tells a deleted object from a relabelled one (only the log line waits for it). */
@@ -62,14 +63,9 @@ export class ExpectedDeletes {
  * enqueue, so the line may follow the reconcile's first lines; never rejects.
  */
 export async function departure(client: KubeClient, obj: Readonly<KubeObject>, signal: AbortSignal): Promise<'deleted' | 'relabelled' | 'unknown'> {
-  const { apiVersion, kind, metadata } = obj;
+  const { metadata } = obj;
   try {
-    const live = await client.get(
-      { apiVersion, kind, name: metadata.name ?? '', ...(metadata.namespace === undefined ? {} : { namespace: metadata.namespace }) },
-      {
-        signal: AbortSignal.any([signal, AbortSignal.timeout(DEPARTURE_CHECK_MS)]),
-      },
-    );
+    const live = await client.get(refOf(obj), { signal: AbortSignal.any([signal, AbortSignal.timeout(DEPARTURE_CHECK_MS)]) });
     // A missing uid (a first list's missing object) cannot tell re-creation; the object exists without our labels.
     return metadata.uid === undefined || live.metadata.uid === metadata.uid ? 'relabelled' : 'deleted';
   } catch (err) {

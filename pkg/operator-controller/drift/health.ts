@@ -92,8 +92,6 @@ function notObserved(obj: KubeObject, status: Fields): string | undefined {
 }
 
 function deploymentHealth(obj: KubeObject, status: Fields): ObjectHealth {
-  const stale = notObserved(obj, status);
-  if (stale !== undefined) return { ready: false, why: stale };
   const progressing = conditionOf(status, 'Progressing');
   if (progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded') {
     return { ready: false, why: describeCondition('Progressing', progressing) };
@@ -124,8 +122,6 @@ function replicasOf(obj: KubeObject): number {
 }
 
 function statefulSetHealth(obj: KubeObject, status: Fields): ObjectHealth {
-  const stale = notObserved(obj, status);
-  if (stale !== undefined) return { ready: false, why: stale };
   const want = replicasOf(obj);
   const ready = count(status['readyReplicas']);
   const available = count(status['availableReplicas']);
@@ -133,9 +129,7 @@ function statefulSetHealth(obj: KubeObject, status: Fields): ObjectHealth {
   return { ready: false, why: `${ready}/${want} replicas ready, ${available}/${want} available` };
 }
 
-function daemonSetHealth(obj: KubeObject, status: Fields): ObjectHealth {
-  const stale = notObserved(obj, status);
-  if (stale !== undefined) return { ready: false, why: stale };
+function daemonSetHealth(status: Fields): ObjectHealth {
   const desired = count(status['desiredNumberScheduled']);
   const available = count(status['numberAvailable']);
   const unavailable = count(status['numberUnavailable']);
@@ -153,13 +147,16 @@ function conditionHealth(status: Fields, type: string): ObjectHealth {
 export function objectHealth(obj: KubeObject): ObjectHealth | undefined {
   if (!judged(obj)) return undefined;
   const status = fieldsOf(obj['status']);
+  // A workload whose controller has not reported on its current spec is judged by that alone.
+  const stale = obj.apiVersion === 'apps/v1' ? notObserved(obj, status) : undefined;
+  if (stale !== undefined) return { ready: false, why: stale };
   switch (obj.kind) {
     case 'Deployment':
       return deploymentHealth(obj, status);
     case 'StatefulSet':
       return statefulSetHealth(obj, status);
     case 'DaemonSet':
-      return daemonSetHealth(obj, status);
+      return daemonSetHealth(status);
     case 'CustomResourceDefinition':
       return conditionHealth(status, 'Established');
     default:

@@ -17,13 +17,14 @@ import {
   type ListWatchSource,
   type TypeRef,
 } from '../../shared/kube/index.ts';
-import { fingerprint, ownerSelector, type DriftFingerprint, type DriftTarget } from './targets.ts';
+import { ownerSelector } from '../applier/index.ts';
+import { fingerprint, type DriftFingerprint, type DriftTarget } from './targets.ts';
 
 /** Shortest server-side timeout of a drift watch: 30 min (so 30-60 min with jitter). */
 const WATCH_TIMEOUT_SECONDS = 1800;
 
 /** What an extension's own drift informer is made of. */
-interface OwnDriftInformer {
+export interface OwnDriftInformer {
   extension: string;
   target: DriftTarget;
   /** The extension's ServiceAccount's client. */

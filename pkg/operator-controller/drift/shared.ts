@@ -16,20 +16,10 @@
  * and a view that said "synced, missing" then would queue a repair for nothing. A per-extension
  * watch gets the same from its first list, which comes after the apply.
  */
-import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
 import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import { OWNER_KIND } from '../applier/index.ts';
-import {
-  Informer,
-  clientListWatch,
-  selfCanI,
-  type BackoffOptions,
-  type InformerEventType,
-  type KubeClient,
-  type TypeRef,
-} from '../../shared/kube/index.ts';
-import { driftInformer } from './own.ts';
+import { Informer, clientListWatch, gvkOf, selfCanI, type InformerEventType, type KubeClient, type TypeRef } from '../../shared/kube/index.ts';
+import { driftInformer, type OwnDriftInformer } from './own.ts';
 import type { DriftFingerprint } from './targets.ts';
 
 /** What a drift watch of one extension, resource and namespace offers (an Informer, or a view of a shared one). */
@@ -49,16 +39,11 @@ const ARRIVAL_WAIT_MS = 3_000;
 /** The selector of every object an extension's apply labelled. */
 export const SHARED_SELECTOR = `${OWNER_KIND_LABEL}=${OWNER_KIND},${OWNER_NAME_LABEL}`;
 
-/** Construction options of SharedDriftKinds. */
-interface SharedDriftKindsOptions {
+/** Construction options of SharedDriftKinds (`onRun` gets each informer's run promise: DriftWatches.settled waits for them). */
+interface SharedDriftKindsOptions extends Pick<OwnDriftInformer, 'log' | 'registry' | 'backoff' | 'onRun'> {
   /** operator-controller's own client: it lists and watches `kinds` cluster-wide. */
   client: KubeClient;
   kinds: readonly TypeRef[];
-  log: Logger;
-  registry?: Registry;
-  backoff?: BackoffOptions;
-  /** Called with each informer's run promise (DriftWatches.settled waits for them). */
-  onRun: (done: Promise<void>) => void;
 }
 
 interface SharedKind {
@@ -71,18 +56,10 @@ interface SharedKind {
 const typeKey = (t: TypeRef): string => `${t.apiVersion}/${t.kind}`;
 
 /** The cluster-scoped kinds whose drift watches may be shared: the ones nearly every bundle has (config/rbac grants them). */
-const SHAREABLE: readonly { type: TypeRef; group: string; resource: string }[] = [
-  {
-    type: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' },
-    group: 'apiextensions.k8s.io',
-    resource: 'customresourcedefinitions',
-  },
-  { type: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' }, group: 'rbac.authorization.k8s.io', resource: 'clusterroles' },
-  {
-    type: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' },
-    group: 'rbac.authorization.k8s.io',
-    resource: 'clusterrolebindings',
-  },
+const SHAREABLE: readonly { type: TypeRef; resource: string }[] = [
+  { type: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' }, resource: 'customresourcedefinitions' },
+  { type: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' }, resource: 'clusterroles' },
+  { type: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' }, resource: 'clusterrolebindings' },
 ];
 
 /**
@@ -91,10 +68,7 @@ const SHAREABLE: readonly { type: TypeRef; group: string; resource: string }[] =
  * decision 0109) keeps watching them per extension, as each ServiceAccount.
  */
 export async function shareableDriftKinds(client: Pick<KubeClient, 'create'>, signal?: AbortSignal): Promise<TypeRef[]> {
-  const asks = SHAREABLE.flatMap(({ group, resource }) => [
-    { verb: 'list', group, resource },
-    { verb: 'watch', group, resource },
-  ]);
+  const asks = SHAREABLE.flatMap(({ type, resource }) => ['list', 'watch'].map((verb) => ({ verb, group: gvkOf(type).group, resource })));
   const allowed = await selfCanI(client, asks, signal);
   return SHAREABLE.filter((_, i) => allowed[2 * i] === true && allowed[2 * i + 1] === true).map((k) => k.type);
 }

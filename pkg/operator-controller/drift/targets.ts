@@ -7,8 +7,8 @@
  * detector needs (decision 0066).
  */
 import { createHash } from 'node:crypto';
-import { FIELD_MANAGER, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
-import { OWNER_KIND, refersToAnyExtension } from '../applier/index.ts';
+import { FIELD_MANAGER, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
+import { refersToAnyExtension } from '../applier/index.ts';
 import { LAST_APPLIED_ANNOTATION, objectKey, type InformerEventType, type KubeObject, type TypeRef } from '../../shared/kube/index.ts';
 import { MISSING, judged, objectHealth, type ObjectHealth, type ReleaseHealth } from './health.ts';
 
@@ -24,11 +24,6 @@ export interface DriftTarget {
 
 /** How the release's objects map to watches: is a type namespaced? (discovery) */
 type NamespacedOf = (type: TypeRef) => Promise<boolean>;
-
-/** The owner label selector the applier's labels match (pkg/operator-controller/applier withOwnerLabels). */
-export function ownerSelector(extension: string): string {
-  return `${OWNER_KIND_LABEL}=${OWNER_KIND},${OWNER_NAME_LABEL}=${extension}`;
-}
 
 /**
  * The targets covering `objects` for an extension installed into `installNamespace` by
