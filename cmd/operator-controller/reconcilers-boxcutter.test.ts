@@ -15,6 +15,7 @@ import { BundleBudget, type PullStatus } from '../../pkg/operator-controller/bun
 import { createObjectSetReleases, type ObjectSetManifest } from '../../pkg/operator-controller/applier/index.ts';
 import { createUpgradeNotices } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { fakeCluster } from '../../test/support/fake-cluster.ts';
+import { setCondition, type SetCondition } from '../../test/support/revision-fixtures.ts';
 import {
   MemoryReleaseStore,
   bundleImage,
@@ -64,18 +65,8 @@ function generatedPulls(budget: BundleBudget): ClusterExtensionPorts['pulls'] {
   };
 }
 
-/** One condition of a ClusterObjectSet, as its controller writes them. */
-type SetCondition = NonNullable<NonNullable<ObjectSetManifest['status']>['conditions']>[number];
-
 const T = '2026-11-28T00:00:00Z';
-const cond = (type: string, status: string, reason: string, message: string): SetCondition => ({
-  type,
-  status,
-  reason,
-  message,
-  lastTransitionTime: T,
-  observedGeneration: 1,
-});
+const cond = (type: string, status: string, reason: string, message: string): SetCondition => setCondition(type, status, reason, message, T);
 
 /** The ClusterObjectSet controller's conditions (objectset/conditions.ts) of a revision of bundle `version` rolling out, probes not yet passing. */
 const rollingOutConditions = (version: string): SetCondition[] => [

@@ -30,15 +30,19 @@ export function clusterExtension(name: string, uid = `${name}-uid`): KubeObject 
   };
 }
 
-type Cond = NonNullable<NonNullable<ObjectSetManifest['status']>['conditions']>[number];
-const cond = (type: string, status: string, reason: string, message: string): Cond => ({
+/** One condition of a ClusterObjectSet, as its controller writes them. */
+export type SetCondition = NonNullable<NonNullable<ObjectSetManifest['status']>['conditions']>[number];
+
+/** A condition of generation 1 that last changed `at`. */
+export const setCondition = (type: string, status: string, reason: string, message = '', at = T): SetCondition => ({
   type,
   status,
   reason,
   message,
-  lastTransitionTime: T,
+  lastTransitionTime: at,
   observedGeneration: 1,
 });
+const cond = setCondition;
 
 /**
  * Revision `revision` of `extension` installing demo `version`: `archived` (succeeded once, now

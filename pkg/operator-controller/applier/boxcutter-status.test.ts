@@ -1,18 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { setCondition, type SetCondition } from '../../../test/support/revision-fixtures.ts';
 import { Manifest } from '../release/index.ts';
 import { desiredRevision, type ObjectSetManifest } from './boxcutter-revision.ts';
 import { activeRevisions, deployedSummary, releaseOf, releaseSummaryOf, revisionStates, rolloutOf } from './boxcutter-status.ts';
 
 const T = '2026-11-28T00:00:00Z';
-type Cond = NonNullable<NonNullable<ObjectSetManifest['status']>['conditions']>[number];
-const cond = (type: string, status: string, reason: string, message = ''): Cond => ({
-  type,
-  status,
-  reason,
-  message,
-  lastTransitionTime: T,
-  observedGeneration: 1,
-});
+type Cond = SetCondition;
+const cond = (type: string, status: string, reason: string, message = ''): Cond => setCondition(type, status, reason, message, T);
 
 const set = (revision: number, version: string, conditions: Cond[] = [], lifecycleState: 'Active' | 'Archived' = 'Active'): ObjectSetManifest => {
   const s = desiredRevision(
