@@ -6,6 +6,7 @@
 // End to end: test/e2e/olmv1-uninstall-crds.test.ts.
 import { describe, expect, it } from 'vitest';
 import { fakeCluster, type FakeCluster } from '../../test/support/fake-cluster.ts';
+import { setCondition } from '../../test/support/revision-fixtures.ts';
 import { Manifest, createReleaseStore, type Release } from '../../pkg/operator-controller/release/index.ts';
 import { ApiError, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { runUninstall } from './uninstall.ts';
@@ -237,17 +238,7 @@ describe('olmv1 uninstall --delete-crds', () => {
       kind: 'ClusterObjectSet',
       metadata: { name: 'boxy-1', labels: owner('boxy') },
       spec: { revision: 1, lifecycleState: 'Active', collisionProtection: 'Prevent', phases: [{ name: 'crds', objects: [{ object: things }] }] },
-      status: {
-        conditions: [
-          {
-            type: 'Succeeded',
-            status: 'True',
-            reason: 'Succeeded',
-            message: 'Revision succeeded rolling out.',
-            lastTransitionTime: '2026-11-28T00:00:00Z',
-          },
-        ],
-      },
+      status: { conditions: [setCondition('Succeeded', 'True', 'Succeeded', 'Revision succeeded rolling out.')] },
     };
     const cluster = await clusterWith([{ ...extension, metadata: { name: 'boxy' } }, things, revision, cr('Thing', 't', 'ns-a')]);
     const out = await uninstall(cluster, ['boxy', '--delete-crds']);

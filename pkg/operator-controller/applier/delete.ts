@@ -9,12 +9,11 @@
  * annotation) rather than objects being left behind unnoticed.
  */
 import { errorMessage } from '../../shared/errors/index.ts';
-import { isConflict, isForbidden, isNoKindMatch, isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
+import { isConflict, isForbidden, isNoKindMatch, isNotFound, mapLimited, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import { ApplyError } from './apply-error.ts';
 import type { ApplyObjectsOptions } from './apply.ts';
 import { describeObject, isCrd, refOf } from './objects.ts';
 import { ownerReferenceError, releaseOwnerReferences } from './owner-references.ts';
-import { mapLimited } from './map-limited.ts';
 import { ownedBy } from './ownership.ts';
 
 /** An object left in place, and why. */

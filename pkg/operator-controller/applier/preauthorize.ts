@@ -26,9 +26,8 @@
  */
 import { TerminalError } from '../../shared/errors/index.ts';
 import { goQuote } from '../../gocompat/gotext/index.ts';
-import { ApiError, isInvalid, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
+import { ApiError, isInvalid, mapLimited, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import { computeInstallRules, foreignRoleBindings, ruleDangers, type PolicyRule, type KindScopes } from '../render/index.ts';
-import { mapLimited } from './map-limited.ts';
 import { groupMissing, ruleCovers, uniqueAtoms, type Atom, type MissingPermission } from './preauthorize-atoms.ts';
 
 export type { MissingPermission } from './preauthorize-atoms.ts';

@@ -4,6 +4,7 @@
  */
 import type { KubeClient } from './client.ts';
 import type { KubeObject } from '../unstructured/index.ts';
+import { mapLimited } from './map-limited.ts';
 
 /** A request on a resource (`resourceAttributes` of a SubjectAccessReview). */
 interface ResourceAccess {
@@ -94,31 +95,22 @@ export async function canI(
   attributes: readonly AccessAttributes[],
   options: { concurrency?: number; signal?: AbortSignal } = {},
 ): Promise<AccessDecision[]> {
-  const results = new Array<AccessDecision>(attributes.length);
-  let next = 0;
-  async function worker(): Promise<void> {
-    while (next < attributes.length) {
-      const i = next++;
-      const a = attributes[i] as AccessAttributes;
-      const review: KubeObject = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {}, spec: reviewSpec(subject, a) };
-      // A review only asks: sent again on a stale keep-alive socket, as a GET is.
-      const res = await client.create<ReviewResponse>(review, {
-        idempotent: true,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
-      const s = res.status ?? {};
-      results[i] = {
-        attributes: a,
-        allowed: s.allowed === true,
-        denied: s.denied === true,
-        reason: s.reason ?? '',
-        evaluationError: s.evaluationError ?? '',
-      };
-    }
-  }
-  const n = Math.max(1, Math.min(options.concurrency ?? 8, attributes.length));
-  await Promise.all(Array.from({ length: n }, () => worker()));
-  return results;
+  return mapLimited(attributes, Math.max(1, options.concurrency ?? 8), async (a) => {
+    const review: KubeObject = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {}, spec: reviewSpec(subject, a) };
+    // A review only asks: sent again on a stale keep-alive socket, as a GET is.
+    const res = await client.create<ReviewResponse>(review, {
+      idempotent: true,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    const s = res.status ?? {};
+    return {
+      attributes: a,
+      allowed: s.allowed === true,
+      denied: s.denied === true,
+      reason: s.reason ?? '',
+      evaluationError: s.evaluationError ?? '',
+    };
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * A bounded worker pool for the applier's many small requests (deletes, access reviews): runs
+ * A bounded worker pool for many small requests (access reviews, the applier's deletes): runs
  * `fn` over `items`, at most `limit` at a time; the results in the order of `items`.
  */
 export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
