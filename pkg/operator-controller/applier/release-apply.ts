@@ -325,9 +325,15 @@ async function supersedeOthers(store: ReleaseStore, history: readonly Release[],
  * that `knownUid` vouches for), except CRDs, which stay
  * with their custom resources and are marked kept for the installed package, so that its next
  * install takes them back; then the records. Objects only a failed or interrupted revision
- * named never stop the uninstall.
+ * named never stop the uninstall. The records go only once `recordsAfter` has settled too, and
+ * not at all when it fails.
  */
-export async function uninstallRelease(deps: ReleaseDeps, extension: string, history: readonly Release[]): Promise<DeleteOutcome> {
+export async function uninstallRelease(
+  deps: ReleaseDeps,
+  extension: string,
+  history: readonly Release[],
+  recordsAfter?: Promise<unknown>,
+): Promise<DeleteOutcome> {
   const { client, signal } = deps;
   // One revision's objects parsed at a time; each identity's first object kept.
   const objects = uniqueObjects(eachObject(history));
@@ -344,8 +350,13 @@ export async function uninstallRelease(deps: ReleaseDeps, extension: string, his
         : (crd) =>
             client.patch(refOf(crd), { metadata: { annotations: { [KEPT_FOR_PACKAGE_ANNOTATION]: packageName } } }, 'merge', s).then(() => undefined),
   });
-  // The records are found while the objects go, and deleted after them.
-  const [deleted] = await settleAll([deleting, deps.store.deleteAll(extension, signal, deleting)]);
+  // The records are found while the objects go, and deleted after them and after `recordsAfter`
+  // (the CRDs' release: a ClusterObjectSet revision deleted while a CRD still names it as owner
+  // takes that CRD with it through the garbage collector).
+  const after = Promise.all([deleting, recordsAfter]);
+  // Its failure is the first two's, reported by settleAll; deleteAll awaits it only after listing.
+  after.catch(() => undefined);
+  const [deleted] = await settleAll([deleting, deps.store.deleteAll(extension, signal, after)]);
   return deleted;
 }
 

@@ -137,12 +137,12 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
       return;
     }
     if (client === undefined) throw new Error(noInstallerMessage(ce.spec.namespace));
-    // The CRDs' owner references go while the objects are deleted: neither waits for the other,
-    // and the finalizer that keeps the extension (their owner) stays until both are done.
-    const [, outcome] = await settleAll([
-      releaseCrdReferences(client, name, signal),
-      uninstallRelease({ client, store: ports.releases, knownUid, signal }, name, history),
-    ]);
+    // The CRDs' owner references go while the objects are deleted, and before any record: under
+    // BoxcutterRuntime a record is a ClusterObjectSet, and deleting one that a CRD still names as
+    // owner would let the garbage collector take the CRD and its custom resources. The finalizer
+    // that keeps the extension (their owner) stays until both are done.
+    const releasing = releaseCrdReferences(client, name, signal);
+    const [, outcome] = await settleAll([releasing, uninstallRelease({ client, store: ports.releases, knownUid, signal }, name, history, releasing)]);
     state.log.info({ deleted: outcome.deleted.length, kept: outcome.kept, skipped: outcome.skipped }, 'uninstalled');
     recordUninstalled(ports.events, state, outcome);
   } catch (err) {
