@@ -43,6 +43,7 @@ import { DependencyGauge, InstalledIndex, type CatalogSource, type DependencyPor
 import { RequirementCache, ServerVersionCache, readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
 import { MAX_RECORD_JSON_BYTES, createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { createObjectSetReleases } from '../../pkg/operator-controller/applier/index.ts';
+import { createRevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
 import { createObjectSetController, revisionsOf } from '../../pkg/operator-controller/objectset/index.ts';
 import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL, parseClusterExtension } from '../../pkg/shared/api/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
@@ -221,7 +222,9 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
     concurrency: o.maxConcurrentReconciles,
   });
   // The cluster-upgrade gate (olm.maxOpenShiftVersion, removed APIs, Upgradeable holds): metrics always, OpenShift conditions where served.
-  const releases = createReleaseStore({ client: kube.client, namespace: o.systemNamespace, maxRecordBytes: memory.maxRecordBytes });
+  // It reads what is installed through the one revision reader `olmv1 status` uses: an extension's
+  // ClusterObjectSets under BoxcutterRuntime, its Helm release records otherwise.
+  const releases = createRevisionReader({ client: kube.client, namespace: o.systemNamespace, maxRecordBytes: memory.maxRecordBytes });
   const gating = runUpgradeGate({ client: kube.client, releases, extensions, clusterVersion: o.clusterVersion, log, registry }, leading);
   stack.defer(() => gating);
   // New catalog content: each affected extension is resolved at once and an upgrade it will get is reported before its reconcile comes (decision 0100).

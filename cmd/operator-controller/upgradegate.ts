@@ -37,7 +37,8 @@ const CRD_LIST_WAIT_MS = 10_000;
 interface UpgradeGateDeps {
   /** operator-controller's own identity: discovery, ClusterVersion, the OpenShift conditions. */
   client: KubeClient;
-  releases: ReleaseStore;
+  /** What each extension has installed, whichever runtime installed it. */
+  releases: Pick<ReleaseStore, 'deployed'>;
   /** The ClusterExtension informer (shared with the extension controller; run by the caller). */
   extensions: Informer<KubeObject>;
   /** `--cluster-version`. */

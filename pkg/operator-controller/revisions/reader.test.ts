@@ -1,9 +1,11 @@
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { evaluateGate, parseClusterVersion, type ClusterMinor } from '../gating/index.ts';
+import { deployedStep } from '../upgradegate/index.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 import { ApiError } from '../../shared/kube/index.ts';
-import { createRevisionReader } from './revisions.ts';
-import { clusterExtension, objectSet, objectSetHistory, seedHelmHistory } from '../../../test/support/revision-fixtures.ts';
-import { objectSetRollbackRefusal } from './refusal.ts';
+import { createRevisionReader } from './reader.ts';
+import { objectSet, objectSetHistory, seedHelmHistory } from '../../../test/support/revision-fixtures.ts';
 
 const COS = 'olm.operatorframework.io/v1/ClusterObjectSet';
 
@@ -61,36 +63,46 @@ describe('createRevisionReader', () => {
   });
 });
 
-describe('objectSetRollbackRefusal', () => {
-  it('names the revision a rollback would choose and the exact pin, without a resourceVersion', async () => {
+describe('the cluster-upgrade gate over the reader', () => {
+  it('sees an extension installed as ClusterObjectSet revisions, as olmv1 status does, and one installed as Helm records', async () => {
     const cluster = fakeCluster();
-    for (const set of objectSetHistory('boxy')) cluster.seed(set);
-    const history = await createRevisionReader({ client: cluster.client, namespace: 'olmv1-system' }).history('boxy');
-    const text = objectSetRollbackRefusal(clusterExtension('boxy'), history, undefined);
-    expect(text).toBe(
-      [
-        'refusing to roll back "boxy": its revisions are ClusterObjectSets (operator-controller runs with BoxcutterRuntime), and a rollback works from Helm release records. Nothing was changed.',
-        'To go back to revision 1 (demo.v1.0.0), pin its version instead:',
-        `  kubectl patch clusterextension boxy --type=merge -p '{"metadata":{"annotations":{"olm.operatorframework.io/approved-bundle":"demo.v1.0.0"}},"spec":{"source":{"catalog":{"version":"1.0.0","upgradeConstraintPolicy":"SelfCertified"}}}}'`,
-        'or',
-        '  olmv1 update boxy --version 1.0.0 --upgrade-constraint-policy SelfCertified',
-      ].join('\n'),
-    );
-  });
-
-  it('keeps a placeholder when there is no revision to go back to or the catalog text is unsafe in a shell', async () => {
-    const cluster = fakeCluster();
-    cluster.seed(objectSet('boxy', 1, '1.0.0', 'installed'));
+    await seedHelmHistory(cluster.client, 'helmy');
+    const [archived, installed] = objectSetHistory('boxy');
+    const properties = JSON.stringify([{ type: 'olm.maxOpenShiftVersion', value: '4.18' }]);
+    cluster.seed(archived!);
+    cluster.seed({
+      ...installed!,
+      metadata: { ...installed!.metadata, annotations: { ...installed!.metadata.annotations, 'olm.properties': properties } },
+    });
     const reader = createRevisionReader({ client: cluster.client, namespace: 'olmv1-system' });
-    const none = objectSetRollbackRefusal(clusterExtension('boxy'), await reader.history('boxy'), undefined);
-    expect(none).toContain('pin the version of the revision you want instead (see "olmv1 release history boxy")');
-    expect(none).toContain(`-p '{"spec":{"source":{"catalog":{"version":"VERSION","upgradeConstraintPolicy":"SelfCertified"}}}}'`);
-
-    const history = await reader.history('boxy');
-    const hostile = history.map((r) => ({ ...r, bundle: { ...r.bundle, name: "demo'; rm -rf ~; echo '" } }));
-    const older = { ...hostile[0]!, revision: 0, status: 'superseded' as const, bundle: { ...hostile[0]!.bundle, version: '0.9.0' } };
-    const text = objectSetRollbackRefusal(clusterExtension('boxy'), [...hostile, older], 0);
-    expect(text).not.toContain('rm -rf');
-    expect(text).toContain('--version VERSION');
+    const extension = (name: string, bundle: string) => ({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterExtension',
+      metadata: { name, uid: `uid-${name}` },
+      status: { install: { bundle: { name: bundle, version: '1.1.0' } }, conditions: [{ type: 'Installed', status: 'True' }] },
+    });
+    const step = deployedStep({
+      releases: reader,
+      extensions: { list: () => [extension('boxy', 'demo.v1.1.0'), extension('helmy', 'demo.v1.1.0')] },
+    });
+    const state: Parameters<ReturnType<typeof deployedStep>['run']>[0] = {
+      log: pino({ level: 'silent' }),
+      signal: new AbortController().signal,
+      deployed: [],
+      extra: [],
+      current: cluster419(),
+    };
+    await step.run(state);
+    expect(state.extra).toEqual([]);
+    expect(state.deployed.map((d) => d.extension).sort()).toEqual(['boxy', 'helmy']);
+    const verdict = evaluateGate(cluster419(), state.deployed);
+    expect(verdict.upgradeable).toBe(false);
+    expect(JSON.stringify(verdict)).toContain('boxy');
   });
 });
+
+function cluster419(): ClusterMinor {
+  const parsed = parseClusterVersion('4.19');
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.value;
+}

@@ -1,11 +1,12 @@
 /**
- * Which records hold an extension's revisions, for the olmv1 commands and the console: its
+ * Which records hold an extension's revisions, for operator-controller's cluster-upgrade gate, the
+ * olmv1 commands and the console alike (one reader, so they cannot disagree): its
  * ClusterObjectSets when it has any (operator-controller with BoxcutterRuntime), else its Helm
  * release records in the system namespace. A cluster that does not serve the ClusterObjectSet
  * kind has only release records. Read-only: writes stay with the store of the mode.
  */
-import { createObjectSetReleases, listRevisions, type ObjectSetManifest } from '../../operator-controller/applier/index.ts';
-import { createReleaseStore, type HistoryOptions, type Release, type ReleaseStore } from '../../operator-controller/release/index.ts';
+import { createObjectSetReleases, listRevisions, type ObjectSetManifest } from '../applier/index.ts';
+import { createReleaseStore, type HistoryOptions, type Release, type ReleaseStore } from '../release/index.ts';
 import { ObjectSetConditionType } from '../../shared/api/index.ts';
 import { isNoKindMatch, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 
@@ -42,6 +43,8 @@ interface RevisionReaderOptions {
   client: KubeClient;
   /** Where the Helm release records are (operator-controller's system namespace). */
   namespace: string;
+  /** The largest record the Helm store decodes (its default when undefined). */
+  maxRecordBytes?: number;
 }
 
 function notServed(err: unknown): boolean {
@@ -68,7 +71,11 @@ function objectSetState(set: ObjectSetManifest): ObjectSetState {
 
 /** The reader over `client`: ClusterObjectSets by the owner-name label first, Helm release records otherwise. */
 export function createRevisionReader(o: RevisionReaderOptions): RevisionReader {
-  const helm = createReleaseStore({ client: o.client, namespace: o.namespace });
+  const helm = createReleaseStore({
+    client: o.client,
+    namespace: o.namespace,
+    ...(o.maxRecordBytes === undefined ? {} : { maxRecordBytes: o.maxRecordBytes }),
+  });
   const sets = createObjectSetReleases(o.client);
 
   /** The extension's ClusterObjectSets, oldest first; [] when it has none or the kind is not served. */
