@@ -99,6 +99,27 @@ describe('catalog server', () => {
       const res = await inject({ url: '/catalogs/missing/api/v1/all' });
       expect(res.statusCode).toBe(404);
       expect(res.body).toBe('404 Not Found\n');
+      expect(res.headers['olmv1-catalog-digest']).toBeUndefined();
+    });
+
+    it('names the digest of the content it serves on every answer about that catalog, bodies unchanged', async () => {
+      const digest = store.get('test-catalog')!.info.digest;
+      const base = '/catalogs/test-catalog/api/v1';
+      const answers = await Promise.all([
+        inject({ url: `${base}/all` }),
+        inject({ url: `${base}/all`, headers: { 'accept-encoding': 'gzip' } }),
+        inject({ url: `${base}/all`, headers: { 'if-modified-since': lastModified() } }),
+        inject({ url: `${base}/metas?package=foo` }),
+        inject({ url: `${base}/metas?schema=olm.package`, method: 'HEAD' }),
+      ]);
+      expect(answers.map((r) => [r.statusCode, r.headers['olmv1-catalog-digest']])).toEqual([
+        [200, digest],
+        [200, digest],
+        [304, digest],
+        [200, digest],
+        [200, digest],
+      ]);
+      expect(answers[0]?.body).toBe(ALL);
     });
   });
 

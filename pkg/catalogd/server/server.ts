@@ -5,6 +5,12 @@
  * segment validated as a DNS-1123 subdomain (400) before storage is touched. Every response
  * carries `Vary: Accept-Encoding`. `/api/v1/metas` is on by default (upstream: a feature gate);
  * `POST /api/v1/graphql` is served when given an engine (graphql-handler.ts).
+ *
+ * Every answer about a catalog this replica has content for also names the image digest that
+ * content is (CATALOG_DIGEST_HEADER), a header upstream does not send; the bodies are upstream's.
+ * Each replica serves its own store, so during a catalog update two replicas behind one Service
+ * can serve two digests: the header lets a client keep content only under the digest it is
+ * (pkg/operator-controller/catalogclient, decision 0131).
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
@@ -49,6 +55,13 @@ export interface CatalogServer {
   /** Stops accepting connections, closes idle ones, and resolves once the open ones have ended. */
   close(): Promise<void>;
 }
+
+/**
+ * The response header naming the image digest (`sha256:<hex>`, the digest of
+ * `status.resolvedSource.image.ref`) of the content this replica serves for the catalog asked
+ * about. operator-controller's catalog client reads it under the same name.
+ */
+const CATALOG_DIGEST_HEADER = 'olmv1-catalog-digest';
 
 const ROUTE = /^\/catalogs\/([^/]+)\/api\/v1\/(all|metas|graphql)$/;
 // A request must arrive whole within 5 s; a connection times out after 5 minutes without
@@ -225,6 +238,7 @@ function route(req: IncomingMessage, res: Response, opts: CatalogServerOptions, 
   if (nameErrors.length > 0) return httpError(res, 400, `invalid catalog name: ${nameErrors.join('; ')}`);
 
   const version = opts.content.get(name);
+  if (version !== undefined) res.setHeader(CATALOG_DIGEST_HEADER, version.info.digest);
   if (m[2] === 'graphql' && opts.graphql !== undefined) return serveGraphql(req, res, version, opts.graphql);
   if (m[2] === 'metas') return serveMetas(req, res, version, rawQuery, buffers);
   if (version === undefined) return httpError(res, 404, STATUS_TEXT.notFound);

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { type DeclarativeConfig, parseMetas } from '../../shared/fbc/index.ts';
 import { type CatalogClient, type CatalogRef, createCatalogContentCache } from './index.ts';
 import { type CatalogContent, createCatalogContentBuilder } from './client.ts';
-import { MetasNotServedError } from './client.ts';
+import { MetasNotServedError, StaleContentError } from './client.ts';
 
 /** One request the fake client received; the test settles it. */
 interface Call {
@@ -11,6 +11,8 @@ interface Call {
   baseURL: string;
   packageName?: string;
   signal: AbortSignal | undefined;
+  /** The digest the answer must be of. */
+  digest: string | undefined;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -18,12 +20,19 @@ interface Call {
 /** A CatalogClient whose requests stay pending until the test settles them. */
 function fakeClient(): CatalogClient & { calls: Call[] } {
   const calls: Call[] = [];
-  const record = <T>(method: Call['method'], baseURL: string, signal: AbortSignal | undefined, packageName?: string): Promise<T> =>
+  const record = <T>(
+    method: Call['method'],
+    baseURL: string,
+    signal: AbortSignal | undefined,
+    digest: string | undefined,
+    packageName?: string,
+  ): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       calls.push({
         method,
         baseURL,
         signal,
+        digest,
         resolve: resolve as (v: unknown) => void,
         reject,
         ...(packageName === undefined ? {} : { packageName }),
@@ -31,9 +40,9 @@ function fakeClient(): CatalogClient & { calls: Call[] } {
     });
   return {
     calls,
-    getPackage: (baseURL, packageName, signal) => record<DeclarativeConfig>('getPackage', baseURL, signal, packageName),
-    packageNames: (baseURL, signal) => record<Set<string>>('packageNames', baseURL, signal),
-    getAll: (baseURL, signal) => record<CatalogContent>('getAll', baseURL, signal),
+    getPackage: (baseURL, packageName, signal, digest) => record<DeclarativeConfig>('getPackage', baseURL, signal, digest, packageName),
+    packageNames: (baseURL, signal, digest) => record<Set<string>>('packageNames', baseURL, signal, digest),
+    getAll: (baseURL, signal, digest) => record<CatalogContent>('getAll', baseURL, signal, digest),
     close: () => undefined,
   };
 }
@@ -102,6 +111,42 @@ describe('catalog content cache', () => {
     await Promise.all(others);
     expect(await metric('operator_controller_catalog_content_fetches_total', { query: 'package', outcome: 'success' })).toBe(4);
     expect(await metric('operator_controller_catalog_content_cache_hits_total', { query: 'package', served: 'content' })).toBe(1);
+  });
+
+  it('asks for content of the catalog digest and keeps nothing from a replica serving another', async () => {
+    const stale = new StaleContentError('sha256:a', 'sha256:0');
+    const first = cache.getPackage(cat('a'), 'foo');
+    const names = cache.packageNames(cat('a'));
+    expect(client.calls.map((c) => [c.method, c.digest])).toEqual([
+      ['getPackage', 'sha256:a'],
+      ['packageNames', 'sha256:a'],
+    ]);
+    client.calls[0]?.reject(stale);
+    client.calls[1]?.reject(stale);
+    await expect(first).rejects.toBe(stale);
+    await expect(names).rejects.toBe(stale);
+    // Not held: the next lookup, at the same instant, asks again and keeps what it gets.
+    const again = cache.getPackage(cat('a'), 'foo');
+    expect(client.calls).toHaveLength(3);
+    client.calls[2]?.resolve(config('foo'));
+    expect(await again).toEqual(config('foo'));
+    expect(await cache.getPackage(cat('a'), 'foo')).toEqual(config('foo'));
+    expect(client.calls).toHaveLength(3);
+    expect(await metric('operator_controller_catalog_content_fetches_total', { query: 'package', outcome: 'stale' })).toBe(1);
+    expect(await metric('operator_controller_catalog_content_fetches_total', { query: 'package_names', outcome: 'stale' })).toBe(1);
+  });
+
+  it('replaces a held failure with nothing when the next answer is stale', async () => {
+    const first = cache.getPackage(cat('a'), 'foo');
+    client.calls[0]?.reject(new Error('error: received unexpected response status code 404'));
+    await expect(first).rejects.toThrow('404');
+    clock += 2_000;
+    const second = cache.getPackage(cat('a'), 'foo');
+    client.calls[1]?.reject(new StaleContentError('sha256:a', 'sha256:0'));
+    await expect(second).rejects.toBeInstanceOf(StaleContentError);
+    // Neither the 404 nor the stale answer is served again: the next lookup fetches.
+    void cache.getPackage(cat('a'), 'foo').catch(() => undefined);
+    expect(client.calls).toHaveLength(3);
   });
 
   it('shares one request between concurrent callers', async () => {

@@ -6,11 +6,17 @@
  * is downloaded per catalog and every package read from it, and new digests at that base URL go
  * straight to `/all`. Failures are cached and rethrown until a doubling retry delay passes
  * (unlike upstream, which retries at once), so a failing catalogd is not hit by every reconcile.
+ *
+ * Content is kept under a digest only when the catalogd replica that served it named that digest
+ * (the client's `digest` check): while the replicas behind one Service are at different digests
+ * of a catalog, an answer from one that has not caught up is refused, never cached, and the next
+ * lookup asks again (decision 0131). Upstream caches whatever the first answer was under the new
+ * digest, until the next digest.
  */
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
-import { type CatalogClient, type CatalogContent, MetasNotServedError } from './client.ts';
+import { type CatalogClient, type CatalogContent, MetasNotServedError, StaleContentError, digestOfRef } from './client.ts';
 import { FetchSlot, type LookupOutcome, type RetryPolicy } from './fetch-slot.ts';
 
 /** A ClusterCatalog as far as content is concerned: from its status. */
@@ -56,7 +62,7 @@ export interface CatalogContentCache {
 
 /** What the cache's metrics count; `query` says which entry: a package, the names, or `/all`. */
 type Query = 'package' | 'package_names' | 'all';
-type FetchOutcome = 'success' | 'error' | 'aborted' | 'metas_not_served';
+type FetchOutcome = 'success' | 'error' | 'aborted' | 'metas_not_served' | 'stale';
 
 interface CacheMetrics {
   fetched(query: Query, outcome: FetchOutcome): void;
@@ -105,7 +111,13 @@ const MAX_ERROR_RETRY_MS = 60_000;
 export function createCatalogContentCache(options: CatalogContentCacheOptions): CatalogContentCache {
   const { client, log } = options;
   const firstDelayMs = options.errorRetryMs ?? DEFAULT_ERROR_RETRY_MS;
-  const policy: RetryPolicy = { now: options.now ?? Date.now, firstDelayMs, maxDelayMs: Math.max(firstDelayMs, MAX_ERROR_RETRY_MS) };
+  const policy: RetryPolicy = {
+    now: options.now ?? Date.now,
+    firstDelayMs,
+    maxDelayMs: Math.max(firstDelayMs, MAX_ERROR_RETRY_MS),
+    // A replica behind on the catalog says nothing about the content: ask again at the next lookup.
+    unheld: (err) => err instanceof StaleContentError,
+  };
   const metrics = createCacheMetrics(options.registry);
   const catalogs = new Map<string, CatalogEntries>();
 
@@ -136,9 +148,12 @@ export function createCatalogContentCache(options: CatalogContentCacheOptions): 
       metrics.fetched(query, 'success');
       return value;
     } catch (err) {
-      const outcome: FetchOutcome = err instanceof MetasNotServedError ? 'metas_not_served' : signal.aborted ? 'aborted' : 'error';
+      const outcome: FetchOutcome =
+        err instanceof MetasNotServedError ? 'metas_not_served' : err instanceof StaleContentError ? 'stale' : signal.aborted ? 'aborted' : 'error';
       metrics.fetched(query, outcome);
       if (outcome === 'error') log?.debug({ query, err }, 'catalog content request failed');
+      if (err instanceof StaleContentError)
+        log?.info({ query, expected: err.expected, served: err.served }, 'catalog replica serves another digest; not cached');
       throw err;
     }
   }
@@ -146,7 +161,8 @@ export function createCatalogContentCache(options: CatalogContentCacheOptions): 
   /** The `/all` content of the catalog at that digest, replacing any other digest's. */
   function allContent(catalog: CatalogRef, entries: CatalogEntries, signal: AbortSignal): Promise<CatalogContent> {
     if (entries.all?.digestRef !== catalog.digestRef) entries.all = { digestRef: catalog.digestRef, slot: new FetchSlot() };
-    const fetchAll = (s: AbortSignal): Promise<CatalogContent> => request('all', s, () => client.getAll(catalog.baseURL, s));
+    const fetchAll = (s: AbortSignal): Promise<CatalogContent> =>
+      request('all', s, () => client.getAll(catalog.baseURL, s, digestOfRef(catalog.digestRef)));
     return entries.all.slot.get(fetchAll, policy, signal, lookup('all'));
   }
 
@@ -188,7 +204,7 @@ export function createCatalogContentCache(options: CatalogContentCacheOptions): 
           catalogEntries,
           s,
           'package',
-          (rs) => client.getPackage(catalog.baseURL, packageName, rs),
+          (rs) => client.getPackage(catalog.baseURL, packageName, rs, digestOfRef(catalog.digestRef)),
           (c) => c.loadPackage(packageName),
         );
       return slot.get(fetch, policy, signal, lookup('package'));
@@ -202,7 +218,7 @@ export function createCatalogContentCache(options: CatalogContentCacheOptions): 
           catalogEntries,
           s,
           'package_names',
-          (rs) => client.packageNames(catalog.baseURL, rs),
+          (rs) => client.packageNames(catalog.baseURL, rs, digestOfRef(catalog.digestRef)),
           (c) => c.packageNames,
         );
       return digest.names.get(fetch, policy, signal, lookup('package_names'));

@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSelfSignedCertificate } from '../../olmv1/localstack/index.ts';
 import { createCatalogClient } from './index.ts';
-import { MetasNotServedError } from './client.ts';
+import { MetasNotServedError, StaleContentError, digestOfRef, servesExpected } from './client.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -250,6 +250,84 @@ describe('catalog client', () => {
     } finally {
       bounded.close();
     }
+  });
+
+  describe('content of the digest asked for', () => {
+    const NEW = 'sha256:' + 'b'.repeat(64);
+    const OLD = 'sha256:' + 'a'.repeat(64);
+    /** Answers like catalogdLike, naming `digestOf(connection number)` in the digest header. */
+    function replicas(digestOf: (connection: number) => string | undefined, seen: Array<{ url: string; connection: number }>): Handler {
+      const inner = catalogdLike([], true);
+      const numbers = new WeakMap<object, number>();
+      let count = 0;
+      return (req, res) => {
+        let n = numbers.get(req.socket);
+        if (n === undefined) numbers.set(req.socket, (n = ++count));
+        seen.push({ url: req.url ?? '', connection: n });
+        const digest = digestOf(n);
+        if (digest !== undefined) res.setHeader('olmv1-catalog-digest', digest);
+        inner(req, res);
+      };
+    }
+
+    it.each([
+      [undefined, undefined, true],
+      [undefined, OLD, true],
+      [NEW, undefined, true],
+      [NEW, NEW, true],
+      [NEW, OLD, false],
+    ])('takes an answer for %s naming %s: %s', (expected, served, taken) => {
+      expect(servesExpected(expected, served)).toBe(taken);
+    });
+
+    it.each([
+      ['r.test/ops@sha256:abc', 'sha256:abc'],
+      ['r.test:5000/a/b@sha256:abc', 'sha256:abc'],
+      ['r.test/ops:latest', undefined],
+      ['r.test/ops@', undefined],
+    ])('the digest of %s is %s', (ref, digest) => {
+      expect(digestOfRef(ref)).toBe(digest);
+    });
+
+    it('drops an answer of another digest unread and asks again on a new connection', async () => {
+      const seen: Array<{ url: string; connection: number }> = [];
+      // The first two connections reach a replica still at the old digest.
+      handler = replicas((n) => (n <= 2 ? OLD : NEW), seen);
+      const cfg = await client.getPackage(`${url}/catalogs/ops`, 'foo', undefined, NEW);
+      expect(cfg.bundles.map((b) => b.name)).toEqual(['foo.v1', 'foo.v2']);
+      // Each query whose answer was stale was sent again on a connection of its own.
+      const byUrl = Map.groupBy(seen, (r) => r.url);
+      for (const requests of byUrl.values()) {
+        expect(new Set(requests.map((r) => r.connection)).size).toBe(requests.length);
+        expect(requests.at(-1)!.connection).toBeGreaterThan(2);
+      }
+      expect(seen.length).toBe(4);
+    });
+
+    it('fails with StaleContentError after three answers of another digest, for every query', async () => {
+      const seen: Array<{ url: string; connection: number }> = [];
+      handler = replicas(() => OLD, seen);
+      const base = `${url}/catalogs/ops`;
+      for (const call of [
+        () => client.getPackage(base, 'foo', undefined, NEW),
+        () => client.packageNames(base, undefined, NEW),
+        () => client.getAll(base, undefined, NEW),
+      ]) {
+        seen.length = 0;
+        const err = await call().catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(StaleContentError);
+        expect((err as StaleContentError).message).toBe(`error: catalogd served content of digest ${OLD}, not ${NEW}`);
+        // Three attempts of the query that failed first (getPackage's other query is then cancelled).
+        expect(Math.max(...[...Map.groupBy(seen, (r) => r.url).values()].map((requests) => requests.length))).toBe(3);
+      }
+    });
+
+    it('takes answers that name no digest (upstream catalogd) or when no digest is asked for', async () => {
+      handler = replicas(() => undefined, []);
+      expect((await client.getPackage(`${url}/catalogs/ops`, 'foo', undefined, NEW)).bundles).toHaveLength(2);
+      handler = replicas(() => OLD, []);
+      expect((await client.getPackage(`${url}/catalogs/ops`, 'foo')).bundles).toHaveLength(2);
+    });
   });
 
   it('reports blobs that do not load', async () => {

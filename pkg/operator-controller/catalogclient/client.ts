@@ -16,7 +16,14 @@
  *   `/metas` query gets Go's `404 page not found` (the route is not served, as on upstream
  *   catalogd without the `APIV1MetasHandler` gate) the error is a {@link MetasNotServedError};
  * - a body that breaks off or does not decode: `error parsing catalog contents: <cause>`;
- * - blobs that do not load as FBC: `error loading package "<pkg>": <cause>`.
+ * - blobs that do not load as FBC: `error loading package "<pkg>": <cause>`;
+ * - an answer of another digest than the one asked for: a {@link StaleContentError}.
+ *
+ * Each catalogd replica serves its own store and names the digest of what it serves in the
+ * `olmv1-catalog-digest` header (pkg/catalogd/server/server.ts). While a catalog is updated, the
+ * replicas behind one Service can serve two digests; a caller that passes the digest it expects
+ * gets content of that digest or an error, never another digest's content (decision 0131). An
+ * answer without the header (upstream's catalogd, which sends none) is taken as it is.
  */
 import type { Agent, IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -36,6 +43,43 @@ export class MetasNotServedError extends Error {
     super('error: received unexpected response status code 404');
     this.name = 'MetasNotServedError';
   }
+}
+
+/**
+ * A replica answered with content of another digest than the one asked for (it has not caught
+ * up with the catalog's update, or has moved past it), on every attempt. Nothing of that answer
+ * was read; asking again later, or on another connection, may reach a replica serving it.
+ */
+export class StaleContentError extends Error {
+  /** The digest asked for and the one the replica named. */
+  readonly expected: string;
+  readonly served: string;
+  constructor(expected: string, served: string) {
+    super(`error: catalogd served content of digest ${served}, not ${expected}`);
+    this.name = 'StaleContentError';
+    this.expected = expected;
+    this.served = served;
+  }
+}
+
+/** The header in which catalogd names the digest of the content it answers with. */
+const CATALOG_DIGEST_HEADER = 'olmv1-catalog-digest';
+
+/**
+ * The digest part of a digest reference (`repo@sha256:<hex>` gives `sha256:<hex>`); undefined
+ * for a reference without one, whose answers are then not checked.
+ */
+export function digestOfRef(digestRef: string): string | undefined {
+  const at = digestRef.lastIndexOf('@');
+  return at < 0 || at === digestRef.length - 1 ? undefined : digestRef.slice(at + 1);
+}
+
+/**
+ * Whether an answer naming `served` (undefined: no header) may be taken for content of
+ * `expected` (undefined: nothing asked for). Only a named, different digest is refused.
+ */
+export function servesExpected(expected: string | undefined, served: string | undefined): boolean {
+  return expected === undefined || served === undefined || served === expected;
 }
 
 /** Settings of {@link createCatalogClient}; all optional. */
@@ -68,27 +112,34 @@ export interface CatalogClient {
    * `status.urls.base`), one blob per (schema, name) slot, later blobs winning; an empty config
    * for a package the catalog does not have.
    *
+   * With `digest` (`sha256:<hex>`), every answer must be content of that digest: an answer
+   * naming another is dropped unread and the request sent again on a new connection (which a
+   * Service may route to another replica), up to three times in all.
+   *
    * @throws Error with one of the texts listed in the module comment; `cause` holds the
-   *   underlying error. When `signal` aborts, the abort surfaces as one of them too.
+   *   underlying error. When `signal` aborts, the abort surfaces as one of them too. A
+   *   {@link StaleContentError} when every attempt was answered with another digest.
    */
-  getPackage(baseURL: string, packageName: string, signal?: AbortSignal): Promise<DeclarativeConfig>;
+  getPackage(baseURL: string, packageName: string, signal?: AbortSignal, digest?: string): Promise<DeclarativeConfig>;
   /**
    * Names of the `olm.package` blobs the catalog at `baseURL` serves
-   * (`/api/v1/metas?schema=olm.package`). Errors as for `getPackage`.
+   * (`/api/v1/metas?schema=olm.package`). `digest` and errors as for `getPackage`.
    */
-  packageNames(baseURL: string, signal?: AbortSignal): Promise<Set<string>>;
+  packageNames(baseURL: string, signal?: AbortSignal, digest?: string): Promise<Set<string>>;
   /**
    * The whole catalog at `baseURL` (`/api/v1/all`), decoded as it streams in and grouped per
-   * package; the body itself is never held. Errors as for `getPackage` (never a
+   * package; the body itself is never held. `digest` and errors as for `getPackage` (never a
    * {@link MetasNotServedError}); `timeoutMs` applies to the whole download.
    */
-  getAll(baseURL: string, signal?: AbortSignal): Promise<CatalogContent>;
+  getAll(baseURL: string, signal?: AbortSignal, digest?: string): Promise<CatalogContent>;
   /** Closes idle keep-alive connections. The client stays usable. */
   close(): void;
 }
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 const MAX_SOCKETS = 32;
+/** Attempts of one request while answers name another digest: the first, then two on new connections. */
+const STALE_ATTEMPTS = 3;
 
 /** Creates a catalog content client; nothing is contacted until the first call. */
 export function createCatalogClient(options: CatalogClientOptions = {}): CatalogClient {
@@ -100,7 +151,26 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
     return AbortSignal.any([...extra, AbortSignal.timeout(timeoutMs), ...(signal === undefined ? [] : [signal])]);
   }
 
-  async function getPackage(baseURL: string, packageName: string, signal?: AbortSignal): Promise<DeclarativeConfig> {
+  /**
+   * fetchBlobs, sent again while the answer is of another digest than `digest`: each retry on a
+   * connection of its own, closed afterwards (the pool's idle connections may all lead to the
+   * replica that answered), so a Service can route it to another replica.
+   */
+  async function fetchOfDigest(url: URL, signal: AbortSignal, digest: string | undefined, onMeta: (meta: Meta) => void): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const fresh = attempt === 1 ? undefined : createAgentPool({ maxSockets: 1, caPem: options.caPem, proxy: options.proxy });
+      try {
+        await fetchBlobs(url, (fresh ?? own).agentFor(url), signal, options.decodeLimits, onMeta, digest);
+        return;
+      } catch (err) {
+        if (!(err instanceof StaleContentError) || attempt >= STALE_ATTEMPTS) throw err;
+      } finally {
+        fresh?.close();
+      }
+    }
+  }
+
+  async function getPackage(baseURL: string, packageName: string, signal?: AbortSignal, digest?: string): Promise<DeclarativeConfig> {
     const base = baseURL.replace(/\/+$/, '');
     const name = encodeURIComponent(packageName);
     // One failure cancels the other request: its result could not be used anyway.
@@ -110,7 +180,7 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
       const url = new URL(`${base}/api/v1/metas?${query}`);
       const metas: Meta[] = [];
       try {
-        await fetchBlobs(url, own.agentFor(url), combined, options.decodeLimits, (meta) => metas.push(meta));
+        await fetchOfDigest(url, combined, digest, (meta) => metas.push(meta));
       } catch (err) {
         cancel.abort();
         throw err;
@@ -121,19 +191,19 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
     return loadPackagePartition([...packageBlobs, ...rest], packageName);
   }
 
-  async function packageNames(baseURL: string, signal?: AbortSignal): Promise<Set<string>> {
+  async function packageNames(baseURL: string, signal?: AbortSignal, digest?: string): Promise<Set<string>> {
     const url = new URL(`${baseURL.replace(/\/+$/, '')}/api/v1/metas?schema=olm.package`);
     const names = new Set<string>();
-    await fetchBlobs(url, own.agentFor(url), limitsOf(signal), options.decodeLimits, (meta) => {
+    await fetchOfDigest(url, limitsOf(signal), digest, (meta) => {
       if (meta.schema === 'olm.package' && meta.name !== '') names.add(meta.name);
     });
     return names;
   }
 
-  async function getAll(baseURL: string, signal?: AbortSignal): Promise<CatalogContent> {
+  async function getAll(baseURL: string, signal?: AbortSignal, digest?: string): Promise<CatalogContent> {
     const url = new URL(`${baseURL.replace(/\/+$/, '')}/api/v1/all`);
     const content = createCatalogContentBuilder();
-    await fetchBlobs(url, own.agentFor(url), limitsOf(signal), options.decodeLimits, (meta) => content.add(meta));
+    await fetchOfDigest(url, limitsOf(signal), digest, (meta) => content.add(meta));
     return content.finish();
   }
 
@@ -145,13 +215,18 @@ export function createCatalogClient(options: CatalogClientOptions = {}): Catalog
   };
 }
 
-/** GETs `url` and hands each FBC blob of its body to `onMeta` as it is decoded. */
+/**
+ * GETs `url` and hands each FBC blob of its body to `onMeta` as it is decoded. A 200 answer
+ * naming another digest than `digest` is dropped before its body is read (its connection
+ * closed): a {@link StaleContentError}.
+ */
 async function fetchBlobs(
   url: URL,
   agent: Agent,
   signal: AbortSignal,
   limits: Partial<DecodeLimits> | undefined,
   onMeta: (meta: Meta) => void,
+  digest: string | undefined,
 ): Promise<void> {
   let res: IncomingMessage;
   try {
@@ -166,6 +241,11 @@ async function fetchBlobs(
     }
     res.resume();
     throw new Error(`error: received unexpected response status code ${res.statusCode ?? 0}`);
+  }
+  const served = res.headers[CATALOG_DIGEST_HEADER];
+  if (!servesExpected(digest, typeof served === 'string' ? served : undefined)) {
+    res.destroy();
+    throw new StaleContentError(digest ?? '', String(served));
   }
   try {
     const body = decodedBody(res);

@@ -1,6 +1,7 @@
 /**
  * One cached value fetched at most once at a time (the catalog content cache's building block):
- * it holds a value until dropped, or an error until its doubling retry time; callers arriving
+ * it holds a value until dropped, or an error until its doubling retry time (an `unheld` error
+ * not at all: the next call fetches again); callers arriving
  * during a fetch share it. The fetch is aborted, and nothing cached, only when every waiting
  * caller has given up.
  */
@@ -12,6 +13,8 @@ export interface RetryPolicy {
   firstDelayMs: number;
   /** Upper bound of the delay. */
   maxDelayMs: number;
+  /** Errors that are not held: the callers waiting get them, the next call fetches again. */
+  unheld?: (error: Error) => boolean;
 }
 
 /** How a lookup was answered, for metrics. */
@@ -90,6 +93,10 @@ export class FetchSlot<T> {
       (error: Error) => {
         if (this.#flight !== flight) return;
         this.#flight = undefined;
+        if (policy.unheld?.(error) === true) {
+          this.#held = undefined;
+          return;
+        }
         this.#failures++;
         const delay = Math.min(policy.firstDelayMs * 2 ** (this.#failures - 1), policy.maxDelayMs);
         this.#held = { ok: false, error, retryAt: policy.now() + delay };
