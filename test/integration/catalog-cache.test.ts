@@ -141,8 +141,14 @@ describe('catalog content cache against catalogd', () => {
     cache.forget(name, next.digestRef);
     await cache.getPackage(next, 'foo');
     expect((await catalogdRequests()) - before).toBe(3);
-    await cache.getPackage(first, 'foo');
-    expect((await catalogdRequests()) - before).toBe(5);
+    // The forgotten old digest is asked for again, but catalogd serves the new one now: its
+    // answers name that digest and are not taken (nor cached) for the old (decision 0131).
+    const old = `sha256:${first.digestRef.split('@sha256:')[1] ?? ''}`;
+    await expect(cache.getPackage(first, 'foo')).rejects.toThrow(
+      `error: catalogd served content of digest ${next.digestRef.split('@')[1] ?? ''}, not ${old}`,
+    );
+    await expect(cache.getPackage(first, 'foo')).rejects.toThrow('error: catalogd served content of digest');
+    expect(await value(registry, 'operator_controller_catalog_content_fetches_total', { query: 'package', outcome: 'stale' })).toBe(2);
   });
 
   describe('a catalog server without /api/v1/metas', () => {
