@@ -44,8 +44,8 @@ import { RequirementCache, ServerVersionCache, readServerVersion } from '../../p
 import { MAX_RECORD_JSON_BYTES, createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { createObjectSetReleases } from '../../pkg/operator-controller/applier/index.ts';
 import { createRevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
-import { createObjectSetController, revisionsOf } from '../../pkg/operator-controller/objectset/index.ts';
-import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL, parseClusterExtension } from '../../pkg/shared/api/index.ts';
+import { RevisionWrites, createObjectSetController, revisionWriters, revisionsOf } from '../../pkg/operator-controller/objectset/index.ts';
+import { CLUSTER_OBJECT_SET, parseClusterExtension } from '../../pkg/shared/api/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
 import { pauseHook } from './test-pause.ts';
@@ -126,6 +126,8 @@ async function processParts(o: OperatorControllerOptions, { log, registry, kube,
     features: extensionFeatures(o.featureGates),
     /** Test hook only (OLMV1_TEST_PAUSE_AT, test-pause.ts): undefined in production. */
     pause: pauseHook(o.testPauseAt, log),
+    /** BoxcutterRuntime: the revisions' writes in flight, which an uninstall waits for (decision 0126). */
+    revisionWrites: new RevisionWrites(),
   };
 }
 
@@ -253,12 +255,13 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
 
 /**
  * BoxcutterRuntime: the ClusterObjectSet controller, writing each revision's objects as the
- * installer of the extension that owns it, or, for a revision no extension made, as the default
- * installer (decision 0125).
+ * installer of the extension proven to have made it (decision 0125), or, for a revision no
+ * extension made, as `--user-revision-service-account`, else nothing (decision 0126).
  */
 function objectSetController(o: OperatorControllerOptions, started: Started, p: ProcessParts): Controller | undefined {
   const { objectSets, extensions, kube, log, registry } = started;
   if (objectSets === undefined) return undefined;
+  const users = o.userRevisionServiceAccount;
   const extensionSpec = (name: string) => {
     const parsed = parseClusterExtension(extensions.get(name));
     return parsed.ok ? parsed.value.spec : undefined;
@@ -267,14 +270,18 @@ function objectSetController(o: OperatorControllerOptions, started: Started, p: 
     ports: {
       client: kube.client,
       systemNamespace: o.systemNamespace,
-      clientFor: (cos) => {
-        const sa = revisionInstaller(
-          { name: cos.metadata.name, owner: cos.metadata.labels?.[OWNER_NAME_LABEL] },
-          extensionSpec,
-          o.defaultInstallServiceAccount,
-        );
-        return p.scoped.forServiceAccount(sa.namespace, sa.name);
-      },
+      writerFor: revisionWriters({
+        extensionOf: (name) => {
+          const ce = extensions.get(name);
+          return ce === undefined ? undefined : { uid: ce.metadata.uid ?? '', deleting: ce.metadata.deletionTimestamp !== undefined };
+        },
+        installerClient: (owner, cos) => {
+          const sa = revisionInstaller({ name: cos.metadata.name, owner }, extensionSpec, o.defaultInstallServiceAccount);
+          return p.scoped.forServiceAccount(sa.namespace, sa.name);
+        },
+        userClient: users === undefined ? undefined : () => p.scoped.forServiceAccount(users.namespace, users.name),
+        writes: p.revisionWrites,
+      }),
     },
     informer: objectSets,
     log,
@@ -302,7 +309,7 @@ function extensionReconciler(
     {
       client: kube.client,
       scoped: p.pause === undefined ? p.scoped : pausingObjectWrites(p.scoped, p.pause),
-      releases: revisions === undefined ? helmReleases : createObjectSetReleases(kube.client),
+      releases: revisions === undefined ? helmReleases : createObjectSetReleases(kube.client, { settled: (name) => p.revisionWrites.idle(name) }),
       ...(revisions === undefined
         ? {}
         : { boxcutter: { systemNamespace: o.systemNamespace, helmReleases, reconcileRevision: (name: string) => revisions.enqueue(name) } }),

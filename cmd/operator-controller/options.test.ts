@@ -69,6 +69,13 @@ describe('parseOperatorControllerOptions', () => {
     expect(o).toMatchObject({ systemNamespace: 'olm', identity: 'oc-7f9', kubeconfig: undefined, inCluster: { host: '10.96.0.1', port: '443' } });
   });
 
+  it('takes an empty POD_NAME or POD_NAMESPACE for unset (a Deployment env rewritten with values only)', () => {
+    expect(parse(['--kubeconfig=/kc'], { POD_NAMESPACE: '', POD_NAME: '' })).toMatchObject({
+      systemNamespace: 'olmv1-system',
+      identity: `${hostname()}_${process.pid}`,
+    });
+  });
+
   it('every flag', () => {
     const o = parse(
       [
@@ -159,6 +166,12 @@ describe('parseOperatorControllerOptions', () => {
     expect(parse(['--cache-path', '/c']).cacheDir).toBe('/c');
     expect(parse(['--cache-path', '/c', '--cache-dir', '/c']).cacheDir).toBe('/c');
     expect(() => parse(['--cache-path', '/c', '--cache-dir', '/d'])).toThrow("--cache-dir and --cache-path (upstream's name) give different values");
+  });
+
+  it('--user-revision-service-account NS/NAME (decision 0126), none by default', () => {
+    expect(parse([]).userRevisionServiceAccount).toBeUndefined();
+    expect(parse(['--user-revision-service-account', 'revs/writer']).userRevisionServiceAccount).toEqual({ namespace: 'revs', name: 'writer' });
+    expect(() => parse(['--user-revision-service-account', 'writer'])).toThrow('invalid --user-revision-service-account:');
   });
 
   it('--default-install-service-account NS/NAME, refused in any other shape', () => {

@@ -62,6 +62,8 @@ export interface OperatorControllerOptions extends ComponentOptions, ServingOpti
   pullReadTimeoutMs: number;
   /** `--default-install-service-account NS/NAME`: installs extensions whose spec names no ServiceAccount. */
   defaultInstallServiceAccount?: ServiceAccountRef | undefined;
+  /** `--user-revision-service-account NS/NAME` (BoxcutterRuntime): writes the ClusterObjectSets no extension made (decision 0126). */
+  userRevisionServiceAccount?: ServiceAccountRef | undefined;
   /** `--maintenance-window "<schedule> <duration> [<zone>]"`: the default window of automatic upgrades (decision 0122). */
   maintenanceWindow?: MaintenanceWindow | undefined;
 }
@@ -91,6 +93,9 @@ Flags:
   --default-install-service-account NS/NAME
                                     installs extensions whose spec names no serviceAccount (upstream's
                                     current YAML); without it they wait with a message (default: none)
+  --user-revision-service-account NS/NAME
+                                    BoxcutterRuntime: writes ClusterObjectSets that no ClusterExtension made
+                                    as this ServiceAccount; without it they are refused (default: none)
   --maintenance-window "SCHEDULE DURATION [ZONE]"
                                     automatic upgrades of extensions without the annotation
                                     olm.operatorframework.io/maintenance-window start only inside this
@@ -141,6 +146,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
       'pull-read-timeout': { type: 'string' },
       ...SERVING_FLAGS,
       'default-install-service-account': { type: 'string' },
+      'user-revision-service-account': { type: 'string' },
       'maintenance-window': { type: 'string' },
       ...IMAGE_LIMIT_FLAGS,
     },
@@ -161,6 +167,9 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
   const installerFlag = values['default-install-service-account'];
   const installer = installerFlag === undefined || installerFlag === '' ? undefined : parseServiceAccountRef(installerFlag);
   if (installer !== undefined && !installer.ok) throw new Error(`invalid --default-install-service-account: ${installer.error}`);
+  const userRevisionsFlag = values['user-revision-service-account'];
+  const userRevisions = userRevisionsFlag === undefined || userRevisionsFlag === '' ? undefined : parseServiceAccountRef(userRevisionsFlag);
+  if (userRevisions !== undefined && !userRevisions.ok) throw new Error(`invalid --user-revision-service-account: ${userRevisions.error}`);
   const windowFlag = values['maintenance-window'];
   const maintenanceWindow = windowFlag === undefined || windowFlag.trim() === '' ? undefined : parseMaintenanceWindow(windowFlag);
   if (maintenanceWindow !== undefined && !maintenanceWindow.ok) throw new Error(`invalid --maintenance-window: ${maintenanceWindow.error}`);
@@ -186,6 +195,7 @@ export function parseOperatorControllerOptions(argv: string[], env: NodeJS.Proce
     pullConnectTimeoutMs: duration('--pull-connect-timeout', values['pull-connect-timeout'], DEFAULT_PULL_CONNECT_TIMEOUT_MS),
     pullReadTimeoutMs: duration('--pull-read-timeout', values['pull-read-timeout'], DEFAULT_PULL_READ_TIMEOUT_MS),
     defaultInstallServiceAccount: installer?.value,
+    userRevisionServiceAccount: userRevisions?.value,
     maintenanceWindow: maintenanceWindow?.value,
   };
 }

@@ -106,7 +106,7 @@ describe.skipIf(missing !== undefined)("upstream's @BoxcutterRuntime scenarios o
     // (cmd/olmv1/up-in-cluster.ts: config/ with config/boxcutter and the gate in operator-controller's
     // args), plus a default installer: upstream's revision.feature applies ClusterObjectSets no
     // ClusterExtension made, which upstream writes as operator-controller itself (bound to
-    // cluster-admin in its manifests) and ours as --default-install-service-account (decision 0125).
+    // cluster-admin in its manifests) and ours only as --user-revision-service-account (decision 0126).
     const product = await deployInCluster({
       controlPlane: cp,
       registryBinaries: inject('envtestBinaries'),
@@ -120,6 +120,7 @@ describe.skipIf(missing !== undefined)("upstream's @BoxcutterRuntime scenarios o
             // DeploymentConfig as upstream's experimental manifests enable it (its hooks read the args).
             ...featureGatesArgs(['BoxcutterRuntime=true', 'DeploymentConfig=true']),
             `--default-install-service-account=${SYSTEM_NAMESPACE}/${DEFAULT_INSTALLER}`,
+            `--user-revision-service-account=${SYSTEM_NAMESPACE}/${DEFAULT_INSTALLER}`,
           ],
         },
         components: ['../config/boxcutter'],

@@ -19,7 +19,7 @@ import {
   type KubeContext,
   type KubeObject,
 } from '../../pkg/shared/kube/index.ts';
-import { DEFAULT_PROGRESSION_PROBES, createObjectSetController } from '../../pkg/operator-controller/objectset/index.ts';
+import { DEFAULT_PROGRESSION_PROBES, createObjectSetController, everyRevisionAs } from '../../pkg/operator-controller/objectset/index.ts';
 
 const RUN = randomBytes(3).toString('hex');
 const NS = `objset-${RUN}`;
@@ -104,7 +104,12 @@ beforeAll(async () => {
     transform: stripManagedFields,
   });
   // The installer identity is the admin here; cmd/ gives each revision its extension's client.
-  const controller = createObjectSetController({ ports: { client: kube.client, clientFor: () => kube.client }, informer, log, probeRequeueMs: 300 });
+  const controller = createObjectSetController({
+    ports: { client: kube.client, writerFor: everyRevisionAs(kube.client) },
+    informer,
+    log,
+    probeRequeueMs: 300,
+  });
   running = Promise.all([informer.run(stop.signal), controller.run(stop.signal)]);
 });
 

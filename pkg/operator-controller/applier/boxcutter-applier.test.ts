@@ -238,7 +238,7 @@ describe('createObjectSetReleases', () => {
     expect(await releases.history('test-ext')).toEqual(first);
     expect(secretGets()).toBe(afterFirst);
     // Past the byte bound nothing is kept: each history reads them again.
-    const uncached = createObjectSetReleases(cluster.client, 0);
+    const uncached = createObjectSetReleases(cluster.client, { cacheBytes: 0 });
     await uncached.history('test-ext');
     await uncached.history('test-ext');
     expect(secretGets()).toBe(3 * afterFirst);
@@ -275,5 +275,37 @@ describe('createObjectSetReleases', () => {
     expect(sameRevisionContent(history[1]!, desired([cm('a'), deployment], '1.0.0', 'other/img'))).toBe(false);
     expect(sameRevisionContent(history[0]!, desired([cm('b')], '2.0.0'))).toBe(true);
     expect(await releases.history('other')).toEqual([]);
+  });
+
+  it('deletes the revisions only once no write of theirs is in flight and no CRD of the extension names one as owner (issue 69)', async () => {
+    const cluster = fakeCluster();
+    const { applier, request } = setup(cluster);
+    await applier.apply(await request(), desired([cm('a')]));
+    const revision = [...cluster.objects.values()].find((o) => o.kind === 'ClusterObjectSet');
+    const labels = { 'olm.operatorframework.io/owner-kind': 'ClusterExtension', 'olm.operatorframework.io/owner-name': 'test-ext' };
+    const owner = {
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterObjectSet',
+      name: 'test-ext-1',
+      uid: revision?.metadata.uid ?? '',
+      controller: true,
+    };
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com', labels, ownerReferences: [owner] },
+    };
+    cluster.seed(crd);
+    const settled: string[] = [];
+    const releases = createObjectSetReleases(cluster.client, { settled: (name) => (settled.push(name), Promise.resolve()) });
+    await expect(releases.deleteAll('test-ext')).rejects.toThrow(
+      'CustomResourceDefinitions widgets.example.com still name a revision of "test-ext" as owner: its revisions are not deleted',
+    );
+    expect(settled).toEqual(['test-ext']);
+    expect(cluster.writes.filter((w) => w.startsWith('delete'))).toEqual([]);
+    // Released (what the uninstall's retry does): the revisions go.
+    cluster.edit(crd, (c) => delete c.metadata.ownerReferences);
+    await releases.deleteAll('test-ext');
+    expect(cluster.writes.filter((w) => w.startsWith('delete'))).toEqual(['delete ClusterObjectSet test-ext-1']);
   });
 });

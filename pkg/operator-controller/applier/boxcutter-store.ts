@@ -12,6 +12,7 @@ import { sortRevisions, type ObjectSetManifest } from './boxcutter-revision.ts';
 import { resolveRefs } from './boxcutter-secrets.ts';
 import { deployedSummary, releaseOf } from './boxcutter-status.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
+import { ownerSelector } from './objects.ts';
 
 const TYPE = { apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind };
 
@@ -91,15 +92,52 @@ class RevisionObjects {
   }
 }
 
+/** Options of createObjectSetReleases. */
+interface ObjectSetReleasesOptions {
+  /** Bytes of revisions' objects kept (default REVISION_OBJECTS_CACHE_BYTES). */
+  cacheBytes?: number;
+  /** Resolves once no write of the extension's revisions is in flight (objectset's RevisionWrites). */
+  settled?: (extension: string) => Promise<void>;
+}
+
+/** The type of CustomResourceDefinitions, as deleteAll lists them. */
+const CRD_TYPE = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } as const;
+
+/**
+ * The CRDs of `extension` (by its owner labels) that still name one of `sets` as owner: deleting
+ * that revision would let the garbage collector delete them with every custom resource.
+ */
+async function crdsOwnedBy(client: KubeClient, extension: string, sets: readonly ObjectSetManifest[], signal?: AbortSignal): Promise<string[]> {
+  const uids = new Set(sets.map((s) => s.metadata.uid ?? ''));
+  let items: KubeObject[];
+  try {
+    ({ items } = await client.listAll(CRD_TYPE, {
+      labelSelector: ownerSelector(extension),
+      metadataOnly: true,
+      ...(signal === undefined ? {} : { signal }),
+    }));
+  } catch (err) {
+    throw new Error(`listing the CustomResourceDefinitions of ${JSON.stringify(extension)}: ${errorMessage(err)}`, { cause: err });
+  }
+  return items
+    .filter((crd) => (crd.metadata.ownerReferences ?? []).some((r) => r.kind === TYPE.kind && uids.has(r.uid)))
+    .map((crd) => crd.metadata.name ?? '');
+}
+
 /**
  * The revisions of extensions as the release store the ClusterExtension steps read (history,
  * deployed, list) and an uninstall ends (deleteAll: the extension's ClusterObjectSets deleted;
  * their controller lets them go, objects still owned going with them by garbage collection, and
  * the uninstall has deleted the rest and released the CRDs before). Records are not written
  * here: revisions are made by the Boxcutter applier, so create and update refuse.
+ *
+ * deleteAll deletes nothing while a CRD still names one of the revisions as owner (issue 69): once
+ * the CRDs were released (`after`), it waits until no write of the revisions is in flight
+ * (`settled`; none starts while the extension is being deleted), then looks at the CRDs again; a
+ * reference a late write put back fails the uninstall, whose retry releases it again.
  */
-export function createObjectSetReleases(client: KubeClient, cacheBytes = REVISION_OBJECTS_CACHE_BYTES): ReleaseStore {
-  const objects = new RevisionObjects(cacheBytes);
+export function createObjectSetReleases(client: KubeClient, options: ObjectSetReleasesOptions = {}): ReleaseStore {
+  const objects = new RevisionObjects(options.cacheBytes ?? REVISION_OBJECTS_CACHE_BYTES);
   const notHere = (what: string) => () =>
     Promise.reject(new Error(`${what} is not available under BoxcutterRuntime: revisions are ClusterObjectSets`));
   return {
@@ -125,6 +163,15 @@ export function createObjectSetReleases(client: KubeClient, cacheBytes = REVISIO
     async deleteAll(extension, signal, after) {
       const sets = await listRevisions(client, extension, signal);
       if (after !== undefined) await after;
+      if (sets.length === 0) return;
+      await options.settled?.(extension);
+      const owned = await crdsOwnedBy(client, extension, sets, signal);
+      if (owned.length > 0) {
+        throw new Error(
+          `CustomResourceDefinitions ${owned.join(', ')} still name a revision of ${JSON.stringify(extension)} as owner: ` +
+            'its revisions are not deleted, which would let the garbage collector delete them with their custom resources; retrying',
+        );
+      }
       for (const set of sets) {
         try {
           await client.delete({ ...TYPE, name: set.metadata.name }, signal === undefined ? {} : { signal });

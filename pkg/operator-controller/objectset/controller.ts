@@ -22,16 +22,9 @@ import {
 } from '../../shared/controller/index.ts';
 import { objectKey, type Informer, type KubeObject } from '../../shared/kube/index.ts';
 import { deadlineAwareDelay, progressDeadline } from './deadline.ts';
-import {
-  archiveStep,
-  deletionStep,
-  loadStep,
-  objectSetState,
-  rolloutStep,
-  type ClientFor,
-  type ObjectSetClient,
-  type ObjectSetState,
-} from './steps.ts';
+import { archiveStep, deletionStep, loadStep, objectSetState, rolloutStep, writerStep, type ObjectSetClient, type ObjectSetState } from './steps.ts';
+import type { WriterFor } from './writer.ts';
+import { parseWithOwners } from './authority.ts';
 
 /** The `controller` label and log field of the ClusterObjectSet controller (controller-runtime's name for it upstream). */
 const OBJECT_SET_CONTROLLER_NAME = 'clusterobjectset';
@@ -40,8 +33,8 @@ const OBJECT_SET_CONTROLLER_NAME = 'clusterobjectset';
 interface ObjectSetPorts {
   /** operator-controller's own identity: reads ClusterObjectSets and Secrets, writes their status and finalizers, archives previous revisions. */
   client: ObjectSetClient & StatusClient;
-  /** The client a revision's objects are written with (and Secrets it references outside `systemNamespace` read). */
-  clientFor: ClientFor;
+  /** Who writes a revision's objects (and reads the Secrets it references outside `systemNamespace`): writer.ts. */
+  writerFor: WriterFor;
   /** operator-controller's namespace, where the applier's Secrets are: read with `client`. None: every Secret with `client`. */
   systemNamespace?: string;
 }
@@ -61,13 +54,15 @@ export function clusterObjectSetReconciler(p: ObjectSetPorts, o: ObjectSetReconc
   return new StepReconciler<ClusterObjectSet, ObjectSetState>({
     client: p.client,
     type: { apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind },
-    parse: parseClusterObjectSet,
+    // The owner references decide who writes the revision (authority.ts).
+    parse: parseWithOwners,
     state: objectSetState(o.clock),
     steps: [
       deletionStep(),
-      loadStep({ client: p.client, clientFor: p.clientFor, ...(p.systemNamespace === undefined ? {} : { systemNamespace: p.systemNamespace }) }),
-      archiveStep({ clientFor: p.clientFor }),
-      rolloutStep({ client: p.client, clientFor: p.clientFor, ...(o.probeRequeueMs === undefined ? {} : { probeRequeueMs: o.probeRequeueMs }) }),
+      writerStep({ writerFor: p.writerFor }),
+      loadStep({ client: p.client, ...(p.systemNamespace === undefined ? {} : { systemNamespace: p.systemNamespace }) }),
+      archiveStep(),
+      rolloutStep({ client: p.client, ...(o.probeRequeueMs === undefined ? {} : { probeRequeueMs: o.probeRequeueMs }) }),
     ],
     ...(o.registry === undefined ? {} : { stepTimer: stepDurationTimer(o.registry, OBJECT_SET_CONTROLLER_NAME) }),
   });

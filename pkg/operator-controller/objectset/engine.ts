@@ -28,6 +28,7 @@ import {
 } from './ownership.ts';
 import { upgradeManagedFieldsPatch } from './managed-fields.ts';
 import { progressProbe, type ProbeResult } from './probes.ts';
+import { systemObjectReason, systemObjectRefusal } from './preflight.ts';
 import type { LoadedPhase } from './sources.ts';
 import {
   compactViolations,
@@ -47,6 +48,8 @@ interface ObjectOutcome {
   probe: ProbeResult;
   /** The controller a collision is with (none: an object without controller). */
   conflictingOwner?: OwnerReference;
+  /** A collision because the live object belongs to the system (preflight.ts): why. */
+  refusal?: string;
 }
 
 /** One phase that was acted on. */
@@ -143,6 +146,10 @@ async function reconcileObject(
     return { object: created, action: 'created', probe: progressProbe(probes, created) };
   }
   const { situation, controller } = controlSituation(actual, owner, input.siblings);
+  // The manifests were checked before (preflight.ts); the live object may carry what marks it the system's.
+  const system = situation === 'IsController' ? undefined : systemObjectReason(actual);
+  if (system !== undefined)
+    return { object: actual, action: 'collision', probe: progressProbe(probes, actual), refusal: systemObjectRefusal(actual, system) };
   const wroteBefore = actual.metadata.annotations?.[REVISION_ANNOTATION] !== undefined;
   const action = decideObject(situation, protection, objectRevision(actual), revision, wroteBefore);
   if (action === 'collision') {
@@ -271,8 +278,10 @@ export async function rollOut(client: KubeClient, input: RolloutInput): Promise<
 /**
  * Tears an archived revision down, phases in reverse: each object still its own is deleted
  * (conditionally on its uid and resourceVersion), each a later revision took over loses this
- * revision from its owners. Resolves true once every object is gone or released; false while
- * deletions are pending (finalizers), stopping at the first phase that is not done.
+ * revision from its owners, conditionally on its resourceVersion. Objects of the system
+ * (preflight.ts) are neither deleted nor released. Resolves true once every object is gone or
+ * released; false while deletions are pending (finalizers), stopping at the first phase that is
+ * not done.
  */
 export async function tearDown(client: KubeClient, cos: ClusterObjectSet, phases: readonly LoadedPhase[], signal?: AbortSignal): Promise<boolean> {
   const owner = controllerReference(cos);
@@ -288,10 +297,12 @@ export async function tearDown(client: KubeClient, cos: ClusterObjectSet, phases
         if (isNotFound(err) || isNoKindMatch(err)) continue;
         throw new Error(`teardown phase: teardown ${objectRef(manifest)}: getting object before deletion: ${errorMessage(err)}`, { cause: err });
       }
+      if (systemObjectReason(actual) !== undefined) continue;
       const action = decideTeardown(actual, owner, cos.spec.revision);
       if (action !== 'delete') {
         if (action.release !== undefined) {
-          await client.patch(refOf(actual), { metadata: { ownerReferences: action.release } }, 'merge', withSignal(signal));
+          const metadata = { ownerReferences: action.release, resourceVersion: actual.metadata.resourceVersion ?? '' };
+          await client.patch(refOf(actual), { metadata }, 'merge', withSignal(signal));
         }
         continue;
       }

@@ -6,6 +6,7 @@ import type { ReconcileContext } from '../../shared/controller/index.ts';
 import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import { clusterObjectSetReconciler } from './controller.ts';
+import { everyRevisionAs } from './writer.ts';
 
 const NS = 'ns';
 const CREATED = '2026-01-01T00:00:00Z';
@@ -50,7 +51,7 @@ function condition(fc: FakeCluster, name: string, type: string): Pick<Condition,
 }
 
 function reconciler(fc: FakeCluster, now = new Date(CREATED)) {
-  return clusterObjectSetReconciler({ client: fc.client, clientFor: () => fc.client }, { probeRequeueMs: 1000, clock: () => now });
+  return clusterObjectSetReconciler({ client: fc.client, writerFor: everyRevisionAs(fc.client) }, { probeRequeueMs: 1000, clock: () => now });
 }
 
 const readyProbe = {
@@ -178,7 +179,7 @@ describe('ClusterObjectSet reconcile', () => {
         ref.kind === 'Secret' && ref.namespace === NS ? Promise.reject(forbidden) : fc.client.get(ref as never, o as never)) as typeof fc.client.get,
     };
     const r = clusterObjectSetReconciler(
-      { client: own, clientFor: () => installer, systemNamespace: 'olmv1-system' },
+      { client: own, writerFor: everyRevisionAs(installer), systemNamespace: 'olmv1-system' },
       { probeRequeueMs: 1000, clock: () => new Date(CREATED) },
     );
     await r.reconcile('ref', ctx());

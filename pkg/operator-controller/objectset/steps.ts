@@ -1,9 +1,11 @@
 /**
  * The reconcile of one ClusterObjectSet as steps over typed state (upstream's
  * ClusterObjectSetReconciler.reconcile, split where it decides): `deletion` lets a deleted
- * revision go (its objects go with it: they name it as owner), `load` resolves the objects and
- * holds the revision when its sources are mutable or changed, `archive` tears an archived
- * revision down, `rollout` applies the phases and reports. Steps change only the working copy's
+ * revision go (its objects go with it: they name it as owner), `writer` decides who writes it
+ * (authority.ts: its extension's installer, the identity for user-made revisions, or nobody),
+ * `load` resolves the objects and holds the revision when its sources are mutable or changed,
+ * `archive` tears an archived revision down, `rollout` checks what it names (preflight.ts), then
+ * applies the phases and reports. Steps change only the working copy's
  * status and finalizers; the StepReconciler writes them once.
  */
 import type { Logger } from 'pino';
@@ -18,6 +20,8 @@ import {
 import { addFinalizers, isDeleting, removeFinalizer, type ReconcileContext, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
+import { firstMissingKind, systemObjectsMessage } from './preflight.ts';
+import type { RevisionWriter, WriterFor } from './writer.ts';
 import {
   markArchived,
   markNotProgressing,
@@ -61,6 +65,8 @@ export interface ObjectSetState {
   deadline: Deadline | undefined;
   log: Logger;
   signal: AbortSignal;
+  /** Set by `writer`. */
+  writer?: Extract<RevisionWriter, { client: KubeClient }>;
   /** Set by `load`. */
   loaded?: { phases: LoadedPhase[]; siblings: ClusterObjectSet[] };
 }
@@ -72,9 +78,6 @@ export function objectSetState(clock: () => Date = () => new Date()): (cos: Clus
 
 /** What reads ClusterObjectSets and Secrets and archives previous revisions: operator-controller's own identity. */
 export type ObjectSetClient = Pick<KubeClient, 'get' | 'list' | 'listAll' | 'patch'>;
-
-/** Gives the client a revision's objects are written with (its installer; upstream's revision engine factory). */
-export type ClientFor = (cos: ClusterObjectSet) => KubeClient | Promise<KubeClient>;
 
 /** A deleted revision: nothing to tear down (garbage collection follows the owner references); the finalizer goes. */
 export function deletionStep(): Step<ObjectSetState> {
@@ -88,9 +91,51 @@ export function deletionStep(): Step<ObjectSetState> {
   };
 }
 
-/** The other active revisions of the same extension (by the owner-name label; none without it). */
-async function siblingsOf(client: ObjectSetClient, cos: ClusterObjectSet, signal: AbortSignal): Promise<ClusterObjectSet[]> {
-  const owner = cos.metadata.labels?.[OWNER_NAME_LABEL];
+/**
+ * Who writes the revision (writer.ts): a user's revision no identity is configured for is Blocked
+ * (a restart with the flag reconciles it again), one of an extension being deleted is left alone.
+ */
+export function writerStep(d: { writerFor: WriterFor }): Step<ObjectSetState> {
+  return {
+    name: 'writer',
+    run: async (s): Promise<StepOutcome> => {
+      let writer: RevisionWriter;
+      try {
+        writer = await d.writerFor(s.cos);
+      } catch (err) {
+        markRetrying(s.cos, errorMessage(err), s.deadline);
+        throw err;
+      }
+      if ('held' in writer) return held(s);
+      if ('refused' in writer) {
+        s.log.error({ reason: writer.refused }, 'revision refused, blocking reconciliation');
+        markNotProgressing(s.cos, ObjectSetReason.Blocked, writer.refused);
+        return {};
+      }
+      s.writer = writer;
+      return undefined;
+    },
+  };
+}
+
+/** A reconcile of a revision whose extension is being deleted: ends without a write or a report. */
+function held(s: ObjectSetState): StepOutcome {
+  s.log.info({}, 'extension is being deleted, revision left alone');
+  return {};
+}
+
+function writerOf(s: ObjectSetState): NonNullable<ObjectSetState['writer']> {
+  if (s.writer === undefined) throw new Error('ClusterObjectSet steps out of order: no writer was decided');
+  return s.writer;
+}
+
+/** The other active revisions of the same extension (by the owner-name label, when the extension is proven; none otherwise). */
+async function siblingsOf(
+  client: ObjectSetClient,
+  owner: string | undefined,
+  cos: ClusterObjectSet,
+  signal: AbortSignal,
+): Promise<ClusterObjectSet[]> {
   if (owner === undefined) return [];
   const { items } = await client.listAll<ClusterObjectSet & { apiVersion: string; kind: string }>(
     { apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind },
@@ -107,27 +152,25 @@ async function siblingsOf(client: ObjectSetClient, cos: ClusterObjectSet, signal
  * person must act, and the change of the Secret or an edit of the object wakes it). A Secret
  * that cannot be read yet is retried.
  */
-/** Reads a Secret in `systemNamespace` with `client`, any other with the revision's installer (`clientFor`); all with `client` without one. */
-function secretReader(
-  d: { client: ObjectSetClient; clientFor?: ClientFor; systemNamespace?: string },
-  cos: ClusterObjectSet,
-): Pick<KubeClient, 'get'> {
-  const { clientFor, systemNamespace } = d;
-  if (clientFor === undefined || systemNamespace === undefined) return d.client;
+/** Reads a Secret in `systemNamespace` with `client`, any other as the revision's writer; all with `client` without a system namespace. */
+function secretReader(d: { client: ObjectSetClient; systemNamespace?: string }, writer: KubeClient): Pick<KubeClient, 'get'> {
+  const { systemNamespace } = d;
+  if (systemNamespace === undefined) return d.client;
   return {
-    get: (async (ref: Parameters<KubeClient['get']>[0], options?: Parameters<KubeClient['get']>[1]) =>
-      ref.namespace === systemNamespace ? d.client.get(ref, options) : (await clientFor(cos)).get(ref, options)) as KubeClient['get'],
+    get: ((ref: Parameters<KubeClient['get']>[0], options?: Parameters<KubeClient['get']>[1]) =>
+      ref.namespace === systemNamespace ? d.client.get(ref, options) : writer.get(ref, options)) as KubeClient['get'],
   };
 }
 
-export function loadStep(d: { client: ObjectSetClient; clientFor?: ClientFor; systemNamespace?: string }): Step<ObjectSetState> {
+export function loadStep(d: { client: ObjectSetClient; systemNamespace?: string }): Step<ObjectSetState> {
   return {
     name: 'load',
     run: async (s): Promise<StepOutcome> => {
       const { cos, signal } = s;
       // Referenced Secrets: operator-controller's own in its namespace (the applier's), any other read
       // as the revision's installer, who may read only what it was granted (decision 0125).
-      const secrets = secretReader(d, cos);
+      const writer = writerOf(s);
+      const secrets = secretReader(d, writer.client);
       let blocked: string | undefined;
       try {
         blocked = await mutableSecretsMessage(secrets, cos, signal);
@@ -141,7 +184,7 @@ export function loadStep(d: { client: ObjectSetClient; clientFor?: ClientFor; sy
       }
       let loaded;
       try {
-        const siblings = await siblingsOf(d.client, cos, signal).catch((err: unknown) => {
+        const siblings = await siblingsOf(d.client, writer.extension, cos, signal).catch((err: unknown) => {
           throw new Error(`listing sibling revisions: listing revisions: ${errorMessage(err)}`, { cause: err });
         });
         loaded = { ...(await loadPhases(secrets, cos, signal)), siblings };
@@ -175,16 +218,18 @@ function loadedOf(s: ObjectSetState): NonNullable<ObjectSetState['loaded']> {
  * An archived revision: its objects are deleted, but those a later revision took over, which
  * only lose it as owner; then Archived is reported and the finalizer goes.
  */
-export function archiveStep(d: { clientFor: ClientFor }): Step<ObjectSetState> {
+export function archiveStep(): Step<ObjectSetState> {
   return {
     name: 'archive',
     run: async (s): Promise<StepOutcome> => {
       if (s.cos.spec.lifecycleState !== LifecycleState.Archived) return undefined;
       const { phases } = loadedOf(s);
+      const writer = writerOf(s);
       let done: boolean;
       try {
-        done = await tearDown(await d.clientFor(s.cos), s.cos, phases, s.signal);
+        done = await tearDown(writer.client, s.cos, phases, s.signal);
       } catch (err) {
+        if (!writer.mayWrite()) return held(s);
         const message = `error archiving revision: ${errorMessage(err)}`;
         markRetrying(s.cos, message, undefined);
         throw new Error(message, { cause: err });
@@ -200,10 +245,17 @@ export function archiveStep(d: { clientFor: ClientFor }): Step<ObjectSetState> {
   };
 }
 
+/** The revision as its objects are written: a user's revision (no proven extension) writes no owner-name label of one. */
+function asWritten(cos: ClusterObjectSet, extension: string | undefined): ClusterObjectSet {
+  if (extension !== undefined || cos.metadata.labels?.[OWNER_NAME_LABEL] === undefined) return cos;
+  const labels = { ...cos.metadata.labels };
+  delete labels[OWNER_NAME_LABEL];
+  return { ...cos, metadata: { ...cos.metadata, labels } };
+}
+
 /** Options of the rollout step. */
 interface RolloutDeps {
   client: ObjectSetClient;
-  clientFor: ClientFor;
   /** Delay before probes are looked at again while rolling out (default DEFAULT_PROBE_REQUEUE_MS). */
   probeRequeueMs?: number;
 }
@@ -220,17 +272,38 @@ export function rolloutStep(d: RolloutDeps): Step<ObjectSetState> {
     run: async (s): Promise<StepOutcome> => {
       const { cos, deadline } = s;
       const { phases, siblings } = loadedOf(s);
+      const writer = writerOf(s);
       addFinalizers(cos, [TEARDOWN_FINALIZER]);
+      // Nothing is applied of a revision naming objects of the system (decision 0126): a person must change it.
+      const system = systemObjectsMessage(phases);
+      if (system !== undefined) {
+        s.log.error({ reason: system }, 'revision names objects of the system, blocking reconciliation');
+        markNotProgressing(cos, ObjectSetReason.Blocked, system);
+        return {};
+      }
+      // Every kind is checked before anything is applied, as upstream's watch of them all is established first.
+      let missing: string | undefined;
+      try {
+        missing = await firstMissingKind(writer.client, phases, s.signal);
+      } catch (err) {
+        markRetrying(cos, `establish watch: ${errorMessage(err)}`, deadline);
+        throw new Error(`establish watch: ${errorMessage(err)}`, { cause: err });
+      }
+      if (missing !== undefined) {
+        markRetrying(cos, `establish watch: ${missing}`, deadline);
+        throw new Error(`establish watch: ${missing}`);
+      }
       let outcome;
       try {
-        outcome = await rollOut(await d.clientFor(cos), {
-          cos,
+        outcome = await rollOut(writer.client, {
+          cos: asWritten(cos, writer.extension),
           phases,
           probes: cos.spec.progressionProbes ?? [],
           siblings: new Set(siblings.map((r) => r.metadata.uid ?? '')),
           signal: s.signal,
         });
       } catch (err) {
+        if (!writer.mayWrite()) return held(s);
         markRetrying(cos, errorMessage(err), deadline);
         throw new Error(`revision reconcile: ${errorMessage(err)}`, { cause: err });
       }
@@ -245,7 +318,9 @@ export function rolloutStep(d: RolloutDeps): Step<ObjectSetState> {
           markRetrying(cos, `phase ${i} validation error: ${phase.validation}`, deadline);
           return { requeueAfterMs: VALIDATION_RETRY_MS };
         }
-        const collisions = phase.objects.filter((o) => o.action === 'collision').map((o) => collisionReport(o.object, o.probe, o.conflictingOwner));
+        const collisions = phase.objects
+          .filter((o) => o.action === 'collision')
+          .map((o) => o.refusal ?? collisionReport(o.object, o.probe, o.conflictingOwner));
         if (collisions.length === 0) continue;
         s.log.error({ phase: i, collisions: collisions.length }, 'object collision, retrying after 10s');
         markRetrying(cos, collisionsMessage(i, collisions), deadline);
