@@ -48,4 +48,25 @@ describe('step lists', () => {
     await tree('| ClusterExtension (x) | `b-b`, `a`, `c` | steps.ts |');
     expect(stepListProblems(root)).toHaveLength(1);
   });
+
+  it("compares the user guide's described list too, item by item", async () => {
+    await tree('| ClusterExtension (x) | `a`, `b-b`, `c` | steps.ts |');
+    const guide = (items: string): Promise<void> =>
+      put('docs/operator-controller.md', `# y\n\nEach reconcile runs these steps in order and\nwrites status:\n\n${items}\nAfter the list.\n`);
+    await guide('- `a`: first,\n  on two lines.\n- `b-b`: second.\n- `c` (always): third.\n');
+    expect(stepListProblems(root)).toEqual([]);
+    // Prose after the list is not read as items; a missing step, or an item without a name, is named.
+    await guide('- `a`: first.\n- `c`: third.\n\n- `b-b` in another list.\n');
+    expect(stepListProblems(root)).toEqual([
+      {
+        file: 'docs/operator-controller.md',
+        line: 3,
+        message: 'the ClusterExtension steps are `a`, `b-b`, `c` (cmd/operator-controller/reconcilers.ts); the list says a, c',
+      },
+    ]);
+    await guide('- `a`: first.\n- b-b: second.\n- `c`: third.\n');
+    expect(stepListProblems(root)[0]?.message).toMatch(/the list says a, \(an item without a step name\), c$/);
+    await put('docs/operator-controller.md', '# y\n\nNo list here.\n');
+    expect(stepListProblems(root)[0]?.message).toBe('no list of the ClusterExtension steps after "Each reconcile runs these steps in order"');
+  });
 });

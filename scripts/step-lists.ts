@@ -3,7 +3,9 @@
  * table of each controller's steps names them in backticks (`finalizers`, `validate`, ...); this
  * check (run by docs-check.ts) compares that row with the steps the assembly lists, in order,
  * by the names their factories give them (`name: 'x'`, or the phase wrapper's first argument).
- * Other documents link to the table rather than repeating the list.
+ * Other documents link to the table rather than repeating the list, except a user guide's list
+ * that describes each step (`prose`): a bulleted list, one item per step starting with its name
+ * in backticks, after the paragraph that starts with the marker; it is compared the same way.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +18,8 @@ interface StepList {
   assembly: { file: string; fn: string };
   /** Directories whose (non-test) files define the step factories. */
   factories: string[];
+  /** A user guide's described list of the same steps (see the module comment). */
+  prose?: { file: string; marker: string };
 }
 
 const DOC = 'docs/development.md';
@@ -25,6 +29,7 @@ const LISTS: StepList[] = [
     row: 'ClusterExtension',
     assembly: { file: 'cmd/operator-controller/reconcilers.ts', fn: 'clusterExtensionSteps' },
     factories: ['pkg/operator-controller/clusterextension'],
+    prose: { file: 'docs/operator-controller.md', marker: 'Each reconcile runs these steps in order' },
   },
   {
     row: 'ClusterCatalog',
@@ -58,6 +63,29 @@ function factoryNames(root: string, dirs: readonly string[]): Map<string, string
   return names;
 }
 
+/**
+ * The step names of the bulleted list after the paragraph of `text` that starts with `marker`
+ * (`- \`name\`: ...` items, continuation lines indented), and the 1-based line of the marker;
+ * undefined without the marker.
+ */
+function proseList(text: string, marker: string): { names: string[]; line: number } | undefined {
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => l.startsWith(marker));
+  if (at < 0) return undefined;
+  const names: string[] = [];
+  let started = false;
+  for (const line of lines.slice(at + 1)) {
+    if (line.startsWith('- ')) {
+      started = true;
+      const name = /^- `([\w-]+)`/.exec(line)?.[1];
+      names.push(name ?? '(an item without a step name)');
+    } else if (started && !line.startsWith('  ')) {
+      break;
+    }
+  }
+  return { names, line: at + 1 };
+}
+
 /** What the check found: one line per list that differs, with both lists. */
 export function stepListProblems(root: string): { file: string; line: number; message: string }[] {
   // A tree without the table or an assembly (docs-check's own test trees) has nothing to compare.
@@ -80,6 +108,17 @@ export function stepListProblems(root: string): { file: string; line: number; me
         file: DOC,
         line: index + 1,
         message: `the ${list.row} steps are ${assembled.map((n) => `\`${n}\``).join(', ')} (${list.assembly.file}); the table says ${documented.join(', ') || 'nothing'}`,
+      });
+    }
+    if (list.prose === undefined || !existsSync(join(root, list.prose.file))) continue;
+    const prose = proseList(readFileSync(join(root, list.prose.file), 'utf8'), list.prose.marker);
+    if (prose === undefined) {
+      problems.push({ file: list.prose.file, line: 0, message: `no list of the ${list.row} steps after "${list.prose.marker}"` });
+    } else if (assembled.join(',') !== prose.names.join(',')) {
+      problems.push({
+        file: list.prose.file,
+        line: prose.line,
+        message: `the ${list.row} steps are ${assembled.map((n) => `\`${n}\``).join(', ')} (${list.assembly.file}); the list says ${prose.names.join(', ') || 'nothing'}`,
       });
     }
   }
