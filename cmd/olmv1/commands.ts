@@ -38,6 +38,20 @@ export const commands = new Map<string, Entry>(
           runCatalogPush(args, io, { insecureRegistries: insecureRegistries(), defaultAuthFile: defaultAuthFile(), ...(await environmentProxy()) });
       },
     },
+    'catalog mirror': {
+      summary:
+        'copy a catalog image, its bundles and their related images (with signatures) to a mirror registry, and write the mirror configuration',
+      load: async () => {
+        const { runCatalogMirror } = await import('./catalog-mirror.ts');
+        return async (args, io) =>
+          runCatalogMirror(args, io, {
+            insecureRegistries: insecureRegistries(),
+            defaultAuthFile: defaultAuthFile(),
+            signal: shutdownSignal(),
+            ...(await environmentProxy()),
+          });
+      },
+    },
     'bundle push': {
       summary: 'check a registry+v1 bundle directory, build its bundle image without Docker and push it',
       load: async () => {

@@ -4,13 +4,17 @@
 // names an original registry that does not answer. catalogd serves the catalog,
 // operator-controller installs the bundle and `olmv1 render bundle` renders it, all through the
 // mirrors and under the original names; a blocked registry fails with its name and the file.
+// `olmv1 catalog mirror` copies a catalog, its bundle (with its sigstore signature) and a related
+// image from a registry of this file's own to the mirror; with that registry stopped, its
+// registries.conf lets catalogd serve and operator-controller install from the original names.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runCatalogMirror } from '../../cmd/olmv1/catalog-mirror.ts';
 import { CLUSTER_CATALOG } from '../../pkg/shared/api/index.ts';
 import { buildImage, createImageClient, type RegistriesConfPaths } from '../../pkg/shared/image/index.ts';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
@@ -214,5 +218,74 @@ describe('registries.conf mirrors', () => {
       60_000,
     );
     expect(ext.cond('Installed')?.status).toBe('False');
+  });
+});
+
+describe('olmv1 catalog mirror', () => {
+  it('copies a catalog, its bundle with its signature and a related image; with the source stopped, the mirror serves them', async () => {
+    const source = await startRegistry({ binaries: inject('envtestBinaries') });
+    const mirrored = `cm-${run}`;
+    const client = createImageClient({ insecureRegistries: ['127.0.0.1'] });
+    let catalogRef: string;
+    let bundleDigest: string;
+    try {
+      const spec = { pkg: mirrored, version: '1.0.0' };
+      const bundle = buildImage({
+        files: new Map(bundleFiles(spec)),
+        labels: { 'operators.operatorframework.io.bundle.mediatype.v1': 'registry+v1', 'operators.operatorframework.io.bundle.package.v1': mirrored },
+      });
+      bundleDigest = await client.push(`${source.host}/acme/${mirrored}-bundle:v1.0.0`, bundle);
+      // A stand-in for cosign's signature manifest, under its tag beside the bundle.
+      const signature = buildImage({ files: new Map([['signature', Buffer.from(`signed ${bundleDigest}`)]]) });
+      await client.push(`${source.host}/acme/${mirrored}-bundle:${bundleDigest.replace(':', '-')}.sig`, signature);
+      // Over 8 MiB of random bytes: its layer goes up in two chunks.
+      const operand = buildImage({ files: new Map([['operand', Buffer.from(randomBytes(9 * 1024 * 1024))]]) });
+      await client.push(`${source.host}/acme/operand:v1`, operand);
+      const files = packageCatalog(mirrored, {
+        defaultChannel: 'stable',
+        channels: [{ name: 'stable', entries: [{ version: '1.0.0' }] }],
+        bundles: [{ version: '1.0.0', image: `${source.host}/acme/${mirrored}-bundle@${bundleDigest}` }],
+      });
+      const [name, text = ''] = Object.entries(files)[0] ?? [];
+      const docs = text.split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const withRelated = docs.map((d) =>
+        d['schema'] === 'olm.bundle' ? { ...d, relatedImages: [{ name: 'operand', image: `${source.host}/acme/operand:v1` }] } : d,
+      );
+      const catalogDigest = await pushCatalogFiles(
+        { [name ?? 'c/catalog.json']: withRelated.map((d) => JSON.stringify(d)).join('\n') },
+        `${source.host}/acme/catalog:v1`,
+      );
+      catalogRef = `${source.host}/acme/catalog@${catalogDigest}`;
+
+      const out = join(work, 'mirror-out');
+      let stdout = '';
+      let stderr = '';
+      const code = await runCatalogMirror(
+        [`${source.host}/acme/catalog:v1`, `${mirror}/mirror-${run}`, '--to-dir', out, '--name', `mirrored-${run}`],
+        { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } },
+        { insecureRegistries: ['127.0.0.1'], defaultAuthFile: undefined },
+      );
+      expect({ code, stderr }).toMatchObject({ code: 0 });
+      expect(stdout).toContain('mirrored 3 image(s) (1 with signatures');
+      expect(await readFile(join(out, 'mapping.txt'), 'utf8')).toContain(
+        `${source.host}/acme/${mirrored}-bundle@${bundleDigest}=${mirror}/mirror-${run}/acme/${mirrored}-bundle@${bundleDigest}`,
+      );
+      expect(await readFile(join(out, 'imagedigestmirrorset.yaml'), 'utf8')).toContain(`- source: ${source.host}/acme/operand`);
+      // The pulls of the original names go to the mirror from now on.
+      await writeFile(confFile, `${await readFile(confFile, 'utf8')}\n${await readFile(join(out, 'registries.conf'), 'utf8')}`);
+    } finally {
+      await source.stop();
+    }
+    const signed = await client.readImageFiles(`${mirror}/mirror-${run}/acme/${mirrored}-bundle:${bundleDigest.replace(':', '-')}.sig`);
+    expect(signed.files.get('signature')?.toString()).toBe(`signed ${bundleDigest}`);
+    client.close();
+
+    const catalog = `cm-${run}`;
+    await stack.kube.client.create(clusterCatalog(catalog, catalogRef));
+    await waitForCatalog(stack.kube.client, catalog, (c) => condition(c, 'Serving')?.status === 'True', 90_000);
+    await installerFor(stack.kube.client, mirrored, 'installer', [{ pkg: mirrored, version: '1.0.0' }]);
+    const selector = { matchLabels: { 'olm.operatorframework.io/metadata.name': catalog } };
+    await stack.kube.client.create(clusterExtension(mirrored, { namespace: mirrored, serviceAccount: 'installer', packageName: mirrored, selector }));
+    await waitForExtension(stack.kube.client, mirrored, 'installed from the mirror', installedAs(`${mirrored}.v1.0.0`), 90_000);
   });
 });

@@ -8,7 +8,10 @@ import { CATALOG_IMAGE_LIMITS, type ImageLimits } from './limits.ts';
 import { ImageSource, type ResolvedReference } from './image-source.ts';
 import { normalizeArchitecture, type Platform } from './manifest.ts';
 import { Puller, type ImageFiles, type OpenedImage, type PullOptions, type PullResult } from './puller.ts';
+import { copyImage, sigstoreSignatureTag, type CopyOutcome } from './copy.ts';
 import { pushImage } from './push.ts';
+import { parseImageReference } from './reference.ts';
+import { isRegistryNotFound } from './registry-error.ts';
 import { RegistryAuth } from './registry-auth.ts';
 import { RegistryClient } from './registry-client.ts';
 import { loadRegistriesConf, type RegistriesConfPaths } from './registries-conf-load.ts';
@@ -58,8 +61,44 @@ export interface ImageClient {
   readImageFiles(ref: string, options?: { tmpDir?: string }): Promise<ImageFiles>;
   /** Pushes a built image or index and returns its digest; see {@link pushImage}. */
   push(ref: string, image: BuiltImage | BuiltIndex, signal?: AbortSignal): Promise<string>;
+  /**
+   * Copies image `source` (a tag or digest reference, read from that registry itself: no
+   * registries.conf mirror applies) to repository `target` (`domain/path`) by digest, and its
+   * sigstore signature (tag `sha256-<hex>.sig`) when the source has one; `tag` is put on the copy
+   * too. See copyImage.
+   */
+  copy(source: string, target: string, options?: { tag?: string | undefined; signal?: AbortSignal | undefined }): Promise<ImageCopy>;
   /** Closes idle connections. The client stays usable. */
   close(): void;
+}
+
+/** What ImageClient.copy did. */
+export interface ImageCopy extends CopyOutcome {
+  /** `<target>@<digest>`. */
+  targetRef: string;
+  /** True when a sigstore signature was copied beside the image. */
+  signature: boolean;
+}
+
+async function copyWithSignature(
+  registry: RegistryClient,
+  source: string,
+  target: string,
+  { tag: keep, signal }: { tag?: string | undefined; signal?: AbortSignal | undefined } = {},
+): Promise<ImageCopy> {
+  const from = parseImageReference(source);
+  const to = parseImageReference(target);
+  if (to.tag !== undefined || to.digest !== undefined) throw new Error(`cannot copy to ${target}: name a repository, without a tag or digest`);
+  const image = await copyImage(registry, from, from.digest ?? from.tag ?? 'latest', to, { signal, tags: keep === undefined ? [] : [keep] });
+  const tag = sigstoreSignatureTag(image.digest);
+  let signature = false;
+  try {
+    await copyImage(registry, from, tag, to, { signal, tags: [tag] });
+    signature = true;
+  } catch (err) {
+    if (!isRegistryNotFound(err)) throw err;
+  }
+  return { ...image, targetRef: `${target}@${image.digest}`, signature };
 }
 
 /** Creates an image client. Nothing is contacted until the first call. */
@@ -98,6 +137,7 @@ export function createImageClient(options: ImageClientOptions = {}): ImageClient
     openLayers: (ref, openOptions) => puller.openLayers(ref, openOptions),
     readImageFiles: (ref, readOptions) => puller.readImageFiles(ref, readOptions),
     push: (ref, image, signal) => pushImage(registry, ref, image, signal),
+    copy: (source, target, options) => copyWithSignature(registry, source, target, options),
     close: () => transport.close(),
   };
 }

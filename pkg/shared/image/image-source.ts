@@ -12,17 +12,14 @@ import { trySources } from './pull-sources.ts';
 import { RegistryTimeoutError } from './timeout.ts';
 import { validateDigest } from './digest.ts';
 import type { SigstoreAttachment } from './signature-sigstore.ts';
+import { sigstoreSignatureTag } from './copy.ts';
+import { isRegistryNotFound } from './registry-error.ts';
 
 /** Bound of one sigstore attachment layer (containers/image's MaxSignatureBodySize). */
 const MAX_ATTACHMENT_BYTES = 4 << 20;
 /** At most this many attachment layers are read (a manifest listing more is refused). */
 const MAX_ATTACHMENT_LAYERS = 128;
 const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
-
-/** True for the registry client's error for a 404 answer (manifest or repository unknown). */
-function isNotFound(err: unknown): boolean {
-  return err instanceof Error && err.name === 'RegistryError' && (err as Error & { status?: unknown }).status === 404;
-}
 
 /** The layers of a sigstore attachment manifest (an OCI image manifest), checked field by field. */
 function attachmentLayers(
@@ -185,7 +182,7 @@ export class ImageSource {
   async sigstoreAttachments(ref: ImageReference, digest: string, signal?: AbortSignal): Promise<SigstoreAttachment[]> {
     const invalid = validateDigest(digest);
     if (invalid !== undefined) throw new Error(invalid);
-    const tag = `${digest.replace(':', '-')}.sig`;
+    const tag = sigstoreSignatureTag(digest);
     const sources = await this.#sources(withDigest(ref, digest));
     const { value } = await trySources(
       sources,
@@ -194,7 +191,7 @@ export class ImageSource {
         try {
           fetched = await this.#registry.getManifest(repo, tag, signal);
         } catch (err) {
-          if (isNotFound(err)) return [];
+          if (isRegistryNotFound(err)) return [];
           throw err;
         }
         const mime = (fetched.contentType ?? '').split(';')[0]?.trim() ?? '';

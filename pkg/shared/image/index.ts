@@ -2,7 +2,7 @@
  * OCI image client: pull (with digest-keyed unpack cache), read into memory, build, push.
  * Public surface of `pkg/shared/image`.
  */
-export { createImageClient, type ImageClient } from './client.ts';
+export { createImageClient, type ImageClient, type ImageCopy } from './client.ts';
 export { buildCatalogImage, buildImage, buildIndex, buildLayer, filesToEntries, rawLayer, type BuiltImage, type BuiltLayer } from './build.ts';
 export { createDiskImageCache, type ImageCache } from './cache.ts';
 export { dockerConfigFromSecret, mergeDockerConfigs, parseDockerConfigJson, type DockerConfig } from './docker-config.ts';

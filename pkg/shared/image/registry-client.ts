@@ -179,6 +179,53 @@ export class RegistryClient {
   }
 
   /**
+   * Uploads blob `digest` from `chunks` in an upload session: each chunk of at most
+   * `chunkBytes` is PATCHed in order with its Content-Range, then the session is closed by a PUT
+   * with `?digest=` (the distribution API's chunked upload), so no more than one chunk is held.
+   *
+   * @throws RegistryError when a step is refused; Error when `chunks` throws (a digest mismatch
+   *   of a verified source stream: the session is then left to expire, nothing is committed).
+   */
+  async uploadBlobChunks(repo: Repository, digest: string, chunks: AsyncIterable<Buffer>, chunkBytes: number, signal?: AbortSignal): Promise<void> {
+    const what = `blob ${digest} to ${repo.name}`;
+    const start = await this.#call(repo, 'pull,push', 'POST', this.#url(repo, 'blobs/uploads/'), { signal, body: Buffer.alloc(0) });
+    if (start.status !== 202) throw await registryErrorFrom(start, `error starting upload of ${what}`);
+    start.body.resume();
+    let location = start.headers.location;
+    if (location === undefined) throw new Error(`error starting upload of ${what}: registry sent no Location`);
+    let url = new URL(location, start.url);
+    let offset = 0;
+    const send = async (body: Buffer): Promise<void> => {
+      const res = await this.#call(repo, 'pull,push', 'PATCH', url, {
+        headers: { 'content-type': 'application/octet-stream', 'content-range': `${offset}-${offset + body.length - 1}` },
+        body,
+        signal,
+      });
+      if (res.status !== 202) throw await registryErrorFrom(res, `error uploading ${what}`);
+      res.body.resume();
+      offset += body.length;
+      location = res.headers.location;
+      if (location !== undefined) url = new URL(location, res.url);
+    };
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    for await (const chunk of chunks) {
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      if (pendingBytes >= chunkBytes) {
+        await send(Buffer.concat(pending, pendingBytes));
+        pending = [];
+        pendingBytes = 0;
+      }
+    }
+    if (pendingBytes > 0) await send(Buffer.concat(pending, pendingBytes));
+    url.searchParams.set('digest', digest);
+    const put = await this.#call(repo, 'pull,push', 'PUT', url, { body: Buffer.alloc(0), signal });
+    if (put.status !== 201 && put.status !== 204) throw await registryErrorFrom(put, `error uploading ${what}`);
+    put.body.resume();
+  }
+
+  /**
    * PUTs a manifest under `reference` (tag or digest) and returns its digest. When the
    * registry reports a different digest than the bytes have, that is an error.
    */

@@ -29,6 +29,11 @@ class RegistryError extends Error {
   }
 }
 
+/** True for the registry client's error for a 404 answer (manifest or repository unknown). */
+export function isRegistryNotFound(err: unknown): boolean {
+  return err instanceof Error && err.name === 'RegistryError' && (err as Error & { status?: unknown }).status === 404;
+}
+
 const ERROR_BODY_LIMIT = 64 * 1024;
 
 /** Reads at most `limit` bytes of `body`; throws `<what> is larger than <limit> bytes` (destroying it) or its error. */
