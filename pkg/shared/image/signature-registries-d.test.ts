@@ -46,13 +46,58 @@ describe('registries.d', () => {
         ['/d/a.yaml', 'docker:\n  a.io: {}\n'],
         ['/d/b.yaml', 'docker:\n  a.io: {}\n'],
       ],
-      /"a.io" defined more than once/,
+      /"docker" namespace "a.io" defined both in "\/d\/a.yaml" and "\/d\/b.yaml"/,
     ],
-    ['an unknown key', [['/d/a.yaml', 'default-docker:\n  lookasid: x\n']], /unknown key "lookasid"/],
-    ['malformed YAML', [['/d/a.yaml', 'docker: [\n']], /^reading registries.d file "\/d\/a.yaml": /],
+    ['malformed YAML', [['/d/a.yaml', 'docker: [\n']], /^reading registries.d file "\/d\/a.yaml": yaml: line 1: did not find expected node content$/],
+    [
+      'a lookaside that is not a string',
+      [['/d/a.yaml', 'default-docker:\n  lookaside: 5\n']],
+      /cannot unmarshal number into lookaside of type string/,
+    ],
+    // Quoted: a string, which Go's bool field refuses.
+    [
+      'a quoted boolean',
+      [['/d/a.yaml', 'default-docker:\n  use-sigstore-attachments: "true"\n']],
+      /cannot unmarshal string into use-sigstore-attachments of type bool/,
+    ],
+    ['a list for docker', [['/d/a.yaml', 'docker: [a]\n']], /docker: cannot unmarshal array/],
   ] as const)('refuses %s', (_, files, message) => {
     const r = parseRegistriesD(files);
     expect(r.ok ? 'parsed' : r.error).toMatch(message);
+  });
+
+  // containers/image reads these files with sigs.k8s.io/yaml (YAML 1.1 over go-yaml, then
+  // encoding/json): js-yaml, which read them before, refused the first three and took the
+  // lookaside of the last file's second document.
+  it('reads files as Go does: YAML 1.1 booleans, keys matched without case, unknown keys and later documents ignored', () => {
+    const r = parseRegistriesD([
+      ['/d/a.yaml', 'Default-Docker:\n  Lookaside: file:///var/sigs\n  use-sigstore-attachments: yes\n  lookasid: typo\n'],
+      [
+        '/d/b.yaml',
+        'docker:\n  quay.io/ns:\n    use-sigstore-attachments: off\n    LOOKASIDE: https://ns.example.com\nextra: 1\n---\ndocker:\n  quay.io/other:\n    lookaside: https://second-document.example.com\n',
+      ],
+    ]);
+    if (!r.ok) throw new Error(r.error);
+    expect(useSigstoreAttachmentsFor(r.value, parseNormalized('docker.io/x/y:v1'))).toBe(true);
+    expect(lookasideFor(r.value, parseNormalized('docker.io/x/y:v1'))).toBe('file:///var/sigs');
+    expect(useSigstoreAttachmentsFor(r.value, parseNormalized('quay.io/ns/app:v1'))).toBe(false);
+    expect(lookasideFor(r.value, parseNormalized('quay.io/ns/app:v1'))).toBe('https://ns.example.com');
+    expect([...r.value.docker.keys()]).toEqual(['quay.io/ns']);
+  });
+
+  it('takes null as unset, as Go does: a null default-docker defines none, an empty lookaside falls back to sigstore', () => {
+    const r = parseRegistriesD([
+      [
+        '/d/a.yaml',
+        'default-docker: null\ndocker:\n  a.io:\n    lookaside: ""\n    sigstore: https://legacy.example.com\n    use-sigstore-attachments: null\n',
+      ],
+      ['/d/b.yaml', 'default-docker:\n  lookaside: file:///var/sigs\n'],
+      ['/d/c.yaml', ''],
+    ]);
+    if (!r.ok) throw new Error(r.error);
+    expect(lookasideFor(r.value, parseNormalized('a.io/x:v1'))).toBe('https://legacy.example.com');
+    expect(lookasideFor(r.value, parseNormalized('b.io/x:v1'))).toBe('file:///var/sigs');
+    expect(useSigstoreAttachmentsFor(r.value, parseNormalized('a.io/x:v1'))).toBe(false);
   });
 
   it('builds containers/image lookaside URLs: repository path without the host, digest as algo=hex', () => {
