@@ -183,7 +183,7 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
       startControlPlane({
         binaries: { ...binaries, ...(nodeBinaries === undefined ? {} : { node: nodeBinaries }) },
         controllerManager: true,
-        ...(nodeBinaries === undefined ? {} : { node: { plainHttpRegistries: [registryHost], log: progress } }),
+        ...(nodeBinaries === undefined ? {} : { node: { plainHttpRegistries: [registryHost], log: progress, signal: ctx.signal } }),
       }),
       loopbackRegistry ? startRegistry({ binaries, port: options.registryPort }) : Promise.resolve(undefined),
     ]);

@@ -165,6 +165,53 @@ describe('olmv1 up --node from a clean checkout', () => {
     expect(report.extensions).toEqual([expect.objectContaining({ name: 'example-operator', healthy: expect.objectContaining({ status: 'True' }) })]);
   });
 
+  // Issue 69: a second `olmv1 up --node` waiting for this one's node lock ignored SIGINT and
+  // SIGTERM (only SIGKILL ended it). Now either ends the wait at once: exit 130, what it had
+  // started (its registry, its temp directory) gone, this node's lock untouched.
+  it.for(['SIGINT', 'SIGTERM'] as const)(
+    'a second olmv1 up --node waiting for this node ends on %s, leaving nothing',
+    { timeout: 180_000 },
+    async (signal, { onTestFinished }) => {
+      const cwd = await mkdtemp(join(tmpdir(), 'olmv1-up-node-e2e-second-'));
+      const tmp = await mkdtemp(join(tmpdir(), 'olmv1-up-node-e2e-second-tmp-'));
+      const port = await new Promise<number>((resolve) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const free = (probe.address() as AddressInfo).port;
+          probe.close(() => resolve(free));
+        });
+      });
+      const second = spawn(process.execPath, [join(checkout, 'cmd/olmv1/main.ts'), 'up', '--node', '--registry-port', String(port)], {
+        cwd,
+        env: { ...process.env, TMPDIR: tmp },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let err = '';
+      second.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+      const ended = new Promise<number | null>((resolve) => second.once('exit', (code) => resolve(code)));
+      // Also after a timeout (a second up that ignores the signal): it must not take the lock later.
+      onTestFinished(async () => {
+        if (second.exitCode === null && second.signalCode === null) second.kill('SIGKILL');
+        await ended;
+        await rm(cwd, { recursive: true, force: true });
+        await rm(tmp, { recursive: true, force: true });
+      });
+      await vi.waitFor(
+        () => {
+          if (second.exitCode !== null) throw new Error(`the second olmv1 up exited with ${second.exitCode}\n${err}`);
+          if (!err.includes(`olmv1 up: waiting for the local node of pid ${up.pid} on `)) throw new Error(`not waiting yet\n${err}`);
+        },
+        { timeout: 120_000, interval: 200 },
+      );
+      second.kill(signal);
+      expect(await ended).toBe(130);
+      expect(err).toContain(`olmv1 up: stopped waiting for the local node of pid ${up.pid} on `);
+      expect(err).toContain('olmv1 up: stopped; nothing left running');
+      await expect.poll(() => processesMentioning(tmp), { timeout: 10_000 }).toEqual([]);
+      expect(await readdir(tmp)).toEqual([]);
+      expect(lockOwner()).toBe(up.pid);
+    },
+  );
+
   it('stops everything on SIGINT: no process, container, bridge, mount or temp file is left', async () => {
     await exampleHealthy();
     const bridge = stack().node?.bridge ?? '';

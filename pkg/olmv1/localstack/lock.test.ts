@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -92,6 +92,40 @@ describe('withLock', () => {
 });
 
 describe('isAlive', () => {
+  it('gives up waiting when its signal aborts, holding and running nothing', async () => {
+    const lock = join(root, 'l');
+    let release!: () => void;
+    const held = withLock(lock, () => new Promise<void>((resolve) => (release = resolve)));
+    await expect
+      .poll(() =>
+        stat(lock).then(
+          () => true,
+          () => false,
+        ),
+      )
+      .toBe(true);
+    const stop = new AbortController();
+    let ran = false;
+    const waiting = withLock(
+      lock,
+      async () => {
+        ran = true;
+      },
+      { pollMs: 60_000, signal: stop.signal, onWait: () => setImmediate(() => stop.abort(new Error('interrupted'))) },
+    );
+    // The wait ends at the abort, not at the next look (a minute away).
+    await expect(waiting).rejects.toThrow('interrupted');
+    expect(ran).toBe(false);
+    // The holder's lock is untouched, and no staged directory of the waiter is left.
+    expect(JSON.parse(await readFile(join(lock, 'owner.json'), 'utf8'))).toMatchObject({ pid: process.pid });
+    expect((await readdir(root)).sort()).toEqual(['l']);
+    release();
+    await held;
+    // Already aborted: rejects at once, without touching the lock.
+    await expect(withLock(lock, async () => 'no', { signal: stop.signal })).rejects.toThrow('interrupted');
+    await expect(stat(lock)).rejects.toThrow();
+  });
+
   it('knows this process and not an impossible pid', () => {
     expect(isAlive(process.pid)).toBe(true);
     expect(isAlive(2 ** 30)).toBe(false);

@@ -20,6 +20,11 @@ interface LockOptions {
   pollMs?: number;
   /** Called once when the lock is found taken, with the holder's description. */
   onWait?: (holder: string) => void;
+  /**
+   * Ends the wait for the lock: withLock then rejects with the signal's reason, holding nothing
+   * and running nothing. Once the lock is held it has no effect (`fn` decides when it is done).
+   */
+  signal?: AbortSignal;
 }
 
 interface Owner {
@@ -30,7 +35,9 @@ interface Owner {
 /**
  * Runs `fn` while holding the lock directory `lockDir` (its parent must exist) and releases
  * the lock afterwards, whether `fn` resolves or throws. Waits as long as a live holder keeps
- * the lock fresh.
+ * the lock fresh, or until `options.signal` aborts.
+ *
+ * @throws `options.signal`'s reason when it aborts before the lock is held.
  */
 export async function withLock<T>(lockDir: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const staleMs = options.staleMs ?? 120_000;
@@ -39,8 +46,17 @@ export async function withLock<T>(lockDir: string, fn: () => Promise<T>, options
   const ownerFile = join(lockDir, 'owner.json');
   let waiting = false;
   const owner: Owner = { pid: process.pid, host: hostname() };
+  const { signal } = options;
   for (;;) {
-    if (await tryCreate(lockDir, owner)) break;
+    signal?.throwIfAborted();
+    if (await tryCreate(lockDir, owner)) {
+      // Taken just as the wait was given up: not held after all.
+      if (signal?.aborted === true) {
+        await removeLock(lockDir);
+        signal.throwIfAborted();
+      }
+      break;
+    }
     const holder = await readOwner(ownerFile);
     if (await isAbandoned(lockDir, holder, staleMs)) {
       // Breaking a lock is itself racy; a rename-free rm followed by mkdir lets exactly one
@@ -52,7 +68,11 @@ export async function withLock<T>(lockDir: string, fn: () => Promise<T>, options
       waiting = true;
       options.onWait?.(holder === undefined ? 'unknown process' : `pid ${holder.pid} on ${holder.host}`);
     }
-    await sleep(pollMs);
+    await sleep(pollMs, undefined, signal === undefined ? {} : { signal }).catch((err: unknown) => {
+      // An aborted sleep rejects with an AbortError of its own: report the signal's reason.
+      signal?.throwIfAborted();
+      throw err;
+    });
   }
   const heartbeat = setInterval(() => {
     const now = new Date();

@@ -48,6 +48,12 @@ export interface NodeOptions {
   machineLockPath?: string;
   /** Called once that lock is held, before the node exists (tests snapshot the machine then). */
   onLocked?: () => Promise<void>;
+  /**
+   * Ends the wait for another node's lock (`olmv1 up` aborts it on SIGINT and SIGTERM): the
+   * start then fails with the signal's reason, having started and taken nothing. It does not
+   * stop a node that holds the lock; the control plane's stop() does.
+   */
+  signal?: AbortSignal;
 }
 
 /** Facts about a running node; plain data. */
@@ -88,22 +94,37 @@ const MACHINE_LOCK = '/run/olmv1-local-node.lock';
 /**
  * Takes the machine-wide node lock and returns its release. One node per machine: kube-proxy's
  * and the kubelet's iptables chains have fixed names, so a cleanup could not tell whose they
- * are. A second node waits, saying for whom; a dead holder's lock is taken over (lock.ts).
+ * are. A second node waits, saying for whom, until `signal` aborts; a dead holder's lock is
+ * taken over (lock.ts).
+ *
+ * @throws `signal`'s reason when it aborts before the lock is held.
  */
-async function holdMachineLock(path: string, log: (line: string) => void): Promise<() => Promise<void>> {
+async function holdMachineLock(path: string, log: (line: string) => void, signal: AbortSignal | undefined): Promise<() => Promise<void>> {
   let release = (): void => undefined;
   const released = new Promise<void>((resolve) => (release = resolve));
   let acquired = (): void => undefined;
   const taken = new Promise<void>((resolve) => (acquired = resolve));
+  let waitedFor: string | undefined;
   const held = withLock(
     path,
     async () => {
       acquired();
       await released;
     },
-    { onWait: (holder) => log(`waiting for the local node of ${holder} to stop (one node per machine: their iptables chains share names)`) },
+    {
+      onWait: (holder) => {
+        waitedFor = holder;
+        log(`waiting for the local node of ${holder} to stop (one node per machine: their iptables chains share names)`);
+      },
+      ...(signal === undefined ? {} : { signal }),
+    },
   );
-  await Promise.race([taken, held]);
+  try {
+    await Promise.race([taken, held]);
+  } catch (err) {
+    if (signal?.aborted === true && waitedFor !== undefined) log(`stopped waiting for the local node of ${waitedFor}; no node was started`);
+    throw err;
+  }
   return async () => {
     release();
     await held;
@@ -124,7 +145,7 @@ export async function prepareNode(options: {
   assertNodePrerequisites();
   // Added first, so it runs last: after the cleanup script, the next node may start.
   const lockPath = options.node.machineLockPath ?? MACHINE_LOCK;
-  const release = await holdMachineLock(lockPath, options.node.log ?? (() => undefined));
+  const release = await holdMachineLock(lockPath, options.node.log ?? (() => undefined), options.node.signal);
   // If we die, the reaper removes the lock after running the cleanup script.
   options.reaper.track('dir', lockPath);
   options.addCleanup(async () => {
