@@ -154,6 +154,16 @@ export class RegistryClient {
     throw await registryErrorFrom(res, `error checking blob ${digest} in ${repo.name}`);
   }
 
+  /** Opens an upload session (POST) and returns its `Location`. */
+  async #startUpload(repo: Repository, what: string, signal?: AbortSignal): Promise<URL> {
+    const start = await this.#call(repo, 'pull,push', 'POST', this.#url(repo, 'blobs/uploads/'), { signal, body: Buffer.alloc(0) });
+    if (start.status !== 202) throw await registryErrorFrom(start, `error starting upload of ${what}`);
+    start.body.resume();
+    const location = start.headers.location;
+    if (location === undefined) throw new Error(`error starting upload of ${what}: registry sent no Location`);
+    return new URL(location, start.url);
+  }
+
   /**
    * Uploads `data` as blob `digest` in one request: POST to open an upload session, then PUT
    * the bytes to its `Location` with `?digest=`. Skips nothing: callers check blobExists.
@@ -162,12 +172,7 @@ export class RegistryClient {
    */
   async uploadBlob(repo: Repository, digest: string, data: Buffer, signal?: AbortSignal): Promise<void> {
     const what = `blob ${digest} to ${repo.name}`;
-    const start = await this.#call(repo, 'pull,push', 'POST', this.#url(repo, 'blobs/uploads/'), { signal, body: Buffer.alloc(0) });
-    if (start.status !== 202) throw await registryErrorFrom(start, `error starting upload of ${what}`);
-    start.body.resume();
-    const location = start.headers.location;
-    if (location === undefined) throw new Error(`error starting upload of ${what}: registry sent no Location`);
-    const url = new URL(location, start.url);
+    const url = await this.#startUpload(repo, what, signal);
     url.searchParams.set('digest', digest);
     const put = await this.#call(repo, 'pull,push', 'PUT', url, {
       headers: { 'content-type': 'application/octet-stream' },
@@ -188,12 +193,7 @@ export class RegistryClient {
    */
   async uploadBlobChunks(repo: Repository, digest: string, chunks: AsyncIterable<Buffer>, chunkBytes: number, signal?: AbortSignal): Promise<void> {
     const what = `blob ${digest} to ${repo.name}`;
-    const start = await this.#call(repo, 'pull,push', 'POST', this.#url(repo, 'blobs/uploads/'), { signal, body: Buffer.alloc(0) });
-    if (start.status !== 202) throw await registryErrorFrom(start, `error starting upload of ${what}`);
-    start.body.resume();
-    let location = start.headers.location;
-    if (location === undefined) throw new Error(`error starting upload of ${what}: registry sent no Location`);
-    let url = new URL(location, start.url);
+    let url = await this.#startUpload(repo, what, signal);
     let offset = 0;
     const send = async (body: Buffer): Promise<void> => {
       const res = await this.#call(repo, 'pull,push', 'PATCH', url, {
@@ -204,7 +204,7 @@ export class RegistryClient {
       if (res.status !== 202) throw await registryErrorFrom(res, `error uploading ${what}`);
       res.body.resume();
       offset += body.length;
-      location = res.headers.location;
+      const location = res.headers.location;
       if (location !== undefined) url = new URL(location, res.url);
     };
     let pending: Buffer[] = [];
