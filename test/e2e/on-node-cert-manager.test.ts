@@ -62,7 +62,7 @@ function servedFingerprint(host: string, port: number, servername: string, ca: s
 
 const SERVERS = [
   { secret: 'catalogd-service-cert', service: 'catalogd-service', port: 443 },
-  { secret: 'operator-controller-cert', service: 'operator-controller-metrics-service', port: 8443 },
+  { secret: 'operator-controller-cert', service: 'operator-controller-service', port: 8443 },
 ] as const;
 
 beforeAll(async () => {

@@ -55,10 +55,10 @@ afterAll(async () => {
 describe.skipIf(missing !== undefined)("upstream's e2e scenarios on a real node", () => {
   describe('metrics.feature: component exposes metrics', () => {
     // Upstream's steps bind a ServiceAccount to <component>-metrics-reader and GET /metrics of
-    // every Pod behind the component's metrics Service (through port-forwards, certificates not
+    // every Pod behind the component's Service (<component>-service, port `metrics`) (through port-forwards, certificates not
     // checked). Here: every Pod's address and the Service's ClusterIP, certificates verified.
     it.each([
-      ['operator-controller', `operator-controller-metrics-service.${SYSTEM_NAMESPACE}.svc`],
+      ['operator-controller', `operator-controller-service.${SYSTEM_NAMESPACE}.svc`],
       ['catalogd', CATALOGD_HOST],
     ])('%s: a ServiceAccount bound to its metrics-reader gets Prometheus metrics from /metrics of its Service', async (component, servername) => {
       const started = Date.now();
@@ -71,16 +71,20 @@ describe.skipIf(missing !== undefined)("upstream's e2e scenarios on a real node"
         subjects: [{ kind: 'ServiceAccount', name: 'metrics-reader', namespace: TEST_NS }],
       });
       const token = (await kubectl(['create', 'token', '-n', TEST_NS, 'metrics-reader'])).trim();
-      const service = await k.get(['service', '-n', SYSTEM_NAMESPACE, `${component}-metrics-service`]);
-      const spec = service.spec as { clusterIP: string; selector: Record<string, string>; ports: Array<{ port: number; targetPort: string }> };
-      const [port] = spec.ports;
+      const service = await k.get(['service', '-n', SYSTEM_NAMESPACE, `${component}-service`]);
+      const spec = service.spec as {
+        clusterIP: string;
+        selector: Record<string, string>;
+        ports: Array<{ name: string; port: number; targetPort: string | number }>;
+      };
+      const port = spec.ports.find((p) => p.name === 'metrics');
       const selector = Object.entries(spec.selector)
         .map(([key, value]) => `${key}=${value}`)
         .join(',');
       const pods = await k.list(['pods', '-n', SYSTEM_NAMESPACE, '-l', selector]);
       expect(pods.length).toBeGreaterThan(0);
       const urls = [
-        ...pods.map((p) => `https://${String(p.status?.['podIP'])}:${containerPort(p, port?.targetPort ?? '')}/metrics`),
+        ...pods.map((p) => `https://${String(p.status?.['podIP'])}:${targetPort(p, port?.targetPort ?? '')}/metrics`),
         `https://${spec.clusterIP}:${port?.port}/metrics`,
       ];
       for (const url of urls) {
@@ -100,7 +104,7 @@ describe.skipIf(missing !== undefined)("upstream's e2e scenarios on a real node"
     const targets = async (): Promise<TlsTarget[]> => {
       const ca = onNode?.product.caCertPem ?? '';
       const pods = await k.list(['pods', '-n', SYSTEM_NAMESPACE, '-l', 'app.kubernetes.io/name=catalogd']);
-      const hosts = [...pods.map((p) => String(p.status?.['podIP'])), await k.clusterIp('catalogd-metrics-service')];
+      const hosts = [...pods.map((p) => String(p.status?.['podIP'])), await k.clusterIp('catalogd-service')];
       return hosts.map((host) => ({ host, port: 7443, ca, servername: CATALOGD_HOST }));
     };
     /** Runs `check` on every target once a default client connects (upstream's readiness dial). */
@@ -277,6 +281,11 @@ function conditionOf(o: Obj, type: string): { status: string; reason: string; me
 }
 
 /** The number of the container port named `name` of Pod `p`. */
+/** A Service's target port on Pod `p`: a number as it is, a name looked up in the Pod's container ports. */
+function targetPort(p: Obj, port: string | number): number {
+  return typeof port === 'number' ? port : containerPort(p, port);
+}
+
 function containerPort(p: Obj, name: string): number {
   const containers = (p.spec?.['containers'] ?? []) as Array<{ ports?: Array<{ name?: string; containerPort: number }> }>;
   const port = containers.flatMap((c) => c.ports ?? []).find((q) => q.name === name);

@@ -183,8 +183,8 @@ describe.skipIf(missing !== undefined)('the product on a real node', () => {
 
   it('metrics through the Service: 401 without a token, 403 without the grant, 200 bound to operator-controller-metrics-reader', async () => {
     const started = Date.now();
-    const url = `https://${await clusterIp('operator-controller-metrics-service')}:8443/metrics`;
-    const name = `operator-controller-metrics-service.${SYSTEM_NAMESPACE}.svc`;
+    const url = `https://${await clusterIp('operator-controller-service')}:8443/metrics`;
+    const name = `operator-controller-service.${SYSTEM_NAMESPACE}.svc`;
     for (const sa of ['scraper', 'stranger']) await apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: EXT_NS } });
     await apply({
       apiVersion: 'rbac.authorization.k8s.io/v1',

@@ -9,6 +9,9 @@
 //   the same objects as the chart directory.
 //   Honest presets: helm/cert-manager.yaml, helm/openshift.yaml and helm/experimental.yaml are
 //   the cases' values files.
+//   Drop-in: both ship upstream's Services (test/fixtures/upstream-manifests: names, ports, port
+//   names, target ports, selectors, labels) and no other, and upstream's labels on the Deployments
+//   and their Pod templates.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
@@ -241,6 +244,39 @@ describe('helm/olmv1 follows config/ as a whole', () => {
     const packaged = await helm('template', 'olmv1', join(dir, (await readdir(dir))[0] ?? 'none'));
     expect(packaged, packaged.stderr).toMatchObject({ code: 0 });
     expect(sorted(parseObjects(packaged.stdout))).toEqual(sorted(await renderChart(cp.kubeconfigPath)));
+  });
+});
+
+describe("config/ and helm/olmv1 ship upstream's Services and labels", () => {
+  const upstream = async (): Promise<KubeObject[]> =>
+    parseObjects(await readFile(repoPath('test/fixtures/upstream-manifests/standard-services-deployments.yaml'), 'utf8'));
+  type Service = KubeObject & { spec: { ports: unknown[]; selector: unknown } };
+  type Deployment = KubeObject & { spec: { template: { metadata: { labels: Record<string, string> } } } };
+  const named = <T extends KubeObject>(objects: KubeObject[], kind: string, name: string | undefined): T => {
+    const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+    if (found === undefined) throw new Error(`no ${kind} ${name}`);
+    return found as T;
+  };
+
+  it.each([
+    { shipped: 'kubectl kustomize config/', build: () => kustomizeOverlay(cp.kubectl) },
+    { shipped: 'helm template helm/olmv1', build: () => renderChart(cp.kubeconfigPath) },
+  ])('$shipped', async ({ build }) => {
+    const [theirs, ours] = await Promise.all([upstream(), build()]);
+    const services = (objects: KubeObject[]) => objects.filter((o) => o.kind === 'Service').map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+    expect(services(ours).sort()).toEqual(services(theirs).sort());
+    for (const want of theirs.filter((o): o is Service => o.kind === 'Service')) {
+      const got = named<Service>(ours, 'Service', want.metadata.name);
+      expect(got.spec.ports, want.metadata.name).toEqual(want.spec.ports);
+      expect(got.spec.selector, want.metadata.name).toEqual(want.spec.selector);
+      expect(got.metadata.labels, want.metadata.name).toEqual(want.metadata.labels);
+    }
+    // Upstream's labels, each with its value; the selectors stay ours (a Deployment's selector is immutable).
+    for (const want of theirs.filter((o): o is Deployment => o.kind === 'Deployment')) {
+      const got = named<Deployment>(ours, 'Deployment', want.metadata.name);
+      expect(got.metadata.labels, want.metadata.name).toMatchObject(want.metadata.labels ?? {});
+      expect(got.spec.template.metadata.labels, want.metadata.name).toMatchObject(want.spec.template.metadata.labels);
+    }
   });
 });
 

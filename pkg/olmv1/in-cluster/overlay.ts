@@ -91,7 +91,7 @@ export async function issueServingCertificates(dir: string): Promise<ServingCert
   const items = [];
   for (const [secret, service] of [
     ['catalogd-service-cert', 'catalogd-service'],
-    ['operator-controller-cert', 'operator-controller-metrics-service'],
+    ['operator-controller-cert', 'operator-controller-service'],
   ] as const) {
     const names = serviceNames(service);
     const cert = await issueCertificate(ca, dir, { name: secret, commonName: names[0] ?? service, dnsNames: names, usage: 'server' });
