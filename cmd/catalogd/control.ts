@@ -107,6 +107,7 @@ export async function runCatalogdControl(
       watches: [{ informer: catalogs, cancels: catalogReconcileCancels }],
       // Several workers: a catalog that takes long to pull and store leaves the others theirs.
       concurrency: o.maxConcurrentReconciles,
+      reconciles: CLUSTER_CATALOG,
       limitRetryFloorMs: o.ingestTimeoutMs,
     });
     await controller.run(leading);

@@ -45,7 +45,7 @@ import { MAX_RECORD_JSON_BYTES, createReleaseStore } from '../../pkg/operator-co
 import { createObjectSetReleases } from '../../pkg/operator-controller/applier/index.ts';
 import { createRevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
 import { RevisionWrites, createObjectSetController, revisionWriters, revisionsOf } from '../../pkg/operator-controller/objectset/index.ts';
-import { CLUSTER_OBJECT_SET, parseClusterExtension } from '../../pkg/shared/api/index.ts';
+import { CLUSTER_EXTENSION, CLUSTER_OBJECT_SET, parseClusterExtension } from '../../pkg/shared/api/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
 import type { OperatorControllerOptions } from './options.ts';
 import { pauseHook } from './test-pause.ts';
@@ -222,6 +222,7 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
     registry,
     watches,
     concurrency: o.maxConcurrentReconciles,
+    reconciles: CLUSTER_EXTENSION,
   });
   // The cluster-upgrade gate (olm.maxOpenShiftVersion, removed APIs, Upgradeable holds): metrics always, OpenShift conditions where served.
   // It reads what is installed through the one revision reader `olmv1 status` uses: an extension's

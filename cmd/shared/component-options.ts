@@ -148,14 +148,15 @@ function componentOptions(
   defaultLeaseName: string,
 ): ComponentOptions {
   const str = (k: keyof typeof COMPONENT_FLAGS): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
-  const ns = str('system-namespace') ?? env.POD_NAMESPACE ?? 'olmv1-system';
+  // An empty downward-API variable (a Deployment whose env was rewritten with values only) counts as unset.
+  const ns = str('system-namespace') ?? (env.POD_NAMESPACE || 'olmv1-system');
   return {
     ...clusterLocation(str('kubeconfig'), env),
     systemNamespace: ns,
     healthProbe: parseListenAddress(str('health-probe-bind-address') ?? ':8081'),
     leaderElect: parseBool('--leader-elect', str('leader-elect') ?? 'true'),
     leaderElectionId: str('leader-election-id') ?? defaultLeaseName,
-    identity: env.POD_NAME ?? `${hostname()}_${process.pid}`,
+    identity: env.POD_NAME || `${hostname()}_${process.pid}`,
     pullSecret: parseSecretRef('--global-pull-secret', str('global-pull-secret'), ns),
     insecureRegistries: Array.isArray(values['insecure-registry']) ? values['insecure-registry'] : [],
     pullCaFile: str('pull-ca-file'),

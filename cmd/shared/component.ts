@@ -26,6 +26,9 @@ interface LeadingDeps {
 /**
  * Runs `lead` while this replica leads (with leader election) or until `signal` aborts
  * (without). Resolves 'lost-leadership' when an elected leader lost its Lease, after `onLost`.
+ * Rejects when `lead` fails while it should still run: an elected leader first gives up its
+ * Lease (a replica that can reconcile takes over), and the process ends (componentMain) rather
+ * than lead, and stay Ready, with nothing reconciling.
  */
 export async function runLeading(
   o: Pick<ComponentOptions, 'leaderElect' | 'systemNamespace' | 'leaderElectionId' | 'identity' | 'leaderElection'>,
@@ -37,6 +40,21 @@ export async function runLeading(
     await lead(signal);
     return 'stopped';
   }
+  const electing = new AbortController();
+  const stopElecting = (): void => electing.abort(signal.reason);
+  signal.addEventListener('abort', stopElecting, { once: true });
+  let failed: { err: unknown } | undefined;
+  const leadOrStop = async (leading: AbortSignal): Promise<void> => {
+    try {
+      await lead(leading);
+    } catch (err) {
+      if (!leading.aborted) {
+        failed = { err };
+        electing.abort(err);
+      }
+      throw err;
+    }
+  };
   const elector = new LeaderElector({
     client: deps.client,
     namespace: o.systemNamespace,
@@ -45,12 +63,14 @@ export async function runLeading(
     ...(o.leaderElection ?? {}),
     log: deps.log,
     registry: deps.registry,
-    onStartedLeading: lead,
+    onStartedLeading: leadOrStop,
   });
   // A replica that lost its Lease neither leads nor campaigns again: not ready until its exit.
   let lost = false;
   deps.health.addReadinessCheck('leader-election', () => (lost ? 'leader election lost' : true));
-  if ((await elector.run(signal)) !== 'lost') return 'stopped';
+  const outcome = await elector.run(electing.signal).finally(() => signal.removeEventListener('abort', stopElecting));
+  if (failed !== undefined) throw new Error('the leader stopped working', { cause: failed.err });
+  if (outcome !== 'lost') return 'stopped';
   lost = true;
   deps.onLost();
   return 'lost-leadership';

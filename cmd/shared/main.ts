@@ -1,7 +1,8 @@
 /**
  * The process entry of a component: runs until SIGTERM/SIGINT. Exit 0 after a graceful stop,
- * --help or `version`; 1 on a start-up error or lost leadership (within a bound: lost-leadership.ts);
- * 2 on bad flags. Upstream flags that have no effect here are logged first, one warning each.
+ * --help or `version`; 1 on a start-up error, a failure of the leader's work (at once, whatever
+ * still listens: a process that cannot reconcile must not stay Ready) or lost leadership (within
+ * a bound: lost-leadership.ts); 2 on bad flags. Upstream flags that have no effect here are logged first, one warning each.
  */
 import type { Logger } from 'pino';
 // The file, not pkg/shared/controller's index, which an entry loads later (decision 0097).
@@ -58,6 +59,7 @@ export async function componentMain<O extends StartOptions>(c: ComponentMain<O>)
   wireShutdownSignals(process, stop, { log, forceExitAfterMs: 60_000 });
   const leadershipLost = exitOnLostLeadership(process, stop, log);
   let stopPprof: (() => Promise<void>) | undefined;
+  let failed = false;
   try {
     stopPprof = await startPprof(options.pprof, log);
     const outcome = await c.run(options, log, stop.signal, leadershipLost);
@@ -68,10 +70,12 @@ export async function componentMain<O extends StartOptions>(c: ComponentMain<O>)
     }
   } catch (err) {
     log.fatal({ err }, `${c.name} failed`);
-    process.exitCode = 1;
+    failed = true;
   } finally {
     await stopPprof?.();
   }
+  // The health server, informers and timers of a failed run would keep the process alive (the log is written synchronously).
+  if (failed) process.exit(1);
 }
 
 /** Starts the pprof endpoint when `--pprof-bind-address` asks for it (loaded only then); resolves its stop. */

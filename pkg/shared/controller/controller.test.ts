@@ -68,7 +68,13 @@ afterEach(() => {
 function setup(
   names: string[],
   reconcile: Reconciler['reconcile'],
-  extra: { gated?: boolean; concurrency?: number; keys?: (o: Readonly<KubeObject>) => string; level?: string } = {},
+  extra: {
+    gated?: boolean;
+    concurrency?: number;
+    keys?: (o: Readonly<KubeObject>) => string;
+    level?: string;
+    reconciles?: { apiVersion: string; kind: string };
+  } = {},
 ) {
   const { src, release } = source(names, extra.gated);
   const registry = new Registry();
@@ -83,6 +89,7 @@ function setup(
     watches: [watch],
     concurrency: extra.concurrency ?? 1,
     shutdownTimeoutMs: 5_000,
+    ...(extra.reconciles === undefined ? {} : { reconciles: extra.reconciles }),
   });
   void informer.run(ctl.signal);
   const done = controller.run(ctl.signal);
@@ -147,6 +154,36 @@ describe('Controller', () => {
       { key: 'a', queuedMs: 0, ms: 100, outcome: 'success', failures: 0 },
       { key: 'b', queuedMs: 100, ms: 100, outcome: 'error', failures: 1 },
     ]);
+  });
+
+  it("logs upstream's `reconcile ending` at info after each reconcile of a kind upstream reconciles, whatever its outcome", async () => {
+    const { lines } = setup(
+      ['a', 'b'],
+      async (key) => {
+        if (key === 'b') throw new TerminalError('invalid spec', { reason: 'Blocked' });
+      },
+      { reconciles: { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension' } },
+    );
+    await vi.advanceTimersByTimeAsync(10);
+    expect(lines.filter((l) => l.msg === 'reconcile ending')).toMatchObject([
+      {
+        level: 30,
+        controller: 'test-controller',
+        controllerGroup: 'olm.operatorframework.io',
+        controllerKind: 'ClusterExtension',
+        ClusterExtension: { name: 'a' },
+        namespace: '',
+        name: 'a',
+        reconcileID: expect.any(String),
+      },
+      { level: 30, name: 'b', ClusterExtension: { name: 'b' } },
+    ]);
+  });
+
+  it('logs no `reconcile ending` for a controller upstream does not have', async () => {
+    const { lines } = setup(['a'], async () => undefined);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(lines.filter((l) => l.msg === 'reconcile ending')).toEqual([]);
   });
 
   it('honours requeueAfter and requeue results', async () => {
