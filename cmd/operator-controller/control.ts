@@ -52,6 +52,7 @@ import { pauseHook } from './test-pause.ts';
 import { pausingObjectWrites, pausingReleaseWrites } from './pausing-clients.ts';
 import { clusterExtensionReconciler, type ClusterExtensionPorts } from './reconcilers.ts';
 import { catalogdClientOptions } from './catalogd-client.ts';
+import { clusterProxySource } from './cluster-proxy.ts';
 import { runUpgradeGate } from './upgradegate.ts';
 
 /** What run.ts started: the logger, metrics registry, cluster connection, the two informers (running) and the health server. */
@@ -208,7 +209,19 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   const dependencies = dependencyPorts(started, installed, dependencyGauge);
   // Helm runtime: revisions left by an earlier BoxcutterRuntime are taken back, where the kind is served.
   const revisionsServed = revisions === undefined && (await serves(kube, CLUSTER_OBJECT_SET, leading));
-  const reconciler = extensionReconciler(o, started, p, { memory, drift, healthGauge, pulls, dependencies, revisions, revisionsServed });
+  // The cluster-wide proxy set in operators' Deployments; a change of it queues every extension (decision 0132).
+  const proxy = await clusterProxySource(o, started, (n) => queue.add(n), leading);
+  const clusterProxy = () => proxy.current();
+  const reconciler = extensionReconciler(o, started, p, {
+    memory,
+    drift,
+    healthGauge,
+    pulls,
+    dependencies,
+    revisions,
+    revisionsServed,
+    clusterProxy,
+  });
   // An extension looks at its revisions again when theirs change (upstream's Owns(ClusterObjectSet)).
   const watches = [
     { informer: extensions, keys: extensionKeys },
@@ -297,11 +310,12 @@ function extensionReconciler(
   { kube, registry }: Started,
   p: ProcessParts,
   // revisionsServed: whether the ClusterObjectSet kind is served (read once when leading starts).
-  built: Pick<ClusterExtensionPorts, 'drift' | 'healthGauge' | 'pulls' | 'dependencies'> & {
-    memory: MemoryLimits;
-    revisions: Controller | undefined;
-    revisionsServed: boolean;
-  },
+  built: Pick<ClusterExtensionPorts, 'drift' | 'healthGauge' | 'pulls' | 'dependencies'> &
+    Required<Pick<ClusterExtensionPorts, 'clusterProxy'>> & {
+      memory: MemoryLimits;
+      revisions: Controller | undefined;
+      revisionsServed: boolean;
+    },
 ): ReturnType<typeof clusterExtensionReconciler> {
   const records = { namespace: o.systemNamespace, maxRecordBytes: built.memory.maxRecordBytes };
   const helmReleases = createReleaseStore({ client: p.pause === undefined ? kube.client : pausingReleaseWrites(kube.client, p.pause), ...records });
@@ -329,6 +343,7 @@ function extensionReconciler(
       // Upgrades held by update policies (decision 0096): a metric series each.
       upgrades: createUpgradeNotices(registry),
       features: p.features,
+      clusterProxy: built.clusterProxy,
     },
     { stepTimer: stepDurationTimer(registry, EXTENSION_CONTROLLER_NAME), pause: p.pause },
   );

@@ -38,6 +38,7 @@ import { type CatalogSource, type DependencyPorts } from '../../pkg/operator-con
 import { type DriftTracker, type ExtensionHealthGauge } from '../../pkg/operator-controller/drift/index.ts';
 import type { ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import type { MaintenanceWindow } from '../../pkg/operator-controller/maintenance/index.ts';
+import type { ClusterProxy } from '../../pkg/operator-controller/render/index.ts';
 import type { PauseHook } from './test-pause.ts';
 
 /** Everything the ClusterExtension steps use between them; each step gets its part. */
@@ -66,6 +67,8 @@ export interface ClusterExtensionPorts {
   /** Upgrades held by update policies: the metric, and which were announced. */
   upgrades: UpgradeNotices;
   features: ExtensionFeatures;
+  /** The cluster-wide proxy set in operators' containers (decision 0132); none: not set. */
+  clusterProxy?: () => ClusterProxy;
   /** Installs extensions whose spec names no ServiceAccount (`--default-install-service-account`); none: they wait. */
   defaultInstaller?: ServiceAccountRef;
   /** Automatic upgrades of extensions without the maintenance-window annotation wait for it (`--maintenance-window`, decision 0122); none: any time. */
@@ -128,7 +131,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     installedStep({ releases, drift, records: p.recordMemory }),
     resolveStep({ catalogs: p.catalogs, features: p.features, events, dependencies: p.dependencies }),
     pullStep({ pulls: p.pulls, events }),
-    renderStep({ schemas: p.schemas, features: p.features, events }),
+    renderStep({ schemas: p.schemas, features: p.features, events, ...(p.clusterProxy === undefined ? {} : { clusterProxy: p.clusterProxy }) }),
     policyStep({ upgrades: p.upgrades, events, scoped }),
     windowStep({ events, clusterDefault: p.maintenanceWindow }),
     upgradeableStep({ events }),

@@ -273,6 +273,34 @@ describe('render step', () => {
     ]);
   });
 
+  it('renders with the cluster-wide proxy as the port tells it at each reconcile (decision 0132)', async () => {
+    const bundleDir = fileURLToPath(new URL('../../../test/fixtures/bundles/minimal', import.meta.url));
+    let proxy = { httpProxy: 'http://proxy:3128', httpsProxy: '', noProxy: '.svc' };
+    const ports = {
+      schemas: { schemaFor: () => Promise.resolve(undefined) },
+      features: { webhookSupport: false, singleOwnNamespaceSupport: false, deploymentConfigSupport: true },
+      events: recordingEvents([]),
+      clusterProxy: () => proxy,
+    } satisfies RenderPorts;
+    const step = renderStep(ports);
+    /** The env of the rendered Deployment's first container. */
+    const renderedEnv = async (): Promise<unknown> => {
+      const parsed = parseBundle(await readBundleDir(bundleDir));
+      if (!parsed.ok) throw new Error(parsed.error);
+      const s = extensionState({ target: { bundle: V1 }, bundle: parsed.value, spec: { namespace: 'ns' } });
+      expect(await step.run(s)).toBeUndefined();
+      const deployment = s.plan?.desired.manifest.objects().find((o) => o.kind === 'Deployment') as
+        { spec: { template: { spec: { containers: Array<{ env?: unknown }> } } } } | undefined;
+      return deployment?.spec.template.spec.containers[0]?.env;
+    };
+    expect(await renderedEnv()).toEqual([
+      { name: 'HTTP_PROXY', value: 'http://proxy:3128' },
+      { name: 'NO_PROXY', value: '.svc' },
+    ]);
+    proxy = { httpProxy: '', httpsProxy: 'http://other:8080', noProxy: '' };
+    expect(await renderedEnv()).toEqual([{ name: 'HTTPS_PROXY', value: 'http://other:8080' }]);
+  });
+
   it('holds the rendering as one JSON line per labelled object, parsed by nobody until read (decision 0098)', async () => {
     const parsed = parseBundle(await readBundleDir(fileURLToPath(new URL('../../../test/fixtures/bundles/multi-crd', import.meta.url))));
     if (!parsed.ok) throw new Error(parsed.error);

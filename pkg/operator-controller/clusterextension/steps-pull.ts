@@ -11,7 +11,7 @@ import { Manifest, type ReleaseBundle } from '../release/index.ts';
 import { otherLineFinder, takeOtherObject } from '../bundle/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
 import { signaturePolicyDetail } from '../../shared/image/index.ts';
-import { render, renderFailureToError, watchNamespaceHint } from '../render/index.ts';
+import { render, renderFailureToError, watchNamespaceHint, type ClusterProxy } from '../render/index.ts';
 import { bundleProperties, type BundlePullScheduler } from '../bundlepull/index.ts';
 import type { ExtensionFeatures, ExtensionState, ResolvedState } from './pipeline-state.ts';
 import { NoteMemory, recordEvent, recordPullFailed } from './recorded-events.ts';
@@ -27,10 +27,12 @@ export interface PullPorts {
   events: EventRecorder;
 }
 
-/** What the render step uses: the API server's schemas (to drop undeclared fields), the rendering switches, and the Events recorder. */
+/** What the render step uses: the API server's schemas (to drop undeclared fields), the rendering switches, the cluster-wide proxy, and the Events recorder. */
 export interface RenderPorts {
   schemas: Pick<OpenApiSchemas, 'schemaFor'>;
   features: Omit<ExtensionFeatures, 'bundleReleaseSupport'>;
+  /** The cluster-wide proxy as of this reconcile, set in the operator's containers (decision 0132); none when absent. */
+  clusterProxy?: () => ClusterProxy;
   /** Where how to set a missing watchNamespace goes (a Warning Event, once per change). */
   events: EventRecorder;
 }
@@ -137,8 +139,15 @@ async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: Res
     return undefined;
   }
   const config = state.ce.spec.config?.inline;
-  // The rendering switches (certProvider, webhook, single/own namespace and deployment config support).
-  const rendered = render(state.bundle, { installNamespace: namespace, config, ...ports.features });
+  // The rendering switches (certProvider, webhook, single/own namespace and deployment config
+  // support) and the cluster-wide proxy, read now: its change queues every extension (decision 0132).
+  const clusterProxy = ports.clusterProxy?.();
+  const rendered = render(state.bundle, {
+    installNamespace: namespace,
+    config,
+    ...ports.features,
+    ...(clusterProxy === undefined ? {} : { clusterProxy }),
+  });
   if (!rendered.ok) {
     setInstalledFrom(state.ce, state.installed);
     // The condition: upstream's text exactly. How to set spec.config.inline.watchNamespace, when

@@ -57,9 +57,12 @@ function list(v: unknown): JsonObject[] {
   return Array.isArray(v) ? (v as JsonObject[]) : [];
 }
 
-// Index of existing names is taken before appending (as upstream), so two config entries
-// with the same new name are both appended.
-function mergeByName(existing: readonly JsonObject[], updates: readonly JsonObject[]): JsonObject[] {
+/**
+ * `existing` with each of `updates` replacing the entry of the same name in place, or appended.
+ * The index of existing names is taken before appending (as upstream), so two updates with the
+ * same new name are both appended.
+ */
+export function mergeByName(existing: readonly JsonObject[], updates: readonly JsonObject[]): JsonObject[] {
   const out = [...existing];
   const index = new Map<unknown, number>();
   existing.forEach((e, i) => index.set(e['name'], i));

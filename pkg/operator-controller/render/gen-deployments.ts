@@ -7,7 +7,8 @@
  *   `olm.targetNamespaces` (targets joined with ",") and `olm.operatorNamespace` forced;
  * - `revisionHistoryLimit: 1`;
  * - certificate volumes when the Deployment serves webhooks and a provider is configured;
- * - the `deploymentConfig` customisations applied last.
+ * - the `deploymentConfig` customisations applied, then the cluster-wide proxy unless they set
+ *   it (cluster-proxy.ts).
  *
  * The bundle is never mutated: the Deployment, its spec, template, pod spec and containers
  * are fresh copies; everything below them is shared until replaced.
@@ -17,6 +18,7 @@ import { certNamesFor, type CertProvider } from './cert-providers.ts';
 import { csvAnnotations, strategyDeployments, webhookDefinitions } from './csv-access.ts';
 import type { DeploymentConfig } from './bundle-config.ts';
 import { applyDeploymentConfig, type WorkingPod } from './deployment-config.ts';
+import { applyClusterProxy, type ClusterProxy } from './cluster-proxy.ts';
 
 const CERT_VOLUMES = [
   { name: 'webhook-cert', path: '/tmp/k8s-webhook-server/serving-certs', certPath: 'tls.crt', keyPath: 'tls.key' },
@@ -29,6 +31,7 @@ interface DeploymentOptions {
   targetNamespaces: readonly string[];
   provider?: CertProvider;
   deploymentConfig?: DeploymentConfig;
+  clusterProxy?: ClusterProxy;
 }
 
 /** The Deployments of the CSV's install strategy. */
@@ -66,6 +69,7 @@ export function generateDeployments(bundle: RegistryV1Bundle, opts: DeploymentOp
       ensureCertVolumes(pod, opts.provider.secretInfo(certNamesFor(name, opts.installNamespace)).secretName);
     }
     if (opts.deploymentConfig !== undefined) applyDeploymentConfig(pod, opts.deploymentConfig);
+    if (opts.clusterProxy !== undefined) applyClusterProxy(containers, opts.clusterProxy, opts.deploymentConfig);
     out.push(deployment);
   }
   return out;

@@ -9,6 +9,7 @@ import type { ClusterServiceVersion, KubeObject, RegistryV1Bundle } from '../bun
 import { err, ok, type Result } from '../../shared/errors/index.ts';
 import { unmarshalBundleConfig, type BundleConfig, type DeploymentConfig } from './bundle-config.ts';
 import { certProvider } from './cert-providers.ts';
+import type { ClusterProxy } from './cluster-proxy.ts';
 import { ownedApiServiceCount, supportedInstallModes, webhookDefinitions } from './csv-access.ts';
 import { generateCrds, generateOthers } from './gen-crds.ts';
 import { generateDeployments } from './gen-deployments.ts';
@@ -50,6 +51,7 @@ export function render(bundle: RegistryV1Bundle, options: RenderOptions): Result
     ...(targets === undefined ? {} : { targetNamespaces: targets }),
     ...(options.certProvider === undefined ? {} : { certProvider: options.certProvider }),
     ...(config.deploymentConfig === undefined ? {} : { deploymentConfig: config.deploymentConfig }),
+    ...(options.clusterProxy === undefined ? {} : { clusterProxy: options.clusterProxy }),
   });
 }
 
@@ -60,6 +62,8 @@ export interface RenderBundleOptions {
   targetNamespaces?: readonly string[];
   certProvider?: CertProviderName;
   deploymentConfig?: DeploymentConfig;
+  /** The cluster-wide proxy set in the Deployments' containers (cluster-proxy.ts). */
+  clusterProxy?: ClusterProxy;
 }
 
 /**
@@ -95,6 +99,7 @@ export function renderBundle(bundle: RegistryV1Bundle, options: RenderBundleOpti
       targetNamespaces: targets,
       ...(provider === undefined ? {} : { provider }),
       ...(options.deploymentConfig === undefined ? {} : { deploymentConfig: options.deploymentConfig }),
+      ...(options.clusterProxy === undefined ? {} : { clusterProxy: options.clusterProxy }),
     }),
     ...generateWebhookConfigurations(bundle, ns, targets, provider),
     ...generateWebhookServices(bundle, ns, provider),

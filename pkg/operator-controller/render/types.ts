@@ -3,6 +3,7 @@
  * certificate provider names.
  */
 import { TerminalError } from '../../shared/errors/index.ts';
+import type { ClusterProxy } from './cluster-proxy.ts';
 
 /** Certificate providers for webhook serving certificates (upstream's two implementations). */
 export type CertProviderName = 'cert-manager' | 'openshift-service-ca';
@@ -30,6 +31,13 @@ export interface RenderOptions {
   singleOwnNamespaceSupport?: boolean;
   /** Feature gate DeploymentConfig. Default true (see decision 0040). */
   deploymentConfigSupport?: boolean;
+  /**
+   * The cluster-wide proxy, set as `HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY` in every container
+   * of the rendered Deployments unless `deploymentConfig.env` sets one of them (cluster-proxy.ts,
+   * decision 0132). An input, never looked up here: the caller reads it (the OpenShift Proxy
+   * object, or operator-controller's own proxy environment). Default: none.
+   */
+  clusterProxy?: ClusterProxy;
 }
 
 /** Condition reason of a terminal configuration failure. */

@@ -1,0 +1,46 @@
+/**
+ * The cluster-wide proxy in an operator's Deployments, with OLM classic's rules (decision 0132):
+ *
+ * - `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` (upper case) are set in every container of
+ *   every Deployment the bundle renders; init containers are left as they are (OLM classic
+ *   touches `containers` only);
+ * - a variable whose cluster-wide value is empty is not set;
+ * - a container's own variable of the same name is replaced in place, the others are appended
+ *   after the container's variables and the `deploymentConfig` ones;
+ * - the three go together: when the extension's `deploymentConfig.env` names any of them, none
+ *   of the cluster-wide values is set, and the `deploymentConfig` values stand alone (an empty
+ *   value there is "no proxy for this operator"), as a Subscription's `spec.config.env` does in
+ *   OLM classic.
+ */
+import type { JsonObject } from '../bundle/index.ts';
+import type { DeploymentConfig } from './bundle-config.ts';
+import { mergeByName } from './deployment-config.ts';
+
+/** The cluster-wide proxy: the three values, each empty when unset. */
+export interface ClusterProxy {
+  httpProxy: string;
+  httpsProxy: string;
+  noProxy: string;
+}
+
+/** The variables, upper case only, as OLM classic sets them. */
+const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'] as const;
+
+/** The variables `proxy` sets: those with a value. */
+function clusterProxyEnv(proxy: ClusterProxy): JsonObject[] {
+  const values = [proxy.httpProxy, proxy.httpsProxy, proxy.noProxy];
+  return PROXY_VARIABLES.flatMap((name, i) => (values[i] === '' || values[i] === undefined ? [] : [{ name, value: values[i] }]));
+}
+
+/** Whether `dc` sets any of the proxy variables itself (then none of the cluster-wide ones applies). */
+function overridesClusterProxy(dc: DeploymentConfig | undefined): boolean {
+  const names = new Set((dc?.env ?? []).map((e) => e['name']));
+  return PROXY_VARIABLES.some((n) => names.has(n));
+}
+
+/** Sets `proxy`'s variables in `containers` (fresh copies, changed in place) unless `dc` overrides them. */
+export function applyClusterProxy(containers: readonly JsonObject[], proxy: ClusterProxy, dc: DeploymentConfig | undefined): void {
+  const env = clusterProxyEnv(proxy);
+  if (env.length === 0 || overridesClusterProxy(dc)) return;
+  for (const c of containers) c['env'] = mergeByName(Array.isArray(c['env']) ? (c['env'] as JsonObject[]) : [], env);
+}
