@@ -18,7 +18,7 @@ import {
 import { evaluateGate, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
 import { deployedRelease, type Release } from '../../pkg/operator-controller/release/index.ts';
 import { createRevisionReader } from '../../pkg/olmv1/revisions/index.ts';
-import { render, renderFailureToError, type CertProviderName } from '../../pkg/operator-controller/render/index.ts';
+import { render, renderFailureToError, renderedClusterProxy, type CertProviderName } from '../../pkg/operator-controller/render/index.ts';
 import { metadataFor, upgradeSuccessors, type Successor } from '../../pkg/operator-controller/resolve/index.ts';
 import {
   formatPermissionDelta,
@@ -256,6 +256,8 @@ export async function planChanges(kube: KubeContext, deps: UpgradeDeps, o: PlanO
     ...(certProvider === undefined ? {} : { certProvider }),
     singleOwnNamespaceSupport: true,
     deploymentConfigSupport: true,
+    // The cluster-wide proxy the controller sets, as the deployed release has it (decision 0132).
+    clusterProxy: renderedClusterProxy(installedObjects),
   });
   if (!rendered.ok) throw new CommandError(`bundle ${pick.bundle} does not render: ${renderFailureToError(rendered.error).message}`, EXIT.failed);
   io.stderr.write('comparing with the deployed release...\n');

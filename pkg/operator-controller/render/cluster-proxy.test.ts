@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseBundle, type JsonObject, type KubeObject, type RegistryV1Bundle } from '../bundle/index.ts';
-import { render, type ClusterProxy, type RenderOptions } from './index.ts';
+import { render, renderedClusterProxy, type ClusterProxy, type RenderOptions } from './index.ts';
 
 // Two Deployments; the first has an init container and its own HTTP_PROXY and another variable.
 const CSV = `apiVersion: operators.coreos.com/v1alpha1
@@ -160,5 +160,23 @@ describe('the cluster-wide proxy in rendered Deployments', () => {
     const second = render(b, { installNamespace: 'ops' });
     expect(first.ok && second.ok).toBe(true);
     expect(JSON.stringify(second.ok ? second.value : [])).not.toContain('proxy:3128');
+  });
+});
+
+describe('renderedClusterProxy', () => {
+  it('gives back the proxy a rendering was made with, from what every container of every Deployment has alike', () => {
+    const rendered = render(bundle(), { installNamespace: 'ops', clusterProxy: PROXY });
+    if (!rendered.ok) throw new Error(rendered.error.message);
+    expect(renderedClusterProxy(rendered.value)).toEqual(PROXY);
+    const partial = { httpProxy: '', httpsProxy: 'http://proxy:3129', noProxy: '' };
+    const second = render(bundle(), { installNamespace: 'ops', clusterProxy: partial });
+    expect(second.ok && renderedClusterProxy(second.value)).toEqual(partial);
+  });
+
+  it("takes a variable only some containers have for the bundle's own, and nothing from a rendering without Deployments", () => {
+    // Without a cluster proxy, only the manager container has HTTP_PROXY (the bundle's own).
+    const plain = render(bundle(), { installNamespace: 'ops' });
+    expect(plain.ok && renderedClusterProxy(plain.value)).toEqual({ httpProxy: '', httpsProxy: '', noProxy: '' });
+    expect(renderedClusterProxy([])).toEqual({ httpProxy: '', httpsProxy: '', noProxy: '' });
   });
 });

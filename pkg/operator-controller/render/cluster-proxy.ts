@@ -12,7 +12,7 @@
  *   value there is "no proxy for this operator"), as a Subscription's `spec.config.env` does in
  *   OLM classic.
  */
-import type { JsonObject } from '../bundle/index.ts';
+import type { JsonObject, KubeObject } from '../bundle/index.ts';
 import type { DeploymentConfig } from './bundle-config.ts';
 import { mergeByName } from './deployment-config.ts';
 
@@ -43,4 +43,26 @@ export function applyClusterProxy(containers: readonly JsonObject[], proxy: Clus
   const env = clusterProxyEnv(proxy);
   if (env.length === 0 || overridesClusterProxy(dc)) return;
   for (const c of containers) c['env'] = mergeByName(Array.isArray(c['env']) ? (c['env'] as JsonObject[]) : [], env);
+}
+
+/**
+ * The cluster-wide proxy a rendering (`objects`) was made with, as far as it tells: each variable
+ * whose value is the same in every container of every Deployment (a variable one container lacks
+ * was the bundle's own, or unset). For a plan made outside the controller (`olmv1 upgrade plan`),
+ * which cannot see where the controller reads the proxy: the installed release's proxy is the
+ * current one, since a change renders every extension again at once.
+ */
+export function renderedClusterProxy(objects: readonly KubeObject[]): ClusterProxy {
+  const containers = objects
+    .filter((o) => o.kind === 'Deployment')
+    .flatMap((o) => {
+      const spec = ((o['spec'] as JsonObject | undefined)?.['template'] as JsonObject | undefined)?.['spec'] as JsonObject | undefined;
+      return Array.isArray(spec?.['containers']) ? (spec['containers'] as JsonObject[]) : [];
+    });
+  const common = (name: string): string => {
+    const values = containers.map((c) => (Array.isArray(c['env']) ? (c['env'] as JsonObject[]) : []).find((e) => e['name'] === name)?.['value']);
+    const first = values[0];
+    return typeof first === 'string' && values.every((v) => v === first) ? first : '';
+  };
+  return { httpProxy: common('HTTP_PROXY'), httpsProxy: common('HTTPS_PROXY'), noProxy: common('NO_PROXY') };
 }

@@ -14,7 +14,7 @@ export {
   type EscalationWarning,
 } from './rbac-escalation.ts';
 export { checkPreRenderGates, render, renderBundle, type RenderBundleOptions } from './render.ts';
-export { type ClusterProxy } from './cluster-proxy.ts';
+export { renderedClusterProxy, type ClusterProxy } from './cluster-proxy.ts';
 export { isSupportedKind, staticKindScopes, type KindScopes } from './resource-mapping.ts';
 export { renderFailureToError, type CertProviderName, type RenderFailure, type RenderOptions } from './types.ts';
 export { objectsToYaml, toYaml } from './yaml-output.ts';
