@@ -3,7 +3,8 @@
 // until the first passes a user FieldValue probe, a Deployment phase waits for availability (no
 // node here: the test writes the Deployment's status through the status subresource), an object
 // another controller owns is refused under Prevent with upstream's collision report, and
-// archiving a revision deletes what the next revision did not take over while keeping what it did.
+// archiving a revision deletes what the next revision did not take over while keeping what it did;
+// a revision holding a kind the server does not serve applies nothing (issue 69).
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { load } from 'js-yaml';
@@ -134,6 +135,23 @@ afterAll(async () => {
 });
 
 describe('ClusterObjectSet controller on a real API server', () => {
+  it("applies nothing of a revision holding a kind the server does not serve, with upstream's message", async () => {
+    const name = `unserved-${RUN}`;
+    const first = configMap('before-unserved', { k: 'v' });
+    const unserved = { apiVersion: `unserved-${RUN}.example.com/v1`, kind: 'Gadget', metadata: { name: 'g', namespace: NS } };
+    await createSet(name, {
+      phases: [
+        { name: 'configuration', objects: [{ object: first }] },
+        { name: 'deploy', objects: [{ object: unserved }] },
+      ],
+    });
+    await expect
+      .poll(async () => (await condition(name, 'Progressing'))?.message, { timeout: 30_000 })
+      .toBe(`establish watch: no matches for kind "Gadget" in version "unserved-${RUN}.example.com/v1"`);
+    expect((await condition(name, 'Progressing'))?.reason).toBe('Retrying');
+    expect(await liveOrUndefined(first)).toBeUndefined();
+  });
+
   it('rolls phases out in order, each after the previous passes its probes', async () => {
     const name = `phases-${RUN}`;
     const gate = configMap('gate', { k: 'v' }, { gate: 'yes' });
