@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { NoKindMatchError } from '../../pkg/shared/kube/index.ts';
 import { fakeCluster } from '../../test/support/fake-cluster.ts';
 import { clusterProxySource } from './cluster-proxy.ts';
 
@@ -18,7 +19,10 @@ function deps(cluster: ReturnType<typeof fakeCluster>, served: boolean) {
   const asked: unknown[] = [];
   const resolve = (kind: unknown) => {
     asked.push(kind);
-    return served ? Promise.resolve({} as never) : Promise.reject(new Error('no matches for kind "Proxy"'));
+    const gvk = { group: 'config.openshift.io', version: 'v1', kind: 'Proxy' };
+    return served
+      ? Promise.resolve({ ...gvk, resource: 'proxies', namespaced: false, verbs: ['list', 'watch'] })
+      : Promise.reject(new NoKindMatchError(gvk));
   };
   return { asked, d: { kube: { client: cluster.client, mapper: { resolve } }, extensions: { keys: () => ['a', 'b'] }, log } };
 }

@@ -11,7 +11,7 @@ import {
   fixedClusterProxy,
   type ClusterProxySource,
 } from '../../pkg/operator-controller/clusterproxy/index.ts';
-import { settlesWithin, type Informer, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { isNoKindMatch, settlesWithin, type Informer, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import type { OperatorControllerOptions } from './options.ts';
 
 /** How long the first renderings wait for the Proxy object to be listed. */
@@ -40,7 +40,12 @@ export async function clusterProxySource(
   const [group = '', version = ''] = OPENSHIFT_PROXY.apiVersion.split('/');
   const served = await d.kube.mapper.resolve({ group, version, kind: OPENSHIFT_PROXY.kind }, signal).then(
     () => true,
-    () => false,
+    (err: unknown) => {
+      // Not served is the answer elsewhere; a discovery failure is taken for it too (as for the
+      // other optional kinds asked when leading starts), and said.
+      if (!isNoKindMatch(err)) d.log.warn({ err }, 'discovery of the cluster-wide Proxy kind failed, using the proxy environment');
+      return false;
+    },
   );
   if (!served) return fixedClusterProxy(o.proxy);
   const watched = new WatchedClusterProxy({
