@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterObjectSet } from '../../shared/api/index.ts';
-import { parseWithOwners, revisionAuthority, userRevisionRefusal, type KnownExtension } from './authority.ts';
+import { parseWithOwners, revisionAuthority, sameExtensionController, userRevisionRefusal, type KnownExtension } from './authority.ts';
 
 const OWNER = 'olm.operatorframework.io/owner-name';
 
@@ -79,5 +79,15 @@ describe('revisionAuthority', () => {
         'and no identity is configured for revisions users make: nothing of it is applied; start operator-controller with ' +
         '--user-revision-service-account=NAMESPACE/NAME to write such revisions as that ServiceAccount, with its permissions only',
     );
+  });
+});
+
+describe('sameExtensionController', () => {
+  it('pairs revisions of one extension (name and uid), and revisions without one; never a labelled stranger', () => {
+    const own = revision([controllerRef('ext', 'ext-uid')], 'ext');
+    expect(sameExtensionController(own, revision([controllerRef('ext', 'ext-uid')], 'ext'))).toBe(true);
+    expect(sameExtensionController(own, revision(undefined, 'ext'))).toBe(false);
+    expect(sameExtensionController(own, revision([controllerRef('ext', 'forged')], 'ext'))).toBe(false);
+    expect(sameExtensionController(revision(undefined, 'ext'), revision(undefined, 'ext'))).toBe(true);
   });
 });

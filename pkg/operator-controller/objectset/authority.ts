@@ -49,6 +49,16 @@ function extensionController(cos: ClusterObjectSet): { name: string; uid: string
   return { name: ref.name, uid: ref.uid };
 }
 
+/**
+ * True when `other` has the same ClusterExtension controller (name and uid) as `cos`, or neither
+ * has one: only such revisions are siblings, whatever their owner-name labels claim.
+ */
+export function sameExtensionController(cos: ClusterObjectSet, other: ClusterObjectSet): boolean {
+  const a = extensionController(cos);
+  const b = extensionController(other);
+  return a === undefined || b === undefined ? a === b : a.name === b.name && a.uid === b.uid;
+}
+
 /** Decides who writes `cos`; `extensionOf` reads the ClusterExtension informer's cache. */
 export function revisionAuthority(cos: ClusterObjectSet, extensionOf: (name: string) => KnownExtension | undefined): RevisionAuthority {
   const label = cos.metadata.labels?.[OWNER_NAME_LABEL];

@@ -187,6 +187,16 @@ describe('who writes a revision', () => {
     expect(fc.live({ kind: 'ClusterObjectSet', metadata: { name: 'ext-1' } })?.['spec']).toMatchObject({ lifecycleState: 'Active' });
   });
 
+  it('a revision only labelled as the extension’s is not its sibling: not archived when the extension’s next one succeeds', async () => {
+    const fc = fakeCluster();
+    seedSet(fc, 'forged', { phases: [{ name: 'p', objects: [{ object: configMap('f') }] }] }, { labels: { [OWNER]: 'ext' } });
+    seedSet(fc, 'ext-2', { revision: 2, phases }, { labels: { [OWNER]: 'ext' }, ownerReferences: [controllerRef] });
+    const writerFor = revisionWriters({ extensionOf: () => extension(), installerClient: () => fc.client, writes: new RevisionWrites() });
+    await reconciler(fc, writerFor).reconcile('ext-2', ctx());
+    expect(condition(fc, 'ext-2', 'Succeeded')?.status).toBe('True');
+    expect(fc.live({ kind: 'ClusterObjectSet', metadata: { name: 'forged' } })?.['spec']).toMatchObject({ lifecycleState: 'Active' });
+  });
+
   it("one of an extension being deleted writes nothing and reports nothing; its extension's installer otherwise", async () => {
     const fc = fakeCluster();
     seedSet(fc, 'ext-1', { phases }, { labels: { [OWNER]: 'ext' }, ownerReferences: [controllerRef] });

@@ -20,6 +20,7 @@ import {
 import { addFinalizers, isDeleting, removeFinalizer, type ReconcileContext, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
+import { sameExtensionController } from './authority.ts';
 import { firstMissingKind, systemObjectsMessage } from './preflight.ts';
 import type { RevisionWriter, WriterFor } from './writer.ts';
 import {
@@ -129,7 +130,10 @@ function writerOf(s: ObjectSetState): NonNullable<ObjectSetState['writer']> {
   return s.writer;
 }
 
-/** The other active revisions of the same extension (by the owner-name label, when the extension is proven; none otherwise). */
+/**
+ * The other active revisions of the same extension: by the owner-name label when the extension is
+ * proven (none otherwise), and with the same controller owner reference (a label is not proof).
+ */
 async function siblingsOf(
   client: ObjectSetClient,
   owner: string | undefined,
@@ -142,7 +146,11 @@ async function siblingsOf(
     { labelSelector: `${OWNER_NAME_LABEL}=${owner}`, signal },
   );
   return items.filter(
-    (r) => r.metadata.name !== cos.metadata.name && r.spec.lifecycleState !== LifecycleState.Archived && r.metadata.deletionTimestamp === undefined,
+    (r) =>
+      r.metadata.name !== cos.metadata.name &&
+      r.spec.lifecycleState !== LifecycleState.Archived &&
+      r.metadata.deletionTimestamp === undefined &&
+      sameExtensionController(cos, r),
   );
 }
 
