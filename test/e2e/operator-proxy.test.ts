@@ -2,58 +2,42 @@
 // shared control plane with catalogd and operator-controller in this process: where the
 // OpenShift Proxy API is served, a newly installed extension's Deployment carries the Proxy
 // object's values as HTTP_PROXY, HTTPS_PROXY and NO_PROXY, and a change of the object alone
-// renders it again. The Proxy CRD (trimmed, after the public openshift/api type) is this file's:
-// it is made before operator-controller starts and removed, with its object, after it stops.
+// renders it again. The Proxy CRD (test/fixtures/openshift) is made before operator-controller
+// starts, and removed after it stops when this file made it; the Proxy object always is.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { connect, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { connect, isAlreadyExists, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
 import { clusterExtension, installedAs, installerFor, offerPackage, useExtensionStack, waitForExtension } from '../support/extensions.ts';
 
-const PROXY_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'proxies.config.openshift.io' },
-  spec: {
-    group: 'config.openshift.io',
-    scope: 'Cluster',
-    names: { plural: 'proxies', singular: 'proxy', kind: 'Proxy', listKind: 'ProxyList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-              status: {
-                type: 'object',
-                properties: { httpProxy: { type: 'string' }, httpsProxy: { type: 'string' }, noProxy: { type: 'string' } },
-              },
-            },
-          },
-        },
-      },
-    ],
-  },
-};
+/** The trimmed Proxy CRD of test/fixtures/openshift (as the gating and config tests install it). */
+const PROXY_CRD = load(readFileSync(fileURLToPath(new URL('../fixtures/openshift/proxies.yaml', import.meta.url)), 'utf8')) as KubeObject;
 const PROXY = { apiVersion: 'config.openshift.io/v1', kind: 'Proxy', name: 'cluster' };
 
 let admin: KubeContext;
+/** Whether this file made the CRD (another file's may be there already): then it removes it. */
+let madeCrd = false;
 
 // Registered before the stack's hooks: runs before operator-controller starts (it asks once
 // whether the kind is served), and its afterAll after operator-controller stopped.
 beforeAll(async () => {
   admin = await connect({ kind: 'file', path: inject('envtestControlPlane').kubeconfigPath });
-  await admin.client.create(PROXY_CRD);
+  madeCrd = await admin.client.create(PROXY_CRD).then(
+    () => true,
+    (err: unknown) => {
+      if (isAlreadyExists(err)) return false;
+      throw err;
+    },
+  );
   await vi.waitFor(() => admin.client.list({ apiVersion: PROXY.apiVersion, kind: PROXY.kind }), { timeout: 30_000, interval: 200 });
 });
 
 afterAll(async () => {
   await admin.client.delete(PROXY).catch(() => undefined);
-  await admin.client.delete({ apiVersion: PROXY_CRD.apiVersion, kind: PROXY_CRD.kind, name: PROXY_CRD.metadata.name }).catch(() => undefined);
+  if (madeCrd)
+    await admin.client.delete({ apiVersion: PROXY_CRD.apiVersion, kind: PROXY_CRD.kind, name: PROXY_CRD.metadata.name ?? '' }).catch(() => undefined);
   admin.close();
 });
 
@@ -96,8 +80,8 @@ describe('the cluster-wide proxy (OpenShift Proxy cluster)', () => {
 
     // Nothing else changes: each change of the Proxy object is rendered into the Deployment.
     // (That the object's watch queues every extension is proven by
-    // cmd/operator-controller/cluster-proxy.test.ts: here, without a node, health rechecks of the
-    // never-available Deployment reconcile the extension too.)
+    // cmd/operator-controller/cluster-proxy.test.ts: here, without a node, the Deployment never
+    // becomes available and the extension is reconciled again on other triggers too.)
     const changes = [
       {
         status: { httpProxy: '', httpsProxy: 'http://other.example:8080', noProxy: '.svc' },

@@ -54,7 +54,7 @@ export async function installOlmConfig(cp: ControlPlaneInfo): Promise<void> {
 }
 
 /**
- * Applies the OpenShift kinds of test/fixtures/openshift (ClusterVersion, ClusterOperator, OLM)
+ * Applies the OpenShift kinds of test/fixtures/openshift (ClusterVersion, ClusterOperator, OLM, Proxy)
  * to `cp` and waits until they are creatable, which leaves ClusterVersion `version` created.
  */
 export async function installOpenShiftKinds(cp: ControlPlaneInfo, client: KubeClient): Promise<void> {
@@ -62,7 +62,12 @@ export async function installOpenShiftKinds(cp: ControlPlaneInfo, client: KubeCl
   await kubectl('apply', '--server-side', '-f', repo('test/fixtures/openshift'));
   await kubectlWaitEstablished(
     (args) => kubectl(...args),
-    ['crd/clusterversions.config.openshift.io', 'crd/clusteroperators.config.openshift.io', 'crd/olms.operator.openshift.io'],
+    [
+      'crd/clusterversions.config.openshift.io',
+      'crd/clusteroperators.config.openshift.io',
+      'crd/olms.operator.openshift.io',
+      'crd/proxies.config.openshift.io',
+    ],
   );
   await waitUntil('OpenShift kinds are creatable', async () =>
     client.create({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'version' }, spec: {} }).then(
