@@ -43,7 +43,7 @@ export async function clusterProxySource(
     (err: unknown) => {
       // Not served is the answer elsewhere; a discovery failure is taken for it too (as for the
       // other optional kinds asked when leading starts), and said.
-      if (!isNoKindMatch(err)) d.log.warn({ err }, 'discovery of the cluster-wide Proxy kind failed, using the proxy environment');
+      if (!isNoKindMatch(err) && !signal.aborted) d.log.warn({ err }, 'discovery of the cluster-wide Proxy kind failed, using the proxy environment');
       return false;
     },
   );
