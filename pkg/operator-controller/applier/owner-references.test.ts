@@ -80,6 +80,15 @@ describe('releaseOwnerReferences', () => {
     expect(cluster.calls.filter((c) => c.startsWith('get '))).toHaveLength(1);
   });
 
+  it('reads an object it was given no metadata of (a drift watch vouched for it) before deciding', async () => {
+    const cluster = fakeCluster();
+    const obj = crd('as.example.com', [otherRef, upstreamRef('ext')]);
+    cluster.seed(obj);
+    expect(await releaseOwnerReferences(cluster.client, obj, undefined, 'ext')).toBe(true);
+    expect(cluster.live(obj)?.metadata.ownerReferences).toEqual([otherRef]);
+    expect(await releaseOwnerReferences(cluster.client, crd('gone.example.com', []), undefined, 'ext')).toBe(false);
+  });
+
   it('sends nothing when there is nothing to remove, and nothing for an object that is gone', async () => {
     const cluster = fakeCluster();
     const obj = cm('a', [otherRef]);

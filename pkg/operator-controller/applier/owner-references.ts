@@ -67,8 +67,9 @@ export function ownerReferenceError(obj: KubeObject, extension: string, err: unk
 
 /**
  * Removes the owner references naming `extension` from the live object `obj`, whose metadata as
- * last read is `live`. Returns true when a patch was sent. A list that changed in between (the
- * patch's test fails, 422) is read again, up to three times. An object that is gone needs
+ * last read is `live` (undefined: not read, for example when a drift watch vouched for its uid;
+ * then it is read first). Returns true when a patch was sent. A list that changed in between
+ * (the patch's test fails, 422) is read again, up to three times. An object that is gone needs
  * nothing. Other errors are thrown.
  */
 export async function releaseOwnerReferences(
@@ -78,8 +79,17 @@ export async function releaseOwnerReferences(
   extension: string,
   signal?: AbortSignal,
 ): Promise<boolean> {
-  let refs = live?.ownerReferences;
+  const read = async (): Promise<OwnerReference[] | undefined | false> => {
+    try {
+      return (await client.get(refOf(obj), { signal })).metadata.ownerReferences;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  };
+  let refs = live === undefined ? await read() : live.ownerReferences;
   for (let attempt = 1; ; attempt++) {
+    if (refs === false) return false;
     const patch = ownerReferencesPatch(refs, extension);
     if (patch === undefined) return false;
     try {
@@ -89,11 +99,6 @@ export async function releaseOwnerReferences(
       if (isNotFound(err)) return false;
       if (!isInvalid(err) || attempt >= ATTEMPTS) throw err;
     }
-    try {
-      refs = (await client.get(refOf(obj), { signal })).metadata.ownerReferences;
-    } catch (err) {
-      if (isNotFound(err)) return false;
-      throw err;
-    }
+    refs = await read();
   }
 }
