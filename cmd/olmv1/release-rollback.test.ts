@@ -82,23 +82,17 @@ describe('olmv1 release rollback of an extension whose revisions are ClusterObje
     return { code, stdout: io.out(), stderr: io.err() };
   }
 
-  it('refuses with exit 1, names the pin to use instead, and writes nothing', async () => {
+  it('chooses the revision from the ClusterObjectSets and checks the way back as for Helm records, writing nothing on a refusal', async () => {
     const cluster = fakeCluster();
     cluster.seed(clusterExtension('boxy'));
     for (const set of objectSetHistory('boxy')) cluster.seed(set);
     const before = cluster.writes.length;
-    const r = await on(cluster, 'boxy');
-    expect(r.code).toBe(1);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('refusing to roll back "boxy": its revisions are ClusterObjectSets');
-    expect(r.stderr).toContain('Nothing was changed.');
-    expect(r.stderr).toContain('To go back to revision 1 (demo.v1.0.0), pin its version instead:');
-    expect(r.stderr).toContain(
-      `kubectl patch clusterextension boxy --type=merge -p '{"metadata":{"annotations":{"olm.operatorframework.io/approved-bundle":"demo.v1.0.0"}},"spec":{"source":{"catalog":{"version":"1.0.0","upgradeConstraintPolicy":"SelfCertified"}}}}'`,
-    );
-    expect(r.stderr).toContain('olmv1 update boxy --version 1.0.0 --upgrade-constraint-policy SelfCertified');
+    const r = await on(cluster, 'boxy', '--dry-run');
+    // Past the revisions: revision 1 (the archived ClusterObjectSet boxy-1) chosen, then checked against the catalogs.
+    expect(r.stderr).toContain('refusing to roll back "boxy" to revision 1 (demo.v1.0.0, version 1.0.0): no catalog the extension selects offers');
+    expect(r.stderr).not.toContain('its revisions are ClusterObjectSets');
+    expect(cluster.calls).toContain('list ClusterCatalog');
     expect(cluster.writes.length).toBe(before);
-    expect(cluster.calls.filter((c) => c.startsWith('patch ') || c.startsWith('update '))).toEqual([]);
   });
 
   it.each([

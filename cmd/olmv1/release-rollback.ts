@@ -7,7 +7,7 @@ import type { CatalogContentCache } from '../../pkg/operator-controller/catalogc
 import { CLUSTER_EXTENSION, parseClusterExtension, UpgradeConstraintPolicy } from '../../pkg/shared/api/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { isConflict, isNotFound, type KubeClient, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
-import { createReleaseStore, isReleaseName, ReleaseStatus, type Release } from '../../pkg/operator-controller/release/index.ts';
+import { isReleaseName, ReleaseStatus, type Release } from '../../pkg/operator-controller/release/index.ts';
 import {
   checkRollbackCrds,
   checkRollbackResolves,
@@ -18,7 +18,7 @@ import {
   type RollbackPatch,
   type RollbackTarget,
 } from '../../pkg/operator-controller/rollback/index.ts';
-import { createRevisionReader, objectSetRollbackRefusal } from '../../pkg/olmv1/revisions/index.ts';
+import { createRevisionReader } from '../../pkg/olmv1/revisions/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster, type ClusterFlags } from './cluster-access.ts';
 import { DEFAULT_SYSTEM_NAMESPACE, historyTable } from './release.ts';
 import { clusterResolveInput } from './resolve-cluster.ts';
@@ -45,8 +45,10 @@ against the cluster's ClusterCatalogs as operator-controller resolves it ("olmv1
 --cluster"): a rollback to a bundle no catalog the extension selects offers is refused, since
 the extension would only retry "no bundles found" with its upgrades held by the pin.
 An extension whose revisions are ClusterObjectSets (operator-controller with
---feature-gates=BoxcutterRuntime=true) is refused, nothing written: the refusal prints the
-kubectl patch (or olmv1 update) that pins the revision's version instead.
+--feature-gates=BoxcutterRuntime=true) is rolled back the same way: its revisions are read from
+the ClusterObjectSets, and operator-controller installs the pinned bundle as a new revision with
+that bundle's content (the revision rolled back from is archived), as upstream's runtime goes
+back: forward, to old content.
 
 Flags:
 ${CLUSTER_FLAGS_HELP}
@@ -130,13 +132,10 @@ async function rollback(kube: KubeContext, deps: RollbackDeps, p: Parsed, io: Co
   if (obj.metadata.deletionTimestamp !== undefined) throw new CommandError(`ClusterExtension ${name} is being deleted`, 1);
   const view = readExtensionView(obj);
   if (!view.ok) throw new CommandError(view.error, 1);
-  const revisions = createRevisionReader({ client, namespace: p.namespace });
-  if (await read(`reading the ClusterObjectSets of ${name}`, () => revisions.usesObjectSets(p.extension))) {
-    const revisionsOf = await read(`reading the ClusterObjectSets of ${name}`, () => revisions.history(p.extension));
-    throw new CommandError(objectSetRollbackRefusal(obj, revisionsOf, p.revision), 1);
-  }
-  const history = await read(`reading the release records of ${name} in namespace ${JSON.stringify(p.namespace)}`, () =>
-    createReleaseStore({ client, namespace: p.namespace }).history(p.extension),
+  // Its revisions wherever its runtime keeps them: ClusterObjectSets, else Helm release records.
+  const history = await read(
+    `reading the revisions of ${name} (ClusterObjectSets, or release records in namespace ${JSON.stringify(p.namespace)})`,
+    () => createRevisionReader({ client, namespace: p.namespace }).history(p.extension),
   );
   const chosen = chooseRollbackTarget(p.extension, history, p.revision);
   if (!chosen.ok) throw new CommandError(`${chosen.error}\n${revisionList(p.extension, history)}`, 1);
@@ -290,7 +289,7 @@ function shellQuote(s: string): string {
 function afterwards(extension: string, target: Release, patch: RollbackPatch): string {
   return [
     '',
-    `ClusterExtension ${JSON.stringify(extension)} patched; operator-controller now installs ${target.bundle.name} and records a new revision.`,
+    `ClusterExtension ${JSON.stringify(extension)} patched; operator-controller now installs ${target.bundle.name} as a new revision.`,
     'Follow progress with:',
     '  olmv1 status',
     `  kubectl wait clusterextension/${extension} --for=${shellQuote(`jsonpath={.status.install.bundle.name}=${target.bundle.name}`)} --timeout=5m`,
