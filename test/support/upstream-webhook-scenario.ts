@@ -58,6 +58,24 @@ interface UpstreamCatalog {
 }
 
 /**
+ * Builds examples/olmtest-webhook-operator's stand-in and pushes it to `registry` (plain HTTP)
+ * as UPSTREAM_WEBHOOK_IMAGE's repository and tag, for the node to pull through a quay.io mirror.
+ */
+export async function pushWebhookOperatorStandIn(o: { repoRoot: string; registry: string; workDir: string; env: NodeJS.ProcessEnv }): Promise<void> {
+  const { repository, tag } = UPSTREAM_WEBHOOK_IMAGE;
+  const binDir = join(o.workDir, 'upstream-operator');
+  await mkdir(binDir, { recursive: true });
+  const binary = await buildExampleOperatorBinary(await findGoToolchain(o.env), join(o.repoRoot, STAND_IN_SOURCE), tag, binDir);
+  const program = { name: 'webhook-operator', entrypoint: '/manager', port: 8081, description: "A stand-in for upstream's e2e webhook-operator" };
+  const client = createImageClient({ insecureRegistries: [o.registry] });
+  try {
+    await client.push(`${o.registry}/${repository}:${tag}`, exampleOperatorImage(await readFile(binary), tag, program));
+  } finally {
+    client.close();
+  }
+}
+
+/**
  * Pushes the stand-in operator image as UPSTREAM_WEBHOOK_IMAGE's repository and tag, upstream's
  * bundle (its files unchanged) and a catalog of package `webhook-operator-<id>`, channel
  * `alpha`, version 0.0.1, as upstream's step builds them, to `registry` (plain HTTP).
@@ -79,11 +97,7 @@ export async function pushUpstreamWebhookScenario(o: {
   const catalogName = `test-catalog-${o.scenarioId}`;
   const client = createImageClient({ insecureRegistries: [o.registry] });
   try {
-    const binDir = join(o.workDir, 'upstream-operator');
-    await mkdir(binDir, { recursive: true });
-    const binary = await buildExampleOperatorBinary(await findGoToolchain(o.env), join(o.repoRoot, STAND_IN_SOURCE), tag, binDir);
-    const program = { name: 'webhook-operator', entrypoint: '/manager', port: 8081, description: "A stand-in for upstream's e2e webhook-operator" };
-    await client.push(`${o.registry}/${repository}:${tag}`, exampleOperatorImage(await readFile(binary), tag, program));
+    await pushWebhookOperatorStandIn(o);
 
     const files = new Map<string, Buffer>();
     for (const [path, bytes] of await readBundleDir(bundleDir)) if (!path.endsWith('/')) files.set(path, Buffer.from(bytes));
