@@ -324,7 +324,10 @@ function extensionReconciler(
     {
       client: kube.client,
       scoped: p.pause === undefined ? p.scoped : pausingObjectWrites(p.scoped, p.pause),
-      releases: revisions === undefined ? helmReleases : createObjectSetReleases(kube.client, { settled: (name) => p.revisionWrites.idle(name) }),
+      releases:
+        revisions === undefined
+          ? helmReleases
+          : createObjectSetReleases(kube.client, { settled: (name) => p.revisionWrites.idle(name), systemNamespace: o.systemNamespace }),
       ...(revisions === undefined
         ? {}
         : { boxcutter: { systemNamespace: o.systemNamespace, helmReleases, reconcileRevision: (name: string) => revisions.enqueue(name) } }),

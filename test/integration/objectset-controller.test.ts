@@ -4,7 +4,9 @@
 // node here: the test writes the Deployment's status through the status subresource), an object
 // another controller owns is refused under Prevent with upstream's collision report, and
 // archiving a revision deletes what the next revision did not take over while keeping what it did;
-// a revision holding a kind the server does not serve applies nothing (issue 69).
+// a revision holding a kind the server does not serve applies nothing (issue 69); a Secret value
+// that is not JSON is reported without its bytes, and a ref without a namespace reads the system
+// namespace's (issue 69).
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { load } from 'js-yaml';
@@ -106,7 +108,7 @@ beforeAll(async () => {
   });
   // The installer identity is the admin here; cmd/ gives each revision its extension's client.
   const controller = createObjectSetController({
-    ports: { client: kube.client, writerFor: everyRevisionAs(kube.client) },
+    ports: { client: kube.client, writerFor: everyRevisionAs(kube.client), systemNamespace: NS },
     informer,
     log,
     probeRequeueMs: 300,
@@ -150,6 +152,28 @@ describe('ClusterObjectSet controller on a real API server', () => {
       .toBe(`establish watch: no matches for kind "Gadget" in version "unserved-${RUN}.example.com/v1"`);
     expect((await condition(name, 'Progressing'))?.reason).toBe('Retrying');
     expect(await liveOrUndefined(first)).toBeUndefined();
+  });
+
+  it("reports a Secret value that is not JSON by Secret and key, none of its bytes; a ref without a namespace reads OLM's own (issue 69)", async () => {
+    const secret = (name: string, value: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace: NS },
+      immutable: true,
+      data: { password: Buffer.from(value).toString('base64') },
+    });
+    await kube.client.create(secret('creds', 'SUPERSECRET-PASSWORD'));
+    const cm = configMap('from-default-namespace', { k: 'v' });
+    await kube.client.create(secret('object', JSON.stringify(cm)));
+    const [leak, plain] = [`secret-leak-${RUN}`, `secret-plain-${RUN}`];
+    await createSet(leak, { phases: [{ name: 'deploy', objects: [{ ref: { name: 'creds', namespace: NS, key: 'password' } }] }] });
+    await createSet(plain, { phases: [{ name: 'deploy', objects: [{ ref: { name: 'object', key: 'password' } }] }] });
+    await expect
+      .poll(async () => (await condition(leak, 'Progressing'))?.message, { timeout: 30_000 })
+      .toBe(`resolving ref in phase "deploy": unmarshaling object from key "password" in Secret ${NS}/creds: not valid JSON`);
+    expect(JSON.stringify((await setOf(leak)).status)).not.toMatch(/SUPER|SECRET|PASSWORD/);
+    // Before, "a namespace is required"; the CRD says the empty namespace is operator-controller's own.
+    await expect.poll(async () => (await liveOrUndefined(cm))?.data, { timeout: 30_000 }).toEqual({ k: 'v' });
   });
 
   it('rolls phases out in order, each after the previous passes its probes', async () => {

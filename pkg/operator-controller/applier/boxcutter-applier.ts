@@ -111,7 +111,7 @@ export function createBoxcutterApplier(ports: BoxcutterApplierPorts): Applier {
     const recorded = history.find((r) => r.revision === current.spec.revision);
     const base = releaseOf(current, sets, []);
     if (recorded !== undefined) return { ...base, manifest: recorded.manifest };
-    return releaseOf(current, sets, await revisionObjects(client, current, signal));
+    return releaseOf(current, sets, await revisionObjects(client, current, signal, systemNamespace));
   };
 
   /** Brings the newest revision's mutable fields up to date; false when the API server refuses the revision as changed. */

@@ -157,6 +157,27 @@ describe('the Secret edge', () => {
     await expect(resolveRefs(empty.client, wrongKey)).rejects.toThrow(`Secret olmv1-system/${name} key "nope" does not exist`);
   });
 
+  it("names the Secret and key of a value that is not JSON, never its bytes; a ref without a namespace reads OLM's own (issue 69)", async () => {
+    const cluster = fakeCluster();
+    const secret = (data: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'plain', namespace: 'olmv1-system' },
+      immutable: true,
+      data: { token: Buffer.from(data).toString('base64') },
+    });
+    cluster.seed(secret('SUPERSECRET-TOKEN'));
+    const phases = [{ objects: [{ ref: { name: 'plain', key: 'token' } }] }];
+    const err = await resolveRefs(cluster.client, phases, undefined, 'olmv1-system').then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toBe('Secret olmv1-system/plain key "token": not valid JSON');
+    for (let e: unknown = err; e instanceof Error; e = e.cause) expect(e.message).not.toMatch(/SUPER|SECRET|TOKEN/);
+    cluster.edit(secret(''), (s) => (s['data'] = { token: Buffer.from(JSON.stringify(cm('a'))).toString('base64') }));
+    expect(await resolveRefs(cluster.client, phases, undefined, 'olmv1-system')).toEqual([[cm('a')]]);
+  });
+
   it('makes the revision their controller owner once, and repairs Secrets a crash left without', async () => {
     const cluster = fakeCluster();
     const { secrets } = packed();

@@ -21,7 +21,7 @@ import type { ObjectSetObject, ObjectSourceRef } from '../../shared/api/index.ts
 import { isAlreadyExists, type KubeClient, type KubeObject, type OwnerReference } from '../../shared/kube/index.ts';
 import { CLUSTER_OBJECT_SET, OWNER_NAME_LABEL } from '../../shared/api/index.ts';
 import { goJsonMarshal } from '../bundle/index.ts';
-import { errorMessage } from '../../shared/errors/index.ts';
+import { errorMessage, parseJsonQuietly } from '../../shared/errors/index.ts';
 
 /** Most bytes of data one Secret is filled with before another is started (upstream's 900 KiB). */
 export const MAX_SECRET_DATA_SIZE = 900 * 1024;
@@ -228,26 +228,31 @@ const MAX_DECOMPRESSED_BYTES = 10 * 1024 * 1024;
 function decodeRefValue(bytes: Uint8Array): Record<string, unknown> {
   const gzipped = bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
   const plain = gzipped ? gunzipSync(bytes, { maxOutputLength: MAX_DECOMPRESSED_BYTES }) : bytes;
-  const value: unknown = JSON.parse(Buffer.from(plain).toString('utf8'));
+  // Never the value's bytes in the error (V8's SyntaxError quotes them; issue 69).
+  const value = parseJsonQuietly(Buffer.from(plain).toString('utf8'));
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('is not a JSON object');
   return value as Record<string, unknown>;
 }
 
 /**
  * The objects of `phases`, inline or read from their Secrets (each Secret read once), per
- * phase. Throws naming the ref when a Secret or key is missing or its value is no object.
+ * phase; a ref without a namespace names one in `systemNamespace` (the CRD's "empty means OLM's
+ * own namespace"). Throws naming the ref when a Secret or key is missing or its value is no
+ * object, never quoting the value.
  */
 export async function resolveRefs(
   client: KubeClient,
   phases: readonly { objects: readonly ObjectSetObject[] }[],
   signal?: AbortSignal,
+  systemNamespace = '',
 ): Promise<KubeObject[][]> {
   const secrets = new Map<string, Promise<KubeObject>>();
+  const namespaceOf = (ref: ObjectSourceRef): string => (ref.namespace === undefined || ref.namespace === '' ? systemNamespace : ref.namespace);
   const read = (ref: ObjectSourceRef): Promise<KubeObject> => {
-    const at = `${ref.namespace ?? ''}/${ref.name}`;
+    const at = `${namespaceOf(ref)}/${ref.name}`;
     let got = secrets.get(at);
     if (got === undefined) {
-      got = client.get({ apiVersion: 'v1', kind: 'Secret', name: ref.name, namespace: ref.namespace ?? '' }, opts(signal));
+      got = client.get({ apiVersion: 'v1', kind: 'Secret', name: ref.name, namespace: namespaceOf(ref) }, opts(signal));
       secrets.set(at, got);
     }
     return got;
@@ -262,7 +267,7 @@ export async function resolveRefs(
       }
       const ref = entry.ref;
       if (ref === undefined) throw new Error('object entry has neither object nor ref');
-      const where = `Secret ${ref.namespace ?? ''}/${ref.name} key ${JSON.stringify(ref.key)}`;
+      const where = `Secret ${namespaceOf(ref)}/${ref.name} key ${JSON.stringify(ref.key)}`;
       let secret: KubeObject;
       try {
         secret = await read(ref);

@@ -43,9 +43,9 @@ export async function listRevisions(client: KubeClient, name: string, signal?: A
   return sortRevisions(items.map(asObjectSet));
 }
 
-/** The objects of revision `set`, in phase order, inline or read from its Secrets. */
-export async function revisionObjects(client: KubeClient, set: ObjectSetManifest, signal?: AbortSignal): Promise<KubeObject[]> {
-  return (await resolveRefs(client, set.spec.phases, signal)).flat();
+/** The objects of revision `set`, in phase order, inline or read from its Secrets (a ref without a namespace: `systemNamespace`'s). */
+export async function revisionObjects(client: KubeClient, set: ObjectSetManifest, signal?: AbortSignal, systemNamespace = ''): Promise<KubeObject[]> {
+  return (await resolveRefs(client, set.spec.phases, signal, systemNamespace)).flat();
 }
 
 /** How many bytes of revisions' objects (as JSON) createObjectSetReleases keeps by default. */
@@ -66,11 +66,11 @@ class RevisionObjects {
     this.maxBytes = maxBytes;
   }
 
-  async of(client: KubeClient, set: ObjectSetManifest, signal?: AbortSignal): Promise<KubeObject[]> {
+  async of(client: KubeClient, set: ObjectSetManifest, signal?: AbortSignal, systemNamespace = ''): Promise<KubeObject[]> {
     const uid = set.metadata.uid;
     const hit = uid === undefined ? undefined : this.#entries.get(uid);
     if (uid === undefined || hit === undefined) {
-      const objects = await revisionObjects(client, set, signal);
+      const objects = await revisionObjects(client, set, signal, systemNamespace);
       if (uid !== undefined) this.#keep(uid, objects);
       return objects;
     }
@@ -98,6 +98,8 @@ interface ObjectSetReleasesOptions {
   cacheBytes?: number;
   /** Resolves once no write of the extension's revisions is in flight (objectset's RevisionWrites). */
   settled?: (extension: string) => Promise<void>;
+  /** operator-controller's namespace: where a Secret ref without a namespace points. */
+  systemNamespace?: string;
 }
 
 /** The type of CustomResourceDefinitions, as deleteAll lists them. */
@@ -138,13 +140,14 @@ async function crdsOwnedBy(client: KubeClient, extension: string, sets: readonly
  */
 export function createObjectSetReleases(client: KubeClient, options: ObjectSetReleasesOptions = {}): ReleaseStore {
   const objects = new RevisionObjects(options.cacheBytes ?? REVISION_OBJECTS_CACHE_BYTES);
+  const systemNamespace = options.systemNamespace ?? '';
   const notHere = (what: string) => () =>
     Promise.reject(new Error(`${what} is not available under BoxcutterRuntime: revisions are ClusterObjectSets`));
   return {
     async history(extension, options = {}) {
       const sets = await listRevisions(client, extension, options.signal);
       const out: Release[] = [];
-      for (const set of [...sets].reverse()) out.push(releaseOf(set, sets, await objects.of(client, set, options.signal)));
+      for (const set of [...sets].reverse()) out.push(releaseOf(set, sets, await objects.of(client, set, options.signal, systemNamespace)));
       return out;
     },
     async deployed(extension, signal) {

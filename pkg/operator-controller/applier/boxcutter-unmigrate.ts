@@ -93,7 +93,7 @@ export async function migrateToReleases(
   if (installed !== undefined) {
     const history = await ports.releases.history(owner.name, s);
     const now = (ports.now?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const record = recordOfRevision(installed, sets, await revisionObjects(client, installed, signal), history, owner, now);
+    const record = recordOfRevision(installed, sets, await revisionObjects(client, installed, signal, ports.systemNamespace), history, owner, now);
     if (record !== undefined) {
       const before = deployedRelease(history);
       await ports.releases.create(record, signal);

@@ -3,12 +3,14 @@
  * compressed or not) under a key of a Secret that must be immutable. Each phase's resolved
  * content gets a digest (`status.observedPhases`): recorded on the first reconcile, and a later
  * difference (a referenced Secret deleted and recreated with other content) blocks the revision.
- * Texts are upstream's.
+ * A ref without a namespace names a Secret of operator-controller's own namespace, as the CRD
+ * says (issue 69); texts are upstream's, with the namespace read. A value that is not JSON is
+ * reported by Secret and key, never with its bytes.
  */
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import type { ClusterObjectSet, CollisionProtection, ObjectSourceRef, ObservedPhase } from '../../shared/api/index.ts';
-import { errorMessage } from '../../shared/errors/index.ts';
+import { errorMessage, jsonSyntaxProblem } from '../../shared/errors/index.ts';
 import { isNotFound, type KubeClient, type KubeObject } from '../../shared/kube/index.ts';
 import { goJsonMarshal } from '../bundle/index.ts';
 import { effectiveProtection } from './ownership.ts';
@@ -35,26 +37,39 @@ interface SecretLike extends KubeObject {
 
 type SecretReader = Pick<KubeClient, 'get'>;
 
-function secretRef(ref: { name: string; namespace?: string | undefined }): { apiVersion: 'v1'; kind: 'Secret'; name: string; namespace: string } {
-  return { apiVersion: 'v1', kind: 'Secret', name: ref.name, namespace: ref.namespace ?? '' };
+/** The namespace `ref` names: its own, else `systemNamespace` (operator-controller's; '' when unknown). */
+function refNamespace(ref: { namespace?: string | undefined }, systemNamespace: string): string {
+  return ref.namespace === undefined || ref.namespace === '' ? systemNamespace : ref.namespace;
+}
+
+function secretRef(
+  ref: { name: string; namespace?: string | undefined },
+  systemNamespace: string,
+): { apiVersion: 'v1'; kind: 'Secret'; name: string; namespace: string } {
+  return { apiVersion: 'v1', kind: 'Secret', name: ref.name, namespace: refNamespace(ref, systemNamespace) };
 }
 
 /**
  * The message blocking a revision whose referenced Secrets are not all immutable, or undefined.
  * A Secret not found is skipped here (resolving it fails and is retried).
  */
-export async function mutableSecretsMessage(client: SecretReader, cos: ClusterObjectSet, signal?: AbortSignal): Promise<string | undefined> {
+export async function mutableSecretsMessage(
+  client: SecretReader,
+  cos: ClusterObjectSet,
+  signal?: AbortSignal,
+  systemNamespace = '',
+): Promise<string | undefined> {
   const seen = new Set<string>();
   const mutable: string[] = [];
   for (const phase of cos.spec.phases) {
     for (const o of phase.objects) {
       if (o.ref === undefined || o.ref.name === '') continue;
-      const id = `${o.ref.namespace ?? ''}/${o.ref.name}`;
+      const id = `${refNamespace(o.ref, systemNamespace)}/${o.ref.name}`;
       if (seen.has(id)) continue;
       seen.add(id);
       let secret: SecretLike;
       try {
-        secret = await client.get<SecretLike>(secretRef(o.ref), signal === undefined ? {} : { signal });
+        secret = await client.get<SecretLike>(secretRef(o.ref, systemNamespace), signal === undefined ? {} : { signal });
       } catch (err) {
         if (isNotFound(err)) continue;
         throw new Error(`getting Secret ${id}: ${errorMessage(err)}`, { cause: err });
@@ -66,11 +81,11 @@ export async function mutableSecretsMessage(client: SecretReader, cos: ClusterOb
   return `the following secrets are not immutable (referenced secrets must have immutable set to true): ${mutable.join(', ')}`;
 }
 
-async function resolveRef(client: SecretReader, ref: ObjectSourceRef, signal?: AbortSignal): Promise<KubeObject> {
-  const where = `Secret ${ref.namespace ?? ''}/${ref.name}`;
+async function resolveRef(client: SecretReader, ref: ObjectSourceRef, systemNamespace: string, signal?: AbortSignal): Promise<KubeObject> {
+  const where = `Secret ${refNamespace(ref, systemNamespace)}/${ref.name}`;
   let secret: SecretLike;
   try {
-    secret = await client.get<SecretLike>(secretRef(ref), signal === undefined ? {} : { signal });
+    secret = await client.get<SecretLike>(secretRef(ref, systemNamespace), signal === undefined ? {} : { signal });
   } catch (err) {
     throw new Error(`getting ${where}: ${errorMessage(err)}`, { cause: err });
   }
@@ -94,7 +109,9 @@ async function resolveRef(client: SecretReader, ref: ObjectSourceRef, signal?: A
   try {
     parsed = JSON.parse(data.toString('utf8'));
   } catch (err) {
-    throw new Error(`unmarshaling object from key ${JSON.stringify(ref.key)} in ${where}: ${errorMessage(err)}`, { cause: err });
+    // Upstream's text, but never the Secret's bytes (V8's message quotes them; issue 69): no cause either.
+    // eslint-disable-next-line preserve-caught-error -- the SyntaxError quotes the parsed text (a Secret's bytes)
+    throw new Error(`unmarshaling object from key ${JSON.stringify(ref.key)} in ${where}: ${jsonSyntaxProblem(err)}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new Error(`unmarshaling object from key ${JSON.stringify(ref.key)} in ${where}: not a JSON object`);
@@ -116,6 +133,7 @@ export async function loadPhases(
   client: SecretReader,
   cos: ClusterObjectSet,
   signal?: AbortSignal,
+  systemNamespace = '',
 ): Promise<{ phases: LoadedPhase[]; observed: ObservedPhase[] }> {
   const phases: LoadedPhase[] = [];
   const observed: ObservedPhase[] = [];
@@ -126,7 +144,7 @@ export async function loadPhases(
       if (o.object !== undefined) manifest = structuredClone(o.object) as KubeObject;
       else if (o.ref !== undefined && o.ref.name !== '') {
         try {
-          manifest = await resolveRef(client, o.ref, signal);
+          manifest = await resolveRef(client, o.ref, systemNamespace, signal);
         } catch (err) {
           throw new Error(`resolving ref in phase ${JSON.stringify(phase.name)}: ${errorMessage(err)}`, { cause: err });
         }

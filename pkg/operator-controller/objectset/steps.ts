@@ -181,7 +181,7 @@ export function loadStep(d: { client: ObjectSetClient; systemNamespace?: string 
       const secrets = secretReader(d, writer.client);
       let blocked: string | undefined;
       try {
-        blocked = await mutableSecretsMessage(secrets, cos, signal);
+        blocked = await mutableSecretsMessage(secrets, cos, signal, d.systemNamespace);
       } catch (err) {
         blocked = errorMessage(err);
       }
@@ -195,7 +195,7 @@ export function loadStep(d: { client: ObjectSetClient; systemNamespace?: string 
         const siblings = await siblingsOf(d.client, writer.extension, cos, signal).catch((err: unknown) => {
           throw new Error(`listing sibling revisions: listing revisions: ${errorMessage(err)}`, { cause: err });
         });
-        loaded = { ...(await loadPhases(secrets, cos, signal)), siblings };
+        loaded = { ...(await loadPhases(secrets, cos, signal, d.systemNamespace)), siblings };
       } catch (err) {
         markRetrying(cos, errorMessage(err), s.deadline);
         throw new Error(`converting to boxcutter revision: ${errorMessage(err)}`, { cause: err });

@@ -21,7 +21,7 @@ import { manifestLinesFromBytes, type ManifestSpill } from './manifest-bytes.ts'
 import { manifestRange, withoutManifest } from './manifest-bytes.ts';
 import type { Release, ReleaseSummary } from './types.ts';
 import { freeOwnedBytes } from '../../shared/bytes/index.ts';
-import { errorMessage, isErrno } from '../../shared/errors/index.ts';
+import { errorMessage, isErrno, jsonSyntaxProblem } from '../../shared/errors/index.ts';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -258,7 +258,8 @@ function parseDocument(json: Buffer, where: string, cut?: Buffer): unknown {
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw corrupt(where, `the payload is not JSON: ${errorMessage(e)}`, e);
+    // Not V8's message, nor the error as cause: both quote the payload (issue 69).
+    throw corrupt(where, `the payload is not JSON: ${jsonSyntaxProblem(e)}`, undefined);
   }
   return doc;
 }

@@ -30,7 +30,7 @@ import { z } from 'zod';
 import { Manifest, type LineSink } from './manifest.ts';
 import { BundleKey } from './naming.ts';
 import { ReleaseStatus, type Release, type ReleaseBundle, type ReleaseSummary } from './types.ts';
-import { errorMessage } from '../../shared/errors/index.ts';
+import { jsonSyntaxProblem } from '../../shared/errors/index.ts';
 
 /** encoding/json's text of Go's zero time.Time (`info.deleted`, and unset deploy times). */
 const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
@@ -238,7 +238,8 @@ function parseProperties(text: string | undefined): { ok: true; value: unknown[]
   try {
     value = JSON.parse(text);
   } catch (e) {
-    return { ok: false, problem: `chart annotation ${PROPERTIES_ANNOTATION} is not JSON: ${errorMessage(e)}` };
+    // Not V8's message: it quotes the record's bytes (issue 69).
+    return { ok: false, problem: `chart annotation ${PROPERTIES_ANNOTATION} is not JSON: ${jsonSyntaxProblem(e)}` };
   }
   if (!Array.isArray(value)) return { ok: false, problem: `chart annotation ${PROPERTIES_ANNOTATION} is not a JSON list` };
   return { ok: true, value };

@@ -187,8 +187,9 @@ export function parseIndexSecret(obj: unknown, namespace: string): IndexRecord {
   let extraChunks: unknown;
   try {
     extraChunks = JSON.parse(Buffer.from(s.data?.['extraChunks'] ?? '', 'base64').toString('utf8'));
-  } catch (e) {
-    fail('data.extraChunks is not a JSON list', e);
+  } catch {
+    // Not the SyntaxError as cause: its message quotes the Secret's bytes (issue 69).
+    fail('data.extraChunks is not a JSON list');
   }
   // Go's encoding/json writes a nil list as null; upstream writes [] but a null is no harm.
   const list = z.array(z.string().min(1)).safeParse(extraChunks ?? []);

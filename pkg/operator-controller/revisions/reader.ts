@@ -76,7 +76,7 @@ export function createRevisionReader(o: RevisionReaderOptions): RevisionReader {
     namespace: o.namespace,
     ...(o.maxRecordBytes === undefined ? {} : { maxRecordBytes: o.maxRecordBytes }),
   });
-  const sets = createObjectSetReleases(o.client);
+  const sets = createObjectSetReleases(o.client, { systemNamespace: o.namespace });
 
   /** The extension's ClusterObjectSets, oldest first; [] when it has none or the kind is not served. */
   async function objectSetsOf(extension: string, signal?: AbortSignal): Promise<ObjectSetManifest[]> {

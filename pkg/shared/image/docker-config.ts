@@ -4,6 +4,7 @@
  * `index.docker.io`); a key may name a namespace (`quay.io/team`): the most specific wins.
  */
 import { z } from 'zod';
+import { jsonSyntaxProblem } from '../errors/index.ts';
 import type { ImageReference } from './reference.ts';
 
 /** One `auths` entry as written in a Docker config. Unused fields are ignored. */
@@ -80,7 +81,9 @@ function parseJsonText(text: string, source: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new Error(`error parsing ${source}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    // Not V8's message nor the error as cause: both quote the credentials (issue 69).
+    // eslint-disable-next-line preserve-caught-error -- the SyntaxError quotes the parsed text (a Secret's bytes)
+    throw new Error(`error parsing ${source}: ${jsonSyntaxProblem(err)}`);
   }
 }
 
