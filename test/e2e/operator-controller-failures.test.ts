@@ -272,6 +272,23 @@ describe('operator-controller reports what stops an install', () => {
     expect(secrets.items).toEqual([]);
   });
 
+  it('deletes an extension whose ServiceAccount never existed, with or without the orphan annotation (issue 69)', async () => {
+    const names = [`ghost-${run}`, `ghost-orphan-${run}`];
+    await namespace(names[0]!);
+    for (const name of names) {
+      const ce = clusterExtension(name, { namespace: names[0]!, serviceAccount: 'never-created', packageName: name });
+      if (name === names[1]) ce.metadata.annotations = { 'olm.operatorframework.io/orphan-objects': 'true' };
+      await kube.client.create(ce);
+    }
+    // Its finalizers are on once the installer is found missing.
+    for (const name of names) {
+      await waitForExtension(kube.client, name, 'missing service account', (e) => (e.cond('Progressing')?.message ?? '').includes('not found'));
+    }
+    for (const name of names) await kube.client.delete({ ...CE, name });
+    // Before, the uninstall finalizer failed on the missing ServiceAccount, the annotation's too.
+    await waitUntil('both deleted', async () => !(await exists({ ...CE, name: names[0]! })) && !(await exists({ ...CE, name: names[1]! })), 30_000);
+  });
+
   it("admits upstream's YAML without a serviceAccount and, with no default install ServiceAccount, says both ways out", async () => {
     const pkg = `nosa-${run}`;
     await namespace(pkg);

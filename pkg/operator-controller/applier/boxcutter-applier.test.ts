@@ -308,4 +308,42 @@ describe('createObjectSetReleases', () => {
     await releases.deleteAll('test-ext');
     expect(cluster.writes.filter((w) => w.startsWith('delete'))).toEqual(['delete ClusterObjectSet test-ext-1']);
   });
+
+  it('orphaning, deletes the revisions with propagationPolicy Orphan whatever CRDs name them, and their own Secrets only (issue 69)', async () => {
+    const cluster = fakeCluster();
+    const { applier, request, secrets } = setup(cluster);
+    await applier.apply(await request(), desired([cm('a')]));
+    const revision = [...cluster.objects.values()].find((o): o is ObjectSetManifest => o.kind === 'ClusterObjectSet')!;
+    const own = secrets().map((s) => s.metadata.name);
+    expect(own.length).toBeGreaterThan(0);
+    // Someone else's Secret the revision also refers to.
+    cluster.seed({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'users', namespace: NS }, immutable: true, data: { k: 'e30=' } });
+    cluster.edit(revision, (r) => {
+      (r as ObjectSetManifest).spec.phases[0]!.objects.push({ ref: { name: 'users', namespace: NS, key: 'k' } });
+    });
+    const owner = {
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterObjectSet',
+      name: 'test-ext-1',
+      uid: revision.metadata.uid ?? '',
+      controller: true,
+    };
+    cluster.seed({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com', labels: { 'olm.operatorframework.io/owner-name': 'test-ext' }, ownerReferences: [owner] },
+    });
+    const policies: (string | undefined)[] = [];
+    const client = {
+      ...cluster.client,
+      delete: (ref: Parameters<typeof cluster.client.delete>[0], o?: Parameters<typeof cluster.client.delete>[1]) => (
+        policies.push(`${ref.kind} ${o?.propagationPolicy ?? 'default'}`),
+        cluster.client.delete(ref, o)
+      ),
+    };
+    await createObjectSetReleases(client).deleteAll('test-ext', undefined, undefined, true);
+    expect(policies).toEqual([...own.map(() => 'Secret default'), 'ClusterObjectSet Orphan']);
+    expect(secrets().map((s) => s.metadata.name)).toEqual(['users']);
+    expect(cluster.live({ kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' } })).toBeDefined();
+  });
 });

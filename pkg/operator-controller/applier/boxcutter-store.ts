@@ -127,6 +127,33 @@ async function crdsOwnedBy(client: KubeClient, extension: string, sets: readonly
 }
 
 /**
+ * Deletes the Secrets revision `set` refers to that are provably its own (their controller owner
+ * reference names its uid), each at the uid read: an orphaning delete of the revision would
+ * leave them behind. Others' Secrets, and those already gone, are left alone.
+ */
+async function deleteOwnSecrets(client: KubeClient, set: ObjectSetManifest, systemNamespace: string, signal?: AbortSignal): Promise<void> {
+  const uid = set.metadata.uid;
+  if (uid === undefined) return;
+  const refs = new Map<string, { namespace: string; name: string }>();
+  for (const phase of set.spec.phases) {
+    for (const o of phase.objects) {
+      const namespace = o.ref?.namespace || systemNamespace;
+      if (o.ref !== undefined && namespace !== '') refs.set(`${namespace}/${o.ref.name}`, { namespace, name: o.ref.name });
+    }
+  }
+  for (const [at, ref] of refs) {
+    const secret = { apiVersion: 'v1', kind: 'Secret', ...ref };
+    try {
+      const live = await client.get(secret, signal === undefined ? {} : { signal });
+      if (!(live.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === uid)) continue;
+      await client.delete(secret, { preconditions: { uid: live.metadata.uid ?? '' }, ...(signal === undefined ? {} : { signal }) });
+    } catch (err) {
+      if (!isNotFound(err)) throw new Error(`deleting Secret ${at} of revision ${set.metadata.name}: ${errorMessage(err)}`, { cause: err });
+    }
+  }
+}
+
+/**
  * The revisions of extensions as the release store the ClusterExtension steps read (history,
  * deployed, list) and an uninstall ends (deleteAll: the extension's ClusterObjectSets deleted;
  * their controller lets them go, objects still owned going with them by garbage collection, and
@@ -136,7 +163,10 @@ async function crdsOwnedBy(client: KubeClient, extension: string, sets: readonly
  * deleteAll deletes nothing while a CRD still names one of the revisions as owner (issue 69): once
  * the CRDs were released (`after`), it waits until no write of the revisions is in flight
  * (`settled`; none starts while the extension is being deleted), then looks at the CRDs again; a
- * reference a late write put back fails the uninstall, whose retry releases it again.
+ * reference a late write put back fails the uninstall, whose retry releases it again. Orphaning
+ * (the orphan annotation, or an installer that is gone), the revisions' own Secrets are deleted
+ * and the revisions go with propagationPolicy Orphan: the garbage collector removes their owner
+ * references from every object, CRDs included, and deletes none of them.
  */
 export function createObjectSetReleases(client: KubeClient, options: ObjectSetReleasesOptions = {}): ReleaseStore {
   const objects = new RevisionObjects(options.cacheBytes ?? REVISION_OBJECTS_CACHE_BYTES);
@@ -163,21 +193,29 @@ export function createObjectSetReleases(client: KubeClient, options: ObjectSetRe
     },
     create: notHere('writing a release record'),
     update: notHere('rewriting a release record'),
-    async deleteAll(extension, signal, after) {
+    async deleteAll(extension, signal, after, orphan = false) {
       const sets = await listRevisions(client, extension, signal);
       if (after !== undefined) await after;
       if (sets.length === 0) return;
       await options.settled?.(extension);
-      const owned = await crdsOwnedBy(client, extension, sets, signal);
-      if (owned.length > 0) {
-        throw new Error(
-          `CustomResourceDefinitions ${owned.join(', ')} still name a revision of ${JSON.stringify(extension)} as owner: ` +
-            'its revisions are not deleted, which would let the garbage collector delete them with their custom resources; retrying',
-        );
+      if (orphan) {
+        // The garbage collector only releases the objects; the revisions' own Secrets go here.
+        for (const set of sets) await deleteOwnSecrets(client, set, systemNamespace, signal);
+      } else {
+        const owned = await crdsOwnedBy(client, extension, sets, signal);
+        if (owned.length > 0) {
+          throw new Error(
+            `CustomResourceDefinitions ${owned.join(', ')} still name a revision of ${JSON.stringify(extension)} as owner: ` +
+              'its revisions are not deleted, which would let the garbage collector delete them with their custom resources; retrying',
+          );
+        }
       }
       for (const set of sets) {
         try {
-          await client.delete({ ...TYPE, name: set.metadata.name }, signal === undefined ? {} : { signal });
+          await client.delete(
+            { ...TYPE, name: set.metadata.name },
+            { ...(orphan ? { propagationPolicy: 'Orphan' as const } : {}), ...(signal === undefined ? {} : { signal }) },
+          );
         } catch (err) {
           if (!isNotFound(err)) throw new Error(`deleting revision ${set.metadata.name}: ${errorMessage(err)}`, { cause: err });
         }

@@ -24,6 +24,8 @@ const REASONS = {
   Upgraded: ['Normal', 'Upgrade'],
   Downgraded: ['Normal', 'Upgrade'],
   Uninstalled: ['Normal', 'Uninstall'],
+  /** The uninstall had no installer to delete the objects as: the records went, the objects stayed (uninstall.ts). */
+  ObjectsLeft: ['Warning', 'Uninstall'],
   DriftRepaired: ['Normal', 'Reconcile'],
   /** The ServiceAccount lacks permissions the release needs: the note is `preAuthorizationNote`'s; each check records it (repeats counted in one series). */
   PreAuthorizationFailed: ['Warning', 'PreAuthorize'],
@@ -174,6 +176,11 @@ export function recordUninstalled(events: EventRecorder, state: ExtensionState, 
     'Uninstalled',
     `Uninstalled: ${outcome.deleted.length} object(s) deleted, ${kept}, ${outcome.skipped.length} object(s) skipped`,
   );
+}
+
+/** The uninstall finalizer removed the records of an extension whose installer is gone and left its objects. */
+export function recordObjectsLeft(events: EventRecorder, state: ExtensionState, objects: number, why: string): void {
+  recordEvent(events, state, 'ObjectsLeft', `Uninstalled without its installer: ${objects} object(s) left in place, release records removed: ${why}`);
 }
 
 /** How many extensions' last notes a NoteMemory keeps; the oldest is forgotten first. */

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ORPHAN_OBJECTS_ANNOTATION, UNINSTALL_FINALIZER } from '../../shared/api/index.ts';
 import { withOwnerLabels } from '../applier/index.ts';
 import type { ClusterExtension } from '../../shared/api/index.ts';
-import { ApiError, type EventRecorder, type KubeObject } from '../../shared/kube/index.ts';
+import { ApiError, ServiceAccountNotFoundError, type EventRecorder, type KubeObject } from '../../shared/kube/index.ts';
 import { Manifest, type Release, type ReleaseStore } from '../release/index.ts';
 import type { ExtensionState } from './pipeline-state.ts';
 import { EXTENSION_FINALIZERS, finalizersStep, type FinalizerPorts } from './uninstall.ts';
@@ -34,7 +34,10 @@ function deps(
   const events = { event: (_o, type, reason, _action, note) => void calls.push(`event ${type} ${reason}: ${note}`) } satisfies EventRecorder;
   const releases = {
     history: (n: string) => (calls.push(`history ${n}`), history instanceof Error ? Promise.reject(history) : Promise.resolve(history)),
-    deleteAll: (n: string) => (calls.push(`deleteAll ${n}`), Promise.resolve()),
+    deleteAll: (n: string, _s?: AbortSignal, _a?: Promise<unknown>, orphan?: boolean) => (
+      calls.push(`deleteAll ${n}${orphan === true ? ' orphan' : ''}`),
+      Promise.resolve()
+    ),
   } as unknown as ReleaseStore;
   return {
     releases,
@@ -130,7 +133,7 @@ describe('finalizers step on an extension being deleted', () => {
     const s = deleting('ext');
     s.ce.metadata.annotations = { [ORPHAN_OBJECTS_ANNOTATION]: 'true' };
     await finalize(deps(corrupt, calls, cluster.client), s);
-    expect(calls).toEqual(['history ext', 'deleteAll ext']);
+    expect(calls).toEqual(['history ext', 'deleteAll ext orphan']);
     expect(s.ce.metadata.finalizers ?? []).toEqual([]);
     expect(cluster.live(crd('w.example.com'))?.metadata.ownerReferences).toEqual([]);
   });
@@ -205,6 +208,83 @@ describe('finalizers step on an extension being deleted', () => {
     expect(cluster.calls.slice(0, stoppedAt).some((c) => c.startsWith('delete'))).toBe(false);
     expect(calls.at(-1)).toBe(
       'event Normal Uninstalled: Uninstalled: 2 object(s) deleted, 0 CustomResourceDefinition(s) kept with their custom resources, 1 object(s) skipped',
+    );
+  });
+});
+
+describe('finalizers step without an installer (issue 69)', () => {
+  const missing = new ServiceAccountNotFoundError('ns', 'sa', new ApiError(404, 'NotFound', 'serviceaccounts "sa" not found'));
+  /** A cluster on which every request the installer makes fails as a missing ServiceAccount's does. */
+  function saGone(seeded: KubeObject[] = []) {
+    const cluster = fakeCluster();
+    for (const o of seeded) cluster.seed(o);
+    const calls: string[] = [];
+    for (const call of [
+      'list CustomResourceDefinition',
+      'get ConfigMap ns/mine',
+      'delete ConfigMap ns/mine',
+      'get CustomResourceDefinition w.example.com',
+    ]) {
+      cluster.refuse(call, missing);
+    }
+    return { cluster, calls };
+  }
+  const cm = withOwnerLabels([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mine', namespace: 'ns' } }], 'ext')[0]!;
+  const release = {
+    extension: 'ext',
+    revision: 1,
+    status: 'deployed',
+    bundle: { package: 'p', name: 'p.v1', version: '1', image: 'i' },
+    manifest: Manifest.ofObjects([cm]),
+  } as unknown as Release;
+
+  it('lets go of an extension that installed nothing whose ServiceAccount never existed', async () => {
+    const { cluster, calls } = saGone();
+    const s = deleting('ext');
+    expect(await finalize(deps([], calls, cluster.client), s)).toEqual({});
+    expect(s.ce.metadata.finalizers ?? []).toEqual([]);
+    expect(calls).toEqual(['history ext', 'deleteAll ext orphan']);
+    expect(cluster.writes).toEqual([]);
+  });
+
+  it('with the orphan annotation, lets go whether or not the ServiceAccount exists: records removed, objects untouched', async () => {
+    const { cluster, calls } = saGone([cm]);
+    const s = deleting('ext');
+    s.ce.metadata.annotations = { [ORPHAN_OBJECTS_ANNOTATION]: 'true' };
+    expect(await finalize(deps([release], calls, cluster.client), s)).toEqual({});
+    expect(s.ce.metadata.finalizers ?? []).toEqual([]);
+    expect(calls).toEqual(['history ext', 'deleteAll ext orphan']);
+    expect(cluster.writes).toEqual([]);
+    expect(cluster.live(cm)).toBeDefined();
+  });
+
+  it('leaves the objects of an extension whose ServiceAccount is gone, removes its records and says so in a Warning Event', async () => {
+    const { cluster, calls } = saGone([cm]);
+    const s = deleting('ext');
+    expect(await finalize(deps([release], calls, cluster.client), s)).toEqual({});
+    expect(s.ce.metadata.finalizers ?? []).toEqual([]);
+    expect(cluster.live(cm)).toBeDefined();
+    expect(calls).toEqual([
+      'history ext',
+      // The uninstall's own, given the deletes that failed: it deletes nothing (ReleaseStore.deleteAll's `after`).
+      'deleteAll ext',
+      'deleteAll ext orphan',
+      `event Warning ObjectsLeft: Uninstalled without its installer: 1 object(s) left in place, release records removed: ${missing.message}`,
+    ]);
+  });
+
+  it('leaves the objects of an extension without any installer (none configured any more)', async () => {
+    const calls: string[] = [];
+    const cluster = fakeCluster();
+    cluster.seed(cm);
+    const s = deleting('ext');
+    delete s.installer;
+    s.ce.spec = { ...s.ce.spec, serviceAccount: undefined } as unknown as ClusterExtension['spec'];
+    expect(await finalize(deps([release], calls, cluster.client), s)).toEqual({});
+    expect(s.ce.metadata.finalizers ?? []).toEqual([]);
+    expect(cluster.calls).toEqual([]);
+    expect(calls.at(-1)).toMatch(
+      /^event Warning ObjectsLeft: Uninstalled without its installer: 1 object\(s\) left in place, release records removed: spec.serviceAccount is not set/,
     );
   });
 });

@@ -7,9 +7,16 @@
  * garbage collection. Objects that are not the extension's, or that the API server refuses to
  * delete, are left and logged.
  *
- * When the ServiceAccount or its permissions are gone the finalizer keeps failing with a
- * message that says so and how to let go: the `olm.operatorframework.io/orphan-objects: "true"`
- * annotation makes the controller remove only its own records and leave the objects.
+ * Deletion always completes without an installer (issue 69): an extension that installed nothing
+ * (no records) loses only its finalizers; one whose installer is gone (its ServiceAccount does
+ * not exist, or no installer is configured any more) loses its records and leaves its objects in
+ * place, with a Warning Event (ObjectsLeft) that says so. When the installer exists but lacks the
+ * permissions the finalizer keeps failing with a message that says so and how to let go: the
+ * `olm.operatorframework.io/orphan-objects: "true"` annotation makes the controller remove only
+ * its own records and leave the objects, whether or not the installer exists (before, the
+ * orphaning path still released CRD references as the installer, whose missing ServiceAccount
+ * failed it). Records are deleted orphaning: under BoxcutterRuntime the revisions' objects lose
+ * their owner references instead of going with them.
  */
 import {
   CLEANUP_CONTENT_MANAGER_CACHE_FINALIZER,
@@ -19,14 +26,22 @@ import {
 } from '../../shared/api/index.ts';
 import { objectIdentity, orphanObjects, releaseCrdReferences, uninstallRelease } from '../applier/index.ts';
 import { addFinalizers, hasFinalizer, isDeleting, removeFinalizer, type Step, type StepOutcome } from '../../shared/controller/index.ts';
-import { errorMessage, settleAll } from '../../shared/errors/index.ts';
+import { errorMessage, findCause, settleAll } from '../../shared/errors/index.ts';
 import type { ImageCache } from '../../shared/image/index.ts';
-import { isForbidden, isUnauthorized, type EventRecorder, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
+import {
+  ServiceAccountNotFoundError,
+  isForbidden,
+  isUnauthorized,
+  type EventRecorder,
+  type KubeClient,
+  type KubeObject,
+  type ScopedClientFactory,
+} from '../../shared/kube/index.ts';
 import { isReleaseName, type Release, type ReleaseStore } from '../release/index.ts';
 import type { DriftTracker, ExtensionHealthGauge } from '../drift/index.ts';
 import { noInstallerMessage } from './installer.ts';
 import type { ExtensionState } from './pipeline-state.ts';
-import { recordUninstalled } from './recorded-events.ts';
+import { recordObjectsLeft, recordUninstalled } from './recorded-events.ts';
 import { fail } from './failures.ts';
 import type { UpgradeNotices } from './upgrade-notices.ts';
 
@@ -116,27 +131,18 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
   // they end, which is before the first delete: the uninstall's deletes are no drift.
   const knownUid = cachedUids(ports.drift, name, orphan ? [] : (history ?? []));
   ports.drift.stop(name);
+  const client = installer === undefined ? undefined : ports.scoped.forServiceAccount(ns, sa);
   try {
-    const client = installer === undefined ? undefined : ports.scoped.forServiceAccount(ns, sa);
     if (orphan || history === undefined || history.length === 0) {
-      if (client !== undefined) {
-        // What stays must not go with the extension: its owner references are removed first.
-        await releaseCrdReferences(client, name, signal);
-        if (history !== undefined) {
-          const kept = await orphanObjects(
-            client,
-            history.flatMap((r) => r.manifest.identities()),
-            name,
-            signal,
-          );
-          if (kept.unreleased.length > 0) state.log.warn({ unreleased: kept.unreleased }, 'owner references left on orphaned objects');
-        }
-      } else if (orphan) state.log.warn({}, 'no installer: orphaned objects not checked for owner references');
-      await ports.releases.deleteAll(name, signal);
+      // Nothing installed, or the objects stay: only operator-controller's records go.
+      if (client !== undefined) await releaseKept(client, state, history);
+      else if (orphan) state.log.warn({}, 'no installer: orphaned objects not checked for owner references');
+      await ports.releases.deleteAll(name, signal, undefined, true);
       if (orphan) state.log.info({ records: history?.length ?? 0 }, 'removed release records, objects left in place');
       return;
     }
-    if (client === undefined) throw new Error(noInstallerMessage(ce.spec.namespace));
+    // No installer (never configured, or no longer): nobody may delete the objects; they stay.
+    if (client === undefined) return await leaveObjects(ports, state, history, noInstallerMessage(ce.spec.namespace));
     // The CRDs' owner references go while the objects are deleted, and before any record: under
     // BoxcutterRuntime a record is a ClusterObjectSet, and deleting one that a CRD still names as
     // owner would let the garbage collector take the CRD and its custom resources. The finalizer
@@ -146,11 +152,56 @@ async function uninstall(ports: FinalizerPorts, state: ExtensionState): Promise<
     state.log.info({ deleted: outcome.deleted.length, kept: outcome.kept, skipped: outcome.skipped }, 'uninstalled');
     recordUninstalled(ports.events, state, outcome);
   } catch (err) {
+    // The installer's ServiceAccount is gone: its objects cannot be deleted as it; they stay.
+    const missing = findCause(err, isServiceAccountNotFound);
+    if (missing !== undefined && history !== undefined && !orphan) return await leaveObjects(ports, state, history, missing.message);
     const advice = refusedAccess(err)
       ? `the service account ${JSON.stringify(sa)} in namespace ${JSON.stringify(ns)} must be able to delete the extension's objects, or ${ORPHAN_ADVICE}`
       : ORPHAN_ADVICE;
     stop(`${errorMessage(err)}; ${advice}`, err);
   }
+}
+
+function isServiceAccountNotFound(e: Error): e is ServiceAccountNotFoundError {
+  return e instanceof ServiceAccountNotFoundError;
+}
+
+/**
+ * Before the records of an extension whose objects stay go: the owner references to it are
+ * removed from what stays (its CRDs by owner label, and every object the records name), as the
+ * installer. An installer whose ServiceAccount does not exist has nothing to release (it can
+ * neither read nor write): logged, and the records go all the same.
+ */
+async function releaseKept(client: KubeClient, state: ExtensionState, history: readonly Release[] | undefined): Promise<void> {
+  const name = state.ce.metadata.name;
+  try {
+    await releaseCrdReferences(client, name, state.signal);
+    if (history === undefined || history.length === 0) return;
+    const kept = await orphanObjects(
+      client,
+      history.flatMap((r) => r.manifest.identities()),
+      name,
+      state.signal,
+    );
+    if (kept.unreleased.length > 0) state.log.warn({ unreleased: kept.unreleased }, 'owner references left on orphaned objects');
+  } catch (err) {
+    const missing = findCause(err, isServiceAccountNotFound);
+    if (missing === undefined) throw err;
+    state.log.warn({ err: missing.message }, 'installer gone: owner references not checked');
+  }
+}
+
+/**
+ * The uninstall of an extension whose installer is gone: its records go, its objects stay
+ * where they are (under BoxcutterRuntime the revisions are deleted orphaning their objects),
+ * and a Warning Event says so and why.
+ */
+async function leaveObjects(ports: FinalizerPorts, state: ExtensionState, history: readonly Release[], why: string): Promise<void> {
+  const name = state.ce.metadata.name;
+  await ports.releases.deleteAll(name, state.signal, undefined, true);
+  const objects = new Set(history.flatMap((r) => r.manifest.identities().map(objectIdentity))).size;
+  state.log.warn({ err: why, objects }, 'installer gone: removed release records, objects left in place');
+  recordObjectsLeft(ports.events, state, objects, why);
 }
 
 /**

@@ -105,9 +105,11 @@ export interface ReleaseStore {
   /**
    * Deletes every record of `extension`. With `after`, the records are found at once but
    * deleted only once `after` resolves (nothing is deleted when it rejects): an uninstall finds
-   * them while it deletes the objects they name.
+   * them while it deletes the objects they name. With `orphan`, what the records own stays:
+   * (BoxcutterRuntime) the revisions go with propagationPolicy Orphan, so the garbage collector
+   * removes their owner references from their objects instead of deleting them.
    */
-  deleteAll(extension: string, signal?: AbortSignal, after?: Promise<unknown>): Promise<void>;
+  deleteAll(extension: string, signal?: AbortSignal, after?: Promise<unknown>, orphan?: boolean): Promise<void>;
 }
 
 /** Options of createReleaseStore. */
