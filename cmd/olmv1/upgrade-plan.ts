@@ -12,6 +12,7 @@ import {
   crdNames,
   formatCrdUpgradeError,
   storedObjectsOptIn,
+  STORED_OBJECTS_ANNOTATION,
   storedObjectsVerdict,
   type StoredVerdict,
 } from '../../pkg/operator-controller/crdupgrade/index.ts';
@@ -119,7 +120,10 @@ export interface PlanChanges {
   permissions: PermissionDelta & { summary: string };
   crdUpgradeSafety: {
     enforcement: string;
-    /** `storedObjects`: with the stored-object opt-in (decision 0120), the stored objects' verdict, failing objects and their errors. */
+    /**
+     * `storedObjects`: for a refused change, the stored objects' verdict, failing objects and their errors (decision 0129);
+     * they decide only with the stored-object opt-in (decision 0120).
+     */
     crds: { name: string; verdict: 'new' | 'safe' | 'unsafe'; violations: string[]; storedObjects?: string[] }[];
   };
   maxOpenShiftVersion: { installed: string | null; next: string | null; cluster: string | null; verdict: string };
@@ -366,12 +370,16 @@ export function inferCertProvider(manifest: readonly KubeObject[]): CertProvider
   return undefined;
 }
 
-/** Each CRD of `objects` against the live one, as the preflight step would judge it (pkg/operator-controller/crdupgrade). */
+/**
+ * Each CRD of `objects` against the live one, as the preflight step would judge it
+ * (pkg/operator-controller/crdupgrade): the stored objects of a refused change are read always,
+ * to name those that fail (decision 0129); with `optIn` (decision 0120) they decide.
+ */
 async function crdVerdicts(
   kube: KubeContext,
   objects: readonly KubeObject[],
   enforcement: string,
-  storedObjects: boolean,
+  optIn: boolean,
 ): Promise<PlanChanges['crdUpgradeSafety']> {
   const live = new Map<string, KubeObject>();
   for (const name of crdNames(objects)) {
@@ -385,23 +393,32 @@ async function crdVerdicts(
   for (const c of checkCrdChanges(objects, live)) {
     const installed = live.get(c.name);
     const proposed = objects.find((o) => o.kind === 'CustomResourceDefinition' && o.metadata.name === c.name);
-    const stored =
-      storedObjects && c.violations.length > 0 && installed !== undefined && proposed !== undefined
+    const scanned =
+      c.violations.length > 0 && installed !== undefined && proposed !== undefined
         ? await storedObjectsVerdict(kube.client, installed, proposed, c.violations, AbortSignal.timeout(120_000))
         : undefined;
+    // Without the opt-in only a scan that ran is shown (what cannot decide does not matter then).
+    const stored = optIn || scanned?.scan !== undefined ? scanned : undefined;
     crds.push({
       name: c.name,
-      verdict: !c.installed ? 'new' : c.violations.length === 0 || stored?.letThrough === true ? 'safe' : 'unsafe',
+      verdict: !c.installed ? 'new' : c.violations.length === 0 || (optIn && stored?.letThrough === true) ? 'safe' : 'unsafe',
       violations: c.violations.length === 0 ? [] : formatCrdUpgradeError(c.name, c.violations).split('\n'),
-      ...(stored === undefined ? {} : { storedObjects: storedLines(stored) }),
+      ...(stored === undefined ? {} : { storedObjects: storedLines(stored, optIn) }),
     });
   }
   return { enforcement, crds };
 }
 
 /** The stored-object verdict, then each failing object named with every error kept for it. */
-function storedLines(v: StoredVerdict): string[] {
-  const lines = [v.letThrough ? `stored objects: ${v.text} (let through by the stored-object check)` : `stored objects: ${v.text}`];
+function storedLines(v: StoredVerdict, optIn: boolean): string[] {
+  const head = `stored objects: ${v.text}`;
+  const lines = [
+    !v.letThrough
+      ? head
+      : optIn
+        ? `${head} (let through by the stored-object check)`
+        : `${head} (the annotation ${STORED_OBJECTS_ANNOTATION}=true would let it through)`,
+  ];
   for (const f of v.scan?.failing ?? []) {
     for (const e of f.errors) lines.push(`  ${f.object} (${f.version}): ${e.text}`);
     for (const u of f.unchecked) lines.push(`  ${f.object} (${f.version}): ${u}`);

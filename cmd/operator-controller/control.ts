@@ -44,6 +44,7 @@ import { RequirementCache, ServerVersionCache, readServerVersion } from '../../p
 import { MAX_RECORD_JSON_BYTES, createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
 import { createObjectSetReleases } from '../../pkg/operator-controller/applier/index.ts';
 import { createRevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
+import { StoredVerdictCache } from '../../pkg/operator-controller/crdupgrade/index.ts';
 import { RevisionWrites, createObjectSetController, revisionWriters, revisionsOf } from '../../pkg/operator-controller/objectset/index.ts';
 import { CLUSTER_EXTENSION, CLUSTER_OBJECT_SET, parseClusterExtension } from '../../pkg/shared/api/index.ts';
 import { componentImages, runLeading } from '../shared/component.ts';
@@ -197,6 +198,9 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
     leading,
   );
   stack.defer(() => drift.settled());
+  // Stored-object verdicts kept while a refused upgrade waits; a stored object's change queues its extension (decision 0129).
+  const storedVerdicts = new StoredVerdictCache({ onChange: (name) => queue.add(name), signal: leading });
+  stack.defer(() => storedVerdicts.close());
   const healthGauge = new ExtensionHealthGauge(registry);
   const dependencyGauge = new DependencyGauge(registry);
   stack.defer(() => {
@@ -215,6 +219,7 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   const reconciler = extensionReconciler(o, started, p, {
     memory,
     drift,
+    storedVerdicts,
     healthGauge,
     pulls,
     dependencies,
@@ -257,7 +262,12 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
     signal: leading,
   });
   stack.defer(() => ahead.settled());
-  const forgetDeleted = [(n: string) => drift.stop(n), (n: string) => healthGauge.forget(n), (n: string) => dependencyGauge.forget(n)];
+  const forgetDeleted = [
+    (n: string) => drift.stop(n),
+    (n: string) => healthGauge.forget(n),
+    (n: string) => dependencyGauge.forget(n),
+    (n: string) => storedVerdicts.forget(n),
+  ];
   const ports = { extensions, catalogs, catalogSource: p.catalogSource, installed, enqueue: (n: string) => queue.add(n), log, signal: leading };
   stack.defer(watchExtensions({ ...ports, resolveAhead: (n) => ahead.offer(n), forgetDeleted, forgetDeleting: [(n) => pulls.forget(n)] }));
   await collectUnusedBundles(extensions, p.bundleCache, leading, log);
@@ -310,7 +320,7 @@ function extensionReconciler(
   { kube, registry }: Started,
   p: ProcessParts,
   // revisionsServed: whether the ClusterObjectSet kind is served (read once when leading starts).
-  built: Pick<ClusterExtensionPorts, 'drift' | 'healthGauge' | 'pulls' | 'dependencies'> &
+  built: Pick<ClusterExtensionPorts, 'drift' | 'healthGauge' | 'pulls' | 'dependencies' | 'storedVerdicts'> &
     Required<Pick<ClusterExtensionPorts, 'clusterProxy'>> & {
       memory: MemoryLimits;
       revisions: Controller | undefined;
@@ -342,6 +352,7 @@ function extensionReconciler(
       schemas: createOpenApiSchemas(kube.transport),
       drift: built.drift,
       healthGauge: built.healthGauge,
+      storedVerdicts: built.storedVerdicts,
       events: p.events,
       // Upgrades held by update policies (decision 0096): a metric series each.
       upgrades: createUpgradeNotices(registry),

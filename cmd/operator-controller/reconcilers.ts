@@ -37,6 +37,7 @@ import { type BundlePullScheduler, type MemoryPort } from '../../pkg/operator-co
 import { type CatalogSource, type DependencyPorts } from '../../pkg/operator-controller/dependencyview/index.ts';
 import { type DriftTracker, type ExtensionHealthGauge } from '../../pkg/operator-controller/drift/index.ts';
 import type { ReleaseStore } from '../../pkg/operator-controller/release/index.ts';
+import type { StoredVerdictCache } from '../../pkg/operator-controller/crdupgrade/index.ts';
 import type { MaintenanceWindow } from '../../pkg/operator-controller/maintenance/index.ts';
 import type { ClusterProxy } from '../../pkg/operator-controller/render/index.ts';
 import type { PauseHook } from './test-pause.ts';
@@ -60,6 +61,8 @@ export interface ClusterExtensionPorts {
   schemas: Pick<OpenApiSchemas, 'schemaFor'>;
   /** Watches of the deployed release's objects that queue a reconcile when they drift. */
   drift: DriftTracker;
+  /** Stored-object verdicts kept while a refused upgrade waits (decision 0129); none: each check scans. */
+  storedVerdicts?: StoredVerdictCache;
   /** `olmv1_extension_healthy`: set by the health step, removed by the finalizers. */
   healthGauge: Pick<ExtensionHealthGauge, 'set' | 'forget'>;
   /** Kubernetes Events on the ClusterExtension; fire and forget. */
@@ -132,13 +135,13 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     resolveStep({ catalogs: p.catalogs, features: p.features, events, dependencies: p.dependencies }),
     pullStep({ pulls: p.pulls, events }),
     renderStep({ schemas: p.schemas, features: p.features, events, ...(p.clusterProxy === undefined ? {} : { clusterProxy: p.clusterProxy }) }),
-    policyStep({ upgrades: p.upgrades, events, scoped }),
+    policyStep({ upgrades: p.upgrades, events, scoped, ...(p.storedVerdicts === undefined ? {} : { storedVerdicts: p.storedVerdicts }) }),
     windowStep({ events, clusterDefault: p.maintenanceWindow }),
     upgradeableStep({ events }),
     // Opt in (decision 0123): a bundle a rollback on failure undid is not installed again until told.
     ...helmOnly(rollbackHoldStep()),
     preauthorizeStep({ applier, events }),
-    preflightStep({ scoped, events, drift }),
+    preflightStep({ scoped, events, drift, ...(p.storedVerdicts === undefined ? {} : { storedVerdicts: p.storedVerdicts }) }),
     // Always: the planned release, or, when an earlier step stopped the reconcile (a next bundle
     // not pulled, not resolved, not authorized...), the deployed release kept and its drift repaired.
     applyStep({ applier, events }),

@@ -11,7 +11,7 @@
  * permission comparison, no condition, no metric series.
  */
 import { APPROVED_BUNDLE_ANNOTATION, CrdUpgradeSafetyEnforcement, UpgradeConditionType, UpgradeReason } from '../../shared/api/index.ts';
-import { storedObjectsOptIn } from '../crdupgrade/index.ts';
+import type { StoredVerdictCache } from '../crdupgrade/index.ts';
 import { removeCondition, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { EventRecorder, ScopedClientFactory } from '../../shared/kube/index.ts';
@@ -20,7 +20,7 @@ import { formatPermissionDelta, objectDiff, permissionDelta } from '../upgradepl
 import { decideUpgrade, policySetting, type PolicySetting } from '../upgradepolicy/index.ts';
 import type { ExtensionState, PlannedState } from './pipeline-state.ts';
 import { plannedStep } from './phases.ts';
-import { readCrds, unsafeCrds } from './crd-safety.ts';
+import { readCrds, storedCheck, unsafeCrds } from './crd-safety.ts';
 import { recordEvent } from './recorded-events.ts';
 import { setCondition } from './status.ts';
 import { makePlan, recordedContent } from './plan.ts';
@@ -32,6 +32,8 @@ interface PolicyPorts {
   events: EventRecorder;
   /** Clients acting as the installer: a held upgrade's CRDs are checked against the installed ones. */
   scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
+  /** Stored-object verdicts kept while nothing changes (decision 0129); none: each check scans. */
+  storedVerdicts?: StoredVerdictCache;
 }
 
 /** Holds or lets through the move to the resolved bundle; see the module comment. */
@@ -122,7 +124,7 @@ async function crdVerdict(ports: PolicyPorts, state: PlannedState, plan: Planned
   const sa = state.installer;
   try {
     const client = ports.scoped.forServiceAccount(sa.namespace, sa.name);
-    const unsafe = unsafeCrds(objects, await readCrds(client, objects, state.signal, storedObjectsOptIn(state.ce.metadata.annotations)));
+    const unsafe = unsafeCrds(objects, await readCrds(client, objects, state.signal, storedCheck(state, ports.storedVerdicts)));
     if (unsafe.length === 0) return 'CRD upgrade safety: safe';
     return `CRD upgrade safety: unsafe changes to ${unsafe.map((u) => u.name).join(', ')}, the upgrade would be refused`;
   } catch (err) {

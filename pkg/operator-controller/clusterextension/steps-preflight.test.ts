@@ -137,7 +137,7 @@ describe('preflight step', () => {
     expect(await run([release(2, 'failed'), release(1, 'deployed')], true)).toEqual(['a.example.com', 'b.example.com']);
   });
 
-  it('with the stored-object opt-in, lets a tightening through when every stored object passes, and names those that do not', async () => {
+  it('names the failing stored objects by default; with the opt-in, lets a tightening through when every stored object passes', async () => {
     const widgets = (props: Record<string, unknown>): KubeObject => {
       const c = crd('widgets.example.com', { spec: { type: 'object', properties: props } });
       return { ...c, spec: { ...(c['spec'] as object), group: 'example.com', names: { kind: 'Widget', plural: 'widgets' } } };
@@ -167,11 +167,19 @@ describe('preflight step', () => {
     };
     const upstream =
       'error for resolved bundle "p.v2.0.0" with version "2.0.0": validating upgrade for CRD "widgets.example.com": v1: ^.spec.replicas: maximum: maximum constraint added when there was none previously : 5';
-    // Without the opt-in: upstream's verdict, stored objects unread.
+    // Without the opt-in: upstream's verdict, the stored objects named in the Event (decision 0129).
     expect(await run(false, [widget('a', 1)])).toEqual({
       result: upstream,
       events: [
-        'Warning PreflightFailed: CRD upgrade safety check refused bundle p.v2.0.0 (version 2.0.0): unsafe changes to CustomResourceDefinition widgets.example.com',
+        'Warning PreflightFailed: CRD upgrade safety check refused bundle p.v2.0.0 (version 2.0.0): unsafe changes to CustomResourceDefinition widgets.example.com; ' +
+          'CRD widgets.example.com: all 1 stored objects pass the new schema (the annotation olm.operatorframework.io/crd-upgrade-check-stored-objects=true would let it through)',
+      ],
+    });
+    expect(await run(false, [widget('a', 1), widget('b', 9)])).toEqual({
+      result: upstream,
+      events: [
+        'Warning PreflightFailed: CRD upgrade safety check refused bundle p.v2.0.0 (version 2.0.0): unsafe changes to CustomResourceDefinition widgets.example.com; ' +
+          'CRD widgets.example.com: 1 of 2 stored objects fail the new schema: ns/b (spec.replicas: Invalid value: 9: spec.replicas in body should be less than or equal to 5)',
       ],
     });
     expect(await run(true, [widget('a', 1)])).toEqual({ result: 'passed', events: [] });

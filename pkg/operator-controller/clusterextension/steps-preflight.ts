@@ -7,7 +7,7 @@
  * `spec.install.preflight.crdUpgradeSafety.enforcement` is set to `None`.
  */
 import { CrdUpgradeSafetyEnforcement } from '../../shared/api/index.ts';
-import { storedObjectsOptIn } from '../crdupgrade/index.ts';
+import type { StoredVerdictCache } from '../crdupgrade/index.ts';
 import type { Step, StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder, ScopedClientFactory } from '../../shared/kube/index.ts';
 import { isCrd, untouched } from '../applier/index.ts';
@@ -16,7 +16,7 @@ import type { ExtensionState, PlannedState } from './pipeline-state.ts';
 import { plannedStep } from './phases.ts';
 import { recordPreflightFailed } from './recorded-events.ts';
 import { setInstalledFrom } from './status.ts';
-import { readCrds, unsafeCrds, type UnsafeCrd } from './crd-safety.ts';
+import { readCrds, storedCheck, unsafeCrds, type UnsafeCrd } from './crd-safety.ts';
 import { fail, forBundle } from './failures.ts';
 
 /** What the preflight step uses: clients acting as the installer (to read the installed CRDs), and the Events recorder. */
@@ -25,6 +25,8 @@ export interface PreflightPorts {
   events: EventRecorder;
   /** The drift watches: a CRD the upgrade leaves as the deployed revision applied it, and in sync, is not read. */
   drift?: Pick<DriftTracker, 'inSync'>;
+  /** Stored-object verdicts kept while nothing changes (decision 0129); none: each retry scans. */
+  storedVerdicts?: StoredVerdictCache;
 }
 
 /**
@@ -50,7 +52,7 @@ async function preflight(ports: PreflightPorts, state: PlannedState): Promise<St
     const drift = ports.drift;
     const same = drift === undefined ? () => false : untouched(state.history, (obj) => drift.inSync(state.ce.metadata.name, obj));
     const crds = desired.manifest.where((o) => isCrd(o) && !same(o));
-    unsafe = unsafeCrds(crds, await readCrds(client, crds, state.signal, storedObjectsOptIn(state.ce.metadata.annotations)));
+    unsafe = unsafeCrds(crds, await readCrds(client, crds, state.signal, storedCheck(state, ports.storedVerdicts)));
   } catch (err) {
     setInstalledFrom(state.ce, state.installed);
     fail(state, forBundle(desired.bundle, err));

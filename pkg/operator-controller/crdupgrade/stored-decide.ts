@@ -49,6 +49,10 @@ export async function storedObjectsVerdict(
       text: `CRD ${proposed.metadata.name ?? ''}: not only tightenings of a version's schema, stored objects cannot decide`,
     };
   }
-  const scan = await scanStoredObjects(lister, proposed, versions, signal, limits, Date.now, installed);
+  return storedVerdictOf(await scanStoredObjects(lister, proposed, versions, signal, limits, Date.now, installed));
+}
+
+/** The verdict a scan gives. */
+export function storedVerdictOf(scan: ScanResult): StoredVerdict {
   return { letThrough: scanPasses(scan), text: describeScan(scan), scan };
 }

@@ -9,7 +9,7 @@
  */
 import type { KubeObject, ObjectList, TypeRef } from '../../shared/unstructured/index.ts';
 import { readCrd } from './crd.ts';
-import type { Json } from './schema.ts';
+import type { Json, Schema } from './schema.ts';
 import { validateObject, type FieldError, type ValidationLimits } from './stored-validate.ts';
 
 /** What the scan reads with. */
@@ -47,9 +47,15 @@ export interface ScanResult {
   readonly failingCount: number;
   /** Set when not every stored object was checked. */
   readonly incomplete?: string;
+  /**
+   * A complete scan's first list's resourceVersion: the objects as checked are those of that
+   * moment or later, so a watch from it sees every change since (stored-cache.ts).
+   */
+  readonly resourceVersion?: string;
 }
 
-function nameOf(o: KubeObject): string {
+/** `namespace/name` or `name`. */
+export function nameOf(o: KubeObject): string {
   const ns = o.metadata.namespace;
   return ns === undefined || ns === '' ? (o.metadata.name ?? '') : `${ns}/${o.metadata.name ?? ''}`;
 }
@@ -77,12 +83,14 @@ export async function scanStoredObjects(
   const failing: FailingObject[] = [];
   let failingCount = 0;
   let checked = 0;
+  let listedAt: string | undefined;
   const result = (incomplete?: string): ScanResult => ({
     crd: name,
     checked,
     failing,
     failingCount,
     ...(incomplete === undefined ? {} : { incomplete }),
+    ...(incomplete === undefined && listedAt !== undefined ? { resourceVersion: listedAt } : {}),
   });
   for (const version of versions) {
     const schema = view.versions.find((v) => v.name === version)?.schema;
@@ -98,14 +106,11 @@ export async function scanStoredObjects(
       } catch (e) {
         return result(`listing ${type.kind} ${type.apiVersion} failed: ${e instanceof Error ? e.message : String(e)}`);
       }
+      listedAt ??= page.metadata.resourceVersion;
       for (const item of page.items) {
         if (++checked > limits.maxObjects) return result(`more than ${limits.maxObjects} stored objects`);
-        const options = limits.validation === undefined ? {} : { limits: limits.validation };
-        const verdict = causedByChange(
-          validateObject(schema, item as unknown as Json, options),
-          oldSchema === undefined ? undefined : () => validateObject(oldSchema, item as unknown as Json, options),
-        );
-        if (verdict.errors.length === 0 && verdict.unchecked.length === 0) continue;
+        const verdict = objectVerdict(item, schema, oldSchema, limits.validation);
+        if (verdict === undefined) continue;
         failingCount++;
         if (failing.length < limits.keep) {
           failing.push({
@@ -123,6 +128,16 @@ export async function scanStoredObjects(
 }
 
 type Verdict = ReturnType<typeof validateObject>;
+
+/** What the change from `oldSchema` to `schema` does to `item`: undefined when nothing (it passes, or failed the same before). */
+export function objectVerdict(item: KubeObject, schema: Schema, oldSchema: Schema | undefined, limits?: ValidationLimits): Verdict | undefined {
+  const options = limits === undefined ? {} : { limits };
+  const verdict = causedByChange(
+    validateObject(schema, item as unknown as Json, options),
+    oldSchema === undefined ? undefined : () => validateObject(oldSchema, item as unknown as Json, options),
+  );
+  return verdict.errors.length === 0 && verdict.unchecked.length === 0 ? undefined : verdict;
+}
 
 /** The part of `now` that `before` (the installed schema's verdict, computed only if needed) lacks. */
 function causedByChange(now: Verdict, before: (() => Verdict) | undefined): Verdict {

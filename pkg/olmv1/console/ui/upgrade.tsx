@@ -6,8 +6,9 @@
 import { useState } from 'react';
 import { ActionGroup, Alert, Button, CodeBlock, CodeBlockCode, Spinner, Title } from '@patternfly/react-core';
 import { getJson, postJson } from './api.ts';
+import { storedObjectLines, type PlanCrds } from './stored-objects.ts';
 
-interface Plan {
+interface Plan extends PlanCrds {
   installed: { bundle: string; version: string };
   pick: { bundle: string; version: string; catalog: string; reason: string } | null;
   upToDate: boolean;
@@ -45,6 +46,7 @@ export function UpgradePlan({ name }: { name: string }) {
   };
   const p = plan?.plan;
   const canApprove = p !== undefined && p.pick !== null && !p.upToDate && approved === undefined;
+  const stored = p === undefined ? [] : storedObjectLines(p);
   return (
     <section aria-labelledby="upgrade-plan-heading" data-upgrade-plan={p === undefined ? 'none' : 'ready'}>
       <Title headingLevel="h2" id="upgrade-plan-heading">
@@ -76,6 +78,11 @@ export function UpgradePlan({ name }: { name: string }) {
               ? ''
               : ` Update policy ${p.policy.policy}: ${p.policy.decision === 'hold' ? 'held for approval' : 'installs it'}.`}
           </p>
+          {stored.length > 0 && (
+            <Alert variant="warning" isInline title="Stored objects that fail the new CRD schema" data-plan-stored-objects="">
+              <pre>{stored.join('\n')}</pre>
+            </Alert>
+          )}
           <CodeBlock>
             <CodeBlockCode>{plan?.text ?? ''}</CodeBlockCode>
           </CodeBlock>
