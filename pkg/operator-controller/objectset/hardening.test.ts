@@ -5,7 +5,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { parseClusterObjectSet, type ClusterObjectSet, type Condition } from '../../shared/api/index.ts';
 import type { ReconcileContext } from '../../shared/controller/index.ts';
-import type { KubeObject } from '../../shared/kube/index.ts';
+import { ApiError, type KubeObject } from '../../shared/kube/index.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
 import { clusterObjectSetReconciler } from './controller.ts';
 import { everyRevisionAs, revisionWriters, type WriterFor } from './writer.ts';
@@ -185,6 +185,41 @@ describe('who writes a revision', () => {
     // Written with an empty owner-name label, as upstream writes a revision's without one.
     expect(fc.live(configMap('a'))?.metadata.labels?.[OWNER]).toBe('');
     expect(fc.live({ kind: 'ClusterObjectSet', metadata: { name: 'ext-1' } })?.['spec']).toMatchObject({ lifecycleState: 'Active' });
+  });
+
+  it("reads a referenced Secret of operator-controller's namespace as the user-made revision's identity, not its own", async () => {
+    const fc = fakeCluster();
+    fc.seed({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'pull-secret', namespace: 'olmv1-system' },
+      immutable: true,
+      data: { obj: Buffer.from(JSON.stringify(configMap('leak'))).toString('base64') },
+    });
+    seedSet(fc, 'user', { phases: [{ name: 'p', objects: [{ ref: { name: 'pull-secret', key: 'obj' } }] }] });
+    const forbidden = new ApiError(
+      403,
+      'Forbidden',
+      'secrets "pull-secret" is forbidden: User "system:serviceaccount:u:user" cannot get resource "secrets"',
+    );
+    const user = {
+      ...fc.client,
+      get: ((ref: { kind: string }, o?: object) =>
+        ref.kind === 'Secret' ? Promise.reject(forbidden) : fc.client.get(ref as never, o as never)) as typeof fc.client.get,
+    };
+    const writerFor = revisionWriters({
+      extensionOf: () => undefined,
+      installerClient: () => fc.client,
+      userClient: () => user,
+      writes: new RevisionWrites(),
+    });
+    const r = clusterObjectSetReconciler(
+      { client: fc.client, writerFor, systemNamespace: 'olmv1-system' },
+      { probeRequeueMs: 1000, clock: () => new Date(CREATED) },
+    );
+    await r.reconcile('user', ctx()).catch(() => undefined);
+    expect(fc.live(configMap('leak'))).toBeUndefined();
+    expect(condition(fc, 'user', 'Progressing')?.message).toContain('cannot get resource "secrets"');
   });
 
   it('a revision only labelled as the extension’s is not its sibling: not archived when the extension’s next one succeeds', async () => {

@@ -160,13 +160,22 @@ async function siblingsOf(
  * person must act, and the change of the Secret or an edit of the object wakes it). A Secret
  * that cannot be read yet is retried.
  */
-/** Reads a Secret in `systemNamespace` with `client`, any other as the revision's writer; all with `client` without a system namespace. */
-function secretReader(d: { client: ObjectSetClient; systemNamespace?: string }, writer: KubeClient): Pick<KubeClient, 'get'> {
+/**
+ * Reads a Secret in `systemNamespace` with `client`, any other as the revision's writer; all with
+ * `client` without a system namespace. A user's revision (no proven extension) reads every
+ * Secret as the identity it is written with: operator-controller's own Secrets (release records,
+ * pull secrets) are no source for a revision it did not make.
+ */
+function secretReader(
+  d: { client: ObjectSetClient; systemNamespace?: string },
+  writer: NonNullable<ObjectSetState['writer']>,
+): Pick<KubeClient, 'get'> {
   const { systemNamespace } = d;
+  if (writer.extension === undefined) return writer.client;
   if (systemNamespace === undefined) return d.client;
   return {
     get: ((ref: Parameters<KubeClient['get']>[0], options?: Parameters<KubeClient['get']>[1]) =>
-      ref.namespace === systemNamespace ? d.client.get(ref, options) : writer.get(ref, options)) as KubeClient['get'],
+      ref.namespace === systemNamespace ? d.client.get(ref, options) : writer.client.get(ref, options)) as KubeClient['get'],
   };
 }
 
@@ -176,9 +185,10 @@ export function loadStep(d: { client: ObjectSetClient; systemNamespace?: string 
     run: async (s): Promise<StepOutcome> => {
       const { cos, signal } = s;
       // Referenced Secrets: operator-controller's own in its namespace (the applier's), any other read
-      // as the revision's installer, who may read only what it was granted (decision 0125).
+      // as the revision's installer, who may read only what it was granted (decision 0125); a
+      // user's revision reads them all as its identity (decision 0126).
       const writer = writerOf(s);
-      const secrets = secretReader(d, writer.client);
+      const secrets = secretReader(d, writer);
       let blocked: string | undefined;
       try {
         blocked = await mutableSecretsMessage(secrets, cos, signal, d.systemNamespace);
