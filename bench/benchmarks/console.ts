@@ -188,15 +188,14 @@ async function consoleChild(): Promise<void> {
   const { baseURL, assetsDir } = await fromParent<{ type: string; baseURL: string; assetsDir: string }>('start');
   const { randomBytes } = await import('node:crypto');
   const { default: pino } = await import('pino');
-  const { packageWiseCatalog, startConsole } = await import('../../pkg/olmv1/console/index.ts');
+  const { newSessionSecrets, packageWiseCatalog, startConsole } = await import('../../pkg/olmv1/console/index.ts');
   const { createCatalogClient } = await import('../../pkg/operator-controller/catalogclient/index.ts');
   const client = createCatalogClient();
   const none = () => Promise.reject(Object.assign(new Error('no cluster in this benchmark'), { status: 404 }));
-  const token = randomBytes(32).toString('base64url');
+  const secrets = newSessionSecrets(() => randomBytes(32).toString('base64url'));
   const running = await startConsole({
     port: 0,
-    token,
-    csrfToken: randomBytes(32).toString('base64url'),
+    secrets,
     assetsDir,
     log: pino({ level: 'warn' }, pino.destination(2)),
     catalogTtlMs: 30_000,
@@ -215,7 +214,7 @@ async function consoleChild(): Promise<void> {
       install: none,
     },
   });
-  toParent({ type: 'ready', url: `${running.origin}/?token=${token}` });
+  toParent({ type: 'ready', url: `${running.origin}/?token=${secrets.token}` });
   await new Promise<void>((resolve) => process.once('SIGTERM', () => resolve()));
   await running.close();
   client.close();

@@ -12,7 +12,7 @@ import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.t
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import { parseClusterVersion } from '../../pkg/operator-controller/gating/index.ts';
 import type { KubeClient, KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
-import { ensureBundle, packageWiseCatalog, startConsole } from '../../pkg/olmv1/console/index.ts';
+import { ensureBundle, newSessionSecrets, packageWiseCatalog, startConsole } from '../../pkg/olmv1/console/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, createKubeconfigLookup, type KubeconfigLookup } from './cluster-access.ts';
 import { runCatalogAdd, runCatalogRemove } from './catalog-admin.ts';
 import { runReleaseRollback } from './release-rollback.ts';
@@ -50,8 +50,9 @@ ${CLUSTER_FLAGS_HELP}
   -h, --help                  show this help
 
 Output:
-  stdout: the console's URL with a one-time session token; open it in a browser. Without the
-  token the console serves nothing.
+  stdout: the console's URL with its session token; open it in a browser. The token is not
+  one-time: each visit of the URL signs a browser tab in, for as long as this console runs.
+  Without it the console serves nothing; its API answers only the console's own page.
   stderr: problems while serving.
 
 Exit codes:
@@ -114,11 +115,10 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
     const catalogContent = deps.catalogContent ?? createCatalogContentCache({ client: deps.catalogClient });
     try {
       const assetsDir = await ensureBundle({ cacheDir: deps.cacheDir, lockFile: deps.lockFile });
-      const token = randomBytes(32).toString('base64url');
+      const secrets = newSessionSecrets(() => randomBytes(32).toString('base64url'));
       const running = await startConsole({
         port,
-        token,
-        csrfToken: randomBytes(32).toString('base64url'),
+        secrets,
         assetsDir,
         log: pino({ level: 'warn' }, pino.destination(2)),
         catalogTtlMs: 30_000,
@@ -138,7 +138,7 @@ export async function runConsole(args: string[], io: CommandIO, deps: ConsoleDep
       }).catch((e: unknown) => {
         throw new CommandError(`cannot serve the console on 127.0.0.1:${port}: ${(e as Error).message}`, 1);
       });
-      io.stdout.write(`${running.origin}/?token=${token}\n`);
+      io.stdout.write(`${running.origin}/?token=${secrets.token}\n`);
       await new Promise<void>((resolve) => {
         if (deps.signal.aborted) resolve();
         deps.signal.addEventListener('abort', () => resolve(), { once: true });

@@ -2,8 +2,10 @@
 // against the real API server, registry and catalogd serving the example catalog, a hostile
 // catalog and a generated one. The console runs as the real command (cmd/olmv1/console.ts) with
 // the admin kubeconfig; the tests browse, search, filter and open packages, check the session
-// token, CSP and CSRF guards, prove that hostile catalog content runs no script, run axe-core on
-// each page and drive the hub by keyboard; they open an extension's detail (conditions, Events,
+// token, CSP and CSRF guards, that the session stays in its console (a listener on another local
+// port replaying the browser's cookies acts as nobody; a second console leaves the first signed
+// in), prove that hostile catalog content runs no script, run axe-core on each page and drive the
+// hub by keyboard; they open an extension's detail (conditions, Events,
 // release history, the objects of its release with their health, and a refusal in the row of an
 // object the user may not read), refuse an uninstall without the CSRF token, show a restricted user's
 // refusal from a second console running as that user, and uninstall with the preview of what is
@@ -14,7 +16,8 @@
 // restricted user). Screenshots go to docs/images/console-*.png.
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -226,7 +229,7 @@ async function axe(page: Page): Promise<string[]> {
 const tile = (page: Page, pkg: string) => page.locator(`[data-package="${pkg}"]`);
 
 describe('olmv1 console in a real browser', () => {
-  it('serves nothing without the session token, moves the token to a strict cookie, and guards writes', async () => {
+  it('serves nothing without the session token; signs in with a port-bound strict cookie and a page key, and guards writes', async () => {
     for (const path of ['/', '/api/hub', '/assets/main.js', '/api/session']) {
       const res = await fetch(`${origin}${path}`, { redirect: 'manual' });
       expect(res.status, path).toBe(401);
@@ -236,13 +239,16 @@ describe('olmv1 console in a real browser', () => {
     expect((await fetch(`${origin}/?token=wrong`, { redirect: 'manual' })).status).toBe(403);
     const first = await fetch(url, { redirect: 'manual' });
     expect(first.status).toBe(303);
-    expect(first.headers.get('location')).toBe('/');
+    expect(first.headers.get('location')).toMatch(/^\/#olmv1-session=[A-Za-z0-9_-]{43}$/);
     const cookie = first.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(new RegExp(`^olmv1_console_${new URL(origin).port}=`));
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Strict/);
     expect(cookie).toMatch(/Path=\//);
-    const session = cookie.split(';')[0] ?? '';
-    const page = await fetch(`${origin}/`, { headers: { cookie: session } });
+    const { auth, csrfToken } = await session();
+    // The cookie alone (what every port of 127.0.0.1 receives) opens the page, never the API.
+    expect((await fetch(`${origin}/api/session`, { headers: { cookie: auth.cookie } })).status).toBe(401);
+    const page = await fetch(`${origin}/`, { headers: { cookie: auth.cookie } });
     expect(page.status).toBe(200);
     const csp = page.headers.get('content-security-policy') ?? '';
     for (const d of ["default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "object-src 'none'"]) expect(csp).toContain(d);
@@ -251,14 +257,13 @@ describe('olmv1 console in a real browser', () => {
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     expect(await page.text()).not.toMatch(/<script>/);
     // Writes: the CSRF token and the same origin, both required.
-    const { csrfToken } = (await (await fetch(`${origin}/api/session`, { headers: { cookie: session } })).json()) as { csrfToken: string };
-    const post = (headers: Record<string, string>) => fetch(`${origin}/api/anything`, { method: 'POST', headers: { cookie: session, ...headers } });
+    const post = (headers: Record<string, string>) => fetch(`${origin}/api/anything`, { method: 'POST', headers: { ...auth, ...headers } });
     expect((await post({ origin })).status).toBe(403);
     expect((await post({ origin: 'http://evil.invalid', 'x-csrf-token': csrfToken })).status).toBe(403);
     expect((await post({ origin, 'x-csrf-token': csrfToken })).status).toBe(404);
     // Another Host (DNS rebinding) is refused even with the cookie.
     const rebound = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest(`${origin}/api/hub`, { headers: { host: `evil.invalid:${new URL(origin).port}`, cookie: session } }, (res) => {
+      const req = httpRequest(`${origin}/api/hub`, { headers: { ...auth, host: `evil.invalid:${new URL(origin).port}` } }, (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
       });
@@ -266,6 +271,67 @@ describe('olmv1 console in a real browser', () => {
       req.end();
     });
     expect(rebound).toBe(400);
+  });
+
+  it("keeps the session in its console: another local port given the browser's cookies cannot act as the user, and a second console leaves the first signed in", async () => {
+    // A listener on another port of 127.0.0.1, where a catalog's link may lead: it keeps what the browser sends it.
+    const received: string[] = [];
+    const listener = createServer((req, res) => {
+      received.push(req.headers.cookie ?? '');
+      res.setHeader('content-type', 'text/html; charset=utf-8');
+      res.end('<!doctype html><html lang="en"><title>elsewhere</title><p>elsewhere</p></html>');
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const elsewhere = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/`;
+    const catalogRef = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: `stolen-${id}` };
+    cleanup.push(() => kube.client.delete(catalogRef));
+    const stopSecond = new AbortController();
+    let second: Promise<number> | undefined;
+    try {
+      const w = await open();
+      const { page } = w;
+      await expect.poll(() => tile(page, 'example-operator').count(), { timeout: 30_000 }).toBe(1);
+      // The user follows a link of the page to the other port.
+      // (A string: this file is typed without the DOM.)
+      await page.evaluate(
+        `(() => { const a = document.createElement('a'); a.href = ${JSON.stringify(elsewhere)}; a.textContent = 'elsewhere'; document.body.append(a); a.click(); })()`,
+      );
+      await expect.poll(() => received.length, { timeout: 15_000 }).toBeGreaterThan(0);
+      const cookies = received.join('; ');
+      expect(cookies).toContain(`olmv1_console_`);
+      // It replays them as a script would, with the console's Origin: read the CSRF token, create a ClusterCatalog.
+      const replay = { cookie: cookies, origin, 'sec-fetch-site': 'same-origin' };
+      const read = await fetch(`${origin}/api/session`, { headers: replay });
+      const csrfToken = read.ok ? ((await read.json()) as { csrfToken: string }).csrfToken : '';
+      const write = await fetch(`${origin}/api/catalogs`, {
+        method: 'POST',
+        headers: { ...replay, 'x-csrf-token': csrfToken, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: catalogRef.name, image: 'quay.example/catalog:latest' }),
+      });
+      expect.soft(await absent(kube.client.get(catalogRef))).toBe('absent');
+      expect.soft([read.status, write.status]).toEqual([401, 401]);
+
+      // Back in the console (a new load: the key comes from this origin's storage), still signed in.
+      await page.goto(`${origin}/#/catalogs`);
+      await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toContain(CATALOGS.example);
+      // A second console on another port, signed into in the same browser.
+      const cp = inject('envtestControlPlane');
+      const started = await startConsoleAs(cp.kubeconfigPath, stopSecond.signal);
+      second = started.run;
+      const other = await w.context.newPage();
+      await other.goto(started.url);
+      await other.goto(`${new URL(started.url).origin}/#/catalogs`);
+      await expect.poll(() => other.locator('main').innerText(), { timeout: 15_000 }).toContain(CATALOGS.example);
+      // The first is still signed in: a reload reads its API as before.
+      await page.reload();
+      await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toContain(CATALOGS.example);
+      expect(await page.locator('main').innerText()).not.toContain('No session');
+      await w.context.close();
+    } finally {
+      stopSecond.abort('SIGTERM');
+      await second;
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+    }
   });
 
   it('shows the hub, searches and filters it, opens a package with its upgrade graph, and lists the installed extension', async () => {
@@ -278,7 +344,10 @@ describe('olmv1 console in a real browser', () => {
     const text = await example.innerText();
     expect(text).toContain('OLM v1 examples');
     expect(text).toContain('Installed');
-    expect(await example.locator('img').getAttribute('src')).toBe(`/api/icons/${CATALOGS.example}/example-operator`);
+    // An <img> sends no header: the icon's URL carries the session's icon key.
+    expect(await example.locator('img').getAttribute('src')).toMatch(
+      new RegExp(`^/api/icons/${CATALOGS.example}/example-operator\\?k=[A-Za-z0-9_-]{43}$`),
+    );
     // Paging: 40 generated packages, 24 a page.
     expect(await page.locator('[data-package^="many-"]').count()).toBeLessThanOrEqual(24);
     await page.screenshot({ path: join(SHOTS, 'console-hub.png') });
@@ -351,8 +420,10 @@ describe('olmv1 console in a real browser', () => {
       const l = page.getByText(name, { exact: true });
       if ((await l.count()) > 0) await l.first().click();
     }
-    const session = (await w.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
-    const icon = await fetch(`${origin}/api/icons/${CATALOGS.hostile}/xss-pkg`, { headers: { cookie: session } });
+    const { auth, iconKey } = await session();
+    const iconPath = `/api/icons/${CATALOGS.hostile}/xss-pkg?k=${iconKey}`;
+    const icon = await fetch(`${origin}${iconPath}`, { headers: { cookie: auth.cookie } });
+    expect(icon.status).toBe(200);
     expect(icon.headers.get('content-type')).toBe('image/svg+xml');
     expect(icon.headers.get('content-security-policy')).toContain('sandbox');
     expect(w.dialogs).toEqual([]);
@@ -360,7 +431,7 @@ describe('olmv1 console in a real browser', () => {
     expect(w.errors).toEqual([]);
     // Opened as a document, the scripted SVG is sandboxed by its own CSP: its script is blocked
     // and its remote image refused (the browser says both), nothing runs, nothing is fetched.
-    await page.goto(`${origin}/api/icons/${CATALOGS.hostile}/xss-pkg`);
+    await page.goto(`${origin}${iconPath}`);
     await expect.poll(() => w.errors.length).toBeGreaterThan(0);
     expect(
       w.errors.filter(
@@ -758,13 +829,11 @@ describe('olmv1 console: an installed extension', () => {
   });
 
   it('refuses an uninstall without the CSRF token or from another origin, and changes nothing', async () => {
-    const first = await fetch(url, { redirect: 'manual' });
-    const session = (first.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    const { csrfToken } = (await (await fetch(`${origin}/api/session`, { headers: { cookie: session } })).json()) as { csrfToken: string };
+    const { auth, csrfToken } = await session();
     const post = (headers: Record<string, string>) =>
       fetch(`${origin}/api/extensions/${name}/uninstall`, {
         method: 'POST',
-        headers: { cookie: session, 'content-type': 'application/json', ...headers },
+        headers: { ...auth, 'content-type': 'application/json', ...headers },
         body: JSON.stringify({ uid }),
       });
     expect((await post({ origin })).status).toBe(403);
@@ -935,17 +1004,15 @@ describe('olmv1 console: uninstall that deletes the CRDs too (olmv1 uninstall --
   });
 
   it('refuses the deletion without the CSRF token, and changes nothing', async () => {
-    const first = await fetch(url, { redirect: 'manual' });
-    const session = (first.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    const { csrfToken } = (await (await fetch(`${origin}/api/session`, { headers: { cookie: session } })).json()) as { csrfToken: string };
-    const preview = (await (await fetch(`${origin}/api/extensions/${name}/crd-deletion`, { headers: { cookie: session } })).json()) as {
+    const { auth, csrfToken } = await session();
+    const preview = (await (await fetch(`${origin}/api/extensions/${name}/crd-deletion`, { headers: auth })).json()) as {
       preview: { digest: string; customResourceDefinitions: { name: string }[] };
     };
     expect(preview.preview.customResourceDefinitions.map((c) => c.name)).toEqual([crdName]);
     const post = (headers: Record<string, string>) =>
       fetch(`${origin}/api/extensions/${name}/uninstall`, {
         method: 'POST',
-        headers: { cookie: session, 'content-type': 'application/json', ...headers },
+        headers: { ...auth, 'content-type': 'application/json', ...headers },
         body: JSON.stringify({ uid, deleteCrds: preview.preview.digest }),
       });
     expect((await post({ origin })).status).toBe(403);
@@ -1057,11 +1124,10 @@ describe('olmv1 console: the install form', () => {
   });
 
   it('refuses an install request without the CSRF token, and creates nothing', async () => {
-    const first = await fetch(url, { redirect: 'manual' });
-    const session = (first.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const { auth } = await session();
     const res = await fetch(`${origin}/api/install`, {
       method: 'POST',
-      headers: { cookie: session, origin, 'content-type': 'application/json' },
+      headers: { ...auth, origin, 'content-type': 'application/json' },
       body: JSON.stringify({ catalog: CATALOGS.install, package: INSTALL_PKG, name: INSTALL_PKG, namespace }),
     });
     expect(res.status).toBe(403);
@@ -1175,12 +1241,21 @@ describe('olmv1 console: the install form', () => {
   });
 });
 
-/** The session cookie and CSRF token of the main console, as a script (not the page) would get them. */
-async function session(): Promise<{ cookie: string; csrfToken: string }> {
-  const first = await fetch(url, { redirect: 'manual' });
+/**
+ * What the main console's page holds after signing in with `start` (default: the printed URL),
+ * got as a script that follows the sign-in would: the session cookie and the key the redirect
+ * hands the page in its fragment (`auth`, the headers of every API request), and the CSRF token
+ * and icon key `/api/session` answers for them.
+ */
+async function session(start = url): Promise<{ auth: { cookie: string; 'x-olmv1-session': string }; csrfToken: string; iconKey: string }> {
+  const first = await fetch(start, { redirect: 'manual' });
   const cookie = (first.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-  const { csrfToken } = (await (await fetch(`${origin}/api/session`, { headers: { cookie } })).json()) as { csrfToken: string };
-  return { cookie, csrfToken };
+  const location = first.headers.get('location') ?? '';
+  const auth = { cookie, 'x-olmv1-session': location.slice(location.indexOf('#olmv1-session=') + '#olmv1-session='.length) };
+  const answer = await fetch(`${new URL(start).origin}/api/session`, { headers: auth });
+  expect(answer.status).toBe(200);
+  const { csrfToken, iconKey } = (await answer.json()) as { csrfToken: string; iconKey: string };
+  return { auth, csrfToken, iconKey };
 }
 
 const absent = (p: Promise<unknown>) =>
@@ -1256,11 +1331,11 @@ describe('olmv1 console: the upgrade plan and Approve', () => {
   });
 
   it('refuses an approval without the CSRF token or from another origin, and annotates nothing', async () => {
-    const { cookie, csrfToken } = await session();
+    const { auth, csrfToken } = await session();
     const post = (headers: Record<string, string>) =>
       fetch(`${origin}/api/extensions/${name}/approve`, {
         method: 'POST',
-        headers: { cookie, 'content-type': 'application/json', ...headers },
+        headers: { ...auth, 'content-type': 'application/json', ...headers },
         body: JSON.stringify({ version: '1.1.0' }),
       });
     expect((await post({ origin })).status).toBe(403);
@@ -1327,11 +1402,11 @@ describe('olmv1 console: the upgrade plan and Approve', () => {
   it('after the approved upgrade, refuses a rollback without the CSRF token or from another origin, and patches nothing', async () => {
     await recordInstall(2, '1.1.0', installImages[1] ?? '');
     const before = (await kube.client.get(ceRef)).metadata.resourceVersion;
-    const { cookie, csrfToken } = await session();
+    const { auth, csrfToken } = await session();
     const post = (headers: Record<string, string>) =>
       fetch(`${origin}/api/extensions/${name}/rollback`, {
         method: 'POST',
-        headers: { cookie, 'content-type': 'application/json', ...headers },
+        headers: { ...auth, 'content-type': 'application/json', ...headers },
         body: JSON.stringify({ revision: 1 }),
       });
     expect((await post({ origin })).status).toBe(403);
@@ -1568,17 +1643,17 @@ describe('olmv1 console: the Catalogs page', () => {
   });
 
   it('refuses an add or remove without the CSRF token or from another origin, and changes nothing', async () => {
-    const { cookie, csrfToken } = await session();
+    const { auth, csrfToken } = await session();
     const add = await fetch(`${origin}/api/catalogs`, {
       method: 'POST',
-      headers: { cookie, origin, 'content-type': 'application/json' },
+      headers: { ...auth, origin, 'content-type': 'application/json' },
       body: JSON.stringify({ name: added, image: 'quay.example/catalog:latest' }),
     });
     expect(add.status).toBe(403);
     expect(await absent(kube.client.get(ref))).toBe('absent');
     const remove = await fetch(`${origin}/api/catalogs/${CATALOGS.example}/remove`, {
       method: 'POST',
-      headers: { cookie, origin: 'http://evil.invalid', 'x-csrf-token': csrfToken, 'content-type': 'application/json' },
+      headers: { ...auth, origin: 'http://evil.invalid', 'x-csrf-token': csrfToken, 'content-type': 'application/json' },
       body: '{}',
     });
     expect(remove.status).toBe(403);

@@ -1,4 +1,5 @@
 /** `olmv1 console`: a local web console acting with the user's kubeconfig identity (docs/console.md). */
 export { ensureBundle } from './bundle.ts';
 export { startConsole } from './server.ts';
+export { newSessionSecrets } from './security.ts';
 export { packageWiseCatalog } from './catalog-source.ts';

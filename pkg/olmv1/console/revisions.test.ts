@@ -8,9 +8,10 @@ import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluste
 import { createRevisionReader } from '../revisions/index.ts';
 import { clusterExtension, objectSet, objectSetHistory, seedHelmHistory } from '../../../test/support/revision-fixtures.ts';
 import { startConsole } from './server.ts';
+import { sessionCookieName } from './security.ts';
 
-const token = 'a'.repeat(43);
 const csrf = 'c'.repeat(43);
+const secrets = { token: 'a'.repeat(43), cookie: 'b'.repeat(43), pageKey: 'k'.repeat(43), csrfToken: csrf, iconKey: 'i'.repeat(43) };
 let stop: (() => Promise<void>) | undefined;
 afterEach(async () => {
   await stop?.();
@@ -23,8 +24,7 @@ async function consoleOn(cluster: FakeCluster, rollbacks: string[][]) {
   const reader = createRevisionReader({ client: cluster.client, namespace: 'olmv1-system' });
   const running = await startConsole({
     port: 0,
-    token,
-    csrfToken: csrf,
+    secrets,
     assetsDir: dir,
     log: pino({ level: 'silent' }),
     catalogTtlMs: 30_000,
@@ -54,7 +54,7 @@ async function consoleOn(cluster: FakeCluster, rollbacks: string[][]) {
     await running.close();
     await rm(dir, { recursive: true, force: true });
   };
-  const headers = { cookie: `olmv1_console_session=${token}` };
+  const headers = { cookie: `${sessionCookieName(new URL(running.origin).port)}=${secrets.cookie}`, 'x-olmv1-session': secrets.pageKey };
   return {
     get: async (path: string) => {
       const res = await fetch(`${running.origin}${path}`, { headers });

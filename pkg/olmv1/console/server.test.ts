@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
 import { Manifest } from '../../operator-controller/release/index.ts';
 import { startConsole } from './server.ts';
+import { sessionCookieName } from './security.ts';
 
 const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString('base64');
 const partition = (name: string, mediatype: string): DeclarativeConfig => ({
@@ -49,15 +50,16 @@ const crdJson = (extension: string, deleted: boolean) =>
     deleted,
   });
 let running: Awaited<ReturnType<typeof startConsole>>;
-const token = 'a'.repeat(43);
+const secrets = { token: 'a'.repeat(43), cookie: 'b'.repeat(43), pageKey: 'k'.repeat(43), csrfToken: 'c'.repeat(43), iconKey: 'i'.repeat(43) };
+/** The session cookie and page key: what the console's page sends. */
+const session = () => ({ cookie: `${sessionCookieName(new URL(running.origin).port)}=${secrets.cookie}`, 'x-olmv1-session': secrets.pageKey });
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'console-assets-'));
   await writeFile(join(dir, 'main.js'), 'export {};');
   running = await startConsole({
     port: 0,
-    token,
-    csrfToken: 'c'.repeat(43),
+    secrets,
     assetsDir: dir,
     log: pino({ level: 'silent' }),
     catalogTtlMs: 30_000,
@@ -140,7 +142,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const get = (path: string) => fetch(`${running.origin}${path}`, { headers: { cookie: `olmv1_console_session=${token}` } });
+const get = (path: string) => fetch(`${running.origin}${path}`, { headers: session() });
 
 describe('console server', () => {
   it('serves icons only with image media types, sandboxed', async () => {
@@ -177,7 +179,7 @@ describe('console server', () => {
     fetch(`${running.origin}${path}`, {
       method: 'POST',
       headers: {
-        cookie: `olmv1_console_session=${token}`,
+        ...session(),
         origin: running.origin,
         'x-csrf-token': 'c'.repeat(43),
         'content-type': 'application/json',
@@ -236,6 +238,33 @@ describe('console server', () => {
     expect((await post('/api/install', { ...form, package: 'missing' })).status).toBe(404);
     expect(installs).toHaveLength(2);
   });
+
+  it('signs in with the printed URL into a session the cookie alone cannot use: only the page, with its key, reaches the API', async () => {
+    const signIn = await fetch(`${running.origin}/?token=${secrets.token}`, { redirect: 'manual' });
+    expect(signIn.status).toBe(303);
+    const location = signIn.headers.get('location') ?? '';
+    expect(location).toBe(`/#olmv1-session=${secrets.pageKey}`);
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    expect(cookie).toBe(`olmv1_console_${new URL(running.origin).port}=${secrets.cookie}`);
+    // What another local port gets from the browser: the cookie. It opens the page and the bundle, nothing else.
+    const stolen = (path: string, init: RequestInit = {}) => fetch(`${running.origin}${path}`, { ...init, headers: { cookie, ...init.headers } });
+    expect((await stolen('/')).status).toBe(200);
+    expect((await stolen('/assets/main.js')).status).toBe(200);
+    for (const path of ['/api/session', '/api/hub', '/api/extensions', '/api/icons/c/good']) expect((await stolen(path)).status, path).toBe(401);
+    const replay = await stolen('/api/install', {
+      method: 'POST',
+      headers: { origin: running.origin, 'x-csrf-token': secrets.csrfToken, 'content-type': 'application/json' },
+      body: JSON.stringify({ catalog: 'c', package: 'good', name: 'good', namespace: 'ns' }),
+    });
+    expect(replay.status).toBe(401);
+    expect(installs).toHaveLength(2);
+    // The page, with the key the fragment handed it: its CSRF token and icon key.
+    const key = location.slice(location.indexOf('=') + 1);
+    const s = await stolen('/api/session', { headers: { 'x-olmv1-session': key } });
+    expect(await s.json()).toEqual({ csrfToken: secrets.csrfToken, iconKey: secrets.iconKey });
+    expect((await stolen(`/api/icons/c/good?k=${secrets.iconKey}`)).status).toBe(200);
+    expect((await stolen('/api/hub', { headers: { 'x-olmv1-session': key, origin: 'http://127.0.0.1:1' } })).status).toBe(403);
+  });
 });
 
 describe('console server: the objects of a release and rollback', () => {
@@ -243,7 +272,7 @@ describe('console server: the objects of a release and rollback', () => {
     fetch(`${running.origin}${path}`, {
       method: 'POST',
       headers: {
-        cookie: `olmv1_console_session=${token}`,
+        ...session(),
         origin: running.origin,
         ...(csrf ? { 'x-csrf-token': 'c'.repeat(43) } : {}),
         'content-type': 'application/json',
@@ -296,7 +325,7 @@ describe('console server without the Catalogs, Cluster, plan and permissions sou
     fetch(`${running.origin}${path}`, {
       method: 'POST',
       headers: {
-        cookie: `olmv1_console_session=${token}`,
+        ...session(),
         origin: running.origin,
         'x-csrf-token': 'c'.repeat(43),
         'content-type': 'application/json',

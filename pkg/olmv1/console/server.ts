@@ -2,8 +2,9 @@
  * The console's HTTP server: the guard (security.ts) before every route, the static bundle, and a
  * small JSON API over the catalogs, ClusterCatalogs, ClusterExtensions and the cluster-upgrade
  * gate, all read and written with the user's own kubeconfig identity through the injected
- * sources. The writes (install, uninstall, approve, catalog add and remove) are POSTs the guard
- * lets through only with the CSRF token from the console's own origin.
+ * sources. Every API request needs the session cookie and the page's key; the writes (install,
+ * uninstall, approve, rollback, catalog add and remove) are POSTs the guard lets through only with
+ * the CSRF token too, from the console's own origin.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
@@ -19,7 +20,7 @@ import { extensionDetail, extensionRow, releaseObjectsView, uninstallPreview, ty
 import { headBundleImage, hubTile, packageDetail, packageIcon, type HubTile } from './hub-index.ts';
 import { installCommandLine, parseInstallForm } from './install-form.ts';
 import { crdDeletionOutcome, uninstallCrdsArgs } from './crd-deletion.ts';
-import { guard, SECURITY_HEADERS } from './security.ts';
+import { guard, SECURITY_HEADERS, type SessionSecrets } from './security.ts';
 import {
   catalogAddArgs,
   catalogRemoveArgs,
@@ -100,8 +101,8 @@ interface ConsoleSources {
 interface ConsoleOptions {
   /** Port on 127.0.0.1 (0: a free one). */
   port: number;
-  token: string;
-  csrfToken: string;
+  /** The sign-in token, session cookie, page key, CSRF token and icon key (security.ts). */
+  secrets: SessionSecrets;
   /** Directory of the built bundle (index.js, index.css and assets). */
   assetsDir: string;
   sources: ConsoleSources;
@@ -171,10 +172,7 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
-    const verdict = guard(
-      { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers },
-      { token: o.token, csrfToken: o.csrfToken, hostPort },
-    );
+    const verdict = guard({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }, { secrets: o.secrets, hostPort });
     if (verdict.kind === 'deny') return send(res, verdict.status, 'text/plain; charset=utf-8', `${verdict.message}\n`);
     if (verdict.kind === 'redirect') {
       res.setHeader('set-cookie', verdict.setCookie);
@@ -266,7 +264,7 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
     if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 404, { error: 'no such action' });
     if (path === '/' || path === '/index.html') return send(res, 200, 'text/html; charset=utf-8', PAGE);
     if (path.startsWith('/assets/')) return asset(res, o.assetsDir, path.slice('/assets/'.length));
-    if (path === '/api/session') return json(res, 200, { csrfToken: o.csrfToken });
+    if (path === '/api/session') return json(res, 200, { csrfToken: o.secrets.csrfToken, iconKey: o.secrets.iconKey });
     const signal = AbortSignal.timeout(60_000);
     if (path === '/api/hub') {
       const problems: string[] = [];

@@ -2,6 +2,7 @@
 import type { ExtensionDetail, ExtensionRow, ReleaseObjectsView, UninstallPreview } from '../extensions.ts';
 import type { HubTile, PackageDetail } from '../hub-index.ts';
 import type { CrdDeletionView } from '../crd-deletion.ts';
+import { ICON_KEY_PARAM, PAGE_KEY_FRAGMENT, PAGE_KEY_HEADER } from './session-wire.ts';
 
 export type Tile = HubTile & { installed: boolean };
 export type Detail = PackageDetail & { installed: boolean };
@@ -16,23 +17,64 @@ export class ApiFailure extends Error {
   }
 }
 
+/**
+ * The session of this page (decision 0127): the key the sign-in handed it in the URL fragment
+ * (kept in this origin's storage, which no other port can read, and sent in a header on every
+ * API request), and what `/api/session` answers for it.
+ */
+const session = { key: '', csrfToken: '', iconKey: '' };
+
+/** What startSession needs of the browser (main.tsx passes the window's). */
+interface SessionPlace {
+  /** The address's fragment, `#...`. */
+  hash: string;
+  /** Drops the fragment from the address (history.replaceState: no new entry, no reload). */
+  dropHash(): void;
+  /** The key kept for this origin (its local storage), if any. */
+  stored(): string | null;
+  keep(key: string): void;
+}
+
+/**
+ * Takes the key from the URL fragment (dropping it from the address at once) or from storage,
+ * and keeps the first one the console accepts; false when neither is (the page then says to open
+ * the printed URL). A key in the fragment that the console refuses replaces nothing.
+ */
+export async function startSession(place: SessionPlace): Promise<boolean> {
+  const prefix = `#${PAGE_KEY_FRAGMENT}=`;
+  const fromUrl = place.hash.startsWith(prefix) ? place.hash.slice(prefix.length) : undefined;
+  if (fromUrl !== undefined) place.dropHash();
+  const stored = place.stored();
+  for (const key of [fromUrl, stored]) {
+    if (key === undefined || key === null || key === '') continue;
+    const res = await fetch('/api/session', { credentials: 'same-origin', headers: { [PAGE_KEY_HEADER]: key } });
+    if (!res.ok) continue;
+    const answer = (await res.json()) as { csrfToken: string; iconKey: string };
+    Object.assign(session, { key, csrfToken: answer.csrfToken, iconKey: answer.iconKey });
+    if (key !== stored) place.keep(key);
+    return true;
+  }
+  return false;
+}
+
 /** GETs a JSON document of the console API; throws with the server's error text. */
 export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
-  const res = await fetch(path, { credentials: 'same-origin', ...(signal === undefined ? {} : { signal }) });
+  const res = await fetch(path, {
+    credentials: 'same-origin',
+    headers: { [PAGE_KEY_HEADER]: session.key },
+    ...(signal === undefined ? {} : { signal }),
+  });
   const body = (await res.json().catch(() => ({}))) as { error?: string };
   if (!res.ok) throw new ApiFailure(res.status, body.error ?? `${res.status} ${res.statusText}`);
   return body as T;
 }
 
-let csrf: Promise<string> | undefined;
-
 /** POSTs a JSON body with the session's CSRF token (the server refuses writes without it); throws with the server's error text. */
 export async function postJson<T>(path: string, body: unknown): Promise<T> {
-  csrf ??= getJson<{ csrfToken: string }>('/api/session').then((s) => s.csrfToken);
   const res = await fetch(path, {
     method: 'POST',
     credentials: 'same-origin',
-    headers: { 'content-type': 'application/json', 'x-csrf-token': await csrf },
+    headers: { 'content-type': 'application/json', [PAGE_KEY_HEADER]: session.key, 'x-csrf-token': session.csrfToken },
     body: JSON.stringify(body),
   });
   const answer = (await res.json().catch(() => ({}))) as { error?: string };
@@ -50,9 +92,9 @@ export function extensionHref(name: string): string {
   return `#/installed/${encodeURIComponent(name)}`;
 }
 
-/** The icon URL of a package. */
+/** The icon URL of a package, with the session's icon key (an `<img>` sends no header). */
 export function iconUrl(t: { catalog: string; name: string }): string {
-  return `/api/icons/${encodeURIComponent(t.catalog)}/${encodeURIComponent(t.name)}`;
+  return `/api/icons/${encodeURIComponent(t.catalog)}/${encodeURIComponent(t.name)}?${ICON_KEY_PARAM}=${encodeURIComponent(session.iconKey)}`;
 }
 
 /** The page address of a package. */

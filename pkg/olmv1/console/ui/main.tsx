@@ -12,6 +12,7 @@ import { InstalledPage } from './installed.tsx';
 import { PackagePage } from './package-page.tsx';
 import { CatalogsPage } from './catalogs.tsx';
 import { ClusterPage } from './cluster.tsx';
+import { startSession } from './api.ts';
 
 function useHash(): string {
   const [hash, setHash] = useState(window.location.hash);
@@ -76,5 +77,39 @@ function App() {
   );
 }
 
+/** What a tab without a session shows (its key missing or no longer the console's). */
+function NoSession() {
+  return (
+    <Page mainAriaLabel="Console page">
+      <h1>No session: open the URL that olmv1 console printed.</h1>
+    </Page>
+  );
+}
+
+/** This origin's storage of the session key; none when the browser keeps none (the key then lives in this page only). */
+const STORED_KEY = 'olmv1-console-session-key';
+const storage = (): Storage | undefined => {
+  try {
+    return window.localStorage;
+  } catch {
+    return undefined;
+  }
+};
+
 const root = document.getElementById('root');
-if (root !== null) createRoot(root).render(<App />);
+// Before anything renders: the sign-in's key leaves the address bar, and every request carries it.
+if (root !== null)
+  void startSession({
+    hash: window.location.hash,
+    dropHash: () => window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}`),
+    stored: () => storage()?.getItem(STORED_KEY) ?? null,
+    keep: (key) => {
+      try {
+        storage()?.setItem(STORED_KEY, key);
+      } catch {
+        // Not kept: this page still holds it.
+      }
+    },
+  })
+    .catch(() => false)
+    .then((ok) => createRoot(root).render(ok ? <App /> : <NoSession />));

@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { getJson, iconUrl, startSession } from './api.ts';
+
+/** A browser place: its fragment, its stored key, and what the session did with them. */
+function place(hash: string, stored: string | null) {
+  const p = {
+    hash,
+    kept: [] as string[],
+    dropped: 0,
+    stored: () => stored,
+    dropHash: () => void p.dropped++,
+    keep: (k: string) => void p.kept.push(k),
+  };
+  return p;
+}
+
+/** A console that knows one key: what `/api/session` answers, and the headers each request carried. */
+function consoleKnowing(key: string) {
+  const sent: Record<string, string>[] = [];
+  vi.stubGlobal('fetch', async (_path: string, init: { headers: Record<string, string> }) => {
+    sent.push(init.headers);
+    const ok = init.headers['x-olmv1-session'] === key;
+    return new Response(JSON.stringify(ok ? { csrfToken: 'csrf', iconKey: 'ik' } : { error: 'no' }), { status: ok ? 200 : 403 });
+  });
+  return sent;
+}
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe('the page session', () => {
+  it('takes the key from the fragment, drops it from the address, keeps it, and sends it with every request', async () => {
+    const sent = consoleKnowing('K');
+    const p = place('#olmv1-session=K', null);
+    expect(await startSession(p)).toBe(true);
+    expect(p.dropped).toBe(1);
+    expect(p.kept).toEqual(['K']);
+    await getJson('/api/hub');
+    expect(sent.at(-1)).toMatchObject({ 'x-olmv1-session': 'K' });
+    expect(iconUrl({ catalog: 'c', name: 'p' })).toBe('/api/icons/c/p?k=ik');
+  });
+
+  it('uses the stored key on a later load, and a refused fragment key replaces nothing', async () => {
+    consoleKnowing('K');
+    const later = place('#/installed', 'K');
+    expect(await startSession(later)).toBe(true);
+    expect([later.dropped, later.kept]).toEqual([0, []]);
+    const planted = place('#olmv1-session=planted', 'K');
+    expect(await startSession(planted)).toBe(true);
+    expect([planted.dropped, planted.kept]).toEqual([1, []]);
+  });
+
+  it('has no session when the console accepts no key', async () => {
+    consoleKnowing('K');
+    expect(await startSession(place('#olmv1-session=old', 'older'))).toBe(false);
+    expect(await startSession(place('', null))).toBe(false);
+  });
+});
