@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { previewCrdDeletion } from '../../pkg/olmv1/crd-deletion/index.ts';
-import { createRevisionReader } from '../../pkg/olmv1/revisions/index.ts';
+import { createRevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
 import { createCatalogContentCache, type CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { CLUSTER_CATALOG, CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';

@@ -18,7 +18,7 @@ import {
   type RollbackPatch,
   type RollbackTarget,
 } from '../../pkg/operator-controller/rollback/index.ts';
-import { createRevisionReader } from '../../pkg/olmv1/revisions/index.ts';
+import { createRevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, clusterFlags, withCluster, type ClusterFlags } from './cluster-access.ts';
 import { DEFAULT_SYSTEM_NAMESPACE, historyTable } from './release.ts';
 import { clusterResolveInput } from './resolve-cluster.ts';

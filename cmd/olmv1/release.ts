@@ -3,7 +3,7 @@
  * list|history|get`. Exit codes: see RELEASE_USAGE.
  */
 import type { Release } from '../../pkg/operator-controller/release/index.ts';
-import { createRevisionReader, type ObjectSetState, type RevisionReader } from '../../pkg/olmv1/revisions/index.ts';
+import { createRevisionReader, type ObjectSetState, type RevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
 import type { KubeContext } from '../../pkg/shared/kube/index.ts';
 import { objectsToYaml, toYaml } from '../../pkg/operator-controller/render/index.ts';
 import {

@@ -1,6 +1,6 @@
 // `olmv1 resolve --cluster` reads what is installed as operator-controller does: the installed
 // ClusterObjectSet revision under BoxcutterRuntime, the deployed Helm record otherwise (the
-// revision reader of pkg/olmv1/revisions). No catalog is served here: the resolution fails after
+// revision reader of pkg/operator-controller/revisions). No catalog is served here: the resolution fails after
 // the installed bundle is read, and the answer names it.
 import { describe, expect, it } from 'vitest';
 import { fakeCluster, type FakeCluster } from '../../test/support/fake-cluster.ts';

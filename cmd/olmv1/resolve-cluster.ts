@@ -18,7 +18,7 @@ import {
   type CatalogSource,
 } from '../../pkg/operator-controller/dependencyview/index.ts';
 import { deployedRelease, type Release } from '../../pkg/operator-controller/release/index.ts';
-import { createRevisionReader } from '../../pkg/olmv1/revisions/index.ts';
+import { createRevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
 import { readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
 import { metadataFor, packageMissing, resolutionHints, resolve, type ResolveInput } from '../../pkg/operator-controller/resolve/index.ts';
 import { withCluster, type ClusterFlags } from './cluster-access.ts';
@@ -111,7 +111,7 @@ export async function readClusterExtension(kube: KubeContext, name: string): Pro
 
 /**
  * The deployed release of `name` (pkg/operator-controller/release; under BoxcutterRuntime its
- * installed ClusterObjectSet revision, pkg/olmv1/revisions), undefined when none.
+ * installed ClusterObjectSet revision, pkg/operator-controller/revisions), undefined when none.
  * @throws CommandError (exit 1) when the records cannot be read.
  */
 async function readDeployedRelease(kube: KubeContext, systemNamespace: string, name: string): Promise<Release | undefined> {

@@ -16,7 +16,7 @@ import {
 } from '../../pkg/operator-controller/gating/index.ts';
 import { HealthConditionType } from '../../pkg/shared/api/index.ts';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
-import type { ObjectSetState } from '../../pkg/olmv1/revisions/index.ts';
+import type { ObjectSetState } from '../../pkg/operator-controller/revisions/index.ts';
 
 /** The schema version this build writes. */
 export const STATUS_SCHEMA_VERSION = 1;

@@ -24,7 +24,7 @@ import {
   type KubeContext,
   type KubeObject,
 } from '../../pkg/shared/kube/index.ts';
-import { createRevisionReader, type ObjectSetState } from '../../pkg/olmv1/revisions/index.ts';
+import { createRevisionReader, type ObjectSetState } from '../../pkg/operator-controller/revisions/index.ts';
 import {
   CLUSTER_FLAGS,
   CLUSTER_FLAGS_HELP,

@@ -4,7 +4,7 @@
  * uninstalls as that ServiceAccount. Without the ClusterExtension (an install interrupted before
  * writing it), the labelled objects alone are deleted; with neither, NAME is not found.
  */
-import { createRevisionReader } from '../../pkg/olmv1/revisions/index.ts';
+import { createRevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
 import { previewCrdDeletion, type DeletionPreview, type PreviewPorts } from '../../pkg/olmv1/crd-deletion/index.ts';
 import type { CatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { selectedCatalogs } from '../../pkg/operator-controller/dependencyview/index.ts';

@@ -18,7 +18,7 @@ import {
 } from '../../pkg/operator-controller/crdupgrade/index.ts';
 import { evaluateGate, type ClusterMinor } from '../../pkg/operator-controller/gating/index.ts';
 import { deployedRelease, type Release } from '../../pkg/operator-controller/release/index.ts';
-import { createRevisionReader } from '../../pkg/olmv1/revisions/index.ts';
+import { createRevisionReader } from '../../pkg/operator-controller/revisions/index.ts';
 import { render, renderFailureToError, renderedClusterProxy, type CertProviderName } from '../../pkg/operator-controller/render/index.ts';
 import { metadataFor, upgradeSuccessors, type Successor } from '../../pkg/operator-controller/resolve/index.ts';
 import {

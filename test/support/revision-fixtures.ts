@@ -1,6 +1,6 @@
 /**
  * Fixtures for the unit tests of the commands and the console that read an extension's
- * revisions (pkg/olmv1/revisions): a ClusterExtension, its ClusterObjectSets (BoxcutterRuntime)
+ * revisions (pkg/operator-controller/revisions): a ClusterExtension, its ClusterObjectSets (BoxcutterRuntime)
  * and its Helm release records, to seed into a fake cluster (fake-cluster.ts), and a
  * KubeContext whose client is that cluster's.
  */

@@ -7,7 +7,7 @@
 import type { DeletionPreview } from '../crd-deletion/index.ts';
 import { healthVerdict, objectHealth, type ObjectHealth } from '../../operator-controller/drift/index.ts';
 import type { Release } from '../../operator-controller/release/index.ts';
-import type { ObjectSetState } from '../revisions/index.ts';
+import type { ObjectSetState } from '../../operator-controller/revisions/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
 
 /** One ClusterExtension as the Installed page shows it. */
@@ -79,8 +79,6 @@ export interface ExtensionDetail {
   events: EventRow[];
   releases: ReleaseRow[];
   problems: string[];
-  /** When the revisions are ClusterObjectSets: why Roll back is refused and the pin to use instead (the page need not offer Roll back). */
-  rollbackRefusal?: string;
 }
 
 /** What uninstalling a ClusterExtension deletes and what it keeps. */

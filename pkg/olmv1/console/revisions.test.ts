@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLUSTER_EXTENSION } from '../../shared/api/index.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
-import { createRevisionReader } from '../revisions/index.ts';
+import { createRevisionReader } from '../../operator-controller/revisions/index.ts';
 import { clusterExtension, objectSet, objectSetHistory, seedHelmHistory } from '../../../test/support/revision-fixtures.ts';
 import { startConsole } from './server.ts';
 import { sessionCookieName } from './security.ts';
@@ -97,7 +97,7 @@ describe('console: an extension whose revisions are ClusterObjectSets (Boxcutter
       [2, 'deployed', '1.1.0', { name: 'boxy-2', revision: 2, lifecycleState: 'Active', available: 'True', progressing: 'True' }],
       [1, 'superseded', '1.0.0', { name: 'boxy-1', revision: 1, lifecycleState: 'Archived', available: 'True', progressing: 'True' }],
     ]);
-    expect(detail.body.rollbackRefusal).toContain('refusing to roll back "boxy": its revisions are ClusterObjectSets');
+    expect(detail.body).not.toHaveProperty('rollbackRefusal');
   });
 
   it("reads the deployed revision's objects from its ClusterObjectSet", async () => {
@@ -113,19 +113,15 @@ describe('console: an extension whose revisions are ClusterObjectSets (Boxcutter
     ]);
   });
 
-  it('refuses Roll back with the pin to use instead, running nothing and writing nothing', async () => {
+  it('rolls back through the command, as for Helm records', async () => {
     const cluster = seeded();
     cluster.seed(clusterExtension('boxy'));
     for (const set of objectSetHistory('boxy')) cluster.seed(set);
     const rollbacks: string[][] = [];
     const c = await consoleOn(cluster, rollbacks);
-    const before = cluster.writes.length;
-    const refused = await c.post('/api/extensions/boxy/rollback', { revision: 1 });
-    expect(refused.status).toBe(422);
-    expect(refused.body.error).toContain('To go back to revision 1 (demo.v1.0.0), pin its version instead:');
-    expect(refused.body.error).toContain("kubectl patch clusterextension boxy --type=merge -p '");
-    expect(rollbacks).toEqual([]);
-    expect(cluster.writes.length).toBe(before);
+    const done = await c.post('/api/extensions/boxy/rollback', { revision: 1 });
+    expect(done.status).toBe(200);
+    expect(rollbacks).toEqual([['--', 'boxy', '1']]);
   });
 });
 

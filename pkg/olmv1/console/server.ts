@@ -14,8 +14,7 @@ import type { DeclarativeConfig } from '../../shared/fbc/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import type { DeletionPreview } from '../crd-deletion/index.ts';
 import { deployedRelease, type Release } from '../../operator-controller/release/index.ts';
-import { objectSetRollbackRefusal, type ExtensionHistory } from '../revisions/index.ts';
-import type { KubeObject } from '../../shared/kube/index.ts';
+import type { ExtensionHistory } from '../../operator-controller/revisions/index.ts';
 import { extensionDetail, extensionRow, releaseObjectsView, uninstallPreview, type InstallProgress, type ReleaseObjectRead } from './extensions.ts';
 import { headBundleImage, hubTile, packageDetail, packageIcon, type HubTile } from './hub-index.ts';
 import { installCommandLine, parseInstallForm } from './install-form.ts';
@@ -56,7 +55,7 @@ interface ConsoleSources {
   releaseHistory(name: string, signal: AbortSignal): Promise<Release[]>;
   /**
    * Its revisions, newest first, from its ClusterObjectSets when it has any (BoxcutterRuntime),
-   * else its release records, as `olmv1 release history` reads them (pkg/olmv1/revisions). When
+   * else its release records, as `olmv1 release history` reads them (pkg/operator-controller/revisions). When
    * given, read instead of releaseHistory.
    */
   revisionHistory?(name: string, signal: AbortSignal): Promise<ExtensionHistory>;
@@ -254,8 +253,6 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
       const revision = (await readJson(req))?.revision;
       const parsed = rollbackArgs(name, revision);
       if (!parsed.ok) return json(res, 400, { error: parsed.error });
-      const refusal = await objectSetRefusal(o.sources, name, Number(revision));
-      if (refusal !== undefined) return json(res, 422, { error: refusal });
       const out = await need(o.sources.rollback, 'release rollback')(parsed.args);
       // The command's refusal as it prints it (unsafe CRD change, no catalog offers the bundle, ...).
       if (out.code !== 0) return json(res, 422, { error: failureText(out, 'release rollback') });
@@ -322,7 +319,7 @@ export async function startConsole(o: ConsoleOptions): Promise<RunningConsole> {
       if (ext[2] === undefined) {
         const events = await part('Events', o.sources.extensionEvents(name, signal), []);
         const detail = extensionDetail(obj, o.sources.installState(obj), events, history, problems, revisions.objectSets);
-        return json(res, 200, revisions.objectSets === undefined ? detail : { ...detail, rollbackRefusal: refusalFor(obj, history, undefined) });
+        return json(res, 200, detail);
       }
       const [crds, installer] = await Promise.all([
         part('CustomResourceDefinitions', o.sources.crdPreview(name, signal), undefined),
@@ -431,24 +428,6 @@ async function readHub(sources: ConsoleSources, _now: () => number): Promise<Hub
 async function historyOf(sources: ConsoleSources, name: string, signal: AbortSignal): Promise<ExtensionHistory> {
   if (sources.revisionHistory !== undefined) return sources.revisionHistory(name, signal);
   return { releases: await sources.releaseHistory(name, signal), objectSets: undefined };
-}
-
-function refusalFor(obj: unknown, history: readonly Release[], revision: number | undefined): string {
-  const ce = typeof obj === 'object' && obj !== null ? (obj as KubeObject) : { apiVersion: '', kind: '', metadata: {} };
-  return objectSetRollbackRefusal(ce, history, revision);
-}
-
-/**
- * Why Roll back is refused for `name` when its revisions are ClusterObjectSets (`olmv1 release
- * rollback` refuses the same, with the same text); undefined otherwise, or when the sources
- * cannot tell (the command still refuses).
- */
-async function objectSetRefusal(sources: ConsoleSources, name: string, revision: number): Promise<string | undefined> {
-  if (sources.revisionHistory === undefined) return undefined;
-  const signal = AbortSignal.timeout(60_000);
-  const history = await sources.revisionHistory(name, signal);
-  if (history.objectSets === undefined) return undefined;
-  return refusalFor(await sources.getExtension(name, signal), history.releases, revision);
 }
 
 async function readReleaseObjects(sources: ConsoleSources, release: Release, signal: AbortSignal): Promise<ReleaseObjectRead[]> {

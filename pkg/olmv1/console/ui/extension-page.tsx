@@ -313,7 +313,7 @@ export function ExtensionPage({ name }: { name: string }) {
           rows={d.conditions.map((c) => [c.type, c.status, c.reason, c.message, c.lastTransitionTime])}
         />
       )}
-      <ReleaseHistory name={name} releases={d.releases} canWrite={!d.deleting && !requested} rollbackRefusal={d.rollbackRefusal} />
+      <ReleaseHistory name={name} releases={d.releases} canWrite={!d.deleting && !requested} />
       <ReleaseObjects name={name} />
       <Title headingLevel="h2">Events</Title>
       {d.events.length === 0 ? (

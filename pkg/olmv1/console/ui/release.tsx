@@ -79,21 +79,11 @@ export function ReleaseObjects({ name }: { name: string }) {
 type Revision = ExtensionDetail['releases'][number];
 
 /**
- * The release history with a Roll back button per superseded revision, and the rollback's
- * confirmation and outcome; when `rollbackRefusal` is set (the revisions are ClusterObjectSets),
- * no button but the refusal `olmv1 release rollback` would give, which names what to do instead.
+ * The release history with a Roll back button per superseded revision (Helm records or
+ * ClusterObjectSets alike: `olmv1 release rollback` pins the bundle either way), and the
+ * rollback's confirmation and outcome.
  */
-export function ReleaseHistory({
-  name,
-  releases,
-  canWrite,
-  rollbackRefusal,
-}: {
-  name: string;
-  releases: Revision[];
-  canWrite: boolean;
-  rollbackRefusal?: string | undefined;
-}) {
+export function ReleaseHistory({ name, releases, canWrite }: { name: string; releases: Revision[]; canWrite: boolean }) {
   const [asked, setAsked] = useState<Revision | undefined>();
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState<{ revision: number; report: string } | undefined>();
@@ -134,7 +124,7 @@ export function ReleaseHistory({
             x.version,
             String(x.objects),
             x.description,
-            canWrite && rollbackRefusal === undefined && x.status === 'superseded' ? (
+            canWrite && x.status === 'superseded' ? (
               <Button
                 key="rb"
                 variant="secondary"
@@ -153,11 +143,6 @@ export function ReleaseHistory({
             ),
           ])}
         />
-      )}
-      {rollbackRefusal !== undefined && releases.some((x) => x.status === 'superseded') && (
-        <Alert variant="info" isInline title="Roll back is not offered for ClusterObjectSet revisions" data-rollback-refusal="">
-          <pre className="olmv1-log">{rollbackRefusal}</pre>
-        </Alert>
       )}
       {asked !== undefined && (
         <section className="olmv1-rollback" aria-labelledby="rollback-heading" data-rollback-confirm={asked.revision}>
