@@ -3,7 +3,8 @@
 // under ~/.cache/olmv1/upstream-e2e; nothing of upstream's is in this repository) against the
 // product as Pods, in both runtimes (issue 69's "Done when"). For each runtime: a control plane
 // with a node; the product deployed as `olmv1 up --node --in-cluster --cert-manager
-// [--feature-gates BoxcutterRuntime=true]` deploys it (cmd/olmv1/up-in-cluster.ts); what upstream's
+// [--feature-gates BoxcutterRuntime=true]` deploys it (cmd/olmv1/up-in-cluster.ts; under
+// BoxcutterRuntime with --user-revision-service-account, see ALL_RUNTIMES); what upstream's
 // e2e setup gives its steps (test/support/upstream-compiled-suite.ts: the catalog registry as a
 // Pod, registries.conf, stand-ins for upstream's busybox:1.36 and webhook-operator images); then
 // the binary, run as upstream's Makefile runs it: every scenario but @demo, those without @Serial
@@ -48,10 +49,20 @@ import { pushBusyboxStandIn, UPSTREAM_BUSYBOX_IMAGE } from '../support/upstream-
 import { upstreamModuleDir, UPSTREAM_FEATURES_VERSION } from '../support/upstream-features/index.ts';
 import { pushWebhookOperatorStandIn, UPSTREAM_WEBHOOK_IMAGE } from '../support/upstream-webhook-scenario.ts';
 
-const RUNTIMES = [
-  { name: 'helm', gates: [] as string[] },
-  { name: 'boxcutter', gates: ['BoxcutterRuntime=true'] },
-].filter((r) => (process.env['OLMV1_E2E_UPSTREAM_SUITE_RUNTIMES'] ?? 'helm,boxcutter').split(',').includes(r.name));
+/**
+ * Each runtime's gates, and its operator-controller args beyond `olmv1 up`'s: under
+ * BoxcutterRuntime, revision.feature applies ClusterObjectSets no extension made, which upstream
+ * writes as itself (cluster-admin) and ours only as an identity the administrator configured
+ * (decision 0126): here config/default-installer's cluster-admin ServiceAccount.
+ */
+const ALL_RUNTIMES: Record<string, { gates: string[]; args: string[] }> = {
+  helm: { gates: [], args: [] },
+  boxcutter: { gates: ['BoxcutterRuntime=true'], args: [`--user-revision-service-account=${SYSTEM_NAMESPACE}/olmv1-default-installer`] },
+};
+const RUNTIMES = (process.env['OLMV1_E2E_UPSTREAM_SUITE_RUNTIMES'] ?? 'helm,boxcutter').split(',').flatMap((name) => {
+  const r = ALL_RUNTIMES[name];
+  return r === undefined ? [] : [{ name, ...r }];
+});
 const CONCURRENCY = Number(process.env['OLMV1_E2E_UPSTREAM_SUITE_CONCURRENCY'] ?? '4');
 /** A tag expression narrowing both phases (e.g. `@WebhookProviderCertManager`), for reruns. */
 const TAGS = process.env['OLMV1_E2E_UPSTREAM_SUITE_TAGS'];
@@ -154,6 +165,9 @@ describe.skipIf(missing !== undefined)("upstream's compiled e2e suite against th
             await kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify(registriesConfMap(SYSTEM_NAMESPACE)));
             for (const d of DEPLOYMENTS)
               await kubectl(['patch', 'deployment', '-n', SYSTEM_NAMESPACE, d, '--type=strategic', '-p', REGISTRIES_CONF_PATCH]);
+            const addArgs = runtime.args.map((value) => ({ op: 'add', path: '/spec/template/spec/containers/0/args/-', value }));
+            if (addArgs.length > 0)
+              await kubectl(['patch', 'deployment', '-n', SYSTEM_NAMESPACE, DEPLOYMENTS[1], '--type=json', '-p', JSON.stringify(addArgs)]);
             for (const d of DEPLOYMENTS) await kubectl(['rollout', 'status', '-n', SYSTEM_NAMESPACE, `deployment/${d}`, '--timeout=5m']);
             await waitForDeployments(kubectl, E2E_REGISTRY.namespace, [E2E_REGISTRY.name], 180_000);
 
