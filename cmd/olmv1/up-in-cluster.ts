@@ -3,7 +3,9 @@
  * the product ships: the project's image of the committed tree (HEAD) built (or found in the build
  * cache), pushed by digest to a registry on the node's bridge, config/ applied with it
  * (pkg/olmv1/in-cluster, the README's walk-through), each Deployment's args carrying its
- * `--feature-gates`. Stopping deletes what was applied and stops that registry.
+ * `--feature-gates`, and, as the process mode has it, config/default-installer (the local control
+ * plane is the user's own: extensions without a serviceAccount install as its cluster-admin
+ * ServiceAccount, decision 0073). Stopping deletes what was applied and stops that registry.
  */
 import { execFileSync } from 'node:child_process';
 import { buildProjectImage, defaultImageCacheDir } from '../../pkg/olmv1/images/index.ts';
@@ -56,7 +58,7 @@ export async function deployProductOnNode(options: ProductOnNodeOptions): Promis
     // With the BoxcutterRuntime: config/boxcutter (the ClusterObjectSet CRD, operator-controller's grants on it).
     overlay: {
       deploymentArgs: deploymentGateArgs(options.featureGates, log),
-      ...(boxcutterRuntimeOn(options.featureGates) ? { components: ['../config/boxcutter'] } : {}),
+      components: ['../config/default-installer', ...(boxcutterRuntimeOn(options.featureGates) ? ['../config/boxcutter'] : [])],
     },
   });
   const stop = async (): Promise<void> => {

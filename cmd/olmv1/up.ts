@@ -285,8 +285,8 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
     checkpoint(ctx);
   }
   // The local control plane is the user's own: extensions without a serviceAccount install as
-  // config/default-installer's cluster-admin ServiceAccount (in the cluster, config/ as it ships:
-  // the samples' installer ServiceAccount).
+  // config/default-installer's cluster-admin ServiceAccount (in the cluster, the component is
+  // part of the overlay applied: up-in-cluster.ts).
   let defaultInstaller: string | undefined;
   if (options.mode === 'local' && inCluster === undefined) {
     const manifests = await readManifests(join(REPO_ROOT, 'config/default-installer'));

@@ -88,6 +88,9 @@ describe.skipIf(missing.length > 0)('olmv1 up --node --in-cluster', () => {
       '--feature-gates=GraphQLCatalogQueries=true',
     ]);
     expect((await args('operator-controller-controller-manager')).filter((a) => a.startsWith('--feature-gates'))).toEqual([]);
+    // As in the process mode, extensions without a serviceAccount install as the default installer (config/default-installer).
+    expect(await args('operator-controller-controller-manager')).toContain('--default-install-service-account=olmv1-system/olmv1-default-installer');
+    expect(await kubectl('get', 'serviceaccount', '-n', NS, 'olmv1-default-installer', '-o', 'name')).toContain('olmv1-default-installer');
     // Running on the node from the pushed image, catalogd's Pods with the gate in effect.
     const pods = JSON.parse(await kubectl('get', 'pods', '-n', NS, '-o', 'json')) as {
       items: Array<{
