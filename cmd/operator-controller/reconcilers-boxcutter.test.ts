@@ -380,4 +380,54 @@ describe('ClusterExtension reconciler under the BoxcutterRuntime (assembled step
     await expect(h.reconcile()).resolves.toEqual({});
     expect(h.sets().map((s) => s.metadata.name)).toEqual(['ext-1', 'ext-2']);
   });
+
+  it('while revision 1 rolls out the catalogs are not asked (no revision beside it, deprecation Unknown); once it failed, a fixed bundle replaces it', async () => {
+    const h = harness(['1.0.0']);
+    await h.reconcile();
+    await h.reconcile();
+    h.report('ext-1', rollingOutConditions('1.0.0'));
+
+    // The catalog offers 1.0.1 now: upstream keeps rolling out 1.0.0 and says nothing of deprecation.
+    h.catalog.versions = ['1.0.0', '1.0.1'];
+    await expect(h.reconcile()).resolves.toEqual({});
+    expect(h.sets().map((s) => `${s.metadata.name} ${s.metadata.annotations?.[ANNOTATION.bundleVersion]}`)).toEqual(['ext-1 1.0.0']);
+    const unknown = 'Unknown DeprecationStatusUnknown "deprecation status unknown: catalog data unavailable"';
+    expect(conditions(h.ce(), 'Deprecated', 'PackageDeprecated', 'ChannelDeprecated', 'BundleDeprecated', 'Progressing')).toEqual([
+      `Deprecated: ${unknown}`,
+      `PackageDeprecated: ${unknown}`,
+      `ChannelDeprecated: ${unknown}`,
+      'BundleDeprecated: Unknown Absent "no bundle installed yet"',
+      'Progressing: True RollingOut "Revision 1.0.0 is rolling out."',
+    ]);
+
+    // Past its progress deadline (Progressing False): resolved again, 1.0.1 is revision 2 (upstream would wait forever).
+    h.report('ext-1', [
+      cond('Available', 'False', 'RollingOut', 'Revision 1.0.0 is rolling out.'),
+      cond(
+        'Progressing',
+        'False',
+        'ProgressDeadlineExceeded',
+        'Revision has not rolled out for 10 minute(s). Last status: Revision 1.0.0 is rolling out.',
+      ),
+    ]);
+    await expect(h.reconcile()).resolves.toEqual({});
+    expect(h.sets().map((s) => `${s.metadata.name} ${s.metadata.annotations?.[ANNOTATION.bundleVersion]}`)).toEqual(['ext-1 1.0.0', 'ext-2 1.0.1']);
+    expect(conditions(h.ce(), 'Deprecated')).toEqual(['Deprecated: False NotDeprecated "not deprecated"']);
+
+    // Revision 2 rolling out: a newer 1.0.2 waits for it, no revision 3.
+    h.report('ext-2', rollingOutConditions('1.0.1'));
+    h.catalog.versions = ['1.0.0', '1.0.1', '1.0.2'];
+    await expect(h.reconcile()).resolves.toEqual({});
+    expect(h.sets().map((s) => s.metadata.name)).toEqual(['ext-1', 'ext-2']);
+  });
+
+  it('a failed rollout with nothing better in the catalog: resolved again to the same bundle, no second revision', async () => {
+    const h = harness(['1.0.0']);
+    await h.reconcile();
+    await h.reconcile();
+    h.report('ext-1', [cond('Progressing', 'False', 'Blocked', 'a referenced Secret changed')]);
+    await expect(h.reconcile()).resolves.toEqual({});
+    expect(h.sets().map((s) => s.metadata.name)).toEqual(['ext-1']);
+    expect(conditions(h.ce(), 'Deprecated')).toEqual(['Deprecated: False NotDeprecated "not deprecated"']);
+  });
 });

@@ -132,7 +132,8 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     validateStep({ client, events }),
     ...(migration === undefined ? [] : [migrateStep(migration)]),
     installedStep({ releases, drift, records: p.recordMemory }),
-    resolveStep({ catalogs: p.catalogs, features: p.features, events, dependencies: p.dependencies }),
+    // Under the BoxcutterRuntime, as upstream: no resolution while a revision rolls out (decision 0125).
+    resolveStep({ catalogs: p.catalogs, features: p.features, events, dependencies: p.dependencies, holdWhileRollingOut: bc !== undefined }),
     pullStep({ pulls: p.pulls, events }),
     renderStep({ schemas: p.schemas, features: p.features, events, ...(p.clusterProxy === undefined ? {} : { clusterProxy: p.clusterProxy }) }),
     policyStep({ upgrades: p.upgrades, events, scoped, ...(p.storedVerdicts === undefined ? {} : { storedVerdicts: p.storedVerdicts }) }),

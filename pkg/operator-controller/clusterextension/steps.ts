@@ -24,6 +24,7 @@ import { MESSAGES, setDeprecation, setInstalledFrom, setInstalledUnknown, setPro
 import { fail } from './failures.ts';
 import { validatedStep } from './phases.ts';
 import { dependentsHold, resolveChecked, type CheckedResolvePorts } from './resolution.ts';
+import { revisionRollingOut } from './rolling-out.ts';
 
 /** What the installed step uses: the release records, and the drift watches of the deployed release. */
 export interface InstalledPorts {
@@ -44,6 +45,11 @@ export interface InstalledPorts {
 export interface ResolvePorts extends CheckedResolvePorts {
   /** Where a failed resolution's Warning Event goes (upstream's message, then what the catalogs offer instead). */
   events: EventRecorder;
+  /**
+   * BoxcutterRuntime: while a revision rolls out, its bundle is the target and the catalogs are
+   * not asked (rolling-out.ts). None: the Helm runtime, which always resolves.
+   */
+  holdWhileRollingOut?: boolean;
 }
 
 /** Reads the release records; the deployed revision is what is installed (and what drift watches cover). */
@@ -107,6 +113,10 @@ function linesInFiles(spill: BundleSpill, state: ExtensionState): ManifestSpill 
  * and also, unlike upstream, when catalogs match but cannot offer it (not served,
  * `Unavailable`, the package gone): then the apply step reports the resolution error after
  * applying, and it is retried with backoff (decision 0048).
+ *
+ * Under the BoxcutterRuntime (`holdWhileRollingOut`), as upstream: while a revision rolls out the
+ * catalogs are not asked, that revision's bundle is the target and the deprecation conditions
+ * are Unknown (no catalog data); unlike upstream, once it has failed they are asked again.
  */
 export function resolveStep(ports: ResolvePorts): Step<ExtensionState> {
   const reported = new NoteMemory();
@@ -118,6 +128,13 @@ async function resolveBundle(ports: ResolvePorts, reported: NoteMemory, passed: 
   const src = state.ce.spec.source.catalog;
   const installed = state.installed;
   const channels = src.channels ?? [];
+  const rollingOut = ports.holdWhileRollingOut === true ? revisionRollingOut(state.history, installed) : undefined;
+  if (rollingOut !== undefined) {
+    setDeprecation(state.ce, deprecationConditions(installed?.bundle.name ?? '', null, false, channels));
+    state.target = { bundle: rollingOut.bundle };
+    state.log.debug({ revision: rollingOut.revision, bundle: rollingOut.bundle.name }, 'revision rolling out, catalogs not asked');
+    return undefined;
+  }
   const selection = await selectedCatalogs(ports.catalogs, src.selector, src.packageName, state.signal);
   let resolved: ReturnType<typeof resolve> | (typeof selection & { ok: false });
   let request: ResolveInput | undefined;
