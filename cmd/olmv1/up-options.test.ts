@@ -5,12 +5,21 @@ const NONE = { catalogd: [], operatorController: [] };
 
 describe('olmv1 up flags', () => {
   it('runs locally with the registry on 5001 by default', () => {
-    expect(parseUpOptions([])).toEqual({ mode: 'local', registryPort: 5001, node: false, inCluster: false, certManager: false, featureGates: NONE });
+    expect(parseUpOptions([])).toEqual({
+      mode: 'local',
+      registryPort: 5001,
+      node: false,
+      inCluster: false,
+      noOlm: false,
+      certManager: false,
+      featureGates: NONE,
+    });
     expect(parseUpOptions(['--registry-port', '5555'])).toEqual({
       mode: 'local',
       registryPort: 5555,
       node: false,
       inCluster: false,
+      noOlm: false,
       certManager: false,
       featureGates: NONE,
     });
@@ -22,6 +31,7 @@ describe('olmv1 up flags', () => {
       registryPort: 5001,
       node: true,
       inCluster: false,
+      noOlm: false,
       certManager: false,
       featureGates: NONE,
     });
@@ -30,9 +40,23 @@ describe('olmv1 up flags', () => {
       registryPort: 5555,
       node: true,
       inCluster: false,
+      noOlm: false,
       certManager: false,
       featureGates: NONE,
     });
+  });
+
+  it('starts a node without anything of OLM with --no-olm, which needs --node and no --in-cluster', () => {
+    expect(parseUpOptions(['--node', '--no-olm', '--cert-manager'])).toMatchObject({
+      mode: 'local',
+      node: true,
+      noOlm: true,
+      certManager: true,
+      inCluster: false,
+    });
+    expect(() => parseUpOptions(['--no-olm'])).toThrow('--no-olm starts a local node without OLM; it needs --node');
+    expect(() => parseUpOptions(['--node', '--no-olm', '--in-cluster'])).toThrow('--no-olm runs nothing of OLM; it does not go with --in-cluster');
+    expect(() => parseUpOptions(['--node', '--no-olm', '--feature-gates', 'WebhookProviderCertManager=true'])).toThrow(/--feature-gates/);
   });
 
   it('adds cert-manager on the node with --cert-manager, which needs --node', () => {
@@ -41,6 +65,7 @@ describe('olmv1 up flags', () => {
       registryPort: 5001,
       node: true,
       inCluster: false,
+      noOlm: false,
       certManager: true,
       featureGates: NONE,
     });

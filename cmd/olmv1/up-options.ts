@@ -6,7 +6,7 @@ import { EXAMPLE_REGISTRY } from './up-example.ts';
 import { routeFeatureGates, type ComponentGates, type GateSet } from './up-feature-gates.ts';
 
 /** Help text of `olmv1 up`. */
-export const UP_USAGE = `Usage: olmv1 up [--node [--in-cluster] [--cert-manager]] [--registry-port N] [--feature-gates GATES]
+export const UP_USAGE = `Usage: olmv1 up [--node [--in-cluster | --no-olm] [--cert-manager]] [--registry-port N] [--feature-gates GATES]
        olmv1 up --kubeconfig PATH [--registry HOST] [--feature-gates GATES]
 
 Runs OLM v1 on this machine until Ctrl-C (SIGINT or SIGTERM), then stops everything it started.
@@ -40,6 +40,10 @@ buildah and debootstrap needed, cached after the first build) and pushed to a re
 node's bridge, config/ is applied with it (the README's walk-through, overlay from
 pkg/olmv1/in-cluster), and the example content goes to that registry. Stopping removes the
 applied objects with the control plane.
+With --no-olm instead: the control plane, the node and the registry on 127.0.0.1 (and
+cert-manager with --cert-manager), nothing of OLM: no CRDs, no namespace, no components, no
+example content. A cluster to try a release on (docs/release.md: install.sh with the
+kubeconfig below).
 
 Written in the current directory (.olmv1/, removed again on stop except bin/ and logs/):
   .olmv1/kubeconfig     admin kubeconfig of the local control plane
@@ -59,6 +63,7 @@ Flags:
   --registry-port N     local registry port (default 5001; the samples expect 5001)
   --node                also run a real node, so Pods run (root; see above)
   --in-cluster          with --node: run catalogd and operator-controller as Pods (config/)
+  --no-olm              with --node: a cluster with nothing of OLM, to install a release on
   --cert-manager        with --node: also run cert-manager on the node
   --feature-gates GATES upstream's gates, Name=true|false, comma-separated or repeated; each goes
                         to the component that knows it (AllAlpha and AllBeta to both), on its
@@ -79,7 +84,7 @@ Exit codes:
 
 /** Parsed flags. */
 export type UpOptions = (
-  | { mode: 'local'; registryPort: number; node: boolean; inCluster: boolean; certManager: boolean }
+  | { mode: 'local'; registryPort: number; node: boolean; inCluster: boolean; noOlm: boolean; certManager: boolean }
   | { mode: 'cluster'; kubeconfig: string; registry: string | undefined }
 ) & { featureGates: ComponentGates };
 
@@ -99,6 +104,7 @@ export function parseUpOptions(args: readonly string[], gateSets?: { catalogd: G
       node: { type: 'boolean' },
       'cert-manager': { type: 'boolean' },
       'in-cluster': { type: 'boolean' },
+      'no-olm': { type: 'boolean' },
       'feature-gates': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
@@ -108,6 +114,9 @@ export function parseUpOptions(args: readonly string[], gateSets?: { catalogd: G
   if (values['cert-manager'] === true && values.node !== true) throw new Error('--cert-manager runs cert-manager on the local node; it needs --node');
   if (values['in-cluster'] === true && values.node !== true)
     throw new Error('--in-cluster runs catalogd and operator-controller as Pods on the local node; it needs --node');
+  if (values['no-olm'] === true && values.node !== true) throw new Error('--no-olm starts a local node without OLM; it needs --node');
+  if (values['no-olm'] === true && values['in-cluster'] === true) throw new Error('--no-olm runs nothing of OLM; it does not go with --in-cluster');
+  if (values['no-olm'] === true && values['feature-gates'] !== undefined) throw new Error('--no-olm runs no component to take --feature-gates');
   if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
   if (values.kubeconfig !== undefined) {
     if (values.kubeconfig === '') throw new Error('--kubeconfig needs a path');
@@ -129,6 +138,7 @@ export function parseUpOptions(args: readonly string[], gateSets?: { catalogd: G
     registryPort,
     node: values.node === true,
     inCluster: values['in-cluster'] === true,
+    noOlm: values['no-olm'] === true,
     certManager: values['cert-manager'] === true,
     featureGates: gates(),
   };

@@ -250,6 +250,24 @@ async function start(options: UpOptions, ctx: StartContext): Promise<{ stack: St
         ? {}
         : { node: { name: node.name, address: node.hostIp, podCidr: node.podCidr, bridge: node.bridge, readyAfterMs: node.readyAfterMs } }),
     };
+    // --no-olm: the cluster and its registry alone, to install a release on (docs/release.md).
+    if (options.noOlm) {
+      const file: StackFile = {
+        pid: process.pid,
+        mode: options.mode,
+        apiServer: stack.apiServer ?? '',
+        kubeconfig: localKubeconfig,
+        kubectl,
+        ports: [],
+        featureGates: options.featureGates,
+      };
+      if (registry !== undefined) file.registry = registry;
+      if (stack.node !== undefined) file.node = stack.node;
+      await writeStackFile(stateDir, file);
+      ctx.cleanups.push(() => rm(join(stateDir, 'stack.json'), { force: true }));
+      progress('nothing of OLM installed (--no-olm)');
+      return { stack: file, components: undefined };
+    }
   } else {
     kubeconfig = resolve(deps.cwd, options.kubeconfig);
     registry = options.registry;
