@@ -4,7 +4,7 @@
  * upstream's main.go lists its ReconcileSteps). run.ts builds the ports; reconciler-level tests
  * build fakes of them and run this same list.
  */
-import { createBoxcutterApplier, createReleaseApplier } from '../../pkg/operator-controller/applier/index.ts';
+import { createBoxcutterApplier, createReleaseApplier, listRevisions, newestSummary } from '../../pkg/operator-controller/applier/index.ts';
 import { CLUSTER_EXTENSION, parseClusterExtension, type ClusterExtension } from '../../pkg/shared/api/index.ts';
 import { StepReconciler, type Step, type StepTimer } from '../../pkg/shared/controller/index.ts';
 import type { ImageCache } from '../../pkg/shared/image/index.ts';
@@ -118,8 +118,11 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     bc === undefined
       ? createReleaseApplier({ scoped, releases, drift })
       : createBoxcutterApplier({ client, scoped, drift, systemNamespace: bc.systemNamespace, reconcileRevision: bc.reconcileRevision });
-  // Under the BoxcutterRuntime: Helm records migrated first, as upstream; no rollback on failure (its records are Helm's).
-  const helmOnly = <T>(...s: T[]): T[] => (bc === undefined ? s : []);
+  // Undo on failure (decision 0123): under the BoxcutterRuntime the newest revision is judged, no Helm record is written.
+  const rollbackPorts =
+    bc === undefined
+      ? { applier, releases, scoped, events }
+      : { applier, scoped, events, newest: async (name: string, signal: AbortSignal) => newestSummary(await listRevisions(client, name, signal)) };
   // Switching runtimes (decision 0125): Helm records into revisions under the gate; back, where revisions may exist.
   const migration: MigratePorts | undefined =
     bc !== undefined
@@ -140,7 +143,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     windowStep({ events, clusterDefault: p.maintenanceWindow }),
     upgradeableStep({ events }),
     // Opt in (decision 0123): a bundle a rollback on failure undid is not installed again until told.
-    ...helmOnly(rollbackHoldStep()),
+    rollbackHoldStep(),
     preauthorizeStep({ applier, events }),
     preflightStep({ scoped, events, drift, ...(p.storedVerdicts === undefined ? {} : { storedVerdicts: p.storedVerdicts }) }),
     // Always: the planned release, or, when an earlier step stopped the reconcile (a next bundle
@@ -148,7 +151,7 @@ function clusterExtensionSteps(p: ClusterExtensionPorts, pause?: PauseHook): Ste
     applyStep({ applier, events }),
     healthStep({ drift, gauge: p.healthGauge }),
     // Opt in (decision 0123): an upgrade not Healthy within its deadline is rolled back.
-    ...helmOnly(rollbackStep({ applier, releases, scoped, events })),
+    rollbackStep(rollbackPorts),
   ];
   return pause === undefined ? steps : steps.map((step) => pausing(step, pause));
 }

@@ -145,6 +145,13 @@ export function deployedSummary(sets: readonly ObjectSetManifest[]): ReleaseSumm
   return installed === undefined ? undefined : releaseSummaryOf(installed, sets);
 }
 
+/** The newest revision of `sets` that is not archived (rolling out or installed) without its objects, or undefined. */
+export function newestSummary(sets: readonly ObjectSetManifest[]): ReleaseSummary | undefined {
+  const { installed, rollingOut } = revisionStates(sets);
+  const newest = [...rollingOut, ...(installed === undefined ? [] : [installed])].sort((a, b) => b.spec.revision - a.spec.revision)[0];
+  return newest === undefined ? undefined : releaseSummaryOf(newest, sets);
+}
+
 /**
  * The extension's status from its revisions, as upstream's Boxcutter apply step writes it: the
  * installed revision's Available and Progressing mirrored, then the newest rolling-out one's

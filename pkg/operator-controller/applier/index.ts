@@ -20,6 +20,7 @@ export type { ApplyConflict, Applier, Rollout } from './port.ts';
 export { createReleaseApplier, type DriftMemory } from './release-applier.ts';
 // BoxcutterRuntime: the Applier over ClusterObjectSet revisions, the revisions read as release records, the migrations both ways.
 export { createBoxcutterApplier } from './boxcutter-applier.ts';
+export { newestSummary } from './boxcutter-status.ts';
 export { createObjectSetReleases, listRevisions } from './boxcutter-store.ts';
 export { desiredRevision, type ObjectSetManifest } from './boxcutter-revision.ts';
 export { migrateFromReleases } from './boxcutter-migrate.ts';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { findCondition } from '../../shared/api/index.ts';
 import type { KubeObject } from '../../shared/kube/index.ts';
-import { withOwnerLabels } from '../applier/index.ts';
+import { createBoxcutterApplier, createObjectSetReleases, listRevisions, newestSummary, withOwnerLabels } from '../applier/index.ts';
 import { Manifest, type Release } from '../release/index.ts';
 import { ROLLBACK_ON_FAILURE_ANNOTATION } from '../rollback/index.ts';
 import { fakeCluster, type FakeCluster } from '../../../test/support/fake-cluster.ts';
@@ -254,5 +254,109 @@ describe('rollback on failure step', () => {
     expect(outcome).toBeUndefined();
     expect(condition).toMatchObject({ status: 'False', reason: 'InvalidDeadline' });
     expect(f.events).toEqual([]);
+  });
+});
+
+// Under BoxcutterRuntime: the real Boxcutter applier and revision store over the fake cluster; the
+// ClusterObjectSet controller's verdicts (Succeeded) and the creation times are set by hand.
+describe('rollback on failure step under BoxcutterRuntime', () => {
+  /** Revisions over a fake cluster, the step with the `newest` port as cmd/operator-controller composes it. */
+  function boxcutterFixture() {
+    const cluster: FakeCluster = fakeCluster();
+    const scoped = { forServiceAccount: () => cluster.client };
+    const applier = createBoxcutterApplier({ client: cluster.client, systemNamespace: 'olmv1-system', scoped });
+    const revisions = createObjectSetReleases(cluster.client, { systemNamespace: 'olmv1-system' });
+    const events: string[] = [];
+    let clock = 0;
+    const newest = async (name: string, signal: AbortSignal) => newestSummary(await listRevisions(cluster.client, name, signal));
+    const step = rollbackStep({ applier, scoped, events: recordingEvents(events), now: () => new Date(clock), newest });
+    const CREATED = Date.parse('2026-11-28T10:00:00Z');
+    /** Revision `n` as the ClusterObjectSet controller and the API server leave it: created at CREATED + n minutes, Succeeded or not. */
+    const settle = (n: number, succeeded: boolean) =>
+      cluster.edit({ kind: 'ClusterObjectSet', metadata: { name: `ext-${n}` } }, (s) => {
+        (s['metadata'] as { creationTimestamp?: string }).creationTimestamp = new Date(CREATED + n * 60_000).toISOString();
+        s['status'] = succeeded
+          ? { conditions: [{ type: 'Succeeded', status: 'True', reason: 'Succeeded', message: 'ok', lastTransitionTime: '2026-11-28T10:00:00Z' }] }
+          : {
+              conditions: [
+                {
+                  type: 'Progressing',
+                  status: 'True',
+                  reason: 'RollingOut',
+                  message: 'Revision is rolling out.',
+                  lastTransitionTime: '2026-11-28T10:00:00Z',
+                },
+              ],
+            };
+      });
+    const deploy = async (version: string) => {
+      const objects = withOwnerLabels([crd(['v1']), deployment(version)], 'ext');
+      const bundle = { package: 'p', name: `p.v${version}`, version, image: `r/p:v${version}` };
+      const desired = makePlan(extensionState(), { bundle }, { objects: Manifest.ofObjects(objects), properties: [] }).desired;
+      const state = extensionState();
+      const history = await revisions.history('ext');
+      await applier.apply({ extension: EXT, installer: INSTALLER, history, log: state.log, signal: state.signal }, desired);
+    };
+    /** A reconcile after health, `seconds` after revision `n`'s creation. */
+    const reconcile = async (o: { n: number; healthy: boolean; seconds: number; from?: ExtensionState }) => {
+      const history = await revisions.history('ext');
+      const installed = history.find((r) => r.status === 'deployed');
+      const state = extensionState({ history, ...(installed === undefined ? {} : { installed }) });
+      if (o.from !== undefined) state.ce = o.from.ce;
+      state.ce.metadata.annotations = { [ROLLBACK_ON_FAILURE_ANNOTATION]: '30s' };
+      setCondition(
+        state.ce,
+        'Healthy',
+        o.healthy ? 'True' : 'False',
+        o.healthy ? 'Healthy' : 'Unhealthy',
+        o.healthy ? 'All available' : 'crash loop',
+      );
+      clock = CREATED + o.n * 60_000 + o.seconds * 1000;
+      const outcome = await step.run(state);
+      return { state, outcome, condition: findCondition(state.ce.status?.conditions, ROLLED_BACK_CONDITION) };
+    };
+    const sets = () =>
+      [...cluster.objects.values()]
+        .filter((o) => o.kind === 'ClusterObjectSet')
+        .map((o) => `${o.metadata.name} ${o.metadata.annotations?.['olm.operatorframework.io/bundle-version'] ?? '?'}`)
+        .sort();
+    return { cluster, events, settle, deploy, reconcile, sets };
+  }
+
+  it('a newest revision still rolling out (probes failing) at its creation plus the deadline: the last Healthy content applied as a new revision, no record written', async () => {
+    const f = boxcutterFixture();
+    await f.deploy('1.0.0');
+    f.settle(1, true);
+    const first = await f.reconcile({ n: 1, healthy: true, seconds: 30 });
+    expect(first.condition?.message).toMatch(/\[last Healthy revision: 1\]$/);
+    // 1.0.1 never succeeds: revision 1 stays the installed one, revision 2 the judged one.
+    await f.deploy('1.0.1');
+    f.settle(2, false);
+    const waiting = await f.reconcile({ n: 2, healthy: false, seconds: 10, from: first.state });
+    expect(waiting.outcome).toEqual({ requeueAfterMs: 20_000 });
+    expect(waiting.condition?.message).toMatch(/^revision 2 \(bundle "p\.v1\.0\.1" version "1\.0\.1"\) is not Healthy yet /);
+    const { state, condition } = await f.reconcile({ n: 2, healthy: false, seconds: 31, from: waiting.state });
+    // Revision 3 with 1.0.0's content; revisions 1 and 2 untouched (the ClusterObjectSet controller archives them once 3 succeeds).
+    expect(f.sets()).toEqual(['ext-1 1.0.0', 'ext-2 1.0.1', 'ext-3 1.0.0']);
+    expect(condition).toMatchObject({ status: 'True', reason: 'UnhealthyUpgrade' });
+    expect(condition?.message).toMatch(
+      /^bundle "p\.v1\.0\.1" version "1\.0\.1" \(revision 2\) was not Healthy 30s after its deploy .*: rolled back to revision 1 \(bundle "p\.v1\.0\.0" version "1\.0\.0"\) as revision 3; /,
+    );
+    expect(f.events).toHaveLength(1);
+    expect(f.events[0]).toMatch(/^Warning RolledBack: /);
+    // status.install is left to the apply step's rollout (revision 1 is still the installed one).
+    expect(state.ce.status?.install?.bundle.name).toBeUndefined();
+
+    // Revision 3 rolling out with the old content is judged next; it is not rolled back onto itself.
+    f.settle(3, false);
+    const again = await f.reconcile({ n: 3, healthy: false, seconds: 120, from: state });
+    expect(again.condition).toMatchObject({ status: 'True', reason: 'UnhealthyUpgrade' });
+    expect(f.sets()).toHaveLength(3);
+    expect(f.events).toHaveLength(1);
+    // Healthy at its deadline: remembered, the hold kept.
+    f.settle(3, true);
+    const healthy = await f.reconcile({ n: 3, healthy: true, seconds: 30, from: again.state });
+    expect(healthy.condition).toMatchObject({ status: 'True', reason: 'UnhealthyUpgrade' });
+    expect(healthy.condition?.message).toMatch(/\[last Healthy revision: 3\]$/);
   });
 });

@@ -22,13 +22,20 @@
  *
  * Without the annotation both return at once and the condition is removed: nothing changes.
  * Installed and Progressing keep upstream's texts.
+ *
+ * Under BoxcutterRuntime (the `newest` port): a revision whose probes fail is never installed
+ * (it stays rolling out, the previous revision the installed one) although its objects already
+ * run its content. So the revision judged is the newest one, from its creation; the way back is
+ * the same Applier call, which makes a new revision with the last Healthy revision's content
+ * (the ClusterObjectSet controller archives the undone one once it succeeds). Revisions carry
+ * no release-record description or status: nothing is written besides the new revision.
  */
 import { findCondition, HealthConditionType, type ClusterExtension, type Condition } from '../../shared/api/index.ts';
 import { removeCondition, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { isNotFound, type EventRecorder, type KubeObject, type ScopedClientFactory } from '../../shared/kube/index.ts';
 import { sameContent, type Applier } from '../applier/index.ts';
-import { ReleaseStatus, type Release, type ReleaseStore } from '../release/index.ts';
+import { ReleaseStatus, type Release, type ReleaseStore, type ReleaseSummary } from '../release/index.ts';
 import {
   checkRollbackCrds,
   lastHealthyFrom,
@@ -72,8 +79,13 @@ const RolledBackReason = {
 interface RollbackPorts {
   /** Re-applies the last Healthy revision; tells the newest deployed one. */
   applier: Pick<Applier, 'apply' | 'deployed'>;
-  /** The rollback's description and the undone revision's failed status, after the apply. */
-  releases: Pick<ReleaseStore, 'update'>;
+  /** The rollback's description and the undone revision's failed status, after the apply (Helm records; none under BoxcutterRuntime). */
+  releases?: Pick<ReleaseStore, 'update'>;
+  /**
+   * BoxcutterRuntime: the extension's newest revision (rolling out or installed), judged from
+   * its creation instead of the deployed release from its deploy (see the module comment).
+   */
+  newest?: (name: string, signal: AbortSignal) => Promise<ReleaseSummary | undefined>;
   /** Reads the live CRDs as the installer, for the CRD safety check of the way back. */
   scoped: Pick<ScopedClientFactory, 'forServiceAccount'>;
   events: EventRecorder;
@@ -155,15 +167,16 @@ async function watchUpgrade(ports: RollbackPorts, notes: NoteMemory, state: Exte
   const name = ce.metadata.name;
   let deployed;
   try {
-    deployed = await ports.applier.deployed(name, state.signal);
+    deployed = await (ports.newest ?? ports.applier.deployed)(name, state.signal);
   } catch (err) {
     if (!state.signal.aborted) state.log.warn({ err }, 'rollback on failure: the deployed release could not be read');
     return undefined;
   }
   if (deployed === undefined) return undefined;
-  // The full record when it was deployed before this reconcile; a revision the apply just deployed is only awaited.
-  const installed = state.installed;
-  const current = installed !== undefined && installed.revision === deployed.revision ? installed : undefined;
+  // The full record when it was deployed (made, under BoxcutterRuntime) before this reconcile; a
+  // revision the apply just made is only awaited.
+  const known = ports.newest === undefined ? state.installed : state.history[0];
+  const current = known !== undefined && known.revision === deployed.revision ? known : undefined;
   const health = findCondition(ce.status?.conditions, HealthConditionType.Healthy);
   const now = (ports.now ?? (() => new Date()))().getTime();
 
@@ -179,7 +192,7 @@ async function watchUpgrade(ports: RollbackPorts, notes: NoteMemory, state: Exte
   };
 
   const healthy = health?.status === 'True';
-  const deployedAt = Date.parse(deployed.lastDeployed ?? '');
+  const deployedAt = Date.parse((ports.newest === undefined ? deployed.lastDeployed : deployed.firstDeployed) ?? '');
   const due = Number.isNaN(deployedAt) ? undefined : deployedAt + deadlineMs;
   // A revision is judged at its deadline, not before: right after a deploy the verdict may still
   // be the previous Pods' (a Deployment reports its old ReplicaSet available until it scales it
@@ -297,16 +310,19 @@ async function watchUpgrade(ports: RollbackPorts, notes: NoteMemory, state: Exte
   }
   const release = applied.release;
   // Helm's records of an atomic upgrade: the rollback says so, the undone revision failed.
-  try {
-    await ports.releases.update({ ...release, description: rollbackDescription(target.revision) }, state.signal);
-    await ports.releases.update(
-      { ...current, status: ReleaseStatus.Failed, description: unhealthyDescription(name, optIn.text, target.revision) },
-      state.signal,
-    );
-  } catch (err) {
-    state.log.warn({ err }, 'rollback on failure: the release records could not be annotated');
+  if (ports.releases !== undefined) {
+    try {
+      await ports.releases.update({ ...release, description: rollbackDescription(target.revision) }, state.signal);
+      await ports.releases.update(
+        { ...current, status: ReleaseStatus.Failed, description: unhealthyDescription(name, optIn.text, target.revision) },
+        state.signal,
+      );
+    } catch (err) {
+      state.log.warn({ err }, 'rollback on failure: the release records could not be annotated');
+    }
   }
-  setInstalledFrom(ce, release);
+  // Under BoxcutterRuntime status.install follows the installed revision (the apply step's rollout).
+  if (ports.newest === undefined) setInstalledFrom(ce, release);
   notes.forget(ce);
   const undone = current.bundle.name;
   const kept = verdict.notes.length === 0 ? '' : ` (${quoted(verdict.notes.join(' '))})`;
