@@ -1,0 +1,92 @@
+/**
+ * The release's install.sh (pure template): as upstream's install script does, it applies the
+ * release manifest, waits for the CRDs and both Deployments, and adds a catalog when asked; it
+ * installs nothing else: cert-manager must be there already (checked), and the manifest's
+ * SHA-256, fixed when the release was made, is checked before anything is applied.
+ */
+import { DEPLOYMENTS, SYSTEM_NAMESPACE } from '../in-cluster/index.ts';
+
+/** What {@link renderInstallScript} bakes in. */
+interface InstallScriptInput {
+  version: string;
+  /** The manifest's file name beside the script (`olmv1.yaml`). */
+  manifestName: string;
+  /** The manifest's SHA-256 (hex). */
+  manifestSha256: string;
+}
+
+/** Only characters a single-quoted shell word holds safely, so that no value escapes its quotes. */
+function shellSafe(label: string, value: string): string {
+  if (!/^[A-Za-z0-9._:/@+-]+$/.test(value)) throw new Error(`${label} ${JSON.stringify(value)} holds characters the install script does not take`);
+  return value;
+}
+
+/** install.sh's text. Throws when a value holds shell-unsafe characters. */
+export function renderInstallScript(input: InstallScriptInput): string {
+  const version = shellSafe('version', input.version);
+  const manifest = shellSafe('manifest name', input.manifestName);
+  if (!/^[0-9a-f]{64}$/.test(input.manifestSha256)) throw new Error(`not a SHA-256: ${input.manifestSha256}`);
+  return `#!/usr/bin/env bash
+# Installs olmv1 ${version} from its release manifest (${manifest}, beside this script, or
+# OLMV1_MANIFEST). Needs kubectl and a cluster with cert-manager running.
+#   OLMV1_MANIFEST=path             another copy of the manifest (its SHA-256 is still checked)
+#   OLMV1_CATALOG_IMAGE=ref         add a ClusterCatalog from this catalog image
+#   OLMV1_CATALOG_NAME=name         its name (default: operatorhubio)
+#   OLMV1_TIMEOUT=duration          how long each wait may take (default: 300s)
+set -euo pipefail
+IFS=$'\\n\\t'
+
+release_version='${version}'
+manifest_sha256='${input.manifestSha256}'
+script_dir=$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)
+manifest=\${OLMV1_MANIFEST:-"\${script_dir}/${manifest}"}
+catalog_image=\${OLMV1_CATALOG_IMAGE:-}
+catalog_name=\${OLMV1_CATALOG_NAME:-operatorhubio}
+timeout=\${OLMV1_TIMEOUT:-300s}
+namespace='${SYSTEM_NAMESPACE}'
+
+fail() {
+    echo "install.sh: $*" >&2
+    exit 1
+}
+
+command -v kubectl >/dev/null 2>&1 || fail "kubectl is not on PATH"
+[[ -f "\${manifest}" ]] || fail "no release manifest at \${manifest}"
+
+actual_sha256=$(sha256sum "\${manifest}" | cut -d' ' -f1)
+[[ "\${actual_sha256}" == "\${manifest_sha256}" ]] ||
+    fail "\${manifest} is not the manifest of olmv1 \${release_version} (SHA-256 \${actual_sha256}, expected \${manifest_sha256})"
+
+# cert-manager issues both components' serving certificates and injects the webhook's CA.
+kubectl get crd certificates.cert-manager.io issuers.cert-manager.io >/dev/null 2>&1 ||
+    fail "cert-manager is not installed (its CRDs are missing): install it first"
+kubectl wait --for=condition=Available --namespace=cert-manager --timeout="\${timeout}" \\
+    deployment/cert-manager deployment/cert-manager-webhook deployment/cert-manager-cainjector ||
+    fail "cert-manager's Deployments are not Available"
+
+echo "Applying olmv1 \${release_version}"
+kubectl apply --server-side --force-conflicts -f "\${manifest}"
+
+kubectl wait --for=condition=Established --timeout="\${timeout}" \\
+    crd/clustercatalogs.olm.operatorframework.io crd/clusterextensions.olm.operatorframework.io
+${DEPLOYMENTS.map((d) => `kubectl rollout status --namespace="\${namespace}" --timeout="\${timeout}" deployment/${d}`).join('\n')}
+
+if [[ -n "\${catalog_image}" ]]; then
+    echo "Adding ClusterCatalog \${catalog_name} (\${catalog_image})"
+    kubectl apply --server-side -f - <<CATALOG
+apiVersion: olm.operatorframework.io/v1
+kind: ClusterCatalog
+metadata:
+  name: \${catalog_name}
+spec:
+  source:
+    type: Image
+    image:
+      ref: \${catalog_image}
+CATALOG
+    kubectl wait --for=condition=Serving --timeout="\${timeout}" "clustercatalog/\${catalog_name}"
+fi
+
+echo "olmv1 \${release_version} is installed"
+`;
+}

@@ -1,0 +1,74 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { verifyChecksums } from './checksums.ts';
+import { makeRelease, releaseInputProblem, type ReleaseTools } from './release.ts';
+
+const digest = `sha256:${'e'.repeat(64)}`;
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+function tools(rendered: (kustomization: string) => string, signed: string[]): ReleaseTools {
+  let overlay = '';
+  return {
+    pushImage: async () => digest,
+    sign: async (ref) => void signed.push(ref),
+    extractConfig: async (dir) => {
+      await mkdir(join(dir, 'config'));
+    },
+    kustomize: async (dir) => {
+      overlay = await readFile(join(dir, 'kustomization.yaml'), 'utf8');
+      return rendered(overlay);
+    },
+    packageLock: async () => JSON.stringify({ name: 'olmv1', packages: { '': {}, 'node_modules/pino': { version: '9.0.0' } } }),
+    commitTime: async () => '2026-11-28T00:00:00Z',
+    debianPackages: async () => [],
+    log: () => undefined,
+  };
+}
+
+describe('makeRelease', () => {
+  it('pushes, signs the digest, renders config/ with cert-manager and the image by digest, and writes checksummed files', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'release-test-'));
+    dirs.push(out);
+    const signed: string[] = [];
+    const release = await makeRelease(
+      { version: 'v1.0.0', repository: '127.0.0.1:5000/olmv1/olmv1', outDir: out },
+      tools((k) => {
+        const parsed = JSON.parse(k) as { images: Array<{ newName: string; digest: string }>; components: string[] };
+        expect(parsed.components).toEqual(['../config/cert-manager']);
+        return `containers:\n- image: ${parsed.images[0]?.newName}@${parsed.images[0]?.digest}\n`;
+      }, signed),
+    );
+    expect(release.imageRef).toBe(`127.0.0.1:5000/olmv1/olmv1@${digest}`);
+    expect(signed).toEqual([release.imageRef]);
+    const names = ['olmv1.yaml', 'install.sh', 'sbom.spdx.json'];
+    const files = await Promise.all(names.map(async (name) => ({ name, content: await readFile(join(out, 'v1.0.0', name)) })));
+    expect(verifyChecksums(await readFile(join(out, 'v1.0.0', 'SHA256SUMS'), 'utf8'), files)).toEqual([]);
+    expect(await readFile(join(out, 'v1.0.0', 'olmv1.yaml'), 'utf8')).toContain(`image: ${release.imageRef}`);
+  });
+
+  it('refuses a manifest with an image not pinned by digest, writing nothing', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'release-test-'));
+    dirs.push(out);
+    await writeFile(join(out, 'marker'), '');
+    await expect(
+      makeRelease(
+        { version: 'v1.0.0', repository: 'r.example/olmv1', outDir: out },
+        tools(() => '- image: quay.io/x/y:latest\n', []),
+      ),
+    ).rejects.toThrow(/not pinned by digest: quay.io\/x\/y:latest/);
+    await expect(readFile(join(out, 'v1.0.0', 'olmv1.yaml'))).rejects.toThrow();
+  });
+});
+
+describe('releaseInputProblem', () => {
+  it('takes v<semver> and HOST[:PORT]/REPO, and says what is wrong otherwise', () => {
+    expect(releaseInputProblem({ version: 'v1.2.3-rc.1', repository: 'registry.example:5000/olmv1/olmv1' })).toBeUndefined();
+    expect(releaseInputProblem({ version: '1.2.3', repository: 'r.example/o' })).toMatch(/--version/);
+    expect(releaseInputProblem({ version: 'v1.2.3', repository: 'olmv1' })).toMatch(/--registry/);
+  });
+});
