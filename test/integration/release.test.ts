@@ -5,8 +5,7 @@
 // accepted by the project's own sigstoreSigned policy and by `cosign verify`, an unsigned image
 // in the same repository is refused by that policy, and SHA256SUMS matches the files.
 //
-// OLMV1_E2E_REPRODUCIBLE=1 adds the on-demand proof that two builds without cache give one
-// digest (minutes of CPU: never in CI).
+// Not here yet: the proof that two builds without cache give one digest (docs/release.md).
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
