@@ -289,7 +289,13 @@ async function watchUpgrade(ports: RollbackPorts, notes: NoteMemory, state: Exte
   try {
     applied = await ports.applier.apply(
       {
-        extension: { name, uid: ce.metadata.uid ?? '', installNamespace: ce.spec.namespace },
+        // As the apply step's request: a revision made here keeps the extension's progress deadline.
+        extension: {
+          name,
+          uid: ce.metadata.uid ?? '',
+          installNamespace: ce.spec.namespace,
+          progressDeadlineMinutes: ce.spec.progressDeadlineMinutes,
+        },
         installer,
         history: state.history,
         log: state.log,
