@@ -9,18 +9,29 @@
 // there, the Warning Event and the RolledBack condition say what happened, and 1.0.1, still
 // offered, is not installed again.
 //
+// Then, on the same node, operator-controller with BoxcutterRuntime (one node start for both
+// runtimes): the crash-looping 1.0.1 revision never succeeds, and at its creation plus the
+// deadline 1.0.0's content comes back as revision 3 (the rolled-back revision archived once it
+// succeeds); then, upgraded to a healthy 1.0.2, `olmv1 release rollback` (in process) goes back to
+// 1.0.0 as revision 5.
+//
 // Both bundles' Deployments keep the default RollingUpdate strategy: the old Pod stays
 // available while the new one crash-loops, and the rollout that never finishes is what makes
 // 1.0.1 unhealthy (drift/health.ts follows rollouts as kubectl rollout status does). Needs root,
 // containerd, runc and the CNI plugins (.ci/run installs them); skipped otherwise.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildGoProgram, defaultCacheRoot, findGoToolchain, startControlPlane, type ControlPlane } from '../../pkg/olmv1/localstack/index.ts';
+import { runReleaseRollback } from '../../cmd/olmv1/release-rollback.ts';
+import { FEATURE_GATE_DEFAULTS } from '../../cmd/operator-controller/options.ts';
+import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
-import { CLUSTER_EXTENSION } from '../../pkg/shared/api/index.ts';
+import { CLUSTER_EXTENSION, CLUSTER_OBJECT_SET, OWNER_NAME_LABEL } from '../../pkg/shared/api/index.ts';
 import { buildImage, buildLayer, createImageClient } from '../../pkg/shared/image/index.ts';
-import type { KubeObject, ObjectRef } from '../../pkg/shared/kube/index.ts';
+import { connect, type KubeObject, type ObjectRef } from '../../pkg/shared/kube/index.ts';
+import { waitForCrdsEstablished } from '../support/bundle-flow.ts';
 import { waitForEvent } from '../support/events.ts';
 import {
   bundleFiles,
@@ -93,18 +104,18 @@ afterAll(async () => {
   await cp?.stop();
 }, 300_000);
 
-/** The running, Ready operator Pods' images. */
-async function readyImages(): Promise<string[]> {
+/** The running, Ready operator Pods' images (of package `p`). */
+async function readyImages(p = pkg): Promise<string[]> {
   const pods = await stack!.kube.client.listAll<
     KubeObject & { spec: { containers: { image: string }[] }; status?: { conditions?: { type: string; status: string }[] } }
-  >({ apiVersion: 'v1', kind: 'Pod' }, { namespace: pkg, labelSelector: `app=${pkg}-controller` });
+  >({ apiVersion: 'v1', kind: 'Pod' }, { namespace: p, labelSelector: `app=${p}-controller` });
   return pods.items
     .filter((p) => p.metadata.deletionTimestamp === undefined && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
     .map((p) => p.spec.containers[0]?.image ?? '');
 }
 
-async function command(): Promise<string[]> {
-  const d = await stack!.kube.client.get<KubeObject & { spec: { template: { spec: { containers: { command: string[] }[] } } } }>(DEPLOYMENT);
+async function command(deployment = DEPLOYMENT): Promise<string[]> {
+  const d = await stack!.kube.client.get<KubeObject & { spec: { template: { spec: { containers: { command: string[] }[] } } } }>(deployment);
   return d.spec.template.spec.containers[0]?.command ?? [];
 }
 
@@ -112,6 +123,39 @@ const rolledBack = (reason: string, tail?: string) => (e: Awaited<ReturnType<typ
   const c = e.cond('RolledBack');
   return c?.reason === reason && (tail === undefined || c.message.endsWith(tail));
 };
+
+/** The catalog of `p` offering `versions` (each replacing the one before; `skips` as given), with `images`. */
+function offerCatalog(s: ExtensionStack, p: string, images: Record<string, string>, versions: string[], skips: Record<string, string[]> = {}) {
+  return publishCatalog(
+    s,
+    p,
+    packageCatalog(p, {
+      defaultChannel: 'stable',
+      channels: [
+        {
+          name: 'stable',
+          entries: versions.map((version, i) => ({
+            version,
+            ...(i === 0 ? {} : { replaces: versions[i - 1] }),
+            ...(skips[version] === undefined ? {} : { skips: skips[version] }),
+          })),
+        },
+      ],
+      bundles: versions.map((version) => ({ version, image: images[version] ?? '' })),
+    }),
+  );
+}
+
+/** Extension `name`'s ClusterObjectSets as `name state bundle-version`, by revision. */
+async function revisionsOf(name: string): Promise<string[]> {
+  const { items } = await stack!.kube.client.listAll<KubeObject & { spec: { revision: number; lifecycleState?: string } }>(
+    { apiVersion: CLUSTER_OBJECT_SET.apiVersion, kind: CLUSTER_OBJECT_SET.kind },
+    { labelSelector: `${OWNER_NAME_LABEL}=${name}` },
+  );
+  return items
+    .sort((a, b) => a.spec.revision - b.spec.revision)
+    .map((o) => `${o.metadata.name} ${o.spec.lifecycleState ?? ''} ${o.metadata.annotations?.['olm.operatorframework.io/bundle-version'] ?? ''}`);
+}
 
 describe.skipIf(missing !== undefined)('rollback on failure on a real node', () => {
   it('rolls a crash-looping 1.0.1 back to 1.0.0 within the deadline plus one reconcile, with nothing lost, and does not retry 1.0.1', async () => {
@@ -121,16 +165,7 @@ describe.skipIf(missing !== undefined)('rollback on failure on a real node', () 
     const images: Record<string, string> = {};
     images['1.0.0'] = await pushBundle(probeBundle(v100, ['serve']), `${s.registry}/bundles/${pkg}:v1.0.0`);
     images['1.0.1'] = await pushBundle(probeBundle(v101, ['crash']), `${s.registry}/bundles/${pkg}:v1.0.1`);
-    const offer = (versions: string[]) =>
-      publishCatalog(
-        s,
-        pkg,
-        packageCatalog(pkg, {
-          defaultChannel: 'stable',
-          channels: [{ name: 'stable', entries: versions.map((version, i) => ({ version, ...(i === 0 ? {} : { replaces: versions[i - 1] }) })) }],
-          bundles: versions.map((version) => ({ version, image: images[version] ?? '' })),
-        }),
-      );
+    const offer = (versions: string[]) => offerCatalog(s, pkg, images, versions);
     await offer(['1.0.0']);
     const ce = clusterExtension(pkg, { namespace: pkg, serviceAccount: 'installer', packageName: pkg });
     ce.metadata.annotations = { [ANNOTATION]: '30s' };
@@ -160,12 +195,91 @@ describe.skipIf(missing !== undefined)('rollback on failure on a real node', () 
 
     // 1.0.0's operator runs again; the data is there.
     expect(await command()).toEqual(['/probe', 'serve']);
-    await expect.poll(readyImages, { timeout: 120_000, interval: 1000 }).toEqual([probeImage]);
+    await expect.poll(() => readyImages(), { timeout: 120_000, interval: 1000 }).toEqual([probeImage]);
     expect(await client.get(WIDGET)).toMatchObject({ spec: { size: 3 } });
     const healthy = await waitForExtension(client, pkg, 'rollback Healthy', rolledBack('UnhealthyUpgrade', '[last Healthy revision: 3]'), 120_000);
     expect(healthy.cond('Healthy')?.status).toBe('True');
     // The catalog still offers 1.0.1: not installed again.
     expect(healthy.install?.bundle.name).toBe(`${pkg}.v1.0.0`);
     expect((await createReleaseStore({ client, namespace: 'olmv1-system' }).history(pkg)).map((r) => r.revision)).toEqual([3, 2, 1]);
+  }, 600_000);
+
+  it('under BoxcutterRuntime: a 1.0.1 revision still rolling out at its creation plus the deadline is undone as revision 3 with 1.0.0; olmv1 release rollback then goes back from 1.0.2 as revision 5', async () => {
+    // The same node; the Helm case's operator-controller gives way to one with the gate on.
+    await stack?.stop();
+    stack = undefined;
+    // The ClusterObjectSet CRD first: operator-controller's informer lists revisions from the start.
+    const admin = await connect({ kind: 'file', path: cp!.info.kubeconfigPath });
+    const crd = load(
+      await readFile(join(import.meta.dirname, '../../config/crd/experimental/olm.operatorframework.io_clusterobjectsets.yaml'), 'utf8'),
+    ) as KubeObject;
+    await admin.client.apply(crd, { fieldManager: 'e2e-admin', force: true });
+    await waitForCrdsEstablished(admin.client, [crd]);
+    admin.close();
+    stack = await startExtensionStack(cp!.info, inject('envtestRegistries').anonymous.host, {
+      controller: { featureGates: { ...FEATURE_GATE_DEFAULTS, BoxcutterRuntime: true } },
+    });
+    const s = stack;
+    const client = s.kube.client;
+    const bc = `${pkg}-bc`;
+    const bundles = { '1.0.0': { pkg: bc, version: '1.0.0' }, '1.0.1': { pkg: bc, version: '1.0.1' }, '1.0.2': { pkg: bc, version: '1.0.2' } };
+    const deployment: ObjectRef = { ...DEPLOYMENT, namespace: bc, name: `${bc}-controller` };
+    const widget: ObjectRef = { ...WIDGET, apiVersion: `${groupOf(bc)}/v1`, namespace: bc };
+    await installerFor(client, bc, 'installer', Object.values(bundles));
+    const images: Record<string, string> = {};
+    for (const [version, args] of [
+      ['1.0.0', 'serve'],
+      ['1.0.1', 'crash'],
+      ['1.0.2', 'serve'],
+    ] as const) {
+      images[version] = await pushBundle(probeBundle(bundles[version], [args]), `${s.registry}/bundles/${bc}:v${version}`);
+    }
+    await offerCatalog(s, bc, images, ['1.0.0']);
+    const ce = clusterExtension(bc, { namespace: bc, serviceAccount: 'installer', packageName: bc });
+    ce.metadata.annotations = { [ANNOTATION]: '30s' };
+    await client.create(ce);
+    await waitForExtension(client, bc, 'installed 1.0.0', installedAs(`${bc}.v1.0.0`), 120_000);
+    await waitForExtension(client, bc, '1.0.0 Healthy', rolledBack('Watching', '[last Healthy revision: 1]'), 180_000);
+    await client.create({ ...widget, metadata: { name: widget.name, namespace: widget.namespace }, spec: { size: 3 } } as KubeObject);
+
+    // 1.0.1's revision takes the Deployment over and never succeeds; revision 1 stays the installed one.
+    await offerCatalog(s, bc, images, ['1.0.0', '1.0.1']);
+    await expect.poll(() => command(deployment), { timeout: 60_000, interval: 1000 }).toEqual(['/probe', 'crash']);
+    const ext = await waitForExtension(client, bc, 'rolled back', rolledBack('UnhealthyUpgrade'), 120_000);
+    expect(ext.cond('RolledBack')?.message).toContain(`bundle "${bc}.v1.0.1" version "1.0.1" (revision 2) was not Healthy 30s after its deploy`);
+    expect(ext.cond('RolledBack')?.message).toContain(`rolled back to revision 1 (bundle "${bc}.v1.0.0" version "1.0.0") as revision 3`);
+    expect(await waitForEvent(client, CLUSTER_EXTENSION.kind, bc, 'RolledBack')).toMatchObject({ type: 'Warning', action: 'Rollback' });
+    // Revision 3 (1.0.0's content) succeeds and archives 1 and 2; 1.0.0's Pod runs again, the data is there.
+    await expect
+      .poll(() => revisionsOf(bc), { timeout: 120_000, interval: 1000 })
+      .toEqual([`${bc}-1 Archived 1.0.0`, `${bc}-2 Archived 1.0.1`, `${bc}-3 Active 1.0.0`]);
+    expect(await command(deployment)).toEqual(['/probe', 'serve']);
+    await expect.poll(() => readyImages(bc), { timeout: 120_000, interval: 1000 }).toEqual([probeImage]);
+    expect(await client.get(widget)).toMatchObject({ spec: { size: 3 } });
+    const back = await waitForExtension(client, bc, 'installed 1.0.0 again', installedAs(`${bc}.v1.0.0`), 60_000);
+    expect(back.cond('RolledBack')?.status).toBe('True');
+
+    // A healthy 1.0.2 (skipping 1.0.1, which stays held) is installed as revision 4 ...
+    await offerCatalog(s, bc, images, ['1.0.0', '1.0.1', '1.0.2'], { '1.0.2': ['1.0.0'] });
+    await waitForExtension(client, bc, 'upgraded to 1.0.2', installedAs(`${bc}.v1.0.2`), 120_000);
+    // ... and olmv1 release rollback goes back to revision 3's bundle: a new revision 5 with 1.0.0.
+    let out = '';
+    const io = { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (out += t) } };
+    const catalogClient = createCatalogClient();
+    try {
+      const code = await runReleaseRollback([bc, '3'], io, {
+        connectCluster: () => Promise.resolve({ ...s.kube, close: () => undefined }),
+        catalogContent: createCatalogContentCache({ client: catalogClient }),
+      });
+      expect(code, out).toBe(0);
+    } finally {
+      catalogClient.close();
+    }
+    await waitForExtension(client, bc, 'rolled back to 1.0.0 by the command', installedAs(`${bc}.v1.0.0`), 120_000);
+    await expect
+      .poll(() => revisionsOf(bc), { timeout: 120_000, interval: 1000 })
+      .toEqual([`${bc}-1 Archived 1.0.0`, `${bc}-2 Archived 1.0.1`, `${bc}-3 Archived 1.0.0`, `${bc}-4 Archived 1.0.2`, `${bc}-5 Active 1.0.0`]);
+    expect(await command(deployment)).toEqual(['/probe', 'serve']);
+    expect(await client.get(widget)).toMatchObject({ spec: { size: 3 } });
   }, 600_000);
 });
