@@ -18,6 +18,7 @@ WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force \
+  && rm -rf /root/.npm /tmp/node-compile-cache \
   && groupadd --gid 65532 nonroot \
   && useradd --uid 65532 --gid 65532 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin nonroot \
   && mkdir -p /var/cache/catalogd /var/cache/operator-controller \
