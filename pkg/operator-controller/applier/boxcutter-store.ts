@@ -177,7 +177,18 @@ export function createObjectSetReleases(client: KubeClient, options: ObjectSetRe
     async history(extension, options = {}) {
       const sets = await listRevisions(client, extension, options.signal);
       const out: Release[] = [];
-      for (const set of [...sets].reverse()) out.push(releaseOf(set, sets, await objects.of(client, set, options.signal, systemNamespace)));
+      for (const set of [...sets].reverse()) {
+        let found: KubeObject[];
+        try {
+          found = await objects.of(client, set, options.signal, systemNamespace);
+        } catch (err) {
+          // A revision on its way out whose Secrets went first (an orphaning delete, the way back
+          // to release records) is no longer history; any other missing Secret is an error.
+          if (set.metadata.deletionTimestamp !== undefined && err instanceof Error && isNotFound(err.cause)) continue;
+          throw err;
+        }
+        out.push(releaseOf(set, sets, found));
+      }
       return out;
     },
     async deployed(extension, signal) {

@@ -5,6 +5,7 @@ import { deployedStep } from '../upgradegate/index.ts';
 import { fakeCluster } from '../../../test/support/fake-cluster.ts';
 import { ApiError } from '../../shared/kube/index.ts';
 import { createRevisionReader } from './reader.ts';
+import { createObjectSetReleases, type ObjectSetManifest } from '../applier/index.ts';
 import { objectSet, objectSetHistory, seedHelmHistory } from '../../../test/support/revision-fixtures.ts';
 
 const COS = 'olm.operatorframework.io/v1/ClusterObjectSet';
@@ -52,6 +53,31 @@ describe('createRevisionReader', () => {
     expect((await reader.deployed('helmy'))?.revision).toBe(2);
     expect(await reader.list()).toEqual(['helmy']);
     expect(await reader.usesObjectSets('helmy')).toBe(false);
+  });
+
+  it('leaves out revisions being deleted, whose Secrets may be gone already, and reads the release records the way back wrote', async () => {
+    const cluster = fakeCluster();
+    await seedHelmHistory(cluster.client, 'back');
+    // The way back to release records: both revisions deleted with propagation Orphan, their Secrets first.
+    for (const set of objectSetHistory('back')) cluster.seed(leaving(withSecretRefs(set)));
+    const reader = createRevisionReader({ client: cluster.client, namespace: 'olmv1-system' });
+    const back = await reader.read('back');
+    expect(back.objectSets).toBeUndefined();
+    expect(back.releases.map((r) => [r.revision, r.status, r.objectSet])).toEqual([
+      [2, 'deployed', undefined],
+      [1, 'superseded', undefined],
+    ]);
+    expect(await reader.usesObjectSets('back')).toBe(false);
+    expect(await reader.list()).toEqual(['back']);
+
+    // A revision not being deleted whose Secret is missing is an error, named.
+    const [, installed] = objectSetHistory('broken');
+    cluster.seed(withSecretRefs(installed!));
+    await expect(reader.history('broken')).rejects.toThrow(/^reading Secret olmv1-system\/broken-2-data key "o0": .*not found/);
+    // Under BoxcutterRuntime's own store too: the leaving revision is skipped, the broken one is not.
+    const store = createObjectSetReleases(cluster.client, { systemNamespace: 'olmv1-system' });
+    expect(await store.history('back')).toEqual([]);
+    await expect(store.history('broken')).rejects.toThrow(/broken-2-data/);
   });
 
   it('reports a refused ClusterObjectSet list instead of showing Helm records that may be stale', async () => {
@@ -105,4 +131,19 @@ function cluster419(): ClusterMinor {
   const parsed = parseClusterVersion('4.19');
   if (!parsed.ok) throw new Error(parsed.error);
   return parsed.value;
+}
+
+/** `set` with its objects in a Secret `<name>-data` (keys o0, o1, ...) that is not there. */
+function withSecretRefs(set: ObjectSetManifest): ObjectSetManifest {
+  let i = 0;
+  const phases = set.spec.phases.map((p) => ({
+    ...p,
+    objects: p.objects.map(() => ({ ref: { name: `${set.metadata.name}-data`, key: `o${i++}` } })),
+  }));
+  return { ...set, spec: { ...set.spec, phases } };
+}
+
+/** `set` being deleted: a deletion timestamp, and the garbage collector's orphan finalizer holding it. */
+function leaving(set: ObjectSetManifest): ObjectSetManifest {
+  return { ...set, metadata: { ...set.metadata, deletionTimestamp: '2026-11-28T12:00:00Z', finalizers: ['orphan'] } };
 }

@@ -78,10 +78,15 @@ export function createRevisionReader(o: RevisionReaderOptions): RevisionReader {
   });
   const sets = createObjectSetReleases(o.client, { systemNamespace: o.namespace });
 
-  /** The extension's ClusterObjectSets, oldest first; [] when it has none or the kind is not served. */
+  /**
+   * The extension's ClusterObjectSets not being deleted, oldest first; [] when it has none or the
+   * kind is not served. Revisions being deleted are not its revisions any more: on the way back to
+   * release records they are deleted after the deployed record is written, and their Secrets may
+   * be gone already.
+   */
   async function objectSetsOf(extension: string, signal?: AbortSignal): Promise<ObjectSetManifest[]> {
     try {
-      return await listRevisions(o.client, extension, signal);
+      return (await listRevisions(o.client, extension, signal)).filter((s) => s.metadata.deletionTimestamp === undefined);
     } catch (err) {
       if (notServed(err)) return [];
       throw err;
@@ -91,7 +96,11 @@ export function createRevisionReader(o: RevisionReaderOptions): RevisionReader {
   async function read(extension: string, options: HistoryOptions = {}): Promise<ExtensionHistory> {
     const found = await objectSetsOf(extension, options.signal);
     if (found.length === 0) return { releases: await helm.history(extension, options), objectSets: undefined };
-    return { releases: await sets.history(extension, options), objectSets: [...found].reverse().map(objectSetState) };
+    const live = new Set(found.map((s) => s.metadata.name));
+    return {
+      releases: (await sets.history(extension, options)).filter((r) => r.objectSet === undefined || live.has(r.objectSet)),
+      objectSets: [...found].reverse().map(objectSetState),
+    };
   }
 
   return {
