@@ -13,7 +13,9 @@
 // runtimes): the crash-looping 1.0.1 revision never succeeds, and at its creation plus the
 // deadline 1.0.0's content comes back as revision 3 (the rolled-back revision archived once it
 // succeeds); then, upgraded to a healthy 1.0.2, `olmv1 release rollback` (in process) goes back to
-// 1.0.0 as revision 5.
+// 1.0.0 as revision 5. 1.0.0 declares olm.maxOpenShiftVersion 4.18: while it is the installed
+// revision, operator-controller's in-cluster gate (its metrics) and `olmv1 status` both block the
+// upgrade to 4.19, and while 1.0.2 is, both allow it (issue 70: the gate reads revisions).
 //
 // Both bundles' Deployments keep the default RollingUpdate strategy: the old Pod stays
 // available while the new one crash-loops, and the rollout that never finishes is what makes
@@ -24,7 +26,9 @@ import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildGoProgram, defaultCacheRoot, findGoToolchain, startControlPlane, type ControlPlane } from '../../pkg/olmv1/localstack/index.ts';
+import { createKubeconfigLookup } from '../../cmd/olmv1/cluster-access.ts';
 import { runReleaseRollback } from '../../cmd/olmv1/release-rollback.ts';
+import { runStatus } from '../../cmd/olmv1/status.ts';
 import { FEATURE_GATE_DEFAULTS } from '../../cmd/operator-controller/options.ts';
 import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { createReleaseStore } from '../../pkg/operator-controller/release/index.ts';
@@ -48,6 +52,7 @@ import {
   type ExtensionStack,
 } from '../support/extensions.ts';
 import { nodeUnavailable } from '../support/on-node.ts';
+import { readMetric } from '../support/operator-controller.ts';
 
 const missing = nodeUnavailable();
 if (missing !== undefined) console.warn(`rollback-on-failure-on-node.test.ts skipped: ${missing}`);
@@ -217,12 +222,19 @@ describe.skipIf(missing !== undefined)('rollback on failure on a real node', () 
     await waitForCrdsEstablished(admin.client, [crd]);
     admin.close();
     stack = await startExtensionStack(cp!.info, inject('envtestRegistries').anonymous.host, {
-      controller: { featureGates: { ...FEATURE_GATE_DEFAULTS, BoxcutterRuntime: true } },
+      // The cluster version the in-cluster upgrade gate judges against (no ClusterVersion API here).
+      controller: { featureGates: { ...FEATURE_GATE_DEFAULTS, BoxcutterRuntime: true }, clusterVersion: { major: 4n, minor: 18n } },
     });
     const s = stack;
     const client = s.kube.client;
     const bc = `${pkg}-bc`;
-    const bundles = { '1.0.0': { pkg: bc, version: '1.0.0' }, '1.0.1': { pkg: bc, version: '1.0.1' }, '1.0.2': { pkg: bc, version: '1.0.2' } };
+    // 1.0.0 declares olm.maxOpenShiftVersion 4.18: wherever it is the installed revision, the cluster gate is blocked.
+    const max418 = [{ type: 'olm.maxOpenShiftVersion', value: '4.18' }];
+    const bundles = {
+      '1.0.0': { pkg: bc, version: '1.0.0', properties: max418 },
+      '1.0.1': { pkg: bc, version: '1.0.1' },
+      '1.0.2': { pkg: bc, version: '1.0.2' },
+    };
     const deployment: ObjectRef = { ...DEPLOYMENT, namespace: bc, name: `${bc}-controller` };
     const widget: ObjectRef = { ...WIDGET, apiVersion: `${groupOf(bc)}/v1`, namespace: bc };
     await installerFor(client, bc, 'installer', Object.values(bundles));
@@ -240,6 +252,12 @@ describe.skipIf(missing !== undefined)('rollback on failure on a real node', () 
     await client.create(ce);
     await waitForExtension(client, bc, 'installed 1.0.0', installedAs(`${bc}.v1.0.0`), 120_000);
     await waitForExtension(client, bc, '1.0.0 Healthy', rolledBack('Watching', '[last Healthy revision: 1]'), 180_000);
+    // The gate reads the revisions (issue 70): in-cluster and in olmv1 status alike, 1.0.0 blocks 4.19.
+    await expect.poll(() => gateBlockers(s), { timeout: 30_000, interval: 500 }).toEqual({ upgradeable: 0, blockers: 1 });
+    expect(await gateStatus(s)).toMatchObject({
+      code: 1,
+      out: expect.stringContaining(`${bc}: bundle ${bc}.v1.0.0 declares olm.maxOpenShiftVersion 4.18`),
+    });
     await client.create({ ...widget, metadata: { name: widget.name, namespace: widget.namespace }, spec: { size: 3 } } as KubeObject);
 
     // 1.0.1's revision takes the Deployment over and never succeeds; revision 1 stays the installed one.
@@ -262,6 +280,9 @@ describe.skipIf(missing !== undefined)('rollback on failure on a real node', () 
     // A healthy 1.0.2 (skipping 1.0.1, which stays held) is installed as revision 4 ...
     await offerCatalog(s, bc, images, ['1.0.0', '1.0.1', '1.0.2'], { '1.0.2': ['1.0.0'] });
     await waitForExtension(client, bc, 'upgraded to 1.0.2', installedAs(`${bc}.v1.0.2`), 120_000);
+    // 1.0.2 declares no maximum: the gate opens.
+    await expect.poll(() => gateBlockers(s), { timeout: 30_000, interval: 500 }).toEqual({ upgradeable: 1, blockers: 0 });
+    expect((await gateStatus(s)).code).toBe(0);
     // ... and olmv1 release rollback goes back to revision 3's bundle: a new revision 5 with 1.0.0.
     let out = '';
     const io = { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (out += t) } };
@@ -281,5 +302,33 @@ describe.skipIf(missing !== undefined)('rollback on failure on a real node', () 
       .toEqual([`${bc}-1 Archived 1.0.0`, `${bc}-2 Archived 1.0.1`, `${bc}-3 Archived 1.0.0`, `${bc}-4 Archived 1.0.2`, `${bc}-5 Active 1.0.0`]);
     expect(await command(deployment)).toEqual(['/probe', 'serve']);
     expect(await client.get(widget)).toMatchObject({ spec: { size: 3 } });
+    // Rolled back to 1.0.0 as revision 5: blocked again, in-cluster and in olmv1 status.
+    await expect.poll(() => gateBlockers(s), { timeout: 30_000, interval: 500 }).toEqual({ upgradeable: 0, blockers: 1 });
+    expect(await gateStatus(s)).toMatchObject({
+      code: 1,
+      out: expect.stringContaining(`${bc}: bundle ${bc}.v1.0.0 declares olm.maxOpenShiftVersion 4.18`),
+    });
   }, 600_000);
 });
+
+/** operator-controller's in-cluster gate verdict about 4.19, from its metrics. */
+async function gateBlockers(s: ExtensionStack): Promise<{ upgradeable: number; blockers: number }> {
+  return {
+    upgradeable: await readMetric(s.controller.healthUrl, 'olmv1_cluster_upgradeable', { next: '4.19' }),
+    blockers: await readMetric(s.controller.healthUrl, 'olmv1_cluster_upgrade_blockers', { next: '4.19' }),
+  };
+}
+
+/** `olmv1 status --cluster-version 4.18` in this process: its exit code and output. */
+async function gateStatus(s: ExtensionStack): Promise<{ code: number; out: string }> {
+  let out = '';
+  const io = { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (out += t) } };
+  const code = await runStatus(['--cluster-version', '4.18'], io, {
+    kubeconfig: createKubeconfigLookup({ KUBECONFIG: s.cp.kubeconfigPath }, process.cwd()),
+    isTTY: false,
+    columns: undefined,
+    noColor: true,
+  });
+  expect(out).toContain(code === 0 ? 'cluster upgrade to 4.19: allowed' : 'cluster upgrade to 4.19: blocked by');
+  return { code, out };
+}
