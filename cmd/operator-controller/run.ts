@@ -53,17 +53,19 @@ export async function runOperatorController(
   const health = new HealthServer({ port: o.healthProbe.port, host: o.healthProbe.host, ...(o.insecureMetrics ? { registry } : {}), log });
   const ready = firstPass(informersSynced(informers));
   health.addReadinessCheck('informers', ready.check);
-  await health.start();
-  log.info({ address: o.healthProbe, metrics: o.insecureMetrics }, 'health server listening');
-  const metrics = await startMetricsServing(o, { client: kube.client, registry, log });
 
-  // The informers stop with the process, or when the rest fails to start (which ends it).
+  // The informers stop with the process, or when the rest fails to start (which ends it). They
+  // list while the probe port's worker thread starts (decision 0136).
   const informing = new AbortController();
   const stopInforming = (): void => informing.abort(signal.reason);
   signal.addEventListener('abort', stopInforming, { once: true });
   for (const i of informers) void i.run(informing.signal);
   let outcome: 'stopped' | 'lost-leadership' = 'stopped';
+  let metrics: { stop: () => Promise<void> } | undefined;
   try {
+    await health.start();
+    log.info({ address: o.healthProbe, metrics: o.insecureMetrics }, 'health server listening');
+    metrics = await startMetricsServing(o, { client: kube.client, registry, log });
     // The rest loads once the informers synced (ready): its modules evaluate on this thread
     // (zod's the most), which would hold back the lists' answers and /readyz; and nothing of it
     // acts before: the reconciler waits for both informers' sync (control.ts).

@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { Counter, Registry } from 'prom-client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { settlesWithin } from '../kube/index.ts';
 import { HealthServer, informersSynced } from './health-server.ts';
 import { wireShutdownSignals } from './shutdown.ts';
@@ -18,6 +19,59 @@ async function get(path: string): Promise<{ status: number; body: string; type: 
   const res = await fetch(`http://127.0.0.1:${server?.port}${path}`);
   return { status: res.status, body: await res.text(), type: res.headers.get('content-type') };
 }
+
+/** What a probe from another thread got, and when (process.hrtime, ns). */
+interface ProbeResult {
+  status: number;
+  body: string;
+  sentAt: bigint;
+  answeredAt: bigint;
+}
+
+// A client on its own thread: once told to go, it asks `url` (every 50 ms until it gets `want`,
+// when given) and posts the last answer with the times it asked and was answered.
+const PROBE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const ask = async () => {
+  const sentAt = process.hrtime.bigint();
+  const res = await fetch(workerData.url);
+  return { status: res.status, body: await res.text(), sentAt, answeredAt: process.hrtime.bigint() };
+};
+ask().then(() => parentPort.postMessage('ready'));
+parentPort.once('message', async () => {
+  let r = await ask();
+  while (workerData.want !== undefined && r.status !== workerData.want) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    r = await ask();
+  }
+  parentPort.postMessage(r);
+});
+`;
+
+/**
+ * Blocks this thread for `blockMs` with synchronous work while another thread probes `path`;
+ * returns the probe's answer and when the block ended.
+ */
+async function probeWhileBlocked(path: string, blockMs: number, want?: number): Promise<{ probe: ProbeResult; blockEnd: bigint }> {
+  const worker = new Worker(PROBE, { eval: true, workerData: { url: `http://127.0.0.1:${server?.port}${path}`, want } });
+  try {
+    const messages: unknown[] = [];
+    worker.on('message', (m: unknown) => messages.push(m));
+    await vi.waitFor(() => expect(messages).toContain('ready'), { timeout: 5_000 });
+    worker.postMessage('go');
+    const end = performance.now() + blockMs;
+    while (performance.now() < end) {
+      // The main thread is busy: no timer, I/O or message is handled here.
+    }
+    const blockEnd = process.hrtime.bigint();
+    await vi.waitFor(() => expect(messages).toHaveLength(2), { timeout: 10_000 });
+    return { probe: messages[1] as ProbeResult, blockEnd };
+  } finally {
+    await worker.terminate();
+  }
+}
+
+const ms = (ns: bigint): number => Number(ns / 1_000_000n);
 
 describe('HealthServer', () => {
   it('serves healthz, readyz with registered checks, and the injected registry on /metrics', async () => {
@@ -69,6 +123,67 @@ describe('HealthServer', () => {
     expect(check()).toBe('informers not synced: extensions');
     b.hasSynced = true;
     expect(check()).toBe(true);
+  });
+
+  it('answers /healthz from its own thread while the main thread is busy', async () => {
+    server = new HealthServer({ port: 0, host: '127.0.0.1', log });
+    await server.start();
+    const { probe, blockEnd } = await probeWhileBlocked('/healthz', 3_000);
+    expect(probe).toMatchObject({ status: 200, body: 'ok' });
+    // Answered at once, while the main thread was still blocked.
+    expect(ms(probe.answeredAt - probe.sentAt)).toBeLessThan(500);
+    expect(probe.answeredAt < blockEnd).toBe(true);
+  });
+
+  it('fails /healthz once the main thread has not beaten for the stall limit, and recovers', async () => {
+    server = new HealthServer({ port: 0, host: '127.0.0.1', log, stallLimitMs: 1_000 });
+    await server.start();
+    expect(await get('/healthz?verbose')).toMatchObject({ status: 200, body: '[+]ping ok\n[+]event-loop ok\nhealthz check passed\n' });
+    const { probe, blockEnd } = await probeWhileBlocked('/healthz', 2_500, 500);
+    expect(probe.status).toBe(500);
+    expect(probe.body).toMatch(
+      /^\[\+\]ping ok\n\[-\]event-loop failed: no heartbeat from the event loop for \d+(\.\d)?s \(limit 1s\)\nhealthz check failed\n$/,
+    );
+    expect(probe.answeredAt < blockEnd).toBe(true);
+    await expect.poll(() => get('/healthz')).toMatchObject({ status: 200, body: 'ok' });
+  });
+
+  it('forwards /readyz to the main thread and fails it when the main thread does not answer in time', async () => {
+    server = new HealthServer({ port: 0, host: '127.0.0.1', registry: new Registry(), log, forwardTimeoutMs: 300 });
+    server.addReadinessCheck('informers', () => true);
+    await server.start();
+    expect(await get('/readyz?verbose')).toMatchObject({ status: 200, body: '[+]ping ok\n[+]informers ok\nreadyz check passed\n' });
+    const ready = await probeWhileBlocked('/readyz', 2_000);
+    expect(ready.probe).toEqual(
+      expect.objectContaining({ status: 500, body: '[-]event-loop failed: the main thread did not answer within 0.3s\nreadyz check failed\n' }),
+    );
+    expect(ms(ready.probe.answeredAt - ready.probe.sentAt)).toBeLessThan(1_000);
+    expect(ready.probe.answeredAt < ready.blockEnd).toBe(true);
+    const metrics = await probeWhileBlocked('/metrics', 2_000);
+    expect(metrics.probe).toMatchObject({ status: 500, body: '[-]event-loop failed: the main thread did not answer within 0.3s\n' });
+    expect(await get('/readyz')).toMatchObject({ status: 200, body: 'ok' });
+  });
+
+  it('answers other methods 405 and other paths 404 without the main thread', async () => {
+    server = new HealthServer({ port: 0, host: '127.0.0.1', log });
+    await server.start();
+    const post = await fetch(`http://127.0.0.1:${server.port}/healthz`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    const head = await fetch(`http://127.0.0.1:${server.port}/readyz`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect((await get('/metrics')).status).toBe(404);
+  });
+
+  it('frees its port on stop', async () => {
+    server = new HealthServer({ port: 0, host: '127.0.0.1', log });
+    await server.start();
+    const port = server.port;
+    await server.stop();
+    server = new HealthServer({ port, host: '127.0.0.1', log });
+    await server.start();
+    expect(server.port).toBe(port);
+    expect((await get('/healthz')).status).toBe(200);
   });
 
   it('rejects start when the port is taken', async () => {

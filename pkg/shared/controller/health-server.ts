@@ -3,17 +3,33 @@
  * (readiness: checks components register) and, only when given a registry, `/metrics` without
  * authentication (the components' `--insecure-metrics`, for local stacks and tests; on a cluster
  * metrics are served by MetricsServer, over HTTPS to authorized callers only).
+ *
+ * The port is served by a worker thread (health-worker.ts, decision 0136), so that a main thread
+ * busy with a long slice of work does not look dead: `/healthz` is answered there and fails only
+ * when this thread's heartbeat (a timestamp it stores every second) is older than the stall
+ * limit. `/readyz` and `/metrics` are forwarded here and fail when not answered in time.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import https from 'node:https';
+import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { http } from '../nodehttp/index.ts';
-import { boundPort, close, guardedListener, listen } from './listening.ts';
+import type { Answer, FromWorker, HealthWorkerData } from './health-protocol.ts';
+import { type CheckOutcome, probeAnswer } from './health-report.ts';
 import { errorMessage } from '../errors/index.ts';
 
+// Same extension as this module: `.ts` when run from source, `.js` in the built image.
+const WORKER = new URL(`./health-worker${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url);
+
+/** `/healthz` fails once the main thread has not beaten for this long (ms): its event loop is wedged. */
+const STALL_LIMIT_MS = 60_000;
+/** A forwarded `/readyz` or `/metrics` not answered by the main thread in this long is answered 500 (ms). */
+const FORWARD_TIMEOUT_MS = 5_000;
+/** How often the main thread beats (ms), at most. */
+const HEARTBEAT_MS = 1_000;
+
+const TEXT = 'text/plain; charset=utf-8';
+
 /** A fast check run per probe: true passes; false, a reason string or a throw fails it. */
-type HealthCheck = () => boolean | string | Promise<boolean | string>;
+type HealthCheck = () => CheckOutcome | Promise<CheckOutcome>;
 
 /** A readiness check passing once every informer synced, else `informers not synced: a, b`. */
 export function informersSynced(informers: ReadonlyArray<{ readonly name: string; readonly hasSynced: boolean }>): HealthCheck {
@@ -34,18 +50,23 @@ interface HealthServerOptions {
   log: Logger;
   /** Serve HTTPS with this certificate and key (PEM) instead of plain HTTP. */
   tls?: { cert: string | Buffer; key: string | Buffer };
+  /** `/healthz` fails once the main thread's event loop has not turned for this long (ms; default 60 s). */
+  stallLimitMs?: number;
+  /** `/readyz` and `/metrics` fail when the main thread does not answer them in this long (ms; default 5 s). */
+  forwardTimeoutMs?: number;
 }
 
 /** See the module comment. Register checks before or after `start`. */
 export class HealthServer {
   readonly #o: HealthServerOptions;
-  readonly #health = new Map<string, HealthCheck>();
   readonly #ready = new Map<string, HealthCheck>();
-  #server: Server | https.Server | undefined;
+  readonly #heartbeat = new BigInt64Array(new SharedArrayBuffer(8));
+  #worker: Worker | undefined;
+  #port: number | undefined;
+  #beating: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: HealthServerOptions) {
     this.#o = options;
-    this.#health.set('ping', () => true);
     this.#ready.set('ping', () => true);
   }
 
@@ -56,73 +77,117 @@ export class HealthServer {
 
   /** The bound port (after `start`). */
   get port(): number {
-    return boundPort(this.#server, 'health server');
+    if (this.#port === undefined) throw new Error('the health server is not listening');
+    return this.#port;
   }
 
   /** Starts listening; rejects when the port cannot be bound. */
   async start(): Promise<void> {
-    if (this.#server !== undefined) throw new Error('the health server is already started');
-    const listener = guardedListener((req, res) => this.#handle(req, res), this.#o.log, 'health endpoint failed');
+    if (this.#worker !== undefined) throw new Error('the health server is already started');
+    const stallLimitMs = this.#o.stallLimitMs ?? STALL_LIMIT_MS;
     const tls = this.#o.tls;
-    const server = tls === undefined ? http.createServer(listener) : https.createServer({ cert: tls.cert, key: tls.key }, listener);
-    this.#server = server;
-    await listen(server, this.#o.port, this.#o.host ?? '0.0.0.0');
+    const data: HealthWorkerData = {
+      port: this.#o.port,
+      host: this.#o.host ?? '0.0.0.0',
+      tls: tls === undefined ? undefined : { cert: tls.cert.toString(), key: tls.key.toString() },
+      metrics: this.#o.registry !== undefined,
+      heartbeat: this.#heartbeat.buffer as SharedArrayBuffer,
+      stallLimitMs,
+      forwardTimeoutMs: this.#o.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS,
+    };
+    this.#beat();
+    // A small heap: the worker holds a server and, for a moment, a forwarded answer.
+    const worker = new Worker(WORKER, {
+      name: 'health-server',
+      workerData: data,
+      resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 },
+    });
+    this.#worker = worker;
+    try {
+      this.#port = await listening(worker);
+    } catch (err) {
+      this.#worker = undefined;
+      await worker.terminate();
+      throw err;
+    }
+    worker.on('message', (msg: FromWorker) => this.#received(worker, msg));
+    worker.on('error', (err) => this.#o.log.error({ err }, 'health server worker failed'));
+    worker.on('exit', (code) => {
+      if (this.#worker === worker) this.#o.log.error({ code }, 'health server worker exited');
+    });
+    this.#beating = setInterval(() => this.#beat(), Math.min(HEARTBEAT_MS, stallLimitMs / 4));
+    this.#beating.unref();
   }
 
-  /** Stops listening and closes idle connections. */
+  /** Stops listening: ends the worker, which closes the port and its connections. */
   async stop(): Promise<void> {
-    const server = this.#server;
-    if (server === undefined) return;
-    this.#server = undefined;
-    await close(server);
+    const worker = this.#worker;
+    if (worker === undefined) return;
+    this.#worker = undefined;
+    this.#port = undefined;
+    clearInterval(this.#beating);
+    await worker.terminate();
   }
 
-  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end('method not allowed\n');
-      return;
+  #beat(): void {
+    Atomics.store(this.#heartbeat, 0, process.hrtime.bigint());
+  }
+
+  #received(worker: Worker, msg: FromWorker): void {
+    if (msg.kind === 'failed') this.#o.log.error({ err: msg.message, url: msg.url }, 'health endpoint failed');
+    else if (msg.kind === 'forward')
+      void this.#answer(msg.path, msg.verbose).then((a) => worker.postMessage({ kind: 'answer', id: msg.id, ...a } satisfies Answer));
+  }
+
+  async #answer(path: '/readyz' | '/metrics', verbose: boolean): Promise<Omit<Answer, 'kind' | 'id'>> {
+    try {
+      const registry = this.#o.registry;
+      if (path === '/metrics' && registry !== undefined) return { status: 200, contentType: registry.contentType, body: await registry.metrics() };
+      return { ...probeAnswer('readyz', await runChecks(this.#ready), verbose), contentType: TEXT };
+    } catch (err) {
+      this.#o.log.error({ err, url: path }, 'health endpoint failed');
+      return { status: 500, contentType: TEXT, body: 'internal error\n' };
     }
-    const registry = this.#o.registry;
-    if (url.pathname === '/metrics' && registry !== undefined) {
-      const body = await registry.metrics();
-      res.writeHead(200, { 'Content-Type': registry.contentType });
-      res.end(body);
-      return;
-    }
-    const checks = url.pathname === '/healthz' ? this.#health : url.pathname === '/readyz' ? this.#ready : undefined;
-    if (checks === undefined) {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end('not found\n');
-      return;
-    }
-    const { ok, report } = await runChecks(checks);
-    const verbose = url.searchParams.has('verbose');
-    res.writeHead(ok ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
-    const name = url.pathname.slice(1);
-    if (ok && !verbose) res.end('ok');
-    else res.end(`${report}${name} check ${ok ? 'passed' : 'failed'}\n`);
   }
 }
 
-// One line per check, `[+]name ok` or `[-]name failed: reason`, as Kubernetes' healthz does.
-async function runChecks(checks: Map<string, HealthCheck>): Promise<{ ok: boolean; report: string }> {
-  let ok = true;
-  let report = '';
+// The worker's first word: its port, or why it could not listen (Node's listen error, rebuilt).
+function listening(worker: Worker): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const done = (): void => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    const onMessage = (msg: FromWorker): void => {
+      if (msg.kind === 'listening') resolve(msg.port);
+      else if (msg.kind === 'listen-failed') reject(Object.assign(new Error(msg.message), msg.code === undefined ? {} : { code: msg.code }));
+      else return;
+      done();
+    };
+    const onError = (err: Error): void => {
+      done();
+      reject(new Error('the health server worker failed to start', { cause: err }));
+    };
+    const onExit = (code: number): void => {
+      done();
+      reject(new Error(`the health server worker exited with code ${code} before listening`));
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  });
+}
+
+// Every check's outcome, in order; a throw fails the check with its message.
+async function runChecks(checks: Map<string, HealthCheck>): Promise<Array<[string, CheckOutcome]>> {
+  const outcomes: Array<[string, CheckOutcome]> = [];
   for (const [name, check] of checks) {
-    let outcome: boolean | string;
     try {
-      outcome = await check();
+      outcomes.push([name, await check()]);
     } catch (err) {
-      outcome = errorMessage(err) ?? String(err);
+      outcomes.push([name, errorMessage(err)]);
     }
-    if (outcome === true) {
-      report += `[+]${name} ok\n`;
-      continue;
-    }
-    ok = false;
-    report += `[-]${name} failed: ${outcome === false ? 'reason withheld' : outcome}\n`;
   }
-  return { ok, report };
+  return outcomes;
 }
