@@ -7,8 +7,10 @@
 // every object of both; then the overlay is applied for real. The Deployments' flags are parsed by the components' own option parsers.
 // catalogd and operator-controller then run in this process with tokens of the shipped
 // ServiceAccounts (so only the shipped RBAC applies) and the shipped flags (leader election on
-// the shipped Leases, release records in olmv1-system), plus --global-pull-secret: a catalog is
-// served; an extension is installed (a release big enough to need chunk Secrets), upgraded and
+// the shipped Leases, release records in olmv1-system) and the OpenShift variant's
+// --global-pull-secret (openshift-config/pull-secret, read through its Roles there), their
+// ServiceAccounts' imagePullSecrets naming a Secret in olmv1-system: a catalog is served (and
+// config/openshift/catalogs' ClusterCatalogs pass a server-side dry run); an extension is installed (a release big enough to need chunk Secrets), upgraded and
 // uninstalled; the catalog is deleted; Events are recorded, repeats counted in a series. Both serve with a certificate, as shipped: catalogd its
 // catalog API and the name-label webhook over HTTPS (operator-controller and the API server
 // trusting its CA; the extension selects its catalog by that label) and both their metrics, which a
@@ -57,6 +59,7 @@ import { kubectlWaitEstablished } from '../support/crd-established.ts';
 const repo = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.meta.url));
 const RUN = randomBytes(3).toString('hex');
 const SYSTEM = 'olmv1-system';
+const OPENSHIFT_CONFIG = 'openshift-config';
 const NAME_LABEL = 'olm.operatorframework.io/metadata.name';
 const USERS = {
   catalogd: `system:serviceaccount:${SYSTEM}:catalogd-controller-manager`,
@@ -137,6 +140,12 @@ function podEnv(pod: string): NodeJS.ProcessEnv {
   return { POD_NAMESPACE: SYSTEM, POD_NAME: pod, KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' };
 }
 
+/** config/namespace.yaml and openshift-config, where config/openshift's Roles live (an OpenShift cluster has it). */
+async function applyNamespaces(): Promise<void> {
+  await kubectl(['apply', '-f', repo('config/namespace.yaml')]);
+  await kubectl(['apply', '-f', '-'], `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${OPENSHIFT_CONFIG}\n`);
+}
+
 async function tokenKubeconfig(sa: string): Promise<string> {
   const path = join(work, `${sa}.kubeconfig`);
   await writeFile(path, serviceAccountKubeconfig(cp.info, await requestServiceAccountToken(cp.info, SYSTEM, sa)));
@@ -212,7 +221,7 @@ let applied: Promise<{ webhookPort: number }> | undefined;
 const appliedConfig = (): Promise<{ webhookPort: number }> =>
   (applied ??= (async () => {
     const { openshiftYaml } = await configBuilds();
-    await kubectl(['apply', '-f', repo('config/namespace.yaml')]);
+    await applyNamespaces();
     await kubectl(['apply', '--server-side', '-f', '-'], openshiftYaml);
     await kubectlWaitEstablished(kubectl, ['crd/clustercatalogs.olm.operatorframework.io', 'crd/clusterextensions.olm.operatorframework.io']);
     const [webhookPort = 0] = await freePorts(1);
@@ -256,9 +265,16 @@ describe('config/ on a real API server', () => {
       'MutatingAdmissionPolicy/olm-clustercatalog-metadata-name-label',
       'MutatingAdmissionPolicyBinding/olm-clustercatalog-metadata-name-label',
     ]);
-    expect(openshift.map((o) => `${o.kind}/${o.metadata.name}`).filter((n) => !names.includes(n))).toEqual([
-      'ClusterRole/operator-controller-openshift-role',
-      'ClusterRoleBinding/operator-controller-openshift-rolebinding',
+    const at = (o: KubeObject): string => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+    expect(openshift.map(at).filter((n) => !base.map(at).includes(n))).toEqual([
+      'Role/openshift-config/catalogd-manager-role',
+      'Role/openshift-config/operator-controller-manager-role',
+      'ClusterRole//operator-controller-openshift-role',
+      'RoleBinding/openshift-config/catalogd-manager-rolebinding',
+      'RoleBinding/openshift-config/operator-controller-manager-rolebinding',
+      'ClusterRoleBinding//operator-controller-openshift-rolebinding',
+      'ConfigMap/olmv1-system/catalogd-trusted-ca-bundle',
+      'ConfigMap/olmv1-system/operator-controller-trusted-ca-bundle',
     ]);
     expect(withInstaller.map((o) => `${o.kind}/${o.metadata.name}`).filter((n) => !names.includes(n))).toEqual([
       'ServiceAccount/olmv1-default-installer',
@@ -268,7 +284,7 @@ describe('config/ on a real API server', () => {
     expect(JSON.stringify(controller)).toContain('--default-install-service-account=olmv1-system/olmv1-default-installer');
 
     // Namespaced objects need their namespace to exist, even in a dry run.
-    await kubectl(['apply', '-f', repo('config/namespace.yaml')]);
+    await applyNamespaces();
     // The admission component where the API server has the kind (GA in 1.36).
     const resources = await kubectl(['api-resources', '--api-group=admissionregistration.k8s.io', '-o', 'name']);
     const policyServed = resources.split('\n').includes('mutatingadmissionpolicies.admissionregistration.k8s.io');
@@ -377,19 +393,30 @@ describe('config/ on a real API server', () => {
   async function runShippedLifecycle(): Promise<void> {
     const { webhookPort } = await appliedConfig();
     const env = podEnv(`pod-${RUN}`);
-    const pullSecret = { namespace: SYSTEM, name: 'olmv1-pull-secret' };
-    const auths = { auths: { 'registry.invalid': { auth: Buffer.from('u:p').toString('base64') } } };
-    await kube.client.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      type: 'kubernetes.io/dockerconfigjson',
-      metadata: { name: pullSecret.name, namespace: SYSTEM },
-      data: { '.dockerconfigjson': Buffer.from(JSON.stringify(auths)).toString('base64') },
-    });
     await installOpenShiftObjects();
     const catalogdShipped = parseCatalogdOptions(containerOf('catalogd-controller-manager').args, env);
     const controllerShipped = parseOperatorControllerOptions(containerOf('operator-controller-controller-manager').args, env);
     if (catalogdShipped === 'help' || controllerShipped === 'help') throw new Error('unreachable');
+    // The shipped --global-pull-secret (the cluster's, in openshift-config) and a Secret in
+    // olmv1-system named by both ServiceAccounts' imagePullSecrets: each read with its own grant.
+    const pullSecret = catalogdShipped.pullSecret;
+    if (pullSecret === undefined) throw new Error('the OpenShift variant passes no --global-pull-secret');
+    expect(pullSecret).toEqual({ namespace: OPENSHIFT_CONFIG, name: 'pull-secret' });
+    expect(controllerShipped.pullSecret).toEqual(pullSecret);
+    const auths = { auths: { 'registry.invalid': { auth: Buffer.from('u:p').toString('base64') } } };
+    for (const { namespace, name } of [pullSecret, { namespace: SYSTEM, name: 'olmv1-pull-secret' }]) {
+      await kube.client.create({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        type: 'kubernetes.io/dockerconfigjson',
+        metadata: { name, namespace },
+        data: { '.dockerconfigjson': Buffer.from(JSON.stringify(auths)).toString('base64') },
+      });
+    }
+    for (const sa of ['catalogd-controller-manager', 'operator-controller-controller-manager']) {
+      const ref = { apiVersion: 'v1', kind: 'ServiceAccount', namespace: SYSTEM, name: sa };
+      await kube.client.patch(ref, { imagePullSecrets: [{ name: 'olmv1-pull-secret' }] }, 'merge');
+    }
     // The shipped serving setup, with a certificate of a test CA for 127.0.0.1 in place of the Secrets.
     const cert = await testCertificate();
     expect(catalogdShipped.webhook).toEqual({ host: '0.0.0.0', port: 9443 });
@@ -451,6 +478,11 @@ describe('config/ on a real API server', () => {
         ],
       }),
     );
+
+    // OpenShift's default catalogs (config/openshift/catalogs) are valid ClusterCatalogs.
+    const defaults = (await buildWithComponent('config/openshift/catalogs')).objects.filter((o) => o.kind === 'ClusterCatalog');
+    expect(defaults).toHaveLength(4);
+    for (const c of defaults) await kube.client.create(c, { dryRun: true });
 
     // Applied before its namespace exists, so the namespace read that names what is missing
     // (granted for that Event alone: the condition is upstream's text either way) is exercised too.

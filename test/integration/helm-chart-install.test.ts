@@ -11,7 +11,9 @@
 //     its resourceVersion (Helm patched nothing else).
 //   value files: an upgrade to helm/cert-manager.yaml creates the Issuers and Certificates (on
 //     open CRDs of cert-manager's kinds), one to helm/openshift.yaml deletes them, annotates the
-//     Services and swaps operator-controller's CA volume to the service CA's ConfigMap.
+//     Services, swaps operator-controller's CA volume to the service CA's and the trusted CA
+//     bundle's ConfigMaps, and creates the Roles in openshift-config (made first, as on
+//     OpenShift) and the default ClusterCatalogs.
 //   uninstall: every object goes but the CRDs (helm.sh/resource-policy: keep) and so the
 //     ClusterCatalogs they hold; a second install adopts the kept CRDs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -140,6 +142,7 @@ describe('helm install, upgrade and uninstall of helm/olmv1', () => {
     expect(run, run.stderr).toMatchObject({ code: 0 });
     for (const o of certManager) expect(await live(o), objectKey(o)).toMatchObject({ spec: o['spec'] as object });
 
+    await kube.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-config' } });
     run = await helm(
       'upgrade',
       ...RELEASE,
@@ -157,12 +160,19 @@ describe('helm install, upgrade and uninstall of helm/olmv1', () => {
       expect(await live(o), objectKey(o)).toMatchObject({ metadata: { annotations: o.metadata.annotations ?? {} } });
     }
     expect(openshift.some((o) => o.metadata.name === 'operator-controller-openshift-role')).toBe(true);
-    // The ca-certs volume changed source: the Secret is gone from it, not merged with the ConfigMap.
+    expect(openshift.filter((o) => o.kind === 'ClusterCatalog')).toHaveLength(4);
+    // The ca-certs volume changed source: the Secret is gone from it, not merged with the ConfigMaps.
     const volumes = (specOf(await liveAll(), 'operator-controller-controller-manager') as unknown as { template: { spec: { volumes: object[] } } })
       .template.spec.volumes;
     expect(volumes).toContainEqual({
       name: 'ca-certs',
-      configMap: { name: 'openshift-service-ca.crt', items: [{ key: 'service-ca.crt', path: 'ca.crt' }], defaultMode: 420 },
+      projected: {
+        sources: [
+          { configMap: { name: 'operator-controller-trusted-ca-bundle', items: [{ key: 'ca-bundle.crt', path: 'ca-bundle.crt' }] } },
+          { configMap: { name: 'openshift-service-ca.crt', items: [{ key: 'service-ca.crt', path: 'ca.crt' }] } },
+        ],
+        defaultMode: 420,
+      },
     });
   });
 

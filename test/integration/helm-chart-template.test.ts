@@ -12,8 +12,15 @@
 //   Drop-in: both ship upstream's Services (test/fixtures/upstream-manifests: names, ports, port
 //   names, target ports, selectors, labels) and no other, and upstream's labels on the Deployments
 //   and their Pod templates.
+//   OpenShift parity: config/ with config/openshift and config/openshift/catalogs, and the chart
+//   with helm/openshift.yaml, give each component what upstream's rendered OpenShift manifests
+//   give it (test/fixtures/upstream-manifests/openshift-*.yaml): the cluster's pull secret and the
+//   RBAC to read it, the trusted CA bundle ConfigMap (its name and labels) and the service CA in
+//   the directory registry CAs are read from, operator-controller's trust in catalogd, and the
+//   default ClusterCatalogs (names and specs).
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, posix, relative } from 'node:path';
+import { load } from 'js-yaml';
 import { describe, expect, inject, it } from 'vitest';
 import type { KubeObject } from '../../pkg/shared/kube/index.ts';
 import { helm } from '../support/helm.ts';
@@ -28,6 +35,7 @@ import {
   withoutChartAdditions,
   type Overlay,
 } from '../support/helm-chart.ts';
+import { allows, deploymentOf, envOf, filesIn, flagOf, INJECT_TRUSTED_CA, sourceOfFile } from '../support/openshift-parity.ts';
 import { testTempDir } from '../support/temp-dir.ts';
 
 const cp = inject('envtestControlPlane');
@@ -70,7 +78,28 @@ const CASES: Case[] = [
     values: { files: [repoPath('helm/cert-manager.yaml')] },
     overlay: { components: ['cert-manager'] },
   },
-  { name: 'helm/openshift.yaml: config/openshift', values: { files: [repoPath('helm/openshift.yaml')] }, overlay: { components: ['openshift'] } },
+  {
+    name: 'helm/openshift.yaml: config/openshift and config/openshift/catalogs',
+    values: { files: [repoPath('helm/openshift.yaml')] },
+    overlay: { components: ['openshift', 'openshift/catalogs'] },
+  },
+  {
+    name: 'options.openshift without the default catalogs (disableAllDefaultSources): config/openshift alone',
+    values: { set: ['options.openshift.enabled=true', 'options.openshift.defaultCatalogs.enabled=false'] },
+    overlay: { components: ['openshift'] },
+  },
+  {
+    name: 'options.openshift.defaultCatalogs: one left out, another release',
+    values: {
+      files: [repoPath('helm/openshift.yaml')],
+      set: ['options.openshift.defaultCatalogs.disabled={openshift-redhat-marketplace}', 'options.openshift.defaultCatalogs.version=v4.22'],
+    },
+    overlay: { components: ['openshift', 'openshift/catalogs'] },
+    expected: (objects) =>
+      objects
+        .filter((o) => !(o.kind === 'ClusterCatalog' && o.metadata.name === 'openshift-redhat-marketplace'))
+        .map((o) => (o.kind === 'ClusterCatalog' ? (JSON.parse(JSON.stringify(o).replace(':v4.21"', ':v4.22"')) as KubeObject) : o)),
+  },
   {
     name: 'BoxcutterRuntime among the enabled gates: config/boxcutter',
     values: { set: ['options.operatorController.features.enabled={BoxcutterRuntime}'] },
@@ -108,7 +137,7 @@ const CASES: Case[] = [
       ],
     },
     overlay: {
-      components: ['openshift', 'default-installer'],
+      components: ['openshift', 'openshift/catalogs', 'default-installer'],
       fields: {
         images: [{ name: 'olmv1', newName: 'registry.test/olmv1', newTag: 'v9' }],
         replicas: [
@@ -226,14 +255,24 @@ describe('helm template of helm/olmv1 equals kubectl kustomize of config/', () =
 });
 
 describe('helm/olmv1 follows config/ as a whole', () => {
-  it('every Kustomize component of config/ is a case above (a new component needs a value)', async () => {
+  it('every Kustomize component of config/ is a case above, or a part of one (a new component needs a value)', async () => {
+    const kustomization = (component: string): Promise<string> =>
+      readFile(repoPath(`config/${component}/kustomization.yaml`), 'utf8').catch(() => '');
     const components = [];
-    for (const entry of await readdir(repoPath('config'), { withFileTypes: true })) {
+    for (const entry of await readdir(repoPath('config'), { withFileTypes: true, recursive: true })) {
       if (!entry.isDirectory()) continue;
-      const kustomization = await readFile(repoPath(`config/${entry.name}/kustomization.yaml`), 'utf8').catch(() => '');
-      if (/^kind: Component$/m.test(kustomization)) components.push(entry.name);
+      const component = relative(repoPath('config'), join(entry.parentPath, entry.name));
+      if (/^kind: Component$/m.test(await kustomization(component))) components.push(component);
     }
-    const covered = new Set(CASES.flatMap((c) => c.overlay.components ?? []));
+    // A case covers its components and the components they include (config/boxcutter: crd/experimental).
+    const covered = new Set<string>();
+    const cover = async (component: string): Promise<void> => {
+      if (covered.has(component)) return;
+      covered.add(component);
+      const parts = (load(await kustomization(component)) as { components?: string[] } | undefined)?.components ?? [];
+      for (const part of parts) await cover(posix.normalize(posix.join(component, part)));
+    };
+    for (const c of CASES.flatMap((x) => x.overlay.components ?? [])) await cover(c);
     expect(components.sort()).toEqual([...covered].sort());
   });
 
@@ -280,11 +319,108 @@ describe("config/ and helm/olmv1 ship upstream's Services and labels", () => {
   });
 });
 
+describe("config/openshift and helm/openshift.yaml give the components what upstream's OpenShift manifests give them", () => {
+  const upstream = async (): Promise<KubeObject[]> =>
+    (
+      await Promise.all(
+        ['openshift-catalogd.yaml', 'openshift-operator-controller.yaml'].map(async (f) =>
+          parseObjects(await readFile(repoPath(`test/fixtures/upstream-manifests/${f}`), 'utf8')),
+        ),
+      )
+    ).flat();
+  const COMPONENTS = [
+    { deployment: CATALOGD, configMap: 'catalogd-trusted-ca-bundle' },
+    { deployment: OC, configMap: 'operator-controller-trusted-ca-bundle' },
+  ];
+  const sortedBy = (files: { file: string; source: string }[]): string[] => files.map((f) => f.source).sort();
+  const account = (objects: KubeObject[], deployment: string) => {
+    const d = deploymentOf(objects, deployment);
+    return { namespace: d.metadata.namespace ?? '', name: d.spec.template.spec.serviceAccountName };
+  };
+
+  it.each([
+    {
+      shipped: 'kubectl kustomize config/ with config/openshift and config/openshift/catalogs',
+      build: () => kustomizeOverlay(cp.kubectl, { components: ['openshift', 'openshift/catalogs'] }),
+    },
+    {
+      shipped: 'helm template helm/olmv1 -f helm/openshift.yaml',
+      build: () => renderChart(cp.kubeconfigPath, { files: [repoPath('helm/openshift.yaml')] }),
+    },
+  ])('$shipped', async ({ build }) => {
+    const [theirs, ours] = await Promise.all([upstream(), build()]);
+    for (const { deployment, configMap } of COMPONENTS) {
+      const [their, our] = [deploymentOf(theirs, deployment), deploymentOf(ours, deployment)];
+      // The cluster's pull secret, readable (an informer: list and watch) by the component's ServiceAccount.
+      const pullSecret = flagOf(their, 'global-pull-secret');
+      expect(pullSecret, deployment).toBe('openshift-config/pull-secret');
+      expect(flagOf(our, 'global-pull-secret'), deployment).toBe(pullSecret);
+      const [namespace = '', name = ''] = (pullSecret ?? '').split('/');
+      for (const verb of ['list', 'watch']) {
+        const request = { verb, resource: 'secrets', namespace, name };
+        expect(allows(theirs, account(theirs, deployment), request), `upstream's ${deployment} ${verb}`).toBe(true);
+        expect(allows(ours, account(ours, deployment), request), `${deployment} ${verb}`).toBe(true);
+        // Ours: that Secret alone; upstream's Role grants every Secret of openshift-config.
+        const other = { ...request, name: 'other-secret' };
+        expect(allows(theirs, account(theirs, deployment), other), `upstream's ${deployment} ${verb} of another Secret`).toBe(true);
+        expect(allows(ours, account(ours, deployment), other), `${deployment} ${verb} of another Secret`).toBe(false);
+      }
+      // The trusted CA bundle: upstream's ConfigMap (name, labels) in the component's namespace,
+      // for OpenShift to fill.
+      const cm = (objects: KubeObject[], ns: string | undefined) =>
+        objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === configMap && o.metadata.namespace === ns);
+      const theirConfigMap = cm(theirs, their.metadata.namespace);
+      expect(theirConfigMap?.metadata.labels?.[INJECT_TRUSTED_CA], configMap).toBe('true');
+      expect(cm(ours, our.metadata.namespace), configMap).toEqual({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: configMap, namespace: our.metadata.namespace, labels: theirConfigMap?.metadata.labels },
+      });
+      // Registry CAs: the same files in the directory upstream names with SSL_CERT_DIR and ours
+      // with --pull-cas-dir (which reads *.crt): the trusted CA bundle and the service CA.
+      const theirCas = filesIn(theirs, their, envOf(their, 'SSL_CERT_DIR') ?? 'none');
+      const ourCas = filesIn(ours, our, flagOf(our, 'pull-cas-dir') ?? 'none');
+      expect(sortedBy(theirCas), deployment).toEqual(['ConfigMap openshift-service-ca.crt service-ca.crt', 'the trusted CA bundle ca-bundle.crt']);
+      expect(sortedBy(ourCas), deployment).toEqual(sortedBy(theirCas));
+      for (const f of ourCas) expect(f.file, deployment).toMatch(/\.crt$/);
+    }
+    // operator-controller trusts catalogd with the service CA: upstream's --catalogd-cas-dir
+    // holds it (and the trusted CA bundle), ours --catalogd-ca-file is that one file.
+    const [their, our] = [deploymentOf(theirs, OC), deploymentOf(ours, OC)];
+    expect(sortedBy(filesIn(theirs, their, flagOf(their, 'catalogd-cas-dir') ?? 'none'))).toContain(
+      'ConfigMap openshift-service-ca.crt service-ca.crt',
+    );
+    expect(sourceOfFile(ours, our, flagOf(our, 'catalogd-ca-file') ?? 'none')).toBe('ConfigMap openshift-service-ca.crt service-ca.crt');
+    // The default catalogs: upstream's names and specs.
+    const catalogs = (objects: KubeObject[]) =>
+      objects
+        .filter((o) => o.kind === 'ClusterCatalog')
+        .map((o) => ({ name: o.metadata.name, spec: o['spec'] }))
+        .sort((a, b) => String(a.name).localeCompare(String(b.name)));
+    expect(catalogs(theirs)).toHaveLength(4);
+    expect(catalogs(ours)).toEqual(catalogs(theirs));
+  });
+});
+
 describe('helm/olmv1 refuses what config/ cannot express and passes helm lint', () => {
   it('refuses cert-manager and OpenShift together (both would write the serving Secrets)', async () => {
     const run = await helm('template', 'olmv1', CHART, '--set', 'options.certManager.enabled=true', '--set', 'options.openshift.enabled=true');
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('options.certManager.enabled and options.openshift.enabled');
+  });
+
+  it('refuses a default catalog it does not know in options.openshift.defaultCatalogs.disabled', async () => {
+    const run = await helm(
+      'template',
+      'olmv1',
+      CHART,
+      '-f',
+      repoPath('helm/openshift.yaml'),
+      '--set',
+      'options.openshift.defaultCatalogs.disabled={redhat-operators}',
+    );
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('options.openshift.defaultCatalogs.disabled: redhat-operators is none of openshift-certified-operators,');
   });
 
   it.each([{ values: '' }, { values: 'helm/cert-manager.yaml' }, { values: 'helm/openshift.yaml' }, { values: 'helm/experimental.yaml' }])(

@@ -55,3 +55,24 @@ readOnlyRootFilesystem: true
 capabilities:
   drop: [ALL]
 {{- end -}}
+
+{{- /*
+config/openshift/registry-access.yaml: a component's ca-certs volume on OpenShift (after the
+volume's name), the directory of --pull-cas-dir: the cluster's trusted CA bundle (the
+component's ConfigMap in templates/openshift.yaml) and the service CA, which is also the CA of
+operator-controller's --catalogd-ca-file. Call with the component's name.
+*/ -}}
+{{- define "olmv1.openshiftCaCerts" -}}
+projected:
+  sources:
+    - configMap:
+        name: {{ . }}-trusted-ca-bundle
+        items:
+          - key: ca-bundle.crt
+            path: ca-bundle.crt
+    - configMap:
+        name: openshift-service-ca.crt
+        items:
+          - key: service-ca.crt
+            path: ca.crt
+{{- end -}}
