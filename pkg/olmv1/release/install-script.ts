@@ -2,7 +2,9 @@
  * The release's install.sh (pure template): as upstream's install script does, it applies the
  * release manifest, waits for the CRDs and both Deployments, and adds a catalog when asked; it
  * installs nothing else: cert-manager must be there already (checked), and the manifest's
- * SHA-256, fixed when the release was made, is checked before anything is applied.
+ * SHA-256, fixed when the release was made, is checked before anything is applied. With
+ * `OLMV1_VERIFY_KEY`, the pinned image's cosign signature is verified first too (cosign on PATH):
+ * missing or wrong, nothing is applied.
  */
 import { DEPLOYMENTS, SYSTEM_NAMESPACE } from '../in-cluster/index.ts';
 
@@ -13,6 +15,8 @@ interface InstallScriptInput {
   manifestName: string;
   /** The manifest's SHA-256 (hex). */
   manifestSha256: string;
+  /** The project image the manifest pins (`HOST/REPO@sha256:<hex>`), whose signature OLMV1_VERIFY_KEY checks. */
+  imageRef: string;
 }
 
 /** Only characters a single-quoted shell word holds safely, so that no value escapes its quotes. */
@@ -26,10 +30,15 @@ export function renderInstallScript(input: InstallScriptInput): string {
   const version = shellSafe('version', input.version);
   const manifest = shellSafe('manifest name', input.manifestName);
   if (!/^[0-9a-f]{64}$/.test(input.manifestSha256)) throw new Error(`not a SHA-256: ${input.manifestSha256}`);
+  const image = shellSafe('image', input.imageRef);
+  if (!/@sha256:[0-9a-f]{64}$/.test(image)) throw new Error(`not a digest reference: ${image}`);
   return `#!/usr/bin/env bash
 # Installs olmv1 ${version} from its release manifest (${manifest}, beside this script, or
 # OLMV1_MANIFEST). Needs kubectl and a cluster with cert-manager running.
 #   OLMV1_MANIFEST=path             another copy of the manifest (its SHA-256 is still checked)
+#   OLMV1_VERIFY_KEY=cosign.pub     verify the image's cosign signature with this public key
+#                                   before anything is applied (needs cosign on PATH)
+#   OLMV1_VERIFY_PLAIN_HTTP=true    the image's registry speaks plain HTTP (for that verification)
 #   OLMV1_CATALOG_IMAGE=ref         add a ClusterCatalog from this catalog image
 #   OLMV1_CATALOG_NAME=name         its name (default: operatorhubio)
 #   OLMV1_TIMEOUT=duration          how long each wait may take (default: 300s)
@@ -38,8 +47,10 @@ IFS=$'\\n\\t'
 
 release_version='${version}'
 manifest_sha256='${input.manifestSha256}'
+image='${image}'
 script_dir=$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)
 manifest=\${OLMV1_MANIFEST:-"\${script_dir}/${manifest}"}
+verify_key=\${OLMV1_VERIFY_KEY:-}
 catalog_image=\${OLMV1_CATALOG_IMAGE:-}
 catalog_name=\${OLMV1_CATALOG_NAME:-operatorhubio}
 timeout=\${OLMV1_TIMEOUT:-300s}
@@ -56,6 +67,19 @@ command -v kubectl >/dev/null 2>&1 || fail "kubectl is not on PATH"
 actual_sha256=$(sha256sum "\${manifest}" | cut -d' ' -f1)
 [[ "\${actual_sha256}" == "\${manifest_sha256}" ]] ||
     fail "\${manifest} is not the manifest of olmv1 \${release_version} (SHA-256 \${actual_sha256}, expected \${manifest_sha256})"
+
+# The image's signature, when asked: cosign's simple-signing attachment, made without a
+# transparency log (docs/release.md), checked against the image the manifest pins.
+if [[ -n "\${verify_key}" ]]; then
+    command -v cosign >/dev/null 2>&1 || fail "OLMV1_VERIFY_KEY needs cosign on PATH"
+    [[ -f "\${verify_key}" ]] || fail "no public key at \${verify_key}"
+    plain_http=()
+    if [[ "\${OLMV1_VERIFY_PLAIN_HTTP:-}" == "true" ]]; then plain_http=(--allow-http-registry --allow-insecure-registry); fi
+    echo "Verifying the signature of \${image} with \${verify_key}"
+    cosign verify --key "\${verify_key}" --insecure-ignore-tlog=true \${plain_http[@]+"\${plain_http[@]}"} "\${image}" >/dev/null ||
+        fail "\${image} has no signature that verifies with \${verify_key}: nothing was applied"
+    echo "The signature of \${image} verifies with \${verify_key}"
+fi
 
 # cert-manager issues both components' serving certificates and injects the webhook's CA.
 kubectl get crd certificates.cert-manager.io issuers.cert-manager.io >/dev/null 2>&1 ||

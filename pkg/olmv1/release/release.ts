@@ -82,6 +82,7 @@ export async function makeRelease(input: ReleaseInput, tools: ReleaseTools): Pro
       version: input.version,
       manifestName: RELEASE_FILES.manifest,
       manifestSha256: createHash('sha256').update(manifest).digest('hex'),
+      imageRef,
     }),
   };
   const sbom: ReleaseFile = {

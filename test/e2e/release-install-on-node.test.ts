@@ -1,0 +1,289 @@
+// A fresh cluster gets the product from the release artifacts alone (issue 72, first 'Done
+// when'). `npm run release` (scripts/release.ts) makes two releases of HEAD into a registry on
+// the node's bridge address (plain HTTP, which the node's containerd is told): one signed with
+// a cosign key pair made here, one unsigned in another repository (the same image digest,
+// without a signature attachment there). On a control plane with a real node and cert-manager,
+// and nothing of OLM, only the release directory, kubectl, cosign and KUBECONFIG are used:
+// `sha256sum --check SHA256SUMS && ./install.sh` with OLMV1_VERIFY_KEY refuses the unsigned
+// release and the signed one under a key that did not sign it, applying nothing; the signed
+// release installs, its Pods running the release image by digest, pulled from the release
+// registry. Then, as an administrator of a cluster whose registry speaks plain HTTP does
+// (docs/operations.md, "Registry mirrors and blocked registries"), both components get a
+// registries.conf drop-in, install.sh adds the example catalog (OLMV1_CATALOG_IMAGE) and
+// config/samples' ClusterExtension installs Installed and Healthy, its operator Pod Running on
+// the node. One node start; 155 to 210 s with the project image cached.
+//
+// Where the signature is verified: by install.sh (cosign), before anything is applied. The
+// node's containerd (1.6) has no signature policy for CRI pulls; it pulls what the manifest pins
+// by digest, which is the verified image. Needs root and the node's prerequisites, like
+// on-node.test.ts; the project image comes from the cache the other node tests fill.
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { pushExample } from '../../cmd/olmv1/up-example.ts';
+import { buildProjectImage, defaultImageCacheDir } from '../../pkg/olmv1/images/index.ts';
+import { deployCertManager, DEPLOYMENTS, startNodeRegistry, SYSTEM_NAMESPACE, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
+import {
+  defaultCacheRoot,
+  resolveCertManagerBinaries,
+  resolveNodeBinaries,
+  runCommand,
+  startControlPlane,
+  type ControlPlane,
+  type Registry,
+} from '../../pkg/olmv1/localstack/index.ts';
+import { resolveCosign } from '../envtest/cosign.ts';
+import { makeSigstoreKey, type SigstoreKey } from '../support/image-signing.ts';
+import { condition, kube, nodeEnv, nodeUnavailable, REPO, timed as timedBy, type Obj } from '../support/on-node.ts';
+
+const exec = promisify(execFile);
+const missing = nodeUnavailable();
+if (missing !== undefined) console.warn(`release-install-on-node.test.ts skipped: ${missing}`);
+
+const VERSION = 'v0.0.0-e2e';
+const log = (line: string): void => console.error(`release-install-on-node: ${line}`);
+const timed = (name: string, started: number): void => timedBy(log, name, started);
+// The node's binaries, cert-manager's and cosign, from the cache the integration setup fills
+// (resolved here, at the top level, where no hook timeout cuts a build still in progress).
+const toolOptions = { cacheRoot: defaultCacheRoot(process.env), env: process.env, log };
+const tools =
+  missing === undefined
+    ? {
+        node: await resolveNodeBinaries(toolOptions),
+        certManager: await resolveCertManagerBinaries(toolOptions),
+        cosign: await resolveCosign(toolOptions),
+      }
+    : undefined;
+
+interface MadeRelease {
+  imageRef: string;
+  dir: string;
+  signed: boolean;
+}
+
+let cp: ControlPlane | undefined;
+let registry: Registry | undefined;
+let work = '';
+let kubectl: Kubectl;
+let k: ReturnType<typeof kube>;
+let key: SigstoreKey;
+let otherKey: SigstoreKey;
+let signed: MadeRelease;
+let unsigned: MadeRelease;
+/** Only kubectl and cosign, first on PATH for install.sh. */
+let binDir = '';
+
+/** `npm run release` of HEAD into `repository`, signed with `signWith` (by `cosign`) when given. */
+async function release(repository: string, out: string, cosign: string, signWith?: SigstoreKey): Promise<MadeRelease> {
+  const { stdout } = await exec(
+    join(REPO, 'node_modules/.bin/node'),
+    [
+      join(REPO, 'scripts/release.ts'),
+      '--version',
+      VERSION,
+      '--registry',
+      repository,
+      '--plain-http',
+      '--out',
+      out,
+      ...(signWith === undefined ? [] : ['--key', signWith.privateKeyPath]),
+    ],
+    {
+      env: { ...nodeEnv, COSIGN: cosign, ...(signWith === undefined ? {} : { COSIGN_PASSWORD: signWith.passphrase }) },
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  return JSON.parse(stdout) as MadeRelease;
+}
+
+/** `sha256sum --check SHA256SUMS && ./install.sh` in `dir`, with kubectl, cosign, KUBECONFIG and `env` alone. */
+async function install(dir: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const run = exec('bash', ['-c', 'sha256sum --check SHA256SUMS && ./install.sh'], {
+    cwd: dir,
+    env: { PATH: `${binDir}:/usr/bin:/bin`, HOME: work, KUBECONFIG: cp?.info.kubeconfigPath ?? '', ...env },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return run.then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+  );
+}
+
+/** What OLM objects the cluster holds: the system namespace and the two CRDs. */
+async function olmObjects(): Promise<string[]> {
+  const out = await kubectl(['get', 'namespaces,crds', '-o', 'name']);
+  return out.split('\n').filter((l) => l === `namespace/${SYSTEM_NAMESPACE}` || l.endsWith('.olm.operatorframework.io'));
+}
+
+beforeAll(async () => {
+  if (tools === undefined) return;
+  const started = Date.now();
+  work = await mkdtemp(join(tmpdir(), 'olmv1-release-e2e-'));
+  // Before the node takes the machine's lock: the image (cached per tree) and the key pairs.
+  const image = await buildProjectImage({
+    repoRoot: REPO,
+    revision: execFileSync('git', ['-C', REPO, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim(),
+    cacheDir: defaultImageCacheDir(nodeEnv),
+    env: nodeEnv,
+    log,
+    extraCaFile: process.env['NODE_EXTRA_CA_CERTS'] || undefined,
+  });
+  log(`project image ${image.tag} ${image.cached ? 'found in the cache' : 'built'} in ${image.seconds} s`);
+  const cosign = tools.cosign;
+  key = await makeSigstoreKey(cosign, work, 'release');
+  otherKey = await makeSigstoreKey(cosign, work, 'other');
+  binDir = join(work, 'bin');
+  await mkdir(binDir);
+  await symlink(inject('envtestBinaries').kubectl, join(binDir, 'kubectl'));
+  await symlink(cosign, join(binDir, 'cosign'));
+
+  cp = await startControlPlane({ binaries: { ...inject('envtestBinaries'), node: tools.node }, node: { log } });
+  const info = cp.info;
+  kubectl = async (args, input) =>
+    (await runCommand(info.kubectl, ['--kubeconfig', info.kubeconfigPath, ...args], input === undefined ? {} : { input })).stdout;
+  k = kube(kubectl);
+  timed('control plane and node', started);
+  registry = await startNodeRegistry(cp, inject('envtestBinaries'), work);
+  const releaseRegistry = registry.host;
+  // cert-manager's Pods start while the releases are made (its wait is mostly idle).
+  const certManager = deployCertManager({ kubectl, registry: releaseRegistry, binaries: tools.certManager, log }).then(() =>
+    timed('cert-manager', started),
+  );
+  const releases = (async () => {
+    signed = await release(`${releaseRegistry}/olmv1/olmv1`, join(work, 'signed'), cosign, key);
+    timed('signed release', started);
+    unsigned = await release(`${releaseRegistry}/unsigned/olmv1`, join(work, 'unsigned'), cosign);
+    timed('unsigned release', started);
+  })();
+  await Promise.all([certManager, releases]);
+}, 1_800_000);
+
+afterAll(async () => {
+  await registry?.stop();
+  await cp?.stop();
+  if (work !== '') await rm(work, { recursive: true, force: true });
+}, 120_000);
+
+describe.skipIf(missing !== undefined)('a release installed on a fresh cluster from its artifacts alone', () => {
+  it('made two releases of one image, by digest in the release registry, one signed and one not', () => {
+    expect(signed.signed).toBe(true);
+    expect(unsigned.signed).toBe(false);
+    const digest = signed.imageRef.slice(signed.imageRef.indexOf('@'));
+    expect(signed.imageRef).toBe(`${registry?.host}/olmv1/olmv1${digest}`);
+    expect(unsigned.imageRef).toBe(`${registry?.host}/unsigned/olmv1${digest}`);
+  });
+
+  it('refuses the unsigned release, and the signed one under a key that did not sign it, applying nothing', async () => {
+    const started = Date.now();
+    const noSignature = await install(unsigned.dir, { OLMV1_VERIFY_KEY: key.publicKeyPath, OLMV1_VERIFY_PLAIN_HTTP: 'true' });
+    expect(noSignature.stdout).toContain('install.sh: OK');
+    expect(noSignature.code).toBe(1);
+    expect(noSignature.stderr).toContain(
+      `install.sh: ${unsigned.imageRef} has no signature that verifies with ${key.publicKeyPath}: nothing was applied\n`,
+    );
+    expect(noSignature.stderr).toMatch(/no (matching )?signatures/i);
+
+    const wrongKey = await install(signed.dir, { OLMV1_VERIFY_KEY: otherKey.publicKeyPath, OLMV1_VERIFY_PLAIN_HTTP: 'true' });
+    expect(wrongKey.code).toBe(1);
+    expect(wrongKey.stderr).toContain(
+      `install.sh: ${signed.imageRef} has no signature that verifies with ${otherKey.publicKeyPath}: nothing was applied\n`,
+    );
+    expect(await olmObjects()).toEqual([]);
+    timed('two refusals', started);
+  }, 120_000);
+
+  it('installs the signed release: both components run the release image by digest, pulled from the release registry', async () => {
+    const started = Date.now();
+    const r = await install(signed.dir, { OLMV1_VERIFY_KEY: key.publicKeyPath, OLMV1_VERIFY_PLAIN_HTTP: 'true' });
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('install.sh:'))).toEqual([]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`The signature of ${signed.imageRef} verifies with ${key.publicKeyPath}`);
+    expect(r.stdout).toContain(`olmv1 ${VERSION} is installed`);
+    expect((await olmObjects()).sort()).toEqual([
+      'customresourcedefinition.apiextensions.k8s.io/clustercatalogs.olm.operatorframework.io',
+      'customresourcedefinition.apiextensions.k8s.io/clusterextensions.olm.operatorframework.io',
+      `namespace/${SYSTEM_NAMESPACE}`,
+    ]);
+    for (const deployment of DEPLOYMENTS) {
+      const d = await k.get(['deployment', '-n', SYSTEM_NAMESPACE, deployment]);
+      expect(condition(d, 'Available')).toBe('True');
+    }
+    const pods = (await k.list(['pods', '-n', SYSTEM_NAMESPACE])) as Array<
+      Obj & { spec: { nodeName: string; containers: Array<{ image: string }> }; status: { containerStatuses: Array<{ imageID: string }> } }
+    >;
+    expect(pods.length).toBeGreaterThanOrEqual(DEPLOYMENTS.length);
+    for (const pod of pods) {
+      expect(pod.spec.nodeName).toBe('olmv1-node');
+      expect(pod.spec.containers.map((c) => c.image)).toEqual([signed.imageRef]);
+      // containerd's record of what it pulled: the release registry's repository, by digest.
+      expect(pod.status.containerStatuses.map((c) => c.imageID)).toEqual([signed.imageRef]);
+    }
+    timed('signed release installed', started);
+  }, 600_000);
+
+  it("adds the example catalog with install.sh, and config/samples' extension installs Healthy, its Pod Running on the node", async () => {
+    const started = Date.now();
+    await mkdir(join(work, 'example'));
+    const example = await pushExample(REPO, registry?.host ?? '', [registry?.host ?? ''], join(work, 'example'), nodeEnv);
+    timed('example pushed', started);
+    // The cluster's own setting, as an administrator makes it: its registry speaks plain HTTP.
+    await k.apply({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'registries-conf', namespace: SYSTEM_NAMESPACE },
+      data: { '50-local.conf': `[[registry]]\nlocation = "${registry?.host}"\ninsecure = true\n` },
+    });
+    const mount = {
+      spec: {
+        template: {
+          spec: {
+            volumes: [{ name: 'registries-conf', configMap: { name: 'registries-conf' } }],
+            containers: [
+              { name: 'manager', volumeMounts: [{ name: 'registries-conf', mountPath: '/etc/containers/registries.conf.d', readOnly: true }] },
+            ],
+          },
+        },
+      },
+    };
+    for (const deployment of DEPLOYMENTS)
+      await kubectl(['patch', 'deployment', '-n', SYSTEM_NAMESPACE, deployment, '--type=strategic', '-p', JSON.stringify(mount)]);
+    await Promise.all(DEPLOYMENTS.map((d) => kubectl(['rollout', 'status', '-n', SYSTEM_NAMESPACE, `deployment/${d}`, '--timeout=300s'])));
+    timed('registries.conf mounted', started);
+
+    const r = await install(signed.dir, {
+      OLMV1_VERIFY_KEY: key.publicKeyPath,
+      OLMV1_VERIFY_PLAIN_HTTP: 'true',
+      OLMV1_CATALOG_IMAGE: example.catalogRef,
+      OLMV1_CATALOG_NAME: 'example-catalog',
+    });
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('install.sh:'))).toEqual([]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Adding ClusterCatalog example-catalog (${example.catalogRef})`);
+    expect(condition(await k.get(['clustercatalog', 'example-catalog']), 'Serving')).toBe('True');
+    // A second install.sh kept the administrator's mount (server-side apply owns only the manifest's fields).
+    const catalogd = (await k.get(['deployment', '-n', SYSTEM_NAMESPACE, DEPLOYMENTS[0]])) as Obj & {
+      spec: { template: { spec: { volumes: Array<{ name: string }> } } };
+    };
+    expect(catalogd.spec.template.spec.volumes.map((v) => v.name)).toContain('registries-conf');
+    timed('catalog Serving', started);
+
+    for (const sample of ['example-operator-installer.yaml', 'olm_v1_clusterextension.yaml'])
+      await kubectl(['apply', '-f', join(REPO, 'config/samples', sample)]);
+    await kubectl(['wait', '--for=condition=Installed', 'clusterextension/example-operator', '--timeout=300s']);
+    await kubectl(['wait', '--for=condition=Healthy', 'clusterextension/example-operator', '--timeout=300s']);
+    const ext = await k.get(['clusterextension', 'example-operator']);
+    expect(condition(ext, 'Installed')).toBe('True');
+    expect(condition(ext, 'Healthy')).toBe('True');
+    const pods = (await k.list(['pods', '-n', 'example-operator'])) as Array<
+      Obj & { spec: { nodeName: string; containers: Array<{ image: string }> } }
+    >;
+    expect(pods.map((p) => [p.spec.nodeName, (p.status as { phase?: string } | undefined)?.phase])).toEqual([['olmv1-node', 'Running']]);
+    expect(pods[0]?.spec.containers[0]?.image).toMatch(
+      new RegExp(`^${registry?.host.replaceAll('.', '\\.')}/olmv1/example-operator@sha256:[0-9a-f]{64}$`),
+    );
+    timed('example-operator Installed and Healthy', started);
+  }, 900_000);
+});
