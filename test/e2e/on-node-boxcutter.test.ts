@@ -20,6 +20,7 @@ import { featureGatesArgs } from '../../cmd/olmv1/up-feature-gates.ts';
 import { buildProjectImage, defaultImageCacheDir } from '../../pkg/olmv1/images/index.ts';
 import { deployInCluster, SYSTEM_NAMESPACE } from '../../pkg/olmv1/in-cluster/index.ts';
 import { findGoToolchain, mirrorRegistry, startControlPlane, type ControlPlane } from '../../pkg/olmv1/localstack/index.ts';
+import { envtestNodeBinaries } from '../envtest/deferred-tools.ts';
 import { nodeEnv, nodeUnavailable, REPO } from '../support/on-node.ts';
 import { loadUpstreamScenarios, readFeatureGates, upstreamModuleDir, type CatalogPort } from '../support/upstream-features/index.ts';
 import { kubectlAt, type Kubectl } from '../support/upstream-features/kubectl.ts';
@@ -54,6 +55,8 @@ async function unavailable(): Promise<string | undefined> {
 
 const missing = await unavailable();
 if (missing !== undefined) console.warn(`on-node-boxcutter.test.ts skipped: ${missing}`);
+// At collection time, where no timeout applies (test/envtest/deferred-tools.ts).
+const nodeBinaries = await envtestNodeBinaries();
 
 // The scenarios are listed before the stack exists; their kubectl and catalogs reach it through these.
 let kubectl: Kubectl | undefined;
@@ -101,7 +104,7 @@ describe.skipIf(missing !== undefined)("upstream's @BoxcutterRuntime scenarios o
       log,
       extraCaFile: process.env['NODE_EXTRA_CA_CERTS'] || undefined,
     });
-    cp = await startControlPlane({ binaries: { ...inject('envtestBinaries'), node: inject('envtestNodeBinaries') }, node: { log } });
+    cp = await startControlPlane({ binaries: { ...inject('envtestBinaries'), node: nodeBinaries }, node: { log } });
     // What `olmv1 up --node --in-cluster --feature-gates BoxcutterRuntime=true` deploys
     // (cmd/olmv1/up-in-cluster.ts: config/ with config/boxcutter and the gate in operator-controller's
     // args), plus a default installer: upstream's revision.feature applies ClusterObjectSets no

@@ -28,10 +28,13 @@ import {
   type InCluster,
   type Kubectl,
 } from '../../pkg/olmv1/in-cluster/index.ts';
+import { envtestCertManager } from '../envtest/deferred-tools.ts';
 import { condition, deployOnNode, kube, nodeEnv, nodeUnavailable, REPO, timed as timedBy, type Obj, type OnNode } from '../support/on-node.ts';
 
 const missing = nodeUnavailable();
 if (missing !== undefined) console.warn(`on-node-cert-manager.test.ts skipped: ${missing}`);
+// At collection time, where no timeout applies (test/envtest/deferred-tools.ts).
+const certManager = await envtestCertManager();
 
 let onNode: OnNode | undefined;
 let product: InCluster;
@@ -67,7 +70,7 @@ const SERVERS = [
 
 beforeAll(async () => {
   if (missing !== undefined) return;
-  onNode = await deployOnNode(log, { certManager: true });
+  onNode = await deployOnNode(log, { certManager });
   ({ product, kubectl } = onNode);
   k = kube(kubectl);
   work = await mkdtemp(join(tmpdir(), 'olmv1-service-ca-'));

@@ -19,10 +19,11 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushExample } from '../../cmd/olmv1/up-example.ts';
 import { deployCertManager, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
 import { mirrorRegistry, runCommand } from '../../pkg/olmv1/localstack/index.ts';
+import { envtestCertManager } from '../envtest/deferred-tools.ts';
 import { shellBlocks } from '../support/readme-blocks.ts';
 import { condition, deployOnNode, kube, nodeEnv, nodeUnavailable, REPO, timed as timedBy, type Obj, type OnNode } from '../support/on-node.ts';
 import {
@@ -34,6 +35,8 @@ import {
 
 const missing = nodeUnavailable();
 if (missing !== undefined) console.warn(`on-node-webhook-operator.test.ts skipped: ${missing}`);
+// At collection time, where no timeout applies (test/envtest/deferred-tools.ts).
+const certManager = await envtestCertManager();
 
 const NS = 'webhook-operator';
 const EXTENSION = 'webhook-operator';
@@ -140,7 +143,7 @@ describe.skipIf(missing !== undefined)('an operator with webhooks, cert-manager 
     log(`without cert-manager, Progressing says: ${await progressing()}`);
     expect(await k.list(['deployments', '-n', NS])).toEqual([]);
     expect(await validatingConfigurations()).toEqual([]);
-    const deployed = await deployCertManager({ kubectl, registry, binaries: inject('envtestCertManager'), log });
+    const deployed = await deployCertManager({ kubectl, registry, binaries: certManager, log });
     log(`cert-manager deployed: ${JSON.stringify(deployed.timings)} ms`);
     await expect.poll(() => extensionState(), { timeout: 600_000, interval: 2000 }).toEqual({ installed: 'True', version: '0.1.0' });
   }, 900_000);

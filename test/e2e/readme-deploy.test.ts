@@ -17,12 +17,15 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pushExample } from '../../cmd/olmv1/up-example.ts';
 import { DEPLOYMENTS, startNodeRegistry, SYSTEM_NAMESPACE, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
 import { runCommand, startControlPlane, type ControlPlane, type Registry } from '../../pkg/olmv1/localstack/index.ts';
+import { envtestNodeBinaries } from '../envtest/deferred-tools.ts';
 import { condition, httpsGet, kube, nodeEnv, nodeUnavailable, REPO, timed } from '../support/on-node.ts';
 import { shellBlocks } from '../support/readme-blocks.ts';
 
 const exec = promisify(execFile);
 const missing = nodeUnavailable();
 if (missing !== undefined) console.warn(`readme-deploy.test.ts skipped: ${missing}`);
+// At collection time, where no timeout applies (test/envtest/deferred-tools.ts).
+const nodeBinaries = await envtestNodeBinaries();
 const log = (line: string): void => console.error(`readme-deploy: ${line}`);
 const SECTION = '## Deploying on a cluster';
 
@@ -34,7 +37,7 @@ let catalogRef = '';
 beforeAll(async () => {
   if (missing !== undefined) return;
   work = await mkdtemp(join(tmpdir(), 'olmv1-readme-deploy-'));
-  cp = await startControlPlane({ binaries: { ...inject('envtestBinaries'), node: inject('envtestNodeBinaries') }, node: { log } });
+  cp = await startControlPlane({ binaries: { ...inject('envtestBinaries'), node: nodeBinaries }, node: { log } });
   registry = await startNodeRegistry(cp, inject('envtestBinaries'), work);
   await mkdir(join(work, 'example'));
   catalogRef = (await pushExample(REPO, registry.host, [registry.host], join(work, 'example'), nodeEnv)).catalogRef;

@@ -51,11 +51,14 @@ import {
   type BundleSpec,
   type ExtensionStack,
 } from '../support/extensions.ts';
+import { envtestNodeBinaries } from '../envtest/deferred-tools.ts';
 import { nodeUnavailable } from '../support/on-node.ts';
 import { readMetric } from '../support/operator-controller.ts';
 
 const missing = nodeUnavailable();
 if (missing !== undefined) console.warn(`rollback-on-failure-on-node.test.ts skipped: ${missing}`);
+// At collection time, where no timeout applies (test/envtest/deferred-tools.ts).
+const nodeBinaries = await envtestNodeBinaries();
 
 const pkg = `rbnode-${Date.now().toString(36)}`;
 const v100: BundleSpec = { pkg, version: '1.0.0' };
@@ -98,7 +101,7 @@ beforeAll(async () => {
     buildImage({ layers: [buildLayer([{ path: 'probe', type: 'file', data: await readFile(probe), mode: 0o755 }])] }),
   );
   cp = await startControlPlane({
-    binaries: { ...inject('envtestBinaries'), node: inject('envtestNodeBinaries') },
+    binaries: { ...inject('envtestBinaries'), node: nodeBinaries },
     node: { plainHttpRegistries: [registry.host], log },
   });
   stack = await startExtensionStack(cp.info, registry.host);

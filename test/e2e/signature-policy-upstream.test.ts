@@ -31,6 +31,7 @@ import { signaturePolicyPaths } from '../../cmd/shared/signature-policy.ts';
 import { CLUSTER_CATALOG } from '../../pkg/shared/api/index.ts';
 import { type KubeClient, type KubeContext, type KubeObject, connect } from '../../pkg/shared/kube/index.ts';
 import { type ControlPlane, Reaper, startControlPlane } from '../envtest/index.ts';
+import { envtestCosign } from '../envtest/deferred-tools.ts';
 import { condition, simpleCatalog, waitForCatalog } from '../support/catalogs.ts';
 import { startCatalogd } from '../support/catalogd.ts';
 import { kubectlWaitEstablished } from '../support/crd-established.ts';
@@ -42,6 +43,8 @@ const exec = promisify(execFile);
 const repo = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.meta.url));
 const upstreamBinary = process.env.OLMV1_UPSTREAM_CATALOGD === '' ? undefined : process.env.OLMV1_UPSTREAM_CATALOGD;
 const NAMESPACE = 'olmv1-system';
+// At collection time, where no timeout applies (test/envtest/deferred-tools.ts).
+const cosign = await envtestCosign();
 /**
  * The case where ours and upstream differed on 2026-11-27 (decision 0116): a cosign signature
  * (identity: the repository, no tag) under the default signedIdentity, pulled by digest.
@@ -126,7 +129,6 @@ describe.skipIf(upstreamBinary === undefined)("upstream's catalogd and ours on t
     home = join(work, 'home');
     const containers = join(home, '.config', 'containers');
     await mkdir(join(containers, 'registries.d'), { recursive: true });
-    const cosign = inject('envtestCosign');
     const [trusted, stranger, sigTrusted, sigStranger] = await Promise.all([
       makeGpgKey(work, 'trusted'),
       makeGpgKey(work, 'stranger'),

@@ -31,6 +31,7 @@ import { buildProjectImage, defaultImageCacheDir } from '../../pkg/olmv1/images/
 import { deployCertManager, DEPLOYMENTS, SYSTEM_NAMESPACE, waitForDeployments } from '../../pkg/olmv1/in-cluster/index.ts';
 import { findGoToolchain, mirrorRegistry, startControlPlane } from '../../pkg/olmv1/localstack/index.ts';
 import { createImageClient } from '../../pkg/shared/image/index.ts';
+import { envtestCertManager, envtestNodeBinaries } from '../envtest/deferred-tools.ts';
 import { nodeEnv, nodeUnavailable, REPO } from '../support/on-node.ts';
 import {
   CLUSTER_REGISTRY_HOST,
@@ -95,6 +96,8 @@ async function unavailable(): Promise<string | undefined> {
   );
 }
 const missing = await unavailable();
+// At collection time, where no timeout applies (test/envtest/deferred-tools.ts).
+const [nodeBinaries, certManager] = [await envtestNodeBinaries(), await envtestCertManager()];
 
 /** Runs the binary once (one phase) and returns its scenarios; godog's exit status is not an error (a failed scenario sets it). */
 async function runPhase(o: {
@@ -138,7 +141,7 @@ describe.skipIf(missing !== undefined)("upstream's compiled e2e suite against th
           extraCaFile: process.env['NODE_EXTRA_CA_CERTS'] || undefined,
         });
         const binaries = inject('envtestBinaries');
-        const cp = await startControlPlane({ binaries: { ...binaries, node: inject('envtestNodeBinaries') }, node: { log } });
+        const cp = await startControlPlane({ binaries: { ...binaries, node: nodeBinaries }, node: { log } });
         let results: ScenarioResult[] = [];
         try {
           const onNode = await deployProductOnNode({
@@ -151,7 +154,7 @@ describe.skipIf(missing !== undefined)("upstream's compiled e2e suite against th
           });
           try {
             const { kubectl, registry } = onNode.product;
-            await deployCertManager({ kubectl, registry: registry.host, binaries: inject('envtestCertManager'), log });
+            await deployCertManager({ kubectl, registry: registry.host, binaries: certManager, log });
             await pushBusyboxStandIn(registry.host);
             const node = cp.node;
             if (node === undefined) throw new Error('the control plane has no node');

@@ -1,13 +1,16 @@
 /**
- * Vitest global setup of the `integration` project: resolves (and on first use builds) the
- * binaries, starts one control plane and two registries for the whole run, hands their
- * connection data to tests through `provide`, and stops everything in teardown.
+ * Vitest global setup of the `integration` project: resolves (and on first use builds) what the
+ * shared control plane needs, starts one control plane and two registries for the whole run,
+ * hands their connection data to tests through `provide`, then builds the other test tools in the
+ * background while the tests run (deferred-tools.ts: the node's binaries, helm, cert-manager,
+ * cosign, then the oldest kube-apiserver for the `integration-oldest` run that follows); its
+ * teardown stops the servers and waits for that chain.
  *
  * In a test:
  *   const cp = inject('envtestControlPlane');      // server, kubeconfigPath, adminToken, ...
  *   const { anonymous, basicAuth } = inject('envtestRegistries');
  *   const bins = inject('envtestBinaries');         // startControlPlane({ binaries: bins })
- *   const helm = inject('envtestHelm');             // the helm CLI (reads release records)
+ *   const helm = await envtestHelm();               // deferred-tools.ts, at the file's top level
  *
  * This is an entry point: it reads KUBEBUILDER_ASSETS, XDG_CACHE_HOME and HOME.
  */
@@ -16,17 +19,13 @@ import {
   defaultCacheRoot,
   describeVersions,
   resolveBinaries,
-  resolveHelm,
-  resolveCertManagerBinaries,
-  resolveNodeBinaries,
   resolveOldestBinaries,
-  type CertManagerBinaries,
   type ControlPlaneInfo,
   type EnvtestBinaries,
-  type NodeBinaries,
   type RegistryInfo,
 } from '../../pkg/olmv1/localstack/index.ts';
-import { resolveCosign } from './cosign.ts';
+import { errorMessage } from '../../pkg/shared/errors/index.ts';
+import { envtestCertManager, envtestCosign, envtestHelm, envtestNodeBinaries } from './deferred-tools.ts';
 import { startEnvironment } from './environment.ts';
 
 declare module 'vitest' {
@@ -37,22 +36,10 @@ declare module 'vitest' {
     envtestRegistries: { anonymous: RegistryInfo; basicAuth: RegistryInfo };
     /** Binary paths and versions, for tests that start their own control plane/registry. */
     envtestBinaries: EnvtestBinaries;
-    /** Path of the `helm` CLI built from pinned Go modules (pkg/olmv1/localstack HELM_VERSION). */
-    envtestHelm: string;
-    /**
-     * kubelet, kube-scheduler, kube-proxy, CoreDNS and the pause program, for tests that start a
-     * control plane with a real node (decision 0101). Built here, once per machine, so their
-     * first build is bound by no hook timeout.
-     */
-    envtestNodeBinaries: NodeBinaries;
-    /** cert-manager's binaries and CRDs for the node tests (issue #46). */
-    envtestCertManager: CertManagerBinaries;
-    /** The `cosign` CLI (test/envtest/cosign.ts), for the sigstore signature-policy tests' key pairs. */
-    envtestCosign: string;
   }
 }
 
-/** Starts the environment and returns its teardown. */
+/** Starts the environment, then the background builds, and returns the teardown. */
 export function setup(project: TestProject): Promise<() => Promise<void>> {
   return setupWith(project, 'current');
 }
@@ -60,34 +47,51 @@ export function setup(project: TestProject): Promise<() => Promise<void>> {
 /**
  * Starts the environment with kube-apiserver and kubectl at KUBERNETES_VERSION (`current`) or
  * at OLDEST_KUBERNETES_VERSION (`oldest`, global-setup-oldest.ts), and returns its teardown.
+ * Only `current` starts the background builds (the `oldest` run comes after, and finds them built).
  */
 export async function setupWith(project: TestProject, kubernetes: 'current' | 'oldest'): Promise<() => Promise<void>> {
   const log = (line: string): void => {
     process.stderr.write(`${line}\n`);
   };
-  const binaries = await (kubernetes === 'current' ? resolveBinaries : resolveOldestBinaries)({
-    kubebuilderAssets: process.env['KUBEBUILDER_ASSETS'],
-    cacheRoot: defaultCacheRoot(process.env),
-    env: process.env,
-    log,
-  });
-  // After the control-plane binaries, one Go build at a time (the build slot serializes them anyway).
-  const helm = await resolveHelm({ cacheRoot: defaultCacheRoot(process.env), env: process.env, log });
-  const nodeBinaries = await resolveNodeBinaries({ cacheRoot: defaultCacheRoot(process.env), env: process.env, log });
-  const certManager = await resolveCertManagerBinaries({ cacheRoot: defaultCacheRoot(process.env), env: process.env, log });
-  const cosign = await resolveCosign({ cacheRoot: defaultCacheRoot(process.env), env: process.env, log });
-  log(`${describeVersions(binaries)}, helm ${helm.version}`);
+  const resolveOptions = { kubebuilderAssets: process.env['KUBEBUILDER_ASSETS'], cacheRoot: defaultCacheRoot(process.env), env: process.env, log };
+  const binaries = await (kubernetes === 'current' ? resolveBinaries : resolveOldestBinaries)(resolveOptions);
+  log(describeVersions(binaries));
   const started = Date.now();
   const environment = await startEnvironment(binaries);
   log(`envtest: control plane ${environment.info.controlPlane.server} and registries ready in ${Date.now() - started} ms`);
   project.provide('envtestControlPlane', environment.info.controlPlane);
   project.provide('envtestRegistries', environment.info.registries);
   project.provide('envtestBinaries', binaries);
-  project.provide('envtestHelm', helm.helm);
-  project.provide('envtestNodeBinaries', nodeBinaries);
-  project.provide('envtestCertManager', certManager);
-  project.provide('envtestCosign', cosign);
+  const chain: ReadonlyArray<readonly [string, () => Promise<unknown>]> =
+    kubernetes === 'current'
+      ? [
+          ['node binaries', () => envtestNodeBinaries(log)],
+          ['helm', () => envtestHelm(log)],
+          ['cert-manager', () => envtestCertManager(log)],
+          ['cosign', () => envtestCosign(log)],
+          ['oldest kube-apiserver', () => resolveOldestBinaries(resolveOptions)],
+        ]
+      : [];
+  const background = buildInBackground(chain, log);
   return async () => {
     await environment.stop();
+    await background;
   };
+}
+
+/**
+ * Runs the builds one after another (the Go build slot serializes them anyway) and resolves
+ * when all have ended, never rejecting: a failure is logged, and a test that needs that tool
+ * builds it again through its getter and fails with the build's error.
+ */
+async function buildInBackground(chain: ReadonlyArray<readonly [string, () => Promise<unknown>]>, log: (line: string) => void): Promise<void> {
+  for (const [name, build] of chain) {
+    const started = Date.now();
+    try {
+      await build();
+      log(`envtest: ${name} ready (background, ${Math.round((Date.now() - started) / 1000)} s)`);
+    } catch (err) {
+      log(`envtest: ${name} failed (background, ${Math.round((Date.now() - started) / 1000)} s): ${errorMessage(err)}`);
+    }
+  }
 }

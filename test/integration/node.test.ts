@@ -18,10 +18,10 @@ import {
   findGoToolchain,
   startControlPlane,
   type ControlPlane,
-  type NodeBinaries,
   type NodeInfo,
 } from '../../pkg/olmv1/localstack/index.ts';
 import { buildImage, buildLayer, createImageClient } from '../../pkg/shared/image/index.ts';
+import { envtestNodeBinaries } from '../envtest/deferred-tools.ts';
 import { filesOutside, iptablesChains, machineState, type MachineState } from '../support/machine-state.ts';
 
 const exec = promisify(execFile);
@@ -69,7 +69,8 @@ async function phase(name: string): Promise<string> {
 
 /** The machine before the node, read once the node lock is held. */
 let before: MachineState;
-let nodeBinaries: NodeBinaries;
+// At collection time, where no timeout applies (test/envtest/deferred-tools.ts).
+const nodeBinaries = await envtestNodeBinaries();
 let registryHost = '';
 
 async function processes(): Promise<string[]> {
@@ -124,7 +125,6 @@ beforeAll(async () => {
   const log = (line: string): void => console.error(line);
   const env = process.env;
   const cacheRoot = defaultCacheRoot(env);
-  nodeBinaries = inject('envtestNodeBinaries');
   const probe = await buildGoProgram(
     { name: 'node-probe', source: await readFile(join(import.meta.dirname, '../fixtures/node-probe/main.go'), 'utf8') },
     cacheRoot,

@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RELEASE_FILES, unpinnedImages, verifyChecksums } from '../../pkg/olmv1/release/index.ts';
 import { buildImage, createImageClient } from '../../pkg/shared/image/index.ts';
+import { envtestCosign } from '../envtest/deferred-tools.ts';
 import { attachmentsRegistriesD, makeSigstoreKey, type SigstoreKey } from '../support/image-signing.ts';
 
 const execFileAsync = promisify(execFile);
@@ -40,16 +41,16 @@ if (missing !== undefined) console.warn(`release.test.ts skipped: ${missing}`);
 const revision = execFileSync('git', ['-C', REPO, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
 const registry = inject('envtestRegistries').anonymous.host;
 const repository = `${registry}/release-${randomBytes(3).toString('hex')}/olmv1`;
+// At collection time, where no timeout applies (test/envtest/deferred-tools.ts).
+const cosign = await envtestCosign();
 
 describe.skipIf(missing !== undefined)('npm run release', () => {
   let work: string;
   let key: SigstoreKey;
-  let cosign: string;
   let imageRef: string;
   let dir: string;
 
   beforeAll(async () => {
-    cosign = inject('envtestCosign');
     work = await mkdtemp(join(tmpdir(), 'olmv1-release-'));
     key = await makeSigstoreKey(cosign, work, 'release');
     const { stdout } = await execFileAsync(

@@ -21,11 +21,14 @@ import {
   type GpgKey,
   type SigstoreKey,
 } from '../support/image-signing.ts';
+import { envtestCosign } from '../envtest/deferred-tools.ts';
 
 const execFileAsync = promisify(execFile);
 const registry = inject('envtestRegistries').anonymous.host;
 const run = randomBytes(3).toString('hex');
 const ns = `${registry}/sig-${run}`;
+// At collection time, where no timeout applies (test/envtest/deferred-tools.ts).
+const cosign = await envtestCosign();
 
 let work: string;
 let trusted: GpgKey;
@@ -136,7 +139,6 @@ describe('signature policy on pulls', () => {
 // cannot take part: its build has sigstore disabled (signing and, as the last test shows,
 // verifying), so each verdict is compared with `cosign verify` instead.
 describe('sigstoreSigned on pulls', () => {
-  let cosign: string;
   let sigTrusted: SigstoreKey;
   let sigStranger: SigstoreKey;
   let attachmentsDir: string;
@@ -145,7 +147,6 @@ describe('sigstoreSigned on pulls', () => {
   let signedDigest: string;
 
   beforeAll(async () => {
-    cosign = inject('envtestCosign');
     [sigTrusted, sigStranger] = await Promise.all([makeSigstoreKey(cosign, work, 'sig-trusted'), makeSigstoreKey(cosign, work, 'sig-stranger')]);
     attachmentsDir = await attachmentsRegistriesD(work);
     sigPolicyFile = join(work, 'sigstore-policy.json');

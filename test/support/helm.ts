@@ -1,5 +1,5 @@
 /**
- * The helm CLI built for the test run (test/envtest global setup, `envtestHelm`) against the
+ * The helm CLI built for the test run (test/envtest/deferred-tools.ts, `envtestHelm`) against the
  * run's control plane (or a given one), each call with an empty home of its own so nothing of the user's helm
  * configuration is read; the home is removed when helm exits.
  */
@@ -8,6 +8,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
+import { envtestHelm } from '../envtest/deferred-tools.ts';
+
+// Awaited while vitest imports the test file, where no timeout applies: the global setup may still
+// be building helm in the background (test/envtest/deferred-tools.ts).
+const helmBinary = await envtestHelm();
 
 /** What a helm run printed and its exit code. */
 export interface HelmRun {
@@ -34,7 +39,7 @@ export async function helmWith(kubeconfigPath: string, ...args: string[]): Promi
   };
   try {
     return await new Promise((resolve) => {
-      execFile(inject('envtestHelm'), args, { env, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      execFile(helmBinary, args, { env, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
         const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
         resolve({ code, stdout, stderr });
       });

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { buildProjectImage, defaultImageCacheDir } from '../../pkg/olmv1/images/index.ts';
 import { deployInCluster, SYSTEM_NAMESPACE, type InCluster, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
-import { startControlPlane, type ControlPlane } from '../../pkg/olmv1/localstack/index.ts';
+import { startControlPlane, type CertManagerBinaries, type ControlPlane } from '../../pkg/olmv1/localstack/index.ts';
+import { envtestNodeBinaries } from '../envtest/deferred-tools.ts';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** The tests' environment, with the sbin directories root's tools live in. */
@@ -38,13 +39,17 @@ export interface OnNode {
   stop(): Promise<void>;
 }
 
+// Awaited while vitest imports the test file, where no timeout applies: the global setup may still
+// be building them in the background (test/envtest/deferred-tools.ts).
+const nodeBinaries = await envtestNodeBinaries();
+
 /**
  * Builds (or finds) the project image, starts a control plane with a node and deploys config/;
- * with `certManager`, cert-manager first (its binaries from the tests' global setup) and
+ * with `certManager` (from the test file's own envtestCertManager call), cert-manager first and
  * config/ with its config/cert-manager component. The builds happen before the node starts:
  * the node holds the machine's lock while it runs.
  */
-export async function deployOnNode(log: (line: string) => void, options: { certManager?: boolean } = {}): Promise<OnNode> {
+export async function deployOnNode(log: (line: string) => void, options: { certManager?: CertManagerBinaries } = {}): Promise<OnNode> {
   const image = await buildProjectImage({
     repoRoot: REPO,
     revision: execFileSync('git', ['-C', REPO, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim(),
@@ -54,9 +59,9 @@ export async function deployOnNode(log: (line: string) => void, options: { certM
     extraCaFile: process.env['NODE_EXTRA_CA_CERTS'] || undefined,
   });
   log(`project image ${image.tag} ${image.cached ? 'found in the cache' : 'built'} in ${image.seconds} s`);
-  const certManager = options.certManager === true ? inject('envtestCertManager') : undefined;
+  const certManager = options.certManager;
   const started = Date.now();
-  const cp = await startControlPlane({ binaries: { ...inject('envtestBinaries'), node: inject('envtestNodeBinaries') }, node: { log } });
+  const cp = await startControlPlane({ binaries: { ...inject('envtestBinaries'), node: nodeBinaries }, node: { log } });
   const nodeMs = Date.now() - started;
   try {
     const product = await deployInCluster({
