@@ -1,11 +1,15 @@
 import { defineConfig } from 'vitest/config';
+import { DeferredToolsSequencer } from './test/envtest/sequencer.ts';
 
 // Three suites: `unit` (module tests next to their code, no processes), `integration`
 // (cross-module suites in test/ against a real kube-apiserver, etcd and OCI registry that
 // test/envtest/global-setup.ts starts once per run), and `integration-oldest` (a few of those
 // suites again on the oldest supported kube-apiserver, test/envtest/global-setup-oldest.ts).
+// The `integration` files that need a test tool the global setup builds in the background run
+// last (test/envtest/sequencer.ts).
 export default defineConfig({
   test: {
+    sequence: { sequencer: DeferredToolsSequencer },
     projects: [
       {
         test: {
