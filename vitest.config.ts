@@ -5,8 +5,15 @@ import { DeferredToolsSequencer } from './test/envtest/sequencer.ts';
 // (cross-module suites in test/ against a real kube-apiserver, etcd and OCI registry that
 // test/envtest/global-setup.ts starts once per run), and `integration-oldest` (a few of those
 // suites again on the oldest supported kube-apiserver, test/envtest/global-setup-oldest.ts).
-// The `integration` files that need a test tool the global setup builds in the background run
-// last (test/envtest/sequencer.ts).
+//
+// vitest runs every selected project's global setup before any test, so `npm test` runs
+// `integration` and `unit` first and `integration-oldest` in a second vitest run (package.json):
+// the first run's setup builds only what the shared control plane needs and the other test tools
+// in the background (the oldest kube-apiserver last), while the `integration` files that need none
+// of them run (the sequencer puts those that do last, test/envtest/sequencer.ts). The groups
+// run in `sequence.groupOrder`: `integration` (one file at a time, mostly waiting on I/O, beside
+// the background Go builds), then `unit` (CPU-bound, after the builds), then `integration-oldest`
+// when a single run selects it too.
 export default defineConfig({
   test: {
     sequence: { sequencer: DeferredToolsSequencer },
@@ -23,6 +30,7 @@ export default defineConfig({
             'scripts/**/*.test.ts',
           ],
           testTimeout: 20_000,
+          sequence: { groupOrder: 2 },
         },
       },
       {
@@ -35,13 +43,15 @@ export default defineConfig({
           // Suites share one control plane; run files one at a time so timing-sensitive
           // tests (leader election, apiserver restarts) are not starved on a 2-core machine.
           fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
       {
         // The supported-range promise (decision 0103): the catalog name label, config/ applied
         // and run with its RBAC, and an install flow, on the oldest supported kube-apiserver
-        // (pkg/olmv1/localstack OLDEST_KUBERNETES_VERSION). After the other projects, so its
-        // control plane never competes with theirs for the cores.
+        // (pkg/olmv1/localstack OLDEST_KUBERNETES_VERSION). In a vitest run of its own after the
+        // others' (`npm test`), so its control plane never competes with theirs for the cores and
+        // its kube-apiserver is built by then; last too when one run selects every project.
         test: {
           name: 'integration-oldest',
           include: [
@@ -62,7 +72,7 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 600_000,
           fileParallelism: false,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 3 },
         },
       },
     ],
