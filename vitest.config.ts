@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { DeferredToolsSequencer } from './test/envtest/sequencer.ts';
+import { TimingReporter } from './test/envtest/timing-reporter.ts';
 
 // Three suites: `unit` (module tests next to their code, no processes), `integration`
 // (cross-module suites in test/ against a real kube-apiserver, etcd and OCI registry that
@@ -13,9 +14,11 @@ import { DeferredToolsSequencer } from './test/envtest/sequencer.ts';
 // of them run (the sequencer puts those that do last, test/envtest/sequencer.ts). The groups
 // run in `sequence.groupOrder`: `integration` (one file at a time, mostly waiting on I/O, beside
 // the background Go builds), then `unit` (CPU-bound, after the builds), then `integration-oldest`
-// when a single run selects it too.
+// when a single run selects it too. The timing reporter prints the setup's phases and the
+// slowest files at the end of every run.
 export default defineConfig({
   test: {
+    reporters: ['default', new TimingReporter()],
     sequence: { sequencer: DeferredToolsSequencer },
     projects: [
       {

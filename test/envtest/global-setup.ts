@@ -4,7 +4,8 @@
  * hands their connection data to tests through `provide`, then builds the other test tools in the
  * background while the tests run (deferred-tools.ts: the node's binaries, helm, cert-manager,
  * cosign, then the oldest kube-apiserver for the `integration-oldest` run that follows); its
- * teardown stops the servers and waits for that chain.
+ * teardown stops the servers and waits for that chain. Its phases go to run-timings.ts's file
+ * for the summary at the end of the run.
  *
  * In a test:
  *   const cp = inject('envtestControlPlane');      // server, kubeconfigPath, adminToken, ...
@@ -14,10 +15,15 @@
  *
  * This is an entry point: it reads KUBEBUILDER_ASSETS, XDG_CACHE_HOME and HOME.
  */
+import { writeFileSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import {
   defaultCacheRoot,
   describeVersions,
+  isAlive,
   resolveBinaries,
   resolveOldestBinaries,
   type ControlPlaneInfo,
@@ -27,6 +33,7 @@ import {
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { envtestCertManager, envtestCosign, envtestHelm, envtestNodeBinaries } from './deferred-tools.ts';
 import { startEnvironment } from './environment.ts';
+import { phaseRecorder, staleTimingsFiles, timingsFile } from './run-timings.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -53,12 +60,16 @@ export async function setupWith(project: TestProject, kubernetes: 'current' | 'o
   const log = (line: string): void => {
     process.stderr.write(`${line}\n`);
   };
+  const file = timingsFile(tmpdir(), process.pid);
+  for (const stale of staleTimingsFiles(await readdir(tmpdir()), isAlive)) await rm(join(tmpdir(), stale), { force: true });
+  const phases = phaseRecorder((list) => writeFileSync(file, JSON.stringify(list)));
   const resolveOptions = { kubebuilderAssets: process.env['KUBEBUILDER_ASSETS'], cacheRoot: defaultCacheRoot(process.env), env: process.env, log };
-  const binaries = await (kubernetes === 'current' ? resolveBinaries : resolveOldestBinaries)(resolveOptions);
+  const binaries = await phases.time('control plane builds', false, () =>
+    (kubernetes === 'current' ? resolveBinaries : resolveOldestBinaries)(resolveOptions),
+  );
   log(describeVersions(binaries));
-  const started = Date.now();
-  const environment = await startEnvironment(binaries);
-  log(`envtest: control plane ${environment.info.controlPlane.server} and registries ready in ${Date.now() - started} ms`);
+  const environment = await phases.time('environment start', false, () => startEnvironment(binaries));
+  log(`envtest: control plane ${environment.info.controlPlane.server} and registries ready`);
   project.provide('envtestControlPlane', environment.info.controlPlane);
   project.provide('envtestRegistries', environment.info.registries);
   project.provide('envtestBinaries', binaries);
@@ -72,7 +83,7 @@ export async function setupWith(project: TestProject, kubernetes: 'current' | 'o
           ['oldest kube-apiserver', () => resolveOldestBinaries(resolveOptions)],
         ]
       : [];
-  const background = buildInBackground(chain, log);
+  const background = buildInBackground(chain, phases, log);
   return async () => {
     await environment.stop();
     await background;
@@ -84,11 +95,15 @@ export async function setupWith(project: TestProject, kubernetes: 'current' | 'o
  * when all have ended, never rejecting: a failure is logged, and a test that needs that tool
  * builds it again through its getter and fails with the build's error.
  */
-async function buildInBackground(chain: ReadonlyArray<readonly [string, () => Promise<unknown>]>, log: (line: string) => void): Promise<void> {
+async function buildInBackground(
+  chain: ReadonlyArray<readonly [string, () => Promise<unknown>]>,
+  phases: ReturnType<typeof phaseRecorder>,
+  log: (line: string) => void,
+): Promise<void> {
   for (const [name, build] of chain) {
     const started = Date.now();
     try {
-      await build();
+      await phases.time(name, true, build);
       log(`envtest: ${name} ready (background, ${Math.round((Date.now() - started) / 1000)} s)`);
     } catch (err) {
       log(`envtest: ${name} failed (background, ${Math.round((Date.now() - started) / 1000)} s): ${errorMessage(err)}`);
