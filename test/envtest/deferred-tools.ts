@@ -31,26 +31,33 @@ const toStderr: Log = (line) => {
   process.stderr.write(`${line}\n`);
 };
 
-function options(log: Log): { cacheRoot: string; env: NodeJS.ProcessEnv; log: Log } {
-  return { cacheRoot: defaultCacheRoot(process.env), env: process.env, log };
+function options(log: Log, env: NodeJS.ProcessEnv): { cacheRoot: string; env: NodeJS.ProcessEnv; log: Log } {
+  return { cacheRoot: defaultCacheRoot(process.env), env, log };
 }
 
+/**
+ * The environment of the global setup's background builds: Go builds at niceness 10
+ * (`OLMV1_GO_BUILD_NICENESS`, go-toolchain.ts), so the tests running meanwhile keep the cores
+ * they need and the builds take what is left.
+ */
+export const BACKGROUND_BUILD_ENV: NodeJS.ProcessEnv = { ...process.env, OLMV1_GO_BUILD_NICENESS: '10' };
+
 /** kubelet, kube-scheduler, kube-proxy, CoreDNS and the pause program, for a control plane with a real node (decision 0101). */
-export function envtestNodeBinaries(log: Log = toStderr): Promise<NodeBinaries> {
-  return resolveNodeBinaries(options(log));
+export function envtestNodeBinaries(log: Log = toStderr, env: NodeJS.ProcessEnv = process.env): Promise<NodeBinaries> {
+  return resolveNodeBinaries(options(log, env));
 }
 
 /** Path of the `helm` CLI built from pinned Go modules (pkg/olmv1/localstack HELM_VERSION). */
-export async function envtestHelm(log: Log = toStderr): Promise<string> {
-  return (await resolveHelm(options(log))).helm;
+export async function envtestHelm(log: Log = toStderr, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  return (await resolveHelm(options(log, env))).helm;
 }
 
 /** cert-manager's binaries and CRDs, for the node tests (issue #46). */
-export function envtestCertManager(log: Log = toStderr): Promise<CertManagerBinaries> {
-  return resolveCertManagerBinaries(options(log));
+export function envtestCertManager(log: Log = toStderr, env: NodeJS.ProcessEnv = process.env): Promise<CertManagerBinaries> {
+  return resolveCertManagerBinaries(options(log, env));
 }
 
 /** Path of the `cosign` CLI (test/envtest/cosign.ts), for the sigstore signature-policy tests' key pairs. */
-export function envtestCosign(log: Log = toStderr): Promise<string> {
-  return resolveCosign(options(log));
+export function envtestCosign(log: Log = toStderr, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  return resolveCosign(options(log, env));
 }

@@ -31,7 +31,7 @@ import {
   type RegistryInfo,
 } from '../../pkg/olmv1/localstack/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
-import { envtestCertManager, envtestCosign, envtestHelm, envtestNodeBinaries } from './deferred-tools.ts';
+import { BACKGROUND_BUILD_ENV, envtestCertManager, envtestCosign, envtestHelm, envtestNodeBinaries } from './deferred-tools.ts';
 import { startEnvironment } from './environment.ts';
 import { phaseRecorder, staleTimingsFiles, timingsFile } from './run-timings.ts';
 
@@ -76,11 +76,11 @@ export async function setupWith(project: TestProject, kubernetes: 'current' | 'o
   const chain: ReadonlyArray<readonly [string, () => Promise<unknown>]> =
     kubernetes === 'current'
       ? [
-          ['node binaries', () => envtestNodeBinaries(log)],
-          ['helm', () => envtestHelm(log)],
-          ['cert-manager', () => envtestCertManager(log)],
-          ['cosign', () => envtestCosign(log)],
-          ['oldest kube-apiserver', () => resolveOldestBinaries(resolveOptions)],
+          ['node binaries', () => envtestNodeBinaries(log, BACKGROUND_BUILD_ENV)],
+          ['helm', () => envtestHelm(log, BACKGROUND_BUILD_ENV)],
+          ['cert-manager', () => envtestCertManager(log, BACKGROUND_BUILD_ENV)],
+          ['cosign', () => envtestCosign(log, BACKGROUND_BUILD_ENV)],
+          ['oldest kube-apiserver', () => resolveOldestBinaries({ ...resolveOptions, env: BACKGROUND_BUILD_ENV })],
         ]
       : [];
   const background = buildInBackground(chain, phases, log);

@@ -17,6 +17,12 @@ export interface GoToolchain {
   version: string;
   /** Environment every go invocation runs with. */
   env: NodeJS.ProcessEnv;
+  /**
+   * The niceness builds run at (`nice -n`), from `OLMV1_GO_BUILD_NICENESS` in the environment
+   * given: a build in the background of something else (the tests' background builds) gives way
+   * to it. Undefined: the caller's.
+   */
+  niceness?: number;
 }
 
 /**
@@ -46,11 +52,13 @@ export async function findGoToolchain(env: NodeJS.ProcessEnv): Promise<GoToolcha
   if (compareDotted(languageVersion, MINIMUM_GO_VERSION) < 0) {
     throw new Error(`${hint}, but ${path} is ${version}; install a newer Go or put it first on PATH`);
   }
-  return { path, version, env: buildEnv };
+  const niceness = Number.parseInt(env['OLMV1_GO_BUILD_NICENESS'] ?? '', 10);
+  return { path, version, env: buildEnv, ...(Number.isInteger(niceness) && niceness > 0 ? { niceness: Math.min(niceness, 19) } : {}) };
 }
 
 /** Runs `go args...` in `cwd` with the toolchain's environment; errors as runCommand. */
 export async function runGo(go: GoToolchain, args: readonly string[], cwd: string): Promise<RunResult> {
+  if (go.niceness !== undefined) return runCommand('nice', ['-n', String(go.niceness), go.path, ...args], { cwd, env: go.env });
   return runCommand(go.path, args, { cwd, env: go.env });
 }
 
