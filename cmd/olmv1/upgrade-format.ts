@@ -2,8 +2,9 @@
  * The human text of `olmv1 upgrade plan` (pure): sections in the order an administrator reads
  * them, object changes as `kubectl diff` field lines.
  */
-import type { PermissionChange } from '../../pkg/operator-controller/upgradeplan/index.ts';
-import type { PlanChanges, UpgradePlan } from './upgrade-plan.ts';
+import type { PermissionChange, PlanChanges } from '../../pkg/operator-controller/upgradeplan/index.ts';
+import { formatGates } from './upgrade-gates.ts';
+import type { UpgradePlan } from './upgrade-plan.ts';
 
 /** The plan as text, ending with a newline. */
 export function formatPlan(plan: UpgradePlan): string {
@@ -35,7 +36,10 @@ export function formatPlan(plan: UpgradePlan): string {
   if (plan.dependencyHold !== undefined) out.push(`Held for a dependent: ${plan.dependencyHold}`);
   if (plan.dependencyNote !== undefined) out.push(`Note: ${plan.dependencyNote}`);
   if (plan.deprecations.length > 0) out.push('', 'Deprecations:', ...indent(plan.deprecations, '  '));
-  if (plan.changes !== undefined) out.push('', ...formatChanges(plan.changes));
+  if (plan.changes !== undefined) {
+    // The gates the pick was rendered with, then what it changes.
+    out.push('', ...(plan.gates === undefined ? [] : [formatGates(plan.gates)]), ...formatChanges(plan.changes));
+  }
   if (plan.policy !== undefined) {
     const p = plan.policy;
     out.push('', `Update policy: ${p.policy}: ${p.decision === 'install' ? 'installs it' : 'holds it'}: ${p.reason}`);

@@ -6,7 +6,7 @@
  */
 import { atomsOfRule, ruleCovers, type Atom } from '../../pkg/operator-controller/applier/index.ts';
 import type { Release } from '../../pkg/operator-controller/release/index.ts';
-import { policyRules, ruleText, type PolicyRule } from '../../pkg/operator-controller/render/index.ts';
+import { policyRules, renderedCertProvider, ruleText, type PolicyRule } from '../../pkg/operator-controller/render/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import type { KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
@@ -15,7 +15,6 @@ import { INSTALLED_BY_LABEL, installedForSelector } from './install-objects.ts';
 import { installRbac } from './rbac.ts';
 import { CommandError, loadBundle, type BundleSourceDeps } from './render.ts';
 import type { readClusterExtension } from './resolve-cluster.ts';
-import { inferCertProvider } from './upgrade-plan.ts';
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
 
@@ -102,7 +101,7 @@ export async function grantUpgradeRbac(kube: KubeContext, deps: BundleSourceDeps
   const spec = a.ce.extension.spec;
   io.stderr.write(`pulling bundle image ${a.pick.image} of ${a.pick.bundle} for the permissions it needs...\n`);
   const bundle = await loadBundle({ source: a.pick.image, values: {}, imageLimits: BUNDLE_IMAGE_LIMITS }, deps, 'catalog');
-  const certProvider = inferCertProvider(a.release.manifest.objects());
+  const certProvider = renderedCertProvider(a.release.manifest.objects());
   const args = { installNamespace: spec.namespace, ...(certProvider === undefined ? {} : { certProvider }) };
   const options = {
     ...args,

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../pkg/operator-controller/bundle/index.ts';
 import { parseApproveArgs, parsePlanArgs, runUpgradeApprove, runUpgradePlan, type UpgradeCommandDeps } from './upgrade.ts';
 import { formatPlan } from './upgrade-format.ts';
-import { inferCertProvider, maxVersionVerdict, pickReason, type UpgradePlan } from './upgrade-plan.ts';
+import { pickReason, type UpgradePlan } from './upgrade-plan.ts';
 
 /** Deps whose cluster is never reached: the tests here stop at the arguments. */
 const deps: UpgradeCommandDeps = {
@@ -25,6 +24,13 @@ describe('upgrade arguments', () => {
     ['plan with a bad -o', 'plan', ['a', '-o', 'yaml'], /-o must be text or json/],
     ['plan with a bad --cert-provider', 'plan', ['a', '--cert-provider', 'x'], /--cert-provider must be/],
     ['plan with a bad --cluster-version', 'plan', ['a', '--cluster-version', 'four'], /--cluster-version: /],
+    ['plan with an unknown gate', 'plan', ['a', '--feature-gates', 'NoSuchGate=true'], /--feature-gates: .*unrecognized feature gate: NoSuchGate/],
+    [
+      'plan with a gate without a value',
+      'plan',
+      ['a', '--feature-gates', 'DeploymentConfig'],
+      /--feature-gates: missing bool value for DeploymentConfig/,
+    ],
     ['plan with a bad --catalogd-url', 'plan', ['a', '--catalogd-url', 'ftp://x'], /invalid --catalogd-url/],
     ['plan with an empty --system-namespace', 'plan', ['a', '--system-namespace', ''], /--system-namespace must not be empty/],
     ['plan with an unknown flag', 'plan', ['a', '--force'], /Unknown option '--force'/],
@@ -60,9 +66,18 @@ describe('upgrade arguments', () => {
       '4.16',
       '--catalogd-url',
       'http://127.0.0.1:8080',
+      '--feature-gates',
+      'SingleOwnNamespaceInstallSupport=false,DeploymentConfig=true',
+      '--feature-gates=WebhookProviderCertManager=false',
     ]);
     expect(p.output).toBe('json');
-    expect(p.plan).toMatchObject({ extension: 'ext', certProvider: 'cert-manager', clusterVersion: { major: 4n, minor: 16n } });
+    expect(p.plan).toMatchObject({
+      extension: 'ext',
+      certProvider: 'cert-manager',
+      clusterVersion: { major: 4n, minor: 16n },
+      featureGates: ['SingleOwnNamespaceInstallSupport=false,DeploymentConfig=true', 'WebhookProviderCertManager=false'],
+    });
+    expect(parsePlanArgs(['ext']).plan.featureGates).toBeUndefined();
     expect(p.common).toMatchObject({ systemNamespace: 'olmv1-system', catalogdUrl: new URL('http://127.0.0.1:8080') });
     expect(parseApproveArgs(['ext'])).toMatchObject({ extension: 'ext', version: undefined, dryRun: false });
     expect(parseApproveArgs(['ext', '1.2.3', '--dry-run', '--system-namespace', 'sys'])).toMatchObject({
@@ -116,56 +131,6 @@ describe('pickReason', () => {
     ],
   ])('%s', (_name, successors, bundle, version, want) => {
     expect(pickReason({ successors, selection: { ...selection, versionRange: '<2' } }, bundle, version)).toBe(want);
-  });
-});
-
-describe('maxVersionVerdict', () => {
-  const props = (max?: string) => (max === undefined ? [] : [{ type: 'olm.maxOpenShiftVersion', value: max }]);
-  const release = (max?: string) =>
-    ({ bundle: { name: 'foo.v1', version: '1', image: 'x' }, properties: props(max) }) as Parameters<typeof maxVersionVerdict>[1];
-  it('with a cluster version: now and after, for the next minor', () => {
-    const v = maxVersionVerdict('foo', release('4.15'), 'foo.v2', props('4.17'), { ok: true, current: { major: 4n, minor: 15n }, source: 'flag' });
-    expect(v).toEqual({
-      installed: '4.15',
-      next: '4.17',
-      cluster: '4.15',
-      verdict:
-        "the installed bundle declares olm.maxOpenShiftVersion 4.15; foo.v2 declares olm.maxOpenShiftVersion 4.17; the cluster's upgrade from 4.15 to 4.16: now blocks, after the upgrade allows",
-    });
-  });
-  it('without one: the declared maximums only', () => {
-    const v = maxVersionVerdict('foo', release(), 'foo.v2', props('4.16'), { ok: false, error: 'not OpenShift' });
-    expect(v).toEqual({
-      installed: null,
-      next: '4.16',
-      cluster: null,
-      verdict:
-        'the installed bundle declares no olm.maxOpenShiftVersion; foo.v2 declares olm.maxOpenShiftVersion 4.16 (cluster version unknown: not OpenShift)',
-    });
-  });
-  it('a malformed property is reported, not a verdict', () => {
-    const v = maxVersionVerdict('foo', release(), 'foo.v2', [{ type: 'olm.maxOpenShiftVersion', value: 'not a version' }], {
-      ok: true,
-      current: { major: 4n, minor: 15n },
-      source: 'flag',
-    });
-    expect(v.next).toBeNull();
-    expect(v.verdict).toMatch(/error\(s\) with cluster extension foo: .*after the upgrade leaves undecided$/);
-  });
-});
-
-describe('inferCertProvider', () => {
-  const obj = (apiVersion: string, kind: string, annotations?: Record<string, string>): KubeObject => ({
-    apiVersion,
-    kind,
-    metadata: { name: 'x', ...(annotations ? { annotations } : {}) },
-  });
-  it.each([
-    [[obj('v1', 'ConfigMap')], undefined],
-    [[obj('cert-manager.io/v1', 'Certificate')], 'cert-manager'],
-    [[obj('v1', 'Service', { 'service.beta.openshift.io/serving-cert-secret-name': 's' })], 'openshift-service-ca'],
-  ])('%#', (manifest, want) => {
-    expect(inferCertProvider(manifest)).toBe(want);
   });
 });
 
@@ -233,6 +198,16 @@ describe('formatPlan', () => {
         droppedFields: [],
       },
       policy: { policy: 'Manual', decision: 'hold', reason: 'held', approvedBundle: '', approveCommand: 'olmv1 upgrade approve foo 1.1.0' },
+      gates: {
+        source: 'deployment',
+        from: 'the Deployment olmv1-system/operator-controller-controller-manager',
+        values: {
+          WebhookProviderCertManager: false,
+          WebhookProviderOpenshiftServiceCA: true,
+          SingleOwnNamespaceInstallSupport: false,
+          DeploymentConfig: true,
+        },
+      },
     });
     expect(text).toBe(`Upgrade plan for ClusterExtension foo (package foo)
 Installed: foo.v1.0.0 (1.0.0), release revision 1
@@ -246,6 +221,7 @@ Next: foo.v1.1.0 (1.1.0) from catalog c: r
 Deprecations:
   package foo: old
 
+Feature gates: DeploymentConfig=true, SingleOwnNamespaceInstallSupport=false, WebhookProviderCertManager=false, WebhookProviderOpenshiftServiceCA=true (from the Deployment olmv1-system/operator-controller-controller-manager)
 Objects: 1 added, 1 removed, 1 changed
   + ConfigMap ns/a
   - ConfigMap ns/b

@@ -17,31 +17,38 @@ import { REGISTRY_FLAGS, registryFlagsHelp } from './registry-access.ts';
 import { CERT_PROVIDERS, CommandError, flagChoice, imageFlags, parseCommandLine, runCommand } from './render.ts';
 import { CATALOGD_URL_HELP, catalogdUrlFlag } from './install-args.ts';
 import { formatPlan } from './upgrade-format.ts';
-import { planChanges, resolvePlan, type PlanOptions, type UpgradeDeps } from './upgrade-plan.ts';
+import { addChanges, resolvePlan, type PlanOptions, type UpgradeDeps } from './upgrade-plan.ts';
+import { checkGatesFlag } from './upgrade-gates.ts';
 import { grantUpgradeRbac } from './upgrade-rbac.ts';
 
 const COMMON_FLAGS_HELP = `${CLUSTER_FLAGS_HELP}
   --system-namespace NS      where release records are kept (default olmv1-system)
 ${CATALOGD_URL_HELP}`;
 
-const PLAN_USAGE = `Usage: olmv1 upgrade plan NAME [-o text|json] [--cert-provider P] [--cluster-version X.Y]
-         [--kubeconfig FILE] [--context NAME] [--system-namespace NS] [--catalogd-url URL]
-         [--authfile FILE] [--ca-file FILE]
+const PLAN_USAGE = `Usage: olmv1 upgrade plan NAME [-o text|json] [--feature-gates GATES] [--cert-provider P]
+         [--cluster-version X.Y] [--kubeconfig FILE] [--context NAME] [--system-namespace NS]
+         [--catalogd-url URL] [--authfile FILE] [--ca-file FILE]
 
 Shows what the next upgrade of the installed ClusterExtension NAME will do, decided as
 operator-controller decides: the successors its catalogs offer from the installed bundle (with
 the edge that allows each: replaces, skips, skipRange), which one the resolver picks and why,
-and for that bundle (pulled and rendered as the controller renders it): the objects added,
-removed and changed (field by field, Secret values redacted), the permissions its roles gain
-and lose (flagged when they escalate), the CRD upgrade-safety verdict against the live CRDs,
-deprecations, what olm.maxOpenShiftVersion means for the cluster's next minor upgrade, and
-whether the update policy (annotation olm.operatorframework.io/update-policy) installs it or
-holds it for "olmv1 upgrade approve". Everything is read with your credentials.
+and for that bundle (pulled and rendered as the controller renders it, with its feature gates):
+the objects added, removed and changed (field by field, Secret values redacted), the
+permissions its roles gain and lose (flagged when they escalate), the CRD upgrade-safety
+verdict against the live CRDs, deprecations, what olm.maxOpenShiftVersion means for the
+cluster's next minor upgrade, and whether the update policy (annotation
+olm.operatorframework.io/update-policy) installs it or holds it for "olmv1 upgrade approve".
+Everything is read with your credentials.
 
 Flags:
   -o, --output FORMAT        text (default) or json
-  --cert-provider P          cert-manager or openshift-service-ca, as operator-controller runs
-                             (default: told by the deployed release's objects)
+  --feature-gates GATES      operator-controller's gates to render with, Name=true|false,
+                             comma-separated or repeated (default: those of its Deployment
+                             operator-controller-controller-manager in --system-namespace, else
+                             its defaults); the plan says which
+  --cert-provider P          cert-manager or openshift-service-ca: sets the two webhook provider
+                             gates (default: the gates'; with the defaults, the provider the
+                             deployed release's objects show)
   --cluster-version X.Y      the cluster's version for olm.maxOpenShiftVersion (default: the
                              ClusterVersion "version", on OpenShift)
 ${COMMON_FLAGS_HELP}
@@ -122,11 +129,14 @@ export function parsePlanArgs(args: readonly string[]): {
     output: { type: 'string', short: 'o' },
     'cert-provider': { type: 'string' },
     'cluster-version': { type: 'string' },
+    'feature-gates': { type: 'string', multiple: true },
   });
   const extension = extensionName(positionals, 1, PLAN_USAGE);
   const output = flagChoice('-o', values.output ?? 'text', ['text', 'json'], PLAN_USAGE) ?? 'text';
   const cp = flagChoice('--cert-provider', values['cert-provider'], CERT_PROVIDERS, PLAN_USAGE);
   const { imageLimits } = imageFlags(values, PLAN_USAGE);
+  const featureGates = values['feature-gates'];
+  if (featureGates !== undefined) checkGatesFlag(featureGates, PLAN_USAGE);
   let clusterVersion;
   if (values['cluster-version'] !== undefined) {
     const cv = parseClusterVersion(values['cluster-version']);
@@ -139,6 +149,7 @@ export function parsePlanArgs(args: readonly string[]): {
       extension,
       clusterVersion,
       certProvider: cp,
+      ...(featureGates === undefined ? {} : { featureGates }),
       registryValues: {
         ...(values.authfile === undefined ? {} : { authfile: values.authfile }),
         ...(values['ca-file'] === undefined ? {} : { 'ca-file': values['ca-file'] }),
@@ -176,7 +187,7 @@ export async function runUpgradePlan(args: readonly string[], io: CommandIO, dep
     return withCluster(deps.connectCluster(a.common.cluster), async (kube) => {
       const options: PlanOptions = { ...a.plan, systemNamespace: a.common.systemNamespace, catalogdUrl: a.common.catalogdUrl };
       const resolved = await resolvePlan(kube, deps, options);
-      const plan = await planChanges(kube, deps, options, resolved, io);
+      const plan = await addChanges(kube, deps, options, resolved, io);
       io.stdout.write(a.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
       return plan.error === undefined ? EXIT.ok : EXIT.failed;
     });

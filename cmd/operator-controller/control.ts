@@ -33,11 +33,11 @@ import {
   OPERATOR_CONTROLLER_REPORTER,
   ResolveAhead,
   createUpgradeNotices,
+  extensionFeatures,
   extensionKeys,
   revisionInstaller,
   revisionOwnerKeys,
   watchExtensions,
-  type ExtensionFeatures,
 } from '../../pkg/operator-controller/clusterextension/index.ts';
 import { DependencyGauge, InstalledIndex, type CatalogSource, type DependencyPorts } from '../../pkg/operator-controller/dependencyview/index.ts';
 import { RequirementCache, ServerVersionCache, readServerVersion } from '../../pkg/operator-controller/dependencies/index.ts';
@@ -137,21 +137,6 @@ async function processParts(o: OperatorControllerOptions, { log, registry, kube,
 function catalogBaseURL(catalogdUrl: URL | undefined): CatalogSource['baseURL'] {
   if (catalogdUrl === undefined) return undefined;
   return (_name: string, statusBase: string): string => `${catalogdUrl.origin}${new URL(statusBase).pathname}`.replace(/\/+$/, '');
-}
-
-function extensionFeatures(gates: OperatorControllerOptions['featureGates']): ExtensionFeatures {
-  const certProvider = gates.WebhookProviderCertManager
-    ? 'cert-manager'
-    : gates.WebhookProviderOpenshiftServiceCA
-      ? 'openshift-service-ca'
-      : undefined;
-  return {
-    ...(certProvider === undefined ? {} : { certProvider }),
-    webhookSupport: certProvider !== undefined,
-    singleOwnNamespaceSupport: gates.SingleOwnNamespaceInstallSupport,
-    deploymentConfigSupport: gates.DeploymentConfig,
-    bundleReleaseSupport: gates.BundleReleaseSupport,
-  };
 }
 
 /** What bounds a reconcile's memory (decision 0098). */

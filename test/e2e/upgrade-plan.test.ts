@@ -144,10 +144,24 @@ describe('olmv1 upgrade plan and approve', () => {
       ].sort((a, b) => (a.name < b.name ? -1 : 1)),
     });
     expect(json.stdout).not.toMatch(/hunter2|aHVudGVy/);
+    // operator-controller runs here as a process, with its default gates: no Deployment to read them from.
+    expect(plan.gates).toEqual({
+      source: 'defaults',
+      from: "operator-controller's defaults: no Deployment operator-controller-controller-manager (or one labelled app.kubernetes.io/name=operator-controller) in olmv1-system",
+      values: {
+        SingleOwnNamespaceInstallSupport: true,
+        DeploymentConfig: true,
+        WebhookProviderCertManager: true,
+        WebhookProviderOpenshiftServiceCA: true,
+      },
+    });
 
     const text = await cli('plan', [pkg]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`Next: ${pkg}.v1.1.0 (1.1.0) from catalog ${pkg}`);
+    expect(text.stdout).toMatch(
+      /\nFeature gates: DeploymentConfig=true, .* \(from operator-controller's defaults: .*\)\nObjects: 4 added, 3 removed, 3 changed\n/,
+    );
     expect(text.stdout).toContain(`  ~ Secret ${pkg}/${pkg}-creds\n      - data.password: (redacted)\n      + data.password: (redacted)\n`);
     expect(text.stdout).toContain(`approve it with: olmv1 upgrade approve ${pkg} 1.1.0`);
     expect(text.stdout).not.toMatch(/hunter2|aHVudGVy/);

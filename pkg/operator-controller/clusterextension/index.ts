@@ -8,6 +8,7 @@
  */
 export { extensionKeys, revisionOwnerKeys } from './extension-events.ts';
 export type { ExtensionFeatures, ExtensionState } from './pipeline-state.ts';
+export { extensionFeatures } from './features.ts';
 export { revisionInstaller, type ServiceAccountRef } from './installer.ts';
 export { EXTENSION_CONTROLLER_NAME, newExtensionState } from './reconciler.ts';
 export { OPERATOR_CONTROLLER_REPORTER } from './recorded-events.ts';

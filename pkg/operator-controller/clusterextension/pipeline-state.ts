@@ -8,16 +8,12 @@ import type { ClusterExtension } from '../../shared/api/index.ts';
 import type { RegistryV1Bundle } from '../bundle/index.ts';
 import type { Deprecation } from '../../shared/fbc/index.ts';
 import type { Release, ReleaseBundle } from '../release/index.ts';
-import type { CertProviderName } from '../render/index.ts';
+import type { RenderFeatures } from '../render/index.ts';
 import type { ResolveInput } from '../resolve/index.ts';
 import type { Installer } from './installer.ts';
 
-/** Feature switches of rendering and status reporting (`--feature-gates`). */
-export interface ExtensionFeatures {
-  certProvider?: CertProviderName;
-  webhookSupport: boolean;
-  singleOwnNamespaceSupport: boolean;
-  deploymentConfigSupport: boolean;
+/** Feature switches of rendering and resolution (`--feature-gates`; features.ts makes them). */
+export interface ExtensionFeatures extends RenderFeatures {
   bundleReleaseSupport: boolean;
 }
 

@@ -11,9 +11,9 @@ import { Manifest, type ReleaseBundle } from '../release/index.ts';
 import { otherLineFinder, takeOtherObject } from '../bundle/index.ts';
 import { LineStore } from '../../shared/lines/index.ts';
 import { signaturePolicyDetail } from '../../shared/image/index.ts';
-import { render, renderFailureToError, watchNamespaceHint, type ClusterProxy } from '../render/index.ts';
+import { extensionRenderOptions, render, renderFailureToError, watchNamespaceHint, type ClusterProxy, type RenderFeatures } from '../render/index.ts';
 import { bundleProperties, type BundlePullScheduler } from '../bundlepull/index.ts';
-import type { ExtensionFeatures, ExtensionState, ResolvedState } from './pipeline-state.ts';
+import type { ExtensionState, ResolvedState } from './pipeline-state.ts';
 import { NoteMemory, recordEvent, recordPullFailed } from './recorded-events.ts';
 import { setInstalledFrom, setProgressingRetrying } from './status.ts';
 import { fail, forBundle } from './failures.ts';
@@ -30,7 +30,7 @@ export interface PullPorts {
 /** What the render step uses: the API server's schemas (to drop undeclared fields), the rendering switches, the cluster-wide proxy, and the Events recorder. */
 export interface RenderPorts {
   schemas: Pick<OpenApiSchemas, 'schemaFor'>;
-  features: Omit<ExtensionFeatures, 'bundleReleaseSupport'>;
+  features: RenderFeatures;
   /** The cluster-wide proxy as of this reconcile, set in the operator's containers (decision 0132); none when absent. */
   clusterProxy?: () => ClusterProxy;
   /** Where how to set a missing watchNamespace goes (a Warning Event, once per change). */
@@ -139,15 +139,9 @@ async function renderBundle(ports: RenderPorts, reported: NoteMemory, state: Res
     return undefined;
   }
   const config = state.ce.spec.config?.inline;
-  // The rendering switches (certProvider, webhook, single/own namespace and deployment config
-  // support) and the cluster-wide proxy, read now: its change queues every extension (decision 0132).
-  const clusterProxy = ports.clusterProxy?.();
-  const rendered = render(state.bundle, {
-    installNamespace: namespace,
-    config,
-    ...ports.features,
-    ...(clusterProxy === undefined ? {} : { clusterProxy }),
-  });
+  // The options as `olmv1 upgrade plan` makes them too (render/features.ts): the rendering
+  // switches of the gates and the cluster-wide proxy, read now: its change queues every extension (decision 0132).
+  const rendered = render(state.bundle, extensionRenderOptions(state.ce.spec, ports.features, ports.clusterProxy?.()));
   if (!rendered.ok) {
     setInstalledFrom(state.ce, state.installed);
     // The condition: upstream's text exactly. How to set spec.config.inline.watchNamespace, when

@@ -15,6 +15,7 @@ export {
 } from './rbac-escalation.ts';
 export { checkPreRenderGates, render, renderBundle, type RenderBundleOptions } from './render.ts';
 export { renderedClusterProxy, type ClusterProxy } from './cluster-proxy.ts';
+export { extensionRenderOptions, renderFeatures, renderedCertProvider, type RenderFeatures, type RenderGates } from './features.ts';
 export { isSupportedKind, staticKindScopes, type KindScopes } from './resource-mapping.ts';
 export { renderFailureToError, type CertProviderName, type RenderFailure, type RenderOptions } from './types.ts';
 export { objectsToYaml, toYaml } from './yaml-output.ts';

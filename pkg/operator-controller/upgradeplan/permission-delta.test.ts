@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../bundle/index.ts';
-import { formatPermissionDelta, permissionDelta, type PermissionDelta } from './index.ts';
+import { formatPermissionDelta, permissionDelta, type PermissionDelta } from './permission-delta.ts';
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
 
