@@ -51,6 +51,7 @@ describe('parseOperatorControllerOptions', () => {
       'BundleReleaseSupport',
       'DeploymentConfig',
       'SingleOwnNamespaceInstallSupport',
+      'TenantExtensions',
       'WebhookProviderCertManager',
       'WebhookProviderOpenshiftServiceCA',
     ]);
@@ -61,6 +62,7 @@ describe('parseOperatorControllerOptions', () => {
       WebhookProviderOpenshiftServiceCA: true,
       BundleReleaseSupport: false,
       BoxcutterRuntime: false,
+      TenantExtensions: false,
     });
   });
 
@@ -312,6 +314,7 @@ describe("upstream's Deployment arguments", () => {
         WebhookProviderOpenshiftServiceCA: false,
         BundleReleaseSupport: true,
         BoxcutterRuntime: true,
+        TenantExtensions: false,
       });
     }
     expect(parse(['--feature-gates=AllAlpha=true']).featureGates.BoxcutterRuntime).toBe(true);

@@ -23,7 +23,9 @@ import { parsePauseAt, type PauseAt } from './test-pause.ts';
 /**
  * Upstream's gates (api-and-controllers.md section 9), each honoured, with their defaults
  * (decision 0040 for the two install-mode/config gates); BoxcutterRuntime (alpha, off) installs
- * ClusterObjectSet revisions instead of Helm releases (decision 0125).
+ * ClusterObjectSet revisions instead of Helm releases (decision 0125); TenantExtensions (ours,
+ * alpha, off) runs the tenant controller: namespaced Extension requests under ExtensionPolicies
+ * (decision 0138).
  */
 const FEATURE_GATES = {
   SingleOwnNamespaceInstallSupport: { stage: 'Alpha', default: true },
@@ -32,6 +34,7 @@ const FEATURE_GATES = {
   WebhookProviderOpenshiftServiceCA: { stage: 'GA', default: true },
   BundleReleaseSupport: { stage: 'Alpha', default: false },
   BoxcutterRuntime: { stage: 'Alpha', default: false },
+  TenantExtensions: { stage: 'Alpha', default: false },
 } as const satisfies Record<string, GateSpec>;
 
 /** The gates by name. */

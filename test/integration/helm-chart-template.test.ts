@@ -106,6 +106,11 @@ const CASES: Case[] = [
     overlay: { components: ['boxcutter'] },
   },
   {
+    name: 'TenantExtensions among the enabled gates: config/tenant-extensions',
+    values: { set: ['options.operatorController.features.enabled={TenantExtensions}'] },
+    overlay: { components: ['tenant-extensions'] },
+  },
+  {
     name: 'the default install ServiceAccount: config/default-installer',
     values: { set: ['options.operatorController.defaultInstallServiceAccount.enabled=true'] },
     overlay: { components: ['default-installer'] },

@@ -5,7 +5,7 @@
  */
 export { bundleVersionRelease } from './bundle-version.ts';
 export { deprecationConditions, type DeprecationCondition } from './deprecation.ts';
-export { selectCatalogs, type LabelSelector } from './label-selector.ts';
+export { parseLabelSelector, selectCatalogs, type LabelSelector } from './label-selector.ts';
 export { catalogCacheFailed, catalogNilResolvedImage, catalogNilResolvedSource, catalogNotServed } from './messages.ts';
 export { packagePartition } from './partition.ts';
 export { packageMissing, resolutionHints } from './hints.ts';
@@ -13,3 +13,4 @@ export { compareVersionRelease, metadataFor, type VersionRelease } from './relea
 export { DEPENDENCY_PROPERTY_TYPES, checkVersionRange, resolve } from './resolver.ts';
 export { upgradeSuccessors, type Successor } from './successors.ts';
 export type { CatalogInput, CatalogPackage, ResolveInput } from './types.ts';
+export { parseVersionRange, rangeContains } from './version-range.ts';

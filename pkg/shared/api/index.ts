@@ -2,6 +2,8 @@
  * The OLM v1 API (`olm.operatorframework.io/v1`) as TypeScript: zod schemas and types of
  * ClusterExtension and ClusterCatalog, the condition vocabulary, and the fixed names (labels,
  * finalizers, kinds) both controllers and the CLI use. The CRDs themselves are config/crd/.
+ * Also the tenant kinds of `v1alpha1` (Extension, ExtensionPolicy; the TenantExtensions gate,
+ * decision 0138), whose CRDs are config/crd/tenant/.
  */
 export { AvailabilityMode, CatalogSourceType, ClusterCatalog, ClusterCatalogStatus, parseClusterCatalog } from './v1/cluster-catalog.ts';
 export {
@@ -65,3 +67,16 @@ export {
 export { formatKubeTime } from './v1/object-meta.ts';
 export { formatPath } from './v1/parse.ts';
 export { RELEASE_NAME_MESSAGE } from './v1/release-name.ts';
+export { Extension, parseExtension } from './v1alpha1/extension.ts';
+export { ExtensionPolicy, TenantInstallMode, TenantUpgrades, parseExtensionPolicy, type PolicyPackage } from './v1alpha1/extension-policy.ts';
+export {
+  EXTENSION,
+  EXTENSION_POLICY,
+  TENANT_BUNDLE_LABEL,
+  TENANT_FIELD_MANAGER,
+  TENANT_GENERATION_ANNOTATION,
+  TENANT_NAME_LABEL,
+  TENANT_NAMESPACE_LABEL,
+  TENANT_UID_LABEL,
+  TENANT_UNINSTALL_FINALIZER,
+} from './v1alpha1/names.ts';
