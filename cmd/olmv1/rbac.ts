@@ -4,11 +4,9 @@
  * exit code.
  */
 import {
-  computeInstallRbac,
+  bundleInstaller,
   formatEscalationWarning,
   rbacEscalationWarnings,
-  render,
-  staticKindScopes,
   type CertProviderName,
   type EscalationWarning,
   type RenderOptions,
@@ -78,20 +76,17 @@ export function installRbac(
   args: { installNamespace: string; certProvider?: CertProviderName },
   io: CommandIO,
 ): KubeObject[] {
-  const rendered = render(bundle, options);
-  if (!rendered.ok) throw new CommandError(refusalMessage(rendered.error, bundle, args), 1);
-  const rbac = computeInstallRbac(rendered.value, {
-    installNamespace: args.installNamespace,
-    serviceAccountName: serviceAccount,
-    bundleName: bundle.csv.metadata?.name ?? bundle.packageName,
-    mapper: staticKindScopes(bundle.crds),
-  });
-  if (!rbac.ok) throw new CommandError(rbac.error, 1);
-  for (const warning of rbac.value.warnings) io.stderr.write(`warning: ${warning}\n`);
+  const installer = bundleInstaller(bundle, options, serviceAccount);
+  if (!installer.ok) {
+    const failure = installer.error;
+    throw new CommandError('render' in failure ? refusalMessage(failure.render, bundle, args) : failure.rbac, 1);
+  }
+  const { objects, rendered } = installer.value;
+  for (const warning of installer.value.warnings) io.stderr.write(`warning: ${warning}\n`);
   // The watch namespace: --watch-namespace or `watchNamespace` in --config (merged by buildRenderOptions).
   const config = options.config;
   const watch = typeof config === 'object' && config !== null ? (config as Record<string, unknown>)['watchNamespace'] : undefined;
-  const escalations = rbacEscalationWarnings(rbac.value.objects, rendered.value, {
+  const escalations = rbacEscalationWarnings(objects, rendered, {
     installNamespace: args.installNamespace,
     ...(typeof watch === 'string' ? { watchNamespace: watch } : {}),
   });
@@ -99,7 +94,7 @@ export function installRbac(
     io.stderr.write(`${escalationHeader(escalations)}\n`);
     for (const w of escalations) io.stderr.write(`warning: ${formatEscalationWarning(w)}\n`);
   }
-  return rbac.value.objects;
+  return objects;
 }
 
 /** `N grant(s) printed amount(s) to privilege escalation (M expected); review them before applying:` */

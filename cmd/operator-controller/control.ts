@@ -55,6 +55,7 @@ import { clusterExtensionReconciler, type ClusterExtensionPorts } from './reconc
 import { catalogdClientOptions } from './catalogd-client.ts';
 import { clusterProxySource } from './cluster-proxy.ts';
 import { runUpgradeGate } from './upgradegate.ts';
+import { runTenantController } from './tenant.ts';
 
 /** What run.ts started: the logger, metrics registry, cluster connection, the two informers (running) and the health server. */
 interface Started {
@@ -259,7 +260,34 @@ async function lead(o: OperatorControllerOptions, started: Started, p: ProcessPa
   // Resolving before the catalogs are listed would take every catalog for deleted (the
   // installed bundle stays, upgrades wait for a catalog event) or report no bundles found.
   await catalogs.waitForSync(leading).catch(() => undefined);
-  await Promise.all([controller.run(leading), revisions?.run(leading)]);
+  // TenantExtensions: Extension requests under ExtensionPolicies (decision 0138).
+  const tenants = o.featureGates.TenantExtensions ? tenantController(o, started, p, memory, leading) : undefined;
+  await Promise.all([controller.run(leading), revisions?.run(leading), tenants]);
+}
+
+/** The tenant controller over this process's parts (TenantExtensions). */
+function tenantController(
+  o: OperatorControllerOptions,
+  started: Started,
+  p: ProcessParts,
+  memory: MemoryLimits,
+  leading: AbortSignal,
+): Promise<void> {
+  const { bundleReleaseSupport: _release, ...features } = p.features;
+  return runTenantController(
+    {
+      log: started.log,
+      registry: started.registry,
+      kube: started.kube,
+      clusterExtensions: started.extensions,
+      catalogs: started.catalogs,
+      catalogSource: p.catalogSource,
+      bundles: { images: p.images, cache: p.bundleCache, memory: memory.bundles },
+      features,
+      concurrency: o.maxConcurrentReconciles,
+    },
+    leading,
+  );
 }
 
 /**

@@ -6,4 +6,4 @@
  */
 export { BundleBudget, type BundleLease } from './budget.ts';
 export { type BundlePullScheduler, BundlePulls, PULL_END_PRIORITY, type PullStatus } from './pulls.ts';
-export { type BundleSpill, type FetchedBundle, type MemoryPort, bundleProperties, cachedBundle, fetchBundle } from './source.ts';
+export { type BundleSource, type BundleSpill, type FetchedBundle, type MemoryPort, bundleProperties, cachedBundle, fetchBundle } from './source.ts';

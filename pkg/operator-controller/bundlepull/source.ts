@@ -33,7 +33,7 @@ export interface MemoryPort {
 }
 
 /** Where bundles come from: the registry client, the on-disk image cache, and the memory they are read into. */
-interface BundleSource {
+export interface BundleSource {
   /** The image operation needed here. */
   images: Pick<ImageClient, 'pull'>;
   cache: ImageCache;

@@ -3,7 +3,7 @@
  * ServiceAccount needs to install them. See render.ts for the pipeline and
  * docs/decisions/0040-0042 for where this deliberately differs from upstream.
  */
-export { computeInstallRbac } from './rbac-for-install.ts';
+export { bundleInstaller, type BundleInstaller } from './installer-rbac.ts';
 export { computeInstallRules, policyRules, type PolicyRule } from './rbac-for-install.ts';
 export {
   foreignRoleBindings,

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { parseBundle, readBundleDir, type KubeObject, type RegistryV1Bundle } from '../bundle/index.ts';
 import { testBundle } from '../../../test/fixtures/bundles/builder.ts';
 import { FIXTURE_BUNDLES_DIR } from '../../../test/fixtures/bundles/golden-cases.ts';
+import { computeInstallRbac } from './rbac-for-install.ts';
 import {
-  computeInstallRbac,
   foreignRoleBindings,
   formatEscalationWarning,
   rbacEscalationWarnings,

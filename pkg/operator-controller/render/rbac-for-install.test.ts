@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseBundle, readBundleDir, type KubeObject, type RegistryV1Bundle } from '../bundle/index.ts';
 import { FIXTURE_BUNDLES_DIR } from '../../../test/fixtures/bundles/golden-cases.ts';
-import { computeInstallRbac, computeInstallRules, render, staticKindScopes, type RenderOptions } from './index.ts';
+import { computeInstallRules, render, staticKindScopes, type RenderOptions } from './index.ts';
+import { computeInstallRbac } from './rbac-for-install.ts';
 
 async function fixture(name: string): Promise<RegistryV1Bundle> {
   const r = parseBundle(await readBundleDir(join(FIXTURE_BUNDLES_DIR, name)));

@@ -156,3 +156,39 @@ describe('StepReconciler', () => {
     expect(ran).toEqual([]);
   });
 });
+
+describe('StepReconciler of a namespaced kind', () => {
+  it('reads and writes the object its namespace/name key names', async () => {
+    const refs: unknown[] = [];
+    const stored: KubeObject = {
+      apiVersion: 'example.com/v1',
+      kind: 'Thing',
+      metadata: { name: 't', namespace: 'team-a', resourceVersion: '1' },
+      spec: { wait: false },
+    };
+    const client = {
+      get: async <T extends KubeObject>(ref: unknown) => {
+        refs.push(ref);
+        return structuredClone(stored) as T;
+      },
+      updateStatus: async <T extends KubeObject>(obj: KubeObject) => obj as T,
+      patch: async <T extends KubeObject>(ref: unknown) => {
+        refs.push(ref);
+        return structuredClone(stored) as T;
+      },
+    } satisfies StatusClient;
+    const r = new StepReconciler<Thing, { thing: Thing }>({
+      client,
+      type: { apiVersion: 'example.com/v1', kind: 'Thing' },
+      namespaced: true,
+      parse: parseThing,
+      state: (thing) => ({ thing }),
+      steps: [{ name: 'finalize', run: (s) => void (s.thing.metadata.finalizers = ['example.com/f']) }],
+    });
+    await r.reconcile('team-a/t', ctx());
+    expect(refs).toEqual([
+      { apiVersion: 'example.com/v1', kind: 'Thing', namespace: 'team-a', name: 't' },
+      { apiVersion: 'example.com/v1', kind: 'Thing', namespace: 'team-a', name: 't' },
+    ]);
+  });
+});

@@ -19,6 +19,8 @@ interface StepReconcilerConfig<T extends WorkingObject, S> {
   client: StatusClient;
   /** The reconciled kind. */
   type: { apiVersion: string; kind: string };
+  /** A namespaced kind: keys are `namespace/name` (objectKey). */
+  namespaced?: boolean;
   /** The API module's parser; an object that does not parse fails terminally, nothing written. */
   parse: (input: unknown) => Result<T, string>;
   /**
@@ -64,7 +66,7 @@ export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
     try {
       outcome = await reconcileParsedWithStatus({
         client: c.client,
-        ref: { ...c.type, name },
+        ref: c.namespaced === true ? { ...c.type, ...namespacedRef(name) } : { ...c.type, name },
         parse: c.parse,
         reconcile: async (working) => {
           const held = new DisposableStack();
@@ -90,4 +92,10 @@ export class StepReconciler<T extends WorkingObject, S> implements Reconciler {
     }
     return { requeueAfterMs: this.#waits.when(name) };
   }
+}
+
+/** `namespace/name` as a reference's two fields (a key without `/` names a cluster-scoped object). */
+function namespacedRef(key: string): { namespace?: string; name: string } {
+  const slash = key.indexOf('/');
+  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
