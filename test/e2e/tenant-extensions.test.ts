@@ -1,0 +1,344 @@
+// Tenants install what the administrator allows (issue 73, decision 0138), on the real API server
+// with operator-controller running the TenantExtensions gate: a ServiceAccount with `admin` in
+// its namespace only (the config/tenant-extensions roles aggregated into it) installs a package by
+// an Extension under an ExtensionPolicy, sees it Installed, upgrades within the allowed range and
+// uninstalls by deleting the request; what the policy does not allow is refused with a condition
+// naming the rule and leaves nothing; a second namespace asking an incompatible version of a
+// package another one has is refused; the tenant cannot create a ClusterExtension.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadAll } from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { FEATURE_GATE_DEFAULTS } from '../../cmd/operator-controller/options.ts';
+import { CLUSTER_EXTENSION, EXTENSION, EXTENSION_POLICY, TENANT_FIELD_MANAGER, TENANT_NAME_LABEL } from '../../pkg/shared/api/index.ts';
+import { clusterExtensionName, installerServiceAccountName } from '../../pkg/operator-controller/tenant/index.ts';
+import { connect, isForbidden, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
+import { requestServiceAccountToken, serviceAccountKubeconfig } from '../envtest/index.ts';
+import { waitUntil } from '../support/bundle-flow.ts';
+import { groupOf, objectExists, offerPackage, replacingChain, useExtensionStack, type BundleSpec } from '../support/extensions.ts';
+
+const run = randomBytes(3).toString('hex');
+const TENANT_LABEL = 'olmv1.test/tenants';
+const repo = (path: string) => new URL(`../../${path}`, import.meta.url);
+
+let admin: KubeContext;
+const dirs: string[] = [];
+
+async function manifests(path: string): Promise<KubeObject[]> {
+  return (loadAll(await readFile(repo(path), 'utf8')) as (KubeObject | null)[]).filter((o): o is KubeObject => o !== null);
+}
+
+// The tenant CRDs and roles (config/tenant-extensions) are there before operator-controller starts.
+beforeAll(async () => {
+  admin = await connect({ kind: 'file', path: inject('envtestControlPlane').kubeconfigPath });
+  const objects = [
+    ...(await manifests('config/crd/tenant/olm.operatorframework.io_extensions.yaml')),
+    ...(await manifests('config/crd/tenant/olm.operatorframework.io_extensionpolicies.yaml')),
+    ...(await manifests('config/tenant-extensions/tenant-roles.yaml')),
+  ];
+  for (const o of objects) await admin.client.apply(o, { fieldManager: 'tenant-extensions-test', force: true });
+  await waitUntil(
+    'the tenant kinds are served',
+    async () => {
+      const listed = await Promise.all(
+        [EXTENSION, EXTENSION_POLICY].map((k) =>
+          admin.client.list({ apiVersion: k.apiVersion, kind: k.kind }).then(
+            () => true,
+            () => false,
+          ),
+        ),
+      );
+      return listed.every(Boolean);
+    },
+    60_000,
+  );
+}, 90_000);
+
+const suite = useExtensionStack({ controller: { featureGates: { ...FEATURE_GATE_DEFAULTS, TenantExtensions: true } } });
+
+afterAll(async () => {
+  // Whatever a failed test left: requests and ClusterExtensions let go without an uninstall.
+  const client = admin.client;
+  const exts = await client.list({ apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind }).catch(() => ({ items: [] as KubeObject[] }));
+  for (const e of exts.items.filter((x) => (x.metadata.namespace ?? '').endsWith(run))) {
+    const ref = { apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name: e.metadata.name ?? '', namespace: e.metadata.namespace ?? '' };
+    await client.patch(ref, { metadata: { finalizers: null } }, 'merge').catch(() => undefined);
+    await client.delete(ref).catch(() => undefined);
+  }
+  const ces = await client
+    .list({ apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind })
+    .catch(() => ({ items: [] as KubeObject[] }));
+  for (const ce of ces.items.filter((x) => x.metadata.labels?.[TENANT_NAME_LABEL] !== undefined && (x.metadata.name ?? '').includes(run))) {
+    const ref = { apiVersion: CLUSTER_EXTENSION.apiVersion, kind: CLUSTER_EXTENSION.kind, name: ce.metadata.name ?? '' };
+    await client.patch(ref, { metadata: { finalizers: null } }, 'merge').catch(() => undefined);
+    await client.delete(ref).catch(() => undefined);
+  }
+  for (const name of [`tenants-${run}`])
+    await client.delete({ apiVersion: EXTENSION_POLICY.apiVersion, kind: EXTENSION_POLICY.kind, name }).catch(() => undefined);
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+  admin?.close();
+});
+
+/** A namespace (labelled a tenant's when `tenant`) with ServiceAccount `tenant` bound to `admin` there; returns a client acting as it. */
+async function tenantNamespace(name: string, tenant: boolean): Promise<KubeContext> {
+  const c = admin.client;
+  await c.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: tenant ? { [TENANT_LABEL]: run } : {} } });
+  await c.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'tenant', namespace: name } });
+  await c.create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'tenant-admin', namespace: name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' },
+    subjects: [{ kind: 'ServiceAccount', name: 'tenant', namespace: name }],
+  });
+  // config/tenant-extensions aggregates olm-extensions-edit into admin; aggregation is the
+  // controller manager's, which this control plane does not run: the binding does its part.
+  await c.create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'tenant-extensions', namespace: name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'olm-extensions-edit' },
+    subjects: [{ kind: 'ServiceAccount', name: 'tenant', namespace: name }],
+  });
+  return tenantNamespaceClient(name);
+}
+
+function extension(namespace: string, name: string, catalog: Record<string, unknown>): KubeObject {
+  return {
+    apiVersion: EXTENSION.apiVersion,
+    kind: EXTENSION.kind,
+    metadata: { name, namespace },
+    spec: { source: { sourceType: 'Catalog', catalog } },
+  };
+}
+
+interface ExtView {
+  obj: KubeObject;
+  cond: (type: string) => { status: string; reason: string; message: string; observedGeneration?: number } | undefined;
+  bundle: string | undefined;
+}
+
+async function readExtension(tenant: KubeContext, namespace: string, name: string): Promise<ExtView> {
+  const obj = await tenant.client.get({ apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name, namespace });
+  const status = (obj.status ?? {}) as {
+    conditions?: { type: string; status: string; reason: string; message: string; observedGeneration?: number }[];
+    install?: { bundle?: { name?: string } };
+  };
+  return { obj, cond: (t) => status.conditions?.find((c) => c.type === t), bundle: status.install?.bundle?.name };
+}
+
+/** Waits (as the tenant) until `check` holds for the Extension; the error shows its last status. */
+async function waitForRequest(
+  tenant: KubeContext,
+  namespace: string,
+  name: string,
+  what: string,
+  check: (e: ExtView) => boolean,
+  timeoutMs = 90_000,
+): Promise<ExtView> {
+  let last: ExtView | undefined;
+  try {
+    await waitUntil(`${namespace}/${name}: ${what}`, async () => check((last = await readExtension(tenant, namespace, name))), timeoutMs);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last status: ${JSON.stringify(last?.obj.status ?? null)}`, { cause: err });
+  }
+  return last as ExtView;
+}
+
+const installed = (bundle: string) => (e: ExtView) =>
+  e.cond('Installed')?.status === 'True' && e.bundle === bundle && e.cond('Progressing')?.reason === 'Succeeded';
+const refused = (rule: string) => (e: ExtView) => e.cond('Allowed')?.status === 'False' && e.cond('Allowed')?.reason === rule;
+
+/** Nothing was made for the request `namespace/name`: no ClusterExtension, no installer. */
+async function nothingMadeFor(namespace: string, name: string): Promise<void> {
+  expect(await objectExists(admin.client, { ...CLUSTER_EXTENSION, name: clusterExtensionName(namespace, name) })).toBe(false);
+  expect(await objectExists(admin.client, { apiVersion: 'v1', kind: 'ServiceAccount', namespace, name: installerServiceAccountName(name) })).toBe(
+    false,
+  );
+}
+
+const pkg = `tenant-${run}`;
+const catalog = `tenant-${run}`;
+const spec = (version: string): BundleSpec => ({ pkg, version, installModes: ['OwnNamespace', 'AllNamespaces'], configMaps: ['settings'] });
+
+describe('tenants install what the administrator allows', () => {
+  let teamA: KubeContext;
+  let teamC: KubeContext;
+  const nsA = `team-a-${run}`;
+  const nsB = `team-b-${run}`;
+  const nsC = `team-c-${run}`;
+
+  beforeAll(async () => {
+    await offerPackage(suite.stack, catalog, replacingChain([spec('1.0.0'), spec('1.0.1'), spec('2.0.0')]));
+    await admin.client.create({
+      apiVersion: EXTENSION_POLICY.apiVersion,
+      kind: EXTENSION_POLICY.kind,
+      metadata: { name: `tenants-${run}` },
+      spec: { namespaceSelector: { matchLabels: { [TENANT_LABEL]: run } }, packages: [{ name: pkg, versionRange: '<2.0.0' }], catalogs: [catalog] },
+    });
+    teamA = await tenantNamespace(nsA, true);
+    await tenantNamespace(nsB, false);
+    teamC = await tenantNamespace(nsC, true);
+  }, 180_000);
+
+  afterAll(() => {
+    teamA?.close();
+    teamC?.close();
+  });
+
+  it('a namespace admin installs, upgrades within the range and uninstalls by its request alone', async () => {
+    const name = 'ops';
+    await teamA.client.create(extension(nsA, name, { packageName: pkg, version: '1.0.0' }));
+    const first = await waitForRequest(teamA, nsA, name, 'installed 1.0.0', installed(`${pkg}.v1.0.0`));
+    expect(first.cond('Allowed')).toMatchObject({ status: 'True', message: `allowed by ExtensionPolicy "tenants-${run}"` });
+    expect(first.obj.status).toMatchObject({ clusterExtensionName: clusterExtensionName(nsA, name), policy: `tenants-${run}` });
+    // The operator's objects are in the tenant's namespace, installed by the installer made for the request.
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', namespace: nsA, name: `${pkg}-settings` };
+    expect(await objectExists(admin.client, cm)).toBe(true);
+    const ce = await admin.client.get({ ...CLUSTER_EXTENSION, name: clusterExtensionName(nsA, name) });
+    expect(ce.spec).toMatchObject({
+      namespace: nsA,
+      serviceAccount: { name: installerServiceAccountName(name) },
+      config: { inline: { watchNamespace: nsA } },
+    });
+    expect(JSON.stringify(ce.metadata.managedFields)).toContain(TENANT_FIELD_MANAGER);
+
+    // Upgrade within the range: a newer version asked for, then a range whose best is still in the policy's.
+    await teamA.client.patch(
+      { apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name, namespace: nsA },
+      { spec: { source: { catalog: { version: '1.0.1' } } } },
+      'merge',
+    );
+    await waitForRequest(teamA, nsA, name, 'upgraded to 1.0.1', installed(`${pkg}.v1.0.1`));
+    await teamA.client.patch(
+      { apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name, namespace: nsA },
+      { spec: { source: { catalog: { version: '>=1.0.0' } } } },
+      'merge',
+    );
+    const ranged = await waitForRequest(
+      teamA,
+      nsA,
+      name,
+      'allowed with the range',
+      (e) =>
+        e.cond('Allowed')?.status === 'True' && e.cond('Allowed')?.observedGeneration === e.obj.metadata.generation && installed(`${pkg}.v1.0.1`)(e),
+    );
+    expect(ranged.bundle).toBe(`${pkg}.v1.0.1`);
+    // The earlier bundle's grants are gone once 1.0.1 is installed; the installer's own remain.
+    await waitUntil(
+      'the 1.0.0 grants are removed',
+      async () => {
+        const roles = await admin.client.list(
+          { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' },
+          { labelSelector: `${TENANT_NAME_LABEL}=${name}` },
+        );
+        const mine = roles.items.filter((r) => (r.metadata.name ?? '').includes(`:${nsA}:`));
+        return mine.length > 0 && mine.every((r) => (r.metadata.name ?? '').endsWith(`${pkg}.v1.0.1`));
+      },
+      30_000,
+    );
+
+    // The tenant cannot create a ClusterExtension, nor a request in a namespace it does not administer.
+    const direct = {
+      apiVersion: CLUSTER_EXTENSION.apiVersion,
+      kind: CLUSTER_EXTENSION.kind,
+      metadata: { name: `direct-${run}` },
+      spec: { namespace: nsA, source: { sourceType: 'Catalog', catalog: { packageName: pkg } } },
+    };
+    await expect(teamA.client.create(direct)).rejects.toSatisfy(isForbidden);
+    await expect(teamA.client.create(extension(nsB, 'elsewhere', { packageName: pkg }))).rejects.toSatisfy(isForbidden);
+
+    // Deleting the request uninstalls: the ClusterExtension, the operator's objects and the installer go; the CRD stays.
+    await teamA.client.delete({ apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name, namespace: nsA });
+    await waitUntil(
+      'the request is gone',
+      async () => !(await objectExists(teamA.client, { apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name, namespace: nsA })),
+      90_000,
+    );
+    await nothingMadeFor(nsA, name);
+    expect(await objectExists(admin.client, cm)).toBe(false);
+    const leftRoles = await admin.client.list(
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' },
+      { labelSelector: `${TENANT_NAME_LABEL}=${name}` },
+    );
+    expect(leftRoles.items.filter((r) => (r.metadata.name ?? '').includes(`:${nsA}:`))).toEqual([]);
+    expect(
+      await objectExists(admin.client, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: `widgets.${groupOf(pkg)}` }),
+    ).toBe(true);
+  });
+
+  it('a request outside the policy is refused with the rule it breaks and leaves nothing', async () => {
+    await teamA.client.create(extension(nsA, 'other-package', { packageName: `not-allowed-${run}` }));
+    const pkgRefused = await waitForRequest(teamA, nsA, 'other-package', 'refused', refused('PackageNotAllowed'));
+    expect(pkgRefused.cond('Allowed')?.message).toBe(
+      `package "not-allowed-${run}" is not allowed in namespace "${nsA}": ExtensionPolicy "tenants-${run}" allows ${pkg}`,
+    );
+    expect(pkgRefused.cond('Progressing')).toMatchObject({ status: 'False', reason: 'Blocked' });
+    await nothingMadeFor(nsA, 'other-package');
+
+    await teamA.client.create(extension(nsA, 'too-new', { packageName: pkg, version: '2.0.0' }));
+    const versionRefused = await waitForRequest(teamA, nsA, 'too-new', 'refused', refused('VersionNotAllowed'));
+    expect(versionRefused.cond('Allowed')?.message).toBe(
+      `version "2.0.0" of package "${pkg}" is outside the range "<2.0.0" that ExtensionPolicy "tenants-${run}" allows`,
+    );
+    await nothingMadeFor(nsA, 'too-new');
+
+    // A range whose best bundle is outside the policy's range: judged on the catalog's content.
+    await teamA.client.create(extension(nsA, 'newest', { packageName: pkg, version: '>=2.0.0' }));
+    const rangeRefused = await waitForRequest(teamA, nsA, 'newest', 'refused', refused('VersionNotAllowed'));
+    expect(rangeRefused.cond('Allowed')?.message).toContain('version 2.0.0 of package');
+    await nothingMadeFor(nsA, 'newest');
+
+    await teamA.client.create({
+      ...extension(nsA, 'everywhere', { packageName: pkg }),
+      spec: { source: { sourceType: 'Catalog', catalog: { packageName: pkg } }, config: { configType: 'Inline', inline: { watchNamespace: '' } } },
+    });
+    await waitForRequest(teamA, nsA, 'everywhere', 'refused', refused('InstallModeNotAllowed'));
+    await nothingMadeFor(nsA, 'everywhere');
+
+    // A namespace no policy selects: its admin's request is refused too.
+    const teamB = await tenantNamespaceClient(nsB);
+    try {
+      await teamB.client.create(extension(nsB, 'ops', { packageName: pkg }));
+      const nsRefused = await waitForRequest(teamB, nsB, 'ops', 'refused', refused('NamespaceNotAllowed'));
+      expect(nsRefused.cond('Allowed')?.message).toBe(`no ExtensionPolicy allows installing into namespace "${nsB}"`);
+      await nothingMadeFor(nsB, 'ops');
+    } finally {
+      teamB.close();
+    }
+    for (const n of ['other-package', 'too-new', 'newest', 'everywhere']) {
+      await teamA.client.delete({ apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name: n, namespace: nsA });
+    }
+  });
+
+  it('a second namespace asking a version incompatible with the one installed for another is refused', async () => {
+    await teamA.client.create(extension(nsA, 'shared', { packageName: pkg, version: '1.0.0' }));
+    await waitForRequest(teamA, nsA, 'shared', 'installed 1.0.0', installed(`${pkg}.v1.0.0`));
+    await teamC.client.create(extension(nsC, 'shared', { packageName: pkg, version: '1.0.1' }));
+    const second = await waitForRequest(teamC, nsC, 'shared', 'refused', refused('PackageInUse'));
+    expect(second.cond('Allowed')?.message).toBe(
+      `package "${pkg}" is already installed for namespace "${nsA}" at version 1.0.0, outside this request's range "1.0.1": one package is installed once per cluster (its CustomResourceDefinitions have one owner)`,
+    );
+    await nothingMadeFor(nsC, 'shared');
+    // The first is untouched.
+    expect((await readExtension(teamA, nsA, 'shared')).bundle).toBe(`${pkg}.v1.0.0`);
+    await teamC.client.delete({ apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name: 'shared', namespace: nsC });
+    await teamA.client.delete({ apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name: 'shared', namespace: nsA });
+    await waitUntil(
+      'the first request is uninstalled',
+      async () => !(await objectExists(admin.client, { ...CLUSTER_EXTENSION, name: clusterExtensionName(nsA, 'shared') })),
+      90_000,
+    );
+  });
+});
+
+/** A client acting as the `tenant` ServiceAccount of `namespace` (made by tenantNamespace). */
+async function tenantNamespaceClient(namespace: string): Promise<KubeContext> {
+  const cp = inject('envtestControlPlane');
+  const dir = await mkdtemp(join(tmpdir(), 'tenant-'));
+  dirs.push(dir);
+  await writeFile(join(dir, 'kubeconfig'), serviceAccountKubeconfig(cp, await requestServiceAccountToken(cp, namespace, 'tenant')));
+  return connect({ kind: 'file', path: join(dir, 'kubeconfig') });
+}
