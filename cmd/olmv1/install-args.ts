@@ -20,7 +20,7 @@ const USAGE = `Usage: olmv1 install PACKAGE [--name NAME] [-n NAMESPACE] [--vers
          [--catalog NAME | -l SELECTOR] [--upgrade-constraint-policy CatalogProvided|SelfCertified]
          [--crd-upgrade-safety-enforcement Strict|None] [--watch-namespace NS] [--update-policy P]
          [--cert-provider cert-manager|openshift-service-ca] [--service-account NAME] [--with-dependencies]
-         [--dry-run] [-o yaml|json]
+         [--tenant] [--dry-run] [-o yaml|json]
          [--no-wait] [--timeout DURATION] [--kubeconfig FILE] [--context NAME] [--catalogd-url URL]
 
 Installs PACKAGE with least privilege. Resolves the bundle the cluster's ClusterCatalogs offer
@@ -34,6 +34,9 @@ anything is written. Then waits until operator-controller reports it Installed.
 With --service-account, an existing ServiceAccount installs instead: no ServiceAccount or RBAC
 is created, and the rights it needs are its owner's concern.
 A re-run finishes an interrupted install: objects labelled for NAME are reused or updated.
+With --tenant, as a namespace's admin (no cluster rights): creates only the request, the
+Extension NAME in NAMESPACE, which operator-controller (TenantExtensions) installs when an
+ExtensionPolicy allows it, and waits until it is Installed or refused (docs/tenants.md).
 
 Flags:
   --name NAME                the ClusterExtension's name (default: PACKAGE)
@@ -63,6 +66,10 @@ Flags:
                              namespace named, after its package, pinned to the provider's
                              version) with its own ServiceAccount and RBAC, waited for; a
                              requirement no selected catalog provides is refused
+  --tenant                   request the install as a tenant: an Extension in NAMESPACE (which must
+                             exist), judged by the cluster's ExtensionPolicies; not with
+                             --update-policy, --crd-upgrade-safety-enforcement, --cert-provider
+                             or --with-dependencies (the policy and operator-controller decide)
   --dry-run                  print every object that would be created; write nothing
   -o, --output FORMAT        yaml (multi-document) or json (one v1 List): the objects created
                              (default with --dry-run: yaml)
@@ -102,6 +109,7 @@ const FLAGS = {
   'service-account': { type: 'string' },
   'dry-run': { type: 'boolean' },
   'with-dependencies': { type: 'boolean' },
+  tenant: { type: 'boolean' },
   output: { type: 'string', short: 'o' },
   wait: { type: 'boolean' },
   'no-wait': { type: 'boolean' },
@@ -120,6 +128,8 @@ export interface InstallArgs {
   dryRun: boolean;
   /** --with-dependencies: install the dependency closure the cluster lacks first (install-dependencies.ts). */
   withDependencies: boolean;
+  /** --tenant: create an Extension request in the namespace instead (install-tenant.ts). */
+  tenant: boolean;
   output: 'yaml' | 'json' | undefined;
   wait: boolean;
   timeoutMs: number;
@@ -200,6 +210,11 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
   const output = flagChoice('-o', values.output, ['yaml', 'json'], USAGE);
   if (values.wait === true && values['no-wait'] === true) throw usage('--wait and --no-wait cannot be combined');
   if (values['with-dependencies'] === true && values['dry-run'] === true) throw usage('--with-dependencies cannot be combined with --dry-run');
+  if (values.tenant === true) {
+    for (const flag of ['update-policy', 'crd-upgrade-safety-enforcement', 'cert-provider', 'with-dependencies'] as const) {
+      if (values[flag] !== undefined) throw usage(`--${flag} cannot be combined with --tenant`);
+    }
+  }
   const serviceAccount = values['service-account'];
   if (serviceAccount !== undefined && (serviceAccount.length > 253 || !DNS_SUBDOMAIN.test(serviceAccount)))
     throw usage(`--service-account ${JSON.stringify(serviceAccount)}: not a ServiceAccount name (lower-case letters, digits, "-" and ".")`);
@@ -225,6 +240,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     existingServiceAccount: serviceAccount !== undefined,
     dryRun: values['dry-run'] === true,
     withDependencies: values['with-dependencies'] === true,
+    tenant: values.tenant === true,
     output,
     wait: values['no-wait'] !== true,
     timeoutMs,

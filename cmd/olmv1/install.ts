@@ -17,6 +17,7 @@ import { withCluster } from './cluster-access.ts';
 import { type CommandIO, EXIT, poll, type Clock } from './io.ts';
 import { parseInstallArgs, type InstallArgs } from './install-args.ts';
 import { installDependencies } from './install-dependencies.ts';
+import { installTenant } from './install-tenant.ts';
 import { catalogSource, installObjects, installState } from './install-objects.ts';
 import { writeInstall } from './install-write.ts';
 import { installRbac } from './rbac.ts';
@@ -32,7 +33,7 @@ export async function runInstall(args: readonly string[], io: CommandIO, deps: I
   return runCommand(io, async () => {
     const a = parseInstallArgs(args);
     await withCluster(deps.connectCluster(a.cluster), async (kube) => {
-      await install(a, kube, io, deps);
+      await (a.tenant ? installTenant(a, kube, io, deps) : install(a, kube, io, deps));
     });
   });
 }
@@ -50,7 +51,7 @@ function dependencyArgs(a: InstallArgs, p: Provider): InstallArgs {
     version: p.version,
     watchNamespace: undefined,
   };
-  return { ...a, request, existingServiceAccount: false, output: undefined, wait: true };
+  return { ...a, request, existingServiceAccount: false, tenant: false, output: undefined, wait: true };
 }
 
 async function install(

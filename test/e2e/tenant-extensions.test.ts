@@ -4,7 +4,8 @@
 // an Extension under an ExtensionPolicy, sees it Installed, upgrades within the allowed range and
 // uninstalls by deleting the request; what the policy does not allow is refused with a condition
 // naming the rule and leaves nothing; a second namespace asking an incompatible version of a
-// package another one has is refused; the tenant cannot create a ClusterExtension.
+// package another one has is refused; the tenant cannot create a ClusterExtension; `olmv1
+// install --tenant` does the same as the tenant.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,9 @@ import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FEATURE_GATE_DEFAULTS } from '../../cmd/operator-controller/options.ts';
+import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
+import { runInstall, type InstallDeps } from '../../cmd/olmv1/install.ts';
+import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { CLUSTER_EXTENSION, EXTENSION, EXTENSION_POLICY, TENANT_FIELD_MANAGER, TENANT_NAME_LABEL } from '../../pkg/shared/api/index.ts';
 import { clusterExtensionName, installerServiceAccountName } from '../../pkg/operator-controller/tenant/index.ts';
 import { connect, isForbidden, type KubeContext, type KubeObject } from '../../pkg/shared/kube/index.ts';
@@ -332,7 +336,43 @@ describe('tenants install what the administrator allows', () => {
       90_000,
     );
   });
+
+  it('olmv1 install --tenant requests the install as the tenant and waits for it, or says why it is refused', async () => {
+    const refusedRun = await olmv1Install([`absent-${run}`, '--tenant', '-n', nsC, '--name', 'absent', '--timeout', '90s'], teamC);
+    expect(refusedRun.code).toBe(1);
+    expect(refusedRun.stderr).toContain(`Extension ${nsC}/absent is refused (PackageNotAllowed): package "absent-${run}" is not allowed`);
+    await nothingMadeFor(nsC, 'absent');
+    const ok = await olmv1Install([pkg, '--tenant', '-n', nsC, '--name', 'cli', '-v', '1.0.0', '--timeout', '90s'], teamC);
+    expect(ok, ok.stderr).toMatchObject({ code: 0, stdout: `installed ${pkg}.v1.0.0 (1.0.0) for Extension ${nsC}/cli\n` });
+    await teamC.client.delete({ apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name: 'cli', namespace: nsC });
+    await teamC.client.delete({ apiVersion: EXTENSION.apiVersion, kind: EXTENSION.kind, name: 'absent', namespace: nsC });
+    await waitUntil(
+      'the request is uninstalled',
+      async () => !(await objectExists(admin.client, { ...CLUSTER_EXTENSION, name: clusterExtensionName(nsC, 'cli') })),
+      90_000,
+    );
+  });
 });
+
+/** Runs `olmv1 install ARGS` as `kube` (the tenant's identity). */
+async function olmv1Install(args: string[], kube: KubeContext): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
+  const client = createCatalogClient();
+  const deps: InstallDeps = {
+    connectCluster: () => Promise.resolve({ ...kube, close: () => undefined }),
+    catalogContent: createCatalogContentCache({ client }),
+    fetchBundle: (ref, access) => fetchBundleFiles(ref, { insecureRegistries: ['127.0.0.1', 'localhost'], ...access }),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    now: () => Date.now(),
+  };
+  try {
+    return { code: await runInstall(args, io, deps), stdout, stderr };
+  } finally {
+    client.close();
+  }
+}
 
 /** A client acting as the `tenant` ServiceAccount of `namespace` (made by tenantNamespace). */
 async function tenantNamespaceClient(namespace: string): Promise<KubeContext> {
