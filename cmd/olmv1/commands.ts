@@ -90,6 +90,18 @@ export const commands = new Map<string, Entry>(
       summary: 'list the ClusterCatalogs of the cluster: availability, priority, serving, image',
       load: async () => clusterCatalogCommand('list'),
     },
+    'policy allow': {
+      summary: 'write an ExtensionPolicy: which namespaces may install which packages by Extensions (TenantExtensions)',
+      load: async () => policyCommand('allow'),
+    },
+    'policy remove': {
+      summary: 'delete an ExtensionPolicy',
+      load: async () => policyCommand('remove'),
+    },
+    policies: {
+      summary: 'list the ExtensionPolicies: namespaces, packages and ranges, catalogs, install modes, upgrades',
+      load: async () => policyCommand('list'),
+    },
     up: {
       summary: 'run a control plane, a registry with an example catalog, catalogd and operator-controller locally until Ctrl-C',
       load: upCommand,
@@ -222,6 +234,18 @@ async function clusterCatalogCommand(which: 'add' | 'update' | 'remove' | 'list'
   const lookup = await kubeconfigLookup();
   const deps = { connectCluster: (flags: import('./cluster-access.ts').ClusterFlags) => connectCluster(flags, lookup, 1), ...clock() };
   const run = { add: runCatalogAdd, update: runCatalogUpdate, remove: runCatalogRemove, list: runCatalogs }[which];
+  return (args, io) => run(args, io, deps);
+}
+
+/** `olmv1 policy allow`, `policy remove` or `policies`: the cluster only. */
+async function policyCommand(which: 'allow' | 'remove' | 'list'): Promise<Command> {
+  const [{ runPolicyAllow, runPolicyRemove, runPolicies }, { connectCluster }] = await Promise.all([
+    import('./policy.ts'),
+    import('./cluster-access.ts'),
+  ]);
+  const lookup = await kubeconfigLookup();
+  const deps = { connectCluster: (flags: import('./cluster-access.ts').ClusterFlags) => connectCluster(flags, lookup, 1) };
+  const run = { allow: runPolicyAllow, remove: runPolicyRemove, list: runPolicies }[which];
   return (args, io) => run(args, io, deps);
 }
 

@@ -5,7 +5,8 @@
 // uninstalls by deleting the request; what the policy does not allow is refused with a condition
 // naming the rule and leaves nothing; a second namespace asking an incompatible version of a
 // package another one has is refused; the tenant cannot create a ClusterExtension; `olmv1
-// install --tenant` does the same as the tenant.
+// install --tenant` does the same as the tenant; the administrator writes the policy with
+// `olmv1 policy allow`.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FEATURE_GATE_DEFAULTS } from '../../cmd/operator-controller/options.ts';
 import { fetchBundleFiles } from '../../cmd/olmv1/bundle-image.ts';
 import { runInstall, type InstallDeps } from '../../cmd/olmv1/install.ts';
+import { runPolicies, runPolicyAllow } from '../../cmd/olmv1/policy.ts';
 import { createCatalogClient, createCatalogContentCache } from '../../pkg/operator-controller/catalogclient/index.ts';
 import { CLUSTER_EXTENSION, EXTENSION, EXTENSION_POLICY, TENANT_FIELD_MANAGER, TENANT_NAME_LABEL } from '../../pkg/shared/api/index.ts';
 import { clusterExtensionName, installerServiceAccountName } from '../../pkg/operator-controller/tenant/index.ts';
@@ -176,12 +178,15 @@ describe('tenants install what the administrator allows', () => {
 
   beforeAll(async () => {
     await offerPackage(suite.stack, catalog, replacingChain([spec('1.0.0'), spec('1.0.1'), spec('2.0.0')]));
-    await admin.client.create({
-      apiVersion: EXTENSION_POLICY.apiVersion,
-      kind: EXTENSION_POLICY.kind,
-      metadata: { name: `tenants-${run}` },
-      spec: { namespaceSelector: { matchLabels: { [TENANT_LABEL]: run } }, packages: [{ name: pkg, versionRange: '<2.0.0' }], catalogs: [catalog] },
-    });
+    // The administrator's policy, written with `olmv1 policy allow` and read back with `olmv1 policies`.
+    const allow = await olmv1(
+      runPolicyAllow,
+      [`tenants-${run}`, '--namespaces', `${TENANT_LABEL}=${run}`, '--package', `${pkg}=<2.0.0`, '--catalog', catalog],
+      admin,
+    );
+    expect(allow, allow.stderr).toMatchObject({ code: 0, stdout: `ExtensionPolicy tenants-${run} written\n` });
+    const listed = await olmv1(runPolicies, [], admin);
+    expect(listed.stdout).toMatch(new RegExp(`tenants-${run} +${TENANT_LABEL}=${run} +${pkg} <2\\.0\\.0 +${catalog} +OwnNamespace +Automatic`));
     teamA = await tenantNamespace(nsA, true);
     await tenantNamespace(nsB, false);
     teamC = await tenantNamespace(nsC, true);
@@ -353,6 +358,23 @@ describe('tenants install what the administrator allows', () => {
     );
   });
 });
+
+/** Runs an `olmv1` command over the cluster as `kube`. */
+async function olmv1(
+  command: (
+    args: string[],
+    io: { stdout: { write(s: string): unknown }; stderr: { write(s: string): unknown } },
+    deps: { connectCluster: InstallDeps['connectCluster'] },
+  ) => Promise<number>,
+  args: string[],
+  kube: KubeContext,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
+  const code = await command(args, io, { connectCluster: () => Promise.resolve({ ...kube, close: () => undefined }) });
+  return { code, stdout, stderr };
+}
 
 /** Runs `olmv1 install ARGS` as `kube` (the tenant's identity). */
 async function olmv1Install(args: string[], kube: KubeContext): Promise<{ code: number; stdout: string; stderr: string }> {
