@@ -29,9 +29,10 @@ export async function readManifests(dir: string): Promise<KubeObject[]> {
 }
 
 /**
- * Applies config/crd and config/crd/experimental (waiting for Established; the experimental
- * ClusterObjectSet CRD lets the local stack run with BoxcutterRuntime=true, and is unused without
- * it), the system namespace, then config/admission; a
+ * Applies config/crd, config/crd/experimental and config/crd/tenant (waiting for Established;
+ * the experimental ClusterObjectSet CRD lets the local stack run with BoxcutterRuntime=true, the
+ * tenant CRDs with TenantExtensions=true, and each is unused without its gate), the system
+ * namespace, then config/admission; a
  * cluster without MutatingAdmissionPolicy only gets a warning (`up` labels its catalog itself).
  */
 export async function installOlmResources(
@@ -41,9 +42,11 @@ export async function installOlmResources(
   warn: (line: string) => void,
 ): Promise<void> {
   const isComponent = (o: KubeObject): boolean => o.apiVersion.startsWith('kustomize.config.k8s.io/');
-  const crds = [...(await readManifests(join(repoRoot, 'config/crd'))), ...(await readManifests(join(repoRoot, 'config/crd/experimental')))].filter(
-    (o) => !isComponent(o),
-  );
+  const crds = [
+    ...(await readManifests(join(repoRoot, 'config/crd'))),
+    ...(await readManifests(join(repoRoot, 'config/crd/experimental'))),
+    ...(await readManifests(join(repoRoot, 'config/crd/tenant'))),
+  ].filter((o) => !isComponent(o));
   for (const crd of crds) await client.apply(crd, { fieldManager: UP_FIELD_MANAGER, force: true });
   await waitFor('the OLM CRDs to be Established', 60_000, async () => {
     for (const crd of crds) {

@@ -101,7 +101,16 @@ export function featureGatesArgs(settings: readonly string[]): string[] {
 
 /** Whether operator-controller runs with the BoxcutterRuntime under `gates` (its own parser decides: AllAlpha turns it on too). */
 export function boxcutterRuntimeOn(gates: ComponentGates): boolean {
+  return operatorControllerGate(gates, 'BoxcutterRuntime');
+}
+
+/** Whether operator-controller runs the tenant controller under `gates` (TenantExtensions; AllAlpha too). */
+export function tenantExtensionsOn(gates: ComponentGates): boolean {
+  return operatorControllerGate(gates, 'TenantExtensions');
+}
+
+function operatorControllerGate(gates: ComponentGates, gate: 'BoxcutterRuntime' | 'TenantExtensions'): boolean {
   const args = gates.operatorController.length === 0 ? [] : ['--feature-gates', gates.operatorController.join(',')];
   const o = parseOperatorControllerOptions(['--kubeconfig', 'unused', ...args], {});
-  return o !== 'help' && o.featureGates.BoxcutterRuntime;
+  return o !== 'help' && o.featureGates[gate];
 }

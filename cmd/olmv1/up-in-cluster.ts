@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { buildProjectImage, defaultImageCacheDir } from '../../pkg/olmv1/images/index.ts';
 import { DEPLOYMENTS, deployInCluster, type InCluster } from '../../pkg/olmv1/in-cluster/index.ts';
 import type { ControlPlane, RegistryBinaries } from '../../pkg/olmv1/localstack/index.ts';
-import { boxcutterRuntimeOn, featureGatesArgs, type ComponentGates } from './up-feature-gates.ts';
+import { boxcutterRuntimeOn, featureGatesArgs, tenantExtensionsOn, type ComponentGates } from './up-feature-gates.ts';
 
 /** Which Deployment of config/manager runs which component. */
 export const COMPONENT_DEPLOYMENTS = { catalogd: DEPLOYMENTS[0], operatorController: DEPLOYMENTS[1] } as const;
@@ -55,10 +55,15 @@ export async function deployProductOnNode(options: ProductOnNodeOptions): Promis
     image,
     env,
     log,
-    // With the BoxcutterRuntime: config/boxcutter (the ClusterObjectSet CRD, operator-controller's grants on it).
+    // With the BoxcutterRuntime: config/boxcutter (the ClusterObjectSet CRD, operator-controller's grants on it);
+    // with TenantExtensions: config/tenant-extensions (the tenant CRDs, grants and roles).
     overlay: {
       deploymentArgs: deploymentGateArgs(options.featureGates, log),
-      components: ['../config/default-installer', ...(boxcutterRuntimeOn(options.featureGates) ? ['../config/boxcutter'] : [])],
+      components: [
+        '../config/default-installer',
+        ...(boxcutterRuntimeOn(options.featureGates) ? ['../config/boxcutter'] : []),
+        ...(tenantExtensionsOn(options.featureGates) ? ['../config/tenant-extensions'] : []),
+      ],
     },
   });
   const stop = async (): Promise<void> => {

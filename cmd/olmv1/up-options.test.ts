@@ -126,7 +126,7 @@ describe('olmv1 up flags', () => {
   it('refuses an unknown gate naming every known one, an entry without a value, and a value a component refuses', () => {
     expect(() => parseUpOptions(['--feature-gates', 'GraphQLCatalogQueries=true,NoSuchGate=true'])).toThrow(
       '--feature-gates: unknown gate "NoSuchGate"; known gates: catalogd APIV1MetasHandler, GraphQLCatalogQueries; ' +
-        'operator-controller BoxcutterRuntime, BundleReleaseSupport, DeploymentConfig, SingleOwnNamespaceInstallSupport, ' +
+        'operator-controller BoxcutterRuntime, BundleReleaseSupport, DeploymentConfig, SingleOwnNamespaceInstallSupport, TenantExtensions, ' +
         'WebhookProviderCertManager, WebhookProviderOpenshiftServiceCA; both AllAlpha, AllBeta',
     );
     expect(() => parseUpOptions(['--feature-gates', 'GraphQLCatalogQueries'])).toThrow(
