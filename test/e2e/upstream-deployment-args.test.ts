@@ -188,6 +188,7 @@ describe("upstream's Deployment arguments", () => {
         BundleReleaseSupport: false,
         DeploymentConfig: false,
         SingleOwnNamespaceInstallSupport: false,
+        TenantExtensions: false,
         WebhookProviderCertManager: true,
         WebhookProviderOpenshiftServiceCA: false,
       });
@@ -235,6 +236,7 @@ describe("upstream's Deployment arguments", () => {
         BundleReleaseSupport: true,
         DeploymentConfig: true,
         SingleOwnNamespaceInstallSupport: true,
+        TenantExtensions: false,
         WebhookProviderCertManager: true,
         WebhookProviderOpenshiftServiceCA: false,
       });
