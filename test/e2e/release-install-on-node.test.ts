@@ -11,7 +11,7 @@
 // (docs/operations.md, "Registry mirrors and blocked registries"), both components get a
 // registries.conf drop-in, install.sh adds the example catalog (OLMV1_CATALOG_IMAGE) and
 // config/samples' ClusterExtension installs Installed and Healthy, its operator Pod Running on
-// the node. One node start; 155 to 210 s with the project image cached.
+// the node. One node start; 150 to 210 s with the project image cached.
 //
 // Where the signature is verified: by install.sh (cosign), before anything is applied. The
 // node's containerd (1.6) has no signature policy for CRI pulls; it pulls what the manifest pins
@@ -26,16 +26,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pushExample } from '../../cmd/olmv1/up-example.ts';
 import { buildProjectImage, defaultImageCacheDir } from '../../pkg/olmv1/images/index.ts';
 import { deployCertManager, DEPLOYMENTS, startNodeRegistry, SYSTEM_NAMESPACE, type Kubectl } from '../../pkg/olmv1/in-cluster/index.ts';
-import {
-  defaultCacheRoot,
-  resolveCertManagerBinaries,
-  resolveNodeBinaries,
-  runCommand,
-  startControlPlane,
-  type ControlPlane,
-  type Registry,
-} from '../../pkg/olmv1/localstack/index.ts';
-import { resolveCosign } from '../envtest/cosign.ts';
+import { runCommand, startControlPlane, type ControlPlane, type Registry } from '../../pkg/olmv1/localstack/index.ts';
+import { envtestCertManager, envtestCosign, envtestNodeBinaries } from '../envtest/deferred-tools.ts';
 import { makeSigstoreKey, type SigstoreKey } from '../support/image-signing.ts';
 import { condition, kube, nodeEnv, nodeUnavailable, REPO, timed as timedBy, type Obj } from '../support/on-node.ts';
 
@@ -44,18 +36,15 @@ const missing = nodeUnavailable();
 if (missing !== undefined) console.warn(`release-install-on-node.test.ts skipped: ${missing}`);
 
 const VERSION = 'v0.0.0-e2e';
+// One commit for the image built here and both releases: others may commit while this runs.
+const revision = execFileSync('git', ['-C', REPO, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
 const log = (line: string): void => console.error(`release-install-on-node: ${line}`);
 const timed = (name: string, started: number): void => timedBy(log, name, started);
-// The node's binaries, cert-manager's and cosign, from the cache the integration setup fills
-// (resolved here, at the top level, where no hook timeout cuts a build still in progress).
-const toolOptions = { cacheRoot: defaultCacheRoot(process.env), env: process.env, log };
+// The node's binaries, cert-manager's and cosign (deferred-tools.ts), at the top level, where
+// no hook timeout cuts a build still in progress.
 const tools =
   missing === undefined
-    ? {
-        node: await resolveNodeBinaries(toolOptions),
-        certManager: await resolveCertManagerBinaries(toolOptions),
-        cosign: await resolveCosign(toolOptions),
-      }
+    ? { node: await envtestNodeBinaries(log), certManager: await envtestCertManager(log), cosign: await envtestCosign(log) }
     : undefined;
 
 interface MadeRelease {
@@ -76,7 +65,7 @@ let unsigned: MadeRelease;
 /** Only kubectl and cosign, first on PATH for install.sh. */
 let binDir = '';
 
-/** `npm run release` of HEAD into `repository`, signed with `signWith` (by `cosign`) when given. */
+/** `npm run release` of `revision` into `repository`, signed with `signWith` (by `cosign`) when given. */
 async function release(repository: string, out: string, cosign: string, signWith?: SigstoreKey): Promise<MadeRelease> {
   const { stdout } = await exec(
     join(REPO, 'node_modules/.bin/node'),
@@ -87,6 +76,8 @@ async function release(repository: string, out: string, cosign: string, signWith
       '--registry',
       repository,
       '--plain-http',
+      '--revision',
+      revision,
       '--out',
       out,
       ...(signWith === undefined ? [] : ['--key', signWith.privateKeyPath]),
@@ -125,7 +116,7 @@ beforeAll(async () => {
   // Before the node takes the machine's lock: the image (cached per tree) and the key pairs.
   const image = await buildProjectImage({
     repoRoot: REPO,
-    revision: execFileSync('git', ['-C', REPO, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim(),
+    revision,
     cacheDir: defaultImageCacheDir(nodeEnv),
     env: nodeEnv,
     log,
