@@ -6,7 +6,14 @@
  */
 import { atomsOfRule, ruleCovers, type Atom } from '../../pkg/operator-controller/applier/index.ts';
 import type { Release } from '../../pkg/operator-controller/release/index.ts';
-import { policyRules, renderedCertProvider, ruleText, type PolicyRule } from '../../pkg/operator-controller/render/index.ts';
+import {
+  extensionRenderOptions,
+  policyRules,
+  renderedClusterProxy,
+  renderFeatures,
+  ruleText,
+  type PolicyRule,
+} from '../../pkg/operator-controller/render/index.ts';
 import { errorMessage } from '../../pkg/shared/errors/index.ts';
 import { BUNDLE_IMAGE_LIMITS } from '../../pkg/shared/image/index.ts';
 import type { KubeContext, KubeObject } from '../../pkg/shared/kube/index.ts';
@@ -15,6 +22,7 @@ import { INSTALLED_BY_LABEL, installedForSelector } from './install-objects.ts';
 import { installRbac } from './rbac.ts';
 import { CommandError, loadBundle, type BundleSourceDeps } from './render.ts';
 import type { readClusterExtension } from './resolve-cluster.ts';
+import { planGates } from './upgrade-gates.ts';
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
 
@@ -93,7 +101,14 @@ interface Approved {
  * rbacDelta of the picked bundle; `dryRun` only prints.
  * @throws CommandError (exit 1) when the bundle cannot be pulled or rendered, or a role cannot be created.
  */
-export async function grantUpgradeRbac(kube: KubeContext, deps: BundleSourceDeps, a: Approved, dryRun: boolean, io: CommandIO): Promise<void> {
+export async function grantUpgradeRbac(
+  kube: Pick<KubeContext, 'client'>,
+  deps: BundleSourceDeps,
+  a: Approved,
+  o: { dryRun: boolean; systemNamespace: string },
+  io: CommandIO,
+): Promise<void> {
+  const { dryRun, systemNamespace } = o;
   const labels = a.ce.object.metadata.labels ?? {};
   const serviceAccount = a.ce.extension.spec.serviceAccount?.name;
   if (labels[INSTALLED_BY_LABEL] !== 'olmv1' || serviceAccount === undefined) return;
@@ -101,14 +116,12 @@ export async function grantUpgradeRbac(kube: KubeContext, deps: BundleSourceDeps
   const spec = a.ce.extension.spec;
   io.stderr.write(`pulling bundle image ${a.pick.image} of ${a.pick.bundle} for the permissions it needs...\n`);
   const bundle = await loadBundle({ source: a.pick.image, values: {}, imageLimits: BUNDLE_IMAGE_LIMITS }, deps, 'catalog');
-  const certProvider = renderedCertProvider(a.release.manifest.objects());
-  const args = { installNamespace: spec.namespace, ...(certProvider === undefined ? {} : { certProvider }) };
-  const options = {
-    ...args,
-    ...(spec.config === undefined ? {} : { config: spec.config.inline }),
-    singleOwnNamespaceSupport: true,
-    deploymentConfigSupport: true,
-  };
+  // Rendered as the controller will render it: its gates (upgrade-gates.ts, as the plan reads
+  // them) and the cluster-wide proxy the deployed release has.
+  const installed = a.release.manifest.objects();
+  const gates = await planGates(kube.client, systemNamespace, {}, installed);
+  const options = extensionRenderOptions(spec, renderFeatures(gates.values), renderedClusterProxy(installed));
+  const args = { installNamespace: spec.namespace, ...(options.certProvider === undefined ? {} : { certProvider: options.certProvider }) };
   const wanted = installRbac(bundle, options, serviceAccount, args, io);
   const held: KubeObject[] = [];
   for (const kind of ['ClusterRole', 'Role']) {

@@ -226,7 +226,7 @@ export async function runUpgradeApprove(args: readonly string[], io: CommandIO, 
         io.stderr.write(`note: the update policy of ${a.extension} is Automatic: its upgrades do not wait for an approval\n`);
       }
       // An extension `olmv1 install` created gets the permissions the approved bundle adds (upgrade-rbac.ts).
-      await grantUpgradeRbac(kube, deps, { ce, release, pick }, a.dryRun, io);
+      await grantUpgradeRbac(kube, deps, { ce, release, pick }, { dryRun: a.dryRun, systemNamespace: a.common.systemNamespace }, io);
       if (a.dryRun) {
         io.stdout.write(`would approve ${what} (dry run: nothing changed)\n`);
         return;
