@@ -46,7 +46,7 @@ const ConfigType = {
  * `spec.source.catalog`: which bundle to pick. `version` is a Masterminds semver constraint;
  * absent or empty `version`, `channels` or `selector` filter nothing.
  */
-const CatalogFilter = z.object({
+export const CatalogFilter = z.object({
   packageName: z.string().min(1),
   version: z.string().optional(),
   channels: z.array(z.string()).optional(),

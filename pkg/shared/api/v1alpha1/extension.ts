@@ -6,22 +6,11 @@
  */
 import { z } from 'zod';
 import type { Result } from '../../errors/index.ts';
-import { BundleMetadata, UpgradeConstraintPolicy } from '../v1/cluster-extension.ts';
+import { BundleMetadata, CatalogFilter } from '../v1/cluster-extension.ts';
 import { Condition } from '../v1/conditions.ts';
-import { LabelSelector, ObjectMeta } from '../v1/object-meta.ts';
+import { ObjectMeta } from '../v1/object-meta.ts';
 import { parseObject } from '../v1/parse.ts';
 import { EXTENSION, TENANT_API_VERSION } from './names.ts';
-
-/** `spec.source.catalog`, as ClusterExtension's. */
-const CatalogFilter = z.object({
-  packageName: z.string().min(1),
-  version: z.string().optional(),
-  channels: z.array(z.string()).optional(),
-  selector: LabelSelector.optional(),
-  upgradeConstraintPolicy: z
-    .enum([UpgradeConstraintPolicy.CatalogProvided, UpgradeConstraintPolicy.SelfCertified])
-    .default(UpgradeConstraintPolicy.CatalogProvided),
-});
 
 /** `spec` of an Extension. */
 const ExtensionSpec = z.object({
