@@ -297,6 +297,8 @@ describe('olmv1 console in a real browser', () => {
         `(() => { const a = document.createElement('a'); a.href = ${JSON.stringify(elsewhere)}; a.textContent = 'elsewhere'; document.body.append(a); a.click(); })()`,
       );
       await expect.poll(() => received.length, { timeout: 15_000 }).toBeGreaterThan(0);
+      // The navigation there ends before the next one starts (else page.goto below is interrupted by it).
+      await page.waitForURL(elsewhere, { timeout: 15_000 });
       const cookies = received.join('; ');
       expect(cookies).toContain(`olmv1_console_`);
       // It replays them as a script would, with the console's Origin: read the CSRF token, create a ClusterCatalog.
